@@ -1,0 +1,123 @@
+"""The collective-cost protocol: how compute asks "how long does this collective take?".
+
+compute knows nothing of fabrics or graphs. It asks a *collective cost model* for the time
+of one collective among the ``group_size`` GPUs of a tensor-parallel instance, and anything
+that answers the question plugs in: the simple :class:`RingAlphaBeta` default here, or the
+topology-aware model in ``netmodel`` bound to a fabric graph and a placement.
+
+Conventions (the same as nccl-tests, so that numbers can be put beside measurements):
+
+* ``op`` is one of :data:`OPERATIONS`.
+* ``nbytes`` is the message size in bytes as nccl-tests counts it: the full buffer on each
+  rank (for all-reduce the vector each rank holds; for all-gather the gathered output; for
+  reduce-scatter the input before scattering; for all-to-all the whole send buffer).
+  It may be a scalar or a numpy array (one entry per configuration of a grid); the answer
+  then has the same shape.
+* The answer is seconds. A group of one GPU costs zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from compute.errors import UserError, known
+
+__all__ = ["OPERATIONS", "CollectiveCostModel", "NoCommunication", "RingAlphaBeta", "check_op"]
+
+#: Collective operations understood across netmodel (names as typed on the command line).
+OPERATIONS = (
+    "all-reduce",
+    "reduce-scatter",
+    "all-gather",
+    "broadcast",
+    "reduce",
+    "all-to-all",
+    "send-recv",
+)
+
+
+def check_op(op: str) -> str:
+    """Return ``op`` if it is a known operation, else raise :class:`UserError`."""
+    if op not in OPERATIONS:
+        raise UserError(f"unknown collective operation {op!r}; known: {known(OPERATIONS)}")
+    return op
+
+
+@runtime_checkable
+class CollectiveCostModel(Protocol):
+    """Anything that can time a collective among ``group_size`` GPUs.
+
+    ``collective_time(op, nbytes, group_size)`` returns seconds, elementwise over
+    ``nbytes`` when it is an array.
+    """
+
+    def collective_time(self, op: str, nbytes, group_size: int) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class NoCommunication:
+    """An ideal network: every collective is free (the study's "ideal network" case)."""
+
+    def collective_time(self, op: str, nbytes, group_size: int) -> np.ndarray:
+        check_op(op)
+        return np.zeros_like(np.asarray(nbytes, dtype=float))
+
+
+@dataclass(frozen=True)
+class RingAlphaBeta:
+    """Ring algorithms on a uniform network: the default when no fabric is given.
+
+    Each GPU sends and receives ``bandwidth`` bytes/s per direction (its scale-up
+    bandwidth), and each of the ring's steps costs ``step_latency`` seconds. For ``p`` GPUs
+    and ``n`` bytes (textbook Hockney costs, e.g. Thakur, Rabenseifner & Gropp 2005):
+
+    * all-reduce: ``2(p-1) alpha + 2(p-1)/p n / B``
+    * reduce-scatter, all-gather: ``(p-1) alpha + (p-1)/p n / B``
+    * all-to-all (pairwise exchange): ``(p-1) alpha + (p-1)/p n / B``
+    * broadcast, reduce (pipelined ring): ``(p-1) alpha + n / B``
+    * send-recv: ``alpha + n / B``
+
+    Defaults: ``step_latency`` 1.9 us is NCCL's per-step hardware latency for ring/LL128 on
+    NVLink (../shared/reference/nccl_tuning_constants.csv, from NVIDIA/nccl
+    src/graph/tuning.cc); ``efficiency`` 0.92 is NCCL's LL128 bandwidth factor (120 of
+    every 128 bytes are payload), from the same file.
+
+    >>> m = RingAlphaBeta(bandwidth=100e9, step_latency=1e-6, efficiency=1.0)
+    >>> round(float(m.collective_time("all-reduce", 8e9, 8)), 9)  # 14 us + 2*7/8*8e9/1e11 s
+    0.140014
+    >>> float(m.collective_time("all-reduce", 8e9, 1))
+    0.0
+    """
+
+    bandwidth: float
+    step_latency: float = 1.9e-6
+    efficiency: float = 0.92
+
+    def __post_init__(self):
+        if not (np.isfinite(self.bandwidth) and self.bandwidth > 0):
+            raise UserError(f"bandwidth must be a finite number > 0 bytes/s, got {self.bandwidth!r}")
+        if not (np.isfinite(self.step_latency) and self.step_latency >= 0):
+            raise UserError(f"step_latency must be a finite number >= 0 s, got {self.step_latency!r}")
+        if not (0 < self.efficiency <= 1):
+            raise UserError(f"efficiency must be in (0, 1], got {self.efficiency!r}")
+
+    def collective_time(self, op: str, nbytes, group_size: int) -> np.ndarray:
+        check_op(op)
+        n = np.asarray(nbytes, dtype=float)
+        p = int(group_size)
+        if p < 1:
+            raise UserError(f"group_size must be >= 1, got {group_size!r}")
+        if p == 1:
+            return np.zeros_like(n)
+        beta = 1.0 / (self.bandwidth * self.efficiency)
+        a = self.step_latency
+        if op == "all-reduce":
+            return 2 * (p - 1) * a + 2 * (p - 1) / p * n * beta
+        if op in ("reduce-scatter", "all-gather", "all-to-all"):
+            return (p - 1) * a + (p - 1) / p * n * beta
+        if op in ("broadcast", "reduce"):
+            return (p - 1) * a + n * beta
+        return a + n * beta  # send-recv

@@ -1,0 +1,148 @@
+"""Units at the boundary: parse the strings users type into SI base units, and back.
+
+Inside netmodel every quantity is in SI base units: bytes, seconds, FLOP, FLOP/s,
+bytes/s per direction, watts. These helpers convert once, where numbers enter (the
+command line, config files) or leave (tables). GB = 1e9 bytes; GiB = 2**30 bytes.
+
+>>> parse_bytes("64MiB")
+67108864.0
+>>> parse_bytes("1.5 GB")
+1500000000.0
+>>> parse_time("0.1us")
+1e-07
+>>> parse_bandwidth("450GB/s")
+450000000000.0
+>>> parse_bandwidth("400Gb/s")
+50000000000.0
+>>> [int(b) for b in parse_size_range("1KiB:8KiB")]
+[1024, 2048, 4096, 8192]
+>>> format_bytes(67108864)
+'64 MiB'
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from compute.errors import UserError
+
+__all__ = [
+    "check_finite_positive",
+    "format_bytes",
+    "format_time",
+    "parse_bandwidth",
+    "parse_bytes",
+    "parse_quantity",
+    "parse_size_range",
+    "parse_time",
+]
+
+_BYTE_UNITS = {
+    "": 1.0, "b": 1.0, "B": 1.0,
+    "kB": 1e3, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12, "PB": 1e15,
+    "KiB": 2.0**10, "MiB": 2.0**20, "GiB": 2.0**30, "TiB": 2.0**40,
+    "K": 2.0**10, "M": 2.0**20, "G": 2.0**30, "T": 2.0**40,  # nccl-tests style (-b 8M)
+}
+_TIME_UNITS = {"": 1.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "ps": 1e-12}
+_BANDWIDTH_UNITS = {
+    "": 1.0, "B/s": 1.0,
+    "kB/s": 1e3, "KB/s": 1e3, "MB/s": 1e6, "GB/s": 1e9, "TB/s": 1e12,
+    "KiB/s": 2.0**10, "MiB/s": 2.0**20, "GiB/s": 2.0**30,
+    "b/s": 1 / 8, "kb/s": 1e3 / 8, "Kb/s": 1e3 / 8, "Mb/s": 1e6 / 8, "Gb/s": 1e9 / 8,
+    "Tb/s": 1e12 / 8, "Gbps": 1e9 / 8, "Tbps": 1e12 / 8, "GBps": 1e9, "TBps": 1e12,
+}
+_NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?nan|[-+]?inf)\s*(\S*)\s*$",
+                     re.IGNORECASE)
+
+
+def check_finite_positive(name: str, value: float, *, allow_zero: bool = False) -> float:
+    """Return ``value`` as a float if it is finite and > 0 (>= 0 with ``allow_zero``).
+
+    >>> check_finite_positive("size", 3)
+    3.0
+    >>> check_finite_positive("size", float("nan"))
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: size must be a finite number > 0, got nan
+    """
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise UserError(f"{name} must be a number, got {value!r}") from None
+    ok = math.isfinite(v) and (v >= 0 if allow_zero else v > 0)
+    if not ok:
+        rule = ">= 0" if allow_zero else "> 0"
+        raise UserError(f"{name} must be a finite number {rule}, got {value!r}")
+    return v
+
+
+def parse_quantity(text, units: dict[str, float], what: str, *, allow_zero: bool = False) -> float:
+    """Parse ``'<number><unit>'`` with a unit from ``units`` into SI; numbers pass through."""
+    if isinstance(text, int | float):
+        return check_finite_positive(what, text, allow_zero=allow_zero)
+    m = _NUMBER.match(str(text))
+    if not m:
+        raise UserError(f"{what} {text!r} is not a number with a unit (allowed units: "
+                        f"{', '.join(u for u in units if u)})")
+    number, unit = m.groups()
+    if unit not in units:
+        raise UserError(f"{what} {text!r} has unknown unit {unit!r} (allowed: "
+                        f"{', '.join(u for u in units if u)})")
+    return check_finite_positive(what, float(number) * units[unit], allow_zero=allow_zero) \
+        if math.isfinite(float(number)) else check_finite_positive(what, text)
+
+
+def parse_bytes(text, what: str = "size") -> float:
+    """Bytes from e.g. ``'64MiB'``, ``'1GB'``, ``'8M'`` (nccl-tests style, binary) or a number."""
+    return parse_quantity(text, _BYTE_UNITS, what)
+
+
+def parse_time(text, what: str = "time", *, allow_zero: bool = True) -> float:
+    """Seconds from e.g. ``'0.1us'``, ``'50ms'``, ``'1s'`` or a number of seconds."""
+    return parse_quantity(text, _TIME_UNITS, what, allow_zero=allow_zero)
+
+
+def parse_bandwidth(text, what: str = "bandwidth") -> float:
+    """Bytes/s from e.g. ``'450GB/s'``, ``'400Gb/s'`` (bits), ``'3.35TB/s'`` or a number."""
+    return parse_quantity(text, _BANDWIDTH_UNITS, what)
+
+
+def parse_size_range(text: str, what: str = "sizes") -> list[float]:
+    """Message sizes from ``'LO:HI'`` (powers of two from LO to HI, as nccl-tests -f 2),
+    ``'LO:HI:FACTOR'``, or a comma list ``'1KiB,1MiB'``."""
+    text = str(text).strip()
+    if "," in text or ":" not in text:
+        sizes = [parse_bytes(t, what) for t in text.split(",") if t.strip()]
+        if not sizes:
+            raise UserError(f"{what} {text!r} is empty; give e.g. '1KiB:1GiB' or '1KiB,1MiB'")
+        return sizes
+    parts = text.split(":")
+    if len(parts) not in (2, 3):
+        raise UserError(f"{what} {text!r} must be 'LO:HI' or 'LO:HI:FACTOR'")
+    lo, hi = parse_bytes(parts[0], what), parse_bytes(parts[1], what)
+    factor = check_finite_positive(f"{what} factor", parts[2]) if len(parts) == 3 else 2.0
+    if hi < lo:
+        raise UserError(f"{what} {text!r} is empty: HI {hi:g} B is below LO {lo:g} B")
+    if factor <= 1:
+        raise UserError(f"{what} factor must be > 1, got {factor:g}")
+    n = int(math.floor(math.log(hi / lo) / math.log(factor) + 1e-9)) + 1
+    return [lo * factor**i for i in range(n)]
+
+
+def format_bytes(n: float) -> str:
+    """Binary-prefixed size for tables: ``'64 MiB'``, ``'1.5 GiB'``, ``'512 B'``."""
+    n = float(n)
+    for unit, scale in (("TiB", 2.0**40), ("GiB", 2.0**30), ("MiB", 2.0**20), ("KiB", 2.0**10)):
+        if n >= scale:
+            return f"{n / scale:g} {unit}"
+    return f"{n:g} B"
+
+
+def format_time(t: float) -> str:
+    """Seconds in the most readable unit: ``'12.5 us'``, ``'3.1 ms'``."""
+    t = float(t)
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if abs(t) >= scale:
+            return f"{t / scale:.4g} {unit}"
+    return f"{t / 1e-9:.4g} ns"

@@ -1,0 +1,3 @@
+from netmodel.cli import main
+
+main()

@@ -1,0 +1,93 @@
+"""The ``netmodel`` command line: a thin click layer over the Python API.
+
+Start-up must stay fast (``netmodel --help`` under 0.3 s): this module imports only click;
+each command group lives in its own ``netmodel.cli_*`` module, which imports numpy,
+networkx, matplotlib and scipy inside the command functions, never at module level.
+Every :class:`~compute.errors.UserError` becomes one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+
+import click
+
+# name -> (module, attribute, one-line help); modules are imported only when the command runs
+# or when --help lists it.
+_COMMANDS = {
+    "hardware": ("netmodel.cli_compute", "hardware", "List GPU types, or show one."),
+    "models": ("netmodel.cli_compute", "models", "List LLM models, or show one."),
+    "infer": ("netmodel.cli_compute", "infer", "Per-stage roofline of one configuration."),
+    "search": ("netmodel.cli_compute", "search", "Best TP degree and batch under the SLO."),
+    "study": ("netmodel.cli_study", "study", "Run a packaged study (lite-gpu)."),
+    "topology": ("netmodel.cli_topology", "topology", "Build, analyse, draw and export fabrics."),
+    "collective": ("netmodel.cli_collective", "collective", "Cost of one collective on a fabric."),
+    "costs": ("netmodel.cli_collective", "costs", "Lookup table of collective costs."),
+    "compare": ("netmodel.cli_study", "compare", "Compare scenarios (fabrics) for models."),
+    "sweep": ("netmodel.cli_study", "sweep", "Sweep scenario parameters."),
+}
+
+
+class UserFacingError(click.ClickException):
+    """A :class:`~compute.errors.UserError` on its way out: one line, exit status 2."""
+
+    exit_code = 2
+
+    def show(self, file=None):
+        click.echo(f"error: {self.format_message()}", err=True, file=file)
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use, and which turns user
+    errors into :class:`UserFacingError`."""
+
+    def invoke(self, ctx):
+        from compute.errors import UserError
+
+        try:
+            return super().invoke(ctx)
+        except UserError as exc:
+            raise UserFacingError(str(exc)) from None
+
+    def list_commands(self, ctx):
+        lazy = {n for n, (mod, _, _) in _COMMANDS.items() if _available(mod)}
+        return sorted(lazy | set(self.commands))
+
+    def get_command(self, ctx, name):
+        if name in self.commands:
+            return self.commands[name]
+        if name not in _COMMANDS or not _available(_COMMANDS[name][0]):
+            return None
+        mod, attr, _ = _COMMANDS[name]
+        return getattr(importlib.import_module(mod), attr)
+
+    def format_commands(self, ctx, formatter):
+        rows = [(n, _COMMANDS[n][2] if n in _COMMANDS else self.commands[n].get_short_help_str())
+                for n in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+def _available(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="netmodel")
+def cli():
+    """netmodel: model AI-cluster fabrics and LLM inference on them, from first principles.
+
+    Which fabric lets a cluster of small "Lite" GPUs serve an LLM as fast per SM as
+    today's H100 cluster? Units on the command line take suffixes (64MiB, 0.1us, 450GB/s).
+    """
+
+
+def main(argv=None):
+    """Console-script entry point."""
+    cli.main(args=argv, prog_name="netmodel")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,43 @@
+#!/usr/bin/env python
+"""Run every benchmark and print its figures: `python scripts/bench.py [compute|topologies|collectives|study]`.
+
+Each part lives in its own `scripts/bench_<part>.py` with a `main()` that prints lines of
+`name: figure (target)`. Speed targets from the issues are checked here, not in unit tests.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import time
+from pathlib import Path
+
+PARTS = ("compute", "topologies", "collectives", "study")
+HERE = Path(__file__).resolve().parent
+
+
+def _run(part: str) -> None:
+    path = HERE / f"bench_{part}.py"
+    if not path.exists():
+        print(f"[{part}] no benchmark yet ({path.name} missing)")
+        return
+    spec = importlib.util.spec_from_file_location(f"bench_{part}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    print(f"[{part}]")
+    t0 = time.perf_counter()
+    module.main()
+    print(f"[{part}] done in {time.perf_counter() - t0:.1f} s")
+
+
+def main(argv: list[str]) -> None:
+    parts = argv or list(PARTS)
+    for part in parts:
+        if part not in PARTS:
+            sys.exit(f"unknown benchmark part {part!r}; known: {', '.join(PARTS)}")
+        _run(part)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(HERE.parent))
+    main(sys.argv[1:])
