@@ -1,0 +1,215 @@
+"""GPU specifications: the catalog shipped in ``compute/data/gpus.toml``, user files, and
+derived GPUs (the Lite family is a fraction of an H100, with bandwidth and FLOP/s multipliers).
+
+All fields are SI: FLOP/s, bytes, bytes/s per direction, watts.
+
+>>> h100 = get_gpu("H100-SXM")
+>>> h100.sms, h100.hbm_bandwidth
+(132, 3350000000000.0)
+>>> lite = get_gpu("Lite")
+>>> lite.sms, lite.hbm_capacity / 1e9, lite.scaleup_bandwidth / 1e9, lite.max_instance
+(33, 20.0, 112.5, 32)
+>>> get_gpu("Lite+BW+FLOPS").peak_flops("bf16") == 1.2 * lite.peak_flops("bf16")
+True
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tomllib
+from dataclasses import asdict, dataclass, replace
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from compute.errors import UserError, known
+
+__all__ = ["GpuSpec", "catalog", "derive_gpu", "get_gpu", "gpu_names", "load_gpu_file"]
+
+DTYPES = ("bf16", "fp8")
+
+
+@dataclass(frozen=True)
+class GpuSpec:
+    """One GPU type. Units: FLOP/s, bytes, bytes/s per direction, watts."""
+
+    name: str
+    sms: int
+    flops_bf16: float          #: peak dense bf16 FLOP/s
+    flops_fp8: float           #: peak dense fp8 FLOP/s (0 where unsupported)
+    hbm_capacity: float        #: bytes
+    hbm_bandwidth: float       #: bytes/s
+    scaleup_bandwidth: float   #: bytes/s per direction per GPU (NVLink-class)
+    scaleout_bandwidth: float  #: bytes/s per direction per GPU (NIC)
+    tdp: float                 #: watts
+    max_instance: int          #: largest tensor-parallel group it is used in
+    source: str = ""
+
+    def peak_flops(self, dtype: str = "bf16") -> float:
+        """Peak dense FLOP/s for ``dtype`` (``"bf16"`` or ``"fp8"``)."""
+        if dtype not in DTYPES:
+            raise UserError(f"unknown compute dtype {dtype!r}; known: {known(DTYPES)}")
+        value = self.flops_bf16 if dtype == "bf16" else self.flops_fp8
+        if value <= 0:
+            raise UserError(f"GPU {self.name!r} has no {dtype} tensor cores; use bf16")
+        return value
+
+    def to_dict(self) -> dict:
+        """SI fields as a plain dict (the shape of ``netmodel hardware NAME --json``)."""
+        return asdict(self)
+
+
+def derive_gpu(base: GpuSpec, name: str, *, fraction: float = 1.0, flops_multiplier: float = 1.0,
+               hbm_bandwidth_multiplier: float = 1.0, network_bandwidth_multiplier: float = 1.0,
+               hbm_capacity_multiplier: float = 1.0, max_instance: int | None = None,
+               source: str = "") -> GpuSpec:
+    """A GPU that is ``fraction`` of ``base`` in everything (SMs, FLOP/s, HBM capacity and
+    bandwidth, network bandwidth, TDP), then scaled by the multipliers.
+
+    >>> g = derive_gpu(get_gpu("H100-SXM"), "Half", fraction=0.5, hbm_bandwidth_multiplier=2)
+    >>> g.sms, g.hbm_bandwidth == get_gpu("H100-SXM").hbm_bandwidth
+    (66, True)
+    """
+    for label, v in (("fraction", fraction), ("flops_multiplier", flops_multiplier),
+                     ("hbm_bandwidth_multiplier", hbm_bandwidth_multiplier),
+                     ("network_bandwidth_multiplier", network_bandwidth_multiplier),
+                     ("hbm_capacity_multiplier", hbm_capacity_multiplier)):
+        if not (isinstance(v, int | float) and math.isfinite(v) and v > 0):
+            raise UserError(f"GPU {name!r}: {label} must be a finite number > 0, got {v!r}")
+    if fraction > 1:
+        raise UserError(f"GPU {name!r}: fraction must be in (0, 1], got {fraction!r}")
+    f = fraction
+    return replace(
+        base,
+        name=name,
+        sms=max(1, round(base.sms * f)),
+        flops_bf16=base.flops_bf16 * f * flops_multiplier,
+        flops_fp8=base.flops_fp8 * f * flops_multiplier,
+        hbm_capacity=base.hbm_capacity * f * hbm_capacity_multiplier,
+        hbm_bandwidth=base.hbm_bandwidth * f * hbm_bandwidth_multiplier,
+        scaleup_bandwidth=base.scaleup_bandwidth * f * network_bandwidth_multiplier,
+        scaleout_bandwidth=base.scaleout_bandwidth * f * network_bandwidth_multiplier,
+        tdp=base.tdp * f,
+        max_instance=base.max_instance if max_instance is None else _pos_int(name, "max_instance",
+                                                                             max_instance),
+        source=source or f"derived from {base.name}",
+    )
+
+
+# file key -> (GpuSpec field, factor to SI)
+_SPEC_KEYS = {
+    "sms": ("sms", 1),
+    "bf16_dense_TFLOPs": ("flops_bf16", 1e12),
+    "fp8_dense_TFLOPs": ("flops_fp8", 1e12),
+    "hbm_capacity_GB": ("hbm_capacity", 1e9),
+    "hbm_bandwidth_TBps": ("hbm_bandwidth", 1e12),
+    "scaleup_GBps_per_direction": ("scaleup_bandwidth", 1e9),
+    "scaleout_Gbps": ("scaleout_bandwidth", 1e9 / 8),
+    "tdp_W": ("tdp", 1),
+    "max_instance": ("max_instance", 1),
+}
+_DERIVE_KEYS = ("derive_from", "fraction", "flops_multiplier", "hbm_bandwidth_multiplier",
+                "network_bandwidth_multiplier", "hbm_capacity_multiplier", "max_instance")
+
+
+def _pos_int(name, key, v):
+    if not (isinstance(v, int) and not isinstance(v, bool) and v > 0):
+        raise UserError(f"GPU {name!r}: {key} must be a positive integer, got {v!r}")
+    return v
+
+
+def _gpu_from_entry(name: str, entry: dict, known_gpus: dict[str, GpuSpec], where: str) -> GpuSpec:
+    if not isinstance(entry, dict):
+        raise UserError(f"{where}: GPU {name!r} must be a table of keys, got {entry!r}")
+    entry = dict(entry)
+    source = entry.pop("source", "")
+    if "derive_from" in entry:
+        unknown = sorted(set(entry) - set(_DERIVE_KEYS))
+        if unknown:
+            raise UserError(f"{where}: GPU {name!r} has unknown key(s) {', '.join(unknown)}; "
+                            f"a derived GPU allows: {', '.join(_DERIVE_KEYS)}, source")
+        base_name = entry.pop("derive_from")
+        if base_name not in known_gpus:
+            raise UserError(f"{where}: GPU {name!r} derives from unknown GPU {base_name!r}; "
+                            f"known: {known(known_gpus)}")
+        return derive_gpu(known_gpus[base_name], name, source=source, **entry)
+    unknown = sorted(set(entry) - set(_SPEC_KEYS))
+    missing = sorted(set(_SPEC_KEYS) - set(entry) - {"fp8_dense_TFLOPs"})
+    if unknown:
+        raise UserError(f"{where}: GPU {name!r} has unknown key(s) {', '.join(unknown)}; "
+                        f"allowed: {', '.join(_SPEC_KEYS)}, source (or derive_from with "
+                        f"{', '.join(_DERIVE_KEYS[1:])})")
+    if missing:
+        raise UserError(f"{where}: GPU {name!r} lacks key(s) {', '.join(missing)}")
+    fields = {}
+    for key, (field, factor) in _SPEC_KEYS.items():
+        v = entry.get(key, 0)
+        if key in ("sms", "max_instance"):
+            fields[field] = _pos_int(name, key, v)
+            continue
+        if not (isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+                and (v > 0 or (key == "fp8_dense_TFLOPs" and v == 0))):
+            raise UserError(f"{where}: GPU {name!r}: {key} must be a finite number > 0, got {v!r}")
+        fields[field] = float(v) * factor
+    return GpuSpec(name=name, source=source, **fields)
+
+
+def _parse_gpu_table(data: dict, where: str, base: dict[str, GpuSpec]) -> dict[str, GpuSpec]:
+    if not isinstance(data, dict) or set(data) != {"gpu"} or not isinstance(data["gpu"], dict):
+        raise UserError(f"{where}: expected a top-level table 'gpu' of GPU entries "
+                        f"([gpu.NAME] in TOML, {{\"gpu\": {{NAME: {{...}}}}}} in JSON)")
+    out: dict[str, GpuSpec] = {}
+    for name, entry in data["gpu"].items():
+        out[name] = _gpu_from_entry(name, entry, {**base, **out}, where)
+    return out
+
+
+def _read_table(path: Path) -> dict:
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise UserError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        if path.suffix.lower() == ".json":
+            return json.loads(text)
+        if path.suffix.lower() == ".toml":
+            return tomllib.loads(text)
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise UserError(f"{path} is malformed: {exc}") from None
+    raise UserError(f"{path}: unknown file type {path.suffix!r}; allowed: .toml, .json")
+
+
+@cache
+def catalog() -> dict[str, GpuSpec]:
+    """The shipped GPU catalog, by name (read once)."""
+    text = resources.files("compute").joinpath("data/gpus.toml").read_text()
+    return _parse_gpu_table(tomllib.loads(text), "compute/data/gpus.toml", {})
+
+
+def gpu_names() -> tuple[str, ...]:
+    """Names of the shipped GPUs, in catalog order."""
+    return tuple(catalog())
+
+
+def load_gpu_file(path) -> dict[str, GpuSpec]:
+    """GPUs from a user's TOML or JSON file (same keys as the shipped catalog; an entry
+    may ``derive_from`` a catalog GPU)."""
+    path = Path(path)
+    return _parse_gpu_table(_read_table(path), str(path), catalog())
+
+
+def get_gpu(name) -> GpuSpec:
+    """A GPU by catalog name, or the spec itself if given one; a path to a .toml/.json file
+    holding exactly one GPU also works."""
+    if isinstance(name, GpuSpec):
+        return name
+    table = catalog()
+    if name in table:
+        return table[name]
+    if isinstance(name, str) and name.lower().endswith((".toml", ".json")):
+        gpus = load_gpu_file(name)
+        if len(gpus) != 1:
+            raise UserError(f"{name} holds {len(gpus)} GPUs; name one of them with --gpu-file")
+        return next(iter(gpus.values()))
+    raise UserError(f"unknown GPU {name!r}; known: {known(table)}")
