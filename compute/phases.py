@@ -1,0 +1,141 @@
+"""The two phases of LLM inference, what a step of each processes, and their latency SLOs.
+
+* **prefill**: ``batch`` prompts of ``prompt`` tokens each go through the model in one step;
+  the step's time is the time to first token (TTFT). Tokens/s counts prompt tokens.
+* **decode**: ``batch`` sequences each generate one token while attending to ``context``
+  tokens (the new one included); the step's time is the time between tokens (TBT).
+  Tokens/s counts generated tokens.
+
+Defaults come from the Splitwise coding trace (Patel et al., "Splitwise: Efficient generative
+LLM inference using phase splitting", ISCA 2024, trace statistics): the median coding request
+has a **1500-token prompt** and generates a median of **13 tokens**. A decode step therefore
+runs at a context between 1501 and 1513 tokens; the default ``context`` is **1513**, the last
+(longest) step of the median request, so KV-cache reads and the memory fit are taken where
+they are largest (at most 0.8% above the request's average step). SLOs: TTFT <= 1 s and
+TBT <= 50 ms.
+
+>>> w = Workload("prefill")
+>>> w.tokens_per_sequence, w.kv_tokens, w.attention_pairs_per_sequence
+(1500, 1500, 1125750.0)
+>>> d = Workload("decode")
+>>> d.tokens_per_sequence, d.kv_tokens, d.latency_name
+(1, 1513, 'tbt')
+>>> Slo().limit("decode")
+0.05
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from compute.errors import UserError, known
+
+__all__ = [
+    "DECODE",
+    "DEFAULT_CONTEXT",
+    "DEFAULT_OUTPUT",
+    "DEFAULT_PROMPT",
+    "DEFAULT_TBT",
+    "DEFAULT_TTFT",
+    "PHASES",
+    "PREFILL",
+    "Slo",
+    "Workload",
+    "check_phase",
+]
+
+PREFILL, DECODE = "prefill", "decode"
+PHASES = (PREFILL, DECODE)
+
+#: Median prompt of the Splitwise coding trace (tokens).
+DEFAULT_PROMPT = 1500
+#: Median output of the Splitwise coding trace (tokens).
+DEFAULT_OUTPUT = 13
+#: Decode context: the median coding prompt plus its median output (tokens).
+DEFAULT_CONTEXT = DEFAULT_PROMPT + DEFAULT_OUTPUT
+#: Time-to-first-token SLO for prefill (seconds).
+DEFAULT_TTFT = 1.0
+#: Time-between-tokens SLO for decode (seconds).
+DEFAULT_TBT = 0.050
+
+
+def check_phase(phase: str) -> str:
+    """Return ``phase`` if it is ``'prefill'`` or ``'decode'``, else raise :class:`UserError`."""
+    if phase not in PHASES:
+        raise UserError(f"unknown phase {phase!r}; known: {known(PHASES)}")
+    return phase
+
+
+def _check_tokens(what: str, v) -> int:
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    if not (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
+        raise UserError(f"{what} must be a whole number of tokens >= 1, got {v!r}")
+    return v
+
+
+@dataclass(frozen=True)
+class Workload:
+    """What one step of a phase processes, per sequence (token counts).
+
+    ``prompt`` is used by prefill, ``context`` by decode (KV entries each new token attends
+    to, itself included).
+    """
+
+    phase: str
+    prompt: int = DEFAULT_PROMPT
+    context: int = DEFAULT_CONTEXT
+
+    def __post_init__(self):
+        check_phase(self.phase)
+        object.__setattr__(self, "prompt", _check_tokens("prompt", self.prompt))
+        object.__setattr__(self, "context", _check_tokens("context", self.context))
+
+    @property
+    def tokens_per_sequence(self) -> int:
+        """Tokens each sequence pushes through the layers in one step."""
+        return self.prompt if self.phase == PREFILL else 1
+
+    @property
+    def kv_tokens(self) -> int:
+        """KV-cache entries per sequence at the end of the step (the longest context held)."""
+        return self.prompt if self.phase == PREFILL else self.context
+
+    @property
+    def kv_read_tokens(self) -> int:
+        """KV entries per sequence that attention reads from HBM, once (FlashAttention)."""
+        return self.kv_tokens
+
+    @property
+    def attention_pairs_per_sequence(self) -> float:
+        """(query, key) pairs per sequence and head. Prefill is causal: token ``i`` attends to
+        ``i + 1`` keys, ``P (P + 1) / 2`` in all (FlashAttention skips masked tiles, so the
+        work is this, not ``P^2``). Decode: the new token attends to ``context`` keys."""
+        if self.phase == PREFILL:
+            return self.prompt * (self.prompt + 1) / 2.0
+        return float(self.context)
+
+    @property
+    def latency_name(self) -> str:
+        """``'ttft'`` for prefill, ``'tbt'`` for decode."""
+        return "ttft" if self.phase == PREFILL else "tbt"
+
+
+@dataclass(frozen=True)
+class Slo:
+    """Latency service-level objectives (seconds)."""
+
+    ttft: float = DEFAULT_TTFT
+    tbt: float = DEFAULT_TBT
+
+    def __post_init__(self):
+        for key in ("ttft", "tbt"):
+            v = getattr(self, key)
+            if not (isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+                    and v > 0):
+                raise UserError(f"{key} SLO must be a finite number of seconds > 0, got {v!r}")
+
+    def limit(self, phase: str) -> float:
+        """The latency limit of ``phase``: TTFT for prefill, TBT for decode (seconds)."""
+        return self.ttft if check_phase(phase) == PREFILL else self.tbt

@@ -1,0 +1,310 @@
+"""Results of the roofline model: frozen dataclasses that export to dict, JSON and CSV.
+
+* :class:`StageResult`: one stage of a step (per GPU, per occurrence): FLOPs, HBM bytes,
+  collective bytes, the compute, memory and network times and which of them bounds it.
+* :class:`MemoryFit`: HBM needed per GPU against what is usable.
+* :class:`InferenceResult`: one configuration (model, GPU, phase, TP degree, batch): the
+  stages, the step latency (TTFT or TBT), tokens/s and tokens/s/SM, memory fit, SLO verdict.
+* :class:`FrontPoint` and :class:`SearchResult`: the outcome of the SLO search.
+
+Units: seconds, bytes, FLOP; tokens/s; tokens/s/SM divides by every SM of the instance.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from dataclasses import dataclass, field
+
+__all__ = [
+    "RESOURCES",
+    "FrontPoint",
+    "InferenceResult",
+    "MemoryFit",
+    "SearchResult",
+    "StageResult",
+    "time_split",
+]
+
+#: The three resources a stage can be bound by.
+RESOURCES = ("compute", "memory", "network")
+
+STAGE_CSV_FIELDS = ("stage", "count", "flops", "hbm_bytes", "collective", "collective_bytes",
+                    "compute_time_s", "memory_time_s", "network_time_s", "time_s",
+                    "total_time_s", "bound")
+
+
+def _num(x: float) -> float | None:
+    """JSON-safe float (NaN and inf become null)."""
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+@dataclass(frozen=True)
+class StageResult:
+    """One stage of a step on one GPU. ``count`` is how often it occurs per step (the
+    number of layers for per-layer stages); the other figures are per occurrence."""
+
+    name: str
+    count: int
+    flops: float
+    hbm_bytes: float
+    collective: str          #: collective operation ("" for none)
+    collective_bytes: float  #: message size, nccl-tests convention
+    compute_time: float
+    memory_time: float
+    network_time: float
+    time: float              #: max (overlap mode) or sum (serial mode) of the three
+    bound: str               #: "compute", "memory" or "network"
+
+    @property
+    def total_time(self) -> float:
+        """Seconds this stage contributes to the step (``count x time``)."""
+        return self.count * self.time
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict (the ``stages`` entries of ``netmodel infer --json``)."""
+        return {
+            "stage": self.name, "count": self.count, "flops": self.flops,
+            "hbm_bytes": self.hbm_bytes, "collective": self.collective or None,
+            "collective_bytes": self.collective_bytes, "compute_time_s": self.compute_time,
+            "memory_time_s": self.memory_time, "network_time_s": self.network_time,
+            "time_s": self.time, "total_time_s": self.total_time, "bound": self.bound,
+        }
+
+
+@dataclass(frozen=True)
+class MemoryFit:
+    """HBM per GPU (bytes): weights + KV cache + activation workspace against the capacity
+    less a reserve fraction for the runtime."""
+
+    weights: float
+    kv_cache: float
+    activations: float
+    capacity: float
+    reserve_fraction: float
+    reason: str = ""  #: why it does not fit ("" when it does)
+
+    @property
+    def total(self) -> float:
+        """Bytes needed per GPU."""
+        return self.weights + self.kv_cache + self.activations
+
+    @property
+    def usable(self) -> float:
+        """Bytes usable per GPU: capacity x (1 - reserve)."""
+        return self.capacity * (1.0 - self.reserve_fraction)
+
+    @property
+    def fits(self) -> bool:
+        """True when what is needed fits in what is usable."""
+        return self.total <= self.usable
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict (the ``memory`` entry of ``netmodel infer --json``)."""
+        return {"weights_bytes": self.weights, "kv_cache_bytes": self.kv_cache,
+                "activations_bytes": self.activations, "total_bytes": self.total,
+                "capacity_bytes": self.capacity, "reserve_fraction": self.reserve_fraction,
+                "usable_bytes": self.usable, "fits": self.fits, "reason": self.reason or None}
+
+
+def time_split(stages, mode: str = "overlap") -> dict[str, float]:
+    """A step's time split into compute, memory and network seconds that add up to it.
+
+    In ``overlap`` mode each stage's time is charged to the resource that bounds it; in
+    ``serial`` mode each resource's own time is charged to it.
+
+    >>> s = StageResult("x", 2, 0, 0, "", 0, 3.0, 1.0, 0.0, 3.0, "compute")
+    >>> time_split([s])
+    {'compute': 6.0, 'memory': 0.0, 'network': 0.0}
+    >>> time_split([StageResult("x", 2, 0, 0, "", 0, 3.0, 1.0, 0.0, 4.0, "compute")], "serial")
+    {'compute': 6.0, 'memory': 2.0, 'network': 0.0}
+    """
+    out = dict.fromkeys(RESOURCES, 0.0)
+    for s in stages:
+        if mode == "serial":
+            out["compute"] += s.count * s.compute_time
+            out["memory"] += s.count * s.memory_time
+            out["network"] += s.count * s.network_time
+        else:
+            out[s.bound] += s.total_time
+    return out
+
+
+@dataclass(frozen=True)
+class InferenceResult:
+    """One configuration evaluated: a step of ``phase`` for ``batch`` sequences on a
+    tensor-parallel instance of ``tp`` GPUs. Per-GPU figures are in ``stages``."""
+
+    model: str
+    gpu: str
+    phase: str
+    tp: int
+    batch: int
+    prompt_tokens: int
+    context_tokens: int
+    mode: str
+    latency: float           #: step time: TTFT (prefill) or TBT (decode), seconds
+    tokens_per_step: float   #: prompt tokens (prefill) or generated tokens (decode)
+    sms: int                 #: SMs of the whole instance (tp x SMs per GPU)
+    stages: tuple[StageResult, ...]
+    memory: MemoryFit
+    latency_limit: float = math.inf  #: the SLO (seconds)
+
+    @property
+    def latency_name(self) -> str:
+        """``'ttft'`` or ``'tbt'``."""
+        return "ttft" if self.phase == "prefill" else "tbt"
+
+    @property
+    def tokens_per_s(self) -> float:
+        """Tokens per second of the instance."""
+        return self.tokens_per_step / self.latency
+
+    @property
+    def tokens_per_s_per_sm(self) -> float:
+        """Tokens per second divided by every SM of the instance."""
+        return self.tokens_per_s / self.sms
+
+    @property
+    def meets_slo(self) -> bool:
+        """True when the step's latency is within the SLO."""
+        return self.latency <= self.latency_limit
+
+    @property
+    def feasible(self) -> bool:
+        """Fits in memory and meets the SLO."""
+        return self.memory.fits and self.meets_slo
+
+    @property
+    def reason(self) -> str:
+        """Why the configuration is infeasible ("" when it is feasible)."""
+        if not self.memory.fits:
+            return self.memory.reason
+        if not self.meets_slo:
+            return (f"{self.latency_name.upper()} {self.latency * 1e3:.4g} ms exceeds the SLO "
+                    f"of {self.latency_limit * 1e3:.4g} ms")
+        return ""
+
+    def time_split(self) -> dict[str, float]:
+        """The step's time split into compute, memory and network seconds (sums to
+        ``latency``); see :func:`time_split`."""
+        return time_split(self.stages, self.mode)
+
+    def resource_times(self) -> dict[str, float]:
+        """Each resource's own busy time over the step (seconds; these overlap in
+        ``overlap`` mode, so they may add up to more than ``latency``)."""
+        return time_split(self.stages, "serial")
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict: the shape of ``netmodel infer --json`` (documented in README)."""
+        return {
+            "model": self.model, "gpu": self.gpu, "phase": self.phase, "tp": self.tp,
+            "batch": self.batch, "prompt_tokens": self.prompt_tokens,
+            "context_tokens": self.context_tokens, "mode": self.mode,
+            "latency_name": self.latency_name, "latency_s": self.latency,
+            "latency_limit_s": _num(self.latency_limit), "meets_slo": self.meets_slo,
+            "fits_memory": self.memory.fits, "feasible": self.feasible,
+            "reason": self.reason or None,
+            "tokens_per_step": self.tokens_per_step, "tokens_per_s": self.tokens_per_s,
+            "sms": self.sms, "tokens_per_s_per_sm": self.tokens_per_s_per_sm,
+            "time_split_s": self.time_split(), "resource_times_s": self.resource_times(),
+            "memory": self.memory.to_dict(),
+            "stages": [s.to_dict() for s in self.stages],
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """:meth:`to_dict` as JSON text."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+    def stage_rows(self) -> list[dict]:
+        """One CSV row per stage (columns :data:`STAGE_CSV_FIELDS`)."""
+        return [s.to_dict() for s in self.stages]
+
+    def to_csv(self) -> str:
+        """The per-stage breakdown as CSV text."""
+        return rows_to_csv(self.stage_rows(), STAGE_CSV_FIELDS)
+
+
+@dataclass(frozen=True)
+class FrontPoint:
+    """One feasible configuration on the search's front."""
+
+    tp: int
+    batch: int
+    latency: float
+    tokens_per_s: float
+    tokens_per_s_per_sm: float
+
+    def to_dict(self) -> dict:
+        return {"tp": self.tp, "batch": self.batch, "latency_s": self.latency,
+                "tokens_per_s": self.tokens_per_s, "tokens_per_s_per_sm": self.tokens_per_s_per_sm}
+
+
+@dataclass(frozen=True, eq=False)
+class SearchResult:
+    """The SLO search for one model, GPU type and phase.
+
+    ``best`` is the feasible configuration with the most tokens/s/SM (``None`` when none is
+    feasible; ``reason`` then says why). ``front`` is the Pareto front of the feasible
+    configurations (no other feasible one has both lower latency and more tokens/s/SM),
+    by increasing latency. ``by_tp`` is the best feasible configuration of each TP degree.
+    ``grid`` holds the whole evaluated grid (arrays) for callers that want more.
+    """
+
+    model: str
+    gpu: str
+    phase: str
+    latency_limit: float
+    tp_degrees: tuple[int, ...]
+    max_batch: int
+    evaluated: int          #: configurations evaluated (TP degrees x batches)
+    fitting: int            #: of which fit in memory
+    feasible: int           #: of which also meet the SLO
+    best: InferenceResult | None
+    front: tuple[FrontPoint, ...]
+    by_tp: tuple[FrontPoint, ...]
+    reason: str = ""
+    grid: object = field(default=None, repr=False)
+
+    def to_dict(self, *, front: bool = True) -> dict:
+        """JSON-ready dict: the shape of ``netmodel search --json`` (documented in README)."""
+        d = {
+            "model": self.model, "gpu": self.gpu, "phase": self.phase,
+            "latency_name": "ttft" if self.phase == "prefill" else "tbt",
+            "latency_limit_s": self.latency_limit, "tp_degrees": list(self.tp_degrees),
+            "max_batch": self.max_batch, "evaluated": self.evaluated,
+            "fitting": self.fitting, "feasible": self.feasible,
+            "reason": self.reason or None,
+            "best": self.best.to_dict() if self.best else None,
+            "by_tp": [p.to_dict() for p in self.by_tp],
+        }
+        if front:
+            d["front"] = [p.to_dict() for p in self.front]
+        return d
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """:meth:`to_dict` as JSON text."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+    def front_csv(self) -> str:
+        """The front as CSV (tp, batch, latency_s, tokens_per_s, tokens_per_s_per_sm)."""
+        return rows_to_csv([p.to_dict() for p in self.front],
+                           ("tp", "batch", "latency_s", "tokens_per_s", "tokens_per_s_per_sm"))
+
+
+def rows_to_csv(rows, columns) -> str:
+    """CSV text with a header, from dicts (missing keys are empty; floats in full precision).
+
+    >>> print(rows_to_csv([{"a": 1, "b": 0.5}], ("a", "b")), end="")
+    a,b
+    1,0.5
+    """
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(columns), extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in columns})
+    return buf.getvalue()

@@ -1,0 +1,352 @@
+"""The per-stage roofline model of one inference step, vectorised over TP degree x batch.
+
+A step runs these stages on every GPU of a tensor-parallel instance of ``t`` GPUs, for
+``n`` tokens (prefill: batch x prompt; decode: batch) of ``s`` sequences (the batch)::
+
+    embedding       vocab-parallel lookup, then an all-reduce of n x hidden     (once)
+    qkv             GEMM  n x hidden . hidden x (a + 2g) d                     (per layer)
+    attention       fused (FlashAttention): K and V read once, no n x n matrix  (per layer)
+    out_proj        GEMM  n x a d . a d x hidden                               (per layer)
+    allreduce_attn  all-reduce of n x hidden activations                       (per layer)
+    mlp_up          GEMM  n x hidden . hidden x (2 if gated) f/t, activation fused
+    mlp_down        GEMM  n x f/t . f/t x hidden                               (per layer)
+    allreduce_mlp   all-reduce of n x hidden activations                       (per layer)
+    lm_head         GEMM  s x hidden . hidden x vocab/t, then an all-gather of the logits
+
+with ``a`` query heads, ``g`` KV heads (replicated when ``t`` > KV heads) and ``d`` the head
+dimension per GPU (:mod:`compute.sharding`). For each stage: FLOPs (2 per multiply-add),
+HBM bytes (weights read once per step; activations read and written once; KV cache read
+once and the new entries written) and collective bytes (nccl-tests convention), per GPU.
+
+* compute time = FLOPs / (peak FLOP/s of the compute dtype x ``flops_efficiency``)
+* memory time  = HBM bytes / (HBM bandwidth x ``memory_efficiency``)
+* network time = the collective-cost model's answer (:mod:`compute.comm`)
+* stage time   = max of the three (``overlap`` mode, the Lite-GPU paper's assumption) or
+  their sum (``serial`` mode); the step's time is the sum over stages.
+
+Attention FLOPs are ``4 a d`` per (query, key) pair (QK^T and PV); prefill is causal and
+counts ``P (P + 1) / 2`` pairs per sequence (:class:`~compute.phases.Workload`). Softmax,
+norms, rotary embeddings and residual adds are elementwise and fused into the GEMMs'
+reads and writes: their FLOPs are not counted. Prefill computes logits for the last token
+of each prompt only.
+
+Communication goes only through ``comm.collective_time(op, nbytes, t)``: once per
+(operation, TP degree), with a numpy array of every message size of the grid.
+
+>>> from compute.hardware import get_gpu
+>>> r = evaluate("Llama-3-70B", "H100-SXM", tp=8, batch=1, phase="decode")
+>>> r.tp, r.batch, r.latency_name, [s.bound for s in r.stages][:4]
+(8, 1, 'tbt', ['memory', 'memory', 'memory', 'memory'])
+>>> 6e-3 < r.latency < 12e-3
+True
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from compute.comm import RingAlphaBeta
+from compute.errors import UserError, known
+from compute.hardware import get_gpu
+from compute.memory import DEFAULT_RESERVE, check_reserve, describe_fit, memory_fit
+from compute.models import COMPUTE_DTYPES, expected_experts_touched, get_model
+from compute.phases import Slo, Workload
+from compute.results import RESOURCES, InferenceResult, StageResult
+from compute.sharding import check_tp, shards
+
+__all__ = ["MODES", "STAGES", "Grid", "RooflineOptions", "check_batch", "default_comm",
+           "evaluate", "evaluate_grid", "make_workload"]
+
+MODES = ("overlap", "serial")
+#: Stages in the order a step runs them.
+STAGES = ("embedding", "qkv", "attention", "out_proj", "allreduce_attn", "mlp_up", "mlp_down",
+          "allreduce_mlp", "lm_head")
+
+
+@dataclass(frozen=True)
+class RooflineOptions:
+    """How stage times are formed.
+
+    ``mode``: ``"overlap"`` (stage time = max of compute, memory, network) or ``"serial"``
+    (their sum). ``flops_efficiency`` and ``memory_efficiency``: achievable fractions of
+    peak FLOP/s and HBM bandwidth, in (0, 1] (default 1.0). ``compute_dtype``: ``"bf16"`` or
+    ``"fp8"`` tensor cores; ``None`` takes the model's. ``memory_reserve``: fraction of HBM
+    left to the runtime (:data:`compute.memory.DEFAULT_RESERVE`).
+
+    ``overlap_collectives`` (``overlap`` mode only; default False): each per-layer all-reduce
+    is pipelined with the GEMM that produces its input (chunked, as async tensor parallelism
+    does), so only the part of it longer than that GEMM shows: the collective stage's time
+    becomes ``max(0, network - producer time)``. By default the collectives are stages of
+    their own and add to the step in full.
+    """
+
+    mode: str = "overlap"
+    flops_efficiency: float = 1.0
+    memory_efficiency: float = 1.0
+    compute_dtype: str | None = None
+    memory_reserve: float = DEFAULT_RESERVE
+    overlap_collectives: bool = False
+
+    def __post_init__(self):
+        if self.mode not in MODES:
+            raise UserError(f"unknown mode {self.mode!r}; known: {known(MODES)}")
+        for key in ("flops_efficiency", "memory_efficiency"):
+            v = getattr(self, key)
+            if not (isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+                    and 0 < v <= 1):
+                raise UserError(f"{key} must be a fraction in (0, 1], got {v!r}")
+        if self.compute_dtype is not None and self.compute_dtype not in COMPUTE_DTYPES:
+            raise UserError(f"unknown compute dtype {self.compute_dtype!r}; "
+                            f"known: {known(COMPUTE_DTYPES)}")
+        check_reserve(self.memory_reserve)
+        if not isinstance(self.overlap_collectives, bool):
+            raise UserError(f"overlap_collectives must be true or false, got "
+                            f"{self.overlap_collectives!r}")
+        if self.overlap_collectives and self.mode != "overlap":
+            raise UserError("overlap_collectives needs mode 'overlap' (serial mode sums every "
+                            "stage's compute, memory and network time)")
+
+
+def default_comm(gpu):
+    """The default collective-cost model: rings over the GPU's scale-up bandwidth."""
+    return RingAlphaBeta(bandwidth=gpu.scaleup_bandwidth)
+
+
+def check_batch(batch) -> int:
+    """Return ``batch`` as an int if it is a whole number >= 1, else raise :class:`UserError`."""
+    if isinstance(batch, float) and batch.is_integer():
+        batch = int(batch)
+    if not (isinstance(batch, int | np.integer) and not isinstance(batch, bool) and batch >= 1):
+        raise UserError(f"batch must be a whole number of sequences >= 1, got {batch!r}")
+    return int(batch)
+
+
+def make_workload(phase, prompt=None, context=None) -> Workload:
+    """A :class:`Workload` from a phase name (or a Workload, returned as is) and token counts."""
+    if isinstance(phase, Workload):
+        return phase
+    kw = {k: v for k, v in (("prompt", prompt), ("context", context)) if v is not None}
+    return Workload(phase, **kw)
+
+
+def _stage_work(model, sh, batch, w: Workload):
+    """(name, count, flops, hbm_bytes, collective op, collective bytes) per stage, per GPU,
+    as arrays broadcast over TP degrees (rows) x batches (columns)."""
+    h, d, L = float(model.hidden), float(model.head_dim), model.layers
+    wb, kvb, ab = model.weight_bytes, model.kv_bytes, model.act_bytes
+    a, g, fs, vs = sh.heads, sh.kv_heads, sh.ffn, sh.vocab
+    s = batch                                 # sequences
+    n = batch * w.tokens_per_sequence         # tokens through the layers
+    bias = 1.0 if model.bias else 0.0
+    qkv_cols = (a + 2 * g) * d
+    up_cols = (2 if model.gated_mlp else 1) * fs
+    k = model.experts_per_token
+    touched = expected_experts_touched(model, n)  # distinct experts whose weights are read
+    router = h * model.experts if model.is_moe else 0.0
+    ar_bytes = n * h * ab
+    zero = np.zeros(np.broadcast_shapes(sh.tp.shape, batch.shape))
+    positions = n * h * wb if model.learned_positions else 0.0
+    return [
+        ("embedding", 1, zero, n * h * wb / sh.tp + positions + n * h * ab,
+         "all-reduce", ar_bytes),
+        ("qkv", L, 2 * n * h * qkv_cols,
+         (h * qkv_cols + bias * qkv_cols) * wb + n * h * ab + n * qkv_cols * ab, "", 0.0),
+        ("attention", L, 4 * a * d * s * w.attention_pairs_per_sequence,
+         n * a * d * ab + s * w.kv_read_tokens * 2 * g * d * kvb + n * 2 * g * d * kvb
+         + n * a * d * ab, "", 0.0),
+        ("out_proj", L, 2 * n * a * d * h, (a * d * h + bias * h) * wb + n * a * d * ab + n * h * ab,
+         "", 0.0),
+        ("allreduce_attn", L, zero, zero, "all-reduce", ar_bytes),
+        ("mlp_up", L, 2 * n * h * up_cols * k,
+         touched * (h * up_cols + bias * up_cols) * wb + router * wb + n * h * ab
+         + n * fs * k * ab, "", 0.0),
+        ("mlp_down", L, 2 * n * fs * h * k,
+         touched * (fs * h + bias * h) * wb + n * fs * k * ab + n * h * ab, "", 0.0),
+        ("allreduce_mlp", L, zero, zero, "all-reduce", ar_bytes),
+        ("lm_head", 1, 2 * s * h * vs, h * vs * wb + s * h * ab + s * vs * ab,
+         "all-gather", s * vs * sh.tp * ab),
+    ]
+
+
+@dataclass(frozen=True, eq=False)
+class Grid:
+    """Every configuration of TP degrees (rows) x batches (columns) evaluated at once.
+
+    Stage arrays have shape ``(stages, nt, nb)`` and are per GPU, per occurrence; the others
+    ``(nt, nb)``. ``result(i, j)`` gives the :class:`InferenceResult` of one cell.
+    """
+
+    model: object
+    gpu: object
+    workload: Workload
+    options: RooflineOptions
+    tps: tuple[int, ...]
+    batches: np.ndarray
+    counts: np.ndarray        #: occurrences per step of each stage, shape (stages,)
+    ops: tuple[str, ...]      #: collective of each stage ("" for none)
+    flops: np.ndarray
+    hbm_bytes: np.ndarray
+    net_bytes: np.ndarray
+    compute_time: np.ndarray
+    memory_time: np.ndarray
+    network_time: np.ndarray
+    stage_time: np.ndarray
+    bound: np.ndarray         #: index into RESOURCES, shape (stages, nt, nb)
+    latency: np.ndarray       #: step time, seconds
+    weights: np.ndarray
+    kv_cache: np.ndarray
+    activations: np.ndarray
+    usable: float
+    fits: np.ndarray
+    latency_limit: float
+
+    @property
+    def tokens_per_step(self) -> np.ndarray:
+        """Tokens a step produces or consumes, shape (1, nb)."""
+        return (self.batches * self.workload.tokens_per_sequence).reshape(1, -1).astype(float)
+
+    @property
+    def tokens_per_s(self) -> np.ndarray:
+        return self.tokens_per_step / self.latency
+
+    @property
+    def tokens_per_s_per_sm(self) -> np.ndarray:
+        sms = np.asarray(self.tps, dtype=float).reshape(-1, 1) * self.gpu.sms
+        return self.tokens_per_s / sms
+
+    @property
+    def meets_slo(self) -> np.ndarray:
+        return self.latency <= self.latency_limit
+
+    @property
+    def feasible(self) -> np.ndarray:
+        return self.fits & self.meets_slo
+
+    def time_split(self) -> dict[str, np.ndarray]:
+        """Step time split into compute, memory and network seconds, arrays ``(nt, nb)``
+        that add up to ``latency`` (see :func:`compute.results.time_split`)."""
+        c = self.counts.reshape(-1, 1, 1)
+        if self.options.mode == "serial":
+            parts = (self.compute_time, self.memory_time, self.network_time)
+            return {r: (c * p).sum(0) for r, p in zip(RESOURCES, parts, strict=True)}
+        total = c * self.stage_time
+        return {r: np.where(self.bound == k, total, 0.0).sum(0) for k, r in enumerate(RESOURCES)}
+
+    def result(self, i: int, j: int) -> InferenceResult:
+        """The configuration at TP index ``i`` and batch index ``j``, with its breakdown."""
+        stages = tuple(
+            StageResult(name=name, count=int(self.counts[k]), flops=float(self.flops[k, i, j]),
+                        hbm_bytes=float(self.hbm_bytes[k, i, j]), collective=self.ops[k],
+                        collective_bytes=float(self.net_bytes[k, i, j]),
+                        compute_time=float(self.compute_time[k, i, j]),
+                        memory_time=float(self.memory_time[k, i, j]),
+                        network_time=float(self.network_time[k, i, j]),
+                        time=float(self.stage_time[k, i, j]),
+                        bound=RESOURCES[int(self.bound[k, i, j])])
+            for k, name in enumerate(STAGES))
+        tp, batch = self.tps[i], int(self.batches[j])
+        fit = describe_fit(self.model, self.gpu, tp, batch, self.weights[i, j],
+                           self.kv_cache[i, j], self.activations[i, j],
+                           self.options.memory_reserve)
+        return InferenceResult(
+            model=self.model.name, gpu=self.gpu.name, phase=self.workload.phase, tp=tp,
+            batch=batch, prompt_tokens=self.workload.prompt,
+            context_tokens=self.workload.context, mode=self.options.mode,
+            latency=float(self.latency[i, j]),
+            tokens_per_step=float(self.tokens_per_step[0, j]), sms=tp * self.gpu.sms,
+            stages=stages, memory=fit, latency_limit=self.latency_limit)
+
+
+def evaluate_grid(model, gpu, tps, batches, workload, *, comm=None, options=None,
+                  latency_limit: float = math.inf) -> Grid:
+    """Evaluate every (TP degree, batch) pair at once.
+
+    ``comm`` implements ``collective_time(op, nbytes, group_size)`` (default:
+    :func:`default_comm`); it is called once per (operation, TP degree > 1) with an array
+    of every message size of that row.
+    """
+    model, gpu = get_model(model), get_gpu(gpu)
+    options = options or RooflineOptions()
+    comm = comm if comm is not None else default_comm(gpu)
+    sh = shards(model, tps)
+    tps = tuple(int(t) for t in sh.tp[:, 0])
+    batches = np.asarray(batches, dtype=np.int64).reshape(-1)
+    if batches.size == 0 or batches.min() < 1:
+        raise UserError("batches must be whole numbers >= 1")
+    b = batches.astype(float).reshape(1, -1)
+    work = _stage_work(model, sh, b, workload)
+    shape = (len(tps), b.shape[1])
+    names = tuple(x[0] for x in work)
+    assert names == STAGES
+    counts = np.array([x[1] for x in work], dtype=float)
+    ops = tuple(x[4] for x in work)
+    stack = lambda col: np.stack([np.broadcast_to(np.asarray(x[col], float), shape)  # noqa: E731
+                                  for x in work])
+    flops, hbm, net = stack(2), stack(3), stack(5)
+
+    dtype = options.compute_dtype or model.compute_dtype
+    peak = gpu.peak_flops(dtype) * options.flops_efficiency
+    compute_t = flops / peak
+    memory_t = hbm / (gpu.hbm_bandwidth * options.memory_efficiency)
+    network_t = _network_times(comm, ops, tps, net)
+
+    if options.mode == "overlap":
+        stage_t = np.maximum(np.maximum(compute_t, memory_t), network_t)
+        if options.overlap_collectives:  # hide each all-reduce behind its producer GEMM
+            for k in (STAGES.index("allreduce_attn"), STAGES.index("allreduce_mlp")):
+                stage_t[k] = np.maximum(0.0, network_t[k] - stage_t[k - 1])
+    else:
+        stage_t = compute_t + memory_t + network_t
+    bound = np.argmax(np.stack([compute_t, memory_t, network_t]), axis=0)
+    is_coll = np.array([bool(o) and names[k] not in ("embedding", "lm_head")
+                        for k, o in enumerate(ops)]).reshape(-1, 1, 1)
+    bound = np.where(is_coll, 2, bound)
+    latency = (counts.reshape(-1, 1, 1) * stage_t).sum(axis=0)
+    w, kv, act, usable, fits = memory_fit(model, gpu, sh, b, workload, options.memory_reserve)
+    return Grid(model=model, gpu=gpu, workload=workload, options=options, tps=tps,
+                batches=batches, counts=counts, ops=ops, flops=flops, hbm_bytes=hbm,
+                net_bytes=net, compute_time=compute_t, memory_time=memory_t,
+                network_time=network_t, stage_time=stage_t, bound=bound, latency=latency,
+                weights=np.broadcast_to(w, shape), kv_cache=np.broadcast_to(kv, shape),
+                activations=np.broadcast_to(act, shape), usable=usable, fits=fits,
+                latency_limit=float(latency_limit))
+
+
+def _network_times(comm, ops, tps, net) -> np.ndarray:
+    """Collective times, calling ``comm`` once per (op, TP degree) with all sizes of a row."""
+    out = np.zeros_like(net)
+    for i, t in enumerate(tps):
+        if t == 1:
+            continue  # a group of one GPU does not communicate
+        for op in sorted({o for o in ops if o}):
+            ks = [k for k, o in enumerate(ops) if o == op]
+            sizes = np.concatenate([net[k, i] for k in ks])
+            times = np.asarray(comm.collective_time(op, sizes, t), dtype=float)
+            times = np.broadcast_to(times, sizes.shape)
+            if not np.all(np.isfinite(times) & (times >= 0)):
+                raise ValueError(f"collective model returned a negative or non-finite time for "
+                                 f"{op} among {t} GPUs")
+            for m, k in enumerate(ks):
+                out[k, i] = times[m * net.shape[2]:(m + 1) * net.shape[2]]
+    return out
+
+
+def evaluate(model, gpu, tp, batch, phase="decode", *, prompt=None, context=None, comm=None,
+             options=None, slo: Slo | None = None) -> InferenceResult:
+    """The per-stage breakdown of one configuration.
+
+    ``phase`` is ``"prefill"``, ``"decode"`` or a :class:`Workload`; ``prompt`` and
+    ``context`` override the defaults (1500 and 1513 tokens). The result carries the SLO
+    verdict against ``slo`` (default TTFT <= 1 s, TBT <= 50 ms) and the memory fit.
+    """
+    model, gpu = get_model(model), get_gpu(gpu)
+    workload = make_workload(phase, prompt, context)
+    tp = check_tp(model, tp, gpu.max_instance)
+    batch = check_batch(batch)
+    limit = (slo or Slo()).limit(workload.phase)
+    grid = evaluate_grid(model, gpu, [tp], [batch], workload, comm=comm, options=options,
+                         latency_limit=limit)
+    return grid.result(0, 0)

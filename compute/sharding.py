@@ -1,0 +1,91 @@
+"""How tensor parallelism splits a model over ``t`` GPUs (Megatron-style).
+
+* Attention: each GPU holds ``heads / t`` query heads (``t`` must divide the heads) and the
+  key/value heads those query heads use. With grouped-query attention a query head uses
+  KV head ``q // (heads / kv_heads)``; when ``t`` exceeds the KV-head count a GPU still
+  needs one whole KV head, so KV heads are **replicated**: their weights, their cache and
+  the bytes attention reads are counted on every GPU that holds a copy.
+* MLP: the intermediate dimension is split column-wise (``ceil(ffn / t)`` on the largest
+  shard); the down projection row-wise, followed by an all-reduce.
+* Embedding and LM head: split over the vocabulary (``ceil(vocab / t)`` rows per GPU).
+
+>>> from compute.models import get_model
+>>> m = get_model("Llama-3-70B")        # 64 query heads, 8 KV heads
+>>> [kv_heads_per_gpu(m, t) for t in (1, 2, 8, 16, 32)]
+[8, 4, 1, 1, 1]
+>>> [kv_replication(m, t) for t in (8, 16, 32)]
+[1.0, 2.0, 4.0]
+>>> valid_tp_degrees(get_model("GPT-3-175B"), 32)
+(1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from compute.errors import UserError
+
+__all__ = ["Shards", "check_tp", "kv_heads_per_gpu", "kv_replication", "shards",
+           "valid_tp_degrees"]
+
+
+def check_tp(model, tp, max_instance: int | None = None) -> int:
+    """Return ``tp`` as an int if it is a valid TP degree for ``model`` (a whole number
+    >= 1 that divides the attention heads, and at most ``max_instance``)."""
+    if isinstance(tp, float) and tp.is_integer():
+        tp = int(tp)
+    if not (isinstance(tp, int | np.integer) and not isinstance(tp, bool) and tp >= 1):
+        raise UserError(f"TP degree must be a whole number >= 1, got {tp!r}")
+    tp = int(tp)
+    if model.heads % tp:
+        divisors = [d for d in range(1, model.heads + 1) if model.heads % d == 0]
+        raise UserError(f"TP degree {tp} does not divide the {model.heads} attention heads of "
+                        f"{model.name}; allowed: {', '.join(map(str, divisors))}")
+    if max_instance is not None and tp > max_instance:
+        raise UserError(f"TP degree {tp} exceeds the largest instance of this GPU "
+                        f"({max_instance}); allowed: 1..{max_instance} dividing {model.heads}")
+    return tp
+
+
+def valid_tp_degrees(model, max_instance: int) -> tuple[int, ...]:
+    """Every TP degree from 1 to ``max_instance`` that divides the attention heads."""
+    return tuple(t for t in range(1, int(max_instance) + 1) if model.heads % t == 0)
+
+
+def kv_heads_per_gpu(model, tp: int) -> int:
+    """KV heads the busiest GPU must hold at TP degree ``tp`` (at least one; exact for
+    query-head blocks that straddle KV groups)."""
+    a = model.heads // tp
+    group = model.heads // model.kv_heads
+    return max((r * a + a - 1) // group - (r * a) // group + 1 for r in range(tp))
+
+
+def kv_replication(model, tp: int) -> float:
+    """How many copies of each KV head the instance holds (1.0 without replication)."""
+    return kv_heads_per_gpu(model, tp) * tp / model.kv_heads
+
+
+@dataclass(frozen=True, eq=False)
+class Shards:
+    """Per-GPU sizes for an array of TP degrees (each a column vector, shape ``(nt, 1)``)."""
+
+    tp: np.ndarray          #: TP degree
+    heads: np.ndarray       #: query heads per GPU
+    kv_heads: np.ndarray    #: KV heads per GPU (replicated when tp > kv_heads)
+    ffn: np.ndarray         #: MLP intermediate columns per GPU (largest shard)
+    vocab: np.ndarray       #: vocabulary rows per GPU (largest shard)
+
+
+def shards(model, tps) -> Shards:
+    """Per-GPU sizes of ``model`` for each TP degree in ``tps`` (each must divide the heads)."""
+    tps = [check_tp(model, t) for t in np.atleast_1d(tps).tolist()]
+    col = lambda xs: np.asarray(xs, dtype=float).reshape(-1, 1)  # noqa: E731
+    return Shards(
+        tp=col(tps),
+        heads=col([model.heads // t for t in tps]),
+        kv_heads=col([kv_heads_per_gpu(model, t) for t in tps]),
+        ffn=col([-(-model.ffn // t) for t in tps]),
+        vocab=col([-(-model.vocab // t) for t in tps]),
+    )

@@ -1,0 +1,320 @@
+"""``netmodel hardware | models | infer | search``: a thin click layer over :mod:`compute`.
+
+Only click and the standard library are imported at module level; numpy and the compute
+modules are imported inside the command functions so ``netmodel --help`` stays fast.
+Numbers are taken as text and checked by compute's parsers, so a bad value (``--batch nan``)
+is one ``error:`` line with exit status 2, like every other user mistake.
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+__all__ = ["hardware", "infer", "models", "search"]
+
+
+# ---- shared option parsing -------------------------------------------------------------
+
+def _whole(what: str, text) -> int:
+    """A whole number >= 1 from the command line."""
+    from compute.errors import UserError
+
+    try:
+        v = float(str(text).strip())
+    except ValueError:
+        raise UserError(f"{what} must be a whole number >= 1, got {text!r}") from None
+    if not (v == v and v >= 1 and v != float("inf") and v.is_integer()):
+        raise UserError(f"{what} must be a whole number >= 1, got {text!r}")
+    return int(v)
+
+
+def _fraction(what: str, text, *, upper_open: bool = False) -> float:
+    from compute.errors import UserError
+
+    try:
+        v = float(str(text).strip())
+    except ValueError:
+        v = float("nan")
+    ok = (0 <= v < 1) if upper_open else (0 < v <= 1)
+    if not ok:
+        rule = "[0, 1)" if upper_open else "(0, 1]"
+        raise UserError(f"{what} must be a fraction in {rule}, got {text!r}")
+    return v
+
+
+def resolve_gpu(name, gpu_file):
+    """The GPU named ``name`` from ``gpu_file`` (if given) or the catalog."""
+    from compute.errors import UserError, known
+    from compute.hardware import catalog, get_gpu, load_gpu_file
+
+    if gpu_file:
+        extra = load_gpu_file(gpu_file)
+        if name is None:
+            if len(extra) == 1:
+                return next(iter(extra.values()))
+            raise UserError(f"{gpu_file} holds GPUs {known(extra)}; choose one with --gpu")
+        table = {**catalog(), **extra}
+        if name not in table:
+            raise UserError(f"unknown GPU {name!r}; known: {known(table)}")
+        return table[name]
+    if name is None:
+        raise UserError(f"give --gpu NAME; known: {known(catalog())}")
+    return get_gpu(name)
+
+
+def resolve_model(name, model_file, hf_config):
+    """The model named ``name`` from ``model_file``, a HuggingFace config, or the catalog."""
+    from compute.errors import UserError, known
+    from compute.models import get_model, load_hf_config, load_model_file, model_catalog
+
+    if hf_config:
+        return load_hf_config(hf_config, name=name)
+    if model_file:
+        extra = load_model_file(model_file)
+        if name is None:
+            if len(extra) == 1:
+                return next(iter(extra.values()))
+            raise UserError(f"{model_file} holds models {known(extra)}; choose one with --model")
+        table = {**model_catalog(), **extra}
+        if name not in table:
+            raise UserError(f"unknown model {name!r}; known: {known(table)}")
+        return table[name]
+    if name is None:
+        raise UserError(f"give --model NAME; known: {known(model_catalog())}")
+    return get_model(name)
+
+
+def _model_gpu_options(f):
+    for opt in reversed([
+        click.option("--model", "model_name", metavar="NAME", help="Model from the catalog "
+                     "(netmodel models) or from --model-file."),
+        click.option("--gpu", "gpu_name", metavar="NAME", help="GPU from the catalog "
+                     "(netmodel hardware) or from --gpu-file."),
+        click.option("--model-file", type=click.Path(dir_okay=False), metavar="FILE",
+                     help="TOML/JSON file of [model.NAME] tables (catalog keys)."),
+        click.option("--hf-config", type=click.Path(), metavar="PATH",
+                     help="A HuggingFace config.json (or its folder) to use as the model."),
+        click.option("--gpu-file", type=click.Path(dir_okay=False), metavar="FILE",
+                     help="TOML/JSON file of [gpu.NAME] tables (catalog keys or derive_from)."),
+        click.option("--phase", default="decode", show_default=True, metavar="PHASE",
+                     help="prefill (TTFT) or decode (TBT)."),
+        click.option("--prompt", default="1500", show_default=True, metavar="TOKENS",
+                     help="Prompt length for prefill (median of the Splitwise coding trace)."),
+        click.option("--context", default="1513", show_default=True, metavar="TOKENS",
+                     help="Context of a decode step (median coding prompt + median output)."),
+        click.option("--mode", default="overlap", show_default=True, metavar="MODE",
+                     help="overlap: stage time = max(compute, memory, network); serial: sum."),
+        click.option("--overlap-collectives", is_flag=True,
+                     help="Hide each all-reduce behind the GEMM producing its input."),
+        click.option("--flops-efficiency", default="1.0", show_default=True, metavar="F",
+                     help="Achievable fraction of peak FLOP/s."),
+        click.option("--memory-efficiency", default="1.0", show_default=True, metavar="F",
+                     help="Achievable fraction of HBM bandwidth."),
+        click.option("--compute-dtype", default=None, metavar="DTYPE",
+                     help="bf16 or fp8 tensor cores (default: the model's)."),
+        click.option("--reserve", default="0.1", show_default=True, metavar="F",
+                     help="Fraction of HBM left to the runtime."),
+        click.option("--ttft", default="1s", show_default=True, help="Prefill SLO."),
+        click.option("--tbt", default="50ms", show_default=True, help="Decode SLO."),
+        click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in README)."),
+    ]):
+        f = opt(f)
+    return f
+
+
+def _setup(kw):
+    """Model, GPU, workload, options and SLO from the shared options."""
+    from compute.phases import Slo, check_phase
+    from compute.roofline import RooflineOptions, make_workload
+    from compute.units import parse_time
+
+    model = resolve_model(kw["model_name"], kw["model_file"], kw["hf_config"])
+    gpu = resolve_gpu(kw["gpu_name"], kw["gpu_file"])
+    workload = make_workload(check_phase(kw["phase"]), _whole("--prompt", kw["prompt"]),
+                             _whole("--context", kw["context"]))
+    options = RooflineOptions(
+        mode=kw["mode"], overlap_collectives=kw["overlap_collectives"],
+        flops_efficiency=_fraction("--flops-efficiency", kw["flops_efficiency"]),
+        memory_efficiency=_fraction("--memory-efficiency", kw["memory_efficiency"]),
+        compute_dtype=kw["compute_dtype"],
+        memory_reserve=_fraction("--reserve", kw["reserve"], upper_open=True))
+    slo = Slo(ttft=parse_time(kw["ttft"], "--ttft", allow_zero=False),
+              tbt=parse_time(kw["tbt"], "--tbt", allow_zero=False))
+    return model, gpu, workload, options, slo
+
+
+# ---- hardware and models -----------------------------------------------------------------
+
+@click.command("hardware")
+@click.argument("name", required=False)
+@click.option("--gpu-file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Also list GPUs from a TOML/JSON file.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in README).")
+def hardware(name, gpu_file, as_json):
+    """List GPU types, or show one (SI units in --json)."""
+    from compute.hardware import catalog, load_gpu_file
+
+    if name is not None:
+        gpu = resolve_gpu(name, gpu_file)
+        if as_json:
+            click.echo(json.dumps(gpu.to_dict(), indent=2))
+            return
+        rows = [("SMs", gpu.sms), ("bf16 dense", f"{gpu.flops_bf16 / 1e12:g} TFLOP/s"),
+                ("fp8 dense", f"{gpu.flops_fp8 / 1e12:g} TFLOP/s" if gpu.flops_fp8 else "none"),
+                ("HBM", f"{gpu.hbm_capacity / 1e9:g} GB at {gpu.hbm_bandwidth / 1e12:g} TB/s"),
+                ("scale-up", f"{gpu.scaleup_bandwidth / 1e9:g} GB/s per direction"),
+                ("scale-out", f"{gpu.scaleout_bandwidth * 8 / 1e9:g} Gb/s per direction"),
+                ("TDP", f"{gpu.tdp:g} W"), ("largest instance", f"{gpu.max_instance} GPUs"),
+                ("source", gpu.source)]
+        click.echo(gpu.name)
+        for k, v in rows:
+            click.echo(f"  {k:<17} {v}")
+        return
+    gpus = {**catalog(), **(load_gpu_file(gpu_file) if gpu_file else {})}
+    if as_json:
+        click.echo(json.dumps({"gpus": [g.to_dict() for g in gpus.values()]}, indent=2))
+        return
+    click.echo(f"{'name':<15}{'SMs':>5}{'bf16 TF/s':>11}{'fp8 TF/s':>10}{'HBM GB':>8}"
+               f"{'HBM TB/s':>10}{'up GB/s':>9}{'out Gb/s':>10}{'TDP W':>7}{'max TP':>8}")
+    for g in gpus.values():
+        click.echo(f"{g.name:<15}{g.sms:>5}{g.flops_bf16 / 1e12:>11.1f}{g.flops_fp8 / 1e12:>10.1f}"
+                   f"{g.hbm_capacity / 1e9:>8.0f}{g.hbm_bandwidth / 1e12:>10.3f}"
+                   f"{g.scaleup_bandwidth / 1e9:>9.1f}{g.scaleout_bandwidth * 8 / 1e9:>10.0f}"
+                   f"{g.tdp:>7.0f}{g.max_instance:>8}")
+
+
+@click.command("models")
+@click.argument("name", required=False)
+@click.option("--model-file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Also list models from a TOML/JSON file.")
+@click.option("--hf-config", type=click.Path(), metavar="PATH",
+              help="Show the model read from a HuggingFace config.json.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in README).")
+def models(name, model_file, hf_config, as_json):
+    """List LLM models, or show one (with parameter counts)."""
+    from compute.models import load_model_file, model_catalog
+
+    if name is not None or hf_config:
+        m = resolve_model(name, model_file, hf_config)
+        if as_json:
+            click.echo(json.dumps(m.to_dict(), indent=2))
+            return
+        click.echo(f"{m.name}: {m.parameters / 1e9:.2f}B parameters"
+                   + (f" ({m.active_parameters / 1e9:.2f}B active)" if m.is_moe else ""))
+        for k, v in m.to_dict().items():
+            if k not in ("name", "parameters", "active_parameters"):
+                click.echo(f"  {k:<18} {v}")
+        return
+    table = {**model_catalog(), **(load_model_file(model_file) if model_file else {})}
+    if as_json:
+        click.echo(json.dumps({"models": [m.to_dict() for m in table.values()]}, indent=2))
+        return
+    click.echo(f"{'name':<16}{'params':>9}{'layers':>7}{'hidden':>7}{'heads':>6}{'kv':>4}"
+               f"{'ffn':>7}{'vocab':>8}  {'mlp':<6}{'weights':<8}")
+    for m in table.values():
+        click.echo(f"{m.name:<16}{m.parameters / 1e9:>8.2f}B{m.layers:>7}{m.hidden:>7}"
+                   f"{m.heads:>6}{m.kv_heads:>4}{m.ffn:>7}{m.vocab:>8}  "
+                   f"{'gated' if m.gated_mlp else 'plain':<6}{m.weight_dtype:<8}")
+
+
+# ---- infer and search ----------------------------------------------------------------------
+
+def _stage_table(result) -> list[str]:
+    from compute.units import format_time as _ft
+
+    def format_time(t):
+        return _ft(t) if t > 0 else "-"
+
+    lines = [f"{'stage':<15}{'x':>4}{'GFLOP':>10}{'HBM MB':>10}{'coll MB':>9}{'compute':>11}"
+             f"{'memory':>11}{'network':>11}{'step share':>11}  bound"]
+    for s in result.stages:
+        share = s.total_time / result.latency if result.latency else 0.0
+        lines.append(f"{s.name:<15}{s.count:>4}{s.flops / 1e9:>10.4g}{s.hbm_bytes / 1e6:>10.4g}"
+                     f"{s.collective_bytes / 1e6:>9.4g}{format_time(s.compute_time):>11}"
+                     f"{format_time(s.memory_time):>11}{format_time(s.network_time):>11}"
+                     f"{share:>10.1%}  {s.bound}")
+    return lines
+
+
+def _summary(r) -> list[str]:
+    from compute.units import format_time
+
+    m = r.memory
+    split = r.time_split()
+    verdict = "met" if r.meets_slo else "MISSED"
+    return [
+        f"{r.model} on {r.tp} x {r.gpu}, {r.phase}, batch {r.batch}, "
+        + (f"prompt {r.prompt_tokens} tokens" if r.phase == "prefill"
+           else f"context {r.context_tokens} tokens") + f", {r.mode} mode",
+        f"{r.latency_name.upper()} {format_time(r.latency)} (SLO {format_time(r.latency_limit)}: "
+        f"{verdict}); {r.tokens_per_s:.5g} tokens/s; {r.tokens_per_s_per_sm:.4g} tokens/s/SM "
+        f"({r.sms} SMs)",
+        f"memory per GPU: weights {m.weights / 1e9:.2f} + KV cache {m.kv_cache / 1e9:.2f} + "
+        f"activations {m.activations / 1e9:.2f} = {m.total / 1e9:.2f} GB of "
+        f"{m.usable / 1e9:.2f} GB usable ({'fits' if m.fits else 'does NOT fit'})",
+        "time split: " + ", ".join(f"{k} {v / r.latency:.1%}" for k, v in split.items()),
+    ]
+
+
+@click.command("infer")
+@_model_gpu_options
+@click.option("--tp", "tp_text", required=True, metavar="N", help="Tensor-parallel degree.")
+@click.option("--batch", "batch_text", required=True, metavar="B", help="Sequences per step.")
+@click.option("--csv", "as_csv", is_flag=True, help="Print the per-stage breakdown as CSV.")
+def infer(tp_text, batch_text, as_csv, as_json, **kw):
+    """Per-stage roofline of one configuration (per GPU of the instance)."""
+    from compute.roofline import evaluate
+
+    model, gpu, workload, options, slo = _setup(kw)
+    tp, batch = _whole("--tp", tp_text), _whole("--batch", batch_text)
+    r = evaluate(model, gpu, tp, batch, workload, options=options, slo=slo)
+    if as_json:
+        click.echo(r.to_json())
+    elif as_csv:
+        click.echo(r.to_csv(), nl=False)
+    else:
+        click.echo("\n".join(_summary(r) + (["reason: " + r.reason] if r.reason else [])
+                             + [""] + _stage_table(r)))
+
+
+@click.command("search")
+@_model_gpu_options
+@click.option("--max-batch", default="1024", show_default=True, metavar="B",
+              help="Largest batch tried.")
+@click.option("--tp", "tp_text", default=None, metavar="LIST",
+              help="TP degrees to try, comma-separated (default: all dividing the heads).")
+@click.option("--front", "show_front", is_flag=True,
+              help="Also print the latency / tokens-per-s-per-SM Pareto front.")
+def search(max_batch, tp_text, show_front, as_json, **kw):
+    """Best TP degree and batch under the SLO (most tokens/s/SM)."""
+    from compute.search import search as run_search
+
+    model, gpu, workload, options, slo = _setup(kw)
+    tps = None if tp_text is None else [_whole("--tp", t) for t in tp_text.split(",")]
+    r = run_search(model, gpu, workload, options=options, slo=slo, tp=tps,
+                   max_batch=_whole("--max-batch", max_batch))
+    if as_json:
+        click.echo(r.to_json())
+        return
+    lat = "TTFT" if r.phase == "prefill" else "TBT"
+    click.echo(f"searched {r.evaluated} configurations (TP {', '.join(map(str, r.tp_degrees))} "
+               f"x batch 1..{r.max_batch}): {r.fitting} fit in memory, {r.feasible} also meet "
+               f"{lat} <= {r.latency_limit * 1e3:g} ms")
+    if r.best is None:
+        click.echo(f"no feasible configuration: {r.reason}")
+        return
+    click.echo("best: " + "\n      ".join(_summary(r.best)))
+    click.echo("")
+    click.echo(f"best per TP degree:\n{'tp':>4}{'batch':>7}{lat + ' ms':>10}{'tokens/s':>11}"
+               f"{'tokens/s/SM':>13}")
+    for p in r.by_tp:
+        click.echo(f"{p.tp:>4}{p.batch:>7}{p.latency * 1e3:>10.2f}{p.tokens_per_s:>11.5g}"
+                   f"{p.tokens_per_s_per_sm:>13.4g}")
+    if show_front:
+        click.echo(f"\nPareto front ({len(r.front)} points):\n{'tp':>4}{'batch':>7}"
+                   f"{lat + ' ms':>10}{'tokens/s/SM':>13}")
+        for p in r.front:
+            click.echo(f"{p.tp:>4}{p.batch:>7}{p.latency * 1e3:>10.2f}"
+                       f"{p.tokens_per_s_per_sm:>13.4g}")
