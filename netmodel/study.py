@@ -1,0 +1,268 @@
+"""The Lite-GPU study (arXiv 2501.10187): tokens/s/SM of H100 versus the Lite family.
+
+For each model x GPU type x phase, the SLO search (:func:`compute.search.search`) finds the
+TP degree and batch with the most tokens/s/SM that fit in memory and meet the SLO
+(TTFT <= 1 s, TBT <= 50 ms). Tokens/s/SM divides by every SM of the instance, so an H100
+instance and a Lite instance with four times as many GPUs are compared at equal silicon.
+
+:func:`run_lite_gpu_study` is a pure function of its arguments. The network enters through
+``comm_factory(gpu) -> CollectiveCostModel`` (default: rings over the GPU's scale-up
+bandwidth) and is labelled by ``network``, so studies over several networks (an ideal one,
+fabric scenarios) are run separately and joined with ``+``.
+
+>>> s = run_lite_gpu_study(models=["Llama-3-8B"], gpus=["H100-SXM", "Lite"], phases=["decode"])
+>>> [(r.gpu, r.feasible) for r in s.rows]
+[('H100-SXM', True), ('Lite', True)]
+>>> s.row("Llama-3-8B", "H100-SXM", "decode").vs_baseline
+1.0
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from compute.comm import NoCommunication
+from compute.errors import UserError
+from compute.hardware import get_gpu
+from compute.models import get_model
+from compute.phases import PHASES, Slo, check_phase
+from compute.results import rows_to_csv
+from compute.roofline import RooflineOptions, default_comm, make_workload
+from compute.search import DEFAULT_MAX_BATCH, search
+
+__all__ = ["BASELINE", "DEFAULT_GPUS", "DEFAULT_MODELS", "NETWORKS", "STUDY_COLUMNS",
+           "StudyResult", "StudyRow", "ideal_network", "run_lite_gpu_study", "write_study"]
+
+DEFAULT_MODELS = ("Llama-3-70B", "GPT-3-175B", "Llama-3.1-405B")
+DEFAULT_GPUS = ("H100-SXM", "Lite", "Lite+NetBW", "Lite+MemBW", "Lite+BW", "Lite+BW+FLOPS")
+BASELINE = "H100-SXM"
+
+
+def ideal_network(gpu):
+    """An ideal network: every collective is free."""
+    return NoCommunication()
+
+
+#: Named collective-cost factories: ``ring`` (the default) and ``ideal``.
+NETWORKS = {"ring": default_comm, "ideal": ideal_network}
+
+STUDY_COLUMNS = ("model", "gpu", "phase", "network", "feasible", "tp", "batch", "latency_name",
+                 "latency_s", "latency_limit_s", "tokens_per_s", "tokens_per_s_per_sm",
+                 "vs_baseline", "compute_s", "memory_s", "network_s", "reason")
+
+
+@dataclass(frozen=True)
+class StudyRow:
+    """The best configuration of one model x GPU x phase x network (``None``s when none is
+    feasible; ``reason`` says why). ``compute_s + memory_s + network_s == latency_s``."""
+
+    model: str
+    gpu: str
+    phase: str
+    network: str
+    feasible: bool
+    tp: int | None
+    batch: int | None
+    latency_name: str
+    latency_s: float | None
+    latency_limit_s: float
+    tokens_per_s: float | None
+    tokens_per_s_per_sm: float | None
+    vs_baseline: float | None  #: tokens/s/SM over the baseline GPU's (same model, phase, network)
+    compute_s: float | None
+    memory_s: float | None
+    network_s: float | None
+    reason: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True, eq=False)
+class StudyResult:
+    """Rows of the study, with the searches behind them (same order) and the settings."""
+
+    rows: tuple[StudyRow, ...]
+    searches: tuple = field(default=(), repr=False)
+    baseline: str = BASELINE
+    settings: dict = field(default_factory=dict)
+
+    def __add__(self, other: StudyResult) -> StudyResult:
+        return StudyResult(rows=self.rows + other.rows, searches=self.searches + other.searches,
+                           baseline=self.baseline,
+                           settings={**self.settings, "networks": self.networks + tuple(
+                               n for n in other.networks if n not in self.networks)})
+
+    @property
+    def networks(self) -> tuple[str, ...]:
+        """Network labels in first-seen order."""
+        return tuple(dict.fromkeys(r.network for r in self.rows))
+
+    def row(self, model: str, gpu: str, phase: str, network: str | None = None) -> StudyRow:
+        """The row of one model x GPU x phase (x network: default the first one)."""
+        network = network or self.networks[0]
+        for r in self.rows:
+            if (r.model, r.gpu, r.phase, r.network) == (model, gpu, phase, network):
+                return r
+        raise UserError(f"the study has no row for {model} x {gpu} x {phase} x {network}")
+
+    def to_dicts(self) -> list[dict]:
+        return [r.to_dict() for r in self.rows]
+
+    def to_csv(self) -> str:
+        """One row per model x GPU x phase x network (columns :data:`STUDY_COLUMNS`)."""
+        return rows_to_csv(self.to_dicts(), STUDY_COLUMNS)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """``{"study", "baseline", "settings", "rows"}`` (documented in README)."""
+        return json.dumps({"study": "lite-gpu", "baseline": self.baseline,
+                           "settings": self.settings, "rows": self.to_dicts()}, indent=indent)
+
+    def table(self) -> str:
+        """A plain-text table: the first network in full, the others' tokens/s/SM beside."""
+        nets = self.networks
+        head = (f"{'phase':<8}{'model':<16}{'gpu':<15}{'tp':>3}{'batch':>6}{'lat ms':>8}"
+                f"{'tok/s/SM':>10}{'vs ' + self.baseline[:4]:>9}{'cmp%':>6}{'mem%':>6}"
+                f"{'net%':>6}")
+        head += "".join(f"{n[:10] + ' t/s/SM':>18}{'vs':>6}" for n in nets[1:])
+        lines = [f"network: {nets[0]}" + "".join(f"; also {n}" for n in nets[1:]), head]
+        for r in (r for r in self.rows if r.network == nets[0]):
+            if r.feasible:
+                lat = r.latency_s
+                line = (f"{r.phase:<8}{r.model:<16}{r.gpu:<15}{r.tp:>3}{r.batch:>6}"
+                        f"{lat * 1e3:>8.1f}{r.tokens_per_s_per_sm:>10.4g}{_ratio(r.vs_baseline):>9}"
+                        f"{r.compute_s / lat:>6.0%}{r.memory_s / lat:>6.0%}{r.network_s / lat:>6.0%}")
+            else:
+                line = (f"{r.phase:<8}{r.model:<16}{r.gpu:<15}{'-':>3}{'-':>6}{'-':>8}"
+                        f"{'infeasible':>10}{'':>9}{'':>18}")
+            for n in nets[1:]:
+                o = self.row(r.model, r.gpu, r.phase, n)
+                val = f"{o.tokens_per_s_per_sm:.4g}" if o.feasible else "infeasible"
+                line += f"{val:>18}{_ratio(o.vs_baseline):>6}"
+            lines.append(line)
+        reasons = [f"  {r.model} x {r.gpu} x {r.phase} ({r.network}): {r.reason}"
+                   for r in self.rows if not r.feasible]
+        if reasons:
+            lines += ["infeasible:"] + reasons
+        return "\n".join(lines)
+
+
+def _ratio(x) -> str:
+    return "-" if x is None else f"{x:.2f}x"
+
+
+def run_lite_gpu_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
+                       comm_factory=None, network: str | None = None, options=None,
+                       slo: Slo | None = None, prompt=None, context=None,
+                       baseline: str = BASELINE, max_batch: int = DEFAULT_MAX_BATCH
+                       ) -> StudyResult:
+    """Best configuration of every model x GPU x phase (a pure function of its arguments).
+
+    Parameters
+    ----------
+    models, gpus : iterables of names or specs
+    phases : iterable of ``"prefill"`` / ``"decode"``
+    comm_factory : callable, optional
+        ``comm_factory(gpu) -> CollectiveCostModel``; default rings over the GPU's scale-up
+        bandwidth (:func:`compute.roofline.default_comm`).
+    network : str, optional
+        Label of the network in the rows (default ``"ring"``, or ``"custom"`` with a
+        ``comm_factory``).
+    options, slo, prompt, context, max_batch
+        Passed to :func:`compute.search.search`.
+    baseline : str
+        GPU that ``vs_baseline`` divides by (in the same model, phase and network).
+    """
+    models = [get_model(m) for m in models]
+    gpus = [get_gpu(g) for g in gpus]
+    phases = [check_phase(p) for p in phases]
+    if not (models and gpus and phases):
+        raise UserError("the study needs at least one model, one GPU and one phase")
+    network = network or ("ring" if comm_factory is None else "custom")
+    factory = comm_factory or default_comm
+    options = options or RooflineOptions()
+    slo = slo or Slo()
+    rows, searches = [], []
+    for phase in phases:
+        workload = make_workload(phase, prompt, context)
+        for model in models:
+            for gpu in gpus:
+                r = search(model, gpu, workload, comm=factory(gpu), options=options, slo=slo,
+                           max_batch=max_batch)
+                searches.append(r)
+                rows.append(_row(r, network))
+    rows = _with_ratios(rows, baseline)
+    settings = {"slo": {"ttft_s": slo.ttft, "tbt_s": slo.tbt},
+                "prompt_tokens": make_workload("prefill", prompt, context).prompt,
+                "context_tokens": make_workload("decode", prompt, context).context,
+                "options": asdict(options), "max_batch": max_batch, "networks": (network,)}
+    return StudyResult(rows=tuple(rows), searches=tuple(searches), baseline=baseline,
+                       settings=settings)
+
+
+def _row(r, network: str) -> StudyRow:
+    name = "ttft" if r.phase == "prefill" else "tbt"
+    if r.best is None:
+        return StudyRow(r.model, r.gpu, r.phase, network, False, None, None, name, None,
+                        r.latency_limit, None, None, None, None, None, None, r.reason)
+    b = r.best
+    split = b.time_split()
+    return StudyRow(r.model, r.gpu, r.phase, network, True, b.tp, b.batch, name, b.latency,
+                    r.latency_limit, b.tokens_per_s, b.tokens_per_s_per_sm, None,
+                    split["compute"], split["memory"], split["network"], "")
+
+
+def _with_ratios(rows, baseline: str) -> list[StudyRow]:
+    base = {(r.model, r.phase, r.network): r.tokens_per_s_per_sm for r in rows
+            if r.gpu == baseline and r.feasible}
+    out = []
+    for r in rows:
+        ref = base.get((r.model, r.phase, r.network))
+        ratio = r.tokens_per_s_per_sm / ref if (r.feasible and ref) else None
+        out.append(StudyRow(**{**asdict(r), "vs_baseline": ratio}))
+    return out
+
+
+def write_study(study: StudyResult, out_dir, *, plot: bool = True) -> list[Path]:
+    """Write ``study.csv``, ``study.json`` and (with ``plot``) ``tokens_per_sm.png`` into
+    ``out_dir`` atomically: every file is written to a temporary file in the same folder
+    first and renamed into place only when all of them are complete."""
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} exists and is not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"cannot create folder {out}: {exc.strerror}") from None
+    temps: dict[Path, str] = {}
+    try:
+        for name, text in (("study.csv", study.to_csv()), ("study.json", study.to_json())):
+            temps[out / name] = _temp_with(out, name, text.encode())
+        if plot:
+            from netmodel.study_plots import plot_tokens_per_sm
+
+            tmp = _temp_with(out, "tokens_per_sm.png", b"")
+            temps[out / "tokens_per_sm.png"] = tmp
+            plot_tokens_per_sm(study, tmp)
+        for final, tmp in temps.items():
+            os.replace(tmp, final)
+    except BaseException:
+        for tmp in temps.values():
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        raise
+    return list(temps)
+
+
+def _temp_with(folder: Path, name: str, data: bytes) -> str:
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600 files; give the usual permissions
+    return tmp
