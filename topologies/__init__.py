@@ -1,6 +1,22 @@
 """Fabrics as networkx graphs: direct-connect, flat and hierarchical switched, optical
-circuit-switched. See :mod:`topologies.schema` for the graph schema every builder obeys."""
+circuit-switched. See :mod:`topologies.schema` for the graph schema every builder obeys and
+:mod:`topologies.specs` for the spec-string grammar.
 
+>>> g = build("single-switch:n=8")
+>>> g.graph["gpus"], g.edges["gpu0", "nvs0"]["bandwidth"]
+(8, 450000000000.0)
+"""
+
+from topologies.direct import full_mesh, lite_groups, ring, torus
+from topologies.hierarchical import nvl72, rail_optimized, superpod
+from topologies.optical import circuits_for, ocs, realize
 from topologies.schema import EDGE_KEYS, MEDIA, NODE_KINDS, gpu_nodes, validate
+from topologies.specs import BuilderInfo, ParamInfo, build, builders, get_builder, parse_spec
+from topologies.switched import fat_tree, flat, leaf_spine, single_switch
 
-__all__ = ["EDGE_KEYS", "MEDIA", "NODE_KINDS", "gpu_nodes", "validate"]
+__all__ = [
+    "EDGE_KEYS", "MEDIA", "NODE_KINDS", "BuilderInfo", "ParamInfo",
+    "build", "builders", "circuits_for", "fat_tree", "flat", "full_mesh", "get_builder",
+    "gpu_nodes", "leaf_spine", "lite_groups", "nvl72", "ocs", "parse_spec", "rail_optimized",
+    "realize", "ring", "single_switch", "superpod", "torus", "validate",
+]

@@ -100,10 +100,11 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
                 _bad(f"switch {node!r} radix must be a positive integer, got {data['radix']!r}")
             if not _nonneg(data["latency"]):
                 _bad(f"switch {node!r} latency must be finite and >= 0 s, got {data['latency']!r}")
-            # an edge may stand for several cables: count cables, not edges
+            # an edge may stand for several cables: count cables, not edges (a breakout
+            # share of a port is a fraction; allow for rounding in their sum)
             used = sum(d.get("links", 1) for _, _, d in graph.edges(node, data=True))
-            if used > data["radix"]:
-                _bad(f"switch {node!r} uses {used} ports but its radix is {data['radix']}")
+            if used > data["radix"] + 1e-6:
+                _bad(f"switch {node!r} uses {used:g} ports but its radix is {data['radix']}")
         else:
             if not (isinstance(data["ports"], int) and data["ports"] > 0):
                 _bad(f"ocs {node!r} ports must be a positive integer, got {data['ports']!r}")
@@ -119,6 +120,9 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
             _bad(f"edge {u!r}-{v!r} bandwidth must be finite and > 0 bytes/s, got {bw!r}")
         if not _nonneg(data["latency"]):
             _bad(f"edge {u!r}-{v!r} latency must be finite and >= 0 s, got {data['latency']!r}")
+        links = data.get("links", 1)
+        if not (_nonneg(links) and links > 0):
+            _bad(f"edge {u!r}-{v!r} links must be finite and > 0 cables, got {links!r}")
         if data["medium"] not in MEDIA:
             _bad(f"edge {u!r}-{v!r} medium {data['medium']!r} is not one of {known(MEDIA)}")
     declared = graph.graph.get("gpus")

@@ -1,0 +1,224 @@
+"""Scale-up domains under a rail-optimized scale-out fabric: the shape of an NVIDIA DGX H100
+SuperPOD and of GB200 NVL72 racks (published shapes in shared/reference/fabrics.md).
+
+Each scale-up domain is one logical switch ``nvs{d}`` (tier 0, in-network reduction as
+NVSwitch NVLS) joined to its GPUs by NVLink-class copper. Every GPU also has its own NIC
+to a leaf of its *rail*: GPU ``r`` of every server hangs off rail ``r``'s leaf, so traffic
+between same-rank GPUs of different servers crosses one leaf. Leaves serve
+``servers_per_leaf`` servers (a scalable unit, SU, label ``pod``) and connect to every
+spine with the same number of parallel cables.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+
+from compute.errors import UserError
+from topologies.common import (
+    LEAF_SPINE_LENGTH,
+    NIC_LENGTH,
+    NVSWITCH_LATENCY,
+    SCALEUP_LENGTH,
+    SWITCH_LATENCY,
+    bandwidth_or,
+    builder,
+    cable_latency,
+    check_int,
+    check_medium,
+    finish,
+    gpu_type,
+    link,
+    new_graph,
+    switch_attrs,
+)
+
+__all__ = ["nvl72", "rail_optimized", "spine_count", "superpod"]
+
+
+def spine_count(leaves: int, uplinks: int, spine_radix: int) -> int:
+    """The fewest spines ``s`` such that ``s`` divides a leaf's ``uplinks`` (equal parallel
+    cables to every spine) and each spine has room for ``leaves * uplinks / s`` cables.
+
+    Reproduces the DGX H100 SuperPOD (Table 4 of NVIDIA's network-fabrics page: 4, 8, 16,
+    16 spines for 1-4 SUs of 8 leaves with 32 uplinks, 64-port switches):
+
+    >>> [spine_count(8 * su, 32, 64) for su in (1, 2, 3, 4)]
+    [4, 8, 16, 16]
+    """
+    for s in range(1, uplinks + 1):
+        if uplinks % s == 0 and leaves * (uplinks // s) <= spine_radix:
+            return s
+    most = spine_radix  # with s = uplinks each leaf takes one port of every spine
+    raise UserError(f"{leaves} leaves are too many for one spine tier of {spine_radix}-port "
+                    f"switches (at most {most}); use fewer domains or a larger spine_radix")
+
+
+@builder("rail-optimized")
+def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int = 8,
+                   gpu: str = "H100-SXM", servers_per_leaf: int = 32, leaf_radix: int = 64,
+                   spine_radix: int = 64, scaleup_bandwidth: float | None = None,
+                   nic_bandwidth: float | None = None, nvlinks: int = 18,
+                   nvswitch_radix: int | None = None, in_network_reduction: bool = True,
+                   sharp: bool = False, servers_per_rack: int | None = None,
+                   medium: str = "pluggable-optics") -> nx.Graph:
+    """``domains`` scale-up domains of ``domain_size`` GPUs, under a rail-optimized two-tier
+    scale-out fabric (omitted when there is one domain).
+
+    GPUs are numbered domain by domain, server by server: ``gpu{d * domain_size + i}`` has
+    labels ``group = d`` (its domain), ``server``, ``rail = i % gpus_per_server``,
+    ``pod`` (its SU: ``server // servers_per_leaf``) and ``rack``. Switches: ``nvs{d}``
+    (tier 0), ``leaf{su * gpus_per_server + rail}`` (tier 1), ``spine{j}`` (tier 2).
+
+    Parameters
+    ----------
+    domains : int
+        Scale-up domains.
+    domain_size : int
+        GPUs per domain (8 for DGX H100, 72 for GB200 NVL72); a multiple of
+        ``gpus_per_server``.
+    gpus_per_server : int
+        GPUs per server (= rails: 8 for DGX H100, 4 per GB200 compute tray).
+    gpu : str
+        GPU type.
+    servers_per_leaf : int
+        Servers on each rail leaf (an SU; <= ``leaf_radix / 2``).
+    leaf_radix, spine_radix : int
+        Ports per leaf and spine (64 for Quantum-2); a leaf has ``leaf_radix / 2`` uplinks.
+    scaleup_bandwidth, nic_bandwidth : float, optional
+        Bytes/s per direction per GPU into its domain switch (default the GPU's
+        ``scaleup_bandwidth``) and out of its NIC (default ``scaleout_bandwidth``).
+    nvlinks : int
+        NVLink cables per GPU (18 on H100 and B200).
+    nvswitch_radix : int, optional
+        Ports of the domain switch; default ``domain_size * nvlinks``.
+    in_network_reduction : bool
+        Reduction in the domain switch (NVLS).
+    sharp : bool
+        Reduction in leaves and spines (InfiniBand SHARP).
+    servers_per_rack : int, optional
+        Servers per rack for the ``rack`` label; default one domain per rack.
+    medium : str
+        Medium of the scale-out cables.
+
+    Examples
+    --------
+    >>> g = rail_optimized(domains=4, servers_per_leaf=2)
+    >>> g.graph["gpus"], sorted(n for n in g.neighbors("gpu9") if not n.startswith("gpu"))
+    (32, ['leaf1', 'nvs1'])
+    >>> g.nodes["gpu9"]["rail"], g.nodes["gpu9"]["pod"], g.nodes["gpu17"]["pod"]
+    (1, 0, 1)
+    """
+    domains = check_int("domains", domains)
+    gps = check_int("gpus_per_server", gpus_per_server)
+    size = check_int("domain_size", domain_size)
+    if size % gps:
+        raise UserError(f"domain_size {size} must be a multiple of gpus_per_server {gps}")
+    per_leaf = check_int("servers_per_leaf", servers_per_leaf)
+    leaf_radix = check_int("leaf_radix", leaf_radix, 2)
+    spine_radix = check_int("spine_radix", spine_radix)
+    nvlinks = check_int("nvlinks", nvlinks)
+    uplinks = leaf_radix // 2
+    if per_leaf > leaf_radix - uplinks:
+        raise UserError(f"servers_per_leaf {per_leaf} exceeds the {leaf_radix - uplinks} "
+                        f"down ports of a {leaf_radix}-port leaf (half go up)")
+    nvs_radix = size * nvlinks if nvswitch_radix is None else \
+        check_int("nvswitch_radix", nvswitch_radix)
+    if nvs_radix < size * nvlinks:
+        raise UserError(f"nvswitch_radix {nvs_radix} is too small for {size} GPUs with "
+                        f"{nvlinks} NVLinks each: it must be >= {size * nvlinks}")
+    per_rack = None if servers_per_rack is None else check_int("servers_per_rack",
+                                                               servers_per_rack)
+    spec = gpu_type(gpu)
+    up_bw = bandwidth_or("scaleup_bandwidth", scaleup_bandwidth, spec.scaleup_bandwidth)
+    nic_bw = bandwidth_or("nic_bandwidth", nic_bandwidth, spec.scaleout_bandwidth)
+    medium = check_medium("medium", medium)
+    n = domains * size
+    servers = n // gps
+    sus = -(-servers // per_leaf)
+    scaleout = domains > 1
+    leaves = sus * gps
+    spines = spine_count(leaves, uplinks, spine_radix) if scaleout else 0
+
+    graph = new_graph(f"{domains} x {size} {spec.name} (rail-optimized)" if scaleout
+                      else f"{size} {spec.name} scale-up domain")
+    graph.add_nodes_from((f"nvs{d}", switch_attrs(0, nvs_radix, NVSWITCH_LATENCY,
+                                                  in_network_reduction)) for d in range(domains))
+    servers_per_domain = size // gps
+    nodes = []
+    for i in range(n):
+        server = i // gps
+        rack = server // per_rack if per_rack else server // servers_per_domain
+        nodes.append((f"gpu{i}", {"kind": "gpu", "gpu": spec.name, "group": i // size,
+                                  "server": server, "rail": i % gps,
+                                  "pod": server // per_leaf, "rack": rack}))
+    graph.add_nodes_from(nodes)
+    nvl = link(up_bw, cable_latency(SCALEUP_LENGTH, "copper"), "copper", links=nvlinks)
+    graph.add_edges_from((f"gpu{i}", f"nvs{i // size}", dict(nvl)) for i in range(n))
+    if scaleout:
+        sw = switch_attrs(1, leaf_radix, SWITCH_LATENCY, sharp)
+        graph.add_nodes_from((f"leaf{j}", dict(sw)) for j in range(leaves))
+        graph.add_nodes_from((f"spine{j}", {**sw, "tier": 2, "radix": spine_radix})
+                             for j in range(spines))
+        nic = link(nic_bw, cable_latency(NIC_LENGTH, medium), medium)
+        graph.add_edges_from((f"gpu{i}", f"leaf{(i // gps) // per_leaf * gps + i % gps}",
+                              dict(nic)) for i in range(n))
+        parallel = uplinks // spines
+        trunk = link(nic_bw * parallel, cable_latency(LEAF_SPINE_LENGTH, medium), medium,
+                     links=parallel)
+        graph.add_edges_from((f"leaf{j}", f"spine{s}", dict(trunk))
+                             for j in range(leaves) for s in range(spines))
+    return finish(graph, n)
+
+
+@builder("superpod")
+def superpod(sus: int = 1, gpu: str = "H100-SXM", scaleup_bandwidth: float | None = None,
+             nic_bandwidth: float | None = None, sharp: bool = False,
+             medium: str = "pluggable-optics") -> nx.Graph:
+    """A DGX H100 SuperPOD-like cluster of ``sus`` scalable units (published shape,
+    shared/reference/fabrics.md): 32 DGX server slots per SU, one slot of the whole cluster
+    holding the UFM (so 31, 63, 95, 127 servers for 1-4 SUs), 8 GPUs
+    per server on one NVSwitch domain (4 NVSwitch3 chips: 256 ports, 18 NVLinks per GPU,
+    NVLS reduction), each GPU with its own 400 Gb/s NIC to its rail's leaf; 8 rail leaves
+    per SU and 4/8/16/16 spines for 1-4 SUs, all 64-port (Quantum-2). Racks hold 4 servers
+    (an assumption for the ``rack`` label). The rest as :func:`rail_optimized`.
+
+    Examples
+    --------
+    >>> g = superpod(1)
+    >>> g.graph["gpus"], sum(1 for n in g if n.startswith("leaf")), \\
+    ...     sum(1 for n in g if n.startswith("spine"))
+    (248, 8, 4)
+    >>> g.edges["gpu0", "nvs0"]["bandwidth"] / 1e9, g.edges["gpu0", "leaf0"]["bandwidth"] / 1e9
+    (450.0, 50.0)
+    """
+    sus = check_int("sus", sus)
+    return rail_optimized(domains=32 * sus - 1, domain_size=8, gpus_per_server=8, gpu=gpu,
+                          servers_per_leaf=32, leaf_radix=64, spine_radix=64,
+                          scaleup_bandwidth=scaleup_bandwidth, nic_bandwidth=nic_bandwidth,
+                          nvlinks=18, nvswitch_radix=4 * 64, sharp=sharp, servers_per_rack=4,
+                          medium=medium)
+
+
+@builder("nvl72")
+def nvl72(racks: int = 1, gpu: str = "B200-HGX", scaleup_bandwidth: float | None = None,
+          nic_bandwidth: float | None = None, sharp: bool = False,
+          medium: str = "pluggable-optics") -> nx.Graph:
+    """GB200 NVL72-like racks (published shape, fabrics.md): 72 GPUs per rack on one NVLink
+    domain (18 NVLink switch chips, each GPU with one NVLink5 to every chip: 18 links,
+    900 GB/s per direction; modelled as one logical switch of 18 x 72 ports with NVLS).
+    The GPU type defaults to the catalog's B200 (the Blackwell GPU of a GB200 has the same
+    NVLink5 bandwidth). With ``racks > 1`` each GPU's NIC joins a rail-optimized leaf-spine
+    (4 GPUs per compute tray = 4 rails; 32 trays per leaf: an assumption, not a published
+    GB200 SuperPOD shape).
+
+    Examples
+    --------
+    >>> g = nvl72()
+    >>> g.graph["gpus"], g.nodes["nvs0"]["radix"], g.edges["gpu71", "nvs0"]["bandwidth"] / 1e9
+    (72, 1296, 900.0)
+    """
+    racks = check_int("racks", racks)
+    return rail_optimized(domains=racks, domain_size=72, gpus_per_server=4, gpu=gpu,
+                          servers_per_leaf=32, scaleup_bandwidth=scaleup_bandwidth,
+                          nic_bandwidth=nic_bandwidth, nvlinks=18, nvswitch_radix=18 * 72,
+                          sharp=sharp, medium=medium)

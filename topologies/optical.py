@@ -1,0 +1,287 @@
+"""Optical circuit-switched fabrics: GPUs with ``ports`` optical ports each, port ``p`` of
+every GPU cabled to OCS ``ocs{p}`` (one OCS per port plane, as the TPU v4 cabling puts the
+same face of every cube on the same OCS), and :func:`realize`, which sets up circuits for a
+logical topology and returns them as direct GPU-to-GPU edges.
+
+A circuit joins port ``p`` of one GPU to port ``p`` of another through ``ocs{p}``: it carries
+one port's bandwidth, has no switching delay (latency = fibre on both sides + the OCS's
+insertion latency) and cannot be changed without a reconfiguration, whose time
+:func:`realize` reports in ``graph.graph["reconfiguration_time"]`` so callers can charge it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter, defaultdict
+
+import networkx as nx
+
+from compute.errors import UserError
+from topologies.common import (
+    OCS_LATENCY,
+    OCS_LENGTH,
+    OCS_PORTS,
+    OCS_RECONFIGURATION,
+    bandwidth_or,
+    builder,
+    cable_latency,
+    check_int,
+    check_medium,
+    check_positive,
+    finish,
+    format_value,
+    gpu_type,
+    link,
+    new_graph,
+)
+from topologies.schema import gpu_nodes, validate
+
+__all__ = ["circuits_for", "ocs", "realize"]
+
+
+@builder("ocs")
+def ocs(gpus: int = 16, ports: int = 4, ocs_ports: int = OCS_PORTS, gpu: str = "H100-SXM",
+        bandwidth: float | None = None, reconfiguration_time: float = OCS_RECONFIGURATION,
+        latency: float = OCS_LATENCY, medium: str = "co-packaged-optics",
+        length: float = OCS_LENGTH, logical: str | None = None) -> nx.Graph:
+    """``gpus`` GPUs with ``ports`` optical ports each, port ``p`` cabled to OCS ``ocs{p}``.
+
+    Without ``logical`` this is the physical cabling (GPU-OCS fibre edges; route nothing
+    over it). With ``logical`` it is :func:`realize` of that logical topology: GPU-GPU
+    circuit edges only.
+
+    Parameters
+    ----------
+    gpus : int
+        GPUs (each OCS needs ``ocs_ports >= gpus``).
+    ports : int
+        Optical ports per GPU (= OCS devices).
+    ocs_ports : int
+        Ports per OCS (136 for Google's Palomar).
+    gpu : str
+        GPU type.
+    bandwidth : float, optional
+        Bytes/s per direction per GPU over all its ports; default its scale-up bandwidth.
+        One port (and one circuit) carries ``bandwidth / ports``.
+    reconfiguration_time : float
+        Seconds to set up a new set of circuits (default 10 ms, an assumption within the
+        published millisecond-to-200 ms range for MEMS switches).
+    latency : float
+        OCS insertion latency, s (default 0: mirrors add no switching delay).
+    medium : str
+        Optics at the GPU end (default co-packaged).
+    length : float
+        Fibre from a GPU to an OCS, m (5 ns/m).
+    logical : str, optional
+        ``"ring"``, ``"full-mesh"``, ``"torus:AxB[xC]"`` or a circuit list ``"0-1;1-2"``.
+
+    Examples
+    --------
+    >>> g = ocs(gpus=8, ports=2)
+    >>> sorted(n for n in g if n.startswith("ocs")), g.degree("gpu0")
+    (['ocs0', 'ocs1'], 2)
+    >>> r = ocs(gpus=8, ports=2, logical="ring")
+    >>> r.edges["gpu0", "gpu1"]["medium"], r.graph["reconfiguration_time"]
+    ('ocs-circuit', 0.01)
+    """
+    n = check_int("gpus", gpus)
+    p = check_int("ports", ports)
+    r = check_int("ocs_ports", ocs_ports)
+    if n > r:
+        raise UserError(f"gpus {n} exceeds ocs_ports {r}: port p of every GPU is cabled to the "
+                        f"same OCS, so an OCS needs a port per GPU")
+    spec = gpu_type(gpu)
+    bw = bandwidth_or("bandwidth", bandwidth, spec.scaleup_bandwidth)
+    medium = check_medium("medium", medium)
+    reconf = check_positive("reconfiguration_time", reconfiguration_time, allow_zero=True)
+    lat = check_positive("latency", latency, allow_zero=True)
+    length = check_positive("length", length, allow_zero=True)
+    graph = new_graph(f"{n} {spec.name} x {p} ports on {p} OCS")
+    graph.add_nodes_from((f"gpu{i}", {"kind": "gpu", "gpu": spec.name}) for i in range(n))
+    graph.add_nodes_from((f"ocs{q}", {"kind": "ocs", "ports": r, "reconfiguration_time": reconf,
+                                      "latency": lat}) for q in range(p))
+    fibre = link(bw / p, cable_latency(length, medium), medium)
+    graph.add_edges_from((f"gpu{i}", f"ocs{q}", dict(fibre)) for i in range(n) for q in range(p))
+    graph = finish(graph, n)
+    return graph if logical is None else validate(realize(graph, logical))
+
+
+def circuits_for(logical, members: list) -> list[tuple]:
+    """The GPU pairs of a logical topology over ``members`` (node ids, in order).
+
+    ``logical`` is ``"ring"``, ``"full-mesh"``, ``"torus:AxB[xC]"`` (sides multiplying to
+    the member count), a string ``"0-1;1-2"`` of member indices, or a list of pairs of
+    node ids or indices.
+
+    >>> circuits_for("ring", ["a", "b", "c"])
+    [('a', 'b'), ('b', 'c'), ('c', 'a')]
+    >>> circuits_for("0-2;1-2", ["a", "b", "c"])
+    [('a', 'c'), ('b', 'c')]
+    """
+    n = len(members)
+    if isinstance(logical, str):
+        text = logical.strip().lower()
+        if text == "ring":
+            if n < 2:
+                raise UserError("a ring needs at least 2 GPUs")
+            return [(members[i], members[(i + 1) % n]) for i in range(n)]
+        if text in ("full-mesh", "mesh"):
+            return list(itertools.combinations(members, 2))
+        if text.startswith("torus"):
+            from topologies.direct import torus
+
+            dims = text.partition(":")[2]
+            if not dims:
+                raise UserError("torus needs its sides, e.g. 'torus:4x4'")
+            shape = torus(dims)
+            if shape.graph["gpus"] != n:
+                raise UserError(f"torus {dims} has {shape.graph['gpus']} positions but there "
+                                f"are {n} GPUs")
+            pairs = []
+            for u, v, d in shape.edges(data=True):
+                pair = (members[int(u[3:])], members[int(v[3:])])
+                pairs += [pair] * d.get("links", 1)
+            return pairs
+        try:
+            logical = [tuple(int(x) for x in item.split("-")) for item in text.split(";")]
+        except ValueError:
+            raise UserError(f"logical topology {logical!r} is not one of 'ring', 'full-mesh', "
+                            "'torus:AxB[xC]' or a circuit list like '0-1;1-2'") from None
+    pairs = []
+    for item in logical:
+        if len(item) != 2:
+            raise UserError(f"circuit {item!r} must join exactly two GPUs")
+        ends = []
+        for end in item:
+            if isinstance(end, int) and not isinstance(end, bool):
+                if not 0 <= end < n:
+                    raise UserError(f"circuit end {end} is not a GPU index in 0..{n - 1}")
+                end = members[end]
+            elif end not in members:
+                raise UserError(f"circuit end {end!r} is not one of the GPUs")
+            ends.append(end)
+        if ends[0] == ends[1]:
+            raise UserError(f"circuit {item!r} joins a GPU to itself")
+        pairs.append(tuple(ends))
+    return pairs
+
+
+def _assign(pairs, free: dict) -> list:
+    """An OCS for every circuit such that no GPU port is used twice (an edge colouring with
+    the OCS planes as colours; Kempe-chain swaps when a greedy choice is blocked)."""
+    used = defaultdict(dict)  # gpu -> {ocs: partner}
+    colour = {}
+    for idx, (u, v) in enumerate(pairs):
+        fu = [o for o in free[u] if o not in used[u]]
+        fv = [o for o in free[v] if o not in used[v]]
+        common = [o for o in fu if o in fv]
+        if common:
+            chosen = common[0]
+        else:
+            chosen = _kempe(u, v, fu, fv, used, free)
+            if chosen is None:
+                raise UserError(
+                    f"cannot set up circuit {u}-{v}: no OCS has a free port of both GPUs "
+                    f"({len(free[u])} and {len(free[v])} ports; {len(used[u])} and "
+                    f"{len(used[v])} in use). The logical topology needs more ports per GPU")
+        used[u][chosen] = v
+        used[v][chosen] = u
+        colour[idx] = chosen
+    return [colour[i] for i in range(len(pairs))]
+
+
+def _kempe(u, v, fu, fv, used, free):
+    """Swap two planes along an alternating path from ``v`` so that a plane free at ``u``
+    becomes free at ``v``; return that plane, or None when no swap works."""
+    for a in fu:
+        for b in fv:
+            if a not in free[v] or b not in free[u]:
+                continue
+            # path from v alternating a, b, a, ...
+            path, node, plane = [], v, a
+            while plane in used[node]:
+                nxt = used[node][plane]
+                path.append((node, nxt, plane))
+                node, plane = nxt, (b if plane == a else a)
+            swap = {a: b, b: a}
+            if any(u in (x, y) for x, y, _ in path) or \
+                    any(swap[p] not in free[x] or swap[p] not in free[y] for x, y, p in path):
+                continue
+            for x, y, p in path:
+                del used[x][p]
+                del used[y][p]
+            for x, y, p in path:
+                used[x][swap[p]] = y
+                used[y][swap[p]] = x
+            return a
+    return None
+
+
+def realize(graph: nx.Graph, logical, gpus: list | None = None) -> nx.Graph:
+    """Circuits through the OCS layer of ``graph`` that realize ``logical`` among ``gpus``
+    (default all, in order), as a new graph of GPU-GPU edges (``medium="ocs-circuit"``).
+
+    Each circuit carries one port's bandwidth (parallel circuits between the same pair are
+    one edge with ``links`` = their count and the summed bandwidth) and ``via`` names the
+    OCS (comma-separated when several). Latency = GPU-OCS fibre on both sides + OCS
+    latency. OCS nodes are kept (with no edges) for the bill of materials; GPUs outside
+    ``gpus`` are kept unconnected, and an explicit circuit list may leave separate islands
+    (several tensor-parallel groups): connectivity is not checked here. Graph attributes add ``logical``, ``circuits`` and
+    ``reconfiguration_time`` (s: the slowest OCS used, the time to switch to this set).
+
+    Raises UserError when a GPU would need more circuits than its ports (or no common OCS
+    plane can be found).
+
+    Examples
+    --------
+    >>> from topologies.optical import ocs
+    >>> g = realize(ocs(gpus=4, ports=3), "full-mesh")
+    >>> g.number_of_edges(), g.graph["circuits"], g.edges["gpu0", "gpu3"]["via"] != ""
+    (6, 6, True)
+    >>> realize(ocs(gpus=5, ports=3), "full-mesh")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: logical topology 'full-mesh' needs 4 circuits at GPU 'gpu0' but it has 3 optical ports
+    """
+    validate(graph, check_connected=False)
+    members = gpu_nodes(graph) if gpus is None else list(gpus)
+    for m in members:
+        if graph.nodes.get(m, {}).get("kind") != "gpu":
+            raise UserError(f"{m!r} is not a GPU of the fabric")
+    pairs = circuits_for(logical, members)
+    free = {}
+    for m in members:
+        free[m] = [o for o in graph.neighbors(m) if graph.nodes[o]["kind"] == "ocs"]
+    degree = Counter(x for pair in pairs for x in pair)
+    for m, count in degree.items():
+        if count > len(free[m]):
+            raise UserError(f"logical topology {logical!r} needs {count} circuits at GPU {m!r} "
+                            f"but it has {len(free[m])} optical ports")
+    planes = _assign(pairs, free)
+    out = nx.Graph(**{**graph.graph})
+    out.add_nodes_from((n, d) for n, d in graph.nodes(data=True) if d["kind"] in ("gpu", "ocs"))
+    merged: dict = {}
+    for (u, v), o in zip(pairs, planes, strict=True):
+        key = (u, v) if (u, v) in merged or (v, u) not in merged else (v, u)
+        merged.setdefault(key, []).append(o)
+    for (u, v), via in merged.items():
+        bw = sum(graph.edges[u, o]["bandwidth"] for o in via)
+        lat = max(graph.edges[u, o]["latency"] + graph.edges[v, o]["latency"]
+                  + graph.nodes[o]["latency"] for o in via)
+        attrs = link(bw, lat, "ocs-circuit", links=len(via))
+        attrs["via"] = ",".join(via)
+        out.add_edge(u, v, **attrs)
+    used = set(planes)
+    spec = graph.graph.get("spec", "")
+    if spec and isinstance(logical, str) and gpus is None and "logical=" not in spec:
+        spec += (",", ":")[":" not in spec] + "logical=" + format_value(logical)
+    else:
+        spec = ""
+    out.graph.update(
+        spec=spec,
+        name=f"{graph.graph.get('name', 'fabric')} as {logical}",
+        logical=logical if isinstance(logical, str) else ";".join(f"{a}-{b}" for a, b in pairs),
+        circuits=len(pairs),
+        reconfiguration_time=max((graph.nodes[o]["reconfiguration_time"] for o in used),
+                                 default=0.0))
+    return validate(out, check_connected=False)

@@ -1,0 +1,287 @@
+"""Packet-switched fabrics: one switch (a scale-up domain such as NVSwitch), flat parallel
+planes, two-tier leaf-spine and three-tier k-ary fat trees.
+
+``bandwidth`` is always bytes/s per direction per GPU. Radix limits are enforced: a switch
+never has more cables than ports. Switch ids: ``nvs0`` (scale-up, tier 0), ``plane{p}``
+(flat planes, tier 1), ``leaf{i}`` (tier 1), ``spine{i}`` (tier 2), ``core{i}`` (tier 3).
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+
+from compute.errors import UserError
+from topologies.common import (
+    LEAF_SPINE_LENGTH,
+    NIC_LENGTH,
+    NVSWITCH_LATENCY,
+    SCALEUP_LENGTH,
+    SPINE_CORE_LENGTH,
+    SWITCH_LATENCY,
+    bandwidth_or,
+    builder,
+    cable_latency,
+    check_int,
+    check_medium,
+    check_positive,
+    finish,
+    gpu_type,
+    link,
+    new_graph,
+    switch_attrs,
+)
+
+__all__ = ["fat_tree", "flat", "leaf_spine", "single_switch"]
+
+
+@builder("single-switch")
+def single_switch(n: int = 8, gpu: str = "H100-SXM", bandwidth: float | None = None,
+                  links: int = 1, radix: int | None = None, latency: float = NVSWITCH_LATENCY,
+                  in_network_reduction: bool = True, medium: str = "copper",
+                  length: float = SCALEUP_LENGTH) -> nx.Graph:
+    """``n`` GPUs on one switch ``nvs0`` (tier 0): a scale-up domain such as the NVSwitches
+    of a DGX H100, modelled as one logical switch.
+
+    Parameters
+    ----------
+    n : int
+        GPUs (>= 1).
+    gpu : str
+        GPU type (catalog name).
+    bandwidth : float, optional
+        Bytes/s per direction per GPU; default the GPU's ``scaleup_bandwidth`` (450 GB/s for
+        an H100: 18 NVLink4 links x 25 GB/s).
+    links : int
+        Cables per GPU (18 NVLinks for an H100; the edge carries ``links`` and their summed
+        bandwidth).
+    radix : int, optional
+        Switch ports; default exactly ``n * links``. Four NVSwitch3 chips have 4 x 64 = 256.
+    latency : float
+        Switch traversal, s (default 150 ns, an assumption: no published figure).
+    in_network_reduction : bool
+        Whether the switch reduces data itself (NVSwitch NVLS: yes).
+    medium, length
+        Cable medium and length (m).
+
+    Examples
+    --------
+    >>> g = single_switch(8)
+    >>> g.graph["gpus"], g.nodes["nvs0"]["tier"], g.edges["gpu3", "nvs0"]["bandwidth"] / 1e9
+    (8, 0, 450.0)
+    """
+    n = check_int("n", n)
+    links = check_int("links", links)
+    spec = gpu_type(gpu)
+    bw = bandwidth_or("bandwidth", bandwidth, spec.scaleup_bandwidth)
+    medium = check_medium("medium", medium)
+    radix = n * links if radix is None else check_int("radix", radix)
+    if radix < n * links:
+        raise UserError(f"radix {radix} is too small for {n} GPUs with {links} link(s) each: "
+                        f"it must be >= {n * links}")
+    graph = new_graph(f"{n} {spec.name} on one switch")
+    graph.add_node("nvs0", **switch_attrs(0, radix, check_positive("latency", latency,
+                                                                   allow_zero=True),
+                                          in_network_reduction))
+    cable = link(bw, cable_latency(length, medium), medium, links=links)
+    for i in range(n):
+        graph.add_node(f"gpu{i}", kind="gpu", gpu=spec.name, group=0)
+        graph.add_edge(f"gpu{i}", "nvs0", **cable)
+    return finish(graph, n)
+
+
+@builder("flat")
+def flat(n: int = 64, planes: int = 4, radix: int = 64, gpu: str = "H100-SXM",
+         bandwidth: float | None = None, latency: float = SWITCH_LATENCY,
+         in_network_reduction: bool = False, medium: str = "co-packaged-optics",
+         length: float = NIC_LENGTH) -> nx.Graph:
+    """``n`` GPUs one switch hop apart through ``planes`` parallel switches ``plane0..``
+    (tier 1); each GPU has one port on every plane.
+
+    Parameters
+    ----------
+    n : int
+        GPUs; each plane needs ``radix >= n``.
+    planes : int
+        Parallel switch planes (>= 1).
+    radix : int
+        Ports per plane switch.
+    gpu : str
+        GPU type.
+    bandwidth : float, optional
+        Bytes/s per direction per GPU summed over its planes; default the GPU's scale-up
+        bandwidth (a flat fabric stands in for the scale-up domain).
+    latency, in_network_reduction, medium, length
+        Switch traversal (s, default 330 ns), reduction in the switch, cable medium and
+        length (m).
+
+    Examples
+    --------
+    >>> g = flat(16, planes=4, radix=16, gpu="Lite")
+    >>> g.degree("gpu0"), round(g.edges["gpu0", "plane3"]["bandwidth"] / 1e9, 3)
+    (4, 28.125)
+    >>> flat(65, radix=64)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: flat: 65 GPUs need switches of radix >= 65 (one port per GPU per plane), got radix 64; use leaf-spine or fat-tree
+    """
+    n = check_int("n", n)
+    planes = check_int("planes", planes)
+    radix = check_int("radix", radix)
+    if n > radix:
+        raise UserError(f"flat: {n} GPUs need switches of radix >= {n} (one port per GPU per "
+                        f"plane), got radix {radix}; use leaf-spine or fat-tree")
+    spec = gpu_type(gpu)
+    bw = bandwidth_or("bandwidth", bandwidth, spec.scaleup_bandwidth)
+    medium = check_medium("medium", medium)
+    lat = check_positive("latency", latency, allow_zero=True)
+    graph = new_graph(f"{n} {spec.name} on {planes} flat plane(s)")
+    graph.add_nodes_from((f"plane{p}", switch_attrs(1, radix, lat, in_network_reduction))
+                         for p in range(planes))
+    graph.add_nodes_from((f"gpu{i}", {"kind": "gpu", "gpu": spec.name}) for i in range(n))
+    cable = link(bw / planes, cable_latency(length, medium), medium)
+    graph.add_edges_from((f"gpu{i}", f"plane{p}", dict(cable))
+                         for i in range(n) for p in range(planes))
+    return finish(graph, n)
+
+
+def _uplinks(k: int, oversubscription: int) -> int:
+    """Uplinks of a leaf with ``k/2`` GPU ports at ``oversubscription`` (down:up) ratio."""
+    r = check_int("oversubscription", oversubscription)
+    if (k // 2) % r:
+        raise UserError(f"oversubscription {r} must divide the {k // 2} GPU ports of a leaf "
+                        f"(k/2 with k={k}) so that uplinks are whole cables")
+    return k // 2 // r
+
+
+def _even_k(name: str, k) -> int:
+    k = check_int(name, k, 2)
+    if k % 2:
+        raise UserError(f"{name} must be even (half the ports go down, half up), got {k}")
+    return k
+
+
+def _scaleout(gpu, bandwidth, medium, latency):
+    spec = gpu_type(gpu)
+    bw = bandwidth_or("bandwidth", bandwidth, spec.scaleout_bandwidth)
+    return spec, bw, check_medium("medium", medium), check_positive("latency", latency,
+                                                                    allow_zero=True)
+
+
+@builder("leaf-spine")
+def leaf_spine(leaves: int = 4, radix: int = 8, oversubscription: int = 1,
+               spines: int | None = None, gpu: str = "H100-SXM",
+               bandwidth: float | None = None, latency: float = SWITCH_LATENCY,
+               in_network_reduction: bool = False,
+               medium: str = "pluggable-optics") -> nx.Graph:
+    """Two-tier leaf-spine: ``leaves`` switches of ``radix`` ports, ``radix/2`` GPUs on each,
+    ``radix / (2 * oversubscription)`` uplinks per leaf spread evenly over the spines.
+
+    Parameters
+    ----------
+    leaves : int
+        Leaf switches (GPUs = ``leaves * radix / 2``).
+    radix : int
+        Ports per switch (even).
+    oversubscription : int
+        GPU ports : uplinks of a leaf (1 = non-blocking); must divide ``radix/2``.
+    spines : int, optional
+        Spine switches; default one per leaf uplink. Must divide the uplinks (each leaf
+        then has ``uplinks/spines`` parallel cables to every spine) and each spine needs
+        ``leaves * uplinks / spines <= radix``.
+    gpu, bandwidth, latency, in_network_reduction, medium
+        GPU type; bytes/s per direction per GPU and per cable (default the GPU's
+        ``scaleout_bandwidth``, its NIC); switch traversal (s); SHARP-like reduction; medium.
+
+    Examples
+    --------
+    >>> g = leaf_spine(leaves=4, radix=8)
+    >>> g.graph["gpus"], sum(1 for n in g if n.startswith("spine")), g.degree("spine0")
+    (16, 4, 4)
+    """
+    leaves = check_int("leaves", leaves)
+    radix = _even_k("radix", radix)
+    up = _uplinks(radix, oversubscription)
+    spines = up if spines is None else check_int("spines", spines)
+    if up % spines:
+        raise UserError(f"spines {spines} must divide the {up} uplinks of each leaf")
+    parallel = up // spines
+    if leaves * parallel > radix:
+        raise UserError(f"radix {radix} is too small: each spine would need {leaves * parallel} "
+                        f"ports for {leaves} leaves; use at most {radix // parallel} leaves, "
+                        "more spines or fat-tree")
+    spec, bw, medium, lat = _scaleout(gpu, bandwidth, medium, latency)
+    h = radix // 2
+    graph = new_graph(f"leaf-spine of {leaves} leaves x {h} {spec.name}")
+    sw = switch_attrs(1, radix, lat, in_network_reduction)
+    graph.add_nodes_from((f"leaf{i}", dict(sw)) for i in range(leaves))
+    graph.add_nodes_from((f"spine{j}", {**sw, "tier": 2}) for j in range(spines))
+    nic = link(bw, cable_latency(NIC_LENGTH, medium), medium)
+    for i in range(leaves * h):
+        graph.add_node(f"gpu{i}", kind="gpu", gpu=spec.name, rack=i // h)
+        graph.add_edge(f"gpu{i}", f"leaf{i // h}", **nic)
+    trunk = link(bw * parallel, cable_latency(LEAF_SPINE_LENGTH, medium), medium, parallel)
+    graph.add_edges_from((f"leaf{i}", f"spine{j}", dict(trunk))
+                         for i in range(leaves) for j in range(spines))
+    return finish(graph, leaves * h)
+
+
+@builder("fat-tree")
+def fat_tree(k: int = 4, oversubscription: int = 1, pods: int | None = None,
+             gpu: str = "H100-SXM", bandwidth: float | None = None,
+             latency: float = SWITCH_LATENCY, in_network_reduction: bool = False,
+             medium: str = "pluggable-optics") -> nx.Graph:
+    """Three-tier k-ary fat tree of ``k``-port switches: ``k^3/4`` GPUs in ``k`` pods.
+
+    Each pod has ``k/2`` leaves (``leaf``, tier 1) with ``k/2`` GPUs each and
+    ``u = k / (2 * oversubscription)`` aggregation switches (``spine``, tier 2); every leaf
+    has one cable to each of its pod's spines. Spine ``a`` of every pod has ``k/2`` cables
+    up, one to each core of group ``a`` (``core``, tier 3; ``u * k/2`` cores). With
+    oversubscription 1 this is the classic non-blocking fat tree (Al-Fares et al.,
+    SIGCOMM 2008). GPUs are numbered pod by pod, leaf by leaf (label ``pod``; ``rack`` = leaf).
+
+    Parameters
+    ----------
+    k : int
+        Switch radix (even, >= 2).
+    oversubscription : int
+        Leaf GPU ports : leaf uplinks (must divide ``k/2``); the spine and core tiers stay
+        non-blocking.
+    pods : int, optional
+        Build only the first ``pods`` pods (default ``k``; the cores keep ``k`` ports but use
+        ``pods`` of them): ``pods * k^2/4`` GPUs.
+    gpu, bandwidth, latency, in_network_reduction, medium
+        As for :func:`leaf_spine` (every cable carries ``bandwidth``, default the GPU's NIC).
+
+    Examples
+    --------
+    >>> g = fat_tree(4)
+    >>> g.graph["gpus"], sum(1 for n in g if n.startswith("core")), g.nodes["core0"]["tier"]
+    (16, 4, 3)
+    >>> fat_tree(8, oversubscription=2).graph["gpus"]
+    128
+    """
+    k = _even_k("k", k)
+    up = _uplinks(k, oversubscription)
+    pods = k if pods is None else check_int("pods", pods)
+    if pods > k:
+        raise UserError(f"pods {pods} exceeds k={k}: a core switch has one port per pod")
+    spec, bw, medium, lat = _scaleout(gpu, bandwidth, medium, latency)
+    h = k // 2
+    n = pods * h * h
+    graph = new_graph(f"k={k} fat tree of {n} {spec.name}")
+    sw = switch_attrs(1, k, lat, in_network_reduction)
+    graph.add_nodes_from((f"gpu{i}", {"kind": "gpu", "gpu": spec.name, "pod": i // (h * h),
+                                      "rack": i // h}) for i in range(n))
+    graph.add_nodes_from((f"leaf{i}", dict(sw)) for i in range(pods * h))
+    graph.add_nodes_from((f"spine{i}", {**sw, "tier": 2}) for i in range(pods * up))
+    graph.add_nodes_from((f"core{i}", {**sw, "tier": 3}) for i in range(up * h))
+    nic = link(bw, cable_latency(NIC_LENGTH, medium), medium)
+    graph.add_edges_from((f"gpu{i}", f"leaf{i // h}", dict(nic)) for i in range(n))
+    trunk = link(bw, cable_latency(LEAF_SPINE_LENGTH, medium), medium)
+    graph.add_edges_from((f"leaf{p * h + e}", f"spine{p * up + a}", dict(trunk))
+                         for p in range(pods) for e in range(h) for a in range(up))
+    top = link(bw, cable_latency(SPINE_CORE_LENGTH, medium), medium)
+    graph.add_edges_from((f"spine{p * up + a}", f"core{a * h + c}", dict(top))
+                         for p in range(pods) for a in range(up) for c in range(h))
+    graph.graph.update(k=k, oversubscription=int(oversubscription))
+    return finish(graph, n)
