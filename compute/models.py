@@ -362,8 +362,11 @@ def expected_experts_touched(model: ModelSpec, tokens):
     """Expected number of distinct experts that ``tokens`` tokens route to in one layer, with
     uniform top-k routing: ``E (1 - (1 - k/E)^n)``; 1 for a dense model.
 
-    >>> expected_experts_touched(get_model("Llama-3-8B"), 100)
+    >>> float(expected_experts_touched(get_model("Llama-3-8B"), 100))
     1.0
+    >>> mixtral_like = ModelSpec("m", 1, 64, 4, 4, 16, 128, 100, experts=8, experts_per_token=2)
+    >>> float(expected_experts_touched(mixtral_like, 1)), float(expected_experts_touched(mixtral_like, 2))
+    (2.0, 3.5)
     """
     import numpy as np
 

@@ -13,8 +13,11 @@ result says why.
 True
 >>> r.best.latency <= 0.050
 True
->>> search("Llama-3.1-405B", "A100-SXM-80GB", "decode").best is None
-True
+>>> from compute.hardware import derive_gpu, get_gpu
+>>> tiny = derive_gpu(get_gpu("H100-SXM"), "Eighth", fraction=0.125)   # 10 GB, TP <= 8
+>>> none = search("GPT-3-175B", tiny, "decode")
+>>> none.best is None, none.reason.split(";")[0]
+(True, 'GPT-3-175B on Eighth (decode): nothing fits in memory at any TP degree up to 8')
 """
 
 from __future__ import annotations

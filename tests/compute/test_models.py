@@ -1,0 +1,159 @@
+"""Model catalog and loaders: parameter counts against published sizes, HF config.json."""
+
+import json
+
+import pytest
+
+from compute.errors import UserError
+from compute.models import (
+    ModelSpec,
+    get_model,
+    load_hf_config,
+    load_model_file,
+    model_catalog,
+    model_names,
+)
+
+# Published parameter counts (model cards / papers), in billions.
+PUBLISHED = {
+    "Llama-3-8B": 8.03,      # meta-llama/Meta-Llama-3-8B model card
+    "Llama-3-70B": 70.6,     # meta-llama/Meta-Llama-3-70B model card
+    "Llama-3.1-405B": 405.9,  # meta-llama/Llama-3.1-405B model card
+    "GPT-3-175B": 175.0,     # Brown et al. 2020
+    "Llama-2-70B": 69.0,     # Touvron et al. 2023 (Llama 2 paper)
+}
+
+
+@pytest.mark.parametrize("name", sorted(PUBLISHED))
+def test_parameter_count_within_2_percent_of_published(name):
+    params = get_model(name).parameters / 1e9
+    assert params == pytest.approx(PUBLISHED[name], rel=0.02)
+
+
+def test_llama3_8b_parameters_from_architecture_by_hand():
+    # embed + head 2 x 128256 x 4096; per layer q,o 4096^2 each, k,v 4096 x 1024 each,
+    # MLP 3 x 4096 x 14336, two RMSNorms of 4096; final norm 4096.
+    layer = 2 * 4096**2 + 2 * 4096 * 1024 + 3 * 4096 * 14336 + 2 * 4096
+    total = 2 * 128256 * 4096 + 32 * layer + 4096
+    assert get_model("Llama-3-8B").parameters == total == 8_030_261_248
+
+
+def test_catalog_has_the_study_models_with_sources():
+    names = model_names()
+    for n in ("Llama-3-8B", "Llama-3-70B", "Llama-3.1-405B", "GPT-3-175B", "Llama-2-70B"):
+        assert n in names
+        assert model_catalog()[n].source
+
+
+def test_dense_models_have_no_experts_and_405b_ships_fp8_weights():
+    for m in model_catalog().values():
+        assert (m.experts, m.experts_per_token) == (1, 1)
+        assert m.active_parameters == m.parameters
+    assert get_model("Llama-3.1-405B").weight_bytes == 1.0
+    assert get_model("Llama-3-70B").weight_bytes == 2.0
+
+
+def test_unknown_model_lists_known_ones():
+    with pytest.raises(UserError, match="unknown model 'GPT-5'.*'Llama-3-70B'"):
+        get_model("GPT-5")
+
+
+LLAMA3_8B_CONFIG = {  # the fields of meta-llama/Meta-Llama-3-8B/config.json that matter
+    "architectures": ["LlamaForCausalLM"], "hidden_act": "silu", "hidden_size": 4096,
+    "intermediate_size": 14336, "max_position_embeddings": 8192, "model_type": "llama",
+    "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8,
+    "rms_norm_eps": 1e-05, "rope_theta": 500000.0, "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16", "vocab_size": 128256,
+}
+
+
+def test_hf_config_llama3_8b_matches_catalog(tmp_path):
+    path = tmp_path / "Meta-Llama-3-8B" / "config.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(LLAMA3_8B_CONFIG))
+    m = load_hf_config(path)
+    ref = get_model("Llama-3-8B")
+    for key in ("layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab",
+                "gated_mlp", "tied_embeddings", "weight_dtype", "max_context"):
+        assert getattr(m, key) == getattr(ref, key), key
+    assert m.parameters == ref.parameters
+    assert m.name == "Meta-Llama-3-8B"
+    assert get_model(str(path)).parameters == ref.parameters  # a path works as a name
+
+
+def test_hf_config_gpt2_small_has_124m_parameters(tmp_path):
+    # openai-community/gpt2: 124,439,808 parameters (tied embeddings, learned positions).
+    cfg = {"model_type": "gpt2", "n_embd": 768, "n_layer": 12, "n_head": 12,
+           "n_positions": 1024, "n_ctx": 1024, "vocab_size": 50257,
+           "activation_function": "gelu_new"}
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    m = load_hf_config(tmp_path / "config.json", name="gpt2")
+    assert not m.gated_mlp and m.tied_embeddings and m.bias and m.norm == "layernorm"
+    assert m.parameters == 124_439_808
+
+
+def test_hf_config_mixtral_moe_counts_total_and_active(tmp_path):
+    # mistralai/Mixtral-8x7B-v0.1: 46.7B parameters, 12.9B active per token (Mistral AI,
+    # "Mixtral of experts", 2023).
+    cfg = {"model_type": "mixtral", "hidden_size": 4096, "intermediate_size": 14336,
+           "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+           "vocab_size": 32000, "num_local_experts": 8, "num_experts_per_tok": 2,
+           "tie_word_embeddings": False, "torch_dtype": "bfloat16", "hidden_act": "silu"}
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    m = load_hf_config(tmp_path, name="Mixtral-8x7B")
+    assert m.is_moe
+    assert m.parameters / 1e9 == pytest.approx(46.7, rel=0.01)
+    assert m.active_parameters / 1e9 == pytest.approx(12.9, rel=0.01)
+
+
+@pytest.mark.parametrize("text, match", [
+    ("{not json", "malformed JSON"),
+    ("[1, 2]", "JSON object"),
+    (json.dumps({"hidden_size": 4096}), "lacks"),
+    (json.dumps({**LLAMA3_8B_CONFIG, "num_hidden_layers": 0}), "num_hidden_layers"),
+    (json.dumps({**LLAMA3_8B_CONFIG, "num_key_value_heads": 5}), "multiple of kv_heads"),
+])
+def test_bad_hf_config_is_a_user_error(tmp_path, text, match):
+    path = tmp_path / "config.json"
+    path.write_text(text)
+    with pytest.raises(UserError, match=match):
+        load_hf_config(path)
+
+
+def test_missing_hf_config_is_a_user_error(tmp_path):
+    with pytest.raises(UserError, match="cannot read"):
+        load_hf_config(tmp_path / "nope" / "config.json")
+
+
+def test_model_file_toml_and_json(tmp_path):
+    toml = tmp_path / "m.toml"
+    toml.write_text('[model.tiny]\nlayers = 2\nhidden = 64\nheads = 4\nffn = 128\nvocab = 100\n')
+    m = load_model_file(toml)["tiny"]
+    assert (m.kv_heads, m.head_dim, m.gated_mlp) == (4, 16, True)
+    js = tmp_path / "m.json"
+    js.write_text(json.dumps({"model": {"tiny": {"layers": 2, "hidden": 64, "heads": 4,
+                                                 "ffn": 128, "vocab": 100}}}))
+    assert load_model_file(js)["tiny"] == m
+
+
+@pytest.mark.parametrize("body, match", [
+    ('[model.x]\nlayers = 2\nhidden = 64\nheads = 4\nffn = 128\nvocab = 100\ncolour = 1\n',
+     "unknown key.*colour"),
+    ('[model.x]\nlayers = 2\nhidden = 64\nheads = 4\nvocab = 100\n', "lacks key.*ffn"),
+    ('[model.x]\nlayers = 2\nhidden = 64\nheads = 4\nffn = 128\nvocab = 100\n'
+     'weight_dtype = "fp4"\n', "weight_dtype 'fp4' is unknown"),
+    ('[model.x]\nlayers = -2\nhidden = 64\nheads = 4\nffn = 128\nvocab = 100\n', "layers"),
+    ('[model.x]\nlayers = 2\nhidden = 60\nheads = 7\nffn = 128\nvocab = 100\n', "head_dim"),
+    ('[model.x\nlayers = 2\n', "malformed"),
+    ('[gpu.x]\nsms = 2\n', "top-level table 'model'"),
+])
+def test_bad_model_file_is_a_user_error(tmp_path, body, match):
+    path = tmp_path / "bad.toml"
+    path.write_text(body)
+    with pytest.raises(UserError, match=match):
+        load_model_file(path)
+
+
+def test_spec_rejects_more_routed_experts_than_experts():
+    with pytest.raises(UserError, match="experts_per_token"):
+        ModelSpec("x", 1, 64, 4, 4, 16, 128, 100, experts=2, experts_per_token=3)

@@ -1,0 +1,170 @@
+"""`netmodel hardware | models | infer | search`: output shapes and one-line errors."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from netmodel.cli import cli
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args))
+
+
+def assert_one_line_error(result, *needles):
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
+    assert "Traceback" not in result.output
+    for n in needles:
+        assert n in lines[0], lines[0]
+
+
+def test_hardware_lists_and_shows():
+    r = run("hardware")
+    assert r.exit_code == 0
+    for name in ("H100-SXM", "Lite", "Lite+BW+FLOPS", "B200-HGX"):
+        assert name in r.output
+    d = json.loads(run("hardware", "H100-SXM", "--json").output)
+    assert (d["sms"], d["hbm_bandwidth"], d["scaleup_bandwidth"]) == (132, 3.35e12, 450e9)
+    listing = json.loads(run("hardware", "--json").output)
+    assert [g["name"] for g in listing["gpus"]][:2] == ["A100-SXM-80GB", "H100-SXM"]
+    assert "largest instance  32 GPUs" in run("hardware", "Lite").output
+
+
+def test_models_lists_and_shows():
+    r = run("models")
+    assert r.exit_code == 0 and "Llama-3.1-405B" in r.output and "70.55B" in r.output
+    d = json.loads(run("models", "Llama-3-70B", "--json").output)
+    assert d["kv_heads"] == 8 and d["parameters"] == 70_553_706_496
+
+
+def test_infer_json_shape_and_consistency():
+    r = run("infer", "--model", "Llama-3-70B", "--gpu", "H100-SXM", "--tp", "8", "--batch",
+            "1", "--phase", "decode", "--json")
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    assert {"model", "gpu", "phase", "tp", "batch", "latency_s", "tokens_per_s",
+            "tokens_per_s_per_sm", "time_split_s", "memory", "stages", "feasible"} <= set(d)
+    assert d["tokens_per_s_per_sm"] == pytest.approx(1 / d["latency_s"] / (8 * 132))
+    assert sum(s["total_time_s"] for s in d["stages"]) == pytest.approx(d["latency_s"])
+    assert [s["stage"] for s in d["stages"]][0] == "embedding"
+
+
+def test_infer_text_and_csv():
+    r = run("infer", "--model", "Llama-3-8B", "--gpu", "Lite", "--tp", "4", "--batch", "8",
+            "--phase", "prefill")
+    assert r.exit_code == 0 and "TTFT" in r.output and "mlp_up" in r.output
+    c = run("infer", "--model", "Llama-3-8B", "--gpu", "Lite", "--tp", "4", "--batch", "8",
+            "--csv")
+    assert c.output.splitlines()[0].startswith("stage,count,flops")
+    assert len(c.output.splitlines()) == 1 + 9
+
+
+def test_search_json_best_meets_slo():
+    r = run("search", "--model", "Llama-3-70B", "--gpu", "Lite", "--phase", "decode",
+            "--tbt", "40ms", "--json")
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    assert d["latency_limit_s"] == pytest.approx(0.040)
+    assert d["best"]["latency_s"] <= 0.040 and d["best"]["tp"] in d["tp_degrees"]
+    assert d["feasible"] <= d["fitting"] <= d["evaluated"]
+
+
+def test_search_text_with_front():
+    r = run("search", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--phase", "prefill",
+            "--front", "--max-batch", "64")
+    assert r.exit_code == 0 and "best per TP degree" in r.output and "Pareto front" in r.output
+
+
+def test_search_infeasible_reports_reason(tmp_path):
+    f = tmp_path / "g.toml"
+    f.write_text('[gpu.Tiny]\nderive_from = "H100-SXM"\nfraction = 0.125\n')
+    r = run("search", "--model", "GPT-3-175B", "--gpu-file", str(f), "--json")
+    d = json.loads(r.output)
+    assert r.exit_code == 0 and d["best"] is None and "nothing fits" in d["reason"]
+    t = run("search", "--model", "GPT-3-175B", "--gpu-file", str(f))
+    assert "no feasible configuration" in t.output
+
+
+def test_gpu_and_model_from_files(tmp_path):
+    g = tmp_path / "gpus.json"
+    g.write_text(json.dumps({"gpu": {"Fat": {"derive_from": "H100-SXM",
+                                             "hbm_bandwidth_multiplier": 2.0}}}))
+    slow = json.loads(run("infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "1",
+                          "--batch", "1", "--json").output)
+    fast = json.loads(run("infer", "--model", "Llama-3-8B", "--gpu-file", str(g), "--tp", "1",
+                          "--batch", "1", "--json").output)
+    assert fast["gpu"] == "Fat"
+    assert fast["latency_s"] == pytest.approx(slow["latency_s"] / 2, rel=0.01)
+    cfg = tmp_path / "config.json"
+    cfg.write_text(json.dumps({"model_type": "llama", "hidden_size": 2048, "num_hidden_layers": 4,
+                               "num_attention_heads": 16, "num_key_value_heads": 4,
+                               "intermediate_size": 8192, "vocab_size": 32000}))
+    r = run("infer", "--hf-config", str(cfg), "--gpu", "H100-SXM", "--tp", "4", "--batch",
+            "2", "--json")
+    assert r.exit_code == 0 and json.loads(r.output)["tp"] == 4
+    shown = run("models", "--hf-config", str(cfg))
+    assert shown.exit_code == 0 and "kv_heads           4" in shown.output
+
+
+@pytest.mark.parametrize("args, needles", [
+    (("hardware", "H900"), ("unknown GPU 'H900'", "'H100-SXM'", "'Lite'")),
+    (("models", "GPT-5"), ("unknown model 'GPT-5'", "'Llama-3-70B'")),
+    (("infer", "--model", "GPT-5", "--gpu", "H100-SXM", "--tp", "1", "--batch", "1"),
+     ("unknown model 'GPT-5'", "'GPT-3-175B'")),
+    (("infer", "--model", "Llama-3-70B", "--gpu", "H900", "--tp", "1", "--batch", "1"),
+     ("unknown GPU 'H900'",)),
+    (("infer", "--model", "Llama-3-70B", "--gpu", "H100-SXM", "--tp", "3", "--batch", "1"),
+     ("TP degree 3 does not divide the 64 attention heads", "allowed: 1, 2, 4, 8")),
+    (("infer", "--model", "Llama-3-70B", "--gpu", "H100-SXM", "--tp", "8", "--batch", "0"),
+     ("--batch must be a whole number >= 1, got '0'",)),
+    (("infer", "--model", "Llama-3-70B", "--gpu", "H100-SXM", "--tp", "8", "--batch", "-3"),
+     ("--batch",)),
+    (("infer", "--model", "Llama-3-70B", "--gpu", "H100-SXM", "--tp", "8", "--batch", "nan"),
+     ("--batch must be a whole number >= 1, got 'nan'",)),
+    (("infer", "--model", "Llama-3-70B", "--gpu", "H100-SXM", "--tp", "8", "--batch", "2.5"),
+     ("--batch",)),
+    (("infer", "--model", "Llama-3-70B", "--gpu", "H100-SXM", "--tp", "8", "--batch", "1",
+      "--phase", "train"), ("unknown phase 'train'",)),
+    (("infer", "--model", "Llama-3-70B", "--gpu", "H100-SXM", "--tp", "8", "--batch", "1",
+      "--context", "-1"), ("--context",)),
+    (("infer", "--model", "Llama-3-70B", "--gpu", "H100-SXM", "--tp", "8", "--batch", "1",
+      "--flops-efficiency", "nan"), ("--flops-efficiency",)),
+    (("search", "--model", "Llama-3-70B", "--gpu", "H100-SXM", "--tbt", "-5ms"), ("--tbt",)),
+    (("search", "--model", "Llama-3-70B", "--gpu", "H100-SXM", "--max-batch", "0"),
+     ("--max-batch",)),
+    (("search", "--model", "Llama-3-70B", "--gpu", "H100-SXM", "--mode", "fast"),
+     ("unknown mode 'fast'",)),
+    (("search", "--gpu", "H100-SXM"), ("give --model NAME",)),
+])
+def test_bad_input_is_one_line_exit_2(args, needles):
+    assert_one_line_error(run(*args), *needles)
+
+
+@pytest.mark.parametrize("name, body, needle", [
+    ("g.toml", "[gpu.X\nsms = 1\n", "malformed"),
+    ("g.json", '{"gpu": {', "malformed"),
+    ("g.toml", '[gpu.X]\nderive_from = "H100-SXM"\ncolour = 2\n', "unknown key(s) colour"),
+    ("g.yaml", "gpu: {}", "unknown file type"),
+])
+def test_malformed_gpu_file_is_one_line(tmp_path, name, body, needle):
+    f = tmp_path / name
+    f.write_text(body)
+    assert_one_line_error(run("infer", "--model", "Llama-3-8B", "--gpu-file", str(f), "--tp",
+                              "1", "--batch", "1"), needle)
+
+
+@pytest.mark.parametrize("name, body, needle", [
+    ("m.toml", "[model.X\n", "malformed"),
+    ("m.json", '{"model": {"X": {"layers": 1}}}', "lacks key(s) hidden, heads, ffn, vocab"),
+    ("config.json", "{oops", "malformed JSON"),
+    ("config.json", '{"hidden_size": 64}', "lacks"),
+])
+def test_malformed_model_file_is_one_line(tmp_path, name, body, needle):
+    f = tmp_path / name
+    f.write_text(body)
+    opt = "--hf-config" if name == "config.json" else "--model-file"
+    assert_one_line_error(run("infer", opt, str(f), "--gpu", "H100-SXM", "--tp", "1",
+                              "--batch", "1"), needle)

@@ -1,0 +1,138 @@
+"""The Lite-GPU study: the Python API, its files, and `netmodel study lite-gpu`."""
+
+import csv
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from compute.comm import NoCommunication, RingAlphaBeta
+from compute.errors import UserError
+from compute.phases import Slo
+from compute.search import search
+from netmodel.cli import cli
+from netmodel.study import (
+    DEFAULT_GPUS,
+    DEFAULT_MODELS,
+    STUDY_COLUMNS,
+    run_lite_gpu_study,
+    write_study,
+)
+
+
+@pytest.fixture(scope="module")
+def small_study():
+    ring = run_lite_gpu_study(models=["Llama-3-70B"], gpus=["H100-SXM", "Lite", "Lite+BW"])
+    ideal = run_lite_gpu_study(models=["Llama-3-70B"], gpus=["H100-SXM", "Lite", "Lite+BW"],
+                               comm_factory=lambda g: NoCommunication(), network="ideal")
+    return ring + ideal
+
+
+def test_defaults_are_the_papers_grid():
+    assert DEFAULT_MODELS == ("Llama-3-70B", "GPT-3-175B", "Llama-3.1-405B")
+    assert DEFAULT_GPUS[0] == "H100-SXM" and len(DEFAULT_GPUS) == 6
+
+
+def test_rows_are_the_searches_best(small_study):
+    assert len(small_study.rows) == 2 * 3 * 2  # phases x gpus x networks
+    for row, s in zip(small_study.rows, small_study.searches, strict=True):
+        assert (row.model, row.gpu, row.phase) == (s.model, s.gpu, s.phase)
+        assert row.tokens_per_s_per_sm == s.best.tokens_per_s_per_sm
+        assert row.compute_s + row.memory_s + row.network_s == pytest.approx(row.latency_s)
+    again = search("Llama-3-70B", "Lite", "decode")
+    assert small_study.row("Llama-3-70B", "Lite", "decode").batch == again.best.batch
+
+
+def test_vs_baseline_divides_by_h100_in_the_same_network(small_study):
+    for net in ("ring", "ideal"):
+        base = small_study.row("Llama-3-70B", "H100-SXM", "prefill", net)
+        lite = small_study.row("Llama-3-70B", "Lite", "prefill", net)
+        assert base.vs_baseline == 1.0
+        assert lite.vs_baseline == pytest.approx(lite.tokens_per_s_per_sm
+                                                 / base.tokens_per_s_per_sm)
+
+
+def test_ideal_network_is_never_below_the_ring(small_study):
+    for r in small_study.rows:
+        if r.network == "ring":
+            ideal = small_study.row(r.model, r.gpu, r.phase, "ideal")
+            assert ideal.tokens_per_s_per_sm >= r.tokens_per_s_per_sm * (1 - 1e-12)
+            assert ideal.network_s == 0.0
+
+
+def test_comm_factory_gets_each_gpu():
+    seen = []
+
+    def factory(gpu):
+        seen.append(gpu.name)
+        return RingAlphaBeta(bandwidth=gpu.scaleup_bandwidth * 4)
+
+    s = run_lite_gpu_study(models=["Llama-3-8B"], gpus=["H100-SXM", "Lite"],
+                           phases=["decode"], comm_factory=factory, network="fat-ring")
+    assert seen == ["H100-SXM", "Lite"] and s.networks == ("fat-ring",)
+
+
+def test_infeasible_rows_carry_the_reason():
+    s = run_lite_gpu_study(models=["Llama-3-70B"], gpus=["H100-SXM"], phases=["decode"],
+                           max_batch=4, slo=Slo(tbt=1e-4))
+    row = s.rows[0]
+    assert not row.feasible and row.tp is None and "meets TBT" in row.reason
+    assert "infeasible" in s.table()
+
+
+def test_bad_study_arguments():
+    with pytest.raises(UserError, match="unknown model"):
+        run_lite_gpu_study(models=["Llama-9"])
+    with pytest.raises(UserError, match="unknown phase"):
+        run_lite_gpu_study(phases=["train"])
+
+
+def test_write_study_files(tmp_path, small_study):
+    written = write_study(small_study, tmp_path / "out")
+    names = sorted(p.name for p in written)
+    assert names == ["study.csv", "study.json", "tokens_per_sm.png"]
+    out = tmp_path / "out"
+    rows = list(csv.DictReader((out / "study.csv").open()))
+    assert tuple(rows[0]) == STUDY_COLUMNS and len(rows) == 12
+    d = json.loads((out / "study.json").read_text())
+    assert d["study"] == "lite-gpu" and d["baseline"] == "H100-SXM"
+    assert d["settings"]["networks"] == ["ring", "ideal"] and len(d["rows"]) == 12
+    assert (out / "tokens_per_sm.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert sorted(p.name for p in out.iterdir()) == names  # no temporary files left
+
+
+def test_failed_plot_leaves_nothing_half_written(tmp_path, small_study, monkeypatch):
+    import netmodel.study_plots as plots
+
+    def boom(*a, **k):
+        raise RuntimeError("plot failed")
+
+    monkeypatch.setattr(plots, "plot_tokens_per_sm", boom)
+    with pytest.raises(RuntimeError):
+        write_study(small_study, tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_lite_gpu_writes_and_prints(tmp_path):
+    out = tmp_path / "results"
+    r = CliRunner().invoke(cli, ["study", "lite-gpu", "--out", str(out), "--models",
+                                 "Llama-3-8B", "--gpus", "H100-SXM,Lite", "--no-plot"])
+    assert r.exit_code == 0, r.output
+    assert "network: ring; also ideal" in r.output and "Lite" in r.output
+    assert sorted(p.name for p in out.iterdir()) == ["study.csv", "study.json"]
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--models", "Llama-9"], "unknown model 'Llama-9'"),
+    (["--gpus", "H900"], "unknown GPU 'H900'"),
+    (["--networks", "carrier-pigeon"], "unknown network 'carrier-pigeon'"),
+    (["--phases", ","], "--phases"),
+    (["--tbt", "nan"], "--tbt"),
+])
+def test_cli_lite_gpu_bad_input(tmp_path, args, needle):
+    out = tmp_path / "o"
+    r = CliRunner().invoke(cli, ["study", "lite-gpu", "--out", str(out), *args])
+    assert r.exit_code == 2
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0]
+    assert not out.exists()
