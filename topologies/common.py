@@ -203,6 +203,9 @@ def builder(name: str):
                 parts.append(f"{key}={text}")
             graph.graph["spec"] = "" if parts is None else \
                 name + (":" + ",".join(parts) if parts else "")
+            # what the builder made, so analysis trusts closed forms only for this graph
+            graph.graph["nodes_built"] = graph.number_of_nodes()
+            graph.graph["edges_built"] = graph.number_of_edges()
             return graph
 
         REGISTRY[name] = build

@@ -223,7 +223,7 @@ def realize(graph: nx.Graph, logical, gpus: list | None = None) -> nx.Graph:
 
     Each circuit carries one port's bandwidth (parallel circuits between the same pair are
     one edge with ``links`` = their count and the summed bandwidth) and ``via`` names the
-    OCS (comma-separated when several). Latency = GPU-OCS fibre on both sides + OCS
+    OCS (comma-separated when several) and ``optics`` the medium of the GPU ports. Latency = GPU-OCS fibre on both sides + OCS
     latency. OCS nodes are kept (with no edges) for the bill of materials; GPUs outside
     ``gpus`` are kept unconnected, and an explicit circuit list may leave separate islands
     (several tensor-parallel groups): connectivity is not checked here. Graph attributes add ``logical``, ``circuits`` and
@@ -258,7 +258,8 @@ def realize(graph: nx.Graph, logical, gpus: list | None = None) -> nx.Graph:
             raise UserError(f"logical topology {logical!r} needs {count} circuits at GPU {m!r} "
                             f"but it has {len(free[m])} optical ports")
     planes = _assign(pairs, free)
-    out = nx.Graph(**{**graph.graph})
+    out = nx.Graph(**{k: v for k, v in graph.graph.items()
+                      if k not in ("nodes_built", "edges_built")})
     out.add_nodes_from((n, d) for n, d in graph.nodes(data=True) if d["kind"] in ("gpu", "ocs"))
     merged: dict = {}
     for (u, v), o in zip(pairs, planes, strict=True):
@@ -270,6 +271,7 @@ def realize(graph: nx.Graph, logical, gpus: list | None = None) -> nx.Graph:
                   + graph.nodes[o]["latency"] for o in via)
         attrs = link(bw, lat, "ocs-circuit", links=len(via))
         attrs["via"] = ",".join(via)
+        attrs["optics"] = graph.edges[u, via[0]]["medium"]  # the GPU ports' optics (for BOM)
         out.add_edge(u, v, **attrs)
     used = set(planes)
     spec = graph.graph.get("spec", "")

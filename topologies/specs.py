@@ -37,7 +37,8 @@ from compute.units import parse_bandwidth, parse_time
 from topologies import direct, hierarchical, optical, switched  # noqa: F401  (registers)
 from topologies.common import REGISTRY
 
-__all__ = ["BuilderInfo", "ParamInfo", "build", "builders", "get_builder", "parse_spec"]
+__all__ = ["BuilderInfo", "ParamInfo", "build", "build_arguments", "builders", "get_builder",
+           "parse_spec"]
 
 
 @dataclass(frozen=True)
@@ -168,6 +169,31 @@ def _signature(fn) -> inspect.Signature:
     return inspect.signature(fn, eval_str=True)
 
 
+def _arguments(spec: str):
+    name, raw = parse_spec(spec)
+    fn = get_builder(name)
+    sig = _signature(fn)
+    kwargs = {}
+    for key, text in raw.items():
+        if key not in sig.parameters:
+            raise UserError(f"unknown key {key!r} for fabric {name!r}; known: "
+                            f"{known(sig.parameters)}")
+        kwargs[key] = _convert(name, key, text, sig.parameters[key])
+    return name, fn, sig, kwargs
+
+
+def build_arguments(spec: str) -> tuple[str, dict]:
+    """The builder name and every keyword argument (defaults filled in) a spec stands for.
+
+    >>> build_arguments("fat-tree:k=8")[1]["oversubscription"]
+    1
+    """
+    name, _, sig, kwargs = _arguments(spec)
+    bound = sig.bind(**kwargs)
+    bound.apply_defaults()
+    return name, dict(bound.arguments)
+
+
 def build(spec) -> nx.Graph:
     """The fabric graph a spec string describes (or a saved ``.json``/``.graphml`` file; a
     graph passes through after :func:`~topologies.schema.validate`).
@@ -183,15 +209,7 @@ def build(spec) -> nx.Graph:
         from topologies.io import read_graph
 
         return read_graph(spec)
-    name, raw = parse_spec(spec)
-    fn = get_builder(name)
-    sig = _signature(fn)
-    kwargs = {}
-    for key, text in raw.items():
-        if key not in sig.parameters:
-            raise UserError(f"unknown key {key!r} for fabric {name!r}; known: "
-                            f"{known(sig.parameters)}")
-        kwargs[key] = _convert(name, key, text, sig.parameters[key])
+    _, fn, _, kwargs = _arguments(spec)
     return fn(**kwargs)
 
 

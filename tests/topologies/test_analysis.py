@@ -1,0 +1,129 @@
+"""Analysis: closed forms agree with exact max-flow and BFS; hand-derived counts."""
+
+from __future__ import annotations
+
+import pytest
+
+from compute.errors import UserError
+from topologies import build, fat_tree, lite_groups, ocs, realize, ring, superpod, torus
+from topologies.analysis import (
+    bill_of_materials,
+    bisection_maxflow,
+    diameter,
+    injection_bandwidth,
+    path_diversity,
+    summary,
+)
+from topologies.closed_forms import closed_form
+
+SMALL = [
+    "ring:n=2", "ring:n=7", "ring:n=8", "full-mesh:n=5", "full-mesh:n=6",
+    "torus:dims=4x3", "torus:dims=2x2x3", "torus:dims=6", "torus:dims=5",
+    "single-switch:n=7", "flat:n=9,planes=3,radix=16",
+    "leaf-spine:leaves=1,radix=8", "leaf-spine:leaves=4,radix=8",
+    "leaf-spine:leaves=6,radix=8,oversubscription=2",
+    "fat-tree:k=2", "fat-tree:k=4", "fat-tree:k=6", "fat-tree:k=8,oversubscription=2",
+    "fat-tree:k=8,pods=1", "fat-tree:k=6,pods=4", "fat-tree:k=8,oversubscription=4,pods=2",
+    "rail-optimized:domains=1", "rail-optimized:domains=2", "rail-optimized:domains=3",
+    "rail-optimized:domains=5,domain_size=4,gpus_per_server=2,servers_per_leaf=3",
+    "rail-optimized:domains=6,domain_size=3,gpus_per_server=1,servers_per_leaf=4",
+    "rail-optimized:domains=4,domain_size=2,gpus_per_server=1,servers_per_leaf=32",
+    "superpod", "nvl72", "nvl72:racks=2", "ocs:gpus=10,ports=3",
+]
+
+
+def _unstructured(g):
+    g = g.copy()
+    g.graph["spec"] = ""
+    return g
+
+
+@pytest.mark.parametrize("spec", SMALL)
+def test_closed_form_matches_exact_computation(spec):
+    g = build(spec)
+    form = closed_form(g)
+    assert form is not None
+    exact_diameter, how = diameter(_unstructured(g))
+    assert how == "breadth-first search"
+    assert form.diameter == exact_diameter
+    if form.bisection is not None:
+        assert form.bisection == pytest.approx(bisection_maxflow(g), rel=1e-9)
+
+
+NO_CLOSED_BISECTION = ["fat-tree:k=6,pods=3", "leaf-spine:leaves=3,radix=8", "torus:dims=3x4",
+                       "rail-optimized:domains=3,domain_size=3,gpus_per_server=1"]
+
+
+def test_odd_halves_are_left_to_max_flow():
+    assert [s for s in SMALL if closed_form(build(s)).bisection is None] == []
+    for spec in NO_CLOSED_BISECTION:
+        g = build(spec)
+        assert closed_form(g).bisection is None
+        s = summary(g)
+        assert s.bisection_method == "max-flow"
+        assert s.bisection_bandwidth == pytest.approx(bisection_maxflow(g))
+        assert s.diameter_method == "closed form"
+
+
+def test_hand_derived_bisections():
+    # 16 GPUs, non-blocking: half of them at 50 GB/s
+    assert closed_form(fat_tree(4)).bisection == 8 * 50e9
+    # oversubscription 2 halves what crosses the leaves
+    assert closed_form(fat_tree(8, oversubscription=2)).bisection == 64 * 50e9 / 2
+    # a 4x4 torus cut across its first side: 2 * 4 links of 450/4 GB/s
+    assert closed_form(torus("4x4")).bisection == pytest.approx(8 * 450e9 / 4)
+    # SuperPOD 1 SU: 31 domains (odd); 124 NICs of 50 GB/s + half a domain over NVLink
+    assert closed_form(superpod(1)).bisection == pytest.approx(124 * 50e9 + 4 * 450e9)
+
+
+def test_removed_link_disables_the_closed_form():
+    g = fat_tree(4)
+    g.remove_edge("leaf0", "spine0")
+    g.remove_edge("leaf1", "spine0")
+    assert closed_form(g) is None
+    s = summary(g)
+    assert s.bisection_method == "max-flow" and s.bisection_bandwidth == pytest.approx(300e9)
+
+
+def test_path_diversity_counts():
+    assert path_diversity(fat_tree(8)).paths == 16          # (k/2)^2 cores
+    assert path_diversity(fat_tree(8), "gpu0", "gpu5").paths == 4  # same pod: k/2 spines
+    assert path_diversity(torus("3x3"), "gpu0", "gpu4").paths == 2  # one step in x and y
+    p = path_diversity(ring(6), "gpu0", "gpu3")
+    assert (p.hops, p.paths) == (3, 2)
+    with pytest.raises(UserError, match="'leaf0' is not a GPU"):
+        path_diversity(fat_tree(4), "leaf0", "gpu1")
+
+
+def test_bom_counts_optics_by_end():
+    b = bill_of_materials(fat_tree(4))
+    assert b.cables == {"pluggable-optics": 48} and b.pluggable_transceivers == 96
+    assert b.switch_ports_used == 16 + 2 * 32 + 0 and b.switch_ports == 20 * 4
+    o = bill_of_materials(ocs(gpus=8, ports=2))  # CPO at the GPU, passive OCS
+    assert (o.cpo_ports, o.ocs_ports_used, o.pluggable_transceivers) == (16, 16, 0)
+    r = bill_of_materials(realize(ocs(gpus=8, ports=2), "ring"))
+    assert (r.circuits, r.cpo_ports, r.ocs_ports_used) == (8, 16, 16)
+    lite = bill_of_materials(lite_groups("fat-tree:k=4", lites=4))
+    # 16 NICs split 4 ways: 64 Lite-side transceivers, still 16 leaf ports
+    assert lite.switch_ports_used == 16 + 2 * 32 and lite.pluggable_transceivers == 64 + 16 + 64
+
+
+def test_injection_and_summary_fields():
+    low, peers = injection_bandwidth(lite_groups("superpod", lites=4))
+    assert low == pytest.approx(450e9 / 4 + 50e9 / 4 + 112.5e9)
+    s = summary(build("ocs:gpus=8,ports=2,logical=ring"))
+    assert s.reconfiguration_time == 0.01 and s.ocs == 2 and s.diameter == 4
+    d = s.to_dict()
+    assert d["bom"]["circuits"] == 8
+    assert d["path_diversity"] == {"source": "gpu0", "target": "gpu4", "hops": 4, "paths": 2}
+
+
+def test_islands_have_no_diameter():
+    g = realize(ocs(gpus=8, ports=2), "0-1;2-3")
+    s = summary(g)
+    assert s.diameter is None and s.bisection_bandwidth is None
+
+
+def test_maxflow_size_limit():
+    with pytest.raises(UserError, match="limited to 5000 nodes"):
+        bisection_maxflow(fat_tree(28))

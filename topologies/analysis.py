@@ -1,0 +1,327 @@
+"""What a fabric is made of and what it can carry: counts, bill of materials, diameter in
+GPU-to-GPU hops, per-GPU injection bandwidth, bisection bandwidth and equal-cost path
+diversity. Works on any graph that passes :func:`~topologies.schema.validate`.
+
+Large fabrics are analysed from their structure: closed forms (:mod:`topologies.closed_forms`)
+where the graph is still what its spec builds, an exact max-flow for graphs up to
+:data:`MAXFLOW_NODES` nodes, breadth-first searches from one GPU per distinct neighbourhood
+for the diameter; never all-pairs shortest paths.
+
+>>> from topologies import build
+>>> s = summary(build("fat-tree:k=4"))
+>>> s.gpus, s.switches_by_tier, s.diameter, s.bisection_bandwidth / 1e9
+(16, {1: 8, 2: 8, 3: 4}, 6, 400.0)
+>>> s.bom.pluggable_transceivers  # 48 optical cables, a transceiver at each end
+96
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, deque
+from dataclasses import asdict, dataclass
+
+import networkx as nx
+
+from compute.errors import UserError
+from topologies.closed_forms import closed_form
+from topologies.schema import gpu_nodes, validate
+
+__all__ = ["MAXFLOW_NODES", "BillOfMaterials", "FabricSummary", "PathDiversity",
+           "bill_of_materials", "bisection_maxflow", "diameter", "injection_bandwidth",
+           "path_diversity", "summary"]
+
+#: Largest graph (nodes) for which the exact max-flow bisection is computed.
+MAXFLOW_NODES = 5000
+#: Work budget (BFS sources x (nodes + edges)) for an exact diameter without a closed form.
+BFS_BUDGET = 1e8
+_OPTICAL = ("pluggable-optics", "fibre")
+
+
+@dataclass(frozen=True)
+class BillOfMaterials:
+    """Cables by medium (circuits are not cables), lanes, optics and ports in use.
+
+    ``pluggable_transceivers``: one per optical cable end at a GPU or switch (pluggable
+    optics or plain fibre); ``cpo_ports``: the same for co-packaged optics; an end at an OCS
+    needs no transceiver (the OCS steers light) and counts in ``ocs_ports_used``. A GPU end
+    of a breakout share counts one transceiver; the switch end counts its share of a port.
+    """
+
+    cables: dict
+    lanes: int
+    pluggable_transceivers: int
+    cpo_ports: int
+    switch_ports_used: int
+    switch_ports: int
+    ocs_ports_used: int
+    ocs_ports: int
+    circuits: int
+
+
+@dataclass(frozen=True)
+class PathDiversity:
+    """Shortest paths (in hops) between two GPUs: their length and how many there are."""
+
+    source: str
+    target: str
+    hops: int
+    paths: int
+
+
+@dataclass(frozen=True)
+class FabricSummary:
+    """The analysis of one fabric. Bandwidths in bytes/s per direction, times in s."""
+
+    name: str
+    spec: str
+    gpus: int
+    gpu_types: dict
+    switches_by_tier: dict
+    ocs: int
+    links: int
+    bom: BillOfMaterials
+    diameter: int | None
+    diameter_method: str
+    injection_bandwidth: float
+    injection_by_peer: dict
+    bisection_bandwidth: float | None
+    bisection_method: str
+    path_diversity: PathDiversity | None
+    reconfiguration_time: float | None
+
+    def to_dict(self) -> dict:
+        """Plain JSON-ready dict (the shape of ``netmodel topology show --json``)."""
+        out = asdict(self)
+        out["switches_by_tier"] = {str(k): v for k, v in self.switches_by_tier.items()}
+        return out
+
+
+def _kinds(graph):
+    return dict(graph.nodes(data="kind"))
+
+
+def bill_of_materials(graph: nx.Graph) -> BillOfMaterials:
+    """Count cables, lanes, transceivers and ports of ``graph`` (see :class:`BillOfMaterials`).
+
+    >>> from topologies import superpod
+    >>> b = bill_of_materials(superpod(1))
+    >>> b.cables["copper"], b.cables["pluggable-optics"], b.pluggable_transceivers
+    (4464, 504, 1008)
+    """
+    kinds = _kinds(graph)
+    cables: Counter = Counter()
+    lanes = 0
+    plug = cpo = switch_used = ocs_used = circuits = 0.0
+    for u, v, d in graph.edges(data=True):
+        links = d.get("links", 1)
+        medium = d["medium"]
+        lanes += d["lanes"]
+        if medium == "ocs-circuit":
+            circuits += links
+            ocs_used += 2 * links
+            optics = d.get("optics", "co-packaged-optics")
+            if optics == "co-packaged-optics":
+                cpo += 2 * links
+            elif optics in _OPTICAL:
+                plug += 2 * links
+            continue
+        cables[medium] += links
+        for end in (u, v):
+            kind = kinds[end]
+            if kind == "ocs":
+                ocs_used += links
+                continue
+            if kind == "switch":
+                switch_used += links
+            share = links if kind == "switch" else math.ceil(links)
+            if medium in _OPTICAL:
+                plug += share
+            elif medium == "co-packaged-optics":
+                cpo += share
+    switch_ports = sum(d["radix"] for _, d in graph.nodes(data=True) if d["kind"] == "switch")
+    ocs_ports = sum(d["ports"] for _, d in graph.nodes(data=True) if d["kind"] == "ocs")
+    return BillOfMaterials(
+        cables={m: (round(c) if abs(c - round(c)) < 1e-6 else c) for m, c in sorted(cables.items())},
+        lanes=int(lanes), pluggable_transceivers=round(plug), cpo_ports=round(cpo),
+        switch_ports_used=round(switch_used), switch_ports=switch_ports,
+        ocs_ports_used=round(ocs_used), ocs_ports=ocs_ports, circuits=round(circuits))
+
+
+def injection_bandwidth(graph: nx.Graph) -> tuple[float, dict]:
+    """The smallest per-GPU injection bandwidth (sum of its links, bytes/s per direction)
+    and, for the first GPU, that sum split by what the links lead to (``"gpu"``,
+    ``"switch tier T"``, ``"ocs"``).
+
+    >>> from topologies import superpod
+    >>> low, peers = injection_bandwidth(superpod(1))
+    >>> low / 1e9, {k: v / 1e9 for k, v in peers.items()}
+    (500.0, {'switch tier 0': 450.0, 'switch tier 1': 50.0})
+    """
+    gpus = gpu_nodes(graph)
+    low = min(bw for _, bw in graph.degree(gpus, weight="bandwidth"))
+    peers: Counter = Counter()
+    for _, v, d in graph.edges(gpus[0], data=True):
+        node = graph.nodes[v]
+        key = f"switch tier {node['tier']}" if node["kind"] == "switch" else node["kind"]
+        peers[key] += d["bandwidth"]
+    return float(low), dict(sorted(peers.items()))
+
+
+def _bfs(graph, source, target=None):
+    """Hop distances from ``source`` and shortest-path counts (up to ``target``'s level)."""
+    dist = {source: 0}
+    count = {source: 1}
+    queue = deque([source])
+    adj = graph._adj
+    while queue:
+        u = queue.popleft()
+        if target is not None and target in dist and dist[u] >= dist[target]:
+            break
+        du = dist[u] + 1
+        for v in adj[u]:
+            if v not in dist:
+                dist[v] = du
+                count[v] = count[u]
+                queue.append(v)
+            elif dist[v] == du:
+                count[v] += count[u]
+    return dist, count
+
+
+def path_diversity(graph: nx.Graph, source=None, target=None) -> PathDiversity:
+    """How many shortest (fewest-hop) paths join two GPUs; by default the first GPU and the
+    last of the GPUs farthest from it.
+
+    >>> from topologies import fat_tree
+    >>> path_diversity(fat_tree(4))  # (k/2)^2 paths through the cores
+    PathDiversity(source='gpu0', target='gpu15', hops=6, paths=4)
+    """
+    gpus = gpu_nodes(graph)
+    source = gpus[0] if source is None else source
+    for end in (source, target):
+        if end is not None and (end not in graph or graph.nodes[end].get("kind") != "gpu"):
+            raise UserError(f"{end!r} is not a GPU of the fabric")
+    dist, count = _bfs(graph, source, target)
+    if target is None:
+        far = max(dist.get(g, -1) for g in gpus)
+        target = [g for g in gpus if dist.get(g, -1) == far][-1]
+    if target not in dist:
+        raise UserError(f"GPU {target!r} cannot be reached from {source!r}")
+    return PathDiversity(source, target, dist[target], count[target])
+
+
+def diameter(graph: nx.Graph) -> tuple[int | None, str]:
+    """The largest hop count between two GPUs, and how it was found: a closed form, a
+    breadth-first search from one GPU per distinct neighbourhood (GPUs with the same
+    neighbours are equally far from everything), or, past :data:`BFS_BUDGET`, a lower
+    bound from a double sweep.
+
+    >>> from topologies import torus
+    >>> diameter(torus("4x4x4"))
+    (6, 'closed form')
+    >>> g = torus("4x4x4"); g.graph["spec"] = ""
+    >>> diameter(g)
+    (6, 'breadth-first search')
+    """
+    form = closed_form(graph)
+    if form is not None and form.diameter is not None:
+        return form.diameter, "closed form"
+    gpus = gpu_nodes(graph)
+    if len(gpus) < 2:
+        return 0, "closed form"
+    classes = {}
+    for g in gpus:
+        classes.setdefault(frozenset(graph._adj[g]), g)
+    size = graph.number_of_nodes() + graph.number_of_edges()
+    if len(classes) * size <= BFS_BUDGET:
+        return _exact_diameter(graph, list(classes.values()), gpus), "breadth-first search"
+    far = max(gpus, key=_bfs(graph, gpus[0])[0].get)
+    dist = _bfs(graph, far)[0]
+    return max(dist.get(g, 0) for g in gpus), "lower bound (double sweep)"
+
+
+def _exact_diameter(graph, sources, gpus) -> int | None:
+    import numpy as np
+    from scipy.sparse.csgraph import shortest_path
+
+    index = {n: i for i, n in enumerate(graph)}
+    matrix = nx.to_scipy_sparse_array(graph, nodelist=list(graph), weight=None, format="csr")
+    cols = np.array([index[g] for g in gpus])
+    best = 0
+    for start in range(0, len(sources), 64):
+        chunk = [index[s] for s in sources[start:start + 64]]
+        dist = shortest_path(matrix, directed=False, unweighted=True, indices=chunk)[:, cols]
+        if not np.isfinite(dist).all():
+            return None
+        best = max(best, int(dist.max()))
+    return best
+
+
+def bisection_maxflow(graph: nx.Graph, side=None) -> float:
+    """Exact max-flow (= min cut) in bytes/s per direction from the GPUs in ``side`` (default
+    the first half of the GPUs in node order) to all the other GPUs, every link carrying its
+    bandwidth each way. Refused above :data:`MAXFLOW_NODES` nodes.
+
+    >>> from topologies import ring
+    >>> bisection_maxflow(ring(6, bandwidth=100e9)) / 1e9  # two 50 GB/s links cross
+    100.0
+    """
+    if graph.number_of_nodes() > MAXFLOW_NODES:
+        raise UserError(f"exact max-flow bisection is limited to {MAXFLOW_NODES} nodes; this "
+                        f"fabric has {graph.number_of_nodes()}")
+    gpus = gpu_nodes(graph)
+    a = set(gpus[: len(gpus) // 2] if side is None else side)
+    b = [g for g in gpus if g not in a]
+    if not a or not b:
+        raise UserError("a bisection needs GPUs on both sides")
+    flow = nx.DiGraph()
+    for u, v, d in graph.edges(data=True):
+        flow.add_edge(u, v, capacity=d["bandwidth"])
+        flow.add_edge(v, u, capacity=d["bandwidth"])
+    source, sink = ("source",), ("sink",)
+    flow.add_edges_from((source, g) for g in a)  # no capacity: unbounded
+    flow.add_edges_from((g, sink) for g in b)
+    return float(nx.maximum_flow_value(flow, source, sink))
+
+
+def summary(graph: nx.Graph, *, pair: tuple | None = None) -> FabricSummary:
+    """Everything above for one fabric; ``pair`` picks the two GPUs for path diversity.
+
+    The fabric is validated first (connectivity is not required: a realized OCS fabric may
+    hold several islands; diameter, bisection and path diversity are then None).
+    """
+    validate(graph, check_connected=False)
+    kinds = Counter(k for _, k in graph.nodes(data="kind"))
+    tiers = Counter(d["tier"] for _, d in graph.nodes(data=True) if d["kind"] == "switch")
+    gpus = gpu_nodes(graph)
+    types = Counter(graph.nodes[g]["gpu"] for g in gpus)
+    connected = len(gpus) < 2 or set(gpus) <= nx.node_connected_component(graph, gpus[0])
+    form = closed_form(graph)
+    if not connected:
+        dia, dia_how = None, "GPUs are not all connected"
+        bis, bis_how = None, "GPUs are not all connected"
+        paths = None
+    else:
+        dia, dia_how = diameter(graph)
+        if len(gpus) < 2:
+            bis, bis_how = None, "one GPU"
+        elif form is not None and form.bisection is not None:
+            bis, bis_how = form.bisection, "closed form"
+        elif graph.number_of_nodes() <= MAXFLOW_NODES:
+            bis, bis_how = bisection_maxflow(graph), "max-flow"
+        else:
+            bis, bis_how = None, (f"no closed form, and over {MAXFLOW_NODES} nodes for "
+                                  "an exact max-flow")
+        paths = path_diversity(graph, *(pair or ())) if len(gpus) > 1 else None
+    low, peers = injection_bandwidth(graph)
+    reconf = [d["reconfiguration_time"] for _, d in graph.nodes(data=True) if d["kind"] == "ocs"]
+    return FabricSummary(
+        name=str(graph.graph.get("name", "")), spec=str(graph.graph.get("spec", "")),
+        gpus=len(gpus), gpu_types=dict(types), switches_by_tier=dict(sorted(tiers.items())),
+        ocs=kinds.get("ocs", 0), links=graph.number_of_edges(), bom=bill_of_materials(graph),
+        diameter=dia, diameter_method=dia_how, injection_bandwidth=low,
+        injection_by_peer=peers, bisection_bandwidth=bis, bisection_method=bis_how,
+        path_diversity=paths,
+        reconfiguration_time=graph.graph.get("reconfiguration_time",
+                                             max(reconf) if reconf else None))

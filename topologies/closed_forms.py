@@ -1,0 +1,167 @@
+"""Closed forms for the structured builders: GPU-to-GPU diameter (hops) and bisection
+bandwidth, so that analysing a 100,000-GPU fabric needs no all-pairs search or max-flow.
+
+Bisection here is the one :func:`topologies.analysis.bisection_maxflow` computes exactly:
+the most bytes/s per direction the first half of the GPUs (``gpu0 .. gpu{n//2 - 1}``, the
+builders number physically close GPUs consecutively, so this splits across the top of the
+hierarchy) can send to the rest. A closed form is returned only where it is derived below;
+callers fall back to the exact computation otherwise.
+
+A closed form holds only for the graph its spec builds: :func:`closed_form` checks that the
+node and edge counts still match those the builder recorded (``nodes_built``,
+``edges_built``) before trusting it, so a graph with links removed is analysed exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import networkx as nx
+
+__all__ = ["ClosedForm", "closed_form"]
+
+
+@dataclass(frozen=True)
+class ClosedForm:
+    """Diameter in GPU-to-GPU hops and bisection in bytes/s per direction (None = no
+    closed form for this shape)."""
+
+    diameter: int | None
+    bisection: float | None
+
+
+def _bw(graph, u, v) -> float:
+    return graph.edges[u, v]["bandwidth"]
+
+
+def _inject(graph, node) -> float:
+    return sum(d["bandwidth"] for *_, d in graph.edges(node, data=True))
+
+
+def _ring(g, a):
+    n = a["n"]
+    return ClosedForm(n // 2, _inject(g, "gpu0"))  # the half cut crosses two links
+
+
+def _full_mesh(g, a):
+    n = a["n"]
+    return ClosedForm(1, (n // 2) * (n - n // 2) * _bw(g, "gpu0", "gpu1"))
+
+
+def _torus(g, a):
+    from topologies.direct import parse_dims
+
+    sides = parse_dims(a["dims"])
+    n = g.graph["gpus"]
+    per_port = _inject(g, "gpu0") / (2 * len(sides))
+    if sides[0] % 2 == 0 or len(sides) == 1:
+        # the half split is a plane across the first side: 2 * n / side0 ports cross
+        bis = 2 * (n // sides[0]) * per_port
+    else:
+        bis = None
+    return ClosedForm(sum(s // 2 for s in sides), bis)
+
+
+def _single_switch(g, a):
+    n = a["n"]
+    return ClosedForm(2 if n > 1 else 0, (n // 2) * _bw(g, "gpu0", "nvs0"))
+
+
+def _flat(g, a):
+    n = a["n"]
+    return ClosedForm(2 if n > 1 else 0, (n // 2) * _inject(g, "gpu0"))
+
+
+def _leaf_spine(g, a):
+    leaves, h = a["leaves"], a["radix"] // 2
+    up = h // a["oversubscription"]
+    nic = _bw(g, "gpu0", "leaf0")
+    if leaves == 1:
+        return ClosedForm(2 if h > 1 else 0, (h // 2) * nic)
+    return ClosedForm(4, (leaves // 2) * up * nic if leaves % 2 == 0 else None)
+
+
+def _fat_tree(g, a):
+    k = a["k"]
+    h = k // 2
+    up = h // a["oversubscription"]
+    pods = k if a["pods"] is None else a["pods"]
+    nic = _bw(g, "gpu0", "leaf0")
+    if pods == 1:
+        if h == 1:
+            return ClosedForm(0, 0.0)
+        return ClosedForm(4, (h // 2) * up * nic if h % 2 == 0 else None)
+    # across pods through the cores; every pod sends up * h cables' worth
+    return ClosedForm(6, (pods // 2) * up * h * nic if pods % 2 == 0 else None)
+
+
+def _rail(g, domains, size, gps, per_leaf):
+    n = domains * size
+    nvl = _bw(g, "gpu0", "nvs0")
+    if domains == 1:
+        return ClosedForm(2 if size > 1 else 0, (size // 2) * nvl)
+    nic = next(d["bandwidth"] for _, v, d in g.edges("gpu0", data=True)
+               if v.startswith("leaf"))
+    sus = -(-(n // gps) // per_leaf)
+    diameter = 2 if gps == 1 and sus == 1 else 4
+    if domains % 2 == 0:
+        # every path out of the first half's domains leaves through one of its GPUs' NICs;
+        # leaves have as many uplinks as GPU ports and reach every spine: non-blocking
+        return ClosedForm(diameter, (n // 2) * nic)
+    if size % 2 == 0:
+        # the middle domain is split: its halves also talk through their NVLink switch
+        return ClosedForm(diameter, (n // 2) * nic + (size // 2) * nvl)
+    return ClosedForm(diameter, None)
+
+
+def _rail_optimized(g, a):
+    return _rail(g, a["domains"], a["domain_size"], a["gpus_per_server"], a["servers_per_leaf"])
+
+
+def _superpod(g, a):
+    return _rail(g, 32 * a["sus"] - 1, 8, 8, 32)
+
+
+def _nvl72(g, a):
+    return _rail(g, a["racks"], 72, 4, 32)
+
+
+def _ocs(g, a):
+    if a["logical"] is not None:
+        return None
+    n = a["gpus"]
+    # the bare cabling, read as if the OCS layer were one non-blocking switch per plane
+    return ClosedForm(2 if n > 1 else 0, (n // 2) * _inject(g, "gpu0"))
+
+
+_FORMS = {
+    "ring": _ring, "full-mesh": _full_mesh, "torus": _torus, "single-switch": _single_switch,
+    "flat": _flat, "leaf-spine": _leaf_spine, "fat-tree": _fat_tree,
+    "rail-optimized": _rail_optimized, "superpod": _superpod, "nvl72": _nvl72, "ocs": _ocs,
+}
+
+
+def closed_form(graph: nx.Graph) -> ClosedForm | None:
+    """The closed form for ``graph`` if its spec names a structured builder and it is still
+    the graph that builder made (same node and edge counts); else None.
+
+    >>> from topologies import fat_tree
+    >>> g = fat_tree(4)
+    >>> closed_form(g)
+    ClosedForm(diameter=6, bisection=400000000000.0)
+    >>> g.remove_edge("gpu0", "leaf0")
+    >>> closed_form(g) is None
+    True
+    """
+    spec = graph.graph.get("spec") or ""
+    if not spec or graph.graph.get("nodes_built") != graph.number_of_nodes() \
+            or graph.graph.get("edges_built") != graph.number_of_edges():
+        return None
+    from topologies.specs import build_arguments
+
+    try:
+        name, args = build_arguments(spec)
+    except Exception:  # a spec from elsewhere that no longer parses: no closed form
+        return None
+    form = _FORMS.get(name)
+    return None if form is None else form(graph, args)
