@@ -212,11 +212,11 @@ def models(name, model_file, hf_config, as_json):
         click.echo(json.dumps({"models": [m.to_dict() for m in table.values()]}, indent=2))
         return
     click.echo(f"{'name':<16}{'params':>9}{'layers':>7}{'hidden':>7}{'heads':>6}{'kv':>4}"
-               f"{'ffn':>7}{'vocab':>8}  {'mlp':<6}{'weights':<8}")
+               f"{'ffn':>7}{'vocab':>8}  {'mlp':<6}weights")
     for m in table.values():
         click.echo(f"{m.name:<16}{m.parameters / 1e9:>8.2f}B{m.layers:>7}{m.hidden:>7}"
                    f"{m.heads:>6}{m.kv_heads:>4}{m.ffn:>7}{m.vocab:>8}  "
-                   f"{'gated' if m.gated_mlp else 'plain':<6}{m.weight_dtype:<8}")
+                   f"{'gated' if m.gated_mlp else 'plain':<6}{m.weight_dtype}")
 
 
 # ---- infer and search ----------------------------------------------------------------------
@@ -298,10 +298,12 @@ def search(max_batch, tp_text, show_front, as_json, **kw):
     if as_json:
         click.echo(r.to_json())
         return
+    from compute.units import format_time
+
     lat = "TTFT" if r.phase == "prefill" else "TBT"
     click.echo(f"searched {r.evaluated} configurations (TP {', '.join(map(str, r.tp_degrees))} "
                f"x batch 1..{r.max_batch}): {r.fitting} fit in memory, {r.feasible} also meet "
-               f"{lat} <= {r.latency_limit * 1e3:g} ms")
+               f"{lat} <= {format_time(r.latency_limit)}")
     if r.best is None:
         click.echo(f"no feasible configuration: {r.reason}")
         return
