@@ -263,7 +263,8 @@ def load_hf_config(path, name: str | None = None) -> ModelSpec:
     ``tie_word_embeddings``, ``torch_dtype``, ``max_position_embeddings``, Mixtral's
     ``num_local_experts`` / ``num_experts_per_tok``) or GPT-2-style keys (``n_embd``,
     ``n_layer``, ``n_head``, ``n_inner``, ``n_positions``). The MLP is gated for Llama-family
-    ``model_type``s or a ``silu`` activation. The name defaults to the file's
+    ``model_type``s or a ``silu`` activation. A float32 checkpoint is taken as served in
+    bf16; an fp8 ``quantization_config`` gives fp8 weights. The name defaults to the file's
     ``_name_or_path``, else its folder's name.
     """
     path = Path(path)
@@ -296,12 +297,14 @@ def load_hf_config(path, name: str | None = None) -> ModelSpec:
     model_type = str(cfg.get("model_type", "")).lower()
     act = str(cfg.get("hidden_act", cfg.get("activation_function", ""))).lower()
     dtype = _HF_DTYPES.get(str(cfg.get("torch_dtype", cfg.get("dtype", "bfloat16"))), "bf16")
+    if dtype == "fp32":
+        dtype = "bf16"  # a float32 checkpoint is served in 16-bit, as inference servers do
     weight_dtype = dtype
     quant = cfg.get("quantization_config")
     if isinstance(quant, dict) and str(quant.get("quant_method", "")).lower() in ("fp8",
                                                                                     "fbgemm_fp8"):
         weight_dtype = "fp8"
-    act_dtype = "bf16" if dtype in ("fp32", "fp8") else dtype
+    act_dtype = "bf16" if dtype == "fp8" else dtype
     entry = {
         "layers": layers,
         "hidden": hidden,

@@ -110,10 +110,12 @@ def search(model, gpu, phase="decode", *, prompt=None, context=None, comm=None, 
     best = grid.result(int(i), int(j))
     assert best.feasible
 
+    rate = grid.tokens_per_s
+
     def point(i, j) -> FrontPoint:
         return FrontPoint(tp=tps[i], batch=int(grid.batches[j]),
                           latency=float(grid.latency[i, j]),
-                          tokens_per_s=float(grid.tokens_per_s[i, j]),
+                          tokens_per_s=float(rate[i, j]),
                           tokens_per_s_per_sm=float(score[i, j]))
 
     ii, jj = np.nonzero(feasible)

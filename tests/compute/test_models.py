@@ -157,3 +157,16 @@ def test_bad_model_file_is_a_user_error(tmp_path, body, match):
 def test_spec_rejects_more_routed_experts_than_experts():
     with pytest.raises(UserError, match="experts_per_token"):
         ModelSpec("x", 1, 64, 4, 4, 16, 128, 100, experts=2, experts_per_token=3)
+
+
+def test_hf_config_fp8_release_stores_fp8_weights(tmp_path):
+    # meta-llama/Llama-3.1-405B-Instruct-FP8: fbgemm_fp8 quantization, bf16 activations.
+    cfg = {"model_type": "llama", "hidden_size": 16384, "intermediate_size": 53248,
+           "num_hidden_layers": 126, "num_attention_heads": 128, "num_key_value_heads": 8,
+           "vocab_size": 128256, "torch_dtype": "bfloat16",
+           "quantization_config": {"quant_method": "fbgemm_fp8"}}
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    m = load_hf_config(tmp_path / "config.json", name="405B-FP8")
+    ref = get_model("Llama-3.1-405B")
+    assert (m.weight_dtype, m.act_dtype, m.kv_dtype) == ("fp8", "bf16", "bf16")
+    assert m.parameters == ref.parameters and m.weight_dtype == ref.weight_dtype
