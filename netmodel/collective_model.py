@@ -1,0 +1,305 @@
+"""A collective cost model bound to a fabric graph: compute's protocol over a real fabric.
+
+:class:`FabricCostModel` answers ``collective_time(op, nbytes, group_size)`` (the protocol
+of :mod:`compute.comm`) for groups placed in the fabric by a placement policy, and gives
+full results (:meth:`FabricCostModel.cost`: algorithm, protocol, per-step breakdown,
+bottleneck links) for explicit groups.
+
+Each (op, group, algorithm) is routed and costed once; its time is then linear in the size
+for every protocol, so arrays of sizes cost one numpy multiply-add per candidate, and
+``algorithm="auto"`` takes the fastest valid (algorithm, protocol) per size, as NCCL's tuner
+does.
+
+>>> import networkx as nx
+>>> g = nx.Graph(name="star", spec="", gpus=4)
+>>> g.add_node("sw", kind="switch", tier=0, radix=4, latency=0.0, in_network_reduction=False)
+>>> for i in range(4):
+...     g.add_node(f"gpu{i}", kind="gpu", gpu="H100-SXM")
+...     g.add_edge(f"gpu{i}", "sw", bandwidth=100e9, latency=0.0, medium="copper", lanes=8)
+>>> m = FabricCostModel(g, algorithm="ring", calibration=Calibration.ideal(alpha=1e-6))
+>>> float(m.collective_time("all-reduce", 4e9, 4))  # 2*3*1us + 2*3/4*4e9/1e11 s
+0.060006
+>>> r = m.cost("all-reduce", 4e9, 4)
+>>> r.algorithm, round(r.busbw / 1e9, 3), r.bottleneck[0]
+('ring', 99.99, 'sw')
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from compute.comm import check_op
+from compute.errors import UserError, known
+from netmodel.algorithms import (
+    ALGORITHMS,
+    NCCL_ALGORITHMS,
+    NotApplicable,
+    algorithms_for,
+    generate,
+)
+from netmodel.calibration import Calibration, default_calibration
+from netmodel.cost import (
+    CollectiveResult,
+    CompiledCollective,
+    GroupCut,
+    SweepResult,
+    bus_factor,
+    compile_steps,
+)
+from netmodel.placement import PLACEMENTS, check_group, place
+from netmodel.routing import Router
+from topologies.schema import validate
+
+__all__ = ["FabricCostModel", "check_sizes"]
+
+
+def check_sizes(nbytes) -> np.ndarray:
+    """``nbytes`` as a float array, refusing zero, negative, NaN or infinite sizes."""
+    try:
+        n = np.asarray(nbytes, dtype=float)
+    except (TypeError, ValueError):
+        raise UserError(f"message size must be a number of bytes, got {nbytes!r}") from None
+    bad = ~(np.isfinite(n) & (n > 0))
+    if bad.any():
+        v = n[bad].flat[0] if n.ndim else n
+        raise UserError(f"message size must be a finite number of bytes > 0, got {float(v)!r}")
+    return n
+
+
+class FabricCostModel:
+    """Collective costs on one fabric graph (implements compute's collective-cost protocol).
+
+    Parameters
+    ----------
+    graph : networkx.Graph
+        A fabric obeying :mod:`topologies.schema` (validated here; connectivity is not
+        required, so degraded fabrics are accepted).
+    placement : str
+        How :meth:`collective_time` places a group of a given size: one of
+        :data:`~netmodel.placement.PLACEMENTS`.
+    algorithm : str
+        ``"auto"`` (the fastest valid algorithm and protocol per size) or an algorithm name
+        from :data:`~netmodel.algorithms.ALGORITHMS`.
+    algorithms : tuple of str or "nccl", optional
+        The candidates ``auto`` chooses from (default: all). ``"nccl"`` restricts them to
+        ring, tree and in-network reduction, the algorithms NCCL has (use it to compare
+        with nccl-tests).
+    calibration : Calibration, optional
+        Model parameters (default: the shipped, sourced defaults).
+    seed : int
+        Seed of the ``random`` placement.
+    ring_order : {"given", "greedy"}
+        Ring order: the group's order, or re-embedded greedily (each next GPU the nearest
+        in hops), useful on degraded fabrics.
+    """
+
+    def __init__(self, graph, placement: str = "contiguous", algorithm: str = "auto", *,
+                 algorithms=None, calibration: Calibration | None = None, seed: int = 0,
+                 ring_order: str = "given"):
+        validate(graph, check_connected=False)
+        if placement not in PLACEMENTS:
+            raise UserError(f"unknown placement {placement!r}; known: {known(PLACEMENTS)}")
+        if algorithm != "auto" and algorithm not in ALGORITHMS:
+            raise UserError(f"unknown algorithm {algorithm!r}; known: "
+                            f"{known(('auto', *ALGORITHMS))}")
+        if algorithms == "nccl":
+            algorithms = NCCL_ALGORITHMS
+        algorithms = tuple(ALGORITHMS) if algorithms is None else tuple(algorithms)
+        for a in algorithms:
+            if a not in ALGORITHMS:
+                raise UserError(f"unknown algorithm {a!r}; known: {known(ALGORITHMS)}")
+        if ring_order not in ("given", "greedy"):
+            raise UserError(f"ring_order must be 'given' or 'greedy', got {ring_order!r}")
+        self.graph = graph
+        self.placement = placement
+        self.algorithm = algorithm
+        self.algorithms = algorithms
+        self.calibration = calibration or default_calibration()
+        self.seed = seed
+        self.ring_order = ring_order
+        self.router = Router(graph)
+        self.gpus = len(self.router.gpu_list)
+        self._groups: dict = {}
+        self._compiled: dict = {}
+        self._step_cache: dict = {}
+
+    def __repr__(self) -> str:
+        return (f"FabricCostModel({self.graph.graph.get('name', 'fabric')!r}, "
+                f"placement={self.placement!r}, algorithm={self.algorithm!r})")
+
+    # ----------------------------------------------------------------- groups
+    def group(self, group) -> tuple:
+        """The group for an int size (placed by the policy) or an explicit node list."""
+        if isinstance(group, int | np.integer) and not isinstance(group, bool):
+            key = int(group)
+            hit = self._groups.get(key)
+            if hit is None:
+                hit = place(self.graph, key, self.placement, seed=self.seed,
+                            gpus=self.router.gpu_list)
+                self._groups[key] = hit
+            return hit
+        if isinstance(group, str) or not hasattr(group, "__iter__"):
+            raise UserError(f"group must be a size (int) or a list of GPU nodes, got {group!r}")
+        return check_group(self.graph, group)
+
+    def _ordered(self, group: tuple) -> tuple:
+        if self.ring_order == "given" or len(group) <= 2:
+            return group
+        left = list(group[1:])
+        order = [group[0]]
+        while left:
+            here = order[-1]
+            best = min(left, key=lambda g: (self._hops(here, g), 0))
+            left.remove(best)
+            order.append(best)
+        return tuple(order)
+
+    def _hops(self, a, b) -> float:
+        r = self.router.route(a, b)
+        return math.inf if r is None else r.hops
+
+    # ----------------------------------------------------------------- compilation
+    def compiled(self, op: str, algorithm: str, group: tuple) -> CompiledCollective:
+        """Steps of ``algorithm`` for ``op`` on ``group``, costed (cached).
+
+        Raises NotApplicable or GroupCut.
+        """
+        key = (op, algorithm, group)
+        hit = self._compiled.get(key)
+        if hit is None:
+            try:
+                steps = generate(algorithm, op, self._ordered(group), self.graph)
+                hit = compile_steps(self.router, op, algorithm, group, steps, self.calibration,
+                                    self._step_cache)
+            except NotApplicable as exc:
+                hit = exc
+            self._compiled[key] = hit
+        if isinstance(hit, NotApplicable):
+            raise hit
+        return hit
+
+    def candidates(self, op: str, group: tuple, algorithm: str | None = None) -> list:
+        """Valid ``(algorithm, protocol, a, b, compiled)`` with ``time = a + b n``.
+
+        An explicit algorithm that cannot run raises UserError; under ``auto`` such
+        algorithms are skipped.
+        """
+        check_op(op)
+        algorithm = algorithm or self.algorithm
+        cal = self.calibration
+        if algorithm == "auto":
+            names = [a for a in self.algorithms if op in ALGORITHMS[a]]
+        else:
+            if algorithm not in ALGORITHMS:
+                raise UserError(f"unknown algorithm {algorithm!r}; known: "
+                                f"{known(('auto', *ALGORITHMS))}")
+            if op not in ALGORITHMS[algorithm]:
+                raise UserError(f"algorithm {algorithm!r} does not implement {op!r}; "
+                                f"algorithms for {op!r}: {known(algorithms_for(op))}")
+            names = [algorithm]
+        out, why = [], []
+        for name in names:
+            try:
+                comp = self.compiled(op, name, group)
+            except NotApplicable as exc:
+                why.append(f"{name}: {exc}")
+                continue
+            for proto in comp.protocols(cal):
+                a, b = comp.linear(proto, cal)
+                out.append((name, proto.name, a, b, comp))
+        if not out:
+            raise UserError(f"no algorithm can run {op} on this group of {len(group)} GPUs "
+                            f"({'; '.join(why) or 'none implements it'})")
+        return out
+
+    # ----------------------------------------------------------------- the protocol
+    def collective_time(self, op: str, nbytes, group_size: int) -> np.ndarray:
+        """Seconds for ``op`` of ``nbytes`` (scalar or array) among ``group_size`` GPUs
+        placed by the model's placement policy; ``inf`` where the group is cut apart."""
+        check_op(op)
+        n = check_sizes(nbytes)
+        group = self.group(group_size)
+        if len(group) == 1:
+            return np.zeros_like(n)
+        try:
+            cands = self.candidates(op, group)
+        except GroupCut:
+            return np.full_like(n, np.inf)
+        best = None
+        for _, _, a, b, _ in cands:
+            t = a + b * n
+            best = t if best is None else np.minimum(best, t)
+        return best
+
+    # ----------------------------------------------------------------- results
+    def _best_index(self, cands, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        a = np.array([c[2] for c in cands])
+        b = np.array([c[3] for c in cands])
+        times = a[:, None] + b[:, None] * np.atleast_1d(n)[None, :]
+        idx = np.argmin(times, axis=0)
+        return idx, times[idx, np.arange(times.shape[1])]
+
+    def cost(self, op: str, nbytes: float, group=None, algorithm: str | None = None
+             ) -> CollectiveResult:
+        """Full result for one size: time, algbw, busbw, algorithm, protocol, per-step
+        breakdown and bottleneck links. ``group``: a size (placed) or explicit nodes."""
+        check_op(op)
+        n = float(check_sizes(nbytes))
+        group = self.group(2 if group is None else group)
+        if len(group) == 1:
+            return CollectiveResult(op, group, n, 0.0, math.inf, math.inf, "none", "none",
+                                    0.0, (), ())
+        try:
+            cands = self.candidates(op, group, algorithm)
+        except GroupCut as exc:
+            return CollectiveResult(op, group, n, math.inf, 0.0, 0.0, "none", "none", 0.0,
+                                    (), (), connected=False, cut=exc.pair)
+        idx, t = self._best_index(cands, np.array([n]))
+        name, proto_name, _, _, comp = cands[int(idx[0])]
+        proto = self.calibration.in_network if comp.in_network else \
+            self.calibration.protocol(proto_name)
+        steps = comp.timings(proto, self.calibration, n)
+        worst = max(s.time for s in steps)
+        bneck = tuple(dict.fromkeys(s.bottleneck for s in steps
+                                    if s.bottleneck and s.time >= worst * (1 - 1e-9)))
+        time = float(t[0])
+        algbw = n / time
+        return CollectiveResult(op, group, n, time, algbw, algbw * bus_factor(op, len(group)),
+                                name, proto_name, proto.base_latency, steps, bneck)
+
+    def sweep(self, op: str, sizes, group=None, algorithm: str | None = None) -> SweepResult:
+        """Costs over an array of sizes (the fastest candidate per size)."""
+        check_op(op)
+        n = np.atleast_1d(check_sizes(sizes)).astype(float)
+        group = self.group(2 if group is None else group)
+        if len(group) == 1:
+            return SweepResult(op, group, n, np.zeros_like(n), ("none",) * len(n),
+                               ("none",) * len(n))
+        try:
+            cands = self.candidates(op, group, algorithm)
+        except GroupCut:
+            return SweepResult(op, group, n, np.full_like(n, np.inf), ("none",) * len(n),
+                               ("none",) * len(n))
+        idx, t = self._best_index(cands, n)
+        return SweepResult(op, group, n, t, tuple(cands[i][0] for i in idx),
+                           tuple(cands[i][1] for i in idx))
+
+    def curves(self, op: str, sizes, group=None) -> dict:
+        """Seconds per algorithm (its best protocol per size) over ``sizes``, for every
+        algorithm that can run: ``{algorithm: ndarray}``."""
+        check_op(op)
+        n = np.atleast_1d(check_sizes(sizes)).astype(float)
+        group = self.group(2 if group is None else group)
+        out: dict = {}
+        if len(group) == 1:
+            return out
+        try:
+            cands = self.candidates(op, group, "auto")
+        except GroupCut:
+            return out
+        for name, _, a, b, _ in cands:
+            t = a + b * n
+            out[name] = t if name not in out else np.minimum(out[name], t)
+        return out

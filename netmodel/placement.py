@@ -1,0 +1,101 @@
+"""Where a group of GPUs sits in a fabric: placement policies.
+
+Policies (GPUs are taken in the builders' numbering, which follows the physical hierarchy:
+domain by domain, server by server, leaf by leaf):
+
+* ``contiguous``: consecutive GPUs (a TP group inside one scale-up domain when it fits);
+* ``rail-aligned``: GPUs with the same ``rail`` label (the same position in their servers)
+  in consecutive servers, the way data-parallel peers sit on one rail of a rail-optimized
+  fabric;
+* ``spread``: GPUs as far apart as possible (every ``G/size``-th GPU);
+* ``random``: a seeded random sample, kept in numbering order.
+
+:func:`partition` cuts the whole fabric into disjoint groups by the same policy (every TP
+group of a cluster), :func:`place` returns one of them.
+
+>>> import networkx as nx
+>>> g = nx.Graph(gpus=8)
+>>> g.add_nodes_from((f"gpu{i}", {"kind": "gpu", "rail": i % 4}) for i in range(8))
+>>> place(g, 4, "contiguous")
+('gpu0', 'gpu1', 'gpu2', 'gpu3')
+>>> place(g, 2, "rail-aligned", index=1)
+('gpu1', 'gpu5')
+>>> place(g, 4, "spread")
+('gpu0', 'gpu2', 'gpu4', 'gpu6')
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from compute.errors import UserError, known
+from topologies.schema import gpu_nodes
+
+__all__ = ["PLACEMENTS", "check_group", "partition", "place"]
+
+PLACEMENTS = ("contiguous", "rail-aligned", "spread", "random")
+
+
+def _size(graph, size, gpus=None) -> tuple[list, int]:
+    gpus = gpu_nodes(graph) if gpus is None else gpus
+    if isinstance(size, bool) or not isinstance(size, int | np.integer) or size < 1:
+        raise UserError(f"group size must be an integer >= 1, got {size!r}")
+    if size > len(gpus):
+        raise UserError(f"group size {size} is larger than the fabric's {len(gpus)} GPUs")
+    return gpus, int(size)
+
+
+def partition(graph, size: int, policy: str = "contiguous", *, seed: int = 0,
+              gpus: list | None = None) -> list[tuple]:
+    """All ``floor(G / size)`` disjoint groups of ``size`` GPUs under ``policy``
+    (``gpus``: the fabric's GPU nodes in numbering order, if already known)."""
+    if policy not in PLACEMENTS:
+        raise UserError(f"unknown placement {policy!r}; known: {known(PLACEMENTS)}")
+    gpus, size = _size(graph, size, gpus)
+    count = len(gpus) // size
+    if policy == "contiguous":
+        order = gpus
+    elif policy == "rail-aligned":
+        data = graph.nodes
+        if any("rail" not in data[g] for g in gpus):
+            raise UserError("rail-aligned placement needs GPUs labelled with their 'rail' "
+                            "(this fabric has none); use contiguous, spread or random")
+        pos = {g: i for i, g in enumerate(gpus)}
+        order = sorted(gpus, key=lambda g: (data[g]["rail"], pos[g]))
+    elif policy == "spread":
+        stride = count
+        return [tuple(gpus[j + k * stride] for k in range(size)) for j in range(count)]
+    else:
+        rng = np.random.default_rng(seed)
+        perm = rng.permutation(len(gpus))
+        return [tuple(gpus[i] for i in sorted(perm[j * size:(j + 1) * size]))
+                for j in range(count)]
+    return [tuple(order[j * size:(j + 1) * size]) for j in range(count)]
+
+
+def place(graph, size: int, policy: str = "contiguous", *, seed: int = 0,
+          index: int = 0, gpus: list | None = None) -> tuple:
+    """Group number ``index`` of :func:`partition` (the first by default)."""
+    groups = partition(graph, size, policy, seed=seed, gpus=gpus)
+    if not 0 <= index < len(groups):
+        raise UserError(f"group index {index} is out of range: {policy} placement makes "
+                        f"{len(groups)} group(s) of {size}")
+    return groups[index]
+
+
+def check_group(graph, group) -> tuple:
+    """``group`` as a tuple of GPU nodes, refusing unknown, non-GPU or repeated nodes."""
+    group = tuple(group)
+    if not group:
+        raise UserError("a group needs at least one GPU, got none")
+    seen = set()
+    for g in group:
+        if g not in graph:
+            raise UserError(f"group member {g!r} is not a node of the fabric")
+        kind = graph.nodes[g].get("kind")
+        if kind != "gpu":
+            raise UserError(f"group member {g!r} is a {kind}, not a GPU")
+        if g in seen:
+            raise UserError(f"group member {g!r} appears more than once")
+        seen.add(g)
+    return group
