@@ -21,7 +21,7 @@ does.
 0.060006
 >>> r = m.cost("all-reduce", 4e9, 4)
 >>> r.algorithm, round(r.busbw / 1e9, 3), r.bottleneck[0]
-('ring', 99.99, 'sw')
+('ring', 99.99, ('sw', 'gpu0'))
 """
 
 from __future__ import annotations
