@@ -1,0 +1,116 @@
+"""Collectives on a degraded fabric: failed links, switches or GPUs removed.
+
+:func:`degrade` returns a copy of a fabric without the failed parts. :func:`degraded_cost`
+costs one collective on the healthy fabric and on the degraded one: traffic is rerouted
+over the surviving shortest paths, the ring is re-embedded (the faster of the group's own
+order and a greedy nearest-neighbour order on the degraded fabric), GPUs that failed leave
+the group (``lost``), and a group that the failures cut apart is reported as such
+(``cut``, infinite time) rather than costed.
+
+>>> from netmodel.calibration import Calibration
+>>> import networkx as nx
+>>> g = nx.Graph(name="ring of 4", spec="", gpus=4)
+>>> for i in range(4):
+...     g.add_node(f"gpu{i}", kind="gpu", gpu="H100-SXM")
+>>> for i in range(4):
+...     g.add_edge(f"gpu{i}", f"gpu{(i + 1) % 4}", bandwidth=1e9, latency=0.0,
+...                medium="copper", lanes=1)
+>>> r = degraded_cost(g, "send-recv", 1e9, ["gpu0", "gpu1"], links=[("gpu0", "gpu1")],
+...                   algorithm="direct", calibration=Calibration.ideal())
+>>> r.healthy.time, r.degraded.time, r.cut
+(1.0, 1.0, False)
+>>> r = degraded_cost(g, "send-recv", 1e9, ["gpu0", "gpu1"],
+...                   links=[("gpu0", "gpu1"), ("gpu0", "gpu3")], calibration=Calibration.ideal())
+>>> r.cut, r.degraded.cut
+(True, ('gpu0', 'gpu1'))
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import networkx as nx
+
+from compute.errors import UserError
+from netmodel.collective_model import FabricCostModel
+from netmodel.cost import CollectiveResult
+from netmodel.placement import check_group, place
+
+__all__ = ["DegradedResult", "degrade", "degraded_cost"]
+
+
+def degrade(graph: nx.Graph, *, links=(), nodes=()) -> nx.Graph:
+    """A copy of ``graph`` without the failed ``links`` (``(u, v)`` pairs) and ``nodes``
+    (switches, GPUs or optical switches, with their links). Unknown parts raise UserError."""
+    out = graph.copy()
+    for pair in links:
+        try:
+            u, v = pair
+        except (TypeError, ValueError):
+            raise UserError(f"a failed link must be a pair of nodes, got {pair!r}") from None
+        if not out.has_edge(u, v):
+            raise UserError(f"failed link {u!r} - {v!r} is not a link of the fabric")
+        out.remove_edge(u, v)
+    for n in nodes:
+        if n not in out:
+            raise UserError(f"failed node {n!r} is not a node of the fabric")
+        out.remove_node(n)
+    out.graph["gpus"] = sum(1 for _, k in out.nodes(data="kind") if k == "gpu")
+    if out.graph["gpus"] == 0:
+        raise UserError("every GPU of the fabric failed")
+    out.graph["name"] = f"{graph.graph.get('name', 'fabric')} (degraded)"
+    out.graph["spec"] = ""
+    return out
+
+
+@dataclass(frozen=True)
+class DegradedResult:
+    """A collective before and after failures.
+
+    ``lost``: group members that failed (the degraded cost is over the survivors);
+    ``cut``: whether the failures cut the surviving group apart.
+    """
+
+    healthy: CollectiveResult
+    degraded: CollectiveResult
+    failed_links: tuple
+    failed_nodes: tuple
+    lost: tuple
+
+    @property
+    def cut(self) -> bool:
+        return not self.degraded.connected
+
+    @property
+    def slowdown(self) -> float:
+        """Degraded over healthy time (``inf`` when cut)."""
+        if self.cut:
+            return math.inf
+        return self.degraded.time / self.healthy.time if self.healthy.time > 0 else 1.0
+
+
+def degraded_cost(graph: nx.Graph, op: str, nbytes: float, group, *, links=(), nodes=(),
+                  algorithm: str | None = None, **model_options) -> DegradedResult:
+    """Cost ``op`` on ``group`` (a size placed on the healthy fabric, or explicit GPUs)
+    before and after removing ``links`` and ``nodes``; ``model_options`` go to
+    :class:`~netmodel.collective_model.FabricCostModel` (placement, algorithms,
+    calibration...)."""
+    links, nodes = tuple(tuple(x) for x in links), tuple(nodes)
+    healthy_model = FabricCostModel(graph, **model_options)
+    if isinstance(group, int) and not isinstance(group, bool):
+        group = place(graph, group, healthy_model.placement, seed=healthy_model.seed,
+                      gpus=healthy_model.router.gpu_list)
+    group = check_group(graph, group)
+    healthy = healthy_model.cost(op, nbytes, group, algorithm)
+    broken = degrade(graph, links=links, nodes=nodes)
+    lost = tuple(g for g in group if g not in broken)
+    survivors = tuple(g for g in group if g in broken)
+    if not survivors:
+        raise UserError("every GPU of the group failed")
+    options = {k: v for k, v in model_options.items() if k != "ring_order"}
+    results = [FabricCostModel(broken, ring_order=order, **options).cost(op, nbytes, survivors,
+                                                                         algorithm)
+               for order in ("given", "greedy")]
+    degraded = min(results, key=lambda r: r.time)
+    return DegradedResult(healthy, degraded, links, nodes, lost)
