@@ -1,0 +1,222 @@
+"""``netmodel collective`` and ``netmodel costs``: collective costs on a fabric.
+
+Only click and the standard library are imported at module level; numpy, networkx and
+matplotlib load inside the commands.
+"""
+
+from __future__ import annotations
+
+import click
+
+__all__ = ["collective", "costs"]
+
+_ALGO_HELP = ("auto (fastest valid per size), or one of ring, tree, halving-doubling, "
+              "recursive-doubling, direct, pairwise, hierarchical, in-network.")
+
+
+def _model(fabric, placement, algorithm, algorithms, seed):
+    from compute.errors import UserError
+    from netmodel.collective_model import FabricCostModel
+    from topologies import build
+
+    if algorithms is not None:
+        names = [a.strip() for a in algorithms.split(",") if a.strip()]
+        if not names:
+            raise UserError(f"--algorithms {algorithms!r} is empty; give 'nccl' or names")
+        algorithms = "nccl" if names == ["nccl"] else tuple(names)
+    graph = build(fabric)
+    return FabricCostModel(graph, placement=placement, algorithm=algorithm,
+                           algorithms=algorithms, seed=seed)
+
+
+def _parse_group(text):
+    from compute.errors import UserError
+
+    text = text.strip()
+    if text.isdigit():
+        return int(text)
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if not names:
+        raise UserError(f"--group {text!r} is empty; give a size (8) or GPU nodes (gpu0,gpu1)")
+    return names
+
+
+def _fabric_label(model) -> str:
+    g = model.graph.graph
+    spec = g.get("spec") or ""
+    return f"{g.get('name', 'fabric')}" + (f" [{spec}]" if spec else "")
+
+
+def _short_group(group) -> str:
+    return ", ".join(map(str, group)) if len(group) <= 8 else \
+        f"{group[0]}, {group[1]}, ..., {group[-1]}"
+
+
+@click.command("collective")
+@click.argument("op", metavar="OP")
+@click.option("--fabric", required=True, metavar="SPEC",
+              help="Fabric spec (e.g. single-switch:n=8, fat-tree:k=8) or a saved .json.")
+@click.option("--group", "group_text", default="8", show_default=True, metavar="N|NODES",
+              help="Group size (placed by --placement) or comma-separated GPU nodes.")
+@click.option("--size", "size_text", default="64MiB", show_default=True,
+              help="Message size (nccl-tests convention: the full buffer per rank).")
+@click.option("--algorithm", default="auto", show_default=True, help=_ALGO_HELP)
+@click.option("--algorithms", default=None, metavar="LIST",
+              help="Candidates for auto: 'nccl' (ring, tree, in-network) or a comma list.")
+@click.option("--placement", default="contiguous", show_default=True,
+              help="contiguous, rail-aligned, spread or random.")
+@click.option("--seed", default=0, show_default=True, help="Seed of random placement.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--plot", "plot_path", default=None, metavar="FILE.png",
+              help="Also draw busbw against size for every algorithm.")
+def collective(op, fabric, group_text, size_text, algorithm, algorithms, placement, seed,
+               as_json, plot_path):
+    """Cost of one collective OP (all-reduce, reduce-scatter, all-gather, broadcast,
+    reduce, all-to-all, send-recv) on a group of GPUs of a fabric."""
+    import json
+
+    import numpy as np
+
+    from compute.comm import check_op
+    from compute.units import format_bytes, format_time, parse_bytes
+
+    check_op(op)
+    size = parse_bytes(size_text)
+    model = _model(fabric, placement, algorithm, algorithms, seed)
+    group = model.group(_parse_group(group_text))
+    result = model.cost(op, size, group)
+    alternatives = {name: float(t[0]) for name, t in
+                    sorted(model.curves(op, [size], group).items())} \
+        if algorithm == "auto" else {}
+    if plot_path:
+        from netmodel.collective_plot import plot_busbw
+        from netmodel.cost import bus_factor
+
+        lo = min(1024.0, size)
+        sizes = 2.0 ** np.arange(np.log2(lo), max(np.log2(size), 33) + 0.5)
+        curves = model.curves(op, sizes, group)
+        factor = bus_factor(op, len(group))
+        marks = [(size, result.busbw, f"{result.algorithm}/{result.protocol}")] \
+            if result.connected and len(group) > 1 else []
+        plot_busbw([(f"{op}, {len(group)} GPUs, {placement}", sizes,
+                     {k: sizes / t * factor for k, t in curves.items()}, marks)],
+                   plot_path, title=_fabric_label(model))
+    if as_json:
+        doc = {"fabric": _fabric_label(model), "placement": placement, **result.as_dict(),
+               "alternatives": alternatives}
+        if plot_path:
+            doc["plot"] = plot_path
+        click.echo(json.dumps(doc, indent=1))
+        return
+    click.echo(f"{op} of {format_bytes(size)} on {len(group)} GPUs ({_short_group(group)})")
+    click.echo(f"fabric: {_fabric_label(model)}; placement {placement}")
+    if not result.connected:
+        a, b = result.cut
+        click.echo(f"CUT: the group is cut apart, no path joins {a} and {b}")
+        return
+    if len(group) == 1:
+        click.echo("a group of one GPU communicates nothing: 0 s")
+        return
+    click.echo(f"algorithm: {result.algorithm} ({result.protocol} protocol)"
+               + (", chosen by auto" if algorithm == "auto" else ""))
+    click.echo(f"time {format_time(result.time)}   algbw {result.algbw / 1e9:.2f} GB/s   "
+               f"busbw {result.busbw / 1e9:.2f} GB/s")
+    for u, v in result.bottleneck:
+        bw = model.router.bandwidth[model.router.link_id(u, v)]
+        click.echo(f"bottleneck: {u} -> {v} ({bw / 1e9:g} GB/s per direction)")
+    click.echo(f"start-up latency {format_time(result.base_latency)}; steps:")
+    click.echo(f"  {'step':<26} {'x':>4} {'stages':>6} {'xfers':>6} {'latency':>10} "
+               f"{'transfer':>10} {'total':>10}  bottleneck link")
+    for s in result.steps:
+        link = f"{s.bottleneck[0]}->{s.bottleneck[1]}" if s.bottleneck else "-"
+        click.echo(f"  {s.name:<26} {s.repeat:>4} {s.stages:>6} {s.transfers:>6} "
+                   f"{format_time(s.latency):>10} {format_time(s.serialization):>10} "
+                   f"{format_time(s.time):>10}  {link}")
+    if alternatives:
+        click.echo("alternatives (best protocol each): " + ", ".join(
+            f"{k} {format_time(t)}" for k, t in sorted(alternatives.items(), key=lambda x: x[1])))
+    if plot_path:
+        click.echo(f"wrote {plot_path}")
+
+
+@click.command("costs")
+@click.option("--fabric", required=True, metavar="SPEC", help="Fabric spec or a saved .json.")
+@click.option("--ops", "ops_text", default="all-reduce", show_default=True, metavar="LIST",
+              help="Comma-separated operations.")
+@click.option("--sizes", "sizes_text", default="1KiB:1GiB", show_default=True,
+              help="LO:HI (powers of two), LO:HI:FACTOR or a comma list.")
+@click.option("--groups", "groups_text", default="2,4,8", show_default=True, metavar="LIST",
+              help="Comma-separated group sizes (placed by --placement).")
+@click.option("--algorithm", default="auto", show_default=True,
+              help=_ALGO_HELP[:-1] + ", or all (one row per algorithm).")
+@click.option("--algorithms", default=None, metavar="LIST",
+              help="Candidates for auto: 'nccl' (ring, tree, in-network) or a comma list.")
+@click.option("--placement", default="contiguous", show_default=True,
+              help="contiguous, rail-aligned, spread or random.")
+@click.option("--seed", default=0, show_default=True, help="Seed of random placement.")
+@click.option("--format", "fmt", type=click.Choice(["csv", "json", "nccl"]), default="csv",
+              show_default=True, help="Table format.")
+@click.option("-o", "--output", default=None, metavar="FILE",
+              help="Write the table to FILE (atomically) instead of stdout.")
+@click.option("--plot", "plot_path", default=None, metavar="FILE.png",
+              help="Also draw busbw against size, one line per algorithm, per op "
+              "(largest group).")
+def costs(fabric, ops_text, sizes_text, groups_text, algorithm, algorithms, placement, seed,
+          fmt, output, plot_path):
+    """Lookup table of collective costs (op, algorithm, protocol, group size, bytes,
+    seconds, algbw, busbw) that other simulators can read."""
+    import numpy as np
+
+    from compute.comm import check_op
+    from compute.errors import UserError
+    from compute.units import parse_size_range
+    from netmodel.cost_table import cost_rows, to_csv, to_json, to_nccl
+
+    ops = [check_op(o.strip()) for o in ops_text.split(",") if o.strip()]
+    if not ops:
+        raise UserError(f"--ops {ops_text!r} is empty; give e.g. all-reduce,all-gather")
+    sizes = parse_size_range(sizes_text, "--sizes")
+    try:
+        groups = [int(g) for g in groups_text.split(",") if g.strip()]
+    except ValueError:
+        raise UserError(f"--groups {groups_text!r} must be comma-separated integers") from None
+    if not groups:
+        raise UserError(f"--groups {groups_text!r} is empty; give e.g. 2,4,8")
+    model = _model(fabric, placement, "auto" if algorithm == "all" else algorithm,
+                   algorithms, seed)
+    rows = cost_rows(model, ops, sizes, groups, algorithm)
+    meta = {"fabric": _fabric_label(model), "placement": placement, "algorithm": algorithm}
+    if fmt == "csv":
+        text = to_csv(rows)
+    elif fmt == "json":
+        text = to_json(rows, meta)
+    else:
+        text = to_nccl(rows, f"netmodel costs: {meta['fabric']}, placement {placement}")
+    if plot_path:
+        from netmodel.collective_plot import plot_busbw
+        from netmodel.cost import bus_factor
+
+        p = max(groups)
+        group = model.group(p)
+        arr = np.asarray(sizes)
+        panels = []
+        for op in ops:
+            curves = model.curves(op, arr, group)
+            f = bus_factor(op, p)
+            panels.append((f"{op}, {p} GPUs", arr, {k: arr / t * f for k, t in curves.items()},
+                           []))
+        plot_busbw(panels, plot_path, title=_fabric_label(model))
+    if output:
+        from topologies.io import atomic_write
+
+        def write(tmp):
+            with open(tmp, "w") as fh:
+                fh.write(text)
+
+        atomic_write(output, write)
+        click.echo(f"wrote {len(rows)} rows to {output}" +
+                   (f" and {plot_path}" if plot_path else ""))
+    else:
+        click.echo(text, nl=False)
+        if plot_path:
+            click.echo(f"wrote {plot_path}", err=True)

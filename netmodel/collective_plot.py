@@ -1,0 +1,59 @@
+"""Figures of collective costs: busbw against message size, one line per algorithm.
+
+matplotlib is imported inside the functions (the CLI stays fast to start). Files are
+written atomically.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from compute.units import format_bytes
+
+__all__ = ["plot_busbw"]
+
+#: One colour per algorithm, the same in every figure (matplotlib's tab10 palette).
+COLOURS = {"ring": "tab:blue", "tree": "tab:brown", "halving-doubling": "tab:orange",
+           "recursive-doubling": "tab:red", "direct": "tab:gray", "pairwise": "tab:olive",
+           "hierarchical": "tab:purple", "in-network": "tab:green"}
+
+
+def plot_busbw(panels, path, *, title: str = "") -> str:
+    """Draw busbw (GB/s) vs size (log x) and write ``path`` (PNG).
+
+    ``panels``: list of ``(subtitle, sizes, {algorithm: busbw bytes/s array}, marks)``;
+    ``marks``: list of ``(size, busbw, label)`` points to highlight (may be empty).
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from topologies.io import atomic_write
+
+    cols = len(panels)
+    fig, axes = plt.subplots(1, cols, figsize=(6.4 * cols, 4.6), squeeze=False)
+    for ax, (sub, sizes, curves, marks) in zip(axes[0], panels, strict=True):
+        for name, bus in sorted(curves.items()):
+            ax.plot(sizes, np.asarray(bus) / 1e9, marker=".", label=name,
+                    color=COLOURS.get(name))
+        for size, bus, label in marks:
+            ax.plot([size], [bus / 1e9], "k*", markersize=12, zorder=5)
+            ax.annotate(label, (size, bus / 1e9), textcoords="offset points",
+                        xytext=(6, -12), fontsize=8)
+        ax.set_xscale("log", base=2)
+        ticks = [s for s in sizes if np.log2(s) % 4 == 0] or list(sizes)
+        ax.set_xticks(ticks)
+        ax.set_xticklabels([format_bytes(t).replace(" ", "") for t in ticks], rotation=45)
+        ax.set_xlabel("message size (nccl-tests convention)")
+        ax.set_ylabel("busbw (GB/s)")
+        ax.set_title(sub, fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    if title:
+        fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    try:
+        return atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=110, format="png"))
+    finally:
+        plt.close(fig)
