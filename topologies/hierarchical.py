@@ -174,8 +174,9 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
 def superpod(sus: int = 1, gpu: str = "H100-SXM", scaleup_bandwidth: float | None = None,
              nic_bandwidth: float | None = None, sharp: bool = False,
              medium: str = "pluggable-optics") -> nx.Graph:
-    """A DGX H100 SuperPOD-like cluster of ``sus`` scalable units (published shape,
-    shared/reference/fabrics.md): 32 DGX server slots per SU, one slot of the whole cluster
+    """A DGX H100 SuperPOD-like cluster of ``sus`` scalable units.
+
+    The published shape (shared/reference/fabrics.md): 32 DGX server slots per SU, one slot of the whole cluster
     holding the UFM (so 31, 63, 95, 127 servers for 1-4 SUs), 8 GPUs
     per server on one NVSwitch domain (4 NVSwitch3 chips: 256 ports, 18 NVLinks per GPU,
     NVLS reduction), each GPU with its own 400 Gb/s NIC to its rail's leaf; 8 rail leaves
@@ -203,8 +204,9 @@ def superpod(sus: int = 1, gpu: str = "H100-SXM", scaleup_bandwidth: float | Non
 def nvl72(racks: int = 1, gpu: str = "B200-HGX", scaleup_bandwidth: float | None = None,
           nic_bandwidth: float | None = None, sharp: bool = False,
           medium: str = "pluggable-optics") -> nx.Graph:
-    """GB200 NVL72-like racks (published shape, fabrics.md): 72 GPUs per rack on one NVLink
-    domain (18 NVLink switch chips, each GPU with one NVLink5 to every chip: 18 links,
+    """GB200 NVL72-like racks: 72 GPUs per rack on one NVLink domain.
+
+    The published shape (fabrics.md): 72 GPUs per rack on one NVLink domain (18 NVLink switch chips, each GPU with one NVLink5 to every chip: 18 links,
     900 GB/s per direction; modelled as one logical switch of 18 x 72 ports with NVLS).
     The GPU type defaults to the catalog's B200 (the Blackwell GPU of a GB200 has the same
     NVLink5 bandwidth). With ``racks > 1`` each GPU's NIC joins a rail-optimized leaf-spine

@@ -209,12 +209,21 @@ def build(spec) -> nx.Graph:
         from topologies.io import read_graph
 
         return read_graph(spec)
-    _, fn, _, kwargs = _arguments(spec)
-    return fn(**kwargs)
+    name, fn, _, kwargs = _arguments(spec)
+    try:
+        return fn(**kwargs)
+    except UserError as exc:  # say which fabric the refused value belongs to
+        text = str(exc)
+        raise UserError(text if text.startswith(f"{name}:") else f"{name}: {text}") from None
+
+
+#: Listing order: switched, hierarchical, direct, optical.
+ORDER = ("single-switch", "flat", "leaf-spine", "fat-tree", "rail-optimized", "superpod", "nvl72",
+         "ring", "full-mesh", "torus", "lite-groups", "ocs")
 
 
 def builders() -> list[BuilderInfo]:
-    """Every registered builder with its parameters and defaults, in registry order."""
+    """Every registered builder with its parameters, defaults and first sentence."""
     out = []
     for name, fn in REGISTRY.items():
         sig = _signature(fn)
@@ -223,7 +232,8 @@ def builders() -> list[BuilderInfo]:
             base, optional = _types(p.annotation)
             tname = getattr(base, "__name__", str(base)) + (" | None" if optional else "")
             params.append(ParamInfo(p.name, tname, p.default, _unit(p.name)))
-        doc = inspect.getdoc(fn) or ""
-        summary = " ".join(doc.split("\n\n")[0].split())
+        doc = " ".join((inspect.getdoc(fn) or "").split("\n\n")[0].split()).replace("``", "")
+        summary = doc.split(". ")[0].rstrip(".") + "."
         out.append(BuilderInfo(name, fn, summary, tuple(params)))
-    return out
+    rank = {n: i for i, n in enumerate(ORDER)}
+    return sorted(out, key=lambda b: rank.get(b.name, len(ORDER)))

@@ -94,8 +94,10 @@ def flat(n: int = 64, planes: int = 4, radix: int = 64, gpu: str = "H100-SXM",
          bandwidth: float | None = None, latency: float = SWITCH_LATENCY,
          in_network_reduction: bool = False, medium: str = "co-packaged-optics",
          length: float = NIC_LENGTH) -> nx.Graph:
-    """``n`` GPUs one switch hop apart through ``planes`` parallel switches ``plane0..``
-    (tier 1); each GPU has one port on every plane.
+    """``n`` GPUs one switch hop apart through ``planes`` parallel switch planes, one GPU
+    port per plane.
+
+    The plane switches are ``plane0``, ``plane1``, ... (tier 1).
 
     Parameters
     ----------

@@ -1,0 +1,132 @@
+"""``netmodel topology list | show | plot | export``: a thin click layer over :mod:`topologies`.
+
+Only click and the standard library are imported at module level; networkx, matplotlib and
+the topologies package are imported inside the commands so ``netmodel --help`` stays fast.
+SPEC is a spec string (``fat-tree:k=8,oversubscription=2,gpu=Lite``) or a saved
+``.json`` / ``.graphml`` fabric; a bad one is one ``error:`` line with exit status 2.
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+__all__ = ["topology"]
+
+
+def _bw(value) -> str:
+    """Bytes/s per direction, readable."""
+    if value is None:
+        return "n/a"
+    for unit, scale in (("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6)):
+        if abs(value) >= scale:
+            return f"{value / scale:.4g} {unit}"
+    return f"{value:.4g} B/s"
+
+
+def _default(value) -> str:
+    if value is None:
+        return "auto"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+@click.group()
+def topology():
+    """Build, analyse, draw and export fabrics (SPEC: 'fat-tree:k=8,gpu=Lite' or a file)."""
+
+
+@topology.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the registry as JSON.")
+def list_(as_json):
+    """List the fabric builders with their parameters and defaults."""
+    from topologies import builders
+
+    infos = builders()
+    if as_json:
+        out = [{"name": b.name, "summary": b.summary,
+                "params": [{"name": p.name, "type": p.type, "default": p.default,
+                            "unit": p.unit} for p in b.params]} for b in infos]
+        click.echo(json.dumps(out, indent=1))
+        return
+    for b in infos:
+        click.echo(f"{b.name}: {b.summary}")
+        params = ", ".join(f"{p.name}={_default(p.default)}" + (f" [{p.unit}]" if p.unit else "")
+                           for p in b.params)
+        click.echo(click.wrap_text(params, width=96, initial_indent="    ",
+                                   subsequent_indent="    "))
+
+
+@topology.command()
+@click.argument("spec")
+@click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON.")
+@click.option("--pair", nargs=2, metavar="GPU GPU", default=None,
+              help="Two GPUs for path diversity (default: gpu0 and the farthest GPU).")
+def show(spec, as_json, pair):
+    """Analyse a fabric: counts, bill of materials, diameter, bandwidths, path diversity."""
+    from topologies import build
+    from topologies.analysis import summary
+
+    s = summary(build(spec), pair=tuple(pair) if pair else None)
+    if as_json:
+        click.echo(json.dumps(s.to_dict(), indent=1))
+        return
+    b = s.bom
+    types = ", ".join(f"{n} x {t}" for t, n in s.gpu_types.items())
+    tiers = ", ".join(f"tier {t}: {n}" for t, n in s.switches_by_tier.items()) or "none"
+    lines = [
+        f"fabric:      {s.name}" + (f"  [{s.spec}]" if s.spec else ""),
+        f"GPUs:        {s.gpus} ({types})",
+        f"switches:    {sum(s.switches_by_tier.values())} ({tiers}); OCS: {s.ocs}",
+        f"links:       {s.links} edges; cables: "
+        + (", ".join(f"{m} {n:g}" for m, n in b.cables.items()) or "none")
+        + (f"; circuits: {b.circuits}" if b.circuits else ""),
+        f"optics:      {b.pluggable_transceivers} pluggable transceivers, {b.cpo_ports} "
+        f"co-packaged ports, {b.lanes} lanes",
+        f"ports:       switches {b.switch_ports_used} of {b.switch_ports} used; "
+        f"OCS {b.ocs_ports_used} of {b.ocs_ports} used",
+        f"diameter:    {s.diameter if s.diameter is not None else 'n/a'} GPU-to-GPU hops "
+        f"({s.diameter_method})",
+        f"injection:   {_bw(s.injection_bandwidth)} per GPU per direction ("
+        + ", ".join(f"{k}: {_bw(v)}" for k, v in s.injection_by_peer.items()) + ")",
+        f"bisection:   {_bw(s.bisection_bandwidth)} per direction ({s.bisection_method})",
+    ]
+    if s.path_diversity:
+        p = s.path_diversity
+        lines.append(f"paths:       {p.paths} shortest path(s) of {p.hops} hops from "
+                     f"{p.source} to {p.target}")
+    if s.reconfiguration_time is not None:
+        lines.append(f"reconfigure: {s.reconfiguration_time * 1e3:g} ms to change circuits")
+    click.echo("\n".join(lines))
+
+
+@topology.command()
+@click.argument("spec")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="Picture file: .png, .svg or .pdf.")
+@click.option("--title", default=None, help="Title (default: the fabric's name).")
+def plot(spec, output, title):
+    """Draw a fabric (more than 512 GPUs: a representative part plus counts)."""
+    from topologies import build
+    from topologies.draw import plot as draw
+
+    click.echo(f"wrote {draw(build(spec), output, title=title)}")
+
+
+@topology.command()
+@click.argument("spec")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="Fabric file: .json (node-link) or .graphml.")
+def export(spec, output):
+    """Write a fabric to node-link JSON or GraphML (read back by any SPEC argument)."""
+    from topologies import build
+    from topologies.io import write_graph
+
+    graph = build(spec)
+    path = write_graph(graph, output)
+    click.echo(f"wrote {path} ({graph.graph['gpus']} GPUs, {graph.number_of_nodes()} nodes, "
+               f"{graph.number_of_edges()} links)")

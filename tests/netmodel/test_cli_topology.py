@@ -1,0 +1,80 @@
+"""`netmodel topology list | show | plot | export`: output, JSON shape, one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from netmodel.cli import cli
+
+
+def run(*args):
+    return CliRunner().invoke(cli, ["topology", *args])
+
+
+def assert_one_line_error(result, *needles):
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
+    for n in needles:
+        assert n in lines[0], lines[0]
+
+
+def test_list_names_every_builder_with_defaults():
+    r = run("list")
+    assert r.exit_code == 0
+    for name in ("single-switch:", "fat-tree:", "superpod:", "nvl72:", "ocs:", "lite-groups:"):
+        assert name in r.output
+    assert "k=4, oversubscription=1, pods=auto" in r.output
+    listing = json.loads(run("list", "--json").output)
+    ft = next(b for b in listing if b["name"] == "fat-tree")
+    assert {"name": "k", "type": "int", "default": 4, "unit": ""} in ft["params"]
+
+
+def test_show_text_and_json():
+    r = run("show", "fat-tree:k=4")
+    assert r.exit_code == 0
+    assert "diameter:    6 GPU-to-GPU hops (closed form)" in r.output
+    assert "bisection:   400 GB/s per direction (closed form)" in r.output
+    d = json.loads(run("show", "superpod", "--json").output)
+    assert d["gpus"] == 248 and d["switches_by_tier"] == {"0": 31, "1": 8, "2": 4}
+    assert d["injection_by_peer"] == {"switch tier 0": 450e9, "switch tier 1": 50e9}
+    assert d["bom"]["pluggable_transceivers"] == 2 * (248 + 8 * 32)
+    o = json.loads(run("show", "ocs:gpus=8,ports=2,logical=ring", "--json").output)
+    assert o["reconfiguration_time"] == 0.01 and o["bom"]["circuits"] == 8
+    p = json.loads(run("show", "fat-tree:k=8", "--json", "--pair", "gpu0", "gpu1").output)
+    assert p["path_diversity"] == {"source": "gpu0", "target": "gpu1", "hops": 2, "paths": 1}
+
+
+def test_export_then_show_and_plot_the_file(tmp_path):
+    out = tmp_path / "sp.graphml"
+    r = run("export", "superpod", "-o", str(out))
+    assert r.exit_code == 0 and "248 GPUs" in r.output
+    d = json.loads(run("show", str(out), "--json").output)
+    assert d["gpus"] == 248 and d["bisection_method"] == "closed form"
+    js = tmp_path / "t.json"
+    assert run("export", "torus:dims=3x3", "-o", str(js)).exit_code == 0
+    assert json.loads(js.read_text())["graph"]["dims"] == "3x3"
+    png = tmp_path / "t.png"
+    r = run("plot", str(js), "-o", str(png))
+    assert r.exit_code == 0 and png.read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("args, needles", [
+    (("show", "fat-tree:k=5"), ("fat-tree: k must be even",)),
+    (("show", "fat-tre"), ("unknown fabric builder 'fat-tre'; known:", "'fat-tree'")),
+    (("show", "fat-tree:q=1"), ("unknown key 'q'", "'oversubscription'")),
+    (("show", "ring:bandwidth=nan"), ("bandwidth", "finite number > 0")),
+    (("show", "ring:bandwidth=-3GB/s"), ("bandwidth", "finite number > 0")),
+    (("show", "ocs:gpus=5,ports=3,logical=full-mesh"), ("needs 4 circuits", "3 optical ports")),
+    (("show", "leaf-spine:leaves=9,radix=8"), ("radix 8 is too small",)),
+    (("show", "missing.json"), ("does not exist",)),
+    (("export", "ring", "-o", "x.txt"), ("unknown fabric file type '.txt'",)),
+    (("plot", "ring", "-o", "x.gif"), ("unknown picture type '.gif'",)),
+])
+def test_bad_input_is_one_line_exit_2(tmp_path, monkeypatch, args, needles):
+    monkeypatch.chdir(tmp_path)
+    assert_one_line_error(run(*args), *needles)
+    assert list(tmp_path.iterdir()) == []  # nothing half-written
