@@ -1,0 +1,86 @@
+#!/usr/bin/env python
+"""Fabric speed and memory: build + validate and summary times, peak resident memory.
+
+Targets (issue 3): a 16,384-GPU three-tier fat tree built and validated in < 10 s and
+< 2 GB resident; 131,072 GPUs in < 60 s; the summary of a 16,384-GPU fabric in < 10 s.
+Each case runs in its own Python process so that its peak RSS is its own.
+
+`python scripts/bench_topologies.py [--quick]` (``--quick`` skips the 131,072-GPU case).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# (label, spec, run summary?, time target s, memory target GB)
+CASES = [
+    ("16,384-GPU fat tree (k=64, 16 pods): build+validate", "fat-tree:k=64,pods=16", False,
+     10, 2),
+    ("16,384-GPU fat tree (k=64, 16 pods): summary", "fat-tree:k=64,pods=16", True, 10, None),
+    ("16,384 Lites in pairs on a k=32 fat tree: summary (no closed form)",
+     "lite-groups:base=[fat-tree:k=32],lites=2", True, 10, None),
+    ("SuperPOD 4 SU as 4,064 Lites: summary (exact max-flow + BFS)",
+     "lite-groups:base=[superpod:sus=4],lites=4", True, None, None),
+    ("131,072-GPU fat tree (k=128, 32 pods): build+validate", "fat-tree:k=128,pods=32", False,
+     60, None),
+]
+
+_CHILD = """
+import json, resource, sys, time
+sys.path.insert(0, {root!r})
+t0 = time.perf_counter()
+from topologies import build
+from topologies.analysis import summary
+t1 = time.perf_counter()
+g = build({spec!r})
+t2 = time.perf_counter()
+s = summary(g) if {summarise} else None
+t3 = time.perf_counter()
+print(json.dumps({{"gpus": g.graph["gpus"], "nodes": g.number_of_nodes(),
+                  "edges": g.number_of_edges(), "build": t2 - t1, "summary": t3 - t2,
+                  "rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6,
+                  "diameter": s and [s.diameter, s.diameter_method],
+                  "bisection": s and [s.bisection_bandwidth, s.bisection_method]}}))
+"""
+
+
+def _case(label, spec, summarise, t_target, m_target):
+    code = _CHILD.format(root=str(ROOT), spec=spec, summarise=summarise)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    seconds = r["summary"] if summarise else r["build"]
+    verdict = ""
+    if t_target:
+        verdict += f" (target < {t_target} s: {'ok' if seconds < t_target else 'MISSED'})"
+    if m_target:
+        verdict += f"; peak RSS {r['rss_gb']:.2f} GB (target < {m_target} GB: " \
+                   f"{'ok' if r['rss_gb'] < m_target else 'MISSED'})"
+    else:
+        verdict += f"; peak RSS {r['rss_gb']:.2f} GB"
+    print(f"{label}: {seconds:.2f} s{verdict}")
+    print(f"    {r['gpus']:,} GPUs, {r['nodes']:,} nodes, {r['edges']:,} links"
+          + (f"; build {r['build']:.2f} s" if summarise else ""))
+    if summarise:
+        bis = r["bisection"]
+        bis_text = "n/a" if bis[0] is None else f"{bis[0] / 1e12:.4g} TB/s"
+        print(f"    diameter {r['diameter'][0]} ({r['diameter'][1]}); bisection {bis_text} "
+              f"({bis[1]})")
+
+
+def main(argv: list[str] | None = None) -> None:
+    quick = "--quick" in (argv if argv is not None else sys.argv[1:])
+    for case in CASES:
+        if quick and "131,072" in case[0]:
+            print(f"{case[0]}: skipped (--quick)")
+            continue
+        _case(*case)
+
+
+if __name__ == "__main__":
+    main()
