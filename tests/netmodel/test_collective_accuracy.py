@@ -12,7 +12,6 @@ from __future__ import annotations
 import csv
 
 import numpy as np
-import pytest
 
 from netmodel.collective_model import FabricCostModel
 from topologies import single_switch
