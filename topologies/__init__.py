@@ -7,16 +7,20 @@ circuit-switched. See :mod:`topologies.schema` for the graph schema every builde
 (8, 450000000000.0)
 """
 
+from topologies.analysis import FabricSummary, summary
 from topologies.direct import full_mesh, lite_groups, ring, torus
+from topologies.draw import plot
 from topologies.hierarchical import nvl72, rail_optimized, superpod
+from topologies.io import read_graph, write_graph
 from topologies.optical import circuits_for, ocs, realize
 from topologies.schema import EDGE_KEYS, MEDIA, NODE_KINDS, gpu_nodes, validate
 from topologies.specs import BuilderInfo, ParamInfo, build, builders, get_builder, parse_spec
 from topologies.switched import fat_tree, flat, leaf_spine, single_switch
 
 __all__ = [
-    "EDGE_KEYS", "MEDIA", "NODE_KINDS", "BuilderInfo", "ParamInfo",
+    "EDGE_KEYS", "MEDIA", "NODE_KINDS", "BuilderInfo", "FabricSummary", "ParamInfo",
     "build", "builders", "circuits_for", "fat_tree", "flat", "full_mesh", "get_builder",
-    "gpu_nodes", "leaf_spine", "lite_groups", "nvl72", "ocs", "parse_spec", "rail_optimized",
-    "realize", "ring", "single_switch", "superpod", "torus", "validate",
+    "gpu_nodes", "leaf_spine", "lite_groups", "nvl72", "ocs", "parse_spec", "plot",
+    "rail_optimized", "read_graph", "realize", "ring", "single_switch", "summary", "superpod",
+    "torus", "validate", "write_graph",
 ]

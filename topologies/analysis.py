@@ -307,7 +307,7 @@ def summary(graph: nx.Graph, *, pair: tuple | None = None) -> FabricSummary:
         if len(gpus) < 2:
             bis, bis_how = None, "one GPU"
         elif form is not None and form.bisection is not None:
-            bis, bis_how = form.bisection, "closed form"
+            bis, bis_how = form.bisection, "closed form" + (f"; {form.note}" if form.note else "")
         elif graph.number_of_nodes() <= MAXFLOW_NODES:
             bis, bis_how = bisection_maxflow(graph), "max-flow"
         else:

@@ -10,6 +10,9 @@ callers fall back to the exact computation otherwise.
 A closed form holds only for the graph its spec builds: :func:`closed_form` checks that the
 node and edge counts still match those the builder recorded (``nodes_built``,
 ``edges_built``) before trusting it, so a graph with links removed is analysed exactly.
+Bandwidths are read from the graph (a GPU's links), so scaling every link alike is followed;
+changing the bandwidth of single links while keeping the counts is not detected: clear
+``graph.graph["spec"]`` after such an edit to have the graph analysed exactly.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ class ClosedForm:
 
     diameter: int | None
     bisection: float | None
+    note: str = ""
 
 
 def _bw(graph, u, v) -> float:
@@ -130,8 +134,11 @@ def _ocs(g, a):
     if a["logical"] is not None:
         return None
     n = a["gpus"]
-    # the bare cabling, read as if the OCS layer were one non-blocking switch per plane
-    return ClosedForm(2 if n > 1 else 0, (n // 2) * _inject(g, "gpu0"))
+    # the bare cabling, read as if the OCS layer were one non-blocking switch per plane:
+    # the most any set of circuits can carry across the half (every port of one half
+    # wired to the other)
+    return ClosedForm(2 if n > 1 else 0, (n // 2) * _inject(g, "gpu0"),
+                      "bare OCS cabling: the best any circuit set can do")
 
 
 _FORMS = {
@@ -148,7 +155,7 @@ def closed_form(graph: nx.Graph) -> ClosedForm | None:
     >>> from topologies import fat_tree
     >>> g = fat_tree(4)
     >>> closed_form(g)
-    ClosedForm(diameter=6, bisection=400000000000.0)
+    ClosedForm(diameter=6, bisection=400000000000.0, note='')
     >>> g.remove_edge("gpu0", "leaf0")
     >>> closed_form(g) is None
     True

@@ -34,7 +34,7 @@ import networkx as nx
 from compute.errors import UserError
 from topologies.schema import validate
 
-__all__ = ["FORMATS", "read_graph", "write_graph"]
+__all__ = ["FORMATS", "atomic_write", "read_graph", "write_graph"]
 
 FORMATS = (".json", ".graphml")
 

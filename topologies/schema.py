@@ -23,7 +23,12 @@ A circuit set up through an optical circuit switch is a GPU-GPU edge with
 ``medium="ocs-circuit"`` and ``via`` naming the OCS node.
 
 Graph attributes: ``name`` (str), ``spec`` (the spec string that rebuilds it, or ``""``),
-``gpus`` (int: the number of GPU nodes).
+``gpus`` (int: the number of GPU nodes). Builders add ``nodes_built`` and ``edges_built``
+(the counts they made: analysis trusts its closed forms only while they still match) and,
+where they apply, ``dims`` (torus sides, ``"4x4"``), ``k`` and ``oversubscription`` (fat
+tree), ``lites_per_group``, and for realized circuits ``logical``, ``circuits`` and
+``reconfiguration_time`` (s). A circuit edge also carries ``optics`` (the medium of the GPU
+ports at its ends).
 """
 
 from __future__ import annotations
