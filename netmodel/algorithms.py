@@ -51,47 +51,15 @@ then exceed the link rate: ``2(p-1)/(p+1)`` times it.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from compute.comm import OPERATIONS
 from compute.errors import UserError, known
+from netmodel.in_network import in_network_steps
+from netmodel.steps import NotApplicable, Step
 
 __all__ = ["ALGORITHMS", "NCCL_ALGORITHMS", "NotApplicable", "Step", "algorithms_for",
            "domains", "generate"]
-
-
-class NotApplicable(Exception):
-    """The algorithm cannot run this op on this group and fabric (the message says why)."""
-
-
-@dataclass(frozen=True)
-class Step:
-    """Transfers that run together.
-
-    Attributes
-    ----------
-    name : str
-        What the step does (for the breakdown).
-    transfers : tuple of (src, dst, fraction)
-        Each moves ``fraction * n`` bytes from node ``src`` to node ``dst``.
-    repeat : int
-        How many identical steps in a row.
-    stages : int
-        Pipeline stages (latency paid ``stages`` times).
-    reduce : float
-        Bytes (per byte of ``n``) the busiest GPU reduces in this step.
-    in_network : bool
-        Whether the switches reduce (in-network constants apply).
-    """
-
-    name: str
-    transfers: tuple
-    repeat: int = 1
-    stages: int = 1
-    reduce: float = 0.0
-    in_network: bool = False
 
 
 # ------------------------------------------------------------------ group structure
@@ -349,114 +317,10 @@ def hierarchical_all_reduce(group, graph):
             Step("all-gather in domain", inner, m - 1)]
 
 
-# ------------------------------------------------------------------ in-network reduction
-
-def _capable(graph, node) -> bool:
-    d = graph.nodes[node]
-    return d.get("kind") == "switch" and bool(d.get("in_network_reduction"))
-
-
-def _planes(graph, nodes, above=-1):
-    """Capable switches adjacent to every node of ``nodes`` (tier > ``above``)."""
-    common = None
-    for x in nodes:
-        adj = {s for s in graph._adj[x] if _capable(graph, s)
-               and graph.nodes[s].get("tier", 0) > above}
-        common = adj if common is None else common & adj
-        if not common:
-            return set()
-    return common or set()
-
-
-def _split(graph, node, targets):
-    """Shares of ``node``'s traffic over ``targets``, in proportion to link bandwidth."""
-    adj = graph._adj[node]
-    bw = {t: adj[t]["bandwidth"] for t in sorted(targets, key=str)}
-    total = sum(bw.values())
-    return {t: b / total for t, b in bw.items()}
-
-
-_CAPABLE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def has_in_network(graph) -> bool:
-    """Whether any switch of ``graph`` reduces in the network (cached per graph)."""
-    hit = _CAPABLE.get(graph)
-    if hit is None:
-        hit = any(d.get("kind") == "switch" and d.get("in_network_reduction")
-                  for _, d in graph.nodes(data=True))
-        _CAPABLE[graph] = hit
-    return hit
-
-
-def in_network_plan(graph, group):
-    """Reduction tree: a list of levels, each a list of ``(child, switch, share, size)``;
-    ``size`` is the fraction of ``n`` the child holds. Raises NotApplicable."""
-    if not has_in_network(graph):
-        raise NotApplicable("no switch in the fabric has in_network_reduction")
-    levels = []
-    current = {g: 1.0 for g in group}
-    above = -1
-    while True:
-        roots = _planes(graph, current, above)
-        targets = {}
-        if roots:
-            for x in current:
-                targets[x] = roots
-        else:
-            for x in current:
-                up = {s for s in graph._adj[x] if _capable(graph, s)
-                      and graph.nodes[s].get("tier", 0) > above}
-                if not up:
-                    raise NotApplicable(f"{x!r} has no adjacent switch with "
-                                        "in_network_reduction to reduce its data")
-                targets[x] = up
-        level, nxt = [], {}
-        for x, size in current.items():
-            for s, share in _split(graph, x, targets[x]).items():
-                level.append((x, s, share, size))
-                nxt[s] = max(nxt.get(s, 0.0), size * share)
-        levels.append(level)
-        if roots:
-            return levels
-        above = min(graph.nodes[s].get("tier", 0) for s in nxt)
-        if len(levels) > 8:
-            raise NotApplicable("no common switch with in_network_reduction above the group")
-        current = nxt
-
-
-def _in_network(op, group, graph):
-    p = len(group)
-    levels = in_network_plan(graph, group)
-    root = group[0]
-    up_first = {"all-reduce": 1 + 1 / p, "reduce-scatter": 1.0, "all-gather": 1 / p,
-                "broadcast": 1.0, "reduce": 1.0}[op]
-    down_first = {"all-reduce": 1 + 1 / p, "reduce-scatter": 1 / p, "all-gather": 1.0,
-                  "broadcast": 1.0, "reduce": 1.0}[op]
-    transfers = []
-    for depth, level in enumerate(levels):
-        for child, sw, share, size in level:
-            k = size * share
-            first = depth == 0
-            up = k * (up_first if first else 1.0)
-            down = k * (down_first if first else 1.0)
-            if first and op == "broadcast" and child != root:
-                up = 0.0
-            if first and op == "reduce" and child != root:
-                down = 0.0
-            if first and op == "broadcast" and child == root:
-                down = 0.0
-            if up:
-                transfers.append((child, sw, up))
-            if down:
-                transfers.append((sw, child, down))
-    return [Step("in-network", tuple(transfers), stages=len(levels), in_network=True)]
-
-
 # ------------------------------------------------------------------ registry
 
 def _innet(op):
-    return lambda group, graph: _in_network(op, group, graph)
+    return lambda group, graph: in_network_steps(op, group, graph)
 
 
 Generator = Callable[[tuple, object], list]
