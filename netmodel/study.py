@@ -35,7 +35,8 @@ from compute.roofline import RooflineOptions, default_comm, make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
 
 __all__ = ["BASELINE", "DEFAULT_GPUS", "DEFAULT_MODELS", "NETWORKS", "STUDY_COLUMNS",
-           "StudyResult", "StudyRow", "ideal_network", "run_lite_gpu_study", "write_study"]
+           "StudyResult", "StudyRow", "ideal_network", "run_lite_gpu_study", "study_files",
+           "write_outputs", "write_study"]
 
 DEFAULT_MODELS = ("Llama-3-70B", "GPT-3-175B", "Llama-3.1-405B")
 DEFAULT_GPUS = ("H100-SXM", "Lite", "Lite+NetBW", "Lite+MemBW", "Lite+BW", "Lite+BW+FLOPS")
@@ -229,31 +230,57 @@ def _with_ratios(rows, baseline: str) -> list[StudyRow]:
 
 def write_study(study: StudyResult, out_dir, *, plot: bool = True) -> list[Path]:
     """Write ``study.csv``, ``study.json`` and (with ``plot``) ``tokens_per_sm.png`` into
-    ``out_dir`` atomically: every file is written to a temporary file in the same folder
-    first and renamed into place only when all of them are complete."""
+    ``out_dir`` atomically (see :func:`write_outputs`)."""
+    return write_outputs(out_dir, study_files(study, plot=plot))
+
+
+def study_files(study: StudyResult, *, plot: bool = True) -> dict:
+    """The files of the ideal-network study: ``{name: bytes or writer(path)}``."""
+    files = {"study.csv": study.to_csv().encode(), "study.json": study.to_json().encode()}
+    if plot:
+        def figure(path):
+            from netmodel import study_plots
+
+            study_plots.plot_tokens_per_sm(study, path)
+
+        files["tokens_per_sm.png"] = figure
+    return files
+
+
+def write_outputs(out_dir, files: dict) -> list[Path]:
+    """Write every file of ``files`` (``{name: bytes, or a function writing the file at the
+    path it is given}``) into ``out_dir``, all or nothing: each is written to a temporary
+    file in the same folder first, and only when all of them are complete are they renamed
+    into place. On any error the temporary files are removed (and the folder, if this call
+    created it), so no partial output is left."""
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out} exists and is not a folder")
+    created = not out.exists()
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UserError(f"cannot create folder {out}: {exc.strerror}") from None
     temps: dict[Path, str] = {}
     try:
-        for name, text in (("study.csv", study.to_csv()), ("study.json", study.to_json())):
-            temps[out / name] = _temp_with(out, name, text.encode())
-        if plot:
-            from netmodel.study_plots import plot_tokens_per_sm
-
-            tmp = _temp_with(out, "tokens_per_sm.png", b"")
-            temps[out / "tokens_per_sm.png"] = tmp
-            plot_tokens_per_sm(study, tmp)
+        for name, content in files.items():
+            if isinstance(content, bytes | bytearray):
+                temps[out / name] = _temp_with(out, name, bytes(content))
+            else:
+                tmp = _temp_with(out, name, b"")
+                temps[out / name] = tmp
+                content(tmp)
         for final, tmp in temps.items():
             os.replace(tmp, final)
     except BaseException:
         for tmp in temps.values():
             if os.path.exists(tmp):
                 os.unlink(tmp)
+        if created:
+            try:
+                out.rmdir()
+            except OSError:
+                pass
         raise
     return list(temps)
 

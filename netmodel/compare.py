@@ -1,0 +1,284 @@
+"""``netmodel compare``: the best configuration of each model x scenario x phase on the
+scenario's fabric, side by side.
+
+Each row is :func:`~netmodel.fabric_search.fabric_search`'s best configuration (TP degree,
+batch, TTFT or TBT, tokens/s, tokens/s/SM), the split of its step time into compute, memory
+and network (the network share is the part of the step bound by collectives), its ratio to
+the baseline scenario (``h100-dgx`` when present) and to the same GPU with an ideal network
+(free collectives: what the fabric costs), and the circuit reconfiguration time of an
+optical circuit-switched fabric (paid once per re-provisioning, never per token).
+
+>>> r = run_compare(["Llama-3-8B"], ["h100-dgx", "lite-flat"], ["decode"])
+>>> [(row.label, row.feasible) for row in r.rows]
+[('h100-dgx@H100-SXM', True), ('lite-flat@Lite', True)]
+>>> r.row("Llama-3-8B", "h100-dgx@H100-SXM", "decode").vs_baseline
+1.0
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+
+from compute.comm import NoCommunication
+from compute.errors import UserError
+from compute.models import get_model
+from compute.phases import PHASES, Slo, check_phase
+from compute.results import rows_to_csv
+from compute.roofline import RooflineOptions, make_workload
+from compute.search import DEFAULT_MAX_BATCH, search
+from netmodel.progress import NO_PROGRESS
+from netmodel.scenarios import get_scenario
+
+__all__ = ["BASELINE_SCENARIO", "COMPARE_COLUMNS", "CompareResult", "CompareRow",
+           "compare_files", "expand_scenarios", "run_compare", "write_compare"]
+
+#: The scenario other rows are divided by, when it is among those compared.
+BASELINE_SCENARIO = "h100-dgx"
+
+COMPARE_COLUMNS = ("model", "scenario", "gpu", "label", "phase", "feasible", "tp", "batch",
+                   "latency_name", "latency_s", "latency_limit_s", "tokens_per_s",
+                   "tokens_per_s_per_sm", "vs_baseline", "ideal_tokens_per_s_per_sm",
+                   "vs_ideal", "compute_s", "memory_s", "network_s", "network_share",
+                   "reconfiguration_s", "fabric", "reason")
+
+
+@dataclass(frozen=True)
+class CompareRow:
+    """The best configuration of one model on one scenario in one phase (``None``s when
+    none is feasible; ``reason`` says why). ``compute_s + memory_s + network_s ==
+    latency_s``; ``network_share = network_s / latency_s``."""
+
+    model: str
+    scenario: str        #: scenario name
+    gpu: str
+    label: str           #: ``scenario@gpu``
+    phase: str
+    feasible: bool
+    tp: int | None
+    batch: int | None
+    latency_name: str
+    latency_s: float | None
+    latency_limit_s: float
+    tokens_per_s: float | None
+    tokens_per_s_per_sm: float | None
+    vs_baseline: float | None          #: over the baseline scenario's tokens/s/SM
+    ideal_tokens_per_s_per_sm: float | None  #: same GPU, free collectives
+    vs_ideal: float | None
+    compute_s: float | None
+    memory_s: float | None
+    network_s: float | None
+    network_share: float | None
+    reconfiguration_s: float           #: OCS circuits of the best instance; once per setup
+    fabric: str                        #: the fabric's spec string
+    reason: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True, eq=False)
+class CompareResult:
+    """Rows (model-major within each phase), the scenarios compared and the settings."""
+
+    rows: tuple[CompareRow, ...]
+    scenarios: tuple = ()
+    baseline: str | None = None        #: label of the baseline scenario
+    settings: dict = field(default_factory=dict)
+    searches: tuple = field(default=(), repr=False)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(s.label for s in self.scenarios)
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(r.model for r in self.rows))
+
+    @property
+    def phases(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(r.phase for r in self.rows))
+
+    def row(self, model: str, label: str, phase: str) -> CompareRow:
+        """The row of one model x scenario label (``name@gpu``) x phase."""
+        for r in self.rows:
+            if (r.model, r.label, r.phase) == (model, label, phase):
+                return r
+        raise UserError(f"the comparison has no row for {model} x {label} x {phase}")
+
+    def to_dicts(self) -> list[dict]:
+        return [r.to_dict() for r in self.rows]
+
+    def to_csv(self) -> str:
+        """One row per model x scenario x phase (columns :data:`COMPARE_COLUMNS`)."""
+        return rows_to_csv(self.to_dicts(), COMPARE_COLUMNS)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """``{"comparison", "baseline", "settings", "scenarios", "rows"}`` (see README)."""
+        scen = [{"label": s.label, "name": s.name, "gpu": s.gpu,
+                 "description": s.description, "fabric": s.fabric_spec(),
+                 "placement": s.placement, "algorithm": s.algorithm, "links": s.links,
+                 "calibration": s.calibration, "circuits": s.circuits,
+                 "adjust": asdict(s.adjust), "sources": s.sources} for s in self.scenarios]
+        return json.dumps({"comparison": "fabrics", "baseline": self.baseline,
+                           "settings": self.settings, "scenarios": scen,
+                           "rows": self.to_dicts()}, indent=indent)
+
+    def table(self) -> str:
+        """A plain-text table, one block per phase and model."""
+        width = max([len(lab) for lab in self.labels] + [8]) + 2
+        base = (self.baseline or "-").split("@")[0][:8]
+        lines = []
+        for phase in self.phases:
+            lat = "TTFT" if phase == "prefill" else "TBT"
+            for model in self.models:
+                lines.append(f"{phase} {model}")
+                lines.append(f"  {'scenario':<{width}}{'tp':>3}{'batch':>6}{lat + ' ms':>9}"
+                             f"{'tok/s':>10}{'tok/s/SM':>10}{'vs ' + base:>12}{'vs ideal':>9}"
+                             f"{'net%':>6}")
+                for r in (r for r in self.rows if r.phase == phase and r.model == model):
+                    if not r.feasible:
+                        lines.append(f"  {r.label:<{width}}{'-':>3}{'-':>6}{'-':>9}"
+                                     f"{'infeasible':>10}")
+                        continue
+                    lines.append(
+                        f"  {r.label:<{width}}{r.tp:>3}{r.batch:>6}{r.latency_s * 1e3:>9.2f}"
+                        f"{r.tokens_per_s:>10.4g}{r.tokens_per_s_per_sm:>10.4g}"
+                        f"{_ratio(r.vs_baseline):>12}{_ratio(r.vs_ideal):>9}"
+                        f"{r.network_share:>6.0%}")
+        reconf = sorted({(r.label, r.reconfiguration_s) for r in self.rows
+                         if r.reconfiguration_s > 0})
+        if reconf:
+            lines.append("circuit reconfiguration (once per re-provisioning, not per token): "
+                         + ", ".join(f"{lab} {t * 1e3:g} ms" for lab, t in reconf))
+        bad = [f"  {r.model} x {r.label} x {r.phase}: {r.reason}" for r in self.rows
+               if not r.feasible]
+        if bad:
+            lines += ["infeasible:"] + bad
+        return "\n".join(lines)
+
+
+def _ratio(x) -> str:
+    return "-" if x is None else f"{x:.2f}x"
+
+
+def expand_scenarios(scenarios, gpus=None) -> list:
+    """Scenario objects from names/paths (``NAME@GPU`` allowed); with ``gpus`` every
+    scenario is run with each of those GPUs instead of its own. Duplicates are dropped."""
+    out = {}
+    for ref in scenarios:
+        s = get_scenario(ref)
+        for variant in ([s.with_gpu(g) for g in gpus] if gpus else [s]):
+            out.setdefault(variant.label, variant)
+    if not out:
+        raise UserError("give at least one scenario")
+    return list(out.values())
+
+
+def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
+                slo: Slo | None = None, prompt=None, context=None,
+                max_batch: int = DEFAULT_MAX_BATCH, baseline: str | None = BASELINE_SCENARIO,
+                progress=NO_PROGRESS) -> CompareResult:
+    """Best configuration of every model x scenario x phase (a pure function of its
+    arguments; ``progress.advance`` is called once per search).
+
+    ``baseline`` names the scenario (by name or label) whose tokens/s/SM the others are
+    divided by; when it is not among ``scenarios`` the first scenario is the baseline.
+    """
+    from netmodel.fabric_search import ScenarioCollectives, fabric_search
+
+    models = [get_model(m) for m in models]
+    phases = [check_phase(p) for p in phases]
+    scens = expand_scenarios(scenarios, gpus)
+    if not (models and phases):
+        raise UserError("the comparison needs at least one model and one phase")
+    options = options or RooflineOptions()
+    slo = slo or Slo()
+    colls = {s.label: ScenarioCollectives(s) for s in scens}
+    ideal_cache: dict = {}
+    rows, searches = [], []
+    for phase in phases:
+        workload = make_workload(phase, prompt, context)
+        for model in models:
+            for s in scens:
+                r = fabric_search(model, s, workload, options=options, slo=slo,
+                                  max_batch=max_batch, collectives=colls[s.label])
+                key = (model.name, s.gpu, phase)
+                if key not in ideal_cache:
+                    ideal_cache[key] = search(model, s.gpu, workload, comm=NoCommunication(),
+                                              options=options, slo=slo, max_batch=max_batch)
+                searches.append(r)
+                rows.append(_row(r, ideal_cache[key]))
+                progress.advance(f"{s.label} {model.name} {phase}")
+    base = _baseline_label(scens, baseline)
+    rows = _with_ratios(rows, base)
+    settings = {"slo": {"ttft_s": slo.ttft, "tbt_s": slo.tbt},
+                "prompt_tokens": make_workload("prefill", prompt, context).prompt,
+                "context_tokens": make_workload("decode", prompt, context).context,
+                "options": asdict(options), "max_batch": max_batch,
+                "instances": "each instance costed alone, placed where the scenario's "
+                             "placement puts the first one"}
+    return CompareResult(rows=tuple(rows), scenarios=tuple(scens), baseline=base,
+                         settings=settings, searches=tuple(searches))
+
+
+def _baseline_label(scens, baseline) -> str:
+    for s in scens:
+        if baseline in (s.name, s.label):
+            return s.label
+    return scens[0].label
+
+
+def _row(r, ideal) -> CompareRow:
+    s, res = r.scenario, r.search
+    name = "ttft" if res.phase == "prefill" else "tbt"
+    ideal_v = ideal.best.tokens_per_s_per_sm if ideal.best else None
+    common = dict(model=res.model, scenario=s.name, gpu=s.gpu, label=s.label, phase=res.phase,
+                  latency_name=name, latency_limit_s=res.latency_limit,
+                  ideal_tokens_per_s_per_sm=ideal_v, fabric=s.fabric_spec(),
+                  vs_baseline=None)
+    if res.best is None:
+        return CompareRow(feasible=False, tp=None, batch=None, latency_s=None,
+                          tokens_per_s=None, tokens_per_s_per_sm=None, vs_ideal=None,
+                          compute_s=None, memory_s=None, network_s=None, network_share=None,
+                          reconfiguration_s=0.0, reason=res.reason, **common)
+    b = res.best
+    split = b.time_split()
+    return CompareRow(feasible=True, tp=b.tp, batch=b.batch, latency_s=b.latency,
+                      tokens_per_s=b.tokens_per_s, tokens_per_s_per_sm=b.tokens_per_s_per_sm,
+                      vs_ideal=b.tokens_per_s_per_sm / ideal_v if ideal_v else None,
+                      compute_s=split["compute"], memory_s=split["memory"],
+                      network_s=split["network"], network_share=split["network"] / b.latency,
+                      reconfiguration_s=r.reconfiguration_s, reason="", **common)
+
+
+def _with_ratios(rows, base_label: str) -> list[CompareRow]:
+    ref = {(r.model, r.phase): r.tokens_per_s_per_sm for r in rows
+           if r.label == base_label and r.feasible}
+    out = []
+    for r in rows:
+        v = ref.get((r.model, r.phase))
+        out.append(CompareRow(**{**asdict(r), "vs_baseline": r.tokens_per_s_per_sm / v
+                                 if (r.feasible and v) else None}))
+    return out
+
+
+def compare_files(result: CompareResult, *, plot: bool = True) -> dict:
+    """The comparison's files: ``compare.csv``, ``compare.json`` and (with ``plot``)
+    ``compare_tokens_per_sm.png`` and ``compare_time_split.png``."""
+    files = {"compare.csv": result.to_csv().encode(), "compare.json": result.to_json().encode()}
+    if plot:
+        from netmodel import compare_plots
+
+        files["compare_tokens_per_sm.png"] = \
+            lambda path: compare_plots.plot_compare_tokens(result, path)
+        files["compare_time_split.png"] = \
+            lambda path: compare_plots.plot_compare_split(result, path)
+    return files
+
+
+def write_compare(result: CompareResult, out_dir, *, plot: bool = True) -> list:
+    """Write :func:`compare_files` into ``out_dir`` atomically."""
+    from netmodel.study import write_outputs
+
+    return write_outputs(out_dir, compare_files(result, plot=plot))

@@ -1,0 +1,271 @@
+"""Figures of ``netmodel compare`` (and of the fabric part of ``netmodel study lite-gpu``).
+matplotlib is imported inside the functions (Agg backend), so importing this module costs
+nothing.
+
+* :func:`plot_compare_tokens`: tokens/s/SM of the best configuration per scenario, a panel
+  per model (rows) and phase (columns); bars grouped by scenario, one colour per GPU type.
+* :func:`plot_compare_split`: the step time (TTFT or TBT) of that configuration, stacked into
+  compute, memory and network, per scenario.
+"""
+
+from __future__ import annotations
+
+__all__ = ["gpu_colours", "plot_compare_split", "plot_compare_tokens", "plot_sweep"]
+
+#: Colours of the resources in stacked bars.
+RESOURCE_COLOURS = {"compute": "#4c72b0", "memory": "#dd8452", "network": "#c44e52"}
+
+
+def gpu_colours(gpus) -> dict:
+    """A fixed colour per GPU type: the study's order first (H100 blue, then the Lite
+    family), so every figure uses the same colour for the same GPU."""
+    import matplotlib.pyplot as plt
+
+    from netmodel.study import DEFAULT_GPUS
+
+    palette = plt.get_cmap("tab10").colors
+    order = list(DEFAULT_GPUS) + [g for g in gpus if g not in DEFAULT_GPUS]
+    return {g: palette[i % 10] for i, g in enumerate(order)}
+
+
+def _setup():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _grid(plt, result, width, height):
+    models, phases = result.models, result.phases
+    fig, axes = plt.subplots(len(models), len(phases), squeeze=False,
+                             figsize=(width * len(phases), height * len(models) + 1.2))
+    return fig, axes, models, phases
+
+
+def _title(phase, model, limit) -> str:
+    from compute.units import format_time
+
+    lat = "TTFT" if phase == "prefill" else "TBT"
+    return f"{model}, {phase} ({lat} <= {format_time(limit)})"
+
+
+def plot_compare_tokens(result, path) -> None:
+    """``compare_tokens_per_sm.png``: per panel (model x phase), a group of bars per scenario,
+    one bar per GPU type, height = best tokens/s/SM under the SLO on that fabric; a black
+    tick marks the same GPU with an ideal network (free collectives), a dashed line the
+    baseline scenario; the number at a bar's foot is its ratio to the baseline. An
+    infeasible configuration is an x on the axis."""
+    plt = _setup()
+    import numpy as np
+
+    names = list(dict.fromkeys(s.name for s in result.scenarios))
+    gpus = list(dict.fromkeys(s.gpu for s in result.scenarios))
+    colours = gpu_colours(gpus)
+    per_name = {n: [s for s in result.scenarios if s.name == n] for n in names}
+    most = max(len(v) for v in per_name.values())
+    width = 0.84 / most
+    bars = len(result.scenarios)
+    fig, axes, models, phases = _grid(plt, result, min(8.0, 2.0 + 0.22 * bars + 0.35 * len(names)),
+                                      3.0)
+    seen = set()
+    for i, model in enumerate(models):
+        for j, phase in enumerate(phases):
+            ax = axes[i][j]
+            rows = [r for r in result.rows if r.model == model and r.phase == phase]
+            top = max([r.tokens_per_s_per_sm or 0 for r in rows]
+                      + [r.ideal_tokens_per_s_per_sm or 0 for r in rows] + [1e-9])
+            for g, name in enumerate(names):
+                group = per_name[name]
+                for k, s in enumerate(group):
+                    x = g - width * (len(group) - 1) / 2 + k * width
+                    r = result.row(model, s.label, phase)
+                    first = s.gpu not in seen
+                    if not r.feasible:
+                        ax.plot(x, top * 0.02, marker="x", color=colours[s.gpu], ms=6)
+                        continue
+                    ax.bar(x, r.tokens_per_s_per_sm, width * 0.9, color=colours[s.gpu],
+                           label=s.gpu if first else None)
+                    seen.add(s.gpu)
+                    if r.ideal_tokens_per_s_per_sm:
+                        ax.plot([x - width * 0.42, x + width * 0.42],
+                                [r.ideal_tokens_per_s_per_sm] * 2, color="black", lw=1.2,
+                                solid_capstyle="butt",
+                                label="same GPU, ideal network" if "ideal" not in seen
+                                else None)
+                        seen.add("ideal")
+                    if r.vs_baseline is not None and most > 1:
+                        tall = r.tokens_per_s_per_sm > 0.14 * top  # room inside the bar
+                        ax.annotate(f"{r.vs_baseline:.2f}",
+                                    (x, 0 if tall else r.tokens_per_s_per_sm),
+                                    xytext=(0, 2), textcoords="offset points", ha="center",
+                                    va="bottom", rotation=90, fontsize=6,
+                                    color="white" if tall else "black")
+            base = [r for r in rows if r.label == result.baseline and r.feasible]
+            if base:
+                ax.axhline(base[0].tokens_per_s_per_sm, color="0.35", ls="--", lw=1,
+                           label=f"baseline {result.baseline}" if "base" not in seen
+                           else None)
+                seen.add("base")
+            ax.set_xticks(np.arange(len(names)), names if i == len(models) - 1 else
+                          [""] * len(names), fontsize=8)
+            ax.set_xlim(-0.6, len(names) - 0.4)
+            ax.set_ylim(0, top * 1.12)
+            ax.set_title(_title(phase, model, rows[0].latency_limit_s), fontsize=9)
+            if j == 0:
+                ax.set_ylabel("tokens/s per SM", fontsize=8)
+            ax.tick_params(axis="y", labelsize=7)
+            ax.grid(axis="y", alpha=0.3)
+            ax.set_axisbelow(True)
+    handles, labels = [], []
+    for ax in axes.flat:
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 8), fontsize=8,
+               frameon=False)
+    fig.suptitle("Best tokens/s per SM under the SLO on each fabric (numbers at the foot: "
+                 f"ratio to {result.baseline})", fontsize=10)
+    fig.tight_layout(rect=(0, 0.05 + 0.02 / len(models), 1, 1))
+    fig.savefig(path, format="png", dpi=120)
+    plt.close(fig)
+
+
+def plot_compare_split(result, path) -> None:
+    """``compare_time_split.png``: per panel (model x phase), one stacked bar per scenario:
+    the best configuration's step time (TTFT for prefill; TBT, the time between one token
+    and the next, for decode) split into the time bound by compute, by memory and by the
+    network, in ms; the dashed red line is the SLO. Above each bar: its TP degree and
+    batch. Scenarios are grouped by name with a gap between groups."""
+    plt = _setup()
+
+    labels = list(result.labels)
+    names = [s.name for s in result.scenarios]
+    xs, x = [], 0.0
+    for k, _ in enumerate(labels):
+        if k and names[k] != names[k - 1]:
+            x += 0.6
+        xs.append(x)
+        x += 1.0
+    fig, axes, models, phases = _grid(plt, result, max(5.0, 0.28 * len(labels) + 2.5), 3.3)
+    for i, model in enumerate(models):
+        for j, phase in enumerate(phases):
+            ax = axes[i][j]
+            rows = [result.row(model, lab, phase) for lab in labels]
+            limit = rows[0].latency_limit_s * 1e3
+            for x, r in zip(xs, rows, strict=True):
+                if not r.feasible:
+                    ax.plot(x, limit * 0.03, marker="x", color="black", ms=5)
+                    continue
+                bottom = 0.0
+                for res in ("compute", "memory", "network"):
+                    v = getattr(r, f"{res}_s") * 1e3
+                    ax.bar(x, v, 0.8, bottom=bottom, color=RESOURCE_COLOURS[res],
+                           label=f"{res}-bound" if (i, j, x) == (0, 0, xs[0]) else None)
+                    bottom += v
+                ax.annotate(f"tp{r.tp} b{r.batch}", (x, bottom), xytext=(0, 2),
+                            textcoords="offset points", ha="center", va="bottom",
+                            rotation=90, fontsize=5.5)
+            ax.axhline(limit, color="#c44e52", ls="--", lw=1,
+                       label="SLO" if (i, j) == (0, 0) else None)
+            ax.set_ylim(0, limit * 1.35)
+            ax.set_xticks(xs, labels if i == len(models) - 1 else [""] * len(labels),
+                          rotation=90, fontsize=6.5)
+            ax.set_xlim(xs[0] - 0.7, xs[-1] + 0.7)
+            ax.set_title(_title(phase, model, rows[0].latency_limit_s), fontsize=9)
+            ax.set_ylabel(("TTFT" if phase == "prefill" else "TBT") + " (ms)", fontsize=8)
+            ax.tick_params(axis="y", labelsize=7)
+            ax.grid(axis="y", alpha=0.3)
+            ax.set_axisbelow(True)
+    handles, labs = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labs, loc="upper right", ncol=len(labs), fontsize=8, frameon=False)
+    fig.suptitle("Step time of the best configuration, split by what bounds it",
+                 fontsize=10, x=0.3)
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
+    fig.savefig(path, format="png", dpi=120)
+    plt.close(fig)
+
+
+def plot_sweep(result, path) -> None:
+    """``sweep.png``: tokens/s/SM of the best configuration against the first swept
+    parameter, a panel per model (rows) and phase (columns), a line per scenario (colour);
+    with a second parameter, one line style per value of it. Where the leading scenario
+    changes, a dotted vertical line marks the crossover. Infeasible points are left out."""
+    plt = _setup()
+    import numpy as np
+
+    p0 = result.params[0]
+    ys = result.params[1].values if len(result.params) > 1 else (None,)
+    styles = ["-", "--", ":", "-."]
+    palette = plt.get_cmap("tab10").colors
+    colours = {lab: palette[k % 10] for k, lab in enumerate(result.labels)}
+    models, phases = result.models, result.phases
+    fig, axes = plt.subplots(len(models), len(phases), squeeze=False,
+                             figsize=(6.4 * len(phases), 3.6 * len(models) + 1.0))
+    cross = result.crossovers()
+    xs_all = np.array(p0.values, dtype=float)
+    logx = bool((xs_all > 0).all() and xs_all.max() / xs_all.min() >= 10)
+    scale = {"s": (1e6, "us"), "bytes/s": (1e-9, "GB/s")}.get(p0.unit, (1.0, p0.unit))
+    markers = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "h"]
+    first = result.labels[0]
+    for i, model in enumerate(models):
+        for j, phase in enumerate(phases):
+            ax = axes[i][j]
+            for n, lab in enumerate(result.labels):
+                for k, y in enumerate(ys):
+                    x, v = result.curve(lab, model, phase, y)
+                    name = lab if y is None else f"{lab}, {result.params[1].path}={y:g}"
+                    ax.plot(x * scale[0], v, marker=markers[n % len(markers)], ms=4.5,
+                            mfc="none", color=colours[lab], ls=styles[k % len(styles)],
+                            lw=2.2 - 1.4 * n / max(len(result.labels) - 1, 1),
+                            alpha=1.0 if k < len(styles) else 0.5,
+                            label=name if (i, j) == (0, 0) else None)
+            here = [c for c in cross if (c["model"], c["phase"]) == (model, phase)]
+            for c in here:
+                ax.plot(c["x"] * scale[0], c["tokens_per_s_per_sm"], marker="*", ms=9,
+                        color="black", zorder=5, ls="none")
+            # name the crossings with the first scenario (the baseline), one per scenario
+            named = {}
+            for c in here:
+                other = c["after"] if c["before"] == first else c["before"]
+                if first in (c["before"], c["after"]) and other not in named:
+                    named[other] = c
+            lo, hi = xs_all.min(), xs_all.max()
+            for k, c in enumerate(named.values()):
+                verb = "overtakes" if c["before"] == first else "falls below"
+                other = c["after"] if c["before"] == first else c["before"]
+                where = (np.log(c["x"] / lo) / np.log(hi / lo) if logx
+                         else (c["x"] - lo) / (hi - lo or 1))
+                right = where > 0.55  # write towards the middle of the panel
+                ax.annotate(f"{other.split('@')[0]} {verb} {first.split('@')[0]}\n"
+                            f"at {c['x'] * scale[0]:.3g} {scale[1]}".rstrip(),
+                            (c["x"] * scale[0], c["tokens_per_s_per_sm"]),
+                            xytext=(-8 if right else 8, 12 + 20 * k),
+                            textcoords="offset points", ha="right" if right else "left",
+                            fontsize=6.5, color="0.15",
+                            arrowprops=dict(arrowstyle="-", color="0.4", lw=0.6))
+            if logx:
+                ax.set_xscale("log")
+                from matplotlib.ticker import FuncFormatter
+
+                ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+            ax.set_xlabel(f"{p0.path}" + (f" ({scale[1]})" if scale[1] else ""), fontsize=8)
+            ax.set_ylabel("tokens/s per SM", fontsize=8)
+            ax.set_ylim(bottom=0)
+            lat = "TTFT" if phase == "prefill" else "TBT"
+            ax.set_title(f"{model}, {phase} (best under the {lat} SLO)", fontsize=9)
+            ax.tick_params(labelsize=7)
+            ax.grid(alpha=0.3, which="both")
+    if cross:
+        axes[0][0].plot([], [], marker="*", ms=9, color="black", ls="none",
+                        label="one scenario overtakes another")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=7.5,
+               frameon=False)
+    rows = -(-len(labels) // 4)
+    fig.suptitle("Sweep: best tokens/s per SM as the fabric changes", fontsize=10)
+    fig.tight_layout(rect=(0, min(0.4, (0.3 * rows + 0.15) / fig.get_figheight()), 1, 1))
+    fig.savefig(path, format="png", dpi=120)
+    plt.close(fig)

@@ -1,0 +1,264 @@
+"""Fabric-aware SLO search: compute's search with the collective costs of an instance placed
+on a scenario's fabric graph.
+
+For each (scenario, TP degree) the instance is placed once (the scenario's placement policy;
+on an optical circuit-switched fabric the circuits of every instance of that size are set
+first, see :func:`instance_graph`), and each collective's cost on it is compiled once into
+the linear candidates ``time = a + b * bytes`` of every valid (algorithm, protocol)
+(:class:`~netmodel.collective_model.FabricCostModel`). Every later question, an array of
+message sizes over the whole batch grid of any model and phase, is then one numpy
+multiply-add and a minimum. :class:`ScenarioCollectives` implements compute's
+collective-cost protocol that way; :func:`fabric_search` runs the search with it.
+
+The best TP degree and batch therefore depend on the fabric: a TP-32 instance inside one
+switch costs less than one across leaves. Instances are costed alone (each sits where the
+placement puts the first instance; other instances' traffic does not share its links).
+
+>>> r = fabric_search("Llama-3-70B", "lite-flat", "decode")
+>>> r.best.tp in (8, 16, 32) and r.best.feasible, r.reconfiguration_s
+(True, 0.0)
+>>> c = ScenarioCollectives("lite-flat")
+>>> float(c.collective_time("all-reduce", 1e6, 1))
+0.0
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+import numpy as np
+
+from compute.errors import UserError
+from compute.hardware import get_gpu
+from compute.models import get_model
+from compute.phases import Slo
+from compute.roofline import make_workload
+from compute.search import DEFAULT_MAX_BATCH, search
+from compute.sharding import valid_tp_degrees
+from netmodel.scenarios import Scenario, get_scenario
+
+__all__ = ["FabricSearch", "ScenarioCollectives", "adjusted", "build_fabric", "fabric_search",
+           "instance_graph", "scenario_calibration"]
+
+
+@lru_cache(maxsize=64)
+def _built(spec: str):
+    from topologies.specs import build
+
+    return build(spec)
+
+
+def build_fabric(scenario) -> object:
+    """The scenario's physical fabric graph (cached by spec string; do not modify it)."""
+    scenario = get_scenario(scenario)
+    graph = _built(scenario.fabric_spec())
+    gpu = get_gpu(scenario.gpu).name
+    first = next(n for n, k in graph.nodes(data="kind") if k == "gpu")
+    if graph.nodes[first]["gpu"] != gpu:
+        raise UserError(f"scenario {scenario.name!r}: its fabric's GPUs are "
+                        f"{graph.nodes[first]['gpu']!r} but the scenario's GPU is {gpu!r}; "
+                        f"write gpu = \"$gpu\" (or lite = \"$gpu\") in [fabric]")
+    return graph
+
+
+def adjusted(graph, adjust):
+    """A copy of ``graph`` with the scenario's :class:`~netmodel.scenarios.Adjust` applied
+    (the graph itself when there is nothing to change)."""
+    if adjust.is_identity:
+        return graph
+    out = graph.copy()
+    ls, hop, bs = adjust.latency_scale, adjust.hop_latency, adjust.bandwidth_scale
+    for _, data in out.nodes(data=True):
+        if data["kind"] in ("switch", "ocs"):
+            data["latency"] = data["latency"] * ls
+    for _, _, data in out.edges(data=True):
+        data["latency"] = data["latency"] * ls + hop
+        data["bandwidth"] = data["bandwidth"] * bs
+    return out
+
+
+def _ring_pairs(members, repeats):
+    from topologies.optical import circuits_for
+
+    ring = circuits_for("ring", list(members)) if len(members) > 2 else [tuple(members)]
+    return [p for p in ring for _ in range(repeats)]
+
+
+def _torus_sides(n: int) -> tuple[int, int] | None:
+    """The most square ``a x b == n`` with ``2 <= a <= b``, or None."""
+    best = None
+    for a in range(2, int(n ** 0.5) + 1):
+        if n % a == 0:
+            best = (a, n // a)
+    return best
+
+
+def instance_graph(scenario, graph, size: int):
+    """The graph an instance of ``size`` GPUs is costed on. For an optical circuit-switched
+    fabric: circuits among the GPUs of every instance (the scenario's placement) set to its
+    ``circuits`` topology, as many parallel copies as the ports allow (``ring``: ports/2,
+    ``torus``: ports/4; fewer where the OCS planes cannot be coloured, e.g. odd rings; a
+    torus falls back to a ring for sizes with no 2D factorisation or under 4 ports).
+    Other fabrics: ``graph`` itself."""
+    if not scenario.is_ocs or size < 2:
+        return graph
+    from netmodel.placement import partition
+    from topologies.optical import circuits_for, realize
+    from topologies.schema import gpu_nodes
+
+    groups = partition(graph, size, scenario.placement, gpus=gpu_nodes(graph))
+    ports = min(sum(1 for o in graph.neighbors(g) if graph.nodes[o]["kind"] == "ocs")
+                for g in groups[0])
+    sides = _torus_sides(size)
+    if scenario.circuits == "torus" and sides and ports >= 4:
+        shape = f"torus:{sides[0]}x{sides[1]}"
+        options = [[p for gr in groups for p in circuits_for(shape, list(gr)) * r]
+                   for r in range(ports // 4, 0, -1)]
+    else:
+        per_pair = ports if size == 2 else ports // 2
+        options = [[p for gr in groups for p in _ring_pairs(gr, r)]
+                   for r in range(max(per_pair, 1), 0, -1)]
+    last = None
+    for pairs in options:
+        try:
+            return realize(graph, pairs)
+        except UserError as exc:
+            last = exc
+    raise UserError(f"scenario {scenario.name!r}: cannot set circuits for instances of "
+                    f"{size} GPUs: {last}")
+
+
+def scenario_calibration(scenario):
+    """The collective model's parameters for the scenario: the shipped defaults or the ideal
+    ones; with ``links = "scale-up"`` the NVLink per-step latencies and scale-up efficiency
+    on every link."""
+    from netmodel.calibration import Calibration, default_calibration
+
+    cal = Calibration.ideal(0.0) if scenario.calibration == "ideal" else default_calibration()
+    if scenario.links == "scale-up":
+        up = lambda p: replace(p, step_latency_scaleout=p.step_latency_scaleup)  # noqa: E731
+        cal = cal.with_(protocols=tuple(up(p) for p in cal.protocols),
+                        in_network=up(cal.in_network),
+                        scaleout_efficiency=cal.scaleup_efficiency)
+    return cal
+
+
+class ScenarioCollectives:
+    """compute's collective-cost protocol for one scenario (see the module docstring).
+
+    ``collective_time(op, nbytes, group_size)``: seconds for an instance of ``group_size``
+    GPUs placed on the scenario's fabric, elementwise over ``nbytes``; ``inf`` where the
+    instance is cut apart.
+    """
+
+    def __init__(self, scenario):
+        self.scenario = get_scenario(scenario)
+        self.graph = build_fabric(self.scenario)
+        self.gpus = int(self.graph.graph["gpus"])
+        self.calibration = scenario_calibration(self.scenario)
+        self._models: dict = {}
+        self._linear: dict = {}
+
+    def __repr__(self) -> str:
+        return f"ScenarioCollectives({self.scenario.label!r})"
+
+    def model(self, size: int):
+        """The :class:`~netmodel.collective_model.FabricCostModel` instances of ``size``
+        GPUs are costed with (one per size on a circuit-switched fabric, else shared)."""
+        from netmodel.collective_model import FabricCostModel
+
+        key = size if self.scenario.is_ocs else 0
+        hit = self._models.get(key)
+        if hit is None:
+            if size > self.gpus:
+                raise UserError(f"an instance of {size} GPUs does not fit scenario "
+                                f"{self.scenario.label!r} ({self.gpus} GPUs)")
+            graph = adjusted(instance_graph(self.scenario, self.graph, size),
+                             self.scenario.adjust)
+            hit = FabricCostModel(graph, placement=self.scenario.placement,
+                                  algorithm=self.scenario.algorithm,
+                                  calibration=self.calibration)
+            self._models[key] = hit
+        return hit
+
+    def group(self, size: int) -> tuple:
+        """The GPU nodes of the instance of ``size`` GPUs."""
+        return self.model(size).group(int(size))
+
+    def reconfiguration_time(self, size: int) -> float:
+        """Seconds to set the circuits of an instance of ``size`` GPUs (0 without OCS);
+        paid once per re-provisioning, not per token."""
+        if not self.scenario.is_ocs or size < 2:
+            return 0.0
+        return float(self.model(size).graph.graph.get("reconfiguration_time", 0.0))
+
+    def linear(self, op: str, size: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(a, b)``: the candidates' ``time = a + b * bytes`` (compiled once per op, size)."""
+        from netmodel.cost import GroupCut
+
+        key = (op, int(size))
+        hit = self._linear.get(key)
+        if hit is None:
+            m = self.model(size)
+            try:
+                cands = m.candidates(op, m.group(int(size)))
+                hit = (np.array([c[2] for c in cands]), np.array([c[3] for c in cands]))
+            except GroupCut:
+                hit = (np.array([np.inf]), np.array([0.0]))
+            self._linear[key] = hit
+        return hit
+
+    def collective_time(self, op: str, nbytes, group_size: int) -> np.ndarray:
+        from compute.comm import check_op
+
+        check_op(op)
+        n = np.asarray(nbytes, dtype=float)
+        if int(group_size) <= 1:
+            return np.zeros_like(n)
+        a, b = self.linear(op, int(group_size))
+        t = (a.reshape((-1,) + (1,) * n.ndim) + b.reshape((-1,) + (1,) * n.ndim) * n).min(0)
+        return np.where(n > 0, t, 0.0)
+
+
+@dataclass(frozen=True, eq=False)
+class FabricSearch:
+    """The SLO search of one model and phase on one scenario.
+
+    ``search`` is compute's :class:`~compute.results.SearchResult`; ``group`` the GPU nodes
+    of the best instance; ``reconfiguration_s`` the time to set its circuits (OCS only,
+    paid once per re-provisioning, not per token).
+    """
+
+    scenario: Scenario
+    search: object
+    group: tuple
+    reconfiguration_s: float
+
+    @property
+    def best(self):
+        """The best :class:`~compute.results.InferenceResult` (None when none is feasible)."""
+        return self.search.best
+
+
+def fabric_search(model, scenario, phase="decode", *, prompt=None, context=None, options=None,
+                  slo: Slo | None = None, max_batch: int = DEFAULT_MAX_BATCH,
+                  collectives: ScenarioCollectives | None = None) -> FabricSearch:
+    """Best TP degree and batch of ``model`` on ``scenario`` under the SLO.
+
+    TP degrees run from 1 to the smaller of the GPU's largest instance and the fabric's GPU
+    count (dividing the heads). ``collectives`` reuses the compiled costs of an earlier
+    call on the same scenario (pass one per scenario when searching many models/phases).
+    """
+    scenario = get_scenario(scenario)
+    coll = collectives or ScenarioCollectives(scenario)
+    if coll.scenario != scenario:
+        raise ValueError("collectives were built for another scenario")
+    model, gpu = get_model(model), get_gpu(scenario.gpu)
+    tps = valid_tp_degrees(model, min(gpu.max_instance, coll.gpus))
+    result = search(model, gpu, make_workload(phase, prompt, context), comm=coll,
+                    options=options, slo=slo, tp=tps, max_batch=max_batch)
+    tp = result.best.tp if result.best else None
+    return FabricSearch(scenario=scenario, search=result,
+                        group=coll.group(tp) if tp else (),
+                        reconfiguration_s=coll.reconfiguration_time(tp) if tp else 0.0)

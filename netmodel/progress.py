@@ -1,0 +1,93 @@
+"""A progress bar on stderr for work that takes more than about two seconds.
+
+It stays silent when asked to (``--quiet``), when the stream is not a terminal (pipes, CI
+logs, click's test runner) and for the first ``delay`` seconds, so quick commands print
+nothing. It redraws at most ten times a second and erases itself when done.
+
+>>> import io
+>>> with Progress(3, "searching", stream=io.StringIO()) as p:   # not a terminal: silent
+...     p.advance("a"); p.advance("b"); p.advance("c")
+>>> p.done, p.enabled
+(3, False)
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+__all__ = ["NO_PROGRESS", "Progress"]
+
+
+class Progress:
+    """Count ``total`` units of work; draw ``label [####....] done/total elapsed what``.
+
+    Parameters
+    ----------
+    total : int
+        Units of work expected (the bar's length; more may be reported).
+    label : str
+        What the work is.
+    quiet : bool
+        Never draw.
+    stream : file, optional
+        Where to draw (default ``sys.stderr``); drawing needs ``stream.isatty()``.
+    delay : float
+        Seconds of work before the bar first appears.
+    """
+
+    def __init__(self, total: int, label: str = "", *, quiet: bool = False, stream=None,
+                 delay: float = 2.0, width: int = 28):
+        self.total = max(int(total), 1)
+        self.label = label
+        self.stream = sys.stderr if stream is None else stream
+        isatty = getattr(self.stream, "isatty", None)
+        self.enabled = not quiet and bool(isatty and isatty())
+        self.delay = float(delay)
+        self.width = int(width)
+        self.done = 0
+        self.start = time.monotonic()
+        self._drawn = 0.0
+        self._shown = False
+
+    def advance(self, what: str = "", n: int = 1) -> None:
+        """Record ``n`` more units done (``what``: the unit just finished)."""
+        self.done += n
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self.start < self.delay or now - self._drawn < 0.1:
+            return
+        self._drawn = now
+        frac = min(self.done / self.total, 1.0)
+        full = int(round(frac * self.width))
+        bar = "#" * full + "." * (self.width - full)
+        text = (f"{self.label} [{bar}] {self.done}/{self.total} {now - self.start:5.1f}s "
+                f"{what}")[:110]
+        self.stream.write("\r" + text.ljust(110))
+        self.stream.flush()
+        self._shown = True
+
+    def close(self) -> None:
+        """Erase the bar (if it was drawn)."""
+        if self._shown:
+            self.stream.write("\r" + " " * 110 + "\r")
+            self.stream.flush()
+            self._shown = False
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class _NoProgress:
+    """A progress object that records nothing (the API's default)."""
+
+    def advance(self, what: str = "", n: int = 1) -> None:
+        pass
+
+
+#: Pass where no progress should be shown.
+NO_PROGRESS = _NoProgress()

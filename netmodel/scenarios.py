@@ -1,0 +1,442 @@
+"""Cluster scenarios: a GPU type, a fabric (builder and parameters) and how model instances
+are placed on it and their collectives run, as TOML files users can read, edit and write.
+
+The shipped scenarios live in ``netmodel/data/scenarios/*.toml``, one file each, every
+bandwidth and latency with its source. A file has these keys (all required unless marked
+optional; unknown keys are refused)::
+
+    name = "lite-flat"              # no '@' (that separates a GPU override)
+    description = "..."
+    gpu = "Lite"                    # GPU type (compute's catalog)
+
+    [fabric]                        # a topologies builder and its keyword arguments
+    builder = "flat"
+    gpu = "$gpu"                    # "$gpu": the scenario's GPU type
+    bandwidth = "$scaleup"          # "$scaleup"/"$scaleout" (optionally "4*$scaleup"): the
+    latency = "330ns"               #   GPU's bandwidth per direction, so a GPU swap rescales it
+    [fabric.base]                   # optional: a nested fabric (for lite-groups' base)
+
+    [collective]
+    placement = "contiguous"        # netmodel.placement policy for each instance
+    algorithm = "auto"              # or one algorithm of netmodel.algorithms
+    links = "scale-up"              # "as-built" or "scale-up" (see below)
+    calibration = "default"         # "default" (NCCL-sourced) or "ideal" (alpha = 0)
+    circuits = "ring"               # optional, OCS fabrics only: "ring" or "torus"
+
+    [adjust]                        # optional, defaults shown
+    latency_scale = 1.0             # multiplies every link and switch latency
+    hop_latency = 0.0               # seconds added to every link (each hop)
+    bandwidth_scale = 1.0           # multiplies every link's bandwidth
+
+    [sources]
+    bandwidth = "..."               # where the bandwidth figures come from
+    latency = "..."                 # where the latency figures come from
+    notes = "..."                   # optional
+
+``links``: the collective model charges NCCL's NVLink per-step latencies and the scale-up
+link efficiency on scale-up links (GPU-GPU and tier-0 switches) and its network figures on
+the rest (:mod:`netmodel.calibration`). ``"as-built"`` keeps that split; ``"scale-up"``
+charges the scale-up figures on every link, for fabrics that stand in for the scale-up
+domain (co-packaged optics wired to the GPU package, no NIC or proxy thread in the path).
+
+A scenario is swapped to another GPU with :meth:`Scenario.with_gpu` or, where a name is
+typed, ``NAME@GPU`` (``lite-flat@Lite+BW``); the fabric's ``$gpu``, ``$scaleup`` and
+``$scaleout`` then follow the new GPU.
+
+>>> s = get_scenario("lite-flat@Lite+NetBW")
+>>> s.name, s.gpu, s.label
+('lite-flat', 'Lite+NetBW', 'lite-flat@Lite+NetBW')
+>>> s.fabric_spec().startswith("flat:n=128,planes=4,radix=144,gpu=Lite+NetBW,bandwidth=225")
+True
+>>> load_scenario_text(s.to_toml()) == s
+True
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import tomllib
+from dataclasses import dataclass, field, replace
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from compute.errors import UserError, known
+from compute.hardware import get_gpu
+
+__all__ = ["ADJUST_KEYS", "CALIBRATIONS", "CIRCUITS", "LINKS", "Adjust", "Scenario",
+           "get_scenario", "load_scenario", "load_scenario_text", "parse_gpu_token",
+           "save_scenario", "scenario_names", "shipped_scenarios"]
+
+LINKS = ("as-built", "scale-up")
+CALIBRATIONS = ("default", "ideal")
+CIRCUITS = ("ring", "torus")
+#: The optional [adjust] keys and their defaults.
+ADJUST_KEYS = {"latency_scale": 1.0, "hop_latency": 0.0, "bandwidth_scale": 1.0}
+_TOP_KEYS = ("name", "description", "gpu", "fabric", "collective", "sources")
+_COLLECTIVE_KEYS = ("placement", "algorithm", "links", "calibration")
+_SOURCE_KEYS = ("bandwidth", "latency")
+_GPU_TOKEN = re.compile(r"^\s*(?:([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*\*\s*)?"
+                        r"\$(scaleup|scaleout)\s*$")
+
+
+@dataclass(frozen=True)
+class Adjust:
+    """Changes applied to every link and switch of the built fabric (for what-if sweeps).
+
+    ``latency_scale`` multiplies link and switch latencies (0 makes them vanish),
+    ``hop_latency`` adds seconds to every link, ``bandwidth_scale`` multiplies every link's
+    bandwidth.
+    """
+
+    latency_scale: float = 1.0
+    hop_latency: float = 0.0
+    bandwidth_scale: float = 1.0
+
+    def __post_init__(self):
+        for key in ADJUST_KEYS:
+            v = getattr(self, key)
+            ok = isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+            if not ok or v < 0 or (key == "bandwidth_scale" and v == 0):
+                rule = "> 0" if key == "bandwidth_scale" else ">= 0"
+                raise UserError(f"adjust.{key} must be a finite number {rule}, got {v!r}")
+
+    @property
+    def is_identity(self) -> bool:
+        """True when nothing is changed."""
+        return (self.latency_scale, self.hop_latency, self.bandwidth_scale) == (1.0, 0.0, 1.0)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A GPU type on a fabric, with placement and collective settings (see the module doc).
+
+    ``fabric`` holds the builder name and its arguments as written in the file (``$gpu``
+    and ``$scaleup``-style tokens unresolved); :meth:`fabric_spec` resolves them.
+    """
+
+    name: str
+    description: str
+    gpu: str
+    fabric: dict
+    placement: str = "contiguous"
+    algorithm: str = "auto"
+    links: str = "as-built"
+    calibration: str = "default"
+    circuits: str | None = None
+    adjust: Adjust = field(default_factory=Adjust)
+    sources: dict = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """``name@gpu``: unique among scenarios swapped to several GPUs."""
+        return f"{self.name}@{self.gpu}"
+
+    @property
+    def builder(self) -> str:
+        """The fabric builder's spec name."""
+        return self.fabric["builder"]
+
+    @property
+    def is_ocs(self) -> bool:
+        """Whether the fabric is optical circuit-switched (circuits set per instance)."""
+        return self.builder == "ocs"
+
+    def with_gpu(self, gpu: str) -> Scenario:
+        """The same scenario with another GPU type (the fabric's tokens follow it)."""
+        return replace(self, gpu=get_gpu(gpu).name)
+
+    def with_param(self, path: str, value) -> Scenario:
+        """A copy with one parameter set: ``fabric.KEY``, ``fabric.base.KEY`` (a builder
+        argument) or ``adjust.KEY``. See :func:`netmodel.sweep.parameters` for the list."""
+        parts = path.split(".")
+        if parts[0] == "adjust" and len(parts) == 2:
+            if parts[1] not in ADJUST_KEYS:
+                raise UserError(f"unknown parameter {path!r}; known adjust parameters: "
+                                f"{known('adjust.' + k for k in ADJUST_KEYS)}")
+            return replace(self, adjust=replace(self.adjust, **{parts[1]: float(value)}))
+        if parts[0] == "fabric" and len(parts) >= 2:
+            fabric = _set_nested(self.fabric, parts[1:], value, path)
+            _check_fabric(fabric, f"scenario {self.name!r}", "fabric")
+            return replace(self, fabric=fabric)
+        raise UserError(f"unknown parameter {path!r}; parameters are fabric.KEY, "
+                        f"fabric.base.KEY or adjust.KEY")
+
+    def fabric_spec(self) -> str:
+        """The topologies spec string of the fabric, tokens resolved for this GPU."""
+        return _spec(self.fabric, get_gpu(self.gpu))
+
+    def to_dict(self) -> dict:
+        """The TOML layout as a plain dict (``[adjust]`` only where it changes something)."""
+        collective = {"placement": self.placement, "algorithm": self.algorithm,
+                      "links": self.links, "calibration": self.calibration}
+        if self.circuits is not None:
+            collective["circuits"] = self.circuits
+        d = {"name": self.name, "description": self.description, "gpu": self.gpu,
+             "fabric": _copy(self.fabric), "collective": collective}
+        if not self.adjust.is_identity:
+            d["adjust"] = {k: getattr(self.adjust, k) for k in ADJUST_KEYS}
+        d["sources"] = dict(self.sources)
+        return d
+
+    def to_toml(self) -> str:
+        """TOML text that :func:`load_scenario_text` reads back into an equal scenario."""
+        d = self.to_dict()
+        lines = [f"{k} = {_toml_value(d[k])}" for k in ("name", "description", "gpu")]
+        for table in ("fabric", "collective", "adjust", "sources"):
+            if table in d:
+                lines += _toml_table(table, d[table])
+        return "\n".join(lines) + "\n"
+
+
+def _copy(table: dict) -> dict:
+    return {k: _copy(v) if isinstance(v, dict) else v for k, v in table.items()}
+
+
+def _set_nested(fabric: dict, keys: list[str], value, path: str) -> dict:
+    out = _copy(fabric)
+    table = out
+    for k in keys[:-1]:
+        if not isinstance(table.get(k), dict):
+            raise UserError(f"unknown parameter {path!r}: the fabric has no nested table {k!r}")
+        table = table[k]
+    if keys[-1] == "builder":
+        raise UserError(f"parameter {path!r} cannot be swept: it names the builder")
+    table[keys[-1]] = value
+    return out
+
+
+def _toml_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return repr(v) if math.isfinite(v) else ("inf" if v > 0 else "-inf")
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    raise UserError(f"cannot write {v!r} to TOML (allowed: strings, numbers, booleans)")
+
+
+def _toml_table(name: str, table: dict) -> list[str]:
+    lines = ["", f"[{name}]"]
+    nested = []
+    for k, v in table.items():
+        if isinstance(v, dict):
+            nested.append((k, v))
+        else:
+            lines.append(f"{k} = {_toml_value(v)}")
+    for k, v in nested:
+        lines += _toml_table(f"{name}.{k}", v)
+    return lines
+
+
+# ------------------------------------------------------------------ resolving the fabric
+
+def parse_gpu_token(value, gpu) -> object:
+    """Resolve ``"$gpu"``, ``"$scaleup"``, ``"$scaleout"`` and ``"K*$scaleup"`` for ``gpu``
+    (a :class:`~compute.hardware.GpuSpec`); other values pass through.
+
+    >>> lite = get_gpu("Lite")
+    >>> parse_gpu_token("$gpu", lite), parse_gpu_token("4*$scaleup", lite)
+    ('Lite', 450000000000.0)
+    """
+    if not isinstance(value, str):
+        return value
+    if value.strip() == "$gpu":
+        return gpu.name
+    m = _GPU_TOKEN.match(value)
+    if m:
+        factor = float(m.group(1)) if m.group(1) else 1.0
+        base = gpu.scaleup_bandwidth if m.group(2) == "scaleup" else gpu.scaleout_bandwidth
+        return factor * base
+    if "$" in value:
+        raise UserError(f"fabric value {value!r} is not one of the tokens '$gpu', '$scaleup', "
+                        f"'$scaleout' or 'K*$scaleup' / 'K*$scaleout'")
+    return value
+
+
+def _format(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    text = str(value)
+    return f"[{text}]" if any(c in text for c in ",[]") else text
+
+
+def _spec(table: dict, gpu) -> str:
+    parts = []
+    for key, value in table.items():
+        if key == "builder":
+            continue
+        if isinstance(value, dict):
+            parts.append(f"{key}=[{_spec(value, gpu)}]")
+        else:
+            parts.append(f"{key}={_format(parse_gpu_token(value, gpu))}")
+    return table["builder"] + (":" + ",".join(parts) if parts else "")
+
+
+def _check_fabric(table, where: str, path: str) -> None:
+    """Check a [fabric] table: a known builder and only its keyword arguments."""
+    from topologies.specs import builders
+
+    if not isinstance(table, dict):
+        raise UserError(f"{where}: [{path}] must be a table")
+    infos = {b.name: b for b in builders()}
+    name = table.get("builder")
+    if not isinstance(name, str) or name not in infos:
+        raise UserError(f"{where}: [{path}] needs 'builder' naming a fabric builder; "
+                        f"known: {known(infos)}")
+    params = {p.name for p in infos[name].params}
+    unknown = sorted(set(table) - params - {"builder"})
+    if unknown:
+        raise UserError(f"{where}: [{path}] has unknown key(s) {', '.join(unknown)} for "
+                        f"builder {name!r}; known: {known(params)}")
+    for key, value in table.items():
+        if isinstance(value, dict):
+            _check_fabric(value, where, f"{path}.{key}")
+        elif not isinstance(value, str | int | float | bool):
+            raise UserError(f"{where}: [{path}] {key} must be a string, number or boolean")
+        elif isinstance(value, str) and "$" in value:
+            parse_gpu_token(value, get_gpu("H100-SXM"))  # checks the token's spelling
+
+
+# ------------------------------------------------------------------ loading
+
+def _keys(where: str, table, required, optional=()) -> None:
+    if not isinstance(table, dict):
+        raise UserError(f"{where} must be a table")
+    unknown = sorted(set(table) - set(required) - set(optional))
+    if unknown:
+        raise UserError(f"{where}: unknown key(s) {', '.join(unknown)}; allowed: "
+                        f"{', '.join((*required, *optional))}")
+    missing = [k for k in required if k not in table]
+    if missing:
+        raise UserError(f"{where}: missing key(s) {', '.join(missing)}")
+
+
+def _text(where: str, key: str, value) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise UserError(f"{where}: {key} must be a non-empty string, got {value!r}")
+    return value
+
+
+def _choice(where: str, key: str, value, allowed) -> str:
+    if value not in allowed:
+        raise UserError(f"{where}: {key} {value!r} is not allowed; allowed: {known(allowed)}")
+    return value
+
+
+def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
+    """A :class:`Scenario` from the TOML layout, refusing unknown and missing keys."""
+    from netmodel.algorithms import ALGORITHMS
+    from netmodel.placement import PLACEMENTS
+
+    _keys(where, data, _TOP_KEYS, ("adjust",))
+    name = _text(where, "name", data["name"])
+    if "@" in name:
+        raise UserError(f"{where}: name {name!r} must not contain '@' (it separates a GPU "
+                        f"override, as in lite-flat@Lite+BW)")
+    gpu = get_gpu(_text(where, "gpu", data["gpu"])).name
+    _check_fabric(data["fabric"], where, "fabric")
+    col = data["collective"]
+    _keys(f"{where}: [collective]", col, _COLLECTIVE_KEYS, ("circuits",))
+    circuits = col.get("circuits")
+    is_ocs = data["fabric"]["builder"] == "ocs"
+    if circuits is not None:
+        if not is_ocs:
+            raise UserError(f"{where}: [collective] circuits applies only to an 'ocs' fabric")
+        _choice(where, "circuits", circuits, CIRCUITS)
+    elif is_ocs:
+        raise UserError(f"{where}: an 'ocs' fabric needs [collective] circuits "
+                        f"(allowed: {known(CIRCUITS)})")
+    adjust = data.get("adjust", {})
+    _keys(f"{where}: [adjust]", adjust, (), tuple(ADJUST_KEYS))
+    src = data["sources"]
+    _keys(f"{where}: [sources]", src, _SOURCE_KEYS, ("notes",))
+    for k, v in src.items():
+        _text(f"{where}: [sources]", k, v)
+    return Scenario(
+        name=name, description=_text(where, "description", data["description"]), gpu=gpu,
+        fabric=_copy(data["fabric"]),
+        placement=_choice(where, "placement", col["placement"], PLACEMENTS),
+        algorithm=_choice(where, "algorithm", col["algorithm"], ("auto", *ALGORITHMS)),
+        links=_choice(where, "links", col["links"], LINKS),
+        calibration=_choice(where, "calibration", col["calibration"], CALIBRATIONS),
+        circuits=circuits,
+        adjust=Adjust(**{k: float(v) if isinstance(v, int) and not isinstance(v, bool) else v
+                         for k, v in adjust.items()}),
+        sources=dict(src))
+
+
+def load_scenario_text(text: str, where: str = "scenario") -> Scenario:
+    """A scenario from TOML text."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{where} is not valid TOML: {exc}") from None
+    return scenario_from_dict(data, where)
+
+
+def load_scenario(path) -> Scenario:
+    """A scenario from a TOML file."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise UserError(f"cannot read scenario file {str(path)!r}: {exc.strerror}") from None
+    return load_scenario_text(text, str(path))
+
+
+def save_scenario(scenario: Scenario, path) -> Path:
+    """Write ``scenario`` as TOML to ``path`` atomically; returns the path."""
+    from netmodel.study import write_outputs
+
+    path = Path(path)
+    if path.suffix.lower() != ".toml":
+        raise UserError(f"scenario file {str(path)!r} must end in .toml")
+    write_outputs(path.parent, {path.name: scenario.to_toml().encode()})
+    return path
+
+
+@cache
+def shipped_scenarios() -> dict[str, Scenario]:
+    """The scenarios shipped in ``netmodel/data/scenarios``, by name (read once)."""
+    folder = resources.files("netmodel").joinpath("data/scenarios")
+    out = {}
+    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
+        if entry.name.endswith(".toml"):
+            s = load_scenario_text(entry.read_text(), f"netmodel/data/scenarios/{entry.name}")
+            out[s.name] = s
+    order = ("h100-dgx", "lite-direct", "lite-flat", "lite-flat-inr", "lite-hier", "lite-ocs")
+    return {n: out[n] for n in sorted(out, key=lambda n: (order.index(n) if n in order
+                                                          else len(order), n))}
+
+
+def scenario_names() -> tuple[str, ...]:
+    """Names of the shipped scenarios, the baseline first."""
+    return tuple(shipped_scenarios())
+
+
+def get_scenario(ref) -> Scenario:
+    """A scenario from a shipped name or a ``.toml`` path, optionally ``@GPU`` (another GPU
+    type); a :class:`Scenario` passes through."""
+    if isinstance(ref, Scenario):
+        return ref
+    if not isinstance(ref, str) or not ref.strip():
+        raise UserError(f"a scenario must be a name or a .toml path, got {ref!r}")
+    base, at, gpu = ref.strip().rpartition("@") if "@" in ref else (ref.strip(), "", "")
+    if at and not gpu.strip():
+        raise UserError(f"scenario {ref!r} names no GPU after '@'")
+    if base.lower().endswith(".toml"):
+        scenario = load_scenario(base)
+    else:
+        table = shipped_scenarios()
+        if base not in table:
+            raise UserError(f"unknown scenario {base!r}; known: {known(table)} "
+                            f"(or a path to a .toml file; NAME@GPU swaps the GPU)")
+        scenario = table[base]
+    return scenario.with_gpu(gpu.strip()) if at else scenario

@@ -1,0 +1,327 @@
+"""``netmodel sweep``: tokens/s/SM of scenarios while one or two fabric parameters vary, to
+see where one fabric overtakes another.
+
+A parameter is a dotted path into the scenario (:func:`parameters` lists them):
+
+* ``fabric.KEY`` (or ``fabric.base.KEY``): a numeric keyword of the fabric's builder, e.g.
+  ``fabric.latency`` (switch traversal, s), ``fabric.bandwidth`` (bytes/s per direction),
+  ``fabric.radix``, ``fabric.ports`` and ``fabric.reconfiguration_time`` (OCS);
+* ``adjust.hop_latency`` (s added to every link: the per-hop latency, for any fabric),
+  ``adjust.latency_scale`` and ``adjust.bandwidth_scale`` (multipliers, for any fabric).
+
+Values are ``LO:HI`` (``points`` log-spaced values, default 7; ``LO:HI:N`` for N) or a comma
+list; they take units (``0.1us:10us``, ``100GB/s``). Integer parameters are rounded and
+repeated values dropped. A range must be positive and not empty.
+
+>>> p = parse_param("adjust.hop_latency=0.1us:10us:3", ["lite-flat"])
+>>> p.path, [round(v * 1e6, 6) for v in p.values]
+('adjust.hop_latency', [0.1, 1.0, 10.0])
+>>> r = run_sweep(["lite-flat", "lite-ocs"], [p], ["Llama-3-8B"], ["decode"])
+>>> len(r.rows)
+6
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from compute.errors import UserError, known
+from compute.models import get_model
+from compute.phases import Slo, check_phase
+from compute.results import rows_to_csv
+from compute.roofline import RooflineOptions, make_workload
+from compute.search import DEFAULT_MAX_BATCH
+from compute.units import parse_bandwidth, parse_time
+from netmodel.progress import NO_PROGRESS
+from netmodel.scenarios import ADJUST_KEYS, get_scenario
+
+__all__ = ["DEFAULT_POINTS", "SweepParam", "SweepResult", "parameters", "parse_param",
+           "run_sweep", "sweep_files", "write_sweep"]
+
+#: Values of a ``LO:HI`` range.
+DEFAULT_POINTS = 7
+#: Units of the [adjust] parameters.
+_ADJUST_UNITS = {"latency_scale": "", "hop_latency": "s", "bandwidth_scale": ""}
+
+
+@dataclass(frozen=True)
+class SweepParam:
+    """One swept parameter: its path, values (SI), unit and whether it is an integer."""
+
+    path: str
+    values: tuple[float, ...]
+    unit: str = ""
+    integer: bool = False
+
+
+def parameters(scenario) -> dict[str, tuple[str, bool]]:
+    """The numeric parameters of ``scenario`` a sweep may vary: ``{path: (unit, integer)}``."""
+    from topologies.specs import builders
+
+    infos = {b.name: b for b in builders()}
+    out = {}
+
+    def walk(table, prefix):
+        for p in infos[table["builder"]].params:
+            base = p.type.split(" ")[0]
+            if base in ("int", "float"):
+                out[f"{prefix}.{p.name}"] = (p.unit, base == "int")
+        for k, v in table.items():
+            if isinstance(v, dict):
+                walk(v, f"{prefix}.{k}")
+
+    walk(get_scenario(scenario).fabric, "fabric")
+    out.update({f"adjust.{k}": (_ADJUST_UNITS[k], False) for k in ADJUST_KEYS})
+    return out
+
+
+def _value(text: str, unit: str, what: str) -> float:
+    text = text.strip()
+    if unit == "s":
+        return parse_time(text, what)
+    if unit == "bytes/s":
+        return parse_bandwidth(text, what)
+    try:
+        v = float(text)
+    except ValueError:
+        raise UserError(f"{what} value {text!r} is not a number") from None
+    if not (math.isfinite(v) and v >= 0):
+        raise UserError(f"{what} value {text!r} must be a finite number >= 0")
+    return v
+
+
+def _kind(path: str, scenarios) -> tuple[str, bool]:
+    """(unit, integer) of ``path``, which every scenario must know."""
+    unit = integer = None
+    for s in scenarios:
+        known_params = parameters(s)
+        if path not in known_params:
+            raise UserError(f"unknown parameter {path!r} for scenario "
+                            f"{get_scenario(s).name!r}; known: {known(known_params)}")
+        unit, integer = known_params[path]
+    return unit, integer
+
+
+def parse_param(text: str, scenarios, points: int = DEFAULT_POINTS) -> SweepParam:
+    """A :class:`SweepParam` from ``PATH=LO:HI[:N]`` or ``PATH=V1,V2,...``, checked against
+    every scenario of the sweep."""
+    path, eq, spec = str(text).partition("=")
+    path, spec = path.strip(), spec.strip()
+    if not eq or not path or not spec:
+        raise UserError(f"--param {text!r} must be PATH=LO:HI or PATH=V1,V2 (e.g. "
+                        f"adjust.hop_latency=0.1us:10us)")
+    unit, integer = _kind(path, scenarios)
+    if ":" in spec:
+        parts = spec.split(":")
+        if len(parts) not in (2, 3):
+            raise UserError(f"--param {path} range {spec!r} must be LO:HI or LO:HI:N")
+        lo, hi = (_value(x, unit, path) for x in parts[:2])
+        n = points
+        if len(parts) == 3:
+            try:
+                n = int(parts[2])
+            except ValueError:
+                n = 0
+            if n < 1:
+                raise UserError(f"--param {path}: N in {spec!r} must be a whole number >= 1")
+        if lo <= 0 or hi <= 0:
+            raise UserError(f"--param {path} range {spec!r} must be positive (values are "
+                            f"log-spaced); give a comma list to include 0")
+        if hi < lo:
+            raise UserError(f"--param {path} range {spec!r} is empty: HI is below LO")
+        values = [float(v) for v in np.geomspace(lo, hi, n)] if n > 1 else [lo]
+    else:
+        values = [_value(x, unit, path) for x in spec.split(",") if x.strip()]
+        if not values:
+            raise UserError(f"--param {path} has no values")
+    if integer:
+        values = [float(round(v)) for v in values]
+    values = list(dict.fromkeys(values))
+    return SweepParam(path, tuple(values), unit, bool(integer))
+
+
+@dataclass(frozen=True)
+class SweepRow:
+    """Best configuration of one model x scenario x phase at one point of the sweep."""
+
+    label: str
+    scenario: str
+    gpu: str
+    model: str
+    phase: str
+    x: float
+    y: float | None          #: the second parameter's value (None with one parameter)
+    feasible: bool
+    tp: int | None
+    batch: int | None
+    latency_s: float | None
+    tokens_per_s_per_sm: float | None
+    network_share: float | None
+    reason: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class SweepResult:
+    """Rows of the sweep and the parameters swept."""
+
+    rows: tuple[SweepRow, ...]
+    params: tuple[SweepParam, ...]
+    labels: tuple[str, ...]
+    settings: dict = field(default_factory=dict)
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(r.model for r in self.rows))
+
+    @property
+    def phases(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(r.phase for r in self.rows))
+
+    def curve(self, label, model, phase, y=None) -> tuple[np.ndarray, np.ndarray]:
+        """``(x, tokens/s/SM)`` of one scenario (NaN where infeasible)."""
+        rows = [r for r in self.rows if (r.label, r.model, r.phase, r.y) == (label, model,
+                                                                            phase, y)]
+        return (np.array([r.x for r in rows]),
+                np.array([r.tokens_per_s_per_sm if r.feasible else np.nan for r in rows]))
+
+    def crossovers(self) -> list[dict]:
+        """Where one scenario overtakes another along the first parameter: for every pair
+        of scenarios whose tokens/s/SM difference changes sign between two neighbouring
+        values, ``{model, phase, y, x, tokens_per_s_per_sm, before, after}`` (``before``
+        led below ``x``, ``after`` leads above it), with ``x`` and the value there
+        interpolated (log-linearly in ``x`` when the values are positive)."""
+        out = []
+        ys = self.params[1].values if len(self.params) > 1 else (None,)
+        for model in self.models:
+            for phase in self.phases:
+                for y in ys:
+                    curves = [self.curve(lab, model, phase, y) for lab in self.labels]
+                    for a in range(len(curves)):
+                        for b in range(a + 1, len(curves)):
+                            out += _crossings(curves[a], curves[b], self.labels[a],
+                                              self.labels[b], dict(model=model, phase=phase,
+                                                                   y=y))
+        return out
+
+    def to_csv(self) -> str:
+        cols = ["label", "scenario", "gpu", "model", "phase", self.params[0].path]
+        if len(self.params) > 1:
+            cols.append(self.params[1].path)
+        cols += ["feasible", "tp", "batch", "latency_s", "tokens_per_s_per_sm",
+                 "network_share", "reason"]
+        rows = []
+        for r in self.rows:
+            d = asdict(r)
+            d[self.params[0].path] = r.x
+            if len(self.params) > 1:
+                d[self.params[1].path] = r.y
+            rows.append(d)
+        return rows_to_csv(rows, cols)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """``{"sweep", "params", "scenarios", "settings", "crossovers", "rows"}``."""
+        return json.dumps({"sweep": [p.path for p in self.params],
+                           "params": [asdict(p) for p in self.params],
+                           "scenarios": list(self.labels), "settings": self.settings,
+                           "crossovers": self.crossovers(),
+                           "rows": [asdict(r) for r in self.rows]}, indent=indent)
+
+
+def run_sweep(scenarios, params, models=("Llama-3-70B",), phases=("decode",), *, gpus=None,
+              options=None, slo: Slo | None = None, prompt=None, context=None,
+              max_batch: int = DEFAULT_MAX_BATCH, progress=NO_PROGRESS) -> SweepResult:
+    """Best tokens/s/SM of every scenario x model x phase at every point of the sweep.
+
+    ``params``: one or two :class:`SweepParam` (or ``PATH=RANGE`` strings).
+    """
+    from netmodel.compare import expand_scenarios
+    from netmodel.fabric_search import ScenarioCollectives, fabric_search
+
+    scens = expand_scenarios(scenarios, gpus)
+    params = [p if isinstance(p, SweepParam) else parse_param(p, scens) for p in params]
+    if not 1 <= len(params) <= 2:
+        raise UserError(f"sweep one or two parameters, got {len(params)}")
+    if len(params) == 2 and params[0].path == params[1].path:
+        raise UserError(f"parameter {params[0].path!r} is given twice")
+    for p in params:
+        _kind(p.path, scens)  # every scenario knows it
+    models = [get_model(m) for m in models]
+    phases = [check_phase(p) for p in phases]
+    if not (models and phases):
+        raise UserError("the sweep needs at least one model and one phase")
+    options = options or RooflineOptions()
+    slo = slo or Slo()
+    ys = params[1].values if len(params) > 1 else (None,)
+    rows = []
+    for s in scens:
+        for y in ys:
+            for x in params[0].values:
+                point = s.with_param(params[0].path, _typed(params[0], x))
+                if y is not None:
+                    point = point.with_param(params[1].path, _typed(params[1], y))
+                coll = ScenarioCollectives(point)
+                for phase in phases:
+                    workload = make_workload(phase, prompt, context)
+                    for model in models:
+                        r = fabric_search(model, point, workload, options=options, slo=slo,
+                                          max_batch=max_batch, collectives=coll)
+                        rows.append(_row(s, model.name, phase, x, y, r))
+                progress.advance(f"{s.label} {params[0].path}={x:g}")
+    settings = {"slo": {"ttft_s": slo.ttft, "tbt_s": slo.tbt}, "options": asdict(options),
+                "max_batch": max_batch}
+    return SweepResult(rows=tuple(rows), params=tuple(params),
+                       labels=tuple(s.label for s in scens), settings=settings)
+
+
+def _crossings(ca, cb, la, lb, where) -> list[dict]:
+    """Sign changes of ``ca - cb`` between neighbouring points where both are feasible."""
+    x, va = ca
+    vb = cb[1]
+    d = va - vb
+    out = []
+    for k in range(1, len(x)):
+        d0, d1 = d[k - 1], d[k]
+        if not (np.isfinite(d0) and np.isfinite(d1)) or d0 == 0 or d0 * d1 > 0:
+            continue
+        t = d0 / (d0 - d1)
+        x0, x1 = x[k - 1], x[k]
+        xc = x0 * (x1 / x0) ** t if x0 > 0 else x0 + t * (x1 - x0)
+        value = va[k - 1] + t * (va[k] - va[k - 1])
+        before, after = (la, lb) if d0 > 0 else (lb, la)
+        out.append({**where, "x": float(xc), "tokens_per_s_per_sm": float(value),
+                    "before": before, "after": after})
+    return out
+
+
+def _typed(param: SweepParam, v: float):
+    return int(v) if param.integer else float(v)
+
+
+def _row(s, model, phase, x, y, r) -> SweepRow:
+    b = r.best
+    if b is None:
+        return SweepRow(s.label, s.name, s.gpu, model, phase, x, y, False, None, None, None,
+                        None, None, r.search.reason)
+    return SweepRow(s.label, s.name, s.gpu, model, phase, x, y, True, b.tp, b.batch,
+                    b.latency, b.tokens_per_s_per_sm, b.time_split()["network"] / b.latency)
+
+
+def sweep_files(result: SweepResult, *, plot: bool = True) -> dict:
+    """``sweep.csv``, ``sweep.json`` and (with ``plot``) ``sweep.png``."""
+    files = {"sweep.csv": result.to_csv().encode(), "sweep.json": result.to_json().encode()}
+    if plot:
+        from netmodel import compare_plots
+
+        files["sweep.png"] = lambda path: compare_plots.plot_sweep(result, path)
+    return files
+
+
+def write_sweep(result: SweepResult, out_dir, *, plot: bool = True) -> list:
+    """Write :func:`sweep_files` into ``out_dir`` atomically."""
+    from netmodel.study import write_outputs
+
+    return write_outputs(out_dir, sweep_files(result, plot=plot))
