@@ -66,11 +66,17 @@ def _short_group(group) -> str:
 @click.option("--placement", default="contiguous", show_default=True,
               help="contiguous, rail-aligned, spread or random.")
 @click.option("--seed", default=0, show_default=True, help="Seed of random placement.")
+@click.option("--fail", "fail_text", default=None, metavar="LIST",
+              help="Failed nodes and links (u/v), comma-separated, e.g. spine0,leaf1/spine2: "
+              "cost after rerouting, against the healthy fabric.")
+@click.option("--all-groups", is_flag=True,
+              help="Also run every group of this size (cut by --placement) at once, "
+              "sharing links, and report the slowdown against running alone.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--plot", "plot_path", default=None, metavar="FILE.png",
               help="Also draw busbw against size for every algorithm.")
 def collective(op, fabric, group_text, size_text, algorithm, algorithms, placement, seed,
-               as_json, plot_path):
+               fail_text, all_groups, as_json, plot_path):
     """Cost of one collective OP (all-reduce, reduce-scatter, all-gather, broadcast,
     reduce, all-to-all, send-recv) on a group of GPUs of a fabric."""
     import json
@@ -84,7 +90,35 @@ def collective(op, fabric, group_text, size_text, algorithm, algorithms, placeme
     size = parse_bytes(size_text)
     model = _model(fabric, placement, algorithm, algorithms, seed)
     group = model.group(_parse_group(group_text))
-    result = model.cost(op, size, group)
+    extra = {}
+    if fail_text:
+        from netmodel.degraded import degraded_cost
+
+        links, nodes = _failures(fail_text)
+        deg = degraded_cost(model.graph, op, size, group, links=links, nodes=nodes,
+                            algorithm=algorithm, placement=placement,
+                            algorithms=model.algorithms, seed=seed)
+        extra["failures"] = {"failed": fail_text, "healthy_time": deg.healthy.time,
+                             "healthy_algorithm": deg.healthy.algorithm,
+                             "slowdown": None if deg.cut else deg.slowdown,
+                             "lost": [str(x) for x in deg.lost], "cut": deg.cut}
+        result = deg.degraded
+        model = _model_on(deg, model, placement, algorithm, seed)
+        group = result.group
+    else:
+        result = model.cost(op, size, group)
+    if all_groups and len(group) > 1 and result.connected:
+        from netmodel.concurrent import concurrent_cost
+
+        conc = concurrent_cost(model, len(group), op, size, algorithm)
+        worst = int(conc.slowdown[:, 0].argmax())
+        extra["all_groups"] = {
+            "groups": len(conc.groups), "algorithm": conc.algorithm[0],
+            "protocol": conc.protocol[0], "makespan": float(conc.makespan[0]),
+            "slowdown_max": float(conc.slowdown[:, 0].max()),
+            "slowdown_mean": float(conc.slowdown[:, 0].mean()),
+            "slowest_group": [str(x) for x in conc.groups[worst]],
+            "hot_links": [[str(u), str(v), k] for (u, v), k in conc.hotspots]}
     alternatives = {name: float(t[0]) for name, t in
                     sorted(model.curves(op, [size], group).items())} \
         if algorithm == "auto" else {}
@@ -103,13 +137,19 @@ def collective(op, fabric, group_text, size_text, algorithm, algorithms, placeme
                    plot_path, title=_fabric_label(model))
     if as_json:
         doc = {"fabric": _fabric_label(model), "placement": placement, **result.as_dict(),
-               "alternatives": alternatives}
+               "alternatives": alternatives, **extra}
         if plot_path:
             doc["plot"] = plot_path
         click.echo(json.dumps(doc, indent=1))
         return
     click.echo(f"{op} of {format_bytes(size)} on {len(group)} GPUs ({_short_group(group)})")
     click.echo(f"fabric: {_fabric_label(model)}; placement {placement}")
+    fails = extra.get("failures")
+    if fails:
+        lost = f"; lost {', '.join(fails['lost'])}" if fails["lost"] else ""
+        click.echo(f"failed: {fails['failed']}{lost}; healthy: {fails['healthy_algorithm']} "
+                   f"{format_time(fails['healthy_time'])}"
+                   + ("" if fails["cut"] else f", slowdown {fails['slowdown']:.3g}x"))
     if not result.connected:
         a, b = result.cut
         click.echo(f"CUT: the group is cut apart, no path joins {a} and {b}")
@@ -135,8 +175,47 @@ def collective(op, fabric, group_text, size_text, algorithm, algorithms, placeme
     if alternatives:
         click.echo("alternatives (best protocol each): " + ", ".join(
             f"{k} {format_time(t)}" for k, t in sorted(alternatives.items(), key=lambda x: x[1])))
+    conc = extra.get("all_groups")
+    if conc:
+        hot = conc["hot_links"][0] if conc["hot_links"] else None
+        click.echo(f"all {conc['groups']} groups of {len(group)} at once: {conc['algorithm']}/"
+                   f"{conc['protocol']}, slowest {format_time(conc['makespan'])}, slowdown "
+                   f"max {conc['slowdown_max']:.3g}x mean {conc['slowdown_mean']:.3g}x"
+                   + (f"; hottest link {hot[0]} -> {hot[1]} ({hot[2]} group"
+                      f"{'' if hot[2] == 1 else 's'})" if hot else ""))
     if plot_path:
         click.echo(f"wrote {plot_path}")
+
+
+def _failures(text):
+    """``a/b`` items are links, others nodes."""
+    from compute.errors import UserError
+
+    links, nodes = [], []
+    for item in (t.strip() for t in text.split(",")):
+        if not item:
+            continue
+        if "/" in item:
+            u, _, v = item.partition("/")
+            if not u or not v:
+                raise UserError(f"--fail link {item!r} must be written NODE/NODE")
+            links.append((u, v))
+        else:
+            nodes.append(item)
+    if not links and not nodes:
+        raise UserError(f"--fail {text!r} is empty; give nodes or links (u/v)")
+    return links, nodes
+
+
+def _model_on(deg, model, placement, algorithm, seed):
+    """A model of the degraded fabric (for the plot and --all-groups)."""
+    from netmodel.collective_model import FabricCostModel
+    from netmodel.degraded import degrade
+
+    broken = degrade(model.graph, links=deg.failed_links, nodes=deg.failed_nodes)
+    return FabricCostModel(broken, placement=placement, algorithm=algorithm,
+                           algorithms=model.algorithms, seed=seed,
+                           calibration=model.calibration)
 
 
 @click.command("costs")

@@ -116,3 +116,28 @@ def test_failed_costs_write_nothing(tmp_path):
     out = run("costs", "--fabric", "single-switch:n=8", "--groups", "2,16", "-o", str(path))
     assert out.exit_code == 2 and not path.exists()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_collective_with_failures():
+    out = run("collective", "all-to-all", "--fabric", "fat-tree:k=4", "--group", "4",
+              "--size", "1GiB", "--algorithm", "direct", "--fail", "spine0", "--json")
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.output)
+    # one of the pod's two spines gone: a leaf's off-leaf traffic (n) on one uplink instead of
+    # the 3/4 n on a GPU link (tests/netmodel/test_collective_concurrent_degraded.py)
+    assert doc["failures"]["slowdown"] == pytest.approx(4 / 3, rel=2e-3)
+    cut = run("collective", "all-reduce", "--fabric", "fat-tree:k=4", "--group", "4",
+              "--fail", "leaf0/spine0,leaf0/spine1")
+    assert cut.exit_code == 0 and "CUT: the group is cut apart" in cut.output
+    bad = run("collective", "all-reduce", "--fabric", "fat-tree:k=4", "--fail", "leaf0/")
+    assert bad.exit_code == 2 and "NODE/NODE" in bad.output
+
+
+def test_collective_all_groups():
+    out = run("collective", "all-reduce", "--fabric", "fat-tree:k=8,oversubscription=4",
+              "--group", "4", "--size", "16GiB", "--placement", "spread", "--algorithm", "ring",
+              "--all-groups", "--json")
+    assert out.exit_code == 0, out.output
+    conc = json.loads(out.output)["all_groups"]
+    # one GPU of 4 groups on every leaf, one uplink per leaf: 4x at large sizes
+    assert conc["groups"] == 32 and conc["slowdown_max"] == pytest.approx(4, rel=0.01)

@@ -187,3 +187,39 @@ def test_auto_is_the_minimum_of_the_algorithms():
     # 5.01 us), in-network reduction wins 1 GB (11.25 ms against ring's 17.5 ms)
     assert auto.cost("all-reduce", 1e3, 8).algorithm == "direct"
     assert auto.cost("all-reduce", 1e9, 8).algorithm == "in-network"
+
+
+def test_in_network_over_parallel_switch_planes():
+    # an NVSwitch domain as 4 switch chips, each GPU wired to all of them at B/4: the
+    # reduction is striped over the planes and costs what one logical switch costs
+    p, n, a = 8, 1e9, 1e-6
+    g = nx.Graph(name="planes", spec="", gpus=p)
+    for c in range(4):
+        g.add_node(f"nvs{c}", kind="switch", tier=0, radix=p, latency=0.0,
+                   in_network_reduction=True)
+    for i in range(p):
+        g.add_node(f"gpu{i}", kind="gpu", gpu="H100-SXM")
+        for c in range(4):
+            g.add_edge(f"gpu{i}", f"nvs{c}", bandwidth=B / 4, latency=0.0, medium="copper",
+                       lanes=1)
+    assert cost(g, "all-reduce", "in-network", p, n, a) == pytest.approx(
+        cost(star(p, capable=True), "all-reduce", "in-network", p, n, a))
+    assert cost(g, "all-reduce", "in-network", p, n, a) == pytest.approx(a + 9 / 8 * n * beta)
+
+
+@pytest.mark.parametrize("uplink", [B, B / 2])
+def test_in_network_two_levels(uplink):
+    # SHARP-like: two capable leaves of 2 GPUs under one capable spine. The GPU links carry
+    # (1 + 1/4) n, each leaf-spine link its leaf's partial n: two levels, two alphas.
+    n, a = 1e9, 1e-6
+    g = nx.Graph(name="sharp", spec="", gpus=4)
+    for s, tier in (("leaf0", 1), ("leaf1", 1), ("spine", 2)):
+        g.add_node(s, kind="switch", tier=tier, radix=4, latency=0.0, in_network_reduction=True)
+    for i in range(4):
+        g.add_node(f"gpu{i}", kind="gpu", gpu="H100-SXM")
+        g.add_edge(f"gpu{i}", f"leaf{i // 2}", bandwidth=B, latency=0.0, medium="copper",
+                   lanes=1)
+    for s in ("leaf0", "leaf1"):
+        g.add_edge(s, "spine", bandwidth=uplink, latency=0.0, medium="copper", lanes=1)
+    want = 2 * a + max(1.25 * n / B, n / uplink)
+    assert cost(g, "all-reduce", "in-network", 4, n, a) == pytest.approx(want)
