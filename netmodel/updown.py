@@ -40,8 +40,21 @@ class UpDown:
     def __init__(self, router):
         self.router = router
         self._cones: dict = {}
+        self._templates: dict = {}
+        self._alive: dict = {}
 
     # ------------------------------------------------------------------ cones
+    def _live(self, sig):
+        """Drop attachments that lead nowhere: switches whose only neighbours are GPUs (a
+        scale-up switch seen from outside its domain). Without a switch shared by both ends
+        no shortest path crosses them, and ECMP at the GPU uses only the others."""
+        live = self._alive
+        kind, adj = self.router.kind, self.router._adj
+        for x, _, _ in sig:
+            if x not in live:
+                live[x] = any(kind.get(y) == "switch" for y in adj[x])
+        return tuple(t for t in sig if live[t[0]])
+
     def _cone(self, sig):
         cone = self._cones.get(sig)
         if cone is None:
@@ -110,6 +123,17 @@ class UpDown:
         None when the fast path does not apply."""
         if not self.router.tiered:
             return None
+        if {a for a, _, _ in a_sig} & {b for b, _, _ in b_sig}:
+            return None  # a shared switch: a two-hop route, cheap to search
+        a_sig, b_sig = self._live(a_sig), self._live(b_sig)
+        if not a_sig or not b_sig:
+            return None
+        key = (a_sig, b_sig)
+        if key not in self._templates:
+            self._templates[key] = self._template(a_sig, b_sig)
+        return self._templates[key]
+
+    def _template(self, a_sig, b_sig):
         ca, cb = self._cone(a_sig), self._cone(b_sig)
         if not ca or not cb:
             return None
