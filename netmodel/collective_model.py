@@ -241,13 +241,13 @@ class FabricCostModel:
         idx = np.argmin(times, axis=0)
         return idx, times[idx, np.arange(times.shape[1])]
 
-    def cost(self, op: str, nbytes: float, group=None, algorithm: str | None = None
+    def cost(self, op: str, nbytes: float, group, algorithm: str | None = None
              ) -> CollectiveResult:
         """Full result for one size: time, algbw, busbw, algorithm, protocol, per-step
         breakdown and bottleneck links. ``group``: a size (placed) or explicit nodes."""
         check_op(op)
         n = float(check_sizes(nbytes))
-        group = self.group(2 if group is None else group)
+        group = self.group(group)
         if len(group) == 1:
             return CollectiveResult(op, group, n, 0.0, math.inf, math.inf, "none", "none",
                                     0.0, (), ())
@@ -269,11 +269,11 @@ class FabricCostModel:
         return CollectiveResult(op, group, n, time, algbw, algbw * bus_factor(op, len(group)),
                                 name, proto_name, proto.base_latency, steps, bneck)
 
-    def sweep(self, op: str, sizes, group=None, algorithm: str | None = None) -> SweepResult:
+    def sweep(self, op: str, sizes, group, algorithm: str | None = None) -> SweepResult:
         """Costs over an array of sizes (the fastest candidate per size)."""
         check_op(op)
         n = np.atleast_1d(check_sizes(sizes)).astype(float)
-        group = self.group(2 if group is None else group)
+        group = self.group(group)
         if len(group) == 1:
             return SweepResult(op, group, n, np.zeros_like(n), ("none",) * len(n),
                                ("none",) * len(n))
@@ -286,12 +286,12 @@ class FabricCostModel:
         return SweepResult(op, group, n, t, tuple(cands[i][0] for i in idx),
                            tuple(cands[i][1] for i in idx))
 
-    def curves(self, op: str, sizes, group=None) -> dict:
+    def curves(self, op: str, sizes, group) -> dict:
         """Seconds per algorithm (its best protocol per size) over ``sizes``, for every
         algorithm that can run: ``{algorithm: ndarray}``."""
         check_op(op)
         n = np.atleast_1d(check_sizes(sizes)).astype(float)
-        group = self.group(2 if group is None else group)
+        group = self.group(group)
         out: dict = {}
         if len(group) == 1:
             return out

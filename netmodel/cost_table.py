@@ -54,7 +54,7 @@ def cost_rows(model, ops, sizes, groups, algorithm: str | None = None) -> list[d
     ``algorithm``: None or ``"auto"`` (the fastest per size), a name, or ``"all"`` (one
     row per valid algorithm, each with its fastest protocol).
     """
-    from netmodel.cost import bus_factor
+    from netmodel.cost import GroupCut, bus_factor
 
     sizes = np.asarray(sizes, dtype=float)
     rows = []
@@ -63,21 +63,10 @@ def cost_rows(model, ops, sizes, groups, algorithm: str | None = None) -> list[d
             if p < 2:
                 raise UserError(f"group sizes must be >= 2 GPUs, got {p}")
             group = model.group(int(p))
-            if algorithm == "all":
-                cands = model.candidates(op, group, "auto")
-                best: dict = {}
-                for name, proto, a, b, _ in cands:
-                    t = a + b * sizes
-                    if name not in best:
-                        best[name] = (t, np.full(len(sizes), proto, dtype=object))
-                    else:
-                        bt, bp = best[name]
-                        better = t < bt
-                        best[name] = (np.where(better, t, bt), np.where(better, proto, bp))
-                series = [(name, t, tuple(pr)) for name, (t, pr) in best.items()]
-            else:
-                sw = model.sweep(op, sizes, group, algorithm)
-                series = [(None, sw.time, sw.protocol, sw.algorithm)]
+            try:
+                series = _series(model, op, sizes, group, algorithm)
+            except GroupCut as exc:
+                raise UserError(f"the group of {p} GPUs is cut apart: {exc}") from None
             factor = bus_factor(op, len(group))
             for entry in series:
                 name, t, protos = entry[0], entry[1], entry[2]
@@ -89,6 +78,27 @@ def cost_rows(model, ops, sizes, groups, algorithm: str | None = None) -> list[d
                                  "seconds": float(t[i]), "algbw_GBps": float(algbw),
                                  "busbw_GBps": float(algbw * factor)})
     return rows
+
+
+def _series(model, op, sizes, group, algorithm):
+    """[(algorithm or None, seconds, protocols[, algorithm per size])]; raises GroupCut."""
+    from netmodel.cost import GroupCut
+
+    if algorithm != "all":
+        sw = model.sweep(op, sizes, group, algorithm)
+        if not np.all(np.isfinite(sw.time)):
+            raise GroupCut(group[0], group[-1])
+        return [(None, sw.time, sw.protocol, sw.algorithm)]
+    best: dict = {}
+    for name, proto, a, b, _ in model.candidates(op, group, "auto"):
+        t = a + b * sizes
+        if name not in best:
+            best[name] = (t, np.full(len(sizes), proto, dtype=object))
+        else:
+            bt, bp = best[name]
+            better = t < bt
+            best[name] = (np.where(better, t, bt), np.where(better, proto, bp))
+    return [(name, t, tuple(pr)) for name, (t, pr) in best.items()]
 
 
 def _fmt(v):
