@@ -1,18 +1,16 @@
-"""``netmodel study ...``: packaged studies (a click group; ``lite-gpu`` for now).
+"""``netmodel study lite-gpu``, ``netmodel compare`` and ``netmodel sweep``: thin click
+commands over :mod:`netmodel.study`, :mod:`netmodel.compare` and :mod:`netmodel.sweep`.
 
-Only click and the standard library are imported at module level.
+Only click and the standard library are imported at module level. Every result is computed
+before anything is written, and the files are written all or nothing, so a mistake leaves
+no partial output.
 """
 
 from __future__ import annotations
 
 import click
 
-__all__ = ["study"]
-
-
-@click.group("study")
-def study():
-    """Run a packaged study."""
+__all__ = ["compare", "study", "sweep"]
 
 
 def _names(what: str, text: str) -> list[str]:
@@ -24,9 +22,59 @@ def _names(what: str, text: str) -> list[str]:
     return names
 
 
+def _phases(text: str) -> list[str]:
+    from compute.phases import PHASES, check_phase
+
+    if text.strip() == "both":
+        return list(PHASES)
+    return [check_phase(p) for p in _names("--phase", text)]
+
+
+def _settings(ttft: str, tbt: str, overlap_collectives: bool):
+    from compute.phases import Slo
+    from compute.roofline import RooflineOptions
+    from compute.units import parse_time
+
+    slo = Slo(ttft=parse_time(ttft, "--ttft", allow_zero=False),
+              tbt=parse_time(tbt, "--tbt", allow_zero=False))
+    return slo, RooflineOptions(overlap_collectives=overlap_collectives)
+
+
+def _progress(total: int, label: str, quiet: bool):
+    from netmodel.progress import Progress
+
+    return Progress(total, label, quiet=quiet)
+
+
+_slo_options = [
+    click.option("--ttft", default="1s", show_default=True, help="Prefill SLO."),
+    click.option("--tbt", default="50ms", show_default=True, help="Decode SLO."),
+    click.option("--overlap-collectives", is_flag=True,
+                 help="Hide each all-reduce behind the GEMM producing its input."),
+    click.option("--no-plot", is_flag=True, help="Write no figures."),
+    click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr."),
+]
+
+
+def _with(options):
+    def decorate(f):
+        for opt in reversed(options):
+            f = opt(f)
+        return f
+
+    return decorate
+
+
+# ------------------------------------------------------------------ study
+
+@click.group("study")
+def study():
+    """Run a packaged study."""
+
+
 @study.command("lite-gpu")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
-              metavar="DIR", help="Folder for study.csv, study.json and tokens_per_sm.png.")
+              metavar="DIR", help="Folder for every CSV, JSON, figure and summary.md.")
 @click.option("--models", "models_text", default=None, metavar="LIST",
               help="Comma-separated models (default Llama-3-70B,GPT-3-175B,Llama-3.1-405B).")
 @click.option("--gpus", "gpus_text", default=None, metavar="LIST",
@@ -34,44 +82,183 @@ def _names(what: str, text: str) -> list[str]:
 @click.option("--phases", "phases_text", default="prefill,decode", show_default=True,
               metavar="LIST", help="prefill, decode or both.")
 @click.option("--networks", "networks_text", default="ring,ideal", show_default=True,
-              metavar="LIST", help="ring (alpha-beta rings over scale-up bandwidth) and/or "
-              "ideal (free collectives); the first is plotted as bars.")
-@click.option("--overlap-collectives", is_flag=True,
-              help="Hide each all-reduce behind the GEMM producing its input.")
-@click.option("--ttft", default="1s", show_default=True, help="Prefill SLO.")
-@click.option("--tbt", default="50ms", show_default=True, help="Decode SLO.")
-@click.option("--no-plot", is_flag=True, help="Skip tokens_per_sm.png.")
-def lite_gpu(out_dir, models_text, gpus_text, phases_text, networks_text, overlap_collectives,
-             ttft, tbt, no_plot):
-    """H100 versus the Lite family: the best TP degree and batch of each model x GPU x phase
-    under the SLO, scored by tokens/s/SM; writes CSV, JSON and a figure, prints a table."""
+              metavar="LIST", help="Networks of the first part: ring (alpha-beta rings over "
+              "scale-up bandwidth) and/or ideal (free collectives); the first is plotted.")
+@click.option("--scenarios", "scenarios_text", default=None, metavar="LIST",
+              help="Fabric scenarios of the second part (default every shipped one); "
+              "h100-dgx runs with the H100, the others with every other GPU of --gpus.")
+@click.option("--no-fabric", is_flag=True, help="Skip the fabric comparison and the sweep.")
+@click.option("--no-sweep", is_flag=True, help="Skip the per-hop latency sweep.")
+@_with(_slo_options)
+def lite_gpu(out_dir, models_text, gpus_text, phases_text, networks_text, scenarios_text,
+             no_fabric, no_sweep, ttft, tbt, overlap_collectives, no_plot, quiet):
+    """H100 versus the Lite family: first with ideal (and ring) networks, then on every
+    fabric scenario, then the decode throughput as per-hop latency grows. Writes CSV, JSON,
+    figures and summary.md (the findings, stated from the numbers); prints the tables."""
     from compute.errors import UserError, known
-    from compute.phases import Slo
-    from compute.roofline import RooflineOptions
-    from compute.units import parse_time
     from netmodel.study import (
         DEFAULT_GPUS,
         DEFAULT_MODELS,
         NETWORKS,
-        run_lite_gpu_study,
-        write_study,
+        run_full_study,
+        write_full_study,
     )
 
     models = _names("--models", models_text) if models_text else list(DEFAULT_MODELS)
     gpus = _names("--gpus", gpus_text) if gpus_text else list(DEFAULT_GPUS)
     phases = _names("--phases", phases_text)
-    networks = _names("--networks", networks_text)
+    networks = list(dict.fromkeys(_names("--networks", networks_text)))
     for n in networks:
         if n not in NETWORKS:
             raise UserError(f"unknown network {n!r}; known: {known(NETWORKS)}")
-    slo = Slo(ttft=parse_time(ttft, "--ttft", allow_zero=False),
-              tbt=parse_time(tbt, "--tbt", allow_zero=False))
-    options = RooflineOptions(overlap_collectives=overlap_collectives)
-    result = None
-    for n in dict.fromkeys(networks):
-        part = run_lite_gpu_study(models, gpus, phases, comm_factory=NETWORKS[n], network=n,
-                                  options=options, slo=slo)
-        result = part if result is None else result + part
-    written = write_study(result, out_dir, plot=not no_plot)
-    click.echo(result.table())
+    scenarios = _names("--scenarios", scenarios_text) if scenarios_text else None
+    slo, options = _settings(ttft, tbt, overlap_collectives)
+    result = run_full_study(models, gpus, phases, networks=networks, scenarios=scenarios,
+                            fabric=not no_fabric, sweep=not (no_fabric or no_sweep),
+                            options=options, slo=slo, quiet=quiet)
+    written = write_full_study(result, out_dir, plot=not no_plot)
+    click.echo(result.ideal.table())
+    if result.fabric is not None:
+        click.echo("\nfabric comparison (tokens/s/SM of the best configuration per scenario)")
+        click.echo(result.fabric.table())
+    click.echo("\nwrote " + ", ".join(str(p) for p in written))
+
+
+# ------------------------------------------------------------------ compare
+
+def _list_scenarios(ctx, _param, value):
+    if not value or ctx.resilient_parsing:
+        return
+    from netmodel.scenarios import shipped_scenarios
+
+    for name, s in shipped_scenarios().items():
+        click.echo(f"{name:<15}{s.gpu:<11}{s.description}")
+    ctx.exit()
+
+
+def _show_scenario(ctx, _param, value):
+    if not value or ctx.resilient_parsing:
+        return
+    from compute.errors import UserError
+    from netmodel.cli import UserFacingError
+    from netmodel.scenarios import get_scenario
+
+    try:
+        click.echo(get_scenario(value).to_toml(), nl=False)
+    except UserError as exc:
+        raise UserFacingError(str(exc)) from None
+    ctx.exit()
+
+
+@click.command("compare")
+@click.option("--list", "list_", is_flag=True, expose_value=False, is_eager=True,
+              callback=_list_scenarios, help="List the shipped scenarios and exit.")
+@click.option("--show", metavar="SCENARIO", expose_value=False, is_eager=True,
+              callback=_show_scenario,
+              help="Print a scenario as TOML (edit it, pass the file to --scenarios) and exit.")
+@click.option("--models", "models_text", default="Llama-3-70B,GPT-3-175B,Llama-3.1-405B",
+              show_default=True, metavar="LIST", help="Comma-separated models.")
+@click.option("--scenarios", "scenarios_text", default=None, metavar="LIST",
+              help="Comma-separated scenarios: shipped names, NAME@GPU, or .toml files "
+              "(default every shipped one).")
+@click.option("--gpus", "gpus_text", default=None, metavar="LIST",
+              help="Run every scenario with each of these GPU types instead of its own.")
+@click.option("--phase", "phase_text", default="both", show_default=True,
+              help="prefill, decode, both, or a comma list.")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              metavar="DIR", help="Folder for compare.csv, compare.json and the figures.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
+@_with(_slo_options)
+def compare(models_text, scenarios_text, gpus_text, phase_text, out_dir, as_json, ttft, tbt,
+            overlap_collectives, no_plot, quiet):
+    """Best TP degree and batch of each model on each scenario's fabric, per phase:
+    TTFT/TBT, tokens/s, tokens/s/SM and the share of time bound by the network."""
+    from netmodel.compare import run_compare, write_compare
+    from netmodel.scenarios import scenario_names
+
+    models = _names("--models", models_text)
+    scenarios = _names("--scenarios", scenarios_text) if scenarios_text else \
+        list(scenario_names())
+    gpus = _names("--gpus", gpus_text) if gpus_text else None
+    phases = _phases(phase_text)
+    slo, options = _settings(ttft, tbt, overlap_collectives)
+    total = len(models) * len(phases) * len(scenarios) * (len(gpus) if gpus else 1)
+    with _progress(total, "compare", quiet) as bar:
+        result = run_compare(models, scenarios, phases, gpus=gpus, options=options, slo=slo,
+                             progress=bar)
+    written = write_compare(result, out_dir, plot=not no_plot)
+    click.echo(result.to_json() if as_json else result.table())
+    if not as_json:
+        click.echo("wrote " + ", ".join(str(p) for p in written))
+
+
+# ------------------------------------------------------------------ sweep
+
+@click.command("sweep")
+@click.option("--scenario", "scenario_texts", multiple=True, required=True, metavar="S",
+              help="Scenario (name, NAME@GPU or .toml); repeat or comma-separate for several "
+              "on one plot.")
+@click.option("--param", "param_texts", multiple=True, required=True, metavar="PATH=RANGE",
+              help="Parameter and values, e.g. adjust.hop_latency=0.1us:10us, "
+              "fabric.latency=100ns,1us or fabric.ports=2:8; one or two.")
+@click.option("--points", default="7", show_default=True,
+              help="Values of a LO:HI range (log-spaced).")
+@click.option("--models", "models_text", default="Llama-3-70B", show_default=True,
+              metavar="LIST", help="Comma-separated models.")
+@click.option("--phase", "phase_text", default="decode", show_default=True,
+              help="prefill, decode, both, or a comma list.")
+@click.option("--gpus", "gpus_text", default=None, metavar="LIST",
+              help="Run every scenario with each of these GPU types instead of its own.")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              metavar="DIR", help="Folder for sweep.csv, sweep.json and sweep.png.")
+@_with(_slo_options)
+def sweep(scenario_texts, param_texts, points, models_text, phase_text, gpus_text, out_dir,
+          ttft, tbt, overlap_collectives, no_plot, quiet):
+    """Tokens/s/SM of scenarios as one or two fabric parameters vary (link bandwidth,
+    per-hop latency, OCS ports, ...), marking where one fabric overtakes another."""
+    from compute.errors import UserError
+    from netmodel.cli_compute import _whole
+    from netmodel.compare import expand_scenarios
+    from netmodel.sweep import parse_param, run_sweep, write_sweep
+
+    refs = [n for text in scenario_texts for n in _names("--scenario", text)]
+    gpus = _names("--gpus", gpus_text) if gpus_text else None
+    scens = expand_scenarios(refs, gpus)
+    if len(param_texts) > 2:
+        raise UserError(f"sweep one or two parameters, got {len(param_texts)} --param")
+    n = _whole("--points", points)
+    params = [parse_param(p, scens, n) for p in param_texts]
+    models = _names("--models", models_text)
+    phases = _phases(phase_text)
+    slo, options = _settings(ttft, tbt, overlap_collectives)
+    total = len(scens) * len(params[0].values) * (len(params[1].values) if len(params) > 1
+                                                  else 1)
+    with _progress(total, "sweep", quiet) as bar:
+        result = run_sweep(scens, params, models, phases, options=options, slo=slo,
+                           progress=bar)
+    written = write_sweep(result, out_dir, plot=not no_plot)
+    click.echo(_sweep_table(result))
     click.echo("wrote " + ", ".join(str(p) for p in written))
+
+
+def _sweep_table(result) -> str:
+    p0 = result.params[0]
+    lines = []
+    ys = result.params[1].values if len(result.params) > 1 else (None,)
+    for model in result.models:
+        for phase in result.phases:
+            for y in ys:
+                extra = "" if y is None else f", {result.params[1].path}={y:g}"
+                lines.append(f"{model}, {phase}{extra}: tokens/s/SM by {p0.path}")
+                xs = result.curve(result.labels[0], model, phase, y)[0]
+                width = max(len(lab) for lab in result.labels) + 2
+                lines.append(" " * width + "".join(f"{x:>10.3g}" for x in xs))
+                for lab in result.labels:
+                    v = result.curve(lab, model, phase, y)[1]
+                    lines.append(f"{lab:<{width}}" + "".join(
+                        f"{'-':>10}" if v_ != v_ else f"{v_:>10.4g}" for v_ in v))
+    for c in result.crossovers():
+        extra = "" if c["y"] is None else f", {result.params[1].path}={c['y']:g}"
+        lines.append(f"{c['model']}, {c['phase']}{extra}: {c['after']} overtakes "
+                     f"{c['before']} at {p0.path} = {c['x']:.3g}")
+    return "\n".join(lines)

@@ -158,6 +158,10 @@ class Scenario:
                                 f"{known('adjust.' + k for k in ADJUST_KEYS)}")
             return replace(self, adjust=replace(self.adjust, **{parts[1]: float(value)}))
         if parts[0] == "fabric" and len(parts) >= 2:
+            paths = _fabric_paths(self.fabric, "fabric")
+            if path not in paths:
+                raise UserError(f"unknown parameter {path!r} for scenario {self.name!r}; "
+                                f"known: {known(paths)}")
             fabric = _set_nested(self.fabric, parts[1:], value, path)
             _check_fabric(fabric, f"scenario {self.name!r}", "fabric")
             return replace(self, fabric=fabric)
@@ -205,6 +209,18 @@ def _set_nested(fabric: dict, keys: list[str], value, path: str) -> dict:
     if keys[-1] == "builder":
         raise UserError(f"parameter {path!r} cannot be swept: it names the builder")
     table[keys[-1]] = value
+    return out
+
+
+def _fabric_paths(table: dict, prefix: str) -> list[str]:
+    """Every builder argument of a [fabric] table (and its nested ones) as a dotted path."""
+    from topologies.specs import builders
+
+    params = next(b.params for b in builders() if b.name == table["builder"])
+    out = [f"{prefix}.{p.name}" for p in params]
+    for k, v in table.items():
+        if isinstance(v, dict):
+            out += _fabric_paths(v, f"{prefix}.{k}")
     return out
 
 

@@ -35,6 +35,8 @@ from compute.roofline import RooflineOptions, default_comm, make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
 
 __all__ = ["BASELINE", "DEFAULT_GPUS", "DEFAULT_MODELS", "NETWORKS", "STUDY_COLUMNS",
+           "SWEEP_GPU", "SWEEP_HOP_LATENCY", "FullStudy", "fabric_scenarios", "run_full_study",
+           "write_full_study",
            "StudyResult", "StudyRow", "ideal_network", "run_lite_gpu_study", "study_files",
            "write_outputs", "write_study"]
 
@@ -226,6 +228,107 @@ def _with_ratios(rows, baseline: str) -> list[StudyRow]:
         ratio = r.tokens_per_s_per_sm / ref if (r.feasible and ref) else None
         out.append(StudyRow(**{**asdict(r), "vs_baseline": ratio}))
     return out
+
+
+#: GPU the fabric sweep of the full study runs the Lite scenarios with (the Lite variant
+#: the paper expects to match the H100; plain Lites are in the fabric comparison).
+SWEEP_GPU = "Lite+BW"
+#: Per-hop latency the full study sweeps (s): 0.1 to 10 us added to every link.
+SWEEP_HOP_LATENCY = "adjust.hop_latency=0.1us:10us"
+
+
+@dataclass(frozen=True, eq=False)
+class FullStudy:
+    """The three parts of ``netmodel study lite-gpu``: the ideal-network comparison
+    (:class:`StudyResult`), the fabric comparison
+    (:class:`~netmodel.compare.CompareResult`, None when skipped) and the per-hop latency
+    sweep (:class:`~netmodel.sweep.SweepResult`, None when skipped)."""
+
+    ideal: StudyResult
+    fabric: object = None
+    sweep: object = None
+
+
+def fabric_scenarios(gpus, scenarios=None, baseline: str = BASELINE) -> list:
+    """The fabric part's scenarios: each scenario whose own GPU is ``baseline`` (h100-dgx)
+    runs with it; every other scenario runs with each GPU of ``gpus`` but the baseline.
+
+    >>> [s.label for s in fabric_scenarios(["H100-SXM", "Lite"], ["h100-dgx", "lite-flat"])]
+    ['h100-dgx@H100-SXM', 'lite-flat@Lite']
+    """
+    from netmodel.scenarios import get_scenario, scenario_names
+
+    others = [get_gpu(g).name for g in gpus if get_gpu(g).name != baseline]
+    out = {}
+    for ref in scenarios or scenario_names():
+        s = get_scenario(ref)
+        for v in ([s] if s.gpu == baseline else [s.with_gpu(g) for g in others]):
+            out.setdefault(v.label, v)
+    return list(out.values())
+
+
+def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
+                   networks=("ring", "ideal"), scenarios=None, fabric: bool = True,
+                   sweep: bool = True, options=None, slo: Slo | None = None, prompt=None,
+                   context=None, max_batch: int = DEFAULT_MAX_BATCH,
+                   quiet: bool = True) -> FullStudy:
+    """The whole Lite-GPU study: :func:`run_lite_gpu_study` for each of ``networks``, then
+    :func:`~netmodel.compare.run_compare` over :func:`fabric_scenarios`, then a sweep of the
+    per-hop latency (:data:`SWEEP_HOP_LATENCY`, decode) of h100-dgx and the Lite scenarios
+    with :data:`SWEEP_GPU` (or the last Lite GPU of ``gpus`` when it is not there). A
+    progress bar shows on stderr unless ``quiet``."""
+    from netmodel.progress import Progress
+
+    ideal = None
+    for n in dict.fromkeys(networks):
+        if n not in NETWORKS:
+            raise UserError(f"unknown network {n!r}; known: {', '.join(NETWORKS)}")
+        part = run_lite_gpu_study(models, gpus, phases, comm_factory=NETWORKS[n], network=n,
+                                  options=options, slo=slo, prompt=prompt, context=context,
+                                  max_batch=max_batch)
+        ideal = part if ideal is None else ideal + part
+    if ideal is None:
+        raise UserError("give at least one network")
+    if not fabric:
+        return FullStudy(ideal)
+    from netmodel.compare import run_compare
+    from netmodel.sweep import parse_param, run_sweep
+
+    scens = fabric_scenarios(gpus, scenarios)
+    lites = [g for g in (get_gpu(x).name for x in gpus) if g != BASELINE]
+    sweep_gpu = SWEEP_GPU if SWEEP_GPU in lites else (lites[-1] if lites else None)
+    swept = [s for s in scens if s.gpu in (BASELINE, sweep_gpu)] if sweep else []
+    param = parse_param(SWEEP_HOP_LATENCY, swept) if swept else None
+    decode = [p for p in phases if p == "decode"]
+    work = len(scens) * len(models) * len(phases)
+    if param and decode:
+        work += len(swept) * len(param.values)
+    with Progress(work, "lite-gpu study", quiet=quiet) as bar:
+        compared = run_compare(models, scens, phases, options=options, slo=slo, prompt=prompt,
+                               context=context, max_batch=max_batch, progress=bar)
+        swept_result = None
+        if param and decode:
+            swept_result = run_sweep(swept, [param], models, decode, options=options, slo=slo,
+                                     prompt=prompt, context=context, max_batch=max_batch,
+                                     progress=bar)
+    return FullStudy(ideal, compared, swept_result)
+
+
+def write_full_study(result: FullStudy, out_dir, *, plot: bool = True) -> list[Path]:
+    """Every file of the study into ``out_dir``, all or nothing: ``study.*`` and
+    ``tokens_per_sm.png`` (ideal networks), ``compare.*`` and its figures (fabrics),
+    ``sweep.*`` (per-hop latency) and ``summary.md`` (the findings)."""
+    from netmodel.compare import compare_files
+    from netmodel.study_summary import summary_markdown
+    from netmodel.sweep import sweep_files
+
+    files = study_files(result.ideal, plot=plot)
+    if result.fabric is not None:
+        files.update(compare_files(result.fabric, plot=plot))
+    if result.sweep is not None:
+        files.update(sweep_files(result.sweep, plot=plot))
+    files["summary.md"] = summary_markdown(result).encode()
+    return write_outputs(out_dir, files)
 
 
 def write_study(study: StudyResult, out_dir, *, plot: bool = True) -> list[Path]:

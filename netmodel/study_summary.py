@@ -1,0 +1,316 @@
+"""``summary.md`` of the Lite-GPU study: tables and findings written from the numbers.
+
+Every sentence is generated from the study's results (ratios, rankings, crossovers and
+ranges are computed here), so the summary changes when the model, the catalogs or the
+scenarios do; nothing in it is a hard-coded claim. Only the "how it was modelled" notes at
+the end are fixed text.
+
+>>> from netmodel.study import FullStudy, run_lite_gpu_study
+>>> s = run_lite_gpu_study(["Llama-3-8B"], ["H100-SXM", "Lite"], ["decode"],
+...                        comm_factory=lambda g: __import__("compute.comm").comm.NoCommunication(),
+...                        network="ideal")
+>>> text = summary_markdown(FullStudy(s))
+>>> text.splitlines()[0], "Lite reaches" in text
+('# Lite-GPU study: findings', True)
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["summary_markdown"]
+
+#: Ratios within this of 1 count as "matching".
+TIE = 0.005
+
+
+def _x(v) -> str:
+    return "-" if v is None else f"{v:.2f}x"
+
+
+def _v(v) -> str:
+    return "infeasible" if v is None else f"{v:.3g}"
+
+
+def _span(values) -> str:
+    values = [v for v in values if v is not None]
+    if not values:
+        return "-"
+    lo, hi = min(values), max(values)
+    return f"{lo:.2f}x" if abs(hi - lo) < 0.005 else f"{lo:.2f}x-{hi:.2f}x"
+
+
+def _geomean(values) -> float | None:
+    values = [v for v in values if v]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def _list(items) -> str:
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def summary_markdown(study) -> str:
+    """The study's ``summary.md`` (a :class:`~netmodel.study.FullStudy`)."""
+    ideal = study.ideal
+    st = ideal.settings
+    models = list(dict.fromkeys(r.model for r in ideal.rows))
+    gpus = list(dict.fromkeys(r.gpu for r in ideal.rows))
+    phases = list(dict.fromkeys(r.phase for r in ideal.rows))
+    out = ["# Lite-GPU study: findings", "",
+           f"Models: {', '.join(models)}. GPUs: {', '.join(gpus)} (baseline "
+           f"{ideal.baseline}). SLOs: TTFT <= {st['slo']['ttft_s'] * 1e3:g} ms (prefill of "
+           f"{st['prompt_tokens']}-token prompts), TBT <= {st['slo']['tbt_s'] * 1e3:g} ms "
+           f"(decode at {st['context_tokens']} tokens of context). Score: tokens/s per SM of "
+           "the best TP degree and batch that fit in memory and meet the SLO (equal silicon: "
+           "an H100 has 4x the SMs of a Lite).", ""]
+    out += _ideal_part(ideal, models, gpus, phases)
+    if study.fabric is not None:
+        out += _fabric_part(study.fabric)
+    if study.sweep is not None:
+        out += _sweep_part(study.sweep)
+    out += _notes(study)
+    return "\n".join(out) + "\n"
+
+
+# ------------------------------------------------------------------ part 1
+
+def _ideal_part(ideal, models, gpus, phases) -> list[str]:
+    nets = ideal.networks
+    net = "ideal" if "ideal" in nets else nets[0]
+    base = ideal.baseline
+    out = [f"## 1. GPUs alone: {net} network (study.csv, tokens_per_sm.png)", "",
+           f"Cells: tokens/s/SM (ratio to {base}) with the {net} network"
+           + (" (free collectives)." if net == "ideal" else "."), ""]
+    for phase in phases:
+        out += [f"**{phase}**", "", "| GPU | " + " | ".join(models) + " |",
+                "|---|" + "---|" * len(models)]
+        for g in gpus:
+            cells = [f"{_v(r.tokens_per_s_per_sm)} ({_x(r.vs_baseline)})"
+                     for r in (ideal.row(m, g, phase, net) for m in models)]
+            out.append(f"| {g} | " + " | ".join(cells) + " |")
+        out.append("")
+    lites = [g for g in gpus if g != base]
+    for phase in phases:
+        ratios = {g: [ideal.row(m, g, phase, net).vs_baseline for m in models] for g in lites}
+        ok = [g for g, rs in ratios.items() if all(r is not None and r >= 1 - TIE for r in rs)]
+        short = [g for g, rs in ratios.items() if all(r is not None and r < 1 - TIE
+                                                      for r in rs)]
+        lines = []
+        if ok:
+            lines.append(f"{_list(ok)} match or beat the {base} for every model "
+                         f"({'; '.join(f'{g} {_span(ratios[g])}' for g in ok)})")
+        if short:
+            lines.append(f"{_list(short)} fall short for every model "
+                         f"({'; '.join(f'{g} {_span(ratios[g])}' for g in short)})")
+        mixed = [g for g in lites if g not in ok and g not in short]
+        if mixed:
+            lines.append(f"{_list(mixed)} depend on the model "
+                         f"({'; '.join(f'{g} {_span(ratios[g])}' for g in mixed)})")
+        out.append(f"- **{phase}, {net} network**: " + "; ".join(lines) + ".")
+        if "Lite" in ratios:
+            out.append(f"- **{phase}**: the plain Lite reaches {_span(ratios['Lite'])} of the "
+                       f"{base}'s tokens/s/SM.")
+    if "ring" in nets and "ideal" in nets:
+        for phase in phases:
+            loss = {g: [_keep(ideal, m, g, phase) for m in models] for g in gpus}
+            out.append(f"- **{phase}**: rings over the scale-up bandwidth instead of free "
+                       f"collectives keep {_span(loss[base])} of the {base}'s tokens/s/SM and "
+                       f"{_span([v for g in lites for v in loss[g]])} of the Lites'.")
+    return out + [""]
+
+
+def _keep(ideal, model, gpu, phase):
+    a, b = ideal.row(model, gpu, phase, "ring"), ideal.row(model, gpu, phase, "ideal")
+    if a.feasible and b.feasible:
+        return a.tokens_per_s_per_sm / b.tokens_per_s_per_sm
+    return None
+
+
+# ------------------------------------------------------------------ part 2
+
+def _fabric_part(fab) -> list[str]:
+    base = fab.baseline
+    names = list(dict.fromkeys(s.name for s in fab.scenarios))
+    gpus = list(dict.fromkeys(s.gpu for s in fab.scenarios))
+    labels = set(fab.labels)
+    out = ["## 2. On fabrics (compare.csv, compare_tokens_per_sm.png, compare_time_split.png)",
+           "", f"Cells: tokens/s/SM of the best configuration on the fabric (ratio to {base}); "
+           "'.' where the scenario is not run with that GPU.", ""]
+    for phase in fab.phases:
+        for model in fab.models:
+            out += [f"**{model}, {phase}**", "", "| scenario | " + " | ".join(gpus) + " |",
+                    "|---|" + "---|" * len(gpus)]
+            for n in names:
+                cells = []
+                for g in gpus:
+                    if f"{n}@{g}" not in labels:
+                        cells.append(".")
+                        continue
+                    r = fab.row(model, f"{n}@{g}", phase)
+                    cells.append(f"{_v(r.tokens_per_s_per_sm)} ({_x(r.vs_baseline)})")
+                out.append(f"| {n} | " + " | ".join(cells) + " |")
+            out.append("")
+    others = [n for n in names if n != base.split("@")[0]]
+    for phase in fab.phases:
+        rows = [r for r in fab.rows if r.phase == phase and r.label != base]
+        rank = sorted(((_geomean([r.vs_baseline for r in rows if r.scenario == n]), n)
+                       for n in others), key=lambda t: -(t[0] or 0))
+        out.append(f"- **{phase}, fabrics ranked** by the geometric mean of tokens/s/SM over "
+                   f"models and GPUs, relative to {base}: "
+                   + ", ".join(f"{n} {_x(v)}" for v, n in rank) + ".")
+        wins = _best_fabrics(fab, phase, others)
+        total = sum(wins.values()) and len([1 for m in fab.models for g in gpus
+                                            if any(f"{n}@{g}" in labels for n in others)])
+        if total:
+            out.append(f"- **{phase}, best fabric** (within 1%) per model x GPU: "
+                       + ", ".join(f"{n} in {c} of {total}" for n, c in wins.items() if c)
+                       + ".")
+        beat = [r for r in rows if r.vs_baseline is not None and r.vs_baseline >= 1 - TIE]
+        if beat:
+            by = {}
+            for r in beat:
+                by.setdefault(r.model, []).append(f"{r.label} {_x(r.vs_baseline)}")
+            out.append(f"- **{phase}, match or beat {base}**: "
+                       + "; ".join(f"{m}: {', '.join(v)}" for m, v in by.items()) + ".")
+        else:
+            best = max((r for r in rows if r.vs_baseline), key=lambda r: r.vs_baseline,
+                       default=None)
+            if best:
+                out.append(f"- **{phase}**: no Lite configuration on any fabric matches "
+                           f"{base}; the closest is {best.label} for {best.model} at "
+                           f"{_x(best.vs_baseline)}.")
+        for n in others:
+            mine = [r for r in rows if r.scenario == n and r.feasible]
+            if mine:
+                shares = sorted(r.network_share for r in mine)
+                out.append(f"- **{phase}, {n}**: keeps {_span([r.vs_ideal for r in mine])} "
+                           f"of the same GPU's ideal-network tokens/s/SM; the network bounds "
+                           f"{shares[len(shares) // 2]:.0%} of a step (median).")
+    out += _tp_dependence(fab, others, gpus)
+    out += _reconfiguration(fab)
+    return out + [""]
+
+
+def _best_fabrics(fab, phase, names) -> dict:
+    wins = dict.fromkeys(names, 0)
+    for model in fab.models:
+        for g in dict.fromkeys(s.gpu for s in fab.scenarios):
+            vals = {n: fab.row(model, f"{n}@{g}", phase).tokens_per_s_per_sm
+                    for n in names if f"{n}@{g}" in fab.labels}
+            vals = {n: v for n, v in vals.items() if v}
+            if not vals:
+                continue
+            top = max(vals.values())
+            for n, v in vals.items():
+                if v >= top * 0.99:
+                    wins[n] += 1
+    return wins
+
+
+def _tp_dependence(fab, names, gpus) -> list[str]:
+    tp_differ, batch_differ, total, example = [], 0, 0, None
+    for phase in fab.phases:
+        for model in fab.models:
+            for g in gpus:
+                rows = [fab.row(model, f"{n}@{g}", phase) for n in names
+                        if f"{n}@{g}" in fab.labels]
+                rows = [r for r in rows if r.feasible]
+                if len(rows) < 2:
+                    continue
+                total += 1
+                if len({r.tp for r in rows}) > 1:
+                    tp_differ.append((model, g, phase, rows))
+                elif len({r.batch for r in rows}) > 1:
+                    batch_differ += 1
+    if not total:
+        return []
+    line = (f"- The best TP degree depends on the fabric in {len(tp_differ)} of {total} "
+            f"model x GPU x phase cases, and only the batch in {batch_differ} more")
+    if tp_differ:
+        model, g, phase, rows = tp_differ[0]
+        line += (f" (e.g. {model} {phase} on {g}: "
+                 + ", ".join(f"{r.scenario} TP {r.tp} batch {r.batch}" for r in rows) + ")")
+    return [line + "."]
+
+
+def _reconfiguration(fab) -> list[str]:
+    out = []
+    for name in dict.fromkeys(s.name for s in fab.scenarios):
+        rows = [r for r in fab.rows if r.scenario == name and r.reconfiguration_s > 0]
+        if not rows:
+            continue
+        r = max(rows, key=lambda r: r.tokens_per_s)
+        times = sorted({x.reconfiguration_s for x in rows})
+        span = f"{times[0] * 1e3:g} ms" if len(times) == 1 else \
+            f"{times[0] * 1e3:g}-{times[-1] * 1e3:g} ms"
+        out.append(f"- **{name}**: setting an instance's circuits takes {span}, paid once per "
+                   f"re-provisioning (not per token); at its fastest rate ({r.model} "
+                   f"{r.phase} on {r.gpu}, {r.tokens_per_s:.4g} tokens/s) "
+                   f"{r.reconfiguration_s * 1e3:g} ms is the time of "
+                   f"{r.reconfiguration_s * r.tokens_per_s:.3g} tokens.")
+    return out
+
+
+# ------------------------------------------------------------------ part 3
+
+def _sweep_part(sw) -> list[str]:
+    p = sw.params[0]
+    lo, hi = p.values[0], p.values[-1]
+    unit = (1e6, "us") if p.unit == "s" else (1.0, p.unit)
+    out = [f"## 3. Per-hop latency (sweep.csv, sweep.png)", "",
+           f"{p.path} from {lo * unit[0]:g} to {hi * unit[0]:g} {unit[1]} added to every link "
+           f"of every fabric; decode tokens/s/SM of the best configuration.", ""]
+    cross = sw.crossovers()
+    base = sw.labels[0]
+    for model in sw.models:
+        for phase in sw.phases:
+            drops, lost = [], []
+            for lab in sw.labels:
+                x, v = sw.curve(lab, model, phase)
+                if math.isfinite(v[0]) and math.isfinite(v[-1]) and v[0] > 0:
+                    drops.append((1 - v[-1] / v[0], lab, v[0], v[-1]))
+                elif math.isfinite(v[0]):
+                    last = max(k for k in range(len(v)) if math.isfinite(v[k]))
+                    lost.append(f"{lab} meets the SLO only up to {x[last] * unit[0]:.3g} "
+                                f"{unit[1]}")
+                else:
+                    lost.append(f"{lab} meets the SLO nowhere in the range")
+            drops.sort()
+            mine = [c for c in cross if (c["model"], c["phase"]) == (model, phase)
+                    and base in (c["before"], c["after"])]
+            line = f"- **{model}, {phase}**: "
+            if drops:
+                line += ("tokens/s/SM falls by " + ", ".join(
+                    f"{d:.0%} on {lab}" for d, lab, _, _ in drops) + ". ")
+            if lost:
+                line += "; ".join(lost) + ". "
+            if mine:
+                line += " ".join(
+                    f"{c['before']} leads {c['after']} below {c['x'] * unit[0]:.3g} "
+                    f"{unit[1]}; {c['after']} leads above." for c in mine)
+            else:
+                v0 = {lab: sw.curve(lab, model, phase)[1] for lab in sw.labels}
+                above = [lab for lab, v in v0.items() if lab != base
+                         and all(x > y for x, y in zip(v, v0[base], strict=True))]
+                line += (f"No scenario crosses {base} in this range"
+                         + (f" ({_list(above)} stay above it)." if above else "."))
+            out.append(line)
+    return out + [""]
+
+
+def _notes(study) -> list[str]:
+    out = ["## How it was modelled", "",
+           "- Per-stage roofline (compute/): stage time = max(compute, memory, network); the "
+           "tensor-parallel all-reduces after attention and MLP are stages of their own.",
+           "- Collectives (netmodel/): alpha-beta costs routed over each fabric graph, the "
+           "fastest algorithm per message size, NCCL-sourced latencies and efficiencies.",
+           "- Each instance is costed alone, placed where the scenario's placement puts the "
+           "first one; instances do not share links in this study."]
+    if study.fabric is not None:
+        out.append("- Scenarios (netmodel/data/scenarios/*.toml, sources in each file): "
+                   + "; ".join(f"{s.name}: {s.description}" for s in
+                               {s.name: s for s in study.fabric.scenarios}.values()) + ".")
+    return out
