@@ -211,7 +211,7 @@ def _best_fabrics(fab, phase, names) -> dict:
 
 
 def _tp_dependence(fab, names, gpus) -> list[str]:
-    tp_differ, batch_differ, total, example = [], 0, 0, None
+    tp_differ, batch_differ, total = [], 0, 0
     for phase in fab.phases:
         for model in fab.models:
             for g in gpus:
@@ -260,7 +260,7 @@ def _sweep_part(sw) -> list[str]:
     p = sw.params[0]
     lo, hi = p.values[0], p.values[-1]
     unit = (1e6, "us") if p.unit == "s" else (1.0, p.unit)
-    out = [f"## 3. Per-hop latency (sweep.csv, sweep.png)", "",
+    out = ["## 3. Per-hop latency (sweep.csv, sweep.png)", "",
            f"{p.path} from {lo * unit[0]:g} to {hi * unit[0]:g} {unit[1]} added to every link "
            f"of every fabric; decode tokens/s/SM of the best configuration.", ""]
     cross = sw.crossovers()

@@ -119,6 +119,9 @@ def parse_param(text: str, scenarios, points: int = DEFAULT_POINTS) -> SweepPara
         parts = spec.split(":")
         if len(parts) not in (2, 3):
             raise UserError(f"--param {path} range {spec!r} must be LO:HI or LO:HI:N")
+        if any(x.strip().startswith("-") for x in parts[:2]):
+            raise UserError(f"--param {path} range {spec!r} must be positive (values are "
+                            f"log-spaced)")
         lo, hi = (_value(x, unit, path) for x in parts[:2])
         n = points
         if len(parts) == 3:

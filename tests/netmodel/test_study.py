@@ -1,6 +1,7 @@
 """The Lite-GPU study: the Python API, its files, and `netmodel study lite-gpu`."""
 
 import csv
+import io
 import json
 
 import pytest
@@ -11,13 +12,17 @@ from compute.errors import UserError
 from compute.phases import Slo
 from compute.search import search
 from netmodel.cli import cli
+from netmodel.progress import Progress
 from netmodel.study import (
     DEFAULT_GPUS,
     DEFAULT_MODELS,
     STUDY_COLUMNS,
+    run_full_study,
     run_lite_gpu_study,
+    write_full_study,
     write_study,
 )
+from netmodel.study_summary import summary_markdown
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +124,102 @@ def test_cli_lite_gpu_writes_and_prints(tmp_path):
                                  "Llama-3-8B", "--gpus", "H100-SXM,Lite", "--no-plot"])
     assert r.exit_code == 0, r.output
     assert "network: ring; also ideal" in r.output and "Lite" in r.output
-    assert sorted(p.name for p in out.iterdir()) == ["study.csv", "study.json"]
+    assert "fabric comparison" in r.output and "lite-ocs@Lite" in r.output
+    assert sorted(p.name for p in out.iterdir()) == [
+        "compare.csv", "compare.json", "study.csv", "study.json", "summary.md",
+        "sweep.csv", "sweep.json"]
+    rows = json.loads((out / "compare.json").read_text())["rows"]
+    # h100-dgx with the H100, every other scenario with the Lite; both phases
+    assert sorted({row["label"] for row in rows}) == sorted(
+        ["h100-dgx@H100-SXM", "lite-direct@Lite", "lite-flat@Lite", "lite-flat-inr@Lite",
+         "lite-hier@Lite", "lite-ocs@Lite"])
+    assert len(rows) == 6 * 2
+    sweep = json.loads((out / "sweep.json").read_text())
+    assert sweep["sweep"] == ["adjust.hop_latency"] and len(sweep["scenarios"]) == 6
+
+
+def test_cli_lite_gpu_ideal_part_only(tmp_path):
+    out = tmp_path / "results"
+    r = CliRunner().invoke(cli, ["study", "lite-gpu", "--out", str(out), "--models",
+                                 "Llama-3-8B", "--gpus", "H100-SXM,Lite", "--no-plot",
+                                 "--no-fabric"])
+    assert r.exit_code == 0, r.output
+    assert sorted(p.name for p in out.iterdir()) == ["study.csv", "study.json", "summary.md"]
+
+
+@pytest.fixture(scope="module")
+def full():
+    return run_full_study(["Llama-3-70B"], ["H100-SXM", "Lite", "Lite+BW"],
+                          scenarios=["h100-dgx", "lite-flat", "lite-ocs"])
+
+
+def test_full_study_parts(full):
+    assert [s.label for s in full.fabric.scenarios] == [
+        "h100-dgx@H100-SXM", "lite-flat@Lite", "lite-flat@Lite+BW", "lite-ocs@Lite",
+        "lite-ocs@Lite+BW"]
+    # the sweep runs the baseline and the Lite+BW scenarios, decode only
+    assert full.sweep.labels == ("h100-dgx@H100-SXM", "lite-flat@Lite+BW",
+                                 "lite-ocs@Lite+BW")
+    assert full.sweep.phases == ("decode",)
+    # a fabric costs something: never above the same GPU with free collectives
+    for r in full.fabric.rows:
+        ideal = full.ideal.row(r.model, r.gpu, r.phase, "ideal")
+        assert r.tokens_per_s_per_sm <= ideal.tokens_per_s_per_sm * (1 + 1e-12)
+        assert r.ideal_tokens_per_s_per_sm == pytest.approx(ideal.tokens_per_s_per_sm)
+
+
+def test_summary_states_the_numbers(full):
+    text = summary_markdown(full)
+    ideal = full.ideal
+    lite = [ideal.row("Llama-3-70B", "Lite", p, "ideal").vs_baseline
+            for p in ("prefill", "decode")]
+    for phase, v in zip(("prefill", "decode"), lite, strict=True):
+        assert f"**{phase}**: the plain Lite reaches {v:.2f}x of the H100-SXM" in text
+    fab = full.fabric
+    for phase in ("prefill", "decode"):
+        flat = fab.row("Llama-3-70B", "lite-flat@Lite", phase)
+        assert f"{flat.tokens_per_s_per_sm:.3g} ({flat.vs_baseline:.2f}x)" in text
+        ocs = fab.row("Llama-3-70B", "lite-ocs@Lite+BW", phase)
+        flat_bw = fab.row("Llama-3-70B", "lite-flat@Lite+BW", phase)
+        first, second = ("lite-flat", "lite-ocs") if flat_bw.vs_baseline > ocs.vs_baseline \
+            else ("lite-ocs", "lite-flat")
+        ranking = next(line for line in text.splitlines()
+                       if line.startswith(f"- **{phase}, fabrics ranked"))
+        assert ranking.index(first) < ranking.index(second)
+    assert "setting an instance's circuits takes 10 ms" in text
+    for c in full.sweep.crossovers():
+        if "h100-dgx@H100-SXM" in (c["before"], c["after"]):
+            assert f"{c['before']} leads {c['after']} below {c['x'] * 1e6:.3g} us" in text
+
+
+def test_failed_figure_leaves_no_partial_study(tmp_path, full, monkeypatch):
+    import netmodel.compare_plots as plots
+
+    def boom(*a, **k):
+        raise RuntimeError("figure failed")
+
+    monkeypatch.setattr(plots, "plot_compare_split", boom)
+    out = tmp_path / "new"
+    with pytest.raises(RuntimeError):
+        write_full_study(full, out)
+    assert not out.exists()
+
+
+def test_progress_bar_only_on_a_terminal_after_the_delay():
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    tty = Tty()
+    with Progress(4, "work", stream=tty, delay=0.0) as p:
+        p.advance("one")
+    drawn = tty.getvalue()
+    assert drawn.startswith("\rwork [") and "1/4" in drawn and drawn.endswith("\r")
+    for kwargs in ({"stream": Tty(), "quiet": True}, {"stream": io.StringIO()},
+                   {"stream": Tty(), "delay": 60.0}):
+        with Progress(4, "work", **kwargs) as p:
+            p.advance("one")
+        assert kwargs["stream"].getvalue() == ""
 
 
 @pytest.mark.parametrize("args, needle", [

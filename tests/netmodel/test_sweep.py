@@ -1,0 +1,121 @@
+"""`netmodel sweep`: parameter parsing, the swept results, crossovers and bad input."""
+
+import csv
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from compute.errors import UserError
+from netmodel.cli import cli
+from netmodel.sweep import SweepParam, SweepResult, SweepRow, parse_param, run_sweep
+
+
+def test_ranges_are_log_spaced_with_units():
+    p = parse_param("adjust.hop_latency=0.1us:10us:5", ["lite-flat"])
+    assert p.unit == "s" and not p.integer
+    np.testing.assert_allclose(p.values, [1e-7, 10 ** -6.5, 1e-6, 10 ** -5.5, 1e-5])
+    bw = parse_param("fabric.bandwidth=100GB/s,400Gb/s", ["lite-flat", "lite-hier"])
+    assert bw.values == (100e9, 50e9) and bw.unit == "bytes/s"
+    # integers are rounded and repeats dropped: 2, 2.52, 3.17, 4, 5.04, 6.35, 8
+    ports = parse_param("fabric.ports=2:8", ["lite-ocs"])
+    assert ports.integer and ports.values == (2.0, 3.0, 4.0, 5.0, 6.0, 8.0)
+    assert parse_param("fabric.latency=1us:1us", ["lite-flat"]).values == (1e-6,)
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("adjust.hop_latency=10us:1us", "is empty: HI is below LO"),
+    ("adjust.hop_latency=0:1us", "must be positive"),
+    ("adjust.bandwidth_scale=-1:2", "must be positive"),
+    ("adjust.hop_latency=1us:2us:0", "N in '1us:2us:0' must be a whole number >= 1"),
+    ("fabric.colour=1:2", "unknown parameter 'fabric.colour' for scenario 'lite-flat'; "
+                          "known: 'adjust.bandwidth_scale'"),
+    ("fabric.ports=2:8", "unknown parameter 'fabric.ports' for scenario 'lite-flat'"),
+    ("adjust.hop_latency", "must be PATH=LO:HI"),
+    ("adjust.hop_latency=", "must be PATH=LO:HI"),
+    ("fabric.latency=fast", "fabric.latency 'fast' is not a number with a unit"),
+])
+def test_bad_parameters(text, needle):
+    with pytest.raises(UserError) as err:
+        parse_param(text, ["lite-flat"])
+    assert needle in str(err.value)
+
+
+def test_crossover_is_interpolated_log_linearly():
+    # a falls from 2 to 1 and b rises from 1 to 2 between x = 1 and x = 100: they cross
+    # half-way, which on a log axis is x = 10, at the value 1.5
+    rows = [SweepRow(lab, lab, "Lite", "M", "decode", x, None, True, 8, 1, 0.01, v, 0.5)
+            for lab, vals in (("a@Lite", (2.0, 1.0)), ("b@Lite", (1.0, 2.0)))
+            for x, v in zip((1.0, 100.0), vals, strict=True)]
+    r = SweepResult(tuple(rows), (SweepParam("adjust.hop_latency", (1.0, 100.0), "s"),),
+                    ("a@Lite", "b@Lite"))
+    (c,) = r.crossovers()
+    assert c["x"] == pytest.approx(10.0) and c["tokens_per_s_per_sm"] == pytest.approx(1.5)
+    assert (c["before"], c["after"]) == ("a@Lite", "b@Lite")
+
+
+def test_sweep_is_monotone_in_hop_latency():
+    p = parse_param("adjust.hop_latency=0.1us:20us:6", ["lite-flat", "lite-ocs"])
+    r = run_sweep(["h100-dgx", "lite-flat", "lite-ocs"], [p], ["Llama-3-70B"], ["decode"])
+    assert len(r.rows) == 3 * 6
+    for lab in r.labels:
+        x, v = r.curve(lab, "Llama-3-70B", "decode")
+        assert list(x) == list(p.values)
+        feasible = v[np.isfinite(v)]
+        assert np.all(np.diff(feasible) <= 1e-12 * feasible[:-1])
+    # the OCS rings pay the most steps, so they lose the largest share
+    drop = {lab: 1 - r.curve(lab, "Llama-3-70B", "decode")[1][-1]
+            / r.curve(lab, "Llama-3-70B", "decode")[1][0] for lab in r.labels}
+    assert max(drop, key=drop.get) == "lite-ocs@Lite"
+
+
+def test_two_parameters_make_a_grid():
+    sc = ["lite-flat"]
+    a = parse_param("adjust.hop_latency=1us,4us", sc)
+    b = parse_param("adjust.bandwidth_scale=1,2,4", sc)
+    r = run_sweep(sc, [a, b], ["Llama-3-8B"], ["decode"])
+    assert len(r.rows) == 2 * 3
+    for x in a.values:  # more bandwidth never hurts
+        vals = [next(row.tokens_per_s_per_sm for row in r.rows if (row.x, row.y) == (x, y))
+                for y in b.values]
+        assert vals == sorted(vals)
+    assert "adjust.bandwidth_scale" in r.to_csv().splitlines()[0]
+
+
+def test_cli_sweep_end_to_end(tmp_path):
+    out = tmp_path / "sw"
+    r = CliRunner().invoke(cli, ["sweep", "--scenario", "h100-dgx,lite-flat@Lite+BW",
+                                 "--scenario", "lite-hier@Lite+BW", "--param",
+                                 "adjust.hop_latency=0.1us:10us", "--points", "5",
+                                 "--models", "GPT-3-175B", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert sorted(p.name for p in out.iterdir()) == ["sweep.csv", "sweep.json", "sweep.png"]
+    rows = list(csv.DictReader((out / "sweep.csv").open()))
+    assert len(rows) == 3 * 5 and "adjust.hop_latency" in rows[0]
+    d = json.loads((out / "sweep.json").read_text())
+    assert d["sweep"] == ["adjust.hop_latency"] and len(d["scenarios"]) == 3
+    for c in d["crossovers"]:  # every crossover lies inside the range and is printed
+        assert 1e-7 <= c["x"] <= 1e-5
+        assert f"{c['after']} overtakes {c['before']}" in r.output
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--param", "adjust.hop_latency=10us:1us"], "is empty"),
+    (["--param", "adjust.hop_latency=0us:1us"], "must be positive"),
+    (["--param", "fabric.speed=1:2"], "unknown parameter 'fabric.speed'"),
+    (["--param", "adjust.hop_latency=1us:2us", "--param", "adjust.latency_scale=1:2",
+      "--param", "adjust.bandwidth_scale=1:2"], "one or two parameters"),
+    (["--param", "adjust.hop_latency=1us:2us", "--scenario", "lite-fast"],
+     "unknown scenario 'lite-fast'"),
+    (["--param", "adjust.hop_latency=1us:2us", "--models", "Llama-9"], "unknown model"),
+    (["--param", "adjust.hop_latency=1us:2us", "--points", "0"], "--points"),
+])
+def test_cli_sweep_bad_input(tmp_path, args, needle):
+    out = tmp_path / "o"
+    scen = [] if "--scenario" in args else ["--scenario", "lite-flat"]
+    r = CliRunner().invoke(cli, ["sweep", *scen, "--out", str(out), *args])
+    assert r.exit_code == 2, r.output
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0]
+    assert not out.exists()
