@@ -243,16 +243,18 @@ def sweep(scenario_texts, param_texts, points, models_text, phase_text, gpus_tex
 
 def _sweep_table(result) -> str:
     p0 = result.params[0]
+    k, unit = {"s": (1e6, "us"), "bytes/s": (1e-9, "GB/s")}.get(p0.unit, (1.0, p0.unit))
+    name = f"{p0.path} ({unit})" if unit else p0.path
     lines = []
     ys = result.params[1].values if len(result.params) > 1 else (None,)
     for model in result.models:
         for phase in result.phases:
             for y in ys:
                 extra = "" if y is None else f", {result.params[1].path}={y:g}"
-                lines.append(f"{model}, {phase}{extra}: tokens/s/SM by {p0.path}")
+                lines.append(f"{model}, {phase}{extra}: tokens/s/SM by {name}")
                 xs = result.curve(result.labels[0], model, phase, y)[0]
                 width = max(len(lab) for lab in result.labels) + 2
-                lines.append(" " * width + "".join(f"{x:>10.3g}" for x in xs))
+                lines.append(" " * width + "".join(f"{x * k:>10.3g}" for x in xs))
                 for lab in result.labels:
                     v = result.curve(lab, model, phase, y)[1]
                     lines.append(f"{lab:<{width}}" + "".join(
@@ -260,5 +262,5 @@ def _sweep_table(result) -> str:
     for c in result.crossovers():
         extra = "" if c["y"] is None else f", {result.params[1].path}={c['y']:g}"
         lines.append(f"{c['model']}, {c['phase']}{extra}: {c['after']} overtakes "
-                     f"{c['before']} at {p0.path} = {c['x']:.3g}")
+                     f"{c['before']} at {p0.path} = {c['x'] * k:.3g} {unit}".rstrip())
     return "\n".join(lines)
