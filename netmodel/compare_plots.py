@@ -190,82 +190,78 @@ def plot_compare_split(result, path) -> None:
 
 def plot_sweep(result, path) -> None:
     """``sweep.png``: tokens/s/SM of the best configuration against the first swept
-    parameter, a panel per model (rows) and phase (columns), a line per scenario (colour);
-    with a second parameter, one line style per value of it. Where the leading scenario
-    changes, a dotted vertical line marks the crossover. Infeasible points are left out."""
+    parameter, a panel per model and phase, a line per scenario (colour and marker); with
+    a second parameter, one line style per value of it. A star marks each point where one
+    scenario overtakes another; those with the first scenario (the baseline) are named in
+    the panel's corner. Infeasible points are left out (the line stops)."""
     plt = _setup()
     import numpy as np
 
     p0 = result.params[0]
     ys = result.params[1].values if len(result.params) > 1 else (None,)
     styles = ["-", "--", ":", "-."]
+    markers = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "h"]
     palette = plt.get_cmap("tab10").colors
     colours = {lab: palette[k % 10] for k, lab in enumerate(result.labels)}
-    models, phases = result.models, result.phases
-    fig, axes = plt.subplots(len(models), len(phases), squeeze=False,
-                             figsize=(6.4 * len(phases), 3.6 * len(models) + 1.0))
+    panels = [(m, ph) for m in result.models for ph in result.phases]
+    ncols = len(result.phases) if len(result.phases) > 1 else min(3, len(panels))
+    nrows = -(-len(panels) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, squeeze=False,
+                             figsize=(5.2 * ncols, 3.7 * nrows + 1.1))
     cross = result.crossovers()
     xs_all = np.array(p0.values, dtype=float)
     logx = bool((xs_all > 0).all() and xs_all.max() / xs_all.min() >= 10)
     scale = {"s": (1e6, "us"), "bytes/s": (1e-9, "GB/s")}.get(p0.unit, (1.0, p0.unit))
-    markers = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "h"]
     first = result.labels[0]
-    for i, model in enumerate(models):
-        for j, phase in enumerate(phases):
-            ax = axes[i][j]
-            for n, lab in enumerate(result.labels):
-                for k, y in enumerate(ys):
-                    x, v = result.curve(lab, model, phase, y)
-                    name = lab if y is None else f"{lab}, {result.params[1].path}={y:g}"
-                    ax.plot(x * scale[0], v, marker=markers[n % len(markers)], ms=4.5,
-                            mfc="none", color=colours[lab], ls=styles[k % len(styles)],
-                            lw=2.2 - 1.4 * n / max(len(result.labels) - 1, 1),
-                            alpha=1.0 if k < len(styles) else 0.5,
-                            label=name if (i, j) == (0, 0) else None)
-            here = [c for c in cross if (c["model"], c["phase"]) == (model, phase)]
-            for c in here:
-                ax.plot(c["x"] * scale[0], c["tokens_per_s_per_sm"], marker="*", ms=9,
-                        color="black", zorder=5, ls="none")
-            # name the crossings with the first scenario (the baseline), one per scenario
-            named = {}
-            for c in here:
+    short = lambda lab: lab.split("@")[0]  # noqa: E731
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    for (model, phase), ax in zip(panels, axes.flat, strict=False):
+        for n, lab in enumerate(result.labels):
+            for k, y in enumerate(ys):
+                x, v = result.curve(lab, model, phase, y)
+                name = lab if y is None else f"{lab}, {result.params[1].path}={y:g}"
+                ax.plot(x * scale[0], v, marker=markers[n % len(markers)], ms=4.5,
+                        mfc="none", color=colours[lab], ls=styles[k % len(styles)],
+                        lw=2.2 - 1.4 * n / max(len(result.labels) - 1, 1),
+                        alpha=1.0 if k < len(styles) else 0.5,
+                        label=name if ax is axes.flat[0] else None)
+        here = [c for c in cross if (c["model"], c["phase"]) == (model, phase)]
+        for c in here:
+            ax.plot(c["x"] * scale[0], c["tokens_per_s_per_sm"], marker="*", ms=10,
+                    color="black", zorder=5, ls="none")
+        notes = []
+        for c in here:
+            if first in (c["before"], c["after"]):
                 other = c["after"] if c["before"] == first else c["before"]
-                if first in (c["before"], c["after"]) and other not in named:
-                    named[other] = c
-            lo, hi = xs_all.min(), xs_all.max()
-            for k, c in enumerate(named.values()):
                 verb = "overtakes" if c["before"] == first else "falls below"
-                other = c["after"] if c["before"] == first else c["before"]
-                where = (np.log(c["x"] / lo) / np.log(hi / lo) if logx
-                         else (c["x"] - lo) / (hi - lo or 1))
-                right = where > 0.55  # write towards the middle of the panel
-                ax.annotate(f"{other.split('@')[0]} {verb} {first.split('@')[0]}\n"
-                            f"at {c['x'] * scale[0]:.3g} {scale[1]}".rstrip(),
-                            (c["x"] * scale[0], c["tokens_per_s_per_sm"]),
-                            xytext=(-8 if right else 8, 12 + 20 * k),
-                            textcoords="offset points", ha="right" if right else "left",
-                            fontsize=6.5, color="0.15",
-                            arrowprops=dict(arrowstyle="-", color="0.4", lw=0.6))
-            if logx:
-                ax.set_xscale("log")
-                from matplotlib.ticker import FuncFormatter
+                line = f"{short(other)} {verb} {short(first)} at {c['x'] * scale[0]:.3g}"
+                notes.append(f"{line} {scale[1]}".rstrip()
+                             + ("" if c["y"] is None else f" ({c['y']:g})"))
+        if notes:
+            ax.text(0.02, 0.03, "\n".join(f"* {n}" for n in notes[:6]),
+                    transform=ax.transAxes, fontsize=6.5, va="bottom", ha="left",
+                    bbox=dict(boxstyle="round,pad=0.3", fc="white", ec="0.7", alpha=0.9))
+        if logx:
+            from matplotlib.ticker import FuncFormatter
 
-                ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-            ax.set_xlabel(f"{p0.path}" + (f" ({scale[1]})" if scale[1] else ""), fontsize=8)
-            ax.set_ylabel("tokens/s per SM", fontsize=8)
-            ax.set_ylim(bottom=0)
-            lat = "TTFT" if phase == "prefill" else "TBT"
-            ax.set_title(f"{model}, {phase} (best under the {lat} SLO)", fontsize=9)
-            ax.tick_params(labelsize=7)
-            ax.grid(alpha=0.3, which="both")
+            ax.set_xscale("log")
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.set_xlabel(f"{p0.path}" + (f" ({scale[1]})" if scale[1] else ""), fontsize=8)
+        ax.set_ylabel("tokens/s per SM", fontsize=8)
+        ax.set_ylim(bottom=0)
+        lat = "TTFT" if phase == "prefill" else "TBT"
+        ax.set_title(f"{model}, {phase} (best under the {lat} SLO)", fontsize=9)
+        ax.tick_params(labelsize=7)
+        ax.grid(alpha=0.3, which="both")
     if cross:
-        axes[0][0].plot([], [], marker="*", ms=9, color="black", ls="none",
-                        label="one scenario overtakes another")
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=7.5,
-               frameon=False)
-    rows = -(-len(labels) // 4)
+        axes.flat[0].plot([], [], marker="*", ms=10, color="black", ls="none",
+                          label="one scenario overtakes another")
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    ncol = max(1, min(len(labels), int(fig.get_figwidth() // 3.2)))
+    fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=7.5, frameon=False)
+    rows = -(-len(labels) // ncol)
     fig.suptitle("Sweep: best tokens/s per SM as the fabric changes", fontsize=10)
-    fig.tight_layout(rect=(0, min(0.4, (0.3 * rows + 0.15) / fig.get_figheight()), 1, 1))
+    fig.tight_layout(rect=(0, min(0.45, (0.17 * rows + 0.15) / fig.get_figheight()), 1, 1))
     fig.savefig(path, format="png", dpi=120)
     plt.close(fig)
