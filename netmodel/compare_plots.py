@@ -67,7 +67,7 @@ def plot_compare_tokens(result, path) -> None:
     most = max(len(v) for v in per_name.values())
     width = 0.84 / most
     bars = len(result.scenarios)
-    fig, axes, models, phases = _grid(plt, result, min(8.0, 2.0 + 0.22 * bars + 0.35 * len(names)),
+    fig, axes, models, phases = _grid(plt, result, min(8.0, 2.5 + 0.22 * bars + 0.35 * len(names)),
                                       3.0)
     seen = set()
     for i, model in enumerate(models):
@@ -95,12 +95,13 @@ def plot_compare_tokens(result, path) -> None:
                                 label="same GPU, ideal network" if "ideal" not in seen
                                 else None)
                         seen.add("ideal")
-                    if r.vs_baseline is not None and most > 1:
+                    if r.vs_baseline is not None:
                         tall = r.tokens_per_s_per_sm > 0.14 * top  # room inside the bar
                         ax.annotate(f"{r.vs_baseline:.2f}",
                                     (x, 0 if tall else r.tokens_per_s_per_sm),
                                     xytext=(0, 2), textcoords="offset points", ha="center",
-                                    va="bottom", rotation=90, fontsize=6,
+                                    va="bottom", rotation=90 if most > 2 else 0,
+                                    fontsize=6 if most > 2 else 7.5,
                                     color="white" if tall else "black")
             base = [r for r in rows if r.label == result.baseline and r.feasible]
             if base:
@@ -124,11 +125,13 @@ def plot_compare_tokens(result, path) -> None:
             if lab not in labels:
                 handles.append(h)
                 labels.append(lab)
-    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 8), fontsize=8,
-               frameon=False)
-    fig.suptitle("Best tokens/s per SM under the SLO on each fabric (numbers at the foot: "
-                 f"ratio to {result.baseline})", fontsize=10)
-    fig.tight_layout(rect=(0, 0.05 + 0.02 / len(models), 1, 1))
+    ncol = max(1, min(len(labels), int(fig.get_figwidth() * len(phases) // 2.4)
+                      if len(phases) == 1 else 8))
+    fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=8, frameon=False)
+    fig.suptitle("Best tokens/s per SM under the SLO on each fabric\n(numbers at the bar's "
+                 f"foot: ratio to {result.baseline})", fontsize=10)
+    rows = -(-len(labels) // ncol)
+    fig.tight_layout(rect=(0, (0.22 * rows + 0.1) / fig.get_figheight(), 1, 1))
     fig.savefig(path, format="png", dpi=120)
     plt.close(fig)
 
@@ -180,10 +183,9 @@ def plot_compare_split(result, path) -> None:
             ax.grid(axis="y", alpha=0.3)
             ax.set_axisbelow(True)
     handles, labs = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labs, loc="upper right", ncol=len(labs), fontsize=8, frameon=False)
-    fig.suptitle("Step time of the best configuration, split by what bounds it",
-                 fontsize=10, x=0.3)
-    fig.tight_layout(rect=(0, 0, 1, 0.97))
+    fig.legend(handles, labs, loc="lower center", ncol=len(labs), fontsize=8, frameon=False)
+    fig.suptitle("Step time of the best configuration, split by what bounds it", fontsize=10)
+    fig.tight_layout(rect=(0, 0.35 / fig.get_figheight(), 1, 1))
     fig.savefig(path, format="png", dpi=120)
     plt.close(fig)
 

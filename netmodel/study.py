@@ -8,7 +8,13 @@ instance and a Lite instance with four times as many GPUs are compared at equal 
 :func:`run_lite_gpu_study` is a pure function of its arguments. The network enters through
 ``comm_factory(gpu) -> CollectiveCostModel`` (default: rings over the GPU's scale-up
 bandwidth) and is labelled by ``network``, so studies over several networks (an ideal one,
-fabric scenarios) are run separately and joined with ``+``.
+rings) are run separately and joined with ``+``.
+
+:func:`run_full_study` is ``netmodel study lite-gpu``: that comparison, then the same models
+on every fabric scenario (:func:`fabric_scenarios`, :mod:`netmodel.compare`), then a sweep
+of the per-hop latency (:mod:`netmodel.sweep`); :func:`write_full_study` writes every
+file and ``summary.md`` (:mod:`netmodel.study_summary`) all or nothing
+(:func:`write_outputs`).
 
 >>> s = run_lite_gpu_study(models=["Llama-3-8B"], gpus=["H100-SXM", "Lite"], phases=["decode"])
 >>> [(r.gpu, r.feasible) for r in s.rows]

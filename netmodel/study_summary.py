@@ -5,10 +5,9 @@ ranges are computed here), so the summary changes when the model, the catalogs o
 scenarios do; nothing in it is a hard-coded claim. Only the "how it was modelled" notes at
 the end are fixed text.
 
->>> from netmodel.study import FullStudy, run_lite_gpu_study
+>>> from netmodel.study import FullStudy, ideal_network, run_lite_gpu_study
 >>> s = run_lite_gpu_study(["Llama-3-8B"], ["H100-SXM", "Lite"], ["decode"],
-...                        comm_factory=lambda g: __import__("compute.comm").comm.NoCommunication(),
-...                        network="ideal")
+...                        comm_factory=ideal_network, network="ideal")
 >>> text = summary_markdown(FullStudy(s))
 >>> text.splitlines()[0], "Lite reaches" in text
 ('# Lite-GPU study: findings', True)
