@@ -148,8 +148,8 @@ class ScenarioCollectives:
     """compute's collective-cost protocol for one scenario (see the module docstring).
 
     ``collective_time(op, nbytes, group_size)``: seconds for an instance of ``group_size``
-    GPUs placed on the scenario's fabric, elementwise over ``nbytes``; ``inf`` where the
-    instance is cut apart.
+    GPUs placed on the scenario's fabric, elementwise over ``nbytes``. An instance the fabric
+    cuts apart raises :class:`~compute.errors.UserError`.
     """
 
     def __init__(self, scenario):
@@ -203,9 +203,10 @@ class ScenarioCollectives:
             m = self.model(size)
             try:
                 cands = m.candidates(op, m.group(int(size)))
-                hit = (np.array([c[2] for c in cands]), np.array([c[3] for c in cands]))
-            except GroupCut:
-                hit = (np.array([np.inf]), np.array([0.0]))
+            except GroupCut as exc:
+                raise UserError(f"scenario {self.scenario.label!r}: an instance of {size} "
+                                f"GPUs is cut apart ({exc}); no {op} can run on it") from None
+            hit = (np.array([c[2] for c in cands]), np.array([c[3] for c in cands]))
             self._linear[key] = hit
         return hit
 
