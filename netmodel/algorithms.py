@@ -16,6 +16,10 @@ beta = 1/B the costs are):
 ``ring``               all-reduce ``2(p-1) alpha + 2(p-1)/p n beta``; reduce-scatter,
                        all-gather ``(p-1) alpha + (p-1)/p n beta``; broadcast, reduce
                        (pipelined chain) ``(p-1) alpha + n beta``
+``bidirectional-ring`` the ring's steps with half the data going each way round (two
+                       counter-rotating rings): the same cost as ``ring`` on a switch, where
+                       each GPU port carries the same bytes, but each link of a physical ring
+                       or torus carries half, so it halves the transfer time there
 ``tree``               all-reduce: NCCL's shape, a chain inside each scale-up domain and a
                        double binary tree across domains, pipelined, ``2 d alpha + 2 n beta``
                        (``d`` = chain length + tree depth; ``floor(lg p)`` when every GPU is its
@@ -138,6 +142,34 @@ def ring_reduce_scatter(group, graph):
 def ring_all_gather(group, graph):
     p = len(group)
     return [Step("all-gather", _ring_pairs(group, 1 / p), p - 1)]
+
+
+def _bidirectional_pairs(group, frac):
+    """Both directions of the ring at once, each carrying ``frac`` (two counter-rotating
+    rings, each on half of the data)."""
+    p = len(group)
+    if p == 2:
+        return _ring_pairs(group, 2 * frac)
+    fwd = tuple((group[i], group[(i + 1) % p], frac) for i in range(p))
+    return fwd + _reverse(fwd)
+
+
+def bidirectional_ring_all_reduce(group, graph):
+    p = len(group)
+    t = _bidirectional_pairs(group, 1 / (2 * p))
+    return [Step("reduce-scatter (both ways)", t, p - 1, reduce=1 / p),
+            Step("all-gather (both ways)", t, p - 1)]
+
+
+def bidirectional_ring_reduce_scatter(group, graph):
+    p = len(group)
+    return [Step("reduce-scatter (both ways)", _bidirectional_pairs(group, 1 / (2 * p)), p - 1,
+                 reduce=1 / p)]
+
+
+def bidirectional_ring_all_gather(group, graph):
+    p = len(group)
+    return [Step("all-gather (both ways)", _bidirectional_pairs(group, 1 / (2 * p)), p - 1)]
 
 
 def _chain(group):
@@ -329,6 +361,9 @@ Generator = Callable[[tuple, object], list]
 ALGORITHMS: dict[str, dict[str, Generator]] = {
     "ring": {"all-reduce": ring_all_reduce, "reduce-scatter": ring_reduce_scatter,
              "all-gather": ring_all_gather, "broadcast": ring_broadcast, "reduce": ring_reduce},
+    "bidirectional-ring": {"all-reduce": bidirectional_ring_all_reduce,
+                           "reduce-scatter": bidirectional_ring_reduce_scatter,
+                           "all-gather": bidirectional_ring_all_gather},
     "tree": {"all-reduce": tree_all_reduce, "broadcast": tree_broadcast, "reduce": tree_reduce},
     "halving-doubling": {"all-reduce": halving_doubling_all_reduce,
                          "reduce-scatter": halving_reduce_scatter,

@@ -48,6 +48,12 @@ FORMULAS = {
     ("ring", "all-gather"): lambda p, n, a: (p - 1) * a + (p - 1) / p * n * beta,
     ("ring", "broadcast"): lambda p, n, a: (p - 1) * a + n * beta,
     ("ring", "reduce"): lambda p, n, a: (p - 1) * a + n * beta,
+    # two counter-rotating rings, half the data each: a switch port carries the same bytes
+    ("bidirectional-ring", "all-reduce"): lambda p, n, a: 2 * (p - 1) * a
+    + 2 * (p - 1) / p * n * beta,
+    ("bidirectional-ring", "reduce-scatter"): lambda p, n, a: (p - 1) * a
+    + (p - 1) / p * n * beta,
+    ("bidirectional-ring", "all-gather"): lambda p, n, a: (p - 1) * a + (p - 1) / p * n * beta,
     ("direct", "all-reduce"): lambda p, n, a: a + (p - 1) * n * beta,
     ("direct", "reduce-scatter"): lambda p, n, a: a + (p - 1) / p * n * beta,
     ("direct", "all-gather"): lambda p, n, a: a + (p - 1) / p * n * beta,
@@ -223,3 +229,26 @@ def test_in_network_two_levels(uplink):
         g.add_edge(s, "spine", bandwidth=uplink, latency=0.0, medium="copper", lanes=1)
     want = 2 * a + max(1.25 * n / B, n / uplink)
     assert cost(g, "all-reduce", "in-network", 4, n, a) == pytest.approx(want)
+
+
+def physical_ring(p, bandwidth=B):
+    """``p`` GPUs wired in a ring, each link ``bandwidth`` per direction, no switch."""
+    g = nx.Graph(name="ring", spec="", gpus=p)
+    for i in range(p):
+        g.add_node(f"gpu{i}", kind="gpu", gpu="H100-SXM")
+    for i in range(p):
+        g.add_edge(f"gpu{i}", f"gpu{(i + 1) % p}", bandwidth=bandwidth, latency=0.0,
+                   medium="copper", lanes=1)
+    return g
+
+
+@settings(max_examples=20, deadline=None)
+@given(p=st.integers(min_value=3, max_value=24), n=sizes, a=alphas)
+def test_bidirectional_ring_halves_transfer_time_on_a_physical_ring(p, n, a):
+    # A unidirectional ring leaves each link's reverse direction idle; sending half the data
+    # each way round uses both: 2(p-1) alpha + (p-1)/p n beta for all-reduce.
+    g = physical_ring(p)
+    one_way = cost(g, "all-reduce", "ring", p, n, a)
+    both_ways = cost(g, "all-reduce", "bidirectional-ring", p, n, a)
+    assert one_way == pytest.approx(2 * (p - 1) * a + 2 * (p - 1) / p * n * beta, rel=1e-9)
+    assert both_ways == pytest.approx(2 * (p - 1) * a + (p - 1) / p * n * beta, rel=1e-9)
