@@ -15,7 +15,6 @@ True
 
 from __future__ import annotations
 
-import json
 import math
 import tomllib
 from dataclasses import asdict, dataclass, replace
@@ -23,6 +22,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from compute.config_files import read_table
 from compute.errors import UserError, known
 
 __all__ = ["GpuSpec", "catalog", "derive_gpu", "get_gpu", "gpu_names", "load_gpu_file"]
@@ -165,21 +165,6 @@ def _parse_gpu_table(data: dict, where: str, base: dict[str, GpuSpec]) -> dict[s
     return out
 
 
-def _read_table(path: Path) -> dict:
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc.strerror}") from None
-    try:
-        if path.suffix.lower() == ".json":
-            return json.loads(text)
-        if path.suffix.lower() == ".toml":
-            return tomllib.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise UserError(f"{path} is malformed: {exc}") from None
-    raise UserError(f"{path}: unknown file type {path.suffix!r}; allowed: .toml, .json")
-
-
 @cache
 def catalog() -> dict[str, GpuSpec]:
     """The shipped GPU catalog, by name (read once)."""
@@ -196,7 +181,7 @@ def load_gpu_file(path) -> dict[str, GpuSpec]:
     """GPUs from a user's TOML or JSON file (same keys as the shipped catalog; an entry
     may ``derive_from`` a catalog GPU)."""
     path = Path(path)
-    return _parse_gpu_table(_read_table(path), str(path), catalog())
+    return _parse_gpu_table(read_table(path, "GPU file"), str(path), catalog())
 
 
 def get_gpu(name) -> GpuSpec:

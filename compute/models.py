@@ -16,13 +16,13 @@ Mixture-of-experts fields (``experts``, ``experts_per_token``) default to a dens
 
 from __future__ import annotations
 
-import json
 import tomllib
 from dataclasses import asdict, dataclass, fields
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from compute.config_files import check_keys, parse_table, read_table, read_text
 from compute.errors import UserError, known
 
 __all__ = [
@@ -179,15 +179,8 @@ _REQUIRED = ("layers", "hidden", "heads", "ffn", "vocab")
 
 
 def _model_from_entry(name: str, entry, where: str) -> ModelSpec:
-    if not isinstance(entry, dict):
-        raise UserError(f"{where}: model {name!r} must be a table of keys, got {entry!r}")
-    unknown = sorted(set(entry) - _FIELDS)
-    if unknown:
-        raise UserError(f"{where}: model {name!r} has unknown key(s) {', '.join(unknown)}; "
-                        f"allowed: {', '.join(sorted(_FIELDS))}")
-    missing = [k for k in _REQUIRED if k not in entry]
-    if missing:
-        raise UserError(f"{where}: model {name!r} lacks key(s) {', '.join(missing)}")
+    check_keys(f"{where}: model {name!r}", entry, _REQUIRED,
+               sorted(_FIELDS - set(_REQUIRED)))
     entry = dict(entry)
     for key in ("layers", "hidden", "heads"):
         _check_int(f"{where}: model {name!r}", key, entry[key], minimum=1)
@@ -209,28 +202,6 @@ def _parse_model_table(data, where: str) -> dict[str, ModelSpec]:
     return {name: _model_from_entry(name, entry, where) for name, entry in data["model"].items()}
 
 
-def _read(path: Path) -> str:
-    try:
-        return path.read_text()
-    except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{path} is not a text file") from None
-
-
-def _loads(path: Path):
-    text = _read(path)
-    suffix = path.suffix.lower()
-    try:
-        if suffix == ".json":
-            return json.loads(text)
-        if suffix == ".toml":
-            return tomllib.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise UserError(f"{path} is malformed: {exc}") from None
-    raise UserError(f"{path}: unknown file type {suffix!r}; allowed: .toml, .json")
-
-
 @cache
 def model_catalog() -> dict[str, ModelSpec]:
     """The shipped model catalog, by name (read once)."""
@@ -246,7 +217,7 @@ def model_names() -> tuple[str, ...]:
 def load_model_file(path) -> dict[str, ModelSpec]:
     """Models from a TOML or JSON file with the catalog's keys (``[model.NAME]`` tables)."""
     path = Path(path)
-    return _parse_model_table(_loads(path), str(path))
+    return _parse_model_table(read_table(path, "model file"), str(path))
 
 
 # HuggingFace config.json: model types whose MLP is gated (SwiGLU / GeGLU).
@@ -270,10 +241,7 @@ def load_hf_config(path, name: str | None = None) -> ModelSpec:
     path = Path(path)
     if path.is_dir():
         path = path / "config.json"
-    try:
-        cfg = json.loads(_read(path))
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path} is malformed JSON: {exc}") from None
+    cfg = parse_table(read_text(path, "config.json"), "json", str(path))
     if not isinstance(cfg, dict):
         raise UserError(f"{path}: a HuggingFace config.json must hold a JSON object")
     where = str(path)

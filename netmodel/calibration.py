@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import functools
 import math
-import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from compute.config_files import check_keys, read_table
 from compute.errors import UserError, known
 
 __all__ = ["DEFAULTS_PATH", "Calibration", "Protocol", "default_calibration", "load_calibration"]
@@ -130,20 +130,8 @@ class Calibration:
         raise UserError(f"unknown protocol {name!r}; known: {known(p.name for p in self.protocols)}")
 
 
-def _check_keys(where: str, table, required, optional=()) -> None:
-    if not isinstance(table, dict):
-        raise UserError(f"{where} must be a table")
-    unknown = set(table) - set(required) - set(optional)
-    if unknown:
-        raise UserError(f"{where}: unknown key(s) {known(unknown)}; allowed: "
-                        f"{known(tuple(required) + tuple(optional))}")
-    missing = [k for k in required if k not in table]
-    if missing:
-        raise UserError(f"{where}: missing key(s) {known(missing)}")
-
-
 def _protocol(where: str, name: str, table) -> Protocol:
-    _check_keys(where, table, _PROTOCOL_KEYS)
+    check_keys(where, table, _PROTOCOL_KEYS)
     for k in _PROTOCOL_KEYS:
         if not isinstance(table[k], int | float) or isinstance(table[k], bool):
             raise UserError(f"{where}.{k} must be a number, got {table[k]!r}")
@@ -156,15 +144,10 @@ def load_calibration(path: str | Path = DEFAULTS_PATH) -> Calibration:
     Unknown or missing keys raise :class:`~compute.errors.UserError` naming them.
     """
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise UserError(f"calibration file {str(path)!r} does not exist") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"calibration file {str(path)!r} is not valid TOML: {exc}") from None
-    _check_keys(str(path), data, ("links", "protocols", "in_network", "reduction"))
-    _check_keys(f"{path}: [links]", data["links"], ("scaleup_efficiency", "scaleout_efficiency"))
-    _check_keys(f"{path}: [reduction]", data["reduction"], ("rate",))
+    data = read_table(path, "calibration file", suffixes=(".toml",))
+    check_keys(str(path), data, ("links", "protocols", "in_network", "reduction"))
+    check_keys(f"{path}: [links]", data["links"], ("scaleup_efficiency", "scaleout_efficiency"))
+    check_keys(f"{path}: [reduction]", data["reduction"], ("rate",))
     protos = data["protocols"]
     if not isinstance(protos, dict) or not protos:
         raise UserError(f"{path}: [protocols] must hold at least one [protocols.NAME] table")

@@ -57,12 +57,12 @@ from __future__ import annotations
 import json
 import math
 import re
-import tomllib
 from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from compute.config_files import check_keys, parse_table, read_text
 from compute.errors import UserError, known
 from compute.hardware import get_gpu
 
@@ -322,18 +322,6 @@ def _check_fabric(table, where: str, path: str) -> None:
 
 # ------------------------------------------------------------------ loading
 
-def _keys(where: str, table, required, optional=()) -> None:
-    if not isinstance(table, dict):
-        raise UserError(f"{where} must be a table")
-    unknown = sorted(set(table) - set(required) - set(optional))
-    if unknown:
-        raise UserError(f"{where}: unknown key(s) {', '.join(unknown)}; allowed: "
-                        f"{', '.join((*required, *optional))}")
-    missing = [k for k in required if k not in table]
-    if missing:
-        raise UserError(f"{where}: missing key(s) {', '.join(missing)}")
-
-
 def _text(where: str, key: str, value) -> str:
     if not isinstance(value, str) or not value.strip():
         raise UserError(f"{where}: {key} must be a non-empty string, got {value!r}")
@@ -351,7 +339,7 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
     from netmodel.algorithms import ALGORITHMS
     from netmodel.placement import PLACEMENTS
 
-    _keys(where, data, _TOP_KEYS, ("adjust",))
+    check_keys(where, data, _TOP_KEYS, ("adjust",))
     name = _text(where, "name", data["name"])
     if "@" in name:
         raise UserError(f"{where}: name {name!r} must not contain '@' (it separates a GPU "
@@ -359,7 +347,7 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
     gpu = get_gpu(_text(where, "gpu", data["gpu"])).name
     _check_fabric(data["fabric"], where, "fabric")
     col = data["collective"]
-    _keys(f"{where}: [collective]", col, _COLLECTIVE_KEYS, ("circuits",))
+    check_keys(f"{where}: [collective]", col, _COLLECTIVE_KEYS, ("circuits",))
     circuits = col.get("circuits")
     is_ocs = data["fabric"]["builder"] == "ocs"
     if circuits is not None:
@@ -370,9 +358,9 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         raise UserError(f"{where}: an 'ocs' fabric needs [collective] circuits "
                         f"(allowed: {known(CIRCUITS)})")
     adjust = data.get("adjust", {})
-    _keys(f"{where}: [adjust]", adjust, (), tuple(ADJUST_KEYS))
+    check_keys(f"{where}: [adjust]", adjust, (), tuple(ADJUST_KEYS))
     src = data["sources"]
-    _keys(f"{where}: [sources]", src, _SOURCE_KEYS, ("notes",))
+    check_keys(f"{where}: [sources]", src, _SOURCE_KEYS, ("notes",))
     for k, v in src.items():
         _text(f"{where}: [sources]", k, v)
     return Scenario(
@@ -390,21 +378,13 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
 
 def load_scenario_text(text: str, where: str = "scenario") -> Scenario:
     """A scenario from TOML text."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{where} is not valid TOML: {exc}") from None
-    return scenario_from_dict(data, where)
+    return scenario_from_dict(parse_table(text, "toml", where), where)
 
 
 def load_scenario(path) -> Scenario:
     """A scenario from a TOML file."""
     path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise UserError(f"cannot read scenario file {str(path)!r}: {exc.strerror}") from None
-    return load_scenario_text(text, str(path))
+    return load_scenario_text(read_text(path, "scenario file"), str(path))
 
 
 def save_scenario(scenario: Scenario, path) -> Path:

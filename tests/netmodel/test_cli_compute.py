@@ -158,7 +158,7 @@ def test_malformed_gpu_file_is_one_line(tmp_path, name, body, needle):
 
 @pytest.mark.parametrize("name, body, needle", [
     ("m.toml", "[model.X\n", "malformed"),
-    ("m.json", '{"model": {"X": {"layers": 1}}}', "lacks key(s) hidden, heads, ffn, vocab"),
+    ("m.json", '{"model": {"X": {"layers": 1}}}', "missing key(s) hidden, heads, ffn, vocab"),
     ("config.json", "{oops", "malformed JSON"),
     ("config.json", '{"hidden_size": 64}', "lacks"),
 ])

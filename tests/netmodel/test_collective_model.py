@@ -163,7 +163,7 @@ def test_calibration_file_errors(tmp_path):
     with pytest.raises(UserError, match="bandwidth_factor"):
         load_calibration(bad)
     bad.write_text("links = [")
-    with pytest.raises(UserError, match="not valid TOML"):
+    with pytest.raises(UserError, match="malformed TOML"):
         load_calibration(bad)
     with pytest.raises(UserError, match="does not exist"):
         load_calibration(tmp_path / "none.toml")
