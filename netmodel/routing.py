@@ -115,10 +115,7 @@ class Router:
             if u in tiers and v in tiers and abs(tiers[u] - tiers[v]) != 1:
                 tiered = False
             b = float(d["bandwidth"])
-            la = float(d["latency"])
-            via = d.get("via")
-            if via is not None and via in graph:
-                la += float(graph.nodes[via].get("latency", 0.0))
+            la = float(d["latency"])  # a circuit's edge latency already holds its OCS's
             so = tiers.get(u, 0) >= 1 or tiers.get(v, 0) >= 1 or kinds.get(u) == "ocs" \
                 or kinds.get(v) == "ocs"
             ids[(u, v)] = 2 * e
