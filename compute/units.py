@@ -89,8 +89,12 @@ def parse_quantity(text, units: dict[str, float], what: str, *, allow_zero: bool
     if unit not in units:
         raise UserError(f"{what} {text!r} has unknown unit {unit!r} (allowed: "
                         f"{', '.join(u for u in units if u)})")
-    return check_finite_positive(what, float(number) * units[unit], allow_zero=allow_zero) \
-        if math.isfinite(float(number)) else check_finite_positive(what, text)
+    value = float(number) * units[unit]
+    ok = math.isfinite(value) and (value >= 0 if allow_zero else value > 0)
+    if not ok:
+        raise UserError(f"{what} must be a finite number {'>= 0' if allow_zero else '> 0'}, "
+                        f"got {text!r}")
+    return value
 
 
 def parse_bytes(text, what: str = "size") -> float:
