@@ -13,9 +13,10 @@ from compute.units import format_bytes
 __all__ = ["plot_busbw"]
 
 #: One colour per algorithm, the same in every figure (matplotlib's tab10 palette).
-COLOURS = {"ring": "tab:blue", "tree": "tab:brown", "halving-doubling": "tab:orange",
-           "recursive-doubling": "tab:red", "direct": "tab:gray", "pairwise": "tab:olive",
-           "hierarchical": "tab:purple", "in-network": "tab:green"}
+COLOURS = {"ring": "tab:blue", "bidirectional-ring": "tab:cyan", "tree": "tab:brown",
+           "halving-doubling": "tab:orange", "recursive-doubling": "tab:red",
+           "direct": "tab:gray", "pairwise": "tab:olive", "hierarchical": "tab:purple",
+           "in-network": "tab:green"}
 
 
 def plot_busbw(panels, path, *, title: str = "") -> str:
@@ -51,7 +52,10 @@ def plot_busbw(panels, path, *, title: str = "") -> str:
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
     if title:
-        fig.suptitle(title, fontsize=11)
+        import textwrap
+
+        width = max(40, int(75 * cols))  # characters that fit across the figure
+        fig.suptitle("\n".join(textwrap.wrap(title, width, break_on_hyphens=False)), fontsize=11)
     fig.tight_layout()
     try:
         return atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=110, format="png"))
