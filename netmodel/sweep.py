@@ -260,20 +260,30 @@ def run_sweep(scenarios, params, models=("Llama-3-70B",), phases=("decode",), *,
     slo = slo or Slo()
     ys = params[1].values if len(params) > 1 else (None,)
     rows = []
+    refused: list[str] = []
     for s in scens:
         for y in ys:
             for x in params[0].values:
-                point = s.with_param(params[0].path, _typed(params[0], x))
-                if y is not None:
-                    point = point.with_param(params[1].path, _typed(params[1], y))
-                coll = ScenarioCollectives(point)
-                for phase in phases:
-                    workload = make_workload(phase, prompt, context)
-                    for model in models:
-                        r = fabric_search(model, point, workload, options=options, slo=slo,
-                                          max_batch=max_batch, collectives=coll)
-                        rows.append(_row(s, model.name, phase, x, y, r))
+                try:
+                    point = s.with_param(params[0].path, _typed(params[0], x))
+                    if y is not None:
+                        point = point.with_param(params[1].path, _typed(params[1], y))
+                    coll = ScenarioCollectives(point)
+                    found = [(phase, model, fabric_search(
+                        model, point, make_workload(phase, prompt, context), options=options,
+                        slo=slo, max_batch=max_batch, collectives=coll))
+                        for phase in phases for model in models]
+                except UserError as exc:
+                    # a point the fabric cannot be built at (a radix below the GPU count, a
+                    # ring on too few ports...) is an infeasible point, not the end of the sweep
+                    refused.append(str(exc))
+                    rows.extend(_refused_row(s, model.name, phase, x, y, f"fabric refused: {exc}")
+                                for phase in phases for model in models)
+                else:
+                    rows.extend(_row(s, model.name, phase, x, y, r) for phase, model, r in found)
                 progress.advance(f"{s.label} {params[0].path}={x:g}")
+    if refused and all(r.reason.startswith("fabric refused") for r in rows):
+        raise UserError(f"no point of the sweep can be built: {refused[0]}")
     settings = {"slo": {"ttft_s": slo.ttft, "tbt_s": slo.tbt}, "options": asdict(options),
                 "max_batch": max_batch}
     return SweepResult(rows=tuple(rows), params=tuple(params),
@@ -304,11 +314,15 @@ def _typed(param: SweepParam, v: float):
     return int(v) if param.integer else float(v)
 
 
+def _refused_row(s, model, phase, x, y, reason) -> SweepRow:
+    return SweepRow(s.label, s.name, s.gpu, model, phase, x, y, False, None, None, None,
+                    None, None, reason)
+
+
 def _row(s, model, phase, x, y, r) -> SweepRow:
     b = r.best
     if b is None:
-        return SweepRow(s.label, s.name, s.gpu, model, phase, x, y, False, None, None, None,
-                        None, None, r.search.reason)
+        return _refused_row(s, model, phase, x, y, r.search.reason)
     return SweepRow(s.label, s.name, s.gpu, model, phase, x, y, True, b.tp, b.batch,
                     b.latency, b.tokens_per_s_per_sm, b.time_split()["network"] / b.latency)
 

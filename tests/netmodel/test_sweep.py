@@ -119,3 +119,17 @@ def test_cli_sweep_bad_input(tmp_path, args, needle):
     lines = r.output.strip().splitlines()
     assert len(lines) == 1 and needle in lines[0]
     assert not out.exists()
+
+
+def test_points_the_fabric_refuses_are_infeasible_not_fatal():
+    # lite-flat puts 128 Lites on one switch per plane, so a radix below 128 cannot be built
+    p = parse_param("fabric.radix=64,128,256", ["lite-flat"])
+    r = run_sweep(["lite-flat"], [p], ["Llama-3-8B"], ["decode"])
+    by_x = {row.x: row for row in r.rows}
+    assert not by_x[64].feasible and "radix >= 128" in by_x[64].reason
+    assert by_x[128].feasible and by_x[256].feasible
+    # a radix beyond the GPU count changes nothing on a flat fabric
+    assert by_x[128].tokens_per_s_per_sm == pytest.approx(by_x[256].tokens_per_s_per_sm)
+    with pytest.raises(UserError, match="no point of the sweep can be built"):
+        run_sweep(["lite-flat"], [parse_param("fabric.radix=8,16", ["lite-flat"])],
+                  ["Llama-3-8B"], ["decode"])
