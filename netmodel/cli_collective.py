@@ -10,8 +10,9 @@ import click
 
 __all__ = ["collective", "costs"]
 
-_ALGO_HELP = ("auto (fastest valid per size), or one of ring, tree, halving-doubling, "
-              "recursive-doubling, direct, pairwise, hierarchical, in-network.")
+_ALGO_HELP = ("auto (fastest valid per size), or one of ring, bidirectional-ring, tree, "
+              "halving-doubling, recursive-doubling, direct, pairwise, hierarchical, "
+              "in-network.")
 
 
 def _model(fabric, placement, algorithm, algorithms, seed):

@@ -127,14 +127,15 @@ class CompareResult:
     def table(self) -> str:
         """A plain-text table, one block per phase and model."""
         width = max([len(lab) for lab in self.labels] + [8]) + 2
-        base = (self.baseline or "-").split("@")[0][:8]
+        base = (self.baseline or "-").split("@")[0]
+        vs = max(12, len(base) + 5)  # the "vs BASELINE" column fits the baseline's name
         lines = []
         for phase in self.phases:
             lat = "TTFT" if phase == "prefill" else "TBT"
             for model in self.models:
                 lines.append(f"{phase} {model}")
                 lines.append(f"  {'scenario':<{width}}{'tp':>3}{'batch':>6}{lat + ' ms':>9}"
-                             f"{'tok/s':>10}{'tok/s/SM':>10}{'vs ' + base:>12}{'vs ideal':>9}"
+                             f"{'tok/s':>10}{'tok/s/SM':>10}{'vs ' + base:>{vs}}{'vs ideal':>9}"
                              f"{'net%':>6}")
                 for r in (r for r in self.rows if r.phase == phase and r.model == model):
                     if not r.feasible:
@@ -144,7 +145,7 @@ class CompareResult:
                     lines.append(
                         f"  {r.label:<{width}}{r.tp:>3}{r.batch:>6}{r.latency_s * 1e3:>9.2f}"
                         f"{r.tokens_per_s:>10.4g}{r.tokens_per_s_per_sm:>10.4g}"
-                        f"{_ratio(r.vs_baseline):>12}{_ratio(r.vs_ideal):>9}"
+                        f"{_ratio(r.vs_baseline):>{vs}}{_ratio(r.vs_ideal):>9}"
                         f"{r.network_share:>6.0%}")
         reconf = sorted({(r.label, r.reconfiguration_s) for r in self.rows
                          if r.reconfiguration_s > 0})

@@ -141,3 +141,11 @@ def test_collective_all_groups():
     conc = json.loads(out.output)["all_groups"]
     # one GPU of 4 groups on every leaf, one uplink per leaf: 4x at large sizes
     assert conc["groups"] == 32 and conc["slowdown_max"] == pytest.approx(4, rel=0.01)
+
+
+def test_algorithm_help_names_every_algorithm():
+    # the help text is written out (the CLI module must not import the model at start-up)
+    from netmodel.algorithms import ALGORITHMS
+    from netmodel.cli_collective import _ALGO_HELP
+
+    assert all(name in _ALGO_HELP for name in ALGORITHMS)
