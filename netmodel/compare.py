@@ -128,7 +128,7 @@ class CompareResult:
         """A plain-text table, one block per phase and model."""
         width = max([len(lab) for lab in self.labels] + [8]) + 2
         base = (self.baseline or "-").split("@")[0]
-        vs = max(12, len(base) + 5)  # the "vs BASELINE" column fits the baseline's name
+        vs = max(12, len(base) + 4)  # the "vs BASELINE" column fits the baseline's name
         lines = []
         for phase in self.phases:
             lat = "TTFT" if phase == "prefill" else "TBT"
