@@ -40,6 +40,22 @@ def _settings(ttft: str, tbt: str, overlap_collectives: bool):
     return slo, RooflineOptions(overlap_collectives=overlap_collectives)
 
 
+def _instances(text: str | None) -> str | None:
+    from compute.errors import UserError, known
+    from netmodel.scenarios import INSTANCES
+
+    if text is None or text in INSTANCES:
+        return text
+    raise UserError(f"--instances {text!r} is not allowed; allowed: {known(INSTANCES)}")
+
+
+_instances_option = click.option(
+    "--instances", "instances_text", default=None, metavar="alone|all",
+    help="alone: cost each instance by itself; all: every instance of the cluster runs its "
+    "collectives at the same time, sharing links (default: each scenario's own setting, "
+    "alone unless its TOML says otherwise).")
+
+
 def _progress(total: int, label: str, quiet: bool):
     from netmodel.progress import Progress
 
@@ -168,9 +184,10 @@ def _show_scenario(ctx, _param, value):
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
               metavar="DIR", help="Folder for compare.csv, compare.json and the figures.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
+@_instances_option
 @_with(_slo_options)
-def compare(models_text, scenarios_text, gpus_text, phase_text, out_dir, as_json, ttft, tbt,
-            overlap_collectives, no_plot, quiet):
+def compare(models_text, scenarios_text, gpus_text, phase_text, out_dir, as_json,
+            instances_text, ttft, tbt, overlap_collectives, no_plot, quiet):
     """Best TP degree and batch of each model on each scenario's fabric, per phase:
     TTFT/TBT, tokens/s, tokens/s/SM and the share of time bound by the network."""
     from netmodel.compare import run_compare, write_compare
@@ -181,11 +198,12 @@ def compare(models_text, scenarios_text, gpus_text, phase_text, out_dir, as_json
         list(scenario_names())
     gpus = _names("--gpus", gpus_text) if gpus_text else None
     phases = _phases(phase_text)
+    instances = _instances(instances_text)
     slo, options = _settings(ttft, tbt, overlap_collectives)
     total = len(models) * len(phases) * len(scenarios) * (len(gpus) if gpus else 1)
     with _progress(total, "compare", quiet) as bar:
         result = run_compare(models, scenarios, phases, gpus=gpus, options=options, slo=slo,
-                             progress=bar)
+                             instances=instances, progress=bar)
     written = write_compare(result, out_dir, plot=not no_plot)
     click.echo(result.to_json() if as_json else result.table())
     if not as_json:
@@ -211,9 +229,10 @@ def compare(models_text, scenarios_text, gpus_text, phase_text, out_dir, as_json
               help="Run every scenario with each of these GPU types instead of its own.")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
               metavar="DIR", help="Folder for sweep.csv, sweep.json and sweep.png.")
+@_instances_option
 @_with(_slo_options)
 def sweep(scenario_texts, param_texts, points, models_text, phase_text, gpus_text, out_dir,
-          ttft, tbt, overlap_collectives, no_plot, quiet):
+          instances_text, ttft, tbt, overlap_collectives, no_plot, quiet):
     """Tokens/s/SM of scenarios as one or two fabric parameters vary (link bandwidth,
     per-hop latency, OCS ports, ...), marking where one fabric overtakes another."""
     from compute.errors import UserError
@@ -230,12 +249,13 @@ def sweep(scenario_texts, param_texts, points, models_text, phase_text, gpus_tex
     params = [parse_param(p, scens, n) for p in param_texts]
     models = _names("--models", models_text)
     phases = _phases(phase_text)
+    instances = _instances(instances_text)
     slo, options = _settings(ttft, tbt, overlap_collectives)
     total = len(scens) * len(params[0].values) * (len(params[1].values) if len(params) > 1
                                                   else 1)
     with _progress(total, "sweep", quiet) as bar:
         result = run_sweep(scens, params, models, phases, options=options, slo=slo,
-                           progress=bar)
+                           instances=instances, progress=bar)
     written = write_sweep(result, out_dir, plot=not no_plot)
     click.echo(_sweep_table(result))
     click.echo("wrote " + ", ".join(str(p) for p in written))

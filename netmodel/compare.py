@@ -31,7 +31,8 @@ from netmodel.progress import NO_PROGRESS
 from netmodel.scenarios import get_scenario
 
 __all__ = ["BASELINE_SCENARIO", "COMPARE_COLUMNS", "CompareResult", "CompareRow",
-           "compare_files", "expand_scenarios", "run_compare", "write_compare"]
+           "compare_files", "expand_scenarios", "instances_note", "run_compare",
+           "write_compare"]
 
 #: The scenario other rows are divided by, when it is among those compared.
 BASELINE_SCENARIO = "h100-dgx"
@@ -119,7 +120,9 @@ class CompareResult:
                  "description": s.description, "fabric": s.fabric_spec(),
                  "placement": s.placement, "algorithm": s.algorithm, "links": s.links,
                  "calibration": s.calibration, "circuits": s.circuits,
-                 "adjust": asdict(s.adjust), "sources": s.sources} for s in self.scenarios]
+                 "adjust": asdict(s.adjust), "sources": s.sources,
+                 **({"instances": s.instances} if s.instances != "alone" else {})}
+                for s in self.scenarios]
         return json.dumps({"comparison": "fabrics", "baseline": self.baseline,
                            "settings": self.settings, "scenarios": scen,
                            "rows": self.to_dicts()}, indent=indent)
@@ -179,18 +182,22 @@ def expand_scenarios(scenarios, gpus=None) -> list:
 def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
                 slo: Slo | None = None, prompt=None, context=None,
                 max_batch: int = DEFAULT_MAX_BATCH, baseline: str | None = BASELINE_SCENARIO,
-                progress=NO_PROGRESS) -> CompareResult:
+                instances: str | None = None, progress=NO_PROGRESS) -> CompareResult:
     """Best configuration of every model x scenario x phase (a pure function of its
     arguments; ``progress.advance`` is called once per search).
 
     ``baseline`` names the scenario (by name or label) whose tokens/s/SM the others are
     divided by; when it is not among ``scenarios`` the first scenario is the baseline.
+    ``instances``: ``"alone"`` or ``"all"`` for every scenario (None: each scenario's own
+    ``instances`` setting; see :mod:`netmodel.fabric_search`).
     """
     from netmodel.fabric_search import ScenarioCollectives, fabric_search
 
     models = [get_model(m) for m in models]
     phases = [check_phase(p) for p in phases]
     scens = expand_scenarios(scenarios, gpus)
+    if instances is not None:
+        scens = [s.with_instances(instances) for s in scens]
     if not (models and phases):
         raise UserError("the comparison needs at least one model and one phase")
     options = options or RooflineOptions()
@@ -217,10 +224,22 @@ def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
                 "prompt_tokens": make_workload("prefill", prompt, context).prompt,
                 "context_tokens": make_workload("decode", prompt, context).context,
                 "options": asdict(options), "max_batch": max_batch,
-                "instances": "each instance costed alone, placed where the scenario's "
-                             "placement puts the first one"}
+                "instances": instances_note(scens)}
     return CompareResult(rows=tuple(rows), scenarios=tuple(scens), baseline=base,
                          settings=settings, searches=tuple(searches))
+
+
+def instances_note(scens) -> str:
+    """How the scenarios' instances were costed, in words (for the settings)."""
+    modes = {s.instances for s in scens}
+    if modes == {"alone"}:
+        return "each instance costed alone, placed where the scenario's placement puts the " \
+               "first one"
+    if modes == {"all"}:
+        return "every instance of the cluster runs its collectives at the same time, " \
+               "sharing links fairly; a collective takes the slowest instance's time under " \
+               "one algorithm shared by all"
+    return "per scenario: see each scenario's instances"
 
 
 def _baseline_label(scens, baseline) -> str:

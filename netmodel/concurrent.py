@@ -41,7 +41,7 @@ from netmodel.algorithms import ALGORITHMS, NotApplicable, generate
 from netmodel.collective_model import FabricCostModel, check_sizes
 from netmodel.cost import GroupCut
 
-__all__ = ["ConcurrentResult", "concurrent_cost"]
+__all__ = ["ConcurrentResult", "concurrent_cost", "concurrent_linear"]
 
 
 @dataclass(frozen=True)
@@ -148,16 +148,9 @@ def _linear(per_group, beta, protocol, cal):
     return a, b
 
 
-def concurrent_cost(model: FabricCostModel, groups, op: str, nbytes,
-                    algorithm: str | None = None) -> ConcurrentResult:
-    """Cost ``op`` of ``nbytes`` (scalar or array) run by all ``groups`` at once.
-
-    ``groups``: explicit GPU lists, or an int size to cut the whole fabric into groups by
-    the model's placement policy. ``algorithm``: one name, or None/"auto" for the model's
-    choice. A group cut apart by a failure raises :class:`~compute.errors.UserError`.
-    """
+def _prepare(model: FabricCostModel, groups, op: str, algorithm: str | None):
+    """The groups as checked node tuples and the algorithm names to try."""
     check_op(op)
-    n = np.atleast_1d(check_sizes(nbytes)).astype(float)
     if isinstance(groups, int | np.integer) and not isinstance(groups, bool):
         from netmodel.placement import partition
 
@@ -176,9 +169,14 @@ def concurrent_cost(model: FabricCostModel, groups, op: str, nbytes,
             raise UserError(f"unknown algorithm {algorithm!r}; known: "
                             f"{known(('auto', *ALGORITHMS))}")
         names = [algorithm]
+    return groups, names
+
+
+def _options(model: FabricCostModel, groups: tuple, op: str, names) -> list:
+    """Every valid (algorithm, protocol): ``(name, protocol, a_together, b_together,
+    a_alone, b_alone, hot)``, the a/b arrays of shape ``(G,)``."""
     cal = model.calibration
-    options = []  # (name, protocol, a_together, b_together, a_alone, b_alone, hot)
-    why = []
+    options, why = [], []
     for name in names:
         try:
             per_group, alone, together, hot = _evaluate(model, op, name, groups)
@@ -195,6 +193,52 @@ def concurrent_cost(model: FabricCostModel, groups, op: str, nbytes,
             options.append((name, proto.name, at, bt, aa, ba, hot))
     if not options:
         raise UserError(f"no algorithm can run {op} on these groups ({'; '.join(why)})")
+    return options
+
+
+def concurrent_linear(model: FabricCostModel, groups, op: str,
+                      algorithm: str | None = None) -> tuple[tuple, np.ndarray, np.ndarray]:
+    """The linear candidates of ``op`` run by all ``groups`` at once, compiled once so that
+    any array of sizes costs a multiply-add: ``(choices, a, b)``.
+
+    ``choices`` lists the valid ``(algorithm, protocol)``; ``a`` and ``b`` have shape
+    ``(C, G)``: group ``g`` takes ``a[c, g] + b[c, g] * n`` seconds together under choice
+    ``c``. The time of the collective at size ``n`` is then the makespan of the best shared
+    choice, ``min_c max_g (a[c, g] + b[c, g] * n)``, as in :func:`concurrent_cost`.
+    ``groups`` and ``algorithm`` as there.
+
+    >>> import networkx as nx
+    >>> from netmodel.calibration import Calibration
+    >>> g = nx.Graph(name="one link", spec="", gpus=4)
+    >>> g.add_node("sw", kind="switch", tier=0, radix=4, latency=0.0,
+    ...            in_network_reduction=False)
+    >>> for i in range(4):
+    ...     g.add_node(f"gpu{i}", kind="gpu", gpu="H100-SXM")
+    ...     g.add_edge(f"gpu{i}", "sw", bandwidth=1e9, latency=0.0, medium="copper", lanes=1)
+    >>> m = FabricCostModel(g, algorithm="direct", calibration=Calibration.ideal())
+    >>> choices, a, b = concurrent_linear(m, [("gpu0", "gpu1"), ("gpu2", "gpu1")],
+    ...                                   "send-recv")
+    >>> choices[0][0], a.shape, b[0].tolist()  # both send into gpu1: 2 s per GB each
+    ('direct', (1, 2), [2e-09, 2e-09])
+    """
+    groups, names = _prepare(model, groups, op, algorithm)
+    options = _options(model, groups, op, names)
+    return (tuple((o[0], o[1]) for o in options), np.stack([o[2] for o in options]),
+            np.stack([o[3] for o in options]))
+
+
+def concurrent_cost(model: FabricCostModel, groups, op: str, nbytes,
+                    algorithm: str | None = None) -> ConcurrentResult:
+    """Cost ``op`` of ``nbytes`` (scalar or array) run by all ``groups`` at once.
+
+    ``groups``: explicit GPU lists, or an int size to cut the whole fabric into groups by
+    the model's placement policy. ``algorithm``: one name, or None/"auto" for the model's
+    choice. A group cut apart by a failure raises :class:`~compute.errors.UserError`.
+    """
+    check_op(op)
+    n = np.atleast_1d(check_sizes(nbytes)).astype(float)
+    groups, names = _prepare(model, groups, op, algorithm)
+    options = _options(model, groups, op, names)
     t_all = np.stack([o[2][:, None] + o[3][:, None] * n[None, :] for o in options])
     a_all = np.stack([o[4][:, None] + o[5][:, None] * n[None, :] for o in options])
     best = np.argmin(t_all.max(axis=1), axis=0)  # per size: smallest makespan

@@ -11,8 +11,16 @@ multiply-add and a minimum. :class:`ScenarioCollectives` implements compute's
 collective-cost protocol that way; :func:`fabric_search` runs the search with it.
 
 The best TP degree and batch therefore depend on the fabric: a TP-32 instance inside one
-switch costs less than one across leaves. Instances are costed alone (each sits where the
-placement puts the first instance; other instances' traffic does not share its links).
+switch costs less than one across leaves. By default instances are costed alone (each
+sits where the placement puts the first instance; other instances' traffic does not share
+its links). With the scenario's ``instances = "all"`` (or ``ScenarioCollectives(scenario,
+concurrent=True)``) every instance of the cluster runs the collective at the same time: for
+TP degree ``t`` the fabric is cut into ``floor(GPUs / t)`` instances by the placement
+policy, links are shared fairly, and the collective takes the slowest instance's time
+under one (algorithm, protocol) shared by all, the fastest such choice per size
+(:func:`~netmodel.concurrent.concurrent_linear`). Only the candidates differ: per
+candidate one ``(a_g, b_g)`` per instance, compiled once per (op, t); a size array then
+costs a maximum over instances and a minimum over candidates.
 
 >>> r = fabric_search("Llama-3-70B", "lite-flat", "decode")
 >>> r.best.tp in (8, 16, 32) and r.best.feasible, r.reconfiguration_s
@@ -149,11 +157,17 @@ class ScenarioCollectives:
 
     ``collective_time(op, nbytes, group_size)``: seconds for an instance of ``group_size``
     GPUs placed on the scenario's fabric, elementwise over ``nbytes``. An instance the fabric
-    cuts apart raises :class:`~compute.errors.UserError`.
+    cuts apart raises :class:`~compute.errors.UserError`. ``concurrent``: None follows the
+    scenario's ``instances``; True (``"all"``) or False (``"alone"``) overrides it, and
+    :attr:`scenario` then carries the override.
     """
 
-    def __init__(self, scenario):
-        self.scenario = get_scenario(scenario)
+    def __init__(self, scenario, concurrent: bool | None = None):
+        scenario = get_scenario(scenario)
+        if concurrent is not None:
+            scenario = scenario.with_instances("all" if concurrent else "alone")
+        self.scenario = scenario
+        self.concurrent = scenario.instances == "all"
         self.graph = build_fabric(self.scenario)
         self.gpus = int(self.graph.graph["gpus"])
         self.calibration = scenario_calibration(self.scenario)
@@ -161,7 +175,8 @@ class ScenarioCollectives:
         self._linear: dict = {}
 
     def __repr__(self) -> str:
-        return f"ScenarioCollectives({self.scenario.label!r})"
+        extra = ", concurrent=True" if self.concurrent else ""
+        return f"ScenarioCollectives({self.scenario.label!r}{extra})"
 
     def model(self, size: int):
         """The :class:`~netmodel.collective_model.FabricCostModel` instances of ``size``
@@ -193,8 +208,26 @@ class ScenarioCollectives:
             return 0.0
         return float(self.model(size).graph.graph.get("reconfiguration_time", 0.0))
 
+    def instances(self, size: int) -> tuple:
+        """The instances of ``size`` GPUs whose collectives run together: all
+        ``floor(GPUs / size)`` of the placement with ``instances = "all"``, else the
+        first one only."""
+        m = self.model(size)
+        if not self.concurrent:
+            return (m.group(int(size)),)
+        from netmodel.placement import partition
+
+        return tuple(partition(m.graph, int(size), m.placement, seed=m.seed,
+                               gpus=m.router.gpu_list))
+
     def linear(self, op: str, size: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(a, b)``: the candidates' ``time = a + b * bytes`` (compiled once per op, size)."""
+        """``(a, b)``: the candidates' ``time = a + b * bytes`` (compiled once per op, size).
+
+        Alone: shape ``(C,)``. With every instance at once: shape ``(C, G)``, one column
+        per instance (their times while sharing the fabric), instances that can never be
+        the slowest under a candidate (``a`` and ``b`` both no larger than another's, so
+        never slower at any size > 0) dropped, leaving at least one.
+        """
         from netmodel.cost import GroupCut
 
         key = (op, int(size))
@@ -202,11 +235,17 @@ class ScenarioCollectives:
         if hit is None:
             m = self.model(size)
             try:
-                cands = m.candidates(op, m.group(int(size)))
+                if self.concurrent:
+                    from netmodel.concurrent import concurrent_linear
+
+                    _, a, b = concurrent_linear(m, self.instances(size), op)
+                    hit = _envelope(a, b)
+                else:
+                    cands = m.candidates(op, m.group(int(size)))
+                    hit = (np.array([c[2] for c in cands]), np.array([c[3] for c in cands]))
             except GroupCut as exc:
                 raise UserError(f"scenario {self.scenario.label!r}: an instance of {size} "
                                 f"GPUs is cut apart ({exc}); no {op} can run on it") from None
-            hit = (np.array([c[2] for c in cands]), np.array([c[3] for c in cands]))
             self._linear[key] = hit
         return hit
 
@@ -218,8 +257,41 @@ class ScenarioCollectives:
         if int(group_size) <= 1:
             return np.zeros_like(n)
         a, b = self.linear(op, int(group_size))
-        t = (a.reshape((-1,) + (1,) * n.ndim) + b.reshape((-1,) + (1,) * n.ndim) * n).min(0)
+        if a.ndim == 1:
+            shape = (-1,) + (1,) * n.ndim
+            t = (a.reshape(shape) + b.reshape(shape) * n).min(0)
+        else:  # every instance at once: per candidate the slowest instance, then the best
+            shape = (-1,) + (1,) * n.ndim
+            t = None
+            for ac, bc in zip(a, b, strict=True):
+                tc = (ac.reshape(shape) + bc.reshape(shape) * n).max(0)
+                t = tc if t is None else np.minimum(t, tc)
         return np.where(n > 0, t, 0.0)
+
+
+def _envelope(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(a, b)`` of shape ``(C, G)`` with, per candidate, only the instances that may be
+    the slowest at some size > 0 (identical and dominated ones dropped), padded by
+    repeating one of them to a common width ``K <= G``.
+
+    >>> a, b = _envelope(np.array([[1.0, 2.0, 2.0, 0.5]]), np.array([[3.0, 1.0, 1.0, 1.0]]))
+    >>> a.tolist(), b.tolist()
+    ([[1.0, 2.0]], [[3.0, 1.0]])
+    """
+    keep = []
+    for ac, bc in zip(a, b, strict=True):
+        pairs = np.unique(np.stack([ac, bc], axis=1), axis=0)  # sorted by a, then b
+        # walking from the largest a down, keep a pair whose b beats every larger a's b
+        out, best_b = [], -np.inf
+        for pa, pb in pairs[::-1]:
+            if pb > best_b:
+                out.append((pa, pb))
+                best_b = pb
+        keep.append(out[::-1])
+    width = max(len(k) for k in keep)
+    rows = [k + [k[-1]] * (width - len(k)) for k in keep]
+    return (np.array([[p[0] for p in r] for r in rows]),
+            np.array([[p[1] for p in r] for r in rows]))
 
 
 @dataclass(frozen=True, eq=False)

@@ -22,6 +22,7 @@ optional; unknown keys are refused)::
     links = "scale-up"              # "as-built" or "scale-up" (see below)
     calibration = "default"         # "default" (NCCL-sourced) or "ideal" (alpha = 0)
     circuits = "ring"               # optional, OCS fabrics only: "ring" or "torus"
+    instances = "alone"             # optional: "alone" (default) or "all" (see below)
 
     [adjust]                        # optional, defaults shown
     latency_scale = 1.0             # multiplies every link and switch latency
@@ -38,6 +39,12 @@ link efficiency on scale-up links (GPU-GPU and tier-0 switches) and its network 
 the rest (:mod:`netmodel.calibration`). ``"as-built"`` keeps that split; ``"scale-up"``
 charges the scale-up figures on every link, for fabrics that stand in for the scale-up
 domain (co-packaged optics wired to the GPU package, no NIC or proxy thread in the path).
+
+``instances``: ``"alone"`` costs each model instance by itself, placed where the placement
+puts the first one, with no other traffic on its links. ``"all"`` cuts the fabric into
+``floor(GPUs / TP)`` instances by the placement and runs the collectives of every one at
+the same time (the same layer everywhere), sharing links fairly: a collective takes the
+slowest instance's time under one algorithm shared by all (:mod:`netmodel.concurrent`).
 
 A scenario is swapped to another GPU with :meth:`Scenario.with_gpu` or, where a name is
 typed, ``NAME@GPU`` (``lite-flat@Lite+BW``); the fabric's ``$gpu``, ``$scaleup`` and
@@ -66,13 +73,15 @@ from compute.config_files import check_keys, parse_table, read_text
 from compute.errors import UserError, known
 from compute.hardware import get_gpu
 
-__all__ = ["ADJUST_KEYS", "CALIBRATIONS", "CIRCUITS", "LINKS", "Adjust", "Scenario",
+__all__ = ["ADJUST_KEYS", "CALIBRATIONS", "CIRCUITS", "INSTANCES", "LINKS", "Adjust", "Scenario",
            "get_scenario", "load_scenario", "load_scenario_text", "parse_gpu_token",
            "save_scenario", "scenario_names", "shipped_scenarios"]
 
 LINKS = ("as-built", "scale-up")
 CALIBRATIONS = ("default", "ideal")
 CIRCUITS = ("ring", "torus")
+#: How instances share the fabric: each costed by itself, or all at once.
+INSTANCES = ("alone", "all")
 #: The optional [adjust] keys and their defaults.
 ADJUST_KEYS = {"latency_scale": 1.0, "hop_latency": 0.0, "bandwidth_scale": 1.0}
 _TOP_KEYS = ("name", "description", "gpu", "fabric", "collective", "sources")
@@ -126,6 +135,7 @@ class Scenario:
     links: str = "as-built"
     calibration: str = "default"
     circuits: str | None = None
+    instances: str = "alone"
     adjust: Adjust = field(default_factory=Adjust)
     sources: dict = field(default_factory=dict)
 
@@ -147,6 +157,11 @@ class Scenario:
     def with_gpu(self, gpu: str) -> Scenario:
         """The same scenario with another GPU type (the fabric's tokens follow it)."""
         return replace(self, gpu=get_gpu(gpu).name)
+
+    def with_instances(self, instances: str) -> Scenario:
+        """The same scenario with instances costed ``"alone"`` or ``"all"`` at once."""
+        return replace(self, instances=_choice(f"scenario {self.name!r}", "instances",
+                                               instances, INSTANCES))
 
     def with_param(self, path: str, value) -> Scenario:
         """A copy with one parameter set: ``fabric.KEY``, ``fabric.base.KEY`` (a builder
@@ -178,6 +193,8 @@ class Scenario:
                       "links": self.links, "calibration": self.calibration}
         if self.circuits is not None:
             collective["circuits"] = self.circuits
+        if self.instances != "alone":
+            collective["instances"] = self.instances
         d = {"name": self.name, "description": self.description, "gpu": self.gpu,
              "fabric": _copy(self.fabric), "collective": collective}
         if not self.adjust.is_identity:
@@ -347,7 +364,7 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
     gpu = get_gpu(_text(where, "gpu", data["gpu"])).name
     _check_fabric(data["fabric"], where, "fabric")
     col = data["collective"]
-    check_keys(f"{where}: [collective]", col, _COLLECTIVE_KEYS, ("circuits",))
+    check_keys(f"{where}: [collective]", col, _COLLECTIVE_KEYS, ("circuits", "instances"))
     circuits = col.get("circuits")
     is_ocs = data["fabric"]["builder"] == "ocs"
     if circuits is not None:
@@ -371,6 +388,7 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         links=_choice(where, "links", col["links"], LINKS),
         calibration=_choice(where, "calibration", col["calibration"], CALIBRATIONS),
         circuits=circuits,
+        instances=_choice(where, "instances", col.get("instances", "alone"), INSTANCES),
         adjust=Adjust(**{k: float(v) if isinstance(v, int) and not isinstance(v, bool) else v
                          for k, v in adjust.items()}),
         sources=dict(src))

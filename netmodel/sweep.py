@@ -236,15 +236,19 @@ class SweepResult:
 
 def run_sweep(scenarios, params, models=("Llama-3-70B",), phases=("decode",), *, gpus=None,
               options=None, slo: Slo | None = None, prompt=None, context=None,
-              max_batch: int = DEFAULT_MAX_BATCH, progress=NO_PROGRESS) -> SweepResult:
+              max_batch: int = DEFAULT_MAX_BATCH, instances: str | None = None,
+              progress=NO_PROGRESS) -> SweepResult:
     """Best tokens/s/SM of every scenario x model x phase at every point of the sweep.
 
-    ``params``: one or two :class:`SweepParam` (or ``PATH=RANGE`` strings).
+    ``params``: one or two :class:`SweepParam` (or ``PATH=RANGE`` strings). ``instances``:
+    ``"alone"`` or ``"all"`` for every scenario (None: each scenario's own setting).
     """
-    from netmodel.compare import expand_scenarios
+    from netmodel.compare import expand_scenarios, instances_note
     from netmodel.fabric_search import ScenarioCollectives, fabric_search
 
     scens = expand_scenarios(scenarios, gpus)
+    if instances is not None:
+        scens = [s.with_instances(instances) for s in scens]
     params = [p if isinstance(p, SweepParam) else parse_param(p, scens) for p in params]
     if not 1 <= len(params) <= 2:
         raise UserError(f"sweep one or two parameters, got {len(params)}")
@@ -286,6 +290,8 @@ def run_sweep(scenarios, params, models=("Llama-3-70B",), phases=("decode",), *,
         raise UserError(f"no point of the sweep can be built: {refused[0]}")
     settings = {"slo": {"ttft_s": slo.ttft, "tbt_s": slo.tbt}, "options": asdict(options),
                 "max_batch": max_batch}
+    if any(s.instances != "alone" for s in scens):
+        settings["instances"] = instances_note(scens)
     return SweepResult(rows=tuple(rows), params=tuple(params),
                        labels=tuple(s.label for s in scens), settings=settings)
 
