@@ -107,6 +107,14 @@ def test_instances_on_their_own_nvswitch_equal_alone_exactly():
     for op in ("all-reduce", "all-gather", "reduce-scatter"):
         assert np.array_equal(together.collective_time(op, sizes, 8),
                               alone.collective_time(op, sizes, 8))
+    # TP 6 packed contiguously: the first instance fills part of one server, the second
+    # (gpu6..gpu11) straddles two NVSwitch domains and crosses the 50 GB/s NICs
+    second = together.instances(6)[1]
+    assert {o for g in second for o in graph.neighbors(g) if o.startswith("nvs")} == \
+        {"nvs0", "nvs1"}
+    big = np.array([1e9])
+    assert together.collective_time("all-reduce", big, 6) > \
+        1.4 * alone.collective_time("all-reduce", big, 6)
 
 
 def test_hand_derived_slowdown_on_a_two_to_one_leaf_spine():
