@@ -180,25 +180,29 @@ class FabricCostModel:
             raise hit
         return hit
 
+    def algorithm_names(self, op: str, algorithm: str | None = None) -> list[str]:
+        """The algorithms to try for ``op``: the model's candidates that implement it under
+        ``auto``, else the one named (which must exist and implement ``op``)."""
+        check_op(op)
+        algorithm = algorithm or self.algorithm
+        if algorithm == "auto":
+            return [a for a in self.algorithms if op in ALGORITHMS[a]]
+        if algorithm not in ALGORITHMS:
+            raise UserError(f"unknown algorithm {algorithm!r}; known: "
+                            f"{known(('auto', *ALGORITHMS))}")
+        if op not in ALGORITHMS[algorithm]:
+            raise UserError(f"algorithm {algorithm!r} does not implement {op!r}; "
+                            f"algorithms for {op!r}: {known(algorithms_for(op))}")
+        return [algorithm]
+
     def candidates(self, op: str, group: tuple, algorithm: str | None = None) -> list:
         """Valid ``(algorithm, protocol, a, b, compiled)`` with ``time = a + b n``.
 
         An explicit algorithm that cannot run raises UserError; under ``auto`` such
         algorithms are skipped.
         """
-        check_op(op)
-        algorithm = algorithm or self.algorithm
+        names = self.algorithm_names(op, algorithm)
         cal = self.calibration
-        if algorithm == "auto":
-            names = [a for a in self.algorithms if op in ALGORITHMS[a]]
-        else:
-            if algorithm not in ALGORITHMS:
-                raise UserError(f"unknown algorithm {algorithm!r}; known: "
-                                f"{known(('auto', *ALGORITHMS))}")
-            if op not in ALGORITHMS[algorithm]:
-                raise UserError(f"algorithm {algorithm!r} does not implement {op!r}; "
-                                f"algorithms for {op!r}: {known(algorithms_for(op))}")
-            names = [algorithm]
         out, why = [], []
         for name in names:
             try:

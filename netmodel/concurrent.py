@@ -36,8 +36,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from compute.comm import check_op
-from compute.errors import UserError, known
-from netmodel.algorithms import ALGORITHMS, NotApplicable, generate
+from compute.errors import UserError
+from netmodel.algorithms import NotApplicable, generate
 from netmodel.collective_model import FabricCostModel, check_sizes
 from netmodel.cost import GroupCut
 
@@ -161,15 +161,7 @@ def _prepare(model: FabricCostModel, groups, op: str, algorithm: str | None):
         raise UserError("concurrent_cost needs at least one group")
     if any(len(g) < 2 for g in groups):
         raise UserError("every concurrent group needs at least 2 GPUs")
-    algorithm = algorithm or model.algorithm
-    if algorithm == "auto":
-        names = [a for a in model.algorithms if op in ALGORITHMS[a]]
-    else:
-        if algorithm not in ALGORITHMS:
-            raise UserError(f"unknown algorithm {algorithm!r}; known: "
-                            f"{known(('auto', *ALGORITHMS))}")
-        names = [algorithm]
-    return groups, names
+    return groups, model.algorithm_names(op, algorithm)
 
 
 def _options(model: FabricCostModel, groups: tuple, op: str, names) -> list:
