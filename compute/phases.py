@@ -29,6 +29,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from compute.errors import UserError, known
 
 __all__ = [
@@ -68,11 +70,12 @@ def check_phase(phase: str) -> str:
 
 
 def _check_tokens(what: str, v) -> int:
-    if isinstance(v, float) and v.is_integer():
+    """``v`` as an int if it is a whole number >= 1 (Python or numpy), else a UserError."""
+    if isinstance(v, float | np.floating) and float(v).is_integer():
         v = int(v)
-    if not (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
+    if not (isinstance(v, int | np.integer) and not isinstance(v, bool) and v >= 1):
         raise UserError(f"{what} must be a whole number of tokens >= 1, got {v!r}")
-    return v
+    return int(v)
 
 
 @dataclass(frozen=True)

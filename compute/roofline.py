@@ -272,9 +272,7 @@ def evaluate_grid(model, gpu, tps, batches, workload, *, comm=None, options=None
     comm = comm if comm is not None else default_comm(gpu)
     sh = shards(model, tps)
     tps = tuple(int(t) for t in sh.tp[:, 0])
-    batches = np.asarray(batches, dtype=np.int64).reshape(-1)
-    if batches.size == 0 or batches.min() < 1:
-        raise UserError("batches must be whole numbers >= 1")
+    batches = _check_batches(batches)
     b = batches.astype(float).reshape(1, -1)
     work = _stage_work(model, sh, b, workload)
     shape = (len(tps), b.shape[1])
@@ -312,6 +310,20 @@ def evaluate_grid(model, gpu, tps, batches, workload, *, comm=None, options=None
                 weights=np.broadcast_to(w, shape), kv_cache=np.broadcast_to(kv, shape),
                 activations=np.broadcast_to(act, shape), usable=usable, fits=fits,
                 latency_limit=float(latency_limit))
+
+
+def _check_batches(batches) -> np.ndarray:
+    """``batches`` as a 1-D int64 array if every entry is a whole number >= 1 (a batch of
+    2.9 sequences is refused, not truncated to 2), else raise :class:`UserError`."""
+    raw = np.asarray(batches).reshape(-1)
+    if raw.size == 0:
+        raise UserError("batches is empty; give whole numbers >= 1")
+    if raw.dtype == bool or raw.dtype.kind not in "iuf":
+        raise UserError(f"batches must be whole numbers >= 1, got {batches!r}")
+    bad = ~np.isfinite(raw) | (raw < 1) | (raw != np.floor(raw))
+    if bad.any():
+        raise UserError(f"batches must be whole numbers >= 1, got {float(raw[bad][0]):g}")
+    return raw.astype(np.int64)
 
 
 def _network_times(comm, ops, tps, net) -> np.ndarray:
