@@ -75,7 +75,8 @@ def derive_gpu(base: GpuSpec, name: str, *, fraction: float = 1.0, flops_multipl
                      ("hbm_bandwidth_multiplier", hbm_bandwidth_multiplier),
                      ("network_bandwidth_multiplier", network_bandwidth_multiplier),
                      ("hbm_capacity_multiplier", hbm_capacity_multiplier)):
-        if not (isinstance(v, int | float) and math.isfinite(v) and v > 0):
+        if not (isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+                and v > 0):
             raise UserError(f"GPU {name!r}: {label} must be a finite number > 0, got {v!r}")
     if fraction > 1:
         raise UserError(f"GPU {name!r}: fraction must be in (0, 1], got {fraction!r}")
@@ -130,7 +131,7 @@ def _gpu_from_entry(name: str, entry: dict, known_gpus: dict[str, GpuSpec], wher
             raise UserError(f"{where}: GPU {name!r} has unknown key(s) {', '.join(unknown)}; "
                             f"a derived GPU allows: {', '.join(_DERIVE_KEYS)}, source")
         base_name = entry.pop("derive_from")
-        if base_name not in known_gpus:
+        if not isinstance(base_name, str) or base_name not in known_gpus:
             raise UserError(f"{where}: GPU {name!r} derives from unknown GPU {base_name!r}; "
                             f"known: {known(known_gpus)}")
         return derive_gpu(known_gpus[base_name], name, source=source, **entry)
