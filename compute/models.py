@@ -80,7 +80,7 @@ class ModelSpec:
                 raise UserError(f"{where}: {key} must be true or false, got "
                                 f"{getattr(self, key)!r}")
         for key in ("weight_dtype", "kv_dtype", "act_dtype"):
-            if getattr(self, key) not in DTYPE_BYTES:
+            if not isinstance(getattr(self, key), str) or getattr(self, key) not in DTYPE_BYTES:
                 raise UserError(f"{where}: {key} {getattr(self, key)!r} is unknown; "
                                 f"known: {known(DTYPE_BYTES)}")
         if self.compute_dtype not in COMPUTE_DTYPES:

@@ -142,6 +142,9 @@ def test_model_file_toml_and_json(tmp_path):
     ('[model.x]\nlayers = 2\nhidden = 64\nheads = 4\nvocab = 100\n', "missing key.*ffn"),
     ('[model.x]\nlayers = 2\nhidden = 64\nheads = 4\nffn = 128\nvocab = 100\n'
      'weight_dtype = "fp4"\n', "weight_dtype 'fp4' is unknown"),
+    # a list where a dtype name belongs used to escape as "TypeError: unhashable type"
+    ('[model.x]\nlayers = 2\nhidden = 64\nheads = 4\nffn = 128\nvocab = 100\n'
+     'kv_dtype = ["bf16"]\n', "kv_dtype \\['bf16'\\] is unknown"),
     ('[model.x]\nlayers = -2\nhidden = 64\nheads = 4\nffn = 128\nvocab = 100\n', "layers"),
     ('[model.x]\nlayers = 2\nhidden = 60\nheads = 7\nffn = 128\nvocab = 100\n', "head_dim"),
     ('[model.x\nlayers = 2\n', "malformed"),
