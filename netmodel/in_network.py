@@ -4,8 +4,10 @@ The switches that reduce are those with ``in_network_reduction``. When one or mo
 switches are wired to every GPU of the group (an NVSwitch domain, or its several switch
 chips as parallel planes) the reduction is one level: each GPU splits its traffic over those
 switches in proportion to its link bandwidth. Otherwise each GPU reduces through its own
-capable switches and those reduce again one tier up, until a level of switches common to all
-(a multi-level SHARP tree); a GPU without a capable switch makes it inapplicable.
+capable switches and those reduce again one tier up, until a level of switches common to all,
+or one where every switch has reduced its slice over the whole group (a multi-level SHARP
+tree: in a fat tree the cores of group ``a`` finish the slice every pod's spine ``a`` holds);
+a GPU without a capable switch makes it inapplicable.
 
 All-reduce follows NCCL's NVLS data flow at the GPU links: ``(1 + 1/p) n`` each way (the
 whole buffer up and the result down, plus each owner's reduced slice down and back up for
@@ -67,6 +69,8 @@ def in_network_plan(graph, group):
         raise NotApplicable("no switch in the fabric has in_network_reduction")
     levels = []
     current = {g: 1.0 for g in group}
+    covers = {g: frozenset((g,)) for g in group}  # the members each holder has reduced
+    everyone = frozenset(group)
     above = -1
     while True:
         roots = _planes(graph, current, above)
@@ -82,18 +86,21 @@ def in_network_plan(graph, group):
                     raise NotApplicable(f"{x!r} has no adjacent switch with "
                                         "in_network_reduction to reduce its data")
                 targets[x] = up
-        level, nxt = [], {}
+        level, nxt, reach = [], {}, {}
         for x, size in current.items():
             for s, share in _split(graph, x, targets[x]).items():
                 level.append((x, s, share, size))
                 nxt[s] = max(nxt.get(s, 0.0), size * share)
+                reach[s] = reach.get(s, frozenset()) | covers[x]
         levels.append(level)
-        if roots:
+        if roots or all(r == everyone for r in reach.values()):
+            # every top switch holds its slice reduced over the whole group (in a fat tree
+            # each core reduces the slice its spines hold, with no single common root)
             return levels
         above = min(graph.nodes[s].get("tier", 0) for s in nxt)
         if len(levels) > 8:
             raise NotApplicable("no common switch with in_network_reduction above the group")
-        current = nxt
+        current, covers = nxt, reach
 
 
 def in_network_steps(op, group, graph) -> list:

@@ -231,6 +231,27 @@ def test_in_network_two_levels(uplink):
     assert cost(g, "all-reduce", "in-network", 4, n, a) == pytest.approx(want)
 
 
+@pytest.mark.parametrize("p", [8, 16])
+def test_in_network_across_pods_of_a_fat_tree(p):
+    # SHARP in every switch of a k=4 fat tree, the group spanning pods (p/4 pods). No switch
+    # is common to every spine: spine a of each pod reaches only core group a. Each leaf
+    # splits its partial over its pod's 2 spines (n/2 each), each spine over its 2 cores
+    # (n/4 each), and core c of group a ends up with slice c reduced over all the pods that
+    # are in the group: a three-level tree (3 alphas). The GPU links carry (1 + 1/p) n, the
+    # leaf-spine links n/2, the spine-core links n/4, all at 50 GB/s.
+    from topologies.switched import fat_tree
+
+    n, a, bw = 1e9, 1e-6, 50e9
+    g = fat_tree(4, in_network_reduction=True)
+    for _, _, d in g.edges(data=True):
+        d["latency"] = 0.0
+    for x in g:
+        if g.nodes[x]["kind"] == "switch":
+            g.nodes[x]["latency"] = 0.0
+    assert cost(g, "all-reduce", "in-network", p, n, a) == pytest.approx(
+        3 * a + (1 + 1 / p) * n / bw)
+
+
 def physical_ring(p, bandwidth=B):
     """``p`` GPUs wired in a ring, each link ``bandwidth`` per direction, no switch."""
     g = nx.Graph(name="ring", spec="", gpus=p)
