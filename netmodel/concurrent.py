@@ -94,7 +94,10 @@ def _group_steps(model: FabricCostModel, op: str, algorithm: str, group: tuple):
         if hit is None:
             hit = model.router.loads(s.transfers)
             seen[s.transfers] = hit
-        out.append((*hit, s))
+        links, coef, latency, scaleout = hit
+        if s.route_latency is not None:
+            latency = s.route_latency
+        out.append((links, coef, latency, scaleout, s))
     return out
 
 

@@ -115,6 +115,8 @@ def cost_step(router: Router, step: Step, cal: Calibration, cache: dict | None =
         if cache is not None:
             cache[key] = hit
     beta, bneck, bbw, latency, scaleout = hit
+    if step.route_latency is not None:
+        latency = step.route_latency
     return StepCost(step.name, step.repeat, step.stages, len(step.transfers), latency,
                     scaleout, beta, bneck, bbw, step.reduce, step.in_network)
 

@@ -12,7 +12,8 @@ a GPU without a capable switch makes it inapplicable.
 All-reduce follows NCCL's NVLS data flow at the GPU links: ``(1 + 1/p) n`` each way (the
 whole buffer up and the result down, plus each owner's reduced slice down and back up for
 the multicast); above the first level each child sends its partial up and receives the
-result once. Multi-level trees are exact for all-reduce and approximate for the other ops.
+result once. The route latency is the whole tree's: the slowest climb from a GPU to a top
+switch (links and the switches crossed), that switch's traversal, and the way back down. Multi-level trees are exact for all-reduce and approximate for the other ops.
 """
 
 from __future__ import annotations
@@ -39,6 +40,11 @@ def _planes(graph, nodes, above=-1):
         if not common:
             return set()
     return common or set()
+
+
+def _switch_latency(graph, node) -> float:
+    d = graph.nodes[node]
+    return float(d.get("latency", 0.0)) if d.get("kind") == "switch" else 0.0
 
 
 def _split(graph, node, targets):
@@ -113,6 +119,15 @@ def in_network_steps(op, group, graph) -> list:
     down_first = {"all-reduce": 1 + 1 / p, "reduce-scatter": 1 / p, "all-gather": 1.0,
                   "broadcast": 1.0, "reduce": 1.0}[op]
     transfers = []
+    # latency: the slowest climb to a top switch (links plus the switches crossed below it),
+    # its traversal, and the same way back down; paid once, spread over the stages
+    arrive: dict = {}
+    for level in levels:
+        for child, sw, _, _ in level:
+            t = arrive.get(child, 0.0) + _switch_latency(graph, child) \
+                + graph._adj[child][sw]["latency"]
+            arrive[sw] = max(arrive.get(sw, 0.0), t)
+    path = max(2 * arrive[sw] + _switch_latency(graph, sw) for _, sw, _, _ in levels[-1])
     for depth, level in enumerate(levels):
         for child, sw, share, size in level:
             k = size * share
@@ -129,4 +144,5 @@ def in_network_steps(op, group, graph) -> list:
                 transfers.append((child, sw, up))
             if down:
                 transfers.append((sw, child, down))
-    return [Step("in-network", tuple(transfers), stages=len(levels), in_network=True)]
+    return [Step("in-network", tuple(transfers), stages=len(levels), in_network=True,
+                 route_latency=path / len(levels))]

@@ -34,6 +34,11 @@ class Step:
         Bytes (per byte of ``n``) the busiest GPU reduces in this step.
     in_network : bool
         Whether the switches reduce (in-network constants apply).
+    route_latency : float or None
+        Seconds of route latency per stage when the transfers' own routes do not show it
+        (in-network reduction: each transfer ends at a switch, but the data climbs the tree,
+        is reduced in every switch on the way and comes back down); None: the longest route
+        among the transfers.
     """
 
     name: str
@@ -42,3 +47,4 @@ class Step:
     stages: int = 1
     reduce: float = 0.0
     in_network: bool = False
+    route_latency: float | None = None

@@ -151,6 +151,29 @@ def test_route_latency_adds_per_step(p, n, a, lat, sw):
     assert cost(g, "all-reduce", "ring", p, n, a) == pytest.approx(want, rel=1e-9)
 
 
+@settings(max_examples=20, deadline=None)
+@given(p=groups, n=sizes, a=alphas, lat=st.floats(min_value=0, max_value=1e-5),
+       sw=st.floats(min_value=0, max_value=1e-5))
+def test_in_network_route_latency_is_up_and_down(p, n, a, lat, sw):
+    # NVLS: the data goes GPU -> switch (reduced there) -> GPU: two cables and one switch
+    # traversal, as a unicast GPU-to-GPU route through the same switch
+    g = star(p, latency=lat, switch_latency=sw, capable=True)
+    want = a + 2 * lat + sw + (1 + 1 / p) * n * beta
+    assert cost(g, "all-reduce", "in-network", p, n, a) == pytest.approx(want, rel=1e-9)
+
+
+def test_in_network_two_level_route_latency():
+    # leaf-spine with SHARP in both tiers, 8 GPUs on 2 leaves: the data climbs
+    # GPU -(100 ns)- leaf (330 ns) -(250 ns)- spine (330 ns) and comes back down the same way:
+    # 2 (100 + 330 + 250) + 330 = 1690 ns, as a unicast route between the leaves; two alphas
+    from topologies.switched import leaf_spine
+
+    n, a = 1e9, 1e-6
+    g = leaf_spine(leaves=4, radix=8, in_network_reduction=True)
+    want = 2 * a + 1690e-9 + (1 + 1 / 8) * n / 50e9
+    assert cost(g, "all-reduce", "in-network", 8, n, a) == pytest.approx(want, rel=1e-12)
+
+
 def two_level(domains, m, b_in, b_out):
     """``domains`` scale-up switches (tier 0) of ``m`` GPUs at ``b_in``; GPU j of every
     domain also on rail leaf j (tier 1) at ``b_out``, as in a rail-optimized fabric."""
