@@ -270,6 +270,11 @@ def evaluate_grid(model, gpu, tps, batches, workload, *, comm=None, options=None
     model, gpu = get_model(model), get_gpu(gpu)
     options = options or RooflineOptions()
     comm = comm if comm is not None else default_comm(gpu)
+    if model.max_context and workload.kv_tokens > model.max_context:
+        what = "prompt" if workload.phase == "prefill" else "context"
+        raise UserError(f"{workload.phase} with a {what} of {workload.kv_tokens} tokens exceeds "
+                        f"{model.name}'s max_context of {model.max_context} tokens; give a "
+                        f"shorter --{what}, or a model file with a larger max_context")
     sh = shards(model, tps)
     tps = tuple(int(t) for t in sh.tp[:, 0])
     batches = _check_batches(batches)

@@ -252,3 +252,15 @@ def test_moe_reads_only_the_experts_its_tokens_touch():
     assert m1["mlp_down"].hbm_bytes - d["mlp_down"].hbm_bytes == pytest.approx(down_w + 4096 * 2)
     assert m_many["mlp_down"].hbm_bytes == pytest.approx(8 * down_w + 512 * (2 * 4096 + 1024) * 2)
     assert m1["mlp_down"].flops == 2 * d["mlp_down"].flops
+
+
+def test_context_beyond_the_models_max_context_is_refused():
+    # GPT-3 has 2048 learned position embeddings: a 3000-token context does not exist for it
+    from compute.errors import UserError
+    from compute.roofline import evaluate
+
+    with pytest.raises(UserError, match="max_context of 2048"):
+        evaluate("GPT-3-175B", "H100-SXM", 8, 1, "decode", context=3000)
+    with pytest.raises(UserError, match="prompt of 9000 tokens"):
+        evaluate("Llama-3-70B", "H100-SXM", 8, 1, "prefill", prompt=9000)
+    assert evaluate("GPT-3-175B", "H100-SXM", 8, 1, "decode", context=2048).feasible
