@@ -31,8 +31,21 @@ CASES = [
 ]
 
 _CHILD = """
-import json, resource, sys, time
+import json, sys, time
 sys.path.insert(0, {root!r})
+
+
+def peak_rss_gb():
+    # VmHWM: this process's own peak resident set (ru_maxrss survives exec on Linux and
+    # would report the parent's peak when that is larger)
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024 / 1e9
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9
+
+
 t0 = time.perf_counter()
 from topologies import build
 from topologies.analysis import summary
@@ -43,7 +56,7 @@ s = summary(g) if {summarise} else None
 t3 = time.perf_counter()
 print(json.dumps({{"gpus": g.graph["gpus"], "nodes": g.number_of_nodes(),
                   "edges": g.number_of_edges(), "build": t2 - t1, "summary": t3 - t2,
-                  "rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6,
+                  "rss_gb": peak_rss_gb(),
                   "diameter": s and [s.diameter, s.diameter_method],
                   "bisection": s and [s.bisection_bandwidth, s.bisection_method]}}))
 """
