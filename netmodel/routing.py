@@ -312,33 +312,29 @@ class Router:
             k = kind.get(v)
             return k == "switch" or (gpu_transit and k == "gpu")
 
+        def grow(frontier, dist, target, depth):
+            """One BFS level out of ``frontier``; the far end ``target`` may be entered."""
+            nxt = []
+            for u in frontier:
+                for v in adj[u]:
+                    if v not in dist and (v == target or ok(v)):
+                        dist[v] = depth + 1
+                        nxt.append(v)
+            return nxt
+
         ds, dd = {src: 0}, {dst: 0}
         fs, fd = [src], [dst]
         hs = hd = 0
         meet: list = []
-        while fs and fd:
-            if len(fs) <= len(fd):
-                nxt = []
-                for u in fs:
-                    for v in adj[u]:
-                        if v not in ds and (v == dst or ok(v)):
-                            ds[v] = hs + 1
-                            nxt.append(v)
+        while fs and fd and not meet:
+            if len(fs) <= len(fd):  # grow the smaller side
+                fs = grow(fs, ds, dst, hs)
                 hs += 1
-                fs = nxt
                 meet = [v for v in fs if v in dd]
             else:
-                nxt = []
-                for u in fd:
-                    for v in adj[u]:
-                        if v not in dd and (v == src or ok(v)):
-                            dd[v] = hd + 1
-                            nxt.append(v)
+                fd = grow(fd, dd, src, hd)
                 hd += 1
-                fd = nxt
                 meet = [v for v in fd if v in ds]
-            if meet:
-                break
         if not meet:
             return None
         total = hs + hd
