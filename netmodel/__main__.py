@@ -1,3 +1,3 @@
-from netmodel.cli import main
+from netmodel.cli.main import main
 
 main()

@@ -33,7 +33,7 @@ def _fmt_size(n: float) -> str:
 def sweep_table(markdown: bool) -> list[str]:
     import numpy as np
 
-    from netmodel.collective_model import FabricCostModel
+    from netmodel.collectives.model import FabricCostModel
     from topologies import single_switch
 
     rows = _rows("nccl_allreduce_busbw_8gpu.csv")
@@ -80,7 +80,7 @@ def sweep_table(markdown: bool) -> list[str]:
 
 
 def point_table(markdown: bool) -> list[str]:
-    from netmodel.collective_model import FabricCostModel
+    from netmodel.collectives.model import FabricCostModel
     from topologies import single_switch
 
     out = []

@@ -32,8 +32,8 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     import numpy as np
 
-    from netmodel.collective_model import FabricCostModel
-    from netmodel.concurrent import concurrent_cost
+    from netmodel.collectives.concurrent import concurrent_cost
+    from netmodel.collectives.model import FabricCostModel
     from topologies import build
 
     t0 = time.perf_counter()

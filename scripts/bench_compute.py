@@ -29,7 +29,7 @@ def _pin_one_core():
 
 def study_grid(repeats: int = 3) -> None:
     sys.path.insert(0, str(ROOT))
-    from netmodel.study import NETWORKS, run_lite_gpu_study
+    from netmodel.study.lite_gpu import NETWORKS, run_lite_gpu_study
 
     def once():
         parts = [run_lite_gpu_study(comm_factory=NETWORKS[n], network=n) for n in NETWORKS]

@@ -35,8 +35,8 @@ def end_to_end() -> float:
 
 def breakdown() -> None:
     sys.path.insert(0, str(ROOT))
-    from netmodel.compare import run_compare
-    from netmodel.study import (
+    from netmodel.study.compare import run_compare
+    from netmodel.study.lite_gpu import (
         BASELINE,
         DEFAULT_GPUS,
         DEFAULT_MODELS,
@@ -48,7 +48,7 @@ def breakdown() -> None:
         run_lite_gpu_study,
         write_full_study,
     )
-    from netmodel.sweep import parse_param, run_sweep
+    from netmodel.study.sweep import parse_param, run_sweep
 
     t0 = time.perf_counter()
     parts = [run_lite_gpu_study(comm_factory=NETWORKS[n], network=n) for n in NETWORKS]

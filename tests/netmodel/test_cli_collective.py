@@ -9,8 +9,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from netmodel.cli import cli
-from netmodel.collective_model import FabricCostModel
+from netmodel.cli.main import cli
+from netmodel.collectives.model import FabricCostModel
 from topologies import build
 
 
@@ -145,7 +145,7 @@ def test_collective_all_groups():
 
 def test_algorithm_help_names_every_algorithm():
     # the help text is written out (the CLI module must not import the model at start-up)
-    from netmodel.algorithms import ALGORITHMS
-    from netmodel.cli_collective import _ALGO_HELP
+    from netmodel.cli.collective import _ALGO_HELP
+    from netmodel.collectives.algorithms import ALGORITHMS
 
     assert all(name in _ALGO_HELP for name in ALGORITHMS)

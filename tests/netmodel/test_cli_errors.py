@@ -7,7 +7,7 @@ import click
 from click.testing import CliRunner
 
 from compute.errors import UserError
-from netmodel.cli import LazyGroup
+from netmodel.cli.main import LazyGroup
 
 
 def _group_with_failing_command():
@@ -30,7 +30,7 @@ def test_user_error_is_one_line_exit_2():
 
 
 def test_help_does_not_import_heavy_libraries():
-    code = ("import sys; from netmodel.cli import main\n"
+    code = ("import sys; from netmodel.cli.main import main\n"
             "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
             "heavy = [m for m in ('matplotlib', 'scipy', 'networkx', 'numpy') if m in sys.modules]\n"
             "print('HEAVY=' + ','.join(heavy))")

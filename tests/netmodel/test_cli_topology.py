@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from netmodel.cli import cli
+from netmodel.cli.main import cli
 
 
 def run(*args):

@@ -13,7 +13,7 @@ import csv
 
 import numpy as np
 
-from netmodel.collective_model import FabricCostModel
+from netmodel.collectives.model import FabricCostModel
 from topologies import single_switch
 
 

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from compute.errors import UserError
-from netmodel.calibration import Calibration
-from netmodel.collective_model import FabricCostModel
-from netmodel.concurrent import concurrent_cost
-from netmodel.degraded import degrade, degraded_cost
+from netmodel.collectives.calibration import Calibration
+from netmodel.collectives.concurrent import concurrent_cost
+from netmodel.collectives.degraded import degrade, degraded_cost
+from netmodel.collectives.model import FabricCostModel
 from topologies import fat_tree, leaf_spine
 
 IDEAL = Calibration.ideal(alpha=1e-6)

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compute.comm import OPERATIONS
-from netmodel.collective_model import FabricCostModel
+from netmodel.collectives.model import FabricCostModel
 from topologies import fat_tree, leaf_spine, single_switch
 
 SIZES = 2.0 ** np.arange(6, 34, 3)
@@ -58,7 +58,7 @@ def test_busbw_never_exceeds_injection_bandwidth(fabric, p, op):
     for name, t in m.curves(op, SIZES, group).items():
         if name == "in-network":
             continue
-        from netmodel.cost import bus_factor
+        from netmodel.collectives.cost import bus_factor
 
         busbw = SIZES / t * bus_factor(op, p)
         assert np.all(busbw <= inject * (1 + 1e-12)), name

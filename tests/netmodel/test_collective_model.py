@@ -7,9 +7,14 @@ import pytest
 
 from compute.comm import OPERATIONS, CollectiveCostModel, RingAlphaBeta
 from compute.errors import UserError
-from netmodel.calibration import DEFAULTS_PATH, Calibration, default_calibration, load_calibration
-from netmodel.collective_model import FabricCostModel
-from netmodel.placement import partition, place
+from netmodel.collectives.calibration import (
+    DEFAULTS_PATH,
+    Calibration,
+    default_calibration,
+    load_calibration,
+)
+from netmodel.collectives.model import FabricCostModel
+from netmodel.collectives.placement import partition, place
 from topologies import fat_tree, rail_optimized, ring, single_switch
 
 

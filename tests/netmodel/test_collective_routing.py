@@ -8,7 +8,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from netmodel.routing import NoPath, Router
+from netmodel.collectives.routing import NoPath, Router
 from topologies import fat_tree, leaf_spine, rail_optimized, ring
 
 

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from netmodel.calibration import Calibration
-from netmodel.collective_model import FabricCostModel
+from netmodel.collectives.calibration import Calibration
+from netmodel.collectives.model import FabricCostModel
 
 
 def star(p, bandwidth=100e9, *, tier=1, latency=0.0, switch_latency=0.0, capable=False):

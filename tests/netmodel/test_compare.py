@@ -15,10 +15,10 @@ from compute.hardware import get_gpu
 from compute.models import get_model
 from compute.search import search
 from compute.sharding import valid_tp_degrees
-from netmodel.cli import cli
-from netmodel.compare import COMPARE_COLUMNS, run_compare, write_compare
-from netmodel.fabric_search import ScenarioCollectives, fabric_search
-from netmodel.scenarios import get_scenario, scenario_names
+from netmodel.cli.main import cli
+from netmodel.study.compare import COMPARE_COLUMNS, run_compare, write_compare
+from netmodel.study.fabric_search import ScenarioCollectives, fabric_search
+from netmodel.study.scenarios import get_scenario, scenario_names
 
 
 def ideal(name):

@@ -13,10 +13,10 @@ from compute.errors import UserError
 from compute.hardware import get_gpu
 from compute.models import get_model
 from compute.sharding import valid_tp_degrees
-from netmodel.cli import cli
-from netmodel.concurrent import concurrent_cost
-from netmodel.fabric_search import ScenarioCollectives, fabric_search
-from netmodel.scenarios import get_scenario, load_scenario_text, scenario_names
+from netmodel.cli.main import cli
+from netmodel.collectives.concurrent import concurrent_cost
+from netmodel.study.fabric_search import ScenarioCollectives, fabric_search
+from netmodel.study.scenarios import get_scenario, load_scenario_text, scenario_names
 
 SIZES = np.array([1e3, 6.4e4, 1e6, 3.2e7, 1e9])
 

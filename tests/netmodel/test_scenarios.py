@@ -4,13 +4,13 @@ import pytest
 
 from compute.errors import UserError
 from compute.hardware import get_gpu
-from netmodel.fabric_search import (
+from netmodel.study.fabric_search import (
     ScenarioCollectives,
     build_fabric,
     instance_graph,
     scenario_calibration,
 )
-from netmodel.scenarios import (
+from netmodel.study.scenarios import (
     Adjust,
     get_scenario,
     load_scenario,

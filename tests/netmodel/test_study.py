@@ -11,9 +11,8 @@ from compute.comm import NoCommunication, RingAlphaBeta
 from compute.errors import UserError
 from compute.phases import Slo
 from compute.search import search
-from netmodel.cli import cli
-from netmodel.progress import Progress
-from netmodel.study import (
+from netmodel.cli.main import cli
+from netmodel.study.lite_gpu import (
     DEFAULT_GPUS,
     DEFAULT_MODELS,
     STUDY_COLUMNS,
@@ -22,7 +21,8 @@ from netmodel.study import (
     write_full_study,
     write_study,
 )
-from netmodel.study_summary import summary_markdown
+from netmodel.study.progress import Progress
+from netmodel.study.summary import summary_markdown
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +107,7 @@ def test_write_study_files(tmp_path, small_study):
 
 
 def test_failed_plot_leaves_nothing_half_written(tmp_path, small_study, monkeypatch):
-    import netmodel.study_plots as plots
+    import netmodel.study.lite_gpu_plots as plots
 
     def boom(*a, **k):
         raise RuntimeError("plot failed")
@@ -193,7 +193,7 @@ def test_summary_states_the_numbers(full):
 
 
 def test_failed_figure_leaves_no_partial_study(tmp_path, full, monkeypatch):
-    import netmodel.compare_plots as plots
+    import netmodel.study.compare_plots as plots
 
     def boom(*a, **k):
         raise RuntimeError("figure failed")

@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from compute.errors import UserError
-from netmodel.cli import cli
-from netmodel.sweep import SweepParam, SweepResult, SweepRow, parse_param, run_sweep
+from netmodel.cli.main import cli
+from netmodel.study.sweep import SweepParam, SweepResult, SweepRow, parse_param, run_sweep
 
 
 def test_ranges_are_log_spaced_with_units():

@@ -1,6 +1,6 @@
 """Alpha-beta costing of algorithm steps over routed link loads, and the result types.
 
-A step of transfers (see :mod:`netmodel.algorithms`) is routed once: every transfer's
+A step of transfers (see :mod:`netmodel.collectives.algorithms`) is routed once: every transfer's
 route (ECMP fractions over directed links) is scaled by its fraction of ``n`` and summed
 into per-link loads. The step then takes, for a message of ``n`` bytes::
 
@@ -8,7 +8,7 @@ into per-link loads. The step then takes, for a message of ``n`` bytes::
 
 with ``L`` the longest route latency among its transfers, ``alpha`` and ``f`` the chosen
 protocol's per-step latency and bandwidth factor, and ``achievable_bandwidth`` the link's
-line rate times its side's efficiency (:class:`~netmodel.calibration.Calibration`). A
+line rate times its side's efficiency (:class:`~netmodel.collectives.calibration.Calibration`). A
 collective is the protocol's base latency plus the sum of its steps, so for each
 (algorithm, protocol) its time is *linear* in ``n``: ``time = a + b * n``. Any array of
 message sizes then costs one multiply-add.
@@ -27,10 +27,10 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from netmodel.algorithms import Step
-from netmodel.calibration import Calibration, Protocol
-from netmodel.routing import NoPath as GroupCut
-from netmodel.routing import Router
+from netmodel.collectives.algorithms import Step
+from netmodel.collectives.calibration import Calibration, Protocol
+from netmodel.collectives.routing import NoPath as GroupCut
+from netmodel.collectives.routing import Router
 
 __all__ = ["CollectiveResult", "CompiledCollective", "GroupCut", "StepCost", "StepTiming",
            "SweepResult", "bus_factor", "compile_steps", "cost_step"]

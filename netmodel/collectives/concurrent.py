@@ -12,8 +12,8 @@ with the smallest makespan (the slowest group's time), among the model's candida
 times use each group's own best choice.
 
 >>> import networkx as nx
->>> from netmodel.calibration import Calibration
->>> from netmodel.collective_model import FabricCostModel
+>>> from netmodel.collectives.calibration import Calibration
+>>> from netmodel.collectives.model import FabricCostModel
 >>> g = nx.Graph(name="two leaves", spec="", gpus=4)
 >>> for s in ("leaf0", "leaf1"):
 ...     g.add_node(s, kind="switch", tier=1, radix=4, latency=0.0, in_network_reduction=False)
@@ -37,9 +37,9 @@ import numpy as np
 
 from compute.comm import check_op
 from compute.errors import UserError
-from netmodel.algorithms import NotApplicable, generate
-from netmodel.collective_model import FabricCostModel, check_sizes
-from netmodel.cost import GroupCut
+from netmodel.collectives.algorithms import NotApplicable, generate
+from netmodel.collectives.cost import GroupCut
+from netmodel.collectives.model import FabricCostModel, check_sizes
 
 __all__ = ["ConcurrentResult", "concurrent_cost", "concurrent_linear"]
 
@@ -155,7 +155,7 @@ def _prepare(model: FabricCostModel, groups, op: str, algorithm: str | None):
     """The groups as checked node tuples and the algorithm names to try."""
     check_op(op)
     if isinstance(groups, int | np.integer) and not isinstance(groups, bool):
-        from netmodel.placement import partition
+        from netmodel.collectives.placement import partition
 
         groups = partition(model.graph, int(groups), model.placement, seed=model.seed,
                            gpus=model.router.gpu_list)
@@ -203,7 +203,7 @@ def concurrent_linear(model: FabricCostModel, groups, op: str,
     ``groups`` and ``algorithm`` as there.
 
     >>> import networkx as nx
-    >>> from netmodel.calibration import Calibration
+    >>> from netmodel.collectives.calibration import Calibration
     >>> g = nx.Graph(name="one link", spec="", gpus=4)
     >>> g.add_node("sw", kind="switch", tier=0, radix=4, latency=0.0,
     ...            in_network_reduction=False)

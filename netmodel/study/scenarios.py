@@ -17,8 +17,8 @@ optional; unknown keys are refused)::
     [fabric.base]                   # optional: a nested fabric (for lite-groups' base)
 
     [collective]
-    placement = "contiguous"        # netmodel.placement policy for each instance
-    algorithm = "auto"              # or one algorithm of netmodel.algorithms
+    placement = "contiguous"        # netmodel.collectives.placement policy for each instance
+    algorithm = "auto"              # or one algorithm of netmodel.collectives.algorithms
     links = "scale-up"              # "as-built" or "scale-up" (see below)
     calibration = "default"         # "default" (NCCL-sourced) or "ideal" (alpha = 0)
     circuits = "ring"               # optional, OCS fabrics only: "ring" or "torus"
@@ -36,7 +36,7 @@ optional; unknown keys are refused)::
 
 ``links``: the collective model charges NCCL's NVLink per-step latencies and the scale-up
 link efficiency on scale-up links (GPU-GPU and tier-0 switches) and its network figures on
-the rest (:mod:`netmodel.calibration`). ``"as-built"`` keeps that split; ``"scale-up"``
+the rest (:mod:`netmodel.collectives.calibration`). ``"as-built"`` keeps that split; ``"scale-up"``
 charges the scale-up figures on every link, for fabrics that stand in for the scale-up
 domain (co-packaged optics wired to the GPU package, no NIC or proxy thread in the path).
 
@@ -44,7 +44,7 @@ domain (co-packaged optics wired to the GPU package, no NIC or proxy thread in t
 puts the first one, with no other traffic on its links. ``"all"`` cuts the fabric into
 ``floor(GPUs / TP)`` instances by the placement and runs the collectives of every one at
 the same time (the same layer everywhere), sharing links fairly: a collective takes the
-slowest instance's time under one algorithm shared by all (:mod:`netmodel.concurrent`).
+slowest instance's time under one algorithm shared by all (:mod:`netmodel.collectives.concurrent`).
 
 A scenario is swapped to another GPU with :meth:`Scenario.with_gpu` or, where a name is
 typed, ``NAME@GPU`` (``lite-flat@Lite+BW``); the fabric's ``$gpu``, ``$scaleup`` and
@@ -165,7 +165,7 @@ class Scenario:
 
     def with_param(self, path: str, value) -> Scenario:
         """A copy with one parameter set: ``fabric.KEY``, ``fabric.base.KEY`` (a builder
-        argument) or ``adjust.KEY``. See :func:`netmodel.sweep.parameters` for the list."""
+        argument) or ``adjust.KEY``. See :func:`netmodel.study.sweep.parameters` for the list."""
         parts = path.split(".")
         if parts[0] == "adjust" and len(parts) == 2:
             if parts[1] not in ADJUST_KEYS:
@@ -353,8 +353,8 @@ def _choice(where: str, key: str, value, allowed) -> str:
 
 def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
     """A :class:`Scenario` from the TOML layout, refusing unknown and missing keys."""
-    from netmodel.algorithms import ALGORITHMS
-    from netmodel.placement import PLACEMENTS
+    from netmodel.collectives.algorithms import ALGORITHMS
+    from netmodel.collectives.placement import PLACEMENTS
 
     check_keys(where, data, _TOP_KEYS, ("adjust",))
     name = _text(where, "name", data["name"])
@@ -407,7 +407,7 @@ def load_scenario(path) -> Scenario:
 
 def save_scenario(scenario: Scenario, path) -> Path:
     """Write ``scenario`` as TOML to ``path`` atomically; returns the path."""
-    from netmodel.study import write_outputs
+    from netmodel.study.lite_gpu import write_outputs
 
     path = Path(path)
     if path.suffix.lower() != ".toml":

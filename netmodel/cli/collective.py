@@ -17,7 +17,7 @@ _ALGO_HELP = ("auto (fastest valid per size), or one of ring, bidirectional-ring
 
 def _model(fabric, placement, algorithm, algorithms, seed):
     from compute.errors import UserError
-    from netmodel.collective_model import FabricCostModel
+    from netmodel.collectives.model import FabricCostModel
     from topologies import build
 
     if algorithms is not None:
@@ -93,7 +93,7 @@ def collective(op, fabric, group_text, size_text, algorithm, algorithms, placeme
     group = model.group(_parse_group(group_text))
     extra = {}
     if fail_text:
-        from netmodel.degraded import degraded_cost
+        from netmodel.collectives.degraded import degraded_cost
 
         links, nodes = _failures(fail_text)
         deg = degraded_cost(model.graph, op, size, group, links=links, nodes=nodes,
@@ -109,7 +109,7 @@ def collective(op, fabric, group_text, size_text, algorithm, algorithms, placeme
     else:
         result = model.cost(op, size, group)
     if all_groups and len(group) > 1 and result.connected:
-        from netmodel.concurrent import concurrent_cost
+        from netmodel.collectives.concurrent import concurrent_cost
 
         conc = concurrent_cost(model, len(group), op, size, algorithm)
         worst = int(conc.slowdown[:, 0].argmax())
@@ -124,8 +124,8 @@ def collective(op, fabric, group_text, size_text, algorithm, algorithms, placeme
                     sorted(model.curves(op, [size], group).items())} \
         if algorithm == "auto" else {}
     if plot_path:
-        from netmodel.collective_plot import plot_busbw
-        from netmodel.cost import bus_factor
+        from netmodel.collectives.cost import bus_factor
+        from netmodel.collectives.plot import plot_busbw
 
         lo = min(1024.0, size)
         sizes = 2.0 ** np.arange(np.log2(lo), max(np.log2(size), 33) + 0.5)
@@ -210,8 +210,8 @@ def _failures(text):
 
 def _model_on(deg, model, placement, algorithm, seed):
     """A model of the degraded fabric (for the plot and --all-groups)."""
-    from netmodel.collective_model import FabricCostModel
-    from netmodel.degraded import degrade
+    from netmodel.collectives.degraded import degrade
+    from netmodel.collectives.model import FabricCostModel
 
     broken = degrade(model.graph, links=deg.failed_links, nodes=deg.failed_nodes)
     return FabricCostModel(broken, placement=placement, algorithm=algorithm,
@@ -250,7 +250,7 @@ def costs(fabric, ops_text, sizes_text, groups_text, algorithm, algorithms, plac
     from compute.comm import check_op
     from compute.errors import UserError
     from compute.units import parse_size_range
-    from netmodel.cost_table import cost_rows, to_csv, to_json, to_nccl
+    from netmodel.collectives.cost_table import cost_rows, to_csv, to_json, to_nccl
 
     ops = [check_op(o.strip()) for o in ops_text.split(",") if o.strip()]
     if not ops:
@@ -273,8 +273,8 @@ def costs(fabric, ops_text, sizes_text, groups_text, algorithm, algorithms, plac
     else:
         text = to_nccl(rows, f"netmodel costs: {meta['fabric']}, placement {placement}")
     if plot_path:
-        from netmodel.collective_plot import plot_busbw
-        from netmodel.cost import bus_factor
+        from netmodel.collectives.cost import bus_factor
+        from netmodel.collectives.plot import plot_busbw
 
         p = max(groups)
         group = model.group(p)

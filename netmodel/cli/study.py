@@ -1,5 +1,5 @@
 """``netmodel study lite-gpu``, ``netmodel compare`` and ``netmodel sweep``: thin click
-commands over :mod:`netmodel.study`, :mod:`netmodel.compare` and :mod:`netmodel.sweep`.
+commands over :mod:`netmodel.study.lite_gpu`, :mod:`netmodel.study.compare` and :mod:`netmodel.study.sweep`.
 
 Only click and the standard library are imported at module level. Every result is computed
 before anything is written, and the files are written all or nothing, so a mistake leaves
@@ -42,7 +42,7 @@ def _settings(ttft: str, tbt: str, overlap_collectives: bool):
 
 def _instances(text: str | None) -> str | None:
     from compute.errors import UserError, known
-    from netmodel.scenarios import INSTANCES
+    from netmodel.study.scenarios import INSTANCES
 
     if text is None or text in INSTANCES:
         return text
@@ -57,7 +57,7 @@ _instances_option = click.option(
 
 
 def _progress(total: int, label: str, quiet: bool):
-    from netmodel.progress import Progress
+    from netmodel.study.progress import Progress
 
     return Progress(total, label, quiet=quiet)
 
@@ -112,7 +112,7 @@ def lite_gpu(out_dir, models_text, gpus_text, phases_text, networks_text, scenar
     fabric scenario, then the decode throughput as per-hop latency grows. Writes CSV, JSON,
     figures and summary.md (the findings, stated from the numbers); prints the tables."""
     from compute.errors import UserError, known
-    from netmodel.study import (
+    from netmodel.study.lite_gpu import (
         DEFAULT_GPUS,
         DEFAULT_MODELS,
         NETWORKS,
@@ -145,7 +145,7 @@ def lite_gpu(out_dir, models_text, gpus_text, phases_text, networks_text, scenar
 def _list_scenarios(ctx, _param, value):
     if not value or ctx.resilient_parsing:
         return
-    from netmodel.scenarios import shipped_scenarios
+    from netmodel.study.scenarios import shipped_scenarios
 
     for name, s in shipped_scenarios().items():
         click.echo(f"{name:<15}{s.gpu:<11}{s.description}")
@@ -156,8 +156,8 @@ def _show_scenario(ctx, _param, value):
     if not value or ctx.resilient_parsing:
         return
     from compute.errors import UserError
-    from netmodel.cli import UserFacingError
-    from netmodel.scenarios import get_scenario
+    from netmodel.cli.main import UserFacingError
+    from netmodel.study.scenarios import get_scenario
 
     try:
         click.echo(get_scenario(value).to_toml(), nl=False)
@@ -190,8 +190,8 @@ def compare(models_text, scenarios_text, gpus_text, phase_text, out_dir, as_json
             instances_text, ttft, tbt, overlap_collectives, no_plot, quiet):
     """Best TP degree and batch of each model on each scenario's fabric, per phase:
     TTFT/TBT, tokens/s, tokens/s/SM and the share of time bound by the network."""
-    from netmodel.compare import run_compare, write_compare
-    from netmodel.scenarios import scenario_names
+    from netmodel.study.compare import run_compare, write_compare
+    from netmodel.study.scenarios import scenario_names
 
     models = _names("--models", models_text)
     scenarios = _names("--scenarios", scenarios_text) if scenarios_text else \
@@ -236,9 +236,9 @@ def sweep(scenario_texts, param_texts, points, models_text, phase_text, gpus_tex
     """Tokens/s/SM of scenarios as one or two fabric parameters vary (link bandwidth,
     per-hop latency, OCS ports, ...), marking where one fabric overtakes another."""
     from compute.errors import UserError
-    from netmodel.cli_compute import _whole
-    from netmodel.compare import expand_scenarios
-    from netmodel.sweep import parse_param, run_sweep, write_sweep
+    from netmodel.cli.compute import _whole
+    from netmodel.study.compare import expand_scenarios
+    from netmodel.study.sweep import parse_param, run_sweep, write_sweep
 
     refs = [n for text in scenario_texts for n in _names("--scenario", text)]
     gpus = _names("--gpus", gpus_text) if gpus_text else None

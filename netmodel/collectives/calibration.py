@@ -5,7 +5,7 @@ source: NCCL's own tuning constants (``src/graph/tuning.cc``, tabulated in
 ``../shared/reference/nccl_tuning_constants.csv``) and published achieved link rates. They
 are taken once, not fitted to any measurement the accuracy tests compare against.
 
-How they enter the cost of a step (see :mod:`netmodel.cost`): a link of line rate ``B``
+How they enter the cost of a step (see :mod:`netmodel.collectives.cost`): a link of line rate ``B``
 moves ``B * efficiency * protocol.bandwidth_factor`` bytes/s of payload (``efficiency`` is
 ``scaleup_efficiency`` or ``scaleout_efficiency`` by the link's side of the fabric); every
 step pays ``protocol.step_latency_scaleup`` (or ``_scaleout`` when it crosses the scale-out
@@ -31,7 +31,7 @@ from compute.errors import UserError, known
 
 __all__ = ["DEFAULTS_PATH", "Calibration", "Protocol", "default_calibration", "load_calibration"]
 
-DEFAULTS_PATH = Path(__file__).resolve().parent / "data" / "collective_defaults.toml"
+DEFAULTS_PATH = Path(__file__).resolve().parent.parent / "data" / "collective_defaults.toml"
 
 _PROTOCOL_KEYS = ("bandwidth_factor", "base_latency", "step_latency_scaleup",
                   "step_latency_scaleout")

@@ -1,7 +1,7 @@
 """``netmodel compare``: the best configuration of each model x scenario x phase on the
 scenario's fabric, side by side.
 
-Each row is :func:`~netmodel.fabric_search.fabric_search`'s best configuration (TP degree,
+Each row is :func:`~netmodel.study.fabric_search.fabric_search`'s best configuration (TP degree,
 batch, TTFT or TBT, tokens/s, tokens/s/SM), the split of its step time into compute, memory
 and network (the network share is the part of the step bound by collectives), its ratio to
 the baseline scenario (``h100-dgx`` when present) and to the same GPU with an ideal network
@@ -27,8 +27,8 @@ from compute.phases import PHASES, Slo, check_phase
 from compute.results import rows_to_csv
 from compute.roofline import RooflineOptions, make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
-from netmodel.progress import NO_PROGRESS
-from netmodel.scenarios import get_scenario
+from netmodel.study.progress import NO_PROGRESS
+from netmodel.study.scenarios import get_scenario
 
 __all__ = ["BASELINE_SCENARIO", "COMPARE_COLUMNS", "CompareResult", "CompareRow",
            "compare_files", "expand_scenarios", "instances_note", "run_compare",
@@ -189,9 +189,9 @@ def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
     ``baseline`` names the scenario (by name or label) whose tokens/s/SM the others are
     divided by; when it is not among ``scenarios`` the first scenario is the baseline.
     ``instances``: ``"alone"`` or ``"all"`` for every scenario (None: each scenario's own
-    ``instances`` setting; see :mod:`netmodel.fabric_search`).
+    ``instances`` setting; see :mod:`netmodel.study.fabric_search`).
     """
-    from netmodel.fabric_search import ScenarioCollectives, fabric_search
+    from netmodel.study.fabric_search import ScenarioCollectives, fabric_search
 
     models = [get_model(m) for m in models]
     phases = [check_phase(p) for p in phases]
@@ -288,7 +288,7 @@ def compare_files(result: CompareResult, *, plot: bool = True) -> dict:
     ``compare_tokens_per_sm.png`` and ``compare_time_split.png``."""
     files = {"compare.csv": result.to_csv().encode(), "compare.json": result.to_json().encode()}
     if plot:
-        from netmodel import compare_plots
+        from netmodel.study import compare_plots
 
         files["compare_tokens_per_sm.png"] = \
             lambda path: compare_plots.plot_compare_tokens(result, path)
@@ -299,6 +299,6 @@ def compare_files(result: CompareResult, *, plot: bool = True) -> dict:
 
 def write_compare(result: CompareResult, out_dir, *, plot: bool = True) -> list:
     """Write :func:`compare_files` into ``out_dir`` atomically."""
-    from netmodel.study import write_outputs
+    from netmodel.study.lite_gpu import write_outputs
 
     return write_outputs(out_dir, compare_files(result, plot=plot))

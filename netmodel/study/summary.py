@@ -5,7 +5,7 @@ ranges are computed here), so the summary changes when the model, the catalogs o
 scenarios do; nothing in it is a hard-coded claim. Only the "how it was modelled" notes at
 the end are fixed text.
 
->>> from netmodel.study import FullStudy, ideal_network, run_lite_gpu_study
+>>> from netmodel.study.lite_gpu import FullStudy, ideal_network, run_lite_gpu_study
 >>> s = run_lite_gpu_study(["Llama-3-8B"], ["H100-SXM", "Lite"], ["decode"],
 ...                        comm_factory=ideal_network, network="ideal")
 >>> text = summary_markdown(FullStudy(s))
@@ -52,7 +52,7 @@ def _list(items) -> str:
 
 
 def summary_markdown(study) -> str:
-    """The study's ``summary.md`` (a :class:`~netmodel.study.FullStudy`)."""
+    """The study's ``summary.md`` (a :class:`~netmodel.study.lite_gpu.FullStudy`)."""
     ideal = study.ideal
     st = ideal.settings
     models = list(dict.fromkeys(r.model for r in ideal.rows))

@@ -35,7 +35,7 @@ class _Level:
 
 
 class UpDown:
-    """Cone-based routing for one :class:`~netmodel.routing.Router`."""
+    """Cone-based routing for one :class:`~netmodel.collectives.routing.Router`."""
 
     def __init__(self, router):
         self.router = router

@@ -7,7 +7,7 @@ order and a greedy nearest-neighbour order on the degraded fabric), GPUs that fa
 the group (``lost``), and a group that the failures cut apart is reported as such
 (``cut``, infinite time) rather than costed.
 
->>> from netmodel.calibration import Calibration
+>>> from netmodel.collectives.calibration import Calibration
 >>> import networkx as nx
 >>> g = nx.Graph(name="ring of 4", spec="", gpus=4)
 >>> for i in range(4):
@@ -33,9 +33,9 @@ from dataclasses import dataclass
 import networkx as nx
 
 from compute.errors import UserError
-from netmodel.collective_model import FabricCostModel
-from netmodel.cost import CollectiveResult
-from netmodel.placement import check_group, place
+from netmodel.collectives.cost import CollectiveResult
+from netmodel.collectives.model import FabricCostModel
+from netmodel.collectives.placement import check_group, place
 
 __all__ = ["DegradedResult", "degrade", "degraded_cost"]
 
@@ -94,7 +94,7 @@ def degraded_cost(graph: nx.Graph, op: str, nbytes: float, group, *, links=(), n
                   algorithm: str | None = None, **model_options) -> DegradedResult:
     """Cost ``op`` on ``group`` (a size placed on the healthy fabric, or explicit GPUs)
     before and after removing ``links`` and ``nodes``; ``model_options`` go to
-    :class:`~netmodel.collective_model.FabricCostModel` (placement, algorithms,
+    :class:`~netmodel.collectives.model.FabricCostModel` (placement, algorithms,
     calibration...)."""
     links, nodes = tuple(tuple(x) for x in links), tuple(nodes)
     healthy_model = FabricCostModel(graph, **model_options)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import weakref
 
-from netmodel.steps import NotApplicable, Step
+from netmodel.collectives.steps import NotApplicable, Step
 
 __all__ = ["has_in_network", "in_network_plan", "in_network_steps"]
 

@@ -17,8 +17,8 @@ busbw_GBps      float    algbw x nccl-tests bus factor (2(p-1)/p for all-reduce,
 ==============  =======  ==========================================================
 
 >>> import networkx as nx
->>> from netmodel.calibration import Calibration
->>> from netmodel.collective_model import FabricCostModel
+>>> from netmodel.collectives.calibration import Calibration
+>>> from netmodel.collectives.model import FabricCostModel
 >>> g = nx.Graph(name="star", spec="", gpus=2)
 >>> g.add_node("sw", kind="switch", tier=0, radix=2, latency=0.0, in_network_reduction=False)
 >>> for i in range(2):
@@ -54,7 +54,7 @@ def cost_rows(model, ops, sizes, groups, algorithm: str | None = None) -> list[d
     ``algorithm``: None or ``"auto"`` (the fastest per size), a name, or ``"all"`` (one
     row per valid algorithm, each with its fastest protocol).
     """
-    from netmodel.cost import GroupCut, bus_factor
+    from netmodel.collectives.cost import GroupCut, bus_factor
 
     sizes = np.asarray(sizes, dtype=float)
     rows = []
@@ -82,7 +82,7 @@ def cost_rows(model, ops, sizes, groups, algorithm: str | None = None) -> list[d
 
 def _series(model, op, sizes, group, algorithm):
     """[(algorithm or None, seconds, protocols[, algorithm per size])]; raises GroupCut."""
-    from netmodel.cost import GroupCut
+    from netmodel.collectives.cost import GroupCut
 
     if algorithm != "all":
         sw = model.sweep(op, sizes, group, algorithm)

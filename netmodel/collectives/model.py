@@ -32,15 +32,15 @@ import numpy as np
 
 from compute.comm import check_op
 from compute.errors import UserError, known
-from netmodel.algorithms import (
+from netmodel.collectives.algorithms import (
     ALGORITHMS,
     NCCL_ALGORITHMS,
     NotApplicable,
     algorithms_for,
     generate,
 )
-from netmodel.calibration import Calibration, default_calibration
-from netmodel.cost import (
+from netmodel.collectives.calibration import Calibration, default_calibration
+from netmodel.collectives.cost import (
     CollectiveResult,
     CompiledCollective,
     GroupCut,
@@ -48,8 +48,8 @@ from netmodel.cost import (
     bus_factor,
     compile_steps,
 )
-from netmodel.placement import PLACEMENTS, check_group, place
-from netmodel.routing import Router
+from netmodel.collectives.placement import PLACEMENTS, check_group, place
+from netmodel.collectives.routing import Router
 from topologies.schema import validate
 
 __all__ = ["FabricCostModel", "check_sizes"]
@@ -78,10 +78,10 @@ class FabricCostModel:
         required, so degraded fabrics are accepted).
     placement : str
         How :meth:`collective_time` places a group of a given size: one of
-        :data:`~netmodel.placement.PLACEMENTS`.
+        :data:`~netmodel.collectives.placement.PLACEMENTS`.
     algorithm : str
         ``"auto"`` (the fastest valid algorithm and protocol per size) or an algorithm name
-        from :data:`~netmodel.algorithms.ALGORITHMS`.
+        from :data:`~netmodel.collectives.algorithms.ALGORITHMS`.
     algorithms : tuple of str or "nccl", optional
         The candidates ``auto`` chooses from (default: all). ``"nccl"`` restricts them to
         ring, tree and in-network reduction, the algorithms NCCL has (use it to compare

@@ -36,8 +36,8 @@ from compute.results import rows_to_csv
 from compute.roofline import RooflineOptions, make_workload
 from compute.search import DEFAULT_MAX_BATCH
 from compute.units import parse_bandwidth, parse_time
-from netmodel.progress import NO_PROGRESS
-from netmodel.scenarios import ADJUST_KEYS, get_scenario
+from netmodel.study.progress import NO_PROGRESS
+from netmodel.study.scenarios import ADJUST_KEYS, get_scenario
 
 __all__ = ["DEFAULT_POINTS", "SweepParam", "SweepResult", "parameters", "parse_param",
            "run_sweep", "sweep_files", "write_sweep"]
@@ -243,8 +243,8 @@ def run_sweep(scenarios, params, models=("Llama-3-70B",), phases=("decode",), *,
     ``params``: one or two :class:`SweepParam` (or ``PATH=RANGE`` strings). ``instances``:
     ``"alone"`` or ``"all"`` for every scenario (None: each scenario's own setting).
     """
-    from netmodel.compare import expand_scenarios, instances_note
-    from netmodel.fabric_search import ScenarioCollectives, fabric_search
+    from netmodel.study.compare import expand_scenarios, instances_note
+    from netmodel.study.fabric_search import ScenarioCollectives, fabric_search
 
     scens = expand_scenarios(scenarios, gpus)
     if instances is not None:
@@ -337,7 +337,7 @@ def sweep_files(result: SweepResult, *, plot: bool = True) -> dict:
     """``sweep.csv``, ``sweep.json`` and (with ``plot``) ``sweep.png``."""
     files = {"sweep.csv": result.to_csv().encode(), "sweep.json": result.to_json().encode()}
     if plot:
-        from netmodel import compare_plots
+        from netmodel.study import compare_plots
 
         files["sweep.png"] = lambda path: compare_plots.plot_sweep(result, path)
     return files
@@ -345,6 +345,6 @@ def sweep_files(result: SweepResult, *, plot: bool = True) -> dict:
 
 def write_sweep(result: SweepResult, out_dir, *, plot: bool = True) -> list:
     """Write :func:`sweep_files` into ``out_dir`` atomically."""
-    from netmodel.study import write_outputs
+    from netmodel.study.lite_gpu import write_outputs
 
     return write_outputs(out_dir, sweep_files(result, plot=plot))

@@ -11,9 +11,9 @@ bandwidth) and is labelled by ``network``, so studies over several networks (an 
 rings) are run separately and joined with ``+``.
 
 :func:`run_full_study` is ``netmodel study lite-gpu``: that comparison, then the same models
-on every fabric scenario (:func:`fabric_scenarios`, :mod:`netmodel.compare`), then a sweep
-of the per-hop latency (:mod:`netmodel.sweep`); :func:`write_full_study` writes every
-file and ``summary.md`` (:mod:`netmodel.study_summary`) all or nothing
+on every fabric scenario (:func:`fabric_scenarios`, :mod:`netmodel.study.compare`), then a sweep
+of the per-hop latency (:mod:`netmodel.study.sweep`); :func:`write_full_study` writes every
+file and ``summary.md`` (:mod:`netmodel.study.summary`) all or nothing
 (:func:`write_outputs`).
 
 >>> s = run_lite_gpu_study(models=["Llama-3-8B"], gpus=["H100-SXM", "Lite"], phases=["decode"])
@@ -247,8 +247,8 @@ SWEEP_HOP_LATENCY = "adjust.hop_latency=0.1us:10us"
 class FullStudy:
     """The three parts of ``netmodel study lite-gpu``: the ideal-network comparison
     (:class:`StudyResult`), the fabric comparison
-    (:class:`~netmodel.compare.CompareResult`, None when skipped) and the per-hop latency
-    sweep (:class:`~netmodel.sweep.SweepResult`, None when skipped)."""
+    (:class:`~netmodel.study.compare.CompareResult`, None when skipped) and the per-hop latency
+    sweep (:class:`~netmodel.study.sweep.SweepResult`, None when skipped)."""
 
     ideal: StudyResult
     fabric: object = None
@@ -262,7 +262,7 @@ def fabric_scenarios(gpus, scenarios=None, baseline: str = BASELINE) -> list:
     >>> [s.label for s in fabric_scenarios(["H100-SXM", "Lite"], ["h100-dgx", "lite-flat"])]
     ['h100-dgx@H100-SXM', 'lite-flat@Lite']
     """
-    from netmodel.scenarios import get_scenario, scenario_names
+    from netmodel.study.scenarios import get_scenario, scenario_names
 
     others = [get_gpu(g).name for g in gpus if get_gpu(g).name != baseline]
     out = {}
@@ -279,11 +279,11 @@ def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
                    context=None, max_batch: int = DEFAULT_MAX_BATCH,
                    quiet: bool = True) -> FullStudy:
     """The whole Lite-GPU study: :func:`run_lite_gpu_study` for each of ``networks``, then
-    :func:`~netmodel.compare.run_compare` over :func:`fabric_scenarios`, then a sweep of the
+    :func:`~netmodel.study.compare.run_compare` over :func:`fabric_scenarios`, then a sweep of the
     per-hop latency (:data:`SWEEP_HOP_LATENCY`, decode) of h100-dgx and the Lite scenarios
     with :data:`SWEEP_GPU` (or the last Lite GPU of ``gpus`` when it is not there). A
     progress bar shows on stderr unless ``quiet``."""
-    from netmodel.progress import Progress
+    from netmodel.study.progress import Progress
 
     ideal = None
     for n in dict.fromkeys(networks):
@@ -297,8 +297,8 @@ def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
         raise UserError("give at least one network")
     if not fabric:
         return FullStudy(ideal)
-    from netmodel.compare import run_compare
-    from netmodel.sweep import parse_param, run_sweep
+    from netmodel.study.compare import run_compare
+    from netmodel.study.sweep import parse_param, run_sweep
 
     scens = fabric_scenarios(gpus, scenarios)
     lites = [g for g in (get_gpu(x).name for x in gpus) if g != BASELINE]
@@ -324,9 +324,9 @@ def write_full_study(result: FullStudy, out_dir, *, plot: bool = True) -> list[P
     """Every file of the study into ``out_dir``, all or nothing: ``study.*`` and
     ``tokens_per_sm.png`` (ideal networks), ``compare.*`` and its figures (fabrics),
     ``sweep.*`` (per-hop latency) and ``summary.md`` (the findings)."""
-    from netmodel.compare import compare_files
-    from netmodel.study_summary import summary_markdown
-    from netmodel.sweep import sweep_files
+    from netmodel.study.compare import compare_files
+    from netmodel.study.summary import summary_markdown
+    from netmodel.study.sweep import sweep_files
 
     files = study_files(result.ideal, plot=plot)
     if result.fabric is not None:
@@ -348,7 +348,7 @@ def study_files(study: StudyResult, *, plot: bool = True) -> dict:
     files = {"study.csv": study.to_csv().encode(), "study.json": study.to_json().encode()}
     if plot:
         def figure(path):
-            from netmodel import study_plots
+            from netmodel.study import lite_gpu_plots as study_plots
 
             study_plots.plot_tokens_per_sm(study, path)
 

@@ -5,7 +5,7 @@ For each (scenario, TP degree) the instance is placed once (the scenario's place
 on an optical circuit-switched fabric the circuits of every instance of that size are set
 first, see :func:`instance_graph`), and each collective's cost on it is compiled once into
 the linear candidates ``time = a + b * bytes`` of every valid (algorithm, protocol)
-(:class:`~netmodel.collective_model.FabricCostModel`). Every later question, an array of
+(:class:`~netmodel.collectives.model.FabricCostModel`). Every later question, an array of
 message sizes over the whole batch grid of any model and phase, is then one numpy
 multiply-add and a minimum. :class:`ScenarioCollectives` implements compute's
 collective-cost protocol that way; :func:`fabric_search` runs the search with it.
@@ -18,7 +18,7 @@ concurrent=True)``) every instance of the cluster runs the collective at the sam
 TP degree ``t`` the fabric is cut into ``floor(GPUs / t)`` instances by the placement
 policy, links are shared fairly, and the collective takes the slowest instance's time
 under one (algorithm, protocol) shared by all, the fastest such choice per size
-(:func:`~netmodel.concurrent.concurrent_linear`). Only the candidates differ: per
+(:func:`~netmodel.collectives.concurrent.concurrent_linear`). Only the candidates differ: per
 candidate one ``(a_g, b_g)`` per instance, compiled once per (op, t); a size array then
 costs a maximum over instances and a minimum over candidates.
 
@@ -44,7 +44,7 @@ from compute.phases import Slo
 from compute.roofline import make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
 from compute.sharding import valid_tp_degrees
-from netmodel.scenarios import Scenario, get_scenario
+from netmodel.study.scenarios import Scenario, get_scenario
 
 __all__ = ["FabricSearch", "ScenarioCollectives", "adjusted", "build_fabric", "fabric_search",
            "instance_graph", "scenario_calibration"]
@@ -71,7 +71,7 @@ def build_fabric(scenario) -> object:
 
 
 def adjusted(graph, adjust):
-    """A copy of ``graph`` with the scenario's :class:`~netmodel.scenarios.Adjust` applied
+    """A copy of ``graph`` with the scenario's :class:`~netmodel.study.scenarios.Adjust` applied
     (the graph itself when there is nothing to change)."""
     if adjust.is_identity:
         return graph
@@ -111,7 +111,7 @@ def instance_graph(scenario, graph, size: int):
     Other fabrics: ``graph`` itself."""
     if not scenario.is_ocs or size < 2:
         return graph
-    from netmodel.placement import partition
+    from netmodel.collectives.placement import partition
     from topologies.optical import circuits_for, realize
     from topologies.schema import gpu_nodes
 
@@ -141,7 +141,7 @@ def scenario_calibration(scenario):
     """The collective model's parameters for the scenario: the shipped defaults or the ideal
     ones; with ``links = "scale-up"`` the NVLink per-step latencies and scale-up efficiency
     on every link."""
-    from netmodel.calibration import Calibration, default_calibration
+    from netmodel.collectives.calibration import Calibration, default_calibration
 
     cal = Calibration.ideal(0.0) if scenario.calibration == "ideal" else default_calibration()
     if scenario.links == "scale-up":
@@ -179,9 +179,9 @@ class ScenarioCollectives:
         return f"ScenarioCollectives({self.scenario.label!r}{extra})"
 
     def model(self, size: int):
-        """The :class:`~netmodel.collective_model.FabricCostModel` instances of ``size``
+        """The :class:`~netmodel.collectives.model.FabricCostModel` instances of ``size``
         GPUs are costed with (one per size on a circuit-switched fabric, else shared)."""
-        from netmodel.collective_model import FabricCostModel
+        from netmodel.collectives.model import FabricCostModel
 
         key = size if self.scenario.is_ocs else 0
         hit = self._models.get(key)
@@ -215,7 +215,7 @@ class ScenarioCollectives:
         m = self.model(size)
         if not self.concurrent:
             return (m.group(int(size)),)
-        from netmodel.placement import partition
+        from netmodel.collectives.placement import partition
 
         return tuple(partition(m.graph, int(size), m.placement, seed=m.seed,
                                gpus=m.router.gpu_list))
@@ -228,7 +228,7 @@ class ScenarioCollectives:
         the slowest under a candidate (``a`` and ``b`` both no larger than another's, so
         never slower at any size > 0) dropped, leaving at least one.
         """
-        from netmodel.cost import GroupCut
+        from netmodel.collectives.cost import GroupCut
 
         key = (op, int(size))
         hit = self._linear.get(key)
@@ -236,7 +236,7 @@ class ScenarioCollectives:
             m = self.model(size)
             try:
                 if self.concurrent:
-                    from netmodel.concurrent import concurrent_linear
+                    from netmodel.collectives.concurrent import concurrent_linear
 
                     _, a, b = concurrent_linear(m, self.instances(size), op)
                     hit = _envelope(a, b)

@@ -37,7 +37,7 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError
-from netmodel.updown import UpDown
+from netmodel.collectives.updown import UpDown
 
 __all__ = ["NoPath", "Route", "Router"]
 

@@ -59,8 +59,8 @@ from collections.abc import Callable
 
 from compute.comm import OPERATIONS
 from compute.errors import UserError, known
-from netmodel.in_network import in_network_steps
-from netmodel.steps import NotApplicable, Step
+from netmodel.collectives.in_network import in_network_steps
+from netmodel.collectives.steps import NotApplicable, Step
 
 __all__ = ["ALGORITHMS", "NCCL_ALGORITHMS", "NotApplicable", "Step", "algorithms_for",
            "domains", "generate"]

@@ -16,16 +16,16 @@ import click
 # name -> (module, attribute, one-line help); modules are imported only when the command runs
 # or when --help lists it.
 _COMMANDS = {
-    "hardware": ("netmodel.cli_compute", "hardware", "List GPU types, or show one."),
-    "models": ("netmodel.cli_compute", "models", "List LLM models, or show one."),
-    "infer": ("netmodel.cli_compute", "infer", "Per-stage roofline of one configuration."),
-    "search": ("netmodel.cli_compute", "search", "Best TP degree and batch under the SLO."),
-    "study": ("netmodel.cli_study", "study", "Run a packaged study (lite-gpu)."),
-    "topology": ("netmodel.cli_topology", "topology", "Build, analyse, draw and export fabrics."),
-    "collective": ("netmodel.cli_collective", "collective", "Cost of one collective on a fabric."),
-    "costs": ("netmodel.cli_collective", "costs", "Lookup table of collective costs."),
-    "compare": ("netmodel.cli_study", "compare", "Compare scenarios (fabrics) for models."),
-    "sweep": ("netmodel.cli_study", "sweep", "Sweep scenario parameters."),
+    "hardware": ("netmodel.cli.compute", "hardware", "List GPU types, or show one."),
+    "models": ("netmodel.cli.compute", "models", "List LLM models, or show one."),
+    "infer": ("netmodel.cli.compute", "infer", "Per-stage roofline of one configuration."),
+    "search": ("netmodel.cli.compute", "search", "Best TP degree and batch under the SLO."),
+    "study": ("netmodel.cli.study", "study", "Run a packaged study (lite-gpu)."),
+    "topology": ("netmodel.cli.topology", "topology", "Build, analyse, draw and export fabrics."),
+    "collective": ("netmodel.cli.collective", "collective", "Cost of one collective on a fabric."),
+    "costs": ("netmodel.cli.collective", "costs", "Lookup table of collective costs."),
+    "compare": ("netmodel.cli.study", "compare", "Compare scenarios (fabrics) for models."),
+    "sweep": ("netmodel.cli.study", "sweep", "Sweep scenario parameters."),
 }
 
 

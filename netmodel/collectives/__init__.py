@@ -1,0 +1,1 @@
+"""The collective engine: routing, algorithms as steps, alpha-beta costs over a fabric graph."""

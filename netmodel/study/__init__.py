@@ -1,0 +1,1 @@
+"""The study: scenarios, fabric-aware search, compare, sweep and the Lite-GPU study."""
