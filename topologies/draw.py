@@ -21,7 +21,7 @@ from pathlib import Path
 import networkx as nx
 
 from compute.errors import UserError
-from topologies.io import atomic_write
+from compute.outputs import atomic_write
 from topologies.schema import gpu_nodes, validate
 
 __all__ = ["MAX_GPUS", "layout", "plot", "representative"]

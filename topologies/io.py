@@ -25,16 +25,15 @@ True
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import networkx as nx
 
 from compute.errors import UserError
+from compute.outputs import atomic_write
 from topologies.schema import validate
 
-__all__ = ["FORMATS", "atomic_write", "read_graph", "write_graph"]
+__all__ = ["FORMATS", "read_graph", "write_graph"]
 
 FORMATS = (".json", ".graphml")
 
@@ -45,25 +44,6 @@ def _format(path: Path) -> str:
         raise UserError(f"{path}: unknown fabric file type {suffix or '(none)'!r}; "
                         f"allowed: {', '.join(FORMATS)}")
     return suffix
-
-
-def atomic_write(path, write) -> str:
-    """Call ``write(tmp_path)`` on a temporary file beside ``path``, then move it into place."""
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise UserError(f"cannot write {path}: folder {folder} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp" + path.suffix,
-                               dir=folder)
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return str(path)
 
 
 def write_graph(graph: nx.Graph, path) -> str:

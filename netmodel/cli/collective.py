@@ -287,7 +287,7 @@ def costs(fabric, ops_text, sizes_text, groups_text, algorithm, algorithms, plac
                            []))
         plot_busbw(panels, plot_path, title=_fabric_label(model))
     if output:
-        from topologies.io import atomic_write
+        from compute.outputs import atomic_write
 
         def write(tmp):
             with open(tmp, "w") as fh:

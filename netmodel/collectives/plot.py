@@ -30,7 +30,7 @@ def plot_busbw(panels, path, *, title: str = "") -> str:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from topologies.io import atomic_write
+    from compute.outputs import atomic_write
 
     cols = len(panels)
     fig, axes = plt.subplots(1, cols, figsize=(6.4 * cols, 4.6), squeeze=False)

@@ -27,6 +27,7 @@ from compute.phases import PHASES, Slo, check_phase
 from compute.results import rows_to_csv
 from compute.roofline import RooflineOptions, make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
+from netmodel.study.defaults import BASELINE_SCENARIO
 from netmodel.study.progress import NO_PROGRESS
 from netmodel.study.scenarios import get_scenario
 
@@ -34,8 +35,6 @@ __all__ = ["BASELINE_SCENARIO", "COMPARE_COLUMNS", "CompareResult", "CompareRow"
            "compare_files", "expand_scenarios", "instances_note", "run_compare",
            "write_compare"]
 
-#: The scenario other rows are divided by, when it is among those compared.
-BASELINE_SCENARIO = "h100-dgx"
 
 COMPARE_COLUMNS = ("model", "scenario", "gpu", "label", "phase", "feasible", "tp", "batch",
                    "latency_name", "latency_s", "latency_limit_s", "tokens_per_s",
@@ -299,6 +298,6 @@ def compare_files(result: CompareResult, *, plot: bool = True) -> dict:
 
 def write_compare(result: CompareResult, out_dir, *, plot: bool = True) -> list:
     """Write :func:`compare_files` into ``out_dir`` atomically."""
-    from netmodel.study.lite_gpu import write_outputs
+    from compute.outputs import write_outputs
 
     return write_outputs(out_dir, compare_files(result, plot=plot))

@@ -21,7 +21,7 @@ def gpu_colours(gpus) -> dict:
     family), so every figure uses the same colour for the same GPU."""
     import matplotlib.pyplot as plt
 
-    from netmodel.study.lite_gpu import DEFAULT_GPUS
+    from netmodel.study.defaults import DEFAULT_GPUS
 
     palette = plt.get_cmap("tab10").colors
     order = list(DEFAULT_GPUS) + [g for g in gpus if g not in DEFAULT_GPUS]

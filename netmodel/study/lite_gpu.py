@@ -26,8 +26,6 @@ file and ``summary.md`` (:mod:`netmodel.study.summary`) all or nothing
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -35,20 +33,25 @@ from compute.comm import NoCommunication
 from compute.errors import UserError
 from compute.hardware import get_gpu
 from compute.models import get_model
+from compute.outputs import write_outputs
 from compute.phases import PHASES, Slo, check_phase
 from compute.results import rows_to_csv
 from compute.roofline import RooflineOptions, default_comm, make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
+from netmodel.study.defaults import (
+    BASELINE,
+    DEFAULT_GPUS,
+    DEFAULT_MODELS,
+    SWEEP_GPU,
+    SWEEP_HOP_LATENCY,
+)
 
 __all__ = ["BASELINE", "DEFAULT_GPUS", "DEFAULT_MODELS", "NETWORKS", "STUDY_COLUMNS",
            "SWEEP_GPU", "SWEEP_HOP_LATENCY", "FullStudy", "fabric_scenarios", "run_full_study",
            "write_full_study",
            "StudyResult", "StudyRow", "ideal_network", "run_lite_gpu_study", "study_files",
-           "write_outputs", "write_study"]
+           "write_study"]
 
-DEFAULT_MODELS = ("Llama-3-70B", "GPT-3-175B", "Llama-3.1-405B")
-DEFAULT_GPUS = ("H100-SXM", "Lite", "Lite+NetBW", "Lite+MemBW", "Lite+BW", "Lite+BW+FLOPS")
-BASELINE = "H100-SXM"
 
 
 def ideal_network(gpu):
@@ -236,11 +239,6 @@ def _with_ratios(rows, baseline: str) -> list[StudyRow]:
     return out
 
 
-#: GPU the fabric sweep of the full study runs the Lite scenarios with (the Lite variant
-#: the paper expects to match the H100; plain Lites are in the fabric comparison).
-SWEEP_GPU = "Lite+BW"
-#: Per-hop latency the full study sweeps (s): 0.1 to 10 us added to every link.
-SWEEP_HOP_LATENCY = "adjust.hop_latency=0.1us:10us"
 
 
 @dataclass(frozen=True, eq=False)
@@ -354,51 +352,3 @@ def study_files(study: StudyResult, *, plot: bool = True) -> dict:
 
         files["tokens_per_sm.png"] = figure
     return files
-
-
-def write_outputs(out_dir, files: dict) -> list[Path]:
-    """Write every file of ``files`` (``{name: bytes, or a function writing the file at the
-    path it is given}``) into ``out_dir``, all or nothing: each is written to a temporary
-    file in the same folder first, and only when all of them are complete are they renamed
-    into place. On any error the temporary files are removed (and the folder, if this call
-    created it), so no partial output is left."""
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise UserError(f"--out {out} exists and is not a folder")
-    created = not out.exists()
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UserError(f"cannot create folder {out}: {exc.strerror}") from None
-    temps: dict[Path, str] = {}
-    try:
-        for name, content in files.items():
-            if isinstance(content, bytes | bytearray):
-                temps[out / name] = _temp_with(out, name, bytes(content))
-            else:
-                tmp = _temp_with(out, name, b"")
-                temps[out / name] = tmp
-                content(tmp)
-        for final, tmp in temps.items():
-            os.replace(tmp, final)
-    except BaseException:
-        for tmp in temps.values():
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-        if created:
-            try:
-                out.rmdir()
-            except OSError:
-                pass
-        raise
-    return list(temps)
-
-
-def _temp_with(folder: Path, name: str, data: bytes) -> str:
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600 files; give the usual permissions
-    return tmp

@@ -407,7 +407,7 @@ def load_scenario(path) -> Scenario:
 
 def save_scenario(scenario: Scenario, path) -> Path:
     """Write ``scenario`` as TOML to ``path`` atomically; returns the path."""
-    from netmodel.study.lite_gpu import write_outputs
+    from compute.outputs import write_outputs
 
     path = Path(path)
     if path.suffix.lower() != ".toml":

@@ -345,6 +345,6 @@ def sweep_files(result: SweepResult, *, plot: bool = True) -> dict:
 
 def write_sweep(result: SweepResult, out_dir, *, plot: bool = True) -> list:
     """Write :func:`sweep_files` into ``out_dir`` atomically."""
-    from netmodel.study.lite_gpu import write_outputs
+    from compute.outputs import write_outputs
 
     return write_outputs(out_dir, sweep_files(result, plot=plot))

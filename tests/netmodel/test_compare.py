@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from compute.comm import NoCommunication
 from compute.hardware import get_gpu
 from compute.models import get_model
+from compute.outputs import MANIFEST
 from compute.search import search
 from compute.sharding import valid_tp_degrees
 from netmodel.cli.main import cli
@@ -139,7 +140,7 @@ def test_write_compare(tmp_path, small):
     names = sorted(p.name for p in written)
     assert names == ["compare.csv", "compare.json", "compare_time_split.png",
                      "compare_tokens_per_sm.png"]
-    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == names
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == sorted([*names, MANIFEST])
     rows = list(csv.DictReader((tmp_path / "o" / "compare.csv").open()))
     assert tuple(rows[0]) == COMPARE_COLUMNS and len(rows) == 8
     d = json.loads((tmp_path / "o" / "compare.json").read_text())
@@ -154,7 +155,7 @@ def test_cli_compare_end_to_end(tmp_path):
                                  "--out", str(out), "--no-plot"])
     assert r.exit_code == 0, r.output
     assert "lite-flat@Lite+BW" in r.output and "vs h100-dgx" in r.output
-    assert sorted(p.name for p in out.iterdir()) == ["compare.csv", "compare.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["compare.csv", "compare.json", MANIFEST]
     d = json.loads((out / "compare.json").read_text())
     assert [row["label"] for row in d["rows"]] == ["h100-dgx@H100-SXM", "lite-flat@Lite+BW",
                                                    "lite-hier@Lite"]

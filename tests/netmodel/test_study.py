@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 from compute.comm import NoCommunication, RingAlphaBeta
 from compute.errors import UserError
+from compute.outputs import MANIFEST
 from compute.phases import Slo
 from compute.search import search
 from netmodel.cli.main import cli
@@ -103,7 +104,7 @@ def test_write_study_files(tmp_path, small_study):
     assert d["study"] == "lite-gpu" and d["baseline"] == "H100-SXM"
     assert d["settings"]["networks"] == ["ring", "ideal"] and len(d["rows"]) == 12
     assert (out / "tokens_per_sm.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert sorted(p.name for p in out.iterdir()) == names  # no temporary files left
+    assert sorted(p.name for p in out.iterdir()) == sorted([*names, MANIFEST])  # no temporary files left
 
 
 def test_failed_plot_leaves_nothing_half_written(tmp_path, small_study, monkeypatch):
@@ -126,7 +127,7 @@ def test_cli_lite_gpu_writes_and_prints(tmp_path):
     assert "network: ring; also ideal" in r.output and "Lite" in r.output
     assert "fabric comparison" in r.output and "lite-ocs@Lite" in r.output
     assert sorted(p.name for p in out.iterdir()) == [
-        "compare.csv", "compare.json", "study.csv", "study.json", "summary.md",
+        "compare.csv", "compare.json", MANIFEST, "study.csv", "study.json", "summary.md",
         "sweep.csv", "sweep.json"]
     rows = json.loads((out / "compare.json").read_text())["rows"]
     # h100-dgx with the H100, every other scenario with the Lite; both phases
@@ -144,7 +145,7 @@ def test_cli_lite_gpu_ideal_part_only(tmp_path):
                                  "Llama-3-8B", "--gpus", "H100-SXM,Lite", "--no-plot",
                                  "--no-fabric"])
     assert r.exit_code == 0, r.output
-    assert sorted(p.name for p in out.iterdir()) == ["study.csv", "study.json", "summary.md"]
+    assert sorted(p.name for p in out.iterdir()) == [MANIFEST, "study.csv", "study.json", "summary.md"]
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from compute.errors import UserError
+from compute.outputs import MANIFEST
 from netmodel.cli.main import cli
 from netmodel.study.sweep import SweepParam, SweepResult, SweepRow, parse_param, run_sweep
 
@@ -90,7 +91,7 @@ def test_cli_sweep_end_to_end(tmp_path):
                                  "adjust.hop_latency=0.1us:10us", "--points", "5",
                                  "--models", "GPT-3-175B", "--out", str(out)])
     assert r.exit_code == 0, r.output
-    assert sorted(p.name for p in out.iterdir()) == ["sweep.csv", "sweep.json", "sweep.png"]
+    assert sorted(p.name for p in out.iterdir()) == [MANIFEST, "sweep.csv", "sweep.json", "sweep.png"]
     rows = list(csv.DictReader((out / "sweep.csv").open()))
     assert len(rows) == 3 * 5 and "adjust.hop_latency" in rows[0]
     d = json.loads((out / "sweep.json").read_text())

@@ -1,0 +1,314 @@
+"""Writing results: one file atomically, or a set of files all or nothing.
+
+Every command that writes goes through this module, so the rules are the same everywhere:
+
+* **Paths.** An output path must be non-empty and must not be ``.``, ``..`` or end in a
+  separator when a file is meant. The folder a file goes into must exist (netmodel never
+  creates a chain of folders); an output *folder* (``--out DIR``) may be created, but its
+  parent must exist. A file path that is an existing folder, or a folder path that is an
+  existing file, is refused. An unwritable place is refused with the reason.
+* **One file** (:func:`atomic_write`) is written to a temporary file beside it and moved
+  into place with :func:`os.replace`: readers see the old file or the new one, never half.
+* **A set of files** (:func:`write_outputs`) is written into a staging folder beside the
+  output folder, with a manifest (:data:`MANIFEST`) naming the run; then the staging folder
+  and the output folder are exchanged in one step (``renameat2(RENAME_EXCHANGE)`` on Linux;
+  elsewhere two renames, the old folder kept until the new one is in place). A folder that
+  holds the output of an earlier run is therefore replaced whole: old or new, never mixed,
+  even if the process is killed at any instant. To protect a user's own files, an output
+  folder must be new, empty, or an earlier netmodel output (it holds :data:`MANIFEST`).
+  Staging and retired folders left by a killed run are removed by the next run.
+* **Permissions**: every file gets ``0666 & ~umask``, as ``open()`` would give it.
+
+>>> import tempfile, os
+>>> d = tempfile.mkdtemp()
+>>> paths = write_outputs(os.path.join(d, "out"), {"a.txt": b"1", "b.txt": b"2"})
+>>> sorted(os.listdir(os.path.join(d, "out")))
+['a.txt', 'b.txt', 'netmodel-manifest.json']
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from compute.errors import UserError
+
+__all__ = ["FIGURE_FORMATS", "MANIFEST", "atomic_write", "check_file_path",
+           "check_folder_path", "figure_format", "write_outputs"]
+
+#: The file in every multi-file output folder that names the run and lists its files.
+MANIFEST = "netmodel-manifest.json"
+#: Figure formats netmodel writes, chosen by the path's suffix.
+FIGURE_FORMATS = ("png", "svg", "pdf")
+_STAGING = ".netmodel-staging-"
+_RETIRED = ".netmodel-retired-"
+
+#: ``{name: bytes}`` or ``{name: writer(path)}``: what :func:`write_outputs` takes.
+Content = bytes | bytearray | Callable[[str], object]
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _describe(path) -> str:
+    return repr(str(path))
+
+
+def _check_text(path, what: str) -> Path:
+    if path is None or not isinstance(path, str | os.PathLike):
+        raise UserError(f"{what} must be a path, got {path!r}")
+    text = os.fspath(path)
+    if not text.strip():
+        raise UserError(f"{what} must not be empty")
+    if any(ord(c) < 32 for c in text):
+        raise UserError(f"{what} {text!r} holds a control character")
+    return Path(text)
+
+
+def check_file_path(path, what: str = "output file", suffixes=None) -> Path:
+    """``path`` checked as a file to write: not empty, not a folder, its folder existing
+    and writable, its suffix one of ``suffixes`` (when given).
+
+    >>> check_file_path("")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: output file must not be empty
+    """
+    p = _check_text(path, what)
+    text = os.fspath(path)
+    if text.endswith(("/", os.sep)) or p.name in ("", ".", ".."):
+        raise UserError(f"{what} {_describe(text)} names a folder, not a file")
+    if p.is_dir():
+        raise UserError(f"{what} {_describe(text)} is an existing folder; give a file path")
+    if suffixes is not None and p.suffix.lower() not in suffixes:
+        raise UserError(f"{what} {_describe(text)} must end in one of: {', '.join(suffixes)}")
+    parent = p.parent
+    if not parent.is_dir():
+        raise UserError(f"{what} {_describe(text)}: folder {_describe(parent)} does not exist "
+                        f"(create it first)")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UserError(f"{what} {_describe(text)}: folder {_describe(parent)} is not writable")
+    return p
+
+
+def check_folder_path(path, what: str = "output folder") -> Path:
+    """``path`` checked as an output folder: not empty, not an existing file, its parent
+    existing and writable, and (when it exists) empty or an earlier netmodel output."""
+    p = _check_text(path, what)
+    if p.exists() and not p.is_dir():
+        raise UserError(f"{what} {_describe(path)} exists and is not a folder")
+    resolved = p.resolve()
+    if resolved.parent == resolved:
+        raise UserError(f"{what} {_describe(path)} is the file system's root")
+    parent = resolved.parent
+    if not parent.is_dir():
+        raise UserError(f"{what} {_describe(path)}: its parent folder {_describe(parent)} does "
+                        f"not exist (create it first)")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UserError(f"{what} {_describe(path)}: its parent folder {_describe(parent)} is "
+                        f"not writable")
+    if p.is_dir():
+        if not os.access(p, os.W_OK | os.X_OK):
+            raise UserError(f"{what} {_describe(path)} is not writable")
+        entries = [e.name for e in os.scandir(p)]
+        if entries and MANIFEST not in entries:
+            raise UserError(f"{what} {_describe(path)} holds files netmodel did not write "
+                            f"(no {MANIFEST}); netmodel replaces its output folder whole, so "
+                            f"give a new or empty folder")
+    return p
+
+
+def figure_format(path) -> str:
+    """The figure format ``path``'s suffix names (one of :data:`FIGURE_FORMATS`).
+
+    >>> figure_format("a/b.SVG")
+    'svg'
+    """
+    suffix = Path(os.fspath(path)).suffix.lower().lstrip(".")
+    if suffix not in FIGURE_FORMATS:
+        raise UserError(f"figure {_describe(path)} must end in one of: "
+                        f"{', '.join('.' + f for f in FIGURE_FORMATS)}")
+    return suffix
+
+
+def _fix_mode(path: str) -> None:
+    os.chmod(path, 0o666 & ~_umask())  # mkstemp makes 0600 files; give the usual ones
+
+
+def atomic_write(path, write: Callable[[str], object] | bytes, what: str = "output file",
+                 suffixes=None) -> str:
+    """Write one file atomically: ``write(tmp_path)`` (or the bytes) into a temporary file
+    beside ``path``, then :func:`os.replace` it into place. On failure nothing is left."""
+    p = check_file_path(path, what, suffixes)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp" + p.suffix,
+                                   dir=p.parent)
+    except OSError as exc:
+        raise UserError(f"cannot write {what} {_describe(path)}: {exc.strerror}") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            if isinstance(write, bytes | bytearray):
+                fh.write(write)
+        if not isinstance(write, bytes | bytearray):
+            write(tmp)
+        _fix_mode(tmp)
+        os.replace(tmp, p)
+    except OSError as exc:
+        _unlink(tmp)
+        raise UserError(f"cannot write {what} {_describe(path)}: {exc.strerror}") from None
+    except BaseException:
+        _unlink(tmp)
+        raise
+    return str(p)
+
+
+def _unlink(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths in one step (Linux ``renameat2(RENAME_EXCHANGE)``); False where the
+    system cannot."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    at_fdcwd, rename_exchange = -100, 2
+    rc = fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange)
+    return rc == 0
+
+
+def _clean_stale(parent: Path, name: str) -> None:
+    """Remove staging and retired folders of ``name`` that no live process owns; where a
+    run was killed between its two renames (no folder ``name``, a retired one), put the
+    retired folder back first."""
+    final = parent / name
+    retired = sorted(parent.glob(f".{name}{_RETIRED}*"), key=lambda e: e.stat().st_mtime)
+    if retired and not final.exists():
+        with contextlib.suppress(OSError):
+            os.rename(retired[-1], final)
+    for prefix in (_STAGING, _RETIRED):
+        for entry in parent.glob(f".{name}{prefix}*"):
+            pid = entry.name.rsplit("-", 2)[-2] if entry.name.count("-") >= 2 else ""
+            if pid.isdigit() and int(pid) != os.getpid() and _alive(int(pid)) \
+                    and time.time() - entry.stat().st_mtime < 24 * 3600:
+                continue  # another run is writing right now
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _manifest(files: Mapping[str, Path], run: Mapping | None) -> bytes:
+    listing = {}
+    for name, path in files.items():
+        data = path.read_bytes()
+        listing[name] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    doc = {"netmodel": _version(), "run": dict(run or {}),
+           "written_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+           "files": listing}
+    return (json.dumps(doc, indent=2, default=str) + "\n").encode()
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("netmodel")
+    except Exception:  # not installed (python -m from a checkout)
+        return "unknown"
+
+
+def write_outputs(out_dir, files: Mapping[str, Content], *, run: Mapping | None = None,
+                  what: str = "output folder") -> list[Path]:
+    """Write every file of ``files`` into ``out_dir``, all or nothing (see the module doc).
+
+    Parameters
+    ----------
+    out_dir : path
+        The output folder: new, empty, or an earlier netmodel output (replaced whole).
+    files : mapping
+        ``{name: bytes}`` or ``{name: writer}``, where ``writer(path)`` writes the file at
+        ``path``. Names are plain file names (no folders).
+    run : mapping, optional
+        What produced the files (command, arguments), recorded in the manifest.
+
+    Returns
+    -------
+    list of Path
+        The final paths, in the order of ``files``.
+
+    Raises
+    ------
+    UserError
+        A bad or unwritable path, or a name that is not a plain file name.
+    """
+    out = check_folder_path(out_dir, what)
+    for name in files:
+        if not isinstance(name, str) or not name or name in (".", "..", MANIFEST) \
+                or os.sep in name or "/" in name or name.startswith("."):
+            raise UserError(f"output name {name!r} is not a plain file name")
+    parent, base = out.resolve().parent, out.resolve().name
+    _clean_stale(parent, base)
+    try:
+        stage = Path(tempfile.mkdtemp(prefix=f".{base}{_STAGING}{os.getpid()}-", dir=parent))
+    except OSError as exc:
+        raise UserError(f"cannot write {what} {_describe(out_dir)}: {exc.strerror}") from None
+    try:
+        os.chmod(stage, 0o777 & ~_umask())
+        written: dict[str, Path] = {}
+        for name, content in files.items():
+            path = stage / name
+            if isinstance(content, bytes | bytearray):
+                path.write_bytes(bytes(content))
+            else:
+                path.write_bytes(b"")
+                content(str(path))
+            _fix_mode(str(path))
+            written[name] = path
+        (stage / MANIFEST).write_bytes(_manifest(written, run))
+        _fix_mode(str(stage / MANIFEST))
+        final = out.resolve()
+        if final.exists():
+            if not _exchange(stage, final):
+                retired = Path(tempfile.mkdtemp(prefix=f".{base}{_RETIRED}{os.getpid()}-",
+                                                dir=parent))
+                os.rmdir(retired)
+                os.rename(final, retired)
+                os.rename(stage, final)
+                stage = retired
+            shutil.rmtree(stage, ignore_errors=True)  # now the old output
+        else:
+            os.rename(stage, final)
+    except OSError as exc:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise UserError(f"cannot write {what} {_describe(out_dir)}: {exc.strerror}") from None
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    return [out / name for name in files]

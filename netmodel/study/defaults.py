@@ -1,0 +1,21 @@
+"""What the Lite-GPU study compares by default (used by the study, its figures and the
+command line; said here once)."""
+
+from __future__ import annotations
+
+__all__ = ["BASELINE", "BASELINE_SCENARIO", "DEFAULT_GPUS", "DEFAULT_MODELS", "SWEEP_GPU",
+           "SWEEP_HOP_LATENCY"]
+
+#: Models of the study: a GQA model, an MHA model and a 405B fp8 model.
+DEFAULT_MODELS = ("Llama-3-70B", "GPT-3-175B", "Llama-3.1-405B")
+#: GPU types of the study: the H100 and the Lite family (compute/data/gpus.toml).
+DEFAULT_GPUS = ("H100-SXM", "Lite", "Lite+NetBW", "Lite+MemBW", "Lite+BW", "Lite+BW+FLOPS")
+#: The GPU every ratio of the GPU-only part divides by.
+BASELINE = "H100-SXM"
+#: The scenario other rows of a comparison are divided by, when it is among those compared.
+BASELINE_SCENARIO = "h100-dgx"
+#: GPU the fabric sweep of the full study runs the Lite scenarios with (the Lite variant
+#: the paper expects to match the H100; plain Lites are in the fabric comparison).
+SWEEP_GPU = "Lite+BW"
+#: Per-hop latency the full study sweeps (s): 0.1 to 10 us added to every link.
+SWEEP_HOP_LATENCY = "adjust.hop_latency=0.1us:10us"
