@@ -26,6 +26,12 @@ _COMMANDS = {
     "costs": ("netmodel.cli.collective", "costs", "Lookup table of collective costs."),
     "compare": ("netmodel.cli.study", "compare", "Compare scenarios (fabrics) for models."),
     "sweep": ("netmodel.cli.study", "sweep", "Sweep scenario parameters."),
+    "blast-radius": ("netmodel.cli.reliability", "blast_radius",
+                     "What one failure of each component takes down."),
+    "availability": ("netmodel.cli.reliability", "availability",
+                     "Delivered capacity over time with failures, repairs and spares."),
+    "yield": ("netmodel.cli.economics", "yield_cmd", "Dies per wafer, yield, cost per good die."),
+    "cost": ("netmodel.cli.economics", "cost", "Capex, power, tokens/s/W and $ per token."),
 }
 
 
