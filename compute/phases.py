@@ -45,6 +45,7 @@ __all__ = [
     "Slo",
     "Workload",
     "check_phase",
+    "latency_name",
 ]
 
 PREFILL, DECODE = "prefill", "decode"
@@ -67,6 +68,17 @@ def check_phase(phase: str) -> str:
     if phase not in PHASES:
         raise UserError(f"unknown phase {phase!r}; known: {known(PHASES)}")
     return phase
+
+
+def latency_name(phase: str) -> str:
+    """The name of a phase's step latency: ``'ttft'`` (time to first token) for prefill,
+    ``'tbt'`` (time between tokens, what serving engines print as TPOT or ITL) for decode.
+    Upper-case it for display (``latency_name(p).upper()``).
+
+    >>> latency_name("prefill"), latency_name("decode").upper()
+    ('ttft', 'TBT')
+    """
+    return "ttft" if check_phase(phase) == PREFILL else "tbt"
 
 
 def _check_tokens(what: str, v) -> int:
@@ -122,7 +134,7 @@ class Workload:
     @property
     def latency_name(self) -> str:
         """``'ttft'`` for prefill, ``'tbt'`` for decode."""
-        return "ttft" if self.phase == PREFILL else "tbt"
+        return latency_name(self.phase)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,8 @@ import json
 import math
 from dataclasses import dataclass, field
 
+from compute.phases import latency_name
+
 __all__ = [
     "RESOURCES",
     "FrontPoint",
@@ -156,7 +158,7 @@ class InferenceResult:
     @property
     def latency_name(self) -> str:
         """``'ttft'`` or ``'tbt'``."""
-        return "ttft" if self.phase == "prefill" else "tbt"
+        return latency_name(self.phase)
 
     @property
     def tokens_per_s(self) -> float:
@@ -273,7 +275,7 @@ class SearchResult:
         """JSON-ready dict: the shape of ``netmodel search --json`` (documented in README)."""
         d = {
             "model": self.model, "gpu": self.gpu, "phase": self.phase,
-            "latency_name": "ttft" if self.phase == "prefill" else "tbt",
+            "latency_name": latency_name(self.phase),
             "latency_limit_s": self.latency_limit, "tp_degrees": list(self.tp_degrees),
             "max_batch": self.max_batch, "evaluated": self.evaluated,
             "fitting": self.fitting, "feasible": self.feasible,
