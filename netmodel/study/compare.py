@@ -18,17 +18,17 @@ optical circuit-switched fabric (paid once per re-provisioning, never per token)
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from compute.comm import NoCommunication
 from compute.errors import UserError
 from compute.models import get_model
 from compute.phases import PHASES, Slo, check_phase
-from compute.results import rows_to_csv
 from compute.roofline import RooflineOptions, make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
 from netmodel.study.defaults import BASELINE_SCENARIO
 from netmodel.study.progress import NO_PROGRESS
+from netmodel.study.rows import BestRow, RowsResult, key, ratio_text
 from netmodel.study.scenarios import get_scenario
 
 __all__ = ["BASELINE_SCENARIO", "COMPARE_COLUMNS", "CompareResult", "CompareRow",
@@ -36,56 +36,33 @@ __all__ = ["BASELINE_SCENARIO", "COMPARE_COLUMNS", "CompareResult", "CompareRow"
            "write_compare"]
 
 
-COMPARE_COLUMNS = ("model", "scenario", "gpu", "label", "phase", "feasible", "tp", "batch",
-                   "latency_name", "latency_s", "latency_limit_s", "tokens_per_s",
-                   "tokens_per_s_per_sm", "vs_baseline", "ideal_tokens_per_s_per_sm",
-                   "vs_ideal", "compute_s", "memory_s", "network_s", "network_share",
-                   "reconfiguration_s", "fabric", "reason")
+@dataclass(frozen=True, kw_only=True)
+class CompareRow(BestRow):
+    """The best configuration of one model on one scenario in one phase."""
+
+    scenario: str = key()              #: scenario name
+    label: str = key()                 #: ``scenario@gpu``
+    ideal_tokens_per_s_per_sm: float | None = None  #: same GPU, free collectives
+    vs_ideal: float | None = None
+    reconfiguration_s: float = 0.0     #: OCS circuits of the best instance; once per setup
+    fabric: str = ""                   #: the fabric's spec string
 
 
-@dataclass(frozen=True)
-class CompareRow:
-    """The best configuration of one model on one scenario in one phase (``None``s when
-    none is feasible; ``reason`` says why). ``compute_s + memory_s + network_s ==
-    latency_s``; ``network_share = network_s / latency_s``."""
-
-    model: str
-    scenario: str        #: scenario name
-    gpu: str
-    label: str           #: ``scenario@gpu``
-    phase: str
-    feasible: bool
-    tp: int | None
-    batch: int | None
-    latency_name: str
-    latency_s: float | None
-    latency_limit_s: float
-    tokens_per_s: float | None
-    tokens_per_s_per_sm: float | None
-    vs_baseline: float | None          #: over the baseline scenario's tokens/s/SM
-    ideal_tokens_per_s_per_sm: float | None  #: same GPU, free collectives
-    vs_ideal: float | None
-    compute_s: float | None
-    memory_s: float | None
-    network_s: float | None
-    network_share: float | None
-    reconfiguration_s: float           #: OCS circuits of the best instance; once per setup
-    fabric: str                        #: the fabric's spec string
-    reason: str = ""
-
-    def to_dict(self) -> dict:
-        return asdict(self)
+#: The comparison's CSV columns (from :class:`CompareRow`'s fields).
+COMPARE_COLUMNS = CompareRow.columns()
 
 
 @dataclass(frozen=True, eq=False)
-class CompareResult:
+class CompareResult(RowsResult):
     """Rows (model-major within each phase), the scenarios compared and the settings."""
 
-    rows: tuple[CompareRow, ...]
+    rows: tuple[CompareRow, ...] = ()
+    settings: dict = field(default_factory=dict)
     scenarios: tuple = ()
     baseline: str | None = None        #: label of the baseline scenario
-    settings: dict = field(default_factory=dict)
     searches: tuple = field(default=(), repr=False)
+
+    ROW = CompareRow
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -105,13 +82,6 @@ class CompareResult:
             if (r.model, r.label, r.phase) == (model, label, phase):
                 return r
         raise UserError(f"the comparison has no row for {model} x {label} x {phase}")
-
-    def to_dicts(self) -> list[dict]:
-        return [r.to_dict() for r in self.rows]
-
-    def to_csv(self) -> str:
-        """One row per model x scenario x phase (columns :data:`COMPARE_COLUMNS`)."""
-        return rows_to_csv(self.to_dicts(), COMPARE_COLUMNS)
 
     def to_json(self, indent: int | None = 2) -> str:
         """``{"comparison", "baseline", "settings", "scenarios", "rows"}`` (see README)."""
@@ -147,7 +117,7 @@ class CompareResult:
                     lines.append(
                         f"  {r.label:<{width}}{r.tp:>3}{r.batch:>6}{r.latency_s * 1e3:>9.2f}"
                         f"{r.tokens_per_s:>10.4g}{r.tokens_per_s_per_sm:>10.4g}"
-                        f"{_ratio(r.vs_baseline):>{vs}}{_ratio(r.vs_ideal):>9}"
+                        f"{ratio_text(r.vs_baseline):>{vs}}{ratio_text(r.vs_ideal):>9}"
                         f"{r.network_share:>6.0%}")
         reconf = sorted({(r.label, r.reconfiguration_s) for r in self.rows
                          if r.reconfiguration_s > 0})
@@ -159,10 +129,6 @@ class CompareResult:
         if bad:
             lines += ["infeasible:"] + bad
         return "\n".join(lines)
-
-
-def _ratio(x) -> str:
-    return "-" if x is None else f"{x:.2f}x"
 
 
 def expand_scenarios(scenarios, gpus=None) -> list:
@@ -250,36 +216,19 @@ def _baseline_label(scens, baseline) -> str:
 
 def _row(r, ideal) -> CompareRow:
     s, res = r.scenario, r.search
-    name = "ttft" if res.phase == "prefill" else "tbt"
     ideal_v = ideal.best.tokens_per_s_per_sm if ideal.best else None
-    common = dict(model=res.model, scenario=s.name, gpu=s.gpu, label=s.label, phase=res.phase,
-                  latency_name=name, latency_limit_s=res.latency_limit,
-                  ideal_tokens_per_s_per_sm=ideal_v, fabric=s.fabric_spec(),
-                  vs_baseline=None)
-    if res.best is None:
-        return CompareRow(feasible=False, tp=None, batch=None, latency_s=None,
-                          tokens_per_s=None, tokens_per_s_per_sm=None, vs_ideal=None,
-                          compute_s=None, memory_s=None, network_s=None, network_share=None,
-                          reconfiguration_s=0.0, reason=res.reason, **common)
-    b = res.best
-    split = b.time_split()
-    return CompareRow(feasible=True, tp=b.tp, batch=b.batch, latency_s=b.latency,
-                      tokens_per_s=b.tokens_per_s, tokens_per_s_per_sm=b.tokens_per_s_per_sm,
-                      vs_ideal=b.tokens_per_s_per_sm / ideal_v if ideal_v else None,
-                      compute_s=split["compute"], memory_s=split["memory"],
-                      network_s=split["network"], network_share=split["network"] / b.latency,
-                      reconfiguration_s=r.reconfiguration_s, reason="", **common)
+    row = CompareRow.from_search(res, scenario=s.name, label=s.label,
+                                 ideal_tokens_per_s_per_sm=ideal_v, fabric=s.fabric_spec())
+    if not row.feasible:
+        return row
+    return replace(row, vs_ideal=row.tokens_per_s_per_sm / ideal_v if ideal_v else None,
+                   reconfiguration_s=r.reconfiguration_s)
 
 
 def _with_ratios(rows, base_label: str) -> list[CompareRow]:
     ref = {(r.model, r.phase): r.tokens_per_s_per_sm for r in rows
            if r.label == base_label and r.feasible}
-    out = []
-    for r in rows:
-        v = ref.get((r.model, r.phase))
-        out.append(CompareRow(**{**asdict(r), "vs_baseline": r.tokens_per_s_per_sm / v
-                                 if (r.feasible and v) else None}))
-    return out
+    return [r.with_ratio(ref.get((r.model, r.phase))) for r in rows]
 
 
 def compare_files(result: CompareResult, *, plot: bool = True) -> dict:

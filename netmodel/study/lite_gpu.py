@@ -35,7 +35,6 @@ from compute.hardware import get_gpu
 from compute.models import get_model
 from compute.outputs import write_outputs
 from compute.phases import PHASES, Slo, check_phase
-from compute.results import rows_to_csv
 from compute.roofline import RooflineOptions, default_comm, make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
 from netmodel.study.defaults import (
@@ -45,6 +44,7 @@ from netmodel.study.defaults import (
     SWEEP_GPU,
     SWEEP_HOP_LATENCY,
 )
+from netmodel.study.rows import BestRow, RowsResult, key, ratio_text
 
 __all__ = ["BASELINE", "DEFAULT_GPUS", "DEFAULT_MODELS", "NETWORKS", "STUDY_COLUMNS",
            "SWEEP_GPU", "SWEEP_HOP_LATENCY", "FullStudy", "fabric_scenarios", "run_full_study",
@@ -62,46 +62,27 @@ def ideal_network(gpu):
 #: Named collective-cost factories: ``ring`` (the default) and ``ideal``.
 NETWORKS = {"ring": default_comm, "ideal": ideal_network}
 
-STUDY_COLUMNS = ("model", "gpu", "phase", "network", "feasible", "tp", "batch", "latency_name",
-                 "latency_s", "latency_limit_s", "tokens_per_s", "tokens_per_s_per_sm",
-                 "vs_baseline", "compute_s", "memory_s", "network_s", "reason")
+@dataclass(frozen=True, kw_only=True)
+class StudyRow(BestRow):
+    """The best configuration of one model x GPU x phase x network."""
+
+    network: str = key()   #: the network label (``ring``, ``ideal``, ...)
 
 
-@dataclass(frozen=True)
-class StudyRow:
-    """The best configuration of one model x GPU x phase x network (``None``s when none is
-    feasible; ``reason`` says why). ``compute_s + memory_s + network_s == latency_s``."""
-
-    model: str
-    gpu: str
-    phase: str
-    network: str
-    feasible: bool
-    tp: int | None
-    batch: int | None
-    latency_name: str
-    latency_s: float | None
-    latency_limit_s: float
-    tokens_per_s: float | None
-    tokens_per_s_per_sm: float | None
-    vs_baseline: float | None  #: tokens/s/SM over the baseline GPU's (same model, phase, network)
-    compute_s: float | None
-    memory_s: float | None
-    network_s: float | None
-    reason: str = ""
-
-    def to_dict(self) -> dict:
-        return asdict(self)
+#: The study's CSV columns (from :class:`StudyRow`'s fields).
+STUDY_COLUMNS = StudyRow.columns()
 
 
 @dataclass(frozen=True, eq=False)
-class StudyResult:
+class StudyResult(RowsResult):
     """Rows of the study, with the searches behind them (same order) and the settings."""
 
-    rows: tuple[StudyRow, ...]
+    rows: tuple[StudyRow, ...] = ()
+    settings: dict = field(default_factory=dict)
     searches: tuple = field(default=(), repr=False)
     baseline: str = BASELINE
-    settings: dict = field(default_factory=dict)
+
+    ROW = StudyRow
 
     def __add__(self, other: StudyResult) -> StudyResult:
         return StudyResult(rows=self.rows + other.rows, searches=self.searches + other.searches,
@@ -122,13 +103,6 @@ class StudyResult:
                 return r
         raise UserError(f"the study has no row for {model} x {gpu} x {phase} x {network}")
 
-    def to_dicts(self) -> list[dict]:
-        return [r.to_dict() for r in self.rows]
-
-    def to_csv(self) -> str:
-        """One row per model x GPU x phase x network (columns :data:`STUDY_COLUMNS`)."""
-        return rows_to_csv(self.to_dicts(), STUDY_COLUMNS)
-
     def to_json(self, indent: int | None = 2) -> str:
         """``{"study", "baseline", "settings", "rows"}`` (documented in README)."""
         return json.dumps({"study": "lite-gpu", "baseline": self.baseline,
@@ -146,7 +120,7 @@ class StudyResult:
             if r.feasible:
                 lat = r.latency_s
                 line = (f"{r.phase:<8}{r.model:<16}{r.gpu:<15}{r.tp:>3}{r.batch:>6}"
-                        f"{lat * 1e3:>8.1f}{r.tokens_per_s_per_sm:>10.4g}{_ratio(r.vs_baseline):>9}"
+                        f"{lat * 1e3:>8.1f}{r.tokens_per_s_per_sm:>10.4g}{ratio_text(r.vs_baseline):>9}"
                         f"{r.compute_s / lat:>6.0%}{r.memory_s / lat:>6.0%}{r.network_s / lat:>6.0%}")
             else:
                 line = (f"{r.phase:<8}{r.model:<16}{r.gpu:<15}{'-':>3}{'-':>6}{'-':>8}"
@@ -154,17 +128,13 @@ class StudyResult:
             for n in nets[1:]:
                 o = self.row(r.model, r.gpu, r.phase, n)
                 val = f"{o.tokens_per_s_per_sm:.4g}" if o.feasible else "infeasible"
-                line += f"{val:>18}{_ratio(o.vs_baseline):>6}"
+                line += f"{val:>18}{ratio_text(o.vs_baseline):>6}"
             lines.append(line)
         reasons = [f"  {r.model} x {r.gpu} x {r.phase} ({r.network}): {r.reason}"
                    for r in self.rows if not r.feasible]
         if reasons:
             lines += ["infeasible:"] + reasons
         return "\n".join(lines)
-
-
-def _ratio(x) -> str:
-    return "-" if x is None else f"{x:.2f}x"
 
 
 def run_lite_gpu_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
@@ -206,7 +176,7 @@ def run_lite_gpu_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, 
                 r = search(model, gpu, workload, comm=factory(gpu), options=options, slo=slo,
                            max_batch=max_batch)
                 searches.append(r)
-                rows.append(_row(r, network))
+                rows.append(StudyRow.from_search(r, network=network))
     rows = _with_ratios(rows, baseline)
     settings = {"slo": {"ttft_s": slo.ttft, "tbt_s": slo.tbt},
                 "prompt_tokens": make_workload("prefill", prompt, context).prompt,
@@ -216,37 +186,18 @@ def run_lite_gpu_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, 
                        settings=settings)
 
 
-def _row(r, network: str) -> StudyRow:
-    name = "ttft" if r.phase == "prefill" else "tbt"
-    if r.best is None:
-        return StudyRow(r.model, r.gpu, r.phase, network, False, None, None, name, None,
-                        r.latency_limit, None, None, None, None, None, None, r.reason)
-    b = r.best
-    split = b.time_split()
-    return StudyRow(r.model, r.gpu, r.phase, network, True, b.tp, b.batch, name, b.latency,
-                    r.latency_limit, b.tokens_per_s, b.tokens_per_s_per_sm, None,
-                    split["compute"], split["memory"], split["network"], "")
-
-
 def _with_ratios(rows, baseline: str) -> list[StudyRow]:
     base = {(r.model, r.phase, r.network): r.tokens_per_s_per_sm for r in rows
             if r.gpu == baseline and r.feasible}
-    out = []
-    for r in rows:
-        ref = base.get((r.model, r.phase, r.network))
-        ratio = r.tokens_per_s_per_sm / ref if (r.feasible and ref) else None
-        out.append(StudyRow(**{**asdict(r), "vs_baseline": ratio}))
-    return out
-
-
+    return [r.with_ratio(base.get((r.model, r.phase, r.network))) for r in rows]
 
 
 @dataclass(frozen=True, eq=False)
 class FullStudy:
     """The three parts of ``netmodel study lite-gpu``: the ideal-network comparison
     (:class:`StudyResult`), the fabric comparison
-    (:class:`~netmodel.study.compare.CompareResult`, None when skipped) and the per-hop latency
-    sweep (:class:`~netmodel.study.sweep.SweepResult`, None when skipped)."""
+    (:class:`~netmodel.study.compare.CompareResult`, None when skipped) and the per-hop
+    latency sweep (:class:`~netmodel.study.sweep.SweepResult`, None when skipped)."""
 
     ideal: StudyResult
     fabric: object = None

@@ -31,12 +31,12 @@ import numpy as np
 
 from compute.errors import UserError, known
 from compute.models import get_model
-from compute.phases import Slo, check_phase
-from compute.results import rows_to_csv
+from compute.phases import Slo, check_phase, latency_name
 from compute.roofline import RooflineOptions, make_workload
 from compute.search import DEFAULT_MAX_BATCH
 from compute.units import parse_bandwidth, parse_time
 from netmodel.study.progress import NO_PROGRESS
+from netmodel.study.rows import BestRow, RowsResult, key
 from netmodel.study.scenarios import ADJUST_KEYS, get_scenario
 
 __all__ = ["DEFAULT_POINTS", "SweepParam", "SweepResult", "parameters", "parse_param",
@@ -147,34 +147,26 @@ def parse_param(text: str, scenarios, points: int = DEFAULT_POINTS) -> SweepPara
     return SweepParam(path, tuple(values), unit, bool(integer))
 
 
-@dataclass(frozen=True)
-class SweepRow:
+@dataclass(frozen=True, kw_only=True)
+class SweepRow(BestRow):
     """Best configuration of one model x scenario x phase at one point of the sweep."""
 
-    label: str
-    scenario: str
-    gpu: str
-    model: str
-    phase: str
-    x: float
-    y: float | None          #: the second parameter's value (None with one parameter)
-    feasible: bool
-    tp: int | None
-    batch: int | None
-    latency_s: float | None
-    tokens_per_s_per_sm: float | None
-    network_share: float | None
-    reason: str = ""
+    label: str = key()       #: ``scenario@gpu``
+    scenario: str = key()
+    x: float = key()         #: the first parameter's value (its column is named by its path)
+    y: float | None = key(default=None)  #: the second parameter's value (None with one)
 
 
 @dataclass(frozen=True, eq=False)
-class SweepResult:
+class SweepResult(RowsResult):
     """Rows of the sweep and the parameters swept."""
 
-    rows: tuple[SweepRow, ...]
-    params: tuple[SweepParam, ...]
-    labels: tuple[str, ...]
+    rows: tuple[SweepRow, ...] = ()
     settings: dict = field(default_factory=dict)
+    params: tuple[SweepParam, ...] = ()
+    labels: tuple[str, ...] = ()
+
+    ROW = SweepRow
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -210,20 +202,21 @@ class SweepResult:
                                                                    y=y))
         return out
 
-    def to_csv(self) -> str:
-        cols = ["label", "scenario", "gpu", "model", "phase", self.params[0].path]
-        if len(self.params) > 1:
-            cols.append(self.params[1].path)
-        cols += ["feasible", "tp", "batch", "latency_s", "tokens_per_s_per_sm",
-                 "network_share", "reason"]
-        rows = []
+    def columns(self) -> tuple[str, ...]:
+        """The row columns, ``x`` and ``y`` named by the parameters' paths (``y`` only
+        with a second parameter)."""
+        names = {"x": self.params[0].path,
+                 "y": self.params[1].path if len(self.params) > 1 else None}
+        return tuple(names.get(c, c) for c in SweepRow.columns() if names.get(c, c))
+
+    def to_dicts(self) -> list[dict]:
+        out = []
         for r in self.rows:
-            d = asdict(r)
-            d[self.params[0].path] = r.x
-            if len(self.params) > 1:
-                d[self.params[1].path] = r.y
-            rows.append(d)
-        return rows_to_csv(rows, cols)
+            d = r.to_dict()
+            x, y = d.pop("x"), d.pop("y")
+            out.append({**d, self.params[0].path: x,
+                        **({self.params[1].path: y} if len(self.params) > 1 else {})})
+        return out
 
     def to_json(self, indent: int | None = 2) -> str:
         """``{"sweep", "params", "scenarios", "settings", "crossovers", "rows"}``."""
@@ -231,7 +224,7 @@ class SweepResult:
                            "params": [asdict(p) for p in self.params],
                            "scenarios": list(self.labels), "settings": self.settings,
                            "crossovers": self.crossovers(),
-                           "rows": [asdict(r) for r in self.rows]}, indent=indent)
+                           "rows": [r.to_dict() for r in self.rows]}, indent=indent)
 
 
 def run_sweep(scenarios, params, models=("Llama-3-70B",), phases=("decode",), *, gpus=None,
@@ -281,7 +274,7 @@ def run_sweep(scenarios, params, models=("Llama-3-70B",), phases=("decode",), *,
                     # a point the fabric cannot be built at (a radix below the GPU count, a
                     # ring on too few ports...) is an infeasible point, not the end of the sweep
                     refused.append(str(exc))
-                    rows.extend(_refused_row(s, model.name, phase, x, y, f"fabric refused: {exc}")
+                    rows.extend(_refused_row(s, model.name, phase, x, y, f"fabric refused: {exc}", slo)
                                 for phase in phases for model in models)
                 else:
                     rows.extend(_row(s, model.name, phase, x, y, r) for phase, model, r in found)
@@ -320,17 +313,14 @@ def _typed(param: SweepParam, v: float):
     return int(v) if param.integer else float(v)
 
 
-def _refused_row(s, model, phase, x, y, reason) -> SweepRow:
-    return SweepRow(s.label, s.name, s.gpu, model, phase, x, y, False, None, None, None,
-                    None, None, reason)
+def _refused_row(s, model, phase, x, y, reason, slo: Slo) -> SweepRow:
+    return SweepRow(label=s.label, scenario=s.name, gpu=s.gpu, model=model, phase=phase, x=x,
+                    y=y, feasible=False, latency_name=latency_name(phase),
+                    latency_limit_s=slo.limit(phase), reason=reason)
 
 
 def _row(s, model, phase, x, y, r) -> SweepRow:
-    b = r.best
-    if b is None:
-        return _refused_row(s, model, phase, x, y, r.search.reason)
-    return SweepRow(s.label, s.name, s.gpu, model, phase, x, y, True, b.tp, b.batch,
-                    b.latency, b.tokens_per_s_per_sm, b.time_split()["network"] / b.latency)
+    return SweepRow.from_search(r.search, label=s.label, scenario=s.name, x=x, y=y)
 
 
 def sweep_files(result: SweepResult, *, plot: bool = True) -> dict:

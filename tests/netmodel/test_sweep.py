@@ -46,11 +46,14 @@ def test_bad_parameters(text, needle):
 def test_crossover_is_interpolated_log_linearly():
     # a falls from 2 to 1 and b rises from 1 to 2 between x = 1 and x = 100: they cross
     # half-way, which on a log axis is x = 10, at the value 1.5
-    rows = [SweepRow(lab, lab, "Lite", "M", "decode", x, None, True, 8, 1, 0.01, v, 0.5)
+    rows = [SweepRow(label=lab, scenario=lab, gpu="Lite", model="M", phase="decode", x=x,
+                     feasible=True, tp=8, batch=1, latency_name="tbt", latency_s=0.01,
+                     latency_limit_s=0.05, tokens_per_s_per_sm=v, network_share=0.5)
             for lab, vals in (("a@Lite", (2.0, 1.0)), ("b@Lite", (1.0, 2.0)))
             for x, v in zip((1.0, 100.0), vals, strict=True)]
-    r = SweepResult(tuple(rows), (SweepParam("adjust.hop_latency", (1.0, 100.0), "s"),),
-                    ("a@Lite", "b@Lite"))
+    r = SweepResult(rows=tuple(rows),
+                    params=(SweepParam("adjust.hop_latency", (1.0, 100.0), "s"),),
+                    labels=("a@Lite", "b@Lite"))
     (c,) = r.crossovers()
     assert c["x"] == pytest.approx(10.0) and c["tokens_per_s_per_sm"] == pytest.approx(1.5)
     assert (c["before"], c["after"]) == ("a@Lite", "b@Lite")

@@ -1,0 +1,133 @@
+"""One result row: the best configuration a search found, as the study, compare and sweep
+report it.
+
+:class:`BestRow` holds what every report says of a search's best configuration (TP
+degree, batch, latency against its SLO, tokens/s and tokens/s/SM, the compute / memory /
+network split of the step). Each report extends it with the fields that say *where* the
+row comes from (a network label, a scenario, a sweep point) and its own extras. Columns
+are the dataclass fields: the identifying fields (marked ``key``) first, then the rest in
+declaration order, ``reason`` last. Adding a column is adding a field (and, where it is
+computed, a line in the builder).
+
+>>> from compute.search import search
+>>> r = search("Llama-3-8B", "H100-SXM", "decode", max_batch=64)
+>>> row = BestRow.from_search(r)
+>>> row.tp, row.latency_name, row.feasible
+(1, 'tbt', True)
+>>> BestRow.columns()[:4]
+('model', 'gpu', 'phase', 'feasible')
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any, ClassVar, Self
+
+from compute.phases import latency_name
+from compute.results import rows_to_csv
+
+__all__ = ["BestRow", "RowsResult", "key", "ratio_text"]
+
+
+def key(**kwargs: Any) -> Any:
+    """A dataclass field that identifies a row (listed first among the columns)."""
+    meta = {"key": True}
+    return field(metadata=meta, **kwargs)
+
+
+@dataclass(frozen=True, kw_only=True)
+class BestRow:
+    """The best configuration of one model x GPU x phase (``None`` where none is feasible;
+    ``reason`` then says why). ``compute_s + memory_s + network_s == latency_s`` and
+    ``network_share = network_s / latency_s``."""
+
+    model: str = key()
+    gpu: str = key()
+    phase: str = key()
+    feasible: bool
+    tp: int | None = None
+    batch: int | None = None
+    latency_name: str           #: ``ttft`` (prefill) or ``tbt`` (decode; TPOT / ITL)
+    latency_s: float | None = None
+    latency_limit_s: float      #: the SLO
+    tokens_per_s: float | None = None
+    tokens_per_s_per_sm: float | None = None
+    vs_baseline: float | None = None   #: tokens/s/SM over the baseline's (same model, phase)
+    compute_s: float | None = None
+    memory_s: float | None = None
+    network_s: float | None = None
+    network_share: float | None = None
+    reason: str = ""
+
+    #: Fields listed last among the columns.
+    LAST: ClassVar[tuple[str, ...]] = ("reason",)
+
+    @classmethod
+    def columns(cls) -> tuple[str, ...]:
+        """Column names: key fields first, then the others in declaration order, then
+        :attr:`LAST`."""
+        fs = fields(cls)
+        keys = [f.name for f in fs if f.metadata.get("key")]
+        rest = [f.name for f in fs if not f.metadata.get("key") and f.name not in cls.LAST]
+        return tuple(keys + rest + [n for n in cls.LAST if n in {f.name for f in fs}])
+
+    @staticmethod
+    def search_fields(result) -> dict:
+        """The fields a :class:`~compute.results.SearchResult` fills (its best
+        configuration's, or the infeasible ones with the reason)."""
+        out = {"model": result.model, "gpu": result.gpu, "phase": result.phase,
+               "latency_name": latency_name(result.phase),
+               "latency_limit_s": result.latency_limit}
+        b = result.best
+        if b is None:
+            return {**out, "feasible": False, "reason": result.reason}
+        split = b.time_split()
+        return {**out, "feasible": True, "tp": b.tp, "batch": b.batch, "latency_s": b.latency,
+                "tokens_per_s": b.tokens_per_s, "tokens_per_s_per_sm": b.tokens_per_s_per_sm,
+                "compute_s": split["compute"], "memory_s": split["memory"],
+                "network_s": split["network"], "network_share": split["network"] / b.latency,
+                "reason": ""}
+
+    @classmethod
+    def from_search(cls, result, **extra: Any) -> Self:
+        """The row of ``result``'s best configuration, with ``extra`` fields set."""
+        return cls(**{**cls.search_fields(result), **extra})
+
+    def with_ratio(self, reference: float | None) -> Self:
+        """A copy with ``vs_baseline`` = tokens/s/SM over ``reference`` (None where either
+        is missing)."""
+        ok = self.feasible and reference
+        return replace(self, vs_baseline=self.tokens_per_s_per_sm / reference if ok else None)
+
+    def to_dict(self) -> dict:
+        """The row as a dict in column order."""
+        d = asdict(self)
+        return {c: d[c] for c in self.columns()}
+
+
+def ratio_text(x: float | None) -> str:
+    """``1.23x``, or ``-`` for a missing ratio."""
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.2f}x"
+
+
+@dataclass(frozen=True, eq=False)
+class RowsResult:
+    """What every report holds: its rows (of one :class:`BestRow` type) and settings."""
+
+    rows: tuple = ()
+    settings: dict = field(default_factory=dict)
+
+    #: The row type (columns come from its fields).
+    ROW: ClassVar[type[BestRow]] = BestRow
+
+    def to_dicts(self) -> list[dict]:
+        return [r.to_dict() for r in self.rows]
+
+    def columns(self) -> tuple[str, ...]:
+        return self.ROW.columns()
+
+    def to_csv(self) -> str:
+        """One line per row, the row type's columns."""
+        return rows_to_csv(self.to_dicts(), self.columns())
+
