@@ -15,15 +15,66 @@ _ALGO_HELP = ("auto (fastest valid per size), or one of ring, bidirectional-ring
               "in-network.")
 
 
-def _model(fabric, placement, algorithm, algorithms, seed):
+#: Default of ``costs --max-rows``: rows a cost table may hold (each row is a few hundred
+#: bytes in memory; 200,000 rows is about 100 MB).
+MAX_ROWS = 200_000
+
+
+def _items(text, option, example):
+    """The comma-separated items of ``text``; an empty list or an empty item is refused."""
     from compute.errors import UserError
+
+    items = [t.strip() for t in str(text).split(",")]
+    if not any(items):
+        raise UserError(f"{option} {text!r} is empty; give e.g. {example}")
+    if not all(items):
+        raise UserError(f"{option} {text!r} has an empty item; give e.g. {example}")
+    return items
+
+
+def _check_seed(seed):
+    from compute.errors import UserError
+
+    if seed < 0:
+        raise UserError(f"--seed must be a whole number >= 0, got {seed}")
+    return seed
+
+
+def _check_bytes(n, option, text):
+    """Refuse message sizes below one byte."""
+    from compute.errors import UserError
+
+    if n < 1:
+        raise UserError(f"{option} {text!r} is {n:g} B: a message is at least 1 byte")
+    return n
+
+
+def _size_count(text) -> int:
+    """How many sizes ``--sizes`` text makes, worked out before any list is built."""
+    import math
+
+    from compute.units import check_finite_positive, parse_bytes
+
+    text = str(text).strip()
+    if "," in text or ":" not in text:
+        return text.count(",") + 1
+    parts = text.split(":")
+    if len(parts) not in (2, 3):
+        return 0  # parse_size_range explains the mistake
+    lo, hi = parse_bytes(parts[0], "--sizes"), parse_bytes(parts[1], "--sizes")
+    factor = check_finite_positive("--sizes factor", parts[2]) if len(parts) == 3 else 2.0
+    if hi < lo or factor <= 1:
+        return 0
+    return int(math.floor(math.log(hi / lo) / math.log(factor) + 1e-9)) + 1
+
+
+def _model(fabric, placement, algorithm, algorithms, seed):
     from netmodel.collectives.model import FabricCostModel
     from topologies import build
 
+    _check_seed(seed)
     if algorithms is not None:
-        names = [a.strip() for a in algorithms.split(",") if a.strip()]
-        if not names:
-            raise UserError(f"--algorithms {algorithms!r} is empty; give 'nccl' or names")
+        names = _items(algorithms, "--algorithms", "'nccl' or ring,tree")
         algorithms = "nccl" if names == ["nccl"] else tuple(names)
     graph = build(fabric)
     return FabricCostModel(graph, placement=placement, algorithm=algorithm,
@@ -36,10 +87,9 @@ def _parse_group(text):
     text = text.strip()
     if text.isdigit():
         return int(text)
-    names = [t.strip() for t in text.split(",") if t.strip()]
-    if not names:
-        raise UserError(f"--group {text!r} is empty; give a size (8) or GPU nodes (gpu0,gpu1)")
-    return names
+    if text.lstrip("+-").isdigit():
+        raise UserError(f"--group {text!r} must be a size >= 1 or GPU nodes (gpu0,gpu1)")
+    return _items(text, "--group", "a size (8) or GPU nodes (gpu0,gpu1)")
 
 
 def _fabric_label(model) -> str:
@@ -88,11 +138,11 @@ def collective(op, fabric, group_text, size_text, algorithm, algorithms, placeme
     from compute.units import format_bytes, format_time, parse_bytes
 
     check_op(op)
-    size = parse_bytes(size_text)
+    size = _check_bytes(parse_bytes(size_text), "--size", size_text)
     model = _model(fabric, placement, algorithm, algorithms, seed)
     group = model.group(_parse_group(group_text))
     extra = {}
-    if fail_text:
+    if fail_text is not None:
         from netmodel.collectives.degraded import degraded_cost
 
         links, nodes = _failures(fail_text)
@@ -193,9 +243,7 @@ def _failures(text):
     from compute.errors import UserError
 
     links, nodes = [], []
-    for item in (t.strip() for t in text.split(",")):
-        if not item:
-            continue
+    for item in _items(text, "--fail", "spine0,leaf1/spine2"):
         if "/" in item:
             u, _, v = item.partition("/")
             if not u or not v:
@@ -203,8 +251,6 @@ def _failures(text):
             links.append((u, v))
         else:
             nodes.append(item)
-    if not links and not nodes:
-        raise UserError(f"--fail {text!r} is empty; give nodes or links (u/v)")
     return links, nodes
 
 
@@ -217,6 +263,17 @@ def _model_on(deg, model, placement, algorithm, seed):
     return FabricCostModel(broken, placement=placement, algorithm=algorithm,
                            algorithms=model.algorithms, seed=seed,
                            calibration=model.calibration)
+
+
+#: ``costs --format`` choices: name -> what it writes.
+FORMATS = {
+    "csv": "CSV table (one row per op x group x size)",
+    "json": "JSON document with the rows, their schema and units",
+    "nccl-tests": "text laid out exactly as nccl-tests' *_perf binaries print it",
+    "nccl-short": "short nccl-tests-like table with the algorithm chosen",
+    "nccl": "same as nccl-short",
+    "vidur": "Vidur network profiles (all_reduce.csv, send_recv.csv...) into the -o folder",
+}
 
 
 @click.command("costs")
@@ -234,44 +291,78 @@ def _model_on(deg, model, placement, algorithm, seed):
 @click.option("--placement", default="contiguous", show_default=True,
               help="contiguous, rail-aligned, spread or random.")
 @click.option("--seed", default=0, show_default=True, help="Seed of random placement.")
-@click.option("--format", "fmt", type=click.Choice(["csv", "json", "nccl"]), default="csv",
-              show_default=True, help="Table format.")
-@click.option("-o", "--output", default=None, metavar="FILE",
-              help="Write the table to FILE (atomically) instead of stdout.")
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="csv",
+              show_default=True,
+              help="; ".join(f"{k}: {v}" for k, v in FORMATS.items()) + ".")
+@click.option("-o", "--output", default=None, metavar="PATH",
+              help="Write the table to PATH (atomically) instead of stdout; a folder for "
+              "--format vidur.")
+@click.option("--max-rows", default=MAX_ROWS, show_default=True, metavar="N",
+              help="Refuse tables of more rows than this (ops x groups x sizes, x algorithms "
+              "for --algorithm all), counted before anything is computed.")
 @click.option("--plot", "plot_path", default=None, metavar="FILE.png",
               help="Also draw busbw against size, one line per algorithm, per op "
               "(largest group).")
 def costs(fabric, ops_text, sizes_text, groups_text, algorithm, algorithms, placement, seed,
-          fmt, output, plot_path):
+          fmt, output, max_rows, plot_path):
     """Lookup table of collective costs (op, algorithm, protocol, group size, bytes,
-    seconds, algbw, busbw) that other simulators can read."""
+    seconds, algbw, busbw) that other programs can read: CSV, JSON, nccl-tests logs or
+    Vidur's network profiles."""
     import numpy as np
 
     from compute.comm import check_op
     from compute.errors import UserError
     from compute.units import parse_size_range
-    from netmodel.collectives.cost_table import cost_rows, to_csv, to_json, to_nccl
+    from netmodel.collectives.algorithms import ALGORITHMS
+    from netmodel.collectives.cost_table import (
+        cost_rows,
+        to_csv,
+        to_json,
+        to_nccl_short,
+        to_nccl_tests,
+        vidur_files,
+    )
 
-    ops = [check_op(o.strip()) for o in ops_text.split(",") if o.strip()]
-    if not ops:
-        raise UserError(f"--ops {ops_text!r} is empty; give e.g. all-reduce,all-gather")
-    sizes = parse_size_range(sizes_text, "--sizes")
+    ops = [check_op(o) for o in _items(ops_text, "--ops", "all-reduce,all-gather")]
+    group_items = _items(groups_text, "--groups", "2,4,8")
     try:
-        groups = [int(g) for g in groups_text.split(",") if g.strip()]
+        groups = [int(g) for g in group_items]
     except ValueError:
         raise UserError(f"--groups {groups_text!r} must be comma-separated integers") from None
-    if not groups:
-        raise UserError(f"--groups {groups_text!r} is empty; give e.g. 2,4,8")
+    _check_seed(seed)
+    if max_rows < 1:
+        raise UserError(f"--max-rows must be >= 1, got {max_rows}")
+    if fmt == "vidur":
+        if output is None:
+            raise UserError("--format vidur writes a folder of CSV files: give it with -o DIR")
+        if algorithm == "all":
+            raise UserError("--format vidur holds one time per size: use --algorithm auto or "
+                            "one algorithm, not all")
+    per_size = len(ops) * len(groups) * (len(ALGORITHMS) if algorithm == "all" else 1)
+    estimate = _size_count(sizes_text) * per_size
+    if estimate > max_rows:
+        raise UserError(f"--sizes {sizes_text!r} with {len(ops)} op(s) and {len(groups)} "
+                        f"group size(s) makes up to {estimate:,} rows, above the limit of "
+                        f"{max_rows:,}: use a larger factor, a narrower range or fewer "
+                        f"ops/groups, or raise --max-rows")
+    sizes = [_check_bytes(n, "--sizes", sizes_text)
+             for n in parse_size_range(sizes_text, "--sizes")]
     model = _model(fabric, placement, "auto" if algorithm == "all" else algorithm,
                    algorithms, seed)
     rows = cost_rows(model, ops, sizes, groups, algorithm)
     meta = {"fabric": _fabric_label(model), "placement": placement, "algorithm": algorithm}
+    title = f"netmodel costs: {meta['fabric']}, placement {placement}"
+    files = None
     if fmt == "csv":
         text = to_csv(rows)
     elif fmt == "json":
         text = to_json(rows, meta)
+    elif fmt == "nccl-tests":
+        text = to_nccl_tests(rows, title, per_algorithm=algorithm == "all")
+    elif fmt == "vidur":
+        files = vidur_files(model, rows)
     else:
-        text = to_nccl(rows, f"netmodel costs: {meta['fabric']}, placement {placement}")
+        text = to_nccl_short(rows, title)
     if plot_path:
         from netmodel.collectives.cost import bus_factor
         from netmodel.collectives.plot import plot_busbw
@@ -286,16 +377,18 @@ def costs(fabric, ops_text, sizes_text, groups_text, algorithm, algorithms, plac
             panels.append((f"{op}, {p} GPUs", arr, {k: arr / t * f for k, t in curves.items()},
                            []))
         plot_busbw(panels, plot_path, title=_fabric_label(model))
-    if output:
+    also = f" and {plot_path}" if plot_path else ""
+    if files is not None:
+        from compute.outputs import write_outputs
+
+        write_outputs(output, files, run={"command": "costs", "fabric": meta["fabric"],
+                                          "placement": placement, "algorithm": algorithm})
+        click.echo(f"wrote {len(rows)} rows to {output}/ ({', '.join(files)}){also}")
+    elif output:
         from compute.outputs import atomic_write
 
-        def write(tmp):
-            with open(tmp, "w") as fh:
-                fh.write(text)
-
-        atomic_write(output, write)
-        click.echo(f"wrote {len(rows)} rows to {output}" +
-                   (f" and {plot_path}" if plot_path else ""))
+        atomic_write(output, text.encode())
+        click.echo(f"wrote {len(rows)} rows to {output}{also}")
     else:
         click.echo(text, nl=False)
         if plot_path:

@@ -48,7 +48,7 @@ from netmodel.collectives.cost import (
     bus_factor,
     compile_steps,
 )
-from netmodel.collectives.placement import PLACEMENTS, check_group, place
+from netmodel.collectives.placement import PLACEMENTS, check_group, check_seed, place
 from netmodel.collectives.routing import Router
 from topologies.schema import validate
 
@@ -117,7 +117,7 @@ class FabricCostModel:
         self.algorithm = algorithm
         self.algorithms = algorithms
         self.calibration = calibration or default_calibration()
-        self.seed = seed
+        self.seed = check_seed(seed)
         self.ring_order = ring_order
         self.router = Router(graph)
         self.gpus = len(self.router.gpu_list)

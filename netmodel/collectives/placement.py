@@ -31,9 +31,25 @@ import numpy as np
 from compute.errors import UserError, known
 from topologies.schema import gpu_nodes
 
-__all__ = ["PLACEMENTS", "check_group", "partition", "place"]
+__all__ = ["PLACEMENTS", "check_group", "check_seed", "partition", "place"]
 
 PLACEMENTS = ("contiguous", "rail-aligned", "spread", "random")
+
+
+def check_seed(seed) -> int:
+    """``seed`` as an int, refusing negatives, booleans and non-integers (numpy's generators
+    take seeds >= 0).
+
+    >>> check_seed(7)
+    7
+    >>> check_seed(-1)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: seed must be a whole number >= 0, got -1
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise UserError(f"seed must be a whole number >= 0, got {seed!r}")
+    return int(seed)
 
 
 def _size(graph, size, gpus=None) -> tuple[list, int]:
@@ -51,6 +67,7 @@ def partition(graph, size: int, policy: str = "contiguous", *, seed: int = 0,
     (``gpus``: the fabric's GPU nodes in numbering order, if already known)."""
     if policy not in PLACEMENTS:
         raise UserError(f"unknown placement {policy!r}; known: {known(PLACEMENTS)}")
+    seed = check_seed(seed)
     gpus, size = _size(graph, size, gpus)
     count = len(gpus) // size
     if policy == "contiguous":

@@ -5,7 +5,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -47,7 +49,7 @@ def test_collective_explicit_group():
     assert "on 2 GPUs (gpu0, gpu15)" in out.output
 
 
-@pytest.mark.parametrize("fmt", ["csv", "json", "nccl"])
+@pytest.mark.parametrize("fmt", ["csv", "json", "nccl", "nccl-short"])
 def test_costs_formats(tmp_path, fmt):
     path = tmp_path / f"t.{fmt}"
     out = run("costs", "--fabric", "single-switch:n=8", "--ops", "all-reduce,all-gather",
@@ -149,3 +151,205 @@ def test_algorithm_help_names_every_algorithm():
     from netmodel.collectives.algorithms import ALGORITHMS
 
     assert all(name in _ALGO_HELP for name in ALGORITHMS)
+
+
+# --------------------------------------------------------------------- nccl-tests format
+# A real all_reduce_perf log (64 GB200 on NVL72 racks), posted in coreweave/nccl-tests pull
+# request #43 (https://github.com/coreweave/nccl-tests/pull/43): its header lines, two rows
+# and its footer, byte for byte (trailing blanks included). The layout is nccl-tests'
+# printf formats (NVIDIA/nccl-tests src/common.cu).
+NCCL_TESTS_SAMPLE = (
+    "#                                                              out-of-place            "
+    "           in-place          \n"
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong   "
+    "  time   algbw   busbw #wrong\n"
+    "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)          "
+    "  (us)  (GB/s)  (GB/s)       \n"
+    "   536870912     134217728     float     sum      -1   1806.7  297.16  586.06      0   "
+    "1835.9  292.43  576.74      0\n"
+    "  8589934592    2147483648     float     sum      -1    20299  423.16  834.57      0    "
+    "20006  429.37  846.82      0\n"
+    "# Out of bounds values : 0 OK\n"
+    "# Avg bus bandwidth    : 745.53 \n")
+
+
+def parse_nccl_tests(text):
+    """Read a log the way nccl-tests log parsers do: data lines are the lines that do not
+    start with '#', split on blanks into 13 columns; the averages from the footer."""
+    rows, avg, oob = [], [], []
+    for line in text.splitlines():
+        if line.startswith("# Avg bus bandwidth"):
+            avg.append(float(line.split(":")[1]))
+        elif line.startswith("# Out of bounds values"):
+            oob.append(line.split(":")[1].split())
+        elif line.strip() and not line.startswith("#"):
+            f = line.split()
+            assert len(f) == 13, line
+            rows.append({"size": int(f[0]), "count": int(f[1]), "type": f[2], "redop": f[3],
+                         "root": int(f[4]), "time": float(f[5]), "algbw": float(f[6]),
+                         "busbw": float(f[7]), "wrong": int(f[8]), "time_ip": float(f[9]),
+                         "algbw_ip": float(f[10]), "busbw_ip": float(f[11]),
+                         "wrong_ip": int(f[12])})
+    return rows, avg, oob
+
+
+def _field_ends(line):
+    return [m.end() for m in re.finditer(r"\S+", line)]
+
+
+def test_nccl_tests_sample_parses():
+    rows, avg, oob = parse_nccl_tests(NCCL_TESTS_SAMPLE)
+    assert [r["size"] for r in rows] == [536870912, 8589934592] and avg == [745.53]
+    assert oob == [["0", "OK"]]
+
+
+def test_costs_nccl_tests_layout_matches_real_log():
+    out = run("costs", "--fabric", "single-switch:n=8", "--ops", "all-reduce", "--sizes",
+              "8KiB:64MiB:8", "--groups", "8", "--format", "nccl-tests")
+    assert out.exit_code == 0, out.output
+    text = out.output
+    sample = NCCL_TESTS_SAMPLE.splitlines()
+    lines = text.splitlines()
+    i = lines.index(sample[0])  # the three header lines, exactly
+    assert lines[i:i + 3] == sample[:3]
+    data = [x for x in lines if x and not x.startswith("#")]
+    # every column ends where nccl-tests ends it (fixed widths), for values of like width
+    assert _field_ends(data[-1])[:5] == _field_ends(sample[3])[:5]
+    assert _field_ends(data[-1])[5:] == _field_ends(sample[3])[5:]  # 3829.6-style times
+    assert lines[-3:] == ["# Out of bounds values : 0 OK", lines[-2], "#"]
+    assert re.fullmatch(r"# Avg bus bandwidth    : \S+ ", lines[-2])
+    assert "# Collective test starting: all_reduce_perf" in lines
+    rows, avg, oob = parse_nccl_tests(text)
+    sizes = [8192 * 8 ** k for k in range(5)]
+    assert [r["size"] for r in rows] == sizes
+    m = FabricCostModel(build("single-switch:n=8"))
+    t = m.collective_time("all-reduce", np.array(sizes, dtype=float), 8)
+    for r, ti, n in zip(rows, t, sizes, strict=True):
+        assert (r["count"], r["type"], r["redop"], r["root"]) == (n // 4, "float", "sum", -1)
+        assert r["time"] == pytest.approx(ti * 1e6, abs=0.051)  # printed to 0.01..1 us
+        assert r["algbw"] == pytest.approx(n / ti / 1e9, abs=0.005)
+        assert r["busbw"] == pytest.approx(n / ti / 1e9 * 2 * 7 / 8, abs=0.005)
+        assert (r["wrong"], r["wrong_ip"]) == (0, 0)
+        assert (r["time_ip"], r["busbw_ip"]) == (r["time"], r["busbw"])
+    assert oob == [["0", "OK"]]
+    assert avg[0] == pytest.approx(np.mean(sizes / t / 1e9 * 1.75), rel=1e-5)
+
+
+def test_costs_nccl_tests_per_op_columns():
+    # nccl-tests counts the per-rank part for all-gather and all-to-all; broadcast has root 0
+    out = run("costs", "--fabric", "single-switch:n=8", "--ops",
+              "all-gather,broadcast,all-to-all", "--sizes", "1MiB", "--groups", "4",
+              "--format", "nccl-tests")
+    assert out.exit_code == 0, out.output
+    rows, avg, _ = parse_nccl_tests(out.output)
+    got = [(r["count"], r["redop"], r["root"]) for r in rows]
+    assert got == [(2 ** 20 // 16, "none", -1), (2 ** 20 // 4, "none", 0),
+                   (2 ** 20 // 16, "none", -1)]
+    assert len(avg) == 3  # one footer per op, as three runs of the binaries would print
+    assert [x.split(": ")[1] for x in out.output.splitlines() if "test starting" in x] == [
+        "all_gather_perf", "broadcast_perf", "alltoall_perf"]
+
+
+def test_costs_nccl_tests_one_block_per_algorithm():
+    out = run("costs", "--fabric", "single-switch:n=8", "--sizes", "1KiB,1MiB", "--groups",
+              "8", "--algorithm", "all", "--format", "nccl-tests")
+    assert out.exit_code == 0, out.output
+    rows, avg, _ = parse_nccl_tests(out.output)
+    m = FabricCostModel(build("single-switch:n=8"))
+    names = set(m.curves("all-reduce", [1024.0], 8))
+    assert len(avg) == len(names) and len(rows) == 2 * len(names)
+
+
+# --------------------------------------------------------------------- Vidur format
+# The header of Vidur's network profiles: microsoft/vidur, data/profiling/network/h100_dgx/
+# all_reduce.csv and send_recv.csv (commit e26eb8f79fa9a6a7c38eac0f5291302402b20364).
+VIDUR_HEADER = (",time_stats.{c}.min,time_stats.{c}.max,time_stats.{c}.mean,"
+                "time_stats.{c}.median,time_stats.{c}.std,rank,num_workers,size,collective,"
+                "devices_per_node,max_devices_per_node")
+
+
+def test_costs_vidur_files(tmp_path):
+    out_dir = tmp_path / "profile"
+    out = run("costs", "--fabric", "rail-optimized:domains=4,domain_size=8", "--ops",
+              "all-reduce,send-recv", "--sizes", "2KiB:2MiB", "--groups", "2,4,8",
+              "--format", "vidur", "-o", str(out_dir))
+    assert out.exit_code == 0, out.output
+    assert {p.name for p in out_dir.iterdir()} >= {"all_reduce.csv", "send_recv.csv"}
+    model = FabricCostModel(build("rail-optimized:domains=4,domain_size=8"))
+    for c in ("all_reduce", "send_recv"):
+        text = (out_dir / f"{c}.csv").read_text()
+        assert text.splitlines()[0] == VIDUR_HEADER.format(c=c)
+        rows = list(csv.DictReader(io.StringIO(text)))
+        assert [int(r[""]) for r in rows] == list(range(33))  # pandas' index column
+        # Vidur's all-reduce filter: num_workers == devices_per_node == TP (one node)
+        for r in rows:
+            p, n = int(r["num_workers"]), float(r["size"])
+            assert r["collective"] == c and r["rank"] == "0" and r["max_devices_per_node"] == "8"
+            assert int(r["devices_per_node"]) == p  # contiguous groups inside a domain
+            ms = float(r[f"time_stats.{c}.median"])
+            op = c.replace("_", "-")
+            assert ms == pytest.approx(float(model.collective_time(op, n, p)) * 1e3, rel=1e-12)
+            assert r[f"time_stats.{c}.min"] == r[f"time_stats.{c}.max"] == r[
+                f"time_stats.{c}.mean"] == r[f"time_stats.{c}.median"]
+            assert float(r[f"time_stats.{c}.std"]) == 0.0
+
+
+def test_costs_vidur_send_recv_across_nodes(tmp_path):
+    # Vidur reads send-recv between nodes from rows with devices_per_node == 1
+    out = run("costs", "--fabric", "rail-optimized:domains=4,domain_size=8", "--ops",
+              "send-recv", "--sizes", "1MiB", "--groups", "2", "--placement", "spread",
+              "--format", "vidur", "-o", str(tmp_path / "v"))
+    assert out.exit_code == 0, out.output
+    row = next(csv.DictReader(io.StringIO((tmp_path / "v" / "send_recv.csv").read_text())))
+    assert (row["num_workers"], row["devices_per_node"]) == ("2", "1")
+
+
+# --------------------------------------------------------------------- values (issue 13)
+@pytest.mark.parametrize("args, message", [
+    (["collective", "all-reduce", "--fabric", "single-switch", "--size", "0.5"],
+     "at least 1 byte"),
+    (["costs", "--fabric", "single-switch", "--sizes", "0.25:4"], "at least 1 byte"),
+    (["collective", "all-reduce", "--fabric", "single-switch", "--seed", "-1"], "--seed"),
+    (["costs", "--fabric", "single-switch", "--seed", "-3"], "--seed"),
+    (["costs", "--fabric", "single-switch", "--ops", ""], "--ops '' is empty"),
+    (["costs", "--fabric", "single-switch", "--ops", " , "], "is empty"),
+    (["costs", "--fabric", "single-switch", "--groups", ""], "--groups '' is empty"),
+    (["costs", "--fabric", "single-switch", "--groups", "2,,8"], "empty item"),
+    (["costs", "--fabric", "single-switch", "--sizes", ""], "empty"),
+    (["costs", "--fabric", "single-switch", "--algorithms", ""], "--algorithms '' is empty"),
+    (["collective", "all-reduce", "--fabric", "single-switch", "--group", ""], "empty"),
+    (["collective", "all-reduce", "--fabric", "single-switch", "--algorithms", ","], "empty"),
+    (["collective", "all-reduce", "--fabric", "single-switch", "--fail", ""], "empty"),
+    (["collective", "all-reduce", "--fabric", "single-switch", "--group", "-4"], "size >= 1"),
+    (["costs", "--fabric", "single-switch", "--groups", "4,64"], "larger than the fabric"),
+    (["costs", "--fabric", "single-switch", "--sizes", "1B:1TB:1.0000001"],
+     "makes up to 828,930,675 rows, above the limit of 200,000"),
+    (["costs", "--fabric", "single-switch", "--sizes", "1KiB:1MiB", "--max-rows", "10"],
+     "above the limit of 10"),
+    (["costs", "--fabric", "single-switch", "--max-rows", "0"], "--max-rows"),
+    (["costs", "--fabric", "single-switch", "--format", "vidur"], "-o DIR"),
+])
+def test_bad_values_are_one_line_exit_2(tmp_path, args, message):
+    out = CliRunner().invoke(cli, args + ["--plot", str(tmp_path / "x.png")])
+    assert out.exit_code == 2, out.output
+    assert out.output.startswith("error: ") and out.output.count("\n") == 1, out.output
+    assert message in out.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_tiny_factor_is_refused_before_allocating():
+    # 2.8e8 sizes: refused from the arithmetic, before any list or model is built
+    import resource
+    import time
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t0 = time.perf_counter()
+    out = run("costs", "--fabric", "fat-tree:k=64,pods=16", "--sizes", "1B:1TB:1.0000001")
+    assert out.exit_code == 2 and time.perf_counter() - t0 < 1.0
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100_000  # KiB
+
+
+def test_raised_row_limit_lets_a_big_table_through():
+    out = run("costs", "--fabric", "single-switch:n=8", "--sizes", "1KiB:1MiB", "--groups",
+              "8", "--max-rows", "11")
+    assert out.exit_code == 0 and len(out.output.splitlines()) == 12
