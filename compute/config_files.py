@@ -1,11 +1,25 @@
 """Reading the data files users write (TOML or JSON) and checking their keys.
 
-One place for the checks every catalog and config loader needs (GPUs, models, calibration,
-scenarios): a file that cannot be read, is malformed, has an unknown suffix, or has unknown
-or missing keys raises :class:`~compute.errors.UserError` with one line naming the problem.
+One place for the checks every catalog and config loader needs (GPUs, models, HuggingFace
+``config.json``, calibration, scenarios): a file that cannot be read, is not text, is
+malformed, is larger than ``max_bytes``, nests deeper than ``max_depth``, holds a number too
+long to convert, has an unknown suffix, or has unknown or missing keys raises
+:class:`~compute.errors.UserError` with one line naming the problem. The size is checked
+before the file is read in full and the depth before it is parsed (a parser recurses once per
+level, so ``[[[[...]]]]`` nested ten thousand deep would otherwise end in a
+``RecursionError``), and again on the parsed document (TOML's dotted keys ``a.b.c...`` nest
+without brackets). Values inside the document are checked by :mod:`compute.validate`.
+
+Limits: :data:`DEFAULT_MAX_BYTES` (16 MiB: GPU, model and scenario files are a few KB, a
+HuggingFace config.json under 10 KB) and :data:`DEFAULT_MAX_DEPTH` (32 levels: the deepest
+document netmodel reads nests 4 or 5 levels); each reader may pass its own.
 
 >>> parse_table('a = 1', "toml", "x.toml")
 {'a': 1}
+>>> parse_table('[' * 100 + ']' * 100, "json", "deep.json")
+Traceback (most recent call last):
+...
+compute.errors.UserError: deep.json nests deeper than 32 levels (100); is it the right file?
 >>> check_keys("x.toml: [fabric]", {"builder": "ring", "colour": 1}, ("builder",), ("gpus",))
 Traceback (most recent call last):
 ...
@@ -15,61 +29,137 @@ compute.errors.UserError: x.toml: [fabric]: unknown key(s) colour; allowed: buil
 from __future__ import annotations
 
 import json
+import re
+import sys
 import tomllib
+from itertools import accumulate
 from pathlib import Path
 
 from compute.errors import UserError
+from compute.validate import describe
 
-__all__ = ["check_keys", "parse_table", "read_table", "read_text"]
+__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_DEPTH", "check_keys", "document_depth",
+           "parse_table", "read_table", "read_text"]
+
+#: Largest document read (bytes).
+DEFAULT_MAX_BYTES = 16 * 2**20
+#: Deepest nesting of tables and lists accepted in a document.
+DEFAULT_MAX_DEPTH = 32
 
 _FORMATS = {".toml": "toml", ".json": "json"}
 
+# What to blank out before counting brackets: strings (and TOML comments), whose brackets do
+# not nest. Unrolled-loop patterns: linear time, no backtracking blow-up.
+_JSON_STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_TOML_STRINGS = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
+                           r"|'[^'\n]*'|#[^\n]*")
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
-def read_text(path, what: str = "file") -> str:
-    """The text of ``path``; a missing, unreadable or binary file is a UserError."""
+
+def read_text(path, what: str = "file", *, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
+    """The text of ``path`` (UTF-8); a missing, unreadable, binary or larger than
+    ``max_bytes`` file is a UserError. Never reads more than ``max_bytes + 1`` bytes."""
     path = Path(path)
     try:
-        return path.read_text()
+        with path.open("rb") as f:
+            data = f.read(max_bytes + 1)
     except FileNotFoundError:
         raise UserError(f"{what} {str(path)!r} does not exist") from None
     except OSError as exc:
-        raise UserError(f"cannot read {what} {str(path)!r}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{what} {str(path)!r} is not a text file") from None
-
-
-def parse_table(text: str, fmt: str, where: str):
-    """Parse TOML or JSON ``text`` (``fmt`` is ``"toml"`` or ``"json"``)."""
+        raise UserError(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") from None
+    if len(data) > max_bytes:
+        raise UserError(f"{what} {str(path)!r} is larger than the {max_bytes:,}-byte limit "
+                        f"for such files; is it the right file?")
     try:
-        if fmt == "json":
-            return json.loads(text)
-        if fmt == "toml":
-            return tomllib.loads(text)
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise UserError(f"{what} {str(path)!r} is not a UTF-8 text file") from None
+
+
+def _bracket_depth(text: str, fmt: str) -> int:
+    """Deepest nesting of ``[``/``{`` outside strings (and TOML comments)."""
+    pattern = _JSON_STRINGS if fmt == "json" else _TOML_STRINGS
+    brackets = _NOT_BRACKETS.sub("", pattern.sub("", text))
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
+
+
+def document_depth(doc, limit: int | None = None) -> int:
+    """Nesting depth of a parsed document (a scalar is 0, ``{}`` and ``[]`` are 1), walked
+    without recursion; stops early once ``limit`` is passed.
+
+    >>> document_depth({"a": [1, {"b": 2}]}), document_depth(3)
+    (3, 0)
+    """
+    if not isinstance(doc, dict | list):
+        return 0
+    peak = 0
+    stack = [(doc, 1)]
+    while stack:
+        node, depth = stack.pop()
+        children = node.values() if isinstance(node, dict) else node
+        peak = max(peak, depth)
+        if limit is not None and peak > limit:
+            return peak
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+    return peak
+
+
+def parse_table(text: str, fmt: str, where: str, *, max_bytes: int = DEFAULT_MAX_BYTES,
+                max_depth: int = DEFAULT_MAX_DEPTH):
+    """Parse TOML or JSON ``text`` (``fmt`` is ``"toml"`` or ``"json"``) within the size
+    and depth limits."""
+    if fmt not in ("json", "toml"):
+        raise ValueError(f"unknown format {fmt!r}")  # a programming error, not a user's
+    if not isinstance(text, str):
+        raise UserError(f"{where} must be text, got {describe(text)}")
+    if len(text) > max_bytes:
+        raise UserError(f"{where} is larger than the {max_bytes:,}-byte limit for such files")
+    depth = _bracket_depth(text, fmt)
+    if depth > max_depth:
+        raise UserError(f"{where} nests deeper than {max_depth} levels ({depth}); is it the "
+                        f"right file?")
+    try:
+        doc = json.loads(text) if fmt == "json" else tomllib.loads(text)
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
         raise UserError(f"{where} is malformed {fmt.upper()}: {exc}") from None
-    raise ValueError(f"unknown format {fmt!r}")  # a programming error, not a user's
+    except RecursionError:
+        raise UserError(f"{where} nests too deeply to read (limit {max_depth} levels)") from None
+    except ValueError as exc:  # an integer beyond Python's digit limit, a bad date
+        if "digits" in str(exc):
+            raise UserError(f"{where} holds a number of more than "
+                            f"{sys.get_int_max_str_digits()} digits") from None
+        raise UserError(f"{where} is malformed {fmt.upper()}: {exc}") from None
+    depth = document_depth(doc, max_depth)
+    if depth > max_depth:
+        raise UserError(f"{where} nests deeper than {max_depth} levels; is it the right file?")
+    return doc
 
 
-def read_table(path, what: str = "file", suffixes=(".toml", ".json")):
-    """Read and parse a TOML or JSON file, chosen by its suffix."""
+def read_table(path, what: str = "file", suffixes=(".toml", ".json"), *,
+               max_bytes: int = DEFAULT_MAX_BYTES, max_depth: int = DEFAULT_MAX_DEPTH):
+    """Read and parse a TOML or JSON file, chosen by its suffix, within the size and depth
+    limits."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in suffixes:
         raise UserError(f"{what} {str(path)!r} has unknown file type {suffix!r}; allowed: "
                         f"{', '.join(suffixes)}")
-    return parse_table(read_text(path, what), _FORMATS[suffix], str(path))
+    text = read_text(path, what, max_bytes=max_bytes)
+    return parse_table(text, _FORMATS[suffix], str(path), max_bytes=max_bytes,
+                       max_depth=max_depth)
 
 
 def check_keys(where: str, table, required, optional=()) -> None:
     """Refuse a table that is not a dict, has keys outside ``required`` + ``optional``, or
     lacks one of ``required``."""
     if not isinstance(table, dict):
-        raise UserError(f"{where} must be a table of keys, got {table!r}")
+        raise UserError(f"{where} must be a table of keys, got {describe(table)}")
     allowed = (*required, *optional)
     unknown = [k for k in table if k not in allowed]
     if unknown:
-        raise UserError(f"{where}: unknown key(s) {', '.join(map(str, unknown))}; allowed: "
-                        f"{', '.join(allowed)}")
+        shown = ", ".join(str(k)[:60] for k in unknown[:10]) + (", ..." if len(unknown) > 10 else "")
+        raise UserError(f"{where}: unknown key(s) {shown}; allowed: {', '.join(allowed)}")
     missing = [k for k in required if k not in table]
     if missing:
         raise UserError(f"{where}: missing key(s) {', '.join(missing)}")

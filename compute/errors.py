@@ -5,17 +5,41 @@ file, a NaN or negative size) raises :class:`UserError` with a message that name
 value and says what is allowed. The command line prints that message as one line on stderr
 and exits with status 2; it never shows a traceback for a ``UserError``.
 
+A message is always one line: newlines and other control characters in it (a file name or a
+GPU name that holds one, a value quoted from a hostile file) are written as escapes.
+
+>>> str(UserError("unknown GPU 'a\\nb'"))
+"unknown GPU 'a\\\\nb'"
+
 It lives in ``compute`` because ``compute`` is the package every other one may import;
 ``netmodel.errors`` and ``topologies`` re-export it.
 """
 
 from __future__ import annotations
 
-__all__ = ["UserError", "known"]
+__all__ = ["UserError", "known", "one_line"]
+
+# C0 and C1 control characters, DEL, and the Unicode line and paragraph separators.
+_ESCAPES = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7f, 0xa0))}
+_ESCAPES.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t",
+                 0x2028: "\\u2028", 0x2029: "\\u2029"})
+
+
+def one_line(text) -> str:
+    """``text`` with newlines and other control characters written as escapes.
+
+    >>> one_line("a\\nb\\tc")
+    'a\\\\nb\\\\tc'
+    """
+    return str(text).translate(_ESCAPES)
 
 
 class UserError(ValueError):
-    """A mistake in what the user asked for; the message is shown to them as is."""
+    """A mistake in what the user asked for; the message is shown to them as is (on one
+    line: control characters in it are escaped)."""
+
+    def __init__(self, message: object = "", *args):
+        super().__init__(one_line(message), *args)
 
 
 def known(names) -> str:

@@ -22,6 +22,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from compute import validate
 from compute.config_files import read_table
 from compute.errors import UserError, known
 
@@ -120,46 +121,47 @@ def _pos_int(name, key, v):
     return v
 
 
-def _gpu_from_entry(name: str, entry: dict, known_gpus: dict[str, GpuSpec], where: str) -> GpuSpec:
-    if not isinstance(entry, dict):
-        raise UserError(f"{where}: GPU {name!r} must be a table of keys, got {entry!r}")
-    entry = dict(entry)
-    source = entry.pop("source", "")
+def _gpu_from_entry(name: str, entry, known_gpus: dict[str, GpuSpec], where: str) -> GpuSpec:
+    """One ``[gpu.NAME]`` table, every value checked against ``compute/data/limits.toml``."""
+    validate.name(where, "GPU", name)
+    here = f"{where}: GPU {name!r}"
+    entry = dict(validate.table(here, entry))
+    source = validate.string(here, "source", entry.pop("source", ""))
     if "derive_from" in entry:
         unknown = sorted(set(entry) - set(_DERIVE_KEYS))
         if unknown:
-            raise UserError(f"{where}: GPU {name!r} has unknown key(s) {', '.join(unknown)}; "
+            raise UserError(f"{here} has unknown key(s) {', '.join(k[:60] for k in unknown)}; "
                             f"a derived GPU allows: {', '.join(_DERIVE_KEYS)}, source")
         base_name = entry.pop("derive_from")
         if not isinstance(base_name, str) or base_name not in known_gpus:
-            raise UserError(f"{where}: GPU {name!r} derives from unknown GPU {base_name!r}; "
+            raise UserError(f"{here} derives from unknown GPU {validate.describe(base_name)}; "
                             f"known: {known(known_gpus)}")
-        return derive_gpu(known_gpus[base_name], name, source=source, **entry)
+        kw = {key: validate.in_range(here, "gpu", "fraction" if key == "fraction" else
+                                     "max_instance" if key == "max_instance" else "multiplier",
+                                     v, key=key)
+              for key, v in entry.items()}
+        return derive_gpu(known_gpus[base_name], name, source=source, **kw)
     unknown = sorted(set(entry) - set(_SPEC_KEYS))
     missing = sorted(set(_SPEC_KEYS) - set(entry) - {"fp8_dense_TFLOPs"})
     if unknown:
-        raise UserError(f"{where}: GPU {name!r} has unknown key(s) {', '.join(unknown)}; "
+        raise UserError(f"{here} has unknown key(s) {', '.join(k[:60] for k in unknown)}; "
                         f"allowed: {', '.join(_SPEC_KEYS)}, source (or derive_from with "
                         f"{', '.join(_DERIVE_KEYS[1:])})")
     if missing:
-        raise UserError(f"{where}: GPU {name!r} lacks key(s) {', '.join(missing)}")
+        raise UserError(f"{here} lacks key(s) {', '.join(missing)}")
     fields = {}
     for key, (field, factor) in _SPEC_KEYS.items():
-        v = entry.get(key, 0)
-        if key in ("sms", "max_instance"):
-            fields[field] = _pos_int(name, key, v)
-            continue
-        if not (isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-                and (v > 0 or (key == "fp8_dense_TFLOPs" and v == 0))):
-            raise UserError(f"{where}: GPU {name!r}: {key} must be a finite number > 0, got {v!r}")
-        fields[field] = float(v) * factor
+        v = validate.in_range(here, "gpu", key, entry.get(key, 0))
+        fields[field] = v if isinstance(v, int) else v * factor
     return GpuSpec(name=name, source=source, **fields)
 
 
-def _parse_gpu_table(data: dict, where: str, base: dict[str, GpuSpec]) -> dict[str, GpuSpec]:
+def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec]) -> dict[str, GpuSpec]:
     if not isinstance(data, dict) or set(data) != {"gpu"} or not isinstance(data["gpu"], dict):
         raise UserError(f"{where}: expected a top-level table 'gpu' of GPU entries "
                         f"([gpu.NAME] in TOML, {{\"gpu\": {{NAME: {{...}}}}}} in JSON)")
+    if not data["gpu"]:
+        raise UserError(f"{where}: the 'gpu' table is empty")
     out: dict[str, GpuSpec] = {}
     for name, entry in data["gpu"].items():
         out[name] = _gpu_from_entry(name, entry, {**base, **out}, where)

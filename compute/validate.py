@@ -1,0 +1,222 @@
+"""Checking the values that come from documents and users: numbers with ranges, flags, names.
+
+Every loader of a user's document (GPU and model files, HuggingFace ``config.json``; scenario
+and fabric files may use it too) takes each value through these helpers, so that a wrong type
+(a list where a number belongs, a string where a table belongs), a boolean given as a number,
+NaN or infinity, a number of thousands of digits or a physically absurd magnitude is a
+:class:`~compute.errors.UserError` with one line naming the key, the value and what is
+allowed, never a ``TypeError``, an ``OverflowError`` or nonsense downstream.
+
+The plausible ranges of GPU and model numbers are written down, with the reasoning for each,
+in one place: ``compute/data/limits.toml`` (:func:`limits`, :func:`in_range`).
+
+>>> number("gpu.toml: GPU 'X'", "tdp_W", 700, minimum=1, maximum=1e6)
+700.0
+>>> number("gpu.toml: GPU 'X'", "sms", [132], minimum=1, maximum=1e5, integer=True)
+Traceback (most recent call last):
+...
+compute.errors.UserError: gpu.toml: GPU 'X': sms must be a whole number from 1 to 100,000, got a list of 1 item
+>>> in_range("m.toml: model 'x'", "model", "layers", 10**4000)
+Traceback (most recent call last):
+...
+compute.errors.UserError: m.toml: model 'x': layers must be a whole number from 1 to 10,000, got an integer of 4001 digits
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+from compute.errors import UserError, known, one_line
+
+__all__ = ["Range", "choice", "describe", "flag", "in_range", "limits", "name", "number",
+           "string", "table"]
+
+#: Longest name (of a GPU, a model, a fabric) accepted from a file.
+MAX_NAME_LENGTH = 200
+
+
+def describe(value) -> str:
+    """A short, one-line description of ``value`` for an error message: the value itself
+    when it is short, its kind and size otherwise (never thousands of characters, never a
+    conversion that fails).
+
+    >>> describe(3.5), describe(float("nan")), describe(True), describe("ab\\ncd")
+    ('3.5', 'nan', 'True', "'ab\\\\ncd'")
+    >>> describe(10**50), describe({"a": 1}), describe([1, 2]), describe(None)
+    ('an integer of 51 digits', 'a table of 1 key', 'a list of 2 items', 'None')
+    """
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, numbers.Integral):
+        v = int(value)
+        if v.bit_length() > 64:
+            digits = len(str(abs(v))) if v.bit_length() < 13000 else \
+                int(v.bit_length() * math.log10(2)) + 1
+            return f"an integer of {digits} digits"
+        return str(v)
+    if isinstance(value, numbers.Real):
+        return repr(float(value))
+    if isinstance(value, str):
+        short = value if len(value) <= 60 else value[:57] + "..."
+        return one_line(repr(short))
+    if isinstance(value, dict):
+        return f"a table of {len(value)} key{'' if len(value) == 1 else 's'}"
+    if isinstance(value, list | tuple):
+        return f"a list of {len(value)} item{'' if len(value) == 1 else 's'}"
+    return f"a {type(value).__name__}"
+
+
+def _fmt(x: float) -> str:
+    """A bound for a message: ``100,000``, ``0.001``, ``1e+06``-free."""
+    if float(x).is_integer():
+        return f"{int(x):,}"
+    return f"{x:g}"
+
+
+def _prefix(where: str) -> str:
+    return f"{where}: " if where else ""
+
+
+def number(where: str, key: str, value, *, minimum: float, maximum: float,
+           integer: bool = False, or_zero: bool = False, unit: str = ""):
+    """``value`` if it is a number in ``[minimum, maximum]`` (or exactly 0 with
+    ``or_zero``): an ``int`` when ``integer`` (floats refused), else a ``float``.
+
+    Booleans, strings, lists, tables, NaN and infinities are refused, and so are integers of
+    any size outside the range (compared exactly, never converted first).
+
+    >>> number("", "batch", 8, minimum=1, maximum=1024, integer=True)
+    8
+    >>> number("f.json", "scale", float("inf"), minimum=0, maximum=10)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: f.json: scale must be a number from 0 to 10, got inf
+    >>> number("f.json", "fp8", 0, minimum=1, maximum=10, or_zero=True)
+    0.0
+    """
+    kind = "a whole number" if integer else "a number"
+    allowed = f"from {_fmt(minimum)} to {_fmt(maximum)}" + (f" {unit}" if unit else "")
+    if or_zero:
+        allowed = f"0 or {allowed}"
+    ok_type = (isinstance(value, numbers.Integral) if integer
+               else isinstance(value, numbers.Real))
+    if isinstance(value, bool) or not ok_type:
+        raise UserError(f"{_prefix(where)}{key} must be {kind} {allowed}, got {describe(value)}")
+    if isinstance(value, numbers.Integral):
+        value = int(value)
+        inside = value == 0 and or_zero or minimum <= value <= maximum
+    else:
+        value = float(value)
+        inside = math.isfinite(value) and (value == 0 and or_zero or minimum <= value <= maximum)
+    if not inside:
+        raise UserError(f"{_prefix(where)}{key} must be {kind} {allowed}, got {describe(value)}")
+    return int(value) if integer else float(value)
+
+
+def flag(where: str, key: str, value) -> bool:
+    """``value`` if it is ``true`` or ``false`` (not 0/1, not ``"yes"``).
+
+    >>> flag("m.toml", "bias", 1)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: m.toml: bias must be true or false, got 1
+    """
+    if not isinstance(value, bool):
+        raise UserError(f"{_prefix(where)}{key} must be true or false, got {describe(value)}")
+    return value
+
+
+def string(where: str, key: str, value, *, max_length: int = 10_000) -> str:
+    """``value`` if it is a string of at most ``max_length`` characters."""
+    if not isinstance(value, str) or len(value) > max_length:
+        raise UserError(f"{_prefix(where)}{key} must be text of at most {max_length:,} "
+                        f"characters, got {describe(value)}")
+    return value
+
+
+def name(where: str, what: str, value) -> str:
+    """``value`` if it is usable as a name in tables: a non-empty string of at most
+    :data:`MAX_NAME_LENGTH` characters with no control characters (a newline in a name
+    would break every printed table).
+
+    >>> name("g.toml", "GPU", "H100\\n")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: g.toml: GPU name 'H100\\n' must be non-empty text of at most 200 characters without control characters
+    """
+    ok = (isinstance(value, str) and 0 < len(value) <= MAX_NAME_LENGTH
+          and one_line(value) == value and value.strip() == value)
+    if not ok:
+        raise UserError(f"{_prefix(where)}{what} name {describe(value)} must be non-empty text "
+                        f"of at most {MAX_NAME_LENGTH} characters without control characters")
+    return value
+
+
+def choice(where: str, key: str, value, allowed) -> str:
+    """``value`` if it is one of the strings in ``allowed``.
+
+    >>> choice("m.toml", "norm", ["rmsnorm"], ("rmsnorm", "layernorm"))
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: m.toml: norm ['rmsnorm'] is unknown; known: 'layernorm', 'rmsnorm'
+    """
+    if not isinstance(value, str) or value not in allowed:
+        shown = describe(value) if not isinstance(value, list | tuple) or len(value) > 3 \
+            else one_line(repr(value)[:80])
+        raise UserError(f"{_prefix(where)}{key} {shown} is unknown; known: {known(allowed)}")
+    return value
+
+
+def table(where: str, value) -> dict:
+    """``value`` if it is a table (a dict with string keys).
+
+    >>> table("gpu.toml: GPU 'X'", [1])
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: gpu.toml: GPU 'X' must be a table of keys, got a list of 1 item
+    """
+    if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+        raise UserError(f"{where} must be a table of keys, got {describe(value)}")
+    return value
+
+
+@dataclass(frozen=True)
+class Range:
+    """The plausible range of one number (from ``compute/data/limits.toml``)."""
+
+    minimum: float
+    maximum: float
+    integer: bool = False
+    or_zero: bool = False
+    unit: str = ""
+    why: str = ""   #: the reasoning behind the bounds
+
+
+@cache
+def limits(section: str) -> dict[str, Range]:
+    """The ranges of one section of ``compute/data/limits.toml`` (``"gpu"`` or ``"model"``).
+
+    >>> limits("model")["layers"].maximum
+    10000
+    """
+    data = tomllib.loads(resources.files("compute").joinpath("data/limits.toml").read_text())
+    if section not in data:
+        raise KeyError(f"no section {section!r} in compute/data/limits.toml")
+    return {key: Range(minimum=e["min"], maximum=e["max"], integer=e.get("integer", False),
+                       or_zero=e.get("or_zero", False), unit=e.get("unit", ""),
+                       why=e.get("why", ""))
+            for key, e in data[section].items()}
+
+
+def in_range(where: str, section: str, field: str, value, *, key: str | None = None):
+    """``value`` checked against the plausible range of ``field`` in ``section`` of
+    ``compute/data/limits.toml``; the message names ``key`` (default ``field``), e.g. the
+    config.json key the value came from."""
+    r = limits(section)[field]
+    return number(where, key or field, value, minimum=r.minimum, maximum=r.maximum,
+                  integer=r.integer, or_zero=r.or_zero, unit=r.unit)
