@@ -19,13 +19,15 @@ Conventions (the same as nccl-tests, so that numbers can be put beside measureme
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from compute.errors import UserError, known
 
-__all__ = ["OPERATIONS", "CollectiveCostModel", "NoCommunication", "RingAlphaBeta", "check_op"]
+__all__ = ["OPERATIONS", "CollectiveCostModel", "CollectiveTimeFunction", "FunctionComm",
+           "NoCommunication", "RingAlphaBeta", "as_comm", "check_op"]
 
 #: Collective operations understood across netmodel (names as typed on the command line).
 OPERATIONS = (
@@ -55,6 +57,49 @@ class CollectiveCostModel(Protocol):
     """
 
     def collective_time(self, op: str, nbytes, group_size: int) -> np.ndarray: ...
+
+
+#: A plain function ``(op, nbytes_array, group_size) -> seconds_array``.
+CollectiveTimeFunction = Callable[[str, np.ndarray, int], np.ndarray]
+
+
+@dataclass(frozen=True)
+class FunctionComm:
+    """A plain function used as a collective-cost model (see :func:`as_comm`)."""
+
+    function: CollectiveTimeFunction
+
+    def collective_time(self, op: str, nbytes, group_size: int) -> np.ndarray:
+        check_op(op)
+        n = np.asarray(nbytes, dtype=float)
+        if int(group_size) <= 1:
+            return np.zeros_like(n)
+        t = np.asarray(self.function(op, n, int(group_size)), dtype=float)
+        if t.shape not in (n.shape, ()):
+            raise UserError(f"comm function returned shape {t.shape} for message sizes of shape "
+                            f"{n.shape}; it must return one time per size")
+        if not np.all(np.isfinite(t) & (t >= 0)):
+            raise UserError("comm function returned a negative, NaN or infinite time")
+        return np.broadcast_to(t, n.shape).astype(float)
+
+
+def as_comm(comm) -> CollectiveCostModel:
+    """``comm`` as a collective-cost model: an object with ``collective_time`` passes
+    through; a plain callable ``(op, nbytes_array, group_size) -> seconds_array`` is wrapped
+    (:class:`FunctionComm`).
+
+    >>> m = as_comm(lambda op, n, p: 1e-6 + n / 100e9)
+    >>> float(m.collective_time("all-reduce", 1e9, 8))
+    0.010001
+    >>> float(m.collective_time("all-reduce", 1e9, 1))   # one GPU never communicates
+    0.0
+    """
+    if hasattr(comm, "collective_time"):
+        return comm
+    if callable(comm):
+        return FunctionComm(comm)
+    raise UserError(f"comm must be a function (op, nbytes, group_size) -> seconds or an "
+                    f"object with a collective_time method, got {type(comm).__name__}")
 
 
 @dataclass(frozen=True)

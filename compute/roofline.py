@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from compute.comm import RingAlphaBeta
+from compute.comm import RingAlphaBeta, as_comm
 from compute.errors import UserError, known
 from compute.hardware import get_gpu
 from compute.memory import DEFAULT_RESERVE, check_reserve, describe_fit, memory_fit
@@ -269,7 +269,7 @@ def evaluate_grid(model, gpu, tps, batches, workload, *, comm=None, options=None
     """
     model, gpu = get_model(model), get_gpu(gpu)
     options = options or RooflineOptions()
-    comm = comm if comm is not None else default_comm(gpu)
+    comm = as_comm(comm) if comm is not None else default_comm(gpu)
     if model.max_context and workload.kv_tokens > model.max_context:
         what = "prompt" if workload.phase == "prefill" else "context"
         raise UserError(f"{workload.phase} with a {what} of {workload.kv_tokens} tokens exceeds "

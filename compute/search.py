@@ -63,9 +63,11 @@ def search(model, gpu, phase="decode", *, prompt=None, context=None, comm=None, 
         ``"prefill"`` (TTFT SLO) or ``"decode"`` (TBT SLO).
     prompt, context : int, optional
         Tokens per prompt (prefill) and per decode context (defaults 1500 and 1513).
-    comm : CollectiveCostModel, optional
-        Collective costs among a TP group; default ring alpha-beta over the GPU's scale-up
-        bandwidth. Called once per (operation, TP degree) with an array of message sizes.
+    comm : CollectiveCostModel or callable, optional
+        Collective costs among a TP group: an object with ``collective_time`` or a plain
+        function ``(op, nbytes_array, group_size) -> seconds_array``; default ring
+        alpha-beta over the GPU's scale-up bandwidth. Called once per (operation, TP degree)
+        with an array of message sizes.
     options : RooflineOptions, optional
         Overlap/serial mode, efficiency factors, compute dtype, memory reserve.
     slo : Slo, optional
