@@ -18,8 +18,8 @@ Conventions (the same as nccl-tests, so that numbers can be put beside measureme
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
