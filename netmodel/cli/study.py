@@ -237,7 +237,7 @@ def sweep(scenario_texts, param_texts, points, models_text, phase_text, gpus_tex
     per-hop latency, OCS ports, ...), marking where one fabric overtakes another."""
     from compute.errors import UserError
     from netmodel.cli.compute import _whole
-    from netmodel.study.compare import expand_scenarios
+    from netmodel.study.scenarios import expand_scenarios
     from netmodel.study.sweep import parse_param, run_sweep, write_sweep
 
     refs = [n for text in scenario_texts for n in _names("--scenario", text)]

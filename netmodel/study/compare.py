@@ -29,10 +29,10 @@ from compute.search import DEFAULT_MAX_BATCH, search
 from netmodel.study.defaults import BASELINE_SCENARIO
 from netmodel.study.progress import NO_PROGRESS
 from netmodel.study.rows import BestRow, RowsResult, key, ratio_text
-from netmodel.study.scenarios import get_scenario
+from netmodel.study.scenarios import expand_scenarios, instances_note
 
 __all__ = ["BASELINE_SCENARIO", "COMPARE_COLUMNS", "CompareResult", "CompareRow",
-           "compare_files", "expand_scenarios", "instances_note", "run_compare",
+           "compare_files", "run_compare",
            "write_compare"]
 
 
@@ -131,19 +131,6 @@ class CompareResult(RowsResult):
         return "\n".join(lines)
 
 
-def expand_scenarios(scenarios, gpus=None) -> list:
-    """Scenario objects from names/paths (``NAME@GPU`` allowed); with ``gpus`` every
-    scenario is run with each of those GPUs instead of its own. Duplicates are dropped."""
-    out = {}
-    for ref in scenarios:
-        s = get_scenario(ref)
-        for variant in ([s.with_gpu(g) for g in gpus] if gpus else [s]):
-            out.setdefault(variant.label, variant)
-    if not out:
-        raise UserError("give at least one scenario")
-    return list(out.values())
-
-
 def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
                 slo: Slo | None = None, prompt=None, context=None,
                 max_batch: int = DEFAULT_MAX_BATCH, baseline: str | None = BASELINE_SCENARIO,
@@ -192,19 +179,6 @@ def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
                 "instances": instances_note(scens)}
     return CompareResult(rows=tuple(rows), scenarios=tuple(scens), baseline=base,
                          settings=settings, searches=tuple(searches))
-
-
-def instances_note(scens) -> str:
-    """How the scenarios' instances were costed, in words (for the settings)."""
-    modes = {s.instances for s in scens}
-    if modes == {"alone"}:
-        return "each instance costed alone, placed where the scenario's placement puts the " \
-               "first one"
-    if modes == {"all"}:
-        return "every instance of the cluster runs its collectives at the same time, " \
-               "sharing links fairly; a collective takes the slowest instance's time under " \
-               "one algorithm shared by all"
-    return "per scenario: see each scenario's instances"
 
 
 def _baseline_label(scens, baseline) -> str:

@@ -32,13 +32,13 @@ costs a maximum over instances and a minimum over candidates.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, replace
-from functools import lru_cache
 
+import networkx as nx
 import numpy as np
 
 from compute.errors import UserError
-from compute.hardware import get_gpu
 from compute.models import get_model
 from compute.phases import Slo
 from compute.roofline import make_workload
@@ -50,18 +50,33 @@ __all__ = ["FabricSearch", "ScenarioCollectives", "adjusted", "build_fabric", "f
            "instance_graph", "scenario_calibration"]
 
 
-@lru_cache(maxsize=64)
-def _built(spec: str):
+#: Built fabrics by (spec string, GPU type): a fabric is built once per process.
+_BUILT: OrderedDict = OrderedDict()
+_BUILT_MAX = 64
+
+
+def build_fabric(scenario) -> nx.Graph:
+    """The scenario's physical fabric graph, built from its (builder, parameters) with the
+    scenario's GPU type object (a user's GPU works), cached by its spec string and GPU type;
+    do not modify it."""
     from topologies.specs import build
 
-    return build(spec)
-
-
-def build_fabric(scenario) -> object:
-    """The scenario's physical fabric graph (cached by spec string; do not modify it)."""
     scenario = get_scenario(scenario)
-    graph = _built(scenario.fabric_spec())
-    gpu = get_gpu(scenario.gpu).name
+    key = (scenario.fabric_spec(), scenario.gpu_spec)
+    graph = _BUILT.get(key)
+    if graph is None:
+        import inspect  # TEMPORARY until topologies.specs.build takes (name, params)
+
+        if len(inspect.signature(build).parameters) > 1:
+            graph = build(*scenario.fabric_params())
+        else:
+            graph = build(scenario.fabric_spec())
+        _BUILT[key] = graph
+        while len(_BUILT) > _BUILT_MAX:
+            _BUILT.popitem(last=False)
+    else:
+        _BUILT.move_to_end(key)
+    gpu = scenario.gpu
     first = next(n for n, k in graph.nodes(data="kind") if k == "gpu")
     if graph.nodes[first]["gpu"] != gpu:
         raise UserError(f"scenario {scenario.name!r}: its fabric's GPUs are "
@@ -327,7 +342,7 @@ def fabric_search(model, scenario, phase="decode", *, prompt=None, context=None,
     coll = collectives or ScenarioCollectives(scenario)
     if coll.scenario != scenario:
         raise ValueError("collectives were built for another scenario")
-    model, gpu = get_model(model), get_gpu(scenario.gpu)
+    model, gpu = get_model(model), scenario.gpu_spec
     tps = valid_tp_degrees(model, min(gpu.max_instance, coll.gpus))
     result = search(model, gpu, make_workload(phase, prompt, context), comm=coll,
                     options=options, slo=slo, tp=tps, max_batch=max_batch)

@@ -213,7 +213,7 @@ def fabric_scenarios(gpus, scenarios=None, baseline: str = BASELINE) -> list:
     """
     from netmodel.study.scenarios import get_scenario, scenario_names
 
-    others = [get_gpu(g).name for g in gpus if get_gpu(g).name != baseline]
+    others = [g for g in map(get_gpu, gpus) if g.name != baseline]
     out = {}
     for ref in scenarios or scenario_names():
         s = get_scenario(ref)

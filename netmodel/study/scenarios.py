@@ -71,10 +71,10 @@ from pathlib import Path
 
 from compute.config_files import check_keys, parse_table, read_text
 from compute.errors import UserError, known
-from compute.hardware import get_gpu
+from compute.hardware import GpuSpec, get_gpu
 
 __all__ = ["ADJUST_KEYS", "CALIBRATIONS", "CIRCUITS", "INSTANCES", "LINKS", "Adjust", "Scenario",
-           "get_scenario", "load_scenario", "load_scenario_text", "parse_gpu_token",
+           "expand_scenarios", "get_scenario", "instances_note", "load_scenario", "load_scenario_text", "parse_gpu_token",
            "save_scenario", "scenario_names", "shipped_scenarios"]
 
 LINKS = ("as-built", "scale-up")
@@ -128,7 +128,7 @@ class Scenario:
 
     name: str
     description: str
-    gpu: str
+    gpu: str                  #: the GPU type's name (display, labels)
     fabric: dict
     placement: str = "contiguous"
     algorithm: str = "auto"
@@ -138,6 +138,15 @@ class Scenario:
     instances: str = "alone"
     adjust: Adjust = field(default_factory=Adjust)
     sources: dict = field(default_factory=dict)
+    #: The GPU type itself (default: the catalog's ``gpu``); a user's GPU file works too.
+    gpu_spec: GpuSpec | None = None
+    #: Where ``gpu`` was read from when it is a file (written back by :meth:`to_toml`).
+    gpu_file: str | None = field(default=None, compare=False)
+
+    def __post_init__(self):
+        spec = self.gpu_spec if self.gpu_spec is not None else get_gpu(self.gpu)
+        object.__setattr__(self, "gpu_spec", spec)
+        object.__setattr__(self, "gpu", spec.name)
 
     @property
     def label(self) -> str:
@@ -154,9 +163,12 @@ class Scenario:
         """Whether the fabric is optical circuit-switched (circuits set per instance)."""
         return self.builder == "ocs"
 
-    def with_gpu(self, gpu: str) -> Scenario:
-        """The same scenario with another GPU type (the fabric's tokens follow it)."""
-        return replace(self, gpu=get_gpu(gpu).name)
+    def with_gpu(self, gpu) -> Scenario:
+        """The same scenario with another GPU type (a :class:`~compute.hardware.GpuSpec`, a
+        catalog name or a GPU file); the fabric's tokens follow it."""
+        spec = get_gpu(gpu)
+        path = gpu if isinstance(gpu, str) and spec.name != gpu else None
+        return replace(self, gpu=spec.name, gpu_spec=spec, gpu_file=path)
 
     def with_instances(self, instances: str) -> Scenario:
         """The same scenario with instances costed ``"alone"`` or ``"all"`` at once."""
@@ -184,8 +196,15 @@ class Scenario:
                         f"fabric.base.KEY or adjust.KEY")
 
     def fabric_spec(self) -> str:
-        """The topologies spec string of the fabric, tokens resolved for this GPU."""
-        return _spec(self.fabric, get_gpu(self.gpu))
+        """The topologies spec string of the fabric, tokens resolved for this GPU (for
+        display and cache keys; :meth:`fabric_params` is what builds it)."""
+        return _spec(self.fabric, self.gpu_spec)
+
+    def fabric_params(self) -> tuple[str, dict]:
+        """``(builder, parameters)`` of the fabric, tokens resolved: ``$gpu`` is the
+        :class:`~compute.hardware.GpuSpec` itself, ``$scaleup`` its bandwidth in bytes/s, a
+        nested table a ``(builder, parameters)`` pair."""
+        return _params(self.fabric, self.gpu_spec)
 
     def to_dict(self) -> dict:
         """The TOML layout as a plain dict (``[adjust]`` only where it changes something)."""
@@ -195,7 +214,8 @@ class Scenario:
             collective["circuits"] = self.circuits
         if self.instances != "alone":
             collective["instances"] = self.instances
-        d = {"name": self.name, "description": self.description, "gpu": self.gpu,
+        d = {"name": self.name, "description": self.description,
+             "gpu": self.gpu_file or self.gpu,
              "fabric": _copy(self.fabric), "collective": collective}
         if not self.adjust.is_identity:
             d["adjust"] = {k: getattr(self.adjust, k) for k in ADJUST_KEYS}
@@ -291,6 +311,20 @@ def parse_gpu_token(value, gpu) -> object:
     return value
 
 
+def _params(table: dict, gpu) -> tuple[str, dict]:
+    params = {}
+    for key, value in table.items():
+        if key == "builder":
+            continue
+        if isinstance(value, dict):
+            params[key] = _params(value, gpu)
+        elif isinstance(value, str) and value.strip() == "$gpu":
+            params[key] = gpu
+        else:
+            params[key] = parse_gpu_token(value, gpu)
+    return table["builder"], params
+
+
 def _format(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -351,8 +385,9 @@ def _choice(where: str, key: str, value, allowed) -> str:
     return value
 
 
-def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
-    """A :class:`Scenario` from the TOML layout, refusing unknown and missing keys."""
+def scenario_from_dict(data: dict, where: str = "scenario", base_dir=None) -> Scenario:
+    """A :class:`Scenario` from the TOML layout, refusing unknown and missing keys.
+    ``gpu`` may name a GPU file, relative to ``base_dir`` (the scenario file's folder)."""
     from netmodel.collectives.algorithms import ALGORITHMS
     from netmodel.collectives.placement import PLACEMENTS
 
@@ -361,7 +396,13 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
     if "@" in name:
         raise UserError(f"{where}: name {name!r} must not contain '@' (it separates a GPU "
                         f"override, as in lite-flat@Lite+BW)")
-    gpu = get_gpu(_text(where, "gpu", data["gpu"])).name
+    gpu_ref = _text(where, "gpu", data["gpu"])
+    gpu_file = None
+    if gpu_ref.lower().endswith((".toml", ".json")):
+        gpu_file = gpu_ref
+        if base_dir is not None and not Path(gpu_ref).is_absolute():
+            gpu_ref = str(Path(base_dir) / gpu_ref)
+    gpu_spec = get_gpu(gpu_ref)
     _check_fabric(data["fabric"], where, "fabric")
     col = data["collective"]
     check_keys(f"{where}: [collective]", col, _COLLECTIVE_KEYS, ("circuits", "instances"))
@@ -381,7 +422,8 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
     for k, v in src.items():
         _text(f"{where}: [sources]", k, v)
     return Scenario(
-        name=name, description=_text(where, "description", data["description"]), gpu=gpu,
+        name=name, description=_text(where, "description", data["description"]),
+        gpu=gpu_spec.name, gpu_spec=gpu_spec, gpu_file=gpu_file,
         fabric=_copy(data["fabric"]),
         placement=_choice(where, "placement", col["placement"], PLACEMENTS),
         algorithm=_choice(where, "algorithm", col["algorithm"], ("auto", *ALGORITHMS)),
@@ -394,15 +436,15 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         sources=dict(src))
 
 
-def load_scenario_text(text: str, where: str = "scenario") -> Scenario:
-    """A scenario from TOML text."""
-    return scenario_from_dict(parse_table(text, "toml", where), where)
+def load_scenario_text(text: str, where: str = "scenario", base_dir=None) -> Scenario:
+    """A scenario from TOML text (a GPU file it names is read relative to ``base_dir``)."""
+    return scenario_from_dict(parse_table(text, "toml", where), where, base_dir)
 
 
 def load_scenario(path) -> Scenario:
     """A scenario from a TOML file."""
     path = Path(path)
-    return load_scenario_text(read_text(path, "scenario file"), str(path))
+    return load_scenario_text(read_text(path, "scenario file"), str(path), path.parent)
 
 
 def save_scenario(scenario: Scenario, path) -> Path:
@@ -454,3 +496,29 @@ def get_scenario(ref) -> Scenario:
                             f"(or a path to a .toml file; NAME@GPU swaps the GPU)")
         scenario = table[base]
     return scenario.with_gpu(gpu.strip()) if at else scenario
+
+
+def expand_scenarios(scenarios, gpus=None) -> list:
+    """Scenario objects from names/paths (``NAME@GPU`` allowed); with ``gpus`` every
+    scenario is run with each of those GPUs instead of its own. Duplicates are dropped."""
+    out = {}
+    for ref in scenarios:
+        s = get_scenario(ref)
+        for variant in ([s.with_gpu(g) for g in gpus] if gpus else [s]):
+            out.setdefault(variant.label, variant)
+    if not out:
+        raise UserError("give at least one scenario")
+    return list(out.values())
+
+
+def instances_note(scens) -> str:
+    """How the scenarios' instances were costed, in words (for the settings)."""
+    modes = {s.instances for s in scens}
+    if modes == {"alone"}:
+        return "each instance costed alone, placed where the scenario's placement puts the " \
+               "first one"
+    if modes == {"all"}:
+        return "every instance of the cluster runs its collectives at the same time, " \
+               "sharing links fairly; a collective takes the slowest instance's time under " \
+               "one algorithm shared by all"
+    return "per scenario: see each scenario's instances"

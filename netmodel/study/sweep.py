@@ -236,8 +236,8 @@ def run_sweep(scenarios, params, models=("Llama-3-70B",), phases=("decode",), *,
     ``params``: one or two :class:`SweepParam` (or ``PATH=RANGE`` strings). ``instances``:
     ``"alone"`` or ``"all"`` for every scenario (None: each scenario's own setting).
     """
-    from netmodel.study.compare import expand_scenarios, instances_note
     from netmodel.study.fabric_search import ScenarioCollectives, fabric_search
+    from netmodel.study.scenarios import expand_scenarios, instances_note
 
     scens = expand_scenarios(scenarios, gpus)
     if instances is not None:

@@ -1,0 +1,619 @@
+"""Die yield and the cost of a GPU package: dies per wafer, defect yield with harvesting,
+cost per good die and per good SM, and the HBM, packaging and test terms.
+
+Units are SI inside: areas in m^2, lengths in m, defect densities in defects per m^2,
+prices in USD. The defaults are rows of ``compute/data/economics.toml`` (each with its
+source and confidence tag; :func:`economics`); every function takes them as parameters so a
+study can sweep them.
+
+The model
+---------
+* **Gross dies per wafer** (Hennessy & Patterson): ``pi (d/2)^2 / A - pi d / sqrt(2 A)``
+  with ``d`` the usable diameter (wafer less twice the edge exclusion) and ``A`` the die
+  area; the second term is the edge loss. Whole dies: the floor.
+* **Defect yield** of an area ``A`` at mean defect density ``D``, as the chance that a
+  Poisson count of defects is zero when the local density itself varies from die to die:
+  ``poisson`` (no variation) ``exp(-D A)``; ``murphy`` (triangular density on [0, 2D])
+  ``((1 - exp(-D A)) / (D A))^2``; ``negative-binomial`` (gamma density with shape
+  ``alpha``, clustering) ``(1 + D A / alpha)^-alpha``, Patterson & Hennessy's formula at
+  ``alpha = 2``.
+* **Harvesting**: a die of ``N`` physical SMs ships with ``k`` enabled (H100: 132 of 144).
+  The die is split into a critical part (``critical_fraction`` of the area: a defect there
+  kills it) and ``N`` equal SM regions. For a given local density ``x`` defects fall
+  independently (Poisson), each SM region is good with ``p = exp(-x a)`` and the die is
+  good when the critical part is clean and at least ``k`` of ``N`` regions are: ``exp(-x
+  A_c) P[Binomial(N, p) >= k]``. The yield is that averaged over the model's density
+  distribution (exact for Poisson; Gauss quadrature for Murphy and the negative binomial).
+  With ``k = N`` it equals the plain yield of the whole die.
+* **Package**: logic die (wafer price / good dies per wafer) + HBM + packaging + test and
+  assembly. HBM costs the H100's HBM scaled by the larger of capacity and bandwidth ratios
+  (pro rata: real stacks come whole). Packaging is a fixed part per package plus a part
+  proportional to the interposer area ``overhead x (die + HBM stack footprints)``,
+  calibrated so the H100 costs its published figure. Test and assembly: a fixed share per
+  package plus the rest in proportion to die area.
+* **Dies of the catalog's GPUs**: the H100 and H200 are the GH100 reference die; a GPU the
+  catalog derives from the H100 with ``fraction = f`` (the Lite family) is a slice of it:
+  ``f`` of its area, ``round(f x 144)`` physical SMs of which its own SMs are enabled.
+
+>>> round(gross_dies_per_wafer(814e-6, 0.3), 2)
+63.48
+>>> round(die_yield(814e-6, 1000.0, "poisson"), 4)  # exp(-0.1 /cm^2 x 8.14 cm^2)
+0.4431
+>>> h100, lite = package_cost("H100-SXM"), package_cost("Lite")
+>>> h100.die.dies_per_wafer, lite.die.dies_per_wafer, lite.die.sms_physical
+(63, 300, 36)
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import asdict, dataclass
+from functools import cache
+from importlib import resources
+
+import numpy as np
+
+from compute.errors import UserError, known
+
+__all__ = ["CONFIDENCE", "YIELD_MODELS", "DieCost", "PackageCost", "Parameter",
+           "die_cost", "die_yield", "dies_per_wafer", "economics", "gpu_die", "gpu_price",
+           "gross_dies_per_wafer", "harvested_yield", "package_cost", "parameter",
+           "read_parameters", "replacement", "yield_curve"]
+
+#: Defect-yield models (see the module docstring).
+YIELD_MODELS = ("poisson", "murphy", "negative-binomial")
+#: Confidence tags of a default (../shared/reference/README.md) plus ``assumption``.
+CONFIDENCE = ("read-primary", "read-secondary", "read-estimate", "vendor-claim", "derived",
+              "assumption")
+#: Units a data file may state, and the factor to SI.
+UNITS = {
+    "1": 1.0, "name": 1.0, "mm": 1e-3, "m": 1.0, "mm^2": 1e-6, "1/cm^2": 1e4, "1/mm^2": 1e6,
+    "USD": 1.0, "W": 1.0, "year": 365.25 * 86400, "1/year": 1 / (365.25 * 86400),
+    "USD/kWh": 1 / 3.6e6, "USD/GB": 1e-9, "pJ/bit": 1e-12, "USD/(Gb/s)": 1e-9,
+    "USD/mm^2": 1e6, "USD/m": 1.0, "USD/port": 1.0, "W/port": 1.0,
+}
+_ROW_KEYS = ("value", "unit", "source", "ref", "confidence")
+#: Largest clustering alpha the harvested negative binomial integrates (its quadrature
+#: weights overflow past ~170); larger clustering parameters are Poisson in all but name.
+MAX_ALPHA = 100.0
+_QUAD_NODES = 64
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One default: its SI ``value``, the ``unit`` and ``raw`` value as written in the data
+    file, its ``source``, the reference row ``ref`` and the ``confidence`` tag."""
+
+    name: str
+    value: object
+    unit: str
+    raw: object
+    source: str
+    ref: str
+    confidence: str
+
+    def to_dict(self) -> dict:
+        """Plain dict (JSON-ready)."""
+        return asdict(self)
+
+
+def read_parameters(text: str, where: str) -> dict[str, Parameter]:
+    """Parameters from TOML text: one table per default with ``value``, ``unit``,
+    ``source``, ``ref`` and ``confidence`` (see ``compute/data/economics.toml``).
+
+    >>> p = read_parameters('[x]\\nvalue = 3\\nunit = "mm"\\nsource = "s"\\nref = ""\\n'
+    ...                     'confidence = "assumption"', "t.toml")
+    >>> p["x"].value, p["x"].raw
+    (0.003, 3)
+    >>> read_parameters('[x]\\nvalue = 3\\nunit = "furlong"\\nsource = "s"\\nref = ""\\n'
+    ...                 'confidence = "derived"', "t.toml")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: t.toml: [x] unit 'furlong' is not known; known: '1', '1/cm^2', '1/mm^2', '1/year', 'USD', 'USD/(Gb/s)', 'USD/GB', 'USD/kWh', 'USD/m', 'USD/mm^2', 'USD/port', 'W', 'W/port', 'm', 'mm', 'mm^2', 'name', 'pJ/bit', 'year'
+    """
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{where}: not valid TOML ({exc})") from None
+    out = {}
+    for name, row in data.items():
+        if not isinstance(row, dict) or set(row) != set(_ROW_KEYS):
+            raise UserError(f"{where}: [{name}] must hold exactly the keys "
+                            f"{', '.join(_ROW_KEYS)}")
+        unit, value = row["unit"], row["value"]
+        if unit not in UNITS:
+            raise UserError(f"{where}: [{name}] unit {unit!r} is not known; known: "
+                            f"{known(UNITS)}")
+        if row["confidence"] not in CONFIDENCE:
+            raise UserError(f"{where}: [{name}] confidence {row['confidence']!r} is not "
+                            f"allowed; allowed: {known(CONFIDENCE)}")
+        if not (isinstance(row["source"], str) and row["source"].strip()
+                and isinstance(row["ref"], str)):
+            raise UserError(f"{where}: [{name}] needs a non-empty source and a ref string")
+        if unit == "name":
+            if not isinstance(value, str):
+                raise UserError(f"{where}: [{name}] value must be a name, got {value!r}")
+            si = value
+        else:
+            if isinstance(value, bool) or not isinstance(value, int | float) \
+                    or not math.isfinite(value) or value < 0:
+                raise UserError(f"{where}: [{name}] value must be a finite number >= 0, "
+                                f"got {value!r}")
+            si = float(value) * UNITS[unit]
+        out[name] = Parameter(name, si, unit, value, row["source"], row["ref"],
+                              row["confidence"])
+    return out
+
+
+@cache
+def economics() -> dict[str, Parameter]:
+    """The shipped defaults of ``compute/data/economics.toml`` by name (read once)."""
+    text = resources.files("compute").joinpath("data/economics.toml").read_text()
+    return read_parameters(text, "compute/data/economics.toml")
+
+
+def parameter(name: str):
+    """The SI value of the shipped default ``name``.
+
+    >>> parameter("defect_density")  # 0.1 /cm^2 in defects per m^2
+    1000.0
+    """
+    table = economics()
+    if name not in table:
+        raise UserError(f"unknown economics parameter {name!r}; known: {known(table)}")
+    return table[name].value
+
+
+def _or(value, name):
+    return parameter(name) if value is None else value
+
+
+# ------------------------------------------------------------------ checks
+
+def _number(name: str, value, *, low: float = 0.0, high: float = math.inf,
+            low_open: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise UserError(f"{name} must be a number, got {value!r}")
+    v = float(value)
+    bad = not math.isfinite(v) or v < low or v > high or (low_open and v == low)
+    if bad:
+        lo = f"> {low:g}" if low_open else f">= {low:g}"
+        hi = "" if high == math.inf else f" and <= {high:g}"
+        raise UserError(f"{name} must be a finite number {lo}{hi}, got {value!r}")
+    return v
+
+
+def _array(name: str, value, *, low_open: bool = True) -> np.ndarray:
+    if isinstance(value, bool):
+        raise UserError(f"{name} must be a number, got {value!r}")
+    try:
+        a = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise UserError(f"{name} must be numbers, got {value!r}") from None
+    bad = (a <= 0) if low_open else (a < 0)
+    if not np.isfinite(a).all() or bad.any():
+        raise UserError(f"{name} must be finite and {'> 0' if low_open else '>= 0'}, "
+                        f"got {value!r}")
+    return a
+
+
+def check_model(model: str) -> str:
+    """``model`` if it is one of :data:`YIELD_MODELS`, else a UserError."""
+    if model not in YIELD_MODELS:
+        raise UserError(f"unknown yield model {model!r}; known: {known(YIELD_MODELS)}")
+    return model
+
+
+def _check_alpha(alpha) -> float:
+    return _number("alpha", alpha, low=0.0, high=MAX_ALPHA, low_open=True)
+
+
+# ------------------------------------------------------------------ dies per wafer
+
+def _usable_diameter(wafer_diameter, edge_exclusion) -> float:
+    d = _number("wafer_diameter", _or(wafer_diameter, "wafer_diameter"), low_open=True)
+    e = _number("edge_exclusion", _or(edge_exclusion, "edge_exclusion"))
+    if 2 * e >= d:
+        raise UserError(f"edge_exclusion {e * 1e3:g} mm leaves nothing of a "
+                        f"{d * 1e3:g} mm wafer")
+    return d - 2 * e
+
+
+def gross_dies_per_wafer(area, wafer_diameter: float | None = None,
+                         edge_exclusion: float | None = None):
+    """Hennessy & Patterson's gross dies per wafer (not rounded): ``pi (d/2)^2 / A -
+    pi d / sqrt(2 A)``, ``d`` the diameter less twice the edge exclusion (m), ``A`` the die
+    area (m^2, scalar or array). An area above the usable wafer area is a UserError.
+
+    >>> round(gross_dies_per_wafer(814e-6), 2)   # 86.84 - 23.36
+    63.48
+    >>> gross_dies_per_wafer(0.08)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: die area 80000 mm^2 is larger than the usable wafer (70686 mm^2 on a 300 mm wafer)
+    """
+    d = _usable_diameter(wafer_diameter, edge_exclusion)
+    a = _array("die area", area)
+    wafer = math.pi * d * d / 4
+    if (a > wafer).any():
+        raise UserError(f"die area {float(a.max()) * 1e6:.6g} mm^2 is larger than the usable "
+                        f"wafer ({wafer * 1e6:.0f} mm^2 on a {d * 1e3:g} mm wafer)")
+    out = wafer / a - math.pi * d / np.sqrt(2 * a)
+    return float(out) if out.ndim == 0 else out
+
+
+def dies_per_wafer(area, wafer_diameter: float | None = None,
+                   edge_exclusion: float | None = None):
+    """Whole gross dies per wafer: the floor of :func:`gross_dies_per_wafer`. A die so
+    large that not one fits (the edge loss exceeds the area term) is a UserError.
+
+    >>> dies_per_wafer(814e-6), dies_per_wafer(814e-6 / 4)
+    (63, 300)
+    """
+    g = np.floor(np.asarray(gross_dies_per_wafer(area, wafer_diameter, edge_exclusion)))
+    if (g < 1).any():
+        a = float(np.asarray(area, dtype=float).max())
+        raise UserError(f"die area {a * 1e6:.6g} mm^2: not one whole die fits on the wafer "
+                        f"(Hennessy & Patterson edge loss)")
+    return int(g) if g.ndim == 0 else g.astype(int)
+
+
+# ------------------------------------------------------------------ yield
+
+def _plain_yield(da: np.ndarray, model: str, alpha: float) -> np.ndarray:
+    """Yield of an area with ``D x A = da`` (defects expected on it)."""
+    if model == "poisson":
+        return np.exp(-da)
+    if model == "murphy":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            y = ((1 - np.exp(-da)) / da) ** 2
+        return np.where(da > 0, y, 1.0)
+    return (1 + da / alpha) ** -alpha
+
+
+def die_yield(area, defect_density: float | None = None, model: str | None = None,
+              alpha: float | None = None):
+    """Chance that a die of ``area`` (m^2) has no defect, at mean ``defect_density`` (per
+    m^2) under ``model`` (``alpha``: negative-binomial clustering). Scalar or array.
+
+    >>> round(die_yield(814e-6, 1000.0, "negative-binomial", 2), 4)  # 1/(1 + 0.407)^2
+    0.5051
+    >>> round(die_yield(814e-6, 1000.0, "murphy"), 4)
+    0.4681
+    """
+    model = check_model(_or(model, "yield_model"))
+    d = _number("defect_density", _or(defect_density, "defect_density"))
+    alpha = _check_alpha(_or(alpha, "clustering_alpha"))
+    a = _array("die area", area)
+    out = _plain_yield(d * a, model, alpha)
+    return float(out) if out.ndim == 0 else out
+
+
+def _density_nodes(d: float, model: str, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Quadrature nodes and weights (summing to 1) of the local defect density."""
+    if model == "poisson" or d == 0:
+        return np.array([d]), np.array([1.0])
+    if model == "murphy":  # triangular on [0, 2d], peak at d: Gauss-Legendre on each side
+        t, w = np.polynomial.legendre.leggauss(_QUAD_NODES // 2)
+        u = (t + 1) / 2                       # on (0, 1)
+        x = np.concatenate([u * d, d + u * d])
+        pdf = np.concatenate([u, 1 - u]) / d  # triangular density
+        wt = np.concatenate([w, w]) / 2 * d * pdf
+        return x, wt / wt.sum()
+    from scipy.special import roots_genlaguerre
+
+    x, w = roots_genlaguerre(_QUAD_NODES, alpha - 1)  # weight x^(alpha-1) e^-x
+    return x * d / alpha, w / w.sum()
+
+
+def harvested_yield(area, sms_physical: int, sms_enabled: int,
+                    defect_density: float | None = None, model: str | None = None,
+                    alpha: float | None = None, critical_fraction: float | None = None):
+    """Chance that a die of ``area`` (m^2) with ``sms_physical`` SMs has at least
+    ``sms_enabled`` good ones and a clean critical part (see the module docstring).
+
+    >>> y = harvested_yield(814e-6, 144, 132, 1000.0, "poisson", critical_fraction=0.0)
+    >>> round(y, 6)  # P[Binomial(144, exp(-0.1 x 8.14 / 144)) >= 132]
+    1.0
+    >>> round(harvested_yield(814e-6, 144, 144, 1000.0, "poisson", critical_fraction=0.1), 4)
+    0.4431
+    """
+    from scipy.special import betainc
+
+    n = _whole("sms_physical", sms_physical)
+    k = _whole("sms_enabled", sms_enabled)
+    if k > n:
+        raise UserError(f"sms_enabled {k} exceeds sms_physical {n}")
+    model = check_model(_or(model, "yield_model"))
+    d = _number("defect_density", _or(defect_density, "defect_density"))
+    alpha = _check_alpha(_or(alpha, "clustering_alpha"))
+    c = _number("critical_fraction", _or(critical_fraction, "critical_fraction"), high=1.0)
+    a = _array("die area", area)
+    x, w = _density_nodes(d, model, alpha)
+    xs = x.reshape((-1,) + (1,) * a.ndim)
+    p = np.exp(-xs * a * (1 - c) / n)                    # one SM region clean
+    sms_ok = betainc(k, n - k + 1, p) if k > 0 else np.ones_like(p)  # P[Bin(n, p) >= k]
+    out = np.tensordot(w, np.exp(-xs * a * c) * sms_ok, axes=1)
+    return float(out) if out.ndim == 0 else out
+
+
+def _whole(name: str, v) -> int:
+    if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < 1:
+        raise UserError(f"{name} must be a whole number >= 1, got {v!r}")
+    return int(v)
+
+
+# ------------------------------------------------------------------ cost per good die
+
+@dataclass(frozen=True)
+class DieCost:
+    """One die on one wafer: counts, yields and costs (area m^2, prices USD)."""
+
+    area: float
+    wafer_diameter: float
+    wafer_price: float
+    defect_density: float
+    model: str
+    alpha: float
+    gross_dies: float          #: Hennessy & Patterson, not rounded
+    dies_per_wafer: int        #: whole gross dies
+    defect_free_yield: float   #: the plain yield of the whole die
+    sms_physical: int | None
+    sms_enabled: int | None
+    critical_fraction: float
+    yield_: float              #: harvested yield (= defect-free without SM counts)
+    good_dies: float           #: dies_per_wafer x yield_
+    cost_per_good_die: float
+
+    @property
+    def cost_per_good_sm(self) -> float | None:
+        """USD per enabled SM of a good die (None without SM counts)."""
+        return self.cost_per_good_die / self.sms_enabled if self.sms_enabled else None
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict with the units in the keys (``netmodel yield --json``)."""
+        return {"area_mm2": self.area * 1e6, "wafer_diameter_mm": self.wafer_diameter * 1e3,
+                "wafer_price_usd": self.wafer_price,
+                "defect_density_per_cm2": self.defect_density / 1e4, "model": self.model,
+                "alpha": self.alpha if self.model == "negative-binomial" else None,
+                "gross_dies": self.gross_dies, "dies_per_wafer": self.dies_per_wafer,
+                "defect_free_yield": self.defect_free_yield,
+                "sms_physical": self.sms_physical, "sms_enabled": self.sms_enabled,
+                "critical_fraction": self.critical_fraction if self.sms_enabled else None,
+                "yield": self.yield_, "good_dies_per_wafer": self.good_dies,
+                "cost_per_good_die_usd": self.cost_per_good_die,
+                "cost_per_good_sm_usd": self.cost_per_good_sm}
+
+
+def die_cost(area: float, *, defect_density: float | None = None, model: str | None = None,
+             alpha: float | None = None, wafer_diameter: float | None = None,
+             edge_exclusion: float | None = None, wafer_price: float | None = None,
+             sms_physical: int | None = None, sms_enabled: int | None = None,
+             critical_fraction: float | None = None) -> DieCost:
+    """Dies per wafer, yield and cost per good die of one die design (SI inputs; the
+    defaults are :func:`economics`). With ``sms_physical`` and ``sms_enabled`` the yield is
+    harvested (:func:`harvested_yield`), else defect-free.
+
+    >>> c = die_cost(814e-6, defect_density=1000.0, model="poisson", wafer_price=18000.0)
+    >>> c.dies_per_wafer, round(c.yield_, 4), round(c.cost_per_good_die, 2)
+    (63, 0.4431, 644.83)
+    """
+    area = _number("die area", area, low_open=True)
+    model = check_model(_or(model, "yield_model"))
+    d = _number("defect_density", _or(defect_density, "defect_density"))
+    alpha = _check_alpha(_or(alpha, "clustering_alpha"))
+    price = _number("wafer_price", _or(wafer_price, "wafer_price"))
+    c = _number("critical_fraction", _or(critical_fraction, "critical_fraction"), high=1.0)
+    diameter = _or(wafer_diameter, "wafer_diameter")
+    gross = gross_dies_per_wafer(area, diameter, edge_exclusion)
+    whole = dies_per_wafer(area, diameter, edge_exclusion)
+    plain = die_yield(area, d, model, alpha)
+    if (sms_physical is None) != (sms_enabled is None):
+        raise UserError("give both sms_physical and sms_enabled, or neither")
+    y = plain if sms_physical is None else harvested_yield(area, sms_physical, sms_enabled, d,
+                                                           model, alpha, c)
+    good = whole * y
+    cost = price / good if good > 0 else math.inf
+    return DieCost(area=area, wafer_diameter=float(diameter), wafer_price=price,
+                   defect_density=d, model=model, alpha=alpha, gross_dies=gross,
+                   dies_per_wafer=whole, defect_free_yield=plain,
+                   sms_physical=None if sms_physical is None else int(sms_physical),
+                   sms_enabled=None if sms_enabled is None else int(sms_enabled),
+                   critical_fraction=c, yield_=y, good_dies=good, cost_per_good_die=cost)
+
+
+def yield_curve(areas, *, defect_density: float | None = None, model: str | None = None,
+                alpha: float | None = None, wafer_diameter: float | None = None,
+                edge_exclusion: float | None = None, wafer_price: float | None = None,
+                critical_fraction: float | None = None) -> dict[str, np.ndarray]:
+    """Yield and cost per good SM against die area (m^2, array) for dies cut from the
+    reference design: ``round(A / A_ref x 144)`` physical SMs, ``floor`` of the same share
+    (132/144) enabled. Returns arrays ``area``, ``sms_physical``, ``sms_enabled``,
+    ``dies_per_wafer``, ``defect_free_yield``, ``yield`` and ``cost_per_good_sm``.
+
+    >>> c = yield_curve([814e-6, 203.5e-6])
+    >>> c["sms_physical"].tolist(), c["sms_enabled"].tolist()
+    ([144, 36], [132, 33])
+    """
+    areas = _array("die area", areas).ravel()
+    ref_area = parameter("reference_die_area")
+    ref_n, ref_k = parameter("reference_sms_physical"), parameter("reference_sms_enabled")
+    n = np.maximum(1, np.round(areas / ref_area * ref_n)).astype(int)
+    k = np.maximum(1, np.floor(n * ref_k / ref_n + 1e-9)).astype(int)
+    price = _number("wafer_price", _or(wafer_price, "wafer_price"))
+    dies = np.atleast_1d(dies_per_wafer(areas, wafer_diameter, edge_exclusion))
+    plain = np.atleast_1d(die_yield(areas, defect_density, model, alpha))
+    y = np.array([harvested_yield(a, int(ni), int(ki), defect_density, model, alpha,
+                                  critical_fraction) for a, ni, ki in zip(areas, n, k,
+                                                                          strict=True)])
+    with np.errstate(divide="ignore"):
+        per_sm = price / (dies * y) / k
+    return {"area": areas, "sms_physical": n, "sms_enabled": k, "dies_per_wafer": dies,
+            "defect_free_yield": plain, "yield": y, "cost_per_good_sm": per_sm}
+
+
+# ------------------------------------------------------------------ GPU dies and packages
+
+@cache
+def _derived_from() -> dict[str, tuple[str, float]]:
+    """Catalog GPUs derived from another: name -> (base, fraction), from gpus.toml."""
+    text = resources.files("compute").joinpath("data/gpus.toml").read_text()
+    out = {}
+    for name, entry in tomllib.loads(text).get("gpu", {}).items():
+        if isinstance(entry, dict) and "derive_from" in entry:
+            out[name] = (entry["derive_from"], float(entry.get("fraction", 1.0)))
+    return out
+
+
+#: GPUs built on the reference die (GH100).
+REFERENCE_GPUS = ("H100-SXM", "H200-SXM")
+
+
+def gpu_die(gpu) -> tuple[float, int, int]:
+    """``(area m^2, physical SMs, enabled SMs)`` of a GPU's logic die: the reference die for
+    the H100 and H200; a ``fraction`` of it for a GPU the catalog derives from them (the
+    Lite family). Other GPUs have no die data (a UserError).
+
+    >>> a, n, k = gpu_die("Lite+BW")
+    >>> round(a * 1e6, 1), n, k
+    (203.5, 36, 33)
+    """
+    from compute.hardware import get_gpu
+
+    spec = get_gpu(gpu)
+    ref_area = parameter("reference_die_area")
+    ref_n, ref_k = int(parameter("reference_sms_physical")), int(parameter("reference_sms_enabled"))
+    base = spec.name.split("@", 1)[0]  # a GPU at another clock keeps its die
+    if base in REFERENCE_GPUS:
+        return ref_area, ref_n, ref_k
+    derived = _derived_from()
+    if base in derived and derived[base][0] in REFERENCE_GPUS:
+        f = derived[base][1]
+        n = max(1, round(f * ref_n))
+        return ref_area * f, n, min(spec.sms, n)
+    ok = list(REFERENCE_GPUS) + [g for g, (b, _) in derived.items() if b in REFERENCE_GPUS]
+    raise UserError(f"no die data for GPU {spec.name!r}; dies are known for: {known(ok)}")
+
+
+@dataclass(frozen=True)
+class PackageCost:
+    """The manufacturing cost of one GPU package (USD): logic die, HBM, packaging, test."""
+
+    gpu: str
+    die: DieCost
+    hbm: float
+    packaging: float
+    test: float
+    interposer_area: float     #: m^2
+
+    @property
+    def total(self) -> float:
+        """USD per package."""
+        return self.die.cost_per_good_die + self.hbm + self.packaging + self.test
+
+    @property
+    def per_sm(self) -> float:
+        """USD per enabled SM."""
+        return self.total / self.die.sms_enabled
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict (USD, mm^2)."""
+        return {"gpu": self.gpu, "die": self.die.to_dict(),
+                "logic_usd": self.die.cost_per_good_die, "hbm_usd": self.hbm,
+                "packaging_usd": self.packaging, "test_usd": self.test,
+                "interposer_area_mm2": self.interposer_area * 1e6, "total_usd": self.total,
+                "per_sm_usd": self.per_sm}
+
+
+def _hbm_share(spec) -> float:
+    """The GPU's HBM as a multiple of the H100's: the larger of capacity and bandwidth."""
+    from compute.hardware import get_gpu
+
+    ref = get_gpu(REFERENCE_GPUS[0])
+    return max(spec.hbm_capacity / ref.hbm_capacity, spec.hbm_bandwidth / ref.hbm_bandwidth)
+
+
+def _interposer(die_area: float, hbm_share: float, overhead: float, footprint: float) -> float:
+    sites = parameter("reference_hbm_sites")
+    return overhead * (die_area + sites * hbm_share * footprint)
+
+
+def package_cost(gpu, *, defect_density: float | None = None, model: str | None = None,
+                 alpha: float | None = None, wafer_price: float | None = None,
+                 wafer_diameter: float | None = None, critical_fraction: float | None = None,
+                 hbm_cost: float | None = None, packaging_fixed: float | None = None,
+                 test_fixed_fraction: float | None = None,
+                 interposer_overhead: float | None = None) -> PackageCost:
+    """The manufacturing cost of ``gpu``'s package (see the module docstring). ``hbm_cost``
+    is the H100's HBM (USD) the GPU's share is taken of; the packaging and test calibration
+    to the H100's published figures is kept whatever the parameters.
+
+    >>> p = package_cost("H100-SXM")
+    >>> round(p.hbm), round(p.packaging), round(p.test)
+    (1400, 750, 920)
+    >>> q = package_cost("Lite")
+    >>> round(q.hbm), round(q.test)
+    (350, 402)
+    """
+    from compute.hardware import get_gpu
+
+    spec = get_gpu(gpu)
+    area, n, k = gpu_die(spec)
+    ref_area = parameter("reference_die_area")
+    die = die_cost(area, defect_density=defect_density, model=model, alpha=alpha,
+                   wafer_price=wafer_price, wafer_diameter=wafer_diameter,
+                   sms_physical=n, sms_enabled=k, critical_fraction=critical_fraction)
+    share = _hbm_share(spec)
+    hbm = _number("hbm_cost", _or(hbm_cost, "reference_hbm_cost")) * share
+    overhead = _number("interposer_overhead", _or(interposer_overhead, "interposer_overhead"),
+                       low=1.0)
+    footprint = parameter("hbm_stack_footprint")
+    fixed = _number("packaging_fixed", _or(packaging_fixed, "packaging_fixed"))
+    ref_pack = parameter("reference_packaging_cost")
+    if fixed > ref_pack:
+        raise UserError(f"packaging_fixed {fixed:g} USD exceeds the H100's whole packaging "
+                        f"cost ({ref_pack:g} USD)")
+    per_area = (ref_pack - fixed) / _interposer(ref_area, 1.0, overhead, footprint)
+    interposer = _interposer(area, share, overhead, footprint)
+    tf = _number("test_fixed_fraction", _or(test_fixed_fraction, "test_fixed_fraction"),
+                 high=1.0)
+    ref_test = parameter("reference_test_cost")
+    test = ref_test * (tf + (1 - tf) * area / ref_area)
+    return PackageCost(gpu=spec.name, die=die, hbm=hbm, packaging=fixed + per_area * interposer,
+                       test=test, interposer_area=interposer)
+
+
+def gpu_price(gpu, *, reference_price: float | None = None, **package_args) -> float:
+    """Purchase price of ``gpu`` (USD): its package cost times the H100's price / package
+    cost ratio (the same margin on every GPU; ``reference_price`` is the H100's price).
+
+    >>> round(gpu_price("H100-SXM"))
+    27500
+    """
+    ref = _number("reference_price", _or(reference_price, "reference_price"))
+    ratio = ref / package_cost(REFERENCE_GPUS[0], **package_args).total
+    return package_cost(gpu, **package_args).total * ratio
+
+
+def replacement(big="H100-SXM", small="Lite", **package_args) -> dict:
+    """The package cost of ``big`` against the ``small`` GPUs with as many enabled SMs
+    (``big.sms / small.sms`` of them): totals, per SM, and each term.
+
+    >>> r = replacement()
+    >>> r["count"], r["small_total_usd"] > r["big_total_usd"]
+    (4.0, True)
+    """
+    from compute.hardware import get_gpu
+
+    b, s = package_cost(big, **package_args), package_cost(small, **package_args)
+    count = get_gpu(big).sms / get_gpu(small).sms
+    terms = ("logic", "hbm", "packaging", "test")
+    bd, sd = b.to_dict(), s.to_dict()
+    return {"big": b.gpu, "small": s.gpu, "count": count,
+            "big_total_usd": b.total, "small_total_usd": count * s.total,
+            "big_per_sm_usd": b.per_sm, "small_per_sm_usd": s.per_sm,
+            "big_per_good_sm_logic_usd": b.die.cost_per_good_sm,
+            "small_per_good_sm_logic_usd": s.die.cost_per_good_sm,
+            **{f"big_{t}_usd": bd[f"{t}_usd"] for t in terms},
+            **{f"small_{t}_usd": count * sd[f"{t}_usd"] for t in terms}}
