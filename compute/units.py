@@ -2,12 +2,32 @@
 
 Inside netmodel every quantity is in SI base units: bytes, seconds, FLOP, FLOP/s,
 bytes/s per direction, watts. These helpers convert once, where numbers enter (the
-command line, config files) or leave (tables). GB = 1e9 bytes; GiB = 2**30 bytes.
+command line, config files) or leave (tables).
+
+The unit rules (one place; docs/units-and-errors.md repeats them):
+
+* ``B`` is a byte and ``b`` a bit, always: ``400Gb/s`` is 50e9 bytes/s, ``8b`` is not 8 bytes.
+* ``KB``/``kB``, ``MB``, ``GB``, ``TB``, ``PB`` are decimal (1e3 ... 1e15 bytes); ``KiB``,
+  ``MiB``, ``GiB``, ``TiB``, ``PiB`` are binary (2**10 ... 2**50).
+* A bare ``K``, ``M``, ``G``, ``T`` (a size with no ``B``) is **binary**, as nccl-tests reads
+  its ``-b 8M -e 8G`` options: ``8M`` is 8 MiB. Lower-case ``k``/``m``/``g`` alone are refused.
+* A message size (:func:`parse_bytes`) is a whole number of bytes, at least 1: a size in bits
+  (``8b``, ``1Gb``), a fraction of a byte (``0.5B``) or a sub-byte size is refused.
+* Bandwidths are bytes or bits per second: ``GB/s`` (= ``GBps``), ``GiB/s``, ``Gb/s``
+  (= ``Gbps``); decimal prefixes on bit rates (``Kb/s`` = ``kb/s`` = 1000 bits/s), as network
+  rates are quoted. A bare number is bytes/s.
+* Times: ``s``, ``ms``, ``us`` (= ``µs``), ``ns``, ``ps``; a bare number is seconds.
 
 >>> parse_bytes("64MiB")
 67108864.0
 >>> parse_bytes("1.5 GB")
 1500000000.0
+>>> parse_bytes("8M")          # nccl-tests style: binary
+8388608.0
+>>> parse_bytes("8b")
+Traceback (most recent call last):
+...
+compute.errors.UserError: size '8b' is in bits (b); a size is in bytes: write B (8b = 1B)
 >>> parse_time("0.1us")
 1e-07
 >>> parse_bandwidth("450GB/s")
@@ -26,6 +46,7 @@ import math
 import re
 
 from compute.errors import UserError
+from compute.validate import describe
 
 __all__ = [
     "check_finite_positive",
@@ -39,18 +60,23 @@ __all__ = [
 ]
 
 _BYTE_UNITS = {
-    "": 1.0, "b": 1.0, "B": 1.0,
+    "": 1.0, "B": 1.0,
     "kB": 1e3, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12, "PB": 1e15,
-    "KiB": 2.0**10, "MiB": 2.0**20, "GiB": 2.0**30, "TiB": 2.0**40,
-    "K": 2.0**10, "M": 2.0**20, "G": 2.0**30, "T": 2.0**40,  # nccl-tests style (-b 8M)
+    "KiB": 2.0**10, "MiB": 2.0**20, "GiB": 2.0**30, "TiB": 2.0**40, "PiB": 2.0**50,
+    "K": 2.0**10, "M": 2.0**20, "G": 2.0**30, "T": 2.0**40,  # nccl-tests style (-b 8M): binary
 }
+#: Bit units a user may mistakenly give as a size (refused with a hint).
+_BIT_UNITS = ("b", "kb", "Kb", "Mb", "Gb", "Tb", "Pb", "Kib", "Mib", "Gib", "Tib", "bit", "bits")
 _TIME_UNITS = {"": 1.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "ps": 1e-12}
 _BANDWIDTH_UNITS = {
     "": 1.0, "B/s": 1.0,
-    "kB/s": 1e3, "KB/s": 1e3, "MB/s": 1e6, "GB/s": 1e9, "TB/s": 1e12,
-    "KiB/s": 2.0**10, "MiB/s": 2.0**20, "GiB/s": 2.0**30,
+    "kB/s": 1e3, "KB/s": 1e3, "MB/s": 1e6, "GB/s": 1e9, "TB/s": 1e12, "PB/s": 1e15,
+    "KiB/s": 2.0**10, "MiB/s": 2.0**20, "GiB/s": 2.0**30, "TiB/s": 2.0**40,
+    "MBps": 1e6, "GBps": 1e9, "TBps": 1e12,
     "b/s": 1 / 8, "kb/s": 1e3 / 8, "Kb/s": 1e3 / 8, "Mb/s": 1e6 / 8, "Gb/s": 1e9 / 8,
-    "Tb/s": 1e12 / 8, "Gbps": 1e9 / 8, "Tbps": 1e12 / 8, "GBps": 1e9, "TBps": 1e12,
+    "Tb/s": 1e12 / 8, "Pb/s": 1e15 / 8,
+    "bps": 1 / 8, "Kbps": 1e3 / 8, "kbps": 1e3 / 8, "Mbps": 1e6 / 8, "Gbps": 1e9 / 8,
+    "Tbps": 1e12 / 8,
 }
 _NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?nan|[-+]?inf)\s*(\S*)\s*$",
                      re.IGNORECASE)
@@ -66,40 +92,57 @@ def check_finite_positive(name: str, value: float, *, allow_zero: bool = False) 
     ...
     compute.errors.UserError: size must be a finite number > 0, got nan
     """
+    rule = ">= 0" if allow_zero else "> 0"
+    if isinstance(value, bool):
+        raise UserError(f"{name} must be a finite number {rule}, got {value!r}")
     try:
         v = float(value)
-    except (TypeError, ValueError):
-        raise UserError(f"{name} must be a number, got {value!r}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise UserError(f"{name} must be a finite number {rule}, got {describe(value)}") from None
     ok = math.isfinite(v) and (v >= 0 if allow_zero else v > 0)
     if not ok:
-        rule = ">= 0" if allow_zero else "> 0"
-        raise UserError(f"{name} must be a finite number {rule}, got {value!r}")
+        raise UserError(f"{name} must be a finite number {rule}, got {describe(value)}")
     return v
 
 
 def parse_quantity(text, units: dict[str, float], what: str, *, allow_zero: bool = False) -> float:
     """Parse ``'<number><unit>'`` with a unit from ``units`` into SI; numbers pass through."""
+    if isinstance(text, bool):
+        raise UserError(f"{what} must be a number with a unit, got {text!r}")
     if isinstance(text, int | float):
         return check_finite_positive(what, text, allow_zero=allow_zero)
     m = _NUMBER.match(str(text))
     if not m:
-        raise UserError(f"{what} {text!r} is not a number with a unit (allowed units: "
+        raise UserError(f"{what} {describe(text)} is not a number with a unit (allowed units: "
                         f"{', '.join(u for u in units if u)})")
     number, unit = m.groups()
     if unit not in units:
-        raise UserError(f"{what} {text!r} has unknown unit {unit!r} (allowed: "
+        raise UserError(f"{what} {describe(text)} has unknown unit {describe(unit)} (allowed: "
                         f"{', '.join(u for u in units if u)})")
     value = float(number) * units[unit]
     ok = math.isfinite(value) and (value >= 0 if allow_zero else value > 0)
     if not ok:
         raise UserError(f"{what} must be a finite number {'>= 0' if allow_zero else '> 0'}, "
-                        f"got {text!r}")
+                        f"got {describe(text)}")
     return value
 
 
 def parse_bytes(text, what: str = "size") -> float:
-    """Bytes from e.g. ``'64MiB'``, ``'1GB'``, ``'8M'`` (nccl-tests style, binary) or a number."""
-    return parse_quantity(text, _BYTE_UNITS, what)
+    """A message size in bytes from e.g. ``'64MiB'``, ``'1GB'``, ``'8M'`` (nccl-tests style,
+    binary) or a number: a whole number of bytes >= 1 (bits and fractions of a byte are
+    refused; see the module docstring for the unit rules)."""
+    if isinstance(text, str):
+        m = _NUMBER.match(text)
+        if m and m.group(2) in _BIT_UNITS:
+            raise UserError(f"{what} {describe(text)} is in bits ({m.group(2)}); a size is in bytes: "
+                            f"write B (8b = 1B)")
+    value = parse_quantity(text, _BYTE_UNITS, what)
+    if value < 1:
+        raise UserError(f"{what} {describe(text)} is {value:g} B: a message is at least 1 byte")
+    if value != math.floor(value):
+        raise UserError(f"{what} {describe(text)} is {value:g} B: a message is a whole number "
+                        f"of bytes")
+    return value
 
 
 def parse_time(text, what: str = "time", *, allow_zero: bool = True) -> float:
@@ -112,11 +155,18 @@ def parse_bandwidth(text, what: str = "bandwidth") -> float:
     return parse_quantity(text, _BANDWIDTH_UNITS, what)
 
 
-def parse_size_range(text: str, what: str = "sizes") -> list[float]:
+#: Most sizes :func:`parse_size_range` makes (a tiny factor would otherwise ask for billions).
+MAX_SIZES = 100_000
+
+
+def parse_size_range(text: str, what: str = "sizes", *, max_sizes: int = MAX_SIZES) -> list[float]:
     """Message sizes from ``'LO:HI'`` (powers of two from LO to HI, as nccl-tests -f 2),
-    ``'LO:HI:FACTOR'``, or a comma list ``'1KiB,1MiB'``."""
+    ``'LO:HI:FACTOR'``, or a comma list ``'1KiB,1MiB'``; at most ``max_sizes`` of them
+    (counted before any list is built)."""
     text = str(text).strip()
     if "," in text or ":" not in text:
+        if text.count(",") >= max_sizes:
+            raise UserError(f"{what} lists more than {max_sizes:,} sizes")
         sizes = [parse_bytes(t, what) for t in text.split(",") if t.strip()]
         if not sizes:
             raise UserError(f"{what} {text!r} is empty; give e.g. '1KiB:1GiB' or '1KiB,1MiB'")
@@ -131,6 +181,9 @@ def parse_size_range(text: str, what: str = "sizes") -> list[float]:
     if factor <= 1:
         raise UserError(f"{what} factor must be > 1, got {factor:g}")
     n = int(math.floor(math.log(hi / lo) / math.log(factor) + 1e-9)) + 1
+    if n > max_sizes:
+        raise UserError(f"{what} {text!r} makes {n:,} sizes, more than the limit of "
+                        f"{max_sizes:,}; use a larger factor or a narrower range")
     return [lo * factor**i for i in range(n)]
 
 
