@@ -163,9 +163,9 @@ def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
             for s in scens:
                 r = fabric_search(model, s, workload, options=options, slo=slo,
                                   max_batch=max_batch, collectives=colls[s.label])
-                key = (model.name, s.gpu, phase)
+                key = (model.name, s.gpu_spec, phase)
                 if key not in ideal_cache:
-                    ideal_cache[key] = search(model, s.gpu, workload, comm=NoCommunication(),
+                    ideal_cache[key] = search(model, s.gpu_spec, workload, comm=NoCommunication(),
                                               options=options, slo=slo, max_batch=max_batch)
                 searches.append(r)
                 rows.append(_row(r, ideal_cache[key]))

@@ -43,7 +43,7 @@ from compute.models import get_model
 from compute.phases import Slo
 from compute.roofline import make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
-from compute.sharding import valid_tp_degrees
+from compute.sharding import check_tp, valid_tp_degrees
 from netmodel.study.scenarios import Scenario, get_scenario
 
 __all__ = ["FabricSearch", "ScenarioCollectives", "adjusted", "build_fabric", "fabric_search",
@@ -331,19 +331,24 @@ class FabricSearch:
 
 def fabric_search(model, scenario, phase="decode", *, prompt=None, context=None, options=None,
                   slo: Slo | None = None, max_batch: int = DEFAULT_MAX_BATCH,
-                  collectives: ScenarioCollectives | None = None) -> FabricSearch:
+                  collectives: ScenarioCollectives | None = None,
+                  tp=None) -> FabricSearch:
     """Best TP degree and batch of ``model`` on ``scenario`` under the SLO.
 
     TP degrees run from 1 to the smaller of the GPU's largest instance and the fabric's GPU
     count (dividing the heads). ``collectives`` reuses the compiled costs of an earlier
     call on the same scenario (pass one per scenario when searching many models/phases).
+    ``tp`` restricts the TP degrees tried (each must fit the fabric and the GPU's largest
+    instance).
     """
     scenario = get_scenario(scenario)
     coll = collectives or ScenarioCollectives(scenario)
     if coll.scenario != scenario:
         raise ValueError("collectives were built for another scenario")
     model, gpu = get_model(model), scenario.gpu_spec
-    tps = valid_tp_degrees(model, min(gpu.max_instance, coll.gpus))
+    limit = min(gpu.max_instance, coll.gpus)
+    tps = valid_tp_degrees(model, limit) if tp is None else \
+        tuple(sorted({check_tp(model, t, limit) for t in np.atleast_1d(tp)}))
     result = search(model, gpu, make_workload(phase, prompt, context), comm=coll,
                     options=options, slo=slo, tp=tps, max_batch=max_batch)
     tp = result.best.tp if result.best else None

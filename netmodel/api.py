@@ -1,0 +1,311 @@
+"""netmodel's Python API: the library's main questions, each one call, accepting objects or
+the names the command line takes.
+
+Every function turns names into objects once, here at the boundary (a catalog name, a
+``.toml``/``.json`` file or an object: :class:`~compute.hardware.GpuSpec`,
+:class:`~compute.models.ModelSpec`, :class:`~netmodel.study.scenarios.Scenario`, a fabric
+graph), then calls the library, which takes objects only. The same functions are
+importable from the package: ``import netmodel; netmodel.search(...)``.
+
+>>> import netmodel
+>>> g = netmodel.build_fabric("single-switch:n=8")
+>>> t = netmodel.collective_time(g, "all-reduce", [1e6, 1e9], 8)
+>>> t.shape, bool(t[1] > t[0])
+((2,), True)
+>>> r = netmodel.search("Llama-3-8B", "H100-SXM", "decode", max_batch=64)
+>>> r.best.tp, r.best.batch
+(1, 64)
+>>> netmodel.search("Llama-3-8B", phase="decode", scenario="h100-dgx").best.tp
+1
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+import numpy as np
+
+from compute.comm import CollectiveCostModel, as_comm
+from compute.errors import UserError
+from compute.hardware import GpuSpec, get_gpu
+from compute.models import ModelSpec, get_model
+from compute.phases import PHASES, Slo
+from compute.roofline import RooflineOptions
+from compute.search import DEFAULT_MAX_BATCH
+
+if TYPE_CHECKING:  # pragma: no cover
+    import networkx as nx
+
+    from compute.results import InferenceResult, SearchResult
+    from netmodel.study.compare import CompareResult
+    from netmodel.study.lite_gpu import FullStudy
+    from netmodel.study.scenarios import Scenario
+    from netmodel.study.sweep import SweepResult
+
+__all__ = ["build_fabric", "collective_time", "compare", "evaluate", "get_scenario",
+           "run_study", "search", "sweep"]
+
+#: A GPU: catalog name, GPU file, or the object.
+GpuLike = str | os.PathLike | GpuSpec
+#: A model: catalog name, model file or HuggingFace config.json, or the object.
+ModelLike = str | os.PathLike | ModelSpec
+#: A scenario: shipped name, ``NAME@GPU``, a ``.toml`` file, or the object.
+ScenarioLike: TypeAlias = "str | os.PathLike | Scenario"
+#: A fabric: spec string, saved ``.json``/``.graphml`` file, ``(builder, parameters)``,
+#: a graph, or a scenario (its fabric).
+FabricLike: TypeAlias = "str | os.PathLike | tuple[str, Mapping[str, Any]] | nx.Graph | Scenario"
+#: Collective costs: an object with ``collective_time`` or a plain function
+#: ``(op, nbytes_array, group_size) -> seconds_array``.
+CommLike = CollectiveCostModel | Callable[[str, np.ndarray, int], np.ndarray]
+
+
+def _ref(x):
+    """A path-like reference as the string the catalogs' getters take."""
+    return os.fspath(x) if isinstance(x, os.PathLike) else x
+
+
+def _gpu(x: GpuLike) -> GpuSpec:
+    return get_gpu(_ref(x))
+
+
+def _model(x: ModelLike) -> ModelSpec:
+    return get_model(_ref(x))
+
+
+def get_scenario(scenario: ScenarioLike) -> Scenario:
+    """The :class:`~netmodel.study.scenarios.Scenario` a name, ``NAME@GPU`` or file names
+    (an object passes through)."""
+    from netmodel.study.scenarios import get_scenario as _get
+
+    return _get(_ref(scenario))
+
+
+def build_fabric(spec: FabricLike, params: Mapping[str, Any] | None = None) -> nx.Graph:
+    """The fabric graph ``spec`` describes.
+
+    Parameters
+    ----------
+    spec : str, path, tuple, networkx.Graph or Scenario
+        A spec string (``"fat-tree:k=8,gpu=Lite"``), a saved ``.json``/``.graphml``
+        fabric, a builder name with ``params``, a ``(builder, params)`` pair, a graph
+        (validated, returned), or a scenario (its physical fabric).
+    params : mapping, optional
+        The builder's keyword arguments when ``spec`` is a builder name; values in SI or
+        strings with units, ``gpu`` a name or a :class:`~compute.hardware.GpuSpec`.
+
+    Raises
+    ------
+    UserError
+        An unknown builder or parameter, or a value the builder refuses.
+
+    Examples
+    --------
+    >>> build_fabric("fat-tree", {"k": 4}).graph["gpus"]
+    16
+    """
+    from netmodel.study.scenarios import Scenario
+    from topologies.specs import build
+
+    if isinstance(spec, Scenario):
+        from netmodel.study.fabric_search import build_fabric as scenario_fabric
+
+        return scenario_fabric(spec)
+    if isinstance(spec, tuple):
+        if len(spec) != 2 or params is not None:
+            raise UserError("a fabric given as a tuple must be (builder, parameters)")
+        spec, params = spec
+    if isinstance(spec, os.PathLike):
+        spec = os.fspath(spec)
+    if params is not None:
+        return build(spec, dict(params))
+    return build(spec)
+
+
+def collective_time(fabric: FabricLike, op: str, sizes, group: int | Sequence[str] = 8, *,
+                    algorithm: str = "auto", placement: str = "contiguous",
+                    algorithms: Sequence[str] | str | None = None) -> np.ndarray:
+    """Seconds for one collective on a fabric, elementwise over ``sizes``.
+
+    Parameters
+    ----------
+    fabric : fabric-like
+        See :func:`build_fabric`. A scenario brings its own calibration and adjustments.
+    op : str
+        One of :data:`compute.comm.OPERATIONS` (``"all-reduce"``, ...).
+    sizes : float or array of float
+        Message sizes in bytes (nccl-tests' convention: the buffer each rank holds).
+    group : int or sequence of GPU node names
+        A group size (placed by ``placement``) or the GPU nodes themselves.
+    algorithm : str
+        ``"auto"`` (the fastest valid algorithm and protocol per size) or one algorithm.
+    placement : str
+        Where a group given by its size sits (contiguous, rail-aligned, spread, random).
+    algorithms : sequence of str or ``"nccl"``, optional
+        The candidates ``auto`` chooses from (default all).
+
+    Returns
+    -------
+    numpy.ndarray
+        Seconds, the shape of ``sizes``.
+
+    Examples
+    --------
+    >>> t = collective_time("single-switch:n=8", "all-reduce", 1e9, 8, algorithm="ring")
+    >>> round(2 * 7 / 8 * 1e9 / float(t) / 1e9)   # busbw in GB/s; nccl-tests: ~370 on 8xH100
+    366
+    """
+    from netmodel.collectives.model import FabricCostModel, check_sizes
+    from netmodel.study.scenarios import Scenario
+
+    n = check_sizes(sizes)
+    if isinstance(fabric, Scenario) or (isinstance(fabric, str) and _is_scenario(fabric)):
+        from netmodel.study.fabric_search import ScenarioCollectives
+
+        if not isinstance(group, int | np.integer) or isinstance(group, bool):
+            raise UserError("on a scenario, group must be a size (instances are placed by "
+                            "the scenario's placement)")
+        return np.asarray(ScenarioCollectives(get_scenario(fabric))
+                          .collective_time(op, n, int(group)), dtype=float)
+    graph = build_fabric(fabric)
+    model = FabricCostModel(graph, placement=placement, algorithm=algorithm,
+                            algorithms=algorithms)
+    g = model.group(group if isinstance(group, int | np.integer) else tuple(group))
+    return np.asarray(model.sweep(op, np.atleast_1d(n), g).time, dtype=float).reshape(n.shape)
+
+
+def _is_scenario(text: str) -> bool:
+    from netmodel.study.scenarios import shipped_scenarios
+
+    base = text.partition("@")[0].strip()
+    return base in shipped_scenarios() or base.lower().endswith(".toml")
+
+
+def _comm_for(gpu: GpuSpec, scenario, comm):
+    if scenario is not None and comm is not None:
+        raise UserError("give scenario or comm, not both")
+    if scenario is not None:
+        from netmodel.study.fabric_search import ScenarioCollectives
+
+        return ScenarioCollectives(scenario)
+    return as_comm(comm) if comm is not None else None
+
+
+def _gpu_of(gpu: GpuLike | None, scenario) -> GpuSpec:
+    if scenario is not None:
+        if gpu is not None and _gpu(gpu).name != scenario.gpu:
+            scenario = scenario.with_gpu(_gpu(gpu))
+        return scenario.gpu_spec
+    if gpu is None:
+        raise UserError("give gpu (a name, a GPU file or a GpuSpec) or a scenario")
+    return _gpu(gpu)
+
+
+def evaluate(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode", *,
+             tp: int, batch: int, scenario: ScenarioLike | None = None,
+             comm: CommLike | None = None, prompt: int | None = None,
+             context: int | None = None,
+             options: RooflineOptions | None = None) -> InferenceResult:
+    """The per-stage roofline of one configuration (model, GPU, TP degree, batch, phase).
+
+    Collectives cost what ``comm`` says (default: rings over the GPU's scale-up
+    bandwidth), or, with ``scenario``, what they cost on the scenario's fabric (the same
+    model ``compare`` uses; the GPU is the scenario's unless ``gpu`` swaps it).
+
+    Examples
+    --------
+    >>> r = evaluate("Llama-3-70B", "H100-SXM", "decode", tp=4, batch=16)
+    >>> r.tp, r.latency_name, r.latency > 0
+    (4, 'tbt', True)
+    """
+    from compute.roofline import evaluate as _evaluate
+
+    scen = get_scenario(scenario) if scenario is not None else None
+    g = _gpu_of(gpu, scen)
+    if scen is not None and scen.gpu != g.name:
+        scen = scen.with_gpu(g)
+    return _evaluate(_model(model), g, tp, batch, phase, prompt=prompt, context=context,
+                     comm=_comm_for(g, scen, comm), options=options)
+
+
+def search(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode", *,
+           scenario: ScenarioLike | None = None, comm: CommLike | None = None,
+           prompt: int | None = None, context: int | None = None,
+           options: RooflineOptions | None = None, slo: Slo | None = None,
+           tp: Iterable[int] | None = None,
+           max_batch: int = DEFAULT_MAX_BATCH) -> SearchResult:
+    """The best TP degree and batch under the latency SLO.
+
+    With ``scenario`` the search runs on the scenario's fabric (TP degrees up to the
+    fabric's size, collectives of the instance placed there): the same search
+    ``compare`` runs. Otherwise ``comm`` costs the collectives (default rings over the
+    GPU's scale-up bandwidth).
+
+    Returns
+    -------
+    compute.results.SearchResult
+        ``best`` (None with ``reason`` when nothing is feasible), ``front``, ``by_tp``.
+    """
+    from compute.search import search as _search
+
+    if scenario is not None:
+        from netmodel.study.fabric_search import fabric_search
+
+        scen = get_scenario(scenario)
+        if gpu is not None:
+            scen = scen.with_gpu(_gpu(gpu))
+        if comm is not None:
+            raise UserError("give scenario or comm, not both")
+        return fabric_search(_model(model), scen, phase, prompt=prompt, context=context,
+                             options=options, slo=slo, max_batch=max_batch, tp=tp).search
+    g = _gpu_of(gpu, None)
+    return _search(_model(model), g, phase, prompt=prompt, context=context,
+                   comm=_comm_for(g, None, comm), options=options, slo=slo, tp=tp,
+                   max_batch=max_batch)
+
+
+def compare(models: Iterable[ModelLike], scenarios: Iterable[ScenarioLike] | None = None,
+            phases: Iterable[str] = PHASES, *, gpus: Iterable[GpuLike] | None = None,
+            options: RooflineOptions | None = None, slo: Slo | None = None,
+            prompt: int | None = None, context: int | None = None,
+            max_batch: int = DEFAULT_MAX_BATCH, instances: str | None = None) -> CompareResult:
+    """The best configuration of every model on every scenario's fabric, per phase
+    (default: every shipped scenario, both phases); ``gpus`` runs each scenario with each
+    of those GPU types instead of its own."""
+    from netmodel.study.compare import run_compare
+    from netmodel.study.scenarios import scenario_names
+
+    scens = [get_scenario(s) for s in (scenarios if scenarios is not None
+                                       else scenario_names())]
+    return run_compare([_model(m) for m in models], scens, list(phases),
+                       gpus=[_gpu(g) for g in gpus] if gpus is not None else None,
+                       options=options, slo=slo, prompt=prompt, context=context,
+                       max_batch=max_batch, instances=instances)
+
+
+def sweep(scenarios: Iterable[ScenarioLike], params: Iterable[str],
+          models: Iterable[ModelLike] = ("Llama-3-70B",), phases: Iterable[str] = ("decode",),
+          *, points: int = 7, **kwargs: Any) -> SweepResult:
+    """Tokens/s/SM of scenarios while one or two parameters vary (``params``:
+    ``"PATH=LO:HI"`` texts, see :mod:`netmodel.study.sweep`); keyword arguments as
+    :func:`compare`."""
+    from netmodel.study.sweep import parse_param, run_sweep
+
+    scens = [get_scenario(s) for s in scenarios]
+    parsed = [parse_param(p, scens, points) for p in params]
+    return run_sweep(scens, parsed, [_model(m) for m in models], list(phases), **kwargs)
+
+
+def run_study(models: Iterable[ModelLike] | None = None,
+              gpus: Iterable[GpuLike] | None = None, phases: Iterable[str] = PHASES,
+              **kwargs: Any) -> FullStudy:
+    """``netmodel study lite-gpu`` without writing files: the GPU-only comparison, the
+    fabric comparison and the per-hop latency sweep (see
+    :func:`netmodel.study.lite_gpu.run_full_study` for the keyword arguments)."""
+    from netmodel.study.defaults import DEFAULT_GPUS, DEFAULT_MODELS
+    from netmodel.study.lite_gpu import run_full_study
+
+    return run_full_study([_model(m) for m in (models or DEFAULT_MODELS)],
+                          [_gpu(g) for g in (gpus or DEFAULT_GPUS)], list(phases),
+                          **kwargs)

@@ -1,0 +1,86 @@
+"""The Python API: names or objects, one answer; the documented example runs."""
+
+from __future__ import annotations
+
+import runpy
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import netmodel
+from compute.errors import UserError
+from compute.hardware import derive_gpu, get_gpu
+from compute.models import get_model
+from netmodel.study.fabric_search import ScenarioCollectives
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_example_script_runs(capsys):
+    runpy.run_path(str(ROOT / "scripts" / "example_api.py"), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "lite-flat@Lite-2xHBM" in out and "tokens/s/SM" in out
+
+
+def test_import_netmodel_is_light():
+    code = ("import sys, netmodel; bad = [m for m in ('matplotlib', 'scipy', 'networkx', "
+            "'numpy', 'dask') if m in sys.modules]; print(bad)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, check=True).stdout.strip()
+    assert out == "[]"
+
+
+def test_names_and_objects_give_the_same_answer():
+    by_name = netmodel.search("Llama-3-8B", "H100-SXM", "decode", max_batch=32)
+    by_object = netmodel.search(get_model("Llama-3-8B"), get_gpu("H100-SXM"), "decode",
+                                max_batch=32)
+    assert by_name.best == by_object.best
+
+
+def test_plain_function_comm_equals_object_comm():
+    ring = netmodel.search("Llama-3-70B", "H100-SXM", "decode", max_batch=64).best
+    from compute.roofline import default_comm
+
+    obj = default_comm(get_gpu("H100-SXM"))
+    as_function = netmodel.search("Llama-3-70B", "H100-SXM", "decode", max_batch=64,
+                                  comm=obj.collective_time).best
+    assert as_function == ring
+
+
+def test_scenario_search_costs_collectives_like_compare():
+    # the same configuration gets the same collective time from every entry point
+    r = netmodel.search("Llama-3-70B", phase="decode", scenario="lite-flat")
+    row = netmodel.compare(["Llama-3-70B"], ["lite-flat"], ["decode"]).rows[0]
+    assert (r.best.tp, r.best.batch, r.best.latency) == (row.tp, row.batch, row.latency_s)
+    ev = netmodel.evaluate("Llama-3-70B", phase="decode", tp=row.tp, batch=row.batch,
+                           scenario="lite-flat")
+    assert ev.latency == pytest.approx(row.latency_s, rel=1e-12)
+
+
+def test_collective_time_on_a_scenario_matches_its_collectives():
+    sizes = np.array([1e3, 1e6, 1e9])
+    t = netmodel.collective_time("lite-flat", "all-reduce", sizes, 16)
+    ref = ScenarioCollectives("lite-flat").collective_time("all-reduce", sizes, 16)
+    np.testing.assert_array_equal(t, ref)
+    assert t.shape == (3,) and np.all(np.diff(t) > 0)
+
+
+def test_a_users_gpu_object_runs_on_a_fabric():
+    mine = derive_gpu(get_gpu("Lite"), "Mine", hbm_bandwidth_multiplier=2.0)
+    row = netmodel.compare(["Llama-3-8B"], ["lite-flat"], ["decode"], gpus=[mine]).rows[0]
+    assert row.label == "lite-flat@Mine" and row.feasible
+
+
+@pytest.mark.parametrize("call, needle", [
+    (lambda: netmodel.search("Llama-3-8B", phase="decode"), "give gpu"),
+    (lambda: netmodel.search("Llama-3-8B", "H100-SXM", comm=3), "comm must be"),
+    (lambda: netmodel.build_fabric(("ring",)), "(builder, parameters)"),
+    (lambda: netmodel.collective_time("single-switch:n=8", "all-reduce", -1.0, 8), "> 0"),
+])
+def test_bad_calls_are_user_errors(call, needle):
+    with pytest.raises(UserError, match=None) as err:
+        call()
+    assert needle in str(err.value) and "\n" not in str(err.value)
