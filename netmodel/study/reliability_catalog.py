@@ -1,0 +1,282 @@
+"""The failure and repair catalog (``netmodel/data/failures.toml``) as objects, and the
+units of time the reliability commands take.
+
+:func:`catalog` reads the shipped file once; :meth:`Catalog.with_` returns a copy with a
+user's overrides (the area share of the GPU rate, local or vendor repair, a class's rate or
+repair time, detection, warm-up, where weights load from). :meth:`Catalog.rates` turns it
+into a rate per part per second for one GPU type: the GPU's rate is the reference GPU's
+(H100, where it was observed) split into the part that grows with silicon, scaled by the
+GPU's SMs (die) and HBM capacity (stacks), and the part that comes once per package.
+
+>>> c = catalog()
+>>> r = c.rates("Lite")
+>>> round(r["gpu-die"] * 3600 / 1.26e-5, 4), round(r["gpu-package"] * 3600 / 1.26e-5, 3)
+(0.1595, 0.362)
+>>> round(c.with_(area_share=0.914).rates("H100-SXM")["gpu-die"] * 3600, 10)
+1.15164e-05
+>>> parse_duration("1y") / 3600, parse_duration("90min")
+(8766.0, 5400.0)
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from dataclasses import dataclass, field, replace
+from functools import cache
+from importlib import resources
+
+from compute.errors import UserError, known
+from compute.hardware import get_gpu
+from topologies.failure_domains import CLASSES
+
+__all__ = ["LOAD_SOURCES", "REPAIRS", "Catalog", "ClassData", "catalog", "check_class",
+           "parse_duration"]
+
+#: Where a spare loads its weight shard from.
+LOAD_SOURCES = ("fabric", "storage")
+#: Which repair time applies: a local pool of replacement parts, or the vendor's RMA.
+REPAIRS = ("local", "vendor")
+HOUR = 3600.0
+#: Seconds per unit of :func:`parse_duration` (a year is 365.25 days).
+_DURATION_UNITS = {"": 1.0, "s": 1.0, "min": 60.0, "h": HOUR, "d": 24 * HOUR, "w": 168 * HOUR,
+                   "y": 8766 * HOUR}
+_NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?nan|[-+]?inf)"
+                     r"\s*([a-z]*)\s*$", re.IGNORECASE)
+
+
+def parse_duration(text, what: str = "duration", *, allow_zero: bool = False) -> float:
+    """Seconds from ``'1y'``, ``'30d'``, ``'2w'``, ``'24h'``, ``'90min'``, ``'30s'`` or a
+    number of seconds (a year is 365.25 days).
+
+    >>> parse_duration("0")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: duration must be a finite number > 0, got '0'
+    """
+    if isinstance(text, bool):
+        raise UserError(f"{what} must be a number with a unit, got {text!r}")
+    if isinstance(text, int | float):
+        value = float(text)
+    else:
+        m = _NUMBER.match(str(text))
+        if not m or m.group(2).lower() not in _DURATION_UNITS:
+            raise UserError(f"{what} {str(text)!r} is not a duration (a number with one of "
+                            f"the units s, min, h, d, w, y)")
+        value = float(m.group(1)) * _DURATION_UNITS[m.group(2).lower()]
+    if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        rule = ">= 0" if allow_zero else "> 0"
+        raise UserError(f"{what} must be a finite number {rule}, got {text!r}")
+    return value
+
+
+def check_class(name) -> str:
+    """``name`` if it is a component class (:data:`~topologies.failure_domains.CLASSES`)."""
+    if name not in CLASSES:
+        raise UserError(f"unknown component class {name!r}; known: {known(CLASSES)}")
+    return name
+
+
+def _rate(what: str, value) -> float:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) \
+        and math.isfinite(value) and value >= 0
+    if not ok:
+        raise UserError(f"{what} must be a finite number >= 0 per hour, got {value!r}")
+    return float(value)
+
+
+def _time(what: str, value) -> float:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) \
+        and math.isfinite(value) and value >= 0
+    if not ok:
+        raise UserError(f"{what} must be a finite number of seconds >= 0, got {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class ClassData:
+    """One component class: rate per part (per hour, as written; None for the two GPU
+    classes, whose rates come from the GPU split), repair times (s) and sources."""
+
+    name: str
+    description: str
+    per: str
+    rate_per_hour: float | None
+    rate_range: tuple | None
+    source: str
+    confidence: str
+    repair_local_s: float
+    repair_vendor_s: float
+    repair_source: str
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """The catalog with any overrides (see the module doc). Times in seconds."""
+
+    classes: dict
+    reference_gpu: str
+    gpu_rate_per_hour: float
+    area_share: float
+    area_share_range: tuple
+    hbm_share: float
+    gpu_source: str
+    detection_s: float
+    warmup_s: float
+    load_from: str
+    storage_bandwidth: float        #: bytes/s per GPU
+    host_sms: int
+    repair: str = "local"
+    sources: dict = field(default_factory=dict)
+
+    def with_(self, *, area_share: float | None = None, repair: str | None = None,
+              rates: dict | None = None, repair_hours: dict | None = None,
+              detection_s: float | None = None, warmup_s: float | None = None,
+              load_from: str | None = None, storage_bandwidth: float | None = None
+              ) -> Catalog:
+        """A copy with overrides: ``rates`` and ``repair_hours`` map a class to a rate per
+        part per hour or a repair time in hours (for the chosen ``repair``)."""
+        out = self
+        if area_share is not None:
+            a = _rate("area_share", area_share)
+            if not self.hbm_share <= a <= 1:
+                raise UserError(f"area_share must be in [{self.hbm_share:g}, 1] (at least the "
+                                f"HBM share of the GPU rate), got {area_share!r}")
+            out = replace(out, area_share=a)
+        if repair is not None:
+            if repair not in REPAIRS:
+                raise UserError(f"repair {repair!r} is not allowed; allowed: {known(REPAIRS)}")
+            out = replace(out, repair=repair)
+        classes = dict(out.classes)
+        for name, value in (rates or {}).items():
+            check_class(name)
+            if name in ("gpu-die", "gpu-package"):
+                raise UserError(f"the rate of {name!r} comes from the GPU split; set "
+                                f"area_share instead")
+            classes[name] = replace(classes[name], rate_per_hour=_rate(f"rate of {name}", value),
+                                    source="set by the user", confidence="user")
+        for name, hours in (repair_hours or {}).items():
+            check_class(name)
+            s = _time(f"repair time of {name}", hours * HOUR if isinstance(hours, int | float)
+                      and not isinstance(hours, bool) else hours)
+            key = "repair_local_s" if out.repair == "local" else "repair_vendor_s"
+            classes[name] = replace(classes[name], repair_source="set by the user", **{key: s})
+        out = replace(out, classes=classes)
+        if detection_s is not None:
+            out = replace(out, detection_s=_time("detection time", detection_s))
+        if warmup_s is not None:
+            out = replace(out, warmup_s=_time("warm-up time", warmup_s))
+        if load_from is not None:
+            if load_from not in LOAD_SOURCES:
+                raise UserError(f"load_from {load_from!r} is not allowed; allowed: "
+                                f"{known(LOAD_SOURCES)}")
+            out = replace(out, load_from=load_from)
+        if storage_bandwidth is not None:
+            bw = _rate("storage bandwidth", storage_bandwidth)
+            if bw <= 0:
+                raise UserError(f"storage bandwidth must be > 0 bytes/s, got {storage_bandwidth!r}")
+            out = replace(out, storage_bandwidth=bw)
+        return out
+
+    def rates(self, gpu) -> dict[str, float]:
+        """Rate per part per second of every class for GPU type ``gpu``."""
+        gpu, ref = get_gpu(gpu), get_gpu(self.reference_gpu)
+        base = self.gpu_rate_per_hour / HOUR
+        die = base * (self.area_share - self.hbm_share) * gpu.sms / ref.sms
+        hbm = base * self.hbm_share * gpu.hbm_capacity / ref.hbm_capacity
+        out = {}
+        for name, c in self.classes.items():
+            if name == "gpu-die":
+                out[name] = die + hbm
+            elif name == "gpu-package":
+                out[name] = base * (1 - self.area_share)
+            else:
+                out[name] = c.rate_per_hour / HOUR
+        return out
+
+    def repair_s(self, name: str) -> float:
+        """Repair time of class ``name`` (s) under the chosen ``repair``."""
+        c = self.classes[check_class(name)]
+        return c.repair_local_s if self.repair == "local" else c.repair_vendor_s
+
+    def load_bandwidth(self, gpu) -> float:
+        """Bytes/s a spare loads its weight shard at."""
+        return get_gpu(gpu).scaleup_bandwidth if self.load_from == "fabric" \
+            else self.storage_bandwidth
+
+    def gpus_per_host(self, gpu) -> int:
+        """GPUs per host where the fabric has no server labels (the silicon of an
+        8-GPU host of the reference GPU)."""
+        return max(1, round(self.host_sms / get_gpu(gpu).sms))
+
+    def to_dict(self) -> dict:
+        """The catalog as a JSON-ready dict (rates per hour, times in seconds)."""
+        return {
+            "reference_gpu": self.reference_gpu, "gpu_rate_per_hour": self.gpu_rate_per_hour,
+            "area_share": self.area_share, "area_share_range": list(self.area_share_range),
+            "hbm_share": self.hbm_share, "gpu_source": self.gpu_source, "repair": self.repair,
+            "detection_s": self.detection_s, "warmup_s": self.warmup_s,
+            "load_from": self.load_from, "storage_bandwidth": self.storage_bandwidth,
+            "host_sms": self.host_sms, "sources": dict(self.sources),
+            "classes": {n: {"description": c.description, "per": c.per,
+                            "rate_per_hour": c.rate_per_hour,
+                            "rate_range_per_hour": list(c.rate_range) if c.rate_range else None,
+                            "source": c.source, "confidence": c.confidence,
+                            "repair_s": c.repair_local_s if self.repair == "local"
+                            else c.repair_vendor_s, "repair_source": c.repair_source}
+                        for n, c in self.classes.items()},
+        }
+
+
+def _need(where: str, table: dict, key: str):
+    if key not in table:
+        raise UserError(f"{where} lacks {key!r}")
+    return table[key]
+
+
+def _parse(data: dict, where: str) -> Catalog:
+    gpu = _need(where, data, "gpu")
+    rec = _need(where, data, "recovery")
+    ref = _need(where, data, "reference")
+    classes = {}
+    table = _need(where, data, "class")
+    for name in CLASSES:
+        c = _need(f"{where} [class]", table, name)
+        w = f"{where} [class.{name}]"
+        rate = None if "rate_from" in c else _rate(f"{w} rate_per_hour",
+                                                   _need(w, c, "rate_per_hour"))
+        rng = c.get("range_per_hour")
+        classes[name] = ClassData(
+            name=name, description=_need(w, c, "description"), per=_need(w, c, "per"),
+            rate_per_hour=rate, rate_range=tuple(rng) if rng else None,
+            source=c.get("source", gpu.get("source", "")),
+            confidence=c.get("confidence", gpu.get("confidence", "")),
+            repair_local_s=_time(f"{w} repair_local_h", _need(w, c, "repair_local_h") * HOUR),
+            repair_vendor_s=_time(f"{w} repair_vendor_h", _need(w, c, "repair_vendor_h") * HOUR),
+            repair_source=_need(w, c, "repair_source"))
+    extra = sorted(set(table) - set(CLASSES))
+    if extra:
+        raise UserError(f"{where} has unknown class(es) {', '.join(extra)}")
+    if rec["load_from"] not in LOAD_SOURCES:
+        raise UserError(f"{where} load_from must be one of {known(LOAD_SOURCES)}")
+    return Catalog(
+        classes=classes, reference_gpu=get_gpu(ref["gpu"]).name,
+        gpu_rate_per_hour=_rate(f"{where} [gpu] rate_per_hour", gpu["rate_per_hour"]),
+        area_share=float(gpu["area_share"]),
+        area_share_range=(float(gpu["area_share_low"]), float(gpu["area_share_high"])),
+        hbm_share=float(gpu["hbm_share"]), gpu_source=gpu["source"],
+        detection_s=_time("detection_s", rec["detection_s"]),
+        warmup_s=_time("warmup_s", rec["warmup_s"]), load_from=rec["load_from"],
+        storage_bandwidth=float(rec["storage_GBps_per_gpu"]) * 1e9,
+        host_sms=int(rec["host_sms"]),
+        sources={"reference": ref["source"], "gpu_split": gpu["reasoning"],
+                 "detection": rec["detection_source"], "warmup": rec["warmup_source"],
+                 "storage": rec["storage_source"], "host": rec["host_source"]})
+
+
+@cache
+def catalog() -> Catalog:
+    """The shipped catalog (``netmodel/data/failures.toml``), read once."""
+    text = resources.files("netmodel").joinpath("data/failures.toml").read_text()
+    return _parse(tomllib.loads(text), "netmodel/data/failures.toml")

@@ -1,0 +1,306 @@
+"""Failure domains of a fabric: the parts that can fail, and what each failure removes.
+
+Read from the graph and its placement labels only (this module knows nothing of
+collectives or instances). A :class:`Component` is one failure domain of a class
+(:data:`CLASSES`): the nodes it removes, the edges it removes, and the edges it only
+thins (one cable of several lost). ``parts`` is how many physical parts of the class
+share that same effect (both transceivers of a cable, say), so a component fails at
+``parts`` times the rate of one part.
+
+Classes and what a failure removes:
+
+* ``gpu-die`` and ``gpu-package``: the GPU node (the two differ only in their rates: the
+  die's grows with silicon, the package's does not).
+* ``host``: every GPU of a ``server`` label; where the fabric has none, every
+  ``gpus_per_host`` consecutive GPUs (builders number GPUs server by server).
+* ``rack``: every GPU of a ``rack`` label (only where GPUs carry one).
+* Link ends, one component per cable (or per breakout share, see below): ``transceiver``
+  (pluggable optics or fibre: one per end), ``cpo-engine`` (co-packaged optics: one per
+  end at a GPU or a switch; an OCS end is passive mirrors), ``copper-end`` (one per end).
+  Losing one cable of an edge that stands for ``C > 1`` cables keeps the edge at
+  ``(C - 1) / C`` of its bandwidth; losing the only cable removes it.
+* ``nic``: the NIC behind a GPU's cable to a switch of tier >= 1 over pluggable optics,
+  fibre or copper (a GPU whose optics are co-packaged has no separate NIC); a NIC failure
+  removes that cable.
+* ``nvswitch``, ``leaf``, ``spine``, ``core``: a switch of tier 0, 1, 2, 3 (a plane of a
+  flat fabric is a tier-1 switch); ``ocs``: an optical circuit switch.
+
+Breakout shares: where a group of GPUs (same ``group`` label) shares a switch's cables,
+the builder gives each GPU a fractional or non-integer ``links`` (``lite-groups`` with
+``split="even"``: four Lites each with ``links=0.25`` of one NIC cable, or 4.5 of 18
+NVLinks). Those edges are one cable bundle of ``C = sum(links)`` cables: a lost cable
+thins every share by ``(C - 1) / C``, or removes them all when ``C <= 1``.
+
+>>> from topologies.specs import build
+>>> g = build("leaf-spine:leaves=2,radix=4,gpu=Lite")
+>>> comps = components(g)
+>>> {c: len(v) for c, v in comps.items() if v}
+{'gpu-die': 4, 'gpu-package': 4, 'rack': 2, 'nic': 4, 'transceiver': 8, 'leaf': 2, 'spine': 2}
+>>> comps["leaf"][0].nodes, comps["transceiver"][0].parts
+(('leaf0',), 2.0)
+>>> degraded = degrade(g, [comps["leaf"][0]])
+>>> degraded.graph["gpus"], "leaf0" in degraded
+(4, False)
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+
+import networkx as nx
+
+from compute.errors import UserError, known
+from topologies.schema import gpu_nodes
+
+__all__ = ["CLASSES", "LINK_CLASSES", "SWITCH_CLASSES", "Component", "add_spares",
+           "class_counts", "components", "degrade", "free_ports", "hosts"]
+
+#: Switch classes by tier (tier 3 and above are ``core``).
+SWITCH_CLASSES = {0: "nvswitch", 1: "leaf", 2: "spine", 3: "core"}
+#: Link-end classes by cable medium.
+LINK_CLASSES = {"pluggable-optics": "transceiver", "fibre": "transceiver",
+                "co-packaged-optics": "cpo-engine", "copper": "copper-end"}
+#: Every component class, in the order tables list them.
+CLASSES = ("gpu-die", "gpu-package", "host", "rack", "nic", "transceiver", "cpo-engine",
+           "copper-end", "nvswitch", "leaf", "spine", "core", "ocs")
+_NIC_MEDIA = ("pluggable-optics", "fibre", "copper")
+
+
+@dataclass(frozen=True)
+class Component:
+    """One failure domain: what its failure removes.
+
+    ``nodes``: nodes removed (with their links); ``edges``: edges ``(u, v)`` removed;
+    ``scaled``: ``((u, v), factor)`` edges kept at ``factor`` of their bandwidth;
+    ``parts``: physical parts of the class with this same effect (its rate multiplier).
+    """
+
+    cls: str
+    name: str
+    nodes: tuple = ()
+    edges: tuple = ()
+    scaled: tuple = ()
+    parts: float = 1.0
+
+    @property
+    def elements(self) -> frozenset:
+        """Every node and (sorted) edge the failure touches."""
+        out = set(self.nodes)
+        out.update(_key(u, v) for u, v in self.edges)
+        out.update(_key(u, v) for (u, v), _ in self.scaled)
+        return frozenset(out)
+
+
+def _key(u, v) -> tuple:
+    return (u, v) if str(u) <= str(v) else (v, u)
+
+
+def _check_classes(classes) -> tuple:
+    if classes is None:
+        return CLASSES
+    bad = [c for c in classes if c not in CLASSES]
+    if bad:
+        raise UserError(f"unknown component class {bad[0]!r}; known: {known(CLASSES)}")
+    return tuple(classes)
+
+
+def hosts(graph: nx.Graph, gpus_per_host: int | None = None) -> list[tuple]:
+    """The GPUs of each host: by ``server`` label where every GPU has one, else blocks of
+    ``gpus_per_host`` consecutive GPUs (none when it is None).
+
+    >>> from topologies.specs import build
+    >>> [len(h) for h in hosts(build("rail-optimized:domains=2,domain_size=8"))]
+    [8, 8]
+    >>> hosts(build("flat:n=6,planes=2,radix=8"), 4)
+    [('gpu0', 'gpu1', 'gpu2', 'gpu3'), ('gpu4', 'gpu5')]
+    """
+    gpus = gpu_nodes(graph)
+    data = graph.nodes
+    if gpus and all("server" in data[g] for g in gpus):
+        by: dict = defaultdict(list)
+        for g in gpus:
+            by[data[g]["server"]].append(g)
+        return [tuple(v) for v in by.values()]
+    if gpus_per_host is None:
+        return []
+    if isinstance(gpus_per_host, bool) or not isinstance(gpus_per_host, int) \
+            or gpus_per_host < 1:
+        raise UserError(f"gpus_per_host must be a whole number >= 1, got {gpus_per_host!r}")
+    return [tuple(gpus[i:i + gpus_per_host]) for i in range(0, len(gpus), gpus_per_host)]
+
+
+def _bundles(graph: nx.Graph) -> list[tuple[list, float]]:
+    """Physical cable bundles: ``(edges, cables)``; breakout shares of one group's cables
+    to one switch are one bundle (see the module doc)."""
+    kinds = graph.nodes
+    out = []
+    shared: dict = defaultdict(list)
+    for u, v, d in graph.edges(data=True):
+        if d["medium"] in ("ocs-circuit", "on-package"):
+            continue
+        c = float(d.get("links", 1))
+        ku, kv = kinds[u]["kind"], kinds[v]["kind"]
+        if c != int(c) and (ku == "gpu") != (kv == "gpu"):
+            gpu, other = (u, v) if ku == "gpu" else (v, u)
+            label = kinds[gpu].get("group")
+            if label is not None:
+                shared[(label, other, d["medium"])].append((u, v))
+                continue
+        out.append(([(u, v)], c))
+    for edges in shared.values():
+        cables = sum(float(graph.edges[e].get("links", 1)) for e in edges)
+        if abs(cables - round(cables)) < 1e-6:
+            cables = float(round(cables))
+        out.append((edges, cables))
+    return out
+
+
+def _cable_effect(graph, edges, cables) -> tuple[tuple, tuple]:
+    if cables <= 1 + 1e-9:
+        return tuple(edges), ()
+    return (), tuple((e, (cables - 1) / cables) for e in edges)
+
+
+def components(graph: nx.Graph, *, gpus_per_host: int | None = None,
+               classes=None) -> dict[str, list[Component]]:
+    """Every component of ``graph`` by class (:data:`CLASSES` order; empty lists where the
+    fabric has none). ``gpus_per_host``: host size where GPUs carry no ``server`` label.
+    ``classes``: only these (an unknown name raises UserError)."""
+    wanted = _check_classes(classes)
+    out: dict[str, list[Component]] = {c: [] for c in CLASSES}
+    data = graph.nodes
+    gpus = gpu_nodes(graph)
+    if "gpu-die" in wanted or "gpu-package" in wanted:
+        for g in gpus:
+            for cls in ("gpu-die", "gpu-package"):
+                if cls in wanted:
+                    out[cls].append(Component(cls, g, nodes=(g,)))
+    if "host" in wanted:
+        for i, members in enumerate(hosts(graph, gpus_per_host)):
+            out["host"].append(Component("host", f"host{i}", nodes=members))
+    if "rack" in wanted and gpus and all("rack" in data[g] for g in gpus):
+        by: dict = defaultdict(list)
+        for g in gpus:
+            by[data[g]["rack"]].append(g)
+        for label, members in by.items():
+            out["rack"].append(Component("rack", f"rack{label}", nodes=tuple(members)))
+    if wanted != ("gpu-die", "gpu-package"):
+        for edges, cables in _bundles(graph):
+            u, v = edges[0]
+            medium = graph.edges[u, v]["medium"]
+            removed, scaled = _cable_effect(graph, edges, cables)
+            name = f"{u}-{v}" if len(edges) == 1 else f"{u}-{v} bundle of {len(edges)}"
+            cls = LINK_CLASSES.get(medium)
+            if cls in wanted:
+                ends = sum(1 for n in (u, v) if data[n]["kind"] != "ocs")
+                if ends:
+                    out[cls].append(Component(cls, name, edges=removed, scaled=scaled,
+                                              parts=float(ends * cables)))
+            if "nic" in wanted and medium in _NIC_MEDIA:
+                kinds = (data[u]["kind"], data[v]["kind"])
+                other = v if kinds[0] == "gpu" else u
+                if "gpu" in kinds and data[other]["kind"] == "switch" \
+                        and data[other]["tier"] >= 1:
+                    out["nic"].append(Component("nic", name, edges=removed, scaled=scaled,
+                                                parts=float(max(cables, 1.0))))
+    for n, d in graph.nodes(data=True):
+        if d["kind"] == "switch":
+            cls = SWITCH_CLASSES[min(int(d["tier"]), 3)]
+        elif d["kind"] == "ocs":
+            cls = "ocs"
+        else:
+            continue
+        if cls in wanted:
+            out[cls].append(Component(cls, str(n), nodes=(n,)))
+    return out
+
+
+def class_counts(comps: dict[str, list[Component]]) -> dict[str, float]:
+    """Physical parts per class (components weighted by ``parts``)."""
+    return {c: float(sum(x.parts for x in v)) for c, v in comps.items()}
+
+
+def degrade(graph: nx.Graph, failed) -> nx.Graph:
+    """A copy of ``graph`` with every component of ``failed`` applied (edges removed or
+    thinned, nodes removed); ``gpus`` is recounted. Connectivity is not required."""
+    out = graph.copy()
+    for comp in failed:
+        for (u, v), factor in comp.scaled:
+            if out.has_edge(u, v):
+                out.edges[u, v]["bandwidth"] = out.edges[u, v]["bandwidth"] * factor
+        for u, v in comp.edges:
+            if out.has_edge(u, v):
+                out.remove_edge(u, v)
+        out.remove_nodes_from([n for n in comp.nodes if n in out])
+    out.graph["gpus"] = sum(1 for _, k in out.nodes(data="kind") if k == "gpu")
+    out.graph["spec"] = ""
+    return out
+
+
+def free_ports(graph: nx.Graph) -> dict:
+    """Unused ports of every switch and OCS: ``{node: radix (or ports) - cables in use}``.
+
+    >>> from topologies.specs import build
+    >>> free_ports(build("flat:n=6,planes=2,radix=8"))
+    {'plane0': 2, 'plane1': 2}
+    """
+    out = {}
+    for n, d in graph.nodes(data=True):
+        if d["kind"] in ("switch", "ocs"):
+            size = d["radix"] if d["kind"] == "switch" else d["ports"]
+            used = sum(e.get("links", 1) for _, _, e in graph.edges(n, data=True))
+            out[n] = int(math.floor(size - used + 1e-6))
+    return out
+
+
+def add_spares(graph: nx.Graph, count: int, *, prefix: str = "spare") -> tuple[nx.Graph, tuple]:
+    """A copy of ``graph`` with up to ``count`` spare GPUs on free ports, and their names.
+
+    A spare is wired as a GPU of the fabric is (same switches or OCS, same cables), where
+    every one of those has a free port for it; GPUs wired directly to other GPUs (a mesh,
+    a ring) offer no place for a spare. Spares are spread over the distinct attachments
+    (every leaf in turn, say) and carry ``spare=True``; fewer than ``count`` come back
+    where the ports run out.
+
+    >>> from topologies.specs import build
+    >>> g, names = add_spares(build("flat:n=6,planes=2,radix=8"), 5)
+    >>> names, g.graph["gpus"], sorted(g.neighbors("spare0"))
+    (('spare0', 'spare1'), 8, ['plane0', 'plane1'])
+    """
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise UserError(f"spare count must be a whole number >= 0, got {count!r}")
+    free = free_ports(graph)
+    data = graph.nodes
+    templates: dict = {}
+    for g in gpu_nodes(graph):
+        nbrs = list(graph.neighbors(g))
+        if any(data[n]["kind"] == "gpu" for n in nbrs):
+            continue
+        templates.setdefault(frozenset(nbrs), g)
+    out = graph.copy()
+    names: list = []
+    order = list(templates.values())
+    while len(names) < count and order:
+        still = []
+        for g in order:
+            if len(names) >= count:
+                still.append(g)
+                continue
+            need = {n: out.edges[g, n].get("links", 1) for n in graph.neighbors(g)}
+            if any(free[n] < c - 1e-6 for n, c in need.items()):
+                continue
+            name = f"{prefix}{len(names)}"
+            while name in out:
+                name += "_"
+            out.add_node(name, **{**data[g], "spare": True})
+            for n, c in need.items():
+                out.add_edge(name, n, **dict(graph.edges[g, n]))
+                free[n] -= c
+            names.append(name)
+            still.append(g)
+        order = still if len(still) and len(names) < count else []
+    out.graph["gpus"] = graph.graph["gpus"] + len(names)
+    out.graph["spec"] = ""
+    return out, tuple(names)
