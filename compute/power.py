@@ -2,7 +2,7 @@
 
 Draws are fractions of the GPU's TDP, rows of ``compute/data/economics.toml`` with their
 sources: idle 0.115 (an H200 idles at 80 W of 700), prefill 0.9 (compute-bound, near TDP),
-decode 0.43 (memory-bound: 137-300 W of 700 on an H200; power caps never bind).
+decode 0.428 (memory-bound: 137-300 W of 700 on an H200; power caps never bind).
 
 The clock knob (the Lite-GPU paper's per-die power management): at ``r`` times the nominal
 SM clock, FLOP/s scale by ``r`` (HBM and network bandwidth do not: they have clocks of their
@@ -18,7 +18,7 @@ applied to the TDP. Clock ratios are accepted between ``clock_ratio_min`` and
 ``clock_ratio_max``.
 
 >>> round(gpu_power("H100-SXM", "decode"), 1), round(gpu_power("H100-SXM", "idle"), 1)
-(301.0, 80.5)
+(299.6, 80.5)
 >>> lite = overclocked_lite(1.2)
 >>> lite.name, round(lite.flops_bf16 / get_gpu("Lite").flops_bf16, 3), round(lite.tdp, 1)
 ('Lite@1.2x', 1.2, 259.6)

@@ -10,7 +10,9 @@ The model
 ---------
 * **Gross dies per wafer** (Hennessy & Patterson): ``pi (d/2)^2 / A - pi d / sqrt(2 A)``
   with ``d`` the usable diameter (wafer less twice the edge exclusion) and ``A`` the die
-  area; the second term is the edge loss. Whole dies: the floor.
+  area; the second term is the edge loss. Whole dies: the floor. The cost per good die
+  divides the wafer price by the formula's own value times the yield (an average over die
+  placements, so that cost is smooth in area rather than a staircase).
 * **Defect yield** of an area ``A`` at mean defect density ``D``, as the chance that a
   Poisson count of defects is zero when the local density itself varies from die to die:
   ``poisson`` (no variation) ``exp(-D A)``; ``murphy`` (triangular density on [0, 2D])
@@ -267,7 +269,7 @@ def _plain_yield(da: np.ndarray, model: str, alpha: float) -> np.ndarray:
         return np.exp(-da)
     if model == "murphy":
         with np.errstate(invalid="ignore", divide="ignore"):
-            y = ((1 - np.exp(-da)) / da) ** 2
+            y = (-np.expm1(-da) / da) ** 2
         return np.where(da > 0, y, 1.0)
     return (1 + da / alpha) ** -alpha
 
@@ -290,21 +292,35 @@ def die_yield(area, defect_density: float | None = None, model: str | None = Non
     return float(out) if out.ndim == 0 else out
 
 
-def _density_nodes(d: float, model: str, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    """Quadrature nodes and weights (summing to 1) of the local defect density."""
-    if model == "poisson" or d == 0:
-        return np.array([d]), np.array([1.0])
-    if model == "murphy":  # triangular on [0, 2d], peak at d: Gauss-Legendre on each side
-        t, w = np.polynomial.legendre.leggauss(_QUAD_NODES // 2)
-        u = (t + 1) / 2                       # on (0, 1)
-        x = np.concatenate([u * d, d + u * d])
-        pdf = np.concatenate([u, 1 - u]) / d  # triangular density
-        wt = np.concatenate([w, w]) / 2 * d * pdf
-        return x, wt / wt.sum()
+def _tilted_nodes(d: float, a: np.ndarray, model: str, alpha: float
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Quadrature nodes and weights (summing to 1 over axis 0, one column per area) of
+    the local defect density ``x`` weighted by ``exp(-x A)`` (the chance the whole die is
+    clean): the distribution of ``x`` among defect-free dies. Integrating against it
+    rather than the density itself keeps the quadrature accurate however many defects a
+    die expects (the integrand left is smooth and of order one)."""
+    shape = (-1,) + (1,) * a.ndim
+    if model == "poisson" or d * float(a.max()) < 1e-12:  # below that the models agree
+        return np.full((1,) + a.shape, d), np.ones((1,) + a.shape)
+    if model == "murphy":
+        # triangular density on [0, 2d]: composite Gauss-Legendre on pieces that shrink
+        # geometrically towards 0, where exp(-x A) puts its weight when d A is large
+        t, w = np.polynomial.legendre.leggauss(16)
+        edges = np.unique(np.concatenate([[0.0], d * 2.0 ** -np.arange(40, 0, -1), [d],
+                                          d + d * (1 - 2.0 ** -np.arange(1, 6)), [2 * d]]))
+        lo, hi = edges[:-1, None], edges[1:, None]
+        x = (lo + (t + 1) / 2 * (hi - lo)).ravel()
+        wx = ((hi - lo) / 2 * w).ravel() * np.where(x <= d, x, 2 * d - x)
+        wt = wx.reshape(shape) * np.exp(-x.reshape(shape) * a)
+        return np.broadcast_to(x.reshape(shape), wt.shape), wt / wt.sum(axis=0)
     from scipy.special import roots_genlaguerre
 
-    x, w = roots_genlaguerre(_QUAD_NODES, alpha - 1)  # weight x^(alpha-1) e^-x
-    return x * d / alpha, w / w.sum()
+    # gamma(alpha, scale d/alpha) tilted by exp(-x A) is gamma(alpha, scale s) with
+    # s = (d/alpha) / (1 + d A / alpha)
+    u, w = roots_genlaguerre(_QUAD_NODES, alpha - 1)  # weight u^(alpha-1) e^-u
+    scale = (d / alpha) / (1 + d * a / alpha)
+    x = u.reshape(shape) * scale
+    return x, np.broadcast_to((w / w.sum()).reshape(shape), x.shape)
 
 
 def harvested_yield(area, sms_physical: int, sms_enabled: int,
@@ -330,11 +346,14 @@ def harvested_yield(area, sms_physical: int, sms_enabled: int,
     alpha = _check_alpha(_or(alpha, "clustering_alpha"))
     c = _number("critical_fraction", _or(critical_fraction, "critical_fraction"), high=1.0)
     a = _array("die area", area)
-    x, w = _density_nodes(d, model, alpha)
-    xs = x.reshape((-1,) + (1,) * a.ndim)
-    p = np.exp(-xs * a * (1 - c) / n)                    # one SM region clean
-    sms_ok = betainc(k, n - k + 1, p) if k > 0 else np.ones_like(p)  # P[Bin(n, p) >= k]
-    out = np.tensordot(w, np.exp(-xs * a * c) * sms_ok, axes=1)
+    # E[exp(-x A_c) P(Bin(n, p) >= k)] = Y(A) E'[P(Bin(n, p) >= k) / p^n], E' over the
+    # density tilted by exp(-x A) (see _tilted_nodes); the ratio is 1 when k = n
+    x, w = _tilted_nodes(d, a, model, alpha)
+    log_p = -x * a * (1 - c) / n                          # one SM region clean
+    sms_ok = betainc(k, n - k + 1, np.exp(log_p))         # P[Bin(n, p) >= k]
+    with np.errstate(divide="ignore", over="ignore"):
+        ratio = np.where(sms_ok > 0, np.exp(np.log(sms_ok) - n * log_p), 0.0)
+    out = _plain_yield(d * a, model, alpha) * (w * ratio).sum(axis=0)
     return float(out) if out.ndim == 0 else out
 
 
@@ -363,7 +382,7 @@ class DieCost:
     sms_enabled: int | None
     critical_fraction: float
     yield_: float              #: harvested yield (= defect-free without SM counts)
-    good_dies: float           #: dies_per_wafer x yield_
+    good_dies: float           #: gross_dies x yield_ (expected good dies per wafer)
     cost_per_good_die: float
 
     @property
@@ -397,7 +416,7 @@ def die_cost(area: float, *, defect_density: float | None = None, model: str | N
 
     >>> c = die_cost(814e-6, defect_density=1000.0, model="poisson", wafer_price=18000.0)
     >>> c.dies_per_wafer, round(c.yield_, 4), round(c.cost_per_good_die, 2)
-    (63, 0.4431, 644.83)
+    (63, 0.4431, 639.97)
     """
     area = _number("die area", area, low_open=True)
     model = check_model(_or(model, "yield_model"))
@@ -413,7 +432,7 @@ def die_cost(area: float, *, defect_density: float | None = None, model: str | N
         raise UserError("give both sms_physical and sms_enabled, or neither")
     y = plain if sms_physical is None else harvested_yield(area, sms_physical, sms_enabled, d,
                                                            model, alpha, c)
-    good = whole * y
+    good = gross * y
     cost = price / good if good > 0 else math.inf
     return DieCost(area=area, wafer_diameter=float(diameter), wafer_price=price,
                    defect_density=d, model=model, alpha=alpha, gross_dies=gross,
@@ -430,7 +449,7 @@ def yield_curve(areas, *, defect_density: float | None = None, model: str | None
     """Yield and cost per good SM against die area (m^2, array) for dies cut from the
     reference design: ``round(A / A_ref x 144)`` physical SMs, ``floor`` of the same share
     (132/144) enabled. Returns arrays ``area``, ``sms_physical``, ``sms_enabled``,
-    ``dies_per_wafer``, ``defect_free_yield``, ``yield`` and ``cost_per_good_sm``.
+    ``gross_dies``, ``defect_free_yield``, ``yield`` and ``cost_per_good_sm``.
 
     >>> c = yield_curve([814e-6, 203.5e-6])
     >>> c["sms_physical"].tolist(), c["sms_enabled"].tolist()
@@ -442,14 +461,15 @@ def yield_curve(areas, *, defect_density: float | None = None, model: str | None
     n = np.maximum(1, np.round(areas / ref_area * ref_n)).astype(int)
     k = np.maximum(1, np.floor(n * ref_k / ref_n + 1e-9)).astype(int)
     price = _number("wafer_price", _or(wafer_price, "wafer_price"))
-    dies = np.atleast_1d(dies_per_wafer(areas, wafer_diameter, edge_exclusion))
+    dies_per_wafer(areas, wafer_diameter, edge_exclusion)  # refuses dies that do not fit
+    dies = np.atleast_1d(gross_dies_per_wafer(areas, wafer_diameter, edge_exclusion))
     plain = np.atleast_1d(die_yield(areas, defect_density, model, alpha))
     y = np.array([harvested_yield(a, int(ni), int(ki), defect_density, model, alpha,
                                   critical_fraction) for a, ni, ki in zip(areas, n, k,
                                                                           strict=True)])
     with np.errstate(divide="ignore"):
         per_sm = price / (dies * y) / k
-    return {"area": areas, "sms_physical": n, "sms_enabled": k, "dies_per_wafer": dies,
+    return {"area": areas, "sms_physical": n, "sms_enabled": k, "gross_dies": dies,
             "defect_free_yield": plain, "yield": y, "cost_per_good_sm": per_sm}
 
 
