@@ -1,0 +1,166 @@
+"""``netmodel yield`` and ``netmodel cost``: thin click commands over
+:mod:`compute.yield_model` and :mod:`netmodel.study.cost`.
+
+Only click and the standard library are imported at module level. Numbers are taken as
+text and converted to SI once here (mm^2, /cm^2, mm on the command line); a bad value is
+one ``error:`` line with exit status 2.
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+__all__ = ["cost", "yield_cmd"]
+
+_AREA_UNITS = {"": 1e-6, "mm2": 1e-6, "mm^2": 1e-6, "cm2": 1e-4, "cm^2": 1e-4}
+_DENSITY_UNITS = {"": 1e4, "/cm2": 1e4, "/cm^2": 1e4, "/mm2": 1e6, "/mm^2": 1e6}
+_LENGTH_UNITS = {"": 1e-3, "mm": 1e-3, "cm": 1e-2, "m": 1.0}
+_PLAIN = {"": 1.0}
+
+
+def _qty(text, units, what, *, allow_zero=False):
+    from compute.units import parse_quantity
+
+    return parse_quantity(text, units, what, allow_zero=allow_zero)
+
+
+def _sms(text):
+    from compute.errors import UserError
+
+    parts = str(text).split("/")
+    try:
+        n, k = (int(p.strip()) for p in parts)
+    except ValueError:
+        raise UserError(f"--sms {text!r} must be PHYSICAL/ENABLED, e.g. 144/132") from None
+    if not 1 <= k <= n:
+        raise UserError(f"--sms {text!r}: need 1 <= enabled <= physical")
+    return n, k
+
+
+@click.command("yield")
+@click.option("--area", "area_text", required=True, metavar="MM2",
+              help="Die area in mm^2 (814 for an H100; suffix cm2 also taken).")
+@click.option("--defect-density", "density_text", default=None, metavar="D",
+              help="Defects per cm^2 (default 0.1: TSMC N5).")
+@click.option("--model", "model", default=None, metavar="poisson|murphy|negative-binomial",
+              help="Yield model (default negative-binomial, Patterson & Hennessy).")
+@click.option("--alpha", "alpha_text", default=None, metavar="A",
+              help="Clustering of the negative binomial (default 2).")
+@click.option("--wafer-diameter", "diameter_text", default=None, metavar="300mm",
+              help="Wafer diameter (default 300mm).")
+@click.option("--wafer-price", "price_text", default=None, metavar="USD",
+              help="Price of one processed wafer (default 18000: TSMC N4/N5, an estimate).")
+@click.option("--sms", "sms_text", default=None, metavar="N/K",
+              help="Harvest: N physical SMs, good when K work (144/132 for an H100).")
+@click.option("--critical-fraction", "critical_text", default=None, metavar="F",
+              help="With --sms: share of the die no spare covers (default 0.1).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (units in the keys).")
+def yield_cmd(area_text, density_text, model, alpha_text, diameter_text, price_text, sms_text,
+              critical_text, as_json):
+    """Dies per wafer (Hennessy & Patterson), yield and cost per good die of one die."""
+    from compute.errors import UserError
+    from compute.yield_model import check_model, die_cost
+
+    area = _qty(area_text, _AREA_UNITS, "--area")
+    kw = {}
+    if density_text is not None:
+        kw["defect_density"] = _qty(density_text, _DENSITY_UNITS, "--defect-density",
+                                    allow_zero=True)
+    if model is not None:
+        kw["model"] = check_model(model)
+    if alpha_text is not None:
+        kw["alpha"] = _qty(alpha_text, _PLAIN, "--alpha")
+    if diameter_text is not None:
+        kw["wafer_diameter"] = _qty(diameter_text, _LENGTH_UNITS, "--wafer-diameter")
+    if price_text is not None:
+        kw["wafer_price"] = _qty(price_text, _PLAIN, "--wafer-price", allow_zero=True)
+    if critical_text is not None:
+        if sms_text is None:
+            raise UserError("--critical-fraction applies only with --sms")
+        kw["critical_fraction"] = _qty(critical_text, _PLAIN, "--critical-fraction",
+                                       allow_zero=True)
+    if sms_text is not None:
+        kw["sms_physical"], kw["sms_enabled"] = _sms(sms_text)
+    c = die_cost(area, **kw)
+    if as_json:
+        click.echo(json.dumps(c.to_dict(), indent=2))
+        return
+    alpha = f" (alpha {c.alpha:g})" if c.model == "negative-binomial" else ""
+    rows = [
+        ("die area", f"{c.area * 1e6:g} mm^2"),
+        ("wafer", f"{c.wafer_diameter * 1e3:g} mm, ${c.wafer_price:,.0f}"),
+        ("gross dies", f"{c.gross_dies:.2f} per wafer ({c.dies_per_wafer} whole)"),
+        ("yield model", f"{c.model}{alpha}, {c.defect_density / 1e4:g} defects/cm^2"),
+        ("defect-free yield", f"{c.defect_free_yield:.1%}"),
+    ]
+    if c.sms_enabled:
+        rows.append(("harvested yield", f"{c.yield_:.1%} ({c.sms_enabled} of {c.sms_physical} "
+                                        f"SMs; {c.critical_fraction:g} of the area critical)"))
+    rows += [("good dies", f"{c.good_dies:.1f} per wafer"),
+             ("cost per good die", f"${c.cost_per_good_die:,.2f}")]
+    if c.sms_enabled:
+        rows.append(("cost per good SM", f"${c.cost_per_good_sm:,.2f}"))
+    for k, v in rows:
+        click.echo(f"{k:<19} {v}")
+
+
+@click.command("cost")
+@click.option("--scenario", "scenario", required=True, metavar="S",
+              help="Shipped scenario name, NAME@GPU, or a .toml path.")
+@click.option("--model", "model", required=True, metavar="M", help="LLM model name.")
+@click.option("--phase", "phase", default="both", show_default=True,
+              metavar="prefill|decode|both", help="Phase(s) served.")
+@click.option("--clock", "clock_text", default="1", show_default=True, metavar="R",
+              help="SM clock / nominal (FLOP/s scale with it, power by the clock-power law).")
+@click.option("--share", "share", default="ports-used", show_default=True,
+              metavar="ports-used|as-built",
+              help="Charge the network as a slice of a full-size fabric, or whole as built.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def cost(scenario, model, phase, clock_text, share, as_json):
+    """Capex and power split, tokens/s/W, tokens/J and $ per million tokens of a scenario
+    serving a model at its best configuration under the SLO."""
+    from compute.phases import PHASES, check_phase
+    from netmodel.study.cost import cost_summary
+
+    phases = list(PHASES) if phase.strip() == "both" else [check_phase(phase.strip())]
+    clock = _qty(clock_text, _PLAIN, "--clock")
+    summaries = [cost_summary(scenario, model, p, clock=clock, share=share) for p in phases]
+    if as_json:
+        click.echo(json.dumps({"summaries": [s.to_dict() for s in summaries]}, indent=2))
+        return
+    for s in summaries:
+        _print_summary(s)
+
+
+def _money(x: float) -> str:
+    return f"${x / 1e3:,.1f}k" if x >= 1e4 else f"${x:,.0f}"
+
+
+def _print_summary(s) -> None:
+    def pct(x, total):
+        return f"{x / total:.0%}" if total else "-"
+
+    cfg = (f"TP {s.tp} x batch {s.batch}, {s.instances} instances"
+           if s.tp else "nothing feasible under the SLO")
+    na = "-"
+    rows = [
+        (f"{s.scenario}, {s.model}, {s.phase}", f"{s.gpus} x {s.gpu}; {cfg}"),
+        ("tokens/s", f"{s.tokens_per_s:,.0f}"),
+        ("GPU price", f"{_money(s.gpu_price)} (package {_money(s.gpu_package_cost)})"),
+        ("capex", f"{_money(s.capex_total)}: GPUs {pct(s.capex_gpu, s.capex_total)}, hosts "
+                  f"{pct(s.capex_host, s.capex_total)}, network "
+                  f"{pct(s.capex_network, s.capex_total)}"),
+        ("power (IT)", f"{s.power_it / 1e3:,.2f} kW: GPUs {pct(s.power_gpu, s.power_it)}, "
+                       f"hosts {pct(s.power_host, s.power_it)}, network "
+                       f"{pct(s.power_network, s.power_it)} (x PUE {s.pue:g})"),
+        ("cost per year", f"{_money(s.cost_per_year)} (capex {_money(s.capex_per_year)}, "
+                          f"energy {_money(s.energy_per_year)})"),
+        ("tokens/s/W", na if s.tokens_per_s_per_w is None else f"{s.tokens_per_s_per_w:.3g}"),
+        ("tokens/J (facility)", na if s.tokens_per_j is None else f"{s.tokens_per_j:.3g}"),
+        ("$ per M tokens", na if s.usd_per_mtoken is None else f"${s.usd_per_mtoken:.4g}"),
+    ]
+    for k, v in rows:
+        click.echo(f"{k:<21} {v}")
+    click.echo("")

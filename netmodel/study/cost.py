@@ -1,0 +1,500 @@
+"""What a scenario's cluster costs and draws, and what a token costs: the network's bill of
+materials priced and powered from the fabric graph, GPU packages from the yield model, and
+a cost of ownership per year at the served load.
+
+**Network** (:func:`network_bill`; prices and power in ``netmodel/data/network_costs.toml``):
+
+* a switch costs and draws by its switching capacity (radix x port rate): ``$/(Gb/s)`` and
+  ``pJ/bit`` of the ASIC times a system overhead; tier-0 (scale-up, NVSwitch-class) switches
+  are priced as the baseboard they sit on;
+* every link end at a GPU or a switch carries optics on an optical medium (pluggable module
+  or co-packaged engine), priced and powered by the end's bandwidth; an end at an OCS needs
+  none (the OCS steers light); copper ends add no power (their SerDes is in the GPU's TDP
+  and the switch ASIC's figure);
+* an OCS costs and draws per port; a cable costs a fixed part plus a part per metre (the
+  length is read back from the link latency: 5 ns/m, less the CPO chiplets), except copper
+  to a tier-0 switch (baseboard traces).
+
+``share="as-built"`` prices every part of the graph whole. ``share="ports-used"`` (the
+default) prices the scenario as a slice of a fabric built out to full size: a tier >= 1
+switch or OCS is charged for the ports its GPUs use plus, for its ports towards other
+switches, the share ``fill`` of the fabric's GPU-facing ports in use; switch-to-switch
+links likewise. A shipped scenario is a few servers cut from a SuperPOD-shaped fabric
+(h100-dgx: 32 H100 on 8 rail leaves and 4 spines sized for 256), and as built its network
+would be charged eight times over.
+
+**Cluster** (:func:`cost_summary`): GPUs at their purchase price
+(:func:`compute.yield_model.gpu_price`), hosts (server less GPUs and network) scaled from a
+DGX H100 by TDP, the network; amortized over the lifetime plus maintenance; energy at the
+served load: GPUs of the ``floor(GPUs / TP)`` instances draw the phase's power while
+serving (a ``utilization`` share of the time) and idle power otherwise, GPUs left over
+idle, hosts and the network draw constantly; times PUE and the electricity price. Tokens
+per second per watt use IT power; tokens per joule the facility's (with PUE).
+
+Every default is a parameter: ``cost_summary(..., wafer_price=..., defect_density=...,
+pluggable_price=..., cpo_energy=...)`` (SI units; :func:`parameters` lists them) so the
+study can sweep them.
+
+>>> b = network_bill(build_fabric("lite-flat"))
+>>> b.counts["cpo_ports"], round(b.fill, 4)
+(1024, 0.8889)
+>>> s = cost_summary("lite-flat", "Llama-3-70B", "decode")
+>>> s.gpus, s.capex_total > s.capex_network > 0, 0 < s.network_share_power < 1
+(128, True, True)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, fields
+from functools import cache
+from importlib import resources
+
+from compute.errors import UserError, known
+from netmodel.study.fabric_search import build_fabric
+from netmodel.study.scenarios import get_scenario
+
+__all__ = ["SHARES", "CostSummary", "NetworkBill", "NetworkItem", "NetworkPrices",
+           "cost_summary", "network_bill", "network_costs", "parameters"]
+
+#: How the network of a scenario is charged (see the module docstring).
+SHARES = ("ports-used", "as-built")
+SECONDS_PER_YEAR = 365.25 * 86400
+_OPTICAL = ("pluggable-optics", "fibre")
+
+
+@cache
+def network_costs() -> dict:
+    """The shipped network prices and power (``netmodel/data/network_costs.toml``) as
+    :class:`compute.yield_model.Parameter` rows by name (read once)."""
+    from compute.yield_model import read_parameters
+
+    text = resources.files("netmodel").joinpath("data/network_costs.toml").read_text()
+    return read_parameters(text, "netmodel/data/network_costs.toml")
+
+
+def _check(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) \
+            or value < 0:
+        raise UserError(f"{name} must be a finite number >= 0, got {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class NetworkPrices:
+    """Prices (USD per bit/s of capacity or of link-end bandwidth, USD per port or cable,
+    USD/m) and power (J/bit, W per port) of the network's parts; ``None`` takes the shipped
+    default of the same name in ``network_costs.toml``."""
+
+    switch_price: float | None = None
+    scaleup_switch_price: float | None = None
+    switch_energy: float | None = None
+    switch_overhead: float | None = None
+    scaleup_switch_overhead: float | None = None
+    pluggable_price: float | None = None
+    pluggable_energy: float | None = None
+    cpo_price: float | None = None
+    cpo_energy: float | None = None
+    copper_energy: float | None = None
+    ocs_price: float | None = None
+    ocs_power: float | None = None
+    fibre_cable_price: float | None = None
+    fibre_price_per_m: float | None = None
+    copper_cable_price: float | None = None
+    copper_price_per_m: float | None = None
+
+    def __post_init__(self):
+        table = network_costs()
+        for f in fields(self):
+            v = getattr(self, f.name)
+            object.__setattr__(self, f.name, _check(f.name, table[f.name].value if v is None
+                                                    else v))
+
+    def optics(self, medium: str) -> tuple[float, float]:
+        """``(USD per bit/s, J per bit)`` of the optics on one end of a ``medium`` link."""
+        if medium in _OPTICAL:
+            return self.pluggable_price, self.pluggable_energy
+        if medium == "co-packaged-optics":
+            return self.cpo_price, self.cpo_energy
+        if medium == "copper":
+            return 0.0, self.copper_energy
+        return 0.0, 0.0
+
+    def cable(self, medium: str, length: float) -> float:
+        """USD of one cable of ``medium`` and ``length`` metres."""
+        if medium in (*_OPTICAL, "co-packaged-optics"):
+            return self.fibre_cable_price + self.fibre_price_per_m * length
+        if medium == "copper":
+            return self.copper_cable_price + self.copper_price_per_m * length
+        return 0.0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class NetworkItem:
+    """One kind of part: how many (weighted by the share charged), capex (USD), power (W)."""
+
+    category: str   #: "switch", "optics", "ocs" or "cable"
+    what: str
+    count: float
+    capex: float
+    power: float
+
+    def to_dict(self) -> dict:
+        return {"category": self.category, "what": self.what, "count": self.count,
+                "capex_usd": self.capex, "power_w": self.power}
+
+
+@dataclass(frozen=True)
+class NetworkBill:
+    """The priced and powered network of one fabric graph."""
+
+    share: str
+    fill: float                 #: share of the GPU-facing ports of tier >= 1 in use
+    items: tuple[NetworkItem, ...]
+    counts: dict                #: topologies.analysis bill of materials (as built)
+
+    @property
+    def capex(self) -> float:
+        """USD."""
+        return sum(i.capex for i in self.items)
+
+    @property
+    def power(self) -> float:
+        """W."""
+        return sum(i.power for i in self.items)
+
+    def by_category(self) -> dict[str, dict[str, float]]:
+        """``{category: {"capex": USD, "power": W}}`` summed over items."""
+        out: dict = {}
+        for i in self.items:
+            c = out.setdefault(i.category, {"capex": 0.0, "power": 0.0})
+            c["capex"] += i.capex
+            c["power"] += i.power
+        return out
+
+    def to_dict(self) -> dict:
+        return {"share": self.share, "fill": self.fill, "capex_usd": self.capex,
+                "power_w": self.power,
+                "by_category": {k: {"capex_usd": v["capex"], "power_w": v["power"]}
+                                for k, v in self.by_category().items()},
+                "items": [i.to_dict() for i in self.items], "bill_of_materials": self.counts}
+
+
+def _length(data: dict) -> float:
+    """Metres of a link: its ``length`` attribute, else read back from its latency."""
+    from topologies.common import CPO_DELAY, PROPAGATION_DELAY
+
+    if "length" in data:
+        return float(data["length"])
+    extra = 2 * CPO_DELAY if data["medium"] == "co-packaged-optics" else 0.0
+    return max(0.0, (float(data["latency"]) - extra) / PROPAGATION_DELAY)
+
+
+def network_bill(graph, *, share: str = "ports-used",
+                 prices: NetworkPrices | None = None) -> NetworkBill:
+    """Price and power every switch, optics end, OCS and cable of a fabric graph (see the
+    module docstring for the rules and ``share``).
+
+    >>> from topologies import build
+    >>> b = network_bill(build("leaf-spine:leaves=2,radix=4"), share="as-built")
+    >>> [(i.what, i.count) for i in b.items if i.category != "cable"]
+    [('pluggable-optics end 400 Gb/s', 16.0), ('tier-1 switch 4 x 400 Gb/s', 2.0), ('tier-2 switch 4 x 400 Gb/s', 2.0)]
+    """
+    from topologies.analysis import bill_of_materials
+
+    if share not in SHARES:
+        raise UserError(f"unknown network share {share!r}; known: {known(SHARES)}")
+    prices = prices or NetworkPrices()
+    counts = asdict(bill_of_materials(graph))
+    kind = dict(graph.nodes(data="kind"))
+    gpu_ports: dict = {}
+    net_ports: dict = {}
+    port_rate: dict = {}
+    for u, v, d in graph.edges(data=True):
+        if d["medium"] == "ocs-circuit":
+            continue
+        links = d.get("links", 1)
+        for a, b in ((u, v), (v, u)):
+            if kind[a] == "gpu":
+                continue
+            target = gpu_ports if kind[b] == "gpu" else net_ports
+            target[a] = target.get(a, 0.0) + links
+            port_rate[a] = max(port_rate.get(a, 0.0), d["bandwidth"] / links)
+    # fill: GPU-facing ports in use over the ports not taken by links to other switches,
+    # on the tier >= 1 switches and OCSes GPUs attach to
+    attach = [n for n in gpu_ports if kind[n] == "ocs" or graph.nodes[n]["tier"] >= 1]
+    room = sum(_ports(graph, n) - net_ports.get(n, 0.0) for n in attach)
+    fill = min(1.0, sum(gpu_ports[n] for n in attach) / room) if room > 0 else 1.0
+    scale = fill if share == "ports-used" else 1.0
+
+    groups: dict = {}
+
+    def add(category, what, count, capex, power):
+        key = (category, what)
+        c, x, p = groups.get(key, (0.0, 0.0, 0.0))
+        groups[key] = (c + count, x + capex, p + power)
+
+    for n, d in graph.nodes(data=True):
+        if d["kind"] == "gpu":
+            continue
+        ports = _ports(graph, n)
+        if share == "as-built" or (d["kind"] == "switch" and d["tier"] == 0):
+            charged = 1.0
+        else:
+            charged = (gpu_ports.get(n, 0.0) + scale * net_ports.get(n, 0.0)) / ports
+        if d["kind"] == "ocs":
+            add("ocs", f"OCS {ports} ports", charged, charged * ports * prices.ocs_price,
+                charged * ports * prices.ocs_power)
+            continue
+        rate = port_rate.get(n, 0.0)
+        bits = ports * rate * 8
+        tier0 = d["tier"] == 0
+        price = prices.scaleup_switch_price if tier0 else prices.switch_price
+        overhead = prices.scaleup_switch_overhead if tier0 else prices.switch_overhead
+        add("switch", f"tier-{d['tier']} switch {ports} x {rate * 8 / 1e9:g} Gb/s", charged,
+            charged * price * bits, charged * prices.switch_energy * bits * overhead)
+    for u, v, d in graph.edges(data=True):
+        medium = d["medium"]
+        links = d.get("links", 1)
+        between_switches = kind[u] != "gpu" and kind[v] != "gpu"
+        s = scale if between_switches else 1.0
+        price, energy = prices.optics(medium if medium != "ocs-circuit"
+                                      else d.get("optics", "co-packaged-optics"))
+        bits = d["bandwidth"] * 8
+        for end in (u, v):
+            if kind[end] == "ocs" or (price == 0 and energy == 0):
+                continue
+            add("optics", f"{medium} end {bits / links / 1e9:g} Gb/s", s * links,
+                s * price * bits, s * energy * bits)
+        if medium == "ocs-circuit":
+            continue
+        tier0_copper = medium == "copper" and any(
+            kind[e] == "switch" and graph.nodes[e]["tier"] == 0 for e in (u, v))
+        if tier0_copper or medium == "on-package":
+            continue
+        length = _length(d)
+        add("cable", f"{medium} cable {length:g} m", s * links,
+            s * links * prices.cable(medium, length), 0.0)
+    items = tuple(NetworkItem(c, w, n, x, p) for (c, w), (n, x, p) in sorted(groups.items()))
+    return NetworkBill(share=share, fill=fill, items=items, counts=counts)
+
+
+def _ports(graph, node) -> int:
+    d = graph.nodes[node]
+    return int(d["ports"] if d["kind"] == "ocs" else d["radix"])
+
+
+# ------------------------------------------------------------------ cluster cost of ownership
+
+#: Parameters of compute.yield_model.package_cost / gpu_price that cost_summary passes on.
+_PACKAGE_ARGS = ("defect_density", "model", "alpha", "wafer_price", "wafer_diameter",
+                 "critical_fraction", "hbm_cost", "packaging_fixed", "test_fixed_fraction",
+                 "interposer_overhead", "reference_price")
+#: compute.power.gpu_power's phase fractions.
+_POWER_ARGS = ("idle_fraction", "prefill_fraction", "decode_fraction")
+#: Cost-of-ownership parameters (rows of compute/data/economics.toml).
+_TCO_ARGS = ("lifetime", "maintenance_fraction", "electricity_price", "pue", "utilization",
+             "host_cost_per_h100", "host_power_per_h100", "host_load_fraction")
+
+
+def parameters() -> tuple[str, ...]:
+    """Every keyword :func:`cost_summary` accepts to override a default (SI units)."""
+    return _PACKAGE_ARGS + _POWER_ARGS + _TCO_ARGS + tuple(f.name for f in
+                                                            fields(NetworkPrices))
+
+
+@dataclass(frozen=True)
+class CostSummary:
+    """Capex, power and cost per token of one scenario serving one model in one phase.
+    USD, W, tokens/s; ``None`` where nothing is feasible under the SLO."""
+
+    scenario: str
+    gpu: str
+    model: str
+    phase: str
+    clock: float
+    gpus: int
+    tp: int | None
+    batch: int | None
+    instances: int
+    tokens_per_s: float            #: whole cluster, averaged over utilization
+    gpu_price: float
+    gpu_package_cost: float
+    capex_gpu: float
+    capex_host: float
+    capex_network: float
+    power_gpu: float
+    power_host: float
+    power_network: float
+    pue: float
+    capex_per_year: float          #: amortized capex + maintenance
+    energy_per_year: float         #: USD
+    network: NetworkBill = field(repr=False)
+
+    @property
+    def capex_total(self) -> float:
+        return self.capex_gpu + self.capex_host + self.capex_network
+
+    @property
+    def power_it(self) -> float:
+        """W of GPUs, hosts and network."""
+        return self.power_gpu + self.power_host + self.power_network
+
+    @property
+    def power_facility(self) -> float:
+        """W at the meter (IT power x PUE)."""
+        return self.power_it * self.pue
+
+    @property
+    def cost_per_year(self) -> float:
+        return self.capex_per_year + self.energy_per_year
+
+    @property
+    def tokens_per_s_per_w(self) -> float | None:
+        """Tokens/s per watt of IT power."""
+        return self.tokens_per_s / self.power_it if self.tokens_per_s > 0 else None
+
+    @property
+    def tokens_per_j(self) -> float | None:
+        """Tokens per joule at the meter (with PUE)."""
+        return self.tokens_per_s / self.power_facility if self.tokens_per_s > 0 else None
+
+    @property
+    def usd_per_mtoken(self) -> float | None:
+        """USD per million tokens (amortized capex, maintenance and energy)."""
+        if self.tokens_per_s <= 0:
+            return None
+        return self.cost_per_year / (self.tokens_per_s * SECONDS_PER_YEAR) * 1e6
+
+    @property
+    def network_share_capex(self) -> float:
+        return self.capex_network / self.capex_total
+
+    @property
+    def network_share_power(self) -> float:
+        return self.power_network / self.power_it
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict (``netmodel cost --json``): units in the keys."""
+        by = self.network.by_category()
+        return {
+            "scenario": self.scenario, "gpu": self.gpu, "model": self.model,
+            "phase": self.phase, "clock": self.clock, "gpus": self.gpus, "tp": self.tp,
+            "batch": self.batch, "instances": self.instances,
+            "tokens_per_s": self.tokens_per_s, "gpu_price_usd": self.gpu_price,
+            "gpu_package_cost_usd": self.gpu_package_cost,
+            "capex_usd": {"gpu": self.capex_gpu, "host": self.capex_host,
+                          "network": self.capex_network, "total": self.capex_total,
+                          "network_by_category": {k: v["capex"] for k, v in by.items()}},
+            "power_w": {"gpu": self.power_gpu, "host": self.power_host,
+                        "network": self.power_network, "it": self.power_it,
+                        "facility": self.power_facility,
+                        "network_by_category": {k: v["power"] for k, v in by.items()}},
+            "pue": self.pue, "capex_per_year_usd": self.capex_per_year,
+            "energy_per_year_usd": self.energy_per_year,
+            "cost_per_year_usd": self.cost_per_year,
+            "tokens_per_s_per_w": self.tokens_per_s_per_w, "tokens_per_j": self.tokens_per_j,
+            "usd_per_mtoken": self.usd_per_mtoken,
+            "network_share_capex": self.network_share_capex,
+            "network_share_power": self.network_share_power,
+            "network_share": self.network.share, "network_fill": self.network.fill,
+            "bill_of_materials": self.network.counts,
+        }
+
+
+def _split(params: dict) -> tuple[dict, dict, dict, dict]:
+    unknown = sorted(set(params) - set(parameters()))
+    if unknown:
+        raise UserError(f"unknown cost parameter(s) {', '.join(unknown)}; known: "
+                        f"{known(parameters())}")
+    net = {k: v for k, v in params.items() if k in {f.name for f in fields(NetworkPrices)}}
+    return ({k: v for k, v in params.items() if k in _PACKAGE_ARGS},
+            {k: v for k, v in params.items() if k in _POWER_ARGS},
+            {k: v for k, v in params.items() if k in _TCO_ARGS}, net)
+
+
+def _best(scenario, model, phase, clock):
+    from netmodel.study.fabric_search import fabric_search
+
+    if clock == 1.0:
+        return fabric_search(model, scenario, phase).best
+    from compute.hardware import get_gpu
+    from compute.models import get_model
+    from compute.power import gpu_at_clock
+    from compute.search import search
+    from compute.sharding import valid_tp_degrees
+    from netmodel.study.fabric_search import ScenarioCollectives
+
+    coll = ScenarioCollectives(scenario)
+    spec = gpu_at_clock(get_gpu(scenario.gpu), clock)
+    tps = valid_tp_degrees(get_model(model), min(spec.max_instance, coll.gpus))
+    return search(model, spec, phase, comm=coll, tp=tps).best
+
+
+def cost_summary(scenario, model, phase: str = "decode", best=None, *, clock: float = 1.0,
+                 share: str = "ports-used", **params) -> CostSummary:
+    """Capex and power split, tokens/s/W, tokens/J and USD per million tokens of
+    ``scenario`` serving ``model`` in ``phase`` (see the module docstring).
+
+    ``best`` is the configuration it serves (a :class:`~compute.results.InferenceResult`,
+    e.g. ``fabric_search(...).best``; None runs that search, at ``clock`` x the nominal SM
+    clock). ``params`` override defaults by name (:func:`parameters`; SI units).
+    """
+    from compute.hardware import get_gpu
+    from compute.phases import check_phase
+    from compute.power import gpu_power, nominal_tdp
+    from compute.yield_model import gpu_price, package_cost, parameter
+
+    scenario = get_scenario(scenario)
+    phase = check_phase(phase)
+    pkg, pwr, tco, net = _split(params)
+    tco = {k: _check(k, tco[k]) if k in tco else parameter(k) for k in _TCO_ARGS}
+    if tco["utilization"] > 1:
+        raise UserError(f"utilization must be <= 1, got {tco['utilization']!r}")
+    if tco["pue"] < 1:
+        raise UserError(f"pue must be >= 1, got {tco['pue']!r}")
+    if tco["lifetime"] <= 0:
+        raise UserError("lifetime must be > 0")
+    if best is None:
+        best = _best(scenario, model, phase, clock)
+    elif best.phase != phase:
+        raise UserError(f"best is a {best.phase} configuration, not {phase}")
+    graph = build_fabric(scenario)
+    base = get_gpu(scenario.gpu)
+    n = int(graph.graph["gpus"])
+    spec = base  # a GPU at another clock keeps its package
+    tp = best.tp if best is not None else None
+    instances = n // tp if tp else 0
+    active = instances * (tp or 0)
+    u = tco["utilization"]
+    kw = dict(clock=clock, **pwr)
+    idle = gpu_power(base, "idle", **kw)
+    serving = gpu_power(base, phase, **kw)
+    power_gpu = active * (u * serving + (1 - u) * idle) + (n - active) * idle
+    tokens = instances * best.tokens_per_s * u if best is not None else 0.0
+
+    price_args = {k: v for k, v in pkg.items() if k != "reference_price"}
+    price = gpu_price(spec, reference_price=pkg.get("reference_price"), **price_args)
+    tdp_share = nominal_tdp(spec) / get_gpu("H100-SXM").tdp
+    bill = network_bill(graph, share=share, prices=NetworkPrices(**net))
+    capex_gpu = n * price
+    capex_host = n * tco["host_cost_per_h100"] * tdp_share
+    capex = capex_gpu + capex_host + bill.capex
+    power_host = n * tco["host_power_per_h100"] * tdp_share * tco["host_load_fraction"]
+    power_it = power_gpu + power_host + bill.power
+    energy = power_it * tco["pue"] * SECONDS_PER_YEAR * tco["electricity_price"]
+    per_year = capex / (tco["lifetime"] / SECONDS_PER_YEAR) + capex * tco["maintenance_fraction"] \
+        * SECONDS_PER_YEAR
+    return CostSummary(
+        scenario=scenario.label, gpu=best.gpu if best is not None else base.name, model=getattr(best, "model", str(model)),
+        phase=phase, clock=float(clock), gpus=n, tp=tp,
+        batch=best.batch if best is not None else None, instances=instances,
+        tokens_per_s=tokens, gpu_price=price,
+        gpu_package_cost=package_cost(spec, **price_args).total, capex_gpu=capex_gpu,
+        capex_host=capex_host, capex_network=bill.capex, power_gpu=power_gpu,
+        power_host=power_host, power_network=bill.power, pue=tco["pue"],
+        capex_per_year=per_year, energy_per_year=energy, network=bill)
+
