@@ -94,7 +94,8 @@ def study():
 @click.option("--models", "models_text", default=None, metavar="LIST",
               help="Comma-separated models (default Llama-3-70B,GPT-3-175B,Llama-3.1-405B).")
 @click.option("--gpus", "gpus_text", default=None, metavar="LIST",
-              help="Comma-separated GPU types (default H100-SXM and the Lite family).")
+              help="Comma-separated GPU types or GPU files (default H100-SXM and the Lite "
+              "family); H100-SXM, the baseline every ratio divides by, is always added.")
 @click.option("--phases", "phases_text", default="prefill,decode", show_default=True,
               metavar="LIST", help="prefill, decode or both.")
 @click.option("--networks", "networks_text", default="ring,ideal", show_default=True,
@@ -153,7 +154,7 @@ def _list_scenarios(ctx, _param, value):
 
 
 def _show_scenario(ctx, _param, value):
-    if not value or ctx.resilient_parsing:
+    if value is None or ctx.resilient_parsing:
         return
     from compute.errors import UserError
     from netmodel.cli.main import UserFacingError

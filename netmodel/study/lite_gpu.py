@@ -230,9 +230,14 @@ def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
     """The whole Lite-GPU study: :func:`run_lite_gpu_study` for each of ``networks``, then
     :func:`~netmodel.study.compare.run_compare` over :func:`fabric_scenarios`, then a sweep of the
     per-hop latency (:data:`SWEEP_HOP_LATENCY`, decode) of h100-dgx and the Lite scenarios
-    with :data:`SWEEP_GPU` (or the last Lite GPU of ``gpus`` when it is not there). A
-    progress bar shows on stderr unless ``quiet``."""
+    with :data:`SWEEP_GPU` (or the last Lite GPU of ``gpus`` when it is not there). The
+    baseline GPU (:data:`BASELINE`) is always part of the study, added when ``gpus`` lacks
+    it: every ratio divides by it. A progress bar shows on stderr unless ``quiet``."""
     from netmodel.study.progress import Progress
+
+    gpus = [get_gpu(g) for g in gpus]
+    if BASELINE not in [g.name for g in gpus]:  # every ratio of the study divides by it
+        gpus.insert(0, get_gpu(BASELINE))
 
     ideal = None
     for n in dict.fromkeys(networks):

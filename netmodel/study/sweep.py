@@ -10,8 +10,11 @@ A parameter is a dotted path into the scenario (:func:`parameters` lists them):
   ``adjust.latency_scale`` and ``adjust.bandwidth_scale`` (multipliers, for any fabric).
 
 Values are ``LO:HI`` (``points`` log-spaced values, default 7; ``LO:HI:N`` for N) or a comma
-list; they take units (``0.1us:10us``, ``100GB/s``). Integer parameters are rounded and
-repeated values dropped. A range must be positive and not empty.
+list; they take units (``0.1us:10us``, ``100GB/s``). A range of a whole-number parameter
+takes the nearest whole numbers of its log-spaced values (repeats dropped); a listed value
+of one must be whole. A range must be positive and not empty. At most
+:data:`MAX_POINTS` values per parameter and :data:`MAX_SEARCHES` searches per sweep
+(settable, :mod:`compute.limits`).
 
 >>> p = parse_param("adjust.hop_latency=0.1us:10us:3", ["lite-flat"])
 >>> p.path, [round(v * 1e6, 6) for v in p.values]
@@ -30,6 +33,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from compute.errors import UserError, known
+from compute.limits import check
 from compute.models import get_model
 from compute.phases import Slo, check_phase, latency_name
 from compute.roofline import RooflineOptions, make_workload
@@ -44,6 +48,11 @@ __all__ = ["DEFAULT_POINTS", "SweepParam", "SweepResult", "parameters", "parse_p
 
 #: Values of a ``LO:HI`` range.
 DEFAULT_POINTS = 7
+#: Most values of one parameter (``NETMODEL_MAX_SWEEP_POINTS`` overrides).
+MAX_POINTS = 1_000
+#: Most searches of one sweep: scenarios x points x models x phases
+#: (``NETMODEL_MAX_SWEEP_SEARCHES`` overrides; each takes 5-100 ms on one core).
+MAX_SEARCHES = 20_000
 #: Units of the [adjust] parameters.
 _ADJUST_UNITS = {"latency_scale": "", "hop_latency": "s", "bandwidth_scale": ""}
 
@@ -112,15 +121,15 @@ def parse_param(text: str, scenarios, points: int = DEFAULT_POINTS) -> SweepPara
     path, eq, spec = str(text).partition("=")
     path, spec = path.strip(), spec.strip()
     if not eq or not path or not spec:
-        raise UserError(f"--param {text!r} must be PATH=LO:HI or PATH=V1,V2 (e.g. "
+        raise UserError(f"sweep parameter {text!r} must be PATH=LO:HI or PATH=V1,V2 (e.g. "
                         f"adjust.hop_latency=0.1us:10us)")
     unit, integer = _kind(path, scenarios)
     if ":" in spec:
         parts = spec.split(":")
         if len(parts) not in (2, 3):
-            raise UserError(f"--param {path} range {spec!r} must be LO:HI or LO:HI:N")
+            raise UserError(f"sweep parameter {path} range {spec!r} must be LO:HI or LO:HI:N")
         if any(x.strip().startswith("-") for x in parts[:2]):
-            raise UserError(f"--param {path} range {spec!r} must be positive (values are "
+            raise UserError(f"sweep parameter {path} range {spec!r} must be positive (values are "
                             f"log-spaced)")
         lo, hi = (_value(x, unit, path) for x in parts[:2])
         n = points
@@ -130,18 +139,29 @@ def parse_param(text: str, scenarios, points: int = DEFAULT_POINTS) -> SweepPara
             except ValueError:
                 n = 0
             if n < 1:
-                raise UserError(f"--param {path}: N in {spec!r} must be a whole number >= 1")
+                raise UserError(f"sweep parameter {path}: N in {spec!r} must be a whole number "
+                                f">= 1")
+        check("sweep parameter " + path, "values", n, MAX_POINTS, "NETMODEL_MAX_SWEEP_POINTS",
+              "give fewer points")
         if lo <= 0 or hi <= 0:
-            raise UserError(f"--param {path} range {spec!r} must be positive (values are "
+            raise UserError(f"sweep parameter {path} range {spec!r} must be positive (values are "
                             f"log-spaced); give a comma list to include 0")
         if hi < lo:
-            raise UserError(f"--param {path} range {spec!r} is empty: HI is below LO")
+            raise UserError(f"sweep parameter {path} range {spec!r} is empty: HI is below LO")
         values = [float(v) for v in np.geomspace(lo, hi, n)] if n > 1 else [lo]
     else:
-        values = [_value(x, unit, path) for x in spec.split(",") if x.strip()]
+        items = [x for x in spec.split(",") if x.strip()]
+        check("sweep parameter " + path, "values", len(items), MAX_POINTS,
+              "NETMODEL_MAX_SWEEP_POINTS", "give fewer values")
+        values = [_value(x, unit, path) for x in items]
         if not values:
-            raise UserError(f"--param {path} has no values")
-    if integer:
+            raise UserError(f"sweep parameter {path} has no values")
+        if integer:
+            fractional = [v for v in values if v != round(v)]
+            if fractional:
+                raise UserError(f"sweep parameter {path} takes whole numbers, got "
+                                f"{fractional[0]:g}")
+    if integer:  # a log-spaced range of a whole-number parameter: its nearest whole numbers
         values = [float(round(v)) for v in values]
     values = list(dict.fromkeys(values))
     return SweepParam(path, tuple(values), unit, bool(integer))
@@ -256,6 +276,9 @@ def run_sweep(scenarios, params, models=("Llama-3-70B",), phases=("decode",), *,
     options = options or RooflineOptions()
     slo = slo or Slo()
     ys = params[1].values if len(params) > 1 else (None,)
+    check("sweep", "searches", len(scens) * len(params[0].values) * len(ys) * len(models)
+          * len(phases), MAX_SEARCHES, "NETMODEL_MAX_SWEEP_SEARCHES",
+          "sweep fewer points, scenarios or models")
     rows = []
     refused: list[str] = []
     for s in scens:

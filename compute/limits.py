@@ -1,0 +1,61 @@
+"""Limits on the size of a request, estimated before the work starts, settable.
+
+A request too large for the machine (a sweep of a million points, a batch range of a
+billion, a table of 10^9 rows) is refused before any memory is spent, with one line that
+says the estimate, the limit and how to proceed. Every limit has a default and an
+environment variable ``NETMODEL_MAX_<NAME>`` that overrides it (a whole number; ``_`` may
+separate digits), so a user with a bigger machine can lift it.
+
+>>> check("sweep", "searches", 12, 100, "NETMODEL_MAX_SWEEP_SEARCHES", "sweep fewer points")
+>>> check("sweep", "searches", 10**6, 100, "NETMODEL_MAX_SWEEP_SEARCHES", "sweep fewer points")
+Traceback (most recent call last):
+...
+compute.errors.UserError: sweep: about 1,000,000 searches, over the limit of 100; sweep fewer points, or raise NETMODEL_MAX_SWEEP_SEARCHES
+"""
+
+from __future__ import annotations
+
+import os
+
+from compute.errors import UserError
+
+__all__ = ["check", "setting"]
+
+
+def setting(env: str, default: int) -> int:
+    """The limit named by environment variable ``env`` (a whole number > 0), else
+    ``default``."""
+    text = os.environ.get(env)
+    if text is None or not text.strip():
+        return default
+    try:
+        value = int(text.strip().replace("_", ""))
+    except ValueError:
+        value = 0
+    if value <= 0 or len(text) > 30:
+        raise UserError(f"environment variable {env}={text[:40]!r} must be a whole number > 0")
+    return value
+
+
+def check(what: str, unit: str, estimate: float, default: int, env: str, how: str) -> None:
+    """Refuse ``estimate`` (of ``unit``) above the limit (``default``, or ``env``'s value).
+
+    Parameters
+    ----------
+    what : str
+        The request (``"sweep"``, ``"search"``).
+    unit : str
+        What is counted (``"searches"``, ``"configurations"``).
+    estimate : float
+        The work the request would do, counted before doing it.
+    default : int
+        The limit when ``env`` is not set.
+    env : str
+        The environment variable that sets the limit.
+    how : str
+        How to proceed (a smaller request), said in the message.
+    """
+    limit = setting(env, default)
+    if estimate > limit:
+        raise UserError(f"{what}: about {int(estimate):,} {unit}, over the limit of {limit:,}; "
+                        f"{how}, or raise {env}")
