@@ -267,7 +267,10 @@ def network_bill(graph, *, share: str = "ports-used",
         for end in (u, v):
             if kind[end] == "ocs" or (price == 0 and energy == 0):
                 continue
-            add("optics", f"{medium} end {bits / links / 1e9:g} Gb/s", s * links,
+            # counted as topologies.analysis counts them: a GPU end of a breakout share is
+            # one transceiver, a switch end its share of a port; priced by bandwidth
+            count = math.ceil(links - 1e-9) if kind[end] == "gpu" else links
+            add("optics", f"{medium} end {bits / count / 1e9:g} Gb/s", s * count,
                 s * price * bits, s * energy * bits)
         if medium == "ocs-circuit":
             continue

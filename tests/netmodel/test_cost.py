@@ -1,0 +1,189 @@
+"""Network bill, cluster cost of ownership and cost per token: hand-derived values,
+consistency with topologies.analysis, invariants (hypothesis) and bad input."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compute.errors import UserError
+from compute.power import gpu_power
+from compute.yield_model import gpu_price
+from netmodel.study.cost import (
+    SECONDS_PER_YEAR,
+    SHARES,
+    NetworkPrices,
+    cost_summary,
+    network_bill,
+    network_costs,
+    parameters,
+)
+from netmodel.study.fabric_search import build_fabric, fabric_search
+from netmodel.study.scenarios import scenario_names
+from topologies import build
+
+GBPS = 1e9  # bits/s
+
+
+def test_leaf_spine_bill_by_hand():
+    # 2 leaves of radix 4 (2 GPUs down, 2 up), 2 spines; 400 Gb/s per port (H100 NIC)
+    b = network_bill(build("leaf-spine:leaves=2,radix=4"), share="as-built")
+    switches = 4 * 4 * 400 * 3.9                     # 4 switches x 4 ports x 400 Gb/s x $3.9
+    optics = 16 * 400 * 1.5625                       # 8 cables, 2 pluggable ends each
+    cables = 4 * (50 + 1 * 20) + 4 * (50 + 1 * 50)   # GPU-leaf 20 m, leaf-spine 50 m
+    assert b.capex == pytest.approx(switches + optics + cables)
+    watts_switch = 4 * 4 * 400 * GBPS * 8.8e-12 * 2.0  # ASIC pJ/bit x overhead 2
+    watts_optics = 16 * 400 * GBPS * 21.25e-12         # 8.5 W per 400G end
+    assert b.power == pytest.approx(watts_switch + watts_optics)
+    assert b.fill == 1.0
+
+
+def test_h100_dgx_slice_of_a_superpod_by_hand():
+    # 32 H100 on 8 rail leaves (4 GPUs each of 32 down ports) and 4 spines: fill 1/8
+    b = network_bill(build_fabric("h100-dgx"))
+    assert b.fill == pytest.approx(32 / (8 * 32))
+    items = {i.what: i for i in b.items}
+    assert items["tier-1 switch 64 x 400 Gb/s"].count == pytest.approx(8 * (4 + 32 / 8) / 64)
+    assert items["tier-2 switch 64 x 400 Gb/s"].count == pytest.approx(4 * (64 / 8) / 64)
+    nvs = items["tier-0 switch 144 x 200 Gb/s"]
+    assert nvs.count == 4 and nvs.capex == pytest.approx(4 * 1.63 * 144 * 200)
+    # GPU-leaf ends whole (64), leaf-spine ends an eighth of 512
+    assert items["pluggable-optics end 400 Gb/s"].count == pytest.approx(64 + 512 / 8)
+    # baseboard NVLink (copper to tier 0) is not priced as cables
+    assert not any(i.what.startswith("copper") for i in b.items)
+
+
+@pytest.mark.parametrize("name", scenario_names())
+def test_optics_counts_match_topologies_bill_of_materials(name):
+    b = network_bill(build_fabric(name), share="as-built")
+    optics = sum(i.count for i in b.items if i.category == "optics")
+    assert optics == pytest.approx(b.counts["pluggable_transceivers"] + b.counts["cpo_ports"])
+    ports_used = network_bill(build_fabric(name))
+    assert ports_used.capex <= b.capex + 1e-6 and ports_used.power <= b.power + 1e-6
+
+
+def test_every_network_default_has_a_source():
+    table = network_costs()
+    assert {f for f in NetworkPrices.__dataclass_fields__} == set(table)
+    for p in table.values():
+        assert p.source.strip() and p.confidence
+
+
+# ------------------------------------------------------------------ invariants
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(2, 30), st.integers(2, 30), st.integers(1, 4),
+       st.sampled_from(["co-packaged-optics", "pluggable-optics"]), st.sampled_from(SHARES))
+def test_more_optics_ports_never_lower_network_power(n1, n2, planes, medium, share):
+    lo, hi = sorted((n1, n2))
+    spec = "flat:n={n},planes={p},radix=32,gpu=Lite,medium={m}"
+    p_lo = network_bill(build(spec.format(n=lo, p=planes, m=medium)), share=share).power
+    p_hi = network_bill(build(spec.format(n=hi, p=planes, m=medium)), share=share).power
+    assert p_hi >= p_lo - 1e-9
+    if hi > lo:
+        assert p_hi > p_lo  # more GPU ports on optics draw more
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.floats(0, 50), st.floats(0, 50), st.sampled_from(["lite-flat", "h100-dgx",
+                                                            "lite-ocs", "lite-direct"]))
+def test_network_power_grows_with_energy_per_bit(e1, e2, scenario):
+    lo, hi = sorted((e1 * 1e-12, e2 * 1e-12))
+    g = build_fabric(scenario)
+    p = [network_bill(g, prices=NetworkPrices(pluggable_energy=e, cpo_energy=e)).power
+         for e in (lo, hi)]
+    assert p[1] >= p[0] - 1e-9
+
+
+def test_an_idle_cluster_draws_idle_power():
+    s = cost_summary("lite-flat", "Llama-3-70B", "decode", utilization=0.0)
+    assert s.power_gpu == pytest.approx(128 * gpu_power("Lite", "idle"))
+    assert s.power_gpu == pytest.approx(128 * 0.115 * 175)
+    assert s.tokens_per_s == 0
+    assert s.tokens_per_s_per_w is None and s.usd_per_mtoken is None
+
+
+def test_tco_by_hand():
+    best = fabric_search("Llama-3-70B", "h100-dgx", "decode").best
+    s = cost_summary("h100-dgx", "Llama-3-70B", "decode", best)
+    instances = 32 // best.tp
+    stranded = 32 - instances * best.tp
+    assert s.instances == instances
+    assert s.tokens_per_s == pytest.approx(instances * best.tokens_per_s)
+    assert s.power_gpu == pytest.approx(instances * best.tp * 0.428 * 700
+                                        + stranded * 0.115 * 700)
+    assert s.power_host == pytest.approx(32 * 534 * 0.75)
+    assert s.capex_gpu == pytest.approx(32 * 27500)
+    assert s.capex_host == pytest.approx(32 * 4001)
+    capex = s.capex_gpu + s.capex_host + s.capex_network
+    assert s.capex_per_year == pytest.approx(capex / 5 + 0.05 * capex)
+    kwh = s.power_it * 1.1 * 8766 / 1e3
+    assert s.energy_per_year == pytest.approx(kwh * 0.0826, rel=1e-4)
+    tokens_per_year = s.tokens_per_s * SECONDS_PER_YEAR
+    assert s.usd_per_mtoken == pytest.approx((s.capex_per_year + s.energy_per_year)
+                                             / tokens_per_year * 1e6)
+    assert s.tokens_per_s_per_w == pytest.approx(s.tokens_per_s / s.power_it)
+    assert s.tokens_per_j == pytest.approx(s.tokens_per_s / (1.1 * s.power_it))
+    d = s.to_dict()
+    assert d["capex_usd"]["total"] == pytest.approx(capex)
+    assert d["network_share_capex"] == pytest.approx(s.capex_network / capex)
+    assert sum(d["power_w"]["network_by_category"].values()) == pytest.approx(s.power_network)
+
+
+def test_lite_hosts_and_price_scale_from_the_h100():
+    s = cost_summary("lite-ocs", "Llama-3-70B", "prefill")
+    assert s.capex_host == pytest.approx(128 * 4001 / 4)
+    assert s.gpu_price == pytest.approx(gpu_price("Lite"))
+
+
+def test_sweep_parameters_move_the_right_terms():
+    base = cost_summary("lite-flat", "Llama-3-70B", "decode")
+    best = fabric_search("Llama-3-70B", "lite-flat", "decode").best
+    dear_cpo = cost_summary("lite-flat", "Llama-3-70B", "decode", best,
+                            cpo_price=2 * network_costs()["cpo_price"].value)
+    assert dear_cpo.capex_network > base.capex_network
+    assert dear_cpo.capex_gpu == base.capex_gpu
+    dirty = cost_summary("lite-flat", "Llama-3-70B", "decode", best,
+                         defect_density=0.5e4, reference_price=None)
+    # every GPU keeps the H100's margin: a Lite's price moves with its package's share
+    assert dirty.gpu_package_cost > base.gpu_package_cost
+    cheap_power = cost_summary("lite-flat", "Llama-3-70B", "decode", best,
+                               electricity_price=0.0)
+    assert cheap_power.energy_per_year == 0 and cheap_power.usd_per_mtoken < base.usd_per_mtoken
+    dgx = cost_summary("h100-dgx", "Llama-3-70B", "decode",
+                       cpo_price=2 * network_costs()["cpo_price"].value)
+    assert dgx.capex_network == pytest.approx(cost_summary("h100-dgx", "Llama-3-70B",
+                                                           "decode").capex_network)
+
+
+def test_clock_scales_gpu_power():
+    s = cost_summary("h100-dgx", "Llama-3-70B", "decode", clock=0.7)
+    assert s.gpu.endswith("@0.7x")
+    active = s.instances * s.tp
+    assert s.power_gpu == pytest.approx(active * gpu_power("H100-SXM", "decode", clock=0.7)
+                                        + (32 - active) * gpu_power("H100-SXM", "idle"))
+    assert s.gpu_price == pytest.approx(27500)  # same die, same price
+
+
+@pytest.mark.parametrize("kwargs, fragment", [
+    ({"colour": 1}, "unknown cost parameter(s) colour"),
+    ({"cpo_price": -1.0}, "cpo_price must be a finite number >= 0"),
+    ({"pluggable_energy": math.nan}, "pluggable_energy must be a finite number"),
+    ({"utilization": 1.5}, "utilization must be <= 1"),
+    ({"pue": 0.9}, "pue must be >= 1"),
+    ({"electricity_price": -0.1}, "electricity_price must be"),
+    ({"wafer_price": -1.0}, "wafer_price must be"),
+    ({"share": "half"}, "unknown network share 'half'"),
+])
+def test_bad_input(kwargs, fragment):
+    with pytest.raises(UserError, match=fragment.replace("(", r"\(").replace(")", r"\)")):
+        cost_summary("lite-ocs", "Llama-3-70B", "decode", **kwargs)
+
+
+def test_parameters_list_is_complete():
+    names = parameters()
+    assert "wafer_price" in names and "cpo_energy" in names and "pue" in names
+    assert len(names) == len(set(names))
