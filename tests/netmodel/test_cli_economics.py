@@ -1,0 +1,100 @@
+"""`netmodel yield` and `netmodel cost`: values, JSON shapes and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from click.testing import CliRunner
+
+from netmodel.cli.main import cli
+from netmodel.study.cost import cost_summary
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args))
+
+
+def assert_one_line_error(result, *needles):
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
+    assert "Traceback" not in result.output
+    for n in needles:
+        assert n in lines[0], lines[0]
+
+
+def test_yield_text_for_an_h100_sized_die():
+    r = run("yield", "--area", "814", "--model", "poisson")
+    assert r.exit_code == 0, r.output
+    assert "63.48 per wafer (63 whole)" in r.output
+    assert "defect-free yield   44.3%" in r.output
+    assert 18000 / (63.4792 * math.exp(-0.814)) == pytest.approx(639.97, abs=0.005)
+    assert "cost per good die   $639.97" in r.output
+
+
+def test_yield_json_and_units_at_the_boundary():
+    r = run("yield", "--area", "8.14cm2", "--defect-density", "0.001/mm2", "--model",
+            "negative-binomial", "--alpha", "2", "--wafer-diameter", "30cm",
+            "--wafer-price", "20000", "--sms", "144/132", "--json")
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    assert d["area_mm2"] == pytest.approx(814) and d["wafer_diameter_mm"] == pytest.approx(300)
+    assert d["defect_density_per_cm2"] == pytest.approx(0.1)
+    assert d["defect_free_yield"] == pytest.approx(1 / (1 + 0.1 * 8.14 / 2) ** 2)
+    assert d["sms_enabled"] == 132 and d["yield"] > d["defect_free_yield"]
+    assert d["cost_per_good_die_usd"] == pytest.approx(20000 / (d["gross_dies"] * d["yield"]))
+    assert d["cost_per_good_sm_usd"] == pytest.approx(d["cost_per_good_die_usd"] / 132)
+
+
+@pytest.mark.parametrize("args, needles", [
+    (("--area", "80000"), ("larger than the usable wafer",)),
+    (("--area", "-814"), ("--area must be a finite number > 0",)),
+    (("--area", "nan"), ("--area",)),
+    (("--area", "814", "--model", "seeds"), ("unknown yield model 'seeds'",)),
+    (("--area", "814", "--defect-density", "-0.1"), ("--defect-density",)),
+    (("--area", "814", "--defect-density", "inf"), ("--defect-density",)),
+    (("--area", "814", "--wafer-price", "-1"), ("--wafer-price",)),
+    (("--area", "814", "--alpha", "0"), ("--alpha",)),
+    (("--area", "814", "--wafer-diameter", "12in"), ("unknown unit 'in'",)),
+    (("--area", "814", "--sms", "132/144"), ("enabled <= physical",)),
+    (("--area", "814", "--critical-fraction", "0.2"), ("only with --sms",)),
+    (("--area", "814", "--sms", "144/132", "--critical-fraction", "2"), ("critical_fraction",)),
+])
+def test_yield_bad_input(args, needles):
+    assert_one_line_error(run("yield", *args), *needles)
+
+
+def test_cost_json_matches_the_library():
+    r = run("cost", "--scenario", "lite-ocs", "--model", "Llama-3-70B", "--phase", "decode",
+            "--json")
+    assert r.exit_code == 0, r.output
+    (d,) = json.loads(r.output)["summaries"]
+    s = cost_summary("lite-ocs", "Llama-3-70B", "decode")
+    assert d["usd_per_mtoken"] == pytest.approx(s.usd_per_mtoken)
+    assert d["tokens_per_s_per_w"] == pytest.approx(s.tokens_per_s_per_w)
+    assert set(d["capex_usd"]) >= {"gpu", "host", "network", "total"}
+    assert d["bill_of_materials"]["ocs_ports"] == 4 * 136
+
+
+def test_cost_text_both_phases():
+    r = run("cost", "--scenario", "h100-dgx", "--model", "Llama-3-70B")
+    assert r.exit_code == 0, r.output
+    assert "h100-dgx@H100-SXM, Llama-3-70B, prefill" in r.output
+    assert "h100-dgx@H100-SXM, Llama-3-70B, decode" in r.output
+    assert "$ per M tokens" in r.output and "tokens/s/W" in r.output
+
+
+@pytest.mark.parametrize("args, needles", [
+    (("--scenario", "nope", "--model", "Llama-3-70B"), ("unknown scenario 'nope'",)),
+    (("--scenario", "lite-flat", "--model", "nope"), ("nope",)),
+    (("--scenario", "lite-flat", "--model", "Llama-3-70B", "--phase", "train"), ("train",)),
+    (("--scenario", "lite-flat", "--model", "Llama-3-70B", "--clock", "9"),
+     ("outside the modelled range",)),
+    (("--scenario", "lite-flat", "--model", "Llama-3-70B", "--clock", "nan"), ("--clock",)),
+    (("--scenario", "lite-flat", "--model", "Llama-3-70B", "--share", "half"),
+     ("unknown network share 'half'",)),
+])
+def test_cost_bad_input(args, needles):
+    assert_one_line_error(run("cost", *args), *needles)
