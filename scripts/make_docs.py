@@ -1,0 +1,528 @@
+#!/usr/bin/env python
+"""Regenerate what the docs show from what the code does.
+
+    python scripts/make_docs.py                 rewrite every generated block of README.md
+                                                and docs/*.md
+    python scripts/make_docs.py --check         change nothing; exit 1 listing stale blocks
+    python scripts/make_docs.py docs/compute.md only these pages
+    COMMAND --json | python scripts/make_docs.py shape
+                                                print the key structure of a JSON document
+
+A generated block is announced by an HTML comment at the start of a line (invisible when
+GitHub renders the page):
+
+``<!-- sample: COMMAND -->``
+    The fenced block right after it is ``$ COMMAND`` and its console output (stdout and
+    stderr as a terminal shows them; ``# exit status N`` when N is not 0). Several commands,
+    one per line, may stand between ``<!-- sample:`` and ``-->``; they run in order.
+    ``<!-- sample needs=PATH: ... -->`` leaves the block alone when PATH (relative to the
+    project root) is absent, e.g. the published measurements in ``../shared/reference``.
+``<!-- file: NAME -->``
+    The fenced block after it is written to NAME in the page's scratch folder before the
+    page's samples run (a scenario or GPU file that a sample reads).
+``<!-- findings: SOURCE`` ... ``-->`` then ``<!-- /findings -->``
+    The bullets of SOURCE (a generated ``summary.md``) whose text, bold marks removed,
+    starts with each line of the comment, copied verbatim; a line that matches no bullet or
+    several is an error.
+``<!-- commands -->`` ... ``<!-- /commands -->``
+    The command table, from ``netmodel.cli.main``'s registry (what ``netmodel --help``
+    lists); each command links to the page that says ``<!-- documents: CMD ... -->``.
+``<!-- docstring: MODULE -->`` ... ``<!-- /docstring -->``
+    MODULE's docstring up to its first doctest, as Markdown (``<!-- docstring: MODULE
+    bullets -->``: only its first bullet list), e.g. ``compute.units``' unit rules.
+
+Samples run in a fresh scratch folder per page, which links the project's top-level files
+and folders: paths read as from the project root (``docs/figures/study.csv``,
+``python scripts/...``), and what a sample writes (``--out cmp/``) stays in the scratch
+folder. ``netmodel ...`` runs in this process through click's ``CliRunner`` (the same code
+as the console script, without the start-up cost); ``| head -N`` and ``| python
+scripts/make_docs.py shape`` filter in this process; any other command runs in ``bash``.
+Lines are compared with trailing blanks removed. ``tests/test_docs.py`` runs the same check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import difflib
+import importlib
+import inspect
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+#: Fixed terminal width for commands whose output depends on it (click's help).
+COLUMNS = "100"
+
+_SAMPLE = re.compile(
+    r"^<!-- sample(?P<opts>[^:\n]*):(?P<body>.*?)-->[ \t]*\n"
+    r"(?P<block>```console\n.*?^```[ \t]*\n)?", re.S | re.M)
+_FILE = re.compile(r"^<!-- file: (?P<name>[^\s>]+) -->[ \t]*\n```[^\n]*\n(?P<body>.*?)^```[ \t]*$",
+                   re.S | re.M)
+_FINDINGS = re.compile(
+    r"^<!-- findings: (?P<source>\S+)[ \t]*\n(?P<select>.*?)-->[ \t]*\n(?P<body>.*?)"
+    r"^<!-- /findings -->", re.S | re.M)
+_COMMANDS = re.compile(r"^<!-- commands -->[ \t]*\n(?P<body>.*?)^<!-- /commands -->",
+                       re.S | re.M)
+_DOCSTRING = re.compile(
+    r"^<!-- docstring: (?P<module>[\w.]+)(?: (?P<part>\w+))? -->[ \t]*\n(?P<body>.*?)"
+    r"^<!-- /docstring -->",
+    re.S | re.M)
+_DOCUMENTS = re.compile(r"^<!-- documents: (?P<names>[^>]*?) -->", re.M)
+_HEAD = re.compile(r"^head -(?:n ?)?(\d+)$")
+_SHAPE = "python scripts/make_docs.py shape"
+
+
+class DocsError(Exception):
+    """A generated block that cannot be produced (a crashed sample, a bad marker)."""
+
+
+def pages() -> list[Path]:
+    """README.md and every docs/*.md page, README first."""
+    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def _line_of(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def _rel(path: Path) -> str:
+    try:
+        return str(path.relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+# ---- running commands -------------------------------------------------------------------
+
+@contextlib.contextmanager
+def _cwd(path: Path) -> Iterator[None]:
+    old = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(old)
+
+
+def _netmodel(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[str, int]:
+    from click.testing import CliRunner
+
+    from netmodel.cli.main import cli
+
+    runner = CliRunner(env={"COLUMNS": COLUMNS, **env})
+    with _cwd(cwd):
+        result = runner.invoke(cli, argv, prog_name="netmodel")
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        import traceback
+
+        tb = "".join(traceback.format_exception(*result.exc_info)[-3:]).strip()
+        raise DocsError(f"`netmodel {shlex.join(argv)}` crashed: {tb}")
+    return result.output, result.exit_code
+
+
+def _shell(command: str, cwd: Path, stdin: str | None = None) -> tuple[str, int]:
+    proc = subprocess.run(["bash", "-c", command], cwd=cwd, input=stdin, text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          env={**os.environ, "COLUMNS": COLUMNS,
+                               "PYTHONPATH": os.pathsep.join(
+                                   [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])},
+                          timeout=600)
+    return proc.stdout, proc.returncode
+
+
+def shape(document) -> str:
+    """The key structure of a JSON document: every key with the type of its value, lists
+    shown by their first element, one top-level key per line.
+
+    >>> print(shape({"a": 1, "b": [{"c": "x", "d": None}], "e": {"f": 1.5}}))
+    {
+      a: int
+      b: [{c: str, d: null}]
+      e: {f: float}
+    }
+    """
+    def inline(v) -> str:
+        if isinstance(v, dict):
+            return "{" + ", ".join(f"{k}: {inline(x)}" for k, x in v.items()) + "}"
+        if isinstance(v, list):
+            if not v:
+                return "[]"
+            if all(isinstance(x, dict) for x in v):   # the union of the rows' keys
+                merged: dict = {}
+                for x in v:
+                    for k, y in x.items():
+                        if k not in merged or merged[k] is None:
+                            merged[k] = y
+                return f"[{inline(merged)}]"
+            return f"[{inline(v[0])}]"
+        if v is None:
+            return "null"
+        return {bool: "bool", int: "int", float: "float", str: "str"}.get(type(v), "?")
+
+    if not isinstance(document, dict):
+        return inline(document)
+    lines = ["{"]
+    for k, v in document.items():
+        lines.extend(textwrap.wrap(f"{k}: {inline(v)}", 96, initial_indent="  ",
+                                   subsequent_indent="      ", break_on_hyphens=False))
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def _filter(output: str, stage: str) -> str:
+    if m := _HEAD.match(stage):
+        return "".join(output.splitlines(keepends=True)[: int(m.group(1))])
+    if stage == _SHAPE:
+        try:
+            return shape(json.loads(output)) + "\n"
+        except json.JSONDecodeError as exc:
+            raise DocsError(f"`{stage}` got no JSON: {exc}") from None
+    raise DocsError(f"unsupported filter `{stage}` after a netmodel command "
+                    f"(allowed: head -N, {_SHAPE})")
+
+
+def run_command(command: str, scratch: Path) -> tuple[str, int]:
+    """Run one sample command; return (console output, exit status)."""
+    stages = [s.strip() for s in command.split(" | ")]
+    words = shlex.split(stages[0])
+    env = {}
+    while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0]):
+        key, _, value = words.pop(0).partition("=")
+        env[key] = value
+    if words and words[0] == "netmodel":
+        output, status = _netmodel(words[1:], scratch, env)
+        for stage in stages[1:]:
+            output = _filter(output, stage)
+        return output, status
+    if stages[-1] == _SHAPE:
+        output, status = run_command(" | ".join(stages[:-1]), scratch)
+        return _filter(output, _SHAPE), status
+    return _shell(command, scratch)
+
+
+def render_sample(commands: list[str], scratch: Path) -> str:
+    """The console block of a sample: each ``$ command`` followed by its output."""
+    lines = ["```console"]
+    for command in commands:
+        output, status = run_command(command, scratch)
+        lines.append(f"$ {command}")
+        lines.extend(line.rstrip() for line in output.rstrip("\n").splitlines())
+        if status:
+            lines.append(f"# exit status {status}")
+    lines.append("```")
+    return "\n".join(lines) + "\n"
+
+
+# ---- other generated blocks -------------------------------------------------------------
+
+def summary_bullets(text: str) -> list[str]:
+    """The top-level bullets of a Markdown document (one line each, as summary.md writes)."""
+    return [line for line in text.splitlines() if line.startswith("- ")]
+
+
+def _plain(bullet: str) -> str:
+    return bullet[2:].replace("**", "").replace("`", "")
+
+
+def render_findings(source: Path, selectors: list[str]) -> str:
+    """The bullets of ``source`` that start with each selector, in the selectors' order."""
+    if not source.is_file():
+        raise DocsError(f"findings source {_rel(source)} is absent (run `netmodel study "
+                        f"lite-gpu --out {_rel(source.parent)}`)")
+    bullets = summary_bullets(source.read_text())
+    out = []
+    for sel in selectors:
+        hits = [b for b in bullets if _plain(b).startswith(sel)]
+        if len(hits) != 1:
+            raise DocsError(f"findings selector {sel!r} matches {len(hits)} bullets of "
+                            f"{_rel(source)}, not one; edit the selector lines of the "
+                            "<!-- findings: --> marker")
+        out.append(hits[0])
+    return "\n".join(out) + "\n"
+
+
+def documented_commands(docs: list[Path]) -> dict[str, Path]:
+    """Command name -> the docs page whose ``<!-- documents: ... -->`` line names it."""
+    where: dict[str, Path] = {}
+    for page in docs:
+        for m in _DOCUMENTS.finditer(page.read_text()):
+            for name in m.group("names").split():
+                if name in where and where[name] != page:
+                    raise DocsError(f"command {name!r} is documented by both "
+                                    f"{_rel(where[name])} and {_rel(page)}")
+                where[name] = page
+    return where
+
+
+def render_commands(readme: Path) -> str:
+    """The README's command table from the command registry (``netmodel --help``)."""
+    import click
+
+    from netmodel.cli.main import _COMMANDS, cli
+
+    ctx = click.Context(cli, info_name="netmodel")
+    where = documented_commands(sorted((ROOT / "docs").glob("*.md")))
+    rows = ["| command | what it does | manual |", "|---|---|---|"]
+    for name in cli.list_commands(ctx):
+        cmd = cli.get_command(ctx, name)
+        label = f"`netmodel {name}`"
+        if isinstance(cmd, click.Group):
+            subs = cmd.list_commands(ctx)
+            label += " " + ", ".join(f"`{s}`" for s in subs)
+        what = _COMMANDS[name][2] if name in _COMMANDS else cmd.get_short_help_str()
+        page = where.get(name)
+        manual = (f"[{page.stem}]({os.path.relpath(page, readme.parent)})" if page
+                  else f"`netmodel {name} --help`")
+        rows.append(f"| {label} | {what} | {manual} |")
+    return "\n".join(rows) + "\n"
+
+
+_ROLE = re.compile(r":(?P<role>\w+):`(?P<tilde>~?)(?P<name>[\w.]+)`")
+
+
+def _rst_to_markdown(text: str, module) -> str:
+    """Inline reStructuredText to Markdown: ````x```` -> ```x```; ``:role:`name``` -> the
+    name (a ``:data:`` string or tuple of strings shows its value)."""
+    def role(m: re.Match) -> str:
+        name = m.group("name")
+        value = getattr(module, name, None) if m.group("role") == "data" else None
+        if isinstance(value, str):
+            return f"`{value}`"
+        if isinstance(value, tuple) and value and all(isinstance(v, str) for v in value):
+            return ", ".join(f"`{v}`" for v in value)
+        return f"`{name.rsplit('.', 1)[-1]}`" if m.group("tilde") else f"`{name}`"
+
+    return _ROLE.sub(role, text).replace("``", "`")
+
+
+def render_docstring(module_name: str, part: str = "") -> str:
+    """A module's docstring up to its first doctest, as Markdown; ``part="bullets"``: only
+    its first bullet list, rewrapped."""
+    module = importlib.import_module(module_name)
+    doc = (inspect.getdoc(module) or "").split("\n>>>")[0].rstrip()
+    if part == "bullets":
+        items: list[str] = []
+        for line in doc.splitlines():
+            if line.startswith("* "):
+                items.append(line)
+            elif items and line.startswith("  ") and line.strip():
+                items[-1] += " " + line.strip()
+            elif items and line.strip():
+                break
+        if not items:
+            raise DocsError(f"the docstring of {module_name} holds no bullet list")
+        out = []
+        for item in items:
+            out.extend(textwrap.wrap(_rst_to_markdown(item, module), 96,
+                                     subsequent_indent="  ", break_on_hyphens=False,
+                                     break_long_words=False))
+        return "\n".join(out) + "\n"
+    if part:
+        raise DocsError(f"unknown docstring part {part!r} (allowed: bullets)")
+    out, literal = [], False
+    for line in doc.splitlines():
+        if literal and line.strip() and not line.startswith("    "):
+            out.append("```")
+            literal = False
+        if literal:
+            out.append(line[4:])
+            continue
+        if line.rstrip().endswith("::"):
+            out.append(_rst_to_markdown(line.rstrip()[:-1], module))
+            out.append("```")
+            literal = True
+            continue
+        out.append(_rst_to_markdown(line, module))
+    if literal:
+        out.append("```")
+    return "\n".join(out).replace("```\n\n", "```\n").strip("\n") + "\n"
+
+
+# ---- one page ---------------------------------------------------------------------------
+
+@dataclass
+class Block:
+    """One generated block of a page: where it is, what it says, what it should say."""
+    page: Path
+    line: int
+    kind: str
+    what: str
+    old: str
+    new: str | None = None          # None: skipped (its `needs` is absent)
+    note: str = ""
+    commands: list[str] = field(default_factory=list, repr=False)
+    span: tuple[int, int] = field(default=(0, 0), repr=False)
+
+    @property
+    def stale(self) -> bool:
+        return self.new is not None and _norm(self.old) != _norm(self.new)
+
+    def describe(self) -> str:
+        return f"{_rel(self.page)}:{self.line}: {self.kind} {self.what}"
+
+
+def _norm(text: str) -> str:
+    return "\n".join(line.rstrip() for line in text.strip("\n").splitlines())
+
+
+def _sample_commands(body: str) -> list[str]:
+    return [c.strip() for c in body.strip().splitlines() if c.strip()]
+
+
+def _options(opts: str, where: str) -> dict[str, str]:
+    out = {}
+    for word in opts.split():
+        key, eq, value = word.partition("=")
+        if not eq or key not in ("needs",):
+            raise DocsError(f"{where}: unknown sample option {word!r} (allowed: needs=PATH)")
+        out[key] = value
+    return out
+
+
+def blocks(page: Path, *, run: bool = True,
+           progress: Callable[[str], None] | None = None) -> list[Block]:
+    """Every generated block of ``page``, with what it should say now (``run=False``: only
+    locate them)."""
+    text = page.read_text()
+    found: list[Block] = []
+    for m in _SAMPLE.finditer(text):
+        commands = _sample_commands(m.group("body"))
+        where = f"{_rel(page)}:{_line_of(text, m.start())}"
+        opts = _options(m.group("opts"), where)
+        start, end = (m.start("block"), m.end("block")) if m.group("block") else (m.end(), m.end())
+        found.append(Block(page, _line_of(text, m.start()), "sample",
+                           "`" + " ; ".join(commands) + "`", m.group("block") or "",
+                           span=(start, end), note=opts.get("needs", ""), commands=commands))
+    for m in _FINDINGS.finditer(text):
+        found.append(Block(page, _line_of(text, m.start()), "findings",
+                           f"from {m.group('source')}", m.group("body"),
+                           span=(m.start("body"), m.end("body")),
+                           note=m.group("source") + "\n" + m.group("select")))
+    for m in _COMMANDS.finditer(text):
+        found.append(Block(page, _line_of(text, m.start()), "commands", "table",
+                           m.group("body"), span=(m.start("body"), m.end("body"))))
+    for m in _DOCSTRING.finditer(text):
+        found.append(Block(page, _line_of(text, m.start()), "docstring", m.group("module"),
+                           m.group("body"), span=(m.start("body"), m.end("body")),
+                           note=f"{m.group('module')} {m.group('part') or ''}"))
+    found.sort(key=lambda b: b.span)
+    if not run:
+        return found
+    with tempfile.TemporaryDirectory(prefix="netmodel-docs-") as tmp:
+        scratch = Path(tmp)
+        for entry in ROOT.iterdir():     # paths read as from the project root
+            if not entry.name.startswith("."):
+                (scratch / entry.name).symlink_to(entry)
+        for m in _FILE.finditer(text):
+            (scratch / m.group("name")).write_text(m.group("body"))
+        for b in found:
+            t0 = time.perf_counter()
+            if b.kind == "sample":
+                if b.note and not (ROOT / b.note).exists():
+                    b.note = f"skipped: {b.note} is absent"
+                    continue
+                b.new = render_sample(b.commands, scratch)
+            elif b.kind == "findings":
+                source, _, select = b.note.partition("\n")
+                b.new = render_findings(ROOT / source, _sample_commands(select))
+            elif b.kind == "commands":
+                b.new = render_commands(page)
+            elif b.kind == "docstring":
+                b.new = render_docstring(*b.note.split())
+            if progress:
+                progress(f"{b.describe()} ({time.perf_counter() - t0:.2f} s)")
+    return found
+
+
+def rewrite(page: Path, found: list[Block]) -> bool:
+    """Write ``page`` with every block's new text; True if it changed."""
+    text = page.read_text()
+    out, last = [], 0
+    for b in found:
+        if b.new is None:
+            continue
+        out.append(text[last:b.span[0]])
+        out.append(b.new)
+        last = b.span[1]
+    out.append(text[last:])
+    new = "".join(out)
+    if new == text:
+        return False
+    from compute.outputs import atomic_write
+
+    atomic_write(page, new.encode(), what="docs page")
+    return True
+
+
+def stale(paths: list[Path] | None = None) -> list[Block]:
+    """Every stale block of ``paths`` (default: all pages)."""
+    return [b for p in (paths or pages()) for b in blocks(p) if b.stale]
+
+
+def _diff(b: Block, limit: int = 12) -> str:
+    lines = list(difflib.unified_diff(_norm(b.old).splitlines(), _norm(b.new or "").splitlines(),
+                                      "documented", "produced now", lineterm="", n=0))
+    more = f"\n    ... {len(lines) - limit} more diff lines" if len(lines) > limit else ""
+    return "\n".join("    " + line for line in lines[:limit]) + more
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["shape"]:
+        print(shape(json.load(sys.stdin)))
+        return 0
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("pages", nargs="*", type=Path, help="pages (default README.md, docs/*.md)")
+    ap.add_argument("--check", action="store_true", help="change nothing; exit 1 if stale")
+    ap.add_argument("-v", "--verbose", action="store_true", help="time each block")
+    args = ap.parse_args(argv)
+    targets = [p.resolve() for p in args.pages] or pages()
+    say = (lambda s: print(s, file=sys.stderr)) if args.verbose else None
+    t0 = time.perf_counter()
+    n_blocks, bad, changed = 0, [], []
+    try:
+        for page in targets:
+            found = blocks(page, progress=say)
+            n_blocks += len(found)
+            for b in found:
+                if b.new is None:
+                    print(f"{b.describe()}: {b.note}", file=sys.stderr)
+                elif b.stale:
+                    bad.append(b)
+            if not args.check and rewrite(page, found):
+                changed.append(_rel(page))
+    except DocsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    took = f"{n_blocks} generated blocks in {len(targets)} pages, {time.perf_counter() - t0:.1f} s"
+    if args.check:
+        for b in bad:
+            print(f"stale: {b.describe()}\n{_diff(b)}")
+        if bad:
+            print(f"{len(bad)} stale of {took}; run `python scripts/make_docs.py` to "
+                  "regenerate them")
+            return 1
+        print(f"all fresh: {took}")
+        return 0
+    print(f"rewrote {', '.join(changed) or 'nothing'} ({len(bad)} blocks changed; {took})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
