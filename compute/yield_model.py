@@ -442,22 +442,27 @@ def die_cost(area: float, *, defect_density: float | None = None, model: str | N
                    critical_fraction=c, yield_=y, good_dies=good, cost_per_good_die=cost)
 
 
-def yield_curve(areas, *, defect_density: float | None = None, model: str | None = None,
+def yield_curve(areas=None, *, defect_density: float | None = None, model: str | None = None,
                 alpha: float | None = None, wafer_diameter: float | None = None,
                 edge_exclusion: float | None = None, wafer_price: float | None = None,
                 critical_fraction: float | None = None) -> dict[str, np.ndarray]:
     """Yield and cost per good SM against die area (m^2, array) for dies cut from the
     reference design: ``round(A / A_ref x 144)`` physical SMs, ``floor`` of the same share
-    (132/144) enabled. Returns arrays ``area``, ``sms_physical``, ``sms_enabled``,
+    (132/144) enabled. The default areas are those of 12, 24, ..., 144 physical SMs, where
+    that share is exact (between them the rounded spare count makes a saw-tooth). Returns
+    arrays ``area``, ``sms_physical``, ``sms_enabled``,
     ``gross_dies``, ``defect_free_yield``, ``yield`` and ``cost_per_good_sm``.
 
     >>> c = yield_curve([814e-6, 203.5e-6])
     >>> c["sms_physical"].tolist(), c["sms_enabled"].tolist()
     ([144, 36], [132, 33])
     """
-    areas = _array("die area", areas).ravel()
     ref_area = parameter("reference_die_area")
     ref_n, ref_k = parameter("reference_sms_physical"), parameter("reference_sms_enabled")
+    if areas is None:
+        step = int(ref_n - ref_k)
+        areas = ref_area * np.arange(step, int(ref_n) + 1, step) / ref_n
+    areas = _array("die area", areas).ravel()
     n = np.maximum(1, np.round(areas / ref_area * ref_n)).astype(int)
     k = np.maximum(1, np.floor(n * ref_k / ref_n + 1e-9)).astype(int)
     price = _number("wafer_price", _or(wafer_price, "wafer_price"))

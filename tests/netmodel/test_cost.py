@@ -187,3 +187,23 @@ def test_parameters_list_is_complete():
     names = parameters()
     assert "wafer_price" in names and "cpo_energy" in names and "pue" in names
     assert len(names) == len(set(names))
+
+
+# ------------------------------------------------------------------ figures
+
+def test_figures_are_written(tmp_path):
+    from compute.outputs import atomic_write
+    from compute.yield_model import package_cost, yield_curve
+    from netmodel.study.cost_plots import plot_cost_per_scenario, plot_yield_vs_area
+
+    curves = {"D = 0.1": yield_curve(), "D = 0.2": yield_curve(defect_density=2000.0)}
+    marks = {"H100": package_cost("H100-SXM"), "Lite": package_cost("Lite")}
+    y = atomic_write(tmp_path / "yield.png", lambda p: plot_yield_vs_area(curves, p, marks))
+    summaries = [cost_summary(n, "Llama-3-70B", "decode") for n in ("h100-dgx", "lite-ocs")]
+    c = atomic_write(tmp_path / "cost.svg", lambda p: plot_cost_per_scenario(summaries, p))
+    assert open(y, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+    assert b"<svg" in open(c, "rb").read(400)
+    with pytest.raises(UserError, match="at least one"):
+        plot_cost_per_scenario([], tmp_path / "x.png")
+    with pytest.raises(UserError, match="must end in one of"):
+        plot_yield_vs_area(curves, tmp_path / "x.gif")

@@ -1,0 +1,152 @@
+"""Figures of the cost model. matplotlib is imported inside the functions (Agg backend), so
+importing this module costs nothing. Each function takes result objects and a path and
+writes one figure there (the format from the path's suffix); write through
+:func:`compute.outputs.atomic_write` or :func:`compute.outputs.write_outputs`, e.g.
+``atomic_write("yield.png", lambda p: plot_yield_vs_area(curves, p, marks))``.
+
+* :func:`plot_yield_vs_area`: yield (defect-free and harvested) and logic cost per good SM
+  against die area, one line per curve of :func:`compute.yield_model.yield_curve`, the
+  H100 and the Lite (or any :class:`~compute.yield_model.PackageCost`) marked, with their
+  whole package cost per SM beside.
+* :func:`plot_cost_per_scenario`: tokens/s/W, $ per million tokens (capex and energy
+  stacked) and the network's share of capex and power, one bar per scenario, a column per
+  phase, from :class:`~netmodel.study.cost.CostSummary` objects.
+"""
+
+from __future__ import annotations
+
+__all__ = ["plot_cost_per_scenario", "plot_yield_vs_area"]
+
+
+def _setup():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig, plt, path) -> None:
+    from compute.outputs import figure_format
+
+    fig.savefig(path, format=figure_format(path), dpi=120)
+    plt.close(fig)
+
+
+def plot_yield_vs_area(curves: dict, path, marks: dict | None = None) -> None:
+    """Two panels against die area (mm^2): yield, and logic cost per good SM (USD, log).
+
+    ``curves``: ``{label: yield_curve(...)}`` (e.g. one per defect density); solid lines
+    are harvested yield, dashed the defect-free yield. ``marks``: ``{name: PackageCost}``
+    (e.g. ``package_cost("H100-SXM")``, ``package_cost("Lite")``), drawn as points with
+    their package cost per SM in the legend. Curves are best taken at the default areas of
+    ``yield_curve`` (whole multiples of 12 physical SMs, so every die keeps the H100's
+    132/144 share enabled; other areas round the spare count and the curve saw-tooths).
+    """
+    import numpy as np
+
+    from compute.errors import UserError
+
+    if not curves:
+        raise UserError("plot_yield_vs_area needs at least one curve")
+    plt = _setup()
+    fig, (ax_y, ax_c) = plt.subplots(1, 2, figsize=(11, 4.2))
+    colours = plt.get_cmap("viridis")(np.linspace(0.1, 0.85, len(curves)))
+    for colour, (label, c) in zip(colours, curves.items(), strict=True):
+        area = np.asarray(c["area"]) * 1e6
+        ax_y.plot(area, c["yield"], color=colour, marker=".", label=f"{label}: harvested")
+        ax_y.plot(area, c["defect_free_yield"], color=colour, ls="--", lw=1,
+                  label=f"{label}: defect-free")
+        ax_c.plot(area, c["cost_per_good_sm"], color=colour, marker=".", label=label)
+    for i, (name, pkg) in enumerate((marks or {}).items()):
+        die = pkg.die
+        style = dict(marker="os^Dv"[i % 5], ms=8, mfc="white", mew=2, color=f"C{i + 3}",
+                     ls="none")
+        ax_y.plot(die.area * 1e6, die.yield_, **style,
+                  label=f"{name} ({die.sms_enabled}/{die.sms_physical} SMs)")
+        ax_c.plot(die.area * 1e6, die.cost_per_good_sm, **style,
+                  label=f"{name}: logic \\${die.cost_per_good_sm:.2f}/SM, package "
+                        f"\\${pkg.per_sm:.2f}/SM")
+        for ax, y in ((ax_y, die.yield_), (ax_c, die.cost_per_good_sm)):
+            ax.annotate(name, (die.area * 1e6, y), textcoords="offset points", xytext=(6, 6),
+                        fontsize=8)
+    ax_y.set(xlabel="die area (mm$^2$)", ylabel="yield", ylim=(0, 1.02),
+             title="Yield: harvested (solid) and defect-free (dashed)")
+    ax_c.set(xlabel="die area (mm$^2$)", ylabel="logic cost per good SM (USD)",
+             title="Wafer cost per good SM (harvested)")
+    ax_c.set_ylim(bottom=0)
+    for ax in (ax_y, ax_c):
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    _save(fig, plt, path)
+
+
+def plot_cost_per_scenario(summaries, path) -> None:
+    """Per phase (columns): tokens/s/W, USD per million tokens (capex and energy stacked)
+    and the network's share of capex and of power, one bar group per scenario. A scenario
+    with nothing feasible under the SLO (or no summary) in a phase is an x on the axis."""
+    import numpy as np
+
+    from compute.errors import UserError
+    from netmodel.study.cost import SECONDS_PER_YEAR
+
+    summaries = list(summaries)
+    if not summaries:
+        raise UserError("plot_cost_per_scenario needs at least one cost summary")
+    plt = _setup()
+    phases = list(dict.fromkeys(s.phase for s in summaries))
+    labels = list(dict.fromkeys(f"{s.scenario}\n{s.model}" if len({x.model for x in summaries})
+                                > 1 else s.scenario for s in summaries))
+    fig, axes = plt.subplots(3, len(phases), squeeze=False,
+                             figsize=(max(5.0, 0.75 * len(labels) + 2) * len(phases), 9))
+    x = np.arange(len(labels))
+    for j, phase in enumerate(phases):
+        rows = {(f"{s.scenario}\n{s.model}" if "\n" in labels[0] else s.scenario): s
+                for s in summaries if s.phase == phase}
+        got = [rows.get(lab) for lab in labels]
+        ok = [s is not None and s.tokens_per_s > 0 for s in got]
+        tpw = [s.tokens_per_s_per_w if k else 0 for s, k in zip(got, ok, strict=True)]
+        ax = axes[0][j]
+        ax.bar(x, tpw, color="#4c72b0")
+        ax.set(ylabel="tokens/s per W (IT)", title=f"{phase}")
+        cap, en = [], []
+        for s, k in zip(got, ok, strict=True):
+            per_mtok = 1e6 / (s.tokens_per_s * SECONDS_PER_YEAR) if k else 0
+            cap.append(s.capex_per_year * per_mtok if k else 0)
+            en.append(s.energy_per_year * per_mtok if k else 0)
+        ax = axes[1][j]
+        ax.bar(x, cap, color="#dd8452", label="capex (amortized + maintenance)")
+        ax.bar(x, en, bottom=cap, color="#55a868", label="energy")
+        ax.set(ylabel="USD per million tokens")
+        ax = axes[2][j]
+        w = 0.38
+        ax.bar(x - w / 2, [s.network_share_capex if s else 0 for s in got], w,
+               color="#c44e52", label="network share of capex")
+        ax.bar(x + w / 2, [s.network_share_power if s else 0 for s in got], w,
+               color="#8172b2", label="network share of IT power")
+        ax.set(ylabel="network share", ylim=(0, 1))
+        for i, k in enumerate(ok):
+            if not k:
+                for r in (0, 1):
+                    axes[r][j].plot(i, 0, "kx", ms=9, clip_on=False)
+        for r, vals in ((0, tpw), (1, [c + e for c, e in zip(cap, en, strict=True)])):
+            top = max(vals + [1e-12])
+            axes[r][j].set_ylim(0, 1.12 * top)
+            for i, v in enumerate(vals):
+                if v > 0:
+                    axes[r][j].text(i, v + 0.01 * top, f"{v:.3g}", ha="center", va="bottom",
+                                    fontsize=7)
+        for r in range(3):
+            axes[r][j].set_xticks(x, labels if r == 2 else [""] * len(labels), rotation=30,
+                                  ha="right", fontsize=8)
+            axes[r][j].grid(axis="y", alpha=0.3)
+            axes[r][j].set_axisbelow(True)
+    axes[1][0].legend(fontsize=8)
+    axes[2][0].legend(fontsize=8)
+    models = ", ".join(dict.fromkeys(s.model for s in summaries))
+    fig.suptitle(f"Energy and cost per token at the SLO-best configuration ({models})",
+                 fontsize=10)
+    fig.tight_layout()
+    _save(fig, plt, path)
