@@ -51,25 +51,58 @@ def check_reserve(reserve: float) -> float:
     return float(reserve)
 
 
+def _mla_attention_weights(model, sh: Shards):
+    """MLA weights of one layer per GPU: the down-projections (query and latent) and their
+    norms replicated, the up-projections and the output split by heads."""
+    h, d, c, r, ql, v = (model.hidden, model.head_dim, model.kv_lora_rank,
+                         model.qk_rope_head_dim, model.q_lora_rank, model.v_dim)
+    a = sh.heads
+    q = (h * ql + model.norm_elements(ql) + ql * a * d) if ql else h * a * d
+    kv = h * (c + r) + model.norm_elements(c) + c * a * (d - r + v)
+    return q + kv + a * v * h
+
+
 def weight_bytes(model, sh: Shards) -> np.ndarray:
     """Weight bytes per GPU, shape ``(nt, 1)``."""
     h, d = model.hidden, model.head_dim
-    qkv_cols = (sh.heads + 2 * sh.kv_heads) * d
-    up = (2 if model.gated_mlp else 1) * sh.ffn
-    attn = h * qkv_cols + sh.heads * d * h
-    expert = h * up + sh.ffn * h
-    if model.bias:
-        attn = attn + qkv_cols + h
-        expert = expert + up + h
+    if model.is_mla:
+        attn = _mla_attention_weights(model, sh)
+    else:
+        qkv_cols = (sh.heads + 2 * sh.kv_heads) * d
+        attn = h * qkv_cols + sh.heads * d * h
+        if model.bias:
+            attn = attn + qkv_cols + h
+        elif model.qkv_bias:
+            attn = attn + qkv_cols
+
+    def mlp(cols):
+        up = (2 if model.gated_mlp else 1) * cols
+        return h * up + cols * h + ((up + h) if model.bias else 0)
+
     router = h * model.experts if model.is_moe else 0
-    layer = attn + model.experts * expert + router + 2 * model.norm_parameters
+    shared = 0
+    if model.shared_ffn:
+        shared = mlp(sh.shared_ffn) + (h if model.shared_expert_gate else 0)
+    norms = 2 * model.norm_parameters
+    layer = attn + model.experts * mlp(sh.ffn) + router + shared + norms  # dense, or MoE
+    body = model.layers * layer
+    if model.dense_layers:
+        body = model.moe_layers * layer + model.dense_layers * (attn + mlp(sh.dense_ffn) + norms)
     embed = sh.vocab * h * (1 if model.tied_embeddings else 2)
     other = model.learned_positions * h + model.norm_parameters
-    return (model.layers * layer + embed + other) * model.weight_bytes
+    if model.embedding_norm:
+        other += model.norm_parameters
+    return (body + embed + other) * model.weight_bytes
 
 
 def kv_cache_bytes(model, sh: Shards, batch: np.ndarray, workload) -> np.ndarray:
-    """KV-cache bytes per GPU for ``batch`` sequences at ``workload.kv_tokens`` each."""
+    """KV-cache bytes per GPU for ``batch`` sequences at ``workload.kv_tokens`` each. With
+    MLA every GPU holds the whole latent (``kv_lora_rank + qk_rope_head_dim`` per token and
+    layer, not split by TP)."""
+    if model.is_mla:
+        per_token = model.layers * model.kv_elements_per_token * model.kv_bytes
+        return np.broadcast_to(per_token * batch * workload.kv_tokens,
+                               np.broadcast_shapes(sh.tp.shape, batch.shape))
     per_token = model.layers * 2 * sh.kv_heads * model.head_dim * model.kv_bytes
     return per_token * batch * workload.kv_tokens
 
@@ -77,8 +110,19 @@ def kv_cache_bytes(model, sh: Shards, batch: np.ndarray, workload) -> np.ndarray
 def activation_bytes(model, sh: Shards, batch: np.ndarray, workload) -> np.ndarray:
     """Activation workspace bytes per GPU (see the module docstring)."""
     tokens = batch * workload.tokens_per_sequence
-    widest = np.maximum((sh.heads + 2 * sh.kv_heads) * model.head_dim,
-                        (2 if model.gated_mlp else 1) * sh.ffn * model.experts_per_token)
+    up = 2 if model.gated_mlp else 1
+    if model.is_mla:  # queries and the new latent; prefill's decompressed keys and values
+        r = model.qk_rope_head_dim
+        attn = np.maximum(sh.heads * model.head_dim + model.kv_elements_per_token,
+                          sh.heads * (model.head_dim - r + model.v_dim))
+    else:
+        attn = (sh.heads + 2 * sh.kv_heads) * model.head_dim
+    mlp = up * sh.ffn * model.experts_per_token
+    if model.shared_ffn:
+        mlp = mlp + up * sh.shared_ffn
+    if model.dense_layers:
+        mlp = np.maximum(mlp, up * sh.dense_ffn)
+    widest = np.maximum(attn, mlp)
     per_token = (2 * model.hidden + widest) * model.act_bytes
     return tokens * per_token + batch * sh.vocab * 4.0
 

@@ -1,9 +1,23 @@
 """LLM model specifications: the catalog in ``compute/data/models.toml``, user files, and
 HuggingFace ``config.json`` files (read offline).
 
-A :class:`ModelSpec` describes a decoder-only transformer: its shape, how its MLP and
-embeddings are built, and the dtypes its weights, KV cache and activations are stored in.
-Mixture-of-experts fields (``experts``, ``experts_per_token``) default to a dense model.
+A :class:`ModelSpec` describes a decoder-only transformer: its shape, how its attention, MLP
+and embeddings are built, and the dtypes its weights, KV cache and activations are stored in.
+Besides plain multi-head and grouped-query attention it knows
+
+* **mixture of experts** (``experts``, ``experts_per_token``; Mixtral, Qwen-MoE, DeepSeek):
+  routed experts of ``ffn`` columns each, optional always-active shared experts
+  (``shared_ffn``), and dense MLP layers among the MoE ones (``dense_layers`` of
+  ``dense_ffn`` columns: DeepSeek-V3's first three);
+* **multi-head latent attention** (MLA, DeepSeek-V2/V3: ``kv_lora_rank`` > 0): keys and values
+  are compressed into a latent of ``kv_lora_rank`` elements per token plus one rotary key of
+  ``qk_rope_head_dim`` shared by all heads; queries go through a low-rank projection of
+  ``q_lora_rank``. See :attr:`ModelSpec.attention_parameters` for how its parameters are
+  counted and :mod:`compute.roofline` for its KV cache and FLOPs.
+
+Parameter counts are exact for the catalog's families (checked against published counts in
+the tests); what is left out is said where it is (e.g. DeepSeek-V3's multi-token-prediction
+module, which its published 671B also excludes).
 
 >>> m = get_model("Llama-3-70B")
 >>> m.layers, m.hidden, m.heads, m.kv_heads, m.head_dim
@@ -12,6 +26,9 @@ Mixture-of-experts fields (``experts``, ``experts_per_token``) default to a dens
 70.55
 >>> round(get_model("GPT-3-175B").parameters / 1e9, 1)
 174.6
+>>> ds = get_model("DeepSeek-V3")
+>>> round(ds.parameters / 1e9, 1), round(ds.active_parameters / 1e9, 1), ds.kv_elements_per_token
+(671.0, 37.6, 576)
 """
 
 from __future__ import annotations
@@ -22,11 +39,14 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from compute import validate
 from compute.config_files import check_keys, parse_table, read_table, read_text
 from compute.errors import UserError, known
 
 __all__ = [
     "DTYPE_BYTES",
+    "HF_ALIASES",
+    "HF_FAMILIES",
     "ModelSpec",
     "get_model",
     "load_hf_config",
@@ -44,56 +64,98 @@ NORMS = ("rmsnorm", "layernorm")
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """A decoder-only transformer. Counts are plain integers; dtypes name storage formats."""
+    """A decoder-only transformer. Counts are plain integers; dtypes name storage formats.
+    Ranges of every count: ``compute/data/limits.toml``."""
 
     name: str
-    layers: int
-    hidden: int
+    layers: int              #: transformer layers
+    hidden: int              #: width of the residual stream (d_model)
     heads: int               #: query heads
-    kv_heads: int            #: key/value heads (== heads for multi-head attention)
-    head_dim: int
-    ffn: int                 #: MLP intermediate size (per expert)
-    vocab: int
+    kv_heads: int            #: key/value heads (== heads for multi-head attention and MLA)
+    head_dim: int            #: query/key width per head (MLA: rotary + non-rotary parts)
+    ffn: int                 #: MLP intermediate size (of each routed expert in an MoE model)
+    vocab: int               #: vocabulary size (rows of the embedding and the LM head)
     gated_mlp: bool = True   #: SwiGLU: gate and up projections, then down
-    tied_embeddings: bool = False
-    learned_positions: int = 0
-    bias: bool = False
-    norm: str = "rmsnorm"
-    weight_dtype: str = "bf16"
-    kv_dtype: str = "bf16"
-    act_dtype: str = "bf16"
-    compute_dtype: str = "bf16"
-    max_context: int = 0
-    experts: int = 1            #: MLP experts per layer (1: dense)
-    experts_per_token: int = 1  #: experts each token is routed to
-    source: str = ""
+    tied_embeddings: bool = False  #: the LM head shares the embedding matrix
+    learned_positions: int = 0     #: rows of a learned position table (0: rotary or ALiBi)
+    bias: bool = False       #: every linear layer carries a bias (GPT-2/3, BLOOM)
+    qkv_bias: bool = False   #: only the Q, K and V projections carry biases (Qwen2, Qwen-MoE)
+    embedding_norm: bool = False   #: a norm right after the token embedding (BLOOM)
+    norm: str = "rmsnorm"    #: ``"rmsnorm"`` (scale) or ``"layernorm"`` (scale and shift)
+    weight_dtype: str = "bf16"     #: storage dtype of the weights
+    kv_dtype: str = "bf16"         #: storage dtype of the KV cache
+    act_dtype: str = "bf16"        #: dtype of activations and of the TP collectives
+    compute_dtype: str = "bf16"    #: tensor-core dtype the GEMMs run at (bf16 or fp8)
+    max_context: int = 0     #: the longest context the model supports, tokens (0: unknown)
+    experts: int = 1         #: routed MLP experts per MoE layer (1: a dense model)
+    experts_per_token: int = 1     #: routed experts each token goes through
+    shared_ffn: int = 0      #: intermediate size of the always-active shared expert(s) of
+    #: each MoE layer, all shared experts together (0: none)
+    shared_expert_gate: bool = False  #: a sigmoid gate (hidden -> 1) on the shared expert (Qwen-MoE)
+    dense_layers: int = 0    #: layers of an MoE model whose MLP is dense (DeepSeek-V3: 3)
+    dense_ffn: int = 0       #: intermediate size of those dense MLPs (0: ``ffn``)
+    kv_lora_rank: int = 0    #: MLA: width of the compressed KV latent (0: no MLA)
+    q_lora_rank: int = 0     #: MLA: rank of the low-rank query projection (0: full rank)
+    qk_rope_head_dim: int = 0  #: MLA: rotary part of each query/key head (its key is shared)
+    v_head_dim: int = 0      #: MLA: value width per head (0: ``head_dim``)
+    source: str = ""         #: where the figures come from
 
     def __post_init__(self):
         where = f"model {self.name!r}"
-        for key in ("layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab",
-                    "experts", "experts_per_token"):
-            _check_int(where, key, getattr(self, key), minimum=1)
-        for key in ("learned_positions", "max_context"):
-            _check_int(where, key, getattr(self, key), minimum=0)
-        for key in ("gated_mlp", "tied_embeddings", "bias"):
-            if not isinstance(getattr(self, key), bool):
-                raise UserError(f"{where}: {key} must be true or false, got "
-                                f"{getattr(self, key)!r}")
+        validate.name("", "model", self.name)
+        for f in fields(self):
+            if f.type == "int" or f.type is int:
+                validate.in_range(where, "model", f.name, getattr(self, f.name))
+            elif f.type == "bool" or f.type is bool:
+                validate.flag(where, f.name, getattr(self, f.name))
         for key in ("weight_dtype", "kv_dtype", "act_dtype"):
-            if not isinstance(getattr(self, key), str) or getattr(self, key) not in DTYPE_BYTES:
-                raise UserError(f"{where}: {key} {getattr(self, key)!r} is unknown; "
-                                f"known: {known(DTYPE_BYTES)}")
-        if self.compute_dtype not in COMPUTE_DTYPES:
-            raise UserError(f"{where}: compute_dtype {self.compute_dtype!r} is unknown; "
-                            f"known: {known(COMPUTE_DTYPES)}")
-        if self.norm not in NORMS:
-            raise UserError(f"{where}: norm {self.norm!r} is unknown; known: {known(NORMS)}")
+            validate.choice(where, key, getattr(self, key), DTYPE_BYTES)
+        validate.choice(where, "compute_dtype", self.compute_dtype, COMPUTE_DTYPES)
+        validate.choice(where, "norm", self.norm, NORMS)
+        validate.string(where, "source", self.source)
         if self.heads % self.kv_heads:
             raise UserError(f"{where}: heads ({self.heads}) must be a multiple of kv_heads "
                             f"({self.kv_heads})")
         if self.experts_per_token > self.experts:
             raise UserError(f"{where}: experts_per_token ({self.experts_per_token}) exceeds "
                             f"experts ({self.experts})")
+        self._check_moe(where)
+        self._check_mla(where)
+
+    def _check_moe(self, where: str) -> None:
+        if not self.is_moe:
+            extra = [k for k in ("shared_ffn", "dense_layers", "dense_ffn", "shared_expert_gate")
+                     if getattr(self, k)]
+            if extra:
+                raise UserError(f"{where}: {', '.join(extra)} describe an MoE model; this one "
+                                f"has experts = 1")
+            return
+        if self.dense_layers >= self.layers:
+            raise UserError(f"{where}: dense_layers ({self.dense_layers}) must be below layers "
+                            f"({self.layers}) in an MoE model")
+        if self.dense_ffn and not self.dense_layers:
+            raise UserError(f"{where}: dense_ffn ({self.dense_ffn}) is given but dense_layers "
+                            f"is 0")
+        if self.shared_expert_gate and not self.shared_ffn:
+            raise UserError(f"{where}: shared_expert_gate needs a shared expert (shared_ffn > 0)")
+
+    def _check_mla(self, where: str) -> None:
+        if not self.is_mla:
+            extra = [k for k in ("q_lora_rank", "qk_rope_head_dim") if getattr(self, k)]
+            if self.v_head_dim not in (0, self.head_dim):
+                extra.append("v_head_dim")
+            if extra:
+                raise UserError(f"{where}: {', '.join(extra)} describe multi-head latent "
+                                f"attention; give kv_lora_rank too")
+            return
+        if self.kv_heads != self.heads:
+            raise UserError(f"{where}: with multi-head latent attention kv_heads "
+                            f"({self.kv_heads}) must equal heads ({self.heads})")
+        if self.qk_rope_head_dim >= self.head_dim:
+            raise UserError(f"{where}: qk_rope_head_dim ({self.qk_rope_head_dim}) must be "
+                            f"below head_dim ({self.head_dim}), its rotary part")
+        if self.bias or self.qkv_bias:
+            raise UserError(f"{where}: biases with multi-head latent attention are not modelled")
 
     # ---- bytes per element ------------------------------------------------------------
     @property
@@ -111,55 +173,124 @@ class ModelSpec:
         """Bytes per activation element (also the dtype of TP collectives)."""
         return DTYPE_BYTES[self.act_dtype]
 
+    # ---- shape -------------------------------------------------------------------------
     @property
     def is_moe(self) -> bool:
         """True for a mixture-of-experts model."""
         return self.experts > 1
 
+    @property
+    def is_mla(self) -> bool:
+        """True for multi-head latent attention."""
+        return self.kv_lora_rank > 0
+
+    @property
+    def v_dim(self) -> int:
+        """Value width per head (``head_dim`` unless MLA sets ``v_head_dim``)."""
+        return self.v_head_dim or self.head_dim
+
+    @property
+    def moe_layers(self) -> int:
+        """Layers whose MLP is a mixture of experts (0 for a dense model)."""
+        return self.layers - self.dense_layers if self.is_moe else 0
+
+    @property
+    def kv_elements_per_token(self) -> int:
+        """KV-cache elements one token adds to one layer: ``2 kv_heads head_dim`` (K and V),
+        or with MLA the latent and the shared rotary key, ``kv_lora_rank + qk_rope_head_dim``
+        (the compressed form DeepSeek serves from; every head reads the same latent)."""
+        if self.is_mla:
+            return self.kv_lora_rank + self.qk_rope_head_dim
+        return 2 * self.kv_heads * self.head_dim
+
     # ---- parameter counts -------------------------------------------------------------
+    def norm_elements(self, width: int) -> int:
+        """Elements of one norm over ``width`` (scale, and shift for layernorm)."""
+        return width * (2 if self.norm == "layernorm" else 1)
+
+    def mlp_parameters(self, width: int) -> int:
+        """One MLP of ``width`` intermediate columns: up (and gate) and down, with biases."""
+        up = (2 if self.gated_mlp else 1) * width
+        n = self.hidden * up + width * self.hidden
+        return n + ((up + self.hidden) if self.bias else 0)
+
     @property
     def attention_parameters(self) -> int:
-        """Q, K, V and output projections of one layer (with biases where the model has them)."""
-        q, kv = self.heads * self.head_dim, self.kv_heads * self.head_dim
-        n = self.hidden * (q + 2 * kv) + q * self.hidden
-        return n + ((q + 2 * kv + self.hidden) if self.bias else 0)
+        """Attention of one layer, with biases where the model has them.
+
+        Q, K, V and output projections; with MLA (DeepSeek-V2/V3, as in its reference code):
+        the query down-projection ``hidden x q_lora_rank``, its norm and up-projection
+        ``q_lora_rank x heads head_dim`` (or one ``hidden x heads head_dim`` when
+        ``q_lora_rank`` is 0); the KV down-projection ``hidden x (kv_lora_rank +
+        qk_rope_head_dim)`` and the latent's norm; the KV up-projection ``kv_lora_rank x
+        heads (head_dim - qk_rope_head_dim + v_head_dim)`` (keys' non-rotary part and
+        values); the output ``heads v_head_dim x hidden``.
+        """
+        h, a, d = self.hidden, self.heads, self.head_dim
+        if self.is_mla:
+            c, r, ql = self.kv_lora_rank, self.qk_rope_head_dim, self.q_lora_rank
+            q = (h * ql + self.norm_elements(ql) + ql * a * d) if ql else h * a * d
+            kv = h * (c + r) + self.norm_elements(c) + c * a * (d - r + self.v_dim)
+            return q + kv + a * self.v_dim * h
+        q, kv = a * d, self.kv_heads * d
+        n = h * (q + 2 * kv) + q * h
+        if self.bias:
+            return n + q + 2 * kv + h
+        return n + ((q + 2 * kv) if self.qkv_bias else 0)
 
     @property
     def expert_parameters(self) -> int:
-        """One MLP (one expert): up (and gate) and down projections, with biases if any."""
-        up = (2 if self.gated_mlp else 1) * self.ffn
-        n = self.hidden * up + self.ffn * self.hidden
-        return n + ((up + self.hidden) if self.bias else 0)
+        """One routed expert (the MLP of a dense layer when the model is dense)."""
+        return self.mlp_parameters(self.ffn)
+
+    @property
+    def shared_parameters(self) -> int:
+        """The shared expert(s) of one MoE layer and their gate (0 when there are none)."""
+        if not self.shared_ffn:
+            return 0
+        return self.mlp_parameters(self.shared_ffn) + (self.hidden if self.shared_expert_gate else 0)
 
     @property
     def norm_parameters(self) -> int:
         """Elements of one normalisation layer (scale, and shift for layernorm)."""
-        return self.hidden * (2 if self.norm == "layernorm" else 1)
+        return self.norm_elements(self.hidden)
 
     @property
-    def layer_parameters(self) -> int:
-        """One transformer layer: attention, every expert, the router, two norms."""
-        router = self.hidden * self.experts if self.is_moe else 0
-        return (self.attention_parameters + self.experts * self.expert_parameters + router
-                + 2 * self.norm_parameters)
+    def dense_layer_parameters(self) -> int:
+        """One layer with a dense MLP: attention, the MLP, two norms."""
+        width = self.dense_ffn or self.ffn
+        return self.attention_parameters + self.mlp_parameters(width) + 2 * self.norm_parameters
+
+    @property
+    def moe_layer_parameters(self) -> int:
+        """One MoE layer: attention, every routed expert, the router, shared experts, two
+        norms (0 for a dense model)."""
+        if not self.is_moe:
+            return 0
+        return (self.attention_parameters + self.experts * self.expert_parameters
+                + self.hidden * self.experts + self.shared_parameters + 2 * self.norm_parameters)
 
     @property
     def embedding_parameters(self) -> int:
-        """Token embedding, learned positions, and the LM head unless tied to the embedding."""
+        """Token embedding, learned positions, the embedding norm if any, and the LM head
+        unless tied to the embedding."""
         head = 0 if self.tied_embeddings else self.vocab * self.hidden
-        return (self.vocab + self.learned_positions) * self.hidden + head
+        norm = self.norm_parameters if self.embedding_norm else 0
+        return (self.vocab + self.learned_positions) * self.hidden + head + norm
 
     @property
     def parameters(self) -> int:
         """Total parameters (every expert counted)."""
-        return (self.layers * self.layer_parameters + self.embedding_parameters
-                + self.norm_parameters)
+        dense = self.layers - self.moe_layers
+        return (dense * self.dense_layer_parameters + self.moe_layers * self.moe_layer_parameters
+                + self.embedding_parameters + self.norm_parameters)
 
     @property
     def active_parameters(self) -> int:
-        """Parameters one token passes through (only its routed experts)."""
+        """Parameters one token passes through (only its routed experts; embeddings, the LM
+        head, shared experts and routers included)."""
         idle = (self.experts - self.experts_per_token) * self.expert_parameters
-        return self.parameters - self.layers * idle
+        return self.parameters - self.moe_layers * idle
 
     def to_dict(self) -> dict:
         """Fields plus parameter counts (the shape of ``netmodel models NAME --json``)."""
@@ -169,28 +300,28 @@ class ModelSpec:
         return d
 
 
-def _check_int(where, key, v, *, minimum):
-    if not (isinstance(v, int) and not isinstance(v, bool) and v >= minimum):
-        raise UserError(f"{where}: {key} must be an integer >= {minimum}, got {v!r}")
-
-
 _FIELDS = {f.name for f in fields(ModelSpec)} - {"name"}
 _REQUIRED = ("layers", "hidden", "heads", "ffn", "vocab")
 
 
 def _model_from_entry(name: str, entry, where: str) -> ModelSpec:
-    check_keys(f"{where}: model {name!r}", entry, _REQUIRED,
-               sorted(_FIELDS - set(_REQUIRED)))
+    validate.name(where, "model", name)
+    here = f"{where}: model {name!r}"
+    check_keys(here, entry, _REQUIRED, sorted(_FIELDS - set(_REQUIRED)))
     entry = dict(entry)
     for key in ("layers", "hidden", "heads"):
-        _check_int(f"{where}: model {name!r}", key, entry[key], minimum=1)
+        validate.in_range(here, "model", key, entry[key])
     entry.setdefault("kv_heads", entry["heads"])
     if "head_dim" not in entry:
         if entry["hidden"] % entry["heads"]:
-            raise UserError(f"{where}: model {name!r}: hidden ({entry['hidden']}) is not a "
-                            f"multiple of heads ({entry['heads']}); give head_dim")
+            raise UserError(f"{here}: hidden ({entry['hidden']}) is not a multiple of heads "
+                            f"({entry['heads']}); give head_dim")
         entry["head_dim"] = entry["hidden"] // entry["heads"]
-    return ModelSpec(name=name, **entry)
+    try:
+        return ModelSpec(name=name, **entry)
+    except UserError as exc:  # say which file it came from
+        msg = str(exc)
+        raise UserError(msg if msg.startswith(where) else f"{where}: {msg}") from None
 
 
 def _parse_model_table(data, where: str) -> dict[str, ModelSpec]:
@@ -220,85 +351,255 @@ def load_model_file(path) -> dict[str, ModelSpec]:
     return _parse_model_table(read_table(path, "model file"), str(path))
 
 
-# HuggingFace config.json: model types whose MLP is gated (SwiGLU / GeGLU).
-_GATED_TYPES = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "gemma", "gemma2",
-                "phi3", "olmo", "olmo2", "granite", "cohere", "internlm2", "yi", "deepseek"}
+# ---- HuggingFace config.json -----------------------------------------------------------------
+
+#: Where each number is found in a HuggingFace ``config.json``: the keys of each family, the
+#: first present and not null wins (GPT-2 ``n_*``, BLOOM ``n_layer``/``n_head``, Falcon
+#: ``num_kv_heads``/``n_head_kv``, Llama/Mistral/Qwen2 ``num_*``, Mixtral
+#: ``num_local_experts``, Qwen-MoE ``num_experts``, DeepSeek ``n_routed_experts``).
+HF_ALIASES: dict[str, tuple[str, ...]] = {
+    "layers": ("num_hidden_layers", "n_layer", "num_layers"),
+    "hidden": ("hidden_size", "n_embd", "n_embed", "d_model"),
+    "heads": ("num_attention_heads", "n_head"),
+    "kv_heads": ("num_key_value_heads", "num_kv_heads", "n_head_kv"),
+    "head_dim": ("head_dim",),
+    "ffn": ("intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim"),  # dense MLP
+    "vocab": ("vocab_size", "padded_vocab_size"),
+    "max_context": ("max_position_embeddings", "n_positions", "n_ctx", "seq_length"),
+    "learned_positions": ("n_positions",),               # only families with learned positions
+    "tied_embeddings": ("tie_word_embeddings",),
+    "experts": ("num_local_experts", "num_experts", "n_routed_experts"),
+    "experts_per_token": ("num_experts_per_tok",),
+    "expert_ffn": ("moe_intermediate_size",),           # per routed expert (Mixtral: ffn)
+    "shared_ffn": ("shared_expert_intermediate_size",),  # Qwen-MoE: all shared experts
+    "shared_experts": ("n_shared_experts",),             # DeepSeek: x moe_intermediate_size
+    "first_dense": ("first_k_dense_replace",),           # DeepSeek: leading dense layers
+    "moe_every": ("moe_layer_freq", "decoder_sparse_step"),  # every k-th layer is MoE
+    "dense_only": ("mlp_only_layers",),                  # Qwen-MoE: layers kept dense
+    "kv_lora_rank": ("kv_lora_rank",),
+    "q_lora_rank": ("q_lora_rank",),
+    "qk_nope_head_dim": ("qk_nope_head_dim",),
+    "qk_rope_head_dim": ("qk_rope_head_dim",),
+    "v_head_dim": ("v_head_dim",),
+    "bias": ("bias",),                                  # Falcon: every linear layer
+    "attention_bias": ("attention_bias",),              # Llama family: Q, K, V (and O)
+}
+
+#: What each ``model_type`` builds where its config.json does not say (the defaults of the
+#: family's code in HF transformers): MLP gating, norm, biases, tied embeddings (HF's default
+#: for configs that omit the key), learned positions, an embedding norm.
+HF_FAMILIES: dict[str, dict] = {
+    "gpt2": dict(gated_mlp=False, norm="layernorm", bias=True, tied_embeddings=True,
+                 learned_positions=True),
+    "bloom": dict(gated_mlp=False, norm="layernorm", bias=True, tied_embeddings=True,
+                  embedding_norm=True),
+    "falcon": dict(gated_mlp=False, norm="layernorm", tied_embeddings=True),
+    "llama": {}, "mistral": {}, "mixtral": {},
+    "qwen2": dict(qkv_bias=True),
+    "qwen2_moe": dict(qkv_bias=True, shared_expert_gate=True),
+    "deepseek_v2": {}, "deepseek_v3": {},
+}
+_FAMILY_ALIASES = {"refinedweb": "falcon", "refinedwebmodel": "falcon", "rw": "falcon"}
+# Other model types whose MLP is gated (SwiGLU / GeGLU), read Llama-style.
+_GATED_TYPES = {"qwen3", "qwen3_moe", "gemma", "gemma2", "phi3", "olmo", "olmo2", "olmoe",
+                "granite", "granitemoe", "cohere", "internlm2", "yi", "deepseek"}
 _HF_DTYPES = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32", "float8_e4m3fn": "fp8"}
+#: Architecture defaults of a Llama-like model, the base every family entry changes.
+_BASE_FAMILY = dict(gated_mlp=True, norm="rmsnorm", bias=False, qkv_bias=False,
+                    tied_embeddings=False, learned_positions=False, embedding_norm=False,
+                    shared_expert_gate=False)
+
+
+class _Config:
+    """A config.json being read: ``get(field)`` follows :data:`HF_ALIASES` and checks the
+    value's type and range, naming the config key in any error."""
+
+    def __init__(self, cfg: dict, where: str):
+        self.cfg, self.where = cfg, where
+
+    def key(self, field: str) -> str | None:
+        return next((k for k in HF_ALIASES[field] if self.cfg.get(k) is not None), None)
+
+    def has(self, field: str) -> bool:
+        return self.key(field) is not None
+
+    def raw(self, field: str):
+        k = self.key(field)
+        return None if k is None else self.cfg[k]
+
+    def count(self, field: str, *, limit: str | None = None, default=None, minimum=None):
+        """An integer from the config, checked against the range of ``limit`` (default
+        ``field``) in limits.toml; ``default`` when absent (required when it is None)."""
+        k = self.key(field)
+        if k is None:
+            if default is None:
+                keys = " or ".join(map(repr, HF_ALIASES[field]))
+                raise UserError(f"{self.where}: config.json lacks {keys}")
+            return default
+        r = validate.limits("model")[limit or field]
+        lo = r.minimum if minimum is None else minimum
+        return validate.number(self.where, k, self.cfg[k], minimum=lo, maximum=r.maximum,
+                               integer=True)
+
+    def flag(self, field: str, default: bool) -> bool:
+        k = self.key(field)
+        return default if k is None else validate.flag(self.where, k, self.cfg[k])
+
+    def text(self, key: str, default: str = "") -> str:
+        v = self.cfg.get(key)
+        return default if v is None else validate.string(self.where, key, v, max_length=200)
+
+
+def _hf_family(c: _Config) -> tuple[str, dict]:
+    """The model type and its architecture defaults (:data:`HF_FAMILIES`). An unknown type is
+    read GPT-2-style if it has ``n_embd``, else Llama-style, with a gated MLP for the gated
+    families and ``silu``/``swish`` activations."""
+    model_type = c.text("model_type").lower()
+    model_type = _FAMILY_ALIASES.get(model_type, model_type)
+    if model_type in HF_FAMILIES:
+        return model_type, {**_BASE_FAMILY, **HF_FAMILIES[model_type]}
+    if "n_embd" in c.cfg and model_type not in _GATED_TYPES:
+        return model_type, {**_BASE_FAMILY, **HF_FAMILIES["gpt2"]}
+    act = (c.text("hidden_act") or c.text("activation_function")).lower()
+    gated = model_type in _GATED_TYPES or act in ("silu", "swish", "swiglu")
+    return model_type, {**_BASE_FAMILY, "gated_mlp": gated}
+
+
+def _moe_layer_count(c: _Config, layers: int) -> int:
+    """How many layers are MoE: DeepSeek's ``first_k_dense_replace`` and ``moe_layer_freq``,
+    Qwen-MoE's ``decoder_sparse_step`` and ``mlp_only_layers``."""
+    first = c.count("first_dense", limit="dense_layers", default=0)
+    every = c.count("moe_every", limit="layers", default=1)
+    only = c.raw("dense_only") or []
+    if not isinstance(only, list) or len(only) > layers:
+        raise UserError(f"{c.where}: mlp_only_layers must be a list of at most {layers} layer "
+                        f"indices, got {validate.describe(only)}")
+    dense = {validate.number(c.where, "mlp_only_layers", i, minimum=0, maximum=layers - 1,
+                             integer=True) for i in only}
+    if c.key("moe_every") == "decoder_sparse_step":  # Qwen-MoE: layer i if (i + 1) % step == 0
+        return sum(1 for i in range(layers) if i not in dense and (i + 1) % every == 0)
+    return sum(1 for i in range(layers) if i >= first and i not in dense and i % every == 0)
 
 
 def load_hf_config(path, name: str | None = None) -> ModelSpec:
     """A model from a local HuggingFace ``config.json`` (no network access).
 
-    Reads Llama-style keys (``hidden_size``, ``num_hidden_layers``, ``num_attention_heads``,
-    ``num_key_value_heads``, ``head_dim``, ``intermediate_size``, ``vocab_size``,
-    ``tie_word_embeddings``, ``torch_dtype``, ``max_position_embeddings``, Mixtral's
-    ``num_local_experts`` / ``num_experts_per_tok``) or GPT-2-style keys (``n_embd``,
-    ``n_layer``, ``n_head``, ``n_inner``, ``n_positions``). The MLP is gated for Llama-family
-    ``model_type``s or a ``silu`` activation. A float32 checkpoint is taken as served in
-    bf16; an fp8 ``quantization_config`` gives fp8 weights. The name defaults to the file's
-    ``_name_or_path``, else its folder's name.
+    Keys are found through one alias table, :data:`HF_ALIASES` (GPT-2, BLOOM, Falcon,
+    Llama, Mistral, Qwen2, Mixtral, Qwen-MoE and DeepSeek-V2/V3 spell them differently), and
+    what a config leaves to its model code comes from :data:`HF_FAMILIES` by ``model_type``:
+
+    * GPT-2 / BLOOM: ``n_inner`` null means ``4 x hidden``; biases on every linear layer,
+      layernorm, tied embeddings; GPT-2's ``n_positions`` learned positions; BLOOM's
+      embedding layernorm.
+    * Falcon: ``new_decoder_architecture`` reads ``num_kv_heads``; otherwise ``multi_query``
+      (default true) means one KV head; ``bias`` key; ``ffn_hidden_size`` (default 4 x hidden).
+    * Qwen2 / Qwen-MoE: biases on the Q, K and V projections.
+    * MoE: ``num_local_experts`` / ``num_experts`` / ``n_routed_experts``,
+      ``num_experts_per_tok``, ``moe_intermediate_size`` (per expert; Mixtral uses
+      ``intermediate_size``), shared experts (``shared_expert_intermediate_size`` or
+      ``n_shared_experts`` x ``moe_intermediate_size``), dense layers
+      (``first_k_dense_replace``, ``moe_layer_freq``, ``decoder_sparse_step``,
+      ``mlp_only_layers``) whose MLP is ``intermediate_size`` wide.
+    * MLA (``kv_lora_rank``): ``head_dim`` = ``qk_nope_head_dim + qk_rope_head_dim``,
+      ``v_head_dim``, ``q_lora_rank`` (null: full rank).
+    * ``tie_word_embeddings`` when given; otherwise the family's default.
+
+    A float32 checkpoint is taken as served in bf16; an fp8 ``quantization_config`` gives fp8
+    weights. The name defaults to the file's ``_name_or_path``, else its folder's name. Every
+    number is checked for type and range (``compute/data/limits.toml``); an error names the
+    config key.
     """
     path = Path(path)
     if path.is_dir():
         path = path / "config.json"
     cfg = parse_table(read_text(path, "config.json"), "json", str(path))
     if not isinstance(cfg, dict):
-        raise UserError(f"{path}: a HuggingFace config.json must hold a JSON object")
+        raise UserError(f"{path}: a HuggingFace config.json must hold a JSON object, got "
+                        f"{validate.describe(cfg)}")
     where = str(path)
-    name = name or str(cfg.get("_name_or_path") or path.parent.name or path.stem)
+    c = _Config(cfg, where)
+    name = name or c.text("_name_or_path") or path.parent.name or path.stem
+    validate.name(where, "model", name)
+    model_type, fam = _hf_family(c)
 
-    def get(*keys, default=None, required=True):
-        for k in keys:
-            if k in cfg and cfg[k] is not None:
-                return cfg[k]
-        if required and default is None:
-            raise UserError(f"{where}: config.json lacks {' or '.join(map(repr, keys))}")
-        return default
+    layers, hidden, heads = c.count("layers"), c.count("hidden"), c.count("heads")
+    kv_heads = c.count("kv_heads", default=heads)
+    if model_type == "falcon":  # HF FalconConfig: multi_query defaults to true
+        new_arch = cfg.get("new_decoder_architecture")
+        multi_query = cfg.get("multi_query")
+        new_arch = False if new_arch is None else validate.flag(
+            where, "new_decoder_architecture", new_arch)
+        multi_query = True if multi_query is None else validate.flag(
+            where, "multi_query", multi_query)
+        if not (new_arch or c.key("kv_heads") == "n_head_kv"):
+            kv_heads = 1 if multi_query else heads
+    entry: dict = {"layers": layers, "hidden": hidden, "heads": heads, "kv_heads": kv_heads}
+    if fam["gated_mlp"]:
+        dense_ffn = c.count("ffn")
+    else:  # GPT-2, BLOOM, Falcon: n_inner / ffn_hidden_size null means 4 x hidden
+        dense_ffn = c.count("ffn", default=4 * hidden)
 
-    gpt2_style = "n_embd" in cfg
-    hidden = get("hidden_size", "n_embd", "d_model")
-    heads = get("num_attention_heads", "n_head")
-    layers = get("num_hidden_layers", "n_layer")
-    for key, v in (("hidden_size", hidden), ("num_attention_heads", heads),
-                   ("num_hidden_layers", layers)):
-        _check_int(where, key, v, minimum=1)
-    model_type = str(cfg.get("model_type", "")).lower()
-    act = str(cfg.get("hidden_act", cfg.get("activation_function", ""))).lower()
-    dtype = _HF_DTYPES.get(str(cfg.get("torch_dtype", cfg.get("dtype", "bfloat16"))), "bf16")
+    # attention: MLA or plain
+    if c.has("kv_lora_rank"):
+        rope, nope = c.count("qk_rope_head_dim"), c.count("qk_nope_head_dim", limit="head_dim")
+        entry.update(kv_lora_rank=c.count("kv_lora_rank", minimum=1),
+                     q_lora_rank=c.count("q_lora_rank", default=0),
+                     qk_rope_head_dim=rope, head_dim=nope + rope, kv_heads=heads,
+                     v_head_dim=c.count("v_head_dim", default=0))
+    elif c.has("head_dim"):
+        entry["head_dim"] = c.count("head_dim")
+
+    # MLP: dense, or experts (with shared experts and dense layers)
+    experts = c.count("experts", minimum=0, default=1) or 1
+    entry["experts"] = experts
+    if experts > 1:
+        entry["experts_per_token"] = c.count("experts_per_token")
+        entry["ffn"] = c.count("expert_ffn", limit="ffn") if c.has("expert_ffn") else dense_ffn
+        moe = _moe_layer_count(c, layers)
+        if moe == 0:
+            raise UserError(f"{where}: the config names {experts} experts but no layer is a "
+                            f"mixture of experts")
+        entry["dense_layers"] = layers - moe
+        if entry["dense_layers"]:
+            entry["dense_ffn"] = dense_ffn
+        if c.has("shared_ffn"):
+            entry["shared_ffn"] = c.count("shared_ffn")
+        elif c.has("shared_experts"):
+            n = c.count("shared_experts", limit="experts", minimum=0)
+            entry["shared_ffn"] = n * entry["ffn"]
+        if entry.get("shared_ffn") and fam["shared_expert_gate"]:
+            entry["shared_expert_gate"] = True
+    else:
+        entry["ffn"] = dense_ffn
+
+    # embeddings, biases, norms
+    entry["vocab"] = c.count("vocab")
+    entry["tied_embeddings"] = c.flag("tied_embeddings", fam["tied_embeddings"])
+    if fam["learned_positions"]:
+        entry["learned_positions"] = c.count("learned_positions", default=0)
+    entry["max_context"] = c.count("max_context", default=0)
+    bias = c.flag("bias", fam["bias"])
+    qkv_bias = fam["qkv_bias"] or c.flag("attention_bias", False)
+    entry.update(gated_mlp=fam["gated_mlp"], norm=fam["norm"], bias=bias,
+                 qkv_bias=qkv_bias and not bias, embedding_norm=fam["embedding_norm"])
+
+    # dtypes
+    torch_dtype = cfg.get("torch_dtype", cfg.get("dtype"))
+    torch_dtype = "bfloat16" if torch_dtype is None else validate.string(
+        where, "torch_dtype", torch_dtype, max_length=100)
+    dtype = _HF_DTYPES.get(torch_dtype, "bf16")
     if dtype == "fp32":
         dtype = "bf16"  # a float32 checkpoint is served in 16-bit, as inference servers do
     weight_dtype = dtype
     quant = cfg.get("quantization_config")
-    if isinstance(quant, dict) and str(quant.get("quant_method", "")).lower() in ("fp8",
-                                                                                    "fbgemm_fp8"):
-        weight_dtype = "fp8"
+    if quant is not None:
+        validate.table(f"{where}: quantization_config", quant)
+        method = quant.get("quant_method", "")
+        if isinstance(method, str) and method.lower() in ("fp8", "fbgemm_fp8"):
+            weight_dtype = "fp8"
     act_dtype = "bf16" if dtype == "fp8" else dtype
-    entry = {
-        "layers": layers,
-        "hidden": hidden,
-        "heads": heads,
-        "kv_heads": get("num_key_value_heads", default=heads),
-        "ffn": get("intermediate_size", "n_inner", "ffn_dim", default=4 * hidden)
-        if gpt2_style else get("intermediate_size", "ffn_dim"),
-        "vocab": get("vocab_size"),
-        "gated_mlp": (not gpt2_style) and (model_type in _GATED_TYPES or act in ("silu", "swish")),
-        "tied_embeddings": bool(cfg.get("tie_word_embeddings", gpt2_style)),
-        "learned_positions": int(get("n_positions", default=0, required=False)) if gpt2_style
-        else 0,
-        "bias": bool(cfg.get("attention_bias", gpt2_style)),
-        "norm": "layernorm" if gpt2_style else "rmsnorm",
-        "weight_dtype": weight_dtype,
-        "kv_dtype": act_dtype,
-        "act_dtype": act_dtype,
-        "max_context": int(get("max_position_embeddings", "n_positions", "n_ctx", default=0,
-                               required=False)),
-        "experts": get("num_local_experts", default=1, required=False),
-        "experts_per_token": get("num_experts_per_tok", default=1, required=False),
-        "source": f"HuggingFace config.json at {path}",
-    }
-    hd = cfg.get("head_dim")
-    if hd is not None:
-        entry["head_dim"] = hd
+    entry.update(weight_dtype=weight_dtype, kv_dtype=act_dtype, act_dtype=act_dtype,
+                 source=f"HuggingFace config.json at {path}")
     return _model_from_entry(name, entry, where)
 
 
@@ -312,10 +613,12 @@ def get_model(name) -> ModelSpec:
     >>> get_model("Llama-9")
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: unknown model 'Llama-9'; known: 'GPT-3-175B', 'Llama-2-70B', 'Llama-3-70B', 'Llama-3-8B', 'Llama-3.1-405B'
+    compute.errors.UserError: unknown model 'Llama-9'; known: 'DeepSeek-V3', 'GPT-3-175B', 'Llama-2-70B', 'Llama-3-70B', 'Llama-3-8B', 'Llama-3.1-405B', 'Mixtral-8x7B', 'Qwen1.5-MoE-A2.7B'
     """
     if isinstance(name, ModelSpec):
         return name
+    if not isinstance(name, str):
+        raise UserError(f"a model is a name or a path, got {validate.describe(name)}")
     table = model_catalog()
     if name in table:
         return table[name]

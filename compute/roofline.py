@@ -25,7 +25,30 @@ once and the new entries written) and collective bytes (nccl-tests convention), 
   their sum (``serial`` mode); the step's time is the sum over stages.
 
 Attention FLOPs are ``4 a d`` per (query, key) pair (QK^T and PV); prefill is causal and
-counts ``P (P + 1) / 2`` pairs per sequence (:class:`~compute.phases.Workload`). Softmax,
+counts ``P (P + 1) / 2`` pairs per sequence (:class:`~compute.phases.Workload`).
+
+**Multi-head latent attention** (DeepSeek-V2/V3; ``c`` = ``kv_lora_rank``, ``r`` =
+``qk_rope_head_dim``, ``d`` = query/key head width, ``v`` = value head width): the KV cache
+holds, per token and layer, only the latent and the shared rotary key, ``c + r`` elements,
+and every GPU of the instance holds all of it (:func:`compute.sharding.kv_replication`).
+The ``qkv`` stage computes the (low-rank) query and the new tokens' latent (the latent's
+projection is replicated on every GPU). The ``attention`` stage is counted as it is served:
+
+* **decode, absorbed weights**: the key up-projection is folded into the query and the value
+  up-projection into the output (``2 a c (d - r + v)`` FLOPs per token), so attention runs
+  on the latent itself: ``2 (c + r)`` FLOPs per (query, key) pair and head for the scores
+  and ``2 c`` for the weighted sum, ``a (4 c + 2 r)`` per pair; HBM reads the latent once
+  (``c + r`` elements per cached token, shared by every head) and the up-projection weights.
+* **prefill, decompressed**: keys and values are decompressed from the latent for every
+  token (the same ``2 a c (d - r + v)`` FLOPs per token), written and read once, then
+  attention costs ``2 (d + v)`` FLOPs per pair and head.
+
+**Mixture of experts** (experts split by TP, no expert parallelism yet): each token runs
+``experts_per_token`` experts and the shared experts; the weights read are those of the
+expected number of distinct experts the step's tokens touch
+(:func:`compute.models.expected_experts_touched`). A model with dense MLP layers among its
+MoE layers (DeepSeek-V3's first 3 of 61) counts ``mlp_up`` and ``mlp_down`` per layer as
+the average over the two kinds (a stage's bound is then that of the average layer). Softmax,
 norms, rotary embeddings and residual adds are elementwise and fused into the GEMMs'
 reads and writes: their FLOPs are not counted. Prefill computes logits for the last token
 of each prompt only.
@@ -131,39 +154,102 @@ def make_workload(phase, prompt=None, context=None) -> Workload:
     return Workload(phase, **kw)
 
 
+def _mla_work(model, sh, s, n, w: Workload):
+    """(flops, hbm bytes) of the qkv and attention stages with multi-head latent attention
+    (see the module docstring), per GPU."""
+    h, d, v = float(model.hidden), float(model.head_dim), float(model.v_dim)
+    c, r, ql = float(model.kv_lora_rank), float(model.qk_rope_head_dim), float(model.q_lora_rank)
+    wb, kvb, ab = model.weight_bytes, model.kv_bytes, model.act_bytes
+    a, latent, nope = sh.heads, c + r, d - r
+    if ql:   # low-rank query: down-projection (replicated), then up-projection by heads
+        q_flops, q_weights, q_act = 2 * n * h * ql + 2 * n * ql * a * d, h * ql + ql * a * d, \
+            2 * n * ql * ab
+    else:
+        q_flops, q_weights, q_act = 2 * n * h * a * d, h * a * d, 0.0
+    qkv = (q_flops + 2 * n * h * latent,
+           (q_weights + h * latent) * wb + n * h * ab + q_act + n * (a * d + latent) * ab)
+    pairs = s * w.attention_pairs_per_sequence
+    up_weights = c * a * (nope + v) * wb       # the KV up-projection, split by heads
+    latent_io = s * w.kv_read_tokens * latent * kvb + n * latent * kvb
+    per_token = 2 * n * a * c * (nope + v)     # absorb W_UK and W_UV, or decompress K and V
+    if w.phase == "decode":  # absorbed: scores and the weighted sum over the latent itself
+        flops = per_token + pairs * a * (4 * c + 2 * r)
+        hbm = up_weights + n * a * d * ab + latent_io + n * a * v * ab
+    else:                    # prefill: keys and values decompressed, then attention as usual
+        flops = per_token + pairs * a * 2 * (d + v)
+        hbm = up_weights + n * a * d * ab + latent_io + 2 * n * a * (nope + v) * ab \
+            + n * a * v * ab
+    return qkv, (flops, hbm)
+
+
+def _mlp_work(model, sh, n, touched):
+    """(flops, hbm bytes) of mlp_up and mlp_down per GPU, per layer on average over the MoE
+    and dense layers."""
+    h = float(model.hidden)
+    wb, ab = model.weight_bytes, model.act_bytes
+    bias = 1.0 if model.bias else 0.0
+    fs = sh.ffn
+    up_cols = (2 if model.gated_mlp else 1) * fs
+    k = model.experts_per_token
+    router = h * model.experts if model.is_moe else 0.0
+    up = [2 * n * h * up_cols * k,
+          touched * (h * up_cols + bias * up_cols) * wb + router * wb + n * h * ab
+          + n * fs * k * ab]
+    down = [2 * n * fs * h * k, touched * (fs * h + bias * h) * wb + n * fs * k * ab + n * h * ab]
+    if model.shared_ffn:  # always active, split by TP like the experts
+        sfs = sh.shared_ffn
+        s_cols = (2 if model.gated_mlp else 1) * sfs
+        gate = h if model.shared_expert_gate else 0.0
+        up[0] = up[0] + 2 * n * h * s_cols
+        up[1] = up[1] + (h * s_cols + bias * s_cols + gate) * wb + n * sfs * ab
+        down[0] = down[0] + 2 * n * sfs * h
+        down[1] = down[1] + (sfs * h + bias * h) * wb + n * sfs * ab
+    if model.dense_layers:  # average the MoE layers with the dense ones
+        dfs = sh.dense_ffn
+        d_cols = (2 if model.gated_mlp else 1) * dfs
+        d_up = [2 * n * h * d_cols, (h * d_cols + bias * d_cols) * wb + n * h * ab + n * dfs * ab]
+        d_down = [2 * n * dfs * h, (dfs * h + bias * h) * wb + n * dfs * ab + n * h * ab]
+        fm, fd = model.moe_layers / model.layers, model.dense_layers / model.layers
+        up = [fm * x + fd * y for x, y in zip(up, d_up, strict=True)]
+        down = [fm * x + fd * y for x, y in zip(down, d_down, strict=True)]
+    return up, down
+
+
 def _stage_work(model, sh, batch, w: Workload):
     """(name, count, flops, hbm_bytes, collective op, collective bytes) per stage, per GPU,
     as arrays broadcast over TP degrees (rows) x batches (columns)."""
     h, d, L = float(model.hidden), float(model.head_dim), model.layers
+    dv = float(model.v_dim)
     wb, kvb, ab = model.weight_bytes, model.kv_bytes, model.act_bytes
-    a, g, fs, vs = sh.heads, sh.kv_heads, sh.ffn, sh.vocab
+    a, g, vs = sh.heads, sh.kv_heads, sh.vocab
     s = batch                                 # sequences
     n = batch * w.tokens_per_sequence         # tokens through the layers
     bias = 1.0 if model.bias else 0.0
-    qkv_cols = (a + 2 * g) * d
-    up_cols = (2 if model.gated_mlp else 1) * fs
-    k = model.experts_per_token
+    qkv_bias = 1.0 if model.bias or model.qkv_bias else 0.0
     touched = expected_experts_touched(model, n)  # distinct experts whose weights are read
-    router = h * model.experts if model.is_moe else 0.0
     ar_bytes = n * h * ab
     zero = np.zeros(np.broadcast_shapes(sh.tp.shape, batch.shape))
     positions = n * h * wb if model.learned_positions else 0.0
+    if model.is_mla:
+        (qkv_flops, qkv_hbm), (attn_flops, attn_hbm) = _mla_work(model, sh, s, n, w)
+    else:
+        qkv_cols = (a + 2 * g) * d
+        qkv_flops = 2 * n * h * qkv_cols
+        qkv_hbm = (h * qkv_cols + qkv_bias * qkv_cols) * wb + n * h * ab + n * qkv_cols * ab
+        attn_flops = 4 * a * d * s * w.attention_pairs_per_sequence
+        attn_hbm = (n * a * d * ab + s * w.kv_read_tokens * 2 * g * d * kvb
+                    + n * 2 * g * d * kvb + n * a * d * ab)
+    (up_flops, up_hbm), (down_flops, down_hbm) = _mlp_work(model, sh, n, touched)
     return [
         ("embedding", 1, zero, n * h * wb / sh.tp + positions + n * h * ab,
          "all-reduce", ar_bytes),
-        ("qkv", L, 2 * n * h * qkv_cols,
-         (h * qkv_cols + bias * qkv_cols) * wb + n * h * ab + n * qkv_cols * ab, "", 0.0),
-        ("attention", L, 4 * a * d * s * w.attention_pairs_per_sequence,
-         n * a * d * ab + s * w.kv_read_tokens * 2 * g * d * kvb + n * 2 * g * d * kvb
-         + n * a * d * ab, "", 0.0),
-        ("out_proj", L, 2 * n * a * d * h, (a * d * h + bias * h) * wb + n * a * d * ab + n * h * ab,
-         "", 0.0),
+        ("qkv", L, qkv_flops, qkv_hbm, "", 0.0),
+        ("attention", L, attn_flops, attn_hbm, "", 0.0),
+        ("out_proj", L, 2 * n * a * dv * h,
+         (a * dv * h + bias * h) * wb + n * a * dv * ab + n * h * ab, "", 0.0),
         ("allreduce_attn", L, zero, zero, "all-reduce", ar_bytes),
-        ("mlp_up", L, 2 * n * h * up_cols * k,
-         touched * (h * up_cols + bias * up_cols) * wb + router * wb + n * h * ab
-         + n * fs * k * ab, "", 0.0),
-        ("mlp_down", L, 2 * n * fs * h * k,
-         touched * (fs * h + bias * h) * wb + n * fs * k * ab + n * h * ab, "", 0.0),
+        ("mlp_up", L, up_flops, up_hbm, "", 0.0),
+        ("mlp_down", L, down_flops, down_hbm, "", 0.0),
         ("allreduce_mlp", L, zero, zero, "all-reduce", ar_bytes),
         ("lm_head", 1, 2 * s * h * vs, h * vs * wb + s * h * ab + s * vs * ab,
          "all-gather", s * vs * sh.tp * ab),

@@ -8,6 +8,13 @@
 * MLP: the intermediate dimension is split column-wise (``ceil(ffn / t)`` on the largest
   shard); the down projection row-wise, followed by an all-reduce.
 * Embedding and LM head: split over the vocabulary (``ceil(vocab / t)`` rows per GPU).
+* Mixture of experts (no expert parallelism yet): every routed expert, the shared experts
+  and the dense MLPs are split like the MLP above; the router is replicated.
+* Multi-head latent attention: the query up-projection, the KV up-projection and the output
+  projection are split by heads; the KV down-projection (and the query down-projection) is
+  replicated, and so is the **latent KV cache**: every head reads the same latent, so each GPU
+  of the instance holds all of it (:func:`kv_replication` is ``t``), as tensor-parallel
+  engines (vLLM, SGLang) hold it.
 
 >>> from compute.models import get_model
 >>> m = get_model("Llama-3-70B")        # 64 query heads, 8 KV heads
@@ -56,14 +63,25 @@ def valid_tp_degrees(model, max_instance: int) -> tuple[int, ...]:
 
 def kv_heads_per_gpu(model, tp: int) -> int:
     """KV heads the busiest GPU must hold at TP degree ``tp`` (at least one; exact for
-    query-head blocks that straddle KV groups)."""
+    query-head blocks that straddle KV groups). With MLA: the heads whose keys and values
+    it decompresses from the latent (its query heads)."""
     a = model.heads // tp
+    if model.is_mla:
+        return a
     group = model.heads // model.kv_heads
     return max((r * a + a - 1) // group - (r * a) // group + 1 for r in range(tp))
 
 
 def kv_replication(model, tp: int) -> float:
-    """How many copies of each KV head the instance holds (1.0 without replication)."""
+    """How many copies of the KV cache the instance holds (1.0 without replication; ``tp``
+    with MLA, whose latent every GPU holds whole).
+
+    >>> from compute.models import get_model
+    >>> kv_replication(get_model("DeepSeek-V3"), 8)
+    8.0
+    """
+    if model.is_mla:
+        return float(tp)
     return kv_heads_per_gpu(model, tp) * tp / model.kv_heads
 
 
@@ -74,8 +92,10 @@ class Shards:
     tp: np.ndarray          #: TP degree
     heads: np.ndarray       #: query heads per GPU
     kv_heads: np.ndarray    #: KV heads per GPU (replicated when tp > kv_heads)
-    ffn: np.ndarray         #: MLP intermediate columns per GPU (largest shard)
+    ffn: np.ndarray         #: MLP (each routed expert's) intermediate columns per GPU
     vocab: np.ndarray       #: vocabulary rows per GPU (largest shard)
+    shared_ffn: np.ndarray  #: shared-expert intermediate columns per GPU (0 when none)
+    dense_ffn: np.ndarray   #: intermediate columns of a dense MLP layer of an MoE model
 
 
 def shards(model, tps) -> Shards:
@@ -88,4 +108,6 @@ def shards(model, tps) -> Shards:
         kv_heads=col([kv_heads_per_gpu(model, t) for t in tps]),
         ffn=col([-(-model.ffn // t) for t in tps]),
         vocab=col([-(-model.vocab // t) for t in tps]),
+        shared_ffn=col([-(-model.shared_ffn // t) for t in tps]),
+        dense_ffn=col([-(-(model.dense_ffn or model.ffn) // t) for t in tps]),
     )

@@ -202,7 +202,10 @@ def models(name, model_file, hf_config, as_json):
             click.echo(json.dumps(m.to_dict(), indent=2))
             return
         click.echo(f"{m.name}: {m.parameters / 1e9:.2f}B parameters"
-                   + (f" ({m.active_parameters / 1e9:.2f}B active)" if m.is_moe else ""))
+                   + (f" ({m.active_parameters / 1e9:.2f}B active, mixture of {m.experts} "
+                      f"experts, {m.experts_per_token} per token)" if m.is_moe else "")
+                   + f"; {_attention_kind(m)} attention, KV cache "
+                   f"{m.layers * m.kv_elements_per_token * m.kv_bytes / 1e3:.4g} kB per token")
         for k, v in m.to_dict().items():
             if k not in ("name", "parameters", "active_parameters"):
                 click.echo(f"  {k:<18} {v}")
@@ -211,12 +214,23 @@ def models(name, model_file, hf_config, as_json):
     if as_json:
         click.echo(json.dumps({"models": [m.to_dict() for m in table.values()]}, indent=2))
         return
-    click.echo(f"{'name':<16}{'params':>9}{'layers':>7}{'hidden':>7}{'heads':>6}{'kv':>4}"
-               f"{'ffn':>7}{'vocab':>8}  {'mlp':<6}weights")
+    width = max(16, *(len(m.name) + 1 for m in table.values()))
+    click.echo(f"{'name':<{width}}{'params':>9}{'active':>9}{'layers':>7}{'hidden':>7}"
+               f"{'heads':>6}{'kv':>4}{'attn':>5}{'ffn':>7}{'experts':>9}{'vocab':>8}  "
+               f"{'mlp':<6}weights")
     for m in table.values():
-        click.echo(f"{m.name:<16}{m.parameters / 1e9:>8.2f}B{m.layers:>7}{m.hidden:>7}"
-                   f"{m.heads:>6}{m.kv_heads:>4}{m.ffn:>7}{m.vocab:>8}  "
-                   f"{'gated' if m.gated_mlp else 'plain':<6}{m.weight_dtype}")
+        experts = f"{m.experts_per_token}/{m.experts}" if m.is_moe else "-"
+        click.echo(f"{m.name:<{width}}{m.parameters / 1e9:>8.2f}B"
+                   f"{m.active_parameters / 1e9:>8.2f}B{m.layers:>7}{m.hidden:>7}"
+                   f"{m.heads:>6}{m.kv_heads:>4}{_attention_kind(m):>5}{m.ffn:>7}{experts:>9}"
+                   f"{m.vocab:>8}  {'gated' if m.gated_mlp else 'plain':<6}{m.weight_dtype}")
+
+
+def _attention_kind(m) -> str:
+    """MLA (latent), MHA (a KV head per query head), MQA (one KV head) or GQA."""
+    if m.is_mla:
+        return "MLA"
+    return "MHA" if m.kv_heads == m.heads else "MQA" if m.kv_heads == 1 else "GQA"
 
 
 # ---- infer and search ----------------------------------------------------------------------

@@ -14,20 +14,29 @@ from compute.models import (
     model_names,
 )
 
-# Published parameter counts (model cards / papers), in billions.
+# Published parameter counts (model cards / papers), in billions: total, active per token.
 PUBLISHED = {
-    "Llama-3-8B": 8.03,      # meta-llama/Meta-Llama-3-8B model card
-    "Llama-3-70B": 70.6,     # meta-llama/Meta-Llama-3-70B model card
-    "Llama-3.1-405B": 405.9,  # meta-llama/Llama-3.1-405B model card
-    "GPT-3-175B": 175.0,     # Brown et al. 2020
-    "Llama-2-70B": 69.0,     # Touvron et al. 2023 (Llama 2 paper)
+    "Llama-3-8B": (8.03, 8.03),       # meta-llama/Meta-Llama-3-8B model card
+    "Llama-3-70B": (70.6, 70.6),      # meta-llama/Meta-Llama-3-70B model card
+    "Llama-3.1-405B": (405.9, 405.9),  # meta-llama/Llama-3.1-405B model card
+    "GPT-3-175B": (175.0, 175.0),     # Brown et al. 2020
+    "Llama-2-70B": (69.0, 69.0),      # Touvron et al. 2023 (Llama 2 paper)
+    "Mixtral-8x7B": (46.7, 12.9),     # Jiang et al. 2024, "Mixtral of Experts"
+    "Qwen1.5-MoE-A2.7B": (14.3, 2.7),  # Qwen blog "Qwen1.5-MoE", 2024
+    "DeepSeek-V3": (671.0, 37.0),     # DeepSeek-V3 technical report, arXiv 2412.19437
 }
+
+
+def test_every_catalog_model_has_a_published_count():
+    assert set(model_names()) == set(PUBLISHED)
 
 
 @pytest.mark.parametrize("name", sorted(PUBLISHED))
 def test_parameter_count_within_2_percent_of_published(name):
-    params = get_model(name).parameters / 1e9
-    assert params == pytest.approx(PUBLISHED[name], rel=0.02)
+    m = get_model(name)
+    total, active = PUBLISHED[name]
+    assert m.parameters / 1e9 == pytest.approx(total, rel=0.02)
+    assert m.active_parameters / 1e9 == pytest.approx(active, rel=0.02)
 
 
 def test_llama3_8b_parameters_from_architecture_by_hand():
@@ -40,14 +49,18 @@ def test_llama3_8b_parameters_from_architecture_by_hand():
 
 def test_catalog_has_the_study_models_with_sources():
     names = model_names()
-    for n in ("Llama-3-8B", "Llama-3-70B", "Llama-3.1-405B", "GPT-3-175B", "Llama-2-70B"):
+    for n in ("Llama-3-8B", "Llama-3-70B", "Llama-3.1-405B", "GPT-3-175B", "Llama-2-70B",
+              "Mixtral-8x7B", "Qwen1.5-MoE-A2.7B", "DeepSeek-V3"):
         assert n in names
         assert model_catalog()[n].source
 
 
 def test_dense_models_have_no_experts_and_405b_ships_fp8_weights():
     for m in model_catalog().values():
-        assert (m.experts, m.experts_per_token) == (1, 1)
+        if m.name in ("Mixtral-8x7B", "Qwen1.5-MoE-A2.7B", "DeepSeek-V3"):
+            assert m.is_moe and m.active_parameters < m.parameters
+            continue
+        assert (m.experts, m.experts_per_token) == (1, 1) and not m.is_moe
         assert m.active_parameters == m.parameters
     assert get_model("Llama-3.1-405B").weight_bytes == 1.0
     assert get_model("Llama-3-70B").weight_bytes == 2.0
@@ -111,6 +124,17 @@ def test_hf_config_mixtral_moe_counts_total_and_active(tmp_path):
     ("[1, 2]", "JSON object"),
     (json.dumps({"hidden_size": 4096}), "lacks"),
     (json.dumps({**LLAMA3_8B_CONFIG, "num_hidden_layers": 0}), "num_hidden_layers"),
+    (json.dumps({**LLAMA3_8B_CONFIG, "hidden_size": "4096"}),
+     "hidden_size must be a whole number from 1 to 1,048,576, got '4096'"),
+    (json.dumps({**LLAMA3_8B_CONFIG, "vocab_size": 1e30}), "vocab_size must be a whole number"),
+    (json.dumps({**LLAMA3_8B_CONFIG, "num_hidden_layers": True}), "num_hidden_layers"),
+    (json.dumps({**LLAMA3_8B_CONFIG, "num_hidden_layers": 10**6}),
+     "num_hidden_layers must be a whole number from 1 to 10,000, got 1000000"),
+    (json.dumps({**LLAMA3_8B_CONFIG, "tie_word_embeddings": "no"}), "tie_word_embeddings must"),
+    (json.dumps({**LLAMA3_8B_CONFIG, "quantization_config": [1]}), "quantization_config must"),
+    (json.dumps({**LLAMA3_8B_CONFIG, "model_type": ["llama"]}), "model_type must be text"),
+    ('{"num_hidden_layers": ' + "9" * 5000 + "}", "more than 4300 digits"),
+    ('{"a": ' + "[" * 5000 + "]" * 5000 + "}", "nests deeper than 32 levels"),
     (json.dumps({**LLAMA3_8B_CONFIG, "num_key_value_heads": 5}), "multiple of kv_heads"),
 ])
 def test_bad_hf_config_is_a_user_error(tmp_path, text, match):

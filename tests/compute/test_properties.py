@@ -52,11 +52,20 @@ def test_more_flops_or_bandwidth_is_never_slower(cfg, mf, mh, mn):
 def test_tokens_per_sm_never_exceed_the_compute_roofline(cfg):
     model, gpu, tp, batch, phase, options = cfg
     r = evaluate(model, gpu, tp, batch, phase, options=options)
-    # Every token passes through every layer's Q, K, V, O and MLP matrices: at least
-    # 2 FLOPs per weight (written out from the architecture, no replication, no attention).
+    # Every token passes through every layer's Q, K, V, O matrices (MLA: every projection
+    # matrix, the up-projections absorbed or used to decompress) and its routed and shared
+    # experts' (or dense MLP's) matrices: at least 2 FLOPs per weight (written out from the
+    # architecture, no replication, no attention).
     q, kv = model.heads * model.head_dim, model.kv_heads * model.head_dim
-    linear = model.hidden * (2 * q + 2 * kv) + (3 if model.gated_mlp else 2) * model.hidden * model.ffn
-    flops_per_token = 2 * model.layers * linear
+    if model.is_mla:
+        attn = (model.attention_parameters - model.norm_elements(model.q_lora_rank)
+                - model.norm_elements(model.kv_lora_rank))
+    else:
+        attn = model.hidden * (2 * q + 2 * kv)
+    mult = (3 if model.gated_mlp else 2) * model.hidden
+    moe = attn + mult * (model.ffn * model.experts_per_token + model.shared_ffn)
+    dense = attn + mult * (model.dense_ffn or model.ffn)
+    flops_per_token = 2 * (model.moe_layers * moe + (model.layers - model.moe_layers) * dense)
     peak_per_sm = gpu.peak_flops(model.compute_dtype) / gpu.sms
     assert r.tokens_per_s_per_sm <= peak_per_sm / flops_per_token * (1 + 1e-9)
 
