@@ -70,8 +70,10 @@ from importlib import resources
 from pathlib import Path
 
 from compute.config_files import check_keys, parse_table, read_text
-from compute.errors import UserError, known
+from compute.errors import UserError, known, one_line
 from compute.hardware import GpuSpec, get_gpu
+from compute.validate import choice, describe, number, string
+from compute.validate import name as validate_name
 
 __all__ = ["ADJUST_KEYS", "CALIBRATIONS", "CIRCUITS", "INSTANCES", "LINKS", "Adjust", "Scenario",
            "expand_scenarios", "get_scenario", "instances_note", "load_scenario", "load_scenario_text", "parse_gpu_token",
@@ -84,6 +86,15 @@ CIRCUITS = ("ring", "torus")
 INSTANCES = ("alone", "all")
 #: The optional [adjust] keys and their defaults.
 ADJUST_KEYS = {"latency_scale": 1.0, "hop_latency": 0.0, "bandwidth_scale": 1.0}
+#: Their allowed ranges (minimum, maximum, unit): generous bounds that refuse typos and
+#: absurd values (a hop of more than 1 s is a misplaced unit; a bandwidth scaled by 1e6 is
+#: petabytes per second per link), never a plausible what-if.
+ADJUST_RANGES = {"latency_scale": (0.0, 1e6, ""), "hop_latency": (0.0, 1.0, "s"),
+                 "bandwidth_scale": (1e-6, 1e6, "")}
+#: Longest description or source text in a scenario file.
+MAX_TEXT = 2_000
+#: Largest magnitude of a number in a [fabric] table (bandwidths in bytes/s reach 1e15).
+MAX_FABRIC_NUMBER = 1e18
 _TOP_KEYS = ("name", "description", "gpu", "fabric", "collective", "sources")
 _COLLECTIVE_KEYS = ("placement", "algorithm", "links", "calibration")
 _SOURCE_KEYS = ("bandwidth", "latency")
@@ -106,11 +117,9 @@ class Adjust:
 
     def __post_init__(self):
         for key in ADJUST_KEYS:
-            v = getattr(self, key)
-            ok = isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-            if not ok or v < 0 or (key == "bandwidth_scale" and v == 0):
-                rule = "> 0" if key == "bandwidth_scale" else ">= 0"
-                raise UserError(f"adjust.{key} must be a finite number {rule}, got {v!r}")
+            lo, hi, unit = ADJUST_RANGES[key]
+            object.__setattr__(self, key, number("", f"adjust.{key}", getattr(self, key),
+                                                 minimum=lo, maximum=hi, unit=unit))
 
     @property
     def is_identity(self) -> bool:
@@ -365,24 +374,43 @@ def _check_fabric(table, where: str, path: str) -> None:
     for key, value in table.items():
         if isinstance(value, dict):
             _check_fabric(value, where, f"{path}.{key}")
-        elif not isinstance(value, str | int | float | bool):
-            raise UserError(f"{where}: [{path}] {key} must be a string, number or boolean")
-        elif isinstance(value, str) and "$" in value:
-            parse_gpu_token(value, get_gpu("H100-SXM"))  # checks the token's spelling
+        elif isinstance(value, bool):
+            continue
+        elif isinstance(value, int | float):
+            # the builder checks ranges; refuse here what cannot be a quantity at all
+            if abs(value) > MAX_FABRIC_NUMBER or not math.isfinite(value):
+                raise UserError(f"{where}: [{path}] {key} must be a finite number of at most "
+                                f"{MAX_FABRIC_NUMBER:.0e} in size, got {describe(value)}")
+        elif isinstance(value, str):
+            _text(f"{where}: [{path}]", key, value)
+            if "$" in value:
+                parse_gpu_token(value, get_gpu("H100-SXM"))  # checks the token's spelling
+        else:
+            raise UserError(f"{where}: [{path}] {key} must be a string, number or boolean, "
+                            f"got {describe(value)}")
 
 
 # ------------------------------------------------------------------ loading
 
 def _text(where: str, key: str, value) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise UserError(f"{where}: {key} must be a non-empty string, got {value!r}")
-    return value
+    """Non-empty one-line text of at most :data:`MAX_TEXT` characters."""
+    text = string(where, key, value, max_length=MAX_TEXT)
+    if not text.strip() or one_line(text) != text:
+        raise UserError(f"{where}: {key} must be non-empty text on one line (no control "
+                        f"characters), got {describe(value)}")
+    return text
 
 
 def _choice(where: str, key: str, value, allowed) -> str:
-    if value not in allowed:
-        raise UserError(f"{where}: {key} {value!r} is not allowed; allowed: {known(allowed)}")
-    return value
+    return choice(where, key, value, allowed)
+
+
+def _adjust(where: str, table) -> Adjust:
+    values = {}
+    for k, v in table.items():
+        lo, hi, unit = ADJUST_RANGES[k]
+        values[k] = number(f"{where}: [adjust]", k, v, minimum=lo, maximum=hi, unit=unit)
+    return Adjust(**values)
 
 
 def scenario_from_dict(data: dict, where: str = "scenario", base_dir=None) -> Scenario:
@@ -392,11 +420,11 @@ def scenario_from_dict(data: dict, where: str = "scenario", base_dir=None) -> Sc
     from netmodel.collectives.placement import PLACEMENTS
 
     check_keys(where, data, _TOP_KEYS, ("adjust",))
-    name = _text(where, "name", data["name"])
+    name = validate_name(where, "scenario", data["name"])
     if "@" in name:
         raise UserError(f"{where}: name {name!r} must not contain '@' (it separates a GPU "
                         f"override, as in lite-flat@Lite+BW)")
-    gpu_ref = _text(where, "gpu", data["gpu"])
+    gpu_ref = validate_name(where, "gpu", data["gpu"])
     gpu_file = None
     if gpu_ref.lower().endswith((".toml", ".json")):
         gpu_file = gpu_ref
@@ -431,8 +459,7 @@ def scenario_from_dict(data: dict, where: str = "scenario", base_dir=None) -> Sc
         calibration=_choice(where, "calibration", col["calibration"], CALIBRATIONS),
         circuits=circuits,
         instances=_choice(where, "instances", col.get("instances", "alone"), INSTANCES),
-        adjust=Adjust(**{k: float(v) if isinstance(v, int) and not isinstance(v, bool) else v
-                         for k, v in adjust.items()}),
+        adjust=_adjust(where, adjust),
         sources=dict(src))
 
 
