@@ -255,14 +255,16 @@ def free_ports(graph: nx.Graph) -> dict:
     return out
 
 
-def add_spares(graph: nx.Graph, count: int, *, prefix: str = "spare") -> tuple[nx.Graph, tuple]:
+def add_spares(graph: nx.Graph, count: int, *, like=None,
+               prefix: str = "spare") -> tuple[nx.Graph, tuple]:
     """A copy of ``graph`` with up to ``count`` spare GPUs on free ports, and their names.
 
-    A spare is wired as a GPU of the fabric is (same switches or OCS, same cables), where
-    every one of those has a free port for it; GPUs wired directly to other GPUs (a mesh,
-    a ring) offer no place for a spare. Spares are spread over the distinct attachments
-    (every leaf in turn, say) and carry ``spare=True``; fewer than ``count`` come back
-    where the ports run out.
+    A spare is wired as a GPU of the fabric is (same switches or OCS, same cables, same
+    labels), where every one of those has a free port for it; GPUs wired directly to other
+    GPUs (a mesh, a ring) offer no place for a spare. ``like``: the GPUs spares may be
+    wired like (default every GPU). Spares are spread over the distinct attachments (every
+    leaf in turn, say) and carry ``spare=True``; fewer than ``count`` come back where the
+    ports run out.
 
     >>> from topologies.specs import build
     >>> g, names = add_spares(build("flat:n=6,planes=2,radix=8"), 5)
@@ -274,7 +276,9 @@ def add_spares(graph: nx.Graph, count: int, *, prefix: str = "spare") -> tuple[n
     free = free_ports(graph)
     data = graph.nodes
     templates: dict = {}
-    for g in gpu_nodes(graph):
+    for g in (gpu_nodes(graph) if like is None else like):
+        if g not in graph or data[g].get("kind") != "gpu":
+            raise UserError(f"spare template {g!r} is not a GPU of the fabric")
         nbrs = list(graph.neighbors(g))
         if any(data[n]["kind"] == "gpu" for n in nbrs):
             continue

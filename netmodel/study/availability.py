@@ -1,0 +1,782 @@
+"""Availability over time: delivered capacity of a scenario's cluster under failures,
+repairs and hot spares, by a seeded Monte Carlo and by closed forms side by side.
+
+**Events.** Every symmetry class of components (:mod:`netmodel.study.blast_radius`) is an
+event kind: a Poisson process at ``parts x rate x cells`` failures per second (exponential
+lifetimes), each failure taking down ``instances_down`` instances and slowing others by
+``slow`` instances' worth. Without a spare the instances are down for detection + repair +
+reload + warm-up; the slow-down lasts detection + repair. With a spare (placement and
+path from :mod:`netmodel.study.reliability_spares`) the instances are down only for the
+swap (detection + reconfiguration + reload + warm-up), then lose ``restored`` instances'
+worth while the spares stand in; the spares are held until the repair (detection +
+repair) returns the failed part to the pool. A failure that finds too few free spares in
+its pool waits for its repair (all or nothing; a loss system). Failures are spread evenly
+over the pools.
+
+**Monte Carlo** (:func:`simulate`): per trial the failures of every kind over the horizon,
+sampled at once (a Poisson count, uniform times, a kind and a pool for each) from one
+repair time before zero so the cluster starts in its steady state; the spare pools are a
+loss system run event by event over all trials and pools at once (numpy over lanes, one
+step per event rank, never a loop per GPU or per time step); the capacity lost is then the
+sum of every failure's intervals (outages that overlap on one instance add: a first-order
+model, valid while an instance is down a small share of the time), integrated exactly per
+trial. Reported: the mean delivered capacity (with a 95% confidence interval over
+trials), its p1/p50/p99 over time and trials (sampled at evenly spaced instants), the
+share of time below a capacity threshold, and instance-down events per year.
+
+**Analytic** (:func:`analytic`): the same model in closed form. Mean capacity lost per
+second is ``sum_k rate_k [B_k down_k d_repair + (1 - B_k)(down_k d_swap + restored_k
+(hold_k - d_swap)) + slow_k d_slow]``, with ``B_k`` the probability that a failure of
+kind ``k`` finds too few spares: 1 without spares, else the Kaufman-Roberts recursion of a
+multi-rate loss system per pool (each pool an Erlang loss system of ``spares`` servers;
+insensitive to the repair-time distribution). Without spares the share of time below the
+threshold is the tail of a compound Poisson count of instances down (outages in progress:
+an M/G/infinity system, Panjer recursion), and the per-instance availability of
+independent alternating-renewal components is given too.
+
+>>> a = availability("lite-flat", "Llama-3-70B", "decode", spares=8, trials=50,
+...                  horizon="1y", seed=1)
+>>> a.pools.reachable_total, a.analytic.mean > a.no_spares.mean
+(8, True)
+>>> abs(a.mc.mean - a.analytic.mean) <= 4 * a.mc.mean_ci + 1e-9
+True
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field, replace
+
+import numpy as np
+
+from compute.errors import UserError
+from netmodel.study.blast_radius import YEAR, Cluster, build_cluster
+from netmodel.study.progress import NO_PROGRESS
+from netmodel.study.reliability_catalog import HOUR, parse_duration
+from netmodel.study.reliability_spares import (
+    SparePools,
+    check_placement,
+    recovery,
+    spare_pools,
+)
+
+__all__ = ["MAX_EVENTS", "MAX_TRIALS", "Analytic", "Availability", "Kind", "MonteCarlo",
+           "ReliabilitySummary", "analytic", "availability", "event_kinds", "parse_spares",
+           "reliability_summary", "simulate", "spares_needed"]
+
+#: Most trials one run may ask for.
+MAX_TRIALS = 100_000
+#: Most failure events one run may sample (work and memory guard).
+MAX_EVENTS = 2e9
+#: Events held in memory at once (a chunk of trials): ~24 bytes each.
+CHUNK_EVENTS = 1_000_000
+#: Largest lanes x events matrix of the loss system run at once.
+LANE_CELLS = 4_000_000
+#: Longest horizon (s): a century.
+MAX_HORIZON = 100 * YEAR
+#: Default capacity threshold and the share of time it must be met.
+THRESHOLD, QUANTILE = 0.99, 0.999
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One event kind of the cluster (see the module doc; times in seconds, ``rate`` in
+    failures per second over the whole cluster, ``units`` -1 where spares cannot help)."""
+
+    cls: str
+    example: str
+    rate: float
+    down: int
+    slow: float
+    units: int
+    restored: float
+    d_repair: float
+    d_swap: float
+    hold: float
+    d_slow: float
+    path: str = ""
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["rate_per_year"] = self.rate * YEAR
+        return d
+
+
+def event_kinds(cluster: Cluster, placement: str = "pod", classes=None) -> tuple[Kind, ...]:
+    """The event kinds of ``cluster`` with spares of ``placement`` (kinds that change no
+    capacity are left out)."""
+    check_placement(placement)
+    rates = cluster.rates
+    out = []
+    for e in cluster.effects(classes):
+        rate = e.parts * rates[e.cls] * cluster.cells
+        if rate <= 0 or (e.instances_down == 0 and e.slow <= 0):
+            continue
+        rec = recovery(cluster, e, placement)
+        units = -1 if rec.units is None else int(rec.units)
+        cat = cluster.catalog
+        out.append(Kind(cls=e.cls, example=e.example, rate=rate, down=e.instances_down,
+                        slow=e.slow, units=units if e.instances_down else 0,
+                        restored=rec.restored, d_repair=cluster.repair_down_s(e.cls),
+                        d_swap=cluster.swap_s(), hold=cluster.hold_s(e.cls),
+                        d_slow=cat.detection_s + cat.repair_s(e.cls), path=rec.path))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------- analytic
+
+def kaufman_roberts(capacity: int, loads, units) -> np.ndarray:
+    """Occupancy distribution ``q[j]`` (j busy units, 0..capacity) of a multi-rate loss
+    system: classes offering ``loads`` Erlangs each of ``units`` servers.
+
+    With one class of 1 unit it is Erlang's loss formula: blocking = q[capacity].
+
+    >>> q = kaufman_roberts(2, [1.0], [1])
+    >>> round(float(q[2]), 6)  # Erlang B(2, 1) = (1/2) / (1 + 1 + 1/2)
+    0.2
+    """
+    q = np.zeros(capacity + 1)
+    q[0] = 1.0
+    for j in range(1, capacity + 1):
+        s = 0.0
+        for a, u in zip(loads, units, strict=True):
+            if 0 < u <= j:
+                s += a * u * q[j - u]
+        q[j] = s / j
+        if q[j] > 1e250:  # keep the recursion finite; only ratios matter
+            q[: j + 1] /= q[j]
+    return q / q.sum()
+
+
+def blocking(kinds, pools: SparePools) -> np.ndarray:
+    """Per kind, the probability that a failure finds too few free spares in its pool
+    (averaged over pools of different sizes)."""
+    out = np.ones(len(kinds))
+    sizes: dict = {}
+    for c in pools.reachable:
+        sizes[c] = sizes.get(c, 0) + 1
+    if not kinds:
+        return out
+    acc = np.zeros(len(kinds))
+    for cap, n in sizes.items():
+        elig = [k for k, x in enumerate(kinds) if 0 < x.units <= cap]
+        b = np.ones(len(kinds))
+        if elig:
+            loads = [kinds[k].rate / pools.pools * kinds[k].hold for k in elig]
+            us = [kinds[k].units for k in elig]
+            q = kaufman_roberts(int(cap), loads, us)
+            tail = np.cumsum(q[::-1])[::-1]  # tail[j] = P(busy >= j)
+            for k, u in zip(elig, us, strict=True):
+                b[k] = float(tail[cap - u + 1]) if cap - u + 1 <= cap else 0.0
+        acc += b * n
+    out = acc / pools.pools
+    for k, x in enumerate(kinds):
+        if x.units == 0:
+            out[k] = 0.0
+    return out
+
+
+def _lost_rate(kinds, b) -> np.ndarray:
+    """Instance-seconds lost per second of operation, per kind."""
+    out = np.zeros(len(kinds))
+    for k, x in enumerate(kinds):
+        held = max(x.hold - x.d_swap, 0.0)
+        out[k] = x.rate * (b[k] * x.down * x.d_repair
+                           + (1 - b[k]) * (x.down * x.d_swap + x.restored * held)
+                           + x.slow * x.d_slow)
+    return out
+
+
+def _compound_poisson_tail(kinds, b, limit: float) -> float:
+    """P(capacity lost > ``limit`` instances) when the outages and slow-downs in progress
+    are independent M/G/infinity streams: a compound Poisson sum (Panjer recursion on a
+    lattice of ``limit / 256``; exact where every loss exceeds the limit)."""
+    streams = []  # (mean number in progress, loss in instances)
+    for k, x in enumerate(kinds):
+        held = max(x.hold - x.d_swap, 0.0)
+        for m, loss in ((x.rate * b[k] * x.d_repair, x.down),
+                        (x.rate * (1 - b[k]) * x.d_swap, x.down),
+                        (x.rate * (1 - b[k]) * held, x.restored),
+                        (x.rate * x.d_slow, x.slow)):
+            if m > 0 and loss > 0:
+                streams.append((m, loss))
+    total = sum(m for m, _ in streams)
+    if total == 0:
+        return 0.0
+    step = max(limit, 1e-12) / 256
+    top = int(math.floor(limit / step + 1e-9))
+    lam: dict = {}
+    for m, loss in streams:
+        j = max(1, int(round(loss / step)))
+        lam[j] = lam.get(j, 0.0) + m
+    p = np.zeros(top + 1)
+    p[0] = math.exp(-total)
+    for n in range(1, top + 1):
+        p[n] = sum(j * m * p[n - j] for j, m in lam.items() if j <= n) / n
+    return float(min(1.0, max(0.0, 1.0 - p.sum())))
+
+
+@dataclass(frozen=True)
+class Analytic:
+    """Closed-form results (see the module doc). ``mean``: time-average delivered share of
+    capacity; ``below_threshold``: share of time below the threshold (exact in the model
+    without spares; independent thinning with spares, an approximation);
+    ``instance_availability``: one instance's availability from independent components
+    (no spares); ``blocking``: per kind."""
+
+    mean: float
+    below_threshold: float
+    instance_availability: float
+    instance_down_events_per_year: float
+    waits_for_repair_per_year: float
+    lost_per_year: dict
+    blocking: tuple
+    exact_threshold: bool
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def analytic(kinds, pools: SparePools, instances: int, threshold: float = THRESHOLD,
+             components: dict | None = None) -> Analytic:
+    """The closed forms for ``kinds`` with spare ``pools`` over ``instances`` instances.
+    ``components``: per kind index, components of that kind in the cluster (for the
+    per-instance availability; default one per failure)."""
+    b = blocking(kinds, pools)
+    lost = _lost_rate(kinds, b)
+    mean = 1.0 - float(lost.sum()) / instances
+    limit = (1.0 - threshold) * instances
+    tail = _compound_poisson_tail(kinds, b, limit) if limit >= 0 else 1.0
+    # one instance: the components that take it down, each an alternating renewal process
+    log_a = 0.0
+    for k, x in enumerate(kinds):
+        if x.down <= 0:
+            continue
+        n_comp = (components or {}).get(k, None)
+        per_instance_rate = x.rate * x.down / instances
+        d = b[k] * x.d_repair + (1 - b[k]) * x.d_swap
+        if n_comp:
+            lam = x.rate / n_comp
+            log_a -= (per_instance_rate / lam) * math.log1p(lam * d)
+        else:
+            log_a -= per_instance_rate * d
+    per_class: dict = {}
+    for k, x in enumerate(kinds):
+        per_class[x.cls] = per_class.get(x.cls, 0.0) + lost[k] * YEAR / instances
+    return Analytic(mean=mean, below_threshold=tail, instance_availability=math.exp(log_a),
+                    instance_down_events_per_year=sum(x.rate * YEAR for x in kinds if x.down),
+                    waits_for_repair_per_year=sum(x.rate * b[k] * YEAR
+                                                  for k, x in enumerate(kinds) if x.down),
+                    lost_per_year=per_class, blocking=tuple(float(v) for v in b),
+                    exact_threshold=pools.reachable_total == 0)
+
+
+# ---------------------------------------------------------------------- Monte Carlo
+
+@dataclass(frozen=True, eq=False)
+class MonteCarlo:
+    """Monte Carlo results (see the module doc); capacities are shares of the healthy
+    cluster's. ``grid_s``, ``band``: capacity at evenly spaced instants, its p1, p50 and
+    p99 over trials; ``event_lost``: instance-hours lost by each failure (a sample)."""
+
+    trials: int
+    horizon_s: float
+    seed: int
+    mean: float
+    mean_ci: float
+    p1: float
+    p50: float
+    p99: float
+    below_threshold: float
+    below_threshold_ci: float
+    instance_down_events_per_year: float
+    events_per_year: float
+    waits_for_repair_per_year: float
+    grid_s: np.ndarray = field(repr=False)
+    band: np.ndarray = field(repr=False)
+    event_lost: np.ndarray = field(repr=False)
+    trial_means: np.ndarray = field(repr=False)
+
+    def to_dict(self) -> dict:
+        return {k: getattr(self, k) for k in (
+            "trials", "horizon_s", "seed", "mean", "mean_ci", "p1", "p50", "p99",
+            "below_threshold", "below_threshold_ci", "instance_down_events_per_year",
+            "events_per_year", "waits_for_repair_per_year")}
+
+
+def _check_run(trials, horizon) -> tuple[int, float]:
+    if isinstance(trials, bool) or not isinstance(trials, int | np.integer) \
+            or not 1 <= trials <= MAX_TRIALS:
+        raise UserError(f"trials must be a whole number from 1 to {MAX_TRIALS:,}, got {trials!r}")
+    h = parse_duration(horizon, "horizon")
+    if h > MAX_HORIZON:
+        raise UserError(f"horizon {horizon!r} is longer than {MAX_HORIZON / YEAR:g} years")
+    return int(trials), h
+
+
+def _loss_system(t, units, hold, cap, order_counts) -> np.ndarray:
+    """Grant or deny each event of a loss system per lane, all lanes at once.
+
+    ``t``, ``units``, ``hold``: 2-D (lanes x rank, padded with inf/0); lanes sorted by
+    event count, descending (``order_counts``); ``cap``: spares per lane. Returns the
+    granted mask (same shape)."""
+    lanes, kmax = t.shape
+    q = int(min(max(1, cap.max()), 8))
+    rel = np.full((lanes, q), -np.inf)
+    held = np.zeros((lanes, q), dtype=np.int64)
+    granted = np.zeros(t.shape, dtype=bool)
+    counts = order_counts
+    for r in range(kmax):
+        n = int(np.searchsorted(-counts, -(r + 1), side="right"))  # lanes with > r events
+        if n == 0:
+            break
+        tr = t[:n, r]
+        ur = units[:n, r]
+        live = rel[:n] > tr[:, None]
+        busy = np.where(live, held[:n], 0).sum(1)
+        ok = busy + ur <= cap[:n]
+        free = ~live
+        if ok.any() and not free[ok].any(1).all():
+            grow = q
+            rel = np.concatenate([rel, np.full((lanes, grow), -np.inf)], axis=1)
+            held = np.concatenate([held, np.zeros((lanes, grow), dtype=np.int64)], axis=1)
+            q += grow
+            free = np.concatenate([free, np.ones((n, grow), dtype=bool)], axis=1)
+        rows = np.flatnonzero(ok)
+        slot = np.argmax(free[rows], axis=1)
+        rel[rows, slot] = tr[rows] + hold[rows, r]
+        held[rows, slot] = ur[rows]
+        granted[:n, r] = ok
+    return granted
+
+
+def simulate(kinds, pools: SparePools, instances: int, *, horizon="1y", trials: int = 1000,
+             seed: int = 0, threshold: float = THRESHOLD, grid: int = 400,
+             progress=NO_PROGRESS) -> MonteCarlo:
+    """The Monte Carlo of the module doc for ``kinds`` over ``instances`` instances."""
+    trials, h = _check_run(trials, horizon)
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise UserError(f"seed must be a whole number >= 0, got {seed!r}")
+    rates = np.array([k.rate for k in kinds], dtype=float)
+    lam = float(rates.sum())
+    warm = max([max(k.d_repair, k.hold, k.d_slow) for k in kinds], default=0.0)
+    span = h + warm
+    per_trial = lam * span
+    if per_trial * trials > MAX_EVENTS:
+        raise UserError(f"{per_trial * trials:.3g} failure events to simulate "
+                        f"({trials:,} trials); at most {MAX_EVENTS:.0e}: give fewer trials "
+                        f"or a shorter horizon")
+    chunk = max(1, int(CHUNK_EVENTS // max(per_trial, 1.0)))
+    chunks = [(i, min(trials, i + chunk)) for i in range(0, trials, chunk)]
+    streams = np.random.SeedSequence(int(seed)).spawn(len(chunks))
+    grid_s = (np.arange(grid) + 0.5) * h / grid
+    means, below, downs, denials, evs = [], [], [], [], []
+    bands, lost_samples = [], []
+    for (lo, hi), ss in zip(chunks, streams, strict=True):
+        res = _simulate_chunk(kinds, rates, pools, instances, h, warm, hi - lo,
+                              np.random.default_rng(ss), threshold, grid_s)
+        means.append(res[0])
+        below.append(res[1])
+        downs.append(res[2])
+        denials.append(res[3])
+        evs.append(res[4])
+        bands.append(res[5])
+        if sum(len(x) for x in lost_samples) < 200_000:
+            lost_samples.append(res[6])
+        progress.advance(f"trials {hi}/{trials}", hi - lo)
+    m = np.concatenate(means)
+    bt = np.concatenate(below)
+    samples = np.concatenate(bands, axis=0)          # trials x grid
+    pct = np.percentile(samples, [1, 50, 99], axis=0)
+    flat = samples.ravel()
+    years = h / YEAR
+    ci = 1.96 * float(m.std(ddof=1)) / math.sqrt(trials) if trials > 1 else math.inf
+    bci = 1.96 * float(bt.std(ddof=1)) / math.sqrt(trials) if trials > 1 else math.inf
+    return MonteCarlo(
+        trials=trials, horizon_s=h, seed=int(seed), mean=float(m.mean()), mean_ci=ci,
+        p1=float(np.percentile(flat, 1)), p50=float(np.percentile(flat, 50)),
+        p99=float(np.percentile(flat, 99)), below_threshold=float(bt.mean()),
+        below_threshold_ci=bci,
+        instance_down_events_per_year=float(np.concatenate(downs).mean() / years),
+        events_per_year=float(np.concatenate(evs).mean() / years),
+        waits_for_repair_per_year=float(np.concatenate(denials).mean() / years),
+        grid_s=grid_s, band=pct, event_lost=np.concatenate(lost_samples)
+        if lost_samples else np.zeros(0), trial_means=m)
+
+
+def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, grid_s):
+    lam = float(rates.sum())
+    span = h + warm
+    counts = rng.poisson(lam * span, size=n)
+    total = int(counts.sum())
+    trial = np.repeat(np.arange(n), counts)
+    t = rng.random(total) * span - warm
+    kind = rng.choice(len(kinds), size=total, p=rates / lam) if total else \
+        np.zeros(0, dtype=np.int64)
+    pool = rng.integers(0, pools.pools, size=total) if total else np.zeros(0, dtype=np.int64)
+    # sort by (trial, time) with one float key (trials are blocks 2 spans apart; within a
+    # chunk the key resolves times to better than 0.2 s for any horizon and trial count)
+    order = np.argsort(trial * (2.0 * span) + (t + warm))
+    trial, t, kind, pool = trial[order], t[order], kind[order], pool[order]
+    del order
+
+    units = np.array([k.units for k in kinds], dtype=np.int64)
+    holds = np.array([k.hold for k in kinds])
+    cap_pool = np.asarray(pools.reachable, dtype=np.int64)
+    u = units[kind]
+    cap = cap_pool[pool]
+    granted = np.zeros(total, dtype=bool)
+    idx = np.flatnonzero((u > 0) & (u <= cap))
+    if len(idx):
+        lane = trial[idx].astype(np.int64) * pools.pools + pool[idx]
+        srt = np.argsort(lane, kind="stable")        # keeps time order within a lane
+        idx, lane = idx[srt], lane[srt]
+        uniq, start, cnt = np.unique(lane, return_index=True, return_counts=True)
+        by = np.argsort(-cnt, kind="stable")         # lanes with the most events first
+        uniq, start, cnt = uniq[by], start[by], cnt[by]
+        offsets = np.cumsum(cnt) - cnt
+        # lanes are independent: run them in blocks of at most LANE_CELLS matrix cells
+        lo = 0
+        while lo < len(uniq):
+            hi = min(len(uniq), lo + max(1, LANE_CELLS // int(cnt[lo])))
+            c = cnt[lo:hi]
+            n_ev = int(c.sum())
+            row = np.repeat(np.arange(hi - lo), c)
+            rank = np.arange(n_ev) - np.repeat(offsets[lo:hi] - offsets[lo], c)
+            src = idx[np.repeat(start[lo:hi], c) + rank]
+            kmax = int(c[0])
+            tt = np.full((hi - lo, kmax), np.inf)
+            uu = np.zeros((hi - lo, kmax), dtype=np.int64)
+            hh = np.zeros((hi - lo, kmax))
+            tt[row, rank] = t[src]
+            uu[row, rank] = u[src]
+            hh[row, rank] = holds[kind[src]]
+            g = _loss_system(tt, uu, hh, cap_pool[uniq[lo:hi] % pools.pools], c)
+            granted[src] = g[row, rank]
+            lo = hi
+
+    # intervals: (start, end, weight) per event
+    down = np.array([k.down for k in kinds], dtype=float)[kind]
+    slow = np.array([k.slow for k in kinds], dtype=float)[kind]
+    restored = np.array([k.restored for k in kinds], dtype=float)[kind]
+    d_rep = np.array([k.d_repair for k in kinds])[kind]
+    d_swap = np.array([k.d_swap for k in kinds])[kind]
+    hold = np.array([k.hold for k in kinds])[kind]
+    d_slow = np.array([k.d_slow for k in kinds])[kind]
+    first_end = np.where(granted, t + d_swap, t + d_rep)
+    granted_restored = np.where(granted, restored, 0.0)
+    parts_t, parts_x, parts_w = [], [], []
+    for a, b, w in ((t, first_end, down), (t + d_swap, t + hold, granted_restored),
+                    (t, t + d_slow, slow)):
+        a, b = np.clip(a, 0, h), np.clip(b, 0, h)
+        keep = (w > 0) & (b > a)
+        tr = trial[keep]
+        parts_t += [tr, tr]
+        parts_x += [a[keep], b[keep]]
+        ww = w[keep]
+        parts_w += [ww, -ww]
+    # breakpoints sorted per trial; level = lost instances after each breakpoint
+    bt = np.concatenate(parts_t)
+    bx = np.concatenate(parts_x)
+    bw = np.concatenate(parts_w)
+    del parts_t, parts_x, parts_w
+    o = np.argsort(bt * (2.0 * h + 1.0) + bx, kind="stable")
+    bt, bx, bw = bt[o], bx[o], bw[o]
+    del o
+    level = np.cumsum(bw)
+    # reset the running sum at each trial's start (levels return to 0 within a trial)
+    nxt = np.empty_like(bx)
+    if len(bx):
+        nxt[:-1] = bx[1:]
+        nxt[-1] = h
+        last = np.r_[bt[1:] != bt[:-1], True]
+        nxt[last] = h
+    dur = nxt - bx
+    level = np.maximum(level - _trial_offsets(level, bt), 0.0)
+    lost_int = np.bincount(bt, weights=level * dur, minlength=n)
+    limit = (1.0 - threshold) * instances
+    below_t = np.bincount(bt, weights=np.where(level > limit + 1e-9, dur, 0.0), minlength=n)
+    mean = 1.0 - lost_int / (h * instances)
+    # capacity at grid instants: the level of the last breakpoint at or before each instant
+    key = bt.astype(float) * (h * 4) + bx
+    q = (np.arange(n)[:, None] * (h * 4) + grid_s[None, :]).ravel()
+    at = np.searchsorted(key, q, side="right") - 1
+    lv = np.where(at >= 0, level[np.clip(at, 0, None)], 0.0)
+    same = (at >= 0) & (bt[np.clip(at, 0, None)] == np.repeat(np.arange(n), len(grid_s)))
+    lv = np.where(same, lv, 0.0)
+    band = np.clip(1.0 - lv.reshape(n, len(grid_s)) / instances, 0.0, 1.0)
+    inside = t >= 0
+    n_down = np.bincount(trial[inside & (down > 0)], minlength=n)
+    denied = np.bincount(trial[inside & (down > 0) & ~granted], minlength=n)
+    n_ev = np.bincount(trial[inside], minlength=n)
+    ev_lost = (down * (first_end - t) + granted_restored * np.maximum(hold - d_swap, 0.0)
+               + slow * d_slow)[inside] / HOUR
+    return mean, below_t / h, n_down, denied, n_ev, band, ev_lost[:100_000]
+
+
+def _trial_offsets(level: np.ndarray, trial: np.ndarray) -> np.ndarray:
+    """The running sum carried into each trial from the trials before it (``level`` is a
+    cumulative sum over trials sorted one after another)."""
+    if not len(level):
+        return level
+    starts = np.r_[True, trial[1:] != trial[:-1]]
+    first = np.maximum.accumulate(np.where(starts, np.arange(len(level)), 0))
+    before = np.r_[0.0, level[:-1]]
+    return before[first]
+
+
+# ---------------------------------------------------------------------- spares and the run
+
+def parse_spares(text, gpus: int) -> int:
+    """A spare count from ``"16"``, ``"2%"`` (of the cluster's GPUs, rounded up) or an
+    int; more spares than the cluster has GPUs is refused.
+
+    >>> parse_spares("2%", 16384), parse_spares(8, 128)
+    (328, 8)
+    """
+    if isinstance(text, bool):
+        raise UserError(f"spares must be a count or a percentage, got {text!r}")
+    if isinstance(text, int | np.integer):
+        n = int(text)
+    else:
+        s = str(text).strip()
+        try:
+            if s.endswith("%"):
+                pct = float(s[:-1])
+                if not math.isfinite(pct) or pct < 0:
+                    raise ValueError
+                n = math.ceil(pct / 100 * gpus - 1e-9)
+            else:
+                n = int(s)
+        except ValueError:
+            raise UserError(f"spares {text!r} must be a whole number or a percentage such as "
+                            f"2%") from None
+    if n < 0:
+        raise UserError(f"spares must be >= 0, got {text!r}")
+    if n > gpus:
+        raise UserError(f"spares {text!r} ({n:,}) exceed the cluster's {gpus:,} GPUs")
+    return n
+
+
+@dataclass(frozen=True, eq=False)
+class Availability:
+    """Availability of one scenario's cluster with a spare pool: Monte Carlo and analytic
+    results side by side (the analytic result without spares too)."""
+
+    cluster: Cluster
+    pools: SparePools
+    kinds: tuple
+    analytic: Analytic
+    no_spares: Analytic
+    mc: MonteCarlo
+    threshold: float
+
+    @property
+    def sms_bought(self) -> int:
+        """Every SM bought: the cluster's GPUs and the spares."""
+        return (self.cluster.gpus + self.pools.spares) * self.cluster.gpu.sms
+
+    @property
+    def goodput_per_sm(self) -> float:
+        """Mean delivered tokens/s (Monte Carlo) over every SM bought."""
+        return self.mc.mean * self.cluster.cluster_tokens_per_s / self.sms_bought
+
+    def to_dict(self) -> dict:
+        c = self.cluster
+        return {"scenario": c.scenario.label, "model": c.model.name,
+                "phase": c.workload.phase, "gpus": c.gpus, "cells": c.cells, "tp": c.tp,
+                "batch": c.batch, "instances": c.instances_total,
+                "tokens_per_s": c.cluster_tokens_per_s, "threshold": self.threshold,
+                "spares": self.pools.to_dict(), "swap_s": c.swap_s(),
+                "goodput_tokens_per_s_per_sm": self.goodput_per_sm,
+                "healthy_tokens_per_s_per_sm": c.cluster_tokens_per_s
+                / (c.gpus * c.gpu.sms),
+                "monte_carlo": self.mc.to_dict(), "analytic": self.analytic.to_dict(),
+                "analytic_no_spares": self.no_spares.to_dict(),
+                "kinds": [k.to_dict() for k in self.kinds],
+                "catalog": c.catalog.to_dict()}
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+    def to_csv(self) -> str:
+        """The capacity band over time: time (h), p1, p50, p99 of the capacity share."""
+        from compute.results import rows_to_csv
+
+        rows = [{"time_h": t / HOUR, "capacity_p1": a, "capacity_p50": b, "capacity_p99": c}
+                for t, a, b, c in zip(self.mc.grid_s, *self.mc.band, strict=True)]
+        return rows_to_csv(rows, ("time_h", "capacity_p1", "capacity_p50", "capacity_p99"))
+
+    def table(self) -> str:
+        c, m, a, z = self.cluster, self.mc, self.analytic, self.no_spares
+        p = self.pools
+        lines = [
+            f"{c.scenario.label}, {c.model.name} {c.workload.phase}: {c.gpus:,} GPUs, TP "
+            f"{c.tp}, {c.instances_total:,} instances; spares {p.spares:,} "
+            f"({p.placement}, {p.reachable_total:,} reachable); {m.trials:,} trials x "
+            f"{m.horizon_s / YEAR:.3g} y, seed {m.seed}",
+            f"{'':<34}{'Monte Carlo':>16}{'analytic':>12}{'no spares':>12}",
+            f"{'mean capacity':<34}{m.mean:>10.6f} ±{m.mean_ci:<5.1e}{a.mean:>12.6f}"
+            f"{z.mean:>12.6f}",
+            f"{'time below ' + format(self.threshold, '.0%') + ' capacity':<34}"
+            f"{m.below_threshold:>10.2e} ±{m.below_threshold_ci:<5.0e}"
+            f"{a.below_threshold:>12.2e}{z.below_threshold:>12.2e}",
+            f"{'capacity p1 / p50 / p99':<34}{m.p1:>.4f} / {m.p50:.4f} / {m.p99:.4f}",
+            f"{'instance-down events per year':<34}{m.instance_down_events_per_year:>16.4g}"
+            f"{a.instance_down_events_per_year:>12.4g}",
+            f"{'down events waiting for repair/y':<34}{m.waits_for_repair_per_year:>16.4g}"
+            f"{a.waits_for_repair_per_year:>12.4g}{z.waits_for_repair_per_year:>12.4g}",
+            f"{'one instance availability':<34}{'':>16}{a.instance_availability:>12.6f}"
+            f"{z.instance_availability:>12.6f}",
+            f"goodput {self.goodput_per_sm:.4g} tokens/s/SM over every SM bought (healthy "
+            f"{c.cluster_tokens_per_s / (c.gpus * c.gpu.sms):.4g}); swap {c.swap_s():.3g} s"]
+        return "\n".join(lines)
+
+
+def _components_per_kind(cluster, kinds) -> dict:
+    by = {(e.cls, e.example): e.components * cluster.cells for e in cluster.effects()}
+    return {k: by.get((x.cls, x.example)) for k, x in enumerate(kinds)}
+
+
+def availability(scenario, model, phase="decode", *, gpus: int | None = None, spares=0,
+                 placement: str = "pod", horizon="1y", trials: int = 1000, seed: int = 0,
+                 threshold: float = THRESHOLD, slo=None, options=None, catalog_=None,
+                 cluster: Cluster | None = None, progress=NO_PROGRESS) -> Availability:
+    """Availability of the scenario's cluster (see the module doc). ``spares``: a count or
+    a percentage string of the cluster's GPUs; ``placement``: group, pod or global."""
+    trials, _ = _check_run(trials, horizon)
+    threshold = _check_threshold(threshold)
+    c = cluster or build_cluster(scenario, model, phase, gpus=gpus, slo=slo, options=options,
+                                 catalog_=catalog_)
+    n = parse_spares(spares, c.gpus)
+    pools = spare_pools(c, n, placement)
+    kinds = event_kinds(c, placement)
+    comps = _components_per_kind(c, kinds)
+    an = analytic(kinds, pools, c.instances_total, threshold, comps)
+    zero = analytic(kinds, replace(pools, reachable=(0,) * pools.pools), c.instances_total,
+                    threshold, comps)
+    mc = simulate(kinds, pools, c.instances_total, horizon=horizon, trials=trials, seed=seed,
+                  threshold=threshold, progress=progress)
+    return Availability(cluster=c, pools=pools, kinds=kinds, analytic=an, no_spares=zero,
+                        mc=mc, threshold=threshold)
+
+
+def _check_threshold(threshold) -> float:
+    ok = isinstance(threshold, int | float) and not isinstance(threshold, bool) \
+        and math.isfinite(threshold) and 0 < threshold <= 1
+    if not ok:
+        raise UserError(f"capacity threshold must be a share in (0, 1], got {threshold!r}")
+    return float(threshold)
+
+
+def spares_needed(cluster: Cluster, placement: str = "pod", *, threshold: float = THRESHOLD,
+                  quantile: float = QUANTILE, horizon="1y", trials: int = 200, seed: int = 0,
+                  limit: int | None = None) -> int | None:
+    """The smallest spare pool (GPUs, split over the pools of ``placement``) that keeps
+    at least ``threshold`` of the capacity at least ``quantile`` of the time (Monte Carlo,
+    same seed for every size); None when no pool the fabric can hold does."""
+    check_placement(placement)
+    kinds = event_kinds(cluster, placement)
+    inst = cluster.instances_total
+    need = 1.0 - quantile
+
+    def ok(s: int) -> bool:
+        pools = spare_pools(cluster, s, placement)
+        return simulate(kinds, pools, inst, horizon=horizon, trials=trials, seed=seed,
+                        threshold=threshold).below_threshold <= need
+
+    if ok(0):
+        return 0
+    per = spare_pools(cluster, 0, placement).pools
+    cap = spare_pools(cluster, cluster.gpus, placement).reachable_total
+    hi_max = min(cap, limit if limit is not None else cap, cluster.gpus)
+    if hi_max <= 0:
+        return None
+    lo, hi = 0, per
+    while not ok(min(hi, hi_max)):
+        if hi >= hi_max:
+            return None
+        lo, hi = hi, hi * 2
+    hi = min(hi, hi_max)
+    while hi - lo > per:  # bisection on whole spares per pool
+        mid = (lo + hi) // 2 // per * per
+        mid = max(mid, lo + per)
+        if mid >= hi:
+            break
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+@dataclass(frozen=True)
+class ReliabilitySummary:
+    """What :func:`reliability_summary` gives one (scenario, model, phase): per GPU
+    failure, SMs down on the hardware (the GPU) and in software (its instance's GPUs);
+    availability without spares and with the smallest pool meeting the target; goodput per
+    SM over every SM bought; that pool's size and placement."""
+
+    scenario: str
+    model: str
+    phase: str
+    gpus: int
+    tp: int
+    sms_down_per_gpu_failure_hw: float
+    sms_down_per_gpu_failure_sw: float
+    gpu_failures_per_year: float
+    availability: float
+    availability_with_spares: float | None
+    goodput_tokens_per_s_per_sm: float
+    goodput_tokens_per_s_per_sm_with_spares: float | None
+    spares_needed: int | None
+    spare_placement: str
+    threshold: float
+    quantile: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def reliability_summary(scenario, model, phase="decode", *, gpus: int | None = None,
+                        placement: str | None = None, threshold: float = THRESHOLD,
+                        quantile: float = QUANTILE, horizon="1y", trials: int = 200,
+                        seed: int = 0, slo=None, options=None, catalog_=None,
+                        cluster: Cluster | None = None) -> ReliabilitySummary:
+    """The reliability columns for one scenario, model and phase (see
+    :class:`ReliabilitySummary`). ``placement``: None tries pod then global and keeps the
+    one needing fewer spares."""
+    c = cluster or build_cluster(scenario, model, phase, gpus=gpus, slo=slo, options=options,
+                                 catalog_=catalog_)
+    gpu_effects = [e for e in c.effects(("gpu-die", "gpu-package"))]
+    w = np.array([e.parts * c.rates[e.cls] for e in gpu_effects])
+    hw = float(np.dot(w, [e.sms for e in gpu_effects]) / w.sum())
+    sw = float(np.dot(w, [e.instances_down * c.tp * c.gpu.sms for e in gpu_effects]) / w.sum())
+    base = availability(c.scenario, c.model, c.workload, cluster=c, spares=0,
+                        placement="global", horizon=horizon, trials=trials, seed=seed,
+                        threshold=threshold)
+    choices = [placement] if placement else ["pod", "global"]
+    best = None
+    for p in choices:
+        s = spares_needed(c, p, threshold=threshold, quantile=quantile, horizon=horizon,
+                          trials=trials, seed=seed)
+        if s is not None and (best is None or s < best[1]):
+            best = (p, s)
+    with_s = good_s = None
+    if best is not None:
+        a = availability(c.scenario, c.model, c.workload, cluster=c, spares=best[1],
+                         placement=best[0], horizon=horizon, trials=trials, seed=seed,
+                         threshold=threshold)
+        with_s, good_s = a.mc.mean, a.goodput_per_sm
+    return ReliabilitySummary(
+        scenario=c.scenario.label, model=c.model.name, phase=c.workload.phase, gpus=c.gpus,
+        tp=c.tp, sms_down_per_gpu_failure_hw=hw, sms_down_per_gpu_failure_sw=sw,
+        gpu_failures_per_year=float(w.sum()) * c.cells * YEAR,
+        availability=base.mc.mean, availability_with_spares=with_s,
+        goodput_tokens_per_s_per_sm=base.goodput_per_sm,
+        goodput_tokens_per_s_per_sm_with_spares=good_s,
+        spares_needed=None if best is None else best[1],
+        spare_placement=best[0] if best else (placement or "pod"), threshold=threshold,
+        quantile=quantile)
+

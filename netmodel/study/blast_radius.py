@@ -1,0 +1,652 @@
+"""Static blast radius: what one failure of each component takes down, per scenario.
+
+**The cluster.** A scenario's fabric is one *cell*; a cluster of ``N`` GPUs is ``N / cell``
+copies of it (``N`` a multiple of the cell's GPUs, up to 131,072). Cells are joined by no
+modelled fabric: a serving instance never spans cells (the largest one, TP 32, fits the
+smallest shipped cell), so copying the cell scales the failure counts with ``N`` while
+keeping every instance's collectives exactly those the throughput study costs. Instances
+are placed in every cell as the study places them: the best TP degree and batch of
+:func:`~netmodel.study.fabric_search.fabric_search` for the scenario, model and phase,
+``floor(cell / TP)`` instances cut by the scenario's placement policy; GPUs left over are
+idle. Every healthy instance delivers the best configuration's tokens/s.
+
+**A failure** of a component (:mod:`topologies.failure_domains`) removes or thins parts of
+its cell. Its *hardware radius* is the GPUs lost plus the GPUs it cuts off from the rest of
+the cell (not in the cell's largest connected part), and their SMs. Its *software radius*
+is the instances it takes down: an instance is down when it lost a member, when its
+members can no longer reach each other, or when the collectives of the instance, costed
+alone on the degraded fabric (the same collective model, calibration and algorithm
+choice as the study; on an optical circuit-switched fabric its ring or torus re-set on the
+ports that survive), no longer meet the SLO at its batch. An instance that still meets the
+SLO but slows down loses the difference in tokens/s. An instance is re-costed only when
+the failure touches its *footprint*: its members and every link and switch on a shortest
+path between two of them (routing is shortest-path, so other failures leave it as it was).
+
+**Symmetry classes.** Components of one class are grouped by their local effect (GPUs
+removed, and for every instance they touch: members lost and members wired to a failed
+part; the switch tiers removed; the bandwidth left on thinned links). The builders are
+regular, so components with the same local effect have the same global effect; one
+representative per group is evaluated on the degraded fabric and stands for the group.
+
+>>> c = build_cluster("lite-flat", "Llama-3-70B", "decode")
+>>> c.tp, c.cells, len(c.instances), c.gpus
+(16, 1, 8, 128)
+>>> e = next(x for x in c.effects() if x.cls == "gpu-die")
+>>> e.components, e.gpus_lost, e.instances_down, e.sms
+(128, 1, 1, 33)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
+
+import networkx as nx
+import numpy as np
+
+from compute.errors import UserError
+from compute.hardware import get_gpu
+from compute.models import get_model
+from compute.phases import Slo
+from compute.roofline import RooflineOptions, evaluate, make_workload
+from compute.search import DEFAULT_MAX_BATCH
+from netmodel.study.reliability_catalog import HOUR, Catalog, catalog
+from netmodel.study.scenarios import get_scenario
+from topologies.failure_domains import CLASSES, Component, components, degrade
+from topologies.schema import gpu_nodes
+
+__all__ = ["MAX_GPUS", "BlastRadius", "BlastRow", "Cluster", "Effect", "blast_radius",
+           "build_cluster"]
+
+#: Largest cluster (GPUs) the reliability commands model.
+MAX_GPUS = 131_072
+#: Seconds in a year (365.25 days).
+YEAR = 8766 * HOUR
+
+
+class _Cut(Exception):
+    """An instance's members can no longer all reach each other."""
+
+
+class _GroupComm:
+    """compute's collective-cost protocol for one explicit group on one fabric graph."""
+
+    def __init__(self, model, members):
+        self.model = model
+        self.members = tuple(members)
+
+    def collective_time(self, op, nbytes, group_size):
+        from netmodel.collectives.cost import GroupCut
+
+        n = np.asarray(nbytes, dtype=float)
+        if int(group_size) <= 1:
+            return np.zeros_like(n)
+        try:
+            cands = self.model.candidates(op, self.members)
+        except (GroupCut, UserError):
+            raise _Cut() from None
+        shape = (-1,) + (1,) * n.ndim
+        a = np.array([c[2] for c in cands]).reshape(shape)
+        b = np.array([c[3] for c in cands]).reshape(shape)
+        return np.where(n > 0, (a + b * n).min(0), 0.0)
+
+
+def _torus_sides(n: int) -> tuple[int, int] | None:
+    best = None
+    for a in range(2, int(n ** 0.5) + 1):
+        if n % a == 0:
+            best = (a, n // a)
+    return best
+
+
+def _ocs_circuits(scenario, physical, members):
+    """The circuit graph of one instance on a (possibly degraded) OCS fabric: its ring (or
+    torus) re-set on the ports its members still have (as the study sets them), or None."""
+    from topologies.optical import circuits_for, realize
+
+    data = physical.nodes
+    ports = min(sum(1 for o in physical.neighbors(g) if data[o]["kind"] == "ocs")
+                for g in members)
+    if ports == 0:
+        return None
+    size = len(members)
+    sides = _torus_sides(size)
+    if scenario.circuits == "torus" and sides and ports >= 4:
+        shape = f"torus:{sides[0]}x{sides[1]}"
+        options = [circuits_for(shape, list(members)) * r for r in range(ports // 4, 0, -1)]
+    else:
+        ring = circuits_for("ring", list(members)) if size > 2 else [tuple(members)]
+        per_pair = ports if size == 2 else ports // 2
+        options = [[p for p in ring for _ in range(r)] for r in range(max(per_pair, 1), 0, -1)]
+    for pairs in options:
+        try:
+            return realize(physical, pairs)
+        except UserError:
+            continue
+    return None
+
+
+@dataclass(frozen=True)
+class Effect:
+    """What one symmetry class of components does (all values for ONE failure).
+
+    ``components`` and ``parts``: how many components (and physical parts: the rate
+    multiplier) of the cell share this effect; ``gpus_lost``/``gpus_cut``: the hardware
+    radius; ``instances_down`` (of which ``slo_down`` because the SLO no longer holds and
+    ``cut_down`` because members cannot reach each other); ``down_members``: per down
+    instance, the members to replace (lost, cut off, or wired to the failed part);
+    ``slow``: tokens/s lost by instances that stay up, in instances' worth.
+    """
+
+    cls: str
+    example: str
+    components: int
+    parts: float
+    gpus_lost: int
+    gpus_cut: int
+    sms: int
+    instances_down: int
+    slo_down: int
+    cut_down: int
+    slow: float
+    down_members: tuple = ()
+    component: Component | None = field(default=None, repr=False, compare=False)
+    down: tuple = field(default=(), repr=False, compare=False)  #: indices of down instances
+
+    @property
+    def gpus(self) -> int:
+        """Hardware radius in GPUs (lost and cut off)."""
+        return self.gpus_lost + self.gpus_cut
+
+    @property
+    def lost_instances(self) -> float:
+        """Capacity lost, in instances' worth (down ones plus the slow-down of others)."""
+        return self.instances_down + self.slow
+
+
+@dataclass(frozen=True, eq=False)
+class Cluster:
+    """A scenario's cluster with instances placed (see the module doc). Build it with
+    :func:`build_cluster`."""
+
+    scenario: object
+    model: object
+    workload: object
+    gpu: object
+    slo: Slo
+    options: RooflineOptions
+    graph: nx.Graph           #: one cell's physical fabric (as built, before [adjust])
+    cells: int
+    best: object              #: the healthy instance's InferenceResult
+    instances: tuple          #: member tuples of one cell
+    calibration: object
+    catalog: Catalog
+
+    # ------------------------------------------------------------------ sizes
+    @property
+    def tp(self) -> int:
+        return self.best.tp
+
+    @property
+    def batch(self) -> int:
+        return self.best.batch
+
+    @property
+    def cell_gpus(self) -> int:
+        return int(self.graph.graph["gpus"])
+
+    @property
+    def gpus(self) -> int:
+        """GPUs of the cluster (spares not included)."""
+        return self.cell_gpus * self.cells
+
+    @property
+    def instances_total(self) -> int:
+        return len(self.instances) * self.cells
+
+    @property
+    def tokens_per_s(self) -> float:
+        """Tokens/s of one healthy instance."""
+        return self.best.tokens_per_s
+
+    @property
+    def cluster_tokens_per_s(self) -> float:
+        """Tokens/s of the healthy cluster."""
+        return self.tokens_per_s * self.instances_total
+
+    @cached_property
+    def idle(self) -> tuple:
+        """GPUs of a cell in no instance."""
+        used = {g for inst in self.instances for g in inst}
+        return tuple(g for g in gpu_nodes(self.graph) if g not in used)
+
+    @cached_property
+    def member_of(self) -> dict:
+        return {g: i for i, inst in enumerate(self.instances) for g in inst}
+
+    @cached_property
+    def reconfiguration_s(self) -> float:
+        """Seconds to re-set circuits (the slowest OCS; 0 without OCS)."""
+        return max((d["reconfiguration_time"] for _, d in self.graph.nodes(data=True)
+                    if d["kind"] == "ocs"), default=0.0)
+
+    @cached_property
+    def shard_bytes(self) -> float:
+        """Weight bytes per GPU of an instance (what a spare loads)."""
+        return float(self.best.memory.weights)
+
+    def swap_s(self) -> float:
+        """Seconds from a failure to a hot spare serving: detection, circuit
+        reconfiguration (OCS), loading the weight shard, warm-up."""
+        c = self.catalog
+        return (c.detection_s + self.reconfiguration_s
+                + self.shard_bytes / c.load_bandwidth(self.gpu) + c.warmup_s)
+
+    def repair_down_s(self, cls: str) -> float:
+        """Seconds an instance waits without a spare: detection, repair, reload, warm-up."""
+        c = self.catalog
+        return (c.detection_s + c.repair_s(cls) + self.shard_bytes / c.load_bandwidth(self.gpu)
+                + c.warmup_s)
+
+    def hold_s(self, cls: str) -> float:
+        """Seconds a spare stands in before the repaired part returns to the pool."""
+        return self.catalog.detection_s + self.catalog.repair_s(cls)
+
+    # ------------------------------------------------------------------ components
+    @cached_property
+    def components(self) -> dict:
+        """Every component of one cell, by class."""
+        return components(self.graph, gpus_per_host=self.catalog.gpus_per_host(self.gpu))
+
+    @cached_property
+    def rates(self) -> dict:
+        """Rate per part per second of every class for this cluster's GPU."""
+        return self.catalog.rates(self.gpu)
+
+    # ------------------------------------------------------------------ footprints
+    @cached_property
+    def _index(self) -> dict:
+        """Element (node or sorted edge) -> indices of the instances whose footprint holds
+        it."""
+        inv: dict = {}
+        for i, inst in enumerate(self.instances):
+            for e in self._footprint(inst):
+                inv.setdefault(e, []).append(i)
+        return inv
+
+    def _footprint(self, members) -> set:
+        out = set(members)
+        g = self.graph
+        if self.scenario.is_ocs:
+            for m in members:
+                for o in g.neighbors(m):
+                    out.add(o)
+                    out.add(_key(m, o))
+            return out
+        router = self._router
+        for a_i, a in enumerate(members):
+            for b in members[a_i + 1:]:
+                r = router.route(a, b)
+                if r is None:
+                    continue
+                for link in r.links:
+                    u, v = router.link_name(link)
+                    out.update((u, v, _key(u, v)))
+        return out
+
+    @cached_property
+    def _router(self):
+        from netmodel.collectives.routing import Router
+
+        return Router(self.graph)
+
+    # ------------------------------------------------------------------ costing
+    def instance_result(self, graph: nx.Graph, members):
+        """The instance ``members`` costed alone on ``graph`` (a degraded cell, maybe with
+        spares) at the healthy TP degree and batch: an InferenceResult, or None when its
+        members cannot all reach each other."""
+        from netmodel.collectives.model import FabricCostModel
+        from netmodel.study.fabric_search import adjusted
+
+        s = self.scenario
+        if s.is_ocs and len(members) > 1:
+            graph = _ocs_circuits(s, graph, members)
+            if graph is None:
+                return None
+        g = adjusted(graph, s.adjust)
+        try:
+            fm = FabricCostModel(g, placement=s.placement, algorithm=s.algorithm,
+                                 calibration=self.calibration)
+            return evaluate(self.model, self.gpu, self.tp, self.batch, self.workload,
+                            comm=_GroupComm(fm, members), options=self.options, slo=self.slo)
+        except _Cut:
+            return None
+
+    # ------------------------------------------------------------------ effects
+    def _local(self, comp: Component) -> tuple:
+        """(signature, lost GPUs, GPUs wired to the failed parts, touched instances)."""
+        g = self.graph
+        data = g.nodes
+        lost = {n for n in comp.nodes if data[n]["kind"] == "gpu"}
+        wired = set()
+        for u, v in comp.edges:
+            wired.update(x for x in (u, v) if data[x]["kind"] == "gpu")
+        for (u, v), _ in comp.scaled:
+            wired.update(x for x in (u, v) if data[x]["kind"] == "gpu")
+        tiers = []
+        for n in comp.nodes:
+            if data[n]["kind"] != "gpu":
+                tiers.append((data[n]["kind"], data[n].get("tier", -1)))
+                wired.update(x for x in g.neighbors(n) if data[x]["kind"] == "gpu")
+        wired -= lost
+        touched = set()
+        index = self._index
+        for e in comp.elements:
+            touched.update(index.get(e, ()))
+        member_of = self.member_of
+        touched.update(member_of[n] for n in lost | wired if n in member_of)
+        per = []
+        for i in touched:
+            inst = self.instances[i]
+            per.append((sum(m in lost for m in inst), sum(m in wired for m in inst)))
+        idle_lost = sum(1 for n in lost if n not in member_of)
+        idle_wired = sum(1 for n in wired if n not in member_of)
+        factors = tuple(sorted(round(f, 9) for _, f in comp.scaled))
+        sig = (comp.cls, tuple(sorted(tiers)), idle_lost, idle_wired, tuple(sorted(per)),
+               len(comp.edges), factors)
+        return sig, lost, wired, touched
+
+    def _evaluate(self, comp: Component, lost, wired, touched) -> dict:
+        g2 = degrade(self.graph, [comp])
+        part: dict = {}
+        sizes: dict = {}
+        for k, cc in enumerate(nx.connected_components(g2)):
+            n_gpu = 0
+            for n in cc:
+                part[n] = k
+                if g2.nodes[n]["kind"] == "gpu":
+                    n_gpu += 1
+            sizes[k] = n_gpu
+        main = max(sizes, key=lambda k: sizes[k]) if sizes else None
+        cut = [n for n in gpu_nodes(g2) if part.get(n) != main]
+        down, slo_down, cut_down, slow, members = [], 0, 0, 0.0, []
+        healthy = self.tokens_per_s
+        for i in sorted(touched):
+            inst = self.instances[i]
+            gone = [m for m in inst if m in lost]
+            if gone:
+                down.append(i)
+                members.append(len(gone))
+                continue
+            if len({part[m] for m in inst}) > 1:
+                down.append(i)
+                cut_down += 1
+                members.append(sum(1 for m in inst if m in wired) or 1)
+                continue
+            r = self.instance_result(g2, inst)
+            if r is None or not r.feasible:
+                down.append(i)
+                if r is None:
+                    cut_down += 1
+                else:
+                    slo_down += 1
+                members.append(sum(1 for m in inst if m in wired))
+                continue
+            loss = 1.0 - r.tokens_per_s / healthy
+            slow += loss if loss > 1e-9 else 0.0
+        return dict(gpus_lost=len(lost), gpus_cut=len(cut), instances_down=len(down),
+                    slo_down=slo_down, cut_down=cut_down, slow=slow,
+                    down_members=tuple(members), down=tuple(down))
+
+    def effects(self, classes=None) -> list[Effect]:
+        """Every symmetry class of components of one cell, with its evaluated effect
+        (classes in :data:`~topologies.failure_domains.CLASSES` order)."""
+        if classes is not None:
+            from netmodel.study.reliability_catalog import check_class
+
+            classes = {check_class(c) for c in classes}
+        key = None if classes is None else frozenset(classes)
+        cache = self.__dict__.setdefault("_effects", {})
+        if key in cache:
+            return cache[key]
+        out = []
+        sms = self.gpu.sms
+        for cls in CLASSES:
+            if classes is not None and cls not in classes:
+                continue
+            groups: dict = {}
+            for comp in self.components[cls]:
+                sig, lost, wired, touched = self._local(comp)
+                hit = groups.get(sig)
+                if hit is None:
+                    groups[sig] = [comp, lost, wired, touched, 1, comp.parts]
+                else:
+                    hit[4] += 1
+                    hit[5] += comp.parts
+            for comp, lost, wired, touched, count, parts in groups.values():
+                r = self._evaluate(comp, lost, wired, touched)
+                out.append(Effect(cls=cls, example=comp.name, components=count, parts=parts,
+                                  sms=(r["gpus_lost"] + r["gpus_cut"]) * sms, component=comp,
+                                  **r))
+        cache[key] = out
+        return out
+
+
+def _key(u, v) -> tuple:
+    return (u, v) if str(u) <= str(v) else (v, u)
+
+
+def _check_gpus(gpus, cell: int) -> int:
+    if gpus is None:
+        return 1
+    if isinstance(gpus, bool) or not isinstance(gpus, int | np.integer) or gpus < 1:
+        raise UserError(f"gpus must be a whole number >= 1, got {gpus!r}")
+    if gpus > MAX_GPUS:
+        raise UserError(f"gpus {gpus:,} exceeds the largest cluster modelled "
+                        f"({MAX_GPUS:,} GPUs)")
+    if gpus % cell:
+        lo = max(cell, gpus // cell * cell)
+        raise UserError(f"gpus {gpus:,} is not a multiple of the scenario's fabric of {cell} "
+                        f"GPUs (the cluster is copies of it); use {lo:,} or {lo + cell:,}")
+    return int(gpus // cell)
+
+
+def build_cluster(scenario, model, phase="decode", *, gpus: int | None = None,
+                  slo: Slo | None = None, options: RooflineOptions | None = None,
+                  prompt=None, context=None, max_batch: int = DEFAULT_MAX_BATCH,
+                  catalog_: Catalog | None = None) -> Cluster:
+    """The scenario's cluster of ``gpus`` GPUs (default: one copy of its fabric) with the
+    instances of the best configuration of ``model`` in ``phase`` placed in every cell.
+
+    Raises UserError when no configuration is feasible, or ``gpus`` is not a multiple of
+    the scenario's fabric (up to :data:`MAX_GPUS`).
+    """
+    from netmodel.study.fabric_search import (
+        ScenarioCollectives,
+        build_fabric,
+        fabric_search,
+        scenario_calibration,
+    )
+
+    s = get_scenario(scenario)
+    m = get_model(model)
+    workload = make_workload(phase, prompt, context)
+    slo = slo or Slo()
+    options = options or RooflineOptions()
+    graph = build_fabric(s)
+    cells = _check_gpus(gpus, int(graph.graph["gpus"]))
+    coll = ScenarioCollectives(s.with_instances("alone"))
+    r = fabric_search(m, coll.scenario, workload, slo=slo, options=options,
+                      max_batch=max_batch, collectives=coll)
+    if r.best is None:
+        raise UserError(f"{m.name} has no feasible configuration on {s.label} "
+                        f"({workload.phase}): {r.search.reason}")
+    from netmodel.collectives.placement import partition
+
+    instances = tuple(partition(graph, r.best.tp, s.placement, gpus=gpu_nodes(graph)))
+    return Cluster(scenario=s, model=m, workload=workload, gpu=get_gpu(s.gpu), slo=slo,
+                   options=options, graph=graph, cells=cells, best=r.best,
+                   instances=instances, calibration=scenario_calibration(s),
+                   catalog=catalog_ or catalog())
+
+
+# ---------------------------------------------------------------------- the table
+
+@dataclass(frozen=True)
+class BlastRow:
+    """One component class in a cluster (radii are per failure; ``mean`` weighted by rate).
+
+    ``count``: parts in the cluster; ``rate_per_hour``: per part; ``events_per_year``: in
+    the cluster; ``recovery_*``: the path and time of the instances it takes down.
+    """
+
+    cls: str
+    description: str
+    count: float
+    rate_per_hour: float
+    events_per_year: float
+    gpus_mean: float
+    gpus_max: int
+    sms_mean: float
+    sms_max: int
+    instances_down_mean: float
+    instances_down_max: int
+    gpus_down_mean: float          #: GPUs in the instances it takes down (software radius)
+    tokens_lost_pct_mean: float
+    tokens_lost_pct_max: float
+    symmetry_classes: int
+    recovery_without_spares: str
+    recovery_without_spares_s: float | None
+    recovery_with_spares: str
+    recovery_with_spares_s: float | None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+BLAST_COLUMNS = tuple(f.name for f in BlastRow.__dataclass_fields__.values())
+
+
+@dataclass(frozen=True, eq=False)
+class BlastRadius:
+    """The blast-radius table of one scenario, model and phase."""
+
+    cluster: Cluster
+    rows: tuple
+    effects: tuple
+    recoveries: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        c = self.cluster
+        return {"scenario": c.scenario.label, "model": c.model.name,
+                "phase": c.workload.phase, "gpus": c.gpus, "cells": c.cells,
+                "cell_gpus": c.cell_gpus, "tp": c.tp, "batch": c.batch,
+                "instances": c.instances_total, "idle_gpus": len(c.idle) * c.cells,
+                "sms_per_gpu": c.gpu.sms, "tokens_per_s": c.cluster_tokens_per_s,
+                "instance_tokens_per_s": c.tokens_per_s, "swap_s": c.swap_s(),
+                "reconfiguration_s": c.reconfiguration_s,
+                "catalog": c.catalog.to_dict(),
+                "rows": [r.to_dict() for r in self.rows],
+                "symmetry_classes": [
+                    {**{k: v for k, v in asdict(e).items() if k not in ("component", "down")},
+                     "down_members": list(e.down_members), "gpus": e.gpus,
+                     "recovery": self.recoveries.get(id(e))}
+                    for e in self.effects]}
+
+    def to_json(self, indent: int | None = 2) -> str:
+        import json
+
+        return json.dumps(self.to_dict(), indent=indent)
+
+    def to_csv(self) -> str:
+        from compute.results import rows_to_csv
+
+        return rows_to_csv([r.to_dict() for r in self.rows], BLAST_COLUMNS)
+
+    def table(self) -> str:
+        c = self.cluster
+        lines = [f"{c.scenario.label}, {c.model.name} {c.workload.phase}: {c.gpus:,} GPUs "
+                 f"({c.cells} x {c.cell_gpus}), TP {c.tp} x batch {c.batch}, "
+                 f"{c.instances_total:,} instances, {c.cluster_tokens_per_s:,.0f} tokens/s",
+                 f"{'class':<12}{'count':>9}{'rate/h':>10}{'ev/yr':>9}{'GPUs':>7}{'SMs':>7}"
+                 f"{'inst':>7}{'tok%':>8}  recovery (no spares | with spares)"]
+        for r in self.rows:
+            lines.append(
+                f"{r.cls:<12}{r.count:>9,.0f}{r.rate_per_hour:>10.2e}{r.events_per_year:>9.3g}"
+                f"{r.gpus_mean:>7.3g}{r.sms_mean:>7.4g}{r.instances_down_mean:>7.3g}"
+                f"{r.tokens_lost_pct_mean:>8.3g}  {r.recovery_without_spares} | "
+                f"{r.recovery_with_spares}")
+        lines.append("GPUs, SMs, inst, tok%: per failure, mean over the class weighted by rate "
+                     "(hardware radius: GPUs lost or cut off; inst: instances down)")
+        return "\n".join(lines)
+
+
+def _fmt_s(s: float | None) -> str:
+    if s is None:
+        return "-"
+    if s >= 2 * HOUR:
+        return f"{s / HOUR:.3g} h"
+    if s >= 120:
+        return f"{s / 60:.3g} min"
+    return f"{s:.3g} s"
+
+
+def blast_radius(scenario, model, phase="decode", *, gpus: int | None = None,
+                 slo: Slo | None = None, options: RooflineOptions | None = None,
+                 catalog_: Catalog | None = None, placement: str = "pod", prompt=None,
+                 context=None, classes=None, cluster: Cluster | None = None) -> BlastRadius:
+    """The blast-radius table (see the module doc): per class, the count, rate, hardware
+    and software radius, tokens/s lost, and the recovery path and time without spares
+    (repair) and with a hot spare of ``placement`` (group, pod or global) at hand."""
+    from netmodel.study.reliability_spares import recovery
+
+    c = cluster or build_cluster(scenario, model, phase, gpus=gpus, slo=slo, options=options,
+                                 prompt=prompt, context=context, catalog_=catalog_)
+    effects = c.effects(classes)
+    rates = c.rates
+    total = c.instances_total
+    rows = []
+    recs = {}
+    for cls in CLASSES:
+        es = [e for e in effects if e.cls == cls]
+        if not es:
+            continue
+        w = np.array([e.parts for e in es], dtype=float)
+        wsum = float(w.sum())
+        rate = rates[cls]
+
+        def mean(xs, w=w, wsum=wsum) -> float:
+            return float(np.dot(w, xs) / wsum) if wsum > 0 else 0.0
+
+        down = [e for e in es if e.instances_down]
+        path0 = path1 = "no instance down"
+        t0 = t1 = None
+        if down:
+            path0 = f"repair ({_fmt_s(c.repair_down_s(cls))})"
+            t0 = c.repair_down_s(cls)
+            recs_cls = [recovery(c, e, placement) for e in down]
+            for e, rec in zip(down, recs_cls, strict=True):
+                recs[id(e)] = rec.to_dict()
+            worst = max(recs_cls, key=lambda r: (r.units is None, r.time_s or 0.0))
+            if worst.units is None:
+                path1, t1 = f"{worst.path}: repair", t0
+            else:
+                path1, t1 = f"{worst.path} ({_fmt_s(worst.time_s)})", worst.time_s
+        lost = [100 * e.lost_instances / len(c.instances) / c.cells for e in es]
+        rows.append(BlastRow(
+            cls=cls, description=c.catalog.classes[cls].description,
+            count=wsum * c.cells, rate_per_hour=rate * HOUR,
+            events_per_year=wsum * c.cells * rate * YEAR,
+            gpus_mean=mean([e.gpus for e in es]), gpus_max=max(e.gpus for e in es),
+            sms_mean=mean([e.sms for e in es]), sms_max=max(e.sms for e in es),
+            instances_down_mean=mean([e.instances_down for e in es]),
+            instances_down_max=max(e.instances_down for e in es),
+            gpus_down_mean=mean([e.instances_down * c.tp for e in es]),
+            tokens_lost_pct_mean=mean(lost), tokens_lost_pct_max=max(lost),
+            symmetry_classes=len(es), recovery_without_spares=path0,
+            recovery_without_spares_s=t0, recovery_with_spares=path1,
+            recovery_with_spares_s=t1))
+    if not math.isfinite(total):  # pragma: no cover - guarded by build_cluster
+        raise UserError("no instance")
+    return BlastRadius(cluster=c, rows=tuple(rows), effects=tuple(effects), recoveries=recs)

@@ -1,0 +1,247 @@
+"""Hot spares: where a fabric can hold them, and how an instance a failure took down comes
+back on them.
+
+**Where spares sit** (``placement``):
+
+* ``group``: in the failed GPU's ``group`` (a Lite package group, an NVSwitch domain),
+  wired as the group's GPUs are, on free ports of the same switches; a directly wired
+  group (a mesh) has no free port, so no spare can join it. Needs ``group`` labels.
+* ``pod``: in the same copy of the scenario's fabric (the cell), on free ports of its
+  switches or OCS, wired as a GPU of the cell is (:func:`~topologies.failure_domains.add_spares`).
+  A spare stands in for each member the failure took (*substitution*); the instance's
+  collectives are re-costed with the spare where it sits (a spare on another leaf adds
+  hops) and the swap holds only if the SLO still does. Where it does not, the instance is
+  re-created whole on spares of the cell (*re-creation*) if they meet the SLO.
+* ``global``: spares kept together as whole instances' worth of GPUs anywhere in the
+  cluster, outside the cells; every instance a failure took down is re-created on ``TP``
+  of them (they meet the SLO as a healthy instance does). No free port is needed.
+
+A spare stays in use until the failed part is repaired and returns to the pool as a spare
+(the pool is a loss system: :mod:`netmodel.study.availability`). The swap takes detection +
+circuit reconfiguration (OCS) + loading the weight shard + warm-up
+(:meth:`~netmodel.study.blast_radius.Cluster.swap_s`); spares themselves are assumed not to
+fail while idle.
+
+>>> from netmodel.study.blast_radius import build_cluster
+>>> c = build_cluster("lite-flat", "Llama-3-70B", "decode")
+>>> e = next(x for x in c.effects() if x.cls == "gpu-die")
+>>> r = recovery(c, e, "pod")
+>>> r.path, r.units, round(r.restored, 6)
+('substitute 1 spare', 1, 0.0)
+>>> capacity(c, "pod")
+16
+>>> recovery(build_cluster("lite-hier", "Llama-3-70B", "decode"), e, "pod").path
+'no free port for a spare'
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import networkx as nx
+
+from compute.errors import UserError, known
+from topologies.failure_domains import add_spares, degrade
+from topologies.schema import gpu_nodes
+
+__all__ = ["PLACEMENTS", "Recovery", "SparePools", "capacity", "recovery", "spare_pools"]
+
+#: Where spares sit (see the module doc).
+PLACEMENTS = ("group", "pod", "global")
+
+
+def check_placement(placement) -> str:
+    if placement not in PLACEMENTS:
+        raise UserError(f"unknown spare placement {placement!r}; known: {known(PLACEMENTS)}")
+    return placement
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """How the instances one failure takes down come back on spares.
+
+    ``units``: spare GPUs the failure holds until its repair (0: nothing to recover;
+    None: spares cannot help, the instances wait for the repair); ``time_s``: from the
+    failure to serving again on spares; ``restored``: capacity still lost (instances'
+    worth) while the spares stand in (a spare on a farther port slows its instance).
+    """
+
+    path: str
+    units: int | None
+    time_s: float | None
+    restored: float = 0.0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _groups(cluster) -> dict:
+    data = cluster.graph.nodes
+    out: dict = {}
+    for g in gpu_nodes(cluster.graph):
+        if "group" not in data[g]:
+            raise UserError(f"spare placement 'group' needs GPUs labelled with their group; "
+                            f"{cluster.scenario.label}'s fabric has none (use pod or global)")
+        out.setdefault(data[g]["group"], []).append(g)
+    return out
+
+
+def capacity(cluster, placement: str) -> int | None:
+    """Spares one pool can hold: free ports of a cell (``pod``) or of one group
+    (``group``); None (no limit) for ``global``."""
+    check_placement(placement)
+    key = (placement,)
+    memo = cluster.__dict__.setdefault("_spare_capacity", {})
+    if key not in memo:
+        if placement == "global":
+            memo[key] = None
+        elif placement == "pod":
+            memo[key] = len(add_spares(cluster.graph, cluster.cell_gpus)[1])
+        else:
+            groups = _groups(cluster)
+            first = next(iter(groups.values()))
+            memo[key] = len(add_spares(cluster.graph, cluster.cell_gpus, like=first)[1])
+    return memo[key]
+
+
+def _replace(cluster, comp, effect):
+    """Per down instance: (members, the members to replace)."""
+    _, lost, wired, _ = cluster._local(comp)
+    g2 = degrade(cluster.graph, [comp])
+    parts = {n: k for k, cc in enumerate(nx.connected_components(g2)) for n in cc}
+    out = []
+    for i in effect.down:
+        inst = cluster.instances[i]
+        gone = [m for m in inst if m in lost]
+        if not gone:
+            sides: dict = {}
+            for m in inst:
+                sides.setdefault(parts[m], []).append(m)
+            if len(sides) > 1:  # the smaller side(s) are cut off
+                big = max(sides.values(), key=len)
+                gone = [m for m in inst if m not in big]
+            else:
+                gone = [m for m in inst if m in wired]
+        out.append((inst, gone))
+    return out
+
+
+def recovery(cluster, effect, placement: str = "pod") -> Recovery:
+    """How the instances ``effect`` takes down come back on spares of ``placement``
+    (assuming the pool has enough free spares; the pool's size is the availability
+    model's business)."""
+    check_placement(placement)
+    memo = cluster.__dict__.setdefault("_recoveries", {})
+    key = (id(effect), placement)
+    if key not in memo:
+        memo[key] = _recovery(cluster, effect, placement)
+    return memo[key]
+
+
+def _recovery(cluster, effect, placement: str) -> Recovery:
+    if not effect.instances_down:
+        return Recovery("none needed", 0, 0.0)
+    swap = cluster.swap_s()
+    recreate = cluster.tp * effect.instances_down
+    if placement == "global":
+        return Recovery(f"re-create on {recreate} spares", recreate, swap)
+    comp = effect.component
+    todo = _replace(cluster, comp, effect)
+    need = sum(len(gone) for _, gone in todo)
+    healthy = cluster.tokens_per_s
+    if placement == "group":
+        groups = _groups(cluster)
+        data = cluster.graph.nodes
+        like = [g for _, gone in todo for m in gone for g in groups[data[m]["group"]]]
+        like = list(dict.fromkeys(like))
+    else:
+        like = None
+    graph, spares = add_spares(cluster.graph, max(need, cluster.tp), like=like or None)
+    if not spares:
+        return Recovery("no free port for a spare", None, None)
+    g3 = degrade(graph, [comp])
+    if need and len(spares) >= need:
+        free = [s for s in spares if s in g3]
+        ok, lost = True, 0.0
+        data = cluster.graph.nodes
+        for inst, gone in todo:
+            if not gone:
+                ok = False
+                break
+            picks = []
+            for m in gone:  # a spare of the member's group where spares are per group
+                pool = [s for s in free if placement != "group"
+                        or g3.nodes[s].get("group") == data[m].get("group")]
+                if not pool:
+                    ok = False
+                    break
+                picks.append(pool[0])
+                free.remove(pool[0])
+            if not ok:
+                break
+            sub = dict(zip(gone, picks, strict=True))
+            r = cluster.instance_result(g3, tuple(sub.get(m, m) for m in inst))
+            if r is None or not r.feasible:
+                ok = False
+                break
+            lost += _loss(r.tokens_per_s, healthy)
+        if ok:
+            extra = " (circuits re-set)" if cluster.scenario.is_ocs else ""
+            return Recovery(f"substitute {need} spare{'s' * (need > 1)}{extra}", need, swap,
+                            lost)
+    if placement == "pod" and len(spares) >= cluster.tp:
+        block = tuple(s for s in spares if s in g3)[:cluster.tp]
+        r = cluster.instance_result(g3, block) if len(block) == cluster.tp else None
+        if r is not None and r.feasible:
+            lost = _loss(r.tokens_per_s, healthy) * effect.instances_down
+            return Recovery(f"re-create on {recreate} spares", recreate, swap, lost)
+    if len(spares) < need and len(spares) < cluster.tp:
+        return Recovery(f"only {len(spares)} free port(s) for {need} spares", None, None)
+    if placement == "group":
+        return Recovery("no spare in the group meets the SLO", None, None)
+    return Recovery("no reachable spare meets the SLO", None, None)
+
+
+def _loss(tokens_per_s: float, healthy: float) -> float:
+    """Share of an instance's tokens/s lost (rounding noise below 1e-9 is none)."""
+    loss = 1.0 - tokens_per_s / healthy
+    return loss if loss > 1e-9 else 0.0
+
+
+@dataclass(frozen=True)
+class SparePools:
+    """``spares`` bought, split over ``pools`` pools; ``reachable``: spares per pool the
+    fabric can hold (one entry per pool); spares beyond that have no port and change
+    nothing."""
+
+    placement: str
+    spares: int
+    pools: int
+    reachable: tuple
+
+    @property
+    def reachable_total(self) -> int:
+        return int(sum(self.reachable))
+
+    def to_dict(self) -> dict:
+        return {"placement": self.placement, "spares": self.spares, "pools": self.pools,
+                "reachable": self.reachable_total,
+                "per_pool": sorted(set(self.reachable))}
+
+
+def spare_pools(cluster, spares: int, placement: str = "pod") -> SparePools:
+    """Split ``spares`` over the pools of ``placement`` (as evenly as whole GPUs allow)."""
+    check_placement(placement)
+    if isinstance(spares, bool) or not isinstance(spares, int) or spares < 0:
+        raise UserError(f"spares must be a whole number >= 0, got {spares!r}")
+    if placement == "global":
+        pools = 1
+    elif placement == "pod":
+        pools = cluster.cells
+    else:
+        pools = cluster.cells * len(_groups(cluster))
+    cap = capacity(cluster, placement)
+    base, extra = divmod(spares, pools)
+    per = [base + (1 if i < extra else 0) for i in range(pools)]
+    reach = tuple(p if cap is None else min(p, cap) for p in per)
+    return SparePools(placement, spares, pools, reach)
