@@ -87,10 +87,10 @@ INSTANCES = ("alone", "all")
 #: The optional [adjust] keys and their defaults.
 ADJUST_KEYS = {"latency_scale": 1.0, "hop_latency": 0.0, "bandwidth_scale": 1.0}
 #: Their allowed ranges (minimum, maximum, unit): generous bounds that refuse typos and
-#: absurd values (a hop of more than 1 s is a misplaced unit; a bandwidth scaled by 1e6 is
-#: petabytes per second per link), never a plausible what-if.
+#: absurd values (a hop of more than 1 s is a misplaced unit), never a plausible what-if
+#: (a bandwidth scaled by 1e12 stands in for an ideal network).
 ADJUST_RANGES = {"latency_scale": (0.0, 1e6, ""), "hop_latency": (0.0, 1.0, "s"),
-                 "bandwidth_scale": (1e-6, 1e6, "")}
+                 "bandwidth_scale": (1e-9, 1e15, "")}
 #: Longest description or source text in a scenario file.
 MAX_TEXT = 2_000
 #: Largest magnitude of a number in a [fabric] table (bandwidths in bytes/s reach 1e15).

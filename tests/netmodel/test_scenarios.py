@@ -160,7 +160,7 @@ def test_fabric_gpu_must_be_the_scenario_gpu():
 
 
 def test_adjust_refuses_negative_values():
-    with pytest.raises(UserError, match=r"adjust.bandwidth_scale must be a number from 1e-06 to"):
+    with pytest.raises(UserError, match=r"adjust.bandwidth_scale must be a number from 1e-09 to"):
         Adjust(bandwidth_scale=0.0)
     with pytest.raises(UserError, match="adjust.hop_latency"):
         get_scenario("lite-flat").with_param("adjust.hop_latency", -1e-6)
