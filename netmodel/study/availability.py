@@ -62,8 +62,9 @@ from netmodel.study.reliability_spares import (
 )
 
 __all__ = ["MAX_EVENTS", "MAX_TRIALS", "Analytic", "Availability", "Kind", "MonteCarlo",
-           "ReliabilitySummary", "analytic", "availability", "event_kinds", "parse_spares",
-           "reliability_summary", "simulate", "spares_needed"]
+           "ReliabilitySummary", "analytic", "availability", "availability_files",
+           "event_kinds", "parse_spares", "reliability_summary", "simulate", "spare_curve",
+           "spares_needed"]
 
 #: Most trials one run may ask for.
 MAX_TRIALS = 100_000
@@ -709,6 +710,57 @@ def spares_needed(cluster: Cluster, placement: str = "pod", *, threshold: float 
         else:
             lo = mid
     return hi
+
+
+def spare_curve(cluster: Cluster, placement: str, counts=None, *,
+                threshold: float = THRESHOLD) -> tuple:
+    """Closed-form availability against the spare pool: ``(spares as % of the cluster's
+    GPUs, mean capacity, share of time below threshold)`` for each count (default: 0 to
+    the most the fabric holds, or 8% of the GPUs, in about a dozen steps)."""
+    kinds = event_kinds(cluster, placement)
+    comps = _components_per_kind(cluster, kinds)
+    per = spare_pools(cluster, 0, placement).pools
+    if counts is None:
+        top = spare_pools(cluster, cluster.gpus, placement).reachable_total
+        top = min(top, max(per, math.ceil(0.08 * cluster.gpus)))
+        step = max(per, math.ceil(top / 12 / per) * per)
+        counts = list(range(0, top + 1, step)) if top else [0]
+    pct, mean, below = [], [], []
+    for n in counts:
+        a = analytic(kinds, spare_pools(cluster, int(n), placement), cluster.instances_total,
+                     threshold, comps)
+        pct.append(100.0 * n / cluster.gpus)
+        mean.append(a.mean)
+        below.append(a.below_threshold)
+    return np.array(pct), np.array(mean), np.array(below)
+
+
+def availability_files(avail: Availability, *, plot: bool = True, curves=None) -> dict:
+    """The availability run's files: ``availability.json``, ``availability.csv`` (the
+    capacity band over time) and, with ``plot``, ``availability_capacity.png``,
+    ``availability_event_loss.png`` and ``availability_spares.png`` (``curves``: label ->
+    :func:`spare_curve`; default: this scenario, one line per placement it supports)."""
+    files = {"availability.json": avail.to_json().encode(),
+             "availability.csv": avail.to_csv().encode()}
+    if plot:
+        from netmodel.study import reliability_plots as rp
+
+        c = avail.cluster
+        if curves is None:
+            curves = {}
+            for p in ("pod", "global", "group"):
+                try:
+                    curves[f"{c.scenario.label} {p}"] = spare_curve(
+                        c, p, threshold=avail.threshold)
+                except UserError:  # no group labels
+                    continue
+        marks = [(c.scenario.label, 100.0 * avail.pools.spares / c.gpus, avail.mc.mean,
+                  avail.mc.below_threshold)]
+        files["availability_capacity.png"] = lambda path: rp.plot_capacity(avail, path)
+        files["availability_event_loss.png"] = lambda path: rp.plot_event_loss(avail, path)
+        files["availability_spares.png"] = lambda path: rp.plot_spares(
+            curves, path, threshold=avail.threshold, quantile=QUANTILE, marks=marks)
+    return files
 
 
 @dataclass(frozen=True)

@@ -56,8 +56,8 @@ from netmodel.study.scenarios import get_scenario
 from topologies.failure_domains import CLASSES, Component, components, degrade
 from topologies.schema import gpu_nodes
 
-__all__ = ["MAX_GPUS", "BlastRadius", "BlastRow", "Cluster", "Effect", "blast_radius",
-           "build_cluster"]
+__all__ = ["BLAST_COLUMNS", "MAX_GPUS", "BlastRadius", "BlastRow", "Cluster", "Effect",
+           "blast_files", "blast_radius", "build_cluster"]
 
 #: Largest cluster (GPUs) the reliability commands model.
 MAX_GPUS = 131_072
@@ -580,6 +580,17 @@ class BlastRadius:
         lines.append("GPUs, SMs, inst, tok%: per failure, mean over the class weighted by rate "
                      "(hardware radius: GPUs lost or cut off; inst: instances down)")
         return "\n".join(lines)
+
+
+def blast_files(result: BlastRadius, *, plot: bool = True) -> dict:
+    """``blast_radius.json``, ``blast_radius.csv`` and (with ``plot``) ``blast_radius.png``."""
+    files = {"blast_radius.json": result.to_json().encode(),
+             "blast_radius.csv": result.to_csv().encode()}
+    if plot:
+        from netmodel.study.reliability_plots import plot_blast_radius
+
+        files["blast_radius.png"] = lambda path: plot_blast_radius(result, path)
+    return files
 
 
 def _fmt_s(s: float | None) -> str:

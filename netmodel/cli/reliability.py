@@ -1,0 +1,250 @@
+"""``netmodel blast-radius`` and ``netmodel availability``: thin click commands over
+:mod:`netmodel.study.blast_radius` and :mod:`netmodel.study.availability`.
+
+Only click is imported at module level. Every input is checked, and the output folder too,
+before the work starts; the files are written all or nothing.
+"""
+
+from __future__ import annotations
+
+import click
+
+__all__ = ["availability", "blast_radius"]
+
+
+def _pairs(option: str, texts, parse) -> dict:
+    """``CLASS=VALUE`` options into ``{class: parse(value)}``."""
+    from compute.errors import UserError
+    from netmodel.study.reliability_catalog import check_class
+
+    out = {}
+    for text in texts:
+        name, eq, value = text.partition("=")
+        if not eq or not name.strip() or not value.strip():
+            raise UserError(f"{option} {text!r} must be CLASS=VALUE, e.g. transceiver=2e-5")
+        out[check_class(name.strip())] = parse(value.strip(), f"{option} {name.strip()}")
+    return out
+
+
+def _per_hour(text: str, what: str) -> float:
+    import math
+
+    from compute.errors import UserError
+
+    body = text[:-2] if text.endswith("/h") else text
+    try:
+        v = float(body)
+    except ValueError:
+        raise UserError(f"{what} {text!r} must be failures per part per hour, e.g. 2e-5 or "
+                        f"2e-5/h") from None
+    if not math.isfinite(v) or v < 0:
+        raise UserError(f"{what} must be a finite number >= 0 per hour, got {text!r}")
+    return v
+
+
+def _hours(text: str, what: str) -> float:
+    from netmodel.study.reliability_catalog import HOUR, parse_duration
+
+    return parse_duration(text, what, allow_zero=True) / HOUR
+
+
+def _catalog(area_share, repair, rates, repair_times, detection, warmup, load_from,
+             load_bandwidth):
+    from compute.units import parse_bandwidth
+    from netmodel.study.reliability_catalog import catalog, parse_duration
+
+    return catalog().with_(
+        area_share=area_share, repair=repair, rates=_pairs("--rate", rates, _per_hour),
+        repair_hours=_pairs("--repair-time", repair_times, _hours),
+        detection_s=None if detection is None else parse_duration(detection, "--detection",
+                                                                  allow_zero=True),
+        warmup_s=None if warmup is None else parse_duration(warmup, "--warmup",
+                                                           allow_zero=True),
+        load_from=load_from,
+        storage_bandwidth=None if load_bandwidth is None else parse_bandwidth(
+            load_bandwidth, "--load-bandwidth"))
+
+
+def _settings(ttft: str, tbt: str):
+    from compute.phases import Slo
+    from compute.units import parse_time
+
+    return Slo(ttft=parse_time(ttft, "--ttft", allow_zero=False),
+               tbt=parse_time(tbt, "--tbt", allow_zero=False))
+
+
+def _gpus(text):
+    from compute.errors import UserError
+
+    if text is None:
+        return None
+    try:
+        n = int(str(text).replace(",", "").replace("_", ""))
+    except ValueError:
+        raise UserError(f"--gpus {text!r} must be a whole number of GPUs") from None
+    return n
+
+
+def _phase(text: str) -> str:
+    from compute.phases import check_phase
+
+    return check_phase(text)
+
+
+_common = [
+    click.option("--scenario", "scenario", required=True, metavar="S",
+                 help="Scenario: a shipped name, NAME@GPU or a .toml file."),
+    click.option("--model", "model", required=True, metavar="M", help="Model name or file."),
+    click.option("--phase", default="decode", show_default=True, help="prefill or decode."),
+    click.option("--gpus", "gpus_text", default=None, metavar="N",
+                 help="Cluster size: a multiple of the scenario's fabric (copies of it), up "
+                 "to 131,072 (default: one copy)."),
+    click.option("--area-share", type=float, default=None, metavar="X",
+                 help="Share of the GPU failure rate that grows with silicon area "
+                 "(default 0.638; plausible 0.362-0.914)."),
+    click.option("--repair", type=click.Choice(["local", "vendor"]), default="local",
+                 show_default=True, help="Repair from a local pool of parts, or the vendor's "
+                 "RMA."),
+    click.option("--rate", "rates", multiple=True, metavar="CLASS=R",
+                 help="Failure rate of one part of CLASS per hour (repeat)."),
+    click.option("--repair-time", "repair_times", multiple=True, metavar="CLASS=T",
+                 help="Repair time of CLASS, e.g. gpu-die=7d (repeat)."),
+    click.option("--detection", default=None, metavar="T", help="Failure detection time "
+                 "(default 30s)."),
+    click.option("--warmup", default=None, metavar="T", help="Spare warm-up time (default 60s)."),
+    click.option("--load-from", type=click.Choice(["fabric", "storage"]), default=None,
+                 help="Where a spare loads its weight shard (default fabric: a peer "
+                 "instance at the GPU's scale-up bandwidth)."),
+    click.option("--load-bandwidth", default=None, metavar="BW",
+                 help="Storage bandwidth per GPU for --load-from storage (default 12.5GB/s)."),
+    click.option("--ttft", default="1s", show_default=True, help="Prefill SLO."),
+    click.option("--tbt", default="50ms", show_default=True, help="Decode SLO."),
+    click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table."),
+    click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False),
+                 metavar="DIR", help="Folder for the JSON, CSV and figures."),
+    click.option("--no-plot", is_flag=True, help="Write no figures."),
+]
+
+
+def _with(options):
+    def decorate(f):
+        for opt in reversed(options):
+            f = opt(f)
+        return f
+
+    return decorate
+
+
+def _placement(text: str) -> str:
+    from netmodel.study.reliability_spares import check_placement
+
+    return check_placement(text)
+
+
+@click.command("blast-radius")
+@_with(_common)
+@click.option("--spare-placement", "placement", default="pod", show_default=True,
+              metavar="group|pod|global", help="Where the hot spare of the recovery "
+              "column sits.")
+def blast_radius(scenario, model, phase, gpus_text, area_share, repair, rates, repair_times,
+                 detection, warmup, load_from, load_bandwidth, ttft, tbt, as_json, out_dir,
+                 no_plot, placement):
+    """What one failure of each component class takes down: count, rate, hardware radius
+    (GPUs, SMs lost or cut off), instances down, tokens/s lost, and the recovery path and
+    time without and with a hot spare."""
+    from compute.outputs import check_folder_path, write_outputs
+    from netmodel.study.blast_radius import blast_files
+    from netmodel.study.blast_radius import blast_radius as run
+
+    cat = _catalog(area_share, repair, rates, repair_times, detection, warmup, load_from,
+                   load_bandwidth)
+    placement = _placement(placement)
+    if out_dir is not None:
+        check_folder_path(out_dir)
+    result = run(scenario, model, _phase(phase), gpus=_gpus(gpus_text), slo=_settings(ttft, tbt),
+                 catalog_=cat, placement=placement)
+    written = []
+    if out_dir is not None:
+        written = write_outputs(out_dir, blast_files(result, plot=not no_plot),
+                                run={"command": "blast-radius", "scenario": scenario,
+                                     "model": model, "phase": phase})
+    click.echo(result.to_json() if as_json else result.table())
+    if written and not as_json:
+        click.echo("wrote " + ", ".join(str(p) for p in written))
+
+
+@click.command("availability")
+@_with(_common)
+@click.option("--spares", default="0", show_default=True, metavar="N|P%",
+              help="Spare GPUs: a count or a percentage of the cluster's GPUs.")
+@click.option("--spare-placement", "placement", default="pod", show_default=True,
+              metavar="group|pod|global", help="Where spares sit: in the failed GPU's group, "
+              "in its pod (copy of the fabric), or anywhere (whole instances re-created).")
+@click.option("--horizon", default="1y", show_default=True, metavar="T",
+              help="Simulated time (s, min, h, d, w, y).")
+@click.option("--trials", default="1000", show_default=True, help="Monte Carlo trials.")
+@click.option("--seed", default="0", show_default=True, help="Random seed.")
+@click.option("--threshold", default="99%", show_default=True,
+              help="Capacity threshold for the time-below figure.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr.")
+def availability(scenario, model, phase, gpus_text, area_share, repair, rates, repair_times,
+                 detection, warmup, load_from, load_bandwidth, ttft, tbt, as_json, out_dir,
+                 no_plot, spares, placement, horizon, trials, seed, threshold, quiet):
+    """Delivered capacity over time with failures, repairs and hot spares: a seeded Monte
+    Carlo and the closed forms side by side (mean, p1/p50/p99, time below a threshold,
+    instance-down events, goodput per SM bought)."""
+    from compute.outputs import check_folder_path, write_outputs
+    from netmodel.cli.compute import _whole
+    from netmodel.study.availability import availability as run
+    from netmodel.study.availability import availability_files
+    from netmodel.study.progress import Progress
+
+    cat = _catalog(area_share, repair, rates, repair_times, detection, warmup, load_from,
+                   load_bandwidth)
+    placement = _placement(placement)
+    n_trials = _whole("--trials", trials)
+    n_seed = _seed(seed)
+    share = _share(threshold)
+    if out_dir is not None:
+        check_folder_path(out_dir)
+    with Progress(n_trials, "availability", quiet=quiet) as bar:
+        result = run(scenario, model, _phase(phase), gpus=_gpus(gpus_text), spares=spares,
+                     placement=placement, horizon=horizon, trials=n_trials, seed=n_seed,
+                     threshold=share, slo=_settings(ttft, tbt), catalog_=cat, progress=bar)
+    written = []
+    if out_dir is not None:
+        written = write_outputs(out_dir, availability_files(result, plot=not no_plot),
+                                run={"command": "availability", "scenario": scenario,
+                                     "model": model, "phase": phase, "spares": spares,
+                                     "placement": placement, "horizon": horizon,
+                                     "trials": n_trials, "seed": n_seed})
+    click.echo(result.to_json() if as_json else result.table())
+    if written and not as_json:
+        click.echo("wrote " + ", ".join(str(p) for p in written))
+
+
+def _seed(text) -> int:
+    from compute.errors import UserError
+
+    try:
+        v = int(str(text))
+    except ValueError:
+        raise UserError(f"--seed {text!r} must be a whole number >= 0") from None
+    if v < 0 or v >= 2**63:
+        raise UserError(f"--seed {text!r} must be a whole number from 0 to 2**63 - 1")
+    return v
+
+
+def _share(text) -> float:
+    import math
+
+    from compute.errors import UserError
+
+    s = str(text).strip()
+    try:
+        v = float(s[:-1]) / 100 if s.endswith("%") else float(s)
+    except ValueError:
+        raise UserError(f"--threshold {text!r} must be a share such as 99% or 0.99") from None
+    if not math.isfinite(v) or not 0 < v <= 1:
+        raise UserError(f"--threshold {text!r} must be a share in (0, 100%]")
+    return v

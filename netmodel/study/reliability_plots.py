@@ -1,0 +1,158 @@
+"""Figures of ``netmodel blast-radius`` and ``netmodel availability`` (matplotlib imported
+inside the functions, Agg backend).
+
+* :func:`plot_blast_radius`: SMs down per failure of each component class, hardware
+  (GPUs lost or cut off) against software (GPUs of the instances taken down).
+* :func:`plot_capacity`: delivered capacity over the horizon, median and p1-p99 band over
+  trials, with the threshold.
+* :func:`plot_event_loss`: the distribution (CDF) of capacity lost per failure.
+* :func:`plot_spares`: spares against availability, one line per scenario or placement.
+"""
+
+from __future__ import annotations
+
+__all__ = ["plot_blast_radius", "plot_capacity", "plot_event_loss", "plot_spares"]
+
+
+def _setup():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_blast_radius(result, path) -> None:
+    """``blast_radius.png``: per class, the mean SMs a failure takes out of service on the
+    hardware (lost or cut off) and in software (every GPU of the instances it takes down),
+    log scale; the rate of the class (failures per year in the cluster) under its name."""
+    plt = _setup()
+    import numpy as np
+
+    c = result.cluster
+    rows = [r for r in result.rows if r.events_per_year > 0 or r.instances_down_mean > 0]
+    x = np.arange(len(rows))
+    hw = [r.sms_mean for r in rows]
+    sw = [r.gpus_down_mean * c.gpu.sms for r in rows]
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(rows) + 2), 4.2))
+    floor = 0.5
+    ax.bar(x - 0.2, np.maximum(hw, floor), 0.4, color="#4c72b0",
+           label="hardware: SMs of GPUs lost or cut off")
+    ax.bar(x + 0.2, np.maximum(sw, floor), 0.4, color="#c44e52",
+           label="software: SMs of the instances taken down")
+    ax.set_yscale("log")
+    ax.set_ylim(floor, max(hw + sw + [10.0]) * 3)
+    ax.set_xticks(x, [f"{r.cls}\n{r.events_per_year:.3g}/y" for r in rows], fontsize=7)
+    ax.set_ylabel("SMs down per failure (mean)", fontsize=8)
+    ax.tick_params(axis="y", labelsize=7)
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_axisbelow(True)
+    ax.legend(fontsize=7, frameon=False, loc="upper right")
+    ax.set_title(f"Blast radius per failure: {c.scenario.label}, {c.model.name} "
+                 f"{c.workload.phase}, TP {c.tp}, {c.gpus:,} GPUs\n(bars at the floor: none; "
+                 "under each class: its failures per year in the cluster)", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, format="png", dpi=120)
+    plt.close(fig)
+
+
+def plot_capacity(avail, path) -> None:
+    """``availability_capacity.png``: the cluster's delivered share of its healthy
+    capacity over the horizon: median over trials and the p1-p99 band, the threshold."""
+    plt = _setup()
+    import numpy as np
+
+    m = avail.mc
+    days = m.grid_s / 86400
+    p1, p50, p99 = m.band
+    fig, ax = plt.subplots(figsize=(7.5, 3.8))
+    ax.fill_between(days, p1, p99, color="#4c72b0", alpha=0.25, lw=0,
+                    label="p1-p99 over trials")
+    ax.plot(days, p50, color="#4c72b0", lw=1.2, label="median over trials")
+    ax.axhline(avail.threshold, color="#c44e52", ls="--", lw=1,
+               label=f"threshold {avail.threshold:.0%}")
+    ax.axhline(m.mean, color="0.3", ls=":", lw=1, label=f"mean {m.mean:.5f}")
+    low = float(min(np.min(p1), avail.threshold, m.mean))
+    pad = max(1e-4, (1 - low) * 0.15)
+    ax.set_ylim(low - pad, 1 + pad)
+    ax.set_xlim(0, days[-1] + days[0])
+    ax.set_xlabel("days", fontsize=8)
+    ax.set_ylabel("delivered share of capacity", fontsize=8)
+    ax.tick_params(labelsize=7)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, frameon=False, loc="lower left", ncol=2)
+    c, p = avail.cluster, avail.pools
+    ax.set_title(f"{c.scenario.label}, {c.model.name} {c.workload.phase}: {c.gpus:,} GPUs, "
+                 f"{c.instances_total:,} instances of TP {c.tp}\n{p.spares:,} spares "
+                 f"({p.placement}, {p.reachable_total:,} reachable), {m.trials:,} trials "
+                 f"(capacity at {len(days)} instants)", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, format="png", dpi=120)
+    plt.close(fig)
+
+
+def plot_event_loss(avail, path) -> None:
+    """``availability_event_loss.png``: CDF of the capacity each failure costs, in
+    instance-hours (instances down x hours down, plus slow-downs), log scale."""
+    plt = _setup()
+    import numpy as np
+
+    v = np.sort(avail.mc.event_lost[avail.mc.event_lost > 0])
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    if len(v):
+        ax.step(v, np.arange(1, len(v) + 1) / len(v), where="post", color="#4c72b0")
+        ax.set_xscale("log")
+        for x, label in ((avail.cluster.swap_s() / 3600, "hot-spare swap"),
+                         (avail.cluster.repair_down_s("gpu-die") / 3600, "GPU repair")):
+            ax.axvline(x, color="0.4", ls=":", lw=1)
+            ax.annotate(label, (x, 0.03), rotation=90, fontsize=7, ha="right", va="bottom")
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("capacity lost per failure (instance-hours)", fontsize=8)
+    ax.set_ylabel("share of failures", fontsize=8)
+    ax.tick_params(labelsize=7)
+    ax.grid(alpha=0.3)
+    c = avail.cluster
+    ax.set_title(f"Capacity lost per failure: {c.scenario.label}, {avail.pools.spares:,} "
+                 f"spares ({avail.pools.placement})\n{len(v):,} failures sampled; dotted: one "
+                 "instance down for a swap, for a GPU repair", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, format="png", dpi=120)
+    plt.close(fig)
+
+
+def plot_spares(curves, path, *, threshold: float, quantile: float, marks=()) -> None:
+    """``availability_spares.png``: for each curve ``label -> (spares % of GPUs, mean
+    capacity, share of time below threshold)`` (closed forms), the unavailability
+    ``1 - mean`` (left) and the time below the threshold (right) against the spare pool;
+    ``marks``: Monte Carlo points ``(label, spares %, mean, below)``."""
+    plt = _setup()
+    import numpy as np
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    colours = plt.get_cmap("tab10").colors
+    floor = 1e-9
+    for i, (label, (pct, mean, below)) in enumerate(curves.items()):
+        col = colours[i % 10]
+        axes[0].plot(pct, np.maximum(1 - np.asarray(mean), floor), color=col, marker=".",
+                     lw=1.2, label=label)
+        axes[1].plot(pct, np.maximum(below, floor), color=col, marker=".", lw=1.2,
+                     label=label)
+    for _label, pct, mean, below in marks:
+        axes[0].plot(pct, max(1 - mean, floor), "kx", ms=7)
+        axes[1].plot(pct, max(below, floor), "kx", ms=7)
+    axes[1].axhline(1 - quantile, color="#c44e52", ls="--", lw=1,
+                    label=f"target: below {threshold:.0%} at most {1 - quantile:.1%} of time")
+    for ax, ylab in ((axes[0], "unavailability (1 - mean capacity)"),
+                     (axes[1], f"share of time below {threshold:.0%} capacity")):
+        ax.set_yscale("log")
+        ax.set_xlabel("spares (% of the cluster's GPUs)", fontsize=8)
+        ax.set_ylabel(ylab, fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.grid(alpha=0.3, which="both")
+    axes[1].legend(fontsize=7, frameon=False)
+    fig.suptitle("Spares against availability (closed forms; x: this run's Monte Carlo)",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, format="png", dpi=120)
+    plt.close(fig)
