@@ -168,3 +168,64 @@ def test_malformed_model_file_is_one_line(tmp_path, name, body, needle):
     opt = "--hf-config" if name == "config.json" else "--model-file"
     assert_one_line_error(run("infer", opt, str(f), "--gpu", "H100-SXM", "--tp", "1",
                               "--batch", "1"), needle)
+
+
+@pytest.mark.parametrize("name, body, needle", [
+    ("g.json", '{"gpu": ' + "[" * 20_000 + "]" * 20_000 + "}", "nests deeper than 32 levels"),
+    ("g.toml", '[gpu.X]\nderive_from = "H100-SXM"\nmax_instance = 1e30\n',
+     "max_instance must be a whole number from 1 to 100,000, got 1e+30"),
+    ("g.toml", "[gpu.X]\nsms = " + "9" * 6000 + "\n", "more than 4300 digits"),
+    ("g.json", '{"gpu": {"X": [1, 2]}}', "GPU 'X' must be a table of keys, got a list"),
+])
+def test_hostile_gpu_file_is_one_line(tmp_path, name, body, needle):
+    f = tmp_path / name
+    f.write_text(body)
+    assert_one_line_error(run("infer", "--model", "Llama-3-8B", "--gpu-file", str(f), "--tp",
+                              "1", "--batch", "1"), needle)
+
+
+@pytest.mark.parametrize("name, body, needle", [
+    ("m.toml", "[model.X]\nlayers = 1e30\nhidden = 64\nheads = 4\nffn = 128\nvocab = 10\n",
+     "layers must be a whole number from 1 to 10,000"),
+    ("m.json", '{"model": {"X": "big"}}', "model 'X' must be a table of keys, got 'big'"),
+    ("config.json", '{"hidden_size": "4096", "num_hidden_layers": 2}',
+     "hidden_size must be a whole number"),
+    ("config.json", '{"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, '
+     '"vocab_size": 1e30, "intermediate_size": 128}', "vocab_size must be a whole number"),
+])
+def test_hostile_model_file_is_one_line(tmp_path, name, body, needle):
+    f = tmp_path / name
+    f.write_text(body)
+    opt = "--hf-config" if name == "config.json" else "--model-file"
+    assert_one_line_error(run("infer", opt, str(f), "--gpu", "H100-SXM", "--tp", "1",
+                              "--batch", "1"), needle)
+
+
+def test_moe_and_mla_models_list_show_and_search():
+    listing = run("models")
+    assert listing.exit_code == 0
+    row = next(line for line in listing.output.splitlines() if line.startswith("DeepSeek-V3"))
+    assert "671.03B" in row and "37.55B" in row and "MLA" in row and "8/256" in row
+    shown = run("models", "Mixtral-8x7B")
+    assert "mixture of 8 experts, 2 per token" in shown.output
+    assert "KV cache 131.1 kB per token" in shown.output     # 32 x 2 x 8 x 128 x 2 B
+    r = run("search", "--model", "Qwen1.5-MoE-A2.7B", "--gpu", "H100-SXM", "--max-batch",
+            "64", "--json")
+    assert r.exit_code == 0 and json.loads(r.output)["best"]["tp"] in (1, 2, 4, 8)
+    r = run("infer", "--model", "DeepSeek-V3", "--gpu", "H200-SXM", "--tp", "8", "--batch",
+            "4", "--json")
+    assert r.exit_code == 0 and json.loads(r.output)["memory"]["fits"]
+
+
+def test_qwen_moe_hf_config_runs_through_infer(tmp_path):
+    # Qwen/Qwen1.5-MoE-A2.7B config.json's shape keys (num_experts used to be refused)
+    cfg = {"model_type": "qwen2_moe", "hidden_size": 2048, "intermediate_size": 5632,
+           "moe_intermediate_size": 1408, "shared_expert_intermediate_size": 5632,
+           "num_experts": 60, "num_experts_per_tok": 4, "num_hidden_layers": 24,
+           "num_attention_heads": 16, "num_key_value_heads": 16, "vocab_size": 151936,
+           "tie_word_embeddings": False}
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    r = run("infer", "--hf-config", str(tmp_path), "--gpu", "H100-SXM", "--tp", "2",
+            "--batch", "8", "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["memory"]["weights_bytes"] == pytest.approx(14.3e9, rel=0.02)
