@@ -17,6 +17,9 @@ GitHub renders the page):
     one per line, may stand between ``<!-- sample:`` and ``-->``; they run in order.
     ``<!-- sample needs=PATH: ... -->`` leaves the block alone when PATH (relative to the
     project root) is absent, e.g. the published measurements in ``../shared/reference``.
+``<!-- markdown: COMMAND -->`` ... ``<!-- /markdown -->``
+    COMMAND's output pasted as Markdown (a script that prints tables, such as
+    ``python scripts/accuracy_collectives.py --markdown``); ``needs=PATH`` as above.
 ``<!-- file: NAME -->``
     The fenced block after it is written to NAME in the page's scratch folder before the
     page's samples run (a scenario or GPU file that a sample reads).
@@ -72,6 +75,9 @@ COLUMNS = "100"
 _SAMPLE = re.compile(
     r"^<!-- sample(?P<opts>[^:\n]*):(?P<body>.*?)-->[ \t]*\n"
     r"(?P<block>```console\n.*?^```[ \t]*\n)?", re.S | re.M)
+_MARKDOWN = re.compile(
+    r"^<!-- markdown(?P<opts>[^:\n]*):(?P<body>.*?)-->[ \t]*\n(?P<block>.*?)^<!-- /markdown -->",
+    re.S | re.M)
 _FILE = re.compile(r"^<!-- file: (?P<name>[^\s>]+) -->[ \t]*\n```[^\n]*\n(?P<body>.*?)^```[ \t]*$",
                    re.S | re.M)
 _FINDINGS = re.compile(
@@ -229,6 +235,23 @@ def render_sample(commands: list[str], scratch: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def render_markdown(commands: list[str], scratch: Path) -> str:
+    """The commands' output as Markdown, with a blank line after each table (a line without
+    pipes right after a table would otherwise join it)."""
+    out: list[str] = []
+    for command in commands:
+        output, status = run_command(command, scratch)
+        if status:
+            raise DocsError(f"`{command}` exited with status {status}: {output.strip()[-300:]}")
+        for line in output.rstrip("\n").splitlines():
+            line = line.rstrip()
+            if out and out[-1].startswith("|") and line and not line.startswith("|"):
+                out.append("")
+            out.append(line)
+        out.append("")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
 # ---- other generated blocks -------------------------------------------------------------
 
 def summary_bullets(text: str) -> list[str]:
@@ -278,13 +301,15 @@ def render_commands(readme: Path) -> str:
 
     ctx = click.Context(cli, info_name="netmodel")
     where = documented_commands(sorted((ROOT / "docs").glob("*.md")))
+    available = cli.list_commands(ctx)            # what `netmodel --help` lists
+    names = [n for n in _COMMANDS if n in available] + [n for n in available
+                                                         if n not in _COMMANDS]
     rows = ["| command | what it does | manual |", "|---|---|---|"]
-    for name in cli.list_commands(ctx):
+    for name in names:
         cmd = cli.get_command(ctx, name)
         label = f"`netmodel {name}`"
         if isinstance(cmd, click.Group):
-            subs = cmd.list_commands(ctx)
-            label += " " + ", ".join(f"`{s}`" for s in subs)
+            label += " (" + ", ".join(f"`{s}`" for s in cmd.list_commands(ctx)) + ")"
         what = _COMMANDS[name][2] if name in _COMMANDS else cmd.get_short_help_str()
         page = where.get(name)
         manual = (f"[{page.stem}]({os.path.relpath(page, readme.parent)})" if page
@@ -354,6 +379,42 @@ def render_docstring(module_name: str, part: str = "") -> str:
     return "\n".join(out).replace("```\n\n", "```\n").strip("\n") + "\n"
 
 
+# ---- links -----------------------------------------------------------------------------
+
+_LINK = re.compile(r"!?\[[^\]]*\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
+_FENCE = re.compile(r"^```.*?^```[ \t]*$", re.S | re.M)
+_CODE = re.compile(r"`[^`\n]*`")
+
+
+def anchors(text: str) -> set[str]:
+    """The anchors GitHub gives a Markdown page's headings (lower case, punctuation dropped,
+    spaces as hyphens)."""
+    out = set()
+    for m in re.finditer(r"^#{1,6}\s+(.*?)\s*#*\s*$", _FENCE.sub("", text), re.M):
+        slug = re.sub(r"[^\w\- ]", "", m.group(1).lower()).replace(" ", "-")
+        out.add(slug)
+    return out
+
+
+def broken_links(page: Path) -> list[str]:
+    """The relative links (and images) of ``page`` whose file, or heading anchor in a
+    Markdown file, does not exist."""
+    text = page.read_text()
+    prose = _CODE.sub("", _FENCE.sub("", re.sub(r"<!--.*?-->", "", text, flags=re.S)))
+    bad = []
+    for m in _LINK.finditer(prose):
+        target = m.group("target")
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target):       # http:, https:, mailto:
+            continue
+        path, _, anchor = target.partition("#")
+        file = (page.parent / path).resolve() if path else page
+        if not file.exists():
+            bad.append(f"{_rel(page)}: link to {target}: {_rel(file)} does not exist")
+        elif anchor and file.suffix == ".md" and anchor not in anchors(file.read_text()):
+            bad.append(f"{_rel(page)}: link to {target}: no heading #{anchor} in {_rel(file)}")
+    return bad
+
+
 # ---- one page ---------------------------------------------------------------------------
 
 @dataclass
@@ -409,6 +470,13 @@ def blocks(page: Path, *, run: bool = True,
         found.append(Block(page, _line_of(text, m.start()), "sample",
                            "`" + " ; ".join(commands) + "`", m.group("block") or "",
                            span=(start, end), note=opts.get("needs", ""), commands=commands))
+    for m in _MARKDOWN.finditer(text):
+        commands = _sample_commands(m.group("body"))
+        opts = _options(m.group("opts"), f"{_rel(page)}:{_line_of(text, m.start())}")
+        found.append(Block(page, _line_of(text, m.start()), "markdown",
+                           "`" + " ; ".join(commands) + "`", m.group("block"),
+                           span=(m.start("block"), m.end("block")),
+                           note=opts.get("needs", ""), commands=commands))
     for m in _FINDINGS.finditer(text):
         found.append(Block(page, _line_of(text, m.start()), "findings",
                            f"from {m.group('source')}", m.group("body"),
@@ -433,11 +501,13 @@ def blocks(page: Path, *, run: bool = True,
             (scratch / m.group("name")).write_text(m.group("body"))
         for b in found:
             t0 = time.perf_counter()
+            if b.kind in ("sample", "markdown") and b.note and not (ROOT / b.note).exists():
+                b.note = f"skipped: {b.note} is absent"
+                continue
             if b.kind == "sample":
-                if b.note and not (ROOT / b.note).exists():
-                    b.note = f"skipped: {b.note} is absent"
-                    continue
                 b.new = render_sample(b.commands, scratch)
+            elif b.kind == "markdown":
+                b.new = render_markdown(b.commands, scratch)
             elif b.kind == "findings":
                 source, _, select = b.note.partition("\n")
                 b.new = render_findings(ROOT / source, _sample_commands(select))
@@ -510,18 +580,21 @@ def main(argv: list[str] | None = None) -> int:
     except DocsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    links = [msg for page in targets for msg in broken_links(page)]
+    for msg in links:
+        print(f"broken link: {msg}")
     took = f"{n_blocks} generated blocks in {len(targets)} pages, {time.perf_counter() - t0:.1f} s"
     if args.check:
         for b in bad:
             print(f"stale: {b.describe()}\n{_diff(b)}")
-        if bad:
+        if bad or links:
             print(f"{len(bad)} stale of {took}; run `python scripts/make_docs.py` to "
                   "regenerate them")
             return 1
         print(f"all fresh: {took}")
         return 0
     print(f"rewrote {', '.join(changed) or 'nothing'} ({len(bad)} blocks changed; {took})")
-    return 0
+    return 1 if links else 0
 
 
 if __name__ == "__main__":
