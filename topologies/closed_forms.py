@@ -7,12 +7,14 @@ builders number physically close GPUs consecutively, so this splits across the t
 hierarchy) can send to the rest. A closed form is returned only where it is derived below;
 callers fall back to the exact computation otherwise.
 
-A closed form holds only for the graph its spec builds: :func:`closed_form` checks that the
-node and edge counts still match those the builder recorded (``nodes_built``,
-``edges_built``) before trusting it, so a graph with links removed is analysed exactly.
-Bandwidths are read from the graph (a GPU's links), so scaling every link alike is followed;
-changing the bandwidth of single links while keeping the counts is not detected: clear
-``graph.graph["spec"]`` after such an edit to have the graph analysed exactly.
+A closed form holds only for the graph its builder made: :func:`closed_form` reads the
+builder and its arguments from ``graph.graph["builder"]`` and ``graph.graph["args"]`` (it
+never parses the spec string) and checks that the node and edge counts still match those
+the builder recorded (``nodes_built``, ``edges_built``), so a graph with links removed is
+analysed exactly. Bandwidths are read from the graph (a GPU's links), so scaling every link
+alike is followed; changing the bandwidth of single links while keeping the counts is not
+detected: clear ``graph.graph["spec"]`` (or remove ``builder``) after such an edit to have
+the graph analysed exactly.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import networkx as nx
+
+from compute.errors import UserError
 
 __all__ = ["ClosedForm", "closed_form"]
 
@@ -149,8 +153,9 @@ _FORMS = {
 
 
 def closed_form(graph: nx.Graph) -> ClosedForm | None:
-    """The closed form for ``graph`` if its spec names a structured builder and it is still
-    the graph that builder made (same node and edge counts); else None.
+    """The closed form for ``graph`` if a structured builder made it (``builder`` and
+    ``args`` recorded, ``spec`` not cleared) and it is still the graph that builder made
+    (same node and edge counts); else None.
 
     >>> from topologies import fat_tree
     >>> g = fat_tree(4)
@@ -160,15 +165,15 @@ def closed_form(graph: nx.Graph) -> ClosedForm | None:
     >>> closed_form(g) is None
     True
     """
-    spec = graph.graph.get("spec") or ""
-    if not spec or graph.graph.get("nodes_built") != graph.number_of_nodes() \
+    name, recorded = graph.graph.get("builder"), graph.graph.get("args")
+    if not graph.graph.get("spec") or name not in _FORMS or not isinstance(recorded, dict) \
+            or graph.graph.get("nodes_built") != graph.number_of_nodes() \
             or graph.graph.get("edges_built") != graph.number_of_edges():
         return None
-    from topologies.specs import build_arguments
+    from topologies.registry import bound_arguments
 
     try:
-        name, args = build_arguments(spec)
-    except Exception:  # a spec from elsewhere that no longer parses: no closed form
+        args = bound_arguments(name, recorded)
+    except (UserError, TypeError):  # arguments from a file that the builder no longer takes
         return None
-    form = _FORMS.get(name)
-    return None if form is None else form(graph, args)
+    return _FORMS[name](graph, args)

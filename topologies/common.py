@@ -1,5 +1,7 @@
 """Shared pieces of the builders: default latencies with their sources, parameter checks,
-and small helpers that add schema-conforming nodes and links.
+and small helpers that add schema-conforming nodes and links. (The builder registry lives
+in :mod:`topologies.registry`; ``REGISTRY``, ``builder`` and ``format_value`` are
+re-exported here for older imports.)
 
 Defaults (SI units; each number's source or the assumption behind it):
 
@@ -29,16 +31,16 @@ Defaults (SI units; each number's source or the assumption behind it):
 
 from __future__ import annotations
 
-import functools
-import inspect
 import math
 import numbers
 
 import networkx as nx
 
 from compute.errors import UserError, known
-from compute.hardware import GpuSpec, get_gpu
-from topologies.schema import MEDIA
+from compute.hardware import GpuSpec, catalog, get_gpu
+from topologies.limits import MAX_RADIX
+from topologies.registry import REGISTRY, builder, format_value  # noqa: F401  (old home)
+from topologies.schema import MEDIA, validate
 
 PROPAGATION_DELAY = 5e-9     # s per metre
 SCALEUP_LENGTH = 2.0         # m
@@ -93,11 +95,13 @@ def new_graph(name: str) -> nx.Graph:
     return nx.Graph(name=name, spec="", gpus=0)
 
 
-def finish(graph: nx.Graph, gpus: int) -> nx.Graph:
-    """Record the GPU count and validate (connectivity included)."""
-    from topologies.schema import validate
-
+def finish(graph: nx.Graph, gpus: int, *specs: GpuSpec) -> nx.Graph:
+    """Record the GPU count and, in ``gpu_types``, every GPU type in ``specs`` (those the
+    builder placed) that is not the catalog's own entry; validate (connectivity included)."""
     graph.graph["gpus"] = gpus
+    own = {s.name: s for s in specs if catalog().get(s.name) != s}
+    if own:
+        graph.graph["gpu_types"] = own
     return validate(graph)
 
 
@@ -109,15 +113,36 @@ def switch_attrs(tier: int, radix: int, latency: float, in_network_reduction: bo
 
 # ---------------------------------------------------------------- parameter checks
 
-def gpu_type(name) -> GpuSpec:
-    """The catalog GPU ``name`` (UserError listing the known ones otherwise)."""
+def gpu_type(name, what: str = "gpu") -> GpuSpec:
+    """The GPU ``name`` names: a GpuSpec itself, a catalog name or a GPU file path
+    (UserError listing the known ones otherwise)."""
     if not isinstance(name, str | GpuSpec):
-        raise UserError(f"gpu must be a GPU name, got {name!r}")
+        raise UserError(f"{what} must be a GPU name or a GpuSpec, got {_show(name)}")
     return get_gpu(name)
 
 
-def check_int(what: str, value, minimum: int = 1) -> int:
-    """``value`` as an int >= ``minimum``; bools and non-integral numbers are refused.
+def _show(value) -> str:
+    """``repr(value)``, cut to 60 characters (a value in an error message)."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int too long to print
+        return f"<an integer of {value.bit_length()} bits>"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _real(value) -> float | None:
+    """``value`` as a float if it is a real number (not a bool, not too large), else None."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    try:
+        return float(value)
+    except (OverflowError, ValueError, TypeError):
+        return None
+
+
+def check_int(what: str, value, minimum: int = 1, maximum: int | None = None) -> int:
+    """``value`` as an int in ``minimum..maximum``; bools and non-integral numbers are
+    refused.
 
     >>> check_int("n", 4.0)
     4
@@ -126,89 +151,50 @@ def check_int(what: str, value, minimum: int = 1) -> int:
     ...
     compute.errors.UserError: n must be an integer >= 1, got 0
     """
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) \
-        and math.isfinite(value) and value == int(value) and value >= minimum
-    if not ok:
-        raise UserError(f"{what} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        number = int(value)
+    else:
+        x = _real(value)
+        number = int(x) if x is not None and math.isfinite(x) and x == int(x) else None
+    if number is None or number < minimum or (maximum is not None and number > maximum):
+        rule = f">= {minimum}" if maximum is None else f"in {minimum}..{maximum:,}"
+        raise UserError(f"{what} must be an integer {rule}, got {_show(value)}")
+    return number
+
+
+def check_radix(what: str, value, minimum: int = 1) -> int:
+    """A port count: an integer in ``minimum`` .. :data:`~topologies.limits.MAX_RADIX`."""
+    return check_int(what, value, minimum, MAX_RADIX)
 
 
 def check_positive(what: str, value, *, allow_zero: bool = False) -> float:
     """``value`` as a finite float > 0 (>= 0 with ``allow_zero``)."""
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) \
-        and math.isfinite(value) and (value >= 0 if allow_zero else value > 0)
-    if not ok:
+    x = _real(value)
+    if x is None or not math.isfinite(x) or not (x >= 0 if allow_zero else x > 0):
         rule = ">= 0" if allow_zero else "> 0"
-        raise UserError(f"{what} must be a finite number {rule}, got {value!r}")
-    return float(value)
+        raise UserError(f"{what} must be a finite number {rule}, got {_show(value)}")
+    return x
+
+
+def check_length(value) -> float:
+    """A cable length in metres: finite, >= 0."""
+    return check_positive("length", value, allow_zero=True)
 
 
 def check_medium(what: str, medium) -> str:
     """``medium`` if it is one of the schema's media."""
-    if medium not in MEDIA:
-        raise UserError(f"{what} {medium!r} is not a known medium; known: {known(MEDIA)}")
+    if not isinstance(medium, str) or medium not in MEDIA:
+        raise UserError(f"{what} {_show(medium)} is not a known medium; known: {known(MEDIA)}")
     return medium
 
 
 def check_choice(what: str, value, choices) -> str:
     """``value`` if it is one of ``choices``."""
-    if value not in choices:
-        raise UserError(f"{what} {value!r} is not allowed; allowed: {known(choices)}")
+    if not isinstance(value, str) or value not in choices:
+        raise UserError(f"{what} {_show(value)} is not allowed; allowed: {known(choices)}")
     return value
 
 
 def bandwidth_or(what: str, value, default: float) -> float:
     """``value`` checked as a bandwidth (bytes/s), or ``default`` when it is None."""
     return default if value is None else check_positive(what, value)
-
-
-# ---------------------------------------------------------------- the builder registry
-
-#: Spec name -> builder function, filled by :func:`builder` as the builder modules load.
-REGISTRY: dict = {}
-
-
-def format_value(value) -> str | None:
-    """A parameter value as it is written in a spec string, or None when it has no spelling
-    (a graph object, a GpuSpec)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float | str):
-        text = repr(value) if isinstance(value, float) else str(value)
-        return f"[{text}]" if any(c in text for c in ",[]") else text
-    if isinstance(value, tuple | list) and all(isinstance(v, int) for v in value):
-        return "x".join(str(v) for v in value)
-    return None
-
-
-def builder(name: str):
-    """Register a builder under its spec ``name``; the graph it returns gets the spec string
-    that rebuilds it (the parameters that differ from their defaults) in ``graph['spec']``."""
-
-    def register(fn):
-        sig = inspect.signature(fn)
-
-        @functools.wraps(fn)
-        def build(*args, **kwargs):
-            graph = fn(*args, **kwargs)
-            bound = sig.bind(*args, **kwargs)
-            parts = []
-            for key, value in bound.arguments.items():
-                if value is sig.parameters[key].default or value == sig.parameters[key].default:
-                    continue
-                text = format_value(value)
-                if text is None:
-                    parts = None
-                    break
-                parts.append(f"{key}={text}")
-            graph.graph["spec"] = "" if parts is None else \
-                name + (":" + ",".join(parts) if parts else "")
-            # what the builder made, so analysis trusts closed forms only for this graph
-            graph.graph["nodes_built"] = graph.number_of_nodes()
-            graph.graph["edges_built"] = graph.number_of_edges()
-            return graph
-
-        REGISTRY[name] = build
-        return build
-
-    return register

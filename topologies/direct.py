@@ -15,30 +15,37 @@ from collections import Counter
 import networkx as nx
 
 from compute.errors import UserError
+from compute.hardware import GpuSpec
 from topologies.common import (
     GROUP_LENGTH,
     SCALEUP_LENGTH,
     bandwidth_or,
-    builder,
     cable_latency,
     check_choice,
     check_int,
+    check_length,
     check_medium,
     finish,
     gpu_type,
     link,
     new_graph,
 )
+from topologies.limits import check_size
+from topologies.registry import builder
+from topologies.schema import validate
 
 __all__ = ["full_mesh", "lite_groups", "parse_dims", "ring", "torus"]
 
 
-def _direct(name: str, n: int, neighbours, gpu, bandwidth, medium, length) -> nx.Graph:
-    """Wire ``n`` GPUs by ``neighbours(i) -> list of j`` (one port each)."""
+def _direct(name: str, n: int, edges: int, neighbours, gpu, bandwidth, medium,
+            length) -> nx.Graph:
+    """Wire ``n`` GPUs by ``neighbours(i) -> list of j`` (one port each); ``edges`` is the
+    estimate checked against the size limits first."""
     spec = gpu_type(gpu)
     medium = check_medium("medium", medium)
     total = bandwidth_or("bandwidth", bandwidth, spec.scaleup_bandwidth)
-    latency = cable_latency(length, medium)
+    latency = cable_latency(check_length(length), medium)
+    check_size(name, n, edges)
     graph = new_graph(name)
     graph.add_nodes_from((f"gpu{i}", {"kind": "gpu", "gpu": spec.name}) for i in range(n))
     for i in range(n):
@@ -48,11 +55,11 @@ def _direct(name: str, n: int, neighbours, gpu, bandwidth, medium, length) -> nx
             if j > i:
                 graph.add_edge(f"gpu{i}", f"gpu{j}",
                                **link(per_port * count, latency, medium, links=count))
-    return finish(graph, n)
+    return finish(graph, n, spec)
 
 
 @builder("ring")
-def ring(n: int = 8, gpu: str = "H100-SXM", bandwidth: float | None = None,
+def ring(n: int = 8, gpu: str | GpuSpec = "H100-SXM", bandwidth: float | None = None,
          medium: str = "copper", length: float = SCALEUP_LENGTH) -> nx.Graph:
     """``n`` GPUs in a ring; each GPU's ``bandwidth`` split over its two ports.
 
@@ -60,8 +67,8 @@ def ring(n: int = 8, gpu: str = "H100-SXM", bandwidth: float | None = None,
     ----------
     n : int
         GPUs, >= 2 (a ring of 2 is one double cable).
-    gpu : str
-        GPU type (catalog name).
+    gpu : str or GpuSpec
+        GPU type: a catalog name, a GPU file or a GpuSpec.
     bandwidth : float, optional
         Bytes/s per direction per GPU over both ports; default the GPU's scale-up bandwidth.
     medium : str
@@ -76,12 +83,12 @@ def ring(n: int = 8, gpu: str = "H100-SXM", bandwidth: float | None = None,
     (['gpu1', 'gpu3'], 225.0)
     """
     n = check_int("n", n, 2)
-    return _direct(f"ring of {n}", n, lambda i: [(i - 1) % n, (i + 1) % n], gpu, bandwidth,
-                   medium, length)
+    return _direct(f"ring of {n}", n, n, lambda i: [(i - 1) % n, (i + 1) % n], gpu,
+                   bandwidth, medium, length)
 
 
 @builder("full-mesh")
-def full_mesh(n: int = 8, gpu: str = "H100-SXM", bandwidth: float | None = None,
+def full_mesh(n: int = 8, gpu: str | GpuSpec = "H100-SXM", bandwidth: float | None = None,
               medium: str = "copper", length: float = SCALEUP_LENGTH) -> nx.Graph:
     """``n`` GPUs each cabled to every other; each GPU's ``bandwidth`` split over its n-1 ports.
 
@@ -94,8 +101,8 @@ def full_mesh(n: int = 8, gpu: str = "H100-SXM", bandwidth: float | None = None,
     (6, 37.5)
     """
     n = check_int("n", n, 2)
-    return _direct(f"full mesh of {n}", n, lambda i: [j for j in range(n) if j != i], gpu,
-                   bandwidth, medium, length)
+    return _direct(f"full mesh of {n}", n, n * (n - 1) // 2,
+                   lambda i: [j for j in range(n) if j != i], gpu, bandwidth, medium, length)
 
 
 def parse_dims(dims) -> tuple[int, ...]:
@@ -108,16 +115,21 @@ def parse_dims(dims) -> tuple[int, ...]:
         try:
             sides = tuple(int(s) for s in dims.lower().split("x"))
         except ValueError:
-            raise UserError(f"dims {dims!r} must be sides joined by 'x', e.g. '4x4x4'") from None
-    else:
+            raise UserError(f"dims {dims[:40]!r} must be sides joined by 'x', e.g. "
+                            "'4x4x4'") from None
+    elif isinstance(dims, tuple | list):
         sides = tuple(dims)
+    else:
+        raise UserError(f"dims must be sides joined by 'x' (e.g. '4x4x4') or a list of "
+                        f"sides, got {str(dims)[:40]!r}")
     if not 1 <= len(sides) <= 3:
-        raise UserError(f"dims {dims!r} must have 1 to 3 sides, e.g. '8x8' or '4x4x4'")
+        raise UserError(f"dims {str(dims)[:40]!r} must have 1 to 3 sides, e.g. '8x8' or "
+                        "'4x4x4'")
     return tuple(check_int("each torus side in dims", s, 2) for s in sides)
 
 
 @builder("torus")
-def torus(dims: str = "4x4", gpu: str = "H100-SXM", bandwidth: float | None = None,
+def torus(dims: str = "4x4", gpu: str | GpuSpec = "H100-SXM", bandwidth: float | None = None,
           medium: str = "copper", length: float = SCALEUP_LENGTH) -> nx.Graph:
     """A 2D or 3D torus (wrap-around mesh) of GPUs, numbered row-major (last side fastest).
 
@@ -154,7 +166,8 @@ def torus(dims: str = "4x4", gpu: str = "H100-SXM", bandwidth: float | None = No
         return out
 
     shape = "x".join(map(str, sides))
-    graph = _direct(f"{shape} torus", n, neighbours, gpu, bandwidth, medium, length)
+    graph = _direct(f"{shape} torus", n, n * len(sides), neighbours, gpu, bandwidth, medium,
+                    length)
     graph.graph["dims"] = shape
     return graph
 
@@ -163,7 +176,8 @@ SPLITS = ("even", "gateway")
 
 
 @builder("lite-groups")
-def lite_groups(base: str = "single-switch:n=8", lites: int = 4, lite: str = "Lite",
+def lite_groups(base: str | nx.Graph = "single-switch:n=8", lites: int = 4,
+                lite: str | GpuSpec = "Lite",
                 split: str = "even", mesh_bandwidth: float | None = None,
                 medium: str = "co-packaged-optics", length: float = GROUP_LENGTH) -> nx.Graph:
     """Every GPU of a ``base`` fabric replaced by a group of ``lites`` Lite-GPUs wired to each
@@ -174,13 +188,14 @@ def lite_groups(base: str = "single-switch:n=8", lites: int = 4, lite: str = "Li
 
     Parameters
     ----------
-    base : str or networkx.Graph
-        The fabric of big GPUs, as a spec string (in a spec, bracket it:
-        ``lite-groups:base=[fat-tree:k=4],lites=4``) or a graph.
+    base : str, tuple, dict or networkx.Graph
+        The fabric of big GPUs: anything :func:`~topologies.registry.build` takes (a spec
+        string, in a spec bracketed: ``lite-groups:base=[fat-tree:k=4],lites=4``; a
+        ``(builder, params)`` pair or ``{"builder": ...}`` table) or a graph.
     lites : int
         Lites per big GPU (>= 1).
-    lite : str
-        The Lite GPU type (catalog name).
+    lite : str or GpuSpec
+        The Lite GPU type (catalog name, GPU file or GpuSpec).
     split : {"even", "gateway"}
         How the group shares each of the big GPU's external links. ``"even"`` (default): every
         Lite gets ``1/lites`` of the link's bandwidth and cables, as a breakout cable splits a
@@ -206,19 +221,16 @@ def lite_groups(base: str = "single-switch:n=8", lites: int = 4, lite: str = "Li
     k = check_int("lites", lites, 1)
     split = check_choice("split", split, SPLITS)
     medium = check_medium("medium", medium)
-    spec = gpu_type(lite)
-    if isinstance(base, str):
-        from topologies.specs import build
-
-        big = build(base)
-    elif isinstance(base, nx.Graph):
-        from topologies.schema import validate
-
-        big = validate(base)
-    else:
-        raise UserError(f"base must be a spec string or a fabric graph, got {base!r}")
+    spec = gpu_type(lite, "lite")
+    if not isinstance(base, nx.Graph):  # the registry builds a named base before the call
+        raise UserError(f"base must be a fabric graph, got {str(base)[:40]!r}")
+    big = validate(base)
     mesh = bandwidth_or("mesh_bandwidth", mesh_bandwidth, spec.scaleup_bandwidth)
-    latency = cable_latency(length, medium)
+    latency = cable_latency(check_length(length), medium)
+    big_gpus = big.graph["gpus"]
+    share = k if split == "even" else 1
+    check_size(f"groups of {k} Lites", big.number_of_nodes() + big_gpus * (k - 1),
+               big_gpus * k * (k - 1) // 2 + big.number_of_edges() * share)
 
     graph = new_graph(f"{big.graph.get('name', 'fabric')} as groups of {k} {spec.name}")
     graph.graph["lites_per_group"] = k
@@ -239,7 +251,6 @@ def lite_groups(base: str = "single-switch:n=8", lites: int = 4, lite: str = "Li
         if ends == [None, None]:
             graph.add_edge(u, v, **data)
             continue
-        share = k if split == "even" else 1
         for j in range(share):
             a = ends[0][j] if ends[0] else u
             b = ends[1][j] if ends[1] else v
@@ -247,4 +258,4 @@ def lite_groups(base: str = "single-switch:n=8", lites: int = 4, lite: str = "Li
             cables = cables // share if cables % share == 0 else cables / share
             graph.add_edge(a, b, **link(data["bandwidth"] / share, data["latency"],
                                         data["medium"], links=cables))
-    return finish(graph, len(members) * k)
+    return finish(graph, len(members) * k, spec)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import networkx as nx
 
 from compute.errors import UserError
+from compute.hardware import GpuSpec
 from topologies.common import (
     LEAF_SPINE_LENGTH,
     NIC_LENGTH,
@@ -21,16 +22,18 @@ from topologies.common import (
     SCALEUP_LENGTH,
     SWITCH_LATENCY,
     bandwidth_or,
-    builder,
     cable_latency,
     check_int,
     check_medium,
+    check_radix,
     finish,
     gpu_type,
     link,
     new_graph,
     switch_attrs,
 )
+from topologies.limits import check_size
+from topologies.registry import builder
 
 __all__ = ["nvl72", "rail_optimized", "spine_count", "superpod"]
 
@@ -55,7 +58,7 @@ def spine_count(leaves: int, uplinks: int, spine_radix: int) -> int:
 
 @builder("rail-optimized")
 def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int = 8,
-                   gpu: str = "H100-SXM", servers_per_leaf: int = 32, leaf_radix: int = 64,
+                   gpu: str | GpuSpec = "H100-SXM", servers_per_leaf: int = 32, leaf_radix: int = 64,
                    spine_radix: int = 64, scaleup_bandwidth: float | None = None,
                    nic_bandwidth: float | None = None, nvlinks: int = 18,
                    nvswitch_radix: int | None = None, in_network_reduction: bool = True,
@@ -78,8 +81,8 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
         ``gpus_per_server``.
     gpus_per_server : int
         GPUs per server (= rails: 8 for DGX H100, 4 per GB200 compute tray).
-    gpu : str
-        GPU type.
+    gpu : str or GpuSpec
+        GPU type: a catalog name, a GPU file or a GpuSpec.
     servers_per_leaf : int
         Servers on each rail leaf (an SU; <= ``leaf_radix / 2``).
     leaf_radix, spine_radix : int
@@ -114,15 +117,15 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
     if size % gps:
         raise UserError(f"domain_size {size} must be a multiple of gpus_per_server {gps}")
     per_leaf = check_int("servers_per_leaf", servers_per_leaf)
-    leaf_radix = check_int("leaf_radix", leaf_radix, 2)
-    spine_radix = check_int("spine_radix", spine_radix)
-    nvlinks = check_int("nvlinks", nvlinks)
+    leaf_radix = check_radix("leaf_radix", leaf_radix, 2)
+    spine_radix = check_radix("spine_radix", spine_radix)
+    nvlinks = check_radix("nvlinks", nvlinks)
     uplinks = leaf_radix // 2
     if per_leaf > leaf_radix - uplinks:
         raise UserError(f"servers_per_leaf {per_leaf} exceeds the {leaf_radix - uplinks} "
                         f"down ports of a {leaf_radix}-port leaf (half go up)")
-    nvs_radix = size * nvlinks if nvswitch_radix is None else \
-        check_int("nvswitch_radix", nvswitch_radix)
+    nvs_radix = check_radix("nvswitch_radix",
+                            size * nvlinks if nvswitch_radix is None else nvswitch_radix)
     if nvs_radix < size * nvlinks:
         raise UserError(f"nvswitch_radix {nvs_radix} is too small for {size} GPUs with "
                         f"{nvlinks} NVLinks each: it must be >= {size * nvlinks}")
@@ -137,6 +140,9 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
     sus = -(-servers // per_leaf)
     scaleout = domains > 1
     leaves = sus * gps
+    # spines <= uplinks: the estimate bounds the fabric before spine_count searches
+    check_size("rail-optimized", n + domains + (leaves + uplinks) * scaleout,
+               n * (1 + scaleout) + leaves * uplinks * scaleout)
     spines = spine_count(leaves, uplinks, spine_radix) if scaleout else 0
 
     graph = new_graph(f"{domains} x {size} {spec.name} (rail-optimized)" if scaleout
@@ -167,11 +173,11 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
                      links=parallel)
         graph.add_edges_from((f"leaf{j}", f"spine{s}", dict(trunk))
                              for j in range(leaves) for s in range(spines))
-    return finish(graph, n)
+    return finish(graph, n, spec)
 
 
 @builder("superpod")
-def superpod(sus: int = 1, gpu: str = "H100-SXM", scaleup_bandwidth: float | None = None,
+def superpod(sus: int = 1, gpu: str | GpuSpec = "H100-SXM", scaleup_bandwidth: float | None = None,
              nic_bandwidth: float | None = None, sharp: bool = False,
              medium: str = "pluggable-optics") -> nx.Graph:
     """A DGX H100 SuperPOD-like cluster of ``sus`` scalable units.
@@ -201,7 +207,7 @@ def superpod(sus: int = 1, gpu: str = "H100-SXM", scaleup_bandwidth: float | Non
 
 
 @builder("nvl72")
-def nvl72(racks: int = 1, gpu: str = "B200-HGX", scaleup_bandwidth: float | None = None,
+def nvl72(racks: int = 1, gpu: str | GpuSpec = "B200-HGX", scaleup_bandwidth: float | None = None,
           nic_bandwidth: float | None = None, sharp: bool = False,
           medium: str = "pluggable-optics") -> nx.Graph:
     """GB200 NVL72-like racks: 72 GPUs per rack on one NVLink domain.

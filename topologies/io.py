@@ -1,16 +1,34 @@
 """Fabrics to and from files: node-link JSON (``.json``) and GraphML (``.graphml``).
 
-Both keep every node, edge and graph attribute of the schema with its type; a graph read
-back is validated, so a user's own fabric that passes :func:`~topologies.schema.validate`
-works everywhere a built one does. Files are written atomically (a temporary file in the
-same folder, then :func:`os.replace`): a failed write leaves nothing behind.
+Both keep every node, edge and graph attribute of the schema with its type, the GPU types
+that are not the catalog's own (``gpu_types``, as their SI fields) and the units of every
+quantity (:data:`~topologies.schema.UNITS`: a ``units`` graph attribute in JSON, and in
+GraphML a ``<desc>`` in each attribute's ``<key>``). A graph read back is validated, so a
+user's own fabric that passes :func:`~topologies.schema.validate` works everywhere a built
+one does. Files are written atomically (:func:`compute.outputs.atomic_write`): a failed
+write leaves nothing behind.
 
-The JSON shape is networkx's node-link format with the key ``edges``::
+The JSON shape is networkx's node-link format with the key ``edges`` (``links``, the key of
+older networkx versions, is read too)::
 
     {"directed": false, "multigraph": false,
-     "graph": {"name": ..., "spec": ..., "gpus": N, ...},
+     "graph": {"name": ..., "spec": ..., "gpus": N, "builder": ..., "args": {...},
+               "units": {"bandwidth": "bytes/s per direction", "latency": "s", ...}},
      "nodes": [{"id": "gpu0", "kind": "gpu", "gpu": "H100-SXM", ...}, ...],
      "edges": [{"source": "gpu0", "target": "nvs0", "bandwidth": 4.5e11, ...}, ...]}
+
+netmodel reads and writes this itself (not with ``networkx.node_link_data``, whose
+``edges=``/``link=`` keyword changed between networkx 3.2 and 3.4), so every networkx
+version the project allows reads and writes the same files; ``networkx.node_link_graph``
+reads them too. In GraphML, graph attributes that are tables (``args``, ``gpu_types``,
+``units``) are stored as JSON text.
+
+Hostile files get one-line UserErrors, never a traceback: a file over
+:func:`~topologies.limits.max_file_bytes` or nested deeper than
+:data:`~topologies.limits.MAX_DEPTH` is refused before it is parsed (so deep nesting cannot
+exhaust the stack), a GraphML file with a DOCTYPE (entity expansion) is refused, node and
+edge counts are checked against the size limits before a graph is made, and wrong types
+anywhere are named by :func:`~topologies.schema.validate` or the reader.
 
 >>> import tempfile, os
 >>> from topologies import ring
@@ -25,17 +43,23 @@ True
 from __future__ import annotations
 
 import json
+import xml.parsers.expat
 from pathlib import Path
 
 import networkx as nx
 
 from compute.errors import UserError
+from compute.hardware import GpuSpec
 from compute.outputs import atomic_write
-from topologies.schema import validate
+from topologies.limits import MAX_DEPTH, check_size, max_file_bytes
+from topologies.schema import UNITS, gpu_spec_from_dict, validate
 
-__all__ = ["FORMATS", "read_graph", "write_graph"]
+__all__ = ["FORMATS", "JSON_ATTRIBUTES", "read_graph", "write_graph"]
 
 FORMATS = (".json", ".graphml")
+#: Graph attributes that are tables: JSON text in GraphML.
+JSON_ATTRIBUTES = ("args", "gpu_types", "units")
+_BOOKKEEPING = ("node_default", "edge_default")  # the GraphML reader's
 
 
 def _format(path: Path) -> str:
@@ -44,6 +68,71 @@ def _format(path: Path) -> str:
         raise UserError(f"{path}: unknown fabric file type {suffix or '(none)'!r}; "
                         f"allowed: {', '.join(FORMATS)}")
     return suffix
+
+
+def _show(value) -> str:
+    try:
+        text = repr(value)
+    except ValueError:  # an int too long to print
+        return f"<an integer of {value.bit_length()} bits>"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# ---------------------------------------------------------------- writing
+
+def _graph_attributes(graph: nx.Graph) -> dict:
+    """Graph attributes as a file holds them: GPU types as SI dicts, units added."""
+    attrs = {k: v for k, v in graph.graph.items() if k not in _BOOKKEEPING}
+    if attrs.get("gpu_types"):
+        attrs["gpu_types"] = {n: s.to_dict() for n, s in attrs["gpu_types"].items()}
+    else:
+        attrs.pop("gpu_types", None)
+    attrs["units"] = dict(UNITS)
+    return attrs
+
+
+def _json_document(graph: nx.Graph) -> dict:
+    return {
+        "directed": False, "multigraph": False, "graph": _graph_attributes(graph),
+        "nodes": [{"id": n, **d} for n, d in graph.nodes(data=True)],
+        "edges": [{"source": u, "target": v, **d} for u, v, d in graph.edges(data=True)],
+    }
+
+
+def _key_description(name: str) -> str | None:
+    if name in ("args", "gpu_types", "units"):
+        what = {"args": "the builder's non-default arguments",
+                "gpu_types": "GPU types not in the catalog, by name, SI fields",
+                "units": "the unit of every quantity"}[name]
+        return f"{name}: JSON text: {what}"
+    if name in UNITS:
+        return f"{name} [{UNITS[name]}]"
+    return None
+
+
+def _write_graphml(graph: nx.Graph, tmp: str, path: Path) -> None:
+    from networkx.readwrite.graphml import GraphMLWriter
+
+    view = graph.copy(as_view=True)  # shares nodes and edges; its graph dict is its own
+    attrs = _graph_attributes(graph)
+    for key in JSON_ATTRIBUTES:
+        if key in attrs:
+            attrs[key] = json.dumps(attrs[key], sort_keys=False)
+    view.graph = attrs
+    writer = GraphMLWriter(encoding="utf-8", prettyprint=True)
+    try:
+        writer.add_graph_element(view)
+    except nx.NetworkXError as exc:
+        raise UserError(f"cannot write {path} as GraphML: {exc} GraphML holds only text, "
+                        "numbers and booleans; write .json instead") from None
+    for key in writer.xml.iter("key"):
+        text = _key_description(key.get("attr.name", ""))
+        if text:
+            desc = writer.myElement("desc")
+            desc.text = text
+            key.insert(0, desc)
+    with open(tmp, "wb") as fh:
+        writer.dump(fh)
 
 
 def write_graph(graph: nx.Graph, path) -> str:
@@ -55,48 +144,223 @@ def write_graph(graph: nx.Graph, path) -> str:
 
     def write(tmp):
         if kind == ".json":
-            data = nx.node_link_data(graph, edges="edges")
             with open(tmp, "w") as fh:
-                json.dump(data, fh, indent=1)
+                json.dump(_json_document(graph), fh, indent=1)
                 fh.write("\n")
         else:
-            nx.write_graphml(graph, tmp)
+            _write_graphml(graph, tmp, path)
 
-    return atomic_write(path, write)
+    return atomic_write(path, write, what="fabric file")
+
+
+# ---------------------------------------------------------------- reading: guards
+
+def json_depth(raw: bytes) -> int:
+    """The deepest nesting of arrays and objects in JSON text ``raw``, found without parsing
+    (brackets inside strings do not count; vectorized, so a large file costs little).
+
+    >>> json_depth(b'{"a": [1, {"b": "[[[["}]}')
+    3
+    """
+    import numpy as np
+
+    b = np.frombuffer(raw, dtype=np.uint8)
+    quotes = np.flatnonzero(b == 0x22)
+    slashes = np.flatnonzero(b == 0x5C)
+    if quotes.size and slashes.size:
+        # a quote is escaped when an odd run of backslashes ends just before it
+        first = np.ones(slashes.size, dtype=bool)
+        first[1:] = np.diff(slashes) != 1
+        run_start = slashes[first][np.cumsum(first) - 1]
+        at = np.minimum(np.searchsorted(slashes, quotes - 1), slashes.size - 1)
+        escaped = (slashes[at] == quotes - 1) & ((quotes - run_start[at]) % 2 == 1)
+        quotes = quotes[~escaped]
+    table = np.zeros(256, dtype=np.int8)
+    table[[0x5B, 0x7B]] = 1
+    table[[0x5D, 0x7D]] = -1
+    steps = table[b]
+    where = np.flatnonzero(steps)
+    if not where.size:
+        return 0
+    outside = np.searchsorted(quotes, where) % 2 == 0
+    return int(np.cumsum(steps[where[outside]], dtype=np.int64).max(initial=0))
+
+
+class _Refused(Exception):
+    pass
+
+
+def _check_xml(raw: bytes, where: str) -> None:
+    """Refuse XML nested deeper than MAX_DEPTH or with a DOCTYPE (entities), streaming."""
+    parser = xml.parsers.expat.ParserCreate()
+    depth = 0
+
+    def start(name, attrs):
+        nonlocal depth
+        depth += 1
+        if depth > MAX_DEPTH:
+            raise _Refused(f"{where}: elements nested more than {MAX_DEPTH} deep; a GraphML "
+                           "fabric needs 4")
+
+    def end(name):
+        nonlocal depth
+        depth -= 1
+
+    def doctype(*args):
+        raise _Refused(f"{where}: a DOCTYPE is not allowed in a GraphML fabric (entity "
+                       "declarations could expand without bound)")
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    parser.StartDoctypeDeclHandler = doctype
+    parser.EntityDeclHandler = doctype
+    try:
+        parser.Parse(raw, True)
+    except _Refused as exc:
+        raise UserError(str(exc)) from None
+    except xml.parsers.expat.ExpatError as exc:
+        raise UserError(f"{where} is not a readable graphml fabric: {exc}") from None
+
+
+def _read_bytes(path: Path) -> bytes:
+    if not path.is_file():
+        raise UserError(f"fabric file {path} does not exist" if not path.exists()
+                        else f"fabric file {path} is not a file")
+    limit = max_file_bytes()
+    try:
+        size = path.stat().st_size
+        if size > limit:
+            raise UserError(f"fabric file {path} is {size:,} bytes, over the limit of "
+                            f"{limit:,}; raise NETMODEL_MAX_FABRIC_FILE_BYTES to read it")
+        return path.read_bytes()
+    except OSError as exc:
+        raise UserError(f"cannot read fabric file {path}: {exc.strerror}") from None
+
+
+def _loads(raw: bytes | str, where: str):
+    data = raw.encode() if isinstance(raw, str) else raw
+    depth = json_depth(data)
+    if depth > MAX_DEPTH:
+        raise UserError(f"{where}: JSON nested {depth} deep; at most {MAX_DEPTH} (a fabric "
+                        "needs 4)")
+    try:
+        return json.loads(data)
+    except ValueError as exc:  # JSONDecodeError, bad UTF-8, an integer of too many digits
+        raise UserError(f"{where} is not a readable json fabric: {exc}") from None
+
+
+# ---------------------------------------------------------------- reading: documents
+
+def _node_id(value, where: str, what: str):
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise UserError(f"{where}: {what} must be a string or an integer node id, got "
+                    f"{_show(value)}")
+
+
+def _graph_from_json(data, where: str) -> nx.Graph:
+    if not isinstance(data, dict) or "nodes" not in data:
+        raise UserError(f"{where}: expected a node-link JSON object with 'nodes' and 'edges'")
+    for key in ("directed", "multigraph"):
+        if data.get(key, False) is not False:
+            raise UserError(f"{where}: a fabric is an undirected simple graph ({key} must be "
+                            f"false, got {_show(data.get(key))})")
+    attrs = data.get("graph", {})
+    nodes = data["nodes"]
+    edges_key = "edges" if "edges" in data else "links"
+    edges = data.get(edges_key, [])
+    for name, value, kind in (("graph", attrs, dict), ("nodes", nodes, list),
+                              (edges_key, edges, list)):
+        if not isinstance(value, kind):
+            raise UserError(f"{where}: '{name}' must be a JSON "
+                            f"{'object' if kind is dict else 'array'}, got {_show(value)}")
+    check_size(where, len(nodes), len(edges))
+    graph = nx.Graph()
+    graph.graph.update(attrs)
+    seen = graph._node
+    for item in nodes:
+        if not isinstance(item, dict) or "id" not in item:
+            raise UserError(f"{where}: every node must be an object with an 'id', got "
+                            f"{_show(item)}")
+        node = _node_id(item["id"], where, "a node's id")
+        if node in seen:
+            raise UserError(f"{where}: node {_show(node)} is listed twice")
+        graph.add_node(node, **{k: v for k, v in item.items() if k != "id"})
+    for item in edges:
+        if not isinstance(item, dict) or "source" not in item or "target" not in item:
+            raise UserError(f"{where}: every edge must be an object with 'source' and "
+                            f"'target', got {_show(item)}")
+        u = _node_id(item["source"], where, "an edge's source")
+        v = _node_id(item["target"], where, "an edge's target")
+        for end in (u, v):
+            if end not in seen:
+                raise UserError(f"{where}: edge {_show(u)}-{_show(v)} names node {_show(end)}, "
+                                "which is not in 'nodes'")
+        if graph.has_edge(u, v):
+            raise UserError(f"{where}: edge {_show(u)}-{_show(v)} is listed twice (merge "
+                            "parallel cables into one edge with 'links')")
+        graph.add_edge(u, v, **{k: w for k, w in item.items() if k not in ("source", "target")})
+    return graph
+
+
+def _graph_from_graphml(raw: bytes, where: str) -> nx.Graph:
+    _check_xml(raw, where)
+    try:
+        graph = nx.parse_graphml(raw)
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError, nx.NetworkXError,
+            SyntaxError) as exc:  # xml's ParseError is a SyntaxError
+        raise UserError(f"{where} is not a readable graphml fabric: "
+                        f"{type(exc).__name__}: {exc}") from None
+    if graph.is_directed() or graph.is_multigraph():
+        raise UserError(f"{where}: a fabric is an undirected simple graph "
+                        "(edgedefault='undirected'; merge parallel cables into one edge with "
+                        "'links')")
+    for key in _BOOKKEEPING:
+        graph.graph.pop(key, None)
+    for key in JSON_ATTRIBUTES:
+        if isinstance(graph.graph.get(key), str):
+            graph.graph[key] = _loads(graph.graph[key], f"{where}: graph attribute {key!r}")
+    return graph
+
+
+def _finish(graph: nx.Graph, path: Path, where: str) -> nx.Graph:
+    attrs = graph.graph
+    units = attrs.pop("units", None)
+    if units is not None:
+        if not isinstance(units, dict):
+            raise UserError(f"{where}: 'units' must be a table of quantity: unit, got "
+                            f"{_show(units)}")
+        for key, unit in units.items():
+            if key in UNITS and unit != UNITS[key]:
+                raise UserError(f"{where}: {key} is in {_show(unit)}; netmodel reads "
+                                f"{UNITS[key]!r} (convert the file)")
+    own = attrs.get("gpu_types")
+    if own is not None:
+        if not isinstance(own, dict):
+            raise UserError(f"{where}: 'gpu_types' must be a table of GPU name: fields, got "
+                            f"{_show(own)}")
+        attrs["gpu_types"] = {name: spec if isinstance(spec, GpuSpec) else
+                              gpu_spec_from_dict(name, spec, f"{where}: gpu_types")
+                              for name, spec in own.items()}
+    attrs.setdefault("name", path.stem)
+    attrs.setdefault("spec", "")
+    return validate(graph)
 
 
 def read_graph(path) -> nx.Graph:
-    """The fabric saved in ``path`` (``.json`` or ``.graphml``), validated."""
+    """The fabric saved in ``path`` (``.json`` or ``.graphml``), validated.
+
+    Raises UserError (one line, naming the file) for a missing, oversized, too deeply
+    nested, malformed or invalid file.
+    """
+    if not isinstance(path, str | Path) or not str(path).strip():
+        raise UserError(f"a fabric file must be a path, got {_show(path)}")
     path = Path(path)
     kind = _format(path)
-    if not path.is_file():
-        raise UserError(f"fabric file {path} does not exist")
-    try:
-        if kind == ".json":
-            data = json.loads(path.read_text())
-            if not isinstance(data, dict) or "nodes" not in data:
-                raise UserError(f"{path}: expected a node-link JSON object with 'nodes' and "
-                                "'edges'")
-            if data.get("directed") or data.get("multigraph"):
-                raise UserError(f"{path}: a fabric is an undirected simple graph (directed and "
-                                "multigraph must be false)")
-            edges = "edges" if "edges" in data else "links"
-            graph = nx.node_link_graph(data, directed=False, multigraph=False, edges=edges)
-        else:
-            graph = nx.read_graphml(path)
-            if graph.is_directed() or graph.is_multigraph():
-                raise UserError(f"{path}: a fabric is an undirected simple graph "
-                                "(edgedefault='undirected'; merge parallel cables into one "
-                                "edge with 'links')")
-    except UserError:
-        raise
-    except (ValueError, KeyError, TypeError, nx.NetworkXError, OSError) as exc:
-        # json.JSONDecodeError and xml ParseError are ValueError/SyntaxError subclasses
-        raise UserError(f"{path} is not a readable {kind[1:]} fabric: {exc}") from None
-    except SyntaxError as exc:
-        raise UserError(f"{path} is not a readable {kind[1:]} fabric: {exc}") from None
-    for key in ("node_default", "edge_default"):  # GraphML reader's bookkeeping
-        graph.graph.pop(key, None)
-    graph.graph.setdefault("name", path.stem)
-    graph.graph.setdefault("spec", "")
-    return validate(graph)
+    where = str(path)
+    raw = _read_bytes(path)
+    if kind == ".json":
+        graph = _graph_from_json(_loads(raw, where), where)
+    else:
+        graph = _graph_from_graphml(raw, where)
+    return _finish(graph, path, where)

@@ -17,30 +17,33 @@ from collections import Counter, defaultdict
 import networkx as nx
 
 from compute.errors import UserError
+from compute.hardware import GpuSpec
 from topologies.common import (
     OCS_LATENCY,
     OCS_LENGTH,
     OCS_PORTS,
     OCS_RECONFIGURATION,
     bandwidth_or,
-    builder,
     cable_latency,
     check_int,
     check_medium,
     check_positive,
+    check_radix,
     finish,
-    format_value,
     gpu_type,
     link,
     new_graph,
 )
+from topologies.limits import check_size
+from topologies.registry import builder, format_value
 from topologies.schema import gpu_nodes, validate
 
 __all__ = ["circuits_for", "ocs", "realize"]
 
 
 @builder("ocs")
-def ocs(gpus: int = 16, ports: int = 4, ocs_ports: int = OCS_PORTS, gpu: str = "H100-SXM",
+def ocs(gpus: int = 16, ports: int = 4, ocs_ports: int = OCS_PORTS,
+        gpu: str | GpuSpec = "H100-SXM",
         bandwidth: float | None = None, reconfiguration_time: float = OCS_RECONFIGURATION,
         latency: float = OCS_LATENCY, medium: str = "co-packaged-optics",
         length: float = OCS_LENGTH, logical: str | None = None) -> nx.Graph:
@@ -58,8 +61,8 @@ def ocs(gpus: int = 16, ports: int = 4, ocs_ports: int = OCS_PORTS, gpu: str = "
         Optical ports per GPU (= OCS devices).
     ocs_ports : int
         Ports per OCS (136 for Google's Palomar).
-    gpu : str
-        GPU type.
+    gpu : str or GpuSpec
+        GPU type: a catalog name, a GPU file or a GpuSpec.
     bandwidth : float, optional
         Bytes/s per direction per GPU over all its ports; default its scale-up bandwidth.
         One port (and one circuit) carries ``bandwidth / ports``.
@@ -85,8 +88,8 @@ def ocs(gpus: int = 16, ports: int = 4, ocs_ports: int = OCS_PORTS, gpu: str = "
     ('ocs-circuit', 0.01)
     """
     n = check_int("gpus", gpus)
-    p = check_int("ports", ports)
-    r = check_int("ocs_ports", ocs_ports)
+    p = check_radix("ports", ports)
+    r = check_radix("ocs_ports", ocs_ports)
     if n > r:
         raise UserError(f"gpus {n} exceeds ocs_ports {r}: port p of every GPU is cabled to the "
                         f"same OCS, so an OCS needs a port per GPU")
@@ -96,13 +99,17 @@ def ocs(gpus: int = 16, ports: int = 4, ocs_ports: int = OCS_PORTS, gpu: str = "
     reconf = check_positive("reconfiguration_time", reconfiguration_time, allow_zero=True)
     lat = check_positive("latency", latency, allow_zero=True)
     length = check_positive("length", length, allow_zero=True)
+    if logical is not None and not isinstance(logical, str):
+        raise UserError(f"logical must be a string such as 'ring', 'torus:4x4' or '0-1;1-2', "
+                        f"got {str(logical)[:40]!r}")
+    check_size("ocs", n + p, n * p)
     graph = new_graph(f"{n} {spec.name} x {p} ports on {p} OCS")
     graph.add_nodes_from((f"gpu{i}", {"kind": "gpu", "gpu": spec.name}) for i in range(n))
     graph.add_nodes_from((f"ocs{q}", {"kind": "ocs", "ports": r, "reconfiguration_time": reconf,
                                       "latency": lat}) for q in range(p))
     fibre = link(bw / p, cable_latency(length, medium), medium)
     graph.add_edges_from((f"gpu{i}", f"ocs{q}", dict(fibre)) for i in range(n) for q in range(p))
-    graph = finish(graph, n)
+    graph = finish(graph, n, spec)
     return graph if logical is None else validate(realize(graph, logical))
 
 
@@ -145,20 +152,24 @@ def circuits_for(logical, members: list) -> list[tuple]:
         try:
             logical = [tuple(int(x) for x in item.split("-")) for item in text.split(";")]
         except ValueError:
-            raise UserError(f"logical topology {logical!r} is not one of 'ring', 'full-mesh', "
-                            "'torus:AxB[xC]' or a circuit list like '0-1;1-2'") from None
+            raise UserError(f"logical topology {logical[:40]!r} is not one of 'ring', "
+                            "'full-mesh', 'torus:AxB[xC]' or a circuit list like "
+                            "'0-1;1-2'") from None
+    if not isinstance(logical, list | tuple):
+        raise UserError(f"logical topology must be a string or a list of GPU pairs, got "
+                        f"{str(logical)[:40]!r}")
     pairs = []
     for item in logical:
-        if len(item) != 2:
-            raise UserError(f"circuit {item!r} must join exactly two GPUs")
+        if not isinstance(item, list | tuple) or len(item) != 2:
+            raise UserError(f"circuit {str(item)[:40]!r} must join exactly two GPUs")
         ends = []
         for end in item:
             if isinstance(end, int) and not isinstance(end, bool):
                 if not 0 <= end < n:
                     raise UserError(f"circuit end {end} is not a GPU index in 0..{n - 1}")
                 end = members[end]
-            elif end not in members:
-                raise UserError(f"circuit end {end!r} is not one of the GPUs")
+            elif not isinstance(end, str | int) or end not in members:
+                raise UserError(f"circuit end {str(end)[:40]!r} is not one of the GPUs")
             ends.append(end)
         if ends[0] == ends[1]:
             raise UserError(f"circuit {item!r} joins a GPU to itself")
@@ -259,7 +270,7 @@ def realize(graph: nx.Graph, logical, gpus: list | None = None) -> nx.Graph:
                             f"but it has {len(free[m])} optical ports")
     planes = _assign(pairs, free)
     out = nx.Graph(**{k: v for k, v in graph.graph.items()
-                      if k not in ("nodes_built", "edges_built")})
+                      if k not in ("nodes_built", "edges_built", "builder", "args")})
     out.add_nodes_from((n, d) for n, d in graph.nodes(data=True) if d["kind"] in ("gpu", "ocs"))
     merged: dict = {}
     for (u, v), o in zip(pairs, planes, strict=True):
@@ -275,8 +286,11 @@ def realize(graph: nx.Graph, logical, gpus: list | None = None) -> nx.Graph:
         out.add_edge(u, v, **attrs)
     used = set(planes)
     spec = graph.graph.get("spec", "")
-    if spec and isinstance(logical, str) and gpus is None and "logical=" not in spec:
+    args = graph.graph.get("args")
+    if spec and isinstance(logical, str) and gpus is None and "logical=" not in spec \
+            and graph.graph.get("builder") == "ocs" and isinstance(args, dict):
         spec += (",", ":")[":" not in spec] + "logical=" + format_value(logical)
+        out.graph.update(builder="ocs", args={**args, "logical": logical})
     else:
         spec = ""
     out.graph.update(

@@ -5,41 +5,51 @@ A fabric is an undirected :class:`networkx.Graph`; each edge is a full-duplex li
 Nodes (ids are short, readable and stable: ``gpu17``, ``nvs0``, ``leaf3``, ``spine0``,
 ``core1``, ``ocs2``) carry ``kind``, one of :data:`NODE_KINDS`:
 
-* ``kind="gpu"``: ``gpu`` (str) names the GPU type in compute's catalog (e.g. ``"H100-SXM"``,
-  ``"Lite"``); optional placement labels used for failure domains and placement:
-  ``server``, ``rack``, ``pod`` (ints), ``group`` (int: the Lite group / scale-up domain the
-  GPU belongs to), ``rail`` (int: its position in the server).
-* ``kind="switch"``: ``tier`` (int: 0 = scale-up switch such as NVSwitch, 1 = leaf, 2 = spine,
-  3 = core), ``radix`` (int ports), ``latency`` (s, port-to-port traversal) and
+* ``kind="gpu"``: ``gpu`` (str) names the GPU type: one of the graph's own ``gpu_types``
+  or else compute's catalog (e.g. ``"H100-SXM"``, ``"Lite"``; see :func:`gpu_spec`);
+  optional placement labels used for failure domains and placement (ints >= 0):
+  ``server``, ``rack``, ``pod``, ``group`` (the Lite group / scale-up domain the GPU
+  belongs to), ``rail`` (its position in the server).
+* ``kind="switch"``: ``tier`` (int >= 0: 0 = scale-up switch such as NVSwitch, 1 = leaf,
+  2 = spine, 3 = core), ``radix`` (int ports), ``latency`` (s, port-to-port traversal) and
   ``in_network_reduction`` (bool: can reduce data in the switch, like NVLS or SHARP).
 * ``kind="ocs"``: ``ports`` (int), ``reconfiguration_time`` (s) and ``latency`` (s,
   insertion delay of a circuit through it).
 
-Edges carry ``bandwidth`` (bytes/s per direction; an edge standing for several parallel
-cables carries their sum), ``latency`` (s: propagation plus port/serialization overhead),
-``medium`` (one of :data:`MEDIA`), ``lanes`` (int: electrical/optical lanes, summed over
-cables) and optionally ``links`` (int, default 1: physical cables the edge stands for).
+Edges join two different nodes (no self-loops) and carry ``bandwidth`` (bytes/s per
+direction; an edge standing for several parallel cables carries their sum), ``latency``
+(s: propagation plus port/serialization overhead), ``medium`` (one of :data:`MEDIA`),
+``lanes`` (a whole number >= 1: electrical/optical lanes, summed over cables) and
+optionally ``links`` (default 1: physical cables the edge stands for; a breakout share of
+a port may be fractional).
 A circuit set up through an optical circuit switch is a GPU-GPU edge with
 ``medium="ocs-circuit"`` and ``via`` naming the OCS node.
 
-Graph attributes: ``name`` (str), ``spec`` (the spec string that rebuilds it, or ``""``),
-``gpus`` (int: the number of GPU nodes). Builders add ``nodes_built`` and ``edges_built``
-(the counts they made: analysis trusts its closed forms only while they still match) and,
-where they apply, ``dims`` (torus sides, ``"4x4"``), ``k`` and ``oversubscription`` (fat
-tree), ``lites_per_group``, and for realized circuits ``logical``, ``circuits`` and
+Graph attributes: ``name`` (str), ``spec`` (the display string, for a built fabric the
+spec string that rebuilds it, or ``""``), ``gpus`` (int: the number of GPU nodes) and, when
+a GPU type is not the catalog's own entry, ``gpu_types`` (``{name: GpuSpec}``). Builders add
+``builder`` (the registered name) and ``args`` (its non-default arguments, JSON-safe; see
+:mod:`topologies.registry`), ``nodes_built`` and ``edges_built`` (the counts they made:
+analysis trusts its closed forms only while they still match) and, where they apply,
+``dims`` (torus sides, ``"4x4"``), ``k`` and ``oversubscription`` (fat tree),
+``lites_per_group``, and for realized circuits ``logical``, ``circuits`` and
 ``reconfiguration_time`` (s). A circuit edge also carries ``optics`` (the medium of the GPU
-ports at its ends).
+ports at its ends). :data:`UNITS` names the unit of every quantity (fabric files carry it).
 """
 
 from __future__ import annotations
 
 import math
+import numbers
+from dataclasses import fields
 
 import networkx as nx
 
 from compute.errors import UserError, known
+from compute.hardware import GpuSpec, catalog
 
-__all__ = ["EDGE_KEYS", "MEDIA", "NODE_KEYS", "NODE_KINDS", "gpu_nodes", "validate"]
+__all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS", "UNITS",
+           "gpu_nodes", "gpu_spec", "gpu_spec_from_dict", "gpu_types", "validate"]
 
 NODE_KINDS = ("gpu", "switch", "ocs")
 MEDIA = ("on-package", "copper", "pluggable-optics", "co-packaged-optics", "fibre", "ocs-circuit")
@@ -51,6 +61,31 @@ NODE_KEYS = {
 }
 #: Required edge attributes.
 EDGE_KEYS = ("bandwidth", "latency", "medium", "lanes")
+#: Optional placement labels of a GPU node (ints >= 0).
+LABELS = ("server", "rack", "pod", "group", "rail")
+#: The unit of every quantity in a fabric (node, edge and graph attributes; GPU types are
+#: in SI: FLOP/s, bytes, bytes/s per direction, watts).
+UNITS = {
+    "bandwidth": "bytes/s per direction",
+    "latency": "s",
+    "reconfiguration_time": "s",
+    "radix": "ports",
+    "ports": "ports",
+    "lanes": "lanes",
+    "links": "cables",
+    "gpus": "GPUs",
+    "gpu_types": "SI (FLOP/s, bytes, bytes/s per direction, W)",
+}
+#: Types of the graph attributes the schema knows (others are kept unchecked).
+GRAPH_TYPES = {
+    "name": (str,), "spec": (str,), "builder": (str,), "args": (dict,), "gpu_types": (dict,),
+    "dims": (str,), "logical": (str,), "gpus": (int,), "nodes_built": (int,),
+    "edges_built": (int,), "k": (int,), "oversubscription": (int,), "lites_per_group": (int,),
+    "circuits": (int,), "reconfiguration_time": (int, float),
+}
+_MEDIA = frozenset(MEDIA)
+_LABELS = frozenset(LABELS)
+_INF = math.inf
 
 
 def gpu_nodes(graph: nx.Graph) -> list:
@@ -58,20 +93,215 @@ def gpu_nodes(graph: nx.Graph) -> list:
     return [n for n, k in graph.nodes(data="kind") if k == "gpu"]
 
 
+def gpu_spec(graph: nx.Graph, name: str) -> GpuSpec:
+    """The :class:`~compute.hardware.GpuSpec` of GPU type ``name`` on ``graph``: the graph's
+    own ``gpu_types`` first (a user's GPU placed by a builder or read from a fabric file),
+    then compute's catalog. For a node: ``gpu_spec(graph, graph.nodes[node]["gpu"])``.
+
+    >>> from compute.hardware import derive_gpu, get_gpu
+    >>> from topologies import build
+    >>> mine = derive_gpu(get_gpu("H100-SXM"), "Half", fraction=0.5)
+    >>> g = build("ring", {"n": 4, "gpu": mine})
+    >>> gpu_spec(g, g.nodes["gpu0"]["gpu"]).sms, gpu_spec(g, "Lite").sms
+    (66, 33)
+    """
+    own = graph.graph.get("gpu_types")
+    if isinstance(own, dict) and name in own:
+        return own[name]
+    table = catalog()
+    if isinstance(name, str) and name in table:
+        return table[name]
+    names = list(own or {}) + list(table)
+    raise UserError(f"GPU type {_show(name)} is neither one of the fabric's gpu_types nor in "
+                    f"the catalog; known: {known(names)}")
+
+
+def gpu_types(graph: nx.Graph) -> dict[str, GpuSpec]:
+    """``{name: GpuSpec}`` of every GPU type the GPU nodes of ``graph`` name, in node order
+    (resolved by :func:`gpu_spec`).
+
+    >>> from topologies import build
+    >>> list(gpu_types(build("lite-groups:base=[ring:n=2],lites=2")))
+    ['Lite']
+    """
+    names = dict.fromkeys(t for _, t in graph.nodes(data="gpu") if t is not None)
+    return {t: gpu_spec(graph, t) for t in names}
+
+
+_INT_FIELDS = ("sms", "max_instance")
+_ZERO_OK = ("flops_fp8",)
+
+
+def gpu_spec_from_dict(name: str, data, where: str = "gpu_types") -> GpuSpec:
+    """A GpuSpec from its SI fields (the shape of :meth:`GpuSpec.to_dict`), each checked:
+    whole numbers >= 1 for ``sms`` and ``max_instance``, finite numbers > 0 for the rest
+    (``flops_fp8`` may be 0).
+
+    >>> from compute.hardware import get_gpu
+    >>> gpu_spec_from_dict("Lite", get_gpu("Lite").to_dict()) == get_gpu("Lite")
+    True
+    """
+    if not isinstance(data, dict):
+        raise UserError(f"{where}: GPU type {_show(name)} must be a table of its fields, got "
+                        f"{_show(data)}")
+    allowed = [f.name for f in fields(GpuSpec)]
+    unknown = [k for k in data if k not in allowed]
+    if unknown:
+        raise UserError(f"{where}: GPU type {_show(name)} has unknown field(s) "
+                        f"{', '.join(map(_show, unknown))}; allowed: {', '.join(allowed)}")
+    missing = [k for k in allowed if k not in data and k not in ("name", "source")]
+    if missing:
+        raise UserError(f"{where}: GPU type {_show(name)} lacks field(s) {', '.join(missing)}")
+    if data.get("name", name) != name:
+        raise UserError(f"{where}: GPU type {_show(name)} has the name {_show(data['name'])}")
+    if not isinstance(data.get("source", ""), str):
+        raise UserError(f"{where}: GPU type {_show(name)}: source must be text")
+    values = {}
+    for key in allowed:
+        if key in ("name", "source"):
+            continue
+        v = data[key]
+        if key in _INT_FIELDS:
+            if not (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
+                raise UserError(f"{where}: GPU type {_show(name)}: {key} must be a whole "
+                                f"number >= 1, got {_show(v)}")
+        else:
+            x = _real(v)
+            if x is None or not math.isfinite(x) or x < 0 or (x == 0 and key not in _ZERO_OK):
+                raise UserError(f"{where}: GPU type {_show(name)}: {key} must be a finite "
+                                f"number > 0 (SI units), got {_show(v)}")
+            v = x
+        values[key] = v
+    return GpuSpec(name=name, source=data.get("source", ""), **values)
+
+
 def _bad(msg: str):
     raise UserError(f"invalid fabric graph: {msg}")
 
 
+def _show(value) -> str:
+    """``repr(value)``, cut to 60 characters (a value in an error message)."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int too long to print
+        return f"<an integer of {value.bit_length()} bits>"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _real(value) -> float | None:
+    """``value`` as a float if it is a real number (not a bool, not too large), else None."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    try:
+        return float(value)
+    except (OverflowError, ValueError, TypeError):
+        return None
+
+
 def _nonneg(value) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) \
-        and value >= 0
+    x = _real(value)
+    return x is not None and 0 <= x < _INF
+
+
+def _whole(value, minimum: int) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) \
+        and value >= minimum
+
+
+def _check_graph_attributes(graph: nx.Graph) -> dict:
+    attrs = graph.graph
+    for key, allowed in GRAPH_TYPES.items():
+        if key in attrs:
+            v = attrs[key]
+            if not isinstance(v, allowed) or isinstance(v, bool):
+                names = " or ".join(t.__name__ for t in allowed)
+                _bad(f"graph attribute {key!r} must be {names}, got {_show(v)}")
+    if "reconfiguration_time" in attrs and not _nonneg(attrs["reconfiguration_time"]):
+        _bad(f"graph attribute 'reconfiguration_time' must be finite and >= 0 s, got "
+             f"{_show(attrs['reconfiguration_time'])}")
+    own = attrs.get("gpu_types") or {}
+    for name, spec in own.items():
+        if not isinstance(spec, GpuSpec) or spec.name != name:
+            _bad(f"gpu_types[{_show(name)}] must be the GpuSpec named {_show(name)}, got "
+                 f"{_show(spec)}")
+    return own
+
+
+def _gpu_problem(node, data, own) -> None:
+    t = data.get("gpu")
+    if not isinstance(t, str) or not t:
+        _bad(f"gpu node {_show(node)} must name its GPU type in 'gpu', got {_show(t)}")
+    if t not in own and t not in catalog():
+        _bad(f"gpu node {_show(node)} names GPU type {_show(t)}, which is neither one of the "
+             f"graph's gpu_types nor in the catalog; known: {known([*own, *catalog()])}")
+
+
+def _label_problem(node, data) -> None:
+    for key in LABELS:
+        if key in data and not _whole(data[key], 0):
+            _bad(f"gpu node {_show(node)} label {key!r} must be a whole number >= 0, got "
+                 f"{_show(data[key])}")
+
+
+def _ports_used(adj, node) -> float:
+    return sum(d.get("links", 1) for d in adj[node].values())
+
+
+def _switch_problem(node, data, adj) -> None:
+    if not _whole(data["tier"], 0):
+        _bad(f"switch {_show(node)} tier must be a whole number >= 0, got {_show(data['tier'])}")
+    if not _whole(data["radix"], 1):
+        _bad(f"switch {_show(node)} radix must be a positive integer, got {_show(data['radix'])}")
+    if not _nonneg(data["latency"]):
+        _bad(f"switch {_show(node)} latency must be finite and >= 0 s, got {_show(data['latency'])}")
+    if not isinstance(data["in_network_reduction"], bool):
+        _bad(f"switch {_show(node)} in_network_reduction must be true or false, got "
+             f"{_show(data['in_network_reduction'])}")
+
+
+def _ocs_problem(node, data) -> None:
+    if not _whole(data["ports"], 1):
+        _bad(f"ocs {_show(node)} ports must be a positive integer, got {_show(data['ports'])}")
+    for key in ("reconfiguration_time", "latency"):
+        if not _nonneg(data[key]):
+            _bad(f"ocs {_show(node)} {key} must be finite and >= 0 s, got {_show(data[key])}")
+
+
+def _edge_problem(u, v, data) -> None:
+    if u == v:
+        _bad(f"edge {_show(u)}-{_show(v)} joins a node to itself (self-loops are not links)")
+    missing = [k for k in EDGE_KEYS if k not in data]
+    if missing:
+        _bad(f"edge {_show(u)}-{_show(v)} lacks attribute(s) {', '.join(missing)}")
+    bw = data["bandwidth"]
+    if not (_nonneg(bw) and bw > 0):
+        _bad(f"edge {_show(u)}-{_show(v)} bandwidth must be finite and > 0 bytes/s, got {_show(bw)}")
+    if not _nonneg(data["latency"]):
+        _bad(f"edge {_show(u)}-{_show(v)} latency must be finite and >= 0 s, got "
+             f"{_show(data['latency'])}")
+    lanes = data["lanes"]
+    if not _whole(lanes, 1):
+        x = _real(lanes)
+        if x is None or not math.isfinite(x) or x < 1 or x != int(x):
+            _bad(f"edge {_show(u)}-{_show(v)} lanes must be a whole number >= 1, got {_show(lanes)}")
+    links = data.get("links", 1)
+    if not (_nonneg(links) and links > 0):
+        _bad(f"edge {_show(u)}-{_show(v)} links must be finite and > 0 cables, got {_show(links)}")
+    medium = data["medium"]
+    if not isinstance(medium, str) or medium not in _MEDIA:
+        _bad(f"edge {_show(u)}-{_show(v)} medium {_show(medium)} is not one of {known(MEDIA)}")
 
 
 def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
-    """Check that ``graph`` obeys the fabric schema; return it unchanged, else raise UserError.
+    """Check that ``graph`` obeys the fabric schema; return it unchanged, else raise a
+    UserError naming the node, edge or graph attribute at fault.
 
-    Checks every node's kind and required attributes, every edge's attributes (bandwidth
-    finite and > 0, latency finite and >= 0, a known medium), the ``gpus`` graph attribute,
+    Checks the graph attributes' types (:data:`GRAPH_TYPES`) and ``gpu_types``; every node's
+    kind and required attributes (a GPU's type known to the graph or the catalog, labels
+    whole numbers >= 0; a switch's tier a whole number >= 0, radix a positive integer not
+    exceeded by its cables, latency finite >= 0, in_network_reduction a bool; an OCS's ports
+    likewise); every edge (no self-loop; bandwidth finite and > 0, latency finite and >= 0,
+    lanes a whole number >= 1, links finite and > 0, a known medium); the ``gpus`` count;
     and (unless ``check_connected=False``) that every GPU can reach every other.
 
     >>> g = nx.Graph(name="pair", spec="", gpus=2)
@@ -85,54 +315,62 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
     Traceback (most recent call last):
     ...
     compute.errors.UserError: invalid fabric graph: graph attribute 'gpus' is 2 but it has 3 GPU nodes
+    >>> g.add_edge("gpu2", "gpu2", bandwidth=1e9, latency=0.0, medium="copper", lanes=1)
+    >>> validate(g)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: invalid fabric graph: edge 'gpu2'-'gpu2' joins a node to itself (self-loops are not links)
     """
-    if not isinstance(graph, nx.Graph) or graph.is_directed():
-        _bad(f"expected an undirected networkx Graph, got {type(graph).__name__}")
+    if not isinstance(graph, nx.Graph) or graph.is_directed() or graph.is_multigraph():
+        _bad(f"expected an undirected simple networkx Graph, got {type(graph).__name__}")
+    own = _check_graph_attributes(graph)
+    types = frozenset(own) | frozenset(catalog())
+    adj = graph._adj
+    for u, v, data in graph.edges(data=True):
+        bw = data.get("bandwidth")
+        lat = data.get("latency")
+        lanes = data.get("lanes")
+        links = data.get("links", 1)
+        if not (bw.__class__ is float and 0 < bw < _INF and lat.__class__ is float
+                and 0 <= lat < _INF and lanes.__class__ is int and lanes >= 1
+                and (links.__class__ is int and links >= 1)
+                and data.get("medium").__class__ is str and data["medium"] in _MEDIA
+                and u != v):
+            _edge_problem(u, v, data)
     gpus = 0
     for node, data in graph.nodes(data=True):
         kind = data.get("kind")
-        if kind not in NODE_KEYS:
-            _bad(f"node {node!r} has kind {kind!r}; allowed: {known(NODE_KINDS)}")
-        missing = [k for k in NODE_KEYS[kind] if k not in data]
-        if missing:
-            _bad(f"{kind} node {node!r} lacks attribute(s) {', '.join(missing)}")
         if kind == "gpu":
             gpus += 1
-            if not isinstance(data["gpu"], str) or not data["gpu"]:
-                _bad(f"gpu node {node!r} must name its GPU type in 'gpu', got {data['gpu']!r}")
-        elif kind == "switch":
-            if not (isinstance(data["radix"], int) and data["radix"] > 0):
-                _bad(f"switch {node!r} radix must be a positive integer, got {data['radix']!r}")
-            if not _nonneg(data["latency"]):
-                _bad(f"switch {node!r} latency must be finite and >= 0 s, got {data['latency']!r}")
+            t = data.get("gpu")
+            if t.__class__ is not str or t not in types:
+                _gpu_problem(node, data, own)
+            if len(data) > 2:
+                for key, value in data.items():
+                    if key in _LABELS and (value.__class__ is not int or value < 0):
+                        _label_problem(node, data)
+            continue
+        if kind.__class__ is not str or kind not in NODE_KEYS:
+            _bad(f"node {_show(node)} has kind {_show(kind)}; allowed: {known(NODE_KINDS)}")
+        missing = [k for k in NODE_KEYS[kind] if k not in data]
+        if missing:
+            _bad(f"{kind} node {_show(node)} lacks attribute(s) {', '.join(missing)}")
+        if kind == "switch":
+            _switch_problem(node, data, adj)
+            used = _ports_used(adj, node)
             # an edge may stand for several cables: count cables, not edges (a breakout
             # share of a port is a fraction; allow for rounding in their sum)
-            used = sum(d.get("links", 1) for _, _, d in graph.edges(node, data=True))
-            if used > data["radix"] + 1e-6:
-                _bad(f"switch {node!r} uses {used:g} ports but its radix is {data['radix']}")
+            if _real(used) is None or used > data["radix"] + 1e-6:
+                _bad(f"switch {_show(node)} uses {_show(used)} ports but its radix is "
+                     f"{data['radix']}")
         else:
-            if not (isinstance(data["ports"], int) and data["ports"] > 0):
-                _bad(f"ocs {node!r} ports must be a positive integer, got {data['ports']!r}")
-            if not _nonneg(data["reconfiguration_time"]):
-                _bad(f"ocs {node!r} reconfiguration_time must be finite and >= 0 s, "
-                     f"got {data['reconfiguration_time']!r}")
-    for u, v, data in graph.edges(data=True):
-        missing = [k for k in EDGE_KEYS if k not in data]
-        if missing:
-            _bad(f"edge {u!r}-{v!r} lacks attribute(s) {', '.join(missing)}")
-        bw = data["bandwidth"]
-        if not (_nonneg(bw) and bw > 0):
-            _bad(f"edge {u!r}-{v!r} bandwidth must be finite and > 0 bytes/s, got {bw!r}")
-        if not _nonneg(data["latency"]):
-            _bad(f"edge {u!r}-{v!r} latency must be finite and >= 0 s, got {data['latency']!r}")
-        links = data.get("links", 1)
-        if not (_nonneg(links) and links > 0):
-            _bad(f"edge {u!r}-{v!r} links must be finite and > 0 cables, got {links!r}")
-        if data["medium"] not in MEDIA:
-            _bad(f"edge {u!r}-{v!r} medium {data['medium']!r} is not one of {known(MEDIA)}")
+            _ocs_problem(node, data)
+            used = _ports_used(adj, node)
+            if _real(used) is None or used > data["ports"] + 1e-6:
+                _bad(f"ocs {_show(node)} uses {_show(used)} ports but it has {data['ports']}")
     declared = graph.graph.get("gpus")
     if declared != gpus:
-        _bad(f"graph attribute 'gpus' is {declared!r} but it has {gpus} GPU nodes")
+        _bad(f"graph attribute 'gpus' is {_show(declared)} but it has {gpus} GPU nodes")
     if gpus == 0:
         _bad("it has no GPU nodes")
     if check_connected and gpus > 1:
@@ -140,5 +378,5 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
         reached = nx.node_connected_component(graph, first)
         cut = [n for n in gpu_nodes(graph) if n not in reached]
         if cut:
-            _bad(f"GPU {cut[0]!r} cannot reach GPU {first!r} ({len(cut)} GPU(s) disconnected)")
+            _bad(f"GPU {_show(cut[0])} cannot reach GPU {_show(first)} ({len(cut)} GPU(s) disconnected)")
     return graph

@@ -11,6 +11,7 @@ from __future__ import annotations
 import networkx as nx
 
 from compute.errors import UserError
+from compute.hardware import GpuSpec
 from topologies.common import (
     LEAF_SPINE_LENGTH,
     NIC_LENGTH,
@@ -19,23 +20,26 @@ from topologies.common import (
     SPINE_CORE_LENGTH,
     SWITCH_LATENCY,
     bandwidth_or,
-    builder,
     cable_latency,
     check_int,
+    check_length,
     check_medium,
     check_positive,
+    check_radix,
     finish,
     gpu_type,
     link,
     new_graph,
     switch_attrs,
 )
+from topologies.limits import check_size
+from topologies.registry import builder
 
 __all__ = ["fat_tree", "flat", "leaf_spine", "single_switch"]
 
 
 @builder("single-switch")
-def single_switch(n: int = 8, gpu: str = "H100-SXM", bandwidth: float | None = None,
+def single_switch(n: int = 8, gpu: str | GpuSpec = "H100-SXM", bandwidth: float | None = None,
                   links: int = 1, radix: int | None = None, latency: float = NVSWITCH_LATENCY,
                   in_network_reduction: bool = True, medium: str = "copper",
                   length: float = SCALEUP_LENGTH) -> nx.Graph:
@@ -46,8 +50,8 @@ def single_switch(n: int = 8, gpu: str = "H100-SXM", bandwidth: float | None = N
     ----------
     n : int
         GPUs (>= 1).
-    gpu : str
-        GPU type (catalog name).
+    gpu : str or GpuSpec
+        GPU type: a catalog name, a GPU file or a GpuSpec.
     bandwidth : float, optional
         Bytes/s per direction per GPU; default the GPU's ``scaleup_bandwidth`` (450 GB/s for
         an H100: 18 NVLink4 links x 25 GB/s).
@@ -74,10 +78,12 @@ def single_switch(n: int = 8, gpu: str = "H100-SXM", bandwidth: float | None = N
     spec = gpu_type(gpu)
     bw = bandwidth_or("bandwidth", bandwidth, spec.scaleup_bandwidth)
     medium = check_medium("medium", medium)
-    radix = n * links if radix is None else check_int("radix", radix)
+    length = check_length(length)
+    radix = check_radix("radix", n * links if radix is None else radix)
     if radix < n * links:
         raise UserError(f"radix {radix} is too small for {n} GPUs with {links} link(s) each: "
                         f"it must be >= {n * links}")
+    check_size("single-switch", n + 1, n)
     graph = new_graph(f"{n} {spec.name} on one switch")
     graph.add_node("nvs0", **switch_attrs(0, radix, check_positive("latency", latency,
                                                                    allow_zero=True),
@@ -86,11 +92,11 @@ def single_switch(n: int = 8, gpu: str = "H100-SXM", bandwidth: float | None = N
     for i in range(n):
         graph.add_node(f"gpu{i}", kind="gpu", gpu=spec.name, group=0)
         graph.add_edge(f"gpu{i}", "nvs0", **cable)
-    return finish(graph, n)
+    return finish(graph, n, spec)
 
 
 @builder("flat")
-def flat(n: int = 64, planes: int = 4, radix: int = 64, gpu: str = "H100-SXM",
+def flat(n: int = 64, planes: int = 4, radix: int = 64, gpu: str | GpuSpec = "H100-SXM",
          bandwidth: float | None = None, latency: float = SWITCH_LATENCY,
          in_network_reduction: bool = False, medium: str = "co-packaged-optics",
          length: float = NIC_LENGTH) -> nx.Graph:
@@ -128,7 +134,7 @@ def flat(n: int = 64, planes: int = 4, radix: int = 64, gpu: str = "H100-SXM",
     """
     n = check_int("n", n)
     planes = check_int("planes", planes)
-    radix = check_int("radix", radix)
+    radix = check_radix("radix", radix)
     if n > radix:
         raise UserError(f"flat: {n} GPUs need switches of radix >= {n} (one port per GPU per "
                         f"plane), got radix {radix}; use leaf-spine or fat-tree")
@@ -136,6 +142,8 @@ def flat(n: int = 64, planes: int = 4, radix: int = 64, gpu: str = "H100-SXM",
     bw = bandwidth_or("bandwidth", bandwidth, spec.scaleup_bandwidth)
     medium = check_medium("medium", medium)
     lat = check_positive("latency", latency, allow_zero=True)
+    length = check_length(length)
+    check_size("flat", n + planes, n * planes)
     graph = new_graph(f"{n} {spec.name} on {planes} flat plane(s)")
     graph.add_nodes_from((f"plane{p}", switch_attrs(1, radix, lat, in_network_reduction))
                          for p in range(planes))
@@ -143,7 +151,7 @@ def flat(n: int = 64, planes: int = 4, radix: int = 64, gpu: str = "H100-SXM",
     cable = link(bw / planes, cable_latency(length, medium), medium)
     graph.add_edges_from((f"gpu{i}", f"plane{p}", dict(cable))
                          for i in range(n) for p in range(planes))
-    return finish(graph, n)
+    return finish(graph, n, spec)
 
 
 def _uplinks(k: int, oversubscription: int) -> int:
@@ -156,7 +164,7 @@ def _uplinks(k: int, oversubscription: int) -> int:
 
 
 def _even_k(name: str, k) -> int:
-    k = check_int(name, k, 2)
+    k = check_radix(name, k, 2)
     if k % 2:
         raise UserError(f"{name} must be even (half the ports go down, half up), got {k}")
     return k
@@ -171,7 +179,7 @@ def _scaleout(gpu, bandwidth, medium, latency):
 
 @builder("leaf-spine")
 def leaf_spine(leaves: int = 4, radix: int = 8, oversubscription: int = 1,
-               spines: int | None = None, gpu: str = "H100-SXM",
+               spines: int | None = None, gpu: str | GpuSpec = "H100-SXM",
                bandwidth: float | None = None, latency: float = SWITCH_LATENCY,
                in_network_reduction: bool = False,
                medium: str = "pluggable-optics") -> nx.Graph:
@@ -203,7 +211,7 @@ def leaf_spine(leaves: int = 4, radix: int = 8, oversubscription: int = 1,
     leaves = check_int("leaves", leaves)
     radix = _even_k("radix", radix)
     up = _uplinks(radix, oversubscription)
-    spines = up if spines is None else check_int("spines", spines)
+    spines = up if spines is None else check_radix("spines", spines)
     if up % spines:
         raise UserError(f"spines {spines} must divide the {up} uplinks of each leaf")
     parallel = up // spines
@@ -213,6 +221,7 @@ def leaf_spine(leaves: int = 4, radix: int = 8, oversubscription: int = 1,
                         "more spines or fat-tree")
     spec, bw, medium, lat = _scaleout(gpu, bandwidth, medium, latency)
     h = radix // 2
+    check_size("leaf-spine", leaves * (h + 1) + spines, leaves * (h + spines))
     graph = new_graph(f"leaf-spine of {leaves} leaves x {h} {spec.name}")
     sw = switch_attrs(1, radix, lat, in_network_reduction)
     graph.add_nodes_from((f"leaf{i}", dict(sw)) for i in range(leaves))
@@ -224,12 +233,12 @@ def leaf_spine(leaves: int = 4, radix: int = 8, oversubscription: int = 1,
     trunk = link(bw * parallel, cable_latency(LEAF_SPINE_LENGTH, medium), medium, parallel)
     graph.add_edges_from((f"leaf{i}", f"spine{j}", dict(trunk))
                          for i in range(leaves) for j in range(spines))
-    return finish(graph, leaves * h)
+    return finish(graph, leaves * h, spec)
 
 
 @builder("fat-tree")
 def fat_tree(k: int = 4, oversubscription: int = 1, pods: int | None = None,
-             gpu: str = "H100-SXM", bandwidth: float | None = None,
+             gpu: str | GpuSpec = "H100-SXM", bandwidth: float | None = None,
              latency: float = SWITCH_LATENCY, in_network_reduction: bool = False,
              medium: str = "pluggable-optics") -> nx.Graph:
     """Three-tier k-ary fat tree of ``k``-port switches: ``k^3/4`` GPUs in ``k`` pods.
@@ -270,6 +279,7 @@ def fat_tree(k: int = 4, oversubscription: int = 1, pods: int | None = None,
     spec, bw, medium, lat = _scaleout(gpu, bandwidth, medium, latency)
     h = k // 2
     n = pods * h * h
+    check_size("fat-tree", n + pods * (h + up) + up * h, n + 2 * pods * h * up)
     graph = new_graph(f"k={k} fat tree of {n} {spec.name}")
     sw = switch_attrs(1, k, lat, in_network_reduction)
     graph.add_nodes_from((f"gpu{i}", {"kind": "gpu", "gpu": spec.name, "pod": i // (h * h),
@@ -286,4 +296,4 @@ def fat_tree(k: int = 4, oversubscription: int = 1, pods: int | None = None,
     graph.add_edges_from((f"spine{p * up + a}", f"core{a * h + c}", dict(top))
                          for p in range(pods) for a in range(up) for c in range(h))
     graph.graph.update(k=k, oversubscription=int(oversubscription))
-    return finish(graph, n)
+    return finish(graph, n, spec)

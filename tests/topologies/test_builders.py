@@ -190,7 +190,23 @@ def test_lite_groups_even_split():
 def test_lite_groups_gateway_and_graph_base():
     base = ring(3, bandwidth=90e9)
     g = lite_groups(base, lites=2, split="gateway", mesh_bandwidth=10e9)
+    # an unchanged built base is spelled by its spec and recorded by its builder table
+    assert g.graph["spec"] == ("lite-groups:base=[ring:n=3,bandwidth=90000000000.0],lites=2,"
+                               "split=gateway,mesh_bandwidth=10000000000.0")
+    assert g.graph["args"]["base"] == {"builder": "ring", "n": 3, "bandwidth": 90e9}
+    edited = base.copy()
+    edited.graph["name"] = "edited"
+    edited.add_edge("gpu0", "gpu1", **base.edges["gpu0", "gpu1"])  # same edge: counts kept
+    edited.remove_edge("gpu0", "gpu2")
+    edited.add_edge("gpu0", "gpu2", bandwidth=1e9, latency=0.0, medium="copper", lanes=1)
+    e = lite_groups(edited, lites=2, split="gateway", mesh_bandwidth=10e9)
+    assert e.graph["spec"].startswith("lite-groups:base=[ring")  # counts unchanged: trusted
+    edited.add_node("sw", kind="switch", tier=1, radix=4, latency=0.0,
+                    in_network_reduction=False)
+    edited.add_edge("sw", "gpu1", bandwidth=1e9, latency=0.0, medium="copper", lanes=1)
+    g = lite_groups(edited, lites=2, split="gateway", mesh_bandwidth=10e9)
     assert g.graph["gpus"] == 6 and g.graph["spec"] == ""
+    assert g.graph["args"]["base"] == {"builder": None, "name": "edited"}
     assert g.has_edge("gpu0", "gpu2") and not g.has_edge("gpu1", "gpu3")
     assert g.edges["gpu0", "gpu2"]["bandwidth"] == 45e9
     assert g.edges["gpu0", "gpu1"]["bandwidth"] == 10e9

@@ -1,0 +1,101 @@
+"""How large a fabric netmodel builds or reads before refusing: estimated before any memory
+is spent, settable.
+
+A built fabric costs about 400 bytes of memory per node or edge (networkx dicts; measured
+on the 131,072-GPU fat tree: 532,480 nodes and edges, 0.2 GB). Every builder estimates its
+node and edge counts from its parameters and calls :func:`check_size` before adding
+anything; fabric files are refused above :func:`max_file_bytes` before they are parsed, and
+their node and edge lists are counted before a graph is made.
+
+Defaults, and the environment variables that override them (a whole number, ``_`` allowed
+as a digit separator):
+
+========================  ===============================  =========================
+limit                     default                          environment variable
+========================  ===============================  =========================
+nodes (GPUs + switches)   2,000,000                        ``NETMODEL_MAX_FABRIC_NODES``
+edges                     10,000,000 (about 4 GB)          ``NETMODEL_MAX_FABRIC_EDGES``
+fabric file size          1 GiB                            ``NETMODEL_MAX_FABRIC_FILE_BYTES``
+========================  ===============================  =========================
+
+Fixed limits (not settable: beyond them a value is not physical): a switch or OCS has at
+most :data:`MAX_RADIX` ports; a fabric file nests at most :data:`MAX_DEPTH` levels.
+
+>>> check_size("fat-tree", nodes=1_000, edges=3_000)
+>>> check_size("ring", nodes=10**12, edges=10**12)
+Traceback (most recent call last):
+...
+compute.errors.UserError: ring: the fabric would have about 1,000,000,000,000 nodes and 1,000,000,000,000 edges, over the limit of 2,000,000 nodes and 10,000,000 edges; build a smaller fabric, or raise NETMODEL_MAX_FABRIC_NODES / NETMODEL_MAX_FABRIC_EDGES if the machine has the memory (about 400 bytes per node or edge)
+"""
+
+from __future__ import annotations
+
+import os
+
+from compute.errors import UserError
+
+__all__ = ["DEFAULTS", "ENV", "MAX_DEPTH", "MAX_RADIX", "check_size", "max_edges",
+           "max_file_bytes", "max_nodes"]
+
+#: Default limits (nodes, edges, file bytes).
+DEFAULTS = {"nodes": 2_000_000, "edges": 10_000_000, "file_bytes": 2**30}
+#: The environment variable that overrides each limit.
+ENV = {"nodes": "NETMODEL_MAX_FABRIC_NODES", "edges": "NETMODEL_MAX_FABRIC_EDGES",
+       "file_bytes": "NETMODEL_MAX_FABRIC_FILE_BYTES"}
+#: Most ports a switch or OCS may have (a logical NVLink switch of 576 GPUs x 18 links has
+#: 10,368; a million is past any physical device).
+MAX_RADIX = 1_000_000
+#: Deepest nesting of lists/objects (JSON) or elements (GraphML) in a fabric file; node-link
+#: JSON needs 4, GraphML 4 (a nested graph is not a fabric).
+MAX_DEPTH = 32
+BYTES_PER_ITEM = 400  # memory per node or edge, measured (see the module docstring)
+
+
+def _limit(key: str) -> int:
+    name = ENV[key]
+    text = os.environ.get(name)
+    if text is None or not text.strip():
+        return DEFAULTS[key]
+    try:
+        value = int(text.strip().replace("_", ""))
+    except ValueError:
+        value = 0
+    if value < 1 or len(text) > 30:
+        raise UserError(f"environment variable {name}={text[:40]!r} must be a whole number "
+                        f">= 1 (default {DEFAULTS[key]:,})")
+    return value
+
+
+def max_nodes() -> int:
+    """Most nodes a fabric may have (``NETMODEL_MAX_FABRIC_NODES``, default 2,000,000)."""
+    return _limit("nodes")
+
+
+def max_edges() -> int:
+    """Most edges a fabric may have (``NETMODEL_MAX_FABRIC_EDGES``, default 10,000,000)."""
+    return _limit("edges")
+
+
+def max_file_bytes() -> int:
+    """Largest fabric file read (``NETMODEL_MAX_FABRIC_FILE_BYTES``, default 1 GiB)."""
+    return _limit("file_bytes")
+
+
+def _count(n: int) -> str:
+    if n < 10**15:
+        return f"{n:,}"
+    return f"10^{int(n.bit_length() * 0.30103)}"
+
+
+def check_size(what: str, nodes: int, edges: int) -> None:
+    """Refuse a fabric estimated at ``nodes`` nodes and ``edges`` edges when either is over
+    its limit; the message names the estimate, the limits and how to proceed."""
+    top_n, top_e = max_nodes(), max_edges()
+    if nodes <= top_n and edges <= top_e:
+        return
+    raise UserError(
+        f"{what}: the fabric would have about {_count(nodes)} nodes and {_count(edges)} edges, "
+        f"over the "
+        f"limit of {top_n:,} nodes and {top_e:,} edges; build a smaller fabric, or raise "
+        f"{ENV['nodes']} / {ENV['edges']} if the machine has the memory (about "
+        f"{BYTES_PER_ITEM} bytes per node or edge)")

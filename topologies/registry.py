@@ -1,0 +1,550 @@
+"""The builder registry and the two ways to name a fabric: a spec string (users, display,
+cache keys) or a builder name with parameters (between packages).
+
+Builders register themselves here with :func:`builder` when their module loads; this
+module imports none of them, so the builder modules may call :func:`build` (a Lite group
+builds its base fabric) without an import cycle. :mod:`topologies.specs` imports the
+builder modules and re-exports what is here.
+
+**Spec strings.** Grammar (whitespace around tokens is ignored; names are case-insensitive
+and ``_`` may be written for ``-``)::
+
+    spec   := NAME [ ":" param ( "," param )* ]
+    param  := KEY "=" value
+    value  := text without commas | "[" text, brackets balanced "]"
+
+KEYs are the builder's keyword names. Values are converted by the parameter's type: ints,
+floats, booleans (``true/false/yes/no/1/0``), ``none`` for an optional parameter; keys
+naming a bandwidth take units (``450GB/s``, ``400Gb/s``), keys naming a latency or time take
+``ns/us/ms/s``. A value holding commas (a nested spec) is bracketed:
+``lite-groups:base=[fat-tree:k=4,gpu=H100-SXM],lites=4``. A path ending in ``.json`` or
+``.graphml`` reads a saved fabric instead.
+
+**Structured specs.** ``build(name, params)``, ``build((name, params))`` or
+``build({"builder": name, **params})``: the values may already be typed, in SI units
+(ints, floats in bytes/s and seconds, booleans, a :class:`~compute.hardware.GpuSpec` for a
+GPU parameter, a nested fabric for ``base`` as a graph, a spec string, a pair or a table);
+a string value is read as in a spec string (``"450GB/s"``).
+
+**What a built graph records** (``graph.graph``): ``builder`` (the registered name),
+``args`` (the arguments that differ from their defaults, JSON-safe: a GpuSpec as its name,
+a nested fabric as ``{"builder": ..., **args}``, tuples as lists), ``spec`` (the display
+string; ``""`` when an argument has no spelling, e.g. a hand-made base graph) and
+``nodes_built`` / ``edges_built``. GPU types that are not the catalog's own entries are in
+``gpu_types`` (see :func:`topologies.schema.gpu_spec`).
+
+>>> parse_spec("fat-tree:k=8, oversubscription=2,gpu=Lite")
+('fat-tree', {'k': '8', 'oversubscription': '2', 'gpu': 'Lite'})
+>>> g = build("fat-tree", {"k": 8, "bandwidth": "100Gb/s"})
+>>> g.graph["builder"], g.graph["args"], g.graph["spec"]
+('fat-tree', {'k': 8, 'bandwidth': 12500000000.0}, 'fat-tree:k=8,bandwidth=12500000000.0')
+>>> build("fat-tree:k=8").graph["spec"], build("fat_tree:K=8").graph["gpus"]
+('fat-tree:k=8', 128)
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import inspect
+import numbers
+import os
+import types
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import networkx as nx
+
+from compute.errors import UserError, known
+from compute.hardware import GpuSpec, catalog, get_gpu
+from compute.units import parse_bandwidth, parse_time
+from topologies.limits import MAX_DEPTH
+from topologies.schema import validate
+
+__all__ = ["ORDER", "REGISTRY", "BuilderInfo", "ParamInfo", "bound_arguments", "build",
+           "as_built", "build_arguments", "builder", "builders", "fabric_table", "format_value",
+           "get_builder", "parse_spec"]
+
+#: Spec name -> builder function, filled by :func:`builder` as the builder modules load.
+REGISTRY: dict[str, Callable[..., nx.Graph]] = {}
+
+#: Listing order: switched, hierarchical, direct, optical.
+ORDER = ("single-switch", "flat", "leaf-spine", "fat-tree", "rail-optimized", "superpod", "nvl72",
+         "ring", "full-mesh", "torus", "lite-groups", "ocs")
+
+#: How deep nested fabrics are being built now (a base of a base of ...).
+_NESTING: contextvars.ContextVar[int] = contextvars.ContextVar("nesting", default=0)
+
+
+@dataclass(frozen=True)
+class ParamInfo:
+    """One keyword parameter of a builder: its name, type as written, default and unit."""
+
+    name: str
+    type: str
+    default: object
+    unit: str = ""
+
+
+@dataclass(frozen=True)
+class BuilderInfo:
+    """A registered builder: spec name, the function, its one-line summary, parameters."""
+
+    name: str
+    function: object
+    summary: str
+    params: tuple[ParamInfo, ...]
+
+
+# ---------------------------------------------------------------- parameter kinds
+
+def _members(annotation) -> tuple:
+    """The types of an annotation (``int | None`` -> ``(int, NoneType)``)."""
+    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
+        return typing.get_args(annotation)
+    return (annotation,)
+
+
+def _types(annotation) -> tuple[type, bool]:
+    """(first type, whether None is allowed) of an annotation like ``int | None``."""
+    args = _members(annotation)
+    base = next((a for a in args if a is not type(None)), object)
+    return base, type(None) in args
+
+
+def _signature(fn) -> inspect.Signature:
+    return inspect.signature(inspect.unwrap(fn), eval_str=True)
+
+
+def _unit(pname: str) -> str:
+    if "bandwidth" in pname:
+        return "bytes/s"
+    if "latency" in pname or pname.endswith("time"):
+        return "s"
+    if pname == "length":
+        return "m"
+    return ""
+
+
+def _show(value) -> str:
+    """``repr(value)``, cut to 60 characters (a value in an error message)."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int too long to print
+        return f"<an integer of {value.bit_length()} bits>"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# ---------------------------------------------------------------- values
+
+def format_value(value) -> str | None:
+    """A parameter value as it is written in a spec string, or None when it has no spelling
+    (a graph without a spec).
+
+    >>> format_value(2.5), format_value(True), format_value((4, 4)), format_value("a,b")
+    ('2.5', 'true', '4x4', '[a,b]')
+    """
+    if isinstance(value, GpuSpec):
+        value = value.name
+    elif isinstance(value, nx.Graph):
+        value = value.graph.get("spec") if as_built(value) else None
+        if not value:
+            return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, numbers.Integral):
+        value = int(value)
+    elif isinstance(value, numbers.Real):
+        value = float(value)
+    if isinstance(value, int | float | str):
+        text = repr(value) if isinstance(value, float) else str(value)
+        return f"[{text}]" if any(c in text for c in ",[]") else text
+    if isinstance(value, tuple | list) and value and \
+            all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in value):
+        return "x".join(str(int(v)) for v in value)
+    return None
+
+
+def _json_safe(value):
+    """``value`` as JSON can hold it: a GpuSpec by name, a fabric as its builder table."""
+    if value is None or isinstance(value, bool | str):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if isinstance(value, GpuSpec):
+        return value.name
+    if isinstance(value, nx.Graph):
+        return fabric_table(value)
+    if isinstance(value, tuple | list):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    return repr(value)
+
+
+def as_built(graph: nx.Graph) -> bool:
+    """Whether ``graph`` is still what its builder made: ``builder`` and ``args`` recorded
+    and the node and edge counts those it recorded."""
+    g = graph.graph
+    return isinstance(g.get("builder"), str) and isinstance(g.get("args"), dict) \
+        and g.get("nodes_built") == graph.number_of_nodes() \
+        and g.get("edges_built") == graph.number_of_edges()
+
+
+def fabric_table(graph: nx.Graph) -> dict:
+    """``{"builder": name, **args}`` of a graph as its builder made it;
+    ``{"builder": None, "name": ...}`` for a hand-made or edited one.
+
+    >>> fabric_table(build("ring:n=4"))
+    {'builder': 'ring', 'n': 4}
+    """
+    if as_built(graph):
+        return {"builder": graph.graph["builder"], **graph.graph["args"]}
+    return {"builder": None, "name": str(graph.graph.get("name", ""))}
+
+
+def _gpu_arg(what: str, value) -> GpuSpec:
+    if isinstance(value, GpuSpec):
+        return value
+    if isinstance(value, str):
+        return get_gpu(value)
+    raise UserError(f"{what} must be a GPU name or a GpuSpec, got {_show(value)}")
+
+
+def _fabric_arg(what: str, value) -> nx.Graph:
+    if isinstance(value, nx.Graph):
+        return validate(value)
+    if isinstance(value, str | os.PathLike | tuple | Mapping):
+        depth = _NESTING.get()
+        if depth >= MAX_DEPTH:
+            raise UserError(f"{what}: fabrics nested more than {MAX_DEPTH} deep")
+        token = _NESTING.set(depth + 1)
+        try:
+            return build(value)
+        finally:
+            _NESTING.reset(token)
+    raise UserError(f"{what} must be a fabric: a spec string, a (builder, params) pair, a "
+                    f"{{'builder': ...}} table or a graph, got {_show(value)}")
+
+
+def _same(a, b) -> bool:
+    if a is b:
+        return True
+    if type(a) is not type(b) and not (isinstance(a, numbers.Real) and isinstance(b, numbers.Real)):
+        return False
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - an array or odd object: not the default
+        return False
+
+
+# ---------------------------------------------------------------- the decorator
+
+def builder(name: str):
+    """Register a builder under its spec ``name``.
+
+    The registered function accepts the builder's parameters typed or as names: a GPU
+    parameter (annotated with :class:`~compute.hardware.GpuSpec`) a catalog name, a GPU
+    file path or a GpuSpec; a fabric parameter (annotated with :class:`networkx.Graph`)
+    anything :func:`build` accepts. The graph it returns records ``builder``, ``args``,
+    ``spec``, ``nodes_built`` and ``edges_built`` (see the module docstring).
+    """
+
+    def register(fn):
+        sig = _signature(fn)
+        kinds = {p: _members(par.annotation) for p, par in sig.parameters.items()}
+        gpu_params = [p for p, ts in kinds.items() if GpuSpec in ts]
+        fabric_params = [p for p, ts in kinds.items() if nx.Graph in ts]
+        bool_params = [p for p, ts in kinds.items() if ts == (bool,)]
+
+        @functools.wraps(fn)
+        def build_graph(*args, **kwargs):
+            try:
+                bound = sig.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise UserError(f"{name}: {exc}") from None
+            given = dict(bound.arguments)
+            bound.apply_defaults()
+            call = dict(bound.arguments)
+            for key in bool_params:
+                value = call[key]
+                if not (isinstance(value, bool)
+                        or getattr(getattr(value, "dtype", None), "kind", "") == "b"):
+                    raise UserError(f"{key} must be true or false, got {_show(value)}")
+                call[key] = bool(value)
+            for key in gpu_params:
+                call[key] = _gpu_arg(key, call[key])
+            for key in fabric_params:
+                call[key] = _fabric_arg(key, call[key])
+            graph = fn(**call)
+            parts: list[str] | None = []
+            recorded = {}
+            for key, raw in given.items():
+                default = sig.parameters[key].default
+                value = call[key]
+                if key in gpu_params:
+                    if isinstance(default, str) and value == catalog().get(default):
+                        continue
+                elif _same(raw, default):
+                    continue
+                recorded[key] = _json_safe(value)
+                if parts is not None:
+                    text = format_value(raw if isinstance(raw, str) else value)
+                    if text is None:
+                        parts = None
+                    else:
+                        parts.append(f"{key}={text}")
+            graph.graph["spec"] = "" if parts is None else \
+                name + (":" + ",".join(parts) if parts else "")
+            graph.graph["builder"] = name
+            graph.graph["args"] = recorded
+            # what the builder made, so analysis trusts closed forms only for this graph
+            graph.graph["nodes_built"] = graph.number_of_nodes()
+            graph.graph["edges_built"] = graph.number_of_edges()
+            return graph
+
+        REGISTRY[name] = build_graph
+        return build_graph
+
+    return register
+
+
+# ---------------------------------------------------------------- spec strings
+
+def _split_top(text: str, sep: str) -> list[str]:
+    parts, depth, deepest, cur = [], 0, 0, []
+    for ch in text:
+        if ch == "[":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch == "]":
+            depth -= 1
+            if depth < 0:
+                raise UserError(f"spec {_show(text)} has an unmatched ']'")
+        if ch == sep and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    if depth:
+        raise UserError(f"spec {_show(text)} has an unmatched '['")
+    if deepest > MAX_DEPTH:
+        raise UserError(f"spec {_show(text)} nests brackets {deepest} deep; at most "
+                        f"{MAX_DEPTH}")
+    parts.append("".join(cur))
+    return parts
+
+
+def _canonical(name: str) -> str:
+    return name.strip().lower().replace("_", "-")
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """Split a spec into the builder name and its raw ``{key: value-string}`` parameters."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise UserError(f"a fabric spec must be a non-empty string like 'fat-tree:k=8', "
+                        f"got {_show(spec)}")
+    name, _, rest = spec.strip().partition(":")
+    params: dict[str, str] = {}
+    if rest.strip():
+        for item in _split_top(rest, ","):
+            key, eq, value = item.partition("=")
+            key = key.strip().lower()
+            if not eq or not key:
+                raise UserError(f"spec parameter {_show(item.strip())} must be KEY=VALUE "
+                                f"(in {_show(spec)})")
+            if key in params:
+                raise UserError(f"spec parameter {key!r} is given twice (in {_show(spec)})")
+            value = value.strip()
+            if value.startswith("[") and value.endswith("]"):
+                value = value[1:-1]
+            params[key] = value
+    return _canonical(name), params
+
+
+def get_builder(name: str):
+    """The builder function registered as ``name``; UserError listing the known ones."""
+    key = _canonical(name) if isinstance(name, str) else None
+    if key not in REGISTRY:
+        raise UserError(f"unknown fabric builder {_show(name)}; known: {known(REGISTRY)}")
+    return REGISTRY[key]
+
+
+def _convert(builder_name: str, pname: str, text: str, param: inspect.Parameter):
+    """A parameter's value from its spec-string text."""
+    base, optional = _types(param.annotation)
+    if optional and text.lower() == "none":
+        return None
+    what = f"{builder_name}: {pname}"
+    unit = _unit(pname)
+    if unit == "bytes/s":
+        return parse_bandwidth(text, what)
+    if unit == "s":
+        return parse_time(text, what)
+    if base is bool:
+        low = text.lower()
+        if low in ("true", "yes", "1", "on"):
+            return True
+        if low in ("false", "no", "0", "off"):
+            return False
+        raise UserError(f"{what} must be true or false, got {_show(text)}")
+    if base is int:
+        try:
+            return int(text)
+        except ValueError:
+            raise UserError(f"{what} must be an integer, got {_show(text)}") from None
+    if base is float:
+        try:
+            return float(text)
+        except ValueError:
+            raise UserError(f"{what} must be a number, got {_show(text)}") from None
+    return text
+
+
+def _keywords(name: str, params: Mapping) -> tuple[str, Callable, inspect.Signature, dict]:
+    """The builder and its keyword arguments for ``params`` (string values converted)."""
+    fn = get_builder(name)
+    name = _canonical(name)
+    if not isinstance(params, Mapping):
+        raise UserError(f"parameters of fabric {name!r} must be a table of KEY: VALUE, "
+                        f"got {_show(params)}")
+    sig = _signature(fn)
+    kwargs = {}
+    for key, value in params.items():
+        if not isinstance(key, str) or key not in sig.parameters:
+            raise UserError(f"unknown key {_show(key)} for fabric {name!r}; known: "
+                            f"{known(sig.parameters)}")
+        param = sig.parameters[key]
+        fabric = nx.Graph in _members(param.annotation)
+        kwargs[key] = _convert(name, key, value, param) if isinstance(value, str) and \
+            not fabric else value
+    return name, fn, sig, kwargs
+
+
+def _call(name: str, fn: Callable, kwargs: dict) -> nx.Graph:
+    try:
+        return fn(**kwargs)
+    except UserError as exc:  # say which fabric the refused value belongs to
+        text = str(exc)
+        raise UserError(text if text.startswith(f"{name}:") else f"{name}: {text}") from None
+
+
+def _structured(spec) -> tuple[str, Mapping] | None:
+    """(builder name, params) of a pair or a ``{"builder": ...}`` table; None otherwise."""
+    if isinstance(spec, tuple):
+        if len(spec) != 2 or not isinstance(spec[0], str) or not isinstance(spec[1], Mapping):
+            raise UserError(f"a structured fabric spec is a (builder name, params) pair, got "
+                            f"{_show(spec)}")
+        return spec
+    if isinstance(spec, Mapping):
+        params = dict(spec)
+        name = params.pop("builder", None)
+        if not isinstance(name, str):
+            raise UserError(f"a fabric table needs 'builder' naming a fabric builder; known: "
+                            f"{known(REGISTRY)}")
+        return name, params
+    return None
+
+
+def build(spec, params: Mapping | None = None) -> nx.Graph:
+    """The fabric graph ``spec`` describes.
+
+    Parameters
+    ----------
+    spec : str, pathlib.Path, tuple, dict or networkx.Graph
+        A spec string (``"fat-tree:k=8,gpu=Lite"``); a builder name with ``params``; a
+        ``(name, params)`` pair; a table ``{"builder": name, **params}``; a saved
+        ``.json``/``.graphml`` fabric; or a graph, which passes through after
+        :func:`~topologies.schema.validate`.
+    params : dict, optional
+        Keyword arguments of the builder ``spec`` names, typed (SI units, a GpuSpec, a
+        nested fabric) or as spec-string text.
+
+    Raises UserError for an unknown builder or key (listing the known ones) and for values
+    the builder refuses, naming the fabric.
+
+    Examples
+    --------
+    >>> from compute.hardware import derive_gpu, get_gpu
+    >>> mine = derive_gpu(get_gpu("Lite"), "MyLite", network_bandwidth_multiplier=2)
+    >>> g = build("ring", {"n": 4, "gpu": mine})
+    >>> g.nodes["gpu0"]["gpu"], g.graph["args"], g.edges["gpu0", "gpu1"]["bandwidth"] / 1e9
+    ('MyLite', {'n': 4, 'gpu': 'MyLite'}, 112.5)
+    >>> g.graph["gpu_types"]["MyLite"] is mine
+    True
+    >>> build(("lite-groups", {"base": {"builder": "ring", "n": 3}})).graph["args"]
+    {'base': {'builder': 'ring', 'n': 3}}
+    """
+    if params is not None:
+        if not isinstance(spec, str):
+            raise UserError(f"with params, the fabric spec must be a builder name, got "
+                            f"{_show(spec)}")
+        name, fn, _, kwargs = _keywords(spec, params)
+        return _call(name, fn, kwargs)
+    if isinstance(spec, nx.Graph):
+        return validate(spec)
+    if isinstance(spec, str | os.PathLike) and \
+            os.fspath(spec).lower().endswith((".json", ".graphml")):
+        from topologies.io import read_graph
+
+        return read_graph(spec)
+    pair = _structured(spec)
+    if pair is not None:
+        name, fn, _, kwargs = _keywords(*pair)
+        return _call(name, fn, kwargs)
+    name, raw = parse_spec(spec)
+    name, fn, _, kwargs = _keywords(name, raw)
+    return _call(name, fn, kwargs)
+
+
+def build_arguments(spec) -> tuple[str, dict]:
+    """The builder name and every keyword argument (defaults filled in) a spec string, pair
+    or table stands for (nested fabrics are not built).
+
+    >>> build_arguments("fat-tree:k=8")[1]["oversubscription"]
+    1
+    """
+    pair = _structured(spec)
+    name, _, sig, kwargs = _keywords(*(pair if pair is not None else parse_spec(spec)))
+    bound = sig.bind(**kwargs)
+    bound.apply_defaults()
+    return name, dict(bound.arguments)
+
+
+def bound_arguments(name: str, args: Mapping) -> dict:
+    """Every keyword argument of builder ``name`` given the non-default ``args`` a graph
+    records (``graph.graph["args"]``), defaults filled in; values as recorded.
+
+    >>> g = build("fat-tree:k=8")
+    >>> bound_arguments(g.graph["builder"], g.graph["args"])["pods"] is None
+    True
+    """
+    sig = _signature(get_builder(name))
+    unknown = [k for k in args if k not in sig.parameters]
+    if unknown:
+        raise UserError(f"unknown key(s) {', '.join(map(_show, unknown))} for fabric "
+                        f"{name!r}; known: {known(sig.parameters)}")
+    bound = sig.bind(**args)
+    bound.apply_defaults()
+    return dict(bound.arguments)
+
+
+def builders() -> list[BuilderInfo]:
+    """Every registered builder with its parameters, defaults and first sentence."""
+    out = []
+    for name, fn in REGISTRY.items():
+        sig = _signature(fn)
+        params = []
+        for p in sig.parameters.values():
+            base, optional = _types(p.annotation)
+            tname = getattr(base, "__name__", str(base)) + (" | None" if optional else "")
+            params.append(ParamInfo(p.name, tname, p.default, _unit(p.name)))
+        doc = " ".join((inspect.getdoc(fn) or "").split("\n\n")[0].split()).replace("``", "")
+        summary = doc.split(". ")[0].rstrip(".") + "."
+        out.append(BuilderInfo(name, fn, summary, tuple(params)))
+    rank = {n: i for i, n in enumerate(ORDER)}
+    return sorted(out, key=lambda b: rank.get(b.name, len(ORDER)))
+
