@@ -291,8 +291,9 @@ def builder(name: str):
                 elif _same(raw, default):
                     continue
                 recorded[key] = _json_safe(value)
-                if parts is not None:
-                    text = format_value(raw if isinstance(raw, str) else value)
+                if parts is not None:  # a GPU file path keeps its spelling; a base its spec
+                    text = format_value(raw if isinstance(raw, str) and key not in
+                                        fabric_params else value)
                     if text is None:
                         parts = None
                     else:
