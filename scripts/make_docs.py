@@ -22,7 +22,8 @@ GitHub renders the page):
     ``python scripts/accuracy_collectives.py --markdown``); ``needs=PATH`` as above.
 ``<!-- file: NAME -->``
     The fenced block after it is written to NAME in the page's scratch folder before the
-    page's samples run (a scenario or GPU file that a sample reads).
+    page's samples run (a scenario or GPU file that a sample reads); NAME must be a new
+    plain name, not one of the project's.
 ``<!-- findings: SOURCE`` ... ``-->`` then ``<!-- /findings -->``
     The bullets of SOURCE (a generated ``summary.md``) whose text, bold marks removed,
     starts with each line of the comment, copied verbatim; a line that matches no bullet or
@@ -36,8 +37,8 @@ GitHub renders the page):
 
 Samples run in a fresh scratch folder per page, which links the project's top-level files
 and folders: paths read as from the project root (``docs/figures/study.csv``,
-``python scripts/...``), and what a sample writes (``--out cmp/``) stays in the scratch
-folder. ``netmodel ...`` runs in this process through click's ``CliRunner`` (the same code
+``python scripts/...``), and what a sample writes under a new name (``--out cmp/``) stays
+in the scratch folder (a sample must not write into the project's own folders). ``netmodel ...`` runs in this process through click's ``CliRunner`` (the same code
 as the console script, without the start-up cost); ``| head -N`` and ``| python
 scripts/make_docs.py shape`` filter in this process; any other command runs in ``bash``.
 Lines are compared with trailing blanks removed. ``tests/test_docs.py`` runs the same check.
@@ -142,10 +143,12 @@ def _netmodel(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[str, int
     return result.output, result.exit_code
 
 
-def _shell(command: str, cwd: Path, stdin: str | None = None) -> tuple[str, int]:
-    proc = subprocess.run(["bash", "-c", command], cwd=cwd, input=stdin, text=True,
+def _shell(command: str, cwd: Path) -> tuple[str, int]:
+    proc = subprocess.run(["bash", "-c", command], cwd=cwd, text=True,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          env={**os.environ, "COLUMNS": COLUMNS,
+                          env={**os.environ, "COLUMNS": COLUMNS,      # this Python first
+                               "PATH": os.pathsep.join([str(Path(sys.executable).parent),
+                                                        os.environ.get("PATH", "")]),
                                "PYTHONPATH": os.pathsep.join(
                                    [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])},
                           timeout=600)
@@ -498,7 +501,11 @@ def blocks(page: Path, *, run: bool = True,
             if not entry.name.startswith("."):
                 (scratch / entry.name).symlink_to(entry)
         for m in _FILE.finditer(text):
-            (scratch / m.group("name")).write_text(m.group("body"))
+            name = m.group("name")
+            if "/" in name or name.startswith(".") or (scratch / name).exists():
+                raise DocsError(f"{_rel(page)}:{_line_of(text, m.start())}: file name {name!r} "
+                                "must be a new plain name (not a project file)")
+            (scratch / name).write_text(m.group("body"))
         for b in found:
             t0 = time.perf_counter()
             if b.kind in ("sample", "markdown") and b.note and not (ROOT / b.note).exists():
@@ -538,11 +545,6 @@ def rewrite(page: Path, found: list[Block]) -> bool:
 
     atomic_write(page, new.encode(), what="docs page")
     return True
-
-
-def stale(paths: list[Path] | None = None) -> list[Block]:
-    """Every stale block of ``paths`` (default: all pages)."""
-    return [b for p in (paths or pages()) for b in blocks(p) if b.stale]
 
 
 def _diff(b: Block, limit: int = 12) -> str:
