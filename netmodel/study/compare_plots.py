@@ -37,6 +37,15 @@ def _setup():
     return plt
 
 
+def _margins(fig, *, bottom: float, top: float = 0.75, left: float = 0.6,
+             right: float = 0.2, wspace: float = 0.18, hspace: float = 0.45) -> None:
+    """Place the panels with margins in inches: cheap and predictable, where tight_layout
+    measures every text artist of the figure (seconds for a figure of 150 labels)."""
+    w, h = fig.get_figwidth(), fig.get_figheight()
+    fig.subplots_adjust(left=left / w, right=1 - right / w, bottom=bottom / h, top=1 - top / h,
+                        wspace=wspace, hspace=hspace)
+
+
 def _grid(plt, result, width, height):
     models, phases = result.models, result.phases
     fig, axes = plt.subplots(len(models), len(phases), squeeze=False,
@@ -131,7 +140,7 @@ def plot_compare_tokens(result, path) -> None:
     fig.suptitle("Best tokens/s per SM under the SLO on each fabric\n(numbers at the bar's "
                  f"foot: ratio to {result.baseline})", fontsize=10)
     rows = -(-len(labels) // ncol)
-    fig.tight_layout(rect=(0, (0.22 * rows + 0.1) / fig.get_figheight(), 1, 1))
+    _margins(fig, bottom=0.22 * rows + 0.5, top=0.75, hspace=0.5)
     fig.savefig(path, format="png", dpi=120)
     plt.close(fig)
 
@@ -168,12 +177,12 @@ def plot_compare_split(result, path) -> None:
                     ax.bar(x, v, 0.8, bottom=bottom, color=RESOURCE_COLOURS[res],
                            label=f"{res}-bound" if (i, j, x) == (0, 0, xs[0]) else None)
                     bottom += v
-                ax.annotate(f"tp{r.tp} b{r.batch}", (x, bottom), xytext=(0, 2),
-                            textcoords="offset points", ha="center", va="bottom",
-                            rotation=90, fontsize=5.5)
+                # above the SLO line, never across it (a feasible bar ends below it)
+                ax.text(x, limit * 1.04, f"tp{r.tp} b{r.batch}", ha="center", va="bottom",
+                        rotation=90, fontsize=5.5)
             ax.axhline(limit, color="#c44e52", ls="--", lw=1,
                        label="SLO" if (i, j) == (0, 0) else None)
-            ax.set_ylim(0, limit * 1.35)
+            ax.set_ylim(0, limit * 1.42)
             ax.set_xticks(xs, labels if i == len(models) - 1 else [""] * len(labels),
                           rotation=90, fontsize=6.5)
             ax.set_xlim(xs[0] - 0.7, xs[-1] + 0.7)
@@ -184,8 +193,10 @@ def plot_compare_split(result, path) -> None:
             ax.set_axisbelow(True)
     handles, labs = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labs, loc="lower center", ncol=len(labs), fontsize=8, frameon=False)
-    fig.suptitle("Step time of the best configuration, split by what bounds it", fontsize=10)
-    fig.tight_layout(rect=(0, 0.35 / fig.get_figheight(), 1, 1))
+    fig.suptitle("Step time of the best configuration, split by what bounds it (above each "
+                 "bar: its TP degree and batch)", fontsize=10)
+    longest = max(len(lab) for lab in labels)
+    _margins(fig, bottom=0.55 + 0.055 * longest, top=0.6, left=0.65, hspace=0.3)
     fig.savefig(path, format="png", dpi=120)
     plt.close(fig)
 
@@ -264,6 +275,6 @@ def plot_sweep(result, path) -> None:
     fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=7.5, frameon=False)
     rows = -(-len(labels) // ncol)
     fig.suptitle("Sweep: best tokens/s per SM as the fabric changes", fontsize=10)
-    fig.tight_layout(rect=(0, min(0.45, (0.17 * rows + 0.15) / fig.get_figheight()), 1, 1))
+    _margins(fig, bottom=0.17 * rows + 0.65, top=0.55, left=0.6, hspace=0.5, wspace=0.22)
     fig.savefig(path, format="png", dpi=120)
     plt.close(fig)
