@@ -35,6 +35,20 @@ _COMMANDS = {
 }
 
 
+#: Exit status of a command that ran but found no configuration meeting the SLO (its table
+#: and files are still printed and written). 2 is a user error; 1 a bug.
+NOTHING_FEASIBLE = 3
+
+
+def exit_if_nothing_feasible(rows) -> None:
+    """Exit with :data:`NOTHING_FEASIBLE` when no row of a result is feasible."""
+    rows = list(rows)
+    if rows and not any(r.feasible for r in rows):
+        click.echo("nothing feasible: no configuration meets the SLO (exit status "
+                   f"{NOTHING_FEASIBLE})", err=True)
+        raise click.exceptions.Exit(NOTHING_FEASIBLE)
+
+
 class UserFacingError(click.ClickException):
     """A :class:`~compute.errors.UserError` on its way out: one line, exit status 2."""
 

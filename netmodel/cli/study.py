@@ -81,6 +81,20 @@ def _with(options):
     return decorate
 
 
+def _feasible_or_exit(result) -> None:
+    from netmodel.cli.main import exit_if_nothing_feasible
+
+    rows = result.rows if hasattr(result, "rows") else \
+        [r for part in (result.ideal, result.fabric) if part is not None for r in part.rows]
+    exit_if_nothing_feasible(rows)
+
+
+def _wrote(paths, as_json: bool) -> None:
+    """Say which files were written (not with --json: stdout is then JSON only)."""
+    if paths and not as_json:
+        click.echo("wrote " + ", ".join(str(p) for p in paths))
+
+
 # ------------------------------------------------------------------ study
 
 @click.group("study")
@@ -106,9 +120,11 @@ def study():
               "h100-dgx runs with the H100, the others with every other GPU of --gpus.")
 @click.option("--no-fabric", is_flag=True, help="Skip the fabric comparison and the sweep.")
 @click.option("--no-sweep", is_flag=True, help="Skip the per-hop latency sweep.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the study as JSON ({study, fabric, sweep}) instead of the tables.")
 @_with(_slo_options)
 def lite_gpu(out_dir, models_text, gpus_text, phases_text, networks_text, scenarios_text,
-             no_fabric, no_sweep, ttft, tbt, overlap_collectives, no_plot, quiet):
+             no_fabric, no_sweep, as_json, ttft, tbt, overlap_collectives, no_plot, quiet):
     """H100 versus the Lite family: first with ideal (and ring) networks, then on every
     fabric scenario, then the decode throughput as per-hop latency grows. Writes CSV, JSON,
     figures and summary.md (the findings, stated from the numbers); prints the tables."""
@@ -134,11 +150,9 @@ def lite_gpu(out_dir, models_text, gpus_text, phases_text, networks_text, scenar
                             fabric=not no_fabric, sweep=not (no_fabric or no_sweep),
                             options=options, slo=slo, quiet=quiet)
     written = write_full_study(result, out_dir, plot=not no_plot)
-    click.echo(result.ideal.table())
-    if result.fabric is not None:
-        click.echo("\nfabric comparison (tokens/s/SM of the best configuration per scenario)")
-        click.echo(result.fabric.table())
-    click.echo("\nwrote " + ", ".join(str(p) for p in written))
+    click.echo(result.to_json() if as_json else result.table())
+    _wrote(written, as_json)
+    _feasible_or_exit(result)
 
 
 # ------------------------------------------------------------------ compare
@@ -182,8 +196,9 @@ def _show_scenario(ctx, _param, value):
               help="Run every scenario with each of these GPU types instead of its own.")
 @click.option("--phase", "phase_text", default="both", show_default=True,
               help="prefill, decode, both, or a comma list.")
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
-              metavar="DIR", help="Folder for compare.csv, compare.json and the figures.")
+@click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False),
+              metavar="DIR", help="Also write compare.csv, compare.json and the figures there "
+              "(all or nothing).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
 @_instances_option
 @_with(_slo_options)
@@ -205,10 +220,10 @@ def compare(models_text, scenarios_text, gpus_text, phase_text, out_dir, as_json
     with _progress(total, "compare", quiet) as bar:
         result = run_compare(models, scenarios, phases, gpus=gpus, options=options, slo=slo,
                              instances=instances, progress=bar)
-    written = write_compare(result, out_dir, plot=not no_plot)
+    written = write_compare(result, out_dir, plot=not no_plot) if out_dir else []
     click.echo(result.to_json() if as_json else result.table())
-    if not as_json:
-        click.echo("wrote " + ", ".join(str(p) for p in written))
+    _wrote(written, as_json)
+    _feasible_or_exit(result)
 
 
 # ------------------------------------------------------------------ sweep
@@ -228,12 +243,14 @@ def compare(models_text, scenarios_text, gpus_text, phase_text, out_dir, as_json
               help="prefill, decode, both, or a comma list.")
 @click.option("--gpus", "gpus_text", default=None, metavar="LIST",
               help="Run every scenario with each of these GPU types instead of its own.")
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
-              metavar="DIR", help="Folder for sweep.csv, sweep.json and sweep.png.")
+@click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False),
+              metavar="DIR", help="Also write sweep.csv, sweep.json and sweep.png there (all or "
+              "nothing).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
 @_instances_option
 @_with(_slo_options)
 def sweep(scenario_texts, param_texts, points, models_text, phase_text, gpus_text, out_dir,
-          instances_text, ttft, tbt, overlap_collectives, no_plot, quiet):
+          as_json, instances_text, ttft, tbt, overlap_collectives, no_plot, quiet):
     """Tokens/s/SM of scenarios as one or two fabric parameters vary (link bandwidth,
     per-hop latency, OCS ports, ...), marking where one fabric overtakes another."""
     from compute.errors import UserError
@@ -257,31 +274,7 @@ def sweep(scenario_texts, param_texts, points, models_text, phase_text, gpus_tex
     with _progress(total, "sweep", quiet) as bar:
         result = run_sweep(scens, params, models, phases, options=options, slo=slo,
                            instances=instances, progress=bar)
-    written = write_sweep(result, out_dir, plot=not no_plot)
-    click.echo(_sweep_table(result))
-    click.echo("wrote " + ", ".join(str(p) for p in written))
-
-
-def _sweep_table(result) -> str:
-    p0 = result.params[0]
-    k, unit = {"s": (1e6, "us"), "bytes/s": (1e-9, "GB/s")}.get(p0.unit, (1.0, p0.unit))
-    name = f"{p0.path} ({unit})" if unit else p0.path
-    lines = []
-    ys = result.params[1].values if len(result.params) > 1 else (None,)
-    for model in result.models:
-        for phase in result.phases:
-            for y in ys:
-                extra = "" if y is None else f", {result.params[1].path}={y:g}"
-                lines.append(f"{model}, {phase}{extra}: tokens/s/SM by {name}")
-                xs = result.curve(result.labels[0], model, phase, y)[0]
-                width = max(len(lab) for lab in result.labels) + 2
-                lines.append(" " * width + "".join(f"{x * k:>10.3g}" for x in xs))
-                for lab in result.labels:
-                    v = result.curve(lab, model, phase, y)[1]
-                    lines.append(f"{lab:<{width}}" + "".join(
-                        f"{'-':>10}" if v_ != v_ else f"{v_:>10.4g}" for v_ in v))
-    for c in result.crossovers():
-        extra = "" if c["y"] is None else f", {result.params[1].path}={c['y']:g}"
-        lines.append(f"{c['model']}, {c['phase']}{extra}: {c['after']} overtakes "
-                     f"{c['before']} at {p0.path} = {c['x'] * k:.3g} {unit}".rstrip())
-    return "\n".join(lines)
+    written = write_sweep(result, out_dir, plot=not no_plot) if out_dir else []
+    click.echo(result.to_json() if as_json else result.table())
+    _wrote(written, as_json)
+    _feasible_or_exit(result)

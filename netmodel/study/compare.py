@@ -99,8 +99,8 @@ class CompareResult(RowsResult):
     def table(self) -> str:
         """A plain-text table, one block per phase and model."""
         width = max([len(lab) for lab in self.labels] + [8]) + 2
-        base = (self.baseline or "-").split("@")[0]
-        vs = max(12, len(base) + 4)  # the "vs BASELINE" column fits the baseline's name
+        base = self.baseline or "-"
+        vs = max(12, len(base) + 4)  # the "vs BASELINE" column fits the baseline's label
         lines = []
         for phase in self.phases:
             lat = "TTFT" if phase == "prefill" else "TBT"
@@ -112,11 +112,11 @@ class CompareResult(RowsResult):
                 for r in (r for r in self.rows if r.phase == phase and r.model == model):
                     if not r.feasible:
                         lines.append(f"  {r.label:<{width}}{'-':>3}{'-':>6}{'-':>9}"
-                                     f"{'infeasible':>10}")
+                                     f"{'infeasible':>11}")
                         continue
                     lines.append(
                         f"  {r.label:<{width}}{r.tp:>3}{r.batch:>6}{r.latency_s * 1e3:>9.2f}"
-                        f"{r.tokens_per_s:>10.4g}{r.tokens_per_s_per_sm:>10.4g}"
+                        f"{r.tokens_per_s:>10,.0f}{r.tokens_per_s_per_sm:>10.3f}"
                         f"{ratio_text(r.vs_baseline):>{vs}}{ratio_text(r.vs_ideal):>9}"
                         f"{r.network_share:>6.0%}")
         reconf = sorted({(r.label, r.reconfiguration_s) for r in self.rows
@@ -140,6 +140,8 @@ def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
 
     ``baseline`` names the scenario (by name or label) whose tokens/s/SM the others are
     divided by; when it is not among ``scenarios`` the first scenario is the baseline.
+    With ``gpus``, the baseline scenario also runs with its own GPU (``h100-dgx`` stays on
+    the H100 beside its copies on the other GPUs) and that row is the baseline.
     ``instances``: ``"alone"`` or ``"all"`` for every scenario (None: each scenario's own
     ``instances`` setting; see :mod:`netmodel.study.fabric_search`).
     """
@@ -148,6 +150,10 @@ def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
     models = [get_model(m) for m in models]
     phases = [check_phase(p) for p in phases]
     scens = expand_scenarios(scenarios, gpus)
+    own = [s for s in expand_scenarios(scenarios) if baseline in (s.name, s.label)] \
+        if gpus else []
+    if own and own[0].label not in {s.label for s in scens}:
+        scens.insert(0, own[0])   # keep the true baseline beside the swapped copies
     if instances is not None:
         scens = [s.with_instances(instances) for s in scens]
     if not (models and phases):
@@ -170,7 +176,7 @@ def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
                 searches.append(r)
                 rows.append(_row(r, ideal_cache[key]))
                 progress.advance(f"{s.label} {model.name} {phase}")
-    base = _baseline_label(scens, baseline)
+    base = own[0].label if own else _baseline_label(scens, baseline)
     rows = _with_ratios(rows, base)
     settings = {"slo": {"ttft_s": slo.ttft, "tbt_s": slo.tbt},
                 "prompt_tokens": make_workload("prefill", prompt, context).prompt,

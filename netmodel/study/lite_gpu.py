@@ -120,14 +120,14 @@ class StudyResult(RowsResult):
             if r.feasible:
                 lat = r.latency_s
                 line = (f"{r.phase:<8}{r.model:<16}{r.gpu:<15}{r.tp:>3}{r.batch:>6}"
-                        f"{lat * 1e3:>8.1f}{r.tokens_per_s_per_sm:>10.4g}{ratio_text(r.vs_baseline):>9}"
+                        f"{lat * 1e3:>8.1f}{r.tokens_per_s_per_sm:>10.3f}{ratio_text(r.vs_baseline):>9}"
                         f"{r.compute_s / lat:>6.0%}{r.memory_s / lat:>6.0%}{r.network_s / lat:>6.0%}")
             else:
                 line = (f"{r.phase:<8}{r.model:<16}{r.gpu:<15}{'-':>3}{'-':>6}{'-':>8}"
                         f"{'infeasible':>10}{'':>9}{'':>18}")
             for n in nets[1:]:
                 o = self.row(r.model, r.gpu, r.phase, n)
-                val = f"{o.tokens_per_s_per_sm:.4g}" if o.feasible else "infeasible"
+                val = f"{o.tokens_per_s_per_sm:.3f}" if o.feasible else "infeasible"
                 line += f"{val:>18}{ratio_text(o.vs_baseline):>6}"
             lines.append(line)
         reasons = [f"  {r.model} x {r.gpu} x {r.phase} ({r.network}): {r.reason}"
@@ -202,6 +202,23 @@ class FullStudy:
     ideal: StudyResult
     fabric: object = None
     sweep: object = None
+
+    def table(self) -> str:
+        """The parts' tables, one after the other."""
+        parts = [self.ideal.table()]
+        if self.fabric is not None:
+            parts.append("fabric comparison (tokens/s/SM of the best configuration per "
+                         "scenario)\n" + self.fabric.table())
+        if self.sweep is not None:
+            parts.append("per-hop latency sweep\n" + self.sweep.table())
+        return "\n\n".join(parts)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """``{"study": ..., "fabric": ..., "sweep": ...}``: the parts' JSON documents
+        (``null`` for a part that was skipped)."""
+        parts = {"study": self.ideal, "fabric": self.fabric, "sweep": self.sweep}
+        return json.dumps({k: None if v is None else json.loads(v.to_json(indent=None))
+                           for k, v in parts.items()}, indent=indent)
 
 
 def fabric_scenarios(gpus, scenarios=None, baseline: str = BASELINE) -> list:

@@ -2,7 +2,8 @@
 
 It stays silent when asked to (``--quiet``), when the stream is not a terminal (pipes, CI
 logs, click's test runner) and for the first ``delay`` seconds, so quick commands print
-nothing. It redraws at most ten times a second and erases itself when done.
+nothing. It redraws at most ten times a second, fits the terminal's width (an 80-column
+terminal gets 79 characters) and erases itself when done.
 
 >>> import io
 >>> with Progress(3, "searching", stream=io.StringIO()) as p:   # not a terminal: silent
@@ -13,6 +14,7 @@ nothing. It redraws at most ten times a second and erases itself when done.
 
 from __future__ import annotations
 
+import shutil
 import sys
 import time
 
@@ -62,16 +64,23 @@ class Progress:
         frac = min(self.done / self.total, 1.0)
         full = int(round(frac * self.width))
         bar = "#" * full + "." * (self.width - full)
+        cols = self._columns()
         text = (f"{self.label} [{bar}] {self.done}/{self.total} {now - self.start:5.1f}s "
-                f"{what}")[:110]
-        self.stream.write("\r" + text.ljust(110))
+                f"{what}")[:cols]
+        self.stream.write("\r" + text.ljust(cols))
         self.stream.flush()
         self._shown = True
+
+    @staticmethod
+    def _columns() -> int:
+        """Characters a line may take: one less than the terminal's width (a full line
+        would wrap on some terminals), at most 110."""
+        return max(20, min(110, shutil.get_terminal_size((80, 24)).columns - 1))
 
     def close(self) -> None:
         """Erase the bar (if it was drawn)."""
         if self._shown:
-            self.stream.write("\r" + " " * 110 + "\r")
+            self.stream.write("\r" + " " * self._columns() + "\r")
             self.stream.flush()
             self._shown = False
 

@@ -238,6 +238,33 @@ class SweepResult(RowsResult):
                         **({self.params[1].path: y} if len(self.params) > 1 else {})})
         return out
 
+    def table(self) -> str:
+        """A plain-text table: tokens/s/SM per scenario along the first parameter, then
+        the crossovers."""
+        result = self
+        p0 = result.params[0]
+        k, unit = {"s": (1e6, "us"), "bytes/s": (1e-9, "GB/s")}.get(p0.unit, (1.0, p0.unit))
+        name = f"{p0.path} ({unit})" if unit else p0.path
+        lines = []
+        ys = result.params[1].values if len(result.params) > 1 else (None,)
+        for model in result.models:
+            for phase in result.phases:
+                for y in ys:
+                    extra = "" if y is None else f", {result.params[1].path}={y:g}"
+                    lines.append(f"{model}, {phase}{extra}: tokens/s/SM by {name}")
+                    xs = result.curve(result.labels[0], model, phase, y)[0]
+                    width = max(len(lab) for lab in result.labels) + 2
+                    lines.append(" " * width + "".join(f"{x * k:>10.3g}" for x in xs))
+                    for lab in result.labels:
+                        v = result.curve(lab, model, phase, y)[1]
+                        lines.append(f"{lab:<{width}}" + "".join(
+                            f"{'-':>10}" if v_ != v_ else f"{v_:>10.3f}" for v_ in v))
+        for c in result.crossovers():
+            extra = "" if c["y"] is None else f", {result.params[1].path}={c['y']:g}"
+            lines.append(f"{c['model']}, {c['phase']}{extra}: {c['after']} overtakes "
+                         f"{c['before']} at {p0.path} = {c['x'] * k:.3g} {unit}".rstrip())
+        return "\n".join(lines)
+
     def to_json(self, indent: int | None = 2) -> str:
         """``{"sweep", "params", "scenarios", "settings", "crossovers", "rows"}``."""
         return json.dumps({"sweep": [p.path for p in self.params],
