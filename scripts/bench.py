@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-PARTS = ("compute", "topologies", "collectives", "study")
+PARTS = ("compute", "topologies", "collectives", "study", "reliability")
 HERE = Path(__file__).resolve().parent
 
 

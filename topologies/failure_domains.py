@@ -55,7 +55,7 @@ from compute.errors import UserError, known
 from topologies.schema import gpu_nodes
 
 __all__ = ["CLASSES", "LINK_CLASSES", "SWITCH_CLASSES", "Component", "add_spares",
-           "class_counts", "components", "degrade", "free_ports", "hosts"]
+           "class_counts", "components", "degrade", "free_ports", "hosts", "plan_spares"]
 
 #: Switch classes by tier (tier 3 and above are ``core``).
 SWITCH_CLASSES = {0: "nvswitch", 1: "leaf", 2: "spine", 3: "core"}
@@ -222,10 +222,11 @@ def class_counts(comps: dict[str, list[Component]]) -> dict[str, float]:
     return {c: float(sum(x.parts for x in v)) for c, v in comps.items()}
 
 
-def degrade(graph: nx.Graph, failed) -> nx.Graph:
+def degrade(graph: nx.Graph, failed, *, copy: bool = True) -> nx.Graph:
     """A copy of ``graph`` with every component of ``failed`` applied (edges removed or
-    thinned, nodes removed); ``gpus`` is recounted. Connectivity is not required."""
-    out = graph.copy()
+    thinned, nodes removed); ``gpus`` is recounted. Connectivity is not required. With
+    ``copy=False`` the graph itself is changed and returned."""
+    out = graph.copy() if copy else graph
     for comp in failed:
         for (u, v), factor in comp.scaled:
             if out.has_edge(u, v):
@@ -235,8 +236,15 @@ def degrade(graph: nx.Graph, failed) -> nx.Graph:
                 out.remove_edge(u, v)
         out.remove_nodes_from([n for n in comp.nodes if n in out])
     out.graph["gpus"] = sum(1 for _, k in out.nodes(data="kind") if k == "gpu")
-    out.graph["spec"] = ""
+    _not_as_built(out)
     return out
+
+
+def _not_as_built(graph: nx.Graph) -> None:
+    """Drop what says the graph is exactly what its builder made (it no longer is)."""
+    graph.graph["spec"] = ""
+    for key in ("builder", "args", "nodes_built", "edges_built"):
+        graph.graph.pop(key, None)
 
 
 def free_ports(graph: nx.Graph) -> dict:
@@ -255,6 +263,46 @@ def free_ports(graph: nx.Graph) -> dict:
     return out
 
 
+def plan_spares(graph: nx.Graph, count: int, *, like=None, prefix: str = "spare") -> list:
+    """Where up to ``count`` spares fit on free ports, without copying the graph: a list of
+    ``(name, node attributes, [(neighbour, edge attributes), ...])`` (see
+    :func:`add_spares`, which applies it)."""
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise UserError(f"spare count must be a whole number >= 0, got {count!r}")
+    free = free_ports(graph)
+    data = graph.nodes
+    templates: dict = {}
+    for g in (gpu_nodes(graph) if like is None else like):
+        if g not in graph or data[g].get("kind") != "gpu":
+            raise UserError(f"spare template {g!r} is not a GPU of the fabric")
+        nbrs = list(graph.neighbors(g))
+        if any(data[n]["kind"] == "gpu" for n in nbrs):
+            continue
+        templates.setdefault(frozenset(nbrs), g)
+    plan: list = []
+    taken = set()
+    order = list(templates.values())
+    while len(plan) < count and order:
+        still = []
+        for g in order:
+            if len(plan) >= count:
+                break
+            need = {n: graph.edges[g, n].get("links", 1) for n in graph.neighbors(g)}
+            if any(free[n] < c - 1e-6 for n, c in need.items()):
+                continue
+            name = f"{prefix}{len(plan)}"
+            while name in graph or name in taken:
+                name += "_"
+            taken.add(name)
+            for n, c in need.items():
+                free[n] -= c
+            plan.append((name, {**data[g], "spare": True},
+                         [(n, dict(graph.edges[g, n])) for n in need]))
+            still.append(g)
+        order = still
+    return plan
+
+
 def add_spares(graph: nx.Graph, count: int, *, like=None,
                prefix: str = "spare") -> tuple[nx.Graph, tuple]:
     """A copy of ``graph`` with up to ``count`` spare GPUs on free ports, and their names.
@@ -271,40 +319,11 @@ def add_spares(graph: nx.Graph, count: int, *, like=None,
     >>> names, g.graph["gpus"], sorted(g.neighbors("spare0"))
     (('spare0', 'spare1'), 8, ['plane0', 'plane1'])
     """
-    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-        raise UserError(f"spare count must be a whole number >= 0, got {count!r}")
-    free = free_ports(graph)
-    data = graph.nodes
-    templates: dict = {}
-    for g in (gpu_nodes(graph) if like is None else like):
-        if g not in graph or data[g].get("kind") != "gpu":
-            raise UserError(f"spare template {g!r} is not a GPU of the fabric")
-        nbrs = list(graph.neighbors(g))
-        if any(data[n]["kind"] == "gpu" for n in nbrs):
-            continue
-        templates.setdefault(frozenset(nbrs), g)
+    plan = plan_spares(graph, count, like=like, prefix=prefix)
     out = graph.copy()
-    names: list = []
-    order = list(templates.values())
-    while len(names) < count and order:
-        still = []
-        for g in order:
-            if len(names) >= count:
-                still.append(g)
-                continue
-            need = {n: out.edges[g, n].get("links", 1) for n in graph.neighbors(g)}
-            if any(free[n] < c - 1e-6 for n, c in need.items()):
-                continue
-            name = f"{prefix}{len(names)}"
-            while name in out:
-                name += "_"
-            out.add_node(name, **{**data[g], "spare": True})
-            for n, c in need.items():
-                out.add_edge(name, n, **dict(graph.edges[g, n]))
-                free[n] -= c
-            names.append(name)
-            still.append(g)
-        order = still if len(still) and len(names) < count else []
-    out.graph["gpus"] = graph.graph["gpus"] + len(names)
-    out.graph["spec"] = ""
-    return out, tuple(names)
+    for name, attrs, edges in plan:
+        out.add_node(name, **attrs)
+        out.add_edges_from((name, n, d) for n, d in edges)
+    out.graph["gpus"] = graph.graph["gpus"] + len(plan)
+    _not_as_built(out)
+    return out, tuple(name for name, _, _ in plan)

@@ -409,12 +409,14 @@ def simulate(kinds, pools: SparePools, instances: int, *, horizon="1y", trials: 
 def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, grid_s):
     lam = float(rates.sum())
     span = h + warm
-    counts = rng.poisson(lam * span, size=n)
+    counts = rng.poisson(lam * span, size=n) if lam > 0 else np.zeros(n, dtype=np.int64)
     total = int(counts.sum())
     trial = np.repeat(np.arange(n), counts)
     t = rng.random(total) * span - warm
     kind = rng.choice(len(kinds), size=total, p=rates / lam) if total else \
         np.zeros(0, dtype=np.int64)
+    if not len(kinds):
+        kinds = (Kind("none", "", 0.0, 0, 0.0, 0, 0.0, 0.0, 0.0, 0.0, 0.0),)
     pool = rng.integers(0, pools.pools, size=total) if total else np.zeros(0, dtype=np.int64)
     # sort by (trial, time) with one float key (trials are blocks 2 spans apart; within a
     # chunk the key resolves times to better than 0.2 s for any horizon and trial count)
@@ -503,9 +505,12 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
     key = bt.astype(float) * (h * 4) + bx
     q = (np.arange(n)[:, None] * (h * 4) + grid_s[None, :]).ravel()
     at = np.searchsorted(key, q, side="right") - 1
-    lv = np.where(at >= 0, level[np.clip(at, 0, None)], 0.0)
-    same = (at >= 0) & (bt[np.clip(at, 0, None)] == np.repeat(np.arange(n), len(grid_s)))
-    lv = np.where(same, lv, 0.0)
+    if len(bx):
+        safe = np.clip(at, 0, None)
+        same = (at >= 0) & (bt[safe] == np.repeat(np.arange(n), len(grid_s)))
+        lv = np.where(same, level[safe], 0.0)
+    else:
+        lv = np.zeros(len(q))
     band = np.clip(1.0 - lv.reshape(n, len(grid_s)) / instances, 0.0, 1.0)
     inside = t >= 0
     n_down = np.bincount(trial[inside & (down > 0)], minlength=n)

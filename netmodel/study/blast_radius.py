@@ -276,17 +276,24 @@ class Cluster:
         return inv
 
     def _footprint(self, members) -> set:
-        out = set(members)
+        """The members, every link of theirs with what it leads to, and every link and switch
+        on a shortest path between two of them. Members wired to the same switches share
+        the middle of their routes, so one route per pair of distinct attachments does."""
         g = self.graph
+        out = set(members)
+        by: dict = {}
+        for m in members:
+            nbrs = frozenset(g.neighbors(m))
+            by.setdefault(nbrs, m)
+            for n in nbrs:
+                out.add(n)
+                out.add(_key(m, n))
         if self.scenario.is_ocs:
-            for m in members:
-                for o in g.neighbors(m):
-                    out.add(o)
-                    out.add(_key(m, o))
             return out
+        reps = list(by.values())
         router = self._router
-        for a_i, a in enumerate(members):
-            for b in members[a_i + 1:]:
+        for i, a in enumerate(reps):
+            for b in reps[i + 1:]:
                 r = router.route(a, b)
                 if r is None:
                     continue
@@ -300,6 +307,65 @@ class Cluster:
         from netmodel.collectives.routing import Router
 
         return Router(self.graph)
+
+    @cached_property
+    def _direct(self) -> bool:
+        """Whether GPUs are wired to GPUs (then they may forward traffic, and instances are
+        costed on the whole cell rather than on their members and the switches)."""
+        data = self.graph.nodes
+        return any(data[u]["kind"] == "gpu" and data[v]["kind"] == "gpu"
+                   for u, v in self.graph.edges())
+
+    @cached_property
+    def _csr(self) -> tuple:
+        """The cell as arrays: node list, node index, edge ends (for connectivity)."""
+        nodes = list(self.graph.nodes)
+        index = {n: i for i, n in enumerate(nodes)}
+        ends = np.array([(index[u], index[v]) for u, v in self.graph.edges()],
+                        dtype=np.int64).reshape(-1, 2)
+        return nodes, index, ends
+
+    def partition(self, comps) -> dict:
+        """Connected part of every surviving node once ``comps`` failed: ``{node: label}``
+        (thinned links still connect)."""
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        nodes, index, ends = self._csr
+        gone_nodes = {index[n] for c in comps for n in c.nodes}
+        gone_edges = {tuple(sorted((index[u], index[v]))) for c in comps for u, v in c.edges}
+        keep = np.ones(len(ends), dtype=bool)
+        if gone_nodes:
+            dead = np.zeros(len(nodes), dtype=bool)
+            dead[list(gone_nodes)] = True
+            keep &= ~(dead[ends[:, 0]] | dead[ends[:, 1]])
+        if gone_edges:
+            lo, hi = np.minimum(ends[:, 0], ends[:, 1]), np.maximum(ends[:, 0], ends[:, 1])
+            code = lo * len(nodes) + hi
+            drop = np.array([a * len(nodes) + b for a, b in gone_edges])
+            keep &= ~np.isin(code, drop)
+        e = ends[keep]
+        n = len(nodes)
+        m = coo_matrix((np.ones(len(e)), (e[:, 0], e[:, 1])), shape=(n, n))
+        _, labels = connected_components(m, directed=False)
+        return {nodes[i]: int(labels[i]) for i in range(n) if i not in gone_nodes}
+
+    def recost_graph(self, comps, members, spares=()) -> nx.Graph:
+        """A graph to cost ``members`` on: the cell (or, where GPUs forward no traffic, only
+        the members and every switch and OCS) with ``spares`` (a
+        :func:`~topologies.failure_domains.plan_spares` plan) added and ``comps`` failed."""
+        g = self.graph
+        if self._direct:
+            out = g.copy()
+        else:
+            keep = [n for n, k in g.nodes(data="kind") if k != "gpu"]
+            keep += [m for m in members if m in g]
+            out = g.subgraph(keep).copy()
+        for name, attrs, edges in spares:
+            out.add_node(name, **attrs)
+            out.add_edges_from((name, n, d) for n, d in edges if n in out)
+        out = degrade(out, comps, copy=False)
+        return out
 
     # ------------------------------------------------------------------ costing
     def instance_result(self, graph: nx.Graph, members):
@@ -324,26 +390,32 @@ class Cluster:
             return None
 
     # ------------------------------------------------------------------ effects
+    @cached_property
+    def _kinds(self) -> dict:
+        return dict(self.graph.nodes(data="kind"))
+
     def _local(self, comp: Component) -> tuple:
         """(signature, lost GPUs, GPUs wired to the failed parts, touched instances)."""
         g = self.graph
-        data = g.nodes
-        lost = {n for n in comp.nodes if data[n]["kind"] == "gpu"}
+        kind = self._kinds
+        lost = {n for n in comp.nodes if kind[n] == "gpu"}
         wired = set()
-        for u, v in comp.edges:
-            wired.update(x for x in (u, v) if data[x]["kind"] == "gpu")
-        for (u, v), _ in comp.scaled:
-            wired.update(x for x in (u, v) if data[x]["kind"] == "gpu")
+        index = self._index
+        touched = set()
+        for e in (*comp.edges, *(e for e, _ in comp.scaled)):
+            u, v = e
+            if kind[u] == "gpu":
+                wired.add(u)
+            if kind[v] == "gpu":
+                wired.add(v)
+            touched.update(index.get(_key(u, v), ()))
         tiers = []
         for n in comp.nodes:
-            if data[n]["kind"] != "gpu":
-                tiers.append((data[n]["kind"], data[n].get("tier", -1)))
-                wired.update(x for x in g.neighbors(n) if data[x]["kind"] == "gpu")
+            touched.update(index.get(n, ()))
+            if kind[n] != "gpu":
+                tiers.append((kind[n], g.nodes[n].get("tier", -1)))
+                wired.update(x for x in g.neighbors(n) if kind[x] == "gpu")
         wired -= lost
-        touched = set()
-        index = self._index
-        for e in comp.elements:
-            touched.update(index.get(e, ()))
         member_of = self.member_of
         touched.update(member_of[n] for n in lost | wired if n in member_of)
         per = []
@@ -358,18 +430,14 @@ class Cluster:
         return sig, lost, wired, touched
 
     def _evaluate(self, comp: Component, lost, wired, touched) -> dict:
-        g2 = degrade(self.graph, [comp])
-        part: dict = {}
+        part = self.partition([comp])
         sizes: dict = {}
-        for k, cc in enumerate(nx.connected_components(g2)):
-            n_gpu = 0
-            for n in cc:
-                part[n] = k
-                if g2.nodes[n]["kind"] == "gpu":
-                    n_gpu += 1
-            sizes[k] = n_gpu
+        data = self.graph.nodes
+        for n, k in part.items():
+            if data[n]["kind"] == "gpu":
+                sizes[k] = sizes.get(k, 0) + 1
         main = max(sizes, key=lambda k: sizes[k]) if sizes else None
-        cut = [n for n in gpu_nodes(g2) if part.get(n) != main]
+        cut = [n for n, k in part.items() if data[n]["kind"] == "gpu" and k != main]
         down, slo_down, cut_down, slow, members = [], 0, 0, 0.0, []
         healthy = self.tokens_per_s
         for i in sorted(touched):
@@ -384,7 +452,7 @@ class Cluster:
                 cut_down += 1
                 members.append(sum(1 for m in inst if m in wired) or 1)
                 continue
-            r = self.instance_result(g2, inst)
+            r = self.instance_result(self.recost_graph([comp], inst), inst)
             if r is None or not r.feasible:
                 down.append(i)
                 if r is None:

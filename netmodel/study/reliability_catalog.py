@@ -130,14 +130,18 @@ class Catalog:
     repair: str = "local"
     sources: dict = field(default_factory=dict)
 
-    def with_(self, *, area_share: float | None = None, repair: str | None = None,
+    def with_(self, *, gpu_rate_per_hour: float | None = None,
+              area_share: float | None = None, repair: str | None = None,
               rates: dict | None = None, repair_hours: dict | None = None,
               detection_s: float | None = None, warmup_s: float | None = None,
               load_from: str | None = None, storage_bandwidth: float | None = None
               ) -> Catalog:
-        """A copy with overrides: ``rates`` and ``repair_hours`` map a class to a rate per
-        part per hour or a repair time in hours (for the chosen ``repair``)."""
+        """A copy with overrides: ``gpu_rate_per_hour`` is the reference GPU's whole rate
+        (before the die/package split); ``rates`` and ``repair_hours`` map a class to a
+        rate per part per hour or a repair time in hours (for the chosen ``repair``)."""
         out = self
+        if gpu_rate_per_hour is not None:
+            out = replace(out, gpu_rate_per_hour=_rate("gpu_rate_per_hour", gpu_rate_per_hour))
         if area_share is not None:
             a = _rate("area_share", area_share)
             if not self.hbm_share <= a <= 1:

@@ -38,10 +38,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-import networkx as nx
-
 from compute.errors import UserError, known
-from topologies.failure_domains import add_spares, degrade
+from topologies.failure_domains import plan_spares
 from topologies.schema import gpu_nodes
 
 __all__ = ["PLACEMENTS", "Recovery", "SparePools", "capacity", "recovery", "spare_pools"]
@@ -96,19 +94,28 @@ def capacity(cluster, placement: str) -> int | None:
         if placement == "global":
             memo[key] = None
         elif placement == "pod":
-            memo[key] = len(add_spares(cluster.graph, cluster.cell_gpus)[1])
+            memo[key] = len(_plan(cluster, cluster.cell_gpus))
         else:
             groups = _groups(cluster)
             first = next(iter(groups.values()))
-            memo[key] = len(add_spares(cluster.graph, cluster.cell_gpus, like=first)[1])
+            memo[key] = len(_plan(cluster, cluster.cell_gpus, first))
     return memo[key]
+
+
+def _plan(cluster, count: int, like=None) -> list:
+    """The first ``count`` spare sites of the cell (sites fill in a fixed order, so one
+    plan of every site serves every count; cached per template set)."""
+    memo = cluster.__dict__.setdefault("_spare_plans", {})
+    key = None if like is None else tuple(like)
+    if key not in memo:
+        memo[key] = plan_spares(cluster.graph, cluster.cell_gpus, like=like)
+    return memo[key][:count]
 
 
 def _replace(cluster, comp, effect):
     """Per down instance: (members, the members to replace)."""
     _, lost, wired, _ = cluster._local(comp)
-    g2 = degrade(cluster.graph, [comp])
-    parts = {n: k for k, cc in enumerate(nx.connected_components(g2)) for n in cc}
+    parts = cluster.partition([comp])
     out = []
     for i in effect.down:
         inst = cluster.instances[i]
@@ -156,31 +163,37 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
         like = list(dict.fromkeys(like))
     else:
         like = None
-    graph, spares = add_spares(cluster.graph, max(need, cluster.tp), like=like or None)
-    if not spares:
+    plan = _plan(cluster, max(need, cluster.tp), like or None)
+    if not plan:
         return Recovery("no free port for a spare", None, None)
-    g3 = degrade(graph, [comp])
+    spares = [name for name, _, _ in plan]
+    home_of = {name: {n for n, _ in edges} for name, _, edges in plan}
+    group_of = {name: attrs.get("group") for name, attrs, _ in plan}
+    g = cluster.graph
     if need and len(spares) >= need:
-        free = [s for s in spares if s in g3]
+        free = list(spares)
         ok, lost = True, 0.0
-        data = cluster.graph.nodes
+        data = g.nodes
         for inst, gone in todo:
             if not gone:
                 ok = False
                 break
             picks = []
-            for m in gone:  # a spare of the member's group where spares are per group
+            for m in gone:  # the nearest spare: on the member's own switches if one is
                 pool = [s for s in free if placement != "group"
-                        or g3.nodes[s].get("group") == data[m].get("group")]
+                        or group_of[s] == data[m].get("group")]
                 if not pool:
                     ok = False
                     break
-                picks.append(pool[0])
-                free.remove(pool[0])
+                home = set(g.neighbors(m))
+                pick = max(pool, key=lambda s, home=home: len(home & home_of[s]))
+                picks.append(pick)
+                free.remove(pick)
             if not ok:
                 break
             sub = dict(zip(gone, picks, strict=True))
-            r = cluster.instance_result(g3, tuple(sub.get(m, m) for m in inst))
+            members = tuple(sub.get(m, m) for m in inst)
+            r = cluster.instance_result(cluster.recost_graph([comp], members, plan), members)
             if r is None or not r.feasible:
                 ok = False
                 break
@@ -190,8 +203,8 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
             return Recovery(f"substitute {need} spare{'s' * (need > 1)}{extra}", need, swap,
                             lost)
     if placement == "pod" and len(spares) >= cluster.tp:
-        block = tuple(s for s in spares if s in g3)[:cluster.tp]
-        r = cluster.instance_result(g3, block) if len(block) == cluster.tp else None
+        block = tuple(spares[:cluster.tp])
+        r = cluster.instance_result(cluster.recost_graph([comp], block, plan), block)
         if r is not None and r.feasible:
             lost = _loss(r.tokens_per_s, healthy) * effect.instances_down
             return Recovery(f"re-create on {recreate} spares", recreate, swap, lost)

@@ -1,0 +1,131 @@
+#!/usr/bin/env python
+"""Benchmark of blast radius and availability (issue 9's speed targets).
+
+Prints ``name: figure (target)`` lines, each case in a fresh Python process (its own peak
+resident set, VmHWM):
+
+* static blast radius of every component class of a 16,384-GPU fabric (< 5 s): lite-flat
+  and h100-dgx at 16,384 GPUs (copies of their fabric), and one natively 16,384-GPU
+  leaf-spine of Lites (128 leaves of 128, 128 spines: every component of one big fabric);
+  the time includes the fabric search for the best TP and batch;
+* availability of 16,384 GPUs x 1 year x 1,000 trials (< 10 s on 2 cores, < 1 GB), with
+  2% spares per pod and globally, and without spares; then 131,072 GPUs x 1 year x 100
+  trials for scale.
+
+Wall times count while other processes share the cores; the CPU time of the case is
+printed beside them.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+BIG_LEAF_SPINE = """name = "lite-leaf-spine-16k"
+description = "16,384 Lites on one non-blocking leaf-spine of 256-port CPO switches"
+gpu = "Lite"
+[fabric]
+builder = "leaf-spine"
+leaves = 128
+radix = 256
+gpu = "$gpu"
+bandwidth = "$scaleup"
+medium = "co-packaged-optics"
+[collective]
+placement = "contiguous"
+algorithm = "auto"
+links = "scale-up"
+calibration = "default"
+[sources]
+bandwidth = "benchmark"
+latency = "benchmark"
+"""
+
+_CHILD = """
+import json, sys, time
+sys.path.insert(0, {root!r})
+
+
+def peak_rss_gb():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024 / 1e9
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9
+
+
+from netmodel.study.availability import availability
+from netmodel.study.blast_radius import blast_radius, build_cluster
+from netmodel.study.scenarios import load_scenario_text
+
+scenario = {scenario!r}
+if scenario.startswith("name ="):
+    scenario = load_scenario_text(scenario)
+t0, c0 = time.perf_counter(), time.process_time()
+c = build_cluster(scenario, "Llama-3-70B", "decode", gpus={gpus})
+t1 = time.perf_counter()
+out = {{"gpus": c.gpus, "tp": c.tp, "build": t1 - t0}}
+if {what!r} == "blast":
+    b = blast_radius(None, None, cluster=c)
+    t2, c2 = time.perf_counter(), time.process_time()
+    out.update(seconds=t2 - t0, cpu=c2 - c0, classes=len(b.rows), symmetry=len(b.effects),
+               components=int(sum(len(v) for v in c.components.values())))
+else:
+    c.effects()
+    t2, c2 = time.perf_counter(), time.process_time()
+    a = availability(None, None, cluster=c, spares={spares!r}, placement={placement!r},
+                     trials={trials}, horizon="1y", seed=0)
+    t3, c3 = time.perf_counter(), time.process_time()
+    out.update(seconds=t3 - t2, cpu=c3 - c2, effects=t2 - t1, mean=a.mc.mean,
+               ci=a.mc.mean_ci, analytic=a.analytic.mean, events=a.mc.events_per_year)
+out["rss_gb"] = peak_rss_gb()
+print(json.dumps(out))
+"""
+
+
+def _run(what, scenario, gpus, *, spares="0", placement="pod", trials=1000) -> dict:
+    code = _CHILD.format(root=str(ROOT), what=what, scenario=scenario, gpus=gpus,
+                         spares=spares, placement=placement, trials=trials)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _verdict(value: float, target: float, unit: str) -> str:
+    return f"target < {target:g} {unit}: {'ok' if value < target else 'MISSED'}"
+
+
+def main(argv: list[str] | None = None) -> None:
+    quick = "--quick" in (argv if argv is not None else sys.argv[1:])
+    for label, scenario in (("lite-flat", "lite-flat"), ("h100-dgx", "h100-dgx"),
+                            ("one 16,384-Lite leaf-spine", BIG_LEAF_SPINE)):
+        r = _run("blast", scenario, 16384)
+        print(f"blast radius, every class, {label} at {r['gpus']:,} GPUs: {r['seconds']:.2f} s "
+              f"({_verdict(r['seconds'], 5, 's')}; CPU {r['cpu']:.2f} s); "
+              f"{r['components']:,} components of a "
+              f"copy in {r['symmetry']} symmetry classes, TP {r['tp']}; fabric search "
+              f"{r['build']:.2f} s; peak RSS {r['rss_gb']:.2f} GB")
+    for spares, placement in (("2%", "pod"), ("2%", "global"), ("0", "pod")):
+        r = _run("availability", "lite-flat", 16384, spares=spares, placement=placement)
+        print(f"availability lite-flat 16,384 GPUs x 1 y x 1,000 trials, spares {spares} "
+              f"{placement}: {r['seconds']:.2f} s ({_verdict(r['seconds'], 10, 's')}; CPU "
+              f"{r['cpu']:.2f} s); peak "
+              f"RSS {r['rss_gb']:.2f} GB ({_verdict(r['rss_gb'], 1, 'GB')}); "
+              f"{r['events']:,.0f} failures/y; mean {r['mean']:.6f} +- {r['ci']:.1e} "
+              f"(analytic {r['analytic']:.6f}); blast radius first {r['effects']:.2f} s")
+    if quick:
+        print("availability 131,072 GPUs: skipped (--quick)")
+        return
+    r = _run("availability", "lite-flat", 131072, spares="2%", placement="pod", trials=100)
+    print(f"availability lite-flat 131,072 GPUs x 1 y x 100 trials, 2% pod: "
+          f"{r['seconds']:.2f} s (CPU {r['cpu']:.2f} s); peak RSS {r['rss_gb']:.2f} GB; {r['events']:,.0f} "
+          f"failures/y; mean {r['mean']:.6f} +- {r['ci']:.1e} (analytic {r['analytic']:.6f})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,133 @@
+"""Failure domains read from fabric graphs: hand-counted parts per class, what a failure
+removes or thins, where spares fit, and invariants over random builder parameters."""
+
+import networkx as nx
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from compute.errors import UserError
+from topologies.failure_domains import (
+    CLASSES,
+    add_spares,
+    class_counts,
+    components,
+    degrade,
+    free_ports,
+    hosts,
+)
+from topologies.specs import build
+
+# the shipped scenarios' fabrics, spelled out (netmodel/data/scenarios/*.toml)
+H100_DGX = ("rail-optimized:domains=4,domain_size=8,gpus_per_server=8,gpu=H100-SXM,"
+            "nvlinks=18,in_network_reduction=true,medium=pluggable-optics")
+LITE_DIRECT = f"lite-groups:base=[{H100_DGX},scaleup_bandwidth=1800GB/s,nic_bandwidth=200GB/s]," \
+              "lites=4,lite=Lite,split=even,medium=co-packaged-optics"
+LITE_FLAT = "flat:n=128,planes=4,radix=144,gpu=Lite,medium=co-packaged-optics"
+LITE_HIER = "leaf-spine:leaves=8,radix=32,gpu=Lite,medium=co-packaged-optics"
+LITE_OCS = "ocs:gpus=128,ports=4,ocs_ports=136,gpu=Lite"
+
+
+def test_h100_dgx_parts_by_hand():
+    g = build(H100_DGX)
+    c = class_counts(components(g))
+    # 32 NIC cables (2 transceivers each) + 8 leaves x 4 spines x 8 parallel cables (2 each)
+    assert c["transceiver"] == 2 * 32 + 2 * 8 * 4 * 8 == 576
+    # 18 NVLinks per GPU, a connector at each end
+    assert c["copper-end"] == 2 * 18 * 32
+    assert c["nic"] == 32 and c["gpu-die"] == 32 and c["gpu-package"] == 32
+    assert (c["nvswitch"], c["leaf"], c["spine"]) == (4, 8, 4)
+    assert c["host"] == 4 and c["cpo-engine"] == 0 and c["ocs"] == 0
+
+
+def test_lite_direct_breakout_bundles():
+    g = build(LITE_DIRECT)
+    comps = components(g)
+    c = class_counts(comps)
+    # one NIC per package group (4 Lites share it on a breakout), 32 groups
+    assert c["nic"] == 32
+    nic = comps["nic"][0]
+    assert len(nic.edges) == 4 and not nic.scaled          # the one cable of 4 shares
+    # 18 NVLinks per group shared by 4 Lites (4.5 each): a lost cable thins all four
+    nvl = next(x for x in comps["copper-end"])
+    assert nvl.parts == 2 * 18
+    assert [f for _, f in nvl.scaled] == pytest.approx([17 / 18] * 4)
+    # the mesh: 6 CPO links per group of 4, an engine at each end
+    assert c["cpo-engine"] == 2 * 6 * 32
+
+
+def test_ocs_ends_are_passive_and_flat_planes_are_leaves():
+    c = class_counts(components(build(LITE_OCS)))
+    assert c["cpo-engine"] == 128 * 4         # the GPU end only
+    assert c["ocs"] == 4 and c["leaf"] == 0
+    f = class_counts(components(build(LITE_FLAT), gpus_per_host=32))
+    assert f["cpo-engine"] == 2 * 128 * 4 and f["leaf"] == 4 and f["host"] == 4
+
+
+def test_thinning_and_removal():
+    g = build(H100_DGX)
+    comps = components(g)
+    nvl = comps["copper-end"][0]
+    (u, v), factor = nvl.scaled[0]
+    d = degrade(g, [nvl])
+    assert d.edges[u, v]["bandwidth"] == pytest.approx(g.edges[u, v]["bandwidth"] * 17 / 18)
+    host = comps["host"][0]
+    d = degrade(g, [host])
+    assert d.graph["gpus"] == 24 and all(n not in d for n in host.nodes)
+    assert g.graph["gpus"] == 32          # the input is untouched
+
+
+def test_hosts_by_label_or_block():
+    assert [len(h) for h in hosts(build(H100_DGX))] == [8] * 4
+    assert [len(h) for h in hosts(build(LITE_FLAT), 32)] == [32] * 4
+    assert hosts(build(LITE_FLAT)) == []
+    with pytest.raises(UserError, match="gpus_per_host"):
+        hosts(build(LITE_FLAT), 0)
+
+
+def test_spares_fit_free_ports_only():
+    assert add_spares(build(LITE_FLAT), 100)[1].__len__() == 144 - 128
+    assert len(add_spares(build(LITE_OCS), 100)[1]) == 136 - 128
+    assert add_spares(build(LITE_HIER), 5)[1] == ()        # every leaf port in use
+    assert add_spares(build(H100_DGX), 5)[1] == ()         # NVSwitch ports all in use
+    assert add_spares(build(LITE_DIRECT), 5)[1] == ()      # a meshed group has no free port
+    g, names = add_spares(build("leaf-spine:leaves=2,radix=8,oversubscription=2"), 3)
+    # 2 free ports per leaf, spread over the leaves in turn
+    assert [sorted(x for x in g.neighbors(s)) for s in names] == [["leaf0"], ["leaf1"],
+                                                                  ["leaf0"]]
+    assert all(g.nodes[s]["spare"] for s in names)
+    assert free_ports(g)["leaf0"] == 0 and free_ports(g)["leaf1"] == 1
+
+
+def test_bad_input():
+    with pytest.raises(UserError, match="unknown component class 'laser'"):
+        components(build(LITE_FLAT), classes=["laser"])
+    with pytest.raises(UserError, match="spare count"):
+        add_spares(build(LITE_FLAT), -1)
+    with pytest.raises(UserError, match="not a GPU"):
+        add_spares(build(LITE_FLAT), 1, like=["plane0"])
+
+
+@settings(max_examples=25, deadline=None)
+@given(leaves=st.integers(1, 6), half=st.sampled_from([2, 4, 8]),
+       over=st.sampled_from([1, 2]), medium=st.sampled_from(["pluggable-optics",
+                                                             "co-packaged-optics", "copper"]))
+def test_every_cable_is_one_component_and_removing_all_isolates_gpus(leaves, half, over,
+                                                                     medium):
+    assume(half % over == 0 and leaves <= 2 * half)  # whole uplinks; spines have room
+    g = build(f"leaf-spine:leaves={leaves},radix={2 * half},oversubscription={over},"
+              f"medium={medium}")
+    comps = components(g)
+    cls = {"pluggable-optics": "transceiver", "co-packaged-optics": "cpo-engine",
+           "copper": "copper-end"}[medium]
+    cables = sum(d.get("links", 1) for _, _, d in g.edges(data=True))
+    assert class_counts(comps)[cls] == 2 * cables
+    assert set(comps) == set(CLASSES)
+    # every GPU-leaf cable failed: no GPU keeps a link
+    gpu_links = [c for c in comps[cls] if any(n.startswith("gpu") for e in c.edges for n in e)]
+    d = degrade(g, gpu_links)
+    assert all(d.degree(n) == 0 for n in d if n.startswith("gpu"))
+    # a switch failure removes exactly that node
+    leaf = comps["leaf"][0]
+    assert set(g) - set(degrade(g, [leaf])) == {leaf.nodes[0]}
+    assert nx.is_connected(g)
