@@ -62,7 +62,8 @@ from netmodel.study.reliability_spares import (
 )
 
 __all__ = ["MAX_EVENTS", "MAX_TRIALS", "Analytic", "Availability", "Kind", "MonteCarlo",
-           "ReliabilitySummary", "analytic", "availability", "availability_files",
+           "SUMMARY_COLUMNS", "ReliabilitySummary", "analytic", "availability",
+           "availability_files",
            "event_kinds", "parse_spares", "reliability_summary", "simulate", "spare_curve",
            "spares_needed"]
 
@@ -770,10 +771,15 @@ def availability_files(avail: Availability, *, plot: bool = True, curves=None) -
 
 @dataclass(frozen=True)
 class ReliabilitySummary:
-    """What :func:`reliability_summary` gives one (scenario, model, phase): per GPU
-    failure, SMs down on the hardware (the GPU) and in software (its instance's GPUs);
-    availability without spares and with the smallest pool meeting the target; goodput per
-    SM over every SM bought; that pool's size and placement."""
+    """What :func:`reliability_summary` gives one (scenario, model, phase).
+
+    Per GPU failure (die or package, weighted by rate), the SMs out of service on the
+    hardware (the GPU) and in software (every GPU of its instance). Mean delivered share
+    of capacity and goodput (tokens/s over every SM bought, spares included) without
+    spares and with a reference pool (``spares`` GPUs at ``spare_placement``, the better
+    of pod and global); the smallest pool that keeps ``threshold`` of the capacity at
+    least ``quantile`` of the time, and where it sits (None: no pool the fabric can
+    reach does). Monte Carlo figures (``trials`` x ``horizon``, one seed)."""
 
     scenario: str
     model: str
@@ -784,11 +790,13 @@ class ReliabilitySummary:
     sms_down_per_gpu_failure_sw: float
     gpu_failures_per_year: float
     availability: float
-    availability_with_spares: float | None
     goodput_tokens_per_s_per_sm: float
-    goodput_tokens_per_s_per_sm_with_spares: float | None
-    spares_needed: int | None
+    spares: int
     spare_placement: str
+    availability_with_spares: float
+    goodput_tokens_per_s_per_sm_with_spares: float
+    spares_needed: int | None
+    spares_needed_placement: str | None
     threshold: float
     quantile: float
 
@@ -796,44 +804,41 @@ class ReliabilitySummary:
         return asdict(self)
 
 
+#: Columns of :class:`ReliabilitySummary` (for tables and CSV).
+SUMMARY_COLUMNS = tuple(ReliabilitySummary.__dataclass_fields__)
+
+
 def reliability_summary(scenario, model, phase="decode", *, gpus: int | None = None,
-                        placement: str | None = None, threshold: float = THRESHOLD,
-                        quantile: float = QUANTILE, horizon="1y", trials: int = 200,
-                        seed: int = 0, slo=None, options=None, catalog_=None,
+                        spares="1%", threshold: float = THRESHOLD, quantile: float = QUANTILE,
+                        horizon="1y", trials: int = 200, seed: int = 0, slo=None,
+                        options=None, catalog_=None,
                         cluster: Cluster | None = None) -> ReliabilitySummary:
-    """The reliability columns for one scenario, model and phase (see
-    :class:`ReliabilitySummary`). ``placement``: None tries pod then global and keeps the
-    one needing fewer spares."""
+    """The reliability columns of one scenario, model and phase (see
+    :class:`ReliabilitySummary`); ``spares``: the reference pool (count or % of GPUs)."""
     c = cluster or build_cluster(scenario, model, phase, gpus=gpus, slo=slo, options=options,
                                  catalog_=catalog_)
-    gpu_effects = [e for e in c.effects(("gpu-die", "gpu-package"))]
+    n = parse_spares(spares, c.gpus)
+    gpu_effects = list(c.effects(("gpu-die", "gpu-package")))
     w = np.array([e.parts * c.rates[e.cls] for e in gpu_effects])
     hw = float(np.dot(w, [e.sms for e in gpu_effects]) / w.sum())
     sw = float(np.dot(w, [e.instances_down * c.tp * c.gpu.sms for e in gpu_effects]) / w.sum())
-    base = availability(c.scenario, c.model, c.workload, cluster=c, spares=0,
-                        placement="global", horizon=horizon, trials=trials, seed=seed,
-                        threshold=threshold)
-    choices = [placement] if placement else ["pod", "global"]
+    run = dict(cluster=c, horizon=horizon, trials=trials, seed=seed, threshold=threshold)
+    base = availability(None, None, spares=0, placement="global", **run)
+    ref = max((availability(None, None, spares=n, placement=p, **run)
+               for p in ("pod", "global")), key=lambda a: a.mc.mean)
     best = None
-    for p in choices:
-        s = spares_needed(c, p, threshold=threshold, quantile=quantile, horizon=horizon,
+    for p in ("pod", "global"):
+        k = spares_needed(c, p, threshold=threshold, quantile=quantile, horizon=horizon,
                           trials=trials, seed=seed)
-        if s is not None and (best is None or s < best[1]):
-            best = (p, s)
-    with_s = good_s = None
-    if best is not None:
-        a = availability(c.scenario, c.model, c.workload, cluster=c, spares=best[1],
-                         placement=best[0], horizon=horizon, trials=trials, seed=seed,
-                         threshold=threshold)
-        with_s, good_s = a.mc.mean, a.goodput_per_sm
+        if k is not None and (best is None or k < best[1]):
+            best = (p, k)
     return ReliabilitySummary(
         scenario=c.scenario.label, model=c.model.name, phase=c.workload.phase, gpus=c.gpus,
         tp=c.tp, sms_down_per_gpu_failure_hw=hw, sms_down_per_gpu_failure_sw=sw,
-        gpu_failures_per_year=float(w.sum()) * c.cells * YEAR,
-        availability=base.mc.mean, availability_with_spares=with_s,
-        goodput_tokens_per_s_per_sm=base.goodput_per_sm,
-        goodput_tokens_per_s_per_sm_with_spares=good_s,
+        gpu_failures_per_year=float(w.sum()) * c.cells * YEAR, availability=base.mc.mean,
+        goodput_tokens_per_s_per_sm=base.goodput_per_sm, spares=n,
+        spare_placement=ref.pools.placement, availability_with_spares=ref.mc.mean,
+        goodput_tokens_per_s_per_sm_with_spares=ref.goodput_per_sm,
         spares_needed=None if best is None else best[1],
-        spare_placement=best[0] if best else (placement or "pod"), threshold=threshold,
+        spares_needed_placement=None if best is None else best[0], threshold=threshold,
         quantile=quantile)
-

@@ -1,0 +1,394 @@
+"""Availability: the loss-system closed forms against textbook formulas, hand-derived small
+clusters (a 2-leaf fabric with one spare, an OCS ring with a spare port, an 8-GPU direct
+group), the Monte Carlo against the closed forms within its confidence interval,
+invariants (zero rates, more spares, higher rates, longer repairs, unreachable spares,
+same seed), the command line and bad input."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compute.errors import UserError
+from netmodel.cli.main import cli
+from netmodel.study.availability import (
+    SUMMARY_COLUMNS,
+    Kind,
+    analytic,
+    availability,
+    kaufman_roberts,
+    parse_spares,
+    reliability_summary,
+    simulate,
+)
+from netmodel.study.blast_radius import YEAR, build_cluster
+from netmodel.study.reliability_catalog import HOUR, catalog, parse_duration
+from netmodel.study.reliability_spares import SparePools, recovery, spare_pools
+from netmodel.study.scenarios import load_scenario_text, scenario_names
+from topologies.failure_domains import CLASSES
+
+TEMPLATE = """name = "{name}"
+description = "test fabric"
+gpu = "H100-SXM"
+[fabric]
+{fabric}
+[collective]
+placement = "contiguous"
+algorithm = "auto"
+links = "as-built"
+calibration = "default"
+{extra}
+[sources]
+bandwidth = "test"
+latency = "test"
+"""
+
+#: Two leaves of 4 H100 with 2:1 oversubscription: 2 free ports per leaf for spares.
+TWO_LEAF = load_scenario_text(TEMPLATE.format(
+    name="two-leaf", extra="",
+    fabric='builder = "leaf-spine"\nleaves = 2\nradix = 8\noversubscription = 2\ngpu = "$gpu"'))
+#: An OCS of 8 H100 with 4 ports each on OCS of 9 ports (one spare port each).
+OCS9 = load_scenario_text(TEMPLATE.format(
+    name="ocs9", extra='circuits = "ring"',
+    fabric='builder = "ocs"\ngpus = 8\nports = 4\nocs_ports = 9\ngpu = "$gpu"\n'
+           'reconfiguration_time = "2s"'))
+OCS8 = load_scenario_text(TEMPLATE.format(
+    name="ocs8", extra='circuits = "ring"',
+    fabric='builder = "ocs"\ngpus = 8\nports = 4\nocs_ports = 8\ngpu = "$gpu"\n'
+           'reconfiguration_time = "2s"'))
+MESH8 = load_scenario_text(TEMPLATE.format(
+    name="mesh8", extra="", fabric='builder = "full-mesh"\nn = 8\ngpu = "$gpu"'))
+
+
+def gpus_only(rate_per_hour):
+    """The catalog with only GPU failures, at ``rate_per_hour`` per H100."""
+    zero = {c: 0.0 for c in CLASSES if c not in ("gpu-die", "gpu-package")}
+    return catalog().with_(gpu_rate_per_hour=rate_per_hour, rates=zero)
+
+
+def erlang_b(c, a):
+    terms = [a ** k / math.factorial(k) for k in range(c + 1)]
+    return terms[-1] / sum(terms)
+
+
+# ---------------------------------------------------------------------- closed forms
+
+@settings(max_examples=60, deadline=None)
+@given(c=st.integers(0, 40), a=st.floats(1e-3, 60))
+def test_kaufman_roberts_one_class_is_erlang_b(c, a):
+    q = kaufman_roberts(c, [a], [1])
+    assert q[c] == pytest.approx(erlang_b(c, a), rel=1e-9)
+
+
+def test_kaufman_roberts_two_classes_by_hand():
+    a1, a2 = 0.7, 0.3
+    q = kaufman_roberts(2, [a1, a2], [1, 2])
+    raw = np.array([1.0, a1, (a1 * a1 + 2 * a2) / 2])
+    assert q == pytest.approx(raw / raw.sum())
+
+
+def test_compound_poisson_tail_is_poisson_for_unit_losses():
+    k = Kind("gpu-die", "x", rate=1e-4, down=1, slow=0.0, units=-1, restored=0.0,
+             d_repair=3600.0, d_swap=60.0, hold=3600.0, d_slow=0.0)
+    pools = SparePools("pod", 0, 1, (0,))
+    m = 1e-4 * 3600.0 * 10  # ten such streams: mean outages in progress
+    a = analytic([k] * 10, pools, 100, threshold=0.98)   # below: more than 2 instances down
+    p = sum(math.exp(-m) * m ** n / math.factorial(n) for n in range(3))
+    assert a.below_threshold == pytest.approx(1 - p, rel=1e-9)
+    assert a.mean == pytest.approx(1 - 10 * 1e-4 * 3600.0 / 100)
+    # one instance: ten independent alternating-renewal components (one per kind here)
+    assert a.instance_availability == pytest.approx(math.exp(-10 * 1e-4 / 100 * 3600.0))
+
+
+# ---------------------------------------------------------------------- hand-derived clusters
+
+def test_two_leaf_fabric_with_one_spare_by_hand():
+    c = build_cluster(TWO_LEAF, "Llama-3-8B", "decode", catalog_=gpus_only(1e-3))
+    assert (c.tp, len(c.instances), c.gpus) == (1, 8, 8)
+    die = next(e for e in c.effects() if e.cls == "gpu-die")
+    assert recovery(c, die, "pod").units == 1
+    a = availability(None, None, cluster=c, spares=1, placement="pod", trials=400,
+                     horizon="2y", seed=5)
+    assert a.pools.reachable == (1,)
+    r = 1e-3 / HOUR                                  # per GPU, die and package together
+    det, warm = c.catalog.detection_s, c.catalog.warmup_s
+    load = c.shard_bytes / c.gpu.scaleup_bandwidth
+    d_rep = det + 24 * HOUR + load + warm
+    d_swap = det + load + warm                       # no circuits to re-set
+    hold = det + 24 * HOUR
+    b = erlang_b(1, 8 * r * hold)                    # one spare: Erlang's loss formula
+    assert a.analytic.blocking[0] == pytest.approx(b)
+    assert a.analytic.mean == pytest.approx(1 - r * (b * d_rep + (1 - b) * d_swap), rel=1e-12)
+    assert a.no_spares.mean == pytest.approx(1 - r * d_rep, rel=1e-12)
+    assert abs(a.mc.mean - a.analytic.mean) <= 4 * a.mc.mean_ci
+    waits = 8 * r * YEAR * b
+    assert a.mc.waits_for_repair_per_year == pytest.approx(waits, rel=0.25)
+
+
+def test_ocs_ring_with_a_spare_port_by_hand():
+    c = build_cluster(OCS9, "Llama-3.1-405B", "decode", catalog_=gpus_only(1e-3))
+    assert (c.tp, c.reconfiguration_s) == (8, 2.0)
+    die = next(e for e in c.effects() if e.cls == "gpu-die")
+    rec = recovery(c, die, "pod")
+    det, warm = c.catalog.detection_s, c.catalog.warmup_s
+    load = c.shard_bytes / c.gpu.scaleup_bandwidth
+    assert rec.path == "substitute 1 spare (circuits re-set)"
+    assert rec.time_s == pytest.approx(det + 2.0 + load + warm)
+    assert rec.restored == 0.0                        # the spare's ring is the same ring
+    a = availability(None, None, cluster=c, spares=1, placement="pod", trials=400, seed=2)
+    r = 1e-3 / HOUR
+    hold = det + 24 * HOUR
+    b = erlang_b(1, 8 * r * hold)
+    lost = 8 * r * (b * (det + 24 * HOUR + load + warm) + (1 - b) * rec.time_s)
+    assert a.analytic.mean == pytest.approx(1 - lost, rel=1e-12)   # one instance
+    assert abs(a.mc.mean - a.analytic.mean) <= 4 * a.mc.mean_ci
+    # no spare port: the spare cannot be reached and changes nothing
+    full = build_cluster(OCS8, "Llama-3.1-405B", "decode", catalog_=gpus_only(1e-3))
+    with_spare = availability(None, None, cluster=full, spares=1, trials=200, seed=2)
+    without = availability(None, None, cluster=full, spares=0, trials=200, seed=2)
+    assert with_spare.pools.reachable_total == 0
+    assert with_spare.mc.to_dict() == without.mc.to_dict()
+    assert with_spare.analytic == without.analytic
+
+
+def test_direct_group_spares_change_nothing():
+    c = build_cluster(MESH8, "Llama-3.1-405B", "decode", catalog_=gpus_only(1e-3))
+    runs = [availability(None, None, cluster=c, spares=s, placement="pod", trials=100, seed=9)
+            for s in (0, 4)]
+    assert runs[1].pools.reachable_total == 0
+    assert runs[0].mc.to_dict() == runs[1].mc.to_dict()
+    assert np.array_equal(runs[0].mc.band, runs[1].mc.band)
+    # by hand: every GPU failure takes the one instance down for a repair
+    r = 1e-3 / HOUR
+    d_rep = c.repair_down_s("gpu-die")
+    assert runs[0].analytic.mean == pytest.approx(1 - 8 * r * d_rep, rel=1e-12)
+
+
+# ---------------------------------------------------------------------- Monte Carlo vs closed forms
+
+@pytest.mark.parametrize("name", scenario_names())
+def test_monte_carlo_agrees_with_the_closed_forms(name):
+    c = build_cluster(name, "Llama-3-70B", "decode")
+    for spares, placement in ((0, "pod"), (8, "pod"), (c.tp * 2, "global")):
+        a = availability(None, None, cluster=c, spares=spares, placement=placement,
+                         trials=600, seed=11)
+        assert abs(a.mc.mean - a.analytic.mean) <= 4 * a.mc.mean_ci + 1e-12, (name, placement)
+        if spares == 0:  # the closed form of the time below threshold is exact here
+            assert abs(a.mc.below_threshold - a.analytic.below_threshold) <= \
+                4 * a.mc.below_threshold_ci + 1e-12, name
+        assert a.mc.instance_down_events_per_year == pytest.approx(
+            a.analytic.instance_down_events_per_year, rel=0.1)
+
+
+# ---------------------------------------------------------------------- invariants
+
+def test_zero_rates_give_availability_exactly_one():
+    zero = catalog().with_(gpu_rate_per_hour=0.0,
+                           rates={c: 0.0 for c in CLASSES
+                                  if c not in ("gpu-die", "gpu-package")})
+    a = availability("lite-flat", "Llama-3-70B", catalog_=zero, spares=3, trials=20)
+    assert a.kinds == ()
+    assert (a.mc.mean, a.analytic.mean, a.no_spares.mean) == (1.0, 1.0, 1.0)
+    assert a.mc.below_threshold == 0.0 and a.mc.p1 == 1.0
+
+
+def kinds_strategy():
+    """Event kinds that each need the same spares per failure (a single-rate pool: one
+    spare per lost GPU, or TP per re-created instance)."""
+    kind = st.builds(
+        lambda rate, down, rep, swap, slow: (rate, down, rep, swap, slow),
+        rate=st.floats(1e-8, 1e-4), down=st.integers(1, 3), rep=st.floats(3600, 30 * 86400),
+        swap=st.floats(10, 600), slow=st.sampled_from([0.0, 0.1]))
+    return st.tuples(st.lists(kind, min_size=1, max_size=4), st.integers(1, 4)).map(
+        lambda x: [Kind("gpu-die", "k", rate=r, down=d, slow=sl, units=x[1], restored=0.0,
+                        d_repair=rep, d_swap=sw, hold=rep, d_slow=rep)
+                   for r, d, rep, sw, sl in x[0]])
+
+
+@settings(max_examples=60, deadline=None)
+@given(kinds=kinds_strategy(), pools=st.integers(1, 4), s=st.integers(0, 10),
+       f=st.floats(1.0, 5.0))
+def test_closed_form_monotone_in_spares_rates_and_repairs(kinds, pools, s, f):
+    inst = 64
+
+    def mean(ks, spares):
+        return analytic(ks, SparePools("pod", spares * pools, pools, (spares,) * pools),
+                        inst).mean
+
+    base = mean(kinds, s)
+    assert mean(kinds, s + 1) >= base - 1e-15                       # more spares
+    faster = [Kind(**{**k.__dict__, "rate": k.rate * f}) for k in kinds]
+    assert mean(faster, s) <= base + 1e-15                          # higher rates
+    longer = [Kind(**{**k.__dict__, "d_repair": k.d_repair * f, "hold": k.hold * f,
+                      "d_slow": k.d_slow * f}) for k in kinds]
+    assert mean(longer, s) <= base + 1e-15                          # longer repairs
+
+
+def test_mixed_pools_can_lose_by_a_spare_and_the_shipped_ones_do_not():
+    # all-or-nothing admission: a spare more admits a failure that holds 3 spares and so
+    # turns away a later one that needed 1 but took 3 instances down (a known property of
+    # multi-rate loss systems; by ~1e-10 here)
+    big = Kind("gpu-die", "a", rate=2.343016577200696e-05, down=1, slow=0.0, units=3,
+               restored=0.0, d_repair=2551508.0, d_swap=600.0, hold=2551508.0,
+               d_slow=2551508.0)
+    small = Kind("host", "b", rate=1e-06, down=3, slow=0.0, units=1, restored=0.0,
+                 d_repair=361538.0, d_swap=10.0, hold=361538.0, d_slow=361538.0)
+    means = [analytic([big, small], SparePools("pod", s, 1, (s,)), 64).mean for s in (8, 9)]
+    assert means[1] < means[0] < means[1] + 1e-8
+    # the shipped scenarios' pools never lose by a spare
+    from netmodel.study.availability import event_kinds
+    for name in scenario_names():
+        c = build_cluster(name, "Llama-3-70B", "decode")
+        for placement in ("pod", "global"):
+            kinds = event_kinds(c, placement)
+            m = [analytic(kinds, spare_pools(c, n, placement), c.instances_total).mean
+                 for n in range(0, 65)]
+            assert all(np.diff(m) >= -1e-15), (name, placement)
+
+
+@settings(max_examples=8, deadline=None)
+@given(s=st.integers(0, 6), extra=st.integers(1, 6), seed=st.integers(0, 1000))
+def test_monte_carlo_more_spares_never_lower_availability(s, extra, seed):
+    c = _flat_fast()
+    lo = availability(None, None, cluster=c, spares=s, trials=40, seed=seed)
+    hi = availability(None, None, cluster=c, spares=s + extra, trials=40, seed=seed)
+    # same failures (same seed); a larger pool denies no failure the smaller one grants
+    assert hi.mc.mean >= lo.mc.mean - 1e-12
+    assert hi.mc.waits_for_repair_per_year <= lo.mc.waits_for_repair_per_year + 1e-12
+
+
+_FAST = {}
+
+
+def _flat_fast():
+    if "c" not in _FAST:
+        _FAST["c"] = build_cluster("lite-flat", "Llama-3-70B", "decode",
+                                   catalog_=catalog().with_(gpu_rate_per_hour=5e-4))
+    return _FAST["c"]
+
+
+def test_same_seed_same_bytes(tmp_path):
+    args = ["availability", "--scenario", "lite-flat", "--model", "Llama-3-70B", "--spares",
+            "4", "--trials", "50", "--seed", "7", "--no-plot"]
+    outs = []
+    for k in range(2):
+        out = tmp_path / f"a{k}"
+        r = CliRunner().invoke(cli, [*args, "--out", str(out), "--json"])
+        assert r.exit_code == 0, r.output
+        outs.append(out)
+    for name in ("availability.json", "availability.csv"):
+        assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes()
+    other = CliRunner().invoke(cli, [*args[:-3], "--seed", "8", "--json"])
+    assert json.loads(other.output)["monte_carlo"] != json.loads(
+        (outs[0] / "availability.json").read_text())["monte_carlo"]
+
+
+def test_horizon_and_trial_split_do_not_bias():
+    c = _flat_fast()
+    a = availability(None, None, cluster=c, spares=0, trials=300, horizon="30d", seed=1)
+    assert abs(a.mc.mean - a.analytic.mean) <= 4 * a.mc.mean_ci    # steady state from t=0
+
+
+# ---------------------------------------------------------------------- summary and goodput
+
+def test_goodput_counts_every_sm_bought():
+    c = build_cluster("lite-flat", "Llama-3-70B", "decode")
+    a = availability(None, None, cluster=c, spares=16, trials=50)
+    assert a.goodput_per_sm == pytest.approx(
+        a.mc.mean * c.tokens_per_s * len(c.instances) / ((128 + 16) * 33))
+
+
+def test_reliability_summary_fields():
+    s = reliability_summary("lite-flat", "Llama-3-70B", "decode", trials=60)
+    c = build_cluster("lite-flat", "Llama-3-70B", "decode")
+    assert s.sms_down_per_gpu_failure_hw == 33
+    assert s.sms_down_per_gpu_failure_sw == c.tp * 33
+    assert s.spares == 2 and s.spare_placement in ("pod", "global")    # 1% of 128, rounded up
+    assert s.availability_with_spares >= s.availability
+    assert s.spares_needed is not None
+    rates = c.rates
+    assert s.gpu_failures_per_year == pytest.approx(
+        128 * (rates["gpu-die"] + rates["gpu-package"]) * YEAR)
+    d = s.to_dict()
+    assert d["scenario"] == "lite-flat@Lite" and list(d) == list(SUMMARY_COLUMNS)
+    h = reliability_summary("h100-dgx", "Llama-3-70B", "decode", spares=8, trials=60)
+    assert h.sms_down_per_gpu_failure_hw == 132
+    assert h.spare_placement == "global"          # no free port in a DGX: re-create instances
+    assert h.availability_with_spares > h.availability
+
+
+# ---------------------------------------------------------------------- parsing and bad input
+
+def test_parsers():
+    assert parse_spares("2%", 16384) == 328 and parse_spares("0", 8) == 0
+    assert parse_duration("1y") == 8766 * HOUR and parse_duration("2w") == 14 * 86400
+    with pytest.raises(UserError, match="exceed the cluster"):
+        parse_spares("129", 128)
+    with pytest.raises(UserError, match="percentage"):
+        parse_spares("two", 128)
+    with pytest.raises(UserError, match="> 0"):
+        parse_duration("0y")
+    with pytest.raises(UserError, match="not a duration"):
+        parse_duration("3 fortnights")
+    with pytest.raises(UserError, match="trials"):
+        simulate((), SparePools("pod", 0, 1, (0,)), 1, trials=0)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--spares", "200"], "exceed the cluster"),
+    (["--spares", "-3"], ">= 0"),
+    (["--spares", "lots"], "percentage"),
+    (["--horizon", "0"], "> 0"),
+    (["--horizon", "-1y"], "> 0"),
+    (["--horizon", "nan"], "> 0"),
+    (["--horizon", "1000y"], "longer than"),
+    (["--trials", "0"], "whole number >= 1"),
+    (["--trials", "1e9"], "trials must be"),
+    (["--threshold", "150%"], "threshold"),
+    (["--threshold", "0"], "threshold"),
+    (["--seed", "-1"], "seed"),
+    (["--rate", "host=inf"], "finite number >= 0"),
+    (["--rate", "gpu=1e-6"], "unknown component class 'gpu'"),
+    (["--spare-placement", "group"], "group"),
+    (["--load-bandwidth", "-5GB/s"], "bandwidth"),
+])
+def test_cli_bad_input_one_line_exit_2_nothing_written(tmp_path, args, message):
+    out = tmp_path / "never"
+    r = CliRunner().invoke(cli, ["availability", "--scenario", "lite-flat", "--model",
+                                 "Llama-3-70B", "--trials", "10", "--out", str(out), *args])
+    assert r.exit_code == 2, r.output
+    assert message in r.output and r.output.count("\n") == 1
+    assert not out.exists()
+
+
+def test_cli_files(tmp_path):
+    out = tmp_path / "av"
+    r = CliRunner().invoke(cli, ["availability", "--scenario", "lite-ocs", "--model",
+                                 "Llama-3-70B", "--spares", "4", "--trials", "30",
+                                 "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "Monte Carlo" in r.output and "wrote" in r.output
+    assert sorted(p.name for p in out.iterdir()) == [
+        "availability.csv", "availability.json", "availability_capacity.png",
+        "availability_event_loss.png", "availability_spares.png", "netmodel-manifest.json"]
+    d = json.loads((out / "availability.json").read_text())
+    assert d["spares"]["reachable"] == 4 and d["monte_carlo"]["trials"] == 30
+    assert (out / "availability.csv").read_text().startswith("time_h,capacity_p1")
+    # too much work is refused before anything runs
+    r = CliRunner().invoke(cli, ["availability", "--scenario", "lite-flat", "--model",
+                                 "Llama-3-70B", "--gpus", "131072", "--trials", "100000",
+                                 "--horizon", "100y"])
+    assert r.exit_code == 2 and "failure events" in r.output
+
+
+def test_spare_pools_split():
+    c = build_cluster("lite-flat", "Llama-3-70B", "decode", gpus=128 * 4)
+    p = spare_pools(c, 10, "pod")
+    assert p.pools == 4 and p.reachable == (3, 3, 2, 2)
+    p = spare_pools(c, 100, "pod")                     # 16 free ports per copy
+    assert p.reachable == (16,) * 4 and p.spares == 100
+    assert spare_pools(c, 100, "global").reachable == (100,)

@@ -1,0 +1,263 @@
+"""Static blast radius: the catalog against the published figures, hand-derived small
+cases (an 8-GPU direct group, a flat fabric losing a plane, an OCS losing a switch, a leaf
+cutting off its GPUs), invariants over the shipped scenarios, cluster scaling, the
+command line and bad input."""
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from compute.errors import UserError
+from netmodel.cli.main import cli
+from netmodel.study.blast_radius import MAX_GPUS, blast_radius, build_cluster
+from netmodel.study.reliability_catalog import HOUR, catalog
+from netmodel.study.reliability_spares import recovery
+from netmodel.study.scenarios import load_scenario_text, scenario_names
+from topologies.failure_domains import CLASSES, degrade
+
+REFERENCE = Path("../shared/reference")
+
+TEMPLATE = """name = "{name}"
+description = "test fabric"
+gpu = "{gpu}"
+[fabric]
+{fabric}
+[collective]
+placement = "contiguous"
+algorithm = "auto"
+links = "{links}"
+calibration = "default"
+{extra}
+[sources]
+bandwidth = "test"
+latency = "test"
+"""
+
+
+def scenario(name, gpu, fabric, links="scale-up", extra=""):
+    return load_scenario_text(TEMPLATE.format(name=name, gpu=gpu, fabric=fabric, links=links,
+                                              extra=extra))
+
+
+#: An 8-GPU directly wired group: a full mesh of 8 H100, serving Llama-3.1-405B at TP 8.
+MESH8 = scenario("mesh8", "H100-SXM", 'builder = "full-mesh"\nn = 8\ngpu = "$gpu"')
+
+
+# ---------------------------------------------------------------------- the catalog
+
+def test_catalog_has_a_source_and_confidence_for_every_class():
+    c = catalog()
+    assert set(c.classes) == set(CLASSES)
+    for name, cls in c.classes.items():
+        assert cls.source and cls.repair_source, name
+        assert cls.confidence in ("read-primary", "read-secondary", "read-estimate",
+                                  "vendor-claim", "derived", "assumption"), name
+        assert cls.repair_local_s <= cls.repair_vendor_s
+
+
+def test_gpu_split_by_hand():
+    c = catalog()
+    # default area share: (HBM3 72 + SRAM 19 + SDC 6 + half of 'faulty GPU' 148) / 268
+    assert c.area_share == pytest.approx((72 + 19 + 6 + 74) / 268, abs=5e-4)
+    assert c.area_share_range == pytest.approx(((17 + 6 + 74) / 268, (268 - 23) / 268), abs=5e-4)
+    assert c.hbm_share == pytest.approx(72 / 268, abs=5e-4)
+    base = 1.26e-5
+    h100 = c.rates("H100-SXM")
+    assert (h100["gpu-die"] + h100["gpu-package"]) * HOUR == pytest.approx(base)
+    # a Lite is a quarter of an H100 in SMs and HBM: its die part shrinks, its package not
+    for a in (c.area_share_range[0], c.area_share, c.area_share_range[1]):
+        lite = c.with_(area_share=a).rates("Lite")
+        assert (lite["gpu-die"] + lite["gpu-package"]) * HOUR == pytest.approx(
+            base * (1 - a + a / 4))
+    # a larger area share shrinks the Lite's rate; SM-hours lost per H100 worth of Lites
+    lo, hi = (c.with_(area_share=a).rates("Lite") for a in c.area_share_range)
+    assert sum(hi[k] for k in ("gpu-die", "gpu-package")) < sum(
+        lo[k] for k in ("gpu-die", "gpu-package"))
+
+
+@pytest.mark.skipif(not (REFERENCE / "failures_components.csv").exists(),
+                    reason="../shared/reference is absent")
+def test_catalog_against_the_reference_rows():
+    rows = {}
+    with open(REFERENCE / "failures_components.csv") as f:
+        for r in csv.DictReader(x for x in f if not x.startswith("#")):
+            rows[r["id"]] = r
+    with open(REFERENCE / "failures_llama3.csv") as f:
+        counts = {r["component"]: int(r["count"])
+                  for r in csv.DictReader(x for x in f if not x.startswith("#"))}
+    hours = 16384 * 54 * 24
+    assert float(rows["F02"]["value"]) == hours
+    gpu = sum(v for k, v in counts.items() if k in (
+        "Faulty GPU", "GPU HBM3 memory", "GPU SRAM memory", "GPU system processor",
+        "Silent data corruption", "GPU thermal interface and sensor"))
+    c = catalog()
+    assert gpu == 268
+    assert c.gpu_rate_per_hour == pytest.approx(gpu / hours, rel=0.01)
+    assert c.gpu_rate_per_hour == pytest.approx(float(rows["F04"]["value"]))
+    assert c.classes["nic"].rate_per_hour == pytest.approx(float(rows["F07"]["value"]))
+    host = sum(counts[k] for k in ("Host maintenance", "SSD", "Power supply", "Server chassis",
+                                   "IO expansion board", "CPU", "System memory"))
+    assert c.classes["host"].rate_per_hour == pytest.approx(host / (2048 * 54 * 24), rel=0.01)
+    # transceivers: the network's share (F06) over ~2.5 transceivers per GPU (F70)
+    assert c.classes["transceiver"].rate_per_hour == pytest.approx(
+        float(rows["F06"]["value"]) / (10000 / 4000), rel=0.01)
+    # switches: mlsysim's 300,000 h MTTF (F54)
+    assert c.classes["leaf"].rate_per_hour == pytest.approx(1 / float(rows["F54"]["value"]),
+                                                            rel=0.01)
+    assert c.detection_s == float(rows["F60"]["value"].split("/")[0])
+
+
+# ---------------------------------------------------------------------- hand-derived cases
+
+def test_eight_gpu_direct_group():
+    c = build_cluster(MESH8, "Llama-3.1-405B", "decode")
+    assert (c.tp, len(c.instances), c.idle) == (8, 1, ())
+    by = {e.cls: e for e in c.effects()}
+    die = by["gpu-die"]
+    # every GPU is the same to the group: one symmetry class of 8, one GPU lost, the one
+    # instance down, all its tokens
+    assert (die.components, die.gpus_lost, die.gpus_cut, die.instances_down) == (8, 1, 0, 1)
+    assert die.sms == 132
+    # one host holds the 8 GPUs (no server labels: the silicon of one 8-H100 host)
+    assert by["host"].components == 1 and by["host"].gpus_lost == 8
+    # a mesh has no free port: no spare can stand in
+    rec = recovery(c, die, "pod")
+    assert rec.units is None and "no free port" in rec.path
+    # a lost mesh link: traffic takes two hops; the instance is down iff that misses the SLO
+    link = by["copper-end"]
+    r = c.instance_result(degrade(c.graph, [link.component]), c.instances[0])
+    assert r.latency >= c.best.latency
+    assert link.instances_down == (0 if r.feasible else 1)
+    table = blast_radius(MESH8, "Llama-3.1-405B", cluster=c)
+    row = next(x for x in table.rows if x.cls == "gpu-die")
+    assert row.tokens_lost_pct_mean == pytest.approx(100.0)
+    assert row.count == 8 and row.gpus_down_mean == 8
+
+
+def test_flat_fabric_losing_a_plane_slows_every_instance_alike():
+    c = build_cluster("lite-flat", "Llama-3-70B", "decode")
+    plane = next(e for e in c.effects() if e.cls == "leaf")
+    assert plane.components == 4 and plane.instances_down == 0 and plane.gpus == 0
+    r = c.instance_result(degrade(c.graph, [plane.component]), c.instances[0])
+    assert r.feasible and r.latency > c.best.latency
+    assert plane.slow == pytest.approx(len(c.instances) * (1 - r.tokens_per_s / c.tokens_per_s))
+
+
+def test_ocs_losing_a_switch_resets_every_ring_on_three_ports():
+    c = build_cluster("lite-ocs", "Llama-3-70B", "decode")
+    ocs = next(e for e in c.effects() if e.cls == "ocs")
+    g = degrade(c.graph, [ocs.component])
+    results = [c.instance_result(g, inst) for inst in c.instances]
+    assert len({round(r.latency, 12) for r in results}) == 1   # every instance alike
+    assert ocs.instances_down == (0 if results[0].feasible else len(c.instances))
+    # with 3 ports a ring has one circuit per neighbour (3 // 2): half the bandwidth
+    from netmodel.study.blast_radius import _ocs_circuits
+    circ = _ocs_circuits(c.scenario, g, c.instances[0])
+    a, b = c.instances[0][:2]
+    healthy = _ocs_circuits(c.scenario, c.graph, c.instances[0])
+    assert circ.edges[a, b]["bandwidth"] == pytest.approx(healthy.edges[a, b]["bandwidth"] / 2)
+
+
+def test_leaf_failure_cuts_off_its_gpus():
+    c = build_cluster("lite-hier", "Llama-3-70B", "decode")
+    by = {}
+    for e in c.effects():
+        by.setdefault(e.cls, []).append(e)
+    (leaf,) = by["leaf"]
+    assert (leaf.gpus_lost, leaf.gpus_cut) == (0, 16)   # 16 Lites per leaf
+    assert leaf.instances_down == (16 // c.tp if c.tp <= 16 else 1)
+    # a Lite's one link to its leaf cut: that Lite is cut off; a leaf-spine link only thins
+    ends = sorted(by["cpo-engine"], key=lambda e: e.gpus_cut)
+    assert [e.gpus_cut for e in ends] == [0, 1]
+    assert ends[1].instances_down == 1
+
+
+def test_healthy_instance_recosted_equals_the_search():
+    for name in scenario_names():
+        c = build_cluster(name, "Llama-3-70B", "decode")
+        r = c.instance_result(c.graph, c.instances[0])
+        assert r.latency == pytest.approx(c.best.latency, rel=1e-9), name
+
+
+@pytest.mark.parametrize("name", scenario_names())
+@pytest.mark.parametrize("model", ["Llama-3-70B", "Llama-3.1-405B"])
+def test_software_radius_of_a_gpu_failure_is_never_below_hardware(name, model):
+    c = build_cluster(name, model, "decode")
+    for e in c.effects(["gpu-die", "gpu-package", "host"]):
+        serving = [m for m in e.component.nodes if m in c.member_of]
+        if serving:
+            assert e.instances_down >= 1
+            assert e.instances_down * c.tp >= len(serving)
+
+
+def test_cluster_size_scales_counts_and_shares():
+    one = blast_radius("lite-flat", "Llama-3-70B")
+    many = blast_radius("lite-flat", "Llama-3-70B", gpus=128 * 64)
+    assert many.cluster.cells == 64 and many.cluster.instances_total == 64 * 8
+    for a, b in zip(one.rows, many.rows, strict=True):
+        assert b.count == 64 * a.count
+        assert b.events_per_year == pytest.approx(64 * a.events_per_year)
+        assert b.gpus_mean == a.gpus_mean and b.instances_down_mean == a.instances_down_mean
+        assert b.tokens_lost_pct_mean == pytest.approx(a.tokens_lost_pct_mean / 64)
+
+
+def test_bad_input():
+    with pytest.raises(UserError, match="not a multiple"):
+        build_cluster("lite-flat", "Llama-3-70B", gpus=1000)
+    with pytest.raises(UserError, match="exceeds the largest"):
+        build_cluster("lite-flat", "Llama-3-70B", gpus=MAX_GPUS + 128)
+    with pytest.raises(UserError, match="whole number"):
+        build_cluster("lite-flat", "Llama-3-70B", gpus=0)
+    c = build_cluster("lite-flat", "Llama-3-70B")
+    with pytest.raises(UserError, match="unknown component class 'fan'"):
+        c.effects(["fan"])
+    with pytest.raises(UserError, match="spare placement"):
+        recovery(c, c.effects()[0], "rack")
+    with pytest.raises(UserError, match="group"):
+        from netmodel.study.reliability_spares import spare_pools
+        spare_pools(c, 4, "group")
+
+
+# ---------------------------------------------------------------------- command line
+
+def test_cli_json_table_and_files(tmp_path):
+    out = tmp_path / "br"
+    r = CliRunner().invoke(cli, ["blast-radius", "--scenario", "lite-ocs", "--model",
+                                 "Llama-3-70B", "--json", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    assert d["scenario"] == "lite-ocs@Lite" and d["tp"] >= 1
+    assert {row["cls"] for row in d["rows"]} == {"gpu-die", "gpu-package", "host",
+                                                 "cpo-engine", "ocs"}
+    assert sorted(p.name for p in out.iterdir()) == [
+        "blast_radius.csv", "blast_radius.json", "blast_radius.png", "netmodel-manifest.json"]
+    assert json.loads((out / "blast_radius.json").read_text()) == d
+    rows = list(csv.DictReader((out / "blast_radius.csv").open()))
+    assert rows[0]["cls"] == "gpu-die"
+    r = CliRunner().invoke(cli, ["blast-radius", "--scenario", "h100-dgx", "--model",
+                                 "Llama-3-70B", "--repair", "vendor"])
+    assert r.exit_code == 0 and "gpu-die" in r.output and "286 h" in r.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--rate", "transceiver=-1"], "finite number >= 0"),
+    (["--rate", "transceiver=nan"], "finite number >= 0"),
+    (["--rate", "laser=1e-6"], "unknown component class 'laser'"),
+    (["--rate", "gpu-die=1e-6"], "area_share"),
+    (["--repair-time", "host=-2h"], "finite number"),
+    (["--area-share", "1.5"], "area_share"),
+    (["--gpus", "1000"], "not a multiple"),
+    (["--gpus", "262144"], "exceeds the largest"),
+    (["--spare-placement", "rack"], "unknown spare placement"),
+    (["--detection", "inf"], "finite number"),
+])
+def test_cli_bad_input_one_line_exit_2_nothing_written(tmp_path, args, message):
+    out = tmp_path / "never"
+    r = CliRunner().invoke(cli, ["blast-radius", "--scenario", "lite-flat", "--model",
+                                 "Llama-3-70B", "--out", str(out), *args])
+    assert r.exit_code == 2, r.output
+    assert message in r.output and r.output.count("\n") == 1
+    assert not out.exists()
