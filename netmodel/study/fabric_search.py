@@ -65,12 +65,7 @@ def build_fabric(scenario) -> nx.Graph:
     key = (scenario.fabric_spec(), scenario.gpu_spec)
     graph = _BUILT.get(key)
     if graph is None:
-        import inspect  # TEMPORARY until topologies.specs.build takes (name, params)
-
-        if len(inspect.signature(build).parameters) > 1:
-            graph = build(*scenario.fabric_params())
-        else:
-            graph = build(scenario.fabric_spec())
+        graph = build(*scenario.fabric_params())
         _BUILT[key] = graph
         while len(_BUILT) > _BUILT_MAX:
             _BUILT.popitem(last=False)
