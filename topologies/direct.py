@@ -37,15 +37,13 @@ from topologies.schema import validate
 __all__ = ["full_mesh", "lite_groups", "parse_dims", "ring", "torus"]
 
 
-def _direct(name: str, n: int, edges: int, neighbours, gpu, bandwidth, medium,
-            length) -> nx.Graph:
-    """Wire ``n`` GPUs by ``neighbours(i) -> list of j`` (one port each); ``edges`` is the
-    estimate checked against the size limits first."""
+def _direct(name: str, n: int, neighbours, gpu, bandwidth, medium, length) -> nx.Graph:
+    """Wire ``n`` GPUs by ``neighbours(i) -> list of j`` (one port each); the caller has
+    checked the size."""
     spec = gpu_type(gpu)
     medium = check_medium("medium", medium)
     total = bandwidth_or("bandwidth", bandwidth, spec.scaleup_bandwidth)
     latency = cable_latency(check_length(length), medium)
-    check_size(name, n, edges)
     graph = new_graph(name)
     graph.add_nodes_from((f"gpu{i}", {"kind": "gpu", "gpu": spec.name}) for i in range(n))
     for i in range(n):
@@ -83,7 +81,8 @@ def ring(n: int = 8, gpu: str | GpuSpec = "H100-SXM", bandwidth: float | None = 
     (['gpu1', 'gpu3'], 225.0)
     """
     n = check_int("n", n, 2)
-    return _direct(f"ring of {n}", n, n, lambda i: [(i - 1) % n, (i + 1) % n], gpu,
+    check_size("ring", n, n)
+    return _direct(f"ring of {n}", n, lambda i: [(i - 1) % n, (i + 1) % n], gpu,
                    bandwidth, medium, length)
 
 
@@ -101,8 +100,9 @@ def full_mesh(n: int = 8, gpu: str | GpuSpec = "H100-SXM", bandwidth: float | No
     (6, 37.5)
     """
     n = check_int("n", n, 2)
-    return _direct(f"full mesh of {n}", n, n * (n - 1) // 2,
-                   lambda i: [j for j in range(n) if j != i], gpu, bandwidth, medium, length)
+    check_size("full-mesh", n, n * (n - 1) // 2)
+    return _direct(f"full mesh of {n}", n, lambda i: [j for j in range(n) if j != i], gpu,
+                   bandwidth, medium, length)
 
 
 def parse_dims(dims) -> tuple[int, ...]:
@@ -153,6 +153,7 @@ def torus(dims: str = "4x4", gpu: str | GpuSpec = "H100-SXM", bandwidth: float |
     n = 1
     for s in sides:
         n *= s
+    check_size("torus", n, n * len(sides))
     strides = [1] * len(sides)
     for d in range(len(sides) - 2, -1, -1):
         strides[d] = strides[d + 1] * sides[d + 1]
@@ -166,8 +167,7 @@ def torus(dims: str = "4x4", gpu: str | GpuSpec = "H100-SXM", bandwidth: float |
         return out
 
     shape = "x".join(map(str, sides))
-    graph = _direct(f"{shape} torus", n, n * len(sides), neighbours, gpu, bandwidth, medium,
-                    length)
+    graph = _direct(f"{shape} torus", n, neighbours, gpu, bandwidth, medium, length)
     graph.graph["dims"] = shape
     return graph
 

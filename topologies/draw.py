@@ -16,12 +16,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from pathlib import Path
 
 import networkx as nx
 
-from compute.errors import UserError
-from compute.outputs import atomic_write
+from compute.outputs import FIGURE_FORMATS, atomic_write, check_file_path, figure_format
 from topologies.schema import gpu_nodes, validate
 
 __all__ = ["MAX_GPUS", "layout", "plot", "representative"]
@@ -29,7 +27,7 @@ __all__ = ["MAX_GPUS", "layout", "plot", "representative"]
 MAX_GPUS = 512          # drawn node by node up to this many GPUs
 SAMPLE_GPUS = 64        # GPUs in the representative part of a larger fabric
 SAMPLE_SWITCHES = 16    # switches per tier in the representative part
-FORMATS = (".png", ".svg", ".pdf")
+FORMATS = tuple(f".{f}" for f in FIGURE_FORMATS)  # the suffixes figure_format accepts
 
 KIND_COLOURS = {"gpu": "#2e7d32", "ocs": "#8e24aa"}
 TIER_COLOURS = {0: "#f9a825", 1: "#1e88e5", 2: "#3949ab", 3: "#c62828"}
@@ -268,13 +266,13 @@ def _node_colour(d):
 
 
 def plot(graph: nx.Graph, path, *, title: str | None = None) -> str:
-    """Draw ``graph`` to ``path`` (``.png``, ``.svg`` or ``.pdf``), atomically; return the
-    path. See the module docstring for the layouts."""
+    """Draw ``graph`` to ``path``, atomically; return the path. The path's suffix decides the
+    format (``.png``, ``.svg`` or ``.pdf``: :func:`compute.outputs.figure_format`); another
+    suffix, or a path that cannot be written (:func:`compute.outputs.check_file_path`), is a
+    UserError before anything is drawn. See the module docstring for the layouts."""
     validate(graph, check_connected=False)
-    path = Path(path)
-    if path.suffix.lower() not in FORMATS:
-        raise UserError(f"{path}: unknown picture type {path.suffix or '(none)'!r}; allowed: "
-                        f"{', '.join(FORMATS)}")
+    path = check_file_path(path, "figure")
+    fmt = figure_format(path)
     from matplotlib.figure import Figure
 
     part, note = representative(graph)
@@ -330,8 +328,8 @@ def plot(graph: nx.Graph, path, *, title: str | None = None) -> str:
         ax.set_aspect("equal")
     ax.margins(0.06)
     fig.tight_layout()
-    return atomic_write(path, lambda tmp: fig.savefig(tmp, format=path.suffix[1:].lower(),
-                                                      bbox_inches="tight"))
+    return atomic_write(path, lambda tmp: fig.savefig(tmp, format=fmt, bbox_inches="tight"),
+                        what="figure")
 
 
 def _edge(ax, pos, u, v, d, width, how, part, wraps):

@@ -54,7 +54,7 @@ from compute.outputs import atomic_write
 from topologies.limits import MAX_DEPTH, check_size, max_file_bytes
 from topologies.schema import UNITS, gpu_spec_from_dict, validate
 
-__all__ = ["FORMATS", "JSON_ATTRIBUTES", "read_graph", "write_graph"]
+__all__ = ["DESCRIPTIONS", "FORMATS", "JSON_ATTRIBUTES", "json_depth", "read_graph", "write_graph"]
 
 FORMATS = (".json", ".graphml")
 #: Graph attributes that are tables: JSON text in GraphML.
@@ -99,15 +99,35 @@ def _json_document(graph: nx.Graph) -> dict:
     }
 
 
+#: What each schema attribute is (GraphML key descriptions; units from UNITS are added).
+DESCRIPTIONS = {
+    "kind": "node kind: gpu, switch or ocs",
+    "gpu": "GPU type: a gpu_types entry or a catalog name",
+    "tier": "switch tier: 0 scale-up, 1 leaf, 2 spine, 3 core",
+    "radix": "switch ports",
+    "in_network_reduction": "the switch can reduce data itself",
+    "ports": "OCS ports",
+    "reconfiguration_time": "time to set up a new set of circuits",
+    "bandwidth": "per edge, summed over its cables",
+    "latency": "propagation and port overhead (edge); traversal (switch, OCS)",
+    "medium": "cable medium",
+    "lanes": "electrical/optical lanes, summed over cables",
+    "links": "physical cables the edge stands for",
+    "gpus": "GPU nodes",
+    "spec": "display spec string",
+    "builder": "the builder that made the fabric",
+    "args": "JSON text: the builder's non-default arguments",
+    "gpu_types": "JSON text: GPU types not in the catalog, by name",
+    "units": "JSON text: the unit of every quantity",
+}
+
+
 def _key_description(name: str) -> str | None:
-    if name in ("args", "gpu_types", "units"):
-        what = {"args": "the builder's non-default arguments",
-                "gpu_types": "GPU types not in the catalog, by name, SI fields",
-                "units": "the unit of every quantity"}[name]
-        return f"{name}: JSON text: {what}"
-    if name in UNITS:
-        return f"{name} [{UNITS[name]}]"
-    return None
+    what = DESCRIPTIONS.get(name)
+    unit = UNITS.get(name)
+    if what is None and unit is None:
+        return None
+    return f"{name}: {what or name}" + (f" [{unit}]" if unit else "")
 
 
 def _write_graphml(graph: nx.Graph, tmp: str, path: Path) -> None:
@@ -155,35 +175,28 @@ def write_graph(graph: nx.Graph, path) -> str:
 
 # ---------------------------------------------------------------- reading: guards
 
+_STRUCTURE = bytes(c for c in range(256) if c not in b'"[]{}')
+
+
 def json_depth(raw: bytes) -> int:
     """The deepest nesting of arrays and objects in JSON text ``raw``, found without parsing
-    (brackets inside strings do not count; vectorized, so a large file costs little).
+    (brackets inside strings do not count). Escapes are dropped first (``\\\\`` pairs, then
+    ``\\"``), then everything but quotes and brackets, so the rest is a short string.
 
-    >>> json_depth(b'{"a": [1, {"b": "[[[["}]}')
+    >>> json_depth(b'{"a": [1, {"b": "[[[[\\\\"}], "c": "\\"{"}')
     3
     """
     import numpy as np
 
-    b = np.frombuffer(raw, dtype=np.uint8)
+    kept = raw.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _STRUCTURE)
+    b = np.frombuffer(kept, dtype=np.uint8)
     quotes = np.flatnonzero(b == 0x22)
-    slashes = np.flatnonzero(b == 0x5C)
-    if quotes.size and slashes.size:
-        # a quote is escaped when an odd run of backslashes ends just before it
-        first = np.ones(slashes.size, dtype=bool)
-        first[1:] = np.diff(slashes) != 1
-        run_start = slashes[first][np.cumsum(first) - 1]
-        at = np.minimum(np.searchsorted(slashes, quotes - 1), slashes.size - 1)
-        escaped = (slashes[at] == quotes - 1) & ((quotes - run_start[at]) % 2 == 1)
-        quotes = quotes[~escaped]
-    table = np.zeros(256, dtype=np.int8)
-    table[[0x5B, 0x7B]] = 1
-    table[[0x5D, 0x7D]] = -1
-    steps = table[b]
-    where = np.flatnonzero(steps)
+    where = np.flatnonzero(b != 0x22)
     if not where.size:
         return 0
-    outside = np.searchsorted(quotes, where) % 2 == 0
-    return int(np.cumsum(steps[where[outside]], dtype=np.int64).max(initial=0))
+    outside = where[np.searchsorted(quotes, where) % 2 == 0]
+    steps = np.where(b[outside] & 0x02, 1, -1).astype(np.int64)  # '[' '{' have bit 1 set
+    return int(np.cumsum(steps).max(initial=0))
 
 
 class _Refused(Exception):
@@ -307,7 +320,10 @@ def _graph_from_graphml(raw: bytes, where: str) -> nx.Graph:
     _check_xml(raw, where)
     try:
         graph = nx.parse_graphml(raw)
-    except (ValueError, KeyError, TypeError, AttributeError, IndexError, nx.NetworkXError,
+    except KeyError as exc:
+        raise UserError(f"{where} is not a readable graphml fabric: data refers to key {exc}, "
+                        "which no <key> declares") from None
+    except (ValueError, TypeError, AttributeError, IndexError, nx.NetworkXError,
             SyntaxError) as exc:  # xml's ParseError is a SyntaxError
         raise UserError(f"{where} is not a readable graphml fabric: "
                         f"{type(exc).__name__}: {exc}") from None

@@ -210,7 +210,9 @@ def _gpu_arg(what: str, value) -> GpuSpec:
     if isinstance(value, GpuSpec):
         return value
     if isinstance(value, str):
-        return get_gpu(value)
+        if value in catalog() or value.lower().endswith((".toml", ".json")):
+            return get_gpu(value)
+        raise UserError(f"{what}: unknown GPU {_show(value)}; known: {known(catalog())}")
     raise UserError(f"{what} must be a GPU name or a GpuSpec, got {_show(value)}")
 
 

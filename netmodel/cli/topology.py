@@ -4,6 +4,8 @@ Only click and the standard library are imported at module level; networkx, matp
 the topologies package are imported inside the commands so ``netmodel --help`` stays fast.
 SPEC is a spec string (``fat-tree:k=8,oversubscription=2,gpu=Lite``) or a saved
 ``.json`` / ``.graphml`` fabric; a bad one is one ``error:`` line with exit status 2.
+Output paths follow :mod:`compute.outputs` (checked before the fabric is built: the folder
+must exist and be writable; a figure's suffix names its format).
 """
 
 from __future__ import annotations
@@ -106,27 +108,63 @@ def show(spec, as_json, pair):
 
 @topology.command()
 @click.argument("spec")
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
-              help="Picture file: .png, .svg or .pdf.")
+@click.option("-o", "--output", required=True,
+              help="Picture file; its suffix is the format: .png, .svg or .pdf.")
 @click.option("--title", default=None, help="Title (default: the fabric's name).")
 def plot(spec, output, title):
     """Draw a fabric (more than 512 GPUs: a representative part plus counts)."""
+    from compute.outputs import check_file_path, figure_format
     from topologies import build
     from topologies.draw import plot as draw
 
+    check_file_path(output, "figure")
+    figure_format(output)
     click.echo(f"wrote {draw(build(spec), output, title=title)}")
+
+
+#: Export formats and the file suffixes each takes.
+EXPORT_FORMATS = {"json": (".json",), "graphml": (".graphml",), "astra-sim": (".yml", ".yaml")}
 
 
 @topology.command()
 @click.argument("spec")
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
-              help="Fabric file: .json (node-link) or .graphml.")
-def export(spec, output):
-    """Write a fabric to node-link JSON or GraphML (read back by any SPEC argument)."""
+@click.option("-o", "--output", required=True,
+              help="Output file: .json (node-link), .graphml, or .yml (ASTRA-sim).")
+@click.option("--format", "fmt", type=click.Choice(list(EXPORT_FORMATS)), default=None,
+              help="File format (default: from the output's suffix). astra-sim: ASTRA-sim's "
+                   "analytical network config (topology, npus_count, bandwidth in GB/s, "
+                   "latency in ns per dimension), for fabrics its dimensions can express.")
+def export(spec, output, fmt):
+    """Write a fabric to node-link JSON, GraphML (both read back by any SPEC argument) or an
+    ASTRA-sim analytical network config."""
+    from pathlib import Path
+
+    from compute.errors import UserError
+    from compute.outputs import check_file_path
+
+    check_file_path(output, "output file")
+    suffix = Path(output).suffix.lower()
+    if fmt is None:
+        fmt = next((f for f, s in EXPORT_FORMATS.items() if suffix in s), None)
+        if fmt is None:
+            raise UserError(f"{output}: unknown fabric file type {suffix or '(none)'!r}; "
+                            f"allowed: .json, .graphml, .yml (or give --format)")
+    check_file_path(output, "output file", EXPORT_FORMATS[fmt])
     from topologies import build
-    from topologies.io import write_graph
 
     graph = build(spec)
+    if fmt == "astra-sim":
+        from topologies.astra_sim import astra_sim_network, write_astra_sim
+
+        net = astra_sim_network(graph)
+        path = write_astra_sim(graph, output)
+        click.echo(f"wrote {path} ({' x '.join(map(str, net.npus_count))} NPUs: "
+                   f"{', '.join(net.topology)})")
+        for note in net.notes:
+            click.echo(f"  approximated: {note}")
+        return
+    from topologies.io import write_graph
+
     path = write_graph(graph, output)
     click.echo(f"wrote {path} ({graph.graph['gpus']} GPUs, {graph.number_of_nodes()} nodes, "
                f"{graph.number_of_edges()} links)")

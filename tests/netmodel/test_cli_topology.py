@@ -62,6 +62,19 @@ def test_export_then_show_and_plot_the_file(tmp_path):
     assert r.exit_code == 0 and png.read_bytes()[:4] == b"\x89PNG"
 
 
+def test_export_astra_sim(tmp_path):
+    out = tmp_path / "sp.yml"
+    r = run("export", "superpod", "-o", str(out))
+    assert r.exit_code == 0 and "8 x 31 NPUs: Switch, Switch" in r.output
+    assert "approximated: in-network reduction" in r.output
+    lines = [ln for ln in out.read_text().splitlines() if not ln.startswith("#")]
+    assert lines == ["topology: [ Switch, Switch ]", "npus_count: [ 8, 31 ]",
+                     f"bandwidth: [ {round(450e9 / 2**30, 9)}, {round(50e9 / 2**30, 9)} ]  # GB/s",
+                     "latency: [ 85.0, 265.0 ]  # ns"]
+    r = run("export", "ring:n=4", "--format", "astra-sim", "-o", str(tmp_path / "r.yaml"))
+    assert r.exit_code == 0 and "4 NPUs: Ring" in r.output
+
+
 @pytest.mark.parametrize("args, needles", [
     (("show", "fat-tree:k=5"), ("fat-tree: k must be even",)),
     (("show", "fat-tre"), ("unknown fabric builder 'fat-tre'; known:", "'fat-tree'")),
@@ -72,7 +85,16 @@ def test_export_then_show_and_plot_the_file(tmp_path):
     (("show", "leaf-spine:leaves=9,radix=8"), ("radix 8 is too small",)),
     (("show", "missing.json"), ("does not exist",)),
     (("export", "ring", "-o", "x.txt"), ("unknown fabric file type '.txt'",)),
-    (("plot", "ring", "-o", "x.gif"), ("unknown picture type '.gif'",)),
+    (("plot", "ring", "-o", "x.gif"), ("figure 'x.gif' must end in one of: .png, .svg, .pdf",)),
+    (("plot", "ring", "-o", "no/x.png"), ("folder 'no' does not exist",)),
+    (("plot", "ring", "-o", "."), ("names a folder, not a file",)),
+    (("export", "ring", "-o", ""), ("must not be empty",)),
+    (("export", "ring", "--format", "json", "-o", "x.yml"), ("must end in one of: .json",)),
+    (("export", "ocs", "-o", "x.yml"), ("cannot be expressed in ASTRA-sim", "circuits")),
+    (("export", "lite-groups:split=gateway", "-o", "x.yml"), ("only Lite 0",)),
+    (("export", "fat-tree:oversubscription=2", "--format", "astra-sim", "-o", "x.yaml"),
+     ("oversubscription 2",)),
+    (("show", "ring:n=3000000"), ("over the limit of 2,000,000 nodes",)),
 ])
 def test_bad_input_is_one_line_exit_2(tmp_path, monkeypatch, args, needles):
     monkeypatch.chdir(tmp_path)

@@ -57,5 +57,15 @@ def test_plot_writes_png(tmp_path):
         assert (tmp_path / "f.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert out == str(tmp_path / "f.png")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f.png"]  # no temporary left
-    with pytest.raises(UserError, match="unknown picture type '.gif'"):
+    with pytest.raises(UserError, match=r"figure '.*f.gif' must end in one of: .png, .svg, .pdf"):
         plot(ring(4), tmp_path / "f.gif")
+    with pytest.raises(UserError, match="folder '.*missing' does not exist"):
+        plot(ring(4), tmp_path / "missing" / "f.png")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.png"]
+
+
+@pytest.mark.parametrize("suffix, magic", [(".svg", b"<?xml"), (".pdf", b"%PDF"),
+                                           (".PNG", b"\x89PNG")])
+def test_the_suffix_decides_the_format(tmp_path, suffix, magic):
+    out = plot(ring(4), tmp_path / f"f{suffix}")
+    assert open(out, "rb").read()[:len(magic)] == magic
