@@ -134,7 +134,8 @@ class CompareResult(RowsResult):
 def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
                 slo: Slo | None = None, prompt=None, context=None,
                 max_batch: int = DEFAULT_MAX_BATCH, baseline: str | None = BASELINE_SCENARIO,
-                instances: str | None = None, progress=NO_PROGRESS) -> CompareResult:
+                instances: str | None = None, progress=NO_PROGRESS,
+                collectives: dict | None = None) -> CompareResult:
     """Best configuration of every model x scenario x phase (a pure function of its
     arguments; ``progress.advance`` is called once per search).
 
@@ -143,7 +144,9 @@ def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
     With ``gpus``, the baseline scenario also runs with its own GPU (``h100-dgx`` stays on
     the H100 beside its copies on the other GPUs) and that row is the baseline.
     ``instances``: ``"alone"`` or ``"all"`` for every scenario (None: each scenario's own
-    ``instances`` setting; see :mod:`netmodel.study.fabric_search`).
+    ``instances`` setting; see :mod:`netmodel.study.fabric_search`). ``collectives``: a dict
+    ``{label: ScenarioCollectives}`` shared between calls, so a second comparison of the same
+    scenarios (other options) routes nothing again.
     """
     from netmodel.study.fabric_search import ScenarioCollectives, fabric_search
 
@@ -160,7 +163,10 @@ def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
         raise UserError("the comparison needs at least one model and one phase")
     options = options or RooflineOptions()
     slo = slo or Slo()
-    colls = {s.label: ScenarioCollectives(s) for s in scens}
+    colls = collectives if collectives is not None else {}
+    for s in scens:
+        if s.label not in colls or colls[s.label].scenario != s:
+            colls[s.label] = ScenarioCollectives(s)
     ideal_cache: dict = {}
     rows, searches = [], []
     for phase in phases:

@@ -26,7 +26,7 @@ file and ``summary.md`` (:mod:`netmodel.study.summary`) all or nothing
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from compute.comm import NoCommunication
@@ -202,6 +202,9 @@ class FullStudy:
     ideal: StudyResult
     fabric: object = None
     sweep: object = None
+    #: The fabric comparison under the paper's assumption (each collective overlapped with
+    #: the GEMM that feeds it); None when skipped or when ``fabric`` already assumes it.
+    paper: object = None
 
     def table(self) -> str:
         """The parts' tables, one after the other."""
@@ -209,6 +212,9 @@ class FullStudy:
         if self.fabric is not None:
             parts.append("fabric comparison (tokens/s/SM of the best configuration per "
                          "scenario)\n" + self.fabric.table())
+        if self.paper is not None:
+            parts.append("fabric comparison under the paper's assumption (collectives "
+                         "overlapped with the GEMM that feeds them)\n" + self.paper.table())
         if self.sweep is not None:
             parts.append("per-hop latency sweep\n" + self.sweep.table())
         return "\n\n".join(parts)
@@ -216,7 +222,8 @@ class FullStudy:
     def to_json(self, indent: int | None = 2) -> str:
         """``{"study": ..., "fabric": ..., "sweep": ...}``: the parts' JSON documents
         (``null`` for a part that was skipped)."""
-        parts = {"study": self.ideal, "fabric": self.fabric, "sweep": self.sweep}
+        parts = {"study": self.ideal, "fabric": self.fabric, "paper": self.paper,
+                 "sweep": self.sweep}
         return json.dumps({k: None if v is None else json.loads(v.to_json(indent=None))
                            for k, v in parts.items()}, indent=indent)
 
@@ -241,14 +248,17 @@ def fabric_scenarios(gpus, scenarios=None, baseline: str = BASELINE) -> list:
 
 def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
                    networks=("ring", "ideal"), scenarios=None, fabric: bool = True,
-                   sweep: bool = True, options=None, slo: Slo | None = None, prompt=None,
+                   sweep: bool = True, paper: bool = True, options=None, slo: Slo | None = None, prompt=None,
                    context=None, max_batch: int = DEFAULT_MAX_BATCH,
                    quiet: bool = True) -> FullStudy:
     """The whole Lite-GPU study: :func:`run_lite_gpu_study` for each of ``networks``, then
     :func:`~netmodel.study.compare.run_compare` over :func:`fabric_scenarios`, then a sweep of the
     per-hop latency (:data:`SWEEP_HOP_LATENCY`, decode) of h100-dgx and the Lite scenarios
-    with :data:`SWEEP_GPU` (or the last Lite GPU of ``gpus`` when it is not there). The
-    baseline GPU (:data:`BASELINE`) is always part of the study, added when ``gpus`` lacks
+    with :data:`SWEEP_GPU` (or the last Lite GPU of ``gpus`` when it is not there). With
+    ``paper`` the fabric comparison runs a second time under the paper's assumption
+    (``overlap_collectives``: each collective hidden behind the GEMM that feeds it, as the
+    Lite-GPU paper's model overlaps network I/O inside each stage), so the summary can say
+    which claim holds under which assumption. The baseline GPU (:data:`BASELINE`) is always part of the study, added when ``gpus`` lacks
     it: every ratio divides by it. A progress bar shows on stderr unless ``quiet``."""
     from netmodel.study.progress import Progress
 
@@ -277,24 +287,35 @@ def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
     swept = [s for s in scens if s.gpu in (BASELINE, sweep_gpu)] if sweep else []
     param = parse_param(SWEEP_HOP_LATENCY, swept) if swept else None
     decode = [p for p in phases if p == "decode"]
-    work = len(scens) * len(models) * len(phases)
+    options = options or RooflineOptions()
+    paper_options = replace(options, overlap_collectives=True) \
+        if paper and not options.overlap_collectives else None
+    work = len(scens) * len(models) * len(phases) * (2 if paper_options else 1)
     if param and decode:
         work += len(swept) * len(param.values)
+    colls: dict = {}
     with Progress(work, "lite-gpu study", quiet=quiet) as bar:
         compared = run_compare(models, scens, phases, options=options, slo=slo, prompt=prompt,
-                               context=context, max_batch=max_batch, progress=bar)
+                               context=context, max_batch=max_batch, progress=bar,
+                               collectives=colls)
+        paper_result = None
+        if paper_options is not None:
+            paper_result = run_compare(models, scens, phases, options=paper_options, slo=slo,
+                                       prompt=prompt, context=context, max_batch=max_batch,
+                                       progress=bar, collectives=colls)
         swept_result = None
         if param and decode:
             swept_result = run_sweep(swept, [param], models, decode, options=options, slo=slo,
                                      prompt=prompt, context=context, max_batch=max_batch,
                                      progress=bar)
-    return FullStudy(ideal, compared, swept_result)
+    return FullStudy(ideal, compared, swept_result, paper_result)
 
 
 def write_full_study(result: FullStudy, out_dir, *, plot: bool = True) -> list[Path]:
     """Every file of the study into ``out_dir``, all or nothing: ``study.*`` and
     ``tokens_per_sm.png`` (ideal networks), ``compare.*`` and its figures (fabrics),
-    ``sweep.*`` (per-hop latency) and ``summary.md`` (the findings)."""
+    ``compare_paper.*`` (fabrics under the paper's assumption), ``sweep.*`` (per-hop
+    latency) and ``summary.md`` (the findings)."""
     from netmodel.study.compare import compare_files
     from netmodel.study.summary import summary_markdown
     from netmodel.study.sweep import sweep_files
@@ -302,6 +323,9 @@ def write_full_study(result: FullStudy, out_dir, *, plot: bool = True) -> list[P
     files = study_files(result.ideal, plot=plot)
     if result.fabric is not None:
         files.update(compare_files(result.fabric, plot=plot))
+    if result.paper is not None:
+        files["compare_paper.csv"] = result.paper.to_csv().encode()
+        files["compare_paper.json"] = result.paper.to_json().encode()
     if result.sweep is not None:
         files.update(sweep_files(result.sweep, plot=plot))
     files["summary.md"] = summary_markdown(result).encode()
