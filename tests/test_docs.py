@@ -83,6 +83,19 @@ def test_readme_command_table_lists_every_command():
     assert make_docs.render_commands(ROOT / "README.md").count("\n| `netmodel ") == len(names)
 
 
+def test_every_settable_limit_is_documented():
+    """Limits are documented in one place: units-and-errors.md names every NETMODEL_MAX_*
+    environment variable the packages read."""
+    import re
+
+    names = {m for pkg in ("compute", "topologies", "netmodel")
+             for path in (ROOT / pkg).rglob("*.py")
+             for m in re.findall(r"NETMODEL_MAX_[A-Z][A-Z_]*", path.read_text())}
+    page = (ROOT / "docs" / "units-and-errors.md").read_text()
+    assert len(names) >= 2
+    assert sorted(n for n in names if f"`{n}`" not in page) == []
+
+
 def test_figures_are_the_studys_output():
     manifest = json.loads((FIGURES / "netmodel-manifest.json").read_text())
     files = manifest["files"]
