@@ -237,3 +237,19 @@ def test_cli_lite_gpu_bad_input(tmp_path, args, needle):
     lines = r.output.strip().splitlines()
     assert len(lines) == 1 and needle in lines[0]
     assert not out.exists()
+
+
+def test_the_papers_assumption_never_reports_less_throughput():
+    from netmodel.study.lite_gpu import run_full_study
+    from netmodel.study.summary import summary_markdown
+
+    r = run_full_study(["Llama-3-70B"], ["H100-SXM", "Lite", "Lite+BW"], ["prefill", "decode"],
+                       networks=("ideal",), scenarios=["h100-dgx", "lite-flat", "lite-direct"],
+                       sweep=False)
+    assert r.paper is not None and len(r.paper.rows) == len(r.fabric.rows)
+    for d, p in zip(r.fabric.rows, r.paper.rows, strict=True):
+        assert (d.label, d.model, d.phase) == (p.label, p.model, p.phase)
+        if d.feasible:
+            assert p.feasible and p.tokens_per_s_per_sm >= d.tokens_per_s_per_sm * (1 - 1e-12)
+    text = summary_markdown(r)
+    assert "## 2b. The paper's claims" in text and "Under the paper's" in text
