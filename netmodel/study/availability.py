@@ -64,7 +64,8 @@ from netmodel.study.reliability_spares import (
 __all__ = ["MAX_EVENTS", "MAX_TRIALS", "Analytic", "Availability", "Kind", "MonteCarlo",
            "SUMMARY_COLUMNS", "ReliabilitySummary", "analytic", "availability",
            "availability_files",
-           "event_kinds", "parse_spares", "reliability_summary", "simulate", "spare_curve",
+           "event_kinds", "parse_spares", "reliability_summary", "sensitivity", "simulate",
+           "spare_curve",
            "spares_needed"]
 
 #: Most trials one run may ask for.
@@ -802,6 +803,43 @@ class ReliabilitySummary:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def sensitivity(cluster: Cluster, *, spares="1%", threshold: float = THRESHOLD) -> list[dict]:
+    """How the closed-form answers move across the catalog's plausible ranges: the area
+    share of the GPU rate (low, default, high), each class with a published range (its
+    low and high rate), and vendor instead of local repair. Per row: GPU failures per
+    year, SM-hours lost per year on the hardware (GPUs lost or cut off, until repaired),
+    mean capacity without spares and with ``spares`` at the better of pod and global."""
+    cat = cluster.catalog
+    n = parse_spares(spares, cluster.gpus)
+    cases = [("area_share", a, cat.with_(area_share=a))
+             for a in (cat.area_share_range[0], cat.area_share, cat.area_share_range[1])]
+    for name, c in cat.classes.items():
+        if c.rate_range and any(e.cls == name for e in cluster.effects()):
+            cases += [(f"rate {name}", r, cat.with_(rates={name: r})) for r in c.rate_range]
+    cases.append(("repair", "vendor", cat.with_(repair="vendor")))
+    rows = []
+    for param, value, cat2 in cases:
+        c = cluster.with_catalog(cat2)
+        rates = c.rates
+        gpu_rate = sum(e.parts * rates[e.cls] for e in c.effects()
+                       if e.cls in ("gpu-die", "gpu-package")) * c.cells
+        sm_hours = sum(e.parts * rates[e.cls] * e.sms * c.repair_down_s(e.cls)
+                       for e in c.effects()) * c.cells * YEAR / HOUR
+        best = 0.0
+        for placement in ("pod", "global"):
+            kinds = event_kinds(c, placement)
+            a = analytic(kinds, spare_pools(c, n, placement), c.instances_total, threshold)
+            best = max(best, a.mean)
+            if placement == "pod":
+                none = analytic(kinds, spare_pools(c, 0, placement), c.instances_total,
+                                threshold).mean
+        rows.append({"parameter": param, "value": value,
+                     "gpu_failures_per_year": gpu_rate * YEAR,
+                     "sm_hours_lost_per_year": sm_hours, "availability": none,
+                     "availability_with_spares": best, "spares": n})
+    return rows
 
 
 #: Columns of :class:`ReliabilitySummary` (for tables and CSV).

@@ -253,6 +253,19 @@ class Cluster:
         """Seconds a spare stands in before the repaired part returns to the pool."""
         return self.catalog.detection_s + self.catalog.repair_s(cls)
 
+    def with_catalog(self, catalog_: Catalog) -> Cluster:
+        """The same cluster under other failure and repair figures (the evaluated effects
+        are kept: they depend on the fabric, not on the rates)."""
+        from dataclasses import replace
+
+        out = replace(self, catalog=catalog_)
+        for key in ("components", "_index", "_effects", "_router", "_csr", "_kinds",
+                    "_direct", "idle", "member_of", "_spare_plans", "_spare_capacity"):
+            if key in self.__dict__ and (key != "components" or catalog_.host_sms
+                                         == self.catalog.host_sms):
+                out.__dict__[key] = self.__dict__[key]
+        return out
+
     # ------------------------------------------------------------------ components
     @cached_property
     def components(self) -> dict:

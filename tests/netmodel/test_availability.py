@@ -392,3 +392,26 @@ def test_spare_pools_split():
     p = spare_pools(c, 100, "pod")                     # 16 free ports per copy
     assert p.reachable == (16,) * 4 and p.spares == 100
     assert spare_pools(c, 100, "global").reachable == (100,)
+
+
+def test_sensitivity_moves_with_the_area_share():
+    from netmodel.study.availability import sensitivity
+
+    lite = sensitivity(build_cluster("lite-flat", "Llama-3-70B", "decode"))
+    h100 = sensitivity(build_cluster("h100-dgx", "Llama-3-70B", "decode"))
+    area = [r for r in lite if r["parameter"] == "area_share"]
+    assert [r["value"] for r in area] == sorted(r["value"] for r in area)
+    # a larger silicon share shrinks a Lite's rate: fewer failures, more availability
+    assert area[0]["gpu_failures_per_year"] > area[1]["gpu_failures_per_year"] > \
+        area[2]["gpu_failures_per_year"]
+    assert area[0]["availability"] < area[1]["availability"] < area[2]["availability"]
+    c = catalog()
+    for r, a in zip(area, (c.area_share_range[0], c.area_share, c.area_share_range[1]),
+                    strict=True):
+        assert r["gpu_failures_per_year"] == pytest.approx(
+            128 * 1.26e-5 * (1 - a + a / 4) * 8766)
+    # the H100 is the reference: its rate does not depend on the split
+    assert len({round(r["gpu_failures_per_year"], 9) for r in h100
+                if r["parameter"] == "area_share"}) == 1
+    vendor = next(r for r in lite if r["parameter"] == "repair")
+    assert vendor["availability"] < area[1]["availability"]
