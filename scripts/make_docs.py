@@ -25,9 +25,9 @@ GitHub renders the page):
     page's samples run (a scenario or GPU file that a sample reads); NAME must be a new
     plain name, not one of the project's.
 ``<!-- findings: SOURCE`` ... ``-->`` then ``<!-- /findings -->``
-    The bullets of SOURCE (a generated ``summary.md``) whose text, bold marks removed,
-    starts with each line of the comment, copied verbatim; a line that matches no bullet or
-    several is an error.
+    The top-level bullets of SOURCE (a generated ``summary.md``), with their sub-bullets,
+    whose first line, bold marks removed, starts with each line of the comment, copied
+    verbatim; a line that matches no bullet or several is an error.
 ``<!-- commands -->`` ... ``<!-- /commands -->``
     The command table, from ``netmodel.cli.main``'s registry (what ``netmodel --help``
     lists); each command links to the page that says ``<!-- documents: CMD ... -->``.
@@ -258,12 +258,23 @@ def render_markdown(commands: list[str], scratch: Path) -> str:
 # ---- other generated blocks -------------------------------------------------------------
 
 def summary_bullets(text: str) -> list[str]:
-    """The top-level bullets of a Markdown document (one line each, as summary.md writes)."""
-    return [line for line in text.splitlines() if line.startswith("- ")]
+    """The top-level bullets of a Markdown document, each with its nested lines (sub-bullets
+    and continuations, indented) as one string."""
+    out: list[str] = []
+    open_bullet = False
+    for line in text.splitlines():
+        if line.startswith("- "):
+            out.append(line)
+            open_bullet = True
+        elif open_bullet and line.startswith("  ") and line.strip():
+            out[-1] += "\n" + line
+        else:                     # a blank line or other text ends the bullet
+            open_bullet = False
+    return out
 
 
 def _plain(bullet: str) -> str:
-    return bullet[2:].replace("**", "").replace("`", "")
+    return bullet.split("\n", 1)[0][2:].replace("**", "").replace("`", "")
 
 
 def render_findings(source: Path, selectors: list[str]) -> str:
