@@ -128,8 +128,9 @@ def test_a_sample_shows_the_exit_status_of_a_user_error(tmp_path):
 
 def test_findings_selectors_must_name_one_bullet(tmp_path):
     summary = tmp_path / "summary.md"
-    summary.write_text("# s\n\n- **prefill**: a 1.00x\n- **prefill**: b 2.00x\n- **decode**: c\n")
-    assert make_docs.render_findings(summary, ["decode"]) == "- **decode**: c\n"
+    summary.write_text("# s\n\n- **prefill**: a 1.00x\n- **prefill**: b 2.00x\n- **decode**: c\n"
+                       "  - under x: 1.5x\n\n  not part of it\n")
+    assert make_docs.render_findings(summary, ["decode"]) == "- **decode**: c\n  - under x: 1.5x\n"
     assert make_docs.render_findings(summary, ["prefill: b"]) == "- **prefill**: b 2.00x\n"
     for selector in ("prefill", "nothing"):
         with pytest.raises(make_docs.DocsError, match="matches"):
