@@ -513,6 +513,11 @@ def load_hf_config(path, name: str | None = None) -> ModelSpec:
     if path.is_dir():
         path = path / "config.json"
     cfg = parse_table(read_text(path, "config.json"), "json", str(path))
+    return _hf_from_dict(cfg, path, name)
+
+
+def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
+    """:func:`load_hf_config` on a parsed config.json read from ``path``."""
     if not isinstance(cfg, dict):
         raise UserError(f"{path}: a HuggingFace config.json must hold a JSON object, got "
                         f"{validate.describe(cfg)}")
@@ -604,9 +609,11 @@ def load_hf_config(path, name: str | None = None) -> ModelSpec:
 
 
 def get_model(name) -> ModelSpec:
-    """A model by catalog name, or the spec itself if given one; a path to a ``.toml`` or
-    ``.json`` catalog-format file holding one model, or to a HuggingFace ``config.json``,
-    also works.
+    """A model by catalog name, or the spec itself if given one; a path to a ``.toml``
+    catalog-format file holding one model also works, and so does a ``.json`` file of
+    either kind, whatever its name: one with a top-level ``model`` table is read as the
+    catalog format, one with HuggingFace keys (``model_type``, ``num_hidden_layers``,
+    ``n_layer``, ...) as a HuggingFace config.json.
 
     >>> get_model("Llama-2-70B").vocab
     32000
@@ -622,14 +629,35 @@ def get_model(name) -> ModelSpec:
     table = model_catalog()
     if name in table:
         return table[name]
-    if isinstance(name, str) and Path(name).name == "config.json":
-        return load_hf_config(name)
-    if isinstance(name, str) and name.lower().endswith((".toml", ".json")):
+    if name.lower().endswith(".json"):
+        return _model_from_json(Path(name))
+    if name.lower().endswith(".toml"):
         models = load_model_file(name)
         if len(models) != 1:
             raise UserError(f"{name} holds {len(models)} models; give a file with one model")
         return next(iter(models.values()))
     raise UserError(f"unknown model {name!r}; known: {known(table)}")
+
+
+#: Keys whose presence at the top level of a JSON file marks a HuggingFace config.json.
+_HF_MARKERS = ("model_type", "architectures", *HF_ALIASES["layers"], *HF_ALIASES["hidden"])
+
+
+def _model_from_json(path: Path) -> ModelSpec:
+    """The one model of a JSON file, whatever its name: a top-level ``model`` table is the
+    catalog format (:func:`load_model_file`), HuggingFace keys (``model_type``,
+    ``num_hidden_layers``, ``n_layer``, ...) a config.json (:func:`load_hf_config`)."""
+    doc = parse_table(read_text(path, "model file"), "json", str(path))
+    if isinstance(doc, dict) and "model" in doc:
+        models = _parse_model_table(doc, str(path))
+        if len(models) != 1:
+            raise UserError(f"{path} holds {len(models)} models; give a file with one model")
+        return next(iter(models.values()))
+    if isinstance(doc, dict) and any(k in doc for k in _HF_MARKERS):
+        return _hf_from_dict(doc, path)
+    raise UserError(f"{path} is neither a model file (a top-level 'model' table) nor a "
+                    f"HuggingFace config.json (keys such as model_type, num_hidden_layers, "
+                    f"n_layer); got {validate.describe(doc)}")
 
 
 def expected_experts_touched(model: ModelSpec, tokens):

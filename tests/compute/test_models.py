@@ -197,3 +197,36 @@ def test_hf_config_fp8_release_stores_fp8_weights(tmp_path):
     ref = get_model("Llama-3.1-405B")
     assert (m.weight_dtype, m.act_dtype, m.kv_dtype) == ("fp8", "bf16", "bf16")
     assert m.parameters == ref.parameters and m.weight_dtype == ref.weight_dtype
+
+
+def test_get_model_reads_a_json_file_by_its_content_not_its_name(tmp_path):
+    # a HuggingFace config.json saved under another name
+    hf = tmp_path / "llama.json"
+    hf.write_text(json.dumps(LLAMA3_8B_CONFIG))
+    m = get_model(str(hf))
+    assert m.parameters == get_model("Llama-3-8B").parameters == 8_030_261_248
+    assert m.name == tmp_path.name               # no _name_or_path: the folder's name
+    # a catalog-format file named config.json is read as the catalog format
+    cat = tmp_path / "sub" / "config.json"
+    cat.parent.mkdir()
+    cat.write_text(json.dumps({"model": {"tiny": {"layers": 2, "hidden": 64, "heads": 4,
+                                                  "ffn": 256, "vocab": 1000}}}))
+    tiny = get_model(str(cat))
+    assert (tiny.name, tiny.layers, tiny.head_dim) == ("tiny", 2, 16)
+    # GPT-2 style keys (n_layer) also mark a HuggingFace config
+    gpt2 = tmp_path / "gpt2-small.json"
+    gpt2.write_text(json.dumps({"model_type": "gpt2", "n_embd": 768, "n_layer": 12,
+                                "n_head": 12, "n_positions": 1024, "vocab_size": 50257}))
+    assert get_model(str(gpt2)).parameters == 124_439_808
+
+
+def test_get_model_refuses_a_json_file_of_neither_kind(tmp_path):
+    odd = tmp_path / "weights.json"
+    odd.write_text(json.dumps({"colour": "blue"}))
+    with pytest.raises(UserError, match=r"weights.json is neither a model file .* nor a "
+                                        r"HuggingFace config.json"):
+        get_model(str(odd))
+    lst = tmp_path / "list.json"
+    lst.write_text("[1, 2]")
+    with pytest.raises(UserError, match="got a list of 2 items"):
+        get_model(str(lst))
