@@ -302,10 +302,13 @@ class MonteCarlo:
     trial_means: np.ndarray = field(repr=False)
 
     def to_dict(self) -> dict:
-        return {k: getattr(self, k) for k in (
+        """JSON-ready figures (a confidence interval of one trial is None)."""
+        out = {k: getattr(self, k) for k in (
             "trials", "horizon_s", "seed", "mean", "mean_ci", "p1", "p50", "p99",
             "below_threshold", "below_threshold_ci", "instance_down_events_per_year",
             "events_per_year", "waits_for_repair_per_year")}
+        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+                for k, v in out.items()}
 
 
 def _check_run(trials, horizon) -> tuple[int, float]:
@@ -727,9 +730,10 @@ def spare_curve(cluster: Cluster, placement: str, counts=None, *,
     kinds = event_kinds(cluster, placement)
     comps = _components_per_kind(cluster, kinds)
     per = spare_pools(cluster, 0, placement).pools
-    if counts is None:
+    if counts is None:  # up to 8% of the GPUs, or four of the largest failure's needs
         top = spare_pools(cluster, cluster.gpus, placement).reachable_total
-        top = min(top, max(per, math.ceil(0.08 * cluster.gpus)))
+        need = max([k.units * per for k in kinds if k.units > 0], default=0)
+        top = min(top, max(per, math.ceil(0.08 * cluster.gpus), 4 * need))
         step = max(per, math.ceil(top / 12 / per) * per)
         counts = list(range(0, top + 1, step)) if top else [0]
     pct, mean, below = [], [], []
