@@ -536,9 +536,11 @@ def _check_gpus(gpus, cell: int) -> int:
 def build_cluster(scenario, model, phase="decode", *, gpus: int | None = None,
                   slo: Slo | None = None, options: RooflineOptions | None = None,
                   prompt=None, context=None, max_batch: int = DEFAULT_MAX_BATCH,
-                  catalog_: Catalog | None = None) -> Cluster:
+                  catalog_: Catalog | None = None, search=None) -> Cluster:
     """The scenario's cluster of ``gpus`` GPUs (default: one copy of its fabric) with the
     instances of the best configuration of ``model`` in ``phase`` placed in every cell.
+    ``search``: a :class:`~netmodel.study.fabric_search.FabricSearch` of this scenario,
+    model and phase already run (by ``compare``, say), so it is not run again.
 
     Raises UserError when no configuration is feasible, or ``gpus`` is not a multiple of
     the scenario's fabric (up to :data:`MAX_GPUS`).
@@ -557,9 +559,14 @@ def build_cluster(scenario, model, phase="decode", *, gpus: int | None = None,
     options = options or RooflineOptions()
     graph = build_fabric(s)
     cells = _check_gpus(gpus, int(graph.graph["gpus"]))
-    coll = ScenarioCollectives(s.with_instances("alone"))
-    r = fabric_search(m, coll.scenario, workload, slo=slo, options=options,
-                      max_batch=max_batch, collectives=coll)
+    if search is not None:
+        r = search
+        if r.best is not None and (r.best.model, r.best.phase) != (m.name, workload.phase):
+            raise ValueError("the search was run for another model or phase")
+    else:
+        coll = ScenarioCollectives(s.with_instances("alone"))
+        r = fabric_search(m, coll.scenario, workload, slo=slo, options=options,
+                          max_batch=max_batch, collectives=coll)
     if r.best is None:
         raise UserError(f"{m.name} has no feasible configuration on {s.label} "
                         f"({workload.phase}): {r.search.reason}")

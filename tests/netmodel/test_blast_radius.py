@@ -261,3 +261,13 @@ def test_cli_bad_input_one_line_exit_2_nothing_written(tmp_path, args, message):
     assert r.exit_code == 2, r.output
     assert message in r.output and r.output.count("\n") == 1
     assert not out.exists()
+
+
+def test_a_search_already_run_is_reused():
+    from netmodel.study.fabric_search import fabric_search
+
+    r = fabric_search("Llama-3-70B", "lite-hier", "decode")
+    c = build_cluster("lite-hier", "Llama-3-70B", "decode", search=r)
+    assert c.best is r.best and len(c.instances) == 128 // r.best.tp
+    with pytest.raises(ValueError, match="another model"):
+        build_cluster("lite-hier", "Llama-3-8B", "decode", search=r)
