@@ -1,8 +1,9 @@
 """The ``netmodel`` command line: a thin click layer over the Python API.
 
 Start-up must stay fast (``netmodel --help`` under 0.3 s): this module imports only click;
-each command group lives in its own ``netmodel.cli_*`` module, which imports numpy,
-networkx, matplotlib and scipy inside the command functions, never at module level.
+each command group lives in its own ``netmodel.cli.*`` module (listed in ``_COMMANDS``),
+which imports numpy, networkx, matplotlib and scipy inside the command functions, never at
+module level.
 Every :class:`~compute.errors.UserError` becomes one line on stderr and exit status 2.
 """
 
