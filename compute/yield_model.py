@@ -51,7 +51,7 @@ from __future__ import annotations
 import math
 import tomllib
 from dataclasses import asdict, dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 import numpy as np
@@ -292,6 +292,17 @@ def die_yield(area, defect_density: float | None = None, model: str | None = Non
     return float(out) if out.ndim == 0 else out
 
 
+@lru_cache(maxsize=64)
+def _laguerre(n: int, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Generalized Gauss-Laguerre nodes and weights, computed once per (n, alpha)."""
+    from scipy.special import roots_genlaguerre
+
+    u, w = roots_genlaguerre(n, alpha)
+    u.setflags(write=False)
+    w.setflags(write=False)
+    return u, w
+
+
 def _tilted_nodes(d: float, a: np.ndarray, model: str, alpha: float
                   ) -> tuple[np.ndarray, np.ndarray]:
     """Quadrature nodes and weights (summing to 1 over axis 0, one column per area) of
@@ -313,11 +324,9 @@ def _tilted_nodes(d: float, a: np.ndarray, model: str, alpha: float
         wx = ((hi - lo) / 2 * w).ravel() * np.where(x <= d, x, 2 * d - x)
         wt = wx.reshape(shape) * np.exp(-x.reshape(shape) * a)
         return np.broadcast_to(x.reshape(shape), wt.shape), wt / wt.sum(axis=0)
-    from scipy.special import roots_genlaguerre
-
     # gamma(alpha, scale d/alpha) tilted by exp(-x A) is gamma(alpha, scale s) with
     # s = (d/alpha) / (1 + d A / alpha)
-    u, w = roots_genlaguerre(_QUAD_NODES, alpha - 1)  # weight u^(alpha-1) e^-u
+    u, w = _laguerre(_QUAD_NODES, float(alpha) - 1)  # weight u^(alpha-1) e^-u
     scale = (d / alpha) / (1 + d * a / alpha)
     x = u.reshape(shape) * scale
     return x, np.broadcast_to((w / w.sum()).reshape(shape), x.shape)

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field, fields
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 from compute.errors import UserError, known
@@ -191,6 +191,14 @@ def _length(data: dict) -> float:
         return float(data["length"])
     extra = 2 * CPO_DELAY if data["medium"] == "co-packaged-optics" else 0.0
     return max(0.0, (float(data["latency"]) - extra) / PROPAGATION_DELAY)
+
+
+@lru_cache(maxsize=128)
+def _network_bill_cached(graph, share: str, prices: NetworkPrices) -> NetworkBill:
+    """:func:`network_bill` once per (graph object, share, prices): a comparison prices
+    the same fabric for every model and phase (the built graphs are cached and never
+    modified)."""
+    return network_bill(graph, share=share, prices=prices)
 
 
 def network_bill(graph, *, share: str = "ports-used",
@@ -482,7 +490,7 @@ def cost_summary(scenario, model, phase: str = "decode", best=None, *, clock: fl
     price_args = {k: v for k, v in pkg.items() if k != "reference_price"}
     price = gpu_price(spec, reference_price=pkg.get("reference_price"), **price_args)
     tdp_share = nominal_tdp(spec) / get_gpu("H100-SXM").tdp
-    bill = network_bill(graph, share=share, prices=NetworkPrices(**net))
+    bill = _network_bill_cached(graph, share, NetworkPrices(**net))
     capex_gpu = n * price
     capex_host = n * tco["host_cost_per_h100"] * tdp_share
     capex = capex_gpu + capex_host + bill.capex
