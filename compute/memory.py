@@ -85,10 +85,20 @@ def weight_bytes(model, sh: Shards) -> np.ndarray:
         shared = mlp(sh.shared_ffn) + (h if model.shared_expert_gate else 0)
     norms = 2 * model.norm_parameters
     layer = attn + model.experts * mlp(sh.ffn) + router + shared + norms  # dense, or MoE
+    plain = sh.plain
+    if not plain and model.is_moe:  # EP: experts / ep whole experts per GPU, shared replicated
+        full_shared = (mlp(model.shared_ffn) + (h if model.shared_expert_gate else 0)
+                       if model.shared_ffn else 0)
+        ep_layer = attn + (model.experts / sh.ep) * mlp(sh.expert_ffn) + router + full_shared \
+            + norms
+        layer = np.where(sh.ep > 1, ep_layer, layer)
     body = model.layers * layer
     if model.dense_layers:
         body = model.moe_layers * layer + model.dense_layers * (attn + mlp(sh.dense_ffn) + norms)
     embed = sh.vocab * h * (1 if model.tied_embeddings else 2)
+    if not plain:  # a pipeline stage holds its layers and the embedding or the LM head
+        body = body / sh.pp
+        embed = np.where(sh.pp > 1, sh.vocab * h, embed)
     other = model.learned_positions * h + model.norm_parameters
     if model.embedding_norm:
         other += model.norm_parameters
@@ -97,14 +107,20 @@ def weight_bytes(model, sh: Shards) -> np.ndarray:
 
 def kv_cache_bytes(model, sh: Shards, batch: np.ndarray, workload) -> np.ndarray:
     """KV-cache bytes per GPU for ``batch`` sequences at ``workload.kv_tokens`` each. With
-    MLA every GPU holds the whole latent (``kv_lora_rank + qk_rope_head_dim`` per token and
-    layer, not split by TP)."""
+    MLA every GPU of an attention group holds the whole latent of the group's sequences
+    (``kv_lora_rank + qk_rope_head_dim`` per token and layer, not split by TP). A pipeline
+    stage holds the cache of its ``layers / pp`` layers for every sequence in flight; with
+    attention data parallelism a GPU holds only its group's ``ceil(batch /
+    attention_dp)`` sequences."""
+    layers, seqs = model.layers, batch
+    if not sh.plain:
+        layers, seqs = model.layers / sh.pp, np.ceil(batch / sh.attention_dp)
     if model.is_mla:
-        per_token = model.layers * model.kv_elements_per_token * model.kv_bytes
-        return np.broadcast_to(per_token * batch * workload.kv_tokens,
+        per_token = layers * model.kv_elements_per_token * model.kv_bytes
+        return np.broadcast_to(per_token * seqs * workload.kv_tokens,
                                np.broadcast_shapes(sh.tp.shape, batch.shape))
-    per_token = model.layers * 2 * sh.kv_heads * model.head_dim * model.kv_bytes
-    return per_token * batch * workload.kv_tokens
+    per_token = layers * 2 * sh.kv_heads * model.head_dim * model.kv_bytes
+    return per_token * seqs * workload.kv_tokens
 
 
 def activation_bytes(model, sh: Shards, batch: np.ndarray, workload) -> np.ndarray:
@@ -118,6 +134,8 @@ def activation_bytes(model, sh: Shards, batch: np.ndarray, workload) -> np.ndarr
     else:
         attn = (sh.heads + 2 * sh.kv_heads) * model.head_dim
     mlp = up * sh.ffn * model.experts_per_token
+    if not sh.plain and model.is_moe:  # EP: the token copies routed to this GPU's experts
+        mlp = np.where(sh.ep > 1, up * sh.expert_ffn * model.experts_per_token / sh.ep, mlp)
     if model.shared_ffn:
         mlp = mlp + up * sh.shared_ffn
     if model.dense_layers:
@@ -128,32 +146,37 @@ def activation_bytes(model, sh: Shards, batch: np.ndarray, workload) -> np.ndarr
 
 
 def memory_fit(model, gpu, sh: Shards, batch: np.ndarray, workload,
-               reserve: float = DEFAULT_RESERVE):
+               reserve: float = DEFAULT_RESERVE, micro_batch: np.ndarray | None = None):
     """Weights, KV cache and activations per GPU (arrays broadcast to ``(nt, nb)``), the
-    usable bytes, and the mask of configurations that fit."""
+    usable bytes, and the mask of configurations that fit. The KV cache holds ``batch``
+    sequences; the activation workspace is that of one micro-batch of ``micro_batch``
+    sequences (default ``batch``: no pipeline)."""
     reserve = check_reserve(reserve)
-    w = np.broadcast_to(weight_bytes(model, sh), np.broadcast_shapes(sh.tp.shape, batch.shape))
+    shape = np.broadcast_shapes(sh.tp.shape, batch.shape)
+    w = np.broadcast_to(weight_bytes(model, sh), shape)
     kv = kv_cache_bytes(model, sh, batch, workload)
-    act = activation_bytes(model, sh, batch, workload)
+    act = activation_bytes(model, sh, batch if micro_batch is None else micro_batch, workload)
     usable = gpu.hbm_capacity * (1.0 - reserve)
     fits = (w + kv + act) <= usable
     return w, kv, act, usable, fits
 
 
 def describe_fit(model, gpu, tp: int, batch: int, weights: float, kv: float, act: float,
-                 reserve: float) -> MemoryFit:
-    """A :class:`MemoryFit` for one configuration, with the reason when it does not fit."""
+                 reserve: float, label: str | None = None) -> MemoryFit:
+    """A :class:`MemoryFit` for one configuration, with the reason when it does not fit
+    (``label`` names the configuration, default ``TP {tp}``)."""
+    label = label or f"TP {tp}"
     fit = MemoryFit(weights=float(weights), kv_cache=float(kv), activations=float(act),
                     capacity=gpu.hbm_capacity, reserve_fraction=reserve)
     if fit.fits:
         return fit
     gb = 1e9
     if fit.weights > fit.usable:
-        why = (f"{model.name} weights alone need {fit.weights / gb:.1f} GB per GPU at TP {tp} "
+        why = (f"{model.name} weights alone need {fit.weights / gb:.1f} GB per GPU at {label} "
                f"> {fit.usable / gb:.1f} GB usable on {gpu.name} ({gpu.hbm_capacity / gb:g} GB "
                f"less {reserve:.0%} reserve)")
     else:
-        why = (f"needs {fit.total / gb:.1f} GB per GPU at TP {tp}, batch {batch} (weights "
+        why = (f"needs {fit.total / gb:.1f} GB per GPU at {label}, batch {batch} (weights "
                f"{fit.weights / gb:.1f} + KV cache {fit.kv_cache / gb:.1f} + activations "
                f"{fit.activations / gb:.1f} GB) > {fit.usable / gb:.1f} GB usable on {gpu.name}")
     return MemoryFit(weights=fit.weights, kv_cache=fit.kv_cache, activations=fit.activations,

@@ -3,7 +3,8 @@
 * :class:`StageResult`: one stage of a step (per GPU, per occurrence): FLOPs, HBM bytes,
   collective bytes, the compute, memory and network times and which of them bounds it.
 * :class:`MemoryFit`: HBM needed per GPU against what is usable.
-* :class:`InferenceResult`: one configuration (model, GPU, phase, TP degree, batch): the
+* :class:`InferenceResult`: one configuration (model, GPU, phase, TP degree and the other
+  dimensions of :class:`~compute.parallel.Parallelism`, batch): the
   stages, the step latency (TTFT or TBT), tokens/s and tokens/s/SM, memory fit, SLO verdict.
 * :class:`FrontPoint` and :class:`SearchResult`: the outcome of the SLO search.
 
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from compute.phases import latency_name
 
 __all__ = [
+    "FRONT_CSV_FIELDS",
     "RESOURCES",
     "FrontPoint",
     "InferenceResult",
@@ -137,8 +139,10 @@ def time_split(stages, mode: str = "overlap") -> dict[str, float]:
 
 @dataclass(frozen=True)
 class InferenceResult:
-    """One configuration evaluated: a step of ``phase`` for ``batch`` sequences on a
-    tensor-parallel instance of ``tp`` GPUs. Per-GPU figures are in ``stages``."""
+    """One configuration evaluated: a step of ``phase`` for ``batch`` sequences on an
+    instance of ``tp x pp`` GPUs (``tp`` per pipeline stage; ``ep`` and ``attention_dp``
+    groups within a stage, see :mod:`compute.parallel`). Per-GPU figures are in ``stages``
+    (with a pipeline: one micro-batch's pass, per GPU of a stage)."""
 
     model: str
     gpu: str
@@ -150,10 +154,20 @@ class InferenceResult:
     mode: str
     latency: float           #: step time: TTFT (prefill) or TBT (decode), seconds
     tokens_per_step: float   #: prompt tokens (prefill) or generated tokens (decode)
-    sms: int                 #: SMs of the whole instance (tp x SMs per GPU)
+    sms: int                 #: SMs of the whole instance (tp x pp x SMs per GPU)
     stages: tuple[StageResult, ...]
     memory: MemoryFit
     latency_limit: float = math.inf  #: the SLO (seconds)
+    pp: int = 1              #: pipeline stages (the instance has tp x pp GPUs)
+    ep: int = 1              #: expert-parallel groups per stage
+    attention_dp: int = 1    #: attention data-parallel groups per stage
+    micro_batch: int = 0     #: sequences per pipeline micro-batch (0: the whole batch)
+    expert_skew: float = 1.0  #: busiest EP group's share of routed tokens over the mean
+
+    @property
+    def gpus(self) -> int:
+        """GPUs of the instance (``tp x pp``)."""
+        return self.tp * self.pp
 
     @property
     def latency_name(self) -> str:
@@ -204,7 +218,10 @@ class InferenceResult:
         """JSON-ready dict: the shape of ``netmodel infer --json`` (documented in README)."""
         return {
             "model": self.model, "gpu": self.gpu, "phase": self.phase, "tp": self.tp,
-            "batch": self.batch, "prompt_tokens": self.prompt_tokens,
+            "pp": self.pp, "ep": self.ep, "attention_dp": self.attention_dp,
+            "gpus": self.gpus, "batch": self.batch,
+            "micro_batch": self.micro_batch or self.batch,
+            "expert_skew": self.expert_skew, "prompt_tokens": self.prompt_tokens,
             "context_tokens": self.context_tokens, "mode": self.mode,
             "latency_name": self.latency_name, "latency_s": self.latency,
             "latency_limit_s": _num(self.latency_limit), "meets_slo": self.meets_slo,
@@ -239,10 +256,19 @@ class FrontPoint:
     latency: float
     tokens_per_s: float
     tokens_per_s_per_sm: float
+    pp: int = 1
+    ep: int = 1
+    attention_dp: int = 1
 
     def to_dict(self) -> dict:
-        return {"tp": self.tp, "batch": self.batch, "latency_s": self.latency,
+        return {"tp": self.tp, "pp": self.pp, "ep": self.ep, "attention_dp": self.attention_dp,
+                "batch": self.batch, "latency_s": self.latency,
                 "tokens_per_s": self.tokens_per_s, "tokens_per_s_per_sm": self.tokens_per_s_per_sm}
+
+
+#: Columns of :meth:`SearchResult.front_csv` (from :meth:`FrontPoint.to_dict`).
+FRONT_CSV_FIELDS = ("tp", "pp", "ep", "attention_dp", "batch", "latency_s", "tokens_per_s",
+                    "tokens_per_s_per_sm")
 
 
 @dataclass(frozen=True, eq=False)
@@ -254,6 +280,8 @@ class SearchResult:
     configurations (no other feasible one has both lower latency and more tokens/s/SM),
     by increasing latency. ``by_tp`` is the best feasible configuration of each TP degree.
     ``grid`` holds the whole evaluated grid (arrays) for callers that want more.
+    ``configurations`` lists every configuration searched (``{"tp", "pp", "ep",
+    "attention_dp"}``) and ``by_config`` the best feasible batch of each.
     """
 
     model: str
@@ -270,6 +298,9 @@ class SearchResult:
     by_tp: tuple[FrontPoint, ...]
     reason: str = ""
     grid: object = field(default=None, repr=False)
+    configurations: tuple = ()
+    by_config: tuple[FrontPoint, ...] = ()
+    expert_skew: float = 1.0
 
     def to_dict(self, *, front: bool = True) -> dict:
         """JSON-ready dict: the shape of ``netmodel search --json`` (documented in README)."""
@@ -283,6 +314,11 @@ class SearchResult:
             "best": self.best.to_dict() if self.best else None,
             "by_tp": [p.to_dict() for p in self.by_tp],
         }
+        if any(c.get(k, 1) != 1 for c in self.configurations for k in ("pp", "ep",
+                                                                        "attention_dp")):
+            d["configurations"] = list(self.configurations)
+            d["expert_skew"] = self.expert_skew
+            d["by_config"] = [p.to_dict() for p in self.by_config]
         if front:
             d["front"] = [p.to_dict() for p in self.front]
         return d
@@ -292,9 +328,8 @@ class SearchResult:
         return json.dumps(self.to_dict(), indent=indent)
 
     def front_csv(self) -> str:
-        """The front as CSV (tp, batch, latency_s, tokens_per_s, tokens_per_s_per_sm)."""
-        return rows_to_csv([p.to_dict() for p in self.front],
-                           ("tp", "batch", "latency_s", "tokens_per_s", "tokens_per_s_per_sm"))
+        """The front as CSV (columns :data:`FRONT_CSV_FIELDS`)."""
+        return rows_to_csv([p.to_dict() for p in self.front], FRONT_CSV_FIELDS)
 
 
 def rows_to_csv(rows, columns) -> str:

@@ -75,12 +75,13 @@ from compute.errors import UserError, known
 from compute.hardware import get_gpu
 from compute.memory import DEFAULT_RESERVE, check_reserve, describe_fit, memory_fit
 from compute.models import COMPUTE_DTYPES, expected_experts_touched, get_model
+from compute.parallel import Parallelism, check_parallelism, layout
 from compute.phases import Slo, Workload
 from compute.results import RESOURCES, InferenceResult, StageResult
 from compute.sharding import check_tp, shards
 
-__all__ = ["MODES", "STAGES", "Grid", "RooflineOptions", "check_batch", "default_comm",
-           "evaluate", "evaluate_grid", "make_workload"]
+__all__ = ["EXTENDED_STAGES", "MODES", "STAGES", "Grid", "RooflineOptions", "check_batch",
+           "check_skew", "default_comm", "evaluate", "evaluate_grid", "make_workload"]
 
 MODES = ("overlap", "serial")
 #: Stages in the order a step runs them.
@@ -215,15 +216,63 @@ def _mlp_work(model, sh, n, touched):
     return up, down
 
 
-def _stage_work(model, sh, batch, w: Workload):
-    """(name, count, flops, hbm_bytes, collective op, collective bytes) per stage, per GPU,
-    as arrays broadcast over TP degrees (rows) x batches (columns)."""
+def _mlp_work_ep(model, sh, n, touched, skew: float):
+    """(flops, hbm bytes) of mlp_up and mlp_down per GPU under expert parallelism: the
+    busiest GPU processes ``skew x n k / ep`` token copies with its ``experts / ep`` experts
+    (``expert_ffn`` columns of each), reads the weights of its share ``touched / ep`` of the
+    distinct experts touched, and runs the replicated shared experts on its own ``n / tp``
+    tokens; dense layers of an MoE model stay tensor-parallel (averaged as in
+    :func:`_mlp_work`)."""
+    h = float(model.hidden)
+    wb, ab = model.weight_bytes, model.act_bytes
+    bias = 1.0 if model.bias else 0.0
+    fs = sh.expert_ffn
+    up_cols = (2 if model.gated_mlp else 1) * fs
+    copies = n * model.experts_per_token * skew / sh.ep
+    local = touched / sh.ep
+    own = n / sh.tp
+    router = h * model.experts
+    up = [2 * copies * h * up_cols,
+          local * (h * up_cols + bias * up_cols) * wb + router * wb + copies * h * ab
+          + copies * fs * ab]
+    down = [2 * copies * fs * h, local * (fs * h + bias * h) * wb + copies * fs * ab
+            + copies * h * ab]
+    if model.shared_ffn:  # replicated on every GPU, run on the GPU's own tokens
+        sfs = float(model.shared_ffn)
+        s_cols = (2 if model.gated_mlp else 1) * sfs
+        gate = h if model.shared_expert_gate else 0.0
+        up[0] = up[0] + 2 * own * h * s_cols
+        up[1] = up[1] + (h * s_cols + bias * s_cols + gate) * wb + own * sfs * ab
+        down[0] = down[0] + 2 * own * sfs * h
+        down[1] = down[1] + (sfs * h + bias * h) * wb + own * sfs * ab
+    if model.dense_layers:
+        dfs = sh.dense_ffn
+        d_cols = (2 if model.gated_mlp else 1) * dfs
+        d_up = [2 * n * h * d_cols, (h * d_cols + bias * d_cols) * wb + n * h * ab + n * dfs * ab]
+        d_down = [2 * n * dfs * h, (dfs * h + bias * h) * wb + n * dfs * ab + n * h * ab]
+        fm, fd = model.moe_layers / model.layers, model.dense_layers / model.layers
+        up = [fm * x + fd * y for x, y in zip(up, d_up, strict=True)]
+        down = [fm * x + fd * y for x, y in zip(down, d_down, strict=True)]
+    return up, down
+
+
+def _stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
+    """(name, count, flops, hbm_bytes, collective op, collective bytes, group size) per
+    stage, per GPU, as arrays broadcast over configurations (rows) x batches (columns).
+    ``batch`` is the (micro-)batch one pass through the layers carries. Counts are per pass
+    (a scalar, or one per row for the extended stages); group sizes one per row."""
     h, d, L = float(model.hidden), float(model.head_dim), model.layers
     dv = float(model.v_dim)
     wb, kvb, ab = model.weight_bytes, model.kv_bytes, model.act_bytes
     a, g, vs = sh.heads, sh.kv_heads, sh.vocab
     s = batch                                 # sequences
     n = batch * w.tokens_per_sequence         # tokens through the layers
+    plain = sh.plain
+    if plain or np.all(sh.attention_dp == 1):
+        s_att, n_att = s, n                   # every attention group sees every sequence
+    else:                                     # DP attention: the busiest group's share
+        s_att = np.ceil(s / sh.attention_dp)
+        n_att = s_att * w.tokens_per_sequence
     bias = 1.0 if model.bias else 0.0
     qkv_bias = 1.0 if model.bias or model.qkv_bias else 0.0
     touched = expected_experts_touched(model, n)  # distinct experts whose weights are read
@@ -231,46 +280,104 @@ def _stage_work(model, sh, batch, w: Workload):
     zero = np.zeros(np.broadcast_shapes(sh.tp.shape, batch.shape))
     positions = n * h * wb if model.learned_positions else 0.0
     if model.is_mla:
-        (qkv_flops, qkv_hbm), (attn_flops, attn_hbm) = _mla_work(model, sh, s, n, w)
+        (qkv_flops, qkv_hbm), (attn_flops, attn_hbm) = _mla_work(model, sh, s_att, n_att, w)
     else:
         qkv_cols = (a + 2 * g) * d
-        qkv_flops = 2 * n * h * qkv_cols
-        qkv_hbm = (h * qkv_cols + qkv_bias * qkv_cols) * wb + n * h * ab + n * qkv_cols * ab
-        attn_flops = 4 * a * d * s * w.attention_pairs_per_sequence
-        attn_hbm = (n * a * d * ab + s * w.kv_read_tokens * 2 * g * d * kvb
-                    + n * 2 * g * d * kvb + n * a * d * ab)
+        qkv_flops = 2 * n_att * h * qkv_cols
+        qkv_hbm = (h * qkv_cols + qkv_bias * qkv_cols) * wb + n_att * h * ab \
+            + n_att * qkv_cols * ab
+        attn_flops = 4 * a * d * s_att * w.attention_pairs_per_sequence
+        attn_hbm = (n_att * a * d * ab + s_att * w.kv_read_tokens * 2 * g * d * kvb
+                    + n_att * 2 * g * d * kvb + n_att * a * d * ab)
     (up_flops, up_hbm), (down_flops, down_hbm) = _mlp_work(model, sh, n, touched)
-    return [
+    attn_tp = sh.tp if plain else sh.tp / sh.attention_dp
+    attn_bytes = ar_bytes if n_att is n else n_att * h * ab
+    if not plain and model.is_moe and np.any(sh.ep > 1):
+        (eu_f, eu_h), (ed_f, ed_h) = _mlp_work_ep(model, sh, n, touched, skew)
+        is_ep = sh.ep > 1
+        up_flops, up_hbm = np.where(is_ep, eu_f, up_flops), np.where(is_ep, eu_h, up_hbm)
+        down_flops, down_hbm = np.where(is_ep, ed_f, down_flops), np.where(is_ep, ed_h, down_hbm)
+    work = [
         ("embedding", 1, zero, n * h * wb / sh.tp + positions + n * h * ab,
-         "all-reduce", ar_bytes),
-        ("qkv", L, qkv_flops, qkv_hbm, "", 0.0),
-        ("attention", L, attn_flops, attn_hbm, "", 0.0),
-        ("out_proj", L, 2 * n * a * dv * h,
-         (a * dv * h + bias * h) * wb + n * a * dv * ab + n * h * ab, "", 0.0),
-        ("allreduce_attn", L, zero, zero, "all-reduce", ar_bytes),
-        ("mlp_up", L, up_flops, up_hbm, "", 0.0),
-        ("mlp_down", L, down_flops, down_hbm, "", 0.0),
-        ("allreduce_mlp", L, zero, zero, "all-reduce", ar_bytes),
+         "all-reduce", ar_bytes, sh.tp),
+        ("qkv", L, qkv_flops, qkv_hbm, "", 0.0, 1.0),
+        ("attention", L, attn_flops, attn_hbm, "", 0.0, 1.0),
+        ("out_proj", L, 2 * n_att * a * dv * h,
+         (a * dv * h + bias * h) * wb + n_att * a * dv * ab + n_att * h * ab, "", 0.0, 1.0),
+        ("allreduce_attn", L, zero, zero, "all-reduce", attn_bytes, attn_tp),
+        ("mlp_up", L, up_flops, up_hbm, "", 0.0, 1.0),
+        ("mlp_down", L, down_flops, down_hbm, "", 0.0, 1.0),
+        ("allreduce_mlp", L, zero, zero, "all-reduce", ar_bytes, sh.tp),
         ("lm_head", 1, 2 * s * h * vs, h * vs * wb + s * h * ab + s * vs * ab,
-         "all-gather", s * vs * sh.tp * ab),
+         "all-gather", s * vs * sh.tp * ab, sh.tp),
     ]
+    if plain:
+        return work
+    # ---- pipeline, attention DP and expert parallelism: counts per row ---------------------
+    pp, ep, adp = sh.pp.ravel(), sh.ep.ravel(), sh.attention_dp.ravel()
+    l_ep = np.where((ep > 1) & model.is_moe, float(model.moe_layers), 0.0)  # EP MoE layers
+    l_tp = L - l_ep                                   # layers whose MLP is tensor-parallel
+    dp = (adp > 1).astype(float)
+    regather = (attn_tp.ravel() > 1) * (l_tp * dp + l_ep)
+    a2a = n * model.experts_per_token * h * ab * skew / sh.ep
+    extra = {
+        "allreduce_attn": l_tp, "allreduce_mlp": l_tp * (1 - dp),
+        "attn_scatter": (l_ep, zero, zero, "reduce-scatter", attn_bytes, attn_tp),
+        "dp_gather": (l_tp * dp, zero, zero, "all-gather", ar_bytes, sh.attention_dp),
+        "moe_dispatch": (l_ep, zero, zero, "all-to-all", a2a, sh.tp),
+        "dp_scatter": (l_tp * dp, zero, zero, "reduce-scatter", ar_bytes, sh.tp),
+        "moe_combine": (l_ep, zero, zero, "all-to-all", a2a, sh.tp),
+        "dp_regather": (regather, zero, zero, "all-gather", attn_bytes, attn_tp),
+        "pp_send": (pp - 1, zero, zero, "send-recv", n_att * h * ab,
+                    np.where(pp > 1, 2.0, 1.0)),
+        "pipeline_wait": ((pp > 1).astype(float), zero, zero, "", 0.0, 1.0),
+    }
+    by_name = {x[0]: x for x in work}
+    plain_row = (pp == 1) & (ep == 1) & (adp == 1)
+    out = []
+    for name in EXTENDED_STAGES:
+        x = extra.get(name)
+        if name in by_name:
+            x = by_name[name] if x is None else (name, x, *by_name[name][2:])
+        else:
+            x = (name, *x)
+        if x[4] and name not in ("embedding", "lm_head"):  # no collective within one GPU
+            alone = np.broadcast_to(np.asarray(x[6]).reshape(-1), plain_row.shape) <= 1
+            x = (name, x[1] * ~(alone & ~plain_row), *x[2:])
+        out.append(x)
+    return out
+
+
+#: Every stage of an extended grid (pipeline, attention DP or expert parallelism), in the
+#: order a step runs them; a plain TP grid has :data:`STAGES` only.
+EXTENDED_STAGES = ("embedding", "qkv", "attention", "out_proj", "allreduce_attn",
+                   "attn_scatter", "dp_gather", "moe_dispatch", "mlp_up", "mlp_down",
+                   "allreduce_mlp", "dp_scatter", "moe_combine", "dp_regather", "lm_head",
+                   "pp_send", "pipeline_wait")
+#: Stages that are not part of one pass through the layers (pipeline parallelism only).
+_PIPELINE = ("pp_send", "pipeline_wait")
+#: Each per-layer all-reduce and the GEMM producing its input (``overlap_collectives``).
+_PRODUCERS = {"allreduce_attn": "out_proj", "allreduce_mlp": "mlp_down"}
 
 
 @dataclass(frozen=True, eq=False)
 class Grid:
-    """Every configuration of TP degrees (rows) x batches (columns) evaluated at once.
+    """Every configuration (rows: TP degrees, or :class:`~compute.parallel.Parallelism`
+    configurations) x batch (columns) evaluated at once.
 
-    Stage arrays have shape ``(stages, nt, nb)`` and are per GPU, per occurrence; the others
-    ``(nt, nb)``. ``result(i, j)`` gives the :class:`InferenceResult` of one cell.
+    Stage arrays have shape ``(stages, nc, nb)`` and are per GPU, per occurrence; ``counts``
+    and ``groups`` ``(stages, nc)``; the others ``(nc, nb)``. ``result(i, j)`` gives the
+    :class:`InferenceResult` of one cell. ``stages`` names the stages: :data:`STAGES` for
+    plain tensor parallelism, :data:`EXTENDED_STAGES` when a row uses another dimension.
     """
 
     model: object
     gpu: object
     workload: Workload
     options: RooflineOptions
-    tps: tuple[int, ...]
+    tps: tuple[int, ...]      #: TP degree of each row
     batches: np.ndarray
-    counts: np.ndarray        #: occurrences per step of each stage, shape (stages,)
+    counts: np.ndarray        #: occurrences per step of each stage, shape (stages, nc)
     ops: tuple[str, ...]      #: collective of each stage ("" for none)
     flops: np.ndarray
     hbm_bytes: np.ndarray
@@ -279,7 +386,7 @@ class Grid:
     memory_time: np.ndarray
     network_time: np.ndarray
     stage_time: np.ndarray
-    bound: np.ndarray         #: index into RESOURCES, shape (stages, nt, nb)
+    bound: np.ndarray         #: index into RESOURCES, shape (stages, nc, nb)
     latency: np.ndarray       #: step time, seconds
     weights: np.ndarray
     kv_cache: np.ndarray
@@ -287,6 +394,16 @@ class Grid:
     usable: float
     fits: np.ndarray
     latency_limit: float
+    configs: tuple = ()       #: the :class:`~compute.parallel.Parallelism` of each row
+    stages: tuple[str, ...] = STAGES
+    groups: np.ndarray | None = None  #: GPUs in each stage's collective, shape (stages, nc)
+    micro_batches: np.ndarray | None = None  #: sequences per micro-batch, shape (nc, nb)
+    expert_skew: float = 1.0
+
+    @property
+    def gpus(self) -> np.ndarray:
+        """GPUs of each row's instance (``tp x pp``), shape (nc, 1)."""
+        return np.asarray([c.gpus for c in self.configs], dtype=float).reshape(-1, 1)
 
     @property
     def tokens_per_step(self) -> np.ndarray:
@@ -299,8 +416,7 @@ class Grid:
 
     @property
     def tokens_per_s_per_sm(self) -> np.ndarray:
-        sms = np.asarray(self.tps, dtype=float).reshape(-1, 1) * self.gpu.sms
-        return self.tokens_per_s / sms
+        return self.tokens_per_s / (self.gpus * self.gpu.sms)
 
     @property
     def meets_slo(self) -> np.ndarray:
@@ -311,9 +427,9 @@ class Grid:
         return self.fits & self.meets_slo
 
     def time_split(self) -> dict[str, np.ndarray]:
-        """Step time split into compute, memory and network seconds, arrays ``(nt, nb)``
+        """Step time split into compute, memory and network seconds, arrays ``(nc, nb)``
         that add up to ``latency`` (see :func:`compute.results.time_split`)."""
-        c = self.counts.reshape(-1, 1, 1)
+        c = self.counts[:, :, None]
         if self.options.mode == "serial":
             parts = (self.compute_time, self.memory_time, self.network_time)
             return {r: (c * p).sum(0) for r, p in zip(RESOURCES, parts, strict=True)}
@@ -321,9 +437,11 @@ class Grid:
         return {r: np.where(self.bound == k, total, 0.0).sum(0) for k, r in enumerate(RESOURCES)}
 
     def result(self, i: int, j: int) -> InferenceResult:
-        """The configuration at TP index ``i`` and batch index ``j``, with its breakdown."""
+        """The configuration of row ``i`` and batch index ``j``, with its breakdown (a
+        stage another dimension adds is listed where it occurs)."""
         stages = tuple(
-            StageResult(name=name, count=int(self.counts[k]), flops=float(self.flops[k, i, j]),
+            StageResult(name=name, count=int(self.counts[k, i]),
+                        flops=float(self.flops[k, i, j]),
                         hbm_bytes=float(self.hbm_bytes[k, i, j]), collective=self.ops[k],
                         collective_bytes=float(self.net_bytes[k, i, j]),
                         compute_time=float(self.compute_time[k, i, j]),
@@ -331,76 +449,178 @@ class Grid:
                         network_time=float(self.network_time[k, i, j]),
                         time=float(self.stage_time[k, i, j]),
                         bound=RESOURCES[int(self.bound[k, i, j])])
-            for k, name in enumerate(STAGES))
-        tp, batch = self.tps[i], int(self.batches[j])
-        fit = describe_fit(self.model, self.gpu, tp, batch, self.weights[i, j],
+            for k, name in enumerate(self.stages) if self.counts[k, i] > 0)
+        par, batch = self.configs[i], int(self.batches[j])
+        fit = describe_fit(self.model, self.gpu, par.tp, batch, self.weights[i, j],
                            self.kv_cache[i, j], self.activations[i, j],
-                           self.options.memory_reserve)
+                           self.options.memory_reserve, label=par.label)
         return InferenceResult(
-            model=self.model.name, gpu=self.gpu.name, phase=self.workload.phase, tp=tp,
+            model=self.model.name, gpu=self.gpu.name, phase=self.workload.phase, tp=par.tp,
             batch=batch, prompt_tokens=self.workload.prompt,
             context_tokens=self.workload.context, mode=self.options.mode,
             latency=float(self.latency[i, j]),
-            tokens_per_step=float(self.tokens_per_step[0, j]), sms=tp * self.gpu.sms,
-            stages=stages, memory=fit, latency_limit=self.latency_limit)
+            tokens_per_step=float(self.tokens_per_step[0, j]), sms=par.gpus * self.gpu.sms,
+            stages=stages, memory=fit, latency_limit=self.latency_limit, pp=par.pp,
+            ep=par.ep, attention_dp=par.attention_dp,
+            micro_batch=int(self.micro_batches[i, j]) if self.micro_batches is not None
+            else batch, expert_skew=self.expert_skew if par.ep > 1 else 1.0)
+
+
+def _as_configs(model, configs, max_instance) -> tuple[Parallelism, ...]:
+    out = []
+    for c in configs:
+        if isinstance(c, Parallelism):
+            out.append(check_parallelism(model, c, max_instance))
+        else:
+            out.append(Parallelism(check_tp(model, c, max_instance)))
+    if not out:
+        raise UserError("no configuration given to evaluate")
+    return tuple(out)
+
+
+def check_skew(skew) -> float:
+    """``skew`` if it is a finite number >= 1 (the busiest EP group's share of routed
+    tokens over the mean; 1 is uniform routing), else a :class:`UserError`."""
+    if not (isinstance(skew, int | float | np.floating) and not isinstance(skew, bool)
+            and math.isfinite(skew) and 1 <= skew <= 1e6):
+        raise UserError(f"expert_skew must be a number from 1 (uniform routing) to 1e6, got "
+                        f"{skew!r}")
+    return float(skew)
 
 
 def evaluate_grid(model, gpu, tps, batches, workload, *, comm=None, options=None,
-                  latency_limit: float = math.inf) -> Grid:
-    """Evaluate every (TP degree, batch) pair at once.
+                  latency_limit: float = math.inf, expert_skew: float = 1.0) -> Grid:
+    """Evaluate every (configuration, batch) pair at once.
 
-    ``comm`` implements ``collective_time(op, nbytes, group_size)`` (default:
-    :func:`default_comm`); it is called once per (operation, TP degree > 1) with an array
-    of every message size of that row.
+    ``tps`` lists TP degrees (plain tensor parallelism) or
+    :class:`~compute.parallel.Parallelism` configurations. ``comm`` implements
+    ``collective_time(op, nbytes, group_size)`` (default: :func:`default_comm`); it is
+    called once per (operation, group size > 1) with an array of every message size of
+    the grid that needs it. ``expert_skew`` (>= 1): under expert parallelism the busiest
+    GPU receives ``expert_skew`` times the mean share of routed tokens (1: uniform).
+
+    Pipeline parallelism (``pp`` stages; see :mod:`compute.parallel`): the stage arrays
+    describe one pass of a micro-batch through the layers, per GPU; stages are taken as
+    balanced (each holds ``layers / pp`` layers and ``1 / pp`` of a pass's time, ``T_c``),
+    and each stage boundary costs a ``send-recv`` of the micro-batch's activations
+    (``T_s``, ``comm.collective_time("send-recv", bytes, 2)``), which overlaps the next
+    micro-batch's work in ``overlap`` mode (period ``max(T_c, T_s)``; ``T_c + T_s`` in
+    ``serial`` mode).
+
+    * decode: the batch is cut into micro-batches of ``ceil(batch / pp)`` sequences, one per
+      stage in flight; each sequence gets its next token when its micro-batch has gone
+      round the pipeline: TBT = ``max(pass + (pp - 1) T_s, k period)`` for ``k`` micro-batches.
+    * prefill: each prompt is a micro-batch (GPipe); the batch's TTFT is ``(batch - 1)
+      period + pass + (pp - 1) T_s``: the fill and drain bubble is paid once per batch.
+
+    The difference between the latency and the pass (a micro-batch waiting behind the
+    others) is the stage ``pipeline_wait``. With ``pp = 1`` the latency is the pass itself.
     """
     model, gpu = get_model(model), get_gpu(gpu)
     options = options or RooflineOptions()
+    skew = check_skew(expert_skew)
     comm = as_comm(comm) if comm is not None else default_comm(gpu)
     if model.max_context and workload.kv_tokens > model.max_context:
         what = "prompt" if workload.phase == "prefill" else "context"
         raise UserError(f"{workload.phase} with a {what} of {workload.kv_tokens} tokens exceeds "
                         f"{model.name}'s max_context of {model.max_context} tokens; give a "
                         f"shorter --{what}, or a model file with a larger max_context")
-    sh = shards(model, tps)
-    tps = tuple(int(t) for t in sh.tp[:, 0])
+    configs = _as_configs(model, tps, None)
+    plain = all(c.is_plain for c in configs)
+    sh = shards(model, [c.tp for c in configs]) if plain else layout(model, configs)
+    tps = tuple(c.tp for c in configs)
     batches = _check_batches(batches)
     b = batches.astype(float).reshape(1, -1)
-    work = _stage_work(model, sh, b, workload)
-    shape = (len(tps), b.shape[1])
+    if plain:
+        micro = b
+    elif workload.phase == "decode":     # as many micro-batches in flight as stages
+        micro = np.ceil(b / sh.pp)
+    else:                                 # prefill: one prompt per micro-batch
+        micro = np.where(sh.pp > 1, 1.0, b)
+    work = _stage_work(model, sh, micro, workload, skew)
+    nc = len(configs)
+    shape = np.broadcast_shapes((nc, b.shape[1]), micro.shape)
     names = tuple(x[0] for x in work)
-    assert names == STAGES
-    counts = np.array([x[1] for x in work], dtype=float)
+    assert names == (STAGES if plain else EXTENDED_STAGES)
+    counts = np.stack([np.broadcast_to(np.asarray(x[1], float).reshape(-1), (nc,))
+                       for x in work])
+    groups = np.stack([np.broadcast_to(np.asarray(x[6], float).reshape(-1), (nc,))
+                       for x in work])
     ops = tuple(x[4] for x in work)
     stack = lambda col: np.stack([np.broadcast_to(np.asarray(x[col], float), shape)  # noqa: E731
                                   for x in work])
     flops, hbm, net = stack(2), stack(3), stack(5)
+    if not plain:  # no collective where a stage does not occur
+        net = np.where((counts > 0)[:, :, None], net, 0.0)
 
     dtype = options.compute_dtype or model.compute_dtype
     peak = gpu.peak_flops(dtype) * options.flops_efficiency
     compute_t = flops / peak
     memory_t = hbm / (gpu.hbm_bandwidth * options.memory_efficiency)
-    network_t = _network_times(comm, ops, tps, net)
+    network_t = _network_times(comm, ops, groups, counts, net)
 
     if options.mode == "overlap":
         stage_t = np.maximum(np.maximum(compute_t, memory_t), network_t)
         if options.overlap_collectives:  # hide each all-reduce behind its producer GEMM
-            for k in (STAGES.index("allreduce_attn"), STAGES.index("allreduce_mlp")):
-                stage_t[k] = np.maximum(0.0, network_t[k] - stage_t[k - 1])
+            for coll, producer in _PRODUCERS.items():
+                k, p = names.index(coll), names.index(producer)
+                stage_t[k] = np.maximum(0.0, network_t[k] - stage_t[p])
     else:
         stage_t = compute_t + memory_t + network_t
     bound = np.argmax(np.stack([compute_t, memory_t, network_t]), axis=0)
     is_coll = np.array([bool(o) and names[k] not in ("embedding", "lm_head")
                         for k, o in enumerate(ops)]).reshape(-1, 1, 1)
     bound = np.where(is_coll, 2, bound)
-    latency = (counts.reshape(-1, 1, 1) * stage_t).sum(axis=0)
-    w, kv, act, usable, fits = memory_fit(model, gpu, sh, b, workload, options.memory_reserve)
+    c3 = counts[:, :, None]
+    if plain:
+        latency = (c3 * stage_t).sum(axis=0)
+    else:
+        passes = [k for k, nm in enumerate(names) if nm not in _PIPELINE]
+        latency = (c3[passes] * stage_t[passes]).sum(axis=0)
+        if np.any(sh.pp > 1):
+            latency = _pipeline(latency, sh.pp, b, micro, stage_t, bound, c3, names, options,
+                                workload, (compute_t, memory_t, network_t))
+    w, kv, act, usable, fits = memory_fit(model, gpu, sh, b, workload, options.memory_reserve,
+                                          micro_batch=micro)
     return Grid(model=model, gpu=gpu, workload=workload, options=options, tps=tps,
                 batches=batches, counts=counts, ops=ops, flops=flops, hbm_bytes=hbm,
                 net_bytes=net, compute_time=compute_t, memory_time=memory_t,
                 network_time=network_t, stage_time=stage_t, bound=bound, latency=latency,
                 weights=np.broadcast_to(w, shape), kv_cache=np.broadcast_to(kv, shape),
                 activations=np.broadcast_to(act, shape), usable=usable, fits=fits,
-                latency_limit=float(latency_limit))
+                latency_limit=float(latency_limit), configs=configs, stages=names,
+                groups=groups, micro_batches=np.broadcast_to(micro, shape).astype(np.int64),
+                expert_skew=skew)
+
+
+def _pipeline(pass_t, pp, b, micro, stage_t, bound, c3, names, options, workload, parts):
+    """Latency of the pipelined rows (see :func:`evaluate_grid`); fills the
+    ``pipeline_wait`` stage (in place) with what the latency adds to the micro-batch's own
+    pass, charged to the resource that bounds most of the pass."""
+    ks, kw = names.index("pp_send"), names.index("pipeline_wait")
+    send = np.where(pp > 1, stage_t[ks], 0.0)
+    stage = pass_t / pp
+    period = np.maximum(stage, send) if options.mode == "overlap" else stage + send
+    own = pass_t + (pp - 1) * send               # a micro-batch through every stage
+    if workload.phase == "decode":
+        k = np.ceil(b / micro)                   # micro-batches in flight
+        piped = np.maximum(own, k * period)
+    else:
+        piped = (b - 1) * period + own
+    latency = np.where(pp > 1, piped, pass_t)
+    wait = np.maximum(latency - own, 0.0) * (pp > 1)
+    passes = [k for k, nm in enumerate(names) if nm not in ("pp_send", "pipeline_wait")]
+    if options.mode == "serial":
+        shares = [(c3[passes] * p[passes]).sum(0) for p in parts]
+    else:
+        total = c3[passes] * stage_t[passes]
+        shares = [np.where(bound[passes] == r, total, 0.0).sum(0) for r in range(3)]
+    dominant = np.argmax(np.stack(shares), axis=0)
+    stage_t[kw] = wait
+    bound[kw] = dominant
+    for r, p in enumerate(parts):
+        p[kw] = np.where(dominant == r, wait, 0.0)
+    return latency
 
 
 def _check_batches(batches) -> np.ndarray:
@@ -417,38 +637,43 @@ def _check_batches(batches) -> np.ndarray:
     return raw.astype(np.int64)
 
 
-def _network_times(comm, ops, tps, net) -> np.ndarray:
-    """Collective times, calling ``comm`` once per (op, TP degree) with all sizes of a row."""
+def _network_times(comm, ops, groups, counts, net) -> np.ndarray:
+    """Collective times, calling ``comm`` once per (op, group size > 1) with every size of
+    the stages and rows that run that collective in groups of that size."""
     out = np.zeros_like(net)
-    for i, t in enumerate(tps):
-        if t == 1:
-            continue  # a group of one GPU does not communicate
-        for op in sorted({o for o in ops if o}):
-            ks = [k for k, o in enumerate(ops) if o == op]
-            sizes = np.concatenate([net[k, i] for k in ks])
-            times = np.asarray(comm.collective_time(op, sizes, t), dtype=float)
+    for op in sorted({o for o in ops if o}):
+        ks = np.array([k for k, o in enumerate(ops) if o == op])
+        g, active = groups[ks], (counts[ks] > 0) & (groups[ks] > 1)
+        for size in np.unique(g[active]):
+            kk, rr = np.nonzero(active & (g == size))
+            sizes = net[ks[kk], rr].reshape(-1)
+            times = np.asarray(comm.collective_time(op, sizes, int(size)), dtype=float)
             times = np.broadcast_to(times, sizes.shape)
             if not np.all(np.isfinite(times) & (times >= 0)):
                 raise ValueError(f"collective model returned a negative or non-finite time for "
-                                 f"{op} among {t} GPUs")
-            for m, k in enumerate(ks):
-                out[k, i] = times[m * net.shape[2]:(m + 1) * net.shape[2]]
+                                 f"{op} among {int(size)} GPUs")
+            out[ks[kk], rr] = times.reshape(len(kk), net.shape[2])
     return out
 
 
-def evaluate(model, gpu, tp, batch, phase="decode", *, prompt=None, context=None, comm=None,
-             options=None, slo: Slo | None = None) -> InferenceResult:
+def evaluate(model, gpu, tp, batch, phase="decode", *, pp: int = 1, ep: int = 1,
+             attention_dp: int = 1, expert_skew: float = 1.0, prompt=None, context=None,
+             comm=None, options=None, slo: Slo | None = None) -> InferenceResult:
     """The per-stage breakdown of one configuration.
 
     ``phase`` is ``"prefill"``, ``"decode"`` or a :class:`Workload`; ``prompt`` and
-    ``context`` override the defaults (1500 and 1513 tokens). The result carries the SLO
-    verdict against ``slo`` (default TTFT <= 1 s, TBT <= 50 ms) and the memory fit.
+    ``context`` override the defaults (1500 and 1513 tokens). ``pp``, ``ep`` and
+    ``attention_dp`` add pipeline, expert and attention data parallelism to the TP degree
+    (:mod:`compute.parallel`). The result carries the SLO verdict against ``slo`` (default
+    TTFT <= 1 s, TBT <= 50 ms) and the memory fit.
     """
     model, gpu = get_model(model), get_gpu(gpu)
     workload = make_workload(phase, prompt, context)
-    tp = check_tp(model, tp, gpu.max_instance)
+    if pp == ep == attention_dp == 1:
+        tp = check_tp(model, tp, gpu.max_instance)
+    par = check_parallelism(model, Parallelism(tp, pp, ep, attention_dp), gpu.max_instance)
     batch = check_batch(batch)
     limit = (slo or Slo()).limit(workload.phase)
-    grid = evaluate_grid(model, gpu, [tp], [batch], workload, comm=comm, options=options,
-                         latency_limit=limit)
+    grid = evaluate_grid(model, gpu, [par], [batch], workload, comm=comm, options=options,
+                         latency_limit=limit, expert_skew=expert_skew)
     return grid.result(0, 0)

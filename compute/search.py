@@ -1,10 +1,12 @@
-"""The SLO search: the TP degree and batch with the most tokens/s/SM that fit in memory
-and meet the latency SLO, for one model, GPU type and phase.
+"""The SLO search: the configuration and batch with the most tokens/s/SM that fit in
+memory and meet the latency SLO, for one model, GPU type and phase.
 
-Every TP degree from 1 to the GPU's largest instance that divides the attention heads, and
-every batch from 1 to ``max_batch`` (default 1024), is evaluated at once with numpy
-(:func:`compute.roofline.evaluate_grid`); the collective-cost model is asked once per
-(operation, TP degree) for every message size of the batch grid. Configurations that do
+By default every TP degree from 1 to the GPU's largest instance that divides the attention
+heads, and every batch from 1 to ``max_batch`` (default 1024), is evaluated at once with
+numpy (:func:`compute.roofline.evaluate_grid`); pipeline stages, expert-parallel and
+attention data-parallel degrees (``pp``, ``ep``, ``attention_dp``) add rows to the same
+grid when asked for. The collective-cost model is asked once per (operation, group size)
+for every message size of the grid. Configurations that do
 not fit in memory or miss the SLO are never returned as best; when none is feasible the
 result says why.
 
@@ -26,16 +28,20 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.hardware import get_gpu
+from compute.limits import check as check_size
 from compute.models import get_model
+from compute.parallel import configurations
 from compute.phases import Slo
 from compute.results import FrontPoint, SearchResult
 from compute.roofline import default_comm, evaluate_grid, make_workload
-from compute.sharding import check_tp, valid_tp_degrees
 
-__all__ = ["DEFAULT_MAX_BATCH", "pareto_front", "search"]
+__all__ = ["DEFAULT_MAX_BATCH", "MAX_CONFIGURATIONS", "pareto_front", "search"]
 
 #: Largest batch the search tries.
 DEFAULT_MAX_BATCH = 1024
+#: Most configurations x batches one search evaluates (about 1 kB each while it runs;
+#: ``NETMODEL_MAX_SEARCH_CONFIGURATIONS`` overrides).
+MAX_CONFIGURATIONS = 2_000_000
 
 
 def pareto_front(latency: np.ndarray, score: np.ndarray) -> np.ndarray:
@@ -52,8 +58,16 @@ def pareto_front(latency: np.ndarray, score: np.ndarray) -> np.ndarray:
 
 
 def search(model, gpu, phase="decode", *, prompt=None, context=None, comm=None, options=None,
-           slo: Slo | None = None, tp=None, max_batch: int = DEFAULT_MAX_BATCH) -> SearchResult:
-    """Search TP degree x batch for the most tokens/s/SM under the SLO.
+           slo: Slo | None = None, tp=None, pp=None, ep=None, attention_dp=None,
+           expert_skew: float = 1.0, max_gpus: int | None = None,
+           max_batch: int = DEFAULT_MAX_BATCH) -> SearchResult:
+    """Search configuration x batch for the most tokens/s/SM under the SLO.
+
+    The default search space is plain tensor parallelism: every TP degree from 1 to the
+    GPU's largest instance dividing the heads, batches 1..``max_batch``. Pipeline, expert
+    and attention data parallelism are opt-in (``pp``, ``ep``, ``attention_dp``): each
+    combination (:func:`compute.parallel.configurations`) is a row of the same vectorised
+    grid, under the same SLO.
 
     Parameters
     ----------
@@ -64,10 +78,10 @@ def search(model, gpu, phase="decode", *, prompt=None, context=None, comm=None, 
     prompt, context : int, optional
         Tokens per prompt (prefill) and per decode context (defaults 1500 and 1513).
     comm : CollectiveCostModel or callable, optional
-        Collective costs among a TP group: an object with ``collective_time`` or a plain
-        function ``(op, nbytes_array, group_size) -> seconds_array``; default ring
-        alpha-beta over the GPU's scale-up bandwidth. Called once per (operation, TP degree)
-        with an array of message sizes.
+        Collective costs among a group of GPUs: an object with ``collective_time`` or a
+        plain function ``(op, nbytes_array, group_size) -> seconds_array``; default ring
+        alpha-beta over the GPU's scale-up bandwidth. Called once per (operation, group
+        size) with an array of message sizes.
     options : RooflineOptions, optional
         Overlap/serial mode, efficiency factors, compute dtype, memory reserve.
     slo : Slo, optional
@@ -75,6 +89,18 @@ def search(model, gpu, phase="decode", *, prompt=None, context=None, comm=None, 
     tp : iterable of int, optional
         TP degrees to try (default: every one from 1 to ``gpu.max_instance`` dividing the
         heads).
+    pp : iterable of int, optional
+        Pipeline stages to try (default ``(1,)``), each dividing the layers.
+    ep : iterable of int or True, optional
+        Expert-parallel degrees (default ``(1,)``; ``True``: every divisor of the experts),
+        each dividing the experts; tried with the TP degrees it divides.
+    attention_dp : iterable of int or True, optional
+        Attention data-parallel degrees (default ``(1,)``; ``True``: every divisor of each
+        TP degree).
+    expert_skew : float
+        Under EP, the busiest GPU's share of routed tokens over the mean (1: uniform).
+    max_gpus : int, optional
+        Largest instance (``tp x pp``) tried.
     max_batch : int
         Batches 1..max_batch are tried.
 
@@ -82,7 +108,8 @@ def search(model, gpu, phase="decode", *, prompt=None, context=None, comm=None, 
     -------
     SearchResult
         ``best`` (or ``None`` with ``reason``), the Pareto ``front``, the best of each TP
-        degree (``by_tp``) and the evaluated ``grid``.
+        degree (``by_tp``) and of each configuration (``by_config``), and the evaluated
+        ``grid``.
     """
     model, gpu = get_model(model), get_gpu(gpu)
     workload = make_workload(phase, prompt, context)
@@ -90,20 +117,23 @@ def search(model, gpu, phase="decode", *, prompt=None, context=None, comm=None, 
     limit = slo.limit(workload.phase)
     if isinstance(max_batch, bool) or not isinstance(max_batch, int | np.integer) or max_batch < 1:
         raise UserError(f"max_batch must be a whole number >= 1, got {max_batch!r}")
-    if tp is None:
-        tps = valid_tp_degrees(model, gpu.max_instance)
-    else:
-        tps = tuple(sorted({check_tp(model, t, gpu.max_instance) for t in np.atleast_1d(tp)}))
-        if not tps:
-            raise UserError("no TP degree given to search")
+    configs = configurations(model, gpu.max_instance, tp=tp, pp=pp, ep=ep,
+                             attention_dp=attention_dp, max_gpus=max_gpus)
+    check_size("search", "configurations", len(configs) * int(max_batch), MAX_CONFIGURATIONS,
+               "NETMODEL_MAX_SEARCH_CONFIGURATIONS",
+               "search fewer TP/PP/EP/attention-DP degrees or a smaller max_batch")
+    tps = tuple(sorted({c.tp for c in configs}))
     comm = comm if comm is not None else default_comm(gpu)
-    grid = evaluate_grid(model, gpu, tps, np.arange(1, int(max_batch) + 1), workload,
-                         comm=comm, options=options, latency_limit=limit)
+    grid = evaluate_grid(model, gpu, configs, np.arange(1, int(max_batch) + 1), workload,
+                         comm=comm, options=options, latency_limit=limit,
+                         expert_skew=expert_skew)
     feasible = grid.feasible
     score = grid.tokens_per_s_per_sm
     common = dict(model=model.name, gpu=gpu.name, phase=workload.phase, latency_limit=limit,
                   tp_degrees=tps, max_batch=int(max_batch), evaluated=int(feasible.size),
-                  fitting=int(grid.fits.sum()), feasible=int(feasible.sum()), grid=grid)
+                  fitting=int(grid.fits.sum()), feasible=int(feasible.sum()), grid=grid,
+                  configurations=tuple(c.to_dict() for c in configs),
+                  expert_skew=grid.expert_skew)
     if not feasible.any():
         return SearchResult(best=None, front=(), by_tp=(), reason=_why_none(grid), **common)
 
@@ -115,30 +145,38 @@ def search(model, gpu, phase="decode", *, prompt=None, context=None, comm=None, 
     rate = grid.tokens_per_s
 
     def point(i, j) -> FrontPoint:
-        return FrontPoint(tp=tps[i], batch=int(grid.batches[j]),
+        c = configs[i]
+        return FrontPoint(tp=c.tp, batch=int(grid.batches[j]),
                           latency=float(grid.latency[i, j]),
                           tokens_per_s=float(rate[i, j]),
-                          tokens_per_s_per_sm=float(score[i, j]))
+                          tokens_per_s_per_sm=float(score[i, j]), pp=c.pp, ep=c.ep,
+                          attention_dp=c.attention_dp)
 
     ii, jj = np.nonzero(feasible)
     front = tuple(point(ii[k], jj[k])
                   for k in pareto_front(grid.latency[ii, jj], score[ii, jj]))
-    by_tp = tuple(point(r, int(np.argmax(masked[r]))) for r in range(len(tps))
-                  if feasible[r].any())
-    return SearchResult(best=best, front=front, by_tp=by_tp, reason="", **common)
+    by_config = tuple(point(r, int(np.argmax(masked[r]))) for r in range(len(configs))
+                      if feasible[r].any())
+    by_tp = tuple(max((p for p in by_config if p.tp == t), key=lambda p: p.tokens_per_s_per_sm)
+                  for t in tps if any(p.tp == t for p in by_config))
+    return SearchResult(best=best, front=front, by_tp=by_tp, reason="", by_config=by_config,
+                        **common)
 
 
 def _why_none(grid) -> str:
     """Why no configuration of the grid is feasible, in one line."""
     name = f"{grid.model.name} on {grid.gpu.name} ({grid.workload.phase})"
+    plain = all(c.is_plain for c in grid.configs)
     if not grid.fits.any():
-        i = int(np.argmin(grid.weights[:, 0] + grid.kv_cache[:, 0] + grid.activations[:, 0]))
+        need = grid.weights[:, 0] + grid.kv_cache[:, 0] + grid.activations[:, 0]
+        i = int(np.argmin(need / grid.usable))
         why = grid.result(i, 0).memory.reason
-        return (f"{name}: nothing fits in memory at any TP degree up to "
-                f"{max(grid.tps)}; best case: {why}")
+        space = f"TP degree up to {max(grid.tps)}" if plain else \
+            f"configuration tried (up to {max(c.gpus for c in grid.configs)} GPUs)"
+        return f"{name}: nothing fits in memory at any {space}; best case: {why}"
     lat = np.where(grid.fits, grid.latency, np.inf)
     i, j = np.unravel_index(int(np.argmin(lat)), lat.shape)
     what = grid.workload.latency_name.upper()
     return (f"{name}: no configuration that fits in memory meets {what} <= "
-            f"{grid.latency_limit * 1e3:.4g} ms; the fastest (TP {grid.tps[i]}, batch "
+            f"{grid.latency_limit * 1e3:.4g} ms; the fastest ({grid.configs[i].label}, batch "
             f"{int(grid.batches[j])}) takes {grid.latency[i, j] * 1e3:.4g} ms")

@@ -96,6 +96,17 @@ class Shards:
     vocab: np.ndarray       #: vocabulary rows per GPU (largest shard)
     shared_ffn: np.ndarray  #: shared-expert intermediate columns per GPU (0 when none)
     dense_ffn: np.ndarray   #: intermediate columns of a dense MLP layer of an MoE model
+    # the other dimensions of :class:`compute.parallel.Parallelism` (1 for plain TP)
+    pp: np.ndarray | float = 1.0            #: pipeline stages
+    ep: np.ndarray | float = 1.0            #: expert-parallel groups per stage
+    attention_dp: np.ndarray | float = 1.0  #: attention data-parallel groups per stage
+    expert_ffn: np.ndarray | None = None    #: each routed expert's columns per GPU under EP
+
+    @property
+    def plain(self) -> bool:
+        """True when every row is plain tensor parallelism."""
+        return bool(np.all(np.asarray(self.pp) == 1) and np.all(np.asarray(self.ep) == 1)
+                    and np.all(np.asarray(self.attention_dp) == 1))
 
 
 def shards(model, tps) -> Shards:

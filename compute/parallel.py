@@ -1,0 +1,291 @@
+"""How a model instance is spread over GPUs: tensor, pipeline, expert and attention data
+parallelism, and the configurations the SLO search tries.
+
+A :class:`Parallelism` ``(tp, pp, ep, attention_dp)`` places one model instance on
+``tp x pp`` GPUs:
+
+* **pipeline parallelism** (``pp`` stages): the layers are cut into ``pp`` stages of
+  ``layers / pp`` consecutive layers (``pp`` must divide the layers); each stage runs on its
+  own ``tp`` GPUs and sends its output activations to the next stage point to point.
+* **tensor parallelism** (``tp`` GPUs per stage): attention heads, MLP columns and the
+  vocabulary are split over the stage's GPUs (:mod:`compute.sharding`).
+* **attention data parallelism** (``attention_dp`` groups per stage, dividing ``tp``):
+  attention is sharded by request: the stage's GPUs form ``attention_dp`` groups of
+  ``tp / attention_dp`` GPUs, each running tensor-parallel attention over whole KV heads of
+  its own requests (no KV head is replicated while ``tp / attention_dp`` is at most the KV
+  heads); the attention weights are replicated in every group. The MLP still runs over all
+  ``tp`` GPUs of the stage, so the groups' activations are all-gathered before it and
+  reduce-scattered after it (the scheme of SGLang's DP attention and DeepSeek's serving).
+* **expert parallelism** (``ep`` groups per stage, dividing ``tp`` and the experts): the
+  routed experts of each MoE layer are placed on ``ep`` groups of ``tp / ep`` GPUs
+  (``experts / ep`` experts per group, each split over the group's GPUs); each token is
+  dispatched to its experts' GPUs and their outputs combined back by two all-to-alls.
+
+``Parallelism(tp)`` (``pp = ep = attention_dp = 1``) is plain tensor parallelism, the
+search's default; the other dimensions are opt-in (:func:`configurations`).
+
+>>> from compute.models import get_model
+>>> p = check_parallelism(get_model("Mixtral-8x7B"), Parallelism(8, pp=2, ep=8, attention_dp=2))
+>>> p.gpus, p.attention_tp, p.expert_tp, p.label
+(16, 4, 1, 'TP 8 x PP 2 x EP 8 x DP-attention 2')
+>>> [c.label for c in configurations(get_model("Llama-3-70B"), 16, tp=(8, 16), pp=(1, 2))]
+['TP 8', 'TP 8 x PP 2', 'TP 16', 'TP 16 x PP 2']
+>>> check_parallelism(get_model("Llama-3-70B"), Parallelism(8, pp=3))
+Traceback (most recent call last):
+...
+compute.errors.UserError: PP degree 3 does not divide the 80 layers of Llama-3-70B; allowed: 1, 2, 4, 5, 8, 10, 16, 20, 40, 80
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from compute.errors import UserError
+from compute.sharding import Shards, check_tp, kv_heads_per_gpu, valid_tp_degrees
+
+__all__ = ["DIMENSIONS", "Parallelism", "check_parallelism", "configurations", "kv_copies",
+           "layout"]
+
+#: The dimensions of a configuration, as the search's keywords and the results' fields.
+DIMENSIONS = ("tp", "pp", "ep", "attention_dp")
+
+
+@dataclass(frozen=True)
+class Parallelism:
+    """One way to spread a model instance (see the module docstring)."""
+
+    tp: int                #: GPUs per pipeline stage (tensor-parallel degree of the stage)
+    pp: int = 1            #: pipeline stages
+    ep: int = 1            #: expert-parallel groups per stage (divides tp and the experts)
+    attention_dp: int = 1  #: attention data-parallel groups per stage (divides tp)
+
+    @property
+    def gpus(self) -> int:
+        """GPUs of the instance: ``tp x pp``."""
+        return self.tp * self.pp
+
+    @property
+    def attention_tp(self) -> int:
+        """GPUs each attention group splits its heads over: ``tp / attention_dp``."""
+        return self.tp // self.attention_dp
+
+    @property
+    def expert_tp(self) -> int:
+        """GPUs each routed expert is split over: ``tp / ep``."""
+        return self.tp // self.ep
+
+    @property
+    def is_plain(self) -> bool:
+        """True for plain tensor parallelism (``pp = ep = attention_dp = 1``)."""
+        return self.pp == 1 and self.ep == 1 and self.attention_dp == 1
+
+    @property
+    def label(self) -> str:
+        """``TP 8``, ``TP 8 x PP 2 x EP 8``: the dimensions that are not 1 after TP."""
+        parts = [f"TP {self.tp}"]
+        if self.pp > 1:
+            parts.append(f"PP {self.pp}")
+        if self.ep > 1:
+            parts.append(f"EP {self.ep}")
+        if self.attention_dp > 1:
+            parts.append(f"DP-attention {self.attention_dp}")
+        return " x ".join(parts)
+
+    def to_dict(self) -> dict:
+        return {"tp": self.tp, "pp": self.pp, "ep": self.ep, "attention_dp": self.attention_dp}
+
+
+def _whole(what: str, v) -> int:
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    if not (isinstance(v, int | np.integer) and not isinstance(v, bool) and v >= 1):
+        raise UserError(f"{what} must be a whole number >= 1, got {v!r}")
+    return int(v)
+
+
+def _divisors(n: int, limit: int | None = None) -> list[int]:
+    return [d for d in range(1, (n if limit is None else min(n, limit)) + 1) if n % d == 0]
+
+
+def _check_pp(model, pp) -> int:
+    pp = _whole("PP degree", pp)
+    if model.layers % pp:
+        raise UserError(f"PP degree {pp} does not divide the {model.layers} layers of "
+                        f"{model.name}; allowed: {', '.join(map(str, _divisors(model.layers)))}")
+    return pp
+
+
+def _check_ep(model, ep) -> int:
+    ep = _whole("EP degree", ep)
+    if ep > 1 and not model.is_moe:
+        raise UserError(f"EP degree {ep} needs a mixture-of-experts model; {model.name} is "
+                        f"dense (EP 1 only)")
+    if model.experts % ep:
+        raise UserError(f"EP degree {ep} does not divide the {model.experts} experts of "
+                        f"{model.name}; allowed: "
+                        f"{', '.join(map(str, _divisors(model.experts, 4096)))}")
+    return ep
+
+
+def _fits_domain(par: Parallelism, model, max_instance: int | None) -> str:
+    """Why ``par``'s tensor-parallel groups do not fit the scale-up domain of
+    ``max_instance`` GPUs ("" when they do). A stage wider than the domain is allowed when
+    it runs only expert-parallel MoE layers across it: attention groups and each expert's
+    group must fit the domain."""
+    if max_instance is None or par.tp <= max_instance:
+        return ""
+    if par.attention_tp > max_instance:
+        return (f"its attention groups of {par.attention_tp} GPUs exceed the largest instance "
+                f"of this GPU ({max_instance}); raise attention DP")
+    if not (model.is_moe and par.ep > 1):
+        return (f"TP degree {par.tp} exceeds the largest instance of this GPU ({max_instance}); "
+                f"allowed: 1..{max_instance} dividing {model.heads} (a wider stage needs "
+                f"expert parallelism)")
+    if par.expert_tp > max_instance:
+        return (f"each expert's group of {par.expert_tp} GPUs exceeds the largest instance of "
+                f"this GPU ({max_instance}); raise EP")
+    return ""
+
+
+def check_parallelism(model, par: Parallelism, max_instance: int | None = None) -> Parallelism:
+    """``par`` with whole-number degrees if it is valid for ``model``, else a
+    :class:`UserError` naming the degree and what is allowed: TP divides the heads, PP
+    divides the layers, EP divides the experts and TP, attention DP divides TP; every
+    tensor-parallel group fits ``max_instance`` GPUs (the GPU's scale-up domain): TP itself,
+    or, for a stage of expert-parallel MoE layers wider than that, its attention groups and
+    each expert's group (:func:`_fits_domain`)."""
+    tp = check_tp(model, par.tp)
+    pp, ep = _check_pp(model, par.pp), _check_ep(model, par.ep)
+    adp = _whole("attention DP degree", par.attention_dp)
+    if tp % ep:
+        raise UserError(f"EP degree {ep} does not divide TP degree {tp} (the experts are placed "
+                        f"on the {tp} GPUs of each pipeline stage)")
+    if tp % adp:
+        raise UserError(f"attention DP degree {adp} does not divide TP degree {tp}")
+    out = Parallelism(tp, pp, ep, adp)
+    why = _fits_domain(out, model, max_instance)
+    if why:
+        raise UserError(f"{out.label}: {why}")
+    return out
+
+
+def _degrees(what: str, given, check) -> tuple[int, ...]:
+    values = sorted({check(v) for v in np.atleast_1d(np.asarray(given, dtype=object)).tolist()})
+    if not values:
+        raise UserError(f"no {what} given to search")
+    return tuple(values)
+
+
+def configurations(model, max_instance: int, *, tp=None, pp=None, ep=None, attention_dp=None,
+                   max_gpus: int | None = None) -> tuple[Parallelism, ...]:
+    """The configurations the SLO search tries, TP-major.
+
+    Parameters
+    ----------
+    model : ModelSpec
+    max_instance : int
+        Largest tensor-parallel group (the GPU's scale-up domain).
+    tp : iterable of int, optional
+        GPUs per pipeline stage. Default: every TP degree from 1 to ``max_instance``
+        dividing the heads; with expert parallelism and ``max_gpus``, also the wider stages
+        up to ``max_gpus`` dividing the heads (each expert's and attention group's GPUs
+        within ``max_instance``).
+    pp : iterable of int, optional
+        Pipeline stages (default ``(1,)``: no pipeline); each must divide the layers.
+    ep : iterable of int or True, optional
+        Expert-parallel degrees (default ``(1,)``); ``True`` tries every divisor of the
+        experts. Each must divide the experts; a degree that does not divide a TP degree is
+        skipped for it.
+    attention_dp : iterable of int or True, optional
+        Attention data-parallel degrees (default ``(1,)``); ``True`` tries every divisor of
+        each TP degree. A degree that does not divide a TP degree is skipped for it.
+    max_gpus : int, optional
+        Largest instance (``tp x pp``), e.g. the GPUs of a fabric.
+
+    Returns
+    -------
+    tuple of Parallelism
+        Never empty (a :class:`UserError` says why when nothing is left).
+    """
+    if max_gpus is not None:
+        max_gpus = _whole("max_gpus", max_gpus)
+    pps = (1,) if pp is None else _degrees("PP degree", pp, lambda p: _check_pp(model, p))
+    if ep is True:
+        eps = tuple(_divisors(model.experts, 1 << 20))
+    else:
+        eps = (1,) if ep is None else _degrees("EP degree", ep, lambda e: _check_ep(model, e))
+    wide = model.is_moe and max(eps) > 1        # stages wider than the scale-up domain
+    if tp is None:
+        tps = valid_tp_degrees(model, max_instance)
+        if wide and max_gpus is not None:
+            tps += tuple(t for t in range(max_instance + 1, max_gpus + 1) if model.heads % t == 0)
+    elif wide:
+        tps = _degrees("TP degree", tp, lambda t: check_tp(model, t))
+    else:
+        tps = _degrees("TP degree", tp, lambda t: check_tp(model, t, max_instance))
+    every_adp = attention_dp is True
+    adps = (1,) if attention_dp is None or every_adp else _degrees(
+        "attention DP degree", attention_dp, lambda a: _whole("attention DP degree", a))
+    out, why = [], ""
+    for t in tps:
+        for p in pps:
+            if max_gpus is not None and t * p > max_gpus:
+                why = why or f"at most {max_gpus} GPUs"
+                continue
+            for e in eps:
+                if t % e:
+                    continue
+                for a in (_divisors(t) if every_adp else adps):
+                    if t % a:
+                        continue
+                    c = Parallelism(t, p, e, a)
+                    reason = _fits_domain(c, model, max_instance)
+                    if reason:
+                        why = why or f"{c.label}: {reason}"
+                        continue
+                    out.append(c)
+    if not out:
+        raise UserError(f"no configuration to search: TP {', '.join(map(str, tps))}, PP "
+                        f"{', '.join(map(str, pps))}, EP {', '.join(map(str, eps))}"
+                        f" (EP and attention DP must divide TP)" + (f"; {why}" if why else ""))
+    return tuple(out)
+
+
+def layout(model, configs) -> Shards:
+    """Per-GPU sizes of ``model`` for each configuration (rows, column vectors ``(nc, 1)``):
+    attention split over ``attention_tp`` GPUs (heads and KV heads), MLP columns and the
+    vocabulary over ``tp``, each routed expert over ``expert_tp`` under EP."""
+    configs = [c if isinstance(c, Parallelism) else Parallelism(int(c)) for c in configs]
+    col = lambda xs: np.asarray(xs, dtype=float).reshape(-1, 1)  # noqa: E731
+    ceil = lambda a, b: -(-a // b)  # noqa: E731
+    return Shards(
+        tp=col([c.tp for c in configs]),
+        heads=col([model.heads // c.attention_tp for c in configs]),
+        kv_heads=col([kv_heads_per_gpu(model, c.attention_tp) for c in configs]),
+        ffn=col([ceil(model.ffn, c.tp) for c in configs]),
+        vocab=col([ceil(model.vocab, c.tp) for c in configs]),
+        shared_ffn=col([ceil(model.shared_ffn, c.tp) for c in configs]),
+        dense_ffn=col([ceil(model.dense_ffn or model.ffn, c.tp) for c in configs]),
+        pp=col([c.pp for c in configs]),
+        ep=col([c.ep if model.is_moe else 1 for c in configs]),
+        attention_dp=col([c.attention_dp for c in configs]),
+        expert_ffn=col([ceil(model.ffn, c.expert_tp) for c in configs]),
+    )
+
+
+def kv_copies(model, par: Parallelism) -> float:
+    """Copies of the KV cache the instance holds (1.0: none replicated); see
+    :func:`compute.sharding.kv_replication`, applied to the attention groups.
+
+    >>> from compute.models import get_model
+    >>> m = get_model("Llama-3-70B")
+    >>> kv_copies(m, Parallelism(16)), kv_copies(m, Parallelism(8, pp=2)), \\
+    ...     kv_copies(m, Parallelism(16, attention_dp=2))
+    (2.0, 1.0, 1.0)
+    """
+    from compute.sharding import kv_replication
+
+    return kv_replication(model, par.attention_tp)
+
