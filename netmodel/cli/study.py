@@ -200,10 +200,13 @@ def _show_scenario(ctx, _param, value):
               metavar="DIR", help="Also write compare.csv, compare.json and the figures there "
               "(all or nothing).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
+@click.option("--reliability", is_flag=True,
+              help="Also the blast radius and availability of every row (closed forms, "
+              "netmodel/data/failures.toml; 0.1-1 s per row).")
 @_instances_option
 @_with(_slo_options)
 def compare(models_text, scenarios_text, gpus_text, phase_text, out_dir, as_json,
-            instances_text, ttft, tbt, overlap_collectives, no_plot, quiet):
+            reliability, instances_text, ttft, tbt, overlap_collectives, no_plot, quiet):
     """Best TP degree and batch of each model on each scenario's fabric, per phase:
     TTFT/TBT, tokens/s, tokens/s/SM and the share of time bound by the network."""
     from netmodel.study.compare import run_compare, write_compare
@@ -219,7 +222,7 @@ def compare(models_text, scenarios_text, gpus_text, phase_text, out_dir, as_json
     total = len(models) * len(phases) * len(scenarios) * (len(gpus) if gpus else 1)
     with _progress(total, "compare", quiet) as bar:
         result = run_compare(models, scenarios, phases, gpus=gpus, options=options, slo=slo,
-                             instances=instances, progress=bar)
+                             instances=instances, progress=bar, reliability=reliability)
     written = write_compare(result, out_dir, plot=not no_plot) if out_dir else []
     click.echo(result.to_json() if as_json else result.table())
     _wrote(written, as_json)

@@ -23,12 +23,12 @@ from dataclasses import asdict, dataclass, field, replace
 from compute.comm import NoCommunication
 from compute.errors import UserError
 from compute.models import get_model
-from compute.phases import PHASES, Slo, check_phase
+from compute.phases import PHASES, Slo, check_phase, latency_name
 from compute.roofline import RooflineOptions, make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
 from netmodel.study.defaults import BASELINE_SCENARIO
 from netmodel.study.progress import NO_PROGRESS
-from netmodel.study.rows import BestRow, RowsResult, key, ratio_text
+from netmodel.study.rows import FabricRow, RowsResult, key, ratio_text
 from netmodel.study.scenarios import expand_scenarios, instances_note
 
 __all__ = ["BASELINE_SCENARIO", "COMPARE_COLUMNS", "CompareResult", "CompareRow",
@@ -36,8 +36,13 @@ __all__ = ["BASELINE_SCENARIO", "COMPARE_COLUMNS", "CompareResult", "CompareRow"
            "write_compare"]
 
 
+def _num(v, width: int, decimals: int) -> str:
+    """A number right-aligned in ``width`` with fixed ``decimals``, or ``-``."""
+    return f"{'-':>{width}}" if v is None else f"{v:>{width},.{decimals}f}"
+
+
 @dataclass(frozen=True, kw_only=True)
-class CompareRow(BestRow):
+class CompareRow(FabricRow):
     """The best configuration of one model on one scenario in one phase."""
 
     scenario: str = key()              #: scenario name
@@ -102,13 +107,15 @@ class CompareResult(RowsResult):
         base = self.baseline or "-"
         vs = max(12, len(base) + 4)  # the "vs BASELINE" column fits the baseline's label
         lines = []
+        rel_head = f"{'avail':>9}{'SMs/GPUf':>9}" if any(
+            r.availability is not None for r in self.rows) else ""
         for phase in self.phases:
-            lat = "TTFT" if phase == "prefill" else "TBT"
+            lat = latency_name(phase).upper()
             for model in self.models:
                 lines.append(f"{phase} {model}")
                 lines.append(f"  {'scenario':<{width}}{'tp':>3}{'batch':>6}{lat + ' ms':>9}"
                              f"{'tok/s':>10}{'tok/s/SM':>10}{'vs ' + base:>{vs}}{'vs ideal':>9}"
-                             f"{'net%':>6}")
+                             f"{'net%':>6}{'tok/s/W':>9}{'$/Mtok':>8}" + rel_head)
                 for r in (r for r in self.rows if r.phase == phase and r.model == model):
                     if not r.feasible:
                         lines.append(f"  {r.label:<{width}}{'-':>3}{'-':>6}{'-':>9}"
@@ -118,7 +125,10 @@ class CompareResult(RowsResult):
                         f"  {r.label:<{width}}{r.tp:>3}{r.batch:>6}{r.latency_s * 1e3:>9.2f}"
                         f"{r.tokens_per_s:>10,.0f}{r.tokens_per_s_per_sm:>10.3f}"
                         f"{ratio_text(r.vs_baseline):>{vs}}{ratio_text(r.vs_ideal):>9}"
-                        f"{r.network_share:>6.0%}")
+                        f"{r.network_share:>6.0%}{_num(r.tokens_per_s_per_w, 9, 3)}"
+                        f"{_num(r.usd_per_mtoken, 8, 3)}" + (
+                            f"{_num(r.availability, 9, 5)}"
+                            f"{_num(r.sms_down_per_gpu_failure_sw, 9, 0)}" if rel_head else ""))
         reconf = sorted({(r.label, r.reconfiguration_s) for r in self.rows
                          if r.reconfiguration_s > 0})
         if reconf:
@@ -135,7 +145,7 @@ def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
                 slo: Slo | None = None, prompt=None, context=None,
                 max_batch: int = DEFAULT_MAX_BATCH, baseline: str | None = BASELINE_SCENARIO,
                 instances: str | None = None, progress=NO_PROGRESS,
-                collectives: dict | None = None) -> CompareResult:
+                collectives: dict | None = None, reliability: bool = False) -> CompareResult:
     """Best configuration of every model x scenario x phase (a pure function of its
     arguments; ``progress.advance`` is called once per search).
 
@@ -146,7 +156,10 @@ def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
     ``instances``: ``"alone"`` or ``"all"`` for every scenario (None: each scenario's own
     ``instances`` setting; see :mod:`netmodel.study.fabric_search`). ``collectives``: a dict
     ``{label: ScenarioCollectives}`` shared between calls, so a second comparison of the same
-    scenarios (other options) routes nothing again.
+    scenarios (other options) routes nothing again. Every feasible row carries its power
+    and cost (:func:`netmodel.study.cost.cost_summary`); with ``reliability`` also its
+    blast radius and availability (:func:`netmodel.study.availability.reliability_summary`,
+    closed forms: about 0.1-1 s per row).
     """
     from netmodel.study.fabric_search import ScenarioCollectives, fabric_search
 
@@ -168,6 +181,7 @@ def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
         if s.label not in colls or colls[s.label].scenario != s:
             colls[s.label] = ScenarioCollectives(s)
     ideal_cache: dict = {}
+    notes: dict = {}
     rows, searches = [], []
     for phase in phases:
         workload = make_workload(phase, prompt, context)
@@ -180,7 +194,8 @@ def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
                     ideal_cache[key] = search(model, s.gpu_spec, workload, comm=NoCommunication(),
                                               options=options, slo=slo, max_batch=max_batch)
                 searches.append(r)
-                rows.append(_row(r, ideal_cache[key]))
+                rows.append(_row(r, ideal_cache[key], notes, reliability=reliability,
+                                 slo=slo, options=options))
                 progress.advance(f"{s.label} {model.name} {phase}")
     base = own[0].label if own else _baseline_label(scens, baseline)
     rows = _with_ratios(rows, base)
@@ -189,6 +204,8 @@ def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
                 "context_tokens": make_workload("decode", prompt, context).context,
                 "options": asdict(options), "max_batch": max_batch,
                 "instances": instances_note(scens)}
+    if notes:
+        settings["not_computed"] = notes
     return CompareResult(rows=tuple(rows), scenarios=tuple(scens), baseline=base,
                          settings=settings, searches=tuple(searches))
 
@@ -200,15 +217,43 @@ def _baseline_label(scens, baseline) -> str:
     return scens[0].label
 
 
-def _row(r, ideal) -> CompareRow:
+def _row(r, ideal, notes: dict, *, reliability: bool = False, slo=None,
+         options=None) -> CompareRow:
     s, res = r.scenario, r.search
     ideal_v = ideal.best.tokens_per_s_per_sm if ideal.best else None
     row = CompareRow.from_search(res, scenario=s.name, label=s.label,
                                  ideal_tokens_per_s_per_sm=ideal_v, fabric=s.fabric_spec())
     if not row.feasible:
         return row
-    return replace(row, vs_ideal=row.tokens_per_s_per_sm / ideal_v if ideal_v else None,
-                   reconfiguration_s=r.reconfiguration_s)
+    row = replace(row, vs_ideal=row.tokens_per_s_per_sm / ideal_v if ideal_v else None,
+                  reconfiguration_s=r.reconfiguration_s)
+    return with_extras(row, r, notes, reliability=reliability, slo=slo, options=options)
+
+
+def with_extras(row, found, notes: dict, *, reliability: bool = False, slo=None,
+                options=None):
+    """``row`` (a :class:`~netmodel.study.rows.FabricRow` of ``found``, a
+    :class:`~netmodel.study.fabric_search.FabricSearch`) with its power and cost columns
+    and, when asked, its reliability columns. A GPU the cost or reliability model cannot
+    price (no die data) leaves them empty and says why in ``notes``."""
+    from netmodel.study.cost import cost_summary
+
+    s = found.scenario
+    try:
+        row = row.with_group("cost", cost_summary(s, row.model, row.phase,
+                                                  found.best).to_dict())
+    except UserError as exc:
+        notes.setdefault(f"cost of {s.label}", str(exc))
+    if reliability:
+        from netmodel.study.availability import reliability_summary
+
+        try:
+            rel = reliability_summary(s, row.model, row.phase, search=found,
+                                      method="analytic", slo=slo, options=options)
+            row = row.with_group("reliability", rel.to_dict())
+        except UserError as exc:
+            notes.setdefault(f"reliability of {s.label} {row.model} {row.phase}", str(exc))
+    return row
 
 
 def _with_ratios(rows, base_label: str) -> list[CompareRow]:

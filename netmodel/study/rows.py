@@ -27,13 +27,19 @@ from typing import Any, ClassVar, Self
 from compute.phases import latency_name
 from compute.results import rows_to_csv
 
-__all__ = ["BestRow", "RowsResult", "key", "ratio_text"]
+__all__ = ["BestRow", "FabricRow", "RowsResult", "group", "key", "ratio_text"]
 
 
 def key(**kwargs: Any) -> Any:
     """A dataclass field that identifies a row (listed first among the columns)."""
     meta = {"key": True}
     return field(metadata=meta, **kwargs)
+
+
+def group(name: str) -> Any:
+    """An optional dataclass field (default None) filled by one summary: the fields of a
+    group are named as that summary's ``to_dict`` keys, so filling them is one call."""
+    return field(default=None, metadata={"group": name})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -104,6 +110,39 @@ class BestRow:
         """The row as a dict in column order."""
         d = asdict(self)
         return {c: d[c] for c in self.columns()}
+
+
+@dataclass(frozen=True, kw_only=True)
+class FabricRow(BestRow):
+    """A best configuration on a fabric, with what it costs and how it fails.
+
+    The ``cost`` group comes from :func:`netmodel.study.cost.cost_summary` (tokens/s per W
+    of IT power, tokens per J at the meter, USD per million tokens, the network's shares
+    of capex and power); the ``reliability`` group from
+    :func:`netmodel.study.availability.reliability_summary` (SMs out of service per GPU
+    failure in hardware and in software, mean availability, goodput per SM bought with the
+    reference spare pool, the smallest pool for 99% of capacity 99.9% of the time). Both
+    are None where not computed or not available (e.g. no die data for a GPU)."""
+
+    tokens_per_s_per_w: float | None = group("cost")
+    tokens_per_j: float | None = group("cost")
+    usd_per_mtoken: float | None = group("cost")
+    network_share_capex: float | None = group("cost")
+    network_share_power: float | None = group("cost")
+    sms_down_per_gpu_failure_hw: float | None = group("reliability")
+    sms_down_per_gpu_failure_sw: float | None = group("reliability")
+    availability: float | None = group("reliability")
+    goodput_tokens_per_s_per_sm_with_spares: float | None = group("reliability")
+    spares_needed: int | None = group("reliability")
+
+    @classmethod
+    def group_fields(cls, name: str) -> tuple[str, ...]:
+        """The fields of one group (``"cost"`` or ``"reliability"``)."""
+        return tuple(f.name for f in fields(cls) if f.metadata.get("group") == name)
+
+    def with_group(self, name: str, values: dict) -> Self:
+        """A copy with group ``name`` filled from ``values`` (a summary's ``to_dict()``)."""
+        return replace(self, **{k: values[k] for k in self.group_fields(name)})
 
 
 def ratio_text(x: float | None) -> str:

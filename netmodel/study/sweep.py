@@ -1,5 +1,6 @@
 """``netmodel sweep``: tokens/s/SM of scenarios while one or two fabric parameters vary, to
-see where one fabric overtakes another.
+see where one fabric overtakes another (or their cost per token while a cost parameter
+varies).
 
 A parameter is a dotted path into the scenario (:func:`parameters` lists them):
 
@@ -7,7 +8,12 @@ A parameter is a dotted path into the scenario (:func:`parameters` lists them):
   ``fabric.latency`` (switch traversal, s), ``fabric.bandwidth`` (bytes/s per direction),
   ``fabric.radix``, ``fabric.ports`` and ``fabric.reconfiguration_time`` (OCS);
 * ``adjust.hop_latency`` (s added to every link: the per-hop latency, for any fabric),
-  ``adjust.latency_scale`` and ``adjust.bandwidth_scale`` (multipliers, for any fabric).
+  ``adjust.latency_scale`` and ``adjust.bandwidth_scale`` (multipliers, for any fabric);
+* ``cost.NAME``: a power, cost or yield default of :mod:`netmodel.study.cost` (SI units:
+  ``cost.defect_density`` per m^2, ``cost.wafer_price`` USD, ``cost.pluggable_price`` and
+  ``cost.cpo_price`` USD per bit/s, ``cost.cpo_energy`` J per bit). Each point is then
+  scored by USD per million tokens (lower is better) instead of tokens/s/SM; the searches
+  run once, since these change what a configuration costs, not which one is best.
 
 Values are ``LO:HI`` (``points`` log-spaced values, default 7; ``LO:HI:N`` for N) or a comma
 list; they take units (``0.1us:10us``, ``100GB/s``). A range of a whole-number parameter
@@ -40,7 +46,7 @@ from compute.roofline import RooflineOptions, make_workload
 from compute.search import DEFAULT_MAX_BATCH
 from compute.units import parse_bandwidth, parse_time
 from netmodel.study.progress import NO_PROGRESS
-from netmodel.study.rows import BestRow, RowsResult, key
+from netmodel.study.rows import FabricRow, RowsResult, key
 from netmodel.study.scenarios import ADJUST_KEYS, get_scenario
 
 __all__ = ["DEFAULT_POINTS", "SweepParam", "SweepResult", "parameters", "parse_param",
@@ -53,6 +59,12 @@ MAX_POINTS = 1_000
 #: Most searches of one sweep: scenarios x points x models x phases
 #: (``NETMODEL_MAX_SWEEP_SEARCHES`` overrides; each takes 5-100 ms on one core).
 MAX_SEARCHES = 20_000
+#: Prefix of the power and cost parameters (:func:`netmodel.study.cost.parameters`, SI
+#: units): they change what a configuration costs, not which one is best, so a sweep of
+#: them searches once per scenario and scores every point by USD per million tokens.
+COST = "cost."
+#: How each metric is named in tables and figures.
+_METRIC_NAMES = {"tokens_per_s_per_sm": "tokens/s/SM", "usd_per_mtoken": "USD per million tokens"}
 #: Units of the [adjust] parameters.
 _ADJUST_UNITS = {"latency_scale": "", "hop_latency": "s", "bandwidth_scale": ""}
 
@@ -85,6 +97,9 @@ def parameters(scenario) -> dict[str, tuple[str, bool]]:
 
     walk(get_scenario(scenario).fabric, "fabric")
     out.update({f"adjust.{k}": (_ADJUST_UNITS[k], False) for k in ADJUST_KEYS})
+    from netmodel.study.cost import parameters as cost_parameters
+
+    out.update({f"{COST}{k}": ("", False) for k in cost_parameters()})
     return out
 
 
@@ -168,7 +183,7 @@ def parse_param(text: str, scenarios, points: int = DEFAULT_POINTS) -> SweepPara
 
 
 @dataclass(frozen=True, kw_only=True)
-class SweepRow(BestRow):
+class SweepRow(FabricRow):
     """Best configuration of one model x scenario x phase at one point of the sweep."""
 
     label: str = key()       #: ``scenario@gpu``
@@ -189,6 +204,17 @@ class SweepResult(RowsResult):
     ROW = SweepRow
 
     @property
+    def metric(self) -> str:
+        """What the curves show: ``usd_per_mtoken`` (lower is better) when a cost
+        parameter is swept, else ``tokens_per_s_per_sm`` (higher is better)."""
+        return "usd_per_mtoken" if any(p.path.startswith(COST) for p in self.params) \
+            else "tokens_per_s_per_sm"
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.metric != "usd_per_mtoken"
+
+    @property
     def models(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(r.model for r in self.rows))
 
@@ -197,11 +223,12 @@ class SweepResult(RowsResult):
         return tuple(dict.fromkeys(r.phase for r in self.rows))
 
     def curve(self, label, model, phase, y=None) -> tuple[np.ndarray, np.ndarray]:
-        """``(x, tokens/s/SM)`` of one scenario (NaN where infeasible)."""
+        """``(x, metric)`` of one scenario (NaN where infeasible or not priced)."""
         rows = [r for r in self.rows if (r.label, r.model, r.phase, r.y) == (label, model,
                                                                             phase, y)]
+        values = [getattr(r, self.metric) if r.feasible else None for r in rows]
         return (np.array([r.x for r in rows]),
-                np.array([r.tokens_per_s_per_sm if r.feasible else np.nan for r in rows]))
+                np.array([np.nan if v is None else v for v in values], dtype=float))
 
     def crossovers(self) -> list[dict]:
         """Where one scenario overtakes another along the first parameter: for every pair
@@ -219,7 +246,8 @@ class SweepResult(RowsResult):
                         for b in range(a + 1, len(curves)):
                             out += _crossings(curves[a], curves[b], self.labels[a],
                                               self.labels[b], dict(model=model, phase=phase,
-                                                                   y=y))
+                                                                   y=y), self.metric,
+                                              self.higher_is_better)
         return out
 
     def columns(self) -> tuple[str, ...]:
@@ -251,7 +279,8 @@ class SweepResult(RowsResult):
             for phase in result.phases:
                 for y in ys:
                     extra = "" if y is None else f", {result.params[1].path}={y:g}"
-                    lines.append(f"{model}, {phase}{extra}: tokens/s/SM by {name}")
+                    lines.append(f"{model}, {phase}{extra}: {_METRIC_NAMES[result.metric]} "
+                                 f"by {name}")
                     xs = result.curve(result.labels[0], model, phase, y)[0]
                     width = max(len(lab) for lab in result.labels) + 2
                     lines.append(" " * width + "".join(f"{x * k:>10.3g}" for x in xs))
@@ -308,42 +337,55 @@ def run_sweep(scenarios, params, models=("Llama-3-70B",), phases=("decode",), *,
           "sweep fewer points, scenarios or models")
     rows = []
     refused: list[str] = []
+    notes: dict = {}
+    searched: dict = {}   # a point's searches, shared by the values of cost parameters
     for s in scens:
         for y in ys:
             for x in params[0].values:
+                values = [(params[0], x)] + ([(params[1], y)] if y is not None else [])
+                costs = {p.path[len(COST):]: v for p, v in values if p.path.startswith(COST)}
                 try:
-                    point = s.with_param(params[0].path, _typed(params[0], x))
-                    if y is not None:
-                        point = point.with_param(params[1].path, _typed(params[1], y))
-                    coll = ScenarioCollectives(point)
-                    found = [(phase, model, fabric_search(
-                        model, point, make_workload(phase, prompt, context), options=options,
-                        slo=slo, max_batch=max_batch, collectives=coll))
-                        for phase in phases for model in models]
+                    point = s
+                    for p, v in values:
+                        if not p.path.startswith(COST):
+                            point = point.with_param(p.path, _typed(p, v))
+                    key = (point.label, point.fabric_spec(), point.adjust, point.instances)
+                    if key not in searched:
+                        coll = ScenarioCollectives(point)
+                        searched[key] = [(phase, model, fabric_search(
+                            model, point, make_workload(phase, prompt, context),
+                            options=options, slo=slo, max_batch=max_batch, collectives=coll))
+                            for phase in phases for model in models]
+                    found = searched[key]
                 except UserError as exc:
                     # a point the fabric cannot be built at (a radix below the GPU count, a
                     # ring on too few ports...) is an infeasible point, not the end of the sweep
                     refused.append(str(exc))
-                    rows.extend(_refused_row(s, model.name, phase, x, y, f"fabric refused: {exc}", slo)
+                    rows.extend(_refused_row(s, model.name, phase, x, y,
+                                             f"fabric refused: {exc}", slo)
                                 for phase in phases for model in models)
                 else:
-                    rows.extend(_row(s, model.name, phase, x, y, r) for phase, model, r in found)
+                    rows.extend(_row(s, x, y, r, costs, notes) for _, _, r in found)
                 progress.advance(f"{s.label} {params[0].path}={x:g}")
     if refused and all(r.reason.startswith("fabric refused") for r in rows):
         raise UserError(f"no point of the sweep can be built: {refused[0]}")
     settings = {"slo": {"ttft_s": slo.ttft, "tbt_s": slo.tbt}, "options": asdict(options),
                 "max_batch": max_batch}
+    if notes:
+        settings["not_computed"] = notes
     if any(s.instances != "alone" for s in scens):
         settings["instances"] = instances_note(scens)
     return SweepResult(rows=tuple(rows), params=tuple(params),
                        labels=tuple(s.label for s in scens), settings=settings)
 
 
-def _crossings(ca, cb, la, lb, where) -> list[dict]:
-    """Sign changes of ``ca - cb`` between neighbouring points where both are feasible."""
+def _crossings(ca, cb, la, lb, where, metric: str = "tokens_per_s_per_sm",
+               higher_is_better: bool = True) -> list[dict]:
+    """Sign changes of ``ca - cb`` between neighbouring points where both are feasible
+    (the leader has the higher metric, or the lower one when lower is better)."""
     x, va = ca
     vb = cb[1]
-    d = va - vb
+    d = (va - vb) if higher_is_better else (vb - va)
     out = []
     for k in range(1, len(x)):
         d0, d1 = d[k - 1], d[k]
@@ -354,7 +396,7 @@ def _crossings(ca, cb, la, lb, where) -> list[dict]:
         xc = x0 * (x1 / x0) ** t if x0 > 0 else x0 + t * (x1 - x0)
         value = va[k - 1] + t * (va[k] - va[k - 1])
         before, after = (la, lb) if d0 > 0 else (lb, la)
-        out.append({**where, "x": float(xc), "tokens_per_s_per_sm": float(value),
+        out.append({**where, "x": float(xc), metric: float(value),
                     "before": before, "after": after})
     return out
 
@@ -369,8 +411,20 @@ def _refused_row(s, model, phase, x, y, reason, slo: Slo) -> SweepRow:
                     latency_limit_s=slo.limit(phase), reason=reason)
 
 
-def _row(s, model, phase, x, y, r) -> SweepRow:
-    return SweepRow.from_search(r.search, label=s.label, scenario=s.name, x=x, y=y)
+def _row(s, x, y, found, costs: dict, notes: dict) -> SweepRow:
+    """The row of one search at one point, priced with the point's cost parameters."""
+    from netmodel.study.cost import cost_summary
+
+    row = SweepRow.from_search(found.search, label=s.label, scenario=s.name, x=x, y=y)
+    if row.feasible:
+        try:
+            row = row.with_group("cost", cost_summary(found.scenario, row.model, row.phase,
+                                                      found.best, **costs).to_dict())
+        except UserError as exc:
+            if costs:  # the swept value itself is refused: the user must hear it
+                raise
+            notes.setdefault(f"cost of {s.label}", str(exc))
+    return row
 
 
 def sweep_files(result: SweepResult, *, plot: bool = True) -> dict:
