@@ -136,13 +136,13 @@ def _fits_domain(par: Parallelism, model, max_instance: int | None) -> str:
     group must fit the domain."""
     if max_instance is None or par.tp <= max_instance:
         return ""
-    if par.attention_tp > max_instance:
-        return (f"its attention groups of {par.attention_tp} GPUs exceed the largest instance "
-                f"of this GPU ({max_instance}); raise attention DP")
     if not (model.is_moe and par.ep > 1):
         return (f"TP degree {par.tp} exceeds the largest instance of this GPU ({max_instance}); "
                 f"allowed: 1..{max_instance} dividing {model.heads} (a wider stage needs "
                 f"expert parallelism)")
+    if par.attention_tp > max_instance:
+        return (f"its attention groups of {par.attention_tp} GPUs exceed the largest instance "
+                f"of this GPU ({max_instance}); raise attention DP")
     if par.expert_tp > max_instance:
         return (f"each expert's group of {par.expert_tp} GPUs exceeds the largest instance of "
                 f"this GPU ({max_instance}); raise EP")

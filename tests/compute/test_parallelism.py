@@ -1,0 +1,296 @@
+"""Pipeline, attention data and expert parallelism: the degenerate cases equal plain tensor
+parallelism exactly, message sizes and step times derived by hand, the memory-bound limit a
+Lite reaches without KV replication, the vectorised search against single evaluations, and
+one-line errors for impossible degrees."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from compute.comm import NoCommunication, RingAlphaBeta
+from compute.errors import UserError
+from compute.hardware import get_gpu
+from compute.models import get_model
+from compute.parallel import Parallelism, check_parallelism, configurations, kv_copies
+from compute.phases import Workload
+from compute.roofline import EXTENDED_STAGES, STAGES, evaluate, evaluate_grid
+from compute.search import search
+
+P = Parallelism
+FREE = NoCommunication()
+
+
+def stage(result, name):
+    return next(s for s in result.stages if s.name == name)
+
+
+def same_row(ext, i, plain, j=0):
+    """Row ``i`` of an extended grid equals row ``j`` of a plain grid, bit for bit."""
+    for f in ("latency", "weights", "kv_cache", "activations", "fits"):
+        assert np.array_equal(getattr(ext, f)[i], getattr(plain, f)[j]), f
+    for b in range(len(plain.batches)):
+        assert ext.result(i, b).to_dict() == plain.result(j, b).to_dict()
+
+
+@pytest.mark.parametrize("phase", ["prefill", "decode"])
+@pytest.mark.parametrize("model, gpu, other", [
+    ("Llama-3-70B", "Lite", P(8, pp=2)),              # PP with one stage is no PP
+    ("Llama-3-70B", "Lite", P(16, attention_dp=2)),   # DP attention of 1 is TP
+    ("DeepSeek-V3", "H200-SXM", P(8, attention_dp=8)),  # ... with latent attention too
+    ("Mixtral-8x7B", "Lite", P(8, ep=8)),             # EP of 1 is the dense expert path
+    ("DeepSeek-V3", "H200-SXM", P(8, ep=4, attention_dp=2)),
+])
+def test_degree_one_equals_plain_tensor_parallelism_exactly(model, gpu, other, phase):
+    w = Workload(phase)
+    ring = RingAlphaBeta(get_gpu(gpu).scaleup_bandwidth)
+    batches = [1, 2, 7, 64]
+    ext = evaluate_grid(model, gpu, [P(other.tp), other], batches, w, comm=ring)
+    plain = evaluate_grid(model, gpu, [other.tp], batches, w, comm=ring)
+    assert ext.stages == EXTENDED_STAGES and plain.stages == STAGES
+    same_row(ext, 0, plain)
+
+
+def test_all_to_all_bytes_per_gpu_for_one_moe_layer_by_hand():
+    # Mixtral (hidden 4096, top-2, bf16) decoding 64 sequences on 8 Lites, EP 8: each GPU owns
+    # 64 / 8 = 8 tokens and sends each of them to its 2 experts' GPUs: 8 x 2 x 4096 x 2 B.
+    ring = RingAlphaBeta(bandwidth=100e9, step_latency=1e-6, efficiency=1.0)
+    r = evaluate("Mixtral-8x7B", "Lite", 8, 64, "decode", ep=8, comm=ring)
+    for name in ("moe_dispatch", "moe_combine"):
+        s = stage(r, name)
+        assert (s.collective, s.count, s.collective_bytes) == ("all-to-all", 32, 131_072)
+        assert s.network_time == pytest.approx(7e-6 + 7 / 8 * 131_072 / 100e9, rel=1e-12)
+    # EP 4 on 8 GPUs: each expert is split over 2 GPUs, so every copy goes to both
+    r4 = evaluate("Mixtral-8x7B", "Lite", 8, 64, "decode", ep=4, comm=ring)
+    assert stage(r4, "moe_dispatch").collective_bytes == 8 * 2 * 2 * 4096 * 2 == 262_144
+    # a skew of 1.5: the busiest GPU receives half as much again as the mean
+    rs = evaluate("Mixtral-8x7B", "Lite", 8, 64, "decode", ep=8, expert_skew=1.5, comm=ring)
+    assert stage(rs, "moe_combine").collective_bytes == 1.5 * 131_072
+    # prefill: every prompt token is routed (8 prompts of 1500 tokens)
+    p = evaluate("Mixtral-8x7B", "Lite", 8, 8, "prefill", ep=8, comm=ring)
+    assert stage(p, "moe_dispatch").collective_bytes == 8 * 1500 / 8 * 2 * 4096 * 2
+    # around the experts, attention output is reduce-scattered and re-gathered over the 8 GPUs
+    assert stage(r, "attn_scatter").collective == "reduce-scatter"
+    assert stage(r, "dp_regather").collective_bytes == 64 * 4096 * 2
+    assert "allreduce_mlp" not in [s.name for s in r.stages]
+
+
+def test_expert_parallel_mlp_work_by_hand():
+    # EP 8: each GPU holds 1 of Mixtral's 8 experts whole (14336 columns) and processes the
+    # 64 x 2 / 8 = 16 token copies routed to it; with 64 tokens every expert is touched.
+    r = evaluate("Mixtral-8x7B", "Lite", 8, 64, "decode", ep=8, comm=FREE)
+    h, f = 4096, 14336
+    up = stage(r, "mlp_up")
+    assert up.flops == 2 * 16 * h * 2 * f
+    touched = 8 * (1 - (1 - 2 / 8) ** 64)                 # expected distinct experts, / 8 each
+    assert up.hbm_bytes == pytest.approx(touched / 8 * h * 2 * f * 2 + h * 8 * 2
+                                         + 16 * h * 2 + 16 * f * 2, rel=1e-12)
+    # a skew makes the busiest GPU compute more
+    rs = evaluate("Mixtral-8x7B", "Lite", 8, 64, "decode", ep=8, expert_skew=2.0, comm=FREE)
+    assert stage(rs, "mlp_down").flops == 2 * stage(r, "mlp_down").flops
+
+
+def test_expert_parallel_weights_per_gpu_by_hand():
+    m = get_model("Mixtral-8x7B")
+    h, f, layers = 4096, 14336, 32
+    r = evaluate(m, "Lite", 8, 1, "decode", ep=8)
+    attn = h * (4 + 2) * 128 + 4 * 128 * h                # 32/8 query heads, 1 KV head
+    layer = attn + 1 * 3 * h * f + h * 8 + 2 * h          # one whole expert, router, norms
+    total = layers * layer + (32000 // 8) * h * 2 + h     # embedding and LM head shards
+    assert r.memory.weights == total * 2
+
+
+def test_pipeline_memory_per_stage_by_hand():
+    # Llama-3-70B, TP 8 x PP 2: a GPU holds 40 layers at TP 8 and the embedding or the LM
+    # head; its KV cache is that of its 40 layers (one KV head) for every sequence in flight.
+    r = evaluate("Llama-3-70B", "Lite", 8, 10, "decode", pp=2, context=1000)
+    h = 8192
+    layer = h * (8 + 2) * 128 + 8 * 128 * h + 3 * h * 3584 + 2 * h
+    assert r.memory.weights == (40 * layer + 16032 * h + h) * 2 == 8_820_375_552
+    assert r.memory.kv_cache == 40 * 2 * 1 * 128 * 2 * 1000 * 10
+    assert (r.gpus, r.sms, r.micro_batch) == (16, 16 * 33, 5)
+
+
+def test_pipeline_step_times_by_hand():
+    lite = get_gpu("Lite")
+    ring = RingAlphaBeta(lite.scaleup_bandwidth)
+    send = lambda m: 1.9e-6 + m * 8192 * 2 / (lite.scaleup_bandwidth * 0.92)  # noqa: E731
+    # decode: 64 sequences in 2 micro-batches of 32; each goes through both stages (a
+    # TP-8 pass of 32 sequences) and crosses one stage boundary
+    one = evaluate("Llama-3-70B", "Lite", 8, 32, "decode", comm=ring)
+    r = evaluate("Llama-3-70B", "Lite", 8, 64, "decode", pp=2, comm=ring)
+    assert stage(r, "pp_send").collective_bytes == 32 * 8192 * 2
+    assert r.latency == pytest.approx(one.latency + send(32), rel=1e-12)
+    assert r.tokens_per_step == 64
+    # four stages, 10 sequences: micro-batches of 3, four of them in flight
+    r4 = evaluate("Llama-3-70B", "Lite", 8, 10, "decode", pp=4, comm=FREE)
+    assert r4.latency == pytest.approx(evaluate("Llama-3-70B", "Lite", 8, 3, "decode",
+                                                comm=FREE).latency, rel=1e-12)
+    # prefill: one prompt per micro-batch (GPipe): (b - 1) periods + one prompt's pass
+    single = evaluate("Llama-3-70B", "Lite", 8, 1, "prefill", comm=ring).latency
+    p = evaluate("Llama-3-70B", "Lite", 8, 6, "prefill", pp=2, comm=ring)
+    s = send(1500)
+    assert p.latency == pytest.approx(5 * max(single / 2, s) + single + s, rel=1e-12)
+    assert stage(p, "pipeline_wait").time == pytest.approx(5 * max(single / 2, s), rel=1e-9)
+    for x in (r, p):   # the stages add up to the step and so does the time split
+        assert sum(st_.total_time for st_ in x.stages) == pytest.approx(x.latency, rel=1e-12)
+        assert sum(x.time_split().values()) == pytest.approx(x.latency, rel=1e-12)
+
+
+def _limit(weights, kv_per_gpu_seq, groups, act, gpu, pp=1):
+    """Hand-derived memory-bound decode limit: the largest batch whose KV cache (each byte
+    held once) fits beside the weights, every step reading the weights (once per
+    micro-batch with a pipeline) and that KV cache once."""
+    fit = math.floor((gpu.hbm_capacity * 0.9 - weights - act) / kv_per_gpu_seq)
+    batch = fit * groups
+    step = (pp * weights + fit * kv_per_gpu_seq) / gpu.hbm_bandwidth
+    return batch, batch / step
+
+
+def test_lite_llama70b_decode_memory_bound_limit_without_kv_replication():
+    # Free network, long context (8192: KV reads dominate, every stage is memory-bound).
+    # Plain TP 16 holds each of the 8 KV heads twice; DP attention (TP 16 = 2 groups of 8,
+    # one KV head per GPU) and PP (TP 8 x PP 2) hold it once and reach their
+    # memory-bound limit.
+    lite, ctx, h = get_gpu("Lite"), 8192, 8192
+    kv_seq = 80 * 2 * 8 * 128 * 2 * ctx               # the model's KV bytes per sequence
+    attn = h * 80 * 128 + 64 * 128 * h
+    mlp = 3 * h * 28672
+
+    def best(**kw):
+        return search("Llama-3-70B", lite, "decode", comm=FREE, context=ctx, **kw).best
+
+    tp16 = best(tp=[16])
+    assert tp16.memory.kv_cache * 16 == 2 * tp16.batch * kv_seq
+    assert kv_copies(get_model("Llama-3-70B"), P(16)) == 2.0
+
+    dp = best(tp=[16], attention_dp=[2])
+    w_dp = (80 * (attn / 8 + mlp / 16 + 2 * h) + 2 * (128256 // 16) * h + h) * 2
+    assert dp.memory.weights == w_dp
+    assert dp.memory.kv_cache * 16 == dp.batch * kv_seq        # held once
+    batch, limit = _limit(w_dp, kv_seq / 8, 2, dp.memory.activations, lite)
+    assert dp.batch == batch == 44
+    assert dp.tokens_per_s_per_sm == pytest.approx(limit / (16 * 33), rel=0.01)
+    assert all(s.bound == "memory" for s in dp.stages if s.total_time > 0)
+
+    pp = best(tp=[8], pp=[2])
+    w_pp = (40 * (attn / 8 + mlp / 8 + 2 * h) + (128256 // 8) * h + h) * 2
+    assert pp.memory.weights == w_pp
+    assert pp.memory.kv_cache * 16 == pp.batch * kv_seq
+    # a stage's weights are read once per micro-batch, two micro-batches per step
+    batch, limit = _limit(w_pp, kv_seq / 16, 1, pp.memory.activations, lite, pp=2)
+    assert pp.batch == batch == 54
+    assert pp.tokens_per_s_per_sm == pytest.approx(limit / (16 * 33), rel=0.01)
+
+    # with the replication removed, both beat plain TP 16 (its limit would need KV once)
+    assert dp.tokens_per_s_per_sm > 1.6 * tp16.tokens_per_s_per_sm
+    assert pp.tokens_per_s_per_sm > 1.3 * tp16.tokens_per_s_per_sm
+
+
+def test_default_context_lite_recovers_most_of_the_h100_with_dp_attention():
+    h100 = search("Llama-3-70B", "H100-SXM", "decode", comm=FREE).best
+    plain = search("Llama-3-70B", "Lite", "decode", comm=FREE).best
+    dp = search("Llama-3-70B", "Lite", "decode", comm=FREE, attention_dp=True).best
+    assert (plain.tp, plain.batch) == (16, 145)
+    assert plain.tokens_per_s_per_sm / h100.tokens_per_s_per_sm == pytest.approx(0.469, abs=0.005)
+    assert dp.tokens_per_s_per_sm / h100.tokens_per_s_per_sm > 0.9
+    assert kv_copies(get_model("Llama-3-70B"), P(dp.tp, attention_dp=dp.attention_dp)) == 1.0
+
+
+def test_mla_latent_is_held_once_per_attention_group():
+    # DeepSeek-V3 at TP 8: the latent (576 elements per token and layer) is on every GPU;
+    # with DP attention 8 each GPU holds only its own sequence's
+    m = get_model("DeepSeek-V3")
+    tp = evaluate(m, "H200-SXM", 8, 8, "decode", context=1000)
+    dp = evaluate(m, "H200-SXM", 8, 8, "decode", context=1000, attention_dp=8)
+    assert tp.memory.kv_cache == 61 * 576 * 2 * 1000 * 8
+    assert dp.memory.kv_cache == 61 * 576 * 2 * 1000 * 1
+
+
+@pytest.mark.parametrize("model, gpu, phase, kw", [
+    ("Llama-3-70B", "Lite", "decode", dict(tp=[8, 16], pp=[1, 2, 4], attention_dp=True)),
+    ("Mixtral-8x7B", "Lite", "prefill", dict(tp=[4, 8], ep=True, attention_dp=[1, 2])),
+])
+def test_search_matches_a_loop_over_single_evaluations(model, gpu, phase, kw):
+    ring = RingAlphaBeta(get_gpu(gpu).scaleup_bandwidth)
+    r = search(model, gpu, phase, comm=ring, max_batch=24, **kw)
+    best = None
+    for c in configurations(get_model(model), get_gpu(gpu).max_instance, **kw):
+        for b in range(1, 25):
+            e = evaluate(model, gpu, c.tp, b, phase, pp=c.pp, ep=c.ep,
+                         attention_dp=c.attention_dp, comm=ring)
+            if e.feasible and (best is None or e.tokens_per_s_per_sm > best.tokens_per_s_per_sm):
+                best = e
+    got = (r.best.tp, r.best.pp, r.best.ep, r.best.attention_dp, r.best.batch)
+    assert got == (best.tp, best.pp, best.ep, best.attention_dp, best.batch)
+    assert r.best.tokens_per_s_per_sm == pytest.approx(best.tokens_per_s_per_sm, rel=1e-12)
+    assert len(r.by_config) <= len(r.configurations) == len(r.grid.configs)
+    assert r.evaluated == len(r.configurations) * 24
+
+
+def test_default_search_space_is_plain_tp_and_wider_stages_need_ep():
+    r = search("Llama-3-70B", "Lite", "decode", max_batch=4)
+    assert [c["pp"] for c in r.configurations] == [1] * len(r.tp_degrees)
+    assert "configurations" not in r.to_dict()
+    # DeepSeek-V3 fits no 8-GPU TP instance of H100s; DP attention and EP over 16 do
+    m = get_model("DeepSeek-V3")
+    with pytest.raises(UserError, match="TP degree 16 exceeds the largest instance"):
+        check_parallelism(m, P(16), 8)
+    wide = check_parallelism(m, P(16, ep=16, attention_dp=2), 8)
+    assert (wide.attention_tp, wide.expert_tp) == (8, 1)
+    cs = configurations(m, 8, ep=True, attention_dp=True, max_gpus=32)
+    assert max(c.tp for c in cs) == 32 and all(c.attention_tp <= 8 and c.expert_tp <= 8
+                                               for c in cs)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: search("Llama-3-70B", "Lite", pp=[3]),
+     "PP degree 3 does not divide the 80 layers of Llama-3-70B; allowed: 1, 2, 4, 5, 8"),
+    (lambda: search("Mixtral-8x7B", "Lite", ep=[3]),
+     "EP degree 3 does not divide the 8 experts of Mixtral-8x7B; allowed: 1, 2, 4, 8"),
+    (lambda: search("Llama-3-70B", "Lite", ep=[2]),
+     "EP degree 2 needs a mixture-of-experts model; Llama-3-70B is dense"),
+    (lambda: evaluate("Mixtral-8x7B", "Lite", 4, 1, ep=8),
+     "EP degree 8 does not divide TP degree 4"),
+    (lambda: evaluate("Llama-3-70B", "Lite", 8, 1, attention_dp=3),
+     "attention DP degree 3 does not divide TP degree 8"),
+    (lambda: evaluate("Llama-3-70B", "Lite", 8, 1, pp=0), "PP degree must be a whole number"),
+    (lambda: evaluate("Mixtral-8x7B", "Lite", 8, 1, ep=8, expert_skew=float("nan")),
+     "expert_skew must be a number from 1"),
+    (lambda: evaluate("Mixtral-8x7B", "Lite", 8, 1, ep=8, expert_skew=0.5),
+     "expert_skew must be a number from 1"),
+    (lambda: search("Mixtral-8x7B", "Lite", tp=[2], ep=[4]),
+     "no configuration to search"),
+    (lambda: search("Llama-3-70B", "Lite", pp=[1, 2], max_batch=2_000_000),
+     "search: about 24,000,000 configurations, over the limit"),
+])
+def test_impossible_degrees_are_one_line_errors(call, match):
+    with pytest.raises(UserError, match=match) as e:
+        call()
+    assert "\n" not in str(e.value)
+
+
+_CASES = [("Llama-3-70B", "Lite", P(8, pp=2)), ("Llama-3-70B", "Lite", P(16, 2, 1, 2)),
+          ("Mixtral-8x7B", "Lite", P(8, 2, 8, 4)), ("DeepSeek-V3", "Lite", P(64, 1, 64, 8)),
+          ("Qwen1.5-MoE-A2.7B", "H100-SXM", P(4, 4, 4, 1)), ("GPT-3-175B", "Lite", P(24, 4, 1, 3))]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(_CASES), st.sampled_from(["prefill", "decode"]), st.integers(1, 300),
+       st.sampled_from(["overlap", "serial"]), st.floats(1.0, 3.0))
+def test_stage_totals_and_time_split_add_up_to_the_step(case, phase, batch, mode, skew):
+    from compute.roofline import RooflineOptions
+
+    model, gpu, c = case
+    r = evaluate(model, gpu, c.tp, batch, phase, pp=c.pp, ep=c.ep, attention_dp=c.attention_dp,
+                 expert_skew=skew, options=RooflineOptions(mode=mode))
+    assert sum(s.total_time for s in r.stages) == pytest.approx(r.latency, rel=1e-9)
+    assert sum(r.time_split().values()) == pytest.approx(r.latency, rel=1e-9)
+    assert r.sms == c.gpus * get_gpu(gpu).sms
+    # more sequences never make a step shorter
+    r2 = evaluate(model, gpu, c.tp, batch + 1, phase, pp=c.pp, ep=c.ep,
+                  attention_dp=c.attention_dp, expert_skew=skew,
+                  options=RooflineOptions(mode=mode))
+    assert r2.latency >= r.latency * (1 - 1e-12)
