@@ -1,4 +1,5 @@
-"""The per-stage roofline model of one inference step, vectorised over TP degree x batch.
+"""The per-stage roofline model of one inference step, vectorised over configuration (TP
+degree, or a :class:`~compute.parallel.Parallelism`) x batch.
 
 A step runs these stages on every GPU of a tensor-parallel instance of ``t`` GPUs, for
 ``n`` tokens (prefill: batch x prompt; decode: batch) of ``s`` sequences (the batch)::
@@ -43,7 +44,8 @@ projection is replicated on every GPU). The ``attention`` stage is counted as it
   token (the same ``2 a c (d - r + v)`` FLOPs per token), written and read once, then
   attention costs ``2 (d + v)`` FLOPs per pair and head.
 
-**Mixture of experts** (experts split by TP, no expert parallelism yet): each token runs
+**Mixture of experts** (experts split by TP unless expert parallelism is asked for, see
+below): each token runs
 ``experts_per_token`` experts and the shared experts; the weights read are those of the
 expected number of distinct experts the step's tokens touch
 (:func:`compute.models.expected_experts_touched`). A model with dense MLP layers among its
@@ -53,8 +55,33 @@ norms, rotary embeddings and residual adds are elementwise and fused into the GE
 reads and writes: their FLOPs are not counted. Prefill computes logits for the last token
 of each prompt only.
 
-Communication goes only through ``comm.collective_time(op, nbytes, t)``: once per
-(operation, TP degree), with a numpy array of every message size of the grid.
+**Pipeline, attention data and expert parallelism** (:mod:`compute.parallel`; opt-in, a
+grid with any of them has the stages of :data:`EXTENDED_STAGES`, the others have
+:data:`STAGES` only). With ``tp`` GPUs per stage, ``a`` attention groups of ``tp / a``
+GPUs and ``e`` expert groups, for ``n`` tokens of the (micro-)batch, per layer::
+
+    allreduce_attn  all-reduce of n/a x hidden among tp/a (TP-MLP layers)
+    attn_scatter    reduce-scatter of n/a x hidden among tp/a (EP layers: each GPU then owns
+                    n/tp tokens)
+    dp_gather       all-gather of n x hidden among a (DP attention, TP MLP: every GPU needs
+                    every token)
+    moe_dispatch    all-to-all of n/tp x top-k x tp/e x hidden x skew per GPU among tp
+                    (each owned token to its experts' GPUs; EP layers)
+    allreduce_mlp   all-reduce of n x hidden among tp (plain TP)
+    dp_scatter      reduce-scatter of n x hidden among tp (DP attention, TP MLP)
+    moe_combine     all-to-all, the dispatch reversed (EP layers)
+    dp_regather     all-gather of n/a x hidden among tp/a (back to the attention groups)
+    pp_send         send-recv of the micro-batch's n/a x hidden to the next stage (x pp - 1)
+    pipeline_wait   the time a micro-batch waits behind the others (see evaluate_grid)
+
+Attention runs on the busiest group's ``ceil(s / a)`` sequences with ``heads / (tp / a)``
+heads per GPU; under EP the busiest GPU runs ``skew x n top-k / e`` token copies through
+its ``experts / e`` experts (``ffn / (tp / e)`` columns each), reads the weights of its
+share of the distinct experts touched, and runs the shared experts (replicated) on its own
+``n / tp`` tokens. Degree 1 in every dimension is plain TP, bit for bit.
+
+Communication goes only through ``comm.collective_time(op, nbytes, group_size)``: once
+per (operation, group size), with a numpy array of every message size of the grid.
 
 >>> r = evaluate("Llama-3-70B", "H100-SXM", tp=8, batch=1, phase="decode")
 >>> r.tp, r.batch, r.latency_name, [(s.name, s.bound) for s in r.stages][1:5]

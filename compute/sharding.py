@@ -8,8 +8,9 @@
 * MLP: the intermediate dimension is split column-wise (``ceil(ffn / t)`` on the largest
   shard); the down projection row-wise, followed by an all-reduce.
 * Embedding and LM head: split over the vocabulary (``ceil(vocab / t)`` rows per GPU).
-* Mixture of experts (no expert parallelism yet): every routed expert, the shared experts
-  and the dense MLPs are split like the MLP above; the router is replicated.
+* Mixture of experts (without expert parallelism, :mod:`compute.parallel`): every routed
+  expert, the shared experts and the dense MLPs are split like the MLP above; the router is
+  replicated.
 * Multi-head latent attention: the query up-projection, the KV up-projection and the output
   projection are split by heads; the KV down-projection (and the query down-projection) is
   replicated, and so is the **latent KV cache**: every head reads the same latent, so each GPU
