@@ -235,6 +235,33 @@ def _attention_kind(m) -> str:
 
 # ---- infer and search ----------------------------------------------------------------------
 
+def _label(r) -> str:
+    """``TP 8 x PP 2 x EP 8 x DP-attention 2`` of a result or front point."""
+    from compute.parallel import Parallelism
+
+    return Parallelism(r.tp, r.pp, r.ep, r.attention_dp).label
+
+
+def _degrees(what: str, text, allow_all: bool = False):
+    """A comma-separated list of whole numbers (or ``all`` where allowed), None if absent."""
+    if text is None:
+        return None
+    if allow_all and str(text).strip().lower() == "all":
+        return True
+    return [_whole(what, t) for t in str(text).split(",")]
+
+
+def _skew(text) -> float:
+    from compute.errors import UserError
+    from compute.roofline import check_skew
+
+    try:
+        return check_skew(float(str(text).strip()))
+    except (ValueError, UserError):
+        raise UserError(f"--expert-skew must be a number from 1 (uniform routing) to 1e6, got "
+                        f"{text!r}") from None
+
+
 def _stage_table(result) -> list[str]:
     from compute.units import format_time as _ft
 
@@ -258,8 +285,11 @@ def _summary(r) -> list[str]:
     m = r.memory
     split = r.time_split()
     verdict = "met" if r.meets_slo else "MISSED"
+    where = f"{r.tp} x {r.gpu}" if (r.pp, r.ep, r.attention_dp) == (1, 1, 1) else \
+        f"{r.gpus} x {r.gpu} ({_label(r)})"
+    micro = f" in micro-batches of {r.micro_batch}" if r.pp > 1 else ""
     return [
-        f"{r.model} on {r.tp} x {r.gpu}, {r.phase}, batch {r.batch}, "
+        f"{r.model} on {where}, {r.phase}, batch {r.batch}{micro}, "
         + (f"prompt {r.prompt_tokens} tokens" if r.phase == "prefill"
            else f"context {r.context_tokens} tokens") + f", {r.mode} mode",
         f"{r.latency_name.upper()} {format_time(r.latency)} (SLO {format_time(r.latency_limit)}: "
@@ -274,16 +304,27 @@ def _summary(r) -> list[str]:
 
 @click.command("infer")
 @_model_gpu_options
-@click.option("--tp", "tp_text", required=True, metavar="N", help="Tensor-parallel degree.")
+@click.option("--tp", "tp_text", required=True, metavar="N",
+              help="Tensor-parallel degree (GPUs per pipeline stage).")
 @click.option("--batch", "batch_text", required=True, metavar="B", help="Sequences per step.")
+@click.option("--pp", "pp_text", default="1", show_default=True, metavar="N",
+              help="Pipeline stages (must divide the layers).")
+@click.option("--ep", "ep_text", default="1", show_default=True, metavar="N",
+              help="Expert-parallel degree (divides the experts and --tp).")
+@click.option("--attention-dp", "adp_text", default="1", show_default=True, metavar="N",
+              help="Attention data-parallel groups per stage (divides --tp).")
+@click.option("--expert-skew", "skew_text", default="1", show_default=True, metavar="X",
+              help="Busiest EP group's share of routed tokens over the mean (1: uniform).")
 @click.option("--csv", "as_csv", is_flag=True, help="Print the per-stage breakdown as CSV.")
-def infer(tp_text, batch_text, as_csv, as_json, **kw):
+def infer(tp_text, batch_text, pp_text, ep_text, adp_text, skew_text, as_csv, as_json, **kw):
     """Per-stage roofline of one configuration (per GPU of the instance)."""
     from compute.roofline import evaluate
 
     model, gpu, workload, options, slo = _setup(kw)
     tp, batch = _whole("--tp", tp_text), _whole("--batch", batch_text)
-    r = evaluate(model, gpu, tp, batch, workload, options=options, slo=slo)
+    r = evaluate(model, gpu, tp, batch, workload, pp=_whole("--pp", pp_text),
+                 ep=_whole("--ep", ep_text), attention_dp=_whole("--attention-dp", adp_text),
+                 expert_skew=_skew(skew_text), options=options, slo=slo)
     if as_json:
         click.echo(r.to_json())
     elif as_csv:
@@ -299,15 +340,33 @@ def infer(tp_text, batch_text, as_csv, as_json, **kw):
               help="Largest batch tried.")
 @click.option("--tp", "tp_text", default=None, metavar="LIST",
               help="TP degrees to try, comma-separated (default: all dividing the heads).")
+@click.option("--pp", "pp_text", default=None, metavar="LIST",
+              help="Pipeline stages to try, comma-separated (default 1: no pipeline).")
+@click.option("--ep", "ep_text", default=None, metavar="LIST",
+              help="Expert-parallel degrees to try, comma-separated, or 'all' (default 1).")
+@click.option("--attention-dp", "adp_text", default=None, metavar="LIST",
+              help="Attention data-parallel degrees to try, comma-separated, or 'all' "
+                   "(default 1).")
+@click.option("--expert-skew", "skew_text", default="1", show_default=True, metavar="X",
+              help="Busiest EP group's share of routed tokens over the mean (1: uniform).")
+@click.option("--max-gpus", "max_gpus_text", default=None, metavar="N",
+              help="Largest instance (TP x PP) tried; with EP, stages wider than the GPU's "
+                   "largest instance up to N.")
 @click.option("--front", "show_front", is_flag=True,
               help="Also print the latency / tokens-per-s-per-SM Pareto front.")
-def search(max_batch, tp_text, show_front, as_json, **kw):
+def search(max_batch, tp_text, pp_text, ep_text, adp_text, skew_text, max_gpus_text, show_front,
+           as_json, **kw):
     """Best TP degree and batch under the SLO (most tokens/s/SM)."""
     from compute.search import search as run_search
 
     model, gpu, workload, options, slo = _setup(kw)
     tps = None if tp_text is None else [_whole("--tp", t) for t in tp_text.split(",")]
     r = run_search(model, gpu, workload, options=options, slo=slo, tp=tps,
+                   pp=_degrees("--pp", pp_text), ep=_degrees("--ep", ep_text, True),
+                   attention_dp=_degrees("--attention-dp", adp_text, True),
+                   expert_skew=_skew(skew_text),
+                   max_gpus=None if max_gpus_text is None else _whole("--max-gpus",
+                                                                      max_gpus_text),
                    max_batch=_whole("--max-batch", max_batch))
     if as_json:
         click.echo(r.to_json())
@@ -315,19 +374,33 @@ def search(max_batch, tp_text, show_front, as_json, **kw):
     from compute.units import format_time
 
     lat = "TTFT" if r.phase == "prefill" else "TBT"
-    click.echo(f"searched {r.evaluated} configurations (TP {', '.join(map(str, r.tp_degrees))} "
-               f"x batch 1..{r.max_batch}): {r.fitting} fit in memory, {r.feasible} also meet "
+    plain = all(c == {**c, "pp": 1, "ep": 1, "attention_dp": 1} for c in r.configurations)
+    space = f"TP {', '.join(map(str, r.tp_degrees))}"
+    if not plain:
+        space = f"{len(r.configurations)} configurations of {space}, " + ", ".join(
+            f"{name} {', '.join(map(str, sorted({c[key] for c in r.configurations})))}"
+            for name, key in (("PP", "pp"), ("EP", "ep"), ("DP-attention", "attention_dp")))
+    click.echo(f"searched {r.evaluated} configurations ({space} x batch 1..{r.max_batch}): "
+               f"{r.fitting} fit in memory, {r.feasible} also meet "
                f"{lat} <= {format_time(r.latency_limit)}")
     if r.best is None:
         click.echo(f"no feasible configuration: {r.reason}")
         return
     click.echo("best: " + "\n      ".join(_summary(r.best)))
     click.echo("")
-    click.echo(f"best per TP degree:\n{'tp':>4}{'batch':>7}{lat + ' ms':>10}{'tokens/s':>11}"
-               f"{'tokens/s/SM':>13}")
-    for p in r.by_tp:
-        click.echo(f"{p.tp:>4}{p.batch:>7}{p.latency * 1e3:>10.2f}{p.tokens_per_s:>11.5g}"
-                   f"{p.tokens_per_s_per_sm:>13.4g}")
+    if plain:
+        click.echo(f"best per TP degree:\n{'tp':>4}{'batch':>7}{lat + ' ms':>10}"
+                   f"{'tokens/s':>11}{'tokens/s/SM':>13}")
+        for p in r.by_tp:
+            click.echo(f"{p.tp:>4}{p.batch:>7}{p.latency * 1e3:>10.2f}{p.tokens_per_s:>11.5g}"
+                       f"{p.tokens_per_s_per_sm:>13.4g}")
+    else:
+        click.echo(f"best per configuration:\n{'tp':>4}{'pp':>4}{'ep':>5}{'dp-attn':>8}"
+                   f"{'batch':>7}{lat + ' ms':>10}{'tokens/s':>11}{'tokens/s/SM':>13}")
+        for p in r.by_config:
+            click.echo(f"{p.tp:>4}{p.pp:>4}{p.ep:>5}{p.attention_dp:>8}{p.batch:>7}"
+                       f"{p.latency * 1e3:>10.2f}{p.tokens_per_s:>11.5g}"
+                       f"{p.tokens_per_s_per_sm:>13.4g}")
     if show_front:
         click.echo(f"\nPareto front ({len(r.front)} points):\n{'tp':>4}{'batch':>7}"
                    f"{lat + ' ms':>10}{'tokens/s/SM':>13}")

@@ -229,3 +229,51 @@ def test_qwen_moe_hf_config_runs_through_infer(tmp_path):
             "--batch", "8", "--json")
     assert r.exit_code == 0, r.output
     assert json.loads(r.output)["memory"]["weights_bytes"] == pytest.approx(14.3e9, rel=0.02)
+
+
+def test_infer_and_search_with_pipeline_expert_and_attention_parallelism():
+    r = run("infer", "--model", "Llama-3-70B", "--gpu", "Lite", "--tp", "8", "--pp", "2",
+            "--batch", "64", "--json")
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    assert (d["tp"], d["pp"], d["ep"], d["attention_dp"], d["gpus"], d["micro_batch"]) == \
+        (8, 2, 1, 1, 16, 32)
+    assert d["sms"] == 16 * 33
+    assert d["tokens_per_s_per_sm"] == pytest.approx(64 / d["latency_s"] / (16 * 33))
+    assert sum(s["total_time_s"] for s in d["stages"]) == pytest.approx(d["latency_s"])
+    send = next(s for s in d["stages"] if s["stage"] == "pp_send")
+    assert (send["collective"], send["count"], send["collective_bytes"]) == \
+        ("send-recv", 1, 32 * 8192 * 2)
+    text = run("infer", "--model", "Mixtral-8x7B", "--gpu", "Lite", "--tp", "8", "--ep", "8",
+               "--batch", "64")
+    assert "on 8 x Lite (TP 8 x EP 8)" in text.output and "moe_dispatch" in text.output
+    s = run("search", "--model", "Mixtral-8x7B", "--gpu", "Lite", "--ep", "all",
+            "--attention-dp", "1,2", "--max-batch", "64", "--json")
+    assert s.exit_code == 0, s.output
+    d = json.loads(s.output)
+    assert {(c["ep"], c["attention_dp"]) for c in d["configurations"]} >= {(8, 2), (1, 1)}
+    assert d["best"]["ep"] in (1, 2, 4, 8) and d["by_config"]
+    t = run("search", "--model", "Mixtral-8x7B", "--gpu", "Lite", "--ep", "1,8",
+            "--max-batch", "16")
+    assert "best per configuration:" in t.output and "configurations of TP" in t.output
+    # the plain search prints as before
+    assert "best per TP degree:" in run("search", "--model", "Llama-3-8B", "--gpu", "Lite",
+                                        "--max-batch", "8").output
+
+
+@pytest.mark.parametrize("args, needle", [
+    (("infer", "--model", "Llama-3-70B", "--tp", "8", "--pp", "3", "--batch", "1"),
+     "PP degree 3 does not divide the 80 layers"),
+    (("search", "--model", "Mixtral-8x7B", "--ep", "3"), "EP degree 3 does not divide the 8 "
+     "experts"),
+    (("search", "--model", "Llama-3-70B", "--ep", "2"), "needs a mixture-of-experts model"),
+    (("infer", "--model", "Mixtral-8x7B", "--tp", "8", "--ep", "8", "--batch", "1",
+      "--expert-skew", "nan"), "--expert-skew must be a number from 1"),
+    (("infer", "--model", "Mixtral-8x7B", "--tp", "8", "--ep", "8", "--batch", "1",
+      "--expert-skew", "-2"), "--expert-skew must be a number from 1"),
+    (("search", "--model", "Llama-3-70B", "--pp", "two"), "--pp must be a whole number"),
+    (("search", "--model", "Llama-3-70B", "--attention-dp", "3", "--tp", "8"),
+     "no configuration to search"),
+])
+def test_impossible_parallelism_is_one_line(args, needle):
+    assert_one_line_error(run(*args, "--gpu", "Lite"), needle)
