@@ -120,14 +120,21 @@ def study():
               "h100-dgx runs with the H100, the others with every other GPU of --gpus.")
 @click.option("--no-fabric", is_flag=True, help="Skip the fabric comparison and the sweep.")
 @click.option("--no-sweep", is_flag=True, help="Skip the per-hop latency sweep.")
+@click.option("--no-paper", is_flag=True,
+              help="Skip the fabric comparison under the paper's assumption.")
+@click.option("--no-reliability", is_flag=True, help="Skip the blast-radius part.")
+@click.option("--no-cost", is_flag=True, help="Skip the power-and-cost part.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the study as JSON ({study, fabric, sweep}) instead of the tables.")
 @_with(_slo_options)
 def lite_gpu(out_dir, models_text, gpus_text, phases_text, networks_text, scenarios_text,
-             no_fabric, no_sweep, as_json, ttft, tbt, overlap_collectives, no_plot, quiet):
+             no_fabric, no_sweep, no_paper, no_reliability, no_cost, as_json, ttft, tbt,
+             overlap_collectives, no_plot, quiet):
     """H100 versus the Lite family: first with ideal (and ring) networks, then on every
     fabric scenario, then the decode throughput as per-hop latency grows. Writes CSV, JSON,
     figures and summary.md (the findings, stated from the numbers); prints the tables."""
+    import time
+
     from compute.errors import UserError, known
     from netmodel.study.lite_gpu import (
         DEFAULT_GPUS,
@@ -148,8 +155,14 @@ def lite_gpu(out_dir, models_text, gpus_text, phases_text, networks_text, scenar
     slo, options = _settings(ttft, tbt, overlap_collectives)
     result = run_full_study(models, gpus, phases, networks=networks, scenarios=scenarios,
                             fabric=not no_fabric, sweep=not (no_fabric or no_sweep),
-                            options=options, slo=slo, quiet=quiet)
+                            paper=not no_paper, reliability=not no_reliability,
+                            cost=not no_cost, options=options, slo=slo, quiet=quiet)
+    t0 = time.perf_counter()
     written = write_full_study(result, out_dir, plot=not no_plot)
+    timings = {**result.timings, "writing files": time.perf_counter() - t0}
+    if not quiet:
+        click.echo("time per part: " + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items()),
+                   err=True)
     click.echo(result.to_json() if as_json else result.table())
     _wrote(written, as_json)
     _feasible_or_exit(result)

@@ -205,6 +205,12 @@ class FullStudy:
     #: The fabric comparison under the paper's assumption (each collective overlapped with
     #: the GEMM that feeds it); None when skipped or when ``fabric`` already assumes it.
     paper: object = None
+    #: Blast radius and availability (:class:`~netmodel.study.lite_gpu_parts.ReliabilityPart`).
+    reliability: object = None
+    #: Power and cost (:class:`~netmodel.study.lite_gpu_parts.CostPart`).
+    cost: object = None
+    #: Seconds each part took (printed, never written: files stay byte-identical).
+    timings: dict = field(default_factory=dict)
 
     def table(self) -> str:
         """The parts' tables, one after the other."""
@@ -224,8 +230,13 @@ class FullStudy:
         (``null`` for a part that was skipped)."""
         parts = {"study": self.ideal, "fabric": self.fabric, "paper": self.paper,
                  "sweep": self.sweep}
-        return json.dumps({k: None if v is None else json.loads(v.to_json(indent=None))
-                           for k, v in parts.items()}, indent=indent)
+        doc = {k: None if v is None else json.loads(v.to_json(indent=None))
+               for k, v in parts.items()}
+        doc["reliability"] = None if self.reliability is None else \
+            self.reliability.to_dicts()
+        doc["cost"] = None if self.cost is None else [s.to_dict()
+                                                      for s in self.cost.summaries]
+        return json.dumps(doc, indent=indent)
 
 
 def fabric_scenarios(gpus, scenarios=None, baseline: str = BASELINE) -> list:
@@ -248,7 +259,8 @@ def fabric_scenarios(gpus, scenarios=None, baseline: str = BASELINE) -> list:
 
 def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
                    networks=("ring", "ideal"), scenarios=None, fabric: bool = True,
-                   sweep: bool = True, paper: bool = True, options=None, slo: Slo | None = None, prompt=None,
+                   sweep: bool = True, paper: bool = True, reliability: bool = True,
+                   cost: bool = True, options=None, slo: Slo | None = None, prompt=None,
                    context=None, max_batch: int = DEFAULT_MAX_BATCH,
                    quiet: bool = True) -> FullStudy:
     """The whole Lite-GPU study: :func:`run_lite_gpu_study` for each of ``networks``, then
@@ -260,7 +272,17 @@ def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
     Lite-GPU paper's model overlaps network I/O inside each stage), so the summary can say
     which claim holds under which assumption. The baseline GPU (:data:`BASELINE`) is always part of the study, added when ``gpus`` lacks
     it: every ratio divides by it. A progress bar shows on stderr unless ``quiet``."""
+    import time
+
     from netmodel.study.progress import Progress
+
+    timings: dict = {}
+    clock = [time.perf_counter()]
+
+    def lap(name: str) -> None:
+        now = time.perf_counter()
+        timings[name] = now - clock[0]
+        clock[0] = now
 
     gpus = [get_gpu(g) for g in gpus]
     if BASELINE not in [g.name for g in gpus]:  # every ratio of the study divides by it
@@ -276,8 +298,9 @@ def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
         ideal = part if ideal is None else ideal + part
     if ideal is None:
         raise UserError("give at least one network")
+    lap("GPUs alone")
     if not fabric:
-        return FullStudy(ideal)
+        return FullStudy(ideal, timings=timings)
     from netmodel.study.compare import run_compare
     from netmodel.study.sweep import parse_param, run_sweep
 
@@ -298,17 +321,33 @@ def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
         compared = run_compare(models, scens, phases, options=options, slo=slo, prompt=prompt,
                                context=context, max_batch=max_batch, progress=bar,
                                collectives=colls)
+        lap("fabrics")
         paper_result = None
         if paper_options is not None:
             paper_result = run_compare(models, scens, phases, options=paper_options, slo=slo,
                                        prompt=prompt, context=context, max_batch=max_batch,
                                        progress=bar, collectives=colls)
+            lap("fabrics, paper's assumption")
         swept_result = None
         if param and decode:
             swept_result = run_sweep(swept, [param], models, decode, options=options, slo=slo,
                                      prompt=prompt, context=context, max_batch=max_batch,
                                      progress=bar)
-    return FullStudy(ideal, compared, swept_result, paper_result)
+            lap("per-hop latency sweep")
+    first = get_model(models[0]).name
+    rel_part = cost_result = None
+    if reliability and "decode" in phases:
+        from netmodel.study.lite_gpu_parts import reliability_part
+
+        rel_part = reliability_part(compared, first, "decode", slo=slo, options=options)
+        lap("blast radius")
+    if cost:
+        from netmodel.study.lite_gpu_parts import cost_part
+
+        cost_result = cost_part(compared, first, phases)
+        lap("power and cost")
+    return FullStudy(ideal, compared, swept_result, paper_result, rel_part, cost_result,
+                     timings)
 
 
 def write_full_study(result: FullStudy, out_dir, *, plot: bool = True) -> list[Path]:
@@ -326,10 +365,47 @@ def write_full_study(result: FullStudy, out_dir, *, plot: bool = True) -> list[P
     if result.paper is not None:
         files["compare_paper.csv"] = result.paper.to_csv().encode()
         files["compare_paper.json"] = result.paper.to_json().encode()
+    files.update(_reliability_files(result.reliability, plot))
+    files.update(_cost_files(result.cost, plot))
     if result.sweep is not None:
         files.update(sweep_files(result.sweep, plot=plot))
     files["summary.md"] = summary_markdown(result).encode()
     return write_outputs(out_dir, files)
+
+
+def _reliability_files(part, plot: bool) -> dict:
+    if part is None or not part.summaries:
+        return {}
+    from compute.results import rows_to_csv
+    from netmodel.study.availability import QUANTILE, SUMMARY_COLUMNS, THRESHOLD
+
+    files = {"reliability.csv": rows_to_csv(part.to_dicts(), SUMMARY_COLUMNS).encode(),
+             "reliability.json": json.dumps({"reliability": part.to_dicts(),
+                                             "not_computed": part.notes},
+                                            indent=2).encode()}
+    if plot and part.curves:
+        def figure(path):
+            from netmodel.study.reliability_plots import plot_spares
+
+            plot_spares(part.curves, path, threshold=THRESHOLD, quantile=QUANTILE)
+
+        files["reliability_spares.png"] = figure
+    return files
+
+
+def _cost_files(part, plot: bool) -> dict:
+    if part is None or not part.summaries:
+        return {}
+    files = {"cost.json": json.dumps({"cost": [s.to_dict() for s in part.summaries],
+                                      "not_computed": part.notes}, indent=2).encode()}
+    if plot:
+        from netmodel.study import cost_plots
+
+        files["cost_per_scenario.png"] = \
+            lambda path: cost_plots.plot_cost_per_scenario(part.summaries, path)
+        files["cost_yield_vs_area.png"] = \
+            lambda path: cost_plots.plot_yield_vs_area(part.curves, path, part.marks)
+    return files
 
 
 def write_study(study: StudyResult, out_dir, *, plot: bool = True) -> list[Path]:

@@ -151,8 +151,8 @@ def plot_spares(curves, path, *, threshold: float, quantile: float, marks=()) ->
         ax.tick_params(labelsize=7)
         ax.grid(alpha=0.3, which="both")
     axes[1].legend(fontsize=7, frameon=False)
-    fig.suptitle("Spares against availability (closed forms; x: this run's Monte Carlo)",
-                 fontsize=10)
+    fig.suptitle("Spares against availability (closed forms"
+                 + ("; x: this run's Monte Carlo)" if marks else ")"), fontsize=10)
     fig.tight_layout()
     fig.savefig(path, format="png", dpi=120)
     plt.close(fig)

@@ -127,8 +127,9 @@ def test_cli_lite_gpu_writes_and_prints(tmp_path):
     assert "network: ring; also ideal" in r.output and "Lite" in r.output
     assert "fabric comparison" in r.output and "lite-ocs@Lite" in r.output
     assert sorted(p.name for p in out.iterdir()) == [
-        "compare.csv", "compare.json", "compare_paper.csv", "compare_paper.json", MANIFEST,
-        "study.csv", "study.json", "summary.md", "sweep.csv", "sweep.json"]
+        "compare.csv", "compare.json", "compare_paper.csv", "compare_paper.json", "cost.json",
+        MANIFEST, "reliability.csv", "reliability.json", "study.csv", "study.json",
+        "summary.md", "sweep.csv", "sweep.json"]
     rows = json.loads((out / "compare.json").read_text())["rows"]
     # h100-dgx with the H100, every other scenario with the Lite; both phases
     assert sorted({row["label"] for row in rows}) == sorted(
@@ -253,3 +254,27 @@ def test_the_papers_assumption_never_reports_less_throughput():
             assert p.feasible and p.tokens_per_s_per_sm >= d.tokens_per_s_per_sm * (1 - 1e-12)
     text = summary_markdown(r)
     assert "## 2b. The paper's claims" in text and "Under the paper's" in text
+
+
+def test_blast_radius_and_cost_parts_are_written_and_summarized(tmp_path):
+    from netmodel.study.lite_gpu import run_full_study, write_full_study
+
+    r = run_full_study(["Llama-3-70B"], ["H100-SXM", "Lite"], ["decode"],
+                       networks=("ideal",), scenarios=["h100-dgx", "lite-flat", "lite-direct"],
+                       sweep=False, paper=False)
+    rel = {s.scenario: s for s in r.reliability.summaries}
+    assert set(rel) == {"h100-dgx@H100-SXM", "lite-flat@Lite", "lite-direct@Lite"}
+    # a GPU failure takes the GPU's SMs in hardware, its whole instance's in software
+    for s in rel.values():
+        assert s.sms_down_per_gpu_failure_sw >= s.sms_down_per_gpu_failure_hw
+    assert rel["lite-flat@Lite"].sms_down_per_gpu_failure_hw == 33
+    assert rel["h100-dgx@H100-SXM"].sms_down_per_gpu_failure_hw == 132
+    # the cost part prices each scenario's own-GPU row as compare did
+    row = r.fabric.row("Llama-3-70B", "lite-flat@Lite", "decode")
+    cost = next(s for s in r.cost.summaries if s.scenario == "lite-flat@Lite")
+    assert cost.usd_per_mtoken == pytest.approx(row.usd_per_mtoken, rel=1e-12)
+    written = {p.name for p in write_full_study(r, tmp_path / "o")}
+    assert {"reliability.csv", "reliability_spares.png", "cost.json",
+            "cost_per_scenario.png", "cost_yield_vs_area.png"} <= written
+    text = (tmp_path / "o" / "summary.md").read_text()
+    assert "## 4. Blast radius and availability" in text and "## 5. Power and cost" in text
