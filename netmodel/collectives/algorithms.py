@@ -55,15 +55,18 @@ then exceed the link rate: ``2(p-1)/(p+1)`` times it.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
+
+import numpy as np
 
 from compute.comm import OPERATIONS
 from compute.errors import UserError, known
 from netmodel.collectives.in_network import in_network_steps
-from netmodel.collectives.steps import NotApplicable, Step
+from netmodel.collectives.steps import NotApplicable, Pairs, Step
 
-__all__ = ["ALGORITHMS", "NCCL_ALGORITHMS", "NotApplicable", "Step", "algorithms_for",
-           "domains", "generate"]
+__all__ = ["ALGORITHMS", "NCCL_ALGORITHMS", "NotApplicable", "Pairs", "Step", "algorithms_for",
+           "domains", "generate", "quadratic", "transfer_count"]
 
 
 # ------------------------------------------------------------------ group structure
@@ -75,11 +78,12 @@ def _kind(graph, node):
 def domain_key(graph, node):
     """The scale-up domain of a GPU: its ``group`` label, else the tier-0 switches it is
     wired to, else its ``server`` label, else itself."""
-    data = graph.nodes[node]
+    nodes = graph._node
+    data = nodes[node]
     if "group" in data:
         return ("group", data["group"])
     t0 = sorted(str(s) for s in graph._adj[node]
-                if _kind(graph, s) == "switch" and graph.nodes[s].get("tier", 0) == 0)
+                if nodes[s].get("kind") == "switch" and nodes[s].get("tier", 0) == 0)
     if t0:
         return ("switch", tuple(t0))
     if "server" in data:
@@ -95,37 +99,71 @@ def domains(graph, group) -> list[list]:
     return list(out.values())
 
 
+_DOMAIN_KEYS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def domain_labels(graph, nodes) -> np.ndarray:
+    """A number per GPU of ``nodes`` naming its scale-up domain (equal numbers: same
+    domain), from keys cached per graph."""
+    keys = _DOMAIN_KEYS.get(graph)
+    if keys is None:
+        keys = _DOMAIN_KEYS[graph] = {}
+    numbers = _DOMAIN_NUMBERS.setdefault(graph, {})
+    get = keys.get
+    out = np.empty(len(nodes), dtype=np.int64)
+    for i, g in enumerate(nodes):
+        k = get(g)
+        if k is None:
+            k = keys[g] = domain_key(graph, g)
+        out[i] = numbers.setdefault(k, len(numbers))
+    return out
+
+
+_DOMAIN_NUMBERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _domain_indices(graph, group) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`domains` as positions in ``group``: ``(members, sizes)``, the members domain
+    by domain (each in group order, domains in order of first member) and the size of each
+    domain. Domain keys are cached per graph."""
+    keys = _DOMAIN_KEYS.get(graph)
+    if keys is None:
+        keys = _DOMAIN_KEYS[graph] = {}
+    get = keys.get
+    label: dict = {}
+    ids = np.empty(len(group), dtype=np.int64)
+    for i, g in enumerate(group):
+        k = get(g)
+        if k is None:
+            k = keys[g] = domain_key(graph, g)
+        ids[i] = label.setdefault(k, len(label))
+    members = np.argsort(ids, kind="stable")
+    return members, np.bincount(ids, minlength=len(label))
+
+
 def _pow2_floor(p: int) -> int:
     return 1 << (p.bit_length() - 1)
 
 
-def _heap_edges(members, frac):
-    """Child -> parent edges of a binary heap over ``members``."""
-    return [(members[i], members[(i - 1) // 2], frac) for i in range(1, len(members))]
+def _heap(members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Child -> parent edges of a binary heap over ``members`` (positions in the group)."""
+    i = np.arange(1, len(members))
+    return members[i], members[(i - 1) // 2]
 
 
 def _depth(count: int) -> int:
     return count.bit_length() - 1
 
 
-def _incoming(transfers) -> float:
-    acc: dict = {}
-    for _, d, f in transfers:
-        acc[d] = acc.get(d, 0.0) + f
-    return max(acc.values(), default=0.0)
-
-
-def _reverse(transfers):
-    return tuple((d, s, f) for s, d, f in transfers)
-
-
 # ------------------------------------------------------------------ ring family
 
-def _ring_pairs(group, frac):
-    p = len(group)
-    if p == 2:
-        return ((group[0], group[1], frac), (group[1], group[0], frac))
-    return tuple((group[i], group[(i + 1) % p], frac) for i in range(p))
+def _ring(p: int) -> tuple[np.ndarray, np.ndarray]:
+    i = np.arange(p)
+    return i, (i + 1) % p
+
+
+def _ring_pairs(group, frac) -> Pairs:
+    return Pairs(group, *_ring(len(group)), frac)
 
 
 def ring_all_reduce(group, graph):
@@ -144,14 +182,14 @@ def ring_all_gather(group, graph):
     return [Step("all-gather", _ring_pairs(group, 1 / p), p - 1)]
 
 
-def _bidirectional_pairs(group, frac):
+def _bidirectional_pairs(group, frac) -> Pairs:
     """Both directions of the ring at once, each carrying ``frac`` (two counter-rotating
     rings, each on half of the data)."""
     p = len(group)
     if p == 2:
         return _ring_pairs(group, 2 * frac)
-    fwd = tuple((group[i], group[(i + 1) % p], frac) for i in range(p))
-    return fwd + _reverse(fwd)
+    a, b = _ring(p)
+    return Pairs(group, np.concatenate([a, b]), np.concatenate([b, a]), frac)
 
 
 def bidirectional_ring_all_reduce(group, graph):
@@ -172,8 +210,9 @@ def bidirectional_ring_all_gather(group, graph):
     return [Step("all-gather (both ways)", _bidirectional_pairs(group, 1 / (2 * p)), p - 1)]
 
 
-def _chain(group):
-    return tuple((group[i], group[i + 1], 1.0) for i in range(len(group) - 1))
+def _chain(group) -> Pairs:
+    i = np.arange(len(group) - 1)
+    return Pairs(group, i, i + 1, 1.0)
 
 
 def ring_broadcast(group, graph):
@@ -181,66 +220,72 @@ def ring_broadcast(group, graph):
 
 
 def ring_reduce(group, graph):
-    t = _reverse(_chain(group))
-    return [Step("pipelined chain", t, stages=len(group) - 1, reduce=_incoming(t))]
+    t = _chain(group).reversed()
+    return [Step("pipelined chain", t, stages=len(group) - 1, reduce=t.incoming())]
 
 
 # ------------------------------------------------------------------ trees
 
 def tree_all_reduce(group, graph):
-    doms = domains(graph, group)
-    up = []
-    for d in doms:  # chain towards the domain's first GPU
-        up += [(d[i + 1], d[i], 1.0) for i in range(len(d) - 1)]
-    leaders = [d[0] for d in doms]
+    members, sizes = _domain_indices(graph, group)
+    starts = np.cumsum(sizes) - sizes
+    inner = np.ones(len(members), dtype=bool)
+    inner[starts] = False  # chain towards each domain's first GPU
+    src, dst = [members[inner]], [members[np.flatnonzero(inner) - 1]]
+    frac = [np.ones(len(src[0]))]
+    leaders = members[starts]
     if len(leaders) > 1:
-        up += _heap_edges(leaders, 0.5)
-        up += _heap_edges(leaders[::-1], 0.5)
-    stages = max(len(d) for d in doms) - 1 + _depth(len(leaders))
-    up = tuple(up)
-    return [Step("reduce (pipelined)", up, stages=stages, reduce=_incoming(up)),
-            Step("broadcast (pipelined)", _reverse(up), stages=stages)]
+        for order in (leaders, leaders[::-1]):
+            a, b = _heap(order)
+            src.append(a)
+            dst.append(b)
+            frac.append(np.full(len(a), 0.5))
+    stages = int(sizes.max()) - 1 + _depth(len(leaders))
+    up = Pairs(group, np.concatenate(src), np.concatenate(dst), np.concatenate(frac))
+    return [Step("reduce (pipelined)", up, stages=stages, reduce=up.incoming()),
+            Step("broadcast (pipelined)", up.reversed(), stages=stages)]
 
 
 def tree_broadcast(group, graph):
-    down = _reverse(_heap_edges(list(group), 1.0))
-    return [Step("broadcast (pipelined)", down, stages=_depth(len(group)))]
+    a, b = _heap(np.arange(len(group)))
+    return [Step("broadcast (pipelined)", Pairs(group, b, a, 1.0), stages=_depth(len(group)))]
 
 
 def tree_reduce(group, graph):
-    up = tuple(_heap_edges(list(group), 1.0))
-    return [Step("reduce (pipelined)", up, stages=_depth(len(group)), reduce=_incoming(up))]
+    a, b = _heap(np.arange(len(group)))
+    up = Pairs(group, a, b, 1.0)
+    return [Step("reduce (pipelined)", up, stages=_depth(len(group)), reduce=up.incoming())]
 
 
 # ------------------------------------------------------------------ recursive algorithms
 
 def _fold(group):
-    """Split into the power-of-two core and (extra -> partner) pairs."""
+    """The power-of-two core size and the (extra -> partner) positions."""
     p = len(group)
     q = _pow2_floor(p)
-    return list(group[:q]), [(group[q + i], group[i]) for i in range(p - q)]
+    return q, np.arange(q, p), np.arange(p - q)
 
 
-def _exchange(core, distance, frac):
-    return tuple((core[i], core[i ^ distance], frac) for i in range(len(core)))
+def _exchange(group, q, distance, frac) -> Pairs:
+    i = np.arange(q)
+    return Pairs(group, i, i ^ distance, frac)
 
 
 def halving_doubling_all_reduce(group, graph):
-    core, extra = _fold(group)
-    q = len(core)
+    q, extra, partner = _fold(group)
     steps = []
-    if extra:
-        steps.append(Step("fold in", tuple((e, c, 1.0) for e, c in extra), reduce=1.0))
+    if len(extra):
+        steps.append(Step("fold in", Pairs(group, extra, partner, 1.0), reduce=1.0))
     dist, frac = q // 2, 0.5
     while dist >= 1:
-        steps.append(Step(f"halving d={dist}", _exchange(core, dist, frac), reduce=frac))
+        steps.append(Step(f"halving d={dist}", _exchange(group, q, dist, frac), reduce=frac))
         dist, frac = dist // 2, frac / 2
     dist, frac = 1, 1 / q
     while dist < q:
-        steps.append(Step(f"doubling d={dist}", _exchange(core, dist, frac)))
+        steps.append(Step(f"doubling d={dist}", _exchange(group, q, dist, frac)))
         dist, frac = dist * 2, frac * 2
-    if extra:
-        steps.append(Step("fold out", tuple((c, e, 1.0) for e, c in extra)))
+    if len(extra):
+        steps.append(Step("fold out", Pairs(group, partner, extra, 1.0)))
     return steps
 
 
@@ -255,7 +300,7 @@ def halving_reduce_scatter(group, graph):
     q = len(group)
     steps, dist, frac = [], q // 2, 0.5
     while dist >= 1:
-        steps.append(Step(f"halving d={dist}", _exchange(list(group), dist, frac), reduce=frac))
+        steps.append(Step(f"halving d={dist}", _exchange(group, q, dist, frac), reduce=frac))
         dist, frac = dist // 2, frac / 2
     return steps
 
@@ -265,30 +310,57 @@ def doubling_all_gather(group, graph):
     q = len(group)
     steps, dist, frac = [], 1, 1 / q
     while dist < q:
-        steps.append(Step(f"doubling d={dist}", _exchange(list(group), dist, frac)))
+        steps.append(Step(f"doubling d={dist}", _exchange(group, q, dist, frac)))
         dist, frac = dist * 2, frac * 2
     return steps
 
 
 def recursive_doubling_all_reduce(group, graph):
-    core, extra = _fold(group)
-    q = len(core)
+    q, extra, partner = _fold(group)
     steps = []
-    if extra:
-        steps.append(Step("fold in", tuple((e, c, 1.0) for e, c in extra), reduce=1.0))
+    if len(extra):
+        steps.append(Step("fold in", Pairs(group, extra, partner, 1.0), reduce=1.0))
     dist = 1
     while dist < q:
-        steps.append(Step(f"exchange d={dist}", _exchange(core, dist, 1.0), reduce=1.0))
+        steps.append(Step(f"exchange d={dist}", _exchange(group, q, dist, 1.0), reduce=1.0))
         dist *= 2
-    if extra:
-        steps.append(Step("fold out", tuple((c, e, 1.0) for e, c in extra)))
+    if len(extra):
+        steps.append(Step("fold out", Pairs(group, partner, extra, 1.0)))
     return steps
 
 
 # ------------------------------------------------------------------ direct
 
-def _all_pairs(group, frac):
-    return tuple((a, b, frac) for a in group for b in group if a != b)
+def quadratic(algorithm: str, op: str) -> bool:
+    """Whether ``algorithm`` routes ``p (p - 1)`` transfers for ``op`` on ``p`` GPUs (every
+    GPU to every other), the work that is counted and bounded before it is built.
+
+    >>> quadratic("direct", "all-reduce"), quadratic("direct", "broadcast")
+    (True, False)
+    """
+    return (algorithm == "direct" and op in ("all-reduce", "reduce-scatter", "all-gather",
+                                             "all-to-all")) \
+        or (algorithm == "pairwise" and op == "all-to-all")
+
+
+def transfer_count(algorithm: str, op: str, p: int) -> int:
+    """Transfers ``algorithm`` routes for ``op`` on ``p`` GPUs, counted without building
+    them: exact, ``p (p - 1)``, for the :func:`quadratic` ones, else an upper bound of
+    ``4 p log2 p`` (steps times transfers of the logarithmic algorithms).
+
+    >>> transfer_count("direct", "all-reduce", 4), transfer_count("pairwise", "all-to-all", 4)
+    (12, 12)
+    """
+    if quadratic(algorithm, op):
+        return p * (p - 1)
+    return 4 * p * max(1, p.bit_length())
+
+
+def _all_pairs(group, frac) -> Pairs:
+    p = len(group)
+    src = np.repeat(np.arange(p), p - 1)
+    j = np.tile(np.arange(p - 1), p)
+    return Pairs(group, src, j + (j >= src), frac)  # every b != a, in order
 
 
 def direct_all_reduce(group, graph):
@@ -310,11 +382,13 @@ def direct_all_to_all(group, graph):
 
 
 def direct_broadcast(group, graph):
-    return [Step("root sends", tuple((group[0], b, 1.0) for b in group[1:]))]
+    i = np.arange(1, len(group))
+    return [Step("root sends", Pairs(group, np.zeros_like(i), i, 1.0))]
 
 
 def direct_reduce(group, graph):
-    return [Step("all send to root", tuple((b, group[0], 1.0) for b in group[1:]),
+    i = np.arange(1, len(group))
+    return [Step("all send to root", Pairs(group, i, np.zeros_like(i), 1.0),
                  reduce=len(group) - 1.0)]
 
 
@@ -324,25 +398,27 @@ def direct_send_recv(group, graph):
 
 def pairwise_all_to_all(group, graph):
     p = len(group)
-    return [Step(f"shift {k}", tuple((group[i], group[(i + k) % p], 1 / p) for i in range(p)))
-            for k in range(1, p)]
+    i = np.arange(p)
+    return [Step(f"shift {k}", Pairs(group, i, (i + k) % p, 1 / p)) for k in range(1, p)]
 
 
 # ------------------------------------------------------------------ hierarchical
 
 def hierarchical_all_reduce(group, graph):
-    doms = domains(graph, group)
-    n_dom, m = len(doms), len(doms[0])
+    members, sizes = _domain_indices(graph, group)
+    n_dom, m = len(sizes), int(sizes[0])
     if n_dom < 2:
         raise NotApplicable("hierarchical needs GPUs in at least two scale-up domains")
     if m < 2:
         raise NotApplicable("hierarchical needs at least two GPUs per scale-up domain")
-    if any(len(d) != m for d in doms):
+    if (sizes != m).any():
         raise NotApplicable("hierarchical needs the same number of GPUs in every domain, got "
-                            + "/".join(str(len(d)) for d in doms))
-    inner = tuple(t for d in doms for t in _ring_pairs(d, 1 / m))
-    across = tuple(t for j in range(m) for t in _ring_pairs([d[j] for d in doms],
-                                                              1 / (m * n_dom)))
+                            + "/".join(str(x) for x in sizes.tolist()))
+    table = members.reshape(n_dom, m)  # (domain, position in domain) -> position in group
+    a, b = _ring(m)
+    inner = Pairs(group, table[:, a].ravel(), table[:, b].ravel(), 1 / m)
+    a, b = _ring(n_dom)
+    across = Pairs(group, table[a, :].T.ravel(), table[b, :].T.ravel(), 1 / (m * n_dom))
     return [Step("reduce-scatter in domain", inner, m - 1, reduce=1 / m),
             Step("reduce-scatter across", across, n_dom - 1, reduce=1 / (m * n_dom)),
             Step("all-gather across", across, n_dom - 1),

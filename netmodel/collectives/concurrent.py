@@ -37,7 +37,7 @@ import numpy as np
 
 from compute.comm import check_op
 from compute.errors import UserError
-from netmodel.collectives.algorithms import NotApplicable, generate
+from netmodel.collectives.algorithms import NotApplicable, Pairs, generate
 from netmodel.collectives.cost import GroupCut
 from netmodel.collectives.model import FabricCostModel, check_sizes
 
@@ -85,69 +85,236 @@ class ConcurrentResult:
         return self.time.max(axis=0)
 
 
-def _group_steps(model: FabricCostModel, op: str, algorithm: str, group: tuple):
-    """Routed steps of one group: list of (links, coef, latency, scaleout, step)."""
-    steps = generate(algorithm, op, model._ordered(group), model.graph)
-    out, seen = [], {}
-    for s in steps:
-        hit = seen.get(s.transfers)
-        if hit is None:
-            hit = model.router.loads(s.transfers)
-            seen[s.transfers] = hit
-        links, coef, latency, scaleout = hit
-        if s.route_latency is not None:
-            latency = s.route_latency
-        out.append((links, coef, latency, scaleout, s))
+#: Algorithms whose steps depend on the fabric (scale-up domains, switch trees), not only on
+#: the group's size: their groups share steps only when their domains fall alike.
+_GRAPH_AWARE = ("tree", "hierarchical")
+
+
+class _Groups:
+    """The groups of a concurrent costing, prepared once for every algorithm: in ring order,
+    as node numbers, and sorted into classes that share steps."""
+
+    def __init__(self, model: FabricCostModel, groups: tuple):
+        self.model = model
+        self.ordered = [model._ordered(g) for g in groups]
+        sizes = np.array([len(g) for g in self.ordered], dtype=np.int64)
+        flat = model.router.node_numbers([x for g in self.ordered for x in g])
+        self.rows = np.split(flat, np.cumsum(sizes)[:-1])
+        self.sizes = sizes
+        self._domain_classes = None
+
+    def classes(self, algorithm: str) -> list[np.ndarray]:
+        """Indices of the groups that share steps, class by class."""
+        if algorithm == "in-network":
+            return [np.array([i]) for i in range(len(self.ordered))]
+        if algorithm in _GRAPH_AWARE:
+            if self._domain_classes is None:
+                self._domain_classes = self._by_domains()
+            return self._domain_classes
+        return [np.flatnonzero(self.sizes == p) for p in np.unique(self.sizes).tolist()]
+
+    def _by_domains(self) -> list[np.ndarray]:
+        """Groups whose members fall into scale-up domains alike (the same members share a
+        domain) have the same tree and hierarchical steps."""
+        from netmodel.collectives.algorithms import domain_labels
+
+        graph = self.model.graph
+        out: dict = {}
+        for p in np.unique(self.sizes).tolist():
+            idx = np.flatnonzero(self.sizes == p)
+            labels = np.stack([domain_labels(graph, self.ordered[i]) for i in idx]) \
+                if p > 64 else None
+            if labels is None:
+                ids = domain_labels(graph, [x for i in idx.tolist() for x in self.ordered[i]])
+                ids = ids.reshape(len(idx), p)
+                same = (ids[:, :, None] == ids[:, None, :]).reshape(len(idx), -1)
+                _, inv = np.unique(same, axis=0, return_inverse=True)
+            else:
+                _, inv = np.unique(labels, axis=0, return_inverse=True)
+            inv = inv.ravel()
+            for c in range(inv.max() + 1):
+                out[(p, c)] = idx[inv == c]
+        return list(out.values())
+
+
+def _group_steps(groups: _Groups, op: str, algorithm: str):
+    """Steps of every group: ``[(steps, rows, indices)]``, one per class of groups with the
+    same steps up to renaming: the steps of one of them, the node numbers of each member
+    group's GPUs in ring order (one row per group) and the groups' indices. In-network
+    steps (each group's own switch tree) are one class per group."""
+    model = groups.model
+    out = []
+    for idx in groups.classes(algorithm):
+        steps = generate(algorithm, op, groups.ordered[idx[0]], model.graph)
+        rows = np.stack([groups.rows[i] for i in idx.tolist()])
+        out.append((steps, rows, idx))
     return out
 
 
-def _evaluate(model, op, algorithm, groups):
-    """Per group and step: (alone beta, together beta, latency, scaleout, step); and the
-    load of every link at every step index."""
+def _step_transfers(router, classes, i):
+    """All groups' transfers of step ``i``: node numbers, fractions, group of each; and
+    per group the step (None where a group has fewer steps)."""
+    src, dst, frac, gid = [], [], [], []
+    step_of: dict = {}
+    for steps, rows, idx in classes:
+        if i >= len(steps):
+            continue
+        st = steps[i]
+        t = st.transfers
+        if isinstance(t, Pairs):
+            s, d, f = t.src, t.dst, t.fractions()
+            src.append(rows[:, s].ravel())
+            dst.append(rows[:, d].ravel())
+            frac.append(np.tile(f, len(idx)))
+            gid.append(np.repeat(idx, len(s)))
+        else:  # one group (in-network): its own nodes
+            a, b, f = router._node_ids(t)
+            src.append(a)
+            dst.append(b)
+            frac.append(f)
+            gid.append(np.full(len(a), idx[0], dtype=np.int64))
+        for g in idx.tolist():
+            step_of[g] = st
+    cat = (lambda x, t: np.concatenate(x) if x else np.zeros(0, dtype=t))  # noqa: E731
+    return (cat(src, np.int64), cat(dst, np.int64), cat(frac, float), cat(gid, np.int64),
+            step_of)
+
+
+def _loads(router, rate, pl, gid, G):
+    """Per group, for one step of every group: the bottleneck together (busiest own link,
+    counting everyone's bytes, over its rate) and alone (own bytes only), latency,
+    scale-out; and the step's hot spots ``[(utilisation, link, groups using it)]``."""
+    L = router.n_links
+    f = pl.frac
+    eg, el, ew = [gid[pl.hop_index]], [pl.hop_links], [pl.hop_weights * f[pl.hop_index]]
+    for i, r in pl.routes.items():
+        eg.append(np.full(len(r.links), gid[i], dtype=np.int64))
+        el.append(r.links)
+        ew.append(r.weights * f[i])
+    eg, el, ew = np.concatenate(eg), np.concatenate(el).astype(np.int64), np.concatenate(ew)
+    total = np.bincount(el, ew, minlength=L)
+    have = len(pl.piece_of) > 0
+    if have:  # pieces: traffic of each group through each piece, then through each piece
+        NP = len(router._piece_links)
+        key = gid[pl.pieces] * NP + pl.piece_of
+        uk, inv = np.unique(key, return_inverse=True)
+        X = np.bincount(inv.ravel(), f[pl.pieces])
+        pg, pp = uk // NP, uk % NP
+        used, pinv = np.unique(pp, return_inverse=True)
+        pinv = pinv.ravel()
+        which, plk, pw = router.expand(used, np.bincount(pinv, X))
+        total += np.bincount(plk, pw, minlength=L)
+    util = total / rate
+    together = np.zeros(G)
+    np.maximum.at(together, eg, util[el])
+    # alone: own bytes per (group, link) on first/last hops and routes of their own
+    k2 = eg * L + el
+    u2, i2 = np.unique(k2, return_inverse=True)
+    own = np.bincount(i2.ravel(), ew)
+    ulinks = u2 % L
+    alone = np.zeros(G)
+    np.maximum.at(alone, u2 // L, own / rate[ulinks])
+    if have:
+        starts = np.concatenate([[0], np.cumsum(np.bincount(which, minlength=len(used)))[:-1]])
+        nonempty = np.bincount(which, minlength=len(used)) > 0
+        pmax = np.zeros(len(used))
+        pmaxw = np.zeros(len(used))
+        if nonempty.any():
+            s0 = starts[nonempty]
+            pmax[nonempty] = np.maximum.reduceat(util[plk], s0)
+            wunit = router.expand(used, np.ones(len(used)))[2]
+            pmaxw[nonempty] = np.maximum.reduceat(wunit / rate[plk], s0)
+        np.maximum.at(together, pg, pmax[pinv])
+        # a group's own bytes on a piece's links are its traffic through the piece times the
+        # piece's weights, unless pieces (or its routes) share links: then sum them exactly
+        covered, exclusive = router.piece_cover()
+        exact = np.zeros(G, dtype=bool)
+        exact[pg[~exclusive[pp]]] = True
+        exact[eg[covered[el]]] = True
+        np.maximum.at(alone, pg, X * pmaxw[pinv])
+        if exact.any():
+            sel = exact[pg]
+            w2, l2, v2 = router.expand(pp[sel], X[sel])
+            g2 = np.concatenate([pg[sel][w2], eg[exact[eg]]])
+            l2 = np.concatenate([l2, el[exact[eg]]])
+            v2 = np.concatenate([v2, ew[exact[eg]]])
+            u3, i3 = np.unique(g2 * L + l2, return_inverse=True)
+            s3 = np.bincount(i3.ravel(), v2)
+            redo = np.zeros(G)
+            np.maximum.at(redo, u3 // L, s3 / rate[u3 % L])
+            alone[exact] = redo[exact]
+    latency = np.zeros(G)
+    np.maximum.at(latency, gid, pl.latency)
+    scaleout = np.bincount(gid, pl.scaleout.astype(float), minlength=G) > 0
+    k = min(5, len(util))
+    cand = np.argpartition(util, len(util) - k)[len(util) - k:] if k else np.zeros(0, int)
+    top = cand[np.lexsort((cand, -util[cand]))]
+    hot = []
+    for t in top.tolist():
+        if util[t] <= 0:
+            continue
+        users = set(eg[el == t].tolist())
+        if have:
+            inside = np.unique(which[plk == t])
+            users |= set(pg[np.isin(pinv, inside)].tolist())
+        hot.append((float(util[t]), int(t), len(users)))
+    return together, alone, latency, scaleout, hot
+
+
+def _evaluate(model, op, algorithm, groups: _Groups):
+    """Per group and step: the step (repeat, stages, reduce...), alone beta, together beta,
+    latency, scale-out (arrays ``(G, S)``); and the hot spots of every step index."""
     router, cal = model.router, model.calibration
     eff = np.where(router.scaleout, cal.scaleout_efficiency, cal.scaleup_efficiency)
     rate = router.bandwidth * eff
-    per_group = [_group_steps(model, op, algorithm, g) for g in groups]
-    n_steps = max(len(s) for s in per_group)
-    G = len(groups)
+    classes = _group_steps(groups, op, algorithm)
+    n_steps = max(len(c[0]) for c in classes)
+    G = len(groups.ordered)
     alone = np.zeros((G, n_steps))
     together = np.zeros((G, n_steps))
+    latency = np.zeros((G, n_steps))
+    scaleout = np.zeros((G, n_steps), dtype=bool)
+    steps = [[None] * n_steps for _ in range(G)]
     hot = []
     for i in range(n_steps):
-        members = [g for g in range(G) if i < len(per_group[g])]
-        links = [per_group[g][i][0] for g in members]
-        coefs = [per_group[g][i][1] for g in members]
-        sizes = np.array([len(x) for x in links])
-        gid = np.repeat(np.array(members, dtype=np.int64), sizes)
-        lk = np.concatenate(links) if links else np.zeros(0, dtype=np.int64)
-        cf = np.concatenate(coefs) if coefs else np.zeros(0)
-        total = np.bincount(lk, cf, minlength=router.n_links)
-        ratio = total[lk] / rate[lk]
-        np.maximum.at(together[:, i], gid, ratio)
-        key = gid * router.n_links + lk
-        uniq, inv = np.unique(key, return_inverse=True)
-        own = np.bincount(inv, cf)
-        ulinks = uniq % router.n_links
-        np.maximum.at(alone[:, i], uniq // router.n_links, own / rate[ulinks])
-        util = total / rate
-        top = np.argsort(util)[::-1][:5]
-        users = np.bincount(ulinks, minlength=router.n_links)
-        hot.append([(float(util[t]), int(t), int(users[t])) for t in top if util[t] > 0])
-    return per_group, alone, together, hot
+        src, dst, frac, gid, step_of = _step_transfers(router, classes, i)
+        pl = router.plan_nodes(src, dst, frac)
+        tg, al, lat, so, h = _loads(router, rate, pl, gid, G)
+        together[:, i], alone[:, i], latency[:, i], scaleout[:, i] = tg, al, lat, so
+        for g, st in step_of.items():
+            steps[g][i] = st
+            if st.route_latency is not None:
+                latency[g, i] = st.route_latency
+        hot.append(h)
+    shape = (G, n_steps)
+    table = {"on": np.zeros(shape, dtype=bool), "repeat": np.zeros(shape),
+             "stages": np.zeros(shape), "reduce": np.zeros(shape),
+             "in_network": bool(steps[0][0] is not None and steps[0][0].in_network)}
+    for g, row in enumerate(steps):
+        for i, st in enumerate(row):
+            if st is not None:
+                table["on"][g, i] = True
+                table["repeat"][g, i], table["stages"][g, i] = st.repeat, st.stages
+                table["reduce"][g, i] = st.reduce
+    return table, alone, together, latency, scaleout, hot
 
 
-def _linear(per_group, beta, protocol, cal):
-    """(a, b) arrays per group for one protocol, given per-step betas."""
-    G = len(per_group)
+def _linear(steps, beta, latency, scaleout, protocol, cal):
+    """(a, b) arrays per group for one protocol, given per-step betas (summed step by step
+    in the order of each group's steps)."""
+    G, S = beta.shape
     a = np.full(G, protocol.base_latency)
     b = np.zeros(G)
     gamma = cal.reduction_rate
-    for g, steps in enumerate(per_group):
-        for i, (_, _, latency, scaleout, step) in enumerate(steps):
-            a[g] += step.repeat * step.stages * (protocol.step_latency(scaleout) + latency)
-            b[g] += step.repeat * beta[g, i] / protocol.bandwidth_factor
-            if gamma > 0:
-                b[g] += step.repeat * step.reduce / gamma
+    for i in range(S):
+        on = steps["on"][:, i]
+        rep, stg, red = steps["repeat"][:, i], steps["stages"][:, i], steps["reduce"][:, i]
+        lat = np.where(scaleout[:, i], protocol.step_latency(True),
+                       protocol.step_latency(False)) + latency[:, i]
+        a = np.where(on, a + rep * stg * lat, a)
+        b = np.where(on, b + rep * beta[:, i] / protocol.bandwidth_factor, b)
+        if gamma > 0:
+            b = np.where(on, b + rep * red / gamma, b)
     return a, b
 
 
@@ -172,19 +339,23 @@ def _options(model: FabricCostModel, groups: tuple, op: str, names) -> list:
     a_alone, b_alone, hot)``, the a/b arrays of shape ``(G,)``."""
     cal = model.calibration
     options, why = [], []
+    prepared = _Groups(model, groups)
     for name in names:
         try:
-            per_group, alone, together, hot = _evaluate(model, op, name, groups)
+            for p in np.unique(prepared.sizes).tolist():
+                model._check_work(op, name, p)
+            steps, alone, together, latency, scaleout, hot = _evaluate(model, op, name,
+                                                                       prepared)
         except NotApplicable as exc:
             why.append(f"{name}: {exc}")
             continue
         except GroupCut as exc:
             raise UserError(f"a group is cut apart: {exc}") from None
-        in_net = any(st.in_network for st in (s[4] for s in per_group[0]))
+        in_net = steps["in_network"]
         protos = (cal.in_network,) if in_net else cal.protocols
         for proto in protos:
-            at, bt = _linear(per_group, together, proto, cal)
-            aa, ba = _linear(per_group, alone, proto, cal)
+            at, bt = _linear(steps, together, latency, scaleout, proto, cal)
+            aa, ba = _linear(steps, alone, latency, scaleout, proto, cal)
             options.append((name, proto.name, at, bt, aa, ba, hot))
     if not options:
         raise UserError(f"no algorithm can run {op} on these groups ({'; '.join(why)})")

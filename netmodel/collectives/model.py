@@ -38,6 +38,8 @@ from netmodel.collectives.algorithms import (
     NotApplicable,
     algorithms_for,
     generate,
+    quadratic,
+    transfer_count,
 )
 from netmodel.collectives.calibration import Calibration, default_calibration
 from netmodel.collectives.cost import (
@@ -52,7 +54,15 @@ from netmodel.collectives.placement import PLACEMENTS, check_group, check_seed, 
 from netmodel.collectives.routing import Router
 from topologies.schema import validate
 
-__all__ = ["FabricCostModel", "check_sizes"]
+__all__ = ["MAX_TRANSFERS", "FabricCostModel", "check_sizes"]
+
+#: Default of :class:`FabricCostModel`'s ``max_transfers``: the most point-to-point transfers
+#: one algorithm may route for one group (everyone-to-everyone over 16,384 GPUs is 268
+#: million; 20 million take a few GB to route).
+MAX_TRANSFERS = 20_000_000
+#: Algorithms routing more transfers than this are costed only where a lower bound says
+#: they might be the fastest (see :meth:`FabricCostModel.choices`).
+_COSTLY = 1 << 16
 
 
 def check_sizes(nbytes) -> np.ndarray:
@@ -93,12 +103,22 @@ class FabricCostModel:
     ring_order : {"given", "greedy"}
         Ring order: the group's order, or re-embedded greedily (each next GPU the nearest
         in hops), useful on degraded fabrics.
+    max_transfers : int
+        The most point-to-point transfers one algorithm may route for one group (the work
+        is counted before anything is built); beyond it, an algorithm that may be the
+        fastest raises :class:`~compute.errors.UserError` saying so.
+    validated : bool
+        Whether ``graph`` was already checked against :mod:`topologies.schema` (as
+        :func:`topologies.build` and :func:`topologies.read_graph` do): skip checking it
+        again. Default False: check it.
     """
 
     def __init__(self, graph, placement: str = "contiguous", algorithm: str = "auto", *,
                  algorithms=None, calibration: Calibration | None = None, seed: int = 0,
-                 ring_order: str = "given"):
-        validate(graph, check_connected=False)
+                 ring_order: str = "given", max_transfers: int = MAX_TRANSFERS,
+                 validated: bool = False):
+        if not validated:
+            validate(graph, check_connected=False)
         if placement not in PLACEMENTS:
             raise UserError(f"unknown placement {placement!r}; known: {known(PLACEMENTS)}")
         if algorithm != "auto" and algorithm not in ALGORITHMS:
@@ -119,9 +139,14 @@ class FabricCostModel:
         self.calibration = calibration or default_calibration()
         self.seed = check_seed(seed)
         self.ring_order = ring_order
+        if isinstance(max_transfers, bool) or not isinstance(max_transfers, int | np.integer) \
+                or max_transfers < 1:
+            raise UserError(f"max_transfers must be a whole number >= 1, got {max_transfers!r}")
+        self.max_transfers = int(max_transfers)
         self.router = Router(graph)
         self.gpus = len(self.router.gpu_list)
         self._groups: dict = {}
+        self._rate_out = None
         self._compiled: dict = {}
         self._step_cache: dict = {}
 
@@ -169,6 +194,7 @@ class FabricCostModel:
         key = (op, algorithm, group)
         hit = self._compiled.get(key)
         if hit is None:
+            self._check_work(op, algorithm, len(group))
             try:
                 steps = generate(algorithm, op, self._ordered(group), self.graph)
                 hit = compile_steps(self.router, op, algorithm, group, steps, self.calibration,
@@ -179,6 +205,84 @@ class FabricCostModel:
         if isinstance(hit, NotApplicable):
             raise hit
         return hit
+
+    def _check_work(self, op: str, algorithm: str, p: int) -> None:
+        """UserError when a :func:`quadratic` algorithm would route more than
+        ``max_transfers`` transfers (the others route ``O(p log p)``)."""
+        count = transfer_count(algorithm, op, p)
+        if quadratic(algorithm, op) and count > self.max_transfers:
+            raise UserError(
+                f"{algorithm} {op} on {p} GPUs routes {count:,} point-to-point transfers, "
+                f"more than the limit of {self.max_transfers:,} (max_transfers): leave it out "
+                f"(algorithms=...), ask only for sizes where another algorithm is faster, "
+                f"or raise the limit")
+
+    def _lower_bound(self, op: str, algorithm: str, group: tuple):
+        """``[(protocol, a, b)]`` with ``a + b n`` no larger than ``algorithm``'s time under
+        each protocol at every size, computed without routing it, for the algorithms whose
+        transfers grow as ``p**2`` (every GPU sends to every other); None for the others.
+
+        Every transfer leaves its source through the source's own links, so a step in which
+        each GPU sends ``e`` bytes (per byte of ``n``) lasts at least ``e`` over the sum of
+        a GPU's achievable link rates (the smallest such sum in the group); latencies are
+        at least the protocol's per-step latency, route latency at least 0.
+        """
+        p = len(group)
+        if not quadratic(algorithm, op):
+            return None
+        if algorithm == "direct":
+            per = (p - 1) * (1.0 if op == "all-reduce" else 1 / p)
+            steps = [(1, per, {"all-reduce": p - 1.0, "reduce-scatter": (p - 1) / p}.get(op, 0.0))]
+        else:  # pairwise all-to-all: p - 1 shifts of 1/p
+            steps = [(p - 1, 1 / p, 0.0)]
+        r, cal = self.router, self.calibration
+        if self._rate_out is None:
+            eff = np.where(r.scaleout, cal.scaleout_efficiency, cal.scaleup_efficiency)
+            self._rate_out = np.bincount(r._src, r.bandwidth * eff, minlength=r._n)
+        rate = self._rate_out[[r._nid[g] for g in group]].min()
+        gamma = cal.reduction_rate
+        out = []
+        for proto in cal.protocols:
+            a = proto.base_latency
+            b = 0.0
+            lat = min(proto.step_latency(True), proto.step_latency(False))
+            for repeat, egress, reduce in steps:
+                a += repeat * lat
+                b += repeat * (egress / rate) / proto.bandwidth_factor
+                if gamma > 0:
+                    b += repeat * reduce / gamma
+            out.append((proto.name, a, b))
+        return out
+
+    def choices(self, op: str, group: tuple, nbytes: np.ndarray,
+                algorithm: str | None = None) -> list:
+        """The candidates (as :meth:`candidates`) that may be the fastest at the sizes
+        ``nbytes``: an algorithm that routes more than 65,536 transfers (everyone to
+        everyone over more than 256 GPUs), or more than ``max_transfers``, is left out,
+        without being built, where a lower bound on its time exceeds another candidate's
+        time at every one of these sizes. The
+        fastest candidate at each size, and its time, are those of :meth:`candidates`."""
+        names = self.algorithm_names(op, algorithm)
+        p = len(group)
+        limit = min(_COSTLY, self.max_transfers)
+        costly = {a for a in names if quadratic(a, op) and transfer_count(a, op, p) > limit
+                  and (op, a, group) not in self._compiled}
+        if not costly:
+            return self.candidates(op, group, algorithm)
+        rest = [a for a in names if a not in costly]
+        cands = self._candidates(op, group, rest, allow_none=True)
+        n = np.atleast_1d(np.asarray(nbytes, dtype=float))
+        best = None
+        for _, _, a, b, _ in cands:
+            t = a + b * n
+            best = t if best is None else np.minimum(best, t)
+        keep = set(rest)
+        for name in costly:
+            lb = self._lower_bound(op, name, group)
+            low = np.min([a + b * n for _, a, b in lb], axis=0)
+            if best is None or not np.all(low > best * (1 + 1e-9)):
+                keep.add(name)
+        return self.candidates(op, group, [a for a in names if a in keep])
 
     def algorithm_names(self, op: str, algorithm: str | None = None) -> list[str]:
         """The algorithms to try for ``op``: the model's candidates that implement it under
@@ -195,13 +299,20 @@ class FabricCostModel:
                             f"algorithms for {op!r}: {known(algorithms_for(op))}")
         return [algorithm]
 
-    def candidates(self, op: str, group: tuple, algorithm: str | None = None) -> list:
+    def candidates(self, op: str, group: tuple, algorithm=None) -> list:
         """Valid ``(algorithm, protocol, a, b, compiled)`` with ``time = a + b n``.
 
-        An explicit algorithm that cannot run raises UserError; under ``auto`` such
+        ``algorithm``: None or ``"auto"`` (the model's candidates), a name, or a list of
+        names. An explicit algorithm that cannot run raises UserError; under ``auto`` such
         algorithms are skipped.
         """
-        names = self.algorithm_names(op, algorithm)
+        if isinstance(algorithm, list):
+            names = algorithm
+        else:
+            names = self.algorithm_names(op, algorithm)
+        return self._candidates(op, group, names)
+
+    def _candidates(self, op: str, group: tuple, names, allow_none: bool = False) -> list:
         cal = self.calibration
         out, why = [], []
         for name in names:
@@ -213,7 +324,7 @@ class FabricCostModel:
             for proto in comp.protocols(cal):
                 a, b = comp.linear(proto, cal)
                 out.append((name, proto.name, a, b, comp))
-        if not out:
+        if not out and not allow_none:
             raise UserError(f"no algorithm can run {op} on this group of {len(group)} GPUs "
                             f"({'; '.join(why) or 'none implements it'})")
         return out
@@ -228,7 +339,7 @@ class FabricCostModel:
         if len(group) == 1:
             return np.zeros_like(n)
         try:
-            cands = self.candidates(op, group)
+            cands = self.choices(op, group, n)
         except GroupCut:
             return np.full_like(n, np.inf)
         best = None
@@ -256,7 +367,7 @@ class FabricCostModel:
             return CollectiveResult(op, group, n, 0.0, math.inf, math.inf, "none", "none",
                                     0.0, (), ())
         try:
-            cands = self.candidates(op, group, algorithm)
+            cands = self.choices(op, group, np.array([n]), algorithm)
         except GroupCut as exc:
             return CollectiveResult(op, group, n, math.inf, 0.0, 0.0, "none", "none", 0.0,
                                     (), (), connected=False, cut=exc.pair)
@@ -282,7 +393,7 @@ class FabricCostModel:
             return SweepResult(op, group, n, np.zeros_like(n), ("none",) * len(n),
                                ("none",) * len(n))
         try:
-            cands = self.candidates(op, group, algorithm)
+            cands = self.choices(op, group, n, algorithm)
         except GroupCut:
             return SweepResult(op, group, n, np.full_like(n, np.inf), ("none",) * len(n),
                                ("none",) * len(n))
@@ -292,15 +403,18 @@ class FabricCostModel:
 
     def curves(self, op: str, sizes, group) -> dict:
         """Seconds per algorithm (its best protocol per size) over ``sizes``, for every
-        algorithm that can run: ``{algorithm: ndarray}``."""
+        algorithm that can run (and routes at most ``max_transfers`` transfers):
+        ``{algorithm: ndarray}``."""
         check_op(op)
         n = np.atleast_1d(check_sizes(sizes)).astype(float)
         group = self.group(group)
         out: dict = {}
         if len(group) == 1:
             return out
+        names = [a for a in self.algorithm_names(op, "auto") if not quadratic(a, op)
+                 or transfer_count(a, op, len(group)) <= self.max_transfers]
         try:
-            cands = self.candidates(op, group, "auto")
+            cands = self._candidates(op, group, names, allow_none=True)
         except GroupCut:
             return out
         for name, _, a, b, _ in cands:

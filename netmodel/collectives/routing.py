@@ -12,11 +12,15 @@ Transit rules: switches forward traffic, optical circuit switches never do (a ci
 its own GPU-GPU edge), and GPUs forward only when no switched path exists (direct-connect
 fabrics such as rings, tori and meshes).
 
-Speed: the search is a bidirectional breadth-first search that stops where the two balls
-meet, so a route in a 16,384-GPU fat tree touches a few thousand nodes, never the whole
-graph. Switched routes between two GPUs depend only on the switches each GPU is wired to
-(and those cables), so they are computed once per pair of attachment signatures and reused
-for every GPU pair that shares them (every pair of GPUs on the same two leaves).
+Speed: switched routes between two GPUs depend only on the switches each GPU is wired to
+(its *signature*, with those cables), so a route is computed once per pair of signatures (a
+*template*: the first hops, the last hops, and the links in between as a few shared
+*pieces*, see :mod:`netmodel.collectives.updown`) and reused for every GPU pair that shares
+it. :meth:`Router.loads` and :meth:`Router.plan` route many transfers at once with numpy:
+one signature lookup per GPU, one template per distinct pair of signatures, and the pieces
+summed once each, scaled by the traffic through them, however many transfers cross them.
+Other routes (direct neighbours, GPU-forwarded paths, switch endpoints) come from a
+bidirectional breadth-first search that stops where the two balls meet.
 
 >>> import networkx as nx
 >>> g = nx.Graph(name="star", spec="", gpus=2)
@@ -32,14 +36,20 @@ for every GPU pair that shares them (every pair of GPUs on the same two leaves).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain, compress, repeat
+from operator import itemgetter, methodcaller
 
 import networkx as nx
 import numpy as np
 
 from compute.errors import UserError
+from netmodel.collectives.steps import Pairs
 from netmodel.collectives.updown import UpDown
 
-__all__ = ["NoPath", "Route", "Router"]
+__all__ = ["NoPath", "Plan", "Route", "Router"]
+
+_GPU, _SWITCH, _OCS, _OTHER = 0, 1, 2, 3
+_KIND_CODE = {"gpu": _GPU, "switch": _SWITCH, "ocs": _OCS}
 
 
 class NoPath(Exception):
@@ -76,6 +86,70 @@ class Route:
     scaleout: bool
 
 
+@dataclass
+class Plan:
+    """Many transfers routed at once (see :meth:`Router.plan`).
+
+    Every transfer is either *templated* (``template[i] >= 0``: a switched route between
+    two GPUs, shared by every pair of GPUs wired alike) or routed on its own
+    (``template[i] == -1``, its :class:`Route` in ``routes``).
+
+    Attributes
+    ----------
+    frac : numpy.ndarray
+        Bytes per byte of ``n`` of each transfer.
+    template : numpy.ndarray
+        Index into the plan's templates, -1 for a transfer routed on its own.
+    routes : dict
+        Transfer index -> :class:`Route`, for the others.
+    hop_index, hop_links, hop_weights : numpy.ndarray
+        First and last hops of the templated transfers: transfer index, link, weight (per
+        byte of the transfer).
+    pieces, piece_of : numpy.ndarray
+        For each (templated transfer, piece it crosses): the transfer index and the piece
+        id (:meth:`Router.piece`; weights per byte of the transfer).
+    latency : numpy.ndarray
+        Route latency of every transfer (s).
+    scaleout : numpy.ndarray
+        Whether each transfer crosses the scale-out network.
+    """
+
+    frac: np.ndarray
+    template: np.ndarray
+    routes: dict
+    hop_index: np.ndarray
+    hop_links: np.ndarray
+    hop_weights: np.ndarray
+    pieces: np.ndarray
+    piece_of: np.ndarray
+    latency: np.ndarray
+    scaleout: np.ndarray
+
+
+class _Rows:
+    """A growable table of rows padded with ``fill``, for lookups by row id with numpy."""
+
+    def __init__(self, fill, dtype, width: int = 1):
+        self.fill, self.dtype = fill, dtype
+        self._a = np.full((16, max(width, 1)), fill, dtype=dtype)
+        self.n = 0
+
+    def add(self, row) -> int:
+        rows, cols = self._a.shape
+        if self.n == rows or len(row) > cols:
+            grown = np.full((rows * 2 if self.n == rows else rows, max(cols, len(row))),
+                            self.fill, dtype=self.dtype)
+            grown[:self.n, :cols] = self._a[:self.n]
+            self._a = grown
+        self._a[self.n, :len(row)] = row
+        self.n += 1
+        return self.n - 1
+
+    @property
+    def table(self) -> np.ndarray:
+        return self._a[:self.n]
+
+
 class Router:
     """Shortest-path ECMP routing over one fabric graph, with caches.
 
@@ -97,63 +171,163 @@ class Router:
     def __init__(self, graph: nx.Graph):
         self.graph = graph
         self._adj = graph._adj
-        kinds = dict(graph.nodes(data="kind"))
+        nodes = list(graph)
+        self._nodes = nodes
+        nid = {n: i for i, n in enumerate(nodes)}
+        self._nid = nid
+        data = graph._node
+        kinds = dict(zip(nodes, map(methodcaller("get", "kind"), data.values()), strict=True))
         self.kind = kinds
-        self._switch_latency = {n: float(d.get("latency", 0.0)) for n, d in graph.nodes(data=True)
-                                if d.get("kind") == "switch"}
-        tiers = {n: d.get("tier", 0) for n, d in graph.nodes(data=True)
-                 if d.get("kind") == "switch"}
+        code = np.fromiter(map(_KIND_CODE.get, kinds.values(), repeat(_OTHER, len(nodes))),
+                           np.int8, count=len(nodes))
+        self._code = code
+        switches = [nodes[i] for i in np.flatnonzero(code == _SWITCH).tolist()]
+        sdata = [data[x] for x in switches]
+        self._switch_latency = dict(zip(switches, map(float, map(
+            methodcaller("get", "latency", 0.0), sdata)), strict=True))
+        tiers = dict(zip(switches, map(methodcaller("get", "tier", 0), sdata), strict=True))
         self.tier = tiers
-        m = graph.number_of_edges()
-        ends = []
-        bw = np.empty(2 * m)
-        lat = np.empty(2 * m)
-        out = np.empty(2 * m, dtype=bool)
-        ids = {}
-        tiered = True
-        for e, (u, v, d) in enumerate(graph.edges(data=True)):
-            if u in tiers and v in tiers and abs(tiers[u] - tiers[v]) != 1:
-                tiered = False
-            b = float(d["bandwidth"])
-            la = float(d["latency"])  # a circuit's edge latency already holds its OCS's
-            so = tiers.get(u, 0) >= 1 or tiers.get(v, 0) >= 1 or kinds.get(u) == "ocs" \
-                or kinds.get(v) == "ocs"
-            ids[(u, v)] = 2 * e
-            ids[(v, u)] = 2 * e + 1
-            ends.append((u, v))
-            ends.append((v, u))
-            bw[2 * e] = bw[2 * e + 1] = b
-            lat[2 * e] = lat[2 * e + 1] = la
-            out[2 * e] = out[2 * e + 1] = so
-        self._ends = ends
-        self._id = ids
-        self.bandwidth = bw
-        self.latency = lat
-        self.scaleout = out
-        self._pair_cache: dict = {}
-        self._template_cache: dict = {}
-        self._components = None
+        tier_arr = np.zeros(len(nodes))
+        if tiers:
+            tier_arr[code == _SWITCH] = np.fromiter(tiers.values(), float, count=len(tiers))
+        # the edges in networkx's order (graph.edges(): each node's neighbours in turn, an
+        # edge listed by the first of its two nodes), read without its views
+        adj = graph._adj
+        counts = np.fromiter(map(len, adj.values()), np.int64, count=len(adj))
+        ends = np.fromiter(map(nid.__getitem__, chain.from_iterable(adj.values())), np.int64,
+                           count=int(counts.sum()))
+        starts = np.fromiter(map(nid.__getitem__, adj), np.int64, count=len(adj))
+        first = np.repeat(starts, counts)
+        rank = np.empty(len(nodes), dtype=np.int64)
+        rank[starts] = np.arange(len(starts))  # position of each node in adjacency order
+        keep = rank[ends] >= rank[first]
+        datas = list(compress(chain.from_iterable(nb.values() for nb in adj.values()),
+                              keep.tolist()))
+        m = len(datas)
+        u, v = first[keep], ends[keep]
+        bw = np.fromiter(map(itemgetter("bandwidth"), datas), float, count=m)
+        lat = np.fromiter(map(itemgetter("latency"), datas), float, count=m)
+        sw_u, sw_v = code[u] == _SWITCH, code[v] == _SWITCH
+        both = sw_u & sw_v
         #: Whether every switch-to-switch link joins adjacent tiers (valley-free fast path).
-        self.tiered = tiered
-        self.gpu_list = [n for n, k in kinds.items() if k == "gpu"]
+        self.tiered = bool(np.all(np.abs(tier_arr[u[both]] - tier_arr[v[both]]) == 1))
+        so = (sw_u & (tier_arr[u] >= 1)) | (sw_v & (tier_arr[v] >= 1)) | (code[u] == _OCS) \
+            | (code[v] == _OCS)
+        src = np.empty(2 * m, dtype=np.int64)
+        dst = np.empty(2 * m, dtype=np.int64)
+        src[0::2], src[1::2] = u, v
+        dst[0::2], dst[1::2] = v, u
+        self._src, self._dst = src, dst
+        self.bandwidth = np.repeat(bw, 2)
+        self.latency = np.repeat(lat, 2)
+        self.scaleout = np.repeat(so, 2)
+        n = max(len(nodes), 1)
+        self._n = n
+        keys = src * n + dst
+        self._order = np.argsort(keys, kind="stable")
+        self._keys = keys[self._order]
+        self._ports: dict = {}
+        self._tier_arr = tier_arr
+        self._upcsr = None
+        self._group_ids = None
+        self._pair_cache: dict = {}
+        self._components = None
+        gpu_n = np.flatnonzero(code == _GPU)
+        self.gpu_list = [nodes[i] for i in gpu_n.tolist()]
+        self._gidx = np.full(len(nodes), -1, dtype=np.int64)
+        self._gidx[gpu_n] = np.arange(len(gpu_n))
+        self._gpu_n = gpu_n
+        # signatures (the switches a GPU is wired to, with those cables), filled on demand
+        to_switch = (code[src] == _GPU) & (code[dst] == _SWITCH)
+        width = np.bincount(self._gidx[src[to_switch]], minlength=len(gpu_n))
+        self._width = int(width.max()) if len(width) else 0
+        self._gpu_sig = np.full(len(gpu_n), -1, dtype=np.int64)
+        gl = np.flatnonzero(to_switch)
+        gl = gl[np.argsort(self._gidx[src[gl]], kind="stable")]
+        self._gport_link = gl  # GPU -> switch links, grouped by GPU
+        self._gport_ptr = np.concatenate([[0], np.cumsum(width)]).astype(np.int64)
+        self._ports_up = np.full((len(gpu_n), max(self._width, 1)), -1, dtype=np.int64)
+        self._ports_down = np.full((len(gpu_n), max(self._width, 1)), -1, dtype=np.int64)
+        self._sig_ids: dict = {}
+        self._sigs: list = []
+        # routes shared by GPUs wired alike, and the pieces they are made of
+        self._top = int(max(tiers.values(), default=0))
+        T = self._top + 1
+        self._piece_links: list = []
+        self._piece_weights: list = []
+        self._piece_scaleout: list = []
+        self._flat = None
+        self._cover = None
+        self._specs_pos = _Rows(-1, np.int64)
+        self._specs_w = _Rows(0.0, float)
+        self._lists = _Rows(-1, np.int64)
+        self._lists.add([])  # list 0: no pieces
+        self._si_sw = _Rows(-1, np.int64)
+        self._si_info = _Rows(0, np.int64, 4)
+        self._si_state = _Rows(-1, np.int64, T)
+        self._si_set = _Rows(-1, np.int64, T)
+        self._si_dead = _Rows(0, np.int8, T)
+        self._si_up = _Rows(-1, np.int64, T)
+        self._si_upso = _Rows(0, np.int8, T)
+        self._si_cone: list = []
+        self._owner: dict = {}
+        self._claimed: set = set()
+        self._partition = [True] * T
+        self._full: dict = {}
+        self._plans: dict = {}
+        self._halves: dict = {}
+        self._meet_lat: dict = {}
         self._updown = UpDown(self)
 
     # ----------------------------------------------------------------- small helpers
     @property
     def n_links(self) -> int:
         """Number of directed links (twice the graph's edges)."""
-        return len(self._ends)
+        return len(self._src)
+
+    def _lids(self, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """Link ids of ``u[i] -> v[i]`` (node numbers); -1 where there is no such link."""
+        key = np.asarray(u, dtype=np.int64) * self._n + np.asarray(v, dtype=np.int64)
+        if not len(self._keys):
+            return np.full(key.shape, -1, dtype=np.int64)
+        i = np.minimum(np.searchsorted(self._keys, key), len(self._keys) - 1)
+        return np.where(self._keys[i] == key, self._order[i], -1)
 
     def link_id(self, u, v) -> int:
         """The id of the directed link ``u -> v``."""
-        try:
-            return self._id[(u, v)]
-        except KeyError:
-            raise UserError(f"there is no link {u!r} - {v!r} in the fabric") from None
+        a, b = self._nid.get(u), self._nid.get(v)
+        lid = -1 if a is None or b is None else int(self._lids(np.array([a]), np.array([b]))[0])
+        if lid < 0:
+            raise UserError(f"there is no link {u!r} - {v!r} in the fabric")
+        return lid
 
     def link_name(self, link: int) -> tuple:
         """``(u, v)`` for directed link id ``link``."""
-        return self._ends[int(link)]
+        link = int(link)
+        return self._nodes[self._src[link]], self._nodes[self._dst[link]]
+
+    def _up_csr(self) -> tuple[np.ndarray, np.ndarray]:
+        """Links from each switch to switches one tier up, grouped by node number:
+        ``(pointer per node, link ids)`` (built on first use)."""
+        if self._upcsr is None:
+            code, tier = self._code, self._tier_arr
+            src, dst = self._src, self._dst
+            up = np.flatnonzero((code[src] == _SWITCH) & (code[dst] == _SWITCH)
+                                & (tier[dst] == tier[src] + 1))
+            up = up[np.argsort(src[up], kind="stable")]
+            ptr = np.concatenate([[0], np.cumsum(np.bincount(src[up], minlength=self._n))])
+            self._upcsr = (ptr.astype(np.int64), up)
+        return self._upcsr
+
+    def _port(self, u) -> dict:
+        """``{neighbour: link id of u -> neighbour}`` (cached)."""
+        hit = self._ports.get(u)
+        if hit is None:
+            nbrs = list(self._adj[u])
+            a = np.full(len(nbrs), self._nid[u], dtype=np.int64)
+            b = np.fromiter(map(self._nid.__getitem__, nbrs), np.int64, count=len(nbrs))
+            hit = self._ports[u] = dict(zip(nbrs, self._lids(a, b).tolist(), strict=True))
+        return hit
 
     def is_gpu(self, node) -> bool:
         return self.kind.get(node) == "gpu"
@@ -173,67 +347,480 @@ class Router:
         self.connected(node, node)
         return self._components[node]
 
-    # ----------------------------------------------------------------- routing
-    def route(self, src, dst) -> Route | None:
-        """The ECMP route from ``src`` to ``dst``, or None when no path joins them."""
-        hit = self._resolve(src, dst)
-        if hit is None or isinstance(hit, Route):
-            return hit
-        return self._from_template(src, dst, hit)
-
-    def loads(self, transfers):
-        """Route many transfers ``(src, dst, fraction)`` at once.
-
-        Returns ``(links, coefficients, latency, scaleout)``: directed link ids and the
-        bytes per byte of ``n`` each carries (a link may appear more than once: sum them),
-        the longest route latency and whether any route crosses the scale-out network.
-        Raises :class:`NoPath` for a transfer whose ends are not connected. Transfers whose
-        routes share a template (GPU pairs on the same switches) share its middle part.
-        """
-        ids = self._id
-        parts_l, parts_w = [], []
-        mid: dict = {}
-        hl, hw = [], []
-        latency, scaleout = 0.0, False
-        resolve = self._resolve
-        for s, d, f in transfers:
-            hit = resolve(s, d)
-            if hit is None:
-                raise NoPath(s, d)
-            if isinstance(hit, Route):
-                parts_l.append(hit.links)
-                parts_w.append(hit.weights * f)
-                lat, so = hit.latency, hit.scaleout
-            else:
-                first, last, _, _, lat, _, so = hit
-                for a, w in first:
-                    hl.append(ids[(s, a)])
-                    hw.append(w * f)
-                for b, w in last:
-                    hl.append(ids[(b, d)])
-                    hw.append(w * f)
-                key = id(hit)
-                if key in mid:
-                    mid[key][1] += f
-                else:
-                    mid[key] = [hit, f]
-            if lat > latency:
-                latency = lat
-            scaleout = scaleout or so
-        for tpl, f in mid.values():
-            parts_l.append(tpl[2])
-            parts_w.append(tpl[3] * f)
-        parts_l.append(np.array(hl, dtype=np.int64))
-        parts_w.append(np.array(hw, dtype=float))
-        return np.concatenate(parts_l), np.concatenate(parts_w), latency, scaleout
-
+    # ----------------------------------------------------------------- signatures, pieces
     def _switch_neighbours(self, node):
         adj = self._adj[node]
         return tuple(sorted(((s, adj[s]["bandwidth"], adj[s]["latency"]) for s in adj
                              if self.kind.get(s) == "switch"), key=lambda t: str(t[0])))
 
+    def _ensure_sigs(self, g: np.ndarray) -> None:
+        """Signature ids and port link ids of GPUs ``g`` (GPU indices), computed once, with
+        numpy: a GPU's links to switches sorted by the switch's name, grouped into
+        signatures by their (switch, bandwidth, latency) rows."""
+        missing = g[self._gpu_sig[g] < 0]
+        if not len(missing):
+            return
+        missing = np.unique(missing)
+        ptr, links = self._gport_ptr, self._gport_link
+        start, count = ptr[missing], ptr[missing + 1] - ptr[missing]
+        total = int(count.sum())
+        row = np.repeat(np.arange(len(missing)), count)
+        lk = links[np.repeat(start, count) + np.arange(total)
+                   - np.repeat(np.cumsum(count) - count, count)] if total else links[:0]
+        sw = self._dst[lk]
+        names = self._nodes
+        uniq_sw = np.unique(sw)
+        rank_of = np.empty(len(uniq_sw), dtype=np.int64)
+        rank_of[np.argsort([str(names[x]) for x in uniq_sw.tolist()], kind="stable")] = \
+            np.arange(len(uniq_sw))
+        rank = rank_of[np.searchsorted(uniq_sw, sw)]
+        order = np.lexsort((rank, row))
+        lk, sw, row = lk[order], sw[order], row[order]
+        col = np.arange(total) - np.repeat(np.cumsum(count) - count, count)
+        gm = missing[row]
+        self._ports_up[gm, col] = lk
+        self._ports_down[gm, col] = lk ^ 1
+        sig_of = np.empty(len(missing), dtype=np.int64)
+        bw, lat = self.bandwidth[lk], self.latency[lk]
+        for w in np.unique(count).tolist():
+            rows = np.flatnonzero(count == w)
+            sel = np.isin(row, rows)
+            mat = np.stack([sw[sel].reshape(-1, w), bw[sel].reshape(-1, w),
+                            lat[sel].reshape(-1, w)], axis=2).reshape(len(rows), 3 * w) \
+                if w else np.zeros((len(rows), 0))
+            uniq, inv = np.unique(mat, axis=0, return_inverse=True)
+            ids = []
+            for u in uniq:
+                sig = tuple((names[int(u[3 * j])], float(u[3 * j + 1]), float(u[3 * j + 2]))
+                            for j in range(w))
+                sid = self._sig_ids.get(sig)
+                if sid is None:
+                    sid = self._sig_ids[sig] = len(self._sigs)
+                    self._sigs.append(sig)
+                    self._sig_info(sig)
+                ids.append(sid)
+            sig_of[rows] = np.array(ids, dtype=np.int64)[inv.ravel()]
+        self._gpu_sig[missing] = sig_of
+
+    def _sig_info(self, sig) -> None:
+        """Index a new signature: its switches, and its cone tier by tier (the state, the
+        node set, whether a dead end lies below, the pieces of the climb to it)."""
+        nid, T = self._nid, self._top + 1
+        self._si_sw.add([nid[s] for s, _, _ in sig])
+        ud = self._updown
+        cone = ud.cone(sig) if sig and self.tiered else None
+        self._si_cone.append(cone)
+        state, sets, dead, ups, upso = ([-1] * T, [-1] * T, [0] * T, [-1] * T, [0] * T)
+        if cone is None:
+            self._si_info.add([0, 0, -1, 0])
+        else:
+            t0 = int(ud.state(cone[0]).tier)
+            below, pieces, so = False, [], False
+            for j, sid in enumerate(cone):
+                st = ud.state(sid)
+                t = t0 + j
+                state[t], sets[t], dead[t], upso[t] = sid, st.set_id, int(below), int(so)
+                ups[t] = self._lists.add(pieces)
+                self._claim(t, st)
+                below = below or st.struct.dead
+                if j + 1 < len(cone):
+                    piece = ud.up_piece(sid)
+                    pieces = [*pieces, piece]
+                    so = so or self._piece_scaleout[piece]
+            base = ud.state(cone[0])
+            pos = {s: i for i, (s, _, _) in enumerate(sig)}
+            head = self._add_spec([pos[x] for x in base.nodes], base.flow)
+            self._si_info.add([1, t0, head, int(self.tier[base.nodes[0]] >= 1)])
+        self._si_state.add(state)
+        self._si_set.add(sets)
+        self._si_dead.add(dead)
+        self._si_up.add(ups)
+        self._si_upso.add(upso)
+
+    def _claim(self, t: int, st) -> None:
+        """Record that the switches of state ``st`` form a node set of tier ``t``; a tier
+        whose sets are not disjoint (or equal) loses the fast disjointness test."""
+        key = (t, st.set_id)
+        if key in self._claimed:
+            return
+        self._claimed.add(key)
+        owner = self._owner
+        for x in st.nodes:
+            o = owner.setdefault((t, x), st.set_id)
+            if o != st.set_id:
+                self._partition[t] = False
+
+    def _add_spec(self, positions, weights) -> int:
+        """A first- or last-hop pattern: positions in a signature and traffic shares."""
+        self._specs_w.add(weights)
+        return self._specs_pos.add(positions)
+
+    def _add_piece(self, links: np.ndarray, weights: np.ndarray) -> int:
+        """Register the links and weights of part of a route; returns the piece id."""
+        self._piece_links.append(np.asarray(links, dtype=np.int64))
+        self._piece_weights.append(np.asarray(weights, dtype=float))
+        self._piece_scaleout.append(bool(self.scaleout[links].any()) if len(links) else False)
+        return len(self._piece_links) - 1
+
+    def piece(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """Links and weights of piece ``i``."""
+        return self._piece_links[i], self._piece_weights[i]
+
+    def _pieces_flat(self):
+        """Every piece in one array: ``(pointer per piece, links, weights)``."""
+        n = len(self._piece_links)
+        if self._flat is None or self._flat[0] != n:
+            sizes = np.fromiter(map(len, self._piece_links), np.int64, count=n)
+            ptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+            links = np.concatenate(self._piece_links) if n else np.zeros(0, dtype=np.int64)
+            w = np.concatenate(self._piece_weights) if n else np.zeros(0)
+            self._flat = (n, ptr, links, w)
+        return self._flat[1:]
+
+    def piece_cover(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(covered, exclusive)``: per link, whether some piece crosses it; per piece,
+        whether no other piece crosses any of its links."""
+        n = len(self._piece_links)
+        if self._cover is None or self._cover[0] != n:
+            ptr, links, _ = self._pieces_flat()
+            count = np.bincount(links, minlength=self.n_links)
+            sizes = np.diff(ptr)
+            most = np.zeros(n, dtype=np.int64)
+            full = sizes > 0
+            if full.any():
+                most[full] = np.maximum.reduceat(count[links], ptr[:-1][full])
+            self._cover = (n, count > 0, most <= 1)
+        return self._cover[1:]
+
+    def expand(self, pieces: np.ndarray, coef: np.ndarray):
+        """Links and weights of ``pieces`` (ids), each scaled by its ``coef``:
+        ``(entry piece position, links, weights)``."""
+        ptr, links, w = self._pieces_flat()
+        start, count = ptr[pieces], ptr[pieces + 1] - ptr[pieces]
+        total = int(count.sum())
+        at = np.repeat(start, count) + np.arange(total) - np.repeat(np.cumsum(count) - count,
+                                                                    count)
+        which = np.repeat(np.arange(len(pieces)), count)
+        return which, links[at], w[at] * np.repeat(coef, count)
+
+    # ----------------------------------------------------------------- templates
+    def _full_template(self, sa: int, sb: int, src, dst):
+        """A route shared by every GPU pair with signatures ``sa``, ``sb`` that the
+        up/down fast path does not give (a shared switch, or a general search from the pair
+        ``src``, ``dst``): ``(head, tail, list, latency, hops, scaleout)`` or None."""
+        key = (sa, sb)
+        if key in self._full:
+            return self._full[key]
+        a_sig, b_sig = self._sigs[sa], self._sigs[sb]
+        common = {s for s, _, _ in a_sig} & {s for s, _, _ in b_sig}
+        if common:  # a two-hop route through the switches both are wired to
+            tb = {s: (j, la) for j, (s, _, la) in enumerate(b_sig)}
+            fa, fw, lpos, lat, so = [], [], [], 0.0, False
+            tot = sum(bw for s, bw, _ in a_sig if s in common)
+            swl, tier = self._switch_latency, self.tier
+            for j, (s, bw, la) in enumerate(a_sig):
+                if s in common:
+                    fa.append(j)
+                    fw.append(bw / tot)
+                    lpos.append(tb[s][0])
+                    lat = max(lat, la + swl.get(s, 0.0) + tb[s][1])
+                    so = so or tier[s] >= 1
+            hit = (self._add_spec(fa, fw), self._add_spec(lpos, fw), 0, float(lat), 2, so)
+        else:
+            found = self._search(src, dst, gpu_transit=False)
+            hit = None if found is None else self._search_template(src, dst, found, a_sig,
+                                                                    b_sig)
+        self._full[key] = hit
+        return hit
+
+    def _search_template(self, src, dst, found, a_sig, b_sig):
+        links, weights, latency, hops = found
+        pa = {s: j for j, (s, _, _) in enumerate(a_sig)}
+        pb = {s: j for j, (s, _, _) in enumerate(b_sig)}
+        fp, fw, lp, lw, middle_l, middle_w = [], [], [], [], [], []
+        for lid, w in zip(links, weights, strict=True):
+            u, v = self._nodes[self._src[lid]], self._nodes[self._dst[lid]]
+            if u == src:
+                fp.append(pa[v])
+                fw.append(w)
+            elif v == dst:
+                lp.append(pb[u])
+                lw.append(w)
+            else:
+                middle_l.append(lid)
+                middle_w.append(w)
+        scaleout = bool(self.scaleout[np.asarray(links, dtype=np.int64)].any())
+        pieces = [self._add_piece(np.array(middle_l, dtype=np.int64),
+                                  np.array(middle_w, dtype=float))] if middle_l else []
+        return (self._add_spec(fp, fw), self._add_spec(lp, lw), self._lists.add(pieces),
+                latency, hops, scaleout)
+
+    def _describe(self, src: np.ndarray, dst: np.ndarray) -> dict:
+        """How each transfer ``src[i] -> dst[i]`` (node numbers) is routed.
+
+        Templated transfers (``kind`` 1: switched routes between two GPUs) get their
+        first-hop and last-hop patterns (``head``, ``tail``: spec ids), the piece lists
+        (``l1``, ``l2``), ``latency``, ``hops`` and ``scaleout``; the others (``kind`` -1:
+        not two GPUs, the same GPU, direct neighbours, no switched route) are routed on
+        their own. Everything is computed per distinct pair of signatures, with numpy.
+        """
+        T = len(src)
+        out = {"kind": np.full(T, -1, dtype=np.int64), "head": np.full(T, -1, dtype=np.int64),
+               "tail": np.full(T, -1, dtype=np.int64), "l1": np.zeros(T, dtype=np.int64),
+               "l2": np.zeros(T, dtype=np.int64), "latency": np.zeros(T),
+               "hops": np.zeros(T, dtype=np.int64), "scaleout": np.zeros(T, dtype=bool)}
+        code = self._code
+        idx = np.flatnonzero((code[src] == _GPU) & (code[dst] == _GPU) & (src != dst))
+        if len(idx):
+            idx = idx[self._lids(src[idx], dst[idx]) < 0]  # direct neighbours: one link
+        if not len(idx):
+            return out
+        gs, gd = self._gidx[src[idx]], self._gidx[dst[idx]]
+        self._ensure_sigs(np.concatenate([gs, gd]))
+        key = (self._gpu_sig[gs] << 32) | self._gpu_sig[gd]
+        uk, first, inv = np.unique(key, return_index=True, return_inverse=True)
+        inv = inv.ravel()
+        ua, ub = uk >> 32, uk & 0xFFFFFFFF
+        u = {k: np.full(len(uk), -1, dtype=np.int64) for k in ("kind", "head", "tail")}
+        u["l1"] = np.zeros(len(uk), dtype=np.int64)
+        u["l2"] = np.zeros(len(uk), dtype=np.int64)
+        u["latency"] = np.zeros(len(uk))
+        u["hops"] = np.zeros(len(uk), dtype=np.int64)
+        u["scaleout"] = np.zeros(len(uk), dtype=bool)
+        sw = self._si_sw.table
+        wa, wb = sw[ua], sw[ub]
+        shared = ((wa[:, :, None] == wb[:, None, :]) & (wa[:, :, None] >= 0)).any(axis=(1, 2))
+        status = np.where(shared, 2, 0)
+        if self.tiered:
+            self._meet(ua, ub, status, u)
+        status[status == 0] = 2
+        nodes = self._nodes
+        for j in np.flatnonzero(status == 2).tolist():
+            i = idx[first[j]]
+            hit = self._full_template(int(ua[j]), int(ub[j]), nodes[src[i]], nodes[dst[i]])
+            if hit is not None:
+                (u["head"][j], u["tail"][j], u["l1"][j], u["latency"][j], u["hops"][j],
+                 u["scaleout"][j]) = hit
+                u["kind"][j] = 1
+        for k, v in u.items():
+            out[k][idx] = v[inv]
+        return out
+
+    def _meet(self, ua: np.ndarray, ub: np.ndarray, status: np.ndarray, u: dict) -> None:
+        """The up/down fast path for the signature pairs ``ua[j] -> ub[j]`` with
+        ``status[j] == 0``: the lowest tier where the two cones are the same switches (no
+        dead end below, no partial overlap before); fills ``u`` for those and sets their
+        status to 1; 2 where the fast path does not apply."""
+        m = np.flatnonzero(status == 0)
+        info = self._si_info.table
+        m = m[(info[ua[m], 0] == 1) & (info[ub[m], 0] == 1)]
+        if not len(m):
+            return
+        a, b = ua[m], ub[m]
+        sets, dead = self._si_set.table, self._si_dead.table
+        ta, tb = info[a, 1], info[b, 1]
+        start = np.maximum(ta, tb)
+        st = np.zeros(len(m), dtype=np.int64)
+        tm = np.full(len(m), -1, dtype=np.int64)
+        ud = self._updown
+        for t in range(self._top + 1):
+            act = (st == 0) & (t >= start)
+            if not act.any():
+                continue
+            sa, sb = sets[a, t], sets[b, t]
+            bad = act & ((sa < 0) | (sb < 0) | (dead[a, t] != 0) | (dead[b, t] != 0))
+            st[bad] = 2
+            act &= ~bad
+            eq = act & (sa == sb)
+            st[eq] = 1
+            tm[eq] = t
+            if not self._partition[t]:
+                for j in np.flatnonzero(act & ~eq).tolist():
+                    if not ud.disjoint(int(sa[j]), int(sb[j])):
+                        st[j] = 2
+        status[m] = np.where(st == 1, 1, 2)
+        ok = st == 1
+        m, a, b, tm, ta, tb = m[ok], a[ok], b[ok], tm[ok], ta[ok], tb[ok]
+        if not len(m):
+            return
+        states = self._si_state.table
+        s_a, s_b = states[a, tm], states[b, tm]
+        h, k = tm - ta, tm - tb
+        # the way down: one half per (destination, depth, flow at the top)
+        hk = (b << 40) | (k << 32) | s_a
+        uh, hinv = np.unique(hk, return_inverse=True)
+        hinv = hinv.ravel()
+        tail = np.empty(len(uh), dtype=np.int64)
+        lst = np.empty(len(uh), dtype=np.int64)
+        hso = np.empty(len(uh), dtype=bool)
+        halves, cones = self._halves, self._si_cone
+        for j, key in enumerate(uh.tolist()):
+            hit = halves.get(key)
+            if hit is None:
+                bb, kk, sid = key >> 40, (key >> 32) & 0xFF, key & 0xFFFFFFFF
+                pieces, f0 = ud.descend(cones[bb], kk, sid)
+                base = ud.state(cones[bb][0])
+                sig = self._sigs[bb]
+                pos = {x: i for i, (x, _, _) in enumerate(sig)}
+                hit = halves[key] = (self._add_spec([pos[x] for x in base.nodes], f0),
+                                     self._lists.add(pieces),
+                                     any(self._piece_scaleout[i] for i in pieces))
+            tail[j], lst[j], hso[j] = hit
+        # latency: one per (state climbed to, state descended from)
+        lk = (s_a << 32) | s_b
+        ul, linv = np.unique(lk, return_inverse=True)
+        lats = self._meet_lat
+        lat = np.array([lats[x] if x in lats else lats.setdefault(
+            x, ud.meeting_latency(x >> 32, x & 0xFFFFFFFF)) for x in ul.tolist()])
+        u["kind"][m] = 1
+        u["head"][m] = info[a, 2]
+        u["tail"][m] = tail[hinv]
+        u["l1"][m] = self._si_up.table[a, tm]
+        u["l2"][m] = lst[hinv]
+        u["latency"][m] = lat[linv.ravel()]
+        u["hops"][m] = 2 + h + k
+        u["scaleout"][m] = (self._si_upso.table[a, tm] != 0) | hso[hinv] \
+            | (info[a, 3] != 0) | (info[b, 3] != 0)
+
+    # ----------------------------------------------------------------- routing
+    def route(self, src, dst) -> Route | None:
+        """The ECMP route from ``src`` to ``dst``, or None when no path joins them."""
+        kind = self.kind
+        if src not in kind or dst not in kind:
+            raise UserError(f"node {src if src not in kind else dst!r} is not in the fabric")
+        a, b = np.array([self._nid[src]]), np.array([self._nid[dst]])
+        d = self._describe(a, b)
+        if d["kind"][0] < 0:
+            return self._resolve(src, dst)
+        pl = self._hops_and_pieces(a, b, d, np.zeros(1, dtype=np.int64))
+        lk = [pl[1]] + [self._piece_links[i] for i in pl[4].tolist()]
+        w = [pl[2]] + [self._piece_weights[i] for i in pl[4].tolist()]
+        return Route(np.concatenate(lk), np.concatenate(w), float(d["latency"][0]),
+                     int(d["hops"][0]), bool(d["scaleout"][0]))
+
+    def _hops_and_pieces(self, src, dst, d, on):
+        """First/last-hop entries and piece entries of templated transfers ``on``:
+        ``(hop transfer, hop link, hop weight, piece transfer, piece id)``."""
+        gs, gd = self._gidx[src[on]], self._gidx[dst[on]]
+        hop_i, hop_l, hop_w = [], [], []
+        spos, sw = self._specs_pos.table, self._specs_w.table
+        for ports, g, spec in ((self._ports_up, gs, d["head"][on]),
+                               (self._ports_down, gd, d["tail"][on])):
+            pt, wt = np.take(spos, spec, axis=0), np.take(sw, spec, axis=0)
+            if pt.shape[1] == 1 and (pt >= 0).all():
+                hop_i.append(on)
+                hop_l.append(ports[g, pt[:, 0]])
+                hop_w.append(wt[:, 0])
+                continue
+            valid = pt >= 0
+            hop_i.append(np.broadcast_to(on[:, None], pt.shape)[valid])
+            hop_l.append(ports[np.broadcast_to(g[:, None], pt.shape)[valid], pt[valid]])
+            hop_w.append(wt[valid])
+        lists = self._lists.table
+        pc = np.concatenate([np.take(lists, d["l1"][on], axis=0),
+                             np.take(lists, d["l2"][on], axis=0)], axis=1)
+        valid = pc >= 0
+        return (np.concatenate(hop_i), np.concatenate(hop_l), np.concatenate(hop_w),
+                np.broadcast_to(on[:, None], pc.shape)[valid], pc[valid])
+
+    def _node_ids(self, transfers) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Source and destination node numbers and fractions of ``transfers``."""
+        if isinstance(transfers, Pairs):
+            nodes = transfers.nodes
+            hit = self._group_ids
+            if hit is None or hit[0] is not nodes:
+                g = np.fromiter(map(self._nid_checked, nodes), np.int64, count=len(nodes))
+                hit = self._group_ids = (nodes, g)
+            g = hit[1]
+            return g[transfers.src], g[transfers.dst], transfers.fractions()
+        if not len(transfers):
+            z = np.zeros(0, dtype=np.int64)
+            return z, z, np.zeros(0)
+        s, d, f = zip(*transfers, strict=True)
+        src = np.fromiter(map(self._nid_checked, s), np.int64, count=len(s))
+        dst = np.fromiter(map(self._nid_checked, d), np.int64, count=len(d))
+        return src, dst, np.array(f, dtype=float)
+
+    def _nid_checked(self, node) -> int:
+        i = self._nid.get(node)
+        if i is None:
+            raise UserError(f"node {node!r} is not in the fabric")
+        return i
+
+    def plan(self, transfers) -> Plan:
+        """Route many transfers ``(src, dst, fraction)`` (a sequence, or :class:`Pairs`).
+
+        Raises :class:`NoPath` for a transfer whose ends are not connected (the first
+        such in order).
+        """
+        src, dst, frac = self._node_ids(transfers)
+        key = None
+        if isinstance(transfers, Pairs) and len(src) >= 256:
+            key = (transfers.nodes, transfers.src.tobytes(), transfers.dst.tobytes())
+        return self.plan_nodes(src, dst, frac, key)
+
+    def node_numbers(self, nodes) -> np.ndarray:
+        """The router's numbers of ``nodes`` (UserError for a node not in the fabric)."""
+        return np.fromiter(map(self._nid_checked, nodes), np.int64, count=len(nodes))
+
+    def plan_nodes(self, src: np.ndarray, dst: np.ndarray, frac: np.ndarray,
+                   key=None) -> Plan:
+        """:meth:`plan` of transfers given as node numbers (:meth:`node_numbers`);
+        ``key``: a hashable name of the pattern ``(src, dst)`` to keep its plan under."""
+        if key is not None:
+            hit = self._plans.get(key)
+            if hit is not None:
+                return Plan(frac, *hit[1:])
+        d = self._describe(src, dst)
+        routes = {}
+        nodes = self._nodes
+        latency, scaleout = d["latency"], d["scaleout"]
+        for i in np.flatnonzero(d["kind"] < 0).tolist():
+            s, t = nodes[src[i]], nodes[dst[i]]
+            r = self._resolve(s, t)
+            if r is None:
+                raise NoPath(s, t)
+            routes[i] = r
+            latency[i], scaleout[i] = r.latency, r.scaleout
+        on = np.flatnonzero(d["kind"] >= 0)
+        hi, hl, hw, pi, po = self._hops_and_pieces(src, dst, d, on)
+        plan = Plan(frac, d["kind"], routes, hi, hl, hw, pi, po, latency, scaleout)
+        if key is not None:  # steps with the same pairs (halving and doubling) share it
+            if len(self._plans) >= 64:
+                self._plans.pop(next(iter(self._plans)))
+            self._plans[key] = (None, d["kind"], routes, hi, hl, hw, pi, po, latency, scaleout)
+        return plan
+
+    def loads(self, transfers):
+        """Route many transfers ``(src, dst, fraction)`` at once (a sequence, or
+        :class:`~netmodel.collectives.steps.Pairs`).
+
+        Returns ``(links, coefficients, latency, scaleout)``: directed link ids and the
+        bytes per byte of ``n`` each carries (a link may appear more than once: sum them),
+        the longest route latency and whether any route crosses the scale-out network.
+        Raises :class:`NoPath` for a transfer whose ends are not connected. Transfers whose
+        routes share pieces (GPU pairs on the same switches, leaves of one pod) share them:
+        each piece appears once, scaled by the traffic through it.
+        """
+        pl = self.plan(transfers)
+        parts_l, parts_w = [], []
+        for i, r in pl.routes.items():
+            parts_l.append(r.links)
+            parts_w.append(r.weights * pl.frac[i])
+        if len(pl.piece_of):
+            coef = np.bincount(pl.piece_of, pl.frac[pl.pieces])
+            used = np.flatnonzero(coef)
+            _, lk, w = self.expand(used, coef[used])
+            parts_l.append(lk)
+            parts_w.append(w)
+        parts_l.append(pl.hop_links)
+        parts_w.append(pl.hop_weights * pl.frac[pl.hop_index])
+        latency = float(pl.latency.max()) if len(pl.latency) else 0.0
+        return (np.concatenate(parts_l).astype(np.int64, copy=False), np.concatenate(parts_w),
+                latency, bool(pl.scaleout.any()))
+
     def _resolve(self, src, dst):
-        """Cached: a Route, a template tuple (GPU pairs routed through switches), or None."""
+        """Cached: the Route of a transfer not routed by template, or None."""
         key = (src, dst)
         try:
             return self._pair_cache[key]
@@ -250,58 +837,18 @@ class Router:
         if src not in kind or dst not in kind:
             raise UserError(f"node {src if src not in kind else dst!r} is not in the fabric")
         if dst in self._adj[src]:
-            lid = self._id[(src, dst)]
+            lid = self._port(src)[dst]
             return Route(np.array([lid]), np.ones(1), float(self.latency[lid]), 1,
                          bool(self.scaleout[lid]))
-        templated = kind[src] == "gpu" and kind[dst] == "gpu"
-        if templated:
-            a_sig, b_sig = self._switch_neighbours(src), self._switch_neighbours(dst)
-            tkey = (a_sig, b_sig)
-            try:
-                tpl = self._template_cache[tkey]
-            except KeyError:
-                tpl = self._updown.template(a_sig, b_sig) if a_sig and b_sig else None
-                if tpl is None:
-                    found = self._search(src, dst, gpu_transit=False)
-                    tpl = None if found is None else self._to_template(src, dst, found)
-                self._template_cache[tkey] = tpl
-            if tpl is not None:
-                return tpl
-        found = self._search(src, dst, gpu_transit=not templated)
-        if found is None and templated:
-            found = self._search(src, dst, gpu_transit=True)
+        # two GPUs routed here have no switched route (else they would have a template): a
+        # GPU may forward; any other pair may use any path
+        found = self._search(src, dst, gpu_transit=True)
         if found is None:
             return None
         links, weights, latency, hops = found
         lk = np.fromiter(links, dtype=np.int64, count=len(links))
         return Route(lk, np.fromiter(weights, dtype=float, count=len(weights)), latency, hops,
                      bool(self.scaleout[lk].any()))
-
-    def _to_template(self, src, dst, found):
-        links, weights, latency, hops = found
-        first, last, middle_l, middle_w = [], [], [], []
-        for lid, w in zip(links, weights, strict=True):
-            u, v = self._ends[lid]
-            if u == src:
-                first.append((v, w))
-            elif v == dst:
-                last.append((u, w))
-            else:
-                middle_l.append(lid)
-                middle_w.append(w)
-        ml = np.array(middle_l, dtype=np.int64)
-        scaleout = bool(self.scaleout[np.asarray(links, dtype=np.int64)].any())
-        return (tuple(first), tuple(last), ml, np.array(middle_w, dtype=float), latency, hops,
-                scaleout)
-
-    def _from_template(self, src, dst, tpl) -> Route:
-        first, last, ml, mw, latency, hops, scaleout = tpl
-        ids = self._id
-        head = [ids[(src, a)] for a, _ in first]
-        tail = [ids[(b, dst)] for b, _ in last]
-        lk = np.concatenate([np.array(head + tail, dtype=np.int64), ml])
-        w = np.concatenate([np.array([x for _, x in first] + [x for _, x in last]), mw])
-        return Route(lk, w, latency, hops, scaleout)
 
     def _search(self, src, dst, *, gpu_transit: bool):
         """Bidirectional BFS; returns (link ids, weights, latency, hops) or None."""
@@ -359,7 +906,7 @@ class Router:
         flow = {src: 1.0}
         arrive = {src: 0.0}
         links, weights = [], []
-        ids, lat, swl = self._id, self.latency, self._switch_latency
+        lat, swl = self.latency, self._switch_latency
         for i in range(total):
             ahead = level[i + 1]
             for u in level[i]:
@@ -368,8 +915,9 @@ class Router:
                 bws = [adj[u][v]["bandwidth"] for v in hops_out]
                 tot = sum(bws)
                 t0 = arrive[u] + swl.get(u, 0.0)
+                port = self._port(u)
                 for v, b in zip(hops_out, bws, strict=True):
-                    lid = ids[(u, v)]
+                    lid = port[v]
                     share = f * b / tot
                     links.append(lid)
                     weights.append(share)

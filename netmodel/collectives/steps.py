@@ -1,19 +1,114 @@
 """The unit of every collective algorithm: a :class:`Step` of transfers that run together,
-and :class:`NotApplicable`, raised when an algorithm cannot run on a group or fabric.
+:class:`Pairs` (those transfers as index arrays over a group) and :class:`NotApplicable`,
+raised when an algorithm cannot run on a group or fabric.
 
 >>> Step("exchange", (("gpu0", "gpu1", 0.5),), repeat=3).repeat
 3
+>>> t = Pairs(("a", "b", "c"), [0, 1, 2], [1, 2, 0], 1 / 3)
+>>> len(t), t[2], t.incoming()
+(3, ('c', 'a', 0.3333333333333333), 0.3333333333333333)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["NotApplicable", "Step"]
+import numpy as np
+
+__all__ = ["NotApplicable", "Pairs", "Step"]
 
 
 class NotApplicable(Exception):
     """The algorithm cannot run this op on this group and fabric (the message says why)."""
+
+
+class Pairs:
+    """Transfers among the members of a group, held as index arrays.
+
+    Transfer ``i`` moves ``frac[i] * n`` bytes (``frac``: one number for all, or an array)
+    from ``nodes[src[i]]`` to ``nodes[dst[i]]``. It behaves as the tuple of
+    ``(src, dst, fraction)`` triples it stands for (``len``, iteration, indexing), is
+    hashable and compares equal to another :class:`Pairs` with the same transfers held the
+    same way (so that steps with the same transfers share one routing; tuples and other
+    representations never compare equal, which costs a cache miss, never a wrong hit); the router reads the arrays directly,
+    so a step of a whole cluster never builds a Python tuple per transfer.
+    """
+
+    __slots__ = ("_hash", "dst", "frac", "nodes", "src")
+
+    def __init__(self, nodes, src, dst, frac):
+        self.nodes = nodes if isinstance(nodes, tuple) else tuple(nodes)
+        self.src = np.asarray(src, dtype=np.int64)
+        self.dst = np.asarray(dst, dtype=np.int64)
+        if np.ndim(frac) == 0:
+            self.frac = float(frac)
+        else:
+            self.frac = np.asarray(frac, dtype=float)
+            if self.frac.shape != self.src.shape:
+                raise ValueError("frac must be a number or one value per transfer")
+        if self.src.shape != self.dst.shape or self.src.ndim != 1:
+            raise ValueError("src and dst must be 1-d index arrays of one length")
+        self._hash = None
+
+    def fractions(self) -> np.ndarray:
+        """The fraction of every transfer, as an array."""
+        if isinstance(self.frac, float):
+            return np.full(len(self.src), self.frac)
+        return self.frac
+
+    def reversed(self) -> Pairs:
+        """The same transfers in the opposite direction."""
+        return Pairs(self.nodes, self.dst, self.src, self.frac)
+
+    def incoming(self) -> float:
+        """The most bytes (per byte of ``n``) any member receives."""
+        if not len(self.src):
+            return 0.0
+        return float(np.bincount(self.dst, self.fractions()).max())
+
+    def __len__(self) -> int:
+        return len(self.src)
+
+    def __iter__(self):
+        n = self.nodes
+        src, dst = self.src.tolist(), self.dst.tolist()
+        if isinstance(self.frac, float):
+            f = self.frac
+            return ((n[a], n[b], f) for a, b in zip(src, dst, strict=True))
+        return ((n[a], n[b], f) for a, b, f in zip(src, dst, self.frac.tolist(), strict=True))
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return tuple(self)[i]
+        i = range(len(self.src))[i]
+        f = self.frac if isinstance(self.frac, float) else float(self.frac[i])
+        return (self.nodes[self.src[i]], self.nodes[self.dst[i]], f)
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            f = self.frac if isinstance(self.frac, float) else self.frac.tobytes()
+            self._hash = hash((self.nodes, self.src.tobytes(), self.dst.tobytes(), f))
+        return self._hash
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Pairs):
+            return NotImplemented
+        if self is other:
+            return True
+        if len(self.src) != len(other.src) or hash(self) != hash(other):
+            return False
+        if isinstance(self.frac, float) != isinstance(other.frac, float):
+            return False  # one fraction for all vs one each: another representation
+        if isinstance(self.frac, float):
+            same_frac = self.frac == other.frac
+        else:
+            same_frac = np.array_equal(self.frac, other.frac)
+        return bool(same_frac and (self.nodes is other.nodes or self.nodes == other.nodes)
+                    and np.array_equal(self.src, other.src)
+                    and np.array_equal(self.dst, other.dst))
+
+    def __repr__(self) -> str:
+        return f"Pairs({len(self)} transfers among {len(self.nodes)} nodes)"
 
 
 @dataclass(frozen=True)
@@ -24,7 +119,7 @@ class Step:
     ----------
     name : str
         What the step does (for the breakdown).
-    transfers : tuple of (src, dst, fraction)
+    transfers : tuple of (src, dst, fraction), or Pairs
         Each moves ``fraction * n`` bytes from node ``src`` to node ``dst``.
     repeat : int
         How many identical steps in a row.
@@ -42,7 +137,7 @@ class Step:
     """
 
     name: str
-    transfers: tuple
+    transfers: tuple | Pairs
     repeat: int = 1
     stages: int = 1
     reduce: float = 0.0

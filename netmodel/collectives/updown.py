@@ -1,12 +1,21 @@
-"""Fast valley-free (up/down) ECMP routes for tiered switch fabrics.
+"""Fast valley-free (up/down) ECMP routes for tiered switch fabrics, built from shared pieces.
 
 In a fabric whose switch-to-switch links all join adjacent tiers (leaf-spine, fat trees,
 rail-optimized fabrics), a shortest path between two GPUs climbs from the switches of the
 source to the lowest tier where the two "up-cones" meet, then descends. The cone of a set
 of switches (every node reachable by climbing ``h`` tiers, with the ECMP share of traffic
-reaching each) depends only on where a GPU is wired, so it is computed once per attachment
-and shared by every GPU wired the same way; a route is one cone climbed and another
-descended, a few numpy operations over the cones' arrays.
+reaching each) depends only on where a GPU is wired, so it is computed once per attachment;
+a route is one cone climbed and another descended.
+
+Everything is shared as far as it goes: the wiring between a set of switches and the tier
+above (a *structure*) is indexed once per set, a cone level (a *state*: the switches, the
+traffic share reaching each, arrival and departure latencies) once per distinct state, so
+that every leaf of a pod climbs into the same state of the pod's spines and every pod into
+the same state of the cores. The links a route loads above its first hop are then a few
+*pieces* (the up-links of a state, the down-links of a structure under a given flow), each
+an array of link ids and weights registered once with the router and reused by every route
+through it: a step of many transfers sums a few pieces scaled by the traffic through them
+instead of one array per GPU pair.
 
 The fast path is taken only where it is exact: both endpoints' switches on one tier, the two
 cones equal where they first meet (so every upward path reaches the meeting tier and ECMP
@@ -21,17 +30,18 @@ import numpy as np
 __all__ = ["UpDown"]
 
 
-class _Level:
-    __slots__ = ("arrive", "dead", "depart", "flow", "nodes", "pos", "up")
+class _Struct:
+    """The edges from a set of switches (``lower``) to their neighbours one tier up."""
 
-    def __init__(self, nodes, flow, arrive, depart):
-        self.nodes = nodes
-        self.pos = {n: i for i, n in enumerate(nodes)}
-        self.flow = flow
-        self.arrive = arrive
-        self.depart = depart
-        self.up = None  # edges to the next level: (parent, child, link up, link down, share up, share down)
-        self.dead = False
+    __slots__ = ("c", "dead", "lat", "ldown", "lup", "p", "piece_key", "share_down",
+                 "share_up", "sw_lower", "sw_upper", "upper")
+
+
+class _State:
+    """One level of a cone: its switches and the traffic share, arrival and departure
+    latencies at each; ``up`` is the level above (-1: not built yet, None: nothing above)."""
+
+    __slots__ = ("arrive", "depart", "flow", "nodes", "piece", "set_id", "struct", "tier", "up")
 
 
 class UpDown:
@@ -39,9 +49,97 @@ class UpDown:
 
     def __init__(self, router):
         self.router = router
+        self._structs: dict = {}
+        self._states: list[_State] = []
+        self._state_ids: dict = {}
         self._cones: dict = {}
-        self._templates: dict = {}
-        self._alive: dict = {}
+        self._alive = None
+        self._set_ids: dict = {}
+        self._set_nodes: list = []
+        self._overlap: dict = {}
+        self._down: dict = {}
+        self._chains: dict = {}
+
+    # ------------------------------------------------------------------ states
+    def _set_id(self, nodes) -> int:
+        key = frozenset(nodes)
+        sid = self._set_ids.get(key)
+        if sid is None:
+            sid = self._set_ids[key] = len(self._set_ids)
+            self._set_nodes.append(key)
+        return sid
+
+    def _state(self, nodes, tier, flow, arrive, depart) -> int:
+        key = (nodes, flow.tobytes(), arrive.tobytes(), depart.tobytes())
+        sid = self._state_ids.get(key)
+        if sid is None:
+            st = _State()
+            st.nodes, st.tier, st.flow, st.arrive, st.depart = nodes, tier, flow, arrive, depart
+            st.set_id = self._set_id(nodes)
+            st.up, st.struct, st.piece = -1, None, -1
+            sid = self._state_ids[key] = len(self._states)
+            self._states.append(st)
+        return sid
+
+    def _struct(self, nodes, tier) -> _Struct:
+        key = (nodes, tier)
+        s = self._structs.get(key)
+        if s is not None:
+            return s
+        r = self.router
+        nid = r._nid
+        ptr, up = r._up_csr()
+        low = np.fromiter(map(nid.__getitem__, nodes), np.int64, count=len(nodes))
+        start, count = ptr[low], ptr[low + 1] - ptr[low]
+        total = int(count.sum())
+        p = np.repeat(np.arange(len(nodes)), count)
+        lup = up[np.repeat(start, count) + np.arange(total)
+                 - np.repeat(np.cumsum(count) - count, count)] if total else up[:0]
+        y = r._dst[lup]
+        upper_n = np.unique(y)
+        s = _Struct()
+        s.dead = bool((count == 0).any())
+        s.upper = tuple(r._nodes[i] for i in upper_n.tolist())
+        s.p = p
+        s.c = np.searchsorted(upper_n, y)
+        s.lup, s.ldown = lup, lup ^ 1
+        bw = r.bandwidth[lup]
+        s.lat = r.latency[lup]
+        s.share_up = bw / np.bincount(p, bw, minlength=len(nodes))[p] if total else bw
+        s.share_down = bw / np.bincount(s.c, bw, minlength=len(upper_n))[s.c] if total else bw
+        swl = r._switch_latency
+        s.sw_lower = np.array([swl.get(x, 0.0) for x in nodes])
+        s.sw_upper = np.array([swl.get(x, 0.0) for x in s.upper])
+        s.piece_key = len(self._structs)
+        self._structs[key] = s
+        return s
+
+    def _above(self, sid: int):
+        """The state one level above state ``sid`` (None when nothing is above)."""
+        st = self._states[sid]
+        if st.up != -1:
+            return st.up
+        s = st.struct = self._struct(st.nodes, st.tier)
+        if not s.upper:
+            st.up = None
+            return None
+        p, c = s.p, s.c
+        flow = np.bincount(c, st.flow[p] * s.share_up, minlength=len(s.upper))
+        arrive = np.zeros(len(s.upper))
+        np.maximum.at(arrive, c, st.arrive[p] + s.sw_lower[p] + s.lat)
+        depart = np.zeros(len(s.upper))
+        np.maximum.at(depart, c, s.lat + st.depart[p])
+        depart += s.sw_upper
+        st.up = self._state(s.upper, st.tier + 1, flow, arrive, depart)
+        return st.up
+
+    def _up_piece(self, sid: int) -> int:
+        """The router piece of the up-links out of state ``sid`` (weights: traffic share)."""
+        st = self._states[sid]
+        if st.piece < 0:
+            s = st.struct
+            st.piece = self.router._add_piece(s.lup, st.flow[s.p] * s.share_up)
+        return st.piece
 
     # ------------------------------------------------------------------ cones
     def _live(self, sig):
@@ -49,13 +147,16 @@ class UpDown:
         scale-up switch seen from outside its domain). Without a switch shared by both ends
         no shortest path crosses them, and ECMP at the GPU uses only the others."""
         live = self._alive
-        kind, adj = self.router.kind, self.router._adj
-        for x, _, _ in sig:
-            if x not in live:
-                live[x] = any(kind.get(y) == "switch" for y in adj[x])
-        return tuple(t for t in sig if live[t[0]])
+        if live is None:
+            r = self.router
+            both = (r._code[r._src] == 1) & (r._code[r._dst] == 1)  # switch to switch
+            live = self._alive = np.bincount(r._src[both], minlength=r._n) > 0
+        nid = self.router._nid
+        return tuple(t for t in sig if live[nid[t[0]]])
 
     def _cone(self, sig):
+        """``[state ids by level]`` of the cone of a live signature, or False when its
+        switches are not on one tier."""
         cone = self._cones.get(sig)
         if cone is None:
             tier = self.router.tier
@@ -63,119 +164,94 @@ class UpDown:
             if len(tiers) != 1:
                 cone = False
             else:
-                nodes = [a for a, _, _ in sig]
+                nodes = tuple(a for a, _, _ in sig)
                 bw = np.array([b for _, b, _ in sig], dtype=float)
                 lat = np.array([la for _, _, la in sig], dtype=float)
                 swl = np.array([self.router._switch_latency.get(a, 0.0) for a in nodes])
-                cone = ([_Level(nodes, bw / bw.sum(), lat, swl + lat)], tiers.pop())
+                cone = [self._state(nodes, tiers.pop(), bw / bw.sum(), lat, swl + lat)]
             self._cones[sig] = cone
         return cone
 
     def _level(self, cone, h):
-        levels = cone[0]
-        while len(levels) <= h:
-            last = levels[-1]
-            if not last.nodes:
+        """State id of level ``h`` of ``cone`` (None when the cone ends below it)."""
+        while len(cone) <= h:
+            up = self._above(cone[-1])
+            if up is None:
                 return None
-            self._extend(levels, cone[1] + len(levels) - 1)
-        lv = levels[h]
-        return lv if lv.nodes else None
+            cone.append(up)
+        return cone[h]
 
-    def _extend(self, levels, tier_of_last):
-        r = self.router
-        adj, ids, tier = r._adj, r._id, r.tier
-        swl = r._switch_latency
-        last = levels[-1]
-        parents, children, lup, ldown, bws = [], [], [], [], []
-        nxt: dict = {}
-        for i, x in enumerate(last.nodes):
-            ups = [y for y in adj[x] if tier.get(y, -1) == tier_of_last + 1]
-            if not ups:
-                last.dead = True
-            for y in ups:
-                j = nxt.setdefault(y, len(nxt))
-                parents.append(i)
-                children.append(j)
-                lup.append(ids[(x, y)])
-                ldown.append(ids[(y, x)])
-                bws.append(adj[x][y]["bandwidth"])
-        nodes = list(nxt)
-        p = np.array(parents, dtype=np.int64)
-        c = np.array(children, dtype=np.int64)
-        bw = np.array(bws, dtype=float)
-        lup_a = np.array(lup, dtype=np.int64)
-        lat = r.latency[lup_a] if len(lup_a) else np.zeros(0)
-        share_up = bw / np.bincount(p, bw, minlength=len(last.nodes))[p] if len(p) else bw
-        share_down = bw / np.bincount(c, bw, minlength=len(nodes))[c] if len(c) else bw
-        flow = np.bincount(c, last.flow[p] * share_up, minlength=len(nodes))
-        sw_last = np.array([swl.get(x, 0.0) for x in last.nodes])
-        arrive = np.zeros(len(nodes))
-        np.maximum.at(arrive, c, last.arrive[p] + sw_last[p] + lat)
-        depart = np.zeros(len(nodes))
-        np.maximum.at(depart, c, lat + last.depart[p])
-        depart += np.array([swl.get(y, 0.0) for y in nodes])
-        last.up = (p, c, lup_a, np.array(ldown, dtype=np.int64), share_up, share_down)
-        levels.append(_Level(nodes, flow, arrive, depart))
+    def _dead_below(self, cone, h) -> bool:
+        return any(self._states[cone[i]].struct.dead for i in range(h))
 
     # ------------------------------------------------------------------ routes
-    def template(self, a_sig, b_sig):
-        """A route template (see Router) between GPUs wired as ``a_sig`` and ``b_sig``, or
-        None when the fast path does not apply."""
-        if not self.router.tiered:
+    def cone(self, sig):
+        """The full cone of a signature's live switches, up to the top tier: a list of
+        state ids by level, or None when the fast path cannot apply (no live switch, or
+        switches on several tiers)."""
+        live = self._live(sig)
+        if not live:
             return None
-        if {a for a, _, _ in a_sig} & {b for b, _, _ in b_sig}:
-            return None  # a shared switch: a two-hop route, cheap to search
-        a_sig, b_sig = self._live(a_sig), self._live(b_sig)
-        if not a_sig or not b_sig:
+        cone = self._cone(live)
+        if not cone:
             return None
-        key = (a_sig, b_sig)
-        if key not in self._templates:
-            self._templates[key] = self._template(a_sig, b_sig)
-        return self._templates[key]
+        self._level(cone, 1 << 30)  # extend to the top
+        return cone
 
-    def _template(self, a_sig, b_sig):
-        ca, cb = self._cone(a_sig), self._cone(b_sig)
-        if not ca or not cb:
-            return None
-        ta, tb = ca[1], cb[1]
-        top = max(self.router.tier.values(), default=0)
-        for t in range(max(ta, tb), top + 1):
-            h, k = t - ta, t - tb
-            lc, ld = self._level(ca, h), self._level(cb, k)
-            if lc is None or ld is None:
-                return None
-            if any(ca[0][i].dead for i in range(h)) or any(cb[0][i].dead for i in range(k)):
-                return None
-            common = lc.pos.keys() & ld.pos.keys()
-            if not common:
-                continue
-            if len(common) != len(lc.nodes) or len(common) != len(ld.nodes):
-                return None
-            return self._build(ca[0], cb[0], h, k, a_sig, b_sig)
-        return None
+    def state(self, sid: int) -> _State:
+        return self._states[sid]
 
-    def _build(self, up, down, h, k, a_sig, b_sig):
-        r = self.router
-        links, weights = [], []
-        for j in range(h):
-            p, _, lup, _, share_up, _ = up[j].up
-            links.append(lup)
-            weights.append(up[j].flow[p] * share_up)
-        top_c, top_d = up[h], down[k]
-        perm = np.array([top_d.pos[n] for n in top_c.nodes], dtype=np.int64)
-        f = np.empty(len(top_d.nodes))
-        f[perm] = top_c.flow
-        latency = float(np.max(top_c.arrive + top_d.depart[perm]))
+    def up_piece(self, sid: int) -> int:
+        return self._up_piece(sid)
+
+    def descend(self, cone, k: int, top_state: int):
+        """The way down ``cone`` from its level ``k`` carrying the flow of state
+        ``top_state`` (which holds the same switches): ``(pieces, flow at level 0)``."""
+        states = self._states
+        top_c, top_d = states[top_state], states[cone[k]]
+        if top_c.nodes == top_d.nodes:
+            f = top_c.flow
+        else:
+            pos = {n: i for i, n in enumerate(top_d.nodes)}
+            f = np.empty(len(top_d.nodes))
+            f[np.array([pos[n] for n in top_c.nodes], dtype=np.int64)] = top_c.flow
+        return self._descend(cone, k, f)
+
+    def meeting_latency(self, a: int, b: int) -> float:
+        """Longest climb through state ``a`` plus descent from state ``b`` (same switches)."""
+        sa, sb = self._states[a], self._states[b]
+        if sa.nodes == sb.nodes:
+            return float(np.max(sa.arrive + sb.depart))
+        pos = {n: i for i, n in enumerate(sb.nodes)}
+        perm = np.array([pos[n] for n in sa.nodes], dtype=np.int64)
+        return float(np.max(sa.arrive + sb.depart[perm]))
+
+    def disjoint(self, a: int, b: int) -> bool:
+        """Whether node sets ``a`` and ``b`` (set ids) share no switch."""
+        key = (a, b) if a < b else (b, a)
+        hit = self._overlap.get(key)
+        if hit is None:
+            hit = self._overlap[key] = self._set_nodes[a].isdisjoint(self._set_nodes[b])
+        return hit
+
+    def _descend(self, cone, k, f):
+        """Pieces of the way down ``cone`` from its level ``k`` carrying flow ``f`` there,
+        and the flow reaching its level 0."""
+        key = (id(cone), k, f.tobytes())
+        hit = self._chains.get(key)
+        if hit is not None:
+            return hit
+        pieces = []
         for j in range(k - 1, -1, -1):
-            p, c, _, ldown, _, share_down = down[j].up
-            w = f[c] * share_down
-            links.append(ldown)
-            weights.append(w)
-            f = np.bincount(p, w, minlength=len(down[j].nodes))
-        first = tuple((a, float(s)) for a, s in zip(up[0].nodes, up[0].flow, strict=True))
-        last = tuple((b, float(s)) for b, s in zip(down[0].nodes, f, strict=True))
-        ml = np.concatenate(links) if links else np.zeros(0, dtype=np.int64)
-        mw = np.concatenate(weights) if weights else np.zeros(0)
-        tier = r.tier
-        scaleout = bool(r.scaleout[ml].any()) or tier[a_sig[0][0]] >= 1 or tier[b_sig[0][0]] >= 1
-        return first, last, ml, mw, latency, 2 + h + k, scaleout
+            s = self._states[cone[j]].struct
+            dkey = (s.piece_key, f.tobytes())
+            down = self._down.get(dkey)
+            if down is None:
+                w = f[s.c] * s.share_down
+                down = (self.router._add_piece(s.ldown, w),
+                        np.bincount(s.p, w, minlength=len(self._states[cone[j]].nodes)))
+                self._down[dkey] = down
+            pieces.append(down[0])
+            f = down[1]
+        hit = self._chains[key] = (pieces, f)
+        return hit

@@ -1,0 +1,438 @@
+"""The fast paths (shared route pieces, index-array steps, pruned candidates, vectorized
+concurrency) give the numbers of the plain ones, to 1e-12 relative, on small fabrics.
+
+The reference here is the model as it was written before the speed work (issue 12): steps
+built as tuples of ``(src, dst, fraction)`` by the textbook loops, every transfer routed on
+its own by the general bidirectional search (the ground truth the templates reproduce), the
+loads of a step summed link by link, and many groups at once costed with one
+``(group, link)`` entry per link a group touches.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from compute.comm import OPERATIONS
+from compute.errors import UserError
+from netmodel.collectives.algorithms import ALGORITHMS, NotApplicable, domains, generate
+from netmodel.collectives.concurrent import concurrent_cost, concurrent_linear
+from netmodel.collectives.cost import CompiledCollective, StepCost
+from netmodel.collectives.degraded import degrade
+from netmodel.collectives.model import FabricCostModel
+from netmodel.collectives.routing import Router
+from netmodel.collectives.steps import Pairs, Step
+from topologies import build
+
+# ------------------------------------------------------------------ reference: steps
+
+
+def _ring(g, f):
+    return tuple((g[i], g[(i + 1) % len(g)], f) for i in range(len(g)))
+
+
+def _rev(t):
+    return tuple((d, s, f) for s, d, f in t)
+
+
+def _heap(m, f):
+    return [(m[i], m[(i - 1) // 2], f) for i in range(1, len(m))]
+
+
+def _incoming(t):
+    acc: dict = {}
+    for _, d, f in t:
+        acc[d] = acc.get(d, 0.0) + f
+    return max(acc.values(), default=0.0)
+
+
+def _fold(g):
+    q = 1 << (len(g).bit_length() - 1)
+    return list(g[:q]), [(g[q + i], g[i]) for i in range(len(g) - q)]
+
+
+def _xchg(core, d, f):
+    return tuple((core[i], core[i ^ d], f) for i in range(len(core)))
+
+
+def reference_steps(algorithm, op, g, graph):
+    """The steps as the textbook loops write them (tuples), or NotApplicable."""
+    p = len(g)
+    g = tuple(g)
+    if algorithm in ("ring", "bidirectional-ring") and op in ("all-reduce", "reduce-scatter",
+                                                               "all-gather"):
+        if algorithm == "ring":
+            t, tag = _ring(g, 1 / p), ""
+        else:
+            fwd = _ring(g, 1 / (2 * p))
+            t = _ring(g, 1 / p) if p == 2 else fwd + _rev(fwd)
+            tag = " (both ways)"
+        rs = Step("reduce-scatter" + tag, t, p - 1, reduce=1 / p)
+        ag = Step("all-gather" + tag, t, p - 1)
+        return {"all-reduce": [rs, ag], "reduce-scatter": [rs], "all-gather": [ag]}[op]
+    if algorithm == "ring":
+        chain = tuple((g[i], g[i + 1], 1.0) for i in range(p - 1))
+        if op == "broadcast":
+            return [Step("pipelined chain", chain, stages=p - 1)]
+        return [Step("pipelined chain", _rev(chain), stages=p - 1, reduce=_incoming(_rev(chain)))]
+    if algorithm == "tree":
+        if op == "all-reduce":
+            doms = domains(graph, g)
+            up = [(d[i + 1], d[i], 1.0) for d in doms for i in range(len(d) - 1)]
+            lead = [d[0] for d in doms]
+            if len(lead) > 1:
+                up += _heap(lead, 0.5) + _heap(lead[::-1], 0.5)
+            stages = max(len(d) for d in doms) - 1 + len(lead).bit_length() - 1
+            up = tuple(up)
+            return [Step("reduce (pipelined)", up, stages=stages, reduce=_incoming(up)),
+                    Step("broadcast (pipelined)", _rev(up), stages=stages)]
+        up = tuple(_heap(list(g), 1.0))
+        if op == "broadcast":
+            return [Step("broadcast (pipelined)", _rev(up), stages=p.bit_length() - 1)]
+        return [Step("reduce (pipelined)", up, stages=p.bit_length() - 1, reduce=_incoming(up))]
+    if algorithm in ("halving-doubling", "recursive-doubling"):
+        if op == "all-reduce":
+            core, extra = _fold(g)
+            q = len(core)
+            steps = [Step("fold in", tuple((e, c, 1.0) for e, c in extra), reduce=1.0)] \
+                if extra else []
+            if algorithm == "halving-doubling":
+                d, f = q // 2, 0.5
+                while d >= 1:
+                    steps.append(Step(f"halving d={d}", _xchg(core, d, f), reduce=f))
+                    d, f = d // 2, f / 2
+                d, f = 1, 1 / q
+                while d < q:
+                    steps.append(Step(f"doubling d={d}", _xchg(core, d, f)))
+                    d, f = d * 2, f * 2
+            else:
+                d = 1
+                while d < q:
+                    steps.append(Step(f"exchange d={d}", _xchg(core, d, 1.0), reduce=1.0))
+                    d *= 2
+            if extra:
+                steps.append(Step("fold out", tuple((c, e, 1.0) for e, c in extra)))
+            return steps
+        if p & (p - 1):
+            raise NotApplicable("power of two")
+        core = list(g)
+        if op == "reduce-scatter":
+            out, d, f = [], p // 2, 0.5
+            while d >= 1:
+                out.append(Step(f"halving d={d}", _xchg(core, d, f), reduce=f))
+                d, f = d // 2, f / 2
+            return out
+        out, d, f = [], 1, 1 / p
+        while d < p:
+            out.append(Step(f"doubling d={d}", _xchg(core, d, f)))
+            d, f = d * 2, f * 2
+        return out
+    if algorithm == "direct":
+        def every(f):
+            return tuple((a, b, f) for a in g for b in g if a != b)
+        return {"all-reduce": [Step("one-shot exchange", every(1.0), reduce=p - 1.0)],
+                "reduce-scatter": [Step("exchange", every(1 / p), reduce=(p - 1) / p)],
+                "all-gather": [Step("exchange", every(1 / p))],
+                "all-to-all": [Step("exchange", every(1 / p))],
+                "broadcast": [Step("root sends", tuple((g[0], b, 1.0) for b in g[1:]))],
+                "reduce": [Step("all send to root", tuple((b, g[0], 1.0) for b in g[1:]),
+                                reduce=p - 1.0)],
+                "send-recv": [Step("send-recv", _ring(g, 1.0))]}[op]
+    if algorithm == "pairwise":
+        return [Step(f"shift {k}", tuple((g[i], g[(i + k) % p], 1 / p) for i in range(p)))
+                for k in range(1, p)]
+    if algorithm == "hierarchical":
+        doms = domains(graph, g)
+        n, m = len(doms), len(doms[0])
+        if n < 2 or m < 2 or any(len(d) != m for d in doms):
+            raise NotApplicable("domains")
+        inner = tuple(t for d in doms for t in _ring(d, 1 / m))
+        across = tuple(t for j in range(m) for t in _ring([d[j] for d in doms], 1 / (m * n)))
+        return [Step("reduce-scatter in domain", inner, m - 1, reduce=1 / m),
+                Step("reduce-scatter across", across, n - 1, reduce=1 / (m * n)),
+                Step("all-gather across", across, n - 1), Step("all-gather in domain", inner, m - 1)]
+    return generate(algorithm, op, g, graph)  # in-network: unchanged (tuples)
+
+
+# ------------------------------------------------------------------ reference: routes, costs
+
+
+def reference_route(router, s, d):
+    """One transfer routed on its own by the general search (GPU pairs: switched paths
+    first, GPUs forwarding only when there is none)."""
+    if s == d:
+        return np.zeros(0, dtype=np.int64), np.zeros(0), 0.0, 0, False
+    if d in router.graph._adj[s]:
+        lid = router.link_id(s, d)
+        return np.array([lid]), np.ones(1), float(router.latency[lid]), 1, \
+            bool(router.scaleout[lid])
+    gpus = router.is_gpu(s) and router.is_gpu(d)
+    found = router._search(s, d, gpu_transit=False) if gpus else None
+    if found is None:
+        found = router._search(s, d, gpu_transit=True)
+    if found is None:
+        return None
+    links, w, lat, hops = found
+    lk = np.array(links, dtype=np.int64)
+    return lk, np.array(w), lat, hops, bool(router.scaleout[lk].any())
+
+
+def reference_loads(router, transfers, cache):
+    links, coef, lat, so = [], [], 0.0, False
+    for s, d, f in transfers:
+        r = cache.get((s, d))
+        if r is None:
+            r = cache[(s, d)] = reference_route(router, s, d)
+        links.append(r[0])
+        coef.append(r[1] * f)
+        lat, so = max(lat, r[2]), so or r[4]
+    return np.concatenate(links), np.concatenate(coef), lat, so
+
+
+def reference_candidates(model, op, group, cache):
+    """``{(algorithm, protocol): (a, b)}`` computed the plain way."""
+    router, cal = model.router, model.calibration
+    eff = np.where(router.scaleout, cal.scaleout_efficiency, cal.scaleup_efficiency)
+    rate = router.bandwidth * eff
+    out = {}
+    for name in model.algorithm_names(op, "auto"):
+        try:
+            steps = reference_steps(name, op, group, model.graph)
+        except NotApplicable:
+            continue
+        costs = []
+        for s in steps:
+            links, coef, lat, so = reference_loads(router, s.transfers, cache)
+            load = np.bincount(links, coef, minlength=router.n_links)
+            beta = float(np.max(load / rate)) if len(links) else 0.0
+            if s.route_latency is not None:
+                lat = s.route_latency
+            costs.append(StepCost(s.name, s.repeat, s.stages, len(s.transfers), lat, so, beta,
+                                  (), 0.0, s.reduce, s.in_network))
+        comp = CompiledCollective(op, name, group, tuple(costs))
+        for proto in comp.protocols(cal):
+            out[(name, proto.name)] = comp.linear(proto, cal)
+    return out
+
+
+def reference_concurrent(model, groups, op, cache):
+    """``{(algorithm, protocol): (a together, b together)}`` with one ``(group, link)`` entry
+    per link each group touches."""
+    router, cal = model.router, model.calibration
+    eff = np.where(router.scaleout, cal.scaleout_efficiency, cal.scaleup_efficiency)
+    rate = router.bandwidth * eff
+    out = {}
+    for name in model.algorithm_names(op, "auto"):
+        try:
+            per = [[(*reference_loads(router, s.transfers, cache), s)
+                    for s in reference_steps(name, op, g, model.graph)] for g in groups]
+        except NotApplicable:
+            continue
+        S = max(len(p) for p in per)
+        beta = np.zeros((len(groups), S))
+        for i in range(S):
+            mem = [g for g in range(len(groups)) if i < len(per[g])]
+            lk = np.concatenate([per[g][i][0] for g in mem])
+            cf = np.concatenate([per[g][i][1] for g in mem])
+            gid = np.repeat(mem, [len(per[g][i][0]) for g in mem])
+            total = np.bincount(lk, cf, minlength=router.n_links)
+            np.maximum.at(beta[:, i], gid, total[lk] / rate[lk])
+        in_net = per[0][0][4].in_network
+        for proto in ((cal.in_network,) if in_net else cal.protocols):
+            a = np.full(len(groups), proto.base_latency)
+            b = np.zeros(len(groups))
+            for g, steps in enumerate(per):
+                for i, (_, _, lat, so, s) in enumerate(steps):
+                    lat = s.route_latency if s.route_latency is not None else lat
+                    a[g] += s.repeat * s.stages * (proto.step_latency(so) + lat)
+                    b[g] += s.repeat * beta[g, i] / proto.bandwidth_factor
+                    if cal.reduction_rate > 0:
+                        b[g] += s.repeat * s.reduce / cal.reduction_rate
+            out[(name, proto.name)] = (a, b)
+    return out
+
+
+# ------------------------------------------------------------------ fabrics
+
+SPECS = ["single-switch:n=8", "fat-tree:k=4", "fat-tree:k=8,oversubscription=2",
+         "leaf-spine:leaves=4,radix=8,oversubscription=2", "rail-optimized:domains=4",
+         "rail-optimized:domains=2,sharp=true", "nvl72:racks=2", "ring:n=8", "torus:dims=4x4",
+         "full-mesh:n=6", "flat:n=16,planes=4,radix=16",
+         "lite-groups:base=[fat-tree:k=4],lites=2"]
+
+
+def _fabrics():
+    for spec in SPECS:
+        yield spec, build(spec)
+    g = build("fat-tree:k=8")
+    yield "fat-tree:k=8 degraded", degrade(g, links=[("leaf0", "spine0")],
+                                           nodes=["spine5", "core3"])
+
+
+FABRICS = list(_fabrics())
+
+
+def _close(x, y):
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    return np.all(np.abs(x - y) <= 1e-12 * np.maximum(np.abs(x), np.abs(y)))
+
+
+@pytest.mark.parametrize("name, graph", FABRICS, ids=[f[0] for f in FABRICS])
+def test_candidates_equal_the_plain_path(name, graph):
+    G = graph.graph["gpus"]
+    cache: dict = {}
+    for placement in ("contiguous", "random"):
+        model = FabricCostModel(graph, placement=placement, seed=5)
+        for p in sorted({2, 3, 6, 8, min(16, G), min(G, 24)}):
+            if p > G:
+                continue
+            group = model.group(p)
+            for op in OPERATIONS:
+                try:
+                    new = {(c[0], c[1]): (c[2], c[3]) for c in model.candidates(op, group)}
+                except UserError:
+                    new = {}
+                ref = reference_candidates(model, op, group, cache)
+                assert new.keys() == ref.keys(), (name, p, op)
+                for k, v in ref.items():
+                    assert _close(new[k], v), (name, placement, p, op, k, new[k], v)
+
+
+@pytest.mark.parametrize("name, graph", FABRICS, ids=[f[0] for f in FABRICS])
+def test_steps_equal_the_textbook_loops(name, graph):
+    G = graph.graph["gpus"]
+    for p in sorted({2, 3, 5, 8, min(12, G), G}):
+        if p > G:
+            continue
+        group = tuple(Router(graph).gpu_list[:p])
+        for algorithm, table in ALGORITHMS.items():
+            if algorithm == "in-network":
+                continue
+            for op in table:
+                try:
+                    ref = reference_steps(algorithm, op, group, graph)
+                except NotApplicable:
+                    with pytest.raises(NotApplicable):
+                        generate(algorithm, op, group, graph)
+                    continue
+                new = generate(algorithm, op, group, graph)
+                assert [(s.name, s.repeat, s.stages, s.reduce) for s in new] == \
+                    [(s.name, s.repeat, s.stages, s.reduce) for s in ref]
+                assert [tuple(s.transfers) for s in new] == [s.transfers for s in ref]
+
+
+@pytest.mark.parametrize("name, graph", FABRICS, ids=[f[0] for f in FABRICS])
+def test_routes_equal_the_general_search(name, graph):
+    r = Router(graph)
+    gpus = r.gpu_list
+    pick = gpus[:10] + gpus[-6:] if len(gpus) > 16 else gpus
+    for a, b in itertools.product(pick, repeat=2):
+        route, ref = r.route(a, b), reference_route(r, a, b)
+        if ref is None:
+            assert route is None
+            continue
+        x = np.bincount(route.links, route.weights, minlength=r.n_links)
+        y = np.bincount(ref[0], ref[1], minlength=r.n_links)
+        assert _close(x, y) and route.hops == ref[3] and route.scaleout == ref[4]
+        assert route.latency == pytest.approx(ref[2], rel=1e-12, abs=1e-18)
+
+
+@pytest.mark.parametrize("name, graph", FABRICS, ids=[f[0] for f in FABRICS])
+def test_concurrent_equals_the_plain_path(name, graph):
+    G = graph.graph["gpus"]
+    cache: dict = {}
+    for placement, p in (("random", 4), ("contiguous", 2), ("spread", min(8, G // 2))):
+        model = FabricCostModel(graph, placement=placement, seed=1)
+        if p < 2:
+            continue
+        from netmodel.collectives.placement import partition
+
+        groups = partition(graph, p, placement, seed=1)
+        for op in ("all-reduce", "all-to-all", "all-gather", "broadcast"):
+            try:
+                choices, a, b = concurrent_linear(model, groups, op)
+            except UserError:
+                continue
+            ref = reference_concurrent(model, groups, op, cache)
+            assert list(ref) == list(choices), (name, op)
+            for c, (ra, rb) in zip(choices, ref.values(), strict=True):
+                j = choices.index(c)
+                assert _close(a[j], ra) and _close(b[j], rb), (name, placement, op, c)
+
+
+def test_the_alone_time_of_overlapping_pieces_is_summed_exactly():
+    # a leaf-spine whose leaves have uplinks of different speeds: leaves climb into
+    # different shares of the spines, pieces over the same links that must be added up
+    import networkx as nx
+
+    g = nx.Graph(name="uneven", spec="", gpus=8)
+    for s in ("spine0", "spine1"):
+        g.add_node(s, kind="switch", tier=2, radix=8, latency=0.0, in_network_reduction=False)
+    for i in range(4):
+        g.add_node(f"leaf{i}", kind="switch", tier=1, radix=8, latency=0.0,
+                   in_network_reduction=False)
+        for j, s in enumerate(("spine0", "spine1")):
+            bw = 1e9 * (1 + (i + j) % 3)
+            g.add_edge(f"leaf{i}", s, bandwidth=bw, latency=0.0, medium="copper", lanes=1)
+    for n in range(8):
+        g.add_node(f"gpu{n}", kind="gpu", gpu="H100-SXM")
+        g.add_edge(f"gpu{n}", f"leaf{n // 2}", bandwidth=1e9, latency=0.0, medium="copper",
+                   lanes=1)
+    model = FabricCostModel(g, algorithm="direct")
+    groups = [("gpu0", "gpu2", "gpu4", "gpu6"), ("gpu1", "gpu3", "gpu5", "gpu7")]
+    r = concurrent_cost(model, groups, "all-to-all", 1e9)
+    for g_i, grp in enumerate(groups):
+        alone = model.cost("all-to-all", 1e9, grp, "direct").time
+        assert r.alone[g_i, 0] == pytest.approx(alone, rel=1e-12)
+    ref = reference_concurrent(model, groups, "all-to-all", {})
+    choices, a, b = concurrent_linear(model, groups, "all-to-all", "direct")
+    assert _close(b[0], ref[choices[0]][1])
+
+
+# ------------------------------------------------------------------ pruning, limits, Pairs
+
+
+def test_pruned_one_shot_gives_the_same_choice_and_time():
+    # 512 GPUs: one-shot routes 261,632 transfers; above a few KiB a lower bound rules it
+    # out before it is built, and the fastest choice and its time do not change
+    g = build("fat-tree:k=16")
+    sizes = 2.0 ** np.arange(0, 34, 3)
+    pruned = FabricCostModel(g, validated=True)
+    full = FabricCostModel(g, validated=True)
+    group = full.group(512)
+    cands = full.candidates("all-reduce", group)
+    t = np.array([[a + b * n for n in sizes] for _, _, a, b, _ in cands])
+    best = t.argmin(axis=0)
+    sw = pruned.sweep("all-reduce", sizes, 512)
+    assert np.array_equal(sw.time, t[best, np.arange(len(sizes))])
+    assert sw.algorithm == tuple(cands[i][0] for i in best)
+    big = FabricCostModel(g, validated=True)
+    big.sweep("all-reduce", [2.0 ** 26], 512)
+    assert ("all-reduce", "direct", group) not in big._compiled  # never built
+    assert "direct" in sw.algorithm[:1]  # 1 byte: one-shot is the fastest, so it was built
+
+
+def test_too_many_transfers_is_one_clear_error():
+    g = build("fat-tree:k=8")
+    m = FabricCostModel(g, max_transfers=1000)
+    with pytest.raises(UserError, match=r"direct all-to-all on 64 GPUs routes 4,032 point-to-"
+                                        r"point transfers, more than the limit of 1,000"):
+        m.collective_time("all-to-all", 1.0, 64)
+    assert "direct" not in m.curves("all-reduce", [1e6], 64)  # curves leave it out
+    assert float(m.collective_time("all-reduce", 2.0 ** 30, 64)) > 0  # pruned: no error
+    with pytest.raises(UserError, match="max_transfers must be"):
+        FabricCostModel(g, max_transfers=0)
+
+
+def test_pairs_behave_as_their_tuples():
+    t = Pairs(("a", "b", "c"), [0, 2], [1, 0], [0.5, 0.25])
+    assert tuple(t) == (("a", "b", 0.5), ("c", "a", 0.25)) and t[-1] == ("c", "a", 0.25)
+    assert len(t) == 2 and t[:1] == (("a", "b", 0.5),) and t.incoming() == 0.5
+    same = Pairs(("a", "b", "c"), np.array([0, 2]), np.array([1, 0]), np.array([0.5, 0.25]))
+    assert t == same and hash(t) == hash(same) and t != t.reversed()
+    assert Pairs(("a", "b"), [0], [1], 0.5) != Pairs(("a", "b"), [0], [1], [0.5])
+    assert t != tuple(t)  # a different representation: not a cache hit, never a wrong one
+    with pytest.raises(ValueError):
+        Pairs(("a",), [0, 0], [0], 1.0)
