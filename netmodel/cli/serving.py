@@ -1,0 +1,77 @@
+"""``netmodel serve``: disaggregated serving (prefill and decode pools, the KV cache sent
+between them over the fabric) of one model on one scenario, a thin layer over
+:func:`netmodel.study.serving.serve`.
+
+Only click and the standard library are imported at module level.
+"""
+
+from __future__ import annotations
+
+import click
+
+__all__ = ["serve"]
+
+
+def _rate(text) -> float | None:
+    from compute.errors import UserError
+    from netmodel.study.serving import MAX_RATE
+
+    if text is None:
+        return None
+    try:
+        v = float(str(text).strip())
+    except ValueError:
+        v = float("nan")
+    if not (v == v and 0 < v <= MAX_RATE):
+        raise UserError(f"--rate must be a number of requests/s > 0 and at most {MAX_RATE:g}, "
+                        f"got {text!r}")
+    return v
+
+
+@click.command("serve")
+@click.option("--scenario", required=True, metavar="NAME",
+              help="Scenario (netmodel compare lists them), a .toml file, or NAME@GPU.")
+@click.option("--model", "model_name", required=True, metavar="NAME",
+              help="Model from the catalog, or a model file / HuggingFace config.json.")
+@click.option("--workload", default="coding", show_default=True, metavar="NAME|FILE",
+              help="coding or conversation (Splitwise medians: prompt 1500 / output 13, "
+                   "1020 / 129 tokens), or a TOML/JSON file with prompt, output and rate.")
+@click.option("--rate", "rate_text", default=None, metavar="R",
+              help="Requests/s to size whole pools for (overrides the workload's).")
+@click.option("--prefill-gpu", default=None, metavar="GPU",
+              help="GPU type of the prefill pool (default the scenario's).")
+@click.option("--decode-gpu", default=None, metavar="GPU",
+              help="GPU type of the decode pool (default the scenario's).")
+@click.option("--tp-only", is_flag=True,
+              help="Search plain tensor parallelism only (default TP x PP x EP x DP-attention).")
+@click.option("--max-batch", default="1024", show_default=True, metavar="B",
+              help="Largest batch tried in each pool.")
+@click.option("--ttft", default="1s", show_default=True, help="Prefill SLO (with the transfer).")
+@click.option("--tbt", default="50ms", show_default=True, help="Decode SLO.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def serve(scenario, model_name, workload, rate_text, prefill_gpu, decode_gpu, tp_only,
+          max_batch, ttft, tbt, as_json):
+    """Disaggregated serving: the prefill and decode pools' best configurations, the KV
+    cache transfer between them, the pool ratio, TTFT, TBT and tokens/s/SM. Exit status 3
+    when no configuration meets the SLOs."""
+    from compute.phases import Slo
+    from compute.units import parse_time
+    from netmodel.cli.compute import _whole
+    from netmodel.cli.main import NOTHING_FEASIBLE
+    from netmodel.study.serving import get_workload, with_rate
+    from netmodel.study.serving import serve as run_serve
+
+    wl = get_workload(workload)
+    rate = _rate(rate_text)
+    if rate is not None:
+        wl = with_rate(wl, rate)
+    slo = Slo(ttft=parse_time(ttft, "--ttft", allow_zero=False),
+              tbt=parse_time(tbt, "--tbt", allow_zero=False))
+    r = run_serve(model_name, scenario, wl, prefill_gpu=prefill_gpu, decode_gpu=decode_gpu,
+                  slo=slo, dimensions="tp" if tp_only else "all",
+                  max_batch=_whole("--max-batch", max_batch))
+    click.echo(r.to_json() if as_json else r.table())
+    if not r.feasible:
+        click.echo(f"nothing feasible: no configuration meets the SLO (exit status "
+                   f"{NOTHING_FEASIBLE})", err=True)
+        raise click.exceptions.Exit(NOTHING_FEASIBLE)

@@ -1,0 +1,477 @@
+"""Disaggregated serving (Splitwise, DistServe): a prefill pool and a decode pool on one
+fabric, the KV cache of every request sent between them, and the pool ratio that balances
+them for a workload.
+
+**The pools.** Each pool runs its own best configuration: compute's SLO search
+(:func:`compute.search.search`) of its phase, on the scenario's fabric
+(:class:`~netmodel.study.fabric_search.ScenarioCollectives`), optionally on its own GPU type
+(``prefill_gpu``, ``decode_gpu``: the scenario swapped to that GPU, as Splitwise's
+heterogeneous clusters). The search space is TP x PP x EP x attention DP by default
+(``dimensions="all"``; ``"tp"``: plain tensor parallelism), one instance of each pool fitting
+on the fabric together (at most half its GPUs each). Prefill runs the request's prompt and
+produces its first token; decode produces the other ``output - 1`` tokens at a context of
+``prompt + output`` (the longest step, as :mod:`compute.phases`).
+
+**The KV-cache transfer.** A request's cache is ``layers x kv_elements_per_token x
+kv_bytes x prompt`` bytes (the latent once with multi-head latent attention). It moves on
+``streams`` GPU pairs at once: the smaller of the two instances' counts of distinct KV
+shards (GPUs over KV copies, :func:`compute.parallel.kv_copies`). One pair's time is the
+fabric model's ``send-recv`` between the first GPU of the prefill pool and the first of the
+decode pool, the pools on the two halves of the fabric (the scenario's placement of two
+groups of half its GPUs: on ``h100-dgx`` servers 0-1 and 2-3, so the caches cross the
+scale-out rails; on an optical circuit-switched fabric a circuit joins the pair), the
+slower of the two pools' scenarios when their GPUs differ. A prefill step of ``b`` prompts sends ``b`` caches:
+``T = send-recv(b x bytes / streams)``.
+
+**Overlap, layer by layer** (Splitwise): layer ``i``'s cache is sent as soon as the prefill
+has computed layer ``i``, while the later layers compute, so only the part of the transfer
+that outlasts the rest of the prefill shows in the time to first token::
+
+    visible = max(T / layers, T - TTFT_prefill x (layers - 1) / layers)
+    TTFT    = TTFT_prefill + visible          (must meet the TTFT SLO)
+
+and a prefill instance takes a new batch every ``max(TTFT_prefill, T)`` (the transfer of
+one batch overlaps the next batch's compute). The prefill configuration is chosen on the
+search's whole grid with the transfer included (the most prompt tokens/s/SM under the TTFT
+SLO), the decode one by its own search.
+
+**The balance.** With ``R_p`` requests/s per prefill instance (``b / max(TTFT_prefill, T)``)
+and ``R_d`` per decode instance (``b / TBT / (output - 1)``), serving ``lambda`` requests/s
+needs ``lambda / R_p`` prefill and ``lambda / R_d`` decode instances: the GPU ratio
+``(G_d / R_d) / (G_p / R_p)`` decode GPUs per prefill GPU, and
+``requests/s/SM = 1 / (S_p / R_p + S_d / R_d)`` (S: an instance's SMs). Tokens/s/SM counts
+every token the service processes, ``(prompt + output) x requests/s/SM``; output tokens/s/SM
+the generated ones. With a request ``rate``, whole instances are counted (``ceil``).
+Queueing is not modelled (latencies are those of the steps). Instances are costed alone
+on the fabric, as in the rest of the study.
+
+>>> r = serve("Llama-3-8B", "lite-flat", "coding", dimensions="tp", max_batch=64)
+>>> r.feasible, r.workload.prompt, r.workload.output, r.ttft_s >= r.prefill.latency
+(True, 1500, 13, True)
+>>> r.kv_bytes_per_request == 32 * 2 * 8 * 128 * 2 * 1500
+True
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from compute import validate
+from compute.comm import as_comm
+from compute.config_files import check_keys, read_table
+from compute.errors import UserError, known
+from compute.hardware import get_gpu
+from compute.models import get_model
+from compute.parallel import Parallelism, kv_copies
+from compute.phases import Slo, Workload
+from compute.roofline import RooflineOptions
+from compute.search import DEFAULT_MAX_BATCH, search
+from netmodel.study.scenarios import get_scenario
+
+__all__ = ["DIMENSIONS", "SPLITWISE", "WORKLOADS", "ServingResult", "ServingWorkload",
+           "get_workload", "kv_bytes_per_request", "load_workload", "serve", "with_rate"]
+
+#: Where the default workloads come from.
+SPLITWISE = ("Patel et al., 'Splitwise: Efficient generative LLM inference using phase "
+             "splitting', ISCA 2024 (arXiv 2311.18677), Section III: medians of the Azure LLM "
+             "inference traces (AzurePublicDataset AzureLLMInferenceTrace_code / _conv)")
+#: Search spaces of the pools: every dimension, or plain tensor parallelism.
+DIMENSIONS = ("all", "tp")
+#: Pipeline depths tried by default (those dividing the model's layers).
+DEFAULT_PP = (1, 2, 4, 8)
+#: Largest request rate, prompt and output accepted from a workload (requests/s, tokens).
+MAX_RATE, MAX_TOKENS = 1e9, 100_000_000
+
+
+@dataclass(frozen=True)
+class ServingWorkload:
+    """What the service serves: ``prompt`` tokens in and ``output`` tokens out per request
+    (medians), at ``rate`` requests/s (None: report the capacity per SM)."""
+
+    name: str
+    prompt: int
+    output: int
+    rate: float | None = None
+    source: str = ""
+
+    def __post_init__(self):
+        where = f"workload {self.name!r}"
+        validate.name("", "workload", self.name)
+        for key in ("prompt", "output"):
+            object.__setattr__(self, key, validate.number(
+                where, key, getattr(self, key), minimum=1, maximum=MAX_TOKENS, integer=True))
+        if self.rate is not None:
+            object.__setattr__(self, "rate", validate.number(
+                where, "rate", self.rate, minimum=1e-9, maximum=MAX_RATE, unit="requests/s"))
+        validate.string(where, "source", self.source)
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "prompt_tokens": self.prompt, "output_tokens": self.output,
+                "rate_per_s": self.rate, "source": self.source}
+
+
+#: The Splitwise workloads (median prompt and output tokens of the Azure traces).
+WORKLOADS = {
+    "coding": ServingWorkload("coding", 1500, 13, source=SPLITWISE),
+    "conversation": ServingWorkload("conversation", 1020, 129, source=SPLITWISE),
+}
+
+
+def load_workload(path) -> ServingWorkload:
+    """A workload from a TOML or JSON file: ``prompt`` and ``output`` (tokens per request),
+    optional ``rate`` (requests/s), ``name`` (default the file's stem) and ``source``."""
+    path = Path(path)
+    doc = read_table(path, "workload file")
+    check_keys(str(path), doc, ("prompt", "output"), ("name", "rate", "source"))
+    name = doc.get("name", path.stem)
+    try:
+        return ServingWorkload(name=name, prompt=doc["prompt"], output=doc["output"],
+                               rate=doc.get("rate"), source=doc.get("source", str(path)))
+    except UserError as exc:
+        raise UserError(f"{path}: {exc}") from None
+
+
+def get_workload(ref) -> ServingWorkload:
+    """``coding`` or ``conversation`` (:data:`WORKLOADS`), a workload file, or a
+    :class:`ServingWorkload` (passed through)."""
+    if isinstance(ref, ServingWorkload):
+        return ref
+    if isinstance(ref, str) and ref in WORKLOADS:
+        return WORKLOADS[ref]
+    if isinstance(ref, str | Path) and str(ref).lower().endswith((".toml", ".json")):
+        return load_workload(ref)
+    raise UserError(f"unknown workload {ref!r}; known: {known(WORKLOADS)}, or a .toml/.json "
+                    f"file with prompt, output (and rate)")
+
+
+def kv_bytes_per_request(model, prompt: int) -> float:
+    """Bytes of one request's KV cache after its prefill (every layer; the latent once
+    with multi-head latent attention).
+
+    >>> kv_bytes_per_request("Llama-3-70B", 1500) / 1e6
+    491.52
+    """
+    m = get_model(model)
+    return float(m.layers * m.kv_elements_per_token * m.kv_bytes * prompt)
+
+
+def _config(r) -> dict | None:
+    if r is None:
+        return None
+    return {"tp": r.tp, "pp": r.pp, "ep": r.ep, "attention_dp": r.attention_dp,
+            "gpus": r.gpus, "gpu": r.gpu, "batch": r.batch, "latency_s": r.latency,
+            "latency_name": r.latency_name}
+
+
+def _num(x):
+    return None if x is None or not math.isfinite(x) else float(x)
+
+
+@dataclass(frozen=True, eq=False)
+class ServingResult:
+    """The disaggregated service of one model on one scenario for one workload (see the
+    module docstring). Figures are None where the service is infeasible (``reason``)."""
+
+    model: str
+    scenario: str                     #: label of the scenario (``name@gpu``)
+    workload: ServingWorkload
+    feasible: bool
+    reason: str = ""
+    prefill: object = None            #: the prefill instance's InferenceResult
+    decode: object = None             #: the decode instance's (None when output is 1)
+    kv_bytes_per_request: float = 0.0
+    transfer_streams: int = 0         #: GPU pairs the caches move on at once
+    transfer_s: float | None = None   #: sending one prefill batch's caches
+    transfer_visible_s: float | None = None   #: what of it shows in the TTFT
+    ttft_s: float | None = None       #: prefill + visible transfer
+    tbt_s: float | None = None
+    ttft_limit_s: float = 0.0
+    tbt_limit_s: float = 0.0
+    prefill_rate: float | None = None  #: requests/s of one prefill instance
+    decode_rate: float | None = None   #: requests/s of one decode instance
+    decode_gpus_per_prefill_gpu: float | None = None   #: the balanced pool ratio
+    requests_per_s_per_sm: float | None = None
+    tokens_per_s_per_sm: float | None = None          #: prompt + output tokens
+    output_tokens_per_s_per_sm: float | None = None
+    prefill_instances: int | None = None   #: with a rate: whole instances needed
+    decode_instances: int | None = None
+    gpus_used: int | None = None
+    fabric_gpus: int = 0
+    settings: dict = field(default_factory=dict)
+
+    @property
+    def fits_fabric(self) -> bool | None:
+        """With a rate: whether the pools fit the scenario's GPUs."""
+        return None if self.gpus_used is None else self.gpus_used <= self.fabric_gpus
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict (the shape of ``netmodel serve --json``)."""
+        return {
+            "model": self.model, "scenario": self.scenario, "workload": self.workload.to_dict(),
+            "feasible": self.feasible, "reason": self.reason or None,
+            "prefill": _config(self.prefill), "decode": _config(self.decode),
+            "kv_bytes_per_request": self.kv_bytes_per_request,
+            "transfer_streams": self.transfer_streams, "transfer_s": _num(self.transfer_s),
+            "transfer_visible_s": _num(self.transfer_visible_s), "ttft_s": _num(self.ttft_s),
+            "tbt_s": _num(self.tbt_s), "ttft_limit_s": self.ttft_limit_s,
+            "tbt_limit_s": self.tbt_limit_s, "prefill_rate_per_s": _num(self.prefill_rate),
+            "decode_rate_per_s": _num(self.decode_rate),
+            "decode_gpus_per_prefill_gpu": _num(self.decode_gpus_per_prefill_gpu),
+            "requests_per_s_per_sm": _num(self.requests_per_s_per_sm),
+            "tokens_per_s_per_sm": _num(self.tokens_per_s_per_sm),
+            "output_tokens_per_s_per_sm": _num(self.output_tokens_per_s_per_sm),
+            "prefill_instances": self.prefill_instances,
+            "decode_instances": self.decode_instances, "gpus_used": self.gpus_used,
+            "fabric_gpus": self.fabric_gpus, "fits_fabric": self.fits_fabric,
+            "settings": self.settings,
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+    def table(self) -> str:
+        """A plain-text summary."""
+        w = self.workload
+        head = (f"{self.model} on {self.scenario}, workload {w.name} (prompt {w.prompt}, "
+                f"output {w.output} tokens" + (f", {w.rate:g} requests/s" if w.rate else "")
+                + ")")
+        if not self.feasible:
+            return f"{head}\ninfeasible: {self.reason}"
+        lines = [head]
+        for label, r in (("prefill", self.prefill), ("decode", self.decode)):
+            if r is None:
+                lines.append(f"  {label:<8} none (one output token: prefill produces it)")
+                continue
+            par = Parallelism(r.tp, r.pp, r.ep, r.attention_dp).label
+            lines.append(f"  {label:<8} {r.gpus} x {r.gpu} ({par}), batch {r.batch}, "
+                         f"{r.latency_name.upper()} {r.latency * 1e3:.2f} ms, "
+                         f"{(self.prefill_rate if label == 'prefill' else self.decode_rate):.4g} "
+                         f"requests/s per instance")
+        lines += [
+            f"  KV cache {self.kv_bytes_per_request / 1e6:.4g} MB per request, "
+            f"{self.transfer_streams} streams: {self.transfer_s * 1e3:.3g} ms per prefill "
+            f"batch, {self.transfer_visible_s * 1e3:.3g} ms of it in the TTFT (layer by layer)",
+            f"  TTFT {self.ttft_s * 1e3:.2f} ms (SLO {self.ttft_limit_s * 1e3:g} ms)"
+            + (f", TBT {self.tbt_s * 1e3:.2f} ms (SLO {self.tbt_limit_s * 1e3:g} ms)"
+               if self.tbt_s is not None else ""),
+            f"  pools: {self.decode_gpus_per_prefill_gpu:.3g} decode GPUs per prefill GPU; "
+            f"{self.requests_per_s_per_sm:.4g} requests/s/SM, {self.tokens_per_s_per_sm:.4g} "
+            f"tokens/s/SM ({self.output_tokens_per_s_per_sm:.4g} output tokens/s/SM)",
+        ]
+        if self.gpus_used is not None:
+            lines.append(f"  at {w.rate:g} requests/s: {self.prefill_instances} prefill + "
+                         f"{self.decode_instances} decode instances, {self.gpus_used} GPUs of "
+                         f"{self.fabric_gpus} ({'fits' if self.fits_fabric else 'does NOT fit'}"
+                         f" the fabric)")
+        return "\n".join(lines)
+
+
+class _Transfer:
+    """Seconds to send ``nbytes`` between a prefill and a decode GPU (see the module
+    docstring), elementwise; one linear fit per scenario and pair of instance sizes."""
+
+    def __init__(self, collectives, override=None):
+        self.collectives, self.override, self._fits = collectives, override, {}
+
+    def time(self, nbytes, prefill_gpus: int, decode_gpus: int) -> np.ndarray:
+        n = np.asarray(nbytes, dtype=float)
+        if self.override is not None:
+            return np.asarray(self.override.collective_time("send-recv", n, 2), dtype=float)
+        out = np.zeros_like(n)
+        for coll in self.collectives:
+            a, b = self._fit(coll, prefill_gpus, decode_gpus)
+            t = (a.reshape((-1,) + (1,) * n.ndim) + b.reshape((-1,) + (1,) * n.ndim) * n).min(0)
+            out = np.maximum(out, t)
+        return np.where(n > 0, out, 0.0)
+
+    def _fit(self, coll, gp: int, gd: int):
+        """``(a, b)`` of the pair's ``send-recv`` candidates (``time = a + b bytes``). The
+        pools sit on the two halves of the fabric (the scenario's placement of two groups
+        of half its GPUs): the pair is the first GPU of each. On an optical circuit-switched
+        fabric a circuit is set between the pair (the scenario's circuits of a 2-GPU
+        group)."""
+        key = coll.scenario.label
+        hit = self._fits.get(key)
+        if hit is None:
+            from netmodel.collectives.cost import GroupCut
+            from netmodel.collectives.placement import partition
+
+            model = coll.model(2)
+            if coll.scenario.is_ocs:
+                pair = model.group(2)
+            else:
+                halves = partition(model.graph, coll.gpus // 2, coll.scenario.placement,
+                                   gpus=model.router.gpu_list)
+                pair = (halves[0][0], halves[1][0])
+            try:
+                cands = model.candidates("send-recv", tuple(pair))
+            except GroupCut as exc:
+                raise UserError(f"scenario {coll.scenario.label!r}: no path between the prefill "
+                                f"and the decode pool ({exc})") from None
+            hit = (np.array([c[2] for c in cands]), np.array([c[3] for c in cands]))
+            self._fits[key] = hit
+        return hit
+
+
+def _space(model, dimensions, pp, ep, attention_dp):
+    """The search keywords of a pool: every dimension (PP among :data:`DEFAULT_PP` dividing
+    the layers, every EP and attention-DP degree) or plain TP; explicit ones win."""
+    dimensions = validate.choice("serve", "dimensions", dimensions, DIMENSIONS)
+    if dimensions == "all":
+        pp = pp if pp is not None else tuple(p for p in DEFAULT_PP if model.layers % p == 0)
+        ep = ep if ep is not None else (True if model.is_moe else None)
+        attention_dp = attention_dp if attention_dp is not None else True
+    return {"pp": pp, "ep": ep, "attention_dp": attention_dp}
+
+
+def serve(model, scenario, workload="coding", *, prefill_gpu=None, decode_gpu=None,
+          slo: Slo | None = None, options: RooflineOptions | None = None, comm=None,
+          transfer=None, dimensions: str = "all", tp=None, pp=None, ep=None,
+          attention_dp=None, expert_skew: float = 1.0, max_batch: int = DEFAULT_MAX_BATCH,
+          collectives: dict | None = None) -> ServingResult:
+    """Disaggregated serving of ``model`` on ``scenario`` for ``workload`` (see the module
+    docstring).
+
+    Parameters
+    ----------
+    model : str or ModelSpec
+    scenario : str or Scenario
+        A shipped scenario, a ``.toml`` path, ``NAME@GPU``.
+    workload : str, path or ServingWorkload
+        ``coding`` (default) or ``conversation`` (Splitwise medians), or a workload file.
+    prefill_gpu, decode_gpu : str or GpuSpec, optional
+        Each pool's GPU type (default the scenario's).
+    slo, options
+        As compute's search (default TTFT <= 1 s, TBT <= 50 ms).
+    comm : CollectiveCostModel or callable, optional
+        Replaces the fabric's collectives in both pools (and, unless ``transfer`` is given,
+        the KV transfer's ``send-recv``); e.g. ``NoCommunication()`` for a free network.
+    transfer : CollectiveCostModel or callable, optional
+        Replaces the KV transfer's cost (``collective_time("send-recv", bytes, 2)``).
+    dimensions : {"all", "tp"}
+        The pools' search space (see :func:`_space`); ``tp``, ``pp``, ``ep``,
+        ``attention_dp``, ``expert_skew`` and ``max_batch`` are passed to the search.
+    collectives : dict, optional
+        A cache of :class:`~netmodel.study.fabric_search.ScenarioCollectives` by scenario
+        label, reused across calls.
+    """
+    from netmodel.study.fabric_search import ScenarioCollectives
+
+    model = get_model(model)
+    scen = get_scenario(scenario)
+    wl = get_workload(workload)
+    slo = slo or Slo()
+    options = options or RooflineOptions()
+    cache = collectives if collectives is not None else {}
+
+    def coll_for(s):
+        if s.label not in cache:
+            cache[s.label] = ScenarioCollectives(s)
+        return cache[s.label]
+
+    pre_s = scen if prefill_gpu is None else scen.with_gpu(get_gpu(prefill_gpu))
+    dec_s = scen if decode_gpu is None else scen.with_gpu(get_gpu(decode_gpu))
+    fabric = coll_for(scen).gpus
+    if fabric < 2:
+        raise UserError(f"scenario {scen.label!r} has {fabric} GPU; disaggregated serving needs "
+                        f"at least 2 (a prefill and a decode instance)")
+    override = None if comm is None else as_comm(comm)
+    pre_c = override or coll_for(pre_s)
+    dec_c = override or coll_for(dec_s)
+    moved = as_comm(transfer) if transfer is not None else override
+    pools = {s.label: s for s in (pre_s, dec_s)}
+    xfer = _Transfer([coll_for(s) for s in pools.values()] if moved is None else [], moved)
+    space = _space(model, dimensions, pp, ep, attention_dp)
+    common = dict(options=options, slo=slo, tp=tp, expert_skew=expert_skew,
+                  max_gpus=fabric // 2, max_batch=max_batch, **space)
+    kv = kv_bytes_per_request(model, wl.prompt)
+    settings = {"slo": {"ttft_s": slo.ttft, "tbt_s": slo.tbt}, "dimensions": dimensions,
+                "prefill_gpu": pre_s.gpu, "decode_gpu": dec_s.gpu,
+                "network": "custom" if override is not None else "fabric",
+                "transfer": "custom" if transfer is not None else
+                ("custom" if override is not None else "fabric send-recv"),
+                "expert_skew": expert_skew, "max_batch": max_batch}
+    base = dict(model=model.name, scenario=scen.label, workload=wl, kv_bytes_per_request=kv,
+                ttft_limit_s=slo.ttft, tbt_limit_s=slo.tbt, fabric_gpus=fabric,
+                settings=settings)
+
+    decode_tokens = wl.output - 1            # the first token comes out of the prefill
+    dec = None
+    if decode_tokens > 0:
+        dres = search(model, dec_s.gpu_spec, Workload("decode", prompt=wl.prompt,
+                                                      context=wl.prompt + wl.output),
+                      comm=dec_c, **common)
+        if dres.best is None:
+            return ServingResult(feasible=False, reason=f"decode: {dres.reason}", **base)
+        dec = dres.best
+    pres = search(model, pre_s.gpu_spec, Workload("prefill", prompt=wl.prompt), comm=pre_c,
+                  **common)
+    grid = pres.grid
+    if not grid.fits.any():
+        return ServingResult(feasible=False, reason=f"prefill: {pres.reason}", **base,
+                             decode=dec)
+
+    # the transfer of each cell's batch, on as many pairs as both instances have KV shards
+    shards = lambda par: max(1, round(par.gpus / kv_copies(model, par)))  # noqa: E731
+    dec_par = None if dec is None else Parallelism(dec.tp, dec.pp, dec.ep, dec.attention_dp)
+    dec_gpus = dec.gpus if dec is not None else 1
+    streams = np.array([min(shards(c), shards(dec_par)) if dec_par else shards(c)
+                        for c in grid.configs], dtype=float).reshape(-1, 1)
+    batches = grid.batches.reshape(1, -1).astype(float)
+    per_stream = batches * kv / streams
+    t_x = np.zeros_like(grid.latency)
+    for g in sorted({c.gpus for c in grid.configs}):
+        rows = np.array([c.gpus == g for c in grid.configs])
+        t_x[rows] = xfer.time(per_stream[rows], g, dec_gpus)
+    layers = model.layers
+    visible = np.maximum(t_x / layers, t_x - grid.latency * (layers - 1) / layers)
+    ttft = grid.latency + visible
+    cycle = np.maximum(grid.latency, t_x)
+    ok = grid.fits & (ttft <= slo.ttft)
+    if not ok.any():
+        i, j = np.unravel_index(int(np.argmin(np.where(grid.fits, ttft, np.inf))), ttft.shape)
+        return ServingResult(
+            feasible=False, decode=dec, **base,
+            reason=f"prefill: no configuration that fits in memory meets TTFT <= "
+                   f"{slo.ttft * 1e3:.4g} ms with the KV transfer; the fastest "
+                   f"({grid.configs[i].label}, batch {int(grid.batches[j])}) takes "
+                   f"{ttft[i, j] * 1e3:.4g} ms ({visible[i, j] * 1e3:.3g} ms of transfer)")
+    score = grid.tokens_per_step / cycle / (grid.gpus * grid.gpu.sms)
+    i, j = np.unravel_index(int(np.argmax(np.where(ok, score, -np.inf))), score.shape)
+    pre = grid.result(int(i), int(j))
+
+    p_rate = pre.batch / float(cycle[i, j])
+    s_p = pre.gpus * pre_s.gpu_spec.sms
+    sm_s = s_p / p_rate                       # SM-seconds per request
+    gpu_p = pre.gpus / p_rate
+    d_rate = None
+    ratio = 0.0
+    if dec is not None:
+        d_rate = dec.batch / dec.latency / decode_tokens
+        sm_s += dec.gpus * dec_s.gpu_spec.sms / d_rate
+        ratio = (dec.gpus / d_rate) / gpu_p
+    rps = 1.0 / sm_s
+    extra = {}
+    if wl.rate is not None:
+        n_p = math.ceil(wl.rate / p_rate)
+        n_d = math.ceil(wl.rate / d_rate) if d_rate else 0
+        extra = dict(prefill_instances=n_p, decode_instances=n_d,
+                     gpus_used=n_p * pre.gpus + n_d * (dec.gpus if dec else 0))
+    return ServingResult(
+        feasible=True, prefill=pre, decode=dec, **base,
+        transfer_streams=int(streams[i, 0]), transfer_s=float(t_x[i, j]),
+        transfer_visible_s=float(visible[i, j]), ttft_s=float(ttft[i, j]),
+        tbt_s=None if dec is None else dec.latency, prefill_rate=p_rate, decode_rate=d_rate,
+        decode_gpus_per_prefill_gpu=ratio, requests_per_s_per_sm=rps,
+        tokens_per_s_per_sm=(wl.prompt + wl.output) * rps,
+        output_tokens_per_s_per_sm=wl.output * rps, **extra)
+
+
+def with_rate(workload, rate: float) -> ServingWorkload:
+    """``workload`` (a name, file or object) at ``rate`` requests/s."""
+    return replace(get_workload(workload), rate=rate)

@@ -1,0 +1,233 @@
+"""Disaggregated serving: with an infinitely fast fabric the service is its two phases
+alone; the KV transfer, its layer-by-layer overlap and the pool balance derived by hand;
+workloads from files; `netmodel serve` prints a table or JSON and refuses bad input in one
+line."""
+
+import json
+import math
+
+import pytest
+from click.testing import CliRunner
+
+from compute.comm import NoCommunication, RingAlphaBeta
+from compute.errors import UserError
+from compute.hardware import get_gpu
+from compute.phases import Workload
+from compute.search import search
+from netmodel.cli.main import LazyGroup
+from netmodel.cli.serving import serve as serve_command
+from netmodel.study.fabric_search import ScenarioCollectives
+from netmodel.study.serving import (
+    WORKLOADS,
+    ServingWorkload,
+    get_workload,
+    kv_bytes_per_request,
+    serve,
+    with_rate,
+)
+
+FREE = NoCommunication()
+CLI = LazyGroup(name="netmodel", commands={"serve": serve_command})
+
+
+def run(*args):
+    return CliRunner().invoke(CLI, ["serve", *args])
+
+
+def phases_alone(model, gpu, wl, comm, **kw):
+    """The two searches a disaggregated service is made of (lite-flat: 128 GPUs, pools of
+    at most 64)."""
+    common = dict(comm=comm, max_gpus=64, **kw)
+    pre = search(model, gpu, Workload("prefill", prompt=wl.prompt), **common).best
+    dec = search(model, gpu, Workload("decode", prompt=wl.prompt,
+                                      context=wl.prompt + wl.output), **common).best
+    return pre, dec
+
+
+def by_hand(pre, dec, wl, sms, cycle=None):
+    """requests/s/SM and the decode : prefill GPU ratio from the definitions."""
+    r_p = pre.batch / (cycle or pre.latency)
+    r_d = dec.batch / dec.latency / (wl.output - 1)
+    return 1 / (pre.gpus * sms / r_p + dec.gpus * sms / r_d), (dec.gpus / r_d) / (pre.gpus / r_p)
+
+
+def test_splitwise_workloads():
+    assert (WORKLOADS["coding"].prompt, WORKLOADS["coding"].output) == (1500, 13)
+    assert (WORKLOADS["conversation"].prompt, WORKLOADS["conversation"].output) == (1020, 129)
+    assert "Splitwise" in WORKLOADS["coding"].source
+
+
+@pytest.mark.parametrize("model, workload", [("Llama-3-70B", "conversation"),
+                                             ("Mixtral-8x7B", "coding")])
+def test_infinitely_fast_fabric_is_the_two_phases_alone(model, workload):
+    wl = get_workload(workload)
+    r = serve(model, "lite-flat", wl, comm=FREE)
+    pre, dec = phases_alone(model, "Lite", wl, FREE, pp=(1, 2, 4, 8), attention_dp=True,
+                            ep=True if model == "Mixtral-8x7B" else None)
+    assert r.feasible and r.transfer_s == 0 and r.transfer_visible_s == 0
+    assert r.prefill.to_dict() == pre.to_dict() and r.decode.to_dict() == dec.to_dict()
+    assert (r.ttft_s, r.tbt_s) == (pre.latency, dec.latency)
+    rps, ratio = by_hand(pre, dec, wl, 33)
+    assert r.requests_per_s_per_sm == pytest.approx(rps, rel=1e-12)
+    assert r.decode_gpus_per_prefill_gpu == pytest.approx(ratio, rel=1e-12)
+    assert r.tokens_per_s_per_sm == pytest.approx((wl.prompt + wl.output) * rps, rel=1e-12)
+    assert r.output_tokens_per_s_per_sm == pytest.approx(wl.output * rps, rel=1e-12)
+
+
+def test_free_transfer_on_the_fabric_is_the_two_fabric_searches():
+    wl = WORKLOADS["coding"]
+    coll = ScenarioCollectives("lite-flat")
+    r = serve("Llama-3-8B", "lite-flat", wl, transfer=FREE, dimensions="tp",
+              collectives={"lite-flat@Lite": coll})
+    pre, dec = phases_alone("Llama-3-8B", "Lite", wl, coll)
+    assert r.prefill.to_dict() == pre.to_dict() and r.decode.to_dict() == dec.to_dict()
+    assert r.ttft_s == pre.latency
+
+
+def test_kv_transfer_and_its_layer_by_layer_overlap_by_hand():
+    # Llama-3-70B, coding: 80 layers x 2 x 8 KV heads x 128 x 2 B x 1500 tokens per request
+    wl = WORKLOADS["coding"]
+    kv = 80 * 2 * 8 * 128 * 2 * 1500
+    assert kv_bytes_per_request("Llama-3-70B", 1500) == kv == 491_520_000
+    link = RingAlphaBeta(bandwidth=10e9, step_latency=5e-6, efficiency=1.0)
+    r = serve("Llama-3-70B", "lite-flat", wl, comm=FREE, transfer=link, dimensions="tp")
+    pre = r.prefill
+    # streams: the decode and prefill instances' distinct KV shards (KV heads split at most
+    # 8 ways), the fewer of the two
+    shards = lambda gpus, tp: gpus // max(1, tp // 8)  # noqa: E731
+    assert r.transfer_streams == min(shards(pre.gpus, pre.tp), shards(r.decode.gpus, r.decode.tp))
+    t = 5e-6 + pre.batch * kv / r.transfer_streams / 10e9
+    assert r.transfer_s == pytest.approx(t, rel=1e-12)
+    visible = max(t / 80, t - pre.latency * 79 / 80)
+    assert r.transfer_visible_s == pytest.approx(visible, rel=1e-12)
+    assert r.ttft_s == pytest.approx(pre.latency + visible, rel=1e-12)
+    assert r.prefill_rate == pytest.approx(pre.batch / max(pre.latency, t), rel=1e-12)
+    rps, ratio = by_hand(pre, r.decode, wl, 33, cycle=max(pre.latency, t))
+    assert r.requests_per_s_per_sm == pytest.approx(rps, rel=1e-12)
+    assert r.decode_gpus_per_prefill_gpu == pytest.approx(ratio, rel=1e-12)
+    # a fast link hides all but the last layer's share
+    fast = serve("Llama-3-70B", "lite-flat", wl, comm=FREE, dimensions="tp",
+                 transfer=RingAlphaBeta(bandwidth=1e12, step_latency=0.0, efficiency=1.0))
+    assert fast.transfer_visible_s == pytest.approx(fast.transfer_s / 80, rel=1e-12)
+    # a slow one limits the prefill pool and the TTFT
+    slow = serve("Llama-3-70B", "lite-flat", wl, comm=FREE, dimensions="tp",
+                 transfer=RingAlphaBeta(bandwidth=0.5e9, step_latency=0.0, efficiency=1.0))
+    assert slow.transfer_s > slow.prefill.latency
+    assert slow.prefill_rate == pytest.approx(slow.prefill.batch / slow.transfer_s, rel=1e-12)
+    assert slow.ttft_s <= 1.0 and slow.requests_per_s_per_sm < r.requests_per_s_per_sm
+
+
+def test_the_fabric_prices_the_transfer_h100_servers_apart_lites_one_hop():
+    wl = WORKLOADS["coding"]
+    dgx = serve("Llama-3-70B", "h100-dgx", wl, dimensions="tp")
+    flat = serve("Llama-3-70B", "lite-flat", wl, dimensions="tp")
+    # per stream: H100 pools two servers apart cross the 50 GB/s NICs (scale-out link
+    # efficiency); Lites one switch hop apart at their 112.5 GB/s (scale-up efficiency: the
+    # CPO fabric is their scale-up domain)
+    from netmodel.collectives.calibration import default_calibration
+
+    cal = default_calibration()
+    per_stream = lambda r: r.prefill.batch * r.kv_bytes_per_request / r.transfer_streams  # noqa: E731
+    assert per_stream(dgx) / dgx.transfer_s == pytest.approx(50e9 * cal.scaleout_efficiency,
+                                                             rel=0.01)
+    assert per_stream(flat) / flat.transfer_s == pytest.approx(
+        112.5e9 * cal.scaleup_efficiency, rel=0.01)
+    for r in (dgx, flat):
+        assert r.feasible and r.ttft_s <= 1.0 and r.tbt_s <= 0.050
+
+
+def test_a_rate_sizes_whole_pools():
+    wl = with_rate("conversation", 100.0)
+    r = serve("Llama-3-8B", "lite-flat", wl, dimensions="tp", max_batch=256)
+    assert r.prefill_instances == math.ceil(100.0 / r.prefill_rate)
+    assert r.decode_instances == math.ceil(100.0 / r.decode_rate)
+    assert r.gpus_used == r.prefill_instances * r.prefill.gpus + r.decode_instances * r.decode.gpus
+    assert r.fits_fabric == (r.gpus_used <= 128)
+    d = json.loads(r.to_json())
+    assert d["workload"]["rate_per_s"] == 100.0 and d["gpus_used"] == r.gpus_used
+
+
+def test_a_pool_on_another_gpu_type():
+    r = serve("Llama-3-8B", "lite-flat", "coding", decode_gpu="Lite+MemBW", dimensions="tp",
+              max_batch=128)
+    assert r.prefill.gpu == "Lite" and r.decode.gpu == "Lite+MemBW"
+    assert r.settings["decode_gpu"] == "Lite+MemBW"
+
+
+def test_one_output_token_needs_no_decode_pool():
+    r = serve("Llama-3-8B", "lite-flat", ServingWorkload("one", 500, 1), dimensions="tp",
+              max_batch=32)
+    assert r.decode is None and r.tbt_s is None and r.decode_gpus_per_prefill_gpu == 0
+    assert r.requests_per_s_per_sm == pytest.approx(r.prefill_rate / (r.prefill.gpus * 33))
+
+
+def test_infeasible_service_says_why():
+    from compute.phases import Slo
+
+    r = serve("Llama-3-70B", "lite-flat", "coding", slo=Slo(ttft=0.001), dimensions="tp")
+    assert not r.feasible and r.reason.startswith("prefill:")
+    assert "infeasible" in r.table()
+
+
+def test_workload_files(tmp_path):
+    f = tmp_path / "chat.toml"
+    f.write_text('prompt = 800\noutput = 200\nrate = 12.5\nsource = "our logs"\n')
+    w = get_workload(str(f))
+    assert (w.name, w.prompt, w.output, w.rate) == ("chat", 800, 200, 12.5)
+    j = tmp_path / "w.json"
+    j.write_text('{"name": "j", "prompt": 100, "output": 10}')
+    assert get_workload(str(j)).rate is None
+
+
+@pytest.mark.parametrize("body, needle", [
+    ("prompt = -5\noutput = 10\n", "prompt must be a whole number from 1"),
+    ("prompt = 100\noutput = 10\nrate = nan\n", "rate must be a number from"),
+    ("prompt = 100\noutput = 10\nrate = -1.0\n", "rate must be a number from"),
+    ("prompt = 100\noutput = 0\n", "output must be a whole number from 1"),
+    ("prompt = 100.5\noutput = 10\n", "prompt must be a whole number"),
+    ("prompt = 100\noutput = 10\ncolour = 1\n", "unknown key(s) colour"),
+    ("output = 10\n", "missing key(s) prompt"),
+])
+def test_bad_workload_file_is_one_line(tmp_path, body, needle):
+    f = tmp_path / "w.toml"
+    f.write_text(body)
+    with pytest.raises(UserError) as e:
+        get_workload(str(f))
+    assert needle in str(e.value) and "\n" not in str(e.value)
+    r = run("--scenario", "lite-flat", "--model", "Llama-3-8B", "--workload", str(f))
+    assert r.exit_code == 2 and r.output.count("\n") == 1 and needle in r.output
+
+
+def test_cli_table_and_json():
+    r = run("--scenario", "lite-flat", "--model", "Llama-3-8B", "--tp-only", "--max-batch", "64")
+    assert r.exit_code == 0, r.output
+    assert "prefill" in r.output and "decode GPUs per prefill GPU" in r.output
+    j = run("--scenario", "lite-flat", "--model", "Llama-3-8B", "--workload", "conversation",
+            "--tp-only", "--max-batch", "64", "--rate", "20", "--json")
+    assert j.exit_code == 0, j.output
+    d = json.loads(j.output)
+    assert d["workload"]["name"] == "conversation" and d["workload"]["rate_per_s"] == 20.0
+    assert d["feasible"] and d["ttft_s"] <= 1.0 and d["prefill"]["tp"] >= 1
+    assert {"tokens_per_s_per_sm", "decode_gpus_per_prefill_gpu", "transfer_s"} <= set(d)
+
+
+@pytest.mark.parametrize("args, needle", [
+    (("--workload", "chatty"), "unknown workload 'chatty'"),
+    (("--rate", "nan"), "--rate must be a number"),
+    (("--rate", "-3"), "--rate must be a number"),
+    (("--decode-gpu", "Lite9"), "unknown GPU 'Lite9'"),
+    (("--ttft", "0"), "--ttft"),
+])
+def test_cli_bad_input_is_one_line(args, needle):
+    r = run("--scenario", "lite-flat", "--model", "Llama-3-8B", *args)
+    assert r.exit_code == 2, r.output
+    assert r.output.count("\n") == 1 and r.output.startswith("error: ") and needle in r.output
+
+
+def test_cli_nothing_feasible_exits_3():
+    r = run("--scenario", "lite-flat", "--model", "Llama-3-70B", "--ttft", "1ms", "--tp-only")
+    assert r.exit_code == 3 and "infeasible" in r.output
+
+
+def test_gpus_from_the_catalog_are_checked():
+    assert get_gpu("Lite").sms == 33
