@@ -85,25 +85,22 @@ def plot_compare_tokens(result, path) -> None:
             rows = [r for r in result.rows if r.model == model and r.phase == phase]
             top = max([r.tokens_per_s_per_sm or 0 for r in rows]
                       + [r.ideal_tokens_per_s_per_sm or 0 for r in rows] + [1e-9])
+            bars: dict = {}      # gpu -> ([x], [height]); drawn with one call per GPU
+            ideal_x, ideal_y = [], []
             for g, name in enumerate(names):
                 group = per_name[name]
                 for k, s in enumerate(group):
                     x = g - width * (len(group) - 1) / 2 + k * width
                     r = result.row(model, s.label, phase)
-                    first = s.gpu not in seen
                     if not r.feasible:
                         ax.plot(x, top * 0.02, marker="x", color=colours[s.gpu], ms=6)
                         continue
-                    ax.bar(x, r.tokens_per_s_per_sm, width * 0.9, color=colours[s.gpu],
-                           label=s.gpu if first else None)
-                    seen.add(s.gpu)
+                    bars.setdefault(s.gpu, ([], []))
+                    bars[s.gpu][0].append(x)
+                    bars[s.gpu][1].append(r.tokens_per_s_per_sm)
                     if r.ideal_tokens_per_s_per_sm:
-                        ax.plot([x - width * 0.42, x + width * 0.42],
-                                [r.ideal_tokens_per_s_per_sm] * 2, color="black", lw=1.2,
-                                solid_capstyle="butt",
-                                label="same GPU, ideal network" if "ideal" not in seen
-                                else None)
-                        seen.add("ideal")
+                        ideal_x.append(x)
+                        ideal_y.append(r.ideal_tokens_per_s_per_sm)
                     if r.vs_baseline is not None:
                         tall = r.tokens_per_s_per_sm > 0.14 * top  # room inside the bar
                         ax.annotate(f"{r.vs_baseline:.2f}",
@@ -112,6 +109,15 @@ def plot_compare_tokens(result, path) -> None:
                                     va="bottom", rotation=90 if most > 2 else 0,
                                     fontsize=6 if most > 2 else 7.5,
                                     color="white" if tall else "black")
+            for gpu, (bx, by) in bars.items():
+                ax.bar(bx, by, width * 0.9, color=colours[gpu],
+                       label=gpu if gpu not in seen else None)
+                seen.add(gpu)
+            if ideal_x:
+                ix = np.array(ideal_x)
+                ax.hlines(ideal_y, ix - width * 0.42, ix + width * 0.42, color="black", lw=1.2,
+                          label="same GPU, ideal network" if "ideal" not in seen else None)
+                seen.add("ideal")
             base = [r for r in rows if r.label == result.baseline and r.feasible]
             if base:
                 ax.axhline(base[0].tokens_per_s_per_sm, color="0.35", ls="--", lw=1,
@@ -152,6 +158,7 @@ def plot_compare_split(result, path) -> None:
     network, in ms; the dashed red line is the SLO. Above each bar: its TP degree and
     batch. Scenarios are grouped by name with a gap between groups."""
     plt = _setup()
+    import numpy as np
 
     labels = list(result.labels)
     names = [s.name for s in result.scenarios]
@@ -167,19 +174,23 @@ def plot_compare_split(result, path) -> None:
             ax = axes[i][j]
             rows = [result.row(model, lab, phase) for lab in labels]
             limit = rows[0].latency_limit_s * 1e3
-            for x, r in zip(xs, rows, strict=True):
-                if not r.feasible:
-                    ax.plot(x, limit * 0.03, marker="x", color="black", ms=5)
-                    continue
-                bottom = 0.0
-                for res in ("compute", "memory", "network"):
-                    v = getattr(r, f"{res}_s") * 1e3
-                    ax.bar(x, v, 0.8, bottom=bottom, color=RESOURCE_COLOURS[res],
-                           label=f"{res}-bound" if (i, j, x) == (0, 0, xs[0]) else None)
-                    bottom += v
-                # above the SLO line, never across it (a feasible bar ends below it)
-                ax.text(x, limit * 1.04, f"tp{r.tp} b{r.batch}", ha="center", va="bottom",
-                        rotation=90, fontsize=5.5)
+            feasible = [(x, r) for x, r in zip(xs, rows, strict=True) if r.feasible]
+            bad = [x for x, r in zip(xs, rows, strict=True) if not r.feasible]
+            if bad:
+                ax.plot(bad, [limit * 0.03] * len(bad), ls="none", marker="x", color="black",
+                        ms=5)
+            if feasible:
+                fx = [x for x, _ in feasible]
+                bottom = np.zeros(len(feasible))
+                for res in ("compute", "memory", "network"):   # one call per resource
+                    v = np.array([getattr(r, f"{res}_s") * 1e3 for _, r in feasible])
+                    ax.bar(fx, v, 0.8, bottom=bottom, color=RESOURCE_COLOURS[res],
+                           label=f"{res}-bound" if (i, j) == (0, 0) else None)
+                    bottom = bottom + v
+                for x, r in feasible:
+                    # above the SLO line, never across it (a feasible bar ends below it)
+                    ax.text(x, limit * 1.04, f"tp{r.tp} b{r.batch}", ha="center",
+                            va="bottom", rotation=90, fontsize=5.5)
             ax.axhline(limit, color="#c44e52", ls="--", lw=1,
                        label="SLO" if (i, j) == (0, 0) else None)
             ax.set_ylim(0, limit * 1.42)
