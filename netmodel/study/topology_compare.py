@@ -1,0 +1,623 @@
+"""Fabrics side by side (``netmodel topology compare``): what each is made of, what it
+carries, what an all-reduce gets from it, what its network costs and draws, and what one
+failure of each kind of part takes out.
+
+A fabric is named as anywhere else: a spec string (``fat-tree:k=8,gpu=Lite``), a saved
+``.json``/``.graphml`` file, or a scenario (``lite-flat``, ``lite-flat@Lite+BW``, a
+``.toml``), whose *physical* fabric is used (as built, before its ``[adjust]``). ``gpu``
+re-types every fabric: a scenario by :meth:`~netmodel.study.scenarios.Scenario.with_gpu`, a
+spec through its builder's ``gpu`` (or ``lite``) parameter, so ``bandwidth=auto`` follows
+the new GPU; a saved file cannot be re-typed.
+
+One :class:`TopologyRow` per fabric (its fields are the columns of :meth:`to_dict`; the
+human :meth:`~TopologyComparison.table` shows one column per fabric). All values are SI
+(bytes/s per direction, USD, W); the table converts them once, one unit and one number
+format per row, the unit in the row's name.
+
+* **Counts, optics, ports, diameter, path diversity**: :func:`topologies.analysis.summary`
+  (optics from its bill of materials: pluggable transceivers and co-packaged (CPO) engines).
+* **Injection**: every GPU's links summed (``injection_total``) and the smallest GPU's
+  (``injection_per_gpu``). **Bisection**: the analysis' max-flow from the first half of the
+  GPUs to the rest (a closed form where one holds); ``bisection_per_gpu`` divides it by the
+  GPUs of that half, so a non-blocking fabric's equals its injection per GPU.
+* **All-reduce busbw** of a group of ``group`` GPUs placed contiguously, at 1 MiB, 64 MiB
+  and 1 GiB (:data:`SIZES`), the fastest of every algorithm and protocol per size
+  (:class:`~netmodel.collectives.model.FabricCostModel`, compiled once per fabric); busbw
+  as nccl-tests defines it, ``algbw x 2(n-1)/n``. A scenario's fabric uses the scenario's
+  calibration (its ``links`` and ``calibration``), any other the shipped default. An
+  optical circuit-switched fabric without circuits gets, for the group, a ring of circuits
+  on as many parallel ports as it has (a scenario: its ``circuits``), as the study sets
+  them (:func:`~netmodel.study.fabric_search.instance_graph`).
+* **Network capex and power**: :func:`netmodel.study.cost.network_bill` (the ports-used
+  share: a scenario is priced as a slice of a fabric built out to full size).
+* **Blast radius** of each component class of :mod:`topologies.failure_domains`, hardware
+  radius only (no model is placed): for one failure, the GPUs it removes plus the GPUs it
+  cuts off from the largest connected part (as :mod:`netmodel.study.blast_radius` counts
+  them); mean over the class (weighted by the parts each component stands for, i.e. by
+  how often it fails) and worst case. A single node that is no articulation point, or a
+  single link that is no bridge, cuts nothing; every other component is grouped by its
+  local structure (the kinds, tiers and degrees of what it removes) and one per group is
+  evaluated on the graph without it.
+
+>>> r = compare_topologies(["single-switch:n=8", "ring:n=8"])
+>>> [row.diameter for row in r.rows], [row.switches for row in r.rows]
+([2, 4], [1, 0])
+>>> [round(row.bisection_bandwidth / 1e9) for row in r.rows]  # 4 x 450 GB/s; 2 x 225 GB/s
+[1800, 450]
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field, fields
+from functools import lru_cache
+from types import SimpleNamespace
+
+import networkx as nx
+import numpy as np
+
+from compute.errors import UserError, known
+
+__all__ = ["DEFAULT_GROUP", "SIZES", "AllReduce", "BlastClass", "Fabric", "TopologyComparison",
+           "TopologyRow", "compare_topologies", "hardware_radius", "resolve_fabric"]
+
+#: Message sizes of the all-reduce rows (bytes): small, mid and large.
+SIZES = (2**20, 2**26, 2**30)
+#: Default all-reduce group (GPUs), lowered to the largest power of two every fabric holds.
+DEFAULT_GROUP = 8
+_FILE_SUFFIXES = (".json", ".graphml")
+
+
+# ---------------------------------------------------------------------- resolving names
+
+@dataclass(frozen=True, eq=False)
+class Fabric:
+    """A fabric to compare: ``label`` (its column), ``source`` (``"spec"``, ``"file"`` or
+    ``"scenario"``), the physical ``graph`` (shared and cached: do not modify it), and for a
+    scenario the :class:`~netmodel.study.scenarios.Scenario`."""
+
+    label: str
+    source: str
+    graph: nx.Graph
+    scenario: object = None
+
+
+@lru_cache(maxsize=64)
+def _build_spec(name: str, params: tuple) -> nx.Graph:
+    """A spec's fabric, built once per process (the graph is shared: do not modify it)."""
+    from topologies.specs import build
+
+    return build(name, dict(params))
+
+
+def _is_scenario(ref: str) -> bool:
+    from netmodel.study.scenarios import scenario_names
+
+    base = ref.rpartition("@")[0] if "@" in ref else ref
+    base = base.strip()
+    return base.lower().endswith(".toml") or base in scenario_names()
+
+
+def resolve_fabric(ref, gpu: str | None = None) -> Fabric:
+    """The :class:`Fabric` that ``ref`` names (see the module docstring); ``gpu`` re-types it.
+
+    >>> f = resolve_fabric("lite-flat", gpu="Lite+BW")
+    >>> f.label, f.source, f.graph.graph["gpus"], f.graph.nodes["gpu0"]["gpu"]
+    ('lite-flat@Lite+BW', 'scenario', 128, 'Lite+BW')
+    >>> resolve_fabric("ring:n=4", gpu="Lite").label
+    'ring:n=4,gpu=Lite'
+    """
+    if not isinstance(ref, str) or not ref.strip():
+        raise UserError(f"a fabric must be a spec string, a .json/.graphml file or a scenario "
+                        f"name, got {ref!r}")
+    ref = ref.strip()
+    if gpu is not None and (not isinstance(gpu, str) or not gpu.strip()):
+        raise UserError(f"gpu must be a GPU type name, got {gpu!r}")
+    if ref.lower().endswith(_FILE_SUFFIXES):
+        if gpu is not None:
+            raise UserError(f"gpu cannot re-type the saved fabric file {ref!r} (its GPUs are "
+                            f"part of the file); give a spec string or a scenario instead")
+        from topologies.specs import build
+
+        return Fabric(ref, "file", build(ref))
+    if _is_scenario(ref):
+        from netmodel.study.fabric_search import build_fabric
+        from netmodel.study.scenarios import get_scenario
+
+        s = get_scenario(ref)
+        if gpu is not None:
+            s = s.with_gpu(gpu.strip())
+        return Fabric(s.label if gpu is not None else ref, "scenario", build_fabric(s), s)
+    from topologies.specs import builders, parse_spec
+
+    name, params = parse_spec(ref)
+    infos = {b.name: b for b in builders()}
+    if name not in infos:
+        from netmodel.study.scenarios import scenario_names
+
+        raise UserError(f"unknown fabric {ref!r}: neither a fabric builder (known: "
+                        f"{known(infos)}) nor a scenario (known: {known(scenario_names())}) "
+                        f"nor a .json/.graphml file")
+    label = ref
+    if gpu is not None:
+        keys = [p.name for p in infos[name].params]
+        key = next((k for k in ("gpu", "lite") if k in keys), None)
+        if key is None:
+            raise UserError(f"gpu cannot re-type fabric {ref!r}: builder {name!r} has no gpu "
+                            f"or lite parameter")
+        params = {**params, key: gpu.strip()}
+    graph = _build_spec(name, tuple(sorted(params.items())))
+    if gpu is not None:
+        label = graph.graph.get("spec") or ref
+    return Fabric(label, "spec", graph)
+
+
+# ---------------------------------------------------------------------- blast radius
+
+@dataclass(frozen=True)
+class BlastClass:
+    """The hardware blast radius of one component class of a fabric: ``components`` and
+    ``parts`` (physical parts, the rate weight), GPUs one failure removes or cuts off,
+    ``gpus_mean`` (weighted by parts) and ``gpus_max``, and how many structural groups were
+    evaluated on the graph (``evaluated``; the others cut nothing by construction)."""
+
+    cls: str
+    components: int
+    parts: float
+    gpus_mean: float
+    gpus_max: int
+    evaluated: int
+
+
+class _Cutter:
+    """Connectivity of a graph with some nodes and edges removed, vectorized."""
+
+    def __init__(self, graph: nx.Graph):
+        self.nodes = list(graph)
+        self.index = {n: i for i, n in enumerate(self.nodes)}
+        ends = np.array([(self.index[u], self.index[v]) for u, v in graph.edges()],
+                        dtype=np.int64).reshape(-1, 2)
+        self.lo = np.minimum(ends[:, 0], ends[:, 1])
+        self.hi = np.maximum(ends[:, 0], ends[:, 1])
+        self.code = self.lo * len(self.nodes) + self.hi
+        self.gpu = np.array([graph.nodes[n]["kind"] == "gpu" for n in self.nodes])
+
+    def cut(self, nodes, edges) -> int:
+        """GPUs outside the largest connected part (by GPUs) once ``nodes`` and ``edges``
+        are gone (removed GPUs not counted)."""
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        n = len(self.nodes)
+        dead = np.zeros(n, dtype=bool)
+        dead[[self.index[x] for x in nodes]] = True
+        keep = ~(dead[self.lo] | dead[self.hi])
+        if edges:
+            drop = [min(self.index[u], self.index[v]) * n + max(self.index[u], self.index[v])
+                    for u, v in edges]
+            keep &= ~np.isin(self.code, drop)
+        m = coo_matrix((np.ones(int(keep.sum())), (self.lo[keep], self.hi[keep])),
+                       shape=(n, n))
+        _, labels = connected_components(m, directed=False)
+        alive = self.gpu & ~dead
+        counts = np.bincount(labels[alive], minlength=int(labels.max()) + 1 if n else 0)
+        return int(alive.sum() - (counts.max() if counts.size else 0))
+
+
+def hardware_radius(graph: nx.Graph, *, gpus_per_host: int | None = None
+                    ) -> tuple[BlastClass, ...]:
+    """The hardware blast radius of every component class ``graph`` has
+    (:data:`topologies.failure_domains.CLASSES` order; see the module docstring).
+
+    >>> from topologies import build
+    >>> r = {b.cls: b for b in hardware_radius(build("leaf-spine:leaves=2,radix=4"))}
+    >>> r["leaf"].gpus_max, r["spine"].gpus_max, r["gpu-die"].gpus_mean
+    (2, 0, 1.0)
+    >>> r["transceiver"].gpus_mean  # half the cables are a GPU's only one
+    0.5
+    """
+    from topologies.failure_domains import CLASSES, components
+
+    comps = components(graph, gpus_per_host=gpus_per_host)
+    kind = dict(graph.nodes(data="kind"))
+    connected = nx.is_connected(graph) if graph.number_of_nodes() else True
+    art = set(nx.articulation_points(graph)) if connected else set()
+    bridges = {frozenset(e) for e in nx.bridges(graph)} if connected else set()
+    degree = dict(graph.degree())
+    gpu_nbrs = {n: sum(1 for x in graph._adj[n] if kind[x] == "gpu") for n in graph}
+    cutter = _Cutter(graph)
+
+    def desc(n):
+        return (kind[n], graph.nodes[n].get("tier", -1), degree[n], gpu_nbrs[n], n in art)
+
+    out = []
+    for cls in CLASSES:
+        if not comps[cls]:
+            continue
+        radii, weights, cache = [], [], {}
+        for c in comps[cls]:
+            lost = sum(1 for n in c.nodes if kind[n] == "gpu")
+            single = len(c.nodes) + len(c.edges) == 1
+            if not c.nodes and not c.edges:
+                cut = 0
+            elif connected and single and (c.nodes[0] not in art if c.nodes
+                                           else frozenset(c.edges[0]) not in bridges):
+                cut = 0
+            else:
+                sig = (tuple(sorted(desc(n) for n in c.nodes)),
+                       tuple(sorted(tuple(sorted((desc(u), desc(v)))) + (
+                           frozenset((u, v)) in bridges,) for u, v in c.edges)))
+                if sig not in cache:
+                    cache[sig] = cutter.cut(c.nodes, c.edges)
+                cut = cache[sig]
+            radii.append(lost + cut)
+            weights.append(c.parts)
+        w = np.asarray(weights, dtype=float)
+        r = np.asarray(radii, dtype=float)
+        mean = float(np.dot(w, r) / w.sum()) if w.sum() > 0 else float(r.mean())
+        out.append(BlastClass(cls=cls, components=len(comps[cls]), parts=float(w.sum()),
+                              gpus_mean=mean, gpus_max=int(r.max()), evaluated=len(cache)))
+    return tuple(out)
+
+
+def _gpus_per_host(graph: nx.Graph) -> int:
+    """GPUs per host where the fabric has no server labels (as the blast-radius study)."""
+    from netmodel.study.reliability_catalog import catalog
+    from topologies.schema import gpu_nodes, gpu_spec
+
+    first = gpu_nodes(graph)[0]
+    return max(1, round(catalog().host_sms / gpu_spec(graph, graph.nodes[first]["gpu"]).sms))
+
+
+# ---------------------------------------------------------------------- all-reduce
+
+@dataclass(frozen=True)
+class AllReduce:
+    """One all-reduce of ``bytes`` on the group: seconds, busbw (bytes/s, nccl-tests'
+    definition) and the (algorithm, protocol) chosen; ``busbw`` 0 and ``time`` inf where
+    the group is cut apart."""
+
+    bytes: int
+    time: float
+    busbw: float
+    algorithm: str
+    protocol: str
+
+
+def _collective_graph(fab: Fabric, size: int) -> tuple[nx.Graph, str]:
+    """The graph the group's all-reduce runs on, and a note when it is not the fabric."""
+    g = fab.graph
+    has_ocs = any(k == "ocs" for _, k in g.nodes(data="kind"))
+    has_circuits = any(d["medium"] == "ocs-circuit" for _, _, d in g.edges(data=True))
+    if not has_ocs or has_circuits:
+        return g, ""
+    from netmodel.study.fabric_search import instance_graph
+
+    s = fab.scenario
+    how = SimpleNamespace(is_ocs=True, placement="contiguous", name=fab.label,
+                          circuits=s.circuits if s is not None and s.circuits else "ring")
+    out = instance_graph(how, g, size)
+    per = {}
+    for u, v, d in out.edges(data=True):
+        if d["medium"] == "ocs-circuit":
+            per[frozenset((u, v))] = per.get(frozenset((u, v)), 0) + d.get("links", 1)
+    copies = max(per.values(), default=0)
+    return out, (f"all-reduce on a {how.circuits} of circuits set for the group "
+                 f"({copies:g} per neighbour)")
+
+
+def _all_reduce(fab: Fabric, size: int) -> tuple[tuple[AllReduce, ...], str]:
+    from netmodel.collectives.cost import bus_factor
+    from netmodel.collectives.model import FabricCostModel
+
+    graph, note = _collective_graph(fab, size)
+    if fab.scenario is not None:
+        from netmodel.study.fabric_search import scenario_calibration
+
+        cal = scenario_calibration(fab.scenario)
+    else:
+        cal = None
+    model = FabricCostModel(graph, placement="contiguous", calibration=cal,
+                            validated=graph is fab.graph)
+    sweep = model.sweep("all-reduce", np.array(SIZES, dtype=float), size)
+    factor = bus_factor("all-reduce", size)
+    out = []
+    for n, t, a, p in zip(SIZES, sweep.time, sweep.algorithm, sweep.protocol, strict=True):
+        ok = bool(np.isfinite(t)) and t > 0
+        out.append(AllReduce(bytes=int(n), time=float(t), busbw=n / t * factor if ok else 0.0,
+                             algorithm=str(a), protocol=str(p)))
+    if not np.isfinite(sweep.time).all():
+        note = (note + "; " if note else "") + "the group is cut apart"
+    return tuple(out), note
+
+
+# ---------------------------------------------------------------------- rows
+
+def _row(label: str = "", fmt: str = "", **kw):
+    """A :class:`TopologyRow` field shown in the table as ``label`` formatted as ``fmt``
+    (``count``, ``text``, ``bandwidth``, ``usd``, ``watts``; empty: JSON only)."""
+    return field(metadata={"label": label, "fmt": fmt}, **kw)
+
+
+@dataclass(frozen=True)
+class TopologyRow:
+    """One fabric of a comparison (SI units: bytes/s per direction, USD, W). Table rows
+    follow the field order; ``switches_by_tier``, ``all_reduce`` and ``blast_radius`` add
+    one row per tier, size and component class."""
+
+    fabric: str = _row()
+    source: str = _row()
+    name: str = _row()
+    spec: str = _row()
+    gpu_types: dict = _row("GPU type", "text")
+    gpus: int = _row("GPUs", "count")
+    switches: int = _row("switches", "count")
+    switches_by_tier: dict = _row("tier", "count")
+    ocs: int = _row("OCS", "count")
+    links: int = _row("links (graph edges)", "count")
+    pluggable_transceivers: int = _row("pluggable transceivers", "count")
+    cpo_engines: int = _row("CPO engines (co-packaged ports)", "count")
+    switch_ports_used: int = _row("switch ports used", "count")
+    switch_ports: int = _row("switch ports", "count")
+    ocs_ports_used: int = _row("OCS ports used", "count")
+    ocs_ports: int = _row("OCS ports", "count")
+    diameter: int | None = _row("diameter (GPU-to-GPU hops)", "count")
+    injection_total: float = _row("injection, all GPUs", "bandwidth")
+    injection_per_gpu: float = _row("injection per GPU", "bandwidth")
+    bisection_bandwidth: float | None = _row("bisection", "bandwidth")
+    bisection_per_gpu: float | None = _row("bisection per GPU of a half", "bandwidth")
+    bisection_method: str = _row()
+    path_hops: int | None = _row()
+    paths: int | None = _row("shortest paths, gpu0 to the farthest GPU", "count")
+    group: int = _row()
+    all_reduce: tuple = _row("all-reduce busbw", "bandwidth")
+    network_capex: float = _row("network capex", "usd")
+    network_capex_per_gpu: float = _row("network capex per GPU", "usd")
+    network_power: float = _row("network power", "watts")
+    network_power_per_gpu: float = _row("network power per GPU", "watts")
+    blast_radius: tuple = _row("blast radius", "gpus")
+    notes: tuple = _row()
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict (SI units; ``switches_by_tier`` keys are strings)."""
+        out = asdict(self)
+        out["switches_by_tier"] = {str(k): v for k, v in self.switches_by_tier.items()}
+        out["all_reduce"] = [asdict(a) for a in self.all_reduce]
+        out["blast_radius"] = [asdict(b) for b in self.blast_radius]
+        out["notes"] = list(self.notes)
+        return out
+
+
+#: The columns of :meth:`TopologyRow.to_dict` (its fields).
+COLUMNS = tuple(f.name for f in fields(TopologyRow))
+
+_UNITS = {"bandwidth": (("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6), ("B/s", 1.0)),
+          "usd": (("M$", 1e6), ("k$", 1e3), ("$", 1.0)),
+          "watts": (("MW", 1e6), ("kW", 1e3), ("W", 1.0))}
+
+
+def _scaled(values: list, fmt: str) -> tuple[str, list[str]]:
+    """One unit and one number format for a row of SI values: the unit that keeps the
+    largest value at or above 1, four significant digits on it."""
+    nums = [abs(v) for v in values if v is not None and math.isfinite(v)]
+    top = max(nums, default=0.0)
+    unit, scale = next(((u, s) for u, s in _UNITS[fmt] if top >= s), _UNITS[fmt][-1])
+    lead = math.floor(math.log10(top / scale)) if top > 0 else 0
+    digits = max(0, 3 - lead)
+    return unit, ["-" if v is None or not math.isfinite(v) else f"{v / scale:,.{digits}f}"
+                  for v in values]
+
+
+def _counts(values: list) -> list[str]:
+    return ["-" if v is None else (f"{v:,}" if float(v).is_integer() else f"{v:,.2f}")
+            for v in values]
+
+
+def _radii(values: list) -> list[str]:
+    """Blast radii (:class:`BlastClass` or None): the mean, then the worst in brackets where
+    it differs; whole numbers where every mean of the row is whole, else two decimals."""
+    whole = all(b is None or float(b.gpus_mean).is_integer() for b in values)
+    out = []
+    for b in values:
+        if b is None:
+            out.append("-")
+            continue
+        mean = f"{b.gpus_mean:,.0f}" if whole else f"{b.gpus_mean:,.2f}"
+        out.append(mean if b.gpus_mean == b.gpus_max else f"{mean} ({b.gpus_max:,})")
+    return out
+
+
+@dataclass(frozen=True)
+class TopologyComparison:
+    """Fabrics side by side: one :class:`TopologyRow` per fabric, the all-reduce ``group``
+    (GPUs) and message ``sizes`` (bytes)."""
+
+    rows: tuple
+    group: int
+    sizes: tuple = SIZES
+
+    def to_dict(self) -> dict:
+        return {"group": self.group, "sizes": list(self.sizes), "placement": "contiguous",
+                "busbw": "nccl-tests: algbw x 2(n-1)/n", "network_share": "ports-used",
+                "rows": [r.to_dict() for r in self.rows]}
+
+    def to_json(self, indent: int | None = 1) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+    def series(self) -> list[tuple[str, str, str, list]]:
+        """Every table row as ``(key, name, format, values)``: ``key`` a
+        :class:`TopologyRow` field name (``all_reduce:BYTES``, ``blast:CLASS`` and
+        ``tier:T`` for the rows those fields expand into), ``format`` one of ``count``,
+        ``text``, ``bandwidth``, ``usd``, ``watts``, ``gpus`` (a :class:`BlastClass`) or
+        ``""`` (a heading), ``values`` one per fabric in SI units (None: not applicable)."""
+        from compute.units import format_bytes
+        from topologies.failure_domains import CLASSES, SWITCH_CLASSES
+
+        out: list = []
+        for f in fields(TopologyRow):
+            label, fmt = f.metadata["label"], f.metadata["fmt"]
+            if not label:
+                continue
+            values = [getattr(r, f.name) for r in self.rows]
+            if f.name == "gpu_types":
+                out.append((f.name, label, fmt, [", ".join(v) for v in values]))
+            elif f.name == "switches_by_tier":
+                for t in sorted({t for v in values for t in v}):
+                    out.append((f"tier:{t}", f"  tier {t} ({SWITCH_CLASSES[min(t, 3)]})", fmt,
+                                [v.get(t, 0) for v in values]))
+            elif f.name == "all_reduce":
+                for i, n in enumerate(self.sizes):
+                    out.append((f"all_reduce:{n}",
+                                f"{label}, {self.group} GPUs, {format_bytes(n)}", fmt,
+                                [v[i].busbw if v[i].busbw > 0 else None for v in values]))
+            elif f.name == "blast_radius":
+                out.append((f.name, f"{label}, GPUs per failure: mean (worst)", "",
+                             [None] * len(values)))
+                by = [{b.cls: b for b in v} for v in values]
+                for cls in CLASSES:
+                    if any(cls in b for b in by):
+                        out.append((f"blast:{cls}", f"  {cls}", fmt, [b.get(cls) for b in by]))
+            else:
+                out.append((f.name, label, fmt, values))
+        return out
+
+    def table_rows(self) -> list[tuple[str, list[str]]]:
+        """``(row name with its unit, one formatted value per fabric)`` in table order."""
+        out: list = []
+        for _, name, fmt, values in self.series():
+            if fmt == "text":
+                out.append((name, list(values)))
+            elif fmt == "":
+                out.append((name, [""] * len(values)))
+            elif fmt == "count":
+                out.append((name, _counts(values)))
+            elif fmt == "gpus":
+                out.append((name, _radii(values)))
+            else:
+                unit, text = _scaled(values, fmt)
+                out.append((f"{name} ({unit})", text))
+        return out
+
+    def table(self) -> str:
+        """The comparison as text: a column per fabric, then a line per fabric naming it and
+        any note, and the definitions."""
+        body = self.table_rows()
+        heads = [r.fabric for r in self.rows]
+        first = max(len(name) for name, _ in body)
+        widths = [max(len(h), *(len(v[i]) for _, v in body)) for i, h in enumerate(heads)]
+        lines = ["  ".join([" " * first, *(h.rjust(w) for h, w in zip(heads, widths,
+                                                                      strict=True))])]
+        for name, values in body:
+            lines.append("  ".join([name.ljust(first), *(v.rjust(w) for v, w in
+                                                          zip(values, widths, strict=True))]))
+        lines.append("")
+        for r in self.rows:
+            spec = f" [{r.spec}]" if r.spec and r.spec != r.fabric else ""
+            lines.append(f"{r.fabric}: {r.name}{spec}")
+            for note in r.notes:
+                lines.append(f"    {note}")
+        import textwrap
+
+        lines.extend(textwrap.wrap(
+            f"all-reduce: {self.group} GPUs placed contiguously, the fastest algorithm and "
+            "protocol per size; busbw = algbw x 2(n-1)/n (nccl-tests). Network: the "
+            "ports-used share (netmodel cost). Blast radius: GPUs one failure removes or "
+            "cuts off from the largest part left, mean over the class weighted by parts.",
+            width=96))
+        return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------- the comparison
+
+def _check_group(group, fabrics: list[Fabric]) -> int:
+    smallest = min(fabrics, key=lambda f: f.graph.graph["gpus"])
+    fewest = int(smallest.graph.graph["gpus"])
+    if group is None:
+        if fewest < 2:
+            raise UserError(f"fabric {smallest.label!r} has {fewest} GPU; an all-reduce needs "
+                            "at least 2")
+        return min(DEFAULT_GROUP, 1 << (fewest.bit_length() - 1))
+    if isinstance(group, bool) or not isinstance(group, int | np.integer) or group < 2:
+        raise UserError(f"group must be a whole number of GPUs >= 2, got {group!r}")
+    if group > fewest:
+        raise UserError(f"group of {group} GPUs does not fit fabric {smallest.label!r} "
+                        f"({fewest} GPUs)")
+    return int(group)
+
+
+def _row_for(fab: Fabric, group: int) -> TopologyRow:
+    from netmodel.study.cost import network_bill
+    from topologies.analysis import summary
+    from topologies.schema import gpu_nodes
+
+    g = fab.graph
+    s = summary(g)
+    b = s.bom
+    n = s.gpus
+    gpus = gpu_nodes(g)
+    total = float(sum(bw for _, bw in g.degree(gpus, weight="bandwidth")))
+    half = n // 2
+    bis = s.bisection_bandwidth
+    all_reduce, note = _all_reduce(fab, group)
+    bill = network_bill(g)
+    notes = []
+    if s.bisection_method != "closed form":
+        notes.append(f"bisection: {s.bisection_method}")
+    if note:
+        notes.append(note)
+    if fab.scenario is not None:
+        sc = fab.scenario
+        notes.append(f"scenario's physical fabric; collectives with its calibration "
+                     f"(links {sc.links}, calibration {sc.calibration})")
+    return TopologyRow(
+        fabric=fab.label, source=fab.source, name=s.name, spec=s.spec,
+        gpu_types=dict(s.gpu_types), gpus=n, switches=sum(s.switches_by_tier.values()),
+        switches_by_tier=dict(s.switches_by_tier), ocs=s.ocs, links=s.links,
+        pluggable_transceivers=b.pluggable_transceivers, cpo_engines=b.cpo_ports,
+        switch_ports_used=b.switch_ports_used, switch_ports=b.switch_ports,
+        ocs_ports_used=b.ocs_ports_used, ocs_ports=b.ocs_ports, diameter=s.diameter,
+        injection_total=total, injection_per_gpu=float(s.injection_bandwidth),
+        bisection_bandwidth=bis, bisection_per_gpu=bis / half if bis is not None and half
+        else None, bisection_method=s.bisection_method,
+        path_hops=s.path_diversity.hops if s.path_diversity else None,
+        paths=s.path_diversity.paths if s.path_diversity else None, group=group,
+        all_reduce=all_reduce, network_capex=bill.capex, network_capex_per_gpu=bill.capex / n,
+        network_power=bill.power, network_power_per_gpu=bill.power / n,
+        blast_radius=hardware_radius(g, gpus_per_host=_gpus_per_host(g)), notes=tuple(notes))
+
+
+def compare_topologies(fabrics, *, group: int | None = None,
+                       gpu: str | None = None) -> TopologyComparison:
+    """Compare two or more fabrics side by side (see the module docstring).
+
+    Parameters
+    ----------
+    fabrics : sequence of str
+        Spec strings, ``.json``/``.graphml`` files or scenario names (``NAME@GPU``
+        allowed), at least two, none twice.
+    group : int, optional
+        GPUs of the all-reduce group; default :data:`DEFAULT_GROUP`, or the largest power of
+        two every fabric holds where that is smaller. Must fit every fabric.
+    gpu : str, optional
+        A GPU type every fabric is re-typed to (not possible for a saved file).
+
+    Examples
+    --------
+    >>> r = compare_topologies(["single-switch:n=8", "ring:n=8"], group=4)
+    >>> r.group, [round(row.all_reduce[-1].busbw / 1e9) for row in r.rows]
+    (4, [376, 185])
+    """
+    if isinstance(fabrics, str) or not hasattr(fabrics, "__iter__"):
+        raise UserError(f"fabrics must be a list of at least 2 fabrics, got {fabrics!r}")
+    refs = list(fabrics)
+    if len(refs) < 2:
+        raise UserError(f"a comparison needs at least 2 fabrics, got {len(refs)}")
+    resolved = [resolve_fabric(r, gpu) for r in refs]
+    seen: set = set()
+    for f in resolved:
+        if f.label in seen:
+            raise UserError(f"fabric {f.label!r} is given twice")
+        seen.add(f.label)
+    size = _check_group(group, resolved)
+    return TopologyComparison(rows=tuple(_row_for(f, size) for f in resolved), group=size)
