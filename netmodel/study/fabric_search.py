@@ -39,6 +39,7 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError
+from compute.hardware import GpuSpec
 from compute.models import get_model
 from compute.phases import Slo
 from compute.roofline import make_workload
@@ -162,6 +163,33 @@ def scenario_calibration(scenario):
     return cal
 
 
+#: Compiled collective costs by network (:func:`network_key`): a comparison of five Lite
+#: variants on one fabric routes it twice, not five times.
+_SHARED: dict = {}
+_SHARED_MAX = 256
+
+
+def network_key(scenario, calibration) -> str:
+    """What a scenario's collective costs depend on, spelled as a string: the fabric's
+    builder and parameters with the GPU type left out (a GPU's name labels nodes; its
+    bandwidths enter the parameters), the placement, algorithm, circuits, instances,
+    adjustments and the calibration. Scenarios with the same key cost every collective
+    the same."""
+    builder, params = scenario.fabric_params()
+
+    def spell(v):
+        if isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], dict):
+            return (v[0], {k: spell(x) for k, x in v[1].items()})
+        if isinstance(v, GpuSpec):
+            return "$gpu"
+        return v
+
+    parts = (builder, {k: spell(v) for k, v in params.items()}, scenario.placement,
+             scenario.algorithm, scenario.circuits, scenario.instances, scenario.adjust,
+             calibration)
+    return repr(parts)
+
+
 class ScenarioCollectives:
     """compute's collective-cost protocol for one scenario (see the module docstring).
 
@@ -181,8 +209,15 @@ class ScenarioCollectives:
         self.graph = build_fabric(self.scenario)
         self.gpus = int(self.graph.graph["gpus"])
         self.calibration = scenario_calibration(self.scenario)
-        self._models: dict = {}
-        self._linear: dict = {}
+        # scenarios whose networks are the same (GPU types differing only off the network,
+        # as Lite and Lite+MemBW do) share their compiled costs
+        key = network_key(self.scenario, self.calibration)
+        shared = _SHARED.get(key)
+        if shared is None:
+            shared = _SHARED[key] = ({}, {})
+            while len(_SHARED) > _SHARED_MAX:
+                _SHARED.pop(next(iter(_SHARED)))
+        self._models, self._linear = shared
 
     def __repr__(self) -> str:
         extra = ", concurrent=True" if self.concurrent else ""
