@@ -397,14 +397,19 @@ _UNITS = {"bandwidth": (("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6), ("B/s", 1.
           "watts": (("MW", 1e6), ("kW", 1e3), ("W", 1.0))}
 
 
-def _scaled(values: list, fmt: str) -> tuple[str, list[str]]:
-    """One unit and one number format for a row of SI values: the unit that keeps the
-    largest value at or above 1, four significant digits on it."""
+def _unit(values: list, fmt: str) -> tuple[str, float, int]:
+    """``(unit, scale, decimals)`` for a row of SI values: the unit that keeps the largest
+    value at or above 1, four significant digits on it."""
     nums = [abs(v) for v in values if v is not None and math.isfinite(v)]
     top = max(nums, default=0.0)
     unit, scale = next(((u, s) for u, s in _UNITS[fmt] if top >= s), _UNITS[fmt][-1])
     lead = math.floor(math.log10(top / scale)) if top > 0 else 0
-    digits = max(0, 3 - lead)
+    return unit, scale, max(0, 3 - lead)
+
+
+def _scaled(values: list, fmt: str) -> tuple[str, list[str]]:
+    """One unit and one number format for a row of SI values (see :func:`_unit`)."""
+    unit, scale, digits = _unit(values, fmt)
     return unit, ["-" if v is None or not math.isfinite(v) else f"{v / scale:,.{digits}f}"
                   for v in values]
 
