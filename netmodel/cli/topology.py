@@ -1,4 +1,5 @@
-"""``netmodel topology list | show | plot | export``: a thin click layer over :mod:`topologies`.
+"""``netmodel topology list | show | compare | plot | export``: a thin click layer over
+:mod:`topologies` (``compare`` over :mod:`netmodel.study.topology_compare`).
 
 Only click and the standard library are imported at module level; networkx, matplotlib and
 the topologies package are imported inside the commands so ``netmodel --help`` stays fast.
@@ -104,6 +105,50 @@ def show(spec, as_json, pair):
     if s.reconfiguration_time is not None:
         lines.append(f"reconfigure: {s.reconfiguration_time * 1e3:g} ms to change circuits")
     click.echo("\n".join(lines))
+
+
+@topology.command()
+@click.argument("specs", nargs=-1, metavar="SPEC SPEC [SPEC...]")
+@click.option("--group", type=int, default=None, metavar="N",
+              help="GPUs of the all-reduce group (default 8, or the largest power of two "
+                   "every fabric holds).")
+@click.option("--gpu", default=None, metavar="NAME",
+              help="Re-type every fabric to this GPU (scenarios and specs; not files).")
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+@click.option("--plot", "plot_path", default=None, metavar="FILE.png",
+              help="Also draw the comparison (.png, .svg or .pdf).")
+def compare(specs, group, gpu, as_json, plot_path):
+    """Fabrics side by side: counts, optics, ports, diameter, injection and bisection
+    bandwidth, path diversity, all-reduce busbw of a group at 1 MiB, 64 MiB and 1 GiB,
+    network cost and power, blast radius per component class. SPEC: a spec string, a
+    .json/.graphml file or a scenario (lite-flat, lite-flat@Lite+BW), whose physical
+    fabric is used."""
+    from compute.errors import UserError
+
+    if len(specs) < 2:
+        raise UserError(f"topology compare needs at least 2 fabrics, got {len(specs)}")
+    if plot_path is not None:
+        from compute.outputs import check_file_path, figure_format
+
+        check_file_path(plot_path, "figure")
+        figure_format(plot_path)
+    from netmodel.study.topology_compare import compare_topologies
+
+    result = compare_topologies(specs, group=group, gpu=gpu)
+    if plot_path is not None:
+        from compute.outputs import atomic_write
+        from netmodel.study.topology_compare_plots import plot_topology_compare
+
+        atomic_write(plot_path, lambda p: plot_topology_compare(result, p), "figure")
+    if as_json:
+        doc = result.to_dict()
+        if plot_path is not None:
+            doc["plot"] = plot_path
+        click.echo(json.dumps(doc, indent=1))
+        return
+    click.echo(result.table())
+    if plot_path is not None:
+        click.echo(f"wrote {plot_path}")
 
 
 @topology.command()
