@@ -567,43 +567,60 @@ def evaluate_grid(model, gpu, tps, batches, workload, *, comm=None, options=None
     work = _stage_work(model, sh, micro, workload, skew)
     nc = len(configs)
     shape = np.broadcast_shapes((nc, b.shape[1]), micro.shape)
-    names = tuple(x[0] for x in work)
-    assert names == (STAGES if plain else EXTENDED_STAGES)
+    assert tuple(x[0] for x in work) == (STAGES if plain else EXTENDED_STAGES)
     counts = np.stack([np.broadcast_to(np.asarray(x[1], float).reshape(-1), (nc,))
                        for x in work])
+    if not plain:  # only the stages some row runs
+        keep = counts.any(axis=1)
+        work, counts = [x for x, k in zip(work, keep, strict=True) if k], counts[keep]
+    names = tuple(x[0] for x in work)
     groups = np.stack([np.broadcast_to(np.asarray(x[6], float).reshape(-1), (nc,))
                        for x in work])
     ops = tuple(x[4] for x in work)
-    stack = lambda col: np.stack([np.broadcast_to(np.asarray(x[col], float), shape)  # noqa: E731
-                                  for x in work])
-    flops, hbm, net = stack(2), stack(3), stack(5)
-    if not plain:  # no collective where a stage does not occur
-        net = np.where((counts > 0)[:, :, None], net, 0.0)
-
+    # stage arrays: a collective stage has no FLOPs or HBM bytes (but the embedding and the
+    # LM head, which do both), a compute stage no collective bytes; zeros are not copied
+    works = [not x[4] or x[0] in ("embedding", "lm_head") for x in work]
+    flops, hbm, net = (np.zeros((len(work),) + shape) for _ in range(3))
+    compute_t, memory_t = np.zeros(flops.shape), np.zeros(flops.shape)
     dtype = options.compute_dtype or model.compute_dtype
     peak = gpu.peak_flops(dtype) * options.flops_efficiency
-    compute_t = flops / peak
-    memory_t = hbm / (gpu.hbm_bandwidth * options.memory_efficiency)
+    bandwidth = gpu.hbm_bandwidth * options.memory_efficiency
+    for k, x in enumerate(work):
+        if works[k]:
+            flops[k], hbm[k] = x[2], x[3]
+            np.divide(flops[k], peak, out=compute_t[k])
+            np.divide(hbm[k], bandwidth, out=memory_t[k])
+        if x[4]:
+            net[k] = x[5]
+    if not plain:  # no collective where a stage does not occur
+        net *= (counts > 0)[:, :, None]
     network_t = _network_times(comm, ops, groups, counts, net)
 
+    busiest = np.maximum(compute_t, memory_t)
     if options.mode == "overlap":
-        stage_t = np.maximum(np.maximum(compute_t, memory_t), network_t)
+        stage_t = np.maximum(busiest, network_t)
         if options.overlap_collectives:  # hide each all-reduce behind its producer GEMM
             for coll, producer in _PRODUCERS.items():
-                k, p = names.index(coll), names.index(producer)
-                stage_t[k] = np.maximum(0.0, network_t[k] - stage_t[p])
+                if coll in names:
+                    k, p = names.index(coll), names.index(producer)
+                    stage_t[k] = np.maximum(0.0, network_t[k] - stage_t[p])
     else:
         stage_t = compute_t + memory_t + network_t
-    bound = np.argmax(np.stack([compute_t, memory_t, network_t]), axis=0)
-    is_coll = np.array([bool(o) and names[k] not in ("embedding", "lm_head")
-                        for k, o in enumerate(ops)]).reshape(-1, 1, 1)
-    bound = np.where(is_coll, 2, bound)
+    # the index of the largest of (compute, memory, network), the first on ties (argmax);
+    # a collective stage is network-bound
+    bound = (memory_t > compute_t).astype(np.int8)
+    bound[network_t > busiest] = 2
+    for k, o in enumerate(ops):
+        if o and names[k] not in ("embedding", "lm_head"):
+            bound[k] = 2
     c3 = counts[:, :, None]
     if plain:
         latency = (c3 * stage_t).sum(axis=0)
-    else:
+    else:  # the same sum, stage after stage (bit for bit where rows are plain)
         passes = [k for k, nm in enumerate(names) if nm not in _PIPELINE]
-        latency = (c3[passes] * stage_t[passes]).sum(axis=0)
+        latency = c3[passes[0]] * stage_t[passes[0]]
+        for k in passes[1:]:
+            latency = latency + c3[k] * stage_t[k]
         if np.any(sh.pp > 1):
             latency = _pipeline(latency, sh.pp, b, micro, stage_t, bound, c3, names, options,
                                 workload, (compute_t, memory_t, network_t))
@@ -623,30 +640,33 @@ def evaluate_grid(model, gpu, tps, batches, workload, *, comm=None, options=None
 def _pipeline(pass_t, pp, b, micro, stage_t, bound, c3, names, options, workload, parts):
     """Latency of the pipelined rows (see :func:`evaluate_grid`); fills the
     ``pipeline_wait`` stage (in place) with what the latency adds to the micro-batch's own
-    pass, charged to the resource that bounds most of the pass."""
+    pass (the other micro-batches' work on the same stages), charged to the resource
+    busiest over the pass."""
     ks, kw = names.index("pp_send"), names.index("pipeline_wait")
-    send = np.where(pp > 1, stage_t[ks], 0.0)
-    stage = pass_t / pp
+    rows = np.flatnonzero(pp.ravel() > 1)         # only the pipelined rows change
+    p = pp[rows]
+    mine = pass_t[rows]
+    send = stage_t[ks, rows]
+    stage = mine / p
     period = np.maximum(stage, send) if options.mode == "overlap" else stage + send
-    own = pass_t + (pp - 1) * send               # a micro-batch through every stage
+    own = mine + (p - 1) * send                  # a micro-batch through every stage
     if workload.phase == "decode":
-        k = np.ceil(b / micro)                   # micro-batches in flight
+        k = np.ceil(b / micro[rows] if micro.shape[0] > 1 else b / micro)  # in flight
         piped = np.maximum(own, k * period)
     else:
         piped = (b - 1) * period + own
-    latency = np.where(pp > 1, piped, pass_t)
-    wait = np.maximum(latency - own, 0.0) * (pp > 1)
-    passes = [k for k, nm in enumerate(names) if nm not in ("pp_send", "pipeline_wait")]
-    if options.mode == "serial":
-        shares = [(c3[passes] * p[passes]).sum(0) for p in parts]
-    else:
-        total = c3[passes] * stage_t[passes]
-        shares = [np.where(bound[passes] == r, total, 0.0).sum(0) for r in range(3)]
-    dominant = np.argmax(np.stack(shares), axis=0)
-    stage_t[kw] = wait
-    bound[kw] = dominant
-    for r, p in enumerate(parts):
-        p[kw] = np.where(dominant == r, wait, 0.0)
+    latency = pass_t.copy()
+    latency[rows] = piped
+    wait = np.maximum(piped - own, 0.0)
+    n = len(names) - len(_PIPELINE)             # the pipeline's stages come last
+    assert names[n:] == _PIPELINE
+    busy = np.stack([np.einsum("kc,kcb->cb", c3[:n, :, 0], part[:n])[rows]
+                     for part in parts])         # each resource's busy time over the pass
+    dominant = np.argmax(busy, axis=0).astype(np.int8)
+    stage_t[kw, rows] = wait
+    bound[kw, rows] = dominant
+    for r, part in enumerate(parts):
+        part[kw, rows] = np.where(dominant == r, wait, 0.0)
     return latency
 
 
@@ -667,7 +687,7 @@ def _check_batches(batches) -> np.ndarray:
 def _network_times(comm, ops, groups, counts, net) -> np.ndarray:
     """Collective times, calling ``comm`` once per (op, group size > 1) with every size of
     the stages and rows that run that collective in groups of that size."""
-    out = np.zeros_like(net)
+    out = np.zeros(net.shape)
     for op in sorted({o for o in ops if o}):
         ks = np.array([k for k, o in enumerate(ops) if o == op])
         g, active = groups[ks], (counts[ks] > 0) & (groups[ks] > 1)

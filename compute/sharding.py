@@ -30,6 +30,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -103,7 +104,7 @@ class Shards:
     attention_dp: np.ndarray | float = 1.0  #: attention data-parallel groups per stage
     expert_ffn: np.ndarray | None = None    #: each routed expert's columns per GPU under EP
 
-    @property
+    @cached_property
     def plain(self) -> bool:
         """True when every row is plain tensor parallelism."""
         return bool(np.all(np.asarray(self.pp) == 1) and np.all(np.asarray(self.ep) == 1)

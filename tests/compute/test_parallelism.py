@@ -49,7 +49,8 @@ def test_degree_one_equals_plain_tensor_parallelism_exactly(model, gpu, other, p
     batches = [1, 2, 7, 64]
     ext = evaluate_grid(model, gpu, [P(other.tp), other], batches, w, comm=ring)
     plain = evaluate_grid(model, gpu, [other.tp], batches, w, comm=ring)
-    assert ext.stages == EXTENDED_STAGES and plain.stages == STAGES
+    assert plain.stages == STAGES and set(ext.stages) > set(STAGES)   # extra stages run
+    assert list(ext.stages) == [n for n in EXTENDED_STAGES if n in ext.stages]
     same_row(ext, 0, plain)
 
 
