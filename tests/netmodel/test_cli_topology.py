@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -75,6 +77,40 @@ def test_export_astra_sim(tmp_path):
     assert r.exit_code == 0 and "4 NPUs: Ring" in r.output
 
 
+def test_compare_table_json_and_plot(tmp_path):
+    r = run("compare", "single-switch:n=8", "ring:n=8")
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert lines[0].split() == ["single-switch:n=8", "ring:n=8"]
+    cells = [re.split(r"\s{2,}", ln.strip()) for ln in lines[1:]]
+    rows = {c[0]: c[1:] for c in cells if len(c) == 3}
+    assert rows["diameter (GPU-to-GPU hops)"] == ["2", "4"]
+    assert rows["bisection (TB/s)"] == ["1.800", "0.450"]
+    assert rows["switches"] == ["1", "0"]
+    d = json.loads(run("compare", "single-switch:n=8", "ring:n=8", "--group", "4",
+                       "--json").output)
+    assert d["group"] == 4 and [row["fabric"] for row in d["rows"]] == ["single-switch:n=8",
+                                                                        "ring:n=8"]
+    assert [row["diameter"] for row in d["rows"]] == [2, 4]
+    assert [a["bytes"] for a in d["rows"][1]["all_reduce"]] == [2**20, 2**26, 2**30]
+    png = tmp_path / "cmp.png"
+    r = run("compare", "ring:n=8", "lite-flat", "--gpu", "Lite", "--plot", str(png), "--json")
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    assert d["plot"] == str(png) and png.read_bytes()[:4] == b"\x89PNG"
+    assert [row["fabric"] for row in d["rows"]] == ["ring:gpu=Lite", "lite-flat@Lite"]
+    assert list(tmp_path.iterdir()) == [png]  # no temporary file left beside it
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+def test_compare_unwritable_plot_folder(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    assert_one_line_error(run("compare", "ring:n=8", "ring:n=4", "--plot",
+                              str(locked / "x.png")), "is not writable")
+    assert list(locked.iterdir()) == []
+
+
 @pytest.mark.parametrize("args, needles", [
     (("show", "fat-tree:k=5"), ("fat-tree: k must be even",)),
     (("show", "fat-tre"), ("unknown fabric builder 'fat-tre'; known:", "'fat-tree'")),
@@ -95,6 +131,17 @@ def test_export_astra_sim(tmp_path):
     (("export", "fat-tree:oversubscription=2", "--format", "astra-sim", "-o", "x.yaml"),
      ("oversubscription 2",)),
     (("show", "ring:n=3000000"), ("over the limit of 2,000,000 nodes",)),
+    (("compare", "ring:n=8"), ("at least 2 fabrics, got 1",)),
+    (("compare",), ("at least 2 fabrics, got 0",)),
+    (("compare", "ring:n=8", "fat-tre"), ("unknown fabric 'fat-tre'", "'fat-tree'",
+                                          "'lite-flat'")),
+    (("compare", "ring:n=8", "ring:n=4", "--group", "8"),
+     ("group of 8 GPUs does not fit fabric 'ring:n=4' (4 GPUs)",)),
+    (("compare", "ring:n=8", "ring:n=4", "--group", "0"), ("group must be",)),
+    (("compare", "ring:n=8", "ring:n=4", "--plot", "no/x.png"), ("folder 'no' does not exist",)),
+    (("compare", "ring:n=8", "ring:n=4", "--plot", "x.gif"), ("must end in one of: .png",)),
+    (("compare", "ring:n=8", "missing.json"), ("does not exist",)),
+    (("compare", "ring:n=8", "lite-flat", "--gpu", "Nope"), ("Nope",)),
 ])
 def test_bad_input_is_one_line_exit_2(tmp_path, monkeypatch, args, needles):
     monkeypatch.chdir(tmp_path)
