@@ -369,7 +369,7 @@ class TopologyRow:
     bisection_per_gpu: float | None = _row("bisection per GPU of a half", "bandwidth")
     bisection_method: str = _row()
     path_hops: int | None = _row()
-    paths: int | None = _row("shortest paths, gpu0 to the farthest GPU", "count")
+    paths: int | None = _row("shortest paths, gpu0 to farthest GPU", "count")
     group: int = _row()
     all_reduce: tuple = _row("all-reduce busbw", "bandwidth")
     network_capex: float = _row("network capex", "usd")
@@ -477,7 +477,7 @@ class TopologyComparison:
                                 f"{label}, {self.group} GPUs, {format_bytes(n)}", fmt,
                                 [v[i].busbw if v[i].busbw > 0 else None for v in values]))
             elif f.name == "blast_radius":
-                out.append((f.name, f"{label}, GPUs per failure: mean (worst)", "",
+                out.append((f.name, f"{label} (GPUs): mean (worst)", "",
                              [None] * len(values)))
                 by = [{b.cls: b for b in v} for v in values]
                 for cls in CLASSES:
@@ -573,8 +573,8 @@ def _row_for(fab: Fabric, group: int) -> TopologyRow:
         notes.append(note)
     if fab.scenario is not None:
         sc = fab.scenario
-        notes.append(f"scenario's physical fabric; collectives with its calibration "
-                     f"(links {sc.links}, calibration {sc.calibration})")
+        notes.append(f"collectives calibrated as the scenario: links {sc.links}"
+                     + ("" if sc.calibration == "default" else f", calibration {sc.calibration}"))
     return TopologyRow(
         fabric=fab.label, source=fab.source, name=s.name, spec=s.spec,
         gpu_types=dict(s.gpu_types), gpus=n, switches=sum(s.switches_by_tier.values()),
