@@ -124,12 +124,13 @@ def study():
               help="Skip the fabric comparison under the paper's assumption.")
 @click.option("--no-reliability", is_flag=True, help="Skip the blast-radius part.")
 @click.option("--no-cost", is_flag=True, help="Skip the power-and-cost part.")
+@click.option("--no-crossovers", is_flag=True, help="Skip the co-design crossovers.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the study as JSON ({study, fabric, sweep}) instead of the tables.")
 @_with(_slo_options)
 def lite_gpu(out_dir, models_text, gpus_text, phases_text, networks_text, scenarios_text,
-             no_fabric, no_sweep, no_paper, no_reliability, no_cost, as_json, ttft, tbt,
-             overlap_collectives, no_plot, quiet):
+             no_fabric, no_sweep, no_paper, no_reliability, no_cost, no_crossovers, as_json,
+             ttft, tbt, overlap_collectives, no_plot, quiet):
     """H100 versus the Lite family: first with ideal (and ring) networks, then on every
     fabric scenario, then the decode throughput as per-hop latency grows. Writes CSV, JSON,
     figures and summary.md (the findings, stated from the numbers); prints the tables."""
@@ -156,7 +157,8 @@ def lite_gpu(out_dir, models_text, gpus_text, phases_text, networks_text, scenar
     result = run_full_study(models, gpus, phases, networks=networks, scenarios=scenarios,
                             fabric=not no_fabric, sweep=not (no_fabric or no_sweep),
                             paper=not no_paper, reliability=not no_reliability,
-                            cost=not no_cost, options=options, slo=slo, quiet=quiet)
+                            cost=not no_cost, crossovers=not no_crossovers,
+                            options=options, slo=slo, quiet=quiet)
     t0 = time.perf_counter()
     written = write_full_study(result, out_dir, plot=not no_plot)
     timings = {**result.timings, "writing files": time.perf_counter() - t0}

@@ -294,6 +294,32 @@ class ScenarioCollectives:
             self._linear[key] = hit
         return hit
 
+    def parts(self, op: str, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(a, b_link, b_reduce)`` of each candidate (instances alone): ``b = b_link +
+        b_reduce``, where ``b_link`` is the part bound by link bandwidth (it scales as
+        1/k when every link's bandwidth is multiplied by k) and ``b_reduce`` the part bound
+        by in-switch reduction. Compiled once per (op, size)."""
+        from netmodel.collectives.cost import GroupCut
+
+        if self.concurrent:
+            raise UserError("parts() costs instances alone; this scenario runs all at once")
+        key = ("parts", op, int(size))
+        hit = self._linear.get(key)
+        if hit is None:
+            m = self.model(size)
+            gamma = self.calibration.reduction_rate
+            try:
+                cands = m.candidates(op, m.group(int(size)))
+            except GroupCut as exc:
+                raise UserError(f"scenario {self.scenario.label!r}: an instance of {size} "
+                                f"GPUs is cut apart ({exc}); no {op} can run on it") from None
+            a = np.array([c[2] for c in cands])
+            b = np.array([c[3] for c in cands])
+            red = np.array([sum(s.repeat * s.reduce for s in c[4].steps) / gamma
+                            if gamma > 0 else 0.0 for c in cands])
+            hit = self._linear[key] = (a, b - red, red)
+        return hit
+
     def collective_time(self, op: str, nbytes, group_size: int) -> np.ndarray:
         from compute.comm import check_op
 

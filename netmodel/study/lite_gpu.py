@@ -209,6 +209,8 @@ class FullStudy:
     reliability: object = None
     #: Power and cost (:class:`~netmodel.study.lite_gpu_parts.CostPart`).
     cost: object = None
+    #: Co-design crossovers (:class:`~netmodel.study.crossovers.CrossoverResult`).
+    crossovers: object = None
     #: Seconds each part took (printed, never written: files stay byte-identical).
     timings: dict = field(default_factory=dict)
 
@@ -218,6 +220,8 @@ class FullStudy:
         if self.fabric is not None:
             parts.append("fabric comparison (tokens/s/SM of the best configuration per "
                          "scenario)\n" + self.fabric.table())
+        if self.crossovers is not None:
+            parts.append("co-design crossovers\n" + self.crossovers.table())
         if self.paper is not None:
             parts.append("fabric comparison under the paper's assumption (collectives "
                          "overlapped with the GEMM that feeds them)\n" + self.paper.table())
@@ -236,6 +240,7 @@ class FullStudy:
             self.reliability.to_dicts()
         doc["cost"] = None if self.cost is None else [s.to_dict()
                                                       for s in self.cost.summaries]
+        doc["crossovers"] = None if self.crossovers is None else self.crossovers.to_dicts()
         return json.dumps(doc, indent=indent)
 
 
@@ -260,7 +265,7 @@ def fabric_scenarios(gpus, scenarios=None, baseline: str = BASELINE) -> list:
 def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
                    networks=("ring", "ideal"), scenarios=None, fabric: bool = True,
                    sweep: bool = True, paper: bool = True, reliability: bool = True,
-                   cost: bool = True, options=None, slo: Slo | None = None, prompt=None,
+                   cost: bool = True, crossovers: bool = True, options=None, slo: Slo | None = None, prompt=None,
                    context=None, max_batch: int = DEFAULT_MAX_BATCH,
                    quiet: bool = True) -> FullStudy:
     """The whole Lite-GPU study: :func:`run_lite_gpu_study` for each of ``networks``, then
@@ -322,6 +327,12 @@ def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
                                context=context, max_batch=max_batch, progress=bar,
                                collectives=colls)
         lap("fabrics")
+        cross = None
+        if crossovers and all(s.instances == "alone" for s in scens):
+            from netmodel.study.crossovers import find_crossovers
+
+            cross = find_crossovers(compared, options=options, slo=slo)
+            lap("co-design crossovers")
         paper_result = None
         if paper_options is not None:
             paper_result = run_compare(models, scens, phases, options=paper_options, slo=slo,
@@ -347,7 +358,7 @@ def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
         cost_result = cost_part(compared, first, phases)
         lap("power and cost")
     return FullStudy(ideal, compared, swept_result, paper_result, rel_part, cost_result,
-                     timings)
+                     cross, timings)
 
 
 def write_full_study(result: FullStudy, out_dir, *, plot: bool = True) -> list[Path]:
@@ -365,6 +376,14 @@ def write_full_study(result: FullStudy, out_dir, *, plot: bool = True) -> list[P
     if result.paper is not None:
         files["compare_paper.csv"] = result.paper.to_csv().encode()
         files["compare_paper.json"] = result.paper.to_json().encode()
+    if result.crossovers is not None and result.crossovers.rows:
+        files["crossovers.csv"] = result.crossovers.to_csv().encode()
+        files["crossovers.json"] = result.crossovers.to_json().encode()
+        if plot:
+            from netmodel.study.crossovers import plot_crossovers
+
+            files["crossovers.png"] = \
+                lambda path: plot_crossovers(result.crossovers, path)
     files.update(_reliability_files(result.reliability, plot))
     files.update(_cost_files(result.cost, plot))
     if result.sweep is not None:

@@ -69,6 +69,8 @@ def summary_markdown(study) -> str:
     if study.fabric is not None:
         out += _fabric_part(study.fabric)
         out += _claims_part(study)
+        if getattr(study, "crossovers", None) is not None:
+            out += _crossovers_part(study.crossovers)
     if study.sweep is not None:
         out += _sweep_part(study.sweep)
     if getattr(study, "reliability", None) is not None:
@@ -377,6 +379,67 @@ def _claims_part(study) -> list[str]:
                        f"serializing them (never less: the same configurations, each step "
                        f"no longer).")
     return out + [""]
+
+
+def _crossovers_part(cross) -> list[str]:
+    from netmodel.study.crossovers import BANDWIDTH_RANGE, LATENCY_RANGE
+
+    rows = list(cross.rows)
+    if not rows:
+        return []
+    base = rows[0].baseline
+    out = ["## 2c. Co-design crossovers (crossovers.csv, crossovers.png)", "",
+           f"The network bandwidth per Lite (as a multiple of the plain Lite's, every link of "
+           f"the fabric scaled with it) at which each Lite variant matches {base}'s "
+           f"tokens/s/SM, found by root finding on the SLO search within "
+           f"{BANDWIDTH_RANGE[0]:g}x-{BANDWIDTH_RANGE[1]:g}x; and, where a variant already "
+           f"matches, the per-hop latency it tolerates (up to "
+           f"{LATENCY_RANGE[1] * 1e6:g} us added to every link).", ""]
+    for model in dict.fromkeys(r.model for r in rows):
+        for phase in dict.fromkeys(r.phase for r in rows):
+            mine = [r for r in rows if (r.model, r.phase) == (model, phase)]
+            if not mine:
+                continue
+            # variants whose needs are the same on every fabric are said together
+            groups: dict = {}
+            for g in dict.fromkeys(r.gpu for r in mine):
+                sig = tuple((r.fabric, r.bandwidth_bound, round(r.bandwidth_to_match or 0, 2))
+                            for r in mine if r.gpu == g)
+                groups.setdefault(sig, []).append(g)
+            parts = []
+            for gpus in groups.values():
+                have = [r for r in mine if r.gpu == gpus[0]]
+                found = [r for r in have if r.bandwidth_bound != "never"]
+                never = [r.fabric for r in have if r.bandwidth_bound == "never"]
+                who = _list(gpus)
+                verb = "needs" if len(gpus) == 1 else "need"
+                if found:
+                    lo = min(found, key=lambda r: r.bandwidth_to_match)
+                    hi = max(found, key=lambda r: r.bandwidth_to_match)
+                    text = f"{who} {verb} {_bw_text_short(lo)} ({lo.fabric})"
+                    if hi is not lo and hi.bandwidth_to_match > lo.bandwidth_to_match * 1.005:
+                        text += f" to {_bw_text_short(hi)} ({hi.fabric})"
+                    if never:
+                        text += f" and never match on {_list(never)}"
+                else:
+                    text = (f"{who} never match{'es' if len(gpus) == 1 else ''} it: memory or "
+                            f"compute, not the network, holds "
+                            f"{'it' if len(gpus) == 1 else 'them'} back")
+                parts.append(text)
+            line = f"- **{model}, {phase}**: " + "; ".join(parts)
+            tol = [r for r in mine if r.latency_bound in ("found", "above range")]
+            if tol:
+                best = max(tol, key=lambda r: r.hop_latency_to_match)
+                line += (f". Where a variant matches already, it tolerates up to "
+                         f"{best.hop_latency_to_match * 1e6:.3g} us added per hop ({best.gpu} "
+                         f"on {best.fabric})")
+            out.append(line + ".")
+    return out + [""]
+
+
+def _bw_text_short(r) -> str:
+    return f"<{r.bandwidth_to_match:.3g}x" if r.bandwidth_bound == "below range" else \
+        f"{r.bandwidth_to_match:.3g}x"
 
 
 # ------------------------------------------------------------------ part 3

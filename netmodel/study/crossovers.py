@@ -1,0 +1,366 @@
+"""Co-design crossovers: how much network a Lite needs to match the H100 cluster.
+
+For each Lite variant, fabric, model and phase this finds, by root finding on the SLO
+search itself (not read off a coarse sweep):
+
+* the **network bandwidth per Lite**, as a multiple of the plain Lite's, at which the
+  variant's best tokens/s/SM on that fabric matches the baseline scenario's (``h100-dgx``
+  on the H100); every link of the fabric scales with it, as ``adjust.bandwidth_scale``
+  does;
+* the **per-hop latency** that can be added to every link (``adjust.hop_latency``) before
+  the variant, at its own bandwidth, falls below the baseline; only where it matches the
+  baseline to begin with.
+
+Each evaluation is one SLO search with the fabric's collectives re-scored, not re-routed:
+uniform link bandwidth scaling divides the link-bound part of every candidate's ``b`` by
+the factor exactly (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.parts`), and
+a per-hop latency adds to each candidate's ``a`` a slope measured once per fabric (one
+more compilation; a test checks on every shipped fabric that the slope is constant, i.e.
+that re-scoring equals recompiling at other latencies). The search's batch range is capped at the largest batch that fits
+in memory at any TP degree (memory does not depend on the network), which changes no
+answer.
+
+The root is bracketed between :data:`BANDWIDTH_RANGE` (or :data:`LATENCY_RANGE`) and
+narrowed by bisection in log space to :data:`TOLERANCE`; the reported value is the edge of
+the bracket on the matching side, so plugging it back in reproduces at least the baseline's
+tokens/s/SM (the best configuration's throughput moves in small steps as a larger batch
+starts to meet the SLO, so it may exceed it by one such step).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from compute.errors import UserError
+from compute.hardware import GpuSpec, get_gpu
+
+__all__ = ["BANDWIDTH_RANGE", "LATENCY_RANGE", "TOLERANCE", "AdjustedComm", "Crossover",
+           "CrossoverResult", "find_crossovers"]
+
+#: Multiples of the plain Lite's network bandwidth searched (1/8x to 64x).
+BANDWIDTH_RANGE = (0.125, 64.0)
+#: Per-hop latency added to every link, searched (1 ns to 100 us).
+LATENCY_RANGE = (1e-9, 100e-6)
+#: Relative precision of a crossover (0.5%).
+TOLERANCE = 0.005
+#: Per-hop latency at which the slope is measured (s).
+_SLOPE_AT = 1e-6
+
+
+class AdjustedComm:
+    """A scenario's collective costs with every link's bandwidth multiplied by ``scale``
+    and ``hop_latency`` seconds added per hop, re-scored from its compiled candidates."""
+
+    def __init__(self, collectives, scale: float = 1.0, hop_latency: float = 0.0,
+                 slopes=None):
+        self.c = collectives
+        self.scale = float(scale)
+        self.hop = float(hop_latency)
+        self.slopes = slopes
+
+    def collective_time(self, op: str, nbytes, group_size: int) -> np.ndarray:
+        n = np.asarray(nbytes, dtype=float)
+        if int(group_size) <= 1:
+            return np.zeros_like(n)
+        a, b_link, b_red = self.c.parts(op, int(group_size))
+        if self.hop:
+            a = a + self.hop * self.slopes(op, int(group_size))
+        b = b_link / self.scale + b_red
+        shape = (-1,) + (1,) * n.ndim
+        t = (a.reshape(shape) + b.reshape(shape) * n).min(0)
+        return np.where(n > 0, t, 0.0)
+
+
+@dataclass(frozen=True)
+class Crossover:
+    """One Lite variant on one fabric for one model and phase. Bandwidths are multiples of
+    the plain Lite's network bandwidth; latencies seconds added to every link."""
+
+    model: str
+    phase: str
+    fabric: str                   #: scenario name
+    gpu: str
+    baseline: str                 #: the baseline's label
+    baseline_tokens_per_s_per_sm: float
+    tokens_per_s_per_sm: float | None   #: as shipped (its own bandwidth, no added latency)
+    own_bandwidth: float          #: the variant's bandwidth, as a multiple of the plain Lite's
+    bandwidth_to_match: float | None    #: None: not reached within BANDWIDTH_RANGE
+    bandwidth_bound: str          #: "found", "below range" (matches at the lowest), "never"
+    tokens_per_s_per_sm_at_bandwidth: float | None
+    hop_latency_to_match: float | None  #: None where it does not match to begin with
+    latency_bound: str            #: "found", "above range", "no match"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True, eq=False)
+class CrossoverResult:
+    """The crossovers of a study, with the settings."""
+
+    rows: tuple[Crossover, ...] = ()
+    settings: dict = field(default_factory=dict)
+
+    def to_dicts(self) -> list[dict]:
+        return [r.to_dict() for r in self.rows]
+
+    def to_csv(self) -> str:
+        from compute.results import rows_to_csv
+
+        return rows_to_csv(self.to_dicts(), tuple(Crossover.__dataclass_fields__))
+
+    def to_json(self, indent: int | None = 2) -> str:
+        import json
+
+        return json.dumps({"crossovers": self.to_dicts(), "settings": self.settings},
+                          indent=indent)
+
+    def table(self) -> str:
+        """Per model and phase, the bandwidth multiple each variant needs per fabric."""
+        lines = []
+        fabrics = list(dict.fromkeys(r.fabric for r in self.rows))
+        for model in dict.fromkeys(r.model for r in self.rows):
+            for phase in dict.fromkeys(r.phase for r in self.rows):
+                rows = [r for r in self.rows if (r.model, r.phase) == (model, phase)]
+                if not rows:
+                    continue
+                lines.append(f"{model}, {phase}: network bandwidth (x the plain Lite's) to "
+                             f"match {rows[0].baseline}")
+                gpus = list(dict.fromkeys(r.gpu for r in rows))
+                lines.append(f"  {'fabric':<16}" + "".join(f"{g:>15}" for g in gpus))
+                for fab in fabrics:
+                    cells = []
+                    for g in gpus:
+                        r = next((x for x in rows if (x.fabric, x.gpu) == (fab, g)), None)
+                        cells.append(f"{_bw_text(r):>15}")
+                    lines.append(f"  {fab:<16}" + "".join(cells))
+        return "\n".join(lines)
+
+
+def _bw_text(r) -> str:
+    if r is None:
+        return "."
+    if r.bandwidth_bound == "never":
+        return f">{BANDWIDTH_RANGE[1]:g}x"
+    if r.bandwidth_bound == "below range":
+        return f"<{BANDWIDTH_RANGE[0]:g}x"
+    return f"{r.bandwidth_to_match:.2f}x"
+
+
+def _network_twin(gpu: GpuSpec) -> tuple:
+    """What a GPU is apart from its network bandwidth and name: variants with the same
+    twin differ only in the network, so one crossover search serves them all."""
+    d = asdict(gpu)
+    for k in ("name", "source", "scaleup_bandwidth", "scaleout_bandwidth"):
+        d.pop(k)
+    return tuple(sorted(d.items()))
+
+
+def _bisect(f, lo: float, hi: float, target: float, *, increasing: bool, tol: float):
+    """The edge of ``f >= target`` in ``[lo, hi]``: returns ``(x, value at x, bound)``;
+    ``x`` is the smallest (``increasing``) or largest (decreasing) point found on the
+    matching side. Regula falsi in log space (Illinois variant: a bracket end that keeps
+    its place has its weight halved), which needs a handful of evaluations where the
+    throughput is smooth and never more than bisection would where it is not."""
+    def ok(v):
+        return v is not None and v >= target
+
+    f_lo, f_hi = f(lo), f(hi)
+    if increasing:
+        if ok(f_lo):
+            return lo, f_lo, "below range"
+        if not ok(f_hi):
+            return None, None, "never"
+        good, good_v, bad, bad_v = hi, f_hi, lo, f_lo
+    else:
+        if ok(f_hi):
+            return hi, f_hi, "above range"
+        if not ok(f_lo):
+            return None, None, "no match"
+        good, good_v, bad, bad_v = lo, f_lo, hi, f_hi
+    gw = bw = 1.0      # Illinois weights of the two ends
+    last = None
+    while abs(math.log(good / bad)) > tol:
+        xg, xb = math.log(good), math.log(bad)
+        dg = (good_v - target) * gw
+        db = ((bad_v if bad_v is not None else 0.0) - target) * bw
+        frac = dg / (dg - db) if dg != db else 0.5
+        frac = min(max(frac, 0.05), 0.95)     # stay inside; bisect-like when unsure
+        mid = math.exp(xg + frac * (xb - xg))
+        v = f(mid)
+        if ok(v):
+            good, good_v = mid, v
+            bw = bw / 2 if last == "good" else 1.0
+            last = "good"
+        else:
+            bad, bad_v = mid, v
+            gw = gw / 2 if last == "bad" else 1.0
+            last = "bad"
+    return good, good_v, "found"
+
+
+def _tokens_function(row, scenario, coll, tps, cap, slopes_cache, options, slo):
+    """``tokens(scale, hop)``: best tokens/s/SM of the row's model and phase on the
+    scenario with links scaled and per-hop latency added (None when nothing is feasible)."""
+    from compute.search import search
+
+    model = _model(row.model)
+
+    def tokens(scale: float, hop: float = 0.0):
+        comm = AdjustedComm(coll, scale, hop, _slopes(scenario, coll, slopes_cache))
+        r = search(model, scenario.gpu_spec, row.phase, comm=comm, tp=tps, max_batch=cap,
+                   options=options, slo=slo)
+        return r.best.tokens_per_s_per_sm if r.best else None
+
+    return tokens
+
+
+def find_crossovers(fab, *, plain: str = "Lite", tolerance: float = TOLERANCE,
+                    options=None, slo=None, latency: bool = True) -> CrossoverResult:
+    """The crossovers of every Lite row of a fabric comparison (``fab``, a
+    :class:`~netmodel.study.compare.CompareResult` run with instances alone) against its
+    baseline. ``plain``: the GPU bandwidth multiples are relative to."""
+    from compute.sharding import valid_tp_degrees
+    from netmodel.study.fabric_search import ScenarioCollectives
+
+    plain_bw = get_gpu(plain).scaleup_bandwidth
+    base_rows = {(r.model, r.phase): r for r in fab.rows if r.label == fab.baseline}
+    scen = {s.label: s for s in fab.scenarios}
+    colls: dict = {}
+    slopes_cache: dict = {}
+    done: dict = {}
+    rows = []
+    for row, found in zip(fab.rows, fab.searches, strict=True):
+        base = base_rows.get((row.model, row.phase))
+        if row.label == fab.baseline or base is None or not base.feasible:
+            continue
+        s = scen[row.label]
+        if s.instances != "alone":
+            raise UserError("crossovers are searched with instances costed alone")
+        gpu = s.gpu_spec
+        own = gpu.scaleup_bandwidth / plain_bw
+        key = (s.name, _network_twin(gpu), row.model, row.phase)
+        if key not in done:
+            coll = colls.setdefault(s.label, ScenarioCollectives(s))
+            tps = valid_tp_degrees(_model(row.model), min(gpu.max_instance, coll.gpus))
+            cap = _batch_cap(found.search)
+            tokens = _tokens_function(row, s, coll, tps, cap, slopes_cache, options, slo)
+            k, k_v, k_bound = _bisect(lambda m, f=tokens, own=own: f(m / own),
+                                      *BANDWIDTH_RANGE, base.tokens_per_s_per_sm,
+                                      increasing=True, tol=tolerance)
+            done[key] = (k, k_v, k_bound, tokens, own)
+        k, k_v, k_bound, tokens, own0 = done[key]
+        if latency and row.feasible and row.tokens_per_s_per_sm >= base.tokens_per_s_per_sm:
+            h, _, h_bound = _bisect(lambda hop, f=tokens, r=own / own0: f(r, hop),
+                                    *LATENCY_RANGE, base.tokens_per_s_per_sm,
+                                    increasing=False, tol=tolerance * 4)
+        else:
+            h, h_bound = None, "no match"
+        rows.append(Crossover(
+            model=row.model, phase=row.phase, fabric=s.name, gpu=s.gpu,
+            baseline=fab.baseline, baseline_tokens_per_s_per_sm=base.tokens_per_s_per_sm,
+            tokens_per_s_per_sm=row.tokens_per_s_per_sm, own_bandwidth=own,
+            bandwidth_to_match=k, bandwidth_bound=k_bound,
+            tokens_per_s_per_sm_at_bandwidth=k_v, hop_latency_to_match=h,
+            latency_bound=h_bound))
+    settings = {"plain": plain, "bandwidth_range": BANDWIDTH_RANGE,
+                "latency_range_s": LATENCY_RANGE, "tolerance": tolerance,
+                "baseline": fab.baseline}
+    return CrossoverResult(tuple(rows), settings)
+
+
+def _model(name):
+    from compute.models import get_model
+
+    return get_model(name)
+
+
+def _batch_cap(result) -> int:
+    """The largest batch that fits in memory at any TP degree (from the search's grid),
+    or the search's own range when it kept no grid."""
+    grid = getattr(result, "grid", None)
+    fits = getattr(grid, "fits", None)
+    if fits is None or not np.any(fits):
+        return int(result.max_batch)
+    batches = np.asarray(grid.batches)
+    return int(batches[np.any(np.asarray(fits), axis=0)].max())
+
+
+def _slopes(scenario, coll, cache: dict):
+    """``slope(op, size)``: seconds added to each candidate's ``a`` per second of per-hop
+    latency, measured from a compilation at :data:`_SLOPE_AT`."""
+    key = scenario.label
+    if key in cache:
+        return cache[key]
+    from netmodel.study.fabric_search import ScenarioCollectives
+
+    at = ScenarioCollectives(scenario.with_param("adjust.hop_latency", _SLOPE_AT))
+    memo: dict = {}
+
+    def slope(op: str, size: int) -> np.ndarray:
+        k = (op, size)
+        if k not in memo:
+            a0 = coll.parts(op, size)[0]
+            a1 = at.parts(op, size)[0]
+            if a1.shape != a0.shape:
+                raise UserError("per-hop latency changed the candidate algorithms")
+            memo[k] = (a1 - a0) / _SLOPE_AT
+        return memo[k]
+
+    cache[key] = slope
+    return slope
+
+
+
+def plot_crossovers(result: CrossoverResult, path) -> None:
+    """``crossovers.png``: per model (rows) and phase (columns) a heatmap of the network
+    bandwidth per Lite (x the plain Lite's) each variant (columns of a panel) needs on each
+    fabric (rows of a panel) to match the baseline; darker needs more; '>64x': never within
+    the range (memory or compute, not the network, holds it back)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    models = list(dict.fromkeys(r.model for r in result.rows))
+    phases = list(dict.fromkeys(r.phase for r in result.rows))
+    fabrics = list(dict.fromkeys(r.fabric for r in result.rows))
+    gpus = list(dict.fromkeys(r.gpu for r in result.rows))
+    lo, hi = BANDWIDTH_RANGE
+    fig, axes = plt.subplots(len(models), len(phases), squeeze=False,
+                             figsize=(1.1 * len(gpus) * len(phases) + 2.2,
+                                      0.42 * len(fabrics) * len(models) + 1.6))
+    cmap = plt.get_cmap("magma_r")
+    norm = matplotlib.colors.LogNorm(vmin=lo, vmax=hi)
+    for i, model in enumerate(models):
+        for j, phase in enumerate(phases):
+            ax = axes[i][j]
+            grid = np.full((len(fabrics), len(gpus)), np.nan)
+            for r in result.rows:
+                if (r.model, r.phase) != (model, phase):
+                    continue
+                y, x = fabrics.index(r.fabric), gpus.index(r.gpu)
+                v = {"never": hi, "below range": lo}.get(r.bandwidth_bound,
+                                                         r.bandwidth_to_match)
+                grid[y, x] = v
+                text = _bw_text(r).replace("x", "")
+                ax.text(x, y, text, ha="center", va="center", fontsize=6.5,
+                        color="white" if v > 6 else "black")
+            ax.imshow(grid, cmap=cmap, norm=norm, aspect="auto")
+            ax.set_xticks(range(len(gpus)), gpus if i == len(models) - 1 else
+                          [""] * len(gpus), rotation=30, ha="right", fontsize=7)
+            ax.set_yticks(range(len(fabrics)), fabrics if j == 0 else [""] * len(fabrics),
+                          fontsize=7)
+            ax.set_title(f"{model}, {phase}", fontsize=8.5)
+            ax.tick_params(length=0)
+    fig.suptitle("Network bandwidth per Lite (x the plain Lite's) to match "
+                 f"{result.settings.get('baseline', 'the baseline')}'s tokens/s/SM",
+                 fontsize=9.5)
+    w, h = fig.get_figwidth(), fig.get_figheight()
+    fig.subplots_adjust(left=1.05 / w, right=1 - 0.15 / w, bottom=0.85 / h, top=1 - 0.62 / h,
+                        wspace=0.08, hspace=0.35)
+    fig.savefig(path, format="png", dpi=120)
+    plt.close(fig)
