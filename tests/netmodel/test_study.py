@@ -128,7 +128,7 @@ def test_cli_lite_gpu_writes_and_prints(tmp_path):
     assert "fabric comparison" in r.output and "lite-ocs@Lite" in r.output
     assert sorted(p.name for p in out.iterdir()) == [
         "compare.csv", "compare.json", "compare_paper.csv", "compare_paper.json", "cost.json",
-        MANIFEST, "reliability.csv", "reliability.json", "study.csv", "study.json",
+        "crossovers.csv", "crossovers.json", MANIFEST, "reliability.csv", "reliability.json", "study.csv", "study.json",
         "summary.md", "sweep.csv", "sweep.json"]
     rows = json.loads((out / "compare.json").read_text())["rows"]
     # h100-dgx with the H100, every other scenario with the Lite; both phases
