@@ -388,25 +388,29 @@ class FabricSearch:
 def fabric_search(model, scenario, phase="decode", *, prompt=None, context=None, options=None,
                   slo: Slo | None = None, max_batch: int = DEFAULT_MAX_BATCH,
                   collectives: ScenarioCollectives | None = None,
-                  tp=None) -> FabricSearch:
+                  tp=None, comm=None) -> FabricSearch:
     """Best TP degree and batch of ``model`` on ``scenario`` under the SLO.
 
     TP degrees run from 1 to the smaller of the GPU's largest instance and the fabric's GPU
     count (dividing the heads). ``collectives`` reuses the compiled costs of an earlier
     call on the same scenario (pass one per scenario when searching many models/phases).
     ``tp`` restricts the TP degrees tried (each must fit the fabric and the GPU's largest
-    instance).
+    instance). ``comm`` costs the collectives instead of ``collectives`` (which still
+    places the instance), e.g. :class:`~netmodel.study.crossovers.AdjustedComm`: the same
+    fabric re-scored with other link bandwidths or per-hop latencies, without routing it
+    again.
     """
     scenario = get_scenario(scenario)
     coll = collectives or ScenarioCollectives(scenario)
-    if coll.scenario != scenario:
+    if coll.scenario != scenario and comm is None:
         raise ValueError("collectives were built for another scenario")
     model, gpu = get_model(model), scenario.gpu_spec
     limit = min(gpu.max_instance, coll.gpus)
     tps = valid_tp_degrees(model, limit) if tp is None else \
         tuple(sorted({check_tp(model, t, limit) for t in np.atleast_1d(tp)}))
-    result = search(model, gpu, make_workload(phase, prompt, context), comm=coll,
-                    options=options, slo=slo, tp=tps, max_batch=max_batch)
+    result = search(model, gpu, make_workload(phase, prompt, context),
+                    comm=coll if comm is None else comm, options=options, slo=slo, tp=tps,
+                    max_batch=max_batch)
     tp = result.best.tp if result.best else None
     return FabricSearch(scenario=scenario, search=result,
                         group=coll.group(tp) if tp else (),

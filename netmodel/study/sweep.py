@@ -312,7 +312,7 @@ def run_sweep(scenarios, params, models=("Llama-3-70B",), phases=("decode",), *,
     ``params``: one or two :class:`SweepParam` (or ``PATH=RANGE`` strings). ``instances``:
     ``"alone"`` or ``"all"`` for every scenario (None: each scenario's own setting).
     """
-    from netmodel.study.fabric_search import ScenarioCollectives, fabric_search
+    from netmodel.study.fabric_search import fabric_search
     from netmodel.study.scenarios import expand_scenarios, instances_note
 
     scens = expand_scenarios(scenarios, gpus)
@@ -339,6 +339,7 @@ def run_sweep(scenarios, params, models=("Llama-3-70B",), phases=("decode",), *,
     refused: list[str] = []
     notes: dict = {}
     searched: dict = {}   # a point's searches, shared by the values of cost parameters
+    rescored: dict = {}   # compiled costs of each scenario, re-scored for RESCORED params
     for s in scens:
         for y in ys:
             for x in params[0].values:
@@ -351,10 +352,11 @@ def run_sweep(scenarios, params, models=("Llama-3-70B",), phases=("decode",), *,
                             point = point.with_param(p.path, _typed(p, v))
                     key = (point.label, point.fabric_spec(), point.adjust, point.instances)
                     if key not in searched:
-                        coll = ScenarioCollectives(point)
+                        coll, comm = _collectives(point, rescored)
                         searched[key] = [(phase, model, fabric_search(
                             model, point, make_workload(phase, prompt, context),
-                            options=options, slo=slo, max_batch=max_batch, collectives=coll))
+                            options=options, slo=slo, max_batch=max_batch, collectives=coll,
+                            comm=comm))
                             for phase in phases for model in models]
                     found = searched[key]
                 except UserError as exc:
@@ -403,6 +405,31 @@ def _crossings(ca, cb, la, lb, where, metric: str = "tokens_per_s_per_sm",
 
 def _typed(param: SweepParam, v: float):
     return int(v) if param.integer else float(v)
+
+
+#: Parameters a sweep re-scores from the fabric's compiled costs instead of routing it
+#: again at every value (exact: :mod:`netmodel.study.crossovers`).
+RESCORED = ("adjust.hop_latency", "adjust.bandwidth_scale")
+
+
+def _collectives(point, cache: dict):
+    """``(collectives, comm)`` for one point: where only :data:`RESCORED` adjustments
+    differ from the scenario's (instances alone), the base fabric's compiled costs and a
+    re-scoring comm; else the point's own collectives and None."""
+    from netmodel.study.crossovers import AdjustedComm, _slopes
+    from netmodel.study.fabric_search import ScenarioCollectives
+
+    if point.instances != "alone":
+        return ScenarioCollectives(point), None
+    base = point.with_param("adjust.hop_latency", 0.0) \
+        .with_param("adjust.bandwidth_scale", 1.0)
+    key = (base.label, base.fabric_spec(), base.adjust)
+    if key not in cache:
+        coll = ScenarioCollectives(base)
+        cache[key] = (coll, _slopes(base, coll, {}))
+    coll, slopes = cache[key]
+    return coll, AdjustedComm(coll, point.adjust.bandwidth_scale, point.adjust.hop_latency,
+                              slopes)
 
 
 def _refused_row(s, model, phase, x, y, reason, slo: Slo) -> SweepRow:
