@@ -76,9 +76,9 @@ def _model(fabric, placement, algorithm, algorithms, seed):
     if algorithms is not None:
         names = _items(algorithms, "--algorithms", "'nccl' or ring,tree")
         algorithms = "nccl" if names == ["nccl"] else tuple(names)
-    graph = build(fabric)
+    graph = build(fabric)  # checked against the fabric schema as it is built
     return FabricCostModel(graph, placement=placement, algorithm=algorithm,
-                           algorithms=algorithms, seed=seed)
+                           algorithms=algorithms, seed=seed, validated=True)
 
 
 def _parse_group(text):

@@ -104,41 +104,53 @@ _DOMAIN_KEYS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def domain_labels(graph, nodes) -> np.ndarray:
     """A number per GPU of ``nodes`` naming its scale-up domain (equal numbers: same
-    domain), from keys cached per graph."""
+    domain), from keys cached per graph (:func:`domain_key`, with the graph's tier-0
+    switches found once)."""
     keys = _DOMAIN_KEYS.get(graph)
     if keys is None:
         keys = _DOMAIN_KEYS[graph] = {}
     numbers = _DOMAIN_NUMBERS.setdefault(graph, {})
+    data, adj = graph._node, graph._adj
+    tier0 = _TIER0.get(graph)
+    if tier0 is None:
+        tier0 = _TIER0[graph] = frozenset(
+            n for n, d in data.items() if d.get("kind") == "switch" and d.get("tier", 0) == 0)
     get = keys.get
     out = np.empty(len(nodes), dtype=np.int64)
     for i, g in enumerate(nodes):
         k = get(g)
         if k is None:
-            k = keys[g] = domain_key(graph, g)
+            d = data[g]
+            if "group" in d:
+                k = ("group", d["group"])
+            else:
+                t0 = [s for s in adj[g] if s in tier0]
+                if t0:
+                    k = ("switch", tuple(sorted(map(str, t0))))
+                elif "server" in d:
+                    k = ("server", d["server"])
+                else:
+                    k = ("gpu", g)
+            keys[g] = k
         out[i] = numbers.setdefault(k, len(numbers))
     return out
 
 
+_TIER0: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _DOMAIN_NUMBERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _domain_indices(graph, group) -> tuple[np.ndarray, np.ndarray]:
     """:func:`domains` as positions in ``group``: ``(members, sizes)``, the members domain
     by domain (each in group order, domains in order of first member) and the size of each
-    domain. Domain keys are cached per graph."""
-    keys = _DOMAIN_KEYS.get(graph)
-    if keys is None:
-        keys = _DOMAIN_KEYS[graph] = {}
-    get = keys.get
-    label: dict = {}
-    ids = np.empty(len(group), dtype=np.int64)
-    for i, g in enumerate(group):
-        k = get(g)
-        if k is None:
-            k = keys[g] = domain_key(graph, g)
-        ids[i] = label.setdefault(k, len(label))
+    domain."""
+    labels = domain_labels(graph, group)
+    _, first, inv = np.unique(labels, return_index=True, return_inverse=True)
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first))  # by first member
+    ids = rank[inv.ravel()]
     members = np.argsort(ids, kind="stable")
-    return members, np.bincount(ids, minlength=len(label))
+    return members, np.bincount(ids, minlength=len(first))
 
 
 def _pow2_floor(p: int) -> int:

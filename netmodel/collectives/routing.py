@@ -49,6 +49,8 @@ from netmodel.collectives.updown import UpDown
 __all__ = ["NoPath", "Plan", "Route", "Router"]
 
 _GPU, _SWITCH, _OCS, _OTHER = 0, 1, 2, 3
+#: What :meth:`Router._describe` tells of each transfer.
+_FIELDS = ("kind", "head", "tail", "l1", "l2", "latency", "hops", "scaleout")
 _KIND_CODE = {"gpu": _GPU, "switch": _SWITCH, "ocs": _OCS}
 
 
@@ -261,7 +263,9 @@ class Router:
         self._specs_pos = _Rows(-1, np.int64)
         self._specs_w = _Rows(0.0, float)
         self._lists = _Rows(-1, np.int64)
-        self._lists.add([])  # list 0: no pieces
+        self._spec_py: list = []
+        self._list_py: list = []
+        self._add_list([])  # list 0: no pieces
         self._si_sw = _Rows(-1, np.int64)
         self._si_info = _Rows(0, np.int64, 4)
         self._si_state = _Rows(-1, np.int64, T)
@@ -274,6 +278,10 @@ class Router:
         self._claimed: set = set()
         self._partition = [True] * T
         self._full: dict = {}
+        self._pair_rows: dict = {}
+        self._code_list = None
+        self._learned = 0
+        self._sig_rep: list = []
         self._plans: dict = {}
         self._halves: dict = {}
         self._meet_lat: dict = {}
@@ -397,9 +405,14 @@ class Router:
                 if sid is None:
                     sid = self._sig_ids[sig] = len(self._sigs)
                     self._sigs.append(sig)
+                    self._sig_rep.append(-1)
                     self._sig_info(sig)
                 ids.append(sid)
             sig_of[rows] = np.array(ids, dtype=np.int64)[inv.ravel()]
+            seen, at = np.unique(sig_of[rows], return_index=True)
+            for sid, g in zip(seen.tolist(), missing[rows[at]].tolist(), strict=True):
+                if self._sig_rep[sid] < 0:
+                    self._sig_rep[sid] = int(self._gpu_n[g])
         self._gpu_sig[missing] = sig_of
 
     def _sig_info(self, sig) -> None:
@@ -420,7 +433,7 @@ class Router:
                 st = ud.state(sid)
                 t = t0 + j
                 state[t], sets[t], dead[t], upso[t] = sid, st.set_id, int(below), int(so)
-                ups[t] = self._lists.add(pieces)
+                ups[t] = self._add_list(pieces)
                 self._claim(t, st)
                 below = below or st.struct.dead
                 if j + 1 < len(cone):
@@ -452,6 +465,7 @@ class Router:
 
     def _add_spec(self, positions, weights) -> int:
         """A first- or last-hop pattern: positions in a signature and traffic shares."""
+        self._spec_py.append((list(positions), [float(w) for w in weights]))
         self._specs_w.add(weights)
         return self._specs_pos.add(positions)
 
@@ -552,7 +566,7 @@ class Router:
         scaleout = bool(self.scaleout[np.asarray(links, dtype=np.int64)].any())
         pieces = [self._add_piece(np.array(middle_l, dtype=np.int64),
                                   np.array(middle_w, dtype=float))] if middle_l else []
-        return (self._add_spec(fp, fw), self._add_spec(lp, lw), self._lists.add(pieces),
+        return (self._add_spec(fp, fw), self._add_spec(lp, lw), self._add_list(pieces),
                 latency, hops, scaleout)
 
     def _describe(self, src: np.ndarray, dst: np.ndarray) -> dict:
@@ -578,8 +592,46 @@ class Router:
         gs, gd = self._gidx[src[idx]], self._gidx[dst[idx]]
         self._ensure_sigs(np.concatenate([gs, gd]))
         key = (self._gpu_sig[gs] << 32) | self._gpu_sig[gd]
+        if len(idx) <= 64:  # few transfers: signature pairs seen before, from a dict
+            known = self._pair_rows
+            keys = key.tolist()
+            rows = [known.get(k) for k in keys]
+            if None in rows:
+                self._learn_pairs(key[[j for j, r in enumerate(rows) if r is None]])
+                rows = [known[k] for k in keys]
+            for name, col in zip(_FIELDS, zip(*rows, strict=True), strict=True):
+                out[name][idx] = col
+            return out
         uk, first, inv = np.unique(key, return_index=True, return_inverse=True)
+        u = self._pair_fields(uk, src[idx[first]], dst[idx[first]])
         inv = inv.ravel()
+        for k, v in u.items():
+            out[k][idx] = v[inv]
+        return out
+
+    def _learn_pairs(self, keys: np.ndarray) -> None:
+        """Put the route fields of signature pairs ``keys`` in the dict of known pairs; while
+        the fabric shows few signatures, those of every pair of them at once (one numpy
+        pass instead of one per step)."""
+        n = len(self._sigs)
+        if n <= 128:
+            a, b = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+            new = (a >= self._learned) | (b >= self._learned)
+            keys = np.concatenate([keys, (a[new] << 32) | b[new]])
+            self._learned = n
+        uk = np.unique(keys)
+        uk = uk[[k not in self._pair_rows for k in uk.tolist()]]
+        if not len(uk):
+            return
+        rep = np.array(self._sig_rep)
+        u = self._pair_fields(uk, rep[uk >> 32], rep[uk & 0xFFFFFFFF])
+        cols = [u[k].tolist() for k in _FIELDS]
+        for j, k in enumerate(uk.tolist()):
+            self._pair_rows[k] = tuple(c[j] for c in cols)
+
+    def _pair_fields(self, uk: np.ndarray, src: np.ndarray, dst: np.ndarray) -> dict:
+        """The route fields of signature pairs ``uk`` (``a << 32 | b``), ``src[j] ->
+        dst[j]`` a GPU pair wired as pair ``j``."""
         ua, ub = uk >> 32, uk & 0xFFFFFFFF
         u = {k: np.full(len(uk), -1, dtype=np.int64) for k in ("kind", "head", "tail")}
         u["l1"] = np.zeros(len(uk), dtype=np.int64)
@@ -596,15 +648,12 @@ class Router:
         status[status == 0] = 2
         nodes = self._nodes
         for j in np.flatnonzero(status == 2).tolist():
-            i = idx[first[j]]
-            hit = self._full_template(int(ua[j]), int(ub[j]), nodes[src[i]], nodes[dst[i]])
+            hit = self._full_template(int(ua[j]), int(ub[j]), nodes[src[j]], nodes[dst[j]])
             if hit is not None:
                 (u["head"][j], u["tail"][j], u["l1"][j], u["latency"][j], u["hops"][j],
                  u["scaleout"][j]) = hit
                 u["kind"][j] = 1
-        for k, v in u.items():
-            out[k][idx] = v[inv]
-        return out
+        return u
 
     def _meet(self, ua: np.ndarray, ub: np.ndarray, status: np.ndarray, u: dict) -> None:
         """The up/down fast path for the signature pairs ``ua[j] -> ub[j]`` with
@@ -663,7 +712,7 @@ class Router:
                 sig = self._sigs[bb]
                 pos = {x: i for i, (x, _, _) in enumerate(sig)}
                 hit = halves[key] = (self._add_spec([pos[x] for x in base.nodes], f0),
-                                     self._lists.add(pieces),
+                                     self._add_list(pieces),
                                      any(self._piece_scaleout[i] for i in pieces))
             tail[j], lst[j], hso[j] = hit
         # latency: one per (state climbed to, state descended from)
@@ -702,6 +751,8 @@ class Router:
         """First/last-hop entries and piece entries of templated transfers ``on``:
         ``(hop transfer, hop link, hop weight, piece transfer, piece id)``."""
         gs, gd = self._gidx[src[on]], self._gidx[dst[on]]
+        if len(on) <= 48:  # few transfers: plain loops over cached lists beat numpy calls
+            return self._hops_and_pieces_small(on, gs, gd, d)
         hop_i, hop_l, hop_w = [], [], []
         spos, sw = self._specs_pos.table, self._specs_w.table
         for ports, g, spec in ((self._ports_up, gs, d["head"][on]),
@@ -722,6 +773,33 @@ class Router:
         valid = pc >= 0
         return (np.concatenate(hop_i), np.concatenate(hop_l), np.concatenate(hop_w),
                 np.broadcast_to(on[:, None], pc.shape)[valid], pc[valid])
+
+    def _hops_and_pieces_small(self, on, gs, gd, d):
+        specs, lists = self._spec_py, self._list_py
+        up, down = self._ports_up[gs].tolist(), self._ports_down[gd].tolist()
+        hi, hl, hw, pi, po = [], [], [], [], []
+        rows = zip(on.tolist(), d["head"][on].tolist(), d["tail"][on].tolist(),
+                   d["l1"][on].tolist(), d["l2"][on].tolist(), up, down, strict=True)
+        for t, h, tl, l1, l2, u, dn in rows:
+            pos, w = specs[h]
+            hi += [t] * len(pos)
+            hl += [u[x] for x in pos]
+            hw += w
+            pos, w = specs[tl]
+            hi += [t] * len(pos)
+            hl += [dn[x] for x in pos]
+            hw += w
+            pc = lists[l1] + lists[l2]
+            pi += [t] * len(pc)
+            po += pc
+        return (np.array(hi, dtype=np.int64), np.array(hl, dtype=np.int64),
+                np.array(hw, dtype=float), np.array(pi, dtype=np.int64),
+                np.array(po, dtype=np.int64))
+
+    def _add_list(self, pieces) -> int:
+        """Register a list of piece ids; returns its id."""
+        self._list_py.append(list(pieces))
+        return self._lists.add(pieces)
 
     def _node_ids(self, transfers) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Source and destination node numbers and fractions of ``transfers``."""
@@ -755,7 +833,7 @@ class Router:
         """
         src, dst, frac = self._node_ids(transfers)
         key = None
-        if isinstance(transfers, Pairs) and len(src) >= 256:
+        if isinstance(transfers, Pairs):
             key = (transfers.nodes, transfers.src.tobytes(), transfers.dst.tobytes())
         return self.plan_nodes(src, dst, frac, key)
 
@@ -771,6 +849,11 @@ class Router:
             hit = self._plans.get(key)
             if hit is not None:
                 return Plan(frac, *hit[1:])
+        if len(src) <= 32:
+            plan = self._plan_small(src, dst, frac)
+            if key is not None:
+                self._keep_plan(key, plan)
+            return plan
         d = self._describe(src, dst)
         routes = {}
         nodes = self._nodes
@@ -785,11 +868,72 @@ class Router:
         on = np.flatnonzero(d["kind"] >= 0)
         hi, hl, hw, pi, po = self._hops_and_pieces(src, dst, d, on)
         plan = Plan(frac, d["kind"], routes, hi, hl, hw, pi, po, latency, scaleout)
-        if key is not None:  # steps with the same pairs (halving and doubling) share it
-            if len(self._plans) >= 64:
-                self._plans.pop(next(iter(self._plans)))
-            self._plans[key] = (None, d["kind"], routes, hi, hl, hw, pi, po, latency, scaleout)
+        if key is not None:
+            self._keep_plan(key, plan)
         return plan
+
+    def _keep_plan(self, key, plan: Plan) -> None:
+        """Keep ``plan`` for steps with the same pairs (halving and doubling share them)."""
+        if len(self._plans) >= 256:
+            self._plans.pop(next(iter(self._plans)))
+        self._plans[key] = (None, plan.template, plan.routes, plan.hop_index, plan.hop_links,
+                            plan.hop_weights, plan.pieces, plan.piece_of, plan.latency,
+                            plan.scaleout)
+
+    def _plan_small(self, src: np.ndarray, dst: np.ndarray, frac: np.ndarray) -> Plan:
+        """:meth:`plan_nodes` of a few transfers with plain loops (numpy calls cost more
+        than the work here); the same routes, from the same caches."""
+        sl, dl = src.tolist(), dst.tolist()
+        T = len(sl)
+        if self._code_list is None:
+            self._code_list = self._code.tolist()
+        code, nodes, adj = self._code_list, self._nodes, self._adj
+        gi = self._gidx
+        cand = [i for i in range(T) if sl[i] != dl[i] and code[sl[i]] == _GPU
+                and code[dl[i]] == _GPU and nodes[dl[i]] not in adj[nodes[sl[i]]]]
+        kind = [-1] * T
+        latency = [0.0] * T
+        scaleout = [False] * T
+        hi, hl, hw, pi, po = [], [], [], [], []
+        if cand:
+            gs = gi[[sl[i] for i in cand]]
+            gd = gi[[dl[i] for i in cand]]
+            self._ensure_sigs(np.concatenate([gs, gd]))
+            keys = ((self._gpu_sig[gs] << 32) | self._gpu_sig[gd]).tolist()
+            known = self._pair_rows
+            if any(k not in known for k in keys):
+                self._learn_pairs(np.array([k for k in keys if k not in known], dtype=np.int64))
+            up, down = self._ports_up[gs].tolist(), self._ports_down[gd].tolist()
+            specs, lists = self._spec_py, self._list_py
+            for i, k, u, dn in zip(cand, keys, up, down, strict=True):
+                kd, h, tl, l1, l2, lat, _, so = known[k]
+                if kd < 0:
+                    continue
+                kind[i], latency[i], scaleout[i] = 1, lat, so
+                pos, w = specs[h]
+                hi += [i] * len(pos)
+                hl += [u[x] for x in pos]
+                hw += w
+                pos, w = specs[tl]
+                hi += [i] * len(pos)
+                hl += [dn[x] for x in pos]
+                hw += w
+                pc = lists[l1] + lists[l2]
+                pi += [i] * len(pc)
+                po += pc
+        routes = {}
+        for i in range(T):
+            if kind[i] < 0:
+                a, b = nodes[sl[i]], nodes[dl[i]]
+                r = self._resolve(a, b)
+                if r is None:
+                    raise NoPath(a, b)
+                routes[i] = r
+                latency[i], scaleout[i] = r.latency, r.scaleout
+        return Plan(frac, np.array(kind, dtype=np.int64), routes, np.array(hi, dtype=np.int64),
+                    np.array(hl, dtype=np.int64), np.array(hw, dtype=float),
+                    np.array(pi, dtype=np.int64), np.array(po, dtype=np.int64),
+                    np.array(latency), np.array(scaleout, dtype=bool))
 
     def loads(self, transfers):
         """Route many transfers ``(src, dst, fraction)`` at once (a sequence, or
