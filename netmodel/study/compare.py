@@ -191,8 +191,9 @@ def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
                                   max_batch=max_batch, collectives=colls[s.label])
                 key = (model.name, s.gpu_spec, phase)
                 if key not in ideal_cache:
-                    ideal_cache[key] = search(model, s.gpu_spec, workload, comm=NoCommunication(),
-                                              options=options, slo=slo, max_batch=max_batch)
+                    ideal_cache[key] = replace(search(
+                        model, s.gpu_spec, workload, comm=NoCommunication(), options=options,
+                        slo=slo, max_batch=max_batch), grid=None)
                 searches.append(r)
                 rows.append(_row(r, ideal_cache[key], notes, reliability=reliability,
                                  slo=slo, options=options))

@@ -246,7 +246,7 @@ def find_crossovers(fab, *, plain: str = "Lite", tolerance: float = TOLERANCE,
         if key not in done:
             coll = colls.setdefault(s.label, ScenarioCollectives(s))
             tps = valid_tp_degrees(_model(row.model), min(gpu.max_instance, coll.gpus))
-            cap = _batch_cap(found.search)
+            cap = found.batch_cap or int(found.search.max_batch)
             tokens = _tokens_function(row, s, coll, tps, cap, slopes_cache, options, slo)
             k, k_v, k_bound = _bisect(lambda m, f=tokens, own=own: f(m / own),
                                       *BANDWIDTH_RANGE, base.tokens_per_s_per_sm,
@@ -276,17 +276,6 @@ def _model(name):
     from compute.models import get_model
 
     return get_model(name)
-
-
-def _batch_cap(result) -> int:
-    """The largest batch that fits in memory at any TP degree (from the search's grid),
-    or the search's own range when it kept no grid."""
-    grid = getattr(result, "grid", None)
-    fits = getattr(grid, "fits", None)
-    if fits is None or not np.any(fits):
-        return int(result.max_batch)
-    batches = np.asarray(grid.batches)
-    return int(batches[np.any(np.asarray(fits), axis=0)].max())
 
 
 def _slopes(scenario, coll, cache: dict):

@@ -378,6 +378,9 @@ class FabricSearch:
     search: object
     group: tuple
     reconfiguration_s: float
+    #: The largest batch that fits in memory at any TP degree tried (memory does not depend
+    #: on the network, so re-scored searches of this fabric need no larger batch).
+    batch_cap: int = 0
 
     @property
     def best(self):
@@ -388,7 +391,7 @@ class FabricSearch:
 def fabric_search(model, scenario, phase="decode", *, prompt=None, context=None, options=None,
                   slo: Slo | None = None, max_batch: int = DEFAULT_MAX_BATCH,
                   collectives: ScenarioCollectives | None = None,
-                  tp=None, comm=None) -> FabricSearch:
+                  tp=None, comm=None, keep_grid: bool = False) -> FabricSearch:
     """Best TP degree and batch of ``model`` on ``scenario`` under the SLO.
 
     TP degrees run from 1 to the smaller of the GPU's largest instance and the fabric's GPU
@@ -398,7 +401,8 @@ def fabric_search(model, scenario, phase="decode", *, prompt=None, context=None,
     instance). ``comm`` costs the collectives instead of ``collectives`` (which still
     places the instance), e.g. :class:`~netmodel.study.crossovers.AdjustedComm`: the same
     fabric re-scored with other link bandwidths or per-hop latencies, without routing it
-    again.
+    again. The evaluated grid is dropped unless ``keep_grid`` (a study holds hundreds of
+    searches; their grids were most of its memory).
     """
     scenario = get_scenario(scenario)
     coll = collectives or ScenarioCollectives(scenario)
@@ -412,6 +416,12 @@ def fabric_search(model, scenario, phase="decode", *, prompt=None, context=None,
                     comm=coll if comm is None else comm, options=options, slo=slo, tp=tps,
                     max_batch=max_batch)
     tp = result.best.tp if result.best else None
+    fits = result.grid.fits
+    cap = int(np.asarray(result.grid.batches)[np.any(fits, axis=0)].max()) \
+        if np.any(fits) else int(max_batch)
+    if not keep_grid:
+        result = replace(result, grid=None)
     return FabricSearch(scenario=scenario, search=result,
                         group=coll.group(tp) if tp else (),
-                        reconfiguration_s=coll.reconfiguration_time(tp) if tp else 0.0)
+                        reconfiguration_s=coll.reconfiguration_time(tp) if tp else 0.0,
+                        batch_cap=cap)

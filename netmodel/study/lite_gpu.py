@@ -173,8 +173,8 @@ def run_lite_gpu_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, 
         workload = make_workload(phase, prompt, context)
         for model in models:
             for gpu in gpus:
-                r = search(model, gpu, workload, comm=factory(gpu), options=options, slo=slo,
-                           max_batch=max_batch)
+                r = replace(search(model, gpu, workload, comm=factory(gpu), options=options,
+                                   slo=slo, max_batch=max_batch), grid=None)
                 searches.append(r)
                 rows.append(StudyRow.from_search(r, network=network))
     rows = _with_ratios(rows, baseline)

@@ -35,7 +35,7 @@ def ideal(name):
 def test_ideal_fabric_equals_no_communication(name, phase):
     s = ideal(name)
     model, gpu = get_model("Llama-3-70B"), get_gpu(s.gpu)
-    got = fabric_search(model, s, phase)
+    got = fabric_search(model, s, phase, keep_grid=True)
     want = search(model, gpu, phase, comm=NoCommunication(),
                   tp=valid_tp_degrees(model, gpu.max_instance))
     # the whole grid agrees (the best may then differ only between exact ties)
