@@ -348,9 +348,10 @@ def _prepare(model: FabricCostModel, groups, op: str, algorithm: str | None):
     if isinstance(groups, int | np.integer) and not isinstance(groups, bool):
         from netmodel.collectives.placement import partition
 
-        groups = partition(model.graph, int(groups), model.placement, seed=model.seed,
-                           gpus=model.router.gpu_list)
-    groups = tuple(model.group(g) for g in groups)
+        groups = tuple(partition(model.graph, int(groups), model.placement, seed=model.seed,
+                                 gpus=model.router.gpu_list))  # GPU tuples by construction
+    else:
+        groups = tuple(model.group(g) for g in groups)
     if not groups:
         raise UserError("concurrent_cost needs at least one group")
     if any(len(g) < 2 for g in groups):
