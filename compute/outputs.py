@@ -244,8 +244,80 @@ def _version() -> str:
         return "unknown"
 
 
+def _jobs() -> int:
+    """Processes that write figures at once: the CPUs this process may use, at most 4
+    (``NETMODEL_JOBS`` overrides; 1 writes them one after the other)."""
+    text = os.environ.get("NETMODEL_JOBS", "").strip()
+    if text:
+        if not text.isdigit() or int(text) < 1:
+            raise UserError(f"NETMODEL_JOBS={text!r} must be a whole number >= 1")
+        return int(text)
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(4, cpus))
+
+
+def _run_writers(writers, jobs: int | None) -> None:
+    """Call each ``(name, writer, path)``; with more than one job, in forked processes that
+    take the writers one at a time from a shared pipe (figures: independent, CPU-bound,
+    of unequal cost). A writer that fails in a child fails the whole set, as it would
+    here."""
+    jobs = _jobs() if jobs is None else jobs
+    jobs = min(jobs, len(writers))
+    if jobs <= 1 or not hasattr(os, "fork"):
+        for _, writer, path in writers:
+            writer(str(path))
+        return
+    read_end, write_end = os.pipe()
+    os.write(write_end, bytes(range(len(writers))) if len(writers) < 256 else b"")
+    os.close(write_end)
+    if len(writers) >= 256:  # not expected of figures; keep it simple and sequential
+        os.close(read_end)
+        for _, writer, path in writers:
+            writer(str(path))
+        return
+
+    def work() -> list[str]:
+        done = []
+        while True:
+            index = os.read(read_end, 1)
+            if not index:
+                return done
+            name, writer, path = writers[index[0]]
+            done.append(name)
+            writer(str(path))
+
+    children = []
+    for _ in range(jobs - 1):
+        pid = os.fork()
+        if pid == 0:  # the child: take writers until the pipe is empty
+            status = 0
+            try:
+                work()
+            except BaseException:  # noqa: BLE001 - reported through the exit status
+                status = 1
+            finally:
+                os._exit(status)
+        children.append(pid)
+    error = None
+    try:
+        work()
+    except BaseException as exc:  # noqa: BLE001 - re-raised once the children are reaped
+        error = exc
+    finally:
+        os.close(read_end)
+    failed = sum(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) != 0 for pid in children)
+    if error is not None:
+        raise error
+    if failed:
+        raise UserError("could not write every figure (one failed in a worker process; "
+                        "NETMODEL_JOBS=1 shows why)")
+
+
 def write_outputs(out_dir, files: Mapping[str, Content], *, run: Mapping | None = None,
-                  what: str = "output folder") -> list[Path]:
+                  what: str = "output folder", jobs: int | None = None) -> list[Path]:
     """Write every file of ``files`` into ``out_dir``, all or nothing (see the module doc).
 
     Parameters
@@ -257,6 +329,9 @@ def write_outputs(out_dir, files: Mapping[str, Content], *, run: Mapping | None 
         ``path``. Names are plain file names (no folders).
     run : mapping, optional
         What produced the files (command, arguments), recorded in the manifest.
+    jobs : int, optional
+        Processes writing the ``writer`` files at once (default :func:`_jobs`: the CPUs
+        available, at most 4; ``NETMODEL_JOBS`` sets it).
 
     Returns
     -------
@@ -282,15 +357,18 @@ def write_outputs(out_dir, files: Mapping[str, Content], *, run: Mapping | None 
     try:
         os.chmod(stage, 0o777 & ~_umask())
         written: dict[str, Path] = {}
+        writers = []
         for name, content in files.items():
             path = stage / name
             if isinstance(content, bytes | bytearray):
                 path.write_bytes(bytes(content))
             else:
                 path.write_bytes(b"")
-                content(str(path))
-            _fix_mode(str(path))
+                writers.append((name, content, path))
             written[name] = path
+        _run_writers(writers, jobs)
+        for path in written.values():
+            _fix_mode(str(path))
         (stage / MANIFEST).write_bytes(_manifest(written, run))
         _fix_mode(str(stage / MANIFEST))
         final = out.resolve()

@@ -167,3 +167,31 @@ def test_a_killed_writer_leaves_the_folder_old_or_new(tmp_path):
         write_outputs(out, {f"f{i:03d}.txt": b"old" for i in range(n)})
         assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
     assert seen == {"old", "new"}
+
+
+def _write_tag(tag):
+    def writer(path):
+        Path(path).write_text(tag)
+    return writer
+
+
+def test_writers_in_several_processes_write_every_file(tmp_path):
+    files = {f"f{i}.txt": _write_tag(str(i)) for i in range(7)}
+    write_outputs(tmp_path / "o", files, jobs=3)
+    assert [(tmp_path / "o" / f"f{i}.txt").read_text() for i in range(7)] == \
+        [str(i) for i in range(7)]
+
+
+def test_a_writer_failing_in_a_worker_leaves_the_old_set(tmp_path):
+    out = tmp_path / "o"
+    write_outputs(out, {"a.txt": b"old"})
+
+    def boom(path):
+        raise RuntimeError("figure failed")
+
+    files = {"a.txt": b"new", **{f"f{i}.png": boom if i == 3 else _write_tag("x")
+                                 for i in range(6)}}
+    with pytest.raises((UserError, RuntimeError)):
+        write_outputs(out, files, jobs=2)
+    assert (out / "a.txt").read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o"]
