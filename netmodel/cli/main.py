@@ -27,6 +27,8 @@ _COMMANDS = {
     "costs": ("netmodel.cli.collective", "costs", "Lookup table of collective costs."),
     "compare": ("netmodel.cli.study", "compare", "Compare scenarios (fabrics) for models."),
     "sweep": ("netmodel.cli.study", "sweep", "Sweep scenario parameters."),
+    "serve": ("netmodel.cli.serving", "serve",
+              "Disaggregated serving: prefill and decode pools, the KV cache over the fabric."),
     "blast-radius": ("netmodel.cli.reliability", "blast_radius",
                      "What one failure of each component takes down."),
     "availability": ("netmodel.cli.reliability", "availability",
