@@ -40,6 +40,18 @@ def _check_seed(seed):
     return seed
 
 
+def _max_transfers(value):
+    """``--max-transfers`` (None: the model's default), refusing values below 1."""
+    from compute.errors import UserError
+    from netmodel.collectives.model import MAX_TRANSFERS
+
+    if value is None:
+        return MAX_TRANSFERS
+    if value < 1:
+        raise UserError(f"--max-transfers must be >= 1, got {value}")
+    return value
+
+
 def _check_bytes(n, option, text):
     """Refuse message sizes below one byte."""
     from compute.errors import UserError
@@ -68,7 +80,7 @@ def _size_count(text) -> int:
     return int(math.floor(math.log(hi / lo) / math.log(factor) + 1e-9)) + 1
 
 
-def _model(fabric, placement, algorithm, algorithms, seed):
+def _model(fabric, placement, algorithm, algorithms, seed, max_transfers):
     from netmodel.collectives.model import FabricCostModel
     from topologies import build
 
@@ -78,7 +90,8 @@ def _model(fabric, placement, algorithm, algorithms, seed):
         algorithms = "nccl" if names == ["nccl"] else tuple(names)
     graph = build(fabric)  # checked against the fabric schema as it is built
     return FabricCostModel(graph, placement=placement, algorithm=algorithm,
-                           algorithms=algorithms, seed=seed, validated=True)
+                           algorithms=algorithms, seed=seed, validated=True,
+                           max_transfers=max_transfers)
 
 
 def _parse_group(text):
@@ -123,11 +136,15 @@ def _short_group(group) -> str:
 @click.option("--all-groups", is_flag=True,
               help="Also run every group of this size (cut by --placement) at once, "
               "sharing links, and report the slowdown against running alone.")
+@click.option("--max-transfers", default=None, type=int, metavar="N",
+              help="Most point-to-point transfers one algorithm may route for one group "
+              "(everyone-to-everyone algorithms route p(p-1); default 20,000,000); counted "
+              "before anything is built.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--plot", "plot_path", default=None, metavar="FILE.png",
               help="Also draw busbw against size for every algorithm.")
 def collective(op, fabric, group_text, size_text, algorithm, algorithms, placement, seed,
-               fail_text, all_groups, as_json, plot_path):
+               fail_text, all_groups, max_transfers, as_json, plot_path):
     """Cost of one collective OP (all-reduce, reduce-scatter, all-gather, broadcast,
     reduce, all-to-all, send-recv) on a group of GPUs of a fabric."""
     import json
@@ -139,7 +156,8 @@ def collective(op, fabric, group_text, size_text, algorithm, algorithms, placeme
 
     check_op(op)
     size = _check_bytes(parse_bytes(size_text), "--size", size_text)
-    model = _model(fabric, placement, algorithm, algorithms, seed)
+    max_transfers = _max_transfers(max_transfers)
+    model = _model(fabric, placement, algorithm, algorithms, seed, max_transfers)
     group = model.group(_parse_group(group_text))
     extra = {}
     if fail_text is not None:
@@ -148,7 +166,8 @@ def collective(op, fabric, group_text, size_text, algorithm, algorithms, placeme
         links, nodes = _failures(fail_text)
         deg = degraded_cost(model.graph, op, size, group, links=links, nodes=nodes,
                             algorithm=algorithm, placement=placement,
-                            algorithms=model.algorithms, seed=seed)
+                            algorithms=model.algorithms, seed=seed,
+                            max_transfers=max_transfers)
         extra["failures"] = {"failed": fail_text, "healthy_time": deg.healthy.time,
                              "healthy_algorithm": deg.healthy.algorithm,
                              "slowdown": None if deg.cut else deg.slowdown,
@@ -262,7 +281,7 @@ def _model_on(deg, model, placement, algorithm, seed):
     broken = degrade(model.graph, links=deg.failed_links, nodes=deg.failed_nodes)
     return FabricCostModel(broken, placement=placement, algorithm=algorithm,
                            algorithms=model.algorithms, seed=seed,
-                           calibration=model.calibration)
+                           calibration=model.calibration, max_transfers=model.max_transfers)
 
 
 #: ``costs --format`` choices: name -> what it writes.
@@ -297,6 +316,10 @@ FORMATS = {
 @click.option("-o", "--output", default=None, metavar="PATH",
               help="Write the table to PATH (atomically) instead of stdout; a folder for "
               "--format vidur.")
+@click.option("--max-transfers", default=None, type=int, metavar="N",
+              help="Most point-to-point transfers one algorithm may route for one group "
+              "(everyone-to-everyone algorithms route p(p-1); default 20,000,000); counted "
+              "before anything is built.")
 @click.option("--max-rows", default=MAX_ROWS, show_default=True, metavar="N",
               help="Refuse tables of more rows than this (ops x groups x sizes, x algorithms "
               "for --algorithm all), counted before anything is computed.")
@@ -304,7 +327,7 @@ FORMATS = {
               help="Also draw busbw against size, one line per algorithm, per op "
               "(largest group).")
 def costs(fabric, ops_text, sizes_text, groups_text, algorithm, algorithms, placement, seed,
-          fmt, output, max_rows, plot_path):
+          fmt, output, max_transfers, max_rows, plot_path):
     """Lookup table of collective costs (op, algorithm, protocol, group size, bytes,
     seconds, algbw, busbw) that other programs can read: CSV, JSON, nccl-tests logs or
     Vidur's network profiles."""
@@ -348,7 +371,7 @@ def costs(fabric, ops_text, sizes_text, groups_text, algorithm, algorithms, plac
     sizes = [_check_bytes(n, "--sizes", sizes_text)
              for n in parse_size_range(sizes_text, "--sizes")]
     model = _model(fabric, placement, "auto" if algorithm == "all" else algorithm,
-                   algorithms, seed)
+                   algorithms, seed, _max_transfers(max_transfers))
     rows = cost_rows(model, ops, sizes, groups, algorithm)
     meta = {"fabric": _fabric_label(model), "placement": placement, "algorithm": algorithm}
     title = f"netmodel costs: {meta['fabric']}, placement {placement}"

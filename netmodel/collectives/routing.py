@@ -13,14 +13,16 @@ its own GPU-GPU edge), and GPUs forward only when no switched path exists (direc
 fabrics such as rings, tori and meshes).
 
 Speed: switched routes between two GPUs depend only on the switches each GPU is wired to
-(its *signature*, with those cables), so a route is computed once per pair of signatures (a
-*template*: the first hops, the last hops, and the links in between as a few shared
-*pieces*, see :mod:`netmodel.collectives.updown`) and reused for every GPU pair that shares
-it. :meth:`Router.loads` and :meth:`Router.plan` route many transfers at once with numpy:
-one signature lookup per GPU, one template per distinct pair of signatures, and the pieces
-summed once each, scaled by the traffic through them, however many transfers cross them.
-Other routes (direct neighbours, GPU-forwarded paths, switch endpoints) come from a
-bidirectional breadth-first search that stops where the two balls meet.
+(its *signature*, with those cables), so a route is worked out once per pair of signatures
+(a *template*: the first-hop and last-hop patterns, and the links in between as a few
+shared *pieces*, see :mod:`netmodel.collectives.updown`) and reused for every GPU pair that
+shares it. :meth:`Router.loads` and :meth:`Router.plan` route many transfers at once with
+numpy: one signature lookup per GPU, the tier where two signatures' up-cones meet found for
+all pairs of signatures together, and the pieces summed once each, scaled by the traffic
+through them, however many transfers cross them (a step of a few transfers takes plain
+loops over the same caches instead). Other routes (direct neighbours, GPU-forwarded paths,
+switch endpoints) come from a bidirectional breadth-first search that stops where the two
+balls meet.
 
 >>> import networkx as nx
 >>> g = nx.Graph(name="star", spec="", gpus=2)
@@ -92,7 +94,7 @@ class Route:
 class Plan:
     """Many transfers routed at once (see :meth:`Router.plan`).
 
-    Every transfer is either *templated* (``template[i] >= 0``: a switched route between
+    Every transfer is either *templated* (``template[i] == 1``: a switched route between
     two GPUs, shared by every pair of GPUs wired alike) or routed on its own
     (``template[i] == -1``, its :class:`Route` in ``routes``).
 
@@ -101,7 +103,7 @@ class Plan:
     frac : numpy.ndarray
         Bytes per byte of ``n`` of each transfer.
     template : numpy.ndarray
-        Index into the plan's templates, -1 for a transfer routed on its own.
+        1 for a templated transfer, -1 for one routed on its own.
     routes : dict
         Transfer index -> :class:`Route`, for the others.
     hop_index, hop_links, hop_weights : numpy.ndarray

@@ -328,6 +328,14 @@ def test_costs_vidur_send_recv_across_nodes(tmp_path):
      "above the limit of 10"),
     (["costs", "--fabric", "single-switch", "--max-rows", "0"], "--max-rows"),
     (["costs", "--fabric", "single-switch", "--format", "vidur"], "-o DIR"),
+    (["collective", "all-reduce", "--fabric", "fat-tree:k=8", "--max-transfers", "0"],
+     "--max-transfers must be >= 1"),
+    # one-shot over 128 GPUs is 16,256 transfers; at 1 byte it may be the fastest, so it
+    # would have to be built: refused before anything is routed
+    (["collective", "all-reduce", "--fabric", "fat-tree:k=8", "--group", "128", "--size", "1",
+      "--max-transfers", "10000"], "routes 16,256 point-to-point transfers"),
+    (["costs", "--fabric", "fat-tree:k=8", "--groups", "128", "--sizes", "1", "--max-transfers",
+      "10000"], "more than the limit of 10,000"),
 ])
 def test_bad_values_are_one_line_exit_2(tmp_path, args, message):
     out = CliRunner().invoke(cli, args + ["--plot", str(tmp_path / "x.png")])
@@ -353,3 +361,14 @@ def test_raised_row_limit_lets_a_big_table_through():
     out = run("costs", "--fabric", "single-switch:n=8", "--sizes", "1KiB:1MiB", "--groups",
               "8", "--max-rows", "11")
     assert out.exit_code == 0 and len(out.output.splitlines()) == 12
+
+
+def test_a_low_transfer_limit_still_costs_large_messages():
+    # at 1 GiB a lower bound rules one-shot out before it is built: no error, same answer
+    args = ["collective", "all-reduce", "--fabric", "fat-tree:k=8", "--group", "128",
+            "--size", "1GiB", "--json"]
+    low, full = run(*args, "--max-transfers", "10000"), run(*args)
+    assert low.exit_code == 0 and full.exit_code == 0, low.output
+    a, b = json.loads(low.output), json.loads(full.output)
+    assert a["time"] == b["time"] and a["algorithm"] == b["algorithm"] != "direct"
+    assert "direct" not in a["alternatives"] and "direct" in b["alternatives"]
