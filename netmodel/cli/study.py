@@ -62,6 +62,17 @@ def _progress(total: int, label: str, quiet: bool):
     return Progress(total, label, quiet=quiet)
 
 
+def _parallelism_option(f):
+    from netmodel.study.defaults import PARALLELISM  # light: no numpy
+
+    return click.option(
+        "--parallelism", type=click.Choice(PARALLELISM), default=PARALLELISM[0],
+        show_default=True,
+        help="How a model is spread: tp (tensor parallelism only), all (also pipeline "
+        "stages dividing the layers, expert and attention data parallelism), auto (all for "
+        "mixture-of-experts models, tp for dense ones).")(f)
+
+
 _slo_options = [
     click.option("--ttft", default="1s", show_default=True, help="Prefill SLO."),
     click.option("--tbt", default="50ms", show_default=True, help="Decode SLO."),
@@ -125,12 +136,13 @@ def study():
 @click.option("--no-reliability", is_flag=True, help="Skip the blast-radius part.")
 @click.option("--no-cost", is_flag=True, help="Skip the power-and-cost part.")
 @click.option("--no-crossovers", is_flag=True, help="Skip the co-design crossovers.")
+@_parallelism_option
 @click.option("--json", "as_json", is_flag=True,
               help="Print the study as JSON ({study, fabric, sweep}) instead of the tables.")
 @_with(_slo_options)
 def lite_gpu(out_dir, models_text, gpus_text, phases_text, networks_text, scenarios_text,
-             no_fabric, no_sweep, no_paper, no_reliability, no_cost, no_crossovers, as_json,
-             ttft, tbt, overlap_collectives, no_plot, quiet):
+             no_fabric, no_sweep, no_paper, no_reliability, no_cost, no_crossovers,
+             parallelism, as_json, ttft, tbt, overlap_collectives, no_plot, quiet):
     """H100 versus the Lite family: first with ideal (and ring) networks, then on every
     fabric scenario, then the decode throughput as per-hop latency grows. Writes CSV, JSON,
     figures and summary.md (the findings, stated from the numbers); prints the tables."""
@@ -158,7 +170,7 @@ def lite_gpu(out_dir, models_text, gpus_text, phases_text, networks_text, scenar
                             fabric=not no_fabric, sweep=not (no_fabric or no_sweep),
                             paper=not no_paper, reliability=not no_reliability,
                             cost=not no_cost, crossovers=not no_crossovers,
-                            options=options, slo=slo, quiet=quiet)
+                            parallelism=parallelism, options=options, slo=slo, quiet=quiet)
     t0 = time.perf_counter()
     written = write_full_study(result, out_dir, plot=not no_plot)
     timings = {**result.timings, "writing files": time.perf_counter() - t0}
@@ -219,9 +231,11 @@ def _show_scenario(ctx, _param, value):
               help="Also the blast radius and availability of every row (closed forms, "
               "netmodel/data/failures.toml; 0.1-1 s per row).")
 @_instances_option
+@_parallelism_option
 @_with(_slo_options)
 def compare(models_text, scenarios_text, gpus_text, phase_text, out_dir, as_json,
-            reliability, instances_text, ttft, tbt, overlap_collectives, no_plot, quiet):
+            reliability, instances_text, parallelism, ttft, tbt, overlap_collectives, no_plot,
+            quiet):
     """Best TP degree and batch of each model on each scenario's fabric, per phase:
     TTFT/TBT, tokens/s, tokens/s/SM and the share of time bound by the network."""
     from netmodel.study.compare import run_compare, write_compare
@@ -237,7 +251,8 @@ def compare(models_text, scenarios_text, gpus_text, phase_text, out_dir, as_json
     total = len(models) * len(phases) * len(scenarios) * (len(gpus) if gpus else 1)
     with _progress(total, "compare", quiet) as bar:
         result = run_compare(models, scenarios, phases, gpus=gpus, options=options, slo=slo,
-                             instances=instances, progress=bar, reliability=reliability)
+                             instances=instances, progress=bar, reliability=reliability,
+                             parallelism=parallelism)
     written = write_compare(result, out_dir, plot=not no_plot) if out_dir else []
     click.echo(result.to_json() if as_json else result.table())
     _wrote(written, as_json)
@@ -266,9 +281,11 @@ def compare(models_text, scenarios_text, gpus_text, phase_text, out_dir, as_json
               "nothing).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
 @_instances_option
+@_parallelism_option
 @_with(_slo_options)
 def sweep(scenario_texts, param_texts, points, models_text, phase_text, gpus_text, out_dir,
-          as_json, instances_text, ttft, tbt, overlap_collectives, no_plot, quiet):
+          as_json, instances_text, parallelism, ttft, tbt, overlap_collectives, no_plot,
+          quiet):
     """Tokens/s/SM of scenarios as one or two fabric parameters vary (link bandwidth,
     per-hop latency, OCS ports, ...), marking where one fabric overtakes another."""
     from compute.errors import UserError
@@ -291,7 +308,7 @@ def sweep(scenario_texts, param_texts, points, models_text, phase_text, gpus_tex
                                                   else 1)
     with _progress(total, "sweep", quiet) as bar:
         result = run_sweep(scens, params, models, phases, options=options, slo=slo,
-                           instances=instances, progress=bar)
+                           instances=instances, progress=bar, parallelism=parallelism)
     written = write_sweep(result, out_dir, plot=not no_plot) if out_dir else []
     click.echo(result.to_json() if as_json else result.table())
     _wrote(written, as_json)

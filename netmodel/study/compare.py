@@ -145,7 +145,8 @@ def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
                 slo: Slo | None = None, prompt=None, context=None,
                 max_batch: int = DEFAULT_MAX_BATCH, baseline: str | None = BASELINE_SCENARIO,
                 instances: str | None = None, progress=NO_PROGRESS,
-                collectives: dict | None = None, reliability: bool = False) -> CompareResult:
+                collectives: dict | None = None, reliability: bool = False,
+                parallelism: str = "auto") -> CompareResult:
     """Best configuration of every model x scenario x phase (a pure function of its
     arguments; ``progress.advance`` is called once per search).
 
@@ -159,9 +160,15 @@ def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
     scenarios (other options) routes nothing again. Every feasible row carries its power
     and cost (:func:`netmodel.study.cost.cost_summary`); with ``reliability`` also its
     blast radius and availability (:func:`netmodel.study.availability.reliability_summary`,
-    closed forms: about 0.1-1 s per row).
+    closed forms: about 0.1-1 s per row). ``parallelism``: how models are spread
+    (:data:`~netmodel.study.fabric_search.PARALLELISM`; default tensor parallelism for dense
+    models, every dimension for mixture-of-experts ones).
     """
-    from netmodel.study.fabric_search import ScenarioCollectives, fabric_search
+    from netmodel.study.fabric_search import (
+        ScenarioCollectives,
+        fabric_search,
+        parallel_dimensions,
+    )
 
     models = [get_model(m) for m in models]
     phases = [check_phase(p) for p in phases]
@@ -188,12 +195,14 @@ def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
         for model in models:
             for s in scens:
                 r = fabric_search(model, s, workload, options=options, slo=slo,
-                                  max_batch=max_batch, collectives=colls[s.label])
-                key = (model.name, s.gpu_spec, phase)
+                                  max_batch=max_batch, collectives=colls[s.label],
+                                  parallelism=parallelism)
+                dims = parallel_dimensions(model, parallelism, colls[s.label].gpus)
+                key = (model.name, s.gpu_spec, phase, repr(dims))
                 if key not in ideal_cache:
                     ideal_cache[key] = replace(search(
                         model, s.gpu_spec, workload, comm=NoCommunication(), options=options,
-                        slo=slo, max_batch=max_batch), grid=None)
+                        slo=slo, max_batch=max_batch, **dims), grid=None)
                 searches.append(r)
                 rows.append(_row(r, ideal_cache[key], notes, reliability=reliability,
                                  slo=slo, options=options))
@@ -204,7 +213,7 @@ def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
                 "prompt_tokens": make_workload("prefill", prompt, context).prompt,
                 "context_tokens": make_workload("decode", prompt, context).context,
                 "options": asdict(options), "max_batch": max_batch,
-                "instances": instances_note(scens)}
+                "instances": instances_note(scens), "parallelism": parallelism}
     if notes:
         settings["not_computed"] = notes
     return CompareResult(rows=tuple(rows), scenarios=tuple(scens), baseline=base,

@@ -202,17 +202,19 @@ def _bisect(f, lo: float, hi: float, target: float, *, increasing: bool, tol: fl
     return good, good_v, "found"
 
 
-def _tokens_function(row, scenario, coll, tps, cap, slopes_cache, options, slo):
+def _tokens_function(row, scenario, coll, cap, slopes_cache, options, slo, parallelism):
     """``tokens(scale, hop)``: best tokens/s/SM of the row's model and phase on the
-    scenario with links scaled and per-hop latency added (None when nothing is feasible)."""
-    from compute.search import search
+    scenario with links scaled and per-hop latency added (None when nothing is feasible):
+    the comparison's own search (:func:`~netmodel.study.fabric_search.fabric_search`)
+    with the collectives re-scored."""
+    from netmodel.study.fabric_search import fabric_search
 
     model = _model(row.model)
 
     def tokens(scale: float, hop: float = 0.0):
         comm = AdjustedComm(coll, scale, hop, _slopes(scenario, coll, slopes_cache))
-        r = search(model, scenario.gpu_spec, row.phase, comm=comm, tp=tps, max_batch=cap,
-                   options=options, slo=slo)
+        r = fabric_search(model, scenario, row.phase, collectives=coll, comm=comm,
+                          max_batch=cap, options=options, slo=slo, parallelism=parallelism)
         return r.best.tokens_per_s_per_sm if r.best else None
 
     return tokens
@@ -223,7 +225,6 @@ def find_crossovers(fab, *, plain: str = "Lite", tolerance: float = TOLERANCE,
     """The crossovers of every Lite row of a fabric comparison (``fab``, a
     :class:`~netmodel.study.compare.CompareResult` run with instances alone) against its
     baseline. ``plain``: the GPU bandwidth multiples are relative to."""
-    from compute.sharding import valid_tp_degrees
     from netmodel.study.fabric_search import ScenarioCollectives
 
     plain_bw = get_gpu(plain).scaleup_bandwidth
@@ -245,9 +246,9 @@ def find_crossovers(fab, *, plain: str = "Lite", tolerance: float = TOLERANCE,
         key = (s.name, _network_twin(gpu), row.model, row.phase)
         if key not in done:
             coll = colls.setdefault(s.label, ScenarioCollectives(s))
-            tps = valid_tp_degrees(_model(row.model), min(gpu.max_instance, coll.gpus))
             cap = found.batch_cap or int(found.search.max_batch)
-            tokens = _tokens_function(row, s, coll, tps, cap, slopes_cache, options, slo)
+            tokens = _tokens_function(row, s, coll, cap, slopes_cache, options, slo,
+                                      fab.settings.get("parallelism", "auto"))
             k, k_v, k_bound = _bisect(lambda m, f=tokens, own=own: f(m / own),
                                       *BANDWIDTH_RANGE, base.tokens_per_s_per_sm,
                                       increasing=True, tol=tolerance)

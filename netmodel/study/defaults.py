@@ -3,8 +3,8 @@ command line; said here once)."""
 
 from __future__ import annotations
 
-__all__ = ["BASELINE", "BASELINE_SCENARIO", "DEFAULT_GPUS", "DEFAULT_MODELS", "SWEEP_GPU",
-           "SWEEP_HOP_LATENCY"]
+__all__ = ["BASELINE", "BASELINE_SCENARIO", "DEFAULT_GPUS", "DEFAULT_MODELS", "PARALLELISM",
+           "SWEEP_GPU", "SWEEP_HOP_LATENCY"]
 
 #: Models of the study: a GQA model, an MHA model and a 405B fp8 model.
 DEFAULT_MODELS = ("Llama-3-70B", "GPT-3-175B", "Llama-3.1-405B")
@@ -19,3 +19,8 @@ BASELINE_SCENARIO = "h100-dgx"
 SWEEP_GPU = "Lite+BW"
 #: Per-hop latency the full study sweeps (s): 0.1 to 10 us added to every link.
 SWEEP_HOP_LATENCY = "adjust.hop_latency=0.1us:10us"
+#: How a model may be spread over its instance: every dimension for mixture-of-experts
+#: models and tensor parallelism alone for dense ones (``auto``, the default), tensor
+#: parallelism only (``tp``), or every dimension (``all``: pipeline stages dividing the
+#: layers, expert and attention data parallelism).
+PARALLELISM = ("auto", "tp", "all")

@@ -45,6 +45,7 @@ from compute.phases import Slo
 from compute.roofline import make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
 from compute.sharding import check_tp, valid_tp_degrees
+from netmodel.study.defaults import PARALLELISM
 from netmodel.study.scenarios import Scenario, get_scenario
 
 __all__ = ["FabricSearch", "ScenarioCollectives", "adjusted", "build_fabric", "fabric_search",
@@ -161,6 +162,28 @@ def scenario_calibration(scenario):
                         in_network=up(cal.in_network),
                         scaleout_efficiency=cal.scaleup_efficiency)
     return cal
+
+
+def parallel_dimensions(model, parallelism: str, gpus: int) -> dict:
+    """The search's parallelism arguments for ``model`` on a fabric of ``gpus`` GPUs: empty
+    for tensor parallelism alone; else pipeline stages that divide the layers (1, 2, 4,
+    8), expert parallelism (MoE models), attention data parallelism, within ``gpus``.
+
+    >>> from compute.models import get_model
+    >>> parallel_dimensions(get_model("Llama-3-70B"), "auto", 128)
+    {}
+    >>> sorted(parallel_dimensions(get_model("Mixtral-8x7B"), "auto", 128))
+    ['attention_dp', 'ep', 'max_gpus', 'pp']
+    """
+    from compute.errors import known
+
+    if parallelism not in PARALLELISM:
+        raise UserError(f"parallelism {parallelism!r} is unknown; known: {known(PARALLELISM)}")
+    if parallelism == "tp" or (parallelism == "auto" and not model.is_moe):
+        return {}
+    pp = tuple(p for p in (1, 2, 4, 8) if model.layers % p == 0 and p <= gpus)
+    return {"pp": pp, "ep": True if model.is_moe else None, "attention_dp": True,
+            "max_gpus": gpus}
 
 
 #: Compiled collective costs by network (:func:`network_key`): a comparison of five Lite
@@ -391,7 +414,8 @@ class FabricSearch:
 def fabric_search(model, scenario, phase="decode", *, prompt=None, context=None, options=None,
                   slo: Slo | None = None, max_batch: int = DEFAULT_MAX_BATCH,
                   collectives: ScenarioCollectives | None = None,
-                  tp=None, comm=None, keep_grid: bool = False) -> FabricSearch:
+                  tp=None, comm=None, keep_grid: bool = False,
+                  parallelism: str = "auto", expert_skew: float = 1.0) -> FabricSearch:
     """Best TP degree and batch of ``model`` on ``scenario`` under the SLO.
 
     TP degrees run from 1 to the smaller of the GPU's largest instance and the fabric's GPU
@@ -402,7 +426,11 @@ def fabric_search(model, scenario, phase="decode", *, prompt=None, context=None,
     places the instance), e.g. :class:`~netmodel.study.crossovers.AdjustedComm`: the same
     fabric re-scored with other link bandwidths or per-hop latencies, without routing it
     again. The evaluated grid is dropped unless ``keep_grid`` (a study holds hundreds of
-    searches; their grids were most of its memory).
+    searches; their grids were most of its memory). ``parallelism`` (see
+    :data:`PARALLELISM`): ``"tp"`` searches tensor parallelism only, ``"all"`` also
+    pipeline (stages dividing the layers), expert and attention data parallelism within
+    the fabric's GPUs, ``"auto"`` (default) all of them for mixture-of-experts models and
+    tensor parallelism alone for dense ones.
     """
     scenario = get_scenario(scenario)
     coll = collectives or ScenarioCollectives(scenario)
@@ -412,9 +440,14 @@ def fabric_search(model, scenario, phase="decode", *, prompt=None, context=None,
     limit = min(gpu.max_instance, coll.gpus)
     tps = valid_tp_degrees(model, limit) if tp is None else \
         tuple(sorted({check_tp(model, t, limit) for t in np.atleast_1d(tp)}))
+    dims = parallel_dimensions(model, parallelism, coll.gpus)
+    if dims:
+        dims = {**dims, "tp": None if tp is None else tps, "expert_skew": expert_skew}
+    else:
+        dims = {"tp": tps}
     result = search(model, gpu, make_workload(phase, prompt, context),
-                    comm=coll if comm is None else comm, options=options, slo=slo, tp=tps,
-                    max_batch=max_batch)
+                    comm=coll if comm is None else comm, options=options, slo=slo,
+                    max_batch=max_batch, **dims)
     tp = result.best.tp if result.best else None
     fits = result.grid.fits
     cap = int(np.asarray(result.grid.batches)[np.any(fits, axis=0)].max()) \

@@ -265,7 +265,8 @@ def fabric_scenarios(gpus, scenarios=None, baseline: str = BASELINE) -> list:
 def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
                    networks=("ring", "ideal"), scenarios=None, fabric: bool = True,
                    sweep: bool = True, paper: bool = True, reliability: bool = True,
-                   cost: bool = True, crossovers: bool = True, options=None, slo: Slo | None = None, prompt=None,
+                   cost: bool = True, crossovers: bool = True, parallelism: str = "auto",
+                   options=None, slo: Slo | None = None, prompt=None,
                    context=None, max_batch: int = DEFAULT_MAX_BATCH,
                    quiet: bool = True) -> FullStudy:
     """The whole Lite-GPU study: :func:`run_lite_gpu_study` for each of ``networks``, then
@@ -325,7 +326,7 @@ def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
     with Progress(work, "lite-gpu study", quiet=quiet) as bar:
         compared = run_compare(models, scens, phases, options=options, slo=slo, prompt=prompt,
                                context=context, max_batch=max_batch, progress=bar,
-                               collectives=colls)
+                               collectives=colls, parallelism=parallelism)
         lap("fabrics")
         cross = None
         if crossovers and all(s.instances == "alone" for s in scens):
@@ -337,13 +338,14 @@ def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
         if paper_options is not None:
             paper_result = run_compare(models, scens, phases, options=paper_options, slo=slo,
                                        prompt=prompt, context=context, max_batch=max_batch,
-                                       progress=bar, collectives=colls)
+                                       progress=bar, collectives=colls,
+                                       parallelism=parallelism)
             lap("fabrics, paper's assumption")
         swept_result = None
         if param and decode:
             swept_result = run_sweep(swept, [param], models, decode, options=options, slo=slo,
                                      prompt=prompt, context=context, max_batch=max_batch,
-                                     progress=bar)
+                                     progress=bar, parallelism=parallelism)
             lap("per-hop latency sweep")
     first = get_model(models[0]).name
     rel_part = cost_result = None

@@ -53,6 +53,10 @@ class BestRow:
     phase: str = key()
     feasible: bool
     tp: int | None = None
+    pp: int | None = None            #: pipeline stages
+    ep: int | None = None            #: expert-parallel groups per stage
+    attention_dp: int | None = None  #: attention data-parallel groups per stage
+    instance_gpus: int | None = None  #: GPUs of the instance (tp x pp)
     batch: int | None = None
     latency_name: str           #: ``ttft`` (prefill) or ``tbt`` (decode; TPOT / ITL)
     latency_s: float | None = None
@@ -89,7 +93,9 @@ class BestRow:
         if b is None:
             return {**out, "feasible": False, "reason": result.reason}
         split = b.time_split()
-        return {**out, "feasible": True, "tp": b.tp, "batch": b.batch, "latency_s": b.latency,
+        return {**out, "feasible": True, "tp": b.tp, "pp": b.pp, "ep": b.ep,
+                "attention_dp": b.attention_dp, "instance_gpus": b.gpus, "batch": b.batch,
+                "latency_s": b.latency,
                 "tokens_per_s": b.tokens_per_s, "tokens_per_s_per_sm": b.tokens_per_s_per_sm,
                 "compute_s": split["compute"], "memory_s": split["memory"],
                 "network_s": split["network"], "network_share": split["network"] / b.latency,

@@ -306,7 +306,7 @@ class SweepResult(RowsResult):
 def run_sweep(scenarios, params, models=("Llama-3-70B",), phases=("decode",), *, gpus=None,
               options=None, slo: Slo | None = None, prompt=None, context=None,
               max_batch: int = DEFAULT_MAX_BATCH, instances: str | None = None,
-              progress=NO_PROGRESS) -> SweepResult:
+              progress=NO_PROGRESS, parallelism: str = "auto") -> SweepResult:
     """Best tokens/s/SM of every scenario x model x phase at every point of the sweep.
 
     ``params``: one or two :class:`SweepParam` (or ``PATH=RANGE`` strings). ``instances``:
@@ -356,7 +356,7 @@ def run_sweep(scenarios, params, models=("Llama-3-70B",), phases=("decode",), *,
                         searched[key] = [(phase, model, fabric_search(
                             model, point, make_workload(phase, prompt, context),
                             options=options, slo=slo, max_batch=max_batch, collectives=coll,
-                            comm=comm))
+                            comm=comm, parallelism=parallelism))
                             for phase in phases for model in models]
                     found = searched[key]
                 except UserError as exc:
@@ -372,7 +372,7 @@ def run_sweep(scenarios, params, models=("Llama-3-70B",), phases=("decode",), *,
     if refused and all(r.reason.startswith("fabric refused") for r in rows):
         raise UserError(f"no point of the sweep can be built: {refused[0]}")
     settings = {"slo": {"ttft_s": slo.ttft, "tbt_s": slo.tbt}, "options": asdict(options),
-                "max_batch": max_batch}
+                "max_batch": max_batch, "parallelism": parallelism}
     if notes:
         settings["not_computed"] = notes
     if any(s.instances != "alone" for s in scens):
