@@ -124,13 +124,17 @@ def search(model, gpu, phase="decode", *, prompt=None, context=None, comm=None, 
                "search fewer TP/PP/EP/attention-DP degrees or a smaller max_batch")
     tps = tuple(sorted({c.tp for c in configs}))
     comm = comm if comm is not None else default_comm(gpu)
-    grid = evaluate_grid(model, gpu, configs, np.arange(1, int(max_batch) + 1), workload,
-                         comm=comm, options=options, latency_limit=limit,
-                         expert_skew=expert_skew)
+    run = dict(comm=comm, options=options, latency_limit=limit, expert_skew=expert_skew)
+    cap = _memory_cap(model, gpu, configs, workload, int(max_batch), run)
+    grid = evaluate_grid(model, gpu, configs, np.arange(1, cap + 1), workload, **run)
+    if cap < max_batch and grid.fits[:, -1].any():  # not affine after all: search it all
+        cap = int(max_batch)
+        grid = evaluate_grid(model, gpu, configs, np.arange(1, cap + 1), workload, **run)
     feasible = grid.feasible
     score = grid.tokens_per_s_per_sm
     common = dict(model=model.name, gpu=gpu.name, phase=workload.phase, latency_limit=limit,
-                  tp_degrees=tps, max_batch=int(max_batch), evaluated=int(feasible.size),
+                  tp_degrees=tps, max_batch=int(max_batch),
+                  evaluated=len(configs) * int(max_batch),
                   fitting=int(grid.fits.sum()), feasible=int(feasible.sum()), grid=grid,
                   configurations=tuple(c.to_dict() for c in configs),
                   expert_skew=grid.expert_skew)
@@ -161,6 +165,26 @@ def search(model, gpu, phase="decode", *, prompt=None, context=None, comm=None, 
                   for t in tps if any(p.tp == t for p in by_config))
     return SearchResult(best=best, front=front, by_tp=by_tp, reason="", by_config=by_config,
                         **common)
+
+
+def _memory_cap(model, gpu, configs, workload, max_batch: int, run: dict) -> int:
+    """The batches worth evaluating: up to one past the largest that fits in memory under
+    any configuration, at most ``max_batch``. Memory is affine in the batch (weights, plus
+    KV cache and activations per sequence), so two batches give every configuration's
+    limit; the caller checks that the batch past the cap fits nowhere. A batch that does
+    not fit is never feasible, so the search's answer does not change; it only skips the
+    grid's columns that cannot matter (most of them: a Lite holds tens to hundreds of
+    sequences, the range is 1,024)."""
+    if max_batch <= 8:
+        return max_batch
+    probe = evaluate_grid(model, gpu, configs, np.array([1, 2]), workload, **run)
+    need = probe.weights + probe.kv_cache + probe.activations
+    per_sequence = need[:, 1] - need[:, 0]
+    fixed = need[:, 0] - per_sequence
+    with np.errstate(divide="ignore", invalid="ignore"):
+        most = np.where(per_sequence > 0, np.floor((probe.usable - fixed) / per_sequence),
+                        max_batch)
+    return int(min(max_batch, max(2, int(np.nanmax(most)) + 1)))
 
 
 def _why_none(grid) -> str:

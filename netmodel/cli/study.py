@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import click
 
+from netmodel.study.defaults import DEFAULT_MODELS, MOE_MODEL  # light: constants only
+
 __all__ = ["compare", "study", "sweep"]
 
 
@@ -68,9 +70,9 @@ def _parallelism_option(f):
     return click.option(
         "--parallelism", type=click.Choice(PARALLELISM), default=PARALLELISM[0],
         show_default=True,
-        help="How a model is spread: tp (tensor parallelism only), all (also pipeline "
-        "stages dividing the layers, expert and attention data parallelism), auto (all for "
-        "mixture-of-experts models, tp for dense ones).")(f)
+        help="How a model is spread: tp (tensor parallelism only), auto (also expert and "
+        "attention data parallelism for mixture-of-experts models), all (also pipeline "
+        "stages dividing the layers, for every model).")(f)
 
 
 _slo_options = [
@@ -117,7 +119,8 @@ def study():
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
               metavar="DIR", help="Folder for every CSV, JSON, figure and summary.md.")
 @click.option("--models", "models_text", default=None, metavar="LIST",
-              help="Comma-separated models (default Llama-3-70B,GPT-3-175B,Llama-3.1-405B).")
+              help="Comma-separated models or model files (default the study's: "
+              + ",".join(DEFAULT_MODELS) + ").")
 @click.option("--gpus", "gpus_text", default=None, metavar="LIST",
               help="Comma-separated GPU types or GPU files (default H100-SXM and the Lite "
               "family); H100-SXM, the baseline every ratio divides by, is always added.")
@@ -136,13 +139,17 @@ def study():
 @click.option("--no-reliability", is_flag=True, help="Skip the blast-radius part.")
 @click.option("--no-cost", is_flag=True, help="Skip the power-and-cost part.")
 @click.option("--no-crossovers", is_flag=True, help="Skip the co-design crossovers.")
+@click.option("--no-serving", is_flag=True, help="Skip the disaggregated-serving part.")
+@click.option("--moe-model", "moe_text", default=None, metavar="MODEL",
+              help=f"The mixture-of-experts model of the MoE part (default {MOE_MODEL}; "
+              "'none' skips the part).")
 @_parallelism_option
 @click.option("--json", "as_json", is_flag=True,
               help="Print the study as JSON ({study, fabric, sweep}) instead of the tables.")
 @_with(_slo_options)
 def lite_gpu(out_dir, models_text, gpus_text, phases_text, networks_text, scenarios_text,
              no_fabric, no_sweep, no_paper, no_reliability, no_cost, no_crossovers,
-             parallelism, as_json, ttft, tbt, overlap_collectives, no_plot, quiet):
+             no_serving, moe_text, parallelism, as_json, ttft, tbt, overlap_collectives, no_plot, quiet):
     """H100 versus the Lite family: first with ideal (and ring) networks, then on every
     fabric scenario, then the decode throughput as per-hop latency grows. Writes CSV, JSON,
     figures and summary.md (the findings, stated from the numbers); prints the tables."""
@@ -170,6 +177,9 @@ def lite_gpu(out_dir, models_text, gpus_text, phases_text, networks_text, scenar
                             fabric=not no_fabric, sweep=not (no_fabric or no_sweep),
                             paper=not no_paper, reliability=not no_reliability,
                             cost=not no_cost, crossovers=not no_crossovers,
+                            serving=not no_serving,
+                            moe=None if (moe_text or "").lower() == "none" else
+                            (moe_text or MOE_MODEL),
                             parallelism=parallelism, options=options, slo=slo, quiet=quiet)
     t0 = time.perf_counter()
     written = write_full_study(result, out_dir, plot=not no_plot)
@@ -214,7 +224,7 @@ def _show_scenario(ctx, _param, value):
 @click.option("--show", metavar="SCENARIO", expose_value=False, is_eager=True,
               callback=_show_scenario,
               help="Print a scenario as TOML (edit it, pass the file to --scenarios) and exit.")
-@click.option("--models", "models_text", default="Llama-3-70B,GPT-3-175B,Llama-3.1-405B",
+@click.option("--models", "models_text", default=",".join(DEFAULT_MODELS),
               show_default=True, metavar="LIST", help="Comma-separated models.")
 @click.option("--scenarios", "scenarios_text", default=None, metavar="LIST",
               help="Comma-separated scenarios: shipped names, NAME@GPU, or .toml files "

@@ -41,6 +41,7 @@ from netmodel.study.defaults import (
     BASELINE,
     DEFAULT_GPUS,
     DEFAULT_MODELS,
+    MOE_MODEL,
     SWEEP_GPU,
     SWEEP_HOP_LATENCY,
 )
@@ -211,6 +212,11 @@ class FullStudy:
     cost: object = None
     #: Co-design crossovers (:class:`~netmodel.study.crossovers.CrossoverResult`).
     crossovers: object = None
+    #: Disaggregated serving (:class:`~netmodel.study.lite_gpu_parts.ServingPart`).
+    serving: object = None
+    #: The MoE model on each scenario with its own GPU
+    #: (:class:`~netmodel.study.compare.CompareResult`).
+    moe: object = None
     #: Seconds each part took (printed, never written: files stay byte-identical).
     timings: dict = field(default_factory=dict)
 
@@ -241,6 +247,8 @@ class FullStudy:
         doc["cost"] = None if self.cost is None else [s.to_dict()
                                                       for s in self.cost.summaries]
         doc["crossovers"] = None if self.crossovers is None else self.crossovers.to_dicts()
+        doc["serving"] = None if self.serving is None else self.serving.rows()
+        doc["moe"] = None if self.moe is None else json.loads(self.moe.to_json(indent=None))
         return json.dumps(doc, indent=indent)
 
 
@@ -262,10 +270,19 @@ def fabric_scenarios(gpus, scenarios=None, baseline: str = BASELINE) -> list:
     return list(out.values())
 
 
+def shipped_gpu(scenario) -> str | None:
+    """The GPU a scenario ships with (None for a scenario that is not shipped)."""
+    from netmodel.study.scenarios import shipped_scenarios
+
+    own = shipped_scenarios().get(scenario.name)
+    return own.gpu if own is not None else None
+
+
 def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
                    networks=("ring", "ideal"), scenarios=None, fabric: bool = True,
                    sweep: bool = True, paper: bool = True, reliability: bool = True,
-                   cost: bool = True, crossovers: bool = True, parallelism: str = "auto",
+                   cost: bool = True, crossovers: bool = True, serving: bool = True,
+                   moe: str | None = MOE_MODEL, parallelism: str = "auto",
                    options=None, slo: Slo | None = None, prompt=None,
                    context=None, max_batch: int = DEFAULT_MAX_BATCH,
                    quiet: bool = True) -> FullStudy:
@@ -359,8 +376,22 @@ def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
 
         cost_result = cost_part(compared, first, phases)
         lap("power and cost")
+    serving_result = None
+    if serving:
+        from netmodel.study.lite_gpu_parts import serving_part
+
+        serving_result = serving_part(compared, first, slo=slo, options=options,
+                                      collectives=colls)
+        lap("disaggregated serving")
+    moe_result = None
+    if moe:
+        own = [s for s in scens if s.gpu == shipped_gpu(s)]
+        moe_result = run_compare([moe], own, phases, options=options, slo=slo, prompt=prompt,
+                                 context=context, max_batch=max_batch, collectives=colls,
+                                 parallelism=parallelism)
+        lap("mixture of experts")
     return FullStudy(ideal, compared, swept_result, paper_result, rel_part, cost_result,
-                     cross, timings)
+                     cross, serving_result, moe_result, timings)
 
 
 def write_full_study(result: FullStudy, out_dir, *, plot: bool = True) -> list[Path]:
@@ -386,6 +417,10 @@ def write_full_study(result: FullStudy, out_dir, *, plot: bool = True) -> list[P
 
             files["crossovers.png"] = \
                 lambda path: plot_crossovers(result.crossovers, path)
+    files.update(_serving_files(result.serving, plot))
+    if result.moe is not None:
+        files["compare_moe.csv"] = result.moe.to_csv().encode()
+        files["compare_moe.json"] = result.moe.to_json().encode()
     files.update(_reliability_files(result.reliability, plot))
     files.update(_cost_files(result.cost, plot))
     if result.sweep is not None:
@@ -411,6 +446,22 @@ def _reliability_files(part, plot: bool) -> dict:
             plot_spares(part.curves, path, threshold=THRESHOLD, quantile=QUANTILE)
 
         files["reliability_spares.png"] = figure
+    return files
+
+
+def _serving_files(part, plot: bool) -> dict:
+    if part is None or not part.results:
+        return {}
+    from compute.results import rows_to_csv
+
+    rows = part.rows()
+    files = {"serving.csv": rows_to_csv(rows, tuple(rows[0])).encode(),
+             "serving.json": json.dumps({"serving": [r.to_dict() for r in part.results],
+                                         "baseline": part.baseline}, indent=2).encode()}
+    if plot:
+        from netmodel.study.lite_gpu_parts import plot_serving
+
+        files["serving.png"] = lambda path: plot_serving(part, path)
     return files
 
 

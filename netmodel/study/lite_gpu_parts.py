@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 
 from compute.errors import UserError
 
-__all__ = ["CostPart", "ReliabilityPart", "cost_part", "own_gpu_rows", "reliability_part"]
+__all__ = ["CostPart", "ReliabilityPart", "ServingPart", "cost_part", "own_gpu_rows",
+           "plot_serving", "reliability_part", "serving_part"]
 
 
 def own_gpu_rows(fab, model: str, phase: str) -> list:
@@ -114,3 +115,106 @@ def cost_part(fab, model: str, phases) -> CostPart:
         except UserError as exc:
             notes[name] = str(exc)
     return CostPart(tuple(out), curves, marks, notes)
+
+
+@dataclass(frozen=True, eq=False)
+class ServingPart:
+    """Disaggregated serving of the study's first model on each scenario with its own GPU,
+    per workload (:func:`netmodel.study.serving.serve`)."""
+
+    results: tuple = ()
+    baseline: str = ""
+
+    def rows(self) -> list[dict]:
+        """Flat rows for serving.csv (one per scenario and workload), with the ratio of
+        tokens/s/SM to the baseline scenario's under the same workload."""
+        base = {r.workload.name: r.tokens_per_s_per_sm for r in self.results
+                if r.scenario == self.baseline and r.feasible}
+        out = []
+        for r in self.results:
+            d = {"model": r.model, "scenario": r.scenario, "workload": r.workload.name,
+                 "prompt": r.workload.prompt, "output": r.workload.output,
+                 "feasible": r.feasible}
+            for side in ("prefill", "decode"):
+                x = getattr(r, side)
+                for k in ("tp", "pp", "ep", "attention_dp", "gpus", "batch"):
+                    d[f"{side}_{k}"] = getattr(x, k) if x is not None else None
+            for k in ("kv_bytes_per_request", "transfer_s", "transfer_visible_s", "ttft_s",
+                      "tbt_s", "decode_gpus_per_prefill_gpu", "requests_per_s_per_sm",
+                      "tokens_per_s_per_sm", "output_tokens_per_s_per_sm"):
+                d[k] = getattr(r, k)
+            ref = base.get(r.workload.name)
+            d["vs_baseline"] = r.tokens_per_s_per_sm / ref if (r.feasible and ref) else None
+            d["reason"] = r.reason
+            out.append(d)
+        return out
+
+
+#: The workloads the study serves (Splitwise's coding and conversation medians).
+SERVING_WORKLOADS = ("coding", "conversation")
+
+
+def serving_part(fab, model: str, *, slo=None, options=None, collectives=None,
+                 workloads=SERVING_WORKLOADS) -> ServingPart:
+    """Disaggregated serving (prefill and decode pools, each request's KV cache over the
+    fabric) of ``model`` on each scenario of ``fab`` with its own GPU, per workload."""
+    from compute.models import get_model
+    from netmodel.study.serving import serve
+
+    m = get_model(model)
+    dims = "all" if m.is_moe else "tp"
+    labels = list(dict.fromkeys(row.label for row, _ in own_gpu_rows(fab, model, "decode")))
+    scen = {s.label: s for s in fab.scenarios}
+    out = []
+    for w in workloads:
+        for label in labels:
+            out.append(serve(m, scen[label], w, slo=slo, options=options, dimensions=dims,
+                             collectives=collectives))
+    return ServingPart(tuple(out), fab.baseline)
+
+
+def plot_serving(part: ServingPart, path) -> None:
+    """``serving.png``: per workload, the service's tokens/s/SM on each scenario (its ratio
+    to the baseline on the bar) and the decode GPUs per prefill GPU that balance it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = part.rows()
+    workloads = list(dict.fromkeys(r["workload"] for r in rows))
+    scen = list(dict.fromkeys(r["scenario"] for r in rows))
+    fig, axes = plt.subplots(2, len(workloads), squeeze=False,
+                             figsize=(4.6 * len(workloads), 5.6))
+    for j, w in enumerate(workloads):
+        mine = {r["scenario"]: r for r in rows if r["workload"] == w}
+        x = list(range(len(scen)))
+        tok = [mine[s]["tokens_per_s_per_sm"] or 0.0 for s in scen]
+        ratio = [mine[s]["decode_gpus_per_prefill_gpu"] or 0.0 for s in scen]
+        bars = axes[0][j].bar(x, tok, 0.7, color="#4c72b0")
+        for b, s in zip(bars, scen, strict=True):
+            v = mine[s]["vs_baseline"]
+            if v is not None:
+                axes[0][j].annotate(f"{v:.2f}x", (b.get_x() + b.get_width() / 2, b.get_height()),
+                                    xytext=(0, 2), textcoords="offset points", ha="center",
+                                    fontsize=7)
+        axes[0][j].set_ylim(0, max(tok + [1e-9]) * 1.13)
+        axes[1][j].bar(x, ratio, 0.7, color="#dd8452")
+        first = rows[0]
+        axes[0][j].set_title(f"{first['model']}, {w} (prompt {mine[scen[0]]['prompt']}, "
+                             f"output {mine[scen[0]]['output']})", fontsize=9)
+        axes[0][j].set_ylabel("tokens/s per SM (service)", fontsize=8)
+        axes[1][j].set_ylabel("decode GPUs per prefill GPU", fontsize=8)
+        for i in (0, 1):
+            axes[i][j].set_xticks(x, scen if i == 1 else [""] * len(scen), rotation=30,
+                                  ha="right", fontsize=7)
+            axes[i][j].tick_params(axis="y", labelsize=7)
+            axes[i][j].grid(axis="y", alpha=0.3)
+            axes[i][j].set_axisbelow(True)
+    fig.suptitle("Disaggregated serving: prefill and decode pools, the KV cache sent over "
+                 "the fabric", fontsize=10)
+    w_, h_ = fig.get_figwidth(), fig.get_figheight()
+    fig.subplots_adjust(left=0.75 / w_, right=1 - 0.15 / w_, bottom=1.05 / h_, top=1 - 0.6 / h_,
+                        wspace=0.3, hspace=0.15)
+    fig.savefig(path, format="png", dpi=120)
+    plt.close(fig)

@@ -77,6 +77,10 @@ def summary_markdown(study) -> str:
         out += _reliability_part(study.reliability, study.fabric)
     if getattr(study, "cost", None) is not None:
         out += _cost_part(study.cost, study.fabric)
+    if getattr(study, "serving", None) is not None:
+        out += _serving_part(study.serving)
+    if getattr(study, "moe", None) is not None:
+        out += _moe_part(study.moe)
     out += _notes(study)
     return "\n".join(out) + "\n"
 
@@ -584,6 +588,66 @@ def _cost_part(cost, fab) -> list[str]:
                                    f"{_x(s.tokens_per_s_per_w / base.tokens_per_s_per_w)}"
                                    for s in others) + ".")
     return out + [""]
+
+
+def _serving_part(part) -> list[str]:
+    rows = part.rows()
+    if not rows:
+        return []
+    out = ["## 6. Disaggregated serving (serving.csv, serving.png)", "",
+           f"{rows[0]['model']}: a prefill pool and a decode pool, each at its own best "
+           "configuration, each request's KV cache sent over the fabric from one to the other "
+           "(layer by layer, overlapped with the prefill where it can be); the pools in the "
+           "ratio that balances them (Splitwise's coding and conversation medians).", ""]
+    for w in dict.fromkeys(r["workload"] for r in rows):
+        mine = [r for r in rows if r["workload"] == w]
+        base = next((r for r in mine if r["scenario"] == part.baseline), None)
+        feas = [r for r in mine if r["feasible"]]
+        if not feas:
+            out.append(f"- **{w}**: nothing feasible.")
+            continue
+        share = max((r["transfer_visible_s"] or 0.0) / r["ttft_s"] for r in feas)
+        line = (f"- **{w}** (prompt {mine[0]['prompt']}, output {mine[0]['output']} tokens): "
+                "service tokens/s/SM relative to "
+                f"{part.baseline}: " + ", ".join(
+                    f"{r['scenario']} {_x(r['vs_baseline'])}" for r in feas if r is not base))
+        if base and base["feasible"]:
+            line += (f"; decode GPUs per prefill GPU {base['decode_gpus_per_prefill_gpu']:.3g} "
+                     f"on {base['scenario']}, " + ", ".join(
+                         f"{r['decode_gpus_per_prefill_gpu']:.3g} on {r['scenario']}"
+                         for r in feas if r is not base))
+        line += f"; the KV transfer is at most {share:.1%} of a TTFT."
+        out.append(line)
+    return out + [""]
+
+
+def _moe_part(moe) -> list[str]:
+    if not moe.rows:
+        return []
+    model = moe.rows[0].model
+    out = [f"## 7. A mixture of experts: {model} (compare_moe.csv)", "",
+           "Each scenario with its own GPU; the search spreads the model with expert and "
+           "attention data parallelism as well as tensor parallelism (dispatch and combine "
+           "all-to-alls costed on the fabric).", "",
+           "| scenario | phase | TP | EP | attention DP | GPUs | batch | tokens/s/SM | "
+           f"vs {moe.baseline} | network share |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in moe.rows:
+        if not r.feasible:
+            out.append(f"| {r.label} | {r.phase} | - | - | - | - | - | infeasible | - | - |")
+            continue
+        out.append(f"| {r.label} | {r.phase} | {r.tp} | {r.ep} | {r.attention_dp} | "
+                   f"{r.instance_gpus} | {r.batch} | {_v(r.tokens_per_s_per_sm)} | "
+                   f"{_x(r.vs_baseline)} | {r.network_share:.0%} |")
+    out.append("")
+    for phase in moe.phases:
+        rows = [r for r in moe.rows if r.phase == phase and r.label != moe.baseline
+                and r.vs_baseline is not None]
+        if rows:
+            best = max(rows, key=lambda r: r.vs_baseline)
+            out.append(f"- **{phase}**: the Lite fabrics reach {_span([r.vs_baseline for r in rows])}"
+                       f" of {moe.baseline}; best {best.label} (EP {best.ep}, attention DP "
+                       f"{best.attention_dp}).")
+    return [*out, ""]
 
 
 def _notes(study) -> list[str]:
