@@ -235,8 +235,11 @@ def _row(r, ideal, notes: dict, *, reliability: bool = False, slo=None,
                                  ideal_tokens_per_s_per_sm=ideal_v, fabric=s.fabric_spec())
     if not row.feasible:
         return row
-    row = replace(row, vs_ideal=row.tokens_per_s_per_sm / ideal_v if ideal_v else None,
-                  reconfiguration_s=r.reconfiguration_s)
+    row = replace(row, reconfiguration_s=r.reconfiguration_s, **r.charged())
+    if r.packed_fraction is not None and ideal_v:  # the same GPU, free network, same packing
+        ideal_v *= r.packed_fraction
+        row = replace(row, ideal_tokens_per_s_per_sm=ideal_v)
+    row = replace(row, vs_ideal=row.tokens_per_s_per_sm / ideal_v if ideal_v else None)
     return with_extras(row, r, notes, reliability=reliability, slo=slo, options=options)
 
 

@@ -408,6 +408,22 @@ class FabricSearch:
     #: The largest batch that fits in memory at any TP degree tried (memory does not depend
     #: on the network, so re-scored searches of this fabric need no larger batch).
     batch_cap: int = 0
+    #: With every instance at once (``instances = "all"``): how many instances of the best
+    #: configuration the fabric holds, and the share of its GPUs they use (the rest are
+    #: stranded; tokens/s/SM is then charged for every SM of the cluster). None alone.
+    instances: int | None = None
+    packed_fraction: float | None = None
+
+    def charged(self) -> dict:
+        """The row fields packed accounting changes: the cluster's tokens/s (every
+        instance) and tokens/s/SM over every SM of the fabric, stranded GPUs included;
+        empty when instances are costed alone or nothing is feasible."""
+        b = self.best
+        if self.packed_fraction is None or b is None:
+            return {}
+        return {"tokens_per_s": b.tokens_per_s * self.instances,
+                "tokens_per_s_per_sm": b.tokens_per_s_per_sm * self.packed_fraction,
+                "instances": self.instances, "packed_fraction": self.packed_fraction}
 
     @property
     def best(self):
@@ -452,6 +468,9 @@ def fabric_search(model, scenario, phase="decode", *, prompt=None, context=None,
     result = search(model, gpu, make_workload(phase, prompt, context),
                     comm=coll if comm is None else comm, options=options, slo=slo,
                     max_batch=max_batch, **dims)
+    count = fraction = None
+    if coll.concurrent and result.best is not None:
+        result, count, fraction = _packed_best(result, coll)
     tp = result.best.tp if result.best else None
     fits = result.grid.fits
     cap = int(np.asarray(result.grid.batches)[np.any(fits, axis=0)].max()) \
@@ -461,4 +480,31 @@ def fabric_search(model, scenario, phase="decode", *, prompt=None, context=None,
     return FabricSearch(scenario=scenario, search=result,
                         group=coll.group(tp) if tp else (),
                         reconfiguration_s=coll.reconfiguration_time(tp) if tp else 0.0,
-                        batch_cap=cap)
+                        batch_cap=cap, instances=count, packed_fraction=fraction)
+
+
+def _packed_best(result, coll):
+    """The best configuration when every instance of the cluster runs and every SM is
+    charged: each configuration's best batch scored by tokens/s/SM x the share of the
+    fabric's GPUs its instances use (floor(GPUs / instance) instances; the rest stranded).
+    Returns the search with that best, the instance count and the share."""
+    grid = result.grid
+    configs = list(grid.configs)
+
+    def packing(c):
+        n = len(coll.instances(c.tp)) if c.pp == 1 else coll.gpus // c.gpus
+        n = min(n, coll.gpus // c.gpus)
+        return n, n * c.gpus / coll.gpus
+
+    masked = np.where(grid.feasible, grid.tokens_per_s_per_sm, -np.inf)
+    best = None
+    for i, c in enumerate(configs):
+        if not grid.feasible[i].any():
+            continue
+        j = int(np.argmax(masked[i]))
+        n, share = packing(c)
+        score = masked[i, j] * share
+        if best is None or score > best[0]:
+            best = (score, i, j, n, share)
+    _, i, j, n, share = best
+    return replace(result, best=grid.result(i, j)), n, share

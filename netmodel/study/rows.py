@@ -128,8 +128,15 @@ class FabricRow(BestRow):
     :func:`netmodel.study.availability.reliability_summary` (SMs out of service per GPU
     failure in hardware and in software, mean availability, goodput per SM bought with the
     reference spare pool, the smallest pool for 99% of capacity 99.9% of the time). Both
-    are None where not computed or not available (e.g. no die data for a GPU)."""
+    are None where not computed or not available (e.g. no die data for a GPU).
 
+    With every instance of the cluster running at once (``instances = "all"``), a row is
+    charged for the whole cluster: ``tokens_per_s`` is every instance's, and
+    ``tokens_per_s_per_sm`` divides it by every SM of the fabric, stranded GPUs included
+    (``packed_fraction`` is the share of GPUs in instances)."""
+
+    instances: int | None = None       #: with every instance at once: how many run
+    packed_fraction: float | None = None  #: their share of the fabric's GPUs (rest stranded)
     tokens_per_s_per_w: float | None = group("cost")
     tokens_per_j: float | None = group("cost")
     usd_per_mtoken: float | None = group("cost")

@@ -442,7 +442,8 @@ def _row(s, x, y, found, costs: dict, notes: dict) -> SweepRow:
     """The row of one search at one point, priced with the point's cost parameters."""
     from netmodel.study.cost import cost_summary
 
-    row = SweepRow.from_search(found.search, label=s.label, scenario=s.name, x=x, y=y)
+    row = SweepRow.from_search(found.search, label=s.label, scenario=s.name, x=x, y=y,
+                               **found.charged())
     if row.feasible:
         try:
             row = row.with_group("cost", cost_summary(found.scenario, row.model, row.phase,

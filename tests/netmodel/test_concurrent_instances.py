@@ -196,3 +196,34 @@ def test_cli_sweep_with_all_instances(tmp_path):
     doc = json.loads((tmp_path / "sweep.json").read_text())
     assert "same time" in doc["settings"]["instances"]
     assert len(doc["rows"]) == 2
+
+
+def test_packed_accounting_charges_stranded_gpus_by_hand():
+    # TP 6 on h100-dgx's 32 GPUs: 5 instances, 2 GPUs stranded -> 30/32 of the SMs work
+    from netmodel.study.fabric_search import fabric_search
+
+    s = get_scenario("h100-dgx").with_instances("all")
+    found = fabric_search("GPT-3-175B", s, "prefill", tp=(6,))
+    assert (found.instances, found.packed_fraction) == (5, 30 / 32)
+    charged = found.charged()
+    b = found.best
+    assert charged["tokens_per_s_per_sm"] == pytest.approx(b.tokens_per_s_per_sm * 30 / 32)
+    assert charged["tokens_per_s"] == pytest.approx(5 * b.tokens_per_s)
+    # per SM of the whole cluster: 5 instances' tokens over 32 GPUs' SMs
+    assert charged["tokens_per_s_per_sm"] == pytest.approx(
+        5 * b.tokens_per_s / (32 * get_gpu("H100-SXM").sms))
+
+
+@pytest.mark.parametrize("phase", ["prefill", "decode"])
+def test_packed_accounting_never_reports_more_than_alone(phase):
+    from netmodel.study.compare import run_compare
+
+    scens = ["h100-dgx", "lite-flat", "lite-direct"]
+    alone = run_compare(["GPT-3-175B"], scens, [phase])
+    packed = run_compare(["GPT-3-175B"], scens, [phase], instances="all")
+    for a, p in zip(alone.rows, packed.rows, strict=True):
+        assert (a.label, a.phase) == (p.label, p.phase)
+        if p.feasible:
+            assert a.feasible
+            assert p.tokens_per_s_per_sm <= a.tokens_per_s_per_sm * (1 + 1e-12)
+            assert 0 < p.packed_fraction <= 1 and p.instances >= 1
