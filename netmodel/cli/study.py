@@ -140,6 +140,9 @@ def study():
 @click.option("--no-cost", is_flag=True, help="Skip the power-and-cost part.")
 @click.option("--no-crossovers", is_flag=True, help="Skip the co-design crossovers.")
 @click.option("--no-serving", is_flag=True, help="Skip the disaggregated-serving part.")
+@click.option("--no-packed", is_flag=True,
+              help="Skip the fabric comparison packed into the cluster (every instance at "
+              "once, stranded GPUs charged).")
 @click.option("--moe-model", "moe_text", default=None, metavar="MODEL",
               help=f"The mixture-of-experts model of the MoE part (default {MOE_MODEL}; "
               "'none' skips the part).")
@@ -149,7 +152,7 @@ def study():
 @_with(_slo_options)
 def lite_gpu(out_dir, models_text, gpus_text, phases_text, networks_text, scenarios_text,
              no_fabric, no_sweep, no_paper, no_reliability, no_cost, no_crossovers,
-             no_serving, moe_text, parallelism, as_json, ttft, tbt, overlap_collectives, no_plot, quiet):
+             no_serving, no_packed, moe_text, parallelism, as_json, ttft, tbt, overlap_collectives, no_plot, quiet):
     """H100 versus the Lite family: first with ideal (and ring) networks, then on every
     fabric scenario, then the decode throughput as per-hop latency grows. Writes CSV, JSON,
     figures and summary.md (the findings, stated from the numbers); prints the tables."""
@@ -177,7 +180,7 @@ def lite_gpu(out_dir, models_text, gpus_text, phases_text, networks_text, scenar
                             fabric=not no_fabric, sweep=not (no_fabric or no_sweep),
                             paper=not no_paper, reliability=not no_reliability,
                             cost=not no_cost, crossovers=not no_crossovers,
-                            serving=not no_serving,
+                            serving=not no_serving, packed=not no_packed,
                             moe=None if (moe_text or "").lower() == "none" else
                             (moe_text or MOE_MODEL),
                             parallelism=parallelism, options=options, slo=slo, quiet=quiet)

@@ -217,6 +217,9 @@ class FullStudy:
     #: The MoE model on each scenario with its own GPU
     #: (:class:`~netmodel.study.compare.CompareResult`).
     moe: object = None
+    #: The fabric comparison packed: every instance of the cluster at once, stranded GPUs
+    #: charged (:class:`~netmodel.study.compare.CompareResult`).
+    packed: object = None
     #: Seconds each part took (printed, never written: files stay byte-identical).
     timings: dict = field(default_factory=dict)
 
@@ -248,7 +251,9 @@ class FullStudy:
                                                       for s in self.cost.summaries]
         doc["crossovers"] = None if self.crossovers is None else self.crossovers.to_dicts()
         doc["serving"] = None if self.serving is None else self.serving.rows()
-        doc["moe"] = None if self.moe is None else json.loads(self.moe.to_json(indent=None))
+        for name in ("moe", "packed"):
+            part = getattr(self, name)
+            doc[name] = None if part is None else json.loads(part.to_json(indent=None))
         return json.dumps(doc, indent=indent)
 
 
@@ -282,7 +287,8 @@ def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
                    networks=("ring", "ideal"), scenarios=None, fabric: bool = True,
                    sweep: bool = True, paper: bool = True, reliability: bool = True,
                    cost: bool = True, crossovers: bool = True, serving: bool = True,
-                   moe: str | None = MOE_MODEL, parallelism: str = "auto",
+                   moe: str | None = MOE_MODEL, packed: bool = True,
+                   parallelism: str = "auto",
                    options=None, slo: Slo | None = None, prompt=None,
                    context=None, max_batch: int = DEFAULT_MAX_BATCH,
                    quiet: bool = True) -> FullStudy:
@@ -336,7 +342,7 @@ def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
     options = options or RooflineOptions()
     paper_options = replace(options, overlap_collectives=True) \
         if paper and not options.overlap_collectives else None
-    work = len(scens) * len(models) * len(phases) * (2 if paper_options else 1)
+    work = len(scens) * len(models) * len(phases) * (1 + bool(paper_options) + bool(packed))
     if param and decode:
         work += len(swept) * len(param.values)
     colls: dict = {}
@@ -351,6 +357,13 @@ def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
 
             cross = find_crossovers(compared, options=options, slo=slo)
             lap("co-design crossovers")
+        packed_result = None
+        if packed and any(s.instances != "all" for s in scens):
+            packed_result = run_compare(models, scens, phases, options=options, slo=slo,
+                                        prompt=prompt, context=context, max_batch=max_batch,
+                                        progress=bar, instances="all",
+                                        parallelism=parallelism)
+            lap("fabrics, packed")
         paper_result = None
         if paper_options is not None:
             paper_result = run_compare(models, scens, phases, options=paper_options, slo=slo,
@@ -391,7 +404,7 @@ def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
                                  parallelism=parallelism)
         lap("mixture of experts")
     return FullStudy(ideal, compared, swept_result, paper_result, rel_part, cost_result,
-                     cross, serving_result, moe_result, timings)
+                     cross, serving_result, moe_result, packed_result, timings)
 
 
 def write_full_study(result: FullStudy, out_dir, *, plot: bool = True) -> list[Path]:
@@ -418,9 +431,11 @@ def write_full_study(result: FullStudy, out_dir, *, plot: bool = True) -> list[P
             files["crossovers.png"] = \
                 lambda path: plot_crossovers(result.crossovers, path)
     files.update(_serving_files(result.serving, plot))
-    if result.moe is not None:
-        files["compare_moe.csv"] = result.moe.to_csv().encode()
-        files["compare_moe.json"] = result.moe.to_json().encode()
+    for name in ("moe", "packed"):
+        part = getattr(result, name)
+        if part is not None:
+            files[f"compare_{name}.csv"] = part.to_csv().encode()
+            files[f"compare_{name}.json"] = part.to_json().encode()
     files.update(_reliability_files(result.reliability, plot))
     files.update(_cost_files(result.cost, plot))
     if result.sweep is not None:

@@ -71,6 +71,8 @@ def summary_markdown(study) -> str:
         out += _claims_part(study)
         if getattr(study, "crossovers", None) is not None:
             out += _crossovers_part(study.crossovers)
+        if getattr(study, "packed", None) is not None:
+            out += _packed_part(study.fabric, study.packed)
     if study.sweep is not None:
         out += _sweep_part(study.sweep)
     if getattr(study, "reliability", None) is not None:
@@ -385,6 +387,45 @@ def _claims_part(study) -> list[str]:
     return out + [""]
 
 
+def _packed_part(alone, packed) -> list[str]:
+    """What changes when instances are packed into the cluster."""
+    pairs = [(a, p) for a, p in zip(alone.rows, packed.rows, strict=True)
+             if a.feasible and p.feasible]
+    if not pairs:
+        return []
+    out = ["## 2d. Packed into the cluster (compare_packed.csv)", "",
+           "Parts 2-2c cost each instance alone, placed where the scenario puts the first, "
+           "and divide by the instance's own SMs. Here every instance the fabric holds "
+           "(floor(GPUs / instance)) runs its collectives at the same time, sharing links, and "
+           "tokens/s/SM divides the cluster's tokens/s by every SM, stranded GPUs included.",
+           ""]
+    ratio = [p.tokens_per_s_per_sm / a.tokens_per_s_per_sm for a, p in pairs]
+    out.append(f"- Packed tokens/s/SM is {_span(ratio)} of the alone figure (geometric mean "
+               f"{_x(_geomean(ratio))}).")
+    moved = [(a, p) for a, p in pairs if (a.tp, a.pp, a.ep) != (p.tp, p.pp, p.ep)]
+    if moved:
+        out.append(f"- The best configuration changes in {len(moved)} of {len(pairs)} cases: "
+                   + "; ".join(f"{a.model} {a.phase} on {a.label}: TP {a.tp} -> {p.tp} "
+                               f"({p.instances} instances, {p.packed_fraction:.0%} of the "
+                               f"GPUs)" for a, p in moved[:6])
+                   + ("; ..." if len(moved) > 6 else "") + ".")
+    else:
+        out.append(f"- The best configuration is the same in all {len(pairs)} cases.")
+    stranded = [(a, p) for a, p in pairs if p.packed_fraction < 1]
+    if stranded:
+        a, p = min(stranded, key=lambda ap: ap[1].packed_fraction)
+        out.append(f"- Stranded GPUs: {len(stranded)} cases leave part of the cluster idle "
+                   f"(least used: {p.model} {p.phase} on {p.label}, {p.packed_fraction:.0%}).")
+    base = packed.baseline
+    for phase in packed.phases:
+        rows = [p for _, p in pairs if p.phase == phase and p.label != base
+                and p.vs_baseline is not None]
+        if rows:
+            out.append(f"- **{phase}**, packed, relative to {base}: Lite fabrics "
+                       f"{_span([r.vs_baseline for r in rows])}.")
+    return out + [""]
+
+
 def _crossovers_part(cross) -> list[str]:
     from netmodel.study.crossovers import BANDWIDTH_RANGE, LATENCY_RANGE
 
@@ -657,7 +698,8 @@ def _notes(study) -> list[str]:
            "- Collectives (netmodel/): alpha-beta costs routed over each fabric graph, the "
            "fastest algorithm per message size, NCCL-sourced latencies and efficiencies.",
            "- Each instance is costed alone, placed where the scenario's placement puts the "
-           "first one; instances do not share links in this study."]
+           "first one, except in part 2d, where every instance runs at once and stranded "
+           "GPUs are charged."]
     if study.fabric is not None:
         out.append("- Scenarios (netmodel/data/scenarios/*.toml, sources in each file): "
                    + "; ".join(f"{s.name}: {s.description}" for s in

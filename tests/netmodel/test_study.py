@@ -128,11 +128,12 @@ def test_cli_lite_gpu_writes_and_prints(tmp_path):
     assert "fabric comparison" in r.output and "lite-ocs@Lite" in r.output
     assert sorted(p.name for p in out.iterdir()) == [
         "compare.csv", "compare.json", "compare_moe.csv", "compare_moe.json",
-        "compare_paper.csv", "compare_paper.json", "cost.json", "crossovers.csv",
+        "compare_packed.csv", "compare_packed.json", "compare_paper.csv", "compare_paper.json",
+        "cost.json", "crossovers.csv",
         "crossovers.json", MANIFEST, "reliability.csv", "reliability.json", "serving.csv",
         "serving.json", "study.csv", "study.json", "summary.md", "sweep.csv", "sweep.json"]
     summary = (out / "summary.md").read_text()
-    for part in ("## 2b.", "## 2c.", "## 3.", "## 4.", "## 5.", "## 6.", "## 7."):
+    for part in ("## 2b.", "## 2c.", "## 2d.", "## 3.", "## 4.", "## 5.", "## 6.", "## 7."):
         assert part in summary
     rows = json.loads((out / "compare.json").read_text())["rows"]
     # h100-dgx with the H100, every other scenario with the Lite; both phases
