@@ -371,6 +371,22 @@ class Router:
         if not len(missing):
             return
         missing = np.unique(missing)
+        if len(missing) <= 8:  # a few GPUs (single routes): plain loops
+            for i in missing.tolist():
+                node = self.gpu_list[i]
+                sig = self._switch_neighbours(node)
+                sid = self._sig_ids.get(sig)
+                if sid is None:
+                    sid = self._sig_ids[sig] = len(self._sigs)
+                    self._sigs.append(sig)
+                    self._sig_rep.append(int(self._gpu_n[i]))
+                    self._sig_info(sig)
+                port = self._port(node)
+                for j, (x, _, _) in enumerate(sig):
+                    self._ports_up[i, j] = port[x]
+                    self._ports_down[i, j] = port[x] ^ 1
+                self._gpu_sig[i] = sid
+            return
         ptr, links = self._gport_ptr, self._gport_link
         start, count = ptr[missing], ptr[missing + 1] - ptr[missing]
         total = int(count.sum())
@@ -736,18 +752,35 @@ class Router:
     # ----------------------------------------------------------------- routing
     def route(self, src, dst) -> Route | None:
         """The ECMP route from ``src`` to ``dst``, or None when no path joins them."""
+        hit = self._pair_cache.get((src, dst))
+        if hit is not None:
+            return hit
         kind = self.kind
         if src not in kind or dst not in kind:
             raise UserError(f"node {src if src not in kind else dst!r} is not in the fabric")
-        a, b = np.array([self._nid[src]]), np.array([self._nid[dst]])
-        d = self._describe(a, b)
-        if d["kind"][0] < 0:
+        if src == dst or kind[src] != "gpu" or kind[dst] != "gpu" or dst in self._adj[src]:
             return self._resolve(src, dst)
-        pl = self._hops_and_pieces(a, b, d, np.zeros(1, dtype=np.int64))
-        lk = [pl[1]] + [self._piece_links[i] for i in pl[4].tolist()]
-        w = [pl[2]] + [self._piece_weights[i] for i in pl[4].tolist()]
-        return Route(np.concatenate(lk), np.concatenate(w), float(d["latency"][0]),
-                     int(d["hops"][0]), bool(d["scaleout"][0]))
+        gs, gd = self._gidx[self._nid[src]], self._gidx[self._nid[dst]]
+        if self._gpu_sig[gs] < 0 or self._gpu_sig[gd] < 0:
+            self._ensure_sigs(np.array([gs, gd]))
+        key = (int(self._gpu_sig[gs]) << 32) | int(self._gpu_sig[gd])
+        row = self._pair_rows.get(key)
+        if row is None:
+            self._learn_pairs(np.array([key], dtype=np.int64))
+            row = self._pair_rows[key]
+        kd, h, tl, l1, l2, latency, hops, scaleout = row
+        if kd < 0:
+            return self._resolve(src, dst)
+        pos, w = self._spec_py[h]
+        tpos, tw = self._spec_py[tl]
+        up, down = self._ports_up[gs], self._ports_down[gd]
+        pieces = self._list_py[l1] + self._list_py[l2]
+        lk = [up[pos], down[tpos]] + [self._piece_links[i] for i in pieces]
+        wt = [np.array(w), np.array(tw)] + [self._piece_weights[i] for i in pieces]
+        route = Route(np.concatenate(lk), np.concatenate(wt), float(latency), int(hops),
+                      bool(scaleout))
+        self._pair_cache[(src, dst)] = route
+        return route
 
     def _hops_and_pieces(self, src, dst, d, on):
         """First/last-hop entries and piece entries of templated transfers ``on``:
