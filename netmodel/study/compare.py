@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field, replace
+from typing import NamedTuple
 
 from compute.comm import NoCommunication
 from compute.errors import UserError
@@ -146,7 +147,8 @@ def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
                 max_batch: int = DEFAULT_MAX_BATCH, baseline: str | None = BASELINE_SCENARIO,
                 instances: str | None = None, progress=NO_PROGRESS,
                 collectives: dict | None = None, reliability: bool = False,
-                parallelism: str = "auto") -> CompareResult:
+                parallelism: str = "auto", workers: int | None = None,
+                scheduler: str | None = None, executor=None) -> CompareResult:
     """Best configuration of every model x scenario x phase (a pure function of its
     arguments; ``progress.advance`` is called once per search).
 
@@ -163,12 +165,14 @@ def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
     closed forms: about 0.1-1 s per row). ``parallelism``: how models are spread
     (:data:`~netmodel.study.fabric_search.PARALLELISM`; default tensor parallelism for dense
     models, every dimension for mixture-of-experts ones).
+
+    ``workers`` (a local Dask cluster of that many processes), ``scheduler`` (a running
+    one's address) or ``executor`` (an open :class:`~netmodel.study.distributed.Executor`)
+    run one task per scenario (its fabric built once) on Dask; the result is identical to
+    the in-process run's. ``collectives`` is then filled only when given.
     """
-    from netmodel.study.fabric_search import (
-        ScenarioCollectives,
-        fabric_search,
-        parallel_dimensions,
-    )
+    from netmodel.study.distributed import executor_for
+    from netmodel.study.fabric_search import ScenarioCollectives
 
     models = [get_model(m) for m in models]
     phases = [check_phase(p) for p in phases]
@@ -183,30 +187,34 @@ def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
         raise UserError("the comparison needs at least one model and one phase")
     options = options or RooflineOptions()
     slo = slo or Slo()
-    colls = collectives if collectives is not None else {}
-    for s in scens:
-        if s.label not in colls or colls[s.label].scenario != s:
-            colls[s.label] = ScenarioCollectives(s)
-    ideal_cache: dict = {}
-    notes: dict = {}
-    rows, searches = [], []
-    for phase in phases:
-        workload = make_workload(phase, prompt, context)
-        for model in models:
+    shared = _CompareSettings(options, slo, prompt, context, max_batch, parallelism,
+                              reliability)
+    pairs = [(phase, model) for phase in phases for model in models]
+    with executor_for(executor, workers, scheduler) as ex:
+        colls = collectives if collectives is not None else {}
+        if collectives is not None or not ex.distributed:
             for s in scens:
-                r = fabric_search(model, s, workload, options=options, slo=slo,
-                                  max_batch=max_batch, collectives=colls[s.label],
-                                  parallelism=parallelism)
-                dims = parallel_dimensions(model, parallelism, colls[s.label].gpus)
-                key = (model.name, s.gpu_spec, phase, repr(dims))
-                if key not in ideal_cache:
-                    ideal_cache[key] = replace(search(
-                        model, s.gpu_spec, workload, comm=NoCommunication(), options=options,
-                        slo=slo, max_batch=max_batch, **dims), grid=None)
-                searches.append(r)
-                rows.append(_row(r, ideal_cache[key], notes, reliability=reliability,
-                                 slo=slo, options=options))
-                progress.advance(f"{s.label} {model.name} {phase}")
+                if s.label not in colls or colls[s.label].scenario != s:
+                    colls[s.label] = ScenarioCollectives(s)
+        if ex.distributed:  # one task per scenario: its fabric is built once
+            cells = [_CompareCell(s, None, tuple(pairs), shared, None) for s in scens]
+            labels = [s.label for s in scens]
+        else:               # one cell per search, sharing the fabrics and ideal searches
+            ideal_cache: dict = {}
+            cells = [_CompareCell(s, colls[s.label], (pair,), shared, ideal_cache)
+                     for pair in pairs for s in scens]
+            labels = [f"{c.scenario.label} {c.work[0][1].name} {c.work[0][0]}"
+                      for c in cells]
+        done = ex.map(_compare_cell, cells, progress=progress, labels=labels,
+                      weights=[len(c.work) for c in cells])
+        found = [done[j][i] for i in range(len(pairs)) for j in range(len(scens))] \
+            if ex.distributed else [d[0] for d in done]
+    notes: dict = {}
+    for _, _, cell_notes in found:
+        for k, v in cell_notes.items():
+            notes.setdefault(k, v)
+    searches = [r for r, _, _ in found]
+    rows = [row for _, row, _ in found]
     base = own[0].label if own else _baseline_label(scens, baseline)
     rows = _with_ratios(rows, base)
     settings = {"slo": {"ttft_s": slo.ttft, "tbt_s": slo.tbt},
@@ -218,6 +226,59 @@ def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
         settings["not_computed"] = notes
     return CompareResult(rows=tuple(rows), scenarios=tuple(scens), baseline=base,
                          settings=settings, searches=tuple(searches))
+
+
+class _CompareSettings(NamedTuple):
+    """What every search of a comparison shares (picklable)."""
+
+    options: RooflineOptions
+    slo: Slo
+    prompt: int | None
+    context: int | None
+    max_batch: int
+    parallelism: str
+    reliability: bool
+
+
+class _CompareCell(NamedTuple):
+    """Searches of one scenario: ``work`` is ``((phase, model), ...)``. ``collectives``
+    and ``ideal_cache`` are shared in-process and None on Dask (built on the worker)."""
+
+    scenario: object
+    collectives: object
+    work: tuple
+    settings: _CompareSettings
+    ideal_cache: dict | None
+
+
+def _compare_cell(cell: _CompareCell) -> list[tuple]:
+    """``[(FabricSearch, CompareRow without ratios, notes), ...]``, one per ``cell.work``
+    item, in order (the body of :func:`run_compare`, a pure function of the cell)."""
+    from netmodel.study.fabric_search import (
+        ScenarioCollectives,
+        fabric_search,
+        parallel_dimensions,
+    )
+
+    s, st = cell.scenario, cell.settings
+    coll = cell.collectives if cell.collectives is not None else ScenarioCollectives(s)
+    ideal_cache = cell.ideal_cache if cell.ideal_cache is not None else {}
+    out = []
+    for phase, model in cell.work:
+        workload = make_workload(phase, st.prompt, st.context)
+        r = fabric_search(model, s, workload, options=st.options, slo=st.slo,
+                          max_batch=st.max_batch, collectives=coll,
+                          parallelism=st.parallelism)
+        dims = parallel_dimensions(model, st.parallelism, coll.gpus)
+        key = (model.name, s.gpu_spec, phase, repr(dims))
+        if key not in ideal_cache:
+            ideal_cache[key] = replace(search(
+                model, s.gpu_spec, workload, comm=NoCommunication(), options=st.options,
+                slo=st.slo, max_batch=st.max_batch, **dims), grid=None)
+        notes: dict = {}
+        out.append((r, _row(r, ideal_cache[key], notes, reliability=st.reliability,
+                            slo=st.slo, options=st.options), notes))
+    return out
 
 
 def _baseline_label(scens, baseline) -> str:

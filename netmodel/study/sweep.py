@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict, dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -306,13 +307,18 @@ class SweepResult(RowsResult):
 def run_sweep(scenarios, params, models=("Llama-3-70B",), phases=("decode",), *, gpus=None,
               options=None, slo: Slo | None = None, prompt=None, context=None,
               max_batch: int = DEFAULT_MAX_BATCH, instances: str | None = None,
-              progress=NO_PROGRESS, parallelism: str = "auto") -> SweepResult:
+              progress=NO_PROGRESS, parallelism: str = "auto", workers: int | None = None,
+              scheduler: str | None = None, executor=None) -> SweepResult:
     """Best tokens/s/SM of every scenario x model x phase at every point of the sweep.
 
     ``params``: one or two :class:`SweepParam` (or ``PATH=RANGE`` strings). ``instances``:
     ``"alone"`` or ``"all"`` for every scenario (None: each scenario's own setting).
+    ``workers`` (a local Dask cluster of that many processes), ``scheduler`` (a running
+    one's address) or ``executor`` (an open :class:`~netmodel.study.distributed.Executor`)
+    run the points on Dask, a run of neighbouring points per task; the result is identical
+    to the in-process run's.
     """
-    from netmodel.study.fabric_search import fabric_search
+    from netmodel.study.distributed import executor_for
     from netmodel.study.scenarios import expand_scenarios, instances_note
 
     scens = expand_scenarios(scenarios, gpus)
@@ -335,40 +341,33 @@ def run_sweep(scenarios, params, models=("Llama-3-70B",), phases=("decode",), *,
     check("sweep", "searches", len(scens) * len(params[0].values) * len(ys) * len(models)
           * len(phases), MAX_SEARCHES, "NETMODEL_MAX_SWEEP_SEARCHES",
           "sweep fewer points, scenarios or models")
+    shared = _SweepSettings(tuple(params), tuple(models), tuple(phases), options, slo,
+                            prompt, context, max_batch, parallelism)
+    points = [(s, x, y) for s in scens for y in ys for x in params[0].values]
+
+    def searched_key(point):  # points differing only in cost parameters share searches
+        s, x, y = point
+        return (s.label, *(v for p, v in zip(params, (x, y), strict=False)
+                           if not p.path.startswith(COST)))
+
+    with executor_for(executor, workers, scheduler) as ex:
+        # in-process every point is a cell and all share the caches, as one loop would;
+        # on Dask each task is a run of points with caches of its own
+        caches = (None, None) if ex.distributed else ({}, {})
+        cells = [_SweepCell(c, shared, *caches) for c in ex.chunks(points, searched_key)]
+        done = ex.map(_sweep_cell, cells, progress=progress,
+                      labels=[f"{c.points[-1][0].label} {params[0].path}={c.points[-1][1]:g}"
+                              for c in cells],
+                      weights=[len(c.points) for c in cells])
     rows = []
     refused: list[str] = []
     notes: dict = {}
-    searched: dict = {}   # a point's searches, shared by the values of cost parameters
-    rescored: dict = {}   # compiled costs of each scenario, re-scored for RESCORED params
-    for s in scens:
-        for y in ys:
-            for x in params[0].values:
-                values = [(params[0], x)] + ([(params[1], y)] if y is not None else [])
-                costs = {p.path[len(COST):]: v for p, v in values if p.path.startswith(COST)}
-                try:
-                    point = s
-                    for p, v in values:
-                        if not p.path.startswith(COST):
-                            point = point.with_param(p.path, _typed(p, v))
-                    key = (point.label, point.fabric_spec(), point.adjust, point.instances)
-                    if key not in searched:
-                        coll, comm = _collectives(point, rescored)
-                        searched[key] = [(phase, model, fabric_search(
-                            model, point, make_workload(phase, prompt, context),
-                            options=options, slo=slo, max_batch=max_batch, collectives=coll,
-                            comm=comm, parallelism=parallelism))
-                            for phase in phases for model in models]
-                    found = searched[key]
-                except UserError as exc:
-                    # a point the fabric cannot be built at (a radix below the GPU count, a
-                    # ring on too few ports...) is an infeasible point, not the end of the sweep
-                    refused.append(str(exc))
-                    rows.extend(_refused_row(s, model.name, phase, x, y,
-                                             f"fabric refused: {exc}", slo)
-                                for phase in phases for model in models)
-                else:
-                    rows.extend(_row(s, x, y, r, costs, notes) for _, _, r in found)
-                progress.advance(f"{s.label} {params[0].path}={x:g}")
+    for point_rows, why, point_notes in (point for cell in done for point in cell):
+        rows.extend(point_rows)
+        if why is not None:
+            refused.append(why)
+        for k, v in point_notes.items():
+            notes.setdefault(k, v)
     if refused and all(r.reason.startswith("fabric refused") for r in rows):
         raise UserError(f"no point of the sweep can be built: {refused[0]}")
     settings = {"slo": {"ttft_s": slo.ttft, "tbt_s": slo.tbt}, "options": asdict(options),
@@ -379,6 +378,69 @@ def run_sweep(scenarios, params, models=("Llama-3-70B",), phases=("decode",), *,
         settings["instances"] = instances_note(scens)
     return SweepResult(rows=tuple(rows), params=tuple(params),
                        labels=tuple(s.label for s in scens), settings=settings)
+
+
+class _SweepSettings(NamedTuple):
+    """What every point of a sweep shares (picklable)."""
+
+    params: tuple
+    models: tuple
+    phases: tuple
+    options: RooflineOptions
+    slo: Slo
+    prompt: int | None
+    context: int | None
+    max_batch: int
+    parallelism: str
+
+
+class _SweepCell(NamedTuple):
+    """A run of points ``((scenario, x, y), ...)``; ``searched`` and ``rescored`` are the
+    caches of :func:`run_sweep` (shared in-process, None on Dask: the task's own)."""
+
+    points: tuple
+    settings: _SweepSettings
+    searched: dict | None
+    rescored: dict | None
+
+
+def _sweep_cell(cell: _SweepCell) -> list[tuple]:
+    """``[(rows, refused reason or None, notes), ...]``, one per point of ``cell``, in
+    order (the body of :func:`run_sweep`, a pure function of the cell)."""
+    from netmodel.study.fabric_search import fabric_search
+
+    st = cell.settings
+    params, models, phases, slo = st.params, st.models, st.phases, st.slo
+    searched = cell.searched if cell.searched is not None else {}
+    rescored = cell.rescored if cell.rescored is not None else {}
+    out = []
+    for s, x, y in cell.points:
+        values = [(params[0], x)] + ([(params[1], y)] if y is not None else [])
+        costs = {p.path[len(COST):]: v for p, v in values if p.path.startswith(COST)}
+        notes: dict = {}
+        try:
+            point = s
+            for p, v in values:
+                if not p.path.startswith(COST):
+                    point = point.with_param(p.path, _typed(p, v))
+            key = (point.label, point.fabric_spec(), point.adjust, point.instances)
+            if key not in searched:
+                coll, comm = _collectives(point, rescored)
+                searched[key] = [(phase, model, fabric_search(
+                    model, point, make_workload(phase, st.prompt, st.context),
+                    options=st.options, slo=slo, max_batch=st.max_batch, collectives=coll,
+                    comm=comm, parallelism=st.parallelism))
+                    for phase in phases for model in models]
+            found = searched[key]
+        except UserError as exc:
+            # a point the fabric cannot be built at (a radix below the GPU count, a
+            # ring on too few ports...) is an infeasible point, not the end of the sweep
+            out.append(([_refused_row(s, model.name, phase, x, y, f"fabric refused: {exc}",
+                                      slo) for phase in phases for model in models],
+                        str(exc), notes))
+        else:
+            out.append(([_row(s, x, y, r, costs, notes) for _, _, r in found], None, notes))
+    return out
 
 
 def _crossings(ca, cb, la, lb, where, metric: str = "tokens_per_s_per_sm",
