@@ -131,26 +131,35 @@ class Plan:
 
 
 class _Rows:
-    """A growable table of rows padded with ``fill``, for lookups by row id with numpy."""
+    """A growable table of rows padded with ``fill``, for lookups by row id with numpy;
+    rows are appended to a list and written into the array in one go when it is read."""
 
     def __init__(self, fill, dtype, width: int = 1):
         self.fill, self.dtype = fill, dtype
         self._a = np.full((16, max(width, 1)), fill, dtype=dtype)
+        self._done = 0
+        self._pending: list = []
         self.n = 0
 
     def add(self, row) -> int:
-        rows, cols = self._a.shape
-        if self.n == rows or len(row) > cols:
-            grown = np.full((rows * 2 if self.n == rows else rows, max(cols, len(row))),
-                            self.fill, dtype=self.dtype)
-            grown[:self.n, :cols] = self._a[:self.n]
-            self._a = grown
-        self._a[self.n, :len(row)] = row
+        self._pending.append(row)
         self.n += 1
         return self.n - 1
 
     @property
     def table(self) -> np.ndarray:
+        if self._pending:
+            rows, cols = self._a.shape
+            width = max(cols, max(map(len, self._pending)))
+            if self.n > rows or width > cols:
+                grown = np.full((max(self.n, 2 * rows), width), self.fill, dtype=self.dtype)
+                grown[:self._done, :cols] = self._a[:self._done]
+                self._a = grown
+            fill = self.fill
+            block = [list(r) + [fill] * (width - len(r)) for r in self._pending]
+            self._a[self._done:self.n, :width] = np.array(block, dtype=self.dtype).reshape(
+                len(block), width)
+            self._done, self._pending = self.n, []
         return self._a[:self.n]
 
 
