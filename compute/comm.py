@@ -150,13 +150,20 @@ class RingAlphaBeta:
             raise UserError(f"efficiency must be in (0, 1], got {self.efficiency!r}")
 
     def collective_time(self, op: str, nbytes, group_size: int) -> np.ndarray:
+        """Seconds, elementwise over ``nbytes`` (a plain float gives a plain float: the
+        same operations, so the same number as an array's element)."""
         check_op(op)
-        n = np.asarray(nbytes, dtype=float)
+        n = nbytes if type(nbytes) is float else np.asarray(nbytes, dtype=float)
         p = int(group_size)
         if p < 1:
             raise UserError(f"group_size must be >= 1, got {group_size!r}")
         if p == 1:
-            return np.zeros_like(n)
+            return 0.0 if type(n) is float else np.zeros_like(n)
+        return self.time(op, n, p)
+
+    def time(self, op: str, n, p: int):
+        """The formula of :meth:`collective_time` for a known ``op``, ``p > 1`` GPUs and
+        ``n`` bytes (a float or an array), unchecked."""
         beta = 1.0 / (self.bandwidth * self.efficiency)
         a = self.step_latency
         if op == "all-reduce":

@@ -36,8 +36,8 @@ from compute.errors import UserError
 from compute.results import MemoryFit
 from compute.sharding import Shards
 
-__all__ = ["DEFAULT_RESERVE", "activation_bytes", "check_reserve", "kv_cache_bytes",
-           "memory_fit", "weight_bytes"]
+__all__ = ["DEFAULT_RESERVE", "activation_bytes", "activation_bytes_per_token", "check_reserve",
+           "kv_cache_bytes", "memory_fit", "weight_bytes"]
 
 #: Fraction of HBM left to the runtime (vLLM's default gpu_memory_utilization = 0.9).
 DEFAULT_RESERVE = 0.10
@@ -117,6 +117,8 @@ def kv_cache_bytes(model, sh: Shards, batch: np.ndarray, workload) -> np.ndarray
         layers, seqs = model.layers / sh.pp, np.ceil(batch / sh.attention_dp)
     if model.is_mla:
         per_token = layers * model.kv_elements_per_token * model.kv_bytes
+        if type(batch) is float:  # one configuration and batch
+            return per_token * seqs * workload.kv_tokens
         return np.broadcast_to(per_token * seqs * workload.kv_tokens,
                                np.broadcast_shapes(sh.tp.shape, batch.shape))
     per_token = layers * 2 * sh.kv_heads * model.head_dim * model.kv_bytes
@@ -126,6 +128,13 @@ def kv_cache_bytes(model, sh: Shards, batch: np.ndarray, workload) -> np.ndarray
 def activation_bytes(model, sh: Shards, batch: np.ndarray, workload) -> np.ndarray:
     """Activation workspace bytes per GPU (see the module docstring)."""
     tokens = batch * workload.tokens_per_sequence
+    return tokens * activation_bytes_per_token(model, sh) + batch * sh.vocab * 4.0
+
+
+def activation_bytes_per_token(model, sh: Shards):
+    """Activation workspace bytes per GPU and token of the step, without the logits (which
+    :func:`activation_bytes` adds per sequence); shape ``(nt, 1)``, or a float for a
+    :class:`Shards` of floats."""
     up = 2 if model.gated_mlp else 1
     if model.is_mla:  # queries and the new latent; prefill's decompressed keys and values
         r = model.qk_rope_head_dim
@@ -141,8 +150,7 @@ def activation_bytes(model, sh: Shards, batch: np.ndarray, workload) -> np.ndarr
     if model.dense_layers:
         mlp = np.maximum(mlp, up * sh.dense_ffn)
     widest = np.maximum(attn, mlp)
-    per_token = (2 * model.hidden + widest) * model.act_bytes
-    return tokens * per_token + batch * sh.vocab * 4.0
+    return (2 * model.hidden + widest) * model.act_bytes
 
 
 def memory_fit(model, gpu, sh: Shards, batch: np.ndarray, workload,

@@ -674,6 +674,6 @@ def expected_experts_touched(model: ModelSpec, tokens):
 
     e, k = model.experts, model.experts_per_token
     if e == 1:
-        return np.ones_like(np.asarray(tokens, dtype=float))
+        return 1.0 if type(tokens) is float else np.ones_like(np.asarray(tokens, dtype=float))
     n = np.asarray(tokens, dtype=float)
     return e * (1.0 - np.power(1.0 - k / e, n)) if k < e else np.full_like(n, float(e))

@@ -40,6 +40,37 @@ STAGE_CSV_FIELDS = ("stage", "count", "flops", "hbm_bytes", "collective", "colle
                     "total_time_s", "bound")
 
 
+def unchecked(cls, values: dict):
+    """An instance of the frozen dataclass ``cls`` (one without ``__post_init__``) from
+    ``values`` (every field without a default, any with one), built without the generated
+    ``__init__``: equal to ``cls(**values)``, a few times faster, for the roofline's
+    one-configuration path, which builds ten of them per call.
+
+    >>> s = unchecked(MemoryFit, dict(weights=1.0, kv_cache=2.0, activations=0.0,
+    ...                               capacity=4.0, reserve_fraction=0.0))
+    >>> s == MemoryFit(1.0, 2.0, 0.0, 4.0, 0.0), s.reason, s.fits
+    (True, '', True)
+    """
+    obj = object.__new__(cls)
+    d = obj.__dict__
+    d.update(_defaults(cls))
+    d.update(values)
+    return obj
+
+
+_DEFAULTS: dict = {}
+
+
+def _defaults(cls) -> dict:
+    hit = _DEFAULTS.get(cls)
+    if hit is None:
+        from dataclasses import MISSING, fields
+
+        hit = _DEFAULTS[cls] = {f.name: f.default for f in fields(cls)
+                                if f.default is not MISSING}
+    return hit
+
+
 def _num(x: float) -> float | None:
     """JSON-safe float (NaN and inf become null)."""
     x = float(x)

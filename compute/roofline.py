@@ -94,21 +94,31 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from compute.comm import RingAlphaBeta, as_comm
 from compute.errors import UserError, known
 from compute.hardware import get_gpu
-from compute.memory import DEFAULT_RESERVE, check_reserve, describe_fit, memory_fit
+from compute.memory import (
+    DEFAULT_RESERVE,
+    activation_bytes_per_token,
+    check_reserve,
+    describe_fit,
+    kv_cache_bytes,
+    memory_fit,
+    weight_bytes,
+)
 from compute.models import COMPUTE_DTYPES, expected_experts_touched, get_model
 from compute.parallel import Parallelism, check_parallelism, layout
 from compute.phases import Slo, Workload
-from compute.results import RESOURCES, InferenceResult, StageResult
-from compute.sharding import check_tp, shards
+from compute.results import RESOURCES, InferenceResult, MemoryFit, StageResult, unchecked
+from compute.sharding import Shards, check_tp, shards
 
-__all__ = ["EXTENDED_STAGES", "MODES", "STAGES", "Grid", "RooflineOptions", "check_batch",
-           "check_skew", "default_comm", "evaluate", "evaluate_grid", "make_workload"]
+__all__ = ["EXTENDED_STAGES", "MODES", "STAGES", "Evaluations", "Grid", "RooflineOptions",
+           "check_batch", "check_skew", "default_comm", "evaluate", "evaluate_grid",
+           "evaluate_many", "make_workload"]
 
 MODES = ("overlap", "serial")
 #: Stages in the order a step runs them.
@@ -178,8 +188,19 @@ def make_workload(phase, prompt=None, context=None) -> Workload:
     """A :class:`Workload` from a phase name (or a Workload, returned as is) and token counts."""
     if isinstance(phase, Workload):
         return phase
+    try:
+        return _workload(phase, prompt, context)
+    except TypeError:  # an unhashable value: let Workload say what is wrong with it
+        return _new_workload(phase, prompt, context)
+
+
+def _new_workload(phase, prompt, context) -> Workload:
     kw = {k: v for k, v in (("prompt", prompt), ("context", context)) if v is not None}
     return Workload(phase, **kw)
+
+
+#: Workloads by (phase, prompt, context): frozen, so one object serves every call.
+_workload = lru_cache(maxsize=1024, typed=True)(_new_workload)
 
 
 def _mla_work(model, sh, s, n, w: Workload):
@@ -304,7 +325,9 @@ def _stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
     qkv_bias = 1.0 if model.bias or model.qkv_bias else 0.0
     touched = expected_experts_touched(model, n)  # distinct experts whose weights are read
     ar_bytes = n * h * ab
-    zero = np.zeros(np.broadcast_shapes(sh.tp.shape, batch.shape))
+    # one configuration and batch (evaluate's scalar path): plain floats throughout
+    zero = 0.0 if type(batch) is float else np.zeros(np.broadcast_shapes(sh.tp.shape,
+                                                                          batch.shape))
     positions = n * h * wb if model.learned_positions else 0.0
     if model.is_mla:
         (qkv_flops, qkv_hbm), (attn_flops, attn_hbm) = _mla_work(model, sh, s_att, n_att, w)
@@ -547,17 +570,23 @@ def evaluate_grid(model, gpu, tps, batches, workload, *, comm=None, options=None
     options = options or RooflineOptions()
     skew = check_skew(expert_skew)
     comm = as_comm(comm) if comm is not None else default_comm(gpu)
-    if model.max_context and workload.kv_tokens > model.max_context:
-        what = "prompt" if workload.phase == "prefill" else "context"
-        raise UserError(f"{workload.phase} with a {what} of {workload.kv_tokens} tokens exceeds "
-                        f"{model.name}'s max_context of {model.max_context} tokens; give a "
-                        f"shorter --{what}, or a model file with a larger max_context")
+    _check_context(model, workload)
     configs = _as_configs(model, tps, None)
     plain = all(c.is_plain for c in configs)
     sh = shards(model, [c.tp for c in configs]) if plain else layout(model, configs)
     tps = tuple(c.tp for c in configs)
     batches = _check_batches(batches)
-    b = batches.astype(float).reshape(1, -1)
+    return _grid(model, gpu, configs, sh, plain, batches, batches.astype(float).reshape(1, -1),
+                 workload, comm, options, skew, latency_limit)
+
+
+def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, options, skew,
+          latency_limit, paired: bool = False) -> Grid:
+    """The body of :func:`evaluate_grid`: ``b`` is a row of batches (every configuration x
+    every batch) or, ``paired``, a column (row ``i``: configuration ``i`` at batch ``b[i]``;
+    a plain row's stages then add up in the order of a one-cell grid's, so each row equals
+    :func:`evaluate` of its configuration to the last bit)."""
+    tps = tuple(sh.tp.ravel().astype(int).tolist()) if paired else tuple(c.tp for c in configs)
     if plain:
         micro = b
     elif workload.phase == "decode":     # as many micro-batches in flight as stages
@@ -614,7 +643,9 @@ def evaluate_grid(model, gpu, tps, batches, workload, *, comm=None, options=None
         if o and names[k] not in ("embedding", "lm_head"):
             bound[k] = 2
     c3 = counts[:, :, None]
-    if plain:
+    if plain and paired:
+        latency = _pairwise_sum([c3[k] * stage_t[k] for k in range(len(names))])
+    elif plain:
         latency = (c3 * stage_t).sum(axis=0)
     else:  # the same sum, stage after stage (bit for bit where rows are plain)
         passes = [k for k, nm in enumerate(names) if nm not in _PIPELINE]
@@ -637,6 +668,15 @@ def evaluate_grid(model, gpu, tps, batches, workload, *, comm=None, options=None
                 expert_skew=skew)
 
 
+def _check_context(model, workload: Workload) -> None:
+    """Refuse a prompt or context longer than the model's ``max_context``."""
+    if model.max_context and workload.kv_tokens > model.max_context:
+        what = "prompt" if workload.phase == "prefill" else "context"
+        raise UserError(f"{workload.phase} with a {what} of {workload.kv_tokens} tokens exceeds "
+                        f"{model.name}'s max_context of {model.max_context} tokens; give a "
+                        f"shorter --{what}, or a model file with a larger max_context")
+
+
 def _pipeline(pass_t, pp, b, micro, stage_t, bound, c3, names, options, workload, parts):
     """Latency of the pipelined rows (see :func:`evaluate_grid`); fills the
     ``pipeline_wait`` stage (in place) with what the latency adds to the micro-batch's own
@@ -645,6 +685,8 @@ def _pipeline(pass_t, pp, b, micro, stage_t, bound, c3, names, options, workload
     ks, kw = names.index("pp_send"), names.index("pipeline_wait")
     rows = np.flatnonzero(pp.ravel() > 1)         # only the pipelined rows change
     p = pp[rows]
+    if b.shape[0] > 1:                            # a batch per row (evaluate_many)
+        b = b[rows]
     mine = pass_t[rows]
     send = stage_t[ks, rows]
     stage = mine / p
@@ -713,14 +755,402 @@ def evaluate(model, gpu, tp, batch, phase="decode", *, pp: int = 1, ep: int = 1,
     ``attention_dp`` add pipeline, expert and attention data parallelism to the TP degree
     (:mod:`compute.parallel`). The result carries the SLO verdict against ``slo`` (default
     TTFT <= 1 s, TBT <= 50 ms) and the memory fit.
+
+    Plain tensor parallelism runs a scalar path (plain floats, what depends only on the
+    model, GPU, workload, options and TP degree computed once and kept): the same
+    operations in the same order as a one-cell :func:`evaluate_grid`, so the same numbers
+    to the last bit; the other configurations run that one-cell grid.
     """
     model, gpu = get_model(model), get_gpu(gpu)
     workload = make_workload(phase, prompt, context)
+    limit = (slo or _DEFAULT_SLO).limit(workload.phase)
+    options = options or _DEFAULT_OPTIONS
+    if pp == ep == attention_dp == 1 and expert_skew == 1.0 or \
+            pp == ep == attention_dp == 1 and not model.is_moe:
+        plan = _plan(model, gpu, workload, options, tp)
+        return _evaluate_plain(plan, check_batch(batch), comm, limit, check_skew(expert_skew))
     if pp == ep == attention_dp == 1:
         tp = check_tp(model, tp, gpu.max_instance)
     par = check_parallelism(model, Parallelism(tp, pp, ep, attention_dp), gpu.max_instance)
     batch = check_batch(batch)
-    limit = (slo or Slo()).limit(workload.phase)
     grid = evaluate_grid(model, gpu, [par], [batch], workload, comm=comm, options=options,
                          latency_limit=limit, expert_skew=expert_skew)
     return grid.result(0, 0)
+
+
+_DEFAULT_SLO = Slo()
+_DEFAULT_OPTIONS = RooflineOptions()
+
+
+@dataclass(frozen=True, eq=False)
+class _Plan:
+    """What a plain-TP evaluation of one (model, GPU, workload, options, TP degree) needs
+    that does not depend on the batch or the collective model."""
+
+    model: object
+    gpu: object
+    workload: Workload
+    options: RooflineOptions
+    par: Parallelism
+    sh: object                 #: :class:`~compute.sharding.Shards` of floats
+    comm: object               #: the default collective model of the GPU
+    peak: float
+    bandwidth: float
+    weights: float
+    kv_per_token: float        #: KV-cache bytes per GPU per sequence and KV token
+    act_per_token: float       #: activation bytes per GPU per token (without the logits)
+    usable: float
+    sms: int
+    layout: tuple | None = None   #: stage kinds and collectives (:func:`_layout`), once
+
+
+#: Plans by (id(model), id(gpu), workload, id(options), tp); each holds its objects, so
+#: an id is not reused while its entry lives.
+_PLANS: dict = {}
+_PLANS_MAX = 4096
+
+
+def _plan(model, gpu, workload, options, tp) -> _Plan:
+    if type(tp) is not int:  # 8.0 is 8; True and 8.5 are refused
+        tp = check_tp(model, tp, gpu.max_instance)
+    key = (id(model), id(gpu), workload, id(options), tp)
+    plan = _PLANS.get(key)
+    if plan is not None and plan.model is model and plan.gpu is gpu \
+            and plan.options is options:
+        return plan
+    tp = check_tp(model, tp, gpu.max_instance)
+    _check_context(model, workload)
+    sh = shards(model, [tp])
+    sh = Shards(**{f: float(getattr(sh, f)[0, 0]) for f in _SHARD_FIELDS})
+    dtype = options.compute_dtype or model.compute_dtype
+    kv = kv_cache_bytes(model, sh, 1.0, Workload(workload.phase, 1, 1))
+    plan = _Plan(model=model, gpu=gpu, workload=workload, options=options,
+                 par=Parallelism(tp), sh=sh, comm=default_comm(gpu),
+                 peak=gpu.peak_flops(dtype) * options.flops_efficiency,
+                 bandwidth=gpu.hbm_bandwidth * options.memory_efficiency,
+                 weights=float(weight_bytes(model, sh)), kv_per_token=kv,
+                 act_per_token=float(activation_bytes_per_token(model, sh)),
+                 usable=gpu.hbm_capacity * (1.0 - check_reserve(options.memory_reserve)),
+                 sms=tp * gpu.sms)
+    if len(_PLANS) >= _PLANS_MAX:
+        _PLANS.clear()
+    _PLANS[key] = plan
+    return plan
+
+
+#: The fields of a plain-TP :class:`~compute.sharding.Shards`.
+_SHARD_FIELDS = ("tp", "heads", "kv_heads", "ffn", "vocab", "shared_ffn", "dense_ffn")
+_COLLECTIVE_STAGES = ("embedding", "lm_head")   # stages with work and a collective
+
+
+def _pairwise_sum(xs: list) -> float:
+    """``xs`` summed in the order numpy's ``add.reduce`` sums a contiguous run of fewer
+    than 129 numbers (8 running sums combined pairwise, then the rest one by one), so
+    that the scalar path adds a step's stages exactly as the one-cell grid does.
+
+    >>> import numpy as np
+    >>> xs = [0.1 * 3 ** k for k in range(9)]
+    >>> _pairwise_sum(xs) == float(np.array(xs).reshape(9, 1, 1).sum(axis=0)[0, 0])
+    True
+    """
+    n = len(xs)
+    if n < 8:
+        total = xs[0] if n else 0.0
+        for x in xs[1:]:
+            total = total + x
+        return total
+    if n > 128:
+        raise ValueError("pairwise sums of more than 128 numbers are not emulated")
+    r = xs[:8]
+    i = 8
+    while i + 8 <= n:
+        for j in range(8):
+            r[j] = r[j] + xs[i + j]
+        i += 8
+    total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    for x in xs[i:]:
+        total = total + x
+    return total
+
+
+def _scalar_times(comm, op: str, sizes: list, group: int) -> list:
+    """Collective times of ``sizes`` among ``group`` GPUs, in one call with an array as
+    the grid makes (plain floats straight through the default ring's formula)."""
+    if type(comm) is RingAlphaBeta:
+        times = [float(comm.time(op, n, group)) for n in sizes]
+    else:
+        t = np.asarray(comm.collective_time(op, np.array(sizes, dtype=float), group),
+                       dtype=float)
+        times = np.broadcast_to(t, (len(sizes),)).tolist()
+    for t in times:
+        if not (math.isfinite(t) and t >= 0):
+            raise ValueError(f"collective model returned a negative or non-finite time for "
+                             f"{op} among {group} GPUs")
+    return times
+
+
+def _layout(plan: _Plan, work) -> tuple:
+    """Per stage: (name, count, count as float, kind) with kind 0 for a compute stage, 1
+    for one with work and a collective (embedding, LM head), 2 for a collective alone; and
+    the collectives to ask for: (op, stage indices), ops sorted as the grid asks."""
+    stages = tuple((x[0], x[1], float(x[1]),
+                    0 if not x[4] else 1 if x[0] in _COLLECTIVE_STAGES else 2) for x in work)
+    tp = plan.par.tp
+    colls = tuple((op, tuple(k for k, x in enumerate(work) if x[4] == op and x[6] > 1))
+                  for op in sorted({x[4] for x in work if x[4]})) if tp > 1 else ()
+    return stages, tuple(c for c in colls if c[1])
+
+
+def _evaluate_plain(plan: _Plan, batch: int, comm, limit: float,
+                    skew: float) -> InferenceResult:
+    """One plain-TP configuration and batch with plain floats: the operations of
+    :func:`evaluate_grid` on a one-cell grid, in the same order."""
+    model, gpu, workload, options, sh = plan.model, plan.gpu, plan.workload, plan.options, \
+        plan.sh
+    comm = plan.comm if comm is None else as_comm(comm)
+    b = float(batch)
+    work = _stage_work(model, sh, b, workload, skew)
+    layout_ = plan.layout
+    if layout_ is None:
+        layout_ = _layout(plan, work)
+        object.__setattr__(plan, "layout", layout_)
+    meta, colls = layout_
+    tp = plan.par.tp
+    net_t = [0.0] * len(work)
+    for op, ks in colls:
+        for k, t in zip(ks, _scalar_times(comm, op, [work[k][5] for k in ks], tp),
+                        strict=True):
+            net_t[k] = t
+    peak, bandwidth = plan.peak, plan.bandwidth
+    overlap = options.mode == "overlap"
+    stages, terms = [], []
+    new, setattr_ = object.__new__, object.__setattr__
+    for (name, count, fcount, kind), x, nt in zip(meta, work, net_t, strict=True):
+        if kind < 2:
+            flops, hbm = float(x[2]), float(x[3])
+            ct, mt = flops / peak, hbm / bandwidth
+        else:
+            flops = hbm = ct = mt = 0.0
+        busiest = mt if mt > ct else ct
+        st = (nt if nt > busiest else busiest) if overlap else ct + mt + nt
+        s = new(StageResult)   # StageResult(...) without its __init__ (see unchecked)
+        setattr_(s, "__dict__", {
+            "name": name, "count": count, "flops": flops, "hbm_bytes": hbm,
+            "collective": x[4], "collective_bytes": float(x[5]) if kind else 0.0,
+            "compute_time": ct, "memory_time": mt, "network_time": nt, "time": st,
+            "bound": "network" if kind == 2 or nt > busiest else
+            "memory" if mt > ct else "compute"})
+        stages.append(s)
+        terms.append(fcount * st)
+    if overlap and options.overlap_collectives:  # hide each all-reduce behind its producer
+        names = [m[0] for m in meta]
+        for coll, producer in _PRODUCERS.items():
+            k, p = names.index(coll), names.index(producer)
+            d = stages[k].network_time - stages[p].time
+            stages[k].__dict__["time"] = d if d > 0.0 else 0.0
+            terms[k] = meta[k][2] * stages[k].time
+    latency = _pairwise_sum(terms)
+    kv = plan.kv_per_token * b * workload.kv_tokens
+    act = b * workload.tokens_per_sequence * plan.act_per_token + b * sh.vocab * 4.0
+    if plan.weights + kv + act <= plan.usable:
+        fit = unchecked(MemoryFit, {"weights": plan.weights, "kv_cache": kv,
+                                    "activations": act, "capacity": gpu.hbm_capacity,
+                                    "reserve_fraction": options.memory_reserve})
+    else:
+        fit = describe_fit(model, gpu, tp, batch, plan.weights, kv, act,
+                           options.memory_reserve, label=plan.par.label)
+    return unchecked(InferenceResult, {
+        "model": model.name, "gpu": gpu.name, "phase": workload.phase, "tp": tp,
+        "batch": batch, "prompt_tokens": workload.prompt, "context_tokens": workload.context,
+        "mode": options.mode, "latency": latency,
+        "tokens_per_step": float(batch * workload.tokens_per_sequence), "sms": plan.sms,
+        "stages": tuple(stages), "memory": fit, "latency_limit": float(limit),
+        "micro_batch": batch})
+
+
+@dataclass(frozen=True, eq=False)
+class Evaluations:
+    """Configurations scored by :func:`evaluate_many`: arrays with one entry per
+    (configuration, batch) pair, in the order given. Entry ``i`` equals
+    :func:`evaluate` of pair ``i`` (``result(i)`` gives its breakdown)."""
+
+    model: object
+    gpu: object
+    workload: Workload
+    options: RooflineOptions
+    configs: tuple                 #: the :class:`~compute.parallel.Parallelism` of each
+    batch: np.ndarray              #: sequences per step, int64
+    latency: np.ndarray            #: step time (TTFT or TBT), seconds
+    tokens_per_step: np.ndarray
+    gpus: np.ndarray               #: GPUs of the instance (tp x pp)
+    weights: np.ndarray            #: bytes per GPU
+    kv_cache: np.ndarray
+    activations: np.ndarray
+    usable: float                  #: bytes usable per GPU
+    fits: np.ndarray
+    latency_limit: float
+    compute_s: np.ndarray          #: the step's time split (adds up to ``latency``)
+    memory_s: np.ndarray
+    network_s: np.ndarray
+    comm: object = None
+    expert_skew: float = 1.0
+
+    def __len__(self) -> int:
+        return len(self.latency)
+
+    @property
+    def tokens_per_s(self) -> np.ndarray:
+        return self.tokens_per_step / self.latency
+
+    @property
+    def tokens_per_s_per_sm(self) -> np.ndarray:
+        return self.tokens_per_s / (self.gpus * self.gpu.sms)
+
+    @property
+    def meets_slo(self) -> np.ndarray:
+        return self.latency <= self.latency_limit
+
+    @property
+    def feasible(self) -> np.ndarray:
+        return self.fits & self.meets_slo
+
+    def result(self, i: int) -> InferenceResult:
+        """The :class:`InferenceResult` of pair ``i`` (evaluated again, one configuration)."""
+        c = self.configs[i]
+        return evaluate(self.model, self.gpu, c.tp, int(self.batch[i]), self.workload,
+                        pp=c.pp, ep=c.ep, attention_dp=c.attention_dp,
+                        expert_skew=self.expert_skew, comm=self.comm, options=self.options,
+                        slo=Slo(ttft=self.latency_limit, tbt=self.latency_limit))
+
+
+def _config_rows(configs) -> np.ndarray:
+    """``configs`` as an ``(n, 4)`` int array of (tp, pp, ep, attention_dp)."""
+    if isinstance(configs, np.ndarray) and configs.dtype != object:
+        raw = configs
+    else:
+        configs = list(configs)
+        if configs and all(isinstance(c, Parallelism) for c in configs):
+            raw = np.array([(c.tp, c.pp, c.ep, c.attention_dp) for c in configs])
+        else:
+            raw = np.asarray(configs)
+    if raw.size == 0:
+        raise UserError("no configuration given to evaluate")
+    if raw.dtype == bool or raw.dtype.kind not in "iuf" or raw.ndim not in (1, 2) or \
+            (raw.ndim == 2 and raw.shape[1] != len(_DIMENSIONS)):
+        raise UserError(f"configs must be TP degrees, Parallelism objects or rows of "
+                        f"({', '.join(_DIMENSIONS)}), got an array of shape {raw.shape} "
+                        f"and type {raw.dtype}")
+    if raw.ndim == 1:
+        raw = np.stack([raw] + [np.ones_like(raw)] * (len(_DIMENSIONS) - 1), axis=1)
+    bad = ~np.isfinite(raw) | (raw < 1) | (raw != np.floor(raw)) if raw.dtype.kind == "f" \
+        else raw < 1
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise UserError(f"{_DIMENSIONS[j]} degree must be a whole number >= 1, got "
+                        f"{raw[i, j]!r}")
+    return raw.astype(np.int64)
+
+
+_DIMENSIONS = ("tp", "pp", "ep", "attention_dp")
+
+
+def evaluate_many(model, gpu, configs, batches, phase="decode", *, prompt=None, context=None,
+                  comm=None, options=None, slo: Slo | None = None,
+                  expert_skew: float = 1.0) -> Evaluations:
+    """Score a list of (configuration, batch) pairs at once, as arrays.
+
+    Parameters
+    ----------
+    model, gpu : str or spec
+        Catalog names or specs.
+    configs : sequence
+        One configuration per pair: TP degrees (ints), :class:`~compute.parallel.Parallelism`
+        objects, or an ``(n, 4)`` array of (tp, pp, ep, attention_dp) rows. Each distinct
+        configuration is checked once, as :func:`evaluate` checks it.
+    batches : int or sequence of int
+        The batch of each pair (one number: the same for every pair).
+    phase, prompt, context, comm, options, slo, expert_skew
+        As :func:`evaluate`; the collective model is asked once per (operation, group
+        size) with every message size of the pairs.
+
+    Returns
+    -------
+    Evaluations
+        Arrays in the order given; entry ``i`` equals :func:`evaluate` of pair ``i`` to
+        the last bit.
+
+    Examples
+    --------
+    >>> e = evaluate_many("Llama-3-70B", "H100-SXM", [8, 8, 4], [1, 64, 16], "decode")
+    >>> e.latency.shape, bool(e.latency[1] > e.latency[0])
+    ((3,), True)
+    >>> float(e.latency[2]) == evaluate("Llama-3-70B", "H100-SXM", 4, 16).latency
+    True
+    """
+    model, gpu = get_model(model), get_gpu(gpu)
+    workload = make_workload(phase, prompt, context)
+    options = options or _DEFAULT_OPTIONS
+    skew = check_skew(expert_skew)
+    limit = (slo or _DEFAULT_SLO).limit(workload.phase)
+    user_comm = comm
+    comm = as_comm(comm) if comm is not None else default_comm(gpu)
+    _check_context(model, workload)
+    rows = _config_rows(configs)
+    n = len(rows)
+    batches = _check_batches(batches)
+    if batches.size == 1:
+        batches = np.broadcast_to(batches, (n,))
+    elif batches.size != n:
+        raise UserError(f"batches has {batches.size} entries for {n} configurations; give "
+                        f"one batch per configuration, or one for all")
+    width = int(rows.max()) + 1
+    if width ** rows.shape[1] < 2 ** 62:  # one int64 key per row: a fast 1-D unique
+        keys = rows[:, 0]
+        for j in range(1, rows.shape[1]):
+            keys = keys * width + rows[:, j]
+        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        unique = rows[first]
+    else:
+        unique, inverse = np.unique(rows, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    checked = []
+    for tp, pp, ep, adp in unique.tolist():
+        if pp == ep == adp == 1:
+            checked.append(Parallelism(check_tp(model, tp, gpu.max_instance)))
+        else:
+            checked.append(check_parallelism(model, Parallelism(tp, pp, ep, adp),
+                                             gpu.max_instance))
+    objs = np.empty(len(checked), dtype=object)
+    objs[:] = checked
+    is_plain = np.array([c.is_plain for c in checked])[inverse]
+    out = {k: np.empty(n) for k in ("latency", "weights", "kv_cache", "activations",
+                                    "compute_s", "memory_s", "network_s")}
+    fits = np.empty(n, dtype=bool)
+    usable = 0.0
+    for plain in (True, False):
+        idx = np.flatnonzero(is_plain == plain)
+        if not idx.size:
+            continue
+        u, inv = np.unique(inverse[idx], return_inverse=True)
+        cu = [checked[i] for i in u]
+        sh_u = shards(model, [c.tp for c in cu]) if plain else layout(model, cu)
+        sh = Shards(**{f: (v[inv.reshape(-1)] if isinstance(v, np.ndarray) else v)
+                       for f, v in vars(sh_u).items() if f in Shards.__dataclass_fields__})
+        b = batches[idx].astype(float).reshape(-1, 1)
+        g = _grid(model, gpu, tuple(objs[inverse[idx]]), sh, plain, batches[idx], b,
+                  workload, comm, options, skew, limit, paired=True)
+        out["latency"][idx] = g.latency[:, 0]
+        out["weights"][idx] = g.weights[:, 0]
+        out["kv_cache"][idx] = g.kv_cache[:, 0]
+        out["activations"][idx] = g.activations[:, 0]
+        for r, v in g.time_split().items():
+            out[f"{r}_s"][idx] = v[:, 0]
+        fits[idx] = g.fits[:, 0]
+        usable = g.usable
+    gpus = np.array([c.gpus for c in checked], dtype=float)[inverse]
+    return Evaluations(
+        model=model, gpu=gpu, workload=workload, options=options,
+        configs=tuple(objs[inverse]), batch=np.asarray(batches, dtype=np.int64).copy(),
+        tokens_per_step=(batches * workload.tokens_per_sequence).astype(float),
+        gpus=gpus, usable=usable, fits=fits, latency_limit=float(limit), comm=user_comm,
+        expert_skew=skew, **out)

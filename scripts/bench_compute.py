@@ -5,7 +5,9 @@ Prints ``name: figure (target)`` lines. The study grid (3 models x 6 GPU types x
 every TP degree x batch 1..1024, for the ring and the ideal network) is evaluated on one
 core (the process is pinned where the OS allows), plotting excluded; target < 1 s. Then
 the search over TP x PP x EP x attention DP x batch (Llama-3-70B and Mixtral-8x7B on Lites);
-target >= 1,000,000 configurations/s.
+target >= 1,000,000 configurations/s. Then ``evaluate()`` one configuration at a time (target
+>= 50,000 configurations/s), beside the one-cell grid it ran before, and ``evaluate_many``
+scoring a list of 100,000 (configuration, batch) pairs as arrays.
 """
 
 from __future__ import annotations
@@ -83,6 +85,61 @@ def parallel_grid(repeats: int = 3) -> None:
           f"the core) (target >= 1,000,000)")
 
 
+def _rate(run, count: int, seconds: float = 1.0, repeats: int = 3) -> tuple[float, float]:
+    """Best (calls per wall second, per CPU second) of ``repeats`` runs of about
+    ``seconds`` each; ``run()`` scores ``count`` configurations."""
+    run()
+    wall, cpu = 0.0, 0.0
+    for _ in range(repeats):
+        t0, c0, n = time.perf_counter(), time.process_time(), 0
+        while time.perf_counter() - t0 < seconds:
+            run()
+            n += count
+        wall = max(wall, n / (time.perf_counter() - t0))
+        cpu = max(cpu, n / max(time.process_time() - c0, 1e-9))
+    return wall, cpu
+
+
+def single_configurations() -> None:
+    """``evaluate()`` one configuration at a time (3 models x 2 GPU types x TP 1-8 x 4
+    batches x 2 phases, names as a user gives them), the one-cell grid it ran before, and
+    ``evaluate_many`` on 100,000 random (configuration, batch) pairs."""
+    sys.path.insert(0, str(ROOT))
+    import numpy as np
+
+    from compute.roofline import evaluate, evaluate_grid, evaluate_many, make_workload
+
+    cases = [(m, g, t, b, ph) for m in ("Llama-3-70B", "Llama-3-8B", "Mixtral-8x7B")
+             for g in ("H100-SXM", "Lite") for t in (1, 2, 4, 8) for b in (1, 8, 64, 256)
+             for ph in ("prefill", "decode")]
+
+    def one():
+        for c in cases:
+            evaluate(*c)
+
+    def grid():
+        for m, g, t, b, ph in cases:
+            evaluate_grid(m, g, [t], [b], make_workload(ph)).result(0, 0)
+
+    wall, cpu = _rate(one, len(cases))
+    print(f"evaluate() one configuration at a time: {wall:,.0f} configurations/s "
+          f"({cpu:,.0f} per CPU second) (target >= 50,000)")
+    wall_g, cpu_g = _rate(grid, len(cases))
+    print(f"one-cell evaluate_grid (evaluate's path before): {wall_g:,.0f} configurations/s "
+          f"({cpu_g:,.0f} per CPU second): evaluate() is {cpu / cpu_g:.1f}x faster")
+    rng = np.random.default_rng(0)
+    n = 100_000
+    tps = rng.choice([1, 2, 4, 8], n)
+    batches = rng.integers(1, 1025, n)
+
+    def many():
+        evaluate_many("Llama-3-70B", "H100-SXM", tps, batches, "decode")
+
+    wall_m, cpu_m = _rate(many, n)
+    print(f"evaluate_many() on {n:,} (TP, batch) pairs: {wall_m:,.0f} configurations/s "
+          f"({cpu_m:,.0f} per CPU second)")
+
+
 def help_time(repeats: int = 5) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     times = []
@@ -101,6 +158,7 @@ def main() -> None:
     try:
         study_grid()
         parallel_grid()
+        single_configurations()
     finally:
         if before is not None:  # scripts/bench.py runs the other parts in this process
             os.sched_setaffinity(0, before)
