@@ -259,6 +259,20 @@ def _jobs() -> int:
     return max(1, min(4, cpus))
 
 
+def _die_with(parent: int) -> None:
+    """Make this (forked) process end when ``parent`` does, so a killed run leaves no
+    worker writing into its staging folder (Linux: ``prctl(PR_SET_PDEATHSIG)``)."""
+    import signal
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # the parent died before the call took effect
+        os._exit(1)
+
+
 def _run_writers(writers, jobs: int | None) -> None:
     """Call each ``(name, writer, path)``; with more than one job, in forked processes that
     take the writers one at a time from a shared pipe (figures: independent, CPU-bound,
@@ -290,11 +304,13 @@ def _run_writers(writers, jobs: int | None) -> None:
             writer(str(path))
 
     children = []
+    parent = os.getpid()
     for _ in range(jobs - 1):
         pid = os.fork()
         if pid == 0:  # the child: take writers until the pipe is empty
             status = 0
             try:
+                _die_with(parent)
                 work()
             except BaseException:  # noqa: BLE001 - reported through the exit status
                 status = 1
