@@ -265,7 +265,8 @@ class ScenarioCollectives:
                              self.scenario.adjust)
             hit = FabricCostModel(graph, placement=self.scenario.placement,
                                   algorithm=self.scenario.algorithm,
-                                  calibration=self.calibration)
+                                  calibration=self.calibration,
+                                  validated=graph is self.graph)  # built: checked once
             self._models[key] = hit
         return hit
 
