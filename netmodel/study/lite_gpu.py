@@ -342,7 +342,8 @@ def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
     options = options or RooflineOptions()
     paper_options = replace(options, overlap_collectives=True) \
         if paper and not options.overlap_collectives else None
-    work = len(scens) * len(models) * len(phases) * (1 + bool(paper_options) + bool(packed))
+    work = len(scens) * len(models) * len(phases) * (1 + bool(paper_options)) \
+        + len(models) * len(phases) * 6 * bool(packed)
     if param and decode:
         work += len(swept) * len(param.values)
     colls: dict = {}
@@ -358,8 +359,10 @@ def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
             cross = find_crossovers(compared, options=options, slo=slo)
             lap("co-design crossovers")
         packed_result = None
-        if packed and any(s.instances != "all" for s in scens):
-            packed_result = run_compare(models, scens, phases, options=options, slo=slo,
+        own = [s for s in scens if s.gpu == shipped_gpu(s)] or scens
+        if packed and any(s.instances != "all" for s in own):
+            # each scenario on its own GPU: every instance at once is the costliest costing
+            packed_result = run_compare(models, own, phases, options=options, slo=slo,
                                         prompt=prompt, context=context, max_batch=max_batch,
                                         progress=bar, instances="all",
                                         parallelism=parallelism)
@@ -398,7 +401,6 @@ def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
         lap("disaggregated serving")
     moe_result = None
     if moe:
-        own = [s for s in scens if s.gpu == shipped_gpu(s)]
         moe_result = run_compare([moe], own, phases, options=options, slo=slo, prompt=prompt,
                                  context=context, max_batch=max_batch, collectives=colls,
                                  parallelism=parallelism)

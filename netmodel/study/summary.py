@@ -389,13 +389,16 @@ def _claims_part(study) -> list[str]:
 
 def _packed_part(alone, packed) -> list[str]:
     """What changes when instances are packed into the cluster."""
-    pairs = [(a, p) for a, p in zip(alone.rows, packed.rows, strict=True)
-             if a.feasible and p.feasible]
+    alone_rows = {(r.model, r.label, r.phase): r for r in alone.rows}
+    pairs = [(alone_rows[(p.model, p.label, p.phase)], p) for p in packed.rows
+             if (p.model, p.label, p.phase) in alone_rows]
+    pairs = [(a, p) for a, p in pairs if a.feasible and p.feasible]
     if not pairs:
         return []
     out = ["## 2d. Packed into the cluster (compare_packed.csv)", "",
            "Parts 2-2c cost each instance alone, placed where the scenario puts the first, "
-           "and divide by the instance's own SMs. Here every instance the fabric holds "
+           "and divide by the instance's own SMs. Here, for each scenario on its own GPU, "
+           "every instance the fabric holds "
            "(floor(GPUs / instance)) runs its collectives at the same time, sharing links, and "
            "tokens/s/SM divides the cluster's tokens/s by every SM, stranded GPUs included.",
            ""]
