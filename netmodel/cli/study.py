@@ -85,6 +85,31 @@ _slo_options = [
 ]
 
 
+_dask_options = [
+    click.option("--workers", type=int, default=None, metavar="N",
+                 help="Run the independent cells on a local Dask cluster of N worker "
+                 "processes (needs: pip install 'netmodel[distributed]'). Same results."),
+    click.option("--scheduler", default=None, metavar="ADDRESS",
+                 help="Run the independent cells on a running Dask cluster "
+                 "(tcp://HOST:8786; its workers need the same netmodel). Same results."),
+]
+
+
+def _executor(workers: int | None, scheduler: str | None):
+    """Where the cells run (in-process unless --workers or --scheduler; Dask imported only
+    then)."""
+    from netmodel.study.distributed import Executor
+
+    return Executor(workers, scheduler)
+
+
+def _dask_summary(ex, quiet: bool) -> None:
+    """Print where the cells ran and the scheduling overhead (stderr; not with --quiet)."""
+    line = ex.summary()
+    if line and not quiet:
+        click.echo(line, err=True)
+
+
 def _with(options):
     def decorate(f):
         for opt in reversed(options):
@@ -150,12 +175,15 @@ def study():
 @click.option("--json", "as_json", is_flag=True,
               help="Print the study as JSON ({study, fabric, sweep}) instead of the tables.")
 @_with(_slo_options)
+@_with(_dask_options)
 def lite_gpu(out_dir, models_text, gpus_text, phases_text, networks_text, scenarios_text,
              no_fabric, no_sweep, no_paper, no_reliability, no_cost, no_crossovers,
-             no_serving, no_packed, moe_text, parallelism, as_json, ttft, tbt, overlap_collectives, no_plot, quiet):
+             no_serving, no_packed, moe_text, parallelism, as_json, ttft, tbt, overlap_collectives, no_plot, quiet,
+             workers, scheduler):
     """H100 versus the Lite family: first with ideal (and ring) networks, then on every
     fabric scenario, then the decode throughput as per-hop latency grows. Writes CSV, JSON,
     figures and summary.md (the findings, stated from the numbers); prints the tables."""
+    import inspect
     import time
 
     from compute.errors import UserError, known
@@ -176,14 +204,22 @@ def lite_gpu(out_dir, models_text, gpus_text, phases_text, networks_text, scenar
             raise UserError(f"unknown network {n!r}; known: {known(NETWORKS)}")
     scenarios = _names("--scenarios", scenarios_text) if scenarios_text else None
     slo, options = _settings(ttft, tbt, overlap_collectives)
-    result = run_full_study(models, gpus, phases, networks=networks, scenarios=scenarios,
-                            fabric=not no_fabric, sweep=not (no_fabric or no_sweep),
-                            paper=not no_paper, reliability=not no_reliability,
-                            cost=not no_cost, crossovers=not no_crossovers,
-                            serving=not no_serving, packed=not no_packed,
-                            moe=None if (moe_text or "").lower() == "none" else
-                            (moe_text or MOE_MODEL),
-                            parallelism=parallelism, options=options, slo=slo, quiet=quiet)
+    with _executor(workers, scheduler) as ex:
+        # run_full_study hands the executor to its comparisons and sweep
+        on_dask = {"executor": ex} if ex.distributed else {}
+        if on_dask and "executor" not in inspect.signature(run_full_study).parameters:
+            raise UserError("study lite-gpu cannot run on Dask yet (run_full_study takes "
+                            "no executor); run compare and sweep with --workers/--scheduler")
+        result = run_full_study(models, gpus, phases, networks=networks, scenarios=scenarios,
+                                fabric=not no_fabric, sweep=not (no_fabric or no_sweep),
+                                paper=not no_paper, reliability=not no_reliability,
+                                cost=not no_cost, crossovers=not no_crossovers,
+                                serving=not no_serving, packed=not no_packed,
+                                moe=None if (moe_text or "").lower() == "none" else
+                                (moe_text or MOE_MODEL),
+                                parallelism=parallelism, options=options, slo=slo,
+                                quiet=quiet, **on_dask)
+    _dask_summary(ex, quiet)
     t0 = time.perf_counter()
     written = write_full_study(result, out_dir, plot=not no_plot)
     timings = {**result.timings, "writing files": time.perf_counter() - t0}
@@ -246,9 +282,10 @@ def _show_scenario(ctx, _param, value):
 @_instances_option
 @_parallelism_option
 @_with(_slo_options)
+@_with(_dask_options)
 def compare(models_text, scenarios_text, gpus_text, phase_text, out_dir, as_json,
             reliability, instances_text, parallelism, ttft, tbt, overlap_collectives, no_plot,
-            quiet):
+            quiet, workers, scheduler):
     """Best TP degree and batch of each model on each scenario's fabric, per phase:
     TTFT/TBT, tokens/s, tokens/s/SM and the share of time bound by the network."""
     from netmodel.study.compare import run_compare, write_compare
@@ -262,10 +299,11 @@ def compare(models_text, scenarios_text, gpus_text, phase_text, out_dir, as_json
     instances = _instances(instances_text)
     slo, options = _settings(ttft, tbt, overlap_collectives)
     total = len(models) * len(phases) * len(scenarios) * (len(gpus) if gpus else 1)
-    with _progress(total, "compare", quiet) as bar:
+    with _executor(workers, scheduler) as ex, _progress(total, "compare", quiet) as bar:
         result = run_compare(models, scenarios, phases, gpus=gpus, options=options, slo=slo,
                              instances=instances, progress=bar, reliability=reliability,
-                             parallelism=parallelism)
+                             parallelism=parallelism, executor=ex)
+    _dask_summary(ex, quiet)
     written = write_compare(result, out_dir, plot=not no_plot) if out_dir else []
     click.echo(result.to_json() if as_json else result.table())
     _wrote(written, as_json)
@@ -296,9 +334,10 @@ def compare(models_text, scenarios_text, gpus_text, phase_text, out_dir, as_json
 @_instances_option
 @_parallelism_option
 @_with(_slo_options)
+@_with(_dask_options)
 def sweep(scenario_texts, param_texts, points, models_text, phase_text, gpus_text, out_dir,
           as_json, instances_text, parallelism, ttft, tbt, overlap_collectives, no_plot,
-          quiet):
+          quiet, workers, scheduler):
     """Tokens/s/SM of scenarios as one or two fabric parameters vary (link bandwidth,
     per-hop latency, OCS ports, ...), marking where one fabric overtakes another."""
     from compute.errors import UserError
@@ -319,9 +358,11 @@ def sweep(scenario_texts, param_texts, points, models_text, phase_text, gpus_tex
     slo, options = _settings(ttft, tbt, overlap_collectives)
     total = len(scens) * len(params[0].values) * (len(params[1].values) if len(params) > 1
                                                   else 1)
-    with _progress(total, "sweep", quiet) as bar:
+    with _executor(workers, scheduler) as ex, _progress(total, "sweep", quiet) as bar:
         result = run_sweep(scens, params, models, phases, options=options, slo=slo,
-                           instances=instances, progress=bar, parallelism=parallelism)
+                           instances=instances, progress=bar, parallelism=parallelism,
+                           executor=ex)
+    _dask_summary(ex, quiet)
     written = write_sweep(result, out_dir, plot=not no_plot) if out_dir else []
     click.echo(result.to_json() if as_json else result.table())
     _wrote(written, as_json)

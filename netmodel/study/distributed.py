@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import socket
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -104,8 +105,9 @@ class Executor:
         Worker processes of a local cluster, 1 to 4 per CPU core.
     scheduler : str, optional
         Address of a running scheduler.
-    timeout : float
-        Seconds to wait for the scheduler and its first worker.
+    timeout : float, optional
+        Seconds to wait for the scheduler and its first worker (default
+        :data:`CONNECT_TIMEOUT_S`).
     processes : bool
         Local workers as processes (default) or threads of this process (tests).
 
@@ -122,7 +124,7 @@ class Executor:
     """
 
     def __init__(self, workers: int | None = None, scheduler: str | None = None, *,
-                 timeout: float = CONNECT_TIMEOUT_S, processes: bool = True):
+                 timeout: float | None = None, processes: bool = True):
         if workers is not None and scheduler is not None:
             raise UserError("give workers (a local cluster) or scheduler (a running one), "
                             "not both")
@@ -139,6 +141,7 @@ class Executor:
                 raise UserError(f"scheduler={scheduler!r} is not an address; give "
                                 "HOST:PORT or tcp://HOST:PORT")
             scheduler = scheduler.strip()
+        timeout = CONNECT_TIMEOUT_S if timeout is None else timeout
         if not (timeout > 0):  # also NaN
             raise UserError(f"timeout={timeout!r} must be a positive number of seconds")
         self.workers = workers
@@ -200,6 +203,13 @@ class Executor:
 
     # ---------------------------------------------------------------- cluster
 
+    def start(self) -> Executor:
+        """Start the local cluster or connect to the scheduler now (else on first use),
+        so that a failure shows before any work; nothing to do in-process."""
+        if self.distributed:
+            self._start()
+        return self
+
     def _start(self):
         """The Dask client (started on first use)."""
         if self._client is not None:
@@ -209,7 +219,7 @@ class Executor:
         if self.workers is not None:
             self._cluster = dd.LocalCluster(
                 n_workers=self.workers, threads_per_worker=1, processes=self.processes,
-                dashboard_address=None, silence_logs=logging.ERROR)
+                dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR)
             self._client = dd.Client(self._cluster, set_as_default=False)
         else:
             self._client = self._connect(dd)
@@ -231,11 +241,21 @@ class Executor:
 
     def _connect(self, dd):
         logging.getLogger("distributed").setLevel(logging.ERROR)
+        where = f"cannot reach the Dask scheduler at {self.scheduler!r}"
         try:
+            # a plain connection first: fails at once where nothing listens, and leaves no
+            # half-started client behind to complain at exit
+            scheme, loc = dd.comm.parse_address(self.scheduler)
+            if scheme in ("tcp", "tls"):
+                host, port = dd.comm.addressing.parse_host_port(loc, 8786)
+                if not 0 < port < 65536:
+                    raise ValueError(f"port {port} is not 1 to 65535")
+                socket.create_connection((host, port), timeout=self.timeout).close()
             client = dd.Client(self.scheduler, timeout=self.timeout, set_as_default=False)
-        except (OSError, TimeoutError, ValueError, TypeError) as exc:
-            raise UserError(f"cannot reach the Dask scheduler at {self.scheduler!r}: "
-                            f"{_first_line(exc)}") from None
+        except OSError as exc:
+            raise UserError(f"{where}: {exc.strerror or _first_line(exc)}") from None
+        except (TimeoutError, ValueError, TypeError) as exc:
+            raise UserError(f"{where}: {_first_line(exc)}") from None
         try:
             client.wait_for_workers(1, timeout=self.timeout)
         except (OSError, TimeoutError) as exc:
@@ -295,7 +315,7 @@ class Executor:
         failed: list[int] = []
         busy = 0.0
         try:
-            for f in dd.as_completed(futures):
+            for f in dd.as_completed(futures, loop=client.loop):
                 i = index[f.key]
                 if f.status == "error":
                     failed.append(i)
@@ -345,11 +365,11 @@ def _timed(function, cell):
 
 
 def _warm_up() -> str:
-    """Import the study's modules on a worker (so the first task does not pay for it) and
-    return the worker's :func:`code_fingerprint`."""
-    import netmodel.study.compare  # noqa: F401
+    """Import the study's heavy modules (numpy, networkx, the collective engine) on a
+    worker, so the first task does not pay for them, and return the worker's
+    :func:`code_fingerprint`."""
+    import netmodel.study.cost  # noqa: F401
     import netmodel.study.fabric_search  # noqa: F401
-    import netmodel.study.sweep  # noqa: F401
 
     return code_fingerprint()
 
