@@ -194,6 +194,9 @@ class InferenceResult:
     attention_dp: int = 1    #: attention data-parallel groups per stage
     micro_batch: int = 0     #: sequences per pipeline micro-batch (0: the whole batch)
     expert_skew: float = 1.0  #: busiest EP group's share of routed tokens over the mean
+    #: the engine profile of the calibrated mode ("" for the roofline)
+    profile: str = ""
+    overhead: float = 0.0    #: with a profile: the step's fixed overheads, in ``latency``
 
     @property
     def gpus(self) -> int:
@@ -237,8 +240,11 @@ class InferenceResult:
 
     def time_split(self) -> dict[str, float]:
         """The step's time split into compute, memory and network seconds (sums to
-        ``latency``); see :func:`time_split`."""
-        return time_split(self.stages, self.mode)
+        ``latency``); see :func:`time_split`. With a profile, also ``overhead``."""
+        out = time_split(self.stages, self.mode)
+        if self.profile:
+            out["overhead"] = self.overhead
+        return out
 
     def resource_times(self) -> dict[str, float]:
         """Each resource's own busy time over the step (seconds; these overlap in
@@ -263,6 +269,7 @@ class InferenceResult:
             "time_split_s": self.time_split(), "resource_times_s": self.resource_times(),
             "memory": self.memory.to_dict(),
             "stages": [s.to_dict() for s in self.stages],
+            **({"profile": self.profile, "overhead_s": self.overhead} if self.profile else {}),
         }
 
     def to_json(self, indent: int | None = 2) -> str:

@@ -113,6 +113,7 @@ from compute.memory import (
 from compute.models import COMPUTE_DTYPES, expected_experts_touched, get_model
 from compute.parallel import Parallelism, check_parallelism, layout
 from compute.phases import Slo, Workload
+from compute.profiles import EngineProfile
 from compute.results import RESOURCES, InferenceResult, MemoryFit, StageResult, unchecked
 from compute.sharding import Shards, check_tp, shards
 
@@ -141,6 +142,11 @@ class RooflineOptions:
     does), so only the part of it longer than that GEMM shows: the collective stage's time
     becomes ``max(0, network - producer time)``. By default the collectives are stages of
     their own and add to the step in full.
+
+    ``profile`` (default None: the roofline): an
+    :class:`~compute.profiles.EngineProfile`, the calibrated mode (GEMM and attention
+    efficiencies, achievable HBM bandwidth, fixed overheads; see :mod:`compute.profiles`).
+    It replaces the two efficiency factors, which must then stay 1.
     """
 
     mode: str = "overlap"
@@ -149,6 +155,20 @@ class RooflineOptions:
     compute_dtype: str | None = None
     memory_reserve: float = DEFAULT_RESERVE
     overlap_collectives: bool = False
+    profile: EngineProfile | None = None
+
+    def to_dict(self) -> dict:
+        """JSON-ready settings: the fields, ``profile`` left out without one (so the
+        roofline's settings read as before profiles existed) and named with one.
+
+        >>> RooflineOptions().to_dict()["mode"], "profile" in RooflineOptions().to_dict()
+        ('overlap', False)
+        """
+        d = {f: getattr(self, f) for f in self.__dataclass_fields__ if f != "profile"}
+        if self.profile is not None:
+            d["profile"] = {"name": self.profile.name, "fitted_on": self.profile.fitted_on,
+                            **self.profile.values()}
+        return d
 
     def __post_init__(self):
         if self.mode not in MODES:
@@ -168,6 +188,13 @@ class RooflineOptions:
         if self.overlap_collectives and self.mode != "overlap":
             raise UserError("overlap_collectives needs mode 'overlap' (serial mode sums every "
                             "stage's compute, memory and network time)")
+        if self.profile is not None:
+            if not isinstance(self.profile, EngineProfile):
+                raise UserError(f"profile must be an EngineProfile (compute.profiles."
+                                f"get_profile), got {type(self.profile).__name__}")
+            if self.flops_efficiency != 1 or self.memory_efficiency != 1:
+                raise UserError("give a profile or flops/memory efficiency factors, not both "
+                                "(the profile holds the engine's efficiencies)")
 
 
 def default_comm(gpu):
@@ -449,6 +476,8 @@ class Grid:
     groups: np.ndarray | None = None  #: GPUs in each stage's collective, shape (stages, nc)
     micro_batches: np.ndarray | None = None  #: sequences per micro-batch, shape (nc, nb)
     expert_skew: float = 1.0
+    #: with a profile: the step's fixed overheads (in ``latency``), shape (nc, nb)
+    overhead: np.ndarray | None = None
 
     @property
     def gpus(self) -> np.ndarray:
@@ -482,9 +511,14 @@ class Grid:
         c = self.counts[:, :, None]
         if self.options.mode == "serial":
             parts = (self.compute_time, self.memory_time, self.network_time)
-            return {r: (c * p).sum(0) for r, p in zip(RESOURCES, parts, strict=True)}
-        total = c * self.stage_time
-        return {r: np.where(self.bound == k, total, 0.0).sum(0) for k, r in enumerate(RESOURCES)}
+            out = {r: (c * p).sum(0) for r, p in zip(RESOURCES, parts, strict=True)}
+        else:
+            total = c * self.stage_time
+            out = {r: np.where(self.bound == k, total, 0.0).sum(0)
+                   for k, r in enumerate(RESOURCES)}
+        if self.overhead is not None:  # a profile's fixed overheads
+            out["overhead"] = np.broadcast_to(self.overhead, self.latency.shape)
+        return out
 
     def result(self, i: int, j: int) -> InferenceResult:
         """The configuration of row ``i`` and batch index ``j``, with its breakdown (a
@@ -513,7 +547,9 @@ class Grid:
             stages=stages, memory=fit, latency_limit=self.latency_limit, pp=par.pp,
             ep=par.ep, attention_dp=par.attention_dp,
             micro_batch=int(self.micro_batches[i, j]) if self.micro_batches is not None
-            else batch, expert_skew=self.expert_skew if par.ep > 1 else 1.0)
+            else batch, expert_skew=self.expert_skew if par.ep > 1 else 1.0,
+            **({} if self.overhead is None else
+               {"overhead": float(self.overhead[i, j]), "profile": self.options.profile.name}))
 
 
 def _as_configs(model, configs, max_instance) -> tuple[Parallelism, ...]:
@@ -624,6 +660,9 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
     if not plain:  # no collective where a stage does not occur
         net *= (counts > 0)[:, :, None]
     network_t = _network_times(comm, ops, groups, counts, net)
+    profile = options.profile
+    if profile is not None:  # the calibrated mode: what the engine reaches of the roofline
+        _apply_profile(profile, names, works, flops, hbm, compute_t, memory_t)
 
     busiest = np.maximum(compute_t, memory_t)
     if options.mode == "overlap":
@@ -655,6 +694,11 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
         if np.any(sh.pp > 1):
             latency = _pipeline(latency, sh.pp, b, micro, stage_t, bound, c3, names, options,
                                 workload, (compute_t, memory_t, network_t))
+    overhead = None
+    if profile is not None:  # fixed overheads, once per step
+        overhead = np.broadcast_to(profile.overhead(model.layers, b, workload.phase),
+                                   latency.shape)
+        latency = latency + overhead
     w, kv, act, usable, fits = memory_fit(model, gpu, sh, b, workload, options.memory_reserve,
                                           micro_batch=micro)
     return Grid(model=model, gpu=gpu, workload=workload, options=options, tps=tps,
@@ -665,7 +709,29 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
                 activations=np.broadcast_to(act, shape), usable=usable, fits=fits,
                 latency_limit=float(latency_limit), configs=configs, stages=names,
                 groups=groups, micro_batches=np.broadcast_to(micro, shape).astype(np.int64),
-                expert_skew=skew)
+                expert_skew=skew, overhead=overhead)
+
+
+#: Stages that are GEMMs (the profile's gemm_efficiency applies to their FLOPs).
+GEMM_STAGES = ("qkv", "out_proj", "mlp_up", "mlp_down", "lm_head")
+
+
+def _apply_profile(profile, names, works, flops, hbm, compute_t, memory_t) -> None:
+    """Scale the stages' compute and memory times (in place) by what ``profile`` says the
+    engine reaches (:mod:`compute.profiles`)."""
+    for k, name in enumerate(names):
+        if not works[k]:
+            continue
+        if name in GEMM_STAGES:
+            if profile.gemm_curve:
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    intensity = np.where(hbm[k] > 0, flops[k] / hbm[k], np.inf)
+                compute_t[k] /= profile.gemm_efficiency_at(intensity)
+            else:
+                compute_t[k] /= profile.gemm_efficiency
+        elif name == "attention":
+            compute_t[k] /= profile.attention_efficiency
+        memory_t[k] /= profile.hbm_fraction
 
 
 def _check_context(model, workload: Workload) -> None:
@@ -756,17 +822,16 @@ def evaluate(model, gpu, tp, batch, phase="decode", *, pp: int = 1, ep: int = 1,
     (:mod:`compute.parallel`). The result carries the SLO verdict against ``slo`` (default
     TTFT <= 1 s, TBT <= 50 ms) and the memory fit.
 
-    Plain tensor parallelism runs a scalar path (plain floats, what depends only on the
-    model, GPU, workload, options and TP degree computed once and kept): the same
-    operations in the same order as a one-cell :func:`evaluate_grid`, so the same numbers
-    to the last bit; the other configurations run that one-cell grid.
+    Plain tensor parallelism without a profile runs a scalar path (plain floats, what
+    depends only on the model, GPU, workload, options and TP degree computed once and
+    kept): the same operations in the same order as a one-cell :func:`evaluate_grid`, so
+    the same numbers to the last bit; the other configurations run that one-cell grid.
     """
     model, gpu = get_model(model), get_gpu(gpu)
     workload = make_workload(phase, prompt, context)
     limit = (slo or _DEFAULT_SLO).limit(workload.phase)
     options = options or _DEFAULT_OPTIONS
-    if pp == ep == attention_dp == 1 and expert_skew == 1.0 or \
-            pp == ep == attention_dp == 1 and not model.is_moe:
+    if pp == ep == attention_dp == 1 and options.profile is None:
         plan = _plan(model, gpu, workload, options, tp)
         return _evaluate_plain(plan, check_batch(batch), comm, limit, check_skew(expert_skew))
     if pp == ep == attention_dp == 1:
@@ -992,6 +1057,7 @@ class Evaluations:
     compute_s: np.ndarray          #: the step's time split (adds up to ``latency``)
     memory_s: np.ndarray
     network_s: np.ndarray
+    overhead_s: np.ndarray         #: a profile's fixed overheads (zeros without one)
     comm: object = None
     expert_skew: float = 1.0
 
@@ -1123,8 +1189,8 @@ def evaluate_many(model, gpu, configs, batches, phase="decode", *, prompt=None, 
     objs = np.empty(len(checked), dtype=object)
     objs[:] = checked
     is_plain = np.array([c.is_plain for c in checked])[inverse]
-    out = {k: np.empty(n) for k in ("latency", "weights", "kv_cache", "activations",
-                                    "compute_s", "memory_s", "network_s")}
+    out = {k: np.zeros(n) for k in ("latency", "weights", "kv_cache", "activations",
+                                    "compute_s", "memory_s", "network_s", "overhead_s")}
     fits = np.empty(n, dtype=bool)
     usable = 0.0
     for plain in (True, False):

@@ -1,0 +1,330 @@
+"""Fitting an engine profile (:mod:`compute.profiles`) to measured step latencies.
+
+Each measurement (:class:`~compute.profiles.Measurement`: model, GPU, TP degree, phase,
+batch, prompt or context, seconds) is predicted by :func:`compute.roofline.evaluate` with
+the profile, its collectives costed by ``comm_for(measurement)`` (default: the roofline's
+ring over the GPU's scale-up bandwidth; the command line passes a scenario's or a fabric's
+model). The parameters asked for are fitted by bounded least squares on the relative
+errors in log space, ``log(predicted / measured)``, from a few starting points; the others
+keep the ``base`` profile's values (default: the roofline's, efficiencies 1 and no
+overhead).
+
+The fit refuses (one-line :class:`~compute.errors.UserError`) to fit more parameters than
+there are measurements, a parameter no measurement moves (``decode_sequence_overhead_s``
+without decode rows), and parameters the measurements cannot tell apart (with one model,
+``step_overhead_s`` and ``layer_overhead_s`` shift every step by the same amount).
+
+>>> from compute.profiles import Measurement
+>>> truth = neutral_with(layer_overhead_s=1e-4)
+>>> ms = [Measurement("Llama-3-8B", "H100-SXM", 1, "decode", b, 0.0, context=1000)
+...       for b in (1, 64)]
+>>> ms = [replace(m, latency_s=predict(truth, m)) for m in ms]
+>>> r = fit_profile(ms, fit=["layer_overhead_s"])
+>>> round(r.profile.layer_overhead_s * 1e6, 3), r.max_relative_error < 1e-9
+(100.0, True)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from compute.errors import UserError, known
+from compute.profiles import PARAMETERS, EngineProfile, Measurement, neutral
+
+__all__ = ["DEFAULT_FIT", "FitPoint", "FitResult", "fit_profile", "leave_one_out",
+           "neutral_with", "predict", "roofline"]
+
+#: Parameters fitted by default: those measurements of one model on one system can tell
+#: apart (the per-step overhead moves every step as the per-layer one does when every row
+#: has the same layer count; HBM efficiency moves decode steps as the overheads do). A
+#: default parameter that no measurement moves is left out (with a note).
+DEFAULT_FIT = ("gemm_efficiency", "attention_efficiency", "layer_overhead_s",
+               "decode_sequence_overhead_s")
+
+#: Why a parameter may be unconstrained, for the message.
+_NEEDS = {"decode_sequence_overhead_s": "it needs decode measurements",
+          "attention_efficiency": "it needs measurements where attention takes time "
+                                  "(long prompts or contexts)",
+          "gemm_efficiency": "it needs measurements where GEMMs are compute-bound "
+                             "(prefill)"}
+
+
+def neutral_with(**values) -> EngineProfile:
+    """The neutral profile with some parameters set (a doctest and test helper)."""
+    return neutral("test").with_values(values)
+
+
+def _options(profile: EngineProfile | None):
+    from compute.roofline import RooflineOptions
+
+    return RooflineOptions(profile=profile)
+
+
+def _model_of(m: Measurement):
+    """The measurement's model; a step longer than its ``max_context`` was measured (the
+    engine ran it, e.g. with RoPE scaling), so it is evaluated as measured."""
+    from compute.models import get_model
+
+    model = get_model(m.model)
+    tokens = m.prompt if m.phase == "prefill" else m.context
+    if model.max_context and tokens and tokens > model.max_context:
+        model = replace(model, max_context=tokens)
+    return model
+
+
+def predict(profile: EngineProfile | None, m: Measurement, comm=None) -> float:
+    """Seconds the calibrated mode (or the roofline, ``profile=None``) gives for the step
+    ``m`` measured."""
+    from compute.roofline import evaluate
+
+    return evaluate(_model_of(m), m.gpu, m.tp, m.batch, m.phase, prompt=m.prompt,
+                    context=m.context, comm=comm, options=_options(profile)).latency
+
+
+class _Components:
+    """One measurement's roofline stage times, kept so that the fit's many trial profiles
+    cost a few numpy operations each: :meth:`latency` is what :func:`predict` gives (the
+    calibrated stage times of :func:`compute.roofline._apply_profile`, overlap mode), the
+    same operations on the same numbers; a test holds them equal."""
+
+    def __init__(self, m: Measurement, comm=None):
+        from compute.roofline import GEMM_STAGES, evaluate_grid, make_workload
+
+        model = _model_of(m)
+        g = evaluate_grid(model, m.gpu, [m.tp], [m.batch],
+                          make_workload(m.phase, m.prompt, m.context), comm=comm)
+        self.count = g.counts[:, 0]
+        self.compute = g.compute_time[:, 0, 0]
+        self.memory = g.memory_time[:, 0, 0]
+        self.network = g.network_time[:, 0, 0]
+        flops, hbm = g.flops[:, 0, 0], g.hbm_bytes[:, 0, 0]
+        self.gemm = np.array([n in GEMM_STAGES for n in g.stages])
+        self.attention = np.array([n == "attention" for n in g.stages])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self.intensity = np.where(hbm > 0, flops / hbm, np.inf)[self.gemm]
+        self.layers, self.batch, self.phase = model.layers, float(m.batch), m.phase
+
+    def latency(self, p: EngineProfile) -> float:
+        ct = self.compute.copy()
+        ct[self.gemm] /= p.gemm_efficiency_at(self.intensity) if p.gemm_curve \
+            else p.gemm_efficiency
+        ct[self.attention] /= p.attention_efficiency
+        st = np.maximum(np.maximum(ct, self.memory / p.hbm_fraction), self.network)
+        return float((self.count * st).sum() + p.overhead(self.layers, self.batch,
+                                                          self.phase))
+
+
+def roofline(m: Measurement, comm=None) -> float:
+    """Seconds the roofline (the default mode, a lower bound) gives for ``m``."""
+    return predict(None, m, comm)
+
+
+@dataclass(frozen=True)
+class FitPoint:
+    """One measurement with what the roofline and the fitted profile give for it."""
+
+    measurement: Measurement
+    roofline_s: float
+    predicted_s: float
+
+    @property
+    def error(self) -> float:
+        """Relative error of the prediction: predicted / measured - 1."""
+        return self.predicted_s / self.measurement.latency_s - 1.0
+
+
+@dataclass(frozen=True)
+class FitResult:
+    """A fitted profile and its fit, point by point."""
+
+    profile: EngineProfile
+    points: tuple[FitPoint, ...]
+    fitted: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def rms_relative_error(self) -> float:
+        return math.sqrt(sum(p.error ** 2 for p in self.points) / len(self.points))
+
+    @property
+    def max_relative_error(self) -> float:
+        return max(abs(p.error) for p in self.points)
+
+
+def _encode(name: str, value: float) -> float:
+    """A parameter in the space the optimiser moves in: log of a fraction, ms of a time."""
+    return math.log(value) if PARAMETERS[name].unit == "" else value * 1e3
+
+
+def _decode(name: str, u: float) -> float:
+    p = PARAMETERS[name]
+    v = math.exp(u) if p.unit == "" else u * 1e-3
+    return min(max(v, p.minimum), p.maximum)
+
+
+def _bounds(names) -> tuple[list[float], list[float]]:
+    lo = [_encode(n, PARAMETERS[n].minimum) if PARAMETERS[n].unit == ""
+          else PARAMETERS[n].minimum * 1e3 for n in names]
+    hi = [_encode(n, PARAMETERS[n].maximum) for n in names]
+    return lo, hi
+
+
+def _check_names(fit) -> tuple[str, ...]:
+    names = tuple(fit)
+    bad = [n for n in names if n not in PARAMETERS]
+    if bad:
+        raise UserError(f"unknown profile parameter(s) {', '.join(map(str, bad))}; known: "
+                        f"{known(PARAMETERS)}")
+    if len(set(names)) != len(names) or not names:
+        raise UserError(f"give each parameter to fit once, at least one; got {list(names)}")
+    return names
+
+
+def fit_profile(measurements, *, fit=None, base: EngineProfile | None = None, comm_for=None,
+                name: str = "fitted", **meta) -> FitResult:
+    """Fit ``fit`` (default :data:`DEFAULT_FIT`) to ``measurements``.
+
+    Parameters
+    ----------
+    measurements : sequence of Measurement
+    fit : sequence of str, optional
+        Parameters to fit (:data:`compute.profiles.PARAMETERS`); the others keep ``base``'s.
+    base : EngineProfile, optional
+        Values of the parameters not fitted (default: the roofline's).
+    comm_for : callable, optional
+        ``comm_for(measurement)``: the collective model of that measurement's system
+        (default: the roofline's ring over scale-up bandwidth).
+    name : str
+        The fitted profile's name; ``meta`` sets its other fields (engine, system, gpu,
+        collectives, fitted_on).
+
+    Returns
+    -------
+    FitResult
+        The profile (its fitted parameters' sources say what they were fitted on, and it
+        carries the measurements) and every point's error.
+    """
+    from scipy.optimize import least_squares
+
+    ms = tuple(measurements)
+    if not ms:
+        raise UserError("no measurements to fit")
+    notes = []
+    if fit is None:
+        names = DEFAULT_FIT
+    else:
+        names = _check_names(fit)
+    base = base or neutral(name)
+    comms = [comm_for(m) if comm_for else None for m in ms]
+    parts = [_Components(m, c) for m, c in zip(ms, comms, strict=True)]
+    measured = np.log([m.latency_s for m in ms])
+
+    def profile_at(u) -> EngineProfile:
+        return replace(base, **{n: _decode(n, x) for n, x in zip(names, u, strict=True)})
+
+    def residuals(u) -> np.ndarray:
+        p = profile_at(u)
+        return np.log([c.latency(p) for c in parts]) - measured
+
+    start = {n: (0.5 if PARAMETERS[n].unit == "" else 1e-4) for n in names}
+    u0 = np.array([_encode(n, start[n]) for n in names])
+    sens = _sensitivity(residuals, u0)
+    dead = [n for n, s in zip(names, sens.T, strict=True) if np.max(np.abs(s)) < 1e-7]
+    if dead and fit is None:   # the default set: leave out what the data does not move
+        notes += [f"{n} not fitted: no measurement moves it ({_NEEDS.get(n, 'no effect')})"
+                  for n in dead]
+        names = tuple(n for n in names if n not in dead)
+        u0 = np.array([_encode(n, start[n]) for n in names])
+        sens = _sensitivity(residuals, u0) if names else sens[:, :0]
+    elif dead:
+        raise UserError(f"no measurement moves {dead[0]} ({_NEEDS.get(dead[0], 'no effect')});"
+                        f" leave it out of the parameters to fit")
+    if not names:
+        raise UserError("no parameter left to fit: no measurement moves any of them")
+    if len(names) > len(ms):
+        raise UserError(f"cannot fit {len(names)} parameters ({', '.join(names)}) to "
+                        f"{len(ms)} measurement{'s' if len(ms) != 1 else ''}: give at least "
+                        f"as many measurements as parameters, or fit fewer")
+    _check_independent(names, sens)
+    lo, hi = _bounds(names)
+    best = None
+    for scale in (1.0, 0.3, 3.0):
+        x0 = np.clip([_encode(n, min(max(start[n] * (scale if PARAMETERS[n].unit else
+                                                     scale ** 0.5), PARAMETERS[n].minimum),
+                                         PARAMETERS[n].maximum)) for n in names],
+                     np.array(lo) + 1e-9, np.array(hi) - 1e-9)
+        r = least_squares(residuals, x0, bounds=(lo, hi), method="trf", x_scale=1.0,
+                          xtol=1e-12, ftol=1e-12, gtol=1e-12, max_nfev=400)
+        if best is None or r.cost < best.cost:
+            best = r
+    fitted_on = meta.pop("fitted_on", "") or _describe(ms)
+    values = {n: _decode(n, x) for n, x in zip(names, best.x, strict=True)}
+    sources = {n: f"fitted on {fitted_on}" for n in names}
+    for n in PARAMETERS:
+        if n not in names and not base.source(n):
+            sources[n] = ("not fitted: the roofline's value" if getattr(base, n) ==
+                          PARAMETERS[n].neutral else "not fitted: the base profile's value")
+    profile = replace(base, name=name, fitted_on=fitted_on, **meta)
+    profile = profile.with_values(values, sources, measurements=ms)
+    points = tuple(FitPoint(m, roofline(m, c), predict(profile, m, c))
+                   for m, c in zip(ms, comms, strict=True))
+    result = FitResult(profile=profile, points=points, fitted=names, notes=tuple(notes))
+    profile = replace(profile, fit=(names, len(ms), result.rms_relative_error,
+                                    result.max_relative_error))
+    return replace(result, profile=profile)
+
+
+def _sensitivity(residuals, u0: np.ndarray) -> np.ndarray:
+    """d residual / d u (points x parameters), central differences."""
+    cols = []
+    for j in range(len(u0)):
+        h = 1e-3
+        up, dn = u0.copy(), u0.copy()
+        up[j] += h
+        dn[j] -= h
+        cols.append((residuals(up) - residuals(dn)) / (2 * h))
+    return np.array(cols).T if cols else np.zeros((0, 0))
+
+
+def _check_independent(names, sens: np.ndarray) -> None:
+    """Refuse parameters whose effects on the measurements are (nearly) proportional."""
+    if len(names) < 2:
+        return
+    cols = sens / np.linalg.norm(sens, axis=0)
+    for i in range(len(names)):
+        for j in range(i + 1, len(names)):
+            if abs(float(cols[:, i] @ cols[:, j])) > 1 - 1e-6:
+                raise UserError(f"the measurements cannot tell {names[i]} from {names[j]} "
+                                f"(they move every point alike, e.g. one model's layer and "
+                                f"step overheads); fit one of them")
+    s = np.linalg.svd(cols, compute_uv=False)
+    if s[-1] < 1e-6 * s[0]:
+        raise UserError(f"the measurements cannot tell apart the parameters "
+                        f"{', '.join(names)} (one is a combination of the others); fit "
+                        f"fewer")
+
+
+def _describe(ms) -> str:
+    """``6 measured steps of Llama-2-70B on H100-SXM (TP 8): 3 prefill, 3 decode``."""
+    models = sorted({m.model for m in ms})
+    gpus = sorted({m.gpu for m in ms})
+    tps = sorted({m.tp for m in ms})
+    phases = {p: sum(m.phase == p for m in ms) for p in ("prefill", "decode")}
+    return (f"{len(ms)} measured steps of {', '.join(models)} on {', '.join(gpus)} (TP "
+            f"{', '.join(map(str, tps))}): " + ", ".join(f"{v} {k}" for k, v in phases.items()
+                                                    if v))
+
+
+def leave_one_out(measurements, *, fit=None, base=None, comm_for=None) -> list[FitPoint]:
+    """Each measurement predicted by the profile fitted on all the others (held out)."""
+    ms = tuple(measurements)
+    out = []
+    for i, m in enumerate(ms):
+        rest = ms[:i] + ms[i + 1:]
+        r = fit_profile(rest, fit=fit, base=base, comm_for=comm_for, name="held-out")
+        c = comm_for(m) if comm_for else None
+        out.append(FitPoint(m, roofline(m, c), predict(r.profile, m, c)))
+    return out

@@ -1,0 +1,470 @@
+"""Engine profiles: the calibrated inference mode, beside the roofline.
+
+The roofline (:mod:`compute.roofline`, the default) is a lower bound: every stage runs at the
+GPU's peak FLOP/s or HBM bandwidth and nothing else costs time. Serving engines are slower:
+their GEMMs and attention kernels reach a fraction of peak, and every layer and step pays
+kernel launches, scheduling and sampling. An **engine profile** says, for one engine on one
+system, what it achieves; with a profile (``RooflineOptions(profile=...)``, ``--profile`` on
+the command line) a stage's times become
+
+* GEMM stages (``qkv``, ``out_proj``, ``mlp_up``, ``mlp_down``, ``lm_head``): compute =
+  FLOPs / (peak x ``gemm_efficiency``), where ``gemm_efficiency`` is one number or a curve
+  over the stage's arithmetic intensity (FLOPs per HBM byte, interpolated in log intensity,
+  constant beyond its ends);
+* ``attention``: compute = FLOPs / (peak x ``attention_efficiency``), the fraction of peak
+  FLOP/s the attention kernel reaches (its HBM time is every stage's: reading the KV cache
+  in decode runs at the achievable bandwidth);
+* every stage: memory = HBM bytes / (HBM bandwidth x ``hbm_fraction``);
+* collectives: what the collective model says (unchanged: the fabric is not the engine's);
+
+and the step adds fixed overheads, once per step: ``step_overhead_s + layers x
+layer_overhead_s``, plus ``batch x decode_sequence_overhead_s`` in decode (per-sequence work
+of the engine: sampling, scheduling, detokenisation). Stage times still combine as the
+roofline's mode says (``overlap``: the largest of compute, memory and network).
+
+A profile with every efficiency 1 and no overhead is the roofline. A profile never changes
+the roofline mode: without one, no code path here runs.
+
+Profiles are TOML files (``compute/data/profiles/*.toml`` ship with the package; any path
+works)::
+
+    [profile]
+    name = "vllm-dgx-h100"
+    engine = "vLLM, FP16"
+    system = "DGX-H100 (8x H100-SXM, NVSwitch)"
+    gpu = "H100-SXM"                 # the GPU type it was fitted on
+    collectives = "scenario h100-dgx"  # the collective model the fit used
+    fitted_on = "..."                # what the numbers were fitted on
+
+    [parameters.gemm_efficiency]     # every parameter: value and source
+    value = 0.45
+    source = "fitted on ..."
+    # or a curve: intensity = [FLOP/B, ...], efficiency = [fraction, ...]
+
+    [[measurement]]                  # the measurements fitted on, with their source
+    model = "Llama-2-70B"
+    ...
+
+>>> p = get_profile("vllm-dgx-h100")
+>>> p.gpu, 0 < p.gemm_efficiency <= 1, p.layer_overhead_s > 0
+('H100-SXM', True, True)
+>>> neutral().overhead(80, 1.0, "decode")
+0.0
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from dataclasses import dataclass, field, replace
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from compute import validate
+from compute.config_files import check_keys, read_table, read_text
+from compute.errors import UserError, known
+
+__all__ = ["MEASUREMENT_COLUMNS", "PARAMETERS", "EngineProfile", "Measurement", "Parameter",
+           "get_profile", "neutral", "profile_names", "read_measurements", "read_profile"]
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One number of a profile: its range, its neutral value (the roofline's) and what it
+    means."""
+
+    name: str
+    minimum: float
+    maximum: float
+    neutral: float
+    unit: str
+    what: str
+
+
+#: The parameters of a profile, in the order they are written and fitted.
+PARAMETERS = {p.name: p for p in (
+    Parameter("gemm_efficiency", 1e-4, 1.0, 1.0, "",
+              "fraction of peak FLOP/s GEMMs reach (or a curve by arithmetic intensity)"),
+    Parameter("attention_efficiency", 1e-4, 1.0, 1.0, "",
+              "fraction of peak FLOP/s attention kernels reach"),
+    Parameter("hbm_fraction", 1e-4, 1.0, 1.0, "",
+              "fraction of HBM bandwidth every stage reaches"),
+    Parameter("layer_overhead_s", 0.0, 1.0, 0.0, "s", "fixed time per layer per step"),
+    Parameter("step_overhead_s", 0.0, 10.0, 0.0, "s", "fixed time per step"),
+    Parameter("decode_sequence_overhead_s", 0.0, 1.0, 0.0, "s",
+              "time per sequence per decode step"),
+)}
+
+_PROFILE_KEYS = ("name", "engine", "system", "gpu", "collectives", "fitted_on")
+_FIT_KEYS = ("parameters", "points", "rms_relative_error", "max_relative_error")
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One measured step latency: ``model`` on ``tp`` GPUs of ``gpu``, a step of ``phase``
+    for ``batch`` sequences of ``prompt`` tokens (prefill) or at ``context`` tokens
+    (decode), taking ``latency_s`` seconds."""
+
+    model: str
+    gpu: str
+    tp: int
+    phase: str
+    batch: int
+    latency_s: float
+    prompt: int | None = None
+    context: int | None = None
+    source: str = ""
+
+    def label(self) -> str:
+        """``Llama-2-70B TP 8 decode batch 32 context 1500``."""
+        tokens = f"prompt {self.prompt}" if self.phase == "prefill" else \
+            f"context {self.context}"
+        return f"{self.model} TP {self.tp} {self.phase} batch {self.batch} {tokens}"
+
+    def to_dict(self) -> dict:
+        d = {"model": self.model, "gpu": self.gpu, "tp": self.tp, "phase": self.phase,
+             "batch": self.batch}
+        if self.prompt is not None:
+            d["prompt"] = self.prompt
+        if self.context is not None:
+            d["context"] = self.context
+        d["latency_s"] = self.latency_s
+        if self.source:
+            d["source"] = self.source
+        return d
+
+
+@dataclass(frozen=True)
+class EngineProfile:
+    """What one engine achieves on one system (see the module docstring). Every number
+    has its source in ``sources`` (``(parameter, source)`` pairs)."""
+
+    name: str
+    gemm_efficiency: float = 1.0
+    attention_efficiency: float = 1.0
+    hbm_fraction: float = 1.0
+    layer_overhead_s: float = 0.0
+    step_overhead_s: float = 0.0
+    decode_sequence_overhead_s: float = 0.0
+    #: GEMM efficiency by arithmetic intensity: ``((FLOP/B, fraction), ...)`` by increasing
+    #: intensity; empty: ``gemm_efficiency`` everywhere
+    gemm_curve: tuple[tuple[float, float], ...] = ()
+    engine: str = ""
+    system: str = ""
+    gpu: str = ""
+    collectives: str = ""
+    fitted_on: str = ""
+    sources: tuple[tuple[str, str], ...] = ()
+    measurements: tuple[Measurement, ...] = field(default=(), repr=False)
+    #: (parameters fitted, points, rms relative error, max relative error), if fitted
+    fit: tuple = ()
+
+    def __post_init__(self):
+        where = f"profile {self.name!r}"
+        for p in PARAMETERS.values():
+            v = validate.number(where, p.name, getattr(self, p.name), minimum=p.minimum,
+                                maximum=p.maximum, unit=p.unit)
+            object.__setattr__(self, p.name, v)
+        if self.gemm_curve:
+            xs = [x for x, _ in self.gemm_curve]
+            if any(b <= a for a, b in zip(xs, xs[1:], strict=False)):
+                raise UserError(f"{where}: gemm_efficiency intensities must increase, got "
+                                f"{xs}")
+
+    def gemm_efficiency_at(self, intensity):
+        """GEMM efficiency at ``intensity`` FLOP/B (an array or a number).
+
+        >>> p = EngineProfile("x", gemm_curve=((10.0, 0.2), (1000.0, 0.6)))
+        >>> p.gemm_efficiency_at(np.array([1.0, 100.0, 1e6])).tolist()
+        [0.2, 0.4, 0.6]
+        """
+        if not self.gemm_curve:
+            return self.gemm_efficiency
+        x = np.log10(np.maximum(np.asarray(intensity, dtype=float), 1e-300))
+        xs = np.log10([c[0] for c in self.gemm_curve])
+        return np.interp(x, xs, [c[1] for c in self.gemm_curve])
+
+    def overhead(self, layers: int, batch, phase: str):
+        """Fixed seconds a step adds: per step, per layer and, in decode, per sequence."""
+        t = self.step_overhead_s + layers * self.layer_overhead_s
+        if phase == "decode":
+            return t + batch * self.decode_sequence_overhead_s
+        return t + 0.0 * batch
+
+    @property
+    def is_neutral(self) -> bool:
+        """True when the profile is the roofline itself (efficiencies 1, no overhead)."""
+        return not self.gemm_curve and all(getattr(self, n) == p.neutral
+                                           for n, p in PARAMETERS.items())
+
+    def source(self, parameter: str) -> str:
+        """Where ``parameter``'s value comes from ("" when not said)."""
+        return dict(self.sources).get(parameter, "")
+
+    def values(self) -> dict[str, float]:
+        """Every parameter's value."""
+        return {n: getattr(self, n) for n in PARAMETERS}
+
+    def with_values(self, values: dict, sources: dict | None = None, **kw) -> EngineProfile:
+        """A copy with some parameters (and their sources, and other fields) replaced."""
+        src = dict(self.sources)
+        src.update(sources or {})
+        return replace(self, **values, sources=tuple(sorted(src.items())), **kw)
+
+    def to_toml(self) -> str:
+        """The profile as the TOML text :func:`read_profile` reads."""
+        lines = ["# Engine profile for netmodel's calibrated inference mode (compute/profiles.py).",
+                 "[profile]"]
+        for k in _PROFILE_KEYS:
+            v = getattr(self, k)
+            if v:
+                lines.append(f"{k} = {_toml(v)}")
+        if self.fit:
+            names, points, rms, worst = self.fit
+            lines += ["", "[fit]", f"parameters = {_toml(list(names))}", f"points = {points}",
+                      f"rms_relative_error = {_toml(rms)}",
+                      f"max_relative_error = {_toml(worst)}"]
+        for n, p in PARAMETERS.items():
+            lines += ["", f"[parameters.{n}]  # {p.what}"]
+            if n == "gemm_efficiency" and self.gemm_curve:
+                lines.append(f"intensity = {_toml([c[0] for c in self.gemm_curve])}")
+                lines.append(f"efficiency = {_toml([c[1] for c in self.gemm_curve])}")
+            else:
+                lines.append(f"value = {_toml(getattr(self, n))}")
+            lines.append(f"source = {_toml(self.source(n) or 'not given')}")
+        for m in self.measurements:
+            lines += ["", "[[measurement]]"]
+            lines += [f"{k} = {_toml(v)}" for k, v in m.to_dict().items()]
+        return "\n".join(lines) + "\n"
+
+
+def _toml(v) -> str:
+    """A TOML value: JSON's strings and lists are TOML's; floats in full precision."""
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise ValueError(f"cannot write {v!r} to TOML")
+        return repr(v)
+    return json.dumps(v, ensure_ascii=False)
+
+
+def neutral(name: str = "roofline") -> EngineProfile:
+    """The profile that is the roofline (every efficiency 1, no overhead)."""
+    return EngineProfile(name)
+
+
+# ---- reading ---------------------------------------------------------------------------
+
+def _parameter(where: str, key: str, table) -> tuple[float | None, tuple, str]:
+    """(value, curve, source) of one ``[parameters.KEY]`` table."""
+    p = PARAMETERS[key]
+    where = f"{where}: [parameters.{key}]"
+    validate.table(where, table)
+    curve_keys = ("intensity", "efficiency") if key == "gemm_efficiency" else ()
+    check_keys(where, table, ("source",), ("value", *curve_keys))
+    source = validate.string(where, "source", table["source"], max_length=2000)
+    if "value" in table:
+        if any(k in table for k in curve_keys):
+            raise UserError(f"{where}: give value or intensity and efficiency, not both")
+        return validate.number(where, "value", table["value"], minimum=p.minimum,
+                               maximum=p.maximum, unit=p.unit), (), source
+    if not curve_keys or not all(k in table for k in curve_keys):
+        raise UserError(f"{where}: missing key value" + (" (or intensity and efficiency)"
+                                                         if curve_keys else ""))
+    xs, ys = table["intensity"], table["efficiency"]
+    if not (isinstance(xs, list) and isinstance(ys, list) and 2 <= len(xs) == len(ys) <= 64):
+        raise UserError(f"{where}: intensity and efficiency must be lists of the same length "
+                        f"(2 to 64 points), got {validate.describe(xs)} and "
+                        f"{validate.describe(ys)}")
+    curve = tuple((validate.number(where, "intensity", x, minimum=1e-6, maximum=1e9,
+                                   unit="FLOP/B"),
+                   validate.number(where, "efficiency", y, minimum=p.minimum,
+                                   maximum=p.maximum)) for x, y in zip(xs, ys, strict=True))
+    return None, curve, source
+
+
+def _measurement(where: str, row: dict) -> Measurement:
+    """A measurement from a table or a CSV row of typed values (None for empty cells)."""
+    from compute.phases import PHASES
+
+    phase = validate.choice(where, "phase", row.get("phase"), PHASES)
+    need = "prompt" if phase == "prefill" else "context"
+    if row.get(need) is None:
+        raise UserError(f"{where}: a {phase} measurement needs {need} (tokens)")
+    tokens = {k: validate.number(where, k, row[k], minimum=1, maximum=10_000_000,
+                                 integer=True)
+              for k in ("prompt", "context") if row.get(k) is not None}
+    return Measurement(
+        model=validate.name(where, "model", row.get("model")),
+        gpu=validate.name(where, "GPU", row.get("gpu")),
+        tp=validate.number(where, "tp", row.get("tp"), minimum=1, maximum=1_000_000,
+                           integer=True),
+        phase=phase,
+        batch=validate.number(where, "batch", row.get("batch"), minimum=1,
+                              maximum=10_000_000, integer=True),
+        latency_s=validate.number(where, "latency_s", row.get("latency_s"), minimum=1e-9,
+                                  maximum=1e6, unit="s"),
+        source=validate.string(where, "source", row.get("source") or "", max_length=2000),
+        **tokens)
+
+
+def read_profile(path) -> EngineProfile:
+    """The profile in a TOML (or JSON) file; unknown keys, values out of range (negative
+    or NaN overheads, efficiencies outside (0, 1]) and missing sources are one-line
+    :class:`UserError` s."""
+    where = str(path)
+    doc = read_table(path, "profile")
+    check_keys(where, doc, ("profile", "parameters"), ("fit", "measurement"))
+    head = validate.table(f"{where}: [profile]", doc["profile"])
+    check_keys(f"{where}: [profile]", head, ("name",), _PROFILE_KEYS[1:])
+    meta = {k: validate.string(f"{where}: [profile]", k, head[k], max_length=2000)
+            for k in _PROFILE_KEYS if k in head}
+    meta["name"] = validate.name(f"{where}: [profile]", "profile", head["name"])
+    params = validate.table(f"{where}: [parameters]", doc["parameters"])
+    check_keys(f"{where}: [parameters]", params, (), tuple(PARAMETERS))
+    values, sources, curve = {}, {}, ()
+    for key, table in params.items():
+        v, c, s = _parameter(where, key, table)
+        if v is not None:
+            values[key] = v
+        curve = curve or c
+        sources[key] = s
+    rows = doc.get("measurement", [])
+    if not isinstance(rows, list):
+        raise UserError(f"{where}: measurement must be a list of tables ([[measurement]])")
+    measurements = []
+    for i, row in enumerate(rows, 1):
+        w = f"{where}: measurement {i}"
+        validate.table(w, row)
+        check_keys(w, row, ("model", "gpu", "tp", "phase", "batch", "latency_s"),
+                   ("prompt", "context", "source"))
+        measurements.append(_measurement(w, row))
+    fit = ()
+    if "fit" in doc:
+        f = validate.table(f"{where}: [fit]", doc["fit"])
+        check_keys(f"{where}: [fit]", f, _FIT_KEYS)
+        names = f["parameters"]
+        if not (isinstance(names, list) and all(n in PARAMETERS for n in names)):
+            raise UserError(f"{where}: [fit]: parameters must be a list of "
+                            f"{known(PARAMETERS)}, got {validate.describe(names)}")
+        fit = (tuple(names),
+               validate.number(f"{where}: [fit]", "points", f["points"], minimum=1,
+                               maximum=1e7, integer=True),
+               validate.number(f"{where}: [fit]", "rms_relative_error",
+                               f["rms_relative_error"], minimum=0, maximum=1e6),
+               validate.number(f"{where}: [fit]", "max_relative_error",
+                               f["max_relative_error"], minimum=0, maximum=1e6))
+    return EngineProfile(**meta, **values, gemm_curve=curve,
+                         sources=tuple(sorted(sources.items())),
+                         measurements=tuple(measurements), fit=fit)
+
+
+def _shipped() -> Path:
+    return Path(str(resources.files("compute").joinpath("data/profiles")))
+
+
+@cache
+def profile_names() -> tuple[str, ...]:
+    """The names of the profiles shipped with the package."""
+    return tuple(sorted(p.stem for p in _shipped().glob("*.toml")))
+
+
+@cache
+def _shipped_profile(name: str) -> EngineProfile:
+    return read_profile(_shipped() / f"{name}.toml")
+
+
+def get_profile(ref) -> EngineProfile:
+    """A profile by shipped name (:func:`profile_names`), a path to a ``.toml`` file, or the
+    profile itself.
+
+    >>> get_profile("no-such-engine")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: unknown profile 'no-such-engine'; known: 'vllm-dgx-h100' (or a path to a .toml profile)
+    """
+    if isinstance(ref, EngineProfile):
+        return ref
+    if not isinstance(ref, str | Path):
+        raise UserError(f"a profile is a name or a path, got {validate.describe(ref)}")
+    text = str(ref)
+    if text in profile_names():
+        return _shipped_profile(text)
+    if text.lower().endswith((".toml", ".json")):
+        return read_profile(text)
+    raise UserError(f"unknown profile {text!r}; known: {known(profile_names())} (or a path "
+                    f"to a .toml profile)")
+
+
+# ---- measurements CSV ------------------------------------------------------------------
+
+#: Columns of a measurements CSV: required, then optional. ``prompt`` is required on
+#: prefill rows and ``context`` on decode rows (the other may be empty).
+MEASUREMENT_COLUMNS = (("model", "gpu", "tp", "batch", "phase", "latency_s"),
+                       ("prompt", "context", "source", "note"))
+#: Most rows read from one measurements file.
+MAX_MEASUREMENTS = 10_000
+
+
+def _cell(where: str, key: str, text: str):
+    """A CSV cell as a number (int where whole), text, or None when empty."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    if key in ("model", "gpu", "phase", "source", "note"):
+        return text
+    try:
+        v = float(text)
+    except ValueError:
+        raise UserError(f"{where}: {key} must be a number, got {validate.describe(text)}") \
+            from None
+    return int(v) if v.is_integer() and key != "latency_s" else v
+
+
+def read_measurements(path) -> tuple[Measurement, ...]:
+    """Measured latencies from a CSV file (columns :data:`MEASUREMENT_COLUMNS`; lines
+    starting with ``#`` are comments). A missing column, an unknown one, an empty file or
+    a bad value is a one-line :class:`UserError` naming it.
+
+    >>> import tempfile, os
+    >>> f = tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False)
+    >>> _ = f.write("model,gpu,tp,batch,phase,prompt,context,latency_s\\n"
+    ...             "Llama-2-70B,H100-SXM,8,1,decode,,1500,0.0298\\n"); f.close()
+    >>> read_measurements(f.name)[0].label()
+    'Llama-2-70B TP 8 decode batch 1 context 1500'
+    >>> os.unlink(f.name)
+    """
+    where = str(path)
+    text = read_text(path, "measurements file", max_bytes=4 * 2**20)
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    if not lines:
+        raise UserError(f"{where} holds no measurements (a header line of columns "
+                        f"{', '.join(MEASUREMENT_COLUMNS[0])} and rows)")
+    reader = csv.DictReader(io.StringIO("\n".join(lines)))
+    header = [h.strip() for h in reader.fieldnames or []]
+    required, optional = MEASUREMENT_COLUMNS
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise UserError(f"{where}: missing column(s) {', '.join(missing)}; columns: "
+                        f"{', '.join(required)} (required), {', '.join(optional)} (optional)")
+    unknown = [c for c in header if c not in required + optional]
+    if unknown:
+        raise UserError(f"{where}: unknown column(s) {', '.join(unknown[:5])}; columns: "
+                        f"{', '.join(required + optional)}")
+    out = []
+    for i, raw in enumerate(reader, 2):
+        if len(out) >= MAX_MEASUREMENTS:
+            raise UserError(f"{where} holds more than {MAX_MEASUREMENTS:,} measurements")
+        if None in raw:
+            raise UserError(f"{where}: row {i} has more cells than the header has columns")
+        row = {k.strip(): _cell(f"{where}: row {i}", k.strip(), v) for k, v in raw.items()}
+        if row.get("note") and not row.get("source"):
+            row["source"] = row["note"]
+        out.append(_measurement(f"{where}: row {i}", row))
+    if not out:
+        raise UserError(f"{where} holds a header but no measurements")
+    return tuple(out)

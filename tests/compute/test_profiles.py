@@ -1,0 +1,293 @@
+"""Engine profiles (the calibrated mode) and their fit: by hand, round trips, bad input."""
+
+import math
+
+import numpy as np
+import pytest
+
+from compute.errors import UserError
+from compute.profile_fit import (
+    DEFAULT_FIT,
+    _Components,
+    fit_profile,
+    leave_one_out,
+    neutral_with,
+    predict,
+    roofline,
+)
+from compute.profiles import (
+    PARAMETERS,
+    EngineProfile,
+    Measurement,
+    get_profile,
+    neutral,
+    profile_names,
+    read_measurements,
+    read_profile,
+)
+from compute.roofline import GEMM_STAGES, RooflineOptions, evaluate, evaluate_many
+from compute.search import search
+
+
+def calibrated_by_hand(r, p: EngineProfile, layers: int) -> float:
+    """A calibrated step from the roofline's stages, written out: GEMM compute / gemm
+    efficiency, attention compute / attention efficiency, every memory time / HBM fraction,
+    collectives as they are, the largest of the three per stage, plus the overheads."""
+    total = 0.0
+    for s in r.stages:
+        ct = s.compute_time
+        if s.name in GEMM_STAGES:
+            ct /= p.gemm_efficiency
+        elif s.name == "attention":
+            ct /= p.attention_efficiency
+        total += s.count * max(ct, s.memory_time / p.hbm_fraction, s.network_time)
+    total += p.step_overhead_s + layers * p.layer_overhead_s
+    if r.phase == "decode":
+        total += r.batch * p.decode_sequence_overhead_s
+    return total
+
+
+P = EngineProfile("hand", gemm_efficiency=0.5, attention_efficiency=0.25, hbm_fraction=0.8,
+                  layer_overhead_s=1e-4, step_overhead_s=2e-3, decode_sequence_overhead_s=3e-5)
+
+
+@pytest.mark.parametrize("model,gpu,tp,batch,phase", [
+    ("Llama-3-8B", "H100-SXM", 1, 16, "decode"),
+    ("Llama-3-70B", "H100-SXM", 8, 64, "decode"),
+    ("Llama-3-70B", "Lite", 8, 4, "prefill"),
+    ("Mixtral-8x7B", "H100-SXM", 4, 8, "prefill"),
+])
+def test_calibrated_step_by_hand(model, gpu, tp, batch, phase):
+    base = evaluate(model, gpu, tp, batch, phase)
+    cal = evaluate(model, gpu, tp, batch, phase, options=RooflineOptions(profile=P))
+    from compute.models import get_model
+
+    want = calibrated_by_hand(base, P, get_model(model).layers)
+    assert cal.latency == pytest.approx(want, rel=1e-12)
+    assert cal.profile == "hand" and cal.overhead == pytest.approx(
+        2e-3 + get_model(model).layers * 1e-4 + (batch * 3e-5 if phase == "decode" else 0))
+    split = cal.time_split()
+    assert set(split) == {"compute", "memory", "network", "overhead"}
+    assert sum(split.values()) == pytest.approx(cal.latency, rel=1e-12)
+    assert cal.latency > base.latency   # the roofline stays below
+    d = cal.to_dict()
+    assert d["profile"] == "hand" and d["overhead_s"] == cal.overhead
+    assert "profile" not in base.to_dict() and set(base.time_split()) == {"compute", "memory",
+                                                                          "network"}
+
+
+def test_neutral_profile_is_the_roofline_and_no_profile_changes_nothing():
+    for phase, batch in (("decode", 7), ("prefill", 2)):
+        r = evaluate("Llama-3-70B", "H100-SXM", 8, batch, phase)
+        n = evaluate("Llama-3-70B", "H100-SXM", 8, batch, phase,
+                     options=RooflineOptions(profile=neutral()))
+        assert n.latency == r.latency and n.stages == r.stages and n.overhead == 0.0
+        assert evaluate("Llama-3-70B", "H100-SXM", 8, batch, phase,
+                        options=RooflineOptions(profile=None)) == r
+    assert neutral().is_neutral and not P.is_neutral
+
+
+def test_gemm_efficiency_by_intensity_is_interpolated_in_log_intensity():
+    p = EngineProfile("curve", gemm_curve=((1.0, 0.1), (100.0, 0.5), (10_000.0, 0.7)))
+    assert p.gemm_efficiency_at(np.array([0.1, 1.0, 10.0, 100.0, 1000.0, 1e9])).tolist() == \
+        pytest.approx([0.1, 0.1, 0.3, 0.5, 0.6, 0.7])
+    # decode GEMMs (intensity ~ batch) run at the low end, prefill ones at the high end
+    r = evaluate("Llama-3-8B", "H100-SXM", 1, 1, "prefill", prompt=2048,
+                 options=RooflineOptions(profile=p))
+    base = evaluate("Llama-3-8B", "H100-SXM", 1, 1, "prefill", prompt=2048)
+    for s, b in zip(r.stages, base.stages, strict=True):
+        if s.name in GEMM_STAGES:
+            eff = float(p.gemm_efficiency_at(b.flops / b.hbm_bytes))
+            assert s.compute_time == pytest.approx(b.compute_time / eff, rel=1e-12)
+        elif s.name == "attention":
+            assert s.compute_time == b.compute_time    # attention keeps its own efficiency
+
+
+def test_profile_flows_through_search_and_evaluate_many():
+    opts = RooflineOptions(profile=P)
+    s = search("Llama-3-8B", "H100-SXM", "decode", options=opts, max_batch=64)
+    b = s.best
+    assert b.profile == "hand"
+    assert b.latency == pytest.approx(evaluate("Llama-3-8B", "H100-SXM", b.tp, b.batch,
+                                               options=opts).latency, rel=1e-12)
+    e = evaluate_many("Llama-3-70B", "H100-SXM", [8, 4, 8], [1, 9, 64], options=opts)
+    for i, (tp, batch) in enumerate(((8, 1), (4, 9), (8, 64))):
+        r = evaluate("Llama-3-70B", "H100-SXM", tp, batch, options=opts)
+        assert e.latency[i] == r.latency and e.overhead_s[i] == r.overhead
+    roof = search("Llama-3-8B", "H100-SXM", "decode", max_batch=64).best
+    assert roof.tokens_per_s_per_sm > b.tokens_per_s_per_sm
+
+
+def test_profile_and_efficiency_factors_are_exclusive():
+    with pytest.raises(UserError, match="profile or flops/memory efficiency"):
+        RooflineOptions(profile=P, flops_efficiency=0.5)
+    with pytest.raises(UserError, match="EngineProfile"):
+        RooflineOptions(profile="vllm-dgx-h100")
+
+
+# ---- files -------------------------------------------------------------------------------
+
+def test_shipped_profile_says_what_it_was_fitted_on():
+    assert "vllm-dgx-h100" in profile_names()
+    p = get_profile("vllm-dgx-h100")
+    assert p.gpu == "H100-SXM" and "Llama-2-70B" in p.fitted_on and "h100-dgx" in p.collectives
+    for n in PARAMETERS:                       # every number with its source
+        assert p.source(n), n
+    for n in p.fit[0]:
+        assert p.source(n).startswith("fitted on")
+    assert len(p.measurements) == 6 and all("Splitwise" in m.source for m in p.measurements)
+    assert p.fit[1] == 6 and p.fit[3] < 0.15
+    # the profile carries its data: the fit can be redone without ../shared
+    assert {m.phase for m in p.measurements} == {"prefill", "decode"}
+
+
+def test_profile_toml_round_trips(tmp_path):
+    p = P.with_values({}, {n: f"{n} by hand" for n in PARAMETERS}, measurements=(
+        Measurement("Llama-3-8B", "H100-SXM", 1, "decode", 4, 0.01, context=100, source="x"),))
+    f = tmp_path / "p.toml"
+    f.write_text(p.to_toml())
+    assert read_profile(f) == p
+    c = EngineProfile("c", gemm_curve=((10.0, 0.2), (1000.0, 0.6)))
+    f.write_text(c.to_toml())    # a number without a source is written as "not given"
+    assert read_profile(f).source("hbm_fraction") == "not given"
+    assert read_profile(f).gemm_curve == c.gemm_curve
+    assert get_profile(str(f)) == read_profile(f)
+
+
+GOOD = """[profile]
+name = "t"
+[parameters.gemm_efficiency]
+value = 0.5
+source = "s"
+"""
+
+
+@pytest.mark.parametrize("text,needle", [
+    (GOOD + "[extra]\na = 1\n", "unknown key(s) extra"),
+    (GOOD.replace('name = "t"', 'name = "t"\ncolour = "red"'), "unknown key(s) colour"),
+    (GOOD + "[parameters.speedup]\nvalue = 2\nsource = \"s\"\n", "unknown key(s) speedup"),
+    (GOOD.replace("source", "sauce"), "unknown key(s) sauce"),
+    (GOOD.replace('source = "s"\n', ""), "missing key(s) source"),
+    (GOOD + "[parameters.layer_overhead_s]\nvalue = -1e-4\nsource = \"s\"\n",
+     "[parameters.layer_overhead_s]: value must be a number from 0 to 1 s, got -0.0001"),
+    (GOOD + "[parameters.step_overhead_s]\nvalue = nan\nsource = \"s\"\n",
+     "value must be a number from 0 to 10 s, got nan"),
+    (GOOD.replace("0.5", "1.5"), "value must be a number from 0.0001 to 1, got 1.5"),
+    (GOOD.replace("value = 0.5", "value = 0.5\nintensity = [1, 2]\nefficiency = [0.1, 0.2]"),
+     "not both"),
+    (GOOD.replace("value = 0.5", "intensity = [10, 1]\nefficiency = [0.1, 0.2]"),
+     "intensities must increase"),
+    (GOOD.replace("value = 0.5", "intensity = [1, 10]\nefficiency = [0.1]"),
+     "lists of the same length"),
+    (GOOD + '[[measurement]]\nmodel = "m"\ngpu = "g"\ntp = 1\nphase = "decode"\nbatch = 1\n'
+     'latency_s = 0.1\n', "a decode measurement needs context"),
+    ('[profile]\nname = "t"\n', "missing key(s) parameters"),
+    ("[profile\n", "malformed TOML"),
+])
+def test_bad_profiles_are_one_line(tmp_path, text, needle):
+    f = tmp_path / "bad.toml"
+    f.write_text(text)
+    with pytest.raises(UserError) as exc:
+        read_profile(f)
+    assert needle in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_unknown_profile_names_the_shipped_ones():
+    with pytest.raises(UserError, match="unknown profile 'vllm'; known: 'vllm-dgx-h100'"):
+        get_profile("vllm")
+
+
+HEADER = "model,gpu,tp,batch,phase,prompt,context,latency_s,source\n"
+
+
+def test_measurements_csv_reads_and_refuses_in_one_line(tmp_path):
+    f = tmp_path / "m.csv"
+    f.write_text("# a comment\n" + HEADER + "Llama-3-8B,H100-SXM,1,4,prefill,512,,0.05,me\n"
+                 "Llama-3-8B,H100-SXM,1,4,decode,,900,0.011,\n")
+    ms = read_measurements(f)
+    assert [m.label() for m in ms] == ["Llama-3-8B TP 1 prefill batch 4 prompt 512",
+                                       "Llama-3-8B TP 1 decode batch 4 context 900"]
+    assert ms[0].latency_s == 0.05 and ms[0].source == "me" and ms[1].prompt is None
+    cases = [
+        ("model,gpu,tp,batch,phase,prompt,latency_ms\n", "missing column(s) latency_s"),
+        (HEADER.replace("source", "colour"), "unknown column(s) colour"),
+        (HEADER, "a header but no measurements"),
+        ("", "holds no measurements"),
+        (HEADER + "Llama-3-8B,H100-SXM,1,4,decode,,,0.01,\n", "needs context"),
+        (HEADER + "Llama-3-8B,H100-SXM,1,4,prefil,512,,0.01,\n", "phase 'prefil' is unknown"),
+        (HEADER + "Llama-3-8B,H100-SXM,one,4,prefill,512,,0.01,\n", "tp must be a number"),
+        (HEADER + "Llama-3-8B,H100-SXM,1,4,prefill,512,,-0.01,\n", "latency_s must be"),
+        (HEADER + "Llama-3-8B,H100-SXM,1,4,prefill,512,,nan,\n", "latency_s must be"),
+        (HEADER + "Llama-3-8B,H100-SXM,1,4,prefill,512,,0.01,x,y\n", "more cells"),
+    ]
+    for text, needle in cases:
+        f.write_text(text)
+        with pytest.raises(UserError) as exc:
+            read_measurements(f)
+        assert needle in str(exc.value) and "\n" not in str(exc.value), (text, exc.value)
+
+
+# ---- fitting -----------------------------------------------------------------------------
+
+def synthetic(truth: EngineProfile):
+    """Steps of two models with different layer counts in both phases, 'measured' as the
+    calibrated mode with ``truth`` gives them."""
+    ms = []
+    for model, tp in (("Llama-3-8B", 1), ("Llama-3-70B", 4)):
+        for b in (1, 32, 128):
+            ms.append(Measurement(model, "H100-SXM", tp, "decode", b, 1.0, context=1000))
+        for prompt in (256, 4096):
+            ms.append(Measurement(model, "H100-SXM", tp, "prefill", 1, 1.0, prompt=prompt))
+    return [Measurement(**{**m.__dict__, "latency_s": predict(truth, m)}) for m in ms]
+
+
+def test_fit_recovers_the_profile_that_made_the_measurements():
+    truth = neutral_with(gemm_efficiency=0.6, attention_efficiency=0.3, hbm_fraction=0.85,
+                         layer_overhead_s=5e-5, step_overhead_s=2e-3,
+                         decode_sequence_overhead_s=4e-5)
+    ms = synthetic(truth)
+    r = fit_profile(ms, fit=list(PARAMETERS))  # two layer counts: all six can be told apart
+    for n in PARAMETERS:
+        assert getattr(r.profile, n) == pytest.approx(getattr(truth, n), rel=1e-4), n
+    assert r.max_relative_error < 1e-8 and len(r.points) == len(ms)
+    assert all(p.roofline_s < p.measurement.latency_s for p in r.points)
+    assert r.profile.fit[0] == tuple(PARAMETERS) and r.profile.measurements == tuple(ms)
+
+
+def test_components_give_what_evaluate_gives():
+    for m in synthetic(P):
+        c = _Components(m)
+        for p in (P, neutral(), EngineProfile("c", gemm_curve=((1.0, 0.2), (1e3, 0.7)),
+                                              layer_overhead_s=1e-4)):
+            assert c.latency(p) == pytest.approx(predict(p, m), rel=1e-12)
+
+
+def test_fit_refuses_what_the_measurements_cannot_support():
+    ms = synthetic(P)
+    one_model = [m for m in ms if m.model == "Llama-3-8B"]
+    with pytest.raises(UserError, match=r"cannot fit 6 parameters .* to 5 measurements"):
+        fit_profile(one_model, fit=list(PARAMETERS))
+    with pytest.raises(UserError, match="cannot tell layer_overhead_s from step_overhead_s"):
+        fit_profile(one_model, fit=["layer_overhead_s", "step_overhead_s"])
+    prefill = [m for m in ms if m.phase == "prefill"]
+    with pytest.raises(UserError, match="no measurement moves decode_sequence_overhead_s "
+                                        r"\(it needs decode measurements\)"):
+        fit_profile(prefill, fit=["gemm_efficiency", "decode_sequence_overhead_s"])
+    r = fit_profile(prefill)         # the default set leaves it out, and says so
+    assert "decode_sequence_overhead_s" not in r.fitted and r.notes
+    assert set(r.fitted) < set(DEFAULT_FIT)
+    with pytest.raises(UserError, match="unknown profile parameter"):
+        fit_profile(ms, fit=["speed"])
+    with pytest.raises(UserError, match="no measurements"):
+        fit_profile([])
+
+
+def test_leave_one_out_predicts_each_point_from_the_others():
+    ms = synthetic(neutral_with(gemm_efficiency=0.5, attention_efficiency=0.25,
+                                layer_overhead_s=1e-4, decode_sequence_overhead_s=3e-5))
+    held = leave_one_out(ms)
+    assert len(held) == len(ms)
+    # the truth is in the default fit's family: each held-out point is predicted closely
+    assert max(abs(h.error) for h in held) < 1e-3
+    assert all(h.roofline_s == roofline(h.measurement) for h in held)
+    assert all(math.isfinite(h.predicted_s) for h in held)
