@@ -12,7 +12,8 @@ import json
 
 import click
 
-__all__ = ["hardware", "infer", "models", "search"]
+__all__ = ["RING_NAME", "describe_collectives", "hardware", "infer", "models",
+           "resolve_collectives", "resolve_profile", "search"]
 
 
 # ---- shared option parsing -------------------------------------------------------------
@@ -119,19 +120,119 @@ def _model_gpu_options(f):
         click.option("--ttft", default="1s", show_default=True, help="Prefill SLO."),
         click.option("--tbt", default="50ms", show_default=True, help="Decode SLO."),
         click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in README)."),
+        *_COLLECTIVE_OPTIONS,
+        _PROFILE_OPTION,
     ]):
         f = opt(f)
     return f
 
 
+#: Where collectives are costed: a scenario's fabric or a fabric (the model compare uses),
+#: or by default the GPU-only ring.
+_COLLECTIVE_OPTIONS = [
+    click.option("--scenario", "scenario_ref", default=None, metavar="S",
+                 help="Cost collectives on a scenario's fabric, as compare does: a shipped "
+                 "scenario, NAME@GPU or a .toml file (the GPU defaults to the scenario's)."),
+    click.option("--fabric", "fabric_ref", default=None, metavar="SPEC",
+                 help="Cost collectives on a fabric (spec or saved file; placement "
+                 "contiguous, algorithm auto). Default without either: ring alpha-beta "
+                 "over the GPU's scale-up bandwidth."),
+]
+_PROFILE_OPTION = click.option(
+    "--profile", "profile_ref", default=None, metavar="NAME|FILE",
+    help="Calibrated mode: an engine profile (shipped name or .toml; netmodel calibrate "
+    "fits one). Default: the roofline, a lower bound.")
+
+#: How the default collective model is named wherever it is used.
+RING_NAME = "ring alpha-beta over scale-up bandwidth"
+
+
+def resolve_collectives(scenario_ref, fabric_ref, gpu_name, gpu_file):
+    """``(gpu, comm, description, max_gpus)``: the GPU and the collective-cost model the
+    options name. ``comm`` is None for the default ring; ``description`` says which model
+    it is (a dict, for the text and the JSON); ``max_gpus`` is the fabric's GPU count
+    (None without a fabric)."""
+    from compute.errors import UserError
+
+    if scenario_ref is not None and fabric_ref is not None:
+        raise UserError("give --scenario or --fabric, not both")
+    if scenario_ref is not None:
+        from netmodel.study.fabric_search import ScenarioCollectives
+        from netmodel.study.scenarios import get_scenario
+
+        scen = get_scenario(scenario_ref)
+        if gpu_name is not None or gpu_file:
+            scen = scen.with_gpu(resolve_gpu(gpu_name, gpu_file))
+        coll = ScenarioCollectives(scen)
+        desc = {"model": "scenario", "scenario": scen.label, "placement": scen.placement,
+                "algorithm": scen.algorithm, "instances": scen.instances,
+                "fabric_gpus": coll.gpus}
+        return scen.gpu_spec, coll, desc, coll.gpus
+    if fabric_ref is not None:
+        from netmodel.collectives.model import FabricCostModel
+        from topologies import build
+
+        graph = build(fabric_ref)  # checked against the fabric schema as it is built
+        names = {d.get("gpu") for _, d in graph.nodes(data=True) if d.get("kind") == "gpu"}
+        if len(names) != 1:
+            raise UserError(f"fabric {fabric_ref!r} holds {len(names)} GPU types; costing an "
+                            f"instance on it needs one")
+        built_for = names.pop()
+        if gpu_name is not None and gpu_name != built_for:
+            raise UserError(f"fabric {fabric_ref!r} is built for GPU {built_for!r}, not "
+                            f"{gpu_name!r}; name that GPU in the spec (gpu={gpu_name})")
+        gpu = resolve_gpu(built_for, gpu_file)
+        comm = FabricCostModel(graph, placement="contiguous", algorithm="auto",
+                               validated=True)
+        desc = {"model": "fabric", "fabric": graph.graph.get("spec") or str(fabric_ref),
+                "placement": "contiguous", "algorithm": "auto", "fabric_gpus": comm.gpus}
+        return gpu, comm, desc, comm.gpus
+    from compute.roofline import default_comm
+
+    gpu = resolve_gpu(gpu_name, gpu_file)
+    ring = default_comm(gpu)
+    desc = {"model": RING_NAME, "bandwidth_Bps": ring.bandwidth,
+            "step_latency_s": ring.step_latency, "efficiency": ring.efficiency}
+    return gpu, None, desc, None
+
+
+def describe_collectives(desc: dict) -> str:
+    """The collective model in words (one line)."""
+    if desc["model"] == "scenario":
+        return (f"scenario {desc['scenario']} (placement {desc['placement']}, algorithm "
+                f"{desc['algorithm']}, instances {desc['instances']}), as compare costs them")
+    if desc["model"] == "fabric":
+        return (f"fabric {desc['fabric']} (placement {desc['placement']}, algorithm "
+                f"{desc['algorithm']})")
+    return (f"{RING_NAME} ({desc['bandwidth_Bps'] / 1e9:g} GB/s, "
+            f"{desc['step_latency_s'] * 1e6:g} us per step; GPU-only: give --scenario or "
+            f"--fabric for a fabric)")
+
+
+def resolve_profile(ref):
+    """The engine profile ``--profile`` names (None: the roofline)."""
+    if ref is None:
+        return None
+    from compute.profiles import get_profile
+
+    return get_profile(ref)
+
+
+def _profile_line(profile) -> str:
+    fitted = f", fitted on {profile.fitted_on}" if profile.fitted_on else ""
+    return f"calibrated mode: engine profile {profile.name}{fitted}"
+
+
 def _setup(kw):
-    """Model, GPU, workload, options and SLO from the shared options."""
+    """Model, GPU, workload, options, SLO and the collectives (model, description, the
+    fabric's GPUs) from the shared options."""
     from compute.phases import Slo, check_phase
     from compute.roofline import RooflineOptions, make_workload
     from compute.units import parse_time
 
     model = resolve_model(kw["model_name"], kw["model_file"], kw["hf_config"])
-    gpu = resolve_gpu(kw["gpu_name"], kw["gpu_file"])
+    gpu, comm, desc, fabric_gpus = resolve_collectives(kw["scenario_ref"], kw["fabric_ref"],
+                                                        kw["gpu_name"], kw["gpu_file"])
     workload = make_workload(check_phase(kw["phase"]), _whole("--prompt", kw["prompt"]),
                              _whole("--context", kw["context"]))
     options = RooflineOptions(
@@ -139,10 +240,11 @@ def _setup(kw):
         flops_efficiency=_fraction("--flops-efficiency", kw["flops_efficiency"]),
         memory_efficiency=_fraction("--memory-efficiency", kw["memory_efficiency"]),
         compute_dtype=kw["compute_dtype"],
-        memory_reserve=_fraction("--reserve", kw["reserve"], upper_open=True))
+        memory_reserve=_fraction("--reserve", kw["reserve"], upper_open=True),
+        profile=resolve_profile(kw["profile_ref"]))
     slo = Slo(ttft=parse_time(kw["ttft"], "--ttft", allow_zero=False),
               tbt=parse_time(kw["tbt"], "--tbt", allow_zero=False))
-    return model, gpu, workload, options, slo
+    return model, gpu, workload, options, slo, (comm, desc, fabric_gpus)
 
 
 # ---- hardware and models -----------------------------------------------------------------
@@ -276,6 +378,10 @@ def _stage_table(result) -> list[str]:
                      f"{s.collective_bytes / 1e6:>9.4g}{format_time(s.compute_time):>11}"
                      f"{format_time(s.memory_time):>11}{format_time(s.network_time):>11}"
                      f"{share:>10.1%}  {s.bound}")
+    if result.profile:
+        share = result.overhead / result.latency if result.latency else 0.0
+        lines.append(f"{'overhead':<15}{1:>4}{'':>10}{'':>10}{'':>9}{'':>11}{'':>11}{'':>11}"
+                     f"{share:>10.1%}  fixed (profile {result.profile})")
     return lines
 
 
@@ -291,7 +397,8 @@ def _summary(r) -> list[str]:
     return [
         f"{r.model} on {where}, {r.phase}, batch {r.batch}{micro}, "
         + (f"prompt {r.prompt_tokens} tokens" if r.phase == "prefill"
-           else f"context {r.context_tokens} tokens") + f", {r.mode} mode",
+           else f"context {r.context_tokens} tokens") + f", {r.mode} mode"
+        + (f", engine profile {r.profile}" if r.profile else ", roofline (a lower bound)"),
         f"{r.latency_name.upper()} {format_time(r.latency)} (SLO {format_time(r.latency_limit)}: "
         f"{verdict}); {r.tokens_per_s:.5g} tokens/s; {r.tokens_per_s_per_sm:.4g} tokens/s/SM "
         f"({r.sms} SMs)",
@@ -320,18 +427,32 @@ def infer(tp_text, batch_text, pp_text, ep_text, adp_text, skew_text, as_csv, as
     """Per-stage roofline of one configuration (per GPU of the instance)."""
     from compute.roofline import evaluate
 
-    model, gpu, workload, options, slo = _setup(kw)
+    model, gpu, workload, options, slo, (comm, desc, fabric_gpus) = _setup(kw)
     tp, batch = _whole("--tp", tp_text), _whole("--batch", batch_text)
-    r = evaluate(model, gpu, tp, batch, workload, pp=_whole("--pp", pp_text),
+    pp = _whole("--pp", pp_text)
+    _fits_fabric(tp * pp, fabric_gpus, desc)
+    r = evaluate(model, gpu, tp, batch, workload, pp=pp,
                  ep=_whole("--ep", ep_text), attention_dp=_whole("--attention-dp", adp_text),
-                 expert_skew=_skew(skew_text), options=options, slo=slo)
+                 expert_skew=_skew(skew_text), options=options, slo=slo, comm=comm)
     if as_json:
-        click.echo(r.to_json())
+        click.echo(json.dumps({**r.to_dict(), "collectives": desc}, indent=2))
     elif as_csv:
         click.echo(r.to_csv(), nl=False)
     else:
+        extra = [_profile_line(options.profile)] if options.profile else []
         click.echo("\n".join(_summary(r) + (["reason: " + r.reason] if r.reason else [])
+                             + ["collectives: " + describe_collectives(desc)] + extra
                              + [""] + _stage_table(r)))
+
+
+def _fits_fabric(gpus: int, fabric_gpus, desc) -> None:
+    """Refuse an instance larger than the fabric it is placed on."""
+    from compute.errors import UserError
+
+    if fabric_gpus is not None and gpus > fabric_gpus:
+        where = desc.get("scenario") or desc.get("fabric")
+        raise UserError(f"an instance of {gpus} GPUs does not fit {desc['model']} {where!r} "
+                        f"({fabric_gpus} GPUs)")
 
 
 @click.command("search")
@@ -358,19 +479,32 @@ def search(max_batch, tp_text, pp_text, ep_text, adp_text, skew_text, max_gpus_t
            as_json, **kw):
     """Best TP degree and batch under the SLO (most tokens/s/SM)."""
     from compute.search import search as run_search
+    from compute.sharding import valid_tp_degrees
+    from netmodel.cli.main import exit_if_nothing_feasible
 
-    model, gpu, workload, options, slo = _setup(kw)
+    model, gpu, workload, options, slo, (comm, desc, fabric_gpus) = _setup(kw)
     tps = None if tp_text is None else [_whole("--tp", t) for t in tp_text.split(",")]
-    r = run_search(model, gpu, workload, options=options, slo=slo, tp=tps,
+    max_gpus = None if max_gpus_text is None else _whole("--max-gpus", max_gpus_text)
+    if fabric_gpus is not None:  # instances within the fabric, as compare searches them
+        for t in tps or ():
+            _fits_fabric(t, fabric_gpus, desc)
+        if tps is None:
+            tps = valid_tp_degrees(model, min(gpu.max_instance, fabric_gpus))
+        max_gpus = fabric_gpus if max_gpus is None else min(max_gpus, fabric_gpus)
+    r = run_search(model, gpu, workload, options=options, slo=slo, tp=tps, comm=comm,
                    pp=_degrees("--pp", pp_text), ep=_degrees("--ep", ep_text, True),
                    attention_dp=_degrees("--attention-dp", adp_text, True),
-                   expert_skew=_skew(skew_text),
-                   max_gpus=None if max_gpus_text is None else _whole("--max-gpus",
-                                                                      max_gpus_text),
+                   expert_skew=_skew(skew_text), max_gpus=max_gpus,
                    max_batch=_whole("--max-batch", max_batch))
     if as_json:
-        click.echo(r.to_json())
+        click.echo(json.dumps({**r.to_dict(), "collectives": desc}, indent=2))
+        exit_if_nothing_feasible([r])
         return
+    _print_search(r, show_front, desc, options.profile)
+    exit_if_nothing_feasible([r])
+
+
+def _print_search(r, show_front: bool, desc: dict, profile) -> None:
     from compute.units import format_time
 
     lat = "TTFT" if r.phase == "prefill" else "TBT"
@@ -383,6 +517,9 @@ def search(max_batch, tp_text, pp_text, ep_text, adp_text, skew_text, max_gpus_t
     click.echo(f"searched {r.evaluated} configurations ({space} x batch 1..{r.max_batch}): "
                f"{r.fitting} fit in memory, {r.feasible} also meet "
                f"{lat} <= {format_time(r.latency_limit)}")
+    click.echo("collectives: " + describe_collectives(desc))
+    if profile is not None:
+        click.echo(_profile_line(profile))
     if r.best is None:
         click.echo(f"no feasible configuration: {r.reason}")
         return

@@ -82,10 +82,11 @@ def test_search_infeasible_reports_reason(tmp_path):
     f = tmp_path / "g.toml"
     f.write_text('[gpu.Tiny]\nderive_from = "H100-SXM"\nfraction = 0.125\n')
     r = run("search", "--model", "GPT-3-175B", "--gpu-file", str(f), "--json")
-    d = json.loads(r.output)
-    assert r.exit_code == 0 and d["best"] is None and "nothing fits" in d["reason"]
+    d = json.loads(r.stdout)    # nothing feasible: the JSON, then exit status 3
+    assert r.exit_code == 3 and d["best"] is None and "nothing fits" in d["reason"]
+    assert "nothing feasible" in r.stderr
     t = run("search", "--model", "GPT-3-175B", "--gpu-file", str(f))
-    assert "no feasible configuration" in t.output
+    assert t.exit_code == 3 and "no feasible configuration" in t.stdout
 
 
 def test_gpu_and_model_from_files(tmp_path):
@@ -277,3 +278,128 @@ def test_infer_and_search_with_pipeline_expert_and_attention_parallelism():
 ])
 def test_impossible_parallelism_is_one_line(args, needle):
     assert_one_line_error(run(*args, "--gpu", "Lite"), needle)
+
+
+# ---- one source of truth for collective costs (issue 11 item 2) ---------------------------
+
+def _network(d) -> dict:
+    """Per-stage collective seconds of an infer/search JSON result."""
+    return {s["stage"]: s["network_time_s"] for s in d["stages"] if s["network_time_s"]}
+
+
+@pytest.mark.parametrize("model,phase", [("Llama-3-70B", "decode"), ("Llama-3-70B", "prefill")])
+def test_infer_search_and_compare_cost_collectives_alike(model, phase):
+    """The same configuration (model, GPU, TP, batch, phase) gets the same collective times
+    from compare, search --scenario (its best) and infer --scenario."""
+    from netmodel import api
+    from netmodel.study.fabric_search import ScenarioCollectives
+
+    cmp = api.compare([model], ["h100-dgx"], [phase])
+    row, best_cmp = cmp.rows[0], cmp.searches[0].best
+    s = run("search", "--model", model, "--scenario", "h100-dgx", "--phase", phase, "--json")
+    assert s.exit_code == 0, s.output
+    best = json.loads(s.stdout)["best"]
+    assert (best["tp"], best["batch"], best["gpu"]) == (row.tp, row.batch, row.gpu)
+    assert best["latency_s"] == row.latency_s
+    i = run("infer", "--model", model, "--scenario", "h100-dgx", "--phase", phase, "--tp",
+            str(row.tp), "--batch", str(row.batch), "--json")
+    assert i.exit_code == 0, i.output
+    d = json.loads(i.stdout)
+    want = {st.name: st.network_time for st in best_cmp.stages if st.network_time}
+    assert _network(d) == _network(best) == want and want
+    assert d["latency_s"] == pytest.approx(row.latency_s, rel=1e-14)
+    assert d["collectives"]["model"] == "scenario" and d["collectives"]["scenario"] == \
+        "h100-dgx@H100-SXM"
+    # and the library's evaluate on the scenario, and the scenario's model itself
+    e = api.evaluate(model, None, phase, tp=row.tp, batch=row.batch, scenario="h100-dgx")
+    assert {st.name: st.network_time for st in e.stages if st.network_time} == want
+    coll = ScenarioCollectives("h100-dgx")
+    by = {st["stage"]: st for st in d["stages"]}
+    t = coll.collective_time("all-reduce", by["allreduce_mlp"]["collective_bytes"], row.tp)
+    assert float(t) == want["allreduce_mlp"]
+
+
+def test_the_gpu_only_ring_is_named_and_differs_from_the_scenario():
+    args = ("infer", "--model", "Llama-3-70B", "--tp", "8", "--batch", "1", "--json")
+    ring = json.loads(run(*args, "--gpu", "H100-SXM").stdout)
+    scen = json.loads(run(*args, "--scenario", "h100-dgx").stdout)
+    assert ring["collectives"]["model"] == "ring alpha-beta over scale-up bandwidth"
+    assert ring["collectives"]["bandwidth_Bps"] == 450e9
+    # 2 x 7 steps of 1.9 us plus 2 x 7/8 x 16 KiB at 0.92 x 450 GB/s: the ring's 26.6 us
+    ar = _network(ring)["allreduce_mlp"]
+    assert ar == pytest.approx(14 * 1.9e-6 + 2 * 7 / 8 * 8192 * 2 / (0.92 * 450e9), rel=1e-12)
+    assert _network(scen)["allreduce_mlp"] < ar
+    text = run(*args[:-1], "--gpu", "H100-SXM").output
+    assert "collectives: ring alpha-beta over scale-up bandwidth" in text
+    assert "roofline (a lower bound)" in text
+    assert "collectives: scenario h100-dgx@H100-SXM" in run(*args[:-1], "--scenario",
+                                                           "h100-dgx").output
+
+
+def test_scenario_gpu_swap_and_fabric():
+    from netmodel.collectives.model import FabricCostModel
+    from topologies import build
+
+    d = json.loads(run("infer", "--model", "Llama-3-8B", "--scenario", "lite-flat@Lite+BW",
+                       "--tp", "4", "--batch", "2", "--json").stdout)
+    assert d["gpu"] == "Lite+BW" and d["collectives"]["scenario"] == "lite-flat@Lite+BW"
+    d2 = json.loads(run("infer", "--model", "Llama-3-8B", "--scenario", "lite-flat",
+                        "--gpu", "Lite+BW", "--tp", "4", "--batch", "2", "--json").stdout)
+    assert d2["latency_s"] == d["latency_s"]
+    f = json.loads(run("infer", "--model", "Llama-3-70B", "--fabric", "single-switch:n=8",
+                       "--tp", "8", "--batch", "3", "--json").stdout)
+    assert f["gpu"] == "H100-SXM" and f["collectives"]["placement"] == "contiguous"
+    model = FabricCostModel(build("single-switch:n=8"))
+    by = {s["stage"]: s for s in f["stages"]}
+    assert by["allreduce_attn"]["network_time_s"] == float(
+        model.collective_time("all-reduce", 3 * 8192 * 2, 8))
+    s = json.loads(run("search", "--model", "Llama-3-70B", "--fabric", "single-switch:n=4",
+                       "--phase", "decode", "--json").stdout)
+    assert s["tp_degrees"] == [1, 2, 4] and s["collectives"]["fabric_gpus"] == 4
+
+
+@pytest.mark.parametrize("args,needles", [
+    (("--scenario", "h100-dgx", "--fabric", "single-switch:n=8"), ("--scenario or --fabric",)),
+    (("--fabric", "single-switch:n=8", "--gpu", "Lite"), ("built for GPU 'H100-SXM'",
+                                                           "gpu=Lite")),
+    (("--fabric", "single-switch:n=4", "--tp", "8"), ("8 GPUs does not fit", "(4 GPUs)")),
+    (("--scenario", "no-such-scenario",), ("no-such-scenario",)),
+    (("--fabric", "moon:n=3",), ("moon",)),
+    (("--scenario", "h100-dgx", "--profile", "nope"), ("unknown profile 'nope'",)),
+])
+def test_collective_options_refuse_in_one_line(args, needles):
+    base = ["infer", "--model", "Llama-3-70B", "--batch", "1"]
+    if "--tp" not in args:
+        base += ["--tp", "8"]
+    assert_one_line_error(run(*base, *args), *needles)
+
+
+def test_search_exits_3_when_nothing_is_feasible_on_a_scenario():
+    r = run("search", "--model", "Llama-3-70B", "--scenario", "h100-dgx", "--tbt", "1ms")
+    assert r.exit_code == 3 and "no feasible configuration" in r.stdout
+    assert "nothing feasible" in r.stderr
+    j = run("search", "--model", "Llama-3-70B", "--scenario", "h100-dgx", "--tbt", "1ms",
+            "--json")
+    assert j.exit_code == 3 and json.loads(j.stdout)["best"] is None
+
+
+def test_profile_on_infer_and_search():
+    from compute.profiles import get_profile
+    from compute.roofline import RooflineOptions, evaluate
+
+    args = ("--model", "Llama-2-70B", "--gpu", "H100-SXM", "--phase", "decode")
+    d = json.loads(run("infer", *args, "--tp", "8", "--batch", "32", "--profile",
+                       "vllm-dgx-h100", "--json").stdout)
+    want = evaluate("Llama-2-70B", "H100-SXM", 8, 32, "decode",
+                    options=RooflineOptions(profile=get_profile("vllm-dgx-h100")))
+    assert d["latency_s"] == want.latency and d["profile"] == "vllm-dgx-h100"
+    assert d["overhead_s"] == want.overhead > 0
+    roof = json.loads(run("infer", *args, "--tp", "8", "--batch", "32", "--json").stdout)
+    assert roof["latency_s"] < d["latency_s"] and "profile" not in roof
+    text = run("infer", *args, "--tp", "8", "--batch", "32", "--profile", "vllm-dgx-h100")
+    assert "engine profile vllm-dgx-h100" in text.output and "overhead" in text.output
+    s = json.loads(run("search", *args, "--profile", "vllm-dgx-h100", "--json").stdout)
+    assert s["best"]["profile"] == "vllm-dgx-h100"
+    assert_one_line_error(run("infer", *args, "--tp", "8", "--batch", "1", "--profile",
+                              "vllm-dgx-h100", "--flops-efficiency", "0.5"),
+                          "profile or flops/memory efficiency")
