@@ -217,6 +217,7 @@ def fit_profile(measurements, *, fit=None, base: EngineProfile | None = None, co
         names = DEFAULT_FIT
     else:
         names = _check_names(fit)
+        _check_count(names, ms)
     base = base or neutral(name)
     comms = [comm_for(m) if comm_for else None for m in ms]
     parts = [_Components(m, c) for m, c in zip(ms, comms, strict=True)]
@@ -244,10 +245,7 @@ def fit_profile(measurements, *, fit=None, base: EngineProfile | None = None, co
                         f" leave it out of the parameters to fit")
     if not names:
         raise UserError("no parameter left to fit: no measurement moves any of them")
-    if len(names) > len(ms):
-        raise UserError(f"cannot fit {len(names)} parameters ({', '.join(names)}) to "
-                        f"{len(ms)} measurement{'s' if len(ms) != 1 else ''}: give at least "
-                        f"as many measurements as parameters, or fit fewer")
+    _check_count(names, ms)
     _check_independent(names, sens)
     lo, hi = _bounds(names)
     best = None
@@ -275,6 +273,14 @@ def fit_profile(measurements, *, fit=None, base: EngineProfile | None = None, co
     profile = replace(profile, fit=(names, len(ms), result.rms_relative_error,
                                     result.max_relative_error))
     return replace(result, profile=profile)
+
+
+def _check_count(names, ms) -> None:
+    """Refuse to fit more parameters than there are measurements."""
+    if len(names) > len(ms):
+        raise UserError(f"cannot fit {len(names)} parameters ({', '.join(names)}) to "
+                        f"{len(ms)} measurement{'s' if len(ms) != 1 else ''}: give at least "
+                        f"as many measurements as parameters, or fit fewer")
 
 
 def _sensitivity(residuals, u0: np.ndarray) -> np.ndarray:

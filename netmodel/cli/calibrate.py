@@ -1,0 +1,133 @@
+"""``netmodel calibrate``: fit an engine profile (the calibrated inference mode) to measured
+step latencies; a thin click layer over :mod:`compute.profile_fit`.
+
+Only click and the standard library are imported at module level.
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from netmodel.cli.compute import _COLLECTIVE_OPTIONS
+
+__all__ = ["calibrate"]
+
+
+def _comm_for(scenario_ref, fabric_ref, gpu_file):
+    """Each measurement's collective model: on a scenario, one per GPU type (the scenario
+    swapped to the measurement's GPU); on a fabric, the fabric's; None (the roofline's
+    ring) otherwise."""
+    from compute.errors import UserError
+    from netmodel.cli.compute import resolve_collectives
+
+    if scenario_ref is None and fabric_ref is None:
+        return None
+    cache: dict = {}
+
+    def comm_for(m):
+        if m.gpu not in cache:
+            cache[m.gpu] = resolve_collectives(scenario_ref, fabric_ref, m.gpu, gpu_file)
+        _, comm, desc, gpus = cache[m.gpu]
+        if m.tp > gpus:
+            raise UserError(f"measurement {m.label()}: an instance of {m.tp} GPUs does not "
+                            f"fit the {desc['model']} ({gpus} GPUs)")
+        return comm
+
+    return comm_for
+
+
+def _fit_names(text):
+    from compute.errors import UserError
+    from compute.profiles import PARAMETERS
+
+    if text is None:
+        return None
+    names = [t.strip() for t in text.split(",")]
+    if not all(names):
+        raise UserError(f"--fit {text!r} has an empty item; give e.g. "
+                        f"gemm_efficiency,layer_overhead_s (known: {', '.join(PARAMETERS)})")
+    return names
+
+
+@click.command("calibrate")
+@click.option("--measurements", "measurements_path", required=True, metavar="FILE.csv",
+              type=click.Path(dir_okay=False),
+              help="Measured step latencies: columns model, gpu, tp, batch, phase, latency_s "
+              "(seconds), prompt (prefill rows), context (decode rows); optional source, "
+              "note; lines starting with # are comments.")
+@click.option("-o", "--out", "out_path", required=True, metavar="FILE.toml",
+              help="The profile to write (use it with --profile).")
+@click.option("--fit", "fit_text", default=None, metavar="LIST",
+              help="Parameters to fit, comma-separated (default gemm_efficiency, "
+              "attention_efficiency, layer_overhead_s, decode_sequence_overhead_s, those the "
+              "measurements move); the others keep --base's values.")
+@click.option("--base", "base_ref", default=None, metavar="NAME|FILE",
+              help="Profile whose values the parameters not fitted keep (default: the "
+              "roofline's: efficiencies 1, no overhead).")
+@click.option("--name", default=None, metavar="NAME",
+              help="The profile's name (default: the output file's stem).")
+@click.option("--engine", default="", metavar="TEXT", help="The serving engine measured.")
+@click.option("--system", default="", metavar="TEXT", help="The system measured on.")
+@click.option("--gpu-file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="TOML/JSON file of [gpu.NAME] tables for GPUs the measurements name.")
+@click.option("--json", "as_json", is_flag=True, help="Print the fit as JSON.")
+@_COLLECTIVE_OPTIONS[0]
+@_COLLECTIVE_OPTIONS[1]
+def calibrate(measurements_path, out_path, fit_text, base_ref, name, engine, system, gpu_file,
+              as_json, scenario_ref, fabric_ref):
+    """Fit an engine profile to measured latencies (the calibrated inference mode).
+
+    Prints every point's error and the overall fit; refuses to fit more parameters than
+    measurements. Collectives are costed as in infer: --scenario, --fabric, or the ring.
+    """
+    from pathlib import Path
+
+    from compute.outputs import atomic_write, check_file_path
+    from compute.profile_fit import fit_profile
+    from compute.profiles import PARAMETERS, get_profile, read_measurements
+    from netmodel.cli.compute import describe_collectives, resolve_collectives
+
+    out = check_file_path(out_path, "profile file", suffixes=(".toml",))
+    ms = read_measurements(measurements_path)
+    fit = _fit_names(fit_text)
+    base = get_profile(base_ref) if base_ref is not None else None
+    comm_for = _comm_for(scenario_ref, fabric_ref, gpu_file)
+    gpus = sorted({m.gpu for m in ms})
+    desc = resolve_collectives(scenario_ref, fabric_ref, gpus[0], gpu_file)[2]
+    collectives = describe_collectives(desc).split(" (")[0]
+    result = fit_profile(ms, fit=fit, base=base, comm_for=comm_for,
+                         name=name or Path(out).stem, engine=engine, system=system,
+                         gpu=", ".join(gpus), collectives=collectives)
+    atomic_write(out, result.profile.to_toml().encode(), "profile file")
+    if as_json:
+        click.echo(json.dumps({
+            "profile": result.profile.name, "out": str(out), "collectives": collectives,
+            "fitted": list(result.fitted), "notes": list(result.notes),
+            "parameters": result.profile.values(),
+            "rms_relative_error": result.rms_relative_error,
+            "max_relative_error": result.max_relative_error,
+            "points": [{**p.measurement.to_dict(), "roofline_s": p.roofline_s,
+                        "predicted_s": p.predicted_s, "error": p.error}
+                       for p in result.points]}, indent=2))
+        return
+    click.echo(f"fitted {', '.join(result.fitted)} to {len(ms)} measurements; collectives: "
+               f"{collectives}")
+    for note in result.notes:
+        click.echo(f"note: {note}")
+    width = max(len(p.measurement.label()) for p in result.points)
+    click.echo(f"\n{'measurement':<{width}}{'measured':>11}{'roofline':>11}{'calibrated':>12}"
+               f"{'error':>8}")
+    for p in result.points:
+        click.echo(f"{p.measurement.label():<{width}}{p.measurement.latency_s * 1e3:>9.4g}ms"
+                   f"{p.roofline_s * 1e3:>9.4g}ms{p.predicted_s * 1e3:>10.4g}ms"
+                   f"{p.error:>+8.1%}")
+    click.echo(f"fit error: rms {result.rms_relative_error:.1%}, worst "
+               f"{result.max_relative_error:.1%}\n")
+    for n, p in PARAMETERS.items():
+        v = getattr(result.profile, n)
+        shown = f"{v * 1e3:.4g} ms" if p.unit == "s" else f"{v:.4g}"
+        tag = "fitted" if n in result.fitted else "kept"
+        click.echo(f"  {n:<28}{shown:>12}  {tag}: {p.what}")
+    click.echo(f"wrote {out}")

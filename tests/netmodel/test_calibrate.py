@@ -1,0 +1,209 @@
+"""`netmodel calibrate` and the calibrated mode against measured serving latencies
+(../shared/reference/inference_vllm_llama2_70b_dgx_h100.csv: vLLM, Llama-2-70B, DGX-H100)."""
+
+import csv
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from compute.profile_fit import fit_profile, leave_one_out, predict, roofline
+from compute.profiles import PARAMETERS, get_profile, read_measurements, read_profile
+from netmodel.cli import main as cli_main
+from netmodel.study.fabric_search import ScenarioCollectives
+
+REFERENCE_FILE = "inference_vllm_llama2_70b_dgx_h100.csv"
+
+
+@pytest.fixture(autouse=True)
+def _registered(monkeypatch):
+    """``calibrate`` in the command registry (netmodel.cli.main lists it)."""
+    monkeypatch.setitem(cli_main._COMMANDS, "calibrate",
+                        ("netmodel.cli.calibrate", "calibrate",
+                         "Fit an engine profile to measured latencies."))
+
+
+def run(*args):
+    return CliRunner().invoke(cli_main.cli, list(args))
+
+
+def one_line_error(r, *needles):
+    assert r.exit_code == 2, r.output
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), r.output
+    for n in needles:
+        assert n in lines[0], lines[0]
+
+
+COLUMNS = ("model", "gpu", "tp", "batch", "phase", "prompt", "context", "latency_s", "source")
+
+
+def write_csv(path, measurements):
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(COLUMNS)
+        for m in measurements:
+            d = m.to_dict()
+            w.writerow(["" if d.get(c) is None else d.get(c) for c in COLUMNS])
+    return path
+
+
+SHIPPED = get_profile("vllm-dgx-h100")
+
+
+def dgx(_m):
+    return ScenarioCollectives("h100-dgx")
+
+
+# ---- the command -----------------------------------------------------------------------
+
+def test_calibrate_fits_prints_every_point_and_writes_the_profile(tmp_path):
+    f = write_csv(tmp_path / "m.csv", SHIPPED.measurements)
+    out = tmp_path / "mine.toml"
+    r = run("calibrate", "--measurements", str(f), "-o", str(out), "--scenario", "h100-dgx",
+            "--engine", "vLLM", "--system", "DGX-H100")
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert lines[0].startswith("fitted gemm_efficiency, attention_efficiency, "
+                               "layer_overhead_s, decode_sequence_overhead_s to 6 measurements")
+    for m in SHIPPED.measurements:      # every point with its error
+        assert any(line.startswith(m.label()) and line.rstrip().endswith("%")
+                   for line in lines), m.label()
+    assert any(line.startswith("fit error: rms ") for line in lines)
+    p = read_profile(out)
+    want = fit_profile(read_measurements(f), comm_for=dgx, name="mine").profile
+    assert p.values() == pytest.approx(want.values(), rel=1e-12)
+    assert p.name == "mine" and p.engine == "vLLM" and p.collectives.startswith(
+        "scenario h100-dgx")
+    assert p.measurements == read_measurements(f) and p.fit[1] == 6
+    assert all(p.source(n) for n in PARAMETERS)
+    # the written profile runs the calibrated mode
+    i = run("infer", "--model", "Llama-2-70B", "--scenario", "h100-dgx", "--tp", "8",
+            "--batch", "32", "--context", "1500", "--profile", str(out), "--json")
+    m = next(m for m in p.measurements if m.phase == "decode" and m.batch == 32)
+    assert json.loads(i.stdout)["latency_s"] == pytest.approx(predict(p, m, dgx(m)),
+                                                              rel=1e-12)
+
+
+def test_calibrate_json_and_a_chosen_parameter_set(tmp_path):
+    f = write_csv(tmp_path / "m.csv", SHIPPED.measurements)
+    out = tmp_path / "p.toml"
+    r = run("calibrate", "--measurements", str(f), "-o", str(out), "--fit",
+            "gemm_efficiency,layer_overhead_s", "--json")
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    assert d["fitted"] == ["gemm_efficiency", "layer_overhead_s"]
+    assert d["collectives"] == "ring alpha-beta over scale-up bandwidth"
+    assert len(d["points"]) == 6 and d["parameters"]["attention_efficiency"] == 1.0
+    assert max(abs(p["error"]) for p in d["points"]) == pytest.approx(
+        d["max_relative_error"])
+    for p in d["points"]:
+        assert p["error"] == pytest.approx(p["predicted_s"] / p["latency_s"] - 1)
+        assert p["roofline_s"] < p["latency_s"]
+
+
+def test_calibrate_refuses_in_one_line_and_writes_nothing(tmp_path):
+    ms = SHIPPED.measurements
+    f = write_csv(tmp_path / "m.csv", ms)
+    few = write_csv(tmp_path / "few.csv", ms[:3])
+    out = tmp_path / "p.toml"
+    args = ["calibrate", "-o", str(out), "--measurements"]
+    one_line_error(run(*args, str(few), "--fit", "gemm_efficiency,attention_efficiency,"
+                       "layer_overhead_s,decode_sequence_overhead_s"),
+                   "cannot fit 4 parameters", "to 3 measurements")
+    one_line_error(run(*args, str(f), "--fit", ",".join(PARAMETERS)),
+                   "cannot tell layer_overhead_s from step_overhead_s")
+    prefill = write_csv(tmp_path / "prefill.csv", [m for m in ms if m.phase == "prefill"])
+    one_line_error(run(*args, str(prefill), "--fit", "decode_sequence_overhead_s"),
+                   "no measurement moves decode_sequence_overhead_s")
+    one_line_error(run(*args, str(f), "--fit", "speed"), "unknown profile parameter(s) speed")
+    (tmp_path / "cols.csv").write_text("model,gpu,tp,batch,phase,latency_ms\n"
+                                       "Llama-2-70B,H100-SXM,8,1,decode,29.8\n")
+    one_line_error(run(*args, str(tmp_path / "cols.csv")), "missing column(s) latency_s")
+    one_line_error(run(*args, str(tmp_path / "absent.csv")), "does not exist")
+    one_line_error(run(*args, str(f), "--base", "nope"), "unknown profile 'nope'")
+    assert not out.exists()
+    one_line_error(run("calibrate", "--measurements", str(f), "-o",
+                       str(tmp_path / "no" / "p.toml")), "does not exist")
+    one_line_error(run("calibrate", "--measurements", str(f), "-o", str(tmp_path / "p.txt")),
+                   "must end in one of: .toml")
+    assert not list(tmp_path.glob("*.toml"))
+
+
+def test_bad_profile_files_are_one_line_on_infer(tmp_path):
+    good = SHIPPED.to_toml()
+    cases = [(good.replace("[fit]", "[fit]\ncolour = 1"), "unknown key(s) colour"),
+             (good.replace("value = 0.0\n", "value = -0.001\n", 1),
+              "step_overhead_s]: value must be a number from 0 to 10 s, got -0.001"),
+             (good.replace("value = 0.0\n", "value = nan\n", 1), "got nan")]
+    for text, needle in cases:
+        f = tmp_path / "p.toml"
+        f.write_text(text)
+        one_line_error(run("infer", "--model", "Llama-2-70B", "--gpu", "H100-SXM", "--tp", "8",
+                           "--batch", "1", "--profile", str(f)), needle)
+
+
+# ---- against the measurements ------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def reference(reference_dir):
+    """The reference rows as the shipped profile holds them (decode context 1500)."""
+    with open(reference_dir / REFERENCE_FILE) as fh:
+        rows = list(csv.DictReader(line for line in fh if not line.startswith("#")))
+    assert len(rows) == len(SHIPPED.measurements)
+    for r, m in zip(rows, SHIPPED.measurements, strict=True):   # copied with their source
+        assert (m.model, m.tp, m.phase, m.batch) == ("Llama-2-70B", int(r["tp"]), r["phase"],
+                                                     int(r["batch"]))
+        assert m.latency_s == pytest.approx(float(r["time_ms"]) / 1e3, rel=1e-15)
+        assert m.prompt == (int(r["prompt_tokens"]) if r["phase"] == "prefill" else None)
+        assert r["note"] in m.source and "Splitwise" in m.source
+    return SHIPPED.measurements
+
+
+@pytest.mark.parametrize("comm", [None, "h100-dgx"])
+def test_the_roofline_stays_below_every_measured_latency(reference, comm):
+    margins = []
+    for m in reference:
+        t = roofline(m, dgx(m) if comm else None)
+        assert t < m.latency_s, m.label()
+        margins.append(m.latency_s / t)
+    # the roofline is a bound 2-5x below vLLM (the issue: decode batch 1 is 29.8 ms measured
+    # against 9.4 ms with the ring)
+    assert min(margins) > 2.0
+    if comm is None:
+        assert roofline(reference[3]) * 1e3 == pytest.approx(9.4, abs=0.05)
+
+
+def test_the_shipped_profile_fits_the_measurements(reference):
+    errors = [predict(SHIPPED, m, dgx(m)) / m.latency_s - 1 for m in reference]
+    assert max(abs(e) for e in errors) < 0.10       # fitted: worst 7.2%
+    assert (sum(e * e for e in errors) / len(errors)) ** 0.5 < 0.05   # rms 3.8%
+    again = fit_profile(reference, comm_for=dgx)      # from the package's own copy
+    assert again.max_relative_error < 0.10
+    assert again.profile.values() == pytest.approx(SHIPPED.values(), rel=0.02, abs=1e-7)
+
+
+def test_held_out_batches_and_phases_are_predicted_within_30_percent(reference):
+    """Each measurement predicted by a profile fitted on the other five. The reference has
+    one model, so batches and phases are held out instead of a model; extrapolating the
+    prompt 4x (the 8192-token prefill from 2048 at most) is the one miss."""
+    held = leave_one_out(reference, comm_for=dgx)
+    longest = max(m.prompt or 0 for m in reference)
+    inside = [h for h in held if h.measurement.prompt != longest]
+    assert max(abs(h.error) for h in inside) < 0.30        # measured: 14.7% at worst
+    out = [h for h in held if h.measurement.prompt == longest]
+    assert len(out) == 1 and -0.45 < out[0].error < -0.20  # measured: -36.8%, too fast
+
+
+def test_cross_model_prediction(reference):
+    """The issue's target: fitted on one model, another model within 30%."""
+    models = {m.model for m in reference}
+    if len(models) < 2:
+        pytest.skip("cannot be tested with the data at hand: the reference measurements hold "
+                    f"one model ({', '.join(models)})")
+    for held in models:  # pragma: no cover - needs a second model's measurements
+        rest = [m for m in reference if m.model != held]
+        p = fit_profile(rest, comm_for=dgx).profile
+        for m in reference:
+            if m.model == held:
+                assert abs(predict(p, m, dgx(m)) / m.latency_s - 1) < 0.30
