@@ -205,8 +205,8 @@ def describe_collectives(desc: dict) -> str:
         return (f"fabric {desc['fabric']} (placement {desc['placement']}, algorithm "
                 f"{desc['algorithm']})")
     return (f"{RING_NAME} ({desc['bandwidth_Bps'] / 1e9:g} GB/s, "
-            f"{desc['step_latency_s'] * 1e6:g} us per step; GPU-only: give --scenario or "
-            f"--fabric for a fabric)")
+            f"{desc['step_latency_s'] * 1e6:g} us per step; --scenario or --fabric for a "
+            f"fabric)")
 
 
 def resolve_profile(ref):
