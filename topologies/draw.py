@@ -2,31 +2,61 @@
 
 Layouts: switched fabrics stacked by tier (GPUs at the bottom, then scale-up switches,
 leaves, spines, cores); a circle for rings, meshes and other switchless fabrics; a grid for
-tori (a 3D torus as its slices side by side); GPUs and OCS in two rows for circuit-switched
-fabrics (circuits drawn as arcs between GPUs). Lite groups and scale-up domains are shaded
-behind their GPUs. Nodes are coloured by kind (switches by tier), lines coloured by medium
-and as wide as their bandwidth (log scale), with a legend. A fabric of more than
-:data:`MAX_GPUS` GPUs is drawn as one representative part (the first pod's first GPUs and
-the switches above them) with the full counts written beside it.
+tori (a 3D torus as its slices side by side); GPUs and OCS in two rows for the fibre cabling
+of an optical circuit-switched fabric; and for realized circuits (GPU-GPU edges with
+``medium="ocs-circuit"`` and ``via``, :func:`topologies.optical.realize`) each group of GPUs
+joined by circuits (an instance) on a circle of its own, every circuit drawn as its own
+curve in the colour of the OCS that carries it (parallel circuits side by side), the OCS
+above with their circuit counts. Lite groups and scale-up domains are shaded behind their
+GPUs. Nodes are coloured by kind (switches by tier), lines coloured by medium and as wide as
+their bandwidth (log scale), with a legend. A fabric of more than :data:`MAX_GPUS` GPUs is
+drawn as one representative part (the first pod's first GPUs and the switches above them)
+with the full counts written beside it.
 
-matplotlib is imported only when a picture is drawn.
+Labels are placed, not just written: each goes beside its symbol on the first side where it
+touches no line, symbol or other text, and a class of labels (GPUs, each switch tier) is
+thinned to every second, third, ... node until they all fit (at most :data:`MAX_LABELS` per
+class). GPU symbols shrink where GPUs sit close together, and on circuit circles to at most
+:data:`CIRCUIT_DOT` of the distance between neighbours, so that the circuits between
+neighbours show.
+
+matplotlib and numpy are imported only when a picture is drawn.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Hashable, Iterable, Sequence
+from os import PathLike
+from typing import TYPE_CHECKING
 
 import networkx as nx
 
 from compute.outputs import FIGURE_FORMATS, atomic_write, check_file_path, figure_format
 from topologies.schema import gpu_nodes, validate
 
-__all__ = ["MAX_GPUS", "layout", "plot", "representative"]
+if TYPE_CHECKING:
+    import numpy as np
+    from matplotlib.axes import Axes
+    from matplotlib.backend_bases import RendererBase
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+
+__all__ = ["MAX_GPUS", "MAX_LABELS", "circuit_groups", "figure", "layout", "plot", "representative"]
+
+#: Node positions in data coordinates.
+Positions = dict[Hashable, tuple[float, float]]
 
 MAX_GPUS = 512          # drawn node by node up to this many GPUs
 SAMPLE_GPUS = 64        # GPUs in the representative part of a larger fabric
 SAMPLE_SWITCHES = 16    # switches per tier in the representative part
+MAX_LABELS = 64         # labels per class (GPUs, each switch tier) at most
+CIRCLE = 0.3          # radius of a circuit group's circle in its unit cell
+CIRCUIT_DOT = 0.4       # GPU symbol diameter on a circuit circle / distance between neighbours
+LABEL_SIZE = 7          # points
+LABEL_GAP = 2.5         # points between a symbol and its label
+CLEARANCE = 1.5         # points a label keeps from lines and symbols
 FORMATS = tuple(f".{f}" for f in FIGURE_FORMATS)  # the suffixes figure_format accepts
 
 KIND_COLOURS = {"gpu": "#2e7d32", "ocs": "#8e24aa"}
@@ -35,6 +65,12 @@ TIER_NAMES = {0: "scale-up switch", 1: "leaf / plane", 2: "spine", 3: "core"}
 TIER_PLURALS = {0: "scale-up switches", 1: "leaves / planes", 2: "spines", 3: "cores"}
 MEDIUM_COLOURS = {"on-package": "#6d4c41", "copper": "#ef6c00", "pluggable-optics": "#546e7a",
                   "co-packaged-optics": "#00897b", "fibre": "#90a4ae", "ocs-circuit": "#8e24aa"}
+PLANE_COLOURS = ("#8e24aa", "#00897b", "#e53935", "#3949ab", "#f4511e", "#7cb342", "#5e35b1",
+                 "#039be5", "#6d4c41", "#d81b60")
+MARKERS = {"gpu": "o", "ocs": "D", "switch": "s"}
+#: Half the height of a marker's bounding box per unit of its size (sqrt of the scatter
+#: size in points^2): a diamond ("D") is a square turned by 45 degrees.
+MARKER_HALF = {"o": 0.5, "s": 0.5, "D": 0.5 * math.sqrt(2.0)}
 
 
 def representative(graph: nx.Graph) -> tuple[nx.Graph, str]:
@@ -44,6 +80,11 @@ def representative(graph: nx.Graph) -> tuple[nx.Graph, str]:
     (the builders number physically close GPUs together: the first servers of the first
     pod), the switches and OCS above them tier by tier (at most :data:`SAMPLE_SWITCHES`
     per tier) and the links among those. A torus keeps its first 8 positions per side.
+
+    >>> from topologies import fat_tree
+    >>> part, note = representative(fat_tree(16))   # 1,024 GPUs
+    >>> part.graph["gpus"], note.splitlines()[0]
+    (64, 'representative part: 64 of 1,024 GPUs')
     """
     gpus = gpu_nodes(graph)
     if len(gpus) <= MAX_GPUS:
@@ -80,7 +121,7 @@ def representative(graph: nx.Graph) -> tuple[nx.Graph, str]:
     return part, "\n".join(lines)
 
 
-def _induced(graph, keep) -> nx.Graph:
+def _induced(graph: nx.Graph, keep: Iterable[Hashable]) -> nx.Graph:
     """The subgraph on ``keep``, nodes in the graph's own order (GPU numbering kept)."""
     keep = set(keep)
     part = nx.Graph(**graph.graph)
@@ -91,42 +132,53 @@ def _induced(graph, keep) -> nx.Graph:
     return part
 
 
-def _order(node):
+def _order(node: Hashable) -> tuple[str, int, str]:
     text = str(node)
     digits = "".join(c for c in text if c.isdigit())
     return (text.rstrip("0123456789"), int(digits) if digits else 0, text)
 
 
-def _tier(graph, node) -> int:
+def _tier(graph: nx.Graph, node: Hashable) -> int:
     """Height in the picture: GPUs -1, switches their tier, OCS above every switch."""
     d = graph.nodes[node]
     return d["tier"] if d["kind"] == "switch" else (-1 if d["kind"] == "gpu" else 99)
 
 
-def _label(graph, node) -> str:
+def _label(graph: nx.Graph, node: Hashable) -> str:
     d = graph.nodes[node]
     if d["kind"] == "switch":
         return f"{TIER_PLURALS.get(d['tier'], 'switches')} (tier {d['tier']})"
     return "OCS"
 
 
-def _label_order(label: str):
+def _label_order(label: str) -> tuple[bool, str]:
     return (label == "OCS", label.split("tier ")[-1])
 
 
-def layout(graph: nx.Graph) -> tuple[dict, str]:
-    """Node positions ``{node: (x, y)}`` and the layout's name (``"tiers"``, ``"two rows"``,
-    ``"grid"`` or ``"circle"``).
+def _is_circuits(graph: nx.Graph) -> bool:
+    """Realized circuits: OCS nodes and only circuit (GPU-GPU) edges."""
+    return (any(k == "ocs" for _, k in graph.nodes(data="kind"))
+            and all(m == "ocs-circuit" for *_, m in graph.edges(data="medium")))
 
-    >>> from topologies import fat_tree, ring
+
+def layout(graph: nx.Graph) -> tuple[Positions, str]:
+    """Node positions ``{node: (x, y)}`` and the layout's name (``"tiers"``, ``"two rows"``,
+    ``"circuits"``, ``"grid"`` or ``"circle"``).
+
+    >>> from topologies import fat_tree, ocs, ring
     >>> pos, how = layout(fat_tree(4))
     >>> how, pos["gpu0"][1] < pos["leaf0"][1] < pos["spine0"][1] < pos["core0"][1]
     ('tiers', True)
-    >>> layout(ring(8))[1]
-    'circle'
+    >>> layout(ring(8))[1], layout(ocs(gpus=8, ports=2))[1]
+    ('circle', 'two rows')
+    >>> pos, how = layout(ocs(gpus=8, ports=2, logical="ring"))
+    >>> how, round(math.dist(pos["gpu0"], pos["gpu1"]), 3) == round(math.dist(pos["gpu3"], pos["gpu4"]), 3)
+    ('circuits', True)
     """
     kinds = Counter(k for _, k in graph.nodes(data="kind"))
     gpus = gpu_nodes(graph)
+    if kinds.get("ocs") and _is_circuits(graph):
+        return _circuits(graph, gpus), "circuits"
     if kinds.get("ocs"):
         pos = _row(gpus, 0.0)
         pos.update(_row(sorted((n for n in graph if graph.nodes[n]["kind"] == "ocs"), key=_order),
@@ -141,12 +193,83 @@ def layout(graph: nx.Graph) -> tuple[dict, str]:
             for i, g in enumerate(gpus)}, "circle"
 
 
-def _row(nodes, y, width=1.0):
+# --- circuits: one circle per group of GPUs joined by circuits -------------------------
+
+
+def circuit_groups(graph: nx.Graph) -> tuple[list[list[Hashable]], list[Hashable]]:
+    """The groups of GPUs joined by circuits (connected components of the circuit edges;
+    each in ring order when it is a cycle, else in GPU order) and the GPUs without any
+    circuit.
+
+    >>> from topologies import ocs, realize
+    >>> g = realize(ocs(gpus=6, ports=3), "0-2;2-1;1-0;3-4")
+    >>> circuit_groups(g)
+    ([['gpu0', 'gpu1', 'gpu2'], ['gpu3', 'gpu4']], ['gpu5'])
+    """
+    gpus = gpu_nodes(graph)
+    rank = {g: i for i, g in enumerate(gpus)}
+    links = nx.Graph()
+    links.add_nodes_from(gpus)
+    links.add_edges_from((u, v) for u, v, m in graph.edges(data="medium")
+                         if m == "ocs-circuit" and u in rank and v in rank)
+    groups, alone = [], []
+    for comp in nx.connected_components(links):
+        members = sorted(comp, key=rank.__getitem__)
+        if len(members) == 1:
+            alone.append(members[0])
+            continue
+        if len(members) > 2 and all(links.degree(m) == 2 for m in members):  # a cycle: walk it
+            walk, prev = [members[0]], None
+            nxt = min(links[members[0]], key=rank.__getitem__)
+            while nxt != members[0]:
+                walk.append(nxt)
+                prev, nxt = nxt, next(w for w in links[nxt] if w not in (walk[-2], prev))
+            members = walk
+        groups.append(members)
+    groups.sort(key=lambda ms: min(rank[m] for m in ms))
+    return groups, sorted(alone, key=rank.__getitem__)
+
+
+def _grid_shape(count: int, width: float = 8.5, height: float = 6.0) -> tuple[int, int]:
+    """Columns and rows of square cells for ``count`` circles in a width x height box that
+    make the cells largest (fewer rows on a tie)."""
+    best = (0.0, 1, count)
+    for cols in range(1, max(count, 1) + 1):
+        rows = math.ceil(count / cols)
+        cell = min(width / cols, height / rows)
+        if cell > best[0] + 1e-12:
+            best = (cell, cols, rows)
+    return best[1], best[2]
+
+
+def _circuits(graph: nx.Graph, gpus: list[Hashable]) -> Positions:
+    """Each circuit group on a circle of radius :data:`CIRCLE` in a unit cell of a grid (first GPU at
+    the top, clockwise), GPUs without circuits in a row below, the OCS in a row above."""
+    groups, alone = circuit_groups(graph)
+    cols, rows = _grid_shape(len(groups)) if groups else (1, 0)
+    pos: Positions = {}
+    for k, members in enumerate(groups):
+        cx, cy = k % cols + 0.5, -(k // cols) - 0.5
+        n = len(members)
+        start = math.pi if n == 2 else math.pi / 2
+        for i, m in enumerate(members):
+            angle = start - 2 * math.pi * i / n
+            pos[m] = (cx + CIRCLE * math.cos(angle), cy + CIRCLE * math.sin(angle))
+    pos.update(_row(alone, -rows - 0.2, width=cols))
+    planes = sorted((n for n, k in graph.nodes(data="kind") if k == "ocs"), key=_order)
+    pos.update(_row(planes, 0.02, width=cols - 0.25))  # room for the last one's label
+    return pos
+
+
+# --- rows, tiers, grids --------------------------------------------------------------
+
+
+def _row(nodes: Sequence[Hashable], y: float, width: float = 1.0) -> Positions:
     n = len(nodes)
     return {v: ((i + 0.5) / n * width if n else 0.5, y) for i, v in enumerate(nodes)}
 
 
-def _gpu_row(graph, gpus):
+def _gpu_row(graph: nx.Graph, gpus: list[Hashable]) -> Positions:
     """GPUs along y = 0, with a gap wherever the group (domain / Lite group) changes."""
     slots, last, x = {}, None, 0.0
     for g in gpus:
@@ -160,7 +283,8 @@ def _gpu_row(graph, gpus):
     return {g: ((v + 0.5) / (width + 1.0), 0.0) for g, v in slots.items()}
 
 
-def _cluster_groups(graph, gpus, pos, aspect):
+def _cluster_groups(graph: nx.Graph, gpus: list[Hashable], pos: Positions,
+                    aspect: float) -> None:
     """Put the GPUs of each directly wired group (a Lite group's mesh) on a small ring at
     the group's place in the row, so that the mesh shows; ``aspect`` = x units per y unit
     on paper."""
@@ -182,7 +306,7 @@ def _cluster_groups(graph, gpus, pos, aspect):
             pos[m] = (cx + rx * math.cos(angle), ry * math.sin(angle))
 
 
-def _tiers(graph, gpus):
+def _tiers(graph: nx.Graph, gpus: list[Hashable]) -> Positions:
     pos = _gpu_row(graph, gpus)
     tiers: dict = {}
     for n, d in graph.nodes(data=True):
@@ -206,7 +330,7 @@ def _tiers(graph, gpus):
     return pos
 
 
-def _coords(graph):
+def _coords(graph: nx.Graph) -> tuple[dict[Hashable, tuple[int, int, int]], tuple[int, int, int]]:
     """Picture coordinates (depth, row, column) of each torus GPU from ``graph['dims']``:
     the smallest side of a 3D torus becomes the depth (slices behind one another)."""
     from topologies.direct import parse_dims
@@ -225,7 +349,7 @@ def _coords(graph):
     return out, (sides[depth], sides[others[0]], sides[others[1]])
 
 
-def _grid(graph, gpus):
+def _grid(graph: nx.Graph, gpus: list[Hashable]) -> Positions:
     """Rows and columns of each slice on a grid; the slices of a 3D torus stacked
     diagonally behind one another (a small oblique offset per slice)."""
     coords, (slices, _, _) = _coords(graph)
@@ -233,7 +357,7 @@ def _grid(graph, gpus):
     return {g: (c + s * step, -r + s * step * 0.75) for g, (s, r, c) in coords.items()}
 
 
-def _wraps(graph) -> set:
+def _wraps(graph: nx.Graph) -> set[tuple[Hashable, Hashable]]:
     """Torus links that wrap around (their ends differ by more than one step in a side)."""
     if "dims" not in graph.graph:
         return set()
@@ -242,122 +366,277 @@ def _wraps(graph) -> set:
             if any(abs(a - b) > 1 for a, b in zip(coords[u], coords[v], strict=True))}
 
 
-def _widths(graph, edges):
-    bws = [d["bandwidth"] for *_, d in edges]
+# --- drawing ---------------------------------------------------------------------------
+
+
+def _circuit_count(d: dict) -> int:
+    """Circuits an edge stands for (``links``, default 1)."""
+    return max(1, round(d.get("links", 1)))
+
+
+def _widths(bws: Sequence[float]) -> tuple[list[float], float, float]:
+    """Line widths (points, log scale between the thinnest and widest bandwidth)."""
     lo, hi = min(bws), max(bws)
     span = math.log(hi / lo) if hi > lo else 1.0
     return [0.6 + 3.4 * (math.log(b / lo) / span if hi > lo else 0.5) for b in bws], lo, hi
 
 
-PLANE_COLOURS = ("#8e24aa", "#00897b", "#e53935", "#3949ab", "#f4511e", "#7cb342", "#5e35b1",
-                 "#039be5", "#6d4c41", "#d81b60")
-
-
-def _plane_colour(part, ocs_node):
+def _plane_colour(planes: list[Hashable], ocs_node: Hashable) -> str:
     """One colour per OCS, shared by the circuits it carries."""
-    planes = sorted((n for n, k in part.nodes(data="kind") if k == "ocs"), key=_order)
     return PLANE_COLOURS[planes.index(ocs_node) % len(PLANE_COLOURS)]
 
 
-def _node_colour(d):
+def _node_colour(d: dict) -> str:
     if d["kind"] == "switch":
         return TIER_COLOURS.get(d["tier"], "#455a64")
     return KIND_COLOURS[d["kind"]]
 
 
-def plot(graph: nx.Graph, path, *, title: str | None = None) -> str:
+def plot(graph: nx.Graph, path: str | PathLike[str], *, title: str | None = None) -> str:
     """Draw ``graph`` to ``path``, atomically; return the path. The path's suffix decides the
     format (``.png``, ``.svg`` or ``.pdf``: :func:`compute.outputs.figure_format`); another
     suffix, or a path that cannot be written (:func:`compute.outputs.check_file_path`), is a
-    UserError before anything is drawn. See the module docstring for the layouts."""
+    UserError before anything is drawn. See the module docstring for the layouts and
+    :func:`figure` for the picture itself.
+
+    >>> import tempfile, pathlib
+    >>> from topologies import ring
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     out = plot(ring(4), pathlib.Path(d) / "ring.svg")
+    ...     out.endswith("ring.svg"), open(out, "rb").read(5)
+    (True, b'<?xml')
+    """
     validate(graph, check_connected=False)
     path = check_file_path(path, "figure")
     fmt = figure_format(path)
+    fig = figure(graph, title=title)
+    # zlib level 3: 30% faster than PIL's default 6 and, for these flat-colour pictures,
+    # no larger (measured on the 16,384-GPU fat tree: 405 kB against 439 kB)
+    extra = {"pil_kwargs": {"compress_level": 3}} if fmt == "png" else {}
+    return atomic_write(path, lambda tmp: fig.savefig(tmp, format=fmt, bbox_inches="tight",
+                                                      **extra), what="figure")
+
+
+def figure(graph: nx.Graph, *, title: str | None = None) -> Figure:
+    """The picture of ``graph`` as a matplotlib Figure (an Agg canvas attached, laid out,
+    labels placed), for :func:`plot` and for checking what is drawn.
+
+    Artists carry a ``gid``: ``"link"`` (a straight link), ``"arc"`` (a bowed link),
+    ``"circuit"`` (one circuit: an edge of ``links=k`` circuits is k of them), ``"nodes"``
+    (a scatter of one kind), ``"label"`` (a node's label), ``"note"`` and ``"shade"``
+    (group shading behind the GPUs).
+
+    >>> from topologies import ocs
+    >>> fig = figure(ocs(gpus=8, ports=4, logical="ring"))
+    >>> sum(p.get_gid() == "circuit" for p in fig.axes[0].patches)
+    8
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     part, note = representative(graph)
     pos, how = layout(part)
-    gpus = gpu_nodes(part)
-    size_in = {"circle": (9, 9), "two rows": (12, 5.5)}.get(how, (12, 7.5))
+    planes = sorted((n for n, k in part.nodes(data="kind") if k == "ocs"), key=_order)
+    groups, alone = circuit_groups(part) if how == "circuits" else ([], [])
+    size_in = {"circle": (9, 9), "two rows": (12, 5.5), "circuits": (13, 9.5)}.get(how, (12, 7.5))
     fig = Figure(figsize=size_in, dpi=120)
+    FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     ax.set_axis_off()
+    ax.xaxis.set_visible(False)  # nor lay out ticks that are never drawn
+    ax.yaxis.set_visible(False)
     shaded = _shade_groups(ax, part, pos, how)
     edges = list(part.edges(data=True))
-    media = Counter()
-    wraps = _wraps(part) if how == "grid" else set()
-    if edges:
-        widths, lo, hi = _widths(part, edges)
-        for (u, v, d), w in zip(edges, widths, strict=True):
-            media[d["medium"]] += 1
-            _edge(ax, pos, u, v, d, w, how, part, wraps)
+    media: Counter = Counter()
+    for *_, d in edges:
+        media[d["medium"]] += _circuit_count(d) if d["medium"] == "ocs-circuit" else 1
+    # nodes first (their sizes are set once the axes are laid out)
     size = max(12.0, min(220.0, 9000.0 / max(1, len(part))))
-    circuits = media.get("ocs-circuit", 0)
+    scatters = {}
     for kind_key in ("ocs", "switch", "gpu"):
         nodes = [n for n, d in part.nodes(data=True) if d["kind"] == kind_key]
         if not nodes:
             continue
         xs, ys = zip(*(pos[n] for n in nodes), strict=True)
-        ax.scatter(xs, ys, s=size * (1.6 if kind_key != "gpu" else 1.0),
-                   c=[_plane_colour(part, n) if kind_key == "ocs" and circuits
-                      else _node_colour(part.nodes[n]) for n in nodes],
-                   marker="o" if kind_key == "gpu" else ("D" if kind_key == "ocs" else "s"),
-                   edgecolors="white", linewidths=0.6, zorder=3)
-    clustered = how == "tiers" and len({pos[g][1] for g in gpus}) > 1
-    for n in part if len(part) <= 48 else ():
-        is_gpu = part.nodes[n]["kind"] == "gpu"
-        if is_gpu and clustered:
-            continue
-        ax.annotate(str(n), pos[n], xytext=(0, -11) if is_gpu else (11, 0),
-                    textcoords="offset points", ha="center" if is_gpu else "left",
-                    va="center", fontsize=7, zorder=4, annotation_clip=False)
-    handles = _legend(part, media, edges and (lo, hi), shaded)
-    if wraps:
-        from matplotlib.lines import Line2D
-
-        handles.append(Line2D([], [], color="#9e9e9e", ls="--", label="wrap-around link"))
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8,
-              frameon=False)
-    head = title or graph.graph.get("name") or "fabric"
+        colours = [_plane_colour(planes, n) if kind_key == "ocs" and media.get("ocs-circuit")
+                   else _node_colour(part.nodes[n]) for n in nodes]
+        scatters[kind_key] = (nodes, ax.scatter(
+            xs, ys, s=size * (1.6 if kind_key != "gpu" else 1.0), c=colours,
+            marker=MARKERS[kind_key], edgecolors="white", linewidths=0.6, zorder=3, gid="nodes"))
+    span = _draw_edges(ax, part, pos, how, planes, edges, groups)
+    handles = _legend(part, media, span, shaded, how)
+    legend = ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8,
+                       frameon=False)
+    head = _headline(graph, title)
     spec = graph.graph.get("spec")
-    ax.set_title(head + (f"\n{spec}" if spec and spec != head else ""), fontsize=11)
+    ax.set_title(head + (f"\n{_wrap(spec, 120)}" if spec and spec != head else ""), fontsize=11)
+    note = "\n".join(x for x in (note, _circuits_note(part, how, groups, alone)) if x)
+    note_text = None
     if note:
-        ax.text(1.01, 0.0, note, transform=ax.transAxes, fontsize=8, va="bottom",
-                ha="left", bbox={"boxstyle": "round", "fc": "#f5f5f5", "ec": "#bdbdbd"})
-    if how in ("circle", "grid"):
+        note_text = ax.text(1.01, 0.0, note, transform=ax.transAxes, fontsize=8, va="bottom",
+                            ha="left", gid="note",
+                            bbox={"boxstyle": "round", "fc": "#f5f5f5", "ec": "#bdbdbd"})
+    if how in ("circle", "grid", "circuits"):
         ax.set_aspect("equal")
-    ax.margins(0.06)
+    _limits(ax, pos, how)
     fig.tight_layout()
-    return atomic_write(path, lambda tmp: fig.savefig(tmp, format=fmt, bbox_inches="tight"),
-                        what="figure")
+    ax.apply_aspect()  # what drawing does: display coordinates are final from here on
+    renderer = fig.canvas.get_renderer()
+    if note_text is not None:  # just below the legend, whatever its length
+        box = legend.get_window_extent(renderer)
+        note_text.set_transform(ax.transAxes)
+        x, y = ax.transAxes.inverted().transform((box.x0, box.y0 - 14))
+        note_text.set_position((x + 0.005, y))
+        note_text.set_va("top")
+        note_text.update_bbox_position_size(renderer)
+    _size_nodes(ax, scatters, pos, how, groups)
+    _place_labels(fig, ax, renderer, part, pos, how, scatters, planes, groups)
+    return fig
 
 
-def _edge(ax, pos, u, v, d, width, how, part, wraps):
+def _headline(graph: nx.Graph, title: str | None) -> str:
+    """The title's first line: ``title``, else the graph's name, which for circuits
+    realized from a long circuit list names the count instead of the list.
+
+    >>> from topologies import ocs, realize
+    >>> g = realize(ocs(gpus=64, ports=2), [(i, (i + 1) % 64) for i in range(64)])
+    >>> _headline(g, None)
+    '64 H100-SXM x 2 ports on 2 OCS as 64 circuits'
+    """
+    head = title or graph.graph.get("name") or "fabric"
+    if len(head) <= 100:
+        return head
+    base, sep, _ = head.partition(" as ")
+    if sep and "circuits" in graph.graph and len(base) < 80:
+        return f"{base} as {graph.graph['circuits']} circuits"
+    return head[:97] + "..."
+
+
+def _wrap(text: str, width: int) -> str:
+    """``text`` broken after commas into lines of at most ``width`` characters (longer
+    pieces kept whole)."""
+    lines, line = [], ""
+    for piece in text.split(","):
+        add = piece if not line else "," + piece
+        if line and len(line) + len(add) > width:
+            lines.append(line + ",")
+            line = piece
+        else:
+            line += add
+    return "\n".join([*lines, line])
+
+
+def _limits(ax: Axes, pos: Positions, how: str) -> None:
+    """Data limits: every node, with room for bowed links and labels."""
+    xs = [p[0] for p in pos.values()]
+    ys = [p[1] for p in pos.values()]
+    x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
+    if how == "circuits":
+        ax.set_xlim(x0 - 0.14, x1 + 0.14)
+        ax.set_ylim(y0 - 0.14, y1 + 0.1)
+        return
+    ax.update_datalim(list(pos.values()))
+    ax.autoscale_view()
+    ax.margins(0.06)
+
+
+def _draw_edges(ax: Axes, part: nx.Graph, pos: Positions, how: str, planes: list[Hashable],
+                edges: list[tuple[Hashable, Hashable, dict]],
+                groups: list[list[Hashable]]) -> tuple[float, float] | None:
+    """Every link (every circuit its own curve); the thinnest and widest bandwidth drawn."""
+    if not edges:
+        return None
+    from matplotlib.collections import LineCollection
+    from matplotlib.colors import to_rgba
     from matplotlib.patches import FancyArrowPatch
 
-    colour = MEDIUM_COLOURS.get(d["medium"], "#9e9e9e")
-    if d["medium"] == "ocs-circuit" and d.get("via", "").split(",")[0] in part:
-        colour = _plane_colour(part, d["via"].split(",")[0])
-    (x1, y1), (x2, y2) = pos[u], pos[v]
-    wrap = how == "grid" and ((u, v) in wraps or (v, u) in wraps)
-    in_row = how in ("tiers", "two rows") and y1 == y2
-    if d["medium"] == "ocs-circuit" or wrap or in_row:
-        # links along a row (GPU to GPU) bow below it; torus wrap-arounds bow outwards
-        rad = 0.25 if wrap else (0.5 if in_row else 0.35)
-        if in_row and x1 < x2:
-            rad = -rad
-        ax.add_patch(FancyArrowPatch((x1, y1), (x2, y2), connectionstyle=f"arc3,rad={rad}",
-                                     arrowstyle="-", color=colour,
-                                     lw=width * (0.6 if wrap else 1.0),
-                                     alpha=0.35 if wrap else 0.6,
-                                     linestyle="--" if wrap else "-", zorder=1))
-        return
-    alpha = 0.75 if part.number_of_edges() < 400 else 0.35
-    ax.plot([x1, x2], [y1, y2], color=colour, lw=width, alpha=alpha, zorder=1,
-            solid_capstyle="round")
+    if how == "circuits":
+        return _draw_circuits(ax, pos, planes, edges, groups)
+    widths, lo, hi = _widths([d["bandwidth"] for *_, d in edges])
+    wraps = _wraps(part) if how == "grid" else set()
+    alpha = 0.75 if len(edges) < 400 else 0.35
+    straight: list = []  # (segment, colour, width): one collection draws them all
+    for (u, v, d), w in zip(edges, widths, strict=True):
+        colour = MEDIUM_COLOURS.get(d["medium"], "#9e9e9e")
+        (x1, y1), (x2, y2) = pos[u], pos[v]
+        wrap = how == "grid" and ((u, v) in wraps or (v, u) in wraps)
+        in_row = how in ("tiers", "two rows") and y1 == y2
+        if d["medium"] == "ocs-circuit" or wrap or in_row:
+            # links along a row (GPU to GPU) bow below it; torus wrap-arounds bow outwards
+            rad = 0.25 if wrap else (0.5 if in_row else 0.35)
+            if in_row and x1 < x2:
+                rad = -rad
+            ax.add_patch(FancyArrowPatch((x1, y1), (x2, y2), connectionstyle=f"arc3,rad={rad}",
+                                         arrowstyle="-", color=colour, lw=w * (0.6 if wrap else 1.0),
+                                         alpha=0.35 if wrap else 0.6,
+                                         linestyle="--" if wrap else "-", zorder=1, gid="arc"))
+            continue
+        straight.append((((x1, y1), (x2, y2)), to_rgba(colour, alpha), w))
+    if straight:
+        segments, colours, lws = zip(*straight, strict=True)
+        ax.add_collection(LineCollection(segments, colors=colours, linewidths=lws, zorder=1,
+                                         capstyle="round", gid="link"))
+    return lo, hi
 
 
-def _shade_groups(ax, part, pos, how):
+def _draw_circuits(ax: Axes, pos: Positions, planes: list[Hashable],
+                   edges: list[tuple[Hashable, Hashable, dict]],
+                   groups: list[list[Hashable]]) -> tuple[float, float]:
+    """Each circuit its own curve in its OCS's colour; the k parallel circuits of a GPU
+    pair side by side, 0.35 neighbour spacings apart at their middle."""
+    from matplotlib.patches import FancyArrowPatch
+
+    spacing = {m: 2 * CIRCLE * math.sin(math.pi / len(ms)) if len(ms) > 2 else 2 * CIRCLE
+               for ms in groups for m in ms}
+    per = [d["bandwidth"] / _circuit_count(d) for *_, d in edges]
+    widths, lo, hi = _widths(per)
+    for (u, v, d), w in zip(edges, widths, strict=True):
+        k = _circuit_count(d)
+        via = [o for o in str(d.get("via", "")).split(",") if o]
+        (x1, y1), (x2, y2) = pos[u], pos[v]
+        chord = math.hypot(x2 - x1, y2 - y1) or 1.0
+        step = 0.35 * min(spacing.get(u, 2 * CIRCLE), spacing.get(v, 2 * CIRCLE))
+        for i in range(k):
+            bulge = (i - (k - 1) / 2) * step
+            rad = max(-0.9, min(0.9, 2 * bulge / chord))
+            plane = via[i] if i < len(via) else None
+            colour = (_plane_colour(planes, plane) if plane in planes
+                      else MEDIUM_COLOURS["ocs-circuit"])
+            ax.add_patch(FancyArrowPatch((x1, y1), (x2, y2), connectionstyle=f"arc3,rad={rad}",
+                                         arrowstyle="-", color=colour, lw=w, alpha=0.85,
+                                         shrinkA=0, shrinkB=0, zorder=1, gid="circuit"))
+    return lo, hi
+
+
+def _circuits_note(part: nx.Graph, how: str, groups: list[list[Hashable]],
+                   alone: list[Hashable]) -> str:
+    """What the circuits (or the cabling) of an OCS fabric are, in words."""
+    planes = sum(1 for _, k in part.nodes(data="kind") if k == "ocs")
+    if how == "two rows":
+        return (f"fibre cabling: each GPU has a port on each of the {planes} OCS;\n"
+                "circuits are set per instance (logical=ring, torus, ...)")
+    if how != "circuits":
+        return ""
+    sizes = Counter(len(ms) for ms in groups)
+    lines = ["circuits: " + ", ".join(f"{c} group{'s' * (c > 1)} of {s} GPUs"
+                                      for s, c in sorted(sizes.items(), reverse=True))]
+    pairs = Counter(_circuit_count(d) for *_, d in part.edges(data=True))
+    lines += [f"{c} GPU pair{'s' * (c > 1)} joined by {k} circuit{'s' * (k > 1)}"
+              + (" each" if c > 1 else "") for k, c in sorted(pairs.items(), reverse=True)]
+    per_gpu = Counter()
+    for u, v, d in part.edges(data=True):
+        per_gpu[u] += _circuit_count(d)
+        per_gpu[v] += _circuit_count(d)
+    used = sorted(set(per_gpu.values()))
+    if used:
+        text = str(used[0]) if len(used) == 1 else f"{used[0]}-{used[-1]}"
+        lines.append(f"circuits per GPU: {text} of its {planes} ports (one per OCS)")
+    if alone:
+        lines.append(f"{len(alone)} GPUs without circuits (bottom row)")
+    return "\n".join(lines)
+
+
+def _shade_groups(ax: Axes, part: nx.Graph, pos: Positions, how: str) -> bool:
     """A translucent band behind the GPUs of each Lite group / scale-up domain."""
     from matplotlib.patches import Ellipse, FancyBboxPatch
 
@@ -365,7 +644,7 @@ def _shade_groups(ax, part, pos, how):
     for g in gpu_nodes(part):
         if "group" in part.nodes[g]:
             groups.setdefault(part.nodes[g]["group"], []).append(g)
-    if len(groups) < 2 or how == "two rows":
+    if len(groups) < 2 or how in ("two rows", "circuits"):
         return False
     for i, members in enumerate(groups.values()):
         if len(members) < 2:
@@ -375,19 +654,21 @@ def _shade_groups(ax, part, pos, how):
         if how == "tiers" and max(ys) > min(ys):  # a group drawn as a small ring
             cx, cy = sum(xs) / len(xs), sum(ys) / len(ys)
             ax.add_patch(Ellipse((cx, cy), 1.6 * (max(xs) - min(xs)), 1.6 * (max(ys) - min(ys)),
-                                 fc=colour, ec="#ffa000", lw=0.8, alpha=0.7, zorder=0))
+                                 fc=colour, ec="#ffa000", lw=0.8, alpha=0.7, zorder=0,
+                                 gid="shade"))
         elif how == "tiers":
             pad = 0.35 * (max(xs) - min(xs)) / max(1, len(members) - 1)
             ax.add_patch(FancyBboxPatch((min(xs) - pad, -0.06), max(xs) - min(xs) + 2 * pad,
                                         0.12, boxstyle="round,pad=0.01", fc=colour,
-                                        ec="#ffa000", lw=0.8, alpha=0.7, zorder=0))
+                                        ec="#ffa000", lw=0.8, alpha=0.7, zorder=0, gid="shade"))
         else:
             ax.plot(xs, ys, color=colour, lw=16, alpha=0.6, solid_capstyle="round",
-                    solid_joinstyle="round", zorder=0)
+                    solid_joinstyle="round", zorder=0, gid="shade")
     return True
 
 
-def _legend(part, media, span, shaded):
+def _legend(part: nx.Graph, media: Counter, span: tuple[float, float] | None, shaded: bool,
+            how: str) -> list[Line2D]:
     from matplotlib.lines import Line2D
 
     handles = []
@@ -407,14 +688,320 @@ def _legend(part, media, span, shaded):
     for medium in sorted(media):
         label = f"{medium} ({media[medium]} links)"
         if medium == "ocs-circuit":
-            label += ", coloured by OCS"
+            pairs = sum(1 for *_, m in part.edges(data="medium") if m == medium)
+            label = (f"ocs-circuit ({media[medium]} circuits on {pairs} GPU pairs),\n"
+                     "one curve per circuit, coloured by its OCS")
         handles.append(Line2D([], [], color=MEDIUM_COLOURS.get(medium, "#9e9e9e"), lw=2,
                               label=label))
     if span:
         lo, hi = span
+        each = " per circuit" if how == "circuits" else ""
         handles.append(Line2D([], [], color="#424242", lw=0.6,
-                              label=f"thinnest: {lo / 1e9:.4g} GB/s per direction"))
+                              label=f"thinnest: {lo / 1e9:.4g} GB/s per direction{each}"))
         if hi > lo:
             handles.append(Line2D([], [], color="#424242", lw=4.0,
-                                  label=f"widest: {hi / 1e9:.4g} GB/s per direction"))
+                                  label=f"widest: {hi / 1e9:.4g} GB/s per direction{each}"))
+    if how == "grid" and any(_wraps(part)):
+        handles.append(Line2D([], [], color="#9e9e9e", ls="--", label="wrap-around link"))
     return handles
+
+
+# --- node sizes and labels -------------------------------------------------------------
+
+
+def _display(ax: Axes, points: Sequence[tuple[float, float]]) -> np.ndarray:
+    """Data coordinates to display pixels, an (n, 2) array."""
+    import numpy as np
+
+    return ax.transData.transform(np.asarray(points, dtype=float).reshape(-1, 2))
+
+
+def _nearest(xy: np.ndarray) -> float:
+    """The smallest distance between two of the points (rows of ``xy``)."""
+    import numpy as np
+
+    d = np.linalg.norm(xy[:, None, :] - xy[None, :, :], axis=2)
+    d[np.diag_indices(len(xy))] = np.inf
+    return float(d.min())
+
+
+def _size_nodes(ax: Axes, scatters: dict, pos: Positions, how: str,
+                groups: list[list[Hashable]]) -> None:
+    """Shrink each kind's symbols to at most 0.9 of the closest distance between two of
+    them (GPUs on circuit circles: :data:`CIRCUIT_DOT` of the distance between circle
+    neighbours), so that symbols do not run into one another and the circuits between
+    neighbours show; never below 2 points across."""
+    import numpy as np
+
+    to_pt = 72.0 / ax.figure.dpi
+    for kind_key, (nodes, coll) in scatters.items():
+        default = math.sqrt(coll.get_sizes()[0])
+        if how == "circuits" and kind_key == "gpu":
+            ring = [np.linalg.norm(np.diff(_display(ax, [pos[m] for m in (*ms, ms[0])]), axis=0),
+                                   axis=1).min() for ms in groups]
+            if not ring:
+                continue
+            diameter = CIRCUIT_DOT * min(ring) * to_pt
+        elif len(nodes) < 2:
+            continue
+        else:
+            diameter = 0.9 * _nearest(_display(ax, [pos[n] for n in nodes])) * to_pt
+        coll.set_sizes([max(2.0, min(default, diameter)) ** 2])
+
+
+def _segments(ax: Axes) -> np.ndarray:
+    """Every drawn line (links, arcs, circuits; not the group shading) as display-pixel
+    segments, an (n, 4) array of x1, y1, x2, y2."""
+    import numpy as np
+    from matplotlib.collections import LineCollection
+    from matplotlib.patches import FancyArrowPatch
+
+    out = [np.zeros((0, 4))]
+    for line in ax.lines:
+        if line.get_gid() != "shade":
+            xy = line.get_transform().transform(line.get_xydata())
+            out.append(np.hstack([xy[:-1], xy[1:]]))
+    for coll in ax.collections:
+        if isinstance(coll, LineCollection) and coll.get_segments():
+            ends = np.asarray([seg[[0, -1]] for seg in coll.get_segments()], dtype=float)
+            xy = coll.get_transform().transform(ends.reshape(-1, 2)).reshape(-1, 4)
+            out.append(xy)
+    for patch in ax.patches:
+        if isinstance(patch, FancyArrowPatch):
+            path = patch.get_transform().transform_path(patch.get_path())
+            for poly in path.to_polygons(closed_only=False):
+                out.append(np.hstack([poly[:-1], poly[1:]]))
+    return np.vstack(out)
+
+
+def _marker_boxes(ax: Axes, scatters: dict, pos: Positions) -> tuple[np.ndarray, dict]:
+    """Each symbol's bounding box in display pixels (an (n, 4) array x0, y0, x1, y1) and
+    each node's centre and half-size ``{node: (x, y, half)}``."""
+    import numpy as np
+
+    px = ax.figure.dpi / 72.0
+    boxes, centres = [np.zeros((0, 4))], {}
+    for kind_key, (nodes, coll) in scatters.items():
+        marker = MARKERS[kind_key]
+        half = (MARKER_HALF[marker] * math.sqrt(coll.get_sizes()[0]) + 0.3) * px
+        xy = _display(ax, [pos[n] for n in nodes])
+        boxes.append(np.hstack([xy - half, xy + half]))
+        centres.update((n, (float(x), float(y), half)) for n, (x, y) in zip(nodes, xy, strict=True))
+    return np.vstack(boxes), centres
+
+
+def _blocked(boxes: np.ndarray, segs: np.ndarray, rects: np.ndarray) -> np.ndarray:
+    """For each box (rows x0, y0, x1, y1 of ``boxes``): whether a segment of ``segs`` (rows
+    x1, y1, x2, y2) crosses or lies in it, or it overlaps a rectangle of ``rects``.
+
+    >>> import numpy as np
+    >>> boxes = np.array([[0.0, 0.0, 1.0, 1.0], [5.0, 5.0, 6.0, 6.0], [0.0, 3.0, 1.0, 4.0]])
+    >>> segs = np.array([[-1.0, 0.5, 2.0, 0.6]])          # crosses the first box only
+    >>> rects = np.array([[5.5, 5.5, 9.0, 9.0]])          # overlaps the second only
+    >>> _blocked(boxes, segs, rects).tolist()
+    [True, True, False]
+    """
+    import numpy as np
+
+    x0, y0, x1, y1 = (boxes[:, i:i + 1] for i in range(4))
+    hit = np.zeros(len(boxes), dtype=bool)
+    if len(rects):
+        hit |= ((rects[:, 0] < x1) & (rects[:, 2] > x0)
+                & (rects[:, 1] < y1) & (rects[:, 3] > y0)).any(axis=1)
+    if len(segs):
+        sx1, sy1, sx2, sy2 = segs.T
+        near = ((np.minimum(sx1, sx2) <= x1) & (np.maximum(sx1, sx2) >= x0)
+                & (np.minimum(sy1, sy2) <= y1) & (np.maximum(sy1, sy2) >= y0))
+        rows, cols = np.nonzero(near)
+        if len(rows):
+            dx, dy = (sx2 - sx1)[cols], (sy2 - sy1)[cols]
+            bx0, by0, bx1, by1 = boxes[rows].T
+            sides = np.stack([dx * (cy - sy1[cols]) - dy * (cx - sx1[cols])
+                              for cx, cy in ((bx0, by0), (bx0, by1), (bx1, by0), (bx1, by1))])
+            crossing = ~((sides > 0).all(axis=0) | (sides < 0).all(axis=0))
+            hit[rows[crossing]] = True
+    return hit
+
+
+def _candidate(centre: tuple[float, float, float], angle: float, w: float, h: float,
+               gap: float) -> tuple[tuple[float, float, float, float], tuple[float, float], str, str]:
+    """The box (display pixels) of a ``w`` x ``h`` label beside a symbol at ``centre``
+    (x, y, half-size) in the direction ``angle`` (degrees), its offset from the centre
+    and its alignment."""
+    x, y, half = centre
+    c, s = math.cos(math.radians(angle)), math.sin(math.radians(angle))
+    m = max(abs(c), abs(s))
+    ox, oy = c / m * (half + gap), s / m * (half + gap)
+    ha = "left" if c > 0.38 else ("right" if c < -0.38 else "center")
+    va = "bottom" if s > 0.38 else ("top" if s < -0.38 else "center")
+    bx = x + ox - {"left": 0.0, "right": w, "center": w / 2}[ha]
+    by = y + oy - {"bottom": 0.0, "top": h, "center": h / 2}[va]
+    return (bx, by, bx + w, by + h), (ox, oy), ha, va
+
+
+ROW_BELOW = (-90, -45, -135, 0, 180, 45, 135, 90)
+BESIDE = (0, 180, 90, 45, 135, -45, -135, -90)
+GRID = (-45, 135, 45, -135, -90, 90, 0, 180)
+RADIAL = (0, 30, -30, 60, -60, 90, -90)  # degrees from straight outwards
+INWARD = (180, 150, -150)  # then inside the circle (empty for a ring)
+FARTHER = 6.0  # points: a label on a circle may also stand this much farther out
+
+
+def _strides(n: int) -> list[int]:
+    """Label every 1st, 2nd, 4th, 8th, ... node, at most :data:`MAX_LABELS` of them.
+
+    >>> _strides(16), _strides(200)
+    ([1, 2, 4, 8, 16], [4, 8, 16, 32, 64, 128, 256])
+    """
+    out, s = [], 1
+    while True:
+        if math.ceil(n / s) <= MAX_LABELS:
+            out.append(s)
+        if s >= n:
+            return out
+        s *= 2
+
+
+class _TextSizer:
+    """Width and height (display pixels) of a label, from the widths of its characters
+    measured once each (plus a pixel for kerning), so that measuring costs nothing per
+    label."""
+
+    def __init__(self, fig: Figure, renderer: RendererBase) -> None:
+        self.probe = fig.text(0, 0, "", fontsize=LABEL_SIZE)
+        self.renderer = renderer
+        self.chars: dict[str, float] = {}
+        self.bars, self.height = self._extent("||")
+
+    def _extent(self, text: str) -> tuple[float, float]:
+        self.probe.set_text(text)
+        box = self.probe.get_window_extent(self.renderer)
+        return box.width, box.height
+
+    def __call__(self, text: str) -> tuple[float, float]:
+        for c in set(text) - self.chars.keys():
+            self.chars[c] = self._extent("|" + c + "|")[0] - self.bars
+        return sum(self.chars[c] for c in text) + 1.0, self.height
+
+    def close(self) -> None:
+        self.probe.remove()
+
+
+def _place_labels(fig: Figure, ax: Axes, renderer: RendererBase, part: nx.Graph,
+                  pos: Positions, how: str, scatters: dict, planes: list[Hashable],
+                  groups: list[list[Hashable]]) -> None:
+    """Label the nodes, each class (a switch tier, the OCS, the GPUs) in turn: the
+    smallest stride (every 1st, 2nd, 4th, ... node) at which every label of the class
+    finds a side of its symbol where it meets no line, symbol or text, all on the same
+    side if one side serves them all, else each on its first free side in a preferred
+    order; when no stride fits them all, the stride that fits the most."""
+    import numpy as np
+    from matplotlib.transforms import ScaledTranslation
+
+    segs = _segments(ax)
+    markers, centres = _marker_boxes(ax, scatters, pos)
+    boxes = [a.get_window_extent(renderer) for a in (ax.title, ax.get_legend()) if a]
+    boxes += [t.get_bbox_patch().get_window_extent(renderer) if t.get_bbox_patch()
+              else t.get_window_extent(renderer) for t in ax.texts]
+    taken = np.array([[b.x0, b.y0, b.x1, b.y1] for b in boxes]).reshape(-1, 4)
+    px = fig.dpi / 72.0
+    clear, gap = CLEARANCE * px, LABEL_GAP * px
+    sizer = _TextSizer(fig, renderer)
+
+    middle: dict[Hashable, tuple[float, float]] = {}
+    if how == "circle":
+        middle = dict.fromkeys(pos, tuple(_display(ax, [(0.0, 0.0)])[0]))
+    for ms in groups:
+        cx = sum(pos[m][0] for m in ms) / len(ms)
+        cy = sum(pos[m][1] for m in ms) / len(ms)
+        middle.update(dict.fromkeys(ms, tuple(_display(ax, [(cx, cy)])[0])))
+
+    def angles(node: Hashable) -> Sequence[tuple[float, float]]:
+        """The sides to try, in order: (direction in degrees, gap in pixels)."""
+        out = [(a, gap) for a in directions(node)]
+        if node in middle:
+            base = directions(node)[0]
+            out += [(a, gap + FARTHER * px) for a in directions(node)]
+            out += [(base + a, gap + f * px) for f in (0.0, FARTHER) for a in INWARD]
+        return out
+
+    def directions(node: Hashable) -> Sequence[float]:
+        if part.nodes[node]["kind"] != "gpu":
+            return BESIDE
+        if node in middle:  # radially outwards from its circle's centre
+            x, y, _ = centres[node]
+            base = math.degrees(math.atan2(y - middle[node][1], x - middle[node][0]))
+            return [base + d for d in RADIAL]
+        return GRID if how == "grid" else ROW_BELOW
+
+    circuits: Counter = Counter()
+    for *_, via in part.edges(data="via"):
+        circuits.update(o for o in str(via or "").split(",") if o)
+
+    def text_of(node: Hashable) -> str:
+        if how == "circuits" and node in planes:
+            return f"{node}: {circuits[node]} circuit{'s' * (circuits[node] != 1)}"
+        return str(node)
+
+    sides_of: dict[Hashable, list] = {}
+
+    def sides(node: Hashable) -> list:
+        """Each preferred side's (node, box, offset, ha, va), or None where a line, a
+        symbol or an earlier text is in the way (a class's earlier labels aside)."""
+        if node not in sides_of:
+            w, h = sizer(text_of(node))
+            options = [_candidate(centres[node], a, w, h, g) for a, g in angles(node)]
+            boxes = np.array([o[0] for o in options])
+            grown = boxes + np.array([-clear, -clear, clear, clear])
+            blocked = _blocked(grown, segs, markers) | _blocked(boxes, segs[:0], taken)
+            sides_of[node] = [None if b else (node, *o) for o, b in zip(options, blocked,
+                                                                        strict=True)]
+        return sides_of[node]
+
+    def attempt(nodes: list, side: int | None) -> list:
+        """Labels of ``nodes`` that fit: all on preferred side number ``side`` (stop at
+        the first that does not), or each on its first free side (None)."""
+        chosen: list = []
+        for node in nodes:
+            options = sides(node)
+            got = None
+            for option in ([options[side]] if side is not None else options):
+                if option is not None:
+                    x0, y0, x1, y1 = option[1]
+                    if not any(a < x1 and c > x0 and b < y1 and d > y0
+                               for _, (a, b, c, d), *_ in chosen):
+                        got = option
+                        break
+            if got is None and side is not None:
+                return chosen
+            if got:
+                chosen.append(got)
+        return chosen
+
+    classes: dict = {}
+    for n in sorted(centres, key=_order):
+        d = part.nodes[n]
+        classes.setdefault((d["kind"] == "gpu", d.get("tier", -1)), []).append(n)
+    for key in sorted(classes, key=lambda k: (k[0], -k[1])):  # switches top down, then GPUs
+        members, best = classes[key], []
+        sides_of.clear()  # the texts taken so far changed
+        for stride in _strides(len(members)):
+            nodes = members[::stride]
+            found = None
+            for side in [*range(len(angles(members[0]))), None]:
+                chosen = attempt(nodes, side)
+                if len(chosen) > len(best):
+                    best = chosen
+                if len(chosen) == len(nodes):
+                    found = chosen
+                    break
+            if found is not None:
+                best = found
+                break
+        for node, _box, (ox, oy), ha, va in best:
+            shift = ScaledTranslation(ox / px / 72.0, oy / px / 72.0, fig.dpi_scale_trans)
+            ax.text(*pos[node], text_of(node), transform=ax.transData + shift, ha=ha, va=va,
+                    fontsize=LABEL_SIZE, zorder=4, clip_on=False, gid="label")
+        if best:
+            taken = np.vstack([taken, [b for _, b, *_ in best]])
+    sizer.close()
