@@ -906,6 +906,7 @@ def _plan(model, gpu, workload, options, tp) -> _Plan:
 #: The fields of a plain-TP :class:`~compute.sharding.Shards`.
 _SHARD_FIELDS = ("tp", "heads", "kv_heads", "ffn", "vocab", "shared_ffn", "dense_ffn")
 _COLLECTIVE_STAGES = ("embedding", "lm_head")   # stages with work and a collective
+_COMPUTE, _MEMORY, _NETWORK = RESOURCES
 
 
 def _pairwise_sum(xs: list) -> float:
@@ -1003,8 +1004,8 @@ def _evaluate_plain(plan: _Plan, batch: int, comm, limit: float,
             "name": name, "count": count, "flops": flops, "hbm_bytes": hbm,
             "collective": x[4], "collective_bytes": float(x[5]) if kind else 0.0,
             "compute_time": ct, "memory_time": mt, "network_time": nt, "time": st,
-            "bound": "network" if kind == 2 or nt > busiest else
-            "memory" if mt > ct else "compute"})
+            "bound": _NETWORK if kind == 2 or nt > busiest else
+            _MEMORY if mt > ct else _COMPUTE})
         stages.append(s)
         terms.append(fcount * st)
     if overlap and options.overlap_collectives:  # hide each all-reduce behind its producer
