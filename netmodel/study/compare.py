@@ -172,7 +172,11 @@ def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
     the in-process run's. ``collectives`` is then filled only when given.
     """
     from netmodel.study.distributed import executor_for
-    from netmodel.study.fabric_search import ScenarioCollectives
+    from netmodel.study.fabric_search import (
+        ScenarioCollectives,
+        network_key,
+        scenario_calibration,
+    )
 
     models = [get_model(m) for m in models]
     phases = [check_phase(p) for p in phases]
@@ -196,9 +200,12 @@ def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
             for s in scens:
                 if s.label not in colls or colls[s.label].scenario != s:
                     colls[s.label] = ScenarioCollectives(s)
+        affinity = None
         if ex.distributed:  # one task per scenario: its fabric is built once
             cells = [_CompareCell(s, None, tuple(pairs), shared, None) for s in scens]
             labels = [s.label for s in scens]
+            # scenarios of one network go to one worker, which compiles its costs once
+            affinity = [network_key(s, scenario_calibration(s)) for s in scens]
         else:               # one cell per search, sharing the fabrics and ideal searches
             ideal_cache: dict = {}
             cells = [_CompareCell(s, colls[s.label], (pair,), shared, ideal_cache)
@@ -206,7 +213,7 @@ def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
             labels = [f"{c.scenario.label} {c.work[0][1].name} {c.work[0][0]}"
                       for c in cells]
         done = ex.map(_compare_cell, cells, progress=progress, labels=labels,
-                      weights=[len(c.work) for c in cells])
+                      weights=[len(c.work) for c in cells], affinity=affinity)
         found = [done[j][i] for i in range(len(pairs)) for j in range(len(scens))] \
             if ex.distributed else [d[0] for d in done]
     notes: dict = {}
@@ -220,7 +227,7 @@ def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
     settings = {"slo": {"ttft_s": slo.ttft, "tbt_s": slo.tbt},
                 "prompt_tokens": make_workload("prefill", prompt, context).prompt,
                 "context_tokens": make_workload("decode", prompt, context).context,
-                "options": asdict(options), "max_batch": max_batch,
+                "options": options.to_dict(), "max_batch": max_batch,
                 "instances": instances_note(scens), "parallelism": parallelism}
     if notes:
         settings["not_computed"] = notes

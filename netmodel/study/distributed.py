@@ -152,6 +152,8 @@ class Executor:
         self.start_s = 0.0
         self._client = None
         self._cluster = None
+        self._pinned: dict = {}       # affinity key -> worker address
+        self._pin_weight: dict = {}   # affinity key -> weight sent with it so far
 
     def __repr__(self) -> str:
         where = (f"workers={self.workers}" if self.workers is not None else
@@ -217,9 +219,14 @@ class Executor:
         dd = _distributed()
         t0 = time.perf_counter()
         if self.workers is not None:
-            self._cluster = dd.LocalCluster(
-                n_workers=self.workers, threads_per_worker=1, processes=self.processes,
-                dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR)
+            try:
+                self._cluster = dd.LocalCluster(
+                    n_workers=self.workers, threads_per_worker=1, processes=self.processes,
+                    dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR)
+            except Exception as exc:  # e.g. spawned workers re-running an unguarded script
+                raise UserError(f"cannot start a local Dask cluster of {self.workers} "
+                                f"workers: {_first_line(exc)} (a script that asks for workers "
+                                "must run under if __name__ == '__main__')") from None
             self._client = dd.Client(self._cluster, set_as_default=False)
         else:
             self._client = self._connect(dd)
@@ -283,7 +290,7 @@ class Executor:
     # ---------------------------------------------------------------- work
 
     def map(self, function, cells, *, progress=NO_PROGRESS, labels=None,
-            weights=None) -> list:
+            weights=None, affinity=None) -> list:
         """``[function(cell) for cell in cells]``, in this order wherever they ran.
 
         ``function`` must be a module-level function (picklable by reference) and the
@@ -291,6 +298,11 @@ class Executor:
         cell finishes (labels default to ``""``, weights to 1). A cell raising an error
         raises it here: the first in the cells' order, after every cell has finished, so
         the error does not depend on which worker was faster.
+
+        ``affinity``: a key per cell; cells of one key go to one worker, in this map and
+        every later one of this executor (so what that worker compiled for the key, e.g.
+        a fabric's collective costs, serves them all), each new key to the worker with
+        the least weight so far. A preference only: Dask may still move a cell.
         """
         cells = list(cells)
         labels = [""] * len(cells) if labels is None else list(labels)
@@ -307,9 +319,13 @@ class Executor:
         client = self._start()
         slots = self.slots
         t0 = time.perf_counter()
-        futures = client.map(_timed, [function] * len(cells), cells, pure=False,
-                             key=[f"netmodel-cell-{k}-{os.urandom(6).hex()}"
-                                  for k in range(len(cells))])
+        where = self._pin(affinity, weights, list(client.nthreads())) \
+            if affinity is not None else [None] * len(cells)
+        tag = os.urandom(6).hex()
+        futures = [client.submit(_timed, function, cell, pure=False,
+                                 key=f"netmodel-cell-{tag}-{k}",
+                                 **({"workers": [w], "allow_other_workers": True} if w else {}))
+                   for k, (cell, w) in enumerate(zip(cells, where, strict=True))]
         index = {f.key: i for i, f in enumerate(futures)}
         results: list = [None] * len(cells)
         failed: list[int] = []
@@ -334,6 +350,26 @@ class Executor:
         finally:
             client.cancel(futures)
         return results
+
+    def _pin(self, affinity, weights, workers: list) -> list:
+        """The worker of each cell's affinity key (pinned on first sight to the worker
+        with the least weight pinned so far)."""
+        affinity = list(affinity)
+        if len(affinity) != len(weights):
+            raise ValueError("affinity needs one key per cell")
+        pinned, load = self._pinned, {w: 0.0 for w in workers}
+        for key, w in list(pinned.items()):
+            if w in load:
+                load[w] += self._pin_weight[key]
+            else:               # that worker left: pin its keys again
+                del pinned[key]
+        for key, n in zip(affinity, weights, strict=True):
+            if key not in pinned:
+                pinned[key] = min(workers, key=lambda w: (load[w], workers.index(w)))
+                self._pin_weight[key] = 0.0
+            self._pin_weight[key] += n
+            load[pinned[key]] += n
+        return [pinned[key] for key in affinity]
 
     def summary(self) -> str:
         """One line: where the cells ran, how long the cluster took to start, and the

@@ -101,6 +101,18 @@ def test_chunks_partition_in_order(keys, n):
         assert a[-1][1] != b[0][1]   # never cut between neighbours of equal key
 
 
+def test_affinity_pins_each_key_to_the_least_loaded_worker_for_good():
+    ex = Executor()
+    # a, b, c, a: a -> w1, b -> w2 (w1 has 1), c -> w1 (tie at 1: first worker), a stays
+    assert ex._pin("abca", [1, 1, 1, 1], ["w1", "w2"]) == ["w1", "w2", "w1", "w1"]
+    # later maps keep the pins; the new key d goes where less weight went (w2: 1 vs 3)
+    assert ex._pin("dab", [5, 1, 1], ["w1", "w2"]) == ["w2", "w1", "w2"]
+    # a worker that left has its keys pinned again, to the workers still there
+    assert ex._pin("abd", [1, 1, 1], ["w2", "w3"]) == ["w3", "w2", "w2"]
+    with pytest.raises(ValueError, match="one key per cell"):
+        ex._pin("ab", [1], ["w1"])
+
+
 def test_overhead_is_the_share_of_held_worker_time_not_in_cells():
     # 2 slots held 10 s = 20 s; cells computed 18 s: 10% overhead
     assert MapStats(tasks=20, slots=2, wall_s=10.0, busy_s=18.0).overhead == \
