@@ -27,6 +27,8 @@ _COMMANDS = {
     "costs": ("netmodel.cli.collective", "costs", "Lookup table of collective costs."),
     "compare": ("netmodel.cli.study", "compare", "Compare scenarios (fabrics) for models."),
     "sweep": ("netmodel.cli.study", "sweep", "Sweep scenario parameters."),
+    "calibrate": ("netmodel.cli.calibrate", "calibrate",
+                  "Fit an engine profile to measured latencies."),
     "serve": ("netmodel.cli.serving", "serve",
               "Disaggregated serving: prefill and decode pools, the KV cache over the fabric."),
     "blast-radius": ("netmodel.cli.reliability", "blast_radius",

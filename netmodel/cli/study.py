@@ -32,14 +32,16 @@ def _phases(text: str) -> list[str]:
     return [check_phase(p) for p in _names("--phase", text)]
 
 
-def _settings(ttft: str, tbt: str, overlap_collectives: bool):
+def _settings(ttft: str, tbt: str, overlap_collectives: bool, profile_ref=None):
     from compute.phases import Slo
     from compute.roofline import RooflineOptions
     from compute.units import parse_time
+    from netmodel.cli.compute import resolve_profile
 
     slo = Slo(ttft=parse_time(ttft, "--ttft", allow_zero=False),
               tbt=parse_time(tbt, "--tbt", allow_zero=False))
-    return slo, RooflineOptions(overlap_collectives=overlap_collectives)
+    return slo, RooflineOptions(overlap_collectives=overlap_collectives,
+                                profile=resolve_profile(profile_ref))
 
 
 def _instances(text: str | None) -> str | None:
@@ -80,6 +82,9 @@ _slo_options = [
     click.option("--tbt", default="50ms", show_default=True, help="Decode SLO."),
     click.option("--overlap-collectives", is_flag=True,
                  help="Hide each all-reduce behind the GEMM producing its input."),
+    click.option("--profile", "profile_ref", default=None, metavar="NAME|FILE",
+                 help="Calibrated mode: an engine profile (shipped name or .toml; netmodel "
+                 "calibrate fits one). Default: the roofline, a lower bound."),
     click.option("--no-plot", is_flag=True, help="Write no figures."),
     click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr."),
 ]
@@ -178,8 +183,8 @@ def study():
 @_with(_dask_options)
 def lite_gpu(out_dir, models_text, gpus_text, phases_text, networks_text, scenarios_text,
              no_fabric, no_sweep, no_paper, no_reliability, no_cost, no_crossovers,
-             no_serving, no_packed, moe_text, parallelism, as_json, ttft, tbt, overlap_collectives, no_plot, quiet,
-             workers, scheduler):
+             no_serving, no_packed, moe_text, parallelism, as_json, ttft, tbt,
+             overlap_collectives, profile_ref, no_plot, quiet, workers, scheduler):
     """H100 versus the Lite family: first with ideal (and ring) networks, then on every
     fabric scenario, then the decode throughput as per-hop latency grows. Writes CSV, JSON,
     figures and summary.md (the findings, stated from the numbers); prints the tables."""
@@ -203,7 +208,7 @@ def lite_gpu(out_dir, models_text, gpus_text, phases_text, networks_text, scenar
         if n not in NETWORKS:
             raise UserError(f"unknown network {n!r}; known: {known(NETWORKS)}")
     scenarios = _names("--scenarios", scenarios_text) if scenarios_text else None
-    slo, options = _settings(ttft, tbt, overlap_collectives)
+    slo, options = _settings(ttft, tbt, overlap_collectives, profile_ref)
     with _executor(workers, scheduler) as ex:
         # run_full_study hands the executor to its comparisons and sweep
         on_dask = {"executor": ex} if ex.distributed else {}
@@ -284,8 +289,8 @@ def _show_scenario(ctx, _param, value):
 @_with(_slo_options)
 @_with(_dask_options)
 def compare(models_text, scenarios_text, gpus_text, phase_text, out_dir, as_json,
-            reliability, instances_text, parallelism, ttft, tbt, overlap_collectives, no_plot,
-            quiet, workers, scheduler):
+            reliability, instances_text, parallelism, ttft, tbt, overlap_collectives,
+            profile_ref, no_plot, quiet, workers, scheduler):
     """Best TP degree and batch of each model on each scenario's fabric, per phase:
     TTFT/TBT, tokens/s, tokens/s/SM and the share of time bound by the network."""
     from netmodel.study.compare import run_compare, write_compare
@@ -297,7 +302,7 @@ def compare(models_text, scenarios_text, gpus_text, phase_text, out_dir, as_json
     gpus = _names("--gpus", gpus_text) if gpus_text else None
     phases = _phases(phase_text)
     instances = _instances(instances_text)
-    slo, options = _settings(ttft, tbt, overlap_collectives)
+    slo, options = _settings(ttft, tbt, overlap_collectives, profile_ref)
     total = len(models) * len(phases) * len(scenarios) * (len(gpus) if gpus else 1)
     with _executor(workers, scheduler) as ex, _progress(total, "compare", quiet) as bar:
         result = run_compare(models, scenarios, phases, gpus=gpus, options=options, slo=slo,
@@ -336,8 +341,8 @@ def compare(models_text, scenarios_text, gpus_text, phase_text, out_dir, as_json
 @_with(_slo_options)
 @_with(_dask_options)
 def sweep(scenario_texts, param_texts, points, models_text, phase_text, gpus_text, out_dir,
-          as_json, instances_text, parallelism, ttft, tbt, overlap_collectives, no_plot,
-          quiet, workers, scheduler):
+          as_json, instances_text, parallelism, ttft, tbt, overlap_collectives, profile_ref,
+          no_plot, quiet, workers, scheduler):
     """Tokens/s/SM of scenarios as one or two fabric parameters vary (link bandwidth,
     per-hop latency, OCS ports, ...), marking where one fabric overtakes another."""
     from compute.errors import UserError
@@ -355,7 +360,7 @@ def sweep(scenario_texts, param_texts, points, models_text, phase_text, gpus_tex
     models = _names("--models", models_text)
     phases = _phases(phase_text)
     instances = _instances(instances_text)
-    slo, options = _settings(ttft, tbt, overlap_collectives)
+    slo, options = _settings(ttft, tbt, overlap_collectives, profile_ref)
     total = len(scens) * len(params[0].values) * (len(params[1].values) if len(params) > 1
                                                   else 1)
     with _executor(workers, scheduler) as ex, _progress(total, "sweep", quiet) as bar:

@@ -26,7 +26,7 @@ file and ``summary.md`` (:mod:`netmodel.study.summary`) all or nothing
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from compute.comm import NoCommunication
@@ -182,7 +182,7 @@ def run_lite_gpu_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, 
     settings = {"slo": {"ttft_s": slo.ttft, "tbt_s": slo.tbt},
                 "prompt_tokens": make_workload("prefill", prompt, context).prompt,
                 "context_tokens": make_workload("decode", prompt, context).context,
-                "options": asdict(options), "max_batch": max_batch, "networks": (network,)}
+                "options": options.to_dict(), "max_batch": max_batch, "networks": (network,)}
     return StudyResult(rows=tuple(rows), searches=tuple(searches), baseline=baseline,
                        settings=settings)
 

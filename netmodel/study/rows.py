@@ -45,8 +45,8 @@ def group(name: str) -> Any:
 @dataclass(frozen=True, kw_only=True)
 class BestRow:
     """The best configuration of one model x GPU x phase (``None`` where none is feasible;
-    ``reason`` then says why). ``compute_s + memory_s + network_s == latency_s`` and
-    ``network_share = network_s / latency_s``."""
+    ``reason`` then says why). ``compute_s + memory_s + network_s (+ overhead_s with an
+    engine profile) == latency_s`` and ``network_share = network_s / latency_s``."""
 
     model: str = key()
     gpu: str = key()
@@ -68,6 +68,7 @@ class BestRow:
     memory_s: float | None = None
     network_s: float | None = None
     network_share: float | None = None
+    overhead_s: float | None = None   #: calibrated mode only: the profile's fixed overheads
     reason: str = ""
 
     #: Fields listed last among the columns.
@@ -99,6 +100,7 @@ class BestRow:
                 "tokens_per_s": b.tokens_per_s, "tokens_per_s_per_sm": b.tokens_per_s_per_sm,
                 "compute_s": split["compute"], "memory_s": split["memory"],
                 "network_s": split["network"], "network_share": split["network"] / b.latency,
+                "overhead_s": split.get("overhead"),
                 "reason": ""}
 
     @classmethod

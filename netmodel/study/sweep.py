@@ -370,7 +370,7 @@ def run_sweep(scenarios, params, models=("Llama-3-70B",), phases=("decode",), *,
             notes.setdefault(k, v)
     if refused and all(r.reason.startswith("fabric refused") for r in rows):
         raise UserError(f"no point of the sweep can be built: {refused[0]}")
-    settings = {"slo": {"ttft_s": slo.ttft, "tbt_s": slo.tbt}, "options": asdict(options),
+    settings = {"slo": {"ttft_s": slo.ttft, "tbt_s": slo.tbt}, "options": options.to_dict(),
                 "max_batch": max_batch, "parallelism": parallelism}
     if notes:
         settings["not_computed"] = notes
