@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, deque
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 
 import networkx as nx
@@ -97,7 +98,7 @@ class FabricSummary:
         return out
 
 
-def _kinds(graph):
+def _kinds(graph: nx.Graph) -> dict[Hashable, str]:
     return dict(graph.nodes(data="kind"))
 
 
@@ -168,7 +169,8 @@ def injection_bandwidth(graph: nx.Graph) -> tuple[float, dict]:
     return float(low), dict(sorted(peers.items()))
 
 
-def _bfs(graph, source, target=None):
+def _bfs(graph: nx.Graph, source: Hashable,
+         target: Hashable | None = None) -> tuple[dict, dict[Hashable, int]]:
     """Hop distances from ``source`` and shortest-path counts (up to ``target``'s level)."""
     dist = {source: 0}
     count = {source: 1}
@@ -189,7 +191,9 @@ def _bfs(graph, source, target=None):
     return dist, count
 
 
-def path_diversity(graph: nx.Graph, source=None, target=None) -> PathDiversity:
+def path_diversity(graph: nx.Graph, source: str | None = None,
+                   target: str | None = None) -> PathDiversity:
+
     """How many shortest (fewest-hop) paths join two GPUs; by default the first GPU and the
     last of the GPUs farthest from it.
 
@@ -230,18 +234,19 @@ def diameter(graph: nx.Graph) -> tuple[int | None, str]:
     gpus = gpu_nodes(graph)
     if len(gpus) < 2:
         return 0, "closed form"
-    classes = {}
+    classes: dict[frozenset, Hashable] = {}
     for g in gpus:
         classes.setdefault(frozenset(graph._adj[g]), g)
     size = graph.number_of_nodes() + graph.number_of_edges()
     if len(classes) * size <= BFS_BUDGET:
         return _exact_diameter(graph, list(classes.values()), gpus), "breadth-first search"
-    far = max(gpus, key=_bfs(graph, gpus[0])[0].get)
+    far = max(gpus, key=_bfs(graph, gpus[0])[0].get)  # type: ignore[arg-type]  # dict.get
     dist = _bfs(graph, far)[0]
     return max(dist.get(g, 0) for g in gpus), "lower bound (double sweep)"
 
 
-def _exact_diameter(graph, sources, gpus) -> int | None:
+def _exact_diameter(graph: nx.Graph, sources: Sequence[Hashable],
+                    gpus: Sequence[Hashable]) -> int | None:
     import numpy as np
     from scipy.sparse.csgraph import shortest_path
 
@@ -258,7 +263,7 @@ def _exact_diameter(graph, sources, gpus) -> int | None:
     return best
 
 
-def bisection_maxflow(graph: nx.Graph, side=None) -> float:
+def bisection_maxflow(graph: nx.Graph, side: Iterable[Hashable] | None = None) -> float:
     """Exact max-flow (= min cut) in bytes/s per direction from the GPUs in ``side`` (default
     the first half of the GPUs in node order) to all the other GPUs, every link carrying its
     bandwidth each way. Refused above :data:`MAXFLOW_NODES` nodes.

@@ -54,7 +54,10 @@ Dimensions of one NPU are dropped (ASTRA-sim requires more than one).
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
+from os import PathLike
+from typing import Any
 
 import networkx as nx
 
@@ -87,7 +90,7 @@ class AstraSimNetwork:
         def clean(text: str) -> str:
             return "".join(c if c.isprintable() else " " for c in text)
 
-        def row(values) -> str:
+        def row(values: Iterable[object]) -> str:
             return "[ " + ", ".join(str(v) for v in values) + " ]"
 
         lines = ["# ASTRA-sim analytical network, written by netmodel"
@@ -106,21 +109,21 @@ def _dim(kind: str, npus: int, bandwidth: float, latency: float) -> tuple:
     return kind, int(npus), round(bandwidth / GB, 9), round(latency * 1e9, 6)
 
 
-def _edge(graph, u, v) -> tuple[float, float, float]:
+def _edge(graph: nx.Graph, u: Hashable, v: Hashable) -> tuple[float, float, float]:
     """(bandwidth per cable, bandwidth of the edge, latency) of edge u-v."""
     d = graph.edges[u, v]
     return d["bandwidth"] / d.get("links", 1), d["bandwidth"], d["latency"]
 
 
-def _switch_latency(graph, node) -> float:
+def _switch_latency(graph: nx.Graph, node: Hashable) -> float:
     return graph.nodes[node]["latency"]
 
 
-def _neighbour(graph, node, prefix: str):
+def _neighbour(graph: nx.Graph, node: Hashable, prefix: str) -> Hashable:
     return next(v for v in graph.neighbors(node) if str(v).startswith(prefix))
 
 
-def _one_switch(graph, n: int, what: str, notes: list) -> list:
+def _one_switch(graph: nx.Graph, n: int, what: str, notes: list[str]) -> list[tuple]:
     """A fabric of one switch tier (single-switch, flat) as [Switch(n)]."""
     total = sum(d["bandwidth"] for *_, d in graph.edges("gpu0", data=True))
     sw = _neighbour(graph, "gpu0", "nvs" if what == "single-switch" else "plane")
@@ -131,7 +134,8 @@ def _one_switch(graph, n: int, what: str, notes: list) -> list:
     return [_dim("Switch", n, total, lat)]
 
 
-def _tree(graph, args, what: str, notes: list) -> list:
+def _tree(graph: nx.Graph, args: Mapping[str, Any], what: str,
+          notes: list[str]) -> list[tuple]:
     if args["oversubscription"] != 1:
         raise UserError(f"{what} with oversubscription {args['oversubscription']} cannot be "
                         "expressed in ASTRA-sim's analytical network: its Switch dimension "
@@ -155,7 +159,7 @@ def _tree(graph, args, what: str, notes: list) -> list:
     return [_dim("Switch", n, nic, path / 2)]
 
 
-def _rail(graph, domains: int, size: int, notes: list) -> list:
+def _rail(graph: nx.Graph, domains: int, size: int, notes: list[str]) -> list[tuple]:
     nvs = _neighbour(graph, "gpu0", "nvs")
     nvl = graph.edges["gpu0", nvs]
     dims = [_dim("Switch", size, nvl["bandwidth"], nvl["latency"] + _switch_latency(graph, nvs)
@@ -256,7 +260,7 @@ def astra_sim_network(graph: nx.Graph) -> AstraSimNetwork:
                            tuple(dict.fromkeys(notes)))
 
 
-def write_astra_sim(graph: nx.Graph, path) -> str:
+def write_astra_sim(graph: nx.Graph, path: str | PathLike[str]) -> str:
     """Write ``graph``'s ASTRA-sim network to ``path`` (``.yml``/``.yaml``), atomically;
     return the path."""
     net = astra_sim_network(graph)

@@ -19,7 +19,9 @@ the graph analysed exactly.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import networkx as nx
 
@@ -38,25 +40,25 @@ class ClosedForm:
     note: str = ""
 
 
-def _bw(graph, u, v) -> float:
+def _bw(graph: nx.Graph, u: Hashable, v: Hashable) -> float:
     return graph.edges[u, v]["bandwidth"]
 
 
-def _inject(graph, node) -> float:
+def _inject(graph: nx.Graph, node: Hashable) -> float:
     return sum(d["bandwidth"] for *_, d in graph.edges(node, data=True))
 
 
-def _ring(g, a):
+def _ring(g: nx.Graph, a: Mapping[str, Any]) -> ClosedForm:
     n = a["n"]
     return ClosedForm(n // 2, _inject(g, "gpu0"))  # the half cut crosses two links
 
 
-def _full_mesh(g, a):
+def _full_mesh(g: nx.Graph, a: Mapping[str, Any]) -> ClosedForm:
     n = a["n"]
     return ClosedForm(1, (n // 2) * (n - n // 2) * _bw(g, "gpu0", "gpu1"))
 
 
-def _torus(g, a):
+def _torus(g: nx.Graph, a: Mapping[str, Any]) -> ClosedForm:
     from topologies.direct import parse_dims
 
     sides = parse_dims(a["dims"])
@@ -70,17 +72,17 @@ def _torus(g, a):
     return ClosedForm(sum(s // 2 for s in sides), bis)
 
 
-def _single_switch(g, a):
+def _single_switch(g: nx.Graph, a: Mapping[str, Any]) -> ClosedForm:
     n = a["n"]
     return ClosedForm(2 if n > 1 else 0, (n // 2) * _bw(g, "gpu0", "nvs0"))
 
 
-def _flat(g, a):
+def _flat(g: nx.Graph, a: Mapping[str, Any]) -> ClosedForm:
     n = a["n"]
     return ClosedForm(2 if n > 1 else 0, (n // 2) * _inject(g, "gpu0"))
 
 
-def _leaf_spine(g, a):
+def _leaf_spine(g: nx.Graph, a: Mapping[str, Any]) -> ClosedForm:
     leaves, h = a["leaves"], a["radix"] // 2
     up = h // a["oversubscription"]
     nic = _bw(g, "gpu0", "leaf0")
@@ -89,7 +91,7 @@ def _leaf_spine(g, a):
     return ClosedForm(4, (leaves // 2) * up * nic if leaves % 2 == 0 else None)
 
 
-def _fat_tree(g, a):
+def _fat_tree(g: nx.Graph, a: Mapping[str, Any]) -> ClosedForm:
     k = a["k"]
     h = k // 2
     up = h // a["oversubscription"]
@@ -103,7 +105,7 @@ def _fat_tree(g, a):
     return ClosedForm(6, (pods // 2) * up * h * nic if pods % 2 == 0 else None)
 
 
-def _rail(g, domains, size, gps, per_leaf):
+def _rail(g: nx.Graph, domains: int, size: int, gps: int, per_leaf: int) -> ClosedForm:
     n = domains * size
     nvl = _bw(g, "gpu0", "nvs0")
     if domains == 1:
@@ -122,19 +124,19 @@ def _rail(g, domains, size, gps, per_leaf):
     return ClosedForm(diameter, None)
 
 
-def _rail_optimized(g, a):
+def _rail_optimized(g: nx.Graph, a: Mapping[str, Any]) -> ClosedForm:
     return _rail(g, a["domains"], a["domain_size"], a["gpus_per_server"], a["servers_per_leaf"])
 
 
-def _superpod(g, a):
+def _superpod(g: nx.Graph, a: Mapping[str, Any]) -> ClosedForm:
     return _rail(g, 32 * a["sus"] - 1, 8, 8, 32)
 
 
-def _nvl72(g, a):
+def _nvl72(g: nx.Graph, a: Mapping[str, Any]) -> ClosedForm:
     return _rail(g, a["racks"], 72, 4, 32)
 
 
-def _ocs(g, a):
+def _ocs(g: nx.Graph, a: Mapping[str, Any]) -> ClosedForm | None:
     if a["logical"] is not None:
         return None
     n = a["gpus"]
@@ -145,7 +147,7 @@ def _ocs(g, a):
                       "bare OCS cabling: the best any circuit set can do")
 
 
-_FORMS = {
+_FORMS: dict[str, Callable[[nx.Graph, Mapping[str, Any]], ClosedForm | None]] = {
     "ring": _ring, "full-mesh": _full_mesh, "torus": _torus, "single-switch": _single_switch,
     "flat": _flat, "leaf-spine": _leaf_spine, "fat-tree": _fat_tree,
     "rail-optimized": _rail_optimized, "superpod": _superpod, "nvl72": _nvl72, "ocs": _ocs,

@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Collection
+from typing import Any
 
 import networkx as nx
 
@@ -113,7 +115,7 @@ def switch_attrs(tier: int, radix: int, latency: float, in_network_reduction: bo
 
 # ---------------------------------------------------------------- parameter checks
 
-def gpu_type(name, what: str = "gpu") -> GpuSpec:
+def gpu_type(name: object, what: str = "gpu") -> GpuSpec:
     """The GPU ``name`` names: a GpuSpec itself, a catalog name or a GPU file path
     (UserError listing the known ones otherwise)."""
     if not isinstance(name, str | GpuSpec):
@@ -121,7 +123,7 @@ def gpu_type(name, what: str = "gpu") -> GpuSpec:
     return get_gpu(name)
 
 
-def _show(value) -> str:
+def _show(value: Any) -> str:
     """``repr(value)``, cut to 60 characters (a value in an error message)."""
     try:
         text = repr(value)
@@ -130,7 +132,7 @@ def _show(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _real(value) -> float | None:
+def _real(value: object) -> float | None:
     """``value`` as a float if it is a real number (not a bool, not too large), else None."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         return None
@@ -140,7 +142,7 @@ def _real(value) -> float | None:
         return None
 
 
-def check_int(what: str, value, minimum: int = 1, maximum: int | None = None) -> int:
+def check_int(what: str, value: object, minimum: int = 1, maximum: int | None = None) -> int:
     """``value`` as an int in ``minimum..maximum``; bools and non-integral numbers are
     refused.
 
@@ -151,6 +153,7 @@ def check_int(what: str, value, minimum: int = 1, maximum: int | None = None) ->
     ...
     compute.errors.UserError: n must be an integer >= 1, got 0
     """
+    number: int | None
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         number = int(value)
     else:
@@ -162,12 +165,12 @@ def check_int(what: str, value, minimum: int = 1, maximum: int | None = None) ->
     return number
 
 
-def check_radix(what: str, value, minimum: int = 1) -> int:
+def check_radix(what: str, value: object, minimum: int = 1) -> int:
     """A port count: an integer in ``minimum`` .. :data:`~topologies.limits.MAX_RADIX`."""
     return check_int(what, value, minimum, MAX_RADIX)
 
 
-def check_positive(what: str, value, *, allow_zero: bool = False) -> float:
+def check_positive(what: str, value: object, *, allow_zero: bool = False) -> float:
     """``value`` as a finite float > 0 (>= 0 with ``allow_zero``)."""
     x = _real(value)
     if x is None or not math.isfinite(x) or not (x >= 0 if allow_zero else x > 0):
@@ -176,25 +179,25 @@ def check_positive(what: str, value, *, allow_zero: bool = False) -> float:
     return x
 
 
-def check_length(value) -> float:
+def check_length(value: object) -> float:
     """A cable length in metres: finite, >= 0."""
     return check_positive("length", value, allow_zero=True)
 
 
-def check_medium(what: str, medium) -> str:
+def check_medium(what: str, medium: object) -> str:
     """``medium`` if it is one of the schema's media."""
     if not isinstance(medium, str) or medium not in MEDIA:
         raise UserError(f"{what} {_show(medium)} is not a known medium; known: {known(MEDIA)}")
     return medium
 
 
-def check_choice(what: str, value, choices) -> str:
+def check_choice(what: str, value: object, choices: Collection[str]) -> str:
     """``value`` if it is one of ``choices``."""
     if not isinstance(value, str) or value not in choices:
         raise UserError(f"{what} {_show(value)} is not allowed; allowed: {known(choices)}")
     return value
 
 
-def bandwidth_or(what: str, value, default: float) -> float:
+def bandwidth_or(what: str, value: object, default: float) -> float:
     """``value`` checked as a bandwidth (bytes/s), or ``default`` when it is None."""
     return default if value is None else check_positive(what, value)

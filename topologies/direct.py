@@ -11,6 +11,7 @@ with ``links=2`` and twice the bandwidth.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 
 import networkx as nx
 
@@ -37,7 +38,8 @@ from topologies.schema import validate
 __all__ = ["full_mesh", "lite_groups", "parse_dims", "ring", "torus"]
 
 
-def _direct(name: str, n: int, neighbours, gpu, bandwidth, medium, length) -> nx.Graph:
+def _direct(name: str, n: int, neighbours: Callable[[int], list[int]], gpu: object,
+            bandwidth: object, medium: object, length: object) -> nx.Graph:
     """Wire ``n`` GPUs by ``neighbours(i) -> list of j`` (one port each); the caller has
     checked the size."""
     spec = gpu_type(gpu)
@@ -105,7 +107,7 @@ def full_mesh(n: int = 8, gpu: str | GpuSpec = "H100-SXM", bandwidth: float | No
                    bandwidth, medium, length)
 
 
-def parse_dims(dims) -> tuple[int, ...]:
+def parse_dims(dims: object) -> tuple[int, ...]:
     """Torus side lengths from ``"4x4x4"`` or a sequence of ints (1 to 3 sides, each >= 2).
 
     >>> parse_dims("4x2"), parse_dims([2, 2, 2])
@@ -158,7 +160,7 @@ def torus(dims: str = "4x4", gpu: str | GpuSpec = "H100-SXM", bandwidth: float |
     for d in range(len(sides) - 2, -1, -1):
         strides[d] = strides[d + 1] * sides[d + 1]
 
-    def neighbours(i):
+    def neighbours(i: int) -> list[int]:
         out = []
         for d, (side, stride) in enumerate(zip(sides, strides, strict=True)):
             coord = (i // stride) % side

@@ -29,7 +29,7 @@ import math
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from os import PathLike
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
@@ -94,18 +94,18 @@ def representative(graph: nx.Graph) -> tuple[nx.Graph, str]:
 
         sides = parse_dims(graph.graph["dims"])
         keep_sides = tuple(min(s, 8) for s in sides)
-        keep = []
+        corner = []
         for i in range(len(gpus)):
             coords, rest = [], i
             for s in reversed(sides):
                 coords.append(rest % s)
                 rest //= s
             if all(c < k for c, k in zip(reversed(coords), keep_sides, strict=True)):
-                keep.append(f"gpu{i}")
-        part = _induced(graph, keep)
+                corner.append(f"gpu{i}")
+        part = _induced(graph, corner)
         part.graph["dims"] = "x".join(map(str, keep_sides))
         return part, (f"showing a {part.graph['dims']} corner of the {graph.graph['dims']} "
-                      f"torus ({len(keep)} of {len(gpus):,} GPUs; links leaving the corner omitted)")
+                      f"torus ({len(corner)} of {len(gpus):,} GPUs; links leaving the corner omitted)")
     keep = set(gpus[:SAMPLE_GPUS])
     tiers = sorted({_tier(graph, n) for n, k in graph.nodes(data="kind") if k != "gpu"})
     for tier in tiers:  # climb: each tier's switches above what is kept, a few of them
@@ -412,7 +412,7 @@ def plot(graph: nx.Graph, path: str | PathLike[str], *, title: str | None = None
     fig = figure(graph, title=title)
     # zlib level 3: 30% faster than PIL's default 6 and, for these flat-colour pictures,
     # no larger (measured on the 16,384-GPU fat tree: 405 kB against 439 kB)
-    extra = {"pil_kwargs": {"compress_level": 3}} if fmt == "png" else {}
+    extra: dict[str, Any] = {"pil_kwargs": {"compress_level": 3}} if fmt == "png" else {}
     return atomic_write(path, lambda tmp: fig.savefig(tmp, format=fmt, bbox_inches="tight",
                                                       **extra), what="figure")
 
@@ -440,7 +440,7 @@ def figure(graph: nx.Graph, *, title: str | None = None) -> Figure:
     groups, alone = circuit_groups(part) if how == "circuits" else ([], [])
     size_in = {"circle": (9, 9), "two rows": (12, 5.5), "circuits": (13, 9.5)}.get(how, (12, 7.5))
     fig = Figure(figsize=size_in, dpi=120)
-    FigureCanvasAgg(fig)
+    canvas = FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     ax.set_axis_off()
     ax.xaxis.set_visible(False)  # nor lay out ticks that are never drawn
@@ -481,13 +481,13 @@ def figure(graph: nx.Graph, *, title: str | None = None) -> Figure:
     _limits(ax, pos, how)
     fig.tight_layout()
     ax.apply_aspect()  # what drawing does: display coordinates are final from here on
-    renderer = fig.canvas.get_renderer()
+    renderer = canvas.get_renderer()
     if note_text is not None:  # just below the legend, whatever its length
         box = legend.get_window_extent(renderer)
         note_text.set_transform(ax.transAxes)
         x, y = ax.transAxes.inverted().transform((box.x0, box.y0 - 14))
         note_text.set_position((x + 0.005, y))
-        note_text.set_va("top")
+        note_text.set_verticalalignment("top")
         note_text.update_bbox_position_size(renderer)
     _size_nodes(ax, scatters, pos, how, groups)
     _place_labels(fig, ax, renderer, part, pos, how, scatters, planes, groups)
@@ -623,7 +623,7 @@ def _circuits_note(part: nx.Graph, how: str, groups: list[list[Hashable]],
     pairs = Counter(_circuit_count(d) for *_, d in part.edges(data=True))
     lines += [f"{c} GPU pair{'s' * (c > 1)} joined by {k} circuit{'s' * (k > 1)}"
               + (" each" if c > 1 else "") for k, c in sorted(pairs.items(), reverse=True)]
-    per_gpu = Counter()
+    per_gpu: Counter = Counter()
     for u, v, d in part.edges(data=True):
         per_gpu[u] += _circuit_count(d)
         per_gpu[v] += _circuit_count(d)
@@ -763,14 +763,17 @@ def _segments(ax: Axes) -> np.ndarray:
             out.append(np.hstack([xy[:-1], xy[1:]]))
     for coll in ax.collections:
         if isinstance(coll, LineCollection) and coll.get_segments():
-            ends = np.asarray([seg[[0, -1]] for seg in coll.get_segments()], dtype=float)
+            ends = np.asarray([np.asarray(seg)[[0, -1]] for seg in coll.get_segments()],
+                              dtype=float)
             xy = coll.get_transform().transform(ends.reshape(-1, 2)).reshape(-1, 4)
             out.append(xy)
     for patch in ax.patches:
         if isinstance(patch, FancyArrowPatch):
             path = patch.get_transform().transform_path(patch.get_path())
             for poly in path.to_polygons(closed_only=False):
-                out.append(np.hstack([poly[:-1], poly[1:]]))
+                ring = np.asarray(poly, dtype=float)
+                out.append(np.hstack([ring[:-1], ring[1:]]))
+
     return np.vstack(out)
 
 
@@ -780,7 +783,8 @@ def _marker_boxes(ax: Axes, scatters: dict, pos: Positions) -> tuple[np.ndarray,
     import numpy as np
 
     px = ax.figure.dpi / 72.0
-    boxes, centres = [np.zeros((0, 4))], {}
+    boxes = [np.zeros((0, 4))]
+    centres: dict[Hashable, tuple[float, float, float]] = {}
     for kind_key, (nodes, coll) in scatters.items():
         marker = MARKERS[kind_key]
         half = (MARKER_HALF[marker] * math.sqrt(coll.get_sizes()[0]) + 0.3) * px
@@ -901,8 +905,8 @@ def _place_labels(fig: Figure, ax: Axes, renderer: RendererBase, part: nx.Graph,
     segs = _segments(ax)
     markers, centres = _marker_boxes(ax, scatters, pos)
     boxes = [a.get_window_extent(renderer) for a in (ax.title, ax.get_legend()) if a]
-    boxes += [t.get_bbox_patch().get_window_extent(renderer) if t.get_bbox_patch()
-              else t.get_window_extent(renderer) for t in ax.texts]
+    boxes += [(t.get_bbox_patch() or t).get_window_extent(renderer) for t in ax.texts]
+
     taken = np.array([[b.x0, b.y0, b.x1, b.y1] for b in boxes]).reshape(-1, 4)
     px = fig.dpi / 72.0
     clear, gap = CLEARANCE * px, LABEL_GAP * px
@@ -983,7 +987,8 @@ def _place_labels(fig: Figure, ax: Axes, renderer: RendererBase, part: nx.Graph,
         d = part.nodes[n]
         classes.setdefault((d["kind"] == "gpu", d.get("tier", -1)), []).append(n)
     for key in sorted(classes, key=lambda k: (k[0], -k[1])):  # switches top down, then GPUs
-        members, best = classes[key], []
+        members: list = classes[key]
+        best: list = []
         sides_of.clear()  # the texts taken so far changed
         for stride in _strides(len(members)):
             nodes = members[::stride]

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
 import networkx as nx
@@ -93,11 +94,11 @@ class Component:
         return frozenset(out)
 
 
-def _key(u, v) -> tuple:
+def _key(u: Hashable, v: Hashable) -> tuple[Hashable, Hashable]:
     return (u, v) if str(u) <= str(v) else (v, u)
 
 
-def _check_classes(classes) -> tuple:
+def _check_classes(classes: Iterable[str] | None) -> tuple[str, ...]:
     if classes is None:
         return CLASSES
     bad = [c for c in classes if c not in CLASSES]
@@ -157,14 +158,15 @@ def _bundles(graph: nx.Graph) -> list[tuple[list, float]]:
     return out
 
 
-def _cable_effect(graph, edges, cables) -> tuple[tuple, tuple]:
+def _cable_effect(graph: nx.Graph, edges: Sequence[tuple[Hashable, Hashable]],
+                  cables: float) -> tuple[tuple, tuple]:
     if cables <= 1 + 1e-9:
         return tuple(edges), ()
     return (), tuple((e, (cables - 1) / cables) for e in edges)
 
 
 def components(graph: nx.Graph, *, gpus_per_host: int | None = None,
-               classes=None) -> dict[str, list[Component]]:
+               classes: Iterable[str] | None = None) -> dict[str, list[Component]]:
     """Every component of ``graph`` by class (:data:`CLASSES` order; empty lists where the
     fabric has none). ``gpus_per_host``: host size where GPUs carry no ``server`` label.
     ``classes``: only these (an unknown name raises UserError)."""
@@ -192,12 +194,13 @@ def components(graph: nx.Graph, *, gpus_per_host: int | None = None,
             medium = graph.edges[u, v]["medium"]
             removed, scaled = _cable_effect(graph, edges, cables)
             name = f"{u}-{v}" if len(edges) == 1 else f"{u}-{v} bundle of {len(edges)}"
-            cls = LINK_CLASSES.get(medium)
-            if cls in wanted:
+            end_cls = LINK_CLASSES.get(medium)
+            if end_cls is not None and end_cls in wanted:
                 ends = sum(1 for n in (u, v) if data[n]["kind"] != "ocs")
                 if ends:
-                    out[cls].append(Component(cls, name, edges=removed, scaled=scaled,
-                                              parts=float(ends * cables)))
+                    out[end_cls].append(Component(end_cls, name, edges=removed, scaled=scaled,
+                                                  parts=float(ends * cables)))
+
             if "nic" in wanted and medium in _NIC_MEDIA:
                 kinds = (data[u]["kind"], data[v]["kind"])
                 other = v if kinds[0] == "gpu" else u
@@ -222,7 +225,7 @@ def class_counts(comps: dict[str, list[Component]]) -> dict[str, float]:
     return {c: float(sum(x.parts for x in v)) for c, v in comps.items()}
 
 
-def degrade(graph: nx.Graph, failed, *, copy: bool = True) -> nx.Graph:
+def degrade(graph: nx.Graph, failed: Iterable[Component], *, copy: bool = True) -> nx.Graph:
     """A copy of ``graph`` with every component of ``failed`` applied (edges removed or
     thinned, nodes removed); ``gpus`` is recounted. Connectivity is not required. With
     ``copy=False`` the graph itself is changed and returned."""
@@ -247,7 +250,7 @@ def _not_as_built(graph: nx.Graph) -> None:
         graph.graph.pop(key, None)
 
 
-def free_ports(graph: nx.Graph) -> dict:
+def free_ports(graph: nx.Graph) -> dict[Hashable, int]:
     """Unused ports of every switch and OCS: ``{node: radix (or ports) - cables in use}``.
 
     >>> from topologies.specs import build
@@ -263,7 +266,8 @@ def free_ports(graph: nx.Graph) -> dict:
     return out
 
 
-def plan_spares(graph: nx.Graph, count: int, *, like=None, prefix: str = "spare") -> list:
+def plan_spares(graph: nx.Graph, count: int, *, like: Iterable[Hashable] | None = None,
+                prefix: str = "spare") -> list[tuple[str, dict, list[tuple[Hashable, dict]]]]:
     """Where up to ``count`` spares fit on free ports, without copying the graph: a list of
     ``(name, node attributes, [(neighbour, edge attributes), ...])`` (see
     :func:`add_spares`, which applies it)."""
@@ -303,8 +307,8 @@ def plan_spares(graph: nx.Graph, count: int, *, like=None, prefix: str = "spare"
     return plan
 
 
-def add_spares(graph: nx.Graph, count: int, *, like=None,
-               prefix: str = "spare") -> tuple[nx.Graph, tuple]:
+def add_spares(graph: nx.Graph, count: int, *, like: Iterable[Hashable] | None = None,
+               prefix: str = "spare") -> tuple[nx.Graph, tuple[str, ...]]:
     """A copy of ``graph`` with up to ``count`` spare GPUs on free ports, and their names.
 
     A spare is wired as a GPU of the fabric is (same switches or OCS, same cables, same

@@ -44,7 +44,9 @@ from __future__ import annotations
 
 import json
 import xml.parsers.expat
+from os import PathLike
 from pathlib import Path
+from typing import Any, NoReturn
 
 import networkx as nx
 
@@ -70,7 +72,7 @@ def _format(path: Path) -> str:
     return suffix
 
 
-def _show(value) -> str:
+def _show(value: Any) -> str:
     try:
         text = repr(value)
     except ValueError:  # an int too long to print
@@ -155,14 +157,14 @@ def _write_graphml(graph: nx.Graph, tmp: str, path: Path) -> None:
         writer.dump(fh)
 
 
-def write_graph(graph: nx.Graph, path) -> str:
+def write_graph(graph: nx.Graph, path: str | PathLike[str]) -> str:
     """Validate ``graph`` and write it to ``path`` (``.json`` or ``.graphml``); return the
     path."""
     validate(graph, check_connected=False)
     path = Path(path)
     kind = _format(path)
 
-    def write(tmp):
+    def write(tmp: str) -> None:
         if kind == ".json":
             with open(tmp, "w") as fh:
                 json.dump(_json_document(graph), fh, indent=1)
@@ -208,18 +210,18 @@ def _check_xml(raw: bytes, where: str) -> None:
     parser = xml.parsers.expat.ParserCreate()
     depth = 0
 
-    def start(name, attrs):
+    def start(name: str, attrs: dict) -> None:
         nonlocal depth
         depth += 1
         if depth > MAX_DEPTH:
             raise _Refused(f"{where}: elements nested more than {MAX_DEPTH} deep; a GraphML "
                            "fabric needs 4")
 
-    def end(name):
+    def end(name: str) -> None:
         nonlocal depth
         depth -= 1
 
-    def doctype(*args):
+    def doctype(*args: object) -> NoReturn:
         raise _Refused(f"{where}: a DOCTYPE is not allowed in a GraphML fabric (entity "
                        "declarations could expand without bound)")
 
@@ -250,7 +252,7 @@ def _read_bytes(path: Path) -> bytes:
         raise UserError(f"cannot read fabric file {path}: {exc.strerror}") from None
 
 
-def _loads(raw: bytes | str, where: str):
+def _loads(raw: bytes | str, where: str) -> Any:
     data = raw.encode() if isinstance(raw, str) else raw
     depth = json_depth(data)
     if depth > MAX_DEPTH:
@@ -264,14 +266,14 @@ def _loads(raw: bytes | str, where: str):
 
 # ---------------------------------------------------------------- reading: documents
 
-def _node_id(value, where: str, what: str):
+def _node_id(value: object, where: str, what: str) -> str | int:
     if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
         return value
     raise UserError(f"{where}: {what} must be a string or an integer node id, got "
                     f"{_show(value)}")
 
 
-def _graph_from_json(data, where: str) -> nx.Graph:
+def _graph_from_json(data: object, where: str) -> nx.Graph:
     if not isinstance(data, dict) or "nodes" not in data:
         raise UserError(f"{where}: expected a node-link JSON object with 'nodes' and 'edges'")
     for key in ("directed", "multigraph"):
@@ -363,7 +365,8 @@ def _finish(graph: nx.Graph, path: Path, where: str) -> nx.Graph:
     return validate(graph)
 
 
-def read_graph(path) -> nx.Graph:
+def read_graph(path: str | Path) -> nx.Graph:
+
     """The fabric saved in ``path`` (``.json`` or ``.graphml``), validated.
 
     Raises UserError (one line, naming the file) for a missing, oversized, too deeply

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter, defaultdict
+from collections.abc import Hashable, Sequence
+from typing import TypeAlias
 
 import networkx as nx
 
@@ -39,6 +41,11 @@ from topologies.registry import builder, format_value
 from topologies.schema import gpu_nodes, validate
 
 __all__ = ["circuits_for", "ocs", "realize"]
+
+#: A logical topology: ``"ring"``, ``"full-mesh"``, ``"torus:AxB[xC]"``, a circuit list
+#: ``"0-1;1-2"`` or a sequence of GPU pairs (node ids or member indices).
+Logical: TypeAlias = str | Sequence[Sequence[Hashable]]
+
 
 
 @builder("ocs")
@@ -113,7 +120,7 @@ def ocs(gpus: int = 16, ports: int = 4, ocs_ports: int = OCS_PORTS,
     return graph if logical is None else validate(realize(graph, logical))
 
 
-def circuits_for(logical, members: list) -> list[tuple]:
+def circuits_for(logical: Logical, members: Sequence[Hashable]) -> list[tuple[Hashable, Hashable]]:
     """The GPU pairs of a logical topology over ``members`` (node ids, in order).
 
     ``logical`` is ``"ring"``, ``"full-mesh"``, ``"torus:AxB[xC]"`` (sides multiplying to
@@ -177,10 +184,11 @@ def circuits_for(logical, members: list) -> list[tuple]:
     return pairs
 
 
-def _assign(pairs, free: dict) -> list:
+def _assign(pairs: Sequence[tuple[Hashable, Hashable]],
+            free: dict[Hashable, list[Hashable]]) -> list[Hashable]:
     """An OCS for every circuit such that no GPU port is used twice (an edge colouring with
     the OCS planes as colours; Kempe-chain swaps when a greedy choice is blocked)."""
-    used = defaultdict(dict)  # gpu -> {ocs: partner}
+    used: defaultdict[Hashable, dict[Hashable, Hashable]] = defaultdict(dict)  # gpu -> {ocs: partner}
     colour = {}
     for idx, (u, v) in enumerate(pairs):
         fu = [o for o in free[u] if o not in used[u]]
@@ -201,7 +209,9 @@ def _assign(pairs, free: dict) -> list:
     return [colour[i] for i in range(len(pairs))]
 
 
-def _kempe(u, v, fu, fv, used, free):
+def _kempe(u: Hashable, v: Hashable, fu: list[Hashable], fv: list[Hashable],
+           used: dict[Hashable, dict[Hashable, Hashable]],
+           free: dict[Hashable, list[Hashable]]) -> Hashable | None:
     """Swap two planes along an alternating path from ``v`` so that a plane free at ``u``
     becomes free at ``v``; return that plane, or None when no swap works."""
     for a in fu:
@@ -228,7 +238,7 @@ def _kempe(u, v, fu, fv, used, free):
     return None
 
 
-def realize(graph: nx.Graph, logical, gpus: list | None = None) -> nx.Graph:
+def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None = None) -> nx.Graph:
     """Circuits through the OCS layer of ``graph`` that realize ``logical`` among ``gpus``
     (default all, in order), as a new graph of GPU-GPU edges (``medium="ocs-circuit"``).
 
@@ -289,7 +299,7 @@ def realize(graph: nx.Graph, logical, gpus: list | None = None) -> nx.Graph:
     args = graph.graph.get("args")
     if spec and isinstance(logical, str) and gpus is None and "logical=" not in spec \
             and graph.graph.get("builder") == "ocs" and isinstance(args, dict):
-        spec += (",", ":")[":" not in spec] + "logical=" + format_value(logical)
+        spec += (",", ":")[":" not in spec] + "logical=" + (format_value(logical) or "")
         out.graph.update(builder="ocs", args={**args, "logical": logical})
     else:
         spec = ""

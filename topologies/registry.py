@@ -53,6 +53,7 @@ import types
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any, TypeAlias, TypeVar
 
 import networkx as nx
 
@@ -68,6 +69,11 @@ __all__ = ["ORDER", "REGISTRY", "BuilderInfo", "ParamInfo", "bound_arguments", "
 
 #: Spec name -> builder function, filled by :func:`builder` as the builder modules load.
 REGISTRY: dict[str, Callable[..., nx.Graph]] = {}
+#: What :func:`build` accepts: a spec string, a fabric file's path, a (builder name,
+#: params) pair, a ``{"builder": name, ...}`` table or a graph.
+FabricSpec: TypeAlias = str | os.PathLike[str] | tuple[str, Mapping[str, Any]] | Mapping[str, Any] | nx.Graph
+_F = TypeVar("_F", bound=Callable[..., nx.Graph])
+
 
 #: Listing order: switched, hierarchical, direct, optical.
 ORDER = ("single-switch", "flat", "leaf-spine", "fat-tree", "rail-optimized", "superpod", "nvl72",
@@ -99,21 +105,21 @@ class BuilderInfo:
 
 # ---------------------------------------------------------------- parameter kinds
 
-def _members(annotation) -> tuple:
+def _members(annotation: Any) -> tuple:
     """The types of an annotation (``int | None`` -> ``(int, NoneType)``)."""
     if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
         return typing.get_args(annotation)
     return (annotation,)
 
 
-def _types(annotation) -> tuple[type, bool]:
+def _types(annotation: Any) -> tuple[type, bool]:
     """(first type, whether None is allowed) of an annotation like ``int | None``."""
     args = _members(annotation)
     base = next((a for a in args if a is not type(None)), object)
     return base, type(None) in args
 
 
-def _signature(fn) -> inspect.Signature:
+def _signature(fn: Callable[..., Any]) -> inspect.Signature:
     return inspect.signature(inspect.unwrap(fn), eval_str=True)
 
 
@@ -127,7 +133,7 @@ def _unit(pname: str) -> str:
     return ""
 
 
-def _show(value) -> str:
+def _show(value: Any) -> str:
     """``repr(value)``, cut to 60 characters (a value in an error message)."""
     try:
         text = repr(value)
@@ -138,7 +144,7 @@ def _show(value) -> str:
 
 # ---------------------------------------------------------------- values
 
-def format_value(value) -> str | None:
+def format_value(value: object) -> str | None:
     """A parameter value as it is written in a spec string, or None when it has no spelling
     (a graph without a spec).
 
@@ -166,7 +172,7 @@ def format_value(value) -> str | None:
     return None
 
 
-def _json_safe(value):
+def _json_safe(value: object) -> Any:
     """``value`` as JSON can hold it: a GpuSpec by name, a fabric as its builder table."""
     if value is None or isinstance(value, bool | str):
         return value
@@ -206,7 +212,7 @@ def fabric_table(graph: nx.Graph) -> dict:
     return {"builder": None, "name": str(graph.graph.get("name", ""))}
 
 
-def _gpu_arg(what: str, value) -> GpuSpec:
+def _gpu_arg(what: str, value: object) -> GpuSpec:
     if isinstance(value, GpuSpec):
         return value
     if isinstance(value, str):
@@ -216,7 +222,7 @@ def _gpu_arg(what: str, value) -> GpuSpec:
     raise UserError(f"{what} must be a GPU name or a GpuSpec, got {_show(value)}")
 
 
-def _fabric_arg(what: str, value) -> nx.Graph:
+def _fabric_arg(what: str, value: object) -> nx.Graph:
     if isinstance(value, nx.Graph):
         return validate(value)
     if isinstance(value, str | os.PathLike | tuple | Mapping):
@@ -232,7 +238,7 @@ def _fabric_arg(what: str, value) -> nx.Graph:
                     f"{{'builder': ...}} table or a graph, got {_show(value)}")
 
 
-def _same(a, b) -> bool:
+def _same(a: object, b: object) -> bool:
     if a is b:
         return True
     if type(a) is not type(b) and not (isinstance(a, numbers.Real) and isinstance(b, numbers.Real)):
@@ -245,7 +251,7 @@ def _same(a, b) -> bool:
 
 # ---------------------------------------------------------------- the decorator
 
-def builder(name: str):
+def builder(name: str) -> Callable[[_F], _F]:
     """Register a builder under its spec ``name``.
 
     The registered function accepts the builder's parameters typed or as names: a GPU
@@ -255,7 +261,7 @@ def builder(name: str):
     ``spec``, ``nodes_built`` and ``edges_built`` (see the module docstring).
     """
 
-    def register(fn):
+    def register(fn: _F) -> _F:
         sig = _signature(fn)
         kinds = {p: _members(par.annotation) for p, par in sig.parameters.items()}
         gpu_params = [p for p, ts in kinds.items() if GpuSpec in ts]
@@ -263,7 +269,7 @@ def builder(name: str):
         bool_params = [p for p, ts in kinds.items() if ts == (bool,)]
 
         @functools.wraps(fn)
-        def build_graph(*args, **kwargs):
+        def build_graph(*args: Any, **kwargs: Any) -> nx.Graph:
             try:
                 bound = sig.bind(*args, **kwargs)
             except TypeError as exc:
@@ -310,7 +316,7 @@ def builder(name: str):
             return graph
 
         REGISTRY[name] = build_graph
-        return build_graph
+        return typing.cast(_F, build_graph)  # the same signature, names accepted too
 
     return register
 
@@ -318,7 +324,9 @@ def builder(name: str):
 # ---------------------------------------------------------------- spec strings
 
 def _split_top(text: str, sep: str) -> list[str]:
-    parts, depth, deepest, cur = [], 0, 0, []
+    parts: list[str] = []
+    cur: list[str] = []
+    depth, deepest = 0, 0
     for ch in text:
         if ch == "[":
             depth += 1
@@ -345,8 +353,9 @@ def _canonical(name: str) -> str:
     return name.strip().lower().replace("_", "-")
 
 
-def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """Split a spec into the builder name and its raw ``{key: value-string}`` parameters."""
+def parse_spec(spec: object) -> tuple[str, dict[str, str]]:
+    """Split a spec string into the builder name and its raw ``{key: value-string}``
+    parameters (anything but a non-empty string is a UserError)."""
     if not isinstance(spec, str) or not spec.strip():
         raise UserError(f"a fabric spec must be a non-empty string like 'fat-tree:k=8', "
                         f"got {_show(spec)}")
@@ -368,7 +377,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return _canonical(name), params
 
 
-def get_builder(name: str):
+def get_builder(name: str) -> Callable[..., nx.Graph]:
     """The builder function registered as ``name``; UserError listing the known ones."""
     key = _canonical(name) if isinstance(name, str) else None
     if key not in REGISTRY:
@@ -376,7 +385,7 @@ def get_builder(name: str):
     return REGISTRY[key]
 
 
-def _convert(builder_name: str, pname: str, text: str, param: inspect.Parameter):
+def _convert(builder_name: str, pname: str, text: str, param: inspect.Parameter) -> Any:
     """A parameter's value from its spec-string text."""
     base, optional = _types(param.annotation)
     if optional and text.lower() == "none":
@@ -435,7 +444,7 @@ def _call(name: str, fn: Callable, kwargs: dict) -> nx.Graph:
         raise UserError(text if text.startswith(f"{name}:") else f"{name}: {text}") from None
 
 
-def _structured(spec) -> tuple[str, Mapping] | None:
+def _structured(spec: object) -> tuple[str, Mapping] | None:
     """(builder name, params) of a pair or a ``{"builder": ...}`` table; None otherwise."""
     if isinstance(spec, tuple):
         if len(spec) != 2 or not isinstance(spec[0], str) or not isinstance(spec[1], Mapping):
@@ -452,7 +461,7 @@ def _structured(spec) -> tuple[str, Mapping] | None:
     return None
 
 
-def build(spec, params: Mapping | None = None) -> nx.Graph:
+def build(spec: FabricSpec, params: Mapping | None = None) -> nx.Graph:
     """The fabric graph ``spec`` describes.
 
     Parameters
@@ -493,7 +502,8 @@ def build(spec, params: Mapping | None = None) -> nx.Graph:
             os.fspath(spec).lower().endswith((".json", ".graphml")):
         from topologies.io import read_graph
 
-        return read_graph(spec)
+        return read_graph(spec)  # type: ignore[arg-type]  # a PathLike but Path: UserError
+
     pair = _structured(spec)
     if pair is not None:
         name, fn, _, kwargs = _keywords(*pair)
@@ -503,7 +513,7 @@ def build(spec, params: Mapping | None = None) -> nx.Graph:
     return _call(name, fn, kwargs)
 
 
-def build_arguments(spec) -> tuple[str, dict]:
+def build_arguments(spec: FabricSpec) -> tuple[str, dict]:
     """The builder name and every keyword argument (defaults filled in) a spec string, pair
     or table stands for (nested fabrics are not built).
 

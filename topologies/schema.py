@@ -41,7 +41,9 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Hashable, Mapping
 from dataclasses import fields
+from typing import Any, NoReturn
 
 import networkx as nx
 
@@ -132,7 +134,7 @@ _INT_FIELDS = ("sms", "max_instance")
 _ZERO_OK = ("flops_fp8",)
 
 
-def gpu_spec_from_dict(name: str, data, where: str = "gpu_types") -> GpuSpec:
+def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> GpuSpec:
     """A GpuSpec from its SI fields (the shape of :meth:`GpuSpec.to_dict`), each checked:
     whole numbers >= 1 for ``sms`` and ``max_instance``, finite numbers > 0 for the rest
     (``flops_fp8`` may be 0).
@@ -156,7 +158,7 @@ def gpu_spec_from_dict(name: str, data, where: str = "gpu_types") -> GpuSpec:
         raise UserError(f"{where}: GPU type {_show(name)} has the name {_show(data['name'])}")
     if not isinstance(data.get("source", ""), str):
         raise UserError(f"{where}: GPU type {_show(name)}: source must be text")
-    values = {}
+    values: dict[str, Any] = {}
     for key in allowed:
         if key in ("name", "source"):
             continue
@@ -175,11 +177,11 @@ def gpu_spec_from_dict(name: str, data, where: str = "gpu_types") -> GpuSpec:
     return GpuSpec(name=name, source=data.get("source", ""), **values)
 
 
-def _bad(msg: str):
+def _bad(msg: str) -> NoReturn:
     raise UserError(f"invalid fabric graph: {msg}")
 
 
-def _show(value) -> str:
+def _show(value: Any) -> str:
     """``repr(value)``, cut to 60 characters (a value in an error message)."""
     try:
         text = repr(value)
@@ -188,7 +190,7 @@ def _show(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _real(value) -> float | None:
+def _real(value: object) -> float | None:
     """``value`` as a float if it is a real number (not a bool, not too large), else None."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         return None
@@ -198,14 +200,14 @@ def _real(value) -> float | None:
         return None
 
 
-def _nonneg(value) -> bool:
+def _nonneg(value: object) -> bool:
     x = _real(value)
     return x is not None and 0 <= x < _INF
 
 
-def _whole(value, minimum: int) -> bool:
+def _whole(value: object, minimum: int) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool) \
-        and value >= minimum
+        and value >= minimum  # type: ignore[operator]  # numbers.Integral compares
 
 
 def _check_graph_attributes(graph: nx.Graph) -> dict:
@@ -227,7 +229,7 @@ def _check_graph_attributes(graph: nx.Graph) -> dict:
     return own
 
 
-def _gpu_problem(node, data, own) -> None:
+def _gpu_problem(node: Hashable, data: dict, own: Mapping[str, GpuSpec]) -> None:
     t = data.get("gpu")
     if not isinstance(t, str) or not t:
         _bad(f"gpu node {_show(node)} must name its GPU type in 'gpu', got {_show(t)}")
@@ -236,18 +238,19 @@ def _gpu_problem(node, data, own) -> None:
              f"graph's gpu_types nor in the catalog; known: {known([*own, *catalog()])}")
 
 
-def _label_problem(node, data) -> None:
+def _label_problem(node: Hashable, data: dict) -> None:
     for key in LABELS:
         if key in data and not _whole(data[key], 0):
             _bad(f"gpu node {_show(node)} label {key!r} must be a whole number >= 0, got "
                  f"{_show(data[key])}")
 
 
-def _ports_used(adj, node) -> float:
+def _ports_used(adj: Mapping[Hashable, Mapping[Hashable, dict]], node: Hashable) -> float:
     return sum(d.get("links", 1) for d in adj[node].values())
 
 
-def _switch_problem(node, data, adj) -> None:
+def _switch_problem(node: Hashable, data: dict,
+                    adj: Mapping[Hashable, Mapping[Hashable, dict]]) -> None:
     if not _whole(data["tier"], 0):
         _bad(f"switch {_show(node)} tier must be a whole number >= 0, got {_show(data['tier'])}")
     if not _whole(data["radix"], 1):
@@ -259,7 +262,7 @@ def _switch_problem(node, data, adj) -> None:
              f"{_show(data['in_network_reduction'])}")
 
 
-def _ocs_problem(node, data) -> None:
+def _ocs_problem(node: Hashable, data: dict) -> None:
     if not _whole(data["ports"], 1):
         _bad(f"ocs {_show(node)} ports must be a positive integer, got {_show(data['ports'])}")
     for key in ("reconfiguration_time", "latency"):
@@ -267,7 +270,8 @@ def _ocs_problem(node, data) -> None:
             _bad(f"ocs {_show(node)} {key} must be finite and >= 0 s, got {_show(data[key])}")
 
 
-def _edge_problem(u, v, data) -> None:
+def _edge_problem(u: Hashable, v: Hashable, data: dict) -> None:
+
     if u == v:
         _bad(f"edge {_show(u)}-{_show(v)} joins a node to itself (self-loops are not links)")
     missing = [k for k in EDGE_KEYS if k not in data]

@@ -163,14 +163,16 @@ def _uplinks(k: int, oversubscription: int) -> int:
     return k // 2 // r
 
 
-def _even_k(name: str, k) -> int:
+def _even_k(name: str, k: object) -> int:
     k = check_radix(name, k, 2)
     if k % 2:
         raise UserError(f"{name} must be even (half the ports go down, half up), got {k}")
     return k
 
 
-def _scaleout(gpu, bandwidth, medium, latency):
+def _scaleout(gpu: object, bandwidth: object, medium: object,
+              latency: object) -> tuple[GpuSpec, float, str, float]:
+
     spec = gpu_type(gpu)
     bw = bandwidth_or("bandwidth", bandwidth, spec.scaleout_bandwidth)
     return spec, bw, check_medium("medium", medium), check_positive("latency", latency,
