@@ -1,40 +1,67 @@
-"""The collective model's parameters: link efficiencies, protocols and their latencies.
+"""The collective model's parameters: link efficiencies, protocols and their latencies, the
+pipeline's chunks and channels, and the constants that differ by GPU generation.
 
-The defaults live in ``netmodel/data/collective_defaults.toml``, every number with its
-source: NCCL's own tuning constants (``src/graph/tuning.cc``, tabulated in
-``../shared/reference/nccl_tuning_constants.csv``) and published achieved link rates. They
-are taken once, not fitted to any measurement the accuracy tests compare against.
+The defaults live in ``netmodel/data/collective_defaults.toml`` and, per GPU generation,
+``netmodel/data/collective_generations.toml``, every number with its source: NCCL's own
+tuning constants and buffer sizes (``src/graph/tuning.cc``, ``src/graph/topo.h``,
+``src/include/device.h``, tabulated in ``../shared/reference/nccl_tuning_constants.csv``)
+and published achieved link rates. They are taken once, not fitted to any measurement the
+accuracy tests compare against.
 
-How they enter the cost of a step (see :mod:`netmodel.collectives.cost`): a link of line rate ``B``
-moves ``B * efficiency * protocol.bandwidth_factor`` bytes/s of payload (``efficiency`` is
-``scaleup_efficiency`` or ``scaleout_efficiency`` by the link's side of the fabric); every
-step pays ``protocol.step_latency_scaleup`` (or ``_scaleout`` when it crosses the scale-out
-network) on top of its route latency; a collective pays ``protocol.base_latency`` once.
+How they enter the cost of a step (see :mod:`netmodel.collectives.cost`): a link of line
+rate ``B`` moves ``B * efficiency * factor`` bytes/s of payload (``efficiency`` is
+``scaleup_efficiency`` or ``scaleout_efficiency`` by the link's side of the fabric,
+``factor`` the protocol's, or the in-network one for a step the switches reduce); every
+latency payment of a step costs the protocol's ``step_latency_scaleup`` (or
+``_scaleout`` for a payment on a route that crosses the scale-out network) plus the route
+latency; a collective pays ``base_latency`` once. Pipelined steps stream the message in
+slices of ``channels x chunk`` bytes (times the GPUs that each own a part of it), which
+sets the fill and drain of the pipeline.
+
+A calibration with ``generations`` (the shipped defaults) is *resolved* against a fabric
+before use (:meth:`Calibration.resolve`): the generation of the fabric's GPUs supplies the
+scale-up link efficiency, the in-switch reduction factor and ceiling and the LL protocol's
+bandwidth cap.
 
 >>> cal = default_calibration()
 >>> [p.name for p in cal.protocols], cal.scaleup_efficiency
 (['LL', 'LL128', 'Simple'], 0.824)
+>>> cal.for_gpu("H100-SXM").generation
+'hopper'
 >>> ideal = Calibration.ideal(alpha=1e-6)
->>> ideal.protocols[0].step_latency_scaleup, ideal.scaleup_efficiency
-(1e-06, 1.0)
+>>> ideal.protocols[0].step_latency_scaleup, ideal.scaleup_efficiency, ideal.channels
+(1e-06, 1.0, 1)
 """
 
 from __future__ import annotations
 
 import functools
 import math
+from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from compute.config_files import check_keys, read_table
 from compute.errors import UserError, known
 
-__all__ = ["DEFAULTS_PATH", "Calibration", "Protocol", "default_calibration", "load_calibration"]
+__all__ = ["DEFAULTS_PATH", "GENERATIONS_PATH", "Calibration", "Generation", "Protocol",
+           "default_calibration", "load_calibration", "load_generations"]
 
 DEFAULTS_PATH = Path(__file__).resolve().parent.parent / "data" / "collective_defaults.toml"
+GENERATIONS_PATH = Path(__file__).resolve().parent.parent / "data" / \
+    "collective_generations.toml"
 
 _PROTOCOL_KEYS = ("bandwidth_factor", "base_latency", "step_latency_scaleup",
                   "step_latency_scaleout")
+_PROTOCOL_OPTIONAL = ("chunk", "max_busbw")
+
+
+def _finite(where: str, key: str, v, unit: str, *, positive: bool = False) -> None:
+    ok = isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) \
+        and (v > 0 if positive else v >= 0)
+    if not ok:
+        raise UserError(f"{where}: {key} must be a finite number {'>' if positive else '>='} 0"
+                        f"{' ' + unit if unit else ''}, got {v!r}")
 
 
 @dataclass(frozen=True)
@@ -49,8 +76,14 @@ class Protocol:
     base_latency : float
         Seconds paid once per collective.
     step_latency_scaleup, step_latency_scaleout : float
-        Seconds paid per algorithm step (alpha), for a step on the scale-up side only or one
-        that crosses the scale-out network.
+        Seconds paid per latency payment of a step (alpha): on scale-up routes only, or on
+        a route that crosses the scale-out network.
+    chunk : float
+        Bytes one channel moves per pipeline slice and GPU (NCCL's step size); 0: the
+        pipeline has no fill (textbook pipelining in infinitely small slices).
+    max_busbw : float
+        Bytes/s of busbw the protocol cannot exceed on one scale-up domain (NCCL's LL
+        ceiling); 0: no ceiling.
     """
 
     name: str
@@ -58,20 +91,52 @@ class Protocol:
     base_latency: float
     step_latency_scaleup: float
     step_latency_scaleout: float
+    chunk: float = 0.0
+    max_busbw: float = 0.0
 
     def __post_init__(self):
-        if not (0 < self.bandwidth_factor <= 1):
+        if not (isinstance(self.bandwidth_factor, int | float)
+                and 0 < self.bandwidth_factor <= 1):
             raise UserError(f"protocol {self.name!r}: bandwidth_factor must be in (0, 1], got "
                             f"{self.bandwidth_factor!r}")
         for key in _PROTOCOL_KEYS[1:]:
-            v = getattr(self, key)
-            if not (isinstance(v, int | float) and math.isfinite(v) and v >= 0):
-                raise UserError(f"protocol {self.name!r}: {key} must be a finite number >= 0 s, "
-                                f"got {v!r}")
+            _finite(f"protocol {self.name!r}", key, getattr(self, key), "s")
+        for key in _PROTOCOL_OPTIONAL:
+            _finite(f"protocol {self.name!r}", key, getattr(self, key),
+                    "bytes" if key == "chunk" else "bytes/s")
 
     def step_latency(self, scaleout: bool) -> float:
-        """Alpha of one step (s)."""
+        """Alpha of one latency payment (s)."""
         return self.step_latency_scaleout if scaleout else self.step_latency_scaleup
+
+
+@dataclass(frozen=True)
+class Generation:
+    """Constants of one GPU generation (its NVLink and NVSwitch), applied by
+    :meth:`Calibration.resolve`; None leaves the calibration's own value.
+
+    Attributes
+    ----------
+    name : str
+    gpus : tuple of str
+        GPU type names of the generation.
+    scaleup_efficiency : float or None
+        Fraction of a scale-up link's line rate moved as payload.
+    in_network_factor : float or None
+        Bandwidth factor of in-switch reduction (NVLS efficiency).
+    in_network_ceiling : float or None
+        In-switch all-reduce busbw cannot exceed this multiple of a GPU's scale-up line
+        rate, whatever the domain's size.
+    ll_max_busbw : float or None
+        Bytes/s of busbw the LL protocol cannot exceed inside one scale-up domain.
+    """
+
+    name: str
+    gpus: tuple
+    scaleup_efficiency: float | None = None
+    in_network_factor: float | None = None
+    in_network_ceiling: float | None = None
+    ll_max_busbw: float | None = None
 
 
 @dataclass(frozen=True)
@@ -88,6 +153,19 @@ class Calibration:
         Fraction of line rate achievable on scale-up / scale-out links.
     reduction_rate : float
         Gamma: bytes/s a GPU reduces; 0 leaves reduction cost out.
+    channels : int
+        Channels (NCCL's rings and trees, each on its own SMs) that stream a pipelined step
+        side by side: a pipeline slice is ``channels x chunk`` bytes per GPU that owns part
+        of the message.
+    in_network_ceiling : float
+        In-switch all-reduce busbw cannot exceed this multiple of a GPU's scale-up line
+        rate; 0: no ceiling.
+    generations : tuple of Generation
+        Per-generation constants (empty: the calibration is used as it is).
+    default_generation : str
+        The generation of a GPU type no generation lists.
+    generation : str
+        The generation this calibration was resolved for ("" if none).
     """
 
     protocols: tuple
@@ -95,6 +173,11 @@ class Calibration:
     scaleup_efficiency: float = 1.0
     scaleout_efficiency: float = 1.0
     reduction_rate: float = 0.0
+    channels: int = 1
+    in_network_ceiling: float = 0.0
+    generations: tuple = ()
+    default_generation: str = ""
+    generation: str = ""
 
     def __post_init__(self):
         if not self.protocols:
@@ -103,15 +186,22 @@ class Calibration:
             v = getattr(self, key)
             if not (isinstance(v, int | float) and 0 < v <= 1):
                 raise UserError(f"{key} must be in (0, 1], got {v!r}")
-        r = self.reduction_rate
-        if not (isinstance(r, int | float) and math.isfinite(r) and r >= 0):
-            raise UserError(f"reduction_rate must be a finite number >= 0 bytes/s, got {r!r}")
+        _finite("calibration", "reduction_rate", self.reduction_rate, "bytes/s")
+        _finite("calibration", "in_network_ceiling", self.in_network_ceiling, "")
+        c = self.channels
+        if isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= 1024:
+            raise UserError(f"channels must be a whole number in 1..1024, got {c!r}")
+        names = [g.name for g in self.generations]
+        if self.generations and self.default_generation not in names:
+            raise UserError(f"default generation {self.default_generation!r} is not one of "
+                            f"the generations; known: {known(names)}")
 
     @classmethod
     def ideal(cls, alpha: float = 0.0, *, in_network_alpha: float | None = None,
               reduction_rate: float = 0.0) -> Calibration:
         """Textbook Hockney parameters: one protocol at full line rate, ``alpha`` seconds per
-        step, no start-up latency (the model then equals the textbook formulas)."""
+        step, no start-up latency, no pipeline fill (the model then equals the textbook
+        formulas)."""
         a = float(alpha)
         b = a if in_network_alpha is None else float(in_network_alpha)
         return cls(protocols=(Protocol("ideal", 1.0, 0.0, a, a),),
@@ -129,38 +219,122 @@ class Calibration:
                 return p
         raise UserError(f"unknown protocol {name!r}; known: {known(p.name for p in self.protocols)}")
 
+    # ------------------------------------------------------------------ generations
+    def generation_of(self, gpu: str) -> Generation | None:
+        """The generation GPU type ``gpu`` belongs to (the default one if none lists it);
+        None without generations."""
+        if not self.generations:
+            return None
+        for g in self.generations:
+            if gpu in g.gpus:
+                return g
+        return next(g for g in self.generations if g.name == self.default_generation)
+
+    def for_gpu(self, gpu: str) -> Calibration:
+        """This calibration with the constants of ``gpu``'s generation applied (itself when
+        it has no generations)."""
+        gen = self.generation_of(gpu)
+        if gen is None:
+            return self
+        changes: dict = {"generations": (), "default_generation": "", "generation": gen.name}
+        if gen.scaleup_efficiency is not None:
+            changes["scaleup_efficiency"] = gen.scaleup_efficiency
+        if gen.in_network_factor is not None:
+            changes["in_network"] = replace(self.in_network,
+                                            bandwidth_factor=gen.in_network_factor)
+        if gen.in_network_ceiling is not None:
+            changes["in_network_ceiling"] = gen.in_network_ceiling
+        if gen.ll_max_busbw is not None:
+            changes["protocols"] = tuple(replace(p, max_busbw=gen.ll_max_busbw)
+                                         if p.name == "LL" else p for p in self.protocols)
+        return replace(self, **changes)
+
+    def resolve(self, graph) -> Calibration:
+        """This calibration for the fabric ``graph``: the constants of the generation of its
+        most common GPU type (itself when it has no generations)."""
+        if not self.generations:
+            return self
+        types = Counter(d.get("gpu") for _, d in graph.nodes(data=True)
+                        if d.get("kind") == "gpu")
+        gpu = types.most_common(1)[0][0] if types else ""
+        return self.for_gpu(str(gpu))
+
 
 def _protocol(where: str, name: str, table) -> Protocol:
-    check_keys(where, table, _PROTOCOL_KEYS)
-    for k in _PROTOCOL_KEYS:
-        if not isinstance(table[k], int | float) or isinstance(table[k], bool):
+    check_keys(where, table, _PROTOCOL_KEYS, _PROTOCOL_OPTIONAL)
+    for k in (*_PROTOCOL_KEYS, *_PROTOCOL_OPTIONAL):
+        if k in table and (not isinstance(table[k], int | float) or isinstance(table[k], bool)):
             raise UserError(f"{where}.{k} must be a number, got {table[k]!r}")
-    return Protocol(name, *(float(table[k]) for k in _PROTOCOL_KEYS))
+    return Protocol(name, *(float(table[k]) for k in _PROTOCOL_KEYS),
+                    **{k: float(table[k]) for k in _PROTOCOL_OPTIONAL if k in table})
 
 
-def load_calibration(path: str | Path = DEFAULTS_PATH) -> Calibration:
-    """Read a calibration TOML file (same layout as the shipped defaults).
+def load_calibration(path: str | Path = DEFAULTS_PATH,
+                     generations: str | Path | None = None) -> Calibration:
+    """Read a calibration TOML file (same layout as the shipped defaults) and, if given, a
+    generations file (same layout as ``collective_generations.toml``).
 
     Unknown or missing keys raise :class:`~compute.errors.UserError` naming them.
     """
     path = Path(path)
     data = read_table(path, "calibration file", suffixes=(".toml",))
-    check_keys(str(path), data, ("links", "protocols", "in_network", "reduction"))
+    check_keys(str(path), data, ("links", "protocols", "in_network", "reduction"),
+               ("pipeline",))
     check_keys(f"{path}: [links]", data["links"], ("scaleup_efficiency", "scaleout_efficiency"))
     check_keys(f"{path}: [reduction]", data["reduction"], ("rate",))
+    pipeline = data.get("pipeline", {})
+    check_keys(f"{path}: [pipeline]", pipeline, (), ("channels",))
     protos = data["protocols"]
     if not isinstance(protos, dict) or not protos:
         raise UserError(f"{path}: [protocols] must hold at least one [protocols.NAME] table")
+    gens, default = load_generations(generations) if generations is not None else ((), "")
     return Calibration(
         protocols=tuple(_protocol(f"{path}: [protocols.{n}]", n, t) for n, t in protos.items()),
         in_network=_protocol(f"{path}: [in_network]", "Simple", data["in_network"]),
         scaleup_efficiency=float(data["links"]["scaleup_efficiency"]),
         scaleout_efficiency=float(data["links"]["scaleout_efficiency"]),
         reduction_rate=float(data["reduction"]["rate"]),
+        channels=pipeline.get("channels", 1),
+        generations=gens, default_generation=default,
     )
+
+
+_GENERATION_KEYS = ("scaleup_efficiency", "in_network_factor", "in_network_ceiling",
+                    "ll_max_busbw")
+
+
+def load_generations(path: str | Path = GENERATIONS_PATH) -> tuple[tuple, str]:
+    """Read a generations file: ``(generations, default generation name)``."""
+    path = Path(path)
+    data = read_table(path, "generations file", suffixes=(".toml",))
+    check_keys(str(path), data, ("default", "generation"))
+    table = data["generation"]
+    if not isinstance(table, dict) or not table:
+        raise UserError(f"{path}: [generation] must hold at least one [generation.NAME] table")
+    out = []
+    for name, t in table.items():
+        where = f"{path}: [generation.{name}]"
+        check_keys(where, t, ("gpus",), _GENERATION_KEYS)
+        gpus = t["gpus"]
+        if not isinstance(gpus, list) or not all(isinstance(g, str) for g in gpus):
+            raise UserError(f"{where}.gpus must be a list of GPU type names, got {gpus!r}")
+        values = {}
+        for k in _GENERATION_KEYS:
+            if k in t:
+                _finite(where, k, t[k], "", positive=True)
+                values[k] = float(t[k])
+        for k in ("scaleup_efficiency", "in_network_factor"):
+            if k in values and values[k] > 1:
+                raise UserError(f"{where}.{k} must be in (0, 1], got {values[k]!r}")
+        out.append(Generation(str(name), tuple(gpus), **values))
+    default = data["default"]
+    if default not in table:
+        raise UserError(f"{path}: default generation {default!r} is not one of "
+                        f"{known(table)}")
+    return tuple(out), str(default)
 
 
 @functools.cache
 def default_calibration() -> Calibration:
-    """The shipped defaults (read once)."""
-    return load_calibration(DEFAULTS_PATH)
+    """The shipped defaults (read once), with the per-generation constants."""
+    return load_calibration(DEFAULTS_PATH, GENERATIONS_PATH)

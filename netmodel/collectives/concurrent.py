@@ -38,7 +38,14 @@ import numpy as np
 from compute.comm import check_op
 from compute.errors import UserError
 from netmodel.collectives.algorithms import NotApplicable, Pairs, generate
-from netmodel.collectives.cost import GroupCut
+from netmodel.collectives.cost import (
+    GroupCut,
+    bus_factor,
+    combine,
+    set_step,
+    step_protocols,
+    step_table,
+)
 from netmodel.collectives.model import FabricCostModel, check_sizes
 
 __all__ = ["ConcurrentResult", "concurrent_cost", "concurrent_linear"]
@@ -265,6 +272,10 @@ def _loads(router, rate, pl, gid, G, disjoint):
             alone[exact] = redo[exact]
     latency = np.zeros(G)
     np.maximum.at(latency, gid, pl.latency)
+    lat_up = np.full(G, -1.0)
+    up = ~pl.scaleout
+    np.maximum.at(lat_up, gid[up], pl.latency[up])
+    lat_up = np.where(lat_up < 0, latency, lat_up)
     scaleout = np.bincount(gid, pl.scaleout.astype(float), minlength=G) > 0
     k = min(5, len(util))
     cand = np.argpartition(util, len(util) - k)[len(util) - k:] if k else np.zeros(0, int)
@@ -278,12 +289,13 @@ def _loads(router, rate, pl, gid, G, disjoint):
             inside = used[np.unique(which[plk == t])]
             users |= set(gid[pl.pieces[np.isin(pl.piece_of, inside)]].tolist())
         hot.append((float(util[t]), int(t), len(users)))
-    return together, alone, latency, scaleout, hot
+    return together, alone, latency, lat_up, scaleout, hot
 
 
 def _evaluate(model, op, algorithm, groups: _Groups):
-    """Per group and step: the step (repeat, stages, reduce...), alone beta, together beta,
-    latency, scale-out (arrays ``(G, S)``); and the hot spots of every step index."""
+    """Per group and step: the steps' fields (:data:`~netmodel.collectives.cost.STEP_FIELDS`),
+    alone beta, together beta, latency, scale-up latency, scale-out (arrays ``(G, S)``); and
+    the hot spots of every step index."""
     router, cal = model.router, model.calibration
     eff = np.where(router.scaleout, cal.scaleout_efficiency, cal.scaleup_efficiency)
     rate = router.bandwidth * eff
@@ -291,11 +303,9 @@ def _evaluate(model, op, algorithm, groups: _Groups):
     n_steps = max(len(c[0]) for c in classes)
     G = len(groups.ordered)
     shape = (G, n_steps)
-    alone, together, latency = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    alone, together, latency, lat_up = (np.zeros(shape) for _ in range(4))
     scaleout = np.zeros(shape, dtype=bool)
-    table = {"on": np.zeros(shape, dtype=bool), "repeat": np.zeros(shape),
-             "stages": np.zeros(shape), "reduce": np.zeros(shape),
-             "in_network": any(st.in_network for st in classes[0][0][:1])}
+    table = {k: np.zeros(shape, dtype=v.dtype) for k, v in step_table([], 1).items()}
     hot = []
     done: dict = {}
     for i in range(n_steps):
@@ -309,37 +319,16 @@ def _evaluate(model, op, algorithm, groups: _Groups):
             out = _loads(router, rate, pl, gid, G, groups.disjoint)
             if key is not None:
                 done[key] = (frac, out)
-        together[:, i], alone[:, i], latency[:, i], scaleout[:, i], h = out
+        together[:, i], alone[:, i], latency[:, i], lat_up[:, i], scaleout[:, i], h = out
         hot.append(h)
         for steps, _, idx in classes:
             if i >= len(steps):
                 continue
             st = steps[i]
-            table["on"][idx, i] = True
-            table["repeat"][idx, i], table["stages"][idx, i] = st.repeat, st.stages
-            table["reduce"][idx, i] = st.reduce
+            set_step(table, idx, i, st)
             if st.route_latency is not None:
-                latency[idx, i] = st.route_latency
-    return table, alone, together, latency, scaleout, hot
-
-
-def _linear(steps, beta, latency, scaleout, protocol, cal):
-    """(a, b) arrays per group for one protocol, given per-step betas (summed step by step
-    in the order of each group's steps)."""
-    G, S = beta.shape
-    a = np.full(G, protocol.base_latency)
-    b = np.zeros(G)
-    gamma = cal.reduction_rate
-    for i in range(S):
-        on = steps["on"][:, i]
-        rep, stg, red = steps["repeat"][:, i], steps["stages"][:, i], steps["reduce"][:, i]
-        lat = np.where(scaleout[:, i], protocol.step_latency(True),
-                       protocol.step_latency(False)) + latency[:, i]
-        a = np.where(on, a + rep * stg * lat, a)
-        b = np.where(on, b + rep * beta[:, i] / protocol.bandwidth_factor, b)
-        if gamma > 0:
-            b = np.where(on, b + rep * red / gamma, b)
-    return a, b
+                latency[idx, i] = lat_up[idx, i] = st.route_latency
+    return table, alone, together, latency, lat_up, scaleout, hot
 
 
 def _prepare(model: FabricCostModel, groups, op: str, algorithm: str | None):
@@ -369,19 +358,22 @@ def _options(model: FabricCostModel, groups: tuple, op: str, names) -> list:
         try:
             for p in np.unique(prepared.sizes).tolist():
                 model._check_work(op, name, p)
-            steps, alone, together, latency, scaleout, hot = _evaluate(model, op, name,
-                                                                       prepared)
+            table, alone, together, latency, lat_up, scaleout, hot = _evaluate(
+                model, op, name, prepared)
         except NotApplicable as exc:
             why.append(f"{name}: {exc}")
             continue
         except GroupCut as exc:
             raise UserError(f"a group is cut apart: {exc}") from None
-        in_net = steps["in_network"]
-        protos = (cal.in_network,) if in_net else cal.protocols
+        on, innet = table["on"], table["in_network"]
+        protos = step_protocols(bool((on & innet).any()),
+                                bool((on & table["member"] & ~innet).any()), cal)
+        bus = np.array([bus_factor(op, int(p)) for p in prepared.sizes])
         for proto in protos:
-            at, bt = _linear(steps, together, latency, scaleout, proto, cal)
-            aa, ba = _linear(steps, alone, latency, scaleout, proto, cal)
-            options.append((name, proto.name, at, bt, aa, ba, hot))
+            lt = combine(table, together, latency, lat_up, scaleout, proto, cal, bus)
+            la = combine(table, alone, latency, lat_up, scaleout, proto, cal, bus)
+            for (at, bt), (aa, ba) in zip(lt, la, strict=True):
+                options.append((name, proto.name, at, bt, aa, ba, hot))
     if not options:
         raise UserError(f"no algorithm can run {op} on these groups ({'; '.join(why)})")
     return options

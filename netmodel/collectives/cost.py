@@ -32,8 +32,9 @@ from netmodel.collectives.calibration import Calibration, Protocol
 from netmodel.collectives.routing import NoPath as GroupCut
 from netmodel.collectives.routing import Router
 
-__all__ = ["CollectiveResult", "CompiledCollective", "GroupCut", "StepCost", "StepTiming",
-           "SweepResult", "bus_factor", "compile_steps", "cost_step"]
+__all__ = ["STEP_FIELDS", "CollectiveResult", "CompiledCollective", "GroupCut", "StepCost",
+           "StepTiming", "SweepResult", "bus_factor", "combine", "compile_steps", "cost_step",
+           "set_step", "step_protocols", "step_table"]
 
 # GroupCut (re-exported): no path joins two members of a group (a cut fabric).
 
@@ -73,6 +74,11 @@ class StepCost:
     reduce : float
         Bytes reduced per byte of ``n`` on the busiest GPU.
     in_network : bool
+    latency_up : float or None
+        Longest route latency among the transfers that stay on the scale-up network (s);
+        None: ``latency``.
+    latencies, pipeline, bound, member, heads, floor
+        As :class:`~netmodel.collectives.steps.Step`.
     """
 
     name: str
@@ -86,6 +92,13 @@ class StepCost:
     bottleneck_bandwidth: float
     reduce: float
     in_network: bool
+    latency_up: float | None = None
+    latencies: tuple | None = None
+    pipeline: int = 0
+    bound: int = 0
+    member: bool = True
+    heads: int = 1
+    floor: float = 0.0
 
 
 def _link_efficiency(router: Router, links: np.ndarray, cal: Calibration) -> np.ndarray:
@@ -97,7 +110,7 @@ def cost_step(router: Router, step: Step, cal: Calibration, cache: dict | None =
     key = step.transfers
     hit = None if cache is None else cache.get(key)
     if hit is None:
-        links, coef, latency, scaleout = router.loads(step.transfers)
+        links, coef, latency, scaleout, latency_up = router.loads(step.transfers, split=True)
         if len(links):
             if len(links) > 4096:
                 load = np.bincount(links, coef, minlength=router.n_links)
@@ -109,16 +122,143 @@ def cost_step(router: Router, step: Step, cal: Calibration, cache: dict | None =
             t = load / (router.bandwidth[uniq] * _link_efficiency(router, uniq, cal))
             j = int(np.argmax(t))
             hit = (float(t[j]), router.link_name(uniq[j]), float(router.bandwidth[uniq[j]]),
-                   latency, scaleout)
+                   latency, scaleout, latency_up)
         else:
-            hit = (0.0, (), 0.0, 0.0, False)
+            hit = (0.0, (), 0.0, 0.0, False, 0.0)
         if cache is not None:
             cache[key] = hit
-    beta, bneck, bbw, latency, scaleout = hit
+    beta, bneck, bbw, latency, scaleout, latency_up = hit
     if step.route_latency is not None:
-        latency = step.route_latency
+        latency = latency_up = step.route_latency
     return StepCost(step.name, step.repeat, step.stages, len(step.transfers), latency,
-                    scaleout, beta, bneck, bbw, step.reduce, step.in_network)
+                    scaleout, beta, bneck, bbw, step.reduce, step.in_network, latency_up,
+                    step.latencies, step.pipeline, step.bound, step.member, step.heads,
+                    step.floor)
+
+
+#: Per-step fields :func:`combine` reads, each an array of shape ``(G, S)``.
+STEP_FIELDS = ("on", "repeat", "stages", "reduce", "in_network", "intra", "inter", "pipeline",
+               "bound", "member", "heads", "floor")
+
+
+def step_table(steps, G: int = 1) -> dict:
+    """:data:`STEP_FIELDS` of ``steps`` (StepCosts or Steps) as arrays of shape ``(G, S)``
+    (the same steps on every row)."""
+    S = len(steps)
+    out = {k: np.zeros((G, S)) for k in STEP_FIELDS}
+    for k in ("on", "in_network", "member"):
+        out[k] = np.zeros((G, S), dtype=bool)
+    for i, s in enumerate(steps):
+        set_step(out, slice(None), i, s)
+    return out
+
+
+def set_step(table: dict, rows, i: int, s) -> None:
+    """Write step ``s`` into column ``i`` of ``table`` for ``rows``."""
+    table["on"][rows, i] = True
+    table["repeat"][rows, i] = s.repeat
+    table["stages"][rows, i] = s.stages
+    table["reduce"][rows, i] = s.reduce
+    table["in_network"][rows, i] = s.in_network
+    if s.latencies is None:
+        table["intra"][rows, i], table["inter"][rows, i] = 0, s.repeat * s.stages
+    else:
+        table["intra"][rows, i], table["inter"][rows, i] = s.latencies
+    table["pipeline"][rows, i] = s.pipeline
+    table["bound"][rows, i] = s.bound
+    table["member"][rows, i] = s.member
+    table["heads"][rows, i] = s.heads
+    table["floor"][rows, i] = s.floor
+
+
+def step_protocols(in_network: bool, p2p: bool, cal: Calibration) -> tuple:
+    """The protocols an algorithm with in-network and/or point-to-point steps runs with:
+    every point-to-point protocol for a point-to-point algorithm, the in-network constants
+    alone for an in-network one, and for one mixing both the point-to-point protocol of
+    highest bandwidth (NCCL runs its NVLS family with Simple only)."""
+    if not in_network:
+        return cal.protocols
+    if not p2p:
+        return (cal.in_network,)
+    return (max(cal.protocols, key=lambda p: p.bandwidth_factor),)
+
+
+def combine(t: dict, beta, lat_all, lat_up, scaleout, protocol: Protocol, cal: Calibration,
+            bus=None) -> list:
+    """The time of steps as lines ``a + b n``: their minimum at each ``n`` is the time.
+
+    ``t``: the :data:`STEP_FIELDS` of the steps (arrays ``(G, S)``: ``G`` groups or
+    collectives of ``S`` steps each); ``beta``, ``lat_all``, ``lat_up``, ``scaleout``: each
+    step's bottleneck seconds per byte of ``n`` (at factor 1), longest route latency,
+    longest scale-up route latency and whether it crosses the scale-out network, shape
+    ``(G, S)``; ``protocol`` the point-to-point protocol (in-network steps use
+    ``cal.in_network``); ``bus``: nccl-tests' bus factor per group, shape ``(G,)``, for
+    the protocol's busbw ceiling (None: no ceiling).
+
+    Time = start-up + latency payments + ``n`` x (steady seconds per byte) + the fill of
+    every pipeline, ``f x min(n, slice)``: a pipeline of phases whose steady time per byte
+    is ``b_p`` (its slowest bound) and whose phases one after another take ``sum b_i``
+    fills for ``sum b_i - b_p`` over one slice (``heads x channels x chunk`` bytes); a
+    chain of ``stages`` fills for ``stages - 1`` stages. The fills make the time concave
+    and piecewise linear: one line per distinct slice, plus one. Returns ``[(a, b)]``,
+    arrays of shape ``(G,)``, from the smallest sizes' line to the largest's.
+    """
+    net = cal.in_network
+    on, mem, innet = t["on"], t["member"] & t["on"], t["in_network"]
+    fac = np.where(innet, net.bandwidth_factor, protocol.bandwidth_factor)
+    ceiling = cal.in_network_ceiling
+    floor = t["floor"] / ceiling if ceiling > 0 else 0.0
+    with np.errstate(invalid="ignore"):
+        bl = np.where(on, t["repeat"] * np.maximum(beta / fac, floor), 0.0)
+    up = np.where(innet, net.step_latency_scaleup, protocol.step_latency_scaleup)
+    slow = np.where(innet, np.where(scaleout, net.step_latency_scaleout,
+                                    net.step_latency_scaleup),
+                    np.where(scaleout, protocol.step_latency_scaleout,
+                             protocol.step_latency_scaleup))
+    lat = t["intra"] * (up + lat_up) + t["inter"] * (slow + lat_all)
+    any_net = (on & innet).any(axis=1)
+    a = np.where(any_net, net.base_latency, protocol.base_latency)         + np.where(mem, lat, 0.0).sum(axis=1)
+    gamma = cal.reduction_rate
+    red = (np.where(mem, t["repeat"] * t["reduce"], 0.0).sum(axis=1) / gamma) if gamma > 0         else 0.0
+    chunk = np.where(innet, net.chunk, protocol.chunk)
+    pipe = t["pipeline"]
+    plain = mem & (pipe == 0)
+    b = np.where(plain, bl, 0.0).sum(axis=1)
+    fills = []  # (coefficient (G,), slice (G,))
+    chain = plain & (t["stages"] > 1)
+    if chain.any() and np.any(chunk[chain] > 0):
+        for s in np.unique(chunk[chain]).tolist():
+            if s > 0:
+                sel = chain & (chunk == s)
+                fills.append((np.where(sel, (t["stages"] - 1) * bl, 0.0).sum(axis=1),
+                              np.full(len(a), s * cal.channels)))
+    for g in np.unique(pipe[on & (pipe > 0)]).tolist():
+        in_g = on & (pipe == g)
+        mem_g = in_g & mem
+        sum_m = np.where(mem_g, bl, 0.0).sum(axis=1)
+        bg = np.where(mem_g, bl, 0.0).max(axis=1)
+        bounds = t["bound"]
+        for k in np.unique(bounds[in_g & (bounds > 0)]).tolist():
+            bg = np.maximum(bg, np.where(in_g & (bounds == k), bl, 0.0).sum(axis=1))
+        b = b + bg
+        heads = np.where(in_g, t["heads"], 0).max(axis=1)
+        ch = np.where(mem_g, chunk, 0.0).max(axis=1)
+        fills.append((np.maximum(sum_m - bg, 0.0), heads * ch * cal.channels))
+    b = b + red
+    if protocol.max_busbw > 0 and bus is not None and not innet.any():
+        cap = np.where(scaleout.any(axis=1), 0.0, np.asarray(bus) / protocol.max_busbw)
+    else:
+        cap = None
+    sizes = sorted({float(x) for f, s in fills for x in np.unique(s) if x > 0})
+    coef = [sum(np.where(s == x, f, 0.0) for f, s in fills) for x in sizes]
+    lines = []
+    for j in range(len(sizes) + 1):
+        aj = a + sum((coef[k] * sizes[k] for k in range(j)), np.zeros_like(a))
+        bj = b + sum((coef[k] for k in range(j, len(sizes))), np.zeros_like(a))
+        if cap is not None:
+            bj = np.maximum(bj, cap)
+        lines.append((aj, bj))
+    return lines
 
 
 @dataclass(frozen=True)
@@ -132,31 +272,56 @@ class CompiledCollective:
 
     @property
     def in_network(self) -> bool:
-        return any(s.in_network for s in self.steps)
+        """Whether every phase of the algorithm is reduced in the network."""
+        member = [s for s in self.steps if s.member]
+        return bool(member) and all(s.in_network for s in member)
 
     def protocols(self, cal: Calibration) -> tuple:
         """The protocols this algorithm can run with."""
-        return (cal.in_network,) if self.in_network else cal.protocols
+        return step_protocols(any(s.in_network for s in self.steps),
+                              any(not s.in_network for s in self.steps if s.member), cal)
+
+    def _arrays(self):
+        st = self.steps
+        row = lambda xs: np.array([xs], dtype=float)  # noqa: E731
+        lat_up = [s.latency if s.latency_up is None else s.latency_up for s in st]
+        return (step_table(st), row([s.beta for s in st]), row([s.latency for s in st]),
+                row(lat_up), np.array([[s.scaleout for s in st]], dtype=bool))
+
+    def lines(self, protocol: Protocol, cal: Calibration) -> list[tuple[float, float]]:
+        """``[(a, b)]``: the time under ``protocol`` is the smallest ``a + b * n`` (one line
+        per size range of the pipeline fill; one line when nothing fills)."""
+        t, beta, lat_all, lat_up, so = self._arrays()
+        bus = np.array([bus_factor(self.op, len(self.group))])
+        return [(float(a[0]), float(b[0]))
+                for a, b in combine(t, beta, lat_all, lat_up, so, protocol, cal, bus)]
 
     def linear(self, protocol: Protocol, cal: Calibration) -> tuple[float, float]:
-        """``(a, b)`` with ``time = a + b * n`` seconds under ``protocol``."""
-        a = protocol.base_latency
-        b = 0.0
-        gamma = cal.reduction_rate
-        for s in self.steps:
-            a += s.repeat * s.stages * (protocol.step_latency(s.scaleout) + s.latency)
-            b += s.repeat * s.beta / protocol.bandwidth_factor
-            if gamma > 0:
-                b += s.repeat * s.reduce / gamma
-        return a, b
+        """``(a, b)`` of the large-message line: ``time = a + b * n`` once every pipeline
+        is full (exact at every size when nothing fills; see :meth:`lines`)."""
+        return self.lines(protocol, cal)[-1]
 
     def timings(self, protocol: Protocol, cal: Calibration, nbytes: float) -> tuple:
-        """Per-step :class:`StepTiming` at one size."""
+        """Per-step :class:`StepTiming` at one size (the algorithm's phases; a pipeline's
+        phases overlap, so their times add up to more than the pipeline takes)."""
         out = []
         gamma = cal.reduction_rate
+        net = cal.in_network
+        ceiling = cal.in_network_ceiling
         for s in self.steps:
-            lat = s.stages * (protocol.step_latency(s.scaleout) + s.latency)
-            ser = nbytes * s.beta / protocol.bandwidth_factor
+            if not s.member:
+                continue
+            pr = net if s.in_network else protocol
+            if s.latencies is None:
+                intra, inter = 0, s.repeat * s.stages
+            else:
+                intra, inter = s.latencies
+            lat_up = s.latency if s.latency_up is None else s.latency_up
+            total = intra * (pr.step_latency_scaleup + lat_up) \
+                + inter * (pr.step_latency(s.scaleout) + s.latency)
+            lat = total / s.repeat
+            floor = s.floor / ceiling if ceiling > 0 else 0.0
+            ser = nbytes * max(s.beta / pr.bandwidth_factor, floor)
             red = nbytes * s.reduce / gamma if gamma > 0 else 0.0
             out.append(StepTiming(s.name, s.repeat, s.stages, s.transfers, lat, ser, red,
                                   s.repeat * (lat + ser + red), s.bottleneck,

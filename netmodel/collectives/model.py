@@ -136,7 +136,7 @@ class FabricCostModel:
         self.placement = placement
         self.algorithm = algorithm
         self.algorithms = algorithms
-        self.calibration = calibration or default_calibration()
+        self.calibration = (calibration or default_calibration()).resolve(graph)
         self.seed = check_seed(seed)
         self.ring_order = ring_order
         if isinstance(max_transfers, bool) or not isinstance(max_transfers, int | np.integer) \
@@ -300,7 +300,11 @@ class FabricCostModel:
         return [algorithm]
 
     def candidates(self, op: str, group: tuple, algorithm=None) -> list:
-        """Valid ``(algorithm, protocol, a, b, compiled)`` with ``time = a + b n``.
+        """Valid ``(algorithm, protocol, a, b, compiled)`` with ``time = a + b n``; an
+        (algorithm, protocol) whose pipeline fills appears once per size range (its time is
+        the smallest of its lines, see :meth:`CompiledCollective.lines
+        <netmodel.collectives.cost.CompiledCollective.lines>`), so the time at any size is
+        the smallest ``a + b n`` of all.
 
         ``algorithm``: None or ``"auto"`` (the model's candidates), a name, or a list of
         names. An explicit algorithm that cannot run raises UserError; under ``auto`` such
@@ -322,8 +326,8 @@ class FabricCostModel:
                 why.append(f"{name}: {exc}")
                 continue
             for proto in comp.protocols(cal):
-                a, b = comp.linear(proto, cal)
-                out.append((name, proto.name, a, b, comp))
+                for a, b in comp.lines(proto, cal):
+                    out.append((name, proto.name, a, b, comp))
         if not out and not allow_none:
             raise UserError(f"no algorithm can run {op} on this group of {len(group)} GPUs "
                             f"({'; '.join(why) or 'none implements it'})")

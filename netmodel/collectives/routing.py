@@ -979,13 +979,15 @@ class Router:
                     np.array(pi, dtype=np.int64), np.array(po, dtype=np.int64),
                     np.array(latency), np.array(scaleout, dtype=bool))
 
-    def loads(self, transfers):
+    def loads(self, transfers, split: bool = False):
         """Route many transfers ``(src, dst, fraction)`` at once (a sequence, or
         :class:`~netmodel.collectives.steps.Pairs`).
 
         Returns ``(links, coefficients, latency, scaleout)``: directed link ids and the
         bytes per byte of ``n`` each carries (a link may appear more than once: sum them),
-        the longest route latency and whether any route crosses the scale-out network.
+        the longest route latency and whether any route crosses the scale-out network;
+        with ``split``, also the longest route latency among the transfers that stay on the
+        scale-up network (the longest of all if none does).
         Raises :class:`NoPath` for a transfer whose ends are not connected. Transfers whose
         routes share pieces (GPU pairs on the same switches, leaves of one pod) share them:
         each piece appears once, scaled by the traffic through it.
@@ -1004,8 +1006,12 @@ class Router:
         parts_l.append(pl.hop_links)
         parts_w.append(pl.hop_weights * pl.frac[pl.hop_index])
         latency = float(pl.latency.max()) if len(pl.latency) else 0.0
-        return (np.concatenate(parts_l).astype(np.int64, copy=False), np.concatenate(parts_w),
-                latency, bool(pl.scaleout.any()))
+        out = (np.concatenate(parts_l).astype(np.int64, copy=False), np.concatenate(parts_w),
+               latency, bool(pl.scaleout.any()))
+        if split:
+            up = pl.latency[~pl.scaleout]
+            return (*out, float(up.max()) if len(up) else latency)
+        return out
 
     def _resolve(self, src, dst):
         """Cached: the Route of a transfer not routed by template, or None."""

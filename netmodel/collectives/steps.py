@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["NotApplicable", "Pairs", "Step"]
+__all__ = ["NotApplicable", "Pairs", "Step", "union_of"]
 
 
 class NotApplicable(Exception):
@@ -124,16 +124,41 @@ class Step:
     repeat : int
         How many identical steps in a row.
     stages : int
-        Pipeline stages (latency paid ``stages`` times).
+        Pipeline stages of a chain or tree the message streams through (latency paid
+        ``stages`` times unless ``latencies`` says otherwise; the pipeline fills over them).
     reduce : float
         Bytes (per byte of ``n``) the busiest GPU reduces in this step.
     in_network : bool
         Whether the switches reduce (in-network constants apply).
     route_latency : float or None
-        Seconds of route latency per stage when the transfers' own routes do not show it
-        (in-network reduction: each transfer ends at a switch, but the data climbs the tree,
-        is reduced in every switch on the way and comes back down); None: the longest route
-        among the transfers.
+        Seconds of route latency per latency payment when the transfers' own routes do not
+        show it (in-network reduction: each transfer ends at a switch, but the data climbs
+        the tree, is reduced in every switch on the way and comes back down); None: the
+        routes' own.
+    latencies : tuple of (int, int) or None
+        Latency payments of the whole step (all repeats), as NCCL counts them:
+        ``(scale-up, slowest)``. A scale-up payment costs the scale-up alpha plus the
+        longest route latency among the transfers that stay on the scale-up network; a
+        slowest payment costs the alpha of the step's network (scale-out if any transfer
+        crosses it) plus the longest route latency of all. None: ``repeat * stages``
+        slowest payments.
+    pipeline : int
+        Steps with the same non-zero ``pipeline`` run as one pipeline: their phases overlap
+        on successive slices of the message (see ``bound``); 0: the step runs alone.
+    bound : int
+        Within a pipeline, steps with the same non-zero ``bound`` take turns on the same
+        resources: the pipeline's steady time per byte is the largest sum over a bound.
+        Without bounds it is the slowest step's.
+    member : bool
+        Whether the step is one of the algorithm's phases (its latency and its time alone
+        count); False for a pipeline's bound that only stands for several phases at once
+        (their transfers together, as they share links).
+    heads : int
+        GPUs that each own a part of the message in a pipeline (a slice is ``heads x
+        channels x chunk`` bytes).
+    floor : float
+        Seconds per byte of ``n`` the step takes at least, at an in-switch reduction ceiling
+        of 1x a GPU's scale-up line rate (the calibration's ceiling divides it); 0: none.
     """
 
     name: str
@@ -143,3 +168,40 @@ class Step:
     reduce: float = 0.0
     in_network: bool = False
     route_latency: float | None = None
+    latencies: tuple | None = None
+    pipeline: int = 0
+    bound: int = 0
+    member: bool = True
+    heads: int = 1
+    floor: float = 0.0
+
+
+def union_of(name: str, steps, *, pipeline: int, bound: int, heads: int = 1,
+             floor: float = 0.0, in_network: bool | None = None,
+             route_latency: float | None = None) -> Step:
+    """A non-member step standing for ``steps`` at once: every transfer of each, its fraction
+    times the step's ``repeat`` (the bytes they put on each link together), bound ``bound``
+    of pipeline ``pipeline``.
+
+    >>> a = Step("a", Pairs(("x", "y"), [0], [1], 0.5), repeat=2)
+    >>> b = Step("b", Pairs(("x", "y"), [1], [0], 0.25))
+    >>> u = union_of("a+b", [a, b], pipeline=1, bound=1)
+    >>> list(u.transfers), u.member
+    ([('x', 'y', 1.0), ('y', 'x', 0.25)], False)
+    """
+    steps = list(steps)
+    ts = [s.transfers for s in steps]
+    if ts and all(isinstance(t, Pairs) for t in ts) and \
+            all(t.nodes is ts[0].nodes or t.nodes == ts[0].nodes for t in ts):
+        transfers = Pairs(ts[0].nodes, np.concatenate([t.src for t in ts]),
+                          np.concatenate([t.dst for t in ts]),
+                          np.concatenate([t.fractions() * s.repeat
+                                          for t, s in zip(ts, steps, strict=True)]))
+    else:
+        transfers = tuple((a, b, f * s.repeat) for t, s in zip(ts, steps, strict=True)
+                          for a, b, f in t)
+    if in_network is None:
+        in_network = any(s.in_network for s in steps)
+    return Step(name, transfers, in_network=in_network, route_latency=route_latency,
+                latencies=(0, 0), pipeline=pipeline, bound=bound, member=False, heads=heads,
+                floor=floor)
