@@ -188,7 +188,6 @@ def lite_gpu(out_dir, models_text, gpus_text, phases_text, networks_text, scenar
     """H100 versus the Lite family: first with ideal (and ring) networks, then on every
     fabric scenario, then the decode throughput as per-hop latency grows. Writes CSV, JSON,
     figures and summary.md (the findings, stated from the numbers); prints the tables."""
-    import inspect
     import time
 
     from compute.errors import UserError, known
@@ -211,10 +210,6 @@ def lite_gpu(out_dir, models_text, gpus_text, phases_text, networks_text, scenar
     slo, options = _settings(ttft, tbt, overlap_collectives, profile_ref)
     with _executor(workers, scheduler) as ex:
         # run_full_study hands the executor to its comparisons and sweep
-        on_dask = {"executor": ex} if ex.distributed else {}
-        if on_dask and "executor" not in inspect.signature(run_full_study).parameters:
-            raise UserError("study lite-gpu cannot run on Dask yet (run_full_study takes "
-                            "no executor); run compare and sweep with --workers/--scheduler")
         result = run_full_study(models, gpus, phases, networks=networks, scenarios=scenarios,
                                 fabric=not no_fabric, sweep=not (no_fabric or no_sweep),
                                 paper=not no_paper, reliability=not no_reliability,
@@ -223,7 +218,7 @@ def lite_gpu(out_dir, models_text, gpus_text, phases_text, networks_text, scenar
                                 moe=None if (moe_text or "").lower() == "none" else
                                 (moe_text or MOE_MODEL),
                                 parallelism=parallelism, options=options, slo=slo,
-                                quiet=quiet, **on_dask)
+                                quiet=quiet, executor=ex if ex.distributed else None)
     _dask_summary(ex, quiet)
     t0 = time.perf_counter()
     written = write_full_study(result, out_dir, plot=not no_plot)

@@ -288,7 +288,7 @@ def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
                    sweep: bool = True, paper: bool = True, reliability: bool = True,
                    cost: bool = True, crossovers: bool = True, serving: bool = True,
                    moe: str | None = MOE_MODEL, packed: bool = True,
-                   parallelism: str = "auto",
+                   parallelism: str = "auto", executor=None,
                    options=None, slo: Slo | None = None, prompt=None,
                    context=None, max_batch: int = DEFAULT_MAX_BATCH,
                    quiet: bool = True) -> FullStudy:
@@ -300,7 +300,9 @@ def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
     (``overlap_collectives``: each collective hidden behind the GEMM that feeds it, as the
     Lite-GPU paper's model overlaps network I/O inside each stage), so the summary can say
     which claim holds under which assumption. The baseline GPU (:data:`BASELINE`) is always part of the study, added when ``gpus`` lacks
-    it: every ratio divides by it. A progress bar shows on stderr unless ``quiet``."""
+    it: every ratio divides by it. A progress bar shows on stderr unless ``quiet``.
+    ``executor`` (:class:`netmodel.study.distributed.Executor`) runs the comparisons' and
+    the sweep's cells on Dask; the other parts run here."""
     import time
 
     from netmodel.study.progress import Progress
@@ -350,7 +352,7 @@ def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
     with Progress(work, "lite-gpu study", quiet=quiet) as bar:
         compared = run_compare(models, scens, phases, options=options, slo=slo, prompt=prompt,
                                context=context, max_batch=max_batch, progress=bar,
-                               collectives=colls, parallelism=parallelism)
+                               collectives=colls, parallelism=parallelism, executor=executor)
         lap("fabrics")
         cross = None
         if crossovers and all(s.instances == "alone" for s in scens):
@@ -365,20 +367,21 @@ def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
             packed_result = run_compare(models, own, phases, options=options, slo=slo,
                                         prompt=prompt, context=context, max_batch=max_batch,
                                         progress=bar, instances="all",
-                                        parallelism=parallelism)
+                                        parallelism=parallelism, executor=executor)
             lap("fabrics, packed")
         paper_result = None
         if paper_options is not None:
             paper_result = run_compare(models, scens, phases, options=paper_options, slo=slo,
                                        prompt=prompt, context=context, max_batch=max_batch,
                                        progress=bar, collectives=colls,
-                                       parallelism=parallelism)
+                                       parallelism=parallelism, executor=executor)
             lap("fabrics, paper's assumption")
         swept_result = None
         if param and decode:
             swept_result = run_sweep(swept, [param], models, decode, options=options, slo=slo,
                                      prompt=prompt, context=context, max_batch=max_batch,
-                                     progress=bar, parallelism=parallelism)
+                                     progress=bar, parallelism=parallelism,
+                                     executor=executor)
             lap("per-hop latency sweep")
     first = get_model(models[0]).name
     rel_part = cost_result = None
@@ -403,7 +406,7 @@ def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
     if moe:
         moe_result = run_compare([moe], own, phases, options=options, slo=slo, prompt=prompt,
                                  context=context, max_batch=max_batch, collectives=colls,
-                                 parallelism=parallelism)
+                                 parallelism=parallelism, executor=executor)
         lap("mixture of experts")
     return FullStudy(ideal, compared, swept_result, paper_result, rel_part, cost_result,
                      cross, serving_result, moe_result, packed_result, timings)
