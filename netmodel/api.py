@@ -269,10 +269,14 @@ def compare(models: Iterable[ModelLike], scenarios: Iterable[ScenarioLike] | Non
             phases: Iterable[str] = PHASES, *, gpus: Iterable[GpuLike] | None = None,
             options: RooflineOptions | None = None, slo: Slo | None = None,
             prompt: int | None = None, context: int | None = None,
-            max_batch: int = DEFAULT_MAX_BATCH, instances: str | None = None) -> CompareResult:
+            max_batch: int = DEFAULT_MAX_BATCH, instances: str | None = None,
+            parallelism: str = "auto", reliability: bool = False, workers: int | None = None,
+            scheduler: str | None = None) -> CompareResult:
     """The best configuration of every model on every scenario's fabric, per phase
     (default: every shipped scenario, both phases); ``gpus`` runs each scenario with each
-    of those GPU types instead of its own."""
+    of those GPU types instead of its own. ``parallelism``: ``auto``, ``tp`` or ``all``;
+    ``reliability`` adds the blast-radius columns; ``workers`` / ``scheduler`` run the
+    cells on Dask (the ``distributed`` extra), with identical results."""
     from netmodel.study.compare import run_compare
     from netmodel.study.scenarios import scenario_names
 
@@ -281,7 +285,8 @@ def compare(models: Iterable[ModelLike], scenarios: Iterable[ScenarioLike] | Non
     return run_compare([_model(m) for m in models], scens, list(phases),
                        gpus=[_gpu(g) for g in gpus] if gpus is not None else None,
                        options=options, slo=slo, prompt=prompt, context=context,
-                       max_batch=max_batch, instances=instances)
+                       max_batch=max_batch, instances=instances, parallelism=parallelism,
+                       reliability=reliability, workers=workers, scheduler=scheduler)
 
 
 def sweep(scenarios: Iterable[ScenarioLike], params: Iterable[str],
