@@ -26,8 +26,8 @@ import numpy as np
 
 from compute.errors import UserError, known
 
-__all__ = ["OPERATIONS", "CollectiveCostModel", "CollectiveTimeFunction", "FunctionComm",
-           "NoCommunication", "RingAlphaBeta", "as_comm", "check_op"]
+__all__ = ["OPERATIONS", "CollectiveCostModel", "CollectiveTimeFunction", "CommLike",
+           "FunctionComm", "NoCommunication", "RingAlphaBeta", "as_comm", "check_op"]
 
 #: Collective operations understood across netmodel (names as typed on the command line).
 OPERATIONS = (
@@ -56,11 +56,15 @@ class CollectiveCostModel(Protocol):
     ``nbytes`` when it is an array.
     """
 
-    def collective_time(self, op: str, nbytes, group_size: int) -> np.ndarray: ...
+    def collective_time(self, op: str, nbytes: float | np.ndarray,
+                        group_size: int) -> np.ndarray: ...
 
 
 #: A plain function ``(op, nbytes_array, group_size) -> seconds_array``.
 CollectiveTimeFunction = Callable[[str, np.ndarray, int], np.ndarray]
+
+#: What a ``comm=`` argument accepts: a cost model or a plain function (:func:`as_comm`).
+CommLike = CollectiveCostModel | CollectiveTimeFunction
 
 
 @dataclass(frozen=True)
@@ -69,7 +73,8 @@ class FunctionComm:
 
     function: CollectiveTimeFunction
 
-    def collective_time(self, op: str, nbytes, group_size: int) -> np.ndarray:
+    def collective_time(self, op: str, nbytes: float | np.ndarray,
+                        group_size: int) -> np.ndarray:
         check_op(op)
         n = np.asarray(nbytes, dtype=float)
         if int(group_size) <= 1:
@@ -83,7 +88,7 @@ class FunctionComm:
         return np.broadcast_to(t, n.shape).astype(float)
 
 
-def as_comm(comm) -> CollectiveCostModel:
+def as_comm(comm: CommLike) -> CollectiveCostModel:
     """``comm`` as a collective-cost model: an object with ``collective_time`` passes
     through; a plain callable ``(op, nbytes_array, group_size) -> seconds_array`` is wrapped
     (:class:`FunctionComm`).
@@ -106,7 +111,8 @@ def as_comm(comm) -> CollectiveCostModel:
 class NoCommunication:
     """An ideal network: every collective is free (the study's "ideal network" case)."""
 
-    def collective_time(self, op: str, nbytes, group_size: int) -> np.ndarray:
+    def collective_time(self, op: str, nbytes: float | np.ndarray,
+                        group_size: int) -> np.ndarray:
         check_op(op)
         return np.zeros_like(np.asarray(nbytes, dtype=float))
 
@@ -149,7 +155,8 @@ class RingAlphaBeta:
         if not (0 < self.efficiency <= 1):
             raise UserError(f"efficiency must be in (0, 1], got {self.efficiency!r}")
 
-    def collective_time(self, op: str, nbytes, group_size: int) -> np.ndarray:
+    def collective_time(self, op: str, nbytes: float | np.ndarray,
+                        group_size: int) -> np.ndarray:
         """Seconds, elementwise over ``nbytes`` (a plain float gives a plain float: the
         same operations, so the same number as an array's element)."""
         check_op(op)
@@ -161,7 +168,7 @@ class RingAlphaBeta:
             return 0.0 if type(n) is float else np.zeros_like(n)
         return self.time(op, n, p)
 
-    def time(self, op: str, n, p: int):
+    def time(self, op: str, n: float | np.ndarray, p: int) -> float | np.ndarray:
         """The formula of :meth:`collective_time` for a known ``op``, ``p > 1`` GPUs and
         ``n`` bytes (a float or an array), unchecked."""
         beta = 1.0 / (self.bandwidth * self.efficiency)

@@ -32,8 +32,11 @@ import json
 import re
 import sys
 import tomllib
+from collections.abc import Collection
 from itertools import accumulate
+from os import PathLike
 from pathlib import Path
+from typing import Any
 
 from compute.errors import UserError
 from compute.validate import describe
@@ -57,7 +60,7 @@ _NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
-def read_text(path, what: str = "file", *, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
+def read_text(path: str | PathLike[str], what: str = "file", *, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
     """The text of ``path`` (UTF-8); a missing, unreadable, binary or larger than
     ``max_bytes`` file is a UserError. Never reads more than ``max_bytes + 1`` bytes."""
     path = Path(path)
@@ -84,7 +87,7 @@ def _bracket_depth(text: str, fmt: str) -> int:
     return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
 
 
-def document_depth(doc, limit: int | None = None) -> int:
+def document_depth(doc: object, limit: int | None = None) -> int:
     """Nesting depth of a parsed document (a scalar is 0, ``{}`` and ``[]`` are 1), walked
     without recursion; stops early once ``limit`` is passed.
 
@@ -106,7 +109,7 @@ def document_depth(doc, limit: int | None = None) -> int:
 
 
 def parse_table(text: str, fmt: str, where: str, *, max_bytes: int = DEFAULT_MAX_BYTES,
-                max_depth: int = DEFAULT_MAX_DEPTH):
+                max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
     """Parse TOML or JSON ``text`` (``fmt`` is ``"toml"`` or ``"json"``) within the size
     and depth limits."""
     if fmt not in ("json", "toml"):
@@ -136,8 +139,9 @@ def parse_table(text: str, fmt: str, where: str, *, max_bytes: int = DEFAULT_MAX
     return doc
 
 
-def read_table(path, what: str = "file", suffixes=(".toml", ".json"), *,
-               max_bytes: int = DEFAULT_MAX_BYTES, max_depth: int = DEFAULT_MAX_DEPTH):
+def read_table(path: str | PathLike[str], what: str = "file",
+               suffixes: Collection[str] = (".toml", ".json"), *,
+               max_bytes: int = DEFAULT_MAX_BYTES, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
     """Read and parse a TOML or JSON file, chosen by its suffix, within the size and depth
     limits."""
     path = Path(path)
@@ -150,7 +154,8 @@ def read_table(path, what: str = "file", suffixes=(".toml", ".json"), *,
                        max_depth=max_depth)
 
 
-def check_keys(where: str, table, required, optional=()) -> None:
+def check_keys(where: str, table: object, required: Collection[str],
+               optional: Collection[str] = ()) -> None:
     """Refuse a table that is not a dict, has keys outside ``required`` + ``optional``, or
     lacks one of ``required``."""
     if not isinstance(table, dict):

@@ -17,6 +17,8 @@ It lives in ``compute`` because ``compute`` is the package every other one may i
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 __all__ = ["UserError", "known", "one_line"]
 
 # C0 and C1 control characters, DEL, and the Unicode line and paragraph separators.
@@ -25,7 +27,7 @@ _ESCAPES.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t",
                  0x2028: "\\u2028", 0x2029: "\\u2029"})
 
 
-def one_line(text) -> str:
+def one_line(text: object) -> str:
     """``text`` with newlines and other control characters written as escapes.
 
     >>> one_line("a\\nb\\tc")
@@ -42,6 +44,6 @@ class UserError(ValueError):
         super().__init__(one_line(message), *args)
 
 
-def known(names) -> str:
+def known(names: Iterable[str]) -> str:
     """Format a list of allowed names for an error message: ``'a', 'b', 'c'``."""
     return ", ".join(repr(n) for n in sorted(names))

@@ -20,6 +20,7 @@ import tomllib
 from dataclasses import asdict, dataclass, replace
 from functools import cache
 from importlib import resources
+from os import PathLike
 from pathlib import Path
 
 from compute import validate
@@ -180,14 +181,14 @@ def gpu_names() -> tuple[str, ...]:
     return tuple(catalog())
 
 
-def load_gpu_file(path) -> dict[str, GpuSpec]:
+def load_gpu_file(path: str | PathLike[str]) -> dict[str, GpuSpec]:
     """GPUs from a user's TOML or JSON file (same keys as the shipped catalog; an entry
     may ``derive_from`` a catalog GPU)."""
     path = Path(path)
     return _parse_gpu_table(read_table(path, "GPU file"), str(path), catalog())
 
 
-def get_gpu(name) -> GpuSpec:
+def get_gpu(name: str | GpuSpec) -> GpuSpec:
     """A GPU by catalog name, or the spec itself if given one; a path to a .toml/.json file
     holding exactly one GPU also works."""
     if isinstance(name, GpuSpec):

@@ -30,11 +30,18 @@ True
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from compute.errors import UserError
 from compute.results import MemoryFit
 from compute.sharding import Shards
+
+if TYPE_CHECKING:
+    from compute.hardware import GpuSpec
+    from compute.models import ModelSpec
+    from compute.phases import Workload
 
 __all__ = ["DEFAULT_RESERVE", "activation_bytes", "activation_bytes_per_token", "check_reserve",
            "kv_cache_bytes", "memory_fit", "weight_bytes"]
@@ -51,7 +58,7 @@ def check_reserve(reserve: float) -> float:
     return float(reserve)
 
 
-def _mla_attention_weights(model, sh: Shards):
+def _mla_attention_weights(model: ModelSpec, sh: Shards):
     """MLA weights of one layer per GPU: the down-projections (query and latent) and their
     norms replicated, the up-projections and the output split by heads."""
     h, d, c, r, ql, v = (model.hidden, model.head_dim, model.kv_lora_rank,
@@ -62,7 +69,7 @@ def _mla_attention_weights(model, sh: Shards):
     return q + kv + a * v * h
 
 
-def weight_bytes(model, sh: Shards) -> np.ndarray:
+def weight_bytes(model: ModelSpec, sh: Shards) -> np.ndarray:
     """Weight bytes per GPU, shape ``(nt, 1)``."""
     h, d = model.hidden, model.head_dim
     if model.is_mla:
@@ -75,7 +82,7 @@ def weight_bytes(model, sh: Shards) -> np.ndarray:
         elif model.qkv_bias:
             attn = attn + qkv_cols
 
-    def mlp(cols):
+    def mlp(cols: np.ndarray | int) -> np.ndarray | int:
         up = (2 if model.gated_mlp else 1) * cols
         return h * up + cols * h + ((up + h) if model.bias else 0)
 
@@ -105,7 +112,7 @@ def weight_bytes(model, sh: Shards) -> np.ndarray:
     return (body + embed + other) * model.weight_bytes
 
 
-def kv_cache_bytes(model, sh: Shards, batch: np.ndarray, workload) -> np.ndarray:
+def kv_cache_bytes(model: ModelSpec, sh: Shards, batch: np.ndarray, workload: Workload) -> np.ndarray:
     """KV-cache bytes per GPU for ``batch`` sequences at ``workload.kv_tokens`` each. With
     MLA every GPU of an attention group holds the whole latent of the group's sequences
     (``kv_lora_rank + qk_rope_head_dim`` per token and layer, not split by TP). A pipeline
@@ -125,13 +132,13 @@ def kv_cache_bytes(model, sh: Shards, batch: np.ndarray, workload) -> np.ndarray
     return per_token * seqs * workload.kv_tokens
 
 
-def activation_bytes(model, sh: Shards, batch: np.ndarray, workload) -> np.ndarray:
+def activation_bytes(model: ModelSpec, sh: Shards, batch: np.ndarray, workload: Workload) -> np.ndarray:
     """Activation workspace bytes per GPU (see the module docstring)."""
     tokens = batch * workload.tokens_per_sequence
     return tokens * activation_bytes_per_token(model, sh) + batch * sh.vocab * 4.0
 
 
-def activation_bytes_per_token(model, sh: Shards):
+def activation_bytes_per_token(model: ModelSpec, sh: Shards) -> np.ndarray:
     """Activation workspace bytes per GPU and token of the step, without the logits (which
     :func:`activation_bytes` adds per sequence); shape ``(nt, 1)``, or a float for a
     :class:`Shards` of floats."""
@@ -153,8 +160,9 @@ def activation_bytes_per_token(model, sh: Shards):
     return (2 * model.hidden + widest) * model.act_bytes
 
 
-def memory_fit(model, gpu, sh: Shards, batch: np.ndarray, workload,
-               reserve: float = DEFAULT_RESERVE, micro_batch: np.ndarray | None = None):
+def memory_fit(model: ModelSpec, gpu: GpuSpec, sh: Shards, batch: np.ndarray, workload: Workload,
+               reserve: float = DEFAULT_RESERVE, micro_batch: np.ndarray | None = None,
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, np.ndarray]:
     """Weights, KV cache and activations per GPU (arrays broadcast to ``(nt, nb)``), the
     usable bytes, and the mask of configurations that fit. The KV cache holds ``batch``
     sequences; the activation workspace is that of one micro-batch of ``micro_batch``
@@ -169,7 +177,7 @@ def memory_fit(model, gpu, sh: Shards, batch: np.ndarray, workload,
     return w, kv, act, usable, fits
 
 
-def describe_fit(model, gpu, tp: int, batch: int, weights: float, kv: float, act: float,
+def describe_fit(model: ModelSpec, gpu: GpuSpec, tp: int, batch: int, weights: float, kv: float, act: float,
                  reserve: float, label: str | None = None) -> MemoryFit:
     """A :class:`MemoryFit` for one configuration, with the reason when it does not fit
     (``label`` names the configuration, default ``TP {tp}``)."""

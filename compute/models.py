@@ -37,11 +37,16 @@ import tomllib
 from dataclasses import asdict, dataclass, fields
 from functools import cache
 from importlib import resources
+from os import PathLike
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from compute import validate
 from compute.config_files import check_keys, parse_table, read_table, read_text
 from compute.errors import UserError, known
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "DTYPE_BYTES",
@@ -345,7 +350,7 @@ def model_names() -> tuple[str, ...]:
     return tuple(model_catalog())
 
 
-def load_model_file(path) -> dict[str, ModelSpec]:
+def load_model_file(path: str | PathLike[str]) -> dict[str, ModelSpec]:
     """Models from a TOML or JSON file with the catalog's keys (``[model.NAME]`` tables)."""
     path = Path(path)
     return _parse_model_table(read_table(path, "model file"), str(path))
@@ -423,11 +428,12 @@ class _Config:
     def has(self, field: str) -> bool:
         return self.key(field) is not None
 
-    def raw(self, field: str):
+    def raw(self, field: str) -> Any:
         k = self.key(field)
         return None if k is None else self.cfg[k]
 
-    def count(self, field: str, *, limit: str | None = None, default=None, minimum=None):
+    def count(self, field: str, *, limit: str | None = None, default: int | None = None,
+              minimum: int | None = None) -> int:
         """An integer from the config, checked against the range of ``limit`` (default
         ``field``) in limits.toml; ``default`` when absent (required when it is None)."""
         k = self.key(field)
@@ -481,7 +487,7 @@ def _moe_layer_count(c: _Config, layers: int) -> int:
     return sum(1 for i in range(layers) if i >= first and i not in dense and i % every == 0)
 
 
-def load_hf_config(path, name: str | None = None) -> ModelSpec:
+def load_hf_config(path: str | PathLike[str], name: str | None = None) -> ModelSpec:
     """A model from a local HuggingFace ``config.json`` (no network access).
 
     Keys are found through one alias table, :data:`HF_ALIASES` (GPT-2, BLOOM, Falcon,
@@ -608,7 +614,7 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     return _model_from_entry(name, entry, where)
 
 
-def get_model(name) -> ModelSpec:
+def get_model(name: str | ModelSpec) -> ModelSpec:
     """A model by catalog name, or the spec itself if given one; a path to a ``.toml``
     catalog-format file holding one model also works, and so does a ``.json`` file of
     either kind, whatever its name: one with a top-level ``model`` table is read as the
@@ -660,7 +666,8 @@ def _model_from_json(path: Path) -> ModelSpec:
                     f"n_layer); got {validate.describe(doc)}")
 
 
-def expected_experts_touched(model: ModelSpec, tokens):
+def expected_experts_touched(model: ModelSpec, tokens: float | np.ndarray,
+                             ) -> float | np.ndarray:
     """Expected number of distinct experts that ``tokens`` tokens route to in one layer, with
     uniform top-k routing: ``E (1 - (1 - k/E)^n)``; 1 for a dense model.
 

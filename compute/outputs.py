@@ -38,7 +38,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 
 from compute.errors import UserError
@@ -78,7 +78,8 @@ def _check_text(path, what: str) -> Path:
     return Path(text)
 
 
-def check_file_path(path, what: str = "output file", suffixes=None) -> Path:
+def check_file_path(path: str | os.PathLike[str], what: str = "output file",
+                    suffixes: Collection[str] | None = None) -> Path:
     """``path`` checked as a file to write: not empty, not a folder, its folder existing
     and writable, its suffix one of ``suffixes`` (when given).
 
@@ -104,7 +105,7 @@ def check_file_path(path, what: str = "output file", suffixes=None) -> Path:
     return p
 
 
-def check_folder_path(path, what: str = "output folder") -> Path:
+def check_folder_path(path: str | os.PathLike[str], what: str = "output folder") -> Path:
     """``path`` checked as an output folder: not empty, not an existing file, its parent
     existing and writable, and (when it exists) empty or an earlier netmodel output."""
     p = _check_text(path, what)
@@ -131,7 +132,7 @@ def check_folder_path(path, what: str = "output folder") -> Path:
     return p
 
 
-def figure_format(path) -> str:
+def figure_format(path: str | os.PathLike[str]) -> str:
     """The figure format ``path``'s suffix names (one of :data:`FIGURE_FORMATS`).
 
     >>> figure_format("a/b.SVG")
@@ -148,8 +149,8 @@ def _fix_mode(path: str) -> None:
     os.chmod(path, 0o666 & ~_umask())  # mkstemp makes 0600 files; give the usual ones
 
 
-def atomic_write(path, write: Callable[[str], object] | bytes, what: str = "output file",
-                 suffixes=None) -> str:
+def atomic_write(path: str | os.PathLike[str], write: Callable[[str], object] | bytes,
+                 what: str = "output file", suffixes: Collection[str] | None = None) -> str:
     """Write one file atomically: ``write(tmp_path)`` (or the bytes) into a temporary file
     beside ``path``, then :func:`os.replace` it into place. On failure nothing is left."""
     p = check_file_path(path, what, suffixes)
@@ -332,7 +333,7 @@ def _run_writers(writers, jobs: int | None) -> None:
                         "NETMODEL_JOBS=1 shows why)")
 
 
-def write_outputs(out_dir, files: Mapping[str, Content], *, run: Mapping | None = None,
+def write_outputs(out_dir: str | os.PathLike[str], files: Mapping[str, Content], *, run: Mapping | None = None,
                   what: str = "output folder", jobs: int | None = None) -> list[Path]:
     """Write every file of ``files`` into ``out_dir``, all or nothing (see the module doc).
 

@@ -38,12 +38,17 @@ compute.errors.UserError: PP degree 3 does not divide the 80 layers of Llama-3-7
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
 from compute.errors import UserError
 from compute.sharding import Shards, check_tp, kv_heads_per_gpu, valid_tp_degrees
+
+if TYPE_CHECKING:
+    from compute.models import ModelSpec
 
 __all__ = ["DIMENSIONS", "Parallelism", "check_parallelism", "configurations", "kv_copies",
            "layout"]
@@ -149,7 +154,7 @@ def _fits_domain(par: Parallelism, model, max_instance: int | None) -> str:
     return ""
 
 
-def check_parallelism(model, par: Parallelism, max_instance: int | None = None) -> Parallelism:
+def check_parallelism(model: ModelSpec, par: Parallelism, max_instance: int | None = None) -> Parallelism:
     """``par`` with whole-number degrees if it is valid for ``model``, else a
     :class:`UserError` naming the degree and what is allowed: TP divides the heads, PP
     divides the layers, EP divides the experts and TP, attention DP divides TP; every
@@ -178,7 +183,10 @@ def _degrees(what: str, given, check) -> tuple[int, ...]:
     return tuple(values)
 
 
-def configurations(model, max_instance: int, *, tp=None, pp=None, ep=None, attention_dp=None,
+def configurations(model: ModelSpec, max_instance: int, *, tp: int | Iterable[int] | None = None,
+                   pp: int | Iterable[int] | None = None,
+                   ep: int | Iterable[int] | Literal[True] | None = None,
+                   attention_dp: int | Iterable[int] | Literal[True] | None = None,
                    max_gpus: int | None = None) -> tuple[Parallelism, ...]:
     """The configurations the SLO search tries, TP-major.
 
@@ -253,7 +261,7 @@ def configurations(model, max_instance: int, *, tp=None, pp=None, ep=None, atten
     return tuple(out)
 
 
-def layout(model, configs) -> Shards:
+def layout(model: ModelSpec, configs: Iterable[Parallelism | int]) -> Shards:
     """Per-GPU sizes of ``model`` for each configuration (rows, column vectors ``(nc, 1)``):
     attention split over ``attention_tp`` GPUs (heads and KV heads), MLP columns and the
     vocabulary over ``tp``, each routed expert over ``expert_tp`` under EP."""
@@ -275,7 +283,7 @@ def layout(model, configs) -> Shards:
     )
 
 
-def kv_copies(model, par: Parallelism) -> float:
+def kv_copies(model: ModelSpec, par: Parallelism) -> float:
     """Copies of the KV cache the instance holds (1.0: none replicated); see
     :func:`compute.sharding.kv_replication`, applied to the attention groups.
 

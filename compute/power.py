@@ -27,11 +27,17 @@ applied to the TDP. Clock ratios are accepted between ``clock_ratio_min`` and
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from compute.errors import UserError, known
 from compute.hardware import GpuSpec, get_gpu
 from compute.yield_model import parameter
+
+if TYPE_CHECKING:
+    from compute.models import ModelSpec
+    from compute.results import InferenceResult
 
 __all__ = ["POWER_STATES", "ClockPoint", "ClockPowerLaw", "clock_of", "clock_sweep",
            "gpu_at_clock", "gpu_power", "nominal_tdp", "overclocked_lite", "phase_fraction"]
@@ -41,7 +47,7 @@ POWER_STATES = {"idle": "idle_fraction", "prefill": "prefill_fraction",
                 "decode": "decode_fraction"}
 
 
-def _fraction(name: str, value) -> float:
+def _fraction(name: str, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) \
             or value < 0:
         raise UserError(f"{name} must be a finite number >= 0, got {value!r}")
@@ -70,7 +76,7 @@ class ClockPowerLaw:
             raise UserError(f"clock ratios need 0 < ratio_min <= 1 <= ratio_max, got "
                             f"{self.ratio_min!r} and {self.ratio_max!r}")
 
-    def check(self, ratio) -> float:
+    def check(self, ratio: float) -> float:
         """``ratio`` if it is a clock ratio the law covers, else a UserError."""
         r = _fraction("clock", ratio)
         if not self.ratio_min <= r <= self.ratio_max:
@@ -78,7 +84,7 @@ class ClockPowerLaw:
                             f"[{self.ratio_min:g}, {self.ratio_max:g}] x nominal")
         return r
 
-    def scale(self, ratio) -> float:
+    def scale(self, ratio: float) -> float:
         """The above-idle draw at ``ratio`` x nominal clock over the draw at nominal.
 
         >>> law = ClockPowerLaw(core_share=1.0, voltage_floor=0.5)
@@ -103,7 +109,7 @@ def phase_fraction(state: str, **fractions) -> float:
     return _fraction(key, parameter(key) if v is None else v)
 
 
-def clock_of(gpu) -> float:
+def clock_of(gpu: str | GpuSpec) -> float:
     """The clock ratio a spec from :func:`gpu_at_clock` runs at (1 for any other).
 
     >>> clock_of(gpu_at_clock("Lite", 0.8)), clock_of("Lite")
@@ -118,7 +124,7 @@ def clock_of(gpu) -> float:
     return 1.0
 
 
-def nominal_tdp(gpu, law: ClockPowerLaw | None = None, idle_fraction: float | None = None
+def nominal_tdp(gpu: str | GpuSpec, law: ClockPowerLaw | None = None, idle_fraction: float | None = None
                 ) -> float:
     """The TDP (W) at nominal clock of a spec that may run at another clock."""
     spec = get_gpu(gpu)
@@ -130,7 +136,7 @@ def nominal_tdp(gpu, law: ClockPowerLaw | None = None, idle_fraction: float | No
     return spec.tdp / (i + (1 - i) * law.scale(r))
 
 
-def gpu_power(gpu, state: str, *, clock: float = 1.0, law: ClockPowerLaw | None = None,
+def gpu_power(gpu: str | GpuSpec, state: str, *, clock: float = 1.0, law: ClockPowerLaw | None = None,
               idle_fraction: float | None = None, prefill_fraction: float | None = None,
               decode_fraction: float | None = None) -> float:
     """Watts one GPU draws in ``state`` (``"idle"``, ``"prefill"`` or ``"decode"``) at
@@ -152,7 +158,7 @@ def gpu_power(gpu, state: str, *, clock: float = 1.0, law: ClockPowerLaw | None 
     return idle + (frac * tdp - idle) * law.scale(r)
 
 
-def gpu_at_clock(gpu, ratio: float, law: ClockPowerLaw | None = None,
+def gpu_at_clock(gpu: str | GpuSpec, ratio: float, law: ClockPowerLaw | None = None,
                  idle_fraction: float | None = None) -> GpuSpec:
     """``gpu`` run at ``ratio`` x its nominal SM clock: FLOP/s x ``ratio``, TDP by the
     clock-power law, memory and network unchanged; named ``NAME@RATIOx`` (ratio 1 returns
@@ -192,7 +198,7 @@ class ClockPoint:
 
     clock: float
     gpu: GpuSpec
-    best: object
+    best: InferenceResult | None
     watts_per_gpu: float
 
     @property
@@ -211,8 +217,9 @@ class ClockPoint:
                 "tokens_per_joule": self.tokens_per_joule}
 
 
-def clock_sweep(model, gpu, phase: str = "decode", clocks=(0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
-                *, law: ClockPowerLaw | None = None, **search_args) -> list[ClockPoint]:
+def clock_sweep(model: str | ModelSpec, gpu: str | GpuSpec, phase: str = "decode",
+                clocks: Iterable[float] = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+                *, law: ClockPowerLaw | None = None, **search_args: Any) -> list[ClockPoint]:
     """The SLO search (:func:`compute.search.search`, same keyword arguments, e.g.
     ``comm=``) at every clock ratio; the point with the most tokens per joule is the clock
     the paper's per-die power management would pick.

@@ -27,12 +27,17 @@ without decode rows), and parameters the measurements cannot tell apart (with on
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from compute.errors import UserError, known
 from compute.profiles import PARAMETERS, EngineProfile, Measurement, neutral
+
+if TYPE_CHECKING:
+    from compute.comm import CommLike
 
 __all__ = ["DEFAULT_FIT", "FitPoint", "FitResult", "fit_profile", "leave_one_out",
            "neutral_with", "predict", "roofline"]
@@ -75,7 +80,7 @@ def _model_of(m: Measurement):
     return model
 
 
-def predict(profile: EngineProfile | None, m: Measurement, comm=None) -> float:
+def predict(profile: EngineProfile | None, m: Measurement, comm: CommLike | None = None) -> float:
     """Seconds the calibrated mode (or the roofline, ``profile=None``) gives for the step
     ``m`` measured."""
     from compute.roofline import evaluate
@@ -117,7 +122,7 @@ class _Components:
                                                           self.phase))
 
 
-def roofline(m: Measurement, comm=None) -> float:
+def roofline(m: Measurement, comm: CommLike | None = None) -> float:
     """Seconds the roofline (the default mode, a lower bound) gives for ``m``."""
     return predict(None, m, comm)
 
@@ -183,8 +188,10 @@ def _check_names(fit) -> tuple[str, ...]:
     return names
 
 
-def fit_profile(measurements, *, fit=None, base: EngineProfile | None = None, comm_for=None,
-                name: str = "fitted", **meta) -> FitResult:
+def fit_profile(measurements: Iterable[Measurement], *, fit: Sequence[str] | None = None,
+                base: EngineProfile | None = None,
+                comm_for: Callable[[Measurement], CommLike | None] | None = None,
+                name: str = "fitted", **meta: Any) -> FitResult:
     """Fit ``fit`` (default :data:`DEFAULT_FIT`) to ``measurements``.
 
     Parameters
@@ -223,10 +230,10 @@ def fit_profile(measurements, *, fit=None, base: EngineProfile | None = None, co
     parts = [_Components(m, c) for m, c in zip(ms, comms, strict=True)]
     measured = np.log([m.latency_s for m in ms])
 
-    def profile_at(u) -> EngineProfile:
+    def profile_at(u: np.ndarray) -> EngineProfile:
         return replace(base, **{n: _decode(n, x) for n, x in zip(names, u, strict=True)})
 
-    def residuals(u) -> np.ndarray:
+    def residuals(u: np.ndarray) -> np.ndarray:
         p = profile_at(u)
         return np.log([c.latency(p) for c in parts]) - measured
 
@@ -324,7 +331,10 @@ def _describe(ms) -> str:
                                                     if v))
 
 
-def leave_one_out(measurements, *, fit=None, base=None, comm_for=None) -> list[FitPoint]:
+def leave_one_out(measurements: Iterable[Measurement], *, fit: Sequence[str] | None = None,
+                  base: EngineProfile | None = None,
+                  comm_for: Callable[[Measurement], CommLike | None] | None = None,
+                  ) -> list[FitPoint]:
     """Each measurement predicted by the profile fitted on all the others (held out)."""
     ms = tuple(measurements)
     out = []

@@ -61,6 +61,7 @@ import math
 from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
+from os import PathLike
 from pathlib import Path
 
 import numpy as np
@@ -176,7 +177,7 @@ class EngineProfile:
                 raise UserError(f"{where}: gemm_efficiency intensities must increase, got "
                                 f"{xs}")
 
-    def gemm_efficiency_at(self, intensity):
+    def gemm_efficiency_at(self, intensity: float | np.ndarray) -> float | np.ndarray:
         """GEMM efficiency at ``intensity`` FLOP/B (an array or a number).
 
         >>> p = EngineProfile("x", gemm_curve=((10.0, 0.2), (1000.0, 0.6)))
@@ -189,7 +190,7 @@ class EngineProfile:
         xs = np.log10([c[0] for c in self.gemm_curve])
         return np.interp(x, xs, [c[1] for c in self.gemm_curve])
 
-    def overhead(self, layers: int, batch, phase: str):
+    def overhead(self, layers: int, batch: float | np.ndarray, phase: str) -> float | np.ndarray:
         """Fixed seconds a step adds: per step, per layer and, in decode, per sequence."""
         t = self.step_overhead_s + layers * self.layer_overhead_s
         if phase == "decode":
@@ -312,7 +313,7 @@ def _measurement(where: str, row: dict) -> Measurement:
         **tokens)
 
 
-def read_profile(path) -> EngineProfile:
+def read_profile(path: str | PathLike[str]) -> EngineProfile:
     """The profile in a TOML (or JSON) file; unknown keys, values out of range (negative
     or NaN overheads, efficiencies outside (0, 1]) and missing sources are one-line
     :class:`UserError` s."""
@@ -378,7 +379,7 @@ def _shipped_profile(name: str) -> EngineProfile:
     return read_profile(_shipped() / f"{name}.toml")
 
 
-def get_profile(ref) -> EngineProfile:
+def get_profile(ref: str | Path | EngineProfile) -> EngineProfile:
     """A profile by shipped name (:func:`profile_names`), a path to a ``.toml`` file, or the
     profile itself.
 
@@ -425,7 +426,7 @@ def _cell(where: str, key: str, text: str):
     return int(v) if v.is_integer() and key != "latency_s" else v
 
 
-def read_measurements(path) -> tuple[Measurement, ...]:
+def read_measurements(path: str | PathLike[str]) -> tuple[Measurement, ...]:
     """Measured latencies from a CSV file (columns :data:`MEASUREMENT_COLUMNS`; lines
     starting with ``#`` are comments). A missing column, an unknown one, an empty file or
     a bad value is a one-line :class:`UserError` naming it.

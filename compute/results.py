@@ -17,7 +17,9 @@ import csv
 import io
 import json
 import math
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from compute.phases import latency_name
 
@@ -40,7 +42,10 @@ STAGE_CSV_FIELDS = ("stage", "count", "flops", "hbm_bytes", "collective", "colle
                     "total_time_s", "bound")
 
 
-def unchecked(cls, values: dict):
+_T = TypeVar("_T")
+
+
+def unchecked(cls: type[_T], values: dict) -> _T:
     """An instance of the frozen dataclass ``cls`` (one without ``__post_init__``) from
     ``values`` (every field without a default, any with one), built without the generated
     ``__init__``: equal to ``cls(**values)``, a few times faster, for the roofline's
@@ -145,7 +150,7 @@ class MemoryFit:
                 "usable_bytes": self.usable, "fits": self.fits, "reason": self.reason or None}
 
 
-def time_split(stages, mode: str = "overlap") -> dict[str, float]:
+def time_split(stages: Iterable[StageResult], mode: str = "overlap") -> dict[str, float]:
     """A step's time split into compute, memory and network seconds that add up to it.
 
     In ``overlap`` mode each stage's time is charged to the resource that bounds it; in
@@ -370,7 +375,7 @@ class SearchResult:
         return rows_to_csv([p.to_dict() for p in self.front], FRONT_CSV_FIELDS)
 
 
-def rows_to_csv(rows, columns) -> str:
+def rows_to_csv(rows: Iterable[Mapping[str, object]], columns: Collection[str]) -> str:
     """CSV text with a header, from dicts (missing keys are empty; floats in full precision).
 
     >>> print(rows_to_csv([{"a": 1, "b": 0.5}], ("a", "b")), end="")

@@ -93,14 +93,16 @@ per (operation, group size), with a numpy array of every message size of the gri
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from compute.comm import RingAlphaBeta, as_comm
+from compute.comm import CommLike, RingAlphaBeta, as_comm
 from compute.errors import UserError, known
-from compute.hardware import get_gpu
+from compute.hardware import GpuSpec, get_gpu
 from compute.memory import (
     DEFAULT_RESERVE,
     activation_bytes_per_token,
@@ -110,12 +112,15 @@ from compute.memory import (
     memory_fit,
     weight_bytes,
 )
-from compute.models import COMPUTE_DTYPES, expected_experts_touched, get_model
+from compute.models import COMPUTE_DTYPES, ModelSpec, expected_experts_touched, get_model
 from compute.parallel import Parallelism, check_parallelism, layout
 from compute.phases import Slo, Workload
 from compute.profiles import EngineProfile
 from compute.results import RESOURCES, InferenceResult, MemoryFit, StageResult, unchecked
 from compute.sharding import Shards, check_tp, shards
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["EXTENDED_STAGES", "MODES", "STAGES", "Evaluations", "Grid", "RooflineOptions",
            "check_batch", "check_skew", "default_comm", "evaluate", "evaluate_grid",
@@ -197,12 +202,12 @@ class RooflineOptions:
                                 "(the profile holds the engine's efficiencies)")
 
 
-def default_comm(gpu):
+def default_comm(gpu: GpuSpec) -> RingAlphaBeta:
     """The default collective-cost model: rings over the GPU's scale-up bandwidth."""
     return RingAlphaBeta(bandwidth=gpu.scaleup_bandwidth)
 
 
-def check_batch(batch) -> int:
+def check_batch(batch: object) -> int:
     """Return ``batch`` as an int if it is a whole number >= 1, else raise :class:`UserError`."""
     if isinstance(batch, float) and batch.is_integer():
         batch = int(batch)
@@ -211,7 +216,8 @@ def check_batch(batch) -> int:
     return int(batch)
 
 
-def make_workload(phase, prompt=None, context=None) -> Workload:
+def make_workload(phase: str | Workload, prompt: int | None = None,
+                  context: int | None = None) -> Workload:
     """A :class:`Workload` from a phase name (or a Workload, returned as is) and token counts."""
     if isinstance(phase, Workload):
         return phase
@@ -448,8 +454,8 @@ class Grid:
     plain tensor parallelism, :data:`EXTENDED_STAGES` when a row uses another dimension.
     """
 
-    model: object
-    gpu: object
+    model: ModelSpec
+    gpu: GpuSpec
     workload: Workload
     options: RooflineOptions
     tps: tuple[int, ...]      #: TP degree of each row
@@ -564,7 +570,7 @@ def _as_configs(model, configs, max_instance) -> tuple[Parallelism, ...]:
     return tuple(out)
 
 
-def check_skew(skew) -> float:
+def check_skew(skew: object) -> float:
     """``skew`` if it is a finite number >= 1 (the busiest EP group's share of routed
     tokens over the mean; 1 is uniform routing), else a :class:`UserError`."""
     if not (isinstance(skew, int | float | np.floating) and not isinstance(skew, bool)
@@ -574,8 +580,9 @@ def check_skew(skew) -> float:
     return float(skew)
 
 
-def evaluate_grid(model, gpu, tps, batches, workload, *, comm=None, options=None,
-                  latency_limit: float = math.inf, expert_skew: float = 1.0) -> Grid:
+def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int | Parallelism],
+                  batches: ArrayLike, workload: Workload, *, comm: CommLike | None = None,
+                  options: RooflineOptions | None = None, latency_limit: float = math.inf, expert_skew: float = 1.0) -> Grid:
     """Evaluate every (configuration, batch) pair at once.
 
     ``tps`` lists TP degrees (plain tensor parallelism) or
@@ -811,9 +818,11 @@ def _network_times(comm, ops, groups, counts, net) -> np.ndarray:
     return out
 
 
-def evaluate(model, gpu, tp, batch, phase="decode", *, pp: int = 1, ep: int = 1,
-             attention_dp: int = 1, expert_skew: float = 1.0, prompt=None, context=None,
-             comm=None, options=None, slo: Slo | None = None) -> InferenceResult:
+def evaluate(model: str | ModelSpec, gpu: str | GpuSpec, tp: int, batch: int,
+             phase: str | Workload = "decode", *, pp: int = 1, ep: int = 1,
+             attention_dp: int = 1, expert_skew: float = 1.0, prompt: int | None = None,
+             context: int | None = None, comm: CommLike | None = None,
+             options: RooflineOptions | None = None, slo: Slo | None = None) -> InferenceResult:
     """The per-stage breakdown of one configuration.
 
     ``phase`` is ``"prefill"``, ``"decode"`` or a :class:`Workload`; ``prompt`` and
@@ -852,13 +861,13 @@ class _Plan:
     """What a plain-TP evaluation of one (model, GPU, workload, options, TP degree) needs
     that does not depend on the batch or the collective model."""
 
-    model: object
-    gpu: object
+    model: ModelSpec
+    gpu: GpuSpec
     workload: Workload
     options: RooflineOptions
     par: Parallelism
-    sh: object                 #: :class:`~compute.sharding.Shards` of floats
-    comm: object               #: the default collective model of the GPU
+    sh: Shards                 #: :class:`~compute.sharding.Shards` of floats
+    comm: RingAlphaBeta        #: the default collective model of the GPU
     peak: float
     bandwidth: float
     weights: float
@@ -1040,8 +1049,8 @@ class Evaluations:
     (configuration, batch) pair, in the order given. Entry ``i`` equals
     :func:`evaluate` of pair ``i`` (``result(i)`` gives its breakdown)."""
 
-    model: object
-    gpu: object
+    model: ModelSpec
+    gpu: GpuSpec
     workload: Workload
     options: RooflineOptions
     configs: tuple                 #: the :class:`~compute.parallel.Parallelism` of each
@@ -1059,7 +1068,7 @@ class Evaluations:
     memory_s: np.ndarray
     network_s: np.ndarray
     overhead_s: np.ndarray         #: a profile's fixed overheads (zeros without one)
-    comm: object = None
+    comm: CommLike | None = None
     expert_skew: float = 1.0
 
     def __len__(self) -> int:
@@ -1121,8 +1130,11 @@ def _config_rows(configs) -> np.ndarray:
 _DIMENSIONS = ("tp", "pp", "ep", "attention_dp")
 
 
-def evaluate_many(model, gpu, configs, batches, phase="decode", *, prompt=None, context=None,
-                  comm=None, options=None, slo: Slo | None = None,
+def evaluate_many(model: str | ModelSpec, gpu: str | GpuSpec,
+                  configs: Sequence[int | Parallelism] | np.ndarray, batches: ArrayLike,
+                  phase: str | Workload = "decode", *, prompt: int | None = None,
+                  context: int | None = None, comm: CommLike | None = None,
+                  options: RooflineOptions | None = None, slo: Slo | None = None,
                   expert_skew: float = 1.0) -> Evaluations:
     """Score a list of (configuration, batch) pairs at once, as arrays.
 

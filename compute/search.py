@@ -24,6 +24,9 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Literal
+
 import numpy as np
 
 from compute.errors import UserError
@@ -34,6 +37,13 @@ from compute.parallel import configurations
 from compute.phases import Slo
 from compute.results import FrontPoint, SearchResult
 from compute.roofline import default_comm, evaluate_grid, make_workload
+
+if TYPE_CHECKING:
+    from compute.comm import CommLike
+    from compute.hardware import GpuSpec
+    from compute.models import ModelSpec
+    from compute.phases import Workload
+    from compute.roofline import RooflineOptions
 
 __all__ = ["DEFAULT_MAX_BATCH", "MAX_CONFIGURATIONS", "pareto_front", "search"]
 
@@ -57,8 +67,13 @@ def pareto_front(latency: np.ndarray, score: np.ndarray) -> np.ndarray:
     return order[score[order] > prev]
 
 
-def search(model, gpu, phase="decode", *, prompt=None, context=None, comm=None, options=None,
-           slo: Slo | None = None, tp=None, pp=None, ep=None, attention_dp=None,
+def search(model: str | ModelSpec, gpu: str | GpuSpec, phase: str | Workload = "decode", *,
+           prompt: int | None = None, context: int | None = None,
+           comm: CommLike | None = None, options: RooflineOptions | None = None,
+           slo: Slo | None = None, tp: int | Iterable[int] | None = None,
+           pp: int | Iterable[int] | None = None,
+           ep: int | Iterable[int] | Literal[True] | None = None,
+           attention_dp: int | Iterable[int] | Literal[True] | None = None,
            expert_skew: float = 1.0, max_gpus: int | None = None,
            max_batch: int = DEFAULT_MAX_BATCH) -> SearchResult:
     """Search configuration x batch for the most tokens/s/SM under the SLO.
@@ -148,7 +163,7 @@ def search(model, gpu, phase="decode", *, prompt=None, context=None, comm=None, 
 
     rate = grid.tokens_per_s
 
-    def point(i, j) -> FrontPoint:
+    def point(i: int, j: int) -> FrontPoint:
         c = configs[i]
         return FrontPoint(tp=c.tp, batch=int(grid.batches[j]),
                           latency=float(grid.latency[i, j]),

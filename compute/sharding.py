@@ -31,16 +31,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from compute.errors import UserError
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from compute.models import ModelSpec
+
 __all__ = ["Shards", "check_tp", "kv_heads_per_gpu", "kv_replication", "shards",
            "valid_tp_degrees"]
 
 
-def check_tp(model, tp, max_instance: int | None = None) -> int:
+def check_tp(model: ModelSpec, tp: object, max_instance: int | None = None) -> int:
     """Return ``tp`` as an int if it is a valid TP degree for ``model`` (a whole number
     >= 1 that divides the attention heads, and at most ``max_instance``)."""
     if isinstance(tp, float) and tp.is_integer():
@@ -58,12 +64,12 @@ def check_tp(model, tp, max_instance: int | None = None) -> int:
     return tp
 
 
-def valid_tp_degrees(model, max_instance: int) -> tuple[int, ...]:
+def valid_tp_degrees(model: ModelSpec, max_instance: int) -> tuple[int, ...]:
     """Every TP degree from 1 to ``max_instance`` that divides the attention heads."""
     return tuple(t for t in range(1, int(max_instance) + 1) if model.heads % t == 0)
 
 
-def kv_heads_per_gpu(model, tp: int) -> int:
+def kv_heads_per_gpu(model: ModelSpec, tp: int) -> int:
     """KV heads the busiest GPU must hold at TP degree ``tp`` (at least one; exact for
     query-head blocks that straddle KV groups). With MLA: the heads whose keys and values
     it decompresses from the latent (its query heads)."""
@@ -74,7 +80,7 @@ def kv_heads_per_gpu(model, tp: int) -> int:
     return max((r * a + a - 1) // group - (r * a) // group + 1 for r in range(tp))
 
 
-def kv_replication(model, tp: int) -> float:
+def kv_replication(model: ModelSpec, tp: int) -> float:
     """How many copies of the KV cache the instance holds (1.0 without replication; ``tp``
     with MLA, whose latent every GPU holds whole).
 
@@ -111,7 +117,7 @@ class Shards:
                     and np.all(np.asarray(self.attention_dp) == 1))
 
 
-def shards(model, tps) -> Shards:
+def shards(model: ModelSpec, tps: ArrayLike) -> Shards:
     """Per-GPU sizes of ``model`` for each TP degree in ``tps`` (each must divide the heads)."""
     tps = [check_tp(model, t) for t in np.atleast_1d(tps).tolist()]
     col = lambda xs: np.asarray(xs, dtype=float).reshape(-1, 1)  # noqa: E731

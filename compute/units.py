@@ -105,7 +105,8 @@ def check_finite_positive(name: str, value: float, *, allow_zero: bool = False) 
     return v
 
 
-def parse_quantity(text, units: dict[str, float], what: str, *, allow_zero: bool = False) -> float:
+def parse_quantity(text: str | float, units: dict[str, float], what: str, *,
+                   allow_zero: bool = False) -> float:
     """Parse ``'<number><unit>'`` with a unit from ``units`` into SI; numbers pass through."""
     if isinstance(text, bool):
         raise UserError(f"{what} must be a number with a unit, got {text!r}")
@@ -127,7 +128,7 @@ def parse_quantity(text, units: dict[str, float], what: str, *, allow_zero: bool
     return value
 
 
-def parse_bytes(text, what: str = "size") -> float:
+def parse_bytes(text: str | float, what: str = "size") -> float:
     """A message size in bytes from e.g. ``'64MiB'``, ``'1GB'``, ``'8M'`` (nccl-tests style,
     binary) or a number: a whole number of bytes >= 1 (bits and fractions of a byte are
     refused; see the module docstring for the unit rules)."""
@@ -145,12 +146,12 @@ def parse_bytes(text, what: str = "size") -> float:
     return value
 
 
-def parse_time(text, what: str = "time", *, allow_zero: bool = True) -> float:
+def parse_time(text: str | float, what: str = "time", *, allow_zero: bool = True) -> float:
     """Seconds from e.g. ``'0.1us'``, ``'50ms'``, ``'1s'`` or a number of seconds."""
     return parse_quantity(text, _TIME_UNITS, what, allow_zero=allow_zero)
 
 
-def parse_bandwidth(text, what: str = "bandwidth") -> float:
+def parse_bandwidth(text: str | float, what: str = "bandwidth") -> float:
     """Bytes/s from e.g. ``'450GB/s'``, ``'400Gb/s'`` (bits), ``'3.35TB/s'`` or a number."""
     return parse_quantity(text, _BANDWIDTH_UNITS, what)
 

@@ -27,9 +27,11 @@ from __future__ import annotations
 import math
 import numbers
 import tomllib
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from typing import Literal, overload
 
 from compute.errors import UserError, known, one_line
 
@@ -40,7 +42,7 @@ __all__ = ["Range", "choice", "describe", "flag", "in_range", "limits", "name", 
 MAX_NAME_LENGTH = 200
 
 
-def describe(value) -> str:
+def describe(value: object) -> str:
     """A short, one-line description of ``value`` for an error message: the value itself
     when it is short, its kind and size otherwise (never thousands of characters, never a
     conversion that fails).
@@ -82,8 +84,17 @@ def _prefix(where: str) -> str:
     return f"{where}: " if where else ""
 
 
-def number(where: str, key: str, value, *, minimum: float, maximum: float,
-           integer: bool = False, or_zero: bool = False, unit: str = ""):
+@overload
+def number(where: str, key: str, value: object, *, minimum: float, maximum: float,
+           integer: Literal[True], or_zero: bool = False, unit: str = "") -> int: ...
+@overload
+def number(where: str, key: str, value: object, *, minimum: float, maximum: float,
+           integer: Literal[False] = False, or_zero: bool = False, unit: str = "") -> float: ...
+@overload
+def number(where: str, key: str, value: object, *, minimum: float, maximum: float,
+           integer: bool, or_zero: bool = False, unit: str = "") -> int | float: ...
+def number(where: str, key: str, value: object, *, minimum: float, maximum: float,
+           integer: bool = False, or_zero: bool = False, unit: str = "") -> int | float:
     """``value`` if it is a number in ``[minimum, maximum]`` (or exactly 0 with
     ``or_zero``): an ``int`` when ``integer`` (floats refused), else a ``float``.
 
@@ -118,7 +129,7 @@ def number(where: str, key: str, value, *, minimum: float, maximum: float,
     return int(value) if integer else float(value)
 
 
-def flag(where: str, key: str, value) -> bool:
+def flag(where: str, key: str, value: object) -> bool:
     """``value`` if it is ``true`` or ``false`` (not 0/1, not ``"yes"``).
 
     >>> flag("m.toml", "bias", 1)
@@ -131,7 +142,7 @@ def flag(where: str, key: str, value) -> bool:
     return value
 
 
-def string(where: str, key: str, value, *, max_length: int = 10_000) -> str:
+def string(where: str, key: str, value: object, *, max_length: int = 10_000) -> str:
     """``value`` if it is a string of at most ``max_length`` characters."""
     if not isinstance(value, str) or len(value) > max_length:
         raise UserError(f"{_prefix(where)}{key} must be text of at most {max_length:,} "
@@ -139,7 +150,7 @@ def string(where: str, key: str, value, *, max_length: int = 10_000) -> str:
     return value
 
 
-def name(where: str, what: str, value) -> str:
+def name(where: str, what: str, value: object) -> str:
     """``value`` if it is usable as a name in tables: a non-empty string of at most
     :data:`MAX_NAME_LENGTH` characters with no control characters (a newline in a name
     would break every printed table).
@@ -157,7 +168,7 @@ def name(where: str, what: str, value) -> str:
     return value
 
 
-def choice(where: str, key: str, value, allowed) -> str:
+def choice(where: str, key: str, value: object, allowed: Collection[str]) -> str:
     """``value`` if it is one of the strings in ``allowed``.
 
     >>> choice("m.toml", "norm", ["rmsnorm"], ("rmsnorm", "layernorm"))
@@ -172,7 +183,7 @@ def choice(where: str, key: str, value, allowed) -> str:
     return value
 
 
-def table(where: str, value) -> dict:
+def table(where: str, value: object) -> dict:
     """``value`` if it is a table (a dict with string keys).
 
     >>> table("gpu.toml: GPU 'X'", [1])
@@ -213,7 +224,8 @@ def limits(section: str) -> dict[str, Range]:
             for key, e in data[section].items()}
 
 
-def in_range(where: str, section: str, field: str, value, *, key: str | None = None):
+def in_range(where: str, section: str, field: str, value: object, *,
+             key: str | None = None) -> int | float:
     """``value`` checked against the plausible range of ``field`` in ``section`` of
     ``compute/data/limits.toml``; the message names ``key`` (default ``field``), e.g. the
     config.json key the value came from."""

@@ -53,10 +53,16 @@ import tomllib
 from dataclasses import asdict, dataclass
 from functools import cache, lru_cache
 from importlib import resources
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from compute.errors import UserError, known
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from compute.hardware import GpuSpec
 
 __all__ = ["CONFIDENCE", "YIELD_MODELS", "DieCost", "PackageCost", "Parameter",
            "die_cost", "die_yield", "dies_per_wafer", "economics", "gpu_die", "gpu_price",
@@ -155,7 +161,7 @@ def economics() -> dict[str, Parameter]:
     return read_parameters(text, "compute/data/economics.toml")
 
 
-def parameter(name: str):
+def parameter(name: str) -> Any:
     """The SI value of the shipped default ``name``.
 
     >>> parameter("defect_density")  # 0.1 /cm^2 in defects per m^2
@@ -222,8 +228,8 @@ def _usable_diameter(wafer_diameter, edge_exclusion) -> float:
     return d - 2 * e
 
 
-def gross_dies_per_wafer(area, wafer_diameter: float | None = None,
-                         edge_exclusion: float | None = None):
+def gross_dies_per_wafer(area: ArrayLike, wafer_diameter: float | None = None,
+                         edge_exclusion: float | None = None) -> float | np.ndarray:
     """Hennessy & Patterson's gross dies per wafer (not rounded): ``pi (d/2)^2 / A -
     pi d / sqrt(2 A)``, ``d`` the diameter less twice the edge exclusion (m), ``A`` the die
     area (m^2, scalar or array). An area above the usable wafer area is a UserError.
@@ -245,8 +251,8 @@ def gross_dies_per_wafer(area, wafer_diameter: float | None = None,
     return float(out) if out.ndim == 0 else out
 
 
-def dies_per_wafer(area, wafer_diameter: float | None = None,
-                   edge_exclusion: float | None = None):
+def dies_per_wafer(area: ArrayLike, wafer_diameter: float | None = None,
+                   edge_exclusion: float | None = None) -> int | np.ndarray:
     """Whole gross dies per wafer: the floor of :func:`gross_dies_per_wafer`. A die so
     large that not one fits (the edge loss exceeds the area term) is a UserError.
 
@@ -274,8 +280,8 @@ def _plain_yield(da: np.ndarray, model: str, alpha: float) -> np.ndarray:
     return (1 + da / alpha) ** -alpha
 
 
-def die_yield(area, defect_density: float | None = None, model: str | None = None,
-              alpha: float | None = None):
+def die_yield(area: ArrayLike, defect_density: float | None = None, model: str | None = None,
+              alpha: float | None = None) -> float | np.ndarray:
     """Chance that a die of ``area`` (m^2) has no defect, at mean ``defect_density`` (per
     m^2) under ``model`` (``alpha``: negative-binomial clustering). Scalar or array.
 
@@ -332,9 +338,10 @@ def _tilted_nodes(d: float, a: np.ndarray, model: str, alpha: float
     return x, np.broadcast_to((w / w.sum()).reshape(shape), x.shape)
 
 
-def harvested_yield(area, sms_physical: int, sms_enabled: int,
+def harvested_yield(area: ArrayLike, sms_physical: int, sms_enabled: int,
                     defect_density: float | None = None, model: str | None = None,
-                    alpha: float | None = None, critical_fraction: float | None = None):
+                    alpha: float | None = None, critical_fraction: float | None = None,
+                    ) -> float | np.ndarray:
     """Chance that a die of ``area`` (m^2) with ``sms_physical`` SMs has at least
     ``sms_enabled`` good ones and a clean critical part (see the module docstring).
 
@@ -451,7 +458,7 @@ def die_cost(area: float, *, defect_density: float | None = None, model: str | N
                    critical_fraction=c, yield_=y, good_dies=good, cost_per_good_die=cost)
 
 
-def yield_curve(areas=None, *, defect_density: float | None = None, model: str | None = None,
+def yield_curve(areas: ArrayLike | None = None, *, defect_density: float | None = None, model: str | None = None,
                 alpha: float | None = None, wafer_diameter: float | None = None,
                 edge_exclusion: float | None = None, wafer_price: float | None = None,
                 critical_fraction: float | None = None) -> dict[str, np.ndarray]:
@@ -504,7 +511,7 @@ def _derived_from() -> dict[str, tuple[str, float]]:
 REFERENCE_GPUS = ("H100-SXM", "H200-SXM")
 
 
-def gpu_die(gpu) -> tuple[float, int, int]:
+def gpu_die(gpu: str | GpuSpec) -> tuple[float, int, int]:
     """``(area m^2, physical SMs, enabled SMs)`` of a GPU's logic die: the reference die for
     the H100 and H200; a ``fraction`` of it for a GPU the catalog derives from them (the
     Lite family). Other GPUs have no die data (a UserError).
@@ -573,7 +580,7 @@ def _interposer(die_area: float, hbm_share: float, overhead: float, footprint: f
     return overhead * (die_area + sites * hbm_share * footprint)
 
 
-def package_cost(gpu, *, defect_density: float | None = None, model: str | None = None,
+def package_cost(gpu: str | GpuSpec, *, defect_density: float | None = None, model: str | None = None,
                  alpha: float | None = None, wafer_price: float | None = None,
                  wafer_diameter: float | None = None, critical_fraction: float | None = None,
                  hbm_cost: float | None = None, packaging_fixed: float | None = None,
@@ -618,7 +625,8 @@ def package_cost(gpu, *, defect_density: float | None = None, model: str | None 
                        test=test, interposer_area=interposer)
 
 
-def gpu_price(gpu, *, reference_price: float | None = None, **package_args) -> float:
+def gpu_price(gpu: str | GpuSpec, *, reference_price: float | None = None,
+              **package_args: Any) -> float:
     """Purchase price of ``gpu`` (USD): its package cost times the H100's price / package
     cost ratio (the same margin on every GPU; ``reference_price`` is the H100's price).
 
@@ -630,7 +638,8 @@ def gpu_price(gpu, *, reference_price: float | None = None, **package_args) -> f
     return package_cost(gpu, **package_args).total * ratio
 
 
-def replacement(big="H100-SXM", small="Lite", **package_args) -> dict:
+def replacement(big: str | GpuSpec = "H100-SXM", small: str | GpuSpec = "Lite",
+                **package_args: Any) -> dict:
     """The package cost of ``big`` against the ``small`` GPUs with as many enabled SMs
     (``big.sms / small.sms`` of them): totals, per SM, and each term.
 
