@@ -305,7 +305,8 @@ def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None =
         spec = ""
     out.graph.update(
         spec=spec,
-        name=f"{graph.graph.get('name', 'fabric')} as {logical}",
+        name=f"{graph.graph.get('name', 'fabric')} as "
+             + (logical if isinstance(logical, str) else f"{len(pairs)} circuits"),
         logical=logical if isinstance(logical, str) else ";".join(f"{a}-{b}" for a, b in pairs),
         circuits=len(pairs),
         reconfiguration_time=max((graph.nodes[o]["reconfiguration_time"] for o in used),
