@@ -18,8 +18,10 @@ optical circuit-switched fabric (paid once per re-provisioning, never per token)
 from __future__ import annotations
 
 import json
+from collections.abc import Collection, Iterable
 from dataclasses import asdict, dataclass, field, replace
-from typing import NamedTuple
+from os import PathLike
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from compute.comm import NoCommunication
 from compute.errors import UserError
@@ -31,6 +33,16 @@ from netmodel.study.defaults import BASELINE_SCENARIO
 from netmodel.study.progress import NO_PROGRESS
 from netmodel.study.rows import FabricRow, RowsResult, key, ratio_text
 from netmodel.study.scenarios import expand_scenarios, instances_note
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from compute.hardware import GpuSpec
+    from compute.models import ModelSpec
+    from netmodel.study.distributed import Executor
+    from netmodel.study.fabric_search import FabricSearch
+    from netmodel.study.progress import ProgressLike
+    from netmodel.study.scenarios import Scenario
 
 __all__ = ["BASELINE_SCENARIO", "COMPARE_COLUMNS", "CompareResult", "CompareRow",
            "compare_files", "run_compare",
@@ -142,13 +154,15 @@ class CompareResult(RowsResult):
         return "\n".join(lines)
 
 
-def run_compare(models, scenarios, phases=PHASES, *, gpus=None, options=None,
-                slo: Slo | None = None, prompt=None, context=None,
+def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | Scenario],
+                phases: Iterable[str] = PHASES, *, gpus: Collection[str | GpuSpec] | None = None,
+                options: RooflineOptions | None = None,
+                slo: Slo | None = None, prompt: int | None = None, context: int | None = None,
                 max_batch: int = DEFAULT_MAX_BATCH, baseline: str | None = BASELINE_SCENARIO,
-                instances: str | None = None, progress=NO_PROGRESS,
+                instances: str | None = None, progress: ProgressLike = NO_PROGRESS,
                 collectives: dict | None = None, reliability: bool = False,
                 parallelism: str = "auto", workers: int | None = None,
-                scheduler: str | None = None, executor=None) -> CompareResult:
+                scheduler: str | None = None, executor: Executor | None = None) -> CompareResult:
     """Best configuration of every model x scenario x phase (a pure function of its
     arguments; ``progress.advance`` is called once per search).
 
@@ -311,8 +325,11 @@ def _row(r, ideal, notes: dict, *, reliability: bool = False, slo=None,
     return with_extras(row, r, notes, reliability=reliability, slo=slo, options=options)
 
 
-def with_extras(row, found, notes: dict, *, reliability: bool = False, slo=None,
-                options=None):
+_Row = TypeVar("_Row", bound=FabricRow)
+
+
+def with_extras(row: _Row, found: FabricSearch, notes: dict, *, reliability: bool = False,
+                slo: Slo | None = None, options: RooflineOptions | None = None) -> _Row:
     """``row`` (a :class:`~netmodel.study.rows.FabricRow` of ``found``, a
     :class:`~netmodel.study.fabric_search.FabricSearch`) with its power and cost columns
     and, when asked, its reliability columns. A GPU the cost or reliability model cannot
@@ -357,7 +374,8 @@ def compare_files(result: CompareResult, *, plot: bool = True) -> dict:
     return files
 
 
-def write_compare(result: CompareResult, out_dir, *, plot: bool = True) -> list:
+def write_compare(result: CompareResult, out_dir: str | PathLike[str], *,
+                  plot: bool = True) -> list[Path]:
     """Write :func:`compare_files` into ``out_dir`` atomically."""
     from compute.outputs import write_outputs
 

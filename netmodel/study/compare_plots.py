@@ -10,13 +10,17 @@ nothing.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from os import PathLike
+from typing import Any
+
 __all__ = ["gpu_colours", "plot_compare_split", "plot_compare_tokens", "plot_sweep"]
 
 #: Colours of the resources in stacked bars.
 RESOURCE_COLOURS = {"compute": "#4c72b0", "memory": "#dd8452", "network": "#c44e52"}
 
 
-def gpu_colours(gpus) -> dict:
+def gpu_colours(gpus: Iterable[str]) -> dict[str, tuple[float, ...]]:
     """A fixed colour per GPU type: the study's order first (H100 blue, then the Lite
     family), so every figure uses the same colour for the same GPU."""
     import matplotlib.pyplot as plt
@@ -60,7 +64,7 @@ def _title(phase, model, limit) -> str:
     return f"{model}, {phase} ({lat} <= {format_time(limit)})"
 
 
-def plot_compare_tokens(result, path) -> None:
+def plot_compare_tokens(result: Any, path: str | PathLike[str]) -> None:
     """``compare_tokens_per_sm.png``: per panel (model x phase), a group of bars per scenario,
     one bar per GPU type, height = best tokens/s/SM under the SLO on that fabric; a black
     tick marks the same GPU with an ideal network (free collectives), a dashed line the
@@ -151,7 +155,7 @@ def plot_compare_tokens(result, path) -> None:
     plt.close(fig)
 
 
-def plot_compare_split(result, path) -> None:
+def plot_compare_split(result: Any, path: str | PathLike[str]) -> None:
     """``compare_time_split.png``: per panel (model x phase), one stacked bar per scenario:
     the best configuration's step time (TTFT for prefill; TBT, the time between one token
     and the next, for decode) split into the time bound by compute, by memory and by the
@@ -212,7 +216,7 @@ def plot_compare_split(result, path) -> None:
     plt.close(fig)
 
 
-def plot_sweep(result, path) -> None:
+def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
     """``sweep.png``: tokens/s/SM of the best configuration against the first swept
     parameter, a panel per model and phase, a line per scenario (colour and marker); with
     a second parameter, one line style per value of it. A star marks each point where one

@@ -49,10 +49,18 @@ import math
 from dataclasses import asdict, dataclass, field, fields
 from functools import cache, lru_cache
 from importlib import resources
+from typing import TYPE_CHECKING
 
 from compute.errors import UserError, known
 from netmodel.study.fabric_search import build_fabric
 from netmodel.study.scenarios import get_scenario
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from compute.models import ModelSpec
+    from compute.results import InferenceResult
+    from netmodel.study.scenarios import Scenario
 
 __all__ = ["SHARES", "CostSummary", "NetworkBill", "NetworkItem", "NetworkPrices",
            "cost_summary", "network_bill", "network_costs", "parameters"]
@@ -201,7 +209,7 @@ def _network_bill_cached(graph, share: str, prices: NetworkPrices) -> NetworkBil
     return network_bill(graph, share=share, prices=prices)
 
 
-def network_bill(graph, *, share: str = "ports-used",
+def network_bill(graph: nx.Graph, *, share: str = "ports-used",
                  prices: NetworkPrices | None = None) -> NetworkBill:
     """Price and power every switch, optics end, OCS and cable of a fabric graph (see the
     module docstring for the rules and ``share``).
@@ -240,7 +248,7 @@ def network_bill(graph, *, share: str = "ports-used",
 
     groups: dict = {}
 
-    def add(category, what, count, capex, power):
+    def add(category: str, what: str, count: float, capex: float, power: float) -> None:
         key = (category, what)
         c, x, p = groups.get(key, (0.0, 0.0, 0.0))
         groups[key] = (c + count, x + capex, p + power)
@@ -445,8 +453,9 @@ def _best(scenario, model, phase, clock):
     return search(model, spec, phase, comm=coll, tp=tps).best
 
 
-def cost_summary(scenario, model, phase: str = "decode", best=None, *, clock: float = 1.0,
-                 share: str = "ports-used", **params) -> CostSummary:
+def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = "decode",
+                 best: InferenceResult | None = None, *, clock: float = 1.0,
+                 share: str = "ports-used", **params: float) -> CostSummary:
     """Capex and power split, tokens/s/W, tokens/J and USD per million tokens of
     ``scenario`` serving ``model`` in ``phase`` (see the module docstring).
 

@@ -15,6 +15,14 @@ writes one figure there (the format from the path's suffix); write through
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from os import PathLike
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from compute.yield_model import PackageCost
+    from netmodel.study.cost import CostSummary
+
 __all__ = ["plot_cost_per_scenario", "plot_yield_vs_area"]
 
 
@@ -34,7 +42,8 @@ def _save(fig, plt, path) -> None:
     plt.close(fig)
 
 
-def plot_yield_vs_area(curves: dict, path, marks: dict | None = None) -> None:
+def plot_yield_vs_area(curves: dict[str, dict], path: str | PathLike[str],
+                       marks: dict[str, PackageCost] | None = None) -> None:
     """Two panels against die area (mm^2): yield, and logic cost per good SM (USD, log).
 
     ``curves``: ``{label: yield_curve(...)}`` (e.g. one per defect density); solid lines
@@ -83,7 +92,7 @@ def plot_yield_vs_area(curves: dict, path, marks: dict | None = None) -> None:
     _save(fig, plt, path)
 
 
-def plot_cost_per_scenario(summaries, path) -> None:
+def plot_cost_per_scenario(summaries: Iterable[CostSummary], path: str | PathLike[str]) -> None:
     """Per phase (columns): tokens/s/W, USD per million tokens (capex and energy stacked)
     and the network's share of capex and of power, one bar group per scenario. A scenario
     with nothing feasible under the SLO (or no summary) in a phase is an x on the axis."""

@@ -31,11 +31,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
+from os import PathLike
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from compute.errors import UserError
 from compute.hardware import GpuSpec, get_gpu
+
+if TYPE_CHECKING:
+    from compute.phases import Slo
+    from compute.roofline import RooflineOptions
+    from netmodel.study.compare import CompareResult
 
 __all__ = ["BANDWIDTH_RANGE", "LATENCY_RANGE", "TOLERANCE", "AdjustedComm", "Crossover",
            "CrossoverResult", "find_crossovers"]
@@ -61,7 +68,8 @@ class AdjustedComm:
         self.hop = float(hop_latency)
         self.slopes = slopes
 
-    def collective_time(self, op: str, nbytes, group_size: int) -> np.ndarray:
+    def collective_time(self, op: str, nbytes: float | np.ndarray,
+                        group_size: int) -> np.ndarray:
         n = np.asarray(nbytes, dtype=float)
         if int(group_size) <= 1:
             return np.zeros_like(n)
@@ -165,7 +173,7 @@ def _bisect(f, lo: float, hi: float, target: float, *, increasing: bool, tol: fl
     matching side. Regula falsi in log space (Illinois variant: a bracket end that keeps
     its place has its weight halved), which needs a handful of evaluations where the
     throughput is smooth and never more than bisection would where it is not."""
-    def ok(v):
+    def ok(v: float | None) -> bool:
         return v is not None and v >= target
 
     f_lo, f_hi = f(lo), f(hi)
@@ -211,7 +219,7 @@ def _tokens_function(row, scenario, coll, cap, slopes_cache, options, slo, paral
 
     model = _model(row.model)
 
-    def tokens(scale: float, hop: float = 0.0):
+    def tokens(scale: float, hop: float = 0.0) -> float | None:
         comm = AdjustedComm(coll, scale, hop, _slopes(scenario, coll, slopes_cache))
         r = fabric_search(model, scenario, row.phase, collectives=coll, comm=comm,
                           max_batch=cap, options=options, slo=slo, parallelism=parallelism)
@@ -220,8 +228,8 @@ def _tokens_function(row, scenario, coll, cap, slopes_cache, options, slo, paral
     return tokens
 
 
-def find_crossovers(fab, *, plain: str = "Lite", tolerance: float = TOLERANCE,
-                    options=None, slo=None, latency: bool = True) -> CrossoverResult:
+def find_crossovers(fab: CompareResult, *, plain: str = "Lite", tolerance: float = TOLERANCE,
+                    options: RooflineOptions | None = None, slo: Slo | None = None, latency: bool = True) -> CrossoverResult:
     """The crossovers of every Lite row of a fabric comparison (``fab``, a
     :class:`~netmodel.study.compare.CompareResult` run with instances alone) against its
     baseline. ``plain``: the GPU bandwidth multiples are relative to."""
@@ -305,7 +313,7 @@ def _slopes(scenario, coll, cache: dict):
 
 
 
-def plot_crossovers(result: CrossoverResult, path) -> None:
+def plot_crossovers(result: CrossoverResult, path: str | PathLike[str]) -> None:
     """``crossovers.png``: per model (rows) and phase (columns) a heatmap of the network
     bandwidth per Lite (x the plain Lite's) each variant (columns of a panel) needs on each
     fabric (rows of a panel) to match the baseline; darker needs more; '>64x': never within

@@ -29,12 +29,20 @@ import logging
 import os
 import socket
 import time
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 from compute.errors import UserError
 from netmodel.study.progress import NO_PROGRESS
+
+if TYPE_CHECKING:
+    from netmodel.study.progress import ProgressLike
+
+_C = TypeVar("_C")
+_R = TypeVar("_R")
 
 __all__ = ["CONNECT_TIMEOUT_S", "EXTRA", "TASKS_PER_SLOT", "Executor", "MapStats",
            "code_fingerprint", "executor_for", "run_cells"]
@@ -172,7 +180,8 @@ class Executor:
             return 1
         return max(1, sum(self._start().nthreads().values()))
 
-    def chunks(self, items, key=None) -> list[tuple]:
+    def chunks(self, items: Iterable[_C],
+               key: Callable[[_C], object] | None = None) -> list[tuple[_C, ...]]:
         """``items`` cut into tasks, in order: one item each in-process (where caches are
         shared between cells anyway), else about :data:`TASKS_PER_SLOT` consecutive runs
         per worker thread, of nearly equal length. With ``key``, neighbours of equal
@@ -289,8 +298,10 @@ class Executor:
 
     # ---------------------------------------------------------------- work
 
-    def map(self, function, cells, *, progress=NO_PROGRESS, labels=None,
-            weights=None, affinity=None) -> list:
+    def map(self, function: Callable[[_C], _R], cells: Iterable[_C], *,
+            progress: ProgressLike = NO_PROGRESS, labels: Iterable[str] | None = None,
+            weights: Iterable[int] | None = None,
+            affinity: Sequence[Hashable] | None = None) -> list[_R]:
         """``[function(cell) for cell in cells]``, in this order wherever they ran.
 
         ``function`` must be a module-level function (picklable by reference) and the
@@ -437,7 +448,7 @@ def code_fingerprint() -> str:
 
 @contextmanager
 def executor_for(executor: Executor | None = None, workers: int | None = None,
-                 scheduler: str | None = None):
+                 scheduler: str | None = None) -> Iterator[Executor]:
     """``executor`` as is (left open), else a new :class:`Executor` of ``workers`` or
     ``scheduler`` closed on exit.
 
@@ -454,9 +465,10 @@ def executor_for(executor: Executor | None = None, workers: int | None = None,
         yield ex
 
 
-def run_cells(function, cells, *, workers: int | None = None, scheduler: str | None = None,
-              executor: Executor | None = None, progress=NO_PROGRESS, labels=None,
-              weights=None) -> list:
+def run_cells(function: Callable[[_C], _R], cells: Iterable[_C], *, workers: int | None = None,
+              scheduler: str | None = None, executor: Executor | None = None,
+              progress: ProgressLike = NO_PROGRESS, labels: Iterable[str] | None = None,
+              weights: Iterable[int] | None = None) -> list[_R]:
     """``[function(cell) for cell in cells]``, in-process when neither ``workers`` nor
     ``scheduler`` (nor an open ``executor``) is given, else on Dask
     (see :meth:`Executor.map`).

@@ -33,7 +33,9 @@ costs a maximum over instances and a minimum over candidates.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import networkx as nx
 import numpy as np
@@ -48,6 +50,17 @@ from compute.sharding import check_tp, valid_tp_degrees
 from netmodel.study.defaults import PARALLELISM
 from netmodel.study.scenarios import Scenario, get_scenario
 
+if TYPE_CHECKING:
+    from compute.comm import CommLike
+    from compute.models import ModelSpec
+    from compute.parallel import Parallelism
+    from compute.phases import Workload
+    from compute.results import InferenceResult, SearchResult
+    from compute.roofline import RooflineOptions
+    from netmodel.collectives.calibration import Calibration
+    from netmodel.collectives.model import FabricCostModel
+    from netmodel.study.scenarios import Adjust
+
 __all__ = ["FabricSearch", "ScenarioCollectives", "adjusted", "build_fabric", "fabric_search",
            "instance_graph", "scenario_calibration"]
 
@@ -57,7 +70,7 @@ _BUILT: OrderedDict = OrderedDict()
 _BUILT_MAX = 64
 
 
-def build_fabric(scenario) -> nx.Graph:
+def build_fabric(scenario: str | Scenario) -> nx.Graph:
     """The scenario's physical fabric graph, built from its (builder, parameters) with the
     scenario's GPU type object (a user's GPU works), cached by its spec string and GPU type;
     do not modify it."""
@@ -82,7 +95,7 @@ def build_fabric(scenario) -> nx.Graph:
     return graph
 
 
-def adjusted(graph, adjust):
+def adjusted(graph: nx.Graph, adjust: Adjust) -> nx.Graph:
     """A copy of ``graph`` with the scenario's :class:`~netmodel.study.scenarios.Adjust` applied
     (the graph itself when there is nothing to change)."""
     if adjust.is_identity:
@@ -114,7 +127,7 @@ def _torus_sides(n: int) -> tuple[int, int] | None:
     return best
 
 
-def instance_graph(scenario, graph, size: int):
+def instance_graph(scenario: Scenario, graph: nx.Graph, size: int) -> nx.Graph:
     """The graph an instance of ``size`` GPUs is costed on. For an optical circuit-switched
     fabric: circuits among the GPUs of every instance (the scenario's placement) set to its
     ``circuits`` topology, as many parallel copies as the ports allow (``ring``: ports/2,
@@ -149,7 +162,7 @@ def instance_graph(scenario, graph, size: int):
                     f"{size} GPUs: {last}")
 
 
-def scenario_calibration(scenario):
+def scenario_calibration(scenario: Scenario) -> Calibration:
     """The collective model's parameters for the scenario: the shipped defaults or the ideal
     ones; with ``links = "scale-up"`` the NVLink per-step latencies and scale-up efficiency
     on every link."""
@@ -164,7 +177,7 @@ def scenario_calibration(scenario):
     return cal
 
 
-def parallel_dimensions(model, parallelism: str, gpus: int) -> dict:
+def parallel_dimensions(model: ModelSpec, parallelism: str, gpus: int) -> dict:
     """The search's parallelism arguments for ``model`` on a fabric of ``gpus`` GPUs: empty
     for tensor parallelism alone (``tp``, and ``auto`` for a dense model); expert and
     attention data parallelism within ``gpus`` (``auto`` for a mixture-of-experts model:
@@ -196,7 +209,7 @@ _SHARED: dict = {}
 _SHARED_MAX = 256
 
 
-def network_key(scenario, calibration) -> str:
+def network_key(scenario: Scenario, calibration: Calibration) -> str:
     """What a scenario's collective costs depend on, spelled as a string: the fabric's
     builder and parameters with the GPU type left out (a GPU's name labels nodes; its
     bandwidths enter the parameters), the placement, algorithm, circuits, instances,
@@ -204,7 +217,7 @@ def network_key(scenario, calibration) -> str:
     the same."""
     builder, params = scenario.fabric_params()
 
-    def spell(v):
+    def spell(v: object) -> object:
         if isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], dict):
             return (v[0], {k: spell(x) for k, x in v[1].items()})
         if isinstance(v, GpuSpec):
@@ -227,7 +240,7 @@ class ScenarioCollectives:
     :attr:`scenario` then carries the override.
     """
 
-    def __init__(self, scenario, concurrent: bool | None = None):
+    def __init__(self, scenario: str | Scenario, concurrent: bool | None = None):
         scenario = get_scenario(scenario)
         if concurrent is not None:
             scenario = scenario.with_instances("all" if concurrent else "alone")
@@ -250,7 +263,7 @@ class ScenarioCollectives:
         extra = ", concurrent=True" if self.concurrent else ""
         return f"ScenarioCollectives({self.scenario.label!r}{extra})"
 
-    def model(self, size: int):
+    def model(self, size: int) -> FabricCostModel:
         """The :class:`~netmodel.collectives.model.FabricCostModel` instances of ``size``
         GPUs are costed with (one per size on a circuit-switched fabric, else shared)."""
         from netmodel.collectives.model import FabricCostModel
@@ -348,7 +361,8 @@ class ScenarioCollectives:
             hit = self._linear[key] = (a, b - red, red)
         return hit
 
-    def collective_time(self, op: str, nbytes, group_size: int) -> np.ndarray:
+    def collective_time(self, op: str, nbytes: float | np.ndarray,
+                        group_size: int) -> np.ndarray:
         from compute.comm import check_op
 
         check_op(op)
@@ -403,7 +417,7 @@ class FabricSearch:
     """
 
     scenario: Scenario
-    search: object
+    search: SearchResult
     group: tuple
     reconfiguration_s: float
     #: The largest batch that fits in memory at any TP degree tried (memory does not depend
@@ -427,15 +441,17 @@ class FabricSearch:
                 "instances": self.instances, "packed_fraction": self.packed_fraction}
 
     @property
-    def best(self):
+    def best(self) -> InferenceResult | None:
         """The best :class:`~compute.results.InferenceResult` (None when none is feasible)."""
         return self.search.best
 
 
-def fabric_search(model, scenario, phase="decode", *, prompt=None, context=None, options=None,
+def fabric_search(model: str | ModelSpec, scenario: str | Scenario,
+                  phase: str | Workload = "decode", *, prompt: int | None = None,
+                  context: int | None = None, options: RooflineOptions | None = None,
                   slo: Slo | None = None, max_batch: int = DEFAULT_MAX_BATCH,
                   collectives: ScenarioCollectives | None = None,
-                  tp=None, comm=None, keep_grid: bool = False,
+                  tp: int | Iterable[int] | None = None, comm: CommLike | None = None, keep_grid: bool = False,
                   parallelism: str = "auto", expert_skew: float = 1.0) -> FabricSearch:
     """Best TP degree and batch of ``model`` on ``scenario`` under the SLO.
 
@@ -492,7 +508,7 @@ def _packed_best(result, coll):
     grid = result.grid
     configs = list(grid.configs)
 
-    def packing(c):
+    def packing(c: Parallelism) -> tuple[int, float]:
         n = len(coll.instances(c.tp)) if c.pp == 1 else coll.gpus // c.gpus
         n = min(n, coll.gpus // c.gpus)
         return n, n * c.gpus / coll.gpus

@@ -26,8 +26,11 @@ file and ``summary.md`` (:mod:`netmodel.study.summary`) all or nothing
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from os import PathLike
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from compute.comm import NoCommunication
 from compute.errors import UserError
@@ -47,6 +50,17 @@ from netmodel.study.defaults import (
 )
 from netmodel.study.rows import BestRow, RowsResult, key, ratio_text
 
+if TYPE_CHECKING:
+    from compute.comm import CommLike
+    from compute.hardware import GpuSpec
+    from compute.models import ModelSpec
+    from netmodel.study.compare import CompareResult
+    from netmodel.study.crossovers import CrossoverResult
+    from netmodel.study.distributed import Executor
+    from netmodel.study.lite_gpu_parts import CostPart, ReliabilityPart, ServingPart
+    from netmodel.study.scenarios import Scenario
+    from netmodel.study.sweep import SweepResult
+
 __all__ = ["BASELINE", "DEFAULT_GPUS", "DEFAULT_MODELS", "NETWORKS", "STUDY_COLUMNS",
            "SWEEP_GPU", "SWEEP_HOP_LATENCY", "FullStudy", "fabric_scenarios", "run_full_study",
            "write_full_study",
@@ -55,7 +69,7 @@ __all__ = ["BASELINE", "DEFAULT_GPUS", "DEFAULT_MODELS", "NETWORKS", "STUDY_COLU
 
 
 
-def ideal_network(gpu):
+def ideal_network(gpu: GpuSpec) -> NoCommunication:
     """An ideal network: every collective is free."""
     return NoCommunication()
 
@@ -138,9 +152,13 @@ class StudyResult(RowsResult):
         return "\n".join(lines)
 
 
-def run_lite_gpu_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
-                       comm_factory=None, network: str | None = None, options=None,
-                       slo: Slo | None = None, prompt=None, context=None,
+def run_lite_gpu_study(models: Iterable[str | ModelSpec] = DEFAULT_MODELS,
+                       gpus: Iterable[str | GpuSpec] = DEFAULT_GPUS,
+                       phases: Iterable[str] = PHASES, *,
+                       comm_factory: Callable[[GpuSpec], CommLike] | None = None,
+                       network: str | None = None, options: RooflineOptions | None = None,
+                       slo: Slo | None = None, prompt: int | None = None,
+                       context: int | None = None,
                        baseline: str = BASELINE, max_batch: int = DEFAULT_MAX_BATCH
                        ) -> StudyResult:
     """Best configuration of every model x GPU x phase (a pure function of its arguments).
@@ -201,25 +219,25 @@ class FullStudy:
     latency sweep (:class:`~netmodel.study.sweep.SweepResult`, None when skipped)."""
 
     ideal: StudyResult
-    fabric: object = None
-    sweep: object = None
+    fabric: CompareResult | None = None
+    sweep: SweepResult | None = None
     #: The fabric comparison under the paper's assumption (each collective overlapped with
     #: the GEMM that feeds it); None when skipped or when ``fabric`` already assumes it.
-    paper: object = None
+    paper: CompareResult | None = None
     #: Blast radius and availability (:class:`~netmodel.study.lite_gpu_parts.ReliabilityPart`).
-    reliability: object = None
+    reliability: ReliabilityPart | None = None
     #: Power and cost (:class:`~netmodel.study.lite_gpu_parts.CostPart`).
-    cost: object = None
+    cost: CostPart | None = None
     #: Co-design crossovers (:class:`~netmodel.study.crossovers.CrossoverResult`).
-    crossovers: object = None
+    crossovers: CrossoverResult | None = None
     #: Disaggregated serving (:class:`~netmodel.study.lite_gpu_parts.ServingPart`).
-    serving: object = None
+    serving: ServingPart | None = None
     #: The MoE model on each scenario with its own GPU
     #: (:class:`~netmodel.study.compare.CompareResult`).
-    moe: object = None
+    moe: CompareResult | None = None
     #: The fabric comparison packed: every instance of the cluster at once, stranded GPUs
     #: charged (:class:`~netmodel.study.compare.CompareResult`).
-    packed: object = None
+    packed: CompareResult | None = None
     #: Seconds each part took (printed, never written: files stay byte-identical).
     timings: dict = field(default_factory=dict)
 
@@ -257,7 +275,8 @@ class FullStudy:
         return json.dumps(doc, indent=indent)
 
 
-def fabric_scenarios(gpus, scenarios=None, baseline: str = BASELINE) -> list:
+def fabric_scenarios(gpus: Iterable[str | GpuSpec], scenarios: Iterable[str | Scenario] | None = None,
+                     baseline: str = BASELINE) -> list[Scenario]:
     """The fabric part's scenarios: each scenario whose own GPU is ``baseline`` (h100-dgx)
     runs with it; every other scenario runs with each GPU of ``gpus`` but the baseline.
 
@@ -275,7 +294,7 @@ def fabric_scenarios(gpus, scenarios=None, baseline: str = BASELINE) -> list:
     return list(out.values())
 
 
-def shipped_gpu(scenario) -> str | None:
+def shipped_gpu(scenario: Scenario) -> str | None:
     """The GPU a scenario ships with (None for a scenario that is not shipped)."""
     from netmodel.study.scenarios import shipped_scenarios
 
@@ -283,14 +302,17 @@ def shipped_gpu(scenario) -> str | None:
     return own.gpu if own is not None else None
 
 
-def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
-                   networks=("ring", "ideal"), scenarios=None, fabric: bool = True,
+def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
+                   gpus: Iterable[str | GpuSpec] = DEFAULT_GPUS,
+                   phases: Sequence[str] = PHASES, *,
+                   networks: Iterable[str] = ("ring", "ideal"),
+                   scenarios: Iterable[str | Scenario] | None = None, fabric: bool = True,
                    sweep: bool = True, paper: bool = True, reliability: bool = True,
                    cost: bool = True, crossovers: bool = True, serving: bool = True,
                    moe: str | None = MOE_MODEL, packed: bool = True,
-                   parallelism: str = "auto", executor=None,
-                   options=None, slo: Slo | None = None, prompt=None,
-                   context=None, max_batch: int = DEFAULT_MAX_BATCH,
+                   parallelism: str = "auto", executor: Executor | None = None,
+                   options: RooflineOptions | None = None, slo: Slo | None = None,
+                   prompt: int | None = None, context: int | None = None, max_batch: int = DEFAULT_MAX_BATCH,
                    quiet: bool = True) -> FullStudy:
     """The whole Lite-GPU study: :func:`run_lite_gpu_study` for each of ``networks``, then
     :func:`~netmodel.study.compare.run_compare` over :func:`fabric_scenarios`, then a sweep of the
@@ -412,7 +434,7 @@ def run_full_study(models=DEFAULT_MODELS, gpus=DEFAULT_GPUS, phases=PHASES, *,
                      cross, serving_result, moe_result, packed_result, timings)
 
 
-def write_full_study(result: FullStudy, out_dir, *, plot: bool = True) -> list[Path]:
+def write_full_study(result: FullStudy, out_dir: str | PathLike[str], *, plot: bool = True) -> list[Path]:
     """Every file of the study into ``out_dir``, all or nothing: ``study.*`` and
     ``tokens_per_sm.png`` (ideal networks), ``compare.*`` and its figures (fabrics),
     ``compare_paper.*`` (fabrics under the paper's assumption), ``sweep.*`` (per-hop
@@ -460,7 +482,7 @@ def _reliability_files(part, plot: bool) -> dict:
                                              "not_computed": part.notes},
                                             indent=2).encode()}
     if plot and part.curves:
-        def figure(path):
+        def figure(path: str) -> None:
             from netmodel.study.reliability_plots import plot_spares
 
             plot_spares(part.curves, path, threshold=THRESHOLD, quantile=QUANTILE)
@@ -500,7 +522,7 @@ def _cost_files(part, plot: bool) -> dict:
     return files
 
 
-def write_study(study: StudyResult, out_dir, *, plot: bool = True) -> list[Path]:
+def write_study(study: StudyResult, out_dir: str | PathLike[str], *, plot: bool = True) -> list[Path]:
     """Write ``study.csv``, ``study.json`` and (with ``plot``) ``tokens_per_sm.png`` into
     ``out_dir`` atomically (see :func:`write_outputs`)."""
     return write_outputs(out_dir, study_files(study, plot=plot))
@@ -510,7 +532,7 @@ def study_files(study: StudyResult, *, plot: bool = True) -> dict:
     """The files of the ideal-network study: ``{name: bytes or writer(path)}``."""
     files = {"study.csv": study.to_csv().encode(), "study.json": study.to_json().encode()}
     if plot:
-        def figure(path):
+        def figure(path: str) -> None:
             from netmodel.study import lite_gpu_plots as study_plots
 
             study_plots.plot_tokens_per_sm(study, path)

@@ -16,15 +16,26 @@ model, with the best configuration the comparison's search picked.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from os import PathLike
+from typing import TYPE_CHECKING
 
 from compute.errors import UserError
+
+if TYPE_CHECKING:
+    from compute.phases import Slo
+    from compute.roofline import RooflineOptions
+    from netmodel.study.compare import CompareResult, CompareRow
+    from netmodel.study.fabric_search import FabricSearch
+    from netmodel.study.serving import ServingWorkload
 
 __all__ = ["CostPart", "ReliabilityPart", "ServingPart", "cost_part", "own_gpu_rows",
            "plot_serving", "reliability_part", "serving_part"]
 
 
-def own_gpu_rows(fab, model: str, phase: str) -> list:
+def own_gpu_rows(fab: CompareResult, model: str,
+                 phase: str) -> list[tuple[CompareRow, FabricSearch]]:
     """The comparison's (row, FabricSearch) pairs of each scenario with its own GPU."""
     from netmodel.study.scenarios import shipped_scenarios
 
@@ -51,8 +62,9 @@ class ReliabilityPart:
         return [s.to_dict() for s in self.summaries]
 
 
-def reliability_part(fab, model: str, phase: str = "decode", *, slo=None,
-                     options=None) -> ReliabilityPart:
+def reliability_part(fab: CompareResult, model: str, phase: str = "decode", *,
+                     slo: Slo | None = None,
+                     options: RooflineOptions | None = None) -> ReliabilityPart:
     """Blast radius and availability of each scenario with its own GPU (see the module
     docstring)."""
     from netmodel.study.availability import reliability_summary, spare_curve
@@ -91,7 +103,7 @@ class CostPart:
 DEFECT_DENSITIES_PER_CM2 = (0.05, 0.1, 0.2)
 
 
-def cost_part(fab, model: str, phases) -> CostPart:
+def cost_part(fab: CompareResult, model: str, phases: Iterable[str]) -> CostPart:
     """Power and cost of each scenario with its own GPU in each phase, and the yield
     curves (see the module docstring)."""
     from compute.yield_model import package_cost, yield_curve
@@ -154,8 +166,9 @@ class ServingPart:
 SERVING_WORKLOADS = ("coding", "conversation")
 
 
-def serving_part(fab, model: str, *, slo=None, options=None, collectives=None,
-                 workloads=SERVING_WORKLOADS) -> ServingPart:
+def serving_part(fab: CompareResult, model: str, *, slo: Slo | None = None,
+                 options: RooflineOptions | None = None, collectives: dict | None = None,
+                 workloads: Iterable[str | ServingWorkload] = SERVING_WORKLOADS) -> ServingPart:
     """Disaggregated serving (prefill and decode pools, each request's KV cache over the
     fabric) of ``model`` on each scenario of ``fab`` with its own GPU, per workload."""
     from compute.models import get_model
@@ -173,7 +186,7 @@ def serving_part(fab, model: str, *, slo=None, options=None, collectives=None,
     return ServingPart(tuple(out), fab.baseline)
 
 
-def plot_serving(part: ServingPart, path) -> None:
+def plot_serving(part: ServingPart, path: str | PathLike[str]) -> None:
     """``serving.png``: per workload, the service's tokens/s/SM on each scenario (its ratio
     to the baseline on the bar) and the decode GPUs per prefill GPU that balance it."""
     import matplotlib

@@ -3,10 +3,13 @@ so importing this module costs nothing."""
 
 from __future__ import annotations
 
+from os import PathLike
+from typing import Any
+
 __all__ = ["plot_tokens_per_sm"]
 
 
-def plot_tokens_per_sm(study, path, *, network: str | None = None,
+def plot_tokens_per_sm(study: Any, path: str | PathLike[str], *, network: str | None = None,
                        overlay: str | None = "ideal") -> None:
     """``tokens_per_sm.png``: one panel per phase, a group of bars per model, one bar per
     GPU type; bar height is the best tokens/s/SM under the SLO for ``network`` (default:

@@ -17,8 +17,16 @@ from __future__ import annotations
 import shutil
 import sys
 import time
+from typing import Protocol
 
-__all__ = ["NO_PROGRESS", "Progress"]
+__all__ = ["NO_PROGRESS", "Progress", "ProgressLike"]
+
+
+class ProgressLike(Protocol):
+    """What the study's functions take as ``progress``: a :class:`Progress`,
+    :data:`NO_PROGRESS` or anything else with this method."""
+
+    def advance(self, what: str = "", n: int = 1) -> None: ...
 
 
 class Progress:

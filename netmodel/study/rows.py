@@ -22,10 +22,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any, ClassVar, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from compute.phases import latency_name
 from compute.results import rows_to_csv
+
+if TYPE_CHECKING:
+    from compute.results import SearchResult
 
 __all__ = ["BestRow", "FabricRow", "RowsResult", "group", "key", "ratio_text"]
 
@@ -84,7 +87,7 @@ class BestRow:
         return tuple(keys + rest + [n for n in cls.LAST if n in {f.name for f in fs}])
 
     @staticmethod
-    def search_fields(result) -> dict:
+    def search_fields(result: SearchResult) -> dict:
         """The fields a :class:`~compute.results.SearchResult` fills (its best
         configuration's, or the infeasible ones with the reason)."""
         out = {"model": result.model, "gpu": result.gpu, "phase": result.phase,
@@ -104,7 +107,7 @@ class BestRow:
                 "reason": ""}
 
     @classmethod
-    def from_search(cls, result, **extra: Any) -> Self:
+    def from_search(cls, result: SearchResult, **extra: Any) -> Self:
         """The row of ``result``'s best configuration, with ``extra`` fields set."""
         return cls(**{**cls.search_fields(result), **extra})
 

@@ -64,9 +64,11 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
+from os import PathLike
 from pathlib import Path
 
 from compute.config_files import check_keys, parse_table, read_text
@@ -172,7 +174,7 @@ class Scenario:
         """Whether the fabric is optical circuit-switched (circuits set per instance)."""
         return self.builder == "ocs"
 
-    def with_gpu(self, gpu) -> Scenario:
+    def with_gpu(self, gpu: str | GpuSpec) -> Scenario:
         """The same scenario with another GPU type (a :class:`~compute.hardware.GpuSpec`, a
         catalog name or a GPU file); the fabric's tokens follow it."""
         spec = get_gpu(gpu)
@@ -184,7 +186,7 @@ class Scenario:
         return replace(self, instances=_choice(f"scenario {self.name!r}", "instances",
                                                instances, INSTANCES))
 
-    def with_param(self, path: str, value) -> Scenario:
+    def with_param(self, path: str, value: object) -> Scenario:
         """A copy with one parameter set: ``fabric.KEY``, ``fabric.base.KEY`` (a builder
         argument) or ``adjust.KEY``. See :func:`netmodel.study.sweep.parameters` for the list."""
         parts = path.split(".")
@@ -297,7 +299,7 @@ def _toml_table(name: str, table: dict) -> list[str]:
 
 # ------------------------------------------------------------------ resolving the fabric
 
-def parse_gpu_token(value, gpu) -> object:
+def parse_gpu_token(value: object, gpu: GpuSpec) -> object:
     """Resolve ``"$gpu"``, ``"$scaleup"``, ``"$scaleout"`` and ``"K*$scaleup"`` for ``gpu``
     (a :class:`~compute.hardware.GpuSpec`); other values pass through.
 
@@ -413,7 +415,8 @@ def _adjust(where: str, table) -> Adjust:
     return Adjust(**values)
 
 
-def scenario_from_dict(data: dict, where: str = "scenario", base_dir=None) -> Scenario:
+def scenario_from_dict(data: dict, where: str = "scenario",
+                       base_dir: str | PathLike[str] | None = None) -> Scenario:
     """A :class:`Scenario` from the TOML layout, refusing unknown and missing keys.
     ``gpu`` may name a GPU file, relative to ``base_dir`` (the scenario file's folder)."""
     from netmodel.collectives.algorithms import ALGORITHMS
@@ -463,18 +466,19 @@ def scenario_from_dict(data: dict, where: str = "scenario", base_dir=None) -> Sc
         sources=dict(src))
 
 
-def load_scenario_text(text: str, where: str = "scenario", base_dir=None) -> Scenario:
+def load_scenario_text(text: str, where: str = "scenario",
+                       base_dir: str | PathLike[str] | None = None) -> Scenario:
     """A scenario from TOML text (a GPU file it names is read relative to ``base_dir``)."""
     return scenario_from_dict(parse_table(text, "toml", where), where, base_dir)
 
 
-def load_scenario(path) -> Scenario:
+def load_scenario(path: str | PathLike[str]) -> Scenario:
     """A scenario from a TOML file."""
     path = Path(path)
     return load_scenario_text(read_text(path, "scenario file"), str(path), path.parent)
 
 
-def save_scenario(scenario: Scenario, path) -> Path:
+def save_scenario(scenario: Scenario, path: str | PathLike[str]) -> Path:
     """Write ``scenario`` as TOML to ``path`` atomically; returns the path."""
     from compute.outputs import write_outputs
 
@@ -504,7 +508,7 @@ def scenario_names() -> tuple[str, ...]:
     return tuple(shipped_scenarios())
 
 
-def get_scenario(ref) -> Scenario:
+def get_scenario(ref: str | Scenario) -> Scenario:
     """A scenario from a shipped name or a ``.toml`` path, optionally ``@GPU`` (another GPU
     type); a :class:`Scenario` passes through."""
     if isinstance(ref, Scenario):
@@ -525,7 +529,8 @@ def get_scenario(ref) -> Scenario:
     return scenario.with_gpu(gpu.strip()) if at else scenario
 
 
-def expand_scenarios(scenarios, gpus=None) -> list:
+def expand_scenarios(scenarios: Iterable[str | Scenario],
+                     gpus: Collection[str | GpuSpec] | None = None) -> list[Scenario]:
     """Scenario objects from names/paths (``NAME@GPU`` allowed); with ``gpus`` every
     scenario is run with each of those GPUs instead of its own. Duplicates are dropped."""
     out = {}
@@ -538,7 +543,7 @@ def expand_scenarios(scenarios, gpus=None) -> list:
     return list(out.values())
 
 
-def instances_note(scens) -> str:
+def instances_note(scens: Iterable[Scenario]) -> str:
     """How the scenarios' instances were costed, in words (for the settings)."""
     modes = {s.instances for s in scens}
     if modes == {"alone"}:

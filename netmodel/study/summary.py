@@ -16,6 +16,7 @@ the end are fixed text.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 __all__ = ["summary_markdown"]
 
@@ -51,7 +52,7 @@ def _list(items) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def summary_markdown(study) -> str:
+def summary_markdown(study: Any) -> str:
     """The study's ``summary.md`` (a :class:`~netmodel.study.lite_gpu.FullStudy`)."""
     ideal = study.ideal
     st = ideal.settings

@@ -34,8 +34,10 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Collection, Iterable
 from dataclasses import asdict, dataclass, field
-from typing import NamedTuple
+from os import PathLike
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -49,6 +51,15 @@ from compute.units import parse_bandwidth, parse_time
 from netmodel.study.progress import NO_PROGRESS
 from netmodel.study.rows import FabricRow, RowsResult, key
 from netmodel.study.scenarios import ADJUST_KEYS, get_scenario
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from compute.hardware import GpuSpec
+    from compute.models import ModelSpec
+    from netmodel.study.distributed import Executor
+    from netmodel.study.progress import ProgressLike
+    from netmodel.study.scenarios import Scenario
 
 __all__ = ["DEFAULT_POINTS", "SweepParam", "SweepResult", "parameters", "parse_param",
            "run_sweep", "sweep_files", "write_sweep"]
@@ -80,14 +91,14 @@ class SweepParam:
     integer: bool = False
 
 
-def parameters(scenario) -> dict[str, tuple[str, bool]]:
+def parameters(scenario: str | Scenario) -> dict[str, tuple[str, bool]]:
     """The numeric parameters of ``scenario`` a sweep may vary: ``{path: (unit, integer)}``."""
     from topologies.specs import builders
 
     infos = {b.name: b for b in builders()}
     out = {}
 
-    def walk(table, prefix):
+    def walk(table: dict, prefix: str) -> None:
         for p in infos[table["builder"]].params:
             base = p.type.split(" ")[0]
             if base in ("int", "float"):
@@ -131,7 +142,7 @@ def _kind(path: str, scenarios) -> tuple[str, bool]:
     return unit, integer
 
 
-def parse_param(text: str, scenarios, points: int = DEFAULT_POINTS) -> SweepParam:
+def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DEFAULT_POINTS) -> SweepParam:
     """A :class:`SweepParam` from ``PATH=LO:HI[:N]`` or ``PATH=V1,V2,...``, checked against
     every scenario of the sweep."""
     path, eq, spec = str(text).partition("=")
@@ -223,7 +234,8 @@ class SweepResult(RowsResult):
     def phases(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(r.phase for r in self.rows))
 
-    def curve(self, label, model, phase, y=None) -> tuple[np.ndarray, np.ndarray]:
+    def curve(self, label: str, model: str, phase: str,
+              y: float | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``(x, metric)`` of one scenario (NaN where infeasible or not priced)."""
         rows = [r for r in self.rows if (r.label, r.model, r.phase, r.y) == (label, model,
                                                                             phase, y)]
@@ -304,11 +316,16 @@ class SweepResult(RowsResult):
                            "rows": [r.to_dict() for r in self.rows]}, indent=indent)
 
 
-def run_sweep(scenarios, params, models=("Llama-3-70B",), phases=("decode",), *, gpus=None,
-              options=None, slo: Slo | None = None, prompt=None, context=None,
+def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam | str],
+              models: Iterable[str | ModelSpec] = ("Llama-3-70B",),
+              phases: Iterable[str] = ("decode",), *,
+              gpus: Collection[str | GpuSpec] | None = None,
+              options: RooflineOptions | None = None, slo: Slo | None = None,
+              prompt: int | None = None, context: int | None = None,
               max_batch: int = DEFAULT_MAX_BATCH, instances: str | None = None,
-              progress=NO_PROGRESS, parallelism: str = "auto", workers: int | None = None,
-              scheduler: str | None = None, executor=None) -> SweepResult:
+              progress: ProgressLike = NO_PROGRESS, parallelism: str = "auto",
+              workers: int | None = None, scheduler: str | None = None,
+              executor: Executor | None = None) -> SweepResult:
     """Best tokens/s/SM of every scenario x model x phase at every point of the sweep.
 
     ``params``: one or two :class:`SweepParam` (or ``PATH=RANGE`` strings). ``instances``:
@@ -345,7 +362,7 @@ def run_sweep(scenarios, params, models=("Llama-3-70B",), phases=("decode",), *,
                             prompt, context, max_batch, parallelism)
     points = [(s, x, y) for s in scens for y in ys for x in params[0].values]
 
-    def searched_key(point):  # points differing only in cost parameters share searches
+    def searched_key(point: tuple[Scenario, float, float | None]) -> tuple:  # points differing only in cost parameters share searches
         s, x, y = point
         return (s.label, *(v for p, v in zip(params, (x, y), strict=False)
                            if not p.path.startswith(COST)))
@@ -527,7 +544,8 @@ def sweep_files(result: SweepResult, *, plot: bool = True) -> dict:
     return files
 
 
-def write_sweep(result: SweepResult, out_dir, *, plot: bool = True) -> list:
+def write_sweep(result: SweepResult, out_dir: str | PathLike[str], *,
+                plot: bool = True) -> list[Path]:
     """Write :func:`sweep_files` into ``out_dir`` atomically."""
     from compute.outputs import write_outputs
 

@@ -9,6 +9,12 @@ nothing. Write through :func:`compute.outputs.atomic_write`, e.g.
 
 from __future__ import annotations
 
+from os import PathLike
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from netmodel.study.topology_compare import TopologyComparison
+
 __all__ = ["PANELS", "plot_topology_compare"]
 
 #: Panels of the figure: keys of :meth:`TopologyComparison.series` rows (several keys are
@@ -77,7 +83,7 @@ def _panels(result) -> list[tuple[str, list[list], list[str]]]:
     return out
 
 
-def plot_topology_compare(result, path) -> None:
+def plot_topology_compare(result: TopologyComparison, path: str | PathLike[str]) -> None:
     """Draw a :class:`~netmodel.study.topology_compare.TopologyComparison` to ``path`` (the
     format from its suffix): one panel per metric of :data:`PANELS`, the three all-reduce
     sizes as three panels, stacked parts (optics, ports) in two shades."""
