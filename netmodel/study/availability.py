@@ -46,7 +46,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -60,6 +62,15 @@ from netmodel.study.reliability_spares import (
     recovery,
     spare_pools,
 )
+
+if TYPE_CHECKING:
+    from compute.models import ModelSpec
+    from compute.phases import Slo, Workload
+    from compute.roofline import RooflineOptions
+    from netmodel.study.fabric_search import FabricSearch
+    from netmodel.study.progress import ProgressLike
+    from netmodel.study.reliability_catalog import Catalog
+    from netmodel.study.scenarios import Scenario
 
 __all__ = ["MAX_EVENTS", "MAX_TRIALS", "Analytic", "Availability", "Kind", "MonteCarlo",
            "SUMMARY_COLUMNS", "ReliabilitySummary", "analytic", "availability",
@@ -106,7 +117,8 @@ class Kind:
         return d
 
 
-def event_kinds(cluster: Cluster, placement: str = "pod", classes=None) -> tuple[Kind, ...]:
+def event_kinds(cluster: Cluster, placement: str = "pod",
+                classes: Iterable[str] | None = None) -> tuple[Kind, ...]:
     """The event kinds of ``cluster`` with spares of ``placement`` (kinds that change no
     capacity are left out)."""
     check_placement(placement)
@@ -129,7 +141,7 @@ def event_kinds(cluster: Cluster, placement: str = "pod", classes=None) -> tuple
 
 # ---------------------------------------------------------------------- analytic
 
-def kaufman_roberts(capacity: int, loads, units) -> np.ndarray:
+def kaufman_roberts(capacity: int, loads: Iterable[float], units: Iterable[int]) -> np.ndarray:
     """Occupancy distribution ``q[j]`` (j busy units, 0..capacity) of a multi-rate loss
     system: classes offering ``loads`` Erlangs each of ``units`` servers.
 
@@ -152,7 +164,7 @@ def kaufman_roberts(capacity: int, loads, units) -> np.ndarray:
     return q / q.sum()
 
 
-def blocking(kinds, pools: SparePools) -> np.ndarray:
+def blocking(kinds: Sequence[Kind], pools: SparePools) -> np.ndarray:
     """Per kind, the probability that a failure finds too few free spares in its pool
     (averaged over pools of different sizes)."""
     out = np.ones(len(kinds))
@@ -244,7 +256,7 @@ class Analytic:
         return asdict(self)
 
 
-def analytic(kinds, pools: SparePools, instances: int, threshold: float = THRESHOLD,
+def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold: float = THRESHOLD,
              components: dict | None = None) -> Analytic:
     """The closed forms for ``kinds`` with spare ``pools`` over ``instances`` instances.
     ``components``: per kind index, components of that kind in the cluster (for the
@@ -361,9 +373,10 @@ def _loss_system(t, units, hold, cap, order_counts) -> np.ndarray:
     return granted
 
 
-def simulate(kinds, pools: SparePools, instances: int, *, horizon="1y", trials: int = 1000,
-             seed: int = 0, threshold: float = THRESHOLD, grid: int = 400,
-             progress=NO_PROGRESS) -> MonteCarlo:
+def simulate(kinds: Sequence[Kind], pools: SparePools, instances: int, *,
+             horizon: str | float = "1y", trials: int = 1000, seed: int = 0,
+             threshold: float = THRESHOLD, grid: int = 400,
+             progress: ProgressLike = NO_PROGRESS) -> MonteCarlo:
     """The Monte Carlo of the module doc for ``kinds`` over ``instances`` instances."""
     trials, h = _check_run(trials, horizon)
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
@@ -543,7 +556,7 @@ def _trial_offsets(level: np.ndarray, trial: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------------- spares and the run
 
-def parse_spares(text, gpus: int) -> int:
+def parse_spares(text: int | str, gpus: int) -> int:
     """A spare count from ``"16"``, ``"2%"`` (of the cluster's GPUs, rounded up) or an
     int; more spares than the cluster has GPUs is refused.
 
@@ -658,10 +671,13 @@ def _components_per_kind(cluster, kinds) -> dict:
     return {k: by.get((x.cls, x.example)) for k, x in enumerate(kinds)}
 
 
-def availability(scenario, model, phase="decode", *, gpus: int | None = None, spares=0,
-                 placement: str = "pod", horizon="1y", trials: int = 1000, seed: int = 0,
-                 threshold: float = THRESHOLD, slo=None, options=None, catalog_=None,
-                 cluster: Cluster | None = None, progress=NO_PROGRESS) -> Availability:
+def availability(scenario: str | Scenario, model: str | ModelSpec,
+                 phase: str | Workload = "decode", *, gpus: int | None = None,
+                 spares: int | str = 0, placement: str = "pod", horizon: str | float = "1y",
+                 trials: int = 1000, seed: int = 0, threshold: float = THRESHOLD,
+                 slo: Slo | None = None, options: RooflineOptions | None = None,
+                 catalog_: Catalog | None = None, cluster: Cluster | None = None,
+                 progress: ProgressLike = NO_PROGRESS) -> Availability:
     """Availability of the scenario's cluster (see the module doc). ``spares``: a count or
     a percentage string of the cluster's GPUs; ``placement``: group, pod or global."""
     trials, _ = _check_run(trials, horizon)
@@ -690,8 +706,8 @@ def _check_threshold(threshold) -> float:
 
 
 def spares_needed(cluster: Cluster, placement: str = "pod", *, threshold: float = THRESHOLD,
-                  quantile: float = QUANTILE, horizon="1y", trials: int = 200, seed: int = 0,
-                  limit: int | None = None) -> int | None:
+                  quantile: float = QUANTILE, horizon: str | float = "1y", trials: int = 200,
+                  seed: int = 0, limit: int | None = None) -> int | None:
     """The smallest spare pool (GPUs, split over the pools of ``placement``) that keeps
     at least ``threshold`` of the capacity at least ``quantile`` of the time (Monte Carlo,
     same seed for every size); None when no pool the fabric can hold does."""
@@ -730,8 +746,8 @@ def spares_needed(cluster: Cluster, placement: str = "pod", *, threshold: float 
     return hi
 
 
-def spare_curve(cluster: Cluster, placement: str, counts=None, *,
-                threshold: float = THRESHOLD) -> tuple:
+def spare_curve(cluster: Cluster, placement: str, counts: Iterable[int] | None = None, *,
+                threshold: float = THRESHOLD) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Closed-form availability against the spare pool: ``(spares as % of the cluster's
     GPUs, mean capacity, share of time below threshold)`` for each count (default: 0 to
     the most the fabric holds, or 8% of the GPUs, in about a dozen steps)."""
@@ -754,7 +770,8 @@ def spare_curve(cluster: Cluster, placement: str, counts=None, *,
     return np.array(pct), np.array(mean), np.array(below)
 
 
-def availability_files(avail: Availability, *, plot: bool = True, curves=None) -> dict:
+def availability_files(avail: Availability, *, plot: bool = True,
+                       curves: dict[str, tuple] | None = None) -> dict:
     """The availability run's files: ``availability.json``, ``availability.csv`` (the
     capacity band over time) and, with ``plot``, ``availability_capacity.png``,
     ``availability_event_loss.png`` and ``availability_spares.png`` (``curves``: label ->
@@ -817,7 +834,7 @@ class ReliabilitySummary:
         return asdict(self)
 
 
-def sensitivity(cluster: Cluster, *, spares="1%", threshold: float = THRESHOLD) -> list[dict]:
+def sensitivity(cluster: Cluster, *, spares: int | str = "1%", threshold: float = THRESHOLD) -> list[dict]:
     """How the closed-form answers move across the catalog's plausible ranges: the area
     share of the GPU rate (low, default, high), each class with a published range (its
     low and high rate), and vendor instead of local repair. Per row: GPU failures per
@@ -858,11 +875,14 @@ def sensitivity(cluster: Cluster, *, spares="1%", threshold: float = THRESHOLD) 
 SUMMARY_COLUMNS = tuple(ReliabilitySummary.__dataclass_fields__)
 
 
-def reliability_summary(scenario, model, phase="decode", *, gpus: int | None = None,
-                        spares="1%", threshold: float = THRESHOLD, quantile: float = QUANTILE,
-                        horizon="1y", trials: int = 200, seed: int = 0, slo=None,
-                        options=None, catalog_=None, cluster: Cluster | None = None,
-                        search=None, method: str = "monte-carlo") -> ReliabilitySummary:
+def reliability_summary(scenario: str | Scenario, model: str | ModelSpec,
+                        phase: str | Workload = "decode", *, gpus: int | None = None,
+                        spares: int | str = "1%", threshold: float = THRESHOLD,
+                        quantile: float = QUANTILE, horizon: str | float = "1y",
+                        trials: int = 200, seed: int = 0, slo: Slo | None = None,
+                        options: RooflineOptions | None = None, catalog_: Catalog | None = None,
+                        cluster: Cluster | None = None, search: FabricSearch | None = None,
+                        method: str = "monte-carlo") -> ReliabilitySummary:
     """The reliability columns of one scenario, model and phase (see
     :class:`ReliabilitySummary`); ``spares``: the reference pool (count or % of GPUs).
     ``method="analytic"``: closed forms only (no Monte Carlo: about a tenth of the time;

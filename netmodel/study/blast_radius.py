@@ -39,8 +39,10 @@ representative per group is evaluated on the degraded fabric and stands for the 
 from __future__ import annotations
 
 import math
+from collections.abc import Collection, Hashable, Iterable
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import networkx as nx
 import numpy as np
@@ -55,6 +57,15 @@ from netmodel.study.reliability_catalog import HOUR, Catalog, catalog
 from netmodel.study.scenarios import get_scenario
 from topologies.failure_domains import CLASSES, Component, components, degrade
 from topologies.schema import gpu_nodes
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from compute.models import ModelSpec
+    from compute.phases import Workload
+    from compute.results import InferenceResult
+    from netmodel.study.fabric_search import FabricSearch
+    from netmodel.study.scenarios import Scenario
 
 __all__ = ["BLAST_COLUMNS", "MAX_GPUS", "BlastRadius", "BlastRow", "Cluster", "Effect",
            "blast_files", "blast_radius", "build_cluster"]
@@ -76,7 +87,8 @@ class _GroupComm:
         self.model = model
         self.members = tuple(members)
 
-    def collective_time(self, op, nbytes, group_size):
+    def collective_time(self, op: str, nbytes: float | np.ndarray,
+                        group_size: int) -> np.ndarray:
         from netmodel.collectives.cost import GroupCut
 
         n = np.asarray(nbytes, dtype=float)
@@ -338,7 +350,7 @@ class Cluster:
                         dtype=np.int64).reshape(-1, 2)
         return nodes, index, ends
 
-    def partition(self, comps) -> dict:
+    def partition(self, comps: Iterable[Component]) -> dict:
         """Connected part of every surviving node once ``comps`` failed: ``{node: label}``
         (thinned links still connect)."""
         from scipy.sparse import coo_matrix
@@ -363,7 +375,9 @@ class Cluster:
         _, labels = connected_components(m, directed=False)
         return {nodes[i]: int(labels[i]) for i in range(n) if i not in gone_nodes}
 
-    def recost_graph(self, comps, members, spares=()) -> nx.Graph:
+    def recost_graph(self, comps: Iterable[Component], members: Iterable[Hashable],
+                     spares: Iterable[tuple[str, dict, list[tuple[Hashable, dict]]]] = (),
+                     ) -> nx.Graph:
         """A graph to cost ``members`` on: the cell (or, where GPUs forward no traffic, only
         the members and every switch and OCS) with ``spares`` (a
         :func:`~topologies.failure_domains.plan_spares` plan) added and ``comps`` failed."""
@@ -381,7 +395,8 @@ class Cluster:
         return out
 
     # ------------------------------------------------------------------ costing
-    def instance_result(self, graph: nx.Graph, members):
+    def instance_result(self, graph: nx.Graph,
+                        members: Collection[Hashable]) -> InferenceResult | None:
         """The instance ``members`` costed alone on ``graph`` (a degraded cell, maybe with
         spares) at the healthy TP degree and batch: an InferenceResult, or None when its
         members cannot all reach each other."""
@@ -480,7 +495,7 @@ class Cluster:
                     slo_down=slo_down, cut_down=cut_down, slow=slow,
                     down_members=tuple(members), down=tuple(down))
 
-    def effects(self, classes=None) -> list[Effect]:
+    def effects(self, classes: Iterable[str] | None = None) -> list[Effect]:
         """Every symmetry class of components of one cell, with its evaluated effect
         (classes in :data:`~topologies.failure_domains.CLASSES` order)."""
         if classes is not None:
@@ -533,10 +548,12 @@ def _check_gpus(gpus, cell: int) -> int:
     return int(gpus // cell)
 
 
-def build_cluster(scenario, model, phase="decode", *, gpus: int | None = None,
+def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
+                  phase: str | Workload = "decode", *, gpus: int | None = None,
                   slo: Slo | None = None, options: RooflineOptions | None = None,
-                  prompt=None, context=None, max_batch: int = DEFAULT_MAX_BATCH,
-                  catalog_: Catalog | None = None, search=None) -> Cluster:
+                  prompt: int | None = None, context: int | None = None,
+                  max_batch: int = DEFAULT_MAX_BATCH, catalog_: Catalog | None = None,
+                  search: FabricSearch | None = None) -> Cluster:
     """The scenario's cluster of ``gpus`` GPUs (default: one copy of its fabric) with the
     instances of the best configuration of ``model`` in ``phase`` placed in every cell.
     ``search``: a :class:`~netmodel.study.fabric_search.FabricSearch` of this scenario,
@@ -691,10 +708,13 @@ def _fmt_s(s: float | None) -> str:
     return f"{s:.3g} s"
 
 
-def blast_radius(scenario, model, phase="decode", *, gpus: int | None = None,
+def blast_radius(scenario: str | Scenario, model: str | ModelSpec,
+                 phase: str | Workload = "decode", *, gpus: int | None = None,
                  slo: Slo | None = None, options: RooflineOptions | None = None,
-                 catalog_: Catalog | None = None, placement: str = "pod", prompt=None,
-                 context=None, classes=None, cluster: Cluster | None = None) -> BlastRadius:
+                 catalog_: Catalog | None = None, placement: str = "pod",
+                 prompt: int | None = None, context: int | None = None,
+                 classes: Iterable[str] | None = None,
+                 cluster: Cluster | None = None) -> BlastRadius:
     """The blast-radius table (see the module doc): per class, the count, rate, hardware
     and software radius, tokens/s lost, and the recovery path and time without spares
     (repair) and with a hot spare of ``placement`` (group, pod or global) at hand."""
@@ -715,7 +735,7 @@ def blast_radius(scenario, model, phase="decode", *, gpus: int | None = None,
         wsum = float(w.sum())
         rate = rates[cls]
 
-        def mean(xs, w=w, wsum=wsum) -> float:
+        def mean(xs: ArrayLike, w: np.ndarray = w, wsum: float = wsum) -> float:
             return float(np.dot(w, xs) / wsum) if wsum > 0 else 0.0
 
         down = [e for e in es if e.instances_down]

@@ -26,10 +26,14 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
+from typing import TYPE_CHECKING
 
 from compute.errors import UserError, known
 from compute.hardware import get_gpu
 from topologies.failure_domains import CLASSES
+
+if TYPE_CHECKING:
+    from compute.hardware import GpuSpec
 
 __all__ = ["LOAD_SOURCES", "REPAIRS", "Catalog", "ClassData", "catalog", "check_class",
            "parse_duration"]
@@ -46,7 +50,7 @@ _NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?nan|[
                      r"\s*([a-z]*)\s*$", re.IGNORECASE)
 
 
-def parse_duration(text, what: str = "duration", *, allow_zero: bool = False) -> float:
+def parse_duration(text: str | float, what: str = "duration", *, allow_zero: bool = False) -> float:
     """Seconds from ``'1y'``, ``'30d'``, ``'2w'``, ``'24h'``, ``'90min'``, ``'30s'`` or a
     number of seconds (a year is 365.25 days).
 
@@ -71,7 +75,7 @@ def parse_duration(text, what: str = "duration", *, allow_zero: bool = False) ->
     return value
 
 
-def check_class(name) -> str:
+def check_class(name: str) -> str:
     """``name`` if it is a component class (:data:`~topologies.failure_domains.CLASSES`)."""
     if name not in CLASSES:
         raise UserError(f"unknown component class {name!r}; known: {known(CLASSES)}")
@@ -183,7 +187,7 @@ class Catalog:
             out = replace(out, storage_bandwidth=bw)
         return out
 
-    def rates(self, gpu) -> dict[str, float]:
+    def rates(self, gpu: str | GpuSpec) -> dict[str, float]:
         """Rate per part per second of every class for GPU type ``gpu``."""
         gpu, ref = get_gpu(gpu), get_gpu(self.reference_gpu)
         base = self.gpu_rate_per_hour / HOUR
@@ -204,12 +208,12 @@ class Catalog:
         c = self.classes[check_class(name)]
         return c.repair_local_s if self.repair == "local" else c.repair_vendor_s
 
-    def load_bandwidth(self, gpu) -> float:
+    def load_bandwidth(self, gpu: str | GpuSpec) -> float:
         """Bytes/s a spare loads its weight shard at."""
         return get_gpu(gpu).scaleup_bandwidth if self.load_from == "fabric" \
             else self.storage_bandwidth
 
-    def gpus_per_host(self, gpu) -> int:
+    def gpus_per_host(self, gpu: str | GpuSpec) -> int:
         """GPUs per host where the fabric has no server labels (the silicon of an
         8-GPU host of the reference GPU)."""
         return max(1, round(self.host_sms / get_gpu(gpu).sms))

@@ -11,6 +11,10 @@ inside the functions, Agg backend).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from os import PathLike
+from typing import Any
+
 __all__ = ["plot_blast_radius", "plot_capacity", "plot_event_loss", "plot_spares"]
 
 
@@ -23,7 +27,7 @@ def _setup():
     return plt
 
 
-def plot_blast_radius(result, path) -> None:
+def plot_blast_radius(result: Any, path: str | PathLike[str]) -> None:
     """``blast_radius.png``: per class, the mean SMs a failure takes out of service on the
     hardware (lost or cut off) and in software (every GPU of the instances it takes down),
     log scale; the rate of the class (failures per year in the cluster) under its name."""
@@ -57,7 +61,7 @@ def plot_blast_radius(result, path) -> None:
     plt.close(fig)
 
 
-def plot_capacity(avail, path) -> None:
+def plot_capacity(avail: Any, path: str | PathLike[str]) -> None:
     """``availability_capacity.png``: the cluster's delivered share of its healthy
     capacity over the horizon: median over trials and the p1-p99 band, the threshold."""
     plt = _setup()
@@ -92,7 +96,7 @@ def plot_capacity(avail, path) -> None:
     plt.close(fig)
 
 
-def plot_event_loss(avail, path) -> None:
+def plot_event_loss(avail: Any, path: str | PathLike[str]) -> None:
     """``availability_event_loss.png``: CDF of the capacity each failure costs, in
     instance-hours (instances down x hours down, plus slow-downs), log scale."""
     plt = _setup()
@@ -121,7 +125,9 @@ def plot_event_loss(avail, path) -> None:
     plt.close(fig)
 
 
-def plot_spares(curves, path, *, threshold: float, quantile: float, marks=()) -> None:
+def plot_spares(curves: Mapping[str, tuple], path: str | PathLike[str], *, threshold: float,
+                quantile: float,
+                marks: Iterable[tuple[str, float, float, float]] = ()) -> None:
     """``availability_spares.png``: for each curve ``label -> (spares % of GPUs, mean
     capacity, share of time below threshold)`` (closed forms), the unavailability
     ``1 - mean`` (left) and the time below the threshold (right) against the spare pool;

@@ -37,6 +37,7 @@ fail while idle.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from compute.errors import UserError, known
 from topologies.failure_domains import plan_spares
@@ -48,7 +49,7 @@ __all__ = ["PLACEMENTS", "Recovery", "SparePools", "capacity", "recovery", "spar
 PLACEMENTS = ("group", "pod", "global")
 
 
-def check_placement(placement) -> str:
+def check_placement(placement: str) -> str:
     if placement not in PLACEMENTS:
         raise UserError(f"unknown spare placement {placement!r}; known: {known(PLACEMENTS)}")
     return placement
@@ -84,7 +85,7 @@ def _groups(cluster) -> dict:
     return out
 
 
-def capacity(cluster, placement: str) -> int | None:
+def capacity(cluster: Any, placement: str) -> int | None:
     """Spares one pool can hold: free ports of a cell (``pod``) or of one group
     (``group``); None (no limit) for ``global``."""
     check_placement(placement)
@@ -133,7 +134,7 @@ def _replace(cluster, comp, effect):
     return out
 
 
-def recovery(cluster, effect, placement: str = "pod") -> Recovery:
+def recovery(cluster: Any, effect: Any, placement: str = "pod") -> Recovery:
     """How the instances ``effect`` takes down come back on spares of ``placement``
     (assuming the pool has enough free spares; the pool's size is the availability
     model's business)."""
@@ -242,7 +243,7 @@ class SparePools:
                 "per_pool": sorted(set(self.reachable))}
 
 
-def spare_pools(cluster, spares: int, placement: str = "pod") -> SparePools:
+def spare_pools(cluster: Any, spares: int, placement: str = "pod") -> SparePools:
     """Split ``spares`` over the pools of ``placement`` (as evenly as whole GPUs allow)."""
     check_placement(placement)
     if isinstance(spares, bool) or not isinstance(spares, int) or spares < 0:

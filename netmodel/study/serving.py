@@ -56,8 +56,11 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from os import PathLike
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -72,6 +75,13 @@ from compute.phases import Slo, Workload
 from compute.roofline import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH, search
 from netmodel.study.scenarios import get_scenario
+
+if TYPE_CHECKING:
+    from compute.comm import CommLike
+    from compute.hardware import GpuSpec
+    from compute.models import ModelSpec
+    from netmodel.study.fabric_search import ScenarioCollectives
+    from netmodel.study.scenarios import Scenario
 
 __all__ = ["DIMENSIONS", "SPLITWISE", "WORKLOADS", "ServingResult", "ServingWorkload",
            "get_workload", "kv_bytes_per_request", "load_workload", "serve", "with_rate"]
@@ -122,7 +132,7 @@ WORKLOADS = {
 }
 
 
-def load_workload(path) -> ServingWorkload:
+def load_workload(path: str | PathLike[str]) -> ServingWorkload:
     """A workload from a TOML or JSON file: ``prompt`` and ``output`` (tokens per request),
     optional ``rate`` (requests/s), ``name`` (default the file's stem) and ``source``."""
     path = Path(path)
@@ -136,7 +146,7 @@ def load_workload(path) -> ServingWorkload:
         raise UserError(f"{path}: {exc}") from None
 
 
-def get_workload(ref) -> ServingWorkload:
+def get_workload(ref: str | Path | ServingWorkload) -> ServingWorkload:
     """``coding`` or ``conversation`` (:data:`WORKLOADS`), a workload file, or a
     :class:`ServingWorkload` (passed through)."""
     if isinstance(ref, ServingWorkload):
@@ -149,7 +159,7 @@ def get_workload(ref) -> ServingWorkload:
                     f"file with prompt, output (and rate)")
 
 
-def kv_bytes_per_request(model, prompt: int) -> float:
+def kv_bytes_per_request(model: str | ModelSpec, prompt: int) -> float:
     """Bytes of one request's KV cache after its prefill (every layer; the latent once
     with multi-head latent attention).
 
@@ -278,7 +288,7 @@ class _Transfer:
     def __init__(self, collectives, override=None):
         self.collectives, self.override, self._fits = collectives, override, {}
 
-    def time(self, nbytes, prefill_gpus: int, decode_gpus: int) -> np.ndarray:
+    def time(self, nbytes: float | np.ndarray, prefill_gpus: int, decode_gpus: int) -> np.ndarray:
         n = np.asarray(nbytes, dtype=float)
         if self.override is not None:
             return np.asarray(self.override.collective_time("send-recv", n, 2), dtype=float)
@@ -329,10 +339,15 @@ def _space(model, dimensions, pp, ep, attention_dp):
     return {"pp": pp, "ep": ep, "attention_dp": attention_dp}
 
 
-def serve(model, scenario, workload="coding", *, prefill_gpu=None, decode_gpu=None,
-          slo: Slo | None = None, options: RooflineOptions | None = None, comm=None,
-          transfer=None, dimensions: str = "all", tp=None, pp=None, ep=None,
-          attention_dp=None, expert_skew: float = 1.0, max_batch: int = DEFAULT_MAX_BATCH,
+def serve(model: str | ModelSpec, scenario: str | Scenario,
+          workload: str | Path | ServingWorkload = "coding", *,
+          prefill_gpu: str | GpuSpec | None = None, decode_gpu: str | GpuSpec | None = None,
+          slo: Slo | None = None, options: RooflineOptions | None = None,
+          comm: CommLike | None = None, transfer: CommLike | None = None,
+          dimensions: str = "all", tp: int | Iterable[int] | None = None,
+          pp: int | Iterable[int] | None = None,
+          ep: int | Iterable[int] | Literal[True] | None = None,
+          attention_dp: int | Iterable[int] | Literal[True] | None = None, expert_skew: float = 1.0, max_batch: int = DEFAULT_MAX_BATCH,
           collectives: dict | None = None) -> ServingResult:
     """Disaggregated serving of ``model`` on ``scenario`` for ``workload`` (see the module
     docstring).
@@ -369,7 +384,7 @@ def serve(model, scenario, workload="coding", *, prefill_gpu=None, decode_gpu=No
     options = options or RooflineOptions()
     cache = collectives if collectives is not None else {}
 
-    def coll_for(s):
+    def coll_for(s: Scenario) -> ScenarioCollectives:
         if s.label not in cache:
             cache[s.label] = ScenarioCollectives(s)
         return cache[s.label]
@@ -472,6 +487,6 @@ def serve(model, scenario, workload="coding", *, prefill_gpu=None, decode_gpu=No
         output_tokens_per_s_per_sm=wl.output * rps, **extra)
 
 
-def with_rate(workload, rate: float) -> ServingWorkload:
+def with_rate(workload: str | Path | ServingWorkload, rate: float) -> ServingWorkload:
     """``workload`` (a name, file or object) at ``rate`` requests/s."""
     return replace(get_workload(workload), rate=rate)

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Collection, Hashable, Iterable
 from dataclasses import asdict, dataclass, field, fields
 from functools import lru_cache
 from types import SimpleNamespace
@@ -99,7 +100,7 @@ def _is_scenario(ref: str) -> bool:
     return base.lower().endswith(".toml") or base in scenario_names()
 
 
-def resolve_fabric(ref, gpu: str | None = None) -> Fabric:
+def resolve_fabric(ref: str, gpu: str | None = None) -> Fabric:
     """The :class:`Fabric` that ``ref`` names (see the module docstring); ``gpu`` re-types it.
 
     >>> f = resolve_fabric("lite-flat", gpu="Lite+BW")
@@ -183,7 +184,8 @@ class _Cutter:
         self.code = self.lo * len(self.nodes) + self.hi
         self.gpu = np.array([graph.nodes[n]["kind"] == "gpu" for n in self.nodes])
 
-    def cut(self, nodes, edges) -> int:
+    def cut(self, nodes: Iterable[Hashable],
+            edges: Collection[tuple[Hashable, Hashable]]) -> int:
         """GPUs outside the largest connected part (by GPUs) once ``nodes`` and ``edges``
         are gone (removed GPUs not counted)."""
         from scipy.sparse import coo_matrix
@@ -228,7 +230,7 @@ def hardware_radius(graph: nx.Graph, *, gpus_per_host: int | None = None
     gpu_nbrs = {n: sum(1 for x in graph._adj[n] if kind[x] == "gpu") for n in graph}
     cutter = _Cutter(graph)
 
-    def desc(n):
+    def desc(n: Hashable) -> tuple:
         return (kind[n], graph.nodes[n].get("tier", -1), degree[n], gpu_nbrs[n], n in art)
 
     out = []
@@ -592,7 +594,7 @@ def _row_for(fab: Fabric, group: int) -> TopologyRow:
         blast_radius=hardware_radius(g, gpus_per_host=_gpus_per_host(g)), notes=tuple(notes))
 
 
-def compare_topologies(fabrics, *, group: int | None = None,
+def compare_topologies(fabrics: Iterable[str], *, group: int | None = None,
                        gpu: str | None = None) -> TopologyComparison:
     """Compare two or more fabrics side by side (see the module docstring).
 
