@@ -15,7 +15,17 @@ Wings: :mod:`netmodel.collectives` (the collective engine), :mod:`netmodel.study
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ loads them
+    from netmodel.api import build_fabric as build_fabric
+    from netmodel.api import collective_time as collective_time
+    from netmodel.api import compare as compare
+    from netmodel.api import evaluate as evaluate
+    from netmodel.api import get_scenario as get_scenario
+    from netmodel.api import run_study as run_study
+    from netmodel.api import search as search
+    from netmodel.api import sweep as sweep
 
 __version__ = "0.1.0"
 

@@ -22,12 +22,12 @@ importable from the package: ``import netmodel; netmodel.search(...)``.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
-from compute.comm import CollectiveCostModel, as_comm
+from compute.comm import CommLike, as_comm
 from compute.errors import UserError
 from compute.hardware import GpuSpec, get_gpu
 from compute.models import ModelSpec, get_model
@@ -37,6 +37,7 @@ from compute.search import DEFAULT_MAX_BATCH
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
+    from numpy.typing import ArrayLike
 
     from compute.results import InferenceResult, SearchResult
     from netmodel.study.compare import CompareResult
@@ -56,9 +57,6 @@ ScenarioLike: TypeAlias = "str | os.PathLike | Scenario"
 #: A fabric: spec string, saved ``.json``/``.graphml`` file, ``(builder, parameters)``,
 #: a graph, or a scenario (its fabric).
 FabricLike: TypeAlias = "str | os.PathLike | tuple[str, Mapping[str, Any]] | nx.Graph | Scenario"
-#: Collective costs: an object with ``collective_time`` or a plain function
-#: ``(op, nbytes_array, group_size) -> seconds_array``.
-CommLike = CollectiveCostModel | Callable[[str, np.ndarray, int], np.ndarray]
 
 
 def _ref(x):
@@ -123,7 +121,7 @@ def build_fabric(spec: FabricLike, params: Mapping[str, Any] | None = None) -> n
     return build(spec)
 
 
-def collective_time(fabric: FabricLike, op: str, sizes, group: int | Sequence[str] = 8, *,
+def collective_time(fabric: FabricLike, op: str, sizes: ArrayLike, group: int | Sequence[str] = 8, *,
                     algorithm: str = "auto", placement: str = "contiguous",
                     algorithms: Sequence[str] | str | None = None) -> np.ndarray:
     """Seconds for one collective on a fabric, elementwise over ``sizes``.
