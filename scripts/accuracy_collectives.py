@@ -3,10 +3,18 @@
 
 `python scripts/accuracy_collectives.py [--markdown]`
 
-Reads ../shared/reference (beside the project root). The model: the topologies builder's
-8-GPU single-switch domain (H100/H200 450 GB/s per direction per GPU with NVLS; A100
-300 GB/s without), the shipped defaults (NCCL's tuning constants, taken once), and auto
-choosing among NCCL's algorithms (ring, tree, in-network).
+Compares all-reduce busbw, size by size, with every curve of ``../shared/reference`` (beside
+the project root: 8xH200 and 8xA100 sweeps, H100 by GPU count, small-message times) and the
+published results cited in ``tests/netmodel/data/nccl_allreduce_published.csv`` (8xH100,
+4xGB200 and 8xB200 NVLink systems, a 72-GPU NVL72 rack, and 16 to 1,440 GPUs across nodes
+over InfiniBand with and without SHARP, and RoCE). The model: each system's fabric from
+:func:`topologies.build`, the shipped defaults (NCCL's constants, taken once, never fitted
+to these curves) and ``auto`` over NCCL's algorithms (``algorithms="nccl"``) unless the
+measurement forced one. Error is model / measured - 1.
+
+Regions and targets (issue 11): on 8-GPU NVLink systems busbw within 10% at >= 256 MiB,
+within 25% from 1 MiB to 128 MiB, within 2x below 1 MiB; across nodes (>= 16 GPUs) within
+25% at >= 64 MiB. Without ``../shared/reference`` only the cited curves are compared.
 """
 
 from __future__ import annotations
@@ -17,10 +25,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT.parent / "shared" / "reference"
+PUBLISHED = ROOT / "tests" / "netmodel" / "data" / "nccl_allreduce_published.csv"
+
+MIB = 2 ** 20
+#: (name, lower bound of size, upper bound (exclusive), bound on the error, kind)
+REGIONS_8GPU = (("< 1 MiB", 0, MIB, 2.0, "factor"), ("1-128 MiB", MIB, 129 * MIB, 0.25, "rel"),
+                (">= 256 MiB", 256 * MIB, float("inf"), 0.10, "rel"))
+REGION_MULTI = (">= 64 MiB", 64 * MIB, float("inf"), 0.25, "rel")
 
 
-def _rows(name):
-    with open(REFERENCE / name) as fh:
+def _rows(path):
+    with open(path) as fh:
         return list(csv.DictReader(line for line in fh if not line.startswith("#")))
 
 
@@ -30,94 +45,184 @@ def _fmt_size(n: float) -> str:
     return format_bytes(n).replace(" ", "")
 
 
-def sweep_table(markdown: bool) -> list[str]:
-    import numpy as np
+# ------------------------------------------------------------------ curves
 
-    from netmodel.collectives.model import FabricCostModel
-    from topologies import single_switch
 
-    rows = _rows("nccl_allreduce_busbw_8gpu.csv")
-    systems = {"H200": ("8xH200", "H200-SXM", True), "A100": ("8xA100", "A100-SXM-80GB", False)}
-    data = {}
-    for key, (prefix, gpu, nvls) in systems.items():
-        sel = [r for r in rows if r["system"].startswith(prefix)]
-        sizes = np.array([float(r["bytes"]) for r in sel])
-        meas = np.array([float(r["busbw_GBps"]) for r in sel])
-        model = FabricCostModel(single_switch(8, gpu=gpu, in_network_reduction=nvls),
-                                algorithms="nccl")
-        sw = model.sweep("all-reduce", sizes, 8)
-        data[key] = (sizes, meas, sw.busbw / 1e9, sw.algorithm, sw.protocol, sw.time)
+class Curve:
+    """One measured all-reduce curve and the model's busbw at its sizes."""
+
+    def __init__(self, key, system, fabric, gpus, algorithm, sizes, measured, source,
+                 target=True, note=""):
+        self.key, self.system, self.fabric, self.gpus = key, system, fabric, gpus
+        self.algorithm, self.sizes, self.measured = algorithm, sizes, measured
+        self.source, self.target, self.note = source, target, note
+        self.model = self.choice = None
+
+    def run(self) -> Curve:
+        import numpy as np
+
+        from netmodel.collectives.model import FabricCostModel
+        from topologies import build
+
+        model = FabricCostModel(build(self.fabric), algorithms="nccl", validated=True)
+        alg = None if self.algorithm == "auto" else self.algorithm
+        sw = model.sweep("all-reduce", np.asarray(self.sizes, dtype=float), self.gpus, alg)
+        self.model = sw.busbw / 1e9
+        self.choice = [f"{a}/{p}" for a, p in zip(sw.algorithm, sw.protocol, strict=True)]
+        return self
+
+    def errors(self):
+        return [m / x - 1 for m, x in zip(self.model, self.measured, strict=True)]
+
+    def worst(self, lo, hi, kind):
+        """The worst error (``rel``: largest ``|model/measured - 1|``; ``factor``: largest
+        ratio either way) over sizes in ``[lo, hi)``, or None without one."""
+        vals = [(m, x) for n, m, x in zip(self.sizes, self.model, self.measured, strict=True)
+                if lo <= n < hi]
+        if not vals:
+            return None
+        if kind == "factor":
+            return max(max(m / x, x / m) for m, x in vals)
+        return max(abs(m / x - 1) for m, x in vals)
+
+
+def shared_curves() -> list[Curve]:
+    """The 8-GPU sweeps of ../shared/reference (empty where it is absent)."""
+    if not REFERENCE.is_dir():
+        return []
+    rows = _rows(REFERENCE / "nccl_allreduce_busbw_8gpu.csv")
     out = []
-    head = ["size", "H200 meas", "H200 model", "err", "model choice",
-            "A100 meas", "A100 model", "err", "model choice"]
-    if markdown:
-        out.append("| " + " | ".join(head) + " |")
-        out.append("|" + "---|" * len(head))
-    else:
-        out.append("all-reduce busbw (GB/s), 8 GPUs, model vs nccl-tests")
-        out.append(f"{'size':>7} | {'H200':>7} {'model':>7} {'err':>6}  {'choice':<18}| "
-                   f"{'A100':>7} {'model':>7} {'err':>6}  choice")
-    sizes = data["H200"][0]
-    for i, n in enumerate(sizes):
-        cells = [_fmt_size(n)]
-        for key in ("H200", "A100"):
-            _, meas, model, alg, proto, _ = data[key]
-            err = model[i] / meas[i] - 1
-            cells += [f"{meas[i]:.2f}", f"{model[i]:.2f}", f"{err:+.0%}", f"{alg[i]}/{proto[i]}"]
-        if markdown:
-            out.append("| " + " | ".join(cells) + " |")
-        else:
-            out.append(f"{cells[0]:>7} | {cells[1]:>7} {cells[2]:>7} {cells[3]:>6}  "
-                       f"{cells[4]:<18}| {cells[5]:>7} {cells[6]:>7} {cells[7]:>6}  {cells[8]}")
-    for key in ("H200", "A100"):
-        sizes, meas, model, *_ = data[key]
-        ratio = model / meas
-        big = sizes >= 2 ** 28
-        worst = max(ratio.max(), 1 / ratio.min())
-        out.append(f"{key}: worst factor {worst:.2f} over 1 KiB..8 GiB; worst error at >= 256 "
-                   f"MiB {np.abs(ratio[big] - 1).max():.1%}")
+    for key, prefix, gpu, nvls in (("h200-8", "8xH200", "H200-SXM", True),
+                                   ("a100-8", "8xA100", "A100-SXM-80GB", False)):
+        sel = [r for r in rows if r["system"].startswith(prefix)]
+        out.append(Curve(key, sel[0]["system"] + f" (NCCL {sel[0]['nccl']})",
+                         f"single-switch:n=8,gpu={gpu}" + ("" if nvls else ",in_network_reduction=false"), 8, "auto",
+                         [float(r["bytes"]) for r in sel], [float(r["busbw_GBps"]) for r in sel],
+                         "../shared/reference/nccl_allreduce_busbw_8gpu.csv: " + sel[0]["source"]))
     return out
 
 
+def cited_curves() -> list[Curve]:
+    """The curves of tests/netmodel/data/nccl_allreduce_published.csv, in file order."""
+    out: dict = {}
+    for r in _rows(PUBLISHED):
+        c = out.get(r["case"])
+        if c is None:
+            c = out[r["case"]] = Curve(r["case"], r["system"], r["fabric"], int(r["gpus"]),
+                                       r["model_algorithm"], [], [], r["source"],
+                                       r["target"] == "yes", r["note"])
+        c.sizes.append(float(r["bytes"]))
+        c.measured.append(float(r["busbw_GBps"]))
+    return list(out.values())
+
+
+# ------------------------------------------------------------------ tables
+
+
+def _table(head, rows, markdown) -> list[str]:
+    if markdown:
+        return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + \
+            ["| " + " | ".join(r) + " |" for r in rows]
+    widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
+    return ["  ".join(x.rjust(w) for x, w in zip(r, widths, strict=True)) for r in [head, *rows]]
+
+
+def sweep_tables(curves, markdown) -> list[str]:
+    """Size by size: measured, model, error and the model's choice, per system."""
+    out = []
+    for c in curves:
+        out.append(f"**{c.system}**, {c.gpus} GPUs (`{c.fabric}`"
+                   + ("" if c.algorithm == "auto" else f", model algorithm {c.algorithm}")
+                   + f"). Source: {c.source}." + (f" {c.note}." if c.note else ""))
+        out.append("")
+        rows = [[_fmt_size(n), f"{x:.2f}", f"{m:.2f}", f"{m / x - 1:+.0%}", ch]
+                for n, x, m, ch in zip(c.sizes, c.measured, c.model, c.choice, strict=True)]
+        out += _table(["size", "measured", "model", "err", "model choice"], rows, markdown)
+        out.append("")
+    return out
+
+
+def _cell(value, bound, kind) -> str:
+    if value is None:
+        return "-"
+    ok = value <= bound
+    text = f"{value:.2f}x" if kind == "factor" else f"{value:.0%}"
+    return text + ("" if ok else " (over)")
+
+
+def summary_8gpu(curves, markdown) -> list[str]:
+    """Worst error per region for the 8-GPU (and smaller) NVLink systems."""
+    head = ["system"] + [f"{name} (target {bound:.0%})" if kind == "rel" else
+                         f"{name} (target {bound:g}x)" for name, _, _, bound, kind in REGIONS_8GPU]
+    rows = [[c.system] + [_cell(c.worst(lo, hi, kind), bound, kind)
+                          for _, lo, hi, bound, kind in REGIONS_8GPU] for c in curves]
+    return _table(head, rows, markdown)
+
+
+def summary_multi(curves, markdown) -> list[str]:
+    name, lo, hi, bound, kind = REGION_MULTI
+    rows = []
+    for c in curves:
+        w = c.worst(lo, hi, kind)
+        rows.append([c.system, str(c.gpus), _cell(w, bound, kind) if c.target else
+                     (f"{w:.0%} (not a target)" if w is not None else "-"),
+                     ", ".join(dict.fromkeys(c.choice))])
+    return _table(["system", "GPUs", f"worst error {name} (target {bound:.0%})",
+                   "model choice"], rows, markdown)
+
+
 def point_table(markdown: bool) -> list[str]:
+    """The single points of ../shared/reference: H100 busbw by GPU count, small-message
+    times."""
+    if not REFERENCE.is_dir():
+        return []
     from netmodel.collectives.model import FabricCostModel
     from topologies import single_switch
 
-    out = []
     lines = []
-    for r in _rows("nccl_allreduce_h100_by_gpu_count.csv"):
+    for r in _rows(REFERENCE / "nccl_allreduce_h100_by_gpu_count.csv"):
         p = int(r["gpus"])
         alg = "ring" if r["algorithm"].startswith("Ring") else \
             ("in-network" if r["algorithm"] == "NVLS" else None)
         model = FabricCostModel(single_switch(p), algorithms="nccl")
         res = model.cost("all-reduce", 2.0 ** 32, p, alg)
-        meas = float(r["busbw_GBps"])
-        lines.append((f"{p} H100, {r['algorithm']}", meas, res.busbw / 1e9,
+        lines.append((f"{p} H100, {r['algorithm']}, busbw at 4 GiB (GB/s)",
+                      float(r["busbw_GBps"]), res.busbw / 1e9,
                       f"{res.algorithm}/{res.protocol}"))
-    for r in _rows("nccl_small_message_latency.csv"):
+    for r in _rows(REFERENCE / "nccl_small_message_latency.csv"):
         p = int(r["gpus"])
         lo = float(r["bytes"].split("-")[0])
         t_meas = float(r["time_us"].split("-")[0])
         model = FabricCostModel(single_switch(p), algorithms="nccl")
         res = model.cost("all-reduce", lo, p)
-        lines.append((f"{p} GPUs all-reduce {int(lo)} B time (us)", t_meas, res.time * 1e6,
+        lines.append((f"{p} GPUs all-reduce {int(lo)} B, time (us)", t_meas, res.time * 1e6,
                       f"{res.algorithm}/{res.protocol}"))
-    if markdown:
-        out += ["| case | measured | model | err | model choice |", "|---|---|---|---|---|"]
-        out += [f"| {c} | {m:g} | {v:.1f} | {v / m - 1:+.0%} | {a} |" for c, m, v, a in lines]
-    else:
-        out.append("large-message busbw (GB/s, 4 GiB) and small-message time (us)")
-        out += [f"  {c:<44} measured {m:>7g}  model {v:>7.1f}  err {v / m - 1:+.0%}  {a}"
-                for c, m, v, a in lines]
+    rows = [[c, f"{m:g}", f"{v:.1f}", f"{v / m - 1:+.0%}", a] for c, m, v, a in lines]
+    return _table(["case", "measured", "model", "err", "model choice"], rows, markdown)
+
+
+def report(markdown: bool) -> list[str]:
+    cited = cited_curves()
+    systems = [c.run() for c in shared_curves() + [c for c in cited if c.gpus <= 8]]
+    large = [c.run() for c in cited if c.gpus > 8]
+    out = ["Worst error by region, NVLink systems of every generation (1 KiB-8 GiB; B200 "
+           "only at its peak):", ""]
+    out += summary_8gpu(systems, markdown) + [""]
+    out += ["Worst error at >= 64 MiB, a large NVLink domain and across nodes:", ""]
+    out += summary_multi(large, markdown) + [""]
+    points = point_table(markdown)
+    if points:
+        out += ["Single points (../shared/reference): large-message busbw on H100 by GPU count "
+                "and small-message times:", ""] + points + [""]
+    out += ["Size by size:", ""] + sweep_tables(systems + large, markdown)
     return out
 
 
 def main(argv=()) -> None:
-    if not REFERENCE.is_dir():
-        print(f"reference data folder {REFERENCE} is absent; nothing to compare")
-        return
     markdown = "--markdown" in argv
-    for line in sweep_table(markdown) + [""] + point_table(markdown):
+    if not REFERENCE.is_dir():
+        print(f"(reference data folder {REFERENCE} is absent: only the cited curves)")
+    for line in report(markdown):
         print(line)
 
 

@@ -7,7 +7,16 @@ rank), so a step's structure does not depend on ``n`` and is costed once for eve
 
 A step may be *pipelined* (``stages > 1``): a chain or tree through which the whole message
 streams in small chunks; it pays its latency once per stage and its link loads once (the
-steady state of the pipeline), the textbook pipelined cost ``stages * alpha + n * beta``.
+steady state of the pipeline), the textbook pipelined cost ``stages * alpha + n * beta``, plus
+the fill of its first slice (:func:`~netmodel.collectives.cost.combine`). Steps may also form
+a *pipeline* of phases (``Step.pipeline``: hierarchical and in-switch algorithms), whose steady
+time is its slowest phase's, not their sum.
+
+Across scale-up domains the algorithms follow NCCL's channels: across ``D`` domains of ``m``
+GPUs the ring and the tree run one instance per rail (GPU ``c`` of every domain, each with its
+own NIC), each on ``1/m`` of the data, and count NCCL's latencies (a ring pass pays the
+network latency on its ``D - 1`` hops between domains and the scale-up one on the rest; a
+tree pays ``m - 1`` scale-up and ``lg D`` network latencies each way).
 
 Algorithms (``p`` GPUs; on one ideal switch with per-step latency alpha and per-byte time
 beta = 1/B the costs are):
@@ -15,7 +24,8 @@ beta = 1/B the costs are):
 =====================  =========================================================
 ``ring``               all-reduce ``2(p-1) alpha + 2(p-1)/p n beta``; reduce-scatter,
                        all-gather ``(p-1) alpha + (p-1)/p n beta``; broadcast, reduce
-                       (pipelined chain) ``(p-1) alpha + n beta``
+                       (pipelined chain) ``(p-1) alpha + n beta``; across domains one ring
+                       per rail (NCCL's channels, PXN at the domain's edge)
 ``bidirectional-ring`` the ring's steps with half the data going each way round (two
                        counter-rotating rings): the same cost as ``ring`` on a switch, where
                        each GPU port carries the same bytes, but each link of a physical ring
@@ -23,8 +33,9 @@ beta = 1/B the costs are):
 ``tree``               all-reduce: NCCL's shape, a chain inside each scale-up domain and a
                        double binary tree across domains, pipelined, ``2 d alpha + 2 n beta``
                        (``d`` = chain length + tree depth; ``floor(lg p)`` when every GPU is its
-                       own domain, ``p - 1`` inside one domain); broadcast, reduce: one
-                       pipelined binary tree ``floor(lg p) alpha + 2 n beta``
+                       own domain, ``p - 1`` inside one domain), one tree per rail across
+                       domains; broadcast, reduce: one pipelined binary tree
+                       ``floor(lg p) alpha + 2 n beta``
 ``halving-doubling``   Rabenseifner all-reduce ``2 lg p alpha + 2(p-1)/p n beta`` (plus
                        ``2(alpha + n beta)`` to fold in the ranks beyond a power of two);
                        recursive halving reduce-scatter / doubling all-gather
@@ -35,18 +46,18 @@ beta = 1/B the costs are):
                        ``alpha + (p-1)/p n beta``; broadcast, reduce ``alpha + (p-1) n beta``;
                        send-recv (each rank to the next) ``alpha + n beta``
 ``pairwise``           all-to-all in ``p-1`` shifted exchanges ``(p-1) alpha + (p-1)/p n beta``
-``hierarchical``       all-reduce in two levels over ``D`` domains of ``m`` GPUs: ring
-                       reduce-scatter inside, ``m`` rings across on ``n/m``, all-gather inside:
-                       ``2(m-1) alpha + 2(m-1)/m n beta_in + 2(D-1) alpha + 2(D-1)/(D m) n beta_out``
-``in-network``         the switch reduces (NVLS, SHARP): all-reduce ``alpha + (1+1/p) n beta``,
-                       reduce-scatter, all-gather, broadcast, reduce ``alpha + n beta``
+``hierarchical``       all-reduce in two levels over ``D`` domains of ``m`` GPUs, pipelined:
+                       reduce-scatter inside (in the switch where it reduces, else a ring),
+                       ``m`` rings across on ``n/m``, all-gather inside:
+                       ``2(m-1) alpha + 2(D-1) alpha + max(2(m-1)/m n beta_in,
+                       2(D-1)/(D m) n beta_out)``
+``in-network``         the switch reduces (NVLS, SHARP): all-reduce ``alpha + (1+1/p) n beta``
+                       on NVSwitch (``alpha + n beta`` under one SHARP switch), reduce-scatter,
+                       all-gather, broadcast, reduce ``alpha + n beta``; across scale-up
+                       domains, NVLS inside each chained into SHARP across (NVLS + CollNet)
+``in-network-tree``    all-reduce across scale-up domains (NCCL's NVLSTree): NVLS inside each
+                       domain, a double binary tree per rail across, pipelined
 =====================  =========================================================
-
-In-network all-reduce follows NCCL's NVLS data flow: each GPU pushes its whole buffer into
-the switch, which reduces slice ``i`` for its owner GPU ``i`` (``n`` up, ``n/p`` down), and
-each owner multicasts its reduced slice back through the switch (``n/p`` up, ``n`` down);
-the two phases pipeline, so each GPU link carries ``(1 + 1/p) n`` per direction. busbw can
-then exceed the link rate: ``2(p-1)/(p+1)`` times it.
 
 >>> ring_allreduce = generate("ring", "all-reduce", ("a", "b", "c", "d"), None)
 >>> [(s.name, s.repeat, len(s.transfers), s.transfers[0]) for s in ring_allreduce]
@@ -62,11 +73,16 @@ import numpy as np
 
 from compute.comm import OPERATIONS
 from compute.errors import UserError, known
-from netmodel.collectives.in_network import in_network_steps
-from netmodel.collectives.steps import NotApplicable, Pairs, Step
+from netmodel.collectives.in_network import (
+    domain_planes,
+    has_in_network,
+    in_network_steps,
+    nvls_phases,
+)
+from netmodel.collectives.steps import NotApplicable, Pairs, Step, union_of
 
 __all__ = ["ALGORITHMS", "NCCL_ALGORITHMS", "NotApplicable", "Pairs", "Step", "algorithms_for",
-           "domains", "generate", "quadratic", "transfer_count"]
+           "domains", "generate", "quadratic", "rail_table", "transfer_count"]
 
 
 # ------------------------------------------------------------------ group structure
@@ -115,6 +131,11 @@ def domain_labels(graph, nodes) -> np.ndarray:
     if tier0 is None:
         tier0 = _TIER0[graph] = frozenset(
             n for n, d in data.items() if d.get("kind") == "switch" and d.get("tier", 0) == 0)
+    label = _LABELS.setdefault(graph, {})
+    try:  # every node seen before: one dictionary lookup each
+        return np.fromiter(map(label.__getitem__, nodes), dtype=np.int64, count=len(nodes))
+    except KeyError:
+        pass
     get = keys.get
     out = np.empty(len(nodes), dtype=np.int64)
     for i, g in enumerate(nodes):
@@ -132,25 +153,57 @@ def domain_labels(graph, nodes) -> np.ndarray:
                 else:
                     k = ("gpu", g)
             keys[g] = k
-        out[i] = numbers.setdefault(k, len(numbers))
+        out[i] = label[g] = numbers.setdefault(k, len(numbers))
     return out
 
 
 _TIER0: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _DOMAIN_NUMBERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_LABELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: The last groups' domain indices per graph (the algorithms of one group ask in turn).
+_INDICES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _domain_indices(graph, group) -> tuple[np.ndarray, np.ndarray]:
     """:func:`domains` as positions in ``group``: ``(members, sizes)``, the members domain
     by domain (each in group order, domains in order of first member) and the size of each
     domain."""
+    memo = _INDICES.setdefault(graph, {})
+    key = group if isinstance(group, tuple) else tuple(group)
+    hit = memo.get(key)
+    if hit is not None:
+        return hit
     labels = domain_labels(graph, group)
     _, first, inv = np.unique(labels, return_index=True, return_inverse=True)
     rank = np.empty(len(first), dtype=np.int64)
     rank[np.argsort(first, kind="stable")] = np.arange(len(first))  # by first member
     ids = rank[inv.ravel()]
     members = np.argsort(ids, kind="stable")
-    return members, np.bincount(ids, minlength=len(first))
+    hit = (members, np.bincount(ids, minlength=len(first)))
+    if len(memo) >= 8:
+        memo.pop(next(iter(memo)))
+    memo[key] = hit
+    return hit
+
+
+def rail_table(graph, group) -> np.ndarray | None:
+    """The group as a ``(domains, m)`` table of positions in ``group`` (domain by domain,
+    each domain's members in group order) when it spans at least two scale-up domains of
+    the same size ``m >= 2``: column ``r`` holds the GPUs of position ``r`` in their domains,
+    the peers NCCL joins across domains over their own NICs (one rail each); else None."""
+    members, sizes = _domain_indices(graph, group)
+    if len(sizes) < 2 or sizes[0] < 2 or (sizes != sizes[0]).any():
+        return None
+    return members.reshape(len(sizes), int(sizes[0]))
+
+
+def _crossings(graph, group) -> int:
+    """Hops of the ring in group order that join two scale-up domains."""
+    members, sizes = _domain_indices(graph, group)
+    if len(sizes) == len(group):  # every GPU its own domain: every hop
+        return len(group)
+    labels = domain_labels(graph, group)
+    return int(np.count_nonzero(labels != np.roll(labels, -1)))
 
 
 def _pow2_floor(p: int) -> int:
@@ -178,20 +231,55 @@ def _ring_pairs(group, frac) -> Pairs:
     return Pairs(group, *_ring(len(group)), frac)
 
 
+def _multi_ring(group, graph) -> tuple[Pairs, int]:
+    """One step of NCCL's rings for ``group``: ``(transfers, hops that cross domains per
+    ring pass)``. Within one scale-up domain (or across domains of unequal sizes, or of
+    one GPU each) a single ring in group order. Across ``D`` domains of ``m`` GPUs, ``m``
+    rings, one per rail, each on ``1/m`` of the data: ring ``c`` visits every domain from
+    its GPU ``c`` round to GPU ``c - 1``, which hands the chunk over NVLink back to GPU ``c``
+    to leave through GPU ``c``'s own NIC to GPU ``c`` of the next domain (NCCL's PXN), so
+    every NIC carries one ring and every hop between domains stays on one rail. Summed over
+    the rings, each GPU sends ``1/p`` of ``n`` to the next GPU of its domain and
+    ``1/(m p)`` to its peer in the next domain per step."""
+    p = len(group)
+    table = None if graph is None else rail_table(graph, group)
+    if table is None:
+        crossings = _crossings(graph, group) if p > 1 and graph is not None else 0
+        return _ring_pairs(group, 1 / p), max(crossings - 1, 0)
+    D, m = table.shape
+    nxt = np.roll(table, -1, axis=1)     # next GPU of the domain
+    peer = np.roll(table, -1, axis=0)    # same rail, next domain
+    src = np.concatenate([table.ravel(), table.ravel()])
+    dst = np.concatenate([nxt.ravel(), peer.ravel()])
+    frac = np.concatenate([np.full(p, 1 / p), np.full(p, 1 / (m * p))])
+    return Pairs(group, src, dst, frac), D - 1
+
+
+def _ring_latencies(p: int, inter: int) -> tuple[int, int]:
+    """NCCL's latency payments of one ring pass of ``p - 1`` steps, ``inter`` of which cross
+    domains (tuning.cc: ``(nsteps - nInterSteps) * intraLat + nInterSteps * interLat``)."""
+    return (p - 1 - inter, inter)
+
+
 def ring_all_reduce(group, graph):
     p = len(group)
-    t = _ring_pairs(group, 1 / p)
-    return [Step("reduce-scatter", t, p - 1, reduce=1 / p), Step("all-gather", t, p - 1)]
+    t, inter = _multi_ring(group, graph)
+    lat = _ring_latencies(p, inter)
+    return [Step("reduce-scatter", t, p - 1, reduce=1 / p, latencies=lat),
+            Step("all-gather", t, p - 1, latencies=lat)]
 
 
 def ring_reduce_scatter(group, graph):
     p = len(group)
-    return [Step("reduce-scatter", _ring_pairs(group, 1 / p), p - 1, reduce=1 / p)]
+    t, inter = _multi_ring(group, graph)
+    return [Step("reduce-scatter", t, p - 1, reduce=1 / p,
+                 latencies=_ring_latencies(p, inter))]
 
 
 def ring_all_gather(group, graph):
     p = len(group)
-    return [Step("all-gather", _ring_pairs(group, 1 / p), p - 1)]
+    t, inter = _multi_ring(group, graph)
+    return [Step("all-gather", t, p - 1, latencies=_ring_latencies(p, inter))]
 
 
 def _bidirectional_pairs(group, frac) -> Pairs:
@@ -238,24 +326,55 @@ def ring_reduce(group, graph):
 
 # ------------------------------------------------------------------ trees
 
+def _double_tree(group, leaders: np.ndarray, frac: float):
+    """NCCL's double binary tree over ``leaders`` (positions in ``group``): child -> parent
+    edges of both trees, each tree on half of ``frac``."""
+    src, dst = [], []
+    for order in (leaders, leaders[::-1]):
+        a, b = _heap(order)
+        src.append(a)
+        dst.append(b)
+    return np.concatenate(src), np.concatenate(dst), np.full(2 * (len(leaders) - 1),
+                                                              frac / 2)
+
+
 def tree_all_reduce(group, graph):
-    members, sizes = _domain_indices(graph, group)
-    starts = np.cumsum(sizes) - sizes
-    inner = np.ones(len(members), dtype=bool)
-    inner[starts] = False  # chain towards each domain's first GPU
-    src, dst = [members[inner]], [members[np.flatnonzero(inner) - 1]]
-    frac = [np.ones(len(src[0]))]
-    leaders = members[starts]
-    if len(leaders) > 1:
-        for order in (leaders, leaders[::-1]):
-            a, b = _heap(order)
+    table = rail_table(graph, group)
+    if table is not None:
+        # one tree per rail (NCCL's channels, each through its own NIC): channel c chains
+        # every domain's GPUs towards its GPU c, and the GPUs c of all domains form a
+        # double binary tree; each channel carries 1/m of the data
+        D, m = table.shape
+        nxt = np.roll(table, -1, axis=1)
+        src = [table.ravel()]
+        dst = [nxt.ravel()]
+        frac = [np.full(D * m, (m - 1) / m)]  # every edge but c -> c+1, in m - 1 channels
+        for c in range(m):
+            a, b, f = _double_tree(group, table[:, c], 1 / m)
             src.append(a)
             dst.append(b)
-            frac.append(np.full(len(a), 0.5))
-    stages = int(sizes.max()) - 1 + _depth(len(leaders))
+            frac.append(f)
+        chain, depth = m - 1, _depth(D)
+    else:
+        members, sizes = _domain_indices(graph, group)
+        starts = np.cumsum(sizes) - sizes
+        inner = np.ones(len(members), dtype=bool)
+        inner[starts] = False  # chain towards each domain's first GPU
+        src, dst = [members[inner]], [members[np.flatnonzero(inner) - 1]]
+        frac = [np.ones(len(src[0]))]
+        leaders = members[starts]
+        if len(leaders) > 1:
+            a, b, f = _double_tree(group, leaders, 1.0)
+            src.append(a)
+            dst.append(b)
+            frac.append(f)
+        chain, depth = int(sizes.max()) - 1, _depth(len(leaders))
     up = Pairs(group, np.concatenate(src), np.concatenate(dst), np.concatenate(frac))
-    return [Step("reduce (pipelined)", up, stages=stages, reduce=up.incoming()),
-            Step("broadcast (pipelined)", up.reversed(), stages=stages)]
+    # NCCL's latency: 2 ((m - 1) intraLat + log2(nodes) interLat)
+    lat = (chain, depth) if depth else None
+    return [Step("reduce (pipelined)", up, stages=chain + depth, reduce=up.incoming(),
+                 latencies=lat),
+            Step("broadcast (pipelined)", up.reversed(), stages=chain + depth, latencies=lat)]
 
 
 def tree_broadcast(group, graph):
@@ -416,31 +535,80 @@ def pairwise_all_to_all(group, graph):
 
 # ------------------------------------------------------------------ hierarchical
 
-def hierarchical_all_reduce(group, graph):
+def _rails_or_refuse(graph, group, what: str) -> np.ndarray:
     members, sizes = _domain_indices(graph, group)
-    n_dom, m = len(sizes), int(sizes[0])
-    if n_dom < 2:
-        raise NotApplicable("hierarchical needs GPUs in at least two scale-up domains")
-    if m < 2:
-        raise NotApplicable("hierarchical needs at least two GPUs per scale-up domain")
-    if (sizes != m).any():
-        raise NotApplicable("hierarchical needs the same number of GPUs in every domain, got "
+    if len(sizes) < 2:
+        raise NotApplicable(f"{what} needs GPUs in at least two scale-up domains")
+    if sizes[0] < 2:
+        raise NotApplicable(f"{what} needs at least two GPUs per scale-up domain")
+    if (sizes != sizes[0]).any():
+        raise NotApplicable(f"{what} needs the same number of GPUs in every domain, got "
                             + "/".join(str(x) for x in sizes.tolist()))
-    table = members.reshape(n_dom, m)  # (domain, position in domain) -> position in group
-    a, b = _ring(m)
-    inner = Pairs(group, table[:, a].ravel(), table[:, b].ravel(), 1 / m)
+    return members.reshape(len(sizes), int(sizes[0]))
+
+
+def _in_domain_planes(graph, group, table):
+    doms = [[group[i] for i in row] for row in table.tolist()]
+    return doms, domain_planes(graph, doms)
+
+
+def hierarchical_all_reduce(group, graph):
+    table = _rails_or_refuse(graph, group, "hierarchical")
+    n_dom, m = table.shape
+    doms, planes = _in_domain_planes(graph, group, table)
     a, b = _ring(n_dom)
     across = Pairs(group, table[a, :].T.ravel(), table[b, :].T.ravel(), 1 / (m * n_dom))
-    return [Step("reduce-scatter in domain", inner, m - 1, reduce=1 / m),
-            Step("reduce-scatter across", across, n_dom - 1, reduce=1 / (m * n_dom)),
-            Step("all-gather across", across, n_dom - 1),
-            Step("all-gather in domain", inner, m - 1)]
+    out_rs = Step("reduce-scatter across", across, n_dom - 1, reduce=1 / (m * n_dom),
+                  latencies=(0, n_dom - 1), pipeline=1, heads=m)
+    out_ag = Step("all-gather across", across, n_dom - 1, latencies=(0, n_dom - 1),
+                  pipeline=1, heads=m)
+    across_bound = union_of("across together", [out_rs, out_ag], pipeline=1, bound=2,
+                            heads=m)
+    if planes is not None:  # the domains' switches reduce: NVLS inside
+        rs, ag, inside = nvls_phases(graph, doms, planes)
+        return [rs, out_rs, out_ag, ag, inside, across_bound]
+    a, b = _ring(m)
+    inner = Pairs(group, table[:, a].ravel(), table[:, b].ravel(), 1 / m)
+    rs = Step("reduce-scatter in domain", inner, m - 1, reduce=1 / m, latencies=(m - 1, 0),
+              pipeline=1, heads=m)
+    ag = Step("all-gather in domain", inner, m - 1, latencies=(m - 1, 0), pipeline=1,
+              heads=m)
+    inside = union_of("in-domain phases together", [rs, ag], pipeline=1, bound=1, heads=m)
+    return [rs, out_rs, out_ag, ag, inside, across_bound]
+
+
+def in_network_tree_all_reduce(group, graph):
+    """NCCL's NVLSTree: in-switch reduce-scatter inside each domain, one double binary tree
+    per rail across the domains on each GPU's ``1/m`` slice, in-switch all-gather."""
+    if not has_in_network(graph):
+        raise NotApplicable("no switch in the fabric has in_network_reduction")
+    table = _rails_or_refuse(graph, group, "in-network-tree")
+    doms, planes = _in_domain_planes(graph, group, table)
+    if planes is None:
+        raise NotApplicable("in-network-tree needs the switches of every scale-up domain to "
+                            "reduce (in_network_reduction), each domain its own")
+    n_dom, m = table.shape
+    rs, ag, inside = nvls_phases(graph, doms, planes)
+    src, dst, frac = [], [], []
+    for c in range(m):
+        a, b, f = _double_tree(group, table[:, c], 1 / m)
+        src.append(a)
+        dst.append(b)
+        frac.append(f)
+    up = Pairs(group, np.concatenate(src), np.concatenate(dst), np.concatenate(frac))
+    depth = _depth(n_dom)
+    tree_up = Step("reduce across (tree)", up, stages=depth, reduce=up.incoming(),
+                   latencies=(0, depth), pipeline=1, bound=2, heads=m)
+    tree_down = Step("broadcast across (tree)", up.reversed(), stages=depth,
+                     latencies=(0, depth), pipeline=1, bound=2, heads=m)
+    return [rs, tree_up, tree_down, ag, inside]
 
 
 # ------------------------------------------------------------------ registry
 
 def _innet(op):
-    return lambda group, graph: in_network_steps(op, group, graph)
+    return lambda group, graph: in_network_steps(op, group, graph,
+                                                 lambda: rail_table(graph, group))
 
 
 Generator = Callable[[tuple, object], list]
@@ -465,11 +633,12 @@ ALGORITHMS: dict[str, dict[str, Generator]] = {
     "hierarchical": {"all-reduce": hierarchical_all_reduce},
     "in-network": {op: _innet(op) for op in ("all-reduce", "reduce-scatter", "all-gather",
                                              "broadcast", "reduce")},
+    "in-network-tree": {"all-reduce": in_network_tree_all_reduce},
 }
 
-#: The algorithms NCCL itself chooses from (ring, tree, NVLS/CollNet): use these to compare
-#: with nccl-tests measurements.
-NCCL_ALGORITHMS = ("ring", "tree", "in-network")
+#: The algorithms NCCL itself chooses from (ring, tree, NVLS and NVLS + CollNet, NVLSTree):
+#: use these to compare with nccl-tests measurements.
+NCCL_ALGORITHMS = ("ring", "tree", "in-network", "in-network-tree")
 
 assert all(op in OPERATIONS for table in ALGORITHMS.values() for op in table)
 

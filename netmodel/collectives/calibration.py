@@ -21,13 +21,16 @@ sets the fill and drain of the pipeline.
 A calibration with ``generations`` (the shipped defaults) is *resolved* against a fabric
 before use (:meth:`Calibration.resolve`): the generation of the fabric's GPUs supplies the
 scale-up link efficiency, the in-switch reduction factor and ceiling and the LL protocol's
-bandwidth cap.
+bandwidth factor.
 
 >>> cal = default_calibration()
 >>> [p.name for p in cal.protocols], cal.scaleup_efficiency
 (['LL', 'LL128', 'Simple'], 0.824)
->>> cal.for_gpu("H100-SXM").generation
-'hopper'
+>>> a100 = cal.for_gpu("A100-SXM-80GB")
+>>> a100.generation, a100.scaleup_efficiency, round(a100.protocol("LL").bandwidth_factor, 3)
+('ampere', 0.8, 0.365)
+>>> cal.for_gpu("B200-HGX").in_network.bandwidth_factor, cal.for_gpu("Lite").generation
+(0.74, 'hopper')
 >>> ideal = Calibration.ideal(alpha=1e-6)
 >>> ideal.protocols[0].step_latency_scaleup, ideal.scaleup_efficiency, ideal.channels
 (1e-06, 1.0, 1)
@@ -37,6 +40,7 @@ from __future__ import annotations
 
 import functools
 import math
+import weakref
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -53,7 +57,7 @@ GENERATIONS_PATH = Path(__file__).resolve().parent.parent / "data" / \
 
 _PROTOCOL_KEYS = ("bandwidth_factor", "base_latency", "step_latency_scaleup",
                   "step_latency_scaleout")
-_PROTOCOL_OPTIONAL = ("chunk", "max_busbw")
+_PROTOCOL_OPTIONAL = ("chunk",)
 
 
 def _finite(where: str, key: str, v, unit: str, *, positive: bool = False) -> None:
@@ -81,9 +85,6 @@ class Protocol:
     chunk : float
         Bytes one channel moves per pipeline slice and GPU (NCCL's step size); 0: the
         pipeline has no fill (textbook pipelining in infinitely small slices).
-    max_busbw : float
-        Bytes/s of busbw the protocol cannot exceed on one scale-up domain (NCCL's LL
-        ceiling); 0: no ceiling.
     """
 
     name: str
@@ -92,7 +93,6 @@ class Protocol:
     step_latency_scaleup: float
     step_latency_scaleout: float
     chunk: float = 0.0
-    max_busbw: float = 0.0
 
     def __post_init__(self):
         if not (isinstance(self.bandwidth_factor, int | float)
@@ -101,9 +101,7 @@ class Protocol:
                             f"{self.bandwidth_factor!r}")
         for key in _PROTOCOL_KEYS[1:]:
             _finite(f"protocol {self.name!r}", key, getattr(self, key), "s")
-        for key in _PROTOCOL_OPTIONAL:
-            _finite(f"protocol {self.name!r}", key, getattr(self, key),
-                    "bytes" if key == "chunk" else "bytes/s")
+        _finite(f"protocol {self.name!r}", "chunk", self.chunk, "bytes")
 
     def step_latency(self, scaleout: bool) -> float:
         """Alpha of one latency payment (s)."""
@@ -127,8 +125,8 @@ class Generation:
     in_network_ceiling : float or None
         In-switch all-reduce busbw cannot exceed this multiple of a GPU's scale-up line
         rate, whatever the domain's size.
-    ll_max_busbw : float or None
-        Bytes/s of busbw the LL protocol cannot exceed inside one scale-up domain.
+    ll_bandwidth_factor : float or None
+        Bandwidth factor of the LL protocol (NCCL's LL busbw ceiling over its NVLink rate).
     """
 
     name: str
@@ -136,7 +134,7 @@ class Generation:
     scaleup_efficiency: float | None = None
     in_network_factor: float | None = None
     in_network_ceiling: float | None = None
-    ll_max_busbw: float | None = None
+    ll_bandwidth_factor: float | None = None
 
 
 @dataclass(frozen=True)
@@ -244,20 +242,31 @@ class Calibration:
                                             bandwidth_factor=gen.in_network_factor)
         if gen.in_network_ceiling is not None:
             changes["in_network_ceiling"] = gen.in_network_ceiling
-        if gen.ll_max_busbw is not None:
-            changes["protocols"] = tuple(replace(p, max_busbw=gen.ll_max_busbw)
+        if gen.ll_bandwidth_factor is not None:
+            changes["protocols"] = tuple(replace(p, bandwidth_factor=gen.ll_bandwidth_factor)
                                          if p.name == "LL" else p for p in self.protocols)
         return replace(self, **changes)
 
-    def resolve(self, graph) -> Calibration:
+    def resolve(self, graph, gpus=None) -> Calibration:
         """This calibration for the fabric ``graph``: the constants of the generation of its
-        most common GPU type (itself when it has no generations)."""
+        most common GPU type (itself when it has no generations). ``gpus``: its GPU nodes,
+        if known."""
         if not self.generations:
             return self
-        types = Counter(d.get("gpu") for _, d in graph.nodes(data=True)
-                        if d.get("kind") == "gpu")
-        gpu = types.most_common(1)[0][0] if types else ""
-        return self.for_gpu(str(gpu))
+        hit = _MOST_COMMON_GPU.get(graph)
+        if hit is None or hit[0] != graph.number_of_nodes():
+            nodes = graph._node
+            if gpus is None:
+                types = Counter(d.get("gpu") for d in nodes.values() if d.get("kind") == "gpu")
+            else:
+                types = Counter(nodes[g].get("gpu") for g in gpus)
+            hit = (graph.number_of_nodes(), str(types.most_common(1)[0][0]) if types else "")
+            _MOST_COMMON_GPU[graph] = hit
+        return self.for_gpu(hit[1])
+
+
+#: The most common GPU type of each graph (with its node count, as a check), read once.
+_MOST_COMMON_GPU: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _protocol(where: str, name: str, table) -> Protocol:
@@ -300,7 +309,7 @@ def load_calibration(path: str | Path = DEFAULTS_PATH,
 
 
 _GENERATION_KEYS = ("scaleup_efficiency", "in_network_factor", "in_network_ceiling",
-                    "ll_max_busbw")
+                    "ll_bandwidth_factor")
 
 
 def load_generations(path: str | Path = GENERATIONS_PATH) -> tuple[tuple, str]:
@@ -323,7 +332,7 @@ def load_generations(path: str | Path = GENERATIONS_PATH) -> tuple[tuple, str]:
             if k in t:
                 _finite(where, k, t[k], "", positive=True)
                 values[k] = float(t[k])
-        for k in ("scaleup_efficiency", "in_network_factor"):
+        for k in ("scaleup_efficiency", "in_network_factor", "ll_bandwidth_factor"):
             if k in values and values[k] > 1:
                 raise UserError(f"{where}.{k} must be in (0, 1], got {values[k]!r}")
         out.append(Generation(str(name), tuple(gpus), **values))

@@ -40,7 +40,6 @@ from compute.errors import UserError
 from netmodel.collectives.algorithms import NotApplicable, Pairs, generate
 from netmodel.collectives.cost import (
     GroupCut,
-    bus_factor,
     combine,
     set_step,
     step_protocols,
@@ -92,9 +91,11 @@ class ConcurrentResult:
         return self.time.max(axis=0)
 
 
-#: Algorithms whose steps depend on the fabric (scale-up domains, switch trees), not only on
-#: the group's size: their groups share steps only when their domains fall alike.
-_GRAPH_AWARE = ("tree", "hierarchical")
+#: Algorithms whose steps depend on the fabric (scale-up domains), not only on the group's
+#: size: their groups share steps only when their domains fall alike.
+_GRAPH_AWARE = ("ring", "tree")
+#: Algorithms whose steps may name switches (in-switch phases): one class per group.
+_OWN_STEPS = ("in-network", "in-network-tree", "hierarchical")
 
 
 class _Groups:
@@ -116,7 +117,7 @@ class _Groups:
 
     def classes(self, algorithm: str) -> list[np.ndarray]:
         """Indices of the groups that share steps, class by class."""
-        if algorithm == "in-network":
+        if algorithm in _OWN_STEPS:
             return [np.array([i]) for i in range(len(self.ordered))]
         if algorithm in _GRAPH_AWARE:
             if self._domain_classes is None:
@@ -368,11 +369,10 @@ def _options(model: FabricCostModel, groups: tuple, op: str, names) -> list:
         on, innet = table["on"], table["in_network"]
         protos = step_protocols(bool((on & innet).any()),
                                 bool((on & table["member"] & ~innet).any()), cal)
-        bus = np.array([bus_factor(op, int(p)) for p in prepared.sizes])
         for proto in protos:
-            lt = combine(table, together, latency, lat_up, scaleout, proto, cal, bus)
-            la = combine(table, alone, latency, lat_up, scaleout, proto, cal, bus)
-            for (at, bt), (aa, ba) in zip(lt, la, strict=True):
+            lt = combine(table, together, latency, lat_up, scaleout, proto, cal)
+            la = combine(table, alone, latency, lat_up, scaleout, proto, cal)
+            for (at, bt, _), (aa, ba, _) in zip(lt, la, strict=True):
                 options.append((name, proto.name, at, bt, aa, ba, hot))
     if not options:
         raise UserError(f"no algorithm can run {op} on these groups ({'; '.join(why)})")

@@ -1,17 +1,21 @@
-"""Alpha-beta costing of algorithm steps over routed link loads, and the result types.
+"""Costing of algorithm steps over routed link loads, and the result types.
 
 A step of transfers (see :mod:`netmodel.collectives.algorithms`) is routed once: every transfer's
 route (ECMP fractions over directed links) is scaled by its fraction of ``n`` and summed
-into per-link loads. The step then takes, for a message of ``n`` bytes::
+into per-link loads. Its bandwidth term is ``n * max_link(load_coefficient /
+achievable_bandwidth) / f`` (at least the step's in-switch floor), with ``f`` the protocol's
+bandwidth factor (the in-network one for a step the switches reduce) and
+``achievable_bandwidth`` the link's line rate times its side's efficiency
+(:class:`~netmodel.collectives.calibration.Calibration`). Its latency is what NCCL counts:
+each scale-up payment costs the protocol's scale-up alpha plus the longest scale-up route,
+each network payment the alpha of the step's network plus the longest route.
 
-    stages * (alpha + L) + n * max_link(load_coefficient / achievable_bandwidth) / f
-
-with ``L`` the longest route latency among its transfers, ``alpha`` and ``f`` the chosen
-protocol's per-step latency and bandwidth factor, and ``achievable_bandwidth`` the link's
-line rate times its side's efficiency (:class:`~netmodel.collectives.calibration.Calibration`). A
-collective is the protocol's base latency plus the sum of its steps, so for each
-(algorithm, protocol) its time is *linear* in ``n``: ``time = a + b * n``. Any array of
-message sizes then costs one multiply-add.
+A collective (:func:`combine`) is the protocol's base latency plus its steps' latencies plus
+``n`` times the sum of its steps' bandwidth terms, except that the phases of a pipeline
+overlap (their steady time per byte is the slowest bound's) and every pipeline and chain
+fills over its first slice: ``f * min(n, slice)``. The time is concave and piecewise linear
+in ``n``: the smallest of a few lines ``a + b * n``, one per size range (one line when
+nothing fills), so any array of message sizes costs a few multiply-adds.
 
 busbw and algbw follow nccl-tests (doc/PERFORMANCE.md): ``algbw = n / time``, ``busbw =
 algbw * factor`` with factor ``2(p-1)/p`` for all-reduce, ``(p-1)/p`` for reduce-scatter,
@@ -183,8 +187,8 @@ def step_protocols(in_network: bool, p2p: bool, cal: Calibration) -> tuple:
     return (max(cal.protocols, key=lambda p: p.bandwidth_factor),)
 
 
-def combine(t: dict, beta, lat_all, lat_up, scaleout, protocol: Protocol, cal: Calibration,
-            bus=None) -> list:
+def combine(t: dict, beta, lat_all, lat_up, scaleout, protocol: Protocol,
+            cal: Calibration) -> list:
     """The time of steps as lines ``a + b n``: their minimum at each ``n`` is the time.
 
     ``t``: the :data:`STEP_FIELDS` of the steps (arrays ``(G, S)``: ``G`` groups or
@@ -192,16 +196,17 @@ def combine(t: dict, beta, lat_all, lat_up, scaleout, protocol: Protocol, cal: C
     step's bottleneck seconds per byte of ``n`` (at factor 1), longest route latency,
     longest scale-up route latency and whether it crosses the scale-out network, shape
     ``(G, S)``; ``protocol`` the point-to-point protocol (in-network steps use
-    ``cal.in_network``); ``bus``: nccl-tests' bus factor per group, shape ``(G,)``, for
-    the protocol's busbw ceiling (None: no ceiling).
+    ``cal.in_network``).
 
     Time = start-up + latency payments + ``n`` x (steady seconds per byte) + the fill of
     every pipeline, ``f x min(n, slice)``: a pipeline of phases whose steady time per byte
     is ``b_p`` (its slowest bound) and whose phases one after another take ``sum b_i``
     fills for ``sum b_i - b_p`` over one slice (``heads x channels x chunk`` bytes); a
     chain of ``stages`` fills for ``stages - 1`` stages. The fills make the time concave
-    and piecewise linear: one line per distinct slice, plus one. Returns ``[(a, b)]``,
-    arrays of shape ``(G,)``, from the smallest sizes' line to the largest's.
+    and piecewise linear: one line per distinct slice, plus one. Returns ``[(a, b,
+    a_fill)]``, arrays of shape ``(G,)``, from the smallest sizes' line to the largest's;
+    ``a_fill`` is the part of ``a`` that is pipeline fill (seconds bound by bandwidth, as
+    ``b`` less its reduction part is).
     """
     net = cal.in_network
     on, mem, innet = t["on"], t["member"] & t["on"], t["in_network"]
@@ -245,19 +250,13 @@ def combine(t: dict, beta, lat_all, lat_up, scaleout, protocol: Protocol, cal: C
         ch = np.where(mem_g, chunk, 0.0).max(axis=1)
         fills.append((np.maximum(sum_m - bg, 0.0), heads * ch * cal.channels))
     b = b + red
-    if protocol.max_busbw > 0 and bus is not None and not innet.any():
-        cap = np.where(scaleout.any(axis=1), 0.0, np.asarray(bus) / protocol.max_busbw)
-    else:
-        cap = None
     sizes = sorted({float(x) for f, s in fills for x in np.unique(s) if x > 0})
     coef = [sum(np.where(s == x, f, 0.0) for f, s in fills) for x in sizes]
     lines = []
     for j in range(len(sizes) + 1):
-        aj = a + sum((coef[k] * sizes[k] for k in range(j)), np.zeros_like(a))
+        fill = sum((coef[k] * sizes[k] for k in range(j)), np.zeros_like(a))
         bj = b + sum((coef[k] for k in range(j, len(sizes))), np.zeros_like(a))
-        if cap is not None:
-            bj = np.maximum(bj, cap)
-        lines.append((aj, bj))
+        lines.append((a + fill, bj, fill))
     return lines
 
 
@@ -291,10 +290,15 @@ class CompiledCollective:
     def lines(self, protocol: Protocol, cal: Calibration) -> list[tuple[float, float]]:
         """``[(a, b)]``: the time under ``protocol`` is the smallest ``a + b * n`` (one line
         per size range of the pipeline fill; one line when nothing fills)."""
+        return [(a, b) for a, b, _ in self.line_parts(protocol, cal)]
+
+    def line_parts(self, protocol: Protocol, cal: Calibration) -> list:
+        """``[(a, b, a_fill)]``: :meth:`lines` with the part of each ``a`` that is pipeline
+        fill (bound by link bandwidth, so it scales as ``1/k`` when every link's bandwidth
+        is multiplied by ``k``, as ``b`` less its reduction part does)."""
         t, beta, lat_all, lat_up, so = self._arrays()
-        bus = np.array([bus_factor(self.op, len(self.group))])
-        return [(float(a[0]), float(b[0]))
-                for a, b in combine(t, beta, lat_all, lat_up, so, protocol, cal, bus)]
+        return [(float(a[0]), float(b[0]), float(f[0]))
+                for a, b, f in combine(t, beta, lat_all, lat_up, so, protocol, cal)]
 
     def linear(self, protocol: Protocol, cal: Calibration) -> tuple[float, float]:
         """``(a, b)`` of the large-message line: ``time = a + b * n`` once every pipeline

@@ -1,28 +1,44 @@
 """In-network reduction (NVLS on NVSwitch, SHARP on packet switches) as algorithm steps.
 
-The switches that reduce are those with ``in_network_reduction``. When one or more capable
-switches are wired to every GPU of the group (an NVSwitch domain, or its several switch
-chips as parallel planes) the reduction is one level: each GPU splits its traffic over those
-switches in proportion to its link bandwidth. Otherwise each GPU reduces through its own
-capable switches and those reduce again one tier up, until a level of switches common to all,
-or one where every switch has reduced its slice over the whole group (a multi-level SHARP
-tree: in a fat tree the cores of group ``a`` finish the slice every pod's spine ``a`` holds);
-a GPU without a capable switch makes it inapplicable.
+The switches that reduce are those with ``in_network_reduction``. Three shapes:
 
-All-reduce follows NCCL's NVLS data flow at the GPU links: ``(1 + 1/p) n`` each way (the
-whole buffer up and the result down, plus each owner's reduced slice down and back up for
-the multicast); above the first level each child sends its partial up and receives the
-result once. The route latency is the whole tree's: the slowest climb from a GPU to a top
-switch (links and the switches crossed), that switch's traversal, and the way back down. Multi-level trees are exact for all-reduce and approximate for the other ops.
+* **One level.** One or more capable switches are wired to every GPU of the group (an
+  NVSwitch domain, or its several switch chips as parallel planes; a SHARP leaf): each GPU
+  splits its traffic over those switches in proportion to its link bandwidth. All-reduce
+  runs as NCCL's NVLS does, in two phases that pipeline over slices of the message: each
+  GPU pushes its buffer into the switch, which reduces slice ``i`` for its owner GPU ``i``
+  (``n`` up, ``n/p`` down), and each owner multicasts its reduced slice back (``n/p`` up,
+  ``n`` down): ``(1 + 1/p) n`` each way on every GPU link once the pipeline is full, the
+  two phases one after the other while it fills.
+* **Scale-up domains chained into the network** (NVLS + SHARP, NCCL's NVLS with CollNet):
+  the group spans several scale-up domains of ``m`` GPUs, each with its own reducing
+  switches. In-switch reduce-scatter inside each domain leaves each GPU ``1/m`` of the
+  domain's sum; GPUs of the same position in their domains (one per rail) all-reduce their
+  slice through the reducing switches above the domains (SHARP: each sends its slice up
+  once and gets the result once); in-switch all-gather inside each domain. The three
+  phases pipeline; the slowest sets the steady rate.
+* **A multi-level tree** (SHARP on a fat tree): each GPU reduces through its own capable
+  switches and those reduce again one tier up, until a level of switches common to all, or
+  one where every switch has reduced its slice over the whole group (a multi-level SHARP
+  tree: in a fat tree the cores of group ``a`` finish the slice every pod's spine ``a``
+  holds); a GPU without a capable switch makes it inapplicable. One pipelined step.
+
+The route latency is the whole tree's: the slowest climb from a GPU to a top switch (links
+and the switches crossed), that switch's traversal, and the way back down. In-switch phases
+inside a scale-up domain carry a floor: the in-switch all-reduce's busbw cannot exceed the
+calibration's ceiling times a GPU's link rate into its domain switches (published
+large-domain figures sit far below the ``2(p-1)/(p+1)`` times the link rate that the link
+loads alone allow).
 """
 
 from __future__ import annotations
 
 import weakref
 
-from netmodel.collectives.steps import NotApplicable, Step
+from netmodel.collectives.steps import NotApplicable, Step, union_of
 
-__all__ = ["has_in_network", "in_network_plan", "in_network_steps"]
+__all__ = ["domain_planes", "has_in_network", "in_network_plan", "in_network_steps",
+           "nvls_phases", "tree_transfers"]
 
 
 def _capable(graph, node) -> bool:
@@ -68,16 +84,16 @@ def has_in_network(graph) -> bool:
     return hit
 
 
-def in_network_plan(graph, group):
+def in_network_plan(graph, group, above: int = -1):
     """Reduction tree: a list of levels, each a list of ``(child, switch, share, size)``;
-    ``size`` is the fraction of ``n`` the child holds. Raises NotApplicable."""
+    ``size`` is the fraction of ``n`` the child holds. Only switches of tier > ``above``
+    take part. Raises NotApplicable."""
     if not has_in_network(graph):
         raise NotApplicable("no switch in the fabric has in_network_reduction")
     levels = []
     current = {g: 1.0 for g in group}
     covers = {g: frozenset((g,)) for g in group}  # the members each holder has reduced
     everyone = frozenset(group)
-    above = -1
     while True:
         roots = _planes(graph, current, above)
         targets = {}
@@ -109,31 +125,31 @@ def in_network_plan(graph, group):
         current, covers = nxt, reach
 
 
-def in_network_steps(op, group, graph) -> list:
-    """The one pipelined step of in-network ``op`` over ``group`` (raises NotApplicable)."""
-    p = len(group)
-    levels = in_network_plan(graph, group)
-    root = group[0]
-    up_first = {"all-reduce": 1 + 1 / p, "reduce-scatter": 1.0, "all-gather": 1 / p,
-                "broadcast": 1.0, "reduce": 1.0}[op]
-    down_first = {"all-reduce": 1 + 1 / p, "reduce-scatter": 1 / p, "all-gather": 1.0,
-                  "broadcast": 1.0, "reduce": 1.0}[op]
-    transfers = []
-    # latency: the slowest climb to a top switch (links plus the switches crossed below it),
-    # its traversal, and the same way back down; paid once, spread over the stages
+def _path_latency(graph, levels) -> float:
+    """The slowest climb to a top switch (links plus the switches crossed below it), its
+    traversal, and the same way back down."""
     arrive: dict = {}
     for level in levels:
         for child, sw, _, _ in level:
             t = arrive.get(child, 0.0) + _switch_latency(graph, child) \
                 + graph._adj[child][sw]["latency"]
             arrive[sw] = max(arrive.get(sw, 0.0), t)
-    path = max(2 * arrive[sw] + _switch_latency(graph, sw) for _, sw, _, _ in levels[-1])
+    return max(2 * arrive[sw] + _switch_latency(graph, sw) for _, sw, _, _ in levels[-1])
+
+
+def tree_transfers(op: str, levels, root, first_up: float, first_down: float,
+                   scale: float = 1.0) -> list:
+    """The transfers of ``op`` through the reduction tree ``levels``: at the first level
+    each child sends ``first_up`` and receives ``first_down`` (per byte it holds, times its
+    share of each switch), above it each child sends its partial up and gets the result
+    once; all times ``scale``."""
+    transfers = []
     for depth, level in enumerate(levels):
         for child, sw, share, size in level:
-            k = size * share
+            k = size * share * scale
             first = depth == 0
-            up = k * (up_first if first else 1.0)
-            down = k * (down_first if first else 1.0)
+            up = k * (first_up if first else 1.0)
+            down = k * (first_down if first else 1.0)
             if first and op == "broadcast" and child != root:
                 up = 0.0
             if first and op == "reduce" and child != root:
@@ -144,5 +160,128 @@ def in_network_steps(op, group, graph) -> list:
                 transfers.append((child, sw, up))
             if down:
                 transfers.append((sw, child, down))
+    return transfers
+
+
+def _link_rate(graph, gpu, planes) -> float:
+    adj = graph._adj[gpu]
+    return float(sum(adj[s]["bandwidth"] for s in planes))
+
+
+def domain_planes(graph, domains) -> list | None:
+    """For each domain (a list of GPUs), the capable scale-up (tier-0) switches wired to all
+    its GPUs; None if a domain has none, or if two domains share one (then they are one
+    in-switch domain)."""
+    if not has_in_network(graph):
+        return None
+    out, seen = [], set()
+    for d in domains:
+        planes = {s for s in _planes(graph, d) if graph.nodes[s].get("tier", 0) == 0}
+        if not planes or planes & seen:
+            return None
+        seen |= planes
+        out.append(planes)
+    return out
+
+
+def nvls_phases(graph, domains, planes, *, pipeline: int = 1, in_bound: int = 1) -> tuple:
+    """NCCL's NVLS reduce-scatter and all-gather inside each domain (GPU lists of one size
+    ``m``, with their reducing switches ``planes``): ``(reduce-scatter, all-gather,
+    union)`` steps of pipeline ``pipeline``, the union in bound ``in_bound``. Each phase
+    carries the floor of the in-switch ceiling: ``(m-1)/m`` over the slowest GPU's link
+    rate into its switches, per byte of ``n``."""
+    m = len(domains[0])
+    rs, ag = [], []
+    slowest = min(_link_rate(graph, g, pl) for d, pl in zip(domains, planes, strict=True)
+                  for g in d)
+    path = 0.0
+    for d, pl in zip(domains, planes, strict=True):
+        for g in d:
+            for s, share in _split(graph, g, pl).items():
+                rs += [(g, s, share), (s, g, share / m)]
+                ag += [(g, s, share / m), (s, g, share)]
+                lat = graph._adj[g][s]["latency"]
+                path = max(path, 2 * lat + _switch_latency(graph, s))
+    floor = (m - 1) / m / slowest
+    rs_step = Step("reduce-scatter in domain (in-switch)", tuple(rs), in_network=True,
+                   route_latency=path, latencies=(0, 1), pipeline=pipeline, heads=m,
+                   floor=floor)
+    ag_step = Step("all-gather in domain (in-switch)", tuple(ag), in_network=True,
+                   route_latency=path, latencies=(0, 0), pipeline=pipeline, heads=m,
+                   floor=floor)
+    both = union_of("in-switch phases together", [rs_step, ag_step], pipeline=pipeline,
+                    bound=in_bound, heads=m, floor=2 * floor, route_latency=path)
+    return rs_step, ag_step, both
+
+
+def _first_flow(graph, levels, op: str, p: int) -> tuple[float, float]:
+    """Bytes a GPU sends up and receives at the first level, per byte it holds: NVLS's flow
+    (the owners' multicast on top of the push, ``1 + 1/p`` each way) on scale-up switches,
+    SHARP's (its data up, the result down) on the scale-out network."""
+    nvls = all(graph.nodes[sw].get("tier", 0) == 0 for _, sw, _, _ in levels[0])
+    if op == "all-reduce":
+        x = 1 + 1 / p if nvls else 1.0
+        return x, x
+    return {"reduce-scatter": (1.0, 1 / p), "all-gather": (1 / p, 1.0), "broadcast": (1.0, 1.0),
+            "reduce": (1.0, 1.0)}[op]
+
+
+def in_network_steps(op, group, graph, rails=None) -> list:
+    """The steps of in-network ``op`` over ``group`` (raises NotApplicable). ``rails``: a
+    callable giving the group's ``(domains, m)`` table of positions when it spans several
+    scale-up domains of one size, else None
+    (:func:`~netmodel.collectives.algorithms.rail_table`); asked only when no switch is
+    wired to every GPU of the group."""
+    p = len(group)
+    if not has_in_network(graph):
+        raise NotApplicable("no switch in the fabric has in_network_reduction")
+    if not _planes(graph, group):
+        table = None if rails is None else rails()
+        doms = None if table is None else [[group[i] for i in row] for row in table.tolist()]
+        planes = None if doms is None else domain_planes(graph, doms)
+        if planes is not None:
+            return _across_domains(op, group, graph, doms, planes)
+    levels = in_network_plan(graph, group)
+    path = _path_latency(graph, levels)
+    if len(levels) == 1 and op == "all-reduce":
+        nvls = all(graph.nodes[sw].get("tier", 0) == 0 for _, sw, _, _ in levels[0])
+        planes = {sw for _, sw, _, _ in levels[0]}
+        if nvls:
+            return list(nvls_phases(graph, [list(group)], [planes]))
+        x = 1.0  # SHARP under one switch: each GPU's data up, the result down
+        rs = tuple(t for g in group for sw, sh in _split(graph, g, planes).items()
+                   for t in ((g, sw, sh * x), (sw, g, sh / p)))
+        ag = tuple(t for g in group for sw, sh in _split(graph, g, planes).items()
+                   for t in ((g, sw, sh / p), (sw, g, sh * x)))
+        rs_step = Step("reduce-scatter (in-switch)", rs, in_network=True, route_latency=path,
+                       latencies=(0, 1), pipeline=1, heads=p)
+        ag_step = Step("all-gather (in-switch)", ag, in_network=True, route_latency=path,
+                       latencies=(0, 0), pipeline=1, heads=p)
+        return [rs_step, ag_step, union_of("in-switch phases together", [rs_step, ag_step],
+                                           pipeline=1, bound=1, heads=p, route_latency=path)]
+    up_first, down_first = _first_flow(graph, levels, op, p)
+    transfers = tree_transfers(op, levels, group[0], up_first, down_first)
     return [Step("in-network", tuple(transfers), stages=len(levels), in_network=True,
                  route_latency=path / len(levels))]
+
+
+def _across_domains(op, group, graph, doms, planes) -> list:
+    """NVLS inside each scale-up domain chained into in-network reduction above them."""
+    if op != "all-reduce":
+        raise NotApplicable(f"in-network {op} across scale-up domains is not modelled (NCCL "
+                            "runs it as a ring)")
+    m = len(doms[0])
+    rs, ag, both = nvls_phases(graph, doms, planes)
+    transfers, path = [], 0.0
+    for r in range(m):
+        rail = [d[r] for d in doms]
+        try:
+            levels = in_network_plan(graph, rail, above=0)
+        except NotApplicable as exc:
+            raise NotApplicable("no switch above the scale-up domains reduces in the network "
+                                f"({exc}); in-network-tree runs a tree across them") from None
+        transfers += tree_transfers("all-reduce", levels, rail[0], 1.0, 1.0, scale=1 / m)
+        path = max(path, _path_latency(graph, levels))
+    across = Step("all-reduce across domains (in-network)", tuple(transfers), in_network=True,
+                  route_latency=path, latencies=(0, 1), pipeline=1, bound=2, heads=m)
+    return [rs, across, ag, both]

@@ -5,10 +5,12 @@ of :mod:`compute.comm`) for groups placed in the fabric by a placement policy, a
 full results (:meth:`FabricCostModel.cost`: algorithm, protocol, per-step breakdown,
 bottleneck links) for explicit groups.
 
-Each (op, group, algorithm) is routed and costed once; its time is then linear in the size
-for every protocol, so arrays of sizes cost one numpy multiply-add per candidate, and
-``algorithm="auto"`` takes the fastest valid (algorithm, protocol) per size, as NCCL's tuner
-does.
+Each (op, group, algorithm) is routed and costed once; its time is then the smallest of a
+few lines in the size for every protocol (one line unless a pipeline fills), so arrays of
+sizes cost a numpy multiply-add per candidate line, and ``algorithm="auto"`` takes the
+fastest valid (algorithm, protocol) per size, as NCCL's tuner does. With the shipped
+defaults the constants of the fabric's GPU generation apply
+(:meth:`~netmodel.collectives.calibration.Calibration.resolve`).
 
 >>> import networkx as nx
 >>> g = nx.Graph(name="star", spec="", gpus=4)
@@ -94,10 +96,12 @@ class FabricCostModel:
         from :data:`~netmodel.collectives.algorithms.ALGORITHMS`.
     algorithms : tuple of str or "nccl", optional
         The candidates ``auto`` chooses from (default: all). ``"nccl"`` restricts them to
-        ring, tree and in-network reduction, the algorithms NCCL has (use it to compare
-        with nccl-tests).
+        ring, tree, in-network reduction and in-network-tree, the algorithms NCCL has (use
+        it to compare with nccl-tests).
     calibration : Calibration, optional
-        Model parameters (default: the shipped, sourced defaults).
+        Model parameters (default: the shipped, sourced defaults, resolved for the
+        generation of the fabric's GPUs; a calibration without generations is used as
+        given).
     seed : int
         Seed of the ``random`` placement.
     ring_order : {"given", "greedy"}
@@ -136,7 +140,7 @@ class FabricCostModel:
         self.placement = placement
         self.algorithm = algorithm
         self.algorithms = algorithms
-        self.calibration = (calibration or default_calibration()).resolve(graph)
+        self._calibration = calibration or default_calibration()
         self.seed = check_seed(seed)
         self.ring_order = ring_order
         if isinstance(max_transfers, bool) or not isinstance(max_transfers, int | np.integer) \
@@ -145,6 +149,8 @@ class FabricCostModel:
         self.max_transfers = int(max_transfers)
         self.router = Router(graph)
         self.gpus = len(self.router.gpu_list)
+        self.calibration = self._calibration.resolve(graph, self.router.gpu_list)
+        self._lines: dict = {}
         self._groups: dict = {}
         self._rate_out = None
         self._compiled: dict = {}
@@ -316,6 +322,32 @@ class FabricCostModel:
             names = self.algorithm_names(op, algorithm)
         return self._candidates(op, group, names)
 
+    def candidate_parts(self, op: str, group: tuple, algorithm=None) -> tuple:
+        """The candidates of :meth:`candidates` (same order) split by what bounds them:
+        ``(a_fixed, a_fill, b_link, b_reduce)`` arrays with ``a = a_fixed + a_fill`` and
+        ``b = b_link + b_reduce``. ``a_fill`` (pipeline fill) and ``b_link`` are bound by
+        link bandwidth (they scale as ``1/k`` when every link's bandwidth is multiplied by
+        ``k``), ``a_fixed`` by latency, ``b_reduce`` by the GPUs' reduction rate (0 unless
+        the calibration sets one)."""
+        names = algorithm if isinstance(algorithm, list) else \
+            self.algorithm_names(op, algorithm)
+        cal = self.calibration
+        gamma = cal.reduction_rate
+        rows = []
+        for name in names:
+            try:
+                comp = self.compiled(op, name, group)
+            except NotApplicable:
+                continue
+            red = sum(s.repeat * s.reduce for s in comp.steps if s.member) / gamma \
+                if gamma > 0 else 0.0
+            for proto in comp.protocols(cal):
+                for a, b, fill in comp.line_parts(proto, cal):
+                    rows.append((a - fill, fill, b - red, red))
+        if not rows:
+            self._candidates(op, group, names)  # raises the one-line error
+        return tuple(np.array(col, dtype=float) for col in zip(*rows, strict=True))
+
     def _candidates(self, op: str, group: tuple, names, allow_none: bool = False) -> list:
         cal = self.calibration
         out, why = [], []
@@ -325,9 +357,14 @@ class FabricCostModel:
             except NotApplicable as exc:
                 why.append(f"{name}: {exc}")
                 continue
-            for proto in comp.protocols(cal):
-                for a, b in comp.lines(proto, cal):
-                    out.append((name, proto.name, a, b, comp))
+            key = (op, name, group)
+            lines = self._lines.get(key)
+            if lines is None or lines[0] is not comp:
+                lines = self._lines[key] = (comp, [(proto.name, comp.lines(proto, cal))
+                                                   for proto in comp.protocols(cal)])
+            for proto_name, ls in lines[1]:
+                for a, b in ls:
+                    out.append((name, proto_name, a, b, comp))
         if not out and not allow_none:
             raise UserError(f"no algorithm can run {op} on this group of {len(group)} GPUs "
                             f"({'; '.join(why) or 'none implements it'})")

@@ -1,20 +1,30 @@
-"""The collective model against published nccl-tests measurements (../shared/reference).
+"""The collective model against published nccl-tests measurements.
 
-The fabric is the topologies builder's one-switch scale-up domain (8 GPUs, 450 GB/s per
-direction per GPU for H100/H200, 300 GB/s for A100, one logical NVSwitch; NVLS only where
-the GPU has it). The model runs with its shipped defaults (NCCL tuning constants, taken
-once) and, to compare with NCCL, chooses among the algorithms NCCL has (ring, tree,
-in-network reduction). No number here is fitted to these measurements.
+Two sources: ``../shared/reference`` (8xH200 and 8xA100 sweeps, H100 by GPU count, small
+message times; tests skip where it is absent) and the results cited, each with its source,
+in ``tests/netmodel/data/nccl_allreduce_published.csv`` (8xH100, 4xGB200, 8xB200, a GB200
+NVL72 rack, 16 to 1,440 GPUs across nodes). The model runs with its shipped defaults (NCCL's
+constants, taken once) on each system's fabric and chooses among NCCL's algorithms. No number
+here is fitted to these measurements.
+
+Targets (issue 11): 8-GPU NVLink systems within 10% at >= 256 MiB, 25% from 1 to 128 MiB,
+2x below; across nodes within 25% at >= 64 MiB. Where the model misses one, the test pins the
+gap (docs/accuracy.md says why) so that a change is noticed.
 """
 
 from __future__ import annotations
 
 import csv
+from pathlib import Path
 
 import numpy as np
+import pytest
 
 from netmodel.collectives.model import FabricCostModel
-from topologies import single_switch
+from topologies import build, single_switch
+
+PUBLISHED = Path(__file__).parent / "data" / "nccl_allreduce_published.csv"
+MIB = 2 ** 20
 
 
 def _rows(path):
@@ -30,6 +40,15 @@ def _curve(reference_dir, system_prefix):
             np.array([float(r["busbw_GBps"]) * 1e9 for r in rows]))
 
 
+def _cited(case):
+    rows = [r for r in _rows(PUBLISHED) if r["case"] == case]
+    assert rows, case
+    r0 = rows[0]
+    return (r0["fabric"], int(r0["gpus"]), r0["model_algorithm"],
+            np.array([float(r["bytes"]) for r in rows]),
+            np.array([float(r["busbw_GBps"]) * 1e9 for r in rows]))
+
+
 def _model(gpu, nvls, n=8):
     return FabricCostModel(single_switch(n, gpu=gpu, in_network_reduction=nvls),
                            algorithms="nccl")
@@ -37,6 +56,47 @@ def _model(gpu, nvls, n=8):
 
 def _busbw(model, sizes, p=8, algorithm=None):
     return model.sweep("all-reduce", sizes, p, algorithm).busbw
+
+
+def _ratio_cited(case):
+    fabric, p, alg, sizes, measured = _cited(case)
+    model = FabricCostModel(build(fabric), algorithms="nccl", validated=True)
+    bus = _busbw(model, sizes, p, None if alg == "auto" else alg)
+    return sizes, bus / measured
+
+
+# ------------------------------------------------------------------ ../shared/reference
+
+
+def test_h200_sweep_meets_every_target(reference_dir):
+    sizes, measured = _curve(reference_dir, "8xH200")
+    model = _model("H200-SXM", nvls=True)
+    ratio = _busbw(model, sizes) / measured
+    big, mid, small = sizes >= 256 * MIB, (sizes >= MIB) & (sizes <= 128 * MIB), sizes < MIB
+    assert np.all(np.abs(ratio[big] - 1) < 0.10), ratio[big]
+    assert np.all(np.abs(ratio[mid] - 1) < 0.25), ratio[mid]
+    assert np.all((ratio[small] > 0.5) & (ratio[small] < 2.0)), ratio[small]
+    # auto follows NCCL's choice: ring/LL for small messages, NVLS for large ones
+    sweep = model.sweep("all-reduce", sizes, 8)
+    assert sweep.algorithm[0] == "ring" and sweep.protocol[0] == "LL"
+    assert sweep.algorithm[-1] == "in-network"
+
+
+def test_a100_sweep(reference_dir):
+    sizes, measured = _curve(reference_dir, "8xA100")
+    model = _model("A100-SXM-80GB", nvls=False)
+    ratio = _busbw(model, sizes) / measured
+    big = sizes >= 256 * MIB
+    assert np.all(np.abs(ratio[big] - 1) < 0.10), ratio[big]
+    # Known gaps (docs/accuracy.md): from 4 to 128 MiB the measured ring runs at 55-80% of
+    # its peak while the model's LL128/Simple lines reach 75-95% (+29% to +53%); below
+    # 512 KiB Azure's A100 node takes ~45 us whatever the size, 3x NCCL's own latency model
+    # and 3.6x the 8xH20 floor (2.0x-2.6x). Pinned so that a change is noticed.
+    mid = (sizes >= 4 * MIB) & (sizes <= 128 * MIB)
+    assert np.all((ratio[mid] > 1.25) & (ratio[mid] < 1.6)), ratio[mid]
+    small = sizes < 512 * 1024
+    assert np.all((ratio[small] > 2.0) & (ratio[small] < 2.7)), ratio[small]
+    assert set(model.sweep("all-reduce", sizes, 8).algorithm) == {"ring"}
 
 
 def test_h100_ring_large_messages(reference_dir):
@@ -57,43 +117,7 @@ def test_h100_nvls_by_gpu_count(reference_dir):
         p = int(r["gpus"])
         model = _model("H100-SXM", nvls=True, n=p)
         bus = _busbw(model, [2.0 ** 30, 2.0 ** 33], p=p, algorithm="in-network")
-        # 8 GPUs: 480 GB/s measured; the issue asks for 10%
         assert np.all(np.abs(bus / (float(r["busbw_GBps"]) * 1e9) - 1) < 0.10), p
-
-
-def test_nvls_busbw_exceeds_the_link_rate(reference_dir):
-    # documented: with in-network reduction busbw is no link's rate (480 > 450 GB/s)
-    model = _model("H100-SXM", nvls=True)
-    assert _busbw(model, [2.0 ** 33], algorithm="in-network")[0] > 450e9
-
-
-def test_h200_sweep(reference_dir):
-    sizes, measured = _curve(reference_dir, "8xH200")
-    model = _model("H200-SXM", nvls=True)
-    ratio = _busbw(model, sizes) / measured
-    assert np.all((ratio > 0.5) & (ratio < 2.0)), ratio
-    big = sizes >= 2 ** 28
-    assert np.all(np.abs(ratio[big] - 1) < 0.15), ratio[big]
-    # auto follows NCCL's choice: ring/LL for small messages, NVLS for large ones
-    sweep = model.sweep("all-reduce", sizes, 8)
-    assert sweep.algorithm[0] == "ring" and sweep.protocol[0] == "LL"
-    assert sweep.algorithm[-1] == "in-network"
-
-
-def test_a100_sweep(reference_dir):
-    sizes, measured = _curve(reference_dir, "8xA100")
-    model = _model("A100-SXM-80GB", nvls=False)
-    ratio = _busbw(model, sizes) / measured
-    big = sizes >= 2 ** 28
-    assert np.all(np.abs(ratio[big] - 1) < 0.15), ratio[big]
-    mid = sizes >= 2 ** 19
-    assert np.all((ratio[mid] > 0.5) & (ratio[mid] < 2.0)), ratio[mid]
-    # Known gap (README): below 512 KiB Azure's A100 node takes ~45 us whatever the size,
-    # 3x NCCL's own latency model and 3.6x the 8xH20 floor; the model (the same defaults
-    # that fit H20 and H200) is 2.2-2.6x faster there. Pin it so a change is noticed.
-    small = ~mid
-    assert np.all((ratio[small] > 2.0) & (ratio[small] < 2.7)), ratio[small]
-    assert set(model.sweep("all-reduce", sizes, 8).algorithm) == {"ring"}
 
 
 def test_small_message_latency_floor(reference_dir):
@@ -112,3 +136,68 @@ def test_small_message_latency_floor(reference_dir):
         assert np.all((ratio > 0.5) & (ratio < 2.0)), (r, t)
         checked += 1
     assert checked == 4
+
+
+# ------------------------------------------------------------------ cited (always here)
+
+
+def test_the_cited_data_names_its_sources():
+    rows = _rows(PUBLISHED)
+    assert len({r["case"] for r in rows}) == 12
+    for r in rows:
+        assert r["source"] and float(r["busbw_GBps"]) > 0 and int(r["bytes"]) > 0
+        assert r["target"] in ("yes", "no") and (r["target"] == "yes" or r["note"] or
+                                                  r["source"] == "same")
+
+
+def test_h100_8gpu_sweep():
+    sizes, ratio = _ratio_cited("h100-8")
+    big, mid = sizes >= 256 * MIB, (sizes >= 2 * MIB) & (sizes <= 128 * MIB)
+    assert np.all(np.abs(ratio[big] - 1) < 0.10), ratio[big]
+    assert np.all(np.abs(ratio[mid] - 1) < 0.25), ratio[mid]
+    # Known gap: Azure's H100 node (NCCL 2.18.5) takes 42 us from 32 KiB to 1 MiB, 2.8x
+    # NCCL's ring/LL latency model; the model is up to 2.3x faster there (+38% at 1 MiB)
+    small = sizes <= MIB
+    assert np.all((ratio[small] > 1.0) & (ratio[small] < 2.4)), ratio[small]
+
+
+def test_b200_8gpu_peak():
+    _, ratio = _ratio_cited("b200-8")
+    assert abs(ratio[0] - 1) < 0.10, ratio
+
+
+def test_gb200_4gpu_sweep():
+    sizes, ratio = _ratio_cited("gb200-4")
+    # within 2x below 1 MiB and 16% at >= 1 GiB; known gaps: +27-28% at 2-4 MiB (LL, whose
+    # ceiling NCCL sets for 8 GPUs) and +14-15% at 128-512 MiB, where the measured ring is
+    # still ramping up (10% below its 8 GiB figure at 512 MiB)
+    assert np.all((ratio[sizes < MIB] > 0.5) & (ratio[sizes < MIB] < 2.0)), ratio
+    assert np.all(np.abs(ratio[sizes >= 2 ** 30] - 1) < 0.11), ratio
+    assert np.all(np.abs(ratio - 1) < 0.5), ratio
+
+
+def test_nvl72_rack_is_capped_by_the_in_switch_ceiling():
+    sizes, ratio = _ratio_cited("nvl72-1")
+    assert np.all(np.abs(ratio[sizes >= 2 ** 31] - 1) < 0.10), ratio
+    assert np.all(np.abs(ratio - 1) < 0.25), ratio
+    # without the ceiling NVLS's link loads alone would allow 2 (p-1)/(p+1) x the payload
+    # rate: 1,039 GB/s on 72 GPUs; the generation's ceiling holds it to 0.933 x 900 GB/s
+    model = FabricCostModel(build("nvl72"), algorithms="nccl", validated=True)
+    bus = float(model.sweep("all-reduce", [2.0 ** 36], 72).busbw[0])
+    assert bus == pytest.approx(0.933 * 900e9, rel=0.005)
+
+
+@pytest.mark.parametrize("case", ["h100-2x8-ib", "b200-2x8-ib", "hopper-2x8-ib",
+                                  "hopper-4x8-ib", "h100-8x8-sharp", "gb200-2racks"])
+def test_across_nodes_within_25_percent_at_64_mib_and_above(case):
+    sizes, ratio = _ratio_cited(case)
+    big = sizes >= 64 * MIB
+    assert big.any() and np.all(np.abs(ratio[big] - 1) < 0.25), (case, ratio)
+
+
+def test_twenty_nvl72_racks_known_gap():
+    # Known gap (docs/accuracy.md): 1,440 GPUs measure 151-406 GB/s; the model, with one
+    # NVLS tree per NIC rail of the 72-GPU racks, predicts about twice that. NCCL serves a
+    # rack with far fewer channels than it has NICs; the model does not cap channels.
+    _, ratio = _ratio_cited("gb200-20racks")
+    assert np.all((ratio > 1.9) & (ratio < 3.0)), ratio
