@@ -203,10 +203,10 @@ def nvls_phases(graph, domains, planes, *, pipeline: int = 1, in_bound: int = 1)
                 lat = graph._adj[g][s]["latency"]
                 path = max(path, 2 * lat + _switch_latency(graph, s))
     floor = (m - 1) / m / slowest
-    rs_step = Step("reduce-scatter in domain (in-switch)", tuple(rs), in_network=True,
+    rs_step = Step("in-switch reduce-scatter", tuple(rs), in_network=True,
                    route_latency=path, latencies=(0, 1), pipeline=pipeline, heads=m,
                    floor=floor)
-    ag_step = Step("all-gather in domain (in-switch)", tuple(ag), in_network=True,
+    ag_step = Step("in-switch all-gather", tuple(ag), in_network=True,
                    route_latency=path, latencies=(0, 0), pipeline=pipeline, heads=m,
                    floor=floor)
     both = union_of("in-switch phases together", [rs_step, ag_step], pipeline=pipeline,
@@ -282,6 +282,6 @@ def _across_domains(op, group, graph, doms, planes) -> list:
                                 f"({exc}); in-network-tree runs a tree across them") from None
         transfers += tree_transfers("all-reduce", levels, rail[0], 1.0, 1.0, scale=1 / m)
         path = max(path, _path_latency(graph, levels))
-    across = Step("all-reduce across domains (in-network)", tuple(transfers), in_network=True,
+    across = Step("all-reduce across (switch)", tuple(transfers), in_network=True,
                   route_latency=path, latencies=(0, 1), pipeline=1, bound=2, heads=m)
     return [rs, across, ag, both]
