@@ -12,8 +12,8 @@ search itself (not read off a coarse sweep):
   baseline to begin with.
 
 Each evaluation is one SLO search with the fabric's collectives re-scored, not re-routed:
-uniform link bandwidth scaling divides the link-bound part of every candidate's ``b`` by
-the factor exactly (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.parts`), and
+uniform link bandwidth scaling divides the link-bound parts of every candidate's line
+(its ``b`` and its pipeline fill) by the factor exactly (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.parts`), and
 a per-hop latency adds to each candidate's ``a`` a slope measured once per fabric (one
 more compilation; a test checks on every shipped fabric that the slope is constant, i.e.
 that re-scoring equals recompiling at other latencies). The search's batch range is capped at the largest batch that fits
@@ -73,9 +73,10 @@ class AdjustedComm:
         n = np.asarray(nbytes, dtype=float)
         if int(group_size) <= 1:
             return np.zeros_like(n)
-        a, b_link, b_red = self.c.parts(op, int(group_size))
+        a, a_fill, b_link, b_red = self.c.parts(op, int(group_size))
         if self.hop:
             a = a + self.hop * self.slopes(op, int(group_size))
+        a = a + a_fill / self.scale
         b = b_link / self.scale + b_red
         shape = (-1,) + (1,) * n.ndim
         t = (a.reshape(shape) + b.reshape(shape) * n).min(0)

@@ -335,11 +335,14 @@ class ScenarioCollectives:
             self._linear[key] = hit
         return hit
 
-    def parts(self, op: str, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(a, b_link, b_reduce)`` of each candidate (instances alone): ``b = b_link +
-        b_reduce``, where ``b_link`` is the part bound by link bandwidth (it scales as
-        1/k when every link's bandwidth is multiplied by k) and ``b_reduce`` the part bound
-        by in-switch reduction. Compiled once per (op, size)."""
+    def parts(self, op: str, size: int
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(a_fixed, a_fill, b_link, b_reduce)`` of each candidate line (instances
+        alone; :meth:`~netmodel.collectives.model.FabricCostModel.candidate_parts`): ``a =
+        a_fixed + a_fill`` and ``b = b_link + b_reduce``; the pipeline fill ``a_fill`` and
+        ``b_link`` are bound by link bandwidth (they scale as 1/k when every link's
+        bandwidth is multiplied by k), ``a_fixed`` by latency, ``b_reduce`` by in-switch
+        reduction. Compiled once per (op, size)."""
         from netmodel.collectives.cost import GroupCut
 
         if self.concurrent:
@@ -348,17 +351,12 @@ class ScenarioCollectives:
         hit = self._linear.get(key)
         if hit is None:
             m = self.model(size)
-            gamma = self.calibration.reduction_rate
             try:
-                cands = m.candidates(op, m.group(int(size)))
+                hit = m.candidate_parts(op, m.group(int(size)))
             except GroupCut as exc:
                 raise UserError(f"scenario {self.scenario.label!r}: an instance of {size} "
                                 f"GPUs is cut apart ({exc}); no {op} can run on it") from None
-            a = np.array([c[2] for c in cands])
-            b = np.array([c[3] for c in cands])
-            red = np.array([sum(s.repeat * s.reduce for s in c[4].steps) / gamma
-                            if gamma > 0 else 0.0 for c in cands])
-            hit = self._linear[key] = (a, b - red, red)
+            self._linear[key] = hit
         return hit
 
     def collective_time(self, op: str, nbytes: float | np.ndarray,
