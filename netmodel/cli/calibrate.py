@@ -7,10 +7,15 @@ Only click and the standard library are imported at module level.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import click
 
 from netmodel.cli.compute import _COLLECTIVE_OPTIONS
+
+if TYPE_CHECKING:
+    from compute.comm import CollectiveCostModel
+    from compute.profiles import Measurement
 
 __all__ = ["calibrate"]
 
@@ -26,7 +31,7 @@ def _comm_for(scenario_ref, fabric_ref, gpu_file):
         return None
     cache: dict = {}
 
-    def comm_for(m):
+    def comm_for(m: Measurement) -> CollectiveCostModel | None:
         if m.gpu not in cache:
             cache[m.gpu] = resolve_collectives(scenario_ref, fabric_ref, m.gpu, gpu_file)
         _, comm, desc, gpus = cache[m.gpu]
@@ -75,8 +80,9 @@ def _fit_names(text):
 @click.option("--json", "as_json", is_flag=True, help="Print the fit as JSON.")
 @_COLLECTIVE_OPTIONS[0]
 @_COLLECTIVE_OPTIONS[1]
-def calibrate(measurements_path, out_path, fit_text, base_ref, name, engine, system, gpu_file,
-              as_json, scenario_ref, fabric_ref):
+def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_ref: str | None,
+              name: str | None, engine: str, system: str, gpu_file: str | None, as_json: bool,
+              scenario_ref: str | None, fabric_ref: str | None) -> None:
     """Fit an engine profile to measured latencies (the calibrated inference mode).
 
     Prints every point's error and the overall fit; refuses to fit more parameters than

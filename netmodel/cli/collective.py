@@ -143,8 +143,10 @@ def _short_group(group) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--plot", "plot_path", default=None, metavar="FILE.png",
               help="Also draw busbw against size for every algorithm.")
-def collective(op, fabric, group_text, size_text, algorithm, algorithms, placement, seed,
-               fail_text, all_groups, max_transfers, as_json, plot_path):
+def collective(op: str, fabric: str, group_text: str, size_text: str, algorithm: str,
+               algorithms: str | None, placement: str, seed: int, fail_text: str | None,
+               all_groups: bool, max_transfers: int | None, as_json: bool,
+               plot_path: str | None) -> None:
     """Cost of one collective OP (all-reduce, reduce-scatter, all-gather, broadcast,
     reduce, all-to-all, send-recv) on a group of GPUs of a fabric."""
     import json
@@ -326,8 +328,9 @@ FORMATS = {
 @click.option("--plot", "plot_path", default=None, metavar="FILE.png",
               help="Also draw busbw against size, one line per algorithm, per op "
               "(largest group).")
-def costs(fabric, ops_text, sizes_text, groups_text, algorithm, algorithms, placement, seed,
-          fmt, output, max_transfers, max_rows, plot_path):
+def costs(fabric: str, ops_text: str, sizes_text: str, groups_text: str, algorithm: str,
+          algorithms: str | None, placement: str, seed: int, fmt: str, output: str | None,
+          max_transfers: int | None, max_rows: int, plot_path: str | None) -> None:
     """Lookup table of collective costs (op, algorithm, protocol, group size, bytes,
     seconds, algbw, busbw) that other programs can read: CSV, JSON, nccl-tests logs or
     Vidur's network profiles."""

@@ -9,8 +9,15 @@ is one ``error:`` line with exit status 2, like every other user mistake.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from compute.comm import CollectiveCostModel
+    from compute.hardware import GpuSpec
+    from compute.models import ModelSpec
+    from compute.profiles import EngineProfile
 
 __all__ = ["RING_NAME", "describe_collectives", "hardware", "infer", "models",
            "resolve_collectives", "resolve_profile", "search"]
@@ -45,7 +52,7 @@ def _fraction(what: str, text, *, upper_open: bool = False) -> float:
     return v
 
 
-def resolve_gpu(name, gpu_file):
+def resolve_gpu(name: str | None, gpu_file: str | None) -> GpuSpec:
     """The GPU named ``name`` from ``gpu_file`` (if given) or the catalog."""
     from compute.errors import UserError, known
     from compute.hardware import catalog, get_gpu, load_gpu_file
@@ -65,7 +72,8 @@ def resolve_gpu(name, gpu_file):
     return get_gpu(name)
 
 
-def resolve_model(name, model_file, hf_config):
+def resolve_model(name: str | None, model_file: str | None,
+                  hf_config: str | None) -> ModelSpec:
     """The model named ``name`` from ``model_file``, a HuggingFace config, or the catalog."""
     from compute.errors import UserError, known
     from compute.models import get_model, load_hf_config, load_model_file, model_catalog
@@ -147,7 +155,9 @@ _PROFILE_OPTION = click.option(
 RING_NAME = "ring alpha-beta over scale-up bandwidth"
 
 
-def resolve_collectives(scenario_ref, fabric_ref, gpu_name, gpu_file):
+def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_name: str | None,
+                        gpu_file: str | None,
+                        ) -> tuple[GpuSpec, CollectiveCostModel | None, dict, int | None]:
     """``(gpu, comm, description, max_gpus)``: the GPU and the collective-cost model the
     options name. ``comm`` is None for the default ring; ``description`` says which model
     it is (a dict, for the text and the JSON); ``max_gpus`` is the fabric's GPU count
@@ -209,7 +219,7 @@ def describe_collectives(desc: dict) -> str:
             f"fabric)")
 
 
-def resolve_profile(ref):
+def resolve_profile(ref: str | None) -> EngineProfile | None:
     """The engine profile ``--profile`` names (None: the roofline)."""
     if ref is None:
         return None
@@ -254,7 +264,7 @@ def _setup(kw):
 @click.option("--gpu-file", type=click.Path(dir_okay=False), metavar="FILE",
               help="Also list GPUs from a TOML/JSON file.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in README).")
-def hardware(name, gpu_file, as_json):
+def hardware(name: str | None, gpu_file: str | None, as_json: bool) -> None:
     """List GPU types, or show one (SI units in --json)."""
     from compute.hardware import catalog, load_gpu_file
 
@@ -294,7 +304,7 @@ def hardware(name, gpu_file, as_json):
 @click.option("--hf-config", type=click.Path(), metavar="PATH",
               help="Show the model read from a HuggingFace config.json.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in README).")
-def models(name, model_file, hf_config, as_json):
+def models(name: str | None, model_file: str | None, hf_config: str | None, as_json: bool) -> None:
     """List LLM models, or show one (with parameter counts)."""
     from compute.models import load_model_file, model_catalog
 
@@ -367,7 +377,7 @@ def _skew(text) -> float:
 def _stage_table(result) -> list[str]:
     from compute.units import format_time as _ft
 
-    def format_time(t):
+    def format_time(t: float) -> str:
         return _ft(t) if t > 0 else "-"
 
     lines = [f"{'stage':<15}{'x':>4}{'GFLOP':>10}{'HBM MB':>10}{'coll MB':>9}{'compute':>11}"
@@ -423,7 +433,8 @@ def _summary(r) -> list[str]:
 @click.option("--expert-skew", "skew_text", default="1", show_default=True, metavar="X",
               help="Busiest EP group's share of routed tokens over the mean (1: uniform).")
 @click.option("--csv", "as_csv", is_flag=True, help="Print the per-stage breakdown as CSV.")
-def infer(tp_text, batch_text, pp_text, ep_text, adp_text, skew_text, as_csv, as_json, **kw):
+def infer(tp_text: str, batch_text: str, pp_text: str, ep_text: str, adp_text: str,
+          skew_text: str, as_csv: bool, as_json: bool, **kw: Any) -> None:
     """Per-stage roofline of one configuration (per GPU of the instance)."""
     from compute.roofline import evaluate
 
@@ -475,8 +486,9 @@ def _fits_fabric(gpus: int, fabric_gpus, desc) -> None:
                    "largest instance up to N.")
 @click.option("--front", "show_front", is_flag=True,
               help="Also print the latency / tokens-per-s-per-SM Pareto front.")
-def search(max_batch, tp_text, pp_text, ep_text, adp_text, skew_text, max_gpus_text, show_front,
-           as_json, **kw):
+def search(max_batch: str, tp_text: str | None, pp_text: str | None, ep_text: str | None,
+           adp_text: str | None, skew_text: str, max_gpus_text: str | None, show_front: bool,
+           as_json: bool, **kw: Any) -> None:
     """Best TP degree and batch under the SLO (most tokens/s/SM)."""
     from compute.search import search as run_search
     from compute.sharding import valid_tp_degrees

@@ -57,8 +57,9 @@ def _sms(text):
 @click.option("--critical-fraction", "critical_text", default=None, metavar="F",
               help="With --sms: share of the die no spare covers (default 0.1).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (units in the keys).")
-def yield_cmd(area_text, density_text, model, alpha_text, diameter_text, price_text, sms_text,
-              critical_text, as_json):
+def yield_cmd(area_text: str, density_text: str | None, model: str | None, alpha_text: str | None,
+              diameter_text: str | None, price_text: str | None, sms_text: str | None,
+              critical_text: str | None, as_json: bool) -> None:
     """Dies per wafer (Hennessy & Patterson), yield and cost per good die of one die."""
     from compute.errors import UserError
     from compute.yield_model import check_model, die_cost
@@ -118,7 +119,7 @@ def yield_cmd(area_text, density_text, model, alpha_text, diameter_text, price_t
               metavar="ports-used|as-built",
               help="Charge the network as a slice of a full-size fabric, or whole as built.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def cost(scenario, model, phase, clock_text, share, as_json):
+def cost(scenario: str, model: str, phase: str, clock_text: str, share: str, as_json: bool) -> None:
     """Capex and power split, tokens/s/W, tokens/J and $ per million tokens of a scenario
     serving a model at its best configuration under the SLO."""
     from compute.phases import PHASES, check_phase
@@ -139,7 +140,7 @@ def _money(x: float) -> str:
 
 
 def _print_summary(s) -> None:
-    def pct(x, total):
+    def pct(x: float, total: float) -> str:
         return f"{x / total:.0%}" if total else "-"
 
     cfg = (f"TP {s.tp} x batch {s.batch}, {s.instances} instances"

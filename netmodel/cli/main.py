@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+from collections.abc import Iterable, Sequence
+from typing import IO, Any
 
 import click
 
@@ -45,7 +47,7 @@ _COMMANDS = {
 NOTHING_FEASIBLE = 3
 
 
-def exit_if_nothing_feasible(rows) -> None:
+def exit_if_nothing_feasible(rows: Iterable[Any]) -> None:
     """Exit with :data:`NOTHING_FEASIBLE` when no row of a result is feasible."""
     rows = list(rows)
     if rows and not any(r.feasible for r in rows):
@@ -59,7 +61,7 @@ class UserFacingError(click.ClickException):
 
     exit_code = 2
 
-    def show(self, file=None):
+    def show(self, file: IO[Any] | None = None) -> None:
         click.echo(f"error: {self.format_message()}", err=True, file=file)
 
 
@@ -67,7 +69,7 @@ class LazyGroup(click.Group):
     """A click group whose subcommands are imported on first use, and which turns user
     errors into :class:`UserFacingError`."""
 
-    def invoke(self, ctx):
+    def invoke(self, ctx: click.Context) -> Any:
         from compute.errors import UserError
 
         try:
@@ -75,11 +77,11 @@ class LazyGroup(click.Group):
         except UserError as exc:
             raise UserFacingError(str(exc)) from None
 
-    def list_commands(self, ctx):
+    def list_commands(self, ctx: click.Context) -> list[str]:
         lazy = {n for n, (mod, _, _) in _COMMANDS.items() if _available(mod)}
         return sorted(lazy | set(self.commands))
 
-    def get_command(self, ctx, name):
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name in self.commands:
             return self.commands[name]
         if name not in _COMMANDS or not _available(_COMMANDS[name][0]):
@@ -87,7 +89,7 @@ class LazyGroup(click.Group):
         mod, attr, _ = _COMMANDS[name]
         return getattr(importlib.import_module(mod), attr)
 
-    def format_commands(self, ctx, formatter):
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(n, _COMMANDS[n][2] if n in _COMMANDS else self.commands[n].get_short_help_str())
                 for n in self.list_commands(ctx)]
         if rows:
@@ -101,7 +103,7 @@ def _available(module: str) -> bool:
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="netmodel")
-def cli():
+def cli() -> None:
     """netmodel: model AI-cluster fabrics and LLM inference on them, from first principles.
 
     Which fabric lets a cluster of small "Lite" GPUs serve an LLM as fast per SM as
@@ -109,7 +111,7 @@ def cli():
     """
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point."""
     cli.main(args=argv, prog_name="netmodel")
 

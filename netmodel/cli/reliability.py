@@ -7,6 +7,9 @@ before the work starts; the files are written all or nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 import click
 
 __all__ = ["availability", "blast_radius"]
@@ -126,8 +129,11 @@ _common = [
 ]
 
 
-def _with(options):
-    def decorate(f):
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _with(options: list[Callable[[_F], _F]]) -> Callable[[_F], _F]:
+    def decorate(f: _F) -> _F:
         for opt in reversed(options):
             f = opt(f)
         return f
@@ -146,9 +152,11 @@ def _placement(text: str) -> str:
 @click.option("--spare-placement", "placement", default="pod", show_default=True,
               metavar="group|pod|global", help="Where the hot spare of the recovery "
               "column sits.")
-def blast_radius(scenario, model, phase, gpus_text, area_share, repair, rates, repair_times,
-                 detection, warmup, load_from, load_bandwidth, ttft, tbt, as_json, out_dir,
-                 no_plot, placement):
+def blast_radius(scenario: str, model: str, phase: str, gpus_text: str | None,
+                 area_share: float | None, repair: str, rates: tuple[str, ...],
+                 repair_times: tuple[str, ...], detection: str | None, warmup: str | None,
+                 load_from: str | None, load_bandwidth: str | None, ttft: str, tbt: str,
+                 as_json: bool, out_dir: str | None, no_plot: bool, placement: str) -> None:
     """What one failure of each component class takes down: count, rate, hardware radius
     (GPUs, SMs lost or cut off), instances down, tokens/s lost, and the recovery path and
     time without and with a hot spare."""
@@ -187,9 +195,12 @@ def blast_radius(scenario, model, phase, gpus_text, area_share, repair, rates, r
 @click.option("--threshold", default="99%", show_default=True,
               help="Capacity threshold for the time-below figure.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr.")
-def availability(scenario, model, phase, gpus_text, area_share, repair, rates, repair_times,
-                 detection, warmup, load_from, load_bandwidth, ttft, tbt, as_json, out_dir,
-                 no_plot, spares, placement, horizon, trials, seed, threshold, quiet):
+def availability(scenario: str, model: str, phase: str, gpus_text: str | None,
+                 area_share: float | None, repair: str, rates: tuple[str, ...],
+                 repair_times: tuple[str, ...], detection: str | None, warmup: str | None,
+                 load_from: str | None, load_bandwidth: str | None, ttft: str, tbt: str,
+                 as_json: bool, out_dir: str | None, no_plot: bool, spares: str, placement: str,
+                 horizon: str, trials: str, seed: str, threshold: str, quiet: bool) -> None:
     """Delivered capacity over time with failures, repairs and hot spares: a seeded Monte
     Carlo and the closed forms side by side (mean, p1/p50/p99, time below a threshold,
     instance-down events, goodput per SM bought)."""

@@ -49,8 +49,9 @@ def _rate(text) -> float | None:
 @click.option("--ttft", default="1s", show_default=True, help="Prefill SLO (with the transfer).")
 @click.option("--tbt", default="50ms", show_default=True, help="Decode SLO.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def serve(scenario, model_name, workload, rate_text, prefill_gpu, decode_gpu, tp_only,
-          max_batch, ttft, tbt, as_json):
+def serve(scenario: str, model_name: str, workload: str, rate_text: str | None,
+          prefill_gpu: str | None, decode_gpu: str | None, tp_only: bool, max_batch: str,
+          ttft: str, tbt: str, as_json: bool) -> None:
     """Disaggregated serving: the prefill and decode pools' best configurations, the KV
     cache transfer between them, the pool ratio, TTFT, TBT and tokens/s/SM. Exit status 3
     when no configuration meets the SLOs."""

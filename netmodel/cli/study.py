@@ -8,6 +8,9 @@ no partial output.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 import click
 
 from netmodel.study.defaults import DEFAULT_MODELS, MOE_MODEL  # light: constants only
@@ -115,8 +118,11 @@ def _dask_summary(ex, quiet: bool) -> None:
         click.echo(line, err=True)
 
 
-def _with(options):
-    def decorate(f):
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _with(options: list[Callable[[_F], _F]]) -> Callable[[_F], _F]:
+    def decorate(f: _F) -> _F:
         for opt in reversed(options):
             f = opt(f)
         return f
@@ -141,7 +147,7 @@ def _wrote(paths, as_json: bool) -> None:
 # ------------------------------------------------------------------ study
 
 @click.group("study")
-def study():
+def study() -> None:
     """Run a packaged study."""
 
 
@@ -181,10 +187,13 @@ def study():
               help="Print the study as JSON ({study, fabric, sweep}) instead of the tables.")
 @_with(_slo_options)
 @_with(_dask_options)
-def lite_gpu(out_dir, models_text, gpus_text, phases_text, networks_text, scenarios_text,
-             no_fabric, no_sweep, no_paper, no_reliability, no_cost, no_crossovers,
-             no_serving, no_packed, moe_text, parallelism, as_json, ttft, tbt,
-             overlap_collectives, profile_ref, no_plot, quiet, workers, scheduler):
+def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phases_text: str,
+             networks_text: str, scenarios_text: str | None, no_fabric: bool, no_sweep: bool,
+             no_paper: bool, no_reliability: bool, no_cost: bool, no_crossovers: bool,
+             no_serving: bool, no_packed: bool, moe_text: str | None, parallelism: str,
+             as_json: bool, ttft: str, tbt: str, overlap_collectives: bool,
+             profile_ref: str | None, no_plot: bool, quiet: bool, workers: int | None,
+             scheduler: str | None) -> None:
     """H100 versus the Lite family: first with ideal (and ring) networks, then on every
     fabric scenario, then the decode throughput as per-hop latency grows. Writes CSV, JSON,
     figures and summary.md (the findings, stated from the numbers); prints the tables."""
@@ -283,9 +292,11 @@ def _show_scenario(ctx, _param, value):
 @_parallelism_option
 @_with(_slo_options)
 @_with(_dask_options)
-def compare(models_text, scenarios_text, gpus_text, phase_text, out_dir, as_json,
-            reliability, instances_text, parallelism, ttft, tbt, overlap_collectives,
-            profile_ref, no_plot, quiet, workers, scheduler):
+def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None, phase_text: str,
+            out_dir: str | None, as_json: bool, reliability: bool, instances_text: str | None,
+            parallelism: str, ttft: str, tbt: str, overlap_collectives: bool,
+            profile_ref: str | None, no_plot: bool, quiet: bool, workers: int | None,
+            scheduler: str | None) -> None:
     """Best TP degree and batch of each model on each scenario's fabric, per phase:
     TTFT/TBT, tokens/s, tokens/s/SM and the share of time bound by the network."""
     from netmodel.study.compare import run_compare, write_compare
@@ -335,9 +346,11 @@ def compare(models_text, scenarios_text, gpus_text, phase_text, out_dir, as_json
 @_parallelism_option
 @_with(_slo_options)
 @_with(_dask_options)
-def sweep(scenario_texts, param_texts, points, models_text, phase_text, gpus_text, out_dir,
-          as_json, instances_text, parallelism, ttft, tbt, overlap_collectives, profile_ref,
-          no_plot, quiet, workers, scheduler):
+def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points: str,
+          models_text: str, phase_text: str, gpus_text: str | None, out_dir: str | None,
+          as_json: bool, instances_text: str | None, parallelism: str, ttft: str, tbt: str,
+          overlap_collectives: bool, profile_ref: str | None, no_plot: bool, quiet: bool,
+          workers: int | None, scheduler: str | None) -> None:
     """Tokens/s/SM of scenarios as one or two fabric parameters vary (link bandwidth,
     per-hop latency, OCS ports, ...), marking where one fabric overtakes another."""
     from compute.errors import UserError

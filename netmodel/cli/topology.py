@@ -39,13 +39,13 @@ def _default(value) -> str:
 
 
 @click.group()
-def topology():
+def topology() -> None:
     """Build, analyse, draw and export fabrics (SPEC: 'fat-tree:k=8,gpu=Lite' or a file)."""
 
 
 @topology.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print the registry as JSON.")
-def list_(as_json):
+def list_(as_json: bool) -> None:
     """List the fabric builders with their parameters and defaults."""
     from topologies import builders
 
@@ -69,7 +69,7 @@ def list_(as_json):
 @click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON.")
 @click.option("--pair", nargs=2, metavar="GPU GPU", default=None,
               help="Two GPUs for path diversity (default: gpu0 and the farthest GPU).")
-def show(spec, as_json, pair):
+def show(spec: str, as_json: bool, pair: tuple[str, str] | None) -> None:
     """Analyse a fabric: counts, bill of materials, diameter, bandwidths, path diversity."""
     from topologies import build
     from topologies.analysis import summary
@@ -117,7 +117,8 @@ def show(spec, as_json, pair):
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
 @click.option("--plot", "plot_path", default=None, metavar="FILE.png",
               help="Also draw the comparison (.png, .svg or .pdf).")
-def compare(specs, group, gpu, as_json, plot_path):
+def compare(specs: tuple[str, ...], group: int | None, gpu: str | None, as_json: bool,
+            plot_path: str | None) -> None:
     """Fabrics side by side: counts, optics, ports, diameter, injection and bisection
     bandwidth, path diversity, all-reduce busbw of a group at 1 MiB, 64 MiB and 1 GiB,
     network cost and power, blast radius per component class. SPEC: a spec string, a
@@ -156,7 +157,7 @@ def compare(specs, group, gpu, as_json, plot_path):
 @click.option("-o", "--output", required=True,
               help="Picture file; its suffix is the format: .png, .svg or .pdf.")
 @click.option("--title", default=None, help="Title (default: the fabric's name).")
-def plot(spec, output, title):
+def plot(spec: str, output: str, title: str | None) -> None:
     """Draw a fabric (more than 512 GPUs: a representative part plus counts)."""
     from compute.outputs import check_file_path, figure_format
     from topologies import build
@@ -179,7 +180,7 @@ EXPORT_FORMATS = {"json": (".json",), "graphml": (".graphml",), "astra-sim": (".
               help="File format (default: from the output's suffix). astra-sim: ASTRA-sim's "
                    "analytical network config (topology, npus_count, bandwidth in GB/s, "
                    "latency in ns per dimension), for fabrics its dimensions can express.")
-def export(spec, output, fmt):
+def export(spec: str, output: str, fmt: str | None) -> None:
     """Write a fabric to node-link JSON, GraphML (both read back by any SPEC argument) or an
     ASTRA-sim analytical network config."""
     from pathlib import Path
