@@ -60,7 +60,8 @@ _NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
-def read_text(path: str | PathLike[str], what: str = "file", *, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
+def read_text(path: str | PathLike[str], what: str = "file", *, max_bytes: int = DEFAULT_MAX_BYTES
+             ) -> str:
     """The text of ``path`` (UTF-8); a missing, unreadable, binary or larger than
     ``max_bytes`` file is a UserError. Never reads more than ``max_bytes + 1`` bytes."""
     path = Path(path)

@@ -112,7 +112,8 @@ def weight_bytes(model: ModelSpec, sh: Shards) -> np.ndarray:
     return (body + embed + other) * model.weight_bytes
 
 
-def kv_cache_bytes(model: ModelSpec, sh: Shards, batch: np.ndarray, workload: Workload) -> np.ndarray:
+def kv_cache_bytes(model: ModelSpec, sh: Shards, batch: np.ndarray, workload: Workload
+                  ) -> np.ndarray:
     """KV-cache bytes per GPU for ``batch`` sequences at ``workload.kv_tokens`` each. With
     MLA every GPU of an attention group holds the whole latent of the group's sequences
     (``kv_lora_rank + qk_rope_head_dim`` per token and layer, not split by TP). A pipeline
@@ -132,7 +133,8 @@ def kv_cache_bytes(model: ModelSpec, sh: Shards, batch: np.ndarray, workload: Wo
     return per_token * seqs * workload.kv_tokens
 
 
-def activation_bytes(model: ModelSpec, sh: Shards, batch: np.ndarray, workload: Workload) -> np.ndarray:
+def activation_bytes(model: ModelSpec, sh: Shards, batch: np.ndarray, workload: Workload
+                    ) -> np.ndarray:
     """Activation workspace bytes per GPU (see the module docstring)."""
     tokens = batch * workload.tokens_per_sequence
     return tokens * activation_bytes_per_token(model, sh) + batch * sh.vocab * 4.0
@@ -177,8 +179,8 @@ def memory_fit(model: ModelSpec, gpu: GpuSpec, sh: Shards, batch: np.ndarray, wo
     return w, kv, act, usable, fits
 
 
-def describe_fit(model: ModelSpec, gpu: GpuSpec, tp: int, batch: int, weights: float, kv: float, act: float,
-                 reserve: float, label: str | None = None) -> MemoryFit:
+def describe_fit(model: ModelSpec, gpu: GpuSpec, tp: int, batch: int, weights: float, kv: float,
+                 act: float, reserve: float, label: str | None = None) -> MemoryFit:
     """A :class:`MemoryFit` for one configuration, with the reason when it does not fit
     (``label`` names the configuration, default ``TP {tp}``)."""
     label = label or f"TP {tp}"

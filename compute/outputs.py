@@ -333,8 +333,9 @@ def _run_writers(writers, jobs: int | None) -> None:
                         "NETMODEL_JOBS=1 shows why)")
 
 
-def write_outputs(out_dir: str | os.PathLike[str], files: Mapping[str, Content], *, run: Mapping | None = None,
-                  what: str = "output folder", jobs: int | None = None) -> list[Path]:
+def write_outputs(out_dir: str | os.PathLike[str], files: Mapping[str, Content], *,
+                  run: Mapping | None = None, what: str = "output folder", jobs: int | None = None
+                 ) -> list[Path]:
     """Write every file of ``files`` into ``out_dir``, all or nothing (see the module doc).
 
     Parameters

@@ -38,7 +38,7 @@ compute.errors.UserError: PP degree 3 does not divide the 80 layers of Llama-3-7
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -154,7 +154,8 @@ def _fits_domain(par: Parallelism, model, max_instance: int | None) -> str:
     return ""
 
 
-def check_parallelism(model: ModelSpec, par: Parallelism, max_instance: int | None = None) -> Parallelism:
+def check_parallelism(model: ModelSpec, par: Parallelism, max_instance: int | None = None
+                     ) -> Parallelism:
     """``par`` with whole-number degrees if it is valid for ``model``, else a
     :class:`UserError` naming the degree and what is allowed: TP divides the heads, PP
     divides the layers, EP divides the experts and TP, attention DP divides TP; every
@@ -183,10 +184,10 @@ def _degrees(what: str, given, check) -> tuple[int, ...]:
     return tuple(values)
 
 
-def configurations(model: ModelSpec, max_instance: int, *, tp: int | Iterable[int] | None = None,
-                   pp: int | Iterable[int] | None = None,
-                   ep: int | Iterable[int] | Literal[True] | None = None,
-                   attention_dp: int | Iterable[int] | Literal[True] | None = None,
+def configurations(model: ModelSpec, max_instance: int, *, tp: int | Sequence[int] | None = None,
+                   pp: int | Sequence[int] | None = None,
+                   ep: int | Sequence[int] | Literal[True] | None = None,
+                   attention_dp: int | Sequence[int] | Literal[True] | None = None,
                    max_gpus: int | None = None) -> tuple[Parallelism, ...]:
     """The configurations the SLO search tries, TP-major.
 

@@ -124,8 +124,8 @@ def clock_of(gpu: str | GpuSpec) -> float:
     return 1.0
 
 
-def nominal_tdp(gpu: str | GpuSpec, law: ClockPowerLaw | None = None, idle_fraction: float | None = None
-                ) -> float:
+def nominal_tdp(gpu: str | GpuSpec, law: ClockPowerLaw | None = None,
+                idle_fraction: float | None = None) -> float:
     """The TDP (W) at nominal clock of a spec that may run at another clock."""
     spec = get_gpu(gpu)
     r = clock_of(spec)
@@ -136,9 +136,9 @@ def nominal_tdp(gpu: str | GpuSpec, law: ClockPowerLaw | None = None, idle_fract
     return spec.tdp / (i + (1 - i) * law.scale(r))
 
 
-def gpu_power(gpu: str | GpuSpec, state: str, *, clock: float = 1.0, law: ClockPowerLaw | None = None,
-              idle_fraction: float | None = None, prefill_fraction: float | None = None,
-              decode_fraction: float | None = None) -> float:
+def gpu_power(gpu: str | GpuSpec, state: str, *, clock: float = 1.0,
+              law: ClockPowerLaw | None = None, idle_fraction: float | None = None,
+              prefill_fraction: float | None = None, decode_fraction: float | None = None) -> float:
     """Watts one GPU draws in ``state`` (``"idle"``, ``"prefill"`` or ``"decode"``) at
     ``clock`` x its nominal SM clock (a spec from :func:`gpu_at_clock` carries its clock;
     then leave ``clock`` at 1). The idle draw does not follow the clock.

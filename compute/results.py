@@ -19,7 +19,7 @@ import json
 import math
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from compute.phases import latency_name
 
@@ -340,7 +340,7 @@ class SearchResult:
     front: tuple[FrontPoint, ...]
     by_tp: tuple[FrontPoint, ...]
     reason: str = ""
-    grid: object = field(default=None, repr=False)
+    grid: Any = field(default=None, repr=False)  #: a compute.roofline.Grid (None: dropped)
     configurations: tuple = ()
     by_config: tuple[FrontPoint, ...] = ()
     expert_skew: float = 1.0

@@ -582,7 +582,8 @@ def check_skew(skew: object) -> float:
 
 def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int | Parallelism],
                   batches: ArrayLike, workload: Workload, *, comm: CommLike | None = None,
-                  options: RooflineOptions | None = None, latency_limit: float = math.inf, expert_skew: float = 1.0) -> Grid:
+                  options: RooflineOptions | None = None, latency_limit: float = math.inf,
+                  expert_skew: float = 1.0) -> Grid:
     """Evaluate every (configuration, batch) pair at once.
 
     ``tps`` lists TP degrees (plain tensor parallelism) or

@@ -24,7 +24,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -70,10 +70,10 @@ def pareto_front(latency: np.ndarray, score: np.ndarray) -> np.ndarray:
 def search(model: str | ModelSpec, gpu: str | GpuSpec, phase: str | Workload = "decode", *,
            prompt: int | None = None, context: int | None = None,
            comm: CommLike | None = None, options: RooflineOptions | None = None,
-           slo: Slo | None = None, tp: int | Iterable[int] | None = None,
-           pp: int | Iterable[int] | None = None,
-           ep: int | Iterable[int] | Literal[True] | None = None,
-           attention_dp: int | Iterable[int] | Literal[True] | None = None,
+           slo: Slo | None = None, tp: int | Sequence[int] | None = None,
+           pp: int | Sequence[int] | None = None,
+           ep: int | Sequence[int] | Literal[True] | None = None,
+           attention_dp: int | Sequence[int] | Literal[True] | None = None,
            expert_skew: float = 1.0, max_gpus: int | None = None,
            max_batch: int = DEFAULT_MAX_BATCH) -> SearchResult:
     """Search configuration x batch for the most tokens/s/SM under the SLO.

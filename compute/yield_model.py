@@ -458,10 +458,11 @@ def die_cost(area: float, *, defect_density: float | None = None, model: str | N
                    critical_fraction=c, yield_=y, good_dies=good, cost_per_good_die=cost)
 
 
-def yield_curve(areas: ArrayLike | None = None, *, defect_density: float | None = None, model: str | None = None,
-                alpha: float | None = None, wafer_diameter: float | None = None,
-                edge_exclusion: float | None = None, wafer_price: float | None = None,
-                critical_fraction: float | None = None) -> dict[str, np.ndarray]:
+def yield_curve(areas: ArrayLike | None = None, *, defect_density: float | None = None,
+                model: str | None = None, alpha: float | None = None,
+                wafer_diameter: float | None = None, edge_exclusion: float | None = None,
+                wafer_price: float | None = None, critical_fraction: float | None = None
+               ) -> dict[str, np.ndarray]:
     """Yield and cost per good SM against die area (m^2, array) for dies cut from the
     reference design: ``round(A / A_ref x 144)`` physical SMs, ``floor`` of the same share
     (132/144) enabled. The default areas are those of 12, 24, ..., 144 physical SMs, where
@@ -580,11 +581,11 @@ def _interposer(die_area: float, hbm_share: float, overhead: float, footprint: f
     return overhead * (die_area + sites * hbm_share * footprint)
 
 
-def package_cost(gpu: str | GpuSpec, *, defect_density: float | None = None, model: str | None = None,
-                 alpha: float | None = None, wafer_price: float | None = None,
-                 wafer_diameter: float | None = None, critical_fraction: float | None = None,
-                 hbm_cost: float | None = None, packaging_fixed: float | None = None,
-                 test_fixed_fraction: float | None = None,
+def package_cost(gpu: str | GpuSpec, *, defect_density: float | None = None,
+                 model: str | None = None, alpha: float | None = None,
+                 wafer_price: float | None = None, wafer_diameter: float | None = None,
+                 critical_fraction: float | None = None, hbm_cost: float | None = None,
+                 packaging_fixed: float | None = None, test_fixed_fraction: float | None = None,
                  interposer_overhead: float | None = None) -> PackageCost:
     """The manufacturing cost of ``gpu``'s package (see the module docstring). ``hbm_cost``
     is the H100's HBM (USD) the GPU's share is taken of; the packaging and test calibration

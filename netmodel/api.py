@@ -121,8 +121,8 @@ def build_fabric(spec: FabricLike, params: Mapping[str, Any] | None = None) -> n
     return build(spec)
 
 
-def collective_time(fabric: FabricLike, op: str, sizes: ArrayLike, group: int | Sequence[str] = 8, *,
-                    algorithm: str = "auto", placement: str = "contiguous",
+def collective_time(fabric: FabricLike, op: str, sizes: ArrayLike, group: int | Sequence[str] = 8,
+                    *, algorithm: str = "auto", placement: str = "contiguous",
                     algorithms: Sequence[str] | str | None = None) -> np.ndarray:
     """Seconds for one collective on a fabric, elementwise over ``sizes``.
 
@@ -231,7 +231,7 @@ def search(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode", 
            scenario: ScenarioLike | None = None, comm: CommLike | None = None,
            prompt: int | None = None, context: int | None = None,
            options: RooflineOptions | None = None, slo: Slo | None = None,
-           tp: Iterable[int] | None = None,
+           tp: int | Sequence[int] | None = None,
            max_batch: int = DEFAULT_MAX_BATCH) -> SearchResult:
     """The best TP degree and batch under the latency SLO.
 

@@ -671,7 +671,7 @@ def _components_per_kind(cluster, kinds) -> dict:
     return {k: by.get((x.cls, x.example)) for k, x in enumerate(kinds)}
 
 
-def availability(scenario: str | Scenario, model: str | ModelSpec,
+def availability(scenario: str | Scenario | None, model: str | ModelSpec | None,
                  phase: str | Workload = "decode", *, gpus: int | None = None,
                  spares: int | str = 0, placement: str = "pod", horizon: str | float = "1y",
                  trials: int = 1000, seed: int = 0, threshold: float = THRESHOLD,
@@ -834,7 +834,8 @@ class ReliabilitySummary:
         return asdict(self)
 
 
-def sensitivity(cluster: Cluster, *, spares: int | str = "1%", threshold: float = THRESHOLD) -> list[dict]:
+def sensitivity(cluster: Cluster, *, spares: int | str = "1%", threshold: float = THRESHOLD
+               ) -> list[dict]:
     """How the closed-form answers move across the catalog's plausible ranges: the area
     share of the GPU rate (low, default, high), each class with a published range (its
     low and high rate), and vendor instead of local repair. Per row: GPU failures per

@@ -61,9 +61,11 @@ from topologies.schema import gpu_nodes
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
+    from compute.hardware import GpuSpec
     from compute.models import ModelSpec
     from compute.phases import Workload
     from compute.results import InferenceResult
+    from netmodel.collectives.calibration import Calibration
     from netmodel.study.fabric_search import FabricSearch
     from netmodel.study.scenarios import Scenario
 
@@ -182,17 +184,17 @@ class Cluster:
     """A scenario's cluster with instances placed (see the module doc). Build it with
     :func:`build_cluster`."""
 
-    scenario: object
-    model: object
-    workload: object
-    gpu: object
+    scenario: Scenario
+    model: ModelSpec
+    workload: Workload
+    gpu: GpuSpec
     slo: Slo
     options: RooflineOptions
     graph: nx.Graph           #: one cell's physical fabric (as built, before [adjust])
     cells: int
-    best: object              #: the healthy instance's InferenceResult
+    best: InferenceResult     #: the healthy instance's InferenceResult
     instances: tuple          #: member tuples of one cell
-    calibration: object
+    calibration: Calibration
     catalog: Catalog
 
     # ------------------------------------------------------------------ sizes

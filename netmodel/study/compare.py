@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from compute.hardware import GpuSpec
     from compute.models import ModelSpec
     from netmodel.study.distributed import Executor
-    from netmodel.study.fabric_search import FabricSearch
+    from netmodel.study.fabric_search import FabricSearch, ScenarioCollectives
     from netmodel.study.progress import ProgressLike
     from netmodel.study.scenarios import Scenario
 
@@ -265,8 +265,8 @@ class _CompareCell(NamedTuple):
     """Searches of one scenario: ``work`` is ``((phase, model), ...)``. ``collectives``
     and ``ideal_cache`` are shared in-process and None on Dask (built on the worker)."""
 
-    scenario: object
-    collectives: object
+    scenario: Scenario
+    collectives: ScenarioCollectives | None
     work: tuple
     settings: _CompareSettings
     ideal_cache: dict | None

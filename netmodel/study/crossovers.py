@@ -230,7 +230,8 @@ def _tokens_function(row, scenario, coll, cap, slopes_cache, options, slo, paral
 
 
 def find_crossovers(fab: CompareResult, *, plain: str = "Lite", tolerance: float = TOLERANCE,
-                    options: RooflineOptions | None = None, slo: Slo | None = None, latency: bool = True) -> CrossoverResult:
+                    options: RooflineOptions | None = None, slo: Slo | None = None,
+                    latency: bool = True) -> CrossoverResult:
     """The crossovers of every Lite row of a fabric comparison (``fab``, a
     :class:`~netmodel.study.compare.CompareResult` run with instances alone) against its
     baseline. ``plain``: the GPU bandwidth multiples are relative to."""

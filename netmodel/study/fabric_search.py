@@ -33,7 +33,7 @@ costs a maximum over instances and a minimum over candidates.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -449,8 +449,9 @@ def fabric_search(model: str | ModelSpec, scenario: str | Scenario,
                   context: int | None = None, options: RooflineOptions | None = None,
                   slo: Slo | None = None, max_batch: int = DEFAULT_MAX_BATCH,
                   collectives: ScenarioCollectives | None = None,
-                  tp: int | Iterable[int] | None = None, comm: CommLike | None = None, keep_grid: bool = False,
-                  parallelism: str = "auto", expert_skew: float = 1.0) -> FabricSearch:
+                  tp: int | Sequence[int] | None = None, comm: CommLike | None = None,
+                  keep_grid: bool = False, parallelism: str = "auto", expert_skew: float = 1.0
+                 ) -> FabricSearch:
     """Best TP degree and batch of ``model`` on ``scenario`` under the SLO.
 
     TP degrees run from 1 to the smaller of the GPU's largest instance and the fabric's GPU

@@ -275,8 +275,9 @@ class FullStudy:
         return json.dumps(doc, indent=indent)
 
 
-def fabric_scenarios(gpus: Iterable[str | GpuSpec], scenarios: Iterable[str | Scenario] | None = None,
-                     baseline: str = BASELINE) -> list[Scenario]:
+def fabric_scenarios(gpus: Iterable[str | GpuSpec],
+                     scenarios: Iterable[str | Scenario] | None = None, baseline: str = BASELINE
+                    ) -> list[Scenario]:
     """The fabric part's scenarios: each scenario whose own GPU is ``baseline`` (h100-dgx)
     runs with it; every other scenario runs with each GPU of ``gpus`` but the baseline.
 
@@ -303,17 +304,15 @@ def shipped_gpu(scenario: Scenario) -> str | None:
 
 
 def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
-                   gpus: Iterable[str | GpuSpec] = DEFAULT_GPUS,
-                   phases: Sequence[str] = PHASES, *,
+                   gpus: Iterable[str | GpuSpec] = DEFAULT_GPUS, phases: Sequence[str] = PHASES, *,
                    networks: Iterable[str] = ("ring", "ideal"),
                    scenarios: Iterable[str | Scenario] | None = None, fabric: bool = True,
                    sweep: bool = True, paper: bool = True, reliability: bool = True,
                    cost: bool = True, crossovers: bool = True, serving: bool = True,
-                   moe: str | None = MOE_MODEL, packed: bool = True,
-                   parallelism: str = "auto", executor: Executor | None = None,
-                   options: RooflineOptions | None = None, slo: Slo | None = None,
-                   prompt: int | None = None, context: int | None = None, max_batch: int = DEFAULT_MAX_BATCH,
-                   quiet: bool = True) -> FullStudy:
+                   moe: str | None = MOE_MODEL, packed: bool = True, parallelism: str = "auto",
+                   executor: Executor | None = None, options: RooflineOptions | None = None,
+                   slo: Slo | None = None, prompt: int | None = None, context: int | None = None,
+                   max_batch: int = DEFAULT_MAX_BATCH, quiet: bool = True) -> FullStudy:
     """The whole Lite-GPU study: :func:`run_lite_gpu_study` for each of ``networks``, then
     :func:`~netmodel.study.compare.run_compare` over :func:`fabric_scenarios`, then a sweep of the
     per-hop latency (:data:`SWEEP_HOP_LATENCY`, decode) of h100-dgx and the Lite scenarios
@@ -434,7 +433,8 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
                      cross, serving_result, moe_result, packed_result, timings)
 
 
-def write_full_study(result: FullStudy, out_dir: str | PathLike[str], *, plot: bool = True) -> list[Path]:
+def write_full_study(result: FullStudy, out_dir: str | PathLike[str], *, plot: bool = True
+                    ) -> list[Path]:
     """Every file of the study into ``out_dir``, all or nothing: ``study.*`` and
     ``tokens_per_sm.png`` (ideal networks), ``compare.*`` and its figures (fabrics),
     ``compare_paper.*`` (fabrics under the paper's assumption), ``sweep.*`` (per-hop
@@ -522,7 +522,8 @@ def _cost_files(part, plot: bool) -> dict:
     return files
 
 
-def write_study(study: StudyResult, out_dir: str | PathLike[str], *, plot: bool = True) -> list[Path]:
+def write_study(study: StudyResult, out_dir: str | PathLike[str], *, plot: bool = True
+               ) -> list[Path]:
     """Write ``study.csv``, ``study.json`` and (with ``plot``) ``tokens_per_sm.png`` into
     ``out_dir`` atomically (see :func:`write_outputs`)."""
     return write_outputs(out_dir, study_files(study, plot=plot))

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from os import PathLike
 from pathlib import Path
@@ -80,6 +80,7 @@ if TYPE_CHECKING:
     from compute.comm import CommLike
     from compute.hardware import GpuSpec
     from compute.models import ModelSpec
+    from compute.results import InferenceResult
     from netmodel.study.fabric_search import ScenarioCollectives
     from netmodel.study.scenarios import Scenario
 
@@ -192,8 +193,8 @@ class ServingResult:
     workload: ServingWorkload
     feasible: bool
     reason: str = ""
-    prefill: object = None            #: the prefill instance's InferenceResult
-    decode: object = None             #: the decode instance's (None when output is 1)
+    prefill: InferenceResult | None = None  #: the prefill instance's InferenceResult
+    decode: InferenceResult | None = None   #: the decode instance's (None when output is 1)
     kv_bytes_per_request: float = 0.0
     transfer_streams: int = 0         #: GPU pairs the caches move on at once
     transfer_s: float | None = None   #: sending one prefill batch's caches
@@ -343,11 +344,11 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
           workload: str | Path | ServingWorkload = "coding", *,
           prefill_gpu: str | GpuSpec | None = None, decode_gpu: str | GpuSpec | None = None,
           slo: Slo | None = None, options: RooflineOptions | None = None,
-          comm: CommLike | None = None, transfer: CommLike | None = None,
-          dimensions: str = "all", tp: int | Iterable[int] | None = None,
-          pp: int | Iterable[int] | None = None,
-          ep: int | Iterable[int] | Literal[True] | None = None,
-          attention_dp: int | Iterable[int] | Literal[True] | None = None, expert_skew: float = 1.0, max_batch: int = DEFAULT_MAX_BATCH,
+          comm: CommLike | None = None, transfer: CommLike | None = None, dimensions: str = "all",
+          tp: int | Sequence[int] | None = None, pp: int | Sequence[int] | None = None,
+          ep: int | Sequence[int] | Literal[True] | None = None,
+          attention_dp: int | Sequence[int] | Literal[True] | None = None,
+          expert_skew: float = 1.0, max_batch: int = DEFAULT_MAX_BATCH,
           collectives: dict | None = None) -> ServingResult:
     """Disaggregated serving of ``model`` on ``scenario`` for ``workload`` (see the module
     docstring).

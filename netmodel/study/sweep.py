@@ -142,7 +142,8 @@ def _kind(path: str, scenarios) -> tuple[str, bool]:
     return unit, integer
 
 
-def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DEFAULT_POINTS) -> SweepParam:
+def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DEFAULT_POINTS
+               ) -> SweepParam:
     """A :class:`SweepParam` from ``PATH=LO:HI[:N]`` or ``PATH=V1,V2,...``, checked against
     every scenario of the sweep."""
     path, eq, spec = str(text).partition("=")
@@ -362,7 +363,8 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
                             prompt, context, max_batch, parallelism)
     points = [(s, x, y) for s in scens for y in ys for x in params[0].values]
 
-    def searched_key(point: tuple[Scenario, float, float | None]) -> tuple:  # points differing only in cost parameters share searches
+    # points differing only in cost parameters share searches
+    def searched_key(point: tuple[Scenario, float, float | None]) -> tuple:
         s, x, y = point
         return (s.label, *(v for p, v in zip(params, (x, y), strict=False)
                            if not p.path.startswith(COST)))

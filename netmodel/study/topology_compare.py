@@ -54,11 +54,15 @@ from collections.abc import Collection, Hashable, Iterable
 from dataclasses import asdict, dataclass, field, fields
 from functools import lru_cache
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import networkx as nx
 import numpy as np
 
 from compute.errors import UserError, known
+
+if TYPE_CHECKING:
+    from netmodel.study.scenarios import Scenario
 
 __all__ = ["DEFAULT_GROUP", "SIZES", "AllReduce", "BlastClass", "Fabric", "TopologyComparison",
            "TopologyRow", "compare_topologies", "hardware_radius", "resolve_fabric"]
@@ -81,7 +85,7 @@ class Fabric:
     label: str
     source: str
     graph: nx.Graph
-    scenario: object = None
+    scenario: Scenario | None = None
 
 
 @lru_cache(maxsize=64)
