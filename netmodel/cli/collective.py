@@ -8,11 +8,27 @@ from __future__ import annotations
 
 import click
 
+from netmodel.cli.main import RegistryHelp
+
 __all__ = ["collective", "costs"]
 
-_ALGO_HELP = ("auto (fastest valid per size), or one of ring, bidirectional-ring, tree, "
-              "halving-doubling, recursive-doubling, direct, pairwise, hierarchical, "
-              "in-network.")
+def _algorithm_help() -> str:
+    from netmodel.collectives.algorithms import ALGORITHMS
+
+    return "auto (fastest valid per size), or one of " + ", ".join(ALGORITHMS) + "."
+
+
+def _algorithms_help() -> str:
+    from netmodel.collectives.algorithms import NCCL_ALGORITHMS
+
+    return (f"Candidates for auto: 'nccl' ({', '.join(NCCL_ALGORITHMS)}: NCCL's own, to compare "
+            f"with nccl-tests) or a comma list.")
+
+
+def _placement_help() -> str:
+    from netmodel.collectives.placement import PLACEMENTS
+
+    return ", ".join(PLACEMENTS) + "."
 
 
 #: Default of ``costs --max-rows``: rows a cost table may hold (each row is a few hundred
@@ -124,11 +140,12 @@ def _short_group(group) -> str:
               help="Group size (placed by --placement) or comma-separated GPU nodes.")
 @click.option("--size", "size_text", default="64MiB", show_default=True,
               help="Message size (nccl-tests convention: the full buffer per rank).")
-@click.option("--algorithm", default="auto", show_default=True, help=_ALGO_HELP)
-@click.option("--algorithms", default=None, metavar="LIST",
-              help="Candidates for auto: 'nccl' (ring, tree, in-network) or a comma list.")
-@click.option("--placement", default="contiguous", show_default=True,
-              help="contiguous, rail-aligned, spread or random.")
+@click.option("--algorithm", default="auto", show_default=True, cls=RegistryHelp,
+              help_from=_algorithm_help)
+@click.option("--algorithms", default=None, metavar="LIST", cls=RegistryHelp,
+              help_from=_algorithms_help)
+@click.option("--placement", default="contiguous", show_default=True, cls=RegistryHelp,
+              help_from=_placement_help)
 @click.option("--seed", default=0, show_default=True, help="Seed of random placement.")
 @click.option("--fail", "fail_text", default=None, metavar="LIST",
               help="Failed nodes and links (u/v), comma-separated, e.g. spine0,leaf1/spine2: "
@@ -305,12 +322,12 @@ FORMATS = {
               help="LO:HI (powers of two), LO:HI:FACTOR or a comma list.")
 @click.option("--groups", "groups_text", default="2,4,8", show_default=True, metavar="LIST",
               help="Comma-separated group sizes (placed by --placement).")
-@click.option("--algorithm", default="auto", show_default=True,
-              help=_ALGO_HELP[:-1] + ", or all (one row per algorithm).")
-@click.option("--algorithms", default=None, metavar="LIST",
-              help="Candidates for auto: 'nccl' (ring, tree, in-network) or a comma list.")
-@click.option("--placement", default="contiguous", show_default=True,
-              help="contiguous, rail-aligned, spread or random.")
+@click.option("--algorithm", default="auto", show_default=True, cls=RegistryHelp,
+              help_from=lambda: _algorithm_help()[:-1] + ", or all (one row per algorithm).")
+@click.option("--algorithms", default=None, metavar="LIST", cls=RegistryHelp,
+              help_from=_algorithms_help)
+@click.option("--placement", default="contiguous", show_default=True, cls=RegistryHelp,
+              help_from=_placement_help)
 @click.option("--seed", default=0, show_default=True, help="Seed of random placement.")
 @click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="csv",
               show_default=True,

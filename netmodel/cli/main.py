@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import IO, Any
 
 import click
@@ -54,6 +54,20 @@ def exit_if_nothing_feasible(rows: Iterable[Any]) -> None:
         click.echo("nothing feasible: no configuration meets the SLO (exit status "
                    f"{NOTHING_FEASIBLE})", err=True)
         raise click.exceptions.Exit(NOTHING_FEASIBLE)
+
+
+class RegistryHelp(click.Option):
+    """An option whose help text is written from a registry when help is shown (so the
+    registry is imported then, not when the command module loads; and the help cannot
+    fall behind the registry): ``help_from`` returns the text."""
+
+    def __init__(self, *args: Any, help_from: Callable[[], str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help_from = help_from
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        self.help = self.help_from()
+        return super().get_help_record(ctx)
 
 
 class UserFacingError(click.ClickException):

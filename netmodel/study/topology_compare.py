@@ -617,7 +617,7 @@ def compare_topologies(fabrics: Iterable[str], *, group: int | None = None,
     --------
     >>> r = compare_topologies(["single-switch:n=8", "ring:n=8"], group=4)
     >>> r.group, [round(row.all_reduce[-1].busbw / 1e9) for row in r.rows]
-    (4, [376, 185])
+    (4, [374, 185])
     """
     if isinstance(fabrics, str) or not hasattr(fabrics, "__iter__"):
         raise UserError(f"fabrics must be a list of at least 2 fabrics, got {fabrics!r}")

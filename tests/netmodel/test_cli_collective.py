@@ -146,11 +146,16 @@ def test_collective_all_groups():
 
 
 def test_algorithm_help_names_every_algorithm():
-    # the help text is written out (the CLI module must not import the model at start-up)
-    from netmodel.cli.collective import _ALGO_HELP
-    from netmodel.collectives.algorithms import ALGORITHMS
+    # the help is written from the registries when shown: it names every algorithm and
+    # placement, and NCCL's own set, whatever they are
+    from netmodel.collectives.algorithms import ALGORITHMS, NCCL_ALGORITHMS
+    from netmodel.collectives.placement import PLACEMENTS
 
-    assert all(name in _ALGO_HELP for name in ALGORITHMS)
+    for command in ("collective", "costs"):
+        text = " ".join(CliRunner().invoke(cli, [command, "--help"],
+                                           terminal_width=400).output.split())
+        assert all(name in text for name in (*ALGORITHMS, *PLACEMENTS))
+        assert f"'nccl' ({', '.join(NCCL_ALGORITHMS)}" in text
 
 
 # --------------------------------------------------------------------- nccl-tests format
