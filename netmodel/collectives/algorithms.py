@@ -67,7 +67,8 @@ beta = 1/B the costs are):
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -81,6 +82,9 @@ from netmodel.collectives.in_network import (
 )
 from netmodel.collectives.steps import NotApplicable, Pairs, Step, union_of
 
+if TYPE_CHECKING:
+    import networkx as nx
+
 __all__ = ["ALGORITHMS", "NCCL_ALGORITHMS", "NotApplicable", "Pairs", "Step", "algorithms_for",
            "domains", "generate", "quadratic", "rail_table", "transfer_count"]
 
@@ -91,7 +95,7 @@ def _kind(graph, node):
     return graph.nodes[node].get("kind")
 
 
-def domain_key(graph, node):
+def domain_key(graph: nx.Graph, node: Hashable) -> tuple[str, Hashable]:
     """The scale-up domain of a GPU: its ``group`` label, else the tier-0 switches it is
     wired to, else its ``server`` label, else itself."""
     nodes = graph._node
@@ -107,7 +111,7 @@ def domain_key(graph, node):
     return ("gpu", node)
 
 
-def domains(graph, group) -> list[list]:
+def domains(graph: nx.Graph, group: Iterable[Hashable]) -> list[list[Hashable]]:
     """The group split by scale-up domain, domains and members in group order."""
     out: dict = {}
     for g in group:
@@ -118,7 +122,7 @@ def domains(graph, group) -> list[list]:
 _DOMAIN_KEYS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def domain_labels(graph, nodes) -> np.ndarray:
+def domain_labels(graph: nx.Graph, nodes: Sequence[Hashable]) -> np.ndarray:
     """A number per GPU of ``nodes`` naming its scale-up domain (equal numbers: same
     domain), from keys cached per graph (:func:`domain_key`, with the graph's tier-0
     switches found once)."""
@@ -186,7 +190,7 @@ def _domain_indices(graph, group) -> tuple[np.ndarray, np.ndarray]:
     return hit
 
 
-def rail_table(graph, group) -> np.ndarray | None:
+def rail_table(graph: nx.Graph, group: Sequence[Hashable]) -> np.ndarray | None:
     """The group as a ``(domains, m)`` table of positions in ``group`` (domain by domain,
     each domain's members in group order) when it spans at least two scale-up domains of
     the same size ``m >= 2``: column ``r`` holds the GPUs of position ``r`` in their domains,
@@ -261,7 +265,7 @@ def _ring_latencies(p: int, inter: int) -> tuple[int, int]:
     return (p - 1 - inter, inter)
 
 
-def ring_all_reduce(group, graph):
+def ring_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     p = len(group)
     t, inter = _multi_ring(group, graph)
     lat = _ring_latencies(p, inter)
@@ -269,14 +273,14 @@ def ring_all_reduce(group, graph):
             Step("all-gather", t, p - 1, latencies=lat)]
 
 
-def ring_reduce_scatter(group, graph):
+def ring_reduce_scatter(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     p = len(group)
     t, inter = _multi_ring(group, graph)
     return [Step("reduce-scatter", t, p - 1, reduce=1 / p,
                  latencies=_ring_latencies(p, inter))]
 
 
-def ring_all_gather(group, graph):
+def ring_all_gather(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     p = len(group)
     t, inter = _multi_ring(group, graph)
     return [Step("all-gather", t, p - 1, latencies=_ring_latencies(p, inter))]
@@ -292,20 +296,23 @@ def _bidirectional_pairs(group, frac) -> Pairs:
     return Pairs(group, np.concatenate([a, b]), np.concatenate([b, a]), frac)
 
 
-def bidirectional_ring_all_reduce(group, graph):
+def bidirectional_ring_all_reduce(group: tuple[Hashable, ...],
+                                  graph: nx.Graph | None) -> list[Step]:
     p = len(group)
     t = _bidirectional_pairs(group, 1 / (2 * p))
     return [Step("reduce-scatter (both ways)", t, p - 1, reduce=1 / p),
             Step("all-gather (both ways)", t, p - 1)]
 
 
-def bidirectional_ring_reduce_scatter(group, graph):
+def bidirectional_ring_reduce_scatter(group: tuple[Hashable, ...],
+                                      graph: nx.Graph | None) -> list[Step]:
     p = len(group)
     return [Step("reduce-scatter (both ways)", _bidirectional_pairs(group, 1 / (2 * p)), p - 1,
                  reduce=1 / p)]
 
 
-def bidirectional_ring_all_gather(group, graph):
+def bidirectional_ring_all_gather(group: tuple[Hashable, ...],
+                                  graph: nx.Graph | None) -> list[Step]:
     p = len(group)
     return [Step("all-gather (both ways)", _bidirectional_pairs(group, 1 / (2 * p)), p - 1)]
 
@@ -315,11 +322,11 @@ def _chain(group) -> Pairs:
     return Pairs(group, i, i + 1, 1.0)
 
 
-def ring_broadcast(group, graph):
+def ring_broadcast(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     return [Step("pipelined chain", _chain(group), stages=len(group) - 1)]
 
 
-def ring_reduce(group, graph):
+def ring_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     t = _chain(group).reversed()
     return [Step("pipelined chain", t, stages=len(group) - 1, reduce=t.incoming())]
 
@@ -338,7 +345,7 @@ def _double_tree(group, leaders: np.ndarray, frac: float):
                                                               frac / 2)
 
 
-def tree_all_reduce(group, graph):
+def tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     table = rail_table(graph, group)
     if table is not None:
         # one tree per rail (NCCL's channels, each through its own NIC): channel c chains
@@ -377,12 +384,12 @@ def tree_all_reduce(group, graph):
             Step("broadcast (pipelined)", up.reversed(), stages=chain + depth, latencies=lat)]
 
 
-def tree_broadcast(group, graph):
+def tree_broadcast(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     a, b = _heap(np.arange(len(group)))
     return [Step("broadcast (pipelined)", Pairs(group, b, a, 1.0), stages=_depth(len(group)))]
 
 
-def tree_reduce(group, graph):
+def tree_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     a, b = _heap(np.arange(len(group)))
     up = Pairs(group, a, b, 1.0)
     return [Step("reduce (pipelined)", up, stages=_depth(len(group)), reduce=up.incoming())]
@@ -402,7 +409,7 @@ def _exchange(group, q, distance, frac) -> Pairs:
     return Pairs(group, i, i ^ distance, frac)
 
 
-def halving_doubling_all_reduce(group, graph):
+def halving_doubling_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     q, extra, partner = _fold(group)
     steps = []
     if len(extra):
@@ -426,7 +433,7 @@ def _need_pow2(group, what):
         raise NotApplicable(f"{what} needs a power-of-two group, got {p} GPUs")
 
 
-def halving_reduce_scatter(group, graph):
+def halving_reduce_scatter(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     _need_pow2(group, "recursive halving")
     q = len(group)
     steps, dist, frac = [], q // 2, 0.5
@@ -436,7 +443,7 @@ def halving_reduce_scatter(group, graph):
     return steps
 
 
-def doubling_all_gather(group, graph):
+def doubling_all_gather(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     _need_pow2(group, "recursive doubling")
     q = len(group)
     steps, dist, frac = [], 1, 1 / q
@@ -446,7 +453,8 @@ def doubling_all_gather(group, graph):
     return steps
 
 
-def recursive_doubling_all_reduce(group, graph):
+def recursive_doubling_all_reduce(group: tuple[Hashable, ...],
+                                  graph: nx.Graph | None) -> list[Step]:
     q, extra, partner = _fold(group)
     steps = []
     if len(extra):
@@ -494,40 +502,40 @@ def _all_pairs(group, frac) -> Pairs:
     return Pairs(group, src, j + (j >= src), frac)  # every b != a, in order
 
 
-def direct_all_reduce(group, graph):
+def direct_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     p = len(group)
     return [Step("one-shot exchange", _all_pairs(group, 1.0), reduce=p - 1.0)]
 
 
-def direct_reduce_scatter(group, graph):
+def direct_reduce_scatter(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     p = len(group)
     return [Step("exchange", _all_pairs(group, 1 / p), reduce=(p - 1) / p)]
 
 
-def direct_all_gather(group, graph):
+def direct_all_gather(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     return [Step("exchange", _all_pairs(group, 1 / len(group)))]
 
 
-def direct_all_to_all(group, graph):
+def direct_all_to_all(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     return [Step("exchange", _all_pairs(group, 1 / len(group)))]
 
 
-def direct_broadcast(group, graph):
+def direct_broadcast(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     i = np.arange(1, len(group))
     return [Step("root sends", Pairs(group, np.zeros_like(i), i, 1.0))]
 
 
-def direct_reduce(group, graph):
+def direct_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     i = np.arange(1, len(group))
     return [Step("all send to root", Pairs(group, i, np.zeros_like(i), 1.0),
                  reduce=len(group) - 1.0)]
 
 
-def direct_send_recv(group, graph):
+def direct_send_recv(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     return [Step("send-recv", _ring_pairs(group, 1.0))]
 
 
-def pairwise_all_to_all(group, graph):
+def pairwise_all_to_all(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     p = len(group)
     i = np.arange(p)
     return [Step(f"shift {k}", Pairs(group, i, (i + k) % p, 1 / p)) for k in range(1, p)]
@@ -552,7 +560,7 @@ def _in_domain_planes(graph, group, table):
     return doms, domain_planes(graph, doms)
 
 
-def hierarchical_all_reduce(group, graph):
+def hierarchical_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     table = _rails_or_refuse(graph, group, "hierarchical")
     n_dom, m = table.shape
     doms, planes = _in_domain_planes(graph, group, table)
@@ -577,7 +585,7 @@ def hierarchical_all_reduce(group, graph):
     return [rs, out_rs, out_ag, ag, inside, across_bound]
 
 
-def in_network_tree_all_reduce(group, graph):
+def in_network_tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     """NCCL's NVLSTree: in-switch reduce-scatter inside each domain, one double binary tree
     per rail across the domains on each GPU's ``1/m`` slice, in-switch all-gather."""
     if not has_in_network(graph):
@@ -611,7 +619,7 @@ def _innet(op):
                                                  lambda: rail_table(graph, group))
 
 
-Generator = Callable[[tuple, object], list]
+Generator = Callable[[tuple[Hashable, ...], "nx.Graph | None"], list[Step]]
 
 #: algorithm -> op -> generator(group, graph) -> list[Step]
 ALGORITHMS: dict[str, dict[str, Generator]] = {
@@ -648,7 +656,8 @@ def algorithms_for(op: str) -> tuple[str, ...]:
     return tuple(name for name, table in ALGORITHMS.items() if op in table)
 
 
-def generate(algorithm: str, op: str, group, graph) -> list[Step]:
+def generate(algorithm: str, op: str, group: Iterable[Hashable], graph: nx.Graph | None
+             ) -> list[Step]:
     """The steps of ``algorithm`` for ``op`` over ``group`` (>= 2 GPUs) on ``graph``.
 
     Raises :class:`~compute.errors.UserError` for an unknown algorithm or one that does not

@@ -34,8 +34,19 @@ loads alone allow).
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from netmodel.collectives.steps import NotApplicable, Step, union_of
+
+if TYPE_CHECKING:
+    import networkx as nx
+    import numpy as np
+
+    #: One edge of a reduction tree: ``(child, switch, share, size)``.
+    Edge = tuple[Hashable, Hashable, float, float]
+    #: A transfer ``(src, dst, fraction of n)``.
+    Transfer = tuple[Hashable, Hashable, float]
 
 __all__ = ["domain_planes", "has_in_network", "in_network_plan", "in_network_steps",
            "nvls_phases", "tree_transfers"]
@@ -74,7 +85,7 @@ def _split(graph, node, targets):
 _CAPABLE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def has_in_network(graph) -> bool:
+def has_in_network(graph: nx.Graph) -> bool:
     """Whether any switch of ``graph`` reduces in the network (cached per graph)."""
     hit = _CAPABLE.get(graph)
     if hit is None:
@@ -84,7 +95,8 @@ def has_in_network(graph) -> bool:
     return hit
 
 
-def in_network_plan(graph, group, above: int = -1):
+def in_network_plan(graph: nx.Graph, group: Collection[Hashable], above: int = -1
+                    ) -> list[list[Edge]]:
     """Reduction tree: a list of levels, each a list of ``(child, switch, share, size)``;
     ``size`` is the fraction of ``n`` the child holds. Only switches of tier > ``above``
     take part. Raises NotApplicable."""
@@ -108,6 +120,8 @@ def in_network_plan(graph, group, above: int = -1):
                     raise NotApplicable(f"{x!r} has no adjacent switch with "
                                         "in_network_reduction to reduce its data")
                 targets[x] = up
+        nxt: dict[Hashable, float]
+        reach: dict[Hashable, frozenset[Hashable]]
         level, nxt, reach = [], {}, {}
         for x, size in current.items():
             for s, share in _split(graph, x, targets[x]).items():
@@ -137,8 +151,9 @@ def _path_latency(graph, levels) -> float:
     return max(2 * arrive[sw] + _switch_latency(graph, sw) for _, sw, _, _ in levels[-1])
 
 
-def tree_transfers(op: str, levels, root, first_up: float, first_down: float,
-                   scale: float = 1.0) -> list:
+def tree_transfers(op: str, levels: Iterable[Iterable[Edge]], root: Hashable,
+                   first_up: float, first_down: float, scale: float = 1.0
+                   ) -> list[Transfer]:
     """The transfers of ``op`` through the reduction tree ``levels``: at the first level
     each child sends ``first_up`` and receives ``first_down`` (per byte it holds, times its
     share of each switch), above it each child sends its partial up and gets the result
@@ -168,12 +183,14 @@ def _link_rate(graph, gpu, planes) -> float:
     return float(sum(adj[s]["bandwidth"] for s in planes))
 
 
-def domain_planes(graph, domains) -> list | None:
+def domain_planes(graph: nx.Graph, domains: Iterable[Collection[Hashable]]
+                  ) -> list[set[Hashable]] | None:
     """For each domain (a list of GPUs), the capable scale-up (tier-0) switches wired to all
     its GPUs; None if a domain has none, or if two domains share one (then they are one
     in-switch domain)."""
     if not has_in_network(graph):
         return None
+    seen: set[Hashable]
     out, seen = [], set()
     for d in domains:
         planes = {s for s in _planes(graph, d) if graph.nodes[s].get("tier", 0) == 0}
@@ -184,7 +201,9 @@ def domain_planes(graph, domains) -> list | None:
     return out
 
 
-def nvls_phases(graph, domains, planes, *, pipeline: int = 1, in_bound: int = 1) -> tuple:
+def nvls_phases(graph: nx.Graph, domains: Sequence[Sequence[Hashable]],
+                planes: Sequence[Collection[Hashable]], *, pipeline: int = 1,
+                in_bound: int = 1) -> tuple[Step, Step, Step]:
     """NCCL's NVLS reduce-scatter and all-gather inside each domain (GPU lists of one size
     ``m``, with their reducing switches ``planes``): ``(reduce-scatter, all-gather,
     union)`` steps of pipeline ``pipeline``, the union in bound ``in_bound``. Each phase
@@ -226,7 +245,8 @@ def _first_flow(graph, levels, op: str, p: int) -> tuple[float, float]:
             "reduce": (1.0, 1.0)}[op]
 
 
-def in_network_steps(op, group, graph, rails=None) -> list:
+def in_network_steps(op: str, group: Sequence[Hashable], graph: nx.Graph,
+                     rails: Callable[[], np.ndarray | None] | None = None) -> list[Step]:
     """The steps of in-network ``op`` over ``group`` (raises NotApplicable). ``rails``: a
     callable giving the group's ``(domains, m)`` table of positions when it spans several
     scale-up domains of one size, else None

@@ -11,9 +11,14 @@ raised when an algorithm cannot run on a group or fabric.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["NotApplicable", "Pairs", "Step", "union_of"]
 
@@ -36,19 +41,21 @@ class Pairs:
 
     __slots__ = ("_hash", "dst", "frac", "nodes", "src")
 
-    def __init__(self, nodes, src, dst, frac):
+    def __init__(self, nodes: Iterable[Hashable], src: ArrayLike, dst: ArrayLike,
+                 frac: float | ArrayLike) -> None:
         self.nodes = nodes if isinstance(nodes, tuple) else tuple(nodes)
+        self.frac: float | np.ndarray
         self.src = np.asarray(src, dtype=np.int64)
         self.dst = np.asarray(dst, dtype=np.int64)
         if np.ndim(frac) == 0:
-            self.frac = float(frac)
+            self.frac = float(frac)  # type: ignore[arg-type]  # a 0-d array-like
         else:
             self.frac = np.asarray(frac, dtype=float)
             if self.frac.shape != self.src.shape:
                 raise ValueError("frac must be a number or one value per transfer")
         if self.src.shape != self.dst.shape or self.src.ndim != 1:
             raise ValueError("src and dst must be 1-d index arrays of one length")
-        self._hash = None
+        self._hash: int | None = None
 
     def fractions(self) -> np.ndarray:
         """The fraction of every transfer, as an array."""
@@ -69,7 +76,7 @@ class Pairs:
     def __len__(self) -> int:
         return len(self.src)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[tuple[Hashable, Hashable, float]]:
         n = self.nodes
         src, dst = self.src.tolist(), self.dst.tolist()
         if isinstance(self.frac, float):
@@ -77,7 +84,7 @@ class Pairs:
             return ((n[a], n[b], f) for a, b in zip(src, dst, strict=True))
         return ((n[a], n[b], f) for a, b, f in zip(src, dst, self.frac.tolist(), strict=True))
 
-    def __getitem__(self, i):
+    def __getitem__(self, i: int | slice) -> Any:
         if isinstance(i, slice):
             return tuple(self)[i]
         i = range(len(self.src))[i]
@@ -90,7 +97,7 @@ class Pairs:
             self._hash = hash((self.nodes, self.src.tobytes(), self.dst.tobytes(), f))
         return self._hash
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, Pairs):
             return NotImplemented
         if self is other:
@@ -168,7 +175,7 @@ class Step:
     reduce: float = 0.0
     in_network: bool = False
     route_latency: float | None = None
-    latencies: tuple | None = None
+    latencies: tuple[int, int] | None = None
     pipeline: int = 0
     bound: int = 0
     member: bool = True
@@ -176,7 +183,7 @@ class Step:
     floor: float = 0.0
 
 
-def union_of(name: str, steps, *, pipeline: int, bound: int, heads: int = 1,
+def union_of(name: str, steps: Iterable[Step], *, pipeline: int, bound: int, heads: int = 1,
              floor: float = 0.0, in_network: bool | None = None,
              route_latency: float | None = None) -> Step:
     """A non-member step standing for ``steps`` at once: every transfer of each, its fraction
@@ -190,10 +197,10 @@ def union_of(name: str, steps, *, pipeline: int, bound: int, heads: int = 1,
     ([('x', 'y', 1.0), ('y', 'x', 0.25)], False)
     """
     steps = list(steps)
-    ts = [s.transfers for s in steps]
+    ts: list[Any] = [s.transfers for s in steps]  # all Pairs, or not (checked below)
     if ts and all(isinstance(t, Pairs) for t in ts) and \
             all(t.nodes is ts[0].nodes or t.nodes == ts[0].nodes for t in ts):
-        transfers = Pairs(ts[0].nodes, np.concatenate([t.src for t in ts]),
+        transfers: tuple | Pairs = Pairs(ts[0].nodes, np.concatenate([t.src for t in ts]),
                           np.concatenate([t.dst for t in ts]),
                           np.concatenate([t.fractions() * s.repeat
                                           for t, s in zip(ts, steps, strict=True)]))
