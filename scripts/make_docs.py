@@ -34,6 +34,15 @@ GitHub renders the page):
 ``<!-- docstring: MODULE -->`` ... ``<!-- /docstring -->``
     MODULE's docstring up to its first doctest, as Markdown (``<!-- docstring: MODULE
     bullets -->``: only its first bullet list), e.g. ``compute.units``' unit rules.
+``<!-- columns: MODULE.CLASS -->`` ... ``<!-- /columns -->``
+    The columns of a result row (a dataclass: its ``columns()`` where it has one, else its
+    fields in order) as a table: name, type (``or null``: empty in CSV, ``null`` in JSON)
+    and the ``#:`` comment on the field in the code. ``<!-- columns: MODULE.CLASS own -->``:
+    only the fields the class adds to the dataclasses it extends.
+``<!-- modules: PACKAGE -->`` ... ``<!-- /modules -->``
+    Every module directly in PACKAGE's folder (not its subpackages, ``__init__`` or
+    ``__main__``) with the first sentence of its docstring, e.g. the module tables of
+    ``docs/architecture.md``.
 
 Samples run in a fresh scratch folder per page, which links the project's top-level files
 and folders: paths read as from the project root (``docs/figures/study.csv``,
@@ -84,12 +93,17 @@ _FILE = re.compile(r"^<!-- file: (?P<name>[^\s>]+) -->[ \t]*\n```[^\n]*\n(?P<bod
 _FINDINGS = re.compile(
     r"^<!-- findings: (?P<source>\S+)[ \t]*\n(?P<select>.*?)-->[ \t]*\n(?P<body>.*?)"
     r"^<!-- /findings -->", re.S | re.M)
-_COMMANDS = re.compile(r"^<!-- commands -->[ \t]*\n(?P<body>.*?)^<!-- /commands -->",
+_COMMAND_TABLE = re.compile(r"^<!-- commands -->[ \t]*\n(?P<body>.*?)^<!-- /commands -->",
                        re.S | re.M)
 _DOCSTRING = re.compile(
     r"^<!-- docstring: (?P<module>[\w.]+)(?: (?P<part>\w+))? -->[ \t]*\n(?P<body>.*?)"
     r"^<!-- /docstring -->",
     re.S | re.M)
+_COLUMNS = re.compile(
+    r"^<!-- columns: (?P<target>[\w.]+)(?: (?P<part>\w+))? -->[ \t]*\n(?P<body>.*?)"
+    r"^<!-- /columns -->", re.S | re.M)
+_MODULES = re.compile(r"^<!-- modules: (?P<package>[\w.]+) -->[ \t]*\n(?P<body>.*?)"
+                      r"^<!-- /modules -->", re.S | re.M)
 _DOCUMENTS = re.compile(r"^<!-- documents: (?P<names>[^>]*?) -->", re.M)
 _HEAD = re.compile(r"^head -(?:n ?)?(\d+)$")
 _SHAPE = "python scripts/make_docs.py shape"
@@ -393,6 +407,118 @@ def render_docstring(module_name: str, part: str = "") -> str:
     return "\n".join(out).replace("```\n\n", "```\n").strip("\n") + "\n"
 
 
+def _cell(text: str) -> str:
+    """Text fit for a Markdown table cell (pipes escaped, one line)."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+_FIELD_NOTE = re.compile(r"^\s+(?P<name>\w+)\s*:[^#\n]*?#:\s*(?P<note>.+?)\s*$")
+_NOTE_LINE = re.compile(r"^\s+#:\s*(?P<note>.+?)\s*$")
+_FIELD = re.compile(r"^\s+(?P<name>\w+)\s*:")
+
+
+def field_notes(cls: type) -> dict[str, str]:
+    """The ``#:`` comments on a dataclass's fields (after the field on its line, or on the
+    lines just above it), from its source and its bases'."""
+    notes: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        if klass is object:
+            continue
+        try:
+            source = inspect.getsource(klass)
+        except (OSError, TypeError):
+            continue
+        above: list[str] = []
+        for line in source.splitlines():
+            if m := _FIELD_NOTE.match(line):
+                notes[m.group("name")] = m.group("note")
+                above = []
+            elif m := _NOTE_LINE.match(line):
+                above.append(m.group("note"))
+            elif (m := _FIELD.match(line)) and above:
+                notes[m.group("name")] = " ".join(above)
+                above = []
+            else:
+                above = []
+    return notes
+
+
+def _type_text(annotation: object) -> str:
+    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__",
+                                                                   str(annotation))
+    parts = [p.strip() for p in text.split("|")]
+    if "None" in parts and len(parts) > 1:
+        return " or ".join(p for p in parts if p != "None") + " or null"
+    return text
+
+
+def _import_object(target: str) -> object:
+    module_name, _, name = target.rpartition(".")
+    try:
+        return getattr(importlib.import_module(module_name), name)
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise DocsError(f"cannot import {target}: {exc}") from None
+
+
+def render_columns(target: str, part: str = "") -> str:
+    """The columns of the result row ``MODULE.CLASS`` as a Markdown table (``part="own"``:
+    only the fields it adds to the dataclasses it extends)."""
+    import dataclasses
+
+    cls = _import_object(target)
+    if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
+        raise DocsError(f"{target} is not a dataclass")
+    if part not in ("", "own"):
+        raise DocsError(f"unknown columns part {part!r} (allowed: own)")
+    by_name = {f.name: f for f in dataclasses.fields(cls)}
+    names = list(cls.columns()) if callable(getattr(cls, "columns", None)) else list(by_name)
+    if part == "own":
+        inherited = {f.name for base in cls.__mro__[1:] if dataclasses.is_dataclass(base)
+                     for f in dataclasses.fields(base)}
+        names = [n for n in names if n not in inherited]
+    notes = field_notes(cls)
+    rows = ["| column | type | note in the code |", "|---|---|---|"]
+    for name in names:
+        f = by_name[name]
+        note = notes.get(name, "")
+        extra = []
+        if f.metadata.get("key"):
+            extra.append("identifies the row")
+        if f.metadata.get("group"):
+            extra.append(f"`{f.metadata['group']}` group")
+        note = "; ".join(x for x in [*extra, _rst_to_markdown(note, None)] if x)
+        rows.append(f"| `{name}` | {_cell(_type_text(f.type))} | {_cell(note)} |")
+    return "\n".join(rows) + "\n"
+
+
+_SENTENCE_END = re.compile(r"(?<!e\.g)(?<!i\.e)[.?!](?:\s+|$)")
+
+
+def first_sentence(doc: str) -> str:
+    """The first sentence of a docstring's first paragraph, on one line."""
+    para = " ".join(doc.strip().split("\n\n")[0].split())
+    m = _SENTENCE_END.search(para)
+    return para[: m.start() + 1] if m else para
+
+
+def render_modules(package: str) -> str:
+    """Every module directly in ``package``'s folder with the first sentence of its
+    docstring, as a Markdown table (read with ``ast``: nothing is imported)."""
+    import ast
+
+    folder = ROOT.joinpath(*package.split("."))
+    if not (folder / "__init__.py").is_file():
+        raise DocsError(f"{package} is not a package of this project")
+    rows = ["| module | job (its docstring's first sentence) |", "|---|---|"]
+    for path in sorted(folder.glob("*.py")):
+        if path.name.startswith("__"):       # __init__ (the package), __main__
+            continue
+        doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+        job = _rst_to_markdown(first_sentence(doc), None) if doc else "(no docstring)"
+        rows.append(f"| `{path.name}` | {_cell(job)} |")
+    return "\n".join(rows) + "\n"
+
+
 # ---- links -----------------------------------------------------------------------------
 
 _LINK = re.compile(r"!?\[[^\]]*\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
@@ -496,13 +622,21 @@ def blocks(page: Path, *, run: bool = True,
                            f"from {m.group('source')}", m.group("body"),
                            span=(m.start("body"), m.end("body")),
                            note=m.group("source") + "\n" + m.group("select")))
-    for m in _COMMANDS.finditer(text):
+    for m in _COMMAND_TABLE.finditer(text):
         found.append(Block(page, _line_of(text, m.start()), "commands", "table",
                            m.group("body"), span=(m.start("body"), m.end("body"))))
     for m in _DOCSTRING.finditer(text):
         found.append(Block(page, _line_of(text, m.start()), "docstring", m.group("module"),
                            m.group("body"), span=(m.start("body"), m.end("body")),
                            note=f"{m.group('module')} {m.group('part') or ''}"))
+    for m in _COLUMNS.finditer(text):
+        found.append(Block(page, _line_of(text, m.start()), "columns", m.group("target"),
+                           m.group("body"), span=(m.start("body"), m.end("body")),
+                           note=f"{m.group('target')} {m.group('part') or ''}"))
+    for m in _MODULES.finditer(text):
+        found.append(Block(page, _line_of(text, m.start()), "modules", m.group("package"),
+                           m.group("body"), span=(m.start("body"), m.end("body")),
+                           note=m.group("package")))
     found.sort(key=lambda b: b.span)
     if not run:
         return found
@@ -533,6 +667,10 @@ def blocks(page: Path, *, run: bool = True,
                 b.new = render_commands(page)
             elif b.kind == "docstring":
                 b.new = render_docstring(*b.note.split())
+            elif b.kind == "columns":
+                b.new = render_columns(*b.note.split())
+            elif b.kind == "modules":
+                b.new = render_modules(b.note)
             if progress:
                 progress(f"{b.describe()} ({time.perf_counter() - t0:.2f} s)")
     return found
