@@ -42,11 +42,16 @@ import functools
 import math
 import weakref
 from collections import Counter
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from compute.config_files import check_keys, read_table
 from compute.errors import UserError, known
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = ["DEFAULTS_PATH", "GENERATIONS_PATH", "Calibration", "Generation", "Protocol",
            "default_calibration", "load_calibration", "load_generations"]
@@ -60,7 +65,7 @@ _PROTOCOL_KEYS = ("bandwidth_factor", "base_latency", "step_latency_scaleup",
 _PROTOCOL_OPTIONAL = ("chunk",)
 
 
-def _finite(where: str, key: str, v, unit: str, *, positive: bool = False) -> None:
+def _finite(where: str, key: str, v: object, unit: str, *, positive: bool = False) -> None:
     ok = isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) \
         and (v > 0 if positive else v >= 0)
     if not ok:
@@ -94,7 +99,7 @@ class Protocol:
     step_latency_scaleout: float
     chunk: float = 0.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not (isinstance(self.bandwidth_factor, int | float)
                 and 0 < self.bandwidth_factor <= 1):
             raise UserError(f"protocol {self.name!r}: bandwidth_factor must be in (0, 1], got "
@@ -130,7 +135,7 @@ class Generation:
     """
 
     name: str
-    gpus: tuple
+    gpus: tuple[str, ...]
     scaleup_efficiency: float | None = None
     in_network_factor: float | None = None
     in_network_ceiling: float | None = None
@@ -166,18 +171,18 @@ class Calibration:
         The generation this calibration was resolved for ("" if none).
     """
 
-    protocols: tuple
+    protocols: tuple[Protocol, ...]
     in_network: Protocol
     scaleup_efficiency: float = 1.0
     scaleout_efficiency: float = 1.0
     reduction_rate: float = 0.0
     channels: int = 1
     in_network_ceiling: float = 0.0
-    generations: tuple = ()
+    generations: tuple[Generation, ...] = ()
     default_generation: str = ""
     generation: str = ""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not self.protocols:
             raise UserError("a calibration needs at least one protocol")
         for key in ("scaleup_efficiency", "scaleout_efficiency"):
@@ -206,7 +211,7 @@ class Calibration:
                    in_network=Protocol("in-network", 1.0, 0.0, b, b),
                    reduction_rate=reduction_rate)
 
-    def with_(self, **changes) -> Calibration:
+    def with_(self, **changes: Any) -> Calibration:
         """A copy with some fields changed."""
         return replace(self, **changes)
 
@@ -234,7 +239,8 @@ class Calibration:
         gen = self.generation_of(gpu)
         if gen is None:
             return self
-        changes: dict = {"generations": (), "default_generation": "", "generation": gen.name}
+        changes: dict[str, Any] = {"generations": (), "default_generation": "",
+                                   "generation": gen.name}
         if gen.scaleup_efficiency is not None:
             changes["scaleup_efficiency"] = gen.scaleup_efficiency
         if gen.in_network_factor is not None:
@@ -247,7 +253,7 @@ class Calibration:
                                          if p.name == "LL" else p for p in self.protocols)
         return replace(self, **changes)
 
-    def resolve(self, graph, gpus=None) -> Calibration:
+    def resolve(self, graph: nx.Graph, gpus: Iterable[Hashable] | None = None) -> Calibration:
         """This calibration for the fabric ``graph``: the constants of the generation of its
         most common GPU type (itself when it has no generations). ``gpus``: its GPU nodes,
         if known."""
@@ -269,7 +275,7 @@ class Calibration:
 _MOST_COMMON_GPU: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _protocol(where: str, name: str, table) -> Protocol:
+def _protocol(where: str, name: str, table: Mapping[str, Any]) -> Protocol:
     check_keys(where, table, _PROTOCOL_KEYS, _PROTOCOL_OPTIONAL)
     for k in (*_PROTOCOL_KEYS, *_PROTOCOL_OPTIONAL):
         if k in table and (not isinstance(table[k], int | float) or isinstance(table[k], bool)):
@@ -312,7 +318,7 @@ _GENERATION_KEYS = ("scaleup_efficiency", "in_network_factor", "in_network_ceili
                     "ll_bandwidth_factor")
 
 
-def load_generations(path: str | Path = GENERATIONS_PATH) -> tuple[tuple, str]:
+def load_generations(path: str | Path = GENERATIONS_PATH) -> tuple[tuple[Generation, ...], str]:
     """Read a generations file: ``(generations, default generation name)``."""
     path = Path(path)
     data = read_table(path, "generations file", suffixes=(".toml",))

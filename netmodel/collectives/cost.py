@@ -27,7 +27,9 @@ all-gather and all-to-all, and 1 for broadcast, reduce and send-recv.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -92,12 +94,12 @@ class StepCost:
     latency: float
     scaleout: bool
     beta: float
-    bottleneck: tuple
+    bottleneck: tuple[Hashable, ...]
     bottleneck_bandwidth: float
     reduce: float
     in_network: bool
     latency_up: float | None = None
-    latencies: tuple | None = None
+    latencies: tuple[int, int] | None = None
     pipeline: int = 0
     bound: int = 0
     member: bool = True
@@ -109,7 +111,8 @@ def _link_efficiency(router: Router, links: np.ndarray, cal: Calibration) -> np.
     return np.where(router.scaleout[links], cal.scaleout_efficiency, cal.scaleup_efficiency)
 
 
-def cost_step(router: Router, step: Step, cal: Calibration, cache: dict | None = None) -> StepCost:
+def cost_step(router: Router, step: Step, cal: Calibration, cache: dict | None = None
+              ) -> StepCost:
     """Route and cost one step (structure only; see :class:`StepCost`)."""
     key = step.transfers
     hit = None if cache is None else cache.get(key)
@@ -145,7 +148,7 @@ STEP_FIELDS = ("on", "repeat", "stages", "reduce", "in_network", "intra", "inter
                "bound", "member", "heads", "floor")
 
 
-def step_table(steps, G: int = 1) -> dict:
+def step_table(steps: Sequence[StepCost | Step], G: int = 1) -> dict[str, np.ndarray]:
     """:data:`STEP_FIELDS` of ``steps`` (StepCosts or Steps) as arrays of shape ``(G, S)``
     (the same steps on every row)."""
     S = len(steps)
@@ -157,7 +160,8 @@ def step_table(steps, G: int = 1) -> dict:
     return out
 
 
-def set_step(table: dict, rows, i: int, s) -> None:
+def set_step(table: dict[str, np.ndarray], rows: slice | np.ndarray, i: int,
+             s: StepCost | Step) -> None:
     """Write step ``s`` into column ``i`` of ``table`` for ``rows``."""
     table["on"][rows, i] = True
     table["repeat"][rows, i] = s.repeat
@@ -175,7 +179,7 @@ def set_step(table: dict, rows, i: int, s) -> None:
     table["floor"][rows, i] = s.floor
 
 
-def step_protocols(in_network: bool, p2p: bool, cal: Calibration) -> tuple:
+def step_protocols(in_network: bool, p2p: bool, cal: Calibration) -> tuple[Protocol, ...]:
     """The protocols an algorithm with in-network and/or point-to-point steps runs with:
     every point-to-point protocol for a point-to-point algorithm, the in-network constants
     alone for an in-network one, and for one mixing both the point-to-point protocol of
@@ -187,8 +191,9 @@ def step_protocols(in_network: bool, p2p: bool, cal: Calibration) -> tuple:
     return (max(cal.protocols, key=lambda p: p.bandwidth_factor),)
 
 
-def combine(t: dict, beta, lat_all, lat_up, scaleout, protocol: Protocol,
-            cal: Calibration) -> list:
+def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
+            lat_up: np.ndarray, scaleout: np.ndarray, protocol: Protocol,
+            cal: Calibration) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """The time of steps as lines ``a + b n``: their minimum at each ``n`` is the time.
 
     ``t``: the :data:`STEP_FIELDS` of the steps (arrays ``(G, S)``: ``G`` groups or
@@ -266,8 +271,8 @@ class CompiledCollective:
 
     op: str
     algorithm: str
-    group: tuple
-    steps: tuple
+    group: tuple[Hashable, ...]
+    steps: tuple[StepCost, ...]
 
     @property
     def in_network(self) -> bool:
@@ -275,7 +280,7 @@ class CompiledCollective:
         member = [s for s in self.steps if s.member]
         return bool(member) and all(s.in_network for s in member)
 
-    def protocols(self, cal: Calibration) -> tuple:
+    def protocols(self, cal: Calibration) -> tuple[Protocol, ...]:
         """The protocols this algorithm can run with."""
         return step_protocols(any(s.in_network for s in self.steps),
                               any(not s.in_network for s in self.steps if s.member), cal)
@@ -292,7 +297,8 @@ class CompiledCollective:
         per size range of the pipeline fill; one line when nothing fills)."""
         return [(a, b) for a, b, _ in self.line_parts(protocol, cal)]
 
-    def line_parts(self, protocol: Protocol, cal: Calibration) -> list:
+    def line_parts(self, protocol: Protocol, cal: Calibration
+                   ) -> list[tuple[float, float, float]]:
         """``[(a, b, a_fill)]``: :meth:`lines` with the part of each ``a`` that is pipeline
         fill (bound by link bandwidth, so it scales as ``1/k`` when every link's bandwidth
         is multiplied by ``k``, as ``b`` less its reduction part does)."""
@@ -305,7 +311,8 @@ class CompiledCollective:
         is full (exact at every size when nothing fills; see :meth:`lines`)."""
         return self.lines(protocol, cal)[-1]
 
-    def timings(self, protocol: Protocol, cal: Calibration, nbytes: float) -> tuple:
+    def timings(self, protocol: Protocol, cal: Calibration, nbytes: float
+                ) -> tuple[StepTiming, ...]:
         """Per-step :class:`StepTiming` at one size (the algorithm's phases; a pipeline's
         phases overlap, so their times add up to more than the pipeline takes)."""
         out = []
@@ -333,8 +340,9 @@ class CompiledCollective:
         return tuple(out)
 
 
-def compile_steps(router: Router, op: str, algorithm: str, group, steps, cal: Calibration,
-                  cache: dict | None = None) -> CompiledCollective:
+def compile_steps(router: Router, op: str, algorithm: str, group: Iterable[Hashable],
+                  steps: Iterable[Step], cal: Calibration, cache: dict | None = None
+                  ) -> CompiledCollective:
     """Cost every step once (steps with identical transfers share one routing)."""
     return CompiledCollective(op, algorithm, tuple(group),
                               tuple(cost_step(router, s, cal, cache) for s in steps))
@@ -352,7 +360,7 @@ class StepTiming:
     serialization: float
     reduction: float
     time: float
-    bottleneck: tuple
+    bottleneck: tuple[Hashable, ...]
     bottleneck_bandwidth: float
     scaleout: bool
 
@@ -368,7 +376,7 @@ class CollectiveResult:
     """
 
     op: str
-    group: tuple
+    group: tuple[Hashable, ...]
     nbytes: float
     time: float
     algbw: float
@@ -376,16 +384,16 @@ class CollectiveResult:
     algorithm: str
     protocol: str
     base_latency: float
-    steps: tuple
-    bottleneck: tuple
+    steps: tuple[StepTiming, ...]
+    bottleneck: tuple[tuple[Hashable, ...], ...]
     connected: bool = True
-    cut: tuple = ()
+    cut: tuple[Hashable, ...] = ()
 
     @property
     def group_size(self) -> int:
         return len(self.group)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (SI units)."""
         d = asdict(self)
         d["group"] = [str(g) for g in self.group]
@@ -405,11 +413,11 @@ class SweepResult:
     """Costs of one op on one group over an array of sizes (the fastest choice per size)."""
 
     op: str
-    group: tuple
+    group: tuple[Hashable, ...]
     nbytes: np.ndarray
     time: np.ndarray
-    algorithm: tuple
-    protocol: tuple
+    algorithm: tuple[str, ...]
+    protocol: tuple[str, ...]
 
     @property
     def algbw(self) -> np.ndarray:

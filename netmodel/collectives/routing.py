@@ -37,9 +37,11 @@ balls meet.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass
 from itertools import chain, compress, repeat
 from operator import itemgetter, methodcaller
+from typing import TYPE_CHECKING, Literal, overload
 
 import networkx as nx
 import numpy as np
@@ -47,6 +49,12 @@ import numpy as np
 from compute.errors import UserError
 from netmodel.collectives.steps import Pairs
 from netmodel.collectives.updown import UpDown
+
+if TYPE_CHECKING:
+    #: Transfers ``(src, dst, fraction of n)``: a sequence of triples, or :class:`Pairs`.
+    Transfers = Pairs | Sequence[tuple[Hashable, Hashable, float]]
+    #: What :meth:`Router.loads` returns: links, coefficients, latency, scale-out.
+    Loads = tuple[np.ndarray, np.ndarray, float, bool]
 
 __all__ = ["NoPath", "Plan", "Route", "Router"]
 
@@ -59,7 +67,7 @@ _KIND_CODE = {"gpu": _GPU, "switch": _SWITCH, "ocs": _OCS}
 class NoPath(Exception):
     """No path joins two nodes (the fabric is cut between them)."""
 
-    def __init__(self, a, b):
+    def __init__(self, a: Hashable, b: Hashable) -> None:
         super().__init__(f"no path joins {a!r} and {b!r}")
         self.pair = (a, b)
 
@@ -120,7 +128,7 @@ class Plan:
 
     frac: np.ndarray
     template: np.ndarray
-    routes: dict
+    routes: dict[int, Route]
     hop_index: np.ndarray
     hop_links: np.ndarray
     hop_weights: np.ndarray
@@ -141,7 +149,7 @@ class _Rows:
         self._pending: list = []
         self.n = 0
 
-    def add(self, row) -> int:
+    def add(self, row: Sequence[float]) -> int:
         self._pending.append(row)
         self.n += 1
         return self.n - 1
@@ -181,7 +189,7 @@ class Router:
         scale-up side (GPU-GPU links and links to tier-0 switches).
     """
 
-    def __init__(self, graph: nx.Graph):
+    def __init__(self, graph: nx.Graph) -> None:
         self.graph = graph
         self._adj = graph._adj
         nodes = list(graph)
@@ -241,10 +249,10 @@ class Router:
         self._keys = keys[self._order]
         self._ports: dict = {}
         self._tier_arr = tier_arr
-        self._upcsr = None
-        self._group_ids = None
+        self._upcsr: tuple[np.ndarray, np.ndarray] | None = None
+        self._group_ids: tuple[tuple[Hashable, ...], np.ndarray] | None = None
         self._pair_cache: dict = {}
-        self._components = None
+        self._components: dict[Hashable, int] | None = None
         gpu_n = np.flatnonzero(code == _GPU)
         self.gpu_list = [nodes[i] for i in gpu_n.tolist()]
         self._gidx = np.full(len(nodes), -1, dtype=np.int64)
@@ -269,8 +277,8 @@ class Router:
         self._piece_links: list = []
         self._piece_weights: list = []
         self._piece_scaleout: list = []
-        self._flat = None
-        self._cover = None
+        self._flat: tuple[int, np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._cover: tuple[int, np.ndarray, np.ndarray] | None = None
         self._specs_pos = _Rows(-1, np.int64)
         self._specs_w = _Rows(0.0, float)
         self._lists = _Rows(-1, np.int64)
@@ -290,7 +298,7 @@ class Router:
         self._partition = [True] * T
         self._full: dict = {}
         self._pair_rows: dict = {}
-        self._code_list = None
+        self._code_list: list[int] | None = None
         self._learned = 0
         self._sig_rep: list = []
         self._plans: dict = {}
@@ -312,7 +320,7 @@ class Router:
         i = np.minimum(np.searchsorted(self._keys, key), len(self._keys) - 1)
         return np.where(self._keys[i] == key, self._order[i], -1)
 
-    def link_id(self, u, v) -> int:
+    def link_id(self, u: Hashable, v: Hashable) -> int:
         """The id of the directed link ``u -> v``."""
         a, b = self._nid.get(u), self._nid.get(v)
         lid = -1 if a is None or b is None else int(self._lids(np.array([a]), np.array([b]))[0])
@@ -320,7 +328,7 @@ class Router:
             raise UserError(f"there is no link {u!r} - {v!r} in the fabric")
         return lid
 
-    def link_name(self, link: int) -> tuple:
+    def link_name(self, link: int) -> tuple[Hashable, Hashable]:
         """``(u, v)`` for directed link id ``link``."""
         link = int(link)
         return self._nodes[self._src[link]], self._nodes[self._dst[link]]
@@ -348,10 +356,10 @@ class Router:
             hit = self._ports[u] = dict(zip(nbrs, self._lids(a, b).tolist(), strict=True))
         return hit
 
-    def is_gpu(self, node) -> bool:
+    def is_gpu(self, node: Hashable) -> bool:
         return self.kind.get(node) == "gpu"
 
-    def connected(self, a, b) -> bool:
+    def connected(self, a: Hashable, b: Hashable) -> bool:
         """Whether ``a`` and ``b`` are in the same connected component (any path at all)."""
         if self._components is None:
             comp = {}
@@ -361,7 +369,7 @@ class Router:
             self._components = comp
         return self._components.get(a) == self._components.get(b) and a in self._components
 
-    def component_of(self, node) -> int:
+    def component_of(self, node: Hashable) -> int:
         """A label of ``node``'s connected component (equal labels: connected)."""
         self.connected(node, node)
         return self._components[node]
@@ -455,6 +463,7 @@ class Router:
             self._si_info.add([0, 0, -1, 0])
         else:
             t0 = int(ud.state(cone[0]).tier)
+            pieces: list[int]
             below, pieces, so = False, [], False
             for j, sid in enumerate(cone):
                 st = ud.state(sid)
@@ -533,7 +542,8 @@ class Router:
             self._cover = (n, count > 0, most <= 1)
         return self._cover[1:]
 
-    def expand(self, pieces: np.ndarray, coef: np.ndarray):
+    def expand(self, pieces: np.ndarray, coef: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Links and weights of ``pieces`` (ids), each scaled by its ``coef``:
         ``(entry piece position, links, weights)``."""
         ptr, links, w = self._pieces_flat()
@@ -759,7 +769,7 @@ class Router:
             | (info[a, 3] != 0) | (info[b, 3] != 0)
 
     # ----------------------------------------------------------------- routing
-    def route(self, src, dst) -> Route | None:
+    def route(self, src: Hashable, dst: Hashable) -> Route | None:
         """The ECMP route from ``src`` to ``dst``, or None when no path joins them."""
         hit = self._pair_cache.get((src, dst))
         if hit is not None:
@@ -845,7 +855,7 @@ class Router:
         self._list_py.append(list(pieces))
         return self._lists.add(pieces)
 
-    def _node_ids(self, transfers) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _node_ids(self, transfers: Transfers) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Source and destination node numbers and fractions of ``transfers``."""
         if isinstance(transfers, Pairs):
             nodes = transfers.nodes
@@ -863,13 +873,13 @@ class Router:
         dst = np.fromiter(map(self._nid_checked, d), np.int64, count=len(d))
         return src, dst, np.array(f, dtype=float)
 
-    def _nid_checked(self, node) -> int:
+    def _nid_checked(self, node: Hashable) -> int:
         i = self._nid.get(node)
         if i is None:
             raise UserError(f"node {node!r} is not in the fabric")
         return i
 
-    def plan(self, transfers) -> Plan:
+    def plan(self, transfers: Transfers) -> Plan:
         """Route many transfers ``(src, dst, fraction)`` (a sequence, or :class:`Pairs`).
 
         Raises :class:`NoPath` for a transfer whose ends are not connected (the first
@@ -881,12 +891,12 @@ class Router:
             key = (transfers.nodes, transfers.src.tobytes(), transfers.dst.tobytes())
         return self.plan_nodes(src, dst, frac, key)
 
-    def node_numbers(self, nodes) -> np.ndarray:
+    def node_numbers(self, nodes: Collection[Hashable]) -> np.ndarray:
         """The router's numbers of ``nodes`` (UserError for a node not in the fabric)."""
         return np.fromiter(map(self._nid_checked, nodes), np.int64, count=len(nodes))
 
     def plan_nodes(self, src: np.ndarray, dst: np.ndarray, frac: np.ndarray,
-                   key=None) -> Plan:
+                   key: Hashable | None = None) -> Plan:
         """:meth:`plan` of transfers given as node numbers (:meth:`node_numbers`);
         ``key``: a hashable name of the pattern ``(src, dst)`` to keep its plan under."""
         if key is not None:
@@ -979,7 +989,15 @@ class Router:
                     np.array(pi, dtype=np.int64), np.array(po, dtype=np.int64),
                     np.array(latency), np.array(scaleout, dtype=bool))
 
-    def loads(self, transfers, split: bool = False):
+    @overload
+    def loads(self, transfers: Transfers, split: Literal[False] = False) -> Loads: ...
+
+    @overload
+    def loads(self, transfers: Transfers, split: Literal[True]
+              ) -> tuple[np.ndarray, np.ndarray, float, bool, float]: ...
+
+    def loads(self, transfers: Transfers, split: bool = False
+              ) -> Loads | tuple[np.ndarray, np.ndarray, float, bool, float]:
         """Route many transfers ``(src, dst, fraction)`` at once (a sequence, or
         :class:`~netmodel.collectives.steps.Pairs`).
 
@@ -1049,11 +1067,12 @@ class Router:
         adj = self._adj
         kind = self.kind
 
-        def ok(v):
+        def ok(v: Hashable) -> bool:
             k = kind.get(v)
             return k == "switch" or (gpu_transit and k == "gpu")
 
-        def grow(frontier, dist, target, depth):
+        def grow(frontier: list[Hashable], dist: dict[Hashable, int], target: Hashable,
+                 depth: int) -> list[Hashable]:
             """One BFS level out of ``frontier``; the far end ``target`` may be entered."""
             nxt = []
             for u in frontier:
@@ -1080,7 +1099,7 @@ class Router:
             return None
         total = hs + hd
         k = min(ds[v] for v in meet)  # all meeting nodes sit at one position k
-        level = [set() for _ in range(total + 1)]
+        level: list[set[Hashable]] = [set() for _ in range(total + 1)]
         level[k] = {v for v in meet if ds[v] == k}
         for i in range(k, 0, -1):  # towards the source: ds decreases by one per hop
             prev = set()

@@ -25,6 +25,9 @@ back to the general bidirectional search.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+from typing import Any
+
 import numpy as np
 
 __all__ = ["UpDown"]
@@ -36,6 +39,19 @@ class _Struct:
     __slots__ = ("c", "dead", "lat", "ldown", "lup", "p", "piece_key", "share_down",
                  "share_up", "sw_lower", "sw_upper", "upper")
 
+    c: np.ndarray
+    dead: bool
+    lat: np.ndarray
+    ldown: np.ndarray
+    lup: np.ndarray
+    p: np.ndarray
+    piece_key: int
+    share_down: np.ndarray
+    share_up: np.ndarray
+    sw_lower: np.ndarray
+    sw_upper: np.ndarray
+    upper: tuple[Hashable, ...]
+
 
 class _State:
     """One level of a cone: its switches and the traffic share, arrival and departure
@@ -43,11 +59,22 @@ class _State:
 
     __slots__ = ("arrive", "depart", "flow", "nodes", "piece", "set_id", "struct", "tier", "up")
 
+    arrive: np.ndarray
+    depart: np.ndarray
+    flow: np.ndarray
+    nodes: tuple[Hashable, ...]
+    piece: int
+    set_id: int
+    struct: _Struct | None
+    tier: int
+    up: int | None
+
 
 class UpDown:
     """Cone-based routing for one :class:`~netmodel.collectives.routing.Router`."""
 
-    def __init__(self, router):
+    def __init__(self, router: Any) -> None:
+        # router: the Router (not imported here: routing imports this module)
         self.router = router
         self._structs: dict = {}
         self._states: list[_State] = []
@@ -185,7 +212,7 @@ class UpDown:
         return any(self._states[cone[i]].struct.dead for i in range(h))
 
     # ------------------------------------------------------------------ routes
-    def cone(self, sig):
+    def cone(self, sig: tuple[tuple[Hashable, float, float], ...]) -> list[int] | None:
         """The full cone of a signature's live switches, up to the top tier: a list of
         state ids by level, or None when the fast path cannot apply (no live switch, or
         switches on several tiers)."""
@@ -204,7 +231,8 @@ class UpDown:
     def up_piece(self, sid: int) -> int:
         return self._up_piece(sid)
 
-    def descend(self, cone, k: int, top_state: int):
+    def descend(self, cone: list[int], k: int, top_state: int
+                ) -> tuple[list[int], np.ndarray]:
         """The way down ``cone`` from its level ``k`` carrying the flow of state
         ``top_state`` (which holds the same switches): ``(pieces, flow at level 0)``."""
         states = self._states
