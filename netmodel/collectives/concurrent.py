@@ -31,7 +31,9 @@ times use each group's own best choice.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -46,6 +48,12 @@ from netmodel.collectives.cost import (
     step_table,
 )
 from netmodel.collectives.model import FabricCostModel, check_sizes
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    #: Groups: explicit GPU lists, or an int size cutting the fabric into groups.
+    Groups = int | Iterable[Iterable[Hashable]]
 
 __all__ = ["ConcurrentResult", "concurrent_cost", "concurrent_linear"]
 
@@ -72,13 +80,13 @@ class ConcurrentResult:
     """
 
     op: str
-    groups: tuple
+    groups: tuple[tuple[Hashable, ...], ...]
     nbytes: np.ndarray
-    algorithm: tuple
-    protocol: tuple
+    algorithm: tuple[str, ...]
+    protocol: tuple[str, ...]
     time: np.ndarray
     alone: np.ndarray
-    hotspots: tuple
+    hotspots: tuple[tuple[tuple[Hashable, Hashable], int], ...]
 
     @property
     def slowdown(self) -> np.ndarray:
@@ -102,7 +110,8 @@ class _Groups:
     """The groups of a concurrent costing, prepared once for every algorithm: in ring order,
     as node numbers, and sorted into classes that share steps."""
 
-    def __init__(self, model: FabricCostModel, groups: tuple):
+    def __init__(self, model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...]
+                 ) -> None:
         self.model = model
         self.ordered = [model._ordered(g) for g in groups]
         sizes = np.array([len(g) for g in self.ordered], dtype=np.int64)
@@ -113,7 +122,7 @@ class _Groups:
         self.disjoint = len(np.unique(flat)) == len(flat)
         #: Names this set of groups in the router's cache of routed patterns.
         self.token = object()
-        self._domain_classes = None
+        self._domain_classes: list[np.ndarray] | None = None
 
     def classes(self, algorithm: str) -> list[np.ndarray]:
         """Indices of the groups that share steps, class by class."""
@@ -131,7 +140,7 @@ class _Groups:
         from netmodel.collectives.algorithms import domain_labels
 
         graph = self.model.graph
-        out: dict = {}
+        out: dict[tuple[int, int], np.ndarray] = {}
         for p in np.unique(self.sizes).tolist():
             idx = np.flatnonzero(self.sizes == p)
             labels = np.stack([domain_labels(graph, self.ordered[i]) for i in idx]) \
@@ -332,7 +341,8 @@ def _evaluate(model, op, algorithm, groups: _Groups):
     return table, alone, together, latency, lat_up, scaleout, hot
 
 
-def _prepare(model: FabricCostModel, groups, op: str, algorithm: str | None):
+def _prepare(model: FabricCostModel, groups: Groups, op: str, algorithm: str | None
+             ) -> tuple[tuple[tuple[Hashable, ...], ...], list[str]]:
     """The groups as checked node tuples and the algorithm names to try."""
     check_op(op)
     if isinstance(groups, int | np.integer) and not isinstance(groups, bool):
@@ -349,7 +359,8 @@ def _prepare(model: FabricCostModel, groups, op: str, algorithm: str | None):
     return groups, model.algorithm_names(op, algorithm)
 
 
-def _options(model: FabricCostModel, groups: tuple, op: str, names) -> list:
+def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op: str,
+             names: Iterable[str]) -> list[tuple]:
     """Every valid (algorithm, protocol): ``(name, protocol, a_together, b_together,
     a_alone, b_alone, hot)``, the a/b arrays of shape ``(G,)``."""
     cal = model.calibration
@@ -379,8 +390,9 @@ def _options(model: FabricCostModel, groups: tuple, op: str, names) -> list:
     return options
 
 
-def concurrent_linear(model: FabricCostModel, groups, op: str,
-                      algorithm: str | None = None) -> tuple[tuple, np.ndarray, np.ndarray]:
+def concurrent_linear(model: FabricCostModel, groups: Groups, op: str,
+                      algorithm: str | None = None
+                      ) -> tuple[tuple[tuple[str, str], ...], np.ndarray, np.ndarray]:
     """The linear candidates of ``op`` run by all ``groups`` at once, compiled once so that
     any array of sizes costs a multiply-add: ``(choices, a, b)``.
 
@@ -410,7 +422,7 @@ def concurrent_linear(model: FabricCostModel, groups, op: str,
             np.stack([o[3] for o in options]))
 
 
-def concurrent_cost(model: FabricCostModel, groups, op: str, nbytes,
+def concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: ArrayLike,
                     algorithm: str | None = None) -> ConcurrentResult:
     """Cost ``op`` of ``nbytes`` (scalar or array) run by all ``groups`` at once.
 

@@ -37,11 +37,21 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from compute.errors import UserError
 from compute.units import format_bytes
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from netmodel.collectives.model import FabricCostModel
+
+    #: A row of :data:`COLUMNS`: ``{"op": ..., "algorithm": ..., ...}``.
+    Row = Mapping[str, Any]
 
 __all__ = ["COLUMNS", "NCCL_TESTS", "VIDUR_COLUMNS", "cost_rows", "to_csv", "to_json",
            "to_nccl", "to_nccl_short", "to_nccl_tests", "vidur_files"]
@@ -50,7 +60,8 @@ COLUMNS = ("op", "algorithm", "protocol", "group_size", "bytes", "seconds", "alg
            "busbw_GBps")
 
 
-def cost_rows(model, ops, sizes, groups, algorithm: str | None = None) -> list[dict]:
+def cost_rows(model: FabricCostModel, ops: Iterable[str], sizes: ArrayLike,
+              groups: Iterable[int], algorithm: str | None = None) -> list[dict[str, Any]]:
     """Rows (dicts with :data:`COLUMNS`) for every op x group size x size.
 
     ``algorithm``: None or ``"auto"`` (the fastest per size), a name, or ``"all"`` (one
@@ -82,7 +93,8 @@ def cost_rows(model, ops, sizes, groups, algorithm: str | None = None) -> list[d
     return rows
 
 
-def _series(model, op, sizes, group, algorithm):
+def _series(model: FabricCostModel, op: str, sizes: np.ndarray, group: tuple[Hashable, ...],
+            algorithm: str | None) -> list[tuple]:
     """[(algorithm or None, seconds, protocols[, algorithm per size])]; raises GroupCut."""
     from netmodel.collectives.cost import GroupCut
 
@@ -103,13 +115,13 @@ def _series(model, op, sizes, group, algorithm):
     return [(name, t, tuple(pr)) for name, (t, pr) in best.items()]
 
 
-def _fmt(v):
+def _fmt(v: object) -> str:
     if isinstance(v, float):
         return f"{v:.6g}" if abs(v) < 1e-3 else f"{v:.6f}".rstrip("0").rstrip(".")
     return str(v)
 
 
-def to_csv(rows) -> str:
+def to_csv(rows: Iterable[Row]) -> str:
     """CSV text with a header row of :data:`COLUMNS`."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -119,7 +131,7 @@ def to_csv(rows) -> str:
     return buf.getvalue()
 
 
-def to_json(rows, meta: dict) -> str:
+def to_json(rows: Sequence[Row], meta: Mapping[str, Any]) -> str:
     """JSON text: ``{"schema": [...columns], "units": {...}, **meta, "rows": [...]}``."""
     doc = {"schema": list(COLUMNS),
            "units": {"bytes": "bytes", "seconds": "s", "algbw_GBps": "1e9 bytes/s",
@@ -128,7 +140,7 @@ def to_json(rows, meta: dict) -> str:
     return json.dumps(doc, indent=1) + "\n"
 
 
-def to_nccl_short(rows, title: str = "") -> str:
+def to_nccl_short(rows: Sequence[Row], title: str = "") -> str:
     """A short nccl-tests-like table, one block per op and group size (size, count, time,
     algbw, busbw, and the algorithm/protocol chosen), for people rather than log parsers."""
     out = [f"# {title}"] if title else []
@@ -188,7 +200,7 @@ def _nt_time(us: float) -> str:
     return format(us, "7.2f")
 
 
-def to_nccl_tests(rows, title: str = "", *, per_algorithm: bool = False) -> str:
+def to_nccl_tests(rows: Iterable[Row], title: str = "", *, per_algorithm: bool = False) -> str:
     """Text laid out exactly as nccl-tests' ``*_perf`` binaries print it.
 
     One block per op and group size (and per algorithm when ``per_algorithm``), each as
@@ -249,7 +261,7 @@ VIDUR_COLUMNS = ("", "time_stats.{c}.min", "time_stats.{c}.max", "time_stats.{c}
                  "collective", "devices_per_node", "max_devices_per_node")
 
 
-def vidur_files(model, rows) -> dict[str, bytes]:
+def vidur_files(model: FabricCostModel, rows: Iterable[Row]) -> dict[str, bytes]:
     """Vidur network profiles: ``{"all_reduce.csv": bytes, "send_recv.csv": ...}``, one file
     per op of ``rows`` (the op's name with underscores, as Vidur names them).
 

@@ -28,7 +28,9 @@ the group (``lost``), and a group that the failures cut apart is reported as suc
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import networkx as nx
 
@@ -40,7 +42,8 @@ from netmodel.collectives.placement import check_group, place
 __all__ = ["DegradedResult", "degrade", "degraded_cost"]
 
 
-def degrade(graph: nx.Graph, *, links=(), nodes=()) -> nx.Graph:
+def degrade(graph: nx.Graph, *, links: Iterable[Iterable[Hashable]] = (),
+            nodes: Iterable[Hashable] = ()) -> nx.Graph:
     """A copy of ``graph`` without the failed ``links`` (``(u, v)`` pairs) and ``nodes``
     (switches, GPUs or optical switches, with their links). Unknown parts raise UserError."""
     out = graph.copy()
@@ -74,9 +77,9 @@ class DegradedResult:
 
     healthy: CollectiveResult
     degraded: CollectiveResult
-    failed_links: tuple
-    failed_nodes: tuple
-    lost: tuple
+    failed_links: tuple[tuple[Hashable, ...], ...]
+    failed_nodes: tuple[Hashable, ...]
+    lost: tuple[Hashable, ...]
 
     @property
     def cut(self) -> bool:
@@ -90,8 +93,9 @@ class DegradedResult:
         return self.degraded.time / self.healthy.time if self.healthy.time > 0 else 1.0
 
 
-def degraded_cost(graph: nx.Graph, op: str, nbytes: float, group, *, links=(), nodes=(),
-                  algorithm: str | None = None, **model_options) -> DegradedResult:
+def degraded_cost(graph: nx.Graph, op: str, nbytes: float, group: int | Iterable[Hashable],
+                  *, links: Iterable[Iterable[Hashable]] = (), nodes: Iterable[Hashable] = (),
+                  algorithm: str | None = None, **model_options: Any) -> DegradedResult:
     """Cost ``op`` on ``group`` (a size placed on the healthy fabric, or explicit GPUs)
     before and after removing ``links`` and ``nodes``; ``model_options`` go to
     :class:`~netmodel.collectives.model.FabricCostModel` (placement, algorithms,

@@ -29,6 +29,8 @@ defaults the constants of the fabric's GPU generation apply
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable, Iterable
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -56,6 +58,13 @@ from netmodel.collectives.placement import PLACEMENTS, check_group, check_seed, 
 from netmodel.collectives.routing import Router
 from topologies.schema import validate
 
+if TYPE_CHECKING:
+    import networkx as nx
+    from numpy.typing import ArrayLike
+
+    #: A valid ``(algorithm, protocol, a, b, compiled)``: ``time = a + b n``.
+    Candidate = tuple[str, str, float, float, CompiledCollective]
+
 __all__ = ["MAX_TRANSFERS", "FabricCostModel", "check_sizes"]
 
 #: Default of :class:`FabricCostModel`'s ``max_transfers``: the most point-to-point transfers
@@ -67,7 +76,7 @@ MAX_TRANSFERS = 20_000_000
 _COSTLY = 1 << 16
 
 
-def check_sizes(nbytes) -> np.ndarray:
+def check_sizes(nbytes: ArrayLike) -> np.ndarray:
     """``nbytes`` as a float array, refusing zero, negative, NaN or infinite sizes."""
     try:
         n = np.asarray(nbytes, dtype=float)
@@ -117,10 +126,11 @@ class FabricCostModel:
         again. Default False: check it.
     """
 
-    def __init__(self, graph, placement: str = "contiguous", algorithm: str = "auto", *,
-                 algorithms=None, calibration: Calibration | None = None, seed: int = 0,
+    def __init__(self, graph: nx.Graph, placement: str = "contiguous", algorithm: str = "auto",
+                 *, algorithms: Literal["nccl"] | Iterable[str] | None = None,
+                 calibration: Calibration | None = None, seed: int = 0,
                  ring_order: str = "given", max_transfers: int = MAX_TRANSFERS,
-                 validated: bool = False):
+                 validated: bool = False) -> None:
         if not validated:
             validate(graph, check_connected=False)
         if placement not in PLACEMENTS:
@@ -152,7 +162,7 @@ class FabricCostModel:
         self.calibration = self._calibration.resolve(graph, self.router.gpu_list)
         self._lines: dict = {}
         self._groups: dict = {}
-        self._rate_out = None
+        self._rate_out: np.ndarray | None = None
         self._compiled: dict = {}
         self._step_cache: dict = {}
 
@@ -161,7 +171,7 @@ class FabricCostModel:
                 f"placement={self.placement!r}, algorithm={self.algorithm!r})")
 
     # ----------------------------------------------------------------- groups
-    def group(self, group) -> tuple:
+    def group(self, group: int | Iterable[Hashable]) -> tuple[Hashable, ...]:
         """The group for an int size (placed by the policy) or an explicit node list."""
         if isinstance(group, int | np.integer) and not isinstance(group, bool):
             key = int(group)
@@ -175,7 +185,7 @@ class FabricCostModel:
             raise UserError(f"group must be a size (int) or a list of GPU nodes, got {group!r}")
         return check_group(self.graph, group)
 
-    def _ordered(self, group: tuple) -> tuple:
+    def _ordered(self, group: tuple[Hashable, ...]) -> tuple[Hashable, ...]:
         if self.ring_order == "given" or len(group) <= 2:
             return group
         left = list(group[1:])
@@ -187,12 +197,13 @@ class FabricCostModel:
             order.append(best)
         return tuple(order)
 
-    def _hops(self, a, b) -> float:
+    def _hops(self, a: Hashable, b: Hashable) -> float:
         r = self.router.route(a, b)
         return math.inf if r is None else r.hops
 
     # ----------------------------------------------------------------- compilation
-    def compiled(self, op: str, algorithm: str, group: tuple) -> CompiledCollective:
+    def compiled(self, op: str, algorithm: str, group: tuple[Hashable, ...]
+                 ) -> CompiledCollective:
         """Steps of ``algorithm`` for ``op`` on ``group``, costed (cached).
 
         Raises NotApplicable or GroupCut.
@@ -223,7 +234,8 @@ class FabricCostModel:
                 f"(algorithms=...), ask only for sizes where another algorithm is faster, "
                 f"or raise the limit")
 
-    def _lower_bound(self, op: str, algorithm: str, group: tuple):
+    def _lower_bound(self, op: str, algorithm: str, group: tuple[Hashable, ...]
+                     ) -> list[tuple[str, float, float]] | None:
         """``[(protocol, a, b)]`` with ``a + b n`` no larger than ``algorithm``'s time under
         each protocol at every size, computed without routing it, for the algorithms whose
         transfers grow as ``p**2`` (every GPU sends to every other); None for the others.
@@ -260,8 +272,8 @@ class FabricCostModel:
             out.append((proto.name, a, b))
         return out
 
-    def choices(self, op: str, group: tuple, nbytes: np.ndarray,
-                algorithm: str | None = None) -> list:
+    def choices(self, op: str, group: tuple[Hashable, ...], nbytes: ArrayLike,
+                algorithm: str | None = None) -> list[Candidate]:
         """The candidates (as :meth:`candidates`) that may be the fastest at the sizes
         ``nbytes``: an algorithm that routes more than 65,536 transfers (everyone to
         everyone over more than 256 GPUs), or more than ``max_transfers``, is left out,
@@ -305,7 +317,8 @@ class FabricCostModel:
                             f"algorithms for {op!r}: {known(algorithms_for(op))}")
         return [algorithm]
 
-    def candidates(self, op: str, group: tuple, algorithm=None) -> list:
+    def candidates(self, op: str, group: tuple[Hashable, ...],
+                   algorithm: str | list[str] | None = None) -> list[Candidate]:
         """Valid ``(algorithm, protocol, a, b, compiled)`` with ``time = a + b n``; an
         (algorithm, protocol) whose pipeline fills appears once per size range (its time is
         the smallest of its lines, see :meth:`CompiledCollective.lines
@@ -322,7 +335,8 @@ class FabricCostModel:
             names = self.algorithm_names(op, algorithm)
         return self._candidates(op, group, names)
 
-    def candidate_parts(self, op: str, group: tuple, algorithm=None) -> tuple:
+    def candidate_parts(self, op: str, group: tuple[Hashable, ...],
+                        algorithm: str | list[str] | None = None) -> tuple[np.ndarray, ...]:
         """The candidates of :meth:`candidates` (same order) split by what bounds them:
         ``(a_fixed, a_fill, b_link, b_reduce)`` arrays with ``a = a_fixed + a_fill`` and
         ``b = b_link + b_reduce``. ``a_fill`` (pipeline fill) and ``b_link`` are bound by
@@ -348,7 +362,8 @@ class FabricCostModel:
             self._candidates(op, group, names)  # raises the one-line error
         return tuple(np.array(col, dtype=float) for col in zip(*rows, strict=True))
 
-    def _candidates(self, op: str, group: tuple, names, allow_none: bool = False) -> list:
+    def _candidates(self, op: str, group: tuple[Hashable, ...], names: Iterable[str],
+                    allow_none: bool = False) -> list[Candidate]:
         cal = self.calibration
         out, why = [], []
         for name in names:
@@ -371,7 +386,8 @@ class FabricCostModel:
         return out
 
     # ----------------------------------------------------------------- the protocol
-    def collective_time(self, op: str, nbytes, group_size: int) -> np.ndarray:
+    def collective_time(self, op: str, nbytes: float | np.ndarray, group_size: int
+                        ) -> np.ndarray:
         """Seconds for ``op`` of ``nbytes`` (scalar or array) among ``group_size`` GPUs
         placed by the model's placement policy; ``inf`` where the group is cut apart."""
         check_op(op)
@@ -390,15 +406,16 @@ class FabricCostModel:
         return best
 
     # ----------------------------------------------------------------- results
-    def _best_index(self, cands, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _best_index(self, cands: list[Candidate], n: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray]:
         a = np.array([c[2] for c in cands])
         b = np.array([c[3] for c in cands])
         times = a[:, None] + b[:, None] * np.atleast_1d(n)[None, :]
         idx = np.argmin(times, axis=0)
         return idx, times[idx, np.arange(times.shape[1])]
 
-    def cost(self, op: str, nbytes: float, group, algorithm: str | None = None
-             ) -> CollectiveResult:
+    def cost(self, op: str, nbytes: float, group: int | Iterable[Hashable],
+             algorithm: str | None = None) -> CollectiveResult:
         """Full result for one size: time, algbw, busbw, algorithm, protocol, per-step
         breakdown and bottleneck links. ``group``: a size (placed) or explicit nodes."""
         check_op(op)
@@ -425,7 +442,8 @@ class FabricCostModel:
         return CollectiveResult(op, group, n, time, algbw, algbw * bus_factor(op, len(group)),
                                 name, proto_name, proto.base_latency, steps, bneck)
 
-    def sweep(self, op: str, sizes, group, algorithm: str | None = None) -> SweepResult:
+    def sweep(self, op: str, sizes: ArrayLike, group: int | Iterable[Hashable],
+              algorithm: str | None = None) -> SweepResult:
         """Costs over an array of sizes (the fastest candidate per size)."""
         check_op(op)
         n = np.atleast_1d(check_sizes(sizes)).astype(float)
@@ -442,14 +460,15 @@ class FabricCostModel:
         return SweepResult(op, group, n, t, tuple(cands[i][0] for i in idx),
                            tuple(cands[i][1] for i in idx))
 
-    def curves(self, op: str, sizes, group) -> dict:
+    def curves(self, op: str, sizes: ArrayLike, group: int | Iterable[Hashable]
+               ) -> dict[str, np.ndarray]:
         """Seconds per algorithm (its best protocol per size) over ``sizes``, for every
         algorithm that can run (and routes at most ``max_transfers`` transfers):
         ``{algorithm: ndarray}``."""
         check_op(op)
         n = np.atleast_1d(check_sizes(sizes)).astype(float)
         group = self.group(group)
-        out: dict = {}
+        out: dict[str, np.ndarray] = {}
         if len(group) == 1:
             return out
         names = [a for a in self.algorithm_names(op, "auto") if not quadratic(a, op)

@@ -26,17 +26,23 @@ group of a cluster), :func:`place` returns one of them.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable, Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from compute.errors import UserError, known
 from topologies.schema import gpu_nodes
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = ["PLACEMENTS", "check_group", "check_seed", "partition", "place"]
 
 PLACEMENTS = ("contiguous", "rail-aligned", "spread", "random")
 
 
-def check_seed(seed) -> int:
+def check_seed(seed: object) -> int:
     """``seed`` as an int, refusing negatives, booleans and non-integers (numpy's generators
     take seeds >= 0).
 
@@ -52,7 +58,8 @@ def check_seed(seed) -> int:
     return int(seed)
 
 
-def _size(graph, size, gpus=None) -> tuple[list, int]:
+def _size(graph: nx.Graph, size: object, gpus: Sequence[Hashable] | None = None
+          ) -> tuple[Sequence[Hashable], int]:
     gpus = gpu_nodes(graph) if gpus is None else gpus
     if isinstance(size, bool) or not isinstance(size, int | np.integer) or size < 1:
         raise UserError(f"group size must be an integer >= 1, got {size!r}")
@@ -61,8 +68,8 @@ def _size(graph, size, gpus=None) -> tuple[list, int]:
     return gpus, int(size)
 
 
-def partition(graph, size: int, policy: str = "contiguous", *, seed: int = 0,
-              gpus: list | None = None) -> list[tuple]:
+def partition(graph: nx.Graph, size: int, policy: str = "contiguous", *, seed: int = 0,
+              gpus: Sequence[Hashable] | None = None) -> list[tuple[Hashable, ...]]:
     """All ``floor(G / size)`` disjoint groups of ``size`` GPUs under ``policy``
     (``gpus``: the fabric's GPU nodes in numbering order, if already known)."""
     if policy not in PLACEMENTS:
@@ -90,8 +97,8 @@ def partition(graph, size: int, policy: str = "contiguous", *, seed: int = 0,
     return [tuple(order[j * size:(j + 1) * size]) for j in range(count)]
 
 
-def place(graph, size: int, policy: str = "contiguous", *, seed: int = 0,
-          index: int = 0, gpus: list | None = None) -> tuple:
+def place(graph: nx.Graph, size: int, policy: str = "contiguous", *, seed: int = 0,
+          index: int = 0, gpus: Sequence[Hashable] | None = None) -> tuple[Hashable, ...]:
     """Group number ``index`` of :func:`partition` (the first by default)."""
     groups = partition(graph, size, policy, seed=seed, gpus=gpus)
     if not 0 <= index < len(groups):
@@ -100,7 +107,7 @@ def place(graph, size: int, policy: str = "contiguous", *, seed: int = 0,
     return groups[index]
 
 
-def check_group(graph, group) -> tuple:
+def check_group(graph: nx.Graph, group: Iterable[Hashable]) -> tuple[Hashable, ...]:
     """``group`` as a tuple of GPU nodes, refusing unknown, non-GPU or repeated nodes."""
     group = tuple(group)
     if not group:

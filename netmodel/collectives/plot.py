@@ -6,6 +6,9 @@ written atomically.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping, Sequence
+
 import numpy as np
 
 from compute.units import format_bytes
@@ -19,7 +22,9 @@ COLOURS = {"ring": "tab:blue", "bidirectional-ring": "tab:cyan", "tree": "tab:br
            "in-network": "tab:green"}
 
 
-def plot_busbw(panels, path, *, title: str = "") -> str:
+def plot_busbw(panels: Sequence[tuple[str, np.ndarray, Mapping[str, np.ndarray],
+                                     Sequence[tuple[float, float, str]]]],
+               path: str | os.PathLike[str], *, title: str = "") -> str:
     """Draw busbw (GB/s) vs size (log x) and write ``path`` (PNG).
 
     ``panels``: list of ``(subtitle, sizes, {algorithm: busbw bytes/s array}, marks)``;
