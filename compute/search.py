@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from compute.comm import NoCommunication
 from compute.errors import UserError
 from compute.hardware import get_gpu
 from compute.limits import check as check_size
@@ -192,7 +193,9 @@ def _memory_cap(model, gpu, configs, workload, max_batch: int, run: dict) -> int
     sequences, the range is 1,024)."""
     if max_batch <= 8:
         return max_batch
-    probe = evaluate_grid(model, gpu, configs, np.array([1, 2]), workload, **run)
+    # memory does not depend on the collectives: probe without them
+    probe = evaluate_grid(model, gpu, configs, np.array([1, 2]), workload,
+                          **{**run, "comm": NoCommunication()})
     need = probe.weights + probe.kv_cache + probe.activations
     per_sequence = need[:, 1] - need[:, 0]
     fixed = need[:, 0] - per_sequence
