@@ -309,7 +309,7 @@ def _ports(graph, node) -> int:
 # ------------------------------------------------------------------ cluster cost of ownership
 
 #: Parameters of compute.yield_model.package_cost / gpu_price that cost_summary passes on.
-_PACKAGE_ARGS = ("defect_density", "model", "alpha", "wafer_price", "wafer_diameter",
+_PACKAGE_ARGS = ("defect_density", "yield_model", "alpha", "wafer_price", "wafer_diameter",
                  "critical_fraction", "hbm_cost", "packaging_fixed", "test_fixed_fraction",
                  "interposer_overhead", "reference_price")
 #: compute.power.gpu_power's phase fractions.
@@ -319,10 +319,17 @@ _TCO_ARGS = ("lifetime", "maintenance_fraction", "electricity_price", "pue", "ut
              "host_cost_per_h100", "host_power_per_h100", "host_load_fraction")
 
 
-def parameters() -> tuple[str, ...]:
-    """Every keyword :func:`cost_summary` accepts to override a default (SI units)."""
-    return _PACKAGE_ARGS + _POWER_ARGS + _TCO_ARGS + tuple(f.name for f in
-                                                            fields(NetworkPrices))
+#: Parameters that take a name, not a number (``yield_model``: compute.yield_model's
+#: ``model``, renamed so it cannot be taken for the LLM model).
+_NAMED_ARGS = ("yield_model",)
+
+
+def parameters(numeric: bool = False) -> tuple[str, ...]:
+    """Every keyword :func:`cost_summary` accepts to override a default (SI units);
+    ``numeric=True``: only those that take a number (what a sweep can vary)."""
+    names = _PACKAGE_ARGS + _POWER_ARGS + _TCO_ARGS + tuple(f.name for f in
+                                                             fields(NetworkPrices))
+    return tuple(n for n in names if n not in _NAMED_ARGS) if numeric else names
 
 
 @dataclass(frozen=True)
@@ -430,7 +437,8 @@ def _split(params: dict) -> tuple[dict, dict, dict, dict]:
         raise UserError(f"unknown cost parameter(s) {', '.join(unknown)}; known: "
                         f"{known(parameters())}")
     net = {k: v for k, v in params.items() if k in {f.name for f in fields(NetworkPrices)}}
-    return ({k: v for k, v in params.items() if k in _PACKAGE_ARGS},
+    return ({("model" if k == "yield_model" else k): v for k, v in params.items()
+             if k in _PACKAGE_ARGS},
             {k: v for k, v in params.items() if k in _POWER_ARGS},
             {k: v for k, v in params.items() if k in _TCO_ARGS}, net)
 

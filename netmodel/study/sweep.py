@@ -111,7 +111,7 @@ def parameters(scenario: str | Scenario) -> dict[str, tuple[str, bool]]:
     out.update({f"adjust.{k}": (_ADJUST_UNITS[k], False) for k in ADJUST_KEYS})
     from netmodel.study.cost import parameters as cost_parameters
 
-    out.update({f"{COST}{k}": ("", False) for k in cost_parameters()})
+    out.update({f"{COST}{k}": ("", False) for k in cost_parameters(numeric=True)})
     return out
 
 

@@ -187,6 +187,21 @@ def test_parameters_list_is_complete():
     names = parameters()
     assert "wafer_price" in names and "cpo_energy" in names and "pue" in names
     assert len(names) == len(set(names))
+    assert set(names) - set(parameters(numeric=True)) == {"yield_model"}
+
+
+def test_the_yield_model_is_its_own_parameter_not_the_llm():
+    """``yield_model`` picks compute.yield_model's model; it once shared the name ``model``
+    with the LLM argument and could not be passed at all."""
+    best = fabric_search("Llama-3-70B", "h100-dgx", "decode").best
+    kw = dict(reference_price=None)  # price from the package cost, so the yield shows
+    poisson = cost_summary("h100-dgx", "Llama-3-70B", "decode", best, yield_model="poisson", **kw)
+    murphy = cost_summary("h100-dgx", "Llama-3-70B", "decode", best, yield_model="murphy", **kw)
+    assert poisson.model == murphy.model == "Llama-3-70B"
+    # a big die: Poisson yield exp(-AD) is below Murphy's ((1 - e^-AD) / AD)^2, so it costs more
+    assert poisson.gpu_package_cost > murphy.gpu_package_cost
+    with pytest.raises(UserError, match="unknown yield model"):
+        cost_summary("h100-dgx", "Llama-3-70B", "decode", best, yield_model="gauss")
 
 
 # ------------------------------------------------------------------ figures
