@@ -33,7 +33,7 @@ costs a maximum over instances and a minimum over candidates.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -230,6 +230,17 @@ def network_key(scenario: Scenario, calibration: Calibration) -> str:
     return repr(parts)
 
 
+def _shared(key: Hashable, make: Callable[[], dict]) -> dict:
+    """The process-wide cache of ``key`` (:data:`_SHARED`, oldest dropped past
+    :data:`_SHARED_MAX`), made by ``make`` on first use."""
+    hit = _SHARED.get(key)
+    if hit is None:
+        hit = _SHARED[key] = make()
+        while len(_SHARED) > _SHARED_MAX:
+            _SHARED.pop(next(iter(_SHARED)))
+    return hit
+
+
 class ScenarioCollectives:
     """compute's collective-cost protocol for one scenario (see the module docstring).
 
@@ -252,12 +263,13 @@ class ScenarioCollectives:
         # scenarios whose networks are the same (GPU types differing only off the network,
         # as Lite and Lite+MemBW do) share their compiled costs
         key = network_key(self.scenario, self.calibration)
-        shared = _SHARED.get(key)
-        if shared is None:
-            shared = _SHARED[key] = ({}, {})
-            while len(_SHARED) > _SHARED_MAX:
-                _SHARED.pop(next(iter(_SHARED)))
-        self._models, self._linear = shared
+        # the cost models (routers, compiled steps) do not depend on ``instances``: the
+        # instances alone and all at once share them, and only their linear candidates
+        # differ
+        models = _shared(network_key(self.scenario.with_instances("alone"),
+                                     self.calibration)
+                         if self.concurrent else key, dict)
+        self._models, self._linear = models, _shared(("linear", key), dict)
 
     def __repr__(self) -> str:
         extra = ", concurrent=True" if self.concurrent else ""
