@@ -213,18 +213,22 @@ def _group_pieces(gid, pl, G, NP):
     return uk // NP, uk % NP, np.bincount(inv.ravel(), w)
 
 
-def _loads(router, rate, pl, gid, G, disjoint):
+def _loads(router, rate, pl, gid, G, disjoint, alone_too: bool = True):
     """Per group, for one step of every group: the bottleneck together (busiest own link,
     counting everyone's bytes, over its rate) and alone (own bytes only), latency,
     scale-out; and the step's hot spots ``[(utilisation, link, groups using it)]``.
-    ``disjoint``: no GPU is in two groups (a GPU's own links then carry one group only)."""
+    ``disjoint``: no GPU is in two groups (a GPU's own links then carry one group only).
+    Without ``alone_too``, alone is zeros and there are no hot spots (not computed)."""
     L = router.n_links
     f = pl.frac
     eg, el, ew = [gid[pl.hop_index]], [pl.hop_links], [pl.hop_weights * f[pl.hop_index]]
-    for i, r in pl.routes.items():
-        eg.append(np.full(len(r.links), gid[i], dtype=np.int64))
-        el.append(r.links)
-        ew.append(r.weights * f[i])
+    if pl.routes:  # every routed transfer's links, in the routes' order
+        idx = np.fromiter(pl.routes, np.int64, count=len(pl.routes))
+        routes = list(pl.routes.values())
+        sizes = np.fromiter((len(r.links) for r in routes), np.int64, count=len(routes))
+        eg.append(np.repeat(gid[idx], sizes))
+        el.extend(r.links for r in routes)
+        ew.append(np.concatenate([r.weights for r in routes]) * np.repeat(f[idx], sizes))
     eg, el, ew = np.concatenate(eg), np.concatenate(el).astype(np.int64), np.concatenate(ew)
     total = np.bincount(el, ew, minlength=L)
     have = len(pl.piece_of) > 0
@@ -242,10 +246,10 @@ def _loads(router, rate, pl, gid, G, disjoint):
     together = np.zeros(G)
     np.maximum.at(together, eg, util[el])
     alone = np.zeros(G)
-    if disjoint and not pl.routes:
+    if alone_too and disjoint and not pl.routes:
         # first and last hops only: a GPU's links carry its own group's bytes alone
         np.maximum.at(alone, eg, util[el])
-    else:  # own bytes per (group, link)
+    elif alone_too:  # own bytes per (group, link)
         u2, i2 = np.unique(eg * L + el, return_inverse=True)
         own = np.bincount(i2.ravel(), ew)
         np.maximum.at(alone, u2 // L, own / rate[u2 % L])
@@ -258,8 +262,10 @@ def _loads(router, rate, pl, gid, G, disjoint):
         if nonempty.any():
             s0 = starts[nonempty]
             pmax[nonempty] = np.maximum.reduceat(util[plk], s0)
-            pmaxw[nonempty] = np.maximum.reduceat(pw / coef[which] / rate[plk], s0)
+            if alone_too:
+                pmaxw[nonempty] = np.maximum.reduceat(pw / coef[which] / rate[plk], s0)
         np.maximum.at(together, gid[pl.pieces], pmax[pinv])
+    if have and alone_too:
         # a group's own bytes on a piece's links are its traffic through the piece times the
         # piece's weights, unless pieces (or its routes) share links: then sum them exactly
         pg, pp, X = _group_pieces(gid, pl, G, NP)
@@ -287,6 +293,8 @@ def _loads(router, rate, pl, gid, G, disjoint):
     np.maximum.at(lat_up, gid[up], pl.latency[up])
     lat_up = np.where(lat_up < 0, latency, lat_up)
     scaleout = np.bincount(gid, pl.scaleout.astype(float), minlength=G) > 0
+    if not alone_too:
+        return together, alone, latency, lat_up, scaleout, []
     k = min(5, len(util))
     cand = np.argpartition(util, len(util) - k)[len(util) - k:] if k else np.zeros(0, int)
     top = cand[np.lexsort((cand, -util[cand]))]
@@ -302,10 +310,10 @@ def _loads(router, rate, pl, gid, G, disjoint):
     return together, alone, latency, lat_up, scaleout, hot
 
 
-def _evaluate(model, op, algorithm, groups: _Groups):
+def _evaluate(model, op, algorithm, groups: _Groups, alone_too: bool = True):
     """Per group and step: the steps' fields (:data:`~netmodel.collectives.cost.STEP_FIELDS`),
     alone beta, together beta, latency, scale-up latency, scale-out (arrays ``(G, S)``); and
-    the hot spots of every step index."""
+    the hot spots of every step index (without ``alone_too``: alone zeros, no hot spots)."""
     router, cal = model.router, model.calibration
     eff = np.where(router.scaleout, cal.scaleout_efficiency, cal.scaleup_efficiency)
     rate = router.bandwidth * eff
@@ -326,7 +334,7 @@ def _evaluate(model, op, algorithm, groups: _Groups):
         else:
             plan_key = None if key is None else ("concurrent", key, groups.token)
             pl = router.plan_nodes(src, dst, frac, plan_key)
-            out = _loads(router, rate, pl, gid, G, groups.disjoint)
+            out = _loads(router, rate, pl, gid, G, groups.disjoint, alone_too)
             if key is not None:
                 done[key] = (frac, out)
         together[:, i], alone[:, i], latency[:, i], lat_up[:, i], scaleout[:, i], h = out
@@ -360,9 +368,10 @@ def _prepare(model: FabricCostModel, groups: Groups, op: str, algorithm: str | N
 
 
 def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op: str,
-             names: Iterable[str]) -> list[tuple]:
+             names: Iterable[str], alone_too: bool = True) -> list[tuple]:
     """Every valid (algorithm, protocol): ``(name, protocol, a_together, b_together,
-    a_alone, b_alone, hot)``, the a/b arrays of shape ``(G,)``."""
+    a_alone, b_alone, hot)``, the a/b arrays of shape ``(G,)``; without ``alone_too``
+    ``(name, protocol, a_together, b_together)`` only (the rest is not computed)."""
     cal = model.calibration
     options, why = [], []
     prepared = _Groups(model, groups)
@@ -371,7 +380,7 @@ def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
             for p in np.unique(prepared.sizes).tolist():
                 model._check_work(op, name, p)
             table, alone, together, latency, lat_up, scaleout, hot = _evaluate(
-                model, op, name, prepared)
+                model, op, name, prepared, alone_too)
         except NotApplicable as exc:
             why.append(f"{name}: {exc}")
             continue
@@ -382,6 +391,9 @@ def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
                                 bool((on & table["member"] & ~innet).any()), cal)
         for proto in protos:
             lt = combine(table, together, latency, lat_up, scaleout, proto, cal)
+            if not alone_too:
+                options.extend((name, proto.name, at, bt) for at, bt, _ in lt)
+                continue
             la = combine(table, alone, latency, lat_up, scaleout, proto, cal)
             for (at, bt, _), (aa, ba, _) in zip(lt, la, strict=True):
                 options.append((name, proto.name, at, bt, aa, ba, hot))
@@ -417,7 +429,7 @@ def concurrent_linear(model: FabricCostModel, groups: Groups, op: str,
     ('direct', (1, 2), [2e-09, 2e-09])
     """
     groups, names = _prepare(model, groups, op, algorithm)
-    options = _options(model, groups, op, names)
+    options = _options(model, groups, op, names, alone_too=False)
     return (tuple((o[0], o[1]) for o in options), np.stack([o[2] for o in options]),
             np.stack([o[3] for o in options]))
 
