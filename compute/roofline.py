@@ -93,6 +93,7 @@ per (operation, group size), with a numpy array of every message size of the gri
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -100,7 +101,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from compute.comm import CommLike, RingAlphaBeta, as_comm
+from compute.comm import CommLike, NoCommunication, RingAlphaBeta, as_comm
 from compute.errors import UserError, known
 from compute.hardware import GpuSpec, get_gpu
 from compute.memory import (
@@ -631,6 +632,104 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
     a plain row's stages then add up in the order of a one-cell grid's, so each row equals
     :func:`evaluate` of its configuration to the last bit)."""
     tps = tuple(sh.tp.ravel().astype(int).tolist()) if paired else tuple(c.tp for c in configs)
+    (micro, shape, counts, names, groups, ops, works, flops, hbm, net, compute_t, memory_t,
+     fit) = _static_parts(model, gpu, configs, sh, plain, b, workload, options, skew, paired)
+    # an ideal network (the search's memory probe) costs nothing: not asked
+    network_t = np.zeros(net.shape) if type(comm) is NoCommunication else \
+        _network_times(comm, ops, groups, counts, net)
+    profile = options.profile
+    busiest = np.maximum(compute_t, memory_t)
+    if options.mode == "overlap":
+        stage_t = np.maximum(busiest, network_t)
+        if options.overlap_collectives:  # hide each all-reduce behind its producer GEMM
+            for coll, producer in _PRODUCERS.items():
+                if coll in names:
+                    k, p = names.index(coll), names.index(producer)
+                    stage_t[k] = np.maximum(0.0, network_t[k] - stage_t[p])
+    else:
+        stage_t = compute_t + memory_t + network_t
+    # the index of the largest of (compute, memory, network), the first on ties (argmax);
+    # a collective stage is network-bound
+    bound = (memory_t > compute_t).astype(np.int8)
+    bound[network_t > busiest] = 2
+    for k, o in enumerate(ops):
+        if o and names[k] not in ("embedding", "lm_head"):
+            bound[k] = 2
+    c3 = counts[:, :, None]
+    if plain and paired:
+        latency = _pairwise_sum([c3[k] * stage_t[k] for k in range(len(names))])
+    elif plain:
+        latency = (c3 * stage_t).sum(axis=0)
+    else:  # the same sum, stage after stage (bit for bit where rows are plain)
+        passes = [k for k, nm in enumerate(names) if nm not in _PIPELINE]
+        latency = c3[passes[0]] * stage_t[passes[0]]
+        for k in passes[1:]:
+            latency = latency + c3[k] * stage_t[k]
+        if np.any(sh.pp > 1):
+            latency = _pipeline(latency, sh.pp, b, micro, stage_t, bound, c3, names, options,
+                                workload, (compute_t, memory_t, network_t))
+    overhead = None
+    if profile is not None:  # fixed overheads, once per step
+        overhead = np.broadcast_to(profile.overhead(model.layers, b, workload.phase),
+                                   latency.shape)
+        latency = latency + overhead
+    w, kv, act, usable, fits = fit
+    return Grid(model=model, gpu=gpu, workload=workload, options=options, tps=tps,
+                batches=batches, counts=counts, ops=ops, flops=flops, hbm_bytes=hbm,
+                net_bytes=net, compute_time=compute_t, memory_time=memory_t,
+                network_time=network_t, stage_time=stage_t, bound=bound, latency=latency,
+                weights=np.broadcast_to(w, shape), kv_cache=np.broadcast_to(kv, shape),
+                activations=np.broadcast_to(act, shape), usable=usable, fits=fits,
+                latency_limit=float(latency_limit), configs=configs, stages=names,
+                groups=groups, micro_batches=np.broadcast_to(micro, shape).astype(np.int64),
+                expert_skew=skew, overhead=overhead)
+
+
+#: The network-independent parts of recent grids (:func:`_static_parts`), most recent last.
+_STATIC: OrderedDict = OrderedDict()
+#: At most this many grids' parts, and this many of their array elements, are kept.
+_STATIC_MAX = 64
+_STATIC_ELEMENTS = 1_000_000
+
+
+def _static_parts(model, gpu, configs, sh, plain: bool, b, workload, options, skew,
+                  paired: bool) -> tuple:
+    """What :func:`_grid` computes before the collectives, which does not depend on them:
+    ``(micro, shape, counts, names, groups, ops, works, flops, hbm, net, compute_t,
+    memory_t, memory_fit)``. A search evaluates the same model, GPU, configurations and
+    batches again and again under other networks (the scenarios of one GPU, a crossover's
+    root finding), so the parts of recent grids are kept (by value: model, GPU,
+    configurations, batches, workload, options, skew) and handed out as copies: a grid may
+    be changed by its user."""
+    key = None
+    if not paired:
+        try:
+            key = (model, gpu, tuple(configs), plain, b.tobytes(), b.shape, workload, skew,
+                   options.compute_dtype, options.flops_efficiency, options.memory_efficiency,
+                   options.memory_reserve, options.profile)  # the options the parts use
+            hash(key)
+        except TypeError:  # an unhashable field: not kept
+            key = None
+    hit = _STATIC.get(key) if key is not None else None
+    if hit is None:
+        hit = _compute_static(model, gpu, configs, sh, plain, b, workload, options, skew)
+        if key is not None and hit[7].size <= _STATIC_ELEMENTS // 8:  # not the largest
+            _STATIC[key] = hit
+            total = sum(x[7].size for x in _STATIC.values())
+            while len(_STATIC) > 1 and (len(_STATIC) > _STATIC_MAX
+                                        or total > _STATIC_ELEMENTS):
+                total -= _STATIC.popitem(last=False)[1][7].size
+    else:
+        _STATIC.move_to_end(key)
+    (micro, shape, counts, names, groups, ops, works, flops, hbm, net, compute_t, memory_t,
+     fit) = hit
+    return (micro, shape, counts.copy(), names, groups.copy(), ops, works, flops.copy(),
+            hbm.copy(), net.copy(), compute_t.copy(), memory_t.copy(),
+            tuple(x.copy() if isinstance(x, np.ndarray) else x for x in fit))
+
+
+def _compute_static(model, gpu, configs, sh, plain: bool, b, workload, options, skew) -> tuple:
+    """:func:`_static_parts` computed."""
     if plain:
         micro = b
     elif workload.phase == "decode":     # as many micro-batches in flight as stages
@@ -667,57 +766,11 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
             net[k] = x[5]
     if not plain:  # no collective where a stage does not occur
         net *= (counts > 0)[:, :, None]
-    network_t = _network_times(comm, ops, groups, counts, net)
-    profile = options.profile
-    if profile is not None:  # the calibrated mode: what the engine reaches of the roofline
-        _apply_profile(profile, names, works, flops, hbm, compute_t, memory_t)
-
-    busiest = np.maximum(compute_t, memory_t)
-    if options.mode == "overlap":
-        stage_t = np.maximum(busiest, network_t)
-        if options.overlap_collectives:  # hide each all-reduce behind its producer GEMM
-            for coll, producer in _PRODUCERS.items():
-                if coll in names:
-                    k, p = names.index(coll), names.index(producer)
-                    stage_t[k] = np.maximum(0.0, network_t[k] - stage_t[p])
-    else:
-        stage_t = compute_t + memory_t + network_t
-    # the index of the largest of (compute, memory, network), the first on ties (argmax);
-    # a collective stage is network-bound
-    bound = (memory_t > compute_t).astype(np.int8)
-    bound[network_t > busiest] = 2
-    for k, o in enumerate(ops):
-        if o and names[k] not in ("embedding", "lm_head"):
-            bound[k] = 2
-    c3 = counts[:, :, None]
-    if plain and paired:
-        latency = _pairwise_sum([c3[k] * stage_t[k] for k in range(len(names))])
-    elif plain:
-        latency = (c3 * stage_t).sum(axis=0)
-    else:  # the same sum, stage after stage (bit for bit where rows are plain)
-        passes = [k for k, nm in enumerate(names) if nm not in _PIPELINE]
-        latency = c3[passes[0]] * stage_t[passes[0]]
-        for k in passes[1:]:
-            latency = latency + c3[k] * stage_t[k]
-        if np.any(sh.pp > 1):
-            latency = _pipeline(latency, sh.pp, b, micro, stage_t, bound, c3, names, options,
-                                workload, (compute_t, memory_t, network_t))
-    overhead = None
-    if profile is not None:  # fixed overheads, once per step
-        overhead = np.broadcast_to(profile.overhead(model.layers, b, workload.phase),
-                                   latency.shape)
-        latency = latency + overhead
-    w, kv, act, usable, fits = memory_fit(model, gpu, sh, b, workload, options.memory_reserve,
-                                          micro_batch=micro)
-    return Grid(model=model, gpu=gpu, workload=workload, options=options, tps=tps,
-                batches=batches, counts=counts, ops=ops, flops=flops, hbm_bytes=hbm,
-                net_bytes=net, compute_time=compute_t, memory_time=memory_t,
-                network_time=network_t, stage_time=stage_t, bound=bound, latency=latency,
-                weights=np.broadcast_to(w, shape), kv_cache=np.broadcast_to(kv, shape),
-                activations=np.broadcast_to(act, shape), usable=usable, fits=fits,
-                latency_limit=float(latency_limit), configs=configs, stages=names,
-                groups=groups, micro_batches=np.broadcast_to(micro, shape).astype(np.int64),
-                expert_skew=skew, overhead=overhead)
+    if options.profile is not None:  # the calibrated mode: what the engine reaches
+        _apply_profile(options.profile, names, works, flops, hbm, compute_t, memory_t)
+    fit = memory_fit(model, gpu, sh, b, workload, options.memory_reserve, micro_batch=micro)
+    return (micro, shape, counts, names, groups, ops, works, flops, hbm, net, compute_t,
+            memory_t, fit)
 
 
 #: Stages that are GEMMs (the profile's gemm_efficiency applies to their FLOPs).
