@@ -452,6 +452,9 @@ def read_measurements(path: str | PathLike[str]) -> tuple[Measurement, ...]:
     if missing:
         raise UserError(f"{where}: missing column(s) {', '.join(missing)}; columns: "
                         f"{', '.join(required)} (required), {', '.join(optional)} (optional)")
+    twice = sorted({c for c in header if header.count(c) > 1})
+    if twice:
+        raise UserError(f"{where}: column(s) {', '.join(twice)} given twice")
     unknown = [c for c in header if c not in required + optional]
     if unknown:
         raise UserError(f"{where}: unknown column(s) {', '.join(unknown[:5])}; columns: "
@@ -462,6 +465,9 @@ def read_measurements(path: str | PathLike[str]) -> tuple[Measurement, ...]:
             raise UserError(f"{where} holds more than {MAX_MEASUREMENTS:,} measurements")
         if None in raw:
             raise UserError(f"{where}: row {i} has more cells than the header has columns")
+        if None in raw.values():
+            raise UserError(f"{where}: row {i} has fewer cells than the header has columns "
+                            f"({len(header)}); leave a cell empty with nothing between commas")
         row = {k.strip(): _cell(f"{where}: row {i}", k.strip(), v) for k, v in raw.items()}
         if row.get("note") and not row.get("source"):
             row["source"] = row["note"]

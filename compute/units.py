@@ -113,13 +113,16 @@ def parse_quantity(text: str | float, units: dict[str, float], what: str, *,
     if isinstance(text, int | float):
         return check_finite_positive(what, text, allow_zero=allow_zero)
     m = _NUMBER.match(str(text))
+    named = ", ".join(u for u in units if u)
     if not m:
+        if not named:  # a plain number: no unit is taken
+            raise UserError(f"{what} {describe(text)} is not a number")
         raise UserError(f"{what} {describe(text)} is not a number with a unit (allowed units: "
-                        f"{', '.join(u for u in units if u)})")
+                        f"{named})")
     number, unit = m.groups()
     if unit not in units:
-        raise UserError(f"{what} {describe(text)} has unknown unit {describe(unit)} (allowed: "
-                        f"{', '.join(u for u in units if u)})")
+        allowed = f"allowed: {named}" if named else "it takes a plain number"
+        raise UserError(f"{what} {describe(text)} has unknown unit {describe(unit)} ({allowed})")
     value = float(number) * units[unit]
     ok = math.isfinite(value) and (value >= 0 if allow_zero else value > 0)
     if not ok:

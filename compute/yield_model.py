@@ -58,6 +58,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from compute.errors import UserError, known
+from compute.validate import describe
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -85,6 +86,16 @@ _ROW_KEYS = ("value", "unit", "source", "ref", "confidence")
 #: Largest clustering alpha the harvested negative binomial integrates (its quadrature
 #: weights overflow past ~170); larger clustering parameters are Poisson in all but name.
 MAX_ALPHA = 100.0
+#: Smallest clustering alpha taken: published clustering parameters are of order 0.5-5;
+#: below 0.01 every die is clean in all but name.
+MIN_ALPHA = 0.01
+#: Largest defect density taken (per m^2): 100 /cm^2, 1000x a mature node's ~0.1 /cm^2
+#: (every die larger than 1 mm^2 is dead long before).
+MAX_DEFECT_DENSITY = 1e6
+#: Largest wafer diameter taken (m): 1 m, twice the 450 mm wafer never put in production.
+MAX_WAFER_DIAMETER = 1.0
+#: Most SMs (or other repeated cores) on one die: compute/data/limits.toml's gpu.sms bound.
+MAX_SMS = 100_000
 _QUAD_NODES = 64
 
 
@@ -183,12 +194,15 @@ def _number(name: str, value, *, low: float = 0.0, high: float = math.inf,
             low_open: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
         raise UserError(f"{name} must be a number, got {value!r}")
-    v = float(value)
+    try:
+        v = float(value)
+    except OverflowError:  # an integer too large for a float
+        v = math.inf
     bad = not math.isfinite(v) or v < low or v > high or (low_open and v == low)
     if bad:
         lo = f"> {low:g}" if low_open else f">= {low:g}"
         hi = "" if high == math.inf else f" and <= {high:g}"
-        raise UserError(f"{name} must be a finite number {lo}{hi}, got {value!r}")
+        raise UserError(f"{name} must be a finite number {lo}{hi}, got {describe(value)}")
     return v
 
 
@@ -214,13 +228,24 @@ def check_model(model: str) -> str:
 
 
 def _check_alpha(alpha) -> float:
-    return _number("alpha", alpha, low=0.0, high=MAX_ALPHA, low_open=True)
+    return _number("alpha", alpha, low=MIN_ALPHA, high=MAX_ALPHA)
+
+
+def _check_density(defect_density) -> float:
+    d = _number("defect_density", _or(defect_density, "defect_density"))
+    if d > MAX_DEFECT_DENSITY:
+        raise UserError(f"defect_density {d / 1e4:g} per cm^2 is above "
+                        f"{MAX_DEFECT_DENSITY / 1e4:g} per cm^2 (a mature node has ~0.1)")
+    return d
 
 
 # ------------------------------------------------------------------ dies per wafer
 
 def _usable_diameter(wafer_diameter, edge_exclusion) -> float:
     d = _number("wafer_diameter", _or(wafer_diameter, "wafer_diameter"), low_open=True)
+    if d > MAX_WAFER_DIAMETER:
+        raise UserError(f"wafer_diameter {d * 1e3:g} mm is above {MAX_WAFER_DIAMETER * 1e3:g} mm "
+                        f"(wafers are 300 mm)")
     e = _number("edge_exclusion", _or(edge_exclusion, "edge_exclusion"))
     if 2 * e >= d:
         raise UserError(f"edge_exclusion {e * 1e3:g} mm leaves nothing of a "
@@ -291,7 +316,7 @@ def die_yield(area: ArrayLike, defect_density: float | None = None, model: str |
     0.4681
     """
     model = check_model(_or(model, "yield_model"))
-    d = _number("defect_density", _or(defect_density, "defect_density"))
+    d = _check_density(defect_density)
     alpha = _check_alpha(_or(alpha, "clustering_alpha"))
     a = _array("die area", area)
     out = _plain_yield(d * a, model, alpha)
@@ -358,7 +383,7 @@ def harvested_yield(area: ArrayLike, sms_physical: int, sms_enabled: int,
     if k > n:
         raise UserError(f"sms_enabled {k} exceeds sms_physical {n}")
     model = check_model(_or(model, "yield_model"))
-    d = _number("defect_density", _or(defect_density, "defect_density"))
+    d = _check_density(defect_density)
     alpha = _check_alpha(_or(alpha, "clustering_alpha"))
     c = _number("critical_fraction", _or(critical_fraction, "critical_fraction"), high=1.0)
     a = _array("die area", area)
@@ -374,8 +399,9 @@ def harvested_yield(area: ArrayLike, sms_physical: int, sms_enabled: int,
 
 
 def _whole(name: str, v) -> int:
-    if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < 1:
-        raise UserError(f"{name} must be a whole number >= 1, got {v!r}")
+    if isinstance(v, bool) or not isinstance(v, int | np.integer) or not 1 <= v <= MAX_SMS:
+        raise UserError(f"{name} must be a whole number from 1 to {MAX_SMS:,}, got "
+                        f"{describe(v)}")
     return int(v)
 
 
@@ -436,7 +462,7 @@ def die_cost(area: float, *, defect_density: float | None = None, model: str | N
     """
     area = _number("die area", area, low_open=True)
     model = check_model(_or(model, "yield_model"))
-    d = _number("defect_density", _or(defect_density, "defect_density"))
+    d = _check_density(defect_density)
     alpha = _check_alpha(_or(alpha, "clustering_alpha"))
     price = _number("wafer_price", _or(wafer_price, "wafer_price"))
     c = _number("critical_fraction", _or(critical_fraction, "critical_fraction"), high=1.0)

@@ -72,6 +72,9 @@ def yield_cmd(area_text: str, density_text: str | None, model: str | None, alpha
     if model is not None:
         kw["model"] = check_model(model)
     if alpha_text is not None:
+        if kw.get("model", "negative-binomial") != "negative-binomial":
+            raise UserError(f"--alpha applies only with --model negative-binomial, not "
+                            f"{kw['model']}")
         kw["alpha"] = _qty(alpha_text, _PLAIN, "--alpha")
     if diameter_text is not None:
         kw["wafer_diameter"] = _qty(diameter_text, _LENGTH_UNITS, "--wafer-diameter")

@@ -4,7 +4,8 @@ Start-up must stay fast (``netmodel --help`` under 0.3 s): this module imports o
 each command group lives in its own ``netmodel.cli.*`` module (listed in ``_COMMANDS``),
 which imports numpy, networkx, matplotlib and scipy inside the command functions, never at
 module level.
-Every :class:`~compute.errors.UserError` becomes one line on stderr and exit status 2.
+Every :class:`~compute.errors.UserError`, and every usage error of click's (an unknown option,
+a value an option's type refuses), becomes one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
@@ -90,6 +91,15 @@ class LazyGroup(click.Group):
             return super().invoke(ctx)
         except UserError as exc:
             raise UserFacingError(str(exc)) from None
+        except click.UsageError as exc:
+            raise _one_line_usage(exc) from None
+
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: click.Context | None = None, **extra: Any) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.UsageError as exc:
+            raise _one_line_usage(exc) from None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         lazy = {n for n, (mod, _, _) in _COMMANDS.items() if _available(mod)}
@@ -109,6 +119,18 @@ class LazyGroup(click.Group):
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
+
+
+def _one_line_usage(exc: click.UsageError) -> click.ClickException:
+    """A usage error of click's (an unknown option, a value its type refuses, a missing
+    option) as one ``error:`` line naming the command's help, exit status 2, as a
+    :class:`~compute.errors.UserError` is shown; a bare group's help stays help."""
+    if isinstance(exc, click.exceptions.NoArgsIsHelpError):
+        return exc
+    from compute.errors import one_line
+
+    where = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
+    return UserFacingError(one_line(exc.format_message().rstrip(".")) + where)
 
 
 def _available(module: str) -> bool:

@@ -21,9 +21,11 @@ __all__ = ["compare", "study", "sweep"]
 def _names(what: str, text: str) -> list[str]:
     from compute.errors import UserError
 
-    names = [t.strip() for t in text.split(",") if t.strip()]
-    if not names:
+    names = [t.strip() for t in text.split(",")]
+    if not any(names):
         raise UserError(f"{what} {text!r} is empty; give comma-separated names")
+    if not all(names):
+        raise UserError(f"{what} {text!r} has an empty item; give comma-separated names")
     return names
 
 
@@ -208,14 +210,16 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
         write_full_study,
     )
 
-    models = _names("--models", models_text) if models_text else list(DEFAULT_MODELS)
-    gpus = _names("--gpus", gpus_text) if gpus_text else list(DEFAULT_GPUS)
+    models = _names("--models", models_text) if models_text is not None else \
+        list(DEFAULT_MODELS)
+    gpus = _names("--gpus", gpus_text) if gpus_text is not None else list(DEFAULT_GPUS)
     phases = _names("--phases", phases_text)
     networks = list(dict.fromkeys(_names("--networks", networks_text)))
     for n in networks:
         if n not in NETWORKS:
             raise UserError(f"unknown network {n!r}; known: {known(NETWORKS)}")
-    scenarios = _names("--scenarios", scenarios_text) if scenarios_text else None
+    scenarios = _names("--scenarios", scenarios_text) if scenarios_text is not None \
+        else None
     slo, options = _settings(ttft, tbt, overlap_collectives, profile_ref)
     with _executor(workers, scheduler) as ex:
         # run_full_study hands the executor to its comparisons and sweep
@@ -224,8 +228,8 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
                                 paper=not no_paper, reliability=not no_reliability,
                                 cost=not no_cost, crossovers=not no_crossovers,
                                 serving=not no_serving, packed=not no_packed,
-                                moe=None if (moe_text or "").lower() == "none" else
-                                (moe_text or MOE_MODEL),
+                                moe=MOE_MODEL if moe_text is None else
+                                None if moe_text.strip().lower() == "none" else moe_text,
                                 parallelism=parallelism, options=options, slo=slo,
                                 quiet=quiet, executor=ex if ex.distributed else None)
     _dask_summary(ex, quiet)
@@ -303,9 +307,9 @@ def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None,
     from netmodel.study.scenarios import scenario_names
 
     models = _names("--models", models_text)
-    scenarios = _names("--scenarios", scenarios_text) if scenarios_text else \
+    scenarios = _names("--scenarios", scenarios_text) if scenarios_text is not None else \
         list(scenario_names())
-    gpus = _names("--gpus", gpus_text) if gpus_text else None
+    gpus = _names("--gpus", gpus_text) if gpus_text is not None else None
     phases = _phases(phase_text)
     instances = _instances(instances_text)
     slo, options = _settings(ttft, tbt, overlap_collectives, profile_ref)
@@ -359,7 +363,7 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
     from netmodel.study.sweep import parse_param, run_sweep, write_sweep
 
     refs = [n for text in scenario_texts for n in _names("--scenario", text)]
-    gpus = _names("--gpus", gpus_text) if gpus_text else None
+    gpus = _names("--gpus", gpus_text) if gpus_text is not None else None
     scens = expand_scenarios(refs, gpus)
     if len(param_texts) > 2:
         raise UserError(f"sweep one or two parameters, got {len(param_texts)} --param")

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from compute.errors import UserError, known
 from compute.hardware import get_gpu
+from compute.validate import describe
 from topologies.failure_domains import CLASSES
 
 if TYPE_CHECKING:
@@ -82,20 +83,39 @@ def check_class(name: str) -> str:
     return name
 
 
-def _rate(what: str, value) -> float:
-    ok = isinstance(value, int | float) and not isinstance(value, bool) \
-        and math.isfinite(value) and value >= 0
-    if not ok:
-        raise UserError(f"{what} must be a finite number >= 0 per hour, got {value!r}")
-    return float(value)
+#: Largest failure rate of one part taken (per hour): once an hour, 10^4-10^5 times the
+#: catalog's rates; a part that fails more often is never up.
+MAX_RATE_PER_HOUR = 1.0
+#: Longest repair, detection or warm-up time taken (s): a century, the longest horizon
+#: the availability model simulates.
+MAX_TIME_S = 100 * 365.25 * 86400
+
+
+def _finite(value) -> float | None:
+    """``value`` as a float if it is a finite real number (not a bool), else None."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        v = float(value)
+    except OverflowError:
+        return None
+    return v if math.isfinite(v) else None
+
+
+def _rate(what: str, value, high: float = MAX_RATE_PER_HOUR, unit: str = " per hour") -> float:
+    v = _finite(value)
+    if v is None or not 0 <= v <= high:
+        raise UserError(f"{what} must be a number from 0 to {high:g}{unit}, got "
+                        f"{describe(value)}")
+    return v
 
 
 def _time(what: str, value) -> float:
-    ok = isinstance(value, int | float) and not isinstance(value, bool) \
-        and math.isfinite(value) and value >= 0
-    if not ok:
-        raise UserError(f"{what} must be a finite number of seconds >= 0, got {value!r}")
-    return float(value)
+    v = _finite(value)
+    if v is None or not 0 <= v <= MAX_TIME_S:
+        raise UserError(f"{what} must be a number of seconds from 0 to {MAX_TIME_S:.4g} (a "
+                        f"century), got {describe(value)}")
+    return v
 
 
 @dataclass(frozen=True)
@@ -147,8 +167,8 @@ class Catalog:
         if gpu_rate_per_hour is not None:
             out = replace(out, gpu_rate_per_hour=_rate("gpu_rate_per_hour", gpu_rate_per_hour))
         if area_share is not None:
-            a = _rate("area_share", area_share)
-            if not self.hbm_share <= a <= 1:
+            a = _finite(area_share)
+            if a is None or not self.hbm_share <= a <= 1:
                 raise UserError(f"area_share must be in [{self.hbm_share:g}, 1] (at least the "
                                 f"HBM share of the GPU rate), got {area_share!r}")
             out = replace(out, area_share=a)
@@ -181,7 +201,7 @@ class Catalog:
                                 f"{known(LOAD_SOURCES)}")
             out = replace(out, load_from=load_from)
         if storage_bandwidth is not None:
-            bw = _rate("storage bandwidth", storage_bandwidth)
+            bw = _rate("storage bandwidth", storage_bandwidth, high=1e15, unit=" bytes/s")
             if bw <= 0:
                 raise UserError(f"storage bandwidth must be > 0 bytes/s, got {storage_bandwidth!r}")
             out = replace(out, storage_bandwidth=bw)

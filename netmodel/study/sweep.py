@@ -178,12 +178,14 @@ def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DE
             raise UserError(f"sweep parameter {path} range {spec!r} is empty: HI is below LO")
         values = [float(v) for v in np.geomspace(lo, hi, n)] if n > 1 else [lo]
     else:
-        items = [x for x in spec.split(",") if x.strip()]
+        items = [x.strip() for x in spec.split(",")]
         check("sweep parameter " + path, "values", len(items), MAX_POINTS,
               "NETMODEL_MAX_SWEEP_POINTS", "give fewer values")
-        values = [_value(x, unit, path) for x in items]
-        if not values:
+        if not any(items):
             raise UserError(f"sweep parameter {path} has no values")
+        if not all(items):
+            raise UserError(f"sweep parameter {path} values {spec!r} have an empty item")
+        values = [_value(x, unit, path) for x in items]
         if integer:
             fractional = [v for v in values if v != round(v)]
             if fractional:

@@ -1,0 +1,198 @@
+"""Hostile command lines: every bad input is one ``error:`` line, exit status 2, no traceback,
+nothing written (docs/units-and-errors.md). Each case is a class of failure an adversarial
+sweep of the command line found (click's multi-line usage errors, empty list items taken as
+"not given", inputs of a skipped study part never checked, absurd magnitudes accepted,
+malformed CSV rows); the cases fail fast, before any search runs."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from compute.errors import UserError
+from netmodel.cli.main import cli
+
+SCEN = ["--scenario", "lite-flat", "--model", "Llama-3-8B"]
+STUDY = ["study", "lite-gpu", "-q", "--no-plot", "--models", "Llama-3-8B", "--gpus", "Lite",
+         "--phases", "decode", "--no-fabric"]
+HEADER = "model,gpu,tp,batch,phase,prompt,context,latency_s\n"
+ROW = "Llama-2-70B,H100-SXM,8,1,decode,,1500,0.0298\n"
+
+
+def run(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args], prog_name="netmodel")
+
+
+def one_line_error(result, *needles):
+    assert "Traceback" not in result.output, result.output
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
+    for n in needles:
+        assert n in lines[0], lines[0]
+
+
+# ------------------------------------------------------------ click's own usage errors
+
+@pytest.mark.parametrize("args, needles", [
+    (["sweep", "--scenario", "lite-flat", "--param", "fabric.latency=1us",
+      "--parallelism", "pp"],
+     ["Invalid value for '--parallelism'", "'pp' is not one of", "(see 'netmodel sweep --help')"]),
+    (["sweep", "--scenario", "lite-flat", "--param", "fabric.latency=1us", "--workers", "nan"],
+     ["'--workers'", "'nan' is not a valid integer"]),
+    (["topology", "compare", "ring:n=8", "full-mesh:n=8", "--group", "1e12"],
+     ["'--group'", "'1e12'", "netmodel topology compare --help"]),
+    (["blast-radius", *SCEN, "--area-share", "abc"], ["'--area-share'", "'abc'"]),
+    (["search", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--batch", "8"],
+     ["No such option '--batch'", "Did you mean '--max-batch'?"]),
+    (["serve", "--model", "Llama-3-8B"], ["Missing option '--scenario'"]),
+    (["no-such-command"], ["No such command 'no-such-command'", "(see 'netmodel --help')"]),
+    (["--no-such-option"], ["No such option '--no-such-option'"]),
+])
+def test_usage_errors_are_one_line(args, needles):
+    one_line_error(run(*args), *needles)
+
+
+def test_a_file_where_a_folder_belongs_is_one_line_and_left_alone(tmp_path):
+    f = tmp_path / "taken.csv"
+    f.write_text("precious\n")
+    for cmd in (["compare", "--models", "Llama-3-8B", "--scenarios", "lite-flat", "-q"],
+                ["availability", *SCEN, "-q"], ["blast-radius", *SCEN],
+                ["study", "lite-gpu", "-q"]):
+        one_line_error(run(*cmd, "--out", f), "Invalid value for '--out'", "is a file")
+    assert f.read_text() == "precious\n"
+
+
+def test_a_folder_where_a_file_belongs_is_one_line(tmp_path):
+    one_line_error(run("calibrate", "--measurements", tmp_path, "-o", tmp_path / "p.toml"),
+                   "'--measurements'", "is a directory")
+    assert not (tmp_path / "p.toml").exists()
+
+
+def test_a_bare_group_still_shows_its_help():
+    r = run("topology")
+    assert r.output.startswith("Usage: netmodel topology") and "Commands:" in r.output
+
+
+# ------------------------------------------------------------ empty list items
+
+@pytest.mark.parametrize("args, needle", [
+    (["compare", "--models", "Llama-3-8B,", "--scenarios", "lite-flat"],
+     "--models 'Llama-3-8B,' has an empty item"),
+    (["compare", "--models", "Llama-3-8B", "--scenarios", ""], "--scenarios '' is empty"),
+    (["compare", "--models", "Llama-3-8B", "--scenarios", "lite-flat", "--gpus", ""],
+     "--gpus '' is empty"),
+    (["compare", "--models", "Llama-3-8B", "--scenarios", "lite-flat,,lite-hier"],
+     "has an empty item"),
+    (["sweep", "--scenario", "lite-flat,", "--param", "fabric.latency=1us"],
+     "--scenario 'lite-flat,' has an empty item"),
+    (["sweep", "--scenario", "lite-flat", "--gpus", "", "--param", "fabric.latency=1us"],
+     "--gpus '' is empty"),
+    (["sweep", "--scenario", "lite-flat", "--param", "fabric.latency=100ns,,1us"],
+     "sweep parameter fabric.latency values '100ns,,1us' have an empty item"),
+    ([*STUDY, "--out", "{tmp}/out", "--scenarios", ""], "--scenarios '' is empty"),
+    ([*STUDY, "--out", "{tmp}/out", "--models", "Llama-3-8B,"], "has an empty item"),
+])
+def test_empty_items_are_refused_not_dropped(args, needle, tmp_path):
+    one_line_error(run(*(a.replace("{tmp}", str(tmp_path)) for a in args)), needle)
+    assert not (tmp_path / "out").exists()
+
+
+# ------------------------------------------------------------ study: inputs of skipped parts
+
+@pytest.mark.parametrize("extra, needle", [
+    (["--moe-model", "NoModel"], "unknown model 'NoModel'"),
+    (["--moe-model", ""], "unknown model ''"),
+    (["--moe-model", "Llama-3-8B"], "moe model 'Llama-3-8B' is not a mixture of experts"),
+    (["--scenarios", "nosuch"], "unknown scenario 'nosuch'"),
+])
+def test_study_checks_every_input_before_the_first_part(extra, needle, tmp_path):
+    # --no-fabric skips the parts that use them: they are still checked, first
+    one_line_error(run(*STUDY, "--out", tmp_path / "out", *extra), needle)
+    assert not (tmp_path / "out").exists()
+
+
+def test_run_full_study_refuses_a_dense_moe_model():
+    from netmodel.study.lite_gpu import run_full_study
+
+    with pytest.raises(UserError, match="moe model 'Llama-3-8B' is not a mixture of experts"):
+        run_full_study(["Llama-3-8B"], ["Lite"], ["decode"], fabric=False, moe="Llama-3-8B")
+
+
+# ------------------------------------------------------------ absurd magnitudes
+
+@pytest.mark.parametrize("extra, needle", [
+    (["--defect-density", "1e9"], "defect_density 1e+09 per cm^2 is above 100 per cm^2"),
+    (["--alpha", "1e-300"], "alpha must be a finite number >= 0.01 and <= 100, got 1e-300"),
+    (["--wafer-diameter", "1e9mm"], "wafer_diameter 1e+09 mm is above 1000 mm"),
+    (["--sms", "99999999999999999999/1"],
+     "sms_physical must be a whole number from 1 to 100,000, got an integer of 20 digits"),
+    (["--model", "poisson", "--alpha", "3"],
+     "--alpha applies only with --model negative-binomial, not poisson"),
+    (["--wafer-price", "abc"], "--wafer-price 'abc' is not a number"),
+    (["--wafer-price", "5GHz"], "has unknown unit 'GHz' (it takes a plain number)"),
+])
+def test_yield_refuses_absurd_values(extra, needle):
+    one_line_error(run("yield", "--area", "814", *extra), needle)
+
+
+def test_yield_library_names_parameters_and_survives_huge_integers():
+    from compute.yield_model import die_cost
+
+    with pytest.raises(UserError, match="defect_density 1000 per cm"):
+        die_cost(814e-6, defect_density=1e7)
+    with pytest.raises(UserError, match="wafer_price must be .*got an integer of 401 digits$"):
+        die_cost(814e-6, wafer_price=10**400)
+    # the bounds themselves are taken: 100 defects/cm^2 leaves ~1e-7 of an H100 die clean
+    assert die_cost(814e-6, defect_density=1e6).yield_ == pytest.approx(
+        (1 + 1e6 * 814e-6 / 2) ** -2)
+
+
+@pytest.mark.parametrize("extra, needle", [
+    (["--repair-time", "gpu-die=1e300y"],
+     "repair time of gpu-die must be a number of seconds from 0 to 3.156e+09 (a century)"),
+    (["--detection", "1e300y"], "detection time must be a number of seconds from 0"),
+    (["--warmup", "200y"], "warm-up time must be a number of seconds from 0"),
+    (["--rate", "transceiver=2"], "rate of transceiver must be a number from 0 to 1 per hour"),
+    (["--area-share", "nan"], "area_share must be in [0.269, 1]"),
+    (["--load-from", "storage", "--load-bandwidth", "1e20"],
+     "storage bandwidth must be a number from 0 to 1e+15 bytes/s"),
+])
+def test_reliability_refuses_absurd_times_and_rates(extra, needle, tmp_path):
+    one_line_error(run("blast-radius", *SCEN, "--out", tmp_path / "out", *extra), needle)
+    assert not (tmp_path / "out").exists()
+
+
+def test_reliability_catalog_names_parameters():
+    from netmodel.study.reliability_catalog import catalog
+
+    with pytest.raises(UserError, match="^detection time must be"):
+        catalog().with_(detection_s=float(10**400 // 10**300))
+    with pytest.raises(UserError, match="got an integer of 401 digits"):
+        catalog().with_(warmup_s=10**400)
+    # a century is taken
+    assert catalog().with_(detection_s=100 * 365.25 * 86400).detection_s == 3155760000.0
+
+
+@pytest.mark.parametrize("extra, needle", [
+    (["--clock", "abc"], "--clock 'abc' is not a number"),
+    (["--clock", "1GHz"], "--clock '1GHz' has unknown unit 'GHz' (it takes a plain number)"),
+])
+def test_plain_numbers_say_so(extra, needle):
+    one_line_error(run("cost", *SCEN, *extra), needle)
+
+
+# ------------------------------------------------------------ measurement CSVs
+
+@pytest.mark.parametrize("text, needle", [
+    (HEADER + '"Llama-2-70B,H100-SXM,8,1,decode,,1500,0.0298\n' + ROW,
+     "row 2 has fewer cells than the header has columns (8)"),
+    (HEADER + "Llama-2-70B,H100-SXM,8,1,decode,\n", "row 2 has fewer cells"),
+    (HEADER.strip() + ",latency_s\n" + ROW.strip() + ",1\n",
+     "column(s) latency_s given twice"),
+])
+def test_malformed_measurement_rows(text, needle, tmp_path):
+    csv = tmp_path / "m.csv"
+    csv.write_text(text)
+    one_line_error(run("calibrate", "--measurements", csv, "-o", tmp_path / "p.toml"), needle)
+    assert not (tmp_path / "p.toml").exists()
