@@ -303,103 +303,6 @@ def shipped_gpu(scenario: Scenario) -> str | None:
     return own.gpu if own is not None else None
 
 
-#: The study's parts, in the order they run one after the other (and are timed).
-_ORDER = ("GPUs alone", "fabrics", "co-design crossovers", "fabrics, packed",
-          "fabrics, paper's assumption", "per-hop latency sweep", "blast radius",
-          "power and cost", "disaggregated serving", "mixture of experts")
-
-
-class _Count:
-    """A progress counter for a worker: what it advanced, reported to the real bar later."""
-
-    def __init__(self) -> None:
-        self.n = 0
-
-    def advance(self, what: str = "", n: int = 1) -> None:
-        self.n += n
-
-
-class _Worker:
-    """``parts`` (``[(name, part)]``, each ``part(progress)`` returning its result or None
-    when skipped) run one after the other in a forked process; :meth:`result` waits for
-    it and returns ``{name: result}``, recording each part's seconds in ``timings`` and
-    advancing ``bar`` by what the parts counted. An exception in a part is raised here."""
-
-    def __init__(self, parts: list, bar) -> None:
-        import os
-        import tempfile
-
-        from compute.outputs import _die_with
-
-        self.names = [name for name, _ in parts]
-        fd, self.path = tempfile.mkstemp(prefix="netmodel-study-part-")
-        os.close(fd)
-        parent = os.getpid()
-        self.pid = os.fork()
-        if self.pid == 0:  # the worker: run the parts, leave their results in the file
-            status = 1
-            try:
-                _die_with(parent)
-                self._run(parts)
-                status = 0
-            finally:
-                os._exit(status)
-
-    def _run(self, parts: list) -> None:
-        import pickle
-        import time
-
-        count = _Count()
-        try:
-            out, laps = {}, {}
-            for name, part in parts:
-                t0 = time.perf_counter()
-                out[name] = part(count)
-                if out[name] is not None:
-                    laps[name] = time.perf_counter() - t0
-            done = (True, (out, laps, count.n))
-        except Exception as exc:  # noqa: BLE001 - raised again in the parent
-            done = (False, exc)
-        with open(self.path, "wb") as f:
-            pickle.dump(done, f, protocol=pickle.HIGHEST_PROTOCOL)
-
-    def result(self, bar, timings: dict) -> dict:
-        import os
-        import pickle
-
-        _, status = os.waitpid(self.pid, 0)
-        self.pid = None
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise UserError(f"a worker process running {', '.join(self.names)} failed "
-                            f"(NETMODEL_JOBS=1 runs them here and shows why)")
-        with open(self.path, "rb") as f:
-            ok, value = pickle.load(f)
-        if not ok:
-            raise value
-        out, laps, n = value
-        timings.update(laps)
-        if n:
-            bar.advance(", ".join(laps), n)
-        return out
-
-    def close(self) -> None:
-        """End the worker if it still runs, and remove its file."""
-        import os
-        import signal
-
-        if self.pid is not None:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-                os.waitpid(self.pid, 0)
-            except OSError:
-                pass
-            self.pid = None
-        try:
-            os.unlink(self.path)
-        except OSError:
-            pass
-
-
 def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
                    gpus: Iterable[str | GpuSpec] = DEFAULT_GPUS, phases: Sequence[str] = PHASES, *,
                    networks: Iterable[str] = ("ring", "ideal"),
@@ -472,109 +375,65 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
     if param and decode:
         work += len(swept) * len(param.values)
     colls: dict = {}
+    with Progress(work, "lite-gpu study", quiet=quiet) as bar:
+        compared = run_compare(models, scens, phases, options=options, slo=slo, prompt=prompt,
+                               context=context, max_batch=max_batch, progress=bar,
+                               collectives=colls, parallelism=parallelism, executor=executor)
+        lap("fabrics")
+        cross = None
+        if crossovers and all(s.instances == "alone" for s in scens):
+            from netmodel.study.crossovers import find_crossovers
+
+            cross = find_crossovers(compared, options=options, slo=slo)
+            lap("co-design crossovers")
+        packed_result = None
+        own = [s for s in scens if s.gpu == shipped_gpu(s)] or scens
+        if packed and any(s.instances != "all" for s in own):
+            # each scenario on its own GPU: every instance at once is the costliest costing
+            packed_result = run_compare(models, own, phases, options=options, slo=slo,
+                                        prompt=prompt, context=context, max_batch=max_batch,
+                                        progress=bar, instances="all",
+                                        parallelism=parallelism, executor=executor)
+            lap("fabrics, packed")
+        paper_result = None
+        if paper_options is not None:
+            paper_result = run_compare(models, scens, phases, options=paper_options, slo=slo,
+                                       prompt=prompt, context=context, max_batch=max_batch,
+                                       progress=bar, collectives=colls,
+                                       parallelism=parallelism, executor=executor)
+            lap("fabrics, paper's assumption")
+        swept_result = None
+        if param and decode:
+            swept_result = run_sweep(swept, [param], models, decode, options=options, slo=slo,
+                                     prompt=prompt, context=context, max_batch=max_batch,
+                                     progress=bar, parallelism=parallelism,
+                                     executor=executor)
+            lap("per-hop latency sweep")
     first = get_model(models[0]).name
-    own = [s for s in scens if s.gpu == shipped_gpu(s)] or scens
-    # with two processes or more (and no Dask executor), parts run in forked workers while
-    # this process goes on (about half the work each): the packed comparison (which needs
-    # nothing of the fabric comparison) from the start, the paper's assumption, blast
-    # radius, cost, serving and MoE parts once the fabric comparison is done (they reuse
-    # its compiled collective costs); this process then finds the crossovers and runs the
-    # sweep (which reuses the crossovers' per-hop latency slopes)
-    import os
-
-    from compute.outputs import _jobs
-
-    forks = executor is None and _jobs() > 1 and hasattr(os, "fork")
-    workers: list[_Worker] = []
-
-    def packed_part(bar):
-        if not (packed and any(s.instances != "all" for s in own)):
-            return None
-        # each scenario on its own GPU: every instance at once is the costliest costing
-        return run_compare(models, own, phases, options=options, slo=slo, prompt=prompt,
-                           context=context, max_batch=max_batch, progress=bar,
-                           instances="all", parallelism=parallelism, executor=executor)
-
-    def moe_part(bar):
-        if not moe:
-            return None
-        return run_compare([moe], own, phases, options=options, slo=slo, prompt=prompt,
-                           context=context, max_batch=max_batch, collectives=colls,
-                           parallelism=parallelism, executor=executor)
-
-    def paper_part(bar):
-        if paper_options is None:
-            return None
-        return run_compare(models, scens, phases, options=paper_options, slo=slo,
-                           prompt=prompt, context=context, max_batch=max_batch, progress=bar,
-                           collectives=colls, parallelism=parallelism, executor=executor)
-
-    def sweep_part(bar):
-        if not (param and decode):
-            return None
-        return run_sweep(swept, [param], models, decode, options=options, slo=slo,
-                         prompt=prompt, context=context, max_batch=max_batch, progress=bar,
-                         parallelism=parallelism, executor=executor)
-
-    def reliability_part_(bar):
-        if not (reliability and "decode" in phases):
-            return None
+    rel_part = cost_result = None
+    if reliability and "decode" in phases:
         from netmodel.study.lite_gpu_parts import reliability_part
 
-        return reliability_part(compared, first, "decode", slo=slo, options=options)
-
-    def cost_part_(bar):
-        if not cost:
-            return None
+        rel_part = reliability_part(compared, first, "decode", slo=slo, options=options)
+        lap("blast radius")
+    if cost:
         from netmodel.study.lite_gpu_parts import cost_part
 
-        return cost_part(compared, first, phases)
-
-    def serving_part_(bar):
-        if not serving:
-            return None
+        cost_result = cost_part(compared, first, phases)
+        lap("power and cost")
+    serving_result = None
+    if serving:
         from netmodel.study.lite_gpu_parts import serving_part
 
-        return serving_part(compared, first, slo=slo, options=options, collectives=colls)
-
-    # (name, part), in the order they run one after the other
-    early = [("fabrics, packed", packed_part)]
-    late = [("fabrics, paper's assumption", paper_part), ("blast radius", reliability_part_),
-            ("power and cost", cost_part_), ("disaggregated serving", serving_part_),
-            ("mixture of experts", moe_part)]
-    here = [("per-hop latency sweep", sweep_part)]
-    out: dict = {}
-    try:
-        with Progress(work, "lite-gpu study", quiet=quiet) as bar:
-            if forks:
-                workers.append(_Worker(early, bar))
-            compared = run_compare(models, scens, phases, options=options, slo=slo,
-                                   prompt=prompt, context=context, max_batch=max_batch,
-                                   progress=bar, collectives=colls, parallelism=parallelism,
-                                   executor=executor)
-            lap("fabrics")
-            if forks:
-                workers.append(_Worker(late, bar))
-            cross = None
-            if crossovers and all(s.instances == "alone" for s in scens):
-                from netmodel.study.crossovers import find_crossovers
-
-                cross = find_crossovers(compared, options=options, slo=slo)
-                lap("co-design crossovers")
-            for name, part in here if forks else early + late[:1] + here + late[1:]:
-                out[name] = part(bar)
-                if out[name] is not None:
-                    lap(name)
-            for w in workers:
-                out.update(w.result(bar, timings))
-    finally:
-        for w in workers:
-            w.close()
-    timings = {k: timings[k] for k in _ORDER if k in timings}  # as they ran one by one
-    packed_result, moe_result = out["fabrics, packed"], out["mixture of experts"]
-    paper_result, swept_result = out["fabrics, paper's assumption"], out["per-hop latency sweep"]
-    rel_part, cost_result = out["blast radius"], out["power and cost"]
-    serving_result = out["disaggregated serving"]
+        serving_result = serving_part(compared, first, slo=slo, options=options,
+                                      collectives=colls)
+        lap("disaggregated serving")
+    moe_result = None
+    if moe:
+        moe_result = run_compare([moe], own, phases, options=options, slo=slo, prompt=prompt,
+                                 context=context, max_batch=max_batch, collectives=colls,
+                                 parallelism=parallelism, executor=executor)
+        lap("mixture of experts")
     return FullStudy(ideal, compared, swept_result, paper_result, rel_part, cost_result,
                      cross, serving_result, moe_result, packed_result, timings)
 
