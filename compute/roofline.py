@@ -713,12 +713,12 @@ def _static_parts(model, gpu, configs, sh, plain: bool, b, workload, options, sk
     hit = _STATIC.get(key) if key is not None else None
     if hit is None:
         hit = _compute_static(model, gpu, configs, sh, plain, b, workload, options, skew)
-        if key is not None and hit[7].size <= _STATIC_ELEMENTS // 8:  # not the largest
-            _STATIC[key] = hit
-            total = sum(x[7].size for x in _STATIC.values())
-            while len(_STATIC) > 1 and (len(_STATIC) > _STATIC_MAX
-                                        or total > _STATIC_ELEMENTS):
-                total -= _STATIC.popitem(last=False)[1][7].size
+        if key is None or hit[7].size > _STATIC_ELEMENTS // 8:  # the largest: not kept
+            return hit
+        _STATIC[key] = hit
+        total = sum(x[7].size for x in _STATIC.values())
+        while len(_STATIC) > 1 and (len(_STATIC) > _STATIC_MAX or total > _STATIC_ELEMENTS):
+            total -= _STATIC.popitem(last=False)[1][7].size
     else:
         _STATIC.move_to_end(key)
     (micro, shape, counts, names, groups, ops, works, flops, hbm, net, compute_t, memory_t,
