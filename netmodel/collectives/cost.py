@@ -286,11 +286,18 @@ class CompiledCollective:
                               any(not s.in_network for s in self.steps if s.member), cal)
 
     def _arrays(self):
-        st = self.steps
-        row = lambda xs: np.array([xs], dtype=float)  # noqa: E731
-        lat_up = [s.latency if s.latency_up is None else s.latency_up for s in st]
-        return (step_table(st), row([s.beta for s in st]), row([s.latency for s in st]),
-                row(lat_up), np.array([[s.scaleout for s in st]], dtype=bool))
+        """The steps as :func:`combine`'s arrays (built once; read-only)."""
+        hit = self.__dict__.get("_arrays_cache")
+        if hit is None:
+            st = self.steps
+            row = lambda xs: np.array([xs], dtype=float)  # noqa: E731
+            lat_up = [s.latency if s.latency_up is None else s.latency_up for s in st]
+            hit = (step_table(st), row([s.beta for s in st]), row([s.latency for s in st]),
+                   row(lat_up), np.array([[s.scaleout for s in st]], dtype=bool))
+            for x in (*hit[0].values(), *hit[1:]):
+                x.flags.writeable = False
+            self.__dict__["_arrays_cache"] = hit  # frozen: not through setattr
+        return hit
 
     def lines(self, protocol: Protocol, cal: Calibration) -> list[tuple[float, float]]:
         """``[(a, b)]``: the time under ``protocol`` is the smallest ``a + b * n`` (one line
@@ -302,9 +309,15 @@ class CompiledCollective:
         """``[(a, b, a_fill)]``: :meth:`lines` with the part of each ``a`` that is pipeline
         fill (bound by link bandwidth, so it scales as ``1/k`` when every link's bandwidth
         is multiplied by ``k``, as ``b`` less its reduction part does)."""
+        cache = self.__dict__.setdefault("_line_cache", {})
+        hit = cache.get((id(protocol), id(cal)))
+        if hit is not None and hit[0] is protocol and hit[1] is cal:
+            return list(hit[2])
         t, beta, lat_all, lat_up, so = self._arrays()
-        return [(float(a[0]), float(b[0]), float(f[0]))
-                for a, b, f in combine(t, beta, lat_all, lat_up, so, protocol, cal)]
+        out = [(float(a[0]), float(b[0]), float(f[0]))
+               for a, b, f in combine(t, beta, lat_all, lat_up, so, protocol, cal)]
+        cache[(id(protocol), id(cal))] = (protocol, cal, tuple(out))  # both kept: ids stay
+        return out
 
     def linear(self, protocol: Protocol, cal: Calibration) -> tuple[float, float]:
         """``(a, b)`` of the large-message line: ``time = a + b * n`` once every pipeline
