@@ -690,6 +690,7 @@ _STATIC: OrderedDict = OrderedDict()
 #: At most this many grids' parts, and this many of their array elements, are kept.
 _STATIC_MAX = 64
 _STATIC_ELEMENTS = 1_000_000
+_STATIC_SIZE = [0]  # the elements kept
 
 
 def _static_parts(model, gpu, configs, sh, plain: bool, b, workload, options, skew,
@@ -716,9 +717,10 @@ def _static_parts(model, gpu, configs, sh, plain: bool, b, workload, options, sk
         if key is None or hit[7].size > _STATIC_ELEMENTS // 8:  # the largest: not kept
             return hit
         _STATIC[key] = hit
-        total = sum(x[7].size for x in _STATIC.values())
-        while len(_STATIC) > 1 and (len(_STATIC) > _STATIC_MAX or total > _STATIC_ELEMENTS):
-            total -= _STATIC.popitem(last=False)[1][7].size
+        _STATIC_SIZE[0] += hit[7].size
+        while len(_STATIC) > 1 and (len(_STATIC) > _STATIC_MAX
+                                    or _STATIC_SIZE[0] > _STATIC_ELEMENTS):
+            _STATIC_SIZE[0] -= _STATIC.popitem(last=False)[1][7].size
     else:
         _STATIC.move_to_end(key)
     (micro, shape, counts, names, groups, ops, works, flops, hbm, net, compute_t, memory_t,
