@@ -193,6 +193,18 @@ def _memory_cap(model, gpu, configs, workload, max_batch: int, run: dict) -> int
     sequences, the range is 1,024)."""
     if max_batch <= 8:
         return max_batch
+    options = run["options"]
+    key = None
+    try:  # a search asked again under another network has the same cap: kept
+        key = (model, gpu, tuple(configs), workload, max_batch, run["expert_skew"],
+               None if options is None else (options.compute_dtype, options.flops_efficiency,
+                                             options.memory_efficiency,
+                                             options.memory_reserve, options.profile))
+        hit = _CAPS.get(key)
+    except TypeError:  # an unhashable field: not kept
+        key = hit = None
+    if hit is not None:
+        return hit
     # memory does not depend on the collectives: probe without them
     probe = evaluate_grid(model, gpu, configs, np.array([1, 2]), workload,
                           **{**run, "comm": NoCommunication()})
@@ -202,7 +214,17 @@ def _memory_cap(model, gpu, configs, workload, max_batch: int, run: dict) -> int
     with np.errstate(divide="ignore", invalid="ignore"):
         most = np.where(per_sequence > 0, np.floor((probe.usable - fixed) / per_sequence),
                         max_batch)
-    return int(min(max_batch, max(2, int(np.nanmax(most)) + 1)))
+    cap = int(min(max_batch, max(2, int(np.nanmax(most)) + 1)))
+    if key is not None:
+        if len(_CAPS) >= 1024:
+            _CAPS.pop(next(iter(_CAPS)))
+        _CAPS[key] = cap
+    return cap
+
+
+#: :func:`_memory_cap` of recent searches, by model, GPU, configurations, workload, batch
+#: range, expert skew and the options memory depends on (oldest dropped past 1,024).
+_CAPS: dict = {}
 
 
 def _why_none(grid) -> str:
