@@ -131,6 +131,11 @@ def parse_quantity(text: str | float, units: dict[str, float], what: str, *,
     return value
 
 
+#: Largest message size taken (bytes): 1 EiB, millions of times any GPU's memory (bounds
+#: typos such as 1e30 before they become times of 10^18 s).
+MAX_MESSAGE_BYTES = 2**60
+
+
 def parse_bytes(text: str | float, what: str = "size") -> float:
     """A message size in bytes from e.g. ``'64MiB'``, ``'1GB'``, ``'8M'`` (nccl-tests style,
     binary) or a number: a whole number of bytes >= 1 (bits and fractions of a byte are
@@ -146,6 +151,9 @@ def parse_bytes(text: str | float, what: str = "size") -> float:
     if value != math.floor(value):
         raise UserError(f"{what} {describe(text)} is {value:g} B: a message is a whole number "
                         f"of bytes")
+    if value > MAX_MESSAGE_BYTES:
+        raise UserError(f"{what} {describe(text)} is {value:g} B: a message is at most 1 EiB "
+                        f"({MAX_MESSAGE_BYTES:,} B)")
     return value
 
 

@@ -25,8 +25,13 @@ __all__ = ["RING_NAME", "describe_collectives", "hardware", "infer", "models",
 
 # ---- shared option parsing -------------------------------------------------------------
 
+#: Largest whole number taken on the command line (a batch, a degree, a prompt in tokens):
+#: far past any that fits a GPU cluster, and exact as a float.
+MAX_WHOLE = 10**9
+
+
 def _whole(what: str, text) -> int:
-    """A whole number >= 1 from the command line."""
+    """A whole number from 1 to :data:`MAX_WHOLE` from the command line."""
     from compute.errors import UserError
 
     try:
@@ -35,6 +40,8 @@ def _whole(what: str, text) -> int:
         raise UserError(f"{what} must be a whole number >= 1, got {text!r}") from None
     if not (v == v and v >= 1 and v != float("inf") and v.is_integer()):
         raise UserError(f"{what} must be a whole number >= 1, got {text!r}")
+    if v > MAX_WHOLE:
+        raise UserError(f"{what} must be a whole number from 1 to {MAX_WHOLE:,}, got {text!r}")
     return int(v)
 
 

@@ -196,3 +196,19 @@ def test_malformed_measurement_rows(text, needle, tmp_path):
     csv.write_text(text)
     one_line_error(run("calibrate", "--measurements", csv, "-o", tmp_path / "p.toml"), needle)
     assert not (tmp_path / "p.toml").exists()
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "8", "--batch", "1e30"],
+     "--batch must be a whole number from 1 to 1,000,000,000, got '1e30'"),
+    (["search", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--max-batch", "1e12"],
+     "--max-batch must be a whole number from 1 to 1,000,000,000"),
+    (["collective", "all-reduce", "--fabric", "single-switch:n=8", "--size", "1e30"],
+     "is 1e+30 B: a message is at most 1 EiB (1,152,921,504,606,846,976 B)"),
+    (["costs", "--fabric", "single-switch:n=8", "--sizes", "1B:1e30B"],
+     "--sizes '1e30B' is 1e+30 B: a message is at most 1 EiB"),
+])
+def test_whole_numbers_and_message_sizes_are_bounded(args, needle):
+    # 1e30 was taken: a batch printed as 1000000000000000019884624838656, an all-reduce of
+    # 9e17 TiB taking 3.6e18 s
+    one_line_error(run(*args), needle)
