@@ -40,7 +40,7 @@ import networkx as nx
 
 from compute.errors import UserError, known
 from compute.hardware import GpuSpec, catalog, get_gpu
-from topologies.limits import MAX_RADIX
+from topologies.limits import MAX_RADIX, PHYSICAL_MAX
 from topologies.registry import REGISTRY, builder, format_value  # noqa: F401  (old home)
 from topologies.schema import MEDIA, validate
 
@@ -171,11 +171,23 @@ def check_radix(what: str, value: object, minimum: int = 1) -> int:
 
 
 def check_positive(what: str, value: object, *, allow_zero: bool = False) -> float:
-    """``value`` as a finite float > 0 (>= 0 with ``allow_zero``)."""
+    """``value`` as a finite float > 0 (>= 0 with ``allow_zero``), and, for a physical
+    quantity whose name ends in one of :data:`~topologies.limits.PHYSICAL_MAX`'s (latency,
+    bandwidth, length, reconfiguration_time), at most its plausible maximum.
+
+    >>> check_positive("latency", 1e300)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: latency must be at most 1 s (a switch hop takes 0.1-1 us and a cable 5 ns/m; 1 s is a million hops), got 1e+300
+    """
     x = _real(value)
     if x is None or not math.isfinite(x) or not (x >= 0 if allow_zero else x > 0):
         rule = ">= 0" if allow_zero else "> 0"
         raise UserError(f"{what} must be a finite number {rule}, got {_show(value)}")
+    for name, (most, unit, why) in PHYSICAL_MAX.items():
+        if what.endswith(name) and x > most:
+            raise UserError(f"{what} must be at most {most:g} {unit} ({why}), got "
+                            f"{_show(value)}")
     return x
 
 

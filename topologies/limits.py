@@ -34,7 +34,7 @@ import os
 
 from compute.errors import UserError
 
-__all__ = ["DEFAULTS", "ENV", "MAX_DEPTH", "MAX_RADIX", "check_size", "max_edges",
+__all__ = ["DEFAULTS", "ENV", "MAX_DEPTH", "MAX_RADIX", "PHYSICAL_MAX", "check_size", "max_edges",
            "max_file_bytes", "max_nodes"]
 
 #: Default limits (nodes, edges, file bytes).
@@ -45,6 +45,18 @@ ENV = {"nodes": "NETMODEL_MAX_FABRIC_NODES", "edges": "NETMODEL_MAX_FABRIC_EDGES
 #: Most ports a switch or OCS may have (a logical NVLink switch of 576 GPUs x 18 links has
 #: 10,368; a million is past any physical device).
 MAX_RADIX = 1_000_000
+#: Largest value a builder takes for each physical parameter (not settable: beyond them a
+#: value is a unit slip or hostile, not hardware). ``(maximum, unit, why)``.
+PHYSICAL_MAX = {
+    "latency": (1.0, "s", "a switch hop takes 0.1-1 us and a cable 5 ns/m; 1 s is a million "
+                          "hops"),
+    "reconfiguration_time": (3600.0, "s", "MEMS circuit switches reconfigure in about 10 ms, "
+                                          "patch panels by hand in minutes"),
+    "bandwidth": (1e15, "bytes/s", "NVLink 5 moves 900 GB/s per direction per GPU; 1 PB/s "
+                                   "per link is about 1,000x that"),
+    "length": (1e5, "m", "a data-centre cable runs metres to kilometres; 100 km spans a "
+                         "metro region"),
+}
 #: Deepest nesting of lists/objects (JSON) or elements (GraphML) in a fabric file; node-link
 #: JSON needs 4, GraphML 4 (a nested graph is not a fabric).
 MAX_DEPTH = 32

@@ -40,6 +40,13 @@ def test_bracketed_nested_spec():
     ("ring:bandwidth=-5GB/s", "must be a finite number > 0"),
     ("ring:bandwidth=nan", "must be a finite number > 0"),
     ("ring:bandwidth=5 parsecs", "unknown unit"),
+    # beyond a physical ceiling: a unit slip, not hardware
+    ("flat:latency=1e300s", r"flat: latency must be at most 1 s .*got 1e\+300"),
+    ("flat:latency=1.5s", "latency must be at most 1 s"),
+    ("fat-tree:k=4,bandwidth=2PB/s", "bandwidth must be at most 1e\\+15 bytes/s"),
+    ("ring:n=4,length=1e9", "length must be at most 100000 m"),
+    ("ocs:reconfiguration_time=7200s", "reconfiguration_time must be at most 3600 s"),
+    ("rail-optimized:nic_bandwidth=1e20", "nic_bandwidth must be at most"),
     ("lite-groups:base=[ring", "unmatched"),
     ("", "non-empty string"),
 ])
