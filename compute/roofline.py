@@ -802,8 +802,8 @@ def _check_context(model, workload: Workload) -> None:
     if model.max_context and workload.kv_tokens > model.max_context:
         what = "prompt" if workload.phase == "prefill" else "context"
         raise UserError(f"{workload.phase} with a {what} of {workload.kv_tokens} tokens exceeds "
-                        f"{model.name}'s max_context of {model.max_context} tokens; give a "
-                        f"shorter --{what}, or a model file with a larger max_context")
+                        f"{model.name}'s max_context of {model.max_context} tokens; use a "
+                        f"shorter {what}, or a model file with a larger max_context")
 
 
 def _pipeline(pass_t, pp, b, micro, stage_t, bound, c3, names, options, workload, parts):
