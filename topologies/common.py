@@ -34,7 +34,6 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Collection
-from typing import Any
 
 import networkx as nx
 
@@ -42,7 +41,7 @@ from compute.errors import UserError, known
 from compute.hardware import GpuSpec, catalog, get_gpu
 from topologies.limits import MAX_RADIX, PHYSICAL_MAX
 from topologies.registry import REGISTRY, builder, format_value  # noqa: F401  (old home)
-from topologies.schema import MEDIA, validate
+from topologies.schema import MEDIA, _real, _show, validate
 
 PROPAGATION_DELAY = 5e-9     # s per metre
 SCALEUP_LENGTH = 2.0         # m
@@ -121,25 +120,6 @@ def gpu_type(name: object, what: str = "gpu") -> GpuSpec:
     if not isinstance(name, str | GpuSpec):
         raise UserError(f"{what} must be a GPU name or a GpuSpec, got {_show(name)}")
     return get_gpu(name)
-
-
-def _show(value: Any) -> str:
-    """``repr(value)``, cut to 60 characters (a value in an error message)."""
-    try:
-        text = repr(value)
-    except ValueError:  # an int too long to print
-        return f"<an integer of {value.bit_length()} bits>"
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _real(value: object) -> float | None:
-    """``value`` as a float if it is a real number (not a bool, not too large), else None."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        return None
-    try:
-        return float(value)
-    except (OverflowError, ValueError, TypeError):
-        return None
 
 
 def check_int(what: str, value: object, minimum: int = 1, maximum: int | None = None) -> int:

@@ -54,7 +54,7 @@ from compute.errors import UserError
 from compute.hardware import GpuSpec
 from compute.outputs import atomic_write
 from topologies.limits import MAX_DEPTH, check_size, max_file_bytes
-from topologies.schema import UNITS, gpu_spec_from_dict, validate
+from topologies.schema import UNITS, _show, gpu_spec_from_dict, validate
 
 __all__ = ["DESCRIPTIONS", "FORMATS", "JSON_ATTRIBUTES", "json_depth", "read_graph", "write_graph"]
 
@@ -70,14 +70,6 @@ def _format(path: Path) -> str:
         raise UserError(f"{path}: unknown fabric file type {suffix or '(none)'!r}; "
                         f"allowed: {', '.join(FORMATS)}")
     return suffix
-
-
-def _show(value: Any) -> str:
-    try:
-        text = repr(value)
-    except ValueError:  # an int too long to print
-        return f"<an integer of {value.bit_length()} bits>"
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 # ---------------------------------------------------------------- writing

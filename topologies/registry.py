@@ -61,7 +61,7 @@ from compute.errors import UserError, known
 from compute.hardware import GpuSpec, catalog, get_gpu
 from compute.units import parse_bandwidth, parse_time
 from topologies.limits import MAX_DEPTH
-from topologies.schema import validate
+from topologies.schema import _show, validate
 
 __all__ = ["ORDER", "REGISTRY", "BuilderInfo", "ParamInfo", "bound_arguments", "build",
            "as_built", "build_arguments", "builder", "builders", "fabric_table", "format_value",
@@ -131,15 +131,6 @@ def _unit(pname: str) -> str:
     if pname == "length":
         return "m"
     return ""
-
-
-def _show(value: Any) -> str:
-    """``repr(value)``, cut to 60 characters (a value in an error message)."""
-    try:
-        text = repr(value)
-    except ValueError:  # an int too long to print
-        return f"<an integer of {value.bit_length()} bits>"
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 # ---------------------------------------------------------------- values
