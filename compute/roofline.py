@@ -444,8 +444,36 @@ _PIPELINE = ("pp_send", "pipeline_wait")
 _PRODUCERS = {"allreduce_attn": "out_proj", "allreduce_mlp": "mlp_down"}
 
 
+class _Rates:
+    """What :class:`Grid` and :class:`Evaluations` derive from their latencies alike:
+    tokens/s, tokens/s per SM, whether each point meets the SLO and is feasible."""
+
+    tokens_per_step: np.ndarray
+    latency: np.ndarray
+    latency_limit: float
+    gpus: np.ndarray
+    gpu: GpuSpec
+    fits: np.ndarray
+
+    @property
+    def tokens_per_s(self) -> np.ndarray:
+        return self.tokens_per_step / self.latency
+
+    @property
+    def tokens_per_s_per_sm(self) -> np.ndarray:
+        return self.tokens_per_s / (self.gpus * self.gpu.sms)
+
+    @property
+    def meets_slo(self) -> np.ndarray:
+        return self.latency <= self.latency_limit
+
+    @property
+    def feasible(self) -> np.ndarray:
+        return self.fits & self.meets_slo
+
+
 @dataclass(frozen=True, eq=False)
-class Grid:
+class Grid(_Rates):
     """Every configuration (rows: TP degrees, or :class:`~compute.parallel.Parallelism`
     configurations) x batch (columns) evaluated at once.
 
@@ -495,22 +523,6 @@ class Grid:
     def tokens_per_step(self) -> np.ndarray:
         """Tokens a step produces or consumes, shape (1, nb)."""
         return (self.batches * self.workload.tokens_per_sequence).reshape(1, -1).astype(float)
-
-    @property
-    def tokens_per_s(self) -> np.ndarray:
-        return self.tokens_per_step / self.latency
-
-    @property
-    def tokens_per_s_per_sm(self) -> np.ndarray:
-        return self.tokens_per_s / (self.gpus * self.gpu.sms)
-
-    @property
-    def meets_slo(self) -> np.ndarray:
-        return self.latency <= self.latency_limit
-
-    @property
-    def feasible(self) -> np.ndarray:
-        return self.fits & self.meets_slo
 
     def time_split(self) -> dict[str, np.ndarray]:
         """Step time split into compute, memory and network seconds, arrays ``(nc, nb)``
@@ -1100,7 +1112,7 @@ def _evaluate_plain(plan: _Plan, batch: int, comm, limit: float,
 
 
 @dataclass(frozen=True, eq=False)
-class Evaluations:
+class Evaluations(_Rates):
     """Configurations scored by :func:`evaluate_many`: arrays with one entry per
     (configuration, batch) pair, in the order given. Entry ``i`` equals
     :func:`evaluate` of pair ``i`` (``result(i)`` gives its breakdown)."""
@@ -1129,22 +1141,6 @@ class Evaluations:
 
     def __len__(self) -> int:
         return len(self.latency)
-
-    @property
-    def tokens_per_s(self) -> np.ndarray:
-        return self.tokens_per_step / self.latency
-
-    @property
-    def tokens_per_s_per_sm(self) -> np.ndarray:
-        return self.tokens_per_s / (self.gpus * self.gpu.sms)
-
-    @property
-    def meets_slo(self) -> np.ndarray:
-        return self.latency <= self.latency_limit
-
-    @property
-    def feasible(self) -> np.ndarray:
-        return self.fits & self.meets_slo
 
     def result(self, i: int) -> InferenceResult:
         """The :class:`InferenceResult` of pair ``i`` (evaluated again, one configuration)."""
