@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from collections.abc import Callable, Iterable, Sequence
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 import click
 
@@ -46,6 +46,19 @@ _COMMANDS = {
 #: Exit status of a command that ran but found no configuration meeting the SLO (its table
 #: and files are still printed and written). 2 is a user error; 1 a bug.
 NOTHING_FEASIBLE = 3
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def with_options(options: list[Callable[[_F], _F]]) -> Callable[[_F], _F]:
+    """A decorator applying a shared list of click options, in their listed order."""
+    def decorate(f: _F) -> _F:
+        for opt in reversed(options):
+            f = opt(f)
+        return f
+
+    return decorate
 
 
 def exit_if_nothing_feasible(rows: Iterable[Any]) -> None:

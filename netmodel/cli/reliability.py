@@ -7,10 +7,9 @@ before the work starts; the files are written all or nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
-
 import click
+
+from netmodel.cli.main import with_options
 
 __all__ = ["availability", "blast_radius"]
 
@@ -129,18 +128,6 @@ _common = [
 ]
 
 
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def _with(options: list[Callable[[_F], _F]]) -> Callable[[_F], _F]:
-    def decorate(f: _F) -> _F:
-        for opt in reversed(options):
-            f = opt(f)
-        return f
-
-    return decorate
-
-
 def _placement(text: str) -> str:
     from netmodel.study.reliability_spares import check_placement
 
@@ -148,7 +135,7 @@ def _placement(text: str) -> str:
 
 
 @click.command("blast-radius")
-@_with(_common)
+@with_options(_common)
 @click.option("--spare-placement", "placement", default="pod", show_default=True,
               metavar="group|pod|global", help="Where the hot spare of the recovery "
               "column sits.")
@@ -182,7 +169,7 @@ def blast_radius(scenario: str, model: str, phase: str, gpus_text: str | None,
 
 
 @click.command("availability")
-@_with(_common)
+@with_options(_common)
 @click.option("--spares", default="0", show_default=True, metavar="N|P%",
               help="Spare GPUs: a count or a percentage of the cluster's GPUs.")
 @click.option("--spare-placement", "placement", default="pod", show_default=True,

@@ -8,11 +8,9 @@ no partial output.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
-
 import click
 
+from netmodel.cli.main import with_options
 from netmodel.study.defaults import DEFAULT_MODELS, MOE_MODEL  # light: constants only
 
 __all__ = ["compare", "study", "sweep"]
@@ -120,18 +118,6 @@ def _dask_summary(ex, quiet: bool) -> None:
         click.echo(line, err=True)
 
 
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def _with(options: list[Callable[[_F], _F]]) -> Callable[[_F], _F]:
-    def decorate(f: _F) -> _F:
-        for opt in reversed(options):
-            f = opt(f)
-        return f
-
-    return decorate
-
-
 def _feasible_or_exit(result) -> None:
     from netmodel.cli.main import exit_if_nothing_feasible
 
@@ -187,8 +173,8 @@ def study() -> None:
 @_parallelism_option
 @click.option("--json", "as_json", is_flag=True,
               help="Print the study as JSON ({study, fabric, sweep}) instead of the tables.")
-@_with(_slo_options)
-@_with(_dask_options)
+@with_options(_slo_options)
+@with_options(_dask_options)
 def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phases_text: str,
              networks_text: str, scenarios_text: str | None, no_fabric: bool, no_sweep: bool,
              no_paper: bool, no_reliability: bool, no_cost: bool, no_crossovers: bool,
@@ -294,8 +280,8 @@ def _show_scenario(ctx, _param, value):
               "netmodel/data/failures.toml; 0.1-1 s per row).")
 @_instances_option
 @_parallelism_option
-@_with(_slo_options)
-@_with(_dask_options)
+@with_options(_slo_options)
+@with_options(_dask_options)
 def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None, phase_text: str,
             out_dir: str | None, as_json: bool, reliability: bool, instances_text: str | None,
             parallelism: str, ttft: str, tbt: str, overlap_collectives: bool,
@@ -348,8 +334,8 @@ def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None,
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
 @_instances_option
 @_parallelism_option
-@_with(_slo_options)
-@_with(_dask_options)
+@with_options(_slo_options)
+@with_options(_dask_options)
 def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points: str,
           models_text: str, phase_text: str, gpus_text: str | None, out_dir: str | None,
           as_json: bool, instances_text: str | None, parallelism: str, ttft: str, tbt: str,
