@@ -42,6 +42,8 @@ from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 
 from compute.errors import UserError
+from compute.workers import die_with as _die_with
+from compute.workers import jobs as _jobs
 
 __all__ = ["FIGURE_FORMATS", "MANIFEST", "atomic_write", "check_file_path",
            "check_folder_path", "figure_format", "write_outputs"]
@@ -243,35 +245,6 @@ def _version() -> str:
         return version("netmodel")
     except Exception:  # not installed (python -m from a checkout)
         return "unknown"
-
-
-def _jobs() -> int:
-    """Processes that write figures at once: the CPUs this process may use, at most 4
-    (``NETMODEL_JOBS`` overrides; 1 writes them one after the other)."""
-    text = os.environ.get("NETMODEL_JOBS", "").strip()
-    if text:
-        if not text.isdigit() or int(text) < 1:
-            raise UserError(f"NETMODEL_JOBS={text!r} must be a whole number >= 1")
-        return int(text)
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cpus = os.cpu_count() or 1
-    return max(1, min(4, cpus))
-
-
-def _die_with(parent: int) -> None:
-    """Make this (forked) process end when ``parent`` does, so a killed run leaves no
-    worker writing into its staging folder (Linux: ``prctl(PR_SET_PDEATHSIG)``)."""
-    import signal
-
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGKILL, 0, 0, 0)   # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() != parent:  # the parent died before the call took effect
-        os._exit(1)
 
 
 def _run_writers(writers, jobs: int | None) -> None:

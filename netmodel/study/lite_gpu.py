@@ -40,6 +40,7 @@ from compute.outputs import write_outputs
 from compute.phases import PHASES, Slo, check_phase
 from compute.roofline import RooflineOptions, default_comm, make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
+from compute.workers import forks, in_background
 from netmodel.study.defaults import (
     BASELINE,
     DEFAULT_GPUS,
@@ -326,7 +327,7 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
     the sweep's cells on Dask; the other parts run here."""
     import time
 
-    from netmodel.study.progress import Progress
+    from netmodel.study.progress import NO_PROGRESS, Progress
 
     timings: dict = {}
     clock = [time.perf_counter()]
@@ -374,20 +375,60 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
         + len(models) * len(phases) * 6 * bool(packed)
     if param and decode:
         work += len(swept) * len(param.values)
+    # crossovers, the paper's assumption and the sweep need only the fabric comparison:
+    # they run beside the other parts, in a forked process that starts with this one's
+    # caches (here, one after the other, with one core, NETMODEL_JOBS=1 or on Dask)
+    side_work = len(scens) * len(models) * len(phases) * bool(paper_options) \
+        + (len(swept) * len(param.values) if param and decode else 0)
+    beside = (executor is None or not executor.distributed) and forks()
     colls: dict = {}
-    with Progress(work, "lite-gpu study", quiet=quiet) as bar:
+    with Progress(work - side_work * beside, "lite-gpu study", quiet=quiet) as bar:
         compared = run_compare(models, scens, phases, options=options, slo=slo, prompt=prompt,
                                context=context, max_batch=max_batch, progress=bar,
                                collectives=colls, parallelism=parallelism, executor=executor)
         lap("fabrics")
-        cross = None
-        if crossovers and all(s.instances == "alone" for s in scens):
-            from netmodel.study.crossovers import find_crossovers
-
-            cross = find_crossovers(compared, options=options, slo=slo)
-            lap("co-design crossovers")
-        packed_result = None
         own = [s for s in scens if s.gpu == shipped_gpu(s)] or scens
+        first = get_model(models[0]).name
+
+        def side_parts(progress) -> tuple:
+            """Crossovers, the paper's assumption and the sweep: the parts that need only
+            the fabric comparison (and its caches), run beside the others."""
+            times: dict = {}
+            start = [time.perf_counter()]
+
+            def part_done(name: str) -> None:
+                now = time.perf_counter()
+                times[name] = now - start[0]
+                start[0] = now
+
+            cross = None
+            if crossovers and all(s.instances == "alone" for s in scens):
+                from netmodel.study.crossovers import find_crossovers
+
+                cross = find_crossovers(compared, options=options, slo=slo)
+                part_done("co-design crossovers")
+            paper_result = None
+            if paper_options is not None:
+                paper_result = run_compare(models, scens, phases, options=paper_options,
+                                           slo=slo, prompt=prompt, context=context,
+                                           max_batch=max_batch, progress=progress,
+                                           collectives=colls, parallelism=parallelism,
+                                           executor=executor)
+                part_done("fabrics, paper's assumption")
+            swept_result = None
+            if param and decode:
+                swept_result = run_sweep(swept, [param], models, decode, options=options,
+                                         slo=slo, prompt=prompt, context=context,
+                                         max_batch=max_batch, progress=progress,
+                                         parallelism=parallelism, executor=executor)
+                part_done("per-hop latency sweep")
+            return cross, paper_result, swept_result, times
+
+        side = in_background(lambda: side_parts(NO_PROGRESS)) if beside else None
+        if side is None:
+            cross, paper_result, swept_result, side_times = side_parts(bar)
+            clock[0] = time.perf_counter()   # the side parts keep their own times
+        packed_result = None
         if packed and any(s.instances != "all" for s in own):
             # each scenario on its own GPU: every instance at once is the costliest costing
             packed_result = run_compare(models, own, phases, options=options, slo=slo,
@@ -395,21 +436,6 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
                                         progress=bar, instances="all",
                                         parallelism=parallelism, executor=executor)
             lap("fabrics, packed")
-        paper_result = None
-        if paper_options is not None:
-            paper_result = run_compare(models, scens, phases, options=paper_options, slo=slo,
-                                       prompt=prompt, context=context, max_batch=max_batch,
-                                       progress=bar, collectives=colls,
-                                       parallelism=parallelism, executor=executor)
-            lap("fabrics, paper's assumption")
-        swept_result = None
-        if param and decode:
-            swept_result = run_sweep(swept, [param], models, decode, options=options, slo=slo,
-                                     prompt=prompt, context=context, max_batch=max_batch,
-                                     progress=bar, parallelism=parallelism,
-                                     executor=executor)
-            lap("per-hop latency sweep")
-    first = get_model(models[0]).name
     rel_part = cost_result = None
     if reliability and "decode" in phases:
         from netmodel.study.lite_gpu_parts import reliability_part
@@ -434,6 +460,10 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
                                  context=context, max_batch=max_batch, collectives=colls,
                                  parallelism=parallelism, executor=executor)
         lap("mixture of experts")
+    if side is not None:
+        cross, paper_result, swept_result, side_times = side.result()
+        lap("waiting for the parts beside")
+    timings.update(side_times)
     return FullStudy(ideal, compared, swept_result, paper_result, rel_part, cost_result,
                      cross, serving_result, moe_result, packed_result, timings)
 

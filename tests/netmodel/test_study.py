@@ -284,3 +284,24 @@ def test_blast_radius_and_cost_parts_are_written_and_summarized(tmp_path):
             "cost_per_scenario.png", "cost_yield_vs_area.png"} <= written
     text = (tmp_path / "o" / "summary.md").read_text()
     assert "## 4. Blast radius and availability" in text and "## 5. Power and cost" in text
+
+
+def test_parts_run_beside_each_other_give_what_one_process_gives(monkeypatch):
+    """Crossovers, the paper's run and the sweep run in a forked process beside the
+    others (with the fabric comparison's caches); one process gives the same bytes."""
+    from netmodel.study.lite_gpu import run_full_study
+
+    def run(jobs: str) -> str:
+        monkeypatch.setenv("NETMODEL_JOBS", jobs)
+        r = run_full_study(["Llama-3-8B"], ["H100-SXM", "Lite+BW"], ["decode"],
+                           networks=("ideal",), scenarios=["h100-dgx", "lite-flat"],
+                           reliability=False, cost=False, serving=False, moe=None,
+                           packed=False)
+        assert r.crossovers is not None and r.paper is not None and r.sweep is not None
+        names = set(r.timings)
+        assert {"co-design crossovers", "fabrics, paper's assumption",
+                "per-hop latency sweep"} <= names
+        assert ("waiting for the parts beside" in names) == (jobs != "1")
+        return r.to_json() + repr(r.crossovers.to_dicts())
+
+    assert run("2") == run("1")

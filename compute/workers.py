@@ -1,0 +1,139 @@
+"""Worker processes: how many this machine gives netmodel, and a function run in a forked
+child while the caller goes on.
+
+Forked children start with everything the parent has computed (caches of routes, compiled
+collectives, grids), so independent parts of a long run can share the work done before
+them and run on the machine's other cores. Results come back pickled through a pipe; a
+:class:`~compute.errors.UserError` in the child is raised again in the parent, any other
+exception as a RuntimeError carrying the child's traceback. A child ends with its parent
+(Linux: ``prctl(PR_SET_PDEATHSIG)``), so a killed run leaves nothing behind.
+
+Without ``os.fork`` (not POSIX) or with ``NETMODEL_JOBS=1``, :func:`in_background` runs
+the function at once, here, and hands back its result the same way: the answer never
+depends on how many processes computed it.
+
+>>> job = in_background(lambda: 6 * 7)
+>>> job.result()
+42
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import pickle
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from compute.errors import UserError
+
+__all__ = ["Background", "die_with", "forks", "in_background", "jobs"]
+
+
+def jobs() -> int:
+    """Processes netmodel may run at once: the CPUs this process may use, at most 4
+    (``NETMODEL_JOBS`` overrides; 1 runs everything one after the other, in this process).
+    """
+    text = os.environ.get("NETMODEL_JOBS", "").strip()
+    if text:
+        if not text.isdigit() or int(text) < 1:
+            raise UserError(f"NETMODEL_JOBS={text!r} must be a whole number >= 1")
+        return int(text)
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(4, cpus))
+
+
+def die_with(parent: int) -> None:
+    """Make this (forked) process end when ``parent`` does, so a killed run leaves no
+    worker behind (Linux: ``prctl(PR_SET_PDEATHSIG)``)."""
+    import signal
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # the parent died before the call took effect
+        os._exit(1)
+
+
+class Background:
+    """A function's result, computed in a forked child (or already here); see
+    :func:`in_background`."""
+
+    def __init__(self, pid: int | None, read_end: int | None, value: Any = None) -> None:
+        self._pid, self._fd, self._value = pid, read_end, value
+
+    def result(self) -> Any:
+        """The function's return value (waits for the child); raises what it raised."""
+        if self._pid is None:
+            return self._value
+        chunks = []
+        try:
+            while chunk := os.read(self._fd, 1 << 20):
+                chunks.append(chunk)
+        finally:
+            os.close(self._fd)
+            status = os.waitstatus_to_exitcode(os.waitpid(self._pid, 0)[1])
+            self._pid = None
+        if not chunks:
+            raise RuntimeError(f"a worker process ended (status {status}) without a result")
+        kind, payload = pickle.loads(b"".join(chunks))
+        if kind == "user":
+            raise UserError(payload)
+        if kind == "error":
+            raise RuntimeError(f"a worker process failed:\n{payload}")
+        self._value = payload
+        return payload
+
+
+def forks() -> bool:
+    """Whether :func:`in_background` runs its function in another process (fork exists
+    and :func:`jobs` allows more than one)."""
+    return hasattr(os, "fork") and jobs() >= 2
+
+
+def in_background(fn: Callable[[], Any]) -> Background:
+    """Start ``fn()`` in a forked child and return at once; ``.result()`` waits for it.
+
+    Runs ``fn`` here, now, when fork is not available or :func:`jobs` is 1. The child's
+    stdout and stderr are the parent's: ``fn`` should not print.
+
+    Parameters
+    ----------
+    fn : callable
+        A function of no arguments whose result pickles.
+
+    Returns
+    -------
+    Background
+        Its ``result()`` is ``fn()``'s value, or raises what ``fn`` raised.
+    """
+    if not forks():
+        return Background(None, None, fn())
+    read_end, write_end = os.pipe()
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:  # the child: compute, send, leave without running the parent's exit code
+        try:
+            os.close(read_end)
+            die_with(parent)
+            try:
+                message = ("ok", fn())
+            except UserError as exc:
+                message = ("user", str(exc))
+            except BaseException:  # noqa: BLE001 - sent to the parent, raised there
+                message = ("error", traceback.format_exc())
+            data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(write_end, view):]
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    return Background(pid, read_end)

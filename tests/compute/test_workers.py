@@ -1,0 +1,62 @@
+"""compute.workers: a function run in a forked child gives what it gives here."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from compute.errors import UserError
+from compute.workers import forks, in_background, jobs
+
+needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
+
+
+@needs_fork
+def test_the_child_starts_with_the_parents_state_and_sends_back_its_result(monkeypatch):
+    monkeypatch.setenv("NETMODEL_JOBS", "2")
+    assert forks()
+    cache = {"routes": np.arange(5.0)}          # computed before: the child has it
+
+    def work():
+        return os.getpid(), cache["routes"].sum() * 2, {"nested": [1, (2, 3)]}
+
+    job = in_background(work)
+    pid, total, nested = job.result()
+    assert pid != os.getpid()                   # it ran elsewhere
+    assert total == 20.0 and nested == {"nested": [1, (2, 3)]}
+    assert job.result()[1] == 20.0              # asking again gives the same
+
+
+def test_one_job_runs_it_here_at_once(monkeypatch):
+    monkeypatch.setenv("NETMODEL_JOBS", "1")
+    assert jobs() == 1 and not forks()
+    seen = []
+    job = in_background(lambda: seen.append(os.getpid()) or "done")
+    assert seen == [os.getpid()]                # already ran, in this process
+    assert job.result() == "done"
+
+
+@needs_fork
+@pytest.mark.parametrize("n", ["1", "2"])
+def test_errors_come_back_as_they_were(monkeypatch, n):
+    monkeypatch.setenv("NETMODEL_JOBS", n)
+
+    def user_error():
+        raise UserError("scenario 'x' is unknown")
+
+    def bug():
+        return {}["missing"]
+
+    with pytest.raises(UserError, match="scenario 'x' is unknown"):
+        in_background(user_error).result()
+    with pytest.raises((RuntimeError, KeyError), match="missing"):
+        in_background(bug).result()
+
+
+@pytest.mark.parametrize("value", ["0", "two", "-1"])
+def test_bad_job_counts_are_refused(monkeypatch, value):
+    monkeypatch.setenv("NETMODEL_JOBS", value)
+    with pytest.raises(UserError, match="NETMODEL_JOBS"):
+        jobs()
