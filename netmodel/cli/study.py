@@ -217,7 +217,8 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
                                 moe=MOE_MODEL if moe_text is None else
                                 None if moe_text.strip().lower() == "none" else moe_text,
                                 parallelism=parallelism, options=options, slo=slo,
-                                quiet=quiet, executor=ex if ex.distributed else None)
+                                quiet=quiet, executor=ex if ex.distributed else None,
+                                figures=not no_plot)
     _dask_summary(ex, quiet)
     t0 = time.perf_counter()
     written = write_full_study(result, out_dir, plot=not no_plot)

@@ -241,6 +241,9 @@ class FullStudy:
     packed: CompareResult | None = None
     #: Seconds each part took (printed, never written: files stay byte-identical).
     timings: dict = field(default_factory=dict)
+    #: Figures already drawn, ``{file name: bytes}``: those of the parts that ran beside
+    #: the others, drawn there (:func:`run_full_study`'s ``figures``); written as they are.
+    figures: dict = field(default_factory=dict, repr=False)
 
     def table(self) -> str:
         """The parts' tables, one after the other."""
@@ -313,7 +316,8 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
                    moe: str | None = MOE_MODEL, packed: bool = True, parallelism: str = "auto",
                    executor: Executor | None = None, options: RooflineOptions | None = None,
                    slo: Slo | None = None, prompt: int | None = None, context: int | None = None,
-                   max_batch: int = DEFAULT_MAX_BATCH, quiet: bool = True) -> FullStudy:
+                   max_batch: int = DEFAULT_MAX_BATCH, quiet: bool = True,
+                   figures: bool = False) -> FullStudy:
     """The whole Lite-GPU study: :func:`run_lite_gpu_study` for each of ``networks``, then
     :func:`~netmodel.study.compare.run_compare` over :func:`fabric_scenarios`, then a sweep of the
     per-hop latency (:data:`SWEEP_HOP_LATENCY`, decode) of h100-dgx and the Lite scenarios
@@ -324,7 +328,10 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
     which claim holds under which assumption. The baseline GPU (:data:`BASELINE`) is always part of the study, added when ``gpus`` lacks
     it: every ratio divides by it. A progress bar shows on stderr unless ``quiet``.
     ``executor`` (:class:`netmodel.study.distributed.Executor`) runs the comparisons' and
-    the sweep's cells on Dask; the other parts run here."""
+    the sweep's cells on Dask; the other parts run here. With more than one core
+    (:func:`compute.workers.jobs`), the crossovers, the paper's assumption and the sweep
+    run in a forked process beside the other parts, and with ``figures`` that process also
+    draws their figures (kept in ``FullStudy.figures`` for :func:`write_full_study`)."""
     import time
 
     from netmodel.study.progress import NO_PROGRESS, Progress
@@ -422,11 +429,17 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
                                          max_batch=max_batch, progress=progress,
                                          parallelism=parallelism, executor=executor)
                 part_done("per-hop latency sweep")
-            return cross, paper_result, swept_result, times
+            drawn: dict = {}
+            if figures and progress is NO_PROGRESS:   # beside: draw these parts' figures
+                ours = full_study_files(FullStudy(ideal, compared, swept_result, paper_result,
+                                                  crossovers=cross), summary=False)
+                drawn = _draw({k: v for k, v in ours.items() if k not in study_files(ideal)})
+                part_done("figures beside")
+            return cross, paper_result, swept_result, times, drawn
 
         side = in_background(lambda: side_parts(NO_PROGRESS)) if beside else None
         if side is None:
-            cross, paper_result, swept_result, side_times = side_parts(bar)
+            cross, paper_result, swept_result, side_times, drawn = side_parts(bar)
             clock[0] = time.perf_counter()   # the side parts keep their own times
         packed_result = None
         if packed and any(s.instances != "all" for s in own):
@@ -461,11 +474,18 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
                                  parallelism=parallelism, executor=executor)
         lap("mixture of experts")
     if side is not None:
-        cross, paper_result, swept_result, side_times = side.result()
+        if figures:   # while the parts beside finish: the figures of the parts run here
+            here = _draw(full_study_files(FullStudy(ideal, reliability=rel_part,
+                                                    cost=cost_result, serving=serving_result),
+                                          summary=False))
+            lap("figures here")
+        cross, paper_result, swept_result, side_times, drawn = side.result()
+        if figures:
+            drawn.update(here)
         lap("waiting for the parts beside")
     timings.update(side_times)
     return FullStudy(ideal, compared, swept_result, paper_result, rel_part, cost_result,
-                     cross, serving_result, moe_result, packed_result, timings)
+                     cross, serving_result, moe_result, packed_result, timings, drawn)
 
 
 def write_full_study(result: FullStudy, out_dir: str | PathLike[str], *, plot: bool = True
@@ -473,7 +493,18 @@ def write_full_study(result: FullStudy, out_dir: str | PathLike[str], *, plot: b
     """Every file of the study into ``out_dir``, all or nothing: ``study.*`` and
     ``tokens_per_sm.png`` (ideal networks), ``compare.*`` and its figures (fabrics),
     ``compare_paper.*`` (fabrics under the paper's assumption), ``sweep.*`` (per-hop
-    latency) and ``summary.md`` (the findings)."""
+    latency), the other parts' files and ``summary.md`` (the findings). Figures the run
+    already drew (``result.figures``) are written as drawn."""
+    files = full_study_files(result, plot=plot)
+    for name, data in result.figures.items():
+        if plot and callable(files.get(name)):
+            files[name] = data
+    return write_outputs(out_dir, files)
+
+
+def full_study_files(result: FullStudy, *, plot: bool = True, summary: bool = True) -> dict:
+    """The study's files, ``{name: bytes or writer(path)}``, for the parts ``result``
+    holds (``summary``: with ``summary.md``)."""
     from netmodel.study.compare import compare_files
     from netmodel.study.summary import summary_markdown
     from netmodel.study.sweep import sweep_files
@@ -502,8 +533,24 @@ def write_full_study(result: FullStudy, out_dir: str | PathLike[str], *, plot: b
     files.update(_cost_files(result.cost, plot))
     if result.sweep is not None:
         files.update(sweep_files(result.sweep, plot=plot))
-    files["summary.md"] = summary_markdown(result).encode()
-    return write_outputs(out_dir, files)
+    if summary:
+        files["summary.md"] = summary_markdown(result).encode()
+    return files
+
+
+def _draw(files: dict) -> dict:
+    """``{name: bytes}`` of the figures among ``files`` (``writer(path)`` entries), drawn
+    here into a scratch folder."""
+    import tempfile
+
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="netmodel-figures-") as scratch:
+        for name, writer in files.items():
+            if callable(writer):
+                path = Path(scratch) / name
+                writer(str(path))
+                out[name] = path.read_bytes()
+    return out
 
 
 def _reliability_files(part, plot: bool) -> dict:

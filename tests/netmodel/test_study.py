@@ -305,3 +305,22 @@ def test_parts_run_beside_each_other_give_what_one_process_gives(monkeypatch):
         return r.to_json() + repr(r.crossovers.to_dicts())
 
     assert run("2") == run("1")
+
+
+def test_figures_drawn_beside_are_the_figures_drawn_at_writing(monkeypatch, tmp_path):
+    from netmodel.study.lite_gpu import run_full_study, write_full_study
+
+    def files(jobs: str) -> dict:
+        monkeypatch.setenv("NETMODEL_JOBS", jobs)
+        r = run_full_study(["Llama-3-8B"], ["H100-SXM", "Lite+BW"], ["decode"],
+                           networks=("ideal",), scenarios=["h100-dgx", "lite-flat"],
+                           cost=False, serving=False, moe=None, packed=False, figures=True)
+        if jobs != "1":   # drawn in the run, beside and here
+            assert {"compare_tokens_per_sm.png", "sweep.png", "tokens_per_sm.png",
+                    "reliability_spares.png"} <= set(r.figures)
+        out = tmp_path / jobs
+        write_full_study(r, out)
+        return {p.name: p.read_bytes() for p in out.iterdir() if p.name != MANIFEST}
+
+    two, one = files("2"), files("1")
+    assert sorted(two) == sorted(one) and all(two[k] == one[k] for k in one)
