@@ -19,6 +19,7 @@ depends on how many processes computed it.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import os
@@ -68,6 +69,23 @@ class Background:
 
     def __init__(self, pid: int | None, read_end: int | None, value: Any = None) -> None:
         self._pid, self._fd, self._value = pid, read_end, value
+        self._owner = os.getpid()   # a forked copy of this object is not the child's parent
+
+    def cancel(self) -> None:
+        """Stop the child if it still runs (its result is dropped); nothing if it is done."""
+        if self._pid is not None and os.getpid() == self._owner:
+            import signal
+
+            with contextlib.suppress(OSError):
+                os.kill(self._pid, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                os.waitpid(self._pid, 0)
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
+            self._pid = None
+
+    def __del__(self) -> None:   # a result never asked for (the caller failed): no orphan
+        self.cancel()
 
     def result(self) -> Any:
         """The function's return value (waits for the child); raises what it raised."""

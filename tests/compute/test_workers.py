@@ -60,3 +60,16 @@ def test_bad_job_counts_are_refused(monkeypatch, value):
     monkeypatch.setenv("NETMODEL_JOBS", value)
     with pytest.raises(UserError, match="NETMODEL_JOBS"):
         jobs()
+
+
+@needs_fork
+def test_a_result_never_asked_for_leaves_no_child(monkeypatch):
+    import time
+
+    monkeypatch.setenv("NETMODEL_JOBS", "2")
+    job = in_background(lambda: time.sleep(30))
+    pid = job._pid
+    job.cancel()
+    with pytest.raises(ChildProcessError):   # killed and reaped: no such child any more
+        os.waitpid(pid, os.WNOHANG)
+    del job                                  # and dropping a cancelled one is harmless
