@@ -626,7 +626,8 @@ def _cost_part(cost, fab) -> list[str]:
         base = next((s for s in rows if s.scenario == fab.baseline), None)
         if base:
             others = [s for s in rows if s is not base]
-            out.append(f"- **{phase}**: USD per million tokens relative to {base.scenario}: "
+            out.append(f"- **{base.model} {phase}, cost**: USD per million tokens relative "
+                       f"to {base.scenario}: "
                        + ", ".join(f"{s.scenario} {_x(s.usd_per_mtoken / base.usd_per_mtoken)}"
                                    for s in others) + "; tokens/s/W: "
                        + ", ".join(f"{s.scenario} "
@@ -649,10 +650,12 @@ def _serving_part(part) -> list[str]:
         base = next((r for r in mine if r["scenario"] == part.baseline), None)
         feas = [r for r in mine if r["feasible"]]
         if not feas:
-            out.append(f"- **{w}**: nothing feasible.")
+            out.append(f"- **{mine[0]['model']} served disaggregated, {w}**: nothing "
+                       "feasible.")
             continue
         share = max((r["transfer_visible_s"] or 0.0) / r["ttft_s"] for r in feas)
-        line = (f"- **{w}** (prompt {mine[0]['prompt']}, output {mine[0]['output']} tokens): "
+        line = (f"- **{mine[0]['model']} served disaggregated, {w}** (prompt "
+                f"{mine[0]['prompt']}, output {mine[0]['output']} tokens): "
                 "service tokens/s/SM relative to "
                 f"{part.baseline}: " + ", ".join(
                     f"{r['scenario']} {_x(r['vs_baseline'])}" for r in feas if r is not base))
@@ -689,7 +692,8 @@ def _moe_part(moe) -> list[str]:
                 and r.vs_baseline is not None]
         if rows:
             best = max(rows, key=lambda r: r.vs_baseline)
-            out.append(f"- **{phase}**: the Lite fabrics reach {_span([r.vs_baseline for r in rows])}"
+            out.append(f"- **{model} {phase}**: the Lite fabrics reach "
+                       f"{_span([r.vs_baseline for r in rows])}"
                        f" of {moe.baseline}; best {best.label} (EP {best.ep}, attention DP "
                        f"{best.attention_dp}).")
     return [*out, ""]
