@@ -265,6 +265,37 @@ def _mla_work(model, sh, s, n, w: Workload):
     return qkv, (flops, hbm)
 
 
+def _add_shared_experts(model, up: list, down: list, sfs, tokens) -> None:
+    """Add to ``up`` and ``down`` ([flops, hbm bytes]) the shared experts of ``sfs``
+    columns per GPU run on ``tokens`` tokens."""
+    h = float(model.hidden)
+    wb, ab = model.weight_bytes, model.act_bytes
+    bias = 1.0 if model.bias else 0.0
+    s_cols = (2 if model.gated_mlp else 1) * sfs
+    gate = h if model.shared_expert_gate else 0.0
+    up[0] = up[0] + 2 * tokens * h * s_cols
+    up[1] = up[1] + (h * s_cols + bias * s_cols + gate) * wb + tokens * sfs * ab
+    down[0] = down[0] + 2 * tokens * sfs * h
+    down[1] = down[1] + (sfs * h + bias * h) * wb + tokens * sfs * ab
+
+
+def _with_dense_layers(model, sh, n, up: list, down: list) -> tuple[list, list]:
+    """``(up, down)`` per layer on average over the MoE layers (given) and the dense ones
+    of an MoE model (tensor-parallel MLPs of ``sh.dense_ffn`` columns per GPU)."""
+    if not model.dense_layers:
+        return up, down
+    h = float(model.hidden)
+    wb, ab = model.weight_bytes, model.act_bytes
+    bias = 1.0 if model.bias else 0.0
+    dfs = sh.dense_ffn
+    d_cols = (2 if model.gated_mlp else 1) * dfs
+    d_up = [2 * n * h * d_cols, (h * d_cols + bias * d_cols) * wb + n * h * ab + n * dfs * ab]
+    d_down = [2 * n * dfs * h, (dfs * h + bias * h) * wb + n * dfs * ab + n * h * ab]
+    fm, fd = model.moe_layers / model.layers, model.dense_layers / model.layers
+    return ([fm * x + fd * y for x, y in zip(up, d_up, strict=True)],
+            [fm * x + fd * y for x, y in zip(down, d_down, strict=True)])
+
+
 def _mlp_work(model, sh, n, touched):
     """(flops, hbm bytes) of mlp_up and mlp_down per GPU, per layer on average over the MoE
     and dense layers."""
@@ -280,22 +311,8 @@ def _mlp_work(model, sh, n, touched):
           + n * fs * k * ab]
     down = [2 * n * fs * h * k, touched * (fs * h + bias * h) * wb + n * fs * k * ab + n * h * ab]
     if model.shared_ffn:  # always active, split by TP like the experts
-        sfs = sh.shared_ffn
-        s_cols = (2 if model.gated_mlp else 1) * sfs
-        gate = h if model.shared_expert_gate else 0.0
-        up[0] = up[0] + 2 * n * h * s_cols
-        up[1] = up[1] + (h * s_cols + bias * s_cols + gate) * wb + n * sfs * ab
-        down[0] = down[0] + 2 * n * sfs * h
-        down[1] = down[1] + (sfs * h + bias * h) * wb + n * sfs * ab
-    if model.dense_layers:  # average the MoE layers with the dense ones
-        dfs = sh.dense_ffn
-        d_cols = (2 if model.gated_mlp else 1) * dfs
-        d_up = [2 * n * h * d_cols, (h * d_cols + bias * d_cols) * wb + n * h * ab + n * dfs * ab]
-        d_down = [2 * n * dfs * h, (dfs * h + bias * h) * wb + n * dfs * ab + n * h * ab]
-        fm, fd = model.moe_layers / model.layers, model.dense_layers / model.layers
-        up = [fm * x + fd * y for x, y in zip(up, d_up, strict=True)]
-        down = [fm * x + fd * y for x, y in zip(down, d_down, strict=True)]
-    return up, down
+        _add_shared_experts(model, up, down, sh.shared_ffn, n)
+    return _with_dense_layers(model, sh, n, up, down)
 
 
 def _mlp_work_ep(model, sh, n, touched, skew: float):
@@ -320,22 +337,8 @@ def _mlp_work_ep(model, sh, n, touched, skew: float):
     down = [2 * copies * fs * h, local * (fs * h + bias * h) * wb + copies * fs * ab
             + copies * h * ab]
     if model.shared_ffn:  # replicated on every GPU, run on the GPU's own tokens
-        sfs = float(model.shared_ffn)
-        s_cols = (2 if model.gated_mlp else 1) * sfs
-        gate = h if model.shared_expert_gate else 0.0
-        up[0] = up[0] + 2 * own * h * s_cols
-        up[1] = up[1] + (h * s_cols + bias * s_cols + gate) * wb + own * sfs * ab
-        down[0] = down[0] + 2 * own * sfs * h
-        down[1] = down[1] + (sfs * h + bias * h) * wb + own * sfs * ab
-    if model.dense_layers:
-        dfs = sh.dense_ffn
-        d_cols = (2 if model.gated_mlp else 1) * dfs
-        d_up = [2 * n * h * d_cols, (h * d_cols + bias * d_cols) * wb + n * h * ab + n * dfs * ab]
-        d_down = [2 * n * dfs * h, (dfs * h + bias * h) * wb + n * dfs * ab + n * h * ab]
-        fm, fd = model.moe_layers / model.layers, model.dense_layers / model.layers
-        up = [fm * x + fd * y for x, y in zip(up, d_up, strict=True)]
-        down = [fm * x + fd * y for x, y in zip(down, d_down, strict=True)]
-    return up, down
+        _add_shared_experts(model, up, down, float(model.shared_ffn), own)
+    return _with_dense_layers(model, sh, n, up, down)
 
 
 def _stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
