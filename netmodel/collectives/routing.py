@@ -171,6 +171,25 @@ class _Rows:
         return self._a[:self.n]
 
 
+def _add_template(out: tuple, head: tuple, tail: tuple, pieces: list, t: int,
+                  up: list, down: list) -> None:
+    """Append transfer ``t``'s templated route to ``out`` = (hop transfer, hop link, hop
+    weight, piece transfer, piece): the climb ``head`` over its GPU's up ports ``up``,
+    the descent ``tail`` over the far GPU's down ports ``down``, and the shared
+    ``pieces`` between them."""
+    hi, hl, hw, pi, po = out
+    pos, w = head
+    hi += [t] * len(pos)
+    hl += [up[x] for x in pos]
+    hw += w
+    pos, w = tail
+    hi += [t] * len(pos)
+    hl += [down[x] for x in pos]
+    hw += w
+    pi += [t] * len(pieces)
+    po += pieces
+
+
 class Router:
     """Shortest-path ECMP routing over one fabric graph, with caches.
 
@@ -834,18 +853,9 @@ class Router:
         hi, hl, hw, pi, po = [], [], [], [], []
         rows = zip(on.tolist(), d["head"][on].tolist(), d["tail"][on].tolist(),
                    d["l1"][on].tolist(), d["l2"][on].tolist(), up, down, strict=True)
+        out = (hi, hl, hw, pi, po)
         for t, h, tl, l1, l2, u, dn in rows:
-            pos, w = specs[h]
-            hi += [t] * len(pos)
-            hl += [u[x] for x in pos]
-            hw += w
-            pos, w = specs[tl]
-            hi += [t] * len(pos)
-            hl += [dn[x] for x in pos]
-            hw += w
-            pc = lists[l1] + lists[l2]
-            pi += [t] * len(pc)
-            po += pc
+            _add_template(out, specs[h], specs[tl], lists[l1] + lists[l2], t, u, dn)
         return (np.array(hi, dtype=np.int64), np.array(hl, dtype=np.int64),
                 np.array(hw, dtype=float), np.array(pi, dtype=np.int64),
                 np.array(po, dtype=np.int64))
@@ -949,6 +959,7 @@ class Router:
         latency = [0.0] * T
         scaleout = [False] * T
         hi, hl, hw, pi, po = [], [], [], [], []
+        out = (hi, hl, hw, pi, po)
         if cand:
             gs = gi[[sl[i] for i in cand]]
             gd = gi[[dl[i] for i in cand]]
@@ -964,17 +975,7 @@ class Router:
                 if kd < 0:
                     continue
                 kind[i], latency[i], scaleout[i] = 1, lat, so
-                pos, w = specs[h]
-                hi += [i] * len(pos)
-                hl += [u[x] for x in pos]
-                hw += w
-                pos, w = specs[tl]
-                hi += [i] * len(pos)
-                hl += [dn[x] for x in pos]
-                hw += w
-                pc = lists[l1] + lists[l2]
-                pi += [i] * len(pc)
-                po += pc
+                _add_template(out, specs[h], specs[tl], lists[l1] + lists[l2], i, u, dn)
         routes = {}
         for i in range(T):
             if kind[i] < 0:
