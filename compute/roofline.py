@@ -1,84 +1,14 @@
 """The per-stage roofline model of one inference step, vectorised over configuration (TP
 degree, or a :class:`~compute.parallel.Parallelism`) x batch.
 
-A step runs these stages on every GPU of a tensor-parallel instance of ``t`` GPUs, for
-``n`` tokens (prefill: batch x prompt; decode: batch) of ``s`` sequences (the batch)::
-
-    embedding       vocab-parallel lookup, then an all-reduce of n x hidden     (once)
-    qkv             GEMM  n x hidden . hidden x (a + 2g) d                     (per layer)
-    attention       fused (FlashAttention): K and V read once, no n x n matrix  (per layer)
-    out_proj        GEMM  n x a d . a d x hidden                               (per layer)
-    allreduce_attn  all-reduce of n x hidden activations                       (per layer)
-    mlp_up          GEMM  n x hidden . hidden x (2 if gated) f/t, activation fused
-    mlp_down        GEMM  n x f/t . f/t x hidden                               (per layer)
-    allreduce_mlp   all-reduce of n x hidden activations                       (per layer)
-    lm_head         GEMM  s x hidden . hidden x vocab/t, then an all-gather of the logits
-
-with ``a`` query heads, ``g`` KV heads (replicated when ``t`` > KV heads) and ``d`` the head
-dimension per GPU (:mod:`compute.sharding`). For each stage: FLOPs (2 per multiply-add),
-HBM bytes (weights read once per step; activations read and written once; KV cache read
-once and the new entries written) and collective bytes (nccl-tests convention), per GPU.
+Each stage's work per GPU (FLOPs, HBM bytes, collective bytes) is counted in
+:mod:`compute.stages`, whose docstring lists the stages and how each is counted. Then:
 
 * compute time = FLOPs / (peak FLOP/s of the compute dtype x ``flops_efficiency``)
 * memory time  = HBM bytes / (HBM bandwidth x ``memory_efficiency``)
 * network time = the collective-cost model's answer (:mod:`compute.comm`)
 * stage time   = max of the three (``overlap`` mode, the Lite-GPU paper's assumption) or
   their sum (``serial`` mode); the step's time is the sum over stages.
-
-Attention FLOPs are ``4 a d`` per (query, key) pair (QK^T and PV); prefill is causal and
-counts ``P (P + 1) / 2`` pairs per sequence (:class:`~compute.phases.Workload`).
-
-**Multi-head latent attention** (DeepSeek-V2/V3; ``c`` = ``kv_lora_rank``, ``r`` =
-``qk_rope_head_dim``, ``d`` = query/key head width, ``v`` = value head width): the KV cache
-holds, per token and layer, only the latent and the shared rotary key, ``c + r`` elements,
-and every GPU of the instance holds all of it (:func:`compute.sharding.kv_replication`).
-The ``qkv`` stage computes the (low-rank) query and the new tokens' latent (the latent's
-projection is replicated on every GPU). The ``attention`` stage is counted as it is served:
-
-* **decode, absorbed weights**: the key up-projection is folded into the query and the value
-  up-projection into the output (``2 a c (d - r + v)`` FLOPs per token), so attention runs
-  on the latent itself: ``2 (c + r)`` FLOPs per (query, key) pair and head for the scores
-  and ``2 c`` for the weighted sum, ``a (4 c + 2 r)`` per pair; HBM reads the latent once
-  (``c + r`` elements per cached token, shared by every head) and the up-projection weights.
-* **prefill, decompressed**: keys and values are decompressed from the latent for every
-  token (the same ``2 a c (d - r + v)`` FLOPs per token), written and read once, then
-  attention costs ``2 (d + v)`` FLOPs per pair and head.
-
-**Mixture of experts** (experts split by TP unless expert parallelism is asked for, see
-below): each token runs
-``experts_per_token`` experts and the shared experts; the weights read are those of the
-expected number of distinct experts the step's tokens touch
-(:func:`compute.models.expected_experts_touched`). A model with dense MLP layers among its
-MoE layers (DeepSeek-V3's first 3 of 61) counts ``mlp_up`` and ``mlp_down`` per layer as
-the average over the two kinds (a stage's bound is then that of the average layer). Softmax,
-norms, rotary embeddings and residual adds are elementwise and fused into the GEMMs'
-reads and writes: their FLOPs are not counted. Prefill computes logits for the last token
-of each prompt only.
-
-**Pipeline, attention data and expert parallelism** (:mod:`compute.parallel`; opt-in, a
-grid with any of them has the stages of :data:`EXTENDED_STAGES`, the others have
-:data:`STAGES` only). With ``tp`` GPUs per stage, ``a`` attention groups of ``tp / a``
-GPUs and ``e`` expert groups, for ``n`` tokens of the (micro-)batch, per layer::
-
-    allreduce_attn  all-reduce of n/a x hidden among tp/a (TP-MLP layers)
-    attn_scatter    reduce-scatter of n/a x hidden among tp/a (EP layers: each GPU then owns
-                    n/tp tokens)
-    dp_gather       all-gather of n x hidden among a (DP attention, TP MLP: every GPU needs
-                    every token)
-    moe_dispatch    all-to-all of n/tp x top-k x tp/e x hidden x skew per GPU among tp
-                    (each owned token to its experts' GPUs; EP layers)
-    allreduce_mlp   all-reduce of n x hidden among tp (plain TP)
-    dp_scatter      reduce-scatter of n x hidden among tp (DP attention, TP MLP)
-    moe_combine     all-to-all, the dispatch reversed (EP layers)
-    dp_regather     all-gather of n/a x hidden among tp/a (back to the attention groups)
-    pp_send         send-recv of the micro-batch's n/a x hidden to the next stage (x pp - 1)
-    pipeline_wait   the time a micro-batch waits behind the others (see evaluate_grid)
-
-Attention runs on the busiest group's ``ceil(s / a)`` sequences with ``heads / (tp / a)``
-heads per GPU; under EP the busiest GPU runs ``skew x n top-k / e`` token copies through
-its ``experts / e`` experts (``ffn / (tp / e)`` columns each), reads the weights of its
-share of the distinct experts touched, and runs the shared experts (replicated) on its own
-``n / tp`` tokens. Degree 1 in every dimension is plain TP, bit for bit.
 
 Communication goes only through ``comm.collective_time(op, nbytes, group_size)``: once
 per (operation, group size), with a numpy array of every message size of the grid.
@@ -113,12 +43,13 @@ from compute.memory import (
     memory_fit,
     weight_bytes,
 )
-from compute.models import COMPUTE_DTYPES, ModelSpec, expected_experts_touched, get_model
+from compute.models import COMPUTE_DTYPES, ModelSpec, get_model
 from compute.parallel import Parallelism, check_parallelism, layout
 from compute.phases import Slo, Workload
 from compute.profiles import EngineProfile
 from compute.results import RESOURCES, InferenceResult, MemoryFit, StageResult, unchecked
 from compute.sharding import Shards, check_tp, shards
+from compute.stages import EXTENDED_STAGES, PIPELINE_STAGES, PRODUCERS, STAGES, stage_work
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -128,9 +59,6 @@ __all__ = ["EXTENDED_STAGES", "MODES", "STAGES", "Evaluations", "Grid", "Rooflin
            "evaluate_many", "make_workload"]
 
 MODES = ("overlap", "serial")
-#: Stages in the order a step runs them.
-STAGES = ("embedding", "qkv", "attention", "out_proj", "allreduce_attn", "mlp_up", "mlp_down",
-          "allreduce_mlp", "lm_head")
 
 
 @dataclass(frozen=True)
@@ -235,216 +163,6 @@ def _new_workload(phase, prompt, context) -> Workload:
 
 #: Workloads by (phase, prompt, context): frozen, so one object serves every call.
 _workload = lru_cache(maxsize=1024, typed=True)(_new_workload)
-
-
-def _mla_work(model, sh, s, n, w: Workload):
-    """(flops, hbm bytes) of the qkv and attention stages with multi-head latent attention
-    (see the module docstring), per GPU."""
-    h, d, v = float(model.hidden), float(model.head_dim), float(model.v_dim)
-    c, r, ql = float(model.kv_lora_rank), float(model.qk_rope_head_dim), float(model.q_lora_rank)
-    wb, kvb, ab = model.weight_bytes, model.kv_bytes, model.act_bytes
-    a, latent, nope = sh.heads, c + r, d - r
-    if ql:   # low-rank query: down-projection (replicated), then up-projection by heads
-        q_flops, q_weights, q_act = 2 * n * h * ql + 2 * n * ql * a * d, h * ql + ql * a * d, \
-            2 * n * ql * ab
-    else:
-        q_flops, q_weights, q_act = 2 * n * h * a * d, h * a * d, 0.0
-    qkv = (q_flops + 2 * n * h * latent,
-           (q_weights + h * latent) * wb + n * h * ab + q_act + n * (a * d + latent) * ab)
-    pairs = s * w.attention_pairs_per_sequence
-    up_weights = c * a * (nope + v) * wb       # the KV up-projection, split by heads
-    latent_io = s * w.kv_read_tokens * latent * kvb + n * latent * kvb
-    per_token = 2 * n * a * c * (nope + v)     # absorb W_UK and W_UV, or decompress K and V
-    if w.phase == "decode":  # absorbed: scores and the weighted sum over the latent itself
-        flops = per_token + pairs * a * (4 * c + 2 * r)
-        hbm = up_weights + n * a * d * ab + latent_io + n * a * v * ab
-    else:                    # prefill: keys and values decompressed, then attention as usual
-        flops = per_token + pairs * a * 2 * (d + v)
-        hbm = up_weights + n * a * d * ab + latent_io + 2 * n * a * (nope + v) * ab \
-            + n * a * v * ab
-    return qkv, (flops, hbm)
-
-
-def _add_shared_experts(model, up: list, down: list, sfs, tokens) -> None:
-    """Add to ``up`` and ``down`` ([flops, hbm bytes]) the shared experts of ``sfs``
-    columns per GPU run on ``tokens`` tokens."""
-    h = float(model.hidden)
-    wb, ab = model.weight_bytes, model.act_bytes
-    bias = 1.0 if model.bias else 0.0
-    s_cols = (2 if model.gated_mlp else 1) * sfs
-    gate = h if model.shared_expert_gate else 0.0
-    up[0] = up[0] + 2 * tokens * h * s_cols
-    up[1] = up[1] + (h * s_cols + bias * s_cols + gate) * wb + tokens * sfs * ab
-    down[0] = down[0] + 2 * tokens * sfs * h
-    down[1] = down[1] + (sfs * h + bias * h) * wb + tokens * sfs * ab
-
-
-def _with_dense_layers(model, sh, n, up: list, down: list) -> tuple[list, list]:
-    """``(up, down)`` per layer on average over the MoE layers (given) and the dense ones
-    of an MoE model (tensor-parallel MLPs of ``sh.dense_ffn`` columns per GPU)."""
-    if not model.dense_layers:
-        return up, down
-    h = float(model.hidden)
-    wb, ab = model.weight_bytes, model.act_bytes
-    bias = 1.0 if model.bias else 0.0
-    dfs = sh.dense_ffn
-    d_cols = (2 if model.gated_mlp else 1) * dfs
-    d_up = [2 * n * h * d_cols, (h * d_cols + bias * d_cols) * wb + n * h * ab + n * dfs * ab]
-    d_down = [2 * n * dfs * h, (dfs * h + bias * h) * wb + n * dfs * ab + n * h * ab]
-    fm, fd = model.moe_layers / model.layers, model.dense_layers / model.layers
-    return ([fm * x + fd * y for x, y in zip(up, d_up, strict=True)],
-            [fm * x + fd * y for x, y in zip(down, d_down, strict=True)])
-
-
-def _mlp_work(model, sh, n, touched):
-    """(flops, hbm bytes) of mlp_up and mlp_down per GPU, per layer on average over the MoE
-    and dense layers."""
-    h = float(model.hidden)
-    wb, ab = model.weight_bytes, model.act_bytes
-    bias = 1.0 if model.bias else 0.0
-    fs = sh.ffn
-    up_cols = (2 if model.gated_mlp else 1) * fs
-    k = model.experts_per_token
-    router = h * model.experts if model.is_moe else 0.0
-    up = [2 * n * h * up_cols * k,
-          touched * (h * up_cols + bias * up_cols) * wb + router * wb + n * h * ab
-          + n * fs * k * ab]
-    down = [2 * n * fs * h * k, touched * (fs * h + bias * h) * wb + n * fs * k * ab + n * h * ab]
-    if model.shared_ffn:  # always active, split by TP like the experts
-        _add_shared_experts(model, up, down, sh.shared_ffn, n)
-    return _with_dense_layers(model, sh, n, up, down)
-
-
-def _mlp_work_ep(model, sh, n, touched, skew: float):
-    """(flops, hbm bytes) of mlp_up and mlp_down per GPU under expert parallelism: the
-    busiest GPU processes ``skew x n k / ep`` token copies with its ``experts / ep`` experts
-    (``expert_ffn`` columns of each), reads the weights of its share ``touched / ep`` of the
-    distinct experts touched, and runs the replicated shared experts on its own ``n / tp``
-    tokens; dense layers of an MoE model stay tensor-parallel (averaged as in
-    :func:`_mlp_work`)."""
-    h = float(model.hidden)
-    wb, ab = model.weight_bytes, model.act_bytes
-    bias = 1.0 if model.bias else 0.0
-    fs = sh.expert_ffn
-    up_cols = (2 if model.gated_mlp else 1) * fs
-    copies = n * model.experts_per_token * skew / sh.ep
-    local = touched / sh.ep
-    own = n / sh.tp
-    router = h * model.experts
-    up = [2 * copies * h * up_cols,
-          local * (h * up_cols + bias * up_cols) * wb + router * wb + copies * h * ab
-          + copies * fs * ab]
-    down = [2 * copies * fs * h, local * (fs * h + bias * h) * wb + copies * fs * ab
-            + copies * h * ab]
-    if model.shared_ffn:  # replicated on every GPU, run on the GPU's own tokens
-        _add_shared_experts(model, up, down, float(model.shared_ffn), own)
-    return _with_dense_layers(model, sh, n, up, down)
-
-
-def _stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
-    """(name, count, flops, hbm_bytes, collective op, collective bytes, group size) per
-    stage, per GPU, as arrays broadcast over configurations (rows) x batches (columns).
-    ``batch`` is the (micro-)batch one pass through the layers carries. Counts are per pass
-    (a scalar, or one per row for the extended stages); group sizes one per row."""
-    h, d, L = float(model.hidden), float(model.head_dim), model.layers
-    dv = float(model.v_dim)
-    wb, kvb, ab = model.weight_bytes, model.kv_bytes, model.act_bytes
-    a, g, vs = sh.heads, sh.kv_heads, sh.vocab
-    s = batch                                 # sequences
-    n = batch * w.tokens_per_sequence         # tokens through the layers
-    plain = sh.plain
-    if plain or np.all(sh.attention_dp == 1):
-        s_att, n_att = s, n                   # every attention group sees every sequence
-    else:                                     # DP attention: the busiest group's share
-        s_att = np.ceil(s / sh.attention_dp)
-        n_att = s_att * w.tokens_per_sequence
-    bias = 1.0 if model.bias else 0.0
-    qkv_bias = 1.0 if model.bias or model.qkv_bias else 0.0
-    touched = expected_experts_touched(model, n)  # distinct experts whose weights are read
-    ar_bytes = n * h * ab
-    # one configuration and batch (evaluate's scalar path): plain floats throughout
-    zero = 0.0 if type(batch) is float else np.zeros(np.broadcast_shapes(sh.tp.shape,
-                                                                          batch.shape))
-    positions = n * h * wb if model.learned_positions else 0.0
-    if model.is_mla:
-        (qkv_flops, qkv_hbm), (attn_flops, attn_hbm) = _mla_work(model, sh, s_att, n_att, w)
-    else:
-        qkv_cols = (a + 2 * g) * d
-        qkv_flops = 2 * n_att * h * qkv_cols
-        qkv_hbm = (h * qkv_cols + qkv_bias * qkv_cols) * wb + n_att * h * ab \
-            + n_att * qkv_cols * ab
-        attn_flops = 4 * a * d * s_att * w.attention_pairs_per_sequence
-        attn_hbm = (n_att * a * d * ab + s_att * w.kv_read_tokens * 2 * g * d * kvb
-                    + n_att * 2 * g * d * kvb + n_att * a * d * ab)
-    (up_flops, up_hbm), (down_flops, down_hbm) = _mlp_work(model, sh, n, touched)
-    attn_tp = sh.tp if plain else sh.tp / sh.attention_dp
-    attn_bytes = ar_bytes if n_att is n else n_att * h * ab
-    if not plain and model.is_moe and np.any(sh.ep > 1):
-        (eu_f, eu_h), (ed_f, ed_h) = _mlp_work_ep(model, sh, n, touched, skew)
-        is_ep = sh.ep > 1
-        up_flops, up_hbm = np.where(is_ep, eu_f, up_flops), np.where(is_ep, eu_h, up_hbm)
-        down_flops, down_hbm = np.where(is_ep, ed_f, down_flops), np.where(is_ep, ed_h, down_hbm)
-    work = [
-        ("embedding", 1, zero, n * h * wb / sh.tp + positions + n * h * ab,
-         "all-reduce", ar_bytes, sh.tp),
-        ("qkv", L, qkv_flops, qkv_hbm, "", 0.0, 1.0),
-        ("attention", L, attn_flops, attn_hbm, "", 0.0, 1.0),
-        ("out_proj", L, 2 * n_att * a * dv * h,
-         (a * dv * h + bias * h) * wb + n_att * a * dv * ab + n_att * h * ab, "", 0.0, 1.0),
-        ("allreduce_attn", L, zero, zero, "all-reduce", attn_bytes, attn_tp),
-        ("mlp_up", L, up_flops, up_hbm, "", 0.0, 1.0),
-        ("mlp_down", L, down_flops, down_hbm, "", 0.0, 1.0),
-        ("allreduce_mlp", L, zero, zero, "all-reduce", ar_bytes, sh.tp),
-        ("lm_head", 1, 2 * s * h * vs, h * vs * wb + s * h * ab + s * vs * ab,
-         "all-gather", s * vs * sh.tp * ab, sh.tp),
-    ]
-    if plain:
-        return work
-    # ---- pipeline, attention DP and expert parallelism: counts per row ---------------------
-    pp, ep, adp = sh.pp.ravel(), sh.ep.ravel(), sh.attention_dp.ravel()
-    l_ep = np.where((ep > 1) & model.is_moe, float(model.moe_layers), 0.0)  # EP MoE layers
-    l_tp = L - l_ep                                   # layers whose MLP is tensor-parallel
-    dp = (adp > 1).astype(float)
-    regather = (attn_tp.ravel() > 1) * (l_tp * dp + l_ep)
-    a2a = n * model.experts_per_token * h * ab * skew / sh.ep
-    extra = {
-        "allreduce_attn": l_tp, "allreduce_mlp": l_tp * (1 - dp),
-        "attn_scatter": (l_ep, zero, zero, "reduce-scatter", attn_bytes, attn_tp),
-        "dp_gather": (l_tp * dp, zero, zero, "all-gather", ar_bytes, sh.attention_dp),
-        "moe_dispatch": (l_ep, zero, zero, "all-to-all", a2a, sh.tp),
-        "dp_scatter": (l_tp * dp, zero, zero, "reduce-scatter", ar_bytes, sh.tp),
-        "moe_combine": (l_ep, zero, zero, "all-to-all", a2a, sh.tp),
-        "dp_regather": (regather, zero, zero, "all-gather", attn_bytes, attn_tp),
-        "pp_send": (pp - 1, zero, zero, "send-recv", n_att * h * ab,
-                    np.where(pp > 1, 2.0, 1.0)),
-        "pipeline_wait": ((pp > 1).astype(float), zero, zero, "", 0.0, 1.0),
-    }
-    by_name = {x[0]: x for x in work}
-    plain_row = (pp == 1) & (ep == 1) & (adp == 1)
-    out = []
-    for name in EXTENDED_STAGES:
-        x = extra.get(name)
-        if name in by_name:
-            x = by_name[name] if x is None else (name, x, *by_name[name][2:])
-        else:
-            x = (name, *x)
-        if x[4] and name not in ("embedding", "lm_head"):  # no collective within one GPU
-            alone = np.broadcast_to(np.asarray(x[6]).reshape(-1), plain_row.shape) <= 1
-            x = (name, x[1] * ~(alone & ~plain_row), *x[2:])
-        out.append(x)
-    return out
-
-
-#: Every stage of an extended grid (pipeline, attention DP or expert parallelism), in the
-#: order a step runs them; a plain TP grid has :data:`STAGES` only.
-EXTENDED_STAGES = ("embedding", "qkv", "attention", "out_proj", "allreduce_attn",
-                   "attn_scatter", "dp_gather", "moe_dispatch", "mlp_up", "mlp_down",
-                   "allreduce_mlp", "dp_scatter", "moe_combine", "dp_regather", "lm_head",
-                   "pp_send", "pipeline_wait")
-#: Stages that are not part of one pass through the layers (pipeline parallelism only).
-_PIPELINE = ("pp_send", "pipeline_wait")
-#: Each per-layer all-reduce and the GEMM producing its input (``overlap_collectives``).
-_PRODUCERS = {"allreduce_attn": "out_proj", "allreduce_mlp": "mlp_down"}
 
 
 class _Rates:
@@ -657,7 +375,7 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
     if options.mode == "overlap":
         stage_t = np.maximum(busiest, network_t)
         if options.overlap_collectives:  # hide each all-reduce behind its producer GEMM
-            for coll, producer in _PRODUCERS.items():
+            for coll, producer in PRODUCERS.items():
                 if coll in names:
                     k, p = names.index(coll), names.index(producer)
                     stage_t[k] = np.maximum(0.0, network_t[k] - stage_t[p])
@@ -676,7 +394,7 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
     elif plain:
         latency = (c3 * stage_t).sum(axis=0)
     else:  # the same sum, stage after stage (bit for bit where rows are plain)
-        passes = [k for k, nm in enumerate(names) if nm not in _PIPELINE]
+        passes = [k for k, nm in enumerate(names) if nm not in PIPELINE_STAGES]
         latency = c3[passes[0]] * stage_t[passes[0]]
         for k in passes[1:]:
             latency = latency + c3[k] * stage_t[k]
@@ -753,7 +471,7 @@ def _compute_static(model, gpu, configs, sh, plain: bool, b, workload, options, 
         micro = np.ceil(b / sh.pp)
     else:                                 # prefill: one prompt per micro-batch
         micro = np.where(sh.pp > 1, 1.0, b)
-    work = _stage_work(model, sh, micro, workload, skew)
+    work = stage_work(model, sh, micro, workload, skew)
     nc = len(configs)
     shape = np.broadcast_shapes((nc, b.shape[1]), micro.shape)
     assert tuple(x[0] for x in work) == (STAGES if plain else EXTENDED_STAGES)
@@ -844,8 +562,8 @@ def _pipeline(pass_t, pp, b, micro, stage_t, bound, c3, names, options, workload
     latency = pass_t.copy()
     latency[rows] = piped
     wait = np.maximum(piped - own, 0.0)
-    n = len(names) - len(_PIPELINE)             # the pipeline's stages come last
-    assert names[n:] == _PIPELINE
+    n = len(names) - len(PIPELINE_STAGES)             # the pipeline's stages come last
+    assert names[n:] == PIPELINE_STAGES
     busy = np.stack([np.einsum("kc,kcb->cb", c3[:n, :, 0], part[:n])[rows]
                      for part in parts])         # each resource's busy time over the pass
     dominant = np.argmax(busy, axis=0).astype(np.int8)
@@ -1055,7 +773,7 @@ def _evaluate_plain(plan: _Plan, batch: int, comm, limit: float,
         plan.sh
     comm = plan.comm if comm is None else as_comm(comm)
     b = float(batch)
-    work = _stage_work(model, sh, b, workload, skew)
+    work = stage_work(model, sh, b, workload, skew)
     layout_ = plan.layout
     if layout_ is None:
         layout_ = _layout(plan, work)
@@ -1090,7 +808,7 @@ def _evaluate_plain(plan: _Plan, batch: int, comm, limit: float,
         terms.append(fcount * st)
     if overlap and options.overlap_collectives:  # hide each all-reduce behind its producer
         names = [m[0] for m in meta]
-        for coll, producer in _PRODUCERS.items():
+        for coll, producer in PRODUCERS.items():
             k, p = names.index(coll), names.index(producer)
             d = stages[k].network_time - stages[p].time
             stages[k].__dict__["time"] = d if d > 0.0 else 0.0
