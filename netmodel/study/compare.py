@@ -175,7 +175,7 @@ def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | S
     ``{label: ScenarioCollectives}`` shared between calls, so a second comparison of the same
     scenarios (other options) routes nothing again. Every feasible row carries its power
     and cost (:func:`netmodel.study.cost.cost_summary`); with ``reliability`` also its
-    blast radius and availability (:func:`netmodel.study.availability.reliability_summary`,
+    blast radius and availability (:func:`netmodel.study.reliability_summary.reliability_summary`,
     closed forms: about 0.1-1 s per row). ``parallelism``: how models are spread
     (:data:`~netmodel.study.fabric_search.PARALLELISM`; default tensor parallelism for dense
     models, every dimension for mixture-of-experts ones).
@@ -343,7 +343,7 @@ def with_extras(row: _Row, found: FabricSearch, notes: dict, *, reliability: boo
     except UserError as exc:
         notes.setdefault(f"cost of {s.label}", str(exc))
     if reliability:
-        from netmodel.study.availability import reliability_summary
+        from netmodel.study.reliability_summary import reliability_summary
 
         try:
             rel = reliability_summary(s, row.model, row.phase, search=found,

@@ -557,7 +557,8 @@ def _reliability_files(part, plot: bool) -> dict:
     if part is None or not part.summaries:
         return {}
     from compute.results import rows_to_csv
-    from netmodel.study.availability import QUANTILE, SUMMARY_COLUMNS, THRESHOLD
+    from netmodel.study.availability import QUANTILE, THRESHOLD
+    from netmodel.study.reliability_summary import SUMMARY_COLUMNS
 
     files = {"reliability.csv": rows_to_csv(part.to_dicts(), SUMMARY_COLUMNS).encode(),
              "reliability.json": json.dumps({"reliability": part.to_dicts(),

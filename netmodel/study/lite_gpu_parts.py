@@ -7,7 +7,7 @@ model, with the best configuration the comparison's search picked.
 * :func:`reliability_part`: per scenario, the blast radius of a GPU failure (SMs out of
   service in hardware and in software), availability without spares and with the reference
   pool, and the smallest pool that keeps 99% of the capacity 99.9% of the time
-  (:func:`netmodel.study.availability.reliability_summary`, closed forms), plus the curve
+  (:func:`netmodel.study.reliability_summary.reliability_summary`, closed forms), plus the curve
   of availability against the spare pool for the figure.
 * :func:`cost_part`: per scenario and phase, the :class:`~netmodel.study.cost.CostSummary`
   (capex and power split, tokens/s/W, USD per million tokens) and the yield curves of die
@@ -67,8 +67,9 @@ def reliability_part(fab: CompareResult, model: str, phase: str = "decode", *,
                      options: RooflineOptions | None = None) -> ReliabilityPart:
     """Blast radius and availability of each scenario with its own GPU (see the module
     docstring)."""
-    from netmodel.study.availability import reliability_summary, spare_curve
+    from netmodel.study.availability import spare_curve
     from netmodel.study.blast_radius import build_cluster
+    from netmodel.study.reliability_summary import reliability_summary
 
     out, curves, notes = [], {}, {}
     for row, found in own_gpu_rows(fab, model, phase):

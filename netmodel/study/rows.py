@@ -130,7 +130,7 @@ class FabricRow(BestRow):
     The ``cost`` group comes from :func:`netmodel.study.cost.cost_summary` (tokens/s per W
     of IT power, tokens per J at the meter, USD per million tokens, the network's shares
     of capex and power); the ``reliability`` group from
-    :func:`netmodel.study.availability.reliability_summary` (SMs out of service per GPU
+    :func:`netmodel.study.reliability_summary.reliability_summary` (SMs out of service per GPU
     failure in hardware and in software, mean availability, goodput per SM bought with the
     reference spare pool, the smallest pool for 99% of capacity 99.9% of the time). Both
     are None where not computed or not available (e.g. no die data for a GPU).

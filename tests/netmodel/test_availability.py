@@ -16,18 +16,17 @@ from hypothesis import strategies as st
 from compute.errors import UserError
 from netmodel.cli.main import cli
 from netmodel.study.availability import (
-    SUMMARY_COLUMNS,
     Kind,
     analytic,
     availability,
     kaufman_roberts,
     parse_spares,
-    reliability_summary,
     simulate,
 )
 from netmodel.study.blast_radius import YEAR, build_cluster
 from netmodel.study.reliability_catalog import HOUR, catalog, parse_duration
 from netmodel.study.reliability_spares import SparePools, recovery, spare_pools
+from netmodel.study.reliability_summary import SUMMARY_COLUMNS, reliability_summary
 from netmodel.study.scenarios import load_scenario_text, scenario_names
 from topologies.failure_domains import CLASSES
 
@@ -404,7 +403,7 @@ def test_spare_pools_split():
 
 
 def test_sensitivity_moves_with_the_area_share():
-    from netmodel.study.availability import sensitivity
+    from netmodel.study.reliability_summary import sensitivity
 
     lite = sensitivity(build_cluster("lite-flat", "Llama-3-70B", "decode"))
     h100 = sensitivity(build_cluster("h100-dgx", "Llama-3-70B", "decode"))

@@ -1,0 +1,205 @@
+"""The reliability columns of a scenario: per GPU failure, the SMs out of service in
+hardware and in software; availability and goodput per SM without and with a reference
+spare pool; the smallest pool that keeps the capacity above a threshold; and how these
+move across the failure catalog's plausible ranges. Built on the availability model
+(:mod:`netmodel.study.availability`); used by ``compare --reliability`` and the study's
+blast-radius part.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from compute.errors import UserError
+from netmodel.study.availability import (
+    QUANTILE,
+    THRESHOLD,
+    Analytic,
+    analytic,
+    availability,
+    event_kinds,
+    parse_spares,
+    spares_needed,
+)
+from netmodel.study.blast_radius import YEAR, Cluster, build_cluster
+from netmodel.study.reliability_catalog import HOUR
+from netmodel.study.reliability_spares import spare_pools
+
+if TYPE_CHECKING:
+    from compute.models import ModelSpec
+    from compute.phases import Slo, Workload
+    from compute.roofline import RooflineOptions
+    from netmodel.study.fabric_search import FabricSearch
+    from netmodel.study.reliability_catalog import Catalog
+    from netmodel.study.scenarios import Scenario
+
+__all__ = ["SUMMARY_COLUMNS", "ReliabilitySummary", "reliability_summary", "sensitivity"]
+
+
+@dataclass(frozen=True)
+class ReliabilitySummary:
+    """What :func:`reliability_summary` gives one (scenario, model, phase).
+
+    Per GPU failure (die or package, weighted by rate), the SMs out of service on the
+    hardware (the GPU) and in software (every GPU of its instance). Mean delivered share
+    of capacity and goodput (tokens/s over every SM bought, spares included) without
+    spares and with a reference pool (``spares`` GPUs at ``spare_placement``, the better
+    of pod and global); the smallest pool that keeps ``threshold`` of the capacity at
+    least ``quantile`` of the time, and where it sits (None: no pool the fabric can
+    reach does). Monte Carlo figures (``trials`` x ``horizon``, one seed)."""
+
+    scenario: str
+    model: str
+    phase: str
+    gpus: int
+    tp: int
+    sms_down_per_gpu_failure_hw: float
+    sms_down_per_gpu_failure_sw: float
+    gpu_failures_per_year: float
+    availability: float
+    goodput_tokens_per_s_per_sm: float
+    spares: int
+    spare_placement: str
+    availability_with_spares: float
+    goodput_tokens_per_s_per_sm_with_spares: float
+    spares_needed: int | None
+    spares_needed_placement: str | None
+    threshold: float
+    quantile: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def sensitivity(cluster: Cluster, *, spares: int | str = "1%", threshold: float = THRESHOLD
+               ) -> list[dict]:
+    """How the closed-form answers move across the catalog's plausible ranges: the area
+    share of the GPU rate (low, default, high), each class with a published range (its
+    low and high rate), and vendor instead of local repair. Per row: GPU failures per
+    year, SM-hours lost per year on the hardware (GPUs lost or cut off, until repaired),
+    mean capacity without spares and with ``spares`` at the better of pod and global."""
+    cat = cluster.catalog
+    n = parse_spares(spares, cluster.gpus)
+    cases = [("area_share", a, cat.with_(area_share=a))
+             for a in (cat.area_share_range[0], cat.area_share, cat.area_share_range[1])]
+    for name, c in cat.classes.items():
+        if c.rate_range and any(e.cls == name for e in cluster.effects()):
+            cases += [(f"rate {name}", r, cat.with_(rates={name: r})) for r in c.rate_range]
+    cases.append(("repair", "vendor", cat.with_(repair="vendor")))
+    rows = []
+    for param, value, cat2 in cases:
+        c = cluster.with_catalog(cat2)
+        rates = c.rates
+        gpu_rate = sum(e.parts * rates[e.cls] for e in c.effects()
+                       if e.cls in ("gpu-die", "gpu-package")) * c.cells
+        sm_hours = sum(e.parts * rates[e.cls] * e.sms * c.repair_down_s(e.cls)
+                       for e in c.effects()) * c.cells * YEAR / HOUR
+        best = 0.0
+        for placement in ("pod", "global"):
+            kinds = event_kinds(c, placement)
+            a = analytic(kinds, spare_pools(c, n, placement), c.instances_total, threshold)
+            best = max(best, a.mean)
+            if placement == "pod":
+                none = analytic(kinds, spare_pools(c, 0, placement), c.instances_total,
+                                threshold).mean
+        rows.append({"parameter": param, "value": value,
+                     "gpu_failures_per_year": gpu_rate * YEAR,
+                     "sm_hours_lost_per_year": sm_hours, "availability": none,
+                     "availability_with_spares": best, "spares": n})
+    return rows
+
+
+#: Columns of :class:`ReliabilitySummary` (for tables and CSV).
+SUMMARY_COLUMNS = tuple(ReliabilitySummary.__dataclass_fields__)
+
+
+def reliability_summary(scenario: str | Scenario, model: str | ModelSpec,
+                        phase: str | Workload = "decode", *, gpus: int | None = None,
+                        spares: int | str = "1%", threshold: float = THRESHOLD,
+                        quantile: float = QUANTILE, horizon: str | float = "1y",
+                        trials: int = 200, seed: int = 0, slo: Slo | None = None,
+                        options: RooflineOptions | None = None, catalog_: Catalog | None = None,
+                        cluster: Cluster | None = None, search: FabricSearch | None = None,
+                        method: str = "monte-carlo") -> ReliabilitySummary:
+    """The reliability columns of one scenario, model and phase (see
+    :class:`ReliabilitySummary`); ``spares``: the reference pool (count or % of GPUs).
+    ``method="analytic"``: closed forms only (no Monte Carlo: about a tenth of the time;
+    the time below the threshold with spares is then the independent-thinning
+    approximation). ``search``: the scenario's FabricSearch for this model and phase, if
+    already run."""
+    if method not in ("monte-carlo", "analytic"):
+        raise UserError(f"method {method!r} is not allowed; allowed: monte-carlo, analytic")
+    c = cluster or build_cluster(scenario, model, phase, gpus=gpus, slo=slo, options=options,
+                                 catalog_=catalog_, search=search)
+    if method == "analytic":
+        return _summary_analytic(c, spares, threshold, quantile)
+    n = parse_spares(spares, c.gpus)
+    hw, sw, rate = _gpu_radius(c)
+    run = dict(cluster=c, horizon=horizon, trials=trials, seed=seed, threshold=threshold)
+    base = availability(None, None, spares=0, placement="global", **run)
+    ref = max((availability(None, None, spares=n, placement=p, **run)
+               for p in ("pod", "global")), key=lambda a: a.mc.mean)
+    best = None
+    for p in ("pod", "global"):
+        k = spares_needed(c, p, threshold=threshold, quantile=quantile, horizon=horizon,
+                          trials=trials, seed=seed)
+        if k is not None and (best is None or k < best[1]):
+            best = (p, k)
+    return ReliabilitySummary(
+        scenario=c.scenario.label, model=c.model.name, phase=c.workload.phase, gpus=c.gpus,
+        tp=c.tp, sms_down_per_gpu_failure_hw=hw, sms_down_per_gpu_failure_sw=sw,
+        gpu_failures_per_year=rate * YEAR, availability=base.mc.mean,
+        goodput_tokens_per_s_per_sm=base.goodput_per_sm, spares=n,
+        spare_placement=ref.pools.placement, availability_with_spares=ref.mc.mean,
+        goodput_tokens_per_s_per_sm_with_spares=ref.goodput_per_sm,
+        spares_needed=None if best is None else best[1],
+        spares_needed_placement=None if best is None else best[0], threshold=threshold,
+        quantile=quantile)
+
+
+def _gpu_radius(c: Cluster) -> tuple[float, float, float]:
+    """(hardware SMs, software SMs) per GPU failure, weighted by rate, and GPU failures
+    per second in the cluster."""
+    gpu_effects = list(c.effects(("gpu-die", "gpu-package")))
+    w = np.array([e.parts * c.rates[e.cls] for e in gpu_effects])
+    hw = float(np.dot(w, [e.sms for e in gpu_effects]) / w.sum())
+    sw = float(np.dot(w, [e.instances_down * c.tp * c.gpu.sms for e in gpu_effects]) / w.sum())
+    return hw, sw, float(w.sum()) * c.cells
+
+
+def _summary_analytic(c: Cluster, spares, threshold: float, quantile: float
+                      ) -> ReliabilitySummary:
+    n = parse_spares(spares, c.gpus)
+    hw, sw, rate = _gpu_radius(c)
+    inst = c.instances_total
+    tokens = c.cluster_tokens_per_s
+    sms = c.gpus * c.gpu.sms
+
+    def run(placement: str, k: int) -> Analytic:
+        return analytic(event_kinds(c, placement), spare_pools(c, k, placement), inst,
+                        threshold)
+
+    base = run("global", 0)
+    ref = max(("pod", "global"), key=lambda p: run(p, n).mean)
+    best = None
+    for p in ("pod", "global"):
+        top = spare_pools(c, c.gpus, p).reachable_total
+        per = spare_pools(c, 0, p).pools
+        k = next((k for k in range(0, top + 1, per)
+                  if run(p, k).below_threshold <= 1 - quantile), None)
+        if k is not None and (best is None or k < best[1]):
+            best = (p, k)
+    with_s = run(ref, n).mean
+    return ReliabilitySummary(
+        scenario=c.scenario.label, model=c.model.name, phase=c.workload.phase, gpus=c.gpus,
+        tp=c.tp, sms_down_per_gpu_failure_hw=hw, sms_down_per_gpu_failure_sw=sw,
+        gpu_failures_per_year=rate * YEAR, availability=base.mean,
+        goodput_tokens_per_s_per_sm=base.mean * tokens / sms, spares=n,
+        spare_placement=ref, availability_with_spares=with_s,
+        goodput_tokens_per_s_per_sm_with_spares=with_s * tokens / (sms + n * c.gpu.sms),
+        spares_needed=None if best is None else best[1],
+        spares_needed_placement=None if best is None else best[0], threshold=threshold,
+        quantile=quantile)
