@@ -62,6 +62,11 @@ _GPU, _SWITCH, _OCS, _OTHER = 0, 1, 2, 3
 #: What :meth:`Router._describe` tells of each transfer.
 _FIELDS = ("kind", "head", "tail", "l1", "l2", "latency", "hops", "scaleout")
 _KIND_CODE = {"gpu": _GPU, "switch": _SWITCH, "ocs": _OCS}
+#: Node kinds a route without a template may cross (GPUs forward on direct-connect fabrics).
+_TRANSIT = frozenset(("gpu", "switch"))
+#: Up to this many nodes, such routes come from one search per destination, kept
+#: (:meth:`Router._dag`); beyond, from one bidirectional search per pair.
+_DAG_NODES = 4096
 
 
 class NoPath(Exception):
@@ -271,6 +276,7 @@ class Router:
         self._upcsr: tuple[np.ndarray, np.ndarray] | None = None
         self._group_ids: tuple[tuple[Hashable, ...], np.ndarray] | None = None
         self._pair_cache: dict = {}
+        self._dags: dict = {}
         self._components: dict[Hashable, int] | None = None
         gpu_n = np.flatnonzero(code == _GPU)
         self.gpu_list = [nodes[i] for i in gpu_n.tolist()]
@@ -1055,13 +1061,83 @@ class Router:
                          bool(self.scaleout[lid]))
         # two GPUs routed here have no switched route (else they would have a template): a
         # GPU may forward; any other pair may use any path
-        found = self._search(src, dst, gpu_transit=True)
+        if len(self._nodes) <= _DAG_NODES and kind[src] in _TRANSIT and kind[dst] in _TRANSIT:
+            found = self._from_dag(src, dst)
+        else:
+            found = self._search(src, dst, gpu_transit=True)
         if found is None:
             return None
         links, weights, latency, hops = found
         lk = np.fromiter(links, dtype=np.int64, count=len(links))
         return Route(lk, np.fromiter(weights, dtype=float, count=len(weights)), latency, hops,
                      bool(self.scaleout[lk].any()))
+
+    def _dag(self, dst) -> dict:
+        """The shortest paths towards ``dst`` through switches and GPUs, kept per
+        destination: ``{node: (hops to dst, next hops)}``, each next hop ``(neighbour, link
+        id, bandwidth, sum of the next hops' bandwidths)``. One breadth-first search serves
+        every source routed to ``dst`` (a GPU forwarding ring routes all pairs)."""
+        hit = self._dags.get(dst)
+        if hit is not None:
+            return hit
+        adj, kind = self._adj, self.kind
+        dist = {dst: 0}
+        frontier, depth = [dst], 0
+        while frontier:
+            depth += 1
+            nxt = []
+            for u in frontier:
+                for v in adj[u]:
+                    if v not in dist and kind.get(v) in _TRANSIT:
+                        dist[v] = depth
+                        nxt.append(v)
+            frontier = nxt
+        dag = {}
+        for u, du in dist.items():
+            if du == 0:
+                dag[u] = (0, ())
+                continue
+            nbrs = adj[u]
+            ahead = [v for v in nbrs if dist.get(v) == du - 1]
+            bws = [nbrs[v]["bandwidth"] for v in ahead]
+            tot = sum(bws)
+            port = self._port(u)
+            dag[u] = (du, tuple((v, port[v], b, tot) for v, b in zip(ahead, bws, strict=True)))
+        if len(self._dags) >= 512:
+            self._dags.pop(next(iter(self._dags)))
+        self._dags[dst] = dag
+        return dag
+
+    def _from_dag(self, src, dst):
+        """:meth:`_search`'s answer for two switches or GPUs (GPUs may forward), from the
+        kept shortest paths towards ``dst``: the same links, shares and latency, with the
+        traffic split over the next hops in proportion to their bandwidth."""
+        dag = self._dag(dst)
+        start = dag.get(src)
+        if start is None:
+            return None
+        total = start[0]
+        flow = {src: 1.0}
+        arrive = {src: 0.0}
+        links, weights = [], []
+        lat, swl = self.latency, self._switch_latency
+        level = [src]
+        for _ in range(total):
+            ahead: dict = {}
+            for u in level:
+                f = flow[u]
+                t0 = arrive[u] + swl.get(u, 0.0)
+                for v, lid, b, tot in dag[u][1]:
+                    share = f * b / tot
+                    links.append(lid)
+                    weights.append(share)
+                    flow[v] = flow.get(v, 0.0) + share
+                    ahead[v] = None
+                    t = t0 + lat[lid]
+                    if t > arrive.get(v, -1.0):
+                        arrive[v] = t
+            level = list(ahead)
+        return links, weights, float(arrive[dst]), total
 
     def _search(self, src, dst, *, gpu_transit: bool):
         """Bidirectional BFS; returns (link ids, weights, latency, hops) or None."""

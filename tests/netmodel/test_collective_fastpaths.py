@@ -399,6 +399,25 @@ def test_routes_equal_the_general_search(name, graph):
 
 
 @pytest.mark.parametrize("name, graph", FABRICS, ids=[f[0] for f in FABRICS])
+def test_kept_paths_towards_a_destination_equal_the_pair_search(name, graph):
+    """Routes read from the shortest paths kept per destination (Router._from_dag) are
+    the bidirectional search's: the same links and shares, hops and latency, for every
+    pair of GPUs and switches (GPUs forwarding), connected or not."""
+    r = Router(graph)
+    nodes = [n for n in graph if r.kind[n] in ("gpu", "switch")]
+    pick = nodes[:12] + nodes[-8:] if len(nodes) > 20 else nodes
+    for a, b in itertools.permutations(pick, 2):
+        want, got = r._search(a, b, gpu_transit=True), r._from_dag(a, b)
+        if want is None:
+            assert got is None
+            continue
+        x = np.bincount(want[0], want[1], minlength=r.n_links)
+        y = np.bincount(got[0], got[1], minlength=r.n_links)
+        assert _close(x, y) and sorted(want[0]) == sorted(got[0])
+        assert got[2] == want[2] and got[3] == want[3]
+
+
+@pytest.mark.parametrize("name, graph", FABRICS, ids=[f[0] for f in FABRICS])
 def test_concurrent_equals_the_plain_path(name, graph):
     G = graph.graph["gpus"]
     cache: dict = {}
