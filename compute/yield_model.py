@@ -398,6 +398,15 @@ def harvested_yield(area: ArrayLike, sms_physical: int, sms_enabled: int,
     return float(out) if out.ndim == 0 else out
 
 
+@lru_cache(maxsize=256)
+def _harvested(area: float, sms_physical: int, sms_enabled: int, defect_density: float,
+               model: str, alpha: float, critical_fraction: float) -> float:
+    """:func:`harvested_yield` of one die, kept: a study prices the same few dies for
+    every row (hundreds of calls, a few designs)."""
+    return harvested_yield(area, sms_physical, sms_enabled, defect_density, model, alpha,
+                           critical_fraction)
+
+
 def _whole(name: str, v) -> int:
     if isinstance(v, bool) or not isinstance(v, int | np.integer) or not 1 <= v <= MAX_SMS:
         raise UserError(f"{name} must be a whole number from 1 to {MAX_SMS:,}, got "
@@ -472,8 +481,9 @@ def die_cost(area: float, *, defect_density: float | None = None, model: str | N
     plain = die_yield(area, d, model, alpha)
     if (sms_physical is None) != (sms_enabled is None):
         raise UserError("give both sms_physical and sms_enabled, or neither")
-    y = plain if sms_physical is None else harvested_yield(area, sms_physical, sms_enabled, d,
-                                                           model, alpha, c)
+    y = plain if sms_physical is None else _harvested(
+        area, _whole("sms_physical", sms_physical), _whole("sms_enabled", sms_enabled), d,
+        model, alpha, c)
     good = gross * y
     cost = price / good if good > 0 else math.inf
     return DieCost(area=area, wafer_diameter=float(diameter), wafer_price=price,
