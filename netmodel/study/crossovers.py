@@ -68,19 +68,31 @@ class AdjustedComm:
         self.hop = float(hop_latency)
         self.slopes = slopes
 
+    def lines(self, op: str, group_size: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(a, b)``: each candidate's ``time = a + b * bytes`` at this scale and
+        per-hop latency."""
+        a_fixed, a_fill, b_link, b_red = self.c.parts(op, int(group_size))
+        slope = self.slopes(op, int(group_size)) if self.hop else None
+        return _adjusted_lines(a_fixed, a_fill, b_link, b_red, slope, self.scale, self.hop)
+
     def collective_time(self, op: str, nbytes: float | np.ndarray,
                         group_size: int) -> np.ndarray:
         n = np.asarray(nbytes, dtype=float)
         if int(group_size) <= 1:
             return np.zeros_like(n)
-        a, a_fill, b_link, b_red = self.c.parts(op, int(group_size))
-        if self.hop:
-            a = a + self.hop * self.slopes(op, int(group_size))
-        a = a + a_fill / self.scale
-        b = b_link / self.scale + b_red
+        a, b = self.lines(op, group_size)
         shape = (-1,) + (1,) * n.ndim
         t = (a.reshape(shape) + b.reshape(shape) * n).min(0)
         return np.where(n > 0, t, 0.0)
+
+
+def _adjusted_lines(a_fixed, a_fill, b_link, b_red, slope, scale: float, hop: float):
+    """``(a, b)`` of candidate lines from their parts (arrays of any one shape): the
+    fill and ``b_link`` divided by ``scale``, ``hop`` times the slope added to ``a``."""
+    a = a_fixed
+    if hop:
+        a = a + hop * slope
+    return a + a_fill / scale, b_link / scale + b_red
 
 
 @dataclass(frozen=True)
@@ -211,22 +223,166 @@ def _bisect(f, lo: float, hi: float, target: float, *, increasing: bool, tol: fl
     return good, good_v, "found"
 
 
-def _tokens_function(row, scenario, coll, cap, slopes_cache, options, slo, parallelism):
-    """``tokens(scale, hop)``: best tokens/s/SM of the row's model and phase on the
-    scenario with links scaled and per-hop latency added (None when nothing is feasible):
-    the comparison's own search (:func:`~netmodel.study.fabric_search.fabric_search`)
-    with the collectives re-scored."""
-    from netmodel.study.fabric_search import fabric_search
+class _Tokens:
+    """``tokens(scale, hop)``: best tokens/s/SM of a row's model and phase on a scenario
+    with links scaled and per-hop latency added (None when nothing is feasible).
 
-    model = _model(row.model)
+    The first call runs the comparison's own search
+    (:func:`~netmodel.study.fabric_search.fabric_search`) with the collectives re-scored
+    (:class:`AdjustedComm`) and keeps its grid; the later calls re-score only that grid's
+    collective stages (:class:`_GridScorer`): the same operations on the same numbers,
+    so the same tokens/s/SM to the last bit. Where the grid is one the scorer does not
+    reproduce (see :meth:`_GridScorer.build`), every call searches again.
+    """
 
-    def tokens(scale: float, hop: float = 0.0) -> float | None:
-        comm = AdjustedComm(coll, scale, hop, _slopes(scenario, coll, slopes_cache))
-        r = fabric_search(model, scenario, row.phase, collectives=coll, comm=comm,
-                          max_batch=cap, options=options, slo=slo, parallelism=parallelism)
-        return r.best.tokens_per_s_per_sm if r.best else None
+    def __init__(self, row, scenario, coll, cap, slopes_cache, options, slo, parallelism):
+        self.model = _model(row.model)
+        self.phase = row.phase
+        self.scenario, self.coll, self.cap = scenario, coll, cap
+        self.slopes_cache, self.options, self.slo = slopes_cache, options, slo
+        self.parallelism = parallelism
+        self.scorer: _GridScorer | None | bool = None   # False: search every time
 
-    return tokens
+    def slopes(self):
+        return _slopes(self.scenario, self.coll, self.slopes_cache)
+
+    def search(self, scale: float, hop: float, keep_grid: bool = False):
+        from netmodel.study.fabric_search import fabric_search
+
+        comm = AdjustedComm(self.coll, scale, hop, self.slopes())
+        return fabric_search(self.model, self.scenario, self.phase, collectives=self.coll,
+                             comm=comm, max_batch=self.cap, options=self.options,
+                             slo=self.slo, parallelism=self.parallelism,
+                             keep_grid=keep_grid)
+
+    def __call__(self, scale: float, hop: float = 0.0) -> float | None:
+        if self.scorer:
+            return self.scorer(scale, hop)
+        r = self.search(scale, hop, keep_grid=self.scorer is None)
+        best = r.best.tokens_per_s_per_sm if r.best else None
+        if self.scorer is None:
+            self.scorer = _GridScorer.build(r.search.grid, self.coll, self.slopes,
+                                            scale, hop, best) or False
+        return best
+
+
+class _GridScorer:
+    """A search's grid re-scored under other link scales and per-hop latencies: only
+    the collective stages change (the compute and memory times, the counts, the message
+    sizes and what fits do not depend on the network), so each call recomputes the
+    collective times (:func:`_adjusted_lines`, as :class:`AdjustedComm` does), then the
+    stage times, step latency, tokens/s/SM and feasibility as
+    :func:`compute.roofline.evaluate_grid` and :func:`compute.search.search` do, and
+    returns the best feasible tokens/s/SM (None when none is feasible). Only the cells
+    that fit in memory are scored (no other can be feasible), and each distinct message
+    size of an (operation, group size) once."""
+
+    def __init__(self, grid, coll, slopes):
+        fits = np.asarray(grid.fits, dtype=bool)
+        nf = int(fits.sum())
+        column = np.full(fits.size, -1)
+        column[fits.ravel()] = np.arange(nf)
+        column = column.reshape(fits.shape)    # each fitting cell's column, -1 elsewhere
+        keys, sizes, places = [], [], []
+        # the cells each (op, group size) costs, as compute.roofline._network_times asks
+        for op in sorted({o for o in grid.ops if o}):
+            ks = np.array([k for k, o in enumerate(grid.ops) if o == op])
+            g = grid.groups[ks]
+            active = (grid.counts[ks] > 0) & (g > 1)
+            for size in np.unique(g[active]).tolist():
+                kk, rr = np.nonzero(active & (g == size))
+                col = column[rr]                              # (cells, batches)
+                on = col >= 0
+                n = grid.net_bytes[ks[kk], rr][on]
+                place = (ks[kk][:, None] * nf + col)[on]      # into (stages, fitting)
+                uniq, inverse = np.unique(n, return_inverse=True)
+                keys.append((op, int(size)))
+                sizes.append(uniq)
+                places.append((place, inverse.reshape(-1)))
+        parts = [coll.parts(op, size) for op, size in keys]
+        width = max((len(p[0]) for p in parts), default=1)
+        # every key's candidates in one row, padded with lines that are never the least
+        pad = (np.inf, 0.0, 0.0, 0.0)
+        self.parts = tuple(np.array([np.concatenate([p[i], np.full(width - len(p[i]), v)])
+                                     for p in parts]).reshape(len(keys), width)
+                           for i, v in enumerate(pad))
+        self.keys, self.slopes, self.slope = keys, slopes, None
+        self.which = np.concatenate([np.full(len(u), i) for i, u in enumerate(sizes)]
+                                    + [np.zeros(0, int)]).astype(np.intp)
+        self.n = np.concatenate(sizes + [np.zeros(0)])
+        offsets = np.cumsum([0] + [len(u) for u in sizes])
+        self.place = np.concatenate([p for p, _ in places] + [np.zeros(0, int)]
+                                    ).astype(np.intp)
+        self.source = np.concatenate([i + o for (_, i), o in zip(places, offsets, strict=False)]
+                                     + [np.zeros(0, int)]).astype(np.intp)
+        self.fits, self.nf = fits, nf
+        self.shape = (grid.net_bytes.shape[0], nf)
+        self.compute_t, self.memory_t = grid.compute_time[:, fits], grid.memory_time[:, fits]
+        self.busiest = np.maximum(self.compute_t, self.memory_t)
+        self.overlap = grid.options.mode == "overlap"
+        rows = np.nonzero(fits)[0]
+        self.counts = grid.counts[:, rows]
+        self.tokens_per_step = np.broadcast_to(grid.tokens_per_step, fits.shape)[fits]
+        self.sms = np.broadcast_to(grid.gpus * grid.gpu.sms, fits.shape)[fits]
+        self.limit = grid.latency_limit
+
+    @classmethod
+    def build(cls, grid, coll, slopes, scale: float, hop: float,
+              best: float | None) -> _GridScorer | None:
+        """The scorer of ``grid`` (evaluated at ``scale`` and ``hop``, its best
+        tokens/s/SM ``best``), or None where it would not reproduce it: configurations
+        beyond plain tensor parallelism, collectives hidden behind their GEMMs, a
+        profile's overheads, or a grid whose collective times, latencies or best it does
+        not reproduce to the last bit."""
+        o = grid.options
+        if o.overlap_collectives or o.profile is not None or grid.overhead is not None \
+                or o.mode not in ("overlap", "serial") \
+                or not all(c.is_plain for c in grid.configs):
+            return None
+        scorer = cls(grid, coll, slopes)
+        network_t, latency = scorer.times(scale, hop)
+        fits = scorer.fits
+        if not (np.array_equal(network_t, grid.network_time[:, fits])
+                and np.array_equal(latency, grid.latency[fits])
+                and scorer.best(latency) == best):
+            return None
+        return scorer
+
+    def times(self, scale: float, hop: float) -> tuple[np.ndarray, np.ndarray]:
+        """The collective time of every stage ``(stages, cells)`` and the step latency of
+        every cell that fits (in the order of ``grid.fits``'s nonzero cells)."""
+        slope = None
+        if hop:
+            if self.slope is None:
+                s = self.slopes()
+                w = self.parts[0].shape[1]
+                self.slope = np.array([np.concatenate([x, np.zeros(w - len(x))]) for x in
+                                       (s(op, size) for op, size in self.keys)]
+                                      ).reshape(len(self.keys), w)
+            slope = self.slope
+        a, b = _adjusted_lines(*self.parts, slope, scale, hop)
+        n = self.n
+        t = (a[self.which] + b[self.which] * n[:, None]).min(1)
+        t = np.where(n > 0, t, 0.0)
+        if not np.all(np.isfinite(t) & (t >= 0)):
+            raise ValueError("collective model returned a negative or non-finite time")
+        network_t = np.zeros(self.shape)
+        network_t.flat[self.place] = t[self.source]
+        if self.overlap:
+            stage_t = np.maximum(self.busiest, network_t)
+        else:
+            stage_t = self.compute_t + self.memory_t + network_t
+        return network_t, (self.counts * stage_t).sum(axis=0)
+
+    def best(self, latency: np.ndarray) -> float | None:
+        feasible = latency <= self.limit
+        if not feasible.any():
+            return None
+        return float((self.tokens_per_step[feasible] / latency[feasible]
+                      / self.sms[feasible]).max())
+
+    def __call__(self, scale: float, hop: float = 0.0) -> float | None:
+        return self.best(self.times(scale, hop)[1])
 
 
 def find_crossovers(fab: CompareResult, *, plain: str = "Lite", tolerance: float = TOLERANCE,
@@ -257,8 +413,8 @@ def find_crossovers(fab: CompareResult, *, plain: str = "Lite", tolerance: float
         if key not in done:
             coll = colls.setdefault(s.label, ScenarioCollectives(s))
             cap = found.batch_cap or int(found.search.max_batch)
-            tokens = _tokens_function(row, s, coll, cap, slopes_cache, options, slo,
-                                      fab.settings.get("parallelism", "auto"))
+            tokens = _Tokens(row, s, coll, cap, slopes_cache, options, slo,
+                             fab.settings.get("parallelism", "auto"))
             k, k_v, k_bound = _bisect(lambda m, f=tokens, own=own: f(m / own),
                                       *BANDWIDTH_RANGE, base.tokens_per_s_per_sm,
                                       increasing=True, tol=tolerance)

@@ -63,3 +63,57 @@ def test_more_bandwidth_never_lowers_the_tolerated_latency(crossed):
     assert bw.bandwidth_to_match == pytest.approx(mem.bandwidth_to_match, rel=0.01)
     # a variant that does not match at its own bandwidth tolerates no latency
     assert by["Lite"].latency_bound == "no match" and by["Lite"].hop_latency_to_match is None
+
+
+@pytest.mark.parametrize("model, scenario, phase", [
+    ("GPT-3-175B", "lite-flat@Lite+MemBW", "decode"),
+    ("Llama-3-70B", "lite-ocs@Lite+BW", "decode"),
+    ("Llama-3-70B", "lite-hier@Lite", "prefill"),
+])
+def test_the_grid_scorer_equals_searching_again(model, scenario, phase):
+    """Re-scoring a search's grid gives the search's own best tokens/s/SM to the last
+    bit, at other bandwidths and per-hop latencies (feasible or not)."""
+    from netmodel.study.crossovers import _GridScorer
+
+    s = get_scenario(scenario)
+    c = ScenarioCollectives(s)
+    slopes = _slopes(s, c, {})
+
+    def searched(scale, hop, keep_grid=False):
+        return fabric_search(model, s, phase, collectives=c, keep_grid=keep_grid,
+                             comm=AdjustedComm(c, scale, hop, slopes))
+
+    first = searched(1.0, 0.0, keep_grid=True)
+    scorer = _GridScorer.build(first.search.grid, c, lambda: slopes, 1.0, 0.0,
+                               first.best.tokens_per_s_per_sm if first.best else None)
+    assert scorer is not None
+    seen = set()
+    for scale, hop in ((0.125, 0.0), (0.7, 0.0), (3.0, 0.0), (64.0, 0.0), (1.0, 2e-7),
+                       (2.5, 4e-6), (1.0, 1e-4), (0.125, 1e-3)):
+        r = searched(scale, hop)
+        want = r.best.tokens_per_s_per_sm if r.best else None
+        assert scorer(scale, hop) == want           # exactly, not approximately
+        seen.add(want is None)
+    assert seen == {False, True}    # both feasible and infeasible points were checked
+
+
+def test_the_grid_scorer_declines_what_it_does_not_reproduce():
+    """Collectives hidden behind their GEMMs change how stages add up: the scorer is not
+    built, and the crossovers search every point as before (same answer as a search)."""
+    from compute.roofline import RooflineOptions
+    from netmodel.study.crossovers import _GridScorer
+
+    s = get_scenario("lite-flat@Lite")
+    c = ScenarioCollectives(s)
+    options = RooflineOptions(overlap_collectives=True)
+    r = fabric_search("GPT-3-175B", s, "decode", collectives=c, keep_grid=True,
+                      comm=AdjustedComm(c), options=options)
+    assert _GridScorer.build(r.search.grid, c, None, 1.0, 0.0,
+                             r.best.tokens_per_s_per_sm) is None
+    fab = run_compare(["GPT-3-175B"], ["h100-dgx", "lite-flat@Lite"], ["decode"],
+                      options=options)
+    row = find_crossovers(fab, options=options, latency=False).rows[0]
+    assert row.bandwidth_bound == "found"
+    at = s.with_param("adjust.bandwidth_scale", row.bandwidth_to_match)
+    got = fabric_search("GPT-3-175B", at, "decode", options=options).best
+    assert got.tokens_per_s_per_sm >= row.baseline_tokens_per_s_per_sm
