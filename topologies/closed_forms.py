@@ -26,6 +26,7 @@ from typing import Any
 import networkx as nx
 
 from compute.errors import UserError
+from topologies.schema import edge_count
 
 __all__ = ["ClosedForm", "closed_form"]
 
@@ -170,7 +171,7 @@ def closed_form(graph: nx.Graph) -> ClosedForm | None:
     name, recorded = graph.graph.get("builder"), graph.graph.get("args")
     if not graph.graph.get("spec") or name not in _FORMS or not isinstance(recorded, dict) \
             or graph.graph.get("nodes_built") != graph.number_of_nodes() \
-            or graph.graph.get("edges_built") != graph.number_of_edges():
+            or graph.graph.get("edges_built") != edge_count(graph):
         return None
     from topologies.registry import bound_arguments
 

@@ -33,12 +33,13 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 import networkx as nx
 
 from compute.errors import UserError, known
 from compute.hardware import GpuSpec, catalog, get_gpu
+from topologies.bulk import Links, Nodes, assemble
 from topologies.limits import MAX_RADIX, PHYSICAL_MAX
 from topologies.registry import REGISTRY, builder, format_value  # noqa: F401  (old home)
 from topologies.schema import MEDIA, _real, _show, validate
@@ -99,11 +100,25 @@ def new_graph(name: str) -> nx.Graph:
 def finish(graph: nx.Graph, gpus: int, *specs: GpuSpec) -> nx.Graph:
     """Record the GPU count and, in ``gpu_types``, every GPU type in ``specs`` (those the
     builder placed) that is not the catalog's own entry; validate (connectivity included)."""
+    _record(graph, gpus, specs)
+    return validate(graph)
+
+
+def finish_blocks(graph: nx.Graph, gpus: int, nodes: Sequence[Nodes], links: Sequence[Links],
+                  *specs: GpuSpec) -> nx.Graph:
+    """:func:`finish` for a builder that describes its fabric in blocks: record the GPU
+    count and types, fill the empty ``graph`` from the blocks and check it in bulk (see
+    :mod:`topologies.bulk`; the same graph and the same errors as adding the nodes and
+    edges one by one and calling :func:`finish`)."""
+    _record(graph, gpus, specs)
+    return assemble(graph, nodes, links)
+
+
+def _record(graph: nx.Graph, gpus: int, specs: Sequence[GpuSpec]) -> None:
     graph.graph["gpus"] = gpus
     own = {s.name: s for s in specs if catalog().get(s.name) != s}
     if own:
         graph.graph["gpu_types"] = own
-    return validate(graph)
 
 
 def switch_attrs(tier: int, radix: int, latency: float, in_network_reduction: bool) -> dict:

@@ -61,7 +61,7 @@ from compute.errors import UserError, known
 from compute.hardware import GpuSpec, catalog, get_gpu
 from compute.units import parse_bandwidth, parse_time
 from topologies.limits import MAX_DEPTH
-from topologies.schema import _show, validate
+from topologies.schema import _show, edge_count, validate
 
 __all__ = ["ORDER", "REGISTRY", "BuilderInfo", "ParamInfo", "bound_arguments", "build",
            "as_built", "build_arguments", "builder", "builders", "fabric_table", "format_value",
@@ -188,7 +188,7 @@ def as_built(graph: nx.Graph) -> bool:
     g = graph.graph
     return isinstance(g.get("builder"), str) and isinstance(g.get("args"), dict) \
         and g.get("nodes_built") == graph.number_of_nodes() \
-        and g.get("edges_built") == graph.number_of_edges()
+        and g.get("edges_built") == edge_count(graph)
 
 
 def fabric_table(graph: nx.Graph) -> dict:
@@ -303,7 +303,7 @@ def builder(name: str) -> Callable[[_F], _F]:
             graph.graph["args"] = recorded
             # what the builder made, so analysis trusts closed forms only for this graph
             graph.graph["nodes_built"] = graph.number_of_nodes()
-            graph.graph["edges_built"] = graph.number_of_edges()
+            graph.graph["edges_built"] = edge_count(graph)
             return graph
 
         REGISTRY[name] = build_graph

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 from collections.abc import Hashable, Mapping
 from dataclasses import fields
 from typing import Any, NoReturn
@@ -51,7 +52,7 @@ from compute.errors import UserError, known
 from compute.hardware import GpuSpec, catalog
 
 __all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS", "UNITS",
-           "gpu_nodes", "gpu_spec", "gpu_spec_from_dict", "gpu_types", "validate"]
+           "edge_count", "gpu_nodes", "gpu_spec", "gpu_spec_from_dict", "gpu_types", "validate"]
 
 NODE_KINDS = ("gpu", "switch", "ocs")
 MEDIA = ("on-package", "copper", "pluggable-optics", "co-packaged-optics", "fibre", "ocs-circuit")
@@ -88,6 +89,21 @@ GRAPH_TYPES = {
 _MEDIA = frozenset(MEDIA)
 _LABELS = frozenset(LABELS)
 _INF = math.inf
+
+
+def edge_count(graph: nx.Graph) -> int:
+    """``graph.number_of_edges()`` for an undirected simple graph, counted from the
+    neighbour lists' lengths in C rather than node by node through the degree view (a
+    quarter of a second at 131,072 GPUs); other graphs ask networkx.
+
+    >>> edge_count(nx.Graph([(0, 1), (1, 2), (2, 2)])), nx.Graph([(0, 1), (1, 2), (2, 2)]).size()
+    (3, 3)
+    """
+    if type(graph) is not nx.Graph:
+        return graph.number_of_edges()
+    adj = graph._adj
+    loops = sum(map(operator.contains, adj.values(), adj))  # a self-loop is listed once
+    return (sum(map(len, adj.values())) + loops) // 2
 
 
 def gpu_nodes(graph: nx.Graph) -> list:

@@ -9,9 +9,11 @@ never has more cables than ports. Switch ids: ``nvs0`` (scale-up, tier 0), ``pla
 from __future__ import annotations
 
 import networkx as nx
+import numpy as np
 
 from compute.errors import UserError
 from compute.hardware import GpuSpec
+from topologies.bulk import Links, Nodes
 from topologies.common import (
     LEAF_SPINE_LENGTH,
     NIC_LENGTH,
@@ -26,7 +28,7 @@ from topologies.common import (
     check_medium,
     check_positive,
     check_radix,
-    finish,
+    finish_blocks,
     gpu_type,
     link,
     new_graph,
@@ -85,14 +87,13 @@ def single_switch(n: int = 8, gpu: str | GpuSpec = "H100-SXM", bandwidth: float 
                         f"it must be >= {n * links}")
     check_size("single-switch", n + 1, n)
     graph = new_graph(f"{n} {spec.name} on one switch")
-    graph.add_node("nvs0", **switch_attrs(0, radix, check_positive("latency", latency,
-                                                                   allow_zero=True),
-                                          in_network_reduction))
+    switch = switch_attrs(0, radix, check_positive("latency", latency, allow_zero=True),
+                          in_network_reduction)
+    nodes = [Nodes("nvs", 1, switch), Nodes("gpu", n, {"kind": "gpu", "gpu": spec.name,
+                                                        "group": 0})]
     cable = link(bw, cable_latency(length, medium), medium, links=links)
-    for i in range(n):
-        graph.add_node(f"gpu{i}", kind="gpu", gpu=spec.name, group=0)
-        graph.add_edge(f"gpu{i}", "nvs0", **cable)
-    return finish(graph, n, spec)
+    return finish_blocks(graph, n, nodes, [Links(1 + np.arange(n), np.zeros(n, int), cable)],
+                         spec)
 
 
 @builder("flat")
@@ -145,13 +146,11 @@ def flat(n: int = 64, planes: int = 4, radix: int = 64, gpu: str | GpuSpec = "H1
     length = check_length(length)
     check_size("flat", n + planes, n * planes)
     graph = new_graph(f"{n} {spec.name} on {planes} flat plane(s)")
-    graph.add_nodes_from((f"plane{p}", switch_attrs(1, radix, lat, in_network_reduction))
-                         for p in range(planes))
-    graph.add_nodes_from((f"gpu{i}", {"kind": "gpu", "gpu": spec.name}) for i in range(n))
+    nodes = [Nodes("plane", planes, switch_attrs(1, radix, lat, in_network_reduction)),
+             Nodes("gpu", n, {"kind": "gpu", "gpu": spec.name})]
+    i, p = np.indices((n, planes)).reshape(2, -1)              # GPU i - plane p
     cable = link(bw / planes, cable_latency(length, medium), medium)
-    graph.add_edges_from((f"gpu{i}", f"plane{p}", dict(cable))
-                         for i in range(n) for p in range(planes))
-    return finish(graph, n, spec)
+    return finish_blocks(graph, n, nodes, [Links(planes + i, p, cable)], spec)
 
 
 def _uplinks(k: int, oversubscription: int) -> int:
@@ -226,16 +225,16 @@ def leaf_spine(leaves: int = 4, radix: int = 8, oversubscription: int = 1,
     check_size("leaf-spine", leaves * (h + 1) + spines, leaves * (h + spines))
     graph = new_graph(f"leaf-spine of {leaves} leaves x {h} {spec.name}")
     sw = switch_attrs(1, radix, lat, in_network_reduction)
-    graph.add_nodes_from((f"leaf{i}", dict(sw)) for i in range(leaves))
-    graph.add_nodes_from((f"spine{j}", {**sw, "tier": 2}) for j in range(spines))
-    nic = link(bw, cable_latency(NIC_LENGTH, medium), medium)
-    for i in range(leaves * h):
-        graph.add_node(f"gpu{i}", kind="gpu", gpu=spec.name, rack=i // h)
-        graph.add_edge(f"gpu{i}", f"leaf{i // h}", **nic)
-    trunk = link(bw * parallel, cable_latency(LEAF_SPINE_LENGTH, medium), medium, parallel)
-    graph.add_edges_from((f"leaf{i}", f"spine{j}", dict(trunk))
-                         for i in range(leaves) for j in range(spines))
-    return finish(graph, leaves * h, spec)
+    gpu_ids = np.arange(leaves * h)
+    gpu0 = leaves + spines                # node positions: leaves, spines, GPUs
+    nodes = [Nodes("leaf", leaves, sw), Nodes("spine", spines, {**sw, "tier": 2}),
+             Nodes("gpu", leaves * h, {"kind": "gpu", "gpu": spec.name}, {"rack": gpu_ids // h})]
+    i, j = np.indices((leaves, spines)).reshape(2, -1)         # leaf i - spine j
+    links = [Links(gpu0 + gpu_ids, gpu_ids // h, link(bw, cable_latency(NIC_LENGTH, medium),
+                                                      medium)),
+             Links(i, leaves + j, link(bw * parallel, cable_latency(LEAF_SPINE_LENGTH, medium),
+                                       medium, parallel))]
+    return finish_blocks(graph, leaves * h, nodes, links, spec)
 
 
 @builder("fat-tree")
@@ -284,18 +283,22 @@ def fat_tree(k: int = 4, oversubscription: int = 1, pods: int | None = None,
     check_size("fat-tree", n + pods * (h + up) + up * h, n + 2 * pods * h * up)
     graph = new_graph(f"k={k} fat tree of {n} {spec.name}")
     sw = switch_attrs(1, k, lat, in_network_reduction)
-    graph.add_nodes_from((f"gpu{i}", {"kind": "gpu", "gpu": spec.name, "pod": i // (h * h),
-                                      "rack": i // h}) for i in range(n))
-    graph.add_nodes_from((f"leaf{i}", dict(sw)) for i in range(pods * h))
-    graph.add_nodes_from((f"spine{i}", {**sw, "tier": 2}) for i in range(pods * up))
-    graph.add_nodes_from((f"core{i}", {**sw, "tier": 3}) for i in range(up * h))
-    nic = link(bw, cable_latency(NIC_LENGTH, medium), medium)
-    graph.add_edges_from((f"gpu{i}", f"leaf{i // h}", dict(nic)) for i in range(n))
-    trunk = link(bw, cable_latency(LEAF_SPINE_LENGTH, medium), medium)
-    graph.add_edges_from((f"leaf{p * h + e}", f"spine{p * up + a}", dict(trunk))
-                         for p in range(pods) for e in range(h) for a in range(up))
-    top = link(bw, cable_latency(SPINE_CORE_LENGTH, medium), medium)
-    graph.add_edges_from((f"spine{p * up + a}", f"core{a * h + c}", dict(top))
-                         for p in range(pods) for a in range(up) for c in range(h))
+    gpu_ids = np.arange(n)
+    leaf0 = n                   # node positions: GPUs, leaves, spines, cores
+    spine0 = leaf0 + pods * h
+    core0 = spine0 + pods * up
+    nodes = [Nodes("gpu", n, {"kind": "gpu", "gpu": spec.name},
+                   {"pod": gpu_ids // (h * h), "rack": gpu_ids // h}),
+             Nodes("leaf", pods * h, sw),
+             Nodes("spine", pods * up, {**sw, "tier": 2}),
+             Nodes("core", up * h, {**sw, "tier": 3})]
+    p, e, a = np.indices((pods, h, up)).reshape(3, -1)       # leaf p*h+e - spine p*up+a
+    q, b, c = np.indices((pods, up, h)).reshape(3, -1)       # spine q*up+b - core b*h+c
+    links = [Links(gpu_ids, leaf0 + gpu_ids // h, link(bw, cable_latency(NIC_LENGTH, medium),
+                                                       medium)),
+             Links(leaf0 + p * h + e, spine0 + p * up + a,
+                   link(bw, cable_latency(LEAF_SPINE_LENGTH, medium), medium)),
+             Links(spine0 + q * up + b, core0 + b * h + c,
+                   link(bw, cable_latency(SPINE_CORE_LENGTH, medium), medium))]
     graph.graph.update(k=k, oversubscription=int(oversubscription))
-    return finish(graph, n, spec)
+    return finish_blocks(graph, n, nodes, links, spec)

@@ -1,0 +1,257 @@
+"""Bulk building (topologies.bulk): the builders that fill their graphs in blocks make the
+very graphs that adding nodes and edges one by one made (the reference builders below are
+the code they replaced), and the block checks refuse exactly what validate refuses, with
+validate's message."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compute.errors import UserError
+from compute.hardware import get_gpu
+from topologies import build, validate
+from topologies.bulk import Links, Nodes, assemble, check_blocks
+from topologies.common import (
+    LEAF_SPINE_LENGTH,
+    NIC_LENGTH,
+    SCALEUP_LENGTH,
+    SPINE_CORE_LENGTH,
+    cable_latency,
+    finish,
+    link,
+    new_graph,
+    switch_attrs,
+)
+from topologies.registry import bound_arguments
+from topologies.schema import edge_count
+
+# ---------------------------------------------------------------- the replaced code
+
+
+def ref_single_switch(n, gpu, bandwidth, links, radix, latency, in_network_reduction, medium,
+                      length):
+    spec = get_gpu(gpu)
+    bw = spec.scaleup_bandwidth if bandwidth is None else bandwidth
+    radix = n * links if radix is None else radix
+    graph = new_graph(f"{n} {spec.name} on one switch")
+    graph.add_node("nvs0", **switch_attrs(0, radix, latency, in_network_reduction))
+    cable = link(bw, cable_latency(length, medium), medium, links=links)
+    for i in range(n):
+        graph.add_node(f"gpu{i}", kind="gpu", gpu=spec.name, group=0)
+        graph.add_edge(f"gpu{i}", "nvs0", **cable)
+    return finish(graph, n, spec)
+
+
+def ref_flat(n, planes, radix, gpu, bandwidth, latency, in_network_reduction, medium, length):
+    spec = get_gpu(gpu)
+    bw = spec.scaleup_bandwidth if bandwidth is None else bandwidth
+    graph = new_graph(f"{n} {spec.name} on {planes} flat plane(s)")
+    graph.add_nodes_from((f"plane{p}", switch_attrs(1, radix, latency, in_network_reduction))
+                         for p in range(planes))
+    graph.add_nodes_from((f"gpu{i}", {"kind": "gpu", "gpu": spec.name}) for i in range(n))
+    cable = link(bw / planes, cable_latency(length, medium), medium)
+    graph.add_edges_from((f"gpu{i}", f"plane{p}", dict(cable))
+                         for i in range(n) for p in range(planes))
+    return finish(graph, n, spec)
+
+
+def ref_leaf_spine(leaves, radix, oversubscription, spines, gpu, bandwidth, latency,
+                   in_network_reduction, medium):
+    up = radix // 2 // oversubscription
+    spines = up if spines is None else spines
+    parallel = up // spines
+    spec = get_gpu(gpu)
+    bw = spec.scaleout_bandwidth if bandwidth is None else bandwidth
+    h = radix // 2
+    graph = new_graph(f"leaf-spine of {leaves} leaves x {h} {spec.name}")
+    sw = switch_attrs(1, radix, latency, in_network_reduction)
+    graph.add_nodes_from((f"leaf{i}", dict(sw)) for i in range(leaves))
+    graph.add_nodes_from((f"spine{j}", {**sw, "tier": 2}) for j in range(spines))
+    nic = link(bw, cable_latency(NIC_LENGTH, medium), medium)
+    for i in range(leaves * h):
+        graph.add_node(f"gpu{i}", kind="gpu", gpu=spec.name, rack=i // h)
+        graph.add_edge(f"gpu{i}", f"leaf{i // h}", **nic)
+    trunk = link(bw * parallel, cable_latency(LEAF_SPINE_LENGTH, medium), medium, parallel)
+    graph.add_edges_from((f"leaf{i}", f"spine{j}", dict(trunk))
+                         for i in range(leaves) for j in range(spines))
+    return finish(graph, leaves * h, spec)
+
+
+def ref_fat_tree(k, oversubscription, pods, gpu, bandwidth, latency, in_network_reduction,
+                 medium):
+    up = k // 2 // oversubscription
+    pods = k if pods is None else pods
+    spec = get_gpu(gpu)
+    bw = spec.scaleout_bandwidth if bandwidth is None else bandwidth
+    h = k // 2
+    n = pods * h * h
+    graph = new_graph(f"k={k} fat tree of {n} {spec.name}")
+    sw = switch_attrs(1, k, latency, in_network_reduction)
+    graph.add_nodes_from((f"gpu{i}", {"kind": "gpu", "gpu": spec.name, "pod": i // (h * h),
+                                      "rack": i // h}) for i in range(n))
+    graph.add_nodes_from((f"leaf{i}", dict(sw)) for i in range(pods * h))
+    graph.add_nodes_from((f"spine{i}", {**sw, "tier": 2}) for i in range(pods * up))
+    graph.add_nodes_from((f"core{i}", {**sw, "tier": 3}) for i in range(up * h))
+    nic = link(bw, cable_latency(NIC_LENGTH, medium), medium)
+    graph.add_edges_from((f"gpu{i}", f"leaf{i // h}", dict(nic)) for i in range(n))
+    trunk = link(bw, cable_latency(LEAF_SPINE_LENGTH, medium), medium)
+    graph.add_edges_from((f"leaf{p * h + e}", f"spine{p * up + a}", dict(trunk))
+                         for p in range(pods) for e in range(h) for a in range(up))
+    top = link(bw, cable_latency(SPINE_CORE_LENGTH, medium), medium)
+    graph.add_edges_from((f"spine{p * up + a}", f"core{a * h + c}", dict(top))
+                         for p in range(pods) for a in range(up) for c in range(h))
+    graph.graph.update(k=k, oversubscription=int(oversubscription))
+    return finish(graph, n, spec)
+
+
+REFERENCES = {"single-switch": ref_single_switch, "flat": ref_flat,
+              "leaf-spine": ref_leaf_spine, "fat-tree": ref_fat_tree}
+
+# ---------------------------------------------------------------- exact comparison
+
+
+def typed(d):
+    """A dict's items in order, each value with its exact type (1 == 1.0 == True)."""
+    return [(k, type(v), v) for k, v in d.items()]
+
+
+def assert_identical(new: nx.Graph, old: nx.Graph) -> None:
+    assert nx.utils.graphs_equal(new, old)
+    assert typed(new.graph) == typed(old.graph)
+    assert list(new.nodes) == list(old.nodes) and list(new.edges) == list(old.edges)
+    assert list(new._adj) == list(new._node) == list(old._adj)
+    for node in old:
+        assert typed(new.nodes[node]) == typed(old.nodes[node])
+        assert list(new._adj[node]) == list(old._adj[node]), node  # neighbour order
+    for u, v, data in old.edges(data=True):
+        assert typed(new.edges[u, v]) == typed(data)
+    # one dict per node and per edge, an edge's shared by its two directions, as networkx
+    node_ids = {id(d) for d in new._node.values()}
+    edge_ids = {id(d) for _, _, d in new.edges(data=True)}
+    assert len(node_ids) == new.number_of_nodes() and len(edge_ids) == new.number_of_edges()
+    assert all(new._adj[u][v] is new._adj[v][u] for u, v in new.edges)
+
+
+SPECS = [
+    "single-switch:n=1", "single-switch:n=8", "single-switch:n=72,links=18,radix=2000",
+    "single-switch:n=5,gpu=Lite,in_network_reduction=false,medium=pluggable-optics",
+    "flat:n=1,planes=1", "flat:n=16,planes=4,radix=16,gpu=Lite", "flat:n=64",
+    "flat:n=48,planes=3,radix=48,medium=copper,length=3,latency=100ns",
+    "leaf-spine", "leaf-spine:leaves=1,radix=2", "leaf-spine:leaves=4,radix=16,spines=2",
+    "leaf-spine:leaves=6,radix=12,oversubscription=3,in_network_reduction=true",
+    "fat-tree", "fat-tree:k=2", "fat-tree:k=8,oversubscription=2", "fat-tree:k=16",
+    "fat-tree:k=12,pods=5,oversubscription=3,gpu=Lite,medium=co-packaged-optics",
+    "fat-tree:k=32,pods=7",
+]
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_bulk_builders_make_the_graphs_the_one_by_one_code_made(spec):
+    new = build(spec)
+    args = bound_arguments(new.graph["builder"], new.graph["args"])
+    old = REFERENCES[new.graph["builder"]](**args)
+    for key in ("spec", "builder", "args"):  # what the registry adds, as it adds it
+        old.graph[key] = new.graph[key]
+    old.graph["nodes_built"] = old.number_of_nodes()
+    old.graph["edges_built"] = old.number_of_edges()
+    assert_identical(new, old)
+
+
+def test_a_mid_fat_tree_is_identical_too():
+    new = build("fat-tree:k=32")  # 8,192 GPUs, 24,576 edges
+    old = ref_fat_tree(32, 1, None, "H100-SXM", None, 330e-9, False, "pluggable-optics")
+    for key in ("spec", "builder", "args", "nodes_built", "edges_built"):
+        old.graph[key] = new.graph[key]
+    assert new.graph["edges_built"] == old.number_of_edges() == 3 * 8192
+    assert_identical(new, old)
+
+
+# ---------------------------------------------------------------- assemble itself
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 12).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=40),
+    st.lists(st.integers(0, 2), min_size=n, max_size=n))))
+def test_assemble_orders_neighbours_as_add_edges_from(case):
+    n, pairs, racks = case
+    seen, edges = set(), []
+    for a, b in pairs:  # simple edges only, as assemble requires
+        if a != b and frozenset((a, b)) not in seen:
+            seen.add(frozenset((a, b)))
+            edges.append((a, b))
+    cut = len(edges) // 2
+    cable = {"bandwidth": 1e9, "latency": 1e-8, "medium": "copper", "lanes": 1}
+    other = {**cable, "lanes": 2, "links": 2}
+    gpu = {"kind": "gpu", "gpu": "Lite"}
+    new = assemble(nx.Graph(gpus=n), [Nodes("gpu", n, gpu, {"rack": racks})],
+                   [Links([a for a, _ in edges[:cut]], [b for _, b in edges[:cut]], cable),
+                    Links([a for a, _ in edges[cut:]], [b for _, b in edges[cut:]], other)],
+                   check=False)
+    old = nx.Graph(gpus=n)
+    old.add_nodes_from((f"gpu{i}", {**gpu, "rack": r}) for i, r in enumerate(racks))
+    old.add_edges_from((f"gpu{a}", f"gpu{b}", dict(cable)) for a, b in edges[:cut])
+    old.add_edges_from((f"gpu{a}", f"gpu{b}", dict(other)) for a, b in edges[cut:])
+    assert_identical(new, old)
+    assert edge_count(new) == old.number_of_edges() == len(edges)
+    connected = n == 1 or nx.is_connected(old)
+    assert check_blocks(new, [Nodes("gpu", n, gpu, {"rack": racks})],
+                        [Links([a for a, _ in edges], [b for _, b in edges], cable)]) \
+        == connected
+
+
+def _pair(cable=None, gpu="H100-SXM", radix=4, gpus=2, **labels):
+    """Two GPUs on one switch, in blocks; the plain graph and the blocks' verdict."""
+    cable = cable or {"bandwidth": 1e9, "latency": 1e-8, "medium": "copper", "lanes": 1}
+    nodes = [Nodes("gpu", 2, {"kind": "gpu", "gpu": gpu}, labels),
+             Nodes("nvs", 1, switch_attrs(0, radix, 1e-7, True))]
+    return nx.Graph(name="pair", spec="", gpus=gpus), nodes, [Links([0, 1], [2, 2], cable)]
+
+
+@pytest.mark.parametrize("change", [
+    {"cable": {"bandwidth": float("nan"), "latency": 0.0, "medium": "copper", "lanes": 1}},
+    {"cable": {"bandwidth": 1e9, "latency": -1.0, "medium": "copper", "lanes": 1}},
+    {"cable": {"bandwidth": 1e9, "latency": 0.0, "medium": "string", "lanes": 1}},
+    {"cable": {"bandwidth": 1e9, "latency": 0.0, "medium": "copper", "lanes": True}},
+    {"cable": {"bandwidth": 1e9, "latency": 0.0, "medium": "copper"}},
+    {"cable": {"bandwidth": 1e9, "latency": 0.0, "medium": "copper", "lanes": 1, "links": 3}},
+    {"gpu": "NoSuchGPU"}, {"radix": 1}, {"gpus": 3}, {"rack": [0, -1]}, {"pod": [True, False]},
+])
+def test_block_checks_refuse_what_validate_refuses_with_its_message(change):
+    graph, nodes, links = _pair(**change)
+    plain = graph.copy()
+    assemble(plain, nodes, links, check=False)
+    with pytest.raises(UserError) as expected:
+        validate(plain)
+    with pytest.raises(UserError) as got:
+        assemble(graph, nodes, links)
+    assert str(got.value) == str(expected.value)
+
+
+def test_block_checks_accept_fractional_cables_and_int_labels_as_validate_does():
+    cable = {"bandwidth": 1e9, "latency": 0.0, "medium": "copper", "lanes": 1, "links": 0.5}
+    graph, nodes, links = _pair(cable, radix=1, rack=np.array([0, 3]))
+    assert not check_blocks(assemble(graph, nodes, links, check=False), nodes, links)
+    assert validate(graph) is graph  # the slow path: 2 x 0.5 cables fit 1 port
+    assert assemble(_pair(cable, radix=1, rack=[0, 3])[0], nodes, links).nodes["gpu1"] == \
+        {"kind": "gpu", "gpu": "H100-SXM", "rack": 3}
+
+
+def test_a_disconnected_fabric_is_refused_with_validates_message():
+    cable = link(1e9, cable_latency(SCALEUP_LENGTH, "copper"), "copper")
+    nodes = [Nodes("gpu", 4, {"kind": "gpu", "gpu": "Lite"})]
+    with pytest.raises(UserError, match=r"GPU 'gpu2' cannot reach GPU 'gpu0' \(2 GPU"):
+        assemble(nx.Graph(name="x", spec="", gpus=4), nodes, [Links([0, 2], [1, 3], cable)])
+
+
+@pytest.mark.parametrize("u, v, message", [
+    ([0], [0], "itself"), ([0, 1], [1, 0], "twice"), ([0], [5], "outside")])
+def test_builder_mistakes_are_value_errors(u, v, message):
+    nodes = [Nodes("gpu", 2, {"kind": "gpu", "gpu": "Lite"})]
+    cable = link(1e9, 0.0, "copper")
+    with pytest.raises(ValueError, match=message):
+        assemble(nx.Graph(gpus=2), nodes, [Links(u, v, cable)])
