@@ -329,9 +329,13 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
     it: every ratio divides by it. A progress bar shows on stderr unless ``quiet``.
     ``executor`` (:class:`netmodel.study.distributed.Executor`) runs the comparisons' and
     the sweep's cells on Dask; the other parts run here. With more than one core
-    (:func:`compute.workers.jobs`), the crossovers, the paper's assumption and the sweep
-    run in a forked process beside the other parts, and with ``figures`` that process also
-    draws their figures (kept in ``FullStudy.figures`` for :func:`write_full_study`)."""
+    (:func:`compute.workers.jobs`), the packed comparison and the MoE part run from the
+    start in a forked process (they need nothing the other parts compute), and the
+    crossovers and the sweep in another, forked once the fabric comparison is done (with
+    its caches), beside the paper's assumption, the blast radius, cost and serving parts
+    here; with ``figures`` each process draws its parts' figures (kept in
+    ``FullStudy.figures`` for :func:`write_full_study`). The result never depends on how
+    many processes computed it."""
     import time
 
     from netmodel.study.progress import NO_PROGRESS, Progress
@@ -353,53 +357,85 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
                         f"MLP per layer); give one with experts, e.g. {MOE_MODEL!r}, or None "
                         f"to skip the part")
     scens = fabric_scenarios(gpus, scenarios) if fabric or scenarios is not None else []
-
-    ideal = None
     for n in dict.fromkeys(networks):
         if n not in NETWORKS:
             raise UserError(f"unknown network {n!r}; known: {', '.join(NETWORKS)}")
+    if not networks:
+        raise UserError("give at least one network")
+    models = [get_model(m) for m in models]
+    options = options or RooflineOptions()
+    from netmodel.study.compare import run_compare
+    from netmodel.study.sweep import parse_param, run_sweep
+
+    own = [s for s in scens if s.gpu == shipped_gpu(s)] or scens
+    packed = packed and fabric and any(s.instances != "all" for s in own)
+    moe = moe if fabric else None
+    beside = (executor is None or not executor.distributed) and forks()
+
+    def early_parts(progress) -> tuple:
+        """The packed comparison and the MoE part: they need nothing the others compute,
+        so (with more than one core) they run from the start in a forked process."""
+        times: dict = {}
+        start = [time.perf_counter()]
+
+        def part_done(name: str) -> None:
+            now = time.perf_counter()
+            times[name] = now - start[0]
+            start[0] = now
+
+        packed_result = moe_result = None
+        if packed:
+            # each scenario on its own GPU: every instance at once is the costliest costing
+            packed_result = run_compare(models, own, phases, options=options, slo=slo,
+                                        prompt=prompt, context=context, max_batch=max_batch,
+                                        progress=progress, instances="all",
+                                        parallelism=parallelism, executor=executor)
+            part_done("fabrics, packed")
+        if moe:
+            moe_result = run_compare([moe], own, phases, options=options, slo=slo,
+                                     prompt=prompt, context=context, max_batch=max_batch,
+                                     parallelism=parallelism, executor=executor)
+            part_done("mixture of experts")
+        return packed_result, moe_result, times
+
+    early = in_background(lambda: early_parts(NO_PROGRESS)) \
+        if beside and (packed or moe) else None
+    ideal = None
+    for n in dict.fromkeys(networks):
         part = run_lite_gpu_study(models, gpus, phases, comm_factory=NETWORKS[n], network=n,
                                   options=options, slo=slo, prompt=prompt, context=context,
                                   max_batch=max_batch)
         ideal = part if ideal is None else ideal + part
-    if ideal is None:
-        raise UserError("give at least one network")
     lap("GPUs alone")
     if not fabric:
         return FullStudy(ideal, timings=timings)
-    from netmodel.study.compare import run_compare
-    from netmodel.study.sweep import parse_param, run_sweep
 
     lites = [g for g in (get_gpu(x).name for x in gpus) if g != BASELINE]
     sweep_gpu = SWEEP_GPU if SWEEP_GPU in lites else (lites[-1] if lites else None)
     swept = [s for s in scens if s.gpu in (BASELINE, sweep_gpu)] if sweep else []
     param = parse_param(SWEEP_HOP_LATENCY, swept) if swept else None
     decode = [p for p in phases if p == "decode"]
-    options = options or RooflineOptions()
     paper_options = replace(options, overlap_collectives=True) \
         if paper and not options.overlap_collectives else None
-    work = len(scens) * len(models) * len(phases) * (1 + bool(paper_options)) \
-        + len(models) * len(phases) * 6 * bool(packed)
-    if param and decode:
-        work += len(swept) * len(param.values)
-    # crossovers, the paper's assumption and the sweep need only the fabric comparison:
-    # they run beside the other parts, in a forked process that starts with this one's
-    # caches (here, one after the other, with one core, NETMODEL_JOBS=1 or on Dask)
-    side_work = len(scens) * len(models) * len(phases) * bool(paper_options) \
-        + (len(swept) * len(param.values) if param and decode else 0)
-    beside = (executor is None or not executor.distributed) and forks()
+    fabric_work = len(scens) * len(models) * len(phases)
+    packed_work = len(own) * len(models) * len(phases) * packed
+    # the crossovers and the sweep need only the fabric comparison: they run beside the
+    # other parts, in a forked process that starts with this one's caches (here, one
+    # after the other, with one core, NETMODEL_JOBS=1 or on Dask)
+    side_work = len(swept) * len(param.values) if param and decode else 0
+    work = fabric_work * (1 + bool(paper_options)) + side_work * (not beside) \
+        + packed_work * (early is None)
     colls: dict = {}
-    with Progress(work - side_work * beside, "lite-gpu study", quiet=quiet) as bar:
+    with Progress(work, "lite-gpu study", quiet=quiet) as bar:
         compared = run_compare(models, scens, phases, options=options, slo=slo, prompt=prompt,
                                context=context, max_batch=max_batch, progress=bar,
                                collectives=colls, parallelism=parallelism, executor=executor)
         lap("fabrics")
-        own = [s for s in scens if s.gpu == shipped_gpu(s)] or scens
-        first = get_model(models[0]).name
+        first = models[0].name
 
         def side_parts(progress) -> tuple:
-            """Crossovers, the paper's assumption and the sweep: the parts that need only
-            the fabric comparison (and its caches), run beside the others."""
+            """Crossovers and the sweep: parts that need only the fabric comparison (and
+            its caches), run beside the others."""
             times: dict = {}
             start = [time.perf_counter()]
 
@@ -414,14 +450,6 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
 
                 cross = find_crossovers(compared, options=options, slo=slo)
                 part_done("co-design crossovers")
-            paper_result = None
-            if paper_options is not None:
-                paper_result = run_compare(models, scens, phases, options=paper_options,
-                                           slo=slo, prompt=prompt, context=context,
-                                           max_batch=max_batch, progress=progress,
-                                           collectives=colls, parallelism=parallelism,
-                                           executor=executor)
-                part_done("fabrics, paper's assumption")
             swept_result = None
             if param and decode:
                 swept_result = run_sweep(swept, [param], models, decode, options=options,
@@ -431,24 +459,26 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
                 part_done("per-hop latency sweep")
             drawn: dict = {}
             if figures and progress is NO_PROGRESS:   # beside: draw these parts' figures
-                ours = full_study_files(FullStudy(ideal, compared, swept_result, paper_result,
+                ours = full_study_files(FullStudy(ideal, compared, swept_result,
                                                   crossovers=cross), summary=False)
                 drawn = _draw({k: v for k, v in ours.items() if k not in study_files(ideal)})
                 part_done("figures beside")
-            return cross, paper_result, swept_result, times, drawn
+            return cross, swept_result, times, drawn
 
         side = in_background(lambda: side_parts(NO_PROGRESS)) if beside else None
         if side is None:
-            cross, paper_result, swept_result, side_times, drawn = side_parts(bar)
+            cross, swept_result, side_times, drawn = side_parts(bar)
             clock[0] = time.perf_counter()   # the side parts keep their own times
-        packed_result = None
-        if packed and any(s.instances != "all" for s in own):
-            # each scenario on its own GPU: every instance at once is the costliest costing
-            packed_result = run_compare(models, own, phases, options=options, slo=slo,
-                                        prompt=prompt, context=context, max_batch=max_batch,
-                                        progress=bar, instances="all",
-                                        parallelism=parallelism, executor=executor)
-            lap("fabrics, packed")
+        paper_result = None
+        if paper_options is not None:
+            paper_result = run_compare(models, scens, phases, options=paper_options, slo=slo,
+                                       prompt=prompt, context=context, max_batch=max_batch,
+                                       progress=bar, collectives=colls,
+                                       parallelism=parallelism, executor=executor)
+            lap("fabrics, paper's assumption")
+        if early is None:
+            packed_result, moe_result, early_times = early_parts(bar)
+            clock[0] = time.perf_counter()
     rel_part = cost_result = None
     if reliability and "decode" in phases:
         from netmodel.study.lite_gpu_parts import reliability_part
@@ -467,22 +497,20 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
         serving_result = serving_part(compared, first, slo=slo, options=options,
                                       collectives=colls)
         lap("disaggregated serving")
-    moe_result = None
-    if moe:
-        moe_result = run_compare([moe], own, phases, options=options, slo=slo, prompt=prompt,
-                                 context=context, max_batch=max_batch, collectives=colls,
-                                 parallelism=parallelism, executor=executor)
-        lap("mixture of experts")
+    if figures and side is not None:   # while the parts beside finish: the figures of the
+        here = _draw(full_study_files(FullStudy(ideal, reliability=rel_part,  # parts here
+                                                cost=cost_result, serving=serving_result),
+                                      summary=False))
+        lap("figures here")
+    if early is not None:
+        packed_result, moe_result, early_times = early.result()
+        lap("waiting for the packed and MoE parts")
     if side is not None:
-        if figures:   # while the parts beside finish: the figures of the parts run here
-            here = _draw(full_study_files(FullStudy(ideal, reliability=rel_part,
-                                                    cost=cost_result, serving=serving_result),
-                                          summary=False))
-            lap("figures here")
-        cross, paper_result, swept_result, side_times, drawn = side.result()
+        cross, swept_result, side_times, drawn = side.result()
         if figures:
             drawn.update(here)
         lap("waiting for the parts beside")
+    timings.update(early_times)
     timings.update(side_times)
     return FullStudy(ideal, compared, swept_result, paper_result, rel_part, cost_result,
                      cross, serving_result, moe_result, packed_result, timings, drawn)

@@ -287,22 +287,25 @@ def test_blast_radius_and_cost_parts_are_written_and_summarized(tmp_path):
 
 
 def test_parts_run_beside_each_other_give_what_one_process_gives(monkeypatch):
-    """Crossovers, the paper's run and the sweep run in a forked process beside the
-    others (with the fabric comparison's caches); one process gives the same bytes."""
+    """The packed and MoE parts run in a forked process from the start, the crossovers
+    and the sweep in another beside the paper's run (with the fabric comparison's
+    caches); one process gives the same bytes."""
     from netmodel.study.lite_gpu import run_full_study
 
     def run(jobs: str) -> str:
         monkeypatch.setenv("NETMODEL_JOBS", jobs)
         r = run_full_study(["Llama-3-8B"], ["H100-SXM", "Lite+BW"], ["decode"],
                            networks=("ideal",), scenarios=["h100-dgx", "lite-flat"],
-                           reliability=False, cost=False, serving=False, moe=None,
-                           packed=False)
+                           reliability=False, cost=False, serving=False)
         assert r.crossovers is not None and r.paper is not None and r.sweep is not None
+        assert r.packed is not None and r.moe is not None
         names = set(r.timings)
         assert {"co-design crossovers", "fabrics, paper's assumption",
-                "per-hop latency sweep"} <= names
+                "per-hop latency sweep", "fabrics, packed", "mixture of experts"} <= names
         assert ("waiting for the parts beside" in names) == (jobs != "1")
-        return r.to_json() + repr(r.crossovers.to_dicts())
+        assert ("waiting for the packed and MoE parts" in names) == (jobs != "1")
+        return r.to_json() + repr(r.crossovers.to_dicts()) + r.packed.to_json() \
+            + r.moe.to_json()
 
     assert run("2") == run("1")
 
