@@ -312,6 +312,37 @@ def _edge_problem(u: Hashable, v: Hashable, data: dict) -> None:
         _bad(f"edge {_show(u)}-{_show(v)} medium {_show(medium)} is not one of {known(MEDIA)}")
 
 
+_FOUR = operator.itemgetter("bandwidth", "latency", "lanes", "medium")
+
+
+def _check_edges(adj: Mapping) -> bool:
+    """Check every edge of the adjacency ``adj``, walked in ``graph.edges`` order (each
+    node's neighbours in turn, an edge met again from its other end skipped) so that the
+    first bad edge is the one named; whether any edge has a ``links`` count."""
+    cables = False
+    seen: set = set()
+    add = seen.add
+    for u, nbrs in adj.items():
+        for v, data in nbrs.items():
+            if v in seen:
+                continue
+            try:
+                bw, lat, lanes, medium = _FOUR(data)
+            except KeyError:
+                _edge_problem(u, v, data)  # names what it lacks
+            links = 1
+            if len(data) > 4 and "links" in data:
+                links = data["links"]
+                cables = True
+            if not (bw.__class__ is float and 0 < bw < _INF and lat.__class__ is float
+                    and 0 <= lat < _INF and lanes.__class__ is int and lanes >= 1
+                    and links.__class__ is int and links >= 1
+                    and medium.__class__ is str and medium in _MEDIA and u != v):
+                _edge_problem(u, v, data)
+        add(u)  # after its neighbours, as the edge view does (a self-loop is listed)
+    return cables
+
+
 def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
     """Check that ``graph`` obeys the fabric schema; return it unchanged, else raise a
     UserError naming the node, edge or graph attribute at fault.
@@ -346,22 +377,16 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
     own = _check_graph_attributes(graph)
     types = frozenset(own) | frozenset(catalog())
     adj = graph._adj
-    for u, v, data in graph.edges(data=True):
-        bw = data.get("bandwidth")
-        lat = data.get("latency")
-        lanes = data.get("lanes")
-        links = data.get("links", 1)
-        if not (bw.__class__ is float and 0 < bw < _INF and lat.__class__ is float
-                and 0 <= lat < _INF and lanes.__class__ is int and lanes >= 1
-                and (links.__class__ is int and links >= 1)
-                and data.get("medium").__class__ is str and data["medium"] in _MEDIA
-                and u != v):
-            _edge_problem(u, v, data)
+    plain = type(graph) is nx.Graph  # its dicts are dicts: read them directly
+    cables = _check_edges(adj if plain else graph.adj)
     gpus = 0
-    for node, data in graph.nodes(data=True):
+    gpu_list = []
+    nodes = graph._node.items() if plain else graph.nodes(data=True)
+    for node, data in nodes:
         kind = data.get("kind")
         if kind == "gpu":
             gpus += 1
+            gpu_list.append(node)
             t = data.get("gpu")
             if t.__class__ is not str or t not in types:
                 _gpu_problem(node, data, own)
@@ -375,17 +400,17 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
         missing = [k for k in NODE_KEYS[kind] if k not in data]
         if missing:
             _bad(f"{kind} node {_show(node)} lacks attribute(s) {', '.join(missing)}")
+        # an edge may stand for several cables: count cables, not edges (a breakout share
+        # of a port is a fraction; allow for rounding in their sum)
         if kind == "switch":
             _switch_problem(node, data, adj)
-            used = _ports_used(adj, node)
-            # an edge may stand for several cables: count cables, not edges (a breakout
-            # share of a port is a fraction; allow for rounding in their sum)
+            used = _ports_used(adj, node) if cables else len(adj[node])
             if _real(used) is None or used > data["radix"] + 1e-6:
                 _bad(f"switch {_show(node)} uses {_show(used)} ports but its radix is "
                      f"{data['radix']}")
         else:
             _ocs_problem(node, data)
-            used = _ports_used(adj, node)
+            used = _ports_used(adj, node) if cables else len(adj[node])
             if _real(used) is None or used > data["ports"] + 1e-6:
                 _bad(f"ocs {_show(node)} uses {_show(used)} ports but it has {data['ports']}")
     declared = graph.graph.get("gpus")
@@ -394,9 +419,9 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
     if gpus == 0:
         _bad("it has no GPU nodes")
     if check_connected and gpus > 1:
-        first = next(n for n, k in graph.nodes(data="kind") if k == "gpu")
+        first = gpu_list[0]
         reached = nx.node_connected_component(graph, first)
-        cut = [n for n in gpu_nodes(graph) if n not in reached]
+        cut = [n for n in gpu_list if n not in reached]
         if cut:
             _bad(f"GPU {_show(cut[0])} cannot reach GPU {_show(first)} ({len(cut)} GPU(s) disconnected)")
     return graph

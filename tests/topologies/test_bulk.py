@@ -8,7 +8,7 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from compute.errors import UserError
@@ -255,3 +255,58 @@ def test_builder_mistakes_are_value_errors(u, v, message):
     cable = link(1e9, 0.0, "copper")
     with pytest.raises(ValueError, match=message):
         assemble(nx.Graph(gpus=2), nodes, [Links(u, v, cable)])
+
+
+# ---------------------------------------------------------------- validate's walk
+
+
+class _Sub(nx.Graph):
+    """A Graph subclass: validate reads it through the networkx views."""
+
+
+BAD = [("bandwidth", -1.0, "bandwidth must be finite and > 0"), ("lanes", None, "lacks"),
+       ("medium", "smoke", "medium 'smoke' is not one of"), ("links", 0, "links must be"),
+       ("latency", float("inf"), "latency must be finite")]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 47), st.integers(0, 47), st.sampled_from(BAD), st.sampled_from(BAD),
+       st.booleans())
+def test_validate_names_the_first_bad_edge_in_edge_order(i, j, bad_i, bad_j, subclass):
+    assume(i != j)
+    g = build("fat-tree:k=4")  # 48 edges
+    if subclass:
+        g = _Sub(g)
+    edges = list(g.edges)
+    for index, (key, value, _) in ((i, bad_i), (j, bad_j)):
+        data = g.edges[edges[index]]
+        if value is None:
+            del data[key]
+        else:
+            data[key] = value
+    first = min(i, j)
+    u, v = edges[first]
+    expected = (bad_i if first == i else bad_j)[2]
+    with pytest.raises(UserError, match=f"edge '{u}'-'{v}' .*{expected}"):
+        validate(g)
+
+
+def test_validate_counts_cables_where_an_edge_stands_for_several():
+    g = build("leaf-spine:leaves=2,radix=4,spines=1")  # each leaf: 2 GPUs + 2 cables up
+    assert g.edges["leaf0", "spine0"]["links"] == 2 and validate(g) is g
+    g.nodes["spine0"]["radix"] = 3  # 2 leaves x 2 cables > 3 ports; 2 edges would fit
+    with pytest.raises(UserError, match="switch 'spine0' uses 4 ports but its radix is 3"):
+        validate(g)
+    g.edges["leaf0", "spine0"]["links"] = 0.5  # a breakout share: 2.5 cables fit 3 ports
+    assert validate(g) is g
+    g.nodes["spine0"]["radix"] = 2
+    with pytest.raises(UserError, match="switch 'spine0' uses 2.5 ports but its radix is 2"):
+        validate(_Sub(g))
+
+
+def test_validate_takes_the_first_gpu_for_connectivity():
+    g = build("ring:n=4")
+    g.remove_edges_from([("gpu1", "gpu2"), ("gpu3", "gpu0")])
+    with pytest.raises(UserError, match=r"GPU 'gpu2' cannot reach GPU 'gpu0' \(2 GPU"):
+        validate(g)
+    assert validate(g, check_connected=False) is g
