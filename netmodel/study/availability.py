@@ -118,6 +118,17 @@ def event_kinds(cluster: Cluster, placement: str = "pod",
     """The event kinds of ``cluster`` with spares of ``placement`` (kinds that change no
     capacity are left out)."""
     check_placement(placement)
+    # kept on the cluster (frozen; another catalog is another cluster): the spare search
+    # and the sensitivity ask for the same kinds many times
+    memo = cluster.__dict__.setdefault("_event_kinds", {})
+    classes = None if classes is None else tuple(classes)
+    hit = memo.get((placement, classes))
+    if hit is None:
+        hit = memo[placement, classes] = _event_kinds(cluster, placement, classes)
+    return hit
+
+
+def _event_kinds(cluster: Cluster, placement: str, classes) -> tuple[Kind, ...]:
     rates = cluster.rates
     out = []
     for e in cluster.effects(classes):
@@ -221,11 +232,12 @@ def _compound_poisson_tail(kinds, b, limit: float) -> float:
     for m, loss in streams:
         j = max(1, int(round(loss / step)))
         lam[j] = lam.get(j, 0.0) + m
-    p = np.zeros(top + 1)
+    terms = [(j, j * m) for j, m in lam.items()]
+    p = [0.0] * (top + 1)   # plain floats: the recursion reads them one at a time
     p[0] = math.exp(-total)
     for n in range(1, top + 1):
-        p[n] = sum(j * m * p[n - j] for j, m in lam.items() if j <= n) / n
-    return float(min(1.0, max(0.0, 1.0 - p.sum())))
+        p[n] = sum(jm * p[n - j] for j, jm in terms if j <= n) / n
+    return float(min(1.0, max(0.0, 1.0 - np.array(p).sum())))
 
 
 @dataclass(frozen=True)

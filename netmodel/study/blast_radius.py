@@ -411,13 +411,20 @@ class Cluster:
             if graph is None:
                 return None
         g = adjusted(graph, s.adjust)
+        # failures that leave the same graph are costed once
+        memo = self.__dict__.setdefault("_costed", {})
+        key = _problem_key(g, members)
+        if key in memo:
+            return memo[key]
         try:
             fm = FabricCostModel(g, placement=s.placement, algorithm=s.algorithm,
                                  calibration=self.calibration)
-            return evaluate(self.model, self.gpu, self.tp, self.batch, self.workload,
-                            comm=_GroupComm(fm, members), options=self.options, slo=self.slo)
+            r = evaluate(self.model, self.gpu, self.tp, self.batch, self.workload,
+                         comm=_GroupComm(fm, members), options=self.options, slo=self.slo)
         except _Cut:
-            return None
+            r = None
+        memo[key] = r
+        return r
 
     # ------------------------------------------------------------------ effects
     @cached_property
@@ -504,35 +511,62 @@ class Cluster:
             from netmodel.study.reliability_catalog import check_class
 
             classes = {check_class(c) for c in classes}
-        key = None if classes is None else frozenset(classes)
-        cache = self.__dict__.setdefault("_effects", {})
-        if key in cache:
-            return cache[key]
+        cache = self.__dict__.setdefault("_effects", {})   # by class
         out = []
-        sms = self.gpu.sms
         for cls in CLASSES:
             if classes is not None and cls not in classes:
                 continue
-            groups: dict = {}
-            for comp in self.components[cls]:
-                sig, lost, wired, touched = self._local(comp)
-                hit = groups.get(sig)
-                if hit is None:
-                    groups[sig] = [comp, lost, wired, touched, 1, comp.parts]
-                else:
-                    hit[4] += 1
-                    hit[5] += comp.parts
-            for comp, lost, wired, touched, count, parts in groups.values():
-                r = self._evaluate(comp, lost, wired, touched)
-                out.append(Effect(cls=cls, example=comp.name, components=count, parts=parts,
-                                  sms=(r["gpus_lost"] + r["gpus_cut"]) * sms, component=comp,
-                                  **r))
-        cache[key] = out
+            if cls not in cache:
+                cache[cls] = self._class_effects(cls)
+            out.extend(cache[cls])
+        return out
+
+    def _class_effects(self, cls: str) -> list[Effect]:
+        """The evaluated effects of one class (see :meth:`effects`)."""
+        out = []
+        sms = self.gpu.sms
+        groups: dict = {}
+        for comp in self.components[cls]:
+            sig, lost, wired, touched = self._local(comp)
+            hit = groups.get(sig)
+            if hit is None:
+                groups[sig] = [comp, lost, wired, touched, 1, comp.parts]
+            else:
+                hit[4] += 1
+                hit[5] += comp.parts
+        for comp, lost, wired, touched, count, parts in groups.values():
+            r = self._evaluate(comp, lost, wired, touched)
+            out.append(Effect(cls=cls, example=comp.name, components=count, parts=parts,
+                              sms=(r["gpus_lost"] + r["gpus_cut"]) * sms, component=comp,
+                              **r))
         return out
 
 
 def _key(u, v) -> tuple:
     return (u, v) if str(u) <= str(v) else (v, u)
+
+
+def _problem_key(graph: nx.Graph, members: Iterable[Hashable]) -> tuple:
+    """``graph`` (its nodes and each node's neighbours in order, with every attribute) and
+    the instance ``members``, as one hashable value: equal keys are the same costing
+    problem (two failures that leave the same graph, such as a NIC and the transceiver of
+    the same link, are costed once).
+
+    >>> a = nx.Graph([("s", "g1", {"bandwidth": 1.0}), ("s", "g2", {"bandwidth": 1.0})])
+    >>> b = nx.Graph([("s", "g1", {"bandwidth": 1.0}), ("s", "g2", {"bandwidth": 0.5})])
+    >>> _problem_key(a, ("g1", "g2")) == _problem_key(a.copy(), ("g1", "g2"))
+    True
+    >>> _problem_key(a, ("g1", "g2")) == _problem_key(b, ("g1", "g2"))  # a link thinned
+    False
+    >>> _problem_key(a, ("g1", "g2")) == _problem_key(a, ("g2", "g1"))  # another order
+    False
+    """
+    adj, data = graph.adj, graph.nodes
+    return (type(graph).__name__, repr(sorted(graph.graph.items())),
+            tuple((n, repr(sorted(data[n].items())),
+                   tuple((m, repr(sorted(d.items()))) for m, d in adj[n].items()))
+                  for n in graph.nodes),
+            tuple(members))
 
 
 def _check_gpus(gpus, cell: int) -> int:

@@ -19,6 +19,7 @@ from netmodel.study.availability import (
     Kind,
     analytic,
     availability,
+    event_kinds,
     kaufman_roberts,
     parse_spares,
     simulate,
@@ -423,3 +424,20 @@ def test_sensitivity_moves_with_the_area_share():
                 if r["parameter"] == "area_share"}) == 1
     vendor = next(r for r in lite if r["parameter"] == "repair")
     assert vendor["availability"] < area[1]["availability"]
+
+
+def test_event_kinds_are_kept_per_cluster_and_follow_its_catalog():
+    """The kinds of a cluster are built once per placement; a cluster under another
+    catalog (the GPU's failure rate doubled) has its own: GPU kinds twice as frequent,
+    the others unchanged."""
+    c = build_cluster("lite-flat", "Llama-3-70B", "decode")
+    pod = event_kinds(c, "pod")
+    assert event_kinds(c, "pod") is pod
+    assert event_kinds(c, "global") is not pod
+    cat = c.catalog
+    doubled = c.with_catalog(cat.with_(gpu_rate_per_hour=2 * cat.gpu_rate_per_hour))
+    again = event_kinds(doubled, "pod")
+    assert {k.cls for k in pod} >= {"gpu-die", "gpu-package", "leaf"}
+    for a, b in zip(pod, again, strict=True):
+        factor = 2 if a.cls in ("gpu-die", "gpu-package") else 1
+        assert b.rate == pytest.approx(factor * a.rate, rel=1e-12)

@@ -271,3 +271,32 @@ def test_a_search_already_run_is_reused():
     assert c.best is r.best and len(c.instances) == 128 // r.best.tp
     with pytest.raises(ValueError, match="another model"):
         build_cluster("lite-hier", "Llama-3-8B", "decode", search=r)
+
+
+def test_effects_of_some_classes_are_those_of_every_class():
+    """Effects are evaluated once per class: asking for some classes first and every
+    class after gives the same effects (the same objects), in CLASSES order."""
+    c = build_cluster("lite-flat", "Llama-3-70B", "decode")
+    some = c.effects(("leaf", "gpu-die"))
+    every = c.effects()
+    assert [e.cls for e in some] == [x for x in CLASSES if x in ("leaf", "gpu-die")
+                                     for _ in range(sum(e.cls == x for e in some))]
+    assert all(any(e is f for f in every) for e in some)
+    fresh = build_cluster("lite-flat", "Llama-3-70B", "decode").effects()
+    def fields(effects):
+        return [{k: v for k, v in vars(e).items() if k != "component"} for e in effects]
+
+    assert fields(every) == fields(fresh)
+    # losing a plane takes no instance down but slows all 8 alike (see the test above)
+    leaf = next(e for e in some if e.cls == "leaf")
+    assert leaf.instances_down == 0 and leaf.slow > 0
+
+
+def test_failures_that_leave_the_same_graph_are_costed_once():
+    """A NIC and the transceiver of the same GPU link leave the same degraded graph: the
+    instance is costed once, and both effects agree."""
+    c = build_cluster("h100-dgx", "Llama-3-70B", "decode")
+    by = {e.cls: e for e in c.effects(("nic", "transceiver")) if e.example == "gpu0-leaf0"}
+    assert set(by) == {"nic", "transceiver"}
+    assert by["nic"].slow == by["transceiver"].slow
+    assert len(c.__dict__["_costed"]) == 1
