@@ -275,7 +275,9 @@ class _GridScorer:
     :func:`compute.roofline.evaluate_grid` and :func:`compute.search.search` do, and
     returns the best feasible tokens/s/SM (None when none is feasible). Only the cells
     that fit in memory are scored (no other can be feasible), and each distinct message
-    size of an (operation, group size) once."""
+    size of an (operation, group size) once. Under a per-hop latency, the slopes of an
+    (operation, group size) (a compilation of the fabric each) are measured only for
+    the configurations that may still be the best (see :meth:`__call__`)."""
 
     def __init__(self, grid, coll, slopes):
         fits = np.asarray(grid.fits, dtype=bool)
@@ -306,22 +308,32 @@ class _GridScorer:
         self.parts = tuple(np.array([np.concatenate([p[i], np.full(width - len(p[i]), v)])
                                      for p in parts]).reshape(len(keys), width)
                            for i, v in enumerate(pad))
-        self.keys, self.slopes, self.slope = keys, slopes, None
+        self.keys, self.slopes = keys, slopes
+        # per-hop slopes, learnt per key when a row may need them (NaN: not yet; the
+        # padding 0 keeps its lines never the least)
+        self.slope = np.array([np.r_[np.full(len(p[0]), np.nan), np.zeros(width - len(p[0]))]
+                               for p in parts]).reshape(len(keys), width)
+        self.learnt = np.zeros(len(keys), dtype=bool)
+        self.monotone = True
         self.which = np.concatenate([np.full(len(u), i) for i, u in enumerate(sizes)]
                                     + [np.zeros(0, int)]).astype(np.intp)
         self.n = np.concatenate(sizes + [np.zeros(0)])
-        offsets = np.cumsum([0] + [len(u) for u in sizes])
+        offsets = np.cumsum([0] + [len(u) for u in sizes])[:-1]
         self.place = np.concatenate([p for p, _ in places] + [np.zeros(0, int)]
                                     ).astype(np.intp)
-        self.source = np.concatenate([i + o for (_, i), o in zip(places, offsets, strict=False)]
+        self.source = np.concatenate([i + o for (_, i), o in zip(places, offsets, strict=True)]
                                      + [np.zeros(0, int)]).astype(np.intp)
         self.fits, self.nf = fits, nf
+        # the row (configuration) of each fitting cell, and the keys each row's cells use
+        self.row = np.nonzero(fits)[0]
+        key_of = self.which[self.source]
+        row_of = self.row[self.place % max(nf, 1)]
+        self.row_keys = [np.unique(key_of[row_of == i]) for i in range(fits.shape[0])]
         self.shape = (grid.net_bytes.shape[0], nf)
         self.compute_t, self.memory_t = grid.compute_time[:, fits], grid.memory_time[:, fits]
         self.busiest = np.maximum(self.compute_t, self.memory_t)
         self.overlap = grid.options.mode == "overlap"
-        rows = np.nonzero(fits)[0]
-        self.counts = grid.counts[:, rows]
+        self.counts = grid.counts[:, self.row]
         self.tokens_per_step = np.broadcast_to(grid.tokens_per_step, fits.shape)[fits]
         self.sms = np.broadcast_to(grid.gpus * grid.gpu.sms, fits.shape)[fits]
         self.limit = grid.latency_limit
@@ -340,6 +352,8 @@ class _GridScorer:
                 or not all(c.is_plain for c in grid.configs):
             return None
         scorer = cls(grid, coll, slopes)
+        if hop:
+            scorer.learn(range(len(scorer.keys)))
         network_t, latency = scorer.times(scale, hop)
         fits = scorer.fits
         if not (np.array_equal(network_t, grid.network_time[:, fits])
@@ -351,20 +365,12 @@ class _GridScorer:
     def times(self, scale: float, hop: float) -> tuple[np.ndarray, np.ndarray]:
         """The collective time of every stage ``(stages, cells)`` and the step latency of
         every cell that fits (in the order of ``grid.fits``'s nonzero cells)."""
-        slope = None
-        if hop:
-            if self.slope is None:
-                s = self.slopes()
-                w = self.parts[0].shape[1]
-                self.slope = np.array([np.concatenate([x, np.zeros(w - len(x))]) for x in
-                                       (s(op, size) for op, size in self.keys)]
-                                      ).reshape(len(self.keys), w)
-            slope = self.slope
-        a, b = _adjusted_lines(*self.parts, slope, scale, hop)
+        a, b = _adjusted_lines(*self.parts, self.slope if hop else None, scale, hop)
         n = self.n
         t = (a[self.which] + b[self.which] * n[:, None]).min(1)
         t = np.where(n > 0, t, 0.0)
-        if not np.all(np.isfinite(t) & (t >= 0)):
+        known = self.learnt[self.which] if hop else True
+        if not np.all((np.isfinite(t) & (t >= 0)) | ~known):
             raise ValueError("collective model returned a negative or non-finite time")
         network_t = np.zeros(self.shape)
         network_t.flat[self.place] = t[self.source]
@@ -381,8 +387,42 @@ class _GridScorer:
         return float((self.tokens_per_step[feasible] / latency[feasible]
                       / self.sms[feasible]).max())
 
+    def learn(self, keys) -> None:
+        """Measure the per-hop slopes of ``keys`` (indices into :attr:`keys`)."""
+        slope = self.slopes()
+        for k in keys:
+            if not self.learnt[k]:
+                x = slope(*self.keys[k])
+                self.slope[k, :len(x)] = x
+                self.learnt[k] = True
+                if np.any(x < 0):  # latency that saves time: no row can be skipped
+                    self.monotone = False
+
     def __call__(self, scale: float, hop: float = 0.0) -> float | None:
-        return self.best(self.times(scale, hop)[1])
+        if not hop or self.learnt.all():
+            return self.best(self.times(scale, hop)[1])
+        if not self.monotone:
+            self.learn(range(len(self.keys)))
+            return self.best(self.times(scale, hop)[1])
+        # Added latency only lengthens every candidate (slopes >= 0), so each row's best
+        # is at most its best without it: the slopes of a row's collectives are measured
+        # (one compilation of the fabric per (op, size)) only while that bound beats the
+        # best found; a cell whose slopes are not known scores NaN (infeasible).
+        bound = np.full(len(self.row_keys), -np.inf)
+        no_hop = self.times(scale, 0.0)[1]
+        ok = no_hop <= self.limit
+        np.maximum.at(bound, self.row[ok], self.tokens_per_step[ok] / no_hop[ok]
+                      / self.sms[ok])
+        while True:
+            best = self.best(self.times(scale, hop)[1])
+            floor = -np.inf if best is None else best
+            todo = [i for i in np.argsort(-bound, kind="stable").tolist()
+                    if bound[i] > floor and not self.learnt[self.row_keys[i]].all()]
+            if not todo:
+                return best
+            self.learn(self.row_keys[todo[0]].tolist())
+            if not self.monotone:
+                return self(scale, hop)
 
 
 def find_crossovers(fab: CompareResult, *, plain: str = "Lite", tolerance: float = TOLERANCE,

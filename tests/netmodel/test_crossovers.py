@@ -21,10 +21,13 @@ def test_rescoring_equals_recompiling(name):
     for hop, scale in ((2e-7, 0.5), (5e-6, 1.0), (3e-5, 4.0)):
         exact = ScenarioCollectives(s.with_param("adjust.hop_latency", hop)
                                     .with_param("adjust.bandwidth_scale", scale))
-        fast = AdjustedComm(c, scale, hop, _slopes(s, c, {}))
+        slopes = _slopes(s, c, {})
+        fast = AdjustedComm(c, scale, hop, slopes)
         for op in ("all-reduce", "all-gather"):
             for g in (2, 8, 16):
                 if g <= c.gpus:
+                    # added latency never shortens a candidate (the scorer's pruning)
+                    assert np.all(slopes(op, g) >= 0)
                     np.testing.assert_allclose(fast.collective_time(op, sizes, g),
                                                exact.collective_time(op, sizes, g),
                                                rtol=1e-12)
@@ -95,6 +98,8 @@ def test_the_grid_scorer_equals_searching_again(model, scenario, phase):
         assert scorer(scale, hop) == want           # exactly, not approximately
         seen.add(want is None)
     assert seen == {False, True}    # both feasible and infeasible points were checked
+    if phase == "decode":  # slopes measured only for the configurations that may be best
+        assert 0 < scorer.learnt.sum() < len(scorer.keys)
 
 
 def test_the_grid_scorer_declines_what_it_does_not_reproduce():
