@@ -61,7 +61,7 @@ def names(prefix: str, count: int, start: int = 0) -> list[str]:
     >>> names("leaf", 3, start=2)
     ['leaf2', 'leaf3', 'leaf4']
     """
-    return [prefix + s for s in map(str, range(start, start + count))]
+    return [f"{prefix}{i}" for i in range(start, start + count)]
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,11 @@ spine with the same number of parallel cables.
 from __future__ import annotations
 
 import networkx as nx
+import numpy as np
 
 from compute.errors import UserError
 from compute.hardware import GpuSpec
+from topologies.bulk import Links, Nodes
 from topologies.common import (
     LEAF_SPINE_LENGTH,
     NIC_LENGTH,
@@ -26,7 +28,7 @@ from topologies.common import (
     check_int,
     check_medium,
     check_radix,
-    finish,
+    finish_blocks,
     gpu_type,
     link,
     new_graph,
@@ -147,33 +149,31 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
 
     graph = new_graph(f"{domains} x {size} {spec.name} (rail-optimized)" if scaleout
                       else f"{size} {spec.name} scale-up domain")
-    graph.add_nodes_from((f"nvs{d}", switch_attrs(0, nvs_radix, NVSWITCH_LATENCY,
-                                                  in_network_reduction)) for d in range(domains))
-    servers_per_domain = size // gps
-    nodes = []
-    for i in range(n):
-        server = i // gps
-        rack = server // per_rack if per_rack else server // servers_per_domain
-        nodes.append((f"gpu{i}", {"kind": "gpu", "gpu": spec.name, "group": i // size,
-                                  "server": server, "rail": i % gps,
-                                  "pod": server // per_leaf, "rack": rack}))
-    graph.add_nodes_from(nodes)
-    nvl = link(up_bw, cable_latency(SCALEUP_LENGTH, "copper"), "copper", links=nvlinks)
-    graph.add_edges_from((f"gpu{i}", f"nvs{i // size}", dict(nvl)) for i in range(n))
+    gpu_ids = np.arange(n)
+    server = gpu_ids // gps
+    labels = {"group": gpu_ids // size, "server": server, "rail": gpu_ids % gps,
+              "pod": server // per_leaf,
+              "rack": server // per_rack if per_rack else server // (size // gps)}
+    nodes = [Nodes("nvs", domains, switch_attrs(0, nvs_radix, NVSWITCH_LATENCY,
+                                                in_network_reduction)),
+             Nodes("gpu", n, {"kind": "gpu", "gpu": spec.name}, labels)]
+    gpu0 = domains                 # node positions: NVSwitches, GPUs, leaves, spines
+    links = [Links(gpu0 + gpu_ids, gpu_ids // size,
+                   link(up_bw, cable_latency(SCALEUP_LENGTH, "copper"), "copper",
+                        links=nvlinks))]
     if scaleout:
+        leaf0 = gpu0 + n
         sw = switch_attrs(1, leaf_radix, SWITCH_LATENCY, sharp)
-        graph.add_nodes_from((f"leaf{j}", dict(sw)) for j in range(leaves))
-        graph.add_nodes_from((f"spine{j}", {**sw, "tier": 2, "radix": spine_radix})
-                             for j in range(spines))
-        nic = link(nic_bw, cable_latency(NIC_LENGTH, medium), medium)
-        graph.add_edges_from((f"gpu{i}", f"leaf{(i // gps) // per_leaf * gps + i % gps}",
-                              dict(nic)) for i in range(n))
+        nodes += [Nodes("leaf", leaves, sw),
+                  Nodes("spine", spines, {**sw, "tier": 2, "radix": spine_radix})]
         parallel = uplinks // spines
-        trunk = link(nic_bw * parallel, cable_latency(LEAF_SPINE_LENGTH, medium), medium,
-                     links=parallel)
-        graph.add_edges_from((f"leaf{j}", f"spine{s}", dict(trunk))
-                             for j in range(leaves) for s in range(spines))
-    return finish(graph, n, spec)
+        j, t = np.indices((leaves, spines)).reshape(2, -1)      # leaf j - spine t
+        links += [Links(gpu0 + gpu_ids, leaf0 + server // per_leaf * gps + gpu_ids % gps,
+                        link(nic_bw, cable_latency(NIC_LENGTH, medium), medium)),
+                  Links(leaf0 + j, leaf0 + leaves + t,
+                        link(nic_bw * parallel, cable_latency(LEAF_SPINE_LENGTH, medium),
+                             medium, links=parallel))]
+    return finish_blocks(graph, n, nodes, links, spec)
 
 
 @builder("superpod")

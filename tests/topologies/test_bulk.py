@@ -18,14 +18,17 @@ from topologies.bulk import Links, Nodes, assemble, check_blocks
 from topologies.common import (
     LEAF_SPINE_LENGTH,
     NIC_LENGTH,
+    NVSWITCH_LATENCY,
     SCALEUP_LENGTH,
     SPINE_CORE_LENGTH,
+    SWITCH_LATENCY,
     cable_latency,
     finish,
     link,
     new_graph,
     switch_attrs,
 )
+from topologies.hierarchical import spine_count
 from topologies.registry import bound_arguments
 from topologies.schema import edge_count
 
@@ -108,8 +111,55 @@ def ref_fat_tree(k, oversubscription, pods, gpu, bandwidth, latency, in_network_
     return finish(graph, n, spec)
 
 
+def ref_rail_optimized(domains, domain_size, gpus_per_server, gpu, servers_per_leaf, leaf_radix,
+                       spine_radix, scaleup_bandwidth, nic_bandwidth, nvlinks, nvswitch_radix,
+                       in_network_reduction, sharp, servers_per_rack, medium):
+    size, gps, per_leaf, per_rack = domain_size, gpus_per_server, servers_per_leaf, \
+        servers_per_rack
+    uplinks = leaf_radix // 2
+    nvs_radix = size * nvlinks if nvswitch_radix is None else nvswitch_radix
+    spec = get_gpu(gpu)
+    up_bw = spec.scaleup_bandwidth if scaleup_bandwidth is None else scaleup_bandwidth
+    nic_bw = spec.scaleout_bandwidth if nic_bandwidth is None else nic_bandwidth
+    n = domains * size
+    sus = -(-(n // gps) // per_leaf)
+    scaleout = domains > 1
+    leaves = sus * gps
+    spines = spine_count(leaves, uplinks, spine_radix) if scaleout else 0
+    graph = new_graph(f"{domains} x {size} {spec.name} (rail-optimized)" if scaleout
+                      else f"{size} {spec.name} scale-up domain")
+    graph.add_nodes_from((f"nvs{d}", switch_attrs(0, nvs_radix, NVSWITCH_LATENCY,
+                                                  in_network_reduction)) for d in range(domains))
+    servers_per_domain = size // gps
+    nodes = []
+    for i in range(n):
+        server = i // gps
+        rack = server // per_rack if per_rack else server // servers_per_domain
+        nodes.append((f"gpu{i}", {"kind": "gpu", "gpu": spec.name, "group": i // size,
+                                  "server": server, "rail": i % gps,
+                                  "pod": server // per_leaf, "rack": rack}))
+    graph.add_nodes_from(nodes)
+    nvl = link(up_bw, cable_latency(SCALEUP_LENGTH, "copper"), "copper", links=nvlinks)
+    graph.add_edges_from((f"gpu{i}", f"nvs{i // size}", dict(nvl)) for i in range(n))
+    if scaleout:
+        sw = switch_attrs(1, leaf_radix, SWITCH_LATENCY, sharp)
+        graph.add_nodes_from((f"leaf{j}", dict(sw)) for j in range(leaves))
+        graph.add_nodes_from((f"spine{j}", {**sw, "tier": 2, "radix": spine_radix})
+                             for j in range(spines))
+        nic = link(nic_bw, cable_latency(NIC_LENGTH, medium), medium)
+        graph.add_edges_from((f"gpu{i}", f"leaf{(i // gps) // per_leaf * gps + i % gps}",
+                              dict(nic)) for i in range(n))
+        parallel = uplinks // spines
+        trunk = link(nic_bw * parallel, cable_latency(LEAF_SPINE_LENGTH, medium), medium,
+                     links=parallel)
+        graph.add_edges_from((f"leaf{j}", f"spine{s}", dict(trunk))
+                             for j in range(leaves) for s in range(spines))
+    return finish(graph, n, spec)
+
+
 REFERENCES = {"single-switch": ref_single_switch, "flat": ref_flat,
-              "leaf-spine": ref_leaf_spine, "fat-tree": ref_fat_tree}
+              "leaf-spine": ref_leaf_spine, "fat-tree": ref_fat_tree,
+              "rail-optimized": ref_rail_optimized}
 
 # ---------------------------------------------------------------- exact comparison
 
@@ -146,7 +196,35 @@ SPECS = [
     "fat-tree", "fat-tree:k=2", "fat-tree:k=8,oversubscription=2", "fat-tree:k=16",
     "fat-tree:k=12,pods=5,oversubscription=3,gpu=Lite,medium=co-packaged-optics",
     "fat-tree:k=32,pods=7",
+    "rail-optimized", "rail-optimized:domains=1", "rail-optimized:domains=1,domain_size=72,"
+    "gpus_per_server=4", "rail-optimized:domains=9,servers_per_leaf=3,servers_per_rack=2,"
+    "sharp=true,in_network_reduction=false,leaf_radix=8,spine_radix=48,gpu=Lite",
+    "rail-optimized:domains=5,domain_size=16,gpus_per_server=4,servers_per_leaf=2,nvlinks=2,"
+    "nvswitch_radix=40,medium=co-packaged-optics",
 ]
+
+
+RAIL = {"gpus_per_server": 8, "gpu": "H100-SXM", "servers_per_leaf": 32, "leaf_radix": 64,
+        "spine_radix": 64, "scaleup_bandwidth": None, "nic_bandwidth": None, "nvlinks": 18,
+        "in_network_reduction": True, "sharp": False, "medium": "pluggable-optics"}
+
+
+@pytest.mark.parametrize("spec, rail", [
+    ("superpod", {"domains": 31, "domain_size": 8, "nvswitch_radix": 256, "servers_per_rack": 4}),
+    ("superpod:sus=3,sharp=true", {"domains": 95, "domain_size": 8, "nvswitch_radix": 256,
+                                   "servers_per_rack": 4, "sharp": True}),
+    ("nvl72", {"domains": 1, "domain_size": 72, "gpus_per_server": 4, "gpu": "B200-HGX",
+               "nvswitch_radix": 1296, "servers_per_rack": None}),
+    ("nvl72:racks=4", {"domains": 4, "domain_size": 72, "gpus_per_server": 4,
+                       "gpu": "B200-HGX", "nvswitch_radix": 1296, "servers_per_rack": None}),
+])
+def test_superpod_and_nvl72_are_the_rail_optimized_graphs_of_before(spec, rail):
+    new = build(spec)
+    old = ref_rail_optimized(**{**RAIL, **rail})
+    for key in ("spec", "builder", "args", "nodes_built", "edges_built"):
+        old.graph[key] = new.graph[key]
+    assert new.graph["edges_built"] == old.number_of_edges()
+    assert_identical(new, old)
 
 
 @pytest.mark.parametrize("spec", SPECS)
