@@ -179,7 +179,8 @@ def _edge_ok(d: Mapping) -> bool:
                              d.get("links", 1))
     return (bw.__class__ is float and 0 < bw < _INF and lat.__class__ is float
             and 0 <= lat < _INF and lanes.__class__ is int and lanes >= 1
-            and links.__class__ is int and links >= 1
+            and (links.__class__ is int and links >= 1
+                 or links.__class__ is float and 0 < links < _INF)
             and d.get("medium").__class__ is str and d["medium"] in _MEDIA)
 
 
@@ -249,8 +250,8 @@ def check_blocks(graph: nx.Graph, nodes: Sequence[Nodes], links: Sequence[Links]
     if not all(_edge_ok(b.attrs) for b in links):
         return False
     n = sum(b.count for b in nodes)
-    cables = np.array([b.attrs.get("links", 1) for b in links], dtype=np.int64)[block] \
-        if len(links) else np.zeros(0, dtype=np.int64)
+    cables = np.array([b.attrs.get("links", 1) for b in links], dtype=float)[block] \
+        if len(links) else np.zeros(0)
     used = np.bincount(u, cables, minlength=n) + np.bincount(v, cables, minlength=n)
     ports = np.full(n, np.inf)
     gpu_positions = []

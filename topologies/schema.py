@@ -336,7 +336,8 @@ def _check_edges(adj: Mapping) -> bool:
                 cables = True
             if not (bw.__class__ is float and 0 < bw < _INF and lat.__class__ is float
                     and 0 <= lat < _INF and lanes.__class__ is int and lanes >= 1
-                    and links.__class__ is int and links >= 1
+                    and (links.__class__ is int and links >= 1
+                         or links.__class__ is float and 0 < links < _INF)
                     and medium.__class__ is str and medium in _MEDIA and u != v):
                 _edge_problem(u, v, data)
         add(u)  # after its neighbours, as the edge view does (a self-loop is listed)

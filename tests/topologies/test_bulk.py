@@ -310,13 +310,20 @@ def test_block_checks_refuse_what_validate_refuses_with_its_message(change):
     assert str(got.value) == str(expected.value)
 
 
-def test_block_checks_accept_fractional_cables_and_int_labels_as_validate_does():
-    cable = {"bandwidth": 1e9, "latency": 0.0, "medium": "copper", "lanes": 1, "links": 0.5}
-    graph, nodes, links = _pair(cable, radix=1, rack=np.array([0, 3]))
-    assert not check_blocks(assemble(graph, nodes, links, check=False), nodes, links)
-    assert validate(graph) is graph  # the slow path: 2 x 0.5 cables fit 1 port
-    assert assemble(_pair(cable, radix=1, rack=[0, 3])[0], nodes, links).nodes["gpu1"] == \
-        {"kind": "gpu", "gpu": "H100-SXM", "rack": 3}
+@pytest.mark.parametrize("share, radix, fits", [(0.5, 1, True), (0.75, 1, False),
+                                                 (1.0, 2, True), (1.5, 2, False)])
+def test_block_checks_count_fractional_cables_as_validate_does(share, radix, fits):
+    cable = {"bandwidth": 1e9, "latency": 0.0, "medium": "copper", "lanes": 1, "links": share}
+    graph, nodes, links = _pair(cable, radix=radix, rack=np.array([0, 3]))
+    assert check_blocks(assemble(graph, nodes, links, check=False), nodes, links) == fits
+    if fits:
+        assert validate(graph) is graph
+        assert assemble(_pair(cable, radix=radix)[0], nodes, links).nodes["gpu1"] == \
+            {"kind": "gpu", "gpu": "H100-SXM", "rack": 3}
+    else:
+        with pytest.raises(UserError, match=f"switch 'nvs0' uses {2 * share} ports but its "
+                                            f"radix is {radix}"):
+            assemble(_pair(cable, radix=radix)[0], nodes, links)
 
 
 def test_a_disconnected_fabric_is_refused_with_validates_message():
