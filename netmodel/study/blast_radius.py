@@ -413,6 +413,8 @@ class Cluster:
         g = adjusted(graph, s.adjust)
         # failures that leave the same graph are costed once
         memo = self.__dict__.setdefault("_costed", {})
+        if not self._direct:   # instances alike, failures alike: one costing
+            g, members = _canonical(g, members)
         key = _problem_key(g, members)
         if key in memo:
             return memo[key]
@@ -544,6 +546,38 @@ class Cluster:
 
 def _key(u, v) -> tuple:
     return (u, v) if str(u) <= str(v) else (v, u)
+
+
+def _canonical(graph: nx.Graph, members: Iterable[Hashable]) -> tuple[nx.Graph, tuple]:
+    """``(graph, members)`` with the members renamed by their place in the instance
+    (``gpu0``, ``gpu1``, ...) and the graph rebuilt in one order (the other nodes in the
+    graph's order, then the members, then any other GPU; links by the positions of their
+    ends): instances placed alike on the same switches, hit alike by a failure, become
+    one costing problem. Only for fabrics whose GPUs forward no traffic (the graph then
+    holds the members, the switches and spares); unchanged where a new name is taken.
+
+    >>> g = nx.Graph([("s", "g7", {"bandwidth": 1.0}), ("s", "g5", {"bandwidth": 2.0})])
+    >>> h, m = _canonical(g, ("g5", "g7"))
+    >>> m, list(h.nodes), sorted(h.edges(data="bandwidth"))
+    (('gpu0', 'gpu1'), ['s', 'gpu0', 'gpu1'], [('s', 'gpu0', 2.0), ('s', 'gpu1', 1.0)])
+    """
+    members = tuple(members)
+    mapping = {m: f"gpu{k}" for k, m in enumerate(members)}
+    others = [n for n in graph if n not in mapping]
+    if set(mapping.values()) & set(others):
+        return graph, members
+    data = graph.nodes
+    order = [n for n in others if data[n].get("kind") != "gpu"] + list(members) \
+        + [n for n in others if data[n].get("kind") == "gpu"]
+    index = {n: i for i, n in enumerate(order)}
+    names = [mapping.get(n, n) for n in order]
+    out = type(graph)()
+    out.graph.update(graph.graph)
+    out.add_nodes_from((names[i], data[n]) for i, n in enumerate(order))
+    ends = sorted(((min(index[u], index[v]), max(index[u], index[v]), d)
+                   for u, v, d in graph.edges(data=True)), key=lambda e: e[:2])
+    out.add_edges_from((names[i], names[j], d) for i, j, d in ends)
+    return out, tuple(mapping[m] for m in members)
 
 
 def _problem_key(graph: nx.Graph, members: Iterable[Hashable]) -> tuple:

@@ -300,3 +300,26 @@ def test_failures_that_leave_the_same_graph_are_costed_once():
     assert set(by) == {"nic", "transceiver"}
     assert by["nic"].slow == by["transceiver"].slow
     assert len(c.__dict__["_costed"]) == 1
+
+
+@pytest.mark.parametrize("name", ["h100-dgx", "lite-flat", "lite-ocs", "lite-flat-inr"])
+def test_instances_renamed_by_place_cost_the_same_to_the_last_bit(name, monkeypatch):
+    """Costing an instance under names by place (so that symmetric instances are one
+    costing) changes no number: every effect and every recovery equal those costed under
+    the fabric's own names, exactly."""
+    import netmodel.study.blast_radius as br
+
+    def seen(cluster):
+        effects = [{k: v for k, v in vars(e).items() if k != "component"}
+                   for e in cluster.effects()]
+        return effects, [recovery(cluster, e, p) for e in cluster.effects()
+                         for p in ("pod", "global")]
+
+    renamed = build_cluster(name, "Llama-3-70B", "decode")
+    got = seen(renamed)
+    monkeypatch.setattr(br, "_canonical", lambda g, m: (g, tuple(m)))
+    own = build_cluster(name, "Llama-3-70B", "decode")
+    assert got == seen(own)
+    assert len(renamed.__dict__["_costed"]) <= len(own.__dict__["_costed"])
+    if name == "lite-flat":   # 8 instances slowed alike by a plane lost: one costing
+        assert len(renamed.__dict__["_costed"]) < len(own.__dict__["_costed"]) - 6
