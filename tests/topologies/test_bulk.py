@@ -395,3 +395,14 @@ def test_validate_takes_the_first_gpu_for_connectivity():
     with pytest.raises(UserError, match=r"GPU 'gpu2' cannot reach GPU 'gpu0' \(2 GPU"):
         validate(g)
     assert validate(g, check_connected=False) is g
+
+
+def test_assemble_fills_only_an_empty_plain_graph():
+    nodes = [Nodes("gpu", 2, {"kind": "gpu", "gpu": "Lite"})]
+    cable = link(1e9, 0.0, "copper")
+    with pytest.raises(ValueError, match="empty networkx.Graph"):
+        assemble(_Sub(gpus=2), nodes, [Links([0], [1], cable)])
+    g = nx.Graph(gpus=2)
+    g.add_node("gpu7", kind="gpu", gpu="Lite")
+    with pytest.raises(ValueError, match="empty networkx.Graph"):
+        assemble(g, nodes, [Links([0], [1], cable)])
