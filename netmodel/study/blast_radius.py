@@ -39,6 +39,7 @@ representative per group is evaluated on the degraded fabric and stands for the 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Collection, Hashable, Iterable
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
@@ -457,10 +458,9 @@ class Cluster:
         wired -= lost
         member_of = self.member_of
         touched.update(member_of[n] for n in lost | wired if n in member_of)
-        per = []
-        for i in touched:
-            inst = self.instances[i]
-            per.append((sum(m in lost for m in inst), sum(m in wired for m in inst)))
+        n_lost = Counter(member_of[n] for n in lost if n in member_of)
+        n_wired = Counter(member_of[n] for n in wired if n in member_of)
+        per = [(n_lost[i], n_wired[i]) for i in touched]
         idle_lost = sum(1 for n in lost if n not in member_of)
         idle_wired = sum(1 for n in wired if n not in member_of)
         factors = tuple(sorted(round(f, 9) for _, f in comp.scaled))
@@ -596,11 +596,21 @@ def _problem_key(graph: nx.Graph, members: Iterable[Hashable]) -> tuple:
     False
     """
     adj, data = graph.adj, graph.nodes
-    return (type(graph).__name__, repr(sorted(graph.graph.items())),
-            tuple((n, repr(sorted(data[n].items())),
-                   tuple((m, repr(sorted(d.items()))) for m, d in adj[n].items()))
-                  for n in graph.nodes),
+    return (type(graph).__name__, _frozen(graph.graph),
+            tuple((n, _frozen(data[n]), tuple(adj[n])) for n in graph.nodes),
+            tuple((u, v, _frozen(d)) for u, v, d in graph.edges(data=True)),
             tuple(members))
+
+
+def _frozen(attrs: dict) -> tuple:
+    """An attribute dict as a hashable value, each value with its type (1 is not True);
+    values that are not hashable by their repr."""
+    out = tuple(sorted((k, type(v).__name__, v) for k, v in attrs.items()))
+    try:
+        hash(out)
+    except TypeError:
+        return tuple((k, t, repr(v)) for k, t, v in out)
+    return out
 
 
 def _check_gpus(gpus, cell: int) -> int:
