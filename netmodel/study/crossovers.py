@@ -232,16 +232,25 @@ class _Tokens:
     (:class:`AdjustedComm`) and keeps its grid; the later calls re-score only that grid's
     collective stages (:class:`_GridScorer`): the same operations on the same numbers,
     so the same tokens/s/SM to the last bit. Where the grid is one the scorer does not
-    reproduce (see :meth:`_GridScorer.build`), every call searches again.
+    reproduce (see :meth:`_GridScorer.build`), every call searches again. The grid
+    apart from its collective times (configurations, batches, compute and memory times,
+    message sizes, what fits) is the same on every fabric for one model, phase and GPU
+    (and fabric size and batch cap): ``grids`` (shared by the calls of one
+    :func:`find_crossovers`) keeps each one checked against a search, and the same case
+    on another fabric starts from it instead of searching.
     """
 
-    def __init__(self, row, scenario, coll, cap, slopes_cache, options, slo, parallelism):
+    def __init__(self, row, scenario, coll, cap, slopes_cache, options, slo, parallelism,
+                 grids: dict | None = None):
         self.model = _model(row.model)
         self.phase = row.phase
         self.scenario, self.coll, self.cap = scenario, coll, cap
         self.slopes_cache, self.options, self.slo = slopes_cache, options, slo
         self.parallelism = parallelism
         self.scorer: _GridScorer | None | bool = None   # False: search every time
+        self.grids = {} if grids is None else grids
+        self.key = (self.model, self.phase, _network_twin(scenario.gpu_spec),
+                    scenario.gpu_spec.max_instance, coll.gpus, cap, parallelism)
 
     def slopes(self):
         return _slopes(self.scenario, self.coll, self.slopes_cache)
@@ -256,6 +265,8 @@ class _Tokens:
                              keep_grid=keep_grid)
 
     def __call__(self, scale: float, hop: float = 0.0) -> float | None:
+        if self.scorer is None and self.key in self.grids:
+            self.scorer = _GridScorer(self.grids[self.key], self.coll, self.slopes)
         if self.scorer:
             return self.scorer(scale, hop)
         r = self.search(scale, hop, keep_grid=self.scorer is None)
@@ -263,6 +274,8 @@ class _Tokens:
         if self.scorer is None:
             self.scorer = _GridScorer.build(r.search.grid, self.coll, self.slopes,
                                             scale, hop, best) or False
+            if self.scorer:
+                self.grids[self.key] = r.search.grid
         return best
 
 
@@ -438,6 +451,7 @@ def find_crossovers(fab: CompareResult, *, plain: str = "Lite", tolerance: float
     scen = {s.label: s for s in fab.scenarios}
     colls: dict = {}
     slopes_cache: dict = {}
+    grids: dict = {}
     done: dict = {}
     rows = []
     for row, found in zip(fab.rows, fab.searches, strict=True):
@@ -454,7 +468,7 @@ def find_crossovers(fab: CompareResult, *, plain: str = "Lite", tolerance: float
             coll = colls.setdefault(s.label, ScenarioCollectives(s))
             cap = found.batch_cap or int(found.search.max_batch)
             tokens = _Tokens(row, s, coll, cap, slopes_cache, options, slo,
-                             fab.settings.get("parallelism", "auto"))
+                             fab.settings.get("parallelism", "auto"), grids)
             k, k_v, k_bound = _bisect(lambda m, f=tokens, own=own: f(m / own),
                                       *BANDWIDTH_RANGE, base.tokens_per_s_per_sm,
                                       increasing=True, tol=tolerance)

@@ -122,3 +122,22 @@ def test_the_grid_scorer_declines_what_it_does_not_reproduce():
     at = s.with_param("adjust.bandwidth_scale", row.bandwidth_to_match)
     got = fabric_search("GPT-3-175B", at, "decode", options=options).best
     assert got.tokens_per_s_per_sm >= row.baseline_tokens_per_s_per_sm
+
+
+def test_a_grid_checked_on_one_fabric_scores_another_exactly():
+    """The grid apart from its collective times does not depend on the fabric: scored
+    with another fabric's collectives it gives that fabric's own search, to the last
+    bit (find_crossovers starts every fabric after the first from it)."""
+    from netmodel.study.crossovers import _GridScorer
+
+    first, other = get_scenario("lite-flat@Lite+BW"), get_scenario("lite-ocs@Lite+BW")
+    cf, co = ScenarioCollectives(first), ScenarioCollectives(other)
+    assert cf.gpus == co.gpus
+    grid = fabric_search("GPT-3-175B", first, "decode", collectives=cf, keep_grid=True,
+                         comm=AdjustedComm(cf)).search.grid
+    slopes = _slopes(other, co, {})
+    scorer = _GridScorer(grid, co, lambda: slopes)
+    for scale, hop in ((0.125, 0.0), (1.0, 0.0), (5.0, 0.0), (1.0, 3e-6), (2.0, 1e-5)):
+        r = fabric_search("GPT-3-175B", other, "decode", collectives=co,
+                          comm=AdjustedComm(co, scale, hop, slopes))
+        assert scorer(scale, hop) == (r.best.tokens_per_s_per_sm if r.best else None)
