@@ -16,13 +16,14 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.hardware import GpuSpec
-from topologies.bulk import Links, Nodes
 from topologies.common import (
     LEAF_SPINE_LENGTH,
     NIC_LENGTH,
     NVSWITCH_LATENCY,
     SCALEUP_LENGTH,
     SWITCH_LATENCY,
+    Links,
+    Nodes,
     bandwidth_or,
     cable_latency,
     check_int,

@@ -13,7 +13,6 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.hardware import GpuSpec
-from topologies.bulk import Links, Nodes
 from topologies.common import (
     LEAF_SPINE_LENGTH,
     NIC_LENGTH,
@@ -21,6 +20,8 @@ from topologies.common import (
     SCALEUP_LENGTH,
     SPINE_CORE_LENGTH,
     SWITCH_LATENCY,
+    Links,
+    Nodes,
     bandwidth_or,
     cable_latency,
     check_int,

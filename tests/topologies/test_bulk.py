@@ -1,4 +1,4 @@
-"""Bulk building (topologies.bulk): the builders that fill their graphs in blocks make the
+"""Building in bulk (topologies.common: Nodes, Links, assemble, check_blocks): the builders that fill their graphs in blocks make the
 very graphs that adding nodes and edges one by one made (the reference builders below are
 the code they replaced), and the block checks refuse exactly what validate refuses, with
 validate's message."""
@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from compute.errors import UserError
 from compute.hardware import get_gpu
 from topologies import build, validate
-from topologies.bulk import Links, Nodes, assemble, check_blocks
 from topologies.common import (
     LEAF_SPINE_LENGTH,
     NIC_LENGTH,
@@ -22,7 +21,11 @@ from topologies.common import (
     SCALEUP_LENGTH,
     SPINE_CORE_LENGTH,
     SWITCH_LATENCY,
+    Links,
+    Nodes,
+    assemble,
     cable_latency,
+    check_blocks,
     finish,
     link,
     new_graph,
