@@ -24,6 +24,7 @@ PUBLISHED = {
     "Mixtral-8x7B": (46.7, 12.9),     # Jiang et al. 2024, "Mixtral of Experts"
     "Qwen1.5-MoE-A2.7B": (14.3, 2.7),  # Qwen blog "Qwen1.5-MoE", 2024
     "DeepSeek-V3": (671.0, 37.0),     # DeepSeek-V3 technical report, arXiv 2412.19437
+    "BLOOM-176B": (176.2, 176.2),     # bigscience/bloom model card: 176,247,271,424
 }
 
 
