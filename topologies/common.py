@@ -303,9 +303,10 @@ def _copies(attrs: Mapping, count: int) -> list[dict]:
 
 def assemble(graph: nx.Graph, nodes: Sequence[Nodes], links: Sequence[Links], *,
              check: bool = True) -> nx.Graph:
-    """Fill the empty :class:`networkx.Graph` ``graph`` with the node blocks ``nodes`` (in order) and the edge blocks
-    ``links`` (in order), as ``add_nodes_from`` then ``add_edges_from`` over the blocks
-    would; then (``check``) check it against the schema (see the module docstring).
+    """Fill the empty :class:`networkx.Graph` ``graph`` with the node blocks ``nodes`` (in
+    order) and the edge blocks ``links`` (in order), as ``add_nodes_from`` then
+    ``add_edges_from`` over the blocks would; then (``check``) check it against the schema
+    (see "Building in bulk" in the module docstring).
 
     Edges must be simple: no self-loop, no pair twice (ValueError otherwise: a builder's
     mistake, not the user's). The garbage collector is paused meanwhile: the graph's
