@@ -16,9 +16,12 @@ uniform link bandwidth scaling divides the link-bound parts of every candidate's
 (its ``b`` and its pipeline fill) by the factor exactly (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.parts`), and
 a per-hop latency adds to each candidate's ``a`` a slope measured once per fabric (one
 more compilation; a test checks on every shipped fabric that the slope is constant, i.e.
-that re-scoring equals recompiling at other latencies). The search's batch range is capped at the largest batch that fits
-in memory at any TP degree (memory does not depend on the network), which changes no
-answer.
+that re-scoring equals recompiling at other latencies). The search's batch range is capped
+at the largest batch that fits in memory at any TP degree (memory does not depend on the
+network), which changes no answer. Only the first evaluation of a model, phase and GPU
+runs the search itself; the others re-score its grid's collective stages
+(:class:`_GridScorer`, checked to the last bit against that search), and under a per-hop
+latency measure slopes only for the configurations that may still be the best.
 
 The root is bracketed between :data:`BANDWIDTH_RANGE` (or :data:`LATENCY_RANGE`) and
 narrowed by bisection in log space to :data:`TOLERANCE`; the reported value is the edge of
