@@ -54,7 +54,8 @@ _NEEDS = {"decode_sequence_overhead_s": "it needs decode measurements",
           "attention_efficiency": "it needs measurements where attention takes time "
                                   "(long prompts or contexts)",
           "gemm_efficiency": "it needs measurements where GEMMs are compute-bound "
-                             "(prefill)"}
+                             "(prefill)",
+          "token_overhead_s": "it needs steps of different token counts"}
 
 
 def neutral_with(**values) -> EngineProfile:
@@ -111,6 +112,7 @@ class _Components:
         with np.errstate(divide="ignore", invalid="ignore"):
             self.intensity = np.where(hbm > 0, flops / hbm, np.inf)[self.gemm]
         self.layers, self.batch, self.phase = model.layers, float(m.batch), m.phase
+        self.tokens, self.hidden = (m.prompt if m.phase == "prefill" else 1), model.hidden
 
     def latency(self, p: EngineProfile) -> float:
         ct = self.compute.copy()
@@ -119,7 +121,8 @@ class _Components:
         ct[self.attention] /= p.attention_efficiency
         st = np.maximum(np.maximum(ct, self.memory / p.hbm_fraction), self.network)
         return float((self.count * st).sum() + p.overhead(self.layers, self.batch,
-                                                          self.phase))
+                                                          self.phase, self.tokens,
+                                                          self.hidden))
 
 
 def roofline(m: Measurement, comm: CommLike | None = None) -> float:
@@ -160,19 +163,26 @@ class FitResult:
 
 
 def _encode(name: str, value: float) -> float:
-    """A parameter in the space the optimiser moves in: log of a fraction, ms of a time."""
-    return math.log(value) if PARAMETERS[name].unit == "" else value * 1e3
+    """A parameter in the space the optimiser moves in: log of a fraction, a time in units
+    of its typical magnitude (``Parameter.scale``: ms for the step overheads)."""
+    p = PARAMETERS[name]
+    return math.log(value) if p.unit == "" else value * (1 / p.scale)
 
 
 def _decode(name: str, u: float) -> float:
     p = PARAMETERS[name]
-    v = math.exp(u) if p.unit == "" else u * 1e-3
+    v = math.exp(u) if p.unit == "" else u * p.scale
     return min(max(v, p.minimum), p.maximum)
 
 
+def _start(name: str) -> float:
+    """Where the fit starts: half of peak for a fraction, a tenth of a time's scale."""
+    p = PARAMETERS[name]
+    return 0.5 if p.unit == "" else 0.1 * p.scale
+
+
 def _bounds(names) -> tuple[list[float], list[float]]:
-    lo = [_encode(n, PARAMETERS[n].minimum) if PARAMETERS[n].unit == ""
-          else PARAMETERS[n].minimum * 1e3 for n in names]
+    lo = [_encode(n, PARAMETERS[n].minimum) for n in names]
     hi = [_encode(n, PARAMETERS[n].maximum) for n in names]
     return lo, hi
 
@@ -237,7 +247,7 @@ def fit_profile(measurements: Iterable[Measurement], *, fit: Sequence[str] | Non
         p = profile_at(u)
         return np.log([c.latency(p) for c in parts]) - measured
 
-    start = {n: (0.5 if PARAMETERS[n].unit == "" else 1e-4) for n in names}
+    start = {n: _start(n) for n in names}
     u0 = np.array([_encode(n, start[n]) for n in names])
     sens = _sensitivity(residuals, u0)
     dead = [n for n, s in zip(names, sens.T, strict=True) if np.max(np.abs(s)) < 1e-7]

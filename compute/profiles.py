@@ -17,10 +17,16 @@ the command line) a stage's times become
 * every stage: memory = HBM bytes / (HBM bandwidth x ``hbm_fraction``);
 * collectives: what the collective model says (unchanged: the fabric is not the engine's);
 
-and the step adds fixed overheads, once per step: ``step_overhead_s + layers x
+and the step adds overheads, once per step: ``step_overhead_s + layers x
 layer_overhead_s``, plus ``batch x decode_sequence_overhead_s`` in decode (per-sequence work
-of the engine: sampling, scheduling, detokenisation). Stage times still combine as the
-roofline's mode says (``overlap``: the largest of compute, memory and network).
+of the engine: sampling, scheduling, detokenisation), plus ``tokens x layers x hidden x
+token_overhead_s`` for the step's tokens (``batch x prompt`` in prefill, ``batch`` in
+decode). The last is per-token work that grows with the model's width and not with its
+FLOPs and is not divided among the tensor-parallel GPUs: what vLLM's measured prefills show
+(a step costs what its tokens cost, whether one long prompt or many short ones, and 4x the
+GPUs make it only 1.5x faster; see ``scripts/accuracy_inference.py``), which GEMM and
+attention efficiencies alone cannot. Stage times still combine as the roofline's mode says
+(``overlap``: the largest of compute, memory and network).
 
 A profile with every efficiency 1 and no overhead is the roofline. A profile never changes
 the roofline mode: without one, no code path here runs.
@@ -85,6 +91,8 @@ class Parameter:
     neutral: float
     unit: str
     what: str
+    #: typical magnitude, the step the fit moves a time parameter in (fractions move in log)
+    scale: float = 1e-3
 
 
 #: The parameters of a profile, in the order they are written and fitted.
@@ -99,6 +107,9 @@ PARAMETERS = {p.name: p for p in (
     Parameter("step_overhead_s", 0.0, 10.0, 0.0, "s", "fixed time per step"),
     Parameter("decode_sequence_overhead_s", 0.0, 1.0, 0.0, "s",
               "time per sequence per decode step"),
+    Parameter("token_overhead_s", 0.0, 1e-6, 0.0, "s",
+              "time per token per layer per unit of hidden size (per-token work outside "
+              "the GEMMs' FLOPs, not divided by TP)", scale=1e-10),
 )}
 
 _PROFILE_KEYS = ("name", "engine", "system", "gpu", "collectives", "fitted_on")
@@ -152,6 +163,7 @@ class EngineProfile:
     layer_overhead_s: float = 0.0
     step_overhead_s: float = 0.0
     decode_sequence_overhead_s: float = 0.0
+    token_overhead_s: float = 0.0
     #: GEMM efficiency by arithmetic intensity: ``((FLOP/B, fraction), ...)`` by increasing
     #: intensity; empty: ``gemm_efficiency`` everywhere
     gemm_curve: tuple[tuple[float, float], ...] = ()
@@ -190,9 +202,22 @@ class EngineProfile:
         xs = np.log10([c[0] for c in self.gemm_curve])
         return np.interp(x, xs, [c[1] for c in self.gemm_curve])
 
-    def overhead(self, layers: int, batch: float | np.ndarray, phase: str) -> float | np.ndarray:
-        """Fixed seconds a step adds: per step, per layer and, in decode, per sequence."""
+    def overhead(self, layers: int, batch: float | np.ndarray, phase: str,
+                 tokens_per_sequence: int = 1, hidden: int = 0) -> float | np.ndarray:
+        """Seconds a step adds beyond its stages: per step, per layer, in decode per
+        sequence, and per token (``batch x tokens_per_sequence`` tokens, each through
+        ``layers`` layers of width ``hidden``).
+
+        >>> p = EngineProfile("x", layer_overhead_s=1e-4, decode_sequence_overhead_s=1e-3,
+        ...                   token_overhead_s=1e-10)
+        >>> round(p.overhead(80, 4, "prefill", 512, 8192) * 1e3, 6)  # 8 + 2048*80*8192e-7
+        142.217728
+        >>> round(p.overhead(80, 4, "decode", 1, 8192) * 1e3, 6)     # 8 + 4 + 0.262144
+        12.262144
+        """
         t = self.step_overhead_s + layers * self.layer_overhead_s
+        if self.token_overhead_s:
+            t = t + batch * tokens_per_sequence * layers * hidden * self.token_overhead_s
         if phase == "decode":
             return t + batch * self.decode_sequence_overhead_s
         return t + 0.0 * batch

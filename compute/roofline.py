@@ -403,8 +403,9 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
                                 workload, (compute_t, memory_t, network_t))
     overhead = None
     if profile is not None:  # fixed overheads, once per step
-        overhead = np.broadcast_to(profile.overhead(model.layers, b, workload.phase),
-                                   latency.shape)
+        overhead = np.broadcast_to(profile.overhead(model.layers, b, workload.phase,
+                                                    workload.tokens_per_sequence,
+                                                    model.hidden), latency.shape)
         latency = latency + overhead
     w, kv, act, usable, fits = fit
     return Grid(model=model, gpu=gpu, workload=workload, options=options, tps=tps,

@@ -5,9 +5,9 @@ source in its header). The issue's target: a profile fitted on one model predict
 measured latencies on the same system within 30%.
 
 The roofline is a bound and must stay below every row. The calibrated mode meets the target in
-decode and misses it in batched prefill (scripts/accuracy_inference.py reports every row); the
-tests assert what holds and mark the miss as an expected failure, so that a change which meets
-it is noticed. The profile is never fitted on these rows here.
+decode and misses it in prefill by one row, the 8192-token prompt (scripts/accuracy_inference.py
+reports every row); the tests assert what holds and mark the miss as an expected failure, so
+that a change which meets it is noticed. The profile is never fitted on these rows here.
 
 The shipped profile was fitted with the collectives of the h100-dgx scenario, so its
 predictions are checked with them (netmodel.study); the roofline with both that and the
@@ -77,11 +77,11 @@ def test_the_data_file_holds_the_configurations_named_in_its_header(rows):
 
 def test_the_fitted_rows_are_the_shipped_profiles_measurements(rows):
     """The six rows noted "fitted" are the medians the profile was fitted on (it carries
-    them); only the decode context differs (1500 assumed there, prompt + 64 here)."""
-    fitted = sorted((m.phase, m.batch, m.prompt, m.latency_s) for m in rows
+    them), at the same decode context (prompt 512 + 64)."""
+    fitted = sorted((m.phase, m.batch, m.prompt, m.context or 0, m.latency_s) for m in rows
                     if m.source == "fitted")
     assert all(m.model == "Llama-2-70B" and m.tp == 8 for m in rows if m.source == "fitted")
-    assert fitted == sorted((m.phase, m.batch, m.prompt, m.latency_s)
+    assert fitted == sorted((m.phase, m.batch, m.prompt, m.context or 0, m.latency_s)
                             for m in SHIPPED.measurements)
 
 
@@ -112,8 +112,8 @@ def test_the_roofline_stays_below_every_held_out_row(rows, dgx, comm):
                                       ("Llama-2-70B", 4), ("Llama-2-70B", 8)])
 def test_decode_of_a_model_or_tp_not_fitted_is_within_the_target(rows, dgx, model, tp):
     """Fitted on Llama-2-70B at TP 8 only; decode steps of BLOOM-176B (the held-out model)
-    and of Llama-2-70B at TP 2 and 4 come out within 30% (measured: BLOOM-176B 6.2%,
-    TP 2 20.9%, TP 4 21.5% at the worst)."""
+    and of Llama-2-70B at TP 2 and 4 come out within 30% (measured: BLOOM-176B 7.9%,
+    TP 2 17.4%, TP 4 19.4%, TP 8 rows not fitted 10.0% at the worst)."""
     errors = [predict(SHIPPED, m, dgx) / m.latency_s - 1 for m in held_out(rows, model, tp)
               if m.phase == "decode"]
     assert len(errors) >= 6 and max(abs(e) for e in errors) <= TARGET
@@ -128,11 +128,35 @@ def test_the_held_out_model_is_closer_calibrated_than_with_the_roofline(rows, dg
         assert cal < roof, m.label()
 
 
+@pytest.mark.parametrize("tp,worst", [(2, 0.13), (4, 0.20)])
+def test_prefill_at_other_tp_degrees_is_within_the_target(rows, dgx, tp, worst):
+    """The per-token overhead is work every GPU does whole (not divided by TP), as vLLM's
+    prefills show (4x the GPUs make a 16,384-token step 1.5x faster): prefill of Llama-2-70B
+    at TP 2 and 4, none fitted, comes out within 30% (measured: 12.0% and 18.2% at the
+    worst; with GEMM and attention efficiencies alone, +120% and +62%)."""
+    errors = [predict(SHIPPED, m, dgx) / m.latency_s - 1
+              for m in held_out(rows, "Llama-2-70B", tp) if m.phase == "prefill"]
+    assert len(errors) >= 12 and max(abs(e) for e in errors) <= worst <= TARGET
+
+
+def test_batched_prefill_follows_the_tokens_of_a_step(rows, dgx):
+    """16 prompts of 512 tokens take about what one of 8192 takes (measured 812 and 845 ms for
+    Llama-2-70B TP 8); so does the calibrated mode (within 5%; measured 2.5%), where a profile whose
+    prefill cost grew through its attention efficiency predicted the batched steps 41-50%
+    fast."""
+    by = {(m.batch, m.prompt): m for m in rows if m.model == "Llama-2-70B" and m.tp == 8
+          and m.phase == "prefill"}
+    for many, one in (((16, 512), (1, 8192)), ((8, 512), (1, 4096)), ((4, 512), (1, 2048))):
+        measured = by[many].latency_s / by[one].latency_s
+        model = predict(SHIPPED, by[many], dgx) / predict(SHIPPED, by[one], dgx)
+        assert 0.9 < measured < 1.0 and abs(model / measured - 1) < 0.05
+
+
 @pytest.mark.xfail(strict=True, reason=(
-    "the issue's 30% target is missed in prefill: batched prefills of 16-64 prompts of 512 "
-    "tokens come out 33-35% fast (the profile's prefill cost grows with prompt length, through "
-    "its attention efficiency, where vLLM's grows with tokens per step; the same rows of "
-    "Llama-2-70B TP 8 come out 41-50% fast): see docs/accuracy.md"))
+    "the issue's 30% target is missed in prefill by one row: BLOOM-176B's 8192-token prompt "
+    "comes out 31.1% fast (a cost per token cannot follow vLLM's, which nearly doubles "
+    "between 2048 and 4096 tokens per step for both models; batched prompts of 16-64 x 512 "
+    "tokens come out 21-23% fast): see docs/accuracy.md"))
 def test_prefill_of_the_held_out_model_is_within_the_target(rows, dgx):
     errors = [predict(SHIPPED, m, dgx) / m.latency_s - 1
               for m in held_out(rows, "BLOOM-176B", 8) if m.phase == "prefill"]

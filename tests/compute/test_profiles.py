@@ -29,10 +29,11 @@ from compute.roofline import GEMM_STAGES, RooflineOptions, evaluate, evaluate_ma
 from compute.search import search
 
 
-def calibrated_by_hand(r, p: EngineProfile, layers: int) -> float:
+def calibrated_by_hand(r, p: EngineProfile, layers: int, hidden: int, tokens: int) -> float:
     """A calibrated step from the roofline's stages, written out: GEMM compute / gemm
     efficiency, attention compute / attention efficiency, every memory time / HBM fraction,
-    collectives as they are, the largest of the three per stage, plus the overheads."""
+    collectives as they are, the largest of the three per stage, plus the overheads (the
+    per-token one for ``tokens`` per sequence)."""
     total = 0.0
     for s in r.stages:
         ct = s.compute_time
@@ -42,13 +43,15 @@ def calibrated_by_hand(r, p: EngineProfile, layers: int) -> float:
             ct /= p.attention_efficiency
         total += s.count * max(ct, s.memory_time / p.hbm_fraction, s.network_time)
     total += p.step_overhead_s + layers * p.layer_overhead_s
+    total += r.batch * tokens * layers * hidden * p.token_overhead_s
     if r.phase == "decode":
         total += r.batch * p.decode_sequence_overhead_s
     return total
 
 
 P = EngineProfile("hand", gemm_efficiency=0.5, attention_efficiency=0.25, hbm_fraction=0.8,
-                  layer_overhead_s=1e-4, step_overhead_s=2e-3, decode_sequence_overhead_s=3e-5)
+                  layer_overhead_s=1e-4, step_overhead_s=2e-3, decode_sequence_overhead_s=3e-5,
+                  token_overhead_s=2e-11)
 
 
 @pytest.mark.parametrize("model,gpu,tp,batch,phase", [
@@ -61,11 +64,15 @@ def test_calibrated_step_by_hand(model, gpu, tp, batch, phase):
     base = evaluate(model, gpu, tp, batch, phase)
     cal = evaluate(model, gpu, tp, batch, phase, options=RooflineOptions(profile=P))
     from compute.models import get_model
+    from compute.phases import DEFAULT_PROMPT
 
-    want = calibrated_by_hand(base, P, get_model(model).layers)
+    mod = get_model(model)
+    tokens = DEFAULT_PROMPT if phase == "prefill" else 1
+    want = calibrated_by_hand(base, P, mod.layers, mod.hidden, tokens)
     assert cal.latency == pytest.approx(want, rel=1e-12)
     assert cal.profile == "hand" and cal.overhead == pytest.approx(
-        2e-3 + get_model(model).layers * 1e-4 + (batch * 3e-5 if phase == "decode" else 0))
+        2e-3 + mod.layers * 1e-4 + (batch * 3e-5 if phase == "decode" else 0)
+        + batch * tokens * mod.layers * mod.hidden * 2e-11)
     split = cal.time_split()
     assert set(split) == {"compute", "memory", "network", "overhead"}
     assert sum(split.values()) == pytest.approx(cal.latency, rel=1e-12)
@@ -85,6 +92,24 @@ def test_neutral_profile_is_the_roofline_and_no_profile_changes_nothing():
         assert evaluate("Llama-3-70B", "H100-SXM", 8, batch, phase,
                         options=RooflineOptions(profile=None)) == r
     assert neutral().is_neutral and not P.is_neutral
+
+
+def test_the_token_overhead_is_per_token_per_layer_per_hidden_unit_and_not_split_by_tp():
+    """Llama-2-70B (80 layers, hidden 8192) at 1e-10 s per token-layer-hidden unit: 4
+    prompts of 512 tokens add 2048 x 80 x 8192 x 1e-10 = 134.217728 ms, one decode step of
+    4 sequences 4 x 80 x 8192 x 1e-10 = 0.262144 ms, at any TP degree (work every GPU
+    does whole)."""
+    p = EngineProfile("tok", token_overhead_s=1e-10)
+    for tp in (2, 8):
+        for phase, batch, want in (("prefill", 4, 0.134217728), ("decode", 4, 0.000262144)):
+            kw = {"prompt": 512} if phase == "prefill" else {"context": 576}
+            roof = evaluate("Llama-2-70B", "H100-SXM", tp, batch, phase, **kw)
+            cal = evaluate("Llama-2-70B", "H100-SXM", tp, batch, phase, **kw,
+                           options=RooflineOptions(profile=p))
+            assert cal.overhead == pytest.approx(want, rel=1e-12)
+            assert cal.latency == pytest.approx(roof.latency + want, rel=1e-12)
+    # the same tokens in one prompt or in many cost the same
+    assert p.overhead(80, 16, "prefill", 512, 8192) == p.overhead(80, 1, "prefill", 8192, 8192)
 
 
 def test_gemm_efficiency_by_intensity_is_interpolated_in_log_intensity():
@@ -135,8 +160,18 @@ def test_shipped_profile_says_what_it_was_fitted_on():
         assert p.source(n), n
     for n in p.fit[0]:
         assert p.source(n).startswith("fitted on")
+    # the overheads fitted; the kernel efficiencies from published measurements (a fit on
+    # one model at one TP degree cannot tell GEMM time from per-token time)
+    assert p.fit[0] == ("token_overhead_s", "layer_overhead_s", "decode_sequence_overhead_s")
+    assert p.gemm_efficiency == 792.1 / 989 and "792.1" in p.source("gemm_efficiency")
+    assert p.attention_efficiency == 333 / 989 and "2407.08608" in p.source(
+        "attention_efficiency")
     assert len(p.measurements) == 6 and all("Splitwise" in m.source for m in p.measurements)
-    assert p.fit[1] == 6 and p.fit[3] < 0.15
+    # decode rows at the context they were run with: 512-token prompts + 64 (mean of 128)
+    assert {m.context for m in p.measurements if m.phase == "decode"} == {576}
+    assert "context 576" in p.fitted_on
+    # fitted: rms 17.9%, worst 30.1% (the 8192-token prompt)
+    assert p.fit[1] == 6 and p.fit[2] < 0.20 and p.fit[3] < 0.35
     # the profile carries its data: the fit can be redone without ../shared
     assert {m.phase for m in p.measurements} == {"prefill", "decode"}
 
@@ -172,6 +207,12 @@ source = "s"
      "[parameters.layer_overhead_s]: value must be a number from 0 to 1 s, got -0.0001"),
     (GOOD + "[parameters.step_overhead_s]\nvalue = nan\nsource = \"s\"\n",
      "value must be a number from 0 to 10 s, got nan"),
+    (GOOD + "[parameters.token_overhead_s]\nvalue = -1e-11\nsource = \"s\"\n",
+     "[parameters.token_overhead_s]: value must be a number from 0 to"),
+    (GOOD + "[parameters.token_overhead_s]\nvalue = nan\nsource = \"s\"\n",
+     "token_overhead_s]: value must be a number from 0 to"),
+    (GOOD + "[parameters.token_overhead_s]\nvalue = 0.5\nsource = \"s\"\n",
+     "got 0.5"),
     (GOOD.replace("0.5", "1.5"), "value must be a number from 0.0001 to 1, got 1.5"),
     (GOOD.replace("value = 0.5", "value = 0.5\nintensity = [1, 2]\nefficiency = [0.1, 0.2]"),
      "not both"),
@@ -244,9 +285,10 @@ def synthetic(truth: EngineProfile):
 def test_fit_recovers_the_profile_that_made_the_measurements():
     truth = neutral_with(gemm_efficiency=0.6, attention_efficiency=0.3, hbm_fraction=0.85,
                          layer_overhead_s=5e-5, step_overhead_s=2e-3,
-                         decode_sequence_overhead_s=4e-5)
+                         decode_sequence_overhead_s=4e-5, token_overhead_s=3e-11)
     ms = synthetic(truth)
-    r = fit_profile(ms, fit=list(PARAMETERS))  # two layer counts: all six can be told apart
+    # two models (layer counts, widths, FLOPs per token): all seven can be told apart
+    r = fit_profile(ms, fit=list(PARAMETERS))
     for n in PARAMETERS:
         assert getattr(r.profile, n) == pytest.approx(getattr(truth, n), rel=1e-4), n
     assert r.max_relative_error < 1e-8 and len(r.points) == len(ms)
@@ -265,10 +307,18 @@ def test_components_give_what_evaluate_gives():
 def test_fit_refuses_what_the_measurements_cannot_support():
     ms = synthetic(P)
     one_model = [m for m in ms if m.model == "Llama-3-8B"]
-    with pytest.raises(UserError, match=r"cannot fit 6 parameters .* to 5 measurements"):
+    with pytest.raises(UserError, match=rf"cannot fit {len(PARAMETERS)} parameters .* to 5 "
+                                        "measurements"):
         fit_profile(one_model, fit=list(PARAMETERS))
     with pytest.raises(UserError, match="cannot tell layer_overhead_s from step_overhead_s"):
         fit_profile(one_model, fit=["layer_overhead_s", "step_overhead_s"])
+    # one model at one TP degree, every prefill step compute-bound: a GEMM's time and the
+    # per-token overhead both grow with the tokens, and the per-token and per-sequence
+    # overheads with the batch in decode
+    with pytest.raises(UserError, match="cannot tell apart the parameters gemm_efficiency, "
+                                        "token_overhead_s, decode_sequence_overhead_s"):
+        fit_profile([m for m in one_model if m.phase == "decode" or m.prompt > 1000],
+                    fit=["gemm_efficiency", "token_overhead_s", "decode_sequence_overhead_s"])
     prefill = [m for m in ms if m.phase == "prefill"]
     with pytest.raises(UserError, match="no measurement moves decode_sequence_overhead_s "
                                         r"\(it needs decode measurements\)"):
