@@ -41,18 +41,301 @@ def _setup():
     return plt
 
 
-def _margins(fig, *, bottom: float, top: float = 0.75, left: float = 0.6,
-             right: float = 0.2, wspace: float = 0.18, hspace: float = 0.45) -> None:
+# Drawing helpers shared by the study's figures (here and in lite_gpu_plots, cost_plots,
+# reliability_plots, lite_gpu_parts). What a figure costs is mostly matplotlib's
+# per-artist overhead and its text (a Rectangle per bar, five artists per tick, about a
+# millisecond per label, a layout pass that measures every text), not its pixels; these draw
+# the same things with fewer artists and measure only what they must.
+
+#: Resolution of the study's figures (dots per inch); the figures are created at it, so
+#: what is measured before saving (text extents) is what is drawn.
+DPI = 120
+
+#: rcParams the figures are drawn with: unhinted text. FreeType's hinter is about a third
+#: of the cost of drawing a label, and at 120 dpi the glyphs read the same without it.
+FIGURE_RC = {"text.hinting": "none"}
+
+
+def figure_style(fn):
+    """Decorator: run a figure function under :data:`FIGURE_RC`, so its measuring and its
+    drawing see the same glyphs."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        import matplotlib
+
+        with matplotlib.rc_context(FIGURE_RC):
+            return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def set_margins(fig, *, bottom: float, top: float = 0.75, left: float = 0.6,
+                right: float = 0.2, wspace: float = 0.18, hspace: float = 0.45) -> None:
     """Place the panels with margins in inches: cheap and predictable, where tight_layout
-    measures every text artist of the figure (seconds for a figure of 150 labels)."""
+    measures every text artist of the figure (about 0.2-0.8 s a figure)."""
     w, h = fig.get_figwidth(), fig.get_figheight()
     fig.subplots_adjust(left=left / w, right=1 - right / w, bottom=bottom / h, top=1 - top / h,
                         wspace=wspace, hspace=hspace)
 
 
+def fit_inside(fig, texts, *, pad: float = 0.06) -> None:
+    """Widen the margins until every text of ``texts`` (tick labels of the outer panels,
+    labels beside points) lies ``pad`` inches inside the figure. Measures only those
+    texts, where tight_layout measures every artist of the figure."""
+    texts = [t for t in texts if t.get_visible() and t.get_text()]
+    if not texts:
+        return
+    renderer = fig.canvas.get_renderer()
+    for _ in range(4):                  # the texts move with their axes: converge
+        boxes = [t.get_window_extent(renderer) for t in texts]
+        edge = pad * fig.dpi
+        w, h = fig.bbox.width, fig.bbox.height
+        over = {"left": edge - min(b.x0 for b in boxes),
+                "right": max(b.x1 for b in boxes) - (w - edge),
+                "bottom": edge - min(b.y0 for b in boxes),
+                "top": max(b.y1 for b in boxes) - (h - edge)}
+        if max(over.values()) <= 0.5:
+            return
+        sp = fig.subplotpars
+        fig.subplots_adjust(left=sp.left + max(over["left"], 0) / w,
+                            right=sp.right - max(over["right"], 0) / w,
+                            bottom=sp.bottom + max(over["bottom"], 0) / h,
+                            top=sp.top - max(over["top"], 0) / h)
+
+
+def save_figure(fig, path: str | PathLike[str]) -> None:
+    """Write ``fig`` to ``path`` in the format of its suffix (``.png``, ``.svg``, ``.pdf``)
+    at the figure's resolution, and close it. A PNG is encoded from the drawn canvas as
+    RGB (the figures are opaque) at zlib level 1: about 40% of the time of matplotlib's
+    RGBA at level 6, for files about as large."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    from compute.outputs import figure_format
+
+    fmt = figure_format(path)
+    try:
+        if fmt != "png":
+            fig.savefig(path, format=fmt)
+            return
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from PIL import Image, PngImagePlugin
+
+        canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+        canvas.draw()
+        image = Image.frombuffer("RGBA", canvas.get_width_height(physical=True),
+                                 canvas.buffer_rgba(), "raw", "RGBA", 0, 1).convert("RGB")
+        info = PngImagePlugin.PngInfo()
+        info.add_text("Software", f"Matplotlib version{matplotlib.__version__}, "
+                                  "https://matplotlib.org/")
+        image.save(path, format="png", compress_level=1, pnginfo=info, dpi=(fig.dpi, fig.dpi))
+    finally:
+        plt.close(fig)
+
+
+def label(ax, x, y, text: str, *, transform=None, **kwargs):
+    """A text at ``(x, y)`` in ``ax``'s data coordinates (or ``transform``), unclipped, as
+    ``ax.text`` draws it, but held by the figure: ``ax.text`` gives each text a clip box
+    it does not use (clip_on is off) and that is two thirds of making it. Not for texts
+    that an axes' legend placed at "best" must avoid: it only sees the axes' own."""
+    return ax.figure.text(x, y, text, transform=transform or ax.transData, **kwargs)
+
+
+def bars(ax, x, height, width: float, *, bottom=0.0, color, label: str | None = None,
+         zorder: float = 1.0):
+    """Vertical bars centred on ``x`` as ONE artist (a PolyCollection), drawn as
+    ``ax.bar`` draws them (no edge) but without a Rectangle per bar. Does not touch the
+    axis limits: set them. Returns the collection (a legend handle)."""
+    import numpy as np
+    from matplotlib.collections import PolyCollection
+
+    x = np.asarray(x, dtype=float)
+    base = np.broadcast_to(np.asarray(bottom, dtype=float), x.shape)
+    top = base + np.asarray(height, dtype=float)
+    lo, hi = x - width / 2, x + width / 2
+    verts = np.stack([np.stack([lo, base], -1), np.stack([hi, base], -1),
+                      np.stack([hi, top], -1), np.stack([lo, top], -1)], axis=1)
+    coll = PolyCollection(verts, facecolors=[color], edgecolors="none", linewidths=0,
+                          label=label, zorder=zorder)
+    ax.add_collection(coll, autolim=False)
+    return coll
+
+
+_SUPERSCRIPTS = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076"
+                                                "\u2077\u2078\u2079")
+
+
+def plain_power(text: str) -> str:
+    r"""A log axis' label ``$\mathdefault{10^{-3}}$`` as ``10⁻³``: the same text without
+    mathtext, whose parser costs more than all the other labels of a figure. Any other
+    text is returned as it is.
+
+    Examples
+    --------
+    >>> plain_power("$\\mathdefault{10^{-3}}$"), plain_power("$\\mathdefault{10^{2}}$")
+    ('10⁻³', '10²')
+    >>> plain_power("$\\mathdefault{2\\times10^{1}}$"), plain_power("0.5")
+    ('2×10¹', '0.5')
+    """
+    import re
+
+    m = re.fullmatch(r"\$\\mathdefault\{(?:([\d.]+)\\times)?(\d+)\^\{(-?\d+)\}\}\$", text)
+    if not m:
+        return text
+    factor = m[1] + "\u00d7" if m[1] else ""
+    return f"{factor}{m[2]}{m[3].translate(_SUPERSCRIPTS)}"
+
+
+def _marks(ax, axis: str, where, *, kind: str, grid_alpha: float | None,
+           length: float | None = None) -> None:
+    """Tick marks of ``kind`` ("major" or "minor") at ``where`` (data) on the bottom or
+    left spine, as one Line2D, and with ``grid_alpha`` their grid lines as one
+    LineCollection, styled from rcParams as matplotlib styles its ticks."""
+    import matplotlib as mpl
+    import numpy as np
+    from matplotlib import lines
+    from matplotlib.collections import LineCollection
+
+    where = np.asarray(where, dtype=float)
+    if not len(where):
+        return
+    rc = mpl.rcParams
+    zero = np.zeros_like(where)
+    if axis == "x":
+        transform, marker, xy = ax.get_xaxis_transform(), lines.TICKDOWN, (where, zero)
+        segments = np.stack([np.stack([where, zero], -1), np.stack([where, zero + 1], -1)], 1)
+    else:
+        transform, marker, xy = ax.get_yaxis_transform(), lines.TICKLEFT, (zero, where)
+        segments = np.stack([np.stack([zero, where], -1), np.stack([zero + 1, where], -1)], 1)
+    ax.add_artist(lines.Line2D(*xy, transform=transform, marker=marker, ls="none",
+                               ms=rc[f"{axis}tick.{kind}.size"] if length is None else length,
+                               mew=rc[f"{axis}tick.{kind}.width"],
+                               color=rc[f"{axis}tick.color"], clip_on=False, zorder=2.5))
+    if grid_alpha is not None:
+        below = ax.get_axisbelow()
+        ax.add_collection(LineCollection(
+            segments, transform=transform, colors=rc["grid.color"],
+            linewidths=rc["grid.linewidth"], linestyles=rc["grid.linestyle"],
+            alpha=grid_alpha, zorder=0.5 if below is True else 1.5 if below == "line" else 2.5),
+            autolim=False)
+
+
+def static_ticks(ax, axis: str = "y", locs=None, labels=None, *,
+                 labelsize: float | str | None = None, rotation: float = 0.0,
+                 ha: str | None = None, grid_alpha: float | None = None,
+                 length: float | None = None) -> list:
+    """Draw the ticks of ``axis`` ("x": bottom, "y": left) as a few artists instead of
+    matplotlib's Tick objects (five artists, about 2 ms, each): one Line2D of tick marks,
+    one LineCollection of grid lines (with ``grid_alpha``), a Text per label, the axis
+    label placed beside them as matplotlib would place it.
+
+    ``locs`` and ``labels``: those ticks; ``locs`` alone: marks without labels (a panel
+    whose neighbour carries them); neither: where matplotlib would put them (its locator
+    and formatter, minor ticks of a log axis included). Call once the axis limits are
+    final and the panels placed (the number of ticks depends on the axis' length): it
+    fixes the limits. ``length``: of the marks in points (default: rcParams; 0 for
+    none). Where matplotlib would draw more than plain labels (an offset or multiplier
+    beside the axis), the axis is left as it is. Returns the label Texts."""
+    import matplotlib as mpl
+    import numpy as np
+    from matplotlib import ticker
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.transforms import offset_copy
+
+    which = ax.xaxis if axis == "x" else ax.yaxis
+    get_lim, set_lim = (ax.get_xlim, ax.set_xlim) if axis == "x" else (ax.get_ylim, ax.set_ylim)
+    lim = get_lim()                           # autoscales now if it has to
+    lo, hi = sorted(lim)
+    tol = 1e-9 * (hi - lo)
+    log = which.get_scale() == "log"
+
+    def as_matplotlib() -> list:              # its own ticks, styled alike
+        if labelsize is not None:
+            which.set_tick_params(labelsize=labelsize)
+        if grid_alpha is not None:
+            ax.grid(True, axis=axis, which="both" if log else "major", alpha=grid_alpha)
+        return []
+
+    rc = mpl.rcParams
+    fontsize = labelsize or rc[f"{axis}tick.labelsize"]
+    marked = locs                             # where the major marks go
+    if locs is None:
+        if log and lo <= 0:
+            return as_matplotlib()
+        locator = which.get_major_locator()
+        # matplotlib's default locators fit as many ticks as labels of this size have room
+        # for along the axis (Axis.get_tick_space); the axis does not know the size here
+        k = 0 if axis == "x" else 1
+        ends = ax.transAxes.transform([[0, 0], [1, 1]])
+        along = abs(ends[1, k] - ends[0, k]) * 72 / ax.figure.dpi       # points
+        room = int(along // (FontProperties(size=fontsize).get_size_in_points() * (3 - k)))
+        if isinstance(locator, ticker.AutoLocator):
+            locator.set_params(nbins=min(max(room, 1), 9))
+        elif isinstance(locator, ticker.LogLocator) and locator.numticks == "auto":
+            locator.set_params(numticks=min(max(room, 2), 9))
+        every = np.asarray(locator.tick_values(lo, hi), dtype=float)
+        formatter = which.get_major_formatter()
+        text = formatter.format_ticks(every)
+        if formatter.get_offset():
+            return as_matplotlib()
+        keep = (every >= lo - tol) & (every <= hi + tol)
+        locs = marked = every[keep]
+        labels = [plain_power(t) for t, k in zip(text, keep, strict=True) if k]
+        if log:
+            minor = np.asarray(which.get_minor_locator().tick_values(lo, hi), dtype=float)
+            minor = minor[(minor >= lo - tol) & (minor <= hi + tol)]
+            if len(every):
+                minor = minor[~np.isclose(minor[:, None], every[None, :], rtol=1e-9,
+                                          atol=0).any(axis=1)]
+            _marks(ax, axis, minor, kind="minor", grid_alpha=grid_alpha)
+            # within about a decade matplotlib labels some minor ticks too (2x10^1, ...)
+            named = [(v, plain_power(t)) for v, t in
+                     zip(minor, which.get_minor_formatter().format_ticks(minor), strict=True)
+                     if t]
+            if named:
+                both = sorted([*zip(locs, labels, strict=True), *named])
+                locs, labels = [v for v, _ in both], [t for _, t in both]
+    which.set_major_locator(ticker.NullLocator())
+    which.set_minor_locator(ticker.NullLocator())
+    set_lim(lim)
+    _marks(ax, axis, marked, kind="major", grid_alpha=grid_alpha, length=length)
+    fig = ax.figure
+    size = (rc[f"{axis}tick.major.size"] if length is None else length) \
+        + rc[f"{axis}tick.major.pad"]                                       # points
+    colour = rc[f"{axis}tick.labelcolor"]
+    style = dict(fontsize=fontsize, rotation=rotation,
+                 color=rc[f"{axis}tick.color"] if colour == "inherit" else colour)
+    pairs = zip(locs, labels, strict=True) if labels is not None else ()
+    if axis == "x":
+        at = offset_copy(ax.get_xaxis_transform(), fig=fig, y=-size, units="points")
+        texts = [label(ax, v, 0, t, transform=at, ha=ha or "center", va="top", **style)
+                 for v, t in pairs]
+    else:
+        at = offset_copy(ax.get_yaxis_transform(), fig=fig, x=-size, units="points")
+        texts = [label(ax, 0, v, t, transform=at, ha=ha or "right", va="center_baseline",
+                       **style) for v, t in pairs]
+    # the axis label beside the tick labels, labelpad away, as matplotlib places it; the
+    # longest labels are the widest (measuring each costs about as much as drawing it)
+    renderer = fig.canvas.get_renderer()
+    longest = max((len(t.get_text()) for t in texts), default=0)
+    boxes = [t.get_window_extent(renderer) for t in texts
+             if longest and len(t.get_text()) == longest]
+    reach = (size + max((b.height if axis == "x" else b.width) for b in boxes) * 72 / fig.dpi
+             if boxes else 0.0) + which.labelpad
+    if axis == "x":
+        which.set_label_coords(0.5, 0, transform=offset_copy(ax.transAxes, fig=fig, y=-reach,
+                                                             units="points"))
+    else:
+        which.set_label_coords(0, 0.5, transform=offset_copy(ax.transAxes, fig=fig, x=-reach,
+                                                             units="points"))
+    return texts
+
+
 def _grid(plt, result, width, height):
     models, phases = result.models, result.phases
-    fig, axes = plt.subplots(len(models), len(phases), squeeze=False,
+    fig, axes = plt.subplots(len(models), len(phases), squeeze=False, dpi=DPI,
                              figsize=(width * len(phases), height * len(models) + 1.2))
     return fig, axes, models, phases
 
@@ -64,6 +347,7 @@ def _title(phase, model, limit) -> str:
     return f"{model}, {phase} ({lat} <= {format_time(limit)})"
 
 
+@figure_style
 def plot_compare_tokens(result: Any, path: str | PathLike[str]) -> None:
     """``compare_tokens_per_sm.png``: per panel (model x phase), a group of bars per scenario,
     one bar per GPU type, height = best tokens/s/SM under the SLO on that fabric; a black
@@ -72,6 +356,7 @@ def plot_compare_tokens(result: Any, path: str | PathLike[str]) -> None:
     infeasible configuration is an x on the axis."""
     plt = _setup()
     import numpy as np
+    from matplotlib.transforms import ScaledTranslation
 
     names = list(dict.fromkeys(s.name for s in result.scenarios))
     gpus = list(dict.fromkeys(s.gpu for s in result.scenarios))
@@ -79,9 +364,10 @@ def plot_compare_tokens(result: Any, path: str | PathLike[str]) -> None:
     per_name = {n: [s for s in result.scenarios if s.name == n] for n in names}
     most = max(len(v) for v in per_name.values())
     width = 0.84 / most
-    bars = len(result.scenarios)
-    fig, axes, models, phases = _grid(plt, result, min(8.0, 2.5 + 0.22 * bars + 0.35 * len(names)),
-                                      3.0)
+    n_bars = len(result.scenarios)
+    fig, axes, models, phases = _grid(plt, result,
+                                      min(8.0, 2.5 + 0.22 * n_bars + 0.35 * len(names)), 3.0)
+    up = ScaledTranslation(0, 2 / 72, fig.dpi_scale_trans)   # 2 points above the anchor
     seen = set()
     for i, model in enumerate(models):
         for j, phase in enumerate(phases):
@@ -89,7 +375,7 @@ def plot_compare_tokens(result: Any, path: str | PathLike[str]) -> None:
             rows = [r for r in result.rows if r.model == model and r.phase == phase]
             top = max([r.tokens_per_s_per_sm or 0 for r in rows]
                       + [r.ideal_tokens_per_s_per_sm or 0 for r in rows] + [1e-9])
-            bars: dict = {}      # gpu -> ([x], [height]); drawn with one call per GPU
+            per_gpu: dict = {}      # gpu -> ([x], [height]); one artist per GPU
             ideal_x, ideal_y = [], []
             for g, name in enumerate(names):
                 group = per_name[name]
@@ -99,24 +385,19 @@ def plot_compare_tokens(result: Any, path: str | PathLike[str]) -> None:
                     if not r.feasible:
                         ax.plot(x, top * 0.02, marker="x", color=colours[s.gpu], ms=6)
                         continue
-                    bars.setdefault(s.gpu, ([], []))
-                    bars[s.gpu][0].append(x)
-                    bars[s.gpu][1].append(r.tokens_per_s_per_sm)
+                    per_gpu.setdefault(s.gpu, ([], []))
+                    per_gpu[s.gpu][0].append(x)
+                    per_gpu[s.gpu][1].append(r.tokens_per_s_per_sm)
                     if r.ideal_tokens_per_s_per_sm:
                         ideal_x.append(x)
                         ideal_y.append(r.ideal_tokens_per_s_per_sm)
                     if r.vs_baseline is not None:
                         tall = r.tokens_per_s_per_sm > 0.14 * top  # room inside the bar
-                        ax.annotate(f"{r.vs_baseline:.2f}",
-                                    (x, 0 if tall else r.tokens_per_s_per_sm),
-                                    xytext=(0, 2), textcoords="offset points", ha="center",
-                                    va="bottom", rotation=90 if most > 2 else 0,
-                                    fontsize=6 if most > 2 else 7.5,
-                                    color="white" if tall else "black")
-            for gpu, (bx, by) in bars.items():
-                ax.bar(bx, by, width * 0.9, color=colours[gpu],
-                       label=gpu if gpu not in seen else None)
-                seen.add(gpu)
+                        label(ax, x, 0 if tall else r.tokens_per_s_per_sm,
+                              f"{r.vs_baseline:.2f}", transform=ax.transData + up,
+                              ha="center", va="bottom", rotation=90 if most > 2 else 0,
+                              fontsize=6 if most > 2 else 7.5,
+                              color="white" if tall else "black")
             if ideal_x:
                 ix = np.array(ideal_x)
                 ax.hlines(ideal_y, ix - width * 0.42, ix + width * 0.42, color="black", lw=1.2,
@@ -128,16 +409,16 @@ def plot_compare_tokens(result: Any, path: str | PathLike[str]) -> None:
                            label=f"baseline {result.baseline}" if "base" not in seen
                            else None)
                 seen.add("base")
-            ax.set_xticks(np.arange(len(names)), names if i == len(models) - 1 else
-                          [""] * len(names), fontsize=8)
+            for gpu, (bx, by) in per_gpu.items():
+                bars(ax, bx, by, width * 0.9, color=colours[gpu],
+                     label=gpu if gpu not in seen else None)
+                seen.add(gpu)
             ax.set_xlim(-0.6, len(names) - 0.4)
             ax.set_ylim(0, top * 1.12)
-            ax.set_title(_title(phase, model, rows[0].latency_limit_s), fontsize=9)
+            ax.set_axisbelow(True)
+            ax.set_title(_title(phase, model, rows[0].latency_limit_s), fontsize=9, y=1.0)
             if j == 0:
                 ax.set_ylabel("tokens/s per SM", fontsize=8)
-            ax.tick_params(axis="y", labelsize=7)
-            ax.grid(axis="y", alpha=0.3)
-            ax.set_axisbelow(True)
     handles, labels = [], []
     for ax in axes.flat:
         for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
@@ -150,11 +431,16 @@ def plot_compare_tokens(result: Any, path: str | PathLike[str]) -> None:
     fig.suptitle("Best tokens/s per SM under the SLO on each fabric\n(numbers at the bar's "
                  f"foot: ratio to {result.baseline})", fontsize=10)
     rows = -(-len(labels) // ncol)
-    _margins(fig, bottom=0.22 * rows + 0.5, top=0.75, hspace=0.5)
-    fig.savefig(path, format="png", dpi=120)
-    plt.close(fig)
+    set_margins(fig, bottom=0.22 * rows + 0.5, top=0.75, hspace=0.5)
+    for i, row in enumerate(axes):
+        for ax in row:
+            static_ticks(ax, "x", np.arange(len(names)),
+                         names if i == len(models) - 1 else None, labelsize=8)
+            static_ticks(ax, "y", labelsize=7, grid_alpha=0.3)
+    save_figure(fig, path)
 
 
+@figure_style
 def plot_compare_split(result: Any, path: str | PathLike[str]) -> None:
     """``compare_time_split.png``: per panel (model x phase), one stacked bar per scenario:
     the best configuration's step time (TTFT for prefill; TBT, the time between one token
@@ -183,39 +469,40 @@ def plot_compare_split(result: Any, path: str | PathLike[str]) -> None:
             if bad:
                 ax.plot(bad, [limit * 0.03] * len(bad), ls="none", marker="x", color="black",
                         ms=5)
+            ax.axhline(limit, color="#c44e52", ls="--", lw=1,     # first in the legend
+                       label="SLO" if (i, j) == (0, 0) else None)
             if feasible:
                 fx = [x for x, _ in feasible]
                 bottom = np.zeros(len(feasible))
-                for res in ("compute", "memory", "network"):   # one call per resource
+                for res in ("compute", "memory", "network"):   # one artist per resource
                     v = np.array([getattr(r, f"{res}_s") * 1e3 for _, r in feasible])
-                    ax.bar(fx, v, 0.8, bottom=bottom, color=RESOURCE_COLOURS[res],
-                           label=f"{res}-bound" if (i, j) == (0, 0) else None)
+                    bars(ax, fx, v, 0.8, bottom=bottom, color=RESOURCE_COLOURS[res],
+                         label=f"{res}-bound" if (i, j) == (0, 0) else None)
                     bottom = bottom + v
                 for x, r in feasible:
                     # above the SLO line, never across it (a feasible bar ends below it)
-                    ax.text(x, limit * 1.04, f"tp{r.tp} b{r.batch}", ha="center",
-                            va="bottom", rotation=90, fontsize=5.5)
-            ax.axhline(limit, color="#c44e52", ls="--", lw=1,
-                       label="SLO" if (i, j) == (0, 0) else None)
+                    label(ax, x, limit * 1.04, f"tp{r.tp} b{r.batch}", ha="center",
+                          va="bottom", rotation=90, fontsize=5.5)
             ax.set_ylim(0, limit * 1.42)
-            ax.set_xticks(xs, labels if i == len(models) - 1 else [""] * len(labels),
-                          rotation=90, fontsize=6.5)
             ax.set_xlim(xs[0] - 0.7, xs[-1] + 0.7)
-            ax.set_title(_title(phase, model, rows[0].latency_limit_s), fontsize=9)
-            ax.set_ylabel(("TTFT" if phase == "prefill" else "TBT") + " (ms)", fontsize=8)
-            ax.tick_params(axis="y", labelsize=7)
-            ax.grid(axis="y", alpha=0.3)
             ax.set_axisbelow(True)
+            ax.set_title(_title(phase, model, rows[0].latency_limit_s), fontsize=9, y=1.0)
+            ax.set_ylabel(("TTFT" if phase == "prefill" else "TBT") + " (ms)", fontsize=8)
     handles, labs = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labs, loc="lower center", ncol=len(labs), fontsize=8, frameon=False)
     fig.suptitle("Step time of the best configuration, split by what bounds it (above each "
                  "bar: its TP degree and batch)", fontsize=10)
     longest = max(len(lab) for lab in labels)
-    _margins(fig, bottom=0.55 + 0.055 * longest, top=0.6, left=0.65, hspace=0.3)
-    fig.savefig(path, format="png", dpi=120)
-    plt.close(fig)
+    set_margins(fig, bottom=0.55 + 0.055 * longest, top=0.6, left=0.65, hspace=0.3)
+    for i, row in enumerate(axes):
+        for ax in row:
+            static_ticks(ax, "x", xs, labels if i == len(models) - 1 else None, rotation=90,
+                         labelsize=6.5)
+            static_ticks(ax, "y", labelsize=7, grid_alpha=0.3)
+    save_figure(fig, path)
 
 
+@figure_style
 def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
     """``sweep.png``: tokens/s/SM of the best configuration against the first swept
     parameter, a panel per model and phase, a line per scenario (colour and marker); with
@@ -234,7 +521,7 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
     panels = [(m, ph) for m in result.models for ph in result.phases]
     ncols = len(result.phases) if len(result.phases) > 1 else min(3, len(panels))
     nrows = -(-len(panels) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, squeeze=False,
+    fig, axes = plt.subplots(nrows, ncols, squeeze=False, dpi=DPI,
                              figsize=(5.2 * ncols, 3.7 * nrows + 1.1))
     cross = result.crossovers()
     xs_all = np.array(p0.values, dtype=float)
@@ -279,9 +566,7 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
         ax.set_ylabel("tokens/s per SM", fontsize=8)
         ax.set_ylim(bottom=0)
         lat = "TTFT" if phase == "prefill" else "TBT"
-        ax.set_title(f"{model}, {phase} (best under the {lat} SLO)", fontsize=9)
-        ax.tick_params(labelsize=7)
-        ax.grid(alpha=0.3, which="both")
+        ax.set_title(f"{model}, {phase} (best under the {lat} SLO)", fontsize=9, y=1.0)
     if cross:
         axes.flat[0].plot([], [], marker="*", ms=10, color="black", ls="none",
                           label="one scenario overtakes another")
@@ -290,6 +575,8 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
     fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=7.5, frameon=False)
     rows = -(-len(labels) // ncol)
     fig.suptitle("Sweep: best tokens/s per SM as the fabric changes", fontsize=10)
-    _margins(fig, bottom=0.17 * rows + 0.65, top=0.55, left=0.6, hspace=0.5, wspace=0.22)
-    fig.savefig(path, format="png", dpi=120)
-    plt.close(fig)
+    set_margins(fig, bottom=0.17 * rows + 0.65, top=0.55, left=0.6, hspace=0.5, wspace=0.22)
+    for ax in axes.flat[:len(panels)]:
+        for axis in "xy":
+            static_ticks(ax, axis, labelsize=7, grid_alpha=0.3)
+    save_figure(fig, path)

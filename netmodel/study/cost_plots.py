@@ -19,6 +19,8 @@ from collections.abc import Iterable
 from os import PathLike
 from typing import TYPE_CHECKING
 
+from netmodel.study.compare_plots import figure_style
+
 if TYPE_CHECKING:
     from compute.yield_model import PackageCost
     from netmodel.study.cost import CostSummary
@@ -35,13 +37,7 @@ def _setup():
     return plt
 
 
-def _save(fig, plt, path) -> None:
-    from compute.outputs import figure_format
-
-    fig.savefig(path, format=figure_format(path), dpi=120)
-    plt.close(fig)
-
-
+@figure_style
 def plot_yield_vs_area(curves: dict[str, dict], path: str | PathLike[str],
                        marks: dict[str, PackageCost] | None = None) -> None:
     """Two panels against die area (mm^2): yield, and logic cost per good SM (USD, log).
@@ -56,11 +52,12 @@ def plot_yield_vs_area(curves: dict[str, dict], path: str | PathLike[str],
     import numpy as np
 
     from compute.errors import UserError
+    from netmodel.study.compare_plots import DPI, fit_inside, save_figure, set_margins, static_ticks
 
     if not curves:
         raise UserError("plot_yield_vs_area needs at least one curve")
     plt = _setup()
-    fig, (ax_y, ax_c) = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig, (ax_y, ax_c) = plt.subplots(1, 2, figsize=(11, 4.2), dpi=DPI)
     colours = plt.get_cmap("viridis")(np.linspace(0.1, 0.85, len(curves)))
     for colour, (label, c) in zip(colours, curves.items(), strict=True):
         area = np.asarray(c["area"]) * 1e6
@@ -68,6 +65,7 @@ def plot_yield_vs_area(curves: dict[str, dict], path: str | PathLike[str],
         ax_y.plot(area, c["defect_free_yield"], color=colour, ls="--", lw=1,
                   label=f"{label}: defect-free")
         ax_c.plot(area, c["cost_per_good_sm"], color=colour, marker=".", label=label)
+    names = []
     for i, (name, pkg) in enumerate((marks or {}).items()):
         die = pkg.die
         style = dict(marker="os^Dv"[i % 5], ms=8, mfc="white", mew=2, color=f"C{i + 3}",
@@ -78,20 +76,24 @@ def plot_yield_vs_area(curves: dict[str, dict], path: str | PathLike[str],
                   label=f"{name}: logic \\${die.cost_per_good_sm:.2f}/SM, package "
                         f"\\${pkg.per_sm:.2f}/SM")
         for ax, y in ((ax_y, die.yield_), (ax_c, die.cost_per_good_sm)):
-            ax.annotate(name, (die.area * 1e6, y), textcoords="offset points", xytext=(6, 6),
-                        fontsize=8)
-    ax_y.set(xlabel="die area (mm$^2$)", ylabel="yield", ylim=(0, 1.02),
-             title="Yield: harvested (solid) and defect-free (dashed)")
-    ax_c.set(xlabel="die area (mm$^2$)", ylabel="logic cost per good SM (USD)",
-             title="Wafer cost per good SM (harvested)")
+            names.append(ax.annotate(name, (die.area * 1e6, y), textcoords="offset points",
+                                     xytext=(6, 6), fontsize=8))
+    ax_y.set(xlabel="die area (mm\u00b2)", ylabel="yield", ylim=(0, 1.02))
+    ax_y.set_title("Yield: harvested (solid) and defect-free (dashed)", y=1.0)
+    ax_c.set(xlabel="die area (mm\u00b2)", ylabel="logic cost per good SM (USD)")
+    ax_c.set_title("Wafer cost per good SM (harvested)", y=1.0)
     ax_c.set_ylim(bottom=0)
+    set_margins(fig, bottom=0.55, top=0.4, left=0.6, right=0.12, wspace=0.2)
     for ax in (ax_y, ax_c):
-        ax.grid(alpha=0.3)
+        for axis in "xy":
+            static_ticks(ax, axis, grid_alpha=0.3)
+    fit_inside(fig, [*names, ax_y.yaxis.label])
+    for ax in (ax_y, ax_c):
         ax.legend(fontsize=7, loc="best")
-    fig.tight_layout()
-    _save(fig, plt, path)
+    save_figure(fig, path)
 
 
+@figure_style
 def plot_cost_per_scenario(summaries: Iterable[CostSummary], path: str | PathLike[str]) -> None:
     """Per phase (columns): tokens/s/W, USD per million tokens (capex and energy stacked)
     and the network's share of capex and of power, one bar group per scenario. A scenario
@@ -105,12 +107,16 @@ def plot_cost_per_scenario(summaries: Iterable[CostSummary], path: str | PathLik
     if not summaries:
         raise UserError("plot_cost_per_scenario needs at least one cost summary")
     plt = _setup()
+    from netmodel.study.compare_plots import DPI, fit_inside, save_figure, set_margins, static_ticks
+
     phases = list(dict.fromkeys(s.phase for s in summaries))
     labels = list(dict.fromkeys(f"{s.scenario}\n{s.model}" if len({x.model for x in summaries})
                                 > 1 else s.scenario for s in summaries))
-    fig, axes = plt.subplots(3, len(phases), squeeze=False,
+    fig, axes = plt.subplots(3, len(phases), squeeze=False, dpi=DPI,
                              figsize=(max(5.0, 0.75 * len(labels) + 2) * len(phases), 9))
     x = np.arange(len(labels))
+    pad = 0.4 + 0.05 * (len(labels) - 0.2)       # as ax.bar's autoscale: 5% beyond the bars
+    names: list = []                              # the scenario names under the bottom row
     for j, phase in enumerate(phases):
         rows = {(f"{s.scenario}\n{s.model}" if "\n" in labels[0] else s.scenario): s
                 for s in summaries if s.phase == phase}
@@ -119,13 +125,15 @@ def plot_cost_per_scenario(summaries: Iterable[CostSummary], path: str | PathLik
         tpw = [s.tokens_per_s_per_w if k else 0 for s, k in zip(got, ok, strict=True)]
         ax = axes[0][j]
         ax.bar(x, tpw, color="#4c72b0")
-        ax.set(ylabel="tokens/s per W (IT)", title=f"{phase}")
+        ax.set_ylabel("tokens/s per W (IT)")
+        ax.set_title(phase, y=1.0)
         cap, en = [], []
         for s, k in zip(got, ok, strict=True):
             per_mtok = 1e6 / (s.tokens_per_s * SECONDS_PER_YEAR) if k else 0
             cap.append(s.capex_per_year * per_mtok if k else 0)
             en.append(s.energy_per_year * per_mtok if k else 0)
         ax = axes[1][j]
+        # Rectangles, not one collection: the legend's "best" place avoids their boxes
         ax.bar(x, cap, color="#dd8452", label="capex (amortized + maintenance)")
         ax.bar(x, en, bottom=cap, color="#55a868", label="energy")
         ax.set(ylabel="USD per million tokens")
@@ -136,10 +144,10 @@ def plot_cost_per_scenario(summaries: Iterable[CostSummary], path: str | PathLik
         ax.bar(x + w / 2, [s.network_share_power if s else 0 for s in got], w,
                color="#8172b2", label="network share of IT power")
         ax.set(ylabel="network share", ylim=(0, 1))
-        for i, k in enumerate(ok):
-            if not k:
-                for r in (0, 1):
-                    axes[r][j].plot(i, 0, "kx", ms=9, clip_on=False)
+        for r in (0, 1):
+            bad = [i for i, k in enumerate(ok) if not k]
+            if bad:
+                axes[r][j].plot(bad, [0] * len(bad), "kx", ms=9, clip_on=False)
         for r, vals in ((0, tpw), (1, [c + e for c, e in zip(cap, en, strict=True)])):
             top = max(vals + [1e-12])
             axes[r][j].set_ylim(0, 1.12 * top)
@@ -148,14 +156,18 @@ def plot_cost_per_scenario(summaries: Iterable[CostSummary], path: str | PathLik
                     axes[r][j].text(i, v + 0.01 * top, f"{v:.3g}", ha="center", va="bottom",
                                     fontsize=7)
         for r in range(3):
-            axes[r][j].set_xticks(x, labels if r == 2 else [""] * len(labels), rotation=30,
-                                  ha="right", fontsize=8)
-            axes[r][j].grid(axis="y", alpha=0.3)
+            axes[r][j].set_xlim(-pad, len(labels) - 1 + pad)
             axes[r][j].set_axisbelow(True)
-    axes[1][0].legend(fontsize=8)
-    axes[2][0].legend(fontsize=8)
     models = ", ".join(dict.fromkeys(s.model for s in summaries))
     fig.suptitle(f"Energy and cost per token at the SLO-best configuration ({models})",
                  fontsize=10)
-    fig.tight_layout()
-    _save(fig, plt, path)
+    set_margins(fig, bottom=0.4, top=0.7, left=0.75, right=0.15, wspace=0.14, hspace=0.12)
+    for r, row in enumerate(axes):
+        for ax in row:
+            names += static_ticks(ax, "x", x, labels if r == 2 else None, rotation=30,
+                                  ha="right", labelsize=8)
+            static_ticks(ax, "y", grid_alpha=0.3)
+    fit_inside(fig, [*names, *(row[0].yaxis.label for row in axes)])
+    axes[1][0].legend(fontsize=8)
+    axes[2][0].legend(fontsize=8)
+    save_figure(fig, path)

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 from os import PathLike
 from typing import Any
 
+from netmodel.study.compare_plots import figure_style
+
 __all__ = ["plot_blast_radius", "plot_capacity", "plot_event_loss", "plot_spares"]
 
 
@@ -125,6 +127,7 @@ def plot_event_loss(avail: Any, path: str | PathLike[str]) -> None:
     plt.close(fig)
 
 
+@figure_style
 def plot_spares(curves: Mapping[str, tuple], path: str | PathLike[str], *, threshold: float,
                 quantile: float,
                 marks: Iterable[tuple[str, float, float, float]] = ()) -> None:
@@ -135,7 +138,9 @@ def plot_spares(curves: Mapping[str, tuple], path: str | PathLike[str], *, thres
     plt = _setup()
     import numpy as np
 
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    from netmodel.study.compare_plots import DPI, fit_inside, save_figure, set_margins, static_ticks
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), dpi=DPI)
     colours = plt.get_cmap("tab10").colors
     floor = 1e-9
     for i, (label, (pct, mean, below)) in enumerate(curves.items()):
@@ -154,11 +159,12 @@ def plot_spares(curves: Mapping[str, tuple], path: str | PathLike[str], *, thres
         ax.set_yscale("log")
         ax.set_xlabel("spares (% of the cluster's GPUs)", fontsize=8)
         ax.set_ylabel(ylab, fontsize=8)
-        ax.tick_params(labelsize=7)
-        ax.grid(alpha=0.3, which="both")
-    axes[1].legend(fontsize=7, frameon=False)
     fig.suptitle("Spares against availability (closed forms"
                  + ("; x: this run's Monte Carlo)" if marks else ")"), fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, format="png", dpi=120)
-    plt.close(fig)
+    set_margins(fig, bottom=0.5, top=0.45, left=0.75, right=0.1, wspace=0.2)
+    for ax in axes:
+        for axis in "xy":
+            static_ticks(ax, axis, labelsize=7, grid_alpha=0.3)
+    fit_inside(fig, [axes[0].yaxis.label])
+    axes[1].legend(fontsize=7, frameon=False)
+    save_figure(fig, path)
