@@ -12,7 +12,10 @@ overhead).
 The fit refuses (one-line :class:`~compute.errors.UserError`) to fit more parameters than
 there are measurements, a parameter no measurement moves (``decode_sequence_overhead_s``
 without decode rows), and parameters the measurements cannot tell apart (with one model,
-``step_overhead_s`` and ``layer_overhead_s`` shift every step by the same amount).
+``step_overhead_s`` and ``layer_overhead_s`` shift every step by the same amount; with one
+model at one TP degree, ``gemm_efficiency`` and ``token_overhead_s`` both grow with the
+tokens of a compute-bound step: fix one from elsewhere, as the shipped profile fixes the
+GEMM efficiency from a published measurement).
 
 >>> from compute.profiles import Measurement
 >>> truth = neutral_with(layer_overhead_s=1e-4)

@@ -9,9 +9,12 @@ Splitwise authors. For every measurement it shows
 
 * the **roofline** (the default mode, a lower bound) with the GPU-only ring and with the
   ``h100-dgx`` scenario's collectives (the system measured), and how far below it is;
-* the **calibrated mode** with the shipped profile ``vllm-dgx-h100`` (fitted on these rows,
-  collectives of ``h100-dgx``): the fit error;
-* the **held-out** error: each row predicted by a profile fitted on the other five;
+* the **calibrated mode** with the shipped profile ``vllm-dgx-h100`` (GEMM and attention
+  efficiencies from published H100 kernel measurements; its per-token, per-layer and
+  per-decode-sequence overheads fitted on these rows, collectives of ``h100-dgx``): the fit
+  error;
+* the **held-out** error: each row predicted by a profile fitted (the same way) on the other
+  five;
 * the **cross-model and cross-TP check**, from ``tests/compute/data/
   splitwise_perf_model_medians.csv`` (medians of the same Splitwise data file, with its
   source): the shipped profile, fitted on Llama-2-70B at TP 8 only, predicts BLOOM-176B on
