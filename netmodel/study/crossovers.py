@@ -533,17 +533,26 @@ def plot_crossovers(result: CrossoverResult, path: str | PathLike[str]) -> None:
     bandwidth per Lite (x the plain Lite's) each variant (columns of a panel) needs on each
     fabric (rows of a panel) to match the baseline; darker needs more; '>64x': never within
     the range (memory or compute, not the network, holds it back)."""
+    from netmodel.study.compare_plots import figure_style
+
+    figure_style(_draw_crossovers)(result, path)
+
+
+def _draw_crossovers(result: CrossoverResult, path: str | PathLike[str]) -> None:
+    """:func:`plot_crossovers`' drawing (under the study figures' style)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from netmodel.study.compare_plots import DPI, label, save_figure, static_ticks
 
     models = list(dict.fromkeys(r.model for r in result.rows))
     phases = list(dict.fromkeys(r.phase for r in result.rows))
     fabrics = list(dict.fromkeys(r.fabric for r in result.rows))
     gpus = list(dict.fromkeys(r.gpu for r in result.rows))
     lo, hi = BANDWIDTH_RANGE
-    fig, axes = plt.subplots(len(models), len(phases), squeeze=False,
+    fig, axes = plt.subplots(len(models), len(phases), squeeze=False, dpi=DPI,
                              figsize=(1.1 * len(gpus) * len(phases) + 2.2,
                                       0.42 * len(fabrics) * len(models) + 1.6))
     cmap = plt.get_cmap("magma_r")
@@ -560,20 +569,21 @@ def plot_crossovers(result: CrossoverResult, path: str | PathLike[str]) -> None:
                                                          r.bandwidth_to_match)
                 grid[y, x] = v
                 text = _bw_text(r).replace("x", "")
-                ax.text(x, y, text, ha="center", va="center", fontsize=6.5,
-                        color="white" if v > 6 else "black")
+                label(ax, x, y, text, ha="center", va="center", fontsize=6.5,
+                      color="white" if v > 6 else "black")
             ax.imshow(grid, cmap=cmap, norm=norm, aspect="auto")
-            ax.set_xticks(range(len(gpus)), gpus if i == len(models) - 1 else
-                          [""] * len(gpus), rotation=30, ha="right", fontsize=7)
-            ax.set_yticks(range(len(fabrics)), fabrics if j == 0 else [""] * len(fabrics),
-                          fontsize=7)
-            ax.set_title(f"{model}, {phase}", fontsize=8.5)
-            ax.tick_params(length=0)
+            ax.set_title(f"{model}, {phase}", fontsize=8.5, y=1.0)
     fig.suptitle("Network bandwidth per Lite (x the plain Lite's) to match "
                  f"{result.settings.get('baseline', 'the baseline')}'s tokens/s/SM",
                  fontsize=9.5)
     w, h = fig.get_figwidth(), fig.get_figheight()
     fig.subplots_adjust(left=1.05 / w, right=1 - 0.15 / w, bottom=0.85 / h, top=1 - 0.62 / h,
                         wspace=0.08, hspace=0.35)
-    fig.savefig(path, format="png", dpi=120)
-    plt.close(fig)
+    for i in range(len(models)):
+        for j in range(len(phases)):
+            ax = axes[i][j]
+            static_ticks(ax, "x", range(len(gpus)), gpus if i == len(models) - 1 else None,
+                         rotation=30, ha="right", labelsize=7, length=0)
+            static_ticks(ax, "y", range(len(fabrics)), fabrics if j == 0 else None,
+                         labelsize=7, length=0)
+    save_figure(fig, path)
