@@ -133,7 +133,9 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
                f"{result.max_relative_error:.1%}\n")
     for n, p in PARAMETERS.items():
         v = getattr(result.profile, n)
-        shown = f"{v * 1e3:.4g} ms" if p.unit == "s" else f"{v:.4g}"
+        # times in ms; a per-unit rate too small for ms (token_overhead_s) in seconds
+        shown = (f"{v * 1e3:.4g} ms" if p.scale >= 1e-6 else f"{v:.4g} s") \
+            if p.unit == "s" else f"{v:.4g}"
         tag = "fitted" if n in result.fitted else "kept"
         click.echo(f"  {n:<28}{shown:>12}  {tag}: {p.what}")
     click.echo(f"wrote {out}")
