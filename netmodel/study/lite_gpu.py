@@ -465,6 +465,11 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
                 part_done("figures beside")
             return cross, swept_result, times, drawn
 
+        if figures and beside:   # imported once, here, for both processes that draw
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot  # noqa: F401
         side = in_background(lambda: side_parts(NO_PROGRESS)) if beside else None
         if side is None:
             cross, swept_result, side_times, drawn = side_parts(bar)
