@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from os import PathLike
 from typing import TYPE_CHECKING
 
-from netmodel.study.compare_plots import figure_style
+from netmodel.study.figure_kit import figure_style
 
 if TYPE_CHECKING:
     from compute.yield_model import PackageCost
@@ -52,7 +52,7 @@ def plot_yield_vs_area(curves: dict[str, dict], path: str | PathLike[str],
     import numpy as np
 
     from compute.errors import UserError
-    from netmodel.study.compare_plots import DPI, fit_inside, save_figure, set_margins, static_ticks
+    from netmodel.study.figure_kit import DPI, fit_inside, save_figure, set_margins, static_ticks
 
     if not curves:
         raise UserError("plot_yield_vs_area needs at least one curve")
@@ -107,7 +107,7 @@ def plot_cost_per_scenario(summaries: Iterable[CostSummary], path: str | PathLik
     if not summaries:
         raise UserError("plot_cost_per_scenario needs at least one cost summary")
     plt = _setup()
-    from netmodel.study.compare_plots import DPI, fit_inside, save_figure, set_margins, static_ticks
+    from netmodel.study.figure_kit import DPI, fit_inside, save_figure, set_margins, static_ticks
 
     phases = list(dict.fromkeys(s.phase for s in summaries))
     labels = list(dict.fromkeys(f"{s.scenario}\n{s.model}" if len({x.model for x in summaries})

@@ -533,7 +533,7 @@ def plot_crossovers(result: CrossoverResult, path: str | PathLike[str]) -> None:
     bandwidth per Lite (x the plain Lite's) each variant (columns of a panel) needs on each
     fabric (rows of a panel) to match the baseline; darker needs more; '>64x': never within
     the range (memory or compute, not the network, holds it back)."""
-    from netmodel.study.compare_plots import figure_style
+    from netmodel.study.figure_kit import figure_style
 
     figure_style(_draw_crossovers)(result, path)
 
@@ -545,7 +545,7 @@ def _draw_crossovers(result: CrossoverResult, path: str | PathLike[str]) -> None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from netmodel.study.compare_plots import DPI, label, save_figure, static_ticks
+    from netmodel.study.figure_kit import DPI, label, save_figure, static_ticks
 
     models = list(dict.fromkeys(r.model for r in result.rows))
     phases = list(dict.fromkeys(r.phase for r in result.rows))

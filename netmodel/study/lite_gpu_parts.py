@@ -196,7 +196,7 @@ def plot_serving(part: ServingPart, path: str | PathLike[str]) -> None:
     import matplotlib.pyplot as plt
     from matplotlib.transforms import ScaledTranslation
 
-    from netmodel.study.compare_plots import (
+    from netmodel.study.figure_kit import (
         DPI,
         FIGURE_RC,
         bars,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from os import PathLike
 from typing import Any
 
-from netmodel.study.compare_plots import figure_style
+from netmodel.study.figure_kit import figure_style
 
 __all__ = ["plot_tokens_per_sm"]
 
@@ -28,7 +28,7 @@ def plot_tokens_per_sm(study: Any, path: str | PathLike[str], *, network: str | 
     from matplotlib.transforms import ScaledTranslation
 
     from compute.units import format_time
-    from netmodel.study.compare_plots import (
+    from netmodel.study.figure_kit import (
         bars,
         fit_inside,
         label,

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from os import PathLike
 from typing import Any
 
-from netmodel.study.compare_plots import figure_style
+from netmodel.study.figure_kit import figure_style
 
 __all__ = ["plot_blast_radius", "plot_capacity", "plot_event_loss", "plot_spares"]
 
@@ -138,7 +138,7 @@ def plot_spares(curves: Mapping[str, tuple], path: str | PathLike[str], *, thres
     plt = _setup()
     import numpy as np
 
-    from netmodel.study.compare_plots import DPI, fit_inside, save_figure, set_margins, static_ticks
+    from netmodel.study.figure_kit import DPI, fit_inside, save_figure, set_margins, static_ticks
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), dpi=DPI)
     colours = plt.get_cmap("tab10").colors

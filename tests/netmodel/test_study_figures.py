@@ -1,4 +1,4 @@
-"""The study's figures: drawn with few artists (netmodel.study.compare_plots' helpers), they
+"""The study's figures: drawn with few artists (netmodel.study.figure_kit's helpers), they
 show what matplotlib's own ticks and bars would show, at the size asked, every text inside
 the figure and none over another."""
 
@@ -14,8 +14,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from PIL import Image  # noqa: E402
 
-from netmodel.study import compare_plots  # noqa: E402
-from netmodel.study.compare_plots import (  # noqa: E402
+from netmodel.study import figure_kit  # noqa: E402
+from netmodel.study.figure_kit import (  # noqa: E402
     DPI,
     bars,
     plain_power,
@@ -43,7 +43,7 @@ def drawn(tmp_path_factory):
     files = full_study_files(r, plot=True, summary=False)
     out = tmp_path_factory.mktemp("figures")
     seen: dict = {}
-    original = compare_plots.save_figure
+    original = figure_kit.save_figure
 
     def spy(fig, path):
         fig.canvas.draw()
@@ -55,7 +55,7 @@ def drawn(tmp_path_factory):
         original(fig, path)
 
     mp = pytest.MonkeyPatch()
-    mp.setattr(compare_plots, "save_figure", spy)
+    mp.setattr(figure_kit, "save_figure", spy)
     try:
         result = {}
         for name in FIGURES:

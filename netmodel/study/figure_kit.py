@@ -1,0 +1,298 @@
+"""Drawing helpers shared by the study's figures (compare_plots, lite_gpu_plots,
+cost_plots, reliability_plots, crossovers and the serving figure). What a figure costs is
+mostly matplotlib's per-artist overhead and its text (a Rectangle per bar, five artists per
+tick, about a millisecond per label, a layout pass that measures every text), not its
+pixels; these draw the same things with fewer artists and measure only what they must.
+matplotlib is imported inside the functions, so importing this module costs nothing."""
+
+from __future__ import annotations
+
+from os import PathLike
+
+__all__ = ["DPI", "FIGURE_RC", "bars", "figure_style", "fit_inside", "label", "plain_power",
+           "save_figure", "set_margins", "static_ticks"]
+
+#: Resolution of the study's figures (dots per inch); the figures are created at it, so
+#: what is measured before saving (text extents) is what is drawn.
+DPI = 120
+
+#: rcParams the figures are drawn with: unhinted text. FreeType's hinter is about a third
+#: of the cost of drawing a label, and at 120 dpi the glyphs read the same without it.
+FIGURE_RC = {"text.hinting": "none"}
+
+
+def figure_style(fn):
+    """Decorator: run a figure function under :data:`FIGURE_RC`, so its measuring and its
+    drawing see the same glyphs."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        import matplotlib
+
+        with matplotlib.rc_context(FIGURE_RC):
+            return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def set_margins(fig, *, bottom: float, top: float = 0.75, left: float = 0.6,
+                right: float = 0.2, wspace: float = 0.18, hspace: float = 0.45) -> None:
+    """Place the panels with margins in inches: cheap and predictable, where tight_layout
+    measures every text artist of the figure (about 0.2-0.8 s a figure)."""
+    w, h = fig.get_figwidth(), fig.get_figheight()
+    fig.subplots_adjust(left=left / w, right=1 - right / w, bottom=bottom / h, top=1 - top / h,
+                        wspace=wspace, hspace=hspace)
+
+
+def fit_inside(fig, texts, *, pad: float = 0.06) -> None:
+    """Widen the margins until every text of ``texts`` (tick labels of the outer panels,
+    labels beside points) lies ``pad`` inches inside the figure. Measures only those
+    texts, where tight_layout measures every artist of the figure."""
+    texts = [t for t in texts if t.get_visible() and t.get_text()]
+    if not texts:
+        return
+    renderer = fig.canvas.get_renderer()
+    for _ in range(4):                  # the texts move with their axes: converge
+        boxes = [t.get_window_extent(renderer) for t in texts]
+        edge = pad * fig.dpi
+        w, h = fig.bbox.width, fig.bbox.height
+        over = {"left": edge - min(b.x0 for b in boxes),
+                "right": max(b.x1 for b in boxes) - (w - edge),
+                "bottom": edge - min(b.y0 for b in boxes),
+                "top": max(b.y1 for b in boxes) - (h - edge)}
+        if max(over.values()) <= 0.5:
+            return
+        sp = fig.subplotpars
+        fig.subplots_adjust(left=sp.left + max(over["left"], 0) / w,
+                            right=sp.right - max(over["right"], 0) / w,
+                            bottom=sp.bottom + max(over["bottom"], 0) / h,
+                            top=sp.top - max(over["top"], 0) / h)
+
+
+def save_figure(fig, path: str | PathLike[str]) -> None:
+    """Write ``fig`` to ``path`` in the format of its suffix (``.png``, ``.svg``, ``.pdf``)
+    at the figure's resolution, and close it. A PNG is encoded from the drawn canvas as
+    RGB (the figures are opaque) at zlib level 1: about 40% of the time of matplotlib's
+    RGBA at level 6, for files about as large."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    from compute.outputs import figure_format
+
+    fmt = figure_format(path)
+    try:
+        if fmt != "png":
+            fig.savefig(path, format=fmt)
+            return
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from PIL import Image, PngImagePlugin
+
+        canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+        canvas.draw()
+        image = Image.frombuffer("RGBA", canvas.get_width_height(physical=True),
+                                 canvas.buffer_rgba(), "raw", "RGBA", 0, 1).convert("RGB")
+        info = PngImagePlugin.PngInfo()
+        info.add_text("Software", f"Matplotlib version{matplotlib.__version__}, "
+                                  "https://matplotlib.org/")
+        image.save(path, format="png", compress_level=1, pnginfo=info, dpi=(fig.dpi, fig.dpi))
+    finally:
+        plt.close(fig)
+
+
+def label(ax, x, y, text: str, *, transform=None, **kwargs):
+    """A text at ``(x, y)`` in ``ax``'s data coordinates (or ``transform``), unclipped, as
+    ``ax.text`` draws it, but held by the figure: ``ax.text`` gives each text a clip box
+    it does not use (clip_on is off) and that is two thirds of making it. Not for texts
+    that an axes' legend placed at "best" must avoid: it only sees the axes' own."""
+    return ax.figure.text(x, y, text, transform=transform or ax.transData, **kwargs)
+
+
+def bars(ax, x, height, width: float, *, bottom=0.0, color, label: str | None = None,
+         zorder: float = 1.0):
+    """Vertical bars centred on ``x`` as ONE artist (a PolyCollection), drawn as
+    ``ax.bar`` draws them (no edge) but without a Rectangle per bar. Does not touch the
+    axis limits: set them. Returns the collection (a legend handle)."""
+    import numpy as np
+    from matplotlib.collections import PolyCollection
+
+    x = np.asarray(x, dtype=float)
+    base = np.broadcast_to(np.asarray(bottom, dtype=float), x.shape)
+    top = base + np.asarray(height, dtype=float)
+    lo, hi = x - width / 2, x + width / 2
+    verts = np.stack([np.stack([lo, base], -1), np.stack([hi, base], -1),
+                      np.stack([hi, top], -1), np.stack([lo, top], -1)], axis=1)
+    coll = PolyCollection(verts, facecolors=[color], edgecolors="none", linewidths=0,
+                          label=label, zorder=zorder)
+    ax.add_collection(coll, autolim=False)
+    return coll
+
+
+_SUPERSCRIPTS = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076"
+                                                "\u2077\u2078\u2079")
+
+
+def plain_power(text: str) -> str:
+    r"""A log axis' label ``$\mathdefault{10^{-3}}$`` as ``10⁻³``: the same text without
+    mathtext, whose parser costs more than all the other labels of a figure. Any other
+    text is returned as it is.
+
+    Examples
+    --------
+    >>> plain_power("$\\mathdefault{10^{-3}}$"), plain_power("$\\mathdefault{10^{2}}$")
+    ('10⁻³', '10²')
+    >>> plain_power("$\\mathdefault{2\\times10^{1}}$"), plain_power("0.5")
+    ('2×10¹', '0.5')
+    """
+    import re
+
+    m = re.fullmatch(r"\$\\mathdefault\{(?:([\d.]+)\\times)?(\d+)\^\{(-?\d+)\}\}\$", text)
+    if not m:
+        return text
+    factor = m[1] + "\u00d7" if m[1] else ""
+    return f"{factor}{m[2]}{m[3].translate(_SUPERSCRIPTS)}"
+
+
+def _marks(ax, axis: str, where, *, kind: str, grid_alpha: float | None,
+           length: float | None = None) -> None:
+    """Tick marks of ``kind`` ("major" or "minor") at ``where`` (data) on the bottom or
+    left spine, as one Line2D, and with ``grid_alpha`` their grid lines as one
+    LineCollection, styled from rcParams as matplotlib styles its ticks."""
+    import matplotlib as mpl
+    import numpy as np
+    from matplotlib import lines
+    from matplotlib.collections import LineCollection
+
+    where = np.asarray(where, dtype=float)
+    if not len(where):
+        return
+    rc = mpl.rcParams
+    zero = np.zeros_like(where)
+    if axis == "x":
+        transform, marker, xy = ax.get_xaxis_transform(), lines.TICKDOWN, (where, zero)
+        segments = np.stack([np.stack([where, zero], -1), np.stack([where, zero + 1], -1)], 1)
+    else:
+        transform, marker, xy = ax.get_yaxis_transform(), lines.TICKLEFT, (zero, where)
+        segments = np.stack([np.stack([zero, where], -1), np.stack([zero + 1, where], -1)], 1)
+    ax.add_artist(lines.Line2D(*xy, transform=transform, marker=marker, ls="none",
+                               ms=rc[f"{axis}tick.{kind}.size"] if length is None else length,
+                               mew=rc[f"{axis}tick.{kind}.width"],
+                               color=rc[f"{axis}tick.color"], clip_on=False, zorder=2.5))
+    if grid_alpha is not None:
+        below = ax.get_axisbelow()
+        ax.add_collection(LineCollection(
+            segments, transform=transform, colors=rc["grid.color"],
+            linewidths=rc["grid.linewidth"], linestyles=rc["grid.linestyle"],
+            alpha=grid_alpha, zorder=0.5 if below is True else 1.5 if below == "line" else 2.5),
+            autolim=False)
+
+
+def static_ticks(ax, axis: str = "y", locs=None, labels=None, *,
+                 labelsize: float | str | None = None, rotation: float = 0.0,
+                 ha: str | None = None, grid_alpha: float | None = None,
+                 length: float | None = None) -> list:
+    """Draw the ticks of ``axis`` ("x": bottom, "y": left) as a few artists instead of
+    matplotlib's Tick objects (five artists, about 2 ms, each): one Line2D of tick marks,
+    one LineCollection of grid lines (with ``grid_alpha``), a Text per label, the axis
+    label placed beside them as matplotlib would place it.
+
+    ``locs`` and ``labels``: those ticks; ``locs`` alone: marks without labels (a panel
+    whose neighbour carries them); neither: where matplotlib would put them (its locator
+    and formatter, minor ticks of a log axis included). Call once the axis limits are
+    final and the panels placed (the number of ticks depends on the axis' length): it
+    fixes the limits. ``length``: of the marks in points (default: rcParams; 0 for
+    none). Where matplotlib would draw more than plain labels (an offset or multiplier
+    beside the axis), the axis is left as it is. Returns the label Texts."""
+    import matplotlib as mpl
+    import numpy as np
+    from matplotlib import ticker
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.transforms import offset_copy
+
+    which = ax.xaxis if axis == "x" else ax.yaxis
+    get_lim, set_lim = (ax.get_xlim, ax.set_xlim) if axis == "x" else (ax.get_ylim, ax.set_ylim)
+    lim = get_lim()                           # autoscales now if it has to
+    lo, hi = sorted(lim)
+    tol = 1e-9 * (hi - lo)
+    log = which.get_scale() == "log"
+
+    def as_matplotlib() -> list:              # its own ticks, styled alike
+        if labelsize is not None:
+            which.set_tick_params(labelsize=labelsize)
+        if grid_alpha is not None:
+            ax.grid(True, axis=axis, which="both" if log else "major", alpha=grid_alpha)
+        return []
+
+    rc = mpl.rcParams
+    fontsize = labelsize or rc[f"{axis}tick.labelsize"]
+    marked = locs                             # where the major marks go
+    if locs is None:
+        if log and lo <= 0:
+            return as_matplotlib()
+        locator = which.get_major_locator()
+        # matplotlib's default locators fit as many ticks as labels of this size have room
+        # for along the axis (Axis.get_tick_space); the axis does not know the size here
+        k = 0 if axis == "x" else 1
+        ends = ax.transAxes.transform([[0, 0], [1, 1]])
+        along = abs(ends[1, k] - ends[0, k]) * 72 / ax.figure.dpi       # points
+        room = int(along // (FontProperties(size=fontsize).get_size_in_points() * (3 - k)))
+        if isinstance(locator, ticker.AutoLocator):
+            locator.set_params(nbins=min(max(room, 1), 9))
+        elif isinstance(locator, ticker.LogLocator) and locator.numticks == "auto":
+            locator.set_params(numticks=min(max(room, 2), 9))
+        every = np.asarray(locator.tick_values(lo, hi), dtype=float)
+        formatter = which.get_major_formatter()
+        text = formatter.format_ticks(every)
+        if formatter.get_offset():
+            return as_matplotlib()
+        keep = (every >= lo - tol) & (every <= hi + tol)
+        locs = marked = every[keep]
+        labels = [plain_power(t) for t, k in zip(text, keep, strict=True) if k]
+        if log:
+            minor = np.asarray(which.get_minor_locator().tick_values(lo, hi), dtype=float)
+            minor = minor[(minor >= lo - tol) & (minor <= hi + tol)]
+            if len(every):
+                minor = minor[~np.isclose(minor[:, None], every[None, :], rtol=1e-9,
+                                          atol=0).any(axis=1)]
+            _marks(ax, axis, minor, kind="minor", grid_alpha=grid_alpha)
+            # within about a decade matplotlib labels some minor ticks too (2x10^1, ...)
+            named = [(v, plain_power(t)) for v, t in
+                     zip(minor, which.get_minor_formatter().format_ticks(minor), strict=True)
+                     if t]
+            if named:
+                both = sorted([*zip(locs, labels, strict=True), *named])
+                locs, labels = [v for v, _ in both], [t for _, t in both]
+    which.set_major_locator(ticker.NullLocator())
+    which.set_minor_locator(ticker.NullLocator())
+    set_lim(lim)
+    _marks(ax, axis, marked, kind="major", grid_alpha=grid_alpha, length=length)
+    fig = ax.figure
+    size = (rc[f"{axis}tick.major.size"] if length is None else length) \
+        + rc[f"{axis}tick.major.pad"]                                       # points
+    colour = rc[f"{axis}tick.labelcolor"]
+    style = dict(fontsize=fontsize, rotation=rotation,
+                 color=rc[f"{axis}tick.color"] if colour == "inherit" else colour)
+    pairs = zip(locs, labels, strict=True) if labels is not None else ()
+    if axis == "x":
+        at = offset_copy(ax.get_xaxis_transform(), fig=fig, y=-size, units="points")
+        texts = [label(ax, v, 0, t, transform=at, ha=ha or "center", va="top", **style)
+                 for v, t in pairs]
+    else:
+        at = offset_copy(ax.get_yaxis_transform(), fig=fig, x=-size, units="points")
+        texts = [label(ax, 0, v, t, transform=at, ha=ha or "right", va="center_baseline",
+                       **style) for v, t in pairs]
+    # the axis label beside the tick labels, labelpad away, as matplotlib places it; the
+    # longest labels are the widest (measuring each costs about as much as drawing it)
+    renderer = fig.canvas.get_renderer()
+    longest = max((len(t.get_text()) for t in texts), default=0)
+    boxes = [t.get_window_extent(renderer) for t in texts
+             if longest and len(t.get_text()) == longest]
+    reach = (size + max((b.height if axis == "x" else b.width) for b in boxes) * 72 / fig.dpi
+             if boxes else 0.0) + which.labelpad
+    if axis == "x":
+        which.set_label_coords(0.5, 0, transform=offset_copy(ax.transAxes, fig=fig, y=-reach,
+                                                             units="points"))
+    else:
+        which.set_label_coords(0, 0.5, transform=offset_copy(ax.transAxes, fig=fig, x=-reach,
+                                                             units="points"))
+    return texts
