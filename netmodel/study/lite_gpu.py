@@ -26,6 +26,7 @@ file and ``summary.md`` (:mod:`netmodel.study.summary`) all or nothing
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from os import PathLike
@@ -307,6 +308,23 @@ def shipped_gpu(scenario: Scenario) -> str | None:
     return own.gpu if own is not None else None
 
 
+class _Laps:
+    """Seconds each part of a run took: calling it with a part's name records the time
+    since the previous call (or since it was made, or :meth:`restart`)."""
+
+    def __init__(self) -> None:
+        self.times: dict[str, float] = {}
+        self.restart()
+
+    def restart(self) -> None:
+        self._start = time.perf_counter()
+
+    def __call__(self, name: str) -> None:
+        now = time.perf_counter()
+        self.times[name] = now - self._start
+        self._start = now
+
+
 def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
                    gpus: Iterable[str | GpuSpec] = DEFAULT_GPUS, phases: Sequence[str] = PHASES, *,
                    networks: Iterable[str] = ("ring", "ideal"),
@@ -336,17 +354,10 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
     here; with ``figures`` each process draws its parts' figures (kept in
     ``FullStudy.figures`` for :func:`write_full_study`). The result never depends on how
     many processes computed it."""
-    import time
-
     from netmodel.study.progress import NO_PROGRESS, Progress
 
-    timings: dict = {}
-    clock = [time.perf_counter()]
-
-    def lap(name: str) -> None:
-        now = time.perf_counter()
-        timings[name] = now - clock[0]
-        clock[0] = now
+    lap = _Laps()
+    timings = lap.times
 
     gpus = [get_gpu(g) for g in gpus]
     if BASELINE not in [g.name for g in gpus]:  # every ratio of the study divides by it
@@ -375,14 +386,7 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
     def early_parts(progress) -> tuple:
         """The packed comparison and the MoE part: they need nothing the others compute,
         so (with more than one core) they run from the start in a forked process."""
-        times: dict = {}
-        start = [time.perf_counter()]
-
-        def part_done(name: str) -> None:
-            now = time.perf_counter()
-            times[name] = now - start[0]
-            start[0] = now
-
+        part_done = _Laps()
         packed_result = moe_result = None
         if packed:
             # each scenario on its own GPU: every instance at once is the costliest costing
@@ -396,7 +400,7 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
                                      prompt=prompt, context=context, max_batch=max_batch,
                                      parallelism=parallelism, executor=executor)
             part_done("mixture of experts")
-        return packed_result, moe_result, times
+        return packed_result, moe_result, part_done.times
 
     early = in_background(lambda: early_parts(NO_PROGRESS)) \
         if beside and (packed or moe) else None
@@ -436,14 +440,7 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
         def side_parts(progress) -> tuple:
             """Crossovers and the sweep: parts that need only the fabric comparison (and
             its caches), run beside the others."""
-            times: dict = {}
-            start = [time.perf_counter()]
-
-            def part_done(name: str) -> None:
-                now = time.perf_counter()
-                times[name] = now - start[0]
-                start[0] = now
-
+            part_done = _Laps()
             cross = None
             if crossovers and all(s.instances == "alone" for s in scens):
                 from netmodel.study.crossovers import find_crossovers
@@ -463,7 +460,7 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
                                                   crossovers=cross), summary=False)
                 drawn = _draw({k: v for k, v in ours.items() if k not in study_files(ideal)})
                 part_done("figures beside")
-            return cross, swept_result, times, drawn
+            return cross, swept_result, part_done.times, drawn
 
         if figures and beside:   # imported once, here, for both processes that draw
             import matplotlib
@@ -473,7 +470,7 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
         side = in_background(lambda: side_parts(NO_PROGRESS)) if beside else None
         if side is None:
             cross, swept_result, side_times, drawn = side_parts(bar)
-            clock[0] = time.perf_counter()   # the side parts keep their own times
+            lap.restart()   # the side parts keep their own times
         paper_result = None
         if paper_options is not None:
             paper_result = run_compare(models, scens, phases, options=paper_options, slo=slo,
@@ -483,7 +480,7 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
             lap("fabrics, paper's assumption")
         if early is None:
             packed_result, moe_result, early_times = early_parts(bar)
-            clock[0] = time.perf_counter()
+            lap.restart()
     rel_part = cost_result = None
     if reliability and "decode" in phases:
         from netmodel.study.lite_gpu_parts import reliability_part
