@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import gc
 import os
 import pickle
 import traceback
@@ -73,6 +74,11 @@ class Background:
 
     def cancel(self) -> None:
         """Stop the child if it still runs (its result is dropped); nothing if it is done."""
+        if self._stop():
+            gc.unfreeze()
+
+    def _stop(self) -> bool:
+        """Kill and reap the child if it still runs; whether there was one."""
         if self._pid is not None and os.getpid() == self._owner:
             import signal
 
@@ -83,9 +89,11 @@ class Background:
             with contextlib.suppress(OSError):
                 os.close(self._fd)
             self._pid = None
+            return True
+        return False
 
     def __del__(self) -> None:   # a result never asked for (the caller failed): no orphan
-        self.cancel()
+        self._stop()   # (not gc.unfreeze: this may run inside a collection)
 
     def result(self) -> Any:
         """The function's return value (waits for the child); raises what it raised."""
@@ -99,6 +107,7 @@ class Background:
             os.close(self._fd)
             status = os.waitstatus_to_exitcode(os.waitpid(self._pid, 0)[1])
             self._pid = None
+            gc.unfreeze()   # what was frozen at the fork is collected again
         if not chunks:
             raise RuntimeError(f"a worker process ended (status {status}) without a result")
         kind, payload = pickle.loads(b"".join(chunks))
@@ -136,6 +145,11 @@ def in_background(fn: Callable[[], Any]) -> Background:
         return Background(None, None, fn())
     read_end, write_end = os.pipe()
     parent = os.getpid()
+    # what exists now leaves the collector's generations until the result is taken: the
+    # child's collections then do not write to (and so copy) the pages it shares with the
+    # parent, and neither process rescans the caches both start with (Python's gc docs
+    # advise freezing before a fork without exec)
+    gc.freeze()
     pid = os.fork()
     if pid == 0:  # the child: compute, send, leave without running the parent's exit code
         try:

@@ -29,6 +29,21 @@ def test_the_child_starts_with_the_parents_state_and_sends_back_its_result(monke
     assert job.result()[1] == 20.0              # asking again gives the same
 
 
+@needs_fork
+def test_what_exists_at_the_fork_is_frozen_until_the_result_is_taken(monkeypatch):
+    import gc
+
+    monkeypatch.setenv("NETMODEL_JOBS", "2")
+    gc.unfreeze()
+    job = in_background(lambda: gc.get_freeze_count() > 0)  # the child sees them frozen
+    assert gc.get_freeze_count() > 0           # and so does the parent, while it runs
+    assert job.result() is True
+    assert gc.get_freeze_count() == 0          # collected again once the result is in
+    job = in_background(lambda: 1)
+    job.cancel()
+    assert gc.get_freeze_count() == 0
+
+
 def test_one_job_runs_it_here_at_once(monkeypatch):
     monkeypatch.setenv("NETMODEL_JOBS", "1")
     assert jobs() == 1 and not forks()
