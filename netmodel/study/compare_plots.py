@@ -15,7 +15,15 @@ from os import PathLike
 from typing import Any
 
 from netmodel.study import figure_kit
-from netmodel.study.figure_kit import DPI, bars, figure_style, label, set_margins, static_ticks
+from netmodel.study.figure_kit import (
+    DPI,
+    bars,
+    figure_style,
+    label,
+    pyplot,
+    set_margins,
+    static_ticks,
+)
 
 __all__ = ["gpu_colours", "plot_compare_split", "plot_compare_tokens", "plot_sweep"]
 
@@ -33,15 +41,6 @@ def gpu_colours(gpus: Iterable[str]) -> dict[str, tuple[float, ...]]:
     palette = plt.get_cmap("tab10").colors
     order = list(DEFAULT_GPUS) + [g for g in gpus if g not in DEFAULT_GPUS]
     return {g: palette[i % 10] for i, g in enumerate(order)}
-
-
-def _setup():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def _grid(plt, result, width, height):
@@ -65,7 +64,7 @@ def plot_compare_tokens(result: Any, path: str | PathLike[str]) -> None:
     tick marks the same GPU with an ideal network (free collectives), a dashed line the
     baseline scenario; the number at a bar's foot is its ratio to the baseline. An
     infeasible configuration is an x on the axis."""
-    plt = _setup()
+    plt = pyplot()
     import numpy as np
     from matplotlib.transforms import ScaledTranslation
 
@@ -158,7 +157,7 @@ def plot_compare_split(result: Any, path: str | PathLike[str]) -> None:
     and the next, for decode) split into the time bound by compute, by memory and by the
     network, in ms; the dashed red line is the SLO. Above each bar: its TP degree and
     batch. Scenarios are grouped by name with a gap between groups."""
-    plt = _setup()
+    plt = pyplot()
     import numpy as np
 
     labels = list(result.labels)
@@ -220,7 +219,7 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
     a second parameter, one line style per value of it. A star marks each point where one
     scenario overtakes another; those with the first scenario (the baseline) are named in
     the panel's corner. Infeasible points are left out (the line stops)."""
-    plt = _setup()
+    plt = pyplot()
     import numpy as np
 
     p0 = result.params[0]

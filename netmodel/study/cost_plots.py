@@ -19,22 +19,13 @@ from collections.abc import Iterable
 from os import PathLike
 from typing import TYPE_CHECKING
 
-from netmodel.study.figure_kit import figure_style
+from netmodel.study.figure_kit import figure_style, pyplot
 
 if TYPE_CHECKING:
     from compute.yield_model import PackageCost
     from netmodel.study.cost import CostSummary
 
 __all__ = ["plot_cost_per_scenario", "plot_yield_vs_area"]
-
-
-def _setup():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 @figure_style
@@ -56,7 +47,7 @@ def plot_yield_vs_area(curves: dict[str, dict], path: str | PathLike[str],
 
     if not curves:
         raise UserError("plot_yield_vs_area needs at least one curve")
-    plt = _setup()
+    plt = pyplot()
     fig, (ax_y, ax_c) = plt.subplots(1, 2, figsize=(11, 4.2), dpi=DPI)
     colours = plt.get_cmap("viridis")(np.linspace(0.1, 0.85, len(curves)))
     for colour, (label, c) in zip(colours, curves.items(), strict=True):
@@ -106,7 +97,7 @@ def plot_cost_per_scenario(summaries: Iterable[CostSummary], path: str | PathLik
     summaries = list(summaries)
     if not summaries:
         raise UserError("plot_cost_per_scenario needs at least one cost summary")
-    plt = _setup()
+    plt = pyplot()
     from netmodel.study.figure_kit import DPI, fit_inside, save_figure, set_margins, static_ticks
 
     phases = list(dict.fromkeys(s.phase for s in summaries))

@@ -41,6 +41,7 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.hardware import GpuSpec, get_gpu
+from netmodel.study.figure_kit import figure_style
 
 if TYPE_CHECKING:
     from compute.phases import Slo
@@ -528,24 +529,17 @@ def _slopes(scenario, coll, cache: dict):
 
 
 
+@figure_style
 def plot_crossovers(result: CrossoverResult, path: str | PathLike[str]) -> None:
     """``crossovers.png``: per model (rows) and phase (columns) a heatmap of the network
     bandwidth per Lite (x the plain Lite's) each variant (columns of a panel) needs on each
     fabric (rows of a panel) to match the baseline; darker needs more; '>64x': never within
     the range (memory or compute, not the network, holds it back)."""
-    from netmodel.study.figure_kit import figure_style
+    from matplotlib.colors import LogNorm
 
-    figure_style(_draw_crossovers)(result, path)
+    from netmodel.study.figure_kit import DPI, label, pyplot, save_figure, static_ticks
 
-
-def _draw_crossovers(result: CrossoverResult, path: str | PathLike[str]) -> None:
-    """:func:`plot_crossovers`' drawing (under the study figures' style)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from netmodel.study.figure_kit import DPI, label, save_figure, static_ticks
+    plt = pyplot()
 
     models = list(dict.fromkeys(r.model for r in result.rows))
     phases = list(dict.fromkeys(r.phase for r in result.rows))
@@ -556,7 +550,7 @@ def _draw_crossovers(result: CrossoverResult, path: str | PathLike[str]) -> None
                              figsize=(1.1 * len(gpus) * len(phases) + 2.2,
                                       0.42 * len(fabrics) * len(models) + 1.6))
     cmap = plt.get_cmap("magma_r")
-    norm = matplotlib.colors.LogNorm(vmin=lo, vmax=hi)
+    norm = LogNorm(vmin=lo, vmax=hi)
     for i, model in enumerate(models):
         for j, phase in enumerate(phases):
             ax = axes[i][j]

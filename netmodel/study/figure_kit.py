@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from os import PathLike
 
-__all__ = ["DPI", "FIGURE_RC", "bars", "figure_style", "fit_inside", "label", "plain_power",
+__all__ = ["DPI", "FIGURE_RC", "bars", "pyplot", "figure_style", "fit_inside", "label", "plain_power",
            "save_figure", "set_margins", "static_ticks"]
 
 #: Resolution of the study's figures (dots per inch); the figures are created at it, so
@@ -19,6 +19,17 @@ DPI = 120
 #: rcParams the figures are drawn with: unhinted text. FreeType's hinter is about a third
 #: of the cost of drawing a label, and at 120 dpi the glyphs read the same without it.
 FIGURE_RC = {"text.hinting": "none"}
+
+
+def pyplot():
+    """matplotlib's pyplot on the Agg backend (files only, no display), imported on first
+    use so that importing a figure module costs nothing."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 def figure_style(fn):

@@ -463,10 +463,9 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
             return cross, swept_result, part_done.times, drawn
 
         if figures and beside:   # imported once, here, for both processes that draw
-            import matplotlib
+            from netmodel.study.figure_kit import pyplot
 
-            matplotlib.use("Agg")
-            import matplotlib.pyplot  # noqa: F401
+            pyplot()
         side = in_background(lambda: side_parts(NO_PROGRESS)) if beside else None
         if side is None:
             cross, swept_result, side_times, drawn = side_parts(bar)

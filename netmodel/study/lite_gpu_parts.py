@@ -22,6 +22,7 @@ from os import PathLike
 from typing import TYPE_CHECKING
 
 from compute.errors import UserError
+from netmodel.study.figure_kit import figure_style
 
 if TYPE_CHECKING:
     from compute.phases import Slo
@@ -187,61 +188,58 @@ def serving_part(fab: CompareResult, model: str, *, slo: Slo | None = None,
     return ServingPart(tuple(out), fab.baseline)
 
 
+@figure_style
 def plot_serving(part: ServingPart, path: str | PathLike[str]) -> None:
     """``serving.png``: per workload, the service's tokens/s/SM on each scenario (its ratio
     to the baseline on the bar) and the decode GPUs per prefill GPU that balance it."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     from matplotlib.transforms import ScaledTranslation
 
     from netmodel.study.figure_kit import (
         DPI,
-        FIGURE_RC,
         bars,
+        pyplot,
         save_figure,
         set_margins,
         static_ticks,
     )
 
-    with matplotlib.rc_context(FIGURE_RC):   # measured and drawn with the same glyphs
-        rows = part.rows()
-        workloads = list(dict.fromkeys(r["workload"] for r in rows))
-        scen = list(dict.fromkeys(r["scenario"] for r in rows))
-        fig, axes = plt.subplots(2, len(workloads), squeeze=False, dpi=DPI,
-                                 figsize=(4.6 * len(workloads), 5.6))
-        up = ScaledTranslation(0, 2 / 72, fig.dpi_scale_trans)     # 2 points above the bar
-        x = list(range(len(scen)))
-        pad = 0.35 + 0.05 * (len(scen) - 0.3)     # as ax.bar's autoscale: 5% beyond the bars
-        for j, w in enumerate(workloads):
-            mine = {r["scenario"]: r for r in rows if r["workload"] == w}
-            tok = [mine[s]["tokens_per_s_per_sm"] or 0.0 for s in scen]
-            ratio = [mine[s]["decode_gpus_per_prefill_gpu"] or 0.0 for s in scen]
-            top, low = axes[0][j], axes[1][j]
-            bars(top, x, tok, 0.7, color="#4c72b0")
-            for k, s in enumerate(scen):
-                v = mine[s]["vs_baseline"]
-                if v is not None:
-                    top.text(k, tok[k], f"{v:.2f}x", transform=top.transData + up, ha="center",
-                             va="baseline", fontsize=7)
-            top.set_ylim(0, max(tok + [1e-9]) * 1.13)
-            bars(low, x, ratio, 0.7, color="#dd8452")
-            low.set_ylim(0, max(ratio + [1e-9]) * 1.05)
-            first = rows[0]
-            top.set_title(f"{first['model']}, {w} (prompt {mine[scen[0]]['prompt']}, "
-                          f"output {mine[scen[0]]['output']})", fontsize=9, y=1.0)
-            top.set_ylabel("tokens/s per SM (service)", fontsize=8)
-            low.set_ylabel("decode GPUs per prefill GPU", fontsize=8)
-            for ax in (top, low):
-                ax.set_xlim(-pad, len(scen) - 1 + pad)
-                ax.set_axisbelow(True)
-        fig.suptitle("Disaggregated serving: prefill and decode pools, the KV cache sent over "
-                     "the fabric", fontsize=10)
-        set_margins(fig, bottom=1.05, top=0.6, left=0.75, right=0.15, wspace=0.3, hspace=0.15)
-        for i, row in enumerate(axes):
-            for ax in row:
-                static_ticks(ax, "x", x, scen if i == 1 else None, rotation=30, ha="right",
-                             labelsize=7)
-                static_ticks(ax, "y", labelsize=7, grid_alpha=0.3)
-        save_figure(fig, path)
+    plt = pyplot()
+    rows = part.rows()
+    workloads = list(dict.fromkeys(r["workload"] for r in rows))
+    scen = list(dict.fromkeys(r["scenario"] for r in rows))
+    fig, axes = plt.subplots(2, len(workloads), squeeze=False, dpi=DPI,
+                             figsize=(4.6 * len(workloads), 5.6))
+    up = ScaledTranslation(0, 2 / 72, fig.dpi_scale_trans)     # 2 points above the bar
+    x = list(range(len(scen)))
+    pad = 0.35 + 0.05 * (len(scen) - 0.3)     # as ax.bar's autoscale: 5% beyond the bars
+    for j, w in enumerate(workloads):
+        mine = {r["scenario"]: r for r in rows if r["workload"] == w}
+        tok = [mine[s]["tokens_per_s_per_sm"] or 0.0 for s in scen]
+        ratio = [mine[s]["decode_gpus_per_prefill_gpu"] or 0.0 for s in scen]
+        top, low = axes[0][j], axes[1][j]
+        bars(top, x, tok, 0.7, color="#4c72b0")
+        for k, s in enumerate(scen):
+            v = mine[s]["vs_baseline"]
+            if v is not None:
+                top.text(k, tok[k], f"{v:.2f}x", transform=top.transData + up, ha="center",
+                         va="baseline", fontsize=7)
+        top.set_ylim(0, max(tok + [1e-9]) * 1.13)
+        bars(low, x, ratio, 0.7, color="#dd8452")
+        low.set_ylim(0, max(ratio + [1e-9]) * 1.05)
+        first = rows[0]
+        top.set_title(f"{first['model']}, {w} (prompt {mine[scen[0]]['prompt']}, "
+                      f"output {mine[scen[0]]['output']})", fontsize=9, y=1.0)
+        top.set_ylabel("tokens/s per SM (service)", fontsize=8)
+        low.set_ylabel("decode GPUs per prefill GPU", fontsize=8)
+        for ax in (top, low):
+            ax.set_xlim(-pad, len(scen) - 1 + pad)
+            ax.set_axisbelow(True)
+    fig.suptitle("Disaggregated serving: prefill and decode pools, the KV cache sent over "
+                 "the fabric", fontsize=10)
+    set_margins(fig, bottom=1.05, top=0.6, left=0.75, right=0.15, wspace=0.3, hspace=0.15)
+    for i, row in enumerate(axes):
+        for ax in row:
+            static_ticks(ax, "x", x, scen if i == 1 else None, rotation=30, ha="right",
+                         labelsize=7)
+            static_ticks(ax, "y", labelsize=7, grid_alpha=0.3)
+    save_figure(fig, path)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from os import PathLike
 from typing import Any
 
-from netmodel.study.figure_kit import figure_style
+from netmodel.study.figure_kit import figure_style, pyplot
 
 __all__ = ["plot_tokens_per_sm"]
 
@@ -20,10 +20,6 @@ def plot_tokens_per_sm(study: Any, path: str | PathLike[str], *, network: str | 
     has ``overlay`` (default ``"ideal"``), a black tick marks that network's value. The
     y axis is logarithmic because the models differ by more than 10x. An infeasible
     configuration is marked with an x at the bottom of its slot."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
     from matplotlib.transforms import ScaledTranslation
 
@@ -37,6 +33,7 @@ def plot_tokens_per_sm(study: Any, path: str | PathLike[str], *, network: str | 
         static_ticks,
     )
 
+    plt = pyplot()
     nets = study.networks
     network = network or nets[0]
     overlay = overlay if overlay in nets and overlay != network else None

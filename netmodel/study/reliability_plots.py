@@ -15,25 +15,16 @@ from collections.abc import Iterable, Mapping
 from os import PathLike
 from typing import Any
 
-from netmodel.study.figure_kit import figure_style
+from netmodel.study.figure_kit import figure_style, pyplot
 
 __all__ = ["plot_blast_radius", "plot_capacity", "plot_event_loss", "plot_spares"]
-
-
-def _setup():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def plot_blast_radius(result: Any, path: str | PathLike[str]) -> None:
     """``blast_radius.png``: per class, the mean SMs a failure takes out of service on the
     hardware (lost or cut off) and in software (every GPU of the instances it takes down),
     log scale; the rate of the class (failures per year in the cluster) under its name."""
-    plt = _setup()
+    plt = pyplot()
     import numpy as np
 
     c = result.cluster
@@ -66,7 +57,7 @@ def plot_blast_radius(result: Any, path: str | PathLike[str]) -> None:
 def plot_capacity(avail: Any, path: str | PathLike[str]) -> None:
     """``availability_capacity.png``: the cluster's delivered share of its healthy
     capacity over the horizon: median over trials and the p1-p99 band, the threshold."""
-    plt = _setup()
+    plt = pyplot()
     import numpy as np
 
     m = avail.mc
@@ -101,7 +92,7 @@ def plot_capacity(avail: Any, path: str | PathLike[str]) -> None:
 def plot_event_loss(avail: Any, path: str | PathLike[str]) -> None:
     """``availability_event_loss.png``: CDF of the capacity each failure costs, in
     instance-hours (instances down x hours down, plus slow-downs), log scale."""
-    plt = _setup()
+    plt = pyplot()
     import numpy as np
 
     v = np.sort(avail.mc.event_lost[avail.mc.event_lost > 0])
@@ -135,7 +126,7 @@ def plot_spares(curves: Mapping[str, tuple], path: str | PathLike[str], *, thres
     capacity, share of time below threshold)`` (closed forms), the unavailability
     ``1 - mean`` (left) and the time below the threshold (right) against the spare pool;
     ``marks``: Monte Carlo points ``(label, spares %, mean, below)``."""
-    plt = _setup()
+    plt = pyplot()
     import numpy as np
 
     from netmodel.study.figure_kit import DPI, fit_inside, save_figure, set_margins, static_ticks

@@ -87,14 +87,12 @@ def plot_topology_compare(result: TopologyComparison, path: str | PathLike[str])
     """Draw a :class:`~netmodel.study.topology_compare.TopologyComparison` to ``path`` (the
     format from its suffix): one panel per metric of :data:`PANELS`, the three all-reduce
     sizes as three panels, stacked parts (optics, ports) in two shades."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
 
     from compute.outputs import figure_format
+    from netmodel.study.figure_kit import pyplot
 
+    plt = pyplot()
     panels = _panels(result)
     names = [_short(r.fabric) for r in result.rows]
     k = len(names)
