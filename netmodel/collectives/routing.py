@@ -1116,7 +1116,13 @@ class Router:
         start = dag.get(src)
         if start is None:
             return None
-        total = start[0]
+        return self._spread(src, dst, start[0], lambda u: dag[u][1])
+
+    def _spread(self, src, dst, total: int, next_hops):
+        """One unit of traffic from ``src`` over ``total`` hops of shortest paths to
+        ``dst``, split at each node over ``next_hops(u)`` (``(v, link id, bandwidth,
+        their bandwidths' sum)`` each) in proportion to bandwidth: ``(link ids, shares,
+        latency of the slowest path, total)``."""
         flow = {src: 1.0}
         arrive = {src: 0.0}
         links, weights = [], []
@@ -1127,7 +1133,7 @@ class Router:
             for u in level:
                 f = flow[u]
                 t0 = arrive[u] + swl.get(u, 0.0)
-                for v, lid, b, tot in dag[u][1]:
+                for v, lid, b, tot in next_hops(u):
                     share = f * b / tot
                     links.append(lid)
                     weights.append(share)
@@ -1193,26 +1199,14 @@ class Router:
                     if dd.get(w) == want:
                         nxt.add(w)
             level[i + 1] = nxt
-        flow = {src: 1.0}
-        arrive = {src: 0.0}
-        links, weights = [], []
-        lat, swl = self.latency, self._switch_latency
-        for i in range(total):
-            ahead = level[i + 1]
-            for u in level[i]:
-                f = flow.get(u, 0.0)
-                hops_out = [v for v in adj[u] if v in ahead]
-                bws = [adj[u][v]["bandwidth"] for v in hops_out]
-                tot = sum(bws)
-                t0 = arrive[u] + swl.get(u, 0.0)
-                port = self._port(u)
-                for v, b in zip(hops_out, bws, strict=True):
-                    lid = port[v]
-                    share = f * b / tot
-                    links.append(lid)
-                    weights.append(share)
-                    flow[v] = flow.get(v, 0.0) + share
-                    t = t0 + lat[lid]
-                    if t > arrive.get(v, -1.0):
-                        arrive[v] = t
-        return links, weights, float(arrive[dst]), total
+        position = {v: i for i, nodes in enumerate(level) for v in nodes}
+
+        def next_hops(u):
+            nbrs, ahead = adj[u], position[u] + 1
+            hops = [v for v in nbrs if position.get(v) == ahead]
+            bws = [nbrs[v]["bandwidth"] for v in hops]
+            tot = sum(bws)
+            port = self._port(u)
+            return [(v, port[v], b, tot) for v, b in zip(hops, bws, strict=True)]
+
+        return self._spread(src, dst, total, next_hops)
