@@ -322,8 +322,9 @@ class SearchResult:
     feasible; ``reason`` then says why). ``front`` is the Pareto front of the feasible
     configurations (no other feasible one has both lower latency and more tokens/s/SM),
     by increasing latency. ``by_tp`` is the best feasible configuration of each TP degree.
-    ``grid`` holds the whole evaluated grid (arrays) for callers that want more.
-    ``configurations`` lists every configuration searched (``{"tp", "pp", "ep",
+    ``grid`` holds the whole evaluated grid (arrays) for callers that want more; cells
+    that do not fit in memory carry no collective time there (NaN network time and
+    latency: a search does not time what can never be feasible). ``configurations`` lists every configuration searched (``{"tp", "pp", "ep",
     "attention_dp"}``) and ``by_config`` the best feasible batch of each.
     """
 

@@ -317,7 +317,7 @@ def check_skew(skew: object) -> float:
 def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int | Parallelism],
                   batches: ArrayLike, workload: Workload, *, comm: CommLike | None = None,
                   options: RooflineOptions | None = None, latency_limit: float = math.inf,
-                  expert_skew: float = 1.0) -> Grid:
+                  expert_skew: float = 1.0, time_unfit: bool = True) -> Grid:
     """Evaluate every (configuration, batch) pair at once.
 
     ``tps`` lists TP degrees (plain tensor parallelism) or
@@ -343,6 +343,13 @@ def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int 
 
     The difference between the latency and the pass (a micro-batch waiting behind the
     others) is the stage ``pipeline_wait``. With ``pp = 1`` the latency is the pass itself.
+
+    ``time_unfit=False`` times the collectives of the cells that fit in memory only: the
+    others' network and stage times and latency are NaN, and ``comm`` is never asked about
+    a group size that only such cells use. A search passes it: a cell that does not fit
+    is never feasible, and on a fabric-aware ``comm`` each new (operation, group size)
+    compiles the fabric (about 40% of a Lite study's collective costing is for instances
+    too small to hold the model).
     """
     model, gpu = get_model(model), get_gpu(gpu)
     options = options or RooflineOptions()
@@ -355,11 +362,11 @@ def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int 
     tps = tuple(c.tp for c in configs)
     batches = _check_batches(batches)
     return _grid(model, gpu, configs, sh, plain, batches, batches.astype(float).reshape(1, -1),
-                 workload, comm, options, skew, latency_limit)
+                 workload, comm, options, skew, latency_limit, time_unfit=bool(time_unfit))
 
 
 def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, options, skew,
-          latency_limit, paired: bool = False) -> Grid:
+          latency_limit, paired: bool = False, time_unfit: bool = True) -> Grid:
     """The body of :func:`evaluate_grid`: ``b`` is a row of batches (every configuration x
     every batch) or, ``paired``, a column (row ``i``: configuration ``i`` at batch ``b[i]``;
     a plain row's stages then add up in the order of a one-cell grid's, so each row equals
@@ -369,7 +376,8 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
      fit) = _static_parts(model, gpu, configs, sh, plain, b, workload, options, skew, paired)
     # an ideal network (the search's memory probe) costs nothing: not asked
     network_t = np.zeros(net.shape) if type(comm) is NoCommunication else \
-        _network_times(comm, ops, groups, counts, net)
+        _network_times(comm, ops, groups, counts, net,
+                       None if time_unfit else np.broadcast_to(fit[4], net.shape[1:]))
     profile = options.profile
     busiest = np.maximum(compute_t, memory_t)
     if options.mode == "overlap":
@@ -589,22 +597,35 @@ def _check_batches(batches) -> np.ndarray:
     return raw.astype(np.int64)
 
 
-def _network_times(comm, ops, groups, counts, net) -> np.ndarray:
+def _network_times(comm, ops, groups, counts, net, fits=None) -> np.ndarray:
     """Collective times, calling ``comm`` once per (op, group size > 1) with every size of
-    the stages and rows that run that collective in groups of that size."""
+    the stages and rows that run that collective in groups of that size; with ``fits``
+    (configurations x batches), only the cells that fit are timed and the others are NaN
+    (a group size no fitting cell uses is never asked)."""
     out = np.zeros(net.shape)
+    if fits is not None and not fits.all():
+        out[:, ~fits] = np.nan
     for op in sorted({o for o in ops if o}):
         ks = np.array([k for k, o in enumerate(ops) if o == op])
         g, active = groups[ks], (counts[ks] > 0) & (groups[ks] > 1)
+        if fits is not None:
+            active = active & fits.any(axis=1)
         for size in np.unique(g[active]):
             kk, rr = np.nonzero(active & (g == size))
-            sizes = net[ks[kk], rr].reshape(-1)
+            cells = net[ks[kk], rr]
+            keep = None if fits is None else fits[rr]
+            sizes = cells.reshape(-1) if keep is None else cells[keep]
             times = np.asarray(comm.collective_time(op, sizes, int(size)), dtype=float)
             times = np.broadcast_to(times, sizes.shape)
             if not np.all(np.isfinite(times) & (times >= 0)):
                 raise ValueError(f"collective model returned a negative or non-finite time for "
                                  f"{op} among {int(size)} GPUs")
-            out[ks[kk], rr] = times.reshape(len(kk), net.shape[2])
+            if keep is None:
+                out[ks[kk], rr] = times.reshape(len(kk), net.shape[2])
+            else:
+                block = np.full(cells.shape, np.nan)
+                block[keep] = times
+                out[ks[kk], rr] = block
     return out
 
 

@@ -142,10 +142,13 @@ def search(model: str | ModelSpec, gpu: str | GpuSpec, phase: str | Workload = "
     comm = comm if comm is not None else default_comm(gpu)
     run = dict(comm=comm, options=options, latency_limit=limit, expert_skew=expert_skew)
     cap = _memory_cap(model, gpu, configs, workload, int(max_batch), run)
-    grid = evaluate_grid(model, gpu, configs, np.arange(1, cap + 1), workload, **run)
+    # cells that do not fit are never feasible: their collectives are not timed
+    grid = evaluate_grid(model, gpu, configs, np.arange(1, cap + 1), workload, **run,
+                         time_unfit=False)
     if cap < max_batch and grid.fits[:, -1].any():  # not affine after all: search it all
         cap = int(max_batch)
-        grid = evaluate_grid(model, gpu, configs, np.arange(1, cap + 1), workload, **run)
+        grid = evaluate_grid(model, gpu, configs, np.arange(1, cap + 1), workload, **run,
+                             time_unfit=False)
     feasible = grid.feasible
     score = grid.tokens_per_s_per_sm
     common = dict(model=model.name, gpu=gpu.name, phase=workload.phase, latency_limit=limit,

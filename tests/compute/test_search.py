@@ -110,3 +110,38 @@ def test_result_exports():
     rows = list(csv.DictReader(io.StringIO(r.best.to_csv())))
     assert [row["stage"] for row in rows][:2] == ["embedding", "qkv"]
     assert list(csv.DictReader(io.StringIO(r.front_csv())))[0]["tp"].isdigit()
+
+
+def test_search_times_no_collective_that_only_unfit_cells_need():
+    """On a GPU with half an H100's HBM, Llama-3-70B fits at no batch at TP 1 or 2: the
+    search never asks the network about a group size only cells that do not fit use,
+    leaves those cells untimed (NaN), and agrees bit for bit with a grid that times
+    everything."""
+    import numpy as np
+
+    from compute.roofline import default_comm, evaluate_grid
+
+    # half an H100's HBM (40 GB): TP 1 and 2 cannot hold the 141 GB of weights
+    gpu = derive_gpu(get_gpu("H100-SXM"), "small", hbm_capacity_multiplier=0.5)
+    ring = default_comm(gpu)
+    asked = []
+
+    def comm(op, nbytes, group_size):
+        asked.append((op, int(group_size), int(np.size(nbytes))))
+        return ring.collective_time(op, nbytes, group_size)
+
+    r = search("Llama-3-70B", gpu, "decode", comm=comm)
+    grid = r.grid
+    unfit = ~grid.fits
+    assert unfit.any() and grid.fits.any()
+    assert np.isnan(grid.latency[unfit]).all() and np.isfinite(grid.latency[grid.fits]).all()
+    fitting_tps = {grid.configs[i].tp for i in range(len(grid.configs)) if grid.fits[i].any()}
+    assert {g for _, g, _ in asked} == fitting_tps - {1}
+    assert sum(n for *_, n in asked) < grid.network_time.size  # unfit cells never sent
+    full = evaluate_grid("Llama-3-70B", gpu, grid.configs, grid.batches, grid.workload,
+                         comm=ring, latency_limit=grid.latency_limit)
+    assert np.array_equal(full.latency[grid.fits], grid.latency[grid.fits])
+    assert np.array_equal(full.feasible, grid.feasible)
+    masked = np.where(full.feasible, full.tokens_per_s_per_sm, -np.inf)
+    i, j = np.unravel_index(int(np.argmax(masked)), masked.shape)
+    assert (r.best.tp, r.best.batch) == (grid.configs[i].tp, int(grid.batches[j]))
