@@ -170,13 +170,26 @@ class RingAlphaBeta:
 
     def time(self, op: str, n: float | np.ndarray, p: int) -> float | np.ndarray:
         """The formula of :meth:`collective_time` for a known ``op``, ``p > 1`` GPUs and
-        ``n`` bytes (a float or an array), unchecked."""
+        ``n`` bytes (a float or an array), unchecked: ``fixed + share * n * beta`` with
+        the :meth:`terms` of ``(op, p)``."""
+        fixed, share, beta = self.terms(op, p)
+        return fixed + share * n * beta
+
+    def terms(self, op: str, p: int) -> tuple[float, float, float]:
+        """``(fixed, share, beta)`` of a known ``op`` among ``p > 1`` GPUs: ``n`` bytes
+        take ``fixed + share * n * beta`` seconds (evaluated in that order; a caller that
+        times many messages of one operation asks once).
+
+        >>> RingAlphaBeta(bandwidth=100e9, step_latency=1e-6, efficiency=1.0).terms(
+        ...     "all-reduce", 8)
+        (1.4e-05, 1.75, 1e-11)
+        """
         beta = 1.0 / (self.bandwidth * self.efficiency)
         a = self.step_latency
         if op == "all-reduce":
-            return 2 * (p - 1) * a + 2 * (p - 1) / p * n * beta
+            return 2 * (p - 1) * a, 2 * (p - 1) / p, beta
         if op in ("reduce-scatter", "all-gather", "all-to-all"):
-            return (p - 1) * a + (p - 1) / p * n * beta
+            return (p - 1) * a, (p - 1) / p, beta
         if op in ("broadcast", "reduce"):
-            return (p - 1) * a + n * beta
-        return a + n * beta  # send-recv
+            return (p - 1) * a, 1.0, beta   # 1.0 * n is n exactly
+        return a, 1.0, beta  # send-recv

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import asdict, dataclass, fields
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from os import PathLike
 from pathlib import Path
@@ -163,38 +163,38 @@ class ModelSpec:
             raise UserError(f"{where}: biases with multi-head latent attention are not modelled")
 
     # ---- bytes per element ------------------------------------------------------------
-    @property
+    @cached_property
     def weight_bytes(self) -> float:
         """Bytes per weight element."""
         return DTYPE_BYTES[self.weight_dtype]
 
-    @property
+    @cached_property
     def kv_bytes(self) -> float:
         """Bytes per KV-cache element."""
         return DTYPE_BYTES[self.kv_dtype]
 
-    @property
+    @cached_property
     def act_bytes(self) -> float:
         """Bytes per activation element (also the dtype of TP collectives)."""
         return DTYPE_BYTES[self.act_dtype]
 
     # ---- shape -------------------------------------------------------------------------
-    @property
+    @cached_property
     def is_moe(self) -> bool:
         """True for a mixture-of-experts model."""
         return self.experts > 1
 
-    @property
+    @cached_property
     def is_mla(self) -> bool:
         """True for multi-head latent attention."""
         return self.kv_lora_rank > 0
 
-    @property
+    @cached_property
     def v_dim(self) -> int:
         """Value width per head (``head_dim`` unless MLA sets ``v_head_dim``)."""
         return self.v_head_dim or self.head_dim
 
-    @property
+    @cached_property
     def moe_layers(self) -> int:
         """Layers whose MLP is a mixture of experts (0 for a dense model)."""
         return self.layers - self.dense_layers if self.is_moe else 0
@@ -682,5 +682,7 @@ def expected_experts_touched(model: ModelSpec, tokens: float | np.ndarray,
     e, k = model.experts, model.experts_per_token
     if e == 1:
         return 1.0 if type(tokens) is float else np.ones_like(np.asarray(tokens, dtype=float))
+    if type(tokens) is float:  # a float gives a float: the same operations, same number
+        return e * (1.0 - float(np.power(1.0 - k / e, tokens))) if k < e else float(e)
     n = np.asarray(tokens, dtype=float)
     return e * (1.0 - np.power(1.0 - k / e, n)) if k < e else np.full_like(n, float(e))

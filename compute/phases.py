@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -107,22 +108,22 @@ class Workload:
         object.__setattr__(self, "prompt", _check_tokens("prompt", self.prompt))
         object.__setattr__(self, "context", _check_tokens("context", self.context))
 
-    @property
+    @cached_property
     def tokens_per_sequence(self) -> int:
         """Tokens each sequence pushes through the layers in one step."""
         return self.prompt if self.phase == PREFILL else 1
 
-    @property
+    @cached_property
     def kv_tokens(self) -> int:
         """KV-cache entries per sequence at the end of the step (the longest context held)."""
         return self.prompt if self.phase == PREFILL else self.context
 
-    @property
+    @cached_property
     def kv_read_tokens(self) -> int:
         """KV entries per sequence that attention reads from HBM, once (FlashAttention)."""
         return self.kv_tokens
 
-    @property
+    @cached_property
     def attention_pairs_per_sequence(self) -> float:
         """(query, key) pairs per sequence and head. Prefill is causal: token ``i`` attends to
         ``i + 1`` keys, ``P (P + 1) / 2`` in all (FlashAttention skips masked tiles, so the

@@ -173,6 +173,10 @@ def time_split(stages: Iterable[StageResult], mode: str = "overlap") -> dict[str
     return out
 
 
+#: Fields of :class:`InferenceResult` that may be built when first read.
+_LAZY_FIELDS = ("stages", "memory")
+
+
 @dataclass(frozen=True)
 class InferenceResult:
     """One configuration evaluated: a step of ``phase`` for ``batch`` sequences on an
@@ -202,6 +206,27 @@ class InferenceResult:
     #: the engine profile of the calibrated mode ("" for the roofline)
     profile: str = ""
     overhead: float = 0.0    #: with a profile: the step's fixed overheads, in ``latency``
+
+    def __getattr__(self, name: str):
+        # Only for what normal lookup misses: a field of _LAZY_FIELDS that
+        # compute.roofline's one-configuration path builds when first read (it stores
+        # (builder, *arguments) under "_lazy_" + name instead); built once, then an
+        # ordinary field.
+        if name in _LAZY_FIELDS:
+            d = self.__dict__
+            build = d.get("_lazy_" + name)
+            if build is not None:
+                value = d[name] = build[0](*build[1:])
+                d.pop("_lazy_" + name, None)
+                return value
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __getstate__(self) -> dict:
+        """The fields (lazy ones built first), for pickle and copy."""
+        for name in _LAZY_FIELDS:
+            if "_lazy_" + name in self.__dict__:
+                getattr(self, name)
+        return dict(self.__dict__)
 
     @property
     def gpus(self) -> int:

@@ -33,7 +33,7 @@ import numpy as np
 
 from compute.comm import CommLike, NoCommunication, RingAlphaBeta, as_comm
 from compute.errors import UserError, known
-from compute.hardware import GpuSpec, get_gpu
+from compute.hardware import GpuSpec, catalog, get_gpu
 from compute.memory import (
     DEFAULT_RESERVE,
     activation_bytes_per_token,
@@ -43,11 +43,11 @@ from compute.memory import (
     memory_fit,
     weight_bytes,
 )
-from compute.models import COMPUTE_DTYPES, ModelSpec, get_model
+from compute.models import COMPUTE_DTYPES, ModelSpec, get_model, model_catalog
 from compute.parallel import Parallelism, check_parallelism, layout
 from compute.phases import Slo, Workload
 from compute.profiles import EngineProfile
-from compute.results import RESOURCES, InferenceResult, MemoryFit, StageResult, unchecked
+from compute.results import RESOURCES, InferenceResult, MemoryFit, StageResult, _defaults
 from compute.sharding import Shards, check_tp, shards
 from compute.stages import EXTENDED_STAGES, PIPELINE_STAGES, PRODUCERS, STAGES, stage_work
 
@@ -646,14 +646,37 @@ def evaluate(model: str | ModelSpec, gpu: str | GpuSpec, tp: int, batch: int,
     depends only on the model, GPU, workload, options and TP degree computed once and
     kept): the same operations in the same order as a one-cell :func:`evaluate_grid`, so
     the same numbers to the last bit; the other configurations run that one-cell grid.
+    That path computes the stage times it needs for the latency and builds the per-stage
+    breakdown (``stages``), and the memory fit of a batch that does not fit (with its
+    reason), when the result's field is first read.
     """
-    model, gpu = get_model(model), get_gpu(gpu)
-    workload = make_workload(phase, prompt, context)
+    plan = None
+    if pp == ep == attention_dp == 1 and type(tp) is int and type(model) is str \
+            and type(gpu) is str and type(phase) is str \
+            and (prompt is None or type(prompt) is int) \
+            and (context is None or type(context) is int):   # catalog names: one look-up
+        plan = _NAMED.get((model, gpu, phase, prompt, context, id(options), tp))
+        if plan is not None and options is not None and plan.options is not options:
+            plan = None
+    if plan is not None:
+        workload = plan.workload
+    else:
+        names = model, gpu, phase, prompt, context, id(options)
+        model, gpu = get_model(model), get_gpu(gpu)
+        workload = make_workload(phase, prompt, context)
+        options = options or _DEFAULT_OPTIONS
+        if pp == ep == attention_dp == 1 and options.profile is None:
+            plan = _plan(model, gpu, workload, options, tp)
+            _keep_named(names, plan)
+    if plan is not None:
+        # the common valid values pass straight; the checks give the others' errors
+        if not (type(batch) is int and batch >= 1):
+            batch = check_batch(batch)
+        if not (type(expert_skew) is float and 1.0 <= expert_skew <= 1e6):
+            expert_skew = check_skew(expert_skew)
+        limit = plan.limit if slo is None else float(slo.limit(workload.phase))
+        return _evaluate_plain(plan, batch, comm, limit, expert_skew)
     limit = (slo or _DEFAULT_SLO).limit(workload.phase)
-    options = options or _DEFAULT_OPTIONS
-    if pp == ep == attention_dp == 1 and options.profile is None:
-        plan = _plan(model, gpu, workload, options, tp)
-        return _evaluate_plain(plan, check_batch(batch), comm, limit, check_skew(expert_skew))
     if pp == ep == attention_dp == 1:
         tp = check_tp(model, tp, gpu.max_instance)
     par = check_parallelism(model, Parallelism(tp, pp, ep, attention_dp), gpu.max_instance)
@@ -670,7 +693,7 @@ _DEFAULT_OPTIONS = RooflineOptions()
 @dataclass(frozen=True, eq=False)
 class _Plan:
     """What a plain-TP evaluation of one (model, GPU, workload, options, TP degree) needs
-    that does not depend on the batch or the collective model."""
+    that does not depend on the batch, the skew or the collective model."""
 
     model: ModelSpec
     gpu: GpuSpec
@@ -678,15 +701,28 @@ class _Plan:
     options: RooflineOptions
     par: Parallelism
     sh: Shards                 #: :class:`~compute.sharding.Shards` of floats
-    comm: RingAlphaBeta        #: the default collective model of the GPU
     peak: float
     bandwidth: float
     weights: float
     kv_per_token: float        #: KV-cache bytes per GPU per sequence and KV token
     act_per_token: float       #: activation bytes per GPU per token (without the logits)
     usable: float
-    sms: int
-    layout: tuple | None = None   #: stage kinds and collectives (:func:`_layout`), once
+    #: per stage: (name, count, count as float, kind), kind 0 for a compute stage, 1 for
+    #: one with work and a collective (embedding, LM head), 2 for a collective alone
+    meta: tuple
+    #: the collectives to ask for, ops sorted as the grid asks them: (op, stage indices)
+    colls: tuple
+    #: the same with the GPU's default ring: (stage index, fixed, share, beta) of
+    #: :meth:`~compute.comm.RingAlphaBeta.terms`
+    ring: tuple
+    #: (collective stage, producer stage) indices whose collective hides behind the
+    #: producer (``overlap_collectives``), else empty
+    hidden: tuple
+    overlap: bool              #: overlap mode (else serial)
+    #: why no batch fits when the weights alone exceed the usable HBM, else ""
+    heavy: str
+    limit: float               #: the default SLO's latency limit of the phase
+    base: dict                 #: the result's fields that do not depend on the batch
 
 
 #: Plans by (id(model), id(gpu), workload, id(options), tp); each holds its objects, so
@@ -709,18 +745,51 @@ def _plan(model, gpu, workload, options, tp) -> _Plan:
     sh = Shards(**{f: float(getattr(sh, f)[0, 0]) for f in _SHARD_FIELDS})
     dtype = options.compute_dtype or model.compute_dtype
     kv = kv_cache_bytes(model, sh, 1.0, Workload(workload.phase, 1, 1))
+    meta, colls = _layout(tp, stage_work(model, sh, 1.0, workload))
+    comm = default_comm(gpu)
+    names = [m[0] for m in meta]
+    overlap = options.mode == "overlap"
+    par = Parallelism(tp)
+    weights = float(weight_bytes(model, sh))
+    usable = gpu.hbm_capacity * (1.0 - check_reserve(options.memory_reserve))
     plan = _Plan(model=model, gpu=gpu, workload=workload, options=options,
-                 par=Parallelism(tp), sh=sh, comm=default_comm(gpu),
+                 par=par, sh=sh,
                  peak=gpu.peak_flops(dtype) * options.flops_efficiency,
                  bandwidth=gpu.hbm_bandwidth * options.memory_efficiency,
-                 weights=float(weight_bytes(model, sh)), kv_per_token=kv,
+                 weights=weights, kv_per_token=kv,
                  act_per_token=float(activation_bytes_per_token(model, sh)),
-                 usable=gpu.hbm_capacity * (1.0 - check_reserve(options.memory_reserve)),
-                 sms=tp * gpu.sms)
+                 usable=usable, meta=meta, colls=colls,
+                 ring=tuple((k, *comm.terms(op, tp)) for op, ks in colls for k in ks),
+                 hidden=tuple((names.index(c), names.index(p)) for c, p in PRODUCERS.items())
+                 if overlap and options.overlap_collectives else (),
+                 overlap=overlap, limit=float(_DEFAULT_SLO.limit(workload.phase)),
+                 heavy="" if weights <= usable else
+                 describe_fit(model, gpu, tp, 1, weights, 0.0, 0.0, options.memory_reserve,
+                              label=par.label).reason,
+                 base={**_defaults(InferenceResult), "model": model.name, "gpu": gpu.name,
+                       "phase": workload.phase, "tp": tp, "prompt_tokens": workload.prompt,
+                       "context_tokens": workload.context, "mode": options.mode,
+                       "sms": par.gpus * gpu.sms})
     if len(_PLANS) >= _PLANS_MAX:
         _PLANS.clear()
     _PLANS[key] = plan
     return plan
+
+
+#: Plans by the names :func:`evaluate` was given: (model, GPU, phase, prompt, context,
+#: id(options), TP degree), only for a model and a GPU of the catalogs (a path is read
+#: each time, as :func:`~compute.models.get_model` reads it) and an int TP degree.
+_NAMED: dict = {}
+
+
+def _keep_named(names: tuple, plan: _Plan) -> None:
+    model, gpu = names[:2]
+    if type(model) is str and type(gpu) is str and type(names[2]) is str \
+            and model_catalog().get(model) is plan.model and catalog().get(gpu) is plan.gpu \
+            and all(x is None or type(x) is int for x in names[3:5]):
+        if len(_NAMED) >= _PLANS_MAX:
+            _NAMED.clear()
+        _NAMED[(*names, plan.par.tp)] = plan
 
 
 #: The fields of a plain-TP :class:`~compute.sharding.Shards`.
@@ -744,6 +813,11 @@ def _pairwise_sum(xs: list) -> float:
         total = xs[0] if n else 0.0
         for x in xs[1:]:
             total = total + x
+        return total
+    if n < 16:   # the 8 running sums are the first 8 numbers
+        total = ((xs[0] + xs[1]) + (xs[2] + xs[3])) + ((xs[4] + xs[5]) + (xs[6] + xs[7]))
+        for i in range(8, n):
+            total = total + xs[i]
         return total
     if n > 128:
         raise ValueError("pairwise sums of more than 128 numbers are not emulated")
@@ -769,19 +843,22 @@ def _scalar_times(comm, op: str, sizes: list, group: int) -> list:
                        dtype=float)
         times = np.broadcast_to(t, (len(sizes),)).tolist()
     for t in times:
-        if not (math.isfinite(t) and t >= 0):
-            raise ValueError(f"collective model returned a negative or non-finite time for "
-                             f"{op} among {group} GPUs")
+        _check_time(t, op, group)
     return times
 
 
-def _layout(plan: _Plan, work) -> tuple:
+def _check_time(t: float, op: str, group: int) -> None:
+    if not (math.isfinite(t) and t >= 0):
+        raise ValueError(f"collective model returned a negative or non-finite time for "
+                         f"{op} among {group} GPUs")
+
+
+def _layout(tp: int, work) -> tuple:
     """Per stage: (name, count, count as float, kind) with kind 0 for a compute stage, 1
     for one with work and a collective (embedding, LM head), 2 for a collective alone; and
     the collectives to ask for: (op, stage indices), ops sorted as the grid asks."""
     stages = tuple((x[0], x[1], float(x[1]),
                     0 if not x[4] else 1 if x[0] in _COLLECTIVE_STAGES else 2) for x in work)
-    tp = plan.par.tp
     colls = tuple((op, tuple(k for k, x in enumerate(work) if x[4] == op and x[6] > 1))
                   for op in sorted({x[4] for x in work if x[4]})) if tp > 1 else ()
     return stages, tuple(c for c in colls if c[1])
@@ -790,68 +867,95 @@ def _layout(plan: _Plan, work) -> tuple:
 def _evaluate_plain(plan: _Plan, batch: int, comm, limit: float,
                     skew: float) -> InferenceResult:
     """One plain-TP configuration and batch with plain floats: the operations of
-    :func:`evaluate_grid` on a one-cell grid, in the same order."""
-    model, gpu, workload, options, sh = plan.model, plan.gpu, plan.workload, plan.options, \
-        plan.sh
-    comm = plan.comm if comm is None else as_comm(comm)
+    :func:`evaluate_grid` on a one-cell grid, in the same order. Only the stage times are
+    formed here; the result builds its ``stages`` from them when first read
+    (:func:`_stage_results`), and its ``memory`` too where it says why it does not fit."""
+    workload = plan.workload
     b = float(batch)
-    work = stage_work(model, sh, b, workload, skew)
-    layout_ = plan.layout
-    if layout_ is None:
-        layout_ = _layout(plan, work)
-        object.__setattr__(plan, "layout", layout_)
-    meta, colls = layout_
-    tp = plan.par.tp
-    net_t = [0.0] * len(work)
-    for op, ks in colls:
-        for k, t in zip(ks, _scalar_times(comm, op, [work[k][5] for k in ks], tp),
-                        strict=True):
-            net_t[k] = t
+    work = stage_work(plan.model, plan.sh, b, workload, skew)
+    net = [0.0] * len(work)
+    if comm is None:   # the GPU's default ring: its formula, with the terms of the plan
+        for k, fixed, share, beta in plan.ring:
+            t = fixed + share * work[k][5] * beta
+            if not 0.0 <= t < math.inf:
+                _check_time(t, work[k][4], plan.par.tp)
+            net[k] = t
+    else:
+        comm = as_comm(comm)
+        for op, ks in plan.colls:
+            for k, t in zip(ks, _scalar_times(comm, op, [work[k][5] for k in ks],
+                                              plan.par.tp), strict=True):
+                net[k] = t
     peak, bandwidth = plan.peak, plan.bandwidth
-    overlap = options.mode == "overlap"
-    stages, terms = [], []
-    new, setattr_ = object.__new__, object.__setattr__
-    for (name, count, fcount, kind), x, nt in zip(meta, work, net_t, strict=True):
+    times, terms = [], []
+    if plan.overlap:
+        for (_, _, fcount, kind), x, nt in zip(plan.meta, work, net, strict=True):
+            if kind < 2:
+                ct, mt = x[2] / peak, x[3] / bandwidth
+                busiest = mt if mt > ct else ct
+            else:
+                busiest = 0.0
+            st = nt if nt > busiest else busiest
+            times.append(st)
+            terms.append(fcount * st)
+        for k, p in plan.hidden:  # hide each all-reduce behind its producer
+            d = net[k] - times[p]
+            st = times[k] = d if d > 0.0 else 0.0
+            terms[k] = plan.meta[k][2] * st
+    else:
+        for (_, _, fcount, kind), x, nt in zip(plan.meta, work, net, strict=True):
+            st = x[2] / peak + x[3] / bandwidth + nt if kind < 2 else 0.0 + 0.0 + nt
+            times.append(st)
+            terms.append(fcount * st)
+    latency = _pairwise_sum(terms)
+    kv = plan.kv_per_token * b * workload.kv_tokens
+    act = b * workload.tokens_per_sequence * plan.act_per_token + b * plan.sh.vocab * 4.0
+    weights = plan.weights
+    result = _new(InferenceResult)   # InferenceResult(...) without its __init__
+    _set(result, "__dict__", {
+        **plan.base, "batch": batch, "latency": latency,
+        "tokens_per_step": float(batch * workload.tokens_per_sequence),
+        "latency_limit": limit, "micro_batch": batch,
+        "_lazy_stages": (_stage_results, plan, work, net, times)})
+    if weights + kv + act <= plan.usable or plan.heavy:   # MemoryFit(...) without __init__
+        fit = _new(MemoryFit)
+        _set(fit, "__dict__", {"weights": weights, "kv_cache": kv, "activations": act,
+                               "capacity": plan.gpu.hbm_capacity,
+                               "reserve_fraction": plan.options.memory_reserve,
+                               "reason": plan.heavy})
+        result.__dict__["memory"] = fit
+    else:   # the fit says what does not fit at this batch, when first read
+        result.__dict__["_lazy_memory"] = (
+            describe_fit, plan.model, plan.gpu, plan.par.tp, batch, weights, kv, act,
+            plan.options.memory_reserve, plan.par.label)
+    return result
+
+
+_new, _set = object.__new__, object.__setattr__
+
+
+def _stage_results(plan: _Plan, work: list, net: list, times: list) -> tuple:
+    """The :class:`StageResult` of each stage of :func:`_evaluate_plain`'s step: ``work``
+    from :func:`~compute.stages.stage_work`, ``net`` the collective times and ``times``
+    the stage times it formed, the other figures formed again as it formed them."""
+    peak, bandwidth = plan.peak, plan.bandwidth
+    stages = []
+    for (name, count, _, kind), x, nt, st in zip(plan.meta, work, net, times, strict=True):
         if kind < 2:
             flops, hbm = float(x[2]), float(x[3])
             ct, mt = flops / peak, hbm / bandwidth
         else:
             flops = hbm = ct = mt = 0.0
         busiest = mt if mt > ct else ct
-        st = (nt if nt > busiest else busiest) if overlap else ct + mt + nt
-        s = new(StageResult)   # StageResult(...) without its __init__ (see unchecked)
-        setattr_(s, "__dict__", {
+        s = _new(StageResult)   # StageResult(...) without its __init__ (see unchecked)
+        _set(s, "__dict__", {
             "name": name, "count": count, "flops": flops, "hbm_bytes": hbm,
             "collective": x[4], "collective_bytes": float(x[5]) if kind else 0.0,
             "compute_time": ct, "memory_time": mt, "network_time": nt, "time": st,
             "bound": _NETWORK if kind == 2 or nt > busiest else
             _MEMORY if mt > ct else _COMPUTE})
         stages.append(s)
-        terms.append(fcount * st)
-    if overlap and options.overlap_collectives:  # hide each all-reduce behind its producer
-        names = [m[0] for m in meta]
-        for coll, producer in PRODUCERS.items():
-            k, p = names.index(coll), names.index(producer)
-            d = stages[k].network_time - stages[p].time
-            stages[k].__dict__["time"] = d if d > 0.0 else 0.0
-            terms[k] = meta[k][2] * stages[k].time
-    latency = _pairwise_sum(terms)
-    kv = plan.kv_per_token * b * workload.kv_tokens
-    act = b * workload.tokens_per_sequence * plan.act_per_token + b * sh.vocab * 4.0
-    if plan.weights + kv + act <= plan.usable:
-        fit = unchecked(MemoryFit, {"weights": plan.weights, "kv_cache": kv,
-                                    "activations": act, "capacity": gpu.hbm_capacity,
-                                    "reserve_fraction": options.memory_reserve})
-    else:
-        fit = describe_fit(model, gpu, tp, batch, plan.weights, kv, act,
-                           options.memory_reserve, label=plan.par.label)
-    return unchecked(InferenceResult, {
-        "model": model.name, "gpu": gpu.name, "phase": workload.phase, "tp": tp,
-        "batch": batch, "prompt_tokens": workload.prompt, "context_tokens": workload.context,
-        "mode": options.mode, "latency": latency,
-        "tokens_per_step": float(batch * workload.tokens_per_sequence), "sms": plan.sms,
-        "stages": tuple(stages), "memory": fit, "latency_limit": float(limit),
-        "micro_batch": batch})
+    return tuple(stages)
 
 
 @dataclass(frozen=True, eq=False)

@@ -6,13 +6,15 @@ every TP degree x batch 1..1024, for the ring and the ideal network) is evaluate
 core (the process is pinned where the OS allows), plotting excluded; target < 1 s. Then
 the search over TP x PP x EP x attention DP x batch (Llama-3-70B and Mixtral-8x7B on Lites);
 target >= 1,000,000 configurations/s. Then ``evaluate()`` one configuration at a time (target
->= 50,000 configurations/s), beside the one-cell grid it ran before, and ``evaluate_many``
+>= 50,000 configurations/s; also at random batches, so no batch repeats within a few
+calls), beside the one-cell grid it ran before, and ``evaluate_many``
 scoring a list of 100,000 (configuration, batch) pairs as arrays.
 """
 
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import sys
 import time
@@ -124,6 +126,16 @@ def single_configurations() -> None:
     wall, cpu = _rate(one, len(cases))
     print(f"evaluate() one configuration at a time: {wall:,.0f} configurations/s "
           f"({cpu:,.0f} per CPU second) (target >= 50,000)")
+    rng = random.Random(0)   # the same configurations, each at batches it has not had
+    fresh = [(m, g, t, rng.randint(1, 4096), ph) for m, g, t, _, ph in cases * 10]
+
+    def spread():
+        for c in fresh:
+            evaluate(*c)
+
+    wall_f, cpu_f = _rate(spread, len(fresh))
+    print(f"evaluate() on {len(fresh)} configurations at random batches 1..4096: "
+          f"{wall_f:,.0f} configurations/s ({cpu_f:,.0f} per CPU second)")
     wall_g, cpu_g = _rate(grid, len(cases))
     print(f"one-cell evaluate_grid (evaluate's path before): {wall_g:,.0f} configurations/s "
           f"({cpu_g:,.0f} per CPU second): evaluate() is {cpu / cpu_g:.1f}x faster")

@@ -6,6 +6,9 @@ last bit (dataclass equality compares every float exactly), and every entry of
 ``evaluate_many`` must equal ``evaluate`` of its pair.
 """
 
+import copy
+import dataclasses
+import pickle
 import random
 
 import numpy as np
@@ -210,3 +213,127 @@ def test_evaluate_many_on_plain_parallelism_objects_matches_tp_degrees():
     a = evaluate_many("Llama-3-8B", "Lite", [Parallelism(4), Parallelism(8)], [3, 9])
     b = evaluate_many("Llama-3-8B", "Lite", [4, 8], [3, 9])
     assert a.latency.tolist() == b.latency.tolist()
+
+
+# ---- the lazily built breakdown and the kept plans ------------------------------------------
+
+def _same(a, b, where=""):
+    """``a`` and ``b`` equal with the same types, floats to the last bit (repr tells
+    every float apart, -0.0 from 0.0 included), recursing into dataclasses and tuples."""
+    assert type(a) is type(b), (where, type(a), type(b))
+    if dataclasses.is_dataclass(a):
+        for f in dataclasses.fields(a):
+            _same(getattr(a, f.name), getattr(b, f.name), f"{where}.{f.name}")
+    elif isinstance(a, tuple):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            _same(x, y, f"{where}[{i}]")
+    else:
+        assert repr(a) == repr(b), (where, a, b)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(sorted(model_catalog())), st.sampled_from(sorted(catalog())),
+       st.integers(1, 100_000), st.sampled_from(["prefill", "decode"]),
+       st.integers(0, len(OPTIONS) - 1), st.integers(0, len(COMMS) - 1),
+       st.sampled_from([1.0, 1.7, 4]), st.booleans(), st.data())
+def test_the_lazy_breakdown_reads_exactly_as_the_grids(name, gpu, batch, phase, oi, ci, skew,
+                                                       read_first, data):
+    """Every field, type and output of evaluate()'s result (breakdown, and the memory
+    fit of a batch that does not fit, built on first read) equals the one-cell grid's
+    (built at once), whichever is read first, through pickle and copy too."""
+    model, g = get_model(name), get_gpu(gpu)
+    tp = data.draw(st.sampled_from(valid_tp_degrees(model, g.max_instance)))
+    w = make_workload(phase, prompt=data.draw(st.sampled_from([None, 1, 77, 512])),
+                      context=data.draw(st.sampled_from([None, 1, 4000])))
+    if model.max_context and w.kv_tokens > model.max_context:
+        return
+    o, c = OPTIONS[oi], COMMS[ci]
+    grid = evaluate_grid(model, g, [tp], [batch], w, options=o, comm=c, expert_skew=skew,
+                         latency_limit=Slo().limit(phase)).result(0, 0)
+    # by names where the catalogs have them (the plans kept by name), else by spec
+    new = evaluate(name, gpu, tp, batch, phase, prompt=w.prompt, context=w.context,
+                   options=o, comm=c, expert_skew=skew)
+    if read_first:   # the breakdown built by reading it, else by pickle and copy
+        assert new.stages == grid.stages
+    copies = [pickle.loads(pickle.dumps(new)), copy.copy(new), copy.deepcopy(new)]
+    assert new.to_json() == grid.to_json() and new.to_csv() == grid.to_csv()
+    assert repr(new) == repr(grid) and new == grid and hash(new) == hash(grid)
+    _same(new, grid)
+    for other in copies + [dataclasses.replace(new, latency_limit=grid.latency_limit)]:
+        _same(other, grid)
+    assert not {"_lazy_stages", "_lazy_memory"} & set(vars(new))
+    assert (vars(new)["stages"], vars(new)["memory"]) == (grid.stages, grid.memory)
+
+
+def test_stage_work_of_one_float_batch_is_plain_floats():
+    """The scalar path's numbers are Python floats (the MoE models' distinct experts
+    touched included), equal to the grid's array elements."""
+    from compute.models import expected_experts_touched
+    from compute.stages import stage_work
+
+    for model in model_catalog().values():
+        for n in (1.0, 3.0, 1500.0, 12345.0):
+            t = expected_experts_touched(model, n)
+            assert type(t) is float
+            assert t == expected_experts_touched(model, np.array([[n, 2.0]]))[0, 0]
+        for phase in ("prefill", "decode"):
+            w = make_workload(phase, prompt=min(512, model.max_context or 512))
+            r = evaluate(model, "H100-SXM", 1, 7, w)
+            assert type(r.latency) is float and all(
+                type(getattr(s, f)) is float for s in r.stages
+                for f in ("flops", "hbm_bytes", "collective_bytes", "time"))
+            sh = evaluate_grid(model, "H100-SXM", [1], [7], w)
+            for x, k in zip(stage_work(model, _float_shards(model), 7.0, w),
+                            range(len(sh.stages)), strict=True):
+                assert all(type(v) in (int, float, str) for v in x)
+                if k not in (4, 7):   # the grid's collective stages carry no work
+                    assert (x[2], x[3]) == (sh.flops[k, 0, 0], sh.hbm_bytes[k, 0, 0])
+
+
+def _float_shards(model):
+    from compute.sharding import Shards, shards
+
+    s = shards(model, [1])
+    return Shards(**{f: float(getattr(s, f)[0, 0]) for f in
+                     ("tp", "heads", "kv_heads", "ffn", "vocab", "shared_ffn", "dense_ffn")})
+
+
+def test_plans_kept_by_name_follow_every_argument():
+    """Results by catalog name equal those by spec, and a change of any argument (options
+    object, prompt, context, phase, TP degree) gives that argument's result (a prompt
+    changes prefill only)."""
+    serial = RooflineOptions(mode="serial")
+    cases = [dict(), dict(options=serial), dict(options=RooflineOptions(mode="serial")),
+             dict(context=100), dict(phase="prefill"),
+             dict(phase="prefill", prompt=100), dict(tp=4)]
+    for _ in range(2):   # the second round finds the kept plans
+        got = []
+        for kw in cases:
+            kw = {"tp": 8, "phase": "decode", **kw}
+            tp, phase = kw.pop("tp"), kw.pop("phase")
+            by_name = evaluate("Llama-3-70B", "H100-SXM", tp, 16, phase, **kw)
+            by_spec = evaluate(get_model("Llama-3-70B"), get_gpu("H100-SXM"), tp, 16,
+                               make_workload(phase, kw.pop("prompt", None),
+                                             kw.pop("context", None)), **kw)
+            assert by_name == by_spec
+            got.append(by_name.latency)
+        assert got[1] == got[2] and len(set(got)) == len(got) - 1
+    with pytest.raises(UserError, match="prompt"):   # True is no prompt, kept plans or not
+        evaluate("Llama-3-70B", "H100-SXM", 8, 16, "prefill", prompt=True)
+
+
+@pytest.mark.parametrize("op", ["all-reduce", "reduce-scatter", "all-gather", "all-to-all",
+                                "broadcast", "reduce", "send-recv"])
+def test_ring_terms_are_its_formula(op):
+    """``fixed + share * n * beta`` from :meth:`RingAlphaBeta.terms` is the textbook cost
+    (hand-derived below) and the same number for a float as for an array's element."""
+    ring = RingAlphaBeta(bandwidth=100e9, step_latency=1e-6, efficiency=0.5)
+    p, n = 8, 8e9
+    fixed, share, beta = ring.terms(op, p)
+    want = {"all-reduce": (14e-6, 1.75), "broadcast": (7e-6, 1.0), "reduce": (7e-6, 1.0),
+            "send-recv": (1e-6, 1.0)}.get(op, (7e-6, 0.875))
+    assert (fixed, share) == pytest.approx(want, rel=1e-15) and beta == 1 / 50e9
+    assert ring.time(op, n, p) == pytest.approx(want[0] + want[1] * n / 50e9, rel=1e-15)
+    sizes = np.array([0.0, 1.0, 3e5, n])
+    assert ring.time(op, sizes, p).tolist() == [ring.time(op, float(x), p) for x in sizes]
