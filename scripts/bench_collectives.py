@@ -18,7 +18,9 @@ Issue 12: the whole-cluster all-reduce over 16,384 GPUs with ``auto`` over every
 ``p log p`` at most; all 2,048 TP-8 groups at once with random placement and ``auto`` < 1 s
 and < 0.5 GB; the 131,072-GPU fat tree built and its first 64-GPU all-reduce costed < 1.5 s.
 
-``python scripts/bench_collectives.py [scale]`` (``scale``: only the issue-12 cases).
+``python scripts/bench_collectives.py [scale] [--only SUBSTRING]`` (``scale``: only the
+issue-12 cases; ``--only``: only the cases whose label contains SUBSTRING, the growth line
+included only when it matches "growth").
 """
 
 from __future__ import annotations
@@ -165,15 +167,27 @@ def growth() -> None:
         + f"; growth exponent {slope:.2f} (p log p over this range: {plogp:.2f})")
 
 
-def scale() -> None:
-    _run(SCALE_CASES)
-    growth()
+def scale(only: str = "") -> None:
+    _run([c for c in SCALE_CASES if only in c[0]])
+    if only in "growth":
+        growth()
 
 
 def main() -> None:
-    _run(CASES)
-    scale()
+    args = sys.argv[1:]
+    only = ""
+    if "--only" in args:
+        i = args.index("--only")
+        if i + 1 >= len(args):
+            sys.exit("--only needs a SUBSTRING of a case's label")
+        only = args[i + 1]
+        del args[i:i + 2]
+    if args not in ([], ["scale"]):
+        sys.exit("usage: bench_collectives.py [scale] [--only SUBSTRING]")
+    if not args:
+        _run([c for c in CASES if only in c[0]])
+    scale(only)
 
 
 if __name__ == "__main__":
-    scale() if sys.argv[1:] == ["scale"] else main()
+    main()

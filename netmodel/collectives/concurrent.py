@@ -31,6 +31,7 @@ times use each group's own best choice.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -114,25 +115,41 @@ class _Groups:
                  ) -> None:
         self.model = model
         self.ordered = [model._ordered(g) for g in groups]
-        sizes = np.array([len(g) for g in self.ordered], dtype=np.int64)
+        sizes = np.fromiter(map(len, self.ordered), np.int64, count=len(self.ordered))
         flat = model.router.node_numbers([x for g in self.ordered for x in g])
-        self.rows = np.split(flat, np.cumsum(sizes)[:-1])
+        #: Every group's node numbers one after the other, and where each group starts.
+        self.flat, self.start = flat, np.cumsum(sizes) - sizes
         self.sizes = sizes
         #: Whether no GPU is in two groups.
-        self.disjoint = len(np.unique(flat)) == len(flat)
+        ranked = np.sort(flat)
+        self.disjoint = not bool((ranked[1:] == ranked[:-1]).any())
         #: Names this set of groups in the router's cache of routed patterns.
         self.token = object()
-        self._domain_classes: list[np.ndarray] | None = None
+        self._classes: dict[str, list[np.ndarray]] = {}
+        #: Loads of the steps costed so far, for every algorithm: ``{(classes, pattern):
+        #: (fractions, loads)}`` (see :func:`_evaluate`).
+        self.loads: dict = {}
+
+    @staticmethod
+    def partition(algorithm: str) -> str:
+        """Which classes ``algorithm``'s groups fall into: ``own`` (one per group),
+        ``domains`` (by size and scale-up domains) or ``sizes`` (by size)."""
+        return "own" if algorithm in _OWN_STEPS else "domains" if algorithm in _GRAPH_AWARE \
+            else "sizes"
 
     def classes(self, algorithm: str) -> list[np.ndarray]:
         """Indices of the groups that share steps, class by class."""
-        if algorithm in _OWN_STEPS:
-            return [np.array([i]) for i in range(len(self.ordered))]
-        if algorithm in _GRAPH_AWARE:
-            if self._domain_classes is None:
-                self._domain_classes = self._by_domains()
-            return self._domain_classes
-        return [np.flatnonzero(self.sizes == p) for p in np.unique(self.sizes).tolist()]
+        kind = self.partition(algorithm)
+        hit = self._classes.get(kind)
+        if hit is None:
+            if kind == "own":
+                hit = [np.array([i]) for i in range(len(self.ordered))]
+            elif kind == "domains":
+                hit = self._by_domains()
+            else:
+                hit = [np.flatnonzero(self.sizes == p) for p in np.unique(self.sizes).tolist()]
+            self._classes[kind] = hit
+        return hit
 
     def _by_domains(self) -> list[np.ndarray]:
         """Groups whose members fall into scale-up domains alike (the same members share a
@@ -149,13 +166,31 @@ class _Groups:
                 ids = domain_labels(graph, [x for i in idx.tolist() for x in self.ordered[i]])
                 ids = ids.reshape(len(idx), p)
                 same = (ids[:, :, None] == ids[:, None, :]).reshape(len(idx), -1)
-                _, inv = np.unique(same, axis=0, return_inverse=True)
+                inv = _unique_rows(same)
             else:
                 _, inv = np.unique(labels, axis=0, return_inverse=True)
             inv = inv.ravel()
             for c in range(inv.max() + 1):
                 out[(p, c)] = idx[inv == c]
         return list(out.values())
+
+
+    def rows(self, idx: np.ndarray) -> np.ndarray:
+        """Node numbers of groups ``idx`` (all of one size), one row per group."""
+        p = int(self.sizes[idx[0]])
+        return self.flat[self.start[idx][:, None] + np.arange(p)]
+
+
+def _unique_rows(same: np.ndarray) -> np.ndarray:
+    """``np.unique(same, axis=0, return_inverse=True)[1]`` of a boolean table: the rows
+    packed into bytes (most significant bit first, so that the bytes sort as the rows do)
+    and, when they fit in 8 bytes, read as one big-endian integer each."""
+    packed = np.packbits(same, axis=1)
+    if packed.shape[1] > 8:
+        return np.unique(packed, axis=0, return_inverse=True)[1].ravel()
+    wide = np.zeros((len(packed), 8), dtype=np.uint8)
+    wide[:, :packed.shape[1]] = packed
+    return np.unique(wide.view(">u8").ravel(), return_inverse=True)[1].ravel()
 
 
 def _group_steps(groups: _Groups, op: str, algorithm: str):
@@ -167,7 +202,7 @@ def _group_steps(groups: _Groups, op: str, algorithm: str):
     out = []
     for idx in groups.classes(algorithm):
         steps = generate(algorithm, op, groups.ordered[idx[0]], model.graph)
-        rows = np.stack([groups.rows[i] for i in idx.tolist()])
+        rows = groups.rows(idx)
         out.append((steps, rows, idx))
     return out
 
@@ -201,14 +236,21 @@ def _step_transfers(router, classes, i):
             None if key is None else tuple(key))
 
 
+#: Up to this many (group, piece) cells, :func:`_group_pieces` sums into a dense table
+#: (8 bytes a cell) rather than sorting the entries.
+_DENSE_CELLS = 1 << 22
+
+
 def _group_pieces(gid, pl, G, NP):
-    """Traffic of each group through each piece: ``(group, piece, fraction)``."""
+    """Traffic of each group through each piece it crosses: ``(group, piece, fraction)``,
+    by group then piece (a pair crossed with no bytes included)."""
     key = gid[pl.pieces] * NP + pl.piece_of
     w = pl.frac[pl.pieces]
-    if G * NP <= 4 * len(key):
-        dense = np.bincount(key, w, minlength=G * NP)
-        uk = np.flatnonzero(dense)
-        return uk // NP, uk % NP, dense[uk]
+    if G * NP <= max(4 * len(key), _DENSE_CELLS):
+        seen = np.zeros(G * NP, dtype=bool)
+        seen[key] = True
+        uk = np.flatnonzero(seen)
+        return uk // NP, uk % NP, np.bincount(key, w, minlength=G * NP)[uk]
     uk, inv = np.unique(key, return_inverse=True)
     return uk // NP, uk % NP, np.bincount(inv.ravel(), w)
 
@@ -238,18 +280,18 @@ def _loads(router, rate, pl, gid, G, disjoint, alone_too: bool = True):
         used = np.flatnonzero(np.bincount(pl.piece_of, minlength=NP))
         slot_of = np.zeros(NP, dtype=np.int64)
         slot_of[used] = np.arange(len(used))
-        pinv = slot_of[pl.piece_of]
         coef = per_piece[used]
         which, plk, pw = router.expand(used, coef)
         total += np.bincount(plk, pw, minlength=L)
     util = total / rate
     together = np.zeros(G)
     np.maximum.at(together, eg, util[el])
-    alone = np.zeros(G)
     if alone_too and disjoint and not pl.routes:
         # first and last hops only: a GPU's links carry its own group's bytes alone
-        np.maximum.at(alone, eg, util[el])
-    elif alone_too:  # own bytes per (group, link)
+        alone = together.copy()
+    else:
+        alone = np.zeros(G)
+    if alone_too and not (disjoint and not pl.routes):  # own bytes per (group, link)
         u2, i2 = np.unique(eg * L + el, return_inverse=True)
         own = np.bincount(i2.ravel(), ew)
         np.maximum.at(alone, u2 // L, own / rate[u2 % L])
@@ -264,12 +306,13 @@ def _loads(router, rate, pl, gid, G, disjoint, alone_too: bool = True):
             pmax[nonempty] = np.maximum.reduceat(util[plk], s0)
             if alone_too:
                 pmaxw[nonempty] = np.maximum.reduceat(pw / coef[which] / rate[plk], s0)
-        np.maximum.at(together, gid[pl.pieces], pmax[pinv])
+        # each (group, piece) once: a group's busiest piece is the same over fewer entries
+        pg, pp, X = _group_pieces(gid, pl, G, NP)
+        slot = slot_of[pp]
+        np.maximum.at(together, pg, pmax[slot])
     if have and alone_too:
         # a group's own bytes on a piece's links are its traffic through the piece times the
         # piece's weights, unless pieces (or its routes) share links: then sum them exactly
-        pg, pp, X = _group_pieces(gid, pl, G, NP)
-        slot = slot_of[pp]
         covered, exclusive = router.piece_cover()
         exact = np.zeros(G, dtype=bool)
         exact[pg[~exclusive[pp]]] = True
@@ -304,10 +347,31 @@ def _loads(router, rate, pl, gid, G, disjoint, alone_too: bool = True):
             continue
         users = set(eg[el == t].tolist())
         if have:
-            inside = used[np.unique(which[plk == t])]
-            users |= set(gid[pl.pieces[np.isin(pl.piece_of, inside)]].tolist())
+            users |= set(pg[np.isin(pp, used[which[plk == t]])].tolist())
         hot.append((float(util[t]), int(t), len(users)))
     return together, alone, latency, lat_up, scaleout, hot
+
+
+def _power_of_two_ratio(new: np.ndarray, old: np.ndarray) -> float | None:
+    """``c`` when ``new == old * c`` exactly for a power of two ``c`` (1 included), else
+    None. Scaling by a power of two is exact in binary floating point (far from overflow
+    and the subnormals), so that every sum, product, quotient and maximum of the loads of
+    ``old`` scales exactly: the loads of ``new`` are theirs times ``c``, bit for bit."""
+    if new.shape != old.shape or not len(new) or not old[0] > 0:
+        return None
+    c = float(new[0] / old[0])
+    if not 2.0 ** -64 <= c <= 2.0 ** 64 or math.frexp(c)[0] != 0.5:
+        return None
+    return c if np.array_equal(old * c, new) else None
+
+
+def _scaled(out: tuple, c: float) -> tuple:
+    """The loads of one step (:func:`_loads`) of traffic times ``c``."""
+    together, alone, latency, lat_up, scaleout, hot = out
+    if c == 1.0:
+        return out
+    return (together * c, alone * c, latency, lat_up, scaleout,
+            [(u * c, t, users) for u, t, users in hot])
 
 
 def _evaluate(model, op, algorithm, groups: _Groups, alone_too: bool = True):
@@ -325,12 +389,17 @@ def _evaluate(model, op, algorithm, groups: _Groups, alone_too: bool = True):
     scaleout = np.zeros(shape, dtype=bool)
     table = {k: np.zeros(shape, dtype=v.dtype) for k, v in step_table([], 1).items()}
     hot = []
-    done: dict = {}
+    done, kind = groups.loads, groups.partition(algorithm)
     for i in range(n_steps):
         src, dst, frac, gid, key = _step_transfers(router, classes, i)
+        if key is not None:
+            key = (kind, key)
         hit = None if key is None else done.get(key)
-        if hit is not None and np.array_equal(hit[0], frac):
-            out = hit[1]  # the same transfers as an earlier step: the same loads
+        scale = None if hit is None else _power_of_two_ratio(frac, hit[0])
+        if scale is not None:
+            # the same transfers as an earlier step (of this algorithm or another), their
+            # bytes times a power of two: the same loads times it, to the last bit
+            out = _scaled(hit[1], scale)
         else:
             plan_key = None if key is None else ("concurrent", key, groups.token)
             pl = router.plan_nodes(src, dst, frac, plan_key)

@@ -92,8 +92,9 @@ def partition(graph: nx.Graph, size: int, policy: str = "contiguous", *, seed: i
     else:
         rng = np.random.default_rng(seed)
         perm = rng.permutation(len(gpus))
-        return [tuple(gpus[i] for i in sorted(perm[j * size:(j + 1) * size]))
-                for j in range(count)]
+        # each group's GPUs in numbering order: one sort of the (group, member) table
+        rows = np.sort(perm[:count * size].reshape(count, size), axis=1).tolist()
+        return [tuple(map(gpus.__getitem__, row)) for row in rows]
     return [tuple(order[j * size:(j + 1) * size]) for j in range(count)]
 
 

@@ -67,6 +67,8 @@ _TRANSIT = frozenset(("gpu", "switch"))
 #: Up to this many nodes, such routes come from one search per destination, kept
 #: (:meth:`Router._dag`); beyond, from one bidirectional search per pair.
 _DAG_NODES = 4096
+#: The most signature pairs whose route fields a router keeps in its table for large steps.
+_KNOWN_PAIRS = 1 << 22
 
 
 class NoPath(Exception):
@@ -263,6 +265,8 @@ class Router:
         src[0::2], src[1::2] = u, v
         dst[0::2], dst[1::2] = v, u
         self._src, self._dst = src, dst
+        #: Whether each node has a link to a GPU.
+        self._gpu_linked = np.bincount(src[code[dst] == _GPU], minlength=len(nodes)) > 0
         self.bandwidth = np.repeat(bw, 2)
         self.latency = np.repeat(lat, 2)
         self.scaleout = np.repeat(so, 2)
@@ -323,6 +327,9 @@ class Router:
         self._partition = [True] * T
         self._full: dict = {}
         self._pair_rows: dict = {}
+        self._known_keys = np.zeros(0, dtype=np.int64)
+        self._known_fields = {k: np.zeros(0, dtype=bool if k == "scaleout" else float
+                                          if k == "latency" else np.int64) for k in _FIELDS}
         self._code_list: list[int] | None = None
         self._learned = 0
         self._sig_rep: list = []
@@ -647,8 +654,10 @@ class Router:
                "hops": np.zeros(T, dtype=np.int64), "scaleout": np.zeros(T, dtype=bool)}
         code = self._code
         idx = np.flatnonzero((code[src] == _GPU) & (code[dst] == _GPU) & (src != dst))
-        if len(idx):
-            idx = idx[self._lids(src[idx], dst[idx]) < 0]  # direct neighbours: one link
+        near = np.flatnonzero(self._gpu_linked[src[idx]])  # GPUs cabled to a GPU
+        if len(near):  # direct neighbours: one link, routed on their own
+            linked = self._lids(src[idx[near]], dst[idx[near]]) >= 0
+            idx = np.delete(idx, near[linked])
         if not len(idx):
             return out
         gs, gd = self._gidx[src[idx]], self._gidx[dst[idx]]
@@ -664,12 +673,49 @@ class Router:
             for name, col in zip(_FIELDS, zip(*rows, strict=True), strict=True):
                 out[name][idx] = col
             return out
-        uk, first, inv = np.unique(key, return_index=True, return_inverse=True)
-        u = self._pair_fields(uk, src[idx[first]], dst[idx[first]])
-        inv = inv.ravel()
-        for k, v in u.items():
-            out[k][idx] = v[inv]
+        at = self._known_at(key, src[idx], dst[idx])
+        for k, v in self._known_fields.items():
+            out[k][idx] = v[at]
         return out
+
+    def _known_at(self, key: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+        """Positions of signature pairs ``key`` in the table of known pairs, the route
+        fields of those not known yet worked out first (``src[i] -> dst[i]``: a GPU pair
+        wired as ``key[i]``; the first of each new pair stands for it). The table is kept
+        sorted by key, so that later steps look their pairs up instead of working them
+        out again; it is emptied when it grows past :data:`_KNOWN_PAIRS`."""
+        known = self._known_keys
+        at = np.searchsorted(known, key)
+        if len(known):
+            hit = known[np.minimum(at, len(known) - 1)] == key
+            if hit.all():
+                return at
+            miss = np.flatnonzero(~hit)
+        else:
+            hit, miss = None, np.arange(len(key))
+        uk, first, inv = np.unique(key[miss], return_index=True, return_inverse=True)
+        u = self._pair_fields(uk, src[miss[first]], dst[miss[first]])
+        if len(known) + len(uk) > _KNOWN_PAIRS:
+            known, hit = known[:0], None
+            self._known_fields = {k: v[:0] for k, v in u.items()}
+        # merge the new pairs into the sorted table: where each new and old row goes
+        new_at = np.searchsorted(known, uk) + np.arange(len(uk))
+        old = np.ones(len(known) + len(uk), dtype=bool)
+        old[new_at] = False
+        merged = {}
+        for k in _FIELDS:
+            col = np.empty(len(old), dtype=u[k].dtype)
+            col[new_at], col[old] = u[k], self._known_fields[k]
+            merged[k] = col
+        keys = np.empty(len(old), dtype=np.int64)
+        keys[new_at], keys[old] = uk, known
+        self._known_keys, self._known_fields = keys, merged
+        if hit is None and len(miss) < len(key):  # the table was emptied: look them up
+            return np.searchsorted(keys, key)
+        if hit is not None:
+            at[hit] = np.flatnonzero(old)[at[hit]]  # old rows moved down by the new ones
+        at[miss] = new_at[inv.ravel()]
+        return at
 
     def _learn_pairs(self, keys: np.ndarray) -> None:
         """Put the route fields of signature pairs ``keys`` in the dict of known pairs; while
