@@ -236,9 +236,9 @@ def _step_transfers(router, classes, i):
             None if key is None else tuple(key))
 
 
-#: Up to this many (group, piece) cells, :func:`_group_pieces` sums into a dense table
-#: (8 bytes a cell) rather than sorting the entries.
-_DENSE_CELLS = 1 << 22
+#: :func:`_group_pieces` sums into a dense (group, piece) table when it has at most this
+#: many cells per entry (8 bytes a cell), else it sorts the entries.
+_DENSE_FACTOR = 8
 
 
 def _group_pieces(gid, pl, G, NP):
@@ -246,7 +246,7 @@ def _group_pieces(gid, pl, G, NP):
     by group then piece (a pair crossed with no bytes included)."""
     key = gid[pl.pieces] * NP + pl.piece_of
     w = pl.frac[pl.pieces]
-    if G * NP <= max(4 * len(key), _DENSE_CELLS):
+    if G * NP <= _DENSE_FACTOR * len(key):  # a dense table: quicker than sorting
         seen = np.zeros(G * NP, dtype=bool)
         seen[key] = True
         uk = np.flatnonzero(seen)
@@ -263,15 +263,16 @@ def _loads(router, rate, pl, gid, G, disjoint, alone_too: bool = True):
     Without ``alone_too``, alone is zeros and there are no hot spots (not computed)."""
     L = router.n_links
     f = pl.frac
-    eg, el, ew = [gid[pl.hop_index]], [pl.hop_links], [pl.hop_weights * f[pl.hop_index]]
+    eg, el, ew = gid[pl.hop_index], pl.hop_links, pl.hop_weights * f[pl.hop_index]
     if pl.routes:  # every routed transfer's links, in the routes' order
         idx = np.fromiter(pl.routes, np.int64, count=len(pl.routes))
         routes = list(pl.routes.values())
         sizes = np.fromiter((len(r.links) for r in routes), np.int64, count=len(routes))
-        eg.append(np.repeat(gid[idx], sizes))
-        el.extend(r.links for r in routes)
-        ew.append(np.concatenate([r.weights for r in routes]) * np.repeat(f[idx], sizes))
-    eg, el, ew = np.concatenate(eg), np.concatenate(el).astype(np.int64), np.concatenate(ew)
+        eg = np.concatenate([eg, np.repeat(gid[idx], sizes)])
+        el = np.concatenate([el, *(r.links for r in routes)])
+        ew = np.concatenate([ew, np.concatenate([r.weights for r in routes])
+                             * np.repeat(f[idx], sizes)])
+    el = el.astype(np.int64, copy=False)
     total = np.bincount(el, ew, minlength=L)
     have = len(pl.piece_of) > 0
     if have:

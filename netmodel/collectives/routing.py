@@ -675,7 +675,10 @@ class Router:
             return out
         at = self._known_at(key, src[idx], dst[idx])
         for k, v in self._known_fields.items():
-            out[k][idx] = v[at]
+            if len(idx) == T:  # every transfer templated (the usual case)
+                out[k] = v[at]
+            else:
+                out[k][idx] = v[at]
         return out
 
     def _known_at(self, key: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
@@ -683,21 +686,22 @@ class Router:
         fields of those not known yet worked out first (``src[i] -> dst[i]``: a GPU pair
         wired as ``key[i]``; the first of each new pair stands for it). The table is kept
         sorted by key, so that later steps look their pairs up instead of working them
-        out again; it is emptied when it grows past :data:`_KNOWN_PAIRS`."""
+        out again; it starts afresh with a step's pairs when it might grow past
+        :data:`_KNOWN_PAIRS`."""
         known = self._known_keys
         at = np.searchsorted(known, key)
+        hit = None
         if len(known):
             hit = known[np.minimum(at, len(known) - 1)] == key
             if hit.all():
                 return at
-            miss = np.flatnonzero(~hit)
-        else:
-            hit, miss = None, np.arange(len(key))
+            if len(known) + int(np.count_nonzero(~hit)) > _KNOWN_PAIRS:
+                # the table might grow too large: start it afresh with this step's pairs
+                known, hit = known[:0], None
+                self._known_fields = {k: v[:0] for k, v in self._known_fields.items()}
+        miss = np.arange(len(key)) if hit is None else np.flatnonzero(~hit)
         uk, first, inv = np.unique(key[miss], return_index=True, return_inverse=True)
         u = self._pair_fields(uk, src[miss[first]], dst[miss[first]])
-        if len(known) + len(uk) > _KNOWN_PAIRS:
-            known, hit = known[:0], None
-            self._known_fields = {k: v[:0] for k, v in u.items()}
         # merge the new pairs into the sorted table: where each new and old row goes
         new_at = np.searchsorted(known, uk) + np.arange(len(uk))
         old = np.ones(len(known) + len(uk), dtype=bool)
@@ -710,8 +714,6 @@ class Router:
         keys = np.empty(len(old), dtype=np.int64)
         keys[new_at], keys[old] = uk, known
         self._known_keys, self._known_fields = keys, merged
-        if hit is None and len(miss) < len(key):  # the table was emptied: look them up
-            return np.searchsorted(keys, key)
         if hit is not None:
             at[hit] = np.flatnonzero(old)[at[hit]]  # old rows moved down by the new ones
         at[miss] = new_at[inv.ravel()]
@@ -807,22 +809,21 @@ class Router:
         hk = (b << 40) | (k << 32) | s_a
         uh, hinv = np.unique(hk, return_inverse=True)
         hinv = hinv.ravel()
-        tail = np.empty(len(uh), dtype=np.int64)
-        lst = np.empty(len(uh), dtype=np.int64)
-        hso = np.empty(len(uh), dtype=bool)
         halves, cones = self._halves, self._si_cone
-        for j, key in enumerate(uh.tolist()):
-            hit = halves.get(key)
-            if hit is None:
-                bb, kk, sid = key >> 40, (key >> 32) & 0xFF, key & 0xFFFFFFFF
-                pieces, f0 = ud.descend(cones[bb], kk, sid)
-                base = ud.state(cones[bb][0])
-                sig = self._sigs[bb]
-                pos = {x: i for i, (x, _, _) in enumerate(sig)}
-                hit = halves[key] = (self._add_spec([pos[x] for x in base.nodes], f0),
-                                     self._add_list(pieces),
-                                     any(self._piece_scaleout[i] for i in pieces))
-            tail[j], lst[j], hso[j] = hit
+        keys = uh.tolist()
+        got = list(map(halves.get, keys))
+        for j in [j for j, hit in enumerate(got) if hit is None]:  # new halves, in order
+            key = keys[j]
+            bb, kk, sid = key >> 40, (key >> 32) & 0xFF, key & 0xFFFFFFFF
+            pieces, f0 = ud.descend(cones[bb], kk, sid)
+            base = ud.state(cones[bb][0])
+            sig = self._sigs[bb]
+            pos = {x: i for i, (x, _, _) in enumerate(sig)}
+            got[j] = halves[key] = (self._add_spec([pos[x] for x in base.nodes], f0),
+                                    self._add_list(pieces),
+                                    any(self._piece_scaleout[i] for i in pieces))
+        cols = np.array(got, dtype=np.int64).reshape(len(got), 3)
+        tail, lst, hso = cols[:, 0], cols[:, 1], cols[:, 2] != 0
         # latency: one per (state climbed to, state descended from)
         lk = (s_a << 32) | s_b
         ul, linv = np.unique(lk, return_inverse=True)

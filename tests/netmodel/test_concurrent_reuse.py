@@ -1,0 +1,162 @@
+"""What the concurrent model and the router keep and reuse gives, to the last bit, what
+working everything out afresh gives (issue 12's speed work changes no number).
+
+The reference path is the model with its reuse switched off: the router's table of
+signature-pair route fields emptied at every step (as when each step worked its pairs out
+anew), a step's loads reused only for the same bytes (never scaled), (group, piece) sums
+always sorted (never the dense table). Times, alone times and hot spots must be equal, not
+close.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from netmodel.collectives import concurrent, routing
+from netmodel.collectives.concurrent import (
+    _power_of_two_ratio,
+    _unique_rows,
+    concurrent_cost,
+)
+from netmodel.collectives.degraded import degrade
+from netmodel.collectives.model import FabricCostModel
+from netmodel.collectives.placement import partition
+from netmodel.collectives.routing import Router
+from netmodel.collectives.steps import Pairs
+from topologies import build
+
+SPECS = ["fat-tree:k=8", "fat-tree:k=8,oversubscription=2", "rail-optimized:domains=4",
+         "leaf-spine:leaves=4,radix=8,oversubscription=2", "torus:dims=4x4",
+         "lite-groups:base=[fat-tree:k=4],lites=2"]
+SIZES = 2.0 ** np.arange(0, 40, 3)
+
+
+def _fabrics():
+    for spec in SPECS:
+        yield spec, build(spec)
+    g = build("fat-tree:k=8")
+    yield "fat-tree:k=8 degraded", degrade(g, links=[("leaf0", "spine0")],
+                                           nodes=["spine5", "core3"])
+
+
+FABRICS = list(_fabrics())
+
+
+def _same(a, b) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def _run(graph, placement, p, op):
+    model = FabricCostModel(graph, placement=placement, seed=7, validated=True)
+    return concurrent_cost(model, p, op, SIZES)
+
+
+def _afresh(monkeypatch):
+    monkeypatch.setattr(routing, "_KNOWN_PAIRS", 0)
+    monkeypatch.setattr(concurrent, "_power_of_two_ratio",
+                        lambda new, old: 1.0 if np.array_equal(new, old) else None)
+    monkeypatch.setattr(concurrent, "_DENSE_FACTOR", 0)
+
+
+@pytest.mark.parametrize("name, graph", FABRICS, ids=[f[0] for f in FABRICS])
+def test_reuse_gives_the_numbers_of_working_afresh(name, graph, monkeypatch):
+    cases = [(placement, p, op) for placement in ("random", "spread", "contiguous")
+             for p in (4, 8) for op in ("all-reduce", "all-to-all", "all-gather")]
+    kept = {c: _run(graph, *c) for c in cases}
+    _afresh(monkeypatch)
+    for c in cases:
+        new, ref = kept[c], _run(graph, *c)
+        assert new.algorithm == ref.algorithm and new.protocol == ref.protocol, (name, c)
+        assert _same(new.time, ref.time) and _same(new.alone, ref.alone), (name, c)
+        assert new.hotspots == ref.hotspots, (name, c)
+
+
+def test_a_step_reused_scaled_equals_its_loads_worked_out():
+    # halving-doubling's first steps and recursive doubling's: the same pairs, bytes in
+    # the ratio 1/2 : 1, 1/4 : 1, ... so recursive doubling reuses them scaled
+    g = build("fat-tree:k=8")
+    groups = partition(g, 8, "random", seed=3)
+    seen = []
+    real = concurrent._scaled
+
+    def spy(out, c):
+        seen.append(c)
+        return real(out, c)
+
+    m1 = FabricCostModel(g, algorithm="auto", validated=True)
+    concurrent._scaled = spy
+    try:
+        both = concurrent.concurrent_linear(m1, groups, "all-reduce")
+    finally:
+        concurrent._scaled = real
+    assert 8.0 in seen and 2.0 in seen  # reused, scaled
+    m2 = FabricCostModel(g, algorithm="auto", validated=True)
+    alone = concurrent.concurrent_linear(m2, groups, "all-reduce", "recursive-doubling")
+    j = both[0].index(alone[0][0])
+    assert _same(both[1][j], alone[1][0]) and _same(both[2][j], alone[2][0])
+
+
+def test_power_of_two_ratio():
+    x = np.array([0.125, 0.5, 1 / 3])
+    assert _power_of_two_ratio(x, x) == 1.0
+    assert _power_of_two_ratio(x * 8, x) == 8.0 and _power_of_two_ratio(x / 4, x) == 0.25
+    assert _power_of_two_ratio(x * 3, x) is None  # not a power of two: not exact
+    y = x * 2
+    y[2] += 1e-16
+    assert _power_of_two_ratio(y, x) is None  # one transfer differs
+    assert _power_of_two_ratio(x[:2], x) is None
+    assert _power_of_two_ratio(np.zeros(3), np.zeros(3)) is None
+    assert _power_of_two_ratio(x * 2.0 ** 80, x) is None  # far from 1: not taken
+    assert _power_of_two_ratio(np.zeros(0), np.zeros(0)) is None
+    assert math.frexp(_power_of_two_ratio(x / 2 ** 10, x))[0] == 0.5
+
+
+@pytest.mark.parametrize("width", [1, 3, 8, 9, 12, 40])
+def test_unique_rows_are_numpys(width):
+    rng = np.random.default_rng(width)
+    table = rng.random((300, width)) < 0.3
+    table[::7] = table[3]  # repeated rows
+    want = np.unique(table, axis=0, return_inverse=True)[1].ravel()
+    assert np.array_equal(_unique_rows(table), want)
+
+
+@pytest.mark.parametrize("name, graph", FABRICS, ids=[f[0] for f in FABRICS])
+def test_router_plans_with_the_table_equal_those_without(name, graph, monkeypatch):
+    """A router that keeps the route fields of earlier steps' signature pairs plans every
+    step exactly as one that works each step's pairs out anew (same steps in the same
+    order: the same pieces registered under the same numbers), and its loads are equal."""
+    gpus = Router(graph).gpu_list
+    rng = np.random.default_rng(1)
+    steps = []
+    for k in range(5):  # large steps (the table's path), overlapping pairs
+        a, b = rng.choice(len(gpus), 150), rng.choice(len(gpus), 150)
+        steps.append(Pairs(tuple(gpus), a, b, 0.5 ** k))
+    fields = ("template", "hop_index", "hop_links", "hop_weights", "pieces", "piece_of",
+              "latency", "scaleout")
+    kept = Router(graph)
+    plans = [kept.plan(s) for s in steps]
+    loads = [kept.loads(s) for s in steps]
+    assert len(kept._known_keys) > 0
+    monkeypatch.setattr(routing, "_KNOWN_PAIRS", 0)
+    afresh = Router(graph)
+    for s, pl, ld in zip(steps, plans, loads, strict=True):
+        ref = afresh.plan(s)
+        for f in fields:
+            assert _same(getattr(pl, f), getattr(ref, f)), (name, f)
+        assert pl.routes.keys() == ref.routes.keys()
+        got = afresh.loads(s)
+        assert _same(got[0], ld[0]) and _same(got[1], ld[1]) and got[2:] == ld[2:]
+
+
+def test_random_placement_is_the_per_group_sort():
+    g = build("fat-tree:k=8")
+    gpus = Router(g).gpu_list
+    for seed, size in ((0, 8), (5, 3), (11, 7)):
+        perm = np.random.default_rng(seed).permutation(len(gpus))
+        want = [tuple(gpus[i] for i in sorted(perm[j * size:(j + 1) * size]))
+                for j in range(len(gpus) // size)]
+        assert partition(g, size, "random", seed=seed) == want
