@@ -49,20 +49,26 @@ def unchecked(cls: type[_T], values: dict) -> _T:
     """An instance of the frozen dataclass ``cls`` (one without ``__post_init__``) from
     ``values`` (every field without a default, any with one), built without the generated
     ``__init__``: equal to ``cls(**values)``, a few times faster, for the roofline's
-    one-configuration path, which builds ten of them per call.
+    one-configuration path. ``values`` becomes the instance's ``__dict__`` (the caller
+    hands over a dict of its own) when it holds every default, else a copy with the
+    defaults it lacks.
 
     >>> s = unchecked(MemoryFit, dict(weights=1.0, kv_cache=2.0, activations=0.0,
     ...                               capacity=4.0, reserve_fraction=0.0))
     >>> s == MemoryFit(1.0, 2.0, 0.0, 4.0, 0.0), s.reason, s.fits
     (True, '', True)
     """
-    obj = object.__new__(cls)
-    d = obj.__dict__
-    d.update(_defaults(cls))
-    d.update(values)
+    obj = _new(cls)
+    defaults = _DEFAULTS.get(cls)
+    if defaults is None:
+        defaults = _defaults(cls)
+    if defaults and not values.keys() >= defaults.keys():
+        values = {**defaults, **values}
+    _set(obj, "__dict__", values)
     return obj
 
 
+_new, _set = object.__new__, object.__setattr__
 _DEFAULTS: dict = {}
 
 
@@ -182,7 +188,10 @@ class InferenceResult:
     """One configuration evaluated: a step of ``phase`` for ``batch`` sequences on an
     instance of ``tp x pp`` GPUs (``tp`` per pipeline stage; ``ep`` and ``attention_dp``
     groups within a stage, see :mod:`compute.parallel`). Per-GPU figures are in ``stages``
-    (with a pipeline: one micro-batch's pass, per GPU of a stage)."""
+    (with a pipeline: one micro-batch's pass, per GPU of a stage).
+
+    :func:`compute.roofline.evaluate` may leave ``stages`` and ``memory`` to be built when
+    first read (the same values, built once); pickle and copy build them first."""
 
     model: str
     gpu: str

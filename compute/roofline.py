@@ -47,7 +47,14 @@ from compute.models import COMPUTE_DTYPES, ModelSpec, get_model, model_catalog
 from compute.parallel import Parallelism, check_parallelism, layout
 from compute.phases import Slo, Workload
 from compute.profiles import EngineProfile
-from compute.results import RESOURCES, InferenceResult, MemoryFit, StageResult, _defaults
+from compute.results import (
+    RESOURCES,
+    InferenceResult,
+    MemoryFit,
+    StageResult,
+    _defaults,
+    unchecked,
+)
 from compute.sharding import Shards, check_tp, shards
 from compute.stages import EXTENDED_STAGES, PIPELINE_STAGES, PRODUCERS, STAGES, stage_work
 
@@ -886,52 +893,39 @@ def _evaluate_plain(plan: _Plan, batch: int, comm, limit: float,
             for k, t in zip(ks, _scalar_times(comm, op, [work[k][5] for k in ks],
                                               plan.par.tp), strict=True):
                 net[k] = t
+    # a collective stage's FLOPs and HBM bytes are 0.0: its compute and memory times too
     peak, bandwidth = plan.peak, plan.bandwidth
-    times, terms = [], []
     if plan.overlap:
-        for (_, _, fcount, kind), x, nt in zip(plan.meta, work, net, strict=True):
-            if kind < 2:
-                ct, mt = x[2] / peak, x[3] / bandwidth
-                busiest = mt if mt > ct else ct
-            else:
-                busiest = 0.0
-            st = nt if nt > busiest else busiest
-            times.append(st)
-            terms.append(fcount * st)
+        times = []
+        for x, nt in zip(work, net, strict=True):
+            ct, mt = x[2] / peak, x[3] / bandwidth
+            busiest = mt if mt > ct else ct
+            times.append(nt if nt > busiest else busiest)
         for k, p in plan.hidden:  # hide each all-reduce behind its producer
             d = net[k] - times[p]
-            st = times[k] = d if d > 0.0 else 0.0
-            terms[k] = plan.meta[k][2] * st
+            times[k] = d if d > 0.0 else 0.0
     else:
-        for (_, _, fcount, kind), x, nt in zip(plan.meta, work, net, strict=True):
-            st = x[2] / peak + x[3] / bandwidth + nt if kind < 2 else 0.0 + 0.0 + nt
-            times.append(st)
-            terms.append(fcount * st)
+        times = [x[2] / peak + x[3] / bandwidth + nt for x, nt in zip(work, net, strict=True)]
+    terms = [m[2] * t for m, t in zip(plan.meta, times, strict=True)]
     latency = _pairwise_sum(terms)
     kv = plan.kv_per_token * b * workload.kv_tokens
     act = b * workload.tokens_per_sequence * plan.act_per_token + b * plan.sh.vocab * 4.0
     weights = plan.weights
-    result = _new(InferenceResult)   # InferenceResult(...) without its __init__
-    _set(result, "__dict__", {
-        **plan.base, "batch": batch, "latency": latency,
-        "tokens_per_step": float(batch * workload.tokens_per_sequence),
-        "latency_limit": limit, "micro_batch": batch,
-        "_lazy_stages": (_stage_results, plan, work, net, times)})
-    if weights + kv + act <= plan.usable or plan.heavy:   # MemoryFit(...) without __init__
-        fit = _new(MemoryFit)
-        _set(fit, "__dict__", {"weights": weights, "kv_cache": kv, "activations": act,
-                               "capacity": plan.gpu.hbm_capacity,
-                               "reserve_fraction": plan.options.memory_reserve,
-                               "reason": plan.heavy})
-        result.__dict__["memory"] = fit
-    else:   # the fit says what does not fit at this batch, when first read
-        result.__dict__["_lazy_memory"] = (
-            describe_fit, plan.model, plan.gpu, plan.par.tp, batch, weights, kv, act,
-            plan.options.memory_reserve, plan.par.label)
-    return result
-
-
-_new, _set = object.__new__, object.__setattr__
+    fields = {**plan.base, "batch": batch, "latency": latency,
+              "tokens_per_step": float(batch * workload.tokens_per_sequence),
+              "latency_limit": limit, "micro_batch": batch,
+              # (builder, *arguments) of a field built when first read (InferenceResult)
+              "_lazy_stages": (_stage_results, plan, work, net, times)}
+    if weights + kv + act <= plan.usable or plan.heavy:
+        fields["memory"] = unchecked(MemoryFit, {
+            "weights": weights, "kv_cache": kv, "activations": act,
+            "capacity": plan.gpu.hbm_capacity, "reserve_fraction": plan.options.memory_reserve,
+            "reason": plan.heavy})
+    else:   # what does not fit at this batch, said when first read
+        fields["_lazy_memory"] = (describe_fit, plan.model, plan.gpu, plan.par.tp, batch,
+                                  weights, kv, act, plan.options.memory_reserve,
+                                  plan.par.label)
+    return unchecked(InferenceResult, fields)
 
 
 def _stage_results(plan: _Plan, work: list, net: list, times: list) -> tuple:
@@ -947,14 +941,12 @@ def _stage_results(plan: _Plan, work: list, net: list, times: list) -> tuple:
         else:
             flops = hbm = ct = mt = 0.0
         busiest = mt if mt > ct else ct
-        s = _new(StageResult)   # StageResult(...) without its __init__ (see unchecked)
-        _set(s, "__dict__", {
+        stages.append(unchecked(StageResult, {
             "name": name, "count": count, "flops": flops, "hbm_bytes": hbm,
             "collective": x[4], "collective_bytes": float(x[5]) if kind else 0.0,
             "compute_time": ct, "memory_time": mt, "network_time": nt, "time": st,
             "bound": _NETWORK if kind == 2 or nt > busiest else
-            _MEMORY if mt > ct else _COMPUTE})
-        stages.append(s)
+            _MEMORY if mt > ct else _COMPUTE}))
     return tuple(stages)
 
 
