@@ -69,6 +69,9 @@ _TRANSIT = frozenset(("gpu", "switch"))
 _DAG_NODES = 4096
 #: The most signature pairs whose route fields a router keeps in its table for large steps.
 _KNOWN_PAIRS = 1 << 22
+#: Up to this many pairs of signatures (cells of 8 bytes), the table is looked up through a
+#: square index rather than searched.
+_DENSE_PAIRS = 1 << 20
 
 
 class NoPath(Exception):
@@ -328,6 +331,7 @@ class Router:
         self._full: dict = {}
         self._pair_rows: dict = {}
         self._known_keys = np.zeros(0, dtype=np.int64)
+        self._known_index: np.ndarray | None = None
         self._known_fields = {k: np.zeros(0, dtype=bool if k == "scaleout" else float
                                           if k == "latency" else np.int64) for k in _FIELDS}
         self._code_list: list[int] | None = None
@@ -689,16 +693,29 @@ class Router:
         out again; it starts afresh with a step's pairs when it might grow past
         :data:`_KNOWN_PAIRS`."""
         known = self._known_keys
-        at = np.searchsorted(known, key)
-        hit = None
-        if len(known):
-            hit = known[np.minimum(at, len(known) - 1)] == key
+        S = len(self._sigs)
+        dense = S * S <= _DENSE_PAIRS  # a square index of every pair of signatures
+        if dense:
+            if self._known_index is None or len(self._known_index) != S * S:
+                self._index_known(S)
+            cell = (key >> 32) * S + (key & 0xFFFFFFFF)
+            at = self._known_index[cell]
+            hit = at >= 0
+        else:
+            self._known_index = None
+            at = np.searchsorted(known, key)
+            hit = known[np.minimum(at, len(known) - 1)] == key if len(known) else None
+        if hit is not None and len(known):
             if hit.all():
                 return at
             if len(known) + int(np.count_nonzero(~hit)) > _KNOWN_PAIRS:
                 # the table might grow too large: start it afresh with this step's pairs
-                known, hit = known[:0], None
+                known = self._known_keys = known[:0]
                 self._known_fields = {k: v[:0] for k, v in self._known_fields.items()}
+                if dense:
+                    self._index_known(S)
+        if not len(known):
+            hit = None
         miss = np.arange(len(key)) if hit is None else np.flatnonzero(~hit)
         uk, first, inv = np.unique(key[miss], return_index=True, return_inverse=True)
         u = self._pair_fields(uk, src[miss[first]], dst[miss[first]])
@@ -714,10 +731,20 @@ class Router:
         keys = np.empty(len(old), dtype=np.int64)
         keys[new_at], keys[old] = uk, known
         self._known_keys, self._known_fields = keys, merged
+        if dense:
+            self._index_known(S)
+            return self._known_index[cell]
         if hit is not None:
             at[hit] = np.flatnonzero(old)[at[hit]]  # old rows moved down by the new ones
         at[miss] = new_at[inv.ravel()]
         return at
+
+    def _index_known(self, S: int) -> None:
+        """Point the square index of signature pairs (``S`` signatures) at the table."""
+        index = np.full(S * S, -1, dtype=np.int64)
+        keys = self._known_keys
+        index[(keys >> 32) * S + (keys & 0xFFFFFFFF)] = np.arange(len(keys))
+        self._known_index = index
 
     def _learn_pairs(self, keys: np.ndarray) -> None:
         """Put the route fields of signature pairs ``keys`` in the dict of known pairs; while

@@ -57,6 +57,7 @@ def _run(graph, placement, p, op):
 
 def _afresh(monkeypatch):
     monkeypatch.setattr(routing, "_KNOWN_PAIRS", 0)
+    monkeypatch.setattr(routing, "_DENSE_PAIRS", 0)
     monkeypatch.setattr(concurrent, "_power_of_two_ratio",
                         lambda new, old: 1.0 if np.array_equal(new, old) else None)
     monkeypatch.setattr(concurrent, "_DENSE_FACTOR", 0)
@@ -124,11 +125,16 @@ def test_unique_rows_are_numpys(width):
     assert np.array_equal(_unique_rows(table), want)
 
 
+@pytest.mark.parametrize("square", [True, False], ids=["square index", "searched"])
 @pytest.mark.parametrize("name, graph", FABRICS, ids=[f[0] for f in FABRICS])
-def test_router_plans_with_the_table_equal_those_without(name, graph, monkeypatch):
-    """A router that keeps the route fields of earlier steps' signature pairs plans every
-    step exactly as one that works each step's pairs out anew (same steps in the same
-    order: the same pieces registered under the same numbers), and its loads are equal."""
+def test_router_plans_with_the_table_equal_those_without(name, graph, square, monkeypatch):
+    """A router that keeps the route fields of earlier steps' signature pairs (looked up
+    through the square index of signature pairs, or searched in the sorted table) plans
+    every step exactly as one that works each step's pairs out anew (same steps in the
+    same order: the same pieces registered under the same numbers), and its loads are
+    equal."""
+    if not square:
+        monkeypatch.setattr(routing, "_DENSE_PAIRS", 0)
     gpus = Router(graph).gpu_list
     rng = np.random.default_rng(1)
     steps = []
@@ -140,8 +146,9 @@ def test_router_plans_with_the_table_equal_those_without(name, graph, monkeypatc
     kept = Router(graph)
     plans = [kept.plan(s) for s in steps]
     loads = [kept.loads(s) for s in steps]
-    assert len(kept._known_keys) > 0
+    assert len(kept._known_keys) > 0 and (kept._known_index is not None) == square
     monkeypatch.setattr(routing, "_KNOWN_PAIRS", 0)
+    monkeypatch.setattr(routing, "_DENSE_PAIRS", 1 << 20 if not square else 0)
     afresh = Router(graph)
     for s, pl, ld in zip(steps, plans, loads, strict=True):
         ref = afresh.plan(s)
