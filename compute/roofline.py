@@ -382,9 +382,13 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
     (micro, shape, counts, names, groups, ops, works, flops, hbm, net, compute_t, memory_t,
      fit) = _static_parts(model, gpu, configs, sh, plain, b, workload, options, skew, paired)
     # an ideal network (the search's memory probe) costs nothing: not asked
-    network_t = np.zeros(net.shape) if type(comm) is NoCommunication else \
-        _network_times(comm, ops, groups, counts, net,
-                       None if time_unfit else np.broadcast_to(fit[4], net.shape[1:]))
+    fits = None if time_unfit else np.broadcast_to(fit[4], net.shape[1:])
+    if type(comm) is NoCommunication:
+        network_t = np.zeros(net.shape)
+        if fits is not None and not fits.all():
+            network_t[:, ~fits] = np.nan  # as _network_times leaves them: untimed
+    else:
+        network_t = _network_times(comm, ops, groups, counts, net, fits)
     profile = options.profile
     busiest = np.maximum(compute_t, memory_t)
     if options.mode == "overlap":
