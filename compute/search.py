@@ -36,7 +36,7 @@ from compute.limits import check as check_size
 from compute.models import get_model
 from compute.parallel import configurations
 from compute.phases import Slo
-from compute.results import FrontPoint, SearchResult
+from compute.results import FrontPoint, SearchResult, unchecked
 from compute.roofline import default_comm, evaluate_grid, make_workload
 
 if TYPE_CHECKING:
@@ -167,19 +167,23 @@ def search(model: str | ModelSpec, gpu: str | GpuSpec, phase: str | Workload = "
 
     rate = grid.tokens_per_s
 
-    def point(i: int, j: int) -> FrontPoint:
-        c = configs[i]
-        return FrontPoint(tp=c.tp, batch=int(grid.batches[j]),
-                          latency=float(grid.latency[i, j]),
-                          tokens_per_s=float(rate[i, j]),
-                          tokens_per_s_per_sm=float(score[i, j]), pp=c.pp, ep=c.ep,
-                          attention_dp=c.attention_dp)
+    def points(rows: np.ndarray, cols: np.ndarray) -> tuple[FrontPoint, ...]:
+        # the cells' values read as whole arrays (tolist gives the Python ints and floats
+        # int() and float() would), the points built without dataclass __init__ (a
+        # search's front holds tens of them, a study's searches tens of thousands)
+        cells = zip([configs[i] for i in rows.tolist()],
+                    np.asarray(grid.batches)[cols].tolist(), grid.latency[rows, cols].tolist(),
+                    rate[rows, cols].tolist(), score[rows, cols].tolist(), strict=True)
+        return tuple(unchecked(FrontPoint, {
+            "tp": c.tp, "batch": b, "latency": lat, "tokens_per_s": r,
+            "tokens_per_s_per_sm": sc, "pp": c.pp, "ep": c.ep,
+            "attention_dp": c.attention_dp}) for c, b, lat, r, sc in cells)
 
     ii, jj = np.nonzero(feasible)
-    front = tuple(point(ii[k], jj[k])
-                  for k in pareto_front(grid.latency[ii, jj], score[ii, jj]))
-    by_config = tuple(point(r, int(np.argmax(masked[r]))) for r in range(len(configs))
-                      if feasible[r].any())
+    k = pareto_front(grid.latency[ii, jj], score[ii, jj])
+    front = points(ii[k], jj[k])
+    rows = np.flatnonzero(feasible.any(axis=1))
+    by_config = points(rows, np.argmax(masked, axis=1)[rows])
     by_tp = tuple(max((p for p in by_config if p.tp == t), key=lambda p: p.tokens_per_s_per_sm)
                   for t in tps if any(p.tp == t for p in by_config))
     return SearchResult(best=best, front=front, by_tp=by_tp, reason="", by_config=by_config,

@@ -145,3 +145,35 @@ def test_search_times_no_collective_that_only_unfit_cells_need():
     masked = np.where(full.feasible, full.tokens_per_s_per_sm, -np.inf)
     i, j = np.unravel_index(int(np.argmax(masked)), masked.shape)
     assert (r.best.tp, r.best.batch) == (grid.configs[i].tp, int(grid.batches[j]))
+
+
+@pytest.mark.parametrize("phase", ["prefill", "decode"])
+def test_front_and_best_per_configuration_equal_points_built_one_by_one(phase):
+    """The front and by_config (built from whole arrays) hold the same points, of the same
+    Python types, as building each FrontPoint from its cell does."""
+    import numpy as np
+
+    from compute.results import FrontPoint
+
+    r = search("Llama-3-70B", "H100-SXM", phase, pp=(1, 2), attention_dp=True)
+    g = r.grid
+    score, rate = g.tokens_per_s_per_sm, g.tokens_per_s
+
+    def point(i, j):
+        c = g.configs[i]
+        return FrontPoint(tp=c.tp, batch=int(g.batches[j]), latency=float(g.latency[i, j]),
+                          tokens_per_s=float(rate[i, j]),
+                          tokens_per_s_per_sm=float(score[i, j]), pp=c.pp, ep=c.ep,
+                          attention_dp=c.attention_dp)
+
+    masked = np.where(g.feasible, score, -np.inf)
+    want = tuple(point(i, int(np.argmax(masked[i]))) for i in range(len(g.configs))
+                 if g.feasible[i].any())
+    assert len(r.by_config) > 1 and r.by_config == want
+    assert len(r.front) > 1
+    for p in r.front + r.by_config:
+        assert p == point(g.configs.index(next(c for c in g.configs if (c.tp, c.pp, c.ep,
+                          c.attention_dp) == (p.tp, p.pp, p.ep, p.attention_dp))),
+                          int(np.flatnonzero(np.asarray(g.batches) == p.batch)[0]))
+        assert [type(v) for v in vars(p).values()] == [int, int, float, float, float, int,
+                                                       int, int]
