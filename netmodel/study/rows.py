@@ -20,6 +20,7 @@ computed, a line in the builder).
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Self
@@ -31,6 +32,22 @@ if TYPE_CHECKING:
     from compute.results import SearchResult
 
 __all__ = ["BestRow", "FabricRow", "RowsResult", "group", "key", "ratio_text"]
+
+
+_ATOMS = (float, int, str, bool, type(None))
+
+
+def _plain(v: Any) -> Any:
+    """``v`` as :func:`dataclasses.asdict` gives a field's value: containers copied,
+    dataclasses turned into dicts; numbers, strings and None as they are (immutable, as
+    ``asdict``'s deep copy leaves them)."""
+    if isinstance(v, _ATOMS):
+        return v
+    if isinstance(v, dict):
+        return type(v)((_plain(k), _plain(x)) for k, x in v.items())
+    if isinstance(v, list | tuple) and not hasattr(v, "_fields"):
+        return type(v)(_plain(x) for x in v)
+    return asdict(v) if hasattr(type(v), "__dataclass_fields__") else copy.deepcopy(v)
 
 
 def key(**kwargs: Any) -> Any:
@@ -118,9 +135,10 @@ class BestRow:
         return replace(self, vs_baseline=self.tokens_per_s_per_sm / reference if ok else None)
 
     def to_dict(self) -> dict:
-        """The row as a dict in column order."""
-        d = asdict(self)
-        return {c: d[c] for c in self.columns()}
+        """The row as a dict in column order (nested dicts and lists copied, as
+        :func:`dataclasses.asdict` does, without its deep copy of every number: a study
+        writes thousands of rows)."""
+        return {c: _plain(getattr(self, c)) for c in self.columns()}
 
 
 @dataclass(frozen=True, kw_only=True)
