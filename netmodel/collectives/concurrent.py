@@ -156,14 +156,15 @@ class _Groups:
         domain) have the same tree and hierarchical steps."""
         from netmodel.collectives.algorithms import domain_labels
 
-        graph = self.model.graph
+        graph, tiers = self.model.graph, self.model.router.tier
         out: dict[tuple[int, int], np.ndarray] = {}
         for p in np.unique(self.sizes).tolist():
             idx = np.flatnonzero(self.sizes == p)
-            labels = np.stack([domain_labels(graph, self.ordered[i]) for i in idx]) \
+            labels = np.stack([domain_labels(graph, self.ordered[i], tiers) for i in idx]) \
                 if p > 64 else None
             if labels is None:
-                ids = domain_labels(graph, [x for i in idx.tolist() for x in self.ordered[i]])
+                ids = domain_labels(graph, [x for i in idx.tolist() for x in self.ordered[i]],
+                                    tiers)
                 ids = ids.reshape(len(idx), p)
                 same = (ids[:, :, None] == ids[:, None, :]).reshape(len(idx), -1)
                 inv = _unique_rows(same)

@@ -469,9 +469,11 @@ class Router:
                 if w else np.zeros((len(rows), 0))
             uniq, inv = np.unique(mat, axis=0, return_inverse=True)
             ids = []
-            for u in uniq:
-                sig = tuple((names[int(u[3 * j])], float(u[3 * j + 1]), float(u[3 * j + 2]))
-                            for j in range(w))
+            sigs = [tuple((names[int(u[3 * j])], float(u[3 * j + 1]), float(u[3 * j + 2]))
+                          for j in range(w)) for u in uniq]
+            if self.tiered and w:  # the structures above new signatures' switches at once
+                self._updown.prepare([x for x in sigs if x not in self._sig_ids])
+            for sig in sigs:
                 sid = self._sig_ids.get(sig)
                 if sid is None:
                     sid = self._sig_ids[sig] = len(self._sigs)

@@ -26,6 +26,7 @@ back to the general bidirectional search.
 from __future__ import annotations
 
 from collections.abc import Hashable
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -111,35 +112,88 @@ class UpDown:
     def _struct(self, nodes, tier) -> _Struct:
         key = (nodes, tier)
         s = self._structs.get(key)
-        if s is not None:
-            return s
+        if s is None:
+            self._build_structs([key])
+            s = self._structs[key]
+        return s
+
+    def prepare(self, sigs) -> None:
+        """Build the structures above the switches of every signature of ``sigs`` whose
+        cone the fast path will climb, all in one numpy pass (:meth:`_build_structs`),
+        before the cones are climbed one by one."""
+        tier = self.router.tier
+        keys = {}
+        for sig in sigs:
+            live = self._live(sig)
+            if not live:
+                continue
+            nodes = tuple(a for a, _, _ in live)
+            tiers = {tier[a] for a in nodes}
+            if len(tiers) == 1:
+                key = (nodes, tiers.pop())
+                if key not in self._structs:
+                    keys[key] = None
+        if keys:
+            self._build_structs(list(keys))
+
+    def _build_structs(self, keys) -> None:
+        """The :class:`_Struct` of each ``(switches, tier)`` of ``keys`` (none built yet):
+        the up-links of all their switches gathered at once and numbered per structure
+        (each structure's upper switches sorted by node number, as ``np.unique`` would);
+        every share is summed over the same links in the same order as one structure alone
+        would sum them."""
         r = self.router
-        nid = r._nid
+        nid, n = r._nid, r._n
         ptr, up = r._up_csr()
-        low = np.fromiter(map(nid.__getitem__, nodes), np.int64, count=len(nodes))
+        sizes = np.fromiter(map(len, (k[0] for k in keys)), np.int64, count=len(keys))
+        low = np.fromiter(map(nid.__getitem__, chain.from_iterable(k[0] for k in keys)),
+                          np.int64, count=int(sizes.sum()))
         start, count = ptr[low], ptr[low + 1] - ptr[low]
         total = int(count.sum())
-        p = np.repeat(np.arange(len(nodes)), count)
+        gp = np.repeat(np.arange(len(low)), count)  # each link's lower switch (overall)
         lup = up[np.repeat(start, count) + np.arange(total)
                  - np.repeat(np.cumsum(count) - count, count)] if total else up[:0]
-        y = r._dst[lup]
-        upper_n = np.unique(y)
-        s = _Struct()
-        s.dead = bool((count == 0).any())
-        s.upper = tuple(r._nodes[i] for i in upper_n.tolist())
-        s.p = p
-        s.c = np.searchsorted(upper_n, y)
-        s.lup, s.ldown = lup, lup ^ 1
+        node_set = np.repeat(np.arange(len(keys)), sizes)
+        node_off = np.cumsum(sizes) - sizes
+        link_set = node_set[gp]
+        sk = link_set * n + r._dst[lup]  # (structure, upper switch) of each link
+        srt = np.sort(sk)
+        uk = srt[np.concatenate(([True], srt[1:] != srt[:-1]))] if total else srt
+        c = np.searchsorted(uk, sk)  # upper switch of each link (overall)
+        up_count = np.bincount(uk // n, minlength=len(keys))
+        up_off = np.cumsum(up_count) - up_count
+        link_count = np.bincount(link_set, minlength=len(keys))
+        link_off = np.cumsum(link_count) - link_count
         bw = r.bandwidth[lup]
-        s.lat = r.latency[lup]
-        s.share_up = bw / np.bincount(p, bw, minlength=len(nodes))[p] if total else bw
-        s.share_down = bw / np.bincount(s.c, bw, minlength=len(upper_n))[s.c] if total else bw
+        lat = r.latency[lup]
+        share_up = bw / np.bincount(gp, bw, minlength=len(low))[gp] if total else bw
+        share_down = bw / np.bincount(c, bw, minlength=len(uk))[c] if total else bw
+        ldown = lup ^ 1
+        p_local = gp - node_off[link_set]
+        c_local = c - up_off[link_set]
+        dead = np.bincount(node_set, count == 0, minlength=len(keys)) > 0
+        names = r._nodes
         swl = r._switch_latency
-        s.sw_lower = np.array([swl.get(x, 0.0) for x in nodes])
-        s.sw_upper = np.array([swl.get(x, 0.0) for x in s.upper])
-        s.piece_key = len(self._structs)
-        self._structs[key] = s
-        return s
+        sw_low = np.array([swl.get(x, 0.0) for k in keys for x in k[0]])
+        uppers = list(map(names.__getitem__, (uk % n).tolist()))
+        sw_up = np.array([swl.get(x, 0.0) for x in uppers])
+        for j, key in enumerate(keys):
+            a, b = int(link_off[j]), int(link_off[j] + link_count[j])
+            u0, u1 = int(up_off[j]), int(up_off[j] + up_count[j])
+            v0, v1 = int(node_off[j]), int(node_off[j] + sizes[j])
+            s = _Struct()
+            s.dead = bool(dead[j])
+            s.upper = tuple(uppers[u0:u1])
+            s.p = p_local[a:b]
+            s.c = c_local[a:b]
+            s.lup, s.ldown = lup[a:b], ldown[a:b]
+            s.lat = lat[a:b]
+            s.share_up = share_up[a:b]
+            s.share_down = share_down[a:b]
+            s.sw_lower = sw_low[v0:v1]
+            s.sw_upper = sw_up[u0:u1]
+            s.piece_key = len(self._structs)
+            self._structs[key] = s
 
     def _above(self, sid: int):
         """The state one level above state ``sid`` (None when nothing is above)."""
