@@ -46,9 +46,11 @@ from netmodel.collectives.cost import (
     combine,
     set_step,
     step_protocols,
+    step_shape,
     step_table,
 )
 from netmodel.collectives.model import FabricCostModel, check_sizes
+from netmodel.collectives.steps import unique
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -147,7 +149,7 @@ class _Groups:
             elif kind == "domains":
                 hit = self._by_domains()
             else:
-                hit = [np.flatnonzero(self.sizes == p) for p in np.unique(self.sizes).tolist()]
+                hit = [np.flatnonzero(self.sizes == p) for p in unique(self.sizes).tolist()]
             self._classes[kind] = hit
         return hit
 
@@ -158,7 +160,7 @@ class _Groups:
 
         graph, tiers = self.model.graph, self.model.router.tier
         out: dict[tuple[int, int], np.ndarray] = {}
-        for p in np.unique(self.sizes).tolist():
+        for p in unique(self.sizes).tolist():
             idx = np.flatnonzero(self.sizes == p)
             labels = np.stack([domain_labels(graph, self.ordered[i], tiers) for i in idx]) \
                 if p > 64 else None
@@ -448,7 +450,7 @@ def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
     prepared = _Groups(model, groups)
     for name in names:
         try:
-            for p in np.unique(prepared.sizes).tolist():
+            for p in unique(prepared.sizes).tolist():
                 model._check_work(op, name, p)
             table, alone, together, latency, lat_up, scaleout, hot = _evaluate(
                 model, op, name, prepared, alone_too)
@@ -460,12 +462,13 @@ def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
         on, innet = table["on"], table["in_network"]
         protos = step_protocols(bool((on & innet).any()),
                                 bool((on & table["member"] & ~innet).any()), cal)
+        shape = step_shape(table)
         for proto in protos:
-            lt = combine(table, together, latency, lat_up, scaleout, proto, cal)
+            lt = combine(table, together, latency, lat_up, scaleout, proto, cal, shape)
             if not alone_too:
                 options.extend((name, proto.name, at, bt) for at, bt, _ in lt)
                 continue
-            la = combine(table, alone, latency, lat_up, scaleout, proto, cal)
+            la = combine(table, alone, latency, lat_up, scaleout, proto, cal, shape)
             for (at, bt, _), (aa, ba, _) in zip(lt, la, strict=True):
                 options.append((name, proto.name, at, bt, aa, ba, hot))
     if not options:

@@ -37,10 +37,11 @@ from netmodel.collectives.algorithms import Step
 from netmodel.collectives.calibration import Calibration, Protocol
 from netmodel.collectives.routing import NoPath as GroupCut
 from netmodel.collectives.routing import Router
+from netmodel.collectives.steps import unique
 
 __all__ = ["STEP_FIELDS", "CollectiveResult", "CompiledCollective", "GroupCut", "StepCost",
            "StepTiming", "SweepResult", "bus_factor", "combine", "compile_steps", "cost_step",
-           "set_step", "step_protocols", "step_table"]
+           "set_step", "step_protocols", "step_shape", "step_table"]
 
 # GroupCut (re-exported): no path joins two members of a group (a cut fabric).
 
@@ -193,7 +194,8 @@ def step_protocols(in_network: bool, p2p: bool, cal: Calibration) -> tuple[Proto
 
 def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
             lat_up: np.ndarray, scaleout: np.ndarray, protocol: Protocol,
-            cal: Calibration) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+            cal: Calibration, shape: tuple | None = None
+            ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """The time of steps as lines ``a + b n``: their minimum at each ``n`` is the time.
 
     ``t``: the :data:`STEP_FIELDS` of the steps (arrays ``(G, S)``: ``G`` groups or
@@ -211,10 +213,13 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     and piecewise linear: one line per distinct slice, plus one. Returns ``[(a, b,
     a_fill)]``, arrays of shape ``(G,)``, from the smallest sizes' line to the largest's;
     ``a_fill`` is the part of ``a`` that is pipeline fill (seconds bound by bandwidth, as
-    ``b`` less its reduction part is).
+    ``b`` less its reduction part is). ``shape``: :func:`step_shape` of ``t``, if already
+    worked out (it depends on the steps only, not on the protocol or the loads).
     """
     net = cal.in_network
-    on, mem, innet = t["on"], t["member"] & t["on"], t["in_network"]
+    if shape is None:
+        shape = step_shape(t)
+    on, mem, innet, any_net, plain, chain, red_sum, groups = shape
     fac = np.where(innet, net.bandwidth_factor, protocol.bandwidth_factor)
     ceiling = cal.in_network_ceiling
     floor = t["floor"] / ceiling if ceiling > 0 else 0.0
@@ -226,36 +231,32 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
                     np.where(scaleout, protocol.step_latency_scaleout,
                              protocol.step_latency_scaleup))
     lat = t["intra"] * (up + lat_up) + t["inter"] * (slow + lat_all)
-    any_net = (on & innet).any(axis=1)
-    a = np.where(any_net, net.base_latency, protocol.base_latency)         + np.where(mem, lat, 0.0).sum(axis=1)
+    a = np.where(any_net, net.base_latency, protocol.base_latency) \
+        + np.where(mem, lat, 0.0).sum(axis=1)
     gamma = cal.reduction_rate
-    red = (np.where(mem, t["repeat"] * t["reduce"], 0.0).sum(axis=1) / gamma) if gamma > 0         else 0.0
+    red = (red_sum / gamma) if gamma > 0 else 0.0
     chunk = np.where(innet, net.chunk, protocol.chunk)
-    pipe = t["pipeline"]
-    plain = mem & (pipe == 0)
     b = np.where(plain, bl, 0.0).sum(axis=1)
     fills = []  # (coefficient (G,), slice (G,))
-    chain = plain & (t["stages"] > 1)
-    if chain.any() and np.any(chunk[chain] > 0):
-        for s in np.unique(chunk[chain]).tolist():
+    if chain is not None and np.any(chunk[chain] > 0):
+        for s in unique(chunk[chain]).tolist():
             if s > 0:
                 sel = chain & (chunk == s)
                 fills.append((np.where(sel, (t["stages"] - 1) * bl, 0.0).sum(axis=1),
                               np.full(len(a), s * cal.channels)))
-    for g in np.unique(pipe[on & (pipe > 0)]).tolist():
-        in_g = on & (pipe == g)
-        mem_g = in_g & mem
+    for mem_g, ks, heads in groups:
         sum_m = np.where(mem_g, bl, 0.0).sum(axis=1)
         bg = np.where(mem_g, bl, 0.0).max(axis=1)
-        bounds = t["bound"]
-        for k in np.unique(bounds[in_g & (bounds > 0)]).tolist():
-            bg = np.maximum(bg, np.where(in_g & (bounds == k), bl, 0.0).sum(axis=1))
+        for sel in ks:
+            bg = np.maximum(bg, np.where(sel, bl, 0.0).sum(axis=1))
         b = b + bg
-        heads = np.where(in_g, t["heads"], 0).max(axis=1)
         ch = np.where(mem_g, chunk, 0.0).max(axis=1)
         fills.append((np.maximum(sum_m - bg, 0.0), heads * ch * cal.channels))
     b = b + red
-    sizes = sorted({float(x) for f, s in fills for x in np.unique(s) if x > 0})
+    if not fills:  # one line (what the general case below gives with no sizes)
+        zero = np.zeros_like(a)
+        return [(a + zero, b + zero, zero)]
+    sizes = sorted({float(x) for f, s in fills for x in unique(s) if x > 0})
     coef = [sum(np.where(s == x, f, 0.0) for f, s in fills) for x in sizes]
     lines = []
     for j in range(len(sizes) + 1):
@@ -263,6 +264,28 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
         bj = b + sum((coef[k] for k in range(j, len(sizes))), np.zeros_like(a))
         lines.append((a + fill, bj, fill))
     return lines
+
+
+def step_shape(t: dict[str, np.ndarray]) -> tuple:
+    """What :func:`combine` reads of the steps ``t`` alone (not of the protocol, the
+    calibration or the loads), worked out once for every protocol: masks of the steps that
+    run, count, are reduced in the network, fill no pipeline (and those that chain stages;
+    None when none does), the reduction bytes per byte of ``n``, and per pipeline group
+    (in increasing number) its counted steps, its bound groups' masks and its heads."""
+    on, mem, innet = t["on"], t["member"] & t["on"], t["in_network"]
+    any_net = (on & innet).any(axis=1)
+    red_sum = np.where(mem, t["repeat"] * t["reduce"], 0.0).sum(axis=1)
+    pipe = t["pipeline"]
+    plain = mem & (pipe == 0)
+    chain = plain & (t["stages"] > 1)
+    groups = []
+    bounds = t["bound"]
+    for g in unique(pipe[on & (pipe > 0)]).tolist():
+        in_g = on & (pipe == g)
+        mem_g = in_g & mem
+        ks = [in_g & (bounds == k) for k in unique(bounds[in_g & (bounds > 0)]).tolist()]
+        groups.append((mem_g, ks, np.where(in_g, t["heads"], 0).max(axis=1)))
+    return on, mem, innet, any_net, plain, chain if chain.any() else None, red_sum, groups
 
 
 @dataclass(frozen=True)
@@ -296,6 +319,7 @@ class CompiledCollective:
                    row(lat_up), np.array([[s.scaleout for s in st]], dtype=bool))
             for x in (*hit[0].values(), *hit[1:]):
                 x.flags.writeable = False
+            hit = (*hit, step_shape(hit[0]))
             self.__dict__["_arrays_cache"] = hit  # frozen: not through setattr
         return hit
 
@@ -313,9 +337,9 @@ class CompiledCollective:
         hit = cache.get((id(protocol), id(cal)))
         if hit is not None and hit[0] is protocol and hit[1] is cal:
             return list(hit[2])
-        t, beta, lat_all, lat_up, so = self._arrays()
+        t, beta, lat_all, lat_up, so, shape = self._arrays()
         out = [(float(a[0]), float(b[0]), float(f[0]))
-               for a, b, f in combine(t, beta, lat_all, lat_up, so, protocol, cal)]
+               for a, b, f in combine(t, beta, lat_all, lat_up, so, protocol, cal, shape)]
         cache[(id(protocol), id(cal))] = (protocol, cal, tuple(out))  # both kept: ids stay
         return out
 

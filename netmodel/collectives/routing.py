@@ -47,7 +47,7 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError
-from netmodel.collectives.steps import Pairs
+from netmodel.collectives.steps import Pairs, unique
 from netmodel.collectives.updown import UpDown
 
 if TYPE_CHECKING:
@@ -335,6 +335,8 @@ class Router:
         self._known_fields = {k: np.zeros(0, dtype=bool if k == "scaleout" else float
                                           if k == "latency" else np.int64) for k in _FIELDS}
         self._code_list: list[int] | None = None
+        self._lat_list: list[float] | None = None  # latency and scaleout as lists
+        self._so_list: list[bool] | None = None
         self._learned = 0
         self._sig_rep: list = []
         self._plans: dict = {}
@@ -423,7 +425,7 @@ class Router:
         missing = g[self._gpu_sig[g] < 0]
         if not len(missing):
             return
-        missing = np.unique(missing)
+        missing = unique(missing)
         if len(missing) <= 8:  # a few GPUs (single routes): plain loops
             for i in missing.tolist():
                 node = self.gpu_list[i]
@@ -448,7 +450,7 @@ class Router:
                    - np.repeat(np.cumsum(count) - count, count)] if total else links[:0]
         sw = self._dst[lk]
         names = self._nodes
-        uniq_sw = np.unique(sw)
+        uniq_sw = unique(sw)
         rank_of = np.empty(len(uniq_sw), dtype=np.int64)
         rank_of[np.argsort([str(names[x]) for x in uniq_sw.tolist()], kind="stable")] = \
             np.arange(len(uniq_sw))
@@ -461,7 +463,7 @@ class Router:
         self._ports_down[gm, col] = lk ^ 1
         sig_of = np.empty(len(missing), dtype=np.int64)
         bw, lat = self.bandwidth[lk], self.latency[lk]
-        for w in np.unique(count).tolist():
+        for w in unique(count).tolist():
             rows = np.flatnonzero(count == w)
             sel = np.isin(row, rows)
             mat = np.stack([sw[sel].reshape(-1, w), bw[sel].reshape(-1, w),
@@ -758,7 +760,7 @@ class Router:
             new = (a >= self._learned) | (b >= self._learned)
             keys = np.concatenate([keys, (a[new] << 32) | b[new]])
             self._learned = n
-        uk = np.unique(keys)
+        uk = unique(keys)
         uk = uk[[k not in self._pair_rows for k in uk.tolist()]]
         if not len(uk):
             return
@@ -1144,9 +1146,10 @@ class Router:
         if found is None:
             return None
         links, weights, latency, hops = found
-        lk = np.fromiter(links, dtype=np.int64, count=len(links))
-        return Route(lk, np.fromiter(weights, dtype=float, count=len(weights)), latency, hops,
-                     bool(self.scaleout[lk].any()))
+        if self._so_list is None:
+            self._so_list = self.scaleout.tolist()
+        return Route(np.array(links, dtype=np.int64), np.array(weights, dtype=float), latency,
+                     hops, any(map(self._so_list.__getitem__, links)))
 
     def _dag(self, dst) -> dict:
         """The shortest paths towards ``dst`` through switches and GPUs, kept per
@@ -1192,31 +1195,37 @@ class Router:
         start = dag.get(src)
         if start is None:
             return None
-        return self._spread(src, dst, start[0], lambda u: dag[u][1])
+        return self._spread(src, dst, start[0], dag)
 
     def _spread(self, src, dst, total: int, next_hops):
         """One unit of traffic from ``src`` over ``total`` hops of shortest paths to
-        ``dst``, split at each node over ``next_hops(u)`` (``(v, link id, bandwidth,
-        their bandwidths' sum)`` each) in proportion to bandwidth: ``(link ids, shares,
-        latency of the slowest path, total)``."""
+        ``dst``, split at each node over its next hops (``(v, link id, bandwidth, their
+        bandwidths' sum)`` each: ``next_hops(u)``, or ``next_hops[u][1]`` for a
+        :meth:`_dag`) in proportion to bandwidth: ``(link ids, shares, latency of the
+        slowest path, total)``."""
         flow = {src: 1.0}
         arrive = {src: 0.0}
         links, weights = [], []
-        lat, swl = self.latency, self._switch_latency
+        if self._lat_list is None:
+            self._lat_list = self.latency.tolist()
+        lat, swl = self._lat_list, self._switch_latency.get
+        add_link, add_weight = links.append, weights.append
+        flow_get, arrive_get = flow.get, arrive.get
+        dag = next_hops if isinstance(next_hops, dict) else None
         level = [src]
         for _ in range(total):
             ahead: dict = {}
             for u in level:
                 f = flow[u]
-                t0 = arrive[u] + swl.get(u, 0.0)
-                for v, lid, b, tot in next_hops(u):
+                t0 = arrive[u] + swl(u, 0.0)
+                for v, lid, b, tot in (dag[u][1] if dag is not None else next_hops(u)):
                     share = f * b / tot
-                    links.append(lid)
-                    weights.append(share)
-                    flow[v] = flow.get(v, 0.0) + share
+                    add_link(lid)
+                    add_weight(share)
+                    flow[v] = flow_get(v, 0.0) + share
                     ahead[v] = None
                     t = t0 + lat[lid]
-                    if t > arrive.get(v, -1.0):
+                    if t > arrive_get(v, -1.0):
                         arrive[v] = t
             level = list(ahead)
         return links, weights, float(arrive[dst]), total

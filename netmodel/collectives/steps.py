@@ -20,7 +20,28 @@ import numpy as np
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = ["NotApplicable", "Pairs", "Step", "union_of"]
+__all__ = ["NotApplicable", "Pairs", "Step", "union_of", "unique"]
+
+
+def unique(a: ArrayLike) -> np.ndarray:
+    """``np.unique(a)`` (the sorted distinct values, NaNs as one) by sorting: numpy's own
+    imports ``numpy.ma`` on its first plain call (about 15 ms).
+
+    >>> unique([3, 1, 3, 2]).tolist(), unique([2.0, float("nan"), 1.0, float("nan")]).tolist()
+    ([1, 2, 3], [1.0, 2.0, nan])
+    """
+    aux = np.sort(np.asarray(a).ravel())
+    if not len(aux):
+        return aux
+    keep = np.empty(len(aux), dtype=bool)
+    keep[0] = True
+    np.not_equal(aux[1:], aux[:-1], out=keep[1:])
+    if aux.dtype.kind in "fc" and np.isnan(aux[-1]):
+        first = int(np.searchsorted(np.isnan(aux), True)) if aux.dtype.kind == "c" \
+            else int(np.searchsorted(aux, aux[-1]))
+        keep[first + 1:] = False
+        keep[first] = True
+    return aux[keep]
 
 
 class NotApplicable(Exception):

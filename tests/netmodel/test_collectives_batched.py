@@ -5,6 +5,7 @@ most common GPU type."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import networkx as nx
 import numpy as np
@@ -114,3 +115,184 @@ def test_domain_labels_with_the_routers_tiers(spec):
     gpus = _gpus(a)
     assert domain_labels(a, gpus, Router(a).tier).tolist() == domain_labels(b, gpus).tolist()
     assert algorithms._TIER0.get(a) == algorithms._TIER0.get(b)
+
+
+def _reference_struct(r, nodes) -> dict:
+    """One structure worked out alone, as before the batched build (np.unique per set)."""
+    ptr, up = r._up_csr()
+    low = np.array([r._nid[x] for x in nodes], dtype=np.int64)
+    start, count = ptr[low], ptr[low + 1] - ptr[low]
+    total = int(count.sum())
+    p = np.repeat(np.arange(len(nodes)), count)
+    lup = up[np.repeat(start, count) + np.arange(total)
+             - np.repeat(np.cumsum(count) - count, count)] if total else up[:0]
+    y = r._dst[lup]
+    upper_n = np.unique(y)
+    c = np.searchsorted(upper_n, y)
+    bw = r.bandwidth[lup]
+    swl = r._switch_latency
+    upper = tuple(r._nodes[i] for i in upper_n.tolist())
+    return {"dead": bool((count == 0).any()), "upper": upper, "p": p, "c": c, "lup": lup,
+            "ldown": lup ^ 1, "lat": r.latency[lup],
+            "share_up": bw / np.bincount(p, bw, minlength=len(nodes))[p] if total else bw,
+            "share_down": bw / np.bincount(c, bw, minlength=len(upper_n))[c] if total else bw,
+            "sw_lower": np.array([swl.get(x, 0.0) for x in nodes]),
+            "sw_upper": np.array([swl.get(x, 0.0) for x in upper])}
+
+
+_STRUCT_FIELDS = ("c", "dead", "lat", "ldown", "lup", "p", "share_down", "share_up",
+                  "sw_lower", "sw_upper", "upper")
+
+
+@pytest.mark.parametrize("spec", ["fat-tree:k=8", "fat-tree:k=8,oversubscription=2",
+                                  "rail-optimized:domains=4",
+                                  "leaf-spine:leaves=4,radix=8,oversubscription=2",
+                                  "fat-tree:k=8 degraded"])
+def test_up_down_structures_built_together_equal_one_at_a_time(spec):
+    """Every switch set of the fabric's tiers (one switch, a pod's spines, pairs, all of a
+    tier, one with no way up) built in one pass and one by one: the same arrays, bit for
+    bit, and the same dtypes."""
+    from netmodel.collectives.degraded import degrade
+    from netmodel.collectives.routing import Router
+
+    g = build(spec.split()[0])
+    if spec.endswith("degraded"):
+        g = degrade(g, links=[("leaf0", "spine0")], nodes=["spine5", "core3"])
+    by_tier: dict = {}
+    for n, d in g.nodes(data=True):
+        if d.get("kind") == "switch":
+            by_tier.setdefault(d.get("tier", 0), []).append(n)
+    keys = []
+    for t, sws in sorted(by_tier.items()):
+        keys += [((x,), t) for x in sws] + [(tuple(sws[:2]), t), (tuple(sws), t),
+                                            (tuple(sws[::-3]), t)]
+    keys = list(dict.fromkeys(keys))
+    together, alone = Router(g)._updown, Router(g)._updown
+    together._build_structs(keys)
+    for key in keys:
+        alone._build_structs([key])
+        a, b = together._structs[key], alone._structs[key]
+        ref = _reference_struct(together.router, key[0])
+        for f in _STRUCT_FIELDS:
+            x, y, z = getattr(a, f), getattr(b, f), ref[f]
+            if isinstance(x, np.ndarray):
+                assert x.dtype == y.dtype == z.dtype, (key, f)
+                assert x.tobytes() == y.tobytes() == z.tobytes(), (key, f)
+            else:
+                assert x == y == z, (key, f)
+    top = max(by_tier)
+    assert all(not together._structs[((x,), top)].upper for x in by_tier[top])
+    assert any(len(together._structs[k].upper) > 1 for k in keys)
+
+
+# ------------------------------------------------------------------ combine, step_shape
+
+def _reference_combine(t, beta, lat_all, lat_up, scaleout, protocol, cal):
+    """:func:`combine` as it was before :func:`step_shape` (the reference)."""
+    net = cal.in_network
+    on, mem, innet = t["on"], t["member"] & t["on"], t["in_network"]
+    fac = np.where(innet, net.bandwidth_factor, protocol.bandwidth_factor)
+    ceiling = cal.in_network_ceiling
+    floor = t["floor"] / ceiling if ceiling > 0 else 0.0
+    with np.errstate(invalid="ignore"):
+        bl = np.where(on, t["repeat"] * np.maximum(beta / fac, floor), 0.0)
+    up = np.where(innet, net.step_latency_scaleup, protocol.step_latency_scaleup)
+    slow = np.where(innet, np.where(scaleout, net.step_latency_scaleout,
+                                    net.step_latency_scaleup),
+                    np.where(scaleout, protocol.step_latency_scaleout,
+                             protocol.step_latency_scaleup))
+    lat = t["intra"] * (up + lat_up) + t["inter"] * (slow + lat_all)
+    any_net = (on & innet).any(axis=1)
+    a = np.where(any_net, net.base_latency, protocol.base_latency)         + np.where(mem, lat, 0.0).sum(axis=1)
+    gamma = cal.reduction_rate
+    red = (np.where(mem, t["repeat"] * t["reduce"], 0.0).sum(axis=1) / gamma) if gamma > 0         else 0.0
+    chunk = np.where(innet, net.chunk, protocol.chunk)
+    pipe = t["pipeline"]
+    plain = mem & (pipe == 0)
+    b = np.where(plain, bl, 0.0).sum(axis=1)
+    fills = []  # (coefficient (G,), slice (G,))
+    chain = plain & (t["stages"] > 1)
+    if chain.any() and np.any(chunk[chain] > 0):
+        for s in np.unique(chunk[chain]).tolist():
+            if s > 0:
+                sel = chain & (chunk == s)
+                fills.append((np.where(sel, (t["stages"] - 1) * bl, 0.0).sum(axis=1),
+                              np.full(len(a), s * cal.channels)))
+    for g in np.unique(pipe[on & (pipe > 0)]).tolist():
+        in_g = on & (pipe == g)
+        mem_g = in_g & mem
+        sum_m = np.where(mem_g, bl, 0.0).sum(axis=1)
+        bg = np.where(mem_g, bl, 0.0).max(axis=1)
+        bounds = t["bound"]
+        for k in np.unique(bounds[in_g & (bounds > 0)]).tolist():
+            bg = np.maximum(bg, np.where(in_g & (bounds == k), bl, 0.0).sum(axis=1))
+        b = b + bg
+        heads = np.where(in_g, t["heads"], 0).max(axis=1)
+        ch = np.where(mem_g, chunk, 0.0).max(axis=1)
+        fills.append((np.maximum(sum_m - bg, 0.0), heads * ch * cal.channels))
+    b = b + red
+    sizes = sorted({float(x) for f, s in fills for x in np.unique(s) if x > 0})
+    coef = [sum(np.where(s == x, f, 0.0) for f, s in fills) for x in sizes]
+    lines = []
+    for j in range(len(sizes) + 1):
+        fill = sum((coef[k] * sizes[k] for k in range(j)), np.zeros_like(a))
+        bj = b + sum((coef[k] for k in range(j, len(sizes))), np.zeros_like(a))
+        lines.append((a + fill, bj, fill))
+    return lines
+
+
+COMBINE_SPECS = ["fat-tree:k=8", "rail-optimized:domains=2,sharp=true", "nvl72",
+                 "lite-groups:split=gateway", "torus:dims=4x4"]
+
+
+def _calibrations():
+    cal = default_calibration()
+    yield cal
+    yield replace(cal, reduction_rate=2e11, in_network_ceiling=3e11)
+
+
+def _same_lines(x, y):
+    assert len(x) == len(y)
+    for u, v in zip(x, y, strict=True):
+        for p, q in zip(u, v, strict=True):
+            p, q = np.asarray(p), np.asarray(q)
+            assert p.dtype == q.dtype and p.shape == q.shape and p.tobytes() == q.tobytes()
+
+
+@pytest.mark.parametrize("spec", COMBINE_SPECS)
+def test_combine_equals_the_reference(spec):
+    """Every algorithm of every op on two group sizes, under every protocol and two
+    calibrations (one with a reduction rate and an in-network ceiling), one row and three
+    rows of loads at once: the lines of :func:`combine` (with and without the steps' shape
+    worked out beforehand) equal the reference's bit for bit."""
+    from netmodel.collectives.algorithms import ALGORITHMS
+    from netmodel.collectives.cost import combine, step_shape, step_table
+    from netmodel.collectives.model import FabricCostModel
+
+    g = build(spec)
+    rng = np.random.default_rng(5)
+    seen = 0
+    for cal in _calibrations():
+        model = FabricCostModel(g, calibration=cal, validated=True)
+        for op in ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "broadcast"):
+            for p in sorted({4, min(16, model.gpus)}):
+                for name in ALGORITHMS:
+                    try:
+                        comp = model.compiled(op, name, model.group(p))
+                    except Exception:  # not applicable here
+                        continue
+                    t, beta, lat_all, lat_up, so, shape = comp._arrays()
+                    t3 = step_table(comp.steps, 3)
+                    beta3 = np.repeat(beta, 3, axis=0) * rng.uniform(0.5, 2.0, (3, 1))
+                    rows = (np.repeat(x, 3, axis=0) for x in (lat_all, lat_up, so))
+                    for proto in comp.protocols(model.calibration):
+                        args = (beta, lat_all, lat_up, so, proto, model.calibration)
+                        want = _reference_combine(t, *args)
+                        _same_lines(combine(t, *args), want)
+                        _same_lines(combine(t, *args, shape), want)
+                        args3 = (beta3, *rows, proto, model.calibration)
+                        rows = (np.repeat(x, 3, axis=0) for x in (lat_all, lat_up, so))
+                        _same_lines(combine(t3, *args3, step_shape(t3)),
+                                    _reference_combine(t3, *args3))
+                        seen += 1
+    assert seen >= 20
