@@ -152,13 +152,19 @@ STEP_FIELDS = ("on", "repeat", "stages", "reduce", "in_network", "intra", "inter
 def step_table(steps: Sequence[StepCost | Step], G: int = 1) -> dict[str, np.ndarray]:
     """:data:`STEP_FIELDS` of ``steps`` (StepCosts or Steps) as arrays of shape ``(G, S)``
     (the same steps on every row)."""
-    S = len(steps)
-    out = {k: np.zeros((G, S)) for k in STEP_FIELDS}
-    for k in ("on", "in_network", "member"):
-        out[k] = np.zeros((G, S), dtype=bool)
-    for i, s in enumerate(steps):
-        set_step(out, slice(None), i, s)
-    return out
+    lat = [(0, s.repeat * s.stages) if s.latencies is None else s.latencies for s in steps]
+    cols = {"on": [True] * len(steps), "repeat": [s.repeat for s in steps],
+            "stages": [s.stages for s in steps], "reduce": [s.reduce for s in steps],
+            "in_network": [s.in_network for s in steps], "intra": [x[0] for x in lat],
+            "inter": [x[1] for x in lat], "pipeline": [s.pipeline for s in steps],
+            "bound": [s.bound for s in steps], "member": [s.member for s in steps],
+            "heads": [s.heads for s in steps], "floor": [s.floor for s in steps]}
+    # each column converted as set_step's assignments convert (to float or to bool)
+    return {k: np.repeat(np.array([cols[k]], dtype=bool if k in _BOOL_FIELDS else float), G,
+                         axis=0) for k in STEP_FIELDS}
+
+
+_BOOL_FIELDS = ("on", "in_network", "member")
 
 
 def set_step(table: dict[str, np.ndarray], rows: slice | np.ndarray, i: int,

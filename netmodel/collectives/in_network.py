@@ -52,17 +52,28 @@ __all__ = ["domain_planes", "has_in_network", "in_network_plan", "in_network_ste
            "nvls_phases", "tree_transfers"]
 
 
-def _capable(graph, node) -> bool:
-    d = graph.nodes[node]
-    return d.get("kind") == "switch" and bool(d.get("in_network_reduction"))
+def _capable_switches(graph) -> frozenset:
+    """The switches of ``graph`` that reduce in the network (found once per graph)."""
+    hit = _CAPABLE.get(graph)
+    if hit is None:
+        hit = _CAPABLE[graph] = frozenset(
+            n for n, d in graph._node.items()
+            if d.get("kind") == "switch" and d.get("in_network_reduction"))
+    return hit
+
+
+def _up(graph, x, above, capable) -> set:
+    """Capable switches adjacent to ``x`` of tier > ``above`` (in adjacency order)."""
+    data = graph._node
+    return {s for s in graph._adj[x] if s in capable and data[s].get("tier", 0) > above}
 
 
 def _planes(graph, nodes, above=-1):
     """Capable switches adjacent to every node of ``nodes`` (tier > ``above``)."""
     common = None
+    capable = _capable_switches(graph)
     for x in nodes:
-        adj = {s for s in graph._adj[x] if _capable(graph, s)
-               and graph.nodes[s].get("tier", 0) > above}
+        adj = _up(graph, x, above, capable)
         common = adj if common is None else common & adj
         if not common:
             return set()
@@ -87,12 +98,7 @@ _CAPABLE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def has_in_network(graph: nx.Graph) -> bool:
     """Whether any switch of ``graph`` reduces in the network (cached per graph)."""
-    hit = _CAPABLE.get(graph)
-    if hit is None:
-        hit = any(d.get("kind") == "switch" and d.get("in_network_reduction")
-                  for _, d in graph.nodes(data=True))
-        _CAPABLE[graph] = hit
-    return hit
+    return bool(_capable_switches(graph))
 
 
 def in_network_plan(graph: nx.Graph, group: Collection[Hashable], above: int = -1
@@ -114,8 +120,7 @@ def in_network_plan(graph: nx.Graph, group: Collection[Hashable], above: int = -
                 targets[x] = roots
         else:
             for x in current:
-                up = {s for s in graph._adj[x] if _capable(graph, s)
-                      and graph.nodes[s].get("tier", 0) > above}
+                up = _up(graph, x, above, _capable_switches(graph))
                 if not up:
                     raise NotApplicable(f"{x!r} has no adjacent switch with "
                                         "in_network_reduction to reduce its data")

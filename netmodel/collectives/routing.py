@@ -1097,9 +1097,17 @@ class Router:
         """
         pl = self.plan(transfers)
         parts_l, parts_w = [], []
-        for i, r in pl.routes.items():
+        routes = pl.routes
+        if len(routes) == 1:
+            (i, r), = routes.items()
             parts_l.append(r.links)
             parts_w.append(r.weights * pl.frac[i])
+        elif routes:  # every route's weights times its fraction, in one product
+            rs = list(routes.values())
+            lks = [r.links for r in rs]
+            parts_l.append(np.concatenate(lks))
+            parts_w.append(np.concatenate([r.weights for r in rs]) * np.repeat(
+                pl.frac[list(routes)], np.fromiter(map(len, lks), np.int64, count=len(lks))))
         if len(pl.piece_of):
             coef = np.bincount(pl.piece_of, pl.frac[pl.pieces])
             used = np.flatnonzero(coef)

@@ -259,13 +259,25 @@ def _same_lines(x, y):
             assert p.dtype == q.dtype and p.shape == q.shape and p.tobytes() == q.tobytes()
 
 
+def _reference_step_table(steps, G):
+    """:func:`step_table` as before: zeros, then one column per step by set_step."""
+    from netmodel.collectives.cost import STEP_FIELDS, set_step
+
+    out = {k: np.zeros((G, len(steps))) for k in STEP_FIELDS}
+    for k in ("on", "in_network", "member"):
+        out[k] = np.zeros((G, len(steps)), dtype=bool)
+    for i, s in enumerate(steps):
+        set_step(out, slice(None), i, s)
+    return out
+
+
 @pytest.mark.parametrize("spec", COMBINE_SPECS)
 def test_combine_equals_the_reference(spec):
     """Every algorithm of every op on two group sizes, under every protocol and two
     calibrations (one with a reduction rate and an in-network ceiling), one row and three
     rows of loads at once: the lines of :func:`combine` (with and without the steps' shape
-    worked out beforehand) equal the reference's bit for bit."""
-    from netmodel.collectives.algorithms import ALGORITHMS
+    worked out beforehand) equal the reference's bit for bit, and so do the step tables."""
+    from netmodel.collectives.algorithms import ALGORITHMS, generate
     from netmodel.collectives.cost import combine, step_shape, step_table
     from netmodel.collectives.model import FabricCostModel
 
@@ -283,6 +295,13 @@ def test_combine_equals_the_reference(spec):
                         continue
                     t, beta, lat_all, lat_up, so, shape = comp._arrays()
                     t3 = step_table(comp.steps, 3)
+                    steps = generate(name, op, model.group(p), g)
+                    for table, want in ((t, _reference_step_table(comp.steps, 1)),
+                                        (t3, _reference_step_table(comp.steps, 3)),
+                                        (step_table(steps, 2), _reference_step_table(steps, 2))):
+                        assert list(table) == list(want)
+                        for k, x in table.items():
+                            assert x.dtype == want[k].dtype and x.tobytes() == want[k].tobytes()
                     beta3 = np.repeat(beta, 3, axis=0) * rng.uniform(0.5, 2.0, (3, 1))
                     rows = (np.repeat(x, 3, axis=0) for x in (lat_all, lat_up, so))
                     for proto in comp.protocols(model.calibration):
@@ -296,3 +315,44 @@ def test_combine_equals_the_reference(spec):
                                     _reference_combine(t3, *args3))
                         seen += 1
     assert seen >= 20
+
+
+def _reference_loads(router, transfers):
+    """:meth:`Router.loads` as before: one product per routed transfer."""
+    pl = router.plan(transfers)
+    parts_l, parts_w = [], []
+    for i, r in pl.routes.items():
+        parts_l.append(r.links)
+        parts_w.append(r.weights * pl.frac[i])
+    if len(pl.piece_of):
+        coef = np.bincount(pl.piece_of, pl.frac[pl.pieces])
+        used = np.flatnonzero(coef)
+        _, lk, w = router.expand(used, coef[used])
+        parts_l.append(lk)
+        parts_w.append(w)
+    parts_l.append(pl.hop_links)
+    parts_w.append(pl.hop_weights * pl.frac[pl.hop_index])
+    return np.concatenate(parts_l).astype(np.int64, copy=False), np.concatenate(parts_w)
+
+
+@pytest.mark.parametrize("spec", ["torus:dims=4x4", "ring:n=8", "lite-groups:split=gateway",
+                                  "rail-optimized:domains=2", "fat-tree:k=4"])
+def test_loads_of_routed_transfers_equal_one_product_each(spec):
+    """Transfers routed one by one (GPUs forward, or a switch is an end) with unequal
+    fractions, many and one at a time: the same links and weights, bit for bit."""
+    from netmodel.collectives.routing import Router
+
+    g = build(spec)
+    nodes = [n for n, d in g.nodes(data=True) if d.get("kind") in ("gpu", "switch")]
+    rng = np.random.default_rng(2)
+    r = Router(g)
+    routed = 0
+    for count in (1, 2, 7, 40, 200):
+        ends = rng.choice(len(nodes), (count, 2))
+        transfers = [(nodes[a], nodes[b], float(f)) for (a, b), f in
+                     zip(ends.tolist(), rng.uniform(0.1, 1.0, count), strict=True)]
+        links, weights, *_ = r.loads(transfers)
+        want_l, want_w = _reference_loads(r, transfers)
+        assert links.tobytes() == want_l.tobytes() and weights.tobytes() == want_w.tobytes()
+        routed += len(r.plan(transfers).routes)
+    assert routed > 20
