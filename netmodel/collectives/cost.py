@@ -159,12 +159,19 @@ def step_table(steps: Sequence[StepCost | Step], G: int = 1) -> dict[str, np.nda
             "inter": [x[1] for x in lat], "pipeline": [s.pipeline for s in steps],
             "bound": [s.bound for s in steps], "member": [s.member for s in steps],
             "heads": [s.heads for s in steps], "floor": [s.floor for s in steps]}
-    # each column converted as set_step's assignments convert (to float or to bool)
-    return {k: np.repeat(np.array([cols[k]], dtype=bool if k in _BOOL_FIELDS else float), G,
-                         axis=0) for k in STEP_FIELDS}
+    # each column converted as set_step's assignments convert (to float or to bool), all
+    # of one type in one array (each field a contiguous block of it)
+    out = {}
+    for names, dtype in ((_FLOAT_FIELDS, float), (_BOOL_FIELDS, bool)):
+        block = np.array([cols[k] for k in names], dtype=dtype)[:, None, :]
+        if G != 1:
+            block = np.repeat(block, G, axis=1)
+        out.update(zip(names, block, strict=True))
+    return {k: out[k] for k in STEP_FIELDS}
 
 
 _BOOL_FIELDS = ("on", "in_network", "member")
+_FLOAT_FIELDS = tuple(k for k in STEP_FIELDS if k not in _BOOL_FIELDS)
 
 
 def set_step(table: dict[str, np.ndarray], rows: slice | np.ndarray, i: int,
