@@ -336,6 +336,8 @@ class Router:
                                           if k == "latency" else np.int64) for k in _FIELDS}
         self._code_list: list[int] | None = None
         self._lat_list: list[float] | None = None  # latency and scaleout as lists
+        self._nbr_rows: dict | None = None  # per node: (neighbour, link, bandwidth) rows
+        self._transit_nbrs: dict | None = None  # per node: neighbours that may forward
         self._so_list: list[bool] | None = None
         self._learned = 0
         self._sig_rep: list = []
@@ -1167,29 +1169,39 @@ class Router:
         hit = self._dags.get(dst)
         if hit is not None:
             return hit
-        adj, kind = self._adj, self.kind
+        rows = self._nbr_rows
+        if rows is None:
+            rows = self._nbr_rows = {}
+        transit = self._transit_nbrs
+        if transit is None:
+            kind = self.kind
+            transit = self._transit_nbrs = {
+                u: [v for v in nb if kind.get(v) in _TRANSIT] for u, nb in self._adj.items()}
         dist = {dst: 0}
         frontier, depth = [dst], 0
         while frontier:
             depth += 1
             nxt = []
             for u in frontier:
-                for v in adj[u]:
-                    if v not in dist and kind.get(v) in _TRANSIT:
+                for v in transit.get(u, ()):
+                    if v not in dist:
                         dist[v] = depth
                         nxt.append(v)
             frontier = nxt
         dag = {}
+        dist_get = dist.get
         for u, du in dist.items():
             if du == 0:
                 dag[u] = (0, ())
                 continue
-            nbrs = adj[u]
-            ahead = [v for v in nbrs if dist.get(v) == du - 1]
-            bws = [nbrs[v]["bandwidth"] for v in ahead]
-            tot = sum(bws)
-            port = self._port(u)
-            dag[u] = (du, tuple((v, port[v], b, tot) for v, b in zip(ahead, bws, strict=True)))
+            row = rows.get(u)
+            if row is None:  # (neighbour, link id, bandwidth) in adjacency order
+                nbrs, port = self._adj[u], self._port(u)
+                row = rows[u] = [(v, port[v], nbrs[v]["bandwidth"]) for v in nbrs]
+            want = du - 1
+            ahead = [x for x in row if dist_get(x[0]) == want]
+            tot = sum(x[2] for x in ahead)
+            dag[u] = (du, tuple((v, lid, b, tot) for v, lid, b in ahead))
         if len(self._dags) >= 512:
             self._dags.pop(next(iter(self._dags)))
         self._dags[dst] = dag

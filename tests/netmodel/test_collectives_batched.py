@@ -356,3 +356,19 @@ def test_loads_of_routed_transfers_equal_one_product_each(spec):
         assert links.tobytes() == want_l.tobytes() and weights.tobytes() == want_w.tobytes()
         routed += len(r.plan(transfers).routes)
     assert routed > 20
+
+
+@pytest.mark.parametrize("spec", ["torus:dims=4x4", "ring:n=8", "lite-groups:split=gateway",
+                                  "rail-optimized:domains=2", "fat-tree:k=4"])
+def test_routes_from_kept_paths_equal_the_search(spec):
+    """The shortest paths kept per destination (neighbour rows built once per node) give
+    the bidirectional search's links, shares, latency and hops exactly, in its order."""
+    from netmodel.collectives.routing import Router
+
+    g = build(spec)
+    r = Router(g)
+    nodes = [n for n, d in g.nodes(data=True) if d.get("kind") in ("gpu", "switch")][:24]
+    pairs = [(a, b) for a in nodes for b in nodes if a != b]
+    for a, b in pairs:
+        assert r._from_dag(a, b) == r._search(a, b, gpu_transit=True)
+    assert len(pairs) >= 56
