@@ -214,7 +214,19 @@ def _clean_stale(parent: Path, name: str) -> None:
             if pid.isdigit() and int(pid) != os.getpid() and _alive(int(pid)) \
                     and time.time() - entry.stat().st_mtime < 24 * 3600:
                 continue  # another run is writing right now
-            shutil.rmtree(entry, ignore_errors=True)
+            _remove(entry)
+
+
+def _remove(entry: Path, tries: int = 50) -> None:
+    """Remove a dead run's folder. A killed run's workers die with it (``die_with``), but
+    one may still be finishing a file for a few milliseconds after its parent is gone
+    (the kernel delivers their SIGKILL when they next run, later on a loaded machine):
+    remove again until the folder stays gone, for at most about a second."""
+    for _ in range(tries):
+        shutil.rmtree(entry, ignore_errors=True)
+        if not os.path.lexists(entry):
+            return
+        time.sleep(0.02)
 
 
 def _alive(pid: int) -> bool:
