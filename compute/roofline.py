@@ -56,7 +56,14 @@ from compute.results import (
     unchecked,
 )
 from compute.sharding import Shards, check_tp, shards
-from compute.stages import EXTENDED_STAGES, PIPELINE_STAGES, PRODUCERS, STAGES, stage_work
+from compute.stages import (
+    EXTENDED_STAGES,
+    PIPELINE_STAGES,
+    PRODUCERS,
+    STAGES,
+    plain_step_work,
+    stage_work,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -686,7 +693,7 @@ def evaluate(model: str | ModelSpec, gpu: str | GpuSpec, tp: int, batch: int,
         if not (type(expert_skew) is float and 1.0 <= expert_skew <= 1e6):
             expert_skew = check_skew(expert_skew)
         limit = plan.limit if slo is None else float(slo.limit(workload.phase))
-        return _evaluate_plain(plan, batch, comm, limit, expert_skew)
+        return _evaluate_plain(plan, batch, comm, limit)
     limit = (slo or _DEFAULT_SLO).limit(workload.phase)
     if pp == ep == attention_dp == 1:
         tp = check_tp(model, tp, gpu.max_instance)
@@ -721,6 +728,11 @@ class _Plan:
     #: per stage: (name, count, count as float, kind), kind 0 for a compute stage, 1 for
     #: one with work and a collective (embedding, LM head), 2 for a collective alone
     meta: tuple
+    counts: tuple              #: each stage's count as a float
+    ops: tuple                 #: each stage's collective ("" for none)
+    #: a float batch -> (flops, hbm bytes, collective bytes) per stage, as
+    #: :func:`~compute.stages.stage_work` gives them (:func:`_step_work`)
+    work: object
     #: the collectives to ask for, ops sorted as the grid asks them: (op, stage indices)
     colls: tuple
     #: the same with the GPU's default ring: (stage index, fixed, share, beta) of
@@ -733,6 +745,8 @@ class _Plan:
     #: why no batch fits when the weights alone exceed the usable HBM, else ""
     heavy: str
     limit: float               #: the default SLO's latency limit of the phase
+    tokens: int                #: tokens per sequence of the workload
+    kv_tokens: int             #: KV entries per sequence of the workload
     base: dict                 #: the result's fields that do not depend on the batch
 
 
@@ -756,7 +770,8 @@ def _plan(model, gpu, workload, options, tp) -> _Plan:
     sh = Shards(**{f: float(getattr(sh, f)[0, 0]) for f in _SHARD_FIELDS})
     dtype = options.compute_dtype or model.compute_dtype
     kv = kv_cache_bytes(model, sh, 1.0, Workload(workload.phase, 1, 1))
-    meta, colls = _layout(tp, stage_work(model, sh, 1.0, workload))
+    work = stage_work(model, sh, 1.0, workload)
+    meta, colls = _layout(tp, work)
     comm = default_comm(gpu)
     names = [m[0] for m in meta]
     overlap = options.mode == "overlap"
@@ -770,10 +785,13 @@ def _plan(model, gpu, workload, options, tp) -> _Plan:
                  weights=weights, kv_per_token=kv,
                  act_per_token=float(activation_bytes_per_token(model, sh)),
                  usable=usable, meta=meta, colls=colls,
+                 counts=tuple(m[2] for m in meta), ops=tuple(x[4] for x in work),
+                 work=_step_work(model, sh, workload),
                  ring=tuple((k, *comm.terms(op, tp)) for op, ks in colls for k in ks),
                  hidden=tuple((names.index(c), names.index(p)) for c, p in PRODUCERS.items())
                  if overlap and options.overlap_collectives else (),
                  overlap=overlap, limit=float(_DEFAULT_SLO.limit(workload.phase)),
+                 tokens=workload.tokens_per_sequence, kv_tokens=workload.kv_tokens,
                  heavy="" if weights <= usable else
                  describe_fit(model, gpu, tp, 1, weights, 0.0, 0.0, options.memory_reserve,
                               label=par.label).reason,
@@ -781,10 +799,27 @@ def _plan(model, gpu, workload, options, tp) -> _Plan:
                        "phase": workload.phase, "tp": tp, "prompt_tokens": workload.prompt,
                        "context_tokens": workload.context, "mode": options.mode,
                        "sms": par.gpus * gpu.sms})
+    if len(meta) != len(STAGES):   # _evaluate_plain adds the stages' times as 9 terms
+        raise AssertionError("a plain-TP step has the stages of STAGES")
     if len(_PLANS) >= _PLANS_MAX:
         _PLANS.clear()
     _PLANS[key] = plan
     return plan
+
+
+def _step_work(model, sh, workload):
+    """A float batch -> (flops, hbm bytes, collective bytes), a list per stage, of a plain-TP
+    step: :func:`~compute.stages.plain_step_work` where it covers the model, else
+    :func:`~compute.stages.stage_work`'s figures (the same numbers)."""
+    fast = plain_step_work(model, sh, workload)
+    if fast is not None:
+        return fast
+
+    def work(b: float) -> tuple:
+        xs = stage_work(model, sh, b, workload)
+        return [x[2] for x in xs], [x[3] for x in xs], [x[5] for x in xs]
+
+    return work
 
 
 #: Plans by the names :func:`evaluate` was given: (model, GPU, phase, prompt, context,
@@ -875,51 +910,55 @@ def _layout(tp: int, work) -> tuple:
     return stages, tuple(c for c in colls if c[1])
 
 
-def _evaluate_plain(plan: _Plan, batch: int, comm, limit: float,
-                    skew: float) -> InferenceResult:
+def _evaluate_plain(plan: _Plan, batch: int, comm, limit: float) -> InferenceResult:
     """One plain-TP configuration and batch with plain floats: the operations of
     :func:`evaluate_grid` on a one-cell grid, in the same order. Only the stage times are
     formed here; the result builds its ``stages`` from them when first read
     (:func:`_stage_results`), and its ``memory`` too where it says why it does not fit."""
-    workload = plan.workload
     b = float(batch)
-    work = stage_work(plan.model, plan.sh, b, workload, skew)
-    net = [0.0] * len(work)
+    flops, hbm, coll = plan.work(b)
+    net = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
     if comm is None:   # the GPU's default ring: its formula, with the terms of the plan
         for k, fixed, share, beta in plan.ring:
-            t = fixed + share * work[k][5] * beta
+            t = fixed + share * coll[k] * beta
             if not 0.0 <= t < math.inf:
-                _check_time(t, work[k][4], plan.par.tp)
+                _check_time(t, plan.ops[k], plan.par.tp)
             net[k] = t
     else:
         comm = as_comm(comm)
         for op, ks in plan.colls:
-            for k, t in zip(ks, _scalar_times(comm, op, [work[k][5] for k in ks],
+            for k, t in zip(ks, _scalar_times(comm, op, [coll[k] for k in ks],
                                               plan.par.tp), strict=True):
                 net[k] = t
     # a collective stage's FLOPs and HBM bytes are 0.0: its compute and memory times too
     peak, bandwidth = plan.peak, plan.bandwidth
     if plan.overlap:
         times = []
-        for x, nt in zip(work, net, strict=True):
-            ct, mt = x[2] / peak, x[3] / bandwidth
+        for f, m, nt in zip(flops, hbm, net, strict=False):   # 9 each
+            ct, mt = f / peak, m / bandwidth
             busiest = mt if mt > ct else ct
             times.append(nt if nt > busiest else busiest)
         for k, p in plan.hidden:  # hide each all-reduce behind its producer
             d = net[k] - times[p]
             times[k] = d if d > 0.0 else 0.0
     else:
-        times = [x[2] / peak + x[3] / bandwidth + nt for x, nt in zip(work, net, strict=True)]
-    terms = [m[2] * t for m, t in zip(plan.meta, times, strict=True)]
-    latency = _pairwise_sum(terms)
-    kv = plan.kv_per_token * b * workload.kv_tokens
-    act = b * workload.tokens_per_sequence * plan.act_per_token + b * plan.sh.vocab * 4.0
+        times = [f / peak + m / bandwidth + nt for f, m, nt in
+                 zip(flops, hbm, net, strict=False)]
+    # the 9 stages' terms added as numpy adds them (_pairwise_sum)
+    c0, c1, c2, c3, c4, c5, c6, c7, c8 = plan.counts
+    t0, t1, t2, t3, t4, t5, t6, t7, t8 = times
+    latency = (((c0 * t0 + c1 * t1) + (c2 * t2 + c3 * t3))
+               + ((c4 * t4 + c5 * t5) + (c6 * t6 + c7 * t7))) + c8 * t8
+    kv = plan.kv_per_token * b * plan.kv_tokens
+    act = b * plan.tokens * plan.act_per_token + b * plan.sh.vocab * 4.0
     weights = plan.weights
-    fields = {**plan.base, "batch": batch, "latency": latency,
-              "tokens_per_step": float(batch * workload.tokens_per_sequence),
-              "latency_limit": limit, "micro_batch": batch,
-              # (builder, *arguments) of a field built when first read (InferenceResult)
-              "_lazy_stages": (_stage_results, plan, work, net, times)}
+    fields = plan.base.copy()   # every field with a default is there (unchecked's check)
+    fields["batch"] = fields["micro_batch"] = batch
+    fields["latency"] = latency
+    fields["tokens_per_step"] = float(batch * plan.tokens)
+    fields["latency_limit"] = limit
+    # (builder, *arguments) of a field built when first read (InferenceResult)
+    fields["_lazy_stages"] = (_stage_results, plan, flops, hbm, coll, net, times)
     if weights + kv + act <= plan.usable or plan.heavy:
         fields["memory"] = unchecked(MemoryFit, {
             "weights": weights, "kv_cache": kv, "activations": act,
@@ -929,25 +968,32 @@ def _evaluate_plain(plan: _Plan, batch: int, comm, limit: float,
         fields["_lazy_memory"] = (describe_fit, plan.model, plan.gpu, plan.par.tp, batch,
                                   weights, kv, act, plan.options.memory_reserve,
                                   plan.par.label)
-    return unchecked(InferenceResult, fields)
+    result = _new(InferenceResult)
+    _set(result, "__dict__", fields)
+    return result
 
 
-def _stage_results(plan: _Plan, work: list, net: list, times: list) -> tuple:
-    """The :class:`StageResult` of each stage of :func:`_evaluate_plain`'s step: ``work``
-    from :func:`~compute.stages.stage_work`, ``net`` the collective times and ``times``
-    the stage times it formed, the other figures formed again as it formed them."""
+_new, _set = object.__new__, object.__setattr__
+
+
+def _stage_results(plan: _Plan, flops_: list, hbm_: list, coll: list, net: list,
+                   times: list) -> tuple:
+    """The :class:`StageResult` of each stage of :func:`_evaluate_plain`'s step: FLOPs,
+    HBM and collective bytes from :attr:`_Plan.work`, ``net`` the collective times and
+    ``times`` the stage times it formed, the other figures formed again as it formed them."""
     peak, bandwidth = plan.peak, plan.bandwidth
     stages = []
-    for (name, count, _, kind), x, nt, st in zip(plan.meta, work, net, times, strict=True):
+    for (name, count, _, kind), op, f, m, c, nt, st in zip(
+            plan.meta, plan.ops, flops_, hbm_, coll, net, times, strict=True):
         if kind < 2:
-            flops, hbm = float(x[2]), float(x[3])
+            flops, hbm = float(f), float(m)
             ct, mt = flops / peak, hbm / bandwidth
         else:
             flops = hbm = ct = mt = 0.0
         busiest = mt if mt > ct else ct
         stages.append(unchecked(StageResult, {
             "name": name, "count": count, "flops": flops, "hbm_bytes": hbm,
-            "collective": x[4], "collective_bytes": float(x[5]) if kind else 0.0,
+            "collective": op, "collective_bytes": float(c) if kind else 0.0,
             "compute_time": ct, "memory_time": mt, "network_time": nt, "time": st,
             "bound": _NETWORK if kind == 2 or nt > busiest else
             _MEMORY if mt > ct else _COMPUTE}))

@@ -84,7 +84,8 @@ import numpy as np
 from compute.models import expected_experts_touched
 from compute.phases import Workload
 
-__all__ = ["EXTENDED_STAGES", "PIPELINE_STAGES", "PRODUCERS", "STAGES", "stage_work"]
+__all__ = ["EXTENDED_STAGES", "PIPELINE_STAGES", "PRODUCERS", "STAGES", "plain_step_work",
+           "stage_work"]
 
 #: Stages in the order a step runs them.
 STAGES = ("embedding", "qkv", "attention", "out_proj", "allreduce_attn", "mlp_up", "mlp_down",
@@ -287,6 +288,86 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
             x = (name, x[1] * ~(alone & ~plain_row), *x[2:])
         out.append(x)
     return out
+
+
+def plain_step_work(model, sh, w: Workload):
+    """For plain tensor parallelism with ``sh`` of floats (one configuration): a function of
+    one float batch giving ``(flops, hbm, coll)``, one float per stage of :data:`STAGES`
+    each (``coll`` the collective bytes, 0.0 for a stage without one), equal bit for bit
+    to what :func:`stage_work` gives for that batch: what does not depend on the batch is
+    formed once here, and each formula keeps its order of operations (a batch-independent
+    part is taken out only where it is the leading operands of a product, evaluated left
+    to right). ``None`` for a model this does not cover (multi-head latent attention,
+    shared experts, dense layers among MoE ones): :func:`stage_work` serves those.
+
+    >>> from compute.models import get_model
+    >>> from compute.phases import Workload
+    >>> from compute.sharding import shards
+    >>> m = get_model("Llama-3-8B")
+    >>> sh = shards(m, [2])
+    >>> sh = type(sh)(**{f: float(getattr(sh, f)[0, 0]) for f in
+    ...                  ("tp", "heads", "kv_heads", "ffn", "vocab", "shared_ffn", "dense_ffn")})
+    >>> w = Workload("decode", 1500, 1513)
+    >>> flops, hbm, coll = plain_step_work(m, sh, w)(8.0)
+    >>> flops == [x[2] for x in stage_work(m, sh, 8.0, w)]
+    True
+    """
+    if model.is_mla or model.shared_ffn or model.dense_layers:
+        return None
+    h, d, dv = float(model.hidden), float(model.head_dim), float(model.v_dim)
+    wb, kvb, ab = model.weight_bytes, model.kv_bytes, model.act_bytes
+    a, g, vs, tp = sh.heads, sh.kv_heads, sh.vocab, sh.tp
+    tokens = w.tokens_per_sequence
+    pairs, kv_read = w.attention_pairs_per_sequence, w.kv_read_tokens
+    bias = 1.0 if model.bias else 0.0
+    qkv_bias = 1.0 if model.bias or model.qkv_bias else 0.0
+    learned = bool(model.learned_positions)
+    qkv_cols = (a + 2 * g) * d
+    qkv_weights = (h * qkv_cols + qkv_bias * qkv_cols) * wb
+    attn_head = 4 * a * d                     # 4 * a * d * s * pairs, left to right
+    out_weights = (a * dv * h + bias * h) * wb
+    fs = sh.ffn
+    up_cols = (2 if model.gated_mlp else 1) * fs
+    k = model.experts_per_token
+    router_weights = (h * model.experts if model.is_moe else 0.0) * wb
+    up_w = h * up_cols + bias * up_cols
+    down_w = fs * h + bias * h
+    lm_weights = h * vs * wb
+    e = model.experts
+    dense = e == 1
+    if not dense:   # expected_experts_touched's operations, its constants formed once
+        import numpy as np
+
+        power, keep = np.power, 1.0 - k / e
+        every = k >= e
+        fe = float(e)
+
+    def work(b: float) -> tuple:
+        n = b * tokens
+        nh = n * h
+        nh2 = 2 * n * h
+        nhab = nh * ab
+        if dense:
+            touched = 1.0
+        elif every:
+            touched = fe
+        else:
+            touched = e * (1.0 - float(power(keep, n)))
+        nad_ab = n * a * d * ab
+        nfk_ab = n * fs * k * ab
+        svs = b * vs
+        flops = [0.0, nh2 * qkv_cols, attn_head * b * pairs, 2 * n * a * dv * h, 0.0,
+                 nh2 * up_cols * k, 2 * n * fs * h * k, 0.0, 2 * b * h * vs]
+        hbm = [nh * wb / tp + (nh * wb if learned else 0.0) + nhab,
+               qkv_weights + nhab + n * qkv_cols * ab,
+               nad_ab + b * kv_read * 2 * g * d * kvb + n * 2 * g * d * kvb + nad_ab,
+               out_weights + n * a * dv * ab + nhab, 0.0,
+               touched * up_w * wb + router_weights + nhab + nfk_ab,
+               touched * down_w * wb + nfk_ab + nhab, 0.0,
+               lm_weights + b * h * ab + svs * ab]
+        return flops, hbm, [nhab, 0.0, 0.0, 0.0, nhab, 0.0, 0.0, nhab, svs * tp * ab]
+
+    return work
 
 
 #: Every stage of an extended grid (pipeline, attention DP or expert parallelism), in the

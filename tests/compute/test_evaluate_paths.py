@@ -337,3 +337,49 @@ def test_ring_terms_are_its_formula(op):
     assert ring.time(op, n, p) == pytest.approx(want[0] + want[1] * n / 50e9, rel=1e-15)
     sizes = np.array([0.0, 1.0, 3e5, n])
     assert ring.time(op, sizes, p).tolist() == [ring.time(op, float(x), p) for x in sizes]
+
+
+def _tp_shards(model, tp):
+    from compute.sharding import Shards, shards
+
+    s = shards(model, [tp])
+    return Shards(**{f: float(getattr(s, f)[0, 0]) for f in
+                     ("tp", "heads", "kv_heads", "ffn", "vocab", "shared_ffn", "dense_ffn")})
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(sorted(model_catalog())), st.sampled_from(["prefill", "decode"]),
+       st.sampled_from([None, 1, 77, 512]), st.sampled_from([None, 1, 4000]),
+       st.integers(1, 100_000), st.data())
+def test_plain_step_work_is_stage_work_bit_for_bit(name, phase, prompt, context, batch,
+                                                   data):
+    """The scalar path's stage figures with the batch-independent parts formed once equal
+    stage_work's, float for float (compared by their bits), for every catalog model it
+    covers; it declines the others (MLA, shared experts, dense layers among MoE ones)."""
+    from compute.stages import STAGES, plain_step_work, stage_work
+
+    model = get_model(name)
+    if model.max_context and (prompt or 0) + (context or 0) > model.max_context:
+        prompt, context = 1, 1
+    tp = data.draw(st.sampled_from(valid_tp_degrees(model, 64)))
+    sh, w = _tp_shards(model, tp), make_workload(phase, prompt, context)
+    fast = plain_step_work(model, sh, w)
+    if model.is_mla or model.shared_ffn or model.dense_layers:
+        assert fast is None
+        return
+    b = float(batch)
+    flops, hbm, coll = fast(b)
+    ref = stage_work(model, sh, b, w)
+    assert [x[0] for x in ref] == list(STAGES)
+    for got, k in ((flops, 2), (hbm, 3), (coll, 5)):
+        assert all(type(v) is float for v in got)
+        assert [v.hex() for v in got] == [float(x[k]).hex() for x in ref], (name, k)
+
+
+def test_plain_step_work_covers_the_dense_and_plain_moe_models():
+    from compute.stages import plain_step_work
+
+    covered = {n for n, m in model_catalog().items()
+               if plain_step_work(m, _tp_shards(m, 1), make_workload("decode")) is not None}
+    assert {"Llama-3-70B", "Llama-3-8B", "Mixtral-8x7B"} <= covered
+    assert not any(model_catalog()[n].is_mla for n in covered)
