@@ -223,61 +223,79 @@ class Router:
         self._adj = graph._adj
         nodes = list(graph)
         self._nodes = nodes
-        nid = {n: i for i, n in enumerate(nodes)}
+        nn = len(nodes)
+        nid = dict(zip(nodes, range(nn), strict=True))
         self._nid = nid
         data = graph._node
-        kinds = dict(zip(nodes, map(methodcaller("get", "kind"), data.values()), strict=True))
+        kind_list = [d.get("kind") for d in data.values()]
+        kinds = dict(zip(nodes, kind_list, strict=True))
         self.kind = kinds
-        code = np.fromiter(map(_KIND_CODE.get, kinds.values(), repeat(_OTHER, len(nodes))),
-                           np.int8, count=len(nodes))
+        code = np.fromiter(map(_KIND_CODE.get, kind_list, repeat(_OTHER, nn)), np.int8,
+                           count=nn)
         self._code = code
-        switches = [nodes[i] for i in np.flatnonzero(code == _SWITCH).tolist()]
-        sdata = [data[x] for x in switches]
-        self._switch_latency = dict(zip(switches, map(float, map(
-            methodcaller("get", "latency", 0.0), sdata)), strict=True))
-        tiers = dict(zip(switches, map(methodcaller("get", "tier", 0), sdata), strict=True))
+        is_sw = code == _SWITCH
+        sw_mask = is_sw.tolist()
+        switches = list(compress(nodes, sw_mask))
+        sdata = list(compress(data.values(), sw_mask))
+        self._switch_latency = dict(zip(switches, map(float, [d.get("latency", 0.0)
+                                                              for d in sdata]), strict=True))
+        tiers = dict(zip(switches, [d.get("tier", 0) for d in sdata], strict=True))
         self.tier = tiers
-        tier_arr = np.zeros(len(nodes))
+        tier_arr = np.zeros(nn)
         if tiers:
-            tier_arr[code == _SWITCH] = np.fromiter(tiers.values(), float, count=len(tiers))
+            tier_arr[is_sw] = np.fromiter(tiers.values(), float, count=len(tiers))
         # the edges in networkx's order (graph.edges(): each node's neighbours in turn, an
         # edge listed by the first of its two nodes), read without its views
         adj = graph._adj
         counts = np.fromiter(map(len, adj.values()), np.int64, count=len(adj))
         ends = np.fromiter(map(nid.__getitem__, chain.from_iterable(adj.values())), np.int64,
                            count=int(counts.sum()))
-        starts = np.fromiter(map(nid.__getitem__, adj), np.int64, count=len(adj))
-        first = np.repeat(starts, counts)
-        rank = np.empty(len(nodes), dtype=np.int64)
-        rank[starts] = np.arange(len(starts))  # position of each node in adjacency order
-        keep = rank[ends] >= rank[first]
-        datas = list(compress(chain.from_iterable(nb.values() for nb in adj.values()),
-                              keep.tolist()))
+        if list(adj) == nodes:  # adjacency in node order (as networkx keeps it)
+            first = np.repeat(np.arange(nn, dtype=np.int64), counts)
+            keep = ends >= first
+        else:
+            starts = np.fromiter(map(nid.__getitem__, adj), np.int64, count=len(adj))
+            first = np.repeat(starts, counts)
+            rank = np.empty(nn, dtype=np.int64)
+            rank[starts] = np.arange(len(starts))  # position of each node in adjacency order
+            keep = rank[ends] >= rank[first]
+        kept = keep.tolist()
+        try:
+            datas = list(compress(chain.from_iterable(map(dict.values, adj.values())), kept))
+        except TypeError:  # a graph view: its neighbour maps are not dicts
+            datas = list(compress(chain.from_iterable(map(methodcaller("values"),
+                                                          adj.values())), kept))
         m = len(datas)
         u, v = first[keep], ends[keep]
         bw = np.fromiter(map(itemgetter("bandwidth"), datas), float, count=m)
         lat = np.fromiter(map(itemgetter("latency"), datas), float, count=m)
-        sw_u, sw_v = code[u] == _SWITCH, code[v] == _SWITCH
+        del datas
+        cu, cv = code[u], code[v]
+        sw_u, sw_v = cu == _SWITCH, cv == _SWITCH
         both = sw_u & sw_v
+        tu, tv = tier_arr[u], tier_arr[v]
         #: Whether every switch-to-switch link joins adjacent tiers (valley-free fast path).
-        self.tiered = bool(np.all(np.abs(tier_arr[u[both]] - tier_arr[v[both]]) == 1))
-        so = (sw_u & (tier_arr[u] >= 1)) | (sw_v & (tier_arr[v] >= 1)) | (code[u] == _OCS) \
-            | (code[v] == _OCS)
+        self.tiered = bool(np.all(np.abs(tu[both] - tv[both]) == 1))
+        so = (sw_u & (tu >= 1)) | (sw_v & (tv >= 1)) | (cu == _OCS) | (cv == _OCS)
         src = np.empty(2 * m, dtype=np.int64)
         dst = np.empty(2 * m, dtype=np.int64)
         src[0::2], src[1::2] = u, v
         dst[0::2], dst[1::2] = v, u
         self._src, self._dst = src, dst
         #: Whether each node has a link to a GPU.
-        self._gpu_linked = np.bincount(src[code[dst] == _GPU], minlength=len(nodes)) > 0
+        self._gpu_linked = np.bincount(src[code[dst] == _GPU], minlength=nn) > 0
         self.bandwidth = np.repeat(bw, 2)
         self.latency = np.repeat(lat, 2)
         self.scaleout = np.repeat(so, 2)
-        n = max(len(nodes), 1)
+        n = max(nn, 1)
         self._n = n
-        keys = src * n + dst
-        self._order = np.argsort(keys, kind="stable")
-        self._keys = keys[self._order]
+        # link ids sorted by (source, destination): the two directions sorted as one array
+        # (u -> v for edge k at k, v -> u at m + k; a stable sort, so a self-loop's 2k comes
+        # before its 2k + 1 as in a sort of the interleaved keys)
+        both_keys = np.concatenate([u * n + v, v * n + u])
+        pos = np.argsort(both_keys, kind="stable")
+        self._keys = both_keys[pos]
+        self._order = np.where(pos < m, 2 * pos, 2 * (pos - m) + 1)
         self._ports: dict = {}
         self._tier_arr = tier_arr
         self._upcsr: tuple[np.ndarray, np.ndarray] | None = None
@@ -285,9 +303,10 @@ class Router:
         self._pair_cache: dict = {}
         self._dags: dict = {}
         self._components: dict[Hashable, int] | None = None
-        gpu_n = np.flatnonzero(code == _GPU)
-        self.gpu_list = [nodes[i] for i in gpu_n.tolist()]
-        self._gidx = np.full(len(nodes), -1, dtype=np.int64)
+        is_gpu = code == _GPU
+        gpu_n = np.flatnonzero(is_gpu)
+        self.gpu_list = list(compress(nodes, is_gpu.tolist()))
+        self._gidx = np.full(nn, -1, dtype=np.int64)
         self._gidx[gpu_n] = np.arange(len(gpu_n))
         self._gpu_n = gpu_n
         # signatures (the switches a GPU is wired to, with those cables), filled on demand
