@@ -139,8 +139,8 @@ from pathlib import Path
 from compute.outputs import write_outputs
 out, tag, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 def slow(path):
-    time.sleep(0.01)
-    Path(path).write_text(tag)
+    time.sleep(0.05)   # 40 files: 0.5-2 s however many workers, so a kill at 0.3 s lands
+    Path(path).write_text(tag)   # before the set is complete even on a fast machine
 write_outputs(out, {f"f{i:03d}.txt": slow for i in range(n)})
 """
 
