@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import chain, compress, repeat
 from operator import itemgetter, methodcaller
 from typing import TYPE_CHECKING, Literal, overload
@@ -228,8 +229,7 @@ class Router:
         self._nid = nid
         data = graph._node
         kind_list = [d.get("kind") for d in data.values()]
-        kinds = dict(zip(nodes, kind_list, strict=True))
-        self.kind = kinds
+        self._kind_list = kind_list  # self.kind, the dict, is built on first use
         code = np.fromiter(map(_KIND_CODE.get, kind_list, repeat(_OTHER, nn)), np.int8,
                            count=nn)
         self._code = code
@@ -295,7 +295,9 @@ class Router:
         both_keys = np.concatenate([u * n + v, v * n + u])
         pos = np.argsort(both_keys, kind="stable")
         self._keys = both_keys[pos]
-        self._order = np.where(pos < m, 2 * pos, 2 * (pos - m) + 1)
+        order = 2 * pos
+        order[pos >= m] -= 2 * m - 1  # v -> u of edge k: 2 (m + k) - (2m - 1) = 2k + 1
+        self._order = order
         self._ports: dict = {}
         self._tier_arr = tier_arr
         self._upcsr: tuple[np.ndarray, np.ndarray] | None = None
@@ -364,6 +366,11 @@ class Router:
         self._halves: dict = {}
         self._meet_lat: dict = {}
         self._updown = UpDown(self)
+
+    @cached_property
+    def kind(self) -> dict[Hashable, str | None]:
+        """``{node: its kind}`` (``None`` where it has none), built on first use."""
+        return dict(zip(self._nodes, self._kind_list, strict=True))
 
     # ----------------------------------------------------------------- small helpers
     @property
