@@ -233,19 +233,24 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     if shape is None:
         shape = step_shape(t)
     on, mem, innet, any_net, plain, chain, red_sum, groups = shape
-    fac = np.where(innet, net.bandwidth_factor, protocol.bandwidth_factor)
+    if innet.any():
+        fac = np.where(innet, net.bandwidth_factor, protocol.bandwidth_factor)
+        up = np.where(innet, net.step_latency_scaleup, protocol.step_latency_scaleup)
+        slow = np.where(innet, np.where(scaleout, net.step_latency_scaleout,
+                                        net.step_latency_scaleup),
+                        np.where(scaleout, protocol.step_latency_scaleout,
+                                 protocol.step_latency_scaleup))
+        base = np.where(any_net, net.base_latency, protocol.base_latency)
+    else:  # no step reduced in the network: the protocol's constants as scalars (same values)
+        fac, up = protocol.bandwidth_factor, protocol.step_latency_scaleup
+        slow = np.where(scaleout, protocol.step_latency_scaleout, protocol.step_latency_scaleup)
+        base = protocol.base_latency
     ceiling = cal.in_network_ceiling
     floor = t["floor"] / ceiling if ceiling > 0 else 0.0
     with np.errstate(invalid="ignore"):
         bl = np.where(on, t["repeat"] * np.maximum(beta / fac, floor), 0.0)
-    up = np.where(innet, net.step_latency_scaleup, protocol.step_latency_scaleup)
-    slow = np.where(innet, np.where(scaleout, net.step_latency_scaleout,
-                                    net.step_latency_scaleup),
-                    np.where(scaleout, protocol.step_latency_scaleout,
-                             protocol.step_latency_scaleup))
     lat = t["intra"] * (up + lat_up) + t["inter"] * (slow + lat_all)
-    a = np.where(any_net, net.base_latency, protocol.base_latency) \
-        + np.where(mem, lat, 0.0).sum(axis=1)
+    a = base + np.where(mem, lat, 0.0).sum(axis=1)
     gamma = cal.reduction_rate
     red = (red_sum / gamma) if gamma > 0 else 0.0
     chunk = np.where(innet, net.chunk, protocol.chunk)
