@@ -635,9 +635,9 @@ def _network_times(comm, ops, groups, counts, net, fits=None) -> np.ndarray:
             sizes = cells.reshape(-1) if keep is None else cells[keep]
             times = np.asarray(comm.collective_time(op, sizes, int(size)), dtype=float)
             times = np.broadcast_to(times, sizes.shape)
-            if not np.all(np.isfinite(times) & (times >= 0)):
-                raise ValueError(f"collective model returned a negative or non-finite time for "
-                                 f"{op} among {int(size)} GPUs")
+            ok = np.isfinite(times) & (times >= 0)
+            if not ok.all():
+                _check_time(float(times[~ok][0]), op, int(size))   # raises
             if keep is None:
                 out[ks[kk], rr] = times.reshape(len(kk), net.shape[2])
             else:

@@ -336,8 +336,6 @@ def plain_step_work(model, sh, w: Workload):
     e = model.experts
     dense = e == 1
     if not dense:   # expected_experts_touched's operations, its constants formed once
-        import numpy as np
-
         power, keep = np.power, 1.0 - k / e
         every = k >= e
         fe = float(e)

@@ -262,9 +262,6 @@ class UpDown:
             cone.append(up)
         return cone[h]
 
-    def _dead_below(self, cone, h) -> bool:
-        return any(self._states[cone[i]].struct.dead for i in range(h))
-
     # ------------------------------------------------------------------ routes
     def cone(self, sig: tuple[tuple[Hashable, float, float], ...]) -> list[int] | None:
         """The full cone of a signature's live switches, up to the top tier: a list of

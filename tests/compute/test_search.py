@@ -177,3 +177,22 @@ def test_front_and_best_per_configuration_equal_points_built_one_by_one(phase):
                           int(np.flatnonzero(np.asarray(g.batches) == p.batch)[0]))
         assert [type(v) for v in vars(p).values()] == [int, int, float, float, float, int,
                                                        int, int]
+
+
+@pytest.mark.parametrize("bad", [-1e-6, math.nan, math.inf])
+def test_a_collective_model_giving_a_bad_time_is_refused_by_both_paths(bad):
+    import numpy as np
+
+    from compute.roofline import evaluate_grid, make_workload
+
+    class Bad:   # an object, not a plain function: no wrapper checks its times first
+        def collective_time(self, op, nbytes, group_size):
+            return np.full(np.shape(nbytes), bad)
+
+    comm = Bad()
+    want = r"negative or non-finite time for all-(reduce|gather) among 8 GPUs"
+    with pytest.raises(ValueError, match=want):
+        evaluate_grid("Llama-3-70B", "H100-SXM", [8], [1, 2], make_workload("decode"),
+                      comm=comm)
+    with pytest.raises(ValueError, match=want):
+        evaluate("Llama-3-70B", "H100-SXM", 8, 1, comm=comm)
