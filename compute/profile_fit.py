@@ -96,11 +96,12 @@ def predict(profile: EngineProfile | None, m: Measurement, comm: CommLike | None
 class _Components:
     """One measurement's roofline stage times, kept so that the fit's many trial profiles
     cost a few numpy operations each: :meth:`latency` is what :func:`predict` gives (the
-    calibrated stage times of :func:`compute.roofline._apply_profile`, overlap mode), the
+    calibrated stage times of :func:`compute.grid_parts._apply_profile`, overlap mode), the
     same operations on the same numbers; a test holds them equal."""
 
     def __init__(self, m: Measurement, comm=None):
-        from compute.roofline import GEMM_STAGES, evaluate_grid, make_workload
+        from compute.grid_parts import GEMM_STAGES
+        from compute.roofline import evaluate_grid, make_workload
 
         model = _model_of(m)
         g = evaluate_grid(model, m.gpu, [m.tp], [m.batch],

@@ -23,7 +23,6 @@ per (operation, group size), with a numpy array of every message size of the gri
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -33,6 +32,7 @@ import numpy as np
 
 from compute.comm import CommLike, NoCommunication, RingAlphaBeta, as_comm
 from compute.errors import UserError, known
+from compute.grid_parts import _static_parts
 from compute.hardware import GpuSpec, catalog, get_gpu
 from compute.memory import (
     DEFAULT_RESERVE,
@@ -40,7 +40,6 @@ from compute.memory import (
     check_reserve,
     describe_fit,
     kv_cache_bytes,
-    memory_fit,
     weight_bytes,
 )
 from compute.models import COMPUTE_DTYPES, ModelSpec, get_model, model_catalog
@@ -444,117 +443,6 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
                 groups=groups, micro_batches=np.broadcast_to(micro, shape).astype(np.int64),
                 expert_skew=skew, overhead=overhead)
 
-
-#: The network-independent parts of recent grids (:func:`_static_parts`), most recent last.
-_STATIC: OrderedDict = OrderedDict()
-#: At most this many grids' parts, and this many of their array elements, are kept.
-_STATIC_MAX = 64
-_STATIC_ELEMENTS = 1_000_000
-_STATIC_SIZE = [0]  # the elements kept
-
-
-def _static_parts(model, gpu, configs, sh, plain: bool, b, workload, options, skew,
-                  paired: bool) -> tuple:
-    """What :func:`_grid` computes before the collectives, which does not depend on them:
-    ``(micro, shape, counts, names, groups, ops, works, flops, hbm, net, compute_t,
-    memory_t, memory_fit)``. A search evaluates the same model, GPU, configurations and
-    batches again and again under other networks (the scenarios of one GPU, a crossover's
-    root finding), so the parts of recent grids are kept (by value: model, GPU,
-    configurations, batches, workload, options, skew) and handed out as copies: a grid may
-    be changed by its user."""
-    key = None
-    if not paired:
-        try:
-            key = (model, gpu, tuple(configs), plain, b.tobytes(), b.shape, workload, skew,
-                   options.compute_dtype, options.flops_efficiency, options.memory_efficiency,
-                   options.memory_reserve, options.profile)  # the options the parts use
-            hash(key)
-        except TypeError:  # an unhashable field: not kept
-            key = None
-    hit = _STATIC.get(key) if key is not None else None
-    if hit is None:
-        hit = _compute_static(model, gpu, configs, sh, plain, b, workload, options, skew)
-        if key is None or hit[7].size > _STATIC_ELEMENTS // 8:  # the largest: not kept
-            return hit
-        _STATIC[key] = hit
-        _STATIC_SIZE[0] += hit[7].size
-        while len(_STATIC) > 1 and (len(_STATIC) > _STATIC_MAX
-                                    or _STATIC_SIZE[0] > _STATIC_ELEMENTS):
-            _STATIC_SIZE[0] -= _STATIC.popitem(last=False)[1][7].size
-    else:
-        _STATIC.move_to_end(key)
-    (micro, shape, counts, names, groups, ops, works, flops, hbm, net, compute_t, memory_t,
-     fit) = hit
-    return (micro, shape, counts.copy(), names, groups.copy(), ops, works, flops.copy(),
-            hbm.copy(), net.copy(), compute_t.copy(), memory_t.copy(),
-            tuple(x.copy() if isinstance(x, np.ndarray) else x for x in fit))
-
-
-def _compute_static(model, gpu, configs, sh, plain: bool, b, workload, options, skew) -> tuple:
-    """:func:`_static_parts` computed."""
-    if plain:
-        micro = b
-    elif workload.phase == "decode":     # as many micro-batches in flight as stages
-        micro = np.ceil(b / sh.pp)
-    else:                                 # prefill: one prompt per micro-batch
-        micro = np.where(sh.pp > 1, 1.0, b)
-    work = stage_work(model, sh, micro, workload, skew)
-    nc = len(configs)
-    shape = np.broadcast_shapes((nc, b.shape[1]), micro.shape)
-    assert tuple(x[0] for x in work) == (STAGES if plain else EXTENDED_STAGES)
-    counts = np.stack([np.broadcast_to(np.asarray(x[1], float).reshape(-1), (nc,))
-                       for x in work])
-    if not plain:  # only the stages some row runs
-        keep = counts.any(axis=1)
-        work, counts = [x for x, k in zip(work, keep, strict=True) if k], counts[keep]
-    names = tuple(x[0] for x in work)
-    groups = np.stack([np.broadcast_to(np.asarray(x[6], float).reshape(-1), (nc,))
-                       for x in work])
-    ops = tuple(x[4] for x in work)
-    # stage arrays: a collective stage has no FLOPs or HBM bytes (but the embedding and the
-    # LM head, which do both), a compute stage no collective bytes; zeros are not copied
-    works = [not x[4] or x[0] in ("embedding", "lm_head") for x in work]
-    flops, hbm, net = (np.zeros((len(work),) + shape) for _ in range(3))
-    compute_t, memory_t = np.zeros(flops.shape), np.zeros(flops.shape)
-    dtype = options.compute_dtype or model.compute_dtype
-    peak = gpu.peak_flops(dtype) * options.flops_efficiency
-    bandwidth = gpu.hbm_bandwidth * options.memory_efficiency
-    for k, x in enumerate(work):
-        if works[k]:
-            flops[k], hbm[k] = x[2], x[3]
-            np.divide(flops[k], peak, out=compute_t[k])
-            np.divide(hbm[k], bandwidth, out=memory_t[k])
-        if x[4]:
-            net[k] = x[5]
-    if not plain:  # no collective where a stage does not occur
-        net *= (counts > 0)[:, :, None]
-    if options.profile is not None:  # the calibrated mode: what the engine reaches
-        _apply_profile(options.profile, names, works, flops, hbm, compute_t, memory_t)
-    fit = memory_fit(model, gpu, sh, b, workload, options.memory_reserve, micro_batch=micro)
-    return (micro, shape, counts, names, groups, ops, works, flops, hbm, net, compute_t,
-            memory_t, fit)
-
-
-#: Stages that are GEMMs (the profile's gemm_efficiency applies to their FLOPs).
-GEMM_STAGES = ("qkv", "out_proj", "mlp_up", "mlp_down", "lm_head")
-
-
-def _apply_profile(profile, names, works, flops, hbm, compute_t, memory_t) -> None:
-    """Scale the stages' compute and memory times (in place) by what ``profile`` says the
-    engine reaches (:mod:`compute.profiles`)."""
-    for k, name in enumerate(names):
-        if not works[k]:
-            continue
-        if name in GEMM_STAGES:
-            if profile.gemm_curve:
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    intensity = np.where(hbm[k] > 0, flops[k] / hbm[k], np.inf)
-                compute_t[k] /= profile.gemm_efficiency_at(intensity)
-            else:
-                compute_t[k] /= profile.gemm_efficiency
-        elif name == "attention":
-            compute_t[k] /= profile.attention_efficiency
-        memory_t[k] /= profile.hbm_fraction
 
 
 def _check_context(model, workload: Workload) -> None:
