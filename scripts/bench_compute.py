@@ -109,7 +109,8 @@ def single_configurations() -> None:
     sys.path.insert(0, str(ROOT))
     import numpy as np
 
-    from compute.roofline import evaluate, evaluate_grid, evaluate_many, make_workload
+    from compute.evaluate_many import evaluate_many
+    from compute.roofline import evaluate, evaluate_grid, make_workload
 
     cases = [(m, g, t, b, ph) for m in ("Llama-3-70B", "Llama-3-8B", "Mixtral-8x7B")
              for g in ("H100-SXM", "Lite") for t in (1, 2, 4, 8) for b in (1, 8, 64, 256)

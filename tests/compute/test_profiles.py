@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from compute.errors import UserError
+from compute.evaluate_many import evaluate_many
 from compute.grid_parts import GEMM_STAGES
 from compute.profile_fit import (
     DEFAULT_FIT,
@@ -26,7 +27,7 @@ from compute.profiles import (
     read_measurements,
     read_profile,
 )
-from compute.roofline import RooflineOptions, evaluate, evaluate_many
+from compute.roofline import RooflineOptions, evaluate
 from compute.search import search
 
 
