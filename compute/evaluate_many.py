@@ -1,6 +1,6 @@
 """Many (configuration, batch) pairs scored at once, as arrays (:func:`evaluate_many`).
 
-Entry ``i`` equals :func:`compute.roofline.evaluate` of pair ``i`` to the last bit:
+Entry ``i`` equals :func:`compute.evaluate_one.evaluate` of pair ``i`` to the last bit:
 the pairs run through the grid's body (:func:`compute.roofline._grid`) as one column.
 """
 
@@ -14,6 +14,7 @@ import numpy as np
 
 from compute.comm import CommLike, as_comm
 from compute.errors import UserError
+from compute.evaluate_one import evaluate
 from compute.hardware import GpuSpec, get_gpu
 from compute.models import ModelSpec, get_model
 from compute.parallel import Parallelism, check_parallelism, layout
@@ -29,7 +30,6 @@ from compute.roofline import (
     _Rates,
     check_skew,
     default_comm,
-    evaluate,
     make_workload,
 )
 from compute.sharding import Shards, check_tp, shards

@@ -1,7 +1,7 @@
 """Fitting an engine profile (:mod:`compute.profiles`) to measured step latencies.
 
 Each measurement (:class:`~compute.profiles.Measurement`: model, GPU, TP degree, phase,
-batch, prompt or context, seconds) is predicted by :func:`compute.roofline.evaluate` with
+batch, prompt or context, seconds) is predicted by :func:`compute.evaluate_one.evaluate` with
 the profile, its collectives costed by ``comm_for(measurement)`` (default: the roofline's
 ring over the GPU's scale-up bandwidth; the command line passes a scenario's or a fabric's
 model). The parameters asked for are fitted by bounded least squares on the relative
@@ -87,7 +87,7 @@ def _model_of(m: Measurement):
 def predict(profile: EngineProfile | None, m: Measurement, comm: CommLike | None = None) -> float:
     """Seconds the calibrated mode (or the roofline, ``profile=None``) gives for the step
     ``m`` measured."""
-    from compute.roofline import evaluate
+    from compute.evaluate_one import evaluate
 
     return evaluate(_model_of(m), m.gpu, m.tp, m.batch, m.phase, prompt=m.prompt,
                     context=m.context, comm=comm, options=_options(profile)).latency

@@ -190,7 +190,7 @@ class InferenceResult:
     groups within a stage, see :mod:`compute.parallel`). Per-GPU figures are in ``stages``
     (with a pipeline: one micro-batch's pass, per GPU of a stage).
 
-    :func:`compute.roofline.evaluate` may leave ``stages`` and ``memory`` to be built when
+    :func:`compute.evaluate_one.evaluate` may leave ``stages`` and ``memory`` to be built when
     first read (the same values, built once); pickle and copy build them first."""
 
     model: str
@@ -218,7 +218,7 @@ class InferenceResult:
 
     def __getattr__(self, name: str):
         # Only for what normal lookup misses: a field of _LAZY_FIELDS that
-        # compute.roofline's one-configuration path builds when first read (it stores
+        # compute.evaluate_one's one-configuration path builds when first read (it stores
         # (builder, *arguments) under "_lazy_" + name instead); built once, then an
         # ordinary field.
         if name in _LAZY_FIELDS:

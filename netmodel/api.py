@@ -217,7 +217,7 @@ def evaluate(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode"
     >>> r.tp, r.latency_name, r.latency > 0
     (4, 'tbt', True)
     """
-    from compute.roofline import evaluate as _evaluate
+    from compute.evaluate_one import evaluate as _evaluate
 
     scen = get_scenario(scenario) if scenario is not None else None
     g = _gpu_of(gpu, scen)

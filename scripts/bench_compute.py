@@ -110,7 +110,8 @@ def single_configurations() -> None:
     import numpy as np
 
     from compute.evaluate_many import evaluate_many
-    from compute.roofline import evaluate, evaluate_grid, make_workload
+    from compute.evaluate_one import evaluate
+    from compute.roofline import evaluate_grid, make_workload
 
     cases = [(m, g, t, b, ph) for m in ("Llama-3-70B", "Llama-3-8B", "Mixtral-8x7B")
              for g in ("H100-SXM", "Lite") for t in (1, 2, 4, 8) for b in (1, 8, 64, 256)

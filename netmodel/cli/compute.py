@@ -443,7 +443,7 @@ def _summary(r) -> list[str]:
 def infer(tp_text: str, batch_text: str, pp_text: str, ep_text: str, adp_text: str,
           skew_text: str, as_csv: bool, as_json: bool, **kw: Any) -> None:
     """Per-stage roofline of one configuration (per GPU of the instance)."""
-    from compute.roofline import evaluate
+    from compute.evaluate_one import evaluate
 
     model, gpu, workload, options, slo, (comm, desc, fabric_gpus) = _setup(kw)
     tp, batch = _whole("--tp", tp_text), _whole("--batch", batch_text)

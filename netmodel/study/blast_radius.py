@@ -49,10 +49,11 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError
+from compute.evaluate_one import evaluate
 from compute.hardware import get_gpu
 from compute.models import get_model
 from compute.phases import Slo
-from compute.roofline import RooflineOptions, evaluate, make_workload
+from compute.roofline import RooflineOptions, make_workload
 from compute.search import DEFAULT_MAX_BATCH
 from netmodel.study.reliability_catalog import HOUR, Catalog, catalog
 from netmodel.study.scenarios import get_scenario

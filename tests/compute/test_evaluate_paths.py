@@ -19,12 +19,13 @@ from hypothesis import strategies as st
 from compute.comm import NoCommunication, RingAlphaBeta
 from compute.errors import UserError
 from compute.evaluate_many import evaluate_many
+from compute.evaluate_one import evaluate
 from compute.hardware import catalog, get_gpu
 from compute.models import get_model, model_catalog
 from compute.parallel import Parallelism, configurations
 from compute.phases import Slo
 from compute.results import MemoryFit, StageResult, unchecked
-from compute.roofline import RooflineOptions, _pairwise_sum, evaluate, evaluate_grid, make_workload
+from compute.roofline import RooflineOptions, _pairwise_sum, evaluate_grid, make_workload
 from compute.sharding import valid_tp_degrees
 
 OPTIONS = [None, RooflineOptions(mode="serial"), RooflineOptions(overlap_collectives=True),

@@ -7,10 +7,11 @@ import math
 import numpy as np
 import pytest
 
+from compute.evaluate_one import evaluate
 from compute.memory import kv_cache_bytes, weight_bytes
 from compute.models import get_model, model_names
 from compute.phases import Workload
-from compute.roofline import STAGES, evaluate
+from compute.roofline import STAGES
 from compute.search import search
 from compute.sharding import kv_replication, shards, valid_tp_degrees
 

@@ -12,11 +12,12 @@ from hypothesis import strategies as st
 
 from compute.comm import NoCommunication, RingAlphaBeta
 from compute.errors import UserError
+from compute.evaluate_one import evaluate
 from compute.hardware import get_gpu
 from compute.models import get_model
 from compute.parallel import Parallelism, check_parallelism, configurations, kv_copies
 from compute.phases import Workload
-from compute.roofline import EXTENDED_STAGES, STAGES, evaluate, evaluate_grid
+from compute.roofline import EXTENDED_STAGES, STAGES, evaluate_grid
 from compute.search import search
 
 P = Parallelism

@@ -7,6 +7,7 @@ import pytest
 
 from compute.errors import UserError
 from compute.evaluate_many import evaluate_many
+from compute.evaluate_one import evaluate
 from compute.grid_parts import GEMM_STAGES
 from compute.profile_fit import (
     DEFAULT_FIT,
@@ -27,7 +28,7 @@ from compute.profiles import (
     read_measurements,
     read_profile,
 )
-from compute.roofline import RooflineOptions, evaluate
+from compute.roofline import RooflineOptions
 from compute.search import search
 
 

@@ -5,10 +5,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from compute.evaluate_one import evaluate
 from compute.hardware import catalog, derive_gpu, get_gpu
 from compute.models import get_model, model_names
 from compute.phases import Slo
-from compute.roofline import RooflineOptions, evaluate
+from compute.roofline import RooflineOptions
 from compute.search import search
 from compute.sharding import valid_tp_degrees
 

@@ -5,9 +5,10 @@ import pytest
 
 from compute.comm import NoCommunication, RingAlphaBeta
 from compute.errors import UserError
+from compute.evaluate_one import evaluate
 from compute.hardware import get_gpu
 from compute.models import ModelSpec, get_model
-from compute.roofline import STAGES, RooflineOptions, evaluate, evaluate_grid, make_workload
+from compute.roofline import STAGES, RooflineOptions, evaluate_grid, make_workload
 from compute.sharding import kv_heads_per_gpu, kv_replication
 
 H100_BW = 3.35e12       # bytes/s
@@ -257,7 +258,7 @@ def test_moe_reads_only_the_experts_its_tokens_touch():
 def test_context_beyond_the_models_max_context_is_refused():
     # GPT-3 has 2048 learned position embeddings: a 3000-token context does not exist for it
     from compute.errors import UserError
-    from compute.roofline import evaluate
+    from compute.evaluate_one import evaluate
 
     with pytest.raises(UserError, match="max_context of 2048"):
         evaluate("GPT-3-175B", "H100-SXM", 8, 1, "decode", context=3000)

@@ -6,9 +6,9 @@ import pytest
 
 from compute.comm import NoCommunication
 from compute.errors import UserError
+from compute.evaluate_one import evaluate
 from compute.hardware import derive_gpu, get_gpu
 from compute.phases import Slo
-from compute.roofline import evaluate
 from compute.search import pareto_front, search
 
 

@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 from compute.errors import UserError
+from compute.evaluate_one import evaluate
 from compute.models import get_model
 from compute.phases import Workload
-from compute.roofline import evaluate, evaluate_grid, make_workload
+from compute.roofline import evaluate_grid, make_workload
 from compute.sharding import kv_replication
 
 C = 1513  # decode context

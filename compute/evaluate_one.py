@@ -1,0 +1,366 @@
+"""One configuration's per-stage breakdown (:func:`evaluate`), with the numbers of a
+one-cell grid to the last bit.
+
+Plain tensor parallelism without a profile runs a scalar path: plain floats, with what
+depends only on the model, GPU, workload, options and TP degree formed once and kept
+(:class:`_Plan`), and the operations of :func:`compute.roofline.evaluate_grid` on a
+one-cell grid in the same order. The other configurations run that one-cell grid.
+
+>>> r = evaluate("Llama-3-70B", "H100-SXM", tp=8, batch=1, phase="decode")
+>>> r.tp, r.batch, r.latency_name, [(s.name, s.bound) for s in r.stages][1:5]
+(8, 1, 'tbt', [('qkv', 'memory'), ('attention', 'memory'), ('out_proj', 'memory'), ('allreduce_attn', 'network')])
+>>> round(r.latency * 1e3, 2), {k: round(v * 1e3, 2) for k, v in r.time_split().items()}
+(9.5, {'compute': 0.0, 'memory': 5.21, 'network': 4.29})
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from compute.comm import CommLike, RingAlphaBeta, as_comm
+from compute.hardware import GpuSpec, catalog, get_gpu
+from compute.memory import (
+    activation_bytes_per_token,
+    check_reserve,
+    describe_fit,
+    kv_cache_bytes,
+    weight_bytes,
+)
+from compute.models import ModelSpec, get_model, model_catalog
+from compute.parallel import Parallelism, check_parallelism
+from compute.phases import Slo, Workload
+from compute.results import (
+    RESOURCES,
+    InferenceResult,
+    MemoryFit,
+    StageResult,
+    _defaults,
+    unchecked,
+)
+from compute.roofline import (
+    _DEFAULT_OPTIONS,
+    _DEFAULT_SLO,
+    RooflineOptions,
+    _check_context,
+    _check_time,
+    check_batch,
+    check_skew,
+    default_comm,
+    evaluate_grid,
+    make_workload,
+)
+from compute.sharding import Shards, check_tp, shards
+from compute.stages import PRODUCERS, STAGES, plain_step_work, stage_work
+
+__all__ = ["evaluate"]
+
+
+def evaluate(model: str | ModelSpec, gpu: str | GpuSpec, tp: int, batch: int,
+             phase: str | Workload = "decode", *, pp: int = 1, ep: int = 1,
+             attention_dp: int = 1, expert_skew: float = 1.0, prompt: int | None = None,
+             context: int | None = None, comm: CommLike | None = None,
+             options: RooflineOptions | None = None, slo: Slo | None = None) -> InferenceResult:
+    """The per-stage breakdown of one configuration.
+
+    ``phase`` is ``"prefill"``, ``"decode"`` or a :class:`Workload`; ``prompt`` and
+    ``context`` override the defaults (1500 and 1513 tokens). ``pp``, ``ep`` and
+    ``attention_dp`` add pipeline, expert and attention data parallelism to the TP degree
+    (:mod:`compute.parallel`). The result carries the SLO verdict against ``slo`` (default
+    TTFT <= 1 s, TBT <= 50 ms) and the memory fit.
+
+    Plain tensor parallelism without a profile runs a scalar path (plain floats, what
+    depends only on the model, GPU, workload, options and TP degree computed once and
+    kept): the same operations in the same order as a one-cell :func:`evaluate_grid`, so
+    the same numbers to the last bit; the other configurations run that one-cell grid.
+    That path computes the stage times it needs for the latency and builds the per-stage
+    breakdown (``stages``), and the memory fit of a batch that does not fit (with its
+    reason), when the result's field is first read.
+    """
+    plan = None
+    if pp == ep == attention_dp == 1 and type(tp) is int and type(model) is str \
+            and type(gpu) is str and type(phase) is str \
+            and (prompt is None or type(prompt) is int) \
+            and (context is None or type(context) is int):   # catalog names: one look-up
+        plan = _NAMED.get((model, gpu, phase, prompt, context, id(options), tp))
+        if plan is not None and options is not None and plan.options is not options:
+            plan = None
+    if plan is not None:
+        workload = plan.workload
+    else:
+        names = model, gpu, phase, prompt, context, id(options)
+        model, gpu = get_model(model), get_gpu(gpu)
+        workload = make_workload(phase, prompt, context)
+        options = options or _DEFAULT_OPTIONS
+        if pp == ep == attention_dp == 1 and options.profile is None:
+            plan = _plan(model, gpu, workload, options, tp)
+            _keep_named(names, plan)
+    if plan is not None:
+        # the common valid values pass straight; the checks give the others' errors
+        if not (type(batch) is int and batch >= 1):
+            batch = check_batch(batch)
+        if not (type(expert_skew) is float and 1.0 <= expert_skew <= 1e6):
+            expert_skew = check_skew(expert_skew)
+        limit = plan.limit if slo is None else float(slo.limit(workload.phase))
+        return _evaluate_plain(plan, batch, comm, limit)
+    limit = (slo or _DEFAULT_SLO).limit(workload.phase)
+    if pp == ep == attention_dp == 1:
+        tp = check_tp(model, tp, gpu.max_instance)
+    par = check_parallelism(model, Parallelism(tp, pp, ep, attention_dp), gpu.max_instance)
+    batch = check_batch(batch)
+    grid = evaluate_grid(model, gpu, [par], [batch], workload, comm=comm, options=options,
+                         latency_limit=limit, expert_skew=expert_skew)
+    return grid.result(0, 0)
+
+
+@dataclass(frozen=True, eq=False)
+class _Plan:
+    """What a plain-TP evaluation of one (model, GPU, workload, options, TP degree) needs
+    that does not depend on the batch, the skew or the collective model."""
+
+    model: ModelSpec
+    gpu: GpuSpec
+    workload: Workload
+    options: RooflineOptions
+    par: Parallelism
+    sh: Shards                 #: :class:`~compute.sharding.Shards` of floats
+    peak: float
+    bandwidth: float
+    weights: float
+    kv_per_token: float        #: KV-cache bytes per GPU per sequence and KV token
+    act_per_token: float       #: activation bytes per GPU per token (without the logits)
+    usable: float
+    #: per stage: (name, count, count as float, kind), kind 0 for a compute stage, 1 for
+    #: one with work and a collective (embedding, LM head), 2 for a collective alone
+    meta: tuple
+    counts: tuple              #: each stage's count as a float
+    ops: tuple                 #: each stage's collective ("" for none)
+    #: a float batch -> (flops, hbm bytes, collective bytes) per stage, as
+    #: :func:`~compute.stages.stage_work` gives them (:func:`_step_work`)
+    work: object
+    #: the collectives to ask for, ops sorted as the grid asks them: (op, stage indices)
+    colls: tuple
+    #: the same with the GPU's default ring: (stage index, fixed, share, beta) of
+    #: :meth:`~compute.comm.RingAlphaBeta.terms`
+    ring: tuple
+    #: (collective stage, producer stage) indices whose collective hides behind the
+    #: producer (``overlap_collectives``), else empty
+    hidden: tuple
+    overlap: bool              #: overlap mode (else serial)
+    #: why no batch fits when the weights alone exceed the usable HBM, else ""
+    heavy: str
+    limit: float               #: the default SLO's latency limit of the phase
+    tokens: int                #: tokens per sequence of the workload
+    kv_tokens: int             #: KV entries per sequence of the workload
+    base: dict                 #: the result's fields that do not depend on the batch
+
+
+#: Plans by (id(model), id(gpu), workload, id(options), tp); each holds its objects, so
+#: an id is not reused while its entry lives.
+_PLANS: dict = {}
+_PLANS_MAX = 4096
+
+
+def _plan(model, gpu, workload, options, tp) -> _Plan:
+    if type(tp) is not int:  # 8.0 is 8; True and 8.5 are refused
+        tp = check_tp(model, tp, gpu.max_instance)
+    key = (id(model), id(gpu), workload, id(options), tp)
+    plan = _PLANS.get(key)
+    if plan is not None and plan.model is model and plan.gpu is gpu \
+            and plan.options is options:
+        return plan
+    tp = check_tp(model, tp, gpu.max_instance)
+    _check_context(model, workload)
+    sh = shards(model, [tp])
+    sh = Shards(**{f: float(getattr(sh, f)[0, 0]) for f in _SHARD_FIELDS})
+    dtype = options.compute_dtype or model.compute_dtype
+    kv = kv_cache_bytes(model, sh, 1.0, Workload(workload.phase, 1, 1))
+    work = stage_work(model, sh, 1.0, workload)
+    meta, colls = _layout(tp, work)
+    comm = default_comm(gpu)
+    names = [m[0] for m in meta]
+    overlap = options.mode == "overlap"
+    par = Parallelism(tp)
+    weights = float(weight_bytes(model, sh))
+    usable = gpu.hbm_capacity * (1.0 - check_reserve(options.memory_reserve))
+    plan = _Plan(model=model, gpu=gpu, workload=workload, options=options,
+                 par=par, sh=sh,
+                 peak=gpu.peak_flops(dtype) * options.flops_efficiency,
+                 bandwidth=gpu.hbm_bandwidth * options.memory_efficiency,
+                 weights=weights, kv_per_token=kv,
+                 act_per_token=float(activation_bytes_per_token(model, sh)),
+                 usable=usable, meta=meta, colls=colls,
+                 counts=tuple(m[2] for m in meta), ops=tuple(x[4] for x in work),
+                 work=_step_work(model, sh, workload),
+                 ring=tuple((k, *comm.terms(op, tp)) for op, ks in colls for k in ks),
+                 hidden=tuple((names.index(c), names.index(p)) for c, p in PRODUCERS.items())
+                 if overlap and options.overlap_collectives else (),
+                 overlap=overlap, limit=float(_DEFAULT_SLO.limit(workload.phase)),
+                 tokens=workload.tokens_per_sequence, kv_tokens=workload.kv_tokens,
+                 heavy="" if weights <= usable else
+                 describe_fit(model, gpu, tp, 1, weights, 0.0, 0.0, options.memory_reserve,
+                              label=par.label).reason,
+                 base={**_defaults(InferenceResult), "model": model.name, "gpu": gpu.name,
+                       "phase": workload.phase, "tp": tp, "prompt_tokens": workload.prompt,
+                       "context_tokens": workload.context, "mode": options.mode,
+                       "sms": par.gpus * gpu.sms})
+    if len(meta) != len(STAGES):   # _evaluate_plain adds the stages' times as 9 terms
+        raise AssertionError("a plain-TP step has the stages of STAGES")
+    if len(_PLANS) >= _PLANS_MAX:
+        _PLANS.clear()
+    _PLANS[key] = plan
+    return plan
+
+
+def _step_work(model, sh, workload):
+    """A float batch -> (flops, hbm bytes, collective bytes), a list per stage, of a plain-TP
+    step: :func:`~compute.stages.plain_step_work` where it covers the model, else
+    :func:`~compute.stages.stage_work`'s figures (the same numbers)."""
+    fast = plain_step_work(model, sh, workload)
+    if fast is not None:
+        return fast
+
+    def work(b: float) -> tuple:
+        xs = stage_work(model, sh, b, workload)
+        return [x[2] for x in xs], [x[3] for x in xs], [x[5] for x in xs]
+
+    return work
+
+
+#: Plans by the names :func:`evaluate` was given: (model, GPU, phase, prompt, context,
+#: id(options), TP degree), only for a model and a GPU of the catalogs (a path is read
+#: each time, as :func:`~compute.models.get_model` reads it) and an int TP degree.
+_NAMED: dict = {}
+
+
+def _keep_named(names: tuple, plan: _Plan) -> None:
+    model, gpu = names[:2]
+    if type(model) is str and type(gpu) is str and type(names[2]) is str \
+            and model_catalog().get(model) is plan.model and catalog().get(gpu) is plan.gpu \
+            and all(x is None or type(x) is int for x in names[3:5]):
+        if len(_NAMED) >= _PLANS_MAX:
+            _NAMED.clear()
+        _NAMED[(*names, plan.par.tp)] = plan
+
+
+#: The fields of a plain-TP :class:`~compute.sharding.Shards`.
+_SHARD_FIELDS = ("tp", "heads", "kv_heads", "ffn", "vocab", "shared_ffn", "dense_ffn")
+_COLLECTIVE_STAGES = ("embedding", "lm_head")   # stages with work and a collective
+_COMPUTE, _MEMORY, _NETWORK = RESOURCES
+
+
+def _scalar_times(comm, op: str, sizes: list, group: int) -> list:
+    """Collective times of ``sizes`` among ``group`` GPUs, in one call with an array as
+    the grid makes (plain floats straight through the default ring's formula)."""
+    if type(comm) is RingAlphaBeta:
+        times = [float(comm.time(op, n, group)) for n in sizes]
+    else:
+        t = np.asarray(comm.collective_time(op, np.array(sizes, dtype=float), group),
+                       dtype=float)
+        times = np.broadcast_to(t, (len(sizes),)).tolist()
+    for t in times:
+        _check_time(t, op, group)
+    return times
+
+
+def _layout(tp: int, work) -> tuple:
+    """Per stage: (name, count, count as float, kind) with kind 0 for a compute stage, 1
+    for one with work and a collective (embedding, LM head), 2 for a collective alone; and
+    the collectives to ask for: (op, stage indices), ops sorted as the grid asks."""
+    stages = tuple((x[0], x[1], float(x[1]),
+                    0 if not x[4] else 1 if x[0] in _COLLECTIVE_STAGES else 2) for x in work)
+    colls = tuple((op, tuple(k for k, x in enumerate(work) if x[4] == op and x[6] > 1))
+                  for op in sorted({x[4] for x in work if x[4]})) if tp > 1 else ()
+    return stages, tuple(c for c in colls if c[1])
+
+
+def _evaluate_plain(plan: _Plan, batch: int, comm, limit: float) -> InferenceResult:
+    """One plain-TP configuration and batch with plain floats: the operations of
+    :func:`evaluate_grid` on a one-cell grid, in the same order. Only the stage times are
+    formed here; the result builds its ``stages`` from them when first read
+    (:func:`_stage_results`), and its ``memory`` too where it says why it does not fit."""
+    b = float(batch)
+    flops, hbm, coll = plan.work(b)
+    net = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    if comm is None:   # the GPU's default ring: its formula, with the terms of the plan
+        for k, fixed, share, beta in plan.ring:
+            t = fixed + share * coll[k] * beta
+            if not 0.0 <= t < math.inf:
+                _check_time(t, plan.ops[k], plan.par.tp)
+            net[k] = t
+    else:
+        comm = as_comm(comm)
+        for op, ks in plan.colls:
+            for k, t in zip(ks, _scalar_times(comm, op, [coll[k] for k in ks],
+                                              plan.par.tp), strict=True):
+                net[k] = t
+    # a collective stage's FLOPs and HBM bytes are 0.0: its compute and memory times too
+    peak, bandwidth = plan.peak, plan.bandwidth
+    if plan.overlap:
+        times = []
+        for f, m, nt in zip(flops, hbm, net, strict=False):   # 9 each
+            ct, mt = f / peak, m / bandwidth
+            busiest = mt if mt > ct else ct
+            times.append(nt if nt > busiest else busiest)
+        for k, p in plan.hidden:  # hide each all-reduce behind its producer
+            d = net[k] - times[p]
+            times[k] = d if d > 0.0 else 0.0
+    else:
+        times = [f / peak + m / bandwidth + nt for f, m, nt in
+                 zip(flops, hbm, net, strict=False)]
+    # the 9 stages' terms added as numpy adds them (_pairwise_sum)
+    c0, c1, c2, c3, c4, c5, c6, c7, c8 = plan.counts
+    t0, t1, t2, t3, t4, t5, t6, t7, t8 = times
+    latency = (((c0 * t0 + c1 * t1) + (c2 * t2 + c3 * t3))
+               + ((c4 * t4 + c5 * t5) + (c6 * t6 + c7 * t7))) + c8 * t8
+    kv = plan.kv_per_token * b * plan.kv_tokens
+    act = b * plan.tokens * plan.act_per_token + b * plan.sh.vocab * 4.0
+    weights = plan.weights
+    fields = plan.base.copy()   # every field with a default is there (unchecked's check)
+    fields["batch"] = fields["micro_batch"] = batch
+    fields["latency"] = latency
+    fields["tokens_per_step"] = float(batch * plan.tokens)
+    fields["latency_limit"] = limit
+    # (builder, *arguments) of a field built when first read (InferenceResult)
+    fields["_lazy_stages"] = (_stage_results, plan, flops, hbm, coll, net, times)
+    if weights + kv + act <= plan.usable or plan.heavy:
+        fields["memory"] = unchecked(MemoryFit, {
+            "weights": weights, "kv_cache": kv, "activations": act,
+            "capacity": plan.gpu.hbm_capacity, "reserve_fraction": plan.options.memory_reserve,
+            "reason": plan.heavy})
+    else:   # what does not fit at this batch, said when first read
+        fields["_lazy_memory"] = (describe_fit, plan.model, plan.gpu, plan.par.tp, batch,
+                                  weights, kv, act, plan.options.memory_reserve,
+                                  plan.par.label)
+    result = _new(InferenceResult)
+    _set(result, "__dict__", fields)
+    return result
+
+
+_new, _set = object.__new__, object.__setattr__
+
+
+def _stage_results(plan: _Plan, flops_: list, hbm_: list, coll: list, net: list,
+                   times: list) -> tuple:
+    """The :class:`StageResult` of each stage of :func:`_evaluate_plain`'s step: FLOPs,
+    HBM and collective bytes from :attr:`_Plan.work`, ``net`` the collective times and
+    ``times`` the stage times it formed, the other figures formed again as it formed them."""
+    peak, bandwidth = plan.peak, plan.bandwidth
+    stages = []
+    for (name, count, _, kind), op, f, m, c, nt, st in zip(
+            plan.meta, plan.ops, flops_, hbm_, coll, net, times, strict=True):
+        if kind < 2:
+            flops, hbm = float(f), float(m)
+            ct, mt = flops / peak, hbm / bandwidth
+        else:
+            flops = hbm = ct = mt = 0.0
+        busiest = mt if mt > ct else ct
+        stages.append(unchecked(StageResult, {
+            "name": name, "count": count, "flops": flops, "hbm_bytes": hbm,
+            "collective": op, "collective_bytes": float(c) if kind else 0.0,
+            "compute_time": ct, "memory_time": mt, "network_time": nt, "time": st,
+            "bound": _NETWORK if kind == 2 or nt > busiest else
+            _MEMORY if mt > ct else _COMPUTE}))
+    return tuple(stages)
