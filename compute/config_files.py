@@ -29,7 +29,9 @@ compute.errors.UserError: x.toml: [fabric]: unknown key(s) colour; allowed: buil
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 import sys
 import tomllib
 from collections.abc import Collection
@@ -62,16 +64,29 @@ _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 def read_text(path: str | PathLike[str], what: str = "file", *, max_bytes: int = DEFAULT_MAX_BYTES
              ) -> str:
-    """The text of ``path`` (UTF-8); a missing, unreadable, binary or larger than
-    ``max_bytes`` file is a UserError. Never reads more than ``max_bytes + 1`` bytes."""
+    """The text of ``path`` (UTF-8); a missing, unreadable, binary, larger than ``max_bytes``
+    or not regular file (a FIFO, which would block, or a device) is a UserError. Never reads
+    more than ``max_bytes + 1`` bytes."""
     path = Path(path)
     try:
-        with path.open("rb") as f:
-            data = f.read(max_bytes + 1)
+        # non-blocking open: a FIFO with no writer would otherwise wait forever in open()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         raise UserError(f"{what} {str(path)!r} does not exist") from None
     except OSError as exc:
         raise UserError(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise UserError(f"cannot read {what} {str(path)!r}: it is a folder, not a file")
+        raise UserError(f"{what} {str(path)!r} is not a regular file (a FIFO, device or "
+                        f"socket); give a file")
+    with os.fdopen(fd, "rb") as f:
+        try:
+            data = f.read(max_bytes + 1)
+        except OSError as exc:
+            raise UserError(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") from None
     if len(data) > max_bytes:
         raise UserError(f"{what} {str(path)!r} is larger than the {max_bytes:,}-byte limit "
                         f"for such files; is it the right file?")

@@ -212,3 +212,37 @@ def test_whole_numbers_and_message_sizes_are_bounded(args, needle):
     # 1e30 was taken: a batch printed as 1000000000000000019884624838656, an all-reduce of
     # 9e17 TiB taking 3.6e18 s
     one_line_error(run(*args), needle)
+
+
+# ------------------------------------------------------------ files that are not files
+
+@pytest.mark.parametrize("args", [
+    ["infer", "--model", "X", "--gpu", "H100-SXM", "--tp", "8", "--batch", "8",
+     "--model-file", "{f}.toml"],
+    ["hardware", "--gpu-file", "{f}.toml"],
+    ["models", "--hf-config", "{f}.json"],
+    ["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "8", "--batch", "8",
+     "--scenario", "{f}.toml"],
+    ["calibrate", "--measurements", "{f}.csv", "-o", "{tmp}/p.toml"],
+])
+def test_a_fifo_is_refused_not_waited_on(args, tmp_path):
+    # a named pipe with no writer blocked open() forever (every TOML/JSON/CSV reader)
+    import os
+
+    f = tmp_path / "pipe"
+    for suffix in (".toml", ".json", ".csv"):
+        os.mkfifo(f"{f}{suffix}")
+    one_line_error(run(*(a.replace("{f}", str(f)).replace("{tmp}", str(tmp_path))
+                         for a in args)), "is not a regular file (a FIFO, device or socket)")
+    assert not (tmp_path / "p.toml").exists()
+
+
+def test_read_text_refuses_devices_and_folders(tmp_path):
+    from compute.config_files import read_text
+
+    with pytest.raises(UserError, match=r"'/dev/zero' is not a regular file \(a FIFO"):
+        read_text("/dev/zero", "model file")
+    with pytest.raises(UserError, match=r"cannot read model file '.*': it is a folder, not a"):
+        read_text(tmp_path, "model file")
+    (tmp_path / "ok.toml").write_text("a = 1\n")
+    assert read_text(tmp_path / "ok.toml") == "a = 1\n"
