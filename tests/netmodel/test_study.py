@@ -327,3 +327,24 @@ def test_figures_drawn_beside_are_the_figures_drawn_at_writing(monkeypatch, tmp_
 
     two, one = files("2"), files("1")
     assert sorted(two) == sorted(one) and all(two[k] == one[k] for k in one)
+
+
+def test_the_study_collects_less_often_and_restores_the_collector(monkeypatch):
+    """run_full_study raises the collector's youngest threshold while it runs and puts
+    the thresholds back after, also when a part fails."""
+    import gc
+
+    import netmodel.study.lite_gpu as lg
+
+    seen = []
+
+    def fail(*args, **kwargs):
+        seen.append(gc.get_threshold())
+        raise UserError("stop here")
+
+    monkeypatch.setattr(lg, "run_lite_gpu_study", fail)
+    before = gc.get_threshold()
+    with pytest.raises(UserError, match="stop here"):
+        lg.run_full_study(["Llama-3-8B"], ["H100-SXM"], ["decode"], fabric=False)
+    assert seen == [(max(before[0], lg._GC_YOUNG), *before[1:])]
+    assert gc.get_threshold() == before
