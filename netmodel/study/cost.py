@@ -56,8 +56,11 @@ from netmodel.study.fabric_search import build_fabric
 from netmodel.study.scenarios import get_scenario
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     import networkx as nx
 
+    from compute.hardware import GpuSpec
     from compute.models import ModelSpec
     from compute.results import InferenceResult
     from netmodel.study.scenarios import Scenario
@@ -461,6 +464,44 @@ def _best(scenario, model, phase, clock):
     return search(model, spec, phase, comm=coll, tp=tps).best
 
 
+def _prices(spec, reference_price: float | None, price_args: dict) -> tuple[float, float]:
+    """``(gpu_price, package_cost total)`` of ``spec`` (compute.yield_model), kept per GPU
+    and parameters (:func:`_prices_cached`): a comparison prices the same few GPUs for
+    every row (hundreds of rows)."""
+    key = tuple(sorted(price_args.items()))
+    try:
+        return _prices_cached(spec, reference_price, key)
+    except TypeError:   # a parameter that does not hash: priced afresh
+        return _prices_uncached(spec, reference_price, key)
+
+
+def _prices_uncached(spec, reference_price, key: tuple) -> tuple[float, float]:
+    from compute.yield_model import gpu_price, package_cost
+
+    args = dict(key)
+    return (gpu_price(spec, reference_price=reference_price, **args),
+            package_cost(spec, **args).total)
+
+
+_prices_cached = lru_cache(maxsize=128)(_prices_uncached)
+
+
+def warm_prices(gpus: Iterable[str | GpuSpec]) -> None:
+    """Price each GPU of ``gpus`` at the default parameters (kept for :func:`cost_summary`)
+    and skip those the yield model cannot price (no die data): run before forking worker
+    processes, they then share the prices and the yield model's scipy import (about 0.5 s).
+
+    >>> warm_prices(["H100-SXM", "Lite"])
+    """
+    from compute.hardware import get_gpu
+
+    for g in gpus:
+        try:
+            _prices(get_gpu(g), None, {})
+        except UserError:
+            pass
+
+
 def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = "decode",
                  best: InferenceResult | None = None, *, clock: float = 1.0,
                  share: str = "ports-used", **params: float) -> CostSummary:
@@ -474,7 +515,7 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     from compute.hardware import get_gpu
     from compute.phases import check_phase
     from compute.power import gpu_power, nominal_tdp
-    from compute.yield_model import gpu_price, package_cost, parameter
+    from compute.yield_model import parameter
 
     scenario = get_scenario(scenario)
     phase = check_phase(phase)
@@ -505,7 +546,7 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     tokens = instances * best.tokens_per_s * u if best is not None else 0.0
 
     price_args = {k: v for k, v in pkg.items() if k != "reference_price"}
-    price = gpu_price(spec, reference_price=pkg.get("reference_price"), **price_args)
+    price, package = _prices(spec, pkg.get("reference_price"), price_args)
     tdp_share = nominal_tdp(spec) / get_gpu("H100-SXM").tdp
     bill = _network_bill_cached(graph, share, NetworkPrices(**net))
     capex_gpu = n * price
@@ -521,7 +562,7 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
         phase=phase, clock=float(clock), gpus=n, tp=tp,
         batch=best.batch if best is not None else None, instances=instances,
         tokens_per_s=tokens, gpu_price=price,
-        gpu_package_cost=package_cost(spec, **price_args).total, capex_gpu=capex_gpu,
+        gpu_package_cost=package, capex_gpu=capex_gpu,
         capex_host=capex_host, capex_network=bill.capex, power_gpu=power_gpu,
         power_host=power_host, power_network=bill.power, pue=tco["pue"],
         capex_per_year=per_year, energy_per_year=energy, network=bill)

@@ -433,6 +433,12 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
             part_done("mixture of experts")
         return packed_result, moe_result, part_done.times
 
+    if beside and (packed or moe) and fabric:
+        # every comparison prices its GPUs (the cost columns): priced once, here, so the
+        # forked process starts with the prices and the yield model's imports
+        from netmodel.study.cost import warm_prices
+
+        warm_prices(dict.fromkeys(s.gpu_spec for s in scens))
     early = in_background(lambda: early_parts(NO_PROGRESS)) \
         if beside and (packed or moe) else None
     ideal = None

@@ -159,6 +159,27 @@ def test_sweep_parameters_move_the_right_terms():
                                                            "decode").capex_network)
 
 
+def test_kept_prices_are_the_yield_models_for_each_gpu_and_parameters():
+    """cost_summary keeps each GPU's price per parameters: a row priced with other
+    parameters between two default ones gets its own price, and the kept ones are
+    compute.yield_model's, to the last bit."""
+    from compute.yield_model import package_cost
+    from netmodel.study.cost import warm_prices
+
+    warm_prices(["H100-SXM", "Lite"])
+    best = fabric_search("Llama-3-70B", "lite-flat", "decode").best
+    runs = [cost_summary("lite-flat", "Llama-3-70B", "decode", best, **kw)
+            for kw in ({}, {"defect_density": 0.5e4, "reference_price": None},
+                       {"reference_price": 30000.0}, {})]
+    assert [r.gpu_price for r in runs] == [
+        gpu_price("Lite"), gpu_price("Lite", defect_density=0.5e4),
+        gpu_price("Lite", reference_price=30000.0), gpu_price("Lite")]
+    assert [r.gpu_package_cost for r in runs] == [
+        package_cost("Lite").total, package_cost("Lite", defect_density=0.5e4).total,
+        package_cost("Lite").total, package_cost("Lite").total]
+    assert len({r.gpu_price for r in runs[:3]}) == 3   # each parameter set its own price
+
+
 def test_clock_scales_gpu_power():
     s = cost_summary("h100-dgx", "Llama-3-70B", "decode", clock=0.7)
     assert s.gpu.endswith("@0.7x")
