@@ -401,20 +401,19 @@ def _envelope(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     >>> a.tolist(), b.tolist()
     ([[1.0, 2.0]], [[3.0, 1.0]])
     """
-    keep = []
-    for ac, bc in zip(a, b, strict=True):
-        pairs = np.unique(np.stack([ac, bc], axis=1), axis=0)  # sorted by a, then b
-        # walking from the largest a down, keep a pair whose b beats every larger a's b
-        out, best_b = [], -np.inf
-        for pa, pb in pairs[::-1]:
-            if pb > best_b:
-                out.append((pa, pb))
-                best_b = pb
-        keep.append(out[::-1])
-    width = max(len(k) for k in keep)
-    rows = [k + [k[-1]] * (width - len(k)) for k in keep]
-    return (np.array([[p[0] for p in r] for r in rows]),
-            np.array([[p[1] for p in r] for r in rows]))
+    # per candidate, pairs sorted by a then b; walking from the largest a down, a pair is
+    # kept when its b beats every b met before it (identical pairs then keep one)
+    order = np.lexsort((b, a), axis=-1)
+    sa, sb = np.take_along_axis(a, order, -1), np.take_along_axis(b, order, -1)
+    down = sb[:, ::-1]
+    before = np.concatenate([np.full((len(down), 1), -np.inf),
+                             np.maximum.accumulate(down, axis=1)[:, :-1]], axis=1)
+    keep = (down > before)[:, ::-1]
+    count = keep.sum(axis=1)
+    kept = np.argsort(~keep, axis=1, kind="stable")   # the kept columns first, in order
+    # padded to a common width by repeating each row's last kept pair
+    pick = np.take_along_axis(kept, np.minimum(np.arange(count.max()), count[:, None] - 1), 1)
+    return np.take_along_axis(sa, pick, 1), np.take_along_axis(sb, pick, 1)
 
 
 @dataclass(frozen=True, eq=False)
