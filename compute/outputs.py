@@ -96,6 +96,10 @@ def check_file_path(path: str | os.PathLike[str], what: str = "output file",
         raise UserError(f"{what} {_describe(text)} names a folder, not a file")
     if p.is_dir():
         raise UserError(f"{what} {_describe(text)} is an existing folder; give a file path")
+    if p.exists() and not p.is_file():
+        # the file is replaced whole: a device (/dev/null), FIFO or socket would be destroyed
+        raise UserError(f"{what} {_describe(text)} exists and is not a regular file (a device, "
+                        f"FIFO or socket); give a file path")
     if suffixes is not None and p.suffix.lower() not in suffixes:
         raise UserError(f"{what} {_describe(text)} must end in one of: {', '.join(suffixes)}")
     parent = p.parent
@@ -104,7 +108,19 @@ def check_file_path(path: str | os.PathLike[str], what: str = "output file",
                         f"(create it first)")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise UserError(f"{what} {_describe(text)}: folder {_describe(parent)} is not writable")
+    _probe(parent, f"{what} {_describe(text)}")
     return p
+
+
+def _probe(folder: Path, where: str) -> None:
+    """Create and remove a file in ``folder``: os.access says yes to root everywhere, and
+    to everyone on a read-only mount or in /proc, where the write itself fails."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".netmodel-probe.", dir=folder)
+    except OSError as exc:
+        raise UserError(f"cannot write {where}: {exc.strerror or exc}") from None
+    os.close(fd)
+    os.unlink(tmp)
 
 
 def check_folder_path(path: str | os.PathLike[str], what: str = "output folder") -> Path:
@@ -123,6 +139,7 @@ def check_folder_path(path: str | os.PathLike[str], what: str = "output folder")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise UserError(f"{what} {_describe(path)}: its parent folder {_describe(parent)} is "
                         f"not writable")
+    _probe(parent, f"{what} {_describe(path)}")
     if p.is_dir():
         if not os.access(p, os.W_OK | os.X_OK):
             raise UserError(f"{what} {_describe(path)} is not writable")

@@ -179,10 +179,13 @@ def parse_size_range(text: str, what: str = "sizes", *, max_sizes: int = MAX_SIZ
     if "," in text or ":" not in text:
         if text.count(",") >= max_sizes:
             raise UserError(f"{what} lists more than {max_sizes:,} sizes")
-        sizes = [parse_bytes(t, what) for t in text.split(",") if t.strip()]
-        if not sizes:
+        items = text.split(",")
+        if not text:
             raise UserError(f"{what} {text!r} is empty; give e.g. '1KiB:1GiB' or '1KiB,1MiB'")
-        return sizes
+        if not all(t.strip() for t in items):
+            raise UserError(f"{what} {text!r} has an empty item; give e.g. '1KiB:1GiB' or "
+                            f"'1KiB,1MiB'")
+        return [parse_bytes(t, what) for t in items]
     parts = text.split(":")
     if len(parts) not in (2, 3):
         raise UserError(f"{what} {text!r} must be 'LO:HI' or 'LO:HI:FACTOR'")

@@ -48,6 +48,15 @@ def _items(text, option, example):
     return items
 
 
+def _check_plot(plot_path):
+    """``--plot`` checked before anything is computed: a writable file with a figure suffix."""
+    if plot_path is not None:
+        from compute.outputs import check_file_path, figure_format
+
+        check_file_path(plot_path, "figure")
+        figure_format(plot_path)
+
+
 def _check_seed(seed):
     from compute.errors import UserError
 
@@ -174,6 +183,7 @@ def collective(op: str, fabric: str, group_text: str, size_text: str, algorithm:
     from compute.units import format_bytes, format_time, parse_bytes
 
     check_op(op)
+    _check_plot(plot_path)
     size = _check_bytes(parse_bytes(size_text), "--size", size_text)
     max_transfers = _max_transfers(max_transfers)
     model = _model(fabric, placement, algorithm, algorithms, seed, max_transfers)
@@ -381,6 +391,14 @@ def costs(fabric: str, ops_text: str, sizes_text: str, groups_text: str, algorit
         if algorithm == "all":
             raise UserError("--format vidur holds one time per size: use --algorithm auto or "
                             "one algorithm, not all")
+    if output is not None:
+        from compute.outputs import check_file_path, check_folder_path
+
+        if fmt == "vidur":
+            check_folder_path(output)
+        else:
+            check_file_path(output)
+    _check_plot(plot_path)
     per_size = len(ops) * len(groups) * (len(ALGORITHMS) if algorithm == "all" else 1)
     estimate = _size_count(sizes_text) * per_size
     if estimate > max_rows:
@@ -406,7 +424,7 @@ def costs(fabric: str, ops_text: str, sizes_text: str, groups_text: str, algorit
         files = vidur_files(model, rows)
     else:
         text = to_nccl_short(rows, title)
-    if plot_path:
+    if plot_path is not None:
         from netmodel.collectives.cost import bus_factor
         from netmodel.collectives.plot import plot_busbw
 

@@ -25,7 +25,8 @@ COLOURS = {"ring": "tab:blue", "bidirectional-ring": "tab:cyan", "tree": "tab:br
 def plot_busbw(panels: Sequence[tuple[str, np.ndarray, Mapping[str, np.ndarray],
                                      Sequence[tuple[float, float, str]]]],
                path: str | os.PathLike[str], *, title: str = "") -> str:
-    """Draw busbw (GB/s) vs size (log x) and write ``path`` (PNG).
+    """Draw busbw (GB/s) vs size (log x) and write ``path`` (its suffix the format: .png,
+    .svg or .pdf).
 
     ``panels``: list of ``(subtitle, sizes, {algorithm: busbw bytes/s array}, marks)``;
     ``marks``: list of ``(size, busbw, label)`` points to highlight (may be empty).
@@ -35,8 +36,10 @@ def plot_busbw(panels: Sequence[tuple[str, np.ndarray, Mapping[str, np.ndarray],
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from compute.outputs import atomic_write
+    from compute.outputs import atomic_write, check_file_path, figure_format
 
+    check_file_path(path, "figure")
+    fmt = figure_format(path)
     cols = len(panels)
     fig, axes = plt.subplots(1, cols, figsize=(6.4 * cols, 4.6), squeeze=False)
     for ax, (sub, sizes, curves, marks) in zip(axes[0], panels, strict=True):
@@ -63,6 +66,6 @@ def plot_busbw(panels: Sequence[tuple[str, np.ndarray, Mapping[str, np.ndarray],
         fig.suptitle("\n".join(textwrap.wrap(title, width, break_on_hyphens=False)), fontsize=11)
     fig.tight_layout()
     try:
-        return atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=110, format="png"))
+        return atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=110, format=fmt), "figure")
     finally:
         plt.close(fig)

@@ -246,3 +246,52 @@ def test_read_text_refuses_devices_and_folders(tmp_path):
         read_text(tmp_path, "model file")
     (tmp_path / "ok.toml").write_text("a = 1\n")
     assert read_text(tmp_path / "ok.toml") == "a = 1\n"
+
+
+# ------------------------------------------------------------ outputs checked before the work
+
+def test_costs_sizes_refuse_an_empty_item():
+    # '1B,,2B' was taken as '1B,2B'
+    one_line_error(run("costs", "--fabric", "single-switch:n=8", "--sizes", "1B,,2B"),
+                   "--sizes '1B,,2B' has an empty item")
+
+
+@pytest.mark.parametrize("plot, needle", [
+    ("{tmp}/busbw.txt", "figure '{tmp}/busbw.txt' must end in one of: .png, .svg, .pdf"),
+    ("", "figure must not be empty"),
+    ("/proc/busbw.png", "cannot write figure '/proc/busbw.png'"),
+])
+def test_collective_plot_paths_are_checked_first(plot, needle, tmp_path):
+    # a .txt got a PNG, '' was taken as no plot, /proc failed after the work
+    t = str(tmp_path)
+    one_line_error(run("collective", "all-reduce", "--fabric", "single-switch:n=8", "--plot",
+                       plot.replace("{tmp}", t)), needle.replace("{tmp}", t))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_plot_suffix_names_the_format(tmp_path):
+    r = run("collective", "all-reduce", "--fabric", "single-switch:n=8", "--plot",
+            tmp_path / "b.svg")
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "b.svg").read_bytes().lstrip().startswith(b"<?xml")
+
+
+def test_costs_unwritable_table_writes_no_figure(tmp_path):
+    # the figure was written, then the table failed (/proc accepts os.access, not files)
+    one_line_error(run("costs", "--fabric", "single-switch:n=8", "--sizes", "1KiB:1MiB",
+                       "-o", "/proc/t.csv", "--plot", tmp_path / "p.png"),
+                   "cannot write output file '/proc/t.csv'")
+    assert not (tmp_path / "p.png").exists()
+
+
+def test_an_output_that_is_a_fifo_is_not_replaced(tmp_path):
+    # -o /dev/null (run as root) replaced the device node with a regular file
+    import os
+    import stat
+
+    f = tmp_path / "pipe.csv"
+    os.mkfifo(f)
+    for args in (["costs", "--fabric", "single-switch:n=8", "-o", f],
+                 ["topology", "export", "ring:n=8", "-o", f, "--format", "json"]):
+        one_line_error(run(*args), f"output file '{f}' exists and is not a regular file")
+        assert stat.S_ISFIFO(os.stat(f).st_mode)
