@@ -62,6 +62,9 @@ DEFAULT_CONTEXT = DEFAULT_PROMPT + DEFAULT_OUTPUT
 DEFAULT_TTFT = 1.0
 #: Time-between-tokens SLO for decode (seconds).
 DEFAULT_TBT = 0.050
+#: Longest SLO taken (seconds): a day; beyond it a latency limit is a unit slip (1e308 s
+#: printed as 'inf ms').
+MAX_SLO = 86400.0
 
 
 def check_phase(phase: str) -> str:
@@ -149,8 +152,9 @@ class Slo:
         for key in ("ttft", "tbt"):
             v = getattr(self, key)
             if not (isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-                    and v > 0):
-                raise UserError(f"{key} SLO must be a finite number of seconds > 0, got {v!r}")
+                    and 0 < v <= MAX_SLO):
+                raise UserError(f"{key} SLO must be a finite number of seconds > 0 and at most "
+                                f"{MAX_SLO:,.0f} (a day), got {v!r}")
 
     def limit(self, phase: str) -> float:
         """The latency limit of ``phase``: TTFT for prefill, TBT for decode (seconds)."""

@@ -445,7 +445,7 @@ def costs(fabric: str, ops_text: str, sizes_text: str, groups_text: str, algorit
         write_outputs(output, files, run={"command": "costs", "fabric": meta["fabric"],
                                           "placement": placement, "algorithm": algorithm})
         click.echo(f"wrote {len(rows)} rows to {output}/ ({', '.join(files)}){also}")
-    elif output:
+    elif output is not None:
         from compute.outputs import atomic_write
 
         atomic_write(output, text.encode())

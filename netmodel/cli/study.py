@@ -16,6 +16,14 @@ from netmodel.study.defaults import DEFAULT_MODELS, MOE_MODEL  # light: constant
 __all__ = ["compare", "study", "sweep"]
 
 
+def _check_out(out_dir: str | None) -> None:
+    """``--out`` checked before any work: '' is refused, not taken as no folder."""
+    if out_dir is not None:
+        from compute.outputs import check_folder_path
+
+        check_folder_path(out_dir)
+
+
 def _names(what: str, text: str) -> list[str]:
     from compute.errors import UserError
 
@@ -300,13 +308,15 @@ def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None,
     phases = _phases(phase_text)
     instances = _instances(instances_text)
     slo, options = _settings(ttft, tbt, overlap_collectives, profile_ref)
+    _check_out(out_dir)
     total = len(models) * len(phases) * len(scenarios) * (len(gpus) if gpus else 1)
     with _executor(workers, scheduler) as ex, _progress(total, "compare", quiet) as bar:
         result = run_compare(models, scenarios, phases, gpus=gpus, options=options, slo=slo,
                              instances=instances, progress=bar, reliability=reliability,
                              parallelism=parallelism, executor=ex)
     _dask_summary(ex, quiet)
-    written = write_compare(result, out_dir, plot=not no_plot) if out_dir else []
+    written = write_compare(result, out_dir, plot=not no_plot) if out_dir is not None \
+        else []
     click.echo(result.to_json() if as_json else result.table())
     _wrote(written, as_json)
     _feasible_or_exit(result)
@@ -360,6 +370,7 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
     phases = _phases(phase_text)
     instances = _instances(instances_text)
     slo, options = _settings(ttft, tbt, overlap_collectives, profile_ref)
+    _check_out(out_dir)
     total = len(scens) * len(params[0].values) * (len(params[1].values) if len(params) > 1
                                                   else 1)
     with _executor(workers, scheduler) as ex, _progress(total, "sweep", quiet) as bar:
@@ -367,7 +378,8 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
                            instances=instances, progress=bar, parallelism=parallelism,
                            executor=ex)
     _dask_summary(ex, quiet)
-    written = write_sweep(result, out_dir, plot=not no_plot) if out_dir else []
+    written = write_sweep(result, out_dir, plot=not no_plot) if out_dir is not None \
+        else []
     click.echo(result.to_json() if as_json else result.table())
     _wrote(written, as_json)
     _feasible_or_exit(result)

@@ -295,3 +295,43 @@ def test_an_output_that_is_a_fifo_is_not_replaced(tmp_path):
                  ["topology", "export", "ring:n=8", "-o", f, "--format", "json"]):
         one_line_error(run(*args), f"output file '{f}' exists and is not a regular file")
         assert stat.S_ISFIFO(os.stat(f).st_mode)
+
+
+@pytest.mark.parametrize("args", [
+    ["compare", "--models", "Llama-3-8B", "--scenarios", "lite-flat", "-q", "--out", ""],
+    ["sweep", "--scenario", "lite-flat", "--param", "fabric.latency=1us", "-q", "--out", ""],
+    ["costs", "--fabric", "ring:n=8", "-o", ""],
+])
+def test_an_empty_output_path_is_refused_not_ignored(args):
+    # '' was taken as 'no --out': the run printed its table and wrote nothing, exit 0
+    one_line_error(run(*args), "must not be empty")
+
+
+def test_compare_checks_its_folder_before_the_work(monkeypatch):
+    import netmodel.study.compare as compare
+
+    def boom(*a, **k):
+        raise AssertionError("ran before --out was checked")
+
+    monkeypatch.setattr(compare, "run_compare", boom)
+    one_line_error(run("compare", "--models", "Llama-3-8B", "--scenarios", "lite-flat", "-q",
+                       "--out", "/proc/adv"), "cannot write output folder '/proc/adv'")
+
+
+@pytest.mark.parametrize("args", [
+    ["serve", "--scenario", "lite-flat", "--model", "Llama-3-8B", "--tbt", "1e308s"],
+    ["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "8", "--batch", "8",
+     "--ttft", "1e30s"],
+])
+def test_slo_is_at_most_a_day(args):
+    # 1e308 s was taken: serve printed 'SLO inf ms'
+    one_line_error(run(*args), "SLO must be a finite number of seconds > 0 and at most "
+                               "86,400 (a day), got 1e+")
+
+
+def test_slo_bounds_in_the_library():
+    from compute.phases import MAX_SLO, Slo
+
+    assert Slo(ttft=MAX_SLO, tbt=MAX_SLO).limit("decode") == 86400.0
+    with pytest.raises(UserError, match="^ttft SLO must be .* at most 86,400 .*got 86400.5$"):
+        Slo(ttft=86400.5)
