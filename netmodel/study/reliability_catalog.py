@@ -204,6 +204,9 @@ class Catalog:
             bw = _rate("storage bandwidth", storage_bandwidth, high=1e15, unit=" bytes/s")
             if bw <= 0:
                 raise UserError(f"storage bandwidth must be > 0 bytes/s, got {storage_bandwidth!r}")
+            if out.load_from != "storage":
+                raise UserError(f"storage bandwidth applies only with load_from 'storage', not "
+                                f"{out.load_from!r} (spares load from a peer over the fabric)")
             out = replace(out, storage_bandwidth=bw)
         return out
 

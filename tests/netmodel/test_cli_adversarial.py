@@ -335,3 +335,13 @@ def test_slo_bounds_in_the_library():
     assert Slo(ttft=MAX_SLO, tbt=MAX_SLO).limit("decode") == 86400.0
     with pytest.raises(UserError, match="^ttft SLO must be .* at most 86,400 .*got 86400.5$"):
         Slo(ttft=86400.5)
+
+
+def test_load_bandwidth_needs_storage_loading():
+    # --load-bandwidth without --load-from storage was silently ignored
+    from netmodel.study.reliability_catalog import catalog
+
+    one_line_error(run("blast-radius", *SCEN, "--load-bandwidth", "1GB/s"),
+                   "storage bandwidth applies only with load_from 'storage', not 'fabric'")
+    cat = catalog().with_(load_from="storage", storage_bandwidth=2e9)
+    assert (cat.load_from, cat.storage_bandwidth) == ("storage", 2e9)
