@@ -64,6 +64,7 @@ import csv
 import io
 import json
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
@@ -451,6 +452,20 @@ def _cell(where: str, key: str, text: str):
     return int(v) if v.is_integer() and key != "latency_s" else v
 
 
+def _csv_rows(reader: csv.DictReader, where: str) -> Iterator[dict]:
+    """``reader``'s rows; a row the csv module cannot read (a cell over its field size
+    limit, a stray quote before the end) is a UserError naming the line."""
+    row = 2  # the header is row 1, as read_measurements counts them
+    while True:
+        try:
+            yield next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise UserError(f"{where}: row {row} is not readable CSV: {exc}") from None
+        row += 1
+
+
 def read_measurements(path: str | PathLike[str]) -> tuple[Measurement, ...]:
     """Measured latencies from a CSV file (columns :data:`MEASUREMENT_COLUMNS`; lines
     starting with ``#`` are comments). A missing column, an unknown one, an empty file or
@@ -471,7 +486,10 @@ def read_measurements(path: str | PathLike[str]) -> tuple[Measurement, ...]:
         raise UserError(f"{where} holds no measurements (a header line of columns "
                         f"{', '.join(MEASUREMENT_COLUMNS[0])} and rows)")
     reader = csv.DictReader(io.StringIO("\n".join(lines)))
-    header = [h.strip() for h in reader.fieldnames or []]
+    try:
+        header = [h.strip() for h in reader.fieldnames or []]
+    except csv.Error as exc:
+        raise UserError(f"{where}: the header is not readable CSV: {exc}") from None
     required, optional = MEASUREMENT_COLUMNS
     missing = [c for c in required if c not in header]
     if missing:
@@ -485,7 +503,7 @@ def read_measurements(path: str | PathLike[str]) -> tuple[Measurement, ...]:
         raise UserError(f"{where}: unknown column(s) {', '.join(unknown[:5])}; columns: "
                         f"{', '.join(required + optional)}")
     out = []
-    for i, raw in enumerate(reader, 2):
+    for i, raw in enumerate(_csv_rows(reader, where), 2):
         if len(out) >= MAX_MEASUREMENTS:
             raise UserError(f"{where} holds more than {MAX_MEASUREMENTS:,} measurements")
         if None in raw:

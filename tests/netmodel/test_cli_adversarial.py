@@ -345,3 +345,16 @@ def test_load_bandwidth_needs_storage_loading():
                    "storage bandwidth applies only with load_from 'storage', not 'fabric'")
     cat = catalog().with_(load_from="storage", storage_bandwidth=2e9)
     assert (cat.load_from, cat.storage_bandwidth) == ("storage", 2e9)
+
+
+@pytest.mark.parametrize("text, needle", [
+    (HEADER + ROW + "A" * 200_000 + ",H100-SXM,8,1,decode,,1500,0.03\n",
+     "row 3 is not readable CSV: field larger than field limit"),
+    ("A" * 200_000 + "," + HEADER, "the header is not readable CSV: field larger than"),
+])
+def test_a_measurement_cell_over_the_csv_limit_is_one_line(text, needle, tmp_path):
+    # _csv.Error escaped as a traceback
+    csv = tmp_path / "m.csv"
+    csv.write_text(text)
+    one_line_error(run("calibrate", "--measurements", csv, "-o", tmp_path / "p.toml"), needle)
+    assert not (tmp_path / "p.toml").exists()
