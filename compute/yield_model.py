@@ -253,6 +253,12 @@ def _usable_diameter(wafer_diameter, edge_exclusion) -> float:
     return d - 2 * e
 
 
+#: Smallest die area taken (m^2): 0.001 mm^2, under the 0.0025 mm^2 of the smallest chips
+#: made (Hitachi's 0.05 x 0.05 mm RFID 'powder', 2007, as reported); below it dies per wafer
+#: run to astronomical counts (1e-300 mm^2 printed 1e302 dies).
+MIN_DIE_AREA = 1e-9
+
+
 def gross_dies_per_wafer(area: ArrayLike, wafer_diameter: float | None = None,
                          edge_exclusion: float | None = None) -> float | np.ndarray:
     """Hennessy & Patterson's gross dies per wafer (not rounded): ``pi (d/2)^2 / A -
@@ -268,6 +274,10 @@ def gross_dies_per_wafer(area: ArrayLike, wafer_diameter: float | None = None,
     """
     d = _usable_diameter(wafer_diameter, edge_exclusion)
     a = _array("die area", area)
+    if (a < MIN_DIE_AREA).any():
+        raise UserError(f"die area {float(a.min()) * 1e6:.6g} mm^2 is below "
+                        f"{MIN_DIE_AREA * 1e6:g} mm^2 (the smallest chips made, RFID "
+                        f"'powder', are 0.05 x 0.05 mm); is the unit right?")
     wafer = math.pi * d * d / 4
     if (a > wafer).any():
         raise UserError(f"die area {float(a.max()) * 1e6:.6g} mm^2 is larger than the usable "

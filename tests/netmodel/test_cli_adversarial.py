@@ -358,3 +358,14 @@ def test_a_measurement_cell_over_the_csv_limit_is_one_line(text, needle, tmp_pat
     csv.write_text(text)
     one_line_error(run("calibrate", "--measurements", csv, "-o", tmp_path / "p.toml"), needle)
     assert not (tmp_path / "p.toml").exists()
+
+
+def test_yield_refuses_a_dust_sized_die():
+    # --area 1e-300 printed 1e302 dies per wafer
+    from compute.yield_model import MIN_DIE_AREA, gross_dies_per_wafer
+
+    one_line_error(run("yield", "--area", "1e-300"),
+                   "die area 1e-300 mm^2 is below 0.001 mm^2")
+    # at the bound, Hennessy & Patterson's formula: pi 150^2 / 0.001 - pi 300 / sqrt(0.002)
+    assert gross_dies_per_wafer(MIN_DIE_AREA) == pytest.approx(
+        3.14159265 * 150**2 / 1e-3 - 3.14159265 * 300 / 0.002**0.5, rel=1e-6)
