@@ -257,6 +257,9 @@ def _usable_diameter(wafer_diameter, edge_exclusion) -> float:
 #: made (Hitachi's 0.05 x 0.05 mm RFID 'powder', 2007, as reported); below it dies per wafer
 #: run to astronomical counts (1e-300 mm^2 printed 1e302 dies).
 MIN_DIE_AREA = 1e-9
+#: Highest wafer price taken (USD): $10M, over 300x a leading-edge wafer's (N2 >= $30,000,
+#: economics.toml); --wafer-price 1e308 printed a 300-digit dollar figure.
+MAX_WAFER_PRICE = 1e7
 
 
 def gross_dies_per_wafer(area: ArrayLike, wafer_diameter: float | None = None,
@@ -483,7 +486,7 @@ def die_cost(area: float, *, defect_density: float | None = None, model: str | N
     model = check_model(_or(model, "yield_model"))
     d = _check_density(defect_density)
     alpha = _check_alpha(_or(alpha, "clustering_alpha"))
-    price = _number("wafer_price", _or(wafer_price, "wafer_price"))
+    price = _number("wafer_price", _or(wafer_price, "wafer_price"), high=MAX_WAFER_PRICE)
     c = _number("critical_fraction", _or(critical_fraction, "critical_fraction"), high=1.0)
     diameter = _or(wafer_diameter, "wafer_diameter")
     gross = gross_dies_per_wafer(area, diameter, edge_exclusion)
@@ -528,7 +531,7 @@ def yield_curve(areas: ArrayLike | None = None, *, defect_density: float | None 
     areas = _array("die area", areas).ravel()
     n = np.maximum(1, np.round(areas / ref_area * ref_n)).astype(int)
     k = np.maximum(1, np.floor(n * ref_k / ref_n + 1e-9)).astype(int)
-    price = _number("wafer_price", _or(wafer_price, "wafer_price"))
+    price = _number("wafer_price", _or(wafer_price, "wafer_price"), high=MAX_WAFER_PRICE)
     dies_per_wafer(areas, wafer_diameter, edge_exclusion)  # refuses dies that do not fit
     dies = np.atleast_1d(gross_dies_per_wafer(areas, wafer_diameter, edge_exclusion))
     plain = np.atleast_1d(die_yield(areas, defect_density, model, alpha))

@@ -369,3 +369,14 @@ def test_yield_refuses_a_dust_sized_die():
     # at the bound, Hennessy & Patterson's formula: pi 150^2 / 0.001 - pi 300 / sqrt(0.002)
     assert gross_dies_per_wafer(MIN_DIE_AREA) == pytest.approx(
         3.14159265 * 150**2 / 1e-3 - 3.14159265 * 300 / 0.002**0.5, rel=1e-6)
+
+
+def test_yield_refuses_an_astronomical_wafer_price():
+    # --wafer-price 1e308 printed a cost per good die of 300 digits
+    from compute.yield_model import die_cost
+
+    one_line_error(run("yield", "--area", "814", "--wafer-price", "1e308"),
+                   "wafer_price must be a finite number >= 0 and <= 1e+07, got 1e+308")
+    # at the bound: 63 whole dies x 50.5% yield (D A = 0.814, (1 + 0.407)^-2) -> ~$312k
+    c = die_cost(814e-6, wafer_price=1e7)
+    assert c.cost_per_good_die == pytest.approx(1e7 / (63.48 * 1.407**-2), rel=1e-3)
