@@ -45,6 +45,10 @@ def _items(text, option, example):
         raise UserError(f"{option} {text!r} is empty; give e.g. {example}")
     if not all(items):
         raise UserError(f"{option} {text!r} has an empty item; give e.g. {example}")
+    twice = sorted({t for t in items if items.count(t) > 1})
+    if twice:
+        raise UserError(f"{option} {text!r} names {', '.join(twice)} more than once; "
+                        f"give each once")
     return items
 
 

@@ -32,6 +32,10 @@ def _names(what: str, text: str) -> list[str]:
         raise UserError(f"{what} {text!r} is empty; give comma-separated names")
     if not all(names):
         raise UserError(f"{what} {text!r} has an empty item; give comma-separated names")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise UserError(f"{what} {text!r} names {', '.join(twice)} more than once; "
+                        f"give each once")
     return names
 
 

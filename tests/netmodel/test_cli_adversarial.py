@@ -380,3 +380,18 @@ def test_yield_refuses_an_astronomical_wafer_price():
     # at the bound: 63 whole dies x 50.5% yield (D A = 0.814, (1 + 0.407)^-2) -> ~$312k
     c = die_cost(814e-6, wafer_price=1e7)
     assert c.cost_per_good_die == pytest.approx(1e7 / (63.48 * 1.407**-2), rel=1e-3)
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["compare", "--models", "Llama-3-8B,Llama-3-8B", "--scenarios", "lite-flat", "-q"],
+     "--models 'Llama-3-8B,Llama-3-8B' names Llama-3-8B more than once"),
+    (["sweep", "--scenario", "lite-flat,lite-flat", "--param", "fabric.latency=1us"],
+     "--scenario 'lite-flat,lite-flat' names lite-flat more than once"),
+    (["costs", "--fabric", "ring:n=8", "--groups", "2,4,2"],
+     "--groups '2,4,2' names 2 more than once"),
+    (["costs", "--fabric", "ring:n=8", "--ops", "all-reduce,all-reduce"],
+     "names all-reduce more than once"),
+])
+def test_a_name_given_twice_is_refused(args, needle):
+    # each was run twice: duplicate rows in the table, CSV and JSON
+    one_line_error(run(*args), needle)
