@@ -51,6 +51,8 @@ from compute.units import parse_bandwidth, parse_time
 from netmodel.study.progress import NO_PROGRESS
 from netmodel.study.rows import FabricRow, RowsResult, key
 from netmodel.study.scenarios import ADJUST_KEYS, get_scenario
+from topologies.common import check_positive
+from topologies.limits import PHYSICAL_MAX
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -191,6 +193,9 @@ def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DE
             if fractional:
                 raise UserError(f"sweep parameter {path} takes whole numbers, got "
                                 f"{fractional[0]:g}")
+    if path.startswith("fabric.") and any(path.endswith(k) for k in PHYSICAL_MAX):
+        for v in (min(values), max(values)):  # past the builder's maximum: refused, not '-'
+            check_positive(path, v, allow_zero=True)
     if integer:  # a log-spaced range of a whole-number parameter: its nearest whole numbers
         values = [float(round(v)) for v in values]
     values = list(dict.fromkeys(values))

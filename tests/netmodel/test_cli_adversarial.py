@@ -395,3 +395,14 @@ def test_yield_refuses_an_astronomical_wafer_price():
 def test_a_name_given_twice_is_refused(args, needle):
     # each was run twice: duplicate rows in the table, CSV and JSON
     one_line_error(run(*args), needle)
+
+
+def test_sweep_refuses_a_fabric_value_past_the_builders_maximum():
+    # each point past 1 s was a '-' column, the header overflowing to 'inf' us
+    one_line_error(run("sweep", "--scenario", "lite-flat", "--models", "Llama-3-8B", "-q",
+                       "--param", "fabric.latency=1us:1e308s"),
+                   "fabric.latency must be at most 1 s", "got 1e+308")
+    from netmodel.study.sweep import parse_param
+
+    assert parse_param("fabric.latency=100ns,1s", ["lite-flat"]).values == pytest.approx(
+        (1e-7, 1.0), rel=1e-12)  # the bound itself is taken
