@@ -406,3 +406,11 @@ def test_sweep_refuses_a_fabric_value_past_the_builders_maximum():
 
     assert parse_param("fabric.latency=100ns,1s", ["lite-flat"]).values == pytest.approx(
         (1e-7, 1.0), rel=1e-12)  # the bound itself is taken
+
+
+def test_availability_refuses_a_half_hour_monte_carlo():
+    # 131,072 GPUs x 1,000 trials x 100 years (1.44e9 events, ~1e6 sampled a second) was
+    # under the old 2e9 guard and ran for half an hour
+    one_line_error(run("availability", *SCEN, "-q", "--no-plot", "--gpus", "131072",
+                       "--trials", "1000", "--horizon", "100y"),
+                   "failure events to simulate (1,000 trials); at most 2e+07")
