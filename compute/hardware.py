@@ -185,7 +185,14 @@ def load_gpu_file(path: str | PathLike[str]) -> dict[str, GpuSpec]:
     """GPUs from a user's TOML or JSON file (same keys as the shipped catalog; an entry
     may ``derive_from`` a catalog GPU)."""
     path = Path(path)
-    return _parse_gpu_table(read_table(path, "GPU file"), str(path), catalog())
+    table = catalog()
+    gpus = _parse_gpu_table(read_table(path, "GPU file"), str(path), table)
+    taken = [n for n in gpus if n in table]
+    if taken:  # its figures would be reported under the catalog's name
+        raise UserError(f"{path}: {', '.join(repr(n) for n in taken)} already name(s) a "
+                        f"catalog GPU; give yours another name (derive_from = {taken[0]!r} "
+                        f"starts from it)")
+    return gpus
 
 
 def get_gpu(name: str | GpuSpec) -> GpuSpec:

@@ -353,7 +353,18 @@ def model_names() -> tuple[str, ...]:
 def load_model_file(path: str | PathLike[str]) -> dict[str, ModelSpec]:
     """Models from a TOML or JSON file with the catalog's keys (``[model.NAME]`` tables)."""
     path = Path(path)
-    return _parse_model_table(read_table(path, "model file"), str(path))
+    models = _parse_model_table(read_table(path, "model file"), str(path))
+    _refuse_catalog_names(models, model_catalog(), str(path), "model")
+    return models
+
+
+def _refuse_catalog_names(entries: dict, table: dict, where: str, kind: str) -> None:
+    """A user file may not redefine a catalog entry: its figures would be reported under
+    the catalog's name (a 2-layer 'Llama-3-8B')."""
+    taken = [n for n in entries if n in table]
+    if taken:
+        raise UserError(f"{where}: {', '.join(repr(n) for n in taken)} already name(s) a "
+                        f"catalog {kind}; give yours another name")
 
 
 # ---- HuggingFace config.json -----------------------------------------------------------------

@@ -414,3 +414,21 @@ def test_availability_refuses_a_half_hour_monte_carlo():
     one_line_error(run("availability", *SCEN, "-q", "--no-plot", "--gpus", "131072",
                        "--trials", "1000", "--horizon", "100y"),
                    "failure events to simulate (1,000 trials); at most 2e+07")
+
+
+@pytest.mark.parametrize("kind, text, args", [
+    ("model", '[model."Llama-3-8B"]\nlayers = 2\nhidden = 4096\nheads = 32\nffn = 14336\n'
+              'vocab = 128256\n', ["models", "--model-file"]),
+    ("GPU", '[gpu."H100-SXM"]\nderive_from = "H100-SXM"\nfraction = 0.05\n',
+     ["hardware", "--gpu-file"]),
+])
+def test_a_user_file_may_not_redefine_a_catalog_entry(kind, text, args, tmp_path):
+    # a 2-layer Llama-3-8B or a 5% H100-SXM was reported under the catalog name
+    f = tmp_path / "mine.toml"
+    f.write_text(text)
+    name = text.split('"')[1]
+    one_line_error(run(*args, f), f"'{name}' already name(s) a catalog {kind}")
+    # under another name the same entry is taken
+    f.write_text(text.replace(f'"{name}"]', '"Mine"]'))
+    r = run(*args, f)
+    assert r.exit_code == 0 and "Mine" in r.output, r.output
