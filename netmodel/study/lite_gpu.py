@@ -439,6 +439,7 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
         from netmodel.study.cost import warm_prices
 
         warm_prices(dict.fromkeys(s.gpu_spec for s in scens))
+        lap("inputs and GPU prices")
     early = in_background(lambda: early_parts(NO_PROGRESS)) \
         if beside and (packed or moe) else None
     ideal = None
