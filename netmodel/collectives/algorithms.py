@@ -658,9 +658,19 @@ def hierarchical_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None)
     return [rs, out_rs, out_ag, ag, inside, across_bound]
 
 
+#: The most NVLS heads (GPUs whose NIC carries NVLSTree's tree across domains) NCCL gives
+#: one domain: ``NCCL_MAX_NVLS_ARITY`` is 32 in src/include/device.h (NCCL > 2.20; 8
+#: before), and src/graph/search.cc caps the NVLS graph at it ("NVLS and COLLNET_DIRECT
+#: search must have ngpus heads at most": ``maxChannels = min(NCCL_MAX_NVLS_ARITY,
+#: ngpus)``). With MNNVL (an NVL72 rack) the whole clique is one node (topo.cc fuses the
+#: clique's topology), so 72 GPUs still get at most 32 heads.
+NVLS_MAX_HEADS = 32
+
+
 def in_network_tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     """NCCL's NVLSTree: in-switch reduce-scatter inside each domain, one double binary tree
-    per rail across the domains on each GPU's ``1/m`` slice, in-switch all-gather."""
+    per head across the domains, in-switch all-gather. The heads are the first
+    ``h = min(m, NVLS_MAX_HEADS)`` rails of each domain, each tree on ``1/h`` of the data."""
     if not has_in_network(graph):
         raise NotApplicable("no switch in the fabric has in_network_reduction")
     table = _rails_or_refuse(graph, group, "in-network-tree")
@@ -670,18 +680,19 @@ def in_network_tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | No
                             "reduce (in_network_reduction), each domain its own")
     n_dom, m = table.shape
     rs, ag, inside = nvls_phases(graph, doms, planes)
+    h = min(m, NVLS_MAX_HEADS)
     src, dst, frac = [], [], []
-    for c in range(m):
-        a, b, f = _double_tree(group, table[:, c], 1 / m)
+    for c in range(h):
+        a, b, f = _double_tree(group, table[:, c], 1 / h)
         src.append(a)
         dst.append(b)
         frac.append(f)
     up = Pairs(group, np.concatenate(src), np.concatenate(dst), np.concatenate(frac))
     depth = _depth(n_dom)
     tree_up = Step("reduce across (tree)", up, stages=depth, reduce=up.incoming(),
-                   latencies=(0, depth), pipeline=1, bound=2, heads=m)
+                   latencies=(0, depth), pipeline=1, bound=2, heads=h)
     tree_down = Step("broadcast across (tree)", up.reversed(), stages=depth,
-                     latencies=(0, depth), pipeline=1, bound=2, heads=m)
+                     latencies=(0, depth), pipeline=1, bound=2, heads=h)
     return [rs, tree_up, tree_down, ag, inside]
 
 
