@@ -44,7 +44,7 @@ from compute.memory import DEFAULT_RESERVE, check_reserve, describe_fit
 from compute.models import COMPUTE_DTYPES, ModelSpec, get_model
 from compute.parallel import Parallelism, check_parallelism, layout
 from compute.phases import Slo, Workload
-from compute.profiles import EngineProfile
+from compute.profiles import PARAMETERS, EngineProfile
 from compute.results import RESOURCES, InferenceResult, StageResult
 from compute.sharding import check_tp, shards
 from compute.stages import EXTENDED_STAGES, PIPELINE_STAGES, PRODUCERS, STAGES
@@ -56,6 +56,12 @@ __all__ = ["EXTENDED_STAGES", "MODES", "STAGES", "Grid", "RooflineOptions", "che
            "check_skew", "default_comm", "evaluate_grid", "make_workload"]
 
 MODES = ("overlap", "serial")
+
+
+#: The smallest efficiency factor taken (a fraction of peak FLOP/s or HBM bandwidth): the floor
+#: engine profiles put on their efficiencies (compute.profiles.PARAMETERS); 1e-300 would make
+#: every stage take 1e294 s.
+EFFICIENCY_FLOOR = PARAMETERS["gemm_efficiency"].minimum
 
 
 @dataclass(frozen=True)
@@ -107,8 +113,9 @@ class RooflineOptions:
         for key in ("flops_efficiency", "memory_efficiency"):
             v = getattr(self, key)
             if not (isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-                    and 0 < v <= 1):
-                raise UserError(f"{key} must be a fraction in (0, 1], got {v!r}")
+                    and EFFICIENCY_FLOOR <= v <= 1):
+                raise UserError(f"{key} must be a fraction from {EFFICIENCY_FLOOR:g} to 1, "
+                                f"got {v!r}")
         if self.compute_dtype is not None and self.compute_dtype not in COMPUTE_DTYPES:
             raise UserError(f"unknown compute dtype {self.compute_dtype!r}; "
                             f"known: {known(COMPUTE_DTYPES)}")

@@ -232,12 +232,26 @@ def test_bad_configuration_is_a_user_error(kw, match):
     (dict(flops_efficiency=0.0), "flops_efficiency"),
     (dict(memory_efficiency=1.5), "memory_efficiency"),
     (dict(memory_efficiency=float("nan")), "memory_efficiency"),
+    (dict(flops_efficiency=1e-300), r"flops_efficiency must be a fraction from 0.0001 to 1"),
+    (dict(memory_efficiency=9.9e-5), r"memory_efficiency must be a fraction from 0.0001"),
     (dict(compute_dtype="fp4"), "unknown compute dtype"),
     (dict(memory_reserve=1.0), "reserve"),
 ])
 def test_bad_options_are_user_errors(kw, match):
     with pytest.raises(UserError, match=match):
         RooflineOptions(**kw)
+
+
+def test_efficiency_floor_is_the_profiles_and_is_taken():
+    # the floor itself is allowed: at 1e-4 of peak FLOP/s a
+    # compute-bound stage takes 10,000x its time at full efficiency
+    floor = RooflineOptions(flops_efficiency=1e-4)
+    full = evaluate("Llama-3-70B", "H100-SXM", 8, 256, "prefill", prompt=2048)
+    slow = evaluate("Llama-3-70B", "H100-SXM", 8, 256, "prefill", prompt=2048, options=floor)
+    gemm = [s for s in full.stages if s.name == "mlp_up"][0]
+    gemm_slow = [s for s in slow.stages if s.name == "mlp_up"][0]
+    assert gemm.bound == "compute"
+    assert gemm_slow.compute_time == pytest.approx(gemm.compute_time * 1e4, rel=1e-12)
 
 
 def test_moe_reads_only_the_experts_its_tokens_touch():
