@@ -35,8 +35,8 @@ from typing import Literal, overload
 
 from compute.errors import UserError, known, one_line
 
-__all__ = ["Range", "choice", "describe", "flag", "in_range", "limits", "name", "number",
-           "string", "table"]
+__all__ = ["Range", "choice", "comma_list", "describe", "flag", "in_range", "limits", "name",
+           "number", "string", "table"]
 
 #: Longest name (of a GPU, a model, a fabric) accepted from a file.
 MAX_NAME_LENGTH = 200
@@ -181,6 +181,31 @@ def choice(where: str, key: str, value: object, allowed: Collection[str]) -> str
             else one_line(repr(value)[:80])
         raise UserError(f"{_prefix(where)}{key} {shown} is unknown; known: {known(allowed)}")
     return value
+
+
+def comma_list(what: str, text: object, give: str, *, unique: bool = True) -> list[str]:
+    """The comma-separated items of ``text``, each stripped: empty text, an empty item and
+    (with ``unique``) an item given twice are refused, the message naming ``what`` (an option
+    or parameter) and saying what to ``give`` instead.
+
+    >>> comma_list("--models", "Llama-3-8B, GPT-3-175B", "comma-separated names")
+    ['Llama-3-8B', 'GPT-3-175B']
+    >>> comma_list("--groups", "2,4,2", "e.g. 2,4,8")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: --groups '2,4,2' names 2 more than once; give each once
+    """
+    items = [t.strip() for t in str(text).split(",")]
+    if not any(items):
+        raise UserError(f"{what} {text!r} is empty; give {give}")
+    if not all(items):
+        raise UserError(f"{what} {text!r} has an empty item; give {give}")
+    if unique:
+        twice = sorted({t for t in items if items.count(t) > 1})
+        if twice:
+            raise UserError(f"{what} {text!r} names {', '.join(twice)} more than once; "
+                            f"give each once")
+    return items
 
 
 def table(where: str, value: object) -> dict:

@@ -44,16 +44,13 @@ def _comm_for(scenario_ref, fabric_ref, gpu_file):
 
 
 def _fit_names(text):
-    from compute.errors import UserError
     from compute.profiles import PARAMETERS
+    from compute.validate import comma_list
 
     if text is None:
         return None
-    names = [t.strip() for t in text.split(",")]
-    if not all(names):
-        raise UserError(f"--fit {text!r} has an empty item; give e.g. "
-                        f"gemm_efficiency,layer_overhead_s (known: {', '.join(PARAMETERS)})")
-    return names
+    return comma_list("--fit", text, f"e.g. gemm_efficiency,layer_overhead_s (known: "
+                      f"{', '.join(PARAMETERS)})")
 
 
 @click.command("calibrate")

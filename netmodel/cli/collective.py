@@ -37,19 +37,10 @@ MAX_ROWS = 200_000
 
 
 def _items(text, option, example):
-    """The comma-separated items of ``text``; an empty list or an empty item is refused."""
-    from compute.errors import UserError
+    """The comma-separated items of ``text`` (:func:`compute.validate.comma_list`)."""
+    from compute.validate import comma_list
 
-    items = [t.strip() for t in str(text).split(",")]
-    if not any(items):
-        raise UserError(f"{option} {text!r} is empty; give e.g. {example}")
-    if not all(items):
-        raise UserError(f"{option} {text!r} has an empty item; give e.g. {example}")
-    twice = sorted({t for t in items if items.count(t) > 1})
-    if twice:
-        raise UserError(f"{option} {text!r} names {', '.join(twice)} more than once; "
-                        f"give each once")
-    return items
+    return comma_list(option, text, f"e.g. {example}")
 
 
 def _check_plot(plot_path):

@@ -367,7 +367,9 @@ def _degrees(what: str, text, allow_all: bool = False):
         return None
     if allow_all and str(text).strip().lower() == "all":
         return True
-    return [_whole(what, t) for t in str(text).split(",")]
+    from compute.validate import comma_list
+
+    return [_whole(what, t) for t in comma_list(what, text, "e.g. 1,2,4")]
 
 
 def _skew(text) -> float:
@@ -502,7 +504,7 @@ def search(max_batch: str, tp_text: str | None, pp_text: str | None, ep_text: st
     from netmodel.cli.main import exit_if_nothing_feasible
 
     model, gpu, workload, options, slo, (comm, desc, fabric_gpus) = _setup(kw)
-    tps = None if tp_text is None else [_whole("--tp", t) for t in tp_text.split(",")]
+    tps = _degrees("--tp", tp_text)
     max_gpus = None if max_gpus_text is None else _whole("--max-gpus", max_gpus_text)
     if fabric_gpus is not None:  # instances within the fabric, as compare searches them
         for t in tps or ():

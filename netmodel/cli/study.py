@@ -25,18 +25,10 @@ def _check_out(out_dir: str | None) -> None:
 
 
 def _names(what: str, text: str) -> list[str]:
-    from compute.errors import UserError
+    """The comma-separated names of ``text`` (:func:`compute.validate.comma_list`)."""
+    from compute.validate import comma_list
 
-    names = [t.strip() for t in text.split(",")]
-    if not any(names):
-        raise UserError(f"{what} {text!r} is empty; give comma-separated names")
-    if not all(names):
-        raise UserError(f"{what} {text!r} has an empty item; give comma-separated names")
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:
-        raise UserError(f"{what} {text!r} names {', '.join(twice)} more than once; "
-                        f"give each once")
-    return names
+    return comma_list(what, text, "comma-separated names")
 
 
 def _phases(text: str) -> list[str]:

@@ -6,6 +6,8 @@ malformed CSV rows); the cases fail fast, before any search runs."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
@@ -17,6 +19,10 @@ STUDY = ["study", "lite-gpu", "-q", "--no-plot", "--models", "Llama-3-8B", "--gp
          "--phases", "decode", "--no-fabric"]
 HEADER = "model,gpu,tp,batch,phase,prompt,context,latency_s\n"
 ROW = "Llama-2-70B,H100-SXM,8,1,decode,,1500,0.0298\n"
+
+
+#: A measurements CSV that calibrate reads (the repository's own test data).
+MEASURED = Path(__file__).parents[1] / "compute" / "data" / "splitwise_perf_model_medians.csv"
 
 
 def run(*args):
@@ -391,6 +397,12 @@ def test_yield_refuses_an_astronomical_wafer_price():
      "--groups '2,4,2' names 2 more than once"),
     (["costs", "--fabric", "ring:n=8", "--ops", "all-reduce,all-reduce"],
      "names all-reduce more than once"),
+    (["search", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "8,8"],
+     "--tp '8,8' names 8 more than once"),
+    (["search", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--pp", "2,,4"],
+     "--pp '2,,4' has an empty item; give e.g. 1,2,4"),
+    (["calibrate", "--measurements", str(MEASURED), "-o", "p.toml", "--fit",
+      "layer_overhead_s,layer_overhead_s"], "names layer_overhead_s more than once"),
 ])
 def test_a_name_given_twice_is_refused(args, needle):
     # each was run twice: duplicate rows in the table, CSV and JSON
