@@ -419,7 +419,11 @@ _FAMILY_ALIASES = {"refinedweb": "falcon", "refinedwebmodel": "falcon", "rw": "f
 # Other model types whose MLP is gated (SwiGLU / GeGLU), read Llama-style.
 _GATED_TYPES = {"qwen3", "qwen3_moe", "gemma", "gemma2", "phi3", "olmo", "olmo2", "olmoe",
                 "granite", "granitemoe", "cohere", "internlm2", "yi", "deepseek"}
-_HF_DTYPES = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32", "float8_e4m3fn": "fp8"}
+#: HuggingFace ``torch_dtype`` values (torch's dtype names and their aliases) -> netmodel's
+#: dtypes; any other value is refused with this list.
+_HF_DTYPES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32",
+              "float": "fp32", "float64": "fp32", "double": "fp32", "float8_e4m3fn": "fp8",
+              "float8_e4m3fnuz": "fp8", "float8_e5m2": "fp8", "float8_e5m2fnuz": "fp8"}
 #: Architecture defaults of a Llama-like model, the base every family entry changes.
 _BASE_FAMILY = dict(gated_mlp=True, norm="rmsnorm", bias=False, qkv_bias=False,
                     tied_embeddings=False, learned_positions=False, embedding_norm=False,
@@ -609,9 +613,12 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     torch_dtype = cfg.get("torch_dtype", cfg.get("dtype"))
     torch_dtype = "bfloat16" if torch_dtype is None else validate.string(
         where, "torch_dtype", torch_dtype, max_length=100)
-    dtype = _HF_DTYPES.get(torch_dtype, "bf16")
+    dtype = _HF_DTYPES.get(torch_dtype.removeprefix("torch."))
+    if dtype is None:
+        raise UserError(f"{where}: torch_dtype {torch_dtype!r} is unknown; known: "
+                        f"{known(_HF_DTYPES)}")
     if dtype == "fp32":
-        dtype = "bf16"  # a float32 checkpoint is served in 16-bit, as inference servers do
+        dtype = "bf16"  # a 32/64-bit checkpoint is served in 16-bit, as inference servers do
     weight_dtype = dtype
     quant = cfg.get("quantization_config")
     if quant is not None:

@@ -283,9 +283,22 @@ def test_null_keys_fall_back_and_tied_embeddings_are_read(tmp_path):
     ({**QWEN_MOE, "mlp_only_layers": {"a": 1}}, "mlp_only_layers must be a list"),
     ({**FALCON_7B, "multi_query": "yes"}, "multi_query must be true or false"),
     ({**LLAMA3_8B, "_name_or_path": "a\nb"}, "model name"),
+    ({**LLAMA3_8B, "torch_dtype": "int4"}, "torch_dtype 'int4' is unknown; known: 'bfloat16'"),
 ])
 def test_bad_family_keys_are_user_errors(tmp_path, cfg, match):
     path = tmp_path / "config.json"
     path.write_text(json.dumps(cfg))
     with pytest.raises(UserError, match=match):
         load_hf_config(path)
+
+
+@pytest.mark.parametrize("torch_dtype, weights", [
+    ("bfloat16", "bf16"), ("torch.float16", "fp16"), ("half", "fp16"),
+    ("float32", "bf16"), ("float64", "bf16"),  # served in 16 bits
+    ("float8_e4m3fn", "fp8"), ("float8_e5m2", "fp8"),
+])
+def test_torch_dtype_spellings(tmp_path, torch_dtype, weights):
+    m = load(tmp_path, {**LLAMA3_8B, "torch_dtype": torch_dtype})
+    assert m.weight_dtype == weights
+    # 16-bit activations and KV cache under fp8 weights, as the fp8 quantization config
+    assert m.kv_dtype == ("bf16" if weights == "fp8" else weights)
