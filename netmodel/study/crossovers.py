@@ -518,6 +518,7 @@ def _slopes(scenario, coll, cache: dict):
         k = (op, size)
         if k not in memo:
             a0 = coll.parts(op, size)[0]
+            _seed_slope_model(coll, at, size)
             a1 = at.parts(op, size)[0]
             if a1.shape != a0.shape:
                 raise UserError("per-hop latency changed the candidate algorithms")
@@ -526,6 +527,30 @@ def _slopes(scenario, coll, cache: dict):
 
     cache[key] = slope
     return slope
+
+
+def _seed_slope_model(coll, at, size: int) -> None:
+    """Give ``at`` (``coll``'s scenario with :data:`_SLOPE_AT` per hop) its cost model for
+    instances of ``size`` GPUs made from ``coll``'s: the graph ``coll`` costs on (the
+    fabric, with its circuits set on an OCS fabric, already built and checked) with the
+    per-hop latency added, instead of building, setting circuits and checking it again.
+    The same graph to the last bit where ``coll``'s scenario adds no per-hop latency of
+    its own (``latency * scale + 0.0`` then ``+ hop`` is ``latency * scale + hop``;
+    ``x * 1.0`` is ``x``); elsewhere, and where ``at`` has the model, nothing is done."""
+    from netmodel.collectives.model import FabricCostModel
+    from netmodel.study.fabric_search import adjusted
+    from netmodel.study.scenarios import Adjust
+
+    s = coll.scenario
+    models = at._models
+    key = size if s.is_ocs else 0
+    if key in models or s.adjust.hop_latency != 0.0 or coll.concurrent or at.concurrent:
+        return
+    base = coll.model(size)
+    graph = adjusted(base.graph, Adjust(hop_latency=at.scenario.adjust.hop_latency))
+    models[key] = FabricCostModel(graph, placement=at.scenario.placement,
+                                  algorithm=at.scenario.algorithm,
+                                  calibration=at.calibration, validated=True)
 
 
 

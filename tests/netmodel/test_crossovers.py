@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from netmodel.study import fabric_search as fs
 from netmodel.study.compare import run_compare
-from netmodel.study.crossovers import AdjustedComm, _slopes, find_crossovers
+from netmodel.study.crossovers import _SLOPE_AT, AdjustedComm, _slopes, find_crossovers
 from netmodel.study.fabric_search import ScenarioCollectives, fabric_search
 from netmodel.study.scenarios import get_scenario
 
@@ -31,6 +32,43 @@ def test_rescoring_equals_recompiling(name):
                     np.testing.assert_allclose(fast.collective_time(op, sizes, g),
                                                exact.collective_time(op, sizes, g),
                                                rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["h100-dgx", "lite-flat@Lite", "lite-ocs@Lite+BW",
+                                  "lite-direct@Lite"])
+def test_slopes_from_the_base_graph_equal_a_rebuilt_fabric(name, monkeypatch):
+    """The slope model made from the base model's graph (no fabric, circuits or checks
+    again) costs to the last bit what the scenario at _SLOPE_AT per hop, built from
+    scratch, does; and it is the one the slopes used."""
+    s = get_scenario(name)
+    at = s.with_param("adjust.hop_latency", _SLOPE_AT)
+    monkeypatch.setattr(fs, "_SHARED", {})   # the old path: nothing shared, all rebuilt
+    rebuilt = ScenarioCollectives(at)
+    keys = [(op, g) for op in ("all-reduce", "all-gather") for g in (2, 8, 16)
+            if g <= rebuilt.gpus]
+    old = {k: rebuilt.parts(*k) for k in keys}
+    monkeypatch.setattr(fs, "_SHARED", {})   # the new path, from a fresh cache
+    c = ScenarioCollectives(s)
+    built = fs.instance_graph
+
+    def no_second_fabric(scenario, graph, size):
+        assert scenario.adjust.hop_latency == 0, "the slope model built its fabric again"
+        return built(scenario, graph, size)
+
+    monkeypatch.setattr(fs, "instance_graph", no_second_fabric)
+    slopes = _slopes(s, c, {})
+    seeded = ScenarioCollectives(at)
+    for op, g in keys:
+        x = slopes(op, g)
+        new = seeded.parts(op, g)
+        for a, b in zip(old[(op, g)], new, strict=True):
+            assert np.array_equal(a, b)
+        assert np.array_equal(x, (old[(op, g)][0] - c.parts(op, g)[0]) / _SLOPE_AT)
+        # made from the base graph: its links are the base's plus the hop, exactly
+        m, base = seeded.model(g), c.model(g).graph
+        assert list(m.graph.edges) == list(base.edges)
+        assert all(d["latency"] == base.edges[u, v]["latency"] + _SLOPE_AT
+                   for u, v, d in m.graph.edges(data=True))
 
 
 @pytest.fixture(scope="module")
