@@ -240,8 +240,9 @@ class _Tokens:
     apart from its collective times (configurations, batches, compute and memory times,
     message sizes, what fits) is the same on every fabric for one model, phase and GPU
     (and fabric size and batch cap): ``grids`` (shared by the calls of one
-    :func:`find_crossovers`) keeps each one checked against a search, and the same case
-    on another fabric starts from it instead of searching.
+    :func:`find_crossovers`) keeps the layout (:class:`_GridLayout`) of each one checked
+    against a search, and the same case on another fabric starts from it instead of
+    searching (or working the layout out again).
     """
 
     def __init__(self, row, scenario, coll, cap, slopes_cache, options, slo, parallelism,
@@ -270,7 +271,7 @@ class _Tokens:
 
     def __call__(self, scale: float, hop: float = 0.0) -> float | None:
         if self.scorer is None and self.key in self.grids:
-            self.scorer = _GridScorer(self.grids[self.key], self.coll, self.slopes)
+            self.scorer = _GridScorer(None, self.coll, self.slopes, self.grids[self.key])
         if self.scorer:
             return self.scorer(scale, hop)
         r = self.search(scale, hop, keep_grid=self.scorer is None)
@@ -279,24 +280,19 @@ class _Tokens:
             self.scorer = _GridScorer.build(r.search.grid, self.coll, self.slopes,
                                             scale, hop, best) or False
             if self.scorer:
-                self.grids[self.key] = r.search.grid
+                self.grids[self.key] = self.scorer.layout
         return best
 
 
-class _GridScorer:
-    """A search's grid re-scored under other link scales and per-hop latencies: only
-    the collective stages change (the compute and memory times, the counts, the message
-    sizes and what fits do not depend on the network), so each call recomputes the
-    collective times (:func:`_adjusted_lines`, as :class:`AdjustedComm` does), then the
-    stage times, step latency, tokens/s/SM and feasibility as
-    :func:`compute.roofline.evaluate_grid` and :func:`compute.search.search` do, and
-    returns the best feasible tokens/s/SM (None when none is feasible). Only the cells
-    that fit in memory are scored (no other can be feasible), and each distinct message
-    size of an (operation, group size) once. Under a per-hop latency, the slopes of an
-    (operation, group size) (a compilation of the fabric each) are measured only for
-    the configurations that may still be the best (see :meth:`__call__`)."""
+class _GridLayout:
+    """What a :class:`_GridScorer` reads of its grid alone, the same on every fabric
+    (worked out once per grid, shared by the scorers of every fabric that starts from
+    it): the (operation, group size) keys the grid's collective stages ask for, each
+    key's distinct message sizes and where their times go among the fitting cells, each
+    row's keys, and the compute and memory times, counts, tokens per step, SMs and
+    latency limit of the cells that fit."""
 
-    def __init__(self, grid, coll, slopes):
+    def __init__(self, grid):
         fits = np.asarray(grid.fits, dtype=bool)
         nf = int(fits.sum())
         column = np.full(fits.size, -1)
@@ -318,20 +314,7 @@ class _GridScorer:
                 keys.append((op, int(size)))
                 sizes.append(uniq)
                 places.append((place, inverse.reshape(-1)))
-        parts = [coll.parts(op, size) for op, size in keys]
-        width = max((len(p[0]) for p in parts), default=1)
-        # every key's candidates in one row, padded with lines that are never the least
-        pad = (np.inf, 0.0, 0.0, 0.0)
-        self.parts = tuple(np.array([np.concatenate([p[i], np.full(width - len(p[i]), v)])
-                                     for p in parts]).reshape(len(keys), width)
-                           for i, v in enumerate(pad))
-        self.keys, self.slopes = keys, slopes
-        # per-hop slopes, learnt per key when a row may need them (NaN: not yet; the
-        # padding 0 keeps its lines never the least)
-        self.slope = np.array([np.r_[np.full(len(p[0]), np.nan), np.zeros(width - len(p[0]))]
-                               for p in parts]).reshape(len(keys), width)
-        self.learnt = np.zeros(len(keys), dtype=bool)
-        self.monotone = True
+        self.keys = keys
         self.which = np.concatenate([np.full(len(u), i) for i, u in enumerate(sizes)]
                                     + [np.zeros(0, int)]).astype(np.intp)
         self.n = np.concatenate(sizes + [np.zeros(0)])
@@ -354,6 +337,45 @@ class _GridScorer:
         self.tokens_per_step = np.broadcast_to(grid.tokens_per_step, fits.shape)[fits]
         self.sms = np.broadcast_to(grid.gpus * grid.gpu.sms, fits.shape)[fits]
         self.limit = grid.latency_limit
+
+
+class _GridScorer:
+    """A search's grid re-scored under other link scales and per-hop latencies: only
+    the collective stages change (the compute and memory times, the counts, the message
+    sizes and what fits do not depend on the network), so each call recomputes the
+    collective times (:func:`_adjusted_lines`, as :class:`AdjustedComm` does), then the
+    stage times, step latency, tokens/s/SM and feasibility as
+    :func:`compute.roofline.evaluate_grid` and :func:`compute.search.search` do, and
+    returns the best feasible tokens/s/SM (None when none is feasible). Only the cells
+    that fit in memory are scored (no other can be feasible), and each distinct message
+    size of an (operation, group size) once. Under a per-hop latency, the slopes of an
+    (operation, group size) (a compilation of the fabric each) are measured only for
+    the configurations that may still be the best (see :meth:`__call__`)."""
+
+    def __init__(self, grid, coll, slopes, layout: _GridLayout | None = None):
+        lay = _GridLayout(grid) if layout is None else layout
+        self.layout = lay
+        keys = lay.keys
+        parts = [coll.parts(op, size) for op, size in keys]
+        width = max((len(p[0]) for p in parts), default=1)
+        # every key's candidates in one row, padded with lines that are never the least
+        pad = (np.inf, 0.0, 0.0, 0.0)
+        self.parts = tuple(np.array([np.concatenate([p[i], np.full(width - len(p[i]), v)])
+                                     for p in parts]).reshape(len(keys), width)
+                           for i, v in enumerate(pad))
+        self.keys, self.slopes = keys, slopes
+        # per-hop slopes, learnt per key when a row may need them (NaN: not yet; the
+        # padding 0 keeps its lines never the least)
+        self.slope = np.array([np.r_[np.full(len(p[0]), np.nan), np.zeros(width - len(p[0]))]
+                               for p in parts]).reshape(len(keys), width)
+        self.learnt = np.zeros(len(keys), dtype=bool)
+        self.monotone = True
+        (self.which, self.n, self.place, self.source, self.fits, self.nf, self.row,
+         self.row_keys, self.shape, self.compute_t, self.memory_t, self.busiest,
+         self.overlap, self.counts, self.tokens_per_step, self.sms, self.limit) = (
+            lay.which, lay.n, lay.place, lay.source, lay.fits, lay.nf, lay.row,
+            lay.row_keys, lay.shape, lay.compute_t, lay.memory_t, lay.busiest,
+            lay.overlap, lay.counts, lay.tokens_per_step, lay.sms, lay.limit)
 
     @classmethod
     def build(cls, grid, coll, slopes, scale: float, hop: float,

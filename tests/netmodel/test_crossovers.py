@@ -179,3 +179,29 @@ def test_a_grid_checked_on_one_fabric_scores_another_exactly():
         r = fabric_search("GPT-3-175B", other, "decode", collectives=co,
                           comm=AdjustedComm(co, scale, hop, slopes))
         assert scorer(scale, hop) == (r.best.tokens_per_s_per_sm if r.best else None)
+
+
+def test_a_grid_layout_shared_across_fabrics_scores_as_the_grid():
+    """A scorer made from the layout another fabric's scorer worked out (what
+    find_crossovers does for every fabric after the first) scores every point exactly as
+    one made from the grid itself, and learns the same slopes."""
+    from netmodel.study.crossovers import _GridScorer
+
+    first, other = get_scenario("lite-flat@Lite+MemBW"), get_scenario("lite-hier@Lite+MemBW")
+    cf, co = ScenarioCollectives(first), ScenarioCollectives(other)
+    grid = fabric_search("GPT-3-175B", first, "decode", collectives=cf, keep_grid=True,
+                         comm=AdjustedComm(cf)).search.grid
+    slopes_f, slopes_o = _slopes(first, cf, {}), _slopes(other, co, {})
+    layout = _GridScorer(grid, cf, lambda: slopes_f).layout
+    own = _GridScorer(grid, co, lambda: slopes_o)
+    shared = _GridScorer(None, co, lambda: slopes_o, layout)   # never reads the grid
+    assert shared.layout is layout and own.layout is not layout
+    got = []
+    for scale, hop in ((0.125, 0.0), (1.0, 0.0), (8.0, 0.0), (1.0, 1e-9), (1.0, 2e-6),
+                       (0.5, 3e-5), (1.0, 1e-4)):
+        want = own(scale, hop)
+        assert shared(scale, hop) == want           # exactly
+        got.append(want)
+    assert len(set(got)) >= 5                       # the points differ from each other
+    assert np.array_equal(shared.learnt, own.learnt)
+    assert np.array_equal(shared.slope, own.slope, equal_nan=True)
