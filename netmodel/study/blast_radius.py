@@ -143,6 +143,26 @@ def _ocs_circuits(scenario, physical, members):
     return None
 
 
+def _unlabelled(circuits: nx.Graph) -> nx.Graph:
+    """``circuits`` (a graph :func:`_ocs_circuits` just made, changed in place) without
+    what :func:`topologies.optical.realize` writes that no collective cost reads: which
+    OCS carries each circuit (an edge's ``via``) and the circuit list in the GPUs' own
+    names (the graph's ``logical``). Failures that re-set the same circuits through other
+    OCS planes, or the same circuits of other instances, then leave one costing problem
+    (:func:`_problem_key`) instead of one each.
+
+    >>> g = nx.Graph(logical="g0-g1")
+    >>> g.add_edge("g0", "g1", bandwidth=1.0, via="ocs2")
+    >>> h = _unlabelled(g)
+    >>> h is g, h.graph, h.edges["g0", "g1"]
+    (True, {}, {'bandwidth': 1.0})
+    """
+    circuits.graph.pop("logical", None)
+    for _, _, data in circuits.edges(data=True):
+        data.pop("via", None)
+    return circuits
+
+
 @dataclass(frozen=True)
 class Effect:
     """What one symmetry class of components does (all values for ONE failure).
@@ -412,6 +432,7 @@ class Cluster:
             graph = _ocs_circuits(s, graph, members)
             if graph is None:
                 return None
+            graph = _unlabelled(graph)
         g = adjusted(graph, s.adjust)
         # failures that leave the same graph are costed once
         memo = self.__dict__.setdefault("_costed", {})

@@ -323,3 +323,26 @@ def test_instances_renamed_by_place_cost_the_same_to_the_last_bit(name, monkeypa
     assert len(renamed.__dict__["_costed"]) <= len(own.__dict__["_costed"])
     if name == "lite-flat":   # 8 instances slowed alike by a plane lost: one costing
         assert len(renamed.__dict__["_costed"]) < len(own.__dict__["_costed"]) - 6
+
+
+def test_circuits_costed_without_their_labels_cost_the_same_to_the_last_bit(monkeypatch):
+    """Costing an OCS instance's circuits without the OCS each one goes through (and the
+    circuit list by name), so that failures which re-set the same circuits through other
+    planes are one costing, changes no number: every effect and recovery equal those
+    costed with the labels, exactly, with fewer costings."""
+    import netmodel.study.blast_radius as br
+
+    def seen(cluster):
+        effects = [{k: v for k, v in vars(e).items() if k != "component"}
+                   for e in cluster.effects()]
+        return effects, [recovery(cluster, e, p) for e in cluster.effects()
+                         for p in ("pod", "global")]
+
+    dropped = build_cluster("lite-ocs", "Llama-3-70B", "decode")
+    got = seen(dropped)
+    monkeypatch.setattr(br, "_unlabelled", lambda g: g)
+    kept = build_cluster("lite-ocs", "Llama-3-70B", "decode")
+    assert got == seen(kept)
+    assert any(e["slow"] > 0 or e["instances_down"] for e in got[0])   # not all healthy
+    # one OCS plane lost re-sets the same circuits whichever plane it is
+    assert len(dropped.__dict__["_costed"]) <= len(kept.__dict__["_costed"]) - 4
