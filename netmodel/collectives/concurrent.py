@@ -267,14 +267,13 @@ def _loads(router, rate, pl, gid, G, disjoint, alone_too: bool = True):
     L = router.n_links
     f = pl.frac
     eg, el, ew = gid[pl.hop_index], pl.hop_links, pl.hop_weights * f[pl.hop_index]
-    if pl.routes:  # every routed transfer's links, in the routes' order
-        idx = np.fromiter(pl.routes, np.int64, count=len(pl.routes))
-        routes = list(pl.routes.values())
-        sizes = np.fromiter((len(r.links) for r in routes), np.int64, count=len(routes))
+    routed = len(pl.routed) > 0
+    if routed:  # every routed transfer's links, in the routes' order
+        idx = pl.routed
+        sizes = np.diff(pl.route_ptr)
         eg = np.concatenate([eg, np.repeat(gid[idx], sizes)])
-        el = np.concatenate([el, *(r.links for r in routes)])
-        ew = np.concatenate([ew, np.concatenate([r.weights for r in routes])
-                             * np.repeat(f[idx], sizes)])
+        el = np.concatenate([el, pl.route_links])
+        ew = np.concatenate([ew, pl.route_weights * np.repeat(f[idx], sizes)])
     el = el.astype(np.int64, copy=False)
     total = np.bincount(el, ew, minlength=L)
     have = len(pl.piece_of) > 0
@@ -290,12 +289,12 @@ def _loads(router, rate, pl, gid, G, disjoint, alone_too: bool = True):
     util = total / rate
     together = np.zeros(G)
     np.maximum.at(together, eg, util[el])
-    if alone_too and disjoint and not pl.routes:
+    if alone_too and disjoint and not routed:
         # first and last hops only: a GPU's links carry its own group's bytes alone
         alone = together.copy()
     else:
         alone = np.zeros(G)
-    if alone_too and not (disjoint and not pl.routes):  # own bytes per (group, link)
+    if alone_too and not (disjoint and not routed):  # own bytes per (group, link)
         u2, i2 = np.unique(eg * L + el, return_inverse=True)
         own = np.bincount(i2.ravel(), ew)
         np.maximum.at(alone, u2 // L, own / rate[u2 % L])

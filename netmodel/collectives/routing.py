@@ -38,7 +38,7 @@ balls meet.
 from __future__ import annotations
 
 from collections.abc import Collection, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cached_property
 from itertools import chain, compress, repeat
 from operator import itemgetter, methodcaller
@@ -68,6 +68,10 @@ _TRANSIT = frozenset(("gpu", "switch"))
 #: Up to this many nodes, such routes come from one search per destination, kept
 #: (:meth:`Router._dag`); beyond, from one bidirectional search per pair.
 _DAG_NODES = 4096
+#: From this many pairs routed on their own at once, the walks over the kept shortest paths
+#: are done together with numpy (:meth:`Router._spread_many`); fewer, one by one (each
+#: level of the numpy walk costs a few tens of numpy calls, whatever the pairs).
+_WALK_MANY = 64
 #: The most signature pairs whose route fields a router keeps in its table for large steps.
 _KNOWN_PAIRS = 1 << 22
 #: Up to this many pairs of signatures (cells of 8 bytes), the table is looked up through a
@@ -115,7 +119,8 @@ class Plan:
 
     Every transfer is either *templated* (``template[i] == 1``: a switched route between
     two GPUs, shared by every pair of GPUs wired alike) or routed on its own
-    (``template[i] == -1``, its :class:`Route` in ``routes``).
+    (``template[i] == -1``: its links and weights in ``route_links`` and ``route_weights``,
+    one slice per such transfer).
 
     Attributes
     ----------
@@ -123,8 +128,15 @@ class Plan:
         Bytes per byte of ``n`` of each transfer.
     template : numpy.ndarray
         1 for a templated transfer, -1 for one routed on its own.
-    routes : dict
-        Transfer index -> :class:`Route`, for the others.
+    routed : numpy.ndarray
+        Indices of the transfers routed on their own, ascending.
+    route_ptr : numpy.ndarray
+        Where each of those transfers' links start in ``route_links`` (one more entry than
+        ``routed``: the last is the end).
+    route_links, route_weights : numpy.ndarray
+        Their links and the fraction of the transfer on each, route after route.
+    route_hops : numpy.ndarray
+        Links on each of their shortest paths.
     hop_index, hop_links, hop_weights : numpy.ndarray
         First and last hops of the templated transfers: transfer index, link, weight (per
         byte of the transfer).
@@ -139,7 +151,11 @@ class Plan:
 
     frac: np.ndarray
     template: np.ndarray
-    routes: dict[int, Route]
+    routed: np.ndarray
+    route_ptr: np.ndarray
+    route_links: np.ndarray
+    route_weights: np.ndarray
+    route_hops: np.ndarray
     hop_index: np.ndarray
     hop_links: np.ndarray
     hop_weights: np.ndarray
@@ -147,6 +163,40 @@ class Plan:
     piece_of: np.ndarray
     latency: np.ndarray
     scaleout: np.ndarray
+
+    @property
+    def routes(self) -> dict[int, Route]:
+        """Transfer index -> :class:`Route` of each transfer routed on its own."""
+        p = self.route_ptr.tolist()
+        return {i: Route(self.route_links[p[k]:p[k + 1]], self.route_weights[p[k]:p[k + 1]],
+                         float(self.latency[i]), int(self.route_hops[k]),
+                         bool(self.scaleout[i]))
+                for k, i in enumerate(self.routed.tolist())}
+
+
+#: The fields of a :class:`Plan` after ``frac`` (what a kept plan holds).
+_PLAN_FIELDS = tuple(f.name for f in fields(Plan))[1:]
+
+
+class _Grow:
+    """A growable 1-D array (capacity doubles): ``extend`` appends, ``a`` reads."""
+
+    def __init__(self, dtype) -> None:
+        self._a = np.zeros(16, dtype=dtype)
+        self.n = 0
+
+    def extend(self, x: np.ndarray) -> None:
+        need = self.n + len(x)
+        if need > len(self._a):
+            grown = np.zeros(max(need, 2 * len(self._a)), dtype=self._a.dtype)
+            grown[:self.n] = self._a[:self.n]
+            self._a = grown
+        self._a[self.n:need] = x
+        self.n = need
+
+    @property
+    def a(self) -> np.ndarray:
+        return self._a[:self.n]
 
 
 class _Rows:
@@ -304,6 +354,8 @@ class Router:
         self._group_ids: tuple[tuple[Hashable, ...], np.ndarray] | None = None
         self._pair_cache: dict = {}
         self._dags: dict = {}
+        self._dag_np: dict = {}
+        self._sw_lat_arr: np.ndarray | None = None
         self._components: dict[Hashable, int] | None = None
         is_gpu = code == _GPU
         gpu_n = np.flatnonzero(is_gpu)
@@ -363,6 +415,17 @@ class Router:
         self._learned = 0
         self._sig_rep: list = []
         self._plans: dict = {}
+        # routes of transfers not routed by template, by pair of node numbers (source *
+        # nodes + destination): entry ids (-1: no path) into flat arrays, routes one after
+        # the other
+        self._rt_id: dict[int, int] = {}
+        self._rt_ptr = _Grow(np.int64)
+        self._rt_ptr.extend(np.zeros(1, dtype=np.int64))
+        self._rt_links = _Grow(np.int64)
+        self._rt_weights = _Grow(float)
+        self._rt_latency = _Grow(float)
+        self._rt_hops = _Grow(np.int64)
+        self._rt_scaleout = _Grow(bool)
         self._halves: dict = {}
         self._meet_lat: dict = {}
         self._updown = UpDown(self)
@@ -1031,19 +1094,11 @@ class Router:
                 self._keep_plan(key, plan)
             return plan
         d = self._describe(src, dst)
-        routes = {}
-        nodes = self._nodes
         latency, scaleout = d["latency"], d["scaleout"]
-        for i in np.flatnonzero(d["kind"] < 0).tolist():
-            s, t = nodes[src[i]], nodes[dst[i]]
-            r = self._resolve(s, t)
-            if r is None:
-                raise NoPath(s, t)
-            routes[i] = r
-            latency[i], scaleout[i] = r.latency, r.scaleout
+        own = self._routed(src, dst, np.flatnonzero(d["kind"] < 0), latency, scaleout)
         on = np.flatnonzero(d["kind"] >= 0)
         hi, hl, hw, pi, po = self._hops_and_pieces(src, dst, d, on)
-        plan = Plan(frac, d["kind"], routes, hi, hl, hw, pi, po, latency, scaleout)
+        plan = Plan(frac, d["kind"], *own, hi, hl, hw, pi, po, latency, scaleout)
         if key is not None:
             self._keep_plan(key, plan)
         return plan
@@ -1052,9 +1107,104 @@ class Router:
         """Keep ``plan`` for steps with the same pairs (halving and doubling share them)."""
         if len(self._plans) >= 256:
             self._plans.pop(next(iter(self._plans)))
-        self._plans[key] = (None, plan.template, plan.routes, plan.hop_index, plan.hop_links,
-                            plan.hop_weights, plan.pieces, plan.piece_of, plan.latency,
-                            plan.scaleout)
+        self._plans[key] = (None, *map(plan.__getattribute__, _PLAN_FIELDS))
+
+    def _routed(self, src: np.ndarray, dst: np.ndarray, ri: np.ndarray,
+                latency: np.ndarray, scaleout: np.ndarray) -> tuple:
+        """Routes of transfers ``ri`` (routed on their own; ascending): ``(ri, pointer,
+        links, weights, hops)`` as :class:`Plan` keeps them; their latency and scale-out
+        written into ``latency`` and ``scaleout``. Raises :class:`NoPath` for the first
+        whose ends are not connected."""
+        if not len(ri):
+            return ri, np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0), \
+                np.zeros(0, dtype=np.int64)
+        a, b = src[ri], dst[ri]
+        ids = self._route_ids(a, b)
+        bad = np.flatnonzero(ids < 0)
+        if len(bad):
+            raise NoPath(self._nodes[a[bad[0]]], self._nodes[b[bad[0]]])
+        latency[ri] = self._rt_latency.a[ids]
+        scaleout[ri] = self._rt_scaleout.a[ids]
+        ptr = self._rt_ptr.a
+        start = ptr[ids]
+        sizes = ptr[ids + 1] - start
+        out = np.zeros(len(ids) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=out[1:])
+        pos = np.repeat(start - out[:-1], sizes) + np.arange(out[-1])
+        return ri, out, self._rt_links.a[pos], self._rt_weights.a[pos], self._rt_hops.a[ids]
+
+    def _route_ids(self, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+        """Entry ids of the routes ``src[i] -> dst[i]`` (node numbers) in the router's
+        table of routes not made from templates (-1: no path), routing the pairs not seen
+        before."""
+        key = (src * self._n + dst).tolist()
+        known = self._rt_id
+        ids = np.fromiter(map(known.get, key, repeat(-2)), np.int64, count=len(key))
+        miss = np.flatnonzero(ids == -2)
+        if len(miss):
+            self._learn_routes(src[miss], dst[miss])
+            ids[miss] = np.fromiter(map(known.__getitem__, [key[i] for i in miss.tolist()]),
+                                    np.int64, count=len(miss))
+        return ids
+
+    def _learn_routes(self, src: np.ndarray, dst: np.ndarray) -> None:
+        """Route the pairs ``src[i] -> dst[i]`` (node numbers) into the table of
+        :meth:`_route_ids`, in order of first appearance: a node to itself (no links) and
+        direct neighbours (one link) with numpy, the others by :meth:`_resolve`."""
+        n = self._n
+        key = src * n + dst
+        _, first = np.unique(key, return_index=True)
+        first.sort()
+        src, dst, key = src[first], dst[first], key[first]
+        lid = self._lids(src, dst)
+        lid[src == dst] = -1
+        quick = np.flatnonzero((src == dst) | (lid >= 0))
+        slow = np.flatnonzero((src != dst) & (lid < 0))
+        base = len(self._rt_hops.a)
+        known = self._rt_id
+        if len(quick):  # itself: no links; a direct neighbour: one link, all of it
+            ql = lid[quick]
+            one = ql >= 0
+            ql = ql[one]
+            sizes = one.astype(np.int64)
+            self._rt_ptr.extend(self._rt_ptr.a[-1] + np.cumsum(sizes))
+            self._rt_links.extend(ql)
+            self._rt_weights.extend(np.ones(len(ql)))
+            lat = np.zeros(len(quick))
+            lat[one] = self.latency[ql]
+            so = np.zeros(len(quick), dtype=bool)
+            so[one] = self.scaleout[ql]
+            self._rt_latency.extend(lat)
+            self._rt_hops.extend(sizes)
+            self._rt_scaleout.extend(so)
+            known.update(zip(key[quick].tolist(), range(base, base + len(quick)), strict=True))
+            base += len(quick)
+        if len(slow) >= _WALK_MANY and len(self._nodes) <= _DAG_NODES:
+            # switches and GPUs (GPUs may forward): from the kept shortest paths towards
+            # each destination, every pair at once
+            code = self._code
+            transit = (code[src[slow]] <= _SWITCH) & (code[dst[slow]] <= _SWITCH)
+            base = self._learn_from_dags(src[slow[transit]], dst[slow[transit]],
+                                         key[slow[transit]], base)
+            slow = slow[~transit]
+        if len(slow):
+            nodes = self._nodes
+            got = [self._resolve(nodes[a], nodes[b])
+                   for a, b in zip(src[slow].tolist(), dst[slow].tolist(), strict=True)]
+            ok = [r for r in got if r is not None]
+            ids = []
+            for r in got:
+                ids.append(-1 if r is None else base)
+                base += r is not None
+            known.update(zip(key[slow].tolist(), ids, strict=True))
+            if ok:
+                sizes = np.fromiter((len(r.links) for r in ok), np.int64, count=len(ok))
+                self._rt_ptr.extend(self._rt_ptr.a[-1] + np.cumsum(sizes))
+                self._rt_links.extend(np.concatenate([r.links for r in ok]))
+                self._rt_weights.extend(np.concatenate([r.weights for r in ok]))
+                self._rt_latency.extend(np.array([r.latency for r in ok], dtype=float))
+                self._rt_hops.extend(np.array([r.hops for r in ok], dtype=np.int64))
+                self._rt_scaleout.extend(np.array([r.scaleout for r in ok], dtype=bool))
 
     def _plan_small(self, src: np.ndarray, dst: np.ndarray, frac: np.ndarray) -> Plan:
         """:meth:`plan_nodes` of a few transfers with plain loops (numpy calls cost more
@@ -1088,19 +1238,13 @@ class Router:
                     continue
                 kind[i], latency[i], scaleout[i] = 1, lat, so
                 _add_template(out, specs[h], specs[tl], lists[l1] + lists[l2], i, u, dn)
-        routes = {}
-        for i in range(T):
-            if kind[i] < 0:
-                a, b = nodes[sl[i]], nodes[dl[i]]
-                r = self._resolve(a, b)
-                if r is None:
-                    raise NoPath(a, b)
-                routes[i] = r
-                latency[i], scaleout[i] = r.latency, r.scaleout
-        return Plan(frac, np.array(kind, dtype=np.int64), routes, np.array(hi, dtype=np.int64),
+        lat = np.array(latency)
+        so = np.array(scaleout, dtype=bool)
+        own = self._routed(src, dst, np.array([i for i in range(T) if kind[i] < 0],
+                                              dtype=np.int64), lat, so)
+        return Plan(frac, np.array(kind, dtype=np.int64), *own, np.array(hi, dtype=np.int64),
                     np.array(hl, dtype=np.int64), np.array(hw, dtype=float),
-                    np.array(pi, dtype=np.int64), np.array(po, dtype=np.int64),
-                    np.array(latency), np.array(scaleout, dtype=bool))
+                    np.array(pi, dtype=np.int64), np.array(po, dtype=np.int64), lat, so)
 
     @overload
     def loads(self, transfers: Transfers, split: Literal[False] = False) -> Loads: ...
@@ -1125,17 +1269,10 @@ class Router:
         """
         pl = self.plan(transfers)
         parts_l, parts_w = [], []
-        routes = pl.routes
-        if len(routes) == 1:
-            (i, r), = routes.items()
-            parts_l.append(r.links)
-            parts_w.append(r.weights * pl.frac[i])
-        elif routes:  # every route's weights times its fraction, in one product
-            rs = list(routes.values())
-            lks = [r.links for r in rs]
-            parts_l.append(np.concatenate(lks))
-            parts_w.append(np.concatenate([r.weights for r in rs]) * np.repeat(
-                pl.frac[list(routes)], np.fromiter(map(len, lks), np.int64, count=len(lks))))
+        if len(pl.routed):  # every route's weights times its fraction, in one product
+            parts_l.append(pl.route_links)
+            parts_w.append(pl.route_weights * np.repeat(pl.frac[pl.routed],
+                                                         np.diff(pl.route_ptr)))
         if len(pl.piece_of):
             coef = np.bincount(pl.piece_of, pl.frac[pl.pieces])
             used = np.flatnonzero(coef)
@@ -1186,6 +1323,175 @@ class Router:
             self._so_list = self.scaleout.tolist()
         return Route(np.array(links, dtype=np.int64), np.array(weights, dtype=float), latency,
                      hops, any(map(self._so_list.__getitem__, links)))
+
+    def _learn_from_dags(self, src: np.ndarray, dst: np.ndarray, key: np.ndarray,
+                         base: int) -> int:
+        """Add the routes ``src[i] -> dst[i]`` (node numbers of switches or GPUs, distinct,
+        not neighbours) to the table of :meth:`_route_ids` as entries ``base, base + 1,
+        ...`` (:meth:`_spread_many`); returns the next entry id."""
+        if not len(src):
+            return base
+        ok, sizes, links, weights, latency, hops = self._spread_many(src, dst)
+        n_ok = int(ok.sum())
+        ids = np.full(len(src), -1, dtype=np.int64)
+        ids[ok] = np.arange(base, base + n_ok)
+        self._rt_id.update(zip(key.tolist(), ids.tolist(), strict=True))
+        if n_ok:
+            starts = np.cumsum(sizes) - sizes
+            self._rt_ptr.extend(self._rt_ptr.a[-1] + np.cumsum(sizes))
+            self._rt_links.extend(links)
+            self._rt_weights.extend(weights)
+            self._rt_latency.extend(latency)
+            self._rt_hops.extend(hops)
+            self._rt_scaleout.extend(np.logical_or.reduceat(self.scaleout[links], starts))
+        return base + n_ok
+
+    def _dag_csr(self, dst) -> tuple:
+        """:meth:`_dag` of ``dst`` as arrays over node numbers (kept per destination): hops
+        to ``dst`` (-1: no path), and each node's next hops (``pointer`` per node, then
+        per edge: the next node, link id, bandwidth, the sum of the node's next hops'
+        bandwidths), in the dag's order."""
+        hit = self._dag_np.get(dst)
+        if hit is not None:
+            return hit
+        dag = self._dag(dst)
+        nid = self._nid
+        n = self._n
+        dist = np.full(n, -1, dtype=np.int64)
+        us = np.fromiter(map(nid.__getitem__, dag), np.int64, count=len(dag))
+        dist[us] = np.fromiter((x[0] for x in dag.values()), np.int64, count=len(dag))
+        counts = np.zeros(n, dtype=np.int64)
+        counts[us] = np.fromiter((len(x[1]) for x in dag.values()), np.int64, count=len(dag))
+        hops = list(chain.from_iterable(x[1] for x in dag.values()))
+        m = len(hops)
+        ev = np.fromiter((nid[h[0]] for h in hops), np.int64, count=m)
+        el = np.fromiter((h[1] for h in hops), np.int64, count=m)
+        eb = np.fromiter((h[2] for h in hops), float, count=m)
+        et = np.fromiter((h[3] for h in hops), float, count=m)
+        # the edges are in dag order (node by node): regroup them by node number
+        by = np.argsort(np.repeat(us, counts[us]), kind="stable")
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(counts, out=ptr[1:])
+        hit = (dist, ptr, ev[by], el[by], eb[by], et[by])
+        if len(self._dag_np) >= 512:
+            self._dag_np.pop(next(iter(self._dag_np)))
+        self._dag_np[dst] = hit
+        return hit
+
+    def _spread_many(self, src: np.ndarray, dst: np.ndarray) -> tuple:
+        """:meth:`_from_dag` of every pair ``src[i] -> dst[i]`` (node numbers, distinct) at
+        once, with numpy: the same links in the same order, the same shares and latencies
+        to the last bit. Returns ``(ok, sizes, links, weights, latency, hops)``: whether
+        each pair has a path, and for those that do, in order, the size of each route,
+        their links and weights one after the other, latency and hops.
+
+        Each pair is a row, walked level by level as :meth:`_spread` walks it: a level's
+        nodes in the order the walk finds them (by the rank of the node each is first
+        reached from, then by its place among that node's next hops), the traffic arriving
+        at a node summed in that order."""
+        n = self._n
+        nodes = self._nodes
+        uniq, jd = np.unique(dst, return_inverse=True)
+        jd = jd.ravel()
+        csr = [self._dag_csr(nodes[d]) for d in uniq.tolist()]
+        ok = np.stack([c[0] for c in csr])[jd, src] > 0
+        out = []
+        # rows in chunks: state per (row, node), and each chunk's dags stacked
+        rows = np.flatnonzero(ok)
+        rows = rows[np.argsort(jd[rows], kind="stable")]
+        per = max(1, (1 << 21) // n)
+        for c0 in range(0, len(rows), per):
+            r = rows[c0:c0 + per]
+            out.append((r, *self._spread_rows(src[r], dst[r], jd[r], csr)))
+        if not out:
+            z = np.zeros(0, dtype=np.int64)
+            return ok, z, z, np.zeros(0), np.zeros(0), z
+        r, sizes, links, weights, latency, hops = (np.concatenate(x) for x in zip(*out,
+                                                                             strict=True))
+        # back to the pairs' order
+        o = np.argsort(r, kind="stable")
+        ptr = np.cumsum(sizes) - sizes
+        take = np.repeat(ptr[o], sizes[o]) + np.arange(int(sizes.sum())) - np.repeat(
+            np.cumsum(sizes[o]) - sizes[o], sizes[o])
+        return ok, sizes[o], links[take], weights[take], latency[o], hops[o]
+
+    def _spread_rows(self, src, dst, jd, csr) -> tuple:
+        """:meth:`_spread_many` of rows ``src -> dst`` (all with a path), ``jd`` naming
+        each row's destination's arrays in ``csr``."""
+        n, R = self._n, len(src)
+        used, j = np.unique(jd, return_inverse=True)
+        j = j.ravel()
+        parts = [csr[x] for x in used.tolist()]
+        sizes_e = np.array([len(c[2]) for c in parts], dtype=np.int64)
+        off = np.cumsum(sizes_e) - sizes_e
+        PTR = np.concatenate([c[1][:-1] + o for c, o in zip(parts, off.tolist(),
+                                                             strict=True)])
+        CNT = np.concatenate([np.diff(c[1]) for c in parts])
+        EV = np.concatenate([c[2] for c in parts])
+        EL = np.concatenate([c[3] for c in parts])
+        EB = np.concatenate([c[4] for c in parts])
+        ET = np.concatenate([c[5] for c in parts])
+        hops = np.stack([c[0] for c in parts])[j, src]
+        swl = self._sw_lat_arr
+        if swl is None:
+            swl = self._sw_lat_arr = np.zeros(n)
+            if self._switch_latency:
+                swl[np.fromiter(map(self._nid.__getitem__, self._switch_latency), np.int64,
+                                count=len(self._switch_latency))] = np.fromiter(
+                    self._switch_latency.values(), float, count=len(self._switch_latency))
+        lat = self.latency
+        flow = np.zeros(R * n)
+        arrive = np.full(R * n, -1.0)
+        row = np.arange(R)
+        fr, fu, frank = row, src, np.zeros(R, dtype=np.int64)  # the frontier
+        flow[row * n + src] = 1.0
+        arrive[row * n + src] = 0.0
+        em_r, em_k, em_rank, em_pos, em_l, em_w = [], [], [], [], [], []
+        level = 0
+        while len(fr):
+            at = j[fr] * n + fu
+            cnt = CNT[at]
+            e_n = int(cnt.sum())
+            if not e_n:
+                break
+            first = np.cumsum(cnt) - cnt
+            pos = np.arange(e_n) - np.repeat(first, cnt)
+            e = np.repeat(PTR[at], cnt) + pos
+            er, eu, ru = np.repeat(fr, cnt), np.repeat(fu, cnt), np.repeat(frank, cnt)
+            v, lid = EV[e], EL[e]
+            share = flow[er * n + eu] * EB[e] / ET[e]
+            em_r.append(er)
+            em_k.append(np.full(e_n, level))
+            em_rank.append(ru)
+            em_pos.append(pos)
+            em_l.append(lid)
+            em_w.append(share)
+            cell = er * n + v
+            np.maximum.at(arrive, cell, (arrive[er * n + eu] + swl[eu]) + lat[lid])
+            # traffic into each node, added in the order the walk adds it; the next level
+            # in the order the walk finds it
+            o = np.lexsort((pos, ru, cell))
+            c2, s2 = cell[o], share[o]
+            new = np.ones(e_n, dtype=bool)
+            new[1:] = c2[1:] != c2[:-1]
+            idx = np.arange(e_n)
+            k = idx - np.maximum.accumulate(np.where(new, idx, 0))
+            for kk in range(int(k.max()) + 1):
+                m = k == kk
+                flow[c2[m]] += s2[m]
+            heads = o[new]  # each next node's first (rank, place) among its reachers
+            nr, nv = er[heads], v[heads]
+            o2 = np.lexsort((pos[heads], ru[heads], nr))
+            nr, nv = nr[o2], nv[o2]
+            starts = np.flatnonzero(np.r_[True, nr[1:] != nr[:-1]])
+            frank = np.arange(len(nr)) - np.repeat(starts, np.diff(np.r_[starts, len(nr)]))
+            fr, fu = nr, nv
+            level += 1
+        R_ = np.concatenate(em_r)
+        o = np.lexsort((np.concatenate(em_pos), np.concatenate(em_rank),
+                        np.concatenate(em_k), R_))
+        return (np.bincount(R_, minlength=R), np.concatenate(em_l)[o],
+                np.concatenate(em_w)[o], arrive[row * n + dst], hops)
 
     def _dag(self, dst) -> dict:
         """The shortest paths towards ``dst`` through switches and GPUs, kept per

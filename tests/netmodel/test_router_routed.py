@@ -1,0 +1,263 @@
+"""Transfers routed on their own (not by template: a node to itself, direct neighbours,
+GPU-forwarded paths, switch endpoints) are looked up in the router's table by pair of node
+numbers and kept in a :class:`~netmodel.collectives.routing.Plan` as flat arrays. Checked
+against the code they replaced, kept below verbatim (as of cbda34c): the per-transfer loop
+of ``Router.plan_nodes`` over ``Router._resolve`` (``_old_routes``) and the concurrent
+model's ``_loads`` that read the routes one :class:`Route` at a time (``_old_loads``; it
+reads ``Plan.routes``, rebuilt from the arrays, which ``_old_routes`` checks)."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from netmodel.collectives import routing
+from netmodel.collectives.concurrent import _group_pieces, _loads
+from netmodel.collectives.routing import NoPath, Router
+from topologies import build
+
+SPECS = ["ocs:gpus=8,ports=2", "ocs:gpus=16,ports=4", "torus:dims=4x2x3", "ring:n=8",
+         "full-mesh:n=4,gpu=Lite", "rail-optimized:domains=2", "leaf-spine:leaves=2,radix=4",
+         "single-switch:n=8"]
+_GRAPHS: dict = {}
+
+
+def _graph(spec: str) -> nx.Graph:
+    if spec not in _GRAPHS:
+        _GRAPHS[spec] = build(spec)
+    return _GRAPHS[spec]
+
+
+def _old_routes(router, src, dst, kind):
+    """``Router.plan_nodes``'s routes of the transfers not templated, as of cbda34c."""
+    routes = {}
+    nodes = router._nodes
+    latency, scaleout = np.zeros(len(src)), np.zeros(len(src), dtype=bool)
+    for i in np.flatnonzero(kind < 0).tolist():
+        s, t = nodes[src[i]], nodes[dst[i]]
+        r = router._resolve(s, t)
+        if r is None:
+            raise NoPath(s, t)
+        routes[i] = r
+        latency[i], scaleout[i] = r.latency, r.scaleout
+    return routes, latency, scaleout
+
+
+def _old_loads(router, rate, pl, gid, G, disjoint, alone_too: bool = True):
+    """Per group, for one step of every group: the bottleneck together (busiest own link,
+    counting everyone's bytes, over its rate) and alone (own bytes only), latency,
+    scale-out; and the step's hot spots ``[(utilisation, link, groups using it)]``.
+    ``disjoint``: no GPU is in two groups (a GPU's own links then carry one group only).
+    Without ``alone_too``, alone is zeros and there are no hot spots (not computed)."""
+    L = router.n_links
+    f = pl.frac
+    eg, el, ew = gid[pl.hop_index], pl.hop_links, pl.hop_weights * f[pl.hop_index]
+    if pl.routes:  # every routed transfer's links, in the routes' order
+        idx = np.fromiter(pl.routes, np.int64, count=len(pl.routes))
+        routes = list(pl.routes.values())
+        sizes = np.fromiter((len(r.links) for r in routes), np.int64, count=len(routes))
+        eg = np.concatenate([eg, np.repeat(gid[idx], sizes)])
+        el = np.concatenate([el, *(r.links for r in routes)])
+        ew = np.concatenate([ew, np.concatenate([r.weights for r in routes])
+                             * np.repeat(f[idx], sizes)])
+    el = el.astype(np.int64, copy=False)
+    total = np.bincount(el, ew, minlength=L)
+    have = len(pl.piece_of) > 0
+    if have:
+        NP = len(router._piece_links)
+        per_piece = np.bincount(pl.piece_of, f[pl.pieces], minlength=NP)
+        used = np.flatnonzero(np.bincount(pl.piece_of, minlength=NP))
+        slot_of = np.zeros(NP, dtype=np.int64)
+        slot_of[used] = np.arange(len(used))
+        coef = per_piece[used]
+        which, plk, pw = router.expand(used, coef)
+        total += np.bincount(plk, pw, minlength=L)
+    util = total / rate
+    together = np.zeros(G)
+    np.maximum.at(together, eg, util[el])
+    if alone_too and disjoint and not pl.routes:
+        # first and last hops only: a GPU's links carry its own group's bytes alone
+        alone = together.copy()
+    else:
+        alone = np.zeros(G)
+    if alone_too and not (disjoint and not pl.routes):  # own bytes per (group, link)
+        u2, i2 = np.unique(eg * L + el, return_inverse=True)
+        own = np.bincount(i2.ravel(), ew)
+        np.maximum.at(alone, u2 // L, own / rate[u2 % L])
+    if have:
+        count = np.bincount(which, minlength=len(used))
+        starts = np.cumsum(count) - count
+        nonempty = count > 0
+        pmax = np.zeros(len(used))
+        pmaxw = np.zeros(len(used))
+        if nonempty.any():
+            s0 = starts[nonempty]
+            pmax[nonempty] = np.maximum.reduceat(util[plk], s0)
+            if alone_too:
+                pmaxw[nonempty] = np.maximum.reduceat(pw / coef[which] / rate[plk], s0)
+        # each (group, piece) once: a group's busiest piece is the same over fewer entries
+        pg, pp, X = _group_pieces(gid, pl, G, NP)
+        slot = slot_of[pp]
+        np.maximum.at(together, pg, pmax[slot])
+    if have and alone_too:
+        # a group's own bytes on a piece's links are its traffic through the piece times the
+        # piece's weights, unless pieces (or its routes) share links: then sum them exactly
+        covered, exclusive = router.piece_cover()
+        exact = np.zeros(G, dtype=bool)
+        exact[pg[~exclusive[pp]]] = True
+        exact[eg[covered[el]]] = True
+        np.maximum.at(alone, pg, X * pmaxw[slot])
+        if exact.any():
+            sel = exact[pg]
+            w2, l2, v2 = router.expand(pp[sel], X[sel])
+            g2 = np.concatenate([pg[sel][w2], eg[exact[eg]]])
+            l2 = np.concatenate([l2, el[exact[eg]]])
+            v2 = np.concatenate([v2, ew[exact[eg]]])
+            u3, i3 = np.unique(g2 * L + l2, return_inverse=True)
+            s3 = np.bincount(i3.ravel(), v2)
+            redo = np.zeros(G)
+            np.maximum.at(redo, u3 // L, s3 / rate[u3 % L])
+            alone[exact] = redo[exact]
+    latency = np.zeros(G)
+    np.maximum.at(latency, gid, pl.latency)
+    lat_up = np.full(G, -1.0)
+    up = ~pl.scaleout
+    np.maximum.at(lat_up, gid[up], pl.latency[up])
+    lat_up = np.where(lat_up < 0, latency, lat_up)
+    scaleout = np.bincount(gid, pl.scaleout.astype(float), minlength=G) > 0
+    if not alone_too:
+        return together, alone, latency, lat_up, scaleout, []
+    k = min(5, len(util))
+    cand = np.argpartition(util, len(util) - k)[len(util) - k:] if k else np.zeros(0, int)
+    top = cand[np.lexsort((cand, -util[cand]))]
+    hot = []
+    for t in top.tolist():
+        if util[t] <= 0:
+            continue
+        users = set(eg[el == t].tolist())
+        if have:
+            users |= set(pg[np.isin(pp, used[which[plk == t]])].tolist())
+        hot.append((float(util[t]), int(t), len(users)))
+    return together, alone, latency, lat_up, scaleout, hot
+
+
+def _same(a, b) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def _transfers(router, rng, T, gpus_only):
+    pool = router._gpu_n if gpus_only else np.arange(len(router._nodes))
+    src, dst = rng.choice(pool, T), rng.choice(pool, T)
+    same = rng.random(T) < 0.1
+    dst[same] = src[same]
+    return src, dst, rng.uniform(0.1, 2.0, T)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(SPECS), st.integers(0, 2**31), st.sampled_from([3, 20, 32, 33, 200]),
+       st.booleans(), st.sampled_from([1, routing._WALK_MANY]))
+def test_routed_as_before(spec, seed, T, gpus_only, walk_many):
+    """Both plan paths (up to 32 transfers and more) give the routes, latencies and
+    scale-out flags the per-transfer loop gave, whether the walks are done together or
+    one by one; the loads read from them are the same to the last bit; the router's table
+    answers again (a second plan) with the same arrays."""
+    keep = routing._WALK_MANY
+    routing._WALK_MANY = walk_many
+    try:
+        _routed_as_before(spec, seed, T, gpus_only)
+    finally:
+        routing._WALK_MANY = keep
+
+
+def _routed_as_before(spec, seed, T, gpus_only):
+    graph = _graph(spec)
+    rng = np.random.default_rng(seed)
+    new, old = Router(graph), Router(graph)
+    src, dst, frac = _transfers(new, rng, T, gpus_only)
+    d = old._describe(src, dst)
+    try:
+        routes, lat, so = _old_routes(old, src, dst, d["kind"])
+    except NoPath as cut:  # the same first pair cut apart
+        with pytest.raises(NoPath) as exc:
+            new.plan_nodes(src, dst, frac)
+        assert exc.value.pair == cut.pair
+        return
+    pl = new.plan_nodes(src, dst, frac)
+    assert _same(pl.template, d["kind"])
+    assert pl.routed.tolist() == list(routes)
+    assert len(pl.route_ptr) == len(pl.routed) + 1 and pl.route_ptr[0] == 0
+    got = pl.routes
+    for i, r in routes.items():
+        g = got[i]
+        assert _same(g.links, r.links.astype(np.int64)) and _same(g.weights, r.weights)
+        assert (g.latency, g.hops, g.scaleout) == (r.latency, r.hops, r.scaleout)
+    on = d["kind"] >= 0
+    lat[on], so[on] = d["latency"][on], d["scaleout"][on]
+    assert _same(pl.latency, lat) and _same(pl.scaleout, so)
+    again = new.plan_nodes(src, dst, frac)
+    for f in ("routed", "route_ptr", "route_links", "route_weights", "route_hops", "latency"):
+        assert _same(getattr(again, f), getattr(pl, f)), f
+    rate = new.bandwidth * rng.uniform(0.5, 1.0, new.n_links)
+    G = 5
+    gid = rng.integers(0, G, T)
+    for disjoint in (True, False):
+        for alone_too in (True, False):
+            want = _old_loads(old, rate, pl, gid, G, disjoint, alone_too)
+            have = _loads(new, rate, pl, gid, G, disjoint, alone_too)
+            for a, b in zip(have[:5], want[:5], strict=True):
+                assert _same(a, b)
+            assert have[5] == want[5]
+
+
+@pytest.mark.parametrize("T", [4, 40])
+def test_no_path_names_the_first_cut_pair(T):
+    """Two islands: the first transfer (in order) whose ends are cut apart is named, as the
+    per-transfer loop named it; a router that raised still routes the rest."""
+    g = nx.union(build("ring:n=4"), build("ring:n=4"), rename=("a", "b"))
+    r = Router(g)
+    nid = r._nid
+    a = [nid["agpu0"], nid["agpu1"], nid["agpu0"], nid["bgpu2"]] * (T // 4)
+    b = [nid["agpu2"], nid["bgpu1"], nid["bgpu3"], nid["agpu0"]] * (T // 4)
+    src, dst = np.array(a), np.array(b)
+    with pytest.raises(NoPath) as exc:
+        r.plan_nodes(src, dst, np.ones(T))
+    assert exc.value.pair == ("agpu1", "bgpu1")
+    pl = r.plan_nodes(src[:1], dst[:1], np.ones(1))
+    assert pl.route_hops.tolist() == [2]  # agpu0 -> agpu2 round the ring of 4
+
+
+@pytest.mark.parametrize("spec", ["ocs:gpus=16,ports=4", "torus:dims=4x2x3", "ring:n=8",
+                                  "leaf-spine:leaves=2,radix=4", "fat-tree:k=4",
+                                  "ocs:gpus=4,ports=2,logical=ring,latency=1us"])
+def test_spread_many_is_the_walk(spec):
+    """Every source towards a destination at once (:meth:`Router._spread_many`) gives what
+    the scalar walk over the same shortest paths (:meth:`Router._from_dag`) gives for each,
+    link order, shares and latency to the last bit; switches as ends too."""
+    graph = _graph(spec)
+    r = Router(graph)
+    nodes = [x for x in r._nodes if r.kind[x] in ("gpu", "switch")]
+    multi = 0
+    for dst in nodes:
+        srcs = [x for x in nodes if x != dst and x not in r._adj[dst]]
+        ok, sizes, links, weights, latency, hops = r._spread_many(
+            np.array([r._nid[x] for x in srcs], dtype=np.int64),
+            np.full(len(srcs), r._nid[dst], dtype=np.int64))
+        ends = np.cumsum(sizes).tolist()
+        k = 0
+        for s, good in zip(srcs, ok.tolist(), strict=True):
+            want = r._from_dag(s, dst)
+            assert good == (want is not None)
+            if want is None:
+                continue
+            lo = ends[k] - int(sizes[k])
+            assert links[lo:ends[k]].tolist() == want[0]
+            assert _same(weights[lo:ends[k]], np.array(want[1], dtype=float))
+            assert float(latency[k]) == want[2] and int(hops[k]) == want[3]
+            multi += len(want[0]) > want[3]  # paths split somewhere
+            k += 1
+        assert k == len(sizes)
+    assert multi > 0 or spec.startswith(("ring", "ocs"))
