@@ -356,6 +356,7 @@ class Router:
         self._dags: dict = {}
         self._dag_np: dict = {}
         self._sw_lat_arr: np.ndarray | None = None
+        self._nbrcsr: tuple | None = None
         self._components: dict[Hashable, int] | None = None
         is_gpu = code == _GPU
         gpu_n = np.flatnonzero(is_gpu)
@@ -1346,37 +1347,93 @@ class Router:
             self._rt_scaleout.extend(np.logical_or.reduceat(self.scaleout[links], starts))
         return base + n_ok
 
-    def _dag_csr(self, dst) -> tuple:
-        """:meth:`_dag` of ``dst`` as arrays over node numbers (kept per destination): hops
-        to ``dst`` (-1: no path), and each node's next hops (``pointer`` per node, then
-        per edge: the next node, link id, bandwidth, the sum of the node's next hops'
-        bandwidths), in the dag's order."""
-        hit = self._dag_np.get(dst)
-        if hit is not None:
-            return hit
-        dag = self._dag(dst)
-        nid = self._nid
-        n = self._n
-        dist = np.full(n, -1, dtype=np.int64)
-        us = np.fromiter(map(nid.__getitem__, dag), np.int64, count=len(dag))
-        dist[us] = np.fromiter((x[0] for x in dag.values()), np.int64, count=len(dag))
-        counts = np.zeros(n, dtype=np.int64)
-        counts[us] = np.fromiter((len(x[1]) for x in dag.values()), np.int64, count=len(dag))
-        hops = list(chain.from_iterable(x[1] for x in dag.values()))
-        m = len(hops)
-        ev = np.fromiter((nid[h[0]] for h in hops), np.int64, count=m)
-        el = np.fromiter((h[1] for h in hops), np.int64, count=m)
-        eb = np.fromiter((h[2] for h in hops), float, count=m)
-        et = np.fromiter((h[3] for h in hops), float, count=m)
-        # the edges are in dag order (node by node): regroup them by node number
-        by = np.argsort(np.repeat(us, counts[us]), kind="stable")
-        ptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(counts, out=ptr[1:])
-        hit = (dist, ptr, ev[by], el[by], eb[by], et[by])
-        if len(self._dag_np) >= 512:
-            self._dag_np.pop(next(iter(self._dag_np)))
-        self._dag_np[dst] = hit
-        return hit
+    def _dag_csrs(self, dst: np.ndarray) -> list:
+        """:meth:`_dag` of each destination ``dst`` (node numbers, distinct) as arrays over
+        node numbers (kept per destination): hops to the destination (-1: no path), and
+        each node's next hops (``pointer`` per node, then per edge: the next node, link
+        id, bandwidth, the sum of the node's next hops' bandwidths, summed in order), in
+        the order of :meth:`_dag`. The missing ones come from one breadth-first search of
+        them all, with numpy."""
+        keep = self._dag_np
+        need = [d for d in dict.fromkeys(dst.tolist()) if d not in keep]
+        if need:
+            n = self._n
+            per = max(1, (1 << 22) // max(n, len(self._src), 1))
+            for c0 in range(0, len(need), per):
+                self._build_dags(np.array(need[c0:c0 + per], dtype=np.int64))
+        return [keep[d] for d in dst.tolist()]
+
+    def _nbr_csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each node's neighbours in adjacency order (as :meth:`_dag` reads them):
+        ``(pointer per node number, neighbour, link id)``."""
+        if self._nbrcsr is None:
+            adj, nid = self._adj, self._nid
+            starts = np.fromiter(map(nid.__getitem__, adj), np.int64, count=len(adj))
+            cnt = np.fromiter(map(len, adj.values()), np.int64, count=len(adj))
+            ends = np.fromiter(map(nid.__getitem__, chain.from_iterable(adj.values())),
+                               np.int64, count=int(cnt.sum()))
+            first = np.repeat(starts, cnt)
+            o = np.argsort(first, kind="stable")
+            first, ends = first[o], ends[o]
+            ptr = np.zeros(self._n + 1, dtype=np.int64)
+            np.cumsum(np.bincount(first, minlength=self._n), out=ptr[1:])
+            self._nbrcsr = (ptr, ends, self._lids(first, ends))
+        return self._nbrcsr
+
+    def _build_dags(self, dst: np.ndarray) -> None:
+        """Add the arrays of :meth:`_dag_csrs` for destinations ``dst`` to the kept ones."""
+        n, m = self._n, len(dst)
+        ptr, nbr, link = self._nbr_csr()
+        deg = np.diff(ptr)
+        transit = self._code <= _SWITCH
+
+        def expand(u):
+            c = deg[u]
+            first = np.cumsum(c) - c
+            return c, np.repeat(ptr[u], c) + np.arange(int(c.sum())) - np.repeat(first, c)
+
+        dist = np.full((m, n), -1, dtype=np.int64)
+        row = np.arange(m)
+        dist[row, dst] = 0
+        fr, fu, h = row, dst, 0
+        while len(fr):  # breadth-first, through switches and GPUs
+            h += 1
+            c, e = expand(fu)
+            r, v = np.repeat(fr, c), nbr[e]
+            ok = transit[v] & (dist[r, v] < 0)
+            cell = np.unique(r[ok] * n + v[ok])
+            fr, fu = cell // n, cell % n
+            dist[fr, fu] = h
+        R, U = np.nonzero(dist >= 1)  # by destination, then node number
+        c, e = expand(U)
+        r, u = np.repeat(R, c), np.repeat(U, c)
+        v = nbr[e]
+        ok = dist[r, v] == np.repeat(dist[R, U] - 1, c)
+        r, u, v, lid = r[ok], u[ok], v[ok], link[e][ok]
+        bw = self.bandwidth[lid]
+        g = r * n + u
+        new = np.ones(len(g), dtype=bool)
+        new[1:] = g[1:] != g[:-1]
+        gi = np.cumsum(new) - 1
+        idx = np.arange(len(g))
+        k = idx - np.maximum.accumulate(np.where(new, idx, 0))
+        tot = np.zeros(int(new.sum()))
+        for kk in range(int(k.max()) + 1 if len(k) else 0):  # summed in order, as sum()
+            sel = k == kk
+            tot[gi[sel]] += bw[sel]
+        tot = tot[gi]
+        counts = np.bincount(g, minlength=m * n).reshape(m, n)
+        per_row = np.cumsum(counts.sum(axis=1))
+        keep = self._dag_np
+        lo = 0
+        for i, d in enumerate(dst.tolist()):
+            hi = int(per_row[i])
+            p = np.zeros(n + 1, dtype=np.int64)
+            np.cumsum(counts[i], out=p[1:])
+            if len(keep) >= 512:
+                keep.pop(next(iter(keep)))
+            keep[d] = (dist[i], p, v[lo:hi], lid[lo:hi], bw[lo:hi], tot[lo:hi])
+            lo = hi
 
     def _spread_many(self, src: np.ndarray, dst: np.ndarray) -> tuple:
         """:meth:`_from_dag` of every pair ``src[i] -> dst[i]`` (node numbers, distinct) at
@@ -1390,10 +1447,9 @@ class Router:
         reached from, then by its place among that node's next hops), the traffic arriving
         at a node summed in that order."""
         n = self._n
-        nodes = self._nodes
         uniq, jd = np.unique(dst, return_inverse=True)
         jd = jd.ravel()
-        csr = [self._dag_csr(nodes[d]) for d in uniq.tolist()]
+        csr = self._dag_csrs(uniq)
         ok = np.stack([c[0] for c in csr])[jd, src] > 0
         out = []
         # rows in chunks: state per (row, node), and each chunk's dags stacked

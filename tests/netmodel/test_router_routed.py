@@ -8,6 +8,8 @@ reads ``Plan.routes``, rebuilt from the arrays, which ``_old_routes`` checks).""
 
 from __future__ import annotations
 
+from itertools import chain
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -261,3 +263,54 @@ def test_spread_many_is_the_walk(spec):
             k += 1
         assert k == len(sizes)
     assert multi > 0 or spec.startswith(("ring", "ocs"))
+
+
+# Router._dag_csr as of d86e10c (one destination at a time, from the dict of Router._dag),
+# its caching left out
+def _old_dag_csr(self, dst) -> tuple:
+    """:meth:`_dag` of ``dst`` as arrays over node numbers (kept per destination): hops
+    to ``dst`` (-1: no path), and each node's next hops (``pointer`` per node, then
+    per edge: the next node, link id, bandwidth, the sum of the node's next hops'
+    bandwidths), in the dag's order."""
+    hit = self._dag_np.get(dst)
+    if hit is not None:
+        return hit
+    dag = self._dag(dst)
+    nid = self._nid
+    n = self._n
+    dist = np.full(n, -1, dtype=np.int64)
+    us = np.fromiter(map(nid.__getitem__, dag), np.int64, count=len(dag))
+    dist[us] = np.fromiter((x[0] for x in dag.values()), np.int64, count=len(dag))
+    counts = np.zeros(n, dtype=np.int64)
+    counts[us] = np.fromiter((len(x[1]) for x in dag.values()), np.int64, count=len(dag))
+    hops = list(chain.from_iterable(x[1] for x in dag.values()))
+    m = len(hops)
+    ev = np.fromiter((nid[h[0]] for h in hops), np.int64, count=m)
+    el = np.fromiter((h[1] for h in hops), np.int64, count=m)
+    eb = np.fromiter((h[2] for h in hops), float, count=m)
+    et = np.fromiter((h[3] for h in hops), float, count=m)
+    # the edges are in dag order (node by node): regroup them by node number
+    by = np.argsort(np.repeat(us, counts[us]), kind="stable")
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=ptr[1:])
+    hit = (dist, ptr, ev[by], el[by], eb[by], et[by])
+    if len(self._dag_np) >= 512:
+        self._dag_np.pop(next(iter(self._dag_np)))
+    self._dag_np[dst] = hit
+    return hit
+
+
+@pytest.mark.parametrize("spec", ["ocs:gpus=16,ports=4", "torus:dims=4x2x3", "fat-tree:k=4",
+                                  "leaf-spine:leaves=2,radix=4", "full-mesh:n=4,gpu=Lite",
+                                  "lite-groups:split=gateway", "superpod"])
+def test_dag_arrays_as_before(spec):
+    """The shortest paths towards every destination, found for all of them at once by one
+    breadth-first search with numpy, equal array for array those read one destination at a
+    time from :meth:`Router._dag` (every bandwidth sum too)."""
+    r = Router(_graph(spec))
+    want = [x for x in r._nodes if r.kind[x] in ("gpu", "switch")]
+    got = r._dag_csrs(np.array([r._nid[x] for x in want], dtype=np.int64))
+    for x, have in zip(want, got, strict=True):
+        ref = _old_dag_csr(r, x)
+        for a, b in zip(have, ref, strict=True):
+            assert _same(a, b), x
