@@ -710,7 +710,10 @@ class Router:
                     so = so or tier[s] >= 1
             hit = (self._add_spec(fa, fw), self._add_spec(lpos, fw), 0, float(lat), 2, so)
         else:
-            found = self._search(src, dst, gpu_transit=False)
+            # through switches only, not over a cable between the two (the pair standing for
+            # two signatures may be cabled together; the pairs it stands for are not: direct
+            # neighbours are routed on their own)
+            found = self._search(src, dst, gpu_transit=False, direct=False)
             hit = None if found is None else self._search_template(src, dst, found, a_sig,
                                                                     b_sig)
         self._full[key] = hit
@@ -1638,8 +1641,9 @@ class Router:
             level = list(ahead)
         return links, weights, float(arrive[dst]), total
 
-    def _search(self, src, dst, *, gpu_transit: bool):
-        """Bidirectional BFS; returns (link ids, weights, latency, hops) or None."""
+    def _search(self, src, dst, *, gpu_transit: bool, direct: bool = True):
+        """Bidirectional BFS; returns (link ids, weights, latency, hops) or None.
+        ``direct=False``: a cable between ``src`` and ``dst`` is not taken."""
         adj = self._adj
         kind = self.kind
 
@@ -1649,11 +1653,12 @@ class Router:
 
         def grow(frontier: list[Hashable], dist: dict[Hashable, int], target: Hashable,
                  depth: int) -> list[Hashable]:
-            """One BFS level out of ``frontier``; the far end ``target`` may be entered."""
+            """One BFS level out of ``frontier``; the far end ``target`` may be entered
+            (not from the near end itself, without ``direct``)."""
             nxt = []
             for u in frontier:
                 for v in adj[u]:
-                    if v not in dist and (v == target or ok(v)):
+                    if v not in dist and (v == target and (direct or depth > 0) or ok(v)):
                         dist[v] = depth + 1
                         nxt.append(v)
             return nxt

@@ -314,3 +314,30 @@ def test_dag_arrays_as_before(spec):
         ref = _old_dag_csr(r, x)
         for a, b in zip(have, ref, strict=True):
             assert _same(a, b), x
+
+
+@pytest.mark.parametrize("spec", ["lite-groups:split=gateway", "lite-groups",
+                                  "lite-groups:base=[fat-tree:k=4],lites=2"])
+@pytest.mark.parametrize("count", [40, 70, 300])  # the dict path (<= 64) and the table path
+def test_gpus_cabled_to_gpus_route_in_a_batch_as_one_by_one(spec, count):
+    # a GPU pair standing for two wirings may be cabled together (a group's gateway Lite and
+    # a Lite behind it): its template must still be the switched route, not the cable
+    # (raised KeyError in _search_template at cbda34c for more than 32 transfers)
+    g = _graph(spec)
+    r = Router(g)
+    gpus = r.gpu_list
+    rng = np.random.default_rng(count)
+    pairs = rng.choice(len(gpus), size=(count, 2))
+    pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+    transfers = [(gpus[a], gpus[b], 1.0) for a, b in pairs.tolist()]
+    links, coef, latency, _ = r.loads(transfers)
+    got = np.bincount(links, coef, minlength=r.n_links)
+    fresh = Router(g)  # one route at a time, by search (no batch, no template)
+    want = np.zeros(r.n_links)
+    worst = 0.0
+    for s, t, _ in transfers:
+        one = fresh._resolve(s, t)
+        np.add.at(want, one.links, one.weights)
+        worst = max(worst, one.latency)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    assert latency == pytest.approx(worst, rel=1e-12)
