@@ -332,7 +332,10 @@ def test_gpus_cabled_to_gpus_route_in_a_batch_as_one_by_one(spec, count):
     transfers = [(gpus[a], gpus[b], 1.0) for a, b in pairs.tolist()]
     links, coef, latency, _ = r.loads(transfers)
     got = np.bincount(links, coef, minlength=r.n_links)
-    fresh = Router(g)  # one route at a time, by search (no batch, no template)
+    # one route at a time, by search (no batch, no template); a fair reference here because
+    # no GPU-forwarded path is as short as a switched one on these fabrics (on rail-optimized
+    # fabrics _resolve also spreads over paths through GPUs, which templates leave out)
+    fresh = Router(g)
     want = np.zeros(r.n_links)
     worst = 0.0
     for s, t, _ in transfers:
