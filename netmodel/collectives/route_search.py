@@ -1,0 +1,469 @@
+"""Routes found pair by pair or towards destinations, for the transfers templates do not route.
+
+Those are a node to itself, direct neighbours, GPU-forwarded paths on direct-connect fabrics,
+switch endpoints, and the switched routes that the templates work out once per pair of
+signatures.
+
+Its one job is searching: a bidirectional breadth-first search per pair
+(:meth:`SearchedRoutes._search`), or, up to ``_DAG_NODES`` nodes, the shortest paths towards
+each destination kept (:meth:`SearchedRoutes._dag`; as numpy arrays for many destinations
+at once, :meth:`SearchedRoutes._dag_csrs`), the traffic spread hop by hop over them in
+proportion to bandwidth (:meth:`SearchedRoutes._spread`, or for many pairs at once
+:meth:`SearchedRoutes._spread_many`). :class:`SearchedRoutes` is a mixin of
+:class:`~netmodel.collectives.routing.Router`, which calls it and whose index it reads.
+
+>>> import networkx as nx
+>>> from netmodel.collectives.routing import Router
+>>> g = nx.Graph(name="ring", spec="", gpus=3)
+>>> for i in range(3):
+...     g.add_node(f"gpu{i}", kind="gpu", gpu="H100-SXM")
+>>> for i in range(3):
+...     g.add_edge(f"gpu{i}", f"gpu{(i + 1) % 3}", bandwidth=1e9, latency=1e-8,
+...                medium="copper", lanes=1)
+>>> g.add_node("gpu3", kind="gpu", gpu="H100-SXM")
+>>> g.add_edge("gpu2", "gpu3", bandwidth=1e9, latency=1e-8, medium="copper", lanes=1)
+>>> r = Router(g)._resolve("gpu0", "gpu3")  # forwarded by gpu2
+>>> [Router(g).link_name(i) for i in r.links], r.hops
+([('gpu0', 'gpu2'), ('gpu2', 'gpu3')], 2)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from itertools import chain
+
+import numpy as np
+
+from compute.errors import UserError
+from netmodel.collectives.route_types import _DAG_NODES, _SWITCH, _TRANSIT, Route
+
+__all__ = ["SearchedRoutes"]
+
+
+class SearchedRoutes:
+    """The routes of :class:`~netmodel.collectives.routing.Router` found by search (a mixin:
+    the methods stay on ``Router``).
+
+    Reads the router's index: ``graph``'s adjacency (``_adj``), node numbers and kinds
+    (``_nodes``, ``_nid``, ``_n``, ``_code``, ``kind``), links (``_src``, ``_lids``,
+    ``_port``, ``bandwidth``, ``latency``, ``scaleout``, ``_switch_latency``); and keeps its
+    caches there (``_pair_cache``, ``_dags``, ``_dag_np``, ``_nbr_rows``, ``_transit_nbrs``,
+    ``_nbrcsr``, ``_lat_list``, ``_so_list``, ``_sw_lat_arr``, and the table of routes not
+    made from templates ``_rt_*`` that :meth:`_learn_from_dags` fills).
+    """
+
+    def _resolve(self, src, dst):
+        """Cached: the Route of a transfer not routed by template, or None."""
+        key = (src, dst)
+        try:
+            return self._pair_cache[key]
+        except KeyError:
+            pass
+        hit = self._compute(src, dst)
+        self._pair_cache[key] = hit
+        return hit
+
+    def _compute(self, src, dst):
+        if src == dst:
+            return Route(np.zeros(0, dtype=np.int64), np.zeros(0), 0.0, 0, False)
+        kind = self.kind
+        if src not in kind or dst not in kind:
+            raise UserError(f"node {src if src not in kind else dst!r} is not in the fabric")
+        if dst in self._adj[src]:
+            lid = self._port(src)[dst]
+            return Route(np.array([lid]), np.ones(1), float(self.latency[lid]), 1,
+                         bool(self.scaleout[lid]))
+        # two GPUs routed here have no switched route (else they would have a template): a
+        # GPU may forward; any other pair may use any path
+        if len(self._nodes) <= _DAG_NODES and kind[src] in _TRANSIT and kind[dst] in _TRANSIT:
+            found = self._from_dag(src, dst)
+        else:
+            found = self._search(src, dst, gpu_transit=True)
+        if found is None:
+            return None
+        links, weights, latency, hops = found
+        if self._so_list is None:
+            self._so_list = self.scaleout.tolist()
+        return Route(np.array(links, dtype=np.int64), np.array(weights, dtype=float), latency,
+                     hops, any(map(self._so_list.__getitem__, links)))
+
+    def _learn_from_dags(self, src: np.ndarray, dst: np.ndarray, key: np.ndarray,
+                         base: int) -> int:
+        """Add the routes ``src[i] -> dst[i]`` (node numbers of switches or GPUs, distinct,
+        not neighbours) to the table of :meth:`_route_ids` as entries ``base, base + 1,
+        ...`` (:meth:`_spread_many`); returns the next entry id."""
+        if not len(src):
+            return base
+        ok, sizes, links, weights, latency, hops = self._spread_many(src, dst)
+        n_ok = int(ok.sum())
+        ids = np.full(len(src), -1, dtype=np.int64)
+        ids[ok] = np.arange(base, base + n_ok)
+        self._rt_id.update(zip(key.tolist(), ids.tolist(), strict=True))
+        if n_ok:
+            starts = np.cumsum(sizes) - sizes
+            self._rt_ptr.extend(self._rt_ptr.a[-1] + np.cumsum(sizes))
+            self._rt_links.extend(links)
+            self._rt_weights.extend(weights)
+            self._rt_latency.extend(latency)
+            self._rt_hops.extend(hops)
+            self._rt_scaleout.extend(np.logical_or.reduceat(self.scaleout[links], starts))
+        return base + n_ok
+
+    def _dag_csrs(self, dst: np.ndarray) -> list:
+        """:meth:`_dag` of each destination ``dst`` (node numbers, distinct) as arrays over
+        node numbers (kept per destination): hops to the destination (-1: no path), and
+        each node's next hops (``pointer`` per node, then per edge: the next node, link
+        id, bandwidth, the sum of the node's next hops' bandwidths, summed in order), in
+        the order of :meth:`_dag`. The missing ones come from one breadth-first search of
+        them all, with numpy."""
+        keep = self._dag_np
+        need = [d for d in dict.fromkeys(dst.tolist()) if d not in keep]
+        if need:
+            n = self._n
+            per = max(1, (1 << 22) // max(n, len(self._src), 1))
+            for c0 in range(0, len(need), per):
+                self._build_dags(np.array(need[c0:c0 + per], dtype=np.int64))
+        return [keep[d] for d in dst.tolist()]
+
+    def _nbr_csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each node's neighbours in adjacency order (as :meth:`_dag` reads them):
+        ``(pointer per node number, neighbour, link id)``."""
+        if self._nbrcsr is None:
+            adj, nid = self._adj, self._nid
+            starts = np.fromiter(map(nid.__getitem__, adj), np.int64, count=len(adj))
+            cnt = np.fromiter(map(len, adj.values()), np.int64, count=len(adj))
+            ends = np.fromiter(map(nid.__getitem__, chain.from_iterable(adj.values())),
+                               np.int64, count=int(cnt.sum()))
+            first = np.repeat(starts, cnt)
+            o = np.argsort(first, kind="stable")
+            first, ends = first[o], ends[o]
+            ptr = np.zeros(self._n + 1, dtype=np.int64)
+            np.cumsum(np.bincount(first, minlength=self._n), out=ptr[1:])
+            self._nbrcsr = (ptr, ends, self._lids(first, ends))
+        return self._nbrcsr
+
+    def _build_dags(self, dst: np.ndarray) -> None:
+        """Add the arrays of :meth:`_dag_csrs` for destinations ``dst`` to the kept ones."""
+        n, m = self._n, len(dst)
+        ptr, nbr, link = self._nbr_csr()
+        deg = np.diff(ptr)
+        transit = self._code <= _SWITCH
+
+        def expand(u):
+            c = deg[u]
+            first = np.cumsum(c) - c
+            return c, np.repeat(ptr[u], c) + np.arange(int(c.sum())) - np.repeat(first, c)
+
+        dist = np.full((m, n), -1, dtype=np.int64)
+        row = np.arange(m)
+        dist[row, dst] = 0
+        fr, fu, h = row, dst, 0
+        while len(fr):  # breadth-first, through switches and GPUs
+            h += 1
+            c, e = expand(fu)
+            r, v = np.repeat(fr, c), nbr[e]
+            ok = transit[v] & (dist[r, v] < 0)
+            cell = np.unique(r[ok] * n + v[ok])
+            fr, fu = cell // n, cell % n
+            dist[fr, fu] = h
+        R, U = np.nonzero(dist >= 1)  # by destination, then node number
+        c, e = expand(U)
+        r, u = np.repeat(R, c), np.repeat(U, c)
+        v = nbr[e]
+        ok = dist[r, v] == np.repeat(dist[R, U] - 1, c)
+        r, u, v, lid = r[ok], u[ok], v[ok], link[e][ok]
+        bw = self.bandwidth[lid]
+        g = r * n + u
+        new = np.ones(len(g), dtype=bool)
+        new[1:] = g[1:] != g[:-1]
+        gi = np.cumsum(new) - 1
+        idx = np.arange(len(g))
+        k = idx - np.maximum.accumulate(np.where(new, idx, 0))
+        tot = np.zeros(int(new.sum()))
+        for kk in range(int(k.max()) + 1 if len(k) else 0):  # summed in order, as sum()
+            sel = k == kk
+            tot[gi[sel]] += bw[sel]
+        tot = tot[gi]
+        counts = np.bincount(g, minlength=m * n).reshape(m, n)
+        per_row = np.cumsum(counts.sum(axis=1))
+        keep = self._dag_np
+        lo = 0
+        for i, d in enumerate(dst.tolist()):
+            hi = int(per_row[i])
+            p = np.zeros(n + 1, dtype=np.int64)
+            np.cumsum(counts[i], out=p[1:])
+            if len(keep) >= 512:
+                keep.pop(next(iter(keep)))
+            keep[d] = (dist[i], p, v[lo:hi], lid[lo:hi], bw[lo:hi], tot[lo:hi])
+            lo = hi
+
+    def _spread_many(self, src: np.ndarray, dst: np.ndarray) -> tuple:
+        """:meth:`_from_dag` of every pair ``src[i] -> dst[i]`` (node numbers, distinct) at
+        once, with numpy: the same links in the same order, the same shares and latencies
+        to the last bit. Returns ``(ok, sizes, links, weights, latency, hops)``: whether
+        each pair has a path, and for those that do, in order, the size of each route,
+        their links and weights one after the other, latency and hops.
+
+        Each pair is a row, walked level by level as :meth:`_spread` walks it: a level's
+        nodes in the order the walk finds them (by the rank of the node each is first
+        reached from, then by its place among that node's next hops), the traffic arriving
+        at a node summed in that order."""
+        n = self._n
+        uniq, jd = np.unique(dst, return_inverse=True)
+        jd = jd.ravel()
+        csr = self._dag_csrs(uniq)
+        ok = np.stack([c[0] for c in csr])[jd, src] > 0
+        out = []
+        # rows in chunks: state per (row, node), and each chunk's dags stacked
+        rows = np.flatnonzero(ok)
+        rows = rows[np.argsort(jd[rows], kind="stable")]
+        per = max(1, (1 << 21) // n)
+        for c0 in range(0, len(rows), per):
+            r = rows[c0:c0 + per]
+            out.append((r, *self._spread_rows(src[r], dst[r], jd[r], csr)))
+        if not out:
+            z = np.zeros(0, dtype=np.int64)
+            return ok, z, z, np.zeros(0), np.zeros(0), z
+        r, sizes, links, weights, latency, hops = (np.concatenate(x) for x in zip(*out,
+                                                                             strict=True))
+        # back to the pairs' order
+        o = np.argsort(r, kind="stable")
+        ptr = np.cumsum(sizes) - sizes
+        take = np.repeat(ptr[o], sizes[o]) + np.arange(int(sizes.sum())) - np.repeat(
+            np.cumsum(sizes[o]) - sizes[o], sizes[o])
+        return ok, sizes[o], links[take], weights[take], latency[o], hops[o]
+
+    def _spread_rows(self, src, dst, jd, csr) -> tuple:
+        """:meth:`_spread_many` of rows ``src -> dst`` (all with a path), ``jd`` naming
+        each row's destination's arrays in ``csr``."""
+        n, R = self._n, len(src)
+        used, j = np.unique(jd, return_inverse=True)
+        j = j.ravel()
+        parts = [csr[x] for x in used.tolist()]
+        sizes_e = np.array([len(c[2]) for c in parts], dtype=np.int64)
+        off = np.cumsum(sizes_e) - sizes_e
+        PTR = np.concatenate([c[1][:-1] + o for c, o in zip(parts, off.tolist(),
+                                                             strict=True)])
+        CNT = np.concatenate([np.diff(c[1]) for c in parts])
+        EV = np.concatenate([c[2] for c in parts])
+        EL = np.concatenate([c[3] for c in parts])
+        EB = np.concatenate([c[4] for c in parts])
+        ET = np.concatenate([c[5] for c in parts])
+        hops = np.stack([c[0] for c in parts])[j, src]
+        swl = self._sw_lat_arr
+        if swl is None:
+            swl = self._sw_lat_arr = np.zeros(n)
+            if self._switch_latency:
+                swl[np.fromiter(map(self._nid.__getitem__, self._switch_latency), np.int64,
+                                count=len(self._switch_latency))] = np.fromiter(
+                    self._switch_latency.values(), float, count=len(self._switch_latency))
+        lat = self.latency
+        flow = np.zeros(R * n)
+        arrive = np.full(R * n, -1.0)
+        row = np.arange(R)
+        fr, fu, frank = row, src, np.zeros(R, dtype=np.int64)  # the frontier
+        flow[row * n + src] = 1.0
+        arrive[row * n + src] = 0.0
+        em_r, em_k, em_rank, em_pos, em_l, em_w = [], [], [], [], [], []
+        level = 0
+        while len(fr):
+            at = j[fr] * n + fu
+            cnt = CNT[at]
+            e_n = int(cnt.sum())
+            if not e_n:
+                break
+            first = np.cumsum(cnt) - cnt
+            pos = np.arange(e_n) - np.repeat(first, cnt)
+            e = np.repeat(PTR[at], cnt) + pos
+            er, eu, ru = np.repeat(fr, cnt), np.repeat(fu, cnt), np.repeat(frank, cnt)
+            v, lid = EV[e], EL[e]
+            share = flow[er * n + eu] * EB[e] / ET[e]
+            em_r.append(er)
+            em_k.append(np.full(e_n, level))
+            em_rank.append(ru)
+            em_pos.append(pos)
+            em_l.append(lid)
+            em_w.append(share)
+            cell = er * n + v
+            np.maximum.at(arrive, cell, (arrive[er * n + eu] + swl[eu]) + lat[lid])
+            # traffic into each node, added in the order the walk adds it; the next level
+            # in the order the walk finds it
+            o = np.lexsort((pos, ru, cell))
+            c2, s2 = cell[o], share[o]
+            new = np.ones(e_n, dtype=bool)
+            new[1:] = c2[1:] != c2[:-1]
+            idx = np.arange(e_n)
+            k = idx - np.maximum.accumulate(np.where(new, idx, 0))
+            for kk in range(int(k.max()) + 1):
+                m = k == kk
+                flow[c2[m]] += s2[m]
+            heads = o[new]  # each next node's first (rank, place) among its reachers
+            nr, nv = er[heads], v[heads]
+            o2 = np.lexsort((pos[heads], ru[heads], nr))
+            nr, nv = nr[o2], nv[o2]
+            starts = np.flatnonzero(np.r_[True, nr[1:] != nr[:-1]])
+            frank = np.arange(len(nr)) - np.repeat(starts, np.diff(np.r_[starts, len(nr)]))
+            fr, fu = nr, nv
+            level += 1
+        R_ = np.concatenate(em_r)
+        o = np.lexsort((np.concatenate(em_pos), np.concatenate(em_rank),
+                        np.concatenate(em_k), R_))
+        return (np.bincount(R_, minlength=R), np.concatenate(em_l)[o],
+                np.concatenate(em_w)[o], arrive[row * n + dst], hops)
+
+    def _dag(self, dst) -> dict:
+        """The shortest paths towards ``dst`` through switches and GPUs, kept per
+        destination: ``{node: (hops to dst, next hops)}``, each next hop ``(neighbour, link
+        id, bandwidth, sum of the next hops' bandwidths)``. One breadth-first search serves
+        every source routed to ``dst`` (a GPU forwarding ring routes all pairs)."""
+        hit = self._dags.get(dst)
+        if hit is not None:
+            return hit
+        rows = self._nbr_rows
+        if rows is None:
+            rows = self._nbr_rows = {}
+        transit = self._transit_nbrs
+        if transit is None:
+            kind = self.kind
+            transit = self._transit_nbrs = {
+                u: [v for v in nb if kind.get(v) in _TRANSIT] for u, nb in self._adj.items()}
+        dist = {dst: 0}
+        frontier, depth = [dst], 0
+        while frontier:
+            depth += 1
+            nxt = []
+            for u in frontier:
+                for v in transit.get(u, ()):
+                    if v not in dist:
+                        dist[v] = depth
+                        nxt.append(v)
+            frontier = nxt
+        dag = {}
+        dist_get = dist.get
+        for u, du in dist.items():
+            if du == 0:
+                dag[u] = (0, ())
+                continue
+            row = rows.get(u)
+            if row is None:  # (neighbour, link id, bandwidth) in adjacency order
+                nbrs, port = self._adj[u], self._port(u)
+                row = rows[u] = [(v, port[v], nbrs[v]["bandwidth"]) for v in nbrs]
+            want = du - 1
+            ahead = [x for x in row if dist_get(x[0]) == want]
+            tot = sum(x[2] for x in ahead)
+            dag[u] = (du, tuple((v, lid, b, tot) for v, lid, b in ahead))
+        if len(self._dags) >= 512:
+            self._dags.pop(next(iter(self._dags)))
+        self._dags[dst] = dag
+        return dag
+
+    def _from_dag(self, src, dst):
+        """:meth:`_search`'s answer for two switches or GPUs (GPUs may forward), from the
+        kept shortest paths towards ``dst``: the same links, shares and latency, with the
+        traffic split over the next hops in proportion to their bandwidth."""
+        dag = self._dag(dst)
+        start = dag.get(src)
+        if start is None:
+            return None
+        return self._spread(src, dst, start[0], dag)
+
+    def _spread(self, src, dst, total: int, next_hops):
+        """One unit of traffic from ``src`` over ``total`` hops of shortest paths to
+        ``dst``, split at each node over its next hops (``(v, link id, bandwidth, their
+        bandwidths' sum)`` each: ``next_hops(u)``, or ``next_hops[u][1]`` for a
+        :meth:`_dag`) in proportion to bandwidth: ``(link ids, shares, latency of the
+        slowest path, total)``."""
+        flow = {src: 1.0}
+        arrive = {src: 0.0}
+        links, weights = [], []
+        if self._lat_list is None:
+            self._lat_list = self.latency.tolist()
+        lat, swl = self._lat_list, self._switch_latency.get
+        add_link, add_weight = links.append, weights.append
+        flow_get, arrive_get = flow.get, arrive.get
+        dag = next_hops if isinstance(next_hops, dict) else None
+        level = [src]
+        for _ in range(total):
+            ahead: dict = {}
+            for u in level:
+                f = flow[u]
+                t0 = arrive[u] + swl(u, 0.0)
+                for v, lid, b, tot in (dag[u][1] if dag is not None else next_hops(u)):
+                    share = f * b / tot
+                    add_link(lid)
+                    add_weight(share)
+                    flow[v] = flow_get(v, 0.0) + share
+                    ahead[v] = None
+                    t = t0 + lat[lid]
+                    if t > arrive_get(v, -1.0):
+                        arrive[v] = t
+            level = list(ahead)
+        return links, weights, float(arrive[dst]), total
+
+    def _search(self, src, dst, *, gpu_transit: bool, direct: bool = True):
+        """Bidirectional BFS; returns (link ids, weights, latency, hops) or None.
+        ``direct=False``: a cable between ``src`` and ``dst`` is not taken."""
+        adj = self._adj
+        kind = self.kind
+
+        def ok(v: Hashable) -> bool:
+            k = kind.get(v)
+            return k == "switch" or (gpu_transit and k == "gpu")
+
+        def grow(frontier: list[Hashable], dist: dict[Hashable, int], target: Hashable,
+                 depth: int) -> list[Hashable]:
+            """One BFS level out of ``frontier``; the far end ``target`` may be entered
+            (not from the near end itself, without ``direct``)."""
+            nxt = []
+            for u in frontier:
+                for v in adj[u]:
+                    if v not in dist and (v == target and (direct or depth > 0) or ok(v)):
+                        dist[v] = depth + 1
+                        nxt.append(v)
+            return nxt
+
+        ds, dd = {src: 0}, {dst: 0}
+        fs, fd = [src], [dst]
+        hs = hd = 0
+        meet: list = []
+        while fs and fd and not meet:
+            if len(fs) <= len(fd):  # grow the smaller side
+                fs = grow(fs, ds, dst, hs)
+                hs += 1
+                meet = [v for v in fs if v in dd]
+            else:
+                fd = grow(fd, dd, src, hd)
+                hd += 1
+                meet = [v for v in fd if v in ds]
+        if not meet:
+            return None
+        total = hs + hd
+        k = min(ds[v] for v in meet)  # all meeting nodes sit at one position k
+        level: list[set[Hashable]] = [set() for _ in range(total + 1)]
+        level[k] = {v for v in meet if ds[v] == k}
+        for i in range(k, 0, -1):  # towards the source: ds decreases by one per hop
+            prev = set()
+            for v in level[i]:
+                for u in adj[v]:
+                    if ds.get(u) == i - 1:
+                        prev.add(u)
+            level[i - 1] = prev
+        for i in range(k, total):  # towards the destination: dd decreases by one per hop
+            nxt = set()
+            want = total - i - 1
+            for v in level[i]:
+                for w in adj[v]:
+                    if dd.get(w) == want:
+                        nxt.add(w)
+            level[i + 1] = nxt
+        position = {v: i for i, nodes in enumerate(level) for v in nodes}
+
+        def next_hops(u):
+            nbrs, ahead = adj[u], position[u] + 1
+            hops = [v for v in nbrs if position.get(v) == ahead]
+            bws = [nbrs[v]["bandwidth"] for v in hops]
+            tot = sum(bws)
+            port = self._port(u)
+            return [(v, port[v], b, tot) for v, b in zip(hops, bws, strict=True)]
+
+        return self._spread(src, dst, total, next_hops)

@@ -1,0 +1,414 @@
+"""Routes shared by GPUs wired alike: signatures, pieces and templates.
+
+Its one job is the switched routes between two GPUs that depend only on the switches each
+GPU is wired to (its *signature*, with those cables): the signatures and their up-cones
+(:meth:`TemplatedRoutes._ensure_sigs`, :meth:`TemplatedRoutes._sig_info`), the links
+between the first and last hops kept as shared *pieces*
+(:meth:`TemplatedRoutes._add_piece`, :meth:`TemplatedRoutes.expand`), and the route fields
+of each pair of signatures: through the up/down fast path of
+:mod:`netmodel.collectives.updown` where the two cones meet
+(:meth:`TemplatedRoutes._meet`), through the switches both GPUs are wired to, or from a
+search (:meth:`TemplatedRoutes._full_template`). :class:`TemplatedRoutes` is a mixin of
+:class:`~netmodel.collectives.routing.Router`.
+
+>>> import networkx as nx
+>>> from netmodel.collectives.routing import Router
+>>> g = nx.Graph(name="star", spec="", gpus=3)
+>>> g.add_node("sw", kind="switch", tier=0, radix=3, latency=1e-7, in_network_reduction=False)
+>>> for i in range(3):
+...     g.add_node(f"gpu{i}", kind="gpu", gpu="H100-SXM")
+...     g.add_edge(f"gpu{i}", "sw", bandwidth=1e9, latency=1e-8, medium="copper", lanes=1)
+>>> r = Router(g)
+>>> r._ensure_sigs(np.arange(3))
+>>> r._gpu_sig.tolist(), len(r._sigs)  # all three wired alike: one signature
+([0, 0, 0], 1)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from netmodel.collectives.route_types import _FIELDS
+from netmodel.collectives.steps import unique
+
+__all__ = ["TemplatedRoutes"]
+
+
+class TemplatedRoutes:
+    """Signatures, pieces and the route templates of signature pairs of
+    :class:`~netmodel.collectives.routing.Router` (a mixin: the methods stay on ``Router``).
+
+    Reads the router's index (``_adj``, ``_nodes``, ``_nid``, ``_src``, ``_dst``, ``kind``,
+    ``tier``, ``tiered``, ``_top``, ``bandwidth``, ``latency``, ``scaleout``,
+    ``_switch_latency``, ``gpu_list``, ``_gpu_n``, the GPU port links ``_gport_ptr``,
+    ``_gport_link``, ``_port``, ``n_links``, and ``_updown``) and keeps its tables there:
+    signatures (``_sigs``, ``_sig_ids``, ``_sig_rep``, ``_gpu_sig``, ``_ports_up``,
+    ``_ports_down``, the ``_si_*`` rows, ``_owner``, ``_claimed``, ``_partition``), pieces
+    (``_piece_*``, ``_flat``, ``_cover``), specs and piece lists (``_spec_py``,
+    ``_specs_pos``, ``_specs_w``, ``_list_py``, ``_lists``), and the pairs' route fields
+    (``_full``, ``_pair_rows``, ``_learned``, ``_halves``, ``_meet_lat``). Falls back on
+    :meth:`~netmodel.collectives.route_search.SearchedRoutes._search`.
+    """
+
+    # ----------------------------------------------------------------- signatures, pieces
+    def _switch_neighbours(self, node):
+        adj = self._adj[node]
+        return tuple(sorted(((s, adj[s]["bandwidth"], adj[s]["latency"]) for s in adj
+                             if self.kind.get(s) == "switch"), key=lambda t: str(t[0])))
+
+    def _ensure_sigs(self, g: np.ndarray) -> None:
+        """Signature ids and port link ids of GPUs ``g`` (GPU indices), computed once, with
+        numpy: a GPU's links to switches sorted by the switch's name, grouped into
+        signatures by their (switch, bandwidth, latency) rows."""
+        missing = g[self._gpu_sig[g] < 0]
+        if not len(missing):
+            return
+        missing = unique(missing)
+        if len(missing) <= 8:  # a few GPUs (single routes): plain loops
+            for i in missing.tolist():
+                node = self.gpu_list[i]
+                sig = self._switch_neighbours(node)
+                sid = self._sig_ids.get(sig)
+                if sid is None:
+                    sid = self._sig_ids[sig] = len(self._sigs)
+                    self._sigs.append(sig)
+                    self._sig_rep.append(int(self._gpu_n[i]))
+                    self._sig_info(sig)
+                port = self._port(node)
+                for j, (x, _, _) in enumerate(sig):
+                    self._ports_up[i, j] = port[x]
+                    self._ports_down[i, j] = port[x] ^ 1
+                self._gpu_sig[i] = sid
+            return
+        ptr, links = self._gport_ptr, self._gport_link
+        start, count = ptr[missing], ptr[missing + 1] - ptr[missing]
+        total = int(count.sum())
+        row = np.repeat(np.arange(len(missing)), count)
+        lk = links[np.repeat(start, count) + np.arange(total)
+                   - np.repeat(np.cumsum(count) - count, count)] if total else links[:0]
+        sw = self._dst[lk]
+        names = self._nodes
+        uniq_sw = unique(sw)
+        rank_of = np.empty(len(uniq_sw), dtype=np.int64)
+        rank_of[np.argsort([str(names[x]) for x in uniq_sw.tolist()], kind="stable")] = \
+            np.arange(len(uniq_sw))
+        rank = rank_of[np.searchsorted(uniq_sw, sw)]
+        order = np.lexsort((rank, row))
+        lk, sw, row = lk[order], sw[order], row[order]
+        col = np.arange(total) - np.repeat(np.cumsum(count) - count, count)
+        gm = missing[row]
+        self._ports_up[gm, col] = lk
+        self._ports_down[gm, col] = lk ^ 1
+        sig_of = np.empty(len(missing), dtype=np.int64)
+        bw, lat = self.bandwidth[lk], self.latency[lk]
+        for w in unique(count).tolist():
+            rows = np.flatnonzero(count == w)
+            sel = np.isin(row, rows)
+            mat = np.stack([sw[sel].reshape(-1, w), bw[sel].reshape(-1, w),
+                            lat[sel].reshape(-1, w)], axis=2).reshape(len(rows), 3 * w) \
+                if w else np.zeros((len(rows), 0))
+            uniq, inv = np.unique(mat, axis=0, return_inverse=True)
+            ids = []
+            sigs = [tuple((names[int(u[3 * j])], float(u[3 * j + 1]), float(u[3 * j + 2]))
+                          for j in range(w)) for u in uniq]
+            if self.tiered and w:  # the structures above new signatures' switches at once
+                self._updown.prepare([x for x in sigs if x not in self._sig_ids])
+            for sig in sigs:
+                sid = self._sig_ids.get(sig)
+                if sid is None:
+                    sid = self._sig_ids[sig] = len(self._sigs)
+                    self._sigs.append(sig)
+                    self._sig_rep.append(-1)
+                    self._sig_info(sig)
+                ids.append(sid)
+            sig_of[rows] = np.array(ids, dtype=np.int64)[inv.ravel()]
+            seen, at = np.unique(sig_of[rows], return_index=True)
+            for sid, g in zip(seen.tolist(), missing[rows[at]].tolist(), strict=True):
+                if self._sig_rep[sid] < 0:
+                    self._sig_rep[sid] = int(self._gpu_n[g])
+        self._gpu_sig[missing] = sig_of
+
+    def _sig_info(self, sig) -> None:
+        """Index a new signature: its switches, and its cone tier by tier (the state, the
+        node set, whether a dead end lies below, the pieces of the climb to it)."""
+        nid, T = self._nid, self._top + 1
+        self._si_sw.add([nid[s] for s, _, _ in sig])
+        ud = self._updown
+        cone = ud.cone(sig) if sig and self.tiered else None
+        self._si_cone.append(cone)
+        state, sets, dead, ups, upso = ([-1] * T, [-1] * T, [0] * T, [-1] * T, [0] * T)
+        if cone is None:
+            self._si_info.add([0, 0, -1, 0])
+        else:
+            t0 = int(ud.state(cone[0]).tier)
+            pieces: list[int]
+            below, pieces, so = False, [], False
+            for j, sid in enumerate(cone):
+                st = ud.state(sid)
+                t = t0 + j
+                state[t], sets[t], dead[t], upso[t] = sid, st.set_id, int(below), int(so)
+                ups[t] = self._add_list(pieces)
+                self._claim(t, st)
+                below = below or st.struct.dead
+                if j + 1 < len(cone):
+                    piece = ud.up_piece(sid)
+                    pieces = [*pieces, piece]
+                    so = so or self._piece_scaleout[piece]
+            base = ud.state(cone[0])
+            pos = {s: i for i, (s, _, _) in enumerate(sig)}
+            head = self._add_spec([pos[x] for x in base.nodes], base.flow)
+            self._si_info.add([1, t0, head, int(self.tier[base.nodes[0]] >= 1)])
+        self._si_state.add(state)
+        self._si_set.add(sets)
+        self._si_dead.add(dead)
+        self._si_up.add(ups)
+        self._si_upso.add(upso)
+
+    def _claim(self, t: int, st) -> None:
+        """Record that the switches of state ``st`` form a node set of tier ``t``; a tier
+        whose sets are not disjoint (or equal) loses the fast disjointness test."""
+        key = (t, st.set_id)
+        if key in self._claimed:
+            return
+        self._claimed.add(key)
+        owner = self._owner
+        for x in st.nodes:
+            o = owner.setdefault((t, x), st.set_id)
+            if o != st.set_id:
+                self._partition[t] = False
+
+    def _add_spec(self, positions, weights) -> int:
+        """A first- or last-hop pattern: positions in a signature and traffic shares."""
+        self._spec_py.append((list(positions), [float(w) for w in weights]))
+        self._specs_w.add(weights)
+        return self._specs_pos.add(positions)
+
+    def _add_piece(self, links: np.ndarray, weights: np.ndarray) -> int:
+        """Register the links and weights of part of a route; returns the piece id."""
+        self._piece_links.append(np.asarray(links, dtype=np.int64))
+        self._piece_weights.append(np.asarray(weights, dtype=float))
+        self._piece_scaleout.append(bool(self.scaleout[links].any()) if len(links) else False)
+        return len(self._piece_links) - 1
+
+    def piece(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """Links and weights of piece ``i``."""
+        return self._piece_links[i], self._piece_weights[i]
+
+    def _pieces_flat(self):
+        """Every piece in one array: ``(pointer per piece, links, weights)``."""
+        n = len(self._piece_links)
+        if self._flat is None or self._flat[0] != n:
+            sizes = np.fromiter(map(len, self._piece_links), np.int64, count=n)
+            ptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+            links = np.concatenate(self._piece_links) if n else np.zeros(0, dtype=np.int64)
+            w = np.concatenate(self._piece_weights) if n else np.zeros(0)
+            self._flat = (n, ptr, links, w)
+        return self._flat[1:]
+
+    def piece_cover(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(covered, exclusive)``: per link, whether some piece crosses it; per piece,
+        whether no other piece crosses any of its links."""
+        n = len(self._piece_links)
+        if self._cover is None or self._cover[0] != n:
+            ptr, links, _ = self._pieces_flat()
+            count = np.bincount(links, minlength=self.n_links)
+            sizes = np.diff(ptr)
+            most = np.zeros(n, dtype=np.int64)
+            full = sizes > 0
+            if full.any():
+                most[full] = np.maximum.reduceat(count[links], ptr[:-1][full])
+            self._cover = (n, count > 0, most <= 1)
+        return self._cover[1:]
+
+    def expand(self, pieces: np.ndarray, coef: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Links and weights of ``pieces`` (ids), each scaled by its ``coef``:
+        ``(entry piece position, links, weights)``."""
+        ptr, links, w = self._pieces_flat()
+        start, count = ptr[pieces], ptr[pieces + 1] - ptr[pieces]
+        total = int(count.sum())
+        at = np.repeat(start, count) + np.arange(total) - np.repeat(np.cumsum(count) - count,
+                                                                    count)
+        which = np.repeat(np.arange(len(pieces)), count)
+        return which, links[at], w[at] * np.repeat(coef, count)
+
+    # ----------------------------------------------------------------- templates
+    def _full_template(self, sa: int, sb: int, src, dst):
+        """A route shared by every GPU pair with signatures ``sa``, ``sb`` that the
+        up/down fast path does not give (a shared switch, or a general search from the pair
+        ``src``, ``dst``): ``(head, tail, list, latency, hops, scaleout)`` or None."""
+        key = (sa, sb)
+        if key in self._full:
+            return self._full[key]
+        a_sig, b_sig = self._sigs[sa], self._sigs[sb]
+        common = {s for s, _, _ in a_sig} & {s for s, _, _ in b_sig}
+        if common:  # a two-hop route through the switches both are wired to
+            tb = {s: (j, la) for j, (s, _, la) in enumerate(b_sig)}
+            fa, fw, lpos, lat, so = [], [], [], 0.0, False
+            tot = sum(bw for s, bw, _ in a_sig if s in common)
+            swl, tier = self._switch_latency, self.tier
+            for j, (s, bw, la) in enumerate(a_sig):
+                if s in common:
+                    fa.append(j)
+                    fw.append(bw / tot)
+                    lpos.append(tb[s][0])
+                    lat = max(lat, la + swl.get(s, 0.0) + tb[s][1])
+                    so = so or tier[s] >= 1
+            hit = (self._add_spec(fa, fw), self._add_spec(lpos, fw), 0, float(lat), 2, so)
+        else:
+            # through switches only, not over a cable between the two (the pair standing for
+            # two signatures may be cabled together; the pairs it stands for are not: direct
+            # neighbours are routed on their own)
+            found = self._search(src, dst, gpu_transit=False, direct=False)
+            hit = None if found is None else self._search_template(src, dst, found, a_sig,
+                                                                    b_sig)
+        self._full[key] = hit
+        return hit
+
+    def _search_template(self, src, dst, found, a_sig, b_sig):
+        links, weights, latency, hops = found
+        pa = {s: j for j, (s, _, _) in enumerate(a_sig)}
+        pb = {s: j for j, (s, _, _) in enumerate(b_sig)}
+        fp, fw, lp, lw, middle_l, middle_w = [], [], [], [], [], []
+        for lid, w in zip(links, weights, strict=True):
+            u, v = self._nodes[self._src[lid]], self._nodes[self._dst[lid]]
+            if u == src:
+                fp.append(pa[v])
+                fw.append(w)
+            elif v == dst:
+                lp.append(pb[u])
+                lw.append(w)
+            else:
+                middle_l.append(lid)
+                middle_w.append(w)
+        scaleout = bool(self.scaleout[np.asarray(links, dtype=np.int64)].any())
+        pieces = [self._add_piece(np.array(middle_l, dtype=np.int64),
+                                  np.array(middle_w, dtype=float))] if middle_l else []
+        return (self._add_spec(fp, fw), self._add_spec(lp, lw), self._add_list(pieces),
+                latency, hops, scaleout)
+
+    def _learn_pairs(self, keys: np.ndarray) -> None:
+        """Put the route fields of signature pairs ``keys`` in the dict of known pairs; while
+        the fabric shows few signatures, those of every pair of them at once (one numpy
+        pass instead of one per step)."""
+        n = len(self._sigs)
+        if n <= 128:
+            a, b = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+            new = (a >= self._learned) | (b >= self._learned)
+            keys = np.concatenate([keys, (a[new] << 32) | b[new]])
+            self._learned = n
+        uk = unique(keys)
+        uk = uk[[k not in self._pair_rows for k in uk.tolist()]]
+        if not len(uk):
+            return
+        rep = np.array(self._sig_rep)
+        u = self._pair_fields(uk, rep[uk >> 32], rep[uk & 0xFFFFFFFF])
+        cols = [u[k].tolist() for k in _FIELDS]
+        for j, k in enumerate(uk.tolist()):
+            self._pair_rows[k] = tuple(c[j] for c in cols)
+
+    def _pair_fields(self, uk: np.ndarray, src: np.ndarray, dst: np.ndarray) -> dict:
+        """The route fields of signature pairs ``uk`` (``a << 32 | b``), ``src[j] ->
+        dst[j]`` a GPU pair wired as pair ``j``."""
+        ua, ub = uk >> 32, uk & 0xFFFFFFFF
+        u = {k: np.full(len(uk), -1, dtype=np.int64) for k in ("kind", "head", "tail")}
+        u["l1"] = np.zeros(len(uk), dtype=np.int64)
+        u["l2"] = np.zeros(len(uk), dtype=np.int64)
+        u["latency"] = np.zeros(len(uk))
+        u["hops"] = np.zeros(len(uk), dtype=np.int64)
+        u["scaleout"] = np.zeros(len(uk), dtype=bool)
+        sw = self._si_sw.table
+        wa, wb = sw[ua], sw[ub]
+        shared = ((wa[:, :, None] == wb[:, None, :]) & (wa[:, :, None] >= 0)).any(axis=(1, 2))
+        status = np.where(shared, 2, 0)
+        if self.tiered:
+            self._meet(ua, ub, status, u)
+        status[status == 0] = 2
+        nodes = self._nodes
+        for j in np.flatnonzero(status == 2).tolist():
+            hit = self._full_template(int(ua[j]), int(ub[j]), nodes[src[j]], nodes[dst[j]])
+            if hit is not None:
+                (u["head"][j], u["tail"][j], u["l1"][j], u["latency"][j], u["hops"][j],
+                 u["scaleout"][j]) = hit
+                u["kind"][j] = 1
+        return u
+
+    def _meet(self, ua: np.ndarray, ub: np.ndarray, status: np.ndarray, u: dict) -> None:
+        """The up/down fast path for the signature pairs ``ua[j] -> ub[j]`` with
+        ``status[j] == 0``: the lowest tier where the two cones are the same switches (no
+        dead end below, no partial overlap before); fills ``u`` for those and sets their
+        status to 1; 2 where the fast path does not apply."""
+        m = np.flatnonzero(status == 0)
+        info = self._si_info.table
+        m = m[(info[ua[m], 0] == 1) & (info[ub[m], 0] == 1)]
+        if not len(m):
+            return
+        a, b = ua[m], ub[m]
+        sets, dead = self._si_set.table, self._si_dead.table
+        ta, tb = info[a, 1], info[b, 1]
+        start = np.maximum(ta, tb)
+        st = np.zeros(len(m), dtype=np.int64)
+        tm = np.full(len(m), -1, dtype=np.int64)
+        ud = self._updown
+        for t in range(self._top + 1):
+            act = (st == 0) & (t >= start)
+            if not act.any():
+                continue
+            sa, sb = sets[a, t], sets[b, t]
+            bad = act & ((sa < 0) | (sb < 0) | (dead[a, t] != 0) | (dead[b, t] != 0))
+            st[bad] = 2
+            act &= ~bad
+            eq = act & (sa == sb)
+            st[eq] = 1
+            tm[eq] = t
+            if not self._partition[t]:
+                for j in np.flatnonzero(act & ~eq).tolist():
+                    if not ud.disjoint(int(sa[j]), int(sb[j])):
+                        st[j] = 2
+        status[m] = np.where(st == 1, 1, 2)
+        ok = st == 1
+        m, a, b, tm, ta, tb = m[ok], a[ok], b[ok], tm[ok], ta[ok], tb[ok]
+        if not len(m):
+            return
+        states = self._si_state.table
+        s_a, s_b = states[a, tm], states[b, tm]
+        h, k = tm - ta, tm - tb
+        # the way down: one half per (destination, depth, flow at the top)
+        hk = (b << 40) | (k << 32) | s_a
+        uh, hinv = np.unique(hk, return_inverse=True)
+        hinv = hinv.ravel()
+        halves, cones = self._halves, self._si_cone
+        keys = uh.tolist()
+        got = list(map(halves.get, keys))
+        for j in [j for j, hit in enumerate(got) if hit is None]:  # new halves, in order
+            key = keys[j]
+            bb, kk, sid = key >> 40, (key >> 32) & 0xFF, key & 0xFFFFFFFF
+            pieces, f0 = ud.descend(cones[bb], kk, sid)
+            base = ud.state(cones[bb][0])
+            sig = self._sigs[bb]
+            pos = {x: i for i, (x, _, _) in enumerate(sig)}
+            got[j] = halves[key] = (self._add_spec([pos[x] for x in base.nodes], f0),
+                                    self._add_list(pieces),
+                                    any(self._piece_scaleout[i] for i in pieces))
+        cols = np.array(got, dtype=np.int64).reshape(len(got), 3)
+        tail, lst, hso = cols[:, 0], cols[:, 1], cols[:, 2] != 0
+        # latency: one per (state climbed to, state descended from)
+        lk = (s_a << 32) | s_b
+        ul, linv = np.unique(lk, return_inverse=True)
+        lats = self._meet_lat
+        lat = np.array([lats[x] if x in lats else lats.setdefault(
+            x, ud.meeting_latency(x >> 32, x & 0xFFFFFFFF)) for x in ul.tolist()])
+        u["kind"][m] = 1
+        u["head"][m] = info[a, 2]
+        u["tail"][m] = tail[hinv]
+        u["l1"][m] = self._si_up.table[a, tm]
+        u["l2"][m] = lst[hinv]
+        u["latency"][m] = lat[linv.ravel()]
+        u["hops"][m] = 2 + h + k
+        u["scaleout"][m] = (self._si_upso.table[a, tm] != 0) | hso[hinv] \
+            | (info[a, 3] != 0) | (info[b, 3] != 0)
+
+    def _add_list(self, pieces) -> int:
+        """Register a list of piece ids; returns its id."""
+        self._list_py.append(list(pieces))
+        return self._lists.add(pieces)

@@ -1,0 +1,188 @@
+"""The small types and constants the router's modules share.
+
+They are :class:`NoPath`, :class:`Route`, :class:`Plan`, the growable tables the router keeps
+(``_Grow``, ``_Rows``), node kind codes and the thresholds of the route search.
+
+Its one job is to let :mod:`netmodel.collectives.routing`,
+:mod:`netmodel.collectives.route_templates` and :mod:`netmodel.collectives.route_search`
+share these without importing one another in a cycle. :mod:`netmodel.collectives.routing`
+re-exports the public ones.
+
+>>> r = Route(np.array([0, 2]), np.array([1.0, 1.0]), 2e-7, 2, False)
+>>> r.links.tolist(), r.hops
+([0, 2], 2)
+>>> str(NoPath("gpu0", "gpu1"))
+"no path joins 'gpu0' and 'gpu1'"
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+__all__ = ["NoPath", "Plan", "Route"]
+
+_GPU, _SWITCH, _OCS, _OTHER = 0, 1, 2, 3
+#: What :meth:`Router._describe` tells of each transfer.
+_FIELDS = ("kind", "head", "tail", "l1", "l2", "latency", "hops", "scaleout")
+_KIND_CODE = {"gpu": _GPU, "switch": _SWITCH, "ocs": _OCS}
+#: Node kinds a route without a template may cross (GPUs forward on direct-connect fabrics).
+_TRANSIT = frozenset(("gpu", "switch"))
+#: Up to this many nodes, such routes come from one search per destination, kept
+#: (:meth:`Router._dag`); beyond, from one bidirectional search per pair.
+_DAG_NODES = 4096
+
+
+class NoPath(Exception):
+    """No path joins two nodes (the fabric is cut between them)."""
+
+    def __init__(self, a: Hashable, b: Hashable) -> None:
+        super().__init__(f"no path joins {a!r} and {b!r}")
+        self.pair = (a, b)
+
+
+@dataclass(frozen=True)
+class Route:
+    """The traffic pattern of one unit transfer between two nodes.
+
+    Attributes
+    ----------
+    links : numpy.ndarray
+        Directed link ids (int) the transfer crosses.
+    weights : numpy.ndarray
+        Fraction of the transfer's bytes on each of those links (1 on a single path; ECMP
+        splits it; the fractions leaving the source sum to 1).
+    latency : float
+        Seconds along the slowest of the shortest paths (links plus switch traversals).
+    hops : int
+        Links on each shortest path.
+    scaleout : bool
+        Whether any path crosses a scale-out link (one that touches a switch of tier >= 1).
+    """
+
+    links: np.ndarray
+    weights: np.ndarray
+    latency: float
+    hops: int
+    scaleout: bool
+
+
+@dataclass
+class Plan:
+    """Many transfers routed at once (see :meth:`Router.plan`).
+
+    Every transfer is either *templated* (``template[i] == 1``: a switched route between
+    two GPUs, shared by every pair of GPUs wired alike) or routed on its own
+    (``template[i] == -1``: its links and weights in ``route_links`` and ``route_weights``,
+    one slice per such transfer).
+
+    Attributes
+    ----------
+    frac : numpy.ndarray
+        Bytes per byte of ``n`` of each transfer.
+    template : numpy.ndarray
+        1 for a templated transfer, -1 for one routed on its own.
+    routed : numpy.ndarray
+        Indices of the transfers routed on their own, ascending.
+    route_ptr : numpy.ndarray
+        Where each of those transfers' links start in ``route_links`` (one more entry than
+        ``routed``: the last is the end).
+    route_links, route_weights : numpy.ndarray
+        Their links and the fraction of the transfer on each, route after route.
+    route_hops : numpy.ndarray
+        Links on each of their shortest paths.
+    hop_index, hop_links, hop_weights : numpy.ndarray
+        First and last hops of the templated transfers: transfer index, link, weight (per
+        byte of the transfer).
+    pieces, piece_of : numpy.ndarray
+        For each (templated transfer, piece it crosses): the transfer index and the piece
+        id (:meth:`Router.piece`; weights per byte of the transfer).
+    latency : numpy.ndarray
+        Route latency of every transfer (s).
+    scaleout : numpy.ndarray
+        Whether each transfer crosses the scale-out network.
+    """
+
+    frac: np.ndarray
+    template: np.ndarray
+    routed: np.ndarray
+    route_ptr: np.ndarray
+    route_links: np.ndarray
+    route_weights: np.ndarray
+    route_hops: np.ndarray
+    hop_index: np.ndarray
+    hop_links: np.ndarray
+    hop_weights: np.ndarray
+    pieces: np.ndarray
+    piece_of: np.ndarray
+    latency: np.ndarray
+    scaleout: np.ndarray
+
+    @property
+    def routes(self) -> dict[int, Route]:
+        """Transfer index -> :class:`Route` of each transfer routed on its own."""
+        p = self.route_ptr.tolist()
+        return {i: Route(self.route_links[p[k]:p[k + 1]], self.route_weights[p[k]:p[k + 1]],
+                         float(self.latency[i]), int(self.route_hops[k]),
+                         bool(self.scaleout[i]))
+                for k, i in enumerate(self.routed.tolist())}
+
+
+#: The fields of a :class:`Plan` after ``frac`` (what a kept plan holds).
+_PLAN_FIELDS = tuple(f.name for f in fields(Plan))[1:]
+
+
+class _Grow:
+    """A growable 1-D array (capacity doubles): ``extend`` appends, ``a`` reads."""
+
+    def __init__(self, dtype) -> None:
+        self._a = np.zeros(16, dtype=dtype)
+        self.n = 0
+
+    def extend(self, x: np.ndarray) -> None:
+        need = self.n + len(x)
+        if need > len(self._a):
+            grown = np.zeros(max(need, 2 * len(self._a)), dtype=self._a.dtype)
+            grown[:self.n] = self._a[:self.n]
+            self._a = grown
+        self._a[self.n:need] = x
+        self.n = need
+
+    @property
+    def a(self) -> np.ndarray:
+        return self._a[:self.n]
+
+
+class _Rows:
+    """A growable table of rows padded with ``fill``, for lookups by row id with numpy;
+    rows are appended to a list and written into the array in one go when it is read."""
+
+    def __init__(self, fill, dtype, width: int = 1):
+        self.fill, self.dtype = fill, dtype
+        self._a = np.full((16, max(width, 1)), fill, dtype=dtype)
+        self._done = 0
+        self._pending: list = []
+        self.n = 0
+
+    def add(self, row: Sequence[float]) -> int:
+        self._pending.append(row)
+        self.n += 1
+        return self.n - 1
+
+    @property
+    def table(self) -> np.ndarray:
+        if self._pending:
+            rows, cols = self._a.shape
+            width = max(cols, max(map(len, self._pending)))
+            if self.n > rows or width > cols:
+                grown = np.full((max(self.n, 2 * rows), width), self.fill, dtype=self.dtype)
+                grown[:self._done, :cols] = self._a[:self._done]
+                self._a = grown
+            fill = self.fill
+            block = [list(r) + [fill] * (width - len(r)) for r in self._pending]
+            self._a[self._done:self.n, :width] = np.array(block, dtype=self.dtype).reshape(
+                len(block), width)
+            self._done, self._pending = self.n, []
+        return self._a[:self.n]
