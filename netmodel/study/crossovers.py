@@ -370,12 +370,7 @@ class _GridScorer:
                                for p in parts]).reshape(len(keys), width)
         self.learnt = np.zeros(len(keys), dtype=bool)
         self.monotone = True
-        (self.which, self.n, self.place, self.source, self.fits, self.nf, self.row,
-         self.row_keys, self.shape, self.compute_t, self.memory_t, self.busiest,
-         self.overlap, self.counts, self.tokens_per_step, self.sms, self.limit) = (
-            lay.which, lay.n, lay.place, lay.source, lay.fits, lay.nf, lay.row,
-            lay.row_keys, lay.shape, lay.compute_t, lay.memory_t, lay.busiest,
-            lay.overlap, lay.counts, lay.tokens_per_step, lay.sms, lay.limit)
+        vars(self).update(vars(lay))  # every layout field read as the scorer's own
 
     @classmethod
     def build(cls, grid, coll, slopes, scale: float, hop: float,
