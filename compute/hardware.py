@@ -47,6 +47,10 @@ class GpuSpec:
     tdp: float                 #: watts
     max_instance: int          #: largest tensor-parallel group it is used in
     source: str = ""
+    #: Whether the switches of its scale-up domain can reduce data in the switch (NVLink
+    #: SHARP, NCCL's NVLS: NVSwitch gen3 with Hopper and later; not A100's NVSwitch gen2).
+    #: Fabric builders default a scale-up switch's ``in_network_reduction`` to it.
+    scaleup_reduction: bool = True
 
     def peak_flops(self, dtype: str = "bf16") -> float:
         """Peak dense FLOP/s for ``dtype`` (``"bf16"`` or ``"fp8"``)."""
@@ -114,6 +118,21 @@ _SPEC_KEYS = {
 }
 _DERIVE_KEYS = ("derive_from", "fraction", "flops_multiplier", "hbm_bandwidth_multiplier",
                 "network_bandwidth_multiplier", "hbm_capacity_multiplier", "max_instance")
+#: Optional keys of either kind of entry, true or false (GpuSpec field of the same name).
+_FLAG_KEYS = ("scaleup_reduction",)
+
+
+def _flags(here: str, entry: dict) -> dict:
+    """The optional true/false keys of ``entry`` (removed from it), checked."""
+    out = {}
+    for key in _FLAG_KEYS:
+        if key in entry:
+            v = entry.pop(key)
+            if not isinstance(v, bool):
+                raise UserError(f"{here}: {key} must be true or false, got "
+                                f"{validate.describe(v)}")
+            out[key] = v
+    return out
 
 
 def _pos_int(name, key, v):
@@ -128,11 +147,13 @@ def _gpu_from_entry(name: str, entry, known_gpus: dict[str, GpuSpec], where: str
     here = f"{where}: GPU {name!r}"
     entry = dict(validate.table(here, entry))
     source = validate.string(here, "source", entry.pop("source", ""))
+    flags = _flags(here, entry)
     if "derive_from" in entry:
         unknown = sorted(set(entry) - set(_DERIVE_KEYS))
         if unknown:
             raise UserError(f"{here} has unknown key(s) {', '.join(k[:60] for k in unknown)}; "
-                            f"a derived GPU allows: {', '.join(_DERIVE_KEYS)}, source")
+                            f"a derived GPU allows: {', '.join(_DERIVE_KEYS)}, "
+                            f"{', '.join(_FLAG_KEYS)}, source")
         base_name = entry.pop("derive_from")
         if not isinstance(base_name, str) or base_name not in known_gpus:
             raise UserError(f"{here} derives from unknown GPU {validate.describe(base_name)}; "
@@ -141,12 +162,14 @@ def _gpu_from_entry(name: str, entry, known_gpus: dict[str, GpuSpec], where: str
                                      "max_instance" if key == "max_instance" else "multiplier",
                                      v, key=key)
               for key, v in entry.items()}
-        return derive_gpu(known_gpus[base_name], name, source=source, **kw)
+        derived = derive_gpu(known_gpus[base_name], name, source=source, **kw)
+        return replace(derived, **flags) if flags else derived
     unknown = sorted(set(entry) - set(_SPEC_KEYS))
     missing = sorted(set(_SPEC_KEYS) - set(entry) - {"fp8_dense_TFLOPs"})
     if unknown:
         raise UserError(f"{here} has unknown key(s) {', '.join(k[:60] for k in unknown)}; "
-                        f"allowed: {', '.join(_SPEC_KEYS)}, source (or derive_from with "
+                        f"allowed: {', '.join(_SPEC_KEYS)}, {', '.join(_FLAG_KEYS)}, source "
+                        f"(or derive_from with "
                         f"{', '.join(_DERIVE_KEYS[1:])})")
     if missing:
         raise UserError(f"{here} lacks key(s) {', '.join(missing)}")
@@ -154,7 +177,7 @@ def _gpu_from_entry(name: str, entry, known_gpus: dict[str, GpuSpec], where: str
     for key, (field, factor) in _SPEC_KEYS.items():
         v = validate.in_range(here, "gpu", key, entry.get(key, 0))
         fields[field] = v if isinstance(v, int) else v * factor
-    return GpuSpec(name=name, source=source, **fields)
+    return GpuSpec(name=name, source=source, **fields, **flags)
 
 
 def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec]) -> dict[str, GpuSpec]:

@@ -244,6 +244,21 @@ def check_choice(what: str, value: object, choices: Collection[str]) -> str:
     return value
 
 
+def reduction_or(what: str, value: object, spec: GpuSpec) -> bool:
+    """``value`` checked as true or false, or, when it is None, whether ``spec``'s scale-up
+    switches reduce in the switch (:attr:`~compute.hardware.GpuSpec.scaleup_reduction`).
+
+    >>> from compute.hardware import get_gpu
+    >>> reduction_or("in_network_reduction", None, get_gpu("A100-SXM-80GB"))
+    False
+    """
+    if value is None:
+        return bool(spec.scaleup_reduction)
+    if not isinstance(value, bool | np.bool_):
+        raise UserError(f"{what} must be true or false, got {value!r}")
+    return bool(value)
+
+
 def bandwidth_or(what: str, value: object, default: float) -> float:
     """``value`` checked as a bandwidth (bytes/s), or ``default`` when it is None."""
     return default if value is None else check_positive(what, value)

@@ -33,6 +33,7 @@ from topologies.common import (
     gpu_type,
     link,
     new_graph,
+    reduction_or,
     switch_attrs,
 )
 from topologies.limits import check_size
@@ -64,7 +65,7 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
                    gpu: str | GpuSpec = "H100-SXM", servers_per_leaf: int = 32, leaf_radix: int = 64,
                    spine_radix: int = 64, scaleup_bandwidth: float | None = None,
                    nic_bandwidth: float | None = None, nvlinks: int = 18,
-                   nvswitch_radix: int | None = None, in_network_reduction: bool = True,
+                   nvswitch_radix: int | None = None, in_network_reduction: bool | None = None,
                    sharp: bool = False, servers_per_rack: int | None = None,
                    medium: str = "pluggable-optics") -> nx.Graph:
     """``domains`` scale-up domains of ``domain_size`` GPUs, under a rail-optimized two-tier
@@ -97,8 +98,9 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
         NVLink cables per GPU (18 on H100 and B200).
     nvswitch_radix : int, optional
         Ports of the domain switch; default ``domain_size * nvlinks``.
-    in_network_reduction : bool
-        Reduction in the domain switch (NVLS).
+    in_network_reduction : bool, optional
+        Reduction in the domain switch (NVLS); default the GPU's ``scaleup_reduction``
+        (yes from H100 on, no for A100's NVSwitch).
     sharp : bool
         Reduction in leaves and spines (InfiniBand SHARP).
     servers_per_rack : int, optional
@@ -155,8 +157,8 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
     labels = {"group": gpu_ids // size, "server": server, "rail": gpu_ids % gps,
               "pod": server // per_leaf,
               "rack": server // per_rack if per_rack else server // (size // gps)}
-    nodes = [Nodes("nvs", domains, switch_attrs(0, nvs_radix, NVSWITCH_LATENCY,
-                                                in_network_reduction)),
+    nvls = reduction_or("in_network_reduction", in_network_reduction, spec)
+    nodes = [Nodes("nvs", domains, switch_attrs(0, nvs_radix, NVSWITCH_LATENCY, nvls)),
              Nodes("gpu", n, {"kind": "gpu", "gpu": spec.name}, labels)]
     gpu0 = domains                 # node positions: NVSwitches, GPUs, leaves, spines
     links = [Links(gpu0 + gpu_ids, gpu_ids // size,

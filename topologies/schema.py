@@ -148,12 +148,15 @@ def gpu_types(graph: nx.Graph) -> dict[str, GpuSpec]:
 
 _INT_FIELDS = ("sms", "max_instance")
 _ZERO_OK = ("flops_fp8",)
+#: True/false fields, optional (files saved before they existed lack them).
+_FLAGS = ("scaleup_reduction",)
 
 
 def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> GpuSpec:
     """A GpuSpec from its SI fields (the shape of :meth:`GpuSpec.to_dict`), each checked:
-    whole numbers >= 1 for ``sms`` and ``max_instance``, finite numbers > 0 for the rest
-    (``flops_fp8`` may be 0).
+    whole numbers >= 1 for ``sms`` and ``max_instance``, true or false for
+    ``scaleup_reduction`` (optional: the GpuSpec default when absent), finite numbers > 0 for
+    the rest (``flops_fp8`` may be 0).
 
     >>> from compute.hardware import get_gpu
     >>> gpu_spec_from_dict("Lite", get_gpu("Lite").to_dict()) == get_gpu("Lite")
@@ -167,7 +170,7 @@ def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> Gpu
     if unknown:
         raise UserError(f"{where}: GPU type {_show(name)} has unknown field(s) "
                         f"{', '.join(map(_show, unknown))}; allowed: {', '.join(allowed)}")
-    missing = [k for k in allowed if k not in data and k not in ("name", "source")]
+    missing = [k for k in allowed if k not in data and k not in ("name", "source", *_FLAGS)]
     if missing:
         raise UserError(f"{where}: GPU type {_show(name)} lacks field(s) {', '.join(missing)}")
     if data.get("name", name) != name:
@@ -176,10 +179,14 @@ def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> Gpu
         raise UserError(f"{where}: GPU type {_show(name)}: source must be text")
     values: dict[str, Any] = {}
     for key in allowed:
-        if key in ("name", "source"):
+        if key in ("name", "source") or (key in _FLAGS and key not in data):
             continue
         v = data[key]
-        if key in _INT_FIELDS:
+        if key in _FLAGS:
+            if not isinstance(v, bool):
+                raise UserError(f"{where}: GPU type {_show(name)}: {key} must be true or "
+                                f"false, got {_show(v)}")
+        elif key in _INT_FIELDS:
             if not (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
                 raise UserError(f"{where}: GPU type {_show(name)}: {key} must be a whole "
                                 f"number >= 1, got {_show(v)}")

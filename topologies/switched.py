@@ -33,6 +33,7 @@ from topologies.common import (
     gpu_type,
     link,
     new_graph,
+    reduction_or,
     switch_attrs,
 )
 from topologies.limits import check_size
@@ -44,7 +45,7 @@ __all__ = ["fat_tree", "flat", "leaf_spine", "single_switch"]
 @builder("single-switch")
 def single_switch(n: int = 8, gpu: str | GpuSpec = "H100-SXM", bandwidth: float | None = None,
                   links: int = 1, radix: int | None = None, latency: float = NVSWITCH_LATENCY,
-                  in_network_reduction: bool = True, medium: str = "copper",
+                  in_network_reduction: bool | None = None, medium: str = "copper",
                   length: float = SCALEUP_LENGTH) -> nx.Graph:
     """``n`` GPUs on one switch ``nvs0`` (tier 0): a scale-up domain such as the NVSwitches
     of a DGX H100, modelled as one logical switch.
@@ -65,8 +66,9 @@ def single_switch(n: int = 8, gpu: str | GpuSpec = "H100-SXM", bandwidth: float 
         Switch ports; default exactly ``n * links``. Four NVSwitch3 chips have 4 x 64 = 256.
     latency : float
         Switch traversal, s (default 150 ns, an assumption: no published figure).
-    in_network_reduction : bool
-        Whether the switch reduces data itself (NVSwitch NVLS: yes).
+    in_network_reduction : bool, optional
+        Whether the switch reduces data itself; default the GPU's ``scaleup_reduction``
+        (NVLS: yes from H100 on, no for A100's NVSwitch).
     medium, length
         Cable medium and length (m).
 
@@ -75,6 +77,9 @@ def single_switch(n: int = 8, gpu: str | GpuSpec = "H100-SXM", bandwidth: float 
     >>> g = single_switch(8)
     >>> g.graph["gpus"], g.nodes["nvs0"]["tier"], g.edges["gpu3", "nvs0"]["bandwidth"] / 1e9
     (8, 0, 450.0)
+    >>> a100 = single_switch(8, "A100-SXM-80GB")    # no NVLS before Hopper
+    >>> g.nodes["nvs0"]["in_network_reduction"], a100.nodes["nvs0"]["in_network_reduction"]
+    (True, False)
     """
     n = check_int("n", n)
     links = check_int("links", links)
@@ -89,7 +94,7 @@ def single_switch(n: int = 8, gpu: str | GpuSpec = "H100-SXM", bandwidth: float 
     check_size("single-switch", n + 1, n)
     graph = new_graph(f"{n} {spec.name} on one switch")
     switch = switch_attrs(0, radix, check_positive("latency", latency, allow_zero=True),
-                          in_network_reduction)
+                          reduction_or("in_network_reduction", in_network_reduction, spec))
     nodes = [Nodes("nvs", 1, switch), Nodes("gpu", n, {"kind": "gpu", "gpu": spec.name,
                                                         "group": 0})]
     cable = link(bw, cable_latency(length, medium), medium, links=links)

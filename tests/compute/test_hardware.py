@@ -53,3 +53,20 @@ def test_bad_derived_gpu_file_is_a_user_error(tmp_path, body, match):
 def test_derive_refuses_booleans():
     with pytest.raises(UserError, match="hbm_bandwidth_multiplier"):
         derive_gpu(get_gpu("H100-SXM"), "x", hbm_bandwidth_multiplier=True)
+
+
+def test_in_switch_reduction_is_a_fact_of_the_gpu_generation(tmp_path):
+    """NVLink SHARP (NVLS) came with Hopper's NVSwitch: the catalog says so per GPU, a
+    derived GPU inherits it, and a file may set it (true or false only)."""
+    assert [get_gpu(g).scaleup_reduction for g in
+            ("A100-SXM-80GB", "H100-SXM", "H200-SXM", "B200-HGX", "Lite")] == \
+        [False, True, True, True, True]
+    path = tmp_path / "gpu.toml"
+    path.write_text('[gpu.x]\nderive_from = "A100-SXM-80GB"\nfraction = 0.5\n'
+                    '[gpu.y]\nderive_from = "H100-SXM"\nscaleup_reduction = false\n')
+    gpus = load_gpu_file(path)
+    assert (gpus["x"].scaleup_reduction, gpus["y"].scaleup_reduction) == (False, False)
+    assert gpus["y"].sms == get_gpu("H100-SXM").sms
+    path.write_text('[gpu.x]\nderive_from = "H100-SXM"\nscaleup_reduction = 1\n')
+    with pytest.raises(UserError, match="scaleup_reduction must be true or false, got 1"):
+        load_gpu_file(path)

@@ -41,6 +41,8 @@ from topologies.schema import edge_count
 def ref_single_switch(n, gpu, bandwidth, links, radix, latency, in_network_reduction, medium,
                       length):
     spec = get_gpu(gpu)
+    if in_network_reduction is None:  # the default that came with GpuSpec.scaleup_reduction
+        in_network_reduction = spec.scaleup_reduction
     bw = spec.scaleup_bandwidth if bandwidth is None else bandwidth
     radix = n * links if radix is None else radix
     graph = new_graph(f"{n} {spec.name} on one switch")
@@ -122,6 +124,8 @@ def ref_rail_optimized(domains, domain_size, gpus_per_server, gpu, servers_per_l
     uplinks = leaf_radix // 2
     nvs_radix = size * nvlinks if nvswitch_radix is None else nvswitch_radix
     spec = get_gpu(gpu)
+    if in_network_reduction is None:  # the default that came with GpuSpec.scaleup_reduction
+        in_network_reduction = spec.scaleup_reduction
     up_bw = spec.scaleup_bandwidth if scaleup_bandwidth is None else scaleup_bandwidth
     nic_bw = spec.scaleout_bandwidth if nic_bandwidth is None else nic_bandwidth
     n = domains * size
@@ -192,6 +196,8 @@ def assert_identical(new: nx.Graph, old: nx.Graph) -> None:
 SPECS = [
     "single-switch:n=1", "single-switch:n=8", "single-switch:n=72,links=18,radix=2000",
     "single-switch:n=5,gpu=Lite,in_network_reduction=false,medium=pluggable-optics",
+    "single-switch:n=8,gpu=A100-SXM-80GB", "single-switch:n=4,gpu=A100-SXM-80GB,"
+    "in_network_reduction=true",
     "flat:n=1,planes=1", "flat:n=16,planes=4,radix=16,gpu=Lite", "flat:n=64",
     "flat:n=48,planes=3,radix=48,medium=copper,length=3,latency=100ns",
     "leaf-spine", "leaf-spine:leaves=1,radix=2", "leaf-spine:leaves=4,radix=16,spines=2",
@@ -199,7 +205,8 @@ SPECS = [
     "fat-tree", "fat-tree:k=2", "fat-tree:k=8,oversubscription=2", "fat-tree:k=16",
     "fat-tree:k=12,pods=5,oversubscription=3,gpu=Lite,medium=co-packaged-optics",
     "fat-tree:k=32,pods=7",
-    "rail-optimized", "rail-optimized:domains=1", "rail-optimized:domains=1,domain_size=72,"
+    "rail-optimized", "rail-optimized:domains=2,gpu=A100-SXM-80GB",
+    "rail-optimized:domains=1", "rail-optimized:domains=1,domain_size=72,"
     "gpus_per_server=4", "rail-optimized:domains=9,servers_per_leaf=3,servers_per_rack=2,"
     "sharp=true,in_network_reduction=false,leaf_radix=8,spine_radix=48,gpu=Lite",
     "rail-optimized:domains=5,domain_size=16,gpus_per_server=4,servers_per_leaf=2,nvlinks=2,"
