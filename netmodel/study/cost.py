@@ -6,7 +6,9 @@ a cost of ownership per year at the served load.
 
 * a switch costs and draws by its switching capacity (radix x port rate): ``$/(Gb/s)`` and
   ``pJ/bit`` of the ASIC times a system overhead; tier-0 (scale-up, NVSwitch-class) switches
-  are priced as the baseboard they sit on;
+  are priced as the baseboard they sit on, by their wired ports (a DGX H100's four
+  NVSwitch chips have 256 ports, 144 of them wired to its GPUs: the board's price and power
+  are those of the 144);
 * every link end at a GPU or a switch carries optics on an optical medium (pluggable module
   or co-packaged engine), priced and powered by the end's bandwidth; an end at an OCS needs
   none (the OCS steers light); copper ends add no power (their SerDes is in the GPU's TDP
@@ -260,7 +262,8 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
         if d["kind"] == "gpu":
             continue
         ports = _ports(graph, n)
-        if share == "as-built" or (d["kind"] == "switch" and d["tier"] == 0):
+        tier0 = d["kind"] == "switch" and d["tier"] == 0
+        if share == "as-built" or tier0:
             charged = 1.0
         else:
             charged = (gpu_ports.get(n, 0.0) + scale * net_ports.get(n, 0.0)) / ports
@@ -269,11 +272,19 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
                 charged * ports * prices.ocs_power)
             continue
         rate = port_rate.get(n, 0.0)
+        what = f"tier-{d['tier']} switch {ports} x {rate * 8 / 1e9:g} Gb/s"
+        if tier0:
+            # a baseboard (NVSwitch-class) switch is priced and powered by its wired ports:
+            # network_costs.toml derives both over the 144 NVLinks a DGX H100's four
+            # NVSwitch chips give its GPUs, not over the chips' 256 ports
+            wired = min(ports, gpu_ports.get(n, 0.0) + net_ports.get(n, 0.0))
+            if wired < ports:
+                what = f"tier-0 switch {wired:g} of {ports} x {rate * 8 / 1e9:g} Gb/s"
+            ports = wired
         bits = ports * rate * 8
-        tier0 = d["tier"] == 0
         price = prices.scaleup_switch_price if tier0 else prices.switch_price
         overhead = prices.scaleup_switch_overhead if tier0 else prices.switch_overhead
-        add("switch", f"tier-{d['tier']} switch {ports} x {rate * 8 / 1e9:g} Gb/s", charged,
+        add("switch", what, charged,
             charged * price * bits, charged * prices.switch_energy * bits * overhead)
     for u, v, d in graph.edges(data=True):
         medium = d["medium"]

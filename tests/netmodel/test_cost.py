@@ -56,6 +56,31 @@ def test_h100_dgx_slice_of_a_superpod_by_hand():
     assert not any(i.what.startswith("copper") for i in b.items)
 
 
+@pytest.mark.parametrize("share", SHARES)
+def test_superpod_baseboard_priced_by_its_144_wired_nvlinks(share):
+    # superpod builds a DGX H100's four NVSwitch3 chips with their 4 x 64 = 256 ports, of
+    # which 144 (8 GPUs x 18 NVLinks) are wired; the baseboard price ($47k, P27) and the
+    # 253 W the host power is derived with are over those 144 x 200 Gb/s = 28.8 Tb/s.
+    # Before the fix the radix was charged: $83,456 and 450.6 W per server.
+    b = network_bill(build("superpod"), share=share)
+    nvs = next(i for i in b.items if i.what.startswith("tier-0"))
+    assert nvs.count == 31
+    assert nvs.capex / 31 == pytest.approx(1.63 * 144 * 200)          # $46,944
+    assert nvs.power / 31 == pytest.approx(144 * 200 * GBPS * 8.8e-12)  # 253.4 W
+
+
+def test_dgx_h100_max_power_is_the_published_10_2_kw():
+    # NVIDIA DGX H100 max system power 10.2 kW (P60): 8 GPUs at TDP, the NVSwitch board,
+    # the host at full load and 8 NIC-side 400G optics of one server of the superpod
+    s = cost_summary("h100-dgx", "Llama-3-70B", "decode", decode_fraction=1.0,
+                     host_load_fraction=1.0)
+    b = network_bill(build("superpod"))
+    per_server = {i.what: i.power / i.count for i in b.items}
+    server = (8 * 700 + per_server["tier-0 switch 144 of 256 x 200 Gb/s"]
+              + 8 * s.power_host / s.gpus + 8 * 400 * GBPS * 21.25e-12)
+    assert server == pytest.approx(10_200, rel=0.005)   # 10,193 W; 10,390 W before
+
+
 @pytest.mark.parametrize("name", scenario_names())
 def test_optics_counts_match_topologies_bill_of_materials(name):
     b = network_bill(build_fabric(name), share="as-built")
