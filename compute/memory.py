@@ -70,7 +70,8 @@ def _mla_attention_weights(model: ModelSpec, sh: Shards):
 
 
 def weight_bytes(model: ModelSpec, sh: Shards) -> np.ndarray:
-    """Weight bytes per GPU, shape ``(nt, 1)``."""
+    """Weight bytes per GPU, shape ``(nt, 1)`` (the MLPs in ``model.mlp_weight_bytes``, the
+    rest in ``model.weight_bytes``)."""
     h, d = model.hidden, model.head_dim
     if model.is_mla:
         attn = _mla_attention_weights(model, sh)
@@ -86,22 +87,25 @@ def weight_bytes(model: ModelSpec, sh: Shards) -> np.ndarray:
         up = (2 if model.gated_mlp else 1) * cols
         return h * up + cols * h + ((up + h) if model.bias else 0)
 
-    router = h * model.experts if model.is_moe else 0
-    shared = 0
-    if model.shared_ffn:
-        shared = mlp(sh.shared_ffn) + (h if model.shared_expert_gate else 0)
-    norms = 2 * model.norm_parameters
-    layer = attn + model.experts * mlp(sh.ffn) + router + shared + norms  # dense, or MoE
+    # bytes: the MLPs (experts, shared experts, dense MLPs) in their own dtype, the rest in
+    # the weights' dtype
+    wb, mb = model.weight_bytes, model.mlp_weight_bytes
+    gate = h * wb if model.shared_expert_gate else 0
+    router = h * model.experts * wb if model.is_moe else 0
+    shared = mlp(sh.shared_ffn) * mb + gate if model.shared_ffn else 0
+    norms = 2 * model.norm_parameters * wb
+    attn = attn * wb
+    layer = attn + model.experts * mlp(sh.ffn) * mb + router + shared + norms  # dense, or MoE
     plain = sh.plain
     if not plain and model.is_moe:  # EP: experts / ep whole experts per GPU, shared replicated
-        full_shared = (mlp(model.shared_ffn) + (h if model.shared_expert_gate else 0)
-                       if model.shared_ffn else 0)
-        ep_layer = attn + (model.experts / sh.ep) * mlp(sh.expert_ffn) + router + full_shared \
-            + norms
+        full_shared = mlp(model.shared_ffn) * mb + gate if model.shared_ffn else 0
+        ep_layer = attn + (model.experts / sh.ep) * mlp(sh.expert_ffn) * mb + router \
+            + full_shared + norms
         layer = np.where(sh.ep > 1, ep_layer, layer)
     body = model.layers * layer
     if model.dense_layers:
-        body = model.moe_layers * layer + model.dense_layers * (attn + mlp(sh.dense_ffn) + norms)
+        body = model.moe_layers * layer + model.dense_layers * (attn + mlp(sh.dense_ffn) * mb
+                                                                + norms)
     embed = sh.vocab * h * (1 if model.tied_embeddings else 2)
     if not plain:  # a pipeline stage holds its layers and the embedding or the LM head
         body = body / sh.pp
@@ -109,7 +113,7 @@ def weight_bytes(model: ModelSpec, sh: Shards) -> np.ndarray:
     other = model.learned_positions * h + model.norm_parameters
     if model.embedding_norm:
         other += model.norm_parameters
-    return (body + embed + other) * model.weight_bytes
+    return body + (embed + other) * wb
 
 
 def kv_cache_bytes(model: ModelSpec, sh: Shards, batch: np.ndarray, workload: Workload

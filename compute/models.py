@@ -88,6 +88,13 @@ class ModelSpec:
     embedding_norm: bool = False   #: a norm right after the token embedding (BLOOM)
     norm: str = "rmsnorm"    #: ``"rmsnorm"`` (scale) or ``"layernorm"`` (scale and shift)
     weight_dtype: str = "bf16"     #: storage dtype of the weights
+    #: storage dtype of the MLP weights (dense MLPs, routed and shared experts) where it
+    #: differs from ``weight_dtype`` ("": the same); Meta's FP8 Llama-3.1 keeps attention,
+    #: embeddings and the LM head in bf16 and stores only the MLPs in fp8
+    mlp_weight_dtype: str = ""
+    #: layers whose MLP is stored in ``mlp_weight_dtype`` (0: every layer); the others keep
+    #: ``weight_dtype`` (Meta's FP8 recipe leaves the first and last layers' MLPs in bf16)
+    mlp_dtype_layers: int = 0
     kv_dtype: str = "bf16"         #: storage dtype of the KV cache
     act_dtype: str = "bf16"        #: dtype of activations and of the TP collectives
     compute_dtype: str = "bf16"    #: tensor-core dtype the GEMMs run at (bf16 or fp8)
@@ -115,6 +122,14 @@ class ModelSpec:
                 validate.flag(where, f.name, getattr(self, f.name))
         for key in ("weight_dtype", "kv_dtype", "act_dtype"):
             validate.choice(where, key, getattr(self, key), DTYPE_BYTES)
+        if self.mlp_weight_dtype:
+            validate.choice(where, "mlp_weight_dtype", self.mlp_weight_dtype, DTYPE_BYTES)
+        elif self.mlp_dtype_layers:
+            raise UserError(f"{where}: mlp_dtype_layers ({self.mlp_dtype_layers}) needs "
+                            f"mlp_weight_dtype")
+        if self.mlp_dtype_layers > self.layers:
+            raise UserError(f"{where}: mlp_dtype_layers ({self.mlp_dtype_layers}) exceeds "
+                            f"layers ({self.layers})")
         validate.choice(where, "compute_dtype", self.compute_dtype, COMPUTE_DTYPES)
         validate.choice(where, "norm", self.norm, NORMS)
         validate.string(where, "source", self.source)
@@ -167,6 +182,27 @@ class ModelSpec:
     def weight_bytes(self) -> float:
         """Bytes per weight element."""
         return DTYPE_BYTES[self.weight_dtype]
+
+    @cached_property
+    def mlp_weight_bytes(self) -> float:
+        """Bytes per MLP weight element (dense MLPs, routed and shared experts), on average
+        over the layers when only ``mlp_dtype_layers`` of them store their MLP in
+        ``mlp_weight_dtype`` (exact for the sum over a dense model's layers).
+
+        >>> get_model("Llama-3.1-405B").mlp_weight_bytes == (124 * 1 + 2 * 2) / 126
+        True
+        """
+        if not self.mlp_weight_dtype:
+            return self.weight_bytes
+        low = DTYPE_BYTES[self.mlp_weight_dtype]
+        k = self.mlp_dtype_layers or self.layers
+        return (k * low + (self.layers - k) * self.weight_bytes) / self.layers
+
+    @property
+    def weight_storage_bytes(self) -> float:
+        """Bytes of every weight of the model, each in its storage dtype."""
+        mlp = self.parameters - self.non_mlp_parameters
+        return self.non_mlp_parameters * self.weight_bytes + mlp * self.mlp_weight_bytes
 
     @cached_property
     def kv_bytes(self) -> float:
@@ -289,6 +325,18 @@ class ModelSpec:
         dense = self.layers - self.moe_layers
         return (dense * self.dense_layer_parameters + self.moe_layers * self.moe_layer_parameters
                 + self.embedding_parameters + self.norm_parameters)
+
+    @property
+    def non_mlp_parameters(self) -> int:
+        """Parameters outside the MLPs (attention, norms, routers, embeddings, the LM head,
+        the shared experts' gates): those stored in ``weight_dtype`` when the MLPs use
+        ``mlp_weight_dtype``."""
+        mlp = (self.layers - self.moe_layers) * self.mlp_parameters(self.dense_ffn or self.ffn)
+        if self.is_moe:
+            mlp += self.moe_layers * (self.experts * self.expert_parameters
+                                      + (self.mlp_parameters(self.shared_ffn)
+                                         if self.shared_ffn else 0))
+        return self.parameters - mlp
 
     @property
     def active_parameters(self) -> int:
@@ -502,6 +550,30 @@ def _moe_layer_count(c: _Config, layers: int) -> int:
     return sum(1 for i in range(layers) if i >= first and i not in dense and i % every == 0)
 
 
+def _fp8_exceptions(quant: dict, layers: int, dtype: str, where: str) -> dict:
+    """Model keys for an fp8 checkpoint whose ``modules_to_not_convert`` keeps attention
+    in ``dtype`` (Meta's FP8 Llama-3.1: only the MLPs are fp8, and not those of the layers
+    it lists, ``model.layers.{i}.mlp...``); ``{}`` when it keeps no attention module
+    (every linear layer fp8)."""
+    skip = quant.get("modules_to_not_convert") or []
+    if not isinstance(skip, list) or len(skip) > 100 * layers or not all(
+            isinstance(x, str) for x in skip):
+        raise UserError(f"{where}: quantization_config.modules_to_not_convert must be a list "
+                        f"of module names, got {validate.describe(skip)}")
+    if not any(".self_attn" in x for x in skip):
+        return {}
+    kept = set()
+    for x in skip:
+        parts = x.split(".")
+        if "mlp" in parts:
+            i = parts.index("mlp")
+            if i >= 1 and parts[i - 1].isdigit() and int(parts[i - 1]) < layers:
+                kept.add(int(parts[i - 1]))
+    return {"weight_dtype": dtype, "mlp_weight_dtype": "fp8",
+            "mlp_dtype_layers": layers - len(kept)} if len(kept) < layers else \
+        {"weight_dtype": dtype}
+
+
 def load_hf_config(path: str | PathLike[str], name: str | None = None) -> ModelSpec:
     """A model from a local HuggingFace ``config.json`` (no network access).
 
@@ -526,7 +598,8 @@ def load_hf_config(path: str | PathLike[str], name: str | None = None) -> ModelS
     * ``tie_word_embeddings`` when given; otherwise the family's default.
 
     A float32 checkpoint is taken as served in bf16; an fp8 ``quantization_config`` gives fp8
-    weights. The name defaults to the file's ``_name_or_path``, else its folder's name. Every
+    weights, or, when its ``modules_to_not_convert`` lists attention modules (Meta's FP8
+    Llama-3.1), fp8 MLPs only, less those of the layers it lists. The name defaults to the file's ``_name_or_path``, else its folder's name. Every
     number is checked for type and range (``compute/data/limits.toml``); an error names the
     config key.
     """
@@ -626,8 +699,10 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
         method = quant.get("quant_method", "")
         if isinstance(method, str) and method.lower() in ("fp8", "fbgemm_fp8"):
             weight_dtype = "fp8"
+            entry.update(_fp8_exceptions(quant, layers, dtype, where))
     act_dtype = "bf16" if dtype == "fp8" else dtype
-    entry.update(weight_dtype=weight_dtype, kv_dtype=act_dtype, act_dtype=act_dtype,
+    entry.setdefault("weight_dtype", weight_dtype)
+    entry.update(kv_dtype=act_dtype, act_dtype=act_dtype,
                  source=f"HuggingFace config.json at {path}")
     return _model_from_entry(name, entry, where)
 

@@ -124,14 +124,14 @@ def _add_shared_experts(model, up: list, down: list, sfs, tokens) -> None:
     """Add to ``up`` and ``down`` ([flops, hbm bytes]) the shared experts of ``sfs``
     columns per GPU run on ``tokens`` tokens."""
     h = float(model.hidden)
-    wb, ab = model.weight_bytes, model.act_bytes
+    wb, mb, ab = model.weight_bytes, model.mlp_weight_bytes, model.act_bytes
     bias = 1.0 if model.bias else 0.0
     s_cols = (2 if model.gated_mlp else 1) * sfs
     gate = h if model.shared_expert_gate else 0.0
     up[0] = up[0] + 2 * tokens * h * s_cols
-    up[1] = up[1] + (h * s_cols + bias * s_cols + gate) * wb + tokens * sfs * ab
+    up[1] = up[1] + (h * s_cols + bias * s_cols) * mb + gate * wb + tokens * sfs * ab
     down[0] = down[0] + 2 * tokens * sfs * h
-    down[1] = down[1] + (sfs * h + bias * h) * wb + tokens * sfs * ab
+    down[1] = down[1] + (sfs * h + bias * h) * mb + tokens * sfs * ab
 
 
 def _with_dense_layers(model, sh, n, up: list, down: list) -> tuple[list, list]:
@@ -140,12 +140,12 @@ def _with_dense_layers(model, sh, n, up: list, down: list) -> tuple[list, list]:
     if not model.dense_layers:
         return up, down
     h = float(model.hidden)
-    wb, ab = model.weight_bytes, model.act_bytes
+    mb, ab = model.mlp_weight_bytes, model.act_bytes
     bias = 1.0 if model.bias else 0.0
     dfs = sh.dense_ffn
     d_cols = (2 if model.gated_mlp else 1) * dfs
-    d_up = [2 * n * h * d_cols, (h * d_cols + bias * d_cols) * wb + n * h * ab + n * dfs * ab]
-    d_down = [2 * n * dfs * h, (dfs * h + bias * h) * wb + n * dfs * ab + n * h * ab]
+    d_up = [2 * n * h * d_cols, (h * d_cols + bias * d_cols) * mb + n * h * ab + n * dfs * ab]
+    d_down = [2 * n * dfs * h, (dfs * h + bias * h) * mb + n * dfs * ab + n * h * ab]
     fm, fd = model.moe_layers / model.layers, model.dense_layers / model.layers
     return ([fm * x + fd * y for x, y in zip(up, d_up, strict=True)],
             [fm * x + fd * y for x, y in zip(down, d_down, strict=True)])
@@ -155,16 +155,16 @@ def _mlp_work(model, sh, n, touched):
     """(flops, hbm bytes) of mlp_up and mlp_down per GPU, per layer on average over the MoE
     and dense layers."""
     h = float(model.hidden)
-    wb, ab = model.weight_bytes, model.act_bytes
+    wb, mb, ab = model.weight_bytes, model.mlp_weight_bytes, model.act_bytes
     bias = 1.0 if model.bias else 0.0
     fs = sh.ffn
     up_cols = (2 if model.gated_mlp else 1) * fs
     k = model.experts_per_token
     router = h * model.experts if model.is_moe else 0.0
     up = [2 * n * h * up_cols * k,
-          touched * (h * up_cols + bias * up_cols) * wb + router * wb + n * h * ab
+          touched * (h * up_cols + bias * up_cols) * mb + router * wb + n * h * ab
           + n * fs * k * ab]
-    down = [2 * n * fs * h * k, touched * (fs * h + bias * h) * wb + n * fs * k * ab + n * h * ab]
+    down = [2 * n * fs * h * k, touched * (fs * h + bias * h) * mb + n * fs * k * ab + n * h * ab]
     if model.shared_ffn:  # always active, split by TP like the experts
         _add_shared_experts(model, up, down, sh.shared_ffn, n)
     return _with_dense_layers(model, sh, n, up, down)
@@ -178,7 +178,7 @@ def _mlp_work_ep(model, sh, n, touched, skew: float):
     tokens; dense layers of an MoE model stay tensor-parallel (averaged as in
     :func:`_mlp_work`)."""
     h = float(model.hidden)
-    wb, ab = model.weight_bytes, model.act_bytes
+    wb, mb, ab = model.weight_bytes, model.mlp_weight_bytes, model.act_bytes
     bias = 1.0 if model.bias else 0.0
     fs = sh.expert_ffn
     up_cols = (2 if model.gated_mlp else 1) * fs
@@ -187,9 +187,9 @@ def _mlp_work_ep(model, sh, n, touched, skew: float):
     own = n / sh.tp
     router = h * model.experts
     up = [2 * copies * h * up_cols,
-          local * (h * up_cols + bias * up_cols) * wb + router * wb + copies * h * ab
+          local * (h * up_cols + bias * up_cols) * mb + router * wb + copies * h * ab
           + copies * fs * ab]
-    down = [2 * copies * fs * h, local * (fs * h + bias * h) * wb + copies * fs * ab
+    down = [2 * copies * fs * h, local * (fs * h + bias * h) * mb + copies * fs * ab
             + copies * h * ab]
     if model.shared_ffn:  # replicated on every GPU, run on the GPU's own tokens
         _add_shared_experts(model, up, down, float(model.shared_ffn), own)
@@ -316,6 +316,7 @@ def plain_step_work(model, sh, w: Workload):
         return None
     h, d, dv = float(model.hidden), float(model.head_dim), float(model.v_dim)
     wb, kvb, ab = model.weight_bytes, model.kv_bytes, model.act_bytes
+    mb = model.mlp_weight_bytes
     a, g, vs, tp = sh.heads, sh.kv_heads, sh.vocab, sh.tp
     tokens = w.tokens_per_sequence
     pairs, kv_read = w.attention_pairs_per_sequence, w.kv_read_tokens
@@ -360,8 +361,8 @@ def plain_step_work(model, sh, w: Workload):
                qkv_weights + nhab + n * qkv_cols * ab,
                nad_ab + b * kv_read * 2 * g * d * kvb + n * 2 * g * d * kvb + nad_ab,
                out_weights + n * a * dv * ab + nhab, 0.0,
-               touched * up_w * wb + router_weights + nhab + nfk_ab,
-               touched * down_w * wb + nfk_ab + nhab, 0.0,
+               touched * up_w * mb + router_weights + nhab + nfk_ab,
+               touched * down_w * mb + nfk_ab + nhab, 0.0,
                lm_weights + b * h * ab + svs * ab]
         return flops, hbm, [nhab, 0.0, 0.0, 0.0, nhab, 0.0, 0.0, nhab, svs * tp * ab]
 

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from compute.errors import UserError
+from compute.evaluate_one import evaluate
 from compute.models import (
     ModelSpec,
     get_model,
@@ -63,8 +64,30 @@ def test_dense_models_have_no_experts_and_405b_ships_fp8_weights():
             continue
         assert (m.experts, m.experts_per_token) == (1, 1) and not m.is_moe
         assert m.active_parameters == m.parameters
-    assert get_model("Llama-3.1-405B").weight_bytes == 1.0
     assert get_model("Llama-3-70B").weight_bytes == 2.0
+
+
+def test_405b_stores_only_the_mlps_of_layers_1_to_124_in_fp8_as_meta_does():
+    # Meta's FP8 recipe (llama-stack quantization/loader.py, convert_to_quantized_model)
+    # quantizes the feed-forward w1, w3, w2 of every layer but the first and the last;
+    # attention, the embedding and the LM head stay bf16. By hand: one MLP is 3 x 16384 x
+    # 53248 = 2,617,245,696 weights; 124 of them at 1 B, every other weight at 2 B.
+    m = get_model("Llama-3.1-405B")
+    mlp = 3 * 16384 * 53248
+    assert mlp == 2_617_245_696
+    assert m.weight_bytes == 2.0 and m.mlp_weight_dtype == "fp8"
+    assert m.weight_storage_bytes == 124 * mlp + 2 * (m.parameters - 124 * mlp)
+    assert m.weight_storage_bytes / 1e9 == pytest.approx(487.17, abs=0.01)   # not 405.9
+    # 8 x H100 (80 GB, 10% reserve: 72 GB usable each): 60.9 GB of weights per GPU leave
+    # about 11 GB for the KV cache (the release's purpose: one node), where all-fp8 left 21.
+    r = evaluate(m, "H100-SXM", tp=8, batch=1, phase="decode")
+    assert r.memory.weights / 1e9 == pytest.approx(60.9, abs=0.05)
+    assert r.memory.fits
+    # a mixed-precision model file must say both keys sensibly
+    with pytest.raises(UserError, match="mlp_weight_dtype"):
+        ModelSpec("x", 2, 64, 4, 4, 16, 128, 100, mlp_dtype_layers=1)
+    with pytest.raises(UserError, match="mlp_dtype_layers"):
+        ModelSpec("x", 2, 64, 4, 4, 16, 128, 100, mlp_weight_dtype="fp8", mlp_dtype_layers=3)
 
 
 def test_unknown_model_lists_known_ones():
@@ -195,9 +218,19 @@ def test_hf_config_fp8_release_stores_fp8_weights(tmp_path):
            "quantization_config": {"quant_method": "fbgemm_fp8"}}
     (tmp_path / "config.json").write_text(json.dumps(cfg))
     m = load_hf_config(tmp_path / "config.json", name="405B-FP8")
-    ref = get_model("Llama-3.1-405B")
     assert (m.weight_dtype, m.act_dtype, m.kv_dtype) == ("fp8", "bf16", "bf16")
-    assert m.parameters == ref.parameters and m.weight_dtype == ref.weight_dtype
+    assert m.weight_storage_bytes == m.parameters          # every linear layer fp8
+    # The release lists what stays bf16: every attention projection, the first and last
+    # layers' MLPs, the LM head; read so, it is the catalog's 405B byte for byte.
+    skip = [f"model.layers.{i}.self_attn.{p}_proj" for i in range(126) for p in "qkvo"]
+    skip += [f"model.layers.{i}.mlp.{p}_proj" for i in (0, 125) for p in ("gate", "up", "down")]
+    cfg["quantization_config"]["modules_to_not_convert"] = skip + ["lm_head"]
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    m = load_hf_config(tmp_path / "config.json", name="405B-FP8")
+    ref = get_model("Llama-3.1-405B")
+    assert (m.weight_dtype, m.mlp_weight_dtype, m.mlp_dtype_layers) == ("bf16", "fp8", 124)
+    assert m.parameters == ref.parameters
+    assert m.weight_storage_bytes == ref.weight_storage_bytes
 
 
 def test_get_model_reads_a_json_file_by_its_content_not_its_name(tmp_path):

@@ -54,26 +54,36 @@ def test_gpt3_175b_tp32_decode_by_hand():
     assert kv_replication(get_model("GPT-3-175B"), 32) == 1.0
 
 
-def test_llama31_405b_tp32_replicates_kv_heads_and_reads_fp8_weights():
+def test_llama31_405b_tp32_replicates_kv_heads_and_reads_fp8_mlp_weights():
     # 128/32 = 4 query heads per GPU, all in one KV group of 16: one KV head per GPU, so the
-    # 8 KV heads are held 32/8 = 4 times over. Weights are fp8 (1 B), KV and activations bf16.
+    # 8 KV heads are held 32/8 = 4 times over. As Meta's FP8 release: MLP weights of layers
+    # 1-124 fp8 (1 B), the first and last layers' MLPs and every other weight bf16 (2 B),
+    # the MLPs' bytes averaged over the 126 layers; KV and activations bf16.
     r = evaluate("Llama-3.1-405B", "Lite", tp=32, batch=1, phase="decode")
     qkv = stage(r, "qkv")
     assert qkv.flops == 2 * 16384 * 6 * 128
-    assert qkv.hbm_bytes == 16384 * 768 * 1 + 16384 * 2 + 768 * 2
+    assert qkv.hbm_bytes == 16384 * 768 * 2 + 16384 * 2 + 768 * 2
     att = stage(r, "attention")
     assert att.hbm_bytes == 4 * 128 * 2 * 2 + C * 2 * 1 * 128 * 2 + 2 * 128 * 2
+    mlp_b = (124 * 1 + 2 * 2) / 126
+    up = stage(r, "mlp_up")
+    assert up.hbm_bytes == pytest.approx(2 * 16384 * 1664 * mlp_b + 16384 * 2 + 1664 * 2,
+                                         rel=1e-12)
     # The instance's KV cache is 4x the model's unique 126 x 2 x 8 x 128 x 2 B per token.
     unique = 126 * 2 * 8 * 128 * 2 * C
     assert 32 * r.memory.kv_cache == 4 * unique
     # Weights per GPU: Q (16384 x 512), K and V (16384 x 128 each, replicated), O (512 x
-    # 16384), SwiGLU (3 x 16384 x 1664), two RMSNorms; embedding and LM head shards of
-    # 4008 rows; final norm. One byte each.
-    layer = 16384 * 768 + 512 * 16384 + 3 * 16384 * 1664 + 2 * 16384
-    assert r.memory.weights == 126 * layer + 2 * 4008 * 16384 + 16384
+    # 16384), two RMSNorms in bf16; SwiGLU (3 x 16384 x 1664) at the MLP bytes; embedding
+    # and LM head shards of 4008 rows and the final norm in bf16.
+    attn = 16384 * 768 + 512 * 16384 + 2 * 16384
+    mlp = 3 * 16384 * 1664
+    weights = 126 * (attn * 2 + mlp * mlp_b) + (2 * 4008 * 16384 + 16384) * 2
+    assert r.memory.weights == pytest.approx(weights, rel=1e-12)
+    assert r.memory.weights / 1e9 == pytest.approx(16.02, abs=0.01)   # all-fp8 gave 13.08
     # Decode at batch 1 is memory-bound: each GPU reads its weights (not the embedding
     # table) and its KV head once.
-    read = 126 * (layer - 2 * 16384) + 4008 * 16384 + 126 * C * 2 * 128 * 2
+    read = 126 * ((attn - 2 * 16384) * 2 + mlp * mlp_b) + 4008 * 16384 * 2 \
+        + 126 * C * 2 * 128 * 2
     memory_time = sum(s.total_time for s in r.stages if s.bound == "memory")
     assert memory_time == pytest.approx(read / (3.35e12 / 4), rel=0.002)
 
