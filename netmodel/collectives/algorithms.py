@@ -87,7 +87,7 @@ from netmodel.collectives.steps import NotApplicable, Pairs, Step, union_of
 if TYPE_CHECKING:
     import networkx as nx
 
-__all__ = ["ALGORITHMS", "NCCL_ALGORITHMS", "NotApplicable", "Pairs", "Step", "algorithms_for",
+__all__ = ["ALGORITHMS", "NCCL_ALGORITHMS", "NCCL_OPS", "NotApplicable", "Pairs", "Step", "algorithms_for",
            "domains", "generate", "quadratic", "rail_table", "transfer_count"]
 
 
@@ -395,13 +395,54 @@ def _chain(group) -> Pairs:
     return Pairs(group, i, i + 1, 1.0)
 
 
+def _rail_chains(group, table: np.ndarray) -> Pairs:
+    """NCCL's rings (:func:`_multi_ring`) opened at the root (position 0, ``table[0, 0]``)
+    into pipelined chains, one per rail, each on ``1/m`` of the data: chain ``c`` follows
+    ring ``c`` from the root until every GPU has had the data, and each of its hops between
+    domains, from GPU ``c - 1`` of a domain to GPU ``c`` of the next, goes over NVLink to
+    GPU ``c`` and out through GPU ``c``'s NIC (PXN). So every NIC carries ``1/m`` of the
+    message, as NCCL's broadcast and reduce spread it over all their ring channels."""
+    D, m = table.shape
+    dom = np.empty(D * m, dtype=np.int64)         # the domain (row) of each position
+    dom[table.ravel()] = np.repeat(np.arange(D), m)
+    src, dst = [], []
+    k = np.arange(m)
+    for c in range(m):
+        ring = table[:, (c + k) % m].ravel()      # ring c: each domain from GPU c to c - 1
+        ring = np.roll(ring, -((m - c) % m))      # opened at the root, table[0, 0]
+        a, b = ring[:-1], ring[1:]
+        leave = dom[a] != dom[b]                  # hops out of a domain: two transfers,
+        at = np.cumsum(1 + leave) - 1 - leave     # a -> GPU c there, GPU c -> b (its NIC)
+        s, d = np.repeat(a, 1 + leave), np.repeat(b, 1 + leave)
+        via = table[dom[a[leave]], c]
+        d[at[leave]] = via
+        s[at[leave] + 1] = via
+        src.append(s)
+        dst.append(d)
+    return Pairs(group, np.concatenate(src), np.concatenate(dst), 1 / m)
+
+
+def _broadcast_chains(group, graph) -> tuple[Pairs, tuple[int, int] | None]:
+    """The transfers of a ring broadcast (pipelined chains from the root) and their latency
+    payments: one chain in group order, or across ``D`` equal scale-up domains one chain per
+    rail (:func:`_rail_chains`) paying NCCL's network latency on its ``D - 1`` hops between
+    domains and the scale-up one on the rest."""
+    table = None if graph is None else rail_table(graph, group)
+    if table is None:
+        return _chain(group), None
+    return _rail_chains(group, table), _ring_latencies(len(group), table.shape[0] - 1)
+
+
 def ring_broadcast(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
-    return [Step("pipelined chain", _chain(group), stages=len(group) - 1)]
+    t, lat = _broadcast_chains(group, graph)
+    return [Step("pipelined chain", t, stages=len(group) - 1, latencies=lat)]
 
 
 def ring_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
-    t = _chain(group).reversed()
-    return [Step("pipelined chain", t, stages=len(group) - 1, reduce=t.incoming())]
+    t, lat = _broadcast_chains(group, graph)
+    t = t.reversed()
+    return [Step("pipelined chain", t, stages=len(group) - 1, reduce=t.incoming(),
+                 latencies=lat)]
 
 
 # ------------------------------------------------------------------ trees
@@ -728,11 +769,29 @@ ALGORITHMS: dict[str, dict[str, Generator]] = {
     "in-network-tree": {"all-reduce": in_network_tree_all_reduce},
 }
 
-#: The algorithms NCCL itself chooses from (ring, tree, NVLS and NVLS + CollNet, NVLSTree):
-#: use these to compare with nccl-tests measurements.
-NCCL_ALGORITHMS = ("ring", "tree", "in-network", "in-network-tree")
+#: op -> the algorithms NCCL itself chooses from for it: use these to compare with
+#: nccl-tests. NVIDIA/nccl src/graph/tuning.cc (ncclTopoTuneModel, 2.23+) skips every
+#: algorithm but Ring for Broadcast and Reduce, and all but Ring, NVLS, CollNetDirect (and
+#: PAT, one GPU per node, not modelled) for ReduceScatter and AllGather; AllReduce has Ring,
+#: Tree, NVLS, NVLS + CollNet and NVLSTree. All-to-all and send-recv are no NCCL collective:
+#: nccl-tests' alltoall_perf and sendrecv_perf post every ncclSend/ncclRecv in one group
+#: (NVIDIA/nccl-tests src/alltoall.cu, src/sendrecv.cu), which run at once: ``direct``.
+NCCL_OPS: dict[str, tuple[str, ...]] = {
+    "all-reduce": ("ring", "tree", "in-network", "in-network-tree"),
+    "reduce-scatter": ("ring", "in-network"),
+    "all-gather": ("ring", "in-network"),
+    "broadcast": ("ring",),
+    "reduce": ("ring",),
+    "all-to-all": ("direct",),
+    "send-recv": ("direct",),
+}
+
+#: Every algorithm NCCL has for some op (:data:`NCCL_OPS`).
+NCCL_ALGORITHMS = tuple(dict.fromkeys(a for names in NCCL_OPS.values() for a in names))
 
 assert all(op in OPERATIONS for table in ALGORITHMS.values() for op in table)
+assert set(NCCL_OPS) == set(OPERATIONS)
+assert all(op in ALGORITHMS[a] for op, names in NCCL_OPS.items() for a in names)
 
 
 def algorithms_for(op: str) -> tuple[str, ...]:

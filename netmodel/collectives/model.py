@@ -38,7 +38,7 @@ from compute.comm import check_op
 from compute.errors import UserError, known
 from netmodel.collectives.algorithms import (
     ALGORITHMS,
-    NCCL_ALGORITHMS,
+    NCCL_OPS,
     NotApplicable,
     algorithms_for,
     generate,
@@ -104,9 +104,13 @@ class FabricCostModel:
         ``"auto"`` (the fastest valid algorithm and protocol per size) or an algorithm name
         from :data:`~netmodel.collectives.algorithms.ALGORITHMS`.
     algorithms : tuple of str or "nccl", optional
-        The candidates ``auto`` chooses from (default: all). ``"nccl"`` restricts them to
-        ring, tree, in-network reduction and in-network-tree, the algorithms NCCL has (use
-        it to compare with nccl-tests).
+        The candidates ``auto`` chooses from (default: all). ``"nccl"`` restricts them,
+        op by op, to those NCCL has for the op
+        (:data:`~netmodel.collectives.algorithms.NCCL_OPS`: ring, tree, in-network
+        reduction and in-network-tree for all-reduce, ring and in-network for
+        reduce-scatter and all-gather, ring for broadcast and reduce, direct for all-to-all
+        and send-recv); use it to compare with nccl-tests. Kept as the string ``"nccl"``
+        in :attr:`algorithms`.
     calibration : Calibration, optional
         Model parameters (default: the shipped, sourced defaults, resolved for the
         generation of the fabric's GPUs; a calibration without generations is used as
@@ -138,12 +142,11 @@ class FabricCostModel:
         if algorithm != "auto" and algorithm not in ALGORITHMS:
             raise UserError(f"unknown algorithm {algorithm!r}; known: "
                             f"{known(('auto', *ALGORITHMS))}")
-        if algorithms == "nccl":
-            algorithms = NCCL_ALGORITHMS
-        algorithms = tuple(ALGORITHMS) if algorithms is None else tuple(algorithms)
-        for a in algorithms:
-            if a not in ALGORITHMS:
-                raise UserError(f"unknown algorithm {a!r}; known: {known(ALGORITHMS)}")
+        if not (isinstance(algorithms, str) and algorithms == "nccl"):
+            algorithms = tuple(ALGORITHMS) if algorithms is None else tuple(algorithms)
+            for a in algorithms:
+                if a not in ALGORITHMS:
+                    raise UserError(f"unknown algorithm {a!r}; known: {known(ALGORITHMS)}")
         if ring_order not in ("given", "greedy"):
             raise UserError(f"ring_order must be 'given' or 'greedy', got {ring_order!r}")
         self.graph = graph
@@ -308,6 +311,8 @@ class FabricCostModel:
         check_op(op)
         algorithm = algorithm or self.algorithm
         if algorithm == "auto":
+            if isinstance(self.algorithms, str):  # "nccl": NCCL's own for this op
+                return list(NCCL_OPS[op])
             return [a for a in self.algorithms if op in ALGORITHMS[a]]
         if algorithm not in ALGORITHMS:
             raise UserError(f"unknown algorithm {algorithm!r}; known: "

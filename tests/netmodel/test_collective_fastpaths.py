@@ -97,9 +97,29 @@ def reference_steps(algorithm, op, g, graph):
         return {"all-reduce": [rs, ag], "reduce-scatter": [rs], "all-gather": [ag]}[op]
     if algorithm == "ring":
         chain = tuple((g[i], g[i + 1], 1.0) for i in range(p - 1))
+        lat = None
+        doms = domains(graph, g)
+        D, m = len(doms), len(doms[0])
+        if D >= 2 and m >= 2 and all(len(d) == m for d in doms):
+            # a chain per rail at 1/m: ring c (each domain from its GPU c round to GPU c - 1)
+            # walked from the root; a hop out of a domain goes to GPU c, then out of its NIC
+            chain = []
+            for c in range(m):
+                ring = [d[(c + i) % m] for d in doms for i in range(m)]
+                start = ring.index(g[0])
+                walk = [ring[(start + i) % p] for i in range(p)]
+                for a, b in zip(walk[:-1], walk[1:], strict=True):
+                    here = next(d for d in doms if a in d)
+                    if b in here:
+                        chain.append((a, b, 1 / m))
+                    else:
+                        chain += [(a, here[c], 1 / m), (here[c], b, 1 / m)]
+            chain = tuple(chain)
+            lat = (p - 1 - (D - 1), D - 1)
         if op == "broadcast":
-            return [Step("pipelined chain", chain, stages=p - 1)]
-        return [Step("pipelined chain", _rev(chain), stages=p - 1, reduce=_incoming(_rev(chain)))]
+            return [Step("pipelined chain", chain, stages=p - 1, latencies=lat)]
+        return [Step("pipelined chain", _rev(chain), stages=p - 1, reduce=_incoming(_rev(chain)),
+                     latencies=lat)]
     if algorithm == "tree":
         if op == "all-reduce":
             doms = domains(graph, g)

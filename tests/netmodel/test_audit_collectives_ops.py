@@ -1,0 +1,78 @@
+"""Ops other than all-reduce against NCCL's own algorithm choices and published figures
+(``tests/netmodel/data/nccl_ops_published.csv``): which algorithms ``algorithms="nccl"``
+offers per op (NVIDIA/nccl src/graph/tuning.cc), the ring broadcast and reduce across
+scale-up domains on every rail, and the large-message busbw of all-gather, reduce-scatter,
+all-to-all, broadcast and reduce on 8 H100 and of all-to-all across DGX H100 nodes.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from netmodel.collectives.algorithms import NCCL_OPS, generate
+from netmodel.collectives.model import FabricCostModel
+from topologies import build
+
+PUBLISHED = Path(__file__).parent / "data" / "nccl_ops_published.csv"
+NVLINK4 = 450e9 * 0.824   # NCCL's 20.6 of 25 GB/s per NVLink4 link, 18 links
+NIC_400G = 50e9 * 0.94    # 47 GB/s per 400G NIC
+
+
+def _rows():
+    with open(PUBLISHED) as fh:
+        return list(csv.DictReader(line for line in fh if not line.startswith("#")))
+
+
+def test_nccl_offers_per_op_only_what_nccl_has():
+    # tuning.cc: Broadcast and Reduce ring only; ReduceScatter/AllGather ring, NVLS (and
+    # CollNetDirect); all-to-all and send-recv are grouped send/recv (direct)
+    model = FabricCostModel(build("single-switch:n=8"), algorithms="nccl", validated=True)
+    assert model.algorithm_names("broadcast") == ["ring"]
+    assert model.algorithm_names("reduce") == ["ring"]
+    assert model.algorithm_names("all-gather") == ["ring", "in-network"]
+    assert model.algorithm_names("reduce-scatter") == ["ring", "in-network"]
+    assert model.algorithm_names("all-to-all") == ["direct"]
+    assert model.algorithm_names("send-recv") == ["direct"]
+    assert model.algorithm_names("all-reduce") == list(NCCL_OPS["all-reduce"])
+    # before, all-to-all and send-recv under "nccl" raised: no algorithm implemented them
+    r = model.cost("all-to-all", 2.0 ** 33, 8)
+    assert r.algorithm == "direct"
+    assert r.busbw == pytest.approx(NVLINK4, rel=0.01)
+
+
+@pytest.mark.parametrize("domains", [2, 4])
+@pytest.mark.parametrize("op", ["broadcast", "reduce"])
+def test_ring_broadcast_across_domains_runs_on_every_rail(domains, op):
+    # NCCL splits a broadcast over all its ring channels, one per NIC (PXN), so across DGX
+    # H100 nodes each GPU link carries the message once and each NIC 1/8 of it: busbw =
+    # 1 / max(1 / 370.8 GB/s, (1/8) / 47 GB/s) = 370.8 GB/s at 64 GiB (fill and latency
+    # < 1%). The old single chain sent it all through one NIC: 46 GB/s.
+    model = FabricCostModel(build(f"rail-optimized:domains={domains}"), algorithm="ring",
+                            validated=True)
+    r = model.cost(op, 2.0 ** 36, 8 * domains)
+    want = 1 / max(1 / NVLINK4, (1 / 8) / NIC_400G)
+    assert r.busbw == pytest.approx(want, rel=0.01)
+    # tuning.cc gives every ring collective the same busBw (nChannels x speedInter):
+    # the ring all-gather's, on the same nodes
+    ag = model.cost("all-gather", 2.0 ** 36, 8 * domains)
+    assert r.busbw == pytest.approx(ag.busbw, rel=0.02)
+
+
+def test_ring_broadcast_pays_network_latency_only_between_domains():
+    # the chains' p - 1 hops: D - 1 between domains at the network alpha, the rest at the
+    # scale-up one (as the ring all-gather counts them), not p - 1 network alphas
+    model = FabricCostModel(build("rail-optimized:domains=4"), algorithm="ring",
+                            validated=True)
+    (step,) = generate("ring", "broadcast", model.group(32), model.graph)
+    assert step.latencies == (31 - 3, 3)
+    assert step.stages == 31
+
+
+@pytest.mark.parametrize("row", _rows(), ids=lambda r: f"{r['case']}-{r['op']}")
+def test_large_message_busbw_matches_published(row):
+    model = FabricCostModel(build(row["fabric"]), algorithms="nccl", validated=True)
+    r = model.cost(row["op"], float(row["bytes"]), int(row["gpus"]))
+    assert r.busbw / 1e9 == pytest.approx(float(row["busbw_GBps"]), rel=0.02), row["source"]
