@@ -15,6 +15,9 @@ measurement forced one. Error is model / measured - 1.
 Regions and targets (issue 11): on 8-GPU NVLink systems busbw within 10% at >= 256 MiB,
 within 25% from 1 MiB to 128 MiB, within 2x below 1 MiB; across nodes (>= 16 GPUs) within
 25% at >= 64 MiB. Without ``../shared/reference`` only the cited curves are compared.
+Other ops (all-gather, reduce-scatter, all-to-all, broadcast, reduce): the large-message
+points of ``tests/netmodel/data/nccl_ops_published.csv``, against the same large-message
+targets.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT.parent / "shared" / "reference"
 PUBLISHED = ROOT / "tests" / "netmodel" / "data" / "nccl_allreduce_published.csv"
+PUBLISHED_OPS = ROOT / "tests" / "netmodel" / "data" / "nccl_ops_published.csv"
 
 MIB = 2 ** 20
 #: (name, lower bound of size, upper bound (exclusive), bound on the error, kind)
@@ -202,6 +206,27 @@ def point_table(markdown: bool) -> list[str]:
     return _table(["case", "measured", "model", "err", "model choice"], rows, markdown)
 
 
+def ops_table(markdown: bool) -> list[str]:
+    """The large-message points of other ops (``nccl_ops_published.csv``), against the
+    large-message targets: 10% on one NVLink system, 25% across nodes."""
+    from netmodel.collectives.model import FabricCostModel
+    from topologies import build
+
+    rows = []
+    for r in _rows(PUBLISHED_OPS):
+        p = int(r["gpus"])
+        model = FabricCostModel(build(r["fabric"]), algorithms="nccl", validated=True)
+        res = model.cost(r["op"], float(r["bytes"]), p)
+        meas, bus = float(r["busbw_GBps"]), res.busbw / 1e9
+        bound = REGIONS_8GPU[-1][3] if p <= 8 else REGION_MULTI[3]
+        rows.append([r["system"], r["op"], _fmt_size(float(r["bytes"])), f"{meas:g}",
+                     r["kind"], f"{bus:.1f}", f"{bus / meas - 1:+.0%}"
+                     + ("" if abs(bus / meas - 1) <= bound else " (over)"),
+                     f"{res.algorithm}/{res.protocol}"])
+    return _table(["system", "op", "size", "published", "kind", "model", "err", "model choice"],
+                  rows, markdown)
+
+
 def report(markdown: bool) -> list[str]:
     cited = cited_curves()
     systems = [c.run() for c in shared_curves() + [c for c in cited if c.gpus <= 8]]
@@ -215,6 +240,9 @@ def report(markdown: bool) -> list[str]:
     if points:
         out += ["Single points (../shared/reference): large-message busbw on H100 by GPU count "
                 "and small-message times:", ""] + points + [""]
+    out += ["Other ops, large messages (tests/netmodel/data/nccl_ops_published.csv; busbw "
+            "in GB/s by nccl-tests' definition for the op; target 10% on one NVLink system, "
+            "25% across nodes):", ""] + ops_table(markdown) + [""]
     out += ["Size by size:", ""] + sweep_tables(systems + large, markdown)
     return out
 
