@@ -297,8 +297,9 @@ class Cluster:
         out = replace(self, catalog=catalog_)
         for key in ("components", "_index", "_effects", "_router", "_csr", "_kinds",
                     "_direct", "idle", "member_of", "_spare_plans", "_spare_capacity"):
-            if key in self.__dict__ and (key != "components" or catalog_.host_sms
-                                         == self.catalog.host_sms):
+            if key in self.__dict__ and (key != "components" or (
+                    catalog_.host_sms, catalog_.host_gpus)
+                    == (self.catalog.host_sms, self.catalog.host_gpus)):
                 out.__dict__[key] = self.__dict__[key]
         return out
 

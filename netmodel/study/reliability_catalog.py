@@ -151,6 +151,7 @@ class Catalog:
     load_from: str
     storage_bandwidth: float        #: bytes/s per GPU
     host_sms: int
+    host_gpus: int = 8
     repair: str = "local"
     sources: dict = field(default_factory=dict)
 
@@ -237,9 +238,19 @@ class Catalog:
             else self.storage_bandwidth
 
     def gpus_per_host(self, gpu: str | GpuSpec) -> int:
-        """GPUs per host where the fabric has no server labels (the silicon of an
-        8-GPU host of the reference GPU)."""
-        return max(1, round(self.host_sms / get_gpu(gpu).sms))
+        """GPUs per host where the fabric has no server labels: ``host_gpus`` (8, as on
+        every DGX/HGX baseboard: A100, H100, H200, B200) for a full-size GPU, one with
+        more than half the reference GPU's SMs; a smaller die (a Lite) takes the silicon
+        of an 8-GPU host of the reference GPU, ``host_sms`` over its SMs.
+
+        >>> c = catalog()
+        >>> [c.gpus_per_host(g) for g in ("H100-SXM", "A100-SXM-80GB", "B200-HGX", "Lite")]
+        [8, 8, 8, 32]
+        """
+        spec, ref = get_gpu(gpu), get_gpu(self.reference_gpu)
+        if 2 * spec.sms > ref.sms:
+            return self.host_gpus
+        return max(1, round(self.host_sms / spec.sms))
 
     def to_dict(self) -> dict:
         """The catalog as a JSON-ready dict (rates per hour, times in seconds)."""
@@ -249,7 +260,8 @@ class Catalog:
             "hbm_share": self.hbm_share, "gpu_source": self.gpu_source, "repair": self.repair,
             "detection_s": self.detection_s, "warmup_s": self.warmup_s,
             "load_from": self.load_from, "storage_bandwidth": self.storage_bandwidth,
-            "host_sms": self.host_sms, "sources": dict(self.sources),
+            "host_sms": self.host_sms, "host_gpus": self.host_gpus,
+            "sources": dict(self.sources),
             "classes": {n: {"description": c.description, "per": c.per,
                             "rate_per_hour": c.rate_per_hour,
                             "rate_range_per_hour": list(c.rate_range) if c.rate_range else None,
@@ -258,6 +270,12 @@ class Catalog:
                             else c.repair_vendor_s, "repair_source": c.repair_source}
                         for n, c in self.classes.items()},
         }
+
+
+def _whole(what: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise UserError(f"{what} must be a whole number >= 1, got {describe(value)}")
+    return value
 
 
 def _need(where: str, table: dict, key: str):
@@ -300,10 +318,12 @@ def _parse(data: dict, where: str) -> Catalog:
         detection_s=_time("detection_s", rec["detection_s"]),
         warmup_s=_time("warmup_s", rec["warmup_s"]), load_from=rec["load_from"],
         storage_bandwidth=float(rec["storage_GBps_per_gpu"]) * 1e9,
-        host_sms=int(rec["host_sms"]),
+        host_sms=int(rec["host_sms"]), host_gpus=_whole(f"{where} host_gpus",
+                                                        _need(where, rec, "host_gpus")),
         sources={"reference": ref["source"], "gpu_split": gpu["reasoning"],
                  "detection": rec["detection_source"], "warmup": rec["warmup_source"],
-                 "storage": rec["storage_source"], "host": rec["host_source"]})
+                 "storage": rec["storage_source"], "host": rec["host_source"],
+                 "host_gpus": _need(where, rec, "host_gpus_source")})
 
 
 @cache

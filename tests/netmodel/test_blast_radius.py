@@ -175,6 +175,22 @@ def test_leaf_failure_cuts_off_its_gpus():
     assert ends[1].instances_down == 1
 
 
+@pytest.mark.parametrize("gpu", ["A100-SXM-80GB", "B200-HGX", "H100-SXM"])
+def test_a_host_of_full_size_gpus_is_eight_of_them(gpu):
+    # DGX A100, DGX/HGX H100 and DGX B200 are 8-GPU servers (failures.toml host_gpus).
+    # On a fabric without server labels a host used to be 1056 SMs of silicon:
+    # round(1056 / 108) = 10 A100 and round(1056 / 148) = 7 B200 per host.
+    fat = scenario("fat", gpu, 'builder = "fat-tree"\nk = 4\ngpu = "$gpu"')
+    c = build_cluster(fat, "Llama-3-8B", "decode")
+    hosts = [e for e in c.effects() if e.cls == "host"]
+    assert sum(e.components for e in hosts) == 16 // 8
+    assert all(e.gpus_lost == 8 for e in hosts)
+
+
+def test_a_host_of_lites_is_the_silicon_of_eight_h100():
+    assert catalog().gpus_per_host("Lite") == 8 * 132 // 33
+
+
 def test_healthy_instance_recosted_equals_the_search():
     for name in scenario_names():
         c = build_cluster(name, "Llama-3-70B", "decode")
