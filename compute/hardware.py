@@ -7,8 +7,10 @@ All fields are SI: FLOP/s, bytes, bytes/s per direction, watts.
 >>> h100.sms, h100.hbm_bandwidth
 (132, 3350000000000.0)
 >>> lite = get_gpu("Lite")
->>> lite.sms, lite.hbm_capacity / 1e9, lite.scaleup_bandwidth / 1e9, lite.max_instance
-(33, 20.0, 112.5, 32)
+>>> lite.sms, lite.hbm_capacity == h100.hbm_capacity / 4, lite.scaleup_bandwidth / 1e9
+(33, True, 112.5)
+>>> h100.hbm_capacity == 81559 * 2**20, lite.max_instance  # nvidia-smi's total, 85.5 GB
+(True, 32)
 >>> get_gpu("Lite+BW+FLOPS").peak_flops("bf16") == 1.2 * lite.peak_flops("bf16")
 True
 """

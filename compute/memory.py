@@ -195,7 +195,7 @@ def describe_fit(model: ModelSpec, gpu: GpuSpec, tp: int, batch: int, weights: f
     gb = 1e9
     if fit.weights > fit.usable:
         why = (f"{model.name} weights alone need {fit.weights / gb:.1f} GB per GPU at {label} "
-               f"> {fit.usable / gb:.1f} GB usable on {gpu.name} ({gpu.hbm_capacity / gb:g} GB "
+               f"> {fit.usable / gb:.1f} GB usable on {gpu.name} ({gpu.hbm_capacity / gb:.3g} GB "
                f"less {reserve:.0%} reserve)")
     else:
         why = (f"needs {fit.total / gb:.1f} GB per GPU at {label}, batch {batch} (weights "

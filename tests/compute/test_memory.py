@@ -42,20 +42,50 @@ def test_kv_cache_is_batch_times_context_times_per_token_bytes():
     assert p.memory.kv_cache == 10 * 3000 * 32 * 2 * 4 * 128 * 2
 
 
+#: nvidia-smi memory totals, MiB (what vLLM's gpu_memory_utilization applies to): H100 80GB
+#: HBM3 81559 (github.com/NVIDIA/nccl/issues/1264), A100-SXM4-80GB 81920
+#: (github.com/modal-labs/modal-client/pull/2797), H200 143771, B200 183359
+#: (github.com/NVIDIA/TensorRT-LLM/issues/10278).
+NVIDIA_SMI_MIB = {"H100-SXM": 81559, "A100-SXM-80GB": 81920, "H200-SXM": 143771,
+                  "B200-HGX": 183359}
+
+
+@pytest.mark.parametrize("gpu", sorted(NVIDIA_SMI_MIB))
+def test_capacity_is_the_total_cuda_reports_not_the_marketing_gigabytes(gpu):
+    # "80 GB" is binary: an H100 holds 81559 MiB = 85.52 GB, not 80e9 bytes (the catalog
+    # held 80e9 and understated every KV budget by 5.5 GB per GPU).
+    assert get_gpu(gpu).hbm_capacity == NVIDIA_SMI_MIB[gpu] * 2**20
+
+
 def test_usable_is_capacity_less_the_documented_reserve():
     r = evaluate("Llama-3-8B", "H100-SXM", tp=1, batch=1, phase="decode")
     assert DEFAULT_RESERVE == 0.10
-    assert r.memory.usable == pytest.approx(80e9 * 0.9)
+    assert r.memory.usable == pytest.approx(81559 * 2**20 * 0.9)
     r0 = evaluate("Llama-3-8B", "H100-SXM", tp=1, batch=1, phase="decode",
                   options=RooflineOptions(memory_reserve=0.0))
-    assert r0.memory.usable == 80e9
+    assert r0.memory.usable == 81559 * 2**20
 
 
 def test_weights_that_do_not_fit_say_so():
-    # Llama-3-70B in bf16 (141 GB) on one 80 GB H100.
+    # Llama-3-70B in bf16 (141 GB) on one H100 (85.5 GB, 77.0 usable).
     r = evaluate("Llama-3-70B", "H100-SXM", tp=1, batch=1, phase="decode")
     assert not r.memory.fits and not r.feasible
-    assert "weights alone need 141.1 GB per GPU at TP 1 > 72.0 GB usable" in r.reason
+    assert "weights alone need 141.1 GB per GPU at TP 1 > 77.0 GB usable" in r.reason
+
+
+def test_llama3_70b_on_two_and_four_h100s():
+    # bf16 weights 141.1 GB: 70.55 GB per GPU at TP 2 leave 6.4 GB of 77.0 usable, a KV
+    # cache of 6.4e9 / (80 x 2 x 4 x 128 x 2 B = 163,840 B per token per GPU) ~ 39k tokens
+    # (vLLM runs it so, short of its 8k x many-sequence batches); TP 4 leaves 41.7 GB each.
+    two = evaluate("Llama-3-70B", "H100-SXM", tp=2, batch=1, phase="decode", context=8192)
+    assert two.memory.kv_cache == 80 * 2 * 4 * 128 * 2 * 8192
+    room = two.memory.usable - two.memory.weights
+    assert room / 1e9 == pytest.approx(6.42, abs=0.01)
+    assert two.memory.fits
+    assert not evaluate("Llama-3-70B", "H100-SXM", tp=2, batch=5, phase="decode",
+                        context=8192).memory.fits
+    four = evaluate("Llama-3-70B", "H100-SXM", tp=4, batch=1, phase="decode")
+    assert (four.memory.usable - four.memory.weights) / 1e9 == pytest.approx(41.69, abs=0.01)
 
 
 def test_kv_cache_overflow_names_each_part():

@@ -173,7 +173,7 @@ def test_lite_llama70b_decode_memory_bound_limit_without_kv_replication():
     assert dp.memory.weights == w_dp
     assert dp.memory.kv_cache * 16 == dp.batch * kv_seq        # held once
     batch, limit = _limit(w_dp, kv_seq / 8, 2, dp.memory.activations, lite)
-    assert dp.batch == batch == 44
+    assert dp.batch == batch == 52
     assert dp.tokens_per_s_per_sm == pytest.approx(limit / (16 * 33), rel=0.01)
     assert all(s.bound == "memory" for s in dp.stages if s.total_time > 0)
 
@@ -183,7 +183,7 @@ def test_lite_llama70b_decode_memory_bound_limit_without_kv_replication():
     assert pp.memory.kv_cache * 16 == pp.batch * kv_seq
     # a stage's weights are read once per micro-batch, two micro-batches per step
     batch, limit = _limit(w_pp, kv_seq / 16, 1, pp.memory.activations, lite, pp=2)
-    assert pp.batch == batch == 54
+    assert pp.batch == batch == 62
     assert pp.tokens_per_s_per_sm == pytest.approx(limit / (16 * 33), rel=0.01)
 
     # with the replication removed, both beat plain TP 16 (its limit would need KV once)
@@ -195,8 +195,8 @@ def test_default_context_lite_recovers_most_of_the_h100_with_dp_attention():
     h100 = search("Llama-3-70B", "H100-SXM", "decode", comm=FREE).best
     plain = search("Llama-3-70B", "Lite", "decode", comm=FREE).best
     dp = search("Llama-3-70B", "Lite", "decode", comm=FREE, attention_dp=True).best
-    assert (plain.tp, plain.batch) == (16, 145)
-    assert plain.tokens_per_s_per_sm / h100.tokens_per_s_per_sm == pytest.approx(0.469, abs=0.005)
+    assert (plain.tp, plain.batch) == (16, 165)
+    assert plain.tokens_per_s_per_sm / h100.tokens_per_s_per_sm == pytest.approx(0.497, abs=0.005)
     assert dp.tokens_per_s_per_sm / h100.tokens_per_s_per_sm > 0.9
     assert kv_copies(get_model("Llama-3-70B"), P(dp.tp, attention_dp=dp.attention_dp)) == 1.0
 
