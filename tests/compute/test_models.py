@@ -264,3 +264,19 @@ def test_get_model_refuses_a_json_file_of_neither_kind(tmp_path):
     lst.write_text("[1, 2]")
     with pytest.raises(UserError, match="got a list of 2 items"):
         get_model(str(lst))
+
+
+def test_hf_fp8_modules_to_not_convert_must_be_a_list_of_names(tmp_path):
+    cfg = {"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+           "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100,
+           "quantization_config": {"quant_method": "fp8", "modules_to_not_convert": "lm_head"}}
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    with pytest.raises(UserError, match="modules_to_not_convert must be a list"):
+        load_hf_config(tmp_path / "config.json")
+    # every layer's MLP kept and attention kept: nothing is fp8
+    cfg["quantization_config"]["modules_to_not_convert"] = [
+        f"model.layers.{i}.{m}" for i in range(2) for m in ("mlp", "self_attn")]
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    m = load_hf_config(tmp_path / "config.json")
+    assert (m.weight_dtype, m.mlp_weight_dtype) == ("bf16", "")
+    assert m.weight_storage_bytes == 2 * m.parameters
