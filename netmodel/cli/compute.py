@@ -282,7 +282,8 @@ def hardware(name: str | None, gpu_file: str | None, as_json: bool) -> None:
             return
         rows = [("SMs", gpu.sms), ("bf16 dense", f"{gpu.flops_bf16 / 1e12:g} TFLOP/s"),
                 ("fp8 dense", f"{gpu.flops_fp8 / 1e12:g} TFLOP/s" if gpu.flops_fp8 else "none"),
-                ("HBM", f"{gpu.hbm_capacity / 1e9:g} GB at {gpu.hbm_bandwidth / 1e12:g} TB/s"),
+                ("HBM", f"{gpu.hbm_capacity / 1e9:.4g} GB ({gpu.hbm_capacity / 2**30:.1f} GiB) at "
+                        f"{gpu.hbm_bandwidth / 1e12:g} TB/s"),
                 ("scale-up", f"{gpu.scaleup_bandwidth / 1e9:g} GB/s per direction"),
                 ("scale-out", f"{gpu.scaleout_bandwidth * 8 / 1e9:g} Gb/s per direction"),
                 ("TDP", f"{gpu.tdp:g} W"), ("largest instance", f"{gpu.max_instance} GPUs"),
@@ -299,7 +300,7 @@ def hardware(name: str | None, gpu_file: str | None, as_json: bool) -> None:
                f"{'HBM TB/s':>10}{'up GB/s':>9}{'out Gb/s':>10}{'TDP W':>7}{'max TP':>8}")
     for g in gpus.values():
         click.echo(f"{g.name:<15}{g.sms:>5}{g.flops_bf16 / 1e12:>11.1f}{g.flops_fp8 / 1e12:>10.1f}"
-                   f"{g.hbm_capacity / 1e9:>8.0f}{g.hbm_bandwidth / 1e12:>10.3f}"
+                   f"{g.hbm_capacity / 1e9:>8.1f}{g.hbm_bandwidth / 1e12:>10.3f}"
                    f"{g.scaleup_bandwidth / 1e9:>9.1f}{g.scaleout_bandwidth * 8 / 1e9:>10.0f}"
                    f"{g.tdp:>7.0f}{g.max_instance:>8}")
 
@@ -324,7 +325,8 @@ def models(name: str | None, model_file: str | None, hf_config: str | None, as_j
                    + (f" ({m.active_parameters / 1e9:.2f}B active, mixture of {m.experts} "
                       f"experts, {m.experts_per_token} per token)" if m.is_moe else "")
                    + f"; {_attention_kind(m)} attention, KV cache "
-                   f"{m.layers * m.kv_elements_per_token * m.kv_bytes / 1e3:.4g} kB per token")
+                   f"{m.layers * m.kv_elements_per_token * m.kv_bytes / 1e3:.4g} kB per token"
+                   + f"; weights {_weights(m)}")
         for k, v in m.to_dict().items():
             if k not in ("name", "parameters", "active_parameters"):
                 click.echo(f"  {k:<18} {v}")
@@ -342,7 +344,16 @@ def models(name: str | None, model_file: str | None, hf_config: str | None, as_j
         click.echo(f"{m.name:<{width}}{m.parameters / 1e9:>8.2f}B"
                    f"{m.active_parameters / 1e9:>8.2f}B{m.layers:>7}{m.hidden:>7}"
                    f"{m.heads:>6}{m.kv_heads:>4}{_attention_kind(m):>5}{m.ffn:>7}{experts:>9}"
-                   f"{m.vocab:>8}  {'gated' if m.gated_mlp else 'plain':<6}{m.weight_dtype}")
+                   f"{m.vocab:>8}  {'gated' if m.gated_mlp else 'plain':<6}{_weights(m)}")
+
+
+def _weights(m) -> str:
+    """``141 GB bf16``, or with the MLPs stored apart ``487 GB bf16, MLP fp8 (124 layers)``."""
+    kind = m.weight_dtype
+    if m.mlp_weight_dtype:
+        kind += f", MLP {m.mlp_weight_dtype}" + (f" ({m.mlp_dtype_layers} layers)"
+                                                  if m.mlp_dtype_layers else "")
+    return f"{m.weight_storage_bytes / 1e9:.0f} GB {kind}"
 
 
 def _attention_kind(m) -> str:

@@ -31,6 +31,8 @@ def test_hardware_lists_and_shows():
     listing = json.loads(run("hardware", "--json").output)
     assert [g["name"] for g in listing["gpus"]][:2] == ["A100-SXM-80GB", "H100-SXM"]
     assert "largest instance  32 GPUs" in run("hardware", "Lite").output
+    # 81559 MiB (what CUDA reports) in GB and GiB
+    assert "85.52 GB (79.6 GiB)" in run("hardware", "H100-SXM").output
 
 
 def test_models_lists_and_shows():
@@ -38,6 +40,11 @@ def test_models_lists_and_shows():
     assert r.exit_code == 0 and "Llama-3.1-405B" in r.output and "70.55B" in r.output
     d = json.loads(run("models", "Llama-3-70B", "--json").output)
     assert d["kv_heads"] == 8 and d["parameters"] == 70_553_706_496
+    # weights in their storage dtypes: 70.55B x 2 B; 405B with 124 layers' MLPs in fp8
+    assert "141 GB bf16" in r.output
+    assert "487 GB bf16, MLP fp8 (124 layers)" in r.output
+    assert run("models", "Llama-3.1-405B").output.splitlines()[0].endswith(
+        "weights 487 GB bf16, MLP fp8 (124 layers)")
 
 
 def test_infer_json_shape_and_consistency():
