@@ -273,7 +273,7 @@ def _gpus_per_host(graph: nx.Graph) -> int:
     from topologies.schema import gpu_nodes, gpu_spec
 
     first = gpu_nodes(graph)[0]
-    return max(1, round(catalog().host_sms / gpu_spec(graph, graph.nodes[first]["gpu"]).sms))
+    return catalog().gpus_per_host(gpu_spec(graph, graph.nodes[first]["gpu"]))
 
 
 # ---------------------------------------------------------------------- all-reduce

@@ -111,6 +111,11 @@ def test_blast_radius_by_hand(switch_vs_ring):
     assert ring["gpu-die"].gpus_max == 1            # the GPU itself; the path survives
     assert "nvswitch" not in ring
     assert sw["host"].gpus_max == 8                 # 8 H100 per host
+    # the reliability catalog's rule (8 full-size GPUs per DGX/HGX host, Lites by silicon):
+    # a B200 fat tree has hosts of 8 (the old silicon rule made them round(1056/148) = 7)
+    cmp = compare_topologies(["fat-tree:k=4,gpu=B200-HGX", "fat-tree:k=4,gpu=Lite"])
+    hosts = [radius(row)["host"].gpus_max for row in cmp.rows]
+    assert hosts == [8, 16]      # Lites: 32 a host, but a k=4 fat tree has 16 GPUs
     r = {b.cls: b for b in hardware_radius(build("leaf-spine:leaves=2,radix=4"))}
     assert (r["leaf"].gpus_max, r["spine"].gpus_max) == (2, 0)
     # 4 GPU cables (cut 1 each) and 4 leaf-spine cables (cut 0), 2 transceivers each
