@@ -61,7 +61,8 @@ GPUs and ``e`` expert groups, for ``n`` tokens of the (micro-)batch, per layer::
     dp_gather       all-gather of n x hidden among a (DP attention, TP MLP: every GPU needs
                     every token)
     moe_dispatch    all-to-all of n/tp x top-k x tp/e x hidden x skew per GPU among tp
-                    (each owned token to its experts' GPUs; EP layers)
+                    (each owned token to its experts' GPUs; EP layers), in fp8 with 1 x 128
+                    tile scales when the experts are stored in fp8 (:func:`dispatch_bytes`)
     allreduce_mlp   all-reduce of n x hidden among tp (plain TP)
     dp_scatter      reduce-scatter of n x hidden among tp (DP attention, TP MLP)
     moe_combine     all-to-all, the dispatch reversed (EP layers)
@@ -84,8 +85,8 @@ import numpy as np
 from compute.models import expected_experts_touched
 from compute.phases import Workload
 
-__all__ = ["EXTENDED_STAGES", "PIPELINE_STAGES", "PRODUCERS", "STAGES", "plain_step_work",
-           "stage_work"]
+__all__ = ["EXTENDED_STAGES", "PIPELINE_STAGES", "PRODUCERS", "STAGES", "dispatch_bytes",
+           "plain_step_work", "stage_work"]
 
 #: Stages in the order a step runs them.
 STAGES = ("embedding", "qkv", "attention", "out_proj", "allreduce_attn", "mlp_up", "mlp_down",
@@ -196,6 +197,33 @@ def _mlp_work_ep(model, sh, n, touched, skew: float):
     return _with_dense_layers(model, sh, n, up, down)
 
 
+#: Bytes per element of an fp8 activation quantized in 1 x 128 tiles, each with an fp32
+#: scale: DeepSeek-V3's fine-grained activation quantization (DeepSeek-AI 2024, 'DeepSeek-V3
+#: Technical Report', arXiv 2412.19437, Sections 3.3.2 and 3.3.3), the ``(x, x_scales)``
+#: pair with ``hidden / 128`` float scales per token that DeepEP dispatches.
+FP8_TILE_BYTES = 1.0 + 4.0 / 128
+
+
+def dispatch_bytes(model) -> float:
+    """Bytes per element of the activations the MoE dispatch all-to-all sends.
+
+    When every routed expert is stored in fp8, the up-projection is an fp8 x fp8 GEMM whose
+    input is quantized to fp8 (1 x 128 tiles) anyway; DeepSeek-V3 quantizes it *before* the
+    dispatch, so the all-to-all carries fp8 plus the tile scales, while the combine stays in
+    the activations' dtype (DeepSeek-V3 Technical Report, Section 3.3.3 'Low-precision
+    storage and communication'; DeepEP README, 'FP8 dispatching and BF16 combining': its low-latency
+    dispatch of 128 tokens x top-8 x 7168 at EP 8, 77 us at 98 GB/s, is 128 x 8 x 7168 x
+    (1 + 4/128) = 7.57 MB). Otherwise the dispatch carries the activations' dtype.
+
+    >>> from compute.models import get_model
+    >>> dispatch_bytes(get_model("DeepSeek-V3")), dispatch_bytes(get_model("Mixtral-8x7B"))
+    (1.03125, 2.0)
+    """
+    fp8_mlp = (model.mlp_weight_dtype == "fp8" and model.mlp_dtype_layers in (0, model.layers)
+               ) or (not model.mlp_weight_dtype and model.weight_dtype == "fp8")
+    return min(FP8_TILE_BYTES, model.act_bytes) if fp8_mlp else model.act_bytes
+
+
 def stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
     """(name, count, flops, hbm_bytes, collective op, collective bytes, group size) per
     stage, per GPU, as arrays broadcast over configurations (rows) x batches (columns).
@@ -261,14 +289,14 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
     l_tp = L - l_ep                                   # layers whose MLP is tensor-parallel
     dp = (adp > 1).astype(float)
     regather = (attn_tp.ravel() > 1) * (l_tp * dp + l_ep)
-    a2a = n * model.experts_per_token * h * ab * skew / sh.ep
+    a2a = n * model.experts_per_token * h * skew / sh.ep   # elements per GPU, x bytes below
     extra = {
         "allreduce_attn": l_tp, "allreduce_mlp": l_tp * (1 - dp),
         "attn_scatter": (l_ep, zero, zero, "reduce-scatter", attn_bytes, attn_tp),
         "dp_gather": (l_tp * dp, zero, zero, "all-gather", ar_bytes, sh.attention_dp),
-        "moe_dispatch": (l_ep, zero, zero, "all-to-all", a2a, sh.tp),
+        "moe_dispatch": (l_ep, zero, zero, "all-to-all", a2a * dispatch_bytes(model), sh.tp),
         "dp_scatter": (l_tp * dp, zero, zero, "reduce-scatter", ar_bytes, sh.tp),
-        "moe_combine": (l_ep, zero, zero, "all-to-all", a2a, sh.tp),
+        "moe_combine": (l_ep, zero, zero, "all-to-all", a2a * ab, sh.tp),
         "dp_regather": (regather, zero, zero, "all-gather", attn_bytes, attn_tp),
         "pp_send": (pp - 1, zero, zero, "send-recv", n_att * h * ab,
                     np.where(pp > 1, 2.0, 1.0)),

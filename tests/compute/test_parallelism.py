@@ -296,3 +296,22 @@ def test_stage_totals_and_time_split_add_up_to_the_step(case, phase, batch, mode
                   attention_dp=c.attention_dp, expert_skew=skew,
                   options=RooflineOptions(mode=mode))
     assert r2.latency >= r.latency * (1 - 1e-12)
+
+
+def test_fp8_experts_dispatch_in_fp8_and_combine_in_bf16_deepep_volume():
+    # DeepSeek-V3 (fp8 experts) at DeepEP's low-latency setting: 128 tokens per GPU, top-8,
+    # hidden 7168, EP 32 on 32 GPUs (one attention group per GPU). DeepEP dispatches FP8
+    # with one fp32 scale per 128 elements and combines in BF16 (DeepEP README; DeepSeek-V3
+    # report, Section 3.3.3): 128 x 8 x 7168 x (1 + 4/128) = 7.569 MB and 14.68 MB per GPU;
+    # the README's EP 8 dispatch, 77 us at 98 GB/s, is that same 7.57 MB.
+    ring = RingAlphaBeta(bandwidth=50e9, step_latency=0.0, efficiency=1.0)
+    r = evaluate("DeepSeek-V3", "H200-SXM", 32, 32 * 128, "decode", ep=32, attention_dp=32,
+                 comm=ring)
+    d, c = stage(r, "moe_dispatch"), stage(r, "moe_combine")
+    assert d.collective_bytes == 128 * 8 * 7168 * 1.03125 == 7_569_408
+    assert c.collective_bytes == 128 * 8 * 7168 * 2 == 14_680_064
+    assert d.network_time == pytest.approx(31 / 32 * 7_569_408 / 50e9, rel=1e-12)
+    # a bf16 MoE (Mixtral) dispatches and combines the same bf16 bytes
+    m = evaluate("Mixtral-8x7B", "H100-SXM", 8, 64, "decode", ep=8, comm=ring)
+    assert stage(m, "moe_dispatch").collective_bytes == stage(m, "moe_combine").collective_bytes \
+        == 8 * 2 * 4096 * 2
