@@ -1,14 +1,25 @@
-"""GPU power: the draw when idle, in prefill and in decode, and a clock knob.
+"""GPU power: the draw when idle and while serving a step of prefill or decode, and a
+clock knob.
 
-Draws are fractions of the GPU's TDP, rows of ``compute/data/economics.toml`` with their
-sources: idle 0.115 (an H200 idles at 80 W of 700), prefill 0.9 (compute-bound, near TDP),
-decode 0.428 (memory-bound: 137-300 W of 700 on an H200; power caps never bind).
+The draw follows the step's load (rows of ``compute/data/economics.toml`` with their sources):
+
+    P = P_idle + (TDP - P_idle) x a,   a = <min(1, u_c / f_tdp + m x u_m)>
+
+(``<>``: the time average over the step's stages) where ``u_c`` and ``u_m`` are the shares of a stage's time the
+roofline keeps the tensor cores (at peak FLOP/s) and HBM (at peak bandwidth) busy,
+``f_tdp`` (``flop_utilization_at_tdp``, 0.7) the FLOP utilization at
+which a GPU draws its TDP (Epoch measured an H100 at 700 W at 70%) and ``m``
+(``memory_power_share``, 0.354) the share of the above-idle range a step streaming HBM the
+whole time draws (batch-1 decode: 300 W on an H100). Idle is 0.115 of TDP (an H200 idles
+at 80 W of 700). Collective time adds nothing: NVLink's 1.3 pJ/bit at 450 GB/s is 5 W.
+So decode draws more as its batch grows (more FLOPs per weight byte), prefill near TDP,
+never more than TDP nor less than idle.
 
 The clock knob (the Lite-GPU paper's per-die power management): at ``r`` times the nominal
 SM clock, FLOP/s scale by ``r`` (HBM and network bandwidth do not: they have clocks of their
 own), and the draw above idle follows a clock-power law
 
-    P(r) = P_idle + (P_phase - P_idle) x [c x r V(r)^2 + (1 - c)],   V(r) = max(v_min, r)
+    P(r) = P_idle + (P_load - P_idle) x [c x r V(r)^2 + (1 - c)],   V(r) = max(v_min, r)
 
 where ``c`` (``clock_core_share``) is the share of the above-idle draw in the SM clock
 domain: dynamic power C f V^2 with the voltage following the clock (V ~ f) down to a floor
@@ -17,8 +28,12 @@ idle draw (static) do not follow the clock. The rated power at a clock is the sa
 applied to the TDP. Clock ratios are accepted between ``clock_ratio_min`` and
 ``clock_ratio_max``.
 
->>> round(gpu_power("H100-SXM", "decode"), 1), round(gpu_power("H100-SXM", "idle"), 1)
-(299.6, 80.5)
+>>> from compute.evaluate_one import evaluate
+>>> one, many = (evaluate("Llama-3-8B", "H100-SXM", 1, b) for b in (1, 128))
+>>> round(gpu_power("H100-SXM", "idle"), 1), round(gpu_power("H100-SXM", "decode", one), 1)
+(80.5, 302.9)
+>>> round(gpu_power("H100-SXM", "decode", many), 1)
+447.8
 >>> lite = overclocked_lite(1.2)
 >>> lite.name, round(lite.flops_bf16 / get_gpu("Lite").flops_bf16, 3), round(lite.tdp, 1)
 ('Lite@1.2x', 1.2, 259.6)
@@ -39,12 +54,14 @@ if TYPE_CHECKING:
     from compute.models import ModelSpec
     from compute.results import InferenceResult
 
-__all__ = ["POWER_STATES", "ClockPoint", "ClockPowerLaw", "clock_of", "clock_sweep",
-           "gpu_at_clock", "gpu_power", "nominal_tdp", "overclocked_lite", "phase_fraction"]
+__all__ = ["LOAD_PARAMETERS", "POWER_STATES", "ClockPoint", "ClockPowerLaw", "activity",
+           "clock_of", "clock_sweep", "gpu_at_clock", "gpu_power", "idle_frac",
+           "nominal_tdp", "overclocked_lite"]
 
-#: The power states a GPU is in, and the economics.toml row of each one's share of TDP.
-POWER_STATES = {"idle": "idle_fraction", "prefill": "prefill_fraction",
-                "decode": "decode_fraction"}
+#: The power states a GPU is in.
+POWER_STATES = ("idle", "prefill", "decode")
+#: The economics.toml rows that turn a step's load into its activity (see the module doc).
+LOAD_PARAMETERS = ("flop_utilization_at_tdp", "memory_power_share")
 
 
 def _fraction(name: str, value: object) -> float:
@@ -99,14 +116,47 @@ class ClockPowerLaw:
         return asdict(self)
 
 
-def phase_fraction(state: str, **fractions) -> float:
-    """The share of TDP drawn in ``state`` (idle, prefill or decode); ``idle_fraction=...``
-    and the like override the defaults."""
-    if state not in POWER_STATES:
-        raise UserError(f"unknown power state {state!r}; known: {known(POWER_STATES)}")
-    key = POWER_STATES[state]
-    v = fractions.get(key)
-    return _fraction(key, parameter(key) if v is None else v)
+def idle_frac(value: float | None = None) -> float:
+    """The share of TDP drawn idle (``value`` overrides the shipped default)."""
+    v = _fraction("idle_fraction", parameter("idle_fraction") if value is None else value)
+    if v > 1:
+        raise UserError(f"idle_fraction must be <= 1, got {value!r}")
+    return v
+
+
+def activity(step: InferenceResult, *, flop_utilization_at_tdp: float | None = None,
+             memory_power_share: float | None = None) -> float:
+    """The share of the above-idle range (TDP - idle) a GPU draws serving ``step``: the
+    time average over its stages of ``min(1, u_c / flop_utilization_at_tdp +
+    memory_power_share x u_m)``, ``u_c`` and ``u_m`` the shares of the stage's time the
+    tensor cores and HBM are busy at peak rate.
+
+    >>> from compute.evaluate_one import evaluate
+    >>> round(activity(evaluate("Llama-3-8B", "H100-SXM", 1, 1)), 3)  # memory-bound
+    0.359
+    >>> round(activity(evaluate("Llama-3-8B", "H100-SXM", 1, 4, "prefill")), 3)  # GEMMs at TDP
+    0.998
+    """
+    f = _fraction("flop_utilization_at_tdp", parameter("flop_utilization_at_tdp")
+                  if flop_utilization_at_tdp is None else flop_utilization_at_tdp)
+    m = _fraction("memory_power_share", parameter("memory_power_share")
+                  if memory_power_share is None else memory_power_share)
+    if not 0 < f <= 1:
+        raise UserError(f"flop_utilization_at_tdp must be in (0, 1], got "
+                        f"{flop_utilization_at_tdp!r}")
+    if m > 1:
+        raise UserError(f"memory_power_share must be <= 1, got {memory_power_share!r}")
+    step_time = step.latency
+    if not (math.isfinite(step_time) and step_time > 0):
+        raise UserError(f"step time must be a finite number > 0, got {step_time!r}")
+    # stage by stage (the draw is capped at TDP at every instant, not on average); a
+    # profile's fixed overheads (in the step time, in no stage) draw idle power
+    busy = 0.0
+    for s in step.stages:
+        if s.time > 0:
+            busy += s.count * s.time * min(1.0, s.compute_time / s.time / f
+                                           + m * min(1.0, s.memory_time / s.time))
+    return min(1.0, busy / step_time)
 
 
 def clock_of(gpu: str | GpuSpec) -> float:
@@ -132,30 +182,43 @@ def nominal_tdp(gpu: str | GpuSpec, law: ClockPowerLaw | None = None,
     if r == 1.0:
         return spec.tdp
     law = law or ClockPowerLaw()
-    i = phase_fraction("idle", idle_fraction=idle_fraction)
+    i = idle_frac(idle_fraction)
     return spec.tdp / (i + (1 - i) * law.scale(r))
 
 
-def gpu_power(gpu: str | GpuSpec, state: str, *, clock: float = 1.0,
-              law: ClockPowerLaw | None = None, idle_fraction: float | None = None,
-              prefill_fraction: float | None = None, decode_fraction: float | None = None) -> float:
-    """Watts one GPU draws in ``state`` (``"idle"``, ``"prefill"`` or ``"decode"``) at
-    ``clock`` x its nominal SM clock (a spec from :func:`gpu_at_clock` carries its clock;
-    then leave ``clock`` at 1). The idle draw does not follow the clock.
+def gpu_power(gpu: str | GpuSpec, state: str, step: InferenceResult | None = None, *,
+              clock: float = 1.0, law: ClockPowerLaw | None = None,
+              idle_fraction: float | None = None,
+              flop_utilization_at_tdp: float | None = None,
+              memory_power_share: float | None = None) -> float:
+    """Watts one GPU draws in ``state``: ``"idle"``, or ``"prefill"`` / ``"decode"``
+    serving ``step`` (an :class:`~compute.results.InferenceResult` of that phase, whose load
+    sets the draw, see :func:`activity`), at ``clock`` x its nominal SM clock (a spec from
+    :func:`gpu_at_clock` carries its clock; then leave ``clock`` at 1). The idle draw does
+    not follow the clock.
 
-    >>> round(gpu_power("Lite", "prefill"), 2), round(gpu_power("Lite", "prefill", clock=0.5), 2)
-    (157.5, 79.71)
+    >>> from compute.evaluate_one import evaluate
+    >>> s = evaluate("Llama-3-8B", "Lite", 1, 4, "prefill")   # compute-bound: near TDP
+    >>> round(gpu_power("Lite", "prefill", s), 2), round(gpu_power("Lite", "prefill", s, clock=0.5), 2)
+    (174.62, 87.14)
     """
+    if state not in POWER_STATES:
+        raise UserError(f"unknown power state {state!r}; known: {known(POWER_STATES)}")
     spec = get_gpu(gpu)
     law = law or ClockPowerLaw()
     r = law.check(clock) * clock_of(spec)
     tdp = nominal_tdp(spec, law, idle_fraction)
-    idle = phase_fraction("idle", idle_fraction=idle_fraction) * tdp
+    i = idle_frac(idle_fraction)
     if state == "idle":
-        return idle
-    frac = phase_fraction(state, prefill_fraction=prefill_fraction,
-                          decode_fraction=decode_fraction)
-    return idle + (frac * tdp - idle) * law.scale(r)
+        return i * tdp
+    if step is None:
+        raise UserError(f"the {state} draw follows the step's load: give step (the "
+                        f"configuration served)")
+    if step.phase != state:
+        raise UserError(f"step is a {step.phase} configuration, not {state}")
+    a = activity(step, flop_utilization_at_tdp=flop_utilization_at_tdp,
+                 memory_power_share=memory_power_share)
+    return i * tdp + (1 - i) * tdp * a * law.scale(r)
 
 
 def gpu_at_clock(gpu: str | GpuSpec, ratio: float, law: ClockPowerLaw | None = None,
@@ -176,7 +239,7 @@ def gpu_at_clock(gpu: str | GpuSpec, ratio: float, law: ClockPowerLaw | None = N
                         f"nominal one")
     if r == 1.0:
         return spec
-    i = phase_fraction("idle", idle_fraction=idle_fraction)
+    i = idle_frac(idle_fraction)
     return replace(spec, name=f"{spec.name}@{r!r}x", flops_bf16=spec.flops_bf16 * r,
                    flops_fp8=spec.flops_fp8 * r,
                    tdp=spec.tdp * (i + (1 - i) * law.scale(r)),
@@ -199,12 +262,12 @@ class ClockPoint:
     clock: float
     gpu: GpuSpec
     best: InferenceResult | None
-    watts_per_gpu: float
+    watts_per_gpu: float | None  #: None when infeasible
 
     @property
     def tokens_per_joule(self) -> float | None:
         """Tokens per joule of GPU energy (None when infeasible)."""
-        if self.best is None:
+        if self.best is None or not self.watts_per_gpu:
             return None
         return self.best.tokens_per_s / (self.best.tp * self.watts_per_gpu)
 
@@ -237,6 +300,7 @@ def clock_sweep(model: str | ModelSpec, gpu: str | GpuSpec, phase: str = "decode
     for r in clocks:
         spec = gpu_at_clock(gpu, r, law)
         result = search(model, spec, phase, **search_args)
-        out.append(ClockPoint(clock=float(r), gpu=spec, best=result.best,
-                              watts_per_gpu=gpu_power(spec, phase, law=law)))
+        best = result.best
+        watts = gpu_power(spec, phase, best, law=law) if best is not None else None
+        out.append(ClockPoint(clock=float(r), gpu=spec, best=best, watts_per_gpu=watts))
     return out

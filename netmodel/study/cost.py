@@ -326,8 +326,8 @@ def _ports(graph, node) -> int:
 _PACKAGE_ARGS = ("defect_density", "yield_model", "alpha", "wafer_price", "wafer_diameter",
                  "critical_fraction", "hbm_cost", "packaging_fixed", "test_fixed_fraction",
                  "interposer_overhead", "reference_price")
-#: compute.power.gpu_power's phase fractions.
-_POWER_ARGS = ("idle_fraction", "prefill_fraction", "decode_fraction")
+#: compute.power.gpu_power's idle share and load parameters (compute.power.LOAD_PARAMETERS).
+_POWER_ARGS = ("idle_fraction", "flop_utilization_at_tdp", "memory_power_share")
 #: Cost-of-ownership parameters (rows of compute/data/economics.toml).
 _TCO_ARGS = ("lifetime", "maintenance_fraction", "electricity_price", "pue", "utilization",
              "host_cost_per_h100", "host_power_per_h100", "host_load_fraction")
@@ -552,7 +552,7 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     u = tco["utilization"]
     kw = dict(clock=clock, **pwr)
     idle = gpu_power(base, "idle", **kw)
-    serving = gpu_power(base, phase, **kw)
+    serving = gpu_power(base, phase, best, **kw) if best is not None else idle
     power_gpu = active * (u * serving + (1 - u) * idle) + (n - active) * idle
     tokens = instances * best.tokens_per_s * u if best is not None else 0.0
 
