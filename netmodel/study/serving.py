@@ -30,12 +30,14 @@ that outlasts the rest of the prefill shows in the time to first token::
     visible = max(T / layers, T - TTFT_prefill x (layers - 1) / layers)
     TTFT    = TTFT_prefill + visible          (must meet the TTFT SLO)
 
-and a prefill instance takes a new batch every ``max(TTFT_prefill, T)`` (the transfer of
-one batch overlaps the next batch's compute). The prefill configuration is chosen on the
+and a prefill instance takes a new batch every ``max(I, T)`` (the transfer of one batch
+overlaps the next batch's compute), ``I`` the prefill's latency, or with ``pp`` pipeline
+stages ``b`` periods of one stage (the next batch fills the pipeline as this one drains:
+:func:`_prefill_interval`). The prefill configuration is chosen on the
 search's whole grid with the transfer included (the most prompt tokens/s/SM under the TTFT
 SLO), the decode one by its own search.
 
-**The balance.** With ``R_p`` requests/s per prefill instance (``b / max(TTFT_prefill, T)``)
+**The balance.** With ``R_p`` requests/s per prefill instance (``b / max(I, T)``)
 and ``R_d`` per decode instance (``b / TBT / (output - 1)``), serving ``lambda`` requests/s
 needs ``lambda / R_p`` prefill and ``lambda / R_d`` decode instances: the GPU ratio
 ``(G_d / R_d) / (G_p / R_p)`` decode GPUs per prefill GPU, and
@@ -329,6 +331,31 @@ class _Transfer:
         return hit
 
 
+def _prefill_interval(grid) -> np.ndarray:
+    """Seconds a prefill instance spends on each batch in steady state (configurations x
+    batches): its latency, except with pipeline stages. A pipelined prefill's latency
+    (:func:`compute.roofline.evaluate_grid`) is that of the batch's last prompt, ``(b - 1)
+    period + own`` (fill and drain included); but the next batch's first prompt enters the
+    first stage one period after this batch's last one (as vLLM keeps ``pp`` batches in
+    flight), so the instance takes a new batch of ``b`` prompts every ``b`` periods (GPipe:
+    ``m`` micro-batches on ``p`` stages take ``(m + p - 1)`` periods once, ``m`` periods each
+    in a stream). ``period = max(pass / pp, send)`` (``pass / pp + send`` serial), the pass
+    being ``own - (pp - 1) send``; a profile's fixed overhead is paid once per batch."""
+    interval = np.array(grid.latency, dtype=float)
+    if "pipeline_wait" not in grid.stages:
+        return interval
+    pp = np.array([c.pp for c in grid.configs], dtype=float).reshape(-1, 1)
+    b = grid.batches.reshape(1, -1).astype(float)
+    send = grid.stage_time[grid.stages.index("pp_send")]
+    wait = grid.stage_time[grid.stages.index("pipeline_wait")]
+    overhead = 0.0 if grid.overhead is None else grid.overhead
+    own = grid.latency - overhead - wait
+    per_stage = (own - (pp - 1) * send) / pp
+    period = np.maximum(per_stage, send) if grid.options.mode == "overlap" \
+        else per_stage + send
+    return np.where(pp > 1, b * period + overhead, interval)
+
+
 def _space(model, dimensions, pp, ep, attention_dp):
     """The search keywords of a pool: every dimension (PP among :data:`DEFAULT_PP` dividing
     the layers, every EP and attention-DP degree) or plain TP; explicit ones win."""
@@ -447,7 +474,7 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     layers = model.layers
     visible = np.maximum(t_x / layers, t_x - grid.latency * (layers - 1) / layers)
     ttft = grid.latency + visible
-    cycle = np.maximum(grid.latency, t_x)
+    cycle = np.maximum(_prefill_interval(grid), t_x)
     ok = grid.fits & (ttft <= slo.ttft)
     if not ok.any():
         i, j = np.unravel_index(int(np.argmin(np.where(grid.fits, ttft, np.inf))), ttft.shape)

@@ -231,3 +231,23 @@ def test_cli_nothing_feasible_exits_3():
 
 def test_gpus_from_the_catalog_are_checked():
     assert get_gpu("Lite").sms == 33
+
+
+def test_a_pipelined_prefill_takes_a_new_batch_every_b_periods():
+    # TP 8 x PP 2 prefill with a free network: a batch of b prompts (one micro-batch each)
+    # takes (b - 1) periods + 2 periods (fill and drain) to its last first token, but in a
+    # stream of batches each stage takes a prompt every period: b prompts every b periods
+    # (GPipe's (m + p - 1) periods once, m each in steady state), so R_p = (b + 1) / TTFT,
+    # not b / TTFT.
+    wl = WORKLOADS["conversation"]
+    r = serve("Llama-3-70B", "lite-flat", wl, comm=FREE, tp=(8,), pp=(2,), attention_dp=(1,))
+    pre = r.prefill
+    b = pre.batch
+    assert (pre.tp, pre.pp) == (8, 2) and b > 1
+    period = pre.latency / (b + 1)
+    assert r.prefill_rate == pytest.approx(b / (b * period), rel=1e-12)
+    assert r.prefill_rate == pytest.approx((b + 1) / pre.latency, rel=1e-12)
+    assert r.ttft_s == pre.latency          # the TTFT keeps the fill and drain
+    rps, ratio = by_hand(pre, r.decode, wl, 33, cycle=b * period)
+    assert r.requests_per_s_per_sm == pytest.approx(rps, rel=1e-12)
+    assert r.decode_gpus_per_prefill_gpu == pytest.approx(ratio, rel=1e-12)
