@@ -15,7 +15,9 @@ produces its first token; decode produces the other ``output - 1`` tokens at a c
 **The KV-cache transfer.** A request's cache is ``layers x kv_elements_per_token x
 kv_bytes x prompt`` bytes (the latent once with multi-head latent attention). It moves on
 ``streams`` GPU pairs at once: the smaller of the two instances' counts of distinct KV
-shards (GPUs over KV copies, :func:`compute.parallel.kv_copies`). One pair's time is the
+shards the batch's caches lie on (GPUs over KV copies, :func:`compute.parallel.kv_copies`;
+with attention data parallelism a request's cache is in one attention group, so a batch
+of ``b`` requests lies on ``min(b, attention_dp)`` groups' shards). One pair's time is the
 fabric model's ``send-recv`` between the first GPU of the prefill pool and the first of the
 decode pool, the pools on the two halves of the fabric (the scenario's placement of two
 groups of half its GPUs: on ``h100-dgx`` servers 0-1 and 2-3, so the caches cross the
@@ -459,13 +461,19 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         return ServingResult(feasible=False, reason=f"prefill: {pres.reason}", **base,
                              decode=dec)
 
-    # the transfer of each cell's batch, on as many pairs as both instances have KV shards
-    shards = lambda par: max(1, round(par.gpus / kv_copies(model, par)))  # noqa: E731
+    # the transfer of each cell's batch, on as many pairs as both instances hold its KV
+    # shards on: with attention DP a request's cache lives in one attention group, so a
+    # batch of b requests covers min(b, groups) of them
+    batches = grid.batches.reshape(1, -1).astype(float)
+
+    def shards(par):
+        group = max(1, round(par.attention_tp * par.pp / kv_copies(model, par)))
+        return group * np.minimum(float(par.attention_dp), batches)
+
     dec_par = None if dec is None else Parallelism(dec.tp, dec.pp, dec.ep, dec.attention_dp)
     dec_gpus = dec.gpus if dec is not None else 1
-    streams = np.array([min(shards(c), shards(dec_par)) if dec_par else shards(c)
-                        for c in grid.configs], dtype=float).reshape(-1, 1)
-    batches = grid.batches.reshape(1, -1).astype(float)
+    streams = np.concatenate([np.minimum(shards(c), shards(dec_par)) if dec_par else shards(c)
+                              for c in grid.configs])
     per_stream = batches * kv / streams
     t_x = np.zeros_like(grid.latency)
     for g in sorted({c.gpus for c in grid.configs}):
@@ -507,7 +515,7 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
                      gpus_used=n_p * pre.gpus + n_d * (dec.gpus if dec else 0))
     return ServingResult(
         feasible=True, prefill=pre, decode=dec, **base,
-        transfer_streams=int(streams[i, 0]), transfer_s=float(t_x[i, j]),
+        transfer_streams=int(streams[i, j]), transfer_s=float(t_x[i, j]),
         transfer_visible_s=float(visible[i, j]), ttft_s=float(ttft[i, j]),
         tbt_s=None if dec is None else dec.latency, prefill_rate=p_rate, decode_rate=d_rate,
         decode_gpus_per_prefill_gpu=ratio, requests_per_s_per_sm=rps,

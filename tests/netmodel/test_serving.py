@@ -251,3 +251,15 @@ def test_a_pipelined_prefill_takes_a_new_batch_every_b_periods():
     rps, ratio = by_hand(pre, r.decode, wl, 33, cycle=b * period)
     assert r.requests_per_s_per_sm == pytest.approx(rps, rel=1e-12)
     assert r.decode_gpus_per_prefill_gpu == pytest.approx(ratio, rel=1e-12)
+
+
+def test_one_request_under_attention_dp_moves_on_its_own_group_only():
+    # TP 8 x DP-attention 8 (one GPU per attention group) at batch 1: the request's whole
+    # KV cache is on one GPU, so it moves on one pair, not on the instance's 8 GPUs
+    wl = WORKLOADS["coding"]
+    link = RingAlphaBeta(bandwidth=10e9, step_latency=5e-6, efficiency=1.0)
+    r = serve("Llama-3-70B", "h100-dgx", wl, comm=FREE, transfer=link, tp=(8,), pp=(1,),
+              attention_dp=(8,), max_batch=1)
+    assert (r.prefill.attention_dp, r.prefill.batch) == (8, 1)
+    assert r.transfer_streams == 1
+    assert r.transfer_s == pytest.approx(5e-6 + 491_520_000 / 10e9, rel=1e-12)
