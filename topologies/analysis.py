@@ -263,19 +263,52 @@ def _exact_diameter(graph: nx.Graph, sources: Sequence[Hashable],
     return best
 
 
-def bisection_maxflow(graph: nx.Graph, side: Iterable[Hashable] | None = None) -> float:
-    """Exact max-flow (= min cut) in bytes/s per direction from the GPUs in ``side`` (default
-    the first half of the GPUs in node order) to all the other GPUs, every link carrying its
-    bandwidth each way. Refused above :data:`MAXFLOW_NODES` nodes.
+def _torus_halves(graph: nx.Graph, gpus: Sequence[Hashable]) -> list[list[Hashable]] | None:
+    """For a torus (graph attribute ``dims``, GPUs ``gpu0..`` numbered row-major), one half
+    per dimension: the first half of the GPUs in node order with that dimension made the
+    slowest, i.e. the half cut across that side; None for any other fabric."""
+    dims = graph.graph.get("dims")
+    if not isinstance(dims, str):
+        return None
+    from topologies.direct import parse_dims
 
-    >>> from topologies import ring
+    try:
+        sides = parse_dims(dims)
+    except UserError:
+        return None
+    if math.prod(sides) != len(gpus) or list(gpus) != [f"gpu{i}" for i in range(len(gpus))]:
+        return None
+    strides = [math.prod(sides[d + 1:]) for d in range(len(sides))]
+    return [sorted(gpus, key=lambda g: ((int(g[3:]) // stride) % side, int(g[3:])))[
+        : len(gpus) // 2] for side, stride in zip(sides, strides, strict=True)]
+
+
+def bisection_maxflow(graph: nx.Graph, side: Iterable[Hashable] | None = None) -> float:
+    """Exact max-flow (= min cut) in bytes/s per direction from the GPUs in ``side`` to all
+    the other GPUs, every link carrying its bandwidth each way. Refused above
+    :data:`MAXFLOW_NODES` nodes.
+
+    ``side`` defaults to the first half of the GPUs in node order (the builders number
+    physically close GPUs consecutively, so this cuts across the top of a hierarchy). A
+    torus (graph attribute ``dims``) has no top: its bisection is the smallest of the half
+    cuts across each side (the plane cut across the longest even side crosses the fewest
+    links, ``2 n / side``; Dally & Towles, Principles and Practices of Interconnection
+    Networks, 2004, section 3.3), not the cut across whichever side is numbered slowest.
+
+    >>> from topologies import ring, torus
     >>> bisection_maxflow(ring(6, bandwidth=100e9)) / 1e9  # two 50 GB/s links cross
     100.0
+    >>> bisection_maxflow(torus("4x8")) / 1e9  # across the 8-side: 2 x 4 links of 112.5 GB/s
+    900.0
     """
     if graph.number_of_nodes() > MAXFLOW_NODES:
         raise UserError(f"exact max-flow bisection is limited to {MAXFLOW_NODES} nodes; this "
                         f"fabric has {graph.number_of_nodes()}")
     gpus = gpu_nodes(graph)
+    if side is None:
+        halves = _torus_halves(graph, gpus)
+        if halves is not None and len(gpus) > 1:
+            return min(bisection_maxflow(graph, h) for h in halves)
     a = set(gpus[: len(gpus) // 2] if side is None else side)
     b = [g for g in gpus if g not in a]
     if not a or not b:

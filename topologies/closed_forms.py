@@ -4,7 +4,8 @@ bandwidth, so that analysing a 100,000-GPU fabric needs no all-pairs search or m
 Bisection here is the one :func:`topologies.analysis.bisection_maxflow` computes exactly:
 the most bytes/s per direction the first half of the GPUs (``gpu0 .. gpu{n//2 - 1}``, the
 builders number physically close GPUs consecutively, so this splits across the top of the
-hierarchy) can send to the rest. A closed form is returned only where it is derived below;
+hierarchy) can send to the rest; for a torus, the least over the half cuts across each
+side. A closed form is returned only where it is derived below;
 callers fall back to the exact computation otherwise.
 
 A closed form holds only for the graph its builder made: :func:`closed_form` reads the
@@ -65,11 +66,16 @@ def _torus(g: nx.Graph, a: Mapping[str, Any]) -> ClosedForm:
     sides = parse_dims(a["dims"])
     n = g.graph["gpus"]
     per_port = _inject(g, "gpu0") / (2 * len(sides))
-    if sides[0] % 2 == 0 or len(sides) == 1:
-        # the half split is a plane across the first side: 2 * n / side0 ports cross
-        bis = 2 * (n // sides[0]) * per_port
+    longest = max(sides)
+    if len(sides) == 1:
+        bis = 2 * per_port  # a ring: any half cut crosses two ports
+    elif longest % 2 == 0:
+        # the narrowest half cut is the plane across the longest side: 2 * n / longest
+        # ports cross (k-ary n-cube: 2 k^(n-1) links, Dally & Towles 2004, section 3.3);
+        # a cut across a shorter side crosses 2 * n / side >= that
+        bis = 2 * (n // longest) * per_port
     else:
-        bis = None
+        bis = None  # a half cut across an odd side is not a plane: max-flow over the sides
     return ClosedForm(sum(s // 2 for s in sides), bis)
 
 

@@ -18,7 +18,7 @@ from topologies.closed_forms import closed_form
 
 SMALL = [
     "ring:n=2", "ring:n=7", "ring:n=8", "full-mesh:n=5", "full-mesh:n=6",
-    "torus:dims=4x3", "torus:dims=2x2x3", "torus:dims=6", "torus:dims=5",
+    "torus:dims=4x3", "torus:dims=2x3x4", "torus:dims=3x8", "torus:dims=6", "torus:dims=5",
     "single-switch:n=7", "flat:n=9,planes=3,radix=16",
     "leaf-spine:leaves=1,radix=8", "leaf-spine:leaves=4,radix=8",
     "leaf-spine:leaves=6,radix=8,oversubscription=2",
@@ -50,7 +50,8 @@ def test_closed_form_matches_exact_computation(spec):
         assert form.bisection == pytest.approx(bisection_maxflow(g), rel=1e-9)
 
 
-NO_CLOSED_BISECTION = ["fat-tree:k=6,pods=3", "leaf-spine:leaves=3,radix=8", "torus:dims=3x4",
+NO_CLOSED_BISECTION = ["fat-tree:k=6,pods=3", "leaf-spine:leaves=3,radix=8", "torus:dims=3x5",
+                       "torus:dims=2x2x3",
                        "rail-optimized:domains=3,domain_size=3,gpus_per_server=1"]
 
 
@@ -74,6 +75,22 @@ def test_hand_derived_bisections():
     assert closed_form(torus("4x4")).bisection == pytest.approx(8 * 450e9 / 4)
     # SuperPOD 1 SU: 31 domains (odd); 124 NICs of 50 GB/s + half a domain over NVLink
     assert closed_form(superpod(1)).bisection == pytest.approx(124 * 50e9 + 4 * 450e9)
+
+
+def test_torus_bisection_is_the_narrowest_half_cut():
+    # 4x8 and 8x4 are one fabric. Its narrowest half cut is the plane across the 8-side:
+    # 2 x 4 links of 450/4 GB/s = 900 GB/s (a k-ary n-cube cut crosses 2 k^(n-1) links,
+    # Dally & Towles 2004, 3.3); the cut across the 4-side (16 links, 1.8 TB/s) is not it
+    for dims in ("4x8", "8x4"):
+        g = torus(dims)
+        assert closed_form(g).bisection == pytest.approx(8 * 450e9 / 4)
+        assert summary(_unstructured(g)).bisection_bandwidth == pytest.approx(900e9)
+    # 2x8: 2 x 2 links of 112.5 GB/s across the 8-side (not 8 double cables: 1.8 TB/s)
+    assert closed_form(torus("2x8")).bisection == pytest.approx(450e9)
+    # 4x4x8: 2 x 16 links of 450/6 GB/s = 2.4 TB/s (not 32 links: 4.8 TB/s)
+    assert closed_form(torus("4x4x8")).bisection == pytest.approx(32 * 75e9)
+    # 3x4: the 4-side halves evenly; 2 x 3 links of 112.5 GB/s
+    assert closed_form(torus("3x4")).bisection == pytest.approx(6 * 112.5e9)
 
 
 def test_removed_link_disables_the_closed_form():
