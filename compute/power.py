@@ -1,5 +1,4 @@
-"""GPU power: the draw when idle and while serving a step of prefill or decode, and a
-clock knob.
+"""GPU power: the draw when idle, in prefill and in decode, and a clock knob.
 
 The draw follows the step's load (rows of ``compute/data/economics.toml`` with their sources):
 
