@@ -10,7 +10,9 @@ roofline keeps the tensor cores (at peak FLOP/s) and HBM (at peak bandwidth) bus
 which a GPU draws its TDP (Epoch measured an H100 at 700 W at 70%) and ``m``
 (``memory_power_share``, 0.354) the share of the above-idle range a step streaming HBM the
 whole time draws (batch-1 decode: 300 W on an H100). Idle is 0.115 of TDP (an H200 idles
-at 80 W of 700). Collective time adds nothing: NVLink's 1.3 pJ/bit at 450 GB/s is 5 W.
+at 80 W of 700). A collective's time counts in ``u_m``: its kernels stream the message
+with the tensor cores idle, the state batch-1 decode measures (an assumption: no published
+draw of a GPU in an all-reduce; the links' own 1.3 pJ/bit at 450 GB/s is 5 W).
 So decode draws more as its batch grows (more FLOPs per weight byte), prefill near TDP,
 never more than TDP nor less than idle.
 
@@ -128,7 +130,7 @@ def activity(step: InferenceResult, *, flop_utilization_at_tdp: float | None = N
     """The share of the above-idle range (TDP - idle) a GPU draws serving ``step``: the
     time average over its stages of ``min(1, u_c / flop_utilization_at_tdp +
     memory_power_share x u_m)``, ``u_c`` and ``u_m`` the shares of the stage's time the
-    tensor cores and HBM are busy at peak rate.
+    tensor cores and HBM (or, in a collective, the links) are busy at peak rate.
 
     >>> from compute.evaluate_one import evaluate
     >>> round(activity(evaluate("Llama-3-8B", "H100-SXM", 1, 1)), 3)  # memory-bound
@@ -149,12 +151,13 @@ def activity(step: InferenceResult, *, flop_utilization_at_tdp: float | None = N
     if not (math.isfinite(step_time) and step_time > 0):
         raise UserError(f"step time must be a finite number > 0, got {step_time!r}")
     # stage by stage (the draw is capped at TDP at every instant, not on average); a
-    # profile's fixed overheads (in the step time, in no stage) draw idle power
+    # collective streams its message with tensor cores idle: it draws as HBM streaming
+    # does; a profile's fixed overheads (in the step time, in no stage) draw idle power
     busy = 0.0
     for s in step.stages:
         if s.time > 0:
-            busy += s.count * s.time * min(1.0, s.compute_time / s.time / f
-                                           + m * min(1.0, s.memory_time / s.time))
+            stream = min(1.0, (s.memory_time + s.network_time) / s.time)
+            busy += s.count * s.time * min(1.0, s.compute_time / s.time / f + m * stream)
     return min(1.0, busy / step_time)
 
 

@@ -68,10 +68,11 @@ def test_prefill_is_at_its_compute_bound_power():
         assert _shares(s)[0] > 0.7
         assert 0.99 * get_gpu(gpu).tdp <= gpu_power(gpu, "prefill", s) <= get_gpu(gpu).tdp
     # with tensor parallelism the all-reduces idle the tensor cores: less than TDP
-    # (stage by stage: a stage draws min(1, u_c / 0.7 + 0.354 u_m) of the range, an
-    # all-reduce none)
+    # (stage by stage: a stage draws min(1, u_c / 0.7 + 0.354 u_m) of the range, u_m the
+    # share of its time HBM or, in an all-reduce, the links stream)
     s = _step("H100-SXM", 8, "prefill", "Llama-3-70B", 8)
-    a = sum(x.count * min(x.time, x.compute_time / 0.7 + 0.354 * x.memory_time)
+    a = sum(x.count * min(x.time, x.compute_time / 0.7
+                                + 0.354 * min(x.time, x.memory_time + x.network_time))
             for x in s.stages) / s.latency
     assert gpu_power("H100-SXM", "prefill", s) == pytest.approx(80.5 + 619.5 * a)
     assert 0.5 * 700 < gpu_power("H100-SXM", "prefill", s) < 700
@@ -100,6 +101,11 @@ def test_draws_match_published_measurements():
     lo, hi = (float(v) for v in rows["P64"]["value"].split("/")[0].split("-"))
     for b in (1, 8, 32, 128):
         assert lo * 0.85 <= gpu_power(h100, "decode", _step(h100, b)) <= hi
+    # and a B200's 452-943 W (P64, not used to set any number): batch 1 gives 433 W, 4% under
+    b200 = get_gpu("B200-HGX")
+    lo, hi = (float(v) for v in rows["P64"]["value"].split("/")[2].split("-"))
+    assert gpu_power(b200, "decode", _step(b200, 1)) == pytest.approx(lo, rel=0.15)
+    assert gpu_power(b200, "decode", _step(b200, 128)) <= hi
     # decode far below TDP at batch 1, prefill at it
     assert gpu_power(h200, "decode", _step(h200, 1)) < 0.5 * h200.tdp
     assert gpu_power(h200, "prefill", _step(h200, 4, "prefill")) == \

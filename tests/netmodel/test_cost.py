@@ -140,8 +140,9 @@ def test_tco_by_hand():
     assert s.tokens_per_s == pytest.approx(instances * best.tokens_per_s)
     # the served GPUs draw idle + (TDP - idle) x a, a the time average over the step's
     # stages of min(1, u_c / 0.7 + 0.354 u_m), u_c and u_m the stage's compute and HBM
-    # busy shares at peak rate (collectives: 0)
-    a = sum(x.count * min(x.time, x.compute_time / 0.7 + 0.354 * x.memory_time)
+    # (or, in a collective, link) busy shares at peak rate
+    a = sum(x.count * min(x.time, x.compute_time / 0.7
+                                + 0.354 * min(x.time, x.memory_time + x.network_time))
             for x in best.stages) / best.latency
     assert 0.3 < a < 1
     assert s.power_gpu == pytest.approx(instances * best.tp * (80.5 + 619.5 * a)
