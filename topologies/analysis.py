@@ -47,6 +47,9 @@ class BillOfMaterials:
     optics or plain fibre); ``cpo_ports``: the same for co-packaged optics; an end at an OCS
     needs no transceiver (the OCS steers light) and counts in ``ocs_ports_used``. A GPU end
     of a breakout share counts one transceiver; the switch end counts its share of a port.
+    A realized OCS fabric (:func:`~topologies.optical.realize`, graph attribute
+    ``ocs_cabling``) is made of the same fibres, ports and optics as its bare cabling,
+    whatever circuits are set up; ``circuits`` counts those.
     """
 
     cables: dict
@@ -114,9 +117,21 @@ def bill_of_materials(graph: nx.Graph) -> BillOfMaterials:
     cables: Counter = Counter()
     lanes = 0
     plug = cpo = switch_used = ocs_used = circuits = 0.0
+    cabling = graph.graph.get("ocs_cabling")
+    if cabling is not None:  # a realized OCS fabric: its GPU-OCS fibres, used or not
+        cables[cabling["medium"]] += cabling["cables"]
+        lanes += cabling["lanes"]
+        ocs_used += cabling["cables"]
+        if cabling["medium"] in _OPTICAL:
+            plug += cabling["cables"]
+        elif cabling["medium"] == "co-packaged-optics":
+            cpo += cabling["cables"]
     for u, v, d in graph.edges(data=True):
         links = d.get("links", 1)
         medium = d["medium"]
+        if medium == "ocs-circuit" and cabling is not None:
+            circuits += links  # rides on the fibres counted above
+            continue
         lanes += d["lanes"]
         if medium == "ocs-circuit":
             circuits += links

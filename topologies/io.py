@@ -60,7 +60,7 @@ __all__ = ["DESCRIPTIONS", "FORMATS", "JSON_ATTRIBUTES", "json_depth", "read_gra
 
 FORMATS = (".json", ".graphml")
 #: Graph attributes that are tables: JSON text in GraphML.
-JSON_ATTRIBUTES = ("args", "gpu_types", "units")
+JSON_ATTRIBUTES = ("args", "gpu_types", "units", "ocs_cabling")
 _BOOKKEEPING = ("node_default", "edge_default")  # the GraphML reader's
 
 

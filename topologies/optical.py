@@ -295,6 +295,17 @@ def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None =
         attrs["optics"] = graph.edges[u, via[0]]["medium"]  # the GPU ports' optics (for BOM)
         out.add_edge(u, v, **attrs)
     used = set(planes)
+    # the fibres stay in the ground whatever circuits the mirrors make: the bill of
+    # materials of the realized fabric is that of its cabling (topologies.analysis)
+    fibres = [d for u, v, d in graph.edges(data=True)
+              if {graph.nodes[u]["kind"], graph.nodes[v]["kind"]} == {"gpu", "ocs"}]
+    cabling = graph.graph.get("ocs_cabling")
+    if cabling is None and fibres and len({d["medium"] for d in fibres}) == 1:
+        cabling = {"medium": fibres[0]["medium"],
+                   "cables": round(sum(d.get("links", 1) for d in fibres)),
+                   "lanes": sum(d["lanes"] for d in fibres)}
+    if cabling is not None:
+        out.graph["ocs_cabling"] = dict(cabling)
     spec = graph.graph.get("spec", "")
     args = graph.graph.get("args")
     if spec and isinstance(logical, str) and gpus is None and "logical=" not in spec \

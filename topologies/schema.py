@@ -84,7 +84,7 @@ GRAPH_TYPES = {
     "name": (str,), "spec": (str,), "builder": (str,), "args": (dict,), "gpu_types": (dict,),
     "dims": (str,), "logical": (str,), "gpus": (int,), "nodes_built": (int,),
     "edges_built": (int,), "k": (int,), "oversubscription": (int,), "lites_per_group": (int,),
-    "circuits": (int,), "reconfiguration_time": (int, float),
+    "circuits": (int,), "reconfiguration_time": (int, float), "ocs_cabling": (dict,),
 }
 _MEDIA = frozenset(MEDIA)
 _LABELS = frozenset(LABELS)
@@ -244,6 +244,14 @@ def _check_graph_attributes(graph: nx.Graph) -> dict:
     if "reconfiguration_time" in attrs and not _nonneg(attrs["reconfiguration_time"]):
         _bad(f"graph attribute 'reconfiguration_time' must be finite and >= 0 s, got "
              f"{_show(attrs['reconfiguration_time'])}")
+    cabling = attrs.get("ocs_cabling")
+    if cabling is not None and (set(cabling) != {"medium", "cables", "lanes"}
+                                or not isinstance(cabling["medium"], str)
+                                or cabling["medium"] not in _MEDIA - {"ocs-circuit"}
+                                or not _whole(cabling["cables"], 0)
+                                or not _whole(cabling["lanes"], 0)):
+        _bad("graph attribute 'ocs_cabling' must be {'medium': a cable medium, 'cables': "
+             f"whole >= 0, 'lanes': whole >= 0}}, got {_show(cabling)}")
     own = attrs.get("gpu_types") or {}
     for name, spec in own.items():
         if not isinstance(spec, GpuSpec) or spec.name != name:

@@ -144,3 +144,19 @@ def test_islands_have_no_diameter():
 def test_maxflow_size_limit():
     with pytest.raises(UserError, match="limited to 5000 nodes"):
         bisection_maxflow(fat_tree(28))
+
+
+def test_realized_ocs_keeps_the_bill_of_its_cabling():
+    # 16 GPUs x 4 co-packaged ports, one fibre each to its OCS: 64 fibres, 64 CPO ports,
+    # 64 OCS ports taken, 64 x 9 lanes (112.5 GB/s at 12.5 GB/s a lane). Mirrors making a
+    # ring (16 circuits on 2 of the 4 ports) take no fibre or optics out of the rack: the
+    # old bill said no cables, 32 CPO ports, 32 OCS ports, 144 lanes
+    bare = bill_of_materials(ocs(gpus=16, ports=4))
+    ring_ = bill_of_materials(realize(ocs(gpus=16, ports=4), "ring"))
+    assert (bare.cables, bare.cpo_ports, bare.ocs_ports_used, bare.lanes) == \
+        ({"co-packaged-optics": 64}, 64, 64, 576)
+    assert (ring_.cables, ring_.cpo_ports, ring_.ocs_ports_used, ring_.lanes,
+            ring_.circuits) == ({"co-packaged-optics": 64}, 64, 64, 576, 16)
+    plug = bill_of_materials(realize(ocs(gpus=16, ports=4, medium="pluggable-optics"),
+                                     "torus:4x4"))
+    assert (plug.pluggable_transceivers, plug.cpo_ports, plug.circuits) == (64, 0, 32)
