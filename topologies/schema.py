@@ -32,8 +32,9 @@ a GPU type is not the catalog's own entry, ``gpu_types`` (``{name: GpuSpec}``). 
 :mod:`topologies.registry`), ``nodes_built`` and ``edges_built`` (the counts they made:
 analysis trusts its closed forms only while they still match) and, where they apply,
 ``dims`` (torus sides, ``"4x4"``), ``k`` and ``oversubscription`` (fat tree),
-``lites_per_group``, and for realized circuits ``logical``, ``circuits`` and
-``reconfiguration_time`` (s). A circuit edge also carries ``optics`` (the medium of the GPU
+``lites_per_group``, and for realized circuits ``logical``, ``circuits``,
+``reconfiguration_time`` (s) and ``ocs_cabling`` (``{"medium", "cables", "lanes"}``: the
+GPU-OCS fibres the circuits ride on, for the bill of materials). A circuit edge also carries ``optics`` (the medium of the GPU
 ports at its ends). :data:`UNITS` names the unit of every quantity (fabric files carry it).
 """
 
