@@ -279,10 +279,16 @@ def _exact_diameter(graph: nx.Graph, sources: Sequence[Hashable],
 
 
 def _torus_halves(graph: nx.Graph, gpus: Sequence[Hashable]) -> list[list[Hashable]] | None:
-    """For a torus (graph attribute ``dims``, GPUs ``gpu0..`` numbered row-major), one half
-    per dimension: the first half of the GPUs in node order with that dimension made the
-    slowest, i.e. the half cut across that side; None for any other fabric."""
+    """For a torus (graph attribute ``dims``, or OCS circuits an ``ocs`` builder set up for
+    a logical ``torus:AxB``; GPUs ``gpu0..`` numbered row-major), one half per dimension:
+    the first half of the GPUs in node order with that dimension made the slowest, i.e.
+    the half cut across that side; None for any other fabric."""
     dims = graph.graph.get("dims")
+    args = graph.graph.get("args")
+    if dims is None and graph.graph.get("builder") == "ocs" and isinstance(args, dict) \
+            and isinstance(args.get("logical"), str) \
+            and args["logical"].strip().lower().startswith("torus:"):
+        dims = args["logical"].strip().lower().partition(":")[2]
     if not isinstance(dims, str):
         return None
     from topologies.direct import parse_dims
@@ -305,7 +311,7 @@ def bisection_maxflow(graph: nx.Graph, side: Iterable[Hashable] | None = None) -
 
     ``side`` defaults to the first half of the GPUs in node order (the builders number
     physically close GPUs consecutively, so this cuts across the top of a hierarchy). A
-    torus (graph attribute ``dims``) has no top: its bisection is the smallest of the half
+    torus (graph attribute ``dims``, or OCS circuits set up as one) has no top: its bisection is the smallest of the half
     cuts across each side (the plane cut across the longest even side crosses the fewest
     links, ``2 n / side``; Dally & Towles, Principles and Practices of Interconnection
     Networks, 2004, section 3.3), not the cut across whichever side is numbered slowest.

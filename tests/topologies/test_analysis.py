@@ -91,6 +91,10 @@ def test_torus_bisection_is_the_narrowest_half_cut():
     assert closed_form(torus("4x4x8")).bisection == pytest.approx(32 * 75e9)
     # 3x4: the 4-side halves evenly; 2 x 3 links of 112.5 GB/s
     assert closed_form(torus("3x4")).bisection == pytest.approx(6 * 112.5e9)
+    # the same torus made of OCS circuits (4 ports of 112.5 GB/s): 8 circuits cross, not 16
+    for dims in ("4x8", "8x4"):
+        s = summary(build(f"ocs:gpus=32,ports=4,logical=torus:{dims}"))
+        assert s.bisection_bandwidth == pytest.approx(8 * 112.5e9)
 
 
 def test_removed_link_disables_the_closed_form():
