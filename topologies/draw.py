@@ -437,9 +437,12 @@ def figure(graph: nx.Graph, *, title: str | None = None) -> Figure:
     ax.yaxis.set_visible(False)
     shaded = _shade_groups(ax, part, pos, how)
     edges = list(part.edges(data=True))
-    media: Counter = Counter()
+    media: Counter = Counter()   # cables (circuits) by medium, as the bill of materials
+    lines: Counter = Counter()   # drawn lines by medium: an edge stands for its cables
     for *_, d in edges:
-        media[d["medium"]] += _circuit_count(d) if d["medium"] == "ocs-circuit" else 1
+        media[d["medium"]] += _circuit_count(d) if d["medium"] == "ocs-circuit" \
+            else d.get("links", 1)
+        lines[d["medium"]] += 1
     # nodes first (their sizes are set once the axes are laid out)
     size = max(12.0, min(220.0, 9000.0 / max(1, len(part))))
     scatters = {}
@@ -454,7 +457,7 @@ def figure(graph: nx.Graph, *, title: str | None = None) -> Figure:
             xs, ys, s=size * (1.6 if kind_key != "gpu" else 1.0), c=colours,
             marker=MARKERS[kind_key], edgecolors="white", linewidths=0.6, zorder=3, gid="nodes"))
     span = _draw_edges(ax, part, pos, how, planes, edges, groups)
-    handles = _legend(part, media, span, shaded, how)
+    handles = _legend(part, media, lines, span, shaded, how)
     legend = ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8,
                        frameon=False)
     head = _headline(graph, title)
@@ -657,8 +660,8 @@ def _shade_groups(ax: Axes, part: nx.Graph, pos: Positions, how: str) -> bool:
     return True
 
 
-def _legend(part: nx.Graph, media: Counter, span: tuple[float, float] | None, shaded: bool,
-            how: str) -> list[Line2D]:
+def _legend(part: nx.Graph, media: Counter, lines: Counter, span: tuple[float, float] | None,
+            shaded: bool, how: str) -> list[Line2D]:
     from matplotlib.lines import Line2D
 
     handles = []
@@ -676,7 +679,10 @@ def _legend(part: nx.Graph, media: Counter, span: tuple[float, float] | None, sh
         handles.append(Line2D([], [], color="#ffd54f", lw=8, alpha=0.5,
                               label="group (Lite group / scale-up domain)"))
     for medium in sorted(media):
-        label = f"{medium} ({media[medium]} links)"
+        cables = media[medium]
+        count = f"{round(cables):,}" if abs(cables - round(cables)) < 1e-6 else f"{cables:,.2f}"
+        label = f"{medium} ({count} cables)" if cables == lines[medium] else \
+            f"{medium} ({count} cables as {lines[medium]:,} lines)"
         if medium == "ocs-circuit":
             pairs = sum(1 for *_, m in part.edges(data="medium") if m == medium)
             label = (f"ocs-circuit ({media[medium]} circuits on {pairs} GPU pairs),\n"
