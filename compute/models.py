@@ -555,11 +555,13 @@ def _fp8_exceptions(quant: dict, layers: int, dtype: str, where: str) -> dict:
     in ``dtype`` (Meta's FP8 Llama-3.1: only the MLPs are fp8, and not those of the layers
     it lists, ``model.layers.{i}.mlp...``); ``{}`` when it keeps no attention module
     (every linear layer fp8)."""
-    skip = quant.get("modules_to_not_convert") or []
+    skip = quant.get("modules_to_not_convert")
+    skip = [] if skip is None else skip  # null: convert every module
     if not isinstance(skip, list) or len(skip) > 100 * layers or not all(
             isinstance(x, str) for x in skip):
         raise UserError(f"{where}: quantization_config.modules_to_not_convert must be a list "
-                        f"of module names, got {validate.describe(skip)}")
+                        f"of at most {100 * layers:,} module names (or null), got "
+                        f"{validate.describe(skip)}")
     if not any(".self_attn" in x for x in skip):
         return {}
     kept = set()
@@ -567,8 +569,14 @@ def _fp8_exceptions(quant: dict, layers: int, dtype: str, where: str) -> dict:
         parts = x.split(".")
         if "mlp" in parts:
             i = parts.index("mlp")
-            if i >= 1 and parts[i - 1].isdigit() and int(parts[i - 1]) < layers:
-                kept.add(int(parts[i - 1]))
+            index = parts[i - 1] if i >= 1 else ""
+            if not (index.isascii() and index.isdigit()):
+                continue  # not a decoder layer's MLP (e.g. a vision tower's)
+            if len(index) > 6 or int(index) >= layers:
+                raise UserError(f"{where}: quantization_config.modules_to_not_convert names "
+                                f"{validate.describe(x)}, but the model's layers are 0 to "
+                                f"{layers - 1}")
+            kept.add(int(index))
     return {"weight_dtype": dtype, "mlp_weight_dtype": "fp8",
             "mlp_dtype_layers": layers - len(kept)} if len(kept) < layers else \
         {"weight_dtype": dtype}
@@ -696,8 +704,9 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     quant = cfg.get("quantization_config")
     if quant is not None:
         validate.table(f"{where}: quantization_config", quant)
-        method = quant.get("quant_method", "")
-        if isinstance(method, str) and method.lower() in ("fp8", "fbgemm_fp8"):
+        method = validate.string(f"{where}: quantization_config", "quant_method",
+                                 quant.get("quant_method", ""))
+        if method.lower() in ("fp8", "fbgemm_fp8"):
             weight_dtype = "fp8"
             entry.update(_fp8_exceptions(quant, layers, dtype, where))
     act_dtype = "bf16" if dtype == "fp8" else dtype
