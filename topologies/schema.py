@@ -261,6 +261,26 @@ def _check_graph_attributes(graph: nx.Graph) -> dict:
     return own
 
 
+def _check_cabling_fits(graph: nx.Graph, ocs_ports: int) -> None:
+    """``ocs_cabling`` (its types checked already) against the graph: every fibre ends on
+    one OCS port, each circuit rides two fibres, and a cable has at least one lane."""
+    cabling = graph.graph.get("ocs_cabling")
+    if cabling is None:
+        return
+    cables, lanes = cabling["cables"], cabling["lanes"]
+    circuits = sum(d.get("links", 1) for _, _, d in graph.edges(data=True)
+                   if d["medium"] == "ocs-circuit")
+    if cables > ocs_ports:
+        _bad(f"graph attribute 'ocs_cabling' has {_show(cables)} cables but the graph's OCS "
+             f"have {ocs_ports} ports (one fibre a port)")
+    if cables < 2 * circuits - 1e-6:
+        _bad(f"graph attribute 'ocs_cabling' has {_show(cables)} cables, fewer than the "
+             f"2 x {circuits:g} its circuits ride on")
+    if not cables <= lanes or (cables == 0) != (lanes == 0):
+        _bad(f"graph attribute 'ocs_cabling' has {_show(lanes)} lanes on {_show(cables)} "
+             f"cables; each cable has at least one lane")
+
+
 def _gpu_problem(node: Hashable, data: dict, own: Mapping[str, GpuSpec]) -> None:
     t = data.get("gpu")
     if not isinstance(t, str) or not t:
@@ -396,7 +416,7 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
     adj = graph._adj
     plain = type(graph) is nx.Graph  # its dicts are dicts: read them directly
     cables = _check_edges(adj if plain else graph.adj)
-    gpus = 0
+    gpus = ocs_ports = 0
     gpu_list = []
     nodes = graph._node.items() if plain else graph.nodes(data=True)
     for node, data in nodes:
@@ -427,9 +447,11 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
                      f"{data['radix']}")
         else:
             _ocs_problem(node, data)
+            ocs_ports += data["ports"]
             used = _ports_used(adj, node) if cables else len(adj[node])
             if _real(used) is None or used > data["ports"] + 1e-6:
                 _bad(f"ocs {_show(node)} uses {_show(used)} ports but it has {data['ports']}")
+    _check_cabling_fits(graph, ocs_ports)
     declared = graph.graph.get("gpus")
     if declared != gpus:
         _bad(f"graph attribute 'gpus' is {_show(declared)} but it has {gpus} GPU nodes")
