@@ -107,6 +107,11 @@ def _model(fabric, placement, algorithm, algorithms, seed, max_transfers):
     _check_seed(seed)
     if algorithms is not None:
         names = _items(algorithms, "--algorithms", "'nccl' or ring,tree")
+        if "nccl" in names and names != ["nccl"]:
+            from compute.errors import UserError
+
+            raise UserError(f"--algorithms {algorithms!r}: 'nccl' (NCCL's own set for the "
+                            f"op) stands alone; otherwise give a comma list of algorithms")
         algorithms = "nccl" if names == ["nccl"] else tuple(names)
     graph = build(fabric)  # checked against the fabric schema as it is built
     return FabricCostModel(graph, placement=placement, algorithm=algorithm,
