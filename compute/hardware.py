@@ -231,6 +231,9 @@ def get_gpu(name: str | GpuSpec) -> GpuSpec:
     if isinstance(name, str) and name.lower().endswith((".toml", ".json")):
         gpus = load_gpu_file(name)
         if len(gpus) != 1:
-            raise UserError(f"{name} holds {len(gpus)} GPUs; name one of them with --gpu-file")
+            few = known(list(gpus)[:4]) + (", ..." if len(gpus) > 4 else "")
+            raise UserError(f"{name} holds {len(gpus)} GPUs ({few}); a GPU given as "
+                            f"a file path must be the file's only entry (keep one, or load "
+                            f"the file as a GPU file and pick one by name)")
         return next(iter(gpus.values()))
     raise UserError(f"unknown GPU {name!r}; known: {known(table)}")
