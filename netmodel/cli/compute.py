@@ -351,9 +351,12 @@ def _weights(m) -> str:
     """``141 GB bf16``, or with the MLPs stored apart ``487 GB bf16, MLP fp8 (124 layers)``."""
     kind = m.weight_dtype
     if m.mlp_weight_dtype:
-        kind += f", MLP {m.mlp_weight_dtype}" + (f" ({m.mlp_dtype_layers} layers)"
-                                                  if m.mlp_dtype_layers else "")
-    return f"{m.weight_storage_bytes / 1e9:.0f} GB {kind}"
+        n = m.mlp_dtype_layers
+        kind += f", MLP {m.mlp_weight_dtype}" + (f" ({n} layer{'' if n == 1 else 's'})"
+                                                  if n else "")
+    gb = m.weight_storage_bytes / 1e9
+    return f"{gb:.0f} GB {kind}" if gb >= 9.5 else f"{gb:.3g} GB {kind}"  # small: not '0 GB'
+
 
 
 def _attention_kind(m) -> str:
