@@ -553,8 +553,8 @@ def _moe_layer_count(c: _Config, layers: int) -> int:
 def _fp8_exceptions(quant: dict, layers: int, dtype: str, where: str) -> dict:
     """Model keys for an fp8 checkpoint whose ``modules_to_not_convert`` keeps attention
     in ``dtype`` (Meta's FP8 Llama-3.1: only the MLPs are fp8, and not those of the layers
-    it lists, ``model.layers.{i}.mlp...``); ``{}`` when it keeps no attention module
-    (every linear layer fp8)."""
+    it lists, ``model.layers.{i}.mlp...``). When it keeps no attention module, every linear
+    layer is fp8 (``{}``) but the MLPs of the layers it lists, which stay in ``dtype``."""
     skip = quant.get("modules_to_not_convert")
     skip = [] if skip is None else skip  # null: convert every module
     if not isinstance(skip, list) or len(skip) > 100 * layers or not all(
@@ -562,8 +562,6 @@ def _fp8_exceptions(quant: dict, layers: int, dtype: str, where: str) -> dict:
         raise UserError(f"{where}: quantization_config.modules_to_not_convert must be a list "
                         f"of at most {100 * layers:,} module names (or null), got "
                         f"{validate.describe(skip)}")
-    if not any(".self_attn" in x for x in skip):
-        return {}
     kept = set()
     for x in skip:
         parts = x.split(".")
@@ -577,6 +575,8 @@ def _fp8_exceptions(quant: dict, layers: int, dtype: str, where: str) -> dict:
                                 f"{validate.describe(x)}, but the model's layers are 0 to "
                                 f"{layers - 1}")
             kept.add(int(index))
+    if not any(".self_attn" in x for x in skip):
+        return {"mlp_weight_dtype": dtype, "mlp_dtype_layers": len(kept)} if kept else {}
     return {"weight_dtype": dtype, "mlp_weight_dtype": "fp8",
             "mlp_dtype_layers": layers - len(kept)} if len(kept) < layers else \
         {"weight_dtype": dtype}
