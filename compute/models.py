@@ -122,7 +122,7 @@ class ModelSpec:
                 validate.flag(where, f.name, getattr(self, f.name))
         for key in ("weight_dtype", "kv_dtype", "act_dtype"):
             validate.choice(where, key, getattr(self, key), DTYPE_BYTES)
-        if self.mlp_weight_dtype:
+        if self.mlp_weight_dtype != "":  # "": the MLPs keep weight_dtype
             validate.choice(where, "mlp_weight_dtype", self.mlp_weight_dtype, DTYPE_BYTES)
         elif self.mlp_dtype_layers:
             raise UserError(f"{where}: mlp_dtype_layers ({self.mlp_dtype_layers}) needs "
