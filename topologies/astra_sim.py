@@ -218,7 +218,10 @@ def _network(graph: nx.Graph, notes: list) -> list:
                             "fabric, and every NPU of a dimension has the same links")
         k = args["lites"]
         base = args["base"]
-        if not isinstance(base, dict) or not isinstance(base.get("builder"), str):
+        # the base as the builder bound it: a spec string (the default, or any base equal
+        # to it, is stored as 'single-switch:n=8') or a builder's {builder, ...} arguments
+        if not isinstance(base, str) and not (isinstance(base, dict)
+                                              and isinstance(base.get("builder"), str)):
             raise UserError("lite-groups on a hand-made base fabric cannot be expressed in "
                             "ASTRA-sim's analytical network: the base's shape is not known")
         dims = []

@@ -135,3 +135,14 @@ def test_hand_made_or_edited_graphs_are_refused(tmp_path):
     with pytest.raises(UserError, match="must end in one of: .yml, .yaml"):
         write_astra_sim(build("ring"), tmp_path / "x.json")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_lite_groups_on_the_default_base_is_exported():
+    # the default base (and any base equal to it) is bound as the spec string
+    # 'single-switch:n=8', not as {builder: ...}: it was refused as "a hand-made base fabric"
+    for spec in ("lite-groups", "lite-groups:base=[single-switch:n=8],lites=4"):
+        net = astra_sim_network(build(spec))
+        assert net.topology == ("FullyConnected", "Switch") and net.npus_count == (4, 8)
+        # a Lite's share of the H100's 450 GB/s NVLink, per direction
+        assert net.bandwidth[1] == round(450e9 / 4 / GB, 9)
+        assert net == astra_sim_network(build("lite-groups:base=[single-switch],lites=4"))
