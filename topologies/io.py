@@ -19,8 +19,12 @@ older networkx versions, is read too)::
 
 netmodel reads and writes this itself (not with ``networkx.node_link_data``, whose
 ``edges=``/``link=`` keyword changed between networkx 3.2 and 3.4), so every networkx
-version the project allows reads and writes the same files; ``networkx.node_link_graph``
-reads them too. In GraphML, graph attributes that are tables (``args``, ``gpu_types``,
+version the project allows reads and writes the same files. ``networkx.node_link_graph``
+reads them too, told the key: ``node_link_graph(data, edges="edges")`` (networkx 3.4 and
+later; 3.2 and 3.3 spell it ``link="edges"``). Without the keyword only networkx 3.6 and
+later read them: earlier versions look for ``links`` (3.4 and 3.5 with a FutureWarning) and
+fail with ``KeyError: 'links'``. ``networkx.read_graphml`` reads the GraphML files as they
+are, every number and boolean typed. In GraphML, graph attributes that are tables (``args``, ``gpu_types``,
 ``units``) are stored as JSON text.
 
 Hostile files get one-line UserErrors, never a traceback: a file over
