@@ -15,8 +15,12 @@ the end are fixed text.
 
 from __future__ import annotations
 
+import bisect
 import math
+import statistics
 from typing import Any
+
+from compute.errors import UserError
 
 __all__ = ["summary_markdown"]
 
@@ -71,7 +75,7 @@ def summary_markdown(study: Any) -> str:
         out += _fabric_part(study.fabric)
         out += _claims_part(study)
         if getattr(study, "crossovers", None) is not None:
-            out += _crossovers_part(study.crossovers)
+            out += _crossovers_part(study.crossovers, ideal)
         if getattr(study, "packed", None) is not None:
             out += _packed_part(study.fabric, study.packed)
     if study.sweep is not None:
@@ -198,10 +202,10 @@ def _fabric_part(fab) -> list[str]:
         for n in others:
             mine = [r for r in rows if r.scenario == n and r.feasible]
             if mine:
-                shares = sorted(r.network_share for r in mine)
+                shares = [r.network_share for r in mine]
                 out.append(f"- **{phase}, {n}**: keeps {_span([r.vs_ideal for r in mine])} "
                            f"of the same GPU's ideal-network tokens/s/SM; the network bounds "
-                           f"{shares[len(shares) // 2]:.0%} of a step (median).")
+                           f"{statistics.median(shares):.0%} of a step (median).")
     out += _tp_dependence(fab, others, gpus)
     out += _reconfiguration(fab)
     return out + [""]
@@ -342,7 +346,7 @@ def _claim_fabric(fab, lite: str) -> str:
     if not spreads:
         return "fewer than two fabrics per GPU"
     spreads.sort()
-    median = spreads[len(spreads) // 2]
+    median = statistics.median(spreads)
     verdict = "holds" if median >= DECIDES else "does not hold"
     return (f"{verdict}: for the same GPU, model and phase the best fabric gives "
             f"{median:.2f}x the worst's tokens/s/SM (median of {cases} cases; up to "
@@ -430,7 +434,26 @@ def _packed_part(alone, packed) -> list[str]:
     return out + [""]
 
 
-def _crossovers_part(cross) -> list[str]:
+def _network_free_short(ideal, model: str, phase: str, gpus, target: float) -> bool:
+    """Whether every GPU of ``gpus`` falls short of ``target`` tokens/s/SM even on the ideal
+    network (free collectives): then memory or compute, not the network, holds it back.
+    False when the study has no ideal-network row to tell."""
+    if ideal is None or "ideal" not in ideal.networks:
+        return False
+    for g in gpus:
+        try:
+            r = ideal.row(model, g, phase, "ideal")
+        except UserError:
+            return False
+        if r is None or not r.tokens_per_s_per_sm or r.tokens_per_s_per_sm >= target:
+            return False
+    return True
+
+
+def _crossovers_part(cross, ideal=None) -> list[str]:
+    """Part 2c. ``ideal``: the study's GPUs-alone result, which tells whether a variant
+    that matches at no bandwidth in the range is held back by memory or compute (it falls
+    short even on the ideal network) or by the fabric (latency, hops)."""
     from netmodel.study.crossovers import BANDWIDTH_RANGE, LATENCY_RANGE
 
     rows = list(cross.rows)
@@ -469,11 +492,16 @@ def _crossovers_part(cross) -> list[str]:
                     if hi is not lo and hi.bandwidth_to_match > lo.bandwidth_to_match * 1.005:
                         text += f" to {_bw_text_short(hi)} ({hi.fabric})"
                     if never:
-                        text += f" and never match on {_list(never)}"
-                else:
+                        text += (f" and {'does' if len(gpus) == 1 else 'do'} not match on "
+                                 f"{_list(never)} even at {BANDWIDTH_RANGE[1]:g}x")
+                elif _network_free_short(ideal, model, phase, gpus,
+                                         have[0].baseline_tokens_per_s_per_sm):
                     text = (f"{who} never match{'es' if len(gpus) == 1 else ''} it: memory or "
                             f"compute, not the network, holds "
                             f"{'it' if len(gpus) == 1 else 'them'} back")
+                else:
+                    text = (f"{who} {'does' if len(gpus) == 1 else 'do'} not match it even at "
+                            f"{BANDWIDTH_RANGE[1]:g}x")
                 parts.append(text)
             line = f"- **{model}, {phase}**: " + "; ".join(parts)
             tol = [r for r in mine if r.latency_bound in ("found", "above range")]
@@ -510,9 +538,11 @@ def _sweep_part(sw) -> list[str]:
                 if math.isfinite(v[0]) and math.isfinite(v[-1]) and v[0] > 0:
                     drops.append((1 - v[-1] / v[0], lab, v[0], v[-1]))
                 elif math.isfinite(v[0]):
+                    # the swept values bracket where it stops: it meets the SLO at the
+                    # last finite point, not at the next, and between them nobody looked
                     last = max(k for k in range(len(v)) if math.isfinite(v[k]))
-                    lost.append(f"{lab} meets the SLO only up to {x[last] * unit[0]:.3g} "
-                                f"{unit[1]}")
+                    lost.append(f"{lab} meets the SLO at {x[last] * unit[0]:.3g} {unit[1]} "
+                                f"but not at {x[last + 1] * unit[0]:.3g} {unit[1]}")
                 else:
                     lost.append(f"{lab} meets the SLO nowhere in the range")
             drops.sort()
@@ -525,9 +555,7 @@ def _sweep_part(sw) -> list[str]:
             if lost:
                 line += "; ".join(lost) + ". "
             if mine:
-                line += " ".join(
-                    f"{c['before']} leads {c['after']} below {c['x'] * unit[0]:.3g} "
-                    f"{unit[1]}; {c['after']} leads above." for c in mine)
+                line += " ".join(_crossing_text(c, x, unit) for c in mine)
             else:
                 v0 = {lab: sw.curve(lab, model, phase)[1] for lab in sw.labels}
                 above = [lab for lab, v in v0.items() if lab != base
@@ -536,6 +564,18 @@ def _sweep_part(sw) -> list[str]:
                          + (f" ({_list(above)} stay above it)." if above else "."))
             out.append(line)
     return out + [""]
+
+
+def _crossing_text(c: dict, x, unit: tuple) -> str:
+    """One sweep crossover in words. ``c['x']`` is interpolated between the two swept
+    values around the sign change, so the sentence names them and says who leads at each,
+    claiming no more than the sweep evaluated."""
+    k = bisect.bisect_left(list(x), c["x"])
+    lo, hi = x[max(k - 1, 0)] * unit[0], x[min(k, len(x) - 1)] * unit[0]
+    u = unit[1]
+    return (f"{c['before']} leads {c['after']} below {c['x'] * unit[0]:.3g} {u} (by "
+            f"interpolation between the swept {lo:.3g} {u}, where it leads, and {hi:.3g} {u}, "
+            f"where {c['after']} leads).")
 
 
 # ------------------------------------------------------------------ parts 4 and 5
