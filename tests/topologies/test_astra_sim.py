@@ -146,3 +146,17 @@ def test_lite_groups_on_the_default_base_is_exported():
         # a Lite's share of the H100's 450 GB/s NVLink, per direction
         assert net.bandwidth[1] == round(450e9 / 4 / GB, 9)
         assert net == astra_sim_network(build("lite-groups:base=[single-switch],lites=4"))
+
+
+def test_the_documented_keys_and_units_are_what_is_written():
+    # docs/output-formats.md documents the file: its table names the four keys, and its
+    # example of the 2^30-byte GB (450 GB/s written 419.095158577) is what the export writes
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[2] / "docs" / "output-formats.md"
+    section = page.read_text().split("### ASTRA-sim network files", 1)[1]
+    keys = re.findall(r"^\| `(\w+)` \|", section, flags=re.M)
+    written = read_network_yml(astra_sim_network(build("single-switch")).to_yaml())
+    assert keys == list(written) == ["topology", "npus_count", "bandwidth", "latency"]
+    stated = re.search(r"450 GB/s \(1e9\) is written ([\d.]+)", section).group(1)
+    assert written["bandwidth"] == [float(stated)] == [round(450e9 / 2**30, 9)]
