@@ -38,6 +38,7 @@ import numpy as np
 
 from compute.errors import UserError, known
 from compute.profiles import PARAMETERS, EngineProfile, Measurement, neutral
+from compute.units import format_time
 
 if TYPE_CHECKING:
     from compute.comm import CommLike
@@ -242,6 +243,7 @@ def fit_profile(measurements: Iterable[Measurement], *, fit: Sequence[str] | Non
     base = base or neutral(name)
     comms = [comm_for(m) if comm_for else None for m in ms]
     parts = [_Components(m, c) for m, c in zip(ms, comms, strict=True)]
+    _check_plausible(ms, [c.latency(neutral(name)) for c in parts])
     measured = np.log([m.latency_s for m in ms])
 
     def profile_at(u: np.ndarray) -> EngineProfile:
@@ -294,6 +296,32 @@ def fit_profile(measurements: Iterable[Measurement], *, fit: Sequence[str] | Non
     profile = replace(profile, fit=(names, len(ms), result.rms_relative_error,
                                     result.max_relative_error))
     return replace(result, profile=profile)
+
+
+#: A measured step more than this many times its roofline (or less than its reciprocal)
+#: is refused as a unit slip: measured serving steps are 1.7-5.2x the roofline in the
+#: reference data (docs/accuracy.md), and a latency in ms read as seconds is 1000x.
+PLAUSIBLE_RATIO = 100.0
+
+
+def _check_plausible(ms, bounds) -> None:
+    """Refuse a measurement whose latency is more than :data:`PLAUSIBLE_RATIO` times its
+    roofline (or less than 1/PLAUSIBLE_RATIO of it): a value in ms or us given as
+    seconds, not a slow engine.
+
+    >>> m = Measurement("Llama-3-70B", "H100-SXM", 8, "decode", 1, 29.8, context=576)
+    >>> _check_plausible([m], [0.0094])
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: measurement 1 (Llama-3-70B TP 8 decode batch 1 context 576 on H100-SXM): latency_s 29.8 s is 3170x the roofline's 9.4 ms; latency_s is in seconds (a value in ms?)
+    """
+    for k, (m, low) in enumerate(zip(ms, bounds, strict=True), 1):
+        ratio = m.latency_s / low
+        if PLAUSIBLE_RATIO ** -1 <= ratio <= PLAUSIBLE_RATIO:
+            continue
+        hint = "a value in ms?" if ratio > 1 else "a value in a smaller unit than seconds?"
+        raise UserError(f"measurement {k} ({m.label()} on {m.gpu}): latency_s {m.latency_s:.4g} s is {ratio:.4g}x the "
+                        f"roofline's {format_time(low)}; latency_s is in seconds ({hint})")
 
 
 def _check_count(names, ms) -> None:

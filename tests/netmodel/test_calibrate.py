@@ -128,6 +128,15 @@ def test_calibrate_refuses_in_one_line_and_writes_nothing(tmp_path):
                                        "Llama-2-70B,H100-SXM,8,1,decode,29.8\n")
     one_line_error(run(*args, str(tmp_path / "cols.csv")), "missing column(s) latency_s")
     one_line_error(run(*args, str(tmp_path / "absent.csv")), "does not exist")
+    # latencies in ms (or us) under latency_s: a unit slip, not a slow engine
+    from dataclasses import replace as _replace
+    ms_file = write_csv(tmp_path / "ms.csv", [_replace(m, latency_s=m.latency_s * 1e3)
+                                               for m in ms])
+    one_line_error(run(*args, str(ms_file)), "measurement 1 (Llama-2-70B TP 8",
+                   "x the roofline's", "latency_s is in seconds (a value in ms?)")
+    us_file = write_csv(tmp_path / "us.csv", [_replace(m, latency_s=m.latency_s * 1e-3)
+                                               for m in ms])
+    one_line_error(run(*args, str(us_file)), "a value in a smaller unit than seconds?")
     one_line_error(run(*args, str(f), "--base", "nope"), "unknown profile 'nope'")
     assert not out.exists()
     one_line_error(run("calibrate", "--measurements", str(f), "-o",
