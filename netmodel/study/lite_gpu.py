@@ -473,7 +473,7 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
                                context=context, max_batch=max_batch, progress=bar,
                                collectives=colls, parallelism=parallelism, executor=executor)
         lap("fabrics")
-        first = models[0].name
+        first = models[0]   # the spec: a model file's name is not in the catalog
 
         def side_parts(progress) -> tuple:
             """Crossovers and the sweep: parts that need only the fabric comparison (and

@@ -25,6 +25,7 @@ from compute.errors import UserError
 from netmodel.study.figure_kit import figure_style
 
 if TYPE_CHECKING:
+    from compute.models import ModelSpec
     from compute.phases import Slo
     from compute.roofline import RooflineOptions
     from netmodel.study.compare import CompareResult, CompareRow
@@ -35,12 +36,14 @@ __all__ = ["CostPart", "ReliabilityPart", "ServingPart", "cost_part", "own_gpu_r
            "plot_serving", "reliability_part", "serving_part"]
 
 
-def own_gpu_rows(fab: CompareResult, model: str,
+def own_gpu_rows(fab: CompareResult, model: str | ModelSpec,
                  phase: str) -> list[tuple[CompareRow, FabricSearch]]:
-    """The comparison's (row, FabricSearch) pairs of each scenario with its own GPU."""
+    """The comparison's (row, FabricSearch) pairs of each scenario with its own GPU
+    (``model``: a name or a spec, e.g. one read from a model file)."""
     from netmodel.study.scenarios import shipped_scenarios
 
     shipped = shipped_scenarios()
+    model = model if isinstance(model, str) else model.name
     out = []
     for row, found in zip(fab.rows, fab.searches, strict=True):
         own = shipped.get(row.scenario)
@@ -63,7 +66,7 @@ class ReliabilityPart:
         return [s.to_dict() for s in self.summaries]
 
 
-def reliability_part(fab: CompareResult, model: str, phase: str = "decode", *,
+def reliability_part(fab: CompareResult, model: str | ModelSpec, phase: str = "decode", *,
                      slo: Slo | None = None,
                      options: RooflineOptions | None = None) -> ReliabilityPart:
     """Blast radius and availability of each scenario with its own GPU (see the module
@@ -105,7 +108,7 @@ class CostPart:
 DEFECT_DENSITIES_PER_CM2 = (0.05, 0.1, 0.2)
 
 
-def cost_part(fab: CompareResult, model: str, phases: Iterable[str]) -> CostPart:
+def cost_part(fab: CompareResult, model: str | ModelSpec, phases: Iterable[str]) -> CostPart:
     """Power and cost of each scenario with its own GPU in each phase, and the yield
     curves (see the module docstring)."""
     from compute.yield_model import package_cost, yield_curve
@@ -168,7 +171,7 @@ class ServingPart:
 SERVING_WORKLOADS = ("coding", "conversation")
 
 
-def serving_part(fab: CompareResult, model: str, *, slo: Slo | None = None,
+def serving_part(fab: CompareResult, model: str | ModelSpec, *, slo: Slo | None = None,
                  options: RooflineOptions | None = None, collectives: dict | None = None,
                  workloads: Iterable[str | ServingWorkload] = SERVING_WORKLOADS) -> ServingPart:
     """Disaggregated serving (prefill and decode pools, each request's KV cache over the

@@ -1,0 +1,45 @@
+"""Unusual but valid inputs through the study-level commands (found by fuzzing)."""
+from __future__ import annotations
+
+import csv
+
+from click.testing import CliRunner
+
+from netmodel.cli.main import cli
+
+TINY = """\
+[model."Tiny-1B"]
+layers = 16
+hidden = 2048
+heads = 16
+kv_heads = 4
+ffn = 8192
+vocab = 32000
+gated_mlp = true
+source = "a made-up model, for the test"
+"""
+
+
+def test_study_with_a_model_file_runs_its_reliability_cost_and_serving_parts(tmp_path):
+    # before: 'unknown model 'Tiny-1B'' (exit 2) from the blast-radius and serving parts,
+    # which looked the first model up in the catalog by name
+    model = tmp_path / "tiny.toml"
+    model.write_text(TINY)
+    out = tmp_path / "out"
+    r = CliRunner().invoke(cli, [
+        "study", "lite-gpu", "--out", str(out), "--models", str(model),
+        "--scenarios", "lite-flat,h100-dgx", "--gpus", "Lite", "--no-crossovers",
+        "--no-sweep", "--no-paper", "--no-packed", "--moe-model", "none", "--no-plot", "-q"])
+    assert r.exit_code == 0, r.output
+    with open(out / "serving.csv") as f:
+        serving = list(csv.DictReader(f))
+    # 2 workloads x 2 scenarios, every row the file's model and feasible
+    assert [(s["model"], s["scenario"], s["workload"]) for s in serving] == [
+        ("Tiny-1B", sc, w) for w in ("coding", "conversation")
+        for sc in ("lite-flat@Lite", "h100-dgx@H100-SXM")]
+    with open(out / "reliability.csv") as f:
+        rel = list(csv.DictReader(f))
+    assert {(x["model"], x["scenario"]) for x in rel} == {
+        ("Tiny-1B", "lite-flat@Lite"), ("Tiny-1B", "h100-dgx@H100-SXM")}
+    # a Lite has 33 SMs and an H100 132: one GPU failure at TP 1 takes down its own SMs
+    assert sorted(float(x["sms_down_per_gpu_failure_hw"]) for x in rel) == [33.0, 132.0]
