@@ -43,3 +43,46 @@ def test_study_with_a_model_file_runs_its_reliability_cost_and_serving_parts(tmp
         ("Tiny-1B", "lite-flat@Lite"), ("Tiny-1B", "h100-dgx@H100-SXM")}
     # a Lite has 33 SMs and an H100 132: one GPU failure at TP 1 takes down its own SMs
     assert sorted(float(x["sms_down_per_gpu_failure_hw"]) for x in rel) == [33.0, 132.0]
+
+
+LEAF_SPINE = """\
+name = "h200-ls"
+description = "H200 on an oversubscribed leaf-spine"
+gpu = "H200-SXM"
+
+[fabric]
+builder = "leaf-spine"
+leaves = 4
+radix = 8
+oversubscription = 2
+gpu = "$gpu"
+bandwidth = "$scaleup"
+
+[collective]
+placement = "random"
+algorithm = "auto"
+links = "scale-up"
+calibration = "default"
+
+[sources]
+bandwidth = "test"
+latency = "test"
+"""
+
+
+def test_availability_json_writes_no_negative_spare_count(tmp_path):
+    # before: a leaf failure, which no reachable spare can recover, was written as
+    # "units": -1 (an internal sentinel) in availability --json; now null
+    import json
+
+    scen = tmp_path / "ls.toml"
+    scen.write_text(LEAF_SPINE)
+    r = CliRunner().invoke(cli, ["availability", "--scenario", str(scen), "--model",
+                                 "Llama-3-70B", "--trials", "20", "--spares", "5%", "-q",
+                                 "--json"])
+    assert r.exit_code == 0, r.output
+    kinds = json.loads(r.output)["kinds"]
+    units = {k["cls"]: k["units"] for k in kinds}
+    assert all(u is None or u >= 1 for u in units.values()), units
+    assert units["gpu-die"] == 1            # one GPU lost, one spare substitutes it
+    assert None in units.values()           # the leaf: no spare helps

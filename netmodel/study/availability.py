@@ -110,7 +110,11 @@ class Kind:
     path: str = ""
 
     def to_dict(self) -> dict:
+        """The kind as JSON: ``units`` null where spares cannot help (the -1 sentinel is
+        internal, not a count)."""
         d = asdict(self)
+        if self.units < 0:
+            d["units"] = None
         d["rate_per_year"] = self.rate * YEAR
         return d
 
