@@ -86,3 +86,34 @@ def test_availability_json_writes_no_negative_spare_count(tmp_path):
     assert all(u is None or u >= 1 for u in units.values()), units
     assert units["gpu-die"] == 1            # one GPU lost, one spare substitutes it
     assert None in units.values()           # the leaf: no spare helps
+
+
+def _ocs_one_port(tmp_path):
+    scen = tmp_path / "ocs1.toml"
+    scen.write_text(LEAF_SPINE.replace('name = "h200-ls"', 'name = "ocs1"').replace(
+        'builder = "leaf-spine"\nleaves = 4\nradix = 8\noversubscription = 2',
+        'builder = "ocs"\ngpus = 16\nports = 1\nocs_ports = 16').replace(
+        'calibration = "default"', 'calibration = "default"\ncircuits = "ring"'))
+    return scen
+
+
+def test_ocs_with_one_port_per_gpu_searches_instances_of_up_to_two(tmp_path):
+    # before: the whole compare failed (exit 2) with a line listing every circuit of the
+    # logical topology, because a ring of 4 GPUs needs 2 ports; now TP 1 and 2 are searched
+    from netmodel.study.fabric_search import fabric_search
+
+    found = fabric_search("Llama-3-70B", str(_ocs_one_port(tmp_path)), "decode")
+    assert found.best is not None and found.best.tp == 2     # 70B needs 2 H200s of HBM
+    assert len(found.group) == 2
+
+
+def test_ocs_with_one_port_refuses_a_larger_instance_in_one_line(tmp_path):
+    import pytest
+
+    from compute.errors import UserError
+    from netmodel.study.fabric_search import ScenarioCollectives, build_fabric, instance_graph
+
+    coll = ScenarioCollectives(str(_ocs_one_port(tmp_path)))
+    with pytest.raises(UserError, match=r"^scenario 'ocs1': an instance of 4 GPUs needs 2 "
+                                        r"optical ports per GPU .* have 1$"):
+        instance_graph(coll.scenario, build_fabric(coll.scenario), 4)

@@ -143,6 +143,10 @@ def instance_graph(scenario: Scenario, graph: nx.Graph, size: int) -> nx.Graph:
     groups = partition(graph, size, scenario.placement, gpus=gpu_nodes(graph))
     ports = min(sum(1 for o in graph.neighbors(g) if graph.nodes[o]["kind"] == "ocs")
                 for g in groups[0])
+    if ports < 2 and size > 2:
+        raise UserError(f"scenario {scenario.name!r}: an instance of {size} GPUs needs 2 "
+                        f"optical ports per GPU (a circuit to each ring neighbour); the "
+                        f"fabric's GPUs have {ports}")
     sides = _torus_sides(size)
     if scenario.circuits == "torus" and sides and ports >= 4:
         shape = f"torus:{sides[0]}x{sides[1]}"
@@ -485,11 +489,15 @@ def fabric_search(model: str | ModelSpec, scenario: str | Scenario,
         raise ValueError("collectives were built for another scenario")
     model, gpu = get_model(model), scenario.gpu_spec
     limit = min(gpu.max_instance, coll.gpus)
+    # an OCS whose GPUs have one optical port wires instances of at most 2 GPUs
+    cap = 2 if scenario.is_ocs and _ocs_ports(coll.graph) < 2 else None
+    limit = limit if cap is None else min(limit, cap)
     tps = valid_tp_degrees(model, limit) if tp is None else \
         tuple(sorted({check_tp(model, t, limit) for t in np.atleast_1d(tp)}))
-    dims = parallel_dimensions(model, parallelism, coll.gpus)
+    dims = parallel_dimensions(model, parallelism, coll.gpus if cap is None else limit)
     if dims:
-        dims = {**dims, "tp": None if tp is None else tps, "expert_skew": expert_skew}
+        dims = {**dims, "tp": None if tp is None and cap is None else tps,
+                "expert_skew": expert_skew}
     else:
         dims = {"tp": tps}
     result = search(model, gpu, make_workload(phase, prompt, context),
@@ -508,6 +516,14 @@ def fabric_search(model: str | ModelSpec, scenario: str | Scenario,
                         group=coll.group(tp) if tp else (),
                         reconfiguration_s=coll.reconfiguration_time(tp) if tp else 0.0,
                         batch_cap=cap, instances=count, packed_fraction=fraction)
+
+
+def _ocs_ports(graph: nx.Graph) -> int:
+    """The fewest optical ports of any GPU of a circuit-switched fabric."""
+    from topologies.schema import gpu_nodes
+
+    return min(sum(1 for o in graph.neighbors(g) if graph.nodes[o]["kind"] == "ocs")
+               for g in gpu_nodes(graph))
 
 
 def _packed_best(result, coll):
