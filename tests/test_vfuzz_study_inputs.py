@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import csv
 
+import pytest
 from click.testing import CliRunner
 
 from netmodel.cli.main import cli
@@ -108,8 +109,6 @@ def test_ocs_with_one_port_per_gpu_searches_instances_of_up_to_two(tmp_path):
 
 
 def test_ocs_with_one_port_refuses_a_larger_instance_in_one_line(tmp_path):
-    import pytest
-
     from compute.errors import UserError
     from netmodel.study.fabric_search import ScenarioCollectives, build_fabric, instance_graph
 
@@ -117,3 +116,17 @@ def test_ocs_with_one_port_refuses_a_larger_instance_in_one_line(tmp_path):
     with pytest.raises(UserError, match=r"^scenario 'ocs1': an instance of 4 GPUs needs 2 "
                                         r"optical ports per GPU .* have 1$"):
         instance_graph(coll.scenario, build_fabric(coll.scenario), 4)
+
+
+@pytest.mark.parametrize("clock", [1.0, 0.8])
+def test_cost_of_a_gpu_file_blames_the_missing_die_data_not_the_name(tmp_path, clock):
+    # before: 'unknown GPU 'Eighth'' (the GPU looked up in the catalog by name) for a
+    # scenario NAME@FILE; the GPU is known, what is missing is its die data
+    from compute.errors import UserError
+    from netmodel.study.cost import cost_summary
+
+    gpus = tmp_path / "gpus.toml"
+    gpus.write_text('[gpu."Eighth"]\nderive_from = "H100-SXM"\nfraction = 0.125\n'
+                    'max_instance = 64\nsource = "what-if"\n')
+    with pytest.raises(UserError, match=r"^no die data for GPU 'Eighth'"):
+        cost_summary(f"lite-flat@{gpus}", "Llama-3-8B", "decode", clock=clock)

@@ -462,7 +462,6 @@ def _best(scenario, model, phase, clock):
 
     if clock == 1.0:
         return fabric_search(model, scenario, phase).best
-    from compute.hardware import get_gpu
     from compute.models import get_model
     from compute.power import gpu_at_clock
     from compute.search import search
@@ -470,7 +469,7 @@ def _best(scenario, model, phase, clock):
     from netmodel.study.fabric_search import ScenarioCollectives
 
     coll = ScenarioCollectives(scenario)
-    spec = gpu_at_clock(get_gpu(scenario.gpu), clock)
+    spec = gpu_at_clock(scenario.gpu_spec, clock)
     tps = valid_tp_degrees(get_model(model), min(spec.max_instance, coll.gpus))
     return search(model, spec, phase, comm=coll, tp=tps).best
 
@@ -543,7 +542,7 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     elif best.phase != phase:
         raise UserError(f"best is a {best.phase} configuration, not {phase}")
     graph = build_fabric(scenario)
-    base = get_gpu(scenario.gpu)
+    base = scenario.gpu_spec   # a GPU file's GPU is not in the catalog by name
     n = int(graph.graph["gpus"])
     spec = base  # a GPU at another clock keeps its package
     tp = best.tp if best is not None else None
