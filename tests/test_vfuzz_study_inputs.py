@@ -130,3 +130,15 @@ def test_cost_of_a_gpu_file_blames_the_missing_die_data_not_the_name(tmp_path, c
                     'max_instance = 64\nsource = "what-if"\n')
     with pytest.raises(UserError, match=r"^no die data for GPU 'Eighth'"):
         cost_summary(f"lite-flat@{gpus}", "Llama-3-8B", "decode", clock=clock)
+
+
+def test_serve_on_an_ocs_with_one_port_uses_instances_of_two(tmp_path):
+    # before: serve failed (exit 2) on the 4-GPU ring its search tried; now each pool's
+    # instance spans at most the 2 GPUs one circuit joins
+    from netmodel.study.serving import serve
+
+    r = serve("Llama-3-70B", str(_ocs_one_port(tmp_path)), "coding")
+    assert r.feasible
+    assert r.prefill.tp * r.prefill.pp <= 2 and r.decode.tp * r.decode.pp <= 2
+    # 70B in bf16 (141 GB) needs both H200s' HBM in each pool
+    assert r.prefill.tp * r.prefill.pp == 2 and r.decode.tp * r.decode.pp == 2

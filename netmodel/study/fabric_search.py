@@ -489,8 +489,7 @@ def fabric_search(model: str | ModelSpec, scenario: str | Scenario,
         raise ValueError("collectives were built for another scenario")
     model, gpu = get_model(model), scenario.gpu_spec
     limit = min(gpu.max_instance, coll.gpus)
-    # an OCS whose GPUs have one optical port wires instances of at most 2 GPUs
-    cap = 2 if scenario.is_ocs and _ocs_ports(coll.graph) < 2 else None
+    cap = instance_cap(coll)
     limit = limit if cap is None else min(limit, cap)
     tps = valid_tp_degrees(model, limit) if tp is None else \
         tuple(sorted({check_tp(model, t, limit) for t in np.atleast_1d(tp)}))
@@ -516,6 +515,12 @@ def fabric_search(model: str | ModelSpec, scenario: str | Scenario,
                         group=coll.group(tp) if tp else (),
                         reconfiguration_s=coll.reconfiguration_time(tp) if tp else 0.0,
                         batch_cap=cap, instances=count, packed_fraction=fraction)
+
+
+def instance_cap(coll: ScenarioCollectives) -> int | None:
+    """The most GPUs an instance of the scenario can span where its circuits limit it (an
+    OCS whose GPUs have one optical port wires rings of at most 2), else None."""
+    return 2 if coll.scenario.is_ocs and _ocs_ports(coll.graph) < 2 else None
 
 
 def _ocs_ports(graph: nx.Graph) -> int:

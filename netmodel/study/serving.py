@@ -405,7 +405,7 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         A cache of :class:`~netmodel.study.fabric_search.ScenarioCollectives` by scenario
         label, reused across calls.
     """
-    from netmodel.study.fabric_search import ScenarioCollectives
+    from netmodel.study.fabric_search import ScenarioCollectives, instance_cap
 
     model = get_model(model)
     scen = get_scenario(scenario)
@@ -432,8 +432,10 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     pools = {s.label: s for s in (pre_s, dec_s)}
     xfer = _Transfer([coll_for(s) for s in pools.values()] if moved is None else [], moved)
     space = _space(model, dimensions, pp, ep, attention_dp)
+    cap = instance_cap(coll_for(scen))   # e.g. an OCS with one port per GPU: 2
+    most = fabric // 2 if cap is None else min(fabric // 2, cap)
     common = dict(options=options, slo=slo, tp=tp, expert_skew=expert_skew,
-                  max_gpus=fabric // 2, max_batch=max_batch, **space)
+                  max_gpus=most, max_batch=max_batch, **space)
     kv = kv_bytes_per_request(model, wl.prompt)
     settings = {"slo": {"ttft_s": slo.ttft, "tbt_s": slo.tbt}, "dimensions": dimensions,
                 "prefill_gpu": pre_s.gpu, "decode_gpu": dec_s.gpu,
