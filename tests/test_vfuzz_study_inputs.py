@@ -46,6 +46,27 @@ def test_study_with_a_model_file_runs_its_reliability_cost_and_serving_parts(tmp
     assert sorted(float(x["sms_down_per_gpu_failure_hw"]) for x in rel) == [33.0, 132.0]
 
 
+def test_study_with_a_model_file_finds_its_crossovers(tmp_path):
+    """The co-design crossovers re-run each row's search with its model: a model file's
+    name is not in the catalog (before: 'unknown model 'Tiny-1B'', exit 2, unless
+    --no-crossovers was given)."""
+    model = tmp_path / "tiny.toml"
+    model.write_text(TINY)
+    out = tmp_path / "out"
+    r = CliRunner().invoke(cli, [
+        "study", "lite-gpu", "--out", str(out), "--models", str(model),
+        "--scenarios", "lite-flat,h100-dgx", "--gpus", "Lite", "--phases", "decode",
+        "--no-sweep", "--no-paper", "--no-packed", "--no-reliability", "--no-cost",
+        "--no-serving", "--moe-model", "none", "--no-plot", "-q"])
+    assert r.exit_code == 0, r.output
+    with open(out / "crossovers.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [(x["model"], x["fabric"], x["gpu"], x["phase"]) for x in rows] == [
+        ("Tiny-1B", "lite-flat", "Lite", "decode")]
+    # the Lite's own bandwidth is 1x the plain Lite's; a match, if any, is a multiple > 0
+    assert float(rows[0]["own_bandwidth"]) == 1.0
+
+
 LEAF_SPINE = """\
 name = "h200-ls"
 description = "H200 on an oversubscribed leaf-spine"

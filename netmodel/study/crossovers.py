@@ -44,6 +44,9 @@ from compute.hardware import GpuSpec, get_gpu
 from netmodel.study.figure_kit import figure_style
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from compute.models import ModelSpec
     from compute.phases import Slo
     from compute.roofline import RooflineOptions
     from netmodel.study.compare import CompareResult
@@ -246,8 +249,8 @@ class _Tokens:
     """
 
     def __init__(self, row, scenario, coll, cap, slopes_cache, options, slo, parallelism,
-                 grids: dict | None = None):
-        self.model = _model(row.model)
+                 grids: dict | None = None, model=None):
+        self.model = model if model is not None else _model(row.model)
         self.phase = row.phase
         self.scenario, self.coll, self.cap = scenario, coll, cap
         self.slopes_cache, self.options, self.slo = slopes_cache, options, slo
@@ -461,11 +464,17 @@ class _GridScorer:
 
 def find_crossovers(fab: CompareResult, *, plain: str = "Lite", tolerance: float = TOLERANCE,
                     options: RooflineOptions | None = None, slo: Slo | None = None,
-                    latency: bool = True) -> CrossoverResult:
+                    latency: bool = True, models: Iterable[ModelSpec] = ()
+                    ) -> CrossoverResult:
     """The crossovers of every Lite row of a fabric comparison (``fab``, a
     :class:`~netmodel.study.compare.CompareResult` run with instances alone) against its
-    baseline. ``plain``: the GPU bandwidth multiples are relative to."""
+    baseline. ``plain``: the GPU bandwidth multiples are relative to. ``models``: the
+    specs of the comparison's models that the catalog does not hold (from a model file or
+    a HuggingFace config; rows name their model, and a name not given here is looked up
+    in the catalog)."""
     from netmodel.study.fabric_search import ScenarioCollectives
+
+    specs = {m.name: m for m in models}
 
     plain_bw = get_gpu(plain).scaleup_bandwidth
     base_rows = {(r.model, r.phase): r for r in fab.rows if r.label == fab.baseline}
@@ -489,7 +498,8 @@ def find_crossovers(fab: CompareResult, *, plain: str = "Lite", tolerance: float
             coll = colls.setdefault(s.label, ScenarioCollectives(s))
             cap = found.batch_cap or int(found.search.max_batch)
             tokens = _Tokens(row, s, coll, cap, slopes_cache, options, slo,
-                             fab.settings.get("parallelism", "auto"), grids)
+                             fab.settings.get("parallelism", "auto"), grids,
+                             model=specs.get(row.model))
             k, k_v, k_bound = _bisect(lambda m, f=tokens, own=own: f(m / own),
                                       *BANDWIDTH_RANGE, base.tokens_per_s_per_sm,
                                       increasing=True, tol=tolerance)

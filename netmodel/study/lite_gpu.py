@@ -483,7 +483,7 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
             if crossovers and all(s.instances == "alone" for s in scens):
                 from netmodel.study.crossovers import find_crossovers
 
-                cross = find_crossovers(compared, options=options, slo=slo)
+                cross = find_crossovers(compared, options=options, slo=slo, models=models)
                 part_done("co-design crossovers")
             swept_result = None
             if param and decode:
