@@ -4,8 +4,10 @@ repairs and hot spares, by a seeded Monte Carlo and by closed forms side by side
 **Events.** Every symmetry class of components (:mod:`netmodel.study.blast_radius`) is an
 event kind: a Poisson process at ``parts x rate x cells`` failures per second (exponential
 lifetimes), each failure taking down ``instances_down`` instances and slowing others by
-``slow`` instances' worth. Without a spare the instances are down for detection + repair +
-reload + warm-up; the slow-down lasts detection + repair. With a spare (placement and
+``slow`` instances' worth (slowed, or re-balanced to the largest batch that still meets
+the SLO). Without a spare the instances are down for detection + repair + reload +
+warm-up; the slow-down lasts detection + repair (spares do not stand in for a slowed
+instance). With a spare (placement and
 path from :mod:`netmodel.study.reliability_spares`) the instances are down only for the
 swap (detection + reconfiguration + reload + warm-up), then lose ``restored`` instances'
 worth while the spares stand in; the spares are held until the repair (detection +

@@ -17,9 +17,11 @@ is the instances it takes down: an instance is down when it lost a member, when 
 members can no longer reach each other, or when the collectives of the instance, costed
 alone on the degraded fabric (the same collective model, calibration and algorithm
 choice as the study; on an optical circuit-switched fabric its ring or torus re-set on the
-ports that survive), no longer meet the SLO at its batch. An instance that still meets the
-SLO but slows down loses the difference in tokens/s. An instance is re-costed only when
-the failure touches its *footprint*: its members and every link and switch on a shortest
+ports that survive), meet the SLO at no batch. An instance whose step slows re-balances
+as a serving engine does (its scheduler caps the running batch): it keeps its configuration
+and serves at the largest batch, up to the healthy one, that still meets the SLO and fits
+(:meth:`Cluster.rebalanced`), losing the difference in tokens/s. An instance is re-costed
+only when the failure touches its *footprint*: its members and every link and switch on a shortest
 path between two of them (routing is shortest-path, so other failures leave it as it was).
 
 **Symmetry classes.** Components of one class are grouped by their local effect (GPUs
@@ -53,7 +55,7 @@ from compute.evaluate_one import evaluate
 from compute.hardware import get_gpu
 from compute.models import get_model
 from compute.phases import Slo
-from compute.roofline import RooflineOptions, make_workload
+from compute.roofline import RooflineOptions, evaluate_grid, make_workload
 from compute.search import DEFAULT_MAX_BATCH
 from netmodel.study.reliability_catalog import HOUR, Catalog, catalog
 from netmodel.study.scenarios import get_scenario
@@ -172,7 +174,8 @@ class Effect:
     radius; ``instances_down`` (of which ``slo_down`` because the SLO no longer holds and
     ``cut_down`` because members cannot reach each other); ``down_members``: per down
     instance, the members to replace (lost, cut off, or wired to the failed part);
-    ``slow``: tokens/s lost by instances that stay up, in instances' worth.
+    ``slow``: tokens/s lost by instances that stay up (slowed, or re-balanced to a smaller
+    batch to meet the SLO: ``rebalanced`` of them), in instances' worth.
     """
 
     cls: str
@@ -186,6 +189,7 @@ class Effect:
     slo_down: int
     cut_down: int
     slow: float
+    rebalanced: int = 0
     down_members: tuple = ()
     component: Component | None = field(default=None, repr=False, compare=False)
     down: tuple = field(default=(), repr=False, compare=False)  #: indices of down instances
@@ -452,6 +456,46 @@ class Cluster:
         memo[key] = r
         return r
 
+    def rebalanced(self, graph: nx.Graph,
+                   members: Collection[Hashable]) -> InferenceResult | None:
+        """The instance ``members`` on ``graph`` re-balanced to meet the SLO: the same
+        configuration (TP degree, placement) at the largest batch up to the healthy one
+        whose step meets the SLO and fits (a serving engine whose step slows caps its
+        running batch); None when its members cannot all reach each other or no batch
+        meets the SLO. At the healthy batch this is :meth:`instance_result`."""
+        from netmodel.collectives.model import FabricCostModel
+        from netmodel.study.fabric_search import adjusted
+
+        r = self.instance_result(graph, members)
+        if r is None or r.feasible:
+            return r
+        s = self.scenario
+        if s.is_ocs and len(members) > 1:
+            graph = _ocs_circuits(s, graph, members)
+            if graph is None:  # pragma: no cover - instance_result returned None above
+                return None
+            graph = _unlabelled(graph)
+        g = adjusted(graph, s.adjust)
+        memo = self.__dict__.setdefault("_rebalanced", {})
+        if not self._direct:
+            g, members = _canonical(g, members)
+        key = _problem_key(g, members)
+        if key in memo:
+            return memo[key]
+        fm = FabricCostModel(g, placement=s.placement, algorithm=s.algorithm,
+                             calibration=self.calibration)
+        batches = np.arange(1, self.batch, dtype=np.int64)   # below the healthy batch
+        out = None
+        if batches.size:
+            grid = evaluate_grid(self.model, self.gpu, [self.tp], batches, self.workload,
+                                 comm=_GroupComm(fm, members), options=self.options,
+                                 latency_limit=float(self.slo.limit(self.workload.phase)))
+            ok = np.flatnonzero(grid.feasible[0])
+            if ok.size:
+                out = grid.result(0, int(ok[-1]))
+        memo[key] = out
+        return out
+
     # ------------------------------------------------------------------ effects
     @cached_property
     def _kinds(self) -> dict:
@@ -500,7 +544,7 @@ class Cluster:
                 sizes[k] = sizes.get(k, 0) + 1
         main = max(sizes, key=lambda k: sizes[k]) if sizes else None
         cut = [n for n, k in part.items() if data[n]["kind"] == "gpu" and k != main]
-        down, slo_down, cut_down, slow, members = [], 0, 0, 0.0, []
+        down, slo_down, cut_down, slow, members, rebalanced = [], 0, 0, 0.0, [], 0
         healthy = self.tokens_per_s
         for i in sorted(touched):
             inst = self.instances[i]
@@ -514,20 +558,22 @@ class Cluster:
                 cut_down += 1
                 members.append(sum(1 for m in inst if m in wired) or 1)
                 continue
-            r = self.instance_result(self.recost_graph([comp], inst), inst)
-            if r is None or not r.feasible:
+            g = self.recost_graph([comp], inst)
+            r = self.rebalanced(g, inst)
+            if r is None:
                 down.append(i)
-                if r is None:
+                if self.instance_result(g, inst) is None:   # memoized
                     cut_down += 1
                 else:
                     slo_down += 1
                 members.append(sum(1 for m in inst if m in wired))
                 continue
+            rebalanced += r.batch < self.batch
             loss = 1.0 - r.tokens_per_s / healthy
             slow += loss if loss > 1e-9 else 0.0
         return dict(gpus_lost=len(lost), gpus_cut=len(cut), instances_down=len(down),
                     slo_down=slo_down, cut_down=cut_down, slow=slow,
-                    down_members=tuple(members), down=tuple(down))
+                    rebalanced=rebalanced, down_members=tuple(members), down=tuple(down))
 
     def effects(self, classes: Iterable[str] | None = None) -> list[Effect]:
         """Every symmetry class of components of one cell, with its evaluated effect

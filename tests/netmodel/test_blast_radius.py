@@ -127,10 +127,13 @@ def test_eight_gpu_direct_group():
     rec = recovery(c, die, "pod")
     assert rec.units is None and "no free port" in rec.path
     # a lost mesh link: traffic takes two hops; the instance is down iff that misses the SLO
+    # at every batch (else it re-balances to a smaller one)
     link = by["copper-end"]
-    r = c.instance_result(degrade(c.graph, [link.component]), c.instances[0])
+    g = degrade(c.graph, [link.component])
+    r = c.instance_result(g, c.instances[0])
     assert r.latency >= c.best.latency
-    assert link.instances_down == (0 if r.feasible else 1)
+    assert link.instances_down == (1 if c.rebalanced(g, c.instances[0]) is None else 0)
+    assert link.rebalanced == (0 if r.feasible else 1 - link.instances_down)
     table = blast_radius(MESH8, "Llama-3.1-405B", cluster=c)
     row = next(x for x in table.rows if x.cls == "gpu-die")
     assert row.tokens_lost_pct_mean == pytest.approx(100.0)
@@ -152,7 +155,10 @@ def test_ocs_losing_a_switch_resets_every_ring_on_three_ports():
     g = degrade(c.graph, [ocs.component])
     results = [c.instance_result(g, inst) for inst in c.instances]
     assert len({round(r.latency, 12) for r in results}) == 1   # every instance alike
-    assert ocs.instances_down == (0 if results[0].feasible else len(c.instances))
+    # down only when no batch meets the SLO; otherwise re-balanced to a smaller batch
+    rb = c.rebalanced(g, c.instances[0])
+    assert ocs.instances_down == (len(c.instances) if rb is None else 0)
+    assert ocs.rebalanced == (0 if results[0].feasible or rb is None else len(c.instances))
     # with 3 ports a ring has one circuit per neighbour (3 // 2): half the bandwidth
     from netmodel.study.blast_radius import _ocs_circuits
     circ = _ocs_circuits(c.scenario, g, c.instances[0])
@@ -362,3 +368,71 @@ def test_circuits_costed_without_their_labels_cost_the_same_to_the_last_bit(monk
     assert any(e["slow"] > 0 or e["instances_down"] for e in got[0])   # not all healthy
     # one OCS plane lost re-sets the same circuits whichever plane it is
     assert len(dropped.__dict__["_costed"]) <= len(kept.__dict__["_costed"]) - 4
+
+
+def _at_batch(c, batch):
+    """The cluster ``c`` with its instances costed at ``batch`` (the scalar evaluate path)."""
+    import dataclasses
+
+    return dataclasses.replace(c, best=dataclasses.replace(c.best, batch=batch))
+
+
+def test_ocs_failure_rebalances_to_the_largest_batch_that_meets_the_slo():
+    # lite-ocs: losing one of 4 OCS leaves 3 ports per GPU, so a ring keeps one circuit per
+    # neighbour instead of two: half the link bandwidth (test above). At the healthy batch
+    # the step misses the 50 ms TBT; the instance serves at the largest batch that meets it.
+    c = build_cluster("lite-ocs", "Llama-3-70B", "decode")
+    ocs = next(e for e in c.effects() if e.cls == "ocs")
+    inst = c.instances[0]
+    g = degrade(c.graph, [ocs.component])
+    limit = c.slo.limit("decode")
+    assert c.best.latency <= limit < c.instance_result(g, inst).latency
+    # by hand: walk the batch down from the healthy one, costing each step on the
+    # degraded fabric, until the step time meets the SLO
+    b = c.batch
+    while _at_batch(c, b).instance_result(g, inst).latency > limit:
+        b -= 1
+    step = _at_batch(c, b).instance_result(g, inst).latency
+    r = c.rebalanced(g, inst)
+    assert r.batch == b < c.batch and r.feasible
+    assert r.latency == pytest.approx(step, rel=1e-12)
+    assert r.tokens_per_s == pytest.approx(b / step, rel=1e-12)   # one token per sequence
+    # every instance alike: up, each losing 1 - (b / step) / healthy of its tokens/s
+    assert (ocs.instances_down, ocs.slo_down, ocs.rebalanced) == (0, 0, len(c.instances))
+    kept = (b / step) / c.tokens_per_s
+    assert 0 < kept < 1
+    assert ocs.slow == pytest.approx(len(c.instances) * (1 - kept), rel=1e-9)
+    row = next(x for x in blast_radius("lite-ocs", "Llama-3-70B", cluster=c).rows
+               if x.cls == "ocs")
+    assert row.instances_down_mean == 0 and row.recovery_without_spares == "no instance down"
+    assert row.tokens_lost_pct_mean == pytest.approx(100 * (1 - kept), rel=1e-9)
+
+
+@pytest.mark.parametrize("name", scenario_names())
+def test_capacity_kept_by_an_instance_that_stays_up_is_a_share_of_healthy(name):
+    # invariant: an instance a failure slows keeps between 0 and 1 of its tokens/s, at a
+    # batch no larger than the healthy one that meets the SLO; it is down (slo_down) only
+    # when no batch does, i.e. not even batch 1
+    c = build_cluster(name, "Llama-3-70B", "decode")
+    for e in c.effects():
+        assert 0 <= e.slow and e.instances_down + e.slow <= len(c.instances) + 1e-9
+        assert e.rebalanced + e.instances_down <= len(c.instances)
+        _, lost, _, touched = c._local(e.component)
+        part = c.partition([e.component])
+        slo_down = 0
+        for i in touched:
+            inst = c.instances[i]
+            if any(m in lost for m in inst) or len({part[m] for m in inst}) > 1:
+                continue
+            g = c.recost_graph([e.component], inst)
+            r = c.rebalanced(g, inst)
+            if r is None:
+                one = _at_batch(c, 1).instance_result(g, inst)
+                assert one is None or not one.feasible
+                slo_down += one is not None
+                continue
+            assert r.feasible and 1 <= r.batch <= c.batch
+            assert 0 < r.tokens_per_s <= c.tokens_per_s * (1 + 1e-12)
+            if r.batch < c.batch:   # the next batch up misses the SLO
+                assert not _at_batch(c, r.batch + 1).instance_result(g, inst).feasible
+        assert slo_down == e.slo_down
