@@ -67,6 +67,9 @@ class Evaluations(_Rates):
     overhead_s: np.ndarray         #: a profile's fixed overheads (zeros without one)
     comm: CommLike | None = None
     expert_skew: float = 1.0
+    #: seconds per batch in steady state (a pipelined prefill's ``batch x period``, else
+    #: the latency); tokens/s are per ``interval``
+    interval: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.latency)
@@ -183,7 +186,7 @@ def evaluate_many(model: str | ModelSpec, gpu: str | GpuSpec,
     objs = np.empty(len(checked), dtype=object)
     objs[:] = checked
     is_plain = np.array([c.is_plain for c in checked])[inverse]
-    out = {k: np.zeros(n) for k in ("latency", "weights", "kv_cache", "activations",
+    out = {k: np.zeros(n) for k in ("latency", "interval", "weights", "kv_cache", "activations",
                                     "compute_s", "memory_s", "network_s", "overhead_s")}
     fits = np.empty(n, dtype=bool)
     usable = 0.0
@@ -200,6 +203,7 @@ def evaluate_many(model: str | ModelSpec, gpu: str | GpuSpec,
         g = _grid(model, gpu, tuple(objs[inverse[idx]]), sh, plain, batches[idx], b,
                   workload, comm, options, skew, limit, paired=True)
         out["latency"][idx] = g.latency[:, 0]
+        out["interval"][idx] = (g.latency if g.interval is None else g.interval)[:, 0]
         out["weights"][idx] = g.weights[:, 0]
         out["kv_cache"][idx] = g.kv_cache[:, 0]
         out["activations"][idx] = g.activations[:, 0]

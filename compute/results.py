@@ -215,6 +215,10 @@ class InferenceResult:
     #: the engine profile of the calibrated mode ("" for the roofline)
     profile: str = ""
     overhead: float = 0.0    #: with a profile: the step's fixed overheads, in ``latency``
+    #: seconds per batch of an instance serving a stream of batches, where that differs
+    #: from ``latency`` (a pipelined prefill: ``batch x period``, without the fill and
+    #: drain); 0: the latency
+    interval: float = 0.0
 
     def __getattr__(self, name: str):
         # Only for what normal lookup misses: a field of _LAZY_FIELDS that
@@ -249,8 +253,9 @@ class InferenceResult:
 
     @property
     def tokens_per_s(self) -> float:
-        """Tokens per second of the instance."""
-        return self.tokens_per_step / self.latency
+        """Tokens per second of the instance serving a stream of batches (one every
+        ``interval``, else every ``latency``)."""
+        return self.tokens_per_step / (self.interval or self.latency)
 
     @property
     def tokens_per_s_per_sm(self) -> float:

@@ -180,10 +180,16 @@ class _Rates:
     gpus: np.ndarray
     gpu: GpuSpec
     fits: np.ndarray
+    #: seconds per batch in steady state where it differs from ``latency`` (a pipelined
+    #: prefill; see :func:`evaluate_grid`), else None
+    interval: np.ndarray | None
 
     @property
     def tokens_per_s(self) -> np.ndarray:
-        return self.tokens_per_step / self.latency
+        """Tokens per second of an instance serving a stream of batches (one every
+        ``interval``; ``latency`` where none is given)."""
+        return self.tokens_per_step / (self.latency if self.interval is None
+                                       else self.interval)
 
     @property
     def tokens_per_s_per_sm(self) -> np.ndarray:
@@ -239,6 +245,9 @@ class Grid(_Rates):
     expert_skew: float = 1.0
     #: with a profile: the step's fixed overheads (in ``latency``), shape (nc, nb)
     overhead: np.ndarray | None = None
+    #: seconds per batch in steady state, shape (nc, nb), where a pipelined prefill row
+    #: makes it differ from ``latency`` (None: the latency)
+    interval: np.ndarray | None = None
 
     @property
     def gpus(self) -> np.ndarray:
@@ -293,6 +302,8 @@ class Grid(_Rates):
             ep=par.ep, attention_dp=par.attention_dp,
             micro_batch=int(self.micro_batches[i, j]) if self.micro_batches is not None
             else batch, expert_skew=self.expert_skew if par.ep > 1 else 1.0,
+            **({} if self.interval is None or par.pp == 1 else
+               {"interval": float(self.interval[i, j])}),
             **({} if self.overhead is None else
                {"overhead": float(self.overhead[i, j]), "profile": self.options.profile.name}))
 
@@ -345,6 +356,11 @@ def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int 
       round the pipeline: TBT = ``max(pass + (pp - 1) T_s, k period)`` for ``k`` micro-batches.
     * prefill: each prompt is a micro-batch (GPipe); the batch's TTFT is ``(batch - 1)
       period + pass + (pp - 1) T_s``: the fill and drain bubble is paid once per batch.
+      That latency is what the TTFT SLO checks; tokens/s are those of an instance serving
+      a stream of batches, whose next batch's first prompt enters the first stage one
+      period after this one's last: a batch every ``interval = batch x period`` (plus a
+      profile's fixed overhead, once per batch), so ``tokens_per_s = batch x prompt /
+      interval``, without the bubble's ``(pp - 1)`` periods.
 
     The difference between the latency and the pass (a micro-batch waiting behind the
     others) is the stage ``pipeline_wait``. With ``pp = 1`` the latency is the pass itself.
@@ -406,6 +422,7 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
         if o and names[k] not in ("embedding", "lm_head"):
             bound[k] = 2
     c3 = counts[:, :, None]
+    interval = None
     if plain and paired:
         latency = _pairwise_sum([c3[k] * stage_t[k] for k in range(len(names))])
     elif plain:
@@ -416,14 +433,16 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
         for k in passes[1:]:
             latency = latency + c3[k] * stage_t[k]
         if np.any(sh.pp > 1):
-            latency = _pipeline(latency, sh.pp, b, micro, stage_t, bound, c3, names, options,
-                                workload, (compute_t, memory_t, network_t))
+            latency, interval = _pipeline(latency, sh.pp, b, micro, stage_t, bound, c3, names,
+                                          options, workload, (compute_t, memory_t, network_t))
     overhead = None
     if profile is not None:  # fixed overheads, once per step
         overhead = np.broadcast_to(profile.overhead(model.layers, b, workload.phase,
                                                     workload.tokens_per_sequence,
                                                     model.hidden), latency.shape)
         latency = latency + overhead
+        if interval is not None:
+            interval = interval + overhead
     w, kv, act, usable, fits = fit
     return Grid(model=model, gpu=gpu, workload=workload, options=options, tps=tps,
                 batches=batches, counts=counts, ops=ops, flops=flops, hbm_bytes=hbm,
@@ -433,7 +452,7 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
                 activations=np.broadcast_to(act, shape), usable=usable, fits=fits,
                 latency_limit=float(latency_limit), configs=configs, stages=names,
                 groups=groups, micro_batches=np.broadcast_to(micro, shape).astype(np.int64),
-                expert_skew=skew, overhead=overhead)
+                expert_skew=skew, overhead=overhead, interval=interval)
 
 
 def _check_context(model, workload: Workload) -> None:
@@ -446,7 +465,9 @@ def _check_context(model, workload: Workload) -> None:
 
 
 def _pipeline(pass_t, pp, b, micro, stage_t, bound, c3, names, options, workload, parts):
-    """Latency of the pipelined rows (see :func:`evaluate_grid`); fills the
+    """Latency of the pipelined rows (see :func:`evaluate_grid`), and for prefill the
+    steady-state seconds per batch (``batch x period`` on those rows, the latency on the
+    others; None for decode, whose TBT is already a steady state); fills the
     ``pipeline_wait`` stage (in place) with what the latency adds to the micro-batch's own
     pass (the other micro-batches' work on the same stages), charged to the resource
     busiest over the pass."""
@@ -460,11 +481,14 @@ def _pipeline(pass_t, pp, b, micro, stage_t, bound, c3, names, options, workload
     stage = mine / p
     period = np.maximum(stage, send) if options.mode == "overlap" else stage + send
     own = mine + (p - 1) * send                  # a micro-batch through every stage
+    interval = None
     if workload.phase == "decode":
         k = np.ceil(b / micro[rows] if micro.shape[0] > 1 else b / micro)  # in flight
         piped = np.maximum(own, k * period)
     else:
         piped = (b - 1) * period + own
+        interval = pass_t.copy()      # a stream of batches: one every b periods
+        interval[rows] = b * period
     latency = pass_t.copy()
     latency[rows] = piped
     wait = np.maximum(piped - own, 0.0)
@@ -477,7 +501,7 @@ def _pipeline(pass_t, pp, b, micro, stage_t, bound, c3, names, options, workload
     bound[kw, rows] = dominant
     for r, part in enumerate(parts):
         part[kw, rows] = np.where(dominant == r, wait, 0.0)
-    return latency
+    return latency, interval
 
 
 def _check_batches(batches) -> np.ndarray:

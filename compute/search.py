@@ -161,7 +161,8 @@ def search(model: str | ModelSpec, gpu: str | GpuSpec, phase: str | Workload = "
         return SearchResult(best=None, front=(), by_tp=(), reason=_why_none(grid), **common)
 
     masked = np.where(feasible, score, -np.inf)
-    i, j = np.unravel_index(int(np.argmax(masked)), masked.shape)
+    first, cols = _picks(masked, feasible, grid)
+    i, j = np.unravel_index(first, masked.shape)
     best = grid.result(int(i), int(j))
     assert best.feasible
 
@@ -183,11 +184,26 @@ def search(model: str | ModelSpec, gpu: str | GpuSpec, phase: str | Workload = "
     k = pareto_front(grid.latency[ii, jj], score[ii, jj])
     front = points(ii[k], jj[k])
     rows = np.flatnonzero(feasible.any(axis=1))
-    by_config = points(rows, np.argmax(masked, axis=1)[rows])
+    by_config = points(rows, cols[rows])
     by_tp = tuple(max((p for p in by_config if p.tp == t), key=lambda p: p.tokens_per_s_per_sm)
                   for t in tps if any(p.tp == t for p in by_config))
     return SearchResult(best=best, front=front, by_tp=by_tp, reason="", by_config=by_config,
                         **common)
+
+
+def _picks(masked: np.ndarray, feasible: np.ndarray, grid) -> tuple[int, np.ndarray]:
+    """The best cell (flat index) and each row's best column of ``masked`` (the score,
+    ``-inf`` where infeasible). A pipelined prefill streams one prompt a period whatever
+    its batch, so its rates at every batch are equal but for rounding: there (a grid with
+    an ``interval``), of the scores within 1e-12 of the best, the lowest latency wins."""
+    if grid.interval is None:
+        return int(np.argmax(masked)), np.argmax(masked, axis=1)
+    top = masked.max()
+    near = feasible & (masked >= top - abs(top) * 1e-12)
+    first = int(np.argmax(np.where(near, -grid.latency, -np.inf)))
+    tops = masked.max(axis=1, keepdims=True)
+    near = feasible & (masked >= tops - np.abs(tops) * 1e-12)
+    return first, np.argmax(np.where(near, -grid.latency, -np.inf), axis=1)
 
 
 def _memory_cap(model, gpu, configs, workload, max_batch: int, run: dict) -> int:

@@ -152,6 +152,7 @@ def test_every_entry_of_evaluate_many_equals_evaluate(name, gpu, kw, phase):
                     r.memory.fits)
             assert (e.tokens_per_s_per_sm[i], e.feasible[i]) == (r.tokens_per_s_per_sm,
                                                                  r.feasible)
+            assert e.interval[i] == (r.interval or r.latency)
             split = r.time_split()
             assert e.network_s[i] == pytest.approx(split["network"], rel=1e-12, abs=1e-18)
             assert e.configs[i] == c and e.batch[i] == b
