@@ -462,10 +462,13 @@ HF_FAMILIES: dict[str, dict] = {
     "qwen2": dict(qkv_bias=True),
     "qwen2_moe": dict(qkv_bias=True, shared_expert_gate=True),
     "deepseek_v2": {}, "deepseek_v3": {},
+    # GemmaConfig / Gemma2Config default tie_word_embeddings=True and Google's config.json
+    # files omit the key (HF transformers models/gemma*/configuration_gemma*.py)
+    "gemma": dict(tied_embeddings=True), "gemma2": dict(tied_embeddings=True),
 }
 _FAMILY_ALIASES = {"refinedweb": "falcon", "refinedwebmodel": "falcon", "rw": "falcon"}
 # Other model types whose MLP is gated (SwiGLU / GeGLU), read Llama-style.
-_GATED_TYPES = {"qwen3", "qwen3_moe", "gemma", "gemma2", "phi3", "olmo", "olmo2", "olmoe",
+_GATED_TYPES = {"qwen3", "qwen3_moe", "phi3", "olmo", "olmo2", "olmoe",
                 "granite", "granitemoe", "cohere", "internlm2", "yi", "deepseek"}
 #: HuggingFace ``torch_dtype`` values (torch's dtype names and their aliases) -> netmodel's
 #: dtypes; any other value is refused with this list.
