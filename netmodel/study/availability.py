@@ -6,11 +6,13 @@ event kind: a Poisson process at ``parts x rate x cells`` failures per second (e
 lifetimes), each failure taking down ``instances_down`` instances and slowing others by
 ``slow`` instances' worth (slowed, or re-balanced to the largest batch that still meets
 the SLO). Without a spare the instances are down for detection + repair + reload +
-warm-up; the slow-down lasts detection + repair (spares do not stand in for a slowed
-instance). With a spare (placement and
+warm-up; the slow-down lasts detection + repair. With a spare (placement and
 path from :mod:`netmodel.study.reliability_spares`) the instances are down only for the
 swap (detection + reconfiguration + reload + warm-up), then lose ``restored`` instances'
-worth while the spares stand in; the spares are held until the repair (detection +
+worth while the spares stand in; the slowed instances that spares serve faster
+(:func:`~netmodel.study.reliability_spares.slow_recovery`: the operator's better choice)
+lose ``slow_swapped`` until the swap, then ``slow_restored`` (the rest of ``slow`` lasts
+until the repair either way); the spares are held until the repair (detection +
 repair) returns the failed part to the pool. A failure that finds too few free spares in
 its pool waits for its repair (all or nothing; a loss system). Failures are spread evenly
 over the pools.
@@ -27,8 +29,9 @@ trials), its p1/p50/p99 over time and trials (sampled at evenly spaced instants)
 share of time below a capacity threshold, and instance-down events per year.
 
 **Analytic** (:func:`analytic`): the same model in closed form. Mean capacity lost per
-second is ``sum_k rate_k [B_k down_k d_repair + (1 - B_k)(down_k d_swap + restored_k
-(hold_k - d_swap)) + slow_k d_slow]``, with ``B_k`` the probability that a failure of
+second is ``sum_k rate_k [B_k (down_k d_repair + sw_k d_slow) + (1 - B_k)((down_k + sw_k)
+d_swap + (restored_k + sr_k)(hold_k - d_swap)) + (slow_k - sw_k) d_slow]`` (``sw``, ``sr``:
+``slow_swapped``, ``slow_restored``), with ``B_k`` the probability that a failure of
 kind ``k`` finds too few spares: 1 without spares, else the Kaufman-Roberts recursion of a
 multi-rate loss system per pool (each pool an Erlang loss system of ``spares`` servers;
 insensitive to the repair-time distribution). Without spares the share of time below the
@@ -62,6 +65,7 @@ from netmodel.study.reliability_spares import (
     SparePools,
     check_placement,
     recovery,
+    slow_recovery,
     spare_pools,
 )
 
@@ -110,6 +114,8 @@ class Kind:
     hold: float
     d_slow: float
     path: str = ""
+    slow_swapped: float = 0.0
+    slow_restored: float = 0.0
 
     def to_dict(self) -> dict:
         """The kind as JSON: ``units`` null where spares cannot help (the -1 sentinel is
@@ -145,12 +151,21 @@ def _event_kinds(cluster: Cluster, placement: str, classes) -> tuple[Kind, ...]:
             continue
         rec = recovery(cluster, e, placement)
         units = -1 if rec.units is None else int(rec.units)
+        units = units if e.instances_down else 0
+        path, swapped, kept = rec.path, 0.0, 0.0
+        if units >= 0:   # all or nothing: no swap for the slowed where the down wait
+            sw = slow_recovery(cluster, e, placement)
+            if sw.units:
+                units += sw.units
+                swapped, kept = sw.swapped, sw.restored
+                path = f"{rec.path}; {sw.path}" if e.instances_down else sw.path
         cat = cluster.catalog
         out.append(Kind(cls=e.cls, example=e.example, rate=rate, down=e.instances_down,
-                        slow=e.slow, units=units if e.instances_down else 0,
+                        slow=e.slow, units=units,
                         restored=rec.restored, d_repair=cluster.repair_down_s(e.cls),
                         d_swap=cluster.swap_s(), hold=cluster.hold_s(e.cls),
-                        d_slow=cat.detection_s + cat.repair_s(e.cls), path=rec.path))
+                        d_slow=cat.detection_s + cat.repair_s(e.cls), path=path,
+                        slow_swapped=swapped, slow_restored=kept))
     return tuple(out)
 
 
@@ -212,9 +227,12 @@ def _lost_rate(kinds, b) -> np.ndarray:
     out = np.zeros(len(kinds))
     for k, x in enumerate(kinds):
         held = max(x.hold - x.d_swap, 0.0)
+        sw = x.slow_swapped
         out[k] = x.rate * (b[k] * x.down * x.d_repair
                            + (1 - b[k]) * (x.down * x.d_swap + x.restored * held)
-                           + x.slow * x.d_slow)
+                           + (x.slow - sw) * x.d_slow
+                           + b[k] * sw * x.d_slow
+                           + (1 - b[k]) * (sw * x.d_swap + x.slow_restored * held))
     return out
 
 
@@ -225,10 +243,12 @@ def _compound_poisson_tail(kinds, b, limit: float) -> float:
     streams = []  # (mean number in progress, loss in instances)
     for k, x in enumerate(kinds):
         held = max(x.hold - x.d_swap, 0.0)
+        sw = x.slow_swapped
         for m, loss in ((x.rate * b[k] * x.d_repair, x.down),
-                        (x.rate * (1 - b[k]) * x.d_swap, x.down),
-                        (x.rate * (1 - b[k]) * held, x.restored),
-                        (x.rate * x.d_slow, x.slow)):
+                        (x.rate * (1 - b[k]) * x.d_swap, x.down + sw),
+                        (x.rate * (1 - b[k]) * held, x.restored + x.slow_restored),
+                        (x.rate * x.d_slow, x.slow - sw),
+                        (x.rate * b[k] * x.d_slow, sw)):
             if m > 0 and loss > 0:
                 streams.append((m, loss))
     total = sum(m for m, _ in streams)
@@ -505,11 +525,15 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
     d_swap = np.array([k.d_swap for k in kinds])[kind]
     hold = np.array([k.hold for k in kinds])[kind]
     d_slow = np.array([k.d_slow for k in kinds])[kind]
+    sw = np.array([k.slow_swapped for k in kinds], dtype=float)[kind]
+    sr = np.array([k.slow_restored for k in kinds], dtype=float)[kind]
     first_end = np.where(granted, t + d_swap, t + d_rep)
     granted_restored = np.where(granted, restored, 0.0)
+    stay = slow - sw + np.where(granted, 0.0, sw)    # slowed until the repair
     parts_t, parts_x, parts_w = [], [], []
     for a, b, w in ((t, first_end, down), (t + d_swap, t + hold, granted_restored),
-                    (t, t + d_slow, slow)):
+                    (t, t + d_slow, stay), (t, t + d_swap, np.where(granted, sw, 0.0)),
+                    (t + d_swap, t + hold, np.where(granted, sr, 0.0))):
         a, b = np.clip(a, 0, h), np.clip(b, 0, h)
         keep = (w > 0) & (b > a)
         tr = trial[keep]
@@ -555,7 +579,8 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
     denied = np.bincount(trial[inside & (down > 0) & ~granted], minlength=n)
     n_ev = np.bincount(trial[inside], minlength=n)
     ev_lost = (down * (first_end - t) + granted_restored * np.maximum(hold - d_swap, 0.0)
-               + slow * d_slow)[inside] / HOUR
+               + stay * d_slow + np.where(granted, sw * d_swap + sr * np.maximum(
+                   hold - d_swap, 0.0), 0.0))[inside] / HOUR
     return mean, below_t / h, n_down, denied, n_ev, band, ev_lost[:100_000]
 
 

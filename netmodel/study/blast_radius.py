@@ -193,6 +193,8 @@ class Effect:
     down_members: tuple = ()
     component: Component | None = field(default=None, repr=False, compare=False)
     down: tuple = field(default=(), repr=False, compare=False)  #: indices of down instances
+    #: (index, share of its tokens/s lost) of each instance that stays up slowed
+    slowed: tuple = field(default=(), repr=False, compare=False)
 
     @property
     def gpus(self) -> int:
@@ -545,6 +547,7 @@ class Cluster:
         main = max(sizes, key=lambda k: sizes[k]) if sizes else None
         cut = [n for n, k in part.items() if data[n]["kind"] == "gpu" and k != main]
         down, slo_down, cut_down, slow, members, rebalanced = [], 0, 0, 0.0, [], 0
+        slowed = []
         healthy = self.tokens_per_s
         for i in sorted(touched):
             inst = self.instances[i]
@@ -570,10 +573,13 @@ class Cluster:
                 continue
             rebalanced += r.batch < self.batch
             loss = 1.0 - r.tokens_per_s / healthy
-            slow += loss if loss > 1e-9 else 0.0
+            if loss > 1e-9:
+                slow += loss
+                slowed.append((i, loss))
         return dict(gpus_lost=len(lost), gpus_cut=len(cut), instances_down=len(down),
                     slo_down=slo_down, cut_down=cut_down, slow=slow,
-                    rebalanced=rebalanced, down_members=tuple(members), down=tuple(down))
+                    rebalanced=rebalanced, down_members=tuple(members), down=tuple(down),
+                    slowed=tuple(slowed))
 
     def effects(self, classes: Iterable[str] | None = None) -> list[Effect]:
         """Every symmetry class of components of one cell, with its evaluated effect

@@ -36,14 +36,15 @@ fail while idle.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from compute.errors import UserError, known
 from topologies.failure_domains import plan_spares
 from topologies.schema import gpu_nodes
 
-__all__ = ["PLACEMENTS", "Recovery", "SparePools", "capacity", "recovery", "spare_pools"]
+__all__ = ["PLACEMENTS", "Recovery", "SlowSwap", "SparePools", "capacity", "recovery",
+           "slow_recovery", "spare_pools"]
 
 #: Where spares sit (see the module doc).
 PLACEMENTS = ("group", "pod", "global")
@@ -214,6 +215,75 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
     if placement == "group":
         return Recovery("no spare in the group meets the SLO", None, None)
     return Recovery("no reachable spare meets the SLO", None, None)
+
+
+@dataclass(frozen=True)
+class SlowSwap:
+    """What the operator does with the instances one failure slows (re-balanced or not):
+    for each, the better of staying slow until the repair and swapping spares in as for a
+    down instance (:func:`recovery`: same placement rules and swap time), where the fabric
+    reaches spares on which it serves faster. With the swap the instance stays slow until
+    the swap completes, then loses only what it loses on the spares until the repair.
+
+    ``units``: spare GPUs held until the repair (0: none swapped); ``swapped``: the share
+    the swapped instances lose until the swap completes (instances' worth); ``restored``:
+    what they still lose on the spares; ``path``: what is done.
+    """
+
+    path: str
+    units: int
+    swapped: float
+    restored: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def slow_recovery(cluster: Any, effect: Any, placement: str = "pod") -> SlowSwap:
+    """The operator's choice for the instances ``effect`` slows (see :class:`SlowSwap`):
+    spares are swapped in for a slowed instance when that loses less capacity over the
+    repair, ``slow x swap + restored x (hold - swap) < slow x hold``, i.e. when the swap
+    completes before the repair and the instance loses less on the spares than slowed.
+    Each slowed instance is placed on spares as if it alone were down (so the units
+    add up; a failure that slows several instances on one switch may in fact share
+    nearer sites).
+
+    >>> from netmodel.study.blast_radius import build_cluster
+    >>> c = build_cluster("lite-ocs", "Llama-3-70B", "decode")
+    >>> e = next(x for x in c.effects() if x.cls == "cpo-engine")
+    >>> s = slow_recovery(c, e, "pod")
+    >>> s.units, round(s.swapped, 4) == round(e.slow, 4), s.restored
+    (1, True, 0.0)
+    """
+    check_placement(placement)
+    memo = cluster.__dict__.setdefault("_slow_recoveries", {})
+    key = (id(effect), placement)
+    if key not in memo:
+        memo[key] = _slow_recovery(cluster, effect, placement)
+    return memo[key]
+
+
+def _slow_recovery(cluster, effect, placement: str) -> SlowSwap:
+    slowed = getattr(effect, "slowed", ())
+    if not slowed:
+        return SlowSwap("none slowed", 0, 0.0, 0.0)
+    if cluster.swap_s() >= cluster.hold_s(effect.cls):
+        return SlowSwap("stay slow (the swap outlasts the repair)", 0, 0.0, 0.0)
+    units, swapped, restored, paths = 0, 0.0, 0.0, []
+    for i, loss in slowed:
+        rec = _recovery(cluster, replace(effect, instances_down=1, down=(i,)), placement)
+        if rec.units is None or rec.units <= 0 or rec.restored >= loss:
+            continue
+        units += rec.units
+        swapped += loss
+        restored += rec.restored
+        paths.append(rec.path)
+    if not units:
+        return SlowSwap(f"stay slow ({len(slowed)} slowed; no spare serves faster)", 0,
+                        0.0, 0.0)
+    how = "; ".join(dict.fromkeys(paths))
+    return SlowSwap(f"swap {len(paths)} of {len(slowed)} slowed ({how})", units, swapped,
+                    restored)
 
 
 def _loss(tokens_per_s: float, healthy: float) -> float:

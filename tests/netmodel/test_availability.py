@@ -441,3 +441,105 @@ def test_event_kinds_are_kept_per_cluster_and_follow_its_catalog():
     for a, b in zip(pod, again, strict=True):
         factor = 2 if a.cls in ("gpu-die", "gpu-package") else 1
         assert b.rate == pytest.approx(factor * a.rate, rel=1e-12)
+
+
+# ---------------------------------------------------------------------- slowed instances on spares
+
+def test_lite_ocs_cpo_engine_slowdown_swapped_for_a_spare_by_hand():
+    from netmodel.study.availability import _lost_rate
+    from netmodel.study.reliability_spares import slow_recovery
+
+    c = build_cluster("lite-ocs", "Llama-3-70B", "decode")
+    e = next(x for x in c.effects() if x.cls == "cpo-engine")
+    # one instance re-balanced (slow share s), none down
+    assert e.instances_down == 0 and e.rebalanced == 1 and len(e.slowed) == 1
+    s = e.slow
+    assert 0 < s < 1 and e.slowed[0][1] == s
+    # by hand: swap = detection 30 s + circuits 0.01 s + 8.989 GB / 112.5 GB/s + warm-up 60 s;
+    # without a spare the instance is slow for detection + the 4 h repair
+    d_swap = 30.0 + 0.01 + 8989458432 / 112.5e9 + 60.0
+    d_slow = 30.0 + 4 * HOUR
+    assert c.swap_s() == pytest.approx(d_swap, rel=1e-12)
+    sw = slow_recovery(c, e, "pod")
+    assert (sw.units, sw.swapped, sw.restored) == (1, s, 0.0)   # one spare on the OCS
+    k = next(x for x in event_kinds(c, "pod") if x.cls == "cpo-engine")
+    assert (k.units, k.slow_swapped, k.slow_restored) == (1, s, 0.0)
+    assert k.d_slow == pytest.approx(d_slow) and k.hold == pytest.approx(d_slow)
+    # capacity lost per failure (instance-seconds): s x 14,430 s slowed, or s x 90.09 s
+    # until the spare serves and nothing after
+    rate = 512 * c.rates["cpo-engine"]
+    assert _lost_rate([k], [1.0])[0] == pytest.approx(rate * s * d_slow, rel=1e-12)
+    assert _lost_rate([k], [0.0])[0] == pytest.approx(rate * s * d_swap, rel=1e-12)
+    # the cluster: a pool that never blocks (16 spares against ~0.4 spares busy at most)
+    # leaves the CPO engines' share of the loss at s x d_swap per failure
+    a = availability(None, None, cluster=c, spares=8, trials=300, seed=3)
+    z = a.no_spares.lost_per_year["cpo-engine"]
+    w = a.analytic.lost_per_year["cpo-engine"]
+    assert z == pytest.approx(rate * YEAR * s * d_slow / 8, rel=1e-12)
+    assert w == pytest.approx(rate * YEAR * s * d_swap / 8, rel=1e-6)
+    assert abs(a.mc.mean - a.analytic.mean) <= 4 * a.mc.mean_ci + 1e-12
+    # global spares: the instance re-created on TP spares, the same swap time
+    g = next(x for x in event_kinds(c, "global") if x.cls == "cpo-engine")
+    assert (g.units, g.slow_swapped, g.slow_restored) == (c.tp, s, 0.0)
+
+
+def test_slowed_instances_swap_only_when_it_loses_less():
+    from netmodel.study.reliability_spares import slow_recovery
+
+    for name in ("lite-ocs", "lite-flat", "h100-dgx"):
+        c = build_cluster(name, "Llama-3-70B", "decode")
+        for e in c.effects():
+            assert sum(x for _, x in e.slowed) == pytest.approx(e.slow, abs=1e-12)
+            for p in ("pod", "global"):
+                sw = slow_recovery(c, e, p)
+                assert 0.0 <= sw.swapped <= e.slow + 1e-12, (name, e.cls, p)
+                if sw.units:
+                    assert sw.restored < sw.swapped and c.swap_s() < c.hold_s(e.cls)
+                else:
+                    assert sw.swapped == sw.restored == 0.0
+
+
+def slow_kinds_strategy():
+    """Kinds whose slowed instances can be swapped (single-rate pool of ``units``)."""
+    kind = st.tuples(st.floats(1e-9, 1e-5), st.integers(0, 2), st.floats(3600, 30 * 86400),
+                     st.floats(10, 600), st.floats(0.01, 2.0), st.floats(0.0, 1.0),
+                     st.floats(0.0, 0.99))
+    return st.tuples(st.lists(kind, min_size=1, max_size=4), st.integers(1, 4)).map(
+        lambda x: [Kind("cpo-engine", "k", rate=r, down=d, slow=sl, units=x[1],
+                        restored=0.0, d_repair=rep + sw, d_swap=sw, hold=rep, d_slow=rep,
+                        slow_swapped=sl * f, slow_restored=sl * f * g)
+                   for r, d, rep, sw, sl, f, g in x[0]])
+
+
+@settings(max_examples=40, deadline=None)
+@given(kinds=slow_kinds_strategy(), pools=st.integers(1, 3), s=st.integers(0, 6),
+       seed=st.integers(0, 100))
+def test_a_spare_never_lowers_availability_with_slowed_instances(kinds, pools, s, seed):
+    inst = 64
+
+    def run(spares):
+        p = SparePools("pod", spares * pools, pools, (spares,) * pools)
+        return analytic(kinds, p, inst), simulate(kinds, p, inst, horizon="1y", trials=20,
+                                                 seed=seed)
+
+    (a0, m0), (a1, m1), (a2, m2) = run(0), run(s), run(s + 1)
+    eps = 1e-12
+    assert a1.mean >= a0.mean - eps and a2.mean >= a1.mean - eps
+    assert m1.mean >= m0.mean - eps and m2.mean >= m1.mean - eps     # same failures
+
+
+def test_monte_carlo_agrees_with_the_closed_forms_on_slowed_swaps():
+    # a busy pool (blocking ~ 0.3) so that both the swapped and the waiting branch count
+    k = Kind("cpo-engine", "k", rate=2e-4, down=0, slow=0.5, units=2, restored=0.0,
+             d_repair=4 * HOUR, d_swap=90.0, hold=4 * HOUR, d_slow=4 * HOUR,
+             slow_swapped=0.4, slow_restored=0.05)
+    pools = SparePools("pod", 4, 1, (4,))
+    an = analytic([k], pools, 16)
+    assert 0.1 < an.blocking[0] < 0.9
+    mc = simulate([k], pools, 16, horizon="1y", trials=400, seed=5)
+    assert abs(mc.mean - an.mean) <= 4 * mc.mean_ci
+    # by hand: rate [0.1 x 4 h + b 0.4 x 4 h + (1 - b)(0.4 x 90 s + 0.05 x (4 h - 90 s))] / 16
+    b = an.blocking[0]
+    lost = 2e-4 * (0.1 * 4 * HOUR + b * 0.4 * 4 * HOUR
+                   + (1 - b) * (0.4 * 90 + 0.05 * (4 * HOUR - 90)))
+    assert an.mean == pytest.approx(1 - lost / 16, rel=1e-12)
