@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import tomllib
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from functools import cache
 from importlib import resources
 from os import PathLike
@@ -29,7 +29,7 @@ from compute import validate
 from compute.config_files import read_table
 from compute.errors import UserError, known
 
-__all__ = ["GpuSpec", "catalog", "derive_gpu", "get_gpu", "gpu_names", "load_gpu_file"]
+__all__ = ["FLAG_FIELDS", "GpuSpec", "catalog", "derive_gpu", "get_gpu", "gpu_names", "load_gpu_file"]
 
 DTYPES = ("bf16", "fp8")
 
@@ -120,14 +120,15 @@ _SPEC_KEYS = {
 }
 _DERIVE_KEYS = ("derive_from", "fraction", "flops_multiplier", "hbm_bandwidth_multiplier",
                 "network_bandwidth_multiplier", "hbm_capacity_multiplier", "max_instance")
-#: Optional keys of either kind of entry, true or false (GpuSpec field of the same name).
-_FLAG_KEYS = ("scaleup_reduction",)
+#: GpuSpec's true/false fields: optional keys of either kind of catalog entry (and of a
+#: saved fabric's gpu_types), by the field's name.
+FLAG_FIELDS = tuple(f.name for f in fields(GpuSpec) if f.type in (bool, "bool"))
 
 
 def _flags(here: str, entry: dict) -> dict:
     """The optional true/false keys of ``entry`` (removed from it), checked."""
     out = {}
-    for key in _FLAG_KEYS:
+    for key in FLAG_FIELDS:
         if key in entry:
             v = entry.pop(key)
             if not isinstance(v, bool):
@@ -155,7 +156,7 @@ def _gpu_from_entry(name: str, entry, known_gpus: dict[str, GpuSpec], where: str
         if unknown:
             raise UserError(f"{here} has unknown key(s) {', '.join(k[:60] for k in unknown)}; "
                             f"a derived GPU allows: {', '.join(_DERIVE_KEYS)}, "
-                            f"{', '.join(_FLAG_KEYS)}, source")
+                            f"{', '.join(FLAG_FIELDS)}, source")
         base_name = entry.pop("derive_from")
         if not isinstance(base_name, str) or base_name not in known_gpus:
             raise UserError(f"{here} derives from unknown GPU {validate.describe(base_name)}; "
@@ -170,7 +171,7 @@ def _gpu_from_entry(name: str, entry, known_gpus: dict[str, GpuSpec], where: str
     missing = sorted(set(_SPEC_KEYS) - set(entry) - {"fp8_dense_TFLOPs"})
     if unknown:
         raise UserError(f"{here} has unknown key(s) {', '.join(k[:60] for k in unknown)}; "
-                        f"allowed: {', '.join(_SPEC_KEYS)}, {', '.join(_FLAG_KEYS)}, source "
+                        f"allowed: {', '.join(_SPEC_KEYS)}, {', '.join(FLAG_FIELDS)}, source "
                         f"(or derive_from with "
                         f"{', '.join(_DERIVE_KEYS[1:])})")
     if missing:

@@ -50,7 +50,7 @@ from typing import Any, NoReturn
 import networkx as nx
 
 from compute.errors import UserError, known
-from compute.hardware import GpuSpec, catalog
+from compute.hardware import FLAG_FIELDS, GpuSpec, catalog
 
 __all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS", "UNITS",
            "edge_count", "gpu_nodes", "gpu_spec", "gpu_spec_from_dict", "gpu_types", "validate"]
@@ -150,7 +150,7 @@ def gpu_types(graph: nx.Graph) -> dict[str, GpuSpec]:
 _INT_FIELDS = ("sms", "max_instance")
 _ZERO_OK = ("flops_fp8",)
 #: True/false fields, optional (files saved before they existed lack them).
-_FLAGS = ("scaleup_reduction",)
+_FLAGS = FLAG_FIELDS
 
 
 def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> GpuSpec:
