@@ -135,16 +135,22 @@ def _replace(cluster, comp, effect):
     return out
 
 
+def _memoized(cluster: Any, memo_name: str, work: Any, effect: Any, placement: str) -> Any:
+    """``work(cluster, effect, placement)``, computed once per effect and placement and kept
+    on the cluster (its effects live as long as it does, so their ids are not reused)."""
+    check_placement(placement)
+    memo = cluster.__dict__.setdefault(memo_name, {})
+    key = (id(effect), placement)
+    if key not in memo:
+        memo[key] = work(cluster, effect, placement)
+    return memo[key]
+
+
 def recovery(cluster: Any, effect: Any, placement: str = "pod") -> Recovery:
     """How the instances ``effect`` takes down come back on spares of ``placement``
     (assuming the pool has enough free spares; the pool's size is the availability
     model's business)."""
-    check_placement(placement)
-    memo = cluster.__dict__.setdefault("_recoveries", {})
-    key = (id(effect), placement)
-    if key not in memo:
-        memo[key] = _recovery(cluster, effect, placement)
-    return memo[key]
+    return _memoized(cluster, "_recoveries", _recovery, effect, placement)
 
 
 def _recovery(cluster, effect, placement: str) -> Recovery:
@@ -255,12 +261,7 @@ def slow_recovery(cluster: Any, effect: Any, placement: str = "pod") -> SlowSwap
     >>> s.units, round(s.swapped, 4) == round(e.slow, 4), s.restored
     (1, True, 0.0)
     """
-    check_placement(placement)
-    memo = cluster.__dict__.setdefault("_slow_recoveries", {})
-    key = (id(effect), placement)
-    if key not in memo:
-        memo[key] = _slow_recovery(cluster, effect, placement)
-    return memo[key]
+    return _memoized(cluster, "_slow_recoveries", _slow_recovery, effect, placement)
 
 
 def _slow_recovery(cluster, effect, placement: str) -> SlowSwap:
