@@ -426,12 +426,12 @@ class Cluster:
         return out
 
     # ------------------------------------------------------------------ costing
-    def instance_result(self, graph: nx.Graph,
-                        members: Collection[Hashable]) -> InferenceResult | None:
-        """The instance ``members`` costed alone on ``graph`` (a degraded cell, maybe with
-        spares) at the healthy TP degree and batch: an InferenceResult, or None when its
-        members cannot all reach each other."""
-        from netmodel.collectives.model import FabricCostModel
+    def _problem(self, graph: nx.Graph, members: Collection[Hashable]) -> tuple | None:
+        """``(graph, members, key)`` of the instance ``members`` as costed on ``graph``:
+        circuits set on an OCS fabric, the scenario's adjustments applied, renamed by place
+        where instances are alike (:func:`_canonical`), and the problem's key (failures that
+        leave the same graph are one problem); None when an OCS instance's circuits cannot be
+        set."""
         from netmodel.study.fabric_search import adjusted
 
         s = self.scenario
@@ -441,20 +441,42 @@ class Cluster:
                 return None
             graph = _unlabelled(graph)
         g = adjusted(graph, s.adjust)
-        # failures that leave the same graph are costed once
-        memo = self.__dict__.setdefault("_costed", {})
         if not self._direct:   # instances alike, failures alike: one costing
             g, members = _canonical(g, members)
-        key = _problem_key(g, members)
-        if key in memo:
-            return memo[key]
-        try:
+        return g, tuple(members), _problem_key(g, members)
+
+    def _cost_model(self, g: nx.Graph, key: tuple):
+        """The collective cost model of problem ``key`` (its graph ``g``): the one the
+        healthy-batch costing kept for re-balancing (taken back), else a new one."""
+        from netmodel.collectives.model import FabricCostModel
+
+        fm = self.__dict__.setdefault("_models", {}).pop(key, None)
+        if fm is None:
+            s = self.scenario
             fm = FabricCostModel(g, placement=s.placement, algorithm=s.algorithm,
                                  calibration=self.calibration)
+        return fm
+
+    def instance_result(self, graph: nx.Graph,
+                        members: Collection[Hashable]) -> InferenceResult | None:
+        """The instance ``members`` costed alone on ``graph`` (a degraded cell, maybe with
+        spares) at the healthy TP degree and batch: an InferenceResult, or None when its
+        members cannot all reach each other."""
+        problem = self._problem(graph, members)
+        if problem is None:
+            return None
+        g, members, key = problem
+        memo = self.__dict__.setdefault("_costed", {})
+        if key in memo:
+            return memo[key]
+        fm = self._cost_model(g, key)
+        try:
             r = evaluate(self.model, self.gpu, self.tp, self.batch, self.workload,
                          comm=_GroupComm(fm, members), options=self.options, slo=self.slo)
         except _Cut:
             r = None
+        if r is not None and not r.feasible:   # re-balancing will cost it again
+            self.__dict__["_models"][key] = fm
         memo[key] = r
         return r
 
@@ -465,32 +487,19 @@ class Cluster:
         whose step meets the SLO and fits (a serving engine whose step slows caps its
         running batch); None when its members cannot all reach each other or no batch
         meets the SLO. At the healthy batch this is :meth:`instance_result`."""
-        from netmodel.collectives.model import FabricCostModel
-        from netmodel.study.fabric_search import adjusted
-
         r = self.instance_result(graph, members)
         if r is None or r.feasible:
             return r
-        s = self.scenario
-        if s.is_ocs and len(members) > 1:
-            graph = _ocs_circuits(s, graph, members)
-            if graph is None:  # pragma: no cover - instance_result returned None above
-                return None
-            graph = _unlabelled(graph)
-        g = adjusted(graph, s.adjust)
+        g, members, key = self._problem(graph, members)   # not None: r was costed
         memo = self.__dict__.setdefault("_rebalanced", {})
-        if not self._direct:
-            g, members = _canonical(g, members)
-        key = _problem_key(g, members)
         if key in memo:
             return memo[key]
-        fm = FabricCostModel(g, placement=s.placement, algorithm=s.algorithm,
-                             calibration=self.calibration)
         batches = np.arange(1, self.batch, dtype=np.int64)   # below the healthy batch
         out = None
         if batches.size:
             grid = evaluate_grid(self.model, self.gpu, [self.tp], batches, self.workload,
-                                 comm=_GroupComm(fm, members), options=self.options,
+                                 comm=_GroupComm(self._cost_model(g, key), members),
+                                 options=self.options,
                                  latency_limit=float(self.slo.limit(self.workload.phase)))
             ok = np.flatnonzero(grid.feasible[0])
             if ok.size:
