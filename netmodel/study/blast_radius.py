@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Collection, Hashable, Iterable
+from collections.abc import Hashable, Iterable
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -51,12 +51,12 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError
-from compute.evaluate_one import evaluate
 from compute.hardware import get_gpu
 from compute.models import get_model
 from compute.phases import Slo
-from compute.roofline import RooflineOptions, evaluate_grid, make_workload
+from compute.roofline import RooflineOptions, make_workload
 from compute.search import DEFAULT_MAX_BATCH
+from netmodel.study.instance_cost import InstanceCosting
 from netmodel.study.reliability_catalog import HOUR, Catalog, catalog
 from netmodel.study.scenarios import get_scenario
 from topologies.failure_domains import CLASSES, Component, components, degrade
@@ -80,89 +80,6 @@ __all__ = ["BLAST_COLUMNS", "MAX_GPUS", "BlastRadius", "BlastRow", "Cluster", "E
 MAX_GPUS = 131_072
 #: Seconds in a year (365.25 days).
 YEAR = 8766 * HOUR
-
-
-class _Cut(Exception):
-    """An instance's members can no longer all reach each other."""
-
-
-class _GroupComm:
-    """compute's collective-cost protocol for one explicit group on one fabric graph."""
-
-    def __init__(self, model, members):
-        self.model = model
-        self.members = tuple(members)
-
-    def collective_time(self, op: str, nbytes: float | np.ndarray,
-                        group_size: int) -> np.ndarray:
-        from netmodel.collectives.cost import GroupCut
-
-        n = np.asarray(nbytes, dtype=float)
-        if int(group_size) <= 1:
-            return np.zeros_like(n)
-        try:
-            cands = self.model.candidates(op, self.members)
-        except (GroupCut, UserError):
-            raise _Cut() from None
-        shape = (-1,) + (1,) * n.ndim
-        a = np.array([c[2] for c in cands]).reshape(shape)
-        b = np.array([c[3] for c in cands]).reshape(shape)
-        return np.where(n > 0, (a + b * n).min(0), 0.0)
-
-
-def _torus_sides(n: int) -> tuple[int, int] | None:
-    best = None
-    for a in range(2, int(n ** 0.5) + 1):
-        if n % a == 0:
-            best = (a, n // a)
-    return best
-
-
-def _ocs_circuits(scenario, physical, members):
-    """The circuit graph of one instance on a (possibly degraded) OCS fabric: its ring (or
-    torus) re-set on the ports its members still have (as the study sets them), or None."""
-    from topologies.optical import circuits_for, realize
-
-    data = physical.nodes
-    ports = min(sum(1 for o in physical.neighbors(g) if data[o]["kind"] == "ocs")
-                for g in members)
-    if ports == 0:
-        return None
-    size = len(members)
-    sides = _torus_sides(size)
-    if scenario.circuits == "torus" and sides and ports >= 4:
-        shape = f"torus:{sides[0]}x{sides[1]}"
-        options = [circuits_for(shape, list(members)) * r for r in range(ports // 4, 0, -1)]
-    else:
-        ring = circuits_for("ring", list(members)) if size > 2 else [tuple(members)]
-        per_pair = ports if size == 2 else ports // 2
-        options = [[p for p in ring for _ in range(r)] for r in range(max(per_pair, 1), 0, -1)]
-    for pairs in options:
-        try:
-            return realize(physical, pairs)
-        except UserError:
-            continue
-    return None
-
-
-def _unlabelled(circuits: nx.Graph) -> nx.Graph:
-    """``circuits`` (a graph :func:`_ocs_circuits` just made, changed in place) without
-    what :func:`topologies.optical.realize` writes that no collective cost reads: which
-    OCS carries each circuit (an edge's ``via``) and the circuit list in the GPUs' own
-    names (the graph's ``logical``). Failures that re-set the same circuits through other
-    OCS planes, or the same circuits of other instances, then leave one costing problem
-    (:func:`_problem_key`) instead of one each.
-
-    >>> g = nx.Graph(logical="g0-g1")
-    >>> g.add_edge("g0", "g1", bandwidth=1.0, via="ocs2")
-    >>> h = _unlabelled(g)
-    >>> h is g, h.graph, h.edges["g0", "g1"]
-    (True, {}, {'bandwidth': 1.0})
-    """
-    circuits.graph.pop("logical", None)
-    for _, _, data in circuits.edges(data=True):
-        data.pop("via", None)
-    return circuits
 
 
 @dataclass(frozen=True)
@@ -208,9 +125,11 @@ class Effect:
 
 
 @dataclass(frozen=True, eq=False)
-class Cluster:
+class Cluster(InstanceCosting):
     """A scenario's cluster with instances placed (see the module doc). Build it with
-    :func:`build_cluster`."""
+    :func:`build_cluster`. Its instances are re-costed on a degraded fabric by the methods
+    of :class:`~netmodel.study.instance_cost.InstanceCosting` (``instance_result``,
+    ``rebalanced``)."""
 
     scenario: Scenario
     model: ModelSpec
@@ -425,88 +344,6 @@ class Cluster:
         out = degrade(out, comps, copy=False)
         return out
 
-    # ------------------------------------------------------------------ costing
-    def _problem(self, graph: nx.Graph, members: Collection[Hashable]) -> tuple | None:
-        """``(graph, members, key)`` of the instance ``members`` as costed on ``graph``:
-        circuits set on an OCS fabric, the scenario's adjustments applied, renamed by place
-        where instances are alike (:func:`_canonical`), and the problem's key (failures that
-        leave the same graph are one problem); None when an OCS instance's circuits cannot be
-        set."""
-        from netmodel.study.fabric_search import adjusted
-
-        s = self.scenario
-        if s.is_ocs and len(members) > 1:
-            graph = _ocs_circuits(s, graph, members)
-            if graph is None:
-                return None
-            graph = _unlabelled(graph)
-        g = adjusted(graph, s.adjust)
-        if not self._direct:   # instances alike, failures alike: one costing
-            g, members = _canonical(g, members)
-        return g, tuple(members), _problem_key(g, members)
-
-    def _cost_model(self, g: nx.Graph, key: tuple):
-        """The collective cost model of problem ``key`` (its graph ``g``): the one the
-        healthy-batch costing kept for re-balancing (taken back), else a new one."""
-        from netmodel.collectives.model import FabricCostModel
-
-        fm = self.__dict__.setdefault("_models", {}).pop(key, None)
-        if fm is None:
-            s = self.scenario
-            fm = FabricCostModel(g, placement=s.placement, algorithm=s.algorithm,
-                                 calibration=self.calibration)
-        return fm
-
-    def instance_result(self, graph: nx.Graph,
-                        members: Collection[Hashable]) -> InferenceResult | None:
-        """The instance ``members`` costed alone on ``graph`` (a degraded cell, maybe with
-        spares) at the healthy TP degree and batch: an InferenceResult, or None when its
-        members cannot all reach each other."""
-        problem = self._problem(graph, members)
-        if problem is None:
-            return None
-        g, members, key = problem
-        memo = self.__dict__.setdefault("_costed", {})
-        if key in memo:
-            return memo[key]
-        fm = self._cost_model(g, key)
-        try:
-            r = evaluate(self.model, self.gpu, self.tp, self.batch, self.workload,
-                         comm=_GroupComm(fm, members), options=self.options, slo=self.slo)
-        except _Cut:
-            r = None
-        if r is not None and not r.feasible:   # re-balancing will cost it again
-            self.__dict__["_models"][key] = fm
-        memo[key] = r
-        return r
-
-    def rebalanced(self, graph: nx.Graph,
-                   members: Collection[Hashable]) -> InferenceResult | None:
-        """The instance ``members`` on ``graph`` re-balanced to meet the SLO: the same
-        configuration (TP degree, placement) at the largest batch up to the healthy one
-        whose step meets the SLO and fits (a serving engine whose step slows caps its
-        running batch); None when its members cannot all reach each other or no batch
-        meets the SLO. At the healthy batch this is :meth:`instance_result`."""
-        r = self.instance_result(graph, members)
-        if r is None or r.feasible:
-            return r
-        g, members, key = self._problem(graph, members)   # not None: r was costed
-        memo = self.__dict__.setdefault("_rebalanced", {})
-        if key in memo:
-            return memo[key]
-        batches = np.arange(1, self.batch, dtype=np.int64)   # below the healthy batch
-        out = None
-        if batches.size:
-            grid = evaluate_grid(self.model, self.gpu, [self.tp], batches, self.workload,
-                                 comm=_GroupComm(self._cost_model(g, key), members),
-                                 options=self.options,
-                                 latency_limit=float(self.slo.limit(self.workload.phase)))
-            ok = np.flatnonzero(grid.feasible[0])
-            if ok.size:
-                out = grid.result(0, int(ok[-1]))
-        memo[key] = out
-        return out
-
     # ------------------------------------------------------------------ effects
     @cached_property
     def _kinds(self) -> dict:
@@ -630,71 +467,6 @@ class Cluster:
 
 def _key(u, v) -> tuple:
     return (u, v) if str(u) <= str(v) else (v, u)
-
-
-def _canonical(graph: nx.Graph, members: Iterable[Hashable]) -> tuple[nx.Graph, tuple]:
-    """``(graph, members)`` with the members renamed by their place in the instance
-    (``gpu0``, ``gpu1``, ...) and the graph rebuilt in one order (the other nodes in the
-    graph's order, then the members, then any other GPU; links by the positions of their
-    ends): instances placed alike on the same switches, hit alike by a failure, become
-    one costing problem. Only for fabrics whose GPUs forward no traffic (the graph then
-    holds the members, the switches and spares); unchanged where a new name is taken.
-
-    >>> g = nx.Graph([("s", "g7", {"bandwidth": 1.0}), ("s", "g5", {"bandwidth": 2.0})])
-    >>> h, m = _canonical(g, ("g5", "g7"))
-    >>> m, list(h.nodes), sorted(h.edges(data="bandwidth"))
-    (('gpu0', 'gpu1'), ['s', 'gpu0', 'gpu1'], [('s', 'gpu0', 2.0), ('s', 'gpu1', 1.0)])
-    """
-    members = tuple(members)
-    mapping = {m: f"gpu{k}" for k, m in enumerate(members)}
-    others = [n for n in graph if n not in mapping]
-    if set(mapping.values()) & set(others):
-        return graph, members
-    data = graph.nodes
-    order = [n for n in others if data[n].get("kind") != "gpu"] + list(members) \
-        + [n for n in others if data[n].get("kind") == "gpu"]
-    index = {n: i for i, n in enumerate(order)}
-    names = [mapping.get(n, n) for n in order]
-    out = type(graph)()
-    out.graph.update(graph.graph)
-    out.add_nodes_from((names[i], data[n]) for i, n in enumerate(order))
-    ends = sorted(((min(index[u], index[v]), max(index[u], index[v]), d)
-                   for u, v, d in graph.edges(data=True)), key=lambda e: e[:2])
-    out.add_edges_from((names[i], names[j], d) for i, j, d in ends)
-    return out, tuple(mapping[m] for m in members)
-
-
-def _problem_key(graph: nx.Graph, members: Iterable[Hashable]) -> tuple:
-    """``graph`` (its nodes and each node's neighbours in order, with every attribute) and
-    the instance ``members``, as one hashable value: equal keys are the same costing
-    problem (two failures that leave the same graph, such as a NIC and the transceiver of
-    the same link, are costed once).
-
-    >>> a = nx.Graph([("s", "g1", {"bandwidth": 1.0}), ("s", "g2", {"bandwidth": 1.0})])
-    >>> b = nx.Graph([("s", "g1", {"bandwidth": 1.0}), ("s", "g2", {"bandwidth": 0.5})])
-    >>> _problem_key(a, ("g1", "g2")) == _problem_key(a.copy(), ("g1", "g2"))
-    True
-    >>> _problem_key(a, ("g1", "g2")) == _problem_key(b, ("g1", "g2"))  # a link thinned
-    False
-    >>> _problem_key(a, ("g1", "g2")) == _problem_key(a, ("g2", "g1"))  # another order
-    False
-    """
-    adj, data = graph.adj, graph.nodes
-    return (type(graph).__name__, _frozen(graph.graph),
-            tuple((n, _frozen(data[n]), tuple(adj[n])) for n in graph.nodes),
-            tuple((u, v, _frozen(d)) for u, v, d in graph.edges(data=True)),
-            tuple(members))
-
-
-def _frozen(attrs: dict) -> tuple:
-    """An attribute dict as a hashable value, each value with its type (1 is not True);
-    values that are not hashable by their repr."""
-    out = tuple(sorted((k, type(v).__name__, v) for k, v in attrs.items()))
-    try:
-        hash(out)
-    except TypeError:
-        return tuple((k, t, repr(v)) for k, t, v in out)
-    return out
 
 
 def _check_gpus(gpus, cell: int) -> int:

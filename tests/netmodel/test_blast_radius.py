@@ -160,7 +160,7 @@ def test_ocs_losing_a_switch_resets_every_ring_on_three_ports():
     assert ocs.instances_down == (len(c.instances) if rb is None else 0)
     assert ocs.rebalanced == (0 if results[0].feasible or rb is None else len(c.instances))
     # with 3 ports a ring has one circuit per neighbour (3 // 2): half the bandwidth
-    from netmodel.study.blast_radius import _ocs_circuits
+    from netmodel.study.instance_cost import _ocs_circuits
     circ = _ocs_circuits(c.scenario, g, c.instances[0])
     a, b = c.instances[0][:2]
     healthy = _ocs_circuits(c.scenario, c.graph, c.instances[0])
@@ -329,7 +329,7 @@ def test_instances_renamed_by_place_cost_the_same_to_the_last_bit(name, monkeypa
     """Costing an instance under names by place (so that symmetric instances are one
     costing) changes no number: every effect and every recovery equal those costed under
     the fabric's own names, exactly."""
-    import netmodel.study.blast_radius as br
+    import netmodel.study.instance_cost as br
 
     def seen(cluster):
         effects = [{k: v for k, v in vars(e).items() if k != "component"}
@@ -352,7 +352,7 @@ def test_circuits_costed_without_their_labels_cost_the_same_to_the_last_bit(monk
     circuit list by name), so that failures which re-set the same circuits through other
     planes are one costing, changes no number: every effect and recovery equal those
     costed with the labels, exactly, with fewer costings."""
-    import netmodel.study.blast_radius as br
+    import netmodel.study.instance_cost as br
 
     def seen(cluster):
         effects = [{k: v for k, v in vars(e).items() if k != "component"}
