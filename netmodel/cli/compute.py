@@ -433,13 +433,24 @@ def _summary(r) -> list[str]:
            else f"context {r.context_tokens} tokens") + f", {r.mode} mode"
         + (f", engine profile {r.profile}" if r.profile else ", roofline (a lower bound)"),
         f"{r.latency_name.upper()} {format_time(r.latency)} (SLO {format_time(r.latency_limit)}: "
-        f"{verdict}); {r.tokens_per_s:.5g} tokens/s; {r.tokens_per_s_per_sm:.4g} tokens/s/SM "
-        f"({r.sms} SMs)",
+        f"{verdict}); {r.tokens_per_s:.5g} tokens/s"
+        + (f" (a batch every {format_time(r.interval)}, steady state)" if r.interval else "")
+        + f"; {r.tokens_per_s_per_sm:.4g} tokens/s/SM ({r.sms} SMs)",
         f"memory per GPU: weights {m.weights / 1e9:.2f} + KV cache {m.kv_cache / 1e9:.2f} + "
         f"activations {m.activations / 1e9:.2f} = {m.total / 1e9:.2f} GB of "
         f"{m.usable / 1e9:.2f} GB usable ({'fits' if m.fits else 'does NOT fit'})",
         "time split: " + ", ".join(f"{k} {v / r.latency:.1%}" for k, v in split.items()),
     ]
+
+
+def _result_dict(r) -> dict:
+    """``r.to_dict()`` with ``interval_s``: the seconds between batches its tokens/s rest on
+    (``tokens_per_s = tokens_per_step / interval_s``): ``batch x period`` for a pipelined
+    prefill served as a stream of batches (:attr:`compute.results.InferenceResult.interval`), else the
+    latency."""
+    out = r.to_dict()
+    out["interval_s"] = r.interval or r.latency
+    return out
 
 
 @click.command("infer")
@@ -469,7 +480,7 @@ def infer(tp_text: str, batch_text: str, pp_text: str, ep_text: str, adp_text: s
                  ep=_whole("--ep", ep_text), attention_dp=_whole("--attention-dp", adp_text),
                  expert_skew=_skew(skew_text), options=options, slo=slo, comm=comm)
     if as_json:
-        click.echo(json.dumps({**r.to_dict(), "collectives": desc}, indent=2))
+        click.echo(json.dumps({**_result_dict(r), "collectives": desc}, indent=2))
     elif as_csv:
         click.echo(r.to_csv(), nl=False)
     else:
@@ -532,7 +543,10 @@ def search(max_batch: str, tp_text: str | None, pp_text: str | None, ep_text: st
                    expert_skew=_skew(skew_text), max_gpus=max_gpus,
                    max_batch=_whole("--max-batch", max_batch))
     if as_json:
-        click.echo(json.dumps({**r.to_dict(), "collectives": desc}, indent=2))
+        out = r.to_dict()
+        if r.best is not None:
+            out["best"] = _result_dict(r.best)
+        click.echo(json.dumps({**out, "collectives": desc}, indent=2))
         exit_if_nothing_feasible([r])
         return
     _print_search(r, show_front, desc, options.profile)

