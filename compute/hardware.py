@@ -29,7 +29,8 @@ from compute import validate
 from compute.config_files import read_table
 from compute.errors import UserError, known
 
-__all__ = ["FLAG_FIELDS", "GpuSpec", "catalog", "derive_gpu", "get_gpu", "gpu_names", "load_gpu_file"]
+__all__ = ["FLAG_FIELDS", "GpuSpec", "catalog", "derive_gpu", "die_table", "get_gpu", "gpu_names",
+           "load_gpu_file"]
 
 DTYPES = ("bf16", "fp8")
 
@@ -138,25 +139,71 @@ def _flags(here: str, entry: dict) -> dict:
     return out
 
 
+#: The die tables (optional ``die`` key of a GPU entry: rows of die and package data, read by
+#: compute.yield_model) of the GPUs read so far, by GPU name: ``(table, where)``. A GpuSpec
+#: holds performance only; the die is kept beside it so that saved fabrics and the
+#: ``hardware --json`` shape stay as they are.
+_DIE_TABLES: dict[str, tuple[dict, str]] = {}
+
+
+def die_table(name: str) -> tuple[dict, str] | None:
+    """The ``die`` table of the GPU ``name`` as read (from the catalog or a GPU file read
+    before) with where it was read, or None where its entry has none.
+
+    >>> table, where = die_table("A100-SXM-80GB")
+    >>> table["area"]["value"], table["area"]["unit"], where
+    (826, 'mm^2', "compute/data/gpus.toml: GPU 'A100-SXM-80GB' die")
+    >>> die_table("H100-SXM") is None  # the reference die: compute/data/economics.toml
+    True
+    """
+    catalog()
+    return _DIE_TABLES.get(name)
+
+
+def _die(here: str, entry: dict) -> tuple[dict, str] | None:
+    """The entry's ``die`` table (removed from it) and where it was read, or None."""
+    if "die" not in entry:
+        return None
+    table = entry.pop("die")
+    if not isinstance(table, dict):
+        raise UserError(f"{here}: die must be a table of die rows (value, unit, source, ref, "
+                        f"confidence), got {validate.describe(table)}")
+    return table, f"{here} die"
+
+
+def _keep_dies(gpus: dict[str, GpuSpec], dies: dict[str, tuple[dict, str]]) -> None:
+    """Record the die tables of ``gpus`` once they are all read (a GPU read again without
+    one loses the one read before)."""
+    for name in gpus:
+        if name in dies:
+            _DIE_TABLES[name] = dies[name]
+        else:
+            _DIE_TABLES.pop(name, None)
+
+
 def _pos_int(name, key, v):
     if not (isinstance(v, int) and not isinstance(v, bool) and v > 0):
         raise UserError(f"GPU {name!r}: {key} must be a positive integer, got {v!r}")
     return v
 
 
-def _gpu_from_entry(name: str, entry, known_gpus: dict[str, GpuSpec], where: str) -> GpuSpec:
+def _gpu_from_entry(name: str, entry, known_gpus: dict[str, GpuSpec], where: str,
+                    dies: dict[str, tuple[dict, str]]) -> GpuSpec:
     """One ``[gpu.NAME]`` table, every value checked against ``compute/data/limits.toml``."""
     validate.name(where, "GPU", name)
     here = f"{where}: GPU {name!r}"
     entry = dict(validate.table(here, entry))
     source = validate.string(here, "source", entry.pop("source", ""))
     flags = _flags(here, entry)
+    die = _die(here, entry)
+    if die is not None:
+        dies[name] = die
     if "derive_from" in entry:
         unknown = sorted(set(entry) - set(_DERIVE_KEYS))
         if unknown:
             raise UserError(f"{here} has unknown key(s) {', '.join(k[:60] for k in unknown)}; "
                             f"a derived GPU allows: {', '.join(_DERIVE_KEYS)}, "
-                            f"{', '.join(FLAG_FIELDS)}, source")
+                            f"{', '.join(FLAG_FIELDS)}, die, source")
         base_name = entry.pop("derive_from")
         if not isinstance(base_name, str) or base_name not in known_gpus:
             raise UserError(f"{here} derives from unknown GPU {validate.describe(base_name)}; "
@@ -171,7 +218,7 @@ def _gpu_from_entry(name: str, entry, known_gpus: dict[str, GpuSpec], where: str
     missing = sorted(set(_SPEC_KEYS) - set(entry) - {"fp8_dense_TFLOPs"})
     if unknown:
         raise UserError(f"{here} has unknown key(s) {', '.join(k[:60] for k in unknown)}; "
-                        f"allowed: {', '.join(_SPEC_KEYS)}, {', '.join(FLAG_FIELDS)}, source "
+                        f"allowed: {', '.join(_SPEC_KEYS)}, {', '.join(FLAG_FIELDS)}, die, source "
                         f"(or derive_from with "
                         f"{', '.join(_DERIVE_KEYS[1:])})")
     if missing:
@@ -183,7 +230,8 @@ def _gpu_from_entry(name: str, entry, known_gpus: dict[str, GpuSpec], where: str
     return GpuSpec(name=name, source=source, **fields, **flags)
 
 
-def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec]) -> dict[str, GpuSpec]:
+def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec],
+                     dies: dict[str, tuple[dict, str]]) -> dict[str, GpuSpec]:
     if not isinstance(data, dict) or set(data) != {"gpu"} or not isinstance(data["gpu"], dict):
         raise UserError(f"{where}: expected a top-level table 'gpu' of GPU entries "
                         f"([gpu.NAME] in TOML, {{\"gpu\": {{NAME: {{...}}}}}} in JSON)")
@@ -191,7 +239,7 @@ def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec]) -> dict[str, Gp
         raise UserError(f"{where}: the 'gpu' table is empty")
     out: dict[str, GpuSpec] = {}
     for name, entry in data["gpu"].items():
-        out[name] = _gpu_from_entry(name, entry, {**base, **out}, where)
+        out[name] = _gpu_from_entry(name, entry, {**base, **out}, where, dies)
     return out
 
 
@@ -199,7 +247,10 @@ def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec]) -> dict[str, Gp
 def catalog() -> dict[str, GpuSpec]:
     """The shipped GPU catalog, by name (read once)."""
     text = resources.files("compute").joinpath("data/gpus.toml").read_text()
-    return _parse_gpu_table(tomllib.loads(text), "compute/data/gpus.toml", {})
+    dies: dict[str, tuple[dict, str]] = {}
+    gpus = _parse_gpu_table(tomllib.loads(text), "compute/data/gpus.toml", {}, dies)
+    _keep_dies(gpus, dies)
+    return gpus
 
 
 def gpu_names() -> tuple[str, ...]:
@@ -212,12 +263,14 @@ def load_gpu_file(path: str | PathLike[str]) -> dict[str, GpuSpec]:
     may ``derive_from`` a catalog GPU)."""
     path = Path(path)
     table = catalog()
-    gpus = _parse_gpu_table(read_table(path, "GPU file"), str(path), table)
+    dies: dict[str, tuple[dict, str]] = {}
+    gpus = _parse_gpu_table(read_table(path, "GPU file"), str(path), table, dies)
     taken = [n for n in gpus if n in table]
     if taken:  # its figures would be reported under the catalog's name
         raise UserError(f"{path}: {', '.join(repr(n) for n in taken)} already name(s) a "
                         f"catalog GPU; give yours another name (derive_from = {taken[0]!r} "
                         f"starts from it)")
+    _keep_dies(gpus, dies)
     return gpus
 
 

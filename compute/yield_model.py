@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import math
 import tomllib
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import cache, lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -65,10 +65,10 @@ if TYPE_CHECKING:
 
     from compute.hardware import GpuSpec
 
-__all__ = ["CONFIDENCE", "YIELD_MODELS", "DieCost", "PackageCost", "Parameter",
-           "die_cost", "die_yield", "dies_per_wafer", "economics", "gpu_die", "gpu_price",
-           "gross_dies_per_wafer", "harvested_yield", "package_cost", "parameter",
-           "read_parameters", "replacement", "yield_curve"]
+__all__ = ["CONFIDENCE", "DIE_ROWS", "YIELD_MODELS", "DieCost", "LogicDies", "PackageCost",
+           "Parameter", "die_cost", "die_yield", "dies_per_wafer", "economics", "gpu_die",
+           "gpu_dies", "gpu_price", "gross_dies_per_wafer", "harvested_yield", "package_cost",
+           "parameter", "price_basis", "read_parameters", "replacement", "yield_curve"]
 
 #: Defect-yield models (see the module docstring).
 YIELD_MODELS = ("poisson", "murphy", "negative-binomial")
@@ -135,6 +135,11 @@ def read_parameters(text: str, where: str) -> dict[str, Parameter]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{where}: not valid TOML ({exc})") from None
+    return _read_rows(data, where)
+
+
+def _read_rows(data: dict, where: str) -> dict[str, Parameter]:
+    """Parameters from a parsed table of rows (see :func:`read_parameters`)."""
     out = {}
     for name, row in data.items():
         if not isinstance(row, dict) or set(row) != set(_ROW_KEYS):
@@ -559,59 +564,213 @@ def _derived_from() -> dict[str, tuple[str, float]]:
 
 #: GPUs built on the reference die (GH100).
 REFERENCE_GPUS = ("H100-SXM", "H200-SXM")
+#: Rows of a GPU's ``die`` table (compute/data/gpus.toml, or a GPU file) and their units;
+#: all but ``list_price`` are required.
+DIE_ROWS = {"area": "mm^2", "dies": "1", "sms_physical": "1", "sms_enabled": "1",
+            "process": "name", "hbm_sites": "1", "packaging": "name", "list_price": "USD"}
+#: Most logic dies in one package taken (B200: 2; the largest packages announced hold 4).
+MAX_DIES = 64
+#: Most HBM sites on one package taken (B200: 8; announced designs reach 16).
+MAX_HBM_SITES = 1000
+
+
+@dataclass(frozen=True)
+class LogicDies:
+    """The logic dies of one GPU's package and what prices them (m^2, USD)."""
+
+    gpu: str
+    area: float                #: of one die, m^2
+    dies: int                  #: logic dies per package, each tested good before assembly
+    sms_physical: int          #: per die
+    sms_enabled: int           #: per die
+    process: str
+    wafer_price: float         #: USD per wafer of the process
+    hbm_sites: float | None    #: HBM footprints on the interposer; None: the H100's x HBM share
+    packaging: str
+    list_price: float | None   #: published purchase price (USD), None where not given
+    basis: str                 #: where the data comes from
+
+    @property
+    def total_area(self) -> float:
+        """Logic silicon per package (m^2)."""
+        return self.area * self.dies
+
+
+def _wafer_price_of(process: str, where: str) -> float:
+    """The wafer price (USD) of ``process``: ``wafer_price`` for the reference process,
+    else the ``wafer_price_<process>`` row of economics.toml."""
+    if process == parameter("reference_process"):
+        return parameter("wafer_price")
+    rows = economics()
+    key = f"wafer_price_{process.lower()}"
+    if key not in rows:
+        ok = [parameter("reference_process")] + [k.removeprefix("wafer_price_").upper()
+                                                  for k in rows if k.startswith("wafer_price_")]
+        raise UserError(f"{where}: process {process!r} has no wafer price; known: {known(ok)}")
+    return rows[key].value
+
+
+def _die_rows(gpu: str, table: dict, where: str, sms: int) -> LogicDies:
+    """A GPU's ``die`` table, every row checked."""
+    rows = _read_rows(table, where)
+    unknown = sorted(set(rows) - set(DIE_ROWS))
+    missing = sorted(set(DIE_ROWS) - set(rows) - {"list_price"})
+    if unknown or missing:
+        what = (f"unknown row(s) {', '.join(k[:60] for k in unknown)}" if unknown
+                else f"lacks row(s) {', '.join(missing)}")
+        raise UserError(f"{where} {what}; rows: {', '.join(DIE_ROWS)} (list_price optional)")
+    for name, unit in DIE_ROWS.items():
+        if name in rows and rows[name].unit != unit:
+            raise UserError(f"{where}: [{name}] unit must be {unit!r}, got {rows[name].unit!r}")
+    area = _number(f"{where}: area", rows["area"].value, low=MIN_DIE_AREA)
+    whole = {}
+    for name, high in (("dies", MAX_DIES), ("sms_physical", MAX_SMS), ("sms_enabled", MAX_SMS),
+                       ("hbm_sites", MAX_HBM_SITES)):
+        v = rows[name].raw
+        lo = 0 if name == "hbm_sites" else 1
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= high:
+            raise UserError(f"{where}: [{name}] must be a whole number from {lo} to {high:,}, "
+                            f"got {describe(v)}")
+        whole[name] = v
+    if whole["sms_enabled"] > whole["sms_physical"]:
+        raise UserError(f"{where}: sms_enabled {whole['sms_enabled']} exceeds sms_physical "
+                        f"{whole['sms_physical']}")
+    if whole["dies"] * whole["sms_enabled"] != sms:
+        raise UserError(f"{where}: {whole['dies']} dies x {whole['sms_enabled']} enabled SMs = "
+                        f"{whole['dies'] * whole['sms_enabled']}, but GPU {gpu!r} has {sms} SMs")
+    price = None
+    if "list_price" in rows:
+        price = _number(f"{where}: list_price", rows["list_price"].value, low_open=True,
+                        high=MAX_WAFER_PRICE)
+    return LogicDies(gpu=gpu, area=area, dies=whole["dies"], sms_physical=whole["sms_physical"],
+                     sms_enabled=whole["sms_enabled"], process=rows["process"].value,
+                     wafer_price=_wafer_price_of(rows["process"].value, where),
+                     hbm_sites=float(whole["hbm_sites"]), packaging=rows["packaging"].value,
+                     list_price=price, basis=where)
+
+
+def _base_of(spec: GpuSpec) -> str | None:
+    """The catalog GPU ``spec`` is derived from (the Lite family: H100-SXM), or None."""
+    derived = _derived_from().get(spec.name.split("@", 1)[0])
+    return None if derived is None else derived[0]
+
+
+def gpu_dies(gpu: str | GpuSpec) -> LogicDies:
+    """The logic dies of ``gpu``'s package, from (in this order) its own ``die`` table
+    (compute/data/gpus.toml or its GPU file); the reference die (economics.toml's
+    ``reference_*`` rows) for the H100 and H200; a ``fraction`` of its base's dies for a GPU
+    the catalog derives from another (the Lite family: ``f`` of each die's area,
+    ``round(f x N)`` physical SMs of which its own share is enabled). A GPU at another
+    clock keeps its dies. Else a UserError listing the GPUs with die data.
+
+    >>> b = gpu_dies("B200-HGX")
+    >>> round(b.area * 1e6), b.dies, b.sms_physical, b.sms_enabled, b.process, b.packaging
+    (800, 2, 80, 74, 'N4', 'CoWoS-L')
+    >>> a = gpu_dies("A100-SXM-80GB")
+    >>> round(a.area * 1e6), a.sms_physical, a.sms_enabled, a.wafer_price, a.list_price
+    (826, 128, 108, 9346.0, 12500.0)
+    """
+    from compute.hardware import die_table, get_gpu
+
+    spec = get_gpu(gpu)
+    name = spec.name.split("@", 1)[0]  # a GPU at another clock keeps its die
+    found = die_table(name)
+    if found is not None:
+        return _die_rows(spec.name, found[0], found[1], spec.sms)
+    if name in REFERENCE_GPUS:
+        return LogicDies(gpu=spec.name, area=parameter("reference_die_area"), dies=1,
+                         sms_physical=int(parameter("reference_sms_physical")),
+                         sms_enabled=int(parameter("reference_sms_enabled")),
+                         process=parameter("reference_process"),
+                         wafer_price=parameter("wafer_price"), hbm_sites=None,
+                         packaging=parameter("reference_packaging"), list_price=None,
+                         basis="reference die (compute/data/economics.toml)")
+    base_name = _base_of(spec)
+    if base_name is not None:
+        base = gpu_dies(base_name)
+        f = _derived_from()[name][1]
+        n = max(1, round(f * base.sms_physical))
+        sites = None if base.hbm_sites is None else \
+            base.hbm_sites * _hbm_share(spec) / _hbm_share(get_gpu(base_name))
+        return replace(base, gpu=spec.name, area=base.area * f, sms_physical=n,
+                       sms_enabled=min(-(-spec.sms // base.dies), n), hbm_sites=sites,
+                       list_price=None, basis=f"{f:g} of {base_name}'s dies")
+    raise UserError(f"no die data for GPU {spec.name!r}; dies are known for: "
+                    f"{known(_with_dies())} (a GPU file may give a die table)")
+
+
+def _with_dies() -> list[str]:
+    """Names of the catalog GPUs (and GPU-file GPUs read so far) with die data."""
+    from compute.hardware import catalog, die_table
+
+    out = []
+    for name, spec in catalog().items():
+        base = _base_of(spec)
+        if die_table(name) is not None or name in REFERENCE_GPUS or (
+                base is not None and (die_table(base) is not None or base in REFERENCE_GPUS)):
+            out.append(name)
+    return out
 
 
 def gpu_die(gpu: str | GpuSpec) -> tuple[float, int, int]:
-    """``(area m^2, physical SMs, enabled SMs)`` of a GPU's logic die: the reference die for
-    the H100 and H200; a ``fraction`` of it for a GPU the catalog derives from them (the
-    Lite family). Other GPUs have no die data (a UserError).
+    """``(area m^2, physical SMs, enabled SMs)`` of one of a GPU's logic dies
+    (:func:`gpu_dies`; the B200 has two such dies).
 
     >>> a, n, k = gpu_die("Lite+BW")
     >>> round(a * 1e6, 1), n, k
     (203.5, 36, 33)
     """
-    from compute.hardware import get_gpu
-
-    spec = get_gpu(gpu)
-    ref_area = parameter("reference_die_area")
-    ref_n, ref_k = int(parameter("reference_sms_physical")), int(parameter("reference_sms_enabled"))
-    base = spec.name.split("@", 1)[0]  # a GPU at another clock keeps its die
-    if base in REFERENCE_GPUS:
-        return ref_area, ref_n, ref_k
-    derived = _derived_from()
-    if base in derived and derived[base][0] in REFERENCE_GPUS:
-        f = derived[base][1]
-        n = max(1, round(f * ref_n))
-        return ref_area * f, n, min(spec.sms, n)
-    ok = list(REFERENCE_GPUS) + [g for g, (b, _) in derived.items() if b in REFERENCE_GPUS]
-    raise UserError(f"no die data for GPU {spec.name!r}; dies are known for: {known(ok)}")
+    d = gpu_dies(gpu)
+    return d.area, d.sms_physical, d.sms_enabled
 
 
 @dataclass(frozen=True)
 class PackageCost:
-    """The manufacturing cost of one GPU package (USD): logic die, HBM, packaging, test."""
+    """The manufacturing cost of one GPU package (USD): logic dies, HBM, packaging, test."""
 
     gpu: str
-    die: DieCost
+    die: DieCost               #: one logic die
     hbm: float
     packaging: float
     test: float
     interposer_area: float     #: m^2
+    dies: int = 1              #: logic dies in the package, each a known-good die
+    process: str = ""
+    packaging_class: str = ""
+
+    @property
+    def logic(self) -> float:
+        """USD of the package's logic dies: ``dies`` good dies."""
+        return self.die.cost_per_good_die * self.dies
+
+    @property
+    def logic_yield(self) -> float:
+        """Chance that ``dies`` dies drawn untested are all good: the die yield to the
+        power ``dies`` (with the known-good-die test assumed, the cost pays for good dies
+        only, :attr:`logic`)."""
+        return self.die.yield_ ** self.dies
 
     @property
     def total(self) -> float:
         """USD per package."""
-        return self.die.cost_per_good_die + self.hbm + self.packaging + self.test
+        return self.logic + self.hbm + self.packaging + self.test
+
+    @property
+    def sms_enabled(self) -> int:
+        """Enabled SMs of the package."""
+        return self.die.sms_enabled * self.dies
 
     @property
     def per_sm(self) -> float:
         """USD per enabled SM."""
-        return self.total / self.die.sms_enabled
+        return self.total / self.sms_enabled
 
     def to_dict(self) -> dict:
         """JSON-ready dict (USD, mm^2)."""
-        return {"gpu": self.gpu, "die": self.die.to_dict(),
-                "logic_usd": self.die.cost_per_good_die, "hbm_usd": self.hbm,
+        return {"gpu": self.gpu, "die": self.die.to_dict(), "dies": self.dies,
+                "process": self.process, "packaging_class": self.packaging_class,
+                "logic_yield": self.logic_yield,
+                "logic_usd": self.logic, "hbm_usd": self.hbm,
                 "packaging_usd": self.packaging, "test_usd": self.test,
                 "interposer_area_mm2": self.interposer_area * 1e6, "total_usd": self.total,
                 "per_sm_usd": self.per_sm}
@@ -638,7 +797,9 @@ def package_cost(gpu: str | GpuSpec, *, defect_density: float | None = None,
                  interposer_overhead: float | None = None) -> PackageCost:
     """The manufacturing cost of ``gpu``'s package (see the module docstring). ``hbm_cost``
     is the H100's HBM (USD) the GPU's share is taken of; the packaging and test calibration
-    to the H100's published figures is kept whatever the parameters.
+    to the H100's published figures is kept whatever the parameters. ``wafer_price``, when
+    given, is the price of the GPU's own wafers whatever its process (default: its
+    process's, :func:`gpu_dies`).
 
     >>> p = package_cost("H100-SXM")
     >>> round(p.hbm), round(p.packaging), round(p.test)
@@ -646,15 +807,21 @@ def package_cost(gpu: str | GpuSpec, *, defect_density: float | None = None,
     >>> q = package_cost("Lite")
     >>> round(q.hbm), round(q.test)
     (350, 402)
+    >>> b = package_cost("B200-HGX")
+    >>> b.dies, round(b.logic) == round(2 * b.die.cost_per_good_die), b.packaging_class
+    (2, True, 'CoWoS-L')
     """
     from compute.hardware import get_gpu
 
     spec = get_gpu(gpu)
-    area, n, k = gpu_die(spec)
+    logic = gpu_dies(spec)
+    area = logic.total_area
     ref_area = parameter("reference_die_area")
-    die = die_cost(area, defect_density=defect_density, model=model, alpha=alpha,
-                   wafer_price=wafer_price, wafer_diameter=wafer_diameter,
-                   sms_physical=n, sms_enabled=k, critical_fraction=critical_fraction)
+    price = logic.wafer_price if wafer_price is None else wafer_price
+    die = die_cost(logic.area, defect_density=defect_density, model=model, alpha=alpha,
+                   wafer_price=price, wafer_diameter=wafer_diameter,
+                   sms_physical=logic.sms_physical, sms_enabled=logic.sms_enabled,
+                   critical_fraction=critical_fraction)
     share = _hbm_share(spec)
     hbm = _number("hbm_cost", _or(hbm_cost, "reference_hbm_cost")) * share
     overhead = _number("interposer_overhead", _or(interposer_overhead, "interposer_overhead"),
@@ -666,25 +833,64 @@ def package_cost(gpu: str | GpuSpec, *, defect_density: float | None = None,
         raise UserError(f"packaging_fixed {fixed:g} USD exceeds the H100's whole packaging "
                         f"cost ({ref_pack:g} USD)")
     per_area = (ref_pack - fixed) / _interposer(ref_area, 1.0, overhead, footprint)
-    interposer = _interposer(area, share, overhead, footprint)
+    if logic.hbm_sites is None:   # the reference die and its slices: H100 sites x HBM share
+        interposer = _interposer(area, share, overhead, footprint)
+    else:
+        interposer = overhead * (area + logic.hbm_sites * footprint)
     tf = _number("test_fixed_fraction", _or(test_fixed_fraction, "test_fixed_fraction"),
                  high=1.0)
     ref_test = parameter("reference_test_cost")
     test = ref_test * (tf + (1 - tf) * area / ref_area)
     return PackageCost(gpu=spec.name, die=die, hbm=hbm, packaging=fixed + per_area * interposer,
-                       test=test, interposer_area=interposer)
+                       test=test, interposer_area=interposer, dies=logic.dies,
+                       process=logic.process, packaging_class=logic.packaging)
+
+
+def price_basis(gpu: str | GpuSpec) -> str:
+    """How :func:`gpu_price` prices ``gpu``: ``"list price"`` (its die data gives a
+    published price), ``"margin of NAME"`` (its package cost times the price / cost ratio
+    of NAME: the nearest GPU it derives from with a list price, else the H100).
+
+    >>> price_basis("B200-HGX"), price_basis("Lite"), price_basis("H100-SXM")
+    ('list price', 'margin of H100-SXM', 'margin of H100-SXM')
+    """
+    return _price_anchor(gpu)[0]
+
+
+def _price_anchor(gpu: str | GpuSpec) -> tuple[str, LogicDies | None, str | None]:
+    """``(basis, dies of the GPU itself, name of the GPU whose margin is taken)``."""
+    from compute.hardware import get_gpu
+
+    spec = get_gpu(gpu)
+    dies = gpu_dies(spec)
+    if dies.list_price is not None:
+        return "list price", dies, None
+    base = _base_of(spec)
+    while base is not None:
+        if gpu_dies(base).list_price is not None:
+            return f"margin of {base}", dies, base
+        base = _base_of(get_gpu(base))
+    return f"margin of {REFERENCE_GPUS[0]}", dies, None
 
 
 def gpu_price(gpu: str | GpuSpec, *, reference_price: float | None = None,
               **package_args: Any) -> float:
-    """Purchase price of ``gpu`` (USD): its package cost times the H100's price / package
-    cost ratio (the same margin on every GPU; ``reference_price`` is the H100's price).
+    """Purchase price of ``gpu`` (USD): its published list price where its die data gives
+    one (A100, B200); else its package cost times the price / package cost ratio of the
+    GPU it derives from if that has a list price, else of the H100 (``reference_price`` is
+    the H100's price). :func:`price_basis` says which.
 
-    >>> round(gpu_price("H100-SXM"))
-    27500
+    >>> round(gpu_price("H100-SXM")), round(gpu_price("B200-HGX"))
+    (27500, 35000)
     """
     ref = _number("reference_price", _or(reference_price, "reference_price"))
-    ratio = ref / package_cost(REFERENCE_GPUS[0], **package_args).total
+    basis, dies, anchor = _price_anchor(gpu)
+    if dies.list_price is not None:
+        return dies.list_price
+    if anchor is not None:
+        ratio = gpu_dies(anchor).list_price / package_cost(anchor, **package_args).total
+    else:
+        ratio = ref / package_cost(REFERENCE_GPUS[0], **package_args).total
     return package_cost(gpu, **package_args).total * ratio
 
 

@@ -272,10 +272,34 @@ def test_malformed_parameter_files(text, fragment):
     (lambda: die_cost(814 * MM2, sms_physical=144), "give both"),
     (lambda: harvested_yield(814 * MM2, 4, 5), "exceeds sms_physical"),
     (lambda: harvested_yield(814 * MM2, 144, 132, critical_fraction=1.5), "critical_fraction"),
-    (lambda: gpu_die("B200-HGX"), "no die data for GPU 'B200-HGX'"),
     (lambda: parameter("nope"), "unknown economics parameter"),
 ])
 def test_bad_input_is_one_clear_line(call, fragment):
     with pytest.raises(UserError, match=fragment) as info:
         call()
     assert "\n" not in str(info.value)
+
+
+_NO_DIE_GPU = """[gpu."Bare"]
+sms = 100
+bf16_dense_TFLOPs = 500
+hbm_capacity_GB = 80
+hbm_bandwidth_TBps = 2
+scaleup_GBps_per_direction = 300
+scaleout_Gbps = 400
+tdp_W = 500
+max_instance = 8
+"""
+
+
+def test_a_gpu_without_die_data_is_one_clear_line(tmp_path):
+    # a GPU file without a die table: no die, so no package cost or price
+    path = tmp_path / "bare.toml"
+    path.write_text(_NO_DIE_GPU)
+    for call in (gpu_die, package_cost, gpu_price):
+        with pytest.raises(UserError, match="no die data for GPU 'Bare'") as info:
+            call(str(path))
+        message = str(info.value)
+        assert "\n" not in message
+        for name in ("A100-SXM-80GB", "B200-HGX", "H100-SXM", "Lite"):  # what is known
+            assert repr(name) in message
