@@ -153,7 +153,7 @@ class _Plan:
     heavy: str
     limit: float               #: the default SLO's latency limit of the phase
     tokens: int                #: tokens per sequence of the workload
-    kv_tokens: int             #: KV entries per sequence of the workload
+    kv_tokens: float           #: KV entries per sequence and layer the cache holds
     base: dict                 #: the result's fields that do not depend on the batch
 
 
@@ -198,7 +198,8 @@ def _plan(model, gpu, workload, options, tp) -> _Plan:
                  hidden=tuple((names.index(c), names.index(p)) for c, p in PRODUCERS.items())
                  if overlap and options.overlap_collectives else (),
                  overlap=overlap, limit=float(_DEFAULT_SLO.limit(workload.phase)),
-                 tokens=workload.tokens_per_sequence, kv_tokens=workload.kv_tokens,
+                 tokens=workload.tokens_per_sequence,
+                 kv_tokens=model.kv_tokens_held(workload.kv_tokens),
                  heavy="" if weights <= usable else
                  describe_fit(model, gpu, tp, 1, weights, 0.0, 0.0, options.memory_reserve,
                               label=par.label).reason,

@@ -118,7 +118,10 @@ def weight_bytes(model: ModelSpec, sh: Shards) -> np.ndarray:
 
 def kv_cache_bytes(model: ModelSpec, sh: Shards, batch: np.ndarray, workload: Workload
                   ) -> np.ndarray:
-    """KV-cache bytes per GPU for ``batch`` sequences at ``workload.kv_tokens`` each. With
+    """KV-cache bytes per GPU for ``batch`` sequences at ``workload.kv_tokens`` each (a
+    sliding-window layer keeps only the last ``sliding_window`` of them:
+    :meth:`~compute.models.ModelSpec.kv_tokens_held`; with pipeline stages the windowed
+    layers are taken as spread evenly over the stages). With
     MLA every GPU of an attention group holds the whole latent of the group's sequences
     (``kv_lora_rank + qk_rope_head_dim`` per token and layer, not split by TP). A pipeline
     stage holds the cache of its ``layers / pp`` layers for every sequence in flight; with
@@ -127,14 +130,15 @@ def kv_cache_bytes(model: ModelSpec, sh: Shards, batch: np.ndarray, workload: Wo
     layers, seqs = model.layers, batch
     if not sh.plain:
         layers, seqs = model.layers / sh.pp, np.ceil(batch / sh.attention_dp)
+    held = model.kv_tokens_held(workload.kv_tokens)  # less in sliding-window layers
     if model.is_mla:
         per_token = layers * model.kv_elements_per_token * model.kv_bytes
         if type(batch) is float:  # one configuration and batch
-            return per_token * seqs * workload.kv_tokens
-        return np.broadcast_to(per_token * seqs * workload.kv_tokens,
+            return per_token * seqs * held
+        return np.broadcast_to(per_token * seqs * held,
                                np.broadcast_shapes(sh.tp.shape, batch.shape))
     per_token = layers * 2 * sh.kv_heads * model.head_dim * model.kv_bytes
-    return per_token * seqs * workload.kv_tokens
+    return per_token * seqs * held
 
 
 def activation_bytes(model: ModelSpec, sh: Shards, batch: np.ndarray, workload: Workload

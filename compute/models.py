@@ -110,6 +110,12 @@ class ModelSpec:
     q_lora_rank: int = 0     #: MLA: rank of the low-rank query projection (0: full rank)
     qk_rope_head_dim: int = 0  #: MLA: rotary part of each query/key head (its key is shared)
     v_head_dim: int = 0      #: MLA: value width per head (0: ``head_dim``)
+    #: sliding-window attention: a windowed layer's query attends to (and its KV cache
+    #: keeps) only the last ``sliding_window`` tokens (0: every layer attends to all)
+    sliding_window: int = 0
+    #: how many layers use the window (0: every layer); the others attend to the whole
+    #: context (Gemma-2: 21 of 42 alternate; Gemma-3: 5 of every 6)
+    sliding_layers: int = 0
     source: str = ""         #: where the figures come from
 
     def __post_init__(self):
@@ -141,6 +147,12 @@ class ModelSpec:
                             f"experts ({self.experts})")
         self._check_moe(where)
         self._check_mla(where)
+        if self.sliding_layers and not self.sliding_window:
+            raise UserError(f"{where}: sliding_layers ({self.sliding_layers}) needs "
+                            f"sliding_window")
+        if self.sliding_layers > self.layers:
+            raise UserError(f"{where}: sliding_layers ({self.sliding_layers}) exceeds layers "
+                            f"({self.layers})")
 
     def _check_moe(self, where: str) -> None:
         if not self.is_moe:
@@ -243,6 +255,64 @@ class ModelSpec:
         if self.is_mla:
             return self.kv_lora_rank + self.qk_rope_head_dim
         return 2 * self.kv_heads * self.head_dim
+
+    # ---- sliding-window attention -----------------------------------------------------
+    @cached_property
+    def windowed_layers(self) -> int:
+        """Layers whose attention is limited to the last ``sliding_window`` tokens."""
+        return (self.sliding_layers or self.layers) if self.sliding_window else 0
+
+    def kv_tokens_held(self, tokens: int) -> float:
+        """KV-cache entries one sequence of ``tokens`` tokens keeps per layer, on average
+        over the layers: ``tokens`` in a full-attention layer, ``min(tokens, window)`` in a
+        windowed one (its cache is a ring of the last ``window`` tokens). It is also what a
+        decode step's new token reads and attends to. Exactly ``tokens`` without a window.
+
+        >>> m = ModelSpec("g", 42, 3584, 16, 8, 256, 14336, 256000, sliding_window=4096,
+        ...               sliding_layers=21)
+        >>> m.kv_tokens_held(8192), m.kv_tokens_held(1000)
+        (6144.0, 1000)
+        """
+        w = self.sliding_window
+        if not w or tokens <= w:
+            return tokens
+        k = self.windowed_layers
+        return ((self.layers - k) * tokens + k * w) / self.layers
+
+    def prefill_pairs(self, prompt: int) -> float:
+        """(query, key) pairs of causal attention over a prompt of ``prompt`` tokens, per
+        sequence and layer on average over the layers: ``P (P + 1) / 2`` in a full-attention
+        layer; in a windowed one token ``i`` attends to ``min(i, w)`` keys, ``w (w + 1) / 2 +
+        (P - w) w`` once ``P`` exceeds ``w``.
+
+        >>> m = ModelSpec("m", 2, 64, 4, 4, 16, 128, 100, sliding_window=2, sliding_layers=1)
+        >>> m.prefill_pairs(4)   # full: 1+2+3+4 = 10; windowed: 1+2+2+2 = 7
+        8.5
+        """
+        full = prompt * (prompt + 1) / 2.0
+        w = self.sliding_window
+        if not w or prompt <= w:
+            return full
+        k = self.windowed_layers
+        windowed = w * (w + 1) / 2.0 + (prompt - w) * w
+        return ((self.layers - k) * full + k * windowed) / self.layers
+
+    def attention_span(self, workload) -> tuple[float, float]:
+        """``(pairs, kv_read)`` of one sequence of ``workload`` per layer, on average over the
+        layers: the (query, key) pairs its attention computes and the cached tokens whose K
+        and V it reads. Without a window, the workload's own figures
+        (:attr:`~compute.phases.Workload.attention_pairs_per_sequence`,
+        :attr:`~compute.phases.Workload.kv_read_tokens`). A windowed layer's decode step
+        attends to and reads ``min(context, window)`` tokens; prefill computes
+        :meth:`prefill_pairs` pairs and reads each prompt token's K and V once, as without
+        a window."""
+        pairs, kv_read = workload.attention_pairs_per_sequence, workload.kv_read_tokens
+        if not self.sliding_window:
+            return pairs, kv_read
+        if workload.phase == "decode":
+            held = float(self.kv_tokens_held(workload.context))
+            return held, held
+        return self.prefill_pairs(workload.prompt), kv_read
 
     # ---- parameter counts -------------------------------------------------------------
     def norm_elements(self, width: int) -> int:
@@ -447,6 +517,9 @@ HF_ALIASES: dict[str, tuple[str, ...]] = {
     "v_head_dim": ("v_head_dim",),
     "bias": ("bias",),                                  # Falcon: every linear layer
     "attention_bias": ("attention_bias",),              # Llama family: Q, K, V (and O)
+    "sliding_window": ("sliding_window",),              # tokens a windowed layer attends to
+    "window_pattern": ("sliding_window_pattern", "_sliding_window_pattern"),  # Gemma-3
+    "max_window_layers": ("max_window_layers",),        # Qwen2: the first ones are full
 }
 
 #: What each ``model_type`` builds where its config.json does not say (the defaults of the
@@ -464,7 +537,12 @@ HF_FAMILIES: dict[str, dict] = {
     "deepseek_v2": {}, "deepseek_v3": {},
     # GemmaConfig / Gemma2Config default tie_word_embeddings=True and Google's config.json
     # files omit the key (HF transformers models/gemma*/configuration_gemma*.py)
-    "gemma": dict(tied_embeddings=True), "gemma2": dict(tied_embeddings=True),
+    "gemma": dict(tied_embeddings=True),
+    "gemma2": dict(tied_embeddings=True, window="alternate"),
+    # Gemma-3 (HF transformers models/gemma3): GeGLU, tied embeddings, 5 windowed layers of
+    # every 6; "gemma3" is the multimodal wrapper whose text model is in text_config
+    "gemma3_text": dict(tied_embeddings=True, window="pattern"),
+    "gemma3": dict(tied_embeddings=True, window="pattern"),
 }
 _FAMILY_ALIASES = {"refinedweb": "falcon", "refinedwebmodel": "falcon", "rw": "falcon"}
 # Other model types whose MLP is gated (SwiGLU / GeGLU), read Llama-style.
@@ -478,7 +556,10 @@ _HF_DTYPES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": 
 #: Architecture defaults of a Llama-like model, the base every family entry changes.
 _BASE_FAMILY = dict(gated_mlp=True, norm="rmsnorm", bias=False, qkv_bias=False,
                     tied_embeddings=False, learned_positions=False, embedding_norm=False,
-                    shared_expert_gate=False)
+                    shared_expert_gate=False, window="all")
+#: Model types whose ``sliding_window`` applies only when ``use_sliding_window`` is true
+#: (HF Qwen2Config and its kin default it to false; their configs name a window anyway).
+_WINDOW_OPT_IN = {"qwen2", "qwen2_moe", "qwen3", "qwen3_moe"}
 
 
 class _Config:
@@ -553,6 +634,48 @@ def _moe_layer_count(c: _Config, layers: int) -> int:
     return sum(1 for i in range(layers) if i >= first and i not in dense and i % every == 0)
 
 
+def _sliding_window(c: _Config, model_type: str, fam: dict, layers: int) -> dict:
+    """``sliding_window`` and ``sliding_layers`` from a config.json (``{}`` when no layer is
+    windowed), as HF transformers builds the layers:
+
+    * ``layer_types`` (newer configs of every family): the ``"sliding_attention"`` entries;
+    * Gemma-2: every other layer, starting with the first (21 of 42);
+    * Gemma-3: all but every ``sliding_window_pattern``-th layer (default 6);
+    * Qwen2 / Qwen2-MoE / Qwen3: only with ``use_sliding_window`` true, and then the layers
+      from ``max_window_layers`` on;
+    * any other family (Mistral, Mixtral, Phi-3, ...): every layer when ``sliding_window`` is
+      not null.
+    """
+    if not c.has("sliding_window"):
+        return {}
+    use = c.cfg.get("use_sliding_window")
+    if use is not None and not validate.flag(c.where, "use_sliding_window", use):
+        return {}
+    if use is None and model_type in _WINDOW_OPT_IN:
+        return {}
+    window = c.count("sliding_window")
+    types = c.cfg.get("layer_types")
+    if types is not None:
+        if not isinstance(types, list) or len(types) != layers or not all(
+                isinstance(t, str) for t in types):
+            raise UserError(f"{c.where}: layer_types must be a list of {layers} strings (one "
+                            f"per layer), got {validate.describe(types)}")
+        k = sum(1 for t in types if t == "sliding_attention")
+    elif fam["window"] == "alternate":
+        k = (layers + 1) // 2
+    elif fam["window"] == "pattern":
+        every = c.count("window_pattern", limit="layers", default=6)
+        k = layers - layers // every
+    elif model_type in _WINDOW_OPT_IN:
+        k = layers - min(layers, c.count("max_window_layers", limit="layers", minimum=0,
+                                         default=layers))
+    else:
+        k = layers
+    if k == 0:
+        return {}
+    return {"sliding_window": window, "sliding_layers": k}
+
+
 def _fp8_exceptions(quant: dict, layers: int, dtype: str, where: str) -> dict:
     """Model keys for an fp8 checkpoint whose ``modules_to_not_convert`` keeps attention
     in ``dtype`` (Meta's FP8 Llama-3.1: only the MLPs are fp8, and not those of the layers
@@ -621,14 +744,32 @@ def load_hf_config(path: str | PathLike[str], name: str | None = None) -> ModelS
     return _hf_from_dict(cfg, path, name)
 
 
+def _text_model(cfg: dict, where: str) -> dict:
+    """The language model of a config.json: the file itself, or, for a multimodal wrapper
+    (Gemma-3 4B-27B, Llava, ...) that keeps it in ``text_config`` and names no layers at
+    its top level, that table, with the wrapper's ``torch_dtype`` and
+    ``quantization_config`` where it gives none (the vision tower is not counted)."""
+    text = cfg.get("text_config")
+    if text is None or any(cfg.get(k) is not None for k in HF_ALIASES["layers"]):
+        return cfg
+    validate.table(f"{where}: text_config", text)
+    inner = dict(text)
+    for key in ("torch_dtype", "dtype", "quantization_config", "tie_word_embeddings"):
+        if inner.get(key) is None and cfg.get(key) is not None:
+            inner[key] = cfg[key]
+    inner.setdefault("model_type", cfg.get("model_type"))
+    return inner
+
+
 def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     """:func:`load_hf_config` on a parsed config.json read from ``path``."""
     if not isinstance(cfg, dict):
         raise UserError(f"{path}: a HuggingFace config.json must hold a JSON object, got "
                         f"{validate.describe(cfg)}")
     where = str(path)
+    name = name or _Config(cfg, where).text("_name_or_path") or path.parent.name or path.stem
+    cfg = _text_model(cfg, where)
     c = _Config(cfg, where)
-    name = name or c.text("_name_or_path") or path.parent.name or path.stem
     validate.name(where, "model", name)
     model_type, fam = _hf_family(c)
 
@@ -681,6 +822,8 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
             entry["shared_expert_gate"] = True
     else:
         entry["ffn"] = dense_ffn
+
+    entry.update(_sliding_window(c, model_type, fam, layers))
 
     # embeddings, biases, norms
     entry["vocab"] = c.count("vocab")

@@ -21,7 +21,10 @@ HBM bytes (weights read once per step; activations read and written once; KV cac
 once and the new entries written) and collective bytes (nccl-tests convention), per GPU.
 
 Attention FLOPs are ``4 a d`` per (query, key) pair (QK^T and PV); prefill is causal and
-counts ``P (P + 1) / 2`` pairs per sequence (:class:`~compute.phases.Workload`).
+counts ``P (P + 1) / 2`` pairs per sequence (:class:`~compute.phases.Workload`). A
+sliding-window layer attends to at most ``window`` keys per query, and a decode step reads
+only that many cached tokens; the ``attention`` stage counts pairs and reads on average
+over the layers (:meth:`compute.models.ModelSpec.attention_span`).
 
 **Multi-head latent attention** (DeepSeek-V2/V3; ``c`` = ``kv_lora_rank``, ``r`` =
 ``qk_rope_head_dim``, ``d`` = query/key head width, ``v`` = value head width): the KV cache
@@ -107,9 +110,10 @@ def _mla_work(model, sh, s, n, w: Workload):
         q_flops, q_weights, q_act = 2 * n * h * a * d, h * a * d, 0.0
     qkv = (q_flops + 2 * n * h * latent,
            (q_weights + h * latent) * wb + n * h * ab + q_act + n * (a * d + latent) * ab)
-    pairs = s * w.attention_pairs_per_sequence
+    pairs_per_seq, kv_read = model.attention_span(w)   # a sliding window shortens both
+    pairs = s * pairs_per_seq
     up_weights = c * a * (nope + v) * wb       # the KV up-projection, split by heads
-    latent_io = s * w.kv_read_tokens * latent * kvb + n * latent * kvb
+    latent_io = s * kv_read * latent * kvb + n * latent * kvb
     per_token = 2 * n * a * c * (nope + v)     # absorb W_UK and W_UV, or decompress K and V
     if w.phase == "decode":  # absorbed: scores and the weighted sum over the latent itself
         flops = per_token + pairs * a * (4 * c + 2 * r)
@@ -256,8 +260,9 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
         qkv_flops = 2 * n_att * h * qkv_cols
         qkv_hbm = (h * qkv_cols + qkv_bias * qkv_cols) * wb + n_att * h * ab \
             + n_att * qkv_cols * ab
-        attn_flops = 4 * a * d * s_att * w.attention_pairs_per_sequence
-        attn_hbm = (n_att * a * d * ab + s_att * w.kv_read_tokens * 2 * g * d * kvb
+        pairs, kv_read = model.attention_span(w)   # a sliding window shortens both
+        attn_flops = 4 * a * d * s_att * pairs
+        attn_hbm = (n_att * a * d * ab + s_att * kv_read * 2 * g * d * kvb
                     + n_att * 2 * g * d * kvb + n_att * a * d * ab)
     (up_flops, up_hbm), (down_flops, down_hbm) = _mlp_work(model, sh, n, touched)
     attn_tp = sh.tp if plain else sh.tp / sh.attention_dp
@@ -347,7 +352,7 @@ def plain_step_work(model, sh, w: Workload):
     mb = model.mlp_weight_bytes
     a, g, vs, tp = sh.heads, sh.kv_heads, sh.vocab, sh.tp
     tokens = w.tokens_per_sequence
-    pairs, kv_read = w.attention_pairs_per_sequence, w.kv_read_tokens
+    pairs, kv_read = model.attention_span(w)
     bias = 1.0 if model.bias else 0.0
     qkv_bias = 1.0 if model.bias or model.qkv_bias else 0.0
     learned = bool(model.learned_positions)
