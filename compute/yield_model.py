@@ -27,15 +27,28 @@ The model
   A_c) P[Binomial(N, p) >= k]``. The yield is that averaged over the model's density
   distribution (exact for Poisson; Gauss quadrature for Murphy and the negative binomial).
   With ``k = N`` it equals the plain yield of the whole die.
-* **Package**: logic die (wafer price / good dies per wafer) + HBM + packaging + test and
-  assembly. HBM costs the H100's HBM scaled by the larger of capacity and bandwidth ratios
-  (pro rata: real stacks come whole). Packaging is a fixed part per package plus a part
-  proportional to the interposer area ``overhead x (die + HBM stack footprints)``,
-  calibrated so the H100 costs its published figure. Test and assembly: a fixed share per
-  package plus the rest in proportion to die area.
-* **Dies of the catalog's GPUs**: the H100 and H200 are the GH100 reference die; a GPU the
-  catalog derives from the H100 with ``fraction = f`` (the Lite family) is a slice of it:
-  ``f`` of its area, ``round(f x 144)`` physical SMs of which its own SMs are enabled.
+* **Package**: logic dies (wafer price of their process / good dies per wafer, times the
+  dies per package: each die is tested good before assembly, so a two-die package pays for
+  two good dies; drawn untested both would be good with the square of the die yield) +
+  HBM + packaging + test and assembly. HBM costs the H100's HBM scaled by the larger of
+  capacity and bandwidth ratios (pro rata: real stacks come whole). Packaging is a fixed
+  part per package plus a part proportional to the interposer area ``overhead x (logic
+  dies + HBM stack footprints)``, calibrated so the H100 costs its published figure; a die
+  table's HBM sites count as they are (dummies included), the reference die and its slices
+  count the H100's six sites times the HBM share. CoWoS-L is priced per mm^2 as CoWoS-S
+  (no published per-area figure read). Test and assembly: a fixed share per package plus
+  the rest in proportion to logic area.
+* **Dies of the catalog's GPUs**: a GPU's ``die`` table in ``compute/data/gpus.toml`` (or
+  its GPU file) gives die area, dies per package, physical and enabled SMs per die,
+  process (its wafer price: ``wafer_price`` for the reference N4-class node,
+  ``wafer_price_<process>`` else), HBM sites, package class and optionally a published
+  list price (A100, B200). The H100 and H200 are the GH100 reference die
+  (``economics.toml``); a GPU the catalog derives from another with ``fraction = f`` (the
+  Lite family) is a slice of each of its base's dies: ``f`` of the area, ``round(f x N)``
+  physical SMs of which its own SMs are enabled.
+* **Price**: a GPU's list price where its die table gives one; else its package cost
+  times the price / cost ratio of the GPU it derives from if that has a list price, else
+  of the H100 (``reference_price``).
 
 >>> round(gross_dies_per_wafer(814e-6, 0.3), 2)
 63.48
