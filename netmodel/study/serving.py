@@ -341,8 +341,14 @@ def _prefill_interval(grid) -> np.ndarray:
     first stage one period after this batch's last one (as vLLM keeps ``pp`` batches in
     flight), so the instance takes a new batch of ``b`` prompts every ``b`` periods (GPipe:
     ``m`` micro-batches on ``p`` stages take ``(m + p - 1)`` periods once, ``m`` periods each
-    in a stream). ``period = max(pass / pp, send)`` (``pass / pp + send`` serial), the pass
-    being ``own - (pp - 1) send``; a profile's fixed overhead is paid once per batch."""
+    in a stream): :func:`compute.grid_parts.steady_interval` of the pass, ``own - (pp - 1)
+    send``. The pass is found again from the grid's latency here (not read from the grid's
+    own ``interval``, the same formula of the pass it kept): the two differ in the last
+    bits, and on a pipelined row every batch's rate is the same but for those bits, so the
+    configuration chosen among them (the first of the equal best, see :func:`serve`) would
+    change."""
+    from compute.grid_parts import steady_interval
+
     interval = np.array(grid.latency, dtype=float)
     if "pipeline_wait" not in grid.stages:
         return interval
@@ -352,10 +358,8 @@ def _prefill_interval(grid) -> np.ndarray:
     wait = grid.stage_time[grid.stages.index("pipeline_wait")]
     overhead = 0.0 if grid.overhead is None else grid.overhead
     own = grid.latency - overhead - wait
-    per_stage = (own - (pp - 1) * send) / pp
-    period = np.maximum(per_stage, send) if grid.options.mode == "overlap" \
-        else per_stage + send
-    return np.where(pp > 1, b * period + overhead, interval)
+    steady = steady_interval(own - (pp - 1) * send, send, pp, b, grid.options.mode, overhead)
+    return np.where(pp > 1, steady, interval)
 
 
 def _space(model, dimensions, pp, ep, attention_dp):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -59,3 +60,25 @@ def test_search_json_best_carries_its_interval():
     assert best["tokens_per_s"] == pytest.approx(
         best["tokens_per_step"] / best["interval_s"], rel=1e-12)
     assert best["interval_s"] == pytest.approx(best["batch"] * PERIOD_S, rel=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["overlap", "serial"])
+def test_serve_prefill_interval_is_the_grids_steady_interval(mode):
+    """serve's steady-state seconds per batch (found again from the grid's latency) are the
+    grid's own interval, b x period, to rounding; on PP 1 rows, the latency itself."""
+    from compute.parallel import Parallelism
+    from compute.roofline import RooflineOptions, evaluate_grid, make_workload
+    from netmodel.study.serving import _prefill_interval
+
+    configs = [Parallelism(tp, pp) for tp in (1, 2) for pp in (1, 2, 4)]
+    grid = evaluate_grid("Llama-3-70B", "H100-SXM", configs, [1, 3, 8],
+                         make_workload("prefill"), options=RooflineOptions(mode=mode))
+    got = _prefill_interval(grid)
+    pp = np.array([c.pp for c in grid.configs])
+    assert (pp > 1).any() and (pp == 1).any()
+    np.testing.assert_allclose(got, grid.interval, rtol=1e-12)
+    assert np.array_equal(got[pp == 1], grid.latency[pp == 1])
+    four = np.flatnonzero((pp == 4) & (np.array([c.tp for c in grid.configs]) == 1))[0]
+    if mode == "overlap":   # by hand: a batch every b periods of a quarter pass
+        np.testing.assert_allclose(got[four], [1 * PERIOD_S, 3 * PERIOD_S, 8 * PERIOD_S],
+                                   rtol=1e-5)
