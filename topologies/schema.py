@@ -50,7 +50,8 @@ from typing import Any, NoReturn
 import networkx as nx
 
 from compute.errors import UserError, known
-from compute.hardware import FLAG_FIELDS, GpuSpec, catalog
+from compute.hardware import _SPEC_KEYS, FLAG_FIELDS, GpuSpec, catalog
+from compute.validate import limits, number
 
 __all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS", "UNITS",
            "edge_count", "gpu_nodes", "gpu_spec", "gpu_spec_from_dict", "gpu_types", "validate"]
@@ -157,7 +158,8 @@ def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> Gpu
     """A GpuSpec from its SI fields (the shape of :meth:`GpuSpec.to_dict`), each checked:
     whole numbers >= 1 for ``sms`` and ``max_instance``, true or false for
     ``scaleup_reduction`` (optional: the GpuSpec default when absent), finite numbers > 0 for
-    the rest (``flops_fp8`` may be 0).
+    the rest (``flops_fp8`` may be 0); every number within the range a GPU file's entry has
+    in ``compute/data/limits.toml`` (:func:`_in_limits`).
 
     >>> from compute.hardware import get_gpu
     >>> gpu_spec_from_dict("Lite", get_gpu("Lite").to_dict()) == get_gpu("Lite")
@@ -197,8 +199,36 @@ def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> Gpu
                 raise UserError(f"{where}: GPU type {_show(name)}: {key} must be a finite "
                                 f"number > 0 (SI units), got {_show(v)}")
             v = x
+        if key not in _FLAGS:
+            v = _in_limits(f"{where}: GPU type {_show(name)}", key, v)
         values[key] = v
     return GpuSpec(name=name, source=data.get("source", ""), **values)
+
+
+#: A GPU file's unit (``compute/data/limits.toml``) -> the SI unit of a GpuSpec field.
+_SI_UNITS = {"TFLOP/s": "FLOP/s", "GB": "bytes", "TB/s": "bytes/s", "GB/s": "bytes/s",
+             "Gb/s": "bytes/s", "W": "W", "": ""}
+
+
+def _in_limits(where: str, field: str, value: float) -> int | float:
+    """``value`` (the SI ``field`` of a GpuSpec) checked against the range a GPU file's
+    entry has in ``compute/data/limits.toml`` (the file's key and unit scaled to SI, as
+    the GPU-file reader scales them), so a GPU inside a saved fabric meets the same bounds
+    as one given by name or in a GPU file.
+
+    >>> _in_limits("f.json", "hbm_bandwidth", 3.35e12)
+    3350000000000.0
+    >>> _in_limits("f.json", "hbm_bandwidth", 1e30)  # doctest: +NORMALIZE_WHITESPACE
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: f.json: hbm_bandwidth must be a number from 1,000,000,000 to
+    100,000,000,000,000,000 bytes/s, got 1e+30
+    """
+    key, factor = next((k, f) for k, (name, f) in _SPEC_KEYS.items() if name == field)
+    r = limits("gpu")[key]
+    return number(where, field, value, minimum=r.minimum * factor,
+                  maximum=r.maximum * factor, integer=r.integer, or_zero=r.or_zero,
+                  unit=_SI_UNITS[r.unit])
 
 
 def _bad(msg: str) -> NoReturn:

@@ -82,3 +82,62 @@ def test_serve_prefill_interval_is_the_grids_steady_interval(mode):
     if mode == "overlap":   # by hand: a batch every b periods of a quarter pass
         np.testing.assert_allclose(got[four], [1 * PERIOD_S, 3 * PERIOD_S, 8 * PERIOD_S],
                                    rtol=1e-5)
+
+
+# ---------------------------------------------------------------- a saved fabric's GPUs
+
+def _fabric_doc(**lite_fields) -> dict:
+    from compute.hardware import get_gpu
+
+    spec = dict(get_gpu("Lite").to_dict(), name="MyLite", **lite_fields)
+    return {"directed": False, "multigraph": False,
+            "graph": {"name": "t", "gpus": 2, "gpu_types": {"MyLite": spec}},
+            "nodes": [{"id": "a", "kind": "gpu", "gpu": "MyLite"},
+                      {"id": "b", "kind": "gpu", "gpu": "MyLite"}],
+            "edges": [{"source": "a", "target": "b", "bandwidth": 1e11, "latency": 0.0,
+                       "medium": "copper", "lanes": 1}]}
+
+
+# the ranges of compute/data/limits.toml's [gpu] (a GPU file's units) in SI
+@pytest.mark.parametrize("field, value, allowed", [
+    ("hbm_bandwidth", 1e30, "from 1,000,000,000 to 100,000,000,000,000,000 bytes/s"),
+    ("hbm_bandwidth", 1e8, "from 1,000,000,000 to 100,000,000,000,000,000 bytes/s"),
+    ("flops_bf16", 2e18, "from 1,000,000,000 to 1,000,000,000,000,000,000 FLOP/s"),
+    ("hbm_capacity", 1e15, "from 1,000,000 to 100,000,000,000,000 bytes"),
+    ("scaleout_bandwidth", 2e15, "from 125,000 to 1,250,000,000,000,000 bytes/s"),
+    ("tdp", 1e7, "from 0.1 to 1,000,000 W"),
+    ("sms", 200_000, "a whole number from 1 to 100,000"),
+    ("max_instance", 10**6, "a whole number from 1 to 100,000"),
+])
+def test_a_saved_fabrics_gpu_is_range_checked_as_a_gpu_file(tmp_path, field, value, allowed):
+    from compute.errors import UserError
+    from topologies.io import read_graph
+
+    file = tmp_path / "hostile.json"
+    file.write_text(json.dumps(_fabric_doc(**{field: value})))
+    with pytest.raises(UserError) as info:
+        read_graph(file)
+    text = str(info.value)
+    assert "\n" not in text and "MyLite" in text and field in text and allowed in text
+
+
+@pytest.mark.parametrize("text", ["1e30", "NaN", "-3.35e12", "Infinity"])
+def test_a_hostile_fabric_gpu_exits_2_on_the_command_line(tmp_path, text):
+    file = tmp_path / "hostile.json"
+    doc = json.dumps(_fabric_doc(hbm_bandwidth=123.0)).replace("123.0", text)
+    file.write_text(doc)
+    for args in (["topology", "show", str(file)],
+                 ["collective", "all-reduce", "--fabric", str(file), "--group", "2"]):
+        out = CliRunner().invoke(cli, args)
+        assert out.exit_code == 2, (args, out.output)
+        assert "hbm_bandwidth" in out.output and "Traceback" not in out.output
+        assert len(out.output.strip().splitlines()) == 1
+
+
+def test_a_saved_fabric_with_an_in_range_gpu_reads():
+    """The shipped GPUs are within the limits (so a fabric saved with them reads back)."""
+    from compute.hardware import catalog
+    from topologies.schema import gpu_spec_from_dict
+
+    for name, spec in catalog().items():
+        assert gpu_spec_from_dict(name, spec.to_dict()) == spec
