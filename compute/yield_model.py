@@ -861,13 +861,19 @@ def package_cost(gpu: str | GpuSpec, *, defect_density: float | None = None,
 
 def price_basis(gpu: str | GpuSpec) -> str:
     """How :func:`gpu_price` prices ``gpu``: ``"list price"`` (its die data gives a
-    published price), ``"margin of NAME"`` (its package cost times the price / cost ratio
-    of NAME: the nearest GPU it derives from with a list price, else the H100).
+    published price), ``"reference price"`` (the H100 itself: ``reference_price``),
+    ``"margin of NAME"`` (its package cost times the price / cost ratio of NAME: the
+    nearest GPU it derives from with a list price, else the H100).
 
     >>> price_basis("B200-HGX"), price_basis("Lite"), price_basis("H100-SXM")
-    ('list price', 'margin of H100-SXM', 'margin of H100-SXM')
+    ('list price', 'margin of H100-SXM', 'reference price')
     """
-    return _price_anchor(gpu)[0]
+    from compute.hardware import get_gpu
+
+    basis, _, anchor = _price_anchor(gpu)
+    if anchor is None and get_gpu(gpu).name.split("@", 1)[0] == REFERENCE_GPUS[0]:
+        return "reference price"
+    return basis
 
 
 def _price_anchor(gpu: str | GpuSpec) -> tuple[str, LogicDies | None, str | None]:

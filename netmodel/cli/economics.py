@@ -152,7 +152,8 @@ def _print_summary(s) -> None:
     rows = [
         (f"{s.scenario}, {s.model}, {s.phase}", f"{s.gpus} x {s.gpu}; {cfg}"),
         ("tokens/s", f"{s.tokens_per_s:,.0f}"),
-        ("GPU price", f"{_money(s.gpu_price)} (package {_money(s.gpu_package_cost)})"),
+        ("GPU price", f"{_money(s.gpu_price)} ({s.gpu_price_basis}; package "
+                      f"{_money(s.gpu_package_cost)})"),
         ("capex", f"{_money(s.capex_total)}: GPUs {pct(s.capex_gpu, s.capex_total)}, hosts "
                   f"{pct(s.capex_host, s.capex_total)}, network "
                   f"{pct(s.capex_network, s.capex_total)}"),

@@ -363,6 +363,7 @@ class CostSummary:
     tokens_per_s: float            #: whole cluster, averaged over utilization
     gpu_price: float
     gpu_package_cost: float
+    gpu_price_basis: str           #: compute.yield_model.price_basis: where the price comes from
     capex_gpu: float
     capex_host: float
     capex_network: float
@@ -426,6 +427,7 @@ class CostSummary:
             "batch": self.batch, "instances": self.instances,
             "tokens_per_s": self.tokens_per_s, "gpu_price_usd": self.gpu_price,
             "gpu_package_cost_usd": self.gpu_package_cost,
+            "gpu_price_basis": self.gpu_price_basis,
             "capex_usd": {"gpu": self.capex_gpu, "host": self.capex_host,
                           "network": self.capex_network, "total": self.capex_total,
                           "network_by_category": {k: v["capex"] for k, v in by.items()}},
@@ -474,8 +476,8 @@ def _best(scenario, model, phase, clock):
     return search(model, spec, phase, comm=coll, tp=tps).best
 
 
-def _prices(spec, reference_price: float | None, price_args: dict) -> tuple[float, float]:
-    """``(gpu_price, package_cost total)`` of ``spec`` (compute.yield_model), kept per GPU
+def _prices(spec, reference_price: float | None, price_args: dict) -> tuple[float, float, str]:
+    """``(gpu_price, package_cost total, price_basis)`` of ``spec`` (compute.yield_model), kept per GPU
     and parameters (:func:`_prices_cached`): a comparison prices the same few GPUs for
     every row (hundreds of rows)."""
     key = tuple(sorted(price_args.items()))
@@ -485,12 +487,12 @@ def _prices(spec, reference_price: float | None, price_args: dict) -> tuple[floa
         return _prices_uncached(spec, reference_price, key)
 
 
-def _prices_uncached(spec, reference_price, key: tuple) -> tuple[float, float]:
-    from compute.yield_model import gpu_price, package_cost
+def _prices_uncached(spec, reference_price, key: tuple) -> tuple[float, float, str]:
+    from compute.yield_model import gpu_price, package_cost, price_basis
 
     args = dict(key)
     return (gpu_price(spec, reference_price=reference_price, **args),
-            package_cost(spec, **args).total)
+            package_cost(spec, **args).total, price_basis(spec))
 
 
 _prices_cached = lru_cache(maxsize=128)(_prices_uncached)
@@ -556,7 +558,7 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     tokens = instances * best.tokens_per_s * u if best is not None else 0.0
 
     price_args = {k: v for k, v in pkg.items() if k != "reference_price"}
-    price, package = _prices(spec, pkg.get("reference_price"), price_args)
+    price, package, basis = _prices(spec, pkg.get("reference_price"), price_args)
     tdp_share = nominal_tdp(spec) / get_gpu("H100-SXM").tdp
     bill = _network_bill_cached(graph, share, NetworkPrices(**net))
     capex_gpu = n * price
@@ -572,7 +574,7 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
         phase=phase, clock=float(clock), gpus=n, tp=tp,
         batch=best.batch if best is not None else None, instances=instances,
         tokens_per_s=tokens, gpu_price=price,
-        gpu_package_cost=package, capex_gpu=capex_gpu,
+        gpu_package_cost=package, gpu_price_basis=basis, capex_gpu=capex_gpu,
         capex_host=capex_host, capex_network=bill.capex, power_gpu=power_gpu,
         power_host=power_host, power_network=bill.power, pue=tco["pue"],
         capex_per_year=per_year, energy_per_year=energy, network=bill)

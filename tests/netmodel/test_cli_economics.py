@@ -98,3 +98,24 @@ def test_cost_text_both_phases():
 ])
 def test_cost_bad_input(args, needles):
     assert_one_line_error(run("cost", *args), *needles)
+
+
+@pytest.mark.parametrize("scenario, price, basis", [
+    ("h100-dgx", "$27.5k", "reference price"),            # economics.toml reference_price
+    ("h100-dgx@B200-HGX", "$35.0k", "list price"),        # gpus.toml B200 die.list_price
+    ("h100-dgx@A100-SXM-80GB", "$12.5k", "list price"),   # gpus.toml A100 die.list_price
+    ("lite-flat", None, "margin of H100-SXM"),            # package cost x the H100's margin
+])
+def test_cost_says_where_the_gpu_price_comes_from(scenario, price, basis):
+    """Every catalog GPU is priced (A100 and B200 had no die data) and the output says
+    whether the price is a published list price or the H100's margin applied to a package
+    cost; the JSON carries the same basis."""
+    r = run("cost", "--scenario", scenario, "--model", "Llama-3-70B", "--phase", "decode")
+    assert r.exit_code == 0, r.output
+    line = next(x for x in r.output.splitlines() if x.startswith("GPU price"))
+    assert f"({basis}; package $" in line, line
+    if price is not None:
+        assert price in line, line
+    j = json.loads(run("cost", "--scenario", scenario, "--model", "Llama-3-70B", "--phase",
+                       "decode", "--json").output)
+    assert {row["gpu_price_basis"] for row in j["summaries"]} == {basis}
