@@ -9,6 +9,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compute.errors import UserError
 from compute.evaluate_one import evaluate
@@ -172,3 +174,20 @@ def test_evaluate_kv_matches_the_grid(tmp_path):
 def test_bad_window_fields(entry, match):
     with pytest.raises(UserError, match=match):
         ModelSpec("m", 4, 64, 4, 4, 16, 128, 100, **entry)
+
+
+@settings(max_examples=200, deadline=None)
+@given(layers=st.integers(1, 12), window=st.integers(1, 40), prompt=st.integers(1, 120),
+       data=st.data())
+def test_window_terms_equal_counting_layer_by_layer(layers, window, prompt, data):
+    # the averages equal the per-layer sums counted token by token
+    k = data.draw(st.integers(0, layers))
+    m = ModelSpec("m", layers, 64, 4, 4, 16, 128, 100, sliding_window=window,
+                  sliding_layers=k)
+    k = k or layers
+    pairs = sum(min(i, window) for i in range(1, prompt + 1)) * k \
+        + prompt * (prompt + 1) // 2 * (layers - k)
+    assert m.prefill_pairs(prompt) * layers == pytest.approx(pairs, rel=1e-12)
+    held = min(prompt, window) * k + prompt * (layers - k)
+    assert m.kv_tokens_held(prompt) * layers == pytest.approx(held, rel=1e-12)
+    assert min(prompt, window) <= m.kv_tokens_held(prompt) <= prompt
