@@ -19,8 +19,9 @@ Values are ``LO:HI`` (``points`` log-spaced values, default 7; ``LO:HI:N`` for N
 list; they take units (``0.1us:10us``, ``100GB/s``). A range of a whole-number parameter
 takes the nearest whole numbers of its log-spaced values (repeats dropped); a listed value
 of one must be whole. A range must be positive and not empty. At most
-:data:`MAX_POINTS` values per parameter and :data:`MAX_SEARCHES` searches per sweep
-(settable, :mod:`compute.limits`).
+:data:`MAX_POINTS` values per parameter, :data:`MAX_SEARCHES` searches per sweep and
+:data:`MAX_LINKS` links in the fabric of a point (a point over it is refused, as one the
+builder refuses) (settable, :mod:`compute.limits`).
 
 >>> p = parse_param("adjust.hop_latency=0.1us:10us:3", ["lite-flat"])
 >>> p.path, [round(v * 1e6, 6) for v in p.values]
@@ -73,6 +74,11 @@ MAX_POINTS = 1_000
 #: Most searches of one sweep: scenarios x points x models x phases
 #: (``NETMODEL_MAX_SWEEP_SEARCHES`` overrides; each takes 5-100 ms on one core).
 MAX_SEARCHES = 20_000
+#: Most links of the fabric at one point of a sweep (``NETMODEL_MAX_SWEEP_LINKS``
+#: overrides). Costing a point takes about 30 us per link on one core (its searches'
+#: collectives and its bill of materials: lite-flat with 1,000 planes, 128,000 links, 4 s;
+#: 10,000 planes, 1,280,000 links, 35-75 s), so 200,000 links is about 6 s a point.
+MAX_LINKS = 200_000
 #: Prefix of the power and cost parameters (:func:`netmodel.study.cost.parameters`, SI
 #: units): they change what a configuration costs, not which one is best, so a sweep of
 #: them searches once per scenario and scores every point by USD per million tokens.
@@ -451,6 +457,7 @@ def _sweep_cell(cell: _SweepCell) -> list[tuple]:
                     point = point.with_param(p.path, _typed(p, v))
             key = (point.label, point.fabric_spec(), point.adjust, point.instances)
             if key not in searched:
+                _check_links(point, values)
                 coll, comm = _collectives(point, rescored)
                 searched[key] = [(phase, model, fabric_search(
                     model, point, make_workload(phase, st.prompt, st.context),
@@ -497,6 +504,17 @@ def _typed(param: SweepParam, v: float):
 
 #: Parameters a sweep re-scores from the fabric's compiled costs instead of routing it
 #: again at every value (exact: :mod:`netmodel.study.crossovers`).
+def _check_links(point: Scenario, values: list) -> None:
+    """Refuse a point whose fabric has more than :data:`MAX_LINKS` links, before any search
+    or bill of materials is run on it (its build is bounded by :mod:`topologies.limits`;
+    the work after it grows with the links)."""
+    from netmodel.study.fabric_search import build_fabric
+
+    at = ", ".join(f"{p.path}={v:g}" for p, v in values)
+    check(f"sweep point {point.label} at {at}", "links", build_fabric(point).number_of_edges(),
+          MAX_LINKS, "NETMODEL_MAX_SWEEP_LINKS", "sweep smaller fabrics")
+
+
 RESCORED = ("adjust.hop_latency", "adjust.bandwidth_scale")
 
 

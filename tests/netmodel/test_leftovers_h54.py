@@ -141,3 +141,42 @@ def test_a_saved_fabric_with_an_in_range_gpu_reads():
 
     for name, spec in catalog().items():
         assert gpu_spec_from_dict(name, spec.to_dict()) == spec
+
+
+# ---------------------------------------------------------------- a sweep's fabric size
+
+def test_a_sweep_point_over_the_link_limit_is_refused_before_its_searches(monkeypatch):
+    """lite-flat has 128 GPUs, one link to each of ``planes`` switches: 8 planes are 1,024
+    links, 16 are 2,048. Under a limit of 1,500 the second point is refused (no search, no
+    bill), the first is costed."""
+    from netmodel.study import sweep as sw
+
+    searched = []
+    real = sw._collectives
+    monkeypatch.setattr(sw, "_collectives", lambda p, c: searched.append(p) or real(p, c))
+    monkeypatch.setenv("NETMODEL_MAX_SWEEP_LINKS", "1500")
+    r = sw.run_sweep(["lite-flat"], ["fabric.planes=8,16"], ["Llama-3-8B"], ["decode"])
+    ok, refused = r.rows
+    assert (ok.x, ok.feasible, refused.x, refused.feasible) == (8, True, 16, False)
+    assert "about 2,048 links, over the limit of 1,500" in refused.reason
+    assert "NETMODEL_MAX_SWEEP_LINKS" in refused.reason
+    assert len(searched) == 1
+
+
+def test_a_sweep_of_only_too_large_fabrics_exits_2_in_one_line(monkeypatch):
+    monkeypatch.setenv("NETMODEL_MAX_SWEEP_LINKS", "1000")
+    out = CliRunner().invoke(cli, ["sweep", "--scenario", "lite-flat", "--param",
+                                   "fabric.planes=16", "--models", "Llama-3-8B", "-q"])
+    assert out.exit_code == 2, out.output
+    assert out.output.strip().count("\n") == 0
+    assert ("sweep point lite-flat@Lite at fabric.planes=16: about 2,048 links, over the "
+            "limit of 1,000") in out.output
+
+
+def test_the_default_link_limit_leaves_the_shipped_fabrics_far_below_it():
+    from netmodel.study.fabric_search import build_fabric
+    from netmodel.study.scenarios import scenario_names
+    from netmodel.study.sweep import MAX_LINKS
+
+    assert MAX_LINKS == 200_000
+    assert max(build_fabric(s).number_of_edges() for s in scenario_names()) * 100 < MAX_LINKS
