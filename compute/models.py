@@ -531,6 +531,11 @@ HF_FAMILIES: dict[str, dict] = {
     "bloom": dict(gated_mlp=False, norm="layernorm", bias=True, tied_embeddings=True,
                   embedding_norm=True),
     "falcon": dict(gated_mlp=False, norm="layernorm", tied_embeddings=True),
+    # GPT-NeoX / Pythia: rotary (no position table), biases on every linear layer,
+    # layernorms, an untied LM head (HF GPTNeoXConfig); GPT-J: rotary too (its n_positions
+    # is the context, not a table), layernorm, untied
+    "gpt_neox": dict(gated_mlp=False, norm="layernorm", bias=True),
+    "gptj": dict(gated_mlp=False, norm="layernorm", bias=True),
     "llama": {}, "mistral": {}, "mixtral": {},
     "qwen2": dict(qkv_bias=True),
     "qwen2_moe": dict(qkv_bias=True, shared_expert_gate=True),

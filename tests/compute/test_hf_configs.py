@@ -302,3 +302,48 @@ def test_torch_dtype_spellings(tmp_path, torch_dtype, weights):
     assert m.weight_dtype == weights
     # 16-bit activations and KV cache under fp8 weights, as the fp8 quantization config
     assert m.kv_dtype == ("bf16" if weights == "fp8" else weights)
+
+
+# https://huggingface.co/EleutherAI/pythia-12b/blob/main/config.json and pythia-160m
+PYTHIA = {
+    "architectures": ["GPTNeoXForCausalLM"], "bos_token_id": 0, "eos_token_id": 0,
+    "hidden_act": "gelu", "initializer_range": 0.02, "layer_norm_eps": 1e-05,
+    "max_position_embeddings": 2048, "model_type": "gpt_neox", "rotary_emb_base": 10000,
+    "rotary_pct": 0.25, "tie_word_embeddings": False, "torch_dtype": "float16",
+    "use_cache": True, "use_parallel_residual": True,
+}
+
+
+@pytest.mark.parametrize("shape, total, non_embedding", [
+    # Biderman et al. 2023, 'Pythia', Table 1 (total and non-embedding parameters)
+    (dict(hidden_size=5120, intermediate_size=20480, num_attention_heads=40,
+          num_hidden_layers=36, vocab_size=50688), 11_846_072_320, 11_327_027_200),
+    (dict(hidden_size=768, intermediate_size=3072, num_attention_heads=12,
+          num_hidden_layers=12, vocab_size=50304), 162_322_944, 85_056_000),
+])
+def test_gpt_neox_counted_exactly(tmp_path, shape, total, non_embedding):
+    # biases on every linear layer and layernorms (scale and shift), rotary, untied head:
+    # read Llama-style before, 2,032,640 low for Pythia-12B
+    m = load(tmp_path, {**PYTHIA, **shape})
+    assert (m.bias, m.norm, m.learned_positions) == (True, "layernorm", 0)
+    assert m.parameters == total
+    assert m.parameters - m.embedding_parameters == non_embedding
+
+
+# https://huggingface.co/EleutherAI/gpt-j-6b/blob/main/config.json
+GPTJ_6B = {
+    "activation_function": "gelu_new", "architectures": ["GPTJForCausalLM"],
+    "model_type": "gptj", "n_embd": 4096, "n_head": 16, "n_inner": None, "n_layer": 28,
+    "n_positions": 2048, "rotary": True, "rotary_dim": 64, "tie_word_embeddings": False,
+    "vocab_size": 50400,
+}
+
+
+def test_gptj_has_no_position_table(tmp_path):
+    # GPT-J is rotary: its n_positions is the context, not a learned table (the GPT-2
+    # defaults it was read with added 2048 x 4096 = 8.4M parameters). The model card gives
+    # 6,053,381,344 parameters; netmodel's layout (biases on attention too, two norms per
+    # layer, no LM-head bias) comes within 0.05%
+    m = load(tmp_path, GPTJ_6B)
+    assert (m.learned_positions, m.tied_embeddings, m.max_context) == (0, False, 2048)
+    assert m.parameters == pytest.approx(6_053_381_344, rel=5e-4)
