@@ -13,7 +13,12 @@ Besides plain multi-head and grouped-query attention it knows
   are compressed into a latent of ``kv_lora_rank`` elements per token plus one rotary key of
   ``qk_rope_head_dim`` shared by all heads; queries go through a low-rank projection of
   ``q_lora_rank``. See :attr:`ModelSpec.attention_parameters` for how its parameters are
-  counted and :mod:`compute.roofline` for its KV cache and FLOPs.
+  counted and :mod:`compute.roofline` for its KV cache and FLOPs;
+* **sliding-window attention** (``sliding_window``, ``sliding_layers``; Mistral-7B-v0.1,
+  Gemma-2, Gemma-3): a windowed layer keeps and attends to only the last
+  ``sliding_window`` tokens (:meth:`ModelSpec.kv_tokens_held`,
+  :meth:`ModelSpec.attention_span`), as an engine that frees the blocks leaving the
+  window does (vLLM's hybrid KV-cache manager); the figures are averages over the layers.
 
 Parameter counts are exact for the catalog's families (checked against published counts in
 the tests); what is left out is said where it is (e.g. DeepSeek-V3's multi-token-prediction
