@@ -290,7 +290,9 @@ class _Tokens:
 class _GridLayout:
     """What a :class:`_GridScorer` reads of its grid alone, the same on every fabric
     (worked out once per grid, shared by the scorers of every fabric that starts from
-    it): the (operation, group size) keys the grid's collective stages ask for, each
+    it): the (operation, group size) keys the grid's collective stages ask for in the
+    cells that fit (as a search's evaluation asks: a key only cells that do not fit use
+    is never compiled), each
     key's distinct message sizes and where their times go among the fitting cells, each
     row's keys, and the compute and memory times, counts, tokens per step, SMs and
     latency limit of the cells that fit."""
@@ -311,6 +313,8 @@ class _GridLayout:
                 kk, rr = np.nonzero(active & (g == size))
                 col = column[rr]                              # (cells, batches)
                 on = col >= 0
+                if not on.any():   # no cell that fits asks: never compiled for it
+                    continue
                 n = grid.net_bytes[ks[kk], rr][on]
                 place = (ks[kk][:, None] * nf + col)[on]      # into (stages, fitting)
                 uniq, inverse = np.unique(n, return_inverse=True)
