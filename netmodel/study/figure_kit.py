@@ -10,7 +10,7 @@ from __future__ import annotations
 from os import PathLike
 
 __all__ = ["DPI", "FIGURE_RC", "bars", "pyplot", "figure_style", "fit_inside", "label", "plain_power",
-           "save_figure", "set_margins", "static_ticks"]
+           "png_bytes", "save_figure", "set_margins", "static_ticks"]
 
 #: Resolution of the study's figures (dots per inch); the figures are created at it, so
 #: what is measured before saving (text extents) is what is drawn.
@@ -84,8 +84,7 @@ def fit_inside(fig, texts, *, pad: float = 0.06) -> None:
 def save_figure(fig, path: str | PathLike[str]) -> None:
     """Write ``fig`` to ``path`` in the format of its suffix (``.png``, ``.svg``, ``.pdf``)
     at the figure's resolution, and close it. A PNG is encoded from the drawn canvas as
-    RGB (the figures are opaque) at zlib level 1: about 40% of the time of matplotlib's
-    RGBA at level 6, for files about as large."""
+    RGB (the figures are opaque) by :func:`png_bytes`."""
     import matplotlib
     import matplotlib.pyplot as plt
 
@@ -96,19 +95,64 @@ def save_figure(fig, path: str | PathLike[str]) -> None:
         if fmt != "png":
             fig.savefig(path, format=fmt)
             return
+        import numpy as np
         from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from PIL import Image, PngImagePlugin
 
         canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
         canvas.draw()
-        image = Image.frombuffer("RGBA", canvas.get_width_height(physical=True),
-                                 canvas.buffer_rgba(), "raw", "RGBA", 0, 1).convert("RGB")
-        info = PngImagePlugin.PngInfo()
-        info.add_text("Software", f"Matplotlib version{matplotlib.__version__}, "
-                                  "https://matplotlib.org/")
-        image.save(path, format="png", compress_level=1, pnginfo=info, dpi=(fig.dpi, fig.dpi))
+        rgb = np.asarray(canvas.buffer_rgba())[..., :3]
+        data = png_bytes(rgb, fig.dpi, {"Software": f"Matplotlib version{matplotlib.__version__}"
+                                                    ", https://matplotlib.org/"})
+        with open(path, "wb") as f:
+            f.write(data)
     finally:
         plt.close(fig)
+
+
+def png_bytes(rgb, dpi: float, text: dict[str, str] | None = None) -> bytes:
+    """A PNG file of ``rgb`` (an ``(height, width, 3)`` uint8 array): every row filtered
+    by "Up" (its difference from the row above, one numpy subtraction), deflated at zlib
+    level 1, with the resolution (``pHYs``, ``dpi`` as pixels per metre rounded as
+    Pillow rounds it) and ``text`` (``tEXt``, Latin-1). About half the time of Pillow's
+    encoder at the same level (which tries five filters on every row), for files about as
+    large; the pixels are the same.
+
+    Examples
+    --------
+    >>> import io, numpy as np
+    >>> from PIL import Image
+    >>> rgb = (np.arange(4 * 5 * 3) * 37 % 256).astype(np.uint8).reshape(4, 5, 3)
+    >>> im = Image.open(io.BytesIO(png_bytes(rgb, 120, {"Software": "x"})))
+    >>> bool((np.asarray(im) == rgb).all()), im.mode, im.info["Software"]
+    (True, 'RGB', 'x')
+    >>> [round(d, 2) for d in im.info["dpi"]]
+    [119.99, 119.99]
+    """
+    import struct
+    import zlib
+
+    import numpy as np
+
+    rgb = np.ascontiguousarray(rgb, dtype=np.uint8)
+    h, w = rgb.shape[:2]
+    flat = rgb.reshape(h, 3 * w)
+    rows = np.empty((h, 3 * w + 1), dtype=np.uint8)
+    rows[:, 0] = 2                                        # filter type 2, "Up"
+    rows[0, 1:] = flat[0]                                 # above the first row: zeros
+    np.subtract(flat[1:], flat[:-1], out=rows[1:, 1:])    # modulo 256
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + \
+            struct.pack(">I", zlib.crc32(kind + body))
+
+    ppm = int(dpi / 0.0254 + 0.5)
+    out = [b"\x89PNG\r\n\x1a\n",
+           chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)),   # 8-bit RGB
+           chunk(b"pHYs", struct.pack(">IIB", ppm, ppm, 1))]              # per metre
+    out += [chunk(b"tEXt", k.encode("latin-1") + b"\0" + v.encode("latin-1"))
+            for k, v in (text or {}).items()]
+    out += [chunk(b"IDAT", zlib.compress(rows.tobytes(), 1)), chunk(b"IEND", b"")]
+    return b"".join(out)
 
 
 def label(ax, x, y, text: str, *, transform=None, **kwargs):
