@@ -57,6 +57,9 @@ MAX_GPUS = 512          # drawn node by node up to this many GPUs
 SAMPLE_GPUS = 64        # GPUs in the representative part of a larger fabric
 SAMPLE_SWITCHES = 16    # switches per tier in the representative part
 CIRCLE = 0.3          # radius of a circuit group's circle in its unit cell
+WIDTH_MIN, WIDTH_MAX = 0.6, 4.0  # points: the thinnest and the widest bandwidth's line
+WRAP_ALPHA = 0.35     # a torus wrap-around arc's opacity
+SHADE_MARGIN = 2.5    # points a group band reaches above and below its GPU symbols
 FORMATS = tuple(f".{f}" for f in FIGURE_FORMATS)  # the suffixes figure_format accepts
 
 KIND_COLOURS = {"gpu": "#2e7d32", "ocs": "#8e24aa"}
@@ -365,10 +368,16 @@ def _circuit_count(d: dict) -> int:
 
 
 def _widths(bws: Sequence[float]) -> tuple[list[float], float, float]:
-    """Line widths (points, log scale between the thinnest and widest bandwidth)."""
+    """Line widths (points, log scale from :data:`WIDTH_MIN` for the thinnest bandwidth to
+    :data:`WIDTH_MAX` for the widest; all halfway when every bandwidth is the same).
+
+    >>> _widths([50e9, 450e9, 150e9])[0][:2], _widths([1.0, 1.0])[0]
+    ([0.6, 4.0], [2.3, 2.3])
+    """
     lo, hi = min(bws), max(bws)
     span = math.log(hi / lo) if hi > lo else 1.0
-    return [0.6 + 3.4 * (math.log(b / lo) / span if hi > lo else 0.5) for b in bws], lo, hi
+    return [round(WIDTH_MIN + (WIDTH_MAX - WIDTH_MIN)
+                  * (math.log(b / lo) / span if hi > lo else 0.5), 9) for b in bws], lo, hi
 
 
 def _plane_colour(planes: list[Hashable], ocs_node: Hashable) -> str:
@@ -483,6 +492,7 @@ def figure(graph: nx.Graph, *, title: str | None = None) -> Figure:
         note_text.set_verticalalignment("top")
         note_text.update_bbox_position_size(renderer)
     size_nodes(ax, scatters, pos, how, groups)
+    _fit_shades(ax, scatters)
     place_labels(fig, ax, renderer, part, pos, how, scatters, planes, groups)
     return fig
 
@@ -561,7 +571,7 @@ def _draw_edges(ax: Axes, part: nx.Graph, pos: Positions, how: str, planes: list
                 rad = -rad
             ax.add_patch(FancyArrowPatch((x1, y1), (x2, y2), connectionstyle=f"arc3,rad={rad}",
                                          arrowstyle="-", color=colour, lw=w * (0.6 if wrap else 1.0),
-                                         alpha=0.35 if wrap else 0.6,
+                                         alpha=WRAP_ALPHA if wrap else 0.6,
                                          linestyle="--" if wrap else "-", zorder=1, gid="arc"))
             continue
         straight.append((((x1, y1), (x2, y2)), to_rgba(colour, alpha), w))
@@ -650,14 +660,36 @@ def _shade_groups(ax: Axes, part: nx.Graph, pos: Positions, how: str) -> bool:
                                  fc=colour, ec="#ffa000", lw=0.8, alpha=0.7, zorder=0,
                                  gid="shade"))
         elif how == "tiers":
-            pad = 0.35 * (max(xs) - min(xs)) / max(1, len(members) - 1)
+            # half a GPU slot beyond the end GPUs: the one-slot gap between two groups
+            # (_gpu_row) stays open; no box padding (it is in data units, and on a long row
+            # a fixed 0.01 is several slots: the bands of a SuperPOD ran into one); the
+            # height is set once the symbols are sized (_fit_shades)
+            pad = 0.25 * (max(xs) - min(xs)) / max(1, len(members) - 1)
             ax.add_patch(FancyBboxPatch((min(xs) - pad, -0.06), max(xs) - min(xs) + 2 * pad,
-                                        0.12, boxstyle="round,pad=0.01", fc=colour,
-                                        ec="#ffa000", lw=0.8, alpha=0.7, zorder=0, gid="shade"))
+                                        0.12, boxstyle="square,pad=0", fc=colour,
+                                        ec="#ffa000", lw=0.6, alpha=0.7, zorder=0, gid="shade"))
         else:
             ax.plot(xs, ys, color=colour, lw=16, alpha=0.6, solid_capstyle="round",
                     solid_joinstyle="round", zorder=0, gid="shade")
     return True
+
+
+def _fit_shades(ax: Axes, scatters: dict) -> None:
+    """Make each flat group band (a row of GPUs) as high as a GPU symbol plus
+    :data:`SHADE_MARGIN` above and below, whatever the data scale of the picture."""
+    from matplotlib.patches import FancyBboxPatch
+
+    if "gpu" not in scatters:
+        return
+    _, coll = scatters["gpu"]
+    half_pt = 0.5 * math.sqrt(coll.get_sizes()[0]) + SHADE_MARGIN
+    y0 = ax.transData.transform((0.0, 0.0))[1]
+    per_unit = ax.transData.transform((0.0, 1.0))[1] - y0  # pixels per data unit in y
+    half = half_pt * ax.figure.dpi / 72.0 / per_unit
+    for p in ax.patches:
+        if isinstance(p, FancyBboxPatch) and p.get_gid() == "shade":
+            p.set_y(-half)
+            p.set_height(2 * half)
 
 
 def _legend(part: nx.Graph, media: Counter, lines: Counter, span: tuple[float, float] | None,
@@ -692,11 +724,21 @@ def _legend(part: nx.Graph, media: Counter, lines: Counter, span: tuple[float, f
     if span:
         lo, hi = span
         each = " per circuit" if how == "circuits" else ""
-        handles.append(Line2D([], [], color="#424242", lw=0.6,
-                              label=f"thinnest: {lo / 1e9:.4g} GB/s per direction{each}"))
-        if hi > lo:
-            handles.append(Line2D([], [], color="#424242", lw=4.0,
+        if hi > lo:  # the same widths the lines are drawn with (_widths)
+            handles.append(Line2D([], [], color="#424242", lw=WIDTH_MIN,
+                                  label=f"thinnest: {lo / 1e9:.4g} GB/s per direction{each}"))
+            handles.append(Line2D([], [], color="#424242", lw=WIDTH_MAX,
                                   label=f"widest: {hi / 1e9:.4g} GB/s per direction{each}"))
-    if how == "grid" and any(_wraps(part)):
-        handles.append(Line2D([], [], color="#9e9e9e", ls="--", label="wrap-around link"))
+        else:
+            handles.append(Line2D([], [], color="#424242", lw=_widths([lo])[0][0],
+                                  label=f"every {'circuit' if each else 'link'}: "
+                                        f"{lo / 1e9:.4g} GB/s per direction"))
+    wraps = _wraps(part) if how == "grid" else set()
+    if wraps:  # drawn as the arcs are: the medium's colour, dashed, faint, 0.6 x as wide
+        edges = list(part.edges(data=True))
+        widths, *_ = _widths([d["bandwidth"] for *_, d in edges])
+        (medium, lw), _ = Counter((d["medium"], w) for (u, v, d), w in zip(edges, widths, strict=True)
+                                  if (u, v) in wraps or (v, u) in wraps).most_common(1)[0]
+        handles.append(Line2D([], [], color=MEDIUM_COLOURS.get(medium, "#9e9e9e"),
+                              alpha=WRAP_ALPHA, ls="--", lw=0.6 * lw, label="wrap-around link"))
     return handles

@@ -1,0 +1,92 @@
+"""An audit of every builder's picture: what the drawing claims (legend widths and colours,
+group bands, the representative part's note) measured from the figure's own artists with the
+Agg renderer, against the graph."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from topologies import build
+from topologies.draw import figure, representative
+from topologies.registry import builders
+
+# every builder at its defaults, and the realistic sizes a design review asks for
+DEFAULTS = [b.name for b in builders()]
+SIZES = ["flat:n=64,planes=4", "leaf-spine:leaves=8,radix=16,oversubscription=2",
+         "fat-tree:k=8", "rail-optimized:domains=4", "superpod:sus=1", "nvl72:racks=4",
+         "torus:dims=4x4x4", "lite-groups:base=fat-tree", "full-mesh:n=8"]
+
+
+def _drawn_widths(ax):
+    """(width in points, colour) of every link line drawn (straight links and arcs)."""
+    from matplotlib.collections import LineCollection
+    from matplotlib.colors import to_hex
+    from matplotlib.patches import FancyArrowPatch
+
+    out = []
+    for coll in ax.collections:
+        if isinstance(coll, LineCollection) and coll.get_gid() == "link":
+            lws = list(coll.get_linewidths())
+            lws = lws * len(coll.get_segments()) if len(lws) == 1 else lws
+            out += [(round(w, 6), to_hex(c)) for w, c in
+                    zip(lws, coll.get_colors(), strict=True)]
+    out += [(round(p.get_linewidth(), 6), to_hex(p.get_edgecolor()), p.get_linestyle())
+            for p in ax.patches if isinstance(p, FancyArrowPatch)]
+    return out
+
+
+@pytest.mark.parametrize("spec", DEFAULTS + SIZES)
+def test_the_legend_widths_are_the_drawn_widths(spec):
+    """Before: every link of a fabric with one bandwidth was drawn 2.3 points wide while the
+    legend showed a 0.6-point 'thinnest' line; now 'every link' at the drawn width."""
+    ax = figure(build(spec)).axes[0]
+    drawn = {w[0] for w in _drawn_widths(ax) if len(w) == 2 or w[2] == "-"}
+    legend = {h.get_label(): h.get_linewidth() for h in ax.get_legend().legend_handles}
+    sizes = {k.split(":")[0]: v for k, v in legend.items()
+             if k.startswith(("thinnest", "widest", "every"))}
+    if len(drawn) == 1:
+        assert list(sizes) in (["every link"], ["every circuit"])
+        assert sizes.popitem()[1] == pytest.approx(drawn.pop())
+    else:
+        assert sizes == {"thinnest": pytest.approx(min(drawn)),
+                         "widest": pytest.approx(max(drawn))}
+
+
+@pytest.mark.parametrize("spec", ["torus", "torus:dims=4x4x4", "torus:dims=3x5"])
+def test_the_wrap_around_legend_entry_looks_like_the_wrap_arcs(spec):
+    """Before: grey dashes in the legend, pale orange dashes in the picture."""
+    from matplotlib.colors import to_hex
+
+    ax = figure(build(spec)).axes[0]
+    arcs = {w for w in _drawn_widths(ax) if len(w) == 3 and w[2] == "--"}
+    assert len(arcs) == 1  # one bandwidth, one medium
+    (width, colour, _), = arcs
+    (handle,) = [h for h in ax.get_legend().legend_handles if h.get_label() == "wrap-around link"]
+    assert to_hex(handle.get_color()) == colour and handle.get_linestyle() == "--"
+    assert handle.get_linewidth() == pytest.approx(width)
+
+
+@pytest.mark.parametrize("spec", ["superpod:sus=1", "nvl72:racks=4", "rail-optimized:domains=16",
+                                  "superpod:sus=4"])
+def test_group_bands_stay_apart_and_hug_their_gpus(spec):
+    """Before: a band padded by 0.01 data units (several GPU slots on a long row), so the 31
+    scale-up domains of a SuperPOD SU were one continuous band; now each band ends half way
+    to the next group and is a GPU symbol plus a few points high."""
+    fig = figure(build(spec))
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    renderer = fig.canvas.get_renderer()
+    bands = sorted((p.get_window_extent(renderer) for p in ax.patches if p.get_gid() == "shade"),
+                   key=lambda b: b.x0)
+    groups = {d["group"] for _, d in representative(build(spec))[0].nodes(data=True)
+              if "group" in d}
+    assert len(bands) == len(groups) > 1
+    assert all(a.x1 < b.x0 for a, b in zip(bands, bands[1:], strict=False))
+    gpu = next(c for c in ax.collections if c.get_gid() == "nodes"
+               and len(c.get_offsets()) == max(len(k.get_offsets()) for k in ax.collections
+                                                if k.get_gid() == "nodes"))
+    diameter = math.sqrt(gpu.get_sizes()[0]) * fig.dpi / 72
+    for b in bands:
+        assert diameter < b.height <= diameter + 6 * fig.dpi / 72 + 1
