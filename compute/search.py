@@ -198,12 +198,29 @@ def _picks(masked: np.ndarray, feasible: np.ndarray, grid) -> tuple[int, np.ndar
     an ``interval``), of the scores within 1e-12 of the best, the lowest latency wins."""
     if grid.interval is None:
         return int(np.argmax(masked)), np.argmax(masked, axis=1)
-    top = masked.max()
-    near = feasible & (masked >= top - abs(top) * 1e-12)
-    first = int(np.argmax(np.where(near, -grid.latency, -np.inf)))
     tops = masked.max(axis=1, keepdims=True)
-    near = feasible & (masked >= tops - np.abs(tops) * 1e-12)
-    return first, np.argmax(np.where(near, -grid.latency, -np.inf), axis=1)
+    near = feasible & (masked >= tops - np.abs(tops) * TIE_RTOL)
+    return best_of_equal(masked, feasible, grid.latency), \
+        np.argmax(np.where(near, -grid.latency, -np.inf), axis=1)
+
+
+#: Scores within this relative distance of the best are equal (a pipelined prefill's rates
+#: at every batch differ only by rounding).
+TIE_RTOL = 1e-12
+
+
+def best_of_equal(masked: np.ndarray, feasible: np.ndarray, latency: np.ndarray) -> int:
+    """The flat index of the lowest-``latency`` cell among the feasible cells whose score
+    (``masked``, ``-inf`` where infeasible) is within :data:`TIE_RTOL` of the best: equal
+    throughput, so the shorter wait wins.
+
+    >>> best_of_equal(np.array([1.0, 1.0 + 1e-15, 0.5]), np.array([True, True, True]),
+    ...               np.array([2.0, 3.0, 0.1]))
+    0
+    """
+    top = masked.max()
+    near = feasible & (masked >= top - abs(top) * TIE_RTOL)
+    return int(np.argmax(np.where(near, -latency, -np.inf)))
 
 
 def _memory_cap(model, gpu, configs, workload, max_batch: int, run: dict) -> int:

@@ -77,7 +77,7 @@ from compute.models import get_model
 from compute.parallel import Parallelism, kv_copies
 from compute.phases import Slo, Workload
 from compute.roofline import RooflineOptions
-from compute.search import DEFAULT_MAX_BATCH, search
+from compute.search import DEFAULT_MAX_BATCH, best_of_equal, search
 from netmodel.study.scenarios import get_scenario
 
 if TYPE_CHECKING:
@@ -166,13 +166,14 @@ def get_workload(ref: str | Path | ServingWorkload) -> ServingWorkload:
 
 def kv_bytes_per_request(model: str | ModelSpec, prompt: int) -> float:
     """Bytes of one request's KV cache after its prefill (every layer; the latent once
-    with multi-head latent attention).
+    with multi-head latent attention; a sliding-window layer keeps only its last window
+    of tokens, :meth:`compute.models.ModelSpec.kv_tokens_held`).
 
     >>> kv_bytes_per_request("Llama-3-70B", 1500) / 1e6
     491.52
     """
     m = get_model(model)
-    return float(m.layers * m.kv_elements_per_token * m.kv_bytes * prompt)
+    return float(m.layers * m.kv_elements_per_token * m.kv_bytes * m.kv_tokens_held(prompt))
 
 
 def _config(r) -> dict | None:
@@ -499,7 +500,8 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
                    f"({grid.configs[i].label}, batch {int(grid.batches[j])}) takes "
                    f"{ttft[i, j] * 1e3:.4g} ms ({visible[i, j] * 1e3:.3g} ms of transfer)")
     score = grid.tokens_per_step / cycle / (grid.gpus * grid.gpu.sms)
-    i, j = np.unravel_index(int(np.argmax(np.where(ok, score, -np.inf))), score.shape)
+    # of the equal best rates (a pipelined pool's differ only by rounding), the lowest TTFT
+    i, j = np.unravel_index(best_of_equal(np.where(ok, score, -np.inf), ok, ttft), score.shape)
     pre = grid.result(int(i), int(j))
 
     p_rate = pre.batch / float(cycle[i, j])

@@ -238,12 +238,16 @@ def test_a_pipelined_prefill_takes_a_new_batch_every_b_periods():
     # takes (b - 1) periods + 2 periods (fill and drain) to its last first token, but in a
     # stream of batches each stage takes a prompt every period: b prompts every b periods
     # (GPipe's (m + p - 1) periods once, m each in steady state), so R_p = (b + 1) / TTFT,
-    # not b / TTFT.
+    # not b / TTFT. Every batch then streams one prompt a period (equal rates but for
+    # rounding), so the shortest TTFT wins: batch 1 (R_p = 2 / TTFT, not 1 / TTFT).
     wl = WORKLOADS["conversation"]
     r = serve("Llama-3-70B", "lite-flat", wl, comm=FREE, tp=(8,), pp=(2,), attention_dp=(1,))
     pre = r.prefill
     b = pre.batch
-    assert (pre.tp, pre.pp) == (8, 2) and b > 1
+    assert (pre.tp, pre.pp) == (8, 2) and b == 1
+    r4 = serve("Llama-3-70B", "lite-flat", wl, comm=FREE, tp=(8,), pp=(2,), attention_dp=(1,),
+               max_batch=4)
+    assert r4.prefill.batch == 1
     period = pre.latency / (b + 1)
     assert r.prefill_rate == pytest.approx(b / (b * period), rel=1e-12)
     assert r.prefill_rate == pytest.approx((b + 1) / pre.latency, rel=1e-12)
@@ -263,3 +267,16 @@ def test_one_request_under_attention_dp_moves_on_its_own_group_only():
     assert (r.prefill.attention_dp, r.prefill.batch) == (8, 1)
     assert r.transfer_streams == 1
     assert r.transfer_s == pytest.approx(5e-6 + 491_520_000 / 10e9, rel=1e-12)
+
+
+def test_a_windowed_model_moves_only_the_kv_its_windowed_layers_keep():
+    # Gemma-2-9B's shape (42 layers, 21 of them windowed at 4,096 tokens; 8 KV heads of 256
+    # dims, bf16): after an 8,192-token prompt the windowed layers hold 4,096 tokens each,
+    # so the request moves 21 x 8192 + 21 x 4096 token-layers of 2 x 8 x 256 x 2 bytes.
+    from compute.models import ModelSpec
+
+    m = ModelSpec("g", 42, 3584, 16, 8, 256, 14336, 256000, sliding_window=4096,
+                  sliding_layers=21)
+    per_token_layer = 2 * 8 * 256 * 2
+    assert kv_bytes_per_request(m, 8192) == (21 * 8192 + 21 * 4096) * per_token_layer
+    assert kv_bytes_per_request(m, 4000) == 42 * 4000 * per_token_layer   # inside the window
