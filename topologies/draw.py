@@ -108,16 +108,40 @@ def representative(graph: nx.Graph) -> tuple[nx.Graph, str]:
     keep = set(gpus[:SAMPLE_GPUS])
     tiers = sorted({_tier(graph, n) for n, k in graph.nodes(data="kind") if k != "gpu"})
     for tier in tiers:  # climb: each tier's switches above what is kept, a few of them
-        above = {v for node in keep for v in graph._adj[node]
-                 if graph.nodes[v]["kind"] != "gpu" and _tier(graph, v) == tier
-                 and _tier(graph, node) < tier}
-        keep |= set(sorted(above, key=node_order)[:SAMPLE_SWITCHES])
+        keep |= _above(graph, keep, tier)
     part = _induced(graph, keep)
     counts = Counter(_label(graph, n) for n in graph if graph.nodes[n]["kind"] != "gpu")
     shown = Counter(_label(graph, n) for n in part if graph.nodes[n]["kind"] != "gpu")
-    lines = [f"representative part: {SAMPLE_GPUS} of {len(gpus):,} GPUs"]
+    lines = [f"representative part: {part.graph['gpus']} of {len(gpus):,} GPUs"]
     lines += [f"{shown[k]} of {counts[k]:,} {k}" for k in sorted(counts, key=_label_order)]
+    lines += [f"{part.number_of_edges():,} of {graph.number_of_edges():,} links drawn "
+              "(legend: the part's cables)"]
     return part, "\n".join(lines)
+
+
+def _above(graph: nx.Graph, keep: set, tier: int) -> set:
+    """At most :data:`SAMPLE_SWITCHES` switches (or OCS) of ``tier`` above the kept nodes,
+    taken in turns: each kept node below (lowest tier first, in name order) takes its next
+    neighbour of ``tier`` not yet taken, round after round. So every kept switch keeps a
+    link upwards where it can: the first 16 cores of a k=64 fat tree all hang off spine0,
+    one core for each of 16 spines shows how the spines reach the cores."""
+    below = sorted((n for n in keep if _tier(graph, n) < tier),
+                   key=lambda n: (_tier(graph, n), node_order(n)))
+    ups = [iter(sorted((v for v in graph._adj[n] if graph.nodes[v]["kind"] != "gpu"
+                        and _tier(graph, v) == tier), key=node_order)) for n in below]
+    taken: dict = {}  # insertion-ordered
+    while ups and len(taken) < SAMPLE_SWITCHES:
+        alive = []
+        for up in ups:
+            for v in up:
+                if v not in taken:
+                    taken[v] = None
+                    alive.append(up)
+                    break
+            if len(taken) == SAMPLE_SWITCHES:
+                break
+        ups = alive
+    return set(taken)
 
 
 def _induced(graph: nx.Graph, keep: Iterable[Hashable]) -> nx.Graph:

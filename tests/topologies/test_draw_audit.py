@@ -5,10 +5,12 @@ Agg renderer, against the graph."""
 from __future__ import annotations
 
 import math
+import re
+from collections import Counter
 
 import pytest
 
-from topologies import build
+from topologies import build, fat_tree
 from topologies.draw import figure, representative
 from topologies.registry import builders
 
@@ -90,3 +92,52 @@ def test_group_bands_stay_apart_and_hug_their_gpus(spec):
     diameter = math.sqrt(gpu.get_sizes()[0]) * fig.dpi / 72
     for b in bands:
         assert diameter < b.height <= diameter + 6 * fig.dpi / 72 + 1
+
+
+BIG = ["fat-tree:k=64,pods=16", "superpod:sus=4", "fat-tree:k=16", "rail-optimized:domains=128",
+       "lite-groups:base=fat-tree:k=16", "nvl72:racks=8"]
+
+
+def _tier_name(d):
+    return d.get("tier", -1) if d["kind"] == "switch" else d["kind"]
+
+
+@pytest.mark.parametrize("spec", BIG)
+def test_the_note_counts_what_is_drawn_and_what_the_fabric_has(spec):
+    """Every 'a of b things' line of the note: a counted in the drawn part (from the
+    figure's own node scatters), b in the whole graph (what topology show counts)."""
+    graph = build(spec)
+    ax = figure(graph).axes[0]
+    (note,) = [t.get_text() for t in ax.texts if t.get_gid() == "note"]
+    part, _ = representative(graph)
+    drawn = sum(len(c.get_offsets()) for c in ax.collections if c.get_gid() == "nodes")
+    assert drawn == part.number_of_nodes()
+    whole = Counter(_tier_name(d) for _, d in graph.nodes(data=True))
+    shown = Counter(_tier_name(d) for _, d in part.nodes(data=True))
+    seen = set()
+    for line in note.splitlines():
+        m = re.match(r"(?:representative part: )?([\d,]+) of ([\d,]+) (.*)", line)
+        assert m, line
+        a, b = (int(x.replace(",", "")) for x in m.groups()[:2])
+        what = m.group(3)
+        tier = re.search(r"\(tier (\d+)\)", what)
+        key = (int(tier.group(1)) if tier else "ocs" if what.startswith("OCS")
+               else "gpu" if what == "GPUs" else "links")
+        if key == "links":
+            assert (a, b) == (part.number_of_edges(), graph.number_of_edges())
+        else:
+            assert (a, b) == (shown[key], whole[key]), line
+        seen.add(key)
+    assert seen == set(whole) | {"links"}
+
+
+def test_every_switch_of_the_part_keeps_a_link_up_where_the_fabric_has_one():
+    """Before: the first 16 cores of fat-tree:k=64 were all spine0's, so 15 of the 16
+    spines drawn had no link upwards and the cores looked like spine0's alone."""
+    graph = fat_tree(64, pods=16)
+    part, _ = representative(graph)
+    for n, d in part.nodes(data=True):
+        if d["kind"] == "switch" and d["tier"] == 2:
+            assert any(part.nodes[v].get("tier") == 3 for v in part[n]), n
+    cores = [n for n, d in part.nodes(data=True) if d.get("tier") == 3]
+    assert len(cores) == 16 and len({next(iter(part[c])) for c in cores}) == 16
