@@ -29,7 +29,7 @@ from compute import validate
 from compute.config_files import read_table
 from compute.errors import UserError, known
 
-__all__ = ["FLAG_FIELDS", "GpuSpec", "catalog", "derive_gpu", "die_table", "get_gpu", "gpu_names",
+__all__ = ["FLAG_FIELDS", "GpuSpec", "SPEC_KEYS", "catalog", "derive_gpu", "die_table", "get_gpu", "gpu_names",
            "load_gpu_file"]
 
 DTYPES = ("bf16", "fp8")
@@ -107,8 +107,9 @@ def derive_gpu(base: GpuSpec, name: str, *, fraction: float = 1.0, flops_multipl
     )
 
 
-# file key -> (GpuSpec field, factor to SI)
-_SPEC_KEYS = {
+#: A GPU file's keys -> (GpuSpec field, factor to SI): read by the GPU-file reader and by
+#: a saved fabric's range check (topologies.schema), the same keys as limits.toml's [gpu].
+SPEC_KEYS = {
     "sms": ("sms", 1),
     "bf16_dense_TFLOPs": ("flops_bf16", 1e12),
     "fp8_dense_TFLOPs": ("flops_fp8", 1e12),
@@ -214,17 +215,17 @@ def _gpu_from_entry(name: str, entry, known_gpus: dict[str, GpuSpec], where: str
               for key, v in entry.items()}
         derived = derive_gpu(known_gpus[base_name], name, source=source, **kw)
         return replace(derived, **flags) if flags else derived
-    unknown = sorted(set(entry) - set(_SPEC_KEYS))
-    missing = sorted(set(_SPEC_KEYS) - set(entry) - {"fp8_dense_TFLOPs"})
+    unknown = sorted(set(entry) - set(SPEC_KEYS))
+    missing = sorted(set(SPEC_KEYS) - set(entry) - {"fp8_dense_TFLOPs"})
     if unknown:
         raise UserError(f"{here} has unknown key(s) {', '.join(k[:60] for k in unknown)}; "
-                        f"allowed: {', '.join(_SPEC_KEYS)}, {', '.join(FLAG_FIELDS)}, die, source "
+                        f"allowed: {', '.join(SPEC_KEYS)}, {', '.join(FLAG_FIELDS)}, die, source "
                         f"(or derive_from with "
                         f"{', '.join(_DERIVE_KEYS[1:])})")
     if missing:
         raise UserError(f"{here} lacks key(s) {', '.join(missing)}")
     fields = {}
-    for key, (field, factor) in _SPEC_KEYS.items():
+    for key, (field, factor) in SPEC_KEYS.items():
         v = validate.in_range(here, "gpu", key, entry.get(key, 0))
         fields[field] = v if isinstance(v, int) else v * factor
     return GpuSpec(name=name, source=source, **fields, **flags)

@@ -50,7 +50,7 @@ from typing import Any, NoReturn
 import networkx as nx
 
 from compute.errors import UserError, known
-from compute.hardware import _SPEC_KEYS, FLAG_FIELDS, GpuSpec, catalog
+from compute.hardware import FLAG_FIELDS, SPEC_KEYS, GpuSpec, catalog
 from compute.validate import limits, number
 
 __all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS", "UNITS",
@@ -224,7 +224,7 @@ def _in_limits(where: str, field: str, value: float) -> int | float:
     compute.errors.UserError: f.json: hbm_bandwidth must be a number from 1,000,000,000 to
     100,000,000,000,000,000 bytes/s, got 1e+30
     """
-    key, factor = next((k, f) for k, (name, f) in _SPEC_KEYS.items() if name == field)
+    key, factor = next((k, f) for k, (name, f) in SPEC_KEYS.items() if name == field)
     r = limits("gpu")[key]
     return number(where, field, value, minimum=r.minimum * factor,
                   maximum=r.maximum * factor, integer=r.integer, or_zero=r.or_zero,
