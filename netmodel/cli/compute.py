@@ -326,6 +326,8 @@ def models(name: str | None, model_file: str | None, hf_config: str | None, as_j
                       f"experts, {m.experts_per_token} per token)" if m.is_moe else "")
                    + f"; {_attention_kind(m)} attention, KV cache "
                    f"{m.layers * m.kv_elements_per_token * m.kv_bytes / 1e3:.4g} kB per token"
+                   + (f" (sliding window of {m.sliding_window:,} tokens on {m.windowed_layers} "
+                      f"of {m.layers} layers)" if m.windowed_layers else "")
                    + f"; weights {_weights(m)}")
         for k, v in m.to_dict().items():
             if k not in ("name", "parameters", "active_parameters"):

@@ -411,3 +411,18 @@ def test_profile_on_infer_and_search():
     assert_one_line_error(run("infer", *args, "--tp", "8", "--batch", "1", "--profile",
                               "vllm-dgx-h100", "--flops-efficiency", "0.5"),
                           "profile or flops/memory efficiency")
+
+
+def test_models_names_a_sliding_window(tmp_path):
+    # Gemma-2-9B's config (tests/compute/test_sliding_window.py): every other layer of 42
+    # attends to the last 4,096 tokens; the per-token KV figure is a full layer stack's
+    from tests.compute.test_sliding_window import GEMMA2_9B
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(GEMMA2_9B))
+    r = run("models", "--hf-config", str(path))
+    assert r.exit_code == 0, r.output
+    head = r.output.splitlines()[0]
+    assert "KV cache 344.1 kB per token (sliding window of 4,096 tokens on 21 of 42 layers)" \
+        in head, head   # 42 layers x 2 x 8 heads x 256 x 2 bytes = 344,064 B
+    assert "sliding window" not in run("models", "Llama-3-70B").output.splitlines()[0]
