@@ -103,8 +103,11 @@ def representative(graph: nx.Graph) -> tuple[nx.Graph, str]:
                 corner.append(f"gpu{i}")
         part = _induced(graph, corner)
         part.graph["dims"] = "x".join(map(str, keep_sides))
-        return part, (f"showing a {part.graph['dims']} corner of the {graph.graph['dims']} "
-                      f"torus ({len(corner)} of {len(gpus):,} GPUs; links leaving the corner omitted)")
+        return part, (f"representative part: {len(corner)} of {len(gpus):,} GPUs,\n"
+                      f"a{'n' * part.graph['dims'].startswith('8')} {part.graph['dims']} corner "
+                      f"of the {graph.graph['dims']} torus;\n"
+                      f"{part.number_of_edges():,} of {graph.number_of_edges():,} links drawn "
+                      "(none leaving the corner)")
     keep = set(gpus[:SAMPLE_GPUS])
     tiers = sorted({_tier(graph, n) for n, k in graph.nodes(data="kind") if k != "gpu"})
     for tier in tiers:  # climb: each tier's switches above what is kept, a few of them

@@ -141,3 +141,30 @@ def test_every_switch_of_the_part_keeps_a_link_up_where_the_fabric_has_one():
             assert any(part.nodes[v].get("tier") == 3 for v in part[n]), n
     cores = [n for n, d in part.nodes(data=True) if d.get("tier") == 3]
     assert len(cores) == 16 and len({next(iter(part[c])) for c in cores}) == 16
+
+
+@pytest.mark.parametrize("spec", ["torus:dims=8x8x16", "torus:dims=32x32", *BIG])
+def test_the_note_is_short_lines_and_counts_the_torus_corner(spec):
+    """Before: a torus corner's note was one 100-character line that widened the picture to
+    1,564 pixels; every line of a note now fits beside the legend."""
+    graph = build(spec)
+    (note,) = [t.get_text() for t in figure(graph).axes[0].texts if t.get_gid() == "note"]
+    assert max(len(line) for line in note.splitlines()) <= 60
+    if spec.startswith("torus"):
+        part, _ = representative(graph)
+        assert f"{part.graph['gpus']} of {graph.graph['gpus']:,} GPUs" in note
+        assert f"{part.number_of_edges():,} of {graph.number_of_edges():,} links drawn" in note
+
+
+@pytest.mark.parametrize("spec", [*DEFAULTS, "fat-tree:k=64,pods=16", "torus:dims=8x8x16",
+                                  "lite-groups:lites=4,base=[rail-optimized:domains=4]"])
+def test_the_picture_stays_a_page_wide(spec, tmp_path):
+    """At 120 dpi: at most 1,500 x 1,200 pixels whatever the fabric (a title, legend or
+    note does not stretch it), and a small fabric no larger than a big one."""
+    from PIL import Image
+
+    from topologies.draw import plot
+
+    with Image.open(plot(build(spec), tmp_path / "f.png")) as im:
+        width, height = im.size
+    assert width <= 1500 and height <= 1200
