@@ -308,7 +308,10 @@ class InferenceResult:
             "latency_limit_s": _num(self.latency_limit), "meets_slo": self.meets_slo,
             "fits_memory": self.memory.fits, "feasible": self.feasible,
             "reason": self.reason or None,
-            "tokens_per_step": self.tokens_per_step, "tokens_per_s": self.tokens_per_s,
+            "tokens_per_step": self.tokens_per_step,
+            # the seconds between batches tokens_per_s rests on: batch x period for a
+            # pipelined prefill served as a stream of batches, else the latency
+            "interval_s": self.interval or self.latency, "tokens_per_s": self.tokens_per_s,
             "sms": self.sms, "tokens_per_s_per_sm": self.tokens_per_s_per_sm,
             "time_split_s": self.time_split(), "resource_times_s": self.resource_times(),
             "memory": self.memory.to_dict(),

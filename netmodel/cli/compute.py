@@ -445,16 +445,6 @@ def _summary(r) -> list[str]:
     ]
 
 
-def _result_dict(r) -> dict:
-    """``r.to_dict()`` with ``interval_s``: the seconds between batches its tokens/s rest on
-    (``tokens_per_s = tokens_per_step / interval_s``): ``batch x period`` for a pipelined
-    prefill served as a stream of batches (:attr:`compute.results.InferenceResult.interval`), else the
-    latency."""
-    out = r.to_dict()
-    out["interval_s"] = r.interval or r.latency
-    return out
-
-
 @click.command("infer")
 @_model_gpu_options
 @click.option("--tp", "tp_text", required=True, metavar="N",
@@ -482,7 +472,7 @@ def infer(tp_text: str, batch_text: str, pp_text: str, ep_text: str, adp_text: s
                  ep=_whole("--ep", ep_text), attention_dp=_whole("--attention-dp", adp_text),
                  expert_skew=_skew(skew_text), options=options, slo=slo, comm=comm)
     if as_json:
-        click.echo(json.dumps({**_result_dict(r), "collectives": desc}, indent=2))
+        click.echo(json.dumps({**r.to_dict(), "collectives": desc}, indent=2))
     elif as_csv:
         click.echo(r.to_csv(), nl=False)
     else:
@@ -547,7 +537,7 @@ def search(max_batch: str, tp_text: str | None, pp_text: str | None, ep_text: st
     if as_json:
         out = r.to_dict()
         if r.best is not None:
-            out["best"] = _result_dict(r.best)
+            out["best"] = r.best.to_dict()
         click.echo(json.dumps({**out, "collectives": desc}, indent=2))
         exit_if_nothing_feasible([r])
         return
