@@ -62,17 +62,10 @@ class _GroupComm:
         return np.where(n > 0, (a + b * n).min(0), 0.0)
 
 
-def _torus_sides(n: int) -> tuple[int, int] | None:
-    best = None
-    for a in range(2, int(n ** 0.5) + 1):
-        if n % a == 0:
-            best = (a, n // a)
-    return best
-
-
 def _ocs_circuits(scenario, physical, members):
     """The circuit graph of one instance on a (possibly degraded) OCS fabric: its ring (or
     torus) re-set on the ports its members still have (as the study sets them), or None."""
+    from netmodel.study.fabric_search import _torus_sides
     from topologies.optical import circuits_for, realize
 
     data = physical.nodes
