@@ -60,6 +60,9 @@ CIRCLE = 0.3          # radius of a circuit group's circle in its unit cell
 WIDTH_MIN, WIDTH_MAX = 0.6, 4.0  # points: the thinnest and the widest bandwidth's line
 WRAP_ALPHA = 0.35     # a torus wrap-around arc's opacity
 SHADE_MARGIN = 2.5    # points a group band reaches above and below its GPU symbols
+UNCROWDED = 10.0      # points: GPU symbols this wide or wider leave link widths as they are
+THINNEST_SCALE = 0.3  # link widths shrink to no less than this share where GPUs crowd
+WIDTH_SAMPLES = ("thinnest:", "widest:", "every ", "wrap-around")  # legend width samples
 FORMATS = tuple(f".{f}" for f in FIGURE_FORMATS)  # the suffixes figure_format accepts
 
 KIND_COLOURS = {"gpu": "#2e7d32", "ocs": "#8e24aa"}
@@ -520,6 +523,8 @@ def figure(graph: nx.Graph, *, title: str | None = None) -> Figure:
         note_text.update_bbox_position_size(renderer)
     size_nodes(ax, scatters, pos, how, groups)
     _fit_shades(ax, scatters)
+    if how != "circuits":
+        _thin_crowded_links(ax, scatters)
     place_labels(fig, ax, renderer, part, pos, how, scatters, planes, groups)
     return fig
 
@@ -717,6 +722,40 @@ def _fit_shades(ax: Axes, scatters: dict) -> None:
         if isinstance(p, FancyBboxPatch) and p.get_gid() == "shade":
             p.set_y(-half)
             p.set_height(2 * half)
+
+
+def _thin_crowded_links(ax: Axes, scatters: dict) -> float:
+    """Narrow the links' range of widths, and the legend's width samples with it, by the
+    crowding of the GPUs: a line w points wide becomes WIDTH_MIN + (w - WIDTH_MIN) x factor,
+    the factor being the GPU symbol's diameter (shrunk by :func:`size_nodes` to 0.9 of the
+    distance between neighbours) over :data:`UNCROWDED`, between :data:`THINNEST_SCALE` and
+    1. Return the factor. Lines keep their order of width and the thinnest stays visible;
+    where GPUs sit a few points apart (a leaf's 16 GPUs, a plane's 256) a fan of 2.3-point
+    lines was one solid triangle, the lines in it hidden."""
+    from matplotlib.collections import LineCollection
+    from matplotlib.patches import FancyArrowPatch
+
+    if "gpu" not in scatters:
+        return 1.0
+    diameter = math.sqrt(scatters["gpu"][1].get_sizes()[0])
+    factor = max(THINNEST_SCALE, min(1.0, diameter / UNCROWDED))
+    if factor == 1.0:
+        return factor
+
+    def narrow(w: float) -> float:
+        return w if w <= WIDTH_MIN else WIDTH_MIN + (w - WIDTH_MIN) * factor
+
+    for coll in ax.collections:
+        if isinstance(coll, LineCollection) and coll.get_gid() == "link":
+            coll.set_linewidths([narrow(w) for w in coll.get_linewidths()])
+    for p in ax.patches:
+        if isinstance(p, FancyArrowPatch):
+            p.set_linewidth(narrow(p.get_linewidth()))
+    legend = ax.get_legend()
+    for text, handle in zip(legend.get_texts(), legend.legend_handles, strict=True):
+        if text.get_text().startswith(WIDTH_SAMPLES):
+            handle.set_linewidth(narrow(handle.get_linewidth()))
+    return factor
 
 
 def _legend(part: nx.Graph, media: Counter, lines: Counter, span: tuple[float, float] | None,

@@ -168,3 +168,24 @@ def test_the_picture_stays_a_page_wide(spec, tmp_path):
     with Image.open(plot(build(spec), tmp_path / "f.png")) as im:
         width, height = im.size
     assert width <= 1500 and height <= 1200
+
+
+@pytest.mark.parametrize("spec", ["leaf-spine:leaves=16,radix=32,oversubscription=4",
+                                  "flat:n=256,planes=8,radix=256", "superpod:sus=1",
+                                  "nvl72:racks=4"])
+def test_links_into_crowded_gpus_are_narrower_than_the_gpus_are_apart(spec):
+    """Before: 2.3-point lines (4 points for NVLink) into GPUs 2-3 points apart, so each
+    leaf's fan of links was one solid triangle; now the widths narrow with the crowding,
+    the thinnest line staying as it was."""
+    import numpy as np
+
+    fig = figure(build(spec))
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    gpu = max((c for c in ax.collections if c.get_gid() == "nodes"),
+              key=lambda c: len(c.get_offsets()))
+    xy = gpu.get_offset_transform().transform(gpu.get_offsets())
+    pitch = np.diff(np.sort(xy[:, 0])).min() * 72 / fig.dpi  # points between GPU centres
+    widest = max(w[0] for w in _drawn_widths(ax))
+    assert widest < pitch
+    assert min(w[0] for w in _drawn_widths(ax)) >= 0.6
