@@ -325,7 +325,7 @@ def _cluster_groups(graph: nx.Graph, gpus: list[Hashable], pos: Positions,
         cx, rx = sum(xs) / len(xs), (max(xs) - min(xs)) / 2
         ry = rx * aspect
         for i, m in enumerate(members):
-            angle = math.pi / 2 + 2 * math.pi * i / len(members)
+            angle = -math.pi / 2 - 2 * math.pi * i / len(members)  # first at the bottom
             pos[m] = (cx + rx * math.cos(angle), ry * math.sin(angle))
 
 

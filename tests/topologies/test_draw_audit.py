@@ -189,3 +189,50 @@ def test_links_into_crowded_gpus_are_narrower_than_the_gpus_are_apart(spec):
     widest = max(w[0] for w in _drawn_widths(ax))
     assert widest < pitch
     assert min(w[0] for w in _drawn_widths(ax)) >= 0.6
+
+
+@pytest.mark.parametrize("spec", ["lite-groups", "lite-groups:base=fat-tree",
+                                  "lite-groups:base=nvl72",
+                                  "lite-groups:lites=4,base=[rail-optimized:domains=4]"])
+def test_lite_group_labels_are_a_regular_stride_from_gpu0(spec):
+    """Before: each Lite group's ring began at the top, where its links to the switches
+    arrive, so gpu0, gpu4, ... found no free side: lite-groups:base=nvl72 and the default
+    labelled gpu0 alone, base=fat-tree the irregular gpu1, gpu2, gpu6, ..., gpu62, gpu63;
+    now a ring begins at the bottom and the labels are every k-th Lite from gpu0."""
+    graph = build(spec)
+    ax = figure(graph).axes[0]
+    numbers = [int(t.get_text()[3:]) for t in ax.texts
+               if t.get_gid() == "label" and t.get_text().startswith("gpu")]
+    lites = Counter(d["group"] for _, d in graph.nodes(data=True) if "group" in d)
+    per_group = max(lites.values())
+    stride = numbers[1] - numbers[0]
+    assert numbers == list(range(0, len(numbers) * stride, stride))
+    assert stride % per_group == 0 and len(numbers) >= min(8, len(lites))
+
+
+REVIEW = [*DEFAULTS, *SIZES, *BIG, "single-switch:n=32", "ring:n=64", "full-mesh:n=16",
+          "torus:dims=8x8x16", "ocs:gpus=8,ports=4,logical=ring",
+          "leaf-spine:leaves=8,radix=32,gpu=Lite,medium=co-packaged-optics",
+          "flat:n=128,planes=4,radix=144,gpu=Lite,medium=co-packaged-optics",
+          "ocs:gpus=128,ports=4,gpu=Lite"]
+
+
+@pytest.mark.parametrize("spec", REVIEW)
+def test_no_two_symbols_share_a_place_and_no_two_texts_overlap(spec):
+    """Node positions all differ (also after the Lite rings and the 3D torus's oblique
+    slices), and no label, title, legend entry or note box overlaps another text."""
+    graph = build(spec)
+    fig = figure(graph)
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    xy = [tuple(p) for c in ax.collections if c.get_gid() == "nodes"
+          for p in c.get_offset_transform().transform(c.get_offsets()).round(3)]
+    assert len(set(xy)) == len(xy) == representative(graph)[0].number_of_nodes()
+    renderer = fig.canvas.get_renderer()
+    boxes = [(t.get_gid(), (t.get_bbox_patch() or t).get_window_extent(renderer))
+             for t in ax.texts if t.get_text()]
+    boxes += [("title", ax.title.get_window_extent(renderer)),
+              ("legend", ax.get_legend().get_window_extent(renderer))]
+    for i, (a, p) in enumerate(boxes):
+        for b, q in boxes[i + 1:]:
+            assert not (p.x0 < q.x1 and q.x0 < p.x1 and p.y0 < q.y1 and q.y0 < p.y1), (a, b)
