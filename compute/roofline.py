@@ -38,7 +38,7 @@ import numpy as np
 
 from compute.comm import CommLike, NoCommunication, RingAlphaBeta, as_comm
 from compute.errors import UserError, known
-from compute.grid_parts import _static_parts
+from compute.grid_parts import _static_parts, pipeline_period
 from compute.hardware import GpuSpec, get_gpu
 from compute.memory import DEFAULT_RESERVE, check_reserve, describe_fit
 from compute.models import COMPUTE_DTYPES, ModelSpec, get_model
@@ -478,8 +478,7 @@ def _pipeline(pass_t, pp, b, micro, stage_t, bound, c3, names, options, workload
         b = b[rows]
     mine = pass_t[rows]
     send = stage_t[ks, rows]
-    stage = mine / p
-    period = np.maximum(stage, send) if options.mode == "overlap" else stage + send
+    period = pipeline_period(mine, send, p, options.mode)
     own = mine + (p - 1) * send                  # a micro-batch through every stage
     interval = None
     if workload.phase == "decode":
