@@ -30,6 +30,7 @@ CIRCUIT_DOT = 0.4       # GPU symbol diameter on a circuit circle / distance bet
 LABEL_SIZE = 7          # points
 LABEL_GAP = 2.5         # points between a symbol and its label
 CLEARANCE = 1.5         # points a label keeps from lines and symbols
+OWN_MARGIN = 1.2        # another symbol must be this much farther from a label than its own
 MARKERS = {"gpu": "o", "ocs": "D", "switch": "s"}
 #: Half the height of a marker's bounding box per unit of its size (sqrt of the scatter
 #: size in points^2): a diamond ("D") is a square turned by 45 degrees.
@@ -164,6 +165,31 @@ def _blocked(boxes: np.ndarray, segs: np.ndarray, rects: np.ndarray) -> np.ndarr
     return hit
 
 
+def _closer_to_another(boxes: np.ndarray, own: tuple[float, float, float],
+                       points: np.ndarray) -> np.ndarray:
+    """For each box (rows x0, y0, x1, y1): whether a symbol centre of ``points`` other than
+    ``own`` (x, y, half-size) lies within :data:`OWN_MARGIN` times the distance from the
+    box's centre to ``own`` (display pixels): such a label reads as the other symbol's, or
+    as either's. Before, a tier's label set below and to the right of spine0 sat as near
+    spine1 as spine0 (fat-tree:k=8,oversubscription=2).
+
+    >>> import numpy as np
+    >>> boxes = np.array([[12.0, -2.0, 30.0, 2.0], [40.0, -12.0, 60.0, -4.0]])
+    >>> _closer_to_another(boxes, (0.0, 0.0, 5.0), np.array([[0.0, 0.0], [70.0, 0.0]])).tolist()
+    [False, True]
+    """
+    import numpy as np
+
+    x, y, _ = own
+    cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+    mine = np.hypot(cx - x, cy - y)
+    others = points[(points[:, 0] != x) | (points[:, 1] != y)]
+    if not len(others):
+        return np.zeros(len(boxes), dtype=bool)
+    near = np.hypot(cx[:, None] - others[None, :, 0], cy[:, None] - others[None, :, 1]).min(axis=1)
+    return near < OWN_MARGIN * mine
+
+
 def _candidate(centre: tuple[float, float, float], angle: float, w: float, h: float,
                gap: float) -> tuple[tuple[float, float, float, float], tuple[float, float], str, str]:
     """The box (display pixels) of a ``w`` x ``h`` label beside a symbol at ``centre``
@@ -245,6 +271,7 @@ def place_labels(fig: Figure, ax: Axes, renderer: RendererBase, part: nx.Graph,
     boxes += [(t.get_bbox_patch() or t).get_window_extent(renderer) for t in ax.texts]
 
     taken = np.array([[b.x0, b.y0, b.x1, b.y1] for b in boxes]).reshape(-1, 4)
+    points = np.array([c[:2] for c in centres.values()]).reshape(-1, 2)
     px = fig.dpi / 72.0
     clear, gap = CLEARANCE * px, LABEL_GAP * px
     sizer = _TextSizer(fig, renderer)
@@ -285,6 +312,7 @@ def place_labels(fig: Figure, ax: Axes, renderer: RendererBase, part: nx.Graph,
         return str(node)
 
     sides_of: dict[Hashable, list] = {}
+    closer_of: dict[Hashable, np.ndarray] = {}
 
     def sides(node: Hashable) -> list:
         """Each preferred side's (node, box, offset, ha, va), or None where a line, a
@@ -295,18 +323,23 @@ def place_labels(fig: Figure, ax: Axes, renderer: RendererBase, part: nx.Graph,
             boxes = np.array([o[0] for o in options])
             grown = boxes + np.array([-clear, -clear, clear, clear])
             blocked = _blocked(grown, segs, markers) | _blocked(boxes, segs[:0], taken)
+            closer_of[node] = (_closer_to_another(boxes, centres[node], points)
+                               if part.nodes[node]["kind"] != "gpu" else np.zeros(len(boxes), bool))
             sides_of[node] = [None if b else (node, *o) for o, b in zip(options, blocked,
                                                                         strict=True)]
         return sides_of[node]
 
-    def attempt(nodes: list, side: int | None) -> list:
+    def attempt(nodes: list, side: int | None, lone: bool) -> list:
         """Labels of ``nodes`` that fit: all on preferred side number ``side`` (stop at
-        the first that does not), or each on its first free side (None)."""
+        the first that does not), or each on its first free side (None). ``lone``: the
+        labels do not stand beside every node of a row on one side, so none may sit
+        about as near another switch as its own (:func:`_closer_to_another`)."""
         chosen: list = []
         for node in nodes:
             options = sides(node)
             got = None
-            for option in ([options[side]] if side is not None else options):
+            picks = [side] if side is not None else range(len(options))
+            for option in (options[i] for i in picks if not (lone and closer_of[node][i])):
                 if option is not None:
                     x0, y0, x1, y1 = option[1]
                     if not any(a < x1 and c > x0 and b < y1 and d > y0
@@ -331,7 +364,7 @@ def place_labels(fig: Figure, ax: Axes, renderer: RendererBase, part: nx.Graph,
             nodes = members[::stride]
             found = None
             for side in [*range(len(angles(members[0]))), None]:
-                chosen = attempt(nodes, side)
+                chosen = attempt(nodes, side, stride > 1 or side is None)
                 if len(chosen) > len(best):
                     best = chosen
                 if len(chosen) == len(nodes):

@@ -236,3 +236,38 @@ def test_no_two_symbols_share_a_place_and_no_two_texts_overlap(spec):
     for i, (a, p) in enumerate(boxes):
         for b, q in boxes[i + 1:]:
             assert not (p.x0 < q.x1 and q.x0 < p.x1 and p.y0 < q.y1 and q.y0 < p.y1), (a, b)
+
+
+@pytest.mark.parametrize("spec", ["fat-tree:k=8,oversubscription=2", "fat-tree:k=64,pods=16",
+                                  "nvl72:racks=4", "superpod:sus=1", "fat-tree:k=8"])
+def test_a_thinned_switch_label_is_nearer_its_own_switch(spec):
+    """Where only some switches of a tier are labelled, each label's centre is nearer its
+    own switch than any other symbol by a fifth or more. Before: 'spine0' of
+    fat-tree:k=8,oversubscription=2 stood below and right of spine0, as near spine1."""
+    import numpy as np
+
+    graph = build(spec)
+    fig = figure(graph)
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    renderer = fig.canvas.get_renderer()
+    part, _ = representative(graph)
+    names = [n for c in ("ocs", "switch", "gpu") for n, d in part.nodes(data=True)
+             if d["kind"] == c]
+    xy = np.vstack([c.get_offset_transform().transform(c.get_offsets())
+                    for c in ax.collections if c.get_gid() == "nodes"])
+    where = dict(zip(names, map(tuple, xy), strict=True))
+    labels = {t.get_text(): t.get_window_extent(renderer) for t in ax.texts
+              if t.get_gid() == "label" and not t.get_text().startswith("gpu")}
+    tiers = Counter(part.nodes[n].get("tier") for n in labels)
+    whole = Counter(d.get("tier") for _, d in part.nodes(data=True) if d["kind"] == "switch")
+    checked = 0
+    for name, box in labels.items():
+        if tiers[part.nodes[name].get("tier")] == whole[part.nodes[name].get("tier")]:
+            continue  # a fully labelled row: every label on the same side of its switch
+        centre = np.array([(box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2])
+        own = np.linalg.norm(centre - where[name])
+        others = min(np.linalg.norm(centre - p) for n, p in where.items() if n != name)
+        assert 1.2 * own <= others + 1e-6, name
+        checked += 1
+    assert checked
