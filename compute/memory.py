@@ -113,7 +113,11 @@ def weight_bytes(model: ModelSpec, sh: Shards) -> np.ndarray:
     other = model.learned_positions * h + model.norm_parameters
     if model.embedding_norm:
         other += model.norm_parameters
-    return body + (embed + other) * wb
+    eb = model.embedding_bytes  # the token embedding, positions and LM head
+    if eb == wb:
+        return body + (embed + other) * wb
+    norms = other - model.learned_positions * h
+    return body + (embed + model.learned_positions * h) * eb + norms * wb
 
 
 def kv_cache_bytes(model: ModelSpec, sh: Shards, batch: np.ndarray, workload: Workload

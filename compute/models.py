@@ -38,6 +38,7 @@ module, which its published 671B also excludes).
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import asdict, dataclass, fields
 from functools import cache, cached_property
@@ -58,6 +59,7 @@ __all__ = [
     "HF_ALIASES",
     "HF_FAMILIES",
     "ModelSpec",
+    "PLAIN_DTYPES",
     "get_model",
     "load_hf_config",
     "load_model_file",
@@ -65,8 +67,40 @@ __all__ = [
     "model_names",
 ]
 
-#: Bytes per element of each storage dtype.
-DTYPE_BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0}
+#: Dtypes of activations and of the KV cache (and of a checkpoint's unquantized tensors).
+PLAIN_DTYPES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0}
+#: Group sizes of the group-quantized integer weight formats below.
+QUANT_GROUPS = (32, 64, 128)
+
+
+def _grouped_bytes(bits: int, group: int, zero: bool) -> float:
+    """Bytes per weight of ``bits``-bit integers quantized in groups of ``group`` input
+    elements, each group with one 16-bit scale and, when ``zero``, one ``bits``-bit zero
+    point: AWQ (AutoAWQ ``WQLinear_GEMM``: int32-packed ``qweight`` and ``qzeros``, fp16
+    ``scales``), GPTQ (AutoGPTQ/GPTQModel: ``qweight``, ``qzeros``, fp16 ``scales``, stored
+    even when ``sym``) and compressed-tensors' ``pack-quantized`` symmetric ``group``
+    strategy (a ``weight_scale`` in the model's 16-bit dtype, no zero point). GPTQ's
+    ``g_idx`` (one int32 per input row: 32 / out_features bits per weight, under 0.01
+    bits at out_features >= 4096) is left out.
+
+    >>> _grouped_bytes(4, 128, True) * 8     # AWQ / GPTQ int4, group 128
+    4.15625
+    """
+    return (bits + (16 + (bits if zero else 0)) / group) / 8
+
+
+#: Bytes per element of each storage dtype: the plain ones; ``int4`` / ``int8`` with one
+#: scale (and zero) per output channel (per-channel, GPTQ group_size -1, compressed-tensors
+#: ``channel`` strategy: under 0.01 bits per weight at 4096 input columns); ``intB-gG``
+#: with one 16-bit scale and one B-bit zero per group of G weights, ``intB-gG-sym`` with
+#: the scale only (:func:`_grouped_bytes`); bitsandbytes 4-bit (NF4 or FP4: one fp32
+#: absmax per block of 64, bitsandbytes ``Params4bit`` default blocksize) and ``bnb4-dq``
+#: with double quantization (the absmax stored in 8 bits, one fp32 scale per 256 of them:
+#: QLoRA, Dettmers et al. 2023, arXiv 2305.14314, Section 3, 'Double Quantization').
+DTYPE_BYTES = {**PLAIN_DTYPES, "int4": 0.5,
+               **{f"int{b}-g{g}{'' if z else '-sym'}": _grouped_bytes(b, g, z)
+                  for b in (4, 8) for g in QUANT_GROUPS for z in (True, False)},
+               "bnb4": (4 + 32 / 64) / 8, "bnb4-dq": (4 + 8 / 64 + 32 / (64 * 256)) / 8}
 #: Tensor-core dtypes the GEMMs may run at (the GPU catalog has peaks for these).
 COMPUTE_DTYPES = ("bf16", "fp8")
 NORMS = ("rmsnorm", "layernorm")
@@ -100,6 +134,10 @@ class ModelSpec:
     #: layers whose MLP is stored in ``mlp_weight_dtype`` (0: every layer); the others keep
     #: ``weight_dtype`` (Meta's FP8 recipe leaves the first and last layers' MLPs in bf16)
     mlp_dtype_layers: int = 0
+    #: storage dtype of the token embedding, learned positions and the LM head where it
+    #: differs from ``weight_dtype`` ("": the same); a 4-bit checkpoint quantizes only the
+    #: linear layers and keeps these in its 16-bit dtype
+    embedding_dtype: str = ""
     kv_dtype: str = "bf16"         #: storage dtype of the KV cache
     act_dtype: str = "bf16"        #: dtype of activations and of the TP collectives
     compute_dtype: str = "bf16"    #: tensor-core dtype the GEMMs run at (bf16 or fp8)
@@ -131,11 +169,13 @@ class ModelSpec:
                 validate.in_range(where, "model", f.name, getattr(self, f.name))
             elif f.type == "bool" or f.type is bool:
                 validate.flag(where, f.name, getattr(self, f.name))
-        for key in ("weight_dtype", "kv_dtype", "act_dtype"):
-            validate.choice(where, key, getattr(self, key), DTYPE_BYTES)
-        if self.mlp_weight_dtype != "":  # "": the MLPs keep weight_dtype
-            validate.choice(where, "mlp_weight_dtype", self.mlp_weight_dtype, DTYPE_BYTES)
-        elif self.mlp_dtype_layers:
+        validate.choice(where, "weight_dtype", self.weight_dtype, DTYPE_BYTES)
+        for key in ("kv_dtype", "act_dtype"):
+            validate.choice(where, key, getattr(self, key), PLAIN_DTYPES)
+        for key in ("mlp_weight_dtype", "embedding_dtype"):  # "": weight_dtype
+            if getattr(self, key) != "":
+                validate.choice(where, key, getattr(self, key), DTYPE_BYTES)
+        if self.mlp_weight_dtype == "" and self.mlp_dtype_layers:
             raise UserError(f"{where}: mlp_dtype_layers ({self.mlp_dtype_layers}) needs "
                             f"mlp_weight_dtype")
         if self.mlp_dtype_layers > self.layers:
@@ -215,11 +255,18 @@ class ModelSpec:
         k = self.mlp_dtype_layers or self.layers
         return (k * low + (self.layers - k) * self.weight_bytes) / self.layers
 
+    @cached_property
+    def embedding_bytes(self) -> float:
+        """Bytes per element of the token embedding, learned positions and LM head."""
+        return DTYPE_BYTES[self.embedding_dtype or self.weight_dtype]
+
     @property
     def weight_storage_bytes(self) -> float:
         """Bytes of every weight of the model, each in its storage dtype."""
         mlp = self.parameters - self.non_mlp_parameters
-        return self.non_mlp_parameters * self.weight_bytes + mlp * self.mlp_weight_bytes
+        emb = self.token_parameters
+        return ((self.non_mlp_parameters - emb) * self.weight_bytes + emb * self.embedding_bytes
+                + mlp * self.mlp_weight_bytes)
 
     @cached_property
     def kv_bytes(self) -> float:
@@ -395,6 +442,13 @@ class ModelSpec:
         return (self.vocab + self.learned_positions) * self.hidden + head + norm
 
     @property
+    def token_parameters(self) -> int:
+        """The token embedding, learned positions and the LM head unless tied (the
+        tensors stored in ``embedding_dtype``)."""
+        head = 0 if self.tied_embeddings else self.vocab * self.hidden
+        return (self.vocab + self.learned_positions) * self.hidden + head
+
+    @property
     def parameters(self) -> int:
         """Total parameters (every expert counted)."""
         dense = self.layers - self.moe_layers
@@ -425,6 +479,7 @@ class ModelSpec:
         d = asdict(self)
         d["parameters"] = self.parameters
         d["active_parameters"] = self.active_parameters
+        d["weight_storage_bytes"] = self.weight_storage_bytes
         return d
 
 
@@ -718,6 +773,160 @@ def _fp8_exceptions(quant: dict, layers: int, dtype: str, where: str) -> dict:
         {"weight_dtype": dtype}
 
 
+#: Names of decoder-layer parts (attention, MLP, experts, their projections) in module names.
+_LAYER_PARTS = {"layers", "h", "blocks", "self_attn", "attn", "attention", "mlp", "experts",
+                "block_sparse_moe", "feed_forward", "shared_expert", "shared_experts",
+                "w1", "w2", "w3", "qkv", "dense", "fc1", "fc2", "c_attn", "c_proj", "c_fc",
+                "query_key_value", "dense_h_to_4h", "dense_4h_to_h"}
+#: Last names of modules that stay unquantized without changing the weight bytes this
+#: model counts: MoE routers (``mlp.gate``, ``block_sparse_moe.gate``; under 0.1% of the
+#: parameters, counted with the linear layers), the LM head and embedding (kept in the
+#: 16-bit dtype anyway).
+_HARMLESS = {"gate", "router", "shared_expert_gate", "lm_head", "embed_tokens", "wte", "wpe"}
+
+
+def _check_kept(quant: dict, key: str, where: str) -> list[str]:
+    """The module names (or compressed-tensors ``re:`` patterns) of ``quant[key]`` that
+    stay unquantized. One that keeps part of a decoder layer's attention or MLP (other than
+    the MoE router) is refused: a partly quantized layer is not modelled."""
+    kept = quant.get(key)
+    kept = [] if kept is None else kept
+    if not isinstance(kept, list) or len(kept) > 100_000 or not all(
+            isinstance(x, str) for x in kept):
+        raise UserError(f"{where}: {key} must be a list of module names (or null), got "
+                        f"{validate.describe(kept)}")
+    for x in kept:
+        words = [w for w in re.split(r"[^A-Za-z0-9_]+", x.removeprefix("re:")) if w]
+        if not words or words[-1] in _HARMLESS:
+            continue
+        if any(w in _LAYER_PARTS or w.endswith("_proj") or w.endswith("_proj_with_mqa")
+               for w in words):
+            raise UserError(f"{where}: {key} keeps {validate.describe(x)} unquantized; a "
+                            f"partly quantized decoder layer is not modelled")
+    return kept
+
+
+def _int_dtype(bits, group, zero: bool, where: str, keys: str) -> str:
+    """The :data:`DTYPE_BYTES` name of ``bits``-bit integer weights in groups of ``group``
+    (-1 or None: per output channel), with a ``bits``-bit zero point when ``zero``."""
+    bits = validate.number(where, keys[0], bits, minimum=1, maximum=64, integer=True)
+    if bits not in (4, 8):
+        raise UserError(f"{where}: {keys[0]} {bits} is not modelled; allowed: 4, 8")
+    if group is None:
+        return f"int{bits}"
+    group = validate.number(where, keys[1], group, minimum=-1, maximum=2**20, integer=True)
+    if group == -1:
+        return f"int{bits}"
+    if group not in QUANT_GROUPS:
+        raise UserError(f"{where}: {keys[1]} {group} is not modelled; allowed: -1 (per "
+                        f"channel), {', '.join(map(str, QUANT_GROUPS))}")
+    return f"int{bits}-g{group}{'' if zero else '-sym'}"
+
+
+def _awq(quant: dict, where: str) -> tuple[str, str]:
+    """AutoAWQ (``quant_method: awq``; hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4,
+    Qwen/Qwen2.5-72B-Instruct-AWQ): ``bits`` (``w_bit``), ``group_size``
+    (``q_group_size``); every linear layer of the decoder, zero points stored whatever
+    ``zero_point`` says (``WQLinear_GEMM`` keeps its ``qzeros`` buffer)."""
+    _check_kept(quant, "modules_to_not_convert", where)
+    bits = quant.get("bits", quant.get("w_bit", 4))
+    group = quant.get("group_size", quant.get("q_group_size", 128))
+    return _int_dtype(bits, group, True, where, ("bits", "group_size")), ""
+
+
+def _gptq(quant: dict, where: str) -> tuple[str, str]:
+    """GPTQ (``quant_method: gptq``; TheBloke/*-GPTQ, AutoGPTQ / GPTQModel / optimum):
+    ``bits``, ``group_size`` (-1: per channel); ``qzeros`` are stored even when ``sym``;
+    ``lm_head: true`` (a quantized LM head) is not modelled."""
+    if quant.get("lm_head") not in (None, False):
+        raise UserError(f"{where}: lm_head {validate.describe(quant.get('lm_head'))}: a "
+                        f"quantized LM head is not modelled")
+    _check_kept(quant, "modules_to_not_convert", where)
+    return _int_dtype(quant.get("bits", 4), quant.get("group_size", 128), True, where,
+                      ("bits", "group_size")), ""
+
+
+def _bitsandbytes(quant: dict, where: str) -> tuple[str, str]:
+    """bitsandbytes (``load_in_4bit``: NF4 or FP4 with ``bnb_4bit_use_double_quant``;
+    ``load_in_8bit``: LLM.int8() int8 rows, one fp32 scale each)."""
+    _check_kept(quant, "llm_int8_skip_modules", where)
+    four = quant.get("load_in_4bit") is True or quant.get("_load_in_4bit") is True
+    eight = quant.get("load_in_8bit") is True or quant.get("_load_in_8bit") is True
+    if four == eight:
+        raise UserError(f"{where}: exactly one of load_in_4bit and load_in_8bit must be true")
+    if eight:
+        return "int8", ""
+    kind = quant.get("bnb_4bit_quant_type", "fp4")
+    if kind not in ("nf4", "fp4"):
+        raise UserError(f"{where}: bnb_4bit_quant_type {validate.describe(kind)} is not "
+                        f"modelled; allowed: 'nf4', 'fp4'")
+    dq = validate.flag(where, "bnb_4bit_use_double_quant",
+                       quant.get("bnb_4bit_use_double_quant", False))
+    return ("bnb4-dq" if dq else "bnb4"), ""
+
+
+def _compressed_tensors(quant: dict, where: str) -> tuple[str, str]:
+    """compressed-tensors (``quant_method: compressed-tensors``; llm-compressor's FP8,
+    W8A8, W4A16 releases: neuralmagic/*-FP8, RedHatAI/*-quantized.w4a16 / w8a8): one
+    config group targeting ``Linear`` whose ``weights`` are fp8 (any strategy: per-tensor,
+    channel or 128 x 128 block scales, under 0.1% of a byte a weight), int8 or int4 (per
+    channel, or symmetric groups); ``ignore`` must keep the LM head (a quantized LM head
+    is not modelled); ``kv_cache_scheme`` of 8 bits gives an fp8 or int8 KV cache. The
+    input activations (``input_activations``) are quantized just before each GEMM: the
+    activations stored and exchanged stay 16-bit."""
+    if quant.get("sparsity_config") not in (None, {}):
+        raise UserError(f"{where}: sparsity_config (sparse weights) is not modelled")
+    groups = quant.get("config_groups")
+    validate.table(f"{where}: config_groups", groups)
+    if len(groups) != 1:
+        raise UserError(f"{where}: config_groups holds {len(groups)} groups; only one "
+                        f"(every Linear layer alike) is modelled")
+    group = next(iter(groups.values()))
+    validate.table(f"{where}: config_groups", group)
+    if group.get("targets") != ["Linear"]:
+        raise UserError(f"{where}: config_groups targets {validate.describe(group.get('targets'))}"
+                        f" is not modelled; allowed: ['Linear']")
+    kept = _check_kept(quant, "ignore", where)
+    if "lm_head" not in kept:
+        raise UserError(f"{where}: ignore does not name lm_head: a quantized LM head is not "
+                        f"modelled")
+    w = group.get("weights")
+    validate.table(f"{where}: config_groups weights", w)
+    kind, bits = w.get("type"), w.get("num_bits")
+    if kind == "float" and bits == 8:
+        dtype = "fp8"
+    elif kind == "int":
+        strategy = w.get("strategy")
+        if strategy not in ("channel", "group", "tensor"):
+            raise UserError(f"{where}: weights strategy {validate.describe(strategy)} is not "
+                            f"modelled for int weights; allowed: 'channel', 'group', 'tensor'")
+        sym = validate.flag(where, "symmetric", w.get("symmetric", True))
+        if not sym and strategy == "group":
+            raise UserError(f"{where}: asymmetric group-quantized weights are not modelled")
+        size = w.get("group_size") if strategy == "group" else None
+        dtype = _int_dtype(bits, size, False, where, ("num_bits", "group_size"))
+    else:
+        raise UserError(f"{where}: weights of type {validate.describe(kind)} with "
+                        f"{validate.describe(bits)} bits are not modelled; allowed: float 8, "
+                        f"int 4, int 8")
+    kv = quant.get("kv_cache_scheme")
+    if kv is None:
+        return dtype, ""
+    validate.table(f"{where}: kv_cache_scheme", kv)
+    kv_kind = {("float", 8): "fp8", ("int", 8): "int8"}.get((kv.get("type"), kv.get("num_bits")))
+    if kv_kind is None:
+        raise UserError(f"{where}: kv_cache_scheme of type {validate.describe(kv.get('type'))} "
+                        f"with {validate.describe(kv.get('num_bits'))} bits is not modelled; "
+                        f"allowed: float 8, int 8")
+    return dtype, kv_kind
+
+
+#: Readers of the weight-quantizing ``quant_method`` values besides fp8: each gives the
+#: linear layers' dtype (:data:`DTYPE_BYTES`) and the KV cache's ("": unchanged).
+_QUANT_READERS = {"awq": _awq, "gptq": _gptq, "bitsandbytes": _bitsandbytes,
+                  "compressed-tensors": _compressed_tensors}
+
+
 def load_hf_config(path: str | PathLike[str], name: str | None = None) -> ModelSpec:
     """A model from a local HuggingFace ``config.json`` (no network access).
 
@@ -743,7 +952,10 @@ def load_hf_config(path: str | PathLike[str], name: str | None = None) -> ModelS
 
     A float32 checkpoint is taken as served in bf16; an fp8 ``quantization_config`` gives fp8
     weights, or, when its ``modules_to_not_convert`` lists attention modules (Meta's FP8
-    Llama-3.1), fp8 MLPs only, less those of the layers it lists. The name defaults to the file's ``_name_or_path``, else its folder's name. Every
+    Llama-3.1), fp8 MLPs only, less those of the layers it lists. AWQ, GPTQ,
+    compressed-tensors and bitsandbytes configs give the linear layers' dtype
+    (:data:`_QUANT_READERS`) and keep the embedding and LM head (``embedding_dtype``) in
+    ``torch_dtype``; any other method is refused. The name defaults to the file's ``_name_or_path``, else its folder's name. Every
     number is checked for type and range (``compute/data/limits.toml``); an error names the
     config key.
     """
@@ -857,17 +1069,28 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     if dtype == "fp32":
         dtype = "bf16"  # a 32/64-bit checkpoint is served in 16-bit, as inference servers do
     weight_dtype = dtype
+    act_dtype = "bf16" if dtype == "fp8" else dtype
     quant = cfg.get("quantization_config")
+    kv_dtype = act_dtype
     if quant is not None:
         validate.table(f"{where}: quantization_config", quant)
         method = validate.string(f"{where}: quantization_config", "quant_method",
                                  quant.get("quant_method", ""))
-        if method.lower() in ("fp8", "fbgemm_fp8"):
+        method = method.lower()
+        if method in ("fp8", "fbgemm_fp8"):
             weight_dtype = "fp8"
             entry.update(_fp8_exceptions(quant, layers, dtype, where))
-    act_dtype = "bf16" if dtype == "fp8" else dtype
+        elif method in _QUANT_READERS:
+            here = f"{where}: quantization_config ({method})"
+            weight_dtype, kv = _QUANT_READERS[method](quant, here)
+            entry["embedding_dtype"] = act_dtype
+            kv_dtype = kv or kv_dtype
+        else:
+            raise UserError(f"{where}: quantization_config.quant_method {method!r} is not "
+                            f"modelled (its weight bytes are unknown); known: "
+                            f"{known(('fp8', 'fbgemm_fp8', *_QUANT_READERS))}")
     entry.setdefault("weight_dtype", weight_dtype)
-    entry.update(kv_dtype=act_dtype, act_dtype=act_dtype,
+    entry.update(kv_dtype=kv_dtype, act_dtype=act_dtype,
                  source=f"HuggingFace config.json at {path}")
     return _model_from_entry(name, entry, where)
 

@@ -252,7 +252,8 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
     # one configuration and batch (evaluate's scalar path): plain floats throughout
     zero = 0.0 if type(batch) is float else np.zeros(np.broadcast_shapes(sh.tp.shape,
                                                                           batch.shape))
-    positions = n * h * wb if model.learned_positions else 0.0
+    eb = model.embedding_bytes   # token embedding, positions, LM head
+    positions = n * h * eb if model.learned_positions else 0.0
     if model.is_mla:
         (qkv_flops, qkv_hbm), (attn_flops, attn_hbm) = _mla_work(model, sh, s_att, n_att, w)
     else:
@@ -273,7 +274,7 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
         up_flops, up_hbm = np.where(is_ep, eu_f, up_flops), np.where(is_ep, eu_h, up_hbm)
         down_flops, down_hbm = np.where(is_ep, ed_f, down_flops), np.where(is_ep, ed_h, down_hbm)
     work = [
-        ("embedding", 1, zero, n * h * wb / sh.tp + positions + n * h * ab,
+        ("embedding", 1, zero, n * h * eb / sh.tp + positions + n * h * ab,
          "all-reduce", ar_bytes, sh.tp),
         ("qkv", L, qkv_flops, qkv_hbm, "", 0.0, 1.0),
         ("attention", L, attn_flops, attn_hbm, "", 0.0, 1.0),
@@ -283,7 +284,7 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
         ("mlp_up", L, up_flops, up_hbm, "", 0.0, 1.0),
         ("mlp_down", L, down_flops, down_hbm, "", 0.0, 1.0),
         ("allreduce_mlp", L, zero, zero, "all-reduce", ar_bytes, sh.tp),
-        ("lm_head", 1, 2 * s * h * vs, h * vs * wb + s * h * ab + s * vs * ab,
+        ("lm_head", 1, 2 * s * h * vs, h * vs * eb + s * h * ab + s * vs * ab,
          "all-gather", s * vs * sh.tp * ab, sh.tp),
     ]
     if plain:
@@ -366,7 +367,8 @@ def plain_step_work(model, sh, w: Workload):
     router_weights = (h * model.experts if model.is_moe else 0.0) * wb
     up_w = h * up_cols + bias * up_cols
     down_w = fs * h + bias * h
-    lm_weights = h * vs * wb
+    eb = model.embedding_bytes
+    lm_weights = h * vs * eb
     e = model.experts
     dense = e == 1
     if not dense:   # expected_experts_touched's operations, its constants formed once
@@ -390,7 +392,7 @@ def plain_step_work(model, sh, w: Workload):
         svs = b * vs
         flops = [0.0, nh2 * qkv_cols, attn_head * b * pairs, 2 * n * a * dv * h, 0.0,
                  nh2 * up_cols * k, 2 * n * fs * h * k, 0.0, 2 * b * h * vs]
-        hbm = [nh * wb / tp + (nh * wb if learned else 0.0) + nhab,
+        hbm = [nh * eb / tp + (nh * eb if learned else 0.0) + nhab,
                qkv_weights + nhab + n * qkv_cols * ab,
                nad_ab + b * kv_read * 2 * g * d * kvb + n * 2 * g * d * kvb + nad_ab,
                out_weights + n * a * dv * ab + nhab, 0.0,
