@@ -140,6 +140,11 @@ def _flags(here: str, entry: dict) -> dict:
     return out
 
 
+#: What joins a GPU's name to its clock ratio in a GPU at another clock (compute.power:
+#: ``H100-SXM@0.5x``); a GPU read from a file may not use it.
+CLOCK_MARK = "@"
+
+
 #: The die tables (optional ``die`` key of a GPU entry: rows of die and package data, read by
 #: compute.yield_model) of the GPUs read so far, by GPU name: ``(table, where)``. A GpuSpec
 #: holds performance only; the die is kept beside it so that saved fabrics and the
@@ -192,6 +197,9 @@ def _gpu_from_entry(name: str, entry, known_gpus: dict[str, GpuSpec], where: str
                     dies: dict[str, tuple[dict, str]]) -> GpuSpec:
     """One ``[gpu.NAME]`` table, every value checked against ``compute/data/limits.toml``."""
     validate.name(where, "GPU", name)
+    if CLOCK_MARK in name:  # NAME@R is NAME at another clock: its die and limits are NAME's
+        raise UserError(f"{where}: GPU name {name!r} must not contain {CLOCK_MARK!r} (it marks "
+                        f"a GPU at another clock, as in H100-SXM@0.5x)")
     here = f"{where}: GPU {name!r}"
     entry = dict(validate.table(here, entry))
     source = validate.string(here, "source", entry.pop("source", ""))
