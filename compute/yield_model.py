@@ -70,6 +70,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from compute import validate
 from compute.errors import UserError, known
 from compute.validate import describe
 
@@ -636,6 +637,8 @@ def _die_rows(gpu: str, table: dict, where: str, sms: int) -> LogicDies:
         if name in rows and rows[name].unit != unit:
             raise UserError(f"{where}: [{name}] unit must be {unit!r}, got {rows[name].unit!r}")
     area = _number(f"{where}: area", rows["area"].value, low=MIN_DIE_AREA)
+    for name in ("process", "packaging"):
+        validate.name(where, name, rows[name].value)
     whole = {}
     for name, high in (("dies", MAX_DIES), ("sms_physical", MAX_SMS), ("sms_enabled", MAX_SMS),
                        ("hbm_sites", MAX_HBM_SITES)):
@@ -831,6 +834,11 @@ def package_cost(gpu: str | GpuSpec, *, defect_density: float | None = None,
     area = logic.total_area
     ref_area = parameter("reference_die_area")
     price = logic.wafer_price if wafer_price is None else wafer_price
+    _usable_diameter(wafer_diameter, None)  # the wafer checked first: what follows is the die's
+    try:  # a die that does not fit the wafer: said with where its area was read
+        dies_per_wafer(logic.area, wafer_diameter)
+    except UserError as exc:
+        raise UserError(f"{logic.basis}: {exc}") from None
     die = die_cost(logic.area, defect_density=defect_density, model=model, alpha=alpha,
                    wafer_price=price, wafer_diameter=wafer_diameter,
                    sms_physical=logic.sms_physical, sms_enabled=logic.sms_enabled,
