@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from compute.errors import UserError, known
-from compute.limits import check
+from compute.limits import check, setting
 from compute.models import get_model
 from compute.phases import Slo, check_phase, latency_name
 from compute.roofline import RooflineOptions, make_workload
@@ -372,6 +372,7 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
     check("sweep", "searches", len(scens) * len(params[0].values) * len(ys) * len(models)
           * len(phases), MAX_SEARCHES, "NETMODEL_MAX_SWEEP_SEARCHES",
           "sweep fewer points, scenarios or models")
+    setting("NETMODEL_MAX_SWEEP_LINKS", MAX_LINKS)  # a bad value said now, not as refused points
     shared = _SweepSettings(tuple(params), tuple(models), tuple(phases), options, slo,
                             prompt, context, max_batch, parallelism)
     points = [(s, x, y) for s in scens for y in ys for x in params[0].values]
