@@ -622,6 +622,8 @@ _HF_DTYPES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": 
 _BASE_FAMILY = dict(gated_mlp=True, norm="rmsnorm", bias=False, qkv_bias=False,
                     tied_embeddings=False, learned_positions=False, embedding_norm=False,
                     shared_expert_gate=False, window="all")
+#: Entries of a config.json's ``layer_types`` the reader models (HF transformers' names).
+_LAYER_TYPES = ("full_attention", "sliding_attention")
 #: Model types whose ``sliding_window`` applies only when ``use_sliding_window`` is true
 #: (HF Qwen2Config and its kin default it to false; their configs name a window anyway).
 _WINDOW_OPT_IN = {"qwen2", "qwen2_moe", "qwen3", "qwen3_moe"}
@@ -719,12 +721,18 @@ def _sliding_window(c: _Config, model_type: str, fam: dict, layers: int) -> dict
     if use is None and model_type in _WINDOW_OPT_IN:
         return {}
     window = c.count("sliding_window")
+    if window == 0:  # no window, as null (ModelSpec's 0)
+        return {}
     types = c.cfg.get("layer_types")
     if types is not None:
         if not isinstance(types, list) or len(types) != layers or not all(
                 isinstance(t, str) for t in types):
             raise UserError(f"{c.where}: layer_types must be a list of {layers} strings (one "
                             f"per layer), got {validate.describe(types)}")
+        other = next((t for t in types if t not in _LAYER_TYPES), None)
+        if other is not None:  # chunked, linear (Qwen3-Next), ...: not modelled
+            raise UserError(f"{c.where}: layer_types entry {validate.describe(other)} is not "
+                            f"modelled; known: {known(_LAYER_TYPES)}")
         k = sum(1 for t in types if t == "sliding_attention")
     elif fam["window"] == "alternate":
         k = (layers + 1) // 2
