@@ -64,3 +64,32 @@ def test_cost_names_the_file_of_a_die_beyond_the_wafer(tmp_path, area):
             "--phase", "decode")
     refused(r, f"{f}: GPU 'R5-cli-{area}' die: die area")
     assert "is larger than the usable wafer (70686 mm^2 on a 300 mm wafer)" in r.output
+
+
+# ---------------------------------------------------------------- sliding-window HF fields
+
+def _hf(tmp_path, **over):
+    import json
+
+    from tests.compute.test_sliding_window import GEMMA2_9B
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**GEMMA2_9B, **over}))
+    return path
+
+
+@pytest.mark.parametrize("entry", ["linear_attention", "chunked_attention", "banana"])
+def test_models_refuses_unmodelled_layer_types(tmp_path, entry):
+    # before: exit 0, the layer read as a full-attention one
+    f = _hf(tmp_path, layer_types=[entry, "sliding_attention"] * 21)
+    refused(run("models", "--hf-config", str(f)),
+            f"layer_types entry {entry!r} is not modelled; known: 'full_attention', "
+            f"'sliding_attention'")
+
+
+def test_models_reads_window_zero_as_none(tmp_path):
+    # before: exit 2, "sliding_layers (21) needs sliding_window"
+    import json
+    r = run("models", "--hf-config", str(_hf(tmp_path, sliding_window=0)), "--json")
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    assert (d["sliding_window"], d["sliding_layers"]) == (0, 0)
