@@ -921,7 +921,9 @@ def _compressed_tensors(quant: dict, where: str) -> tuple[str, str]:
     if kv is None:
         return dtype, ""
     validate.table(f"{where}: kv_cache_scheme", kv)
-    kv_kind = {("float", 8): "fp8", ("int", 8): "int8"}.get((kv.get("type"), kv.get("num_bits")))
+    kv_type, kv_bits = kv.get("type"), kv.get("num_bits")
+    kv_kind = {"float": "fp8", "int": "int8"}.get(kv_type) if (
+        isinstance(kv_type, str) and type(kv_bits) is int and kv_bits == 8) else None
     if kv_kind is None:
         raise UserError(f"{where}: kv_cache_scheme of type {validate.describe(kv.get('type'))} "
                         f"with {validate.describe(kv.get('num_bits'))} bits is not modelled; "

@@ -160,3 +160,22 @@ def test_unmodelled_quantization_refused_in_one_line(tmp_path, quant, message):
     with pytest.raises(UserError, match=message) as exc:
         load_hf_config(_write(tmp_path, quant))
     assert "\n" not in str(exc.value)
+
+
+@pytest.mark.parametrize("quant", [
+    {"quant_method": "awq", "bits": "4", "group_size": 128},
+    {"quant_method": "gptq", "bits": 4, "group_size": True},
+    {"quant_method": "awq", "modules_to_not_convert": "lm_head"},
+    {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": ["nf4"]},
+    {"quant_method": "compressed-tensors", "config_groups": [1]},
+    {"quant_method": "compressed-tensors", "ignore": ["lm_head"], "config_groups": {"g": {
+        "targets": ["Linear"], "weights": {"type": "float", "num_bits": 8}}},
+     "kv_cache_scheme": {"type": ["float"], "num_bits": 8}},
+    {"quant_method": "compressed-tensors", "ignore": ["lm_head"], "config_groups": {"g": {
+        "targets": ["Linear"], "weights": {"type": "float", "num_bits": 8}}},
+     "kv_cache_scheme": {"type": "float", "num_bits": 8.0}},
+])
+def test_malformed_quantization_config_refused(tmp_path, quant):
+    with pytest.raises(UserError) as exc:
+        load_hf_config(_write(tmp_path, quant))
+    assert "\n" not in str(exc.value)
