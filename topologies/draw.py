@@ -9,9 +9,11 @@ joined by circuits (an instance) on a circle of its own, every circuit drawn as 
 curve in the colour of the OCS that carries it (parallel circuits side by side), the OCS
 above with their circuit counts. Lite groups and scale-up domains are shaded behind their
 GPUs. Nodes are coloured by kind (switches by tier), lines coloured by medium and as wide as
-their bandwidth (log scale), with a legend. A fabric of more than :data:`MAX_GPUS` GPUs is
-drawn as one representative part (the first pod's first GPUs and the switches above them)
-with the full counts written beside it.
+their bandwidth (log scale; the range narrowed where GPUs crowd, so that a fan of links
+shows its lines), with a legend whose width samples are the drawn widths. A fabric of more
+than :data:`MAX_GPUS` GPUs is drawn as one representative part (the first pod's first GPUs
+and the switches above them, taken in turns so that each keeps a link upwards) with the
+full counts of nodes and links written beside it.
 
 Labels are placed, not just written: each goes beside its symbol on the first side where it
 touches no line, symbol or other text, and a class of labels (GPUs, each switch tier) is
