@@ -1090,6 +1090,9 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
         if method in ("fp8", "fbgemm_fp8"):
             weight_dtype = "fp8"
             entry.update(_fp8_exceptions(quant, layers, dtype, where))
+            # the embedding and LM head stay in 16-bit in fp8 releases (DeepSeek-V3
+            # Technical Report, Section 3.3.1; Meta's FP8 405B quantizes only MLPs)
+            entry["embedding_dtype"] = act_dtype
         elif method in _QUANT_READERS:
             here = f"{where}: quantization_config ({method})"
             weight_dtype, kv = _QUANT_READERS[method](quant, here)

@@ -55,11 +55,12 @@ def test_null_modules_to_not_convert_is_all_fp8(tmp_path):
 
 def test_kept_mlps_without_attention_stay_in_bf16(tmp_path):
     # every linear layer fp8 but layer 0's MLP (it was read as all fp8, the list ignored):
-    # 132,654,080 parameters at 1 B, plus layer 0's MLP (3 x 1024 x 4096) at 1 B more
+    # 132,654,080 parameters at 1 B, plus layer 0's MLP (3 x 1024 x 4096) at 1 B more, plus
+    # the embedding and LM head (2 x 32000 x 1024), kept in bf16 by fp8 releases, 1 B more
     m = load_hf_config(_write(tmp_path, {"quant_method": "fp8",
                                          "modules_to_not_convert": ["model.layers.0.mlp"]}))
     assert (m.weight_dtype, m.mlp_weight_dtype, m.mlp_dtype_layers) == ("fp8", "bf16", 1)
-    assert m.weight_storage_bytes == 132_654_080 + 3 * 1024 * 4096
+    assert m.weight_storage_bytes == 132_654_080 + 3 * 1024 * 4096 + 2 * 32000 * 1024
 
 
 def test_layer_beyond_the_model_refused_without_attention_too(tmp_path):

@@ -219,7 +219,8 @@ def test_hf_config_fp8_release_stores_fp8_weights(tmp_path):
     (tmp_path / "config.json").write_text(json.dumps(cfg))
     m = load_hf_config(tmp_path / "config.json", name="405B-FP8")
     assert (m.weight_dtype, m.act_dtype, m.kv_dtype) == ("fp8", "bf16", "bf16")
-    assert m.weight_storage_bytes == m.parameters          # every linear layer fp8
+    # every linear layer fp8; the embedding and LM head (untied) stay bf16 in fp8 releases
+    assert m.weight_storage_bytes == m.parameters + 2 * 128256 * 16384
     # The release lists what stays bf16: every attention projection, the first and last
     # layers' MLPs, the LM head; read so, it is the catalog's 405B byte for byte.
     skip = [f"model.layers.{i}.self_attn.{p}_proj" for i in range(126) for p in "qkvo"]

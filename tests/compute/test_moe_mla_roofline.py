@@ -68,8 +68,10 @@ def test_deepseek_weights_per_gpu_at_tp8_by_hand():
     expert = 3 * h * (2048 // 8)
     moe = attn + 256 * expert + 256 * h + 3 * h * (2048 // 8) + 2 * h
     dense = attn + 3 * h * (18432 // 8) + 2 * h
-    total = 58 * moe + 3 * dense + (129280 // 8) * h * 2 + h      # fp8: one byte each
-    assert float(weight_bytes(m, shards(m, [8]))[0, 0]) == total == 84_780_342_272
+    # fp8: one byte each, but the embedding and output head stay bf16 (DeepSeek-V3
+    # Technical Report, Section 3.3.1): two bytes each of their 2 x 129,280 / 8 x h
+    total = 58 * moe + 3 * dense + (129280 // 8) * h * 2 * 2 + h
+    assert float(weight_bytes(m, shards(m, [8]))[0, 0]) == total == 85_012_012_032
 
 
 def test_moe_mlp_averages_dense_and_moe_layers_by_hand():
