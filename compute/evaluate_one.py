@@ -53,7 +53,7 @@ from compute.roofline import (
     make_workload,
 )
 from compute.sharding import Shards, check_tp, shards
-from compute.stages import PRODUCERS, STAGES, plain_step_work, stage_work
+from compute.stages import PRODUCERS, STAGES, plain_step_work, stage_peaks, stage_work
 
 __all__ = ["evaluate"]
 
@@ -126,7 +126,7 @@ class _Plan:
     options: RooflineOptions
     par: Parallelism
     sh: Shards                 #: :class:`~compute.sharding.Shards` of floats
-    peak: float
+    peaks: tuple               #: each stage's peak FLOP/s times the flops efficiency
     bandwidth: float
     weights: float
     kv_per_token: float        #: KV-cache bytes per GPU per sequence and KV token
@@ -175,7 +175,6 @@ def _plan(model, gpu, workload, options, tp) -> _Plan:
     _check_context(model, workload)
     sh = shards(model, [tp])
     sh = Shards(**{f: float(getattr(sh, f)[0, 0]) for f in _SHARD_FIELDS})
-    dtype = options.compute_dtype or model.compute_dtype
     kv = kv_cache_bytes(model, sh, 1.0, Workload(workload.phase, 1, 1))
     work = stage_work(model, sh, 1.0, workload)
     meta, colls = _layout(tp, work)
@@ -187,7 +186,8 @@ def _plan(model, gpu, workload, options, tp) -> _Plan:
     usable = gpu.hbm_capacity * (1.0 - check_reserve(options.memory_reserve))
     plan = _Plan(model=model, gpu=gpu, workload=workload, options=options,
                  par=par, sh=sh,
-                 peak=gpu.peak_flops(dtype) * options.flops_efficiency,
+                 peaks=tuple(p * options.flops_efficiency for p in
+                             stage_peaks(model, gpu, names, options.compute_dtype)),
                  bandwidth=gpu.hbm_bandwidth * options.memory_efficiency,
                  weights=weights, kv_per_token=kv,
                  act_per_token=float(activation_bytes_per_token(model, sh)),
@@ -298,10 +298,10 @@ def _evaluate_plain(plan: _Plan, batch: int, comm, limit: float) -> InferenceRes
                                               plan.par.tp), strict=True):
                 net[k] = t
     # a collective stage's FLOPs and HBM bytes are 0.0: its compute and memory times too
-    peak, bandwidth = plan.peak, plan.bandwidth
+    bandwidth = plan.bandwidth
     if plan.overlap:
         times = []
-        for f, m, nt in zip(flops, hbm, net, strict=False):   # 9 each
+        for f, m, nt, peak in zip(flops, hbm, net, plan.peaks, strict=False):   # 9 each
             ct, mt = f / peak, m / bandwidth
             busiest = mt if mt > ct else ct
             times.append(nt if nt > busiest else busiest)
@@ -309,8 +309,8 @@ def _evaluate_plain(plan: _Plan, batch: int, comm, limit: float) -> InferenceRes
             d = net[k] - times[p]
             times[k] = d if d > 0.0 else 0.0
     else:
-        times = [f / peak + m / bandwidth + nt for f, m, nt in
-                 zip(flops, hbm, net, strict=False)]
+        times = [f / peak + m / bandwidth + nt for f, m, nt, peak in
+                 zip(flops, hbm, net, plan.peaks, strict=False)]
     # the 9 stages' terms added as numpy adds them (_pairwise_sum)
     c0, c1, c2, c3, c4, c5, c6, c7, c8 = plan.counts
     t0, t1, t2, t3, t4, t5, t6, t7, t8 = times
@@ -348,10 +348,10 @@ def _stage_results(plan: _Plan, flops_: list, hbm_: list, coll: list, net: list,
     """The :class:`StageResult` of each stage of :func:`_evaluate_plain`'s step: FLOPs,
     HBM and collective bytes from :attr:`_Plan.work`, ``net`` the collective times and
     ``times`` the stage times it formed, the other figures formed again as it formed them."""
-    peak, bandwidth = plan.peak, plan.bandwidth
+    bandwidth = plan.bandwidth
     stages = []
-    for (name, count, _, kind), op, f, m, c, nt, st in zip(
-            plan.meta, plan.ops, flops_, hbm_, coll, net, times, strict=True):
+    for (name, count, _, kind), op, f, m, c, nt, st, peak in zip(
+            plan.meta, plan.ops, flops_, hbm_, coll, net, times, plan.peaks, strict=True):
         if kind < 2:
             flops, hbm = float(f), float(m)
             ct, mt = flops / peak, hbm / bandwidth

@@ -13,7 +13,7 @@ from collections import OrderedDict
 import numpy as np
 
 from compute.memory import memory_fit
-from compute.stages import EXTENDED_STAGES, STAGES, stage_work
+from compute.stages import EXTENDED_STAGES, STAGES, stage_peaks, stage_work
 
 #: The network-independent parts of recent grids (:func:`_static_parts`), most recent last.
 _STATIC: OrderedDict = OrderedDict()
@@ -86,13 +86,12 @@ def _compute_static(model, gpu, configs, sh, plain: bool, b, workload, options, 
     works = [not x[4] or x[0] in ("embedding", "lm_head") for x in work]
     flops, hbm, net = (np.zeros((len(work),) + shape) for _ in range(3))
     compute_t, memory_t = np.zeros(flops.shape), np.zeros(flops.shape)
-    dtype = options.compute_dtype or model.compute_dtype
-    peak = gpu.peak_flops(dtype) * options.flops_efficiency
+    peaks = stage_peaks(model, gpu, names, options.compute_dtype)
     bandwidth = gpu.hbm_bandwidth * options.memory_efficiency
     for k, x in enumerate(work):
         if works[k]:
             flops[k], hbm[k] = x[2], x[3]
-            np.divide(flops[k], peak, out=compute_t[k])
+            np.divide(flops[k], peaks[k] * options.flops_efficiency, out=compute_t[k])
             np.divide(hbm[k], bandwidth, out=memory_t[k])
         if x[4]:
             net[k] = x[5]

@@ -103,6 +103,8 @@ DTYPE_BYTES = {**PLAIN_DTYPES, "int4": 0.5,
                "bnb4": (4 + 32 / 64) / 8, "bnb4-dq": (4 + 8 / 64 + 32 / (64 * 256)) / 8}
 #: Tensor-core dtypes the GEMMs may run at (the GPU catalog has peaks for these).
 COMPUTE_DTYPES = ("bf16", "fp8")
+#: The weights a GEMM multiplies, as :meth:`ModelSpec.fp8_gemm_share` names them.
+GEMM_WEIGHTS = ("attention", "mlp", "embedding")
 NORMS = ("rmsnorm", "layernorm")
 
 
@@ -140,7 +142,10 @@ class ModelSpec:
     embedding_dtype: str = ""
     kv_dtype: str = "bf16"         #: storage dtype of the KV cache
     act_dtype: str = "bf16"        #: dtype of activations and of the TP collectives
-    compute_dtype: str = "bf16"    #: tensor-core dtype the GEMMs run at (bf16 or fp8)
+    #: ``"fp8"``: the checkpoint is w8a8 fp8, its GEMMs whose weights are stored in fp8 take
+    #: their input quantized to fp8 and run at the fp8 peak on a GPU with fp8 tensor cores
+    #: (:meth:`fp8_gemm_share`); ``"bf16"``: every GEMM runs at the bf16 peak
+    compute_dtype: str = "bf16"
     max_context: int = 0     #: the longest context the model supports, tokens (0: unknown)
     experts: int = 1         #: routed MLP experts per MoE layer (1: a dense model)
     experts_per_token: int = 1     #: routed experts each token goes through
@@ -182,6 +187,11 @@ class ModelSpec:
             raise UserError(f"{where}: mlp_dtype_layers ({self.mlp_dtype_layers}) exceeds "
                             f"layers ({self.layers})")
         validate.choice(where, "compute_dtype", self.compute_dtype, COMPUTE_DTYPES)
+        if self.compute_dtype == "fp8" and not any(
+                self.fp8_gemm_share(w) for w in GEMM_WEIGHTS):
+            raise UserError(f"{where}: compute_dtype 'fp8' (w8a8) needs weights stored in fp8 "
+                            f"(weight_dtype, mlp_weight_dtype or embedding_dtype); a 16-bit "
+                            f"model runs its GEMMs in fp8 only under the compute_dtype option")
         validate.choice(where, "norm", self.norm, NORMS)
         validate.string(where, "source", self.source)
         if self.heads % self.kv_heads:
@@ -259,6 +269,36 @@ class ModelSpec:
     def embedding_bytes(self) -> float:
         """Bytes per element of the token embedding, learned positions and LM head."""
         return DTYPE_BYTES[self.embedding_dtype or self.weight_dtype]
+
+    def fp8_gemm_share(self, weights: str) -> float:
+        """The share of the GEMMs multiplying ``weights`` (one of :data:`GEMM_WEIGHTS`:
+        ``"attention"`` the attention projections, ``"mlp"`` the dense MLPs and experts,
+        ``"embedding"`` the LM head) that are fp8 x fp8 on a GPU with fp8 tensor cores: the
+        one rule of the compute dtype. A GEMM runs in fp8 where its weights are stored in
+        fp8 *and* its input is quantized to fp8 (``compute_dtype = "fp8"``: a w8a8
+        checkpoint; a weight-only format, w8a16 or w4a16, dequantizes to bf16); the GPU's
+        part (``flops_fp8 > 0``) is :func:`compute.stages.stage_peaks`'. The MLPs' share is
+        over the layers (exact for the sum over a dense model's layers, as
+        :attr:`mlp_weight_bytes`).
+
+        >>> from dataclasses import replace
+        >>> m = replace(get_model("Llama-3.1-405B"), compute_dtype="fp8")   # MLPs 124 of 126
+        >>> m.fp8_gemm_share("mlp") == 124 / 126, m.fp8_gemm_share("attention")
+        (True, 0.0)
+        """
+        if self.compute_dtype != "fp8":
+            return 0.0
+        fp8 = self.weight_dtype == "fp8"
+        if weights == "attention":
+            return float(fp8)
+        if weights == "embedding":
+            return float((self.embedding_dtype or self.weight_dtype) == "fp8")
+        if weights != "mlp":
+            raise UserError(f"unknown GEMM weights {weights!r}; known: {known(GEMM_WEIGHTS)}")
+        if not self.mlp_weight_dtype:
+            return float(fp8)
+        k = self.mlp_dtype_layers or self.layers
+        return (k * (self.mlp_weight_dtype == "fp8") + (self.layers - k) * fp8) / self.layers
 
     @property
     def weight_storage_bytes(self) -> float:
@@ -931,6 +971,25 @@ def _compressed_tensors(quant: dict, where: str) -> tuple[str, str]:
     return dtype, kv_kind
 
 
+def _w8a8_fp8(quant: dict, where: str) -> bool:
+    """Whether a compressed-tensors config with fp8 weights quantizes the input of its GEMMs
+    to fp8 too (``input_activations`` of type float, 8 bits: W8A8, vLLM's CUTLASS fp8 GEMM
+    on GPUs with fp8 tensor cores) rather than leaving it 16-bit (none: W8A16, weight-only).
+    The quant_method ``fp8`` (``activation_scheme`` dynamic or static) and ``fbgemm_fp8``
+    (rowwise dynamic) configs are w8a8 by definition (vLLM docs, 'FP8 W8A8': W8A8 on Ada
+    Lovelace, Hopper and Blackwell; W8A16 through FP8 Marlin on Turing and Ampere)."""
+    act = next(iter(quant["config_groups"].values())).get("input_activations")
+    if act is None:
+        return False
+    validate.table(f"{where}: config_groups input_activations", act)
+    kind, bits = act.get("type"), act.get("num_bits")
+    if not isinstance(kind, str) or type(bits) is not int:
+        raise UserError(f"{where}: input_activations of type {validate.describe(kind)} with "
+                        f"{validate.describe(bits)} bits is not modelled; allowed: float 8, "
+                        f"int 8, or none (weight-only)")
+    return kind == "float" and bits == 8
+
+
 #: Readers of the weight-quantizing ``quant_method`` values besides fp8: each gives the
 #: linear layers' dtype (:data:`DTYPE_BYTES`) and the KV cache's ("": unchanged).
 _QUANT_READERS = {"awq": _awq, "gptq": _gptq, "bitsandbytes": _bitsandbytes,
@@ -1090,6 +1149,8 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
         if method in ("fp8", "fbgemm_fp8"):
             weight_dtype = "fp8"
             entry.update(_fp8_exceptions(quant, layers, dtype, where))
+            if "fp8" in (entry.get("weight_dtype", "fp8"), entry.get("mlp_weight_dtype")):
+                entry["compute_dtype"] = "fp8"  # w8a8 by definition (_w8a8_fp8)
             # the embedding and LM head stay in 16-bit in fp8 releases (DeepSeek-V3
             # Technical Report, Section 3.3.1; Meta's FP8 405B quantizes only MLPs)
             entry["embedding_dtype"] = act_dtype
@@ -1097,6 +1158,8 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
             here = f"{where}: quantization_config ({method})"
             weight_dtype, kv = _QUANT_READERS[method](quant, here)
             entry["embedding_dtype"] = act_dtype
+            if weight_dtype == "fp8" and _w8a8_fp8(quant, here):
+                entry["compute_dtype"] = "fp8"
             kv_dtype = kv or kv_dtype
         else:
             raise UserError(f"{where}: quantization_config.quant_method {method!r} is not "

@@ -88,12 +88,48 @@ import numpy as np
 from compute.models import expected_experts_touched
 from compute.phases import Workload
 
-__all__ = ["EXTENDED_STAGES", "PIPELINE_STAGES", "PRODUCERS", "STAGES", "dispatch_bytes",
-           "plain_step_work", "stage_work"]
+__all__ = ["EXTENDED_STAGES", "GEMM_WEIGHTS_OF", "PIPELINE_STAGES", "PRODUCERS", "STAGES",
+           "dispatch_bytes", "plain_step_work", "stage_peaks", "stage_work"]
 
 #: Stages in the order a step runs them.
 STAGES = ("embedding", "qkv", "attention", "out_proj", "allreduce_attn", "mlp_up", "mlp_down",
           "allreduce_mlp", "lm_head")
+#: The weights each weight GEMM stage multiplies (:meth:`~compute.models.ModelSpec.fp8_gemm_share`);
+#: the other stages (attention's QK^T and PV among them) run at the bf16 peak.
+GEMM_WEIGHTS_OF = {"qkv": "attention", "out_proj": "attention", "mlp_up": "mlp",
+                   "mlp_down": "mlp", "lm_head": "embedding"}
+
+
+def stage_peaks(model, gpu, names, compute_dtype: str | None = None) -> tuple:
+    """The peak FLOP/s each stage of ``names`` runs at on ``gpu``: ``compute_dtype``'s peak
+    for every stage when given (``"fp8"`` on a GPU without fp8 tensor cores is refused),
+    else per stage the bf16 peak, but for the share ``f`` of a weight GEMM that is fp8 x fp8
+    (:meth:`~compute.models.ModelSpec.fp8_gemm_share`) on a GPU with fp8 tensor cores
+    (``flops_fp8 > 0``): ``1 / (f / fp8 peak + (1 - f) / bf16 peak)``, the time of its
+    FLOPs split between the two peaks.
+
+    >>> from dataclasses import replace
+    >>> from compute.hardware import get_gpu
+    >>> from compute.models import get_model
+    >>> m = replace(get_model("DeepSeek-V3"), compute_dtype="fp8")    # w8a8, bf16 LM head
+    >>> h100 = get_gpu("H100-SXM")
+    >>> [p / 1e12 for p in stage_peaks(m, h100, ("qkv", "attention", "mlp_up", "lm_head"))]
+    [1978.9, 989.4, 1978.9, 989.4]
+    >>> {p / 1e12 for p in stage_peaks(m, get_gpu("A100-SXM-80GB"), STAGES)}
+    {312.0}
+    """
+    if compute_dtype is not None:
+        return (gpu.peak_flops(compute_dtype),) * len(names)
+    bf16 = gpu.peak_flops("bf16")
+    if gpu.flops_fp8 <= 0 or model.compute_dtype == "bf16":
+        return (bf16,) * len(names)
+    fp8 = gpu.peak_flops("fp8")
+    peaks = []
+    for name in names:
+        f = model.fp8_gemm_share(GEMM_WEIGHTS_OF[name]) if name in GEMM_WEIGHTS_OF else 0.0
+        peaks.append(bf16 if f == 0.0 else fp8 if f == 1.0 else
+                     1.0 / (f / fp8 + (1.0 - f) / bf16))
+    return tuple(peaks)
 
 
 def _mla_work(model, sh, s, n, w: Workload):
