@@ -211,6 +211,23 @@ def format_bytes(n: float) -> str:
     return f"{n:g} B"
 
 
+def format_bandwidth(b: float) -> str:
+    """Bytes/s as a spec string a person reads and :func:`parse_bandwidth` reads back to
+    the same float: ``'112.5GB/s'``, ``'1.8TB/s'``; the plain number where no decimal
+    prefix gives it back exactly.
+
+    >>> format_bandwidth(112.5e9), format_bandwidth(450e9 * 4), format_bandwidth(1/3)
+    ('112.5GB/s', '1.8TB/s', '0.3333333333333333')
+    """
+    b = float(b)
+    for unit, scale in (("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6)):
+        if abs(b) >= scale:
+            text = f"{b / scale!r}".removesuffix(".0") + unit
+            if parse_bandwidth(text) == b:
+                return text
+    return repr(b)
+
+
 def format_time(t: float) -> str:
     """Seconds in the most readable unit: ``'12.5 us'``, ``'3.1 ms'``."""
     t = float(t)

@@ -59,7 +59,7 @@ import networkx as nx
 
 from compute.errors import UserError, known
 from compute.hardware import GpuSpec, catalog, get_gpu
-from compute.units import parse_bandwidth, parse_time
+from compute.units import format_bandwidth, parse_bandwidth, parse_time
 from topologies.limits import MAX_DEPTH
 from topologies.schema import _show, edge_count, validate
 
@@ -291,8 +291,12 @@ def builder(name: str) -> Callable[[_F], _F]:
                     continue
                 recorded[key] = _json_safe(value)
                 if parts is not None:  # a GPU file path keeps its spelling; a base its spec
-                    text = format_value(raw if isinstance(raw, str) and key not in
-                                        fabric_params else value)
+                    if isinstance(raw, str) and key not in fabric_params:
+                        text = format_value(raw)
+                    elif _unit(key) == "bytes/s" and isinstance(value, float):
+                        text = format_bandwidth(value)   # 450GB/s, not 450000000000.0
+                    else:
+                        text = format_value(value)
                     if text is None:
                         parts = None
                     else:

@@ -74,6 +74,7 @@ from pathlib import Path
 from compute.config_files import check_keys, parse_table, read_text
 from compute.errors import UserError, known, one_line
 from compute.hardware import GpuSpec, get_gpu
+from compute.units import format_bandwidth
 from compute.validate import choice, describe, number, string
 from compute.validate import name as validate_name
 
@@ -353,7 +354,10 @@ def _spec(table: dict, gpu) -> str:
         if isinstance(value, dict):
             parts.append(f"{key}=[{_spec(value, gpu)}]")
         else:
-            parts.append(f"{key}={_format(parse_gpu_token(value, gpu))}")
+            resolved = parse_gpu_token(value, gpu)
+            # a $scaleup / $scaleout token is a bandwidth: written as one (112.5GB/s)
+            parts.append(f"{key}={format_bandwidth(resolved)}" if resolved is not value
+                         and isinstance(resolved, float) else f"{key}={_format(resolved)}")
     return table["builder"] + (":" + ",".join(parts) if parts else "")
 
 

@@ -96,3 +96,18 @@ def test_format_then_parse_roundtrips_powers_of_two(k):
     n = 2.0**k
     text = format_bytes(n).replace(" ", "")
     assert math.isclose(parse_bytes(text), n)
+
+
+@given(st.floats(min_value=1e-3, max_value=1e18, allow_nan=False, allow_infinity=False))
+def test_format_bandwidth_reads_back_to_the_same_float(b):
+    # spec strings are for people (450GB/s) and for cache keys: the float must survive
+    from compute.units import format_bandwidth
+
+    assert parse_bandwidth(format_bandwidth(b)) == b
+
+
+def test_format_bandwidth_spells_catalog_rates_with_a_prefix():
+    from compute.units import format_bandwidth
+
+    assert [format_bandwidth(x) for x in (450e9, 112.5e9, 50e9, 4 * 450e9, 12.5e6)] == \
+        ["450GB/s", "112.5GB/s", "50GB/s", "1.8TB/s", "12.5MB/s"]

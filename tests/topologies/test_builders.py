@@ -191,8 +191,8 @@ def test_lite_groups_gateway_and_graph_base():
     base = ring(3, bandwidth=90e9)
     g = lite_groups(base, lites=2, split="gateway", mesh_bandwidth=10e9)
     # an unchanged built base is spelled by its spec and recorded by its builder table
-    assert g.graph["spec"] == ("lite-groups:base=[ring:n=3,bandwidth=90000000000.0],lites=2,"
-                               "split=gateway,mesh_bandwidth=10000000000.0")
+    assert g.graph["spec"] == ("lite-groups:base=[ring:n=3,bandwidth=90GB/s],lites=2,"
+                               "split=gateway,mesh_bandwidth=10GB/s")
     assert g.graph["args"]["base"] == {"builder": "ring", "n": 3, "bandwidth": 90e9}
     edited = base.copy()
     edited.graph["name"] = "edited"
