@@ -15,6 +15,8 @@ import pytest
 from compute.errors import UserError
 from compute.evaluate_one import evaluate
 from compute.models import ModelSpec, get_model, load_hf_config
+from compute.parallel import Parallelism
+from compute.roofline import RooflineOptions, evaluate_grid, make_workload
 
 DATA = Path(__file__).parent / "data" / "hf_quantized"
 H100_BF16, H100_FP8, A100_BF16 = 989.4e12, 1978.9e12, 312e12
@@ -71,8 +73,55 @@ def test_fp8_weights_with_16_bit_activations_are_weight_only(tmp_path):
         load_hf_config(_fp8_config(tmp_path, {"type": "float", "num_bits": "8"}))
 
 
+def test_llama_405b_mlp_runs_fp8_and_attention_projections_bf16():
+    m = get_model("Llama-3.1-405B")
+    s = stages(m, "H100-SXM", tp=8, batch=2)
+    # Meta's FP8 recipe: the MLPs of layers 1..124 are fp8 (fbgemm rowwise fp8 GEMMs), the
+    # first and last layers' MLPs bf16: the stage (per layer, averaged over the 126) spends
+    # 124/126 of its FLOPs at the fp8 peak and 2/126 at the bf16 peak
+    for name in ("mlp_up", "mlp_down"):
+        f = s[name].flops
+        assert s[name].compute_time == pytest.approx(
+            f * 124 / 126 / H100_FP8 + f * 2 / 126 / H100_BF16, rel=1e-12)
+    for name in ("qkv", "out_proj", "lm_head", "attention"):
+        assert s[name].compute_time == pytest.approx(s[name].flops / H100_BF16, rel=1e-12)
 
 
+def test_deepseek_v3_runs_its_linear_layers_in_fp8_with_expert_parallelism():
+    m = get_model("DeepSeek-V3")
+    par = Parallelism(tp=8, ep=8)
+    grid = evaluate_grid(m, "H100-SXM", [par], [16], make_workload("prefill", prompt=512))
+    names = list(grid.stages)
+    for name in LINEAR:
+        k = names.index(name)
+        assert grid.compute_time[k, 0, 0] == pytest.approx(grid.flops[k, 0, 0] / H100_FP8,
+                                                           rel=1e-12)
+    k = names.index("lm_head")   # BF16 output head (Technical Report, Section 3.3.1)
+    assert grid.compute_time[k, 0, 0] == pytest.approx(grid.flops[k, 0, 0] / H100_BF16,
+                                                       rel=1e-12)
+
+
+def test_compute_dtype_option_overrides_the_model():
+    m = get_model("Llama-3.1-405B")
+    bf16 = stages(m, "H100-SXM", RooflineOptions(compute_dtype="bf16"), tp=8, batch=2)
+    auto = stages(m, "H100-SXM", tp=8, batch=2)
+    for name in ("mlp_up", "mlp_down"):
+        assert bf16[name].compute_time == pytest.approx(bf16[name].flops / H100_BF16,
+                                                        rel=1e-12)
+        assert auto[name].compute_time < 0.51 * bf16[name].compute_time
+    fp8 = stages(m, "H100-SXM", RooflineOptions(compute_dtype="fp8"), tp=8, batch=2)
+    for name in ("qkv", "attention", "mlp_up", "lm_head"):   # fp8 everywhere
+        assert fp8[name].compute_time == pytest.approx(fp8[name].flops / H100_FP8, rel=1e-12)
+    with pytest.raises(UserError, match="'A100-SXM-80GB' has no fp8 tensor cores"):
+        stages(m, "A100-SXM-80GB", RooflineOptions(compute_dtype="fp8"), tp=8)
+
+
+def test_flops_efficiency_scales_the_fp8_peak_alike():
+    m = get_model("Llama-3.1-405B")
+    half = stages(m, "H100-SXM", RooflineOptions(flops_efficiency=0.5), tp=8, batch=2)
+    full = stages(m, "H100-SXM", tp=8, batch=2)
+    assert half["mlp_up"].compute_time == pytest.approx(2 * full["mlp_up"].compute_time,
+                                                        rel=1e-12)
 
 
 def test_w8a8_compute_dtype_needs_fp8_weights():
