@@ -16,6 +16,7 @@ from compute.errors import UserError
 from compute.evaluate_one import evaluate
 from compute.models import ModelSpec, get_model, load_hf_config
 from compute.parallel import Parallelism
+from compute.profiles import get_profile
 from compute.roofline import RooflineOptions, evaluate_grid, make_workload
 
 DATA = Path(__file__).parent / "data" / "hf_quantized"
@@ -134,3 +135,14 @@ def test_w8a8_compute_dtype_needs_fp8_weights():
     assert (m.fp8_gemm_share("mlp"), m.fp8_gemm_share("attention"),
             m.fp8_gemm_share("embedding")) == (0.75, 0.0, 0.0)
     assert np.isclose(m.mlp_weight_bytes, (3 * 1 + 2) / 4)
+
+
+def test_an_engine_profile_scales_the_fp8_gemms_alike():
+    p = get_profile("vllm-dgx-h100")
+    assert not p.gemm_curve      # one gemm_efficiency for every GEMM
+    cal = stages("Llama-3.1-405B", "H100-SXM", RooflineOptions(profile=p), tp=8, batch=2)
+    f = cal["mlp_up"].flops
+    assert cal["mlp_up"].compute_time == pytest.approx(
+        (f * 124 / 126 / H100_FP8 + f * 2 / 126 / H100_BF16) / p.gemm_efficiency, rel=1e-12)
+    assert cal["qkv"].compute_time == pytest.approx(
+        cal["qkv"].flops / H100_BF16 / p.gemm_efficiency, rel=1e-12)
