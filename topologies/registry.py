@@ -37,7 +37,7 @@ string; ``""`` when an argument has no spelling, e.g. a hand-made base graph) an
 ('fat-tree', {'k': '8', 'oversubscription': '2', 'gpu': 'Lite'})
 >>> g = build("fat-tree", {"k": 8, "bandwidth": "100Gb/s"})
 >>> g.graph["builder"], g.graph["args"], g.graph["spec"]
-('fat-tree', {'k': 8, 'bandwidth': 12500000000.0}, 'fat-tree:k=8,bandwidth=12500000000.0')
+('fat-tree', {'k': 8, 'bandwidth': 12500000000.0}, 'fat-tree:k=8,bandwidth=12.5GB/s')
 >>> build("fat-tree:k=8").graph["spec"], build("fat_tree:K=8").graph["gpus"]
 ('fat-tree:k=8', 128)
 """
