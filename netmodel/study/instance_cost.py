@@ -201,9 +201,8 @@ class InstanceCosting:
 
 def _canonical(graph: nx.Graph, members: Iterable[Hashable]) -> tuple[nx.Graph, tuple]:
     """``(graph, members)`` with the members renamed by their place in the instance
-    (``gpu0``, ``gpu1``, ...) and the graph rebuilt in one order (the other nodes in the
-    graph's order, then the members, then any other GPU; links by the positions of their
-    ends): instances placed alike on the same switches, hit alike by a failure, become
+    (``gpu0``, ``gpu1``, ...) and the graph rebuilt in one order (the other nodes by name,
+    then the members, then any other GPU; links by the positions of their ends): instances placed alike on the same switches, hit alike by a failure, become
     one costing problem. Only for fabrics whose GPUs forward no traffic (the graph then
     holds the members, the switches and spares); unchanged where a new name is taken.
 
@@ -214,7 +213,9 @@ def _canonical(graph: nx.Graph, members: Iterable[Hashable]) -> tuple[nx.Graph, 
     """
     members = tuple(members)
     mapping = {m: f"gpu{k}" for k, m in enumerate(members)}
-    others = [n for n in graph if n not in mapping]
+    # the other nodes by name, not in the graph's order: a subgraph taken on a set of nodes
+    # iterates that set, whose order follows the process's string hashing
+    others = sorted((n for n in graph if n not in mapping), key=lambda n: (type(n).__name__, str(n)))
     if set(mapping.values()) & set(others):
         return graph, members
     data = graph.nodes
