@@ -27,10 +27,11 @@ from pathlib import Path
 
 from compute import validate
 from compute.config_files import read_table
+from compute.dies import LogicDies, check_die_table
 from compute.errors import UserError, known
 
 __all__ = ["FLAG_FIELDS", "GpuSpec", "SPEC_KEYS", "catalog", "derive_gpu", "die_table", "get_gpu", "gpu_names",
-           "load_gpu_file"]
+           "load_gpu_file", "logic_dies"]
 
 DTYPES = ("bf16", "fp8")
 
@@ -145,11 +146,12 @@ def _flags(here: str, entry: dict) -> dict:
 CLOCK_MARK = "@"
 
 
-#: The die tables (optional ``die`` key of a GPU entry: rows of die and package data, read by
-#: compute.yield_model) of the GPUs read so far, by GPU name: ``(table, where)``. A GpuSpec
-#: holds performance only; the die is kept beside it so that saved fabrics and the
+#: The die tables (optional ``die`` key of a GPU entry: rows of die and package data,
+#: checked when the entry is read, compute.dies, and priced by compute.yield_model) of the
+#: GPUs read so far, by GPU name: ``(table, where, checked dies)``. A GpuSpec holds
+#: performance only; the die is kept beside it so that saved fabrics and the
 #: ``hardware --json`` shape stay as they are.
-_DIE_TABLES: dict[str, tuple[dict, str]] = {}
+_DIE_TABLES: dict[str, tuple[dict, str, LogicDies]] = {}
 
 
 def die_table(name: str) -> tuple[dict, str] | None:
@@ -163,7 +165,21 @@ def die_table(name: str) -> tuple[dict, str] | None:
     True
     """
     catalog()
-    return _DIE_TABLES.get(name)
+    found = _DIE_TABLES.get(name)
+    return None if found is None else found[:2]
+
+
+def logic_dies(name: str) -> LogicDies | None:
+    """The logic dies of the GPU ``name`` as its ``die`` table gives them (checked when it
+    was read: :func:`compute.dies.check_die_table`), or None where its entry has none.
+
+    >>> a = logic_dies("A100-SXM-80GB")
+    >>> a.sms_physical, a.sms_enabled, a.process, a.wafer_price, a.list_price
+    (128, 108, 'N7', 9346.0, 12500.0)
+    """
+    catalog()
+    found = _DIE_TABLES.get(name)
+    return None if found is None else found[2]
 
 
 def _die(here: str, entry: dict) -> tuple[dict, str] | None:
@@ -177,7 +193,7 @@ def _die(here: str, entry: dict) -> tuple[dict, str] | None:
     return table, f"{here} die"
 
 
-def _keep_dies(gpus: dict[str, GpuSpec], dies: dict[str, tuple[dict, str]]) -> None:
+def _keep_dies(gpus: dict[str, GpuSpec], dies: dict[str, tuple[dict, str, LogicDies]]) -> None:
     """Record the die tables of ``gpus`` once they are all read (a GPU read again without
     one loses the one read before)."""
     for name in gpus:
@@ -240,15 +256,19 @@ def _gpu_from_entry(name: str, entry, known_gpus: dict[str, GpuSpec], where: str
 
 
 def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec],
-                     dies: dict[str, tuple[dict, str]]) -> dict[str, GpuSpec]:
+                     dies: dict[str, tuple[dict, str, LogicDies]]) -> dict[str, GpuSpec]:
     if not isinstance(data, dict) or set(data) != {"gpu"} or not isinstance(data["gpu"], dict):
         raise UserError(f"{where}: expected a top-level table 'gpu' of GPU entries "
                         f"([gpu.NAME] in TOML, {{\"gpu\": {{NAME: {{...}}}}}} in JSON)")
     if not data["gpu"]:
         raise UserError(f"{where}: the 'gpu' table is empty")
     out: dict[str, GpuSpec] = {}
+    raw: dict[str, tuple[dict, str]] = {}
     for name, entry in data["gpu"].items():
-        out[name] = _gpu_from_entry(name, entry, {**base, **out}, where, dies)
+        out[name] = _gpu_from_entry(name, entry, {**base, **out}, where, raw)
+        if name in raw:  # its die table checked where it is read, against the GPU's SMs
+            table, here = raw[name]
+            dies[name] = (table, here, check_die_table(name, table, here, out[name].sms))
     return out
 
 
@@ -256,7 +276,7 @@ def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec],
 def catalog() -> dict[str, GpuSpec]:
     """The shipped GPU catalog, by name (read once)."""
     text = resources.files("compute").joinpath("data/gpus.toml").read_text()
-    dies: dict[str, tuple[dict, str]] = {}
+    dies: dict[str, tuple[dict, str, LogicDies]] = {}
     gpus = _parse_gpu_table(tomllib.loads(text), "compute/data/gpus.toml", {}, dies)
     _keep_dies(gpus, dies)
     return gpus
@@ -272,7 +292,7 @@ def load_gpu_file(path: str | PathLike[str]) -> dict[str, GpuSpec]:
     may ``derive_from`` a catalog GPU)."""
     path = Path(path)
     table = catalog()
-    dies: dict[str, tuple[dict, str]] = {}
+    dies: dict[str, tuple[dict, str, LogicDies]] = {}
     gpus = _parse_gpu_table(read_table(path, "GPU file"), str(path), table, dies)
     taken = [n for n in gpus if n in table]
     if taken:  # its figures would be reported under the catalog's name

@@ -63,15 +63,32 @@ from __future__ import annotations
 
 import math
 import tomllib
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from compute import validate
+from compute.dies import (
+    DIE_ROWS,
+    MAX_DIES,
+    MAX_HBM_SITES,
+    MAX_SMS,
+    MAX_WAFER_PRICE,
+    MIN_DIE_AREA,
+    LogicDies,
+)
 from compute.errors import UserError, known
+from compute.rows import (
+    CONFIDENCE,
+    UNITS,
+    Parameter,
+    economics,
+    parameter,
+    read_parameters,
+)
+from compute.rows import check_number as _number
 from compute.validate import describe
 
 if TYPE_CHECKING:
@@ -79,24 +96,14 @@ if TYPE_CHECKING:
 
     from compute.hardware import GpuSpec
 
-__all__ = ["CONFIDENCE", "DIE_ROWS", "YIELD_MODELS", "DieCost", "LogicDies", "PackageCost",
+__all__ = ["CONFIDENCE", "DIE_ROWS", "MAX_DIES", "MAX_HBM_SITES", "MAX_SMS", "MAX_WAFER_PRICE",
+           "MIN_DIE_AREA", "UNITS", "YIELD_MODELS", "DieCost", "LogicDies", "PackageCost",
            "Parameter", "die_cost", "die_yield", "dies_per_wafer", "economics", "gpu_die",
            "gpu_dies", "gpu_price", "gross_dies_per_wafer", "harvested_yield", "package_cost",
            "parameter", "price_basis", "read_parameters", "replacement", "yield_curve"]
 
 #: Defect-yield models (see the module docstring).
 YIELD_MODELS = ("poisson", "murphy", "negative-binomial")
-#: Confidence tags of a default (../shared/reference/README.md) plus ``assumption``.
-CONFIDENCE = ("read-primary", "read-secondary", "read-estimate", "vendor-claim", "derived",
-              "assumption")
-#: Units a data file may state, and the factor to SI.
-UNITS = {
-    "1": 1.0, "name": 1.0, "mm": 1e-3, "m": 1.0, "mm^2": 1e-6, "1/cm^2": 1e4, "1/mm^2": 1e6,
-    "USD": 1.0, "W": 1.0, "year": 365.25 * 86400, "1/year": 1 / (365.25 * 86400),
-    "USD/kWh": 1 / 3.6e6, "USD/GB": 1e-9, "pJ/bit": 1e-12, "USD/(Gb/s)": 1e-9,
-    "USD/mm^2": 1e6, "USD/m": 1.0, "USD/port": 1.0, "W/port": 1.0,
-}
-_ROW_KEYS = ("value", "unit", "source", "ref", "confidence")
 #: Largest clustering alpha the harvested negative binomial integrates (its quadrature
 #: weights overflow past ~170); larger clustering parameters are Poisson in all but name.
 MAX_ALPHA = 100.0
@@ -108,99 +115,7 @@ MIN_ALPHA = 0.01
 MAX_DEFECT_DENSITY = 1e6
 #: Largest wafer diameter taken (m): 1 m, twice the 450 mm wafer never put in production.
 MAX_WAFER_DIAMETER = 1.0
-#: Most SMs (or other repeated cores) on one die: compute/data/limits.toml's gpu.sms bound.
-MAX_SMS = 100_000
 _QUAD_NODES = 64
-
-
-@dataclass(frozen=True)
-class Parameter:
-    """One default: its SI ``value``, the ``unit`` and ``raw`` value as written in the data
-    file, its ``source``, the reference row ``ref`` and the ``confidence`` tag."""
-
-    name: str
-    value: object
-    unit: str
-    raw: object
-    source: str
-    ref: str
-    confidence: str
-
-    def to_dict(self) -> dict:
-        """Plain dict (JSON-ready)."""
-        return asdict(self)
-
-
-def read_parameters(text: str, where: str) -> dict[str, Parameter]:
-    """Parameters from TOML text: one table per default with ``value``, ``unit``,
-    ``source``, ``ref`` and ``confidence`` (see ``compute/data/economics.toml``).
-
-    >>> p = read_parameters('[x]\\nvalue = 3\\nunit = "mm"\\nsource = "s"\\nref = ""\\n'
-    ...                     'confidence = "assumption"', "t.toml")
-    >>> p["x"].value, p["x"].raw
-    (0.003, 3)
-    >>> read_parameters('[x]\\nvalue = 3\\nunit = "furlong"\\nsource = "s"\\nref = ""\\n'
-    ...                 'confidence = "derived"', "t.toml")
-    Traceback (most recent call last):
-    ...
-    compute.errors.UserError: t.toml: [x] unit 'furlong' is not known; known: '1', '1/cm^2', '1/mm^2', '1/year', 'USD', 'USD/(Gb/s)', 'USD/GB', 'USD/kWh', 'USD/m', 'USD/mm^2', 'USD/port', 'W', 'W/port', 'm', 'mm', 'mm^2', 'name', 'pJ/bit', 'year'
-    """
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{where}: not valid TOML ({exc})") from None
-    return _read_rows(data, where)
-
-
-def _read_rows(data: dict, where: str) -> dict[str, Parameter]:
-    """Parameters from a parsed table of rows (see :func:`read_parameters`)."""
-    out = {}
-    for name, row in data.items():
-        if not isinstance(row, dict) or set(row) != set(_ROW_KEYS):
-            raise UserError(f"{where}: [{name}] must hold exactly the keys "
-                            f"{', '.join(_ROW_KEYS)}")
-        unit, value = row["unit"], row["value"]
-        if unit not in UNITS:
-            raise UserError(f"{where}: [{name}] unit {unit!r} is not known; known: "
-                            f"{known(UNITS)}")
-        if row["confidence"] not in CONFIDENCE:
-            raise UserError(f"{where}: [{name}] confidence {row['confidence']!r} is not "
-                            f"allowed; allowed: {known(CONFIDENCE)}")
-        if not (isinstance(row["source"], str) and row["source"].strip()
-                and isinstance(row["ref"], str)):
-            raise UserError(f"{where}: [{name}] needs a non-empty source and a ref string")
-        if unit == "name":
-            if not isinstance(value, str):
-                raise UserError(f"{where}: [{name}] value must be a name, got {value!r}")
-            si = value
-        else:
-            if isinstance(value, bool) or not isinstance(value, int | float) \
-                    or not math.isfinite(value) or value < 0:
-                raise UserError(f"{where}: [{name}] value must be a finite number >= 0, "
-                                f"got {value!r}")
-            si = float(value) * UNITS[unit]
-        out[name] = Parameter(name, si, unit, value, row["source"], row["ref"],
-                              row["confidence"])
-    return out
-
-
-@cache
-def economics() -> dict[str, Parameter]:
-    """The shipped defaults of ``compute/data/economics.toml`` by name (read once)."""
-    text = resources.files("compute").joinpath("data/economics.toml").read_text()
-    return read_parameters(text, "compute/data/economics.toml")
-
-
-def parameter(name: str) -> Any:
-    """The SI value of the shipped default ``name``.
-
-    >>> parameter("defect_density")  # 0.1 /cm^2 in defects per m^2
-    1000.0
-    """
-    table = economics()
-    if name not in table:
-        raise UserError(f"unknown economics parameter {name!r}; known: {known(table)}")
-    return table[name].value
 
 
 def _or(value, name):
@@ -208,22 +123,6 @@ def _or(value, name):
 
 
 # ------------------------------------------------------------------ checks
-
-def _number(name: str, value, *, low: float = 0.0, high: float = math.inf,
-            low_open: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-        raise UserError(f"{name} must be a number, got {value!r}")
-    try:
-        v = float(value)
-    except OverflowError:  # an integer too large for a float
-        v = math.inf
-    bad = not math.isfinite(v) or v < low or v > high or (low_open and v == low)
-    if bad:
-        lo = f"> {low:g}" if low_open else f">= {low:g}"
-        hi = "" if high == math.inf else f" and <= {high:g}"
-        raise UserError(f"{name} must be a finite number {lo}{hi}, got {describe(value)}")
-    return v
-
 
 def _array(name: str, value, *, low_open: bool = True) -> np.ndarray:
     if isinstance(value, bool):
@@ -270,15 +169,6 @@ def _usable_diameter(wafer_diameter, edge_exclusion) -> float:
         raise UserError(f"edge_exclusion {e * 1e3:g} mm leaves nothing of a "
                         f"{d * 1e3:g} mm wafer")
     return d - 2 * e
-
-
-#: Smallest die area taken (m^2): 0.001 mm^2, under the 0.0025 mm^2 of the smallest chips
-#: made (Hitachi's 0.05 x 0.05 mm RFID 'powder', 2007, as reported); below it dies per wafer
-#: run to astronomical counts (1e-300 mm^2 printed 1e302 dies).
-MIN_DIE_AREA = 1e-9
-#: Highest wafer price taken (USD): $10M, over 300x a leading-edge wafer's (N2 >= $30,000,
-#: economics.toml); --wafer-price 1e308 printed a 300-digit dollar figure.
-MAX_WAFER_PRICE = 1e7
 
 
 def gross_dies_per_wafer(area: ArrayLike, wafer_diameter: float | None = None,
@@ -578,91 +468,6 @@ def _derived_from() -> dict[str, tuple[str, float]]:
 
 #: GPUs built on the reference die (GH100).
 REFERENCE_GPUS = ("H100-SXM", "H200-SXM")
-#: Rows of a GPU's ``die`` table (compute/data/gpus.toml, or a GPU file) and their units;
-#: all but ``list_price`` are required.
-DIE_ROWS = {"area": "mm^2", "dies": "1", "sms_physical": "1", "sms_enabled": "1",
-            "process": "name", "hbm_sites": "1", "packaging": "name", "list_price": "USD"}
-#: Most logic dies in one package taken (B200: 2; the largest packages announced hold 4).
-MAX_DIES = 64
-#: Most HBM sites on one package taken (B200: 8; announced designs reach 16).
-MAX_HBM_SITES = 1000
-
-
-@dataclass(frozen=True)
-class LogicDies:
-    """The logic dies of one GPU's package and what prices them (m^2, USD)."""
-
-    gpu: str
-    area: float                #: of one die, m^2
-    dies: int                  #: logic dies per package, each tested good before assembly
-    sms_physical: int          #: per die
-    sms_enabled: int           #: per die
-    process: str
-    wafer_price: float         #: USD per wafer of the process
-    hbm_sites: float | None    #: HBM footprints on the interposer; None: the H100's x HBM share
-    packaging: str
-    list_price: float | None   #: published purchase price (USD), None where not given
-    basis: str                 #: where the data comes from
-
-    @property
-    def total_area(self) -> float:
-        """Logic silicon per package (m^2)."""
-        return self.area * self.dies
-
-
-def _wafer_price_of(process: str, where: str) -> float:
-    """The wafer price (USD) of ``process``: ``wafer_price`` for the reference process,
-    else the ``wafer_price_<process>`` row of economics.toml."""
-    if process == parameter("reference_process"):
-        return parameter("wafer_price")
-    rows = economics()
-    key = f"wafer_price_{process.lower()}"
-    if key not in rows:
-        ok = [parameter("reference_process")] + [k.removeprefix("wafer_price_").upper()
-                                                  for k in rows if k.startswith("wafer_price_")]
-        raise UserError(f"{where}: process {process!r} has no wafer price; known: {known(ok)}")
-    return rows[key].value
-
-
-def _die_rows(gpu: str, table: dict, where: str, sms: int) -> LogicDies:
-    """A GPU's ``die`` table, every row checked."""
-    rows = _read_rows(table, where)
-    unknown = sorted(set(rows) - set(DIE_ROWS))
-    missing = sorted(set(DIE_ROWS) - set(rows) - {"list_price"})
-    if unknown or missing:
-        what = (f"unknown row(s) {', '.join(k[:60] for k in unknown)}" if unknown
-                else f"lacks row(s) {', '.join(missing)}")
-        raise UserError(f"{where} {what}; rows: {', '.join(DIE_ROWS)} (list_price optional)")
-    for name, unit in DIE_ROWS.items():
-        if name in rows and rows[name].unit != unit:
-            raise UserError(f"{where}: [{name}] unit must be {unit!r}, got {rows[name].unit!r}")
-    area = _number(f"{where}: area", rows["area"].value, low=MIN_DIE_AREA)
-    for name in ("process", "packaging"):
-        validate.name(where, name, rows[name].value)
-    whole = {}
-    for name, high in (("dies", MAX_DIES), ("sms_physical", MAX_SMS), ("sms_enabled", MAX_SMS),
-                       ("hbm_sites", MAX_HBM_SITES)):
-        v = rows[name].raw
-        lo = 0 if name == "hbm_sites" else 1
-        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= high:
-            raise UserError(f"{where}: [{name}] must be a whole number from {lo} to {high:,}, "
-                            f"got {describe(v)}")
-        whole[name] = v
-    if whole["sms_enabled"] > whole["sms_physical"]:
-        raise UserError(f"{where}: sms_enabled {whole['sms_enabled']} exceeds sms_physical "
-                        f"{whole['sms_physical']}")
-    if whole["dies"] * whole["sms_enabled"] != sms:
-        raise UserError(f"{where}: {whole['dies']} dies x {whole['sms_enabled']} enabled SMs = "
-                        f"{whole['dies'] * whole['sms_enabled']}, but GPU {gpu!r} has {sms} SMs")
-    price = None
-    if "list_price" in rows:
-        price = _number(f"{where}: list_price", rows["list_price"].value, low_open=True,
-                        high=MAX_WAFER_PRICE)
-    return LogicDies(gpu=gpu, area=area, dies=whole["dies"], sms_physical=whole["sms_physical"],
-                     sms_enabled=whole["sms_enabled"], process=rows["process"].value,
-                     wafer_price=_wafer_price_of(rows["process"].value, where),
-                     hbm_sites=float(whole["hbm_sites"]), packaging=rows["packaging"].value,
-                     list_price=price, basis=where)
 
 
 def _base_of(spec: GpuSpec) -> str | None:
@@ -686,13 +491,13 @@ def gpu_dies(gpu: str | GpuSpec) -> LogicDies:
     >>> round(a.area * 1e6), a.sms_physical, a.sms_enabled, a.wafer_price, a.list_price
     (826, 128, 108, 9346.0, 12500.0)
     """
-    from compute.hardware import die_table, get_gpu
+    from compute.hardware import get_gpu, logic_dies
 
     spec = get_gpu(gpu)
     name = spec.name.split("@", 1)[0]  # a GPU at another clock keeps its die
-    found = die_table(name)
+    found = logic_dies(name)  # checked when its file was read (compute.dies)
     if found is not None:
-        return _die_rows(spec.name, found[0], found[1], spec.sms)
+        return replace(found, gpu=spec.name)
     if name in REFERENCE_GPUS:
         return LogicDies(gpu=spec.name, area=parameter("reference_die_area"), dies=1,
                          sms_physical=int(parameter("reference_sms_physical")),

@@ -92,9 +92,9 @@ def test_die_fits_a_larger_wafer_when_asked(tmp_path):
     ("packaging", '" CoWoS-S"'), ("process", '"N7\\t"'),
 ])
 def test_die_names_are_names(tmp_path, key, value):
-    # packaging '' (or a 5,000-character one) was taken and printed into cost --json
+    # packaging '' (or a 5,000-character one) was taken and printed into cost --json;
+    # refused where the file is read (compute.dies, from compute.hardware)
     name = f"R5-name-{key}-{len(value)}"
-    spec = load_gpu_file(gpu_file(tmp_path, name, **{key: (value, "name")}))[name]
     with pytest.raises(UserError) as e:
-        gpu_dies(spec)
+        load_gpu_file(gpu_file(tmp_path, name, **{key: (value, "name")}))
     assert f"{key} name" in one_line(e) and "must be non-empty text" in one_line(e)

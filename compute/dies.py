@@ -1,0 +1,134 @@
+"""A GPU's ``die`` table (``[gpu."NAME".die]`` in compute/data/gpus.toml or a GPU file):
+its rows, their bounds, and the check that turns a table into :class:`LogicDies`.
+
+compute.hardware checks a die table when it reads the GPU (the catalog, a GPU file), so a
+bad table is refused where it is read; compute.yield_model prices the checked dies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from compute import validate
+from compute.errors import UserError, known
+from compute.rows import check_number, economics, parameter, read_rows
+from compute.validate import describe
+
+__all__ = ["DIE_ROWS", "MAX_DIES", "MAX_HBM_SITES", "MAX_SMS", "MAX_WAFER_PRICE",
+           "MIN_DIE_AREA", "LogicDies", "check_die_table", "wafer_price_of"]
+
+#: Most SMs (or other repeated cores) on one die: compute/data/limits.toml's gpu.sms bound.
+MAX_SMS = 100_000
+
+#: Smallest die area taken (m^2): 0.001 mm^2, under the 0.0025 mm^2 of the smallest chips
+#: made (Hitachi's 0.05 x 0.05 mm RFID 'powder', 2007, as reported); below it dies per wafer
+#: run to astronomical counts (1e-300 mm^2 printed 1e302 dies).
+MIN_DIE_AREA = 1e-9
+#: Highest wafer price taken (USD): $10M, over 300x a leading-edge wafer's (N2 >= $30,000,
+#: economics.toml); --wafer-price 1e308 printed a 300-digit dollar figure.
+MAX_WAFER_PRICE = 1e7
+
+#: Rows of a GPU's ``die`` table (compute/data/gpus.toml, or a GPU file) and their units;
+#: all but ``list_price`` are required.
+DIE_ROWS = {"area": "mm^2", "dies": "1", "sms_physical": "1", "sms_enabled": "1",
+            "process": "name", "hbm_sites": "1", "packaging": "name", "list_price": "USD"}
+#: Most logic dies in one package taken (B200: 2; the largest packages announced hold 4).
+MAX_DIES = 64
+#: Most HBM sites on one package taken (B200: 8; announced designs reach 16).
+MAX_HBM_SITES = 1000
+
+
+@dataclass(frozen=True)
+class LogicDies:
+    """The logic dies of one GPU's package and what prices them (m^2, USD)."""
+
+    gpu: str
+    area: float                #: of one die, m^2
+    dies: int                  #: logic dies per package, each tested good before assembly
+    sms_physical: int          #: per die
+    sms_enabled: int           #: per die
+    process: str
+    wafer_price: float         #: USD per wafer of the process
+    hbm_sites: float | None    #: HBM footprints on the interposer; None: the H100's x HBM share
+    packaging: str
+    list_price: float | None   #: published purchase price (USD), None where not given
+    basis: str                 #: where the data comes from
+
+    @property
+    def total_area(self) -> float:
+        """Logic silicon per package (m^2)."""
+        return self.area * self.dies
+
+
+def wafer_price_of(process: str, where: str) -> float:
+    """The wafer price (USD) of ``process``: ``wafer_price`` for the reference process,
+    else the ``wafer_price_<process>`` row of economics.toml."""
+    if process == parameter("reference_process"):
+        return parameter("wafer_price")
+    rows = economics()
+    key = f"wafer_price_{process.lower()}"
+    if key not in rows:
+        ok = [parameter("reference_process")] + [k.removeprefix("wafer_price_").upper()
+                                                  for k in rows if k.startswith("wafer_price_")]
+        raise UserError(f"{where}: process {process!r} has no wafer price; known: {known(ok)}")
+    return rows[key].value
+
+
+def check_die_table(gpu: str, table: dict, where: str, sms: int) -> LogicDies:
+    """The die table ``table`` of the GPU ``gpu`` (``sms`` enabled SMs), read at ``where``,
+    every row checked: its rows and units (:data:`DIE_ROWS`), area at least
+    :data:`MIN_DIE_AREA`, whole dies, SMs and HBM sites within their bounds, no more enabled
+    SMs than physical ones, dies x enabled SMs equal to ``sms``, a process with a wafer
+    price (:func:`wafer_price_of`) and a list price in (0, :data:`MAX_WAFER_PRICE`].
+    Whether the die fits the wafer depends on the wafer asked for: checked when priced.
+
+    >>> row = lambda v, u: {"value": v, "unit": u, "source": "s", "ref": "",
+    ...                     "confidence": "assumption"}
+    >>> t = {"area": row(826, "mm^2"), "dies": row(1, "1"), "sms_physical": row(128, "1"),
+    ...      "sms_enabled": row(108, "1"), "process": row("N7", "name"),
+    ...      "hbm_sites": row(6, "1"), "packaging": row("CoWoS-S", "name")}
+    >>> d = check_die_table("A100", t, "f.toml: GPU 'A100' die", 108)
+    >>> round(d.area * 1e6), d.wafer_price, d.list_price
+    (826, 9346.0, None)
+    >>> check_die_table("A100", t, "f.toml: GPU 'A100' die", 132)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: f.toml: GPU 'A100' die: 1 dies x 108 enabled SMs = 108, but GPU 'A100' has 132 SMs
+    """
+    rows = read_rows(table, where)
+    unknown = sorted(set(rows) - set(DIE_ROWS))
+    missing = sorted(set(DIE_ROWS) - set(rows) - {"list_price"})
+    if unknown or missing:
+        what = (f"unknown row(s) {', '.join(k[:60] for k in unknown)}" if unknown
+                else f"lacks row(s) {', '.join(missing)}")
+        raise UserError(f"{where} {what}; rows: {', '.join(DIE_ROWS)} (list_price optional)")
+    for name, unit in DIE_ROWS.items():
+        if name in rows and rows[name].unit != unit:
+            raise UserError(f"{where}: [{name}] unit must be {unit!r}, got {rows[name].unit!r}")
+    area = check_number(f"{where}: area", rows["area"].value, low=MIN_DIE_AREA)
+    for name in ("process", "packaging"):
+        validate.name(where, name, rows[name].value)
+    whole = {}
+    for name, high in (("dies", MAX_DIES), ("sms_physical", MAX_SMS), ("sms_enabled", MAX_SMS),
+                       ("hbm_sites", MAX_HBM_SITES)):
+        v = rows[name].raw
+        lo = 0 if name == "hbm_sites" else 1
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= high:
+            raise UserError(f"{where}: [{name}] must be a whole number from {lo} to {high:,}, "
+                            f"got {describe(v)}")
+        whole[name] = v
+    if whole["sms_enabled"] > whole["sms_physical"]:
+        raise UserError(f"{where}: sms_enabled {whole['sms_enabled']} exceeds sms_physical "
+                        f"{whole['sms_physical']}")
+    if whole["dies"] * whole["sms_enabled"] != sms:
+        raise UserError(f"{where}: {whole['dies']} dies x {whole['sms_enabled']} enabled SMs = "
+                        f"{whole['dies'] * whole['sms_enabled']}, but GPU {gpu!r} has {sms} SMs")
+    price = None
+    if "list_price" in rows:
+        price = check_number(f"{where}: list_price", rows["list_price"].value, low_open=True,
+                             high=MAX_WAFER_PRICE)
+    return LogicDies(gpu=gpu, area=area, dies=whole["dies"], sms_physical=whole["sms_physical"],
+                     sms_enabled=whole["sms_enabled"], process=rows["process"].value,
+                     wafer_price=wafer_price_of(rows["process"].value, where),
+                     hbm_sites=float(whole["hbm_sites"]), packaging=rows["packaging"].value,
+                     list_price=price, basis=where)

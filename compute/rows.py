@@ -1,0 +1,158 @@
+"""Rows of the project's economics data files: one table per value with ``value``,
+``unit``, ``source``, ``ref`` and ``confidence`` (``compute/data/economics.toml``, a GPU's
+``die`` table, ``netmodel/study/data/network_costs.toml``), read into :class:`Parameter`
+objects in SI units, and the shipped defaults of ``compute/data/economics.toml``.
+
+Read by compute.hardware (a GPU's die table, checked when its file is read: compute.dies)
+and compute.yield_model (which re-exports these names).
+
+>>> parameter("wafer_diameter")  # 300 mm
+0.3
+>>> economics()["wafer_price"].confidence
+'read-estimate'
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import asdict, dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from compute.errors import UserError, known
+from compute.validate import describe
+
+__all__ = ["CONFIDENCE", "ROW_KEYS", "UNITS", "Parameter", "check_number", "economics",
+           "parameter", "read_parameters", "read_rows"]
+
+#: Confidence tags of a default (../shared/reference/README.md) plus ``assumption``.
+CONFIDENCE = ("read-primary", "read-secondary", "read-estimate", "vendor-claim", "derived",
+              "assumption")
+#: Units a data file may state, and the factor to SI.
+UNITS = {
+    "1": 1.0, "name": 1.0, "mm": 1e-3, "m": 1.0, "mm^2": 1e-6, "1/cm^2": 1e4, "1/mm^2": 1e6,
+    "USD": 1.0, "W": 1.0, "year": 365.25 * 86400, "1/year": 1 / (365.25 * 86400),
+    "USD/kWh": 1 / 3.6e6, "USD/GB": 1e-9, "pJ/bit": 1e-12, "USD/(Gb/s)": 1e-9,
+    "USD/mm^2": 1e6, "USD/m": 1.0, "USD/port": 1.0, "W/port": 1.0,
+}
+ROW_KEYS = ("value", "unit", "source", "ref", "confidence")
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One default: its SI ``value``, the ``unit`` and ``raw`` value as written in the data
+    file, its ``source``, the reference row ``ref`` and the ``confidence`` tag."""
+
+    name: str
+    value: object
+    unit: str
+    raw: object
+    source: str
+    ref: str
+    confidence: str
+
+    def to_dict(self) -> dict:
+        """Plain dict (JSON-ready)."""
+        return asdict(self)
+
+
+def read_parameters(text: str, where: str) -> dict[str, Parameter]:
+    """Parameters from TOML text: one table per default with ``value``, ``unit``,
+    ``source``, ``ref`` and ``confidence`` (see ``compute/data/economics.toml``).
+
+    >>> p = read_parameters('[x]\\nvalue = 3\\nunit = "mm"\\nsource = "s"\\nref = ""\\n'
+    ...                     'confidence = "assumption"', "t.toml")
+    >>> p["x"].value, p["x"].raw
+    (0.003, 3)
+    >>> read_parameters('[x]\\nvalue = 3\\nunit = "furlong"\\nsource = "s"\\nref = ""\\n'
+    ...                 'confidence = "derived"', "t.toml")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: t.toml: [x] unit 'furlong' is not known; known: '1', '1/cm^2', '1/mm^2', '1/year', 'USD', 'USD/(Gb/s)', 'USD/GB', 'USD/kWh', 'USD/m', 'USD/mm^2', 'USD/port', 'W', 'W/port', 'm', 'mm', 'mm^2', 'name', 'pJ/bit', 'year'
+    """
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{where}: not valid TOML ({exc})") from None
+    return read_rows(data, where)
+
+
+def read_rows(data: dict, where: str) -> dict[str, Parameter]:
+    """Parameters from a parsed table of rows (see :func:`read_parameters`)."""
+    out = {}
+    for name, row in data.items():
+        if not isinstance(row, dict) or set(row) != set(ROW_KEYS):
+            raise UserError(f"{where}: [{name}] must hold exactly the keys "
+                            f"{', '.join(ROW_KEYS)}")
+        unit, value = row["unit"], row["value"]
+        if unit not in UNITS:
+            raise UserError(f"{where}: [{name}] unit {unit!r} is not known; known: "
+                            f"{known(UNITS)}")
+        if row["confidence"] not in CONFIDENCE:
+            raise UserError(f"{where}: [{name}] confidence {row['confidence']!r} is not "
+                            f"allowed; allowed: {known(CONFIDENCE)}")
+        if not (isinstance(row["source"], str) and row["source"].strip()
+                and isinstance(row["ref"], str)):
+            raise UserError(f"{where}: [{name}] needs a non-empty source and a ref string")
+        if unit == "name":
+            if not isinstance(value, str):
+                raise UserError(f"{where}: [{name}] value must be a name, got {value!r}")
+            si = value
+        else:
+            if isinstance(value, bool) or not isinstance(value, int | float) \
+                    or not math.isfinite(value) or value < 0:
+                raise UserError(f"{where}: [{name}] value must be a finite number >= 0, "
+                                f"got {value!r}")
+            si = float(value) * UNITS[unit]
+        out[name] = Parameter(name, si, unit, value, row["source"], row["ref"],
+                              row["confidence"])
+    return out
+
+
+@cache
+def economics() -> dict[str, Parameter]:
+    """The shipped defaults of ``compute/data/economics.toml`` by name (read once)."""
+    text = resources.files("compute").joinpath("data/economics.toml").read_text()
+    return read_parameters(text, "compute/data/economics.toml")
+
+
+def parameter(name: str) -> Any:
+    """The SI value of the shipped default ``name``.
+
+    >>> parameter("defect_density")  # 0.1 /cm^2 in defects per m^2
+    1000.0
+    """
+    table = economics()
+    if name not in table:
+        raise UserError(f"unknown economics parameter {name!r}; known: {known(table)}")
+    return table[name].value
+
+
+def check_number(name: str, value: object, *, low: float = 0.0, high: float = math.inf,
+                 low_open: bool = False) -> float:
+    """``value`` as a float if it is a finite number in ``[low, high]`` (``(low, high]``
+    with ``low_open``), else a UserError naming ``name``.
+
+    >>> check_number("area", 3)
+    3.0
+    >>> check_number("area", float("nan"))
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: area must be a finite number >= 0, got nan
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise UserError(f"{name} must be a number, got {value!r}")
+    try:
+        v = float(value)
+    except OverflowError:  # an integer too large for a float
+        v = math.inf
+    bad = not math.isfinite(v) or v < low or v > high or (low_open and v == low)
+    if bad:
+        lo = f"> {low:g}" if low_open else f">= {low:g}"
+        hi = "" if high == math.inf else f" and <= {high:g}"
+        raise UserError(f"{name} must be a finite number {lo}{hi}, got {describe(value)}")
+    return v
