@@ -15,13 +15,12 @@ and compute.yield_model (which re-exports these names).
 from __future__ import annotations
 
 import math
+import sys
 import tomllib
 from dataclasses import asdict, dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
-
-import numpy as np
 
 from compute.errors import UserError, known
 from compute.validate import describe
@@ -132,6 +131,17 @@ def parameter(name: str) -> Any:
     return table[name].value
 
 
+def _is_number(value: object) -> bool:
+    """Whether ``value`` is a Python or numpy integer or float (not a bool). numpy is not
+    imported for it: where numpy is not loaded, no value is a numpy scalar (so reading the
+    GPU catalog does not load numpy)."""
+    if isinstance(value, bool):
+        return False
+    np = sys.modules.get("numpy")
+    return isinstance(value, int | float) or (
+        np is not None and isinstance(value, np.integer | np.floating))
+
+
 def check_number(name: str, value: object, *, low: float = 0.0, high: float = math.inf,
                  low_open: bool = False) -> float:
     """``value`` as a float if it is a finite number in ``[low, high]`` (``(low, high]``
@@ -144,7 +154,7 @@ def check_number(name: str, value: object, *, low: float = 0.0, high: float = ma
     ...
     compute.errors.UserError: area must be a finite number >= 0, got nan
     """
-    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+    if not _is_number(value):
         raise UserError(f"{name} must be a number, got {value!r}")
     try:
         v = float(value)
