@@ -42,7 +42,11 @@ The model
   its GPU file) gives die area, dies per package, physical and enabled SMs per die,
   process (its wafer price: ``wafer_price`` for the reference N4-class node,
   ``wafer_price_<process>`` else), HBM sites, package class and optionally a published
-  list price (A100, B200). The H100 and H200 are the GH100 reference die
+  list price (A100, B200); every row is checked when the catalog or the file is read
+  (``compute/dies.py``: a bad table is refused there, not when the GPU is first priced,
+  save whether the die fits the wafer, which depends on the wafer asked for). The
+  rows' reader and the economics defaults are ``compute/rows.py`` (names re-exported here).
+  The H100 and H200 are the GH100 reference die
   (``economics.toml``); a GPU the catalog derives from another with ``fraction = f`` (the
   Lite family) is a slice of each of its base's dies: ``f`` of the area, ``round(f x N)``
   physical SMs of which its own SMs are enabled.
