@@ -41,7 +41,8 @@ def main() -> None:
     mine = netmodel.search("Llama-3-70B", "Lite", "decode", comm=flat_network).best
     print(f"own network function: TP {mine.tp}, {mine.tokens_per_s_per_sm:.2f} tokens/s/SM")
 
-    # 5. A GPU of your own, derived from the Lite, on every fabric scenario.
+    # 5. A GPU of your own, derived from the Lite, on a shipped fabric, beside the H100
+    #    cluster and the plain Lite.
     with tempfile.TemporaryDirectory() as tmp:
         gpu_file = Path(tmp) / "lite_plus.toml"
         gpu_file.write_text('[gpu."Lite-2xHBM"]\nderive_from = "Lite"\n'
