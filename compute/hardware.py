@@ -30,7 +30,7 @@ from compute.config_files import read_table
 from compute.dies import LogicDies, check_die_table
 from compute.errors import UserError, known
 
-__all__ = ["FLAG_FIELDS", "GpuSpec", "SPEC_KEYS", "catalog", "derive_gpu", "die_table", "get_gpu", "gpu_names",
+__all__ = ["FLAG_FIELDS", "GpuSpec", "SPEC_KEYS", "catalog", "derivation", "derive_gpu", "die_table", "get_gpu", "gpu_names",
            "load_gpu_file", "logic_dies"]
 
 DTYPES = ("bf16", "fp8")
@@ -193,14 +193,32 @@ def _die(here: str, entry: dict) -> tuple[dict, str] | None:
     return table, f"{here} die"
 
 
-def _keep_dies(gpus: dict[str, GpuSpec], dies: dict[str, tuple[dict, str, LogicDies]]) -> None:
-    """Record the die tables of ``gpus`` once they are all read (a GPU read again without
-    one loses the one read before)."""
+def _keep_dies(gpus: dict[str, GpuSpec], dies: dict[str, tuple[dict, str, LogicDies]],
+               derived: dict[str, tuple[str, float]]) -> None:
+    """Record the die tables and derivations of ``gpus`` once they are all read (a GPU read
+    again without one loses the one read before)."""
     for name in gpus:
-        if name in dies:
-            _DIE_TABLES[name] = dies[name]
-        else:
-            _DIE_TABLES.pop(name, None)
+        for kept, new in ((_DIE_TABLES, dies), (_DERIVED, derived)):
+            if name in new:
+                kept[name] = new[name]
+            else:
+                kept.pop(name, None)
+
+
+#: The GPUs read so far that derive from another (the catalog's Lite family, a GPU file's
+#: ``derive_from`` entries): name -> (base GPU, fraction of its silicon).
+_DERIVED: dict[str, tuple[str, float]] = {}
+
+
+def derivation(name: str) -> tuple[str, float] | None:
+    """``(base GPU, fraction)`` of the GPU ``name`` where it was derived from another (in
+    the catalog or a GPU file read before), else None.
+
+    >>> derivation("Lite"), derivation("H100-SXM")
+    (('H100-SXM', 0.25), None)
+    """
+    catalog()
+    return _DERIVED.get(name)
 
 
 def _pos_int(name, key, v):
@@ -210,7 +228,8 @@ def _pos_int(name, key, v):
 
 
 def _gpu_from_entry(name: str, entry, known_gpus: dict[str, GpuSpec], where: str,
-                    dies: dict[str, tuple[dict, str]]) -> GpuSpec:
+                    dies: dict[str, tuple[dict, str]],
+                    derived: dict[str, tuple[str, float]]) -> GpuSpec:
     """One ``[gpu.NAME]`` table, every value checked against ``compute/data/limits.toml``."""
     validate.name(where, "GPU", name)
     if CLOCK_MARK in name:  # NAME@R is NAME at another clock: its die and limits are NAME's
@@ -237,8 +256,9 @@ def _gpu_from_entry(name: str, entry, known_gpus: dict[str, GpuSpec], where: str
                                      "max_instance" if key == "max_instance" else "multiplier",
                                      v, key=key)
               for key, v in entry.items()}
-        derived = derive_gpu(known_gpus[base_name], name, source=source, **kw)
-        return replace(derived, **flags) if flags else derived
+        derived[name] = (base_name, float(kw.get("fraction", 1.0)))
+        spec = derive_gpu(known_gpus[base_name], name, source=source, **kw)
+        return replace(spec, **flags) if flags else spec
     unknown = sorted(set(entry) - set(SPEC_KEYS))
     missing = sorted(set(SPEC_KEYS) - set(entry) - {"fp8_dense_TFLOPs"})
     if unknown:
@@ -256,7 +276,8 @@ def _gpu_from_entry(name: str, entry, known_gpus: dict[str, GpuSpec], where: str
 
 
 def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec],
-                     dies: dict[str, tuple[dict, str, LogicDies]]) -> dict[str, GpuSpec]:
+                     dies: dict[str, tuple[dict, str, LogicDies]],
+                     derived: dict[str, tuple[str, float]]) -> dict[str, GpuSpec]:
     if not isinstance(data, dict) or set(data) != {"gpu"} or not isinstance(data["gpu"], dict):
         raise UserError(f"{where}: expected a top-level table 'gpu' of GPU entries "
                         f"([gpu.NAME] in TOML, {{\"gpu\": {{NAME: {{...}}}}}} in JSON)")
@@ -265,7 +286,7 @@ def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec],
     out: dict[str, GpuSpec] = {}
     raw: dict[str, tuple[dict, str]] = {}
     for name, entry in data["gpu"].items():
-        out[name] = _gpu_from_entry(name, entry, {**base, **out}, where, raw)
+        out[name] = _gpu_from_entry(name, entry, {**base, **out}, where, raw, derived)
         if name in raw:  # its die table checked where it is read, against the GPU's SMs
             table, here = raw[name]
             dies[name] = (table, here, check_die_table(name, table, here, out[name].sms))
@@ -277,8 +298,9 @@ def catalog() -> dict[str, GpuSpec]:
     """The shipped GPU catalog, by name (read once)."""
     text = resources.files("compute").joinpath("data/gpus.toml").read_text()
     dies: dict[str, tuple[dict, str, LogicDies]] = {}
-    gpus = _parse_gpu_table(tomllib.loads(text), "compute/data/gpus.toml", {}, dies)
-    _keep_dies(gpus, dies)
+    derived: dict[str, tuple[str, float]] = {}
+    gpus = _parse_gpu_table(tomllib.loads(text), "compute/data/gpus.toml", {}, dies, derived)
+    _keep_dies(gpus, dies, derived)
     return gpus
 
 
@@ -293,13 +315,14 @@ def load_gpu_file(path: str | PathLike[str]) -> dict[str, GpuSpec]:
     path = Path(path)
     table = catalog()
     dies: dict[str, tuple[dict, str, LogicDies]] = {}
-    gpus = _parse_gpu_table(read_table(path, "GPU file"), str(path), table, dies)
+    derived: dict[str, tuple[str, float]] = {}
+    gpus = _parse_gpu_table(read_table(path, "GPU file"), str(path), table, dies, derived)
     taken = [n for n in gpus if n in table]
     if taken:  # its figures would be reported under the catalog's name
         raise UserError(f"{path}: {', '.join(repr(n) for n in taken)} already name(s) a "
                         f"catalog GPU; give yours another name (derive_from = {taken[0]!r} "
                         f"starts from it)")
-    _keep_dies(gpus, dies)
+    _keep_dies(gpus, dies, derived)
     return gpus
 
 

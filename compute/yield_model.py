@@ -47,8 +47,8 @@ The model
   save whether the die fits the wafer, which depends on the wafer asked for). The
   rows' reader and the economics defaults are ``compute/rows.py`` (names re-exported here).
   The H100 and H200 are the GH100 reference die
-  (``economics.toml``); a GPU the catalog derives from another with ``fraction = f`` (the
-  Lite family) is a slice of each of its base's dies: ``f`` of the area, ``round(f x N)``
+  (``economics.toml``); a GPU derived from another with ``fraction = f`` (the catalog's
+  Lite family, or a GPU file's ``derive_from``) is a slice of each of its base's dies: ``f`` of the area, ``round(f x N)``
   physical SMs of which its own SMs are enabled.
 * **Price**: a GPU's list price where its die table gives one; else its package cost
   times the price / cost ratio of the GPU it derives from if that has a list price, else
@@ -66,10 +66,8 @@ The model
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass, replace
-from functools import cache, lru_cache
-from importlib import resources
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -459,24 +457,16 @@ def yield_curve(areas: ArrayLike | None = None, *, defect_density: float | None 
 
 # ------------------------------------------------------------------ GPU dies and packages
 
-@cache
-def _derived_from() -> dict[str, tuple[str, float]]:
-    """Catalog GPUs derived from another: name -> (base, fraction), from gpus.toml."""
-    text = resources.files("compute").joinpath("data/gpus.toml").read_text()
-    out = {}
-    for name, entry in tomllib.loads(text).get("gpu", {}).items():
-        if isinstance(entry, dict) and "derive_from" in entry:
-            out[name] = (entry["derive_from"], float(entry.get("fraction", 1.0)))
-    return out
-
-
 #: GPUs built on the reference die (GH100).
 REFERENCE_GPUS = ("H100-SXM", "H200-SXM")
 
 
 def _base_of(spec: GpuSpec) -> str | None:
-    """The catalog GPU ``spec`` is derived from (the Lite family: H100-SXM), or None."""
-    derived = _derived_from().get(spec.name.split("@", 1)[0])
+    """The GPU ``spec`` is derived from (the Lite family: H100-SXM; a GPU file's
+    ``derive_from``), or None."""
+    from compute.hardware import derivation
+
+    derived = derivation(spec.name.split("@", 1)[0])
     return None if derived is None else derived[0]
 
 
@@ -484,7 +474,7 @@ def gpu_dies(gpu: str | GpuSpec) -> LogicDies:
     """The logic dies of ``gpu``'s package, from (in this order) its own ``die`` table
     (compute/data/gpus.toml or its GPU file); the reference die (economics.toml's
     ``reference_*`` rows) for the H100 and H200; a ``fraction`` of its base's dies for a GPU
-    the catalog derives from another (the Lite family: ``f`` of each die's area,
+    derived from another (the Lite family, a GPU file's ``derive_from``: ``f`` of each die's area,
     ``round(f x N)`` physical SMs of which its own share is enabled). A GPU at another
     clock keeps its dies. Else a UserError listing the GPUs with die data.
 
@@ -495,7 +485,7 @@ def gpu_dies(gpu: str | GpuSpec) -> LogicDies:
     >>> round(a.area * 1e6), a.sms_physical, a.sms_enabled, a.wafer_price, a.list_price
     (826, 128, 108, 9346.0, 12500.0)
     """
-    from compute.hardware import get_gpu, logic_dies
+    from compute.hardware import derivation, get_gpu, logic_dies
 
     spec = get_gpu(gpu)
     name = spec.name.split("@", 1)[0]  # a GPU at another clock keeps its die
@@ -513,7 +503,7 @@ def gpu_dies(gpu: str | GpuSpec) -> LogicDies:
     base_name = _base_of(spec)
     if base_name is not None:
         base = gpu_dies(base_name)
-        f = _derived_from()[name][1]
+        f = derivation(name)[1]
         n = max(1, round(f * base.sms_physical))
         sites = None if base.hbm_sites is None else \
             base.hbm_sites * _hbm_share(spec) / _hbm_share(get_gpu(base_name))

@@ -142,15 +142,28 @@ def test_ocs_with_one_port_refuses_a_larger_instance_in_one_line(tmp_path):
 @pytest.mark.parametrize("clock", [1.0, 0.8])
 def test_cost_of_a_gpu_file_blames_the_missing_die_data_not_the_name(tmp_path, clock):
     # before: 'unknown GPU 'Eighth'' (the GPU looked up in the catalog by name) for a
-    # scenario NAME@FILE; the GPU is known, what is missing is its die data
+    # scenario NAME@FILE; the GPU is known, what is missing is its die data. A GPU the
+    # file derives from a catalog GPU is a slice of that GPU's die (priced as the catalog's
+    # Lite family is); one given by its figures alone has no die.
     from compute.errors import UserError
+    from compute.hardware import load_gpu_file
+    from compute.yield_model import package_cost
     from netmodel.study.cost import cost_summary
 
     gpus = tmp_path / "gpus.toml"
     gpus.write_text('[gpu."Eighth"]\nderive_from = "H100-SXM"\nfraction = 0.125\n'
                     'max_instance = 64\nsource = "what-if"\n')
-    with pytest.raises(UserError, match=r"^no die data for GPU 'Eighth'"):
-        cost_summary(f"lite-flat@{gpus}", "Llama-3-8B", "decode", clock=clock)
+    s = cost_summary(f"lite-flat@{gpus}", "Llama-3-8B", "decode", clock=clock)
+    eighth = load_gpu_file(gpus)["Eighth"]
+    assert s.gpu_package_cost == package_cost(eighth).total
+    assert package_cost(eighth).die.area == pytest.approx(814e-6 / 8, rel=1e-12)
+    plain = tmp_path / "plain.toml"
+    plain.write_text('[gpu."Plain"]\nsms = 33\nbf16_dense_TFLOPs = 247\n'
+                     'hbm_capacity_GB = 21\nhbm_bandwidth_TBps = 0.84\n'
+                     'scaleup_GBps_per_direction = 112.5\nscaleout_Gbps = 100\ntdp_W = 175\n'
+                     'max_instance = 64\nsource = "what-if"\n')
+    with pytest.raises(UserError, match=r"^no die data for GPU 'Plain'"):
+        cost_summary(f"lite-flat@{plain}", "Llama-3-8B", "decode", clock=clock)
 
 
 def test_serve_on_an_ocs_with_one_port_uses_instances_of_two(tmp_path):

@@ -227,3 +227,26 @@ def test_a_gpu_read_again_without_die_loses_it(tmp_path):
     again.write_text('[gpu."Quad"]\n' + _SPEC.format(sms=144))
     with pytest.raises(UserError, match="no die data for GPU 'Quad'"):
         package_cost(str(again))
+
+
+def test_a_gpu_files_derived_gpu_is_a_slice_of_its_base_like_the_catalogs(tmp_path):
+    """A GPU file's derive_from GPU is priced as the catalog's derived GPUs are (it had no
+    package cost: 'no die data'): a quarter H100 by another name costs what the catalog's
+    Lite costs, to the last bit; a Lite with twice the HBM pays twice the Lite's HBM."""
+    from compute.hardware import derivation, load_gpu_file
+
+    path = tmp_path / "mine.toml"
+    path.write_text('[gpu."Quarter"]\nderive_from = "H100-SXM"\nfraction = 0.25\n'
+                    'source = "what-if"\n'
+                    '[gpu."Lite-2xHBM"]\nderive_from = "Lite"\nhbm_capacity_multiplier = 2.0\n'
+                    'source = "what-if"\n')
+    gpus = load_gpu_file(path)
+    assert derivation("Quarter") == ("H100-SXM", 0.25)
+    assert derivation("Lite-2xHBM") == ("Lite", 1.0)
+    q, lite = package_cost(gpus["Quarter"]), package_cost("Lite")
+    assert (q.total, q.die.cost_per_good_die) == (lite.total, lite.die.cost_per_good_die)
+    assert gpu_price(gpus["Quarter"]) == gpu_price("Lite")
+    assert price_basis(gpus["Quarter"]) == "margin of H100-SXM"
+    big = package_cost(gpus["Lite-2xHBM"])
+    assert big.hbm == pytest.approx(2 * lite.hbm, rel=1e-12)
+    assert big.die.area == lite.die.area                 # the same silicon
