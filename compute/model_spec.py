@@ -1,0 +1,502 @@
+"""One LLM's shape and storage (:class:`ModelSpec`) and the dtypes it may be stored and
+computed in. The catalog and model files that make them are :mod:`compute.models`, the
+HuggingFace ``config.json`` reader :mod:`compute.hf_config`; :mod:`compute.models`
+re-exports every public name here.
+
+>>> m = ModelSpec("tiny", 2, 64, 4, 4, 16, 128, 100)
+>>> m.kv_elements_per_token, DTYPE_BYTES["bf16"]
+(128, 2.0)
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from functools import cached_property
+
+from compute import validate
+from compute.config_files import check_keys
+from compute.errors import UserError, known
+
+__all__ = ["COMPUTE_DTYPES", "DTYPE_BYTES", "GEMM_WEIGHTS", "NORMS", "PLAIN_DTYPES",
+           "QUANT_GROUPS", "ModelSpec"]
+
+#: Dtypes of activations and of the KV cache (and of a checkpoint's unquantized tensors).
+PLAIN_DTYPES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0}
+#: Group sizes of the group-quantized integer weight formats below.
+QUANT_GROUPS = (32, 64, 128)
+
+
+def _grouped_bytes(bits: int, group: int, zero: bool) -> float:
+    """Bytes per weight of ``bits``-bit integers quantized in groups of ``group`` input
+    elements, each group with one 16-bit scale and, when ``zero``, one ``bits``-bit zero
+    point: AWQ (AutoAWQ ``WQLinear_GEMM``: int32-packed ``qweight`` and ``qzeros``, fp16
+    ``scales``), GPTQ (AutoGPTQ/GPTQModel: ``qweight``, ``qzeros``, fp16 ``scales``, stored
+    even when ``sym``) and compressed-tensors' ``pack-quantized`` symmetric ``group``
+    strategy (a ``weight_scale`` in the model's 16-bit dtype, no zero point). GPTQ's
+    ``g_idx`` (one int32 per input row: 32 / out_features bits per weight, under 0.01
+    bits at out_features >= 4096) is left out.
+
+    >>> _grouped_bytes(4, 128, True) * 8     # AWQ / GPTQ int4, group 128
+    4.15625
+    """
+    return (bits + (16 + (bits if zero else 0)) / group) / 8
+
+
+#: Bytes per element of each storage dtype: the plain ones; ``int4`` / ``int8`` with one
+#: scale (and zero) per output channel (per-channel, GPTQ group_size -1, compressed-tensors
+#: ``channel`` strategy: under 0.01 bits per weight at 4096 input columns); ``intB-gG``
+#: with one 16-bit scale and one B-bit zero per group of G weights, ``intB-gG-sym`` with
+#: the scale only (:func:`_grouped_bytes`); bitsandbytes 4-bit (NF4 or FP4: one fp32
+#: absmax per block of 64, bitsandbytes ``Params4bit`` default blocksize) and ``bnb4-dq``
+#: with double quantization (the absmax stored in 8 bits, one fp32 scale per 256 of them:
+#: QLoRA, Dettmers et al. 2023, arXiv 2305.14314, Section 3, 'Double Quantization').
+DTYPE_BYTES = {**PLAIN_DTYPES, "int4": 0.5,
+               **{f"int{b}-g{g}{'' if z else '-sym'}": _grouped_bytes(b, g, z)
+                  for b in (4, 8) for g in QUANT_GROUPS for z in (True, False)},
+               "bnb4": (4 + 32 / 64) / 8, "bnb4-dq": (4 + 8 / 64 + 32 / (64 * 256)) / 8}
+#: Tensor-core dtypes the GEMMs may run at (the GPU catalog has peaks for these).
+COMPUTE_DTYPES = ("bf16", "fp8")
+#: The weights a GEMM multiplies, as :meth:`ModelSpec.fp8_gemm_share` names them.
+GEMM_WEIGHTS = ("attention", "mlp", "embedding")
+NORMS = ("rmsnorm", "layernorm")
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A decoder-only transformer. Counts are plain integers; dtypes name storage formats.
+    Ranges of every count: ``compute/data/limits.toml``."""
+
+    name: str
+    layers: int              #: transformer layers
+    hidden: int              #: width of the residual stream (d_model)
+    heads: int               #: query heads
+    kv_heads: int            #: key/value heads (== heads for multi-head attention and MLA)
+    head_dim: int            #: query/key width per head (MLA: rotary + non-rotary parts)
+    ffn: int                 #: MLP intermediate size (of each routed expert in an MoE model)
+    vocab: int               #: vocabulary size (rows of the embedding and the LM head)
+    gated_mlp: bool = True   #: SwiGLU: gate and up projections, then down
+    tied_embeddings: bool = False  #: the LM head shares the embedding matrix
+    learned_positions: int = 0     #: rows of a learned position table (0: rotary or ALiBi)
+    bias: bool = False       #: every linear layer carries a bias (GPT-2/3, BLOOM)
+    qkv_bias: bool = False   #: only the Q, K and V projections carry biases (Qwen2, Qwen-MoE)
+    embedding_norm: bool = False   #: a norm right after the token embedding (BLOOM)
+    norm: str = "rmsnorm"    #: ``"rmsnorm"`` (scale) or ``"layernorm"`` (scale and shift)
+    weight_dtype: str = "bf16"     #: storage dtype of the weights
+    #: storage dtype of the MLP weights (dense MLPs, routed and shared experts) where it
+    #: differs from ``weight_dtype`` ("": the same); Meta's FP8 Llama-3.1 keeps attention,
+    #: embeddings and the LM head in bf16 and stores only the MLPs in fp8
+    mlp_weight_dtype: str = ""
+    #: layers whose MLP is stored in ``mlp_weight_dtype`` (0: every layer); the others keep
+    #: ``weight_dtype`` (Meta's FP8 recipe leaves the first and last layers' MLPs in bf16)
+    mlp_dtype_layers: int = 0
+    #: storage dtype of the token embedding, learned positions and the LM head where it
+    #: differs from ``weight_dtype`` ("": the same); a 4-bit checkpoint quantizes only the
+    #: linear layers and keeps these in its 16-bit dtype
+    embedding_dtype: str = ""
+    kv_dtype: str = "bf16"         #: storage dtype of the KV cache
+    act_dtype: str = "bf16"        #: dtype of activations and of the TP collectives
+    #: ``"fp8"``: the checkpoint is w8a8 fp8, its GEMMs whose weights are stored in fp8 take
+    #: their input quantized to fp8 and run at the fp8 peak on a GPU with fp8 tensor cores
+    #: (:meth:`fp8_gemm_share`); ``"bf16"``: every GEMM runs at the bf16 peak
+    compute_dtype: str = "bf16"
+    max_context: int = 0     #: the longest context the model supports, tokens (0: unknown)
+    experts: int = 1         #: routed MLP experts per MoE layer (1: a dense model)
+    experts_per_token: int = 1     #: routed experts each token goes through
+    shared_ffn: int = 0      #: intermediate size of the always-active shared expert(s) of
+    #: each MoE layer, all shared experts together (0: none)
+    shared_expert_gate: bool = False  #: a sigmoid gate (hidden -> 1) on the shared expert (Qwen-MoE)
+    dense_layers: int = 0    #: layers of an MoE model whose MLP is dense (DeepSeek-V3: 3)
+    dense_ffn: int = 0       #: intermediate size of those dense MLPs (0: ``ffn``)
+    kv_lora_rank: int = 0    #: MLA: width of the compressed KV latent (0: no MLA)
+    q_lora_rank: int = 0     #: MLA: rank of the low-rank query projection (0: full rank)
+    qk_rope_head_dim: int = 0  #: MLA: rotary part of each query/key head (its key is shared)
+    v_head_dim: int = 0      #: MLA: value width per head (0: ``head_dim``)
+    #: sliding-window attention: a windowed layer's query attends to (and its KV cache
+    #: keeps) only the last ``sliding_window`` tokens (0: every layer attends to all)
+    sliding_window: int = 0
+    #: how many layers use the window (0: every layer); the others attend to the whole
+    #: context (Gemma-2: 21 of 42 alternate; Gemma-3: 5 of every 6)
+    sliding_layers: int = 0
+    source: str = ""         #: where the figures come from
+
+    def __post_init__(self):
+        where = f"model {self.name!r}"
+        validate.name("", "model", self.name)
+        for f in fields(self):
+            if f.type == "int" or f.type is int:
+                validate.in_range(where, "model", f.name, getattr(self, f.name))
+            elif f.type == "bool" or f.type is bool:
+                validate.flag(where, f.name, getattr(self, f.name))
+        validate.choice(where, "weight_dtype", self.weight_dtype, DTYPE_BYTES)
+        for key in ("kv_dtype", "act_dtype"):
+            validate.choice(where, key, getattr(self, key), PLAIN_DTYPES)
+        for key in ("mlp_weight_dtype", "embedding_dtype"):  # "": weight_dtype
+            if getattr(self, key) != "":
+                validate.choice(where, key, getattr(self, key), DTYPE_BYTES)
+        if self.mlp_weight_dtype == "" and self.mlp_dtype_layers:
+            raise UserError(f"{where}: mlp_dtype_layers ({self.mlp_dtype_layers}) needs "
+                            f"mlp_weight_dtype")
+        if self.mlp_dtype_layers > self.layers:
+            raise UserError(f"{where}: mlp_dtype_layers ({self.mlp_dtype_layers}) exceeds "
+                            f"layers ({self.layers})")
+        validate.choice(where, "compute_dtype", self.compute_dtype, COMPUTE_DTYPES)
+        if self.compute_dtype == "fp8" and not any(
+                self.fp8_gemm_share(w) for w in GEMM_WEIGHTS):
+            raise UserError(f"{where}: compute_dtype 'fp8' (w8a8) needs weights stored in fp8 "
+                            f"(weight_dtype, mlp_weight_dtype or embedding_dtype); a 16-bit "
+                            f"model runs its GEMMs in fp8 only under the compute_dtype option")
+        validate.choice(where, "norm", self.norm, NORMS)
+        validate.string(where, "source", self.source)
+        if self.heads % self.kv_heads:
+            raise UserError(f"{where}: heads ({self.heads}) must be a multiple of kv_heads "
+                            f"({self.kv_heads})")
+        if self.experts_per_token > self.experts:
+            raise UserError(f"{where}: experts_per_token ({self.experts_per_token}) exceeds "
+                            f"experts ({self.experts})")
+        self._check_moe(where)
+        self._check_mla(where)
+        if self.sliding_layers and not self.sliding_window:
+            raise UserError(f"{where}: sliding_layers ({self.sliding_layers}) needs "
+                            f"sliding_window")
+        if self.sliding_layers > self.layers:
+            raise UserError(f"{where}: sliding_layers ({self.sliding_layers}) exceeds layers "
+                            f"({self.layers})")
+
+    def _check_moe(self, where: str) -> None:
+        if not self.is_moe:
+            extra = [k for k in ("shared_ffn", "dense_layers", "dense_ffn", "shared_expert_gate")
+                     if getattr(self, k)]
+            if extra:
+                raise UserError(f"{where}: {', '.join(extra)} describe an MoE model; this one "
+                                f"has experts = 1")
+            return
+        if self.dense_layers >= self.layers:
+            raise UserError(f"{where}: dense_layers ({self.dense_layers}) must be below layers "
+                            f"({self.layers}) in an MoE model")
+        if self.dense_ffn and not self.dense_layers:
+            raise UserError(f"{where}: dense_ffn ({self.dense_ffn}) is given but dense_layers "
+                            f"is 0")
+        if self.shared_expert_gate and not self.shared_ffn:
+            raise UserError(f"{where}: shared_expert_gate needs a shared expert (shared_ffn > 0)")
+
+    def _check_mla(self, where: str) -> None:
+        if not self.is_mla:
+            extra = [k for k in ("q_lora_rank", "qk_rope_head_dim") if getattr(self, k)]
+            if self.v_head_dim not in (0, self.head_dim):
+                extra.append("v_head_dim")
+            if extra:
+                raise UserError(f"{where}: {', '.join(extra)} describe multi-head latent "
+                                f"attention; give kv_lora_rank too")
+            return
+        if self.kv_heads != self.heads:
+            raise UserError(f"{where}: with multi-head latent attention kv_heads "
+                            f"({self.kv_heads}) must equal heads ({self.heads})")
+        if self.qk_rope_head_dim >= self.head_dim:
+            raise UserError(f"{where}: qk_rope_head_dim ({self.qk_rope_head_dim}) must be "
+                            f"below head_dim ({self.head_dim}), its rotary part")
+        if self.bias or self.qkv_bias:
+            raise UserError(f"{where}: biases with multi-head latent attention are not modelled")
+
+    # ---- bytes per element ------------------------------------------------------------
+    @cached_property
+    def weight_bytes(self) -> float:
+        """Bytes per weight element."""
+        return DTYPE_BYTES[self.weight_dtype]
+
+    @cached_property
+    def mlp_weight_bytes(self) -> float:
+        """Bytes per MLP weight element (dense MLPs, routed and shared experts), on average
+        over the layers when only ``mlp_dtype_layers`` of them store their MLP in
+        ``mlp_weight_dtype`` (exact for the sum over a dense model's layers).
+
+        >>> from compute.models import get_model
+        >>> get_model("Llama-3.1-405B").mlp_weight_bytes == (124 * 1 + 2 * 2) / 126
+        True
+        """
+        if not self.mlp_weight_dtype:
+            return self.weight_bytes
+        low = DTYPE_BYTES[self.mlp_weight_dtype]
+        k = self.mlp_dtype_layers or self.layers
+        return (k * low + (self.layers - k) * self.weight_bytes) / self.layers
+
+    @cached_property
+    def embedding_bytes(self) -> float:
+        """Bytes per element of the token embedding, learned positions and LM head."""
+        return DTYPE_BYTES[self.embedding_dtype or self.weight_dtype]
+
+    def fp8_gemm_share(self, weights: str) -> float:
+        """The share of the GEMMs multiplying ``weights`` (one of :data:`GEMM_WEIGHTS`:
+        ``"attention"`` the attention projections, ``"mlp"`` the dense MLPs and experts,
+        ``"embedding"`` the LM head) that are fp8 x fp8 on a GPU with fp8 tensor cores: the
+        one rule of the compute dtype. A GEMM runs in fp8 where its weights are stored in
+        fp8 *and* its input is quantized to fp8 (``compute_dtype = "fp8"``: a w8a8
+        checkpoint; a weight-only format, w8a16 or w4a16, dequantizes to bf16); the GPU's
+        part (``flops_fp8 > 0``) is :func:`compute.stages.stage_peaks`'. The MLPs' share is
+        over the layers (exact for the sum over a dense model's layers, as
+        :attr:`mlp_weight_bytes`).
+
+        >>> from dataclasses import replace
+        >>> from compute.models import get_model
+        >>> m = replace(get_model("Llama-3.1-405B"), compute_dtype="fp8")   # MLPs 124 of 126
+        >>> m.fp8_gemm_share("mlp") == 124 / 126, m.fp8_gemm_share("attention")
+        (True, 0.0)
+        """
+        if self.compute_dtype != "fp8":
+            return 0.0
+        fp8 = self.weight_dtype == "fp8"
+        if weights == "attention":
+            return float(fp8)
+        if weights == "embedding":
+            return float((self.embedding_dtype or self.weight_dtype) == "fp8")
+        if weights != "mlp":
+            raise UserError(f"unknown GEMM weights {weights!r}; known: {known(GEMM_WEIGHTS)}")
+        if not self.mlp_weight_dtype:
+            return float(fp8)
+        k = self.mlp_dtype_layers or self.layers
+        return (k * (self.mlp_weight_dtype == "fp8") + (self.layers - k) * fp8) / self.layers
+
+    @property
+    def weight_storage_bytes(self) -> float:
+        """Bytes of every weight of the model, each in its storage dtype."""
+        mlp = self.parameters - self.non_mlp_parameters
+        emb = self.token_parameters
+        return ((self.non_mlp_parameters - emb) * self.weight_bytes + emb * self.embedding_bytes
+                + mlp * self.mlp_weight_bytes)
+
+    @cached_property
+    def kv_bytes(self) -> float:
+        """Bytes per KV-cache element."""
+        return DTYPE_BYTES[self.kv_dtype]
+
+    @cached_property
+    def act_bytes(self) -> float:
+        """Bytes per activation element (also the dtype of TP collectives)."""
+        return DTYPE_BYTES[self.act_dtype]
+
+    # ---- shape -------------------------------------------------------------------------
+    @cached_property
+    def is_moe(self) -> bool:
+        """True for a mixture-of-experts model."""
+        return self.experts > 1
+
+    @cached_property
+    def is_mla(self) -> bool:
+        """True for multi-head latent attention."""
+        return self.kv_lora_rank > 0
+
+    @cached_property
+    def v_dim(self) -> int:
+        """Value width per head (``head_dim`` unless MLA sets ``v_head_dim``)."""
+        return self.v_head_dim or self.head_dim
+
+    @cached_property
+    def moe_layers(self) -> int:
+        """Layers whose MLP is a mixture of experts (0 for a dense model)."""
+        return self.layers - self.dense_layers if self.is_moe else 0
+
+    @property
+    def kv_elements_per_token(self) -> int:
+        """KV-cache elements one token adds to one layer: ``2 kv_heads head_dim`` (K and V),
+        or with MLA the latent and the shared rotary key, ``kv_lora_rank + qk_rope_head_dim``
+        (the compressed form DeepSeek serves from; every head reads the same latent)."""
+        if self.is_mla:
+            return self.kv_lora_rank + self.qk_rope_head_dim
+        return 2 * self.kv_heads * self.head_dim
+
+    # ---- sliding-window attention -----------------------------------------------------
+    @cached_property
+    def windowed_layers(self) -> int:
+        """Layers whose attention is limited to the last ``sliding_window`` tokens."""
+        return (self.sliding_layers or self.layers) if self.sliding_window else 0
+
+    def kv_tokens_held(self, tokens: int) -> float:
+        """KV-cache entries one sequence of ``tokens`` tokens keeps per layer, on average
+        over the layers: ``tokens`` in a full-attention layer, ``min(tokens, window)`` in a
+        windowed one (its cache is a ring of the last ``window`` tokens). It is also what a
+        decode step's new token reads and attends to. Exactly ``tokens`` without a window.
+
+        >>> m = ModelSpec("g", 42, 3584, 16, 8, 256, 14336, 256000, sliding_window=4096,
+        ...               sliding_layers=21)
+        >>> m.kv_tokens_held(8192), m.kv_tokens_held(1000)
+        (6144.0, 1000)
+        """
+        w = self.sliding_window
+        if not w or tokens <= w:
+            return tokens
+        k = self.windowed_layers
+        return ((self.layers - k) * tokens + k * w) / self.layers
+
+    def prefill_pairs(self, prompt: int) -> float:
+        """(query, key) pairs of causal attention over a prompt of ``prompt`` tokens, per
+        sequence and layer on average over the layers: ``P (P + 1) / 2`` in a full-attention
+        layer; in a windowed one token ``i`` attends to ``min(i, w)`` keys, ``w (w + 1) / 2 +
+        (P - w) w`` once ``P`` exceeds ``w``.
+
+        >>> m = ModelSpec("m", 2, 64, 4, 4, 16, 128, 100, sliding_window=2, sliding_layers=1)
+        >>> m.prefill_pairs(4)   # full: 1+2+3+4 = 10; windowed: 1+2+2+2 = 7
+        8.5
+        """
+        full = prompt * (prompt + 1) / 2.0
+        w = self.sliding_window
+        if not w or prompt <= w:
+            return full
+        k = self.windowed_layers
+        windowed = w * (w + 1) / 2.0 + (prompt - w) * w
+        return ((self.layers - k) * full + k * windowed) / self.layers
+
+    def attention_span(self, workload) -> tuple[float, float]:
+        """``(pairs, kv_read)`` of one sequence of ``workload`` per layer, on average over the
+        layers: the (query, key) pairs its attention computes and the cached tokens whose K
+        and V it reads. Without a window, the workload's own figures
+        (:attr:`~compute.phases.Workload.attention_pairs_per_sequence`,
+        :attr:`~compute.phases.Workload.kv_read_tokens`). A windowed layer's decode step
+        attends to and reads ``min(context, window)`` tokens; prefill computes
+        :meth:`prefill_pairs` pairs and reads each prompt token's K and V once, as without
+        a window."""
+        pairs, kv_read = workload.attention_pairs_per_sequence, workload.kv_read_tokens
+        if not self.sliding_window:
+            return pairs, kv_read
+        if workload.phase == "decode":
+            held = float(self.kv_tokens_held(workload.context))
+            return held, held
+        return self.prefill_pairs(workload.prompt), kv_read
+
+    # ---- parameter counts -------------------------------------------------------------
+    def norm_elements(self, width: int) -> int:
+        """Elements of one norm over ``width`` (scale, and shift for layernorm)."""
+        return width * (2 if self.norm == "layernorm" else 1)
+
+    def mlp_parameters(self, width: int) -> int:
+        """One MLP of ``width`` intermediate columns: up (and gate) and down, with biases."""
+        up = (2 if self.gated_mlp else 1) * width
+        n = self.hidden * up + width * self.hidden
+        return n + ((up + self.hidden) if self.bias else 0)
+
+    @property
+    def attention_parameters(self) -> int:
+        """Attention of one layer, with biases where the model has them.
+
+        Q, K, V and output projections; with MLA (DeepSeek-V2/V3, as in its reference code):
+        the query down-projection ``hidden x q_lora_rank``, its norm and up-projection
+        ``q_lora_rank x heads head_dim`` (or one ``hidden x heads head_dim`` when
+        ``q_lora_rank`` is 0); the KV down-projection ``hidden x (kv_lora_rank +
+        qk_rope_head_dim)`` and the latent's norm; the KV up-projection ``kv_lora_rank x
+        heads (head_dim - qk_rope_head_dim + v_head_dim)`` (keys' non-rotary part and
+        values); the output ``heads v_head_dim x hidden``.
+        """
+        h, a, d = self.hidden, self.heads, self.head_dim
+        if self.is_mla:
+            c, r, ql = self.kv_lora_rank, self.qk_rope_head_dim, self.q_lora_rank
+            q = (h * ql + self.norm_elements(ql) + ql * a * d) if ql else h * a * d
+            kv = h * (c + r) + self.norm_elements(c) + c * a * (d - r + self.v_dim)
+            return q + kv + a * self.v_dim * h
+        q, kv = a * d, self.kv_heads * d
+        n = h * (q + 2 * kv) + q * h
+        if self.bias:
+            return n + q + 2 * kv + h
+        return n + ((q + 2 * kv) if self.qkv_bias else 0)
+
+    @property
+    def expert_parameters(self) -> int:
+        """One routed expert (the MLP of a dense layer when the model is dense)."""
+        return self.mlp_parameters(self.ffn)
+
+    @property
+    def shared_parameters(self) -> int:
+        """The shared expert(s) of one MoE layer and their gate (0 when there are none)."""
+        if not self.shared_ffn:
+            return 0
+        return self.mlp_parameters(self.shared_ffn) + (self.hidden if self.shared_expert_gate else 0)
+
+    @property
+    def norm_parameters(self) -> int:
+        """Elements of one normalisation layer (scale, and shift for layernorm)."""
+        return self.norm_elements(self.hidden)
+
+    @property
+    def dense_layer_parameters(self) -> int:
+        """One layer with a dense MLP: attention, the MLP, two norms."""
+        width = self.dense_ffn or self.ffn
+        return self.attention_parameters + self.mlp_parameters(width) + 2 * self.norm_parameters
+
+    @property
+    def moe_layer_parameters(self) -> int:
+        """One MoE layer: attention, every routed expert, the router, shared experts, two
+        norms (0 for a dense model)."""
+        if not self.is_moe:
+            return 0
+        return (self.attention_parameters + self.experts * self.expert_parameters
+                + self.hidden * self.experts + self.shared_parameters + 2 * self.norm_parameters)
+
+    @property
+    def embedding_parameters(self) -> int:
+        """Token embedding, learned positions, the embedding norm if any, and the LM head
+        unless tied to the embedding."""
+        head = 0 if self.tied_embeddings else self.vocab * self.hidden
+        norm = self.norm_parameters if self.embedding_norm else 0
+        return (self.vocab + self.learned_positions) * self.hidden + head + norm
+
+    @property
+    def token_parameters(self) -> int:
+        """The token embedding, learned positions and the LM head unless tied (the
+        tensors stored in ``embedding_dtype``)."""
+        head = 0 if self.tied_embeddings else self.vocab * self.hidden
+        return (self.vocab + self.learned_positions) * self.hidden + head
+
+    @property
+    def parameters(self) -> int:
+        """Total parameters (every expert counted)."""
+        dense = self.layers - self.moe_layers
+        return (dense * self.dense_layer_parameters + self.moe_layers * self.moe_layer_parameters
+                + self.embedding_parameters + self.norm_parameters)
+
+    @property
+    def non_mlp_parameters(self) -> int:
+        """Parameters outside the MLPs (attention, norms, routers, embeddings, the LM head,
+        the shared experts' gates): those stored in ``weight_dtype`` when the MLPs use
+        ``mlp_weight_dtype``."""
+        mlp = (self.layers - self.moe_layers) * self.mlp_parameters(self.dense_ffn or self.ffn)
+        if self.is_moe:
+            mlp += self.moe_layers * (self.experts * self.expert_parameters
+                                      + (self.mlp_parameters(self.shared_ffn)
+                                         if self.shared_ffn else 0))
+        return self.parameters - mlp
+
+    @property
+    def active_parameters(self) -> int:
+        """Parameters one token passes through (only its routed experts; embeddings, the LM
+        head, shared experts and routers included)."""
+        idle = (self.experts - self.experts_per_token) * self.expert_parameters
+        return self.parameters - self.moe_layers * idle
+
+    def to_dict(self) -> dict:
+        """Fields plus parameter counts (the shape of ``netmodel models NAME --json``)."""
+        d = asdict(self)
+        d["parameters"] = self.parameters
+        d["active_parameters"] = self.active_parameters
+        d["weight_storage_bytes"] = self.weight_storage_bytes
+        return d
+
+
+_FIELDS = {f.name for f in fields(ModelSpec)} - {"name"}
+_REQUIRED = ("layers", "hidden", "heads", "ffn", "vocab")
+
+
+def _model_from_entry(name: str, entry, where: str) -> ModelSpec:
+    validate.name(where, "model", name)
+    here = f"{where}: model {name!r}"
+    check_keys(here, entry, _REQUIRED, sorted(_FIELDS - set(_REQUIRED)))
+    entry = dict(entry)
+    for key in ("layers", "hidden", "heads"):
+        validate.in_range(here, "model", key, entry[key])
+    entry.setdefault("kv_heads", entry["heads"])
+    if "head_dim" not in entry:
+        if entry["hidden"] % entry["heads"]:
+            raise UserError(f"{here}: hidden ({entry['hidden']}) is not a multiple of heads "
+                            f"({entry['heads']}); give head_dim")
+        entry["head_dim"] = entry["hidden"] // entry["heads"]
+    try:
+        return ModelSpec(name=name, **entry)
+    except UserError as exc:  # say which file it came from
+        msg = str(exc)
+        raise UserError(msg if msg.startswith(where) else f"{where}: {msg}") from None
