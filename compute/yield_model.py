@@ -101,7 +101,7 @@ if TYPE_CHECKING:
 __all__ = ["CONFIDENCE", "DIE_ROWS", "MAX_DIES", "MAX_HBM_SITES", "MAX_SMS", "MAX_WAFER_PRICE",
            "MIN_DIE_AREA", "UNITS", "YIELD_MODELS", "DieCost", "LogicDies", "PackageCost",
            "Parameter", "die_cost", "die_yield", "dies_per_wafer", "economics", "gpu_die",
-           "gpu_dies", "gpu_price", "gross_dies_per_wafer", "harvested_yield", "package_cost",
+           "gpu_die_cost", "gpu_dies", "gpu_price", "gross_dies_per_wafer", "harvested_yield", "package_cost",
            "parameter", "price_basis", "read_parameters", "replacement", "yield_curve"]
 
 #: Defect-yield models (see the module docstring).
@@ -604,6 +604,30 @@ def _interposer(die_area: float, hbm_share: float, overhead: float, footprint: f
     return overhead * (die_area + sites * hbm_share * footprint)
 
 
+def gpu_die_cost(gpu: str | GpuSpec, *, defect_density: float | None = None,
+                 model: str | None = None, alpha: float | None = None,
+                 wafer_price: float | None = None, wafer_diameter: float | None = None,
+                 critical_fraction: float | None = None) -> DieCost:
+    """:func:`die_cost` of one of ``gpu``'s logic dies (:func:`gpu_dies`: its area, its
+    physical and enabled SMs, its process's wafer price unless ``wafer_price`` is given).
+
+    >>> c = gpu_die_cost("B200-HGX")
+    >>> round(c.area * 1e6), c.sms_physical, c.sms_enabled, c.wafer_price, c.dies_per_wafer
+    (800, 80, 74, 18000.0, 64)
+    """
+    logic = gpu_dies(gpu)
+    price = logic.wafer_price if wafer_price is None else wafer_price
+    _usable_diameter(wafer_diameter, None)  # the wafer checked first: what follows is the die's
+    try:  # a die that does not fit the wafer: said with where its area was read
+        dies_per_wafer(logic.area, wafer_diameter)
+    except UserError as exc:
+        raise UserError(f"{logic.basis}: {exc}") from None
+    return die_cost(logic.area, defect_density=defect_density, model=model, alpha=alpha,
+                    wafer_price=price, wafer_diameter=wafer_diameter,
+                    sms_physical=logic.sms_physical, sms_enabled=logic.sms_enabled,
+                    critical_fraction=critical_fraction)
+
+
 def package_cost(gpu: str | GpuSpec, *, defect_density: float | None = None,
                  model: str | None = None, alpha: float | None = None,
                  wafer_price: float | None = None, wafer_diameter: float | None = None,
@@ -632,16 +656,9 @@ def package_cost(gpu: str | GpuSpec, *, defect_density: float | None = None,
     logic = gpu_dies(spec)
     area = logic.total_area
     ref_area = parameter("reference_die_area")
-    price = logic.wafer_price if wafer_price is None else wafer_price
-    _usable_diameter(wafer_diameter, None)  # the wafer checked first: what follows is the die's
-    try:  # a die that does not fit the wafer: said with where its area was read
-        dies_per_wafer(logic.area, wafer_diameter)
-    except UserError as exc:
-        raise UserError(f"{logic.basis}: {exc}") from None
-    die = die_cost(logic.area, defect_density=defect_density, model=model, alpha=alpha,
-                   wafer_price=price, wafer_diameter=wafer_diameter,
-                   sms_physical=logic.sms_physical, sms_enabled=logic.sms_enabled,
-                   critical_fraction=critical_fraction)
+    die = gpu_die_cost(spec, defect_density=defect_density, model=model, alpha=alpha,
+                       wafer_price=wafer_price, wafer_diameter=wafer_diameter,
+                       critical_fraction=critical_fraction)
     share = _hbm_share(spec)
     hbm = _number("hbm_cost", _or(hbm_cost, "reference_hbm_cost")) * share
     overhead = _number("interposer_overhead", _or(interposer_overhead, "interposer_overhead"),

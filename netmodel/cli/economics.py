@@ -40,8 +40,11 @@ def _sms(text):
 
 
 @click.command("yield")
-@click.option("--area", "area_text", required=True, metavar="MM2",
+@click.option("--area", "area_text", default=None, metavar="MM2",
               help="Die area in mm^2 (814 for an H100; suffix cm2 also taken).")
+@click.option("--gpu", "gpu_name", default=None, metavar="NAME|FILE",
+              help="A GPU's logic die instead of --area and --sms: its area, SMs and "
+                   "process's wafer price (catalog name or GPU file).")
 @click.option("--defect-density", "density_text", default=None, metavar="D",
               help="Defects per cm^2 (default 0.1: TSMC N5).")
 @click.option("--model", "model", default=None, metavar="poisson|murphy|negative-binomial",
@@ -57,14 +60,19 @@ def _sms(text):
 @click.option("--critical-fraction", "critical_text", default=None, metavar="F",
               help="With --sms: share of the die no spare covers (default 0.1).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (units in the keys).")
-def yield_cmd(area_text: str, density_text: str | None, model: str | None, alpha_text: str | None,
-              diameter_text: str | None, price_text: str | None, sms_text: str | None,
-              critical_text: str | None, as_json: bool) -> None:
+def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | None,
+              model: str | None, alpha_text: str | None, diameter_text: str | None,
+              price_text: str | None, sms_text: str | None, critical_text: str | None,
+              as_json: bool) -> None:
     """Dies per wafer (Hennessy & Patterson), yield and cost per good die of one die."""
     from compute.errors import UserError
-    from compute.yield_model import check_model, die_cost
+    from compute.hardware import get_gpu
+    from compute.yield_model import check_model, die_cost, gpu_die_cost
 
-    area = _qty(area_text, _AREA_UNITS, "--area")
+    if (area_text is None) == (gpu_name is None):
+        raise UserError("give --area (a die's area) or --gpu (a GPU's die), one of them")
+    if gpu_name is not None and sms_text is not None:
+        raise UserError("--sms applies only with --area (a GPU's die has its own SMs)")
     kw = {}
     if density_text is not None:
         kw["defect_density"] = _qty(density_text, _DENSITY_UNITS, "--defect-density",
@@ -81,13 +89,16 @@ def yield_cmd(area_text: str, density_text: str | None, model: str | None, alpha
     if price_text is not None:
         kw["wafer_price"] = _qty(price_text, _PLAIN, "--wafer-price", allow_zero=True)
     if critical_text is not None:
-        if sms_text is None:
-            raise UserError("--critical-fraction applies only with --sms")
+        if sms_text is None and gpu_name is None:
+            raise UserError("--critical-fraction applies only with --sms or --gpu")
         kw["critical_fraction"] = _qty(critical_text, _PLAIN, "--critical-fraction",
                                        allow_zero=True)
-    if sms_text is not None:
-        kw["sms_physical"], kw["sms_enabled"] = _sms(sms_text)
-    c = die_cost(area, **kw)
+    if gpu_name is not None:
+        c = gpu_die_cost(get_gpu(gpu_name), **kw)
+    else:
+        if sms_text is not None:
+            kw["sms_physical"], kw["sms_enabled"] = _sms(sms_text)
+        c = die_cost(_qty(area_text, _AREA_UNITS, "--area"), **kw)
     if as_json:
         click.echo(json.dumps(c.to_dict(), indent=2))
         return

@@ -119,3 +119,31 @@ def test_cost_says_where_the_gpu_price_comes_from(scenario, price, basis):
     j = json.loads(run("cost", "--scenario", scenario, "--model", "Llama-3-70B", "--phase",
                        "decode", "--json").output)
     assert {row["gpu_price_basis"] for row in j["summaries"]} == {basis}
+
+
+def test_yield_of_a_gpus_die():
+    """`yield --gpu` takes a GPU's die (area, SMs, its process's wafer price) instead of
+    --area/--sms: the H100 is the 814 mm^2 reference die harvested 132 of 144; a B200 die
+    is 800 mm^2 (H&P: pi 150^2 / 800 - pi 300 / sqrt(1600) = 64.80 gross dies), 74 of 80
+    SMs; the A100 is on N7 wafers ($9,346)."""
+    same = run("yield", "--area", "814", "--sms", "144/132")
+    r = run("yield", "--gpu", "H100-SXM")
+    assert r.exit_code == 0 and r.output == same.output, r.output
+    b = run("yield", "--gpu", "B200-HGX", "--json")
+    assert b.exit_code == 0, b.output
+    d = json.loads(b.output)
+    gross = math.pi * 150**2 / 800 - math.pi * 300 / math.sqrt(1600)
+    assert d["gross_dies"] == pytest.approx(gross, rel=1e-12) and round(gross, 2) == 64.80
+    assert (d["sms_physical"], d["sms_enabled"]) == (80, 74)
+    a = run("yield", "--gpu", "A100-SXM-80GB")
+    assert "300 mm, $9,346" in a.output and "108 of 128 SMs" in a.output, a.output
+
+
+@pytest.mark.parametrize("args, needles", [
+    ((), ("give --area", "or --gpu")),
+    (("--area", "814", "--gpu", "H100-SXM"), ("one of them",)),
+    (("--gpu", "Lite", "--sms", "36/33"), ("--sms applies only with --area",)),
+    (("--gpu", "Nope"), ("unknown GPU 'Nope'", "'B200-HGX'")),
+])
+def test_yield_gpu_bad_input(args, needles):
+    assert_one_line_error(run("yield", *args), *needles)
