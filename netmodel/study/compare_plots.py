@@ -103,7 +103,10 @@ def plot_compare_tokens(result: Any, path: str | PathLike[str]) -> None:
                         ideal_y.append(r.ideal_tokens_per_s_per_sm)
                     if r.vs_baseline is not None:
                         tall = r.tokens_per_s_per_sm > 0.14 * top  # room inside the bar
-                        label(ax, x, 0 if tall else r.tokens_per_s_per_sm,
+                        # a short bar's label goes above it and above its ideal tick, which
+                        # would cross it
+                        over = max(r.tokens_per_s_per_sm, r.ideal_tokens_per_s_per_sm or 0)
+                        label(ax, x, 0 if tall else over,
                               f"{r.vs_baseline:.2f}", transform=ax.transData + up,
                               ha="center", va="bottom", rotation=90 if most > 2 else 0,
                               fontsize=6 if most > 2 else 7.5,
