@@ -193,7 +193,7 @@ def _die(here: str, entry: dict) -> tuple[dict, str] | None:
     return table, f"{here} die"
 
 
-def _keep_dies(gpus: dict[str, GpuSpec], dies: dict[str, tuple[dict, str, LogicDies]],
+def _keep_read(gpus: dict[str, GpuSpec], dies: dict[str, tuple[dict, str, LogicDies]],
                derived: dict[str, tuple[str, float]]) -> None:
     """Record the die tables and derivations of ``gpus`` once they are all read (a GPU read
     again without one loses the one read before)."""
@@ -300,7 +300,7 @@ def catalog() -> dict[str, GpuSpec]:
     dies: dict[str, tuple[dict, str, LogicDies]] = {}
     derived: dict[str, tuple[str, float]] = {}
     gpus = _parse_gpu_table(tomllib.loads(text), "compute/data/gpus.toml", {}, dies, derived)
-    _keep_dies(gpus, dies, derived)
+    _keep_read(gpus, dies, derived)
     return gpus
 
 
@@ -322,7 +322,7 @@ def load_gpu_file(path: str | PathLike[str]) -> dict[str, GpuSpec]:
         raise UserError(f"{path}: {', '.join(repr(n) for n in taken)} already name(s) a "
                         f"catalog GPU; give yours another name (derive_from = {taken[0]!r} "
                         f"starts from it)")
-    _keep_dies(gpus, dies, derived)
+    _keep_read(gpus, dies, derived)
     return gpus
 
 
