@@ -17,8 +17,9 @@ from compute.validate import describe
 __all__ = ["DIE_ROWS", "MAX_DIES", "MAX_HBM_SITES", "MAX_SMS", "MAX_WAFER_PRICE",
            "MIN_DIE_AREA", "LogicDies", "check_die_table", "wafer_price_of"]
 
-#: Most SMs (or other repeated cores) on one die: compute/data/limits.toml's gpu.sms bound.
-MAX_SMS = 100_000
+#: Most SMs (or other repeated cores) on one die: compute/data/limits.toml's gpu.sms bound,
+#: read from there (said once).
+MAX_SMS = int(validate.limits("gpu")["sms"].maximum)
 
 #: Smallest die area taken (m^2): 0.001 mm^2, under the 0.0025 mm^2 of the smallest chips
 #: made (Hitachi's 0.05 x 0.05 mm RFID 'powder', 2007, as reported); below it dies per wafer
