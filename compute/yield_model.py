@@ -359,6 +359,15 @@ class DieCost:
     yield_: float              #: harvested yield (= defect-free without SM counts)
     good_dies: float           #: gross_dies x yield_ (expected good dies per wafer)
     cost_per_good_die: float
+    gpu: str | None = None     #: the GPU whose die this is (:func:`gpu_die_cost`), else None
+    process: str | None = None           #: its process node (with ``gpu``)
+    dies_per_package: int | None = None  #: its logic dies per package (with ``gpu``)
+
+    @property
+    def good_dies_per_package_cost(self) -> float | None:
+        """USD of known-good logic dies one package of ``gpu`` holds (None without a GPU)."""
+        return None if self.dies_per_package is None else \
+            self.cost_per_good_die * self.dies_per_package
 
     @property
     def cost_per_good_sm(self) -> float | None:
@@ -377,7 +386,10 @@ class DieCost:
                 "critical_fraction": self.critical_fraction if self.sms_enabled else None,
                 "yield": self.yield_, "good_dies_per_wafer": self.good_dies,
                 "cost_per_good_die_usd": self.cost_per_good_die,
-                "cost_per_good_sm_usd": self.cost_per_good_sm}
+                "cost_per_good_sm_usd": self.cost_per_good_sm,
+                "gpu": self.gpu, "process": self.process,
+                "dies_per_package": self.dies_per_package,
+                "good_dies_per_package_usd": self.good_dies_per_package_cost}
 
 
 def die_cost(area: float, *, defect_density: float | None = None, model: str | None = None,
@@ -614,6 +626,8 @@ def gpu_die_cost(gpu: str | GpuSpec, *, defect_density: float | None = None,
     >>> c = gpu_die_cost("B200-HGX")
     >>> round(c.area * 1e6), c.sms_physical, c.sms_enabled, c.wafer_price, c.dies_per_wafer
     (800, 80, 74, 18000.0, 64)
+    >>> c.gpu, c.dies_per_package, round(c.good_dies_per_package_cost, 2)
+    ('B200-HGX', 2, 601.16)
     """
     logic = gpu_dies(gpu)
     price = logic.wafer_price if wafer_price is None else wafer_price
@@ -622,10 +636,11 @@ def gpu_die_cost(gpu: str | GpuSpec, *, defect_density: float | None = None,
         dies_per_wafer(logic.area, wafer_diameter)
     except UserError as exc:
         raise UserError(f"{logic.basis}: {exc}") from None
-    return die_cost(logic.area, defect_density=defect_density, model=model, alpha=alpha,
-                    wafer_price=price, wafer_diameter=wafer_diameter,
-                    sms_physical=logic.sms_physical, sms_enabled=logic.sms_enabled,
-                    critical_fraction=critical_fraction)
+    c = die_cost(logic.area, defect_density=defect_density, model=model, alpha=alpha,
+                 wafer_price=price, wafer_diameter=wafer_diameter,
+                 sms_physical=logic.sms_physical, sms_enabled=logic.sms_enabled,
+                 critical_fraction=critical_fraction)
+    return replace(c, gpu=logic.gpu, process=logic.process, dies_per_package=logic.dies)
 
 
 def package_cost(gpu: str | GpuSpec, *, defect_density: float | None = None,

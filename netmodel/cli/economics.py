@@ -103,7 +103,10 @@ def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | N
         click.echo(json.dumps(c.to_dict(), indent=2))
         return
     alpha = f" (alpha {c.alpha:g})" if c.model == "negative-binomial" else ""
-    rows = [
+    rows = [("gpu", f"{c.gpu}: {c.dies_per_package} logic "
+                    f"{'die' if c.dies_per_package == 1 else 'dies'} per package, {c.process}")
+            ] if c.gpu is not None else []
+    rows += [
         ("die area", f"{c.area * 1e6:g} mm^2"),
         ("wafer", f"{c.wafer_diameter * 1e3:g} mm, ${c.wafer_price:,.0f}"),
         ("gross dies", f"{c.gross_dies:.2f} per wafer ({c.dies_per_wafer} whole)"),
@@ -117,6 +120,9 @@ def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | N
              ("cost per good die", f"${c.cost_per_good_die:,.2f}")]
     if c.sms_enabled:
         rows.append(("cost per good SM", f"${c.cost_per_good_sm:,.2f}"))
+    if c.gpu is not None and c.dies_per_package > 1:
+        rows.append(("good dies/package", f"${c.good_dies_per_package_cost:,.2f} "
+                                          f"({c.dies_per_package} known-good dies)"))
     for k, v in rows:
         click.echo(f"{k:<19} {v}")
 

@@ -125,16 +125,23 @@ def test_yield_of_a_gpus_die():
     """`yield --gpu` takes a GPU's die (area, SMs, its process's wafer price) instead of
     --area/--sms: the H100 is the 814 mm^2 reference die harvested 132 of 144; a B200 die
     is 800 mm^2 (H&P: pi 150^2 / 800 - pi 300 / sqrt(1600) = 64.80 gross dies), 74 of 80
-    SMs; the A100 is on N7 wafers ($9,346)."""
+    SMs, two of them a package; the A100 is on N7 wafers ($9,346). The first line names
+    the GPU and its dies; the rest is what --area/--sms print."""
     same = run("yield", "--area", "814", "--sms", "144/132")
     r = run("yield", "--gpu", "H100-SXM")
-    assert r.exit_code == 0 and r.output == same.output, r.output
+    first, rest = r.output.split("\n", 1)
+    assert r.exit_code == 0 and rest == same.output, r.output
+    assert first.split() == ["gpu", "H100-SXM:", "1", "logic", "die", "per", "package,", "N4"]
     b = run("yield", "--gpu", "B200-HGX", "--json")
     assert b.exit_code == 0, b.output
     d = json.loads(b.output)
     gross = math.pi * 150**2 / 800 - math.pi * 300 / math.sqrt(1600)
     assert d["gross_dies"] == pytest.approx(gross, rel=1e-12) and round(gross, 2) == 64.80
     assert (d["sms_physical"], d["sms_enabled"]) == (80, 74)
+    assert (d["gpu"], d["dies_per_package"]) == ("B200-HGX", 2)
+    assert d["good_dies_per_package_usd"] == pytest.approx(2 * d["cost_per_good_die_usd"],
+                                                           rel=1e-15)
+    assert "$601.16 (2 known-good dies)" in run("yield", "--gpu", "B200-HGX").output
     a = run("yield", "--gpu", "A100-SXM-80GB")
     assert "300 mm, $9,346" in a.output and "108 of 128 SMs" in a.output, a.output
 
