@@ -31,9 +31,9 @@ from compute.dies import LogicDies, check_die_table
 from compute.errors import UserError, known
 
 __all__ = ["FLAG_FIELDS", "GpuSpec", "SPEC_KEYS", "catalog", "derivation", "derive_gpu", "die_table", "get_gpu", "gpu_names",
-           "load_gpu_file", "logic_dies"]
+           "int8_peak", "load_gpu_file", "logic_dies"]
 
-DTYPES = ("bf16", "fp8")
+DTYPES = ("bf16", "fp8", "int8")
 
 
 @dataclass(frozen=True)
@@ -57,10 +57,12 @@ class GpuSpec:
     scaleup_reduction: bool = True
 
     def peak_flops(self, dtype: str = "bf16") -> float:
-        """Peak dense FLOP/s for ``dtype`` (``"bf16"`` or ``"fp8"``)."""
+        """Peak dense FLOP/s for ``dtype`` (``"bf16"``, ``"fp8"`` or ``"int8"``: integer
+        operations/s, :func:`int8_peak`)."""
         if dtype not in DTYPES:
             raise UserError(f"unknown compute dtype {dtype!r}; known: {known(DTYPES)}")
-        value = self.flops_bf16 if dtype == "bf16" else self.flops_fp8
+        value = (self.flops_bf16 if dtype == "bf16" else self.flops_fp8 if dtype == "fp8"
+                 else int8_peak(self))
         if value <= 0:
             raise UserError(f"GPU {self.name!r} has no {dtype} tensor cores; use bf16")
         return value
@@ -238,6 +240,7 @@ def _gpu_from_entry(name: str, entry, known_gpus: dict[str, GpuSpec], where: str
     here = f"{where}: GPU {name!r}"
     entry = dict(validate.table(here, entry))
     source = validate.string(here, "source", entry.pop("source", ""))
+    int8 = _int8_row(here, entry)
     flags = _flags(here, entry)
     die = _die(here, entry)
     if die is not None:
@@ -258,12 +261,19 @@ def _gpu_from_entry(name: str, entry, known_gpus: dict[str, GpuSpec], where: str
               for key, v in entry.items()}
         derived[name] = (base_name, float(kw.get("fraction", 1.0)))
         spec = derive_gpu(known_gpus[base_name], name, source=source, **kw)
+        if int8 is not None:
+            raise UserError(f"{here}: int8_dense_TOPs is derived from {base_name!r} (as every "
+                            f"peak of a derived GPU); give it on a GPU with its own figures")
+        base_int8 = _int8_of(known_gpus[base_name])
+        _record_int8(name, base_int8 * spec.flops_bf16 / known_gpus[base_name].flops_bf16,
+                     spec.flops_bf16)
         return replace(spec, **flags) if flags else spec
     unknown = sorted(set(entry) - set(SPEC_KEYS))
     missing = sorted(set(SPEC_KEYS) - set(entry) - {"fp8_dense_TFLOPs"})
     if unknown:
         raise UserError(f"{here} has unknown key(s) {', '.join(k[:60] for k in unknown)}; "
-                        f"allowed: {', '.join(SPEC_KEYS)}, {', '.join(FLAG_FIELDS)}, die, source "
+                        f"allowed: {', '.join(SPEC_KEYS)}, int8_dense_TOPs, {', '.join(FLAG_FIELDS)}, "
+                        f"die, source "
                         f"(or derive_from with "
                         f"{', '.join(_DERIVE_KEYS[1:])})")
     if missing:
@@ -272,7 +282,63 @@ def _gpu_from_entry(name: str, entry, known_gpus: dict[str, GpuSpec], where: str
     for key, (field, factor) in SPEC_KEYS.items():
         v = validate.in_range(here, "gpu", key, entry.get(key, 0))
         fields[field] = v if isinstance(v, int) else v * factor
+    _record_int8(name, 0.0 if int8 is None else int8, fields["flops_bf16"])
     return GpuSpec(name=name, source=source, **fields, **flags)
+
+
+#: Dense int8 tensor-core peaks of the GPUs read so far (the optional ``int8_dense_TOPs``
+#: row of a GPU entry; a derived GPU's is its base's, scaled as its bf16 peak is): name ->
+#: (integer operations/s, the bf16 FLOP/s of the GPU as read). Kept beside the GpuSpec,
+#: as the die tables are, so that saved fabrics and the ``hardware --json`` shape stay as
+#: they are.
+_INT8: dict[str, tuple[float, float]] = {}
+
+
+def _record_int8(name: str, ops: float, bf16: float) -> None:
+    if ops > 0:
+        _INT8[name] = (ops, bf16)
+    else:
+        _INT8.pop(name, None)
+
+
+def _int8_row(here: str, entry: dict) -> float | None:
+    """The entry's ``int8_dense_TOPs`` row (removed from it: ``{value, unit = "TOPS",
+    source, confidence}``) in integer operations/s, or None where it has none."""
+    if "int8_dense_TOPs" not in entry:
+        return None
+    row = validate.table(f"{here}: int8_dense_TOPs", entry.pop("int8_dense_TOPs"))
+    extra = sorted(set(row) - {"value", "unit", "source", "confidence"})
+    if extra or row.get("unit") != "TOPS" or not isinstance(row.get("source"), str):
+        raise UserError(f"{here}: int8_dense_TOPs must be a row {{value, unit = 'TOPS', "
+                        f"source, confidence}}, got {validate.describe(row)}")
+    # the fp8 peak's range: an 8-bit tensor-core rate, 0 where there is none
+    v = validate.in_range(here, "gpu", "fp8_dense_TFLOPs", row.get("value"),
+                          key="int8_dense_TOPs")
+    return float(v) * 1e12
+
+
+def int8_peak(gpu: GpuSpec) -> float:
+    """Dense int8 tensor-core operations/s of ``gpu`` (0 where it has none or its entry
+    gives none): its ``int8_dense_TOPs`` row, a derived GPU's base's scaled as its bf16
+    peak is (the Lite family), a GPU at another clock (``NAME@Rx``) its own scaled the
+    same way.
+
+    >>> int8_peak(get_gpu("H100-SXM")) / 1e12, int8_peak(get_gpu("Lite")) / 1e12
+    (1979.0, 494.75)
+    >>> int8_peak(get_gpu("A100-SXM-80GB")) / 1e12
+    624.0
+    """
+    catalog()
+    return _int8_of(gpu)
+
+
+def _int8_of(gpu: GpuSpec) -> float:
+    """:func:`int8_peak` of the GPUs read so far (no catalog read)."""
+    found = _INT8.get(gpu.name) or _INT8.get(gpu.name.split(CLOCK_MARK)[0])
+    if found is None:
+        return 0.0
+    ops, bf16 = found
+    return ops * gpu.flops_bf16 / bf16
 
 
 def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec],

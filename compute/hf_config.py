@@ -37,7 +37,7 @@ HF_ALIASES: dict[str, tuple[str, ...]] = {
     "learned_positions": ("n_positions",),               # only families with learned positions
     "tied_embeddings": ("tie_word_embeddings",),
     "experts": ("num_local_experts", "num_experts", "n_routed_experts"),
-    "experts_per_token": ("num_experts_per_tok",),
+    "experts_per_token": ("num_experts_per_tok", "experts_per_token"),  # gpt-oss: both
     "expert_ffn": ("moe_intermediate_size",),           # per routed expert (Mixtral: ffn)
     "shared_ffn": ("shared_expert_intermediate_size",),  # Qwen-MoE: all shared experts
     "shared_experts": ("n_shared_experts",),             # DeepSeek: x moe_intermediate_size
@@ -82,6 +82,12 @@ HF_FAMILIES: dict[str, dict] = {
     # every 6; "gemma3" is the multimodal wrapper whose text model is in text_config
     "gemma3_text": dict(tied_embeddings=True, window="pattern"),
     "gemma3": dict(tied_embeddings=True, window="pattern"),
+    # gpt-oss (HF transformers models/gpt_oss): biases on Q, K, V and O (attention_bias
+    # true), on every expert's gate_up and down projections and on the router; SwiGLU
+    # with a clamp; attention sinks (one learned logit per head and layer, 64 x 36 = 2,304
+    # parameters in gpt-oss-120b, and one more softmax term: left out); sliding-window and
+    # full layers alternate through layer_types
+    "gpt_oss": dict(bias=True),
 }
 _FAMILY_ALIASES = {"refinedweb": "falcon", "refinedwebmodel": "falcon", "rw": "falcon"}
 # Other model types whose MLP is gated (SwiGLU / GeGLU), read Llama-style.
@@ -377,6 +383,13 @@ def _compressed_tensors(quant: dict, where: str) -> tuple[str, str]:
     kind, bits = w.get("type"), w.get("num_bits")
     if kind == "float" and bits == 8:
         dtype = "fp8"
+    elif kind == "float" and bits == 4:  # llm-compressor's NVFP4 (nvfp4-pack-quantized)
+        if w.get("strategy") != "tensor_group" or w.get("group_size") != 16:
+            raise UserError(f"{where}: float 4-bit weights with strategy "
+                            f"{validate.describe(w.get('strategy'))} and group_size "
+                            f"{validate.describe(w.get('group_size'))} are not modelled; "
+                            f"allowed: 'tensor_group' with group_size 16 (NVFP4)")
+        dtype = "nvfp4"
     elif kind == "int":
         strategy = w.get("strategy")
         if strategy not in ("channel", "group", "tensor"):
@@ -390,7 +403,7 @@ def _compressed_tensors(quant: dict, where: str) -> tuple[str, str]:
     else:
         raise UserError(f"{where}: weights of type {validate.describe(kind)} with "
                         f"{validate.describe(bits)} bits are not modelled; allowed: float 8, "
-                        f"int 4, int 8")
+                        f"float 4 (NVFP4), int 4, int 8")
     kv = quant.get("kv_cache_scheme")
     if kv is None:
         return dtype, ""
@@ -405,23 +418,91 @@ def _compressed_tensors(quant: dict, where: str) -> tuple[str, str]:
     return dtype, kv_kind
 
 
-def _w8a8_fp8(quant: dict, where: str) -> bool:
-    """Whether a compressed-tensors config with fp8 weights quantizes the input of its GEMMs
-    to fp8 too (``input_activations`` of type float, 8 bits: W8A8, vLLM's CUTLASS fp8 GEMM
-    on GPUs with fp8 tensor cores) rather than leaving it 16-bit (none: W8A16, weight-only).
-    The quant_method ``fp8`` (``activation_scheme`` dynamic or static) and ``fbgemm_fp8``
-    (rowwise dynamic) configs are w8a8 by definition (vLLM docs, 'FP8 W8A8': W8A8 on Ada
-    Lovelace, Hopper and Blackwell; W8A16 through FP8 Marlin on Turing and Ampere)."""
+def _w8a8(quant: dict, weight_dtype: str, where: str) -> str:
+    """The dtype a compressed-tensors config's GEMMs take both inputs in where it quantizes
+    their input (``input_activations``) to the dtype of its weights: ``"fp8"`` (float 8
+    over fp8 weights: W8A8, vLLM's CUTLASS fp8 GEMM on GPUs with fp8 tensor cores),
+    ``"int8"`` (int 8 over int8 weights: RedHatAI's ``*-quantized.w8a8``, vLLM's CUTLASS
+    int8 GEMM, 'INT8 W8A8' on Turing, Ampere, Ada and Hopper in vLLM's supported-hardware
+    table, docs.vllm.ai/en/v0.14.0/features/quantization/); ``""`` where the input stays
+    16-bit (weight-only: W8A16, W4A16) or its dtype differs from the weights' (W4A8, NVFP4
+    W4A4: weight-only rates). The quant_method ``fp8`` (``activation_scheme`` dynamic or
+    static) and ``fbgemm_fp8`` (rowwise dynamic) configs are w8a8 by definition (vLLM docs,
+    'FP8 W8A8': W8A8 on Ada Lovelace, Hopper and Blackwell; W8A16 through FP8 Marlin on
+    Turing and Ampere)."""
     act = next(iter(quant["config_groups"].values())).get("input_activations")
     if act is None:
-        return False
+        return ""
     validate.table(f"{where}: config_groups input_activations", act)
     kind, bits = act.get("type"), act.get("num_bits")
     if not isinstance(kind, str) or type(bits) is not int:
         raise UserError(f"{where}: input_activations of type {validate.describe(kind)} with "
                         f"{validate.describe(bits)} bits is not modelled; allowed: float 8, "
-                        f"int 8, or none (weight-only)")
-    return kind == "float" and bits == 8
+                        f"int 8, float 4, or none (weight-only)")
+    if bits != 8:
+        return ""
+    if kind == "float" and weight_dtype == "fp8":
+        return "fp8"
+    if kind == "int" and weight_dtype.split("-")[0] == "int8":
+        return "int8"
+    return ""
+
+
+def _mxfp4(quant: dict, entry: dict, where: str) -> None:
+    """MXFP4 (``quant_method: mxfp4``; openai/gpt-oss-20b and -120b): the routed experts'
+    weights in 4-bit e2m1 with an e8m0 scale per 32 (4.25 bits a weight), everything else
+    (attention, router, embeddings, LM head: ``modules_to_not_convert``) in the 16-bit
+    dtype, as HF transformers' Mxfp4HfQuantizer converts only the experts and OpenAI's
+    gpt-oss model card (2025-08-05) describes. Served weight-only: vLLM dequantizes in its
+    MoE kernels (Marlin, Triton) on Hopper and Ampere, and its Blackwell kernels (FlashInfer
+    MXFP4 x MXFP8 or x BF16) are not modelled; the GEMMs run at the bf16 rate. A model
+    without routed experts, or with dense layers or shared experts, is refused."""
+    kept = quant.get("modules_to_not_convert")
+    kept = [] if kept is None else kept
+    if not isinstance(kept, list) or len(kept) > 100_000 or not all(
+            isinstance(x, str) for x in kept):
+        raise UserError(f"{where}: modules_to_not_convert must be a list of module names "
+                        f"(or null), got {validate.describe(kept)}")
+    expert = next((x for x in kept if "experts" in x.split(".")), None)
+    if expert is not None:
+        raise UserError(f"{where}: modules_to_not_convert keeps {validate.describe(expert)} "
+                        f"unquantized; mxfp4 is modelled on every routed expert")
+    if entry["experts"] == 1 or entry.get("dense_layers") or entry.get("shared_ffn"):
+        raise UserError(f"{where}: mxfp4 is modelled on the routed experts of an MoE model "
+                        f"whose every layer is MoE without shared experts (gpt-oss); this "
+                        f"model has {entry['experts']} expert(s), "
+                        f"{entry.get('dense_layers', 0)} dense layer(s)")
+    entry["mlp_weight_dtype"] = "mxfp4"
+
+
+#: modelopt (NVIDIA TensorRT Model Optimizer) ``quant_algo`` values -> weight dtype and
+#: the dtype the GEMMs take both inputs in ("": weight-only rates).
+_MODELOPT_ALGOS = {"FP8": ("fp8", "fp8"), "NVFP4": ("nvfp4", "")}
+
+
+def _modelopt(quant: dict, where: str) -> tuple[str, str, str]:
+    """modelopt (``quant_method: modelopt`` in config.json, or the ``quantization`` table of
+    an ``hf_quant_config.json`` beside it; nvidia/*-FP8, nvidia/*-FP4): ``quant_algo``
+    ``FP8`` (per-tensor fp8 weights and activations: w8a8) or ``NVFP4`` (e2m1 weights with
+    an fp8 e4m3 scale per 16, ``group_size`` 16: 4.5 bits a weight; its activations are
+    fp4 too, W4A4, which runs on Blackwell's fp4 tensor cores: not modelled, its GEMMs run
+    at the bf16 rate); ``exclude_modules`` as compressed-tensors' ``ignore`` (the LM head
+    may be kept; a partly quantized layer is refused); ``kv_cache_quant_algo`` ``FP8`` or
+    null. Returns (weight dtype, compute dtype, KV dtype)."""
+    algo = quant.get("quant_algo")
+    if algo not in _MODELOPT_ALGOS:
+        raise UserError(f"{where}: quant_algo {validate.describe(algo)} is not modelled; "
+                        f"allowed: {known(_MODELOPT_ALGOS)}")
+    if algo == "NVFP4" and quant.get("group_size", 16) != 16:
+        raise UserError(f"{where}: NVFP4 group_size {validate.describe(quant.get('group_size'))}"
+                        f" is not modelled; allowed: 16")
+    _check_kept(quant, "exclude_modules", where)
+    kv = quant.get("kv_cache_quant_algo")
+    if kv not in (None, "FP8"):
+        raise UserError(f"{where}: kv_cache_quant_algo {validate.describe(kv)} is not "
+                        f"modelled; allowed: 'FP8', null")
+    weights, compute = _MODELOPT_ALGOS[algo]
+    return weights, compute, "fp8" if kv == "FP8" else ""
 
 
 #: Readers of the weight-quantizing ``quant_method`` values besides fp8: each gives the
@@ -457,8 +538,11 @@ def load_hf_config(path: str | PathLike[str], name: str | None = None) -> ModelS
     weights, or, when its ``modules_to_not_convert`` lists attention modules (Meta's FP8
     Llama-3.1), fp8 MLPs only, less those of the layers it lists. AWQ, GPTQ,
     compressed-tensors and bitsandbytes configs give the linear layers' dtype
-    (:data:`_QUANT_READERS`) and keep the embedding and LM head (``embedding_dtype``) in
-    ``torch_dtype``; any other method is refused. The name defaults to the file's ``_name_or_path``, else its folder's name. Every
+    (:data:`_QUANT_READERS`; compressed-tensors w8a8 fp8 or int8 also the GEMMs' compute
+    dtype) and keep the embedding and LM head (``embedding_dtype``) in ``torch_dtype``;
+    ``mxfp4`` (gpt-oss) stores only the routed experts in MXFP4; ``modelopt`` (in
+    config.json, or an ``hf_quant_config.json`` beside it) FP8 or NVFP4; any other method
+    is refused. The name defaults to the file's ``_name_or_path``, else its folder's name. Every
     number is checked for type and range (``compute/data/limits.toml``); an error names the
     config key.
     """
@@ -466,6 +550,14 @@ def load_hf_config(path: str | PathLike[str], name: str | None = None) -> ModelS
     if path.is_dir():
         path = path / "config.json"
     cfg = parse_table(read_text(path, "config.json"), "json", str(path))
+    side = path.parent / "hf_quant_config.json"
+    if isinstance(cfg, dict) and cfg.get("quantization_config") is None and side.is_file():
+        # modelopt's own file (TensorRT-LLM checkpoints): {"producer": ..., "quantization":
+        # {"quant_algo": ..., "kv_cache_quant_algo": ..., "exclude_modules": ...}}
+        doc = parse_table(read_text(side, "hf_quant_config.json"), "json", str(side))
+        quant = validate.table(f"{side}: quantization", (doc if isinstance(doc, dict) else {})
+                               .get("quantization"))
+        cfg = {**cfg, "quantization_config": {**quant, "quant_method": "modelopt"}}
     return _hf_from_dict(cfg, path, name)
 
 
@@ -592,13 +684,21 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
             here = f"{where}: quantization_config ({method})"
             weight_dtype, kv = _QUANT_READERS[method](quant, here)
             entry["embedding_dtype"] = act_dtype
-            if weight_dtype == "fp8" and _w8a8_fp8(quant, here):
-                entry["compute_dtype"] = "fp8"
+            if method == "compressed-tensors":
+                entry["compute_dtype"] = _w8a8(quant, weight_dtype, here) or "bf16"
+            kv_dtype = kv or kv_dtype
+        elif method == "mxfp4":
+            _mxfp4(quant, entry, f"{where}: quantization_config (mxfp4)")
+            entry["embedding_dtype"] = act_dtype
+        elif method == "modelopt":
+            weight_dtype, compute, kv = _modelopt(quant, f"{where}: quantization_config "
+                                                         f"(modelopt)")
+            entry.update(embedding_dtype=act_dtype, compute_dtype=compute or "bf16")
             kv_dtype = kv or kv_dtype
         else:
             raise UserError(f"{where}: quantization_config.quant_method {method!r} is not "
                             f"modelled (its weight bytes are unknown); known: "
-                            f"{known(('fp8', 'fbgemm_fp8', *_QUANT_READERS))}")
+                            f"{known(('fp8', 'fbgemm_fp8', *_QUANT_READERS, 'mxfp4', 'modelopt'))}")
     entry.setdefault("weight_dtype", weight_dtype)
     entry.update(kv_dtype=kv_dtype, act_dtype=act_dtype,
                  source=f"HuggingFace config.json at {path}")

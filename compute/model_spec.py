@@ -17,7 +17,7 @@ from compute import validate
 from compute.config_files import check_keys
 from compute.errors import UserError, known
 
-__all__ = ["COMPUTE_DTYPES", "DTYPE_BYTES", "GEMM_WEIGHTS", "NORMS", "PLAIN_DTYPES",
+__all__ = ["COMPUTE_DTYPES", "DTYPE_BYTES", "FP4_BLOCKS", "GEMM_WEIGHTS", "NORMS", "PLAIN_DTYPES",
            "QUANT_GROUPS", "ModelSpec"]
 
 #: Dtypes of activations and of the KV cache (and of a checkpoint's unquantized tensors).
@@ -42,6 +42,12 @@ def _grouped_bytes(bits: int, group: int, zero: bool) -> float:
     return (bits + (16 + (bits if zero else 0)) / group) / 8
 
 
+#: 4-bit e2m1 floats with one 8-bit scale per block of elements: ``mxfp4`` (OCP
+#: Microscaling Formats v1.0: an e8m0 power-of-two scale per 32, 4.25 bits a weight;
+#: OpenAI's gpt-oss experts) and ``nvfp4`` (NVIDIA: an fp8 e4m3 scale per 16, 4.5 bits;
+#: the one fp32 scale per tensor is left out, under 1e-6 bits a weight).
+FP4_BLOCKS = {"mxfp4": 32, "nvfp4": 16}
+
 #: Bytes per element of each storage dtype: the plain ones; ``int4`` / ``int8`` with one
 #: scale (and zero) per output channel (per-channel, GPTQ group_size -1, compressed-tensors
 #: ``channel`` strategy: under 0.01 bits per weight at 4096 input columns); ``intB-gG``
@@ -49,16 +55,21 @@ def _grouped_bytes(bits: int, group: int, zero: bool) -> float:
 #: the scale only (:func:`_grouped_bytes`); bitsandbytes 4-bit (NF4 or FP4: one fp32
 #: absmax per block of 64, bitsandbytes ``Params4bit`` default blocksize) and ``bnb4-dq``
 #: with double quantization (the absmax stored in 8 bits, one fp32 scale per 256 of them:
-#: QLoRA, Dettmers et al. 2023, arXiv 2305.14314, Section 3, 'Double Quantization').
+#: QLoRA, Dettmers et al. 2023, arXiv 2305.14314, Section 3, 'Double Quantization');
+#: the block-scaled 4-bit floats of :data:`FP4_BLOCKS`.
 DTYPE_BYTES = {**PLAIN_DTYPES, "int4": 0.5,
                **{f"int{b}-g{g}{'' if z else '-sym'}": _grouped_bytes(b, g, z)
                   for b in (4, 8) for g in QUANT_GROUPS for z in (True, False)},
-               "bnb4": (4 + 32 / 64) / 8, "bnb4-dq": (4 + 8 / 64 + 32 / (64 * 256)) / 8}
-#: Tensor-core dtypes the GEMMs may run at (the GPU catalog has peaks for these).
-COMPUTE_DTYPES = ("bf16", "fp8")
+               "bnb4": (4 + 32 / 64) / 8, "bnb4-dq": (4 + 8 / 64 + 32 / (64 * 256)) / 8,
+               **{k: (4 + 8 / block) / 8 for k, block in FP4_BLOCKS.items()}}
+#: Tensor-core dtypes the GEMMs may run at (the GPU catalog has peaks for these); a w8a8
+#: checkpoint's ``compute_dtype`` is the dtype its quantized GEMMs take both inputs in.
+COMPUTE_DTYPES = ("bf16", "fp8", "int8")
 #: The weights a GEMM multiplies, as :meth:`ModelSpec.fp8_gemm_share` names them.
 GEMM_WEIGHTS = ("attention", "mlp", "embedding")
 NORMS = ("rmsnorm", "layernorm")
+#: What weights a w8a8 ``compute_dtype`` needs stored (in words, for its error).
+_STORED_AS = {"fp8": "fp8", "int8": "int8 (int8 or int8-gG)"}
 
 
 @dataclass(frozen=True)
@@ -97,7 +108,8 @@ class ModelSpec:
     act_dtype: str = "bf16"        #: dtype of activations and of the TP collectives
     #: ``"fp8"``: the checkpoint is w8a8 fp8, its GEMMs whose weights are stored in fp8 take
     #: their input quantized to fp8 and run at the fp8 peak on a GPU with fp8 tensor cores
-    #: (:meth:`fp8_gemm_share`); ``"bf16"``: every GEMM runs at the bf16 peak
+    #: (:meth:`fp8_gemm_share`); ``"int8"`` likewise for int8 weights (w8a8 int8) at the
+    #: int8 peak; ``"bf16"``: every GEMM runs at the bf16 peak
     compute_dtype: str = "bf16"
     max_context: int = 0     #: the longest context the model supports, tokens (0: unknown)
     experts: int = 1         #: routed MLP experts per MoE layer (1: a dense model)
@@ -140,11 +152,12 @@ class ModelSpec:
             raise UserError(f"{where}: mlp_dtype_layers ({self.mlp_dtype_layers}) exceeds "
                             f"layers ({self.layers})")
         validate.choice(where, "compute_dtype", self.compute_dtype, COMPUTE_DTYPES)
-        if self.compute_dtype == "fp8" and not any(
-                self.fp8_gemm_share(w) for w in GEMM_WEIGHTS):
-            raise UserError(f"{where}: compute_dtype 'fp8' (w8a8) needs weights stored in fp8 "
-                            f"(weight_dtype, mlp_weight_dtype or embedding_dtype); a 16-bit "
-                            f"model runs its GEMMs in fp8 only under the compute_dtype option")
+        low = self.compute_dtype
+        if low != "bf16" and not any(self.low_gemm_share(w) for w in GEMM_WEIGHTS):
+            raise UserError(f"{where}: compute_dtype {low!r} (w8a8) needs weights stored in "
+                            f"{_STORED_AS[low]} (weight_dtype, mlp_weight_dtype or "
+                            f"embedding_dtype); a 16-bit model runs its GEMMs in {low} only "
+                            f"under the compute_dtype option")
         validate.choice(where, "norm", self.norm, NORMS)
         validate.string(where, "source", self.source)
         if self.heads % self.kv_heads:
@@ -241,19 +254,39 @@ class ModelSpec:
         >>> m.fp8_gemm_share("mlp") == 124 / 126, m.fp8_gemm_share("attention")
         (True, 0.0)
         """
-        if self.compute_dtype != "fp8":
-            return 0.0
-        fp8 = self.weight_dtype == "fp8"
-        if weights == "attention":
-            return float(fp8)
-        if weights == "embedding":
-            return float((self.embedding_dtype or self.weight_dtype) == "fp8")
-        if weights != "mlp":
+        return self.low_gemm_share(weights) if self.compute_dtype == "fp8" else 0.0
+
+    def low_gemm_share(self, weights: str) -> float:
+        """The share of the GEMMs multiplying ``weights`` (one of :data:`GEMM_WEIGHTS`) that
+        run in ``compute_dtype`` on a GPU with tensor cores of that dtype: those whose
+        weights are stored in it (fp8: ``fp8``; int8: ``int8`` per channel or any
+        ``int8-gG`` group format) when the checkpoint quantizes their input too; 0 for a
+        bf16 ``compute_dtype``. :meth:`fp8_gemm_share` is this share for an fp8 model.
+
+        >>> from dataclasses import replace
+        >>> m = ModelSpec("w8a8", 2, 64, 4, 4, 16, 128, 100, weight_dtype="int8",
+        ...               embedding_dtype="bf16", compute_dtype="int8")
+        >>> m.low_gemm_share("mlp"), m.low_gemm_share("embedding"), m.fp8_gemm_share("mlp")
+        (1.0, 0.0, 0.0)
+        """
+        low = self.compute_dtype
+        if weights not in GEMM_WEIGHTS:
             raise UserError(f"unknown GEMM weights {weights!r}; known: {known(GEMM_WEIGHTS)}")
+        if low == "bf16":
+            return 0.0
+
+        def stored(dtype: str) -> bool:
+            return dtype == low or (low == "int8" and dtype.startswith("int8-"))
+
+        main = stored(self.weight_dtype)
+        if weights == "attention":
+            return float(main)
+        if weights == "embedding":
+            return float(stored(self.embedding_dtype or self.weight_dtype))
         if not self.mlp_weight_dtype:
-            return float(fp8)
+            return float(main)
         k = self.mlp_dtype_layers or self.layers
-        return (k * (self.mlp_weight_dtype == "fp8") + (self.layers - k) * fp8) / self.layers
+        return (k * stored(self.mlp_weight_dtype) + (self.layers - k) * main) / self.layers
 
     @property
     def weight_storage_bytes(self) -> float:

@@ -85,6 +85,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from compute.hardware import int8_peak
 from compute.models import expected_experts_touched
 from compute.phases import Workload
 
@@ -94,7 +95,7 @@ __all__ = ["EXTENDED_STAGES", "GEMM_WEIGHTS_OF", "PIPELINE_STAGES", "PRODUCERS",
 #: Stages in the order a step runs them.
 STAGES = ("embedding", "qkv", "attention", "out_proj", "allreduce_attn", "mlp_up", "mlp_down",
           "allreduce_mlp", "lm_head")
-#: The weights each weight GEMM stage multiplies (:meth:`~compute.models.ModelSpec.fp8_gemm_share`);
+#: The weights each weight GEMM stage multiplies (:meth:`~compute.models.ModelSpec.low_gemm_share`);
 #: the other stages (attention's QK^T and PV among them) run at the bf16 peak.
 GEMM_WEIGHTS_OF = {"qkv": "attention", "out_proj": "attention", "mlp_up": "mlp",
                    "mlp_down": "mlp", "lm_head": "embedding"}
@@ -102,11 +103,13 @@ GEMM_WEIGHTS_OF = {"qkv": "attention", "out_proj": "attention", "mlp_up": "mlp",
 
 def stage_peaks(model, gpu, names, compute_dtype: str | None = None) -> tuple:
     """The peak FLOP/s each stage of ``names`` runs at on ``gpu``: ``compute_dtype``'s peak
-    for every stage when given (``"fp8"`` on a GPU without fp8 tensor cores is refused),
-    else per stage the bf16 peak, but for the share ``f`` of a weight GEMM that is fp8 x fp8
-    (:meth:`~compute.models.ModelSpec.fp8_gemm_share`) on a GPU with fp8 tensor cores
-    (``flops_fp8 > 0``): ``1 / (f / fp8 peak + (1 - f) / bf16 peak)``, the time of its
-    FLOPs split between the two peaks.
+    for every stage when given (``"fp8"`` or ``"int8"`` on a GPU without such tensor cores
+    is refused), else per stage the bf16 peak, but for the share ``f`` of a weight GEMM
+    whose weights and input are both in the model's 8-bit ``compute_dtype`` (w8a8 fp8 or
+    int8: :meth:`~compute.models.ModelSpec.low_gemm_share`) on a GPU with tensor cores of
+    that dtype (its fp8 peak, or :func:`compute.hardware.int8_peak`, above 0):
+    ``1 / (f / low peak + (1 - f) / bf16 peak)``, the time of its FLOPs split between the
+    two peaks. Weight-only formats (w4a16, w8a16, mxfp4 and nvfp4 experts) run at bf16.
 
     >>> from dataclasses import replace
     >>> from compute.hardware import get_gpu
@@ -117,18 +120,24 @@ def stage_peaks(model, gpu, names, compute_dtype: str | None = None) -> tuple:
     [1978.9, 989.4, 1978.9, 989.4]
     >>> {p / 1e12 for p in stage_peaks(m, get_gpu("A100-SXM-80GB"), STAGES)}
     {312.0}
+    >>> w8a8 = replace(get_model("Llama-3-70B"), weight_dtype="int8", embedding_dtype="bf16",
+    ...                compute_dtype="int8")
+    >>> [p / 1e12 for p in stage_peaks(w8a8, get_gpu("A100-SXM-80GB"), ("qkv", "lm_head"))]
+    [624.0, 312.0]
     """
     if compute_dtype is not None:
         return (gpu.peak_flops(compute_dtype),) * len(names)
     bf16 = gpu.peak_flops("bf16")
-    if gpu.flops_fp8 <= 0 or model.compute_dtype == "bf16":
+    low = model.compute_dtype
+    has = {"bf16": 0.0, "fp8": gpu.flops_fp8, "int8": int8_peak(gpu)}[low]
+    if has <= 0:
         return (bf16,) * len(names)
-    fp8 = gpu.peak_flops("fp8")
+    fast = gpu.peak_flops(low)
     peaks = []
     for name in names:
-        f = model.fp8_gemm_share(GEMM_WEIGHTS_OF[name]) if name in GEMM_WEIGHTS_OF else 0.0
-        peaks.append(bf16 if f == 0.0 else fp8 if f == 1.0 else
-                     1.0 / (f / fp8 + (1.0 - f) / bf16))
+        f = model.low_gemm_share(GEMM_WEIGHTS_OF[name]) if name in GEMM_WEIGHTS_OF else 0.0
+        peaks.append(bf16 if f == 0.0 else fast if f == 1.0 else
+                     1.0 / (f / fast + (1.0 - f) / bf16))
     return tuple(peaks)
 
 

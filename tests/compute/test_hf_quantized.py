@@ -93,9 +93,9 @@ def test_compressed_tensors_fp8_w4a16_w8a8():
     w8 = read("llama-3.1-8b-instruct-quantized.w8a8.json")
     assert (w8.weight_dtype, w8.act_dtype) == ("int8", "bf16")
     assert w8.weight_storage_bytes == L8_LINEAR + L8_NORMS + L8_TOKENS * 2
-    # w8a8 fp8 runs its GEMMs in fp8 (where the GPU can); weight-only w4a16 and int8 w8a8
-    # (no int8 compute dtype is modelled) stay bf16: tests/compute/test_fp8_compute.py
-    assert (fp8.compute_dtype, w4.compute_dtype, w8.compute_dtype) == ("fp8", "bf16", "bf16")
+    # w8a8 fp8 runs its GEMMs in fp8 and int8 w8a8 in int8 (where the GPU can); weight-only
+    # w4a16 stays bf16: tests/compute/test_fp8_compute.py, tests/compute/test_quant_formats.py
+    assert (fp8.compute_dtype, w4.compute_dtype, w8.compute_dtype) == ("fp8", "bf16", "int8")
     # were read as bf16: 2 bytes a parameter
     assert fp8.parameters * 2 / fp8.weight_storage_bytes > 1.6
 
@@ -135,7 +135,8 @@ def test_kv_cache_scheme_fp8(tmp_path):
 
 
 @pytest.mark.parametrize("quant, message", [
-    ({"quant_method": "mxfp4"}, "quant_method 'mxfp4' is not modelled"),
+    ({"quant_method": "mxfp4"}, "mxfp4 is modelled on the routed experts of an MoE model"),
+    ({"quant_method": "modelopt", "quant_algo": "W4A8_AWQ"}, "quant_algo 'W4A8_AWQ' is not"),
     ({"quant_method": "hqq"}, "quant_method 'hqq' is not modelled"),
     ({"quant_method": "awq", "bits": 3, "group_size": 128}, "bits 3 is not modelled"),
     ({"quant_method": "gptq", "bits": 4, "group_size": 100}, "group_size 100 is not modelled"),
@@ -151,8 +152,8 @@ def test_kv_cache_scheme_fp8(tmp_path):
                                            "group_size": 128}}}}, "ignore does not name lm_head"),
     ({"quant_method": "compressed-tensors", "ignore": ["lm_head"], "config_groups": {"g": {
         "targets": ["Linear"], "weights": {"type": "float", "num_bits": 4,
-                                           "strategy": "tensor_group", "group_size": 16}}}},
-     "weights of type 'float' with 4 bits are not modelled"),
+                                           "strategy": "group", "group_size": 32}}}},
+     "float 4-bit weights with strategy 'group' and group_size 32 are not modelled"),
     ({"quant_method": "compressed-tensors", "ignore": ["re:.*self_attn.*", "lm_head"],
       "config_groups": {"g": {"targets": ["Linear"], "weights": {
           "type": "float", "num_bits": 8, "strategy": "channel"}}}}, "partly quantized"),

@@ -26,6 +26,10 @@ PUBLISHED = {
     "Qwen1.5-MoE-A2.7B": (14.3, 2.7),  # Qwen blog "Qwen1.5-MoE", 2024
     "DeepSeek-V3": (671.0, 37.0),     # DeepSeek-V3 technical report, arXiv 2412.19437
     "BLOOM-176B": (176.2, 176.2),     # bigscience/bloom model card: 176,247,271,424
+    # OpenAI gpt-oss model card (2025-08-05): 116.83B / 20.91B total, 5.13B / 3.61B active,
+    # which leave out the 201088 x 2880 embedding table (0.579B) counted active here
+    "gpt-oss-120b": (116.83, 5.13 + 0.579),
+    "gpt-oss-20b": (20.91, 3.61 + 0.579),
 }
 
 
@@ -59,7 +63,8 @@ def test_catalog_has_the_study_models_with_sources():
 
 def test_dense_models_have_no_experts_and_405b_ships_fp8_weights():
     for m in model_catalog().values():
-        if m.name in ("Mixtral-8x7B", "Qwen1.5-MoE-A2.7B", "DeepSeek-V3"):
+        if m.name in ("Mixtral-8x7B", "Qwen1.5-MoE-A2.7B", "DeepSeek-V3", "gpt-oss-120b",
+                      "gpt-oss-20b"):
             assert m.is_moe and m.active_parameters < m.parameters
             continue
         assert (m.experts, m.experts_per_token) == (1, 1) and not m.is_moe
