@@ -201,3 +201,34 @@ def test_twenty_nvl72_racks_known_gap():
     # rack with far fewer channels than it has NICs; the model does not cap channels.
     _, ratio = _ratio_cited("gb200-20racks")
     assert np.all((ratio > 1.9) & (ratio < 3.0)), ratio
+
+
+def _nccl_2_18_tuner_busbw_8xa100(n: float) -> float:
+    """All-reduce busbw that NCCL's own cost model (NCCL <= 2.19: ncclTopoTuneModel and
+    ncclTopoGetAlgoTime in src/graph/tuning.cc, NVIDIA/nccl commit b6475625) predicts on one
+    node of 8 A100 over NVSwitch, from its constants by hand: the ring graph has 12 channels
+    of 20 GB/s (SM80 NVLink, search.cc's channel duplication), so busBw = 240 GB/s; ring LL
+    min(llMaxBws[Ampere][1 node] 87.7, 240 / 4) = 60, LL128 min(240 x 0.92, 12 x
+    perChMaxRingLL128Bws 20.0) = 220.8, Simple 240; latencies baseLat + 14 x hwLat[NVLink]
+    (6.6 + 0.6, 14 + 1.9, 8.4 + 3.4 us per step); algbw = busBw x 8 / 14. Trees lose at every
+    size here (Simple pays 2 x 7 x 28 us; LL/LL128 carry treeCorrectionFactor <= 1 on half
+    the busBw), so the fastest ring protocol is NCCL's choice."""
+    steps, p = 14, 8
+    lines = ((6.6 + steps * 0.6, 60.0), (14.0 + steps * 1.9, 220.8), (8.4 + steps * 3.4, 240.0))
+    t = min(lat * 1e-6 + n / (bus * 1e9 * p / steps) for lat, bus in lines)
+    return n / t * steps / p
+
+
+def test_a100_mid_range_gap_is_nccls_own_model_gap(reference_dir):
+    # The A100 curve was measured with NCCL 2.18.5. From 4 to 128 MiB netmodel agrees with
+    # what NCCL 2.18.5's own tuner predicts (within 4%), and that prediction is itself 29% to
+    # 55% above the measurement: the miss is not a constant or a structure netmodel lacks
+    # from NCCL's model (docs/accuracy.md, "known to be wrong").
+    sizes, measured = _curve(reference_dir, "8xA100")
+    mid = (sizes >= 4 * MIB) & (sizes <= 128 * MIB)
+    nccl = np.array([_nccl_2_18_tuner_busbw_8xa100(n) for n in sizes[mid]])
+    # by hand at 16 MiB: LL128, 40.6 us + 16 MiB / 126.17 GB/s = 173.6 us -> 169.2 GB/s
+    assert _nccl_2_18_tuner_busbw_8xa100(16 * MIB) == pytest.approx(169.2e9, rel=1e-3)
+    ours = _busbw(_model("A100-SXM-80GB", nvls=False), sizes[mid])
+    assert np.all(np.abs(ours / nccl - 1) < 0.04), ours / nccl
+    assert np.all(nccl / measured[mid] > 1.28), nccl / measured[mid]
