@@ -197,8 +197,13 @@ def png_bytes(rgb, dpi: float, text: dict[str, str] | None = None) -> bytes:
 
     import numpy as np
 
-    rgb = np.ascontiguousarray(rgb, dtype=np.uint8)
+    rgb = np.asarray(rgb, dtype=np.uint8)
     h, w = rgb.shape[:2]
+    if not rgb.flags.c_contiguous:   # e.g. the RGB of an RGBA canvas: copied a channel
+        whole = np.empty((h, w, 3), dtype=np.uint8)  # at a time (4x numpy's strided copy)
+        for c in range(3):
+            whole[..., c] = rgb[..., c]
+        rgb = whole
     flat = rgb.reshape(h, 3 * w)
     rows = np.empty((h, 3 * w + 1), dtype=np.uint8)
     rows[:, 0] = 2                                        # filter type 2, "Up"
@@ -215,7 +220,7 @@ def png_bytes(rgb, dpi: float, text: dict[str, str] | None = None) -> bytes:
            chunk(b"pHYs", struct.pack(">IIB", ppm, ppm, 1))]              # per metre
     out += [chunk(b"tEXt", k.encode("latin-1") + b"\0" + v.encode("latin-1"))
             for k, v in (text or {}).items()]
-    out += [chunk(b"IDAT", zlib.compress(rows.tobytes(), 1)), chunk(b"IEND", b"")]
+    out += [chunk(b"IDAT", zlib.compress(rows, 1)), chunk(b"IEND", b"")]
     return b"".join(out)
 
 
