@@ -294,11 +294,25 @@ def _gpu_from_entry(name: str, entry, known_gpus: dict[str, GpuSpec], where: str
 _INT8: dict[str, tuple[float, float]] = {}
 
 
+#: The int8 peaks of the file being read (0: none), recorded in :data:`_INT8` only once the
+#: whole file is read and accepted (:func:`_keep_int8`).
+_PENDING: dict[str, tuple[float, float]] = {}
+
+
 def _record_int8(name: str, ops: float, bf16: float) -> None:
-    if ops > 0:
-        _INT8[name] = (ops, bf16)
-    else:
-        _INT8.pop(name, None)
+    _PENDING[name] = (ops, bf16)
+
+
+def _keep_int8(gpus: dict[str, GpuSpec]) -> None:
+    """Record the int8 peaks of ``gpus``, a file read and accepted (a GPU read again
+    without one loses the one read before)."""
+    for name in gpus:
+        ops, bf16 = _PENDING.get(name, (0.0, 1.0))
+        if ops > 0:
+            _INT8[name] = (ops, bf16)
+        else:
+            _INT8.pop(name, None)
+    _PENDING.clear()
 
 
 def _int8_row(here: str, entry: dict) -> float | None:
@@ -329,13 +343,15 @@ def int8_peak(gpu: GpuSpec) -> float:
     624.0
     """
     catalog()
-    return _int8_of(gpu)
+    return _int8_of(gpu, (_INT8,))
 
 
-def _int8_of(gpu: GpuSpec) -> float:
-    """:func:`int8_peak` of the GPUs read so far (no catalog read)."""
-    found = _INT8.get(gpu.name) or _INT8.get(gpu.name.split(CLOCK_MARK)[0])
-    if found is None:
+def _int8_of(gpu: GpuSpec, tables=(_PENDING, _INT8)) -> float:
+    """:func:`int8_peak` of the GPUs read so far (no catalog read); while a file is read,
+    its own GPUs first (a ``derive_from`` GPU of the same file)."""
+    base = gpu.name.split(CLOCK_MARK)[0]
+    found = next((t[n] for t in tables for n in (gpu.name, base) if n in t), None)
+    if found is None or found[0] <= 0:
         return 0.0
     ops, bf16 = found
     return ops * gpu.flops_bf16 / bf16
@@ -365,8 +381,10 @@ def catalog() -> dict[str, GpuSpec]:
     text = resources.files("compute").joinpath("data/gpus.toml").read_text()
     dies: dict[str, tuple[dict, str, LogicDies]] = {}
     derived: dict[str, tuple[str, float]] = {}
+    _PENDING.clear()
     gpus = _parse_gpu_table(tomllib.loads(text), "compute/data/gpus.toml", {}, dies, derived)
     _keep_read(gpus, dies, derived)
+    _keep_int8(gpus)
     return gpus
 
 
@@ -382,6 +400,7 @@ def load_gpu_file(path: str | PathLike[str]) -> dict[str, GpuSpec]:
     table = catalog()
     dies: dict[str, tuple[dict, str, LogicDies]] = {}
     derived: dict[str, tuple[str, float]] = {}
+    _PENDING.clear()
     gpus = _parse_gpu_table(read_table(path, "GPU file"), str(path), table, dies, derived)
     taken = [n for n in gpus if n in table]
     if taken:  # its figures would be reported under the catalog's name
@@ -389,6 +408,7 @@ def load_gpu_file(path: str | PathLike[str]) -> dict[str, GpuSpec]:
                         f"catalog GPU; give yours another name (derive_from = {taken[0]!r} "
                         f"starts from it)")
     _keep_read(gpus, dies, derived)
+    _keep_int8(gpus)
     return gpus
 
 

@@ -133,7 +133,7 @@ def get_model(name: str | ModelSpec) -> ModelSpec:
     >>> get_model("Llama-9")
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: unknown model 'Llama-9'; known: 'BLOOM-176B', 'DeepSeek-V3', 'GPT-3-175B', 'Llama-2-70B', 'Llama-3-70B', 'Llama-3-8B', 'Llama-3.1-405B', 'Mixtral-8x7B', 'Qwen1.5-MoE-A2.7B'
+    compute.errors.UserError: unknown model 'Llama-9'; known: 'BLOOM-176B', 'DeepSeek-V3', 'GPT-3-175B', 'Llama-2-70B', 'Llama-3-70B', 'Llama-3-8B', 'Llama-3.1-405B', 'Mixtral-8x7B', 'Qwen1.5-MoE-A2.7B', 'gpt-oss-120b', 'gpt-oss-20b'
     """
     if isinstance(name, ModelSpec):
         return name

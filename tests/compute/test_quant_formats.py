@@ -238,3 +238,14 @@ def test_modelopt_refusals_in_one_line(tmp_path, quant, message):
     with pytest.raises(UserError, match=message) as exc:
         _llama8(tmp_path, quant)
     assert "\n" not in str(exc.value)
+
+
+def test_a_refused_gpu_file_leaves_the_catalog_int8_peaks_alone(tmp_path):
+    p = tmp_path / "g.toml"
+    p.write_text('[gpu."H100-SXM"]\nsms = 10\nbf16_dense_TFLOPs = 100\nhbm_capacity_GB = 10\n'
+                 'hbm_bandwidth_TBps = 1\nscaleup_GBps_per_direction = 10\nscaleout_Gbps = 100\n'
+                 'tdp_W = 100\nmax_instance = 8\n'
+                 'int8_dense_TOPs = {value = 1, unit = "TOPS", source = "x", confidence = "x"}\n')
+    with pytest.raises(UserError, match="already name"):
+        load_gpu_file(p)
+    assert int8_peak(get_gpu("H100-SXM")) == 1979e12
