@@ -14,7 +14,8 @@ from netmodel.study.figure_kit import FIGURE_RC, png_bytes, pyplot
 
 plt = pyplot()
 
-TEXTS = ["0.95x", "lite-flat@Lite+BW", "tokens/s per SM", "Wy,gj 12 345", "$x^2$"]
+TEXTS = ["0.95x", "lite-flat@Lite+BW", "tokens/s per SM", "Wy,gj 12 345", "$x^2$",
+         "two\nlines"]
 
 
 def _canvas(quick: bool, hinting: str) -> tuple[np.ndarray, list]:
