@@ -31,9 +31,9 @@ from compute.dies import LogicDies, check_die_table
 from compute.errors import UserError, known
 
 __all__ = ["FLAG_FIELDS", "GpuSpec", "SPEC_KEYS", "catalog", "derivation", "derive_gpu", "die_table", "get_gpu", "gpu_names",
-           "int8_peak", "load_gpu_file", "logic_dies"]
+           "extra_peak", "int8_peak", "load_gpu_file", "logic_dies"]
 
-DTYPES = ("bf16", "fp8", "int8")
+DTYPES = ("bf16", "fp8", "int8", "fp4")
 
 
 @dataclass(frozen=True)
@@ -57,12 +57,12 @@ class GpuSpec:
     scaleup_reduction: bool = True
 
     def peak_flops(self, dtype: str = "bf16") -> float:
-        """Peak dense FLOP/s for ``dtype`` (``"bf16"``, ``"fp8"`` or ``"int8"``: integer
-        operations/s, :func:`int8_peak`)."""
+        """Peak dense FLOP/s for ``dtype`` (``"bf16"``, ``"fp8"``, or ``"int8"`` and
+        ``"fp4"``: :func:`extra_peak`, integer operations/s for int8)."""
         if dtype not in DTYPES:
             raise UserError(f"unknown compute dtype {dtype!r}; known: {known(DTYPES)}")
         value = (self.flops_bf16 if dtype == "bf16" else self.flops_fp8 if dtype == "fp8"
-                 else int8_peak(self))
+                 else extra_peak(self, dtype))
         if value <= 0:
             raise UserError(f"GPU {self.name!r} has no {dtype} tensor cores; use bf16")
         return value
@@ -240,7 +240,7 @@ def _gpu_from_entry(name: str, entry, known_gpus: dict[str, GpuSpec], where: str
     here = f"{where}: GPU {name!r}"
     entry = dict(validate.table(here, entry))
     source = validate.string(here, "source", entry.pop("source", ""))
-    int8 = _int8_row(here, entry)
+    peaks = _peak_rows(here, entry)
     flags = _flags(here, entry)
     die = _die(here, entry)
     if die is not None:
@@ -261,18 +261,18 @@ def _gpu_from_entry(name: str, entry, known_gpus: dict[str, GpuSpec], where: str
               for key, v in entry.items()}
         derived[name] = (base_name, float(kw.get("fraction", 1.0)))
         spec = derive_gpu(known_gpus[base_name], name, source=source, **kw)
-        if int8 is not None:
-            raise UserError(f"{here}: int8_dense_TOPs is derived from {base_name!r} (as every "
-                            f"peak of a derived GPU); give it on a GPU with its own figures")
-        base_int8 = _int8_of(known_gpus[base_name])
-        _record_int8(name, base_int8 * spec.flops_bf16 / known_gpus[base_name].flops_bf16,
-                     spec.flops_bf16)
+        if peaks:
+            raise UserError(f"{here}: {', '.join(EXTRA_PEAKS[d][0] for d in peaks)} is "
+                            f"derived from {base_name!r} (as every peak of a derived GPU); "
+                            f"give it on a GPU with its own figures")
+        _record_peaks(name, _derived_peaks(known_gpus[base_name], spec), spec.flops_bf16)
         return replace(spec, **flags) if flags else spec
     unknown = sorted(set(entry) - set(SPEC_KEYS))
     missing = sorted(set(SPEC_KEYS) - set(entry) - {"fp8_dense_TFLOPs"})
     if unknown:
         raise UserError(f"{here} has unknown key(s) {', '.join(k[:60] for k in unknown)}; "
-                        f"allowed: {', '.join(SPEC_KEYS)}, int8_dense_TOPs, {', '.join(FLAG_FIELDS)}, "
+                        f"allowed: {', '.join(SPEC_KEYS)}, "
+                        f"{', '.join(k for k, _ in EXTRA_PEAKS.values())}, {', '.join(FLAG_FIELDS)}, "
                         f"die, source "
                         f"(or derive_from with "
                         f"{', '.join(_DERIVE_KEYS[1:])})")
@@ -282,75 +282,95 @@ def _gpu_from_entry(name: str, entry, known_gpus: dict[str, GpuSpec], where: str
     for key, (field, factor) in SPEC_KEYS.items():
         v = validate.in_range(here, "gpu", key, entry.get(key, 0))
         fields[field] = v if isinstance(v, int) else v * factor
-    _record_int8(name, 0.0 if int8 is None else int8, fields["flops_bf16"])
+    _record_peaks(name, peaks, fields["flops_bf16"])
     return GpuSpec(name=name, source=source, **fields, **flags)
 
 
-#: Dense int8 tensor-core peaks of the GPUs read so far (the optional ``int8_dense_TOPs``
-#: row of a GPU entry; a derived GPU's is its base's, scaled as its bf16 peak is): name ->
-#: (integer operations/s, the bf16 FLOP/s of the GPU as read). Kept beside the GpuSpec,
-#: as the die tables are, so that saved fabrics and the ``hardware --json`` shape stay as
-#: they are.
-_INT8: dict[str, tuple[float, float]] = {}
+#: Peaks kept beside the GpuSpec (as the die tables are, so that saved fabrics and the
+#: ``hardware --json`` shape stay as they are): dtype -> (its optional row in a GPU entry,
+#: the row's unit). A derived GPU's is its base's, scaled as its bf16 peak is.
+EXTRA_PEAKS = {"int8": ("int8_dense_TOPs", "TOPS"), "fp4": ("fp4_dense_TFLOPs", "TFLOPS")}
+#: The extra peaks of the GPUs read so far: (dtype, name) -> (operations/s, the bf16
+#: FLOP/s of the GPU as read).
+_PEAKS: dict[tuple[str, str], tuple[float, float]] = {}
+#: Those of the file being read (0: none), recorded in :data:`_PEAKS` only once the whole
+#: file is read and accepted (:func:`_keep_peaks`).
+_PENDING: dict[tuple[str, str], tuple[float, float]] = {}
 
 
-#: The int8 peaks of the file being read (0: none), recorded in :data:`_INT8` only once the
-#: whole file is read and accepted (:func:`_keep_int8`).
-_PENDING: dict[str, tuple[float, float]] = {}
-
-
-def _record_int8(name: str, ops: float, bf16: float) -> None:
-    _PENDING[name] = (ops, bf16)
-
-
-def _keep_int8(gpus: dict[str, GpuSpec]) -> None:
-    """Record the int8 peaks of ``gpus``, a file read and accepted (a GPU read again
+def _keep_peaks(gpus: dict[str, GpuSpec]) -> None:
+    """Record the extra peaks of ``gpus``, a file read and accepted (a GPU read again
     without one loses the one read before)."""
     for name in gpus:
-        ops, bf16 = _PENDING.get(name, (0.0, 1.0))
-        if ops > 0:
-            _INT8[name] = (ops, bf16)
-        else:
-            _INT8.pop(name, None)
+        for dtype in EXTRA_PEAKS:
+            ops, bf16 = _PENDING.get((dtype, name), (0.0, 1.0))
+            if ops > 0:
+                _PEAKS[dtype, name] = (ops, bf16)
+            else:
+                _PEAKS.pop((dtype, name), None)
     _PENDING.clear()
 
 
-def _int8_row(here: str, entry: dict) -> float | None:
-    """The entry's ``int8_dense_TOPs`` row (removed from it: ``{value, unit = "TOPS",
-    source, confidence}``) in integer operations/s, or None where it has none."""
-    if "int8_dense_TOPs" not in entry:
-        return None
-    row = validate.table(f"{here}: int8_dense_TOPs", entry.pop("int8_dense_TOPs"))
-    extra = sorted(set(row) - {"value", "unit", "source", "confidence"})
-    if extra or row.get("unit") != "TOPS" or not isinstance(row.get("source"), str):
-        raise UserError(f"{here}: int8_dense_TOPs must be a row {{value, unit = 'TOPS', "
-                        f"source, confidence}}, got {validate.describe(row)}")
-    # the fp8 peak's range: an 8-bit tensor-core rate, 0 where there is none
-    v = validate.in_range(here, "gpu", "fp8_dense_TFLOPs", row.get("value"),
-                          key="int8_dense_TOPs")
-    return float(v) * 1e12
+def _peak_rows(here: str, entry: dict) -> dict[str, float]:
+    """The entry's :data:`EXTRA_PEAKS` rows (removed from it: ``{value, unit, source,
+    confidence}``) in operations/s, by dtype."""
+    out = {}
+    for dtype, (key, unit) in EXTRA_PEAKS.items():
+        if key not in entry:
+            continue
+        row = validate.table(f"{here}: {key}", entry.pop(key))
+        extra = sorted(set(row) - {"value", "unit", "source", "confidence"})
+        if extra or row.get("unit") != unit or not isinstance(row.get("source"), str):
+            raise UserError(f"{here}: {key} must be a row {{value, unit = {unit!r}, source, "
+                            f"confidence}}, got {validate.describe(row)}")
+        # the fp8 peak's range: a low-precision tensor-core rate, 0 where there is none
+        v = validate.in_range(here, "gpu", "fp8_dense_TFLOPs", row.get("value"), key=key)
+        out[dtype] = float(v) * 1e12
+    return out
+
+
+def _record_peaks(name: str, rows: dict[str, float], bf16: float) -> None:
+    for dtype in EXTRA_PEAKS:
+        _PENDING[dtype, name] = (rows.get(dtype, 0.0), bf16)
+
+
+def _derived_peaks(base: GpuSpec, spec: GpuSpec) -> dict[str, float]:
+    return {dtype: _peak_of(base, dtype) * spec.flops_bf16 / base.flops_bf16
+            for dtype in EXTRA_PEAKS}
+
+
+def extra_peak(gpu: GpuSpec, dtype: str) -> float:
+    """Dense tensor-core operations/s of ``gpu`` in ``dtype`` (``"int8"`` or ``"fp4"``; 0
+    where it has none or its entry gives none): its :data:`EXTRA_PEAKS` row, a derived
+    GPU's base's scaled as its bf16 peak is (the Lite family), a GPU at another clock
+    (``NAME@Rx``) its own scaled the same way.
+
+    >>> extra_peak(get_gpu("B200-HGX"), "fp4") / 1e12, extra_peak(get_gpu("H100-SXM"), "fp4")
+    (9000.0, 0.0)
+    """
+    catalog()
+    if dtype not in EXTRA_PEAKS:
+        raise UserError(f"unknown compute dtype {dtype!r}; known: {known(EXTRA_PEAKS)}")
+    return _peak_of(gpu, dtype, (_PEAKS,))
 
 
 def int8_peak(gpu: GpuSpec) -> float:
-    """Dense int8 tensor-core operations/s of ``gpu`` (0 where it has none or its entry
-    gives none): its ``int8_dense_TOPs`` row, a derived GPU's base's scaled as its bf16
-    peak is (the Lite family), a GPU at another clock (``NAME@Rx``) its own scaled the
-    same way.
+    """Dense int8 tensor-core operations/s of ``gpu`` (:func:`extra_peak`).
 
     >>> int8_peak(get_gpu("H100-SXM")) / 1e12, int8_peak(get_gpu("Lite")) / 1e12
     (1979.0, 494.75)
     >>> int8_peak(get_gpu("A100-SXM-80GB")) / 1e12
     624.0
     """
-    catalog()
-    return _int8_of(gpu, (_INT8,))
+    return extra_peak(gpu, "int8")
 
 
-def _int8_of(gpu: GpuSpec, tables=(_PENDING, _INT8)) -> float:
-    """:func:`int8_peak` of the GPUs read so far (no catalog read); while a file is read,
+def _peak_of(gpu: GpuSpec, dtype: str, tables=(_PENDING, _PEAKS)) -> float:
+    """:func:`extra_peak` of the GPUs read so far (no catalog read); while a file is read,
     its own GPUs first (a ``derive_from`` GPU of the same file)."""
     base = gpu.name.split(CLOCK_MARK)[0]
-    found = next((t[n] for t in tables for n in (gpu.name, base) if n in t), None)
+    found = next((t[dtype, n] for t in tables for n in (gpu.name, base) if (dtype, n) in t),
+                 None)
     if found is None or found[0] <= 0:
         return 0.0
     ops, bf16 = found
@@ -384,7 +404,7 @@ def catalog() -> dict[str, GpuSpec]:
     _PENDING.clear()
     gpus = _parse_gpu_table(tomllib.loads(text), "compute/data/gpus.toml", {}, dies, derived)
     _keep_read(gpus, dies, derived)
-    _keep_int8(gpus)
+    _keep_peaks(gpus)
     return gpus
 
 
@@ -408,7 +428,7 @@ def load_gpu_file(path: str | PathLike[str]) -> dict[str, GpuSpec]:
                         f"catalog GPU; give yours another name (derive_from = {taken[0]!r} "
                         f"starts from it)")
     _keep_read(gpus, dies, derived)
-    _keep_int8(gpus)
+    _keep_peaks(gpus)
     return gpus
 
 

@@ -425,8 +425,9 @@ def _w8a8(quant: dict, weight_dtype: str, where: str) -> str:
     ``"int8"`` (int 8 over int8 weights: RedHatAI's ``*-quantized.w8a8``, vLLM's CUTLASS
     int8 GEMM, 'INT8 W8A8' on Turing, Ampere, Ada and Hopper in vLLM's supported-hardware
     table, docs.vllm.ai/en/v0.14.0/features/quantization/); ``""`` where the input stays
-    16-bit (weight-only: W8A16, W4A16) or its dtype differs from the weights' (W4A8, NVFP4
-    W4A4: weight-only rates). The quant_method ``fp8`` (``activation_scheme`` dynamic or
+    16-bit (weight-only: W8A16, W4A16, NVFP4A16) or its dtype differs from the weights'
+    (W4A8: weight-only rates); ``"fp4"`` for NVFP4 weights with float 4 inputs (W4A4).
+    The quant_method ``fp8`` (``activation_scheme`` dynamic or
     static) and ``fbgemm_fp8`` (rowwise dynamic) configs are w8a8 by definition (vLLM docs,
     'FP8 W8A8': W8A8 on Ada Lovelace, Hopper and Blackwell; W8A16 through FP8 Marlin on
     Turing and Ampere)."""
@@ -439,6 +440,8 @@ def _w8a8(quant: dict, weight_dtype: str, where: str) -> str:
         raise UserError(f"{where}: input_activations of type {validate.describe(kind)} with "
                         f"{validate.describe(bits)} bits is not modelled; allowed: float 8, "
                         f"int 8, float 4, or none (weight-only)")
+    if kind == "float" and bits == 4 and weight_dtype == "nvfp4":
+        return "fp4"
     if bits != 8:
         return ""
     if kind == "float" and weight_dtype == "fp8":
@@ -477,7 +480,7 @@ def _mxfp4(quant: dict, entry: dict, where: str) -> None:
 
 #: modelopt (NVIDIA TensorRT Model Optimizer) ``quant_algo`` values -> weight dtype and
 #: the dtype the GEMMs take both inputs in ("": weight-only rates).
-_MODELOPT_ALGOS = {"FP8": ("fp8", "fp8"), "NVFP4": ("nvfp4", "")}
+_MODELOPT_ALGOS = {"FP8": ("fp8", "fp8"), "NVFP4": ("nvfp4", "fp4")}
 
 
 def _modelopt(quant: dict, where: str) -> tuple[str, str, str]:
@@ -485,8 +488,10 @@ def _modelopt(quant: dict, where: str) -> tuple[str, str, str]:
     an ``hf_quant_config.json`` beside it; nvidia/*-FP8, nvidia/*-FP4): ``quant_algo``
     ``FP8`` (per-tensor fp8 weights and activations: w8a8) or ``NVFP4`` (e2m1 weights with
     an fp8 e4m3 scale per 16, ``group_size`` 16: 4.5 bits a weight; its activations are
-    fp4 too, W4A4, which runs on Blackwell's fp4 tensor cores: not modelled, its GEMMs run
-    at the bf16 rate); ``exclude_modules`` as compressed-tensors' ``ignore`` (the LM head
+    NVFP4 too, W4A4: ``compute_dtype`` fp4, at the fp4 peak on a GPU with fp4 tensor
+    cores, Blackwell: vLLM's ModelOpt NVFP4 method runs CUTLASS FP4 GEMMs on compute
+    capability 10.0 and falls back to weight-only FP4 Marlin below it,
+    vllm/model_executor/layers/quantization/modelopt.py); ``exclude_modules`` as compressed-tensors' ``ignore`` (the LM head
     may be kept; a partly quantized layer is refused); ``kv_cache_quant_algo`` ``FP8`` or
     null. Returns (weight dtype, compute dtype, KV dtype)."""
     algo = quant.get("quant_algo")

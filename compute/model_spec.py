@@ -64,12 +64,12 @@ DTYPE_BYTES = {**PLAIN_DTYPES, "int4": 0.5,
                **{k: (4 + 8 / block) / 8 for k, block in FP4_BLOCKS.items()}}
 #: Tensor-core dtypes the GEMMs may run at (the GPU catalog has peaks for these); a w8a8
 #: checkpoint's ``compute_dtype`` is the dtype its quantized GEMMs take both inputs in.
-COMPUTE_DTYPES = ("bf16", "fp8", "int8")
+COMPUTE_DTYPES = ("bf16", "fp8", "int8", "fp4")
 #: The weights a GEMM multiplies, as :meth:`ModelSpec.fp8_gemm_share` names them.
 GEMM_WEIGHTS = ("attention", "mlp", "embedding")
 NORMS = ("rmsnorm", "layernorm")
 #: What weights a w8a8 ``compute_dtype`` needs stored (in words, for its error).
-_STORED_AS = {"fp8": "fp8", "int8": "int8 (int8 or int8-gG)"}
+_STORED_AS = {"fp8": "fp8", "int8": "int8 (int8 or int8-gG)", "fp4": "nvfp4"}
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,8 @@ class ModelSpec:
     #: ``"fp8"``: the checkpoint is w8a8 fp8, its GEMMs whose weights are stored in fp8 take
     #: their input quantized to fp8 and run at the fp8 peak on a GPU with fp8 tensor cores
     #: (:meth:`fp8_gemm_share`); ``"int8"`` likewise for int8 weights (w8a8 int8) at the
-    #: int8 peak; ``"bf16"``: every GEMM runs at the bf16 peak
+    #: int8 peak, ``"fp4"`` for nvfp4 weights (NVFP4 W4A4) at the fp4 peak (Blackwell);
+    #: ``"bf16"``: every GEMM runs at the bf16 peak
     compute_dtype: str = "bf16"
     max_context: int = 0     #: the longest context the model supports, tokens (0: unknown)
     experts: int = 1         #: routed MLP experts per MoE layer (1: a dense model)
@@ -260,8 +261,8 @@ class ModelSpec:
         """The share of the GEMMs multiplying ``weights`` (one of :data:`GEMM_WEIGHTS`) that
         run in ``compute_dtype`` on a GPU with tensor cores of that dtype: those whose
         weights are stored in it (fp8: ``fp8``; int8: ``int8`` per channel or any
-        ``int8-gG`` group format) when the checkpoint quantizes their input too; 0 for a
-        bf16 ``compute_dtype``. :meth:`fp8_gemm_share` is this share for an fp8 model.
+        ``int8-gG`` group format; fp4: ``nvfp4``) when the checkpoint quantizes their
+        input too; 0 for a bf16 ``compute_dtype``. :meth:`fp8_gemm_share` is this share for an fp8 model.
 
         >>> from dataclasses import replace
         >>> m = ModelSpec("w8a8", 2, 64, 4, 4, 16, 128, 100, weight_dtype="int8",
@@ -276,7 +277,8 @@ class ModelSpec:
             return 0.0
 
         def stored(dtype: str) -> bool:
-            return dtype == low or (low == "int8" and dtype.startswith("int8-"))
+            return dtype == low or (low == "int8" and dtype.startswith("int8-")) or (
+                low == "fp4" and dtype == "nvfp4")
 
         main = stored(self.weight_dtype)
         if weights == "attention":

@@ -85,7 +85,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from compute.hardware import int8_peak
+from compute.hardware import extra_peak
 from compute.models import expected_experts_touched
 from compute.phases import Workload
 
@@ -105,11 +105,11 @@ def stage_peaks(model, gpu, names, compute_dtype: str | None = None) -> tuple:
     """The peak FLOP/s each stage of ``names`` runs at on ``gpu``: ``compute_dtype``'s peak
     for every stage when given (``"fp8"`` or ``"int8"`` on a GPU without such tensor cores
     is refused), else per stage the bf16 peak, but for the share ``f`` of a weight GEMM
-    whose weights and input are both in the model's 8-bit ``compute_dtype`` (w8a8 fp8 or
-    int8: :meth:`~compute.models.ModelSpec.low_gemm_share`) on a GPU with tensor cores of
-    that dtype (its fp8 peak, or :func:`compute.hardware.int8_peak`, above 0):
-    ``1 / (f / low peak + (1 - f) / bf16 peak)``, the time of its FLOPs split between the
-    two peaks. Weight-only formats (w4a16, w8a16, mxfp4 and nvfp4 experts) run at bf16.
+    whose weights and input are both in the model's low-precision ``compute_dtype`` (w8a8
+    fp8 or int8, NVFP4 W4A4: :meth:`~compute.models.ModelSpec.low_gemm_share`) on a GPU
+    with tensor cores of that dtype (its fp8 peak, or :func:`compute.hardware.extra_peak`,
+    above 0): ``1 / (f / low peak + (1 - f) / bf16 peak)``, the time of its FLOPs split
+    between the two peaks. Weight-only formats (w4a16, w8a16, mxfp4) run at bf16.
 
     >>> from dataclasses import replace
     >>> from compute.hardware import get_gpu
@@ -129,7 +129,7 @@ def stage_peaks(model, gpu, names, compute_dtype: str | None = None) -> tuple:
         return (gpu.peak_flops(compute_dtype),) * len(names)
     bf16 = gpu.peak_flops("bf16")
     low = model.compute_dtype
-    has = {"bf16": 0.0, "fp8": gpu.flops_fp8, "int8": int8_peak(gpu)}[low]
+    has = gpu.flops_fp8 if low == "fp8" else 0.0 if low == "bf16" else extra_peak(gpu, low)
     if has <= 0:
         return (bf16,) * len(names)
     fast = gpu.peak_flops(low)

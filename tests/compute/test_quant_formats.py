@@ -6,8 +6,9 @@
   the LM head (kept bf16) at the bf16 peak. Before: every GEMM at bf16.
 * MXFP4 (gpt-oss): 4-bit e2m1 with an e8m0 scale per 32 = 4.25 bits, on the routed experts
   only; weight-only (bf16 rate). Before: refused ("quant_method 'mxfp4' is not modelled").
-* NVFP4 (modelopt, compressed-tensors): e2m1 with an e4m3 scale per 16 = 4.5 bits,
-  weight-only rate; modelopt FP8 as w8a8 fp8. Before: refused.
+* NVFP4 (modelopt, compressed-tensors): e2m1 with an e4m3 scale per 16 = 4.5 bits; W4A4
+  GEMMs at the fp4 peak on B200 (9,000 TFLOPS dense), weight-only (bf16) elsewhere;
+  modelopt FP8 as w8a8 fp8. Before: refused.
 """
 
 import json
@@ -198,14 +199,29 @@ def _llama8(tmp_path, quant, side=None):
     return load_hf_config(tmp_path / "config.json")
 
 
-def test_modelopt_nvfp4_bytes_and_weight_only_rate(tmp_path):
+def test_modelopt_nvfp4_bytes_and_fp4_rate_on_blackwell_only(tmp_path):
     q = {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
          "kv_cache_quant_algo": None, "exclude_modules": ["lm_head"]}
     m = _llama8(tmp_path, q)
-    assert (m.weight_dtype, m.embedding_dtype, m.compute_dtype) == ("nvfp4", "bf16", "bf16")
+    assert (m.weight_dtype, m.embedding_dtype, m.compute_dtype) == ("nvfp4", "bf16", "fp4")
     assert m.weight_storage_bytes == (L8_LINEAR + L8_NORMS) * 4.5 / 8 + L8_TOKENS * 2
-    g = get_gpu("B200-HGX")
-    assert set(stage_peaks(m, g, STAGES)) == {g.flops_bf16}
+    # B200: linear layers at the 9,000 TFLOPS fp4 peak, the bf16 LM head at 2,250
+    s = stages(m, "B200-HGX")
+    for name in LINEAR:
+        assert s[name].compute_time == pytest.approx(s[name].flops / 9000e12, rel=1e-12)
+    assert s["lm_head"].compute_time == pytest.approx(s["lm_head"].flops / 2250e12, rel=1e-12)
+    # H100 has no fp4 tensor cores: weight-only (FP4 Marlin), every GEMM at bf16
+    h = get_gpu("H100-SXM")
+    assert set(stage_peaks(m, h, STAGES)) == {h.flops_bf16}
+    with pytest.raises(UserError, match="no fp4 tensor cores"):
+        h.peak_flops("fp4")
+
+
+def test_fp4_peaks():
+    from compute.hardware import extra_peak
+    assert extra_peak(get_gpu("B200-HGX"), "fp4") == 9000e12
+    assert [extra_peak(get_gpu(g), "fp4") for g in ("H100-SXM", "A100-SXM-80GB", "Lite")] == \
+        [0.0, 0.0, 0.0]
 
 
 def test_hf_quant_config_json_beside_config(tmp_path):
@@ -223,8 +239,10 @@ def test_compressed_tensors_nvfp4(tmp_path):
          "nvfp4-pack-quantized", "config_groups": {"group_0": {
              "targets": ["Linear"], "weights": fp4, "input_activations": fp4}}}
     m = _llama8(tmp_path, q)
-    assert (m.weight_dtype, m.compute_dtype) == ("nvfp4", "bf16")
+    assert (m.weight_dtype, m.compute_dtype) == ("nvfp4", "fp4")          # W4A4
     assert m.weight_storage_bytes == (L8_LINEAR + L8_NORMS) * 4.5 / 8 + L8_TOKENS * 2
+    del q["config_groups"]["group_0"]["input_activations"]
+    assert _llama8(tmp_path, q).compute_dtype == "bf16"                    # NVFP4A16
 
 
 @pytest.mark.parametrize("quant, message", [

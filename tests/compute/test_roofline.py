@@ -234,7 +234,7 @@ def test_bad_configuration_is_a_user_error(kw, match):
     (dict(memory_efficiency=float("nan")), "memory_efficiency"),
     (dict(flops_efficiency=1e-300), r"flops_efficiency must be a fraction from 0.0001 to 1"),
     (dict(memory_efficiency=9.9e-5), r"memory_efficiency must be a fraction from 0.0001"),
-    (dict(compute_dtype="fp4"), "unknown compute dtype"),
+    (dict(compute_dtype="fp6"), "unknown compute dtype"),
     (dict(memory_reserve=1.0), "reserve"),
 ])
 def test_bad_options_are_user_errors(kw, match):
