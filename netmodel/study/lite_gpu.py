@@ -334,8 +334,12 @@ class _Laps:
 #: Allocations between two collections of the youngest generation while the study runs
 #: (Python's default: 700). The study allocates millions of small objects that live
 #: (caches, rows, artists) and makes few cycles: at 700 the collector ran about a thousand
-#: times and rescanned the caches in full several times, 0.4-1 s of CPU.
-_GC_YOUNG = 20_000
+#: times and rescanned the caches in full several times, 0.4-1 s of CPU. At 20,000 a
+#: study still made about 24 young and one middle collection here and 10 in the forked
+#: processes, 0.45 s of CPU (each young collection traverses the large caches made since
+#: the last one, and the middle one all of them again); at 500,000 one (0.13 s), for
+#: about 30 MiB more at the peak (cycles freed later: 207 -> 237 MiB).
+_GC_YOUNG = 500_000
 
 
 def _few_collections(fn):
