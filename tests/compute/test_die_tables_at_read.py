@@ -123,7 +123,9 @@ def test_a_file_copy_of_a_catalog_die_prices_identically(tmp_path, gpu):
                                                "die": table}}}))
     spec = load_gpu_file(path)[name]
     mine, theirs = package_cost(spec), package_cost(gpu)
-    assert mine.to_dict() == {**theirs.to_dict(), "gpu": name}
+    expected = theirs.to_dict()
+    assert expected["die"]["gpu"] == gpu   # the die names its GPU (yield --gpu)
+    assert mine.to_dict() == {**expected, "gpu": name, "die": {**expected["die"], "gpu": name}}
     assert gpu_price(spec) == gpu_price(gpu) == BEFORE[gpu][2]
     r = run("cost", "--scenario", f"h100-dgx@{path}", "--model", "Llama-3-70B", "--phase",
             "decode", "--json")
