@@ -26,23 +26,28 @@ __all__ = ["HF_ALIASES", "HF_FAMILIES", "load_hf_config"]
 #: ``num_kv_heads``/``n_head_kv``, Llama/Mistral/Qwen2 ``num_*``, Mixtral
 #: ``num_local_experts``, Qwen-MoE ``num_experts``, DeepSeek ``n_routed_experts``).
 HF_ALIASES: dict[str, tuple[str, ...]] = {
-    "layers": ("num_hidden_layers", "n_layer", "num_layers"),
+    "layers": ("num_hidden_layers", "n_layer", "num_layers", "n_layers"),
     "hidden": ("hidden_size", "n_embd", "n_embed", "d_model"),
-    "heads": ("num_attention_heads", "n_head"),
-    "kv_heads": ("num_key_value_heads", "num_kv_heads", "n_head_kv"),
+    "heads": ("num_attention_heads", "n_head", "n_heads"),
+    "kv_heads": ("num_key_value_heads", "num_kv_heads", "n_head_kv", "kv_n_heads"),
     "head_dim": ("head_dim",),
     "ffn": ("intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim"),  # dense MLP
     "vocab": ("vocab_size", "padded_vocab_size"),
-    "max_context": ("max_position_embeddings", "n_positions", "n_ctx", "seq_length"),
+    "max_context": ("max_position_embeddings", "n_positions", "n_ctx", "seq_length",
+                    "max_seq_len"),
     "learned_positions": ("n_positions",),               # only families with learned positions
     "tied_embeddings": ("tie_word_embeddings",),
-    "experts": ("num_local_experts", "num_experts", "n_routed_experts"),
-    "experts_per_token": ("num_experts_per_tok", "experts_per_token"),  # gpt-oss: both
+    "experts": ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts"),
+    # gpt-oss: both of the first two; DBRX: moe_top_k
+    "experts_per_token": ("num_experts_per_tok", "experts_per_token", "moe_top_k"),
     "expert_ffn": ("moe_intermediate_size",),           # per routed expert (Mixtral: ffn)
     "shared_ffn": ("shared_expert_intermediate_size",),  # Qwen-MoE: all shared experts
     "shared_experts": ("n_shared_experts",),             # DeepSeek: x moe_intermediate_size
-    "first_dense": ("first_k_dense_replace",),           # DeepSeek: leading dense layers
-    "moe_every": ("moe_layer_freq", "decoder_sparse_step"),  # every k-th layer is MoE
+    "first_dense": ("first_k_dense_replace",),           # DeepSeek, GLM-4.5: leading dense
+    # every k-th layer is MoE (Llama-4 Maverick: interleave_moe_layer_step 2)
+    "moe_every": ("moe_layer_freq", "decoder_sparse_step", "interleave_moe_layer_step"),
+    "moe_list": ("moe_layers",),                         # Llama-4: the MoE layers' indices
+    "dense_mlp_ffn": ("intermediate_size_mlp",),         # Llama-4: its dense layers' MLP
     "dense_only": ("mlp_only_layers",),                  # Qwen-MoE: layers kept dense
     "kv_lora_rank": ("kv_lora_rank",),
     "q_lora_rank": ("q_lora_rank",),
@@ -54,6 +59,7 @@ HF_ALIASES: dict[str, tuple[str, ...]] = {
     "sliding_window": ("sliding_window",),              # tokens a windowed layer attends to
     "window_pattern": ("sliding_window_pattern", "_sliding_window_pattern"),  # Gemma-3
     "max_window_layers": ("max_window_layers",),        # Qwen2: the first ones are full
+    "attention_chunk": ("attention_chunk_size",),       # Llama-4: chunked local attention
 }
 
 #: What each ``model_type`` builds where its config.json does not say (the defaults of the
@@ -88,7 +94,48 @@ HF_FAMILIES: dict[str, dict] = {
     # parameters in gpt-oss-120b, and one more softmax term: left out); sliding-window and
     # full layers alternate through layer_types
     "gpt_oss": dict(bias=True),
+    # Llama-4 (HF transformers models/llama4, Llama4TextConfig and Llama4TextMoe): every
+    # MoE layer adds to its routed experts one shared expert as wide as a routed one
+    # (intermediate_size); the dense layers of Maverick (interleave_moe_layer_step 2) are
+    # intermediate_size_mlp wide; chunked local attention (attention_chunk_size, default
+    # 8192) on the RoPE layers, full attention on the NoPE ones (no_rope_layers 0, by
+    # default every no_rope_layer_interval-th = 4th layer); its q/k norm (use_qk_norm) is
+    # an L2 norm without weights; "llama4" is the multimodal wrapper (text_config), whose
+    # vision encoder is not counted
+    "llama4_text": dict(llama4=True), "llama4": dict(llama4=True),
+    # Phi-3.5-MoE (HF transformers models/phimoe): LayerNorm (scale and shift), Mixtral-style
+    # experts; its attention_bias also puts a bias on O and lm_head_bias one on the LM head
+    # (4,096 x 32 + 32,064 parameters in Phi-3.5-MoE: left out)
+    "phimoe": dict(norm="layernorm"),
+    # DBRX (HF transformers models/dbrx): the shape is split into attn_config (kv_n_heads)
+    # and ffn_config (ffn_hidden_size, moe_num_experts, moe_top_k), read flattened; GLU
+    # experts; LayerNorms without bias (a scale only, counted as an RMSNorm's); untied
+    "dbrx": {},
 }
+#: Model types whose layers are not the decoder-only attention + MLP blocks netmodel
+#: models (what each is instead): refused with one line rather than read Llama-style.
+HF_UNMODELLED: dict[str, str] = {
+    **dict.fromkeys(("qwen3_next", "kimi_linear"),
+                    "a hybrid of linear attention (Gated DeltaNet) and full attention layers"),
+    **dict.fromkeys(("jamba", "zamba", "zamba2", "bamba", "falcon_h1", "nemotron_h",
+                     "granitemoehybrid", "plamo2"),
+                    "a hybrid of Mamba state-space and attention layers"),
+    **dict.fromkeys(("mamba", "mamba2", "falcon_mamba"), "a Mamba state-space model"),
+    **dict.fromkeys(("rwkv", "rwkv5", "rwkv6", "rwkv7"), "an RWKV recurrent model"),
+    **dict.fromkeys(("minimax", "minimax_m1", "minimax_text_01"),
+                    "a hybrid of lightning (linear) attention and softmax attention layers"),
+    **dict.fromkeys(("recurrent_gemma", "xlstm", "lfm2", "lfm2_moe"),
+                    "a recurrent or convolution hybrid"),
+    **dict.fromkeys(("t5", "mt5", "umt5", "longt5", "switch_transformers", "bart", "mbart",
+                     "pegasus", "marian", "whisper", "encoder-decoder", "t5gemma"),
+                    "an encoder-decoder model"),
+    "mpt": "a model whose shape is in nested attn_config / ffn_config tables, not read",
+}
+#: Config keys (exact, or prefixes ending in "_") of structures the reader does not model:
+#: state-space, linear-attention and hybrid-layout settings.
+_UNMODELLED_KEYS = ("ssm_", "mamba_", "linear_", "attn_type_list", "hybrid_override_pattern",
+                    "layers_block_type", "attn_layer_period", "block_types", "ffn_config",
+                    "attn_config")
 _FAMILY_ALIASES = {"refinedweb": "falcon", "refinedwebmodel": "falcon", "rw": "falcon"}
 # Other model types whose MLP is gated (SwiGLU / GeGLU), read Llama-style.
 _GATED_TYPES = {"qwen3", "qwen3_moe", "phi3", "olmo", "olmo2", "olmoe",
@@ -101,9 +148,11 @@ _HF_DTYPES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": 
 #: Architecture defaults of a Llama-like model, the base every family entry changes.
 _BASE_FAMILY = dict(gated_mlp=True, norm="rmsnorm", bias=False, qkv_bias=False,
                     tied_embeddings=False, learned_positions=False, embedding_norm=False,
-                    shared_expert_gate=False, window="all")
+                    shared_expert_gate=False, window="all", llama4=False)
 #: Entries of a config.json's ``layer_types`` the reader models (HF transformers' names).
 _LAYER_TYPES = ("full_attention", "sliding_attention")
+#: ... and of Llama-4's, whose local layers are chunked.
+_LLAMA4_LAYER_TYPES = ("full_attention", "chunked_attention")
 #: Model types whose ``sliding_window`` applies only when ``use_sliding_window`` is true
 #: (HF Qwen2Config and its kin default it to false; their configs name a window anyway).
 _WINDOW_OPT_IN = {"qwen2", "qwen2_moe", "qwen3", "qwen3_moe"}
@@ -165,9 +214,91 @@ def _hf_family(c: _Config) -> tuple[str, dict]:
     return model_type, {**_BASE_FAMILY, "gated_mlp": gated}
 
 
+def _refuse_unmodelled(c: _Config, model_type: str) -> None:
+    """One-line refusal of a model whose layers are not what the reader models: a type of
+    :data:`HF_UNMODELLED`, an encoder-decoder (``is_encoder_decoder``), or keys of
+    state-space, linear-attention or hybrid layouts (:data:`_UNMODELLED_KEYS`)."""
+    what = HF_UNMODELLED.get(model_type)
+    if what is None and c.cfg.get("is_encoder_decoder") is True:
+        what = "an encoder-decoder model (is_encoder_decoder)"
+    if what is None:
+        key = next((k for k in c.cfg for p in _UNMODELLED_KEYS
+                    if (k.startswith(p) if p.endswith("_") else k == p)), None)
+        if key is not None:
+            what = f"a layout netmodel does not model (its config has {key!r})"
+    if what is not None:
+        raise UserError(f"{c.where}: model_type {model_type!r} is {what}; netmodel reads "
+                        f"decoder-only transformers with full, sliding-window or chunked "
+                        f"attention")
+
+
+def _layer_types(c: _Config, layers: int, allowed: tuple[str, ...] = _LAYER_TYPES
+                 ) -> list[str] | None:
+    """The config's ``layer_types`` (None when absent), checked: one entry per layer, each
+    one of ``allowed`` (linear attention, Qwen3-Next, and others are refused)."""
+    types = c.cfg.get("layer_types")
+    if types is None:
+        return None
+    if not isinstance(types, list) or len(types) != layers or not all(
+            isinstance(t, str) for t in types):
+        raise UserError(f"{c.where}: layer_types must be a list of {layers} strings (one "
+                        f"per layer), got {validate.describe(types)}")
+    other = next((t for t in types if t not in allowed), None)
+    if other is not None:  # linear (Qwen3-Next), ...: not modelled
+        raise UserError(f"{c.where}: layer_types entry {validate.describe(other)} is not "
+                        f"modelled; known: {known(allowed)}")
+    return types
+
+
+def _layer_flags(c: _Config, key: str, layers: int) -> list[int] | None:
+    """A per-layer list of 0/1 (Llama-4 ``no_rope_layers``), or None when absent or empty
+    (HF then derives it)."""
+    v = c.cfg.get(key)
+    if v is None or v == []:
+        return None
+    if not isinstance(v, list) or len(v) != layers or any(x not in (0, 1) or isinstance(
+            x, bool) for x in v):
+        raise UserError(f"{c.where}: {key} must be a list of {layers} entries 0 or 1 (one "
+                        f"per layer), got {validate.describe(v)}")
+    return v
+
+
+def _chunked_attention(c: _Config, layers: int) -> dict:
+    """Llama-4's chunked local attention as model keys (``{}`` when none):
+    ``attention_chunk_size`` (HF default 8192; null: none) on the layers that
+    ``layer_types`` calls ``chunked_attention``, else those whose ``no_rope_layers`` entry
+    is 1 (RoPE layers), else all but every ``no_rope_layer_interval``-th (default 4), as
+    HF's Llama4TextConfig derives them."""
+    if "attention_chunk_size" in c.cfg and c.cfg["attention_chunk_size"] is None:
+        return {}
+    chunk = c.count("attention_chunk", limit="sliding_window", default=8192)
+    types = _layer_types(c, layers, _LLAMA4_LAYER_TYPES)
+    flags = _layer_flags(c, "no_rope_layers", layers)
+    if types is not None:
+        k = sum(1 for t in types if t == "chunked_attention")
+    elif flags is not None:
+        k = sum(flags)
+    else:
+        every = c.cfg.get("no_rope_layer_interval")
+        every = 4 if every is None else validate.number(
+            c.where, "no_rope_layer_interval", every, minimum=1, maximum=layers, integer=True)
+        k = layers - layers // every
+    if chunk == 0 or k == 0:
+        return {}
+    return {"sliding_window": chunk, "sliding_layers": k, "window_kind": "chunked"}
+
+
 def _moe_layer_count(c: _Config, layers: int) -> int:
     """How many layers are MoE: DeepSeek's ``first_k_dense_replace`` and ``moe_layer_freq``,
-    Qwen-MoE's ``decoder_sparse_step`` and ``mlp_only_layers``."""
+    Qwen-MoE's ``decoder_sparse_step`` and ``mlp_only_layers``, Llama-4's ``moe_layers``
+    (indices) or ``interleave_moe_layer_step``."""
+    listed = c.raw("moe_list")
+    if listed is not None and listed != []:
+        if not isinstance(listed, list) or len(listed) > layers:
+            raise UserError(f"{c.where}: moe_layers must be a list of at most {layers} layer "
+                            f"indices, got {validate.describe(listed)}")
+        return len({validate.number(c.where, "moe_layers", i, minimum=0, maximum=layers - 1,
+                                    integer=True) for i in listed})
     first = c.count("first_dense", limit="dense_layers", default=0)
     every = c.count("moe_every", limit="layers", default=1)
     only = c.raw("dense_only") or []
@@ -176,7 +307,8 @@ def _moe_layer_count(c: _Config, layers: int) -> int:
                         f"indices, got {validate.describe(only)}")
     dense = {validate.number(c.where, "mlp_only_layers", i, minimum=0, maximum=layers - 1,
                              integer=True) for i in only}
-    if c.key("moe_every") == "decoder_sparse_step":  # Qwen-MoE: layer i if (i + 1) % step == 0
+    if c.key("moe_every") in ("decoder_sparse_step", "interleave_moe_layer_step"):
+        # Qwen-MoE, Llama-4: layer i if (i + 1) % step == 0
         return sum(1 for i in range(layers) if i not in dense and (i + 1) % every == 0)
     return sum(1 for i in range(layers) if i >= first and i not in dense and i % every == 0)
 
@@ -203,16 +335,8 @@ def _sliding_window(c: _Config, model_type: str, fam: dict, layers: int) -> dict
     window = c.count("sliding_window")
     if window == 0:  # no window, as null (ModelSpec's 0)
         return {}
-    types = c.cfg.get("layer_types")
+    types = _layer_types(c, layers)
     if types is not None:
-        if not isinstance(types, list) or len(types) != layers or not all(
-                isinstance(t, str) for t in types):
-            raise UserError(f"{c.where}: layer_types must be a list of {layers} strings (one "
-                            f"per layer), got {validate.describe(types)}")
-        other = next((t for t in types if t not in _LAYER_TYPES), None)
-        if other is not None:  # chunked, linear (Qwen3-Next), ...: not modelled
-            raise UserError(f"{c.where}: layer_types entry {validate.describe(other)} is not "
-                            f"modelled; known: {known(_LAYER_TYPES)}")
         k = sum(1 for t in types if t == "sliding_attention")
     elif fam["window"] == "alternate":
         k = (layers + 1) // 2
@@ -583,6 +707,23 @@ def _text_model(cfg: dict, where: str) -> dict:
     return inner
 
 
+def _flatten_dbrx(cfg: dict, where: str) -> dict:
+    """A DBRX config.json with its ``attn_config`` and ``ffn_config`` tables merged into the
+    top level (each key once, their ``model_type`` dropped; the other families' configs are
+    returned as they are)."""
+    if str(cfg.get("model_type", "")).lower() != "dbrx":
+        return cfg
+    flat = {k: v for k, v in cfg.items() if k not in ("attn_config", "ffn_config")}
+    for table in ("attn_config", "ffn_config"):
+        inner = validate.table(f"{where}: {table}", cfg.get(table) or {})
+        inner = {k: v for k, v in inner.items() if k != "model_type"}  # HF writes "" there
+        twice = next((k for k in inner if k in flat), None)
+        if twice is not None:
+            raise UserError(f"{where}: {table}.{twice} is also given at the top level")
+        flat.update(inner)
+    return flat
+
+
 def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     """:func:`load_hf_config` on a parsed config.json read from ``path``."""
     if not isinstance(cfg, dict):
@@ -590,10 +731,11 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
                         f"{validate.describe(cfg)}")
     where = str(path)
     name = name or _Config(cfg, where).text("_name_or_path") or path.parent.name or path.stem
-    cfg = _text_model(cfg, where)
+    cfg = _flatten_dbrx(_text_model(cfg, where), where)
     c = _Config(cfg, where)
     validate.name(where, "model", name)
     model_type, fam = _hf_family(c)
+    _refuse_unmodelled(c, model_type)
 
     layers, hidden, heads = c.count("layers"), c.count("hidden"), c.count("heads")
     kv_heads = c.count("kv_heads", default=heads)
@@ -634,8 +776,11 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
                             f"mixture of experts")
         entry["dense_layers"] = layers - moe
         if entry["dense_layers"]:
-            entry["dense_ffn"] = dense_ffn
-        if c.has("shared_ffn"):
+            entry["dense_ffn"] = (c.count("dense_mlp_ffn", limit="ffn", default=dense_ffn)
+                                  if fam["llama4"] else dense_ffn)
+        if fam["llama4"]:  # one shared expert as wide as a routed one (Llama4TextMoe)
+            entry["shared_ffn"] = entry["ffn"]
+        elif c.has("shared_ffn"):
             entry["shared_ffn"] = c.count("shared_ffn")
         elif c.has("shared_experts"):
             n = c.count("shared_experts", limit="experts", minimum=0)
@@ -645,7 +790,12 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     else:
         entry["ffn"] = dense_ffn
 
-    entry.update(_sliding_window(c, model_type, fam, layers))
+    if fam["llama4"]:
+        entry.update(_chunked_attention(c, layers))
+    else:
+        entry.update(_sliding_window(c, model_type, fam, layers))
+    _layer_types(c, layers, _LLAMA4_LAYER_TYPES if fam["llama4"] else _LAYER_TYPES)
+    # (checked even where no window is read)
 
     # embeddings, biases, norms
     entry["vocab"] = c.count("vocab")

@@ -68,6 +68,8 @@ COMPUTE_DTYPES = ("bf16", "fp8", "int8", "fp4")
 #: The weights a GEMM multiplies, as :meth:`ModelSpec.fp8_gemm_share` names them.
 GEMM_WEIGHTS = ("attention", "mlp", "embedding")
 NORMS = ("rmsnorm", "layernorm")
+#: What limits the attention of a windowed layer (:attr:`ModelSpec.window_kind`).
+WINDOW_KINDS = ("sliding", "chunked")
 #: What weights a w8a8 ``compute_dtype`` needs stored (in words, for its error).
 _STORED_AS = {"fp8": "fp8", "int8": "int8 (int8 or int8-gG)", "fp4": "nvfp4"}
 
@@ -130,6 +132,11 @@ class ModelSpec:
     #: how many layers use the window (0: every layer); the others attend to the whole
     #: context (Gemma-2: 21 of 42 alternate; Gemma-3: 5 of every 6)
     sliding_layers: int = 0
+    #: what limits a windowed layer (:data:`WINDOW_KINDS`): ``"sliding"``, the last
+    #: ``sliding_window`` tokens; ``"chunked"`` (Llama-4's chunked local attention,
+    #: ``attention_chunk_size``): the context is cut into chunks of ``sliding_window``
+    #: tokens and a token attends only to the tokens of its own chunk
+    window_kind: str = "sliding"
     source: str = ""         #: where the figures come from
 
     def __post_init__(self):
@@ -160,6 +167,7 @@ class ModelSpec:
                             f"embedding_dtype); a 16-bit model runs its GEMMs in {low} only "
                             f"under the compute_dtype option")
         validate.choice(where, "norm", self.norm, NORMS)
+        validate.choice(where, "window_kind", self.window_kind, WINDOW_KINDS)
         validate.string(where, "source", self.source)
         if self.heads % self.kv_heads:
             raise UserError(f"{where}: heads ({self.heads}) must be a multiple of kv_heads "
@@ -175,6 +183,9 @@ class ModelSpec:
         if self.sliding_layers > self.layers:
             raise UserError(f"{where}: sliding_layers ({self.sliding_layers}) exceeds layers "
                             f"({self.layers})")
+        if self.window_kind != "sliding" and not self.sliding_window:
+            raise UserError(f"{where}: window_kind {self.window_kind!r} needs sliding_window "
+                            f"(the chunk size)")
 
     def _check_moe(self, where: str) -> None:
         if not self.is_moe:
@@ -347,8 +358,11 @@ class ModelSpec:
     def kv_tokens_held(self, tokens: int) -> float:
         """KV-cache entries one sequence of ``tokens`` tokens keeps per layer, on average
         over the layers: ``tokens`` in a full-attention layer, ``min(tokens, window)`` in a
-        windowed one (its cache is a ring of the last ``window`` tokens). It is also what a
-        decode step's new token reads and attends to. Exactly ``tokens`` without a window.
+        windowed one (its cache is a ring of the last ``window`` tokens; a chunked layer
+        keeps at most its current chunk, and room for a whole chunk is what a sequence
+        needs, as every sequence passes through every position of its chunks). It is also
+        what a sliding-window layer's decode step reads and attends to. Exactly ``tokens``
+        without a window.
 
         >>> m = ModelSpec("g", 42, 3584, 16, 8, 256, 14336, 256000, sliding_window=4096,
         ...               sliding_layers=21)
@@ -361,22 +375,53 @@ class ModelSpec:
         k = self.windowed_layers
         return ((self.layers - k) * tokens + k * w) / self.layers
 
+    def decode_tokens_read(self, context: int) -> float:
+        """Cached tokens a decode step at ``context`` reads and attends to per layer, on
+        average over the layers: ``context`` in a full-attention layer; ``min(context,
+        window)`` in a sliding-window layer; in a chunked layer the tokens of the current
+        chunk, ``context`` up to the first chunk boundary and beyond it, on average over
+        the positions a long decode passes through, ``(chunk + 1) / 2`` (its new token sits
+        at any of the chunk's ``chunk`` positions; a batch of long sequences holds all of
+        them), where a sliding window of the same size always reads ``window``.
+
+        >>> m = ModelSpec("l4", 4, 64, 4, 4, 16, 128, 100, sliding_window=8,
+        ...               sliding_layers=3, window_kind="chunked")
+        >>> m.decode_tokens_read(6), m.decode_tokens_read(100)   # (1 x 100 + 3 x 4.5) / 4
+        (6, 28.375)
+        """
+        w = self.sliding_window
+        if not w or context <= w:
+            return context
+        if self.window_kind == "sliding":
+            return self.kv_tokens_held(context)
+        k = self.windowed_layers
+        return ((self.layers - k) * context + k * (w + 1) / 2.0) / self.layers
+
     def prefill_pairs(self, prompt: int) -> float:
         """(query, key) pairs of causal attention over a prompt of ``prompt`` tokens, per
         sequence and layer on average over the layers: ``P (P + 1) / 2`` in a full-attention
-        layer; in a windowed one token ``i`` attends to ``min(i, w)`` keys, ``w (w + 1) / 2 +
-        (P - w) w`` once ``P`` exceeds ``w``.
+        layer; in a sliding-window one token ``i`` attends to ``min(i, w)`` keys, ``w (w +
+        1) / 2 + (P - w) w`` once ``P`` exceeds ``w``; in a chunked one each whole chunk
+        gives ``w (w + 1) / 2`` and the last, partial one of ``r = P mod w`` tokens ``r (r
+        + 1) / 2``.
 
         >>> m = ModelSpec("m", 2, 64, 4, 4, 16, 128, 100, sliding_window=2, sliding_layers=1)
         >>> m.prefill_pairs(4)   # full: 1+2+3+4 = 10; windowed: 1+2+2+2 = 7
         8.5
+        >>> from dataclasses import replace
+        >>> replace(m, window_kind="chunked").prefill_pairs(5)  # full 15; chunked 3+3+1 = 7
+        11.0
         """
         full = prompt * (prompt + 1) / 2.0
         w = self.sliding_window
         if not w or prompt <= w:
             return full
         k = self.windowed_layers
-        windowed = w * (w + 1) / 2.0 + (prompt - w) * w
+        if self.window_kind == "chunked":
+            r = prompt % w
+            windowed = (prompt // w) * w * (w + 1) / 2.0 + r * (r + 1) / 2.0
+        else:
+            windowed = w * (w + 1) / 2.0 + (prompt - w) * w
         return ((self.layers - k) * full + k * windowed) / self.layers
 
     def attention_span(self, workload) -> tuple[float, float]:
@@ -385,14 +430,14 @@ class ModelSpec:
         and V it reads. Without a window, the workload's own figures
         (:attr:`~compute.phases.Workload.attention_pairs_per_sequence`,
         :attr:`~compute.phases.Workload.kv_read_tokens`). A windowed layer's decode step
-        attends to and reads ``min(context, window)`` tokens; prefill computes
+        attends to and reads :meth:`decode_tokens_read` tokens; prefill computes
         :meth:`prefill_pairs` pairs and reads each prompt token's K and V once, as without
         a window."""
         pairs, kv_read = workload.attention_pairs_per_sequence, workload.kv_read_tokens
         if not self.sliding_window:
             return pairs, kv_read
         if workload.phase == "decode":
-            held = float(self.kv_tokens_held(workload.context))
+            held = float(self.decode_tokens_read(workload.context))
             return held, held
         return self.prefill_pairs(workload.prompt), kv_read
 
