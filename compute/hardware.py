@@ -13,13 +13,15 @@ All fields are SI: FLOP/s, bytes, bytes/s per direction, watts.
 (True, 32)
 >>> get_gpu("Lite+BW+FLOPS").peak_flops("bf16") == 1.2 * lite.peak_flops("bf16")
 True
+>>> h100.flops_int8 / 1e12, lite.flops_int8 / 1e12, get_gpu("B200-HGX").flops_fp4 / 1e12
+(1979.0, 494.75, 9000.0)
 """
 
 from __future__ import annotations
 
 import math
 import tomllib
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from functools import cache
 from importlib import resources
 from os import PathLike
@@ -30,10 +32,9 @@ from compute.config_files import read_table
 from compute.dies import LogicDies, check_die_table
 from compute.errors import UserError, known
 
-__all__ = ["FLAG_FIELDS", "GpuSpec", "SPEC_KEYS", "catalog", "derivation", "derive_gpu", "die_table", "get_gpu", "gpu_names",
-           "extra_peak", "int8_peak", "load_gpu_file", "logic_dies"]
-
-DTYPES = ("bf16", "fp8", "int8", "fp4")
+__all__ = ["DTYPES", "FLAG_FIELDS", "GpuSpec", "OPTIONAL_FIELDS", "SPEC_KEYS", "catalog",
+           "derivation", "derive_gpu", "die_table", "get_gpu", "gpu_names", "load_gpu_file",
+           "logic_dies"]
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,12 @@ class GpuSpec:
     sms: int
     flops_bf16: float          #: peak dense bf16 FLOP/s
     flops_fp8: float           #: peak dense fp8 FLOP/s (0 where unsupported)
+    #: Peak dense int8 tensor-core operations/s (0: none; int8 GEMMs then run at the bf16
+    #: peak). Keyword-only, optional: files saved before it existed lack it.
+    flops_int8: float = field(default=0.0, kw_only=True)
+    #: Peak dense fp4 tensor-core FLOP/s (0: none, as before Blackwell; fp4 weights then run
+    #: weight-only at the bf16 peak). Keyword-only, optional, as ``flops_int8``.
+    flops_fp4: float = field(default=0.0, kw_only=True)
     hbm_capacity: float        #: bytes
     hbm_bandwidth: float       #: bytes/s
     scaleup_bandwidth: float   #: bytes/s per direction per GPU (NVLink-class)
@@ -57,12 +64,19 @@ class GpuSpec:
     scaleup_reduction: bool = True
 
     def peak_flops(self, dtype: str = "bf16") -> float:
-        """Peak dense FLOP/s for ``dtype`` (``"bf16"``, ``"fp8"``, or ``"int8"`` and
-        ``"fp4"``: :func:`extra_peak`, integer operations/s for int8)."""
+        """Peak dense FLOP/s for ``dtype``, one of :data:`DTYPES` (its ``flops_DTYPE``
+        field; integer operations/s for int8).
+
+        >>> get_gpu("B200-HGX").peak_flops("fp4") / 1e12, get_gpu("Lite").peak_flops("int8") / 1e12
+        (9000.0, 494.75)
+        >>> get_gpu("H100-SXM").peak_flops("fp4")
+        Traceback (most recent call last):
+        ...
+        compute.errors.UserError: GPU 'H100-SXM' has no fp4 tensor cores; use bf16
+        """
         if dtype not in DTYPES:
             raise UserError(f"unknown compute dtype {dtype!r}; known: {known(DTYPES)}")
-        value = (self.flops_bf16 if dtype == "bf16" else self.flops_fp8 if dtype == "fp8"
-                 else extra_peak(self, dtype))
+        value = getattr(self, f"flops_{dtype}")
         if value <= 0:
             raise UserError(f"GPU {self.name!r} has no {dtype} tensor cores; use bf16")
         return value
@@ -70,6 +84,14 @@ class GpuSpec:
     def to_dict(self) -> dict:
         """SI fields as a plain dict (the shape of ``netmodel hardware NAME --json``)."""
         return asdict(self)
+
+
+#: The compute dtypes a GPU has a peak for: its ``flops_DTYPE`` fields, in field order.
+DTYPES = tuple(f.name.removeprefix("flops_") for f in fields(GpuSpec)
+               if f.name.startswith("flops_"))
+#: GpuSpec fields with a default: optional in a saved fabric's gpu_types (files saved before
+#: the field existed lack it).
+OPTIONAL_FIELDS = tuple(f.name for f in fields(GpuSpec) if f.default is not MISSING)
 
 
 def derive_gpu(base: GpuSpec, name: str, *, fraction: float = 1.0, flops_multiplier: float = 1.0,
@@ -99,6 +121,8 @@ def derive_gpu(base: GpuSpec, name: str, *, fraction: float = 1.0, flops_multipl
         sms=max(1, round(base.sms * f)),
         flops_bf16=base.flops_bf16 * f * flops_multiplier,
         flops_fp8=base.flops_fp8 * f * flops_multiplier,
+        flops_int8=base.flops_int8 * f * flops_multiplier,
+        flops_fp4=base.flops_fp4 * f * flops_multiplier,
         hbm_capacity=base.hbm_capacity * f * hbm_capacity_multiplier,
         hbm_bandwidth=base.hbm_bandwidth * f * hbm_bandwidth_multiplier,
         scaleup_bandwidth=base.scaleup_bandwidth * f * network_bandwidth_multiplier,
@@ -116,6 +140,8 @@ SPEC_KEYS = {
     "sms": ("sms", 1),
     "bf16_dense_TFLOPs": ("flops_bf16", 1e12),
     "fp8_dense_TFLOPs": ("flops_fp8", 1e12),
+    "int8_dense_TOPs": ("flops_int8", 1e12),
+    "fp4_dense_TFLOPs": ("flops_fp4", 1e12),
     "hbm_capacity_GB": ("hbm_capacity", 1e9),
     "hbm_bandwidth_TBps": ("hbm_bandwidth", 1e12),
     "scaleup_GBps_per_direction": ("scaleup_bandwidth", 1e9),
@@ -123,6 +149,11 @@ SPEC_KEYS = {
     "tdp_W": ("tdp", 1),
     "max_instance": ("max_instance", 1),
 }
+#: The keys of :data:`SPEC_KEYS` given as a sourced row ``{value, unit, source,
+#: confidence}``, with the unit the row must name.
+ROW_UNITS = {"int8_dense_TOPs": "TOPS", "fp4_dense_TFLOPs": "TFLOPS"}
+#: The keys of :data:`SPEC_KEYS` an entry may leave out (0: no such tensor cores).
+_OPTIONAL_KEYS = ("fp8_dense_TFLOPs", *ROW_UNITS)
 _DERIVE_KEYS = ("derive_from", "fraction", "flops_multiplier", "hbm_bandwidth_multiplier",
                 "network_bandwidth_multiplier", "hbm_capacity_multiplier", "max_instance")
 #: GpuSpec's true/false fields: optional keys of either kind of catalog entry (and of a
@@ -240,7 +271,6 @@ def _gpu_from_entry(name: str, entry, known_gpus: dict[str, GpuSpec], where: str
     here = f"{where}: GPU {name!r}"
     entry = dict(validate.table(here, entry))
     source = validate.string(here, "source", entry.pop("source", ""))
-    peaks = _peak_rows(here, entry)
     flags = _flags(here, entry)
     die = _die(here, entry)
     if die is not None:
@@ -261,120 +291,36 @@ def _gpu_from_entry(name: str, entry, known_gpus: dict[str, GpuSpec], where: str
               for key, v in entry.items()}
         derived[name] = (base_name, float(kw.get("fraction", 1.0)))
         spec = derive_gpu(known_gpus[base_name], name, source=source, **kw)
-        if peaks:
-            raise UserError(f"{here}: {', '.join(EXTRA_PEAKS[d][0] for d in peaks)} is "
-                            f"derived from {base_name!r} (as every peak of a derived GPU); "
-                            f"give it on a GPU with its own figures")
-        _record_peaks(name, _derived_peaks(known_gpus[base_name], spec), spec.flops_bf16)
         return replace(spec, **flags) if flags else spec
     unknown = sorted(set(entry) - set(SPEC_KEYS))
-    missing = sorted(set(SPEC_KEYS) - set(entry) - {"fp8_dense_TFLOPs"})
+    missing = sorted(set(SPEC_KEYS) - set(entry) - set(_OPTIONAL_KEYS))
     if unknown:
         raise UserError(f"{here} has unknown key(s) {', '.join(k[:60] for k in unknown)}; "
-                        f"allowed: {', '.join(SPEC_KEYS)}, "
-                        f"{', '.join(k for k, _ in EXTRA_PEAKS.values())}, {', '.join(FLAG_FIELDS)}, "
+                        f"allowed: {', '.join(SPEC_KEYS)}, {', '.join(FLAG_FIELDS)}, "
                         f"die, source "
                         f"(or derive_from with "
                         f"{', '.join(_DERIVE_KEYS[1:])})")
     if missing:
         raise UserError(f"{here} lacks key(s) {', '.join(missing)}")
-    fields = {}
-    for key, (field, factor) in SPEC_KEYS.items():
+    for key, unit in ROW_UNITS.items():
+        if key in entry:
+            entry[key] = _row_value(here, key, unit, entry[key])
+    values = {}
+    for key, (name_of, factor) in SPEC_KEYS.items():
         v = validate.in_range(here, "gpu", key, entry.get(key, 0))
-        fields[field] = v if isinstance(v, int) else v * factor
-    _record_peaks(name, peaks, fields["flops_bf16"])
-    return GpuSpec(name=name, source=source, **fields, **flags)
+        values[name_of] = v if isinstance(v, int) else v * factor
+    return GpuSpec(name=name, source=source, **values, **flags)
 
 
-#: Peaks kept beside the GpuSpec (as the die tables are, so that saved fabrics and the
-#: ``hardware --json`` shape stay as they are): dtype -> (its optional row in a GPU entry,
-#: the row's unit). A derived GPU's is its base's, scaled as its bf16 peak is.
-EXTRA_PEAKS = {"int8": ("int8_dense_TOPs", "TOPS"), "fp4": ("fp4_dense_TFLOPs", "TFLOPS")}
-#: The extra peaks of the GPUs read so far: (dtype, name) -> (operations/s, the bf16
-#: FLOP/s of the GPU as read).
-_PEAKS: dict[tuple[str, str], tuple[float, float]] = {}
-#: Those of the file being read (0: none), recorded in :data:`_PEAKS` only once the whole
-#: file is read and accepted (:func:`_keep_peaks`).
-_PENDING: dict[tuple[str, str], tuple[float, float]] = {}
-
-
-def _keep_peaks(gpus: dict[str, GpuSpec]) -> None:
-    """Record the extra peaks of ``gpus``, a file read and accepted (a GPU read again
-    without one loses the one read before)."""
-    for name in gpus:
-        for dtype in EXTRA_PEAKS:
-            ops, bf16 = _PENDING.get((dtype, name), (0.0, 1.0))
-            if ops > 0:
-                _PEAKS[dtype, name] = (ops, bf16)
-            else:
-                _PEAKS.pop((dtype, name), None)
-    _PENDING.clear()
-
-
-def _peak_rows(here: str, entry: dict) -> dict[str, float]:
-    """The entry's :data:`EXTRA_PEAKS` rows (removed from it: ``{value, unit, source,
-    confidence}``) in operations/s, by dtype."""
-    out = {}
-    for dtype, (key, unit) in EXTRA_PEAKS.items():
-        if key not in entry:
-            continue
-        row = validate.table(f"{here}: {key}", entry.pop(key))
-        extra = sorted(set(row) - {"value", "unit", "source", "confidence"})
-        if extra or row.get("unit") != unit or not isinstance(row.get("source"), str):
-            raise UserError(f"{here}: {key} must be a row {{value, unit = {unit!r}, source, "
-                            f"confidence}}, got {validate.describe(row)}")
-        # the fp8 peak's range: a low-precision tensor-core rate, 0 where there is none
-        v = validate.in_range(here, "gpu", "fp8_dense_TFLOPs", row.get("value"), key=key)
-        out[dtype] = float(v) * 1e12
-    return out
-
-
-def _record_peaks(name: str, rows: dict[str, float], bf16: float) -> None:
-    for dtype in EXTRA_PEAKS:
-        _PENDING[dtype, name] = (rows.get(dtype, 0.0), bf16)
-
-
-def _derived_peaks(base: GpuSpec, spec: GpuSpec) -> dict[str, float]:
-    return {dtype: _peak_of(base, dtype) * spec.flops_bf16 / base.flops_bf16
-            for dtype in EXTRA_PEAKS}
-
-
-def extra_peak(gpu: GpuSpec, dtype: str) -> float:
-    """Dense tensor-core operations/s of ``gpu`` in ``dtype`` (``"int8"`` or ``"fp4"``; 0
-    where it has none or its entry gives none): its :data:`EXTRA_PEAKS` row, a derived
-    GPU's base's scaled as its bf16 peak is (the Lite family), a GPU at another clock
-    (``NAME@Rx``) its own scaled the same way.
-
-    >>> extra_peak(get_gpu("B200-HGX"), "fp4") / 1e12, extra_peak(get_gpu("H100-SXM"), "fp4")
-    (9000.0, 0.0)
-    """
-    catalog()
-    if dtype not in EXTRA_PEAKS:
-        raise UserError(f"unknown compute dtype {dtype!r}; known: {known(EXTRA_PEAKS)}")
-    return _peak_of(gpu, dtype, (_PEAKS,))
-
-
-def int8_peak(gpu: GpuSpec) -> float:
-    """Dense int8 tensor-core operations/s of ``gpu`` (:func:`extra_peak`).
-
-    >>> int8_peak(get_gpu("H100-SXM")) / 1e12, int8_peak(get_gpu("Lite")) / 1e12
-    (1979.0, 494.75)
-    >>> int8_peak(get_gpu("A100-SXM-80GB")) / 1e12
-    624.0
-    """
-    return extra_peak(gpu, "int8")
-
-
-def _peak_of(gpu: GpuSpec, dtype: str, tables=(_PENDING, _PEAKS)) -> float:
-    """:func:`extra_peak` of the GPUs read so far (no catalog read); while a file is read,
-    its own GPUs first (a ``derive_from`` GPU of the same file)."""
-    base = gpu.name.split(CLOCK_MARK)[0]
-    found = next((t[dtype, n] for t in tables for n in (gpu.name, base) if (dtype, n) in t),
-                 None)
-    if found is None or found[0] <= 0:
-        return 0.0
-    ops, bf16 = found
-    return ops * gpu.flops_bf16 / bf16
+def _row_value(here: str, key: str, unit: str, row) -> object:
+    """The value of a sourced row ``{value, unit, source, confidence}`` (``key`` of a GPU
+    entry, whose unit must be ``unit``), unchecked: the caller checks its range."""
+    row = validate.table(f"{here}: {key}", row)
+    extra = sorted(set(row) - {"value", "unit", "source", "confidence"})
+    if extra or row.get("unit") != unit or not isinstance(row.get("source"), str):
+        raise UserError(f"{here}: {key} must be a row {{value, unit = {unit!r}, source, "
+                        f"confidence}}, got {validate.describe(row)}")
+    return row.get("value")
 
 
 def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec],
@@ -401,10 +347,8 @@ def catalog() -> dict[str, GpuSpec]:
     text = resources.files("compute").joinpath("data/gpus.toml").read_text()
     dies: dict[str, tuple[dict, str, LogicDies]] = {}
     derived: dict[str, tuple[str, float]] = {}
-    _PENDING.clear()
     gpus = _parse_gpu_table(tomllib.loads(text), "compute/data/gpus.toml", {}, dies, derived)
     _keep_read(gpus, dies, derived)
-    _keep_peaks(gpus)
     return gpus
 
 
@@ -420,7 +364,6 @@ def load_gpu_file(path: str | PathLike[str]) -> dict[str, GpuSpec]:
     table = catalog()
     dies: dict[str, tuple[dict, str, LogicDies]] = {}
     derived: dict[str, tuple[str, float]] = {}
-    _PENDING.clear()
     gpus = _parse_gpu_table(read_table(path, "GPU file"), str(path), table, dies, derived)
     taken = [n for n in gpus if n in table]
     if taken:  # its figures would be reported under the catalog's name
@@ -428,7 +371,6 @@ def load_gpu_file(path: str | PathLike[str]) -> dict[str, GpuSpec]:
                         f"catalog GPU; give yours another name (derive_from = {taken[0]!r} "
                         f"starts from it)")
     _keep_read(gpus, dies, derived)
-    _keep_peaks(gpus)
     return gpus
 
 

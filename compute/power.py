@@ -243,7 +243,8 @@ def gpu_at_clock(gpu: str | GpuSpec, ratio: float, law: ClockPowerLaw | None = N
         return spec
     i = idle_frac(idle_fraction)
     return replace(spec, name=f"{spec.name}@{r!r}x", flops_bf16=spec.flops_bf16 * r,
-                   flops_fp8=spec.flops_fp8 * r,
+                   flops_fp8=spec.flops_fp8 * r, flops_int8=spec.flops_int8 * r,
+                   flops_fp4=spec.flops_fp4 * r,
                    tdp=spec.tdp * (i + (1 - i) * law.scale(r)),
                    source=f"{spec.name} at {r!r} x nominal clock (compute/power.py)")
 

@@ -85,7 +85,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from compute.hardware import extra_peak
 from compute.models import expected_experts_touched
 from compute.phases import Workload
 
@@ -107,7 +106,7 @@ def stage_peaks(model, gpu, names, compute_dtype: str | None = None) -> tuple:
     is refused), else per stage the bf16 peak, but for the share ``f`` of a weight GEMM
     whose weights and input are both in the model's low-precision ``compute_dtype`` (w8a8
     fp8 or int8, NVFP4 W4A4: :meth:`~compute.models.ModelSpec.low_gemm_share`) on a GPU
-    with tensor cores of that dtype (its fp8 peak, or :func:`compute.hardware.extra_peak`,
+    with tensor cores of that dtype (its ``flops_fp8``, ``flops_int8`` or ``flops_fp4``,
     above 0): ``1 / (f / low peak + (1 - f) / bf16 peak)``, the time of its FLOPs split
     between the two peaks. Weight-only formats (w4a16, w8a16, mxfp4) run at bf16.
 
@@ -129,8 +128,7 @@ def stage_peaks(model, gpu, names, compute_dtype: str | None = None) -> tuple:
         return (gpu.peak_flops(compute_dtype),) * len(names)
     bf16 = gpu.peak_flops("bf16")
     low = model.compute_dtype
-    has = gpu.flops_fp8 if low == "fp8" else 0.0 if low == "bf16" else extra_peak(gpu, low)
-    if has <= 0:
+    if low == "bf16" or getattr(gpu, f"flops_{low}") <= 0:
         return (bf16,) * len(names)
     fast = gpu.peak_flops(low)
     peaks = []

@@ -50,7 +50,7 @@ from typing import Any, NoReturn
 import networkx as nx
 
 from compute.errors import UserError, known
-from compute.hardware import FLAG_FIELDS, SPEC_KEYS, GpuSpec, catalog
+from compute.hardware import FLAG_FIELDS, OPTIONAL_FIELDS, SPEC_KEYS, GpuSpec, catalog
 from compute.validate import limits, number
 
 __all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS", "UNITS",
@@ -149,17 +149,19 @@ def gpu_types(graph: nx.Graph) -> dict[str, GpuSpec]:
 
 
 _INT_FIELDS = ("sms", "max_instance")
-_ZERO_OK = ("flops_fp8",)
-#: True/false fields, optional (files saved before they existed lack them).
+#: True/false fields (optional: files saved before they existed lack them).
 _FLAGS = FLAG_FIELDS
 
 
 def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> GpuSpec:
     """A GpuSpec from its SI fields (the shape of :meth:`GpuSpec.to_dict`), each checked:
     whole numbers >= 1 for ``sms`` and ``max_instance``, true or false for
-    ``scaleup_reduction`` (optional: the GpuSpec default when absent), finite numbers > 0 for
-    the rest (``flops_fp8`` may be 0); every number within the range a GPU file's entry has
-    in ``compute/data/limits.toml`` (:func:`_in_limits`).
+    ``scaleup_reduction``, finite numbers > 0 for the rest (``flops_fp8``, ``flops_int8`` and
+    ``flops_fp4`` may be 0: their ranges in ``compute/data/limits.toml`` allow it); every
+    number within the range a GPU file's entry has there (:func:`_in_limits`). The fields
+    with a default (:data:`~compute.hardware.OPTIONAL_FIELDS`: ``scaleup_reduction``,
+    ``flops_int8``, ``flops_fp4``, ``source``) may be absent, as in files saved before they
+    existed: the GpuSpec default (no int8 or fp4 tensor cores) then.
 
     >>> from compute.hardware import get_gpu
     >>> gpu_spec_from_dict("Lite", get_gpu("Lite").to_dict()) == get_gpu("Lite")
@@ -173,7 +175,7 @@ def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> Gpu
     if unknown:
         raise UserError(f"{where}: GPU type {_show(name)} has unknown field(s) "
                         f"{', '.join(map(_show, unknown))}; allowed: {', '.join(allowed)}")
-    missing = [k for k in allowed if k not in data and k not in ("name", "source", *_FLAGS)]
+    missing = [k for k in allowed if k not in data and k not in ("name", *OPTIONAL_FIELDS)]
     if missing:
         raise UserError(f"{where}: GPU type {_show(name)} lacks field(s) {', '.join(missing)}")
     if data.get("name", name) != name:
@@ -182,7 +184,7 @@ def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> Gpu
         raise UserError(f"{where}: GPU type {_show(name)}: source must be text")
     values: dict[str, Any] = {}
     for key in allowed:
-        if key in ("name", "source") or (key in _FLAGS and key not in data):
+        if key in ("name", "source") or (key in OPTIONAL_FIELDS and key not in data):
             continue
         v = data[key]
         if key in _FLAGS:
@@ -195,7 +197,7 @@ def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> Gpu
                                 f"number >= 1, got {_show(v)}")
         else:
             x = _real(v)
-            if x is None or not math.isfinite(x) or x < 0 or (x == 0 and key not in _ZERO_OK):
+            if x is None or not math.isfinite(x) or x < 0 or (x == 0 and not _zero_ok(key)):
                 raise UserError(f"{where}: GPU type {_show(name)}: {key} must be a finite "
                                 f"number > 0 (SI units), got {_show(v)}")
             v = x
@@ -205,8 +207,19 @@ def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> Gpu
     return GpuSpec(name=name, source=data.get("source", ""), **values)
 
 
+def _zero_ok(field: str) -> bool:
+    """Whether the SI ``field`` of a GpuSpec may be 0 ("none"): its range in
+    ``compute/data/limits.toml`` says ``or_zero``.
+
+    >>> _zero_ok("flops_fp8"), _zero_ok("flops_int8"), _zero_ok("flops_bf16")
+    (True, True, False)
+    """
+    key = next(k for k, (name, _) in SPEC_KEYS.items() if name == field)
+    return limits("gpu")[key].or_zero
+
+
 #: A GPU file's unit (``compute/data/limits.toml``) -> the SI unit of a GpuSpec field.
-_SI_UNITS = {"TFLOP/s": "FLOP/s", "GB": "bytes", "TB/s": "bytes/s", "GB/s": "bytes/s",
+_SI_UNITS = {"TFLOP/s": "FLOP/s", "TOP/s": "operations/s", "GB": "bytes", "TB/s": "bytes/s", "GB/s": "bytes/s",
              "Gb/s": "bytes/s", "W": "W", "": ""}
 
 

@@ -102,6 +102,17 @@ def resolve_model(name: str | None, model_file: str | None,
     return get_model(name)
 
 
+class _DtypeOption(click.Option):
+    """``--compute-dtype``: its help names compute's dtypes
+    (:data:`compute.hardware.DTYPES`), read only when the help is shown."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        from compute.hardware import DTYPES
+
+        self.help = f"Tensor cores to run at: {', '.join(DTYPES)} (default: the model's)."
+        return super().get_help_record(ctx)
+
+
 def _model_gpu_options(f):
     for opt in reversed([
         click.option("--model", "model_name", metavar="NAME", help="Model from the catalog "
@@ -128,8 +139,7 @@ def _model_gpu_options(f):
                      help="Achievable fraction of peak FLOP/s."),
         click.option("--memory-efficiency", default="1.0", show_default=True, metavar="F",
                      help="Achievable fraction of HBM bandwidth."),
-        click.option("--compute-dtype", default=None, metavar="DTYPE",
-                     help="bf16 or fp8 tensor cores (default: the model's)."),
+        click.option("--compute-dtype", cls=_DtypeOption, default=None, metavar="DTYPE"),
         click.option("--reserve", default="0.1", show_default=True, metavar="F",
                      help="Fraction of HBM left to the runtime."),
         click.option("--ttft", default="1s", show_default=True, help="Prefill SLO."),
@@ -282,6 +292,8 @@ def hardware(name: str | None, gpu_file: str | None, as_json: bool) -> None:
             return
         rows = [("SMs", gpu.sms), ("bf16 dense", f"{gpu.flops_bf16 / 1e12:g} TFLOP/s"),
                 ("fp8 dense", f"{gpu.flops_fp8 / 1e12:g} TFLOP/s" if gpu.flops_fp8 else "none"),
+                ("int8 dense", f"{gpu.flops_int8 / 1e12:g} TOP/s" if gpu.flops_int8 else "none"),
+                ("fp4 dense", f"{gpu.flops_fp4 / 1e12:g} TFLOP/s" if gpu.flops_fp4 else "none"),
                 ("HBM", f"{gpu.hbm_capacity / 1e9:.4g} GB ({gpu.hbm_capacity / 2**30:.1f} GiB) at "
                         f"{gpu.hbm_bandwidth / 1e12:g} TB/s"),
                 ("scale-up", f"{gpu.scaleup_bandwidth / 1e9:g} GB/s per direction"),

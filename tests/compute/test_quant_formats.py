@@ -12,6 +12,7 @@
 """
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,7 +20,7 @@ import pytest
 
 from compute.errors import UserError
 from compute.evaluate_one import evaluate
-from compute.hardware import get_gpu, int8_peak, load_gpu_file
+from compute.hardware import GpuSpec, get_gpu, load_gpu_file
 from compute.models import DTYPE_BYTES, get_model, load_hf_config
 from compute.power import gpu_at_clock
 from compute.stages import STAGES, stage_peaks
@@ -44,13 +45,15 @@ def stages(model, gpu, batch=4):
                                        ("Lite", 1979 / 4), ("Lite+BW+FLOPS", 1979 / 4 * 1.2)])
 def test_int8_dense_peaks_from_the_datasheets_and_the_lite_derivation(gpu, tops):
     g = get_gpu(gpu)
-    assert int8_peak(g) == pytest.approx(tops * 1e12, rel=1e-12)
-    assert g.peak_flops("int8") == int8_peak(g)
+    assert g.flops_int8 == pytest.approx(tops * 1e12, rel=1e-12)
+    assert g.peak_flops("int8") == g.flops_int8
 
 
 def test_int8_peak_follows_the_clock():
     half = gpu_at_clock("H100-SXM", 0.5)
-    assert int8_peak(half) == pytest.approx(1979e12 / 2, rel=1e-12)
+    assert half.flops_int8 == pytest.approx(1979e12 / 2, rel=1e-12)
+    b200 = gpu_at_clock("B200-HGX", 0.8)
+    assert (b200.flops_int8, b200.flops_fp4) == pytest.approx((3600e12, 7200e12), rel=1e-12)
 
 
 def test_gpu_file_int8_row(tmp_path):
@@ -62,7 +65,7 @@ def test_gpu_file_int8_row(tmp_path):
                  'confidence = "guess"}\n'
                  '[gpu."Y"]\nderive_from = "X"\nfraction = 0.5\n')
     gpus = load_gpu_file(p)
-    assert (int8_peak(gpus["X"]), int8_peak(gpus["Y"])) == (200e12, 100e12)
+    assert (gpus["X"].flops_int8, gpus["Y"].flops_int8) == (200e12, 100e12)
     p.write_text(p.read_text().replace('unit = "TOPS"', 'unit = "TFLOPS"'))
     with pytest.raises(UserError, match="int8_dense_TOPs must be a row") as exc:
         load_gpu_file(p)
@@ -75,11 +78,78 @@ def test_a_gpu_without_an_int8_row_runs_int8_at_bf16(tmp_path):
                  'hbm_bandwidth_TBps = 1\nscaleup_GBps_per_direction = 10\nscaleout_Gbps = 100\n'
                  'tdp_W = 100\nmax_instance = 8\n')
     z = load_gpu_file(p)["Z"]
-    assert int8_peak(z) == 0.0
+    assert (z.flops_int8, z.flops_fp4) == (0.0, 0.0)
     m = get_model(str(DATA / "llama-3.1-8b-instruct-quantized.w8a8.json"))
     assert set(stage_peaks(m, z, STAGES)) == {100e12}
     with pytest.raises(UserError, match="no int8 tensor cores"):
         z.peak_flops("int8")
+
+
+# ---- the peaks are GpuSpec fields --------------------------------------------------------
+
+W8A8 = DATA / "llama-3.1-8b-instruct-quantized.w8a8.json"
+QKV_FLOPS = 301_989_888_000   # 2 x 4 x 1500 tokens x 4096 x (4096 + 2 x 1024)
+
+
+def test_a_gpu_built_in_code_runs_int8_at_its_own_peak():
+    # a spec made in code (not read from any file) carries its own int8 and fp4 peaks
+    mine = GpuSpec(name="Mine", sms=100, flops_bf16=500e12, flops_fp8=0.0,
+                   flops_int8=1500e12, hbm_capacity=80e9, hbm_bandwidth=4e12,
+                   scaleup_bandwidth=450e9, scaleout_bandwidth=50e9, tdp=700, max_instance=8)
+    s = stages(get_model(str(W8A8)), mine)
+    assert s["qkv"].compute_time == pytest.approx(QKV_FLOPS / 1500e12, rel=1e-12)   # 201.3 us
+    assert s["lm_head"].compute_time == pytest.approx(s["lm_head"].flops / 500e12, rel=1e-12)
+    # a catalog GPU changed with dataclasses.replace, under a new name or its own
+    for name in ("H100-2xINT8", "H100-SXM"):
+        fast = replace(get_gpu("H100-SXM"), name=name, flops_int8=3958e12)
+        s = stages(get_model(str(W8A8)), fast)
+        assert s["qkv"].compute_time == pytest.approx(QKV_FLOPS / 3958e12, rel=1e-12)
+    # 0: no int8 tensor cores, the int8 GEMMs at the bf16 peak
+    slow = replace(get_gpu("H100-SXM"), flops_int8=0.0)
+    assert stages(get_model(str(W8A8)), slow)["qkv"].compute_time == \
+        pytest.approx(QKV_FLOPS / 989.4e12, rel=1e-12)
+
+
+def test_two_gpu_files_with_one_name_keep_their_own_peaks(tmp_path):
+    rows = []
+    for tops in (200, 300):
+        p = tmp_path / f"g{tops}.toml"
+        p.write_text('[gpu."X"]\nsms = 10\nbf16_dense_TFLOPs = 100\nhbm_capacity_GB = 10\n'
+                     'hbm_bandwidth_TBps = 1\nscaleup_GBps_per_direction = 10\n'
+                     'scaleout_Gbps = 100\ntdp_W = 100\nmax_instance = 8\n'
+                     f'int8_dense_TOPs = {{value = {tops}, unit = "TOPS", source = "mine", '
+                     'confidence = "guess"}\n')
+        rows.append(load_gpu_file(p)["X"])
+    assert [g.peak_flops("int8") for g in rows] == [200e12, 300e12]
+
+
+@pytest.mark.parametrize("row, message", [
+    ("{value = 3e6, unit = \"TOPS\", source = \"x\"}",
+     "int8_dense_TOPs must be a number 0 or from 0.001 to 2,000,000 TOP/s, got 3000000.0"),
+    ("{value = -1, unit = \"TOPS\", source = \"x\"}", "int8_dense_TOPs must be a number"),
+    ("{value = nan, unit = \"TOPS\", source = \"x\"}", "int8_dense_TOPs must be a"),
+    ("{value = 5, unit = \"TOPS\"}", "int8_dense_TOPs must be a row {value, unit = 'TOPS'"),
+    ("624", "int8_dense_TOPs must be a table")])
+def test_bad_int8_rows_are_refused_in_one_line(tmp_path, row, message):
+    p = tmp_path / "g.toml"
+    p.write_text('[gpu."X"]\nsms = 10\nbf16_dense_TFLOPs = 100\nhbm_capacity_GB = 10\n'
+                 'hbm_bandwidth_TBps = 1\nscaleup_GBps_per_direction = 10\nscaleout_Gbps = 100\n'
+                 f'tdp_W = 100\nmax_instance = 8\nint8_dense_TOPs = {row}\n')
+    with pytest.raises(UserError, match=re.escape(message)) as exc:
+        load_gpu_file(p)
+    assert "\n" not in str(exc.value)
+
+
+def test_a_derived_gpu_derives_its_int8_and_fp4_peaks(tmp_path):
+    p = tmp_path / "g.toml"
+    p.write_text('[gpu."Half-B200"]\nderive_from = "B200-HGX"\nfraction = 0.5\n'
+                 'flops_multiplier = 1.5\n')
+    g = load_gpu_file(p)["Half-B200"]
+    assert (g.flops_int8, g.flops_fp4) == (4500e12 * 0.75, 9000e12 * 0.75)
+    p.write_text(p.read_text() + 'fp4_dense_TFLOPs = {value = 1, unit = "TFLOPS", '
+                 'source = "x"}\n')
+    with pytest.raises(UserError, match="unknown key.s. fp4_dense_TFLOPs; a derived GPU"):
+        load_gpu_file(p)
 
 
 # ---- int8 w8a8 --------------------------------------------------------------------------
@@ -218,9 +288,8 @@ def test_modelopt_nvfp4_bytes_and_fp4_rate_on_blackwell_only(tmp_path):
 
 
 def test_fp4_peaks():
-    from compute.hardware import extra_peak
-    assert extra_peak(get_gpu("B200-HGX"), "fp4") == 9000e12
-    assert [extra_peak(get_gpu(g), "fp4") for g in ("H100-SXM", "A100-SXM-80GB", "Lite")] == \
+    assert get_gpu("B200-HGX").flops_fp4 == 9000e12
+    assert [get_gpu(g).flops_fp4 for g in ("H100-SXM", "A100-SXM-80GB", "Lite")] == \
         [0.0, 0.0, 0.0]
 
 
@@ -266,4 +335,59 @@ def test_a_refused_gpu_file_leaves_the_catalog_int8_peaks_alone(tmp_path):
                  'int8_dense_TOPs = {value = 1, unit = "TOPS", source = "x", confidence = "x"}\n')
     with pytest.raises(UserError, match="already name"):
         load_gpu_file(p)
-    assert int8_peak(get_gpu("H100-SXM")) == 1979e12
+    assert get_gpu("H100-SXM").flops_int8 == 1979e12
+
+
+# ---- saved fabrics and the CLI ------------------------------------------------------------
+
+def test_saved_fabrics_keep_the_peaks_and_older_files_still_read(tmp_path):
+    from topologies.io import read_graph, write_graph
+    from topologies.switched import single_switch
+
+    mine = replace(get_gpu("B200-HGX"), name="Mine", flops_int8=4000e12, flops_fp4=8000e12)
+    path = tmp_path / "f.json"
+    write_graph(single_switch(4, mine), path)
+    doc = json.loads(path.read_text())
+    saved = doc["graph"]["gpu_types"]["Mine"]
+    assert (saved["flops_int8"], saved["flops_fp4"]) == (4000e12, 8000e12)
+    assert read_graph(path).graph["gpu_types"]["Mine"] == mine
+    # a file saved before the fields existed: no int8 or fp4 tensor cores, as it then read
+    for key in ("flops_int8", "flops_fp4"):
+        del saved[key]
+    path.write_text(json.dumps(doc))
+    old = read_graph(path).graph["gpu_types"]["Mine"]
+    assert old == replace(mine, flops_int8=0.0, flops_fp4=0.0)
+    saved["flops_int8"] = 3e18   # 3,000,000 TOP/s: past limits.toml's 2,000,000
+    path.write_text(json.dumps(doc))
+    with pytest.raises(UserError, match="flops_int8 must be a number 0 or from") as exc:
+        read_graph(path)
+    assert "\n" not in str(exc.value)
+
+
+def _cli(*args):
+    from click.testing import CliRunner
+
+    from netmodel.cli.main import cli
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def test_hardware_shows_the_int8_and_fp4_peaks():
+    r = _cli("hardware", "B200-HGX", "--json")
+    assert r.exit_code == 0
+    d = json.loads(r.output)
+    assert (d["flops_int8"], d["flops_fp4"]) == (4500e12, 9000e12)
+    assert list(d)[2:6] == ["flops_bf16", "flops_fp8", "flops_int8", "flops_fp4"]
+    text = _cli("hardware", "Lite").output
+    assert "int8 dense        494.75 TOP/s" in text and "fp4 dense         none" in text
+
+
+def test_a_gpu_file_with_a_bad_int8_row_exits_2_in_one_line(tmp_path):
+    p = tmp_path / "g.toml"
+    p.write_text('[gpu."X"]\nsms = 10\nbf16_dense_TFLOPs = 100\nhbm_capacity_GB = 10\n'
+                 'hbm_bandwidth_TBps = 1\nscaleup_GBps_per_direction = 10\nscaleout_Gbps = 100\n'
+                 'tdp_W = 100\nmax_instance = 8\n'
+                 'int8_dense_TOPs = {value = "fast", unit = "TOPS", source = "x"}\n')
+    r = _cli("hardware", "X", "--gpu-file", p)
+    assert r.exit_code == 2
+    assert "int8_dense_TOPs must be a number" in r.output
+    assert len(r.output.strip().splitlines()) == 1 and "Traceback" not in r.output
