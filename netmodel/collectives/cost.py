@@ -118,15 +118,8 @@ def cost_step(router: Router, step: Step, cal: Calibration, cache: dict | None =
     key = step.transfers
     hit = None if cache is None else cache.get(key)
     if hit is None:
-        links, coef, latency, scaleout, latency_up = router.loads(step.transfers, split=True)
-        if len(links):
-            if len(links) > 4096:
-                load = np.bincount(links, coef, minlength=router.n_links)
-                uniq = np.flatnonzero(load)
-                load = load[uniq]
-            else:
-                uniq, inv = np.unique(links, return_inverse=True)
-                load = np.bincount(inv, coef)
+        uniq, load, latency, scaleout, latency_up = router.link_loads(step.transfers)
+        if len(uniq):
             t = load / (router.bandwidth[uniq] * _link_efficiency(router, uniq, cal))
             j = int(np.argmax(t))
             hit = (float(t[j]), router.link_name(uniq[j]), float(router.bandwidth[uniq[j]]),

@@ -55,7 +55,7 @@ from netmodel.collectives.cost import (
     compile_steps,
 )
 from netmodel.collectives.placement import PLACEMENTS, check_group, check_seed, place
-from netmodel.collectives.routing import Router
+from netmodel.collectives.routing import router_for
 from topologies.schema import validate
 
 if TYPE_CHECKING:
@@ -160,7 +160,7 @@ class FabricCostModel:
                 or max_transfers < 1:
             raise UserError(f"max_transfers must be a whole number >= 1, got {max_transfers!r}")
         self.max_transfers = int(max_transfers)
-        self.router = Router(graph)
+        self.router = router_for(graph)
         self.gpus = len(self.router.gpu_list)
         self.calibration = self._calibration.resolve(graph, self.router.gpu_list)
         self._lines: dict = {}

@@ -172,7 +172,7 @@ class SearchedRoutes:
         v = nbr[e]
         ok = dist[r, v] == np.repeat(dist[R, U] - 1, c)
         r, u, v, lid = r[ok], u[ok], v[ok], link[e][ok]
-        bw = self.bandwidth[lid]
+        bw = self._route_bw[lid]
         g = r * n + u
         new = np.ones(len(g), dtype=bool)
         new[1:] = g[1:] != g[:-1]

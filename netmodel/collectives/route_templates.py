@@ -100,7 +100,7 @@ class TemplatedRoutes:
         self._ports_up[gm, col] = lk
         self._ports_down[gm, col] = lk ^ 1
         sig_of = np.empty(len(missing), dtype=np.int64)
-        bw, lat = self.bandwidth[lk], self.latency[lk]
+        bw, lat = self._route_bw[lk], self.latency[lk]
         for w in unique(count).tolist():
             rows = np.flatnonzero(count == w)
             sel = np.isin(row, rows)

@@ -45,6 +45,8 @@ destinations (:class:`~netmodel.collectives.route_search.SearchedRoutes`); and
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Collection, Hashable, Sequence
 from functools import cached_property
 from itertools import chain, compress, repeat
@@ -81,7 +83,7 @@ if TYPE_CHECKING:
     #: What :meth:`Router.loads` returns: links, coefficients, latency, scale-out.
     Loads = tuple[np.ndarray, np.ndarray, float, bool]
 
-__all__ = ["NoPath", "Plan", "Route", "Router"]
+__all__ = ["NoPath", "Plan", "Route", "Router", "clear_shared_routes", "router_for"]
 
 #: From this many pairs routed on their own at once, the walks over the kept shortest paths
 #: are done together with numpy (:meth:`Router._spread_many`); fewer, one by one (each
@@ -92,6 +94,27 @@ _KNOWN_PAIRS = 1 << 22
 #: Up to this many pairs of signatures (cells of 8 bytes), the table is looked up through a
 #: square index rather than searched.
 _DENSE_PAIRS = 1 << 20
+#: :func:`router_for` shares routes between fabrics of up to this many nodes (beyond, a
+#: fabric is rarely built twice in one run, and its router is large) ...
+_SHAPE_NODES = 8192
+#: ... and keeps the routers of this many shapes, the least recently used dropped first.
+_SHAPES = 16
+_SHARED: OrderedDict = OrderedDict()
+#: The most link entries :meth:`Router.link_loads` keeps per shape (16 bytes each).
+_KEPT_LOADS = 1 << 20
+
+
+def _split_key(bw: np.ndarray) -> bytes:
+    """The link bandwidths as routes read them: only the ratios of bandwidths matter (ECMP
+    splits, signatures), and a power-of-two factor changes none of their bits, so the
+    bandwidths are scaled by a power of two to put the largest in ``[0.5, 1)`` (exact when
+    the scaled values stay normal numbers; otherwise they are kept as they are)."""
+    if len(bw) and np.isfinite(bw).all() and (bw > 0).all():
+        e = int(np.frexp(bw.max())[1])
+        scaled = np.ldexp(bw, -e)
+        if (scaled >= np.finfo(float).tiny).all() and np.array_equal(np.ldexp(scaled, e), bw):
+            return b"s" + scaled.tobytes()
+    return b"r" + bw.tobytes()
 
 
 def _add_template(out: tuple, head: tuple, tail: tuple, pieces: list, t: int,
@@ -162,6 +185,7 @@ class Router(TemplatedRoutes, SearchedRoutes):
         counts = np.fromiter(map(len, adj.values()), np.int64, count=len(adj))
         ends = np.fromiter(map(nid.__getitem__, chain.from_iterable(adj.values())), np.int64,
                            count=int(counts.sum()))
+        starts = None
         if list(adj) == nodes:  # adjacency in node order (as networkx keeps it)
             first = np.repeat(np.arange(nn, dtype=np.int64), counts)
             keep = ends >= first
@@ -197,6 +221,9 @@ class Router(TemplatedRoutes, SearchedRoutes):
         #: Whether each node has a link to a GPU.
         self._gpu_linked = np.bincount(src[code[dst] == _GPU], minlength=nn) > 0
         self.bandwidth = np.repeat(bw, 2)
+        #: The bandwidths routes are split by (a router sharing another's routes: the
+        #: other's, a power of two times its own; see :func:`router_for`).
+        self._route_bw = self.bandwidth
         self.latency = np.repeat(lat, 2)
         self.scaleout = np.repeat(so, 2)
         n = max(nn, 1)
@@ -292,6 +319,15 @@ class Router(TemplatedRoutes, SearchedRoutes):
         self._halves: dict = {}
         self._meet_lat: dict = {}
         self._updown = UpDown(self)
+        self._loads_kept: dict = {}  # link_loads, by transfers
+        self._loads_size = 0
+        #: What routes depend on (:func:`router_for`), for fabrics of up to
+        #: ``_SHAPE_NODES`` nodes; None beyond.
+        self._shape = None if nn > _SHAPE_NODES else (
+            tuple(nodes), tuple(kind_list), tuple(tiers.items()),
+            tuple(self._switch_latency.items()), counts.tobytes(), ends.tobytes(),
+            None if starts is None else starts.tobytes(), _split_key(self.bandwidth),
+            self.latency.tobytes())
 
     @cached_property
     def kind(self) -> dict[Hashable, str | None]:
@@ -749,6 +785,51 @@ class Router(TemplatedRoutes, SearchedRoutes):
                     np.array(hl, dtype=np.int64), np.array(hw, dtype=float),
                     np.array(pi, dtype=np.int64), np.array(po, dtype=np.int64), lat, so)
 
+    def link_loads(self, transfers: Transfers
+                   ) -> tuple[np.ndarray, np.ndarray, float, bool, float]:
+        """:meth:`loads` with ``split``, each link once: ``(links, load, latency, scaleout,
+        latency_up)``, links ascending and the bytes per byte of ``n`` each carries
+        (nonzero). Kept per pattern of transfers for fabrics whose routes
+        :func:`router_for` shares (at most ``_KEPT_LOADS`` link entries in all, the oldest
+        dropped first), so that fabrics of one shape route a step once.
+
+        >>> import networkx as nx
+        >>> g = nx.Graph(name="star", spec="", gpus=2)
+        >>> g.add_node("sw", kind="switch", tier=0, radix=2, latency=1e-7,
+        ...            in_network_reduction=False)
+        >>> for i in range(2):
+        ...     g.add_node(f"gpu{i}", kind="gpu", gpu="H100-SXM")
+        ...     g.add_edge(f"gpu{i}", "sw", bandwidth=1e9, latency=1e-8, medium="copper",
+        ...                lanes=1)
+        >>> links, load, *_ = Router(g).link_loads([("gpu0", "gpu1", 0.5),
+        ...                                         ("gpu1", "gpu0", 0.5)])
+        >>> links.tolist(), load.tolist()
+        ([0, 1, 2, 3], [0.5, 0.5, 0.5, 0.5])
+        """
+        kept = self._loads_kept if self._shape is not None else None
+        if kept is not None:
+            hit = kept.get(transfers)
+            if hit is not None:
+                return hit
+        links, coef, latency, scaleout, latency_up = self.loads(transfers, split=True)
+        if len(links) > 4096:
+            load = np.bincount(links, coef, minlength=self.n_links)
+            uniq = np.flatnonzero(load)
+            load = load[uniq]
+        elif len(links):
+            uniq, inv = np.unique(links, return_inverse=True)
+            load = np.bincount(inv, coef)
+        else:
+            uniq, load = links, coef
+        out = (uniq, load, latency, scaleout, latency_up)
+        if kept is not None:
+            uniq.flags.writeable = load.flags.writeable = False
+            kept[transfers] = out
+            self._loads_size += len(uniq) + 1
+            while self._loads_size > _KEPT_LOADS:
+                self._loads_size -= len(kept.pop(next(iter(kept)))[0]) + 1
+        return out
+
     @overload
     def loads(self, transfers: Transfers, split: Literal[False] = False) -> Loads: ...
 
@@ -791,3 +872,74 @@ class Router(TemplatedRoutes, SearchedRoutes):
             up = pl.latency[~pl.scaleout]
             return (*out, float(up.max()) if len(up) else latency)
         return out
+
+
+class _SharedRouter(Router):
+    """A router sharing another's routes and caches (its ``__dict__``, the very same dict,
+    so that what one learns the other reads), with its own graph and bandwidths."""
+
+    __slots__ = ("_own_bandwidth", "_own_graph")
+
+    @property  # type: ignore[override]
+    def graph(self) -> nx.Graph:
+        return self._own_graph
+
+    @property  # type: ignore[override]
+    def bandwidth(self) -> np.ndarray:
+        return self._own_bandwidth
+
+
+def router_for(graph: nx.Graph) -> Router:
+    """A :class:`Router` of ``graph`` that shares its routes with the routers of fabrics of
+    the same shape made before in this thread (up to ``_SHAPES`` shapes, fabrics of up to
+    ``_SHAPE_NODES`` nodes).
+
+    Routes read the nodes (in order, with their kinds, switch tiers and switch latencies),
+    the links (in adjacency order, with their latencies) and the link bandwidths only
+    through their ratios (ECMP splits in proportion to bandwidth, signatures grouping GPUs
+    wired alike): two fabrics alike in all of these, with bandwidths a power of two apart
+    (a fabric and the same with every link twice as fast), have the same routes to the last
+    bit. Such a fabric's router is made from the first one's routes, with its own
+    bandwidths (which costs read). The shape is read from the graph itself, so a graph
+    edited before its router is made never shares a stale entry; as for :class:`Router`,
+    do not edit a graph after making its router.
+
+    >>> import networkx as nx
+    >>> def star(bw):
+    ...     g = nx.Graph(name="star", spec="", gpus=2)
+    ...     g.add_node("sw", kind="switch", tier=0, radix=2, latency=1e-7,
+    ...                in_network_reduction=False)
+    ...     for i in range(2):
+    ...         g.add_node(f"gpu{i}", kind="gpu", gpu="H100-SXM")
+    ...         g.add_edge(f"gpu{i}", "sw", bandwidth=bw, latency=1e-8, medium="copper",
+    ...                    lanes=1)
+    ...     return g
+    >>> a, b, c = router_for(star(1e9)), router_for(star(2e9)), router_for(star(3e9))
+    >>> a._pair_cache is b._pair_cache, a._pair_cache is c._pair_cache
+    (True, False)
+    >>> b.bandwidth.tolist()
+    [2000000000.0, 2000000000.0, 2000000000.0, 2000000000.0]
+    """
+    router = Router(graph)
+    shape = router._shape
+    if shape is None:
+        return router
+    key = (threading.get_ident(), shape)
+    donor = _SHARED.get(key)
+    if donor is None:
+        _SHARED[key] = router
+        while len(_SHARED) > _SHAPES:
+            _SHARED.popitem(last=False)
+        return router
+    _SHARED.move_to_end(key)
+    shared = _SharedRouter.__new__(_SharedRouter)
+    shared.__dict__ = donor.__dict__
+    shared._own_graph = graph
+    shared._own_bandwidth = router.bandwidth
+    return shared
+
+
+def clear_shared_routes() -> None:
+    """Forget the routers :func:`router_for` keeps (their graphs are then freed when
+    nothing else holds them)."""
+    _SHARED.clear()

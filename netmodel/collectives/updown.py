@@ -164,7 +164,7 @@ class UpDown:
         up_off = np.cumsum(up_count) - up_count
         link_count = np.bincount(link_set, minlength=len(keys))
         link_off = np.cumsum(link_count) - link_count
-        bw = r.bandwidth[lup]
+        bw = r._route_bw[lup]
         lat = r.latency[lup]
         share_up = bw / np.bincount(gp, bw, minlength=len(low))[gp] if total else bw
         share_down = bw / np.bincount(c, bw, minlength=len(uk))[c] if total else bw
