@@ -293,7 +293,7 @@ def _moe_layer_count(c: _Config, layers: int) -> int:
     Qwen-MoE's ``decoder_sparse_step`` and ``mlp_only_layers``, Llama-4's ``moe_layers``
     (indices) or ``interleave_moe_layer_step``."""
     listed = c.raw("moe_list")
-    if listed is not None and listed != []:
+    if listed is not None:  # HF: a given list, even empty, is the MoE layers
         if not isinstance(listed, list) or len(listed) > layers:
             raise UserError(f"{c.where}: moe_layers must be a list of at most {layers} layer "
                             f"indices, got {validate.describe(listed)}")

@@ -127,6 +127,7 @@ def test_llama4_chunked_layers_as_hf_derives_them(tmp_path, change, chunked):
     ({"no_rope_layers": [2] * 48}, "no_rope_layers must be a list of 48 entries 0 or 1"),
     ({"moe_layers": "all"}, "moe_layers must be a list of at most 48 layer indices"),
     ({"moe_layers": [48]}, "moe_layers"),
+    ({"moe_layers": []}, "the config names 16 experts but no layer is a mixture of experts"),
     ({"layer_types": ["sliding_attention"] * 48},
      "layer_types entry 'sliding_attention' is not modelled; known: 'chunked_attention', "
      "'full_attention'"),
