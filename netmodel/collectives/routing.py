@@ -805,10 +805,15 @@ class Router(TemplatedRoutes, SearchedRoutes):
         ...                                         ("gpu1", "gpu0", 0.5)])
         >>> links.tolist(), load.tolist()
         ([0, 1, 2, 3], [0.5, 0.5, 0.5, 0.5])
+        >>> Router(g).link_loads((("gpu0", "gpu1", 1.0),))[1].tolist()  # a tuple: kept
+        [1.0, 1.0]
         """
         kept = self._loads_kept if self._shape is not None else None
         if kept is not None:
-            hit = kept.get(transfers)
+            try:
+                hit = kept.get(transfers)
+            except TypeError:  # unhashable transfers (a list): routed, not kept
+                hit = kept = None
             if hit is not None:
                 return hit
         links, coef, latency, scaleout, latency_up = self.loads(transfers, split=True)
