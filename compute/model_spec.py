@@ -16,6 +16,7 @@ from functools import cached_property
 from compute import validate
 from compute.config_files import check_keys
 from compute.errors import UserError, known
+from compute.hardware import DTYPES
 
 __all__ = ["COMPUTE_DTYPES", "DTYPE_BYTES", "FP4_BLOCKS", "GEMM_WEIGHTS", "NORMS", "PLAIN_DTYPES",
            "QUANT_GROUPS", "ModelSpec"]
@@ -62,9 +63,10 @@ DTYPE_BYTES = {**PLAIN_DTYPES, "int4": 0.5,
                   for b in (4, 8) for g in QUANT_GROUPS for z in (True, False)},
                "bnb4": (4 + 32 / 64) / 8, "bnb4-dq": (4 + 8 / 64 + 32 / (64 * 256)) / 8,
                **{k: (4 + 8 / block) / 8 for k, block in FP4_BLOCKS.items()}}
-#: Tensor-core dtypes the GEMMs may run at (the GPU catalog has peaks for these); a w8a8
-#: checkpoint's ``compute_dtype`` is the dtype its quantized GEMMs take both inputs in.
-COMPUTE_DTYPES = ("bf16", "fp8", "int8", "fp4")
+#: Tensor-core dtypes the GEMMs may run at: those a GPU has a peak for
+#: (:data:`compute.hardware.DTYPES`, its ``flops_DTYPE`` fields); a w8a8 checkpoint's
+#: ``compute_dtype`` is the dtype its quantized GEMMs take both inputs in.
+COMPUTE_DTYPES = DTYPES
 #: The weights a GEMM multiplies, as :meth:`ModelSpec.fp8_gemm_share` names them.
 GEMM_WEIGHTS = ("attention", "mlp", "embedding")
 NORMS = ("rmsnorm", "layernorm")

@@ -19,7 +19,10 @@ Besides plain multi-head and grouped-query attention it knows
   Gemma-2, Gemma-3): a windowed layer keeps and attends to only the last
   ``sliding_window`` tokens (:meth:`ModelSpec.kv_tokens_held`,
   :meth:`ModelSpec.attention_span`), as an engine that frees the blocks leaving the
-  window does (vLLM's hybrid KV-cache manager); the figures are averages over the layers.
+  window does (vLLM's hybrid KV-cache manager); the figures are averages over the layers;
+* **chunked local attention** (``window_kind = "chunked"``; Llama-4): a chunked layer
+  attends only within its chunk of ``sliding_window`` tokens, so it keeps at most one chunk
+  and a long decode reads on average half of one (:meth:`ModelSpec.decode_tokens_read`).
 
 Parameter counts are exact for the catalog's families (checked against published counts in
 the tests); what is left out is said where it is (e.g. DeepSeek-V3's multi-token-prediction

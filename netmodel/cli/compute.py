@@ -338,8 +338,8 @@ def models(name: str | None, model_file: str | None, hf_config: str | None, as_j
                       f"experts, {m.experts_per_token} per token)" if m.is_moe else "")
                    + f"; {_attention_kind(m)} attention, KV cache "
                    f"{m.layers * m.kv_elements_per_token * m.kv_bytes / 1e3:.4g} kB per token"
-                   + (f" (sliding window of {m.sliding_window:,} tokens on {m.windowed_layers} "
-                      f"of {m.layers} layers)" if m.windowed_layers else "")
+                   + (f" ({_WINDOW_WORDS[m.window_kind]} of {m.sliding_window:,} tokens on "
+                      f"{m.windowed_layers} of {m.layers} layers)" if m.windowed_layers else "")
                    + f"; weights {_weights(m)}")
         for k, v in m.to_dict().items():
             if k not in ("name", "parameters", "active_parameters"):
@@ -371,6 +371,11 @@ def _weights(m) -> str:
     gb = m.weight_storage_bytes / 1e9
     return f"{gb:.0f} GB {kind}" if gb >= 9.5 else f"{gb:.3g} GB {kind}"  # small: not '0 GB'
 
+
+
+#: How the one-line model summary names each kind of windowed layer
+#: (compute.model_spec.WINDOW_KINDS).
+_WINDOW_WORDS = {"sliding": "sliding window", "chunked": "chunked attention, chunks"}
 
 
 def _attention_kind(m) -> str:

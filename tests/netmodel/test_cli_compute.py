@@ -1,6 +1,7 @@
 """`netmodel hardware | models | infer | search`: output shapes and one-line errors."""
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -426,3 +427,16 @@ def test_models_names_a_sliding_window(tmp_path):
     assert "KV cache 344.1 kB per token (sliding window of 4,096 tokens on 21 of 42 layers)" \
         in head, head   # 42 layers x 2 x 8 heads x 256 x 2 bytes = 344,064 B
     assert "sliding window" not in run("models", "Llama-3-70B").output.splitlines()[0]
+
+
+def test_models_names_chunked_attention():
+    # Llama-4 Scout's published config (tests/compute/data/hf_families): 36 of 48 layers
+    # attend within chunks of 8,192 tokens, every 4th is global; 48 x 2 x 8 x 128 x 2 bytes
+    # = 196,608 B per token of a full layer stack
+    path = Path(__file__).parents[1] / "compute" / "data" / "hf_families" / \
+        "llama-4-scout-17b-16e-instruct.json"
+    r = run("models", "--hf-config", str(path))
+    assert r.exit_code == 0, r.output
+    head = r.output.splitlines()[0]
+    assert "KV cache 196.6 kB per token (chunked attention, chunks of 8,192 tokens on 36 " \
+        "of 48 layers)" in head and "sliding" not in head, head
