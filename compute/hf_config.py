@@ -7,6 +7,7 @@ mixture-of-experts and latent-attention layouts, sliding windows, and quantized 
 
 from __future__ import annotations
 
+import os
 import re
 from os import PathLike
 from pathlib import Path
@@ -219,11 +220,14 @@ def _refuse_unmodelled(c: _Config, model_type: str) -> None:
     :data:`HF_UNMODELLED`, an encoder-decoder (``is_encoder_decoder``), or keys of
     state-space, linear-attention or hybrid layouts (:data:`_UNMODELLED_KEYS`)."""
     what = HF_UNMODELLED.get(model_type)
-    if what is None and c.cfg.get("is_encoder_decoder") is True:
+    enc_dec = c.cfg.get("is_encoder_decoder")
+    if what is None and enc_dec is not None and validate.flag(
+            c.where, "is_encoder_decoder", enc_dec):
         what = "an encoder-decoder model (is_encoder_decoder)"
-    if what is None:
-        key = next((k for k in c.cfg for p in _UNMODELLED_KEYS
-                    if (k.startswith(p) if p.endswith("_") else k == p)), None)
+    if what is None:  # a key set to null, false or empty says the structure is absent
+        key = next((k for k, v in c.cfg.items() for p in _UNMODELLED_KEYS
+                    if (k.startswith(p) if p.endswith("_") else k == p)
+                    and v not in (None, False, [], {})), None)
         if key is not None:
             what = f"a layout netmodel does not model (its config has {key!r})"
     if what is not None:
@@ -418,6 +422,11 @@ def _check_kept(quant: dict, key: str, where: str) -> list[str]:
     return kept
 
 
+def _is_int(value: object, wanted: int) -> bool:
+    """Whether ``value`` is the JSON integer ``wanted`` (not ``16.0``, not ``true``)."""
+    return type(value) is int and value == wanted
+
+
 def _int_dtype(bits, group, zero: bool, where: str, keys: str) -> str:
     """The :data:`DTYPE_BYTES` name of ``bits``-bit integer weights in groups of ``group``
     (-1 or None: per output channel), with a ``bits``-bit zero point when ``zero``."""
@@ -505,10 +514,10 @@ def _compressed_tensors(quant: dict, where: str) -> tuple[str, str]:
     w = group.get("weights")
     validate.table(f"{where}: config_groups weights", w)
     kind, bits = w.get("type"), w.get("num_bits")
-    if kind == "float" and bits == 8:
+    if kind == "float" and _is_int(bits, 8):
         dtype = "fp8"
-    elif kind == "float" and bits == 4:  # llm-compressor's NVFP4 (nvfp4-pack-quantized)
-        if w.get("strategy") != "tensor_group" or w.get("group_size") != 16:
+    elif kind == "float" and _is_int(bits, 4):  # llm-compressor's NVFP4 (nvfp4-pack-quantized)
+        if w.get("strategy") != "tensor_group" or not _is_int(w.get("group_size"), 16):
             raise UserError(f"{where}: float 4-bit weights with strategy "
                             f"{validate.describe(w.get('strategy'))} and group_size "
                             f"{validate.describe(w.get('group_size'))} are not modelled; "
@@ -560,10 +569,11 @@ def _w8a8(quant: dict, weight_dtype: str, where: str) -> str:
         return ""
     validate.table(f"{where}: config_groups input_activations", act)
     kind, bits = act.get("type"), act.get("num_bits")
-    if not isinstance(kind, str) or type(bits) is not int:
+    if kind not in ("int", "float") or type(bits) is not int or not 1 <= bits <= 32:
         raise UserError(f"{where}: input_activations of type {validate.describe(kind)} with "
-                        f"{validate.describe(bits)} bits is not modelled; allowed: float 8, "
-                        f"int 8, float 4, or none (weight-only)")
+                        f"{validate.describe(bits)} bits is not modelled; allowed: type 'int' or "
+                        f"'float' with 1 to 32 bits (float 8, int 8 and float 4 run at their "
+                        f"peaks), or none (weight-only)")
     if kind == "float" and bits == 4 and weight_dtype == "nvfp4":
         return "fp4"
     if bits != 8:
@@ -619,10 +629,10 @@ def _modelopt(quant: dict, where: str) -> tuple[str, str, str]:
     may be kept; a partly quantized layer is refused); ``kv_cache_quant_algo`` ``FP8`` or
     null. Returns (weight dtype, compute dtype, KV dtype)."""
     algo = quant.get("quant_algo")
-    if algo not in _MODELOPT_ALGOS:
+    if not isinstance(algo, str) or algo not in _MODELOPT_ALGOS:
         raise UserError(f"{where}: quant_algo {validate.describe(algo)} is not modelled; "
                         f"allowed: {known(_MODELOPT_ALGOS)}")
-    if algo == "NVFP4" and quant.get("group_size", 16) != 16:
+    if algo == "NVFP4" and not _is_int(quant.get("group_size", 16), 16):
         raise UserError(f"{where}: NVFP4 group_size {validate.describe(quant.get('group_size'))}"
                         f" is not modelled; allowed: 16")
     _check_kept(quant, "exclude_modules", where)
@@ -680,7 +690,8 @@ def load_hf_config(path: str | PathLike[str], name: str | None = None) -> ModelS
         path = path / "config.json"
     cfg = parse_table(read_text(path, "config.json"), "json", str(path))
     side = path.parent / "hf_quant_config.json"
-    if isinstance(cfg, dict) and cfg.get("quantization_config") is None and side.is_file():
+    if isinstance(cfg, dict) and cfg.get("quantization_config") is None and (
+            os.path.lexists(side)):  # a folder, device or broken link there is refused
         # modelopt's own file (TensorRT-LLM checkpoints): {"producer": ..., "quantization":
         # {"quant_algo": ..., "kv_cache_quant_algo": ..., "exclude_modules": ...}}
         doc = parse_table(read_text(side, "hf_quant_config.json"), "json", str(side))
@@ -707,6 +718,12 @@ def _text_model(cfg: dict, where: str) -> dict:
     return inner
 
 
+#: HF transformers' DbrxAttentionConfig / DbrxFFNConfig defaults for keys a DBRX config.json
+#: leaves out (models/dbrx/configuration_dbrx.py): one KV head, 4 experts, top-1, 3,584 wide.
+_DBRX_DEFAULTS = {"kv_n_heads": 1, "moe_num_experts": 4, "moe_top_k": 1,
+                  "ffn_hidden_size": 3584}
+
+
 def _flatten_dbrx(cfg: dict, where: str) -> dict:
     """A DBRX config.json with its ``attn_config`` and ``ffn_config`` tables merged into the
     top level (each key once, their ``model_type`` dropped; the other families' configs are
@@ -715,12 +732,16 @@ def _flatten_dbrx(cfg: dict, where: str) -> dict:
         return cfg
     flat = {k: v for k, v in cfg.items() if k not in ("attn_config", "ffn_config")}
     for table in ("attn_config", "ffn_config"):
-        inner = validate.table(f"{where}: {table}", cfg.get(table) or {})
+        inner = cfg.get(table)
+        inner = {} if inner is None else validate.table(f"{where}: {table}", inner)
         inner = {k: v for k, v in inner.items() if k != "model_type"}  # HF writes "" there
         twice = next((k for k in inner if k in flat), None)
         if twice is not None:
             raise UserError(f"{where}: {table}.{twice} is also given at the top level")
         flat.update(inner)
+    for key, default in _DBRX_DEFAULTS.items():  # what HF builds where the file is silent
+        if flat.get(key) is None:
+            flat[key] = default
     return flat
 
 
