@@ -315,11 +315,19 @@ def _gpu_from_entry(name: str, entry, known_gpus: dict[str, GpuSpec], where: str
 def _row_value(here: str, key: str, unit: str, row) -> object:
     """The value of a sourced row ``{value, unit, source, confidence}`` (``key`` of a GPU
     entry, whose unit must be ``unit``), unchecked: the caller checks its range."""
-    row = validate.table(f"{here}: {key}", row)
+    shape = f"a row {{value, unit = {unit!r}, source, confidence}}"
+    if not isinstance(row, dict):  # a bare number carries no source
+        raise UserError(f"{here}: {key} must be {shape}, got {validate.describe(row)}")
     extra = sorted(set(row) - {"value", "unit", "source", "confidence"})
-    if extra or row.get("unit") != unit or not isinstance(row.get("source"), str):
-        raise UserError(f"{here}: {key} must be a row {{value, unit = {unit!r}, source, "
-                        f"confidence}}, got {validate.describe(row)}")
+    if extra:
+        raise UserError(f"{here}: {key} has unknown key(s) {', '.join(k[:60] for k in extra)};"
+                        f" it must be {shape}")
+    if row.get("unit") != unit:
+        raise UserError(f"{here}: {key} unit {validate.describe(row.get('unit'))} is not "
+                        f"allowed; allowed: {unit!r}")
+    if not isinstance(row.get("source"), str):
+        raise UserError(f"{here}: {key} source must be text (where the number comes from), "
+                        f"got {validate.describe(row.get('source'))}")
     return row.get("value")
 
 

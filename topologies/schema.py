@@ -198,8 +198,9 @@ def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> Gpu
         else:
             x = _real(v)
             if x is None or not math.isfinite(x) or x < 0 or (x == 0 and not _zero_ok(key)):
+                least = ">= 0" if _zero_ok(key) else "> 0"
                 raise UserError(f"{where}: GPU type {_show(name)}: {key} must be a finite "
-                                f"number > 0 (SI units), got {_show(v)}")
+                                f"number {least} (SI units), got {_show(v)}")
             v = x
         if key not in _FLAGS:
             v = _in_limits(f"{where}: GPU type {_show(name)}", key, v)

@@ -169,3 +169,59 @@ def test_dbrx_missing_keys_take_hf_defaults(tmp_path):
     attn = 6144 * 50 * 128 + 6144 * 6144
     per_layer = attn + 4 * 3 * 6144 * 3584 + 6144 * 4 + 2 * 6144
     assert m.parameters == pytest.approx(40 * per_layer + 2 * 100352 * 6144 + 6144, rel=1e-6)
+
+
+# ---------------------------------------------------------------- GPU-file int8 / fp4 rows
+
+GPU = """[gpu.X]
+sms = 132
+bf16_dense_TFLOPs = 989.4
+hbm_capacity_GB = 80
+hbm_bandwidth_TBps = 3.35
+scaleup_GBps_per_direction = 450
+scaleout_Gbps = 400
+tdp_W = 700
+max_instance = 8
+"""
+
+
+@pytest.mark.parametrize("row,needle", [
+    # before: "int8_dense_TOPs must be a table of keys, got 5000" (not what is allowed)
+    ("int8_dense_TOPs = 5000", "int8_dense_TOPs must be a row {value, unit = 'TOPS', "
+                               "source, confidence}, got 5000"),
+    # before: "... must be a row {...}, got a table of 3 keys" (not the unit given)
+    ('fp4_dense_TFLOPs = {value = 5, unit = "PFLOPS", source = "s"}',
+     "fp4_dense_TFLOPs unit 'PFLOPS' is not allowed; allowed: 'TFLOPS'"),
+    ('int8_dense_TOPs = {value = 5, unit = "TOPS", source = "s", sparse = true}',
+     "int8_dense_TOPs has unknown key(s) sparse"),
+    ('int8_dense_TOPs = {value = 5, unit = "TOPS", source = 3}',
+     "int8_dense_TOPs source must be text"),
+])
+def test_gpu_file_peak_rows_say_what_is_wrong(tmp_path, row, needle):
+    from compute.hardware import load_gpu_file
+    p = tmp_path / "g.toml"
+    p.write_text(GPU + row + "\n")
+    with pytest.raises(UserError) as e:
+        load_gpu_file(p)
+    assert needle in one_line(e)
+
+
+def test_gpu_file_peak_rows_are_read(tmp_path):
+    from compute.hardware import load_gpu_file
+    p = tmp_path / "g.toml"
+    p.write_text(GPU + 'int8_dense_TOPs = {value = 1979, unit = "TOPS", source = "s"}\n'
+                 'fp4_dense_TFLOPs = {value = 0, unit = "TFLOPS", source = "none"}\n')
+    g = load_gpu_file(p)["X"]
+    assert (g.flops_int8, g.flops_fp4, g.flops_fp8) == (1979e12, 0.0, 0.0)
+
+
+@pytest.mark.parametrize("field", ["flops_int8", "flops_fp4", "flops_fp8"])
+def test_saved_gpu_type_of_negative_peak_says_zero_is_allowed(field):
+    # before: "must be a finite number > 0", though 0 (no such tensor cores) is accepted
+    from compute.hardware import get_gpu
+    from topologies.schema import gpu_spec_from_dict
+    data = {**get_gpu("H100-SXM").to_dict(), "name": "Mine", field: -1}
+    with pytest.raises(UserError, match=f"{field} must be a finite number >= 0 "
+                                        r"\(SI units\), got -1"):
+        gpu_spec_from_dict("Mine", data)
+    assert gpu_spec_from_dict("Mine", {**data, field: 0}).peak_flops("bf16") == 989.4e12
