@@ -317,7 +317,8 @@ def _row_value(here: str, key: str, unit: str, row) -> object:
     entry, whose unit must be ``unit``), unchecked: the caller checks its range."""
     shape = f"a row {{value, unit = {unit!r}, source, confidence}}"
     if not isinstance(row, dict):  # a bare number carries no source
-        raise UserError(f"{here}: {key} must be {shape}, got {validate.describe(row)}")
+        raise UserError(f"{here}: {key} must be a table ({shape}), got "
+                        f"{validate.describe(row)}")
     extra = sorted(set(row) - {"value", "unit", "source", "confidence"})
     if extra:
         raise UserError(f"{here}: {key} has unknown key(s) {', '.join(k[:60] for k in extra)};"
@@ -326,8 +327,8 @@ def _row_value(here: str, key: str, unit: str, row) -> object:
         raise UserError(f"{here}: {key} unit {validate.describe(row.get('unit'))} is not "
                         f"allowed; allowed: {unit!r}")
     if not isinstance(row.get("source"), str):
-        raise UserError(f"{here}: {key} source must be text (where the number comes from), "
-                        f"got {validate.describe(row.get('source'))}")
+        raise UserError(f"{here}: {key} must be {shape} whose source (where the number "
+                        f"comes from) is text, got source {validate.describe(row.get('source'))}")
     return row.get("value")
 
 

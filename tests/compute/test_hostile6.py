@@ -187,15 +187,15 @@ max_instance = 8
 
 @pytest.mark.parametrize("row,needle", [
     # before: "int8_dense_TOPs must be a table of keys, got 5000" (not what is allowed)
-    ("int8_dense_TOPs = 5000", "int8_dense_TOPs must be a row {value, unit = 'TOPS', "
-                               "source, confidence}, got 5000"),
+    ("int8_dense_TOPs = 5000", "int8_dense_TOPs must be a table (a row {value, unit = "
+                               "'TOPS', source, confidence}), got 5000"),
     # before: "... must be a row {...}, got a table of 3 keys" (not the unit given)
     ('fp4_dense_TFLOPs = {value = 5, unit = "PFLOPS", source = "s"}',
      "fp4_dense_TFLOPs unit 'PFLOPS' is not allowed; allowed: 'TFLOPS'"),
     ('int8_dense_TOPs = {value = 5, unit = "TOPS", source = "s", sparse = true}',
      "int8_dense_TOPs has unknown key(s) sparse"),
     ('int8_dense_TOPs = {value = 5, unit = "TOPS", source = 3}',
-     "int8_dense_TOPs source must be text"),
+     "source (where the number comes from) is text, got source 3"),
 ])
 def test_gpu_file_peak_rows_say_what_is_wrong(tmp_path, row, needle):
     from compute.hardware import load_gpu_file
