@@ -321,11 +321,11 @@ def _row_value(here: str, key: str, unit: str, row) -> object:
                         f"{validate.describe(row)}")
     extra = sorted(set(row) - {"value", "unit", "source", "confidence"})
     if extra:
-        raise UserError(f"{here}: {key} has unknown key(s) {', '.join(k[:60] for k in extra)};"
-                        f" it must be {shape}")
+        raise UserError(f"{here}: {key} must be {shape}, got unknown key(s) "
+                        f"{', '.join(k[:60] for k in extra)}")
     if row.get("unit") != unit:
-        raise UserError(f"{here}: {key} unit {validate.describe(row.get('unit'))} is not "
-                        f"allowed; allowed: {unit!r}")
+        raise UserError(f"{here}: {key} must be {shape}, got unit "
+                        f"{validate.describe(row.get('unit'))} (allowed: {unit!r})")
     if not isinstance(row.get("source"), str):
         raise UserError(f"{here}: {key} must be {shape} whose source (where the number "
                         f"comes from) is text, got source {validate.describe(row.get('source'))}")

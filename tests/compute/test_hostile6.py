@@ -191,9 +191,10 @@ max_instance = 8
                                "'TOPS', source, confidence}), got 5000"),
     # before: "... must be a row {...}, got a table of 3 keys" (not the unit given)
     ('fp4_dense_TFLOPs = {value = 5, unit = "PFLOPS", source = "s"}',
-     "fp4_dense_TFLOPs unit 'PFLOPS' is not allowed; allowed: 'TFLOPS'"),
+     "fp4_dense_TFLOPs must be a row {value, unit = 'TFLOPS', source, confidence}, got unit "
+     "'PFLOPS' (allowed: 'TFLOPS')"),
     ('int8_dense_TOPs = {value = 5, unit = "TOPS", source = "s", sparse = true}',
-     "int8_dense_TOPs has unknown key(s) sparse"),
+     "got unknown key(s) sparse"),
     ('int8_dense_TOPs = {value = 5, unit = "TOPS", source = 3}',
      "source (where the number comes from) is text, got source 3"),
 ])
