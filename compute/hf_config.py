@@ -689,16 +689,22 @@ def load_hf_config(path: str | PathLike[str], name: str | None = None) -> ModelS
     if path.is_dir():
         path = path / "config.json"
     cfg = parse_table(read_text(path, "config.json"), "json", str(path))
-    side = path.parent / "hf_quant_config.json"
-    if isinstance(cfg, dict) and cfg.get("quantization_config") is None and (
-            os.path.lexists(side)):  # a folder, device or broken link there is refused
-        # modelopt's own file (TensorRT-LLM checkpoints): {"producer": ..., "quantization":
-        # {"quant_algo": ..., "kv_cache_quant_algo": ..., "exclude_modules": ...}}
-        doc = parse_table(read_text(side, "hf_quant_config.json"), "json", str(side))
-        quant = validate.table(f"{side}: quantization", (doc if isinstance(doc, dict) else {})
-                               .get("quantization"))
-        cfg = {**cfg, "quantization_config": {**quant, "quant_method": "modelopt"}}
     return _hf_from_dict(cfg, path, name)
+
+
+def _with_sidecar(cfg: dict, path: Path) -> dict:
+    """``cfg`` with the ``quantization`` table of an ``hf_quant_config.json`` beside
+    ``path`` as its modelopt ``quantization_config``, where it has none (read whichever way
+    the config.json was named: ``--hf-config`` or a model path)."""
+    side = path.parent / "hf_quant_config.json"
+    if cfg.get("quantization_config") is not None or not os.path.lexists(side):
+        return cfg  # (a folder, device or broken link there is refused below)
+    # modelopt's own file (TensorRT-LLM checkpoints): {"producer": ..., "quantization":
+    # {"quant_algo": ..., "kv_cache_quant_algo": ..., "exclude_modules": ...}}
+    doc = parse_table(read_text(side, "hf_quant_config.json"), "json", str(side))
+    quant = validate.table(f"{side}: quantization", (doc if isinstance(doc, dict) else {})
+                           .get("quantization"))
+    return {**cfg, "quantization_config": {**quant, "quant_method": "modelopt"}}
 
 
 def _text_model(cfg: dict, where: str) -> dict:
@@ -751,6 +757,7 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
         raise UserError(f"{path}: a HuggingFace config.json must hold a JSON object, got "
                         f"{validate.describe(cfg)}")
     where = str(path)
+    cfg = _with_sidecar(cfg, path)
     name = name or _Config(cfg, where).text("_name_or_path") or path.parent.name or path.stem
     cfg = _flatten_dbrx(_text_model(cfg, where), where)
     c = _Config(cfg, where)

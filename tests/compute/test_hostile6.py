@@ -226,3 +226,28 @@ def test_saved_gpu_type_of_negative_peak_says_zero_is_allowed(field):
                                         r"\(SI units\), got -1"):
         gpu_spec_from_dict("Mine", data)
     assert gpu_spec_from_dict("Mine", {**data, field: 0}).peak_flops("bf16") == 989.4e12
+
+
+# ---------------------------------------------------------------- one checkpoint, one answer
+
+def test_a_model_path_reads_the_modelopt_sidecar_as_hf_config_does(tmp_path):
+    # before: get_model('.../config.json') (the --model/--models of compare, cost, serve,
+    # sweep) skipped hf_quant_config.json: an NVFP4 checkpoint read as bf16 (16 GB, prefill
+    # at the bf16 peak: 1,058.8 tok/s/SM on B200 in compare) where --hf-config read it as
+    # NVFP4 (6.03 GB, fp4 peak: 3,909.7)
+    from compute.models import get_model
+    cfg = write(tmp_path, PLAIN)
+    (tmp_path / "hf_quant_config.json").write_text(json.dumps(
+        {"quantization": {"quant_algo": "NVFP4", "group_size": 16,
+                          "exclude_modules": ["lm_head"]}}))
+    by_path, by_folder = get_model(str(cfg)), load_hf_config(tmp_path)
+    assert by_path == by_folder
+    assert (by_path.weight_dtype, by_path.compute_dtype) == ("nvfp4", "fp4")
+    # 4.5 bits a linear weight (e2m1 + an fp8 scale per 16), the 16-bit embedding and head
+    linear = by_path.parameters - 2 * 128256 * 4096 - (2 * 32 + 1) * 4096
+    assert by_path.weight_storage_bytes == pytest.approx(
+        linear * 4.5 / 8 + 2 * 128256 * 4096 * 2 + (2 * 32 + 1) * 4096 * 2, rel=1e-3)
+    (tmp_path / "hf_quant_config.json").unlink()
+    (tmp_path / "hf_quant_config.json").mkdir()
+    with pytest.raises(UserError, match="it is a folder, not a file"):
+        get_model(str(cfg))
