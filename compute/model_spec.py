@@ -377,6 +377,28 @@ class ModelSpec:
         k = self.windowed_layers
         return ((self.layers - k) * tokens + k * w) / self.layers
 
+    def kv_tokens_after_prefill(self, prompt: int) -> float:
+        """KV-cache entries per layer, on average over the layers, that the decode of a
+        sequence needs right after a prefill of ``prompt`` tokens (what disaggregated
+        serving moves): ``prompt`` in a full-attention layer, ``min(prompt, window)`` in a
+        sliding-window one, and in a chunked one only the tokens of the current, partial
+        chunk, ``prompt mod chunk`` (the next token starts at position ``prompt`` and attends
+        to its own chunk alone; none when the prompt ends on a chunk boundary), where
+        :meth:`kv_tokens_held` counts room for a whole chunk.
+
+        >>> m = ModelSpec("l4", 4, 64, 4, 4, 16, 128, 100, sliding_window=8,
+        ...               sliding_layers=3, window_kind="chunked")
+        >>> m.kv_tokens_after_prefill(6), m.kv_tokens_after_prefill(16)  # (16 + 3 x 0) / 4
+        (6, 4.0)
+        >>> m.kv_tokens_after_prefill(19)                                # (19 + 3 x 3) / 4
+        7.0
+        """
+        w = self.sliding_window
+        if self.window_kind != "chunked" or not w or prompt < w:
+            return self.kv_tokens_held(prompt)
+        k = self.windowed_layers
+        return ((self.layers - k) * prompt + k * (prompt % w)) / self.layers
+
     def decode_tokens_read(self, context: int) -> float:
         """Cached tokens a decode step at ``context`` reads and attends to per layer, on
         average over the layers: ``context`` in a full-attention layer; ``min(context,

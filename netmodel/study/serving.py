@@ -167,13 +167,14 @@ def get_workload(ref: str | Path | ServingWorkload) -> ServingWorkload:
 def kv_bytes_per_request(model: str | ModelSpec, prompt: int) -> float:
     """Bytes of one request's KV cache after its prefill (every layer; the latent once
     with multi-head latent attention; a sliding-window layer keeps only its last window
-    of tokens, :meth:`compute.models.ModelSpec.kv_tokens_held`).
+    of tokens, a chunked layer the tokens of its current chunk,
+    :meth:`compute.models.ModelSpec.kv_tokens_after_prefill`).
 
     >>> kv_bytes_per_request("Llama-3-70B", 1500) / 1e6
     491.52
     """
     m = get_model(model)
-    return float(m.layers * m.kv_elements_per_token * m.kv_bytes * m.kv_tokens_held(prompt))
+    return float(m.layers * m.kv_elements_per_token * m.kv_bytes * m.kv_tokens_after_prefill(prompt))
 
 
 def _config(r) -> dict | None:

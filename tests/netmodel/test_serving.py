@@ -280,3 +280,23 @@ def test_a_windowed_model_moves_only_the_kv_its_windowed_layers_keep():
     per_token_layer = 2 * 8 * 256 * 2
     assert kv_bytes_per_request(m, 8192) == (21 * 8192 + 21 * 4096) * per_token_layer
     assert kv_bytes_per_request(m, 4000) == 42 * 4000 * per_token_layer   # inside the window
+
+
+@pytest.mark.parametrize("prompt, kv", [
+    (4_000, 48 * 4_000 * 4_096),                       # inside the first chunk: every layer
+    (8_192, 12 * 8_192 * 4_096),                       # ends on a chunk boundary: none kept
+    (10_000, (12 * 10_000 + 36 * 1_808) * 4_096),      # 10,000 - 8,192 in the current chunk
+    (20_000, (12 * 20_000 + 36 * 3_616) * 4_096),      # 20,000 - 2 x 8,192
+])
+def test_a_chunked_model_moves_only_the_current_chunk(prompt, kv):
+    # Llama-4-Scout's config.json: 48 layers, 36 of them chunked at 8,192 tokens, 8 KV heads
+    # of 128 dims in bf16 (4,096 bytes a token-layer). The next token (position `prompt`)
+    # attends to its own chunk only, so decode needs the prompt's tokens since the last
+    # chunk boundary: 758 MB at 10,000 tokens (was 1,699 MB, a whole chunk of 8,192 held).
+    from pathlib import Path
+
+    from compute.hf_config import load_hf_config
+
+    path = (Path(__file__).parents[1] / "compute" / "data" / "hf_families"
+            / "llama-4-scout-17b-16e-instruct.json")
+    assert kv_bytes_per_request(load_hf_config(path), prompt) == kv
