@@ -157,19 +157,24 @@ def _fits_domain(par: Parallelism, model, max_instance: int | None) -> str:
 def check_parallelism(model: ModelSpec, par: Parallelism, max_instance: int | None = None
                      ) -> Parallelism:
     """``par`` with whole-number degrees if it is valid for ``model``, else a
-    :class:`UserError` naming the degree and what is allowed: TP divides the heads, PP
+    :class:`UserError` naming the degree and what is allowed: TP divides the heads (with
+    attention DP, its attention groups of ``tp / attention_dp`` GPUs divide them), PP
     divides the layers, EP divides the experts and TP, attention DP divides TP; every
     tensor-parallel group fits ``max_instance`` GPUs (the GPU's scale-up domain): TP itself,
     or, for a stage of expert-parallel MoE layers wider than that, its attention groups and
     each expert's group (:func:`_fits_domain`)."""
-    tp = check_tp(model, par.tp)
-    pp, ep = _check_pp(model, par.pp), _check_ep(model, par.ep)
     adp = _whole("attention DP degree", par.attention_dp)
+    tp = check_tp(model, par.tp) if adp == 1 else _whole("TP degree", par.tp)
+    pp, ep = _check_pp(model, par.pp), _check_ep(model, par.ep)
     if tp % ep:
         raise UserError(f"EP degree {ep} does not divide TP degree {tp} (the experts are placed "
                         f"on the {tp} GPUs of each pipeline stage)")
     if tp % adp:
         raise UserError(f"attention DP degree {adp} does not divide TP degree {tp}")
+    if model.heads % (tp // adp):
+        raise UserError(f"TP degree {tp} over attention DP degree {adp} gives attention groups "
+                        f"of {tp // adp} GPUs, which do not divide the {model.heads} attention "
+                        f"heads of {model.name}")
     out = Parallelism(tp, pp, ep, adp)
     why = _fits_domain(out, model, max_instance)
     if why:
@@ -199,8 +204,8 @@ def configurations(model: ModelSpec, max_instance: int, *, tp: int | Sequence[in
     tp : iterable of int, optional
         GPUs per pipeline stage. Default: every TP degree from 1 to ``max_instance``
         dividing the heads; with expert parallelism and ``max_gpus``, also the wider stages
-        up to ``max_gpus`` dividing the heads (each expert's and attention group's GPUs
-        within ``max_instance``).
+        up to ``max_gpus`` whose attention groups (``tp / attention_dp`` GPUs) divide the
+        heads (each expert's and attention group's GPUs within ``max_instance``).
     pp : iterable of int, optional
         Pipeline stages (default ``(1,)``: no pipeline); each must divide the layers.
     ep : iterable of int or True, optional
@@ -226,17 +231,21 @@ def configurations(model: ModelSpec, max_instance: int, *, tp: int | Sequence[in
     else:
         eps = (1,) if ep is None else _degrees("EP degree", ep, lambda e: _check_ep(model, e))
     wide = model.is_moe and max(eps) > 1        # stages wider than the scale-up domain
-    if tp is None:
-        tps = valid_tp_degrees(model, max_instance)
-        if wide and max_gpus is not None:
-            tps += tuple(t for t in range(max_instance + 1, max_gpus + 1) if model.heads % t == 0)
-    elif wide:
-        tps = _degrees("TP degree", tp, lambda t: check_tp(model, t))
-    else:
-        tps = _degrees("TP degree", tp, lambda t: check_tp(model, t, max_instance))
     every_adp = attention_dp is True
     adps = (1,) if attention_dp is None or every_adp else _degrees(
         "attention DP degree", attention_dp, lambda a: _whole("attention DP degree", a))
+    # a wide stage's TP need not divide the heads, only its attention groups (TP / DP)
+    grouped = lambda t: any(t % a == 0 and model.heads % (t // a) == 0  # noqa: E731
+                            for a in (_divisors(t) if every_adp else adps))
+    if tp is None:
+        tps = valid_tp_degrees(model, max_instance)
+        if wide and max_gpus is not None:
+            tps += tuple(t for t in range(max_instance + 1, max_gpus + 1) if grouped(t))
+    elif wide:
+        tps = _degrees("TP degree", tp, lambda t: _whole("TP degree", t) if grouped(
+            _whole("TP degree", t)) else check_tp(model, t))
+    else:
+        tps = _degrees("TP degree", tp, lambda t: check_tp(model, t, max_instance))
     out, why = [], ""
     for t in tps:
         for p in pps:
@@ -247,7 +256,7 @@ def configurations(model: ModelSpec, max_instance: int, *, tp: int | Sequence[in
                 if t % e:
                     continue
                 for a in (_divisors(t) if every_adp else adps):
-                    if t % a:
+                    if t % a or model.heads % (t // a):
                         continue
                     c = Parallelism(t, p, e, a)
                     reason = _fits_domain(c, model, max_instance)

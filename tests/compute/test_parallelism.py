@@ -315,3 +315,30 @@ def test_fp8_experts_dispatch_in_fp8_and_combine_in_bf16_deepep_volume():
     m = evaluate("Mixtral-8x7B", "H100-SXM", 8, 64, "decode", ep=8, comm=ring)
     assert stage(m, "moe_dispatch").collective_bytes == stage(m, "moe_combine").collective_bytes \
         == 8 * 2 * 4096 * 2
+
+
+def test_maverick_bf16_fits_16_h100s_once_attention_groups_divide_the_heads():
+    # Llama-4-Maverick in bf16 is 801 GB: at least 11 H100s (77 GB usable each). Its 40
+    # heads are divided by no TP degree from 9 to 16 but 10, yet TP 16 with attention DP 4
+    # runs attention in groups of 4 GPUs (10 heads, 2 KV heads each) and EP 16 puts 8 of
+    # the 128 experts on each GPU. Per GPU by hand: experts 8 x 24 x 3 x 5120 x 8192 x 2,
+    # the shared expert (replicated under EP) 24 x 3 x 5120 x 8192 x 2, routers 24 x 5120 x
+    # 128 x 2, attention 48 x (5120 x 14 x 128 + 1280 x 5120) x 2, the 24 dense MLPs' 1,024
+    # columns 24 x 3 x 5120 x 1024 x 2, norms 48 x 2 x 5120 x 2, embedding and LM head
+    # 12,628 rows each x 5120 x 2 and the final norm: 56,914,176,000 bytes. The search
+    # found nothing before ("nothing fits ... up to 10 GPUs").
+    from pathlib import Path
+
+    from compute.hf_config import load_hf_config
+
+    m = load_hf_config(Path(__file__).parent / "data" / "hf_families"
+                       / "llama-4-maverick-17b-128e-instruct.json")
+    h100 = get_gpu("H100-SXM")
+    assert Parallelism(16, 1, 16, 4) in configurations(m, 8, ep=True, attention_dp=True,
+                                                       max_gpus=16)
+    r = evaluate(m, h100, 16, 1, ep=16, attention_dp=4)
+    assert r.memory.weights == 56_914_176_000
+    with pytest.raises(UserError, match="attention groups of 16 GPUs"):
+        check_parallelism(m, Parallelism(32, 1, 16, 2), 64)
+    best = search(m, h100, ep=True, attention_dp=True, max_gpus=16).best
+    assert best is not None and best.memory.fits and best.gpus == 16
