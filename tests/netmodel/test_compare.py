@@ -211,3 +211,19 @@ def test_cli_compare_bad_input(tmp_path, args, needle):
     lines = r.output.strip().splitlines()
     assert len(lines) == 1 and needle in lines[0]
     assert not out.exists()
+
+
+def test_two_different_models_of_one_name_are_refused_not_compared_to_each_other():
+    # Two HuggingFace config files in one folder both took the folder's name: the rows of
+    # Qwen3-8B were divided by Qwen3-30B-A3B's baseline row (decode '0.89x', prefill
+    # '0.42x' on h100-dgx, the only scenario). The same model twice is kept once.
+    from dataclasses import replace
+
+    from compute.errors import UserError
+    from compute.models import get_model
+    from netmodel.study.compare import run_compare
+
+    small, big = (replace(get_model(n), name="hf_families") for n in ("Llama-3-8B",
+                                                                      "Llama-3-70B"))
+    with pytest.raises(UserError, match="two different models are named 'hf_families'"):
+        run_compare([small, big], ["h100-dgx"], ["decode"])
