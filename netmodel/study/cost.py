@@ -28,7 +28,8 @@ would be charged eight times over.
 **Cluster** (:func:`cost_summary`): GPUs at their purchase price
 (:func:`compute.yield_model.gpu_price`), hosts (server less GPUs and network) scaled from a
 DGX H100 by TDP, the network; amortized over the lifetime plus maintenance; energy at the
-served load: GPUs of the ``floor(GPUs / TP)`` instances draw the phase's power while
+served load: GPUs of the ``floor(GPUs / instance GPUs)`` instances (``TP x PP`` GPUs
+each) draw the phase's power while
 serving (a ``utilization`` share of the time) and idle power otherwise, GPUs left over
 idle, hosts and the network draw constantly; times PUE and the electricity price. Tokens
 per second per watt use IT power; tokens per joule the facility's (with PUE).
@@ -54,6 +55,7 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from compute.errors import UserError, known
+from compute.parallel import Parallelism
 from netmodel.study.fabric_search import build_fabric
 from netmodel.study.scenarios import get_scenario
 
@@ -358,6 +360,7 @@ class CostSummary:
     clock: float
     gpus: int
     tp: int | None
+    config: str | None             #: the instance's parallelism, "TP 4 x PP 2"
     batch: int | None
     instances: int
     tokens_per_s: float            #: whole cluster, averaged over utilization
@@ -424,6 +427,7 @@ class CostSummary:
         return {
             "scenario": self.scenario, "gpu": self.gpu, "model": self.model,
             "phase": self.phase, "clock": self.clock, "gpus": self.gpus, "tp": self.tp,
+            "config": self.config,
             "batch": self.batch, "instances": self.instances,
             "tokens_per_s": self.tokens_per_s, "gpu_price_usd": self.gpu_price,
             "gpu_package_cost_usd": self.gpu_package_cost,
@@ -548,8 +552,9 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     n = int(graph.graph["gpus"])
     spec = base  # a GPU at another clock keeps its package
     tp = best.tp if best is not None else None
-    instances = n // tp if tp else 0
-    active = instances * (tp or 0)
+    per_instance = best.gpus if best is not None else 0    # TP x PP
+    instances = n // per_instance if per_instance else 0
+    active = instances * per_instance
     u = tco["utilization"]
     kw = dict(clock=clock, **pwr)
     idle = gpu_power(base, "idle", **kw)
@@ -572,6 +577,8 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     return CostSummary(
         scenario=scenario.label, gpu=best.gpu if best is not None else base.name, model=getattr(best, "model", str(model)),
         phase=phase, clock=float(clock), gpus=n, tp=tp,
+        config=Parallelism(best.tp, best.pp, best.ep, best.attention_dp).label
+        if best is not None else None,
         batch=best.batch if best is not None else None, instances=instances,
         tokens_per_s=tokens, gpu_price=price,
         gpu_package_cost=package, gpu_price_basis=basis, capex_gpu=capex_gpu,

@@ -277,3 +277,20 @@ def test_figures_are_written(tmp_path):
         plot_cost_per_scenario([], tmp_path / "x.png")
     with pytest.raises(UserError, match="must end in one of"):
         plot_yield_vs_area(curves, tmp_path / "x.gif")
+
+
+def test_a_pipelined_instance_counts_its_tp_x_pp_gpus():
+    # Llama-3-70B decode as TP 4 x PP 2 (8 GPUs an instance) on h100-dgx's 32 H100: 4
+    # instances, all 32 GPUs serving, tokens/s = 4 x one instance's x utilization. It was
+    # 32 // TP = 8 instances (64 GPUs' worth on 32), twice the tokens/s and half the $ per
+    # token; the summary names the whole configuration (was 'TP 4 x batch ...').
+    from compute.search import search
+
+    best = search("Llama-3-70B", "H100-SXM", "decode", tp=[4], pp=[2]).best
+    assert (best.tp, best.pp, best.gpus) == (4, 2, 8)
+    u = 0.5
+    s = cost_summary("h100-dgx", "Llama-3-70B", "decode", best=best, utilization=u)
+    assert (s.gpus, s.instances, s.config) == (32, 4, "TP 4 x PP 2")
+    assert s.tokens_per_s == pytest.approx(4 * best.tokens_per_s * u, rel=1e-12)
+    serving, idle = (gpu_power("H100-SXM", p, best) for p in ("decode", "idle"))
+    assert s.power_gpu == pytest.approx(32 * (u * serving + (1 - u) * idle), rel=1e-12)
