@@ -681,8 +681,8 @@ class Availability:
         c, m, a, z = self.cluster, self.mc, self.analytic, self.no_spares
         p = self.pools
         lines = [
-            f"{c.scenario.label}, {c.model.name} {c.workload.phase}: {c.gpus:,} GPUs, TP "
-            f"{c.tp}, {c.instances_total:,} instances; spares {p.spares:,} "
+            f"{c.scenario.label}, {c.model.name} {c.workload.phase}: {c.gpus:,} GPUs, "
+            f"{c.parallelism.label}, {c.instances_total:,} instances; spares {p.spares:,} "
             f"({p.placement}, {p.reachable_total:,} reachable); {m.trials:,} trials x "
             f"{m.horizon_s / YEAR:.3g} y, seed {m.seed}",
             f"{'':<34}{'Monte Carlo':>16}{'analytic':>12}{'no spares':>12}",

@@ -53,6 +53,7 @@ import numpy as np
 from compute.errors import UserError
 from compute.hardware import get_gpu
 from compute.models import get_model
+from compute.parallel import Parallelism
 from compute.phases import Slo
 from compute.roofline import RooflineOptions, make_workload
 from compute.search import DEFAULT_MAX_BATCH
@@ -148,6 +149,17 @@ class Cluster(InstanceCosting):
     @property
     def tp(self) -> int:
         return self.best.tp
+
+    @property
+    def parallelism(self) -> Parallelism:
+        """The healthy instance's configuration (TP, and PP, EP, attention DP where > 1)."""
+        b = self.best
+        return Parallelism(b.tp, pp=b.pp, ep=b.ep, attention_dp=b.attention_dp)
+
+    @property
+    def instance_gpus(self) -> int:
+        """GPUs of one instance (``tp x pp``): what a failure that takes it down takes."""
+        return self.best.gpus
 
     @property
     def batch(self) -> int:
@@ -525,7 +537,7 @@ def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
                         f"({workload.phase}): {r.search.reason}")
     from netmodel.collectives.placement import partition
 
-    instances = tuple(partition(graph, r.best.tp, s.placement, gpus=gpu_nodes(graph)))
+    instances = tuple(partition(graph, r.best.gpus, s.placement, gpus=gpu_nodes(graph)))
     return Cluster(scenario=s, model=m, workload=workload, gpu=get_gpu(s.gpu), slo=slo,
                    options=options, graph=graph, cells=cells, best=r.best,
                    instances=instances, calibration=scenario_calibration(s),
@@ -608,7 +620,7 @@ class BlastRadius:
     def table(self) -> str:
         c = self.cluster
         lines = [f"{c.scenario.label}, {c.model.name} {c.workload.phase}: {c.gpus:,} GPUs "
-                 f"({c.cells} x {c.cell_gpus}), TP {c.tp} x batch {c.batch}, "
+                 f"({c.cells} x {c.cell_gpus}), {c.parallelism.label} x batch {c.batch}, "
                  f"{c.instances_total:,} instances, {c.cluster_tokens_per_s:,.0f} tokens/s",
                  f"{'class':<12}{'count':>9}{'rate/h':>10}{'ev/yr':>9}{'GPUs':>7}{'SMs':>7}"
                  f"{'inst':>7}{'tok%':>8}  recovery (no spares | with spares)"]
@@ -697,7 +709,7 @@ def blast_radius(scenario: str | Scenario, model: str | ModelSpec,
             sms_mean=mean([e.sms for e in es]), sms_max=max(e.sms for e in es),
             instances_down_mean=mean([e.instances_down for e in es]),
             instances_down_max=max(e.instances_down for e in es),
-            gpus_down_mean=mean([e.instances_down * c.tp for e in es]),
+            gpus_down_mean=mean([e.instances_down * c.instance_gpus for e in es]),
             tokens_lost_pct_mean=mean(lost), tokens_lost_pct_max=max(lost),
             symmetry_classes=len(es), recovery_without_spares=path0,
             recovery_without_spares_s=t0, recovery_with_spares=path1,

@@ -39,27 +39,41 @@ class _Cut(Exception):
 
 
 class _GroupComm:
-    """compute's collective-cost protocol for one explicit group on one fabric graph."""
+    """compute's collective-cost protocol for one explicit instance on one fabric graph.
+
+    A collective of the whole instance runs on its members. One of fewer GPUs (an
+    attention group's all-reduce under attention data parallelism, a stage's under
+    pipeline parallelism) runs on each consecutive slice of that many members at once, as
+    the healthy costing places such a group (the first GPUs of the placement,
+    :meth:`~netmodel.study.fabric_search.ScenarioCollectives.group`); on a degraded fabric
+    the slowest slice sets the time, each slice taking its own best algorithm."""
 
     def __init__(self, model, members):
         self.model = model
         self.members = tuple(members)
 
-    def collective_time(self, op: str, nbytes: float | np.ndarray,
-                        group_size: int) -> np.ndarray:
+    def _lines(self, op: str, members: tuple) -> tuple[np.ndarray, np.ndarray]:
         from netmodel.collectives.cost import GroupCut
 
-        n = np.asarray(nbytes, dtype=float)
-        if int(group_size) <= 1:
-            return np.zeros_like(n)
         try:
-            cands = self.model.candidates(op, self.members)
+            cands = self.model.candidates(op, members)
         except (GroupCut, UserError):
             raise _Cut() from None
+        return np.array([c[2] for c in cands]), np.array([c[3] for c in cands])
+
+    def collective_time(self, op: str, nbytes: float | np.ndarray,
+                        group_size: int) -> np.ndarray:
+        n = np.asarray(nbytes, dtype=float)
+        k = int(group_size)
+        if k <= 1:
+            return np.zeros_like(n)
         shape = (-1,) + (1,) * n.ndim
-        a = np.array([c[2] for c in cands]).reshape(shape)
-        b = np.array([c[3] for c in cands]).reshape(shape)
-        return np.where(n > 0, (a + b * n).min(0), 0.0)
+        t = None
+        for i in range(0, len(self.members) - k + 1, k):
+            a, b = self._lines(op, self.members[i:i + k])
+            ti = (a.reshape(shape) + b.reshape(shape) * n).min(0)
+            t = ti if t is None else np.maximum(t, ti)
+        return np.where(n > 0, t, 0.0)
 
 
 def _ocs_circuits(scenario, physical, members):
@@ -112,7 +126,8 @@ def _unlabelled(circuits: nx.Graph) -> nx.Graph:
 class InstanceCosting:
     """The re-costing of one instance, for a
     :class:`~netmodel.study.blast_radius.Cluster` (which inherits it): it reads the
-    cluster's ``scenario``, ``model``, ``gpu``, ``tp``, ``batch``, ``workload``,
+    cluster's ``scenario``, ``model``, ``gpu``, ``parallelism``, ``batch``, ``best``,
+    ``workload``,
     ``options``, ``slo``, ``calibration`` and ``_direct`` (whether GPUs forward traffic),
     and keeps its memos in the cluster's ``__dict__`` (``_costed``, ``_rebalanced``, and
     ``_models``: cost models kept for re-balancing)."""
@@ -162,7 +177,10 @@ class InstanceCosting:
             return memo[key]
         fm = self._cost_model(g, key)
         try:
-            r = evaluate(self.model, self.gpu, self.tp, self.batch, self.workload,
+            p = self.parallelism
+            r = evaluate(self.model, self.gpu, p.tp, self.batch, self.workload, pp=p.pp,
+                         ep=p.ep, attention_dp=p.attention_dp,
+                         expert_skew=self.best.expert_skew,
                          comm=_GroupComm(fm, members), options=self.options, slo=self.slo)
         except _Cut:
             r = None
@@ -188,7 +206,9 @@ class InstanceCosting:
         batches = np.arange(1, self.batch, dtype=np.int64)   # below the healthy batch
         out = None
         if batches.size:
-            grid = evaluate_grid(self.model, self.gpu, [self.tp], batches, self.workload,
+            p = self.parallelism
+            grid = evaluate_grid(self.model, self.gpu, [p.tp if p.is_plain else p], batches,
+                                 self.workload, expert_skew=self.best.expert_skew,
                                  comm=_GroupComm(self._cost_model(g, key), members),
                                  options=self.options,
                                  latency_limit=float(self.slo.limit(self.workload.phase)))

@@ -47,7 +47,7 @@ def plot_blast_radius(result: Any, path: str | PathLike[str]) -> None:
     ax.set_axisbelow(True)
     ax.legend(fontsize=7, frameon=False, loc="upper right")
     ax.set_title(f"Blast radius per failure: {c.scenario.label}, {c.model.name} "
-                 f"{c.workload.phase}, TP {c.tp}, {c.gpus:,} GPUs\n(bars at the floor: none; "
+                 f"{c.workload.phase}, {c.parallelism.label}, {c.gpus:,} GPUs\n(bars at the floor: none; "
                  "under each class: its failures per year in the cluster)", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, format="png", dpi=120)
@@ -81,7 +81,7 @@ def plot_capacity(avail: Any, path: str | PathLike[str]) -> None:
     ax.legend(fontsize=7, frameon=False, loc="lower left", ncol=2)
     c, p = avail.cluster, avail.pools
     ax.set_title(f"{c.scenario.label}, {c.model.name} {c.workload.phase}: {c.gpus:,} GPUs, "
-                 f"{c.instances_total:,} instances of TP {c.tp}\n{p.spares:,} spares "
+                 f"{c.instances_total:,} instances of {c.parallelism.label}\n{p.spares:,} spares "
                  f"({p.placement}, {p.reachable_total:,} reachable), {m.trials:,} trials "
                  f"(capacity at {len(days)} instants)", fontsize=9)
     fig.tight_layout()

@@ -157,7 +157,7 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
     if not effect.instances_down:
         return Recovery("none needed", 0, 0.0)
     swap = cluster.swap_s()
-    recreate = cluster.tp * effect.instances_down
+    recreate = cluster.instance_gpus * effect.instances_down
     if placement == "global":
         return Recovery(f"re-create on {recreate} spares", recreate, swap)
     comp = effect.component
@@ -171,7 +171,7 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
         like = list(dict.fromkeys(like))
     else:
         like = None
-    plan = _plan(cluster, max(need, cluster.tp), like or None)
+    plan = _plan(cluster, max(need, cluster.instance_gpus), like or None)
     if not plan:
         return Recovery("no free port for a spare", None, None)
     spares = [name for name, _, _ in plan]
@@ -210,13 +210,13 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
             extra = " (circuits re-set)" if cluster.scenario.is_ocs else ""
             return Recovery(f"substitute {need} spare{'s' * (need > 1)}{extra}", need, swap,
                             lost)
-    if placement == "pod" and len(spares) >= cluster.tp:
-        block = tuple(spares[:cluster.tp])
+    if placement == "pod" and len(spares) >= cluster.instance_gpus:
+        block = tuple(spares[:cluster.instance_gpus])
         r = cluster.instance_result(cluster.recost_graph([comp], block, plan), block)
         if r is not None and r.feasible:
             lost = _loss(r.tokens_per_s, healthy) * effect.instances_down
             return Recovery(f"re-create on {recreate} spares", recreate, swap, lost)
-    if len(spares) < need and len(spares) < cluster.tp:
+    if len(spares) < need and len(spares) < cluster.instance_gpus:
         return Recovery(f"only {len(spares)} free port(s) for {need} spares", None, None)
     if placement == "group":
         return Recovery("no spare in the group meets the SLO", None, None)

@@ -166,7 +166,7 @@ def _gpu_radius(c: Cluster) -> tuple[float, float, float]:
     gpu_effects = list(c.effects(("gpu-die", "gpu-package")))
     w = np.array([e.parts * c.rates[e.cls] for e in gpu_effects])
     hw = float(np.dot(w, [e.sms for e in gpu_effects]) / w.sum())
-    sw = float(np.dot(w, [e.instances_down * c.tp * c.gpu.sms for e in gpu_effects]) / w.sum())
+    sw = float(np.dot(w, [e.instances_down * c.instance_gpus * c.gpu.sms for e in gpu_effects]) / w.sum())
     return hw, sw, float(w.sum()) * c.cells
 
 
