@@ -758,7 +758,10 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
                         f"{validate.describe(cfg)}")
     where = str(path)
     cfg = _with_sidecar(cfg, path)
-    name = name or _Config(cfg, where).text("_name_or_path") or path.parent.name or path.stem
+    # a checkpoint's config.json is named by its folder; a config saved under another name
+    # by that name (two configs of one folder are two models)
+    name = name or _Config(cfg, where).text("_name_or_path") or (
+        path.parent.name if path.name == "config.json" else "") or path.stem
     cfg = _flatten_dbrx(_text_model(cfg, where), where)
     c = _Config(cfg, where)
     validate.name(where, "model", name)

@@ -245,7 +245,11 @@ def test_get_model_reads_a_json_file_by_its_content_not_its_name(tmp_path):
     hf.write_text(json.dumps(LLAMA3_8B_CONFIG))
     m = get_model(str(hf))
     assert m.parameters == get_model("Llama-3-8B").parameters == 8_030_261_248
-    assert m.name == tmp_path.name               # no _name_or_path: the folder's name
+    assert m.name == "llama"          # no _name_or_path, not config.json: the file's name
+    named = tmp_path / "ckpt" / "config.json"   # a checkpoint's config.json: its folder's
+    named.parent.mkdir()
+    named.write_text(json.dumps(LLAMA3_8B_CONFIG))
+    assert get_model(str(named)).name == "ckpt"
     # a catalog-format file named config.json is read as the catalog format
     cat = tmp_path / "sub" / "config.json"
     cat.parent.mkdir()
