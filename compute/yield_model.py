@@ -376,7 +376,10 @@ class DieCost:
 
     def to_dict(self) -> dict:
         """JSON-ready dict with the units in the keys (``netmodel yield --json``)."""
-        return {"area_mm2": self.area * 1e6, "wafer_diameter_mm": self.wafer_diameter * 1e3,
+        # mm^2 and mm as given (826 mm^2 is stored as 826 x 1e-6 m^2, which x 1e6 prints as
+        # 825.9999999999999): rounded to 1e-9 of the unit, far below any input's precision
+        return {"area_mm2": round(self.area * 1e6, 9),
+                "wafer_diameter_mm": round(self.wafer_diameter * 1e3, 9),
                 "wafer_price_usd": self.wafer_price,
                 "defect_density_per_cm2": self.defect_density / 1e4, "model": self.model,
                 "alpha": self.alpha if self.model == "negative-binomial" else None,

@@ -139,6 +139,9 @@ def test_yield_of_a_gpus_die():
     assert d["gross_dies"] == pytest.approx(gross, rel=1e-12) and round(gross, 2) == 64.80
     assert (d["sms_physical"], d["sms_enabled"]) == (80, 74)
     assert (d["gpu"], d["dies_per_package"]) == ("B200-HGX", 2)
+    assert (d["area_mm2"], d["wafer_diameter_mm"]) == (800, 300)   # not 799.9999999999999
+    a = json.loads(run("yield", "--gpu", "A100-SXM-80GB", "--json").output)
+    assert a["area_mm2"] == 826
     assert d["good_dies_per_package_usd"] == pytest.approx(2 * d["cost_per_good_die_usd"],
                                                            rel=1e-15)
     assert "$601.16 (2 known-good dies)" in run("yield", "--gpu", "B200-HGX").output
