@@ -48,15 +48,19 @@ class _GroupComm:
     :meth:`~netmodel.study.fabric_search.ScenarioCollectives.group`); on a degraded fabric
     the slowest slice sets the time, each slice taking its own best algorithm."""
 
-    def __init__(self, model, members):
+    def __init__(self, model, members, slice_model=None):
         self.model = model
         self.members = tuple(members)
+        #: ``slice_model(i, k)`` -> ``(model, members)`` of the slice ``i:i+k`` where it
+        #: is costed on a graph of its own (an OCS instance's circuits re-set for the
+        #: slice, as the healthy costing sets them per group size); None: on ``model``
+        self.slice_model = slice_model
 
-    def _lines(self, op: str, members: tuple) -> tuple[np.ndarray, np.ndarray]:
+    def _lines(self, op: str, members: tuple, model=None) -> tuple[np.ndarray, np.ndarray]:
         from netmodel.collectives.cost import GroupCut
 
         try:
-            cands = self.model.candidates(op, members)
+            cands = (model or self.model).candidates(op, members)
         except (GroupCut, UserError):
             raise _Cut() from None
         return np.array([c[2] for c in cands]), np.array([c[3] for c in cands])
@@ -70,7 +74,11 @@ class _GroupComm:
         shape = (-1,) + (1,) * n.ndim
         t = None
         for i in range(0, len(self.members) - k + 1, k):
-            a, b = self._lines(op, self.members[i:i + k])
+            if self.slice_model is not None and k < len(self.members):
+                model, members = self.slice_model(i, k)
+                a, b = self._lines(op, members, model)
+            else:
+                a, b = self._lines(op, self.members[i:i + k])
             ti = (a.reshape(shape) + b.reshape(shape) * n).min(0)
             t = ti if t is None else np.maximum(t, ti)
         return np.where(n > 0, t, 0.0)
@@ -141,15 +149,53 @@ class InstanceCosting:
         from netmodel.study.fabric_search import adjusted
 
         s = self.scenario
+        orig = tuple(members)
         if s.is_ocs and len(members) > 1:
             graph = _ocs_circuits(s, graph, members)
             if graph is None:
                 return None
             graph = _unlabelled(graph)
+        physical = graph
         g = adjusted(graph, s.adjust)
         if not self._direct:   # instances alike, failures alike: one costing
             g, members = _canonical(g, members)
-        return g, tuple(members), _problem_key(g, members)
+        key = _problem_key(g, members)
+        if s.is_ocs and not self.parallelism.is_plain:
+            # a sub-group's circuits are set from the members' own optical links
+            key += (_ocs_ports_key(physical, orig),)
+        return g, tuple(members), key
+
+    def _comm(self, fm, members: tuple, graph: nx.Graph, orig: tuple) -> _GroupComm:
+        """The collective costs of the instance ``orig`` (costed as ``members`` on ``fm``)
+        on ``graph``: on an OCS fabric a collective of fewer GPUs than the instance runs on
+        circuits re-set for each slice of that many members (as the healthy costing sets
+        an instance's circuits for each group size,
+        :func:`~netmodel.study.fabric_search.instance_graph`), not on slices of the
+        instance's ring."""
+        if not self.scenario.is_ocs:
+            return _GroupComm(fm, members)
+        from netmodel.study.fabric_search import adjusted
+
+        s = self.scenario
+        memo = self.__dict__.setdefault("_slice_models", {})
+
+        def slice_model(i: int, k: int):
+            part = orig[i:i + k]
+            circuits = _ocs_circuits(s, graph, part) if k > 1 else None
+            if circuits is None:
+                raise _Cut()
+            g = adjusted(_unlabelled(circuits), s.adjust)
+            if not self._direct:
+                g, part = _canonical(g, part)
+            key = _problem_key(g, part)
+            if key not in memo:
+                from netmodel.collectives.model import FabricCostModel
+
+                memo[key] = FabricCostModel(g, placement=s.placement, algorithm=s.algorithm,
+                                            calibration=self.calibration)
+            return memo[key], tuple(part)
+
+        return _GroupComm(fm, members, slice_model)
 
     def _cost_model(self, g: nx.Graph, key: tuple):
         """The collective cost model of problem ``key`` (its graph ``g``): the one the
@@ -171,7 +217,7 @@ class InstanceCosting:
         problem = self._problem(graph, members)
         if problem is None:
             return None
-        g, members, key = problem
+        g, g_members, key = problem
         memo = self.__dict__.setdefault("_costed", {})
         if key in memo:
             return memo[key]
@@ -181,7 +227,8 @@ class InstanceCosting:
             r = evaluate(self.model, self.gpu, p.tp, self.batch, self.workload, pp=p.pp,
                          ep=p.ep, attention_dp=p.attention_dp,
                          expert_skew=self.best.expert_skew,
-                         comm=_GroupComm(fm, members), options=self.options, slo=self.slo)
+                         comm=self._comm(fm, g_members, graph, tuple(members)),
+                         options=self.options, slo=self.slo)
         except _Cut:
             r = None
         if r is not None and not r.feasible:   # re-balancing will cost it again
@@ -199,7 +246,7 @@ class InstanceCosting:
         r = self.instance_result(graph, members)
         if r is None or r.feasible:
             return r
-        g, members, key = self._problem(graph, members)   # not None: r was costed
+        g, g_members, key = self._problem(graph, members)   # not None: r was costed
         memo = self.__dict__.setdefault("_rebalanced", {})
         if key in memo:
             return memo[key]
@@ -209,7 +256,8 @@ class InstanceCosting:
             p = self.parallelism
             grid = evaluate_grid(self.model, self.gpu, [p.tp if p.is_plain else p], batches,
                                  self.workload, expert_skew=self.best.expert_skew,
-                                 comm=_GroupComm(self._cost_model(g, key), members),
+                                 comm=self._comm(self._cost_model(g, key), g_members,
+                                                 graph, tuple(members)),
                                  options=self.options,
                                  latency_limit=float(self.slo.limit(self.workload.phase)))
             ok = np.flatnonzero(grid.feasible[0])
@@ -272,6 +320,15 @@ def _problem_key(graph: nx.Graph, members: Iterable[Hashable]) -> tuple:
             tuple((n, _frozen(data[n]), tuple(adj[n])) for n in graph.nodes),
             tuple((u, v, _frozen(d)) for u, v, d in graph.edges(data=True)),
             tuple(members))
+
+
+def _ocs_ports_key(graph: nx.Graph, members: Iterable[Hashable]) -> tuple:
+    """What the circuits of a slice of ``members`` are set from (each member's optical
+    links in order, with their attributes and their OCS's), positionally."""
+    data = graph.nodes
+    return tuple(tuple((o, _frozen(graph.edges[m, o]), _frozen(data[o]))
+                       for o in graph.neighbors(m) if data[o].get("kind") == "ocs")
+                 for m in members)
 
 
 def _frozen(attrs: dict) -> tuple:

@@ -13,8 +13,8 @@ back on them.
   hops) and the swap holds only if the SLO still does. Where it does not, the instance is
   re-created whole on spares of the cell (*re-creation*) if they meet the SLO.
 * ``global``: spares kept together as whole instances' worth of GPUs anywhere in the
-  cluster, outside the cells; every instance a failure took down is re-created on ``TP``
-  of them (they meet the SLO as a healthy instance does). No free port is needed.
+  cluster, outside the cells; every instance a failure took down is re-created on its
+  ``tp x pp`` of them (they meet the SLO as a healthy instance does). No free port is needed.
 
 A spare stays in use until the failed part is repaired and returns to the pool as a spare
 (the pool is a loss system: :mod:`netmodel.study.availability`). The swap takes detection +

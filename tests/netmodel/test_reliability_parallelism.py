@@ -1,0 +1,42 @@
+"""Reliability of instances beyond plain TP: the healthy instance re-costed on its own
+fabric is the searched best to the last bit on every kind of fabric (an OCS fabric's
+sub-group collectives on circuits set for the group, as the search sets them), and a
+spare loads one GPU's share of the weights under EP / attention DP."""
+
+import pytest
+
+from netmodel.study.blast_radius import build_cluster
+
+
+@pytest.fixture(scope="module")
+def ocs_moe():
+    return build_cluster("lite-ocs", "Mixtral-8x7B", "decode")
+
+
+def test_an_ocs_moe_instance_recosts_to_its_own_step(ocs_moe):
+    # TP 16 x EP 8 x DP-attention 4 on lite-ocs: the attention group's all-reduce (4 GPUs)
+    # was costed on a 4-GPU slice of the instance's 16-GPU ring (a path, not a ring):
+    # 34.41 ms against the search's 33.20 ms, so every failure that touched an instance
+    # (a CPO engine, an OCS plane) also charged that 3.5% artefact.
+    c = ocs_moe
+    p = c.parallelism
+    assert p.attention_dp > 1 and c.instance_gpus == 16, p.label
+    r = c.instance_result(c.graph, c.instances[0])
+    assert r.feasible and r.latency == c.best.latency
+
+
+def test_a_spare_loads_one_gpus_share_under_ep(ocs_moe):
+    # Mixtral-8x7B, TP 16 x EP 8 x DP-attention 4, by hand: attention TP 4 (8 of 32 heads,
+    # 2 of 8 KV heads, head_dim 128, hidden 4096); one of 8 experts at expert TP 2 (FFN
+    # 14336 / 2); router 4096 x 8; two norms. Embedding + LM head split 16 ways (vocab
+    # 32000), one final norm; bf16.
+    h = 4096
+    attn = h * (8 + 2 * 2) * 128 + 8 * 128 * h
+    expert = 3 * h * (14336 // 2)
+    layer = attn + expert + h * 8 + 2 * h
+    weights = 2 * (32 * layer + 2 * (32000 // 16) * h + h)
+    c = ocs_moe
+    assert weights == 6_343_630_848 == c.best.memory.weights == c.shard_bytes
+    cat = c.catalog
+    assert c.swap_s() == pytest.approx(cat.detection_s + c.reconfiguration_s
+                                       + weights / cat.load_bandwidth(c.gpu) + cat.warmup_s)
