@@ -276,7 +276,10 @@ def _why_none(grid) -> str:
         i = int(np.argmin(need / grid.usable))
         why = grid.result(i, 0).memory.reason
         space = f"TP degree up to {max(grid.tps)}" if plain else \
-            f"configuration tried (up to {max(c.gpus for c in grid.configs)} GPUs)"
+            f"configuration tried (up to {max(c.gpus for c in grid.configs)} GPUs)" + (
+                "; wider stages need attention data parallelism" if all(
+                    c.attention_dp == 1 for c in grid.configs) and any(
+                    c.ep > 1 for c in grid.configs) else "")
         return f"{name}: nothing fits in memory at any {space}; best case: {why}"
     lat = np.where(grid.fits, grid.latency, np.inf)
     i, j = np.unravel_index(int(np.argmin(lat)), lat.shape)

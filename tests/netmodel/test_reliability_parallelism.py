@@ -40,3 +40,18 @@ def test_a_spare_loads_one_gpus_share_under_ep(ocs_moe):
     cat = c.catalog
     assert c.swap_s() == pytest.approx(cat.detection_s + c.reconfiguration_s
                                        + weights / cat.load_bandwidth(c.gpu) + cat.warmup_s)
+
+
+def test_search_without_attention_dp_hints_that_wider_stages_need_it():
+    # DeepSeek-V3 on H100-SXM with EP and up to 16 GPUs but no attention DP: an attention
+    # group of 16 GPUs is wider than the GPU's largest instance (8), so nothing past 8 GPUs
+    # is tried and the weights (85.0 GB per GPU at TP 8 > 77.0 GB usable) fit nowhere; the
+    # line said 'up to 8 GPUs' without saying why. With attention DP TP 16 x EP 16 fits.
+    from compute.search import search
+
+    r = search("DeepSeek-V3", "H100-SXM", "decode", ep=True, max_gpus=16)
+    assert r.best is None
+    assert "(up to 8 GPUs); wider stages need attention data parallelism;" in r.reason
+    with_dp = search("DeepSeek-V3", "H100-SXM", "decode", ep=True, attention_dp=True,
+                     max_gpus=16)
+    assert with_dp.best is not None and with_dp.best.gpus == 16
