@@ -204,8 +204,11 @@ def configurations(model: ModelSpec, max_instance: int, *, tp: int | Sequence[in
     tp : iterable of int, optional
         GPUs per pipeline stage. Default: every TP degree from 1 to ``max_instance``
         dividing the heads; with expert parallelism and ``max_gpus``, also the wider stages
-        up to ``max_gpus`` whose attention groups (``tp / attention_dp`` GPUs) divide the
-        heads (each expert's and attention group's GPUs within ``max_instance``).
+        up to ``max_gpus`` that divide the heads or span a power of two of whole scale-up
+        domains (``max_instance x 2^k``) with at most one routed expert per GPU, whose
+        attention groups (``tp / attention_dp`` GPUs) divide the heads (each expert's and
+        attention group's GPUs within ``max_instance``). Other widths are tried when given
+        in ``tp``.
     pp : iterable of int, optional
         Pipeline stages (default ``(1,)``: no pipeline); each must divide the layers.
     ep : iterable of int or True, optional
@@ -240,7 +243,17 @@ def configurations(model: ModelSpec, max_instance: int, *, tp: int | Sequence[in
     if tp is None:
         tps = valid_tp_degrees(model, max_instance)
         if wide and max_gpus is not None:
-            tps += tuple(t for t in range(max_instance + 1, max_gpus + 1) if grouped(t))
+            # Beyond the heads' divisors, a stage widens only to spread the experts: whole
+            # scale-up domains, a power of two of them, up to one routed expert per GPU
+            # (wide-EP deployments span whole nodes with about an expert a GPU: DeepSeek-V3's
+            # decode EP 320 on 40 nodes of 8 holds its 256 experts and 64 redundant copies,
+            # Technical Report 3.4.2; other widths are asked for with ``tp``). Any width whose
+            # attention groups divide the heads would be almost every width, each compiled
+            # and searched for nothing (the study's MoE part 2.8 -> 32.9 s).
+            domains = {max_instance << k for k in range(max_gpus.bit_length())}
+            tps += tuple(t for t in range(max_instance + 1, max_gpus + 1)
+                         if (model.heads % t == 0 or (t in domains and t <= model.experts))
+                         and grouped(t))
     elif wide:
         tps = _degrees("TP degree", tp, lambda t: _whole("TP degree", t) if grouped(
             _whole("TP degree", t)) else check_tp(model, t))
