@@ -387,7 +387,8 @@ def load_hf_config(path: str | PathLike[str], name: str | None = None) -> ModelS
     dtype) and keep the embedding and LM head (``embedding_dtype``) in ``torch_dtype``;
     ``mxfp4`` (gpt-oss) stores only the routed experts in MXFP4; ``modelopt`` (in
     config.json, or an ``hf_quant_config.json`` beside it) FP8 or NVFP4; any other method
-    is refused. The name defaults to the file's ``_name_or_path``, else its folder's name. Every
+    is refused. The name defaults to the file's ``_name_or_path``, else its folder's name for
+    a ``config.json``, else the file's own name (``llama.json``: ``llama``). Every
     number is checked for type and range (``compute/data/limits.toml``); an error names the
     config key.
     """

@@ -31,7 +31,7 @@ from compute.roofline import RooflineOptions, make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
 from netmodel.study.defaults import BASELINE_SCENARIO
 from netmodel.study.progress import NO_PROGRESS
-from netmodel.study.rows import FabricRow, RowsResult, key, ratio_text
+from netmodel.study.rows import FabricRow, RowsResult, distinct_models, key, ratio_text
 from netmodel.study.scenarios import expand_scenarios, instances_note
 
 if TYPE_CHECKING:
@@ -154,23 +154,6 @@ class CompareResult(RowsResult):
         return "\n".join(lines)
 
 
-def _distinct_models(models: Iterable[ModelSpec]) -> list[ModelSpec]:
-    """``models`` once each, refusing two different models of one name: the comparison
-    keys its rows (and each row's ratio to the baseline) by model name.
-
-    >>> from compute.models import get_model
-    >>> [m.name for m in _distinct_models([get_model("Llama-3-8B")] * 2)]
-    ['Llama-3-8B']
-    """
-    out: dict[str, ModelSpec] = {}
-    for m in models:
-        if out.setdefault(m.name, m) != m:
-            raise UserError(f"two different models are named {m.name!r} (a HuggingFace "
-                            f"config.json takes its folder's name unless it names itself); "
-                            f"give each its own name")
-    return list(out.values())
-
-
 def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | Scenario],
                 phases: Iterable[str] = PHASES, *, gpus: Collection[str | GpuSpec] | None = None,
                 options: RooflineOptions | None = None,
@@ -209,7 +192,7 @@ def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | S
         scenario_calibration,
     )
 
-    models = _distinct_models(get_model(m) for m in models)
+    models = distinct_models(get_model(m) for m in models)
     phases = [check_phase(p) for p in phases]
     scens = expand_scenarios(scenarios, gpus)
     own = [s for s in expand_scenarios(scenarios) if baseline in (s.name, s.label)] \

@@ -22,16 +22,20 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
+from compute.errors import UserError
 from compute.phases import latency_name
 from compute.results import rows_to_csv
 
 if TYPE_CHECKING:
+    from compute.model_spec import ModelSpec
     from compute.results import SearchResult
 
-__all__ = ["BestRow", "FabricRow", "RowsResult", "group", "key", "ratio_text"]
+__all__ = ["BestRow", "FabricRow", "RowsResult", "distinct_models", "group", "key",
+           "ratio_text"]
 
 
 _ATOMS = (float, int, str, bool, type(None))
@@ -206,3 +210,19 @@ class RowsResult:
         """One line per row, the row type's columns."""
         return rows_to_csv(self.to_dicts(), self.columns())
 
+
+def distinct_models(models: Iterable[ModelSpec]) -> list[ModelSpec]:
+    """``models`` once each, refusing two different models of one name: compare and sweep
+    key their rows (and each row's ratio to the baseline) by model name.
+
+    >>> from compute.models import get_model
+    >>> [m.name for m in distinct_models([get_model("Llama-3-8B")] * 2)]
+    ['Llama-3-8B']
+    """
+    out: dict[str, ModelSpec] = {}
+    for m in models:
+        if out.setdefault(m.name, m) != m:
+            raise UserError(f"two different models are named {m.name!r} (a HuggingFace "
+                            f"config.json takes its folder's name, another .json file its "
+                            f"own, unless it names itself); give each its own name")
+    return list(out.values())

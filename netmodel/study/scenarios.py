@@ -42,8 +42,9 @@ domain (co-packaged optics wired to the GPU package, no NIC or proxy thread in t
 
 ``instances``: ``"alone"`` costs each model instance by itself, placed where the placement
 puts the first one, with no other traffic on its links. ``"all"`` cuts the fabric into
-``floor(GPUs / TP)`` instances by the placement and runs the collectives of every one at
-the same time (the same layer everywhere), sharing links fairly: a collective takes the
+groups of each collective's size (``floor(GPUs / size)`` of them) by the placement and runs
+the collectives of every one at the same time (the same layer everywhere), sharing links
+fairly: a collective takes the
 slowest instance's time under one algorithm shared by all (:mod:`netmodel.collectives.concurrent`).
 
 A scenario is swapped to another GPU with :meth:`Scenario.with_gpu` or, where a name is

@@ -50,7 +50,7 @@ from compute.roofline import RooflineOptions, make_workload
 from compute.search import DEFAULT_MAX_BATCH
 from compute.units import parse_bandwidth, parse_time
 from netmodel.study.progress import NO_PROGRESS
-from netmodel.study.rows import FabricRow, RowsResult, key
+from netmodel.study.rows import FabricRow, RowsResult, distinct_models, key
 from netmodel.study.scenarios import ADJUST_KEYS, get_scenario
 from topologies.common import check_positive
 from topologies.limits import PHYSICAL_MAX
@@ -362,7 +362,7 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
         raise UserError(f"parameter {params[0].path!r} is given twice")
     for p in params:
         _kind(p.path, scens)  # every scenario knows it
-    models = [get_model(m) for m in models]
+    models = distinct_models(get_model(m) for m in models)
     phases = [check_phase(p) for p in phases]
     if not (models and phases):
         raise UserError("the sweep needs at least one model and one phase")

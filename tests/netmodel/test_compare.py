@@ -227,3 +227,19 @@ def test_two_different_models_of_one_name_are_refused_not_compared_to_each_other
                                                                       "Llama-3-70B"))
     with pytest.raises(UserError, match="two different models are named 'hf_families'"):
         run_compare([small, big], ["h100-dgx"], ["decode"])
+
+
+def test_sweep_refuses_two_different_models_of_one_name_too():
+    # sweep keys its rows by model name as compare does (found by the docs walkthrough: two
+    # models named 'a' ran and gave rows that could not be told apart)
+    from dataclasses import replace
+
+    from compute.errors import UserError
+    from compute.models import get_model
+    from netmodel.study.sweep import parse_param, run_sweep
+
+    a, b = (replace(get_model(n), name="a") for n in ("Llama-3-8B", "Llama-3-70B"))
+    with pytest.raises(UserError, match="two different models are named 'a'"):
+        run_sweep(["h100-dgx"], [parse_param("adjust.hop_latency=0.1us,1us", ["h100-dgx"])],
+                  [a, b],
+                  ["decode"])
