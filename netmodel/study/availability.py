@@ -655,6 +655,7 @@ class Availability:
         c = self.cluster
         return {"scenario": c.scenario.label, "model": c.model.name,
                 "phase": c.workload.phase, "gpus": c.gpus, "cells": c.cells, "tp": c.tp,
+                "config": c.parallelism.label, "instance_gpus": c.instance_gpus,
                 "batch": c.batch, "instances": c.instances_total,
                 "tokens_per_s": c.cluster_tokens_per_s, "threshold": self.threshold,
                 "spares": self.pools.to_dict(), "swap_s": c.swap_s(),

@@ -594,7 +594,8 @@ class BlastRadius:
         c = self.cluster
         return {"scenario": c.scenario.label, "model": c.model.name,
                 "phase": c.workload.phase, "gpus": c.gpus, "cells": c.cells,
-                "cell_gpus": c.cell_gpus, "tp": c.tp, "batch": c.batch,
+                "cell_gpus": c.cell_gpus, "tp": c.tp, "config": c.parallelism.label,
+                "instance_gpus": c.instance_gpus, "batch": c.batch,
                 "instances": c.instances_total, "idle_gpus": len(c.idle) * c.cells,
                 "sms_per_gpu": c.gpu.sms, "tokens_per_s": c.cluster_tokens_per_s,
                 "instance_tokens_per_s": c.tokens_per_s, "swap_s": c.swap_s(),

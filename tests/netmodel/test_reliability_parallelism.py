@@ -75,3 +75,21 @@ def test_a_pipelined_ocs_instance_recosts_to_its_own_step():
     from netmodel.study.reliability_summary import _gpu_radius
 
     assert _gpu_radius(c)[1] == 32 * 33 == 32 * c.gpu.sms
+
+
+def test_reliability_json_names_the_configuration():
+    # 'tp' alone read as plain TP: TP 16 x PP 2 (32 GPUs an instance) with 4 instances
+    # looked like 64 GPUs in service out of 128. Now the configuration and the instance's
+    # GPUs are given: instances x instance_gpus + idle = gpus.
+    from netmodel.study.availability import availability
+    from netmodel.study.blast_radius import blast_radius
+    from netmodel.study.fabric_search import fabric_search
+
+    f = fabric_search("Llama-3-70B", "lite-flat", "decode", tp=16, parallelism="all")
+    c = build_cluster("lite-flat", "Llama-3-70B", "decode", search=f)
+    for d in (blast_radius("lite-flat", "Llama-3-70B", cluster=c).to_dict(),
+              availability(None, None, cluster=c, spares=0, trials=2, horizon="1d",
+                           seed=0).to_dict()):
+        assert d["config"] == c.parallelism.label and " x PP 2" in d["config"]
+        assert d["instance_gpus"] == 32
+        assert d["instances"] * d["instance_gpus"] + len(c.idle) * c.cells == d["gpus"] == 128
