@@ -1,9 +1,12 @@
 """Re-costing one serving instance on a degraded fabric (what the blast radius asks of
 every instance a failure touches).
 
-An instance (its members, at the healthy TP degree and batch) is costed alone on a graph
-(a degraded cell, maybe with spares): on an optical circuit-switched fabric its ring or
-torus is re-set on the ports that survive (:func:`_ocs_circuits`); the scenario's
+An instance (its members, in the healthy configuration, TP x PP with EP and attention DP,
+at the healthy batch) is costed alone on a graph (a degraded cell, maybe with spares): on an
+optical circuit-switched fabric its ring or torus is re-set on the ports that survive
+(:func:`_ocs_circuits`), and a collective of fewer GPUs (an attention group's, a pipeline
+stage's) on circuits re-set for each slice of that many members, as the healthy search
+sets circuits per group size; the scenario's
 adjustments are applied; where GPUs forward no traffic, the members are renamed by their
 place in the instance (:func:`_canonical`), so instances placed alike and hit alike are one
 *costing problem* (:func:`_problem_key`), costed once. An instance whose step no longer
@@ -212,7 +215,7 @@ class InstanceCosting:
     def instance_result(self, graph: nx.Graph,
                         members: Collection[Hashable]) -> InferenceResult | None:
         """The instance ``members`` costed alone on ``graph`` (a degraded cell, maybe with
-        spares) at the healthy TP degree and batch: an InferenceResult, or None when its
+        spares) in the healthy configuration and batch: an InferenceResult, or None when its
         members cannot all reach each other."""
         problem = self._problem(graph, members)
         if problem is None:
@@ -239,7 +242,7 @@ class InstanceCosting:
     def rebalanced(self, graph: nx.Graph,
                    members: Collection[Hashable]) -> InferenceResult | None:
         """The instance ``members`` on ``graph`` re-balanced to meet the SLO: the same
-        configuration (TP degree, placement) at the largest batch up to the healthy one
+        configuration (TP, PP, EP, attention DP; placement) at the largest batch up to the healthy one
         whose step meets the SLO and fits (a serving engine whose step slows caps its
         running batch); None when its members cannot all reach each other or no batch
         meets the SLO. At the healthy batch this is :meth:`instance_result`."""
