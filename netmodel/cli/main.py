@@ -61,6 +61,19 @@ def with_options(options: list[Callable[[_F], _F]]) -> Callable[[_F], _F]:
     return decorate
 
 
+def parallelism_option(f: _F) -> _F:
+    """The ``--parallelism tp|auto|all`` option (choices from
+    :data:`netmodel.study.defaults.PARALLELISM`), shared by the commands that search."""
+    from netmodel.study.defaults import PARALLELISM  # light: no numpy
+
+    return click.option(
+        "--parallelism", type=click.Choice(PARALLELISM), default=PARALLELISM[0],
+        show_default=True,
+        help="How a model is spread: tp (tensor parallelism only), auto (also expert and "
+        "attention data parallelism for mixture-of-experts models), all (also pipeline "
+        "stages dividing the layers, for every model).")(f)
+
+
 def exit_if_nothing_feasible(rows: Iterable[Any]) -> None:
     """Exit with :data:`NOTHING_FEASIBLE` when no row of a result is feasible."""
     rows = list(rows)

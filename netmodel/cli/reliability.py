@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from netmodel.cli.main import with_options
+from netmodel.cli.main import parallelism_option, with_options
 
 __all__ = ["availability", "blast_radius"]
 
@@ -125,6 +125,7 @@ _common = [
     click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False),
                  metavar="DIR", help="Folder for the JSON, CSV and figures."),
     click.option("--no-plot", is_flag=True, help="Write no figures."),
+    parallelism_option,
 ]
 
 
@@ -143,7 +144,8 @@ def blast_radius(scenario: str, model: str, phase: str, gpus_text: str | None,
                  area_share: float | None, repair: str, rates: tuple[str, ...],
                  repair_times: tuple[str, ...], detection: str | None, warmup: str | None,
                  load_from: str | None, load_bandwidth: str | None, ttft: str, tbt: str,
-                 as_json: bool, out_dir: str | None, no_plot: bool, placement: str) -> None:
+                 as_json: bool, out_dir: str | None, no_plot: bool, parallelism: str,
+                 placement: str) -> None:
     """What one failure of each component class takes down: count, rate, hardware radius
     (GPUs, SMs lost or cut off), instances down, tokens/s lost, and the recovery path and
     time without and with a hot spare."""
@@ -157,12 +159,13 @@ def blast_radius(scenario: str, model: str, phase: str, gpus_text: str | None,
     if out_dir is not None:
         check_folder_path(out_dir)
     result = run(scenario, model, _phase(phase), gpus=_gpus(gpus_text), slo=_settings(ttft, tbt),
-                 catalog_=cat, placement=placement)
+                 catalog_=cat, placement=placement, parallelism=parallelism)
     written = []
     if out_dir is not None:
         written = write_outputs(out_dir, blast_files(result, plot=not no_plot),
                                 run={"command": "blast-radius", "scenario": scenario,
-                                     "model": model, "phase": phase})
+                                     "model": model, "phase": phase,
+                                     "parallelism": parallelism})
     click.echo(result.to_json() if as_json else result.table())
     if written and not as_json:
         click.echo("wrote " + ", ".join(str(p) for p in written))
@@ -186,8 +189,9 @@ def availability(scenario: str, model: str, phase: str, gpus_text: str | None,
                  area_share: float | None, repair: str, rates: tuple[str, ...],
                  repair_times: tuple[str, ...], detection: str | None, warmup: str | None,
                  load_from: str | None, load_bandwidth: str | None, ttft: str, tbt: str,
-                 as_json: bool, out_dir: str | None, no_plot: bool, spares: str, placement: str,
-                 horizon: str, trials: str, seed: str, threshold: str, quiet: bool) -> None:
+                 as_json: bool, out_dir: str | None, no_plot: bool, parallelism: str,
+                 spares: str, placement: str, horizon: str, trials: str, seed: str,
+                 threshold: str, quiet: bool) -> None:
     """Delivered capacity over time with failures, repairs and hot spares: a seeded Monte
     Carlo and the closed forms side by side (mean, p1/p50/p99, time below a threshold,
     instance-down events, goodput per SM bought)."""
@@ -208,14 +212,16 @@ def availability(scenario: str, model: str, phase: str, gpus_text: str | None,
     with Progress(n_trials, "availability", quiet=quiet) as bar:
         result = run(scenario, model, _phase(phase), gpus=_gpus(gpus_text), spares=spares,
                      placement=placement, horizon=horizon, trials=n_trials, seed=n_seed,
-                     threshold=share, slo=_settings(ttft, tbt), catalog_=cat, progress=bar)
+                     threshold=share, slo=_settings(ttft, tbt), catalog_=cat, progress=bar,
+                     parallelism=parallelism)
     written = []
     if out_dir is not None:
         written = write_outputs(out_dir, availability_files(result, plot=not no_plot),
                                 run={"command": "availability", "scenario": scenario,
                                      "model": model, "phase": phase, "spares": spares,
                                      "placement": placement, "horizon": horizon,
-                                     "trials": n_trials, "seed": n_seed})
+                                     "trials": n_trials, "seed": n_seed,
+                                     "parallelism": parallelism})
     click.echo(result.to_json() if as_json else result.table())
     if written and not as_json:
         click.echo("wrote " + ", ".join(str(p) for p in written))

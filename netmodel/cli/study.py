@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import click
 
-from netmodel.cli.main import with_options
+from netmodel.cli.main import parallelism_option, with_options
 from netmodel.study.defaults import DEFAULT_MODELS, MOE_MODEL  # light: constants only
 
 __all__ = ["compare", "study", "sweep"]
@@ -71,17 +71,6 @@ def _progress(total: int, label: str, quiet: bool):
     from netmodel.study.progress import Progress
 
     return Progress(total, label, quiet=quiet)
-
-
-def _parallelism_option(f):
-    from netmodel.study.defaults import PARALLELISM  # light: no numpy
-
-    return click.option(
-        "--parallelism", type=click.Choice(PARALLELISM), default=PARALLELISM[0],
-        show_default=True,
-        help="How a model is spread: tp (tensor parallelism only), auto (also expert and "
-        "attention data parallelism for mixture-of-experts models), all (also pipeline "
-        "stages dividing the layers, for every model).")(f)
 
 
 _slo_options = [
@@ -174,7 +163,7 @@ def study() -> None:
 @click.option("--moe-model", "moe_text", default=None, metavar="MODEL",
               help=f"The mixture-of-experts model of the MoE part (default {MOE_MODEL}; "
               "'none' skips the part).")
-@_parallelism_option
+@parallelism_option
 @click.option("--json", "as_json", is_flag=True,
               help="Print the study as JSON ({study, fabric, sweep}) instead of the tables.")
 @with_options(_slo_options)
@@ -284,7 +273,7 @@ def _show_scenario(ctx, _param, value):
               help="Also the blast radius and availability of every row (closed forms, "
               "netmodel/data/failures.toml; 0.1-1 s per row).")
 @_instances_option
-@_parallelism_option
+@parallelism_option
 @with_options(_slo_options)
 @with_options(_dask_options)
 def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None, phase_text: str,
@@ -340,7 +329,7 @@ def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None,
               "nothing).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
 @_instances_option
-@_parallelism_option
+@parallelism_option
 @with_options(_slo_options)
 @with_options(_dask_options)
 def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points: str,

@@ -719,13 +719,14 @@ def availability(scenario: str | Scenario | None, model: str | ModelSpec | None,
                  trials: int = 1000, seed: int = 0, threshold: float = THRESHOLD,
                  slo: Slo | None = None, options: RooflineOptions | None = None,
                  catalog_: Catalog | None = None, cluster: Cluster | None = None,
-                 progress: ProgressLike = NO_PROGRESS) -> Availability:
+                 progress: ProgressLike = NO_PROGRESS, parallelism: str = "auto"
+                 ) -> Availability:
     """Availability of the scenario's cluster (see the module doc). ``spares``: a count or
     a percentage string of the cluster's GPUs; ``placement``: group, pod or global."""
     trials, _ = _check_run(trials, horizon)
     threshold = _check_threshold(threshold)
     c = cluster or build_cluster(scenario, model, phase, gpus=gpus, slo=slo, options=options,
-                                 catalog_=catalog_)
+                                 catalog_=catalog_, parallelism=parallelism)
     n = parse_spares(spares, c.gpus)
     pools = spare_pools(c, n, placement)
     kinds = event_kinds(c, placement)

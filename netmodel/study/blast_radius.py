@@ -501,9 +501,11 @@ def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
                   slo: Slo | None = None, options: RooflineOptions | None = None,
                   prompt: int | None = None, context: int | None = None,
                   max_batch: int = DEFAULT_MAX_BATCH, catalog_: Catalog | None = None,
-                  search: FabricSearch | None = None) -> Cluster:
+                  search: FabricSearch | None = None, parallelism: str = "auto") -> Cluster:
     """The scenario's cluster of ``gpus`` GPUs (default: one copy of its fabric) with the
-    instances of the best configuration of ``model`` in ``phase`` placed in every cell.
+    instances of the best configuration of ``model`` in ``phase`` placed in every cell
+    (searched as :func:`~netmodel.study.fabric_search.fabric_search` with ``parallelism``:
+    ``"tp"``, ``"auto"`` or ``"all"``).
     ``search``: a :class:`~netmodel.study.fabric_search.FabricSearch` of this scenario,
     model and phase already run (by ``compare``, say), so it is not run again.
 
@@ -531,7 +533,7 @@ def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
     else:
         coll = ScenarioCollectives(s.with_instances("alone"))
         r = fabric_search(m, coll.scenario, workload, slo=slo, options=options,
-                          max_batch=max_batch, collectives=coll)
+                          max_batch=max_batch, collectives=coll, parallelism=parallelism)
     if r.best is None:
         raise UserError(f"{m.name} has no feasible configuration on {s.label} "
                         f"({workload.phase}): {r.search.reason}")
@@ -663,14 +665,15 @@ def blast_radius(scenario: str | Scenario, model: str | ModelSpec,
                  catalog_: Catalog | None = None, placement: str = "pod",
                  prompt: int | None = None, context: int | None = None,
                  classes: Iterable[str] | None = None,
-                 cluster: Cluster | None = None) -> BlastRadius:
+                 cluster: Cluster | None = None, parallelism: str = "auto") -> BlastRadius:
     """The blast-radius table (see the module doc): per class, the count, rate, hardware
     and software radius, tokens/s lost, and the recovery path and time without spares
     (repair) and with a hot spare of ``placement`` (group, pod or global) at hand."""
     from netmodel.study.reliability_spares import recovery
 
     c = cluster or build_cluster(scenario, model, phase, gpus=gpus, slo=slo, options=options,
-                                 prompt=prompt, context=context, catalog_=catalog_)
+                                 prompt=prompt, context=context, catalog_=catalog_,
+                                 parallelism=parallelism)
     effects = c.effects(classes)
     rates = c.rates
     total = c.instances_total

@@ -55,3 +55,28 @@ def test_sub_group_collectives_run_on_each_slice_the_slowest_sets_the_time():
     pairs = comm.collective_time("all-reduce", n, 2)
     assert pairs.tolist() == pytest.approx([0.0, 2e-6 + 1e-5, 2e-6 + 1e-2])
     assert comm.collective_time("all-reduce", n, 1).tolist() == [0.0, 0.0, 0.0]
+
+
+def test_blast_radius_and_availability_take_parallelism_on_the_command_line():
+    # --parallelism all lets Llama-3-70B on lite-flat (128 Lites) run TP 16 x PP 2 x
+    # DP-attention 2: 128 / (16 x 2) = 4 instances of 32 GPUs; the default (auto: plain TP
+    # for a dense model) TP 16, 8 instances. Before, only compare --reliability reached PP.
+    import json
+
+    from click.testing import CliRunner
+
+    from netmodel.cli.main import cli
+
+    def run(*args):
+        r = CliRunner().invoke(cli, list(args))
+        assert r.exit_code == 0, r.output
+        return json.loads(r.output)
+
+    base = ("--scenario", "lite-flat", "--model", "Llama-3-70B", "--json")
+    b = run("blast-radius", *base, "--parallelism", "all")
+    assert (b["config"], b["instances"], b["instance_gpus"]) == \
+        ("TP 16 x PP 2 x DP-attention 2", 4, 32)
+    assert run("blast-radius", *base)["instances"] == 8
+    a = run("availability", *base, "--parallelism", "all", "--trials", "10")
+    assert (a["config"], a["instances"], a["instance_gpus"]) == \
+        ("TP 16 x PP 2 x DP-attention 2", 4, 32)
