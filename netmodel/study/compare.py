@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from compute.comm import NoCommunication
 from compute.errors import UserError
 from compute.models import get_model
+from compute.parallel import Parallelism
 from compute.phases import PHASES, Slo, check_phase, latency_name
 from compute.roofline import RooflineOptions, make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
@@ -142,6 +143,12 @@ class CompareResult(RowsResult):
                         f"{_num(r.usd_per_mtoken, 8, 3)}" + (
                             f"{_num(r.availability, 9, 5)}"
                             f"{_num(r.sms_down_per_gpu_failure_sw, 9, 0)}" if rel_head else ""))
+                spread = [r for r in self.rows if r.phase == phase and r.model == model
+                          and r.feasible and (r.pp, r.ep, r.attention_dp) != (1, 1, 1)]
+                if spread:   # the tp column alone would misread these as tp GPUs
+                    lines.append("  beyond TP: " + "; ".join(
+                        f"{r.label} {_configuration(r).label} ({r.instance_gpus} GPUs)"
+                        for r in spread))
         reconf = sorted({(r.label, r.reconfiguration_s) for r in self.rows
                          if r.reconfiguration_s > 0})
         if reconf:
@@ -152,6 +159,10 @@ class CompareResult(RowsResult):
         if bad:
             lines += ["infeasible:"] + bad
         return "\n".join(lines)
+
+
+def _configuration(row: FabricRow) -> Parallelism:
+    return Parallelism(row.tp, pp=row.pp, ep=row.ep, attention_dp=row.attention_dp)
 
 
 def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | Scenario],

@@ -243,3 +243,14 @@ def test_sweep_refuses_two_different_models_of_one_name_too():
         run_sweep(["h100-dgx"], [parse_param("adjust.hop_latency=0.1us,1us", ["h100-dgx"])],
                   [a, b],
                   ["decode"])
+
+
+def test_compare_table_names_configurations_beyond_tp():
+    # the tp column alone read a TP 16 x PP 2 x DP-attention 2 row (32 GPUs) as 16 GPUs;
+    # each block now names its configurations beyond plain TP, and a plain-TP block adds
+    # nothing
+    from netmodel.study.compare import run_compare
+
+    t = run_compare(["Llama-3-70B"], ["lite-flat"], ["decode"], parallelism="all").table()
+    assert "beyond TP: lite-flat@Lite TP 16 x PP 2 x DP-attention 2 (32 GPUs)" in t, t
+    assert "beyond TP" not in run_compare(["Llama-3-70B"], ["lite-flat"], ["decode"]).table()
