@@ -505,15 +505,15 @@ def fabric_search(model: str | ModelSpec, scenario: str | Scenario,
     count = fraction = None
     if coll.concurrent and result.best is not None:
         result, count, fraction = _packed_best(result, coll)
-    tp = result.best.tp if result.best else None
+    size = result.best.gpus if result.best else None   # the instance: tp x pp GPUs
     fits = result.grid.fits
     cap = int(np.asarray(result.grid.batches)[np.any(fits, axis=0)].max()) \
         if np.any(fits) else int(max_batch)
     if not keep_grid:
         result = replace(result, grid=None)
     return FabricSearch(scenario=scenario, search=result,
-                        group=coll.group(tp) if tp else (),
-                        reconfiguration_s=coll.reconfiguration_time(tp) if tp else 0.0,
+                        group=coll.group(size) if size else (),
+                        reconfiguration_s=coll.reconfiguration_time(size) if size else 0.0,
                         batch_cap=cap, instances=count, packed_fraction=fraction)
 
 
