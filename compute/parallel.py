@@ -66,6 +66,16 @@ class Parallelism:
     ep: int = 1            #: expert-parallel groups per stage (divides tp and the experts)
     attention_dp: int = 1  #: attention data-parallel groups per stage (divides tp)
 
+    @classmethod
+    def of(cls, obj: object) -> Parallelism:
+        """The configuration of anything that carries ``tp``, ``pp``, ``ep`` and
+        ``attention_dp`` (an InferenceResult, a front point, a study row).
+
+        >>> Parallelism.of(Parallelism(8, 2, 4, 1)).label
+        'TP 8 x PP 2 x EP 4'
+        """
+        return cls(obj.tp, obj.pp, obj.ep, obj.attention_dp)  # type: ignore[attr-defined]
+
     @property
     def gpus(self) -> int:
         """GPUs of the instance: ``tp x pp``."""

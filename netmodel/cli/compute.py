@@ -391,7 +391,7 @@ def _label(r) -> str:
     """``TP 8 x PP 2 x EP 8 x DP-attention 2`` of a result or front point."""
     from compute.parallel import Parallelism
 
-    return Parallelism(r.tp, r.pp, r.ep, r.attention_dp).label
+    return Parallelism.of(r).label
 
 
 def _degrees(what: str, text, allow_all: bool = False):

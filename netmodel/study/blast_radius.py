@@ -153,8 +153,7 @@ class Cluster(InstanceCosting):
     @property
     def parallelism(self) -> Parallelism:
         """The healthy instance's configuration (TP, and PP, EP, attention DP where > 1)."""
-        b = self.best
-        return Parallelism(b.tp, pp=b.pp, ep=b.ep, attention_dp=b.attention_dp)
+        return Parallelism.of(self.best)
 
     @property
     def instance_gpus(self) -> int:

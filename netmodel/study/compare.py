@@ -147,7 +147,7 @@ class CompareResult(RowsResult):
                           and r.feasible and (r.pp, r.ep, r.attention_dp) != (1, 1, 1)]
                 if spread:   # the tp column alone would misread these as tp GPUs
                     lines.append("  beyond TP: " + "; ".join(
-                        f"{r.label} {_configuration(r).label} ({r.instance_gpus} GPUs)"
+                        f"{r.label} {Parallelism.of(r).label} ({r.instance_gpus} GPUs)"
                         for r in spread))
         reconf = sorted({(r.label, r.reconfiguration_s) for r in self.rows
                          if r.reconfiguration_s > 0})
@@ -159,10 +159,6 @@ class CompareResult(RowsResult):
         if bad:
             lines += ["infeasible:"] + bad
         return "\n".join(lines)
-
-
-def _configuration(row: FabricRow) -> Parallelism:
-    return Parallelism(row.tp, pp=row.pp, ep=row.ep, attention_dp=row.attention_dp)
 
 
 def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | Scenario],

@@ -577,7 +577,7 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     return CostSummary(
         scenario=scenario.label, gpu=best.gpu if best is not None else base.name, model=getattr(best, "model", str(model)),
         phase=phase, clock=float(clock), gpus=n, tp=tp,
-        config=Parallelism(best.tp, best.pp, best.ep, best.attention_dp).label
+        config=Parallelism.of(best).label
         if best is not None else None,
         batch=best.batch if best is not None else None, instances=instances,
         tokens_per_s=tokens, gpu_price=price,

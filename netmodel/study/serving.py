@@ -264,7 +264,7 @@ class ServingResult:
             if r is None:
                 lines.append(f"  {label:<8} none (one output token: prefill produces it)")
                 continue
-            par = Parallelism(r.tp, r.pp, r.ep, r.attention_dp).label
+            par = Parallelism.of(r).label
             lines.append(f"  {label:<8} {r.gpus} x {r.gpu} ({par}), batch {r.batch}, "
                          f"{r.latency_name.upper()} {r.latency * 1e3:.2f} ms, "
                          f"{(self.prefill_rate if label == 'prefill' else self.decode_rate):.4g} "
@@ -478,7 +478,7 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         group = max(1, round(par.attention_tp * par.pp / kv_copies(model, par)))
         return group * np.minimum(float(par.attention_dp), batches)
 
-    dec_par = None if dec is None else Parallelism(dec.tp, dec.pp, dec.ep, dec.attention_dp)
+    dec_par = None if dec is None else Parallelism.of(dec)
     dec_gpus = dec.gpus if dec is not None else 1
     streams = np.concatenate([np.minimum(shards(c), shards(dec_par)) if dec_par else shards(c)
                               for c in grid.configs])
