@@ -65,16 +65,22 @@ _LAYER_PARTS = {"layers", "h", "blocks", "self_attn", "attn", "attention", "mlp"
 _HARMLESS = {"gate", "router", "shared_expert_gate", "lm_head", "embed_tokens", "wte", "wpe"}
 
 
-def _check_kept(quant: dict, key: str, where: str) -> list[str]:
-    """The module names (or compressed-tensors ``re:`` patterns) of ``quant[key]`` that
-    stay unquantized. One that keeps part of a decoder layer's attention or MLP (other than
-    the MoE router) is refused: a partly quantized layer is not modelled."""
+def _module_names(quant: dict, key: str, where: str) -> list[str]:
+    """``quant[key]``: a list of module names (or null: none), checked."""
     kept = quant.get(key)
     kept = [] if kept is None else kept
     if not isinstance(kept, list) or len(kept) > 100_000 or not all(
             isinstance(x, str) for x in kept):
         raise UserError(f"{where}: {key} must be a list of module names (or null), got "
                         f"{validate.describe(kept)}")
+    return kept
+
+
+def _check_kept(quant: dict, key: str, where: str) -> list[str]:
+    """The module names (or compressed-tensors ``re:`` patterns) of ``quant[key]`` that
+    stay unquantized. One that keeps part of a decoder layer's attention or MLP (other than
+    the MoE router) is refused: a partly quantized layer is not modelled."""
+    kept = _module_names(quant, key, where)
     for x in kept:
         words = [w for w in re.split(r"[^A-Za-z0-9_]+", x.removeprefix("re:")) if w]
         if not words or words[-1] in _HARMLESS:
@@ -258,12 +264,7 @@ def _mxfp4(quant: dict, entry: dict, where: str) -> None:
     MoE kernels (Marlin, Triton) on Hopper and Ampere, and its Blackwell kernels (FlashInfer
     MXFP4 x MXFP8 or x BF16) are not modelled; the GEMMs run at the bf16 rate. A model
     without routed experts, or with dense layers or shared experts, is refused."""
-    kept = quant.get("modules_to_not_convert")
-    kept = [] if kept is None else kept
-    if not isinstance(kept, list) or len(kept) > 100_000 or not all(
-            isinstance(x, str) for x in kept):
-        raise UserError(f"{where}: modules_to_not_convert must be a list of module names "
-                        f"(or null), got {validate.describe(kept)}")
+    kept = _module_names(quant, "modules_to_not_convert", where)
     expert = next((x for x in kept if "experts" in x.split(".")), None)
     if expert is not None:
         raise UserError(f"{where}: modules_to_not_convert keeps {validate.describe(expert)} "
