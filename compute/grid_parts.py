@@ -84,19 +84,25 @@ def _compute_static(model, gpu, configs, sh, plain: bool, b, workload, options, 
     # stage arrays: a collective stage has no FLOPs or HBM bytes (but the embedding and the
     # LM head, which do both), a compute stage no collective bytes; zeros are not copied
     works = [not x[4] or x[0] in ("embedding", "lm_head") for x in work]
-    flops, hbm, net = (np.zeros((len(work),) + shape) for _ in range(3))
-    compute_t, memory_t = np.zeros(flops.shape), np.zeros(flops.shape)
+    # each stage's slice written once, while it is in cache (a pass over whole
+    # (stages, nc, nb) arrays, their zeros first, costs more than the arithmetic)
+    flops, hbm, net, compute_t, memory_t = (np.empty((len(work),) + shape) for _ in range(5))
     peaks = stage_peaks(model, gpu, names, options.compute_dtype)
     bandwidth = gpu.hbm_bandwidth * options.memory_efficiency
+    occurs = None if plain else (counts > 0)[:, :, None]
     for k, x in enumerate(work):
         if works[k]:
             flops[k], hbm[k] = x[2], x[3]
             np.divide(flops[k], peaks[k] * options.flops_efficiency, out=compute_t[k])
             np.divide(hbm[k], bandwidth, out=memory_t[k])
+        else:
+            flops[k] = hbm[k] = compute_t[k] = memory_t[k] = 0.0
         if x[4]:
             net[k] = x[5]
-    if not plain:  # no collective where a stage does not occur
-        net *= (counts > 0)[:, :, None]
+            if occurs is not None:  # no collective where a stage does not occur
+                net[k] *= occurs[k]
+        else:
+            net[k] = 0.0
     if options.profile is not None:  # the calibrated mode: what the engine reaches
         _apply_profile(options.profile, names, works, flops, hbm, compute_t, memory_t)
     fit = memory_fit(model, gpu, sh, b, workload, options.memory_reserve, micro_batch=micro)

@@ -404,23 +404,7 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
     else:
         network_t = _network_times(comm, ops, groups, counts, net, fits)
     profile = options.profile
-    busiest = np.maximum(compute_t, memory_t)
-    if options.mode == "overlap":
-        stage_t = np.maximum(busiest, network_t)
-        if options.overlap_collectives:  # hide each all-reduce behind its producer GEMM
-            for coll, producer in PRODUCERS.items():
-                if coll in names:
-                    k, p = names.index(coll), names.index(producer)
-                    stage_t[k] = np.maximum(0.0, network_t[k] - stage_t[p])
-    else:
-        stage_t = compute_t + memory_t + network_t
-    # the index of the largest of (compute, memory, network), the first on ties (argmax);
-    # a collective stage is network-bound
-    bound = (memory_t > compute_t).astype(np.int8)
-    bound[network_t > busiest] = 2
-    for k, o in enumerate(ops):
-        if o and names[k] not in ("embedding", "lm_head"):
-            bound[k] = 2
+    stage_t, bound = _stage_times(names, ops, works, compute_t, memory_t, network_t, options)
     c3 = counts[:, :, None]
     interval = None
     if plain and paired:
@@ -453,6 +437,45 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
                 latency_limit=float(latency_limit), configs=configs, stages=names,
                 groups=groups, micro_batches=np.broadcast_to(micro, shape).astype(np.int64),
                 expert_skew=skew, overhead=overhead, interval=interval)
+
+
+def _stage_times(names, ops, works, compute_t, memory_t, network_t, options):
+    """Each stage's time (overlap: the largest of compute, memory and network; serial:
+    their sum) and what bounds it: the index of the largest of (compute, memory, network),
+    the first on ties (argmax); a collective stage is network-bound. Stage by stage, each
+    slice while it is in cache; a collective stage has no compute or memory time (zeros:
+    not compared), a compute stage no network time (zero, or NaN where untimed: never the
+    largest)."""
+    stage_t = np.empty(compute_t.shape)
+    bound = np.empty(compute_t.shape, dtype=np.int8)
+    overlap = options.mode == "overlap"
+    for k, name in enumerate(names):
+        c, m, t = compute_t[k], memory_t[k], network_t[k]
+        network_bound = ops[k] and name not in ("embedding", "lm_head")
+        if network_bound and not works[k]:   # compute and memory times are zeros
+            if overlap:
+                np.maximum(c, t, out=stage_t[k])
+            else:
+                np.add(c + m, t, out=stage_t[k])
+            bound[k] = 2
+            continue
+        busiest = np.maximum(c, m)
+        if overlap:
+            np.maximum(busiest, t, out=stage_t[k])
+        else:
+            np.add(c + m, t, out=stage_t[k])
+        if network_bound:
+            bound[k] = 2
+            continue
+        np.greater(m, c, out=bound[k], casting="unsafe")
+        if ops[k]:
+            bound[k][t > busiest] = 2
+    if overlap and options.overlap_collectives:  # hide each all-reduce behind its producer
+        for coll, producer in PRODUCERS.items():
+            if coll in names:
+                k, p = names.index(coll), names.index(producer)
+                stage_t[k] = np.maximum(0.0, network_t[k] - stage_t[p])
+    return stage_t, bound
 
 
 def _check_context(model, workload: Workload) -> None:
@@ -522,9 +545,8 @@ def _network_times(comm, ops, groups, counts, net, fits=None) -> np.ndarray:
     the stages and rows that run that collective in groups of that size; with ``fits``
     (configurations x batches), only the cells that fit are timed and the others are NaN
     (a group size no fitting cell uses is never asked)."""
-    out = np.zeros(net.shape)
-    if fits is not None and not fits.all():
-        out[:, ~fits] = np.nan
+    out = np.empty(net.shape)
+    out[...] = 0.0 if fits is None or fits.all() else np.where(fits, 0.0, np.nan)
     for op in sorted({o for o in ops if o}):
         ks = np.array([k for k, o in enumerate(ops) if o == op])
         g, active = groups[ks], (counts[ks] > 0) & (groups[ks] > 1)
