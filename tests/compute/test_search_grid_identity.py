@@ -1,0 +1,279 @@
+"""The grid's fast path (stage slices written once, in cache: :func:`compute.grid_parts.
+_compute_static`, :func:`compute.roofline._stage_times`, :func:`compute.roofline.
+_network_times`, :func:`compute.roofline._pipeline`, :func:`compute.search.pareto_front`)
+gives every number of the whole-array formulation it replaced, bit for bit: the old
+formulation is kept here as the reference, and every stage array, latency, interval and
+search answer is compared as raw bits (NaNs where untimed, the sign of zeros included).
+Cases cover plain TP, pipeline, attention DP and expert parallelism, MLA with fp8 and
+shared experts and dense layers (DeepSeek-V3), sliding windows (gpt-oss), shared experts
+(Qwen1.5-MoE), an engine profile, serial mode, overlapped collectives and expert skew."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from compute.grid_parts import _apply_profile
+from compute.hardware import get_gpu
+from compute.memory import memory_fit
+from compute.models import get_model
+from compute.parallel import Parallelism, layout
+from compute.profiles import get_profile
+from compute.roofline import (
+    PIPELINE_STAGES,
+    PRODUCERS,
+    RooflineOptions,
+    _check_time,
+    default_comm,
+    evaluate_grid,
+    make_workload,
+)
+from compute.search import search
+from compute.sharding import shards
+from compute.stages import stage_peaks, stage_work
+
+
+def _old_network_times(comm, ops, groups, counts, net, fits=None):
+    out = np.zeros(net.shape)
+    if fits is not None and not fits.all():
+        out[:, ~fits] = np.nan
+    for op in sorted({o for o in ops if o}):
+        ks = np.array([k for k, o in enumerate(ops) if o == op])
+        g, active = groups[ks], (counts[ks] > 0) & (groups[ks] > 1)
+        if fits is not None:
+            active = active & fits.any(axis=1)
+        for size in np.unique(g[active]):
+            kk, rr = np.nonzero(active & (g == size))
+            cells = net[ks[kk], rr]
+            keep = None if fits is None else fits[rr]
+            sizes = cells.reshape(-1) if keep is None else cells[keep]
+            times = np.asarray(comm.collective_time(op, sizes, int(size)), dtype=float)
+            times = np.broadcast_to(times, sizes.shape)
+            ok = np.isfinite(times) & (times >= 0)
+            if not ok.all():
+                _check_time(float(times[~ok][0]), op, int(size))
+            if keep is None:
+                out[ks[kk], rr] = times.reshape(len(kk), net.shape[2])
+            else:
+                block = np.full(cells.shape, np.nan)
+                block[keep] = times
+                out[ks[kk], rr] = block
+    return out
+
+
+def _old_pipeline(pass_t, pp, b, micro, stage_t, bound, c3, names, options, workload, parts):
+    ks, kw = names.index("pp_send"), names.index("pipeline_wait")
+    rows = np.flatnonzero(pp.ravel() > 1)
+    p = pp[rows]
+    mine = pass_t[rows]
+    send = stage_t[ks, rows]
+    stage = np.divide(mine, p)
+    period = np.maximum(stage, send) if options.mode == "overlap" else stage + send
+    own = mine + (p - 1) * send
+    interval = None
+    if workload.phase == "decode":
+        k = np.ceil(b / micro[rows] if micro.shape[0] > 1 else b / micro)
+        piped = np.maximum(own, k * period)
+    else:
+        piped = (b - 1) * period + own
+        interval = pass_t.copy()
+        interval[rows] = b * period
+    latency = pass_t.copy()
+    latency[rows] = piped
+    wait = np.maximum(piped - own, 0.0)
+    n = len(names) - len(PIPELINE_STAGES)
+    busy = np.stack([np.einsum("kc,kcb->cb", c3[:n, :, 0], part[:n])[rows] for part in parts])
+    dominant = np.argmax(busy, axis=0).astype(np.int8)
+    stage_t[kw, rows] = wait
+    bound[kw, rows] = dominant
+    for r, part in enumerate(parts):
+        part[kw, rows] = np.where(dominant == r, wait, 0.0)
+    return latency, interval
+
+
+def _old_pareto_front(latency, score):
+    order = np.lexsort((-score, latency))
+    best = np.maximum.accumulate(score[order])
+    prev = np.concatenate([[-np.inf], best[:-1]])
+    return order[score[order] > prev]
+
+
+def old_grid(model, gpu, configs, batches, workload, options, skew=1.0, time_unfit=True):
+    """Every array of a grid, the whole-array way (the formulation before the fast path)."""
+    model, gpu = get_model(model), get_gpu(gpu)
+    comm = default_comm(gpu)
+    plain = all(c.is_plain for c in configs)
+    sh = shards(model, [c.tp for c in configs]) if plain else layout(model, configs)
+    b = np.asarray(batches, dtype=float).reshape(1, -1)
+    if plain:
+        micro = b
+    elif workload.phase == "decode":
+        micro = np.ceil(b / sh.pp)
+    else:
+        micro = np.where(sh.pp > 1, 1.0, b)
+    work = stage_work(model, sh, micro, workload, skew)
+    nc = len(configs)
+    shape = np.broadcast_shapes((nc, b.shape[1]), micro.shape)
+    counts = np.stack([np.broadcast_to(np.asarray(x[1], float).reshape(-1), (nc,))
+                       for x in work])
+    if not plain:
+        keep = counts.any(axis=1)
+        work, counts = [x for x, k in zip(work, keep, strict=True) if k], counts[keep]
+    names = tuple(x[0] for x in work)
+    groups = np.stack([np.broadcast_to(np.asarray(x[6], float).reshape(-1), (nc,))
+                       for x in work])
+    ops = tuple(x[4] for x in work)
+    works = [not x[4] or x[0] in ("embedding", "lm_head") for x in work]
+    flops, hbm, net = (np.zeros((len(work),) + shape) for _ in range(3))
+    compute_t, memory_t = np.zeros(flops.shape), np.zeros(flops.shape)
+    peaks = stage_peaks(model, gpu, names, options.compute_dtype)
+    bandwidth = gpu.hbm_bandwidth * options.memory_efficiency
+    for k, x in enumerate(work):
+        if works[k]:
+            flops[k], hbm[k] = x[2], x[3]
+            np.divide(flops[k], peaks[k] * options.flops_efficiency, out=compute_t[k])
+            np.divide(hbm[k], bandwidth, out=memory_t[k])
+        if x[4]:
+            net[k] = x[5]
+    if not plain:
+        net *= (counts > 0)[:, :, None]
+    if options.profile is not None:
+        _apply_profile(options.profile, names, works, flops, hbm, compute_t, memory_t)
+    fit = memory_fit(model, gpu, sh, b, workload, options.memory_reserve, micro_batch=micro)
+    fits = None if time_unfit else np.broadcast_to(fit[4], net.shape[1:])
+    network_t = _old_network_times(comm, ops, groups, counts, net, fits)
+    busiest = np.maximum(compute_t, memory_t)
+    if options.mode == "overlap":
+        stage_t = np.maximum(busiest, network_t)
+        if options.overlap_collectives:
+            for coll, producer in PRODUCERS.items():
+                if coll in names:
+                    k, p = names.index(coll), names.index(producer)
+                    stage_t[k] = np.maximum(0.0, network_t[k] - stage_t[p])
+    else:
+        stage_t = compute_t + memory_t + network_t
+    bound = (memory_t > compute_t).astype(np.int8)
+    bound[network_t > busiest] = 2
+    for k, o in enumerate(ops):
+        if o and names[k] not in ("embedding", "lm_head"):
+            bound[k] = 2
+    c3 = counts[:, :, None]
+    interval = None
+    if plain:
+        latency = (c3 * stage_t).sum(axis=0)
+    else:
+        passes = [k for k, nm in enumerate(names) if nm not in PIPELINE_STAGES]
+        latency = c3[passes[0]] * stage_t[passes[0]]
+        for k in passes[1:]:
+            latency = latency + c3[k] * stage_t[k]
+        if np.any(sh.pp > 1):
+            latency, interval = _old_pipeline(latency, sh.pp, b, micro, stage_t, bound, c3,
+                                              names, options, workload,
+                                              (compute_t, memory_t, network_t))
+    if options.profile is not None:
+        overhead = np.broadcast_to(options.profile.overhead(
+            model.layers, b, workload.phase, workload.tokens_per_sequence, model.hidden),
+            latency.shape)
+        latency = latency + overhead
+        if interval is not None:
+            interval = interval + overhead
+    return dict(stages=names, counts=counts, flops=flops, hbm_bytes=hbm, net_bytes=net,
+                compute_time=compute_t, memory_time=memory_t, network_time=network_t,
+                stage_time=stage_t, bound=bound, latency=latency, interval=interval,
+                fits=np.broadcast_to(fit[4], shape))
+
+
+def bits(x):
+    """``x`` as raw bits: equal arrays of equal bits (NaN == NaN, 0.0 != -0.0)."""
+    x = np.ascontiguousarray(x)
+    return x.view(np.int64) if x.dtype == np.float64 else x
+
+
+def assert_same(grid, ref):
+    assert grid.stages == ref["stages"]
+    for name, want in ref.items():
+        if name == "stages":
+            continue
+        got = getattr(grid, name)
+        if want is None:
+            assert got is None, name
+            continue
+        assert got.shape == want.shape and got.dtype == want.dtype, name
+        assert np.array_equal(bits(got), bits(want)), f"{name} differs"
+
+
+PROFILE = RooflineOptions(profile=get_profile("vllm-dgx-h100"))
+CASES = [  # model, gpu, phase, search keywords
+    ("Llama-3-70B", "Lite", "prefill", dict(max_gpus=64, pp=(1, 2, 4), attention_dp=True)),
+    ("Llama-3-70B", "Lite", "decode", dict(max_gpus=64, pp=(1, 2, 4), attention_dp=True)),
+    ("Mixtral-8x7B", "Lite", "prefill", dict(max_gpus=64, pp=(1, 2, 4), ep=True,
+                                             attention_dp=True)),
+    ("Mixtral-8x7B", "Lite", "decode", dict(max_gpus=64, pp=(1, 2, 4), ep=True,
+                                            attention_dp=True)),
+    ("DeepSeek-V3", "Lite", "decode", dict(max_gpus=64, ep=True, attention_dp=True)),
+    ("DeepSeek-V3", "H100-SXM", "prefill", dict(max_gpus=64, ep=True, attention_dp=True)),
+    ("gpt-oss-20b", "Lite", "decode", dict(max_gpus=32, pp=(1, 2), ep=True,
+                                           attention_dp=True)),
+    ("gpt-oss-120b", "H100-SXM", "prefill", dict(pp=(1, 2), ep=True)),
+    ("Qwen1.5-MoE-A2.7B", "H100-SXM", "decode", dict(max_gpus=16, pp=(1, 2), ep=True,
+                                                     options=PROFILE, expert_skew=1.5)),
+    ("Llama-3.1-405B", "H100-SXM", "prefill", dict(pp=(1, 2, 3), attention_dp=True)),
+    ("Llama-3-70B", "H100-SXM", "decode", dict(options=PROFILE)),
+    ("Llama-3-8B", "Lite", "prefill", {}),
+    ("Mixtral-8x7B", "H100-SXM", "prefill", dict(pp=(1, 2), ep=True, attention_dp=True,
+                                                 options=RooflineOptions(mode="serial"))),
+    ("Llama-3-70B", "H100-SXM", "decode", dict(
+        pp=(1, 2), attention_dp=True, options=RooflineOptions(overlap_collectives=True))),
+]
+
+
+@pytest.mark.parametrize("model, gpu, phase, kw", CASES)
+def test_search_grid_is_the_whole_array_formulation_bit_for_bit(model, gpu, phase, kw):
+    kw = dict(kw)
+    options = kw.pop("options", RooflineOptions())
+    skew = kw.get("expert_skew", 1.0)
+    r = search(model, gpu, phase, options=options, max_batch=kw.pop("max_batch", 512), **kw)
+    g = r.grid
+    ref = old_grid(model, gpu, g.configs, g.batches, make_workload(phase), options, skew,
+                   time_unfit=False)
+    assert_same(g, ref)
+    # the answer, read off the reference: the best feasible score, ties to the first cell
+    # (a pipelined prefill's equal rates: the lowest latency; see search._picks)
+    rate = g.tokens_per_step / (ref["latency"] if ref["interval"] is None else ref["interval"])
+    score = rate / (g.gpus * get_gpu(gpu).sms)
+    feasible = ref["fits"] & (ref["latency"] <= r.latency_limit)
+    assert r.feasible == int(feasible.sum())
+    if not feasible.any():
+        assert r.best is None
+        return
+    masked = np.where(feasible, score, -np.inf)
+    pick = int(np.argmax(masked))
+    if ref["interval"] is not None:  # rates equal within 1e-12: the lowest latency
+        near = feasible & (masked >= masked.max() - abs(masked.max()) * 1e-12)
+        pick = int(np.argmax(np.where(near, -ref["latency"], -np.inf)))
+    i, j = np.unravel_index(pick, masked.shape)
+    assert r.best.tokens_per_s_per_sm == masked[i, j]
+    assert r.best.latency == ref["latency"][i, j]
+    assert (Parallelism.of(r.best), r.best.batch) == (g.configs[i], int(g.batches[j]))
+    # the front: the feasible points no other beats on both latency and score
+    lat, sc = ref["latency"][feasible], score[feasible]
+    k = _old_pareto_front(lat, sc)
+    assert [(p.latency, p.tokens_per_s_per_sm) for p in r.front] == \
+        list(zip(lat[k].tolist(), sc[k].tolist(), strict=True))
+    assert all(not ((lat < a) & (sc > s)).any() for a, s in zip(lat[k], sc[k], strict=True))
+
+
+@pytest.mark.parametrize("phase", ["prefill", "decode"])
+@pytest.mark.parametrize("model, configs", [
+    ("Mixtral-8x7B", [Parallelism(8, 2, 4, 2), Parallelism(4, 1, 2, 1), Parallelism(8),
+                      Parallelism(2, 4, 1, 2)]),
+    ("DeepSeek-V3", [Parallelism(8, 1, 8, 8), Parallelism(8, 1, 8, 1), Parallelism(8)]),
+    ("Llama-3-70B", [Parallelism(t) for t in (1, 2, 4, 8)]),
+])
+def test_a_grid_that_times_every_cell_is_the_whole_array_formulation(model, configs, phase):
+    """``time_unfit=True`` (every cell's collectives timed, no NaNs)."""
+    batches = np.arange(1, 300, 7)
+    w = make_workload(phase)
+    g = evaluate_grid(model, "H100-SXM", configs, batches, w)
+    assert_same(g, old_grid(model, "H100-SXM", configs, batches, w, RooflineOptions()))
+
