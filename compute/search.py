@@ -62,6 +62,25 @@ def pareto_front(latency: np.ndarray, score: np.ndarray) -> np.ndarray:
     >>> pareto_front(np.array([1.0, 2.0, 3.0, 2.5]), np.array([1.0, 3.0, 2.0, 4.0])).tolist()
     [0, 1, 3]
     """
+    latency, score = np.asarray(latency), np.asarray(score)
+    if latency.size > 64 and not (np.isnan(latency).any() or np.isnan(score).any()):
+        # A point can be on the front only if its score beats every point of lower
+        # latency: one sort by latency finds those few (a search has 1e5 points, its
+        # front 1e3); among them the same answer as among all (the best score of every
+        # lower latency is one of them), so only they are sorted by (latency, -score).
+        order = np.argsort(latency)
+        lat, sc = latency[order], score[order]
+        ahead = np.maximum.accumulate(sc)                 # best score up to each point
+        start = np.concatenate([[True], lat[1:] != lat[:-1]])  # first of each latency
+        first = np.maximum.accumulate(np.where(start, np.arange(lat.size), 0))
+        lower = np.concatenate([[-np.inf], ahead[:-1]])[first]  # best of lower latencies
+        keep = np.sort(order[sc > lower])
+        return keep[_pareto_sorted(latency[keep], score[keep])]
+    return _pareto_sorted(latency, score)
+
+
+def _pareto_sorted(latency: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """:func:`pareto_front` by a sort on (latency, -score, index)."""
     order = np.lexsort((-score, latency))
     best = np.maximum.accumulate(score[order])
     prev = np.concatenate([[-np.inf], best[:-1]])

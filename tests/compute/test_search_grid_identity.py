@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compute.grid_parts import _apply_profile
 from compute.hardware import get_gpu
@@ -28,7 +30,7 @@ from compute.roofline import (
     evaluate_grid,
     make_workload,
 )
-from compute.search import search
+from compute.search import pareto_front, search
 from compute.sharding import shards
 from compute.stages import stage_peaks, stage_work
 
@@ -277,3 +279,17 @@ def test_a_grid_that_times_every_cell_is_the_whole_array_formulation(model, conf
     g = evaluate_grid(model, "H100-SXM", configs, batches, w)
     assert_same(g, old_grid(model, "H100-SXM", configs, batches, w, RooflineOptions()))
 
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 3000), st.integers(1, 40), st.integers(0, 2**32 - 1),
+       st.sampled_from([0.0, 0.25, 1e-9]))
+def test_pareto_front_is_the_sort_by_latency_then_score(n, distinct, seed, jitter):
+    """Few distinct values: many ties in latency and in score (signed zeros, duplicate
+    points); above 64 points the front is found among the points that beat every lower
+    latency, and must be the same points, the first index of duplicates."""
+    rng = np.random.default_rng(seed)
+    lat = rng.integers(0, distinct, n) + jitter * rng.integers(0, 3, n)
+    sc = rng.integers(0, distinct, n) * rng.choice([1.0, -1.0], n)  # -0.0 among them
+    for latency in (lat, -lat, lat[::-1].copy()):
+        assert pareto_front(latency, sc).tolist() == _old_pareto_front(latency, sc).tolist()
