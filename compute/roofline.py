@@ -417,8 +417,11 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
         for k in passes[1:]:
             latency = latency + c3[k] * stage_t[k]
         if np.any(sh.pp > 1):
+            idle = {k for k, w in enumerate(works) if not w}
             latency, interval = _pipeline(latency, sh.pp, b, micro, stage_t, bound, c3, names,
-                                          options, workload, (compute_t, memory_t, network_t))
+                                          options, workload, (compute_t, memory_t, network_t),
+                                          zero=(idle, idle, {k for k, o in enumerate(ops)
+                                                             if not o}))
     overhead = None
     if profile is not None:  # fixed overheads, once per step
         overhead = np.broadcast_to(profile.overhead(model.layers, b, workload.phase,
@@ -452,11 +455,8 @@ def _stage_times(names, ops, works, compute_t, memory_t, network_t, options):
     for k, name in enumerate(names):
         c, m, t = compute_t[k], memory_t[k], network_t[k]
         network_bound = ops[k] and name not in ("embedding", "lm_head")
-        if network_bound and not works[k]:   # compute and memory times are zeros
-            if overlap:
-                np.maximum(c, t, out=stage_t[k])
-            else:
-                np.add(c + m, t, out=stage_t[k])
+        if network_bound and not works[k]:   # compute and memory times are zeros: the
+            np.add(t, 0.0, out=stage_t[k])  # network's (max(0, t) and (0 + 0) + t)
             bound[k] = 2
             continue
         busiest = np.maximum(c, m)
@@ -487,13 +487,16 @@ def _check_context(model, workload: Workload) -> None:
                         f"shorter {what}, or a model file with a larger max_context")
 
 
-def _pipeline(pass_t, pp, b, micro, stage_t, bound, c3, names, options, workload, parts):
+def _pipeline(pass_t, pp, b, micro, stage_t, bound, c3, names, options, workload, parts,
+              zero=None):
     """Latency of the pipelined rows (see :func:`evaluate_grid`), and for prefill the
     steady-state seconds per batch (``batch x period`` on those rows, the latency on the
     others; None for decode, whose TBT is already a steady state); fills the
     ``pipeline_wait`` stage (in place) with what the latency adds to the micro-batch's own
     pass (the other micro-batches' work on the same stages), charged to the resource
-    busiest over the pass."""
+    busiest over the pass. ``zero`` (optional): for each of ``parts``, the stages whose
+    times are zeros (or, for the network, zeros and the NaNs of untimed cells, which every
+    collective stage has too), left out of the sums."""
     ks, kw = names.index("pp_send"), names.index("pipeline_wait")
     rows = np.flatnonzero(pp.ravel() > 1)         # only the pipelined rows change
     p = pp[rows]
@@ -516,8 +519,17 @@ def _pipeline(pass_t, pp, b, micro, stage_t, bound, c3, names, options, workload
     wait = np.maximum(piped - own, 0.0)
     n = len(names) - len(PIPELINE_STAGES)             # the pipeline's stages come last
     assert names[n:] == PIPELINE_STAGES
-    busy = np.stack([np.einsum("kc,kcb->cb", c3[:n, :, 0], part[:n])[rows]
-                     for part in parts])         # each resource's busy time over the pass
+    if zero is None or b.shape[0] > 1 or pass_t.shape[1] == 1:
+        busy = np.stack([np.einsum("kc,kcb->cb", c3[:n, :, 0], part[:n])[rows]
+                         for part in parts])     # each resource's busy time over the pass
+    else:  # the same sums, stage after stage, without the stages known to be zero there
+        busy = np.empty((len(parts), len(rows), pass_t.shape[1]))
+        for r, part in enumerate(parts):
+            ks = [k for k in range(n) if k not in zero[r]]
+            total = c3[ks[0]] * part[ks[0]]
+            for k in ks[1:]:
+                total += c3[k] * part[k]
+            busy[r] = total[rows]
     dominant = np.argmax(busy, axis=0).astype(np.int8)
     stage_t[kw, rows] = wait
     bound[kw, rows] = dominant
