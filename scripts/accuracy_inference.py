@@ -22,7 +22,13 @@ Splitwise authors. For every measurement it shows
   Llama-2-70B TP 8 rows it was not fitted on; per row measured, roofline and calibrated,
   the worst error per phase, and the roofline staying below every measured row. Decode rows
   there are at the context the source implies (prompt + 64, the mean over the 128 generated
-  tokens), as are the reference's (576, not the 1,500 its header assumes).
+  tokens), as are the reference's (576, not the 1,500 its header assumes);
+* the **published serving measurements beyond Splitwise**, from ``tests/compute/data/
+  published_serving.csv`` (NVIDIA NIM, vLLM and TensorRT-LLM on A100, H100, H200 and B200;
+  Llama-3 8B / 70B, Llama-3.1-405B, Mixtral-8x7B in bf16, fp8, int8 and NVFP4; one source
+  per row): per row measured, the roofline and how far on the safe side it is (it must stay
+  below every latency and above every throughput), and on the H100 rows the calibrated
+  mode's error (``vllm-dgx-h100`` is fitted on 2023 vLLM; the 30% target is for vLLM rows).
 
 ``--write-profile PATH`` fits the profile again and writes it (the shipped
 ``compute/data/profiles/vllm-dgx-h100.toml`` is this script's output), the reference rows
@@ -323,8 +329,123 @@ def table(markdown: bool) -> list[str]:
     out += [f"- {s}" for s in summary] if markdown else summary
     heading = ("Held out of the fit: another model, other TP degrees "
                f"({HELD_OUT.relative_to(ROOT)})")
+    heading2 = f"Published serving measurements beyond Splitwise ({PUBLISHED.relative_to(ROOT)})"
     return out + ["", f"### {heading}" if markdown else heading.upper(), ""] + \
-        cross_check(markdown)
+        cross_check(markdown) + ["", f"### {heading2}" if markdown else heading2.upper(),
+                                 ""] + published(markdown)
+
+
+#: Published serving measurements beyond Splitwise (in the repository; the test reads it too).
+PUBLISHED = ROOT / "tests" / "compute" / "data" / "published_serving.csv"
+
+
+def published_rows() -> list[dict]:
+    """The rows of :data:`PUBLISHED` (its header documents the columns and conversions)."""
+    with open(PUBLISHED) as fh:
+        return list(csv.DictReader(line for line in fh if not line.startswith("#")))
+
+
+def published_model(row: dict):
+    """The row's catalog model with its dtype overrides (``key=value`` separated by spaces;
+    an empty value clears a field, an all-digit one is an int)."""
+    from compute.models import get_model
+
+    kw = {}
+    for item in row["overrides"].split():
+        key, value = item.split("=", 1)
+        kw[key] = int(value) if value.isdigit() else value
+    return replace(get_model(row["model"]), **kw)
+
+
+def published_prediction(row: dict, options=None, comm=None) -> float:
+    """Seconds (prefill, decode) or output tokens/s (throughput) the roofline (``options``
+    None) or a profile gives for ``row``; a throughput row is batch x output / (prefill +
+    output x the decode step at the mean context), the data file's conversion."""
+    from compute.evaluate_one import evaluate
+
+    m, gpu, tp, b = published_model(row), row["gpu"], int(row["tp"]), int(row["batch"])
+    kw = {"comm": comm, "options": options}
+    if row["phase"] == "prefill":
+        return evaluate(m, gpu, tp, b, "prefill", prompt=int(row["prompt"]), **kw).latency
+    if row["phase"] == "decode":
+        return evaluate(m, gpu, tp, b, "decode", context=int(row["context"]), **kw).latency
+    prompt, out = int(row["prompt"]), int(row["output"])
+    seconds = evaluate(m, gpu, tp, b, "prefill", prompt=prompt, **kw).latency + \
+        out * evaluate(m, gpu, tp, b, "decode", context=prompt + out // 2, **kw).latency
+    return b * out / seconds
+
+
+def _measured(row: dict) -> str:
+    v = float(row["measured"])
+    return f"{v:,.1f} tok/s" if row["phase"] == "throughput" else f"{v * 1e3:.2f} ms"
+
+
+def _what(row: dict) -> str:
+    """``decode b25 ctx 5250`` / ``prefill b1 p5000`` / ``max load 2048/128``."""
+    if row["phase"] == "throughput":
+        return f"max load {row['prompt']}/{row['output']}"
+    tokens = f"p{row['prompt']}" if row["phase"] == "prefill" else f"ctx {row['context']}"
+    return f"{row['phase']} b{row['batch']} {tokens}"
+
+
+def published(markdown: bool) -> list[str]:
+    """Every published row: measured, roofline, margin (measured / roofline for times,
+    roofline / measured for throughputs: >= 1 where the bound holds) and, on H100 rows, the
+    calibrated mode with its error; excluded rows with their reason; a summary."""
+    from compute.profiles import get_profile
+    from compute.roofline import RooflineOptions
+
+    rows = published_rows()
+    used = [r for r in rows if r["status"] == "used"]
+    options = RooflineOptions(profile=get_profile(PROFILE))
+    comm = scenario_comm()(None)
+    head = ["row", "system", "engine", "what", "measured", "roofline", "margin",
+            f"{PROFILE}", "error"]
+    table_rows, margins, vllm_err, other_err = [], [], [], []
+    for r in used:
+        roof = published_prediction(r)
+        thr = r["phase"] == "throughput"
+        mine = float(r["measured"])
+        margins.append((roof / mine if thr else mine / roof, r))
+        cal = err = ""
+        if r["gpu"] == "H100-SXM" and not thr:
+            c = published_prediction(r, options, comm)
+            e = c / mine - 1
+            (vllm_err if r["engine"].startswith("vLLM") else other_err).append(
+                (e, r, margins[-1][0]))
+            cal, err = f"{c * 1e3:.2f} ms", f"{e:+.1%}"
+        shown = f"{roof:,.1f} tok/s" if thr else f"{roof * 1e3:.2f} ms"
+        table_rows.append([r["id"], f"{r['gpu_measured']}, TP {r['tp']}", r["engine"],
+                           _what(r), _measured(r), shown, f"{margins[-1][0]:.2f}x", cal,
+                           err])
+    out = _render(head, table_rows, markdown)
+    low, high = min(margins, key=lambda p: p[0]), max(margins, key=lambda p: p[0])
+    summary = [
+        f"Roofline on the safe side of all {len(used)} rows used "
+        f"({sum(m >= 1 for m, _ in margins)} of {len(used)}): by {low[0]:.2f}x "
+        f"({low[1]['id']}) to {high[0]:.2f}x ({high[1]['id']}).",
+    ]
+    if vllm_err:
+        worst = max(vllm_err, key=lambda p: abs(p[0]))
+        summary.append(
+            f"{PROFILE} (fitted on 2023 vLLM, Llama-2-70B TP 8) on the {len(vllm_err)} vLLM "
+            f"rows on H100 (another model, another engine version): worst "
+            f"{worst[0]:+.1%} ({worst[1]['id']}), {sum(abs(p[0]) <= TARGET for p in vllm_err)}"
+            f" of {len(vllm_err)} within {TARGET:.0%} (the target is for a model on the "
+            f"system fitted on): its fixed overheads (per layer, per decode sequence) were "
+            f"fitted on 2023 vLLM at TP 8 and overstate a 2026 vLLM on one GPU, which runs "
+            f"at {min(p[2] for p in vllm_err):.2f}x to {max(p[2] for p in vllm_err):.2f}x the "
+            f"roofline; a profile is fitted per engine (netmodel "
+            f"calibrate).")
+    if other_err:
+        worst = max(other_err, key=lambda p: abs(p[0]))
+        summary.append(
+            f"On the {len(other_err)} NIM rows on H100 (not vLLM; shown for reference): "
+            f"worst {worst[0]:+.1%} ({worst[1]['id']}).")
+    for r in rows:
+        if r["status"] != "used":
+            summary.append(f"Left out: {r['id']} ({_measured(r)}), {r['note']}.")
+    return out + ([f"- {s}" for s in summary] if markdown else summary)
 
 
 def main(argv=None) -> int:
