@@ -337,6 +337,8 @@ def table(markdown: bool) -> list[str]:
 
 #: Published serving measurements beyond Splitwise (in the repository; the test reads it too).
 PUBLISHED = ROOT / "tests" / "compute" / "data" / "published_serving.csv"
+#: Its phases measured in output tokens/s (the others in seconds).
+RATES = ("throughput", "decode_throughput")
 
 
 def published_rows() -> list[dict]:
@@ -358,9 +360,10 @@ def published_model(row: dict):
 
 
 def published_prediction(row: dict, options=None, comm=None) -> float:
-    """Seconds (prefill, decode) or output tokens/s (throughput) the roofline (``options``
-    None) or a profile gives for ``row``; a throughput row is batch x output / (prefill +
-    output x the decode step at the mean context), the data file's conversion."""
+    """Seconds (prefill, decode) or output tokens/s (throughput, decode_throughput) the
+    roofline (``options`` None) or a profile gives for ``row``; a throughput row is batch x
+    output / (prefill + output x the decode step at the mean context), a decode_throughput
+    row batch / the decode step, the data file's conversions."""
     from compute.evaluate_one import evaluate
 
     m, gpu, tp, b = published_model(row), row["gpu"], int(row["tp"]), int(row["batch"])
@@ -369,6 +372,9 @@ def published_prediction(row: dict, options=None, comm=None) -> float:
         return evaluate(m, gpu, tp, b, "prefill", prompt=int(row["prompt"]), **kw).latency
     if row["phase"] == "decode":
         return evaluate(m, gpu, tp, b, "decode", context=int(row["context"]), **kw).latency
+    if row["phase"] == "decode_throughput":
+        step = evaluate(m, gpu, tp, b, "decode", context=int(row["context"]), **kw).latency
+        return b / step
     prompt, out = int(row["prompt"]), int(row["output"])
     seconds = evaluate(m, gpu, tp, b, "prefill", prompt=prompt, **kw).latency + \
         out * evaluate(m, gpu, tp, b, "decode", context=prompt + out // 2, **kw).latency
@@ -377,11 +383,13 @@ def published_prediction(row: dict, options=None, comm=None) -> float:
 
 def _measured(row: dict) -> str:
     v = float(row["measured"])
-    return f"{v:,.1f} tok/s" if row["phase"] == "throughput" else f"{v * 1e3:.2f} ms"
+    return f"{v:,.1f} tok/s" if row["phase"] in RATES else f"{v * 1e3:.2f} ms"
 
 
 def _what(row: dict) -> str:
     """``decode b25 ctx 5250`` / ``prefill b1 p5000`` / ``max load 2048/128``."""
+    if row["phase"] == "decode_throughput":
+        return f"peak decode b<={row['batch']} ctx>={row['context']}"
     if row["phase"] == "throughput":
         return f"max load {row['prompt']}/{row['output']}"
     tokens = f"p{row['prompt']}" if row["phase"] == "prefill" else f"ctx {row['context']}"
@@ -404,7 +412,7 @@ def published(markdown: bool) -> list[str]:
     table_rows, margins, vllm_err, other_err = [], [], [], []
     for r in used:
         roof = published_prediction(r)
-        thr = r["phase"] == "throughput"
+        thr = r["phase"] in RATES
         mine = float(r["measured"])
         margins.append((roof / mine if thr else mine / roof, r))
         cal = err = ""

@@ -2,8 +2,8 @@
 measured serving latency, and its throughput above every published throughput.
 
 The measurements are ``tests/compute/data/published_serving.csv`` (NVIDIA NIM on 2x H100,
-vLLM on H100 and A100, TensorRT-LLM on A100, 8x H200 and B200; Llama-3/3.1/3.3 8B, 70B,
-405B and Mixtral-8x7B in bf16, fp8, int8 and NVFP4), each converted to a prefill, a decode
+vLLM on H100, H200 and A100, TensorRT-LLM on A100, 8x H200 and B200; Llama-3/3.1/3.3 8B,
+70B, 405B, Mixtral-8x7B and gpt-oss-120b in bf16, fp8, int8, MXFP4 and NVFP4), each converted to a prefill, a decode
 step or a maximum-load throughput as its header says, one source per row. Rows the header
 excludes (queueing: the batch in flight is not published) are not asserted on, but must say
 why.
@@ -25,6 +25,13 @@ Hand values (closed forms, not runs):
   32000 x 4096 = 12,748,587,008 bytes at 1 byte each; the bf16 KV cache 576 x 32 x 2 x 1024 x
   2 = 75.5 MB; 12.824 GB over 2.039 TB/s = 6.290 ms (norms add 0.0%). Reading all 8 experts
   would give 22.3 ms, above the measured 11.44 ms: the bound would fail.
+- ``ms-gptoss-120b-h100``: gpt-oss-120b on one H100-SXM, decode of batch 4 at context 1024:
+  4 tokens routed to 4 of 128 experts each touch 128 (1 - (124/128)^4) = 15.28 experts a
+  layer (expected), each 3 x 2880 x 2880 weights (+ biases) in MXFP4 (4.25 bits); attention
+  2880 x (4096 + 512 + 512) + 4096 x 2880 in bf16 (+ biases), the router, the LM head
+  201088 x 2880 bf16; the KV cache (bf16, 8 heads of 64) of 1024 tokens in the 18 full
+  layers but only the 128-token window in the 18 sliding ones: 10.54 GB over 3.35 TB/s =
+  3.15 ms, 1,271 tokens/s; measured peak 511.
 """
 
 from __future__ import annotations
@@ -39,7 +46,9 @@ from compute.evaluate_one import evaluate
 from compute.models import get_model
 
 DATA = Path(__file__).parent / "data" / "published_serving.csv"
-PHASES = ("prefill", "decode", "throughput")
+PHASES = ("prefill", "decode", "throughput", "decode_throughput")
+#: Phases measured in output tokens/s (the others in seconds).
+RATES = ("throughput", "decode_throughput")
 COLUMNS = ("id", "status", "phase", "model", "overrides", "gpu", "gpu_measured", "tp",
            "batch", "prompt", "context", "output", "measured", "engine", "source", "note")
 
@@ -64,13 +73,16 @@ def model_of(row: dict):
 
 
 def roofline(row: dict, batch: int | None = None) -> float:
-    """Seconds (prefill, decode) or output tokens/s (throughput) of the roofline for ``row``."""
+    """Seconds (prefill, decode) or output tokens/s (throughput, decode_throughput) of the
+    roofline for ``row``."""
     m, gpu, tp = model_of(row), row["gpu"], int(row["tp"])
     b = batch or int(row["batch"])
     if row["phase"] == "prefill":
         return evaluate(m, gpu, tp, b, "prefill", prompt=int(row["prompt"])).latency
     if row["phase"] == "decode":
         return evaluate(m, gpu, tp, b, "decode", context=int(row["context"])).latency
+    if row["phase"] == "decode_throughput":
+        return b / evaluate(m, gpu, tp, b, "decode", context=int(row["context"])).latency
     prompt, out = int(row["prompt"]), int(row["output"])
     seconds = evaluate(m, gpu, tp, b, "prefill", prompt=prompt).latency + \
         out * evaluate(m, gpu, tp, b, "decode", context=prompt + out // 2).latency
@@ -81,7 +93,7 @@ def margin(row: dict) -> float:
     """How far the roofline is on the safe side: measured / roofline for times, roofline /
     measured for throughputs (>= 1 when the bound holds)."""
     r, m = roofline(row), float(row["measured"])
-    return r / m if row["phase"] == "throughput" else m / r
+    return r / m if row["phase"] in RATES else m / r
 
 
 def by_id(name: str) -> dict:
@@ -101,12 +113,13 @@ def test_the_data_file_is_well_formed():
         if r["status"] == "excluded":
             assert r["note"].startswith("excluded: "), r["id"]
         need = {"prefill": ("prompt",), "decode": ("context",),
-                "throughput": ("prompt", "output")}[r["phase"]]
+                "throughput": ("prompt", "output"),
+                "decode_throughput": ("context",)}[r["phase"]]
         assert all(int(r[k]) > 0 for k in need), r["id"]
     # several GPUs, engines and models, not one system
     assert {r["gpu"] for r in USED} == {"H100-SXM", "A100-SXM-80GB", "H200-SXM", "B200-HGX"}
     assert {r["model"] for r in USED} == {"Llama-3-8B", "Llama-3-70B", "Llama-3.1-405B",
-                                          "Mixtral-8x7B"}
+                                          "Mixtral-8x7B", "gpt-oss-120b"}
 
 
 @pytest.mark.parametrize("row", USED, ids=[r["id"] for r in USED])
@@ -159,3 +172,18 @@ def test_throughput_rows_are_evaluated_where_the_batch_no_longer_matters():
     for r in (r for r in USED if r["phase"] == "throughput"):
         b = int(r["batch"])
         assert roofline(r, 2 * b) / roofline(r) - 1 < 0.01, r["id"]
+
+
+def test_gpt_oss_decode_reads_the_touched_experts_and_the_window():
+    row = by_id("ms-gptoss-120b-h100")
+    h, layers = 2880, 36
+    touched = 128 * (1 - (124 / 128) ** 4)
+    expert = (3 * h * h + 2 * h + h) * 4.25 / 8             # gate+up, down; biases (0.01%) at the same rate
+    attention = (h * (4096 + 512 + 512) + 4096 * h + 4096 + 512 + 512 + h) * 2
+    router = h * 128 * 2
+    norms = 2 * h * 2
+    kv_token = 2 * 8 * 64 * 2                                  # K and V, 8 heads of 64, bf16
+    kv = 4 * kv_token * (18 * 1024 + 18 * 128)                 # full layers, windowed layers
+    total = layers * (touched * expert + attention + router + norms) + 201088 * h * 2 + kv
+    assert total == pytest.approx(10.54e9, rel=2e-3)
+    assert roofline(row) == pytest.approx(4 / (total / 3.35e12), rel=5e-3)   # 1,271 tok/s
