@@ -5,8 +5,8 @@ The measurements are ``tests/compute/data/published_serving.csv`` (NVIDIA NIM on
 vLLM on H100, H200 and A100, TensorRT-LLM on A100, 8x H200 and B200; Llama-3/3.1/3.3 8B,
 70B, 405B, Mixtral-8x7B and gpt-oss-120b in bf16, fp8, int8, MXFP4 and NVFP4), each converted to a prefill, a decode
 step or a maximum-load throughput as its header says, one source per row. Rows the header
-excludes (queueing: the batch in flight is not published) are not asserted on, but must say
-why.
+excludes (queueing: the batch in flight is not published; speculative decoding: one step
+may emit several tokens) are not asserted on, but must say why.
 
 This file reads the data file and computes the roofline itself (compute.evaluate_one), apart
 from scripts/accuracy_inference.py, which reports the same rows.
