@@ -404,24 +404,23 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
     else:
         network_t = _network_times(comm, ops, groups, counts, net, fits)
     profile = options.profile
-    stage_t, bound = _stage_times(names, ops, works, compute_t, memory_t, network_t, options)
     c3 = counts[:, :, None]
+    piped = not plain and bool(np.any(sh.pp > 1))
+    # a pass, stage after stage (bit for bit where rows are plain), summed as each stage
+    # is formed; a pipelined grid's busy times too, but for evaluate_many's single column
+    # (the einsum's order there: _pipeline)
+    stage_t, bound, latency, busy = _stage_times(
+        names, ops, works, compute_t, memory_t, network_t, options,
+        c3=None if plain else c3, busy=piped and not paired and b.shape[1] > 1)
     interval = None
     if plain and paired:
         latency = _pairwise_sum([c3[k] * stage_t[k] for k in range(len(names))])
     elif plain:
         latency = (c3 * stage_t).sum(axis=0)
-    else:  # the same sum, stage after stage (bit for bit where rows are plain)
-        passes = [k for k, nm in enumerate(names) if nm not in PIPELINE_STAGES]
-        latency = c3[passes[0]] * stage_t[passes[0]]
-        for k in passes[1:]:
-            latency = latency + c3[k] * stage_t[k]
-        if np.any(sh.pp > 1):
-            idle = {k for k, w in enumerate(works) if not w}
-            latency, interval = _pipeline(latency, sh.pp, b, micro, stage_t, bound, c3, names,
-                                          options, workload, (compute_t, memory_t, network_t),
-                                          zero=(idle, idle, {k for k, o in enumerate(ops)
-                                                             if not o}))
+    elif piped:
+        latency, interval = _pipeline(latency, sh.pp, b, micro, stage_t, bound, c3, names,
+                                      options, workload, (compute_t, memory_t, network_t),
+                                      busy=busy)
     overhead = None
     if profile is not None:  # fixed overheads, once per step
         overhead = np.broadcast_to(profile.overhead(model.layers, b, workload.phase,
@@ -442,40 +441,59 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
                 expert_skew=skew, overhead=overhead, interval=interval)
 
 
-def _stage_times(names, ops, works, compute_t, memory_t, network_t, options):
+def _stage_times(names, ops, works, compute_t, memory_t, network_t, options, c3=None,
+                 busy=False):
     """Each stage's time (overlap: the largest of compute, memory and network; serial:
     their sum) and what bounds it: the index of the largest of (compute, memory, network),
     the first on ties (argmax); a collective stage is network-bound. Stage by stage, each
     slice while it is in cache; a collective stage has no compute or memory time (zeros:
     not compared), a compute stage no network time (zero, or NaN where untimed: never the
-    largest)."""
+    largest).
+
+    With ``c3`` (the counts, ``(stages, nc, 1)``), also a pass's time, the sum of
+    ``count x time`` over the stages outside :data:`PIPELINE_STAGES` in their order, and
+    with ``busy`` each resource's such sum (compute, memory, network; only the stages
+    where that resource's time is not zero, which adds nothing), for :func:`_pipeline`;
+    else those are None. The sums are formed while each stage is in cache."""
     stage_t = np.empty(compute_t.shape)
     bound = np.empty(compute_t.shape, dtype=np.int8)
     overlap = options.mode == "overlap"
+    hide = {names.index(c): names.index(p) for c, p in PRODUCERS.items() if c in names} \
+        if overlap and options.overlap_collectives else {}  # each all-reduce and its producer
+    pass_t, sums = None, [None, None, None]
     for k, name in enumerate(names):
         c, m, t = compute_t[k], memory_t[k], network_t[k]
         network_bound = ops[k] and name not in ("embedding", "lm_head")
         if network_bound and not works[k]:   # compute and memory times are zeros: the
             np.add(t, 0.0, out=stage_t[k])  # network's (max(0, t) and (0 + 0) + t)
             bound[k] = 2
-            continue
-        busiest = np.maximum(c, m)
-        if overlap:
-            np.maximum(busiest, t, out=stage_t[k])
         else:
-            np.add(c + m, t, out=stage_t[k])
-        if network_bound:
-            bound[k] = 2
+            busiest = np.maximum(c, m)
+            if overlap:
+                np.maximum(busiest, t, out=stage_t[k])
+            else:
+                np.add(c + m, t, out=stage_t[k])
+            if network_bound:
+                bound[k] = 2
+            else:
+                np.greater(m, c, out=bound[k], casting="unsafe")
+                if ops[k]:
+                    bound[k][t > busiest] = 2
+        if k in hide:  # hidden behind its producer GEMM (which comes before it)
+            stage_t[k] = np.maximum(0.0, t - stage_t[hide[k]])
+        if c3 is None or name in PIPELINE_STAGES:
             continue
-        np.greater(m, c, out=bound[k], casting="unsafe")
-        if ops[k]:
-            bound[k][t > busiest] = 2
-    if overlap and options.overlap_collectives:  # hide each all-reduce behind its producer
-        for coll, producer in PRODUCERS.items():
-            if coll in names:
-                k, p = names.index(coll), names.index(producer)
-                stage_t[k] = np.maximum(0.0, network_t[k] - stage_t[p])
-    return stage_t, bound
+        term = c3[k] * stage_t[k]
+        pass_t = term if pass_t is None else pass_t + term
+        if busy:
+            for r, (part, used) in enumerate(((c, works[k]), (m, works[k]), (t, ops[k]))):
+                if used:
+                    term = c3[k] * part
+                    if sums[r] is None:
+                        sums[r] = term
+                    else:
+                        sums[r] += term
+    return stage_t, bound, pass_t, (sums if busy else None)
 
 
 def _check_context(model, workload: Workload) -> None:
@@ -488,15 +506,13 @@ def _check_context(model, workload: Workload) -> None:
 
 
 def _pipeline(pass_t, pp, b, micro, stage_t, bound, c3, names, options, workload, parts,
-              zero=None):
+              busy=None):
     """Latency of the pipelined rows (see :func:`evaluate_grid`), and for prefill the
     steady-state seconds per batch (``batch x period`` on those rows, the latency on the
     others; None for decode, whose TBT is already a steady state); fills the
     ``pipeline_wait`` stage (in place) with what the latency adds to the micro-batch's own
     pass (the other micro-batches' work on the same stages), charged to the resource
-    busiest over the pass. ``zero`` (optional): for each of ``parts``, the stages whose
-    times are zeros (or, for the network, zeros and the NaNs of untimed cells, which every
-    collective stage has too), left out of the sums."""
+    busiest over the pass (``busy``: those sums over every row, when already formed)."""
     ks, kw = names.index("pp_send"), names.index("pipeline_wait")
     rows = np.flatnonzero(pp.ravel() > 1)         # only the pipelined rows change
     p = pp[rows]
@@ -519,17 +535,11 @@ def _pipeline(pass_t, pp, b, micro, stage_t, bound, c3, names, options, workload
     wait = np.maximum(piped - own, 0.0)
     n = len(names) - len(PIPELINE_STAGES)             # the pipeline's stages come last
     assert names[n:] == PIPELINE_STAGES
-    if zero is None or b.shape[0] > 1 or pass_t.shape[1] == 1:
+    if busy is None:
         busy = np.stack([np.einsum("kc,kcb->cb", c3[:n, :, 0], part[:n])[rows]
                          for part in parts])     # each resource's busy time over the pass
-    else:  # the same sums, stage after stage, without the stages known to be zero there
-        busy = np.empty((len(parts), len(rows), pass_t.shape[1]))
-        for r, part in enumerate(parts):
-            ks = [k for k in range(n) if k not in zero[r]]
-            total = c3[ks[0]] * part[ks[0]]
-            for k in ks[1:]:
-                total += c3[k] * part[k]
-            busy[r] = total[rows]
+    else:  # the same sums (each resource's, :func:`_stage_times`)
+        busy = np.stack([total[rows] for total in busy])
     dominant = np.argmax(busy, axis=0).astype(np.int8)
     stage_t[kw, rows] = wait
     bound[kw, rows] = dominant
