@@ -24,14 +24,19 @@ _STATIC_SIZE = [0]  # the elements kept
 
 
 def _static_parts(model, gpu, configs, sh, plain: bool, b, workload, options, skew,
-                  paired: bool) -> tuple:
+                  paired: bool, lazy: bool = False) -> tuple:
     """What :func:`_grid` computes before the collectives, which does not depend on them:
     ``(micro, shape, counts, names, groups, ops, works, flops, hbm, net, compute_t,
-    memory_t, memory_fit)``. A search evaluates the same model, GPU, configurations and
-    batches again and again under other networks (the scenarios of one GPU, a crossover's
-    root finding), so the parts of recent grids are kept (by value: model, GPU,
+    memory_t, memory_fit, fill)``. A search evaluates the same model, GPU, configurations
+    and batches again and again under other networks (the scenarios of one GPU, a
+    crossover's root finding), so the parts of recent grids are kept (by value: model, GPU,
     configurations, batches, workload, options, skew) and handed out as copies: a grid may
-    be changed by its user."""
+    be changed by its user.
+
+    ``lazy``: a grid too large to keep (or not keepable) comes with its stage arrays
+    ``flops, hbm, compute_t, memory_t`` empty and ``fill(k)`` filling stage ``k`` of them,
+    so that the caller forms each stage's times while that stage is in cache; else (and
+    always for a kept grid) ``fill`` is None."""
     key = None
     if not paired:
         try:
@@ -43,9 +48,13 @@ def _static_parts(model, gpu, configs, sh, plain: bool, b, workload, options, sk
             key = None
     hit = _STATIC.get(key) if key is not None else None
     if hit is None:
-        hit = _compute_static(model, gpu, configs, sh, plain, b, workload, options, skew)
-        if key is None or hit[7].size > _STATIC_ELEMENTS // 8:  # the largest: not kept
-            return hit
+        frame = _static_frame(model, gpu, configs, sh, plain, b, workload, options, skew)
+        kept = key is not None and frame[7].size <= _STATIC_ELEMENTS // 8  # not the largest
+        if lazy and not kept:
+            return frame
+        hit = _filled(frame)
+        if not kept:
+            return hit + (None,)
         _STATIC[key] = hit
         _STATIC_SIZE[0] += hit[7].size
         while len(_STATIC) > 1 and (len(_STATIC) > _STATIC_MAX
@@ -57,11 +66,27 @@ def _static_parts(model, gpu, configs, sh, plain: bool, b, workload, options, sk
      fit) = hit
     return (micro, shape, counts.copy(), names, groups.copy(), ops, works, flops.copy(),
             hbm.copy(), net.copy(), compute_t.copy(), memory_t.copy(),
-            tuple(x.copy() if isinstance(x, np.ndarray) else x for x in fit))
+            tuple(x.copy() if isinstance(x, np.ndarray) else x for x in fit), None)
 
 
 def _compute_static(model, gpu, configs, sh, plain: bool, b, workload, options, skew) -> tuple:
-    """:func:`_static_parts` computed."""
+    """:func:`_static_parts` computed (every stage filled), without ``fill``."""
+    return _filled(_static_frame(model, gpu, configs, sh, plain, b, workload, options, skew))
+
+
+def _filled(frame: tuple) -> tuple:
+    """The parts of ``frame`` (:func:`_static_frame`) with every stage filled."""
+    fill = frame[-1]
+    for k in range(len(frame[3])):
+        fill(k)
+    return frame[:-1]
+
+
+def _static_frame(model, gpu, configs, sh, plain: bool, b, workload, options, skew) -> tuple:
+    """:func:`_static_parts` but for the stage arrays ``flops, hbm, compute_t, memory_t``,
+    allocated and not filled, and ``fill(k)``, which fills stage ``k`` of them (each
+    stage's slice written once, while it is in cache: a pass over whole ``(stages, nc,
+    nb)`` arrays costs more than the arithmetic)."""
     if plain:
         micro = b
     elif workload.phase == "decode":     # as many micro-batches in flight as stages
@@ -82,54 +107,53 @@ def _compute_static(model, gpu, configs, sh, plain: bool, b, workload, options, 
                        for x in work])
     ops = tuple(x[4] for x in work)
     # stage arrays: a collective stage has no FLOPs or HBM bytes (but the embedding and the
-    # LM head, which do both), a compute stage no collective bytes; zeros are not copied
+    # LM head, which do both), a compute stage no collective bytes
     works = [not x[4] or x[0] in ("embedding", "lm_head") for x in work]
-    # each stage's slice written once, while it is in cache (a pass over whole
-    # (stages, nc, nb) arrays, their zeros first, costs more than the arithmetic)
     flops, hbm, net, compute_t, memory_t = (np.empty((len(work),) + shape) for _ in range(5))
-    peaks = stage_peaks(model, gpu, names, options.compute_dtype)
-    bandwidth = gpu.hbm_bandwidth * options.memory_efficiency
     occurs = None if plain else (counts > 0)[:, :, None]
     for k, x in enumerate(work):
-        if works[k]:
-            flops[k], hbm[k] = x[2], x[3]
-            np.divide(flops[k], peaks[k] * options.flops_efficiency, out=compute_t[k])
-            np.divide(hbm[k], bandwidth, out=memory_t[k])
-        else:
-            flops[k] = hbm[k] = compute_t[k] = memory_t[k] = 0.0
         if x[4]:
             net[k] = x[5]
             if occurs is not None:  # no collective where a stage does not occur
                 net[k] *= occurs[k]
         else:
             net[k] = 0.0
-    if options.profile is not None:  # the calibrated mode: what the engine reaches
-        _apply_profile(options.profile, names, works, flops, hbm, compute_t, memory_t)
+    peaks = stage_peaks(model, gpu, names, options.compute_dtype)
+    bandwidth = gpu.hbm_bandwidth * options.memory_efficiency
+    profile = options.profile
+
+    def fill(k: int) -> None:
+        if not works[k]:
+            flops[k] = hbm[k] = compute_t[k] = memory_t[k] = 0.0
+            return
+        flops[k], hbm[k] = work[k][2], work[k][3]
+        np.divide(flops[k], peaks[k] * options.flops_efficiency, out=compute_t[k])
+        np.divide(hbm[k], bandwidth, out=memory_t[k])
+        if profile is not None:  # the calibrated mode: what the engine reaches
+            _apply_profile(profile, names[k], flops[k], hbm[k], compute_t[k], memory_t[k])
+
     fit = memory_fit(model, gpu, sh, b, workload, options.memory_reserve, micro_batch=micro)
     return (micro, shape, counts, names, groups, ops, works, flops, hbm, net, compute_t,
-            memory_t, fit)
+            memory_t, fit, fill)
 
 
 #: Stages that are GEMMs (the profile's gemm_efficiency applies to their FLOPs).
 GEMM_STAGES = ("qkv", "out_proj", "mlp_up", "mlp_down", "lm_head")
 
 
-def _apply_profile(profile, names, works, flops, hbm, compute_t, memory_t) -> None:
-    """Scale the stages' compute and memory times (in place) by what ``profile`` says the
-    engine reaches (:mod:`compute.profiles`)."""
-    for k, name in enumerate(names):
-        if not works[k]:
-            continue
-        if name in GEMM_STAGES:
-            if profile.gemm_curve:
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    intensity = np.where(hbm[k] > 0, flops[k] / hbm[k], np.inf)
-                compute_t[k] /= profile.gemm_efficiency_at(intensity)
-            else:
-                compute_t[k] /= profile.gemm_efficiency
-        elif name == "attention":
-            compute_t[k] /= profile.attention_efficiency
-        memory_t[k] /= profile.hbm_fraction
+def _apply_profile(profile, name, flops, hbm, compute_t, memory_t) -> None:
+    """Scale a working stage's compute and memory times (in place) by what ``profile``
+    says the engine reaches (:mod:`compute.profiles`)."""
+    if name in GEMM_STAGES:
+        if profile.gemm_curve:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                intensity = np.where(hbm > 0, flops / hbm, np.inf)
+            compute_t /= profile.gemm_efficiency_at(intensity)
+        else:
+            compute_t /= profile.gemm_efficiency
+    elif name == "attention":
+        compute_t /= profile.attention_efficiency
+    memory_t /= profile.hbm_fraction
 
 
 def pipeline_period(pass_t: np.ndarray | float, send: np.ndarray | float,

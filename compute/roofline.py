@@ -394,7 +394,8 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
     :func:`~compute.evaluate_one.evaluate` of its configuration to the last bit)."""
     tps = tuple(sh.tp.ravel().astype(int).tolist()) if paired else tuple(c.tp for c in configs)
     (micro, shape, counts, names, groups, ops, works, flops, hbm, net, compute_t, memory_t,
-     fit) = _static_parts(model, gpu, configs, sh, plain, b, workload, options, skew, paired)
+     fit, fill) = _static_parts(model, gpu, configs, sh, plain, b, workload, options, skew,
+                                paired, lazy=True)
     # an ideal network (the search's memory probe) costs nothing: not asked
     fits = None if time_unfit else np.broadcast_to(fit[4], net.shape[1:])
     if type(comm) is NoCommunication:
@@ -411,7 +412,7 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
     # (the einsum's order there: _pipeline)
     stage_t, bound, latency, busy = _stage_times(
         names, ops, works, compute_t, memory_t, network_t, options,
-        c3=None if plain else c3, busy=piped and not paired and b.shape[1] > 1)
+        c3=None if plain else c3, busy=piped and not paired and b.shape[1] > 1, fill=fill)
     interval = None
     if plain and paired:
         latency = _pairwise_sum([c3[k] * stage_t[k] for k in range(len(names))])
@@ -442,7 +443,7 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
 
 
 def _stage_times(names, ops, works, compute_t, memory_t, network_t, options, c3=None,
-                 busy=False):
+                 busy=False, fill=None):
     """Each stage's time (overlap: the largest of compute, memory and network; serial:
     their sum) and what bounds it: the index of the largest of (compute, memory, network),
     the first on ties (argmax); a collective stage is network-bound. Stage by stage, each
@@ -454,7 +455,9 @@ def _stage_times(names, ops, works, compute_t, memory_t, network_t, options, c3=
     ``count x time`` over the stages outside :data:`PIPELINE_STAGES` in their order, and
     with ``busy`` each resource's such sum (compute, memory, network; only the stages
     where that resource's time is not zero, which adds nothing), for :func:`_pipeline`;
-    else those are None. The sums are formed while each stage is in cache."""
+    else those are None. The sums are formed while each stage is in cache. ``fill(k)``
+    (optional) fills stage ``k`` of the compute and memory arrays first
+    (:func:`compute.grid_parts._static_parts`)."""
     stage_t = np.empty(compute_t.shape)
     bound = np.empty(compute_t.shape, dtype=np.int8)
     overlap = options.mode == "overlap"
@@ -462,6 +465,8 @@ def _stage_times(names, ops, works, compute_t, memory_t, network_t, options, c3=
         if overlap and options.overlap_collectives else {}  # each all-reduce and its producer
     pass_t, sums = None, [None, None, None]
     for k, name in enumerate(names):
+        if fill is not None:
+            fill(k)
         c, m, t = compute_t[k], memory_t[k], network_t[k]
         network_bound = ops[k] and name not in ("embedding", "lm_head")
         if network_bound and not works[k]:   # compute and memory times are zeros: the

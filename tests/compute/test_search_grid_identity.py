@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compute.grid_parts import _apply_profile
+from compute.grid_parts import GEMM_STAGES
 from compute.hardware import get_gpu
 from compute.memory import memory_fit
 from compute.models import get_model
@@ -93,6 +93,22 @@ def _old_pipeline(pass_t, pp, b, micro, stage_t, bound, c3, names, options, work
     return latency, interval
 
 
+def _old_apply_profile(profile, names, works, flops, hbm, compute_t, memory_t):
+    for k, name in enumerate(names):
+        if not works[k]:
+            continue
+        if name in GEMM_STAGES:
+            if profile.gemm_curve:
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    intensity = np.where(hbm[k] > 0, flops[k] / hbm[k], np.inf)
+                compute_t[k] /= profile.gemm_efficiency_at(intensity)
+            else:
+                compute_t[k] /= profile.gemm_efficiency
+        elif name == "attention":
+            compute_t[k] /= profile.attention_efficiency
+        memory_t[k] /= profile.hbm_fraction
+
+
 def _old_pareto_front(latency, score):
     order = np.lexsort((-score, latency))
     best = np.maximum.accumulate(score[order])
@@ -140,7 +156,7 @@ def old_grid(model, gpu, configs, batches, workload, options, skew=1.0, time_unf
     if not plain:
         net *= (counts > 0)[:, :, None]
     if options.profile is not None:
-        _apply_profile(options.profile, names, works, flops, hbm, compute_t, memory_t)
+        _old_apply_profile(options.profile, names, works, flops, hbm, compute_t, memory_t)
     fit = memory_fit(model, gpu, sh, b, workload, options.memory_reserve, micro_batch=micro)
     fits = None if time_unfit else np.broadcast_to(fit[4], net.shape[1:])
     network_t = _old_network_times(comm, ops, groups, counts, net, fits)
