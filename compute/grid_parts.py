@@ -69,11 +69,6 @@ def _static_parts(model, gpu, configs, sh, plain: bool, b, workload, options, sk
             tuple(x.copy() if isinstance(x, np.ndarray) else x for x in fit), None)
 
 
-def _compute_static(model, gpu, configs, sh, plain: bool, b, workload, options, skew) -> tuple:
-    """:func:`_static_parts` computed (every stage filled), without ``fill``."""
-    return _filled(_static_frame(model, gpu, configs, sh, plain, b, workload, options, skew))
-
-
 def _filled(frame: tuple) -> tuple:
     """The parts of ``frame`` (:func:`_static_frame`) with every stage filled."""
     fill = frame[-1]
