@@ -242,6 +242,11 @@ CASES = [  # model, gpu, phase, search keywords
                                                  options=RooflineOptions(mode="serial"))),
     ("Llama-3-70B", "H100-SXM", "decode", dict(
         pp=(1, 2), attention_dp=True, options=RooflineOptions(overlap_collectives=True))),
+    # one batch (a single column: the pipeline's busy times by the einsum) and a few (no
+    # memory cap), grids small enough to be kept and handed out again as copies
+    ("Mixtral-8x7B", "H100-SXM", "prefill", dict(pp=(1, 2, 4), ep=True, max_batch=1)),
+    ("Mixtral-8x7B", "H100-SXM", "decode", dict(pp=(1, 2, 4), ep=True, max_batch=6)),
+    ("Mixtral-8x7B", "H100-SXM", "decode", dict(pp=(1, 2, 4), ep=True, max_batch=6)),
 ]
 
 
