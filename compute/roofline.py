@@ -586,8 +586,8 @@ def _network_times(comm, ops, groups, counts, net, fits=None) -> np.ndarray:
             sizes = cells.reshape(-1) if keep is None else cells[keep]
             times = np.asarray(comm.collective_time(op, sizes, int(size)), dtype=float)
             times = np.broadcast_to(times, sizes.shape)
-            ok = np.isfinite(times) & (times >= 0)
-            if not ok.all():
+            if times.size and not (times.min() >= 0 and times.max() < np.inf):  # NaN too
+                ok = np.isfinite(times) & (times >= 0)
                 _check_time(float(times[~ok][0]), op, int(size))   # raises
             if keep is None:
                 out[ks[kk], rr] = times.reshape(len(kk), net.shape[2])
