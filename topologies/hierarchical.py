@@ -39,7 +39,12 @@ from topologies.common import (
 from topologies.limits import check_size
 from topologies.registry import builder
 
-__all__ = ["nvl72", "rail_optimized", "spine_count", "superpod"]
+__all__ = ["NVL72_SWITCH_TRAYS", "nvl72", "rail_optimized", "spine_count", "superpod"]
+
+#: NVLink switch trays of an NVL72 rack (2 NVLink switch chips each, 18 chips): NVIDIA
+#: Mission Control manual, 'NVLink Switch Integration' ("9 NVLink switch trays per rack");
+#: shared/reference/fabrics.md (GB200 SuperPOD network fabrics).
+NVL72_SWITCH_TRAYS = 9
 
 
 def spine_count(leaves: int, uplinks: int, spine_radix: int) -> int:
@@ -222,11 +227,18 @@ def nvl72(racks: int = 1, gpu: str | GpuSpec = "B200-HGX", scaleup_bandwidth: fl
     (4 GPUs per compute tray = 4 rails; 32 trays per leaf: an assumption, not a published
     GB200 SuperPOD shape).
 
+    Each logical switch ``nvs{d}`` stands for the :data:`NVL72_SWITCH_TRAYS` = 9 NVLink
+    switch trays (2 chips each) of its rack: each tray fails on its own, and NVIDIA documents
+    the loss of a switch as leaving the rack's NVLink partition not operational, so failure
+    models count the logical switch's rate 9 times (a tray's), not once.
+
     Examples
     --------
     >>> g = nvl72()
     >>> g.graph["gpus"], g.nodes["nvs0"]["radix"], g.edges["gpu71", "nvs0"]["bandwidth"] / 1e9
     (72, 1296, 900.0)
+    >>> sorted({g.nodes[f"gpu{i}"]["server"] for i in range(8)})   # 4 GPUs per compute tray
+    [0, 1]
     """
     racks = check_int("racks", racks)
     return rail_optimized(domains=racks, domain_size=72, gpus_per_server=4, gpu=gpu,

@@ -61,6 +61,7 @@ from netmodel.study.instance_cost import InstanceCosting
 from netmodel.study.reliability_catalog import HOUR, Catalog, catalog
 from netmodel.study.scenarios import get_scenario
 from topologies.failure_domains import CLASSES, Component, components, degrade
+from topologies.hierarchical import NVL72_SWITCH_TRAYS
 from topologies.schema import gpu_nodes
 
 if TYPE_CHECKING:
@@ -74,13 +75,17 @@ if TYPE_CHECKING:
     from netmodel.study.fabric_search import FabricSearch
     from netmodel.study.scenarios import Scenario
 
-__all__ = ["BLAST_COLUMNS", "MAX_GPUS", "BlastRadius", "BlastRow", "Cluster", "Effect",
+__all__ = ["BLAST_COLUMNS", "MAX_GPUS", "TIER0_BOXES", "BlastRadius", "BlastRow", "Cluster", "Effect",
            "blast_files", "blast_radius", "build_cluster"]
 
 #: Largest cluster (GPUs) the reliability commands model.
 MAX_GPUS = 131_072
 #: Seconds in a year (365.25 days).
 YEAR = 8766 * HOUR
+#: Physical switch boxes one tier-0 (logical) switch stands for, by fabric builder; any one
+#: failing takes the logical switch down (NVIDIA NMX-M, Partition Health: the loss of a
+#: switch leaves the NVLink partition not operational). Builders not named: 1.
+TIER0_BOXES = {"nvl72": NVL72_SWITCH_TRAYS}
 
 
 @dataclass(frozen=True)
@@ -242,8 +247,17 @@ class Cluster(InstanceCosting):
     # ------------------------------------------------------------------ components
     @cached_property
     def components(self) -> dict:
-        """Every component of one cell, by class."""
-        return components(self.graph, gpus_per_host=self.catalog.gpus_per_host(self.gpu))
+        """Every component of one cell, by class. A tier-0 switch that stands for several
+        physical switch boxes (:data:`TIER0_BOXES` of its builder: the 9 NVLink switch
+        trays of an NVL72 rack's logical switch) counts that many parts, each at a
+        switch's rate, any one of which takes the logical switch down."""
+        from dataclasses import replace
+
+        out = components(self.graph, gpus_per_host=self.catalog.gpus_per_host(self.gpu))
+        boxes = TIER0_BOXES.get(self.graph.graph.get("builder"), 1)
+        if boxes != 1:
+            out["nvswitch"] = [replace(c, parts=c.parts * boxes) for c in out["nvswitch"]]
+        return out
 
     @cached_property
     def rates(self) -> dict:
@@ -624,12 +638,13 @@ class BlastRadius:
         lines = [f"{c.scenario.label}, {c.model.name} {c.workload.phase}: {c.gpus:,} GPUs "
                  f"({c.cells} x {c.cell_gpus}), {c.parallelism.label} x batch {c.batch}, "
                  f"{c.instances_total:,} instances, {c.cluster_tokens_per_s:,.0f} tokens/s",
-                 f"{'class':<12}{'count':>9}{'rate/h':>10}{'ev/yr':>9}{'GPUs':>7}{'SMs':>7}"
-                 f"{'inst':>7}{'tok%':>8}  recovery (no spares | with spares)"]
+                 f"{'class':<12}{'count':>9}{'rate/h':>10}{'ev/yr':>9}{'GPUs':>8}{'SMs':>9}"
+                 f"{'inst':>8}{'tok%':>8}  recovery (no spares | with spares)"]
         for r in self.rows:
             lines.append(
                 f"{r.cls:<12}{r.count:>9,.0f}{r.rate_per_hour:>10.2e}{r.events_per_year:>9.3g}"
-                f"{r.gpus_mean:>7.3g}{r.sms_mean:>7.4g}{r.instances_down_mean:>7.3g}"
+                f"{_cell(r.gpus_mean, 8)}{_cell(r.sms_mean, 9)}"
+                f"{_cell(r.instances_down_mean, 8)}"
                 f"{r.tokens_lost_pct_mean:>8.3g}  {r.recovery_without_spares} | "
                 f"{r.recovery_with_spares}")
         lines.append("GPUs, SMs, inst, tok%: per failure, mean over the class weighted by rate "
@@ -646,6 +661,18 @@ def blast_files(result: BlastRadius, *, plot: bool = True) -> dict:
 
         files["blast_radius.png"] = lambda path: plot_blast_radius(result, path)
     return files
+
+
+def _cell(x: float, width: int) -> str:
+    """``x`` right-aligned in ``width`` characters with at least one space before it: whole
+    numbers with thousands separators from 1,000 up (a rack of 72 GB300 is 10,656 SMs),
+    else 3 significant digits.
+
+    >>> _cell(10656, 9), _cell(72, 8), _cell(0.5, 8), _cell(131072, 8)
+    ('   10,656', '      72', '     0.5', ' 131,072')
+    """
+    text = f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"
+    return " " + text.rjust(width - 1)
 
 
 def _fmt_s(s: float | None) -> str:
