@@ -25,8 +25,6 @@ file and ``summary.md`` (:mod:`netmodel.study.summary`) all or nothing
 
 from __future__ import annotations
 
-import functools
-import gc
 import json
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -50,6 +48,8 @@ from netmodel.study.defaults import (
     SWEEP_HOP_LATENCY,
 )
 from netmodel.study.lite_gpu_files import (
+    _GC_YOUNG,  # noqa: F401 - the study's collector threshold, read here by tests
+    _few_collections,
     draw_figures,
     full_study_files,
     study_files,
@@ -329,34 +329,6 @@ class _Laps:
         now = time.perf_counter()
         self.times[name] = now - self._start
         self._start = now
-
-
-#: Allocations between two collections of the youngest generation while the study runs
-#: (Python's default: 700). The study allocates millions of small objects that live
-#: (caches, rows, artists) and makes few cycles: at 700 the collector ran about a thousand
-#: times and rescanned the caches in full several times, 0.4-1 s of CPU. At 20,000 a
-#: study still made about 24 young and one middle collection here and 10 in the forked
-#: processes, 0.45 s of CPU (each young collection traverses the large caches made since
-#: the last one, and the middle one all of them again); at 500,000 one (0.13 s), for
-#: about 30 MiB more at the peak (cycles freed later: 207 -> 237 MiB).
-_GC_YOUNG = 500_000
-
-
-def _few_collections(fn):
-    """Decorator: run ``fn`` with the youngest generation collected every
-    :data:`_GC_YOUNG` allocations (forked workers inherit it), then restore the
-    collector's thresholds. Changes when garbage cycles are freed, never a result."""
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        before = gc.get_threshold()
-        gc.set_threshold(max(before[0], _GC_YOUNG), *before[1:])
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            gc.set_threshold(*before)
-
-    return wrapper
 
 
 @_few_collections

@@ -348,3 +348,29 @@ def test_the_study_collects_less_often_and_restores_the_collector(monkeypatch):
         lg.run_full_study(["Llama-3-8B"], ["H100-SXM"], ["decode"], fabric=False)
     assert seen == [(max(before[0], lg._GC_YOUNG), *before[1:])]
     assert gc.get_threshold() == before
+
+
+def test_writing_the_study_collects_less_often_and_restores_the_collector(monkeypatch,
+                                                                        tmp_path):
+    """write_full_study (which draws the figures in one process) runs under the study's
+    raised youngest threshold and puts the thresholds back after, also when writing
+    fails; nothing is written then."""
+    import gc
+
+    import netmodel.study.lite_gpu_files as files
+    from netmodel.study.lite_gpu import run_full_study
+
+    result = run_full_study(["Llama-3-8B"], ["H100-SXM"], ["decode"], fabric=False)
+    seen = []
+
+    def fail(out_dir, files_):
+        seen.append(gc.get_threshold())
+        raise UserError("stop here")
+
+    monkeypatch.setattr(files, "write_outputs", fail)
+    before = gc.get_threshold()
+    with pytest.raises(UserError, match="stop here"):
+        files.write_full_study(result, tmp_path / "o")
+    assert seen == [(max(before[0], files._GC_YOUNG), *before[1:])]
+    assert gc.get_threshold() == before
+    assert not (tmp_path / "o").exists()
