@@ -38,7 +38,7 @@ import numpy as np
 
 from compute.comm import CommLike, NoCommunication, RingAlphaBeta, as_comm
 from compute.errors import UserError, known
-from compute.grid_parts import _static_parts, pipeline_period
+from compute.grid_parts import _stage_times, _static_parts, pipeline_period
 from compute.hardware import GpuSpec, get_gpu
 from compute.memory import DEFAULT_RESERVE, check_reserve, describe_fit
 from compute.models import COMPUTE_DTYPES, ModelSpec, get_model
@@ -47,7 +47,7 @@ from compute.phases import Slo, Workload
 from compute.profiles import PARAMETERS, EngineProfile
 from compute.results import RESOURCES, InferenceResult, StageResult
 from compute.sharding import check_tp, shards
-from compute.stages import EXTENDED_STAGES, PIPELINE_STAGES, PRODUCERS, STAGES
+from compute.stages import EXTENDED_STAGES, PIPELINE_STAGES, STAGES
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -440,65 +440,6 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
                 latency_limit=float(latency_limit), configs=configs, stages=names,
                 groups=groups, micro_batches=np.broadcast_to(micro, shape).astype(np.int64),
                 expert_skew=skew, overhead=overhead, interval=interval)
-
-
-def _stage_times(names, ops, works, compute_t, memory_t, network_t, options, c3=None,
-                 busy=False, fill=None):
-    """Each stage's time (overlap: the largest of compute, memory and network; serial:
-    their sum) and what bounds it: the index of the largest of (compute, memory, network),
-    the first on ties (argmax); a collective stage is network-bound. Stage by stage, each
-    slice while it is in cache; a collective stage has no compute or memory time (zeros:
-    not compared), a compute stage no network time (zero, or NaN where untimed: never the
-    largest).
-
-    With ``c3`` (the counts, ``(stages, nc, 1)``), also a pass's time, the sum of
-    ``count x time`` over the stages outside :data:`PIPELINE_STAGES` in their order, and
-    with ``busy`` each resource's such sum (compute, memory, network; only the stages
-    where that resource's time is not zero, which adds nothing), for :func:`_pipeline`;
-    else those are None. The sums are formed while each stage is in cache. ``fill(k)``
-    (optional) fills stage ``k`` of the compute and memory arrays first
-    (:func:`compute.grid_parts._static_parts`)."""
-    stage_t = np.empty(compute_t.shape)
-    bound = np.empty(compute_t.shape, dtype=np.int8)
-    overlap = options.mode == "overlap"
-    hide = {names.index(c): names.index(p) for c, p in PRODUCERS.items() if c in names} \
-        if overlap and options.overlap_collectives else {}  # each all-reduce and its producer
-    pass_t, sums = None, [None, None, None]
-    for k, name in enumerate(names):
-        if fill is not None:
-            fill(k)
-        c, m, t = compute_t[k], memory_t[k], network_t[k]
-        network_bound = ops[k] and name not in ("embedding", "lm_head")
-        if network_bound and not works[k]:   # compute and memory times are zeros: the
-            np.add(t, 0.0, out=stage_t[k])  # network's (max(0, t) and (0 + 0) + t)
-            bound[k] = 2
-        else:
-            busiest = np.maximum(c, m)
-            if overlap:
-                np.maximum(busiest, t, out=stage_t[k])
-            else:
-                np.add(c + m, t, out=stage_t[k])
-            if network_bound:
-                bound[k] = 2
-            else:
-                np.greater(m, c, out=bound[k], casting="unsafe")
-                if ops[k]:
-                    bound[k][t > busiest] = 2
-        if k in hide:  # hidden behind its producer GEMM (which comes before it)
-            stage_t[k] = np.maximum(0.0, t - stage_t[hide[k]])
-        if c3 is None or name in PIPELINE_STAGES:
-            continue
-        term = c3[k] * stage_t[k]
-        pass_t = term if pass_t is None else pass_t + term
-        if busy:
-            for r, (part, used) in enumerate(((c, works[k]), (m, works[k]), (t, ops[k]))):
-                if used:
-                    term = c3[k] * part
-                    if sums[r] is None:
-                        sums[r] = term
-                    else:
-                        sums[r] += term
-    return stage_t, bound, pass_t, (sums if busy else None)
 
 
 def _check_context(model, workload: Workload) -> None:

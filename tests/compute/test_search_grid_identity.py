@@ -1,5 +1,5 @@
 """The grid's fast path (stage slices written once, in cache: :func:`compute.grid_parts.
-_static_frame`, :func:`compute.roofline._stage_times`, :func:`compute.roofline.
+_static_frame`, :func:`compute.grid_parts._stage_times`, :func:`compute.roofline.
 _network_times`, :func:`compute.roofline._pipeline`, :func:`compute.search.pareto_front`)
 gives every number of the whole-array formulation it replaced, bit for bit: the old
 formulation is kept here as the reference, and every stage array, latency, interval and
@@ -22,8 +22,6 @@ from compute.models import get_model
 from compute.parallel import Parallelism, layout
 from compute.profiles import get_profile
 from compute.roofline import (
-    PIPELINE_STAGES,
-    PRODUCERS,
     RooflineOptions,
     _check_time,
     default_comm,
@@ -32,7 +30,7 @@ from compute.roofline import (
 )
 from compute.search import pareto_front, search
 from compute.sharding import shards
-from compute.stages import stage_peaks, stage_work
+from compute.stages import PIPELINE_STAGES, PRODUCERS, stage_peaks, stage_work
 
 
 def _old_network_times(comm, ops, groups, counts, net, fits=None):
