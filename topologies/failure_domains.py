@@ -53,9 +53,10 @@ from dataclasses import dataclass
 import networkx as nx
 
 from compute.errors import UserError, known
+from topologies.hierarchical import NVL72_SWITCH_TRAYS
 from topologies.schema import gpu_nodes
 
-__all__ = ["CLASSES", "LINK_CLASSES", "SWITCH_CLASSES", "Component", "add_spares",
+__all__ = ["CLASSES", "LINK_CLASSES", "SWITCH_CLASSES", "TIER0_BOXES", "Component", "add_spares",
            "class_counts", "components", "degrade", "free_ports", "hosts", "plan_spares"]
 
 #: Switch classes by tier (tier 3 and above are ``core``).
@@ -67,6 +68,13 @@ LINK_CLASSES = {"pluggable-optics": "transceiver", "fibre": "transceiver",
 CLASSES = ("gpu-die", "gpu-package", "host", "rack", "nic", "transceiver", "cpo-engine",
            "copper-end", "nvswitch", "leaf", "spine", "core", "ocs")
 _NIC_MEDIA = ("pluggable-optics", "fibre", "copper")
+
+
+#: Physical switch boxes a builder's tier-0 switch node stands for, each a part at a
+#: switch's rate, any one of which takes the node (its domain) down (NVIDIA NMX-M,
+#: Partition Health: the loss of a switch leaves the NVLink partition not operational).
+#: An NVL72 rack's logical switch is its 9 NVLink switch trays. Builders not named: 1.
+TIER0_BOXES: dict[str, int] = {"nvl72": NVL72_SWITCH_TRAYS}
 
 
 @dataclass(frozen=True)
@@ -216,7 +224,8 @@ def components(graph: nx.Graph, *, gpus_per_host: int | None = None,
         else:
             continue
         if cls in wanted:
-            out[cls].append(Component(cls, str(n), nodes=(n,)))
+            boxes = TIER0_BOXES.get(graph.graph.get("builder"), 1) if cls == "nvswitch" else 1
+            out[cls].append(Component(cls, str(n), nodes=(n,), parts=float(boxes)))
     return out
 
 

@@ -61,7 +61,6 @@ from netmodel.study.instance_cost import InstanceCosting
 from netmodel.study.reliability_catalog import HOUR, Catalog, catalog
 from netmodel.study.scenarios import get_scenario
 from topologies.failure_domains import CLASSES, Component, components, degrade
-from topologies.hierarchical import NVL72_SWITCH_TRAYS
 from topologies.schema import gpu_nodes
 
 if TYPE_CHECKING:
@@ -75,17 +74,13 @@ if TYPE_CHECKING:
     from netmodel.study.fabric_search import FabricSearch
     from netmodel.study.scenarios import Scenario
 
-__all__ = ["BLAST_COLUMNS", "MAX_GPUS", "TIER0_BOXES", "BlastRadius", "BlastRow", "Cluster", "Effect",
+__all__ = ["BLAST_COLUMNS", "MAX_GPUS", "BlastRadius", "BlastRow", "Cluster", "Effect",
            "blast_files", "blast_radius", "build_cluster"]
 
 #: Largest cluster (GPUs) the reliability commands model.
 MAX_GPUS = 131_072
 #: Seconds in a year (365.25 days).
 YEAR = 8766 * HOUR
-#: Physical switch boxes one tier-0 (logical) switch stands for, by fabric builder; any one
-#: failing takes the logical switch down (NVIDIA NMX-M, Partition Health: the loss of a
-#: switch leaves the NVLink partition not operational). Builders not named: 1.
-TIER0_BOXES = {"nvl72": NVL72_SWITCH_TRAYS}
 
 
 @dataclass(frozen=True)
@@ -247,17 +242,9 @@ class Cluster(InstanceCosting):
     # ------------------------------------------------------------------ components
     @cached_property
     def components(self) -> dict:
-        """Every component of one cell, by class. A tier-0 switch that stands for several
-        physical switch boxes (:data:`TIER0_BOXES` of its builder: the 9 NVLink switch
-        trays of an NVL72 rack's logical switch) counts that many parts, each at a
-        switch's rate, any one of which takes the logical switch down."""
-        from dataclasses import replace
-
-        out = components(self.graph, gpus_per_host=self.catalog.gpus_per_host(self.gpu))
-        boxes = TIER0_BOXES.get(self.graph.graph.get("builder"), 1)
-        if boxes != 1:
-            out["nvswitch"] = [replace(c, parts=c.parts * boxes) for c in out["nvswitch"]]
-        return out
+        """Every component of one cell, by class (a tier-0 switch that stands for several
+        switch boxes counts them as parts: :data:`topologies.failure_domains.TIER0_BOXES`)."""
+        return components(self.graph, gpus_per_host=self.catalog.gpus_per_host(self.gpu))
 
     @cached_property
     def rates(self) -> dict:

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from compute.hardware import get_gpu
-from netmodel.study.blast_radius import TIER0_BOXES, blast_radius, build_cluster
+from netmodel.study.blast_radius import blast_radius, build_cluster
 from netmodel.study.fabric_search import build_fabric
 from netmodel.study.scenarios import get_scenario
+from topologies.failure_domains import TIER0_BOXES
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "gb300-nvl72.toml"
 
