@@ -131,3 +131,13 @@ def test_every_cable_is_one_component_and_removing_all_isolates_gpus(leaves, hal
     leaf = comps["leaf"][0]
     assert set(g) - set(degrade(g, [leaf])) == {leaf.nodes[0]}
     assert nx.is_connected(g)
+
+
+def test_nvl72_logical_switch_counts_its_nine_switch_trays():
+    # an NVL72 rack's NVLink domain is one tier-0 node standing for 9 switch trays: each a
+    # part at a switch's rate (every caller of components() sees them, topology compare
+    # included)
+    g = build("nvl72:racks=2")
+    c = class_counts(components(g))
+    assert c["nvswitch"] == 2 * 9
+    assert c["host"] == 2 * 18       # compute trays of 4 GPUs, from the server labels
