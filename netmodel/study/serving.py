@@ -17,13 +17,15 @@ kv_bytes x prompt`` bytes (the latent once with multi-head latent attention). It
 ``streams`` GPU pairs at once: the smaller of the two instances' counts of distinct KV
 shards the batch's caches lie on (GPUs over KV copies, :func:`compute.parallel.kv_copies`;
 with attention data parallelism a request's cache is in one attention group, so a batch
-of ``b`` requests lies on ``min(b, attention_dp)`` groups' shards). One pair's time is the
-fabric model's ``send-recv`` between the first GPU of the prefill pool and the first of the
+of ``b`` requests lies on ``min(b, attention_dp)`` groups' shards, and the busiest group
+holds ``ceil(b / attention_dp)`` whole requests, which its pairs carry: a pair moves the
+larger of ``b x bytes / streams`` and that group's share, on either instance). One pair's
+time is the fabric model's ``send-recv`` between the first GPU of the prefill pool and the first of the
 decode pool, the pools on the two halves of the fabric (the scenario's placement of two
 groups of half its GPUs: on ``h100-dgx`` servers 0-1 and 2-3, so the caches cross the
 scale-out rails; on an optical circuit-switched fabric a circuit joins the pair), the
 slower of the two pools' scenarios when their GPUs differ. A prefill step of ``b`` prompts sends ``b`` caches:
-``T = send-recv(b x bytes / streams)``.
+``T = send-recv(b x bytes / streams)`` (or the busiest group's share, above).
 
 **Overlap, layer by layer** (Splitwise): layer ``i``'s cache is sent as soon as the prefill
 has computed layer ``i``, while the later layers compute, so only the part of the transfer
@@ -474,15 +476,24 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     # batch of b requests covers min(b, groups) of them
     batches = grid.batches.reshape(1, -1).astype(float)
 
+    def group(par):          # distinct KV shards of one attention group
+        return max(1, round(par.attention_tp * par.pp / kv_copies(model, par)))
+
     def shards(par):
-        group = max(1, round(par.attention_tp * par.pp / kv_copies(model, par)))
-        return group * np.minimum(float(par.attention_dp), batches)
+        return group(par) * np.minimum(float(par.attention_dp), batches)
+
+    def busiest(par):        # bytes on one GPU of the group holding the most whole requests
+        return np.ceil(batches / par.attention_dp) * kv / group(par)
 
     dec_par = None if dec is None else Parallelism.of(dec)
     dec_gpus = dec.gpus if dec is not None else 1
     streams = np.concatenate([np.minimum(shards(c), shards(dec_par)) if dec_par else shards(c)
                               for c in grid.configs])
-    per_stream = batches * kv / streams
+    # a request's cache is whole in one group: b requests over a groups put ceil(b / a) on
+    # the busiest, whose pairs carry them (an even split of the bytes would undercount)
+    most = np.concatenate([np.maximum(busiest(c), busiest(dec_par)) if dec_par else busiest(c)
+                           for c in grid.configs])
+    per_stream = np.maximum(batches * kv / streams, most)
     t_x = np.zeros_like(grid.latency)
     for g in sorted({c.gpus for c in grid.configs}):
         rows = np.array([c.gpus == g for c in grid.configs])
