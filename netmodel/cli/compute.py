@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from netmodel.cli.main import max_batch_option
+
 if TYPE_CHECKING:
     from compute.comm import CollectiveCostModel
     from compute.hardware import GpuSpec
@@ -511,8 +513,7 @@ def _fits_fabric(gpus: int, fabric_gpus, desc) -> None:
 
 @click.command("search")
 @_model_gpu_options
-@click.option("--max-batch", default="1024", show_default=True, metavar="B",
-              help="Largest batch tried.")
+@max_batch_option()
 @click.option("--tp", "tp_text", default=None, metavar="LIST",
               help="TP degrees to try, comma-separated (default: all dividing the heads).")
 @click.option("--pp", "pp_text", default=None, metavar="LIST",
@@ -534,17 +535,14 @@ def search(max_batch: str, tp_text: str | None, pp_text: str | None, ep_text: st
            as_json: bool, **kw: Any) -> None:
     """Best TP degree and batch under the SLO (most tokens/s/SM)."""
     from compute.search import search as run_search
-    from compute.sharding import valid_tp_degrees
     from netmodel.cli.main import exit_if_nothing_feasible
 
     model, gpu, workload, options, slo, (comm, desc, fabric_gpus) = _setup(kw)
     tps = _degrees("--tp", tp_text)
     max_gpus = None if max_gpus_text is None else _whole("--max-gpus", max_gpus_text)
     if fabric_gpus is not None:  # instances within the fabric, as compare searches them
-        for t in tps or ():
-            _fits_fabric(t, fabric_gpus, desc)
-        if tps is None:
-            tps = valid_tp_degrees(model, min(gpu.max_instance, fabric_gpus))
+        for t in tps or ():                      # (TP left to the search: with EP, stages
+            _fits_fabric(t, fabric_gpus, desc)   # wider than one server are tried too)
         max_gpus = fabric_gpus if max_gpus is None else min(max_gpus, fabric_gpus)
     r = run_search(model, gpu, workload, options=options, slo=slo, tp=tps, comm=comm,
                    pp=_degrees("--pp", pp_text), ep=_degrees("--ep", ep_text, True),
@@ -582,6 +580,9 @@ def _print_search(r, show_front: bool, desc: dict, profile) -> None:
         click.echo(f"no feasible configuration: {r.reason}")
         return
     click.echo("best: " + "\n      ".join(_summary(r.best)))
+    if r.best.batch == r.max_batch:   # the best sits at the largest batch searched
+        click.echo(f"      batch at the search's limit ({r.max_batch}): a larger --max-batch "
+                   f"may do better")
     click.echo("")
     if plain:
         click.echo(f"best per TP degree:\n{'tp':>4}{'batch':>7}{lat + ' ms':>10}"

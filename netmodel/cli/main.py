@@ -61,6 +61,18 @@ def with_options(options: list[Callable[[_F], _F]]) -> Callable[[_F], _F]:
     return decorate
 
 
+#: The searches' largest batch by default (compute.search.DEFAULT_MAX_BATCH, spelled here
+#: so that --help imports no numpy; a test keeps the two equal).
+DEFAULT_MAX_BATCH = 1024
+
+
+def max_batch_option(help_text: str = "Largest batch tried.") -> Callable[[_F], _F]:
+    """The ``--max-batch B`` option of the commands that search (a string, parsed by the
+    command as a whole number)."""
+    return click.option("--max-batch", default=str(DEFAULT_MAX_BATCH), show_default=True,
+                        metavar="B", help=help_text)
+
+
 def parallelism_option(f: _F) -> _F:
     """The ``--parallelism tp|auto|all`` option (choices from
     :data:`netmodel.study.defaults.PARALLELISM`), shared by the commands that search."""

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import click
 
+from netmodel.cli.main import max_batch_option
+
 __all__ = ["serve"]
 
 
@@ -44,8 +46,7 @@ def _rate(text) -> float | None:
               help="GPU type of the decode pool (default the scenario's).")
 @click.option("--tp-only", is_flag=True,
               help="Search plain tensor parallelism only (default TP x PP x EP x DP-attention).")
-@click.option("--max-batch", default="1024", show_default=True, metavar="B",
-              help="Largest batch tried in each pool.")
+@max_batch_option("Largest batch tried in each pool.")
 @click.option("--ttft", default="1s", show_default=True, help="Prefill SLO (with the transfer).")
 @click.option("--tbt", default="50ms", show_default=True, help="Decode SLO.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import click
 
-from netmodel.cli.main import parallelism_option, with_options
+from netmodel.cli.main import max_batch_option, parallelism_option, with_options
 from netmodel.study.defaults import DEFAULT_MODELS, MOE_MODEL  # light: constants only
 
 __all__ = ["compare", "study", "sweep"]
@@ -278,15 +278,17 @@ def _show_scenario(ctx, _param, value):
               "netmodel/data/failures.toml; 0.1-1 s per row).")
 @_instances_option
 @parallelism_option
+@max_batch_option()
 @with_options(_slo_options)
 @with_options(_dask_options)
 def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None, phase_text: str,
             out_dir: str | None, as_json: bool, reliability: bool, instances_text: str | None,
-            parallelism: str, ttft: str, tbt: str, overlap_collectives: bool,
+            parallelism: str, max_batch: str, ttft: str, tbt: str, overlap_collectives: bool,
             profile_ref: str | None, no_plot: bool, quiet: bool, workers: int | None,
             scheduler: str | None) -> None:
     """Best TP degree and batch of each model on each scenario's fabric, per phase:
     TTFT/TBT, tokens/s, tokens/s/SM and the share of time bound by the network."""
+    from netmodel.cli.compute import _whole
     from netmodel.study.compare import run_compare, write_compare
     from netmodel.study.scenarios import scenario_names
 
@@ -296,13 +298,14 @@ def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None,
     gpus = _names("--gpus", gpus_text) if gpus_text is not None else None
     phases = _phases(phase_text)
     instances = _instances(instances_text)
+    batch_limit = _whole("--max-batch", max_batch)
     slo, options = _settings(ttft, tbt, overlap_collectives, profile_ref)
     _check_out(out_dir)
     total = len(models) * len(phases) * len(scenarios) * (len(gpus) if gpus else 1)
     with _executor(workers, scheduler) as ex, _progress(total, "compare", quiet) as bar:
         result = run_compare(models, scenarios, phases, gpus=gpus, options=options, slo=slo,
                              instances=instances, progress=bar, reliability=reliability,
-                             parallelism=parallelism, executor=ex)
+                             parallelism=parallelism, executor=ex, max_batch=batch_limit)
     _dask_summary(ex, quiet)
     written = write_compare(result, out_dir, plot=not no_plot) if out_dir is not None \
         else []
@@ -334,13 +337,14 @@ def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None,
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
 @_instances_option
 @parallelism_option
+@max_batch_option()
 @with_options(_slo_options)
 @with_options(_dask_options)
 def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points: str,
           models_text: str, phase_text: str, gpus_text: str | None, out_dir: str | None,
-          as_json: bool, instances_text: str | None, parallelism: str, ttft: str, tbt: str,
-          overlap_collectives: bool, profile_ref: str | None, no_plot: bool, quiet: bool,
-          workers: int | None, scheduler: str | None) -> None:
+          as_json: bool, instances_text: str | None, parallelism: str, max_batch: str,
+          ttft: str, tbt: str, overlap_collectives: bool, profile_ref: str | None,
+          no_plot: bool, quiet: bool, workers: int | None, scheduler: str | None) -> None:
     """Tokens/s/SM of scenarios as one or two fabric parameters vary (link bandwidth,
     per-hop latency, OCS ports, ...), marking where one fabric overtakes another."""
     from compute.errors import UserError
@@ -358,6 +362,7 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
     models = _names("--models", models_text)
     phases = _phases(phase_text)
     instances = _instances(instances_text)
+    batch_limit = _whole("--max-batch", max_batch)
     slo, options = _settings(ttft, tbt, overlap_collectives, profile_ref)
     _check_out(out_dir)
     total = len(scens) * len(params[0].values) * (len(params[1].values) if len(params) > 1
@@ -365,7 +370,7 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
     with _executor(workers, scheduler) as ex, _progress(total, "sweep", quiet) as bar:
         result = run_sweep(scens, params, models, phases, options=options, slo=slo,
                            instances=instances, progress=bar, parallelism=parallelism,
-                           executor=ex)
+                           executor=ex, max_batch=batch_limit)
     _dask_summary(ex, quiet)
     written = write_sweep(result, out_dir, plot=not no_plot) if out_dir is not None \
         else []
