@@ -439,6 +439,29 @@ def _prepare(model: FabricCostModel, groups: Groups, op: str, algorithm: str | N
     return groups, model.algorithm_names(op, algorithm)
 
 
+#: How many sets of prepared groups (:class:`_Groups`, with their steps' loads) a model
+#: keeps for the next costing of the same groups (the least recently used dropped).
+_KEPT_GROUPS = 4
+
+
+def _prepared(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...],
+              alone_too: bool) -> _Groups:
+    """The :class:`_Groups` of ``groups`` on ``model``, kept on the model: a later
+    costing of the same groups (another op) reuses the loads of the steps it shares
+    with the ops costed before (a ring all-reduce's steps are its reduce-scatter's and its
+    all-gather's), as one costing reuses them between its algorithms. Kept apart by
+    ``alone_too``, which changes what a step's loads hold."""
+    kept = model._concurrent
+    key = (groups, alone_too)
+    hit = kept.pop(key, None)
+    if hit is None:
+        hit = _Groups(model, groups)
+    kept[key] = hit   # the most recently used last
+    while len(kept) > _KEPT_GROUPS:
+        kept.pop(next(iter(kept)))
+    return hit
+
+
 def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op: str,
              names: Iterable[str], alone_too: bool = True) -> list[tuple]:
     """Every valid (algorithm, protocol): ``(name, protocol, a_together, b_together,
@@ -446,7 +469,7 @@ def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
     ``(name, protocol, a_together, b_together)`` only (the rest is not computed)."""
     cal = model.calibration
     options, why = [], []
-    prepared = _Groups(model, groups)
+    prepared = _prepared(model, groups, alone_too)
     for name in names:
         try:
             for p in unique(prepared.sizes).tolist():

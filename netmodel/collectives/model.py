@@ -168,6 +168,10 @@ class FabricCostModel:
         self._rate_out: np.ndarray | None = None
         self._compiled: dict = {}
         self._step_cache: dict = {}
+        #: Groups prepared for concurrent costing, with the loads of their steps, kept
+        #: for the next costing of the same groups (another op; see
+        #: :func:`netmodel.collectives.concurrent.concurrent_linear`).
+        self._concurrent: dict = {}
 
     def __repr__(self) -> str:
         return (f"FabricCostModel({self.graph.graph.get('name', 'fabric')!r}, "

@@ -167,3 +167,65 @@ def test_random_placement_is_the_per_group_sort():
         want = [tuple(gpus[i] for i in sorted(perm[j * size:(j + 1) * size]))
                 for j in range(len(gpus) // size)]
         assert partition(g, size, "random", seed=seed) == want
+
+
+def _twice(graph):
+    """The fabric and the same with every link twice as fast (routes shared)."""
+    fast = graph.copy()
+    for _, _, d in fast.edges(data=True):
+        d["bandwidth"] *= 2
+    return graph, fast
+
+
+@pytest.mark.parametrize("spec", ["fat-tree:k=8", "rail-optimized:domains=4",
+                                  "torus:dims=4x4"])
+def test_groups_kept_between_ops_give_the_numbers_of_a_fresh_model(spec):
+    # one model costs the same groups op after op (their steps' loads kept between
+    # costings), then the twin fabric twice as fast (its router shares the first one's
+    # routes, not its loads); every answer equals a fresh model's, to the last bit
+    graph, fast = _twice(build(spec))
+    ops = ["all-reduce", "reduce-scatter", "all-gather", "all-to-all", "all-reduce"]
+    for g in (graph, fast):
+        kept = FabricCostModel(g, validated=True)
+        groups = partition(g, 4, "random", seed=5)
+        for op in ops:
+            new = concurrent.concurrent_linear(kept, groups, op)
+            ref = concurrent.concurrent_linear(FabricCostModel(g, validated=True), groups, op)
+            assert new[0] == ref[0], (spec, op)
+            assert _same(new[1], ref[1]) and _same(new[2], ref[2]), (spec, op)
+        # costed alone too (what a step's kept loads hold differs): not the loads above
+        new = concurrent_cost(kept, groups, "all-reduce", SIZES)
+        ref = concurrent_cost(FabricCostModel(g, validated=True), groups, "all-reduce", SIZES)
+        assert _same(new.time, ref.time) and _same(new.alone, ref.alone), spec
+        assert new.hotspots == ref.hotspots and new.algorithm == ref.algorithm, spec
+    slow, quick = (concurrent.concurrent_linear(FabricCostModel(g, validated=True),
+                                                partition(g, 4, "random", seed=5),
+                                                "all-reduce") for g in (graph, fast))
+    assert np.all(quick[2] < slow[2])   # the twin's own bandwidths, not the loads kept
+
+
+def test_a_later_op_reuses_the_loads_of_an_earlier_one(monkeypatch):
+    # a ring all-gather's steps are those of the ring all-reduce costed before on the same
+    # groups: with the groups kept, the all-gather plans no step of its own ring
+    g = build("fat-tree:k=8")
+    groups = partition(g, 8, "random", seed=3)
+    model = FabricCostModel(g, validated=True)
+    concurrent.concurrent_linear(model, groups, "all-reduce", "ring")
+    planned = []
+    real = Router.plan_nodes
+
+    def spy(self, *a, **k):
+        planned.append(1)
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(Router, "plan_nodes", spy)
+    kept = concurrent.concurrent_linear(model, groups, "all-gather", "ring")
+    assert planned == []
+    fresh = concurrent.concurrent_linear(FabricCostModel(g, validated=True), groups,
+                                         "all-gather", "ring")
+    assert planned and _same(kept[1], fresh[1]) and _same(kept[2], fresh[2])
+    assert len(model._concurrent) == 1
+    for seed in range(concurrent._KEPT_GROUPS + 2):   # the kept sets stay few
+        concurrent.concurrent_linear(model, partition(g, 8, "random", seed=seed), "all-gather",
+                                     "ring")
+    assert len(model._concurrent) == concurrent._KEPT_GROUPS
