@@ -201,11 +201,15 @@ def _gpu_of(gpu: GpuLike | None, scenario) -> GpuSpec:
 
 
 def evaluate(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode", *,
-             tp: int, batch: int, scenario: ScenarioLike | None = None,
+             tp: int, batch: int, pp: int = 1, ep: int = 1, attention_dp: int = 1,
+             expert_skew: float = 1.0, scenario: ScenarioLike | None = None,
              comm: CommLike | None = None, prompt: int | None = None,
              context: int | None = None,
              options: RooflineOptions | None = None) -> InferenceResult:
-    """The per-stage roofline of one configuration (model, GPU, TP degree, batch, phase).
+    """The per-stage roofline of one configuration (model, GPU, TP degree, batch, phase;
+    ``pp``, ``ep`` and ``attention_dp`` add pipeline, expert and attention data
+    parallelism, ``expert_skew`` the busiest expert group's share of routed tokens over
+    the mean, as ``infer`` takes them).
 
     Collectives cost what ``comm`` says (default: rings over the GPU's scale-up
     bandwidth), or, with ``scenario``, what they cost on the scenario's fabric (the same
@@ -216,6 +220,9 @@ def evaluate(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode"
     >>> r = evaluate("Llama-3-70B", "H100-SXM", "decode", tp=4, batch=16)
     >>> r.tp, r.latency_name, r.latency > 0
     (4, 'tbt', True)
+    >>> m = evaluate("Mixtral-8x7B", "H100-SXM", "decode", tp=8, ep=8, attention_dp=2, batch=64)
+    >>> m.gpus, m.ep, m.attention_dp
+    (8, 8, 2)
     """
     from compute.evaluate_one import evaluate as _evaluate
 
@@ -223,22 +230,27 @@ def evaluate(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode"
     g = _gpu_of(gpu, scen)
     if scen is not None and scen.gpu != g.name:
         scen = scen.with_gpu(g)
-    return _evaluate(_model(model), g, tp, batch, phase, prompt=prompt, context=context,
-                     comm=_comm_for(g, scen, comm), options=options)
+    return _evaluate(_model(model), g, tp, batch, phase, pp=pp, ep=ep,
+                     attention_dp=attention_dp, expert_skew=expert_skew, prompt=prompt,
+                     context=context, comm=_comm_for(g, scen, comm), options=options)
 
 
 def search(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode", *,
            scenario: ScenarioLike | None = None, comm: CommLike | None = None,
            prompt: int | None = None, context: int | None = None,
            options: RooflineOptions | None = None, slo: Slo | None = None,
-           tp: int | Sequence[int] | None = None,
-           max_batch: int = DEFAULT_MAX_BATCH) -> SearchResult:
-    """The best TP degree and batch under the latency SLO.
+           tp: int | Sequence[int] | None = None, parallelism: str = "auto",
+           expert_skew: float = 1.0, max_batch: int = DEFAULT_MAX_BATCH) -> SearchResult:
+    """The best configuration and batch under the latency SLO.
 
-    With ``scenario`` the search runs on the scenario's fabric (TP degrees up to the
+    With ``scenario`` the search runs on the scenario's fabric (instances up to the
     fabric's size, collectives of the instance placed there): the same search
     ``compare`` runs. Otherwise ``comm`` costs the collectives (default rings over the
-    GPU's scale-up bandwidth).
+    GPU's scale-up bandwidth) and instances span up to the GPU's largest one.
+    ``parallelism`` as ``compare`` takes it: ``tp`` (tensor parallelism only), ``auto``
+    (also expert and attention data parallelism for a mixture-of-experts model) or
+    ``all`` (also pipeline stages); ``expert_skew`` the busiest expert group's share of
+    routed tokens over the mean.
 
     Returns
     -------
@@ -256,11 +268,15 @@ def search(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode", 
         if comm is not None:
             raise UserError("give scenario or comm, not both")
         return fabric_search(_model(model), scen, phase, prompt=prompt, context=context,
-                             options=options, slo=slo, max_batch=max_batch, tp=tp).search
-    g = _gpu_of(gpu, None)
-    return _search(_model(model), g, phase, prompt=prompt, context=context,
+                             options=options, slo=slo, max_batch=max_batch, tp=tp,
+                             parallelism=parallelism, expert_skew=expert_skew).search
+    from netmodel.study.fabric_search import parallel_dimensions
+
+    g, m = _gpu_of(gpu, None), _model(model)
+    dims = parallel_dimensions(m, parallelism, g.max_instance)
+    return _search(m, g, phase, prompt=prompt, context=context,
                    comm=_comm_for(g, None, comm), options=options, slo=slo, tp=tp,
-                   max_batch=max_batch)
+                   expert_skew=expert_skew, max_batch=max_batch, **dims)
 
 
 def compare(models: Iterable[ModelLike], scenarios: Iterable[ScenarioLike] | None = None,

@@ -84,3 +84,23 @@ def test_bad_calls_are_user_errors(call, needle):
     with pytest.raises(UserError, match=None) as err:
         call()
     assert needle in str(err.value) and "\n" not in str(err.value)
+
+
+def test_api_reaches_beyond_tensor_parallelism():
+    # evaluate() takes pp, ep, attention_dp and expert_skew as compute's evaluate does
+    from compute.evaluate_one import evaluate as compute_evaluate
+
+    kw = dict(pp=1, ep=8, attention_dp=2, expert_skew=1.5)
+    a = netmodel.evaluate("Mixtral-8x7B", "H100-SXM", "decode", tp=8, batch=64, **kw)
+    b = compute_evaluate("Mixtral-8x7B", "H100-SXM", 8, 64, "decode", **kw)
+    assert (a.ep, a.attention_dp, a.latency) == (8, 2, b.latency)
+    # search(): parallelism as compare takes it; on a GPU alone, instances up to its
+    # largest one. A mixture of experts gets EP and attention DP under "auto", not "tp"
+    auto = netmodel.search("Mixtral-8x7B", "H100-SXM", "decode", max_batch=256)
+    plain = netmodel.search("Mixtral-8x7B", "H100-SXM", "decode", max_batch=256,
+                            parallelism="tp")
+    assert {c["ep"] for c in plain.configurations} == {1}
+    assert max(c["ep"] for c in auto.configurations) == 8
+    assert auto.best.tokens_per_s_per_sm >= plain.best.tokens_per_s_per_sm
+    with pytest.raises(UserError, match="parallelism 'pipes' is unknown"):
+        netmodel.search("Mixtral-8x7B", "H100-SXM", "decode", parallelism="pipes")
