@@ -115,7 +115,9 @@ class _Groups:
 
     def __init__(self, model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...]
                  ) -> None:
-        self.model = model
+        # the model's graph and switch tiers, not the model: a model keeps its groups
+        # (:func:`_prepared`), which then hold no reference back to it
+        self.graph, self.tiers = model.graph, model.router.tier
         self.ordered = [model._ordered(g) for g in groups]
         sizes = np.fromiter(map(len, self.ordered), np.int64, count=len(self.ordered))
         flat = model.router.node_numbers([x for g in self.ordered for x in g])
@@ -158,7 +160,7 @@ class _Groups:
         domain) have the same tree and hierarchical steps."""
         from netmodel.collectives.algorithms import domain_labels
 
-        graph, tiers = self.model.graph, self.model.router.tier
+        graph, tiers = self.graph, self.tiers
         out: dict[tuple[int, int], np.ndarray] = {}
         for p in unique(self.sizes).tolist():
             idx = np.flatnonzero(self.sizes == p)
@@ -201,10 +203,9 @@ def _group_steps(groups: _Groups, op: str, algorithm: str):
     same steps up to renaming: the steps of one of them, the node numbers of each member
     group's GPUs in ring order (one row per group) and the groups' indices. In-network
     steps (each group's own switch tree) are one class per group."""
-    model = groups.model
     out = []
     for idx in groups.classes(algorithm):
-        steps = generate(algorithm, op, groups.ordered[idx[0]], model.graph)
+        steps = generate(algorithm, op, groups.ordered[idx[0]], groups.graph)
         rows = groups.rows(idx)
         out.append((steps, rows, idx))
     return out

@@ -229,3 +229,24 @@ def test_a_later_op_reuses_the_loads_of_an_earlier_one(monkeypatch):
         concurrent.concurrent_linear(model, partition(g, 8, "random", seed=seed), "all-gather",
                                      "ring")
     assert len(model._concurrent) == concurrent._KEPT_GROUPS
+
+
+def test_a_model_keeping_its_groups_is_freed_without_the_cycle_collector():
+    # the kept groups hold the model's graph and tiers, not the model: no reference cycle
+    # keeps a dropped model (and its caches) alive until a full collection
+    import gc
+    import weakref
+
+    g = build("fat-tree:k=8")
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        model = FabricCostModel(g, validated=True)
+        concurrent.concurrent_linear(model, partition(g, 8, "random", seed=3), "all-reduce")
+        assert model._concurrent
+        ref = weakref.ref(model)
+        del model
+        assert ref() is None
+    finally:
+        if was:
+            gc.enable()
