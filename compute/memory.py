@@ -8,7 +8,9 @@ workspace. Usable = HBM capacity x (1 - reserve).
 The activation workspace is, for every token of the step, the two residual-stream buffers
 (``2 x hidden``) plus the widest intermediate of a layer (QKV output, the MLP's up/gate
 output, or the attention output), in the activation dtype; plus fp32 logits of the
-vocabulary shard for each sequence. Prefill is not chunked, so huge prefill batches run out
+vocabulary shard for each sequence (with attention data parallelism, for each of the
+busiest attention group's ``ceil(batch / attention_dp)`` sequences, whose LM head holds
+``vocab / (tp / attention_dp)`` rows per GPU: :func:`compute.parallel.layout`). Prefill is not chunked, so huge prefill batches run out
 of memory here, as they would in a server without chunked prefill.
 
 The default **reserve is 10%** of HBM, the share vLLM leaves outside its memory pool by
@@ -149,7 +151,8 @@ def activation_bytes(model: ModelSpec, sh: Shards, batch: np.ndarray, workload: 
                     ) -> np.ndarray:
     """Activation workspace bytes per GPU (see the module docstring)."""
     tokens = batch * workload.tokens_per_sequence
-    return tokens * activation_bytes_per_token(model, sh) + batch * sh.vocab * 4.0
+    seqs = batch if sh.plain else np.ceil(batch / sh.attention_dp)  # the group's, for logits
+    return tokens * activation_bytes_per_token(model, sh) + seqs * sh.vocab * 4.0
 
 
 def activation_bytes_per_token(model: ModelSpec, sh: Shards) -> np.ndarray:

@@ -16,6 +16,9 @@ A :class:`Parallelism` ``(tp, pp, ep, attention_dp)`` places one model instance 
   heads); the attention weights are replicated in every group. The MLP still runs over all
   ``tp`` GPUs of the stage, so the groups' activations are all-gathered before it and
   reduce-scattered after it (the scheme of SGLang's DP attention and DeepSeek's serving).
+  The embedding and the LM head run per group too, the vocabulary split over the group's
+  ``tp / attention_dp`` GPUs (replicated in every group): SGLang's ``--enable-dp-lm-head``,
+  vLLM's data-parallel attention (:mod:`compute.stages` has the sources).
 * **expert parallelism** (``ep`` groups per stage, dividing ``tp`` and the experts): the
   routed experts of each MoE layer are placed on ``ep`` groups of ``tp / ep`` GPUs
   (``experts / ep`` experts per group, each split over the group's GPUs); each token is
@@ -296,8 +299,17 @@ def configurations(model: ModelSpec, max_instance: int, *, tp: int | Sequence[in
 
 def layout(model: ModelSpec, configs: Iterable[Parallelism | int]) -> Shards:
     """Per-GPU sizes of ``model`` for each configuration (rows, column vectors ``(nc, 1)``):
-    attention split over ``attention_tp`` GPUs (heads and KV heads), MLP columns and the
-    vocabulary over ``tp``, each routed expert over ``expert_tp`` under EP."""
+    attention, the embedding and the LM head split over ``attention_tp`` GPUs (heads, KV
+    heads and the vocabulary: each attention group runs its own tokens through them, see
+    :mod:`compute.stages`), MLP columns over ``tp``, each routed expert over ``expert_tp``
+    under EP.
+
+    >>> from compute.models import get_model
+    >>> m = get_model("DeepSeek-V3")                  # 129,280 tokens in the vocabulary
+    >>> sh = layout(m, [Parallelism(128, ep=128, attention_dp=a) for a in (1, 4, 32)])
+    >>> sh.vocab.ravel().tolist(), sh.ffn.ravel().tolist()   # ceil(129280 / (128 / a))
+    ([1010.0, 4040.0, 32320.0], [16.0, 16.0, 16.0])
+    """
     configs = [c if isinstance(c, Parallelism) else Parallelism(int(c)) for c in configs]
     col = lambda xs: np.asarray(xs, dtype=float).reshape(-1, 1)  # noqa: E731
     ceil = lambda a, b: -(-a // b)  # noqa: E731
@@ -306,7 +318,7 @@ def layout(model: ModelSpec, configs: Iterable[Parallelism | int]) -> Shards:
         heads=col([model.heads // c.attention_tp for c in configs]),
         kv_heads=col([kv_heads_per_gpu(model, c.attention_tp) for c in configs]),
         ffn=col([ceil(model.ffn, c.tp) for c in configs]),
-        vocab=col([ceil(model.vocab, c.tp) for c in configs]),
+        vocab=col([ceil(model.vocab, c.attention_tp) for c in configs]),
         shared_ffn=col([ceil(model.shared_ffn, c.tp) for c in configs]),
         dense_ffn=col([ceil(model.dense_ffn or model.ffn, c.tp) for c in configs]),
         pp=col([c.pp for c in configs]),

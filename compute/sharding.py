@@ -7,7 +7,8 @@
   the bytes attention reads are counted on every GPU that holds a copy.
 * MLP: the intermediate dimension is split column-wise (``ceil(ffn / t)`` on the largest
   shard); the down projection row-wise, followed by an all-reduce.
-* Embedding and LM head: split over the vocabulary (``ceil(vocab / t)`` rows per GPU).
+* Embedding and LM head: split over the vocabulary (``ceil(vocab / t)`` rows per GPU; with
+  attention data parallelism over each attention group's GPUs, :func:`compute.parallel.layout`).
 * Mixture of experts (without expert parallelism, :mod:`compute.parallel`): every routed
   expert, the shared experts and the dense MLPs are split like the MLP above; the router is
   replicated.
@@ -101,7 +102,7 @@ class Shards:
     heads: np.ndarray       #: query heads per GPU
     kv_heads: np.ndarray    #: KV heads per GPU (replicated when tp > kv_heads)
     ffn: np.ndarray         #: MLP (each routed expert's) intermediate columns per GPU
-    vocab: np.ndarray       #: vocabulary rows per GPU (largest shard)
+    vocab: np.ndarray       #: vocabulary rows per GPU (largest shard; of an attention group's)
     shared_ffn: np.ndarray  #: shared-expert intermediate columns per GPU (0 when none)
     dense_ffn: np.ndarray   #: intermediate columns of a dense MLP layer of an MoE model
     # the other dimensions of :class:`compute.parallel.Parallelism` (1 for plain TP)

@@ -56,8 +56,11 @@ of each prompt only.
 **Pipeline, attention data and expert parallelism** (:mod:`compute.parallel`; opt-in, a
 grid with any of them has the stages of :data:`EXTENDED_STAGES`, the others have
 :data:`STAGES` only). With ``tp`` GPUs per stage, ``a`` attention groups of ``tp / a``
-GPUs and ``e`` expert groups, for ``n`` tokens of the (micro-)batch, per layer::
+GPUs and ``e`` expert groups, for ``n`` tokens of the ``s`` sequences of the (micro-)batch,
+per layer (the embedding and the LM head once)::
 
+    embedding       lookup of the group's n/a tokens in its vocabulary shard (vocab / (tp/a)
+                    rows), then an all-reduce of n/a x hidden among tp/a
     allreduce_attn  all-reduce of n/a x hidden among tp/a (TP-MLP layers)
     attn_scatter    reduce-scatter of n/a x hidden among tp/a (EP layers: each GPU then owns
                     n/tp tokens)
@@ -70,6 +73,8 @@ GPUs and ``e`` expert groups, for ``n`` tokens of the (micro-)batch, per layer::
     dp_scatter      reduce-scatter of n x hidden among tp (DP attention, TP MLP)
     moe_combine     all-to-all, the dispatch reversed (EP layers)
     dp_regather     all-gather of n/a x hidden among tp/a (back to the attention groups)
+    lm_head         GEMM  s/a x hidden . hidden x vocab/(tp/a), then an all-gather of the
+                    s/a x vocab logits among tp/a
     pp_send         send-recv of the micro-batch's n/a x hidden to the next stage (x pp - 1)
     pipeline_wait   the time a micro-batch waits behind the others
                     (:func:`compute.roofline.evaluate_grid`)
@@ -79,6 +84,19 @@ heads per GPU; under EP the busiest GPU runs ``skew x n top-k / e`` token copies
 its ``experts / e`` experts (``ffn / (tp / e)`` columns each), reads the weights of its
 share of the distinct experts touched, and runs the shared experts (replicated) on its own
 ``n / tp`` tokens. Degree 1 in every dimension is plain TP, bit for bit.
+
+The embedding and the LM head run per attention group (``n/a`` and ``s/a`` above are the
+busiest group's ``ceil(s / a)`` sequences), their weights split over the group's ``tp / a``
+GPUs and replicated in every group (:func:`compute.parallel.layout`), as tuned wide-EP
+deployments run them: SGLang's ``--enable-dp-lm-head`` ("vocabulary parallel across the
+attention TP group to avoid all-gather across DP groups", SGLang server arguments,
+docs.sglang.io), which its DeepSeek-V3 prefill/decode + wide-EP instructions pass with
+``--enable-dp-attention`` (github.com/sgl-project/sglang issue 7998); vLLM runs each
+data-parallel attention rank as its own engine with ``--tensor-parallel-size`` GPUs, every
+layer but the experts inside it (docs.vllm.ai, 'Data Parallel Deployment'). Split over the
+whole stage instead, the logits of every sequence would be all-gathered across all ``tp``
+GPUs (DeepSeek-V3 decode at TP 128 x EP 128 x DP-attention 32, batch 1024: 1024 x 129,280 x
+2 B = 264.8 MB, against 8.3 MB among a group of 4).
 """
 
 from __future__ import annotations
@@ -316,9 +334,13 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
         is_ep = sh.ep > 1
         up_flops, up_hbm = np.where(is_ep, eu_f, up_flops), np.where(is_ep, eu_h, up_hbm)
         down_flops, down_hbm = np.where(is_ep, ed_f, down_flops), np.where(is_ep, ed_h, down_hbm)
+    # the embedding and the LM head run per attention group, the vocabulary split over its
+    # tp/a GPUs (plain TP: the stage's, tp); see the module docstring
+    if n_att is not n:
+        positions = n_att * h * eb if model.learned_positions else 0.0
     work = [
-        ("embedding", 1, zero, n * h * eb / sh.tp + positions + n * h * ab,
-         "all-reduce", ar_bytes, sh.tp),
+        ("embedding", 1, zero, n_att * h * eb / attn_tp + positions + n_att * h * ab,
+         "all-reduce", attn_bytes, attn_tp),
         ("qkv", L, qkv_flops, qkv_hbm, "", 0.0, 1.0),
         ("attention", L, attn_flops, attn_hbm, "", 0.0, 1.0),
         ("out_proj", L, 2 * n_att * a * dv * h,
@@ -327,8 +349,8 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
         ("mlp_up", L, up_flops, up_hbm, "", 0.0, 1.0),
         ("mlp_down", L, down_flops, down_hbm, "", 0.0, 1.0),
         ("allreduce_mlp", L, zero, zero, "all-reduce", ar_bytes, sh.tp),
-        ("lm_head", 1, 2 * s * h * vs, h * vs * eb + s * h * ab + s * vs * ab,
-         "all-gather", s * vs * sh.tp * ab, sh.tp),
+        ("lm_head", 1, 2 * s_att * h * vs, h * vs * eb + s_att * h * ab + s_att * vs * ab,
+         "all-gather", s_att * vs * attn_tp * ab, attn_tp),
     ]
     if plain:
         return work

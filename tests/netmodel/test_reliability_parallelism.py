@@ -28,15 +28,15 @@ def test_an_ocs_moe_instance_recosts_to_its_own_step(ocs_moe):
 def test_a_spare_loads_one_gpus_share_under_ep(ocs_moe):
     # Mixtral-8x7B, TP 16 x EP 8 x DP-attention 4, by hand: attention TP 4 (8 of 32 heads,
     # 2 of 8 KV heads, head_dim 128, hidden 4096); one of 8 experts at expert TP 2 (FFN
-    # 14336 / 2); router 4096 x 8; two norms. Embedding + LM head split 16 ways (vocab
-    # 32000), one final norm; bf16.
+    # 14336 / 2); router 4096 x 8; two norms. Embedding + LM head split over the attention
+    # group's 4 GPUs (vocab 32000), one final norm; bf16.
     h = 4096
     attn = h * (8 + 2 * 2) * 128 + 8 * 128 * h
     expert = 3 * h * (14336 // 2)
     layer = attn + expert + h * 8 + 2 * h
-    weights = 2 * (32 * layer + 2 * (32000 // 16) * h + h)
+    weights = 2 * (32 * layer + 2 * (32000 // 4) * h + h)
     c = ocs_moe
-    assert weights == 6_343_630_848 == c.best.memory.weights == c.shard_bytes
+    assert weights == 6_441_934_848 == c.best.memory.weights == c.shard_bytes
     cat = c.catalog
     assert c.swap_s() == pytest.approx(cat.detection_s + c.reconfiguration_s
                                        + weights / cat.load_bandwidth(c.gpu) + cat.warmup_s)
