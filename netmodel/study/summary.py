@@ -736,6 +736,14 @@ def _moe_part(moe) -> list[str]:
                        f"{_span([r.vs_baseline for r in rows])}"
                        f" of {moe.baseline}; best {best.label} (EP {best.ep}, attention DP "
                        f"{best.attention_dp}).")
+    limit = moe.settings.get("max_batch")
+    capped = [r for r in moe.rows if r.feasible and r.batch == limit]
+    if capped:   # the search's cap, not an optimum: say so beside the ratios it bounds
+        phases = sorted({r.phase for r in capped})
+        out.append(f"- {len(capped)} of {len(moe.rows)} rows ({', '.join(phases)}) sit at the "
+                   f"search's largest batch ({limit}): each could serve more tokens/s/SM "
+                   f"with a larger one (`--max-batch` of `netmodel compare`), so these "
+                   f"ratios compare the fabrics at that cap.")
     return [*out, ""]
 
 
