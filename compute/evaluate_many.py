@@ -92,7 +92,12 @@ def _config_rows(configs) -> np.ndarray:
         if configs and all(isinstance(c, Parallelism) for c in configs):
             raw = np.array([(c.tp, c.pp, c.ep, c.attention_dp) for c in configs])
         else:
-            raw = np.asarray(configs)
+            try:
+                raw = np.asarray(configs)
+            except (ValueError, TypeError):   # rows of unequal lengths, a mix
+                raise UserError(f"configs must be TP degrees, Parallelism objects or rows "
+                                f"of ({', '.join(_DIMENSIONS)}), got rows of unequal lengths "
+                                f"or a mix of them") from None
     if raw.size == 0:
         raise UserError("no configuration given to evaluate")
     if raw.dtype == bool or raw.dtype.kind not in "iuf" or raw.ndim not in (1, 2) or \

@@ -80,7 +80,10 @@ def evaluate(model: str | ModelSpec, gpu: str | GpuSpec, tp: int, batch: int,
     reason), when the result's field is first read.
     """
     plan = None
-    if pp == ep == attention_dp == 1 and type(tp) is int and type(model) is str \
+    # plain TP: degrees equal to 1 that are not True (a bool is no degree: the check says so)
+    plain = pp == ep == attention_dp == 1 and bool not in (type(pp), type(ep),
+                                                           type(attention_dp))
+    if plain and type(tp) is int and type(model) is str \
             and type(gpu) is str and type(phase) is str \
             and (prompt is None or type(prompt) is int) \
             and (context is None or type(context) is int):   # catalog names: one look-up
@@ -94,7 +97,7 @@ def evaluate(model: str | ModelSpec, gpu: str | GpuSpec, tp: int, batch: int,
         model, gpu = get_model(model), get_gpu(gpu)
         workload = make_workload(phase, prompt, context)
         options = options or _DEFAULT_OPTIONS
-        if pp == ep == attention_dp == 1 and options.profile is None:
+        if plain and options.profile is None:
             plan = _plan(model, gpu, workload, options, tp)
             _keep_named(names, plan)
     if plan is not None:
@@ -106,7 +109,7 @@ def evaluate(model: str | ModelSpec, gpu: str | GpuSpec, tp: int, batch: int,
         limit = plan.limit if slo is None else float(slo.limit(workload.phase))
         return _evaluate_plain(plan, batch, comm, limit)
     limit = (slo or _DEFAULT_SLO).limit(workload.phase)
-    if pp == ep == attention_dp == 1:
+    if plain:
         tp = check_tp(model, tp, gpu.max_instance)
     par = check_parallelism(model, Parallelism(tp, pp, ep, attention_dp), gpu.max_instance)
     batch = check_batch(batch)

@@ -69,6 +69,13 @@ class Parallelism:
     ep: int = 1            #: expert-parallel groups per stage (divides tp and the experts)
     attention_dp: int = 1  #: attention data-parallel groups per stage (divides tp)
 
+    def __post_init__(self) -> None:
+        # True == 1 would pass every later check as a degree of 1: refused here, once
+        for what, v in zip(_NAMES, (self.tp, self.pp, self.ep, self.attention_dp),
+                           strict=True):
+            if type(v) is bool:
+                raise UserError(f"{what} must be a whole number >= 1, got {v!r}")
+
     @classmethod
     def of(cls, obj: object) -> Parallelism:
         """The configuration of anything that carries ``tp``, ``pp``, ``ep`` and
@@ -113,6 +120,10 @@ class Parallelism:
 
     def to_dict(self) -> dict:
         return {"tp": self.tp, "pp": self.pp, "ep": self.ep, "attention_dp": self.attention_dp}
+
+
+#: How errors name each dimension of :data:`DIMENSIONS`.
+_NAMES = ("TP degree", "PP degree", "EP degree", "attention DP degree")
 
 
 def _whole(what: str, v) -> int:

@@ -36,14 +36,16 @@ def _whole(what: str, text) -> int:
     """A whole number from 1 to :data:`MAX_WHOLE` from the command line."""
     from compute.errors import UserError
 
+    shown = repr(text) if len(str(text)) <= 40 else \
+        f"{str(text)[:20]!r}... ({len(str(text))} characters)"
     try:
         v = float(str(text).strip())
     except ValueError:
-        raise UserError(f"{what} must be a whole number >= 1, got {text!r}") from None
-    if not (v == v and v >= 1 and v != float("inf") and v.is_integer()):
-        raise UserError(f"{what} must be a whole number >= 1, got {text!r}")
-    if v > MAX_WHOLE:
-        raise UserError(f"{what} must be a whole number from 1 to {MAX_WHOLE:,}, got {text!r}")
+        raise UserError(f"{what} must be a whole number >= 1, got {shown}") from None
+    if v > MAX_WHOLE:   # inf too, and digits past a float's range
+        raise UserError(f"{what} must be a whole number from 1 to {MAX_WHOLE:,}, got {shown}")
+    if not (v == v and v >= 1 and v.is_integer()):
+        raise UserError(f"{what} must be a whole number >= 1, got {shown}")
     return int(v)
 
 
