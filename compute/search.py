@@ -63,6 +63,9 @@ def pareto_front(latency: np.ndarray, score: np.ndarray) -> np.ndarray:
     [0, 1, 3]
     """
     latency, score = np.asarray(latency), np.asarray(score)
+    if latency.ndim != 1 or latency.shape != score.shape:   # the pre-filter would index past
+        raise UserError(f"latency and score must be 1-D arrays of one length, got shapes "
+                        f"{latency.shape} and {score.shape}")
     if latency.size > 64 and not (np.isnan(latency).any() or np.isnan(score).any()):
         # A point can be on the front only if its score beats every point of lower
         # latency: one sort by latency finds those few (a search has 1e5 points, its

@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from compute.errors import UserError
 from compute.evaluate_many import evaluate_many
 from compute.evaluate_one import evaluate
 from compute.hardware import get_gpu
@@ -28,6 +31,7 @@ from compute.models import get_model, model_names
 from compute.parallel import Parallelism, check_parallelism, configurations
 from compute.phases import Workload
 from compute.roofline import evaluate_grid
+from compute.search import _pareto_sorted, pareto_front
 
 FAST = settings(max_examples=60, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow])
@@ -162,3 +166,21 @@ def test_lm_head_gathers_the_groups_logits_among_its_gpus(case):
         assert lm.network_time > 0.0
     emb = next(s for s in r.stages if s.name == "embedding")
     assert (emb.network_time == 0.0) == (group == 1)
+
+
+@pytest.mark.parametrize(("lat", "score"), [((100,), (200,)), ((200,), (100,)), ((10,), (9,)),
+                                            ((10, 10), (10, 10)), ((), ())])
+def test_pareto_front_refuses_arrays_of_other_shapes(lat, score):
+    # above 64 points the pre-filter indexed score by latency's order: 100 latencies and
+    # 200 scores gave a front from the first 100 scores, silently
+    rng = np.random.default_rng(0)
+    with pytest.raises(UserError, match=r"latency and score must be 1-D arrays of one length"):
+        pareto_front(rng.random(lat), rng.random(score))
+
+
+@FAST
+@given(st.lists(st.tuples(st.sampled_from([0.5, 1.0, 2.0, -0.0, 0.0, np.inf]),
+                          st.sampled_from([1.0, 2.0, 3.0, -np.inf])), min_size=65, max_size=300))
+def test_pareto_front_prefilter_keeps_the_full_sorts_answer(points):
+    lat, score = (np.array(x, dtype=float) for x in zip(*points, strict=True))
+    assert pareto_front(lat, score).tolist() == _pareto_sorted(lat, score).tolist()
