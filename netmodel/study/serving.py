@@ -267,7 +267,9 @@ class ServingResult:
                 lines.append(f"  {label:<8} none (one output token: prefill produces it)")
                 continue
             par = Parallelism.of(r).label
-            lines.append(f"  {label:<8} {r.gpus} x {r.gpu} ({par}), batch {r.batch}, "
+            capped = " (the search's largest batch: a larger one may do better)" \
+                if r.batch == self.settings.get("max_batch") else ""
+            lines.append(f"  {label:<8} {r.gpus} x {r.gpu} ({par}), batch {r.batch}{capped}, "
                          f"{r.latency_name.upper()} {r.latency * 1e3:.2f} ms, "
                          f"{(self.prefill_rate if label == 'prefill' else self.decode_rate):.4g} "
                          f"requests/s per instance")

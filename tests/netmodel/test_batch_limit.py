@@ -59,3 +59,13 @@ def test_max_batch_is_checked_on_compare_and_sweep():
         r = run(*cmd, "--max-batch", "0")
         assert r.exit_code == 2 and r.output.strip().splitlines() == [
             "error: --max-batch must be a whole number >= 1, got '0'"], r.output
+
+
+def test_serve_says_a_pool_at_the_limit():
+    capped = run("serve", "--scenario", "lite-flat", "--model", "Llama-3-70B",
+                 "--max-batch", "64")
+    assert capped.exit_code == 0, capped.output
+    decode = [ln for ln in capped.output.splitlines() if ln.strip().startswith("decode")]
+    assert "batch 64 (the search's largest batch" in decode[0]
+    free = run("serve", "--scenario", "lite-flat", "--model", "Llama-3-70B")
+    assert "the search's largest batch" not in free.output
