@@ -42,7 +42,7 @@ The model
   its GPU file) gives die area, dies per package, physical and enabled SMs per die,
   process (its wafer price: ``wafer_price`` for the reference N4-class node,
   ``wafer_price_<process>`` else), HBM sites, package class and optionally a published
-  list price (A100, B200); every row is checked when the catalog or the file is read
+  list price (A100, B200; B300 and GB300 an estimate); every row is checked when the catalog or the file is read
   (``compute/dies.py``: a bad table is refused there, not when the GPU is first priced,
   save whether the die fits the wafer, which depends on the wafer asked for). The
   rows' reader and the economics defaults are ``compute/rows.py`` (names re-exported here).
@@ -737,7 +737,7 @@ def _price_anchor(gpu: str | GpuSpec) -> tuple[str, LogicDies | None, str | None
 def gpu_price(gpu: str | GpuSpec, *, reference_price: float | None = None,
               **package_args: Any) -> float:
     """Purchase price of ``gpu`` (USD): its published list price where its die data gives
-    one (A100, B200); else its package cost times the price / package cost ratio of the
+    one (A100, B200; B300 and GB300 an estimate); else its package cost times the price / package cost ratio of the
     GPU it derives from if that has a list price, else of the H100 (``reference_price`` is
     the H100's price). :func:`price_basis` says which.
 
