@@ -69,3 +69,13 @@ def test_serve_says_a_pool_at_the_limit():
     assert "batch 64 (the search's largest batch" in decode[0]
     free = run("serve", "--scenario", "lite-flat", "--model", "Llama-3-70B")
     assert "the search's largest batch" not in free.output
+
+
+def test_sweep_says_points_at_the_limit():
+    args = ("sweep", "--scenario", "h100-dgx", "--param", "adjust.hop_latency=1us,2us",
+            "--models", "Llama-3-8B", "--no-plot", "-q")
+    capped = run(*args, "--max-batch", "64")
+    assert capped.exit_code == 0, capped.output
+    assert ("batch at the search's limit (64; a larger max batch may do better) at some "
+            "points: h100-dgx@H100-SXM Llama-3-8B decode") in capped.output
+    assert "search's limit" not in run(*args).output
