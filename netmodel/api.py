@@ -230,9 +230,14 @@ def evaluate(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode"
     g = _gpu_of(gpu, scen)
     if scen is not None and scen.gpu != g.name:
         scen = scen.with_gpu(g)
+    coll = _comm_for(g, scen, comm)
+    if scen is not None and isinstance(tp, int) and isinstance(pp, int) \
+            and tp * pp > coll.gpus:   # named here, before a collective's group is
+        raise UserError(f"an instance of {tp * pp} GPUs (TP {tp} x PP {pp}) does not fit "
+                        f"scenario {scen.label!r} ({coll.gpus} GPUs)")
     return _evaluate(_model(model), g, tp, batch, phase, pp=pp, ep=ep,
                      attention_dp=attention_dp, expert_skew=expert_skew, prompt=prompt,
-                     context=context, comm=_comm_for(g, scen, comm), options=options)
+                     context=context, comm=coll, options=options)
 
 
 def search(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode", *,

@@ -104,3 +104,16 @@ def test_api_reaches_beyond_tensor_parallelism():
     assert auto.best.tokens_per_s_per_sm >= plain.best.tokens_per_s_per_sm
     with pytest.raises(UserError, match="parallelism 'pipes' is unknown"):
         netmodel.search("Mixtral-8x7B", "H100-SXM", "decode", parallelism="pipes")
+
+
+def test_evaluate_on_a_scenario_refuses_an_instance_larger_than_the_fabric():
+    # named as the CLI's infer names it, not by the first collective's group size
+    with pytest.raises(UserError, match=r"an instance of 64 GPUs \(TP 64 x PP 1\) does not "
+                                        r"fit scenario 'h100-dgx@H100-SXM' \(32 GPUs\)"):
+        netmodel.evaluate("Mixtral-8x7B", phase="decode", tp=64, ep=8, attention_dp=8,
+                          batch=8, scenario="h100-dgx")
+    with pytest.raises(UserError, match=r"48 GPUs \(TP 8 x PP 6\)"):
+        netmodel.evaluate("Llama-3-70B", phase="decode", tp=8, pp=6, batch=8,
+                          scenario="h100-dgx")
+    assert netmodel.evaluate("Llama-3-70B", phase="decode", tp=8, pp=4, batch=8,
+                             scenario="h100-dgx").gpus == 32

@@ -151,7 +151,8 @@ def test_a_bool_degree_is_refused_everywhere():
 
 
 def test_api_evaluate_on_a_scenario_too_small_for_the_stage():
-    with pytest.raises(UserError, match="group size 64 is larger than the fabric's 32 GPUs"):
+    with pytest.raises(UserError, match=r"an instance of 64 GPUs \(TP 64 x PP 1\) does not fit "
+                                        r"scenario 'h100-dgx@H100-SXM' \(32 GPUs\)"):
         api.evaluate("DeepSeek-V3", scenario="h100-dgx", tp=64, ep=8, attention_dp=8, batch=8)
     with pytest.raises(UserError, match="attention groups of 16 GPUs exceed the largest "
                                         r"instance of this GPU \(8\); raise attention DP"):
