@@ -154,12 +154,9 @@ class CompareResult(RowsResult):
         if reconf:
             lines.append("circuit reconfiguration (once per re-provisioning, not per token): "
                          + ", ".join(f"{lab} {t * 1e3:g} ms" for lab, t in reconf))
-        limit = self.settings.get("max_batch")
-        capped = [f"{r.label} {r.model} {r.phase}" for r in self.rows
-                  if r.feasible and limit is not None and r.batch == limit]
-        if capped:   # the best sits at the largest batch searched: a larger one may win
-            lines.append(f"batch at the search's limit ({limit}; a larger max batch may do "
-                         f"better): " + ", ".join(capped))
+        capped = self.batch_limit_line()
+        if capped:
+            lines.append(capped)
         bad = [f"  {r.model} x {r.label} x {r.phase}: {r.reason}" for r in self.rows
                if not r.feasible]
         if bad:

@@ -210,6 +210,18 @@ class RowsResult:
         """One line per row, the row type's columns."""
         return rows_to_csv(self.to_dicts(), self.columns())
 
+    def batch_limit_line(self, where: str = "") -> str | None:
+        """The line naming each ``label model phase`` whose best batch is the search's
+        largest (``settings["max_batch"]``: an optimum may lie beyond it; ``where``
+        qualifies it, e.g. " at some points"), or None."""
+        limit = self.settings.get("max_batch")
+        capped = dict.fromkeys(f"{r.label} {r.model} {r.phase}" for r in self.rows
+                               if limit is not None and r.batch == limit)
+        if not capped:
+            return None
+        return (f"batch at the search's limit ({limit}; a larger max batch may do better)"
+                f"{where}: " + ", ".join(capped))
+
 
 def distinct_models(models: Iterable[ModelSpec]) -> list[ModelSpec]:
     """``models`` once each, refusing two different models of one name: compare and sweep

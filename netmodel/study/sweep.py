@@ -319,12 +319,9 @@ class SweepResult(RowsResult):
             extra = "" if c["y"] is None else f", {result.params[1].path}={c['y']:g}"
             lines.append(f"{c['model']}, {c['phase']}{extra}: {c['after']} overtakes "
                          f"{c['before']} at {p0.path} = {c['x'] * k:.3g} {unit}".rstrip())
-        limit = result.settings.get("max_batch")
-        capped = dict.fromkeys(f"{r.label} {r.model} {r.phase}" for r in result.rows
-                               if limit is not None and r.batch == limit)
-        if capped:   # the best sits at the largest batch searched: a larger one may win
-            lines.append(f"batch at the search's limit ({limit}; a larger max batch may do "
-                         f"better) at some points: " + ", ".join(capped))
+        capped = result.batch_limit_line(" at some points")
+        if capped:
+            lines.append(capped)
         return "\n".join(lines)
 
     def to_json(self, indent: int | None = 2) -> str:

@@ -24,6 +24,7 @@ from compute.evaluate_one import evaluate
 from compute.hardware import get_gpu, logic_dies
 from compute.power import gpu_power
 from compute.yield_model import gpu_price, price_basis
+from tests.compute.test_b300 import _decode_bytes_llama3_70b  # the bytes by hand, said once
 
 MIB = 2 ** 20
 GB200, B200 = "GB200-NVL72", "B200-HGX"
@@ -57,16 +58,6 @@ def test_die_data_is_b200s_two_dies_with_76_of_80_sms_each():
     assert (d.dies, d.sms_physical, d.sms_enabled, d.hbm_sites) == (2, 80, 76, 8)
     assert d.dies * d.sms_enabled == get_gpu(GB200).sms
     assert (d.area, d.process, d.packaging) == (b.area, b.process, b.packaging)
-
-
-def _decode_bytes_llama3_70b(context: int) -> float:
-    """HBM bytes of one batch-1 decode step of Llama-3-70B in bf16, by hand: every layer's
-    weights, the LM head, one embedding row, the norms, and the KV cache of ``context``
-    tokens (K and V, 8 heads of 128, 80 layers, 2 bytes)."""
-    h, kv, f, v, layers = 8192, 8 * 128, 28672, 128256, 80
-    per_layer = h * h + 2 * h * kv + h * h + 3 * h * f + 2 * h
-    weights = layers * per_layer + v * h + h + h      # LM head, embedding row, final norm
-    return 2 * weights + context * 2 * layers * kv * 2
 
 
 def test_llama3_70b_decode_at_batch_1_is_weights_over_hbm_bandwidth():
