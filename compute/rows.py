@@ -25,8 +25,9 @@ from typing import Any
 from compute.errors import UserError, known
 from compute.validate import describe
 
-__all__ = ["CONFIDENCE", "ROW_KEYS", "UNITS", "Parameter", "check_number", "economics",
-           "parameter", "read_parameters", "read_rows"]
+__all__ = ["CONFIDENCE", "HOST_TABLE", "ROW_KEYS", "UNITS", "Parameter", "check_number",
+           "economics", "host_powers", "parameter", "read_host_powers", "read_parameters",
+           "read_rows"]
 
 #: Confidence tags of a default (../shared/reference/README.md) plus ``assumption``.
 CONFIDENCE = ("read-primary", "read-secondary", "read-estimate", "vendor-claim", "derived",
@@ -112,11 +113,71 @@ def read_rows(data: dict, where: str) -> dict[str, Parameter]:
     return out
 
 
+#: The table of ``compute/data/economics.toml`` holding a host power row per catalog GPU
+#: (``[host_power_per_gpu."B200-HGX"]``): read by :func:`host_powers`, not a default.
+HOST_TABLE = "host_power_per_gpu"
+_ECONOMICS = "compute/data/economics.toml"
+
+
+@cache
+def _economics_data() -> dict:
+    text = resources.files("compute").joinpath("data/economics.toml").read_text()
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{_ECONOMICS}: not valid TOML ({exc})") from None
+
+
 @cache
 def economics() -> dict[str, Parameter]:
-    """The shipped defaults of ``compute/data/economics.toml`` by name (read once)."""
-    text = resources.files("compute").joinpath("data/economics.toml").read_text()
-    return read_parameters(text, "compute/data/economics.toml")
+    """The shipped defaults of ``compute/data/economics.toml`` by name (read once); the
+    per-GPU host table is :func:`host_powers`."""
+    data = {k: v for k, v in _economics_data().items() if k != HOST_TABLE}
+    return read_rows(data, _ECONOMICS)
+
+
+def read_host_powers(table: object, where: str) -> dict[str, Parameter]:
+    """Host power rows (W per GPU, at the system's max) by catalog GPU name, checked: each
+    a row in W (:func:`read_rows`: a negative or NaN value is refused), each name a GPU of
+    the catalog.
+
+    >>> row = {"value": 700, "unit": "W", "source": "s", "ref": "", "confidence": "derived"}
+    >>> read_host_powers({"B200-HGX": row}, "t.toml")["B200-HGX"].value
+    700.0
+    >>> read_host_powers({"B200-HGX": dict(row, value=-1)}, "t.toml")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: t.toml: [B200-HGX] value must be a finite number >= 0, got -1
+    >>> read_host_powers({"X100": row}, "t.toml")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: t.toml: [X100] is not a GPU of the catalog (compute/data/gpus.toml)
+    """
+    from compute.hardware import catalog
+
+    if not isinstance(table, dict):
+        raise UserError(f"{where}: must be a table of rows by GPU name")
+    rows = read_rows(table, where)
+    names = catalog()
+    for name, row in rows.items():
+        if name not in names:
+            raise UserError(f"{where}: [{name}] is not a GPU of the catalog "
+                            f"(compute/data/gpus.toml)")
+        if row.unit != "W":
+            raise UserError(f"{where}: [{name}] unit must be 'W', got {row.unit!r}")
+    return rows
+
+
+@cache
+def host_powers() -> dict[str, Parameter]:
+    """The shipped host power rows of ``compute/data/economics.toml``'s
+    ``[host_power_per_gpu]`` by catalog GPU name (read once; SI: W per GPU at the
+    system's max).
+
+    >>> host_powers()["B200-HGX"].value
+    716.0
+    """
+    return read_host_powers(_economics_data().get(HOST_TABLE, {}), f"{_ECONOMICS} {HOST_TABLE}")
 
 
 def parameter(name: str) -> Any:

@@ -26,8 +26,10 @@ links likewise. A shipped scenario is a few servers cut from a SuperPOD-shaped f
 would be charged eight times over.
 
 **Cluster** (:func:`cost_summary`): GPUs at their purchase price
-(:func:`compute.yield_model.gpu_price`), hosts (server less GPUs and network) scaled from a
-DGX H100 by TDP, the network; amortized over the lifetime plus maintenance; energy at the
+(:func:`compute.yield_model.gpu_price`), hosts (server less GPUs and network: power per
+GPU from the published max power of the GPU's own system where ``economics.toml`` has it,
+:func:`host_power`, else scaled from a DGX H100 by TDP; cost scaled from a DGX H100 by
+TDP), the network; amortized over the lifetime plus maintenance; energy at the
 served load: GPUs of the ``floor(GPUs / instance GPUs)`` instances (``TP x PP`` GPUs
 each) draw the phase's power while
 serving (a ``utilization`` share of the time) and idle power otherwise, GPUs left over
@@ -70,7 +72,7 @@ if TYPE_CHECKING:
     from netmodel.study.scenarios import Scenario
 
 __all__ = ["SHARES", "CostSummary", "NetworkBill", "NetworkItem", "NetworkPrices",
-           "cost_summary", "network_bill", "network_costs", "parameters"]
+           "cost_summary", "host_power", "network_bill", "network_costs", "parameters"]
 
 #: How the network of a scenario is charged (see the module docstring).
 SHARES = ("ports-used", "as-built")
@@ -518,6 +520,30 @@ def warm_prices(gpus: Iterable[str | GpuSpec]) -> None:
             pass
 
 
+def host_power(gpu: GpuSpec, host_power_per_h100: float | None = None) -> float:
+    """W per GPU that the host (server less GPUs and network) of ``gpu``'s system draws at
+    its max: the row of ``compute/data/economics.toml``'s ``[host_power_per_gpu]`` for a
+    catalog GPU that has one (derived from its system's published max power), else
+    ``host_power_per_h100`` (None: the shipped default) scaled by the GPU's nominal TDP over
+    the H100's 700 W (the Lites, a GPU file's GPU, H100-SXM and H200-SXM themselves).
+
+    >>> from compute.hardware import get_gpu
+    >>> host_power(get_gpu("GB300-NVL72")), host_power(get_gpu("H100-SXM")), host_power(get_gpu("Lite"))
+    (186.0, 534.0, 133.5)
+    """
+    from compute.hardware import catalog, get_gpu
+    from compute.power import nominal_tdp
+    from compute.rows import host_powers
+    from compute.yield_model import parameter
+
+    row = host_powers().get(gpu.name)
+    if row is not None and catalog().get(gpu.name) == gpu:
+        return row.value
+    per_h100 = parameter("host_power_per_h100") if host_power_per_h100 is None \
+        else host_power_per_h100
+    return per_h100 * nominal_tdp(gpu) / get_gpu("H100-SXM").tdp
+
+
 def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = "decode",
                  best: InferenceResult | None = None, *, clock: float = 1.0,
                  share: str = "ports-used", **params: float) -> CostSummary:
@@ -569,7 +595,7 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     capex_gpu = n * price
     capex_host = n * tco["host_cost_per_h100"] * tdp_share
     capex = capex_gpu + capex_host + bill.capex
-    power_host = n * tco["host_power_per_h100"] * tdp_share * tco["host_load_fraction"]
+    power_host = n * host_power(base, tco["host_power_per_h100"]) * tco["host_load_fraction"]
     power_it = power_gpu + power_host + bill.power
     energy = power_it * tco["pue"] * SECONDS_PER_YEAR * tco["electricity_price"]
     per_year = capex / (tco["lifetime"] / SECONDS_PER_YEAR) + capex * tco["maintenance_fraction"] \

@@ -10,7 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compute.errors import UserError
+from compute.hardware import get_gpu
 from compute.power import gpu_power
+from compute.rows import host_powers, read_host_powers
 from compute.yield_model import gpu_price
 from netmodel.study.cost import (
     SECONDS_PER_YEAR,
@@ -18,6 +20,7 @@ from netmodel.study.cost import (
     NetworkPrices,
     _best,
     cost_summary,
+    host_power,
     network_bill,
     network_costs,
     parameters,
@@ -294,3 +297,81 @@ def test_a_pipelined_instance_counts_its_tp_x_pp_gpus():
     assert s.tokens_per_s == pytest.approx(4 * best.tokens_per_s * u, rel=1e-12)
     serving, idle = (gpu_power("H100-SXM", p, best) for p in ("decode", "idle"))
     assert s.power_gpu == pytest.approx(32 * (u * serving + (1 - u) * idle), rel=1e-12)
+
+
+# ------------------------------------------------------------------ host power per system
+
+GB300_RACKS = "docs/examples/gb300-nvl72.toml"
+
+
+def test_h100_host_unchanged_bit_for_bit():
+    # the H100 keeps the rule's base row: 534 W x 0.75 and $4,001 a GPU, exactly as before
+    s = cost_summary("h100-dgx", "Llama-3-70B", "decode")
+    assert s.power_host == 32 * 534 * 0.75 == 12_816.0
+    assert s.capex_host == 32 * 4001.0
+    assert host_power(get_gpu("H100-SXM")) == 534.0
+
+
+def test_lite_host_keeps_the_tdp_rule():
+    # a Lite (175 W) has no system of its own: 534 W x 175/700 = 133.5 W, $4,001 / 4
+    s = cost_summary("lite-flat", "Llama-3-70B", "decode")
+    assert s.power_host == pytest.approx(128 * 133.5 * 0.75)
+    assert s.capex_host == pytest.approx(128 * 4001 / 4)
+
+
+def test_gb300_nvl72_host_from_the_rack_figure():
+    # (120,000 W rack - 72 x 1,400 W GPUs - 4,561.92 W of NVLink switches [72 x 900 GB/s x
+    # 8 bit x 8.8 pJ/bit] - 72 x 17 W NIC optics [800 Gb/s x 21.25 pJ/bit]) / 72 = 186.3 W;
+    # the TDP rule gave 534 x 1,400 / 700 = 1,068 W (801 W under load: 115,344 W for 144)
+    s = cost_summary(GB300_RACKS, "Llama-3-70B", "decode")
+    assert s.power_host == 144 * 186 * 0.75 == 20_088.0
+    assert s.capex_host == pytest.approx(144 * 4001 * 2)   # cost: still the TDP rule
+
+
+def test_b200_dgx_host_from_its_14_3_kw():
+    # (14,300 - 8 x 1,000 - 506.88 NVSwitches - 8 x 8.5 optics) / 8 = 715.6 -> 716 W (rule: 762.9)
+    s = cost_summary("h100-dgx@B200-HGX", "Llama-3-8B", "decode")
+    assert s.power_host == 32 * 716 * 0.75 == 17_184.0
+
+
+@pytest.mark.parametrize(("scenario", "system_max", "gpus", "tdp"), [
+    ("h100-dgx@A100-SXM-80GB", 6_500, 8, 400),     # DGX A100
+    ("h100-dgx", 10_200, 8, 700),                  # DGX H100
+    ("h100-dgx@H200-SXM", 10_200, 8, 700),         # DGX H200
+    ("h100-dgx@B200-HGX", 14_300, 8, 1_000),       # DGX B200
+    ("h100-dgx@B300-HGX", 14_500, 8, 1_100),       # DGX B300
+    (f"{GB300_RACKS}@GB200-NVL72", 120_000, 72, 1_200),  # GB200 NVL72 rack
+    (GB300_RACKS, 120_000, 72, 1_400),             # GB300 NVL72 rack
+])
+def test_system_max_power_is_the_published_figure(scenario, system_max, gpus, tdp):
+    # one system at full load: its GPUs at TDP, the host, its NVSwitches (tier-0 switch
+    # power of the fabric's bill, per GPU) and one NIC-side optics end per GPU
+    s = cost_summary(scenario, "Llama-3-8B", "decode", host_load_fraction=1.0)
+    b = network_bill(build_fabric(scenario))
+    nvswitch = sum(i.power for i in b.items if i.what.startswith("tier-0")) / s.gpus
+    nic = get_scenario(scenario).gpu_spec.scaleout_bandwidth * 8 * 21.25e-12
+    per_gpu = tdp + s.power_host / s.gpus + nvswitch + nic
+    # within 1 W a GPU: rows are whole W, and host_power_per_h100 (534, H100 and H200)
+    # took 9 W of NIC optics where network_costs.toml counts 8.5 (10,193 W of 10,200)
+    assert gpus * per_gpu == pytest.approx(system_max, abs=gpus * 1.0)
+
+
+def test_host_power_rows_refuse_bad_values():
+    row = {"value": 700, "unit": "W", "source": "s", "ref": "", "confidence": "derived"}
+    for bad, says in ((float("nan"), "got nan"), (-5, "got -5")):
+        with pytest.raises(UserError, match=f"B200-HGX.*finite number >= 0, {says}"):
+            read_host_powers({"B200-HGX": dict(row, value=bad)}, "t.toml")
+    with pytest.raises(UserError, match="unit must be 'W'"):
+        read_host_powers({"B200-HGX": dict(row, unit="USD")}, "t.toml")
+    with pytest.raises(UserError, match=r"\[X100\] is not a GPU of the catalog"):
+        read_host_powers({"X100": row}, "t.toml")
+
+
+def test_every_host_power_row_is_sourced_and_not_h100():
+    rows = host_powers()
+    assert "H100-SXM" not in rows   # its figure is host_power_per_h100, said once
+    assert set(rows) >= {"A100-SXM-80GB", "B200-HGX", "B300-HGX", "GB200-NVL72",
+                         "GB300-NVL72"}
+    assert not any(n.startswith("Lite") for n in rows)
+    for p in rows.values():
+        assert p.unit == "W" and p.source.strip() and p.confidence
