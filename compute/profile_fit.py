@@ -102,11 +102,16 @@ class _Components:
 
     def __init__(self, m: Measurement, comm=None):
         from compute.grid_parts import GEMM_STAGES
-        from compute.roofline import evaluate_grid, make_workload
+        from compute.roofline import RooflineOptions, evaluate_grid, make_workload
 
         model = _model_of(m)
+        # no reserve: what the engine ran held at most the GPU's whole HBM
         g = evaluate_grid(model, m.gpu, [m.tp], [m.batch],
-                          make_workload(m.phase, m.prompt, m.context), comm=comm)
+                          make_workload(m.phase, m.prompt, m.context), comm=comm,
+                          options=RooflineOptions(memory_reserve=0.0))
+        if not g.fits[0, 0]:
+            raise UserError(f"measurement {m.label()} on {m.gpu} cannot have run: "
+                            f"{g.result(0, 0).memory.reason}; check its model, gpu and tp")
         self.count = g.counts[:, 0]
         self.compute = g.compute_time[:, 0, 0]
         self.memory = g.memory_time[:, 0, 0]

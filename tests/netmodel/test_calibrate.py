@@ -146,6 +146,29 @@ def test_calibrate_refuses_in_one_line_and_writes_nothing(tmp_path):
     assert not list(tmp_path.glob("*.toml"))
 
 
+def test_calibrate_refuses_a_step_that_cannot_fit_in_the_gpus_hbm(tmp_path):
+    """Llama-2-70B at TP 1: 68.98e9 params x 2 bytes = 137.95 GB of weights on one H100-SXM of
+    85.52 GB (81,559 MiB) could not have run; the old fit took it and exited 0. A step that
+    fits only in the reserve the roofline leaves to the runtime (TP 2, batch 64 at context
+    1,000: 68.98 + 64 x 1,000 x 80 x 2 x 4 x 128 x 2 B = 10.49 GB = 79.47 GB > 76.97 GB
+    usable, < 85.52 GB) was measured, so it is kept."""
+    head = "model,gpu,tp,batch,phase,prompt,context,latency_s\n"
+    tp1 = tmp_path / "tp1.csv"
+    tp1.write_text(head + "Llama-2-70B,H100-SXM,1,1,decode,,576,0.09\n"
+                   "Llama-2-70B,H100-SXM,1,2,decode,,576,0.1\n")
+    one_line_error(run("calibrate", "--measurements", str(tp1), "-o", str(tmp_path / "a.toml"),
+                       "--fit", "layer_overhead_s"),
+                   "measurement Llama-2-70B TP 1 decode batch 1 context 576 on H100-SXM cannot "
+                   "have run", "weights alone need 138.0 GB per GPU at TP 1 > 85.5 GB")
+    assert not (tmp_path / "a.toml").exists()
+    full = tmp_path / "full.csv"
+    full.write_text(head + "Llama-2-70B,H100-SXM,2,64,decode,,1000,0.06\n"
+                    "Llama-2-70B,H100-SXM,2,1,decode,,1000,0.05\n")
+    r = run("calibrate", "--measurements", str(full), "-o", str(tmp_path / "b.toml"),
+            "--fit", "layer_overhead_s")
+    assert r.exit_code == 0, r.output
+
+
 def test_bad_profile_files_are_one_line_on_infer(tmp_path):
     good = SHIPPED.to_toml()
     cases = [(good.replace("[fit]", "[fit]\ncolour = 1"), "unknown key(s) colour"),
