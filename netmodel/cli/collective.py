@@ -187,7 +187,12 @@ def collective(op: str, fabric: str, group_text: str, size_text: str, algorithm:
     size = _check_bytes(parse_bytes(size_text), "--size", size_text)
     max_transfers = _max_transfers(max_transfers)
     model = _model(fabric, placement, algorithm, algorithms, seed, max_transfers)
-    group = model.group(_parse_group(group_text))
+    wanted = _parse_group(group_text)
+    shown = placement  # the header and JSON name no placement that was not used
+    if not isinstance(wanted, int):
+        _check_named_group(group_text, all_groups)
+        shown = "as given"
+    group = model.group(wanted)
     extra = {}
     if fail_text is not None:
         from netmodel.collectives.degraded import degraded_cost
@@ -231,18 +236,18 @@ def collective(op: str, fabric: str, group_text: str, size_text: str, algorithm:
         factor = bus_factor(op, len(group))
         marks = [(size, result.busbw, f"{result.algorithm}/{result.protocol}")] \
             if result.connected and len(group) > 1 else []
-        plot_busbw([(f"{op}, {len(group)} GPUs, {placement}", sizes,
+        plot_busbw([(f"{op}, {len(group)} GPUs, {shown}", sizes,
                      {k: sizes / t * factor for k, t in curves.items()}, marks)],
                    plot_path, title=_fabric_label(model))
     if as_json:
-        doc = {"fabric": _fabric_label(model), "placement": placement, **result.as_dict(),
+        doc = {"fabric": _fabric_label(model), "placement": shown, **result.as_dict(),
                "alternatives": alternatives, **extra}
         if plot_path:
             doc["plot"] = plot_path
         click.echo(json.dumps(doc, indent=1))
         return
     click.echo(f"{op} of {format_bytes(size)} on {len(group)} GPUs ({_short_group(group)})")
-    click.echo(f"fabric: {_fabric_label(model)}; placement {placement}")
+    click.echo(f"fabric: {_fabric_label(model)}; placement {shown}")
     fails = extra.get("failures")
     if fails:
         lost = f"; lost {', '.join(fails['lost'])}" if fails["lost"] else ""
@@ -284,6 +289,24 @@ def collective(op: str, fabric: str, group_text: str, size_text: str, algorithm:
                       f"{'' if hot[2] == 1 else 's'})" if hot else ""))
     if plot_path:
         click.echo(f"wrote {plot_path}")
+
+
+def _check_named_group(group_text: str, all_groups: bool) -> None:
+    """``--group`` names its GPUs: refuse the options that only place a group of a size
+    (they would be ignored, and --all-groups would cut groups unlike the one named)."""
+    from click.core import ParameterSource
+
+    from compute.errors import UserError
+
+    ctx = click.get_current_context()
+    if all_groups:
+        raise UserError(f"--all-groups cuts every group of a size by --placement; --group "
+                        f"{group_text!r} names GPU nodes: give --group a size instead")
+    given = [f"--{p}" for p in ("placement", "seed")
+             if ctx.get_parameter_source(p) is ParameterSource.COMMANDLINE]
+    if given:
+        raise UserError(f"{' and '.join(given)}: only a group given as a size is placed; "
+                        f"--group {group_text!r} names its GPU nodes")
 
 
 def _failures(text):

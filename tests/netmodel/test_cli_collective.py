@@ -377,3 +377,28 @@ def test_a_low_transfer_limit_still_costs_large_messages():
     a, b = json.loads(low.output), json.loads(full.output)
     assert a["time"] == b["time"] and a["algorithm"] == b["algorithm"] != "direct"
     assert "direct" not in a["alternatives"] and "direct" in b["alternatives"]
+
+
+def test_named_group_refuses_placement_options_and_says_as_given():
+    """--group naming GPU nodes places nothing: the header said 'placement spread' for an
+    unused --placement, and --all-groups reported contiguous pairs (gpu0,gpu1 over NVLink,
+    104.9 us) beside the named cross-server pair's 1.451 ms (helper 86)."""
+    fabric = "rail-optimized:domains=16,gpu=B200-HGX"
+    pair = ("collective", "all-reduce", "--fabric", fabric, "--group", "gpu0,gpu8",
+            "--size", "1GiB")
+    for extra in (["--placement", "spread"], ["--seed", "3"], ["--all-groups"]):
+        out = run(*pair, *extra)
+        assert out.exit_code == 2, (extra, out.output)
+        assert "names" in out.output and "Traceback" not in out.output
+    out = run(*pair)
+    assert out.exit_code == 0, out.output
+    assert "; placement as given" in out.output
+    # gpu0 and gpu8 share rail 0's leaf: one exchange of the whole 1 GiB over the 400 Gb/s
+    # NIC at the scale-out efficiency 0.94: 2^30 / (50e9 x 0.94) = 22.85 ms (+ latency)
+    doc = json.loads(run(*pair, "--json").output)
+    assert doc["placement"] == "as given"
+    assert doc["time"] == pytest.approx(2 ** 30 / (50e9 * 0.94), rel=2e-3)
+    # a size is still placed, and --all-groups still runs
+    out = run("collective", "all-reduce", "--fabric", fabric, "--group", "2",
+              "--placement", "spread", "--all-groups")
+    assert out.exit_code == 0 and "placement spread" in out.output and "all 64 groups" in out.output
