@@ -224,10 +224,12 @@ class FabricCostModel:
                 hit = compile_steps(self.router, op, algorithm, group, steps, self.calibration,
                                     self._step_cache)
             except NotApplicable as exc:
-                hit = exc
+                # the reason, not the exception: a cached exception raised again keeps
+                # every raise's frames (and the callers' arrays) in its traceback
+                hit = str(exc)
             self._compiled[key] = hit
-        if isinstance(hit, NotApplicable):
-            raise hit
+        if isinstance(hit, str):
+            raise NotApplicable(hit)
         return hit
 
     def _check_work(self, op: str, algorithm: str, p: int) -> None:

@@ -172,3 +172,29 @@ def test_calibration_file_errors(tmp_path):
         load_calibration(bad)
     with pytest.raises(UserError, match="does not exist"):
         load_calibration(tmp_path / "none.toml")
+
+
+def test_inapplicable_algorithm_keeps_no_callers_alive(nvswitch):
+    """A cached 'cannot run here' used to be the exception itself: raised again on every
+    later call, its traceback collected each raise's frames, so the callers' locals (a
+    search's grid arrays: 0.3 GB in the study's MoE part) lived as long as the model."""
+    import gc
+    import weakref
+
+    from netmodel.collectives.steps import NotApplicable
+
+    m = FabricCostModel(nvswitch)
+    group = m.group(8)
+
+    class Big:
+        pass
+
+    def caller():
+        big = Big()
+        with pytest.raises(NotApplicable, match="at least two scale-up domains"):
+            m.compiled("all-reduce", "hierarchical", group)
+        return weakref.ref(big)
+
+    refs = [caller() for _ in range(3)]   # the first call compiles, the others hit the cache
+    gc.collect()
+    assert [r() for r in refs] == [None, None, None]
