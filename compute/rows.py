@@ -26,7 +26,7 @@ from compute.errors import UserError, known
 from compute.validate import describe
 
 __all__ = ["CONFIDENCE", "HOST_TABLE", "ROW_KEYS", "UNITS", "Parameter", "check_number",
-           "economics", "host_powers", "parameter", "read_host_powers", "read_parameters",
+           "economics", "host_power_table", "parameter", "read_host_powers", "read_parameters",
            "read_rows"]
 
 #: Confidence tags of a default (../shared/reference/README.md) plus ``assumption``.
@@ -114,7 +114,7 @@ def read_rows(data: dict, where: str) -> dict[str, Parameter]:
 
 
 #: The table of ``compute/data/economics.toml`` holding a host power row per catalog GPU
-#: (``[host_power_per_gpu."B200-HGX"]``): read by :func:`host_powers`, not a default.
+#: (``[host_power_per_gpu."B200-HGX"]``): :func:`host_power_table`, not a default.
 HOST_TABLE = "host_power_per_gpu"
 _ECONOMICS = "compute/data/economics.toml"
 
@@ -131,36 +131,33 @@ def _economics_data() -> dict:
 @cache
 def economics() -> dict[str, Parameter]:
     """The shipped defaults of ``compute/data/economics.toml`` by name (read once); the
-    per-GPU host table is :func:`host_powers`."""
+    per-GPU host table is :func:`host_power_table`."""
     data = {k: v for k, v in _economics_data().items() if k != HOST_TABLE}
     return read_rows(data, _ECONOMICS)
 
 
-def read_host_powers(table: object, where: str) -> dict[str, Parameter]:
-    """Host power rows (W per GPU, at the system's max) by catalog GPU name, checked: each
-    a row in W (:func:`read_rows`: a negative or NaN value is refused), each name a GPU of
-    the catalog.
+def read_host_powers(table: object, where: str, gpus) -> dict[str, Parameter]:
+    """Host power rows (W per GPU, at the system's max) by GPU name, checked: each a row in
+    W (:func:`read_rows`: a negative or NaN value is refused), each name one of ``gpus``
+    (the catalog's names; compute.rows does not read the catalog).
 
     >>> row = {"value": 700, "unit": "W", "source": "s", "ref": "", "confidence": "derived"}
-    >>> read_host_powers({"B200-HGX": row}, "t.toml")["B200-HGX"].value
+    >>> read_host_powers({"B200-HGX": row}, "t.toml", ["B200-HGX"])["B200-HGX"].value
     700.0
-    >>> read_host_powers({"B200-HGX": dict(row, value=-1)}, "t.toml")
+    >>> read_host_powers({"B200-HGX": dict(row, value=-1)}, "t.toml", ["B200-HGX"])
     Traceback (most recent call last):
     ...
     compute.errors.UserError: t.toml: [B200-HGX] value must be a finite number >= 0, got -1
-    >>> read_host_powers({"X100": row}, "t.toml")
+    >>> read_host_powers({"X100": row}, "t.toml", ["B200-HGX"])
     Traceback (most recent call last):
     ...
     compute.errors.UserError: t.toml: [X100] is not a GPU of the catalog (compute/data/gpus.toml)
     """
-    from compute.hardware import catalog
-
     if not isinstance(table, dict):
         raise UserError(f"{where}: must be a table of rows by GPU name")
     rows = read_rows(table, where)
-    names = catalog()
     for name, row in rows.items():
-        if name not in names:
+        if name not in gpus:
             raise UserError(f"{where}: [{name}] is not a GPU of the catalog "
                             f"(compute/data/gpus.toml)")
         if row.unit != "W":
@@ -168,16 +165,11 @@ def read_host_powers(table: object, where: str) -> dict[str, Parameter]:
     return rows
 
 
-@cache
-def host_powers() -> dict[str, Parameter]:
-    """The shipped host power rows of ``compute/data/economics.toml``'s
-    ``[host_power_per_gpu]`` by catalog GPU name (read once; SI: W per GPU at the
-    system's max).
-
-    >>> host_powers()["B200-HGX"].value
-    716.0
-    """
-    return read_host_powers(_economics_data().get(HOST_TABLE, {}), f"{_ECONOMICS} {HOST_TABLE}")
+def host_power_table() -> tuple[dict, str]:
+    """``compute/data/economics.toml``'s ``[host_power_per_gpu]`` table as parsed (rows
+    by GPU name, unchecked: :func:`read_host_powers` checks them against the catalog) and
+    where it was read."""
+    return _economics_data().get(HOST_TABLE, {}), f"{_ECONOMICS} {HOST_TABLE}"
 
 
 def parameter(name: str) -> Any:

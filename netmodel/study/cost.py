@@ -72,7 +72,7 @@ if TYPE_CHECKING:
     from netmodel.study.scenarios import Scenario
 
 __all__ = ["SHARES", "CostSummary", "NetworkBill", "NetworkItem", "NetworkPrices",
-           "cost_summary", "host_power", "network_bill", "network_costs", "parameters"]
+           "cost_summary", "host_power", "host_powers", "network_bill", "network_costs", "parameters"]
 
 #: How the network of a scenario is charged (see the module docstring).
 SHARES = ("ports-used", "as-built")
@@ -520,6 +520,22 @@ def warm_prices(gpus: Iterable[str | GpuSpec]) -> None:
             pass
 
 
+@cache
+def host_powers() -> dict:
+    """The host power rows of ``compute/data/economics.toml``'s ``[host_power_per_gpu]``
+    (:class:`compute.rows.Parameter`, SI: W per GPU at the system's max) by catalog GPU
+    name, checked (read once).
+
+    >>> host_powers()["B200-HGX"].value
+    716.0
+    """
+    from compute.hardware import catalog
+    from compute.rows import host_power_table, read_host_powers
+
+    table, where = host_power_table()
+    return read_host_powers(table, where, catalog())
+
+
 def host_power(gpu: GpuSpec, host_power_per_h100: float | None = None) -> float:
     """W per GPU that the host (server less GPUs and network) of ``gpu``'s system draws at
     its max: the row of ``compute/data/economics.toml``'s ``[host_power_per_gpu]`` for a
@@ -533,7 +549,6 @@ def host_power(gpu: GpuSpec, host_power_per_h100: float | None = None) -> float:
     """
     from compute.hardware import catalog, get_gpu
     from compute.power import nominal_tdp
-    from compute.rows import host_powers
     from compute.yield_model import parameter
 
     row = host_powers().get(gpu.name)

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compute.errors import UserError
-from compute.hardware import get_gpu
+from compute.hardware import get_gpu, gpu_names
 from compute.power import gpu_power
-from compute.rows import host_powers, read_host_powers
+from compute.rows import read_host_powers
 from compute.yield_model import gpu_price
 from netmodel.study.cost import (
     SECONDS_PER_YEAR,
@@ -21,6 +21,7 @@ from netmodel.study.cost import (
     _best,
     cost_summary,
     host_power,
+    host_powers,
     network_bill,
     network_costs,
     parameters,
@@ -358,13 +359,14 @@ def test_system_max_power_is_the_published_figure(scenario, system_max, gpus, td
 
 def test_host_power_rows_refuse_bad_values():
     row = {"value": 700, "unit": "W", "source": "s", "ref": "", "confidence": "derived"}
+    names = gpu_names()
     for bad, says in ((float("nan"), "got nan"), (-5, "got -5")):
         with pytest.raises(UserError, match=f"B200-HGX.*finite number >= 0, {says}"):
-            read_host_powers({"B200-HGX": dict(row, value=bad)}, "t.toml")
+            read_host_powers({"B200-HGX": dict(row, value=bad)}, "t.toml", names)
     with pytest.raises(UserError, match="unit must be 'W'"):
-        read_host_powers({"B200-HGX": dict(row, unit="USD")}, "t.toml")
+        read_host_powers({"B200-HGX": dict(row, unit="USD")}, "t.toml", names)
     with pytest.raises(UserError, match=r"\[X100\] is not a GPU of the catalog"):
-        read_host_powers({"X100": row}, "t.toml")
+        read_host_powers({"X100": row}, "t.toml", names)
 
 
 def test_every_host_power_row_is_sourced_and_not_h100():
