@@ -402,3 +402,36 @@ def test_named_group_refuses_placement_options_and_says_as_given():
     out = run("collective", "all-reduce", "--fabric", fabric, "--group", "2",
               "--placement", "spread", "--all-groups")
     assert out.exit_code == 0 and "placement spread" in out.output and "all 64 groups" in out.output
+
+
+def test_busbw_plot_gives_every_algorithm_its_own_colour(tmp_path):
+    """in-network-tree had no entry in COLOURS, so matplotlib gave it the cycle's first
+    colour, tab:blue: ring's. On nvl72:racks=2 (144 GPUs, both drawn) the two lines were
+    indistinguishable (helper 86)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.axes import Axes
+    from matplotlib.colors import to_hex
+
+    from netmodel.collectives.algorithms import ALGORITHMS
+    from netmodel.collectives.plot import COLOURS, plot_busbw
+
+    assert set(ALGORITHMS) <= set(COLOURS)
+    assert len({to_hex(c) for c in COLOURS.values()}) == len(COLOURS)
+    seen = {}
+    real = Axes.plot
+
+    def spy(self, *args, **kw):
+        if "label" in kw:
+            seen[kw["label"]] = kw.get("color")
+        return real(self, *args, **kw)
+
+    sizes = np.array([2.0 ** 20, 2.0 ** 30])
+    curves = {"ring": sizes / 1e-3, "in-network-tree": sizes / 2e-3}
+    Axes.plot = spy
+    try:
+        plot_busbw([("all-reduce", sizes, curves, [])], tmp_path / "c.png")
+    finally:
+        Axes.plot = real
+    assert seen["ring"] == "tab:blue" and seen["in-network-tree"] == "tab:pink"
