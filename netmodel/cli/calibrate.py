@@ -98,8 +98,10 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
     base = get_profile(base_ref) if base_ref is not None else None
     comm_for = _comm_for(scenario_ref, fabric_ref, gpu_file)
     gpus = sorted({m.gpu for m in ms})
-    desc = resolve_collectives(scenario_ref, fabric_ref, gpus[0], gpu_file)[2]
-    collectives = describe_collectives(desc).split(" (")[0]
+    # each GPU's rows are costed on its own swap of the scenario: name every one
+    collectives = ", ".join(dict.fromkeys(
+        describe_collectives(resolve_collectives(scenario_ref, fabric_ref, g, gpu_file)[2])
+        .split(" (")[0] for g in gpus))
     result = fit_profile(ms, fit=fit, base=base, comm_for=comm_for,
                          name=name or Path(out).stem, engine=engine, system=system,
                          gpu=", ".join(gpus), collectives=collectives)
@@ -119,11 +121,14 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
                f"{collectives}")
     for note in result.notes:
         click.echo(f"note: {note}")
-    width = max(len(p.measurement.label()) for p in result.points)
+    def label(m):            # several GPUs: say which each step ran on
+        return f"{m.label()} on {m.gpu}" if len(gpus) > 1 else m.label()
+
+    width = max(len(label(p.measurement)) for p in result.points)
     click.echo(f"\n{'measurement':<{width}}{'measured':>11}{'roofline':>11}{'calibrated':>12}"
                f"{'error':>8}")
     for p in result.points:
-        click.echo(f"{p.measurement.label():<{width}}{p.measurement.latency_s * 1e3:>9.4g}ms"
+        click.echo(f"{label(p.measurement):<{width}}{p.measurement.latency_s * 1e3:>9.4g}ms"
                    f"{p.roofline_s * 1e3:>9.4g}ms{p.predicted_s * 1e3:>10.4g}ms"
                    f"{p.error:>+8.1%}")
     click.echo(f"fit error: rms {result.rms_relative_error:.1%}, worst "

@@ -169,6 +169,31 @@ def test_calibrate_refuses_a_step_that_cannot_fit_in_the_gpus_hbm(tmp_path):
     assert r.exit_code == 0, r.output
 
 
+def test_calibrate_on_several_gpus_names_each_ones_collectives_and_row(tmp_path):
+    """Rows on two GPUs with --scenario are costed on the scenario swapped to each GPU; the
+    old header and profile named only the first GPU in sorted order ('collectives: scenario
+    h100-dgx@B200-HGX' for B200 and H100 rows) and the table printed the two rows under one
+    label. The H100 row's roofline is the same step alone on h100-dgx@H100-SXM."""
+    f = tmp_path / "two.csv"
+    f.write_text("model,gpu,tp,batch,phase,prompt,context,latency_s\n"
+                 "Llama-3-70B,H100-SXM,8,1,decode,,1000,0.025\n"
+                 "Llama-3-70B,B200-HGX,8,1,decode,,1000,0.015\n")
+    out = tmp_path / "two.toml"
+    r = run("calibrate", "--measurements", str(f), "-o", str(out), "--fit",
+            "layer_overhead_s", "--scenario", "h100-dgx")
+    assert r.exit_code == 0, r.output
+    both = "scenario h100-dgx@B200-HGX, scenario h100-dgx@H100-SXM"
+    assert r.output.splitlines()[0].endswith(f"collectives: {both}")
+    assert read_profile(out).collectives == both
+    rows = [ln for ln in r.output.splitlines() if ln.startswith("Llama-3-70B TP 8")]
+    assert [ln.split(" on ")[1].split()[0] for ln in rows] == ["H100-SXM", "B200-HGX"]
+    alone = run("calibrate", "--measurements", str(f), "-o", str(tmp_path / "one.toml"),
+                "--fit", "layer_overhead_s", "--scenario", "h100-dgx@H100-SXM")
+    assert alone.exit_code == 0
+    assert rows[0].split()[-3] == [ln for ln in alone.output.splitlines()
+                                   if ln.startswith("Llama-3-70B")][0].split()[-3]
+
+
 def test_bad_profile_files_are_one_line_on_infer(tmp_path):
     good = SHIPPED.to_toml()
     cases = [(good.replace("[fit]", "[fit]\ncolour = 1"), "unknown key(s) colour"),
