@@ -31,8 +31,13 @@ slower of the two pools' scenarios when their GPUs differ. A prefill step of ``b
 has computed layer ``i``, while the later layers compute, so only the part of the transfer
 that outlasts the rest of the prefill shows in the time to first token::
 
-    visible = max(T / layers, T - TTFT_prefill x (layers - 1) / layers)
+    visible = max(T_last, T - TTFT_prefill x (layers - 1) / layers)
     TTFT    = TTFT_prefill + visible          (must meet the TTFT SLO)
+
+``T_last`` the last layer's part of ``T``: ``T / layers`` when every layer keeps the same
+tokens; with sliding-window or chunked layers the last layer is a full-attention one (as
+in gpt-oss, Gemma and Llama-4), which holds the whole prompt, ``T x prompt / (layers x
+tokens held per layer on average)``.
 
 and a prefill instance takes a new batch every ``max(I, T)`` (the transfer of one batch
 overlaps the next batch's compute), ``I`` the prefill's latency, or with ``pp`` pipeline
@@ -501,7 +506,12 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         rows = np.array([c.gpus == g for c in grid.configs])
         t_x[rows] = xfer.time(per_stream[rows], g, dec_gpus)
     layers = model.layers
-    visible = np.maximum(t_x / layers, t_x - grid.latency * (layers - 1) / layers)
+    held = model.kv_tokens_after_prefill(wl.prompt)   # per layer, on average
+    if held == wl.prompt or model.windowed_layers == layers:   # every layer alike
+        last = t_x / layers
+    else:   # the last layer attends fully (gpt-oss, Gemma, Llama-4): a whole prompt's share
+        last = t_x * (wl.prompt / (layers * held))
+    visible = np.maximum(last, t_x - grid.latency * (layers - 1) / layers)
     ttft = grid.latency + visible
     cycle = np.maximum(_prefill_interval(grid), t_x)
     ok = grid.fits & (ttft <= slo.ttft)

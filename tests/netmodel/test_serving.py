@@ -282,6 +282,25 @@ def test_a_windowed_model_moves_only_the_kv_its_windowed_layers_keep():
     assert kv_bytes_per_request(m, 4000) == 42 * 4000 * per_token_layer   # inside the window
 
 
+def test_a_windowed_models_last_layer_sends_a_whole_prompt():
+    # gpt-oss-120b, coding: 36 layers alternating 128-token sliding windows and full
+    # attention, the last one full; 2 x 8 KV heads x 64 dims x 2 B = 2,048 B a token-layer.
+    # A request moves (18 x 1500 + 18 x 128) x 2,048 = 60.01 MB; the last layer's part is
+    # 1500 / 29,304 = 5.12% of it, not 1/36 = 2.78%. On a fast link the TTFT sees that part
+    # (the old T / 36 hid 4.8 ms of a 202 ms transfer on h100-dgx@B200-HGX, TTFT 995.6 ms
+    # at batch 159 where the last layer's part gives 1000.4 ms > the 1 s SLO).
+    assert kv_bytes_per_request("gpt-oss-120b", 1500) == (18 * 1500 + 18 * 128) * 2048
+    fast = serve("gpt-oss-120b", "lite-flat", "coding", comm=FREE, dimensions="tp",
+                 transfer=RingAlphaBeta(bandwidth=1e12, step_latency=0.0, efficiency=1.0))
+    assert fast.transfer_visible_s == pytest.approx(fast.transfer_s * 1500 / 29_304,
+                                                    rel=1e-12)
+    assert fast.ttft_s == pytest.approx(fast.prefill.latency + fast.transfer_visible_s,
+                                        rel=1e-12)
+    r = serve("gpt-oss-120b", "h100-dgx@B200-HGX", "coding", dimensions="tp")
+    assert r.transfer_visible_s == pytest.approx(r.transfer_s * 1500 / 29_304, rel=1e-12)
+    assert r.ttft_s <= 1.0 and r.prefill.batch == 158
+
+
 @pytest.mark.parametrize("prompt, kv", [
     (4_000, 48 * 4_000 * 4_096),                       # inside the first chunk: every layer
     (8_192, 12 * 8_192 * 4_096),                       # ends on a chunk boundary: none kept
