@@ -100,16 +100,20 @@ def _size_count(text) -> int:
     return int(math.floor(math.log(hi / lo) / math.log(factor) + 1e-9)) + 1
 
 
-def _model(fabric, placement, algorithm, algorithms, seed, max_transfers):
+def _model(fabric, placement, algorithm, algorithms, seed, max_transfers, plot=False):
+    from compute.errors import UserError
     from netmodel.collectives.model import FabricCostModel
     from topologies import build
 
     _check_seed(seed)
     if algorithms is not None:
+        if algorithm != "auto" and not plot:
+            # the candidates only choose for auto (and pick the lines of --plot)
+            raise UserError(f"--algorithms {algorithms!r} are the candidates --algorithm auto "
+                            f"chooses among (and the lines --plot draws); --algorithm "
+                            f"{algorithm!r} names one: drop one of the two")
         names = _items(algorithms, "--algorithms", "'nccl' or ring,tree")
         if "nccl" in names and names != ["nccl"]:
-            from compute.errors import UserError
-
             raise UserError(f"--algorithms {algorithms!r}: 'nccl' (NCCL's own set for the "
                             f"op) stands alone; otherwise give a comma list of algorithms")
         algorithms = "nccl" if names == ["nccl"] else tuple(names)
@@ -186,7 +190,8 @@ def collective(op: str, fabric: str, group_text: str, size_text: str, algorithm:
     _check_plot(plot_path)
     size = _check_bytes(parse_bytes(size_text), "--size", size_text)
     max_transfers = _max_transfers(max_transfers)
-    model = _model(fabric, placement, algorithm, algorithms, seed, max_transfers)
+    model = _model(fabric, placement, algorithm, algorithms, seed, max_transfers,
+                   plot=plot_path is not None)
     wanted = _parse_group(group_text)
     shown = placement  # the header and JSON name no placement that was not used
     if not isinstance(wanted, int):
@@ -432,7 +437,7 @@ def costs(fabric: str, ops_text: str, sizes_text: str, groups_text: str, algorit
     sizes = [_check_bytes(n, "--sizes", sizes_text)
              for n in parse_size_range(sizes_text, "--sizes")]
     model = _model(fabric, placement, "auto" if algorithm == "all" else algorithm,
-                   algorithms, seed, _max_transfers(max_transfers))
+                   algorithms, seed, _max_transfers(max_transfers), plot=plot_path is not None)
     rows = cost_rows(model, ops, sizes, groups, algorithm)
     meta = {"fabric": _fabric_label(model), "placement": placement, "algorithm": algorithm}
     title = f"netmodel costs: {meta['fabric']}, placement {placement}"

@@ -435,3 +435,32 @@ def test_busbw_plot_gives_every_algorithm_its_own_colour(tmp_path):
     finally:
         Axes.plot = real
     assert seen["ring"] == "tab:blue" and seen["in-network-tree"] == "tab:pink"
+
+
+def test_algorithms_with_a_named_algorithm_is_refused_not_ignored():
+    """--algorithms only lists auto's candidates (and --plot's lines): with --algorithm
+    halving-doubling and --algorithms ring,tree the list was ignored without a word and
+    halving-doubling, not among them, ran (helper 86)."""
+    base = ("--fabric", "fat-tree:k=4", "--algorithm", "halving-doubling",
+            "--algorithms", "ring,tree")
+    for cmd in (("collective", "all-reduce", *base),
+                ("costs", *base, "--sizes", "1MiB", "--groups", "4")):
+        out = run(*cmd)
+        assert out.exit_code == 2, out.output
+        assert "--algorithms 'ring,tree'" in out.output and "Traceback" not in out.output
+    # auto and costs' all still take the list
+    out = run("costs", "--fabric", "fat-tree:k=4", "--algorithm", "all", "--algorithms",
+              "ring,tree", "--sizes", "1MiB", "--groups", "4", "--format", "csv")
+    assert out.exit_code == 0, out.output
+    rows = list(csv.DictReader(io.StringIO(out.output)))
+    assert [r["algorithm"] for r in rows] == ["ring", "tree"]
+    # 4 H100 on two k=4 leaves, 1 MiB, LL128 ring: 6 steps of 256 KiB at 50 GB/s x 0.94 x
+    # 0.92 (6.063 us), each paying 4 us + the slowest hop, leaf to leaf over a spine:
+    # 2 x 20 m + 2 x 50 m of fibre at 5 ns/m and 3 switches of 330 ns = 1.69 us; plus 14 us
+    # start-up: 6 x (6.063 + 5.69) + 14 = 84.52 us
+    step = 2 ** 18 / (50e9 * 0.94 * 0.92)
+    hop = 140 * 5e-9 + 3 * 330e-9
+    assert float(rows[0]["seconds"]) == pytest.approx(6 * (step + 4e-6 + hop) + 14e-6,
+                                                      rel=1e-4)
+    plot = run("collective", "all-reduce", *base, "--plot", "/dev/null/x.png")
+    assert "--algorithms" not in plot.output  # with --plot the list picks the lines
