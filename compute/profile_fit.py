@@ -30,7 +30,7 @@ GEMM efficiency from a published measurement).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +42,7 @@ from compute.units import format_time
 
 if TYPE_CHECKING:
     from compute.comm import CommLike
+    from compute.hardware import GpuSpec
 
 __all__ = ["DEFAULT_FIT", "FitPoint", "FitResult", "fit_profile", "leave_one_out",
            "neutral_with", "predict", "roofline"]
@@ -85,12 +86,13 @@ def _model_of(m: Measurement):
     return model
 
 
-def predict(profile: EngineProfile | None, m: Measurement, comm: CommLike | None = None) -> float:
+def predict(profile: EngineProfile | None, m: Measurement, comm: CommLike | None = None,
+            gpu: GpuSpec | None = None) -> float:
     """Seconds the calibrated mode (or the roofline, ``profile=None``) gives for the step
-    ``m`` measured."""
+    ``m`` measured (on ``gpu``, default the catalog's GPU of ``m.gpu``)."""
     from compute.evaluate_one import evaluate
 
-    return evaluate(_model_of(m), m.gpu, m.tp, m.batch, m.phase, prompt=m.prompt,
+    return evaluate(_model_of(m), gpu or m.gpu, m.tp, m.batch, m.phase, prompt=m.prompt,
                     context=m.context, comm=comm, options=_options(profile)).latency
 
 
@@ -100,13 +102,13 @@ class _Components:
     calibrated stage times of :func:`compute.grid_parts._apply_profile`, overlap mode), the
     same operations on the same numbers; a test holds them equal."""
 
-    def __init__(self, m: Measurement, comm=None):
+    def __init__(self, m: Measurement, comm=None, gpu: GpuSpec | None = None):
         from compute.grid_parts import GEMM_STAGES
         from compute.roofline import RooflineOptions, evaluate_grid, make_workload
 
         model = _model_of(m)
         # no reserve: what the engine ran held at most the GPU's whole HBM
-        g = evaluate_grid(model, m.gpu, [m.tp], [m.batch],
+        g = evaluate_grid(model, gpu or m.gpu, [m.tp], [m.batch],
                           make_workload(m.phase, m.prompt, m.context), comm=comm,
                           options=RooflineOptions(memory_reserve=0.0))
         if not g.fits[0, 0]:
@@ -135,9 +137,9 @@ class _Components:
                                                           self.hidden))
 
 
-def roofline(m: Measurement, comm: CommLike | None = None) -> float:
+def roofline(m: Measurement, comm: CommLike | None = None, gpu: GpuSpec | None = None) -> float:
     """Seconds the roofline (the default mode, a lower bound) gives for ``m``."""
-    return predict(None, m, comm)
+    return predict(None, m, comm, gpu)
 
 
 @dataclass(frozen=True)
@@ -211,6 +213,7 @@ def _check_names(fit) -> tuple[str, ...]:
 def fit_profile(measurements: Iterable[Measurement], *, fit: Sequence[str] | None = None,
                 base: EngineProfile | None = None,
                 comm_for: Callable[[Measurement], CommLike | None] | None = None,
+                gpus: Mapping[str, GpuSpec] | None = None,
                 name: str = "fitted", **meta: Any) -> FitResult:
     """Fit ``fit`` (default :data:`DEFAULT_FIT`) to ``measurements``.
 
@@ -224,6 +227,8 @@ def fit_profile(measurements: Iterable[Measurement], *, fit: Sequence[str] | Non
     comm_for : callable, optional
         ``comm_for(measurement)``: the collective model of that measurement's system
         (default: the roofline's ring over scale-up bandwidth).
+    gpus : mapping of str to GpuSpec, optional
+        GPUs the measurements name that are not in the catalog (a GPU file's), by name.
     name : str
         The fitted profile's name; ``meta`` sets its other fields (engine, system, gpu,
         collectives, fitted_on).
@@ -247,7 +252,8 @@ def fit_profile(measurements: Iterable[Measurement], *, fit: Sequence[str] | Non
         _check_count(names, ms)
     base = base or neutral(name)
     comms = [comm_for(m) if comm_for else None for m in ms]
-    parts = [_Components(m, c) for m, c in zip(ms, comms, strict=True)]
+    gpus = gpus or {}
+    parts = [_Components(m, c, gpus.get(m.gpu)) for m, c in zip(ms, comms, strict=True)]
     _check_plausible(ms, [c.latency(neutral(name)) for c in parts])
     measured = np.log([m.latency_s for m in ms])
 
@@ -295,7 +301,8 @@ def fit_profile(measurements: Iterable[Measurement], *, fit: Sequence[str] | Non
                           PARAMETERS[n].neutral else "not fitted: the base profile's value")
     profile = replace(base, name=name, fitted_on=fitted_on, **meta)
     profile = profile.with_values(values, sources, measurements=ms)
-    points = tuple(FitPoint(m, roofline(m, c), predict(profile, m, c))
+    points = tuple(FitPoint(m, roofline(m, c, gpus.get(m.gpu)),
+                            predict(profile, m, c, gpus.get(m.gpu)))
                    for m, c in zip(ms, comms, strict=True))
     result = FitResult(profile=profile, points=points, fitted=names, notes=tuple(notes))
     profile = replace(profile, fit=(names, len(ms), result.rms_relative_error,
@@ -381,13 +388,16 @@ def _describe(ms) -> str:
 def leave_one_out(measurements: Iterable[Measurement], *, fit: Sequence[str] | None = None,
                   base: EngineProfile | None = None,
                   comm_for: Callable[[Measurement], CommLike | None] | None = None,
-                  ) -> list[FitPoint]:
+                  gpus: Mapping[str, GpuSpec] | None = None) -> list[FitPoint]:
     """Each measurement predicted by the profile fitted on all the others (held out)."""
     ms = tuple(measurements)
+    gpus = gpus or {}
     out = []
     for i, m in enumerate(ms):
         rest = ms[:i] + ms[i + 1:]
-        r = fit_profile(rest, fit=fit, base=base, comm_for=comm_for, name="held-out")
+        r = fit_profile(rest, fit=fit, base=base, comm_for=comm_for, gpus=gpus,
+                        name="held-out")
         c = comm_for(m) if comm_for else None
-        out.append(FitPoint(m, roofline(m, c), predict(r.profile, m, c)))
+        g = gpus.get(m.gpu)
+        out.append(FitPoint(m, roofline(m, c, g), predict(r.profile, m, c, g)))
     return out

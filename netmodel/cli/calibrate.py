@@ -90,7 +90,7 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
     from compute.outputs import atomic_write, check_file_path
     from compute.profile_fit import fit_profile
     from compute.profiles import PARAMETERS, get_profile, read_measurements
-    from netmodel.cli.compute import describe_collectives, resolve_collectives
+    from netmodel.cli.compute import describe_collectives, resolve_collectives, resolve_gpu
 
     out = check_file_path(out_path, "profile file", suffixes=(".toml",))
     ms = read_measurements(measurements_path)
@@ -102,7 +102,9 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
     collectives = ", ".join(dict.fromkeys(
         describe_collectives(resolve_collectives(scenario_ref, fabric_ref, g, gpu_file)[2])
         .split(" (")[0] for g in gpus))
-    result = fit_profile(ms, fit=fit, base=base, comm_for=comm_for,
+    # a GPU file's GPUs by name (the catalog's stay names)
+    specs = {g: resolve_gpu(g, gpu_file) for g in gpus} if gpu_file else None
+    result = fit_profile(ms, fit=fit, base=base, comm_for=comm_for, gpus=specs,
                          name=name or Path(out).stem, engine=engine, system=system,
                          gpu=", ".join(gpus), collectives=collectives)
     atomic_write(out, result.profile.to_toml().encode(), "profile file")

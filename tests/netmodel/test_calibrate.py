@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 from compute.profile_fit import fit_profile, leave_one_out, predict, roofline
 from compute.profiles import PARAMETERS, get_profile, read_measurements, read_profile
+from compute.roofline import RooflineOptions
 from netmodel.cli import main as cli_main
 from netmodel.study.fabric_search import ScenarioCollectives
 
@@ -192,6 +193,39 @@ def test_calibrate_on_several_gpus_names_each_ones_collectives_and_row(tmp_path)
     assert alone.exit_code == 0
     assert rows[0].split()[-3] == [ln for ln in alone.output.splitlines()
                                    if ln.startswith("Llama-3-70B")][0].split()[-3]
+
+
+def test_calibrate_takes_the_gpus_of_its_gpu_file(tmp_path):
+    """--gpu-file was read for the collectives only; the fit looked the measurements' GPU up
+    in the catalog and stopped at "unknown GPU 'MyGPU'" (exit 2). MyGPU is an H100-SXM with
+    1.2x its HBM bandwidth (4.02 TB/s): Llama-3-70B at TP 8, batch 1, decode reads its
+    141.1 GB of weights / 8 = 17.64 GB per GPU in 4.39 ms there (5.27 ms on 3.35 TB/s); the
+    roofline is infer's for the same step and the fitted profile reproduces its fit."""
+    from compute.evaluate_one import evaluate
+    from compute.hardware import load_gpu_file
+
+    gf = tmp_path / "g.toml"
+    gf.write_text('[gpu.MyGPU]\nderive_from = "H100-SXM"\nhbm_bandwidth_multiplier = 1.2\n')
+    f = tmp_path / "my.csv"
+    f.write_text("model,gpu,tp,batch,phase,prompt,context,latency_s\n"
+                 "Llama-3-70B,MyGPU,8,1,decode,,1000,0.025\n"
+                 "Llama-3-70B,MyGPU,8,8,decode,,1000,0.03\n")
+    out = tmp_path / "my.toml"
+    r = run("calibrate", "--measurements", str(f), "-o", str(out), "--gpu-file", str(gf),
+            "--fit", "layer_overhead_s", "--json")
+    assert r.exit_code == 0, r.output
+    points = json.loads(r.output)["points"]
+    spec = load_gpu_file(gf)["MyGPU"]
+    assert spec.hbm_bandwidth == pytest.approx(1.2 * 3.35e12, rel=1e-3)
+    step = evaluate("Llama-3-70B", spec, 8, 1, "decode", context=1000)
+    assert points[0]["roofline_s"] == step.latency
+    weights = step.memory.weights
+    assert weights == pytest.approx(70.55e9 * 2 / 8, rel=1e-3)
+    assert step.latency > weights / spec.hbm_bandwidth == pytest.approx(4.39e-3, rel=1e-2)
+    for p, batch in zip(points, (1, 8), strict=True):
+        again = evaluate("Llama-3-70B", spec, 8, batch, "decode", context=1000,
+                         options=RooflineOptions(profile=read_profile(out)))
+        assert again.latency == pytest.approx(p["predicted_s"], rel=1e-12)
 
 
 def test_bad_profile_files_are_one_line_on_infer(tmp_path):
