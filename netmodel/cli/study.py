@@ -31,12 +31,12 @@ def _names(what: str, text: str) -> list[str]:
     return comma_list(what, text, "comma-separated names")
 
 
-def _phases(text: str) -> list[str]:
+def _phases(text: str, option: str = "--phase") -> list[str]:
     from compute.phases import PHASES, check_phase
 
     if text.strip() == "both":
         return list(PHASES)
-    return [check_phase(p) for p in _names("--phase", text)]
+    return [check_phase(p) for p in _names(option, text)]
 
 
 def _settings(ttft: str, tbt: str, overlap_collectives: bool, profile_ref=None):
@@ -192,7 +192,7 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
     models = _names("--models", models_text) if models_text is not None else \
         list(DEFAULT_MODELS)
     gpus = _names("--gpus", gpus_text) if gpus_text is not None else list(DEFAULT_GPUS)
-    phases = _names("--phases", phases_text)
+    phases = _phases(phases_text, "--phases")
     networks = list(dict.fromkeys(_names("--networks", networks_text)))
     for n in networks:
         if n not in NETWORKS:

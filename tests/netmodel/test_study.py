@@ -374,3 +374,15 @@ def test_writing_the_study_collects_less_often_and_restores_the_collector(monkey
     assert seen == [(max(before[0], files._GC_YOUNG), *before[1:])]
     assert gc.get_threshold() == before
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("phases", ["both", "decode,prefill"])
+def test_cli_lite_gpu_phases_both(tmp_path, phases):
+    """--help says 'prefill, decode or both': 'both' was refused ("unknown phase 'both'")."""
+    out = tmp_path / "o"
+    r = CliRunner().invoke(cli, ["study", "lite-gpu", "--out", str(out), "--models",
+                                 "Llama-3-8B", "--gpus", "Lite", "--no-fabric", "--no-plot",
+                                 "-q", "--phases", phases, "--networks", "ideal"])
+    assert r.exit_code == 0, r.output
+    rows = json.loads((out / "study.json").read_text())["rows"]
+    assert sorted(row["phase"] for row in rows) == ["decode"] * 2 + ["prefill"] * 2
