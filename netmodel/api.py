@@ -88,7 +88,8 @@ def build_fabric(spec: FabricLike, params: Mapping[str, Any] | None = None) -> n
     spec : str, path, tuple, networkx.Graph or Scenario
         A spec string (``"fat-tree:k=8,gpu=Lite"``), a saved ``.json``/``.graphml``
         fabric, a builder name with ``params``, a ``(builder, params)`` pair, a graph
-        (validated, returned), or a scenario (its physical fabric).
+        (validated, returned), or a scenario or its name (a copy of its physical fabric,
+        yours to change).
     params : mapping, optional
         The builder's keyword arguments when ``spec`` is a builder name; values in SI or
         strings with units, ``gpu`` a name or a :class:`~compute.hardware.GpuSpec`.
@@ -106,16 +107,19 @@ def build_fabric(spec: FabricLike, params: Mapping[str, Any] | None = None) -> n
     from netmodel.study.scenarios import Scenario
     from topologies.specs import build
 
+    if isinstance(spec, os.PathLike):
+        spec = os.fspath(spec)
+    if params is None and isinstance(spec, str) and _is_scenario(spec):
+        spec = get_scenario(spec)
     if isinstance(spec, Scenario):
         from netmodel.study.fabric_search import build_fabric as scenario_fabric
 
-        return scenario_fabric(spec)
+        # a copy: the library keeps one graph per scenario for its own use
+        return scenario_fabric(spec).copy()
     if isinstance(spec, tuple):
         if len(spec) != 2 or params is not None:
             raise UserError("a fabric given as a tuple must be (builder, parameters)")
         spec, params = spec
-    if isinstance(spec, os.PathLike):
-        spec = os.fspath(spec)
     if params is not None:
         return build(spec, dict(params))
     return build(spec)
@@ -169,7 +173,7 @@ def collective_time(fabric: FabricLike, op: str, sizes: ArrayLike, group: int | 
     graph = build_fabric(fabric)
     model = FabricCostModel(graph, placement=placement, algorithm=algorithm,
                             algorithms=algorithms)
-    g = model.group(group if isinstance(group, int | np.integer) else tuple(group))
+    g = model.group(group)   # a size or nodes; it refuses a string or a float by name
     return np.asarray(model.sweep(op, np.atleast_1d(n), g).time, dtype=float).reshape(n.shape)
 
 

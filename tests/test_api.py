@@ -117,3 +117,27 @@ def test_evaluate_on_a_scenario_refuses_an_instance_larger_than_the_fabric():
                           scenario="h100-dgx")
     assert netmodel.evaluate("Llama-3-70B", phase="decode", tp=8, pp=4, batch=8,
                              scenario="h100-dgx").gpus == 32
+
+
+def test_a_scenarios_fabric_is_the_callers_to_change():
+    # build_fabric(scenario) handed out the graph the library keeps per scenario: removing
+    # a spine from it (a failure study) changed what the library then costs, e.g.
+    # cost_summary("h100-dgx", ...).capex_network 422,976 -> 365,760 USD
+    from netmodel.study.fabric_search import build_fabric as library_fabric
+
+    scen = netmodel.get_scenario("h100-dgx")
+    mine = netmodel.build_fabric(scen)
+    assert mine is not library_fabric(scen)
+    mine.remove_node("spine3")
+    assert "spine3" in library_fabric(scen) and "spine3" in netmodel.build_fabric(scen)
+    # and a scenario's name works as in collective_time (it was an unknown builder)
+    by_name = netmodel.build_fabric("h100-dgx")
+    assert by_name.graph["gpus"] == 32 and set(by_name) == set(library_fabric(scen))
+
+
+@pytest.mark.parametrize("group", ["gpu0", "8", 8.0])
+def test_collective_time_refuses_a_group_that_is_neither_size_nor_nodes(group):
+    # a string was split into characters: 'gpu0' gave "group member 'g' is not a node"
+    with pytest.raises(UserError, match=r"group must be a size \(int\) or a list of GPU "
+                                        r"nodes, got " + repr(group)):
+        netmodel.collective_time("single-switch:n=8", "all-reduce", 1e6, group)
