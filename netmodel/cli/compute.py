@@ -249,9 +249,22 @@ def resolve_profile(ref: str | None) -> EngineProfile | None:
     return get_profile(ref)
 
 
-def _profile_line(profile) -> str:
+def _profile_line(profile, desc: dict | None = None) -> str:
+    """The calibrated mode's line; a second one when the profile was fitted with other
+    collectives than this run's (its fitted overheads absorbed those, so the run does not
+    reproduce its fit). Scenarios are compared without their ``@GPU``."""
+    import re
+
     fitted = f", fitted on {profile.fitted_on}" if profile.fitted_on else ""
-    return f"calibrated mode: engine profile {profile.name}{fitted}"
+    line = f"calibrated mode: engine profile {profile.name}{fitted}"
+    if desc is not None and profile.collectives:
+        now = describe_collectives(desc).split(" (")[0]
+        bare = lambda s: re.sub(r"@[^,\s]+", "", s)  # noqa: E731
+        if bare(now) not in bare(profile.collectives):
+            line += (f"\nnote: profile {profile.name} was fitted with collectives "
+                     f"{profile.collectives}, not this run's {now}; give the same "
+                     f"--scenario or --fabric to reproduce its fit")
+    return line
 
 
 def _setup(kw):
@@ -497,7 +510,7 @@ def infer(tp_text: str, batch_text: str, pp_text: str, ep_text: str, adp_text: s
     elif as_csv:
         click.echo(r.to_csv(), nl=False)
     else:
-        extra = [_profile_line(options.profile)] if options.profile else []
+        extra = [_profile_line(options.profile, desc)] if options.profile else []
         click.echo("\n".join(_summary(r) + (["reason: " + r.reason] if r.reason else [])
                              + ["collectives: " + describe_collectives(desc)] + extra
                              + [""] + _stage_table(r)))
@@ -577,7 +590,7 @@ def _print_search(r, show_front: bool, desc: dict, profile) -> None:
                f"{lat} <= {format_time(r.latency_limit)}")
     click.echo("collectives: " + describe_collectives(desc))
     if profile is not None:
-        click.echo(_profile_line(profile))
+        click.echo(_profile_line(profile, desc))
     if r.best is None:
         click.echo(f"no feasible configuration: {r.reason}")
         return

@@ -228,6 +228,28 @@ def test_calibrate_takes_the_gpus_of_its_gpu_file(tmp_path):
         assert again.latency == pytest.approx(p["predicted_s"], rel=1e-12)
 
 
+def test_infer_says_when_a_profile_was_fitted_with_other_collectives(tmp_path):
+    """A profile fitted with the collectives of h100-dgx reproduces its own points only
+    there: its overheads absorbed that fabric's all-reduces. Llama-2-70B TP 8 decode batch 32
+    at 576: 39.56 ms on h100-dgx (the fit's point), 41.34 ms on the default ring, where the
+    old output gave no hint that the run differs from the fit."""
+    f = write_csv(tmp_path / "m.csv", SHIPPED.measurements)
+    out = tmp_path / "mine.toml"
+    assert run("calibrate", "--measurements", str(f), "-o", str(out), "--scenario",
+               "h100-dgx").exit_code == 0
+    step = ["infer", "--model", "Llama-2-70B", "--gpu", "H100-SXM", "--tp", "8", "--batch",
+            "32", "--phase", "decode", "--context", "576", "--profile", str(out)]
+    same = run(*step, "--scenario", "h100-dgx")
+    ring = run(*step)
+    assert "TBT 39.56 ms" in same.output and "note:" not in same.output
+    assert "TBT 41.34 ms" in ring.output
+    assert ("note: profile mine was fitted with collectives scenario h100-dgx@H100-SXM, not "
+            "this run's ring alpha-beta over scale-up bandwidth") in ring.output
+    # the shipped profile says "scenario h100-dgx": the same scenario, whatever its GPU
+    shipped = run(*step[:-2], "--profile", "vllm-dgx-h100", "--scenario", "h100-dgx@H200-SXM")
+    assert shipped.exit_code == 0 and "note:" not in shipped.output
+
+
 def test_bad_profile_files_are_one_line_on_infer(tmp_path):
     good = SHIPPED.to_toml()
     cases = [(good.replace("[fit]", "[fit]\ncolour = 1"), "unknown key(s) colour"),
