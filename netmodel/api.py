@@ -72,6 +72,16 @@ def _model(x: ModelLike) -> ModelSpec:
     return get_model(_ref(x))
 
 
+def _each(x) -> list:
+    """The items of a parameter that takes several (models, scenarios, GPUs, phases,
+    sweep parameters): one name, path or object alone is one item, not its characters."""
+    from netmodel.study.scenarios import Scenario
+
+    if isinstance(x, str | os.PathLike | GpuSpec | ModelSpec | Scenario):
+        return [x]
+    return list(x)
+
+
 def get_scenario(scenario: ScenarioLike) -> Scenario:
     """The :class:`~netmodel.study.scenarios.Scenario` a name, ``NAME@GPU`` or file names
     (an object passes through)."""
@@ -168,7 +178,19 @@ def collective_time(fabric: FabricLike, op: str, sizes: ArrayLike, group: int | 
         if not isinstance(group, int | np.integer) or isinstance(group, bool):
             raise UserError("on a scenario, group must be a size (instances are placed by "
                             "the scenario's placement)")
-        return np.asarray(ScenarioCollectives(get_scenario(fabric))
+        s = get_scenario(fabric)
+        # a scenario costs with its own [collective] table: refuse what it would not use
+        asked = [f"{k}={v!r}" for k, v, own, default in (
+            ("algorithm", algorithm, s.algorithm, "auto"),
+            ("placement", placement, s.placement, "contiguous"))
+            if v != default and v != own] + \
+            ([f"algorithms={algorithms!r}"] if algorithms is not None else [])
+        if asked:
+            raise UserError(f"on scenario {s.label!r} a collective runs with the scenario's "
+                            f"algorithm {s.algorithm!r} and placement {s.placement!r}, not "
+                            f"{', '.join(asked)}: pass its fabric spec "
+                            f"({s.fabric_spec()!r}) to choose them")
+        return np.asarray(ScenarioCollectives(s)
                           .collective_time(op, n, int(group)), dtype=float)
     graph = build_fabric(fabric)
     model = FabricCostModel(graph, placement=placement, algorithm=algorithm,
@@ -303,10 +325,10 @@ def compare(models: Iterable[ModelLike], scenarios: Iterable[ScenarioLike] | Non
     from netmodel.study.compare import run_compare
     from netmodel.study.scenarios import scenario_names
 
-    scens = [get_scenario(s) for s in (scenarios if scenarios is not None
+    scens = [get_scenario(s) for s in (_each(scenarios) if scenarios is not None
                                        else scenario_names())]
-    return run_compare([_model(m) for m in models], scens, list(phases),
-                       gpus=[_gpu(g) for g in gpus] if gpus is not None else None,
+    return run_compare([_model(m) for m in _each(models)], scens, _each(phases),
+                       gpus=[_gpu(g) for g in _each(gpus)] if gpus is not None else None,
                        options=options, slo=slo, prompt=prompt, context=context,
                        max_batch=max_batch, instances=instances, parallelism=parallelism,
                        reliability=reliability, workers=workers, scheduler=scheduler)
@@ -320,9 +342,10 @@ def sweep(scenarios: Iterable[ScenarioLike], params: Iterable[str],
     :func:`compare`."""
     from netmodel.study.sweep import parse_param, run_sweep
 
-    scens = [get_scenario(s) for s in scenarios]
-    parsed = [parse_param(p, scens, points) for p in params]
-    return run_sweep(scens, parsed, [_model(m) for m in models], list(phases), **kwargs)
+    scens = [get_scenario(s) for s in _each(scenarios)]
+    parsed = [parse_param(p, scens, points) for p in _each(params)]
+    return run_sweep(scens, parsed, [_model(m) for m in _each(models)], _each(phases),
+                     **kwargs)
 
 
 def run_study(models: Iterable[ModelLike] | None = None,
@@ -334,6 +357,6 @@ def run_study(models: Iterable[ModelLike] | None = None,
     from netmodel.study.defaults import DEFAULT_GPUS, DEFAULT_MODELS
     from netmodel.study.lite_gpu import run_full_study
 
-    return run_full_study([_model(m) for m in (models or DEFAULT_MODELS)],
-                          [_gpu(g) for g in (gpus or DEFAULT_GPUS)], list(phases),
+    return run_full_study([_model(m) for m in _each(models or DEFAULT_MODELS)],
+                          [_gpu(g) for g in _each(gpus or DEFAULT_GPUS)], _each(phases),
                           **kwargs)

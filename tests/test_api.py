@@ -141,3 +141,37 @@ def test_collective_time_refuses_a_group_that_is_neither_size_nor_nodes(group):
     with pytest.raises(UserError, match=r"group must be a size \(int\) or a list of GPU "
                                         r"nodes, got " + repr(group)):
         netmodel.collective_time("single-switch:n=8", "all-reduce", 1e6, group)
+
+
+def test_collective_time_on_a_scenario_refuses_options_it_would_ignore():
+    """On a scenario, algorithm/placement/algorithms were dropped without a word:
+    collective_time('h100-dgx', 'all-reduce', 1 GiB, 8, algorithm='ring') returned the NVLS
+    time, 3.98 ms, not the ring's (helper 86)."""
+    from netmodel.study.scenarios import get_scenario
+
+    size = 2.0 ** 30
+    for kw in ({"algorithm": "ring"}, {"placement": "spread"}, {"algorithms": ["ring"]}):
+        with pytest.raises(UserError, match="pass its fabric spec"):
+            netmodel.collective_time("h100-dgx", "all-reduce", size, 8, **kw)
+    # the scenario's own settings (and the defaults) still run
+    auto = netmodel.collective_time("h100-dgx", "all-reduce", size, 8, algorithm="auto",
+                                    placement="contiguous")
+    assert float(auto) < 4.0e-3
+    # the refusal's advice: the fabric spec takes them. Ring over one server's NVSwitch:
+    # 14 steps of 1 GiB / 8 at 450 GB/s x 0.824, each 3.4 us + 150 ns + 2 x 2 m x 5 ns,
+    # plus 8.4 us: 14 x (362.04 + 3.57) us + 8.4 us = 5.127 ms
+    spec = get_scenario("h100-dgx").fabric_spec()
+    ring = netmodel.collective_time(spec, "all-reduce", size, 8, algorithm="ring")
+    step = size / 8 / (450e9 * 0.824) + 3.4e-6 + 150e-9 + 20e-9
+    assert float(ring) == pytest.approx(14 * step + 8.4e-6, rel=1e-4)
+
+
+def test_one_name_where_several_are_taken_is_one_item():
+    # a string was iterated: compare("Llama-3-8B", ...) said "unknown model 'L'", phases
+    # "decode" "unknown phase 'd'"
+    one = netmodel.compare("Llama-3-8B", "h100-dgx", "decode", max_batch=8)
+    listed = netmodel.compare(["Llama-3-8B"], ["h100-dgx"], ["decode"], max_batch=8)
+    assert one.rows == listed.rows and len(one.rows) == 1
+    swept = netmodel.sweep("lite-flat", "adjust.hop_latency=100ns:2us", "Llama-3-8B",
+                           "decode", points=2)
+    assert len(swept.to_dicts()) == 2
