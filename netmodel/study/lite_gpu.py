@@ -306,14 +306,6 @@ def fabric_scenarios(gpus: Iterable[str | GpuSpec],
     return list(out.values())
 
 
-def shipped_gpu(scenario: Scenario) -> str | None:
-    """The GPU a scenario ships with (None for a scenario that is not shipped)."""
-    from netmodel.study.scenarios import shipped_scenarios
-
-    own = shipped_scenarios().get(scenario.name)
-    return own.gpu if own is not None else None
-
-
 class _Laps:
     """Seconds each part of a run took: calling it with a part's name records the time
     since the previous call (or since it was made, or :meth:`restart`)."""
@@ -383,9 +375,10 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
     models = [get_model(m) for m in models]
     options = options or RooflineOptions()
     from netmodel.study.compare import run_compare
+    from netmodel.study.lite_gpu_parts import own_gpu_scenarios
     from netmodel.study.sweep import parse_param, run_sweep
 
-    own = [s for s in scens if s.gpu == shipped_gpu(s)] or scens
+    own = own_gpu_scenarios(scens)
     packed = packed and fabric and any(s.instances != "all" for s in own)
     moe = moe if fabric else None
     beside = (executor is None or not executor.distributed) and forks()

@@ -30,27 +30,42 @@ if TYPE_CHECKING:
     from compute.roofline import RooflineOptions
     from netmodel.study.compare import CompareResult, CompareRow
     from netmodel.study.fabric_search import FabricSearch
+    from netmodel.study.scenarios import Scenario
     from netmodel.study.serving import ServingWorkload
 
 __all__ = ["CostPart", "ReliabilityPart", "ServingPart", "cost_part", "own_gpu_rows",
+           "own_gpu_scenarios",
            "plot_serving", "reliability_part", "serving_part"]
+
+
+def own_gpu_scenarios(scenarios: Iterable[Scenario]) -> list[Scenario]:
+    """One variant of each scenario (by name, first-seen order): the one with its own GPU
+    (a shipped scenario's, or the one a scenario file names), else, when the run lacks that
+    GPU (``--gpus B200-HGX``: no Lite), the first GPU it runs with.
+
+    >>> from netmodel.study.scenarios import get_scenario
+    >>> flat = get_scenario("lite-flat")
+    >>> [s.label for s in own_gpu_scenarios([flat.with_gpu("Lite+BW"), flat.with_gpu("Lite")])]
+    ['lite-flat@Lite']
+    >>> [s.label for s in own_gpu_scenarios([flat.with_gpu("B200-HGX")])]
+    ['lite-flat@B200-HGX']
+    """
+    groups: dict[str, list] = {}
+    for s in scenarios:
+        groups.setdefault(s.name, []).append(s)
+    return [next((s for s in g if s.gpu == (s.home_gpu or s.gpu)), g[0])
+            for g in groups.values()]
 
 
 def own_gpu_rows(fab: CompareResult, model: str | ModelSpec,
                  phase: str) -> list[tuple[CompareRow, FabricSearch]]:
     """The comparison's (row, FabricSearch) pairs of each scenario with its own GPU
-    (``model``: a name or a spec, e.g. one read from a model file)."""
-    from netmodel.study.scenarios import shipped_scenarios
-
-    shipped = shipped_scenarios()
+    (:func:`own_gpu_scenarios`; ``model``: a name or a spec, e.g. one read from a model
+    file)."""
+    labels = {s.label for s in own_gpu_scenarios(fab.scenarios)}
     model = model if isinstance(model, str) else model.name
-    out = []
-    for row, found in zip(fab.rows, fab.searches, strict=True):
-        own = shipped.get(row.scenario)
-        if (row.model, row.phase) == (model, phase) and own is not None \
-                and own.gpu == row.gpu:
-            out.append((row, found))
-    return out
+    return [(row, found) for row, found in zip(fab.rows, fab.searches, strict=True)
+            if (row.model, row.phase) == (model, phase) and row.label in labels]
 
 
 @dataclass(frozen=True, eq=False)

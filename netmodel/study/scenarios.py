@@ -155,6 +155,9 @@ class Scenario:
     gpu_spec: GpuSpec | None = None
     #: Where ``gpu`` was read from when it is a file (written back by :meth:`to_toml`).
     gpu_file: str | None = field(default=None, compare=False)
+    #: The GPU the scenario came with, before :meth:`with_gpu` swapped it (None: never
+    #: swapped); what "each scenario with its own GPU" means for a user's scenario file.
+    home_gpu: str | None = field(default=None, compare=False)
 
     def __post_init__(self):
         spec = self.gpu_spec if self.gpu_spec is not None else get_gpu(self.gpu)
@@ -181,7 +184,8 @@ class Scenario:
         catalog name or a GPU file); the fabric's tokens follow it."""
         spec = get_gpu(gpu)
         path = gpu if isinstance(gpu, str) and spec.name != gpu else None
-        return replace(self, gpu=spec.name, gpu_spec=spec, gpu_file=path)
+        return replace(self, gpu=spec.name, gpu_spec=spec, gpu_file=path,
+                       home_gpu=self.home_gpu or self.gpu)
 
     def with_instances(self, instances: str) -> Scenario:
         """The same scenario with instances costed ``"alone"`` or ``"all"`` at once."""

@@ -49,6 +49,28 @@ def _geomean(values) -> float | None:
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
 
 
+def _others(gpus, baseline: str = "H100-SXM") -> dict:
+    """How the text names the GPUs other than the baseline: the Lites in the default study,
+    one other GPU by its name, several by "other" (a B200 is no Lite)."""
+    gpus = [g for g in dict.fromkeys(gpus) if g != baseline]
+    if all(g.startswith("Lite") for g in gpus):
+        return {"one": "Lite", "many": "Lites", "fabrics": "Lite fabrics"}
+    if len(gpus) == 1:
+        return {"one": gpus[0], "many": f"{gpus[0]}s", "fabrics": f"{gpus[0]} fabrics"}
+    return {"one": "non-baseline GPU", "many": "other GPUs", "fabrics": "other fabrics"}
+
+
+def _own(scenarios, lead: str = "each scenario with its own GPU") -> str:
+    """``lead``, and which scenarios ran on another GPU because the run lacks their own
+    (:func:`~netmodel.study.lite_gpu_parts.own_gpu_scenarios`)."""
+    from netmodel.study.lite_gpu_parts import own_gpu_scenarios
+
+    swapped = [s.label for s in own_gpu_scenarios(scenarios)
+               if s.home_gpu is not None and s.gpu != s.home_gpu]
+    return lead + (f" (where this run lacks it, the first GPU it runs with: {_list(swapped)})"
+                   if swapped else "")
+
+
 def _list(items) -> str:
     items = list(items)
     if len(items) <= 1:
@@ -130,12 +152,13 @@ def _ideal_part(ideal, models, gpus, phases) -> list[str]:
         if "Lite" in ratios:
             out.append(f"- **{phase}**: the plain Lite reaches {_span(ratios['Lite'])} of the "
                        f"{base}'s tokens/s/SM.")
+    them = _others(gpus, base)
     if "ring" in nets and "ideal" in nets:
         for phase in phases:
             loss = {g: [_keep(ideal, m, g, phase) for m in models] for g in gpus}
             out.append(f"- **{phase}**: rings over the scale-up bandwidth instead of free "
                        f"collectives keep {_span(loss[base])} of the {base}'s tokens/s/SM and "
-                       f"{_span([v for g in lites for v in loss[g]])} of the Lites'.")
+                       f"{_span([v for g in lites for v in loss[g]])} of the {them['many']}'.")
     return out + [""]
 
 
@@ -361,7 +384,12 @@ def _claims_part(study) -> list[str]:
     lites = [g for g in dict.fromkeys(r.gpu for r in fab.rows) if g != study.ideal.baseline]
     if not lites:
         return []
-    plain = "Lite" if "Lite" in lites else lites[0]
+    if "Lite" not in lites:   # the claims are the plain Lite's and its variants'
+        return ["## 2b. The paper's claims (compare.csv, compare_paper.csv)", "",
+                f"The Lite-GPU paper's claims are about the plain Lite and its customized "
+                f"variants; this run has no Lite ({_list(lites)}), so they are not "
+                f"assessed.", ""]
+    plain = "Lite"
     parts = [("netmodel's default (each tensor-parallel collective a stage of its own)", fab)]
     if paper is not None:
         parts.append(("the paper's (each collective overlapped with the GEMM that feeds it)",
@@ -402,7 +430,8 @@ def _packed_part(alone, packed) -> list[str]:
         return []
     out = ["## 2d. Packed into the cluster (compare_packed.csv)", "",
            "Parts 2-2c cost each instance alone, placed where the scenario puts the first, "
-           "and divide by the instance's own SMs. Here, for each scenario on its own GPU, "
+           "and divide by the instance's own SMs. Here, for "
+           + _own(packed.scenarios, "each scenario on its own GPU") + ", "
            "every instance the fabric holds "
            "(floor(GPUs / instance)) runs its collectives at the same time, sharing links, and "
            "tokens/s/SM divides the cluster's tokens/s by every SM, stranded GPUs included.",
@@ -429,7 +458,8 @@ def _packed_part(alone, packed) -> list[str]:
         rows = [p for _, p in pairs if p.phase == phase and p.label != base
                 and p.vs_baseline is not None]
         if rows:
-            out.append(f"- **{phase}**, packed, relative to {base}: Lite fabrics "
+            them = _others(r.gpu for r in rows)
+            out.append(f"- **{phase}**, packed, relative to {base}: {them['fabrics']} "
                        f"{_span([r.vs_baseline for r in rows])}.")
     return out + [""]
 
@@ -585,7 +615,7 @@ def _reliability_part(rel, fab) -> list[str]:
         return []
     s0 = rel.summaries[0]
     out = ["## 4. Blast radius and availability (reliability.csv, reliability_spares.png)", "",
-           f"{s0.model}, {s0.phase}, each scenario with its own GPU and one copy of its fabric; "
+           f"{s0.model}, {s0.phase}, {_own(fab.scenarios)} and one copy of its fabric; "
            "failure and repair rates from netmodel/data/failures.toml (a source per number); "
            "closed forms. SMs down per GPU failure: hardware (the GPU) and software (every "
            "GPU of its instance).", "",
@@ -603,6 +633,7 @@ def _reliability_part(rel, fab) -> list[str]:
     base = next((s for s in rel.summaries if s.scenario == fab.baseline), None)
     lites = [s for s in rel.summaries if s is not base]
     if base and lites:
+        them = _others(s.scenario.split("@")[-1] for s in lites)
         hw = [s.sms_down_per_gpu_failure_hw / base.sms_down_per_gpu_failure_hw for s in lites]
         sw = [s.sms_down_per_gpu_failure_sw / base.sms_down_per_gpu_failure_sw for s in lites]
         # failures per SM of silicon: equal-silicon clusters compared
@@ -610,18 +641,19 @@ def _reliability_part(rel, fab) -> list[str]:
                 / (base.gpu_failures_per_year / (base.gpus * base.sms_down_per_gpu_failure_hw))
                 for s in lites]
         verdict = "smaller, as the paper expects" if max(hw) < 1 else "not smaller"
-        out.append(f"- **Hardware blast radius**: a Lite failure takes {_span(hw)} the SMs of "
+        out.append(f"- **Hardware blast radius**: a {them['one']} failure takes {_span(hw)} "
+                   f"the SMs of "
                    f"an H100 failure ({verdict}).")
         out.append(f"- **Software blast radius**: an instance goes down whole, so a GPU "
                    f"failure takes {_span(sw)} the SMs it takes on {base.scenario}, "
-                   f"and for the same silicon the Lites have {_span(rate)} as many GPU "
+                   f"and for the same silicon the {them['many']} have {_span(rate)} as many GPU "
                    f"failures a year "
                    + ("(the paper's expectation of a smaller radius does not hold in "
                       "software)." if min(sw) >= 1 - TIE else "(smaller in software too)."))
         worse = [s for s in lites if s.availability < base.availability]
         out.append(f"- **Availability without spares**: {base.scenario} {base.availability:.5f}; "
                    + ", ".join(f"{s.scenario} {s.availability:.5f}" for s in lites)
-                   + (f" ({len(worse)} of {len(lites)} Lite fabrics below the baseline)."
+                   + (f" ({len(worse)} of {len(lites)} {them['fabrics']} below the baseline)."
                       if worse else "."))
     helped = [s for s in rel.summaries if s.availability_with_spares > s.availability]
     flat = [s for s in rel.summaries if s not in helped]
@@ -643,7 +675,7 @@ def _cost_part(cost, fab) -> list[str]:
         return []
     s0 = cost.summaries[0]
     out = ["## 5. Power and cost (cost.json, cost_per_scenario.png, cost_yield_vs_area.png)",
-           "", f"{s0.model}, each scenario with its own GPU at its best configuration; prices, "
+           "", f"{s0.model}, {_own(fab.scenarios)} at its best configuration; prices, "
            "power and yield defaults in compute/data/economics.toml and "
            "netmodel/data/network_costs.toml (a source and confidence tag per number; "
            "estimates say so).", "",
@@ -714,7 +746,8 @@ def _moe_part(moe) -> list[str]:
         return []
     model = moe.rows[0].model
     out = [f"## 7. A mixture of experts: {model} (compare_moe.csv)", "",
-           "Each scenario with its own GPU; the search spreads the model with expert and "
+           _own(moe.scenarios, "Each scenario with its own GPU") + "; the search spreads "
+           "the model with expert and "
            "attention data parallelism as well as tensor parallelism (dispatch and combine "
            "all-to-alls costed on the fabric).", "",
            "| scenario | phase | TP | EP | attention DP | GPUs | batch | tokens/s/SM | "
@@ -732,7 +765,8 @@ def _moe_part(moe) -> list[str]:
                 and r.vs_baseline is not None]
         if rows:
             best = max(rows, key=lambda r: r.vs_baseline)
-            out.append(f"- **{model} {phase}**: the Lite fabrics reach "
+            them = _others(r.gpu for r in rows)
+            out.append(f"- **{model} {phase}**: the {them['fabrics']} reach "
                        f"{_span([r.vs_baseline for r in rows])}"
                        f" of {moe.baseline}; best {best.label} (EP {best.ep}, attention DP "
                        f"{best.attention_dp}).")

@@ -386,3 +386,24 @@ def test_cli_lite_gpu_phases_both(tmp_path, phases):
     assert r.exit_code == 0, r.output
     rows = json.loads((out / "study.json").read_text())["rows"]
     assert sorted(row["phase"] for row in rows) == ["decode"] * 2 + ["prefill"] * 2
+
+
+def test_parts_on_own_gpu_fall_back_when_the_run_lacks_it():
+    """Parts 2d and 4-7 run each scenario "with its own GPU". With --gpus B200-HGX (no
+    Lite) every Lite scenario was dropped from them: reliability, cost, serving and the
+    MoE part held only h100-dgx, and summary.md printed "relative to h100-dgx@H100-SXM: ;
+    tokens/s/W: ." and "of the Lites'" of a run without Lites. A scenario file's own GPU
+    (gb300-nvl72.toml: GB300-NVL72) was never "its own" either (only shipped names were)."""
+    r = run_full_study(["Llama-3-8B"], ["B200-HGX", "GB300-NVL72"], ["prefill", "decode"],
+                       scenarios=["h100-dgx", "lite-flat", "docs/examples/gb300-nvl72.toml"],
+                       sweep=False, crossovers=False, paper=False)
+    own = ["h100-dgx@H100-SXM", "lite-flat@B200-HGX", "gb300-nvl72@GB300-NVL72"]
+    assert [s.scenario for s in r.reliability.summaries] == own
+    assert [s.scenario for s in r.cost.summaries] == own * 2
+    assert [row["scenario"] for row in r.serving.rows()] == own * 2
+    assert list(dict.fromkeys(row.label for row in r.moe.rows)) == own
+    assert list(dict.fromkeys(row.label for row in r.packed.rows)) == own
+    text = summary_markdown(r)
+    assert ": ;" not in text and ": ." not in text and "Lites'" not in text
+    assert "the first GPU it runs with: lite-flat@B200-HGX)" in text
+    assert "this run has no Lite (B200-HGX and GB300-NVL72), so they are not assessed" in text
