@@ -79,7 +79,12 @@ class FunctionComm:
         n = np.asarray(nbytes, dtype=float)
         if int(group_size) <= 1:
             return np.zeros_like(n)
-        t = np.asarray(self.function(op, n, int(group_size)), dtype=float)
+        out = self.function(op, n, int(group_size))
+        try:
+            t = np.asarray(out, dtype=float)
+        except (TypeError, ValueError):
+            raise UserError(f"comm function returned {out!r:.60} for {op}; it must return "
+                            f"seconds, one number per message size") from None
         if t.shape not in (n.shape, ()):
             raise UserError(f"comm function returned shape {t.shape} for message sizes of shape "
                             f"{n.shape}; it must return one time per size")
