@@ -257,7 +257,9 @@ def evaluate(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode"
     if scen is not None and scen.gpu != g.name:
         scen = scen.with_gpu(g)
     coll = _comm_for(g, scen, comm)
-    if scen is not None and isinstance(tp, int) and isinstance(pp, int) \
+    whole = int | np.integer   # numpy's too; a bool is no degree (the checks say so)
+    if scen is not None and isinstance(tp, whole) and isinstance(pp, whole) \
+            and not isinstance(tp, bool) and not isinstance(pp, bool) \
             and tp * pp > coll.gpus:   # named here, before a collective's group is
         raise UserError(f"an instance of {tp * pp} GPUs (TP {tp} x PP {pp}) does not fit "
                         f"scenario {scen.label!r} ({coll.gpus} GPUs)")

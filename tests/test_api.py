@@ -175,3 +175,11 @@ def test_one_name_where_several_are_taken_is_one_item():
     swept = netmodel.sweep("lite-flat", "adjust.hop_latency=100ns:2us", "Llama-3-8B",
                            "decode", points=2)
     assert len(swept.to_dicts()) == 2
+
+
+def test_evaluate_on_a_scenario_names_a_numpy_instance_as_an_int_one():
+    # np.int64(64) skipped the check: "group size 64 is larger than the fabric's 32 GPUs"
+    with pytest.raises(UserError, match=r"an instance of 64 GPUs \(TP 64 x PP 1\) does not "
+                                        r"fit scenario 'h100-dgx@H100-SXM' \(32 GPUs\)"):
+        netmodel.evaluate("Mixtral-8x7B", phase="decode", tp=np.int64(64), ep=8,
+                          attention_dp=8, batch=8, scenario="h100-dgx")
