@@ -166,8 +166,8 @@ def bill_of_materials(graph: nx.Graph) -> BillOfMaterials:
 
 def injection_bandwidth(graph: nx.Graph) -> tuple[float, dict]:
     """The smallest per-GPU injection bandwidth (sum of its links, bytes/s per direction)
-    and, for the first GPU, that sum split by what the links lead to (``"gpu"``,
-    ``"switch tier T"``, ``"ocs"``).
+    and, for the first GPU with that smallest sum, that sum split by what the links lead to
+    (``"gpu"``, ``"switch tier T"``, ``"ocs"``), so the parts add up to the smallest.
 
     >>> from topologies import superpod
     >>> low, peers = injection_bandwidth(superpod(1))
@@ -175,9 +175,9 @@ def injection_bandwidth(graph: nx.Graph) -> tuple[float, dict]:
     (500.0, {'switch tier 0': 450.0, 'switch tier 1': 50.0})
     """
     gpus = gpu_nodes(graph)
-    low = min(bw for _, bw in graph.degree(gpus, weight="bandwidth"))
+    low, first = min((bw, i) for i, (_, bw) in enumerate(graph.degree(gpus, weight="bandwidth")))
     peers: Counter = Counter()
-    for _, v, d in graph.edges(gpus[0], data=True):
+    for _, v, d in graph.edges(gpus[first], data=True):
         node = graph.nodes[v]
         key = f"switch tier {node['tier']}" if node["kind"] == "switch" else node["kind"]
         peers[key] += d["bandwidth"]

@@ -164,3 +164,22 @@ def test_realized_ocs_keeps_the_bill_of_its_cabling():
     plug = bill_of_materials(realize(ocs(gpus=16, ports=4, medium="pluggable-optics"),
                                      "torus:4x4"))
     assert (plug.pluggable_transceivers, plug.cpo_ports, plug.circuits) == (64, 0, 32)
+
+
+def test_injection_split_adds_up_to_the_smallest_injection():
+    """The split by peer was gpu0's while the headline is the smallest GPU's: on
+    lite-groups split=gateway Lite 0 (gpu0) carries the big GPU's 450 GB/s NVLink and
+    50 GB/s NIC besides its 3 x 37.5 GB/s mesh (612.5 GB/s), the other Lites only the mesh
+    (112.5 GB/s), and show printed '112.5 GB/s (gpu: 112.5, switch tier 0: 450, switch
+    tier 1: 50)', parts adding to 612.5 (helper 86)."""
+    from topologies import build
+    from topologies.analysis import injection_bandwidth
+
+    g = build("lite-groups:base=[rail-optimized:domains=4],lites=4,split=gateway")
+    low, peers = injection_bandwidth(g)
+    assert low == pytest.approx(3 * 37.5e9)
+    assert peers == {"gpu": pytest.approx(112.5e9)}
+    assert sum(peers.values()) == pytest.approx(low)
+    # a uniform fabric keeps gpu0's split: 450 GB/s NVLink + 50 GB/s NIC
+    low, peers = injection_bandwidth(build("superpod"))
+    assert (low, peers) == (500e9, {"switch tier 0": 450e9, "switch tier 1": 50e9})
