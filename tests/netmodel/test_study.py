@@ -11,6 +11,7 @@ from compute.comm import NoCommunication, RingAlphaBeta
 from compute.errors import UserError
 from compute.outputs import MANIFEST
 from compute.phases import Slo
+from compute.roofline import RooflineOptions
 from compute.search import search
 from netmodel.cli.main import cli
 from netmodel.study.lite_gpu import (
@@ -407,3 +408,26 @@ def test_parts_on_own_gpu_fall_back_when_the_run_lacks_it():
     assert ": ;" not in text and ": ." not in text and "Lites'" not in text
     assert "the first GPU it runs with: lite-flat@B200-HGX)" in text
     assert "this run has no Lite (B200-HGX and GB300-NVL72), so they are not assessed" in text
+
+
+@pytest.mark.parametrize("overlap, paper, head, under, cites_paper", [
+    (True, True, "under the paper's assumption (compare.csv)", "Under the paper's", False),
+    (False, False, "under netmodel's default (compare.csv)", "Under netmodel's default", False),
+    (False, True, "under both assumptions (compare.csv, compare_paper.csv)", None, True),
+])
+def test_claims_name_the_assumption_the_run_made(overlap, paper, head, under, cites_paper):
+    """With --overlap-collectives the fabric comparison is the paper's assumption (and no
+    compare_paper.csv is written), yet 2b said 'under both assumptions (compare.csv,
+    compare_paper.csv)', labelled its numbers 'Under netmodel's default (each tensor-parallel
+    collective a stage of its own)' and the notes said the all-reduces are 'stages of their
+    own'; --no-paper also cited compare_paper.csv."""
+    r = run_full_study(["Llama-3-8B"], ["H100-SXM", "Lite"], ["decode"], networks=("ideal",),
+                       scenarios=["h100-dgx", "lite-flat"], sweep=False, crossovers=False,
+                       reliability=False, cost=False, serving=False, moe=None, packed=False,
+                       paper=paper, options=RooflineOptions(overlap_collectives=overlap))
+    text = summary_markdown(r)
+    assert f"## 2b. The paper's claims, {head}" in text
+    assert ("compare_paper.csv" in text) is cites_paper
+    if under:
+        assert f"  - {under}" in text and text.count("  - Under ") == 3
+    assert ("stages of their own." in text.split("## How it was modelled")[1]) is not overlap
