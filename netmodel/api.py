@@ -217,9 +217,7 @@ def _comm_for(gpu: GpuSpec, scenario, comm):
 
 
 def _gpu_of(gpu: GpuLike | None, scenario) -> GpuSpec:
-    if scenario is not None:
-        if gpu is not None and _gpu(gpu).name != scenario.gpu:
-            scenario = scenario.with_gpu(_gpu(gpu))
+    if scenario is not None:   # the caller has swapped in its gpu
         return scenario.gpu_spec
     if gpu is None:
         raise UserError("give gpu (a name, a GPU file or a GpuSpec) or a scenario")
@@ -253,9 +251,9 @@ def evaluate(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode"
     from compute.evaluate_one import evaluate as _evaluate
 
     scen = get_scenario(scenario) if scenario is not None else None
+    if scen is not None and gpu is not None:   # as search: by the spec, not its name
+        scen = scen.with_gpu(_gpu(gpu))
     g = _gpu_of(gpu, scen)
-    if scen is not None and scen.gpu != g.name:
-        scen = scen.with_gpu(g)
     coll = _comm_for(g, scen, comm)
     whole = int | np.integer   # numpy's too; a bool is no degree (the checks say so)
     if scen is not None and isinstance(tp, whole) and isinstance(pp, whole) \

@@ -183,3 +183,21 @@ def test_evaluate_on_a_scenario_names_a_numpy_instance_as_an_int_one():
                                         r"fit scenario 'h100-dgx@H100-SXM' \(32 GPUs\)"):
         netmodel.evaluate("Mixtral-8x7B", phase="decode", tp=np.int64(64), ep=8,
                           attention_dp=8, batch=8, scenario="h100-dgx")
+
+
+def test_evaluate_on_a_scenario_takes_a_changed_gpu_of_the_scenarios_name():
+    # a GpuSpec named like the scenario's GPU was swapped in only when its name differed:
+    # H100-SXM at twice the HBM bandwidth on h100-dgx gave the catalog H100's 16.208 ms
+    # (TP 4, batch 64) while search and compare used it
+    import dataclasses
+
+    h100 = get_gpu("H100-SXM")
+    mine = dataclasses.replace(h100, hbm_bandwidth=2 * h100.hbm_bandwidth)
+    kw = dict(phase="decode", tp=4, batch=64, scenario="h100-dgx")
+    base = netmodel.evaluate("Llama-3-70B", h100, **kw)
+    faster = netmodel.evaluate("Llama-3-70B", mine, **kw)
+    assert faster.latency < base.latency
+    best = netmodel.search("Llama-3-70B", mine, "decode", scenario="h100-dgx").best
+    again = netmodel.evaluate("Llama-3-70B", mine, phase="decode", tp=best.tp,
+                              batch=best.batch, scenario="h100-dgx")
+    assert again.latency == pytest.approx(best.latency, rel=1e-12)
