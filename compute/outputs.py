@@ -103,6 +103,9 @@ def check_file_path(path: str | os.PathLike[str], what: str = "output file",
     if suffixes is not None and p.suffix.lower() not in suffixes:
         raise UserError(f"{what} {_describe(text)} must end in one of: {', '.join(suffixes)}")
     parent = p.parent
+    if parent.exists() and not parent.is_dir():
+        raise UserError(f"{what} {_describe(text)}: {_describe(parent)} is a file, not a "
+                        f"folder")
     if not parent.is_dir():
         raise UserError(f"{what} {_describe(text)}: folder {_describe(parent)} does not exist "
                         f"(create it first)")
@@ -133,6 +136,9 @@ def check_folder_path(path: str | os.PathLike[str], what: str = "output folder")
     if resolved.parent == resolved:
         raise UserError(f"{what} {_describe(path)} is the file system's root")
     parent = resolved.parent
+    if parent.exists() and not parent.is_dir():
+        raise UserError(f"{what} {_describe(path)}: {_describe(parent)} is a file, not a "
+                        f"folder")
     if not parent.is_dir():
         raise UserError(f"{what} {_describe(path)}: its parent folder {_describe(parent)} does "
                         f"not exist (create it first)")

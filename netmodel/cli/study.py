@@ -200,6 +200,7 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
     scenarios = _names("--scenarios", scenarios_text) if scenarios_text is not None \
         else None
     slo, options = _settings(ttft, tbt, overlap_collectives, profile_ref)
+    _check_out(out_dir)
     with _executor(workers, scheduler) as ex:
         # run_full_study hands the executor to its comparisons and sweep
         result = run_full_study(models, gpus, phases, networks=networks, scenarios=scenarios,

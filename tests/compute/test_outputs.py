@@ -15,7 +15,14 @@ from pathlib import Path
 import pytest
 
 from compute.errors import UserError
-from compute.outputs import MANIFEST, atomic_write, check_file_path, figure_format, write_outputs
+from compute.outputs import (
+    MANIFEST,
+    atomic_write,
+    check_file_path,
+    check_folder_path,
+    figure_format,
+    write_outputs,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,14 +43,25 @@ def _umask() -> int:
     ("sub/", "names a folder"),
     ("missing/f.csv", "does not exist (create it first)"),
     ("a\nb.csv", "control character"),
+    # said "folder 'afile' does not exist (create it first)" of an existing file
+    ("afile/f.csv", "'afile' is a file, not a folder"),
 ])
 def test_bad_file_paths_are_one_line(tmp_path, monkeypatch, bad, needle):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "sub").mkdir()
+    (tmp_path / "afile").write_text("x")
     with pytest.raises(UserError) as err:
         atomic_write(bad, b"x")
     assert needle in str(err.value) and "\n" not in str(err.value)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["sub"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "sub"]
+    assert (tmp_path / "afile").read_text() == "x"
+
+
+def test_a_folder_under_a_file_is_refused_as_such(tmp_path):
+    """Said "its parent folder '.../afile' does not exist (create it first)" of a file."""
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(UserError, match="afile' is a file, not a folder$"):
+        check_folder_path(tmp_path / "afile" / "out")
 
 
 def test_a_file_path_that_is_a_folder_is_refused(tmp_path):

@@ -431,3 +431,23 @@ def test_claims_name_the_assumption_the_run_made(overlap, paper, head, under, ci
     if under:
         assert f"  - {under}" in text and text.count("  - Under ") == 3
     assert ("stages of their own." in text.split("## How it was modelled")[1]) is not overlap
+
+
+@pytest.mark.parametrize("bad", ["afile/out", "taken"])
+def test_cli_lite_gpu_checks_out_before_the_study(tmp_path, monkeypatch, bad):
+    """compare and sweep check --out first; study lite-gpu ran the whole study (minutes)
+    before refusing an --out under a file or a folder of other files."""
+    import netmodel.study.lite_gpu as lite_gpu
+
+    (tmp_path / "afile").write_text("x")
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "mine.txt").write_text("x")
+
+    def never(*args, **kwargs):
+        raise AssertionError("the study ran before --out was checked")
+
+    monkeypatch.setattr(lite_gpu, "run_full_study", never)
+    r = CliRunner().invoke(cli, ["study", "lite-gpu", "--out", str(tmp_path / bad), "-q"])
+    assert r.exit_code == 2, r.output
+    assert len(r.output.strip().splitlines()) == 1 and "output folder" in r.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "taken"]
