@@ -205,10 +205,14 @@ def _check_xml(raw: bytes, where: str) -> None:
     """Refuse XML nested deeper than MAX_DEPTH or with a DOCTYPE (entities), streaming."""
     parser = xml.parsers.expat.ParserCreate()
     depth = 0
+    tags: list[str] = []  # the root's name, then 'graph' once a <graph> element is met
 
     def start(name: str, attrs: dict) -> None:
         nonlocal depth
         depth += 1
+        local = name.rpartition(":")[2]
+        if not tags or (local == "graph" and len(tags) == 1):
+            tags.append(local)
         if depth > MAX_DEPTH:
             raise _Refused(f"{where}: elements nested more than {MAX_DEPTH} deep; a GraphML "
                            "fabric needs 4")
@@ -231,6 +235,10 @@ def _check_xml(raw: bytes, where: str) -> None:
         raise UserError(str(exc)) from None
     except xml.parsers.expat.ExpatError as exc:
         raise UserError(f"{where} is not a readable graphml fabric: {exc}") from None
+    if tags[:1] != ["graphml"] or tags[1:] != ["graph"]:
+        raise UserError(f"{where} is not a readable graphml fabric: "
+                        + ("no <graph> element in it" if tags[:1] == ["graphml"] else
+                           f"its root element is <{tags[0]}>, not <graphml>"))
 
 
 def _read_bytes(path: Path) -> bytes:

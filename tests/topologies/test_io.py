@@ -276,3 +276,18 @@ def test_graphml_with_wrong_types_is_named(tmp_path):
     path.write_text(text.replace('{"n": 3}', '[' * 50 + ']' * 50))
     with pytest.raises(UserError, match="graph attribute 'args': JSON nested 50 deep"):
         read_graph(path)
+
+
+@pytest.mark.parametrize("text, said", [
+    ('<?xml version="1.0"?><graphml xmlns="http://graphml.graphdrawing.org/xmlns"></graphml>',
+     "no <graph> element in it"),
+    ("<foo/>", "its root element is <foo>, not <graphml>"),
+])
+def test_graphml_without_a_graph_is_named_not_a_python_error(tmp_path, text, said):
+    """A GraphML file with no <graph> (or another root) was refused as 'TypeError: a
+    bytes-like object is required, not 'str'' from networkx's fallback (helper 86)."""
+    path = tmp_path / "f.graphml"
+    path.write_text(text)
+    with pytest.raises(UserError) as err:
+        build(str(path))
+    assert str(err.value) == f"{path} is not a readable graphml fabric: {said}"
