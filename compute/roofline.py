@@ -331,11 +331,12 @@ def check_skew(skew: object) -> float:
 
 
 def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int | Parallelism],
-                  batches: ArrayLike, workload: Workload, *, comm: CommLike | None = None,
+                  batches: ArrayLike, workload: Workload | str, *, comm: CommLike | None = None,
                   options: RooflineOptions | None = None, latency_limit: float = math.inf,
                   expert_skew: float = 1.0, time_unfit: bool = True) -> Grid:
     """Evaluate every (configuration, batch) pair at once.
 
+    ``workload``: a :class:`~compute.phases.Workload` or a phase name (default tokens).
     ``tps`` lists TP degrees (plain tensor parallelism) or
     :class:`~compute.parallel.Parallelism` configurations. ``comm`` implements
     ``collective_time(op, nbytes, group_size)`` (default: :func:`default_comm`); it is
@@ -373,6 +374,7 @@ def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int 
     too small to hold the model).
     """
     model, gpu = get_model(model), get_gpu(gpu)
+    workload = make_workload(workload)   # a phase name too, as evaluate takes it
     options = options or RooflineOptions()
     skew = check_skew(expert_skew)
     comm = as_comm(comm) if comm is not None else default_comm(gpu)
