@@ -430,7 +430,10 @@ class FabricCostModel:
         """Full result for one size: time, algbw, busbw, algorithm, protocol, per-step
         breakdown and bottleneck links. ``group``: a size (placed) or explicit nodes."""
         check_op(op)
-        n = float(check_sizes(nbytes))
+        n = check_sizes(nbytes)
+        if n.size != 1:
+            raise UserError(f"cost takes one message size, got {n.size} (sweep costs several)")
+        n = float(n.reshape(()))
         group = self.group(group)
         if len(group) == 1:
             return CollectiveResult(op, group, n, 0.0, math.inf, math.inf, "none", "none",
