@@ -197,7 +197,13 @@ class NetworkBill:
                 "power_w": self.power,
                 "by_category": {k: {"capex_usd": v["capex"], "power_w": v["power"]}
                                 for k, v in self.by_category().items()},
-                "items": [i.to_dict() for i in self.items], "bill_of_materials": self.counts}
+                "items": [i.to_dict() for i in self.items],
+                "bill_of_materials": self.bill_of_materials()}
+
+    def bill_of_materials(self) -> dict:
+        """A copy of :attr:`counts` (the bill is cached per fabric: a caller's changes to
+        what ``to_dict`` gives must not reach it)."""
+        return {k: dict(v) if isinstance(v, dict) else v for k, v in self.counts.items()}
 
 
 def _length(data: dict) -> float:
@@ -449,7 +455,7 @@ class CostSummary:
             "network_share_capex": self.network_share_capex,
             "network_share_power": self.network_share_power,
             "network_share": self.network.share, "network_fill": self.network.fill,
-            "bill_of_materials": self.network.counts,
+            "bill_of_materials": self.network.bill_of_materials(),
         }
 
 
