@@ -148,7 +148,8 @@ def study() -> None:
               "scale-up bandwidth) and/or ideal (free collectives); the first is plotted.")
 @click.option("--scenarios", "scenarios_text", default=None, metavar="LIST",
               help="Fabric scenarios of the second part (default every shipped one); "
-              "h100-dgx runs with the H100, the others with every other GPU of --gpus.")
+              "h100-dgx runs with the H100, the others with every other GPU of --gpus. "
+              "h100-dgx, the baseline every fabric ratio divides by, is always added.")
 @click.option("--no-fabric", is_flag=True, help="Skip the fabric comparison and the sweep.")
 @click.option("--no-sweep", is_flag=True, help="Skip the per-hop latency sweep.")
 @click.option("--no-paper", is_flag=True,

@@ -291,16 +291,23 @@ def fabric_scenarios(gpus: Iterable[str | GpuSpec],
                     ) -> list[Scenario]:
     """The fabric part's scenarios: each scenario whose own GPU is ``baseline`` (h100-dgx)
     runs with it; every other scenario runs with each GPU of ``gpus`` but the baseline.
+    The baseline scenario (:data:`~netmodel.study.defaults.BASELINE_SCENARIO`), which every
+    fabric ratio divides by, is always there, added first when ``scenarios`` lacks it.
 
     >>> [s.label for s in fabric_scenarios(["H100-SXM", "Lite"], ["h100-dgx", "lite-flat"])]
     ['h100-dgx@H100-SXM', 'lite-flat@Lite']
+    >>> [s.label for s in fabric_scenarios(["H100-SXM", "Lite"], ["lite-flat"])]
+    ['h100-dgx@H100-SXM', 'lite-flat@Lite']
     """
+    from netmodel.study.defaults import BASELINE_SCENARIO
     from netmodel.study.scenarios import get_scenario, scenario_names
 
     others = [g for g in map(get_gpu, gpus) if g.name != baseline]
+    refs = [get_scenario(ref) for ref in scenarios or scenario_names()]
+    if BASELINE_SCENARIO not in {s.name for s in refs}:
+        refs.insert(0, get_scenario(BASELINE_SCENARIO))
     out = {}
-    for ref in scenarios or scenario_names():
-        s = get_scenario(ref)
+    for s in refs:
         for v in ([s] if s.gpu == baseline else [s.with_gpu(g) for g in others]):
             out.setdefault(v.label, v)
     return list(out.values())

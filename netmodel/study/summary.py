@@ -198,9 +198,10 @@ def _fabric_part(fab) -> list[str]:
         rows = [r for r in fab.rows if r.phase == phase and r.label != base]
         rank = sorted(((_geomean([r.vs_baseline for r in rows if r.scenario == n]), n)
                        for n in others), key=lambda t: -(t[0] or 0))
-        out.append(f"- **{phase}, fabrics ranked** by the geometric mean of tokens/s/SM over "
-                   f"models and GPUs, relative to {base}: "
-                   + ", ".join(f"{n} {_x(v)}" for v, n in rank) + ".")
+        if rank:   # --scenarios h100-dgx: nothing to rank against it
+            out.append(f"- **{phase}, fabrics ranked** by the geometric mean of tokens/s/SM "
+                       f"over models and GPUs, relative to {base}: "
+                       + ", ".join(f"{n} {_x(v)}" for v, n in rank) + ".")
         wins = _best_fabrics(fab, phase, others)
         total = sum(wins.values()) and len([1 for m in fab.models for g in gpus
                                             if any(f"{n}@{g}" in labels for n in others)])
@@ -219,7 +220,8 @@ def _fabric_part(fab) -> list[str]:
             best = max((r for r in rows if r.vs_baseline), key=lambda r: r.vs_baseline,
                        default=None)
             if best:
-                out.append(f"- **{phase}**: no Lite configuration on any fabric matches "
+                out.append(f"- **{phase}**: no {_others(gpus)['one']} configuration on any "
+                           f"fabric matches "
                            f"{base}; the closest is {best.label} for {best.model} at "
                            f"{_x(best.vs_baseline)}.")
         for n in others:
@@ -707,8 +709,8 @@ def _cost_part(cost, fab) -> list[str]:
     for phase in dict.fromkeys(s.phase for s in cost.summaries):
         rows = [s for s in cost.summaries if s.phase == phase and s.usd_per_mtoken]
         base = next((s for s in rows if s.scenario == fab.baseline), None)
-        if base:
-            others = [s for s in rows if s is not base]
+        others = [s for s in rows if s is not base]
+        if base and others:
             out.append(f"- **{base.model} {phase}, cost**: USD per million tokens relative "
                        f"to {base.scenario}: "
                        + ", ".join(f"{s.scenario} {_x(s.usd_per_mtoken / base.usd_per_mtoken)}"
@@ -737,17 +739,18 @@ def _serving_part(part) -> list[str]:
                        "feasible.")
             continue
         share = max((r["transfer_visible_s"] or 0.0) / r["ttft_s"] for r in feas)
+        rest = [r for r in feas if r is not base]
         line = (f"- **{mine[0]['model']} served disaggregated, {w}** (prompt "
-                f"{mine[0]['prompt']}, output {mine[0]['output']} tokens): "
-                "service tokens/s/SM relative to "
-                f"{part.baseline}: " + ", ".join(
-                    f"{r['scenario']} {_x(r['vs_baseline'])}" for r in feas if r is not base))
+                f"{mine[0]['prompt']}, output {mine[0]['output']} tokens): ")
+        if rest:
+            line += (f"service tokens/s/SM relative to {part.baseline}: " + ", ".join(
+                f"{r['scenario']} {_x(r['vs_baseline'])}" for r in rest) + "; ")
         if base and base["feasible"]:
-            line += (f"; decode GPUs per prefill GPU {base['decode_gpus_per_prefill_gpu']:.3g} "
-                     f"on {base['scenario']}, " + ", ".join(
-                         f"{r['decode_gpus_per_prefill_gpu']:.3g} on {r['scenario']}"
-                         for r in feas if r is not base))
-        line += f"; the KV transfer is at most {share:.1%} of a TTFT."
+            line += (f"decode GPUs per prefill GPU {base['decode_gpus_per_prefill_gpu']:.3g} "
+                     f"on {base['scenario']}" + "".join(
+                         f", {r['decode_gpus_per_prefill_gpu']:.3g} on {r['scenario']}"
+                         for r in rest) + "; ")
+        line += f"the KV transfer is at most {share:.1%} of a TTFT."
         out.append(line)
     return out + [""]
 

@@ -451,3 +451,21 @@ def test_cli_lite_gpu_checks_out_before_the_study(tmp_path, monkeypatch, bad):
     assert r.exit_code == 2, r.output
     assert len(r.output.strip().splitlines()) == 1 and "output folder" in r.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "taken"]
+
+
+def test_the_fabric_baseline_is_always_in_the_study():
+    """--scenarios lite-flat made lite-flat@Lite the baseline of every fabric ratio (the
+    claims 'within 5% of lite-flat@Lite', 'no feasible Lite row' though it was feasible);
+    --scenarios h100-dgx alone printed 'relative to h100-dgx@H100-SXM: .', 'USD per million
+    tokens relative to ...: ; tokens/s/W: .' and 'service tokens/s/SM relative to ...: ;'."""
+    r = run_full_study(["Llama-3-8B"], ["Lite"], ["decode"], networks=("ideal",),
+                       scenarios=["lite-flat"], sweep=False, crossovers=False, paper=False,
+                       reliability=False, moe=None, packed=False)
+    assert r.fabric.baseline == "h100-dgx@H100-SXM"
+    assert [s.label for s in r.fabric.scenarios] == ["h100-dgx@H100-SXM", "lite-flat@Lite"]
+    alone = run_full_study(["Llama-3-8B"], ["Lite"], ["decode"], networks=("ideal",),
+                           scenarios=["h100-dgx"], sweep=False, crossovers=False,
+                           paper=False, reliability=False, moe=None, packed=False)
+    text = summary_markdown(alone)
+    assert ": ;" not in text and ": ." not in text and ", ;" not in text
+    assert "decode GPUs per prefill GPU" in text and "fabrics ranked" not in text
