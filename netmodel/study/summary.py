@@ -133,32 +133,40 @@ def _ideal_part(ideal, models, gpus, phases) -> list[str]:
         out.append("")
     lites = [g for g in gpus if g != base]
     for phase in phases:
-        ratios = {g: [ideal.row(m, g, phase, net).vs_baseline for m in models] for g in lites}
+        # no ratio where the baseline itself is infeasible (DeepSeek-V3 on 8 H100s)
+        none = [m for m in models if not ideal.row(m, base, phase, net).feasible]
+        rated = [m for m in models if m not in none]
+        ratios = {g: [ideal.row(m, g, phase, net).vs_baseline for m in rated] for g in lites}
+        ratios = {g: rs for g, rs in ratios.items() if rs}
         ok = [g for g, rs in ratios.items() if all(r is not None and r >= 1 - TIE for r in rs)]
         short = [g for g, rs in ratios.items() if all(r is not None and r < 1 - TIE
                                                       for r in rs)]
-        lines = []
+        lines = [f"the {base} has no feasible configuration for {_list(none)}, so no ratio "
+                 f"there"] if none else []
         if ok:
             lines.append(f"{_list(ok)} match or beat the {base} for every model "
                          f"({'; '.join(f'{g} {_span(ratios[g])}' for g in ok)})")
         if short:
             lines.append(f"{_list(short)} fall short for every model "
                          f"({'; '.join(f'{g} {_span(ratios[g])}' for g in short)})")
-        mixed = [g for g in lites if g not in ok and g not in short]
+        mixed = [g for g in ratios if g not in ok and g not in short]
         if mixed:
             lines.append(f"{_list(mixed)} depend on the model "
                          f"({'; '.join(f'{g} {_span(ratios[g])}' for g in mixed)})")
         out.append(f"- **{phase}, {net} network**: " + "; ".join(lines) + ".")
-        if "Lite" in ratios:
+        if "Lite" in ratios and _span(ratios["Lite"]) != "-":
             out.append(f"- **{phase}**: the plain Lite reaches {_span(ratios['Lite'])} of the "
                        f"{base}'s tokens/s/SM.")
     them = _others(gpus, base)
     if "ring" in nets and "ideal" in nets:
         for phase in phases:
             loss = {g: [_keep(ideal, m, g, phase) for m in models] for g in gpus}
-            out.append(f"- **{phase}**: rings over the scale-up bandwidth instead of free "
-                       f"collectives keep {_span(loss[base])} of the {base}'s tokens/s/SM and "
-                       f"{_span([v for g in lites for v in loss[g]])} of the {them['many']}'.")
+            kept = [f"{_span(loss[base])} of the {base}'s tokens/s/SM",
+                    f"{_span([v for g in lites for v in loss[g]])} of the {them['many']}'"]
+            kept = [k for k in kept[:1 + bool(lites)] if not k.startswith("-")]
+            if kept:   # '-': nothing feasible on both networks
+                out.append(f"- **{phase}**: rings over the scale-up bandwidth instead of free "
+                           f"collectives keep {' and '.join(kept)}.")
     return out + [""]
 
 

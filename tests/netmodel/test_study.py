@@ -469,3 +469,16 @@ def test_the_fabric_baseline_is_always_in_the_study():
     text = summary_markdown(alone)
     assert ": ;" not in text and ": ." not in text and ", ;" not in text
     assert "decode GPUs per prefill GPU" in text and "fabrics ranked" not in text
+
+
+def test_part_one_says_when_the_baseline_has_no_ratio():
+    """DeepSeek-V3 does not fit on 8 H100s: summary.md said 'GB300-NVL72 depend on the
+    model (GB300-NVL72 -)' and 'keep - of the H100-SXM's tokens/s/SM'."""
+    r = run_full_study(["Llama-3-70B", "DeepSeek-V3"], ["GB300-NVL72"], ["decode"],
+                       fabric=False)
+    assert not r.ideal.row("DeepSeek-V3", "H100-SXM", "decode", "ideal").feasible
+    text = summary_markdown(r)
+    assert ("- **decode, ideal network**: the H100-SXM has no feasible configuration for "
+            "DeepSeek-V3, so no ratio there; GB300-NVL72 match or beat the H100-SXM for every "
+            "model (GB300-NVL72 2.19x).") in text
+    assert " -)" not in text and "keep -" not in text and "keep 0.83x of the H100-SXM's" in text
