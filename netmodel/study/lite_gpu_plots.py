@@ -41,7 +41,9 @@ def plot_tokens_per_sm(study: Any, path: str | PathLike[str], *, network: str | 
     phases = list(dict.fromkeys(r.phase for r in rows))
     models = list(dict.fromkeys(r.model for r in rows))
     gpus = list(dict.fromkeys(r.gpu for r in rows))
-    colors = plt.get_cmap("tab10").colors
+    from netmodel.study.compare_plots import gpu_colours
+
+    colors = gpu_colours(gpus)   # the same colour per GPU as the fabric figures
 
     fig, axes = plt.subplots(1, len(phases), figsize=(6.2 * len(phases), 4.8), squeeze=False,
                              dpi=130)
@@ -78,9 +80,9 @@ def plot_tokens_per_sm(study: Any, path: str | PathLike[str], *, network: str | 
                         ticks[2].append(o.tokens_per_s_per_sm)
             if bad:
                 ax.plot(bad, [floor * 1.3] * len(bad), ls="none", marker="x",
-                        color=colors[k % 10], ms=8)
+                        color=colors[gpu], ms=8)
             if bar_x:
-                bars(ax, bar_x, bar_h, width * 0.92, bottom=floor, color=colors[k % 10],
+                bars(ax, bar_x, bar_h, width * 0.92, bottom=floor, color=colors[gpu],
                      label=gpu)
         if ticks[0]:
             ax.hlines(ticks[2], ticks[0], ticks[1], color="black", lw=1.6, capstyle="butt",

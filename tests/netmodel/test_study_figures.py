@@ -191,3 +191,27 @@ def test_save_figure_writes_the_suffix_format_and_closes(tmp_path, suffix, magic
         with Image.open(io.BytesIO(path.read_bytes())) as im:
             assert im.size == (2 * DPI, DPI) and im.mode == "RGB"
             assert im.getpixel((0, 0)) == (255, 255, 255)
+
+
+def test_tokens_per_sm_colours_each_gpu_as_the_fabric_figures_do(tmp_path, monkeypatch):
+    """tokens_per_sm.png coloured GPUs by position and the fabric figures by name
+    (compare_plots.gpu_colours), so with --gpus Lite+BW,GB300-NVL72 Lite+BW was orange in
+    one and purple in the other, GB300-NVL72 green and grey."""
+    import netmodel.study.figure_kit as kit
+    from netmodel.study.compare_plots import gpu_colours
+    from netmodel.study.lite_gpu import run_lite_gpu_study
+    from netmodel.study.lite_gpu_plots import plot_tokens_per_sm
+
+    drawn = []
+    real = kit.bars
+
+    def spy(ax, x, height, width, **kwargs):
+        drawn.append((kwargs.get("label"), kwargs["color"]))
+        return real(ax, x, height, width, **kwargs)
+
+    monkeypatch.setattr(kit, "bars", spy)
+    gpus = ["H100-SXM", "Lite+BW", "GB300-NVL72"]
+    study = run_lite_gpu_study(["Llama-3-8B"], gpus, ["decode"])
+    plot_tokens_per_sm(study, tmp_path / "t.png")
+    want = gpu_colours(gpus)
+    assert [c for _, c in drawn] == [want[g] for g in gpus]
