@@ -395,7 +395,8 @@ def _claims_part(study) -> list[str]:
     if not lites:
         return []
     if "Lite" not in lites:   # the claims are the plain Lite's and its variants'
-        return ["## 2b. The paper's claims (compare.csv, compare_paper.csv)", "",
+        return ["## 2b. The paper's claims (compare.csv"
+                + (", compare_paper.csv)" if paper is not None else ")"), "",
                 f"The Lite-GPU paper's claims are about the plain Lite and its customized "
                 f"variants; this run has no Lite ({_list(lites)}), so they are not "
                 f"assessed.", ""]

@@ -408,6 +408,8 @@ def test_parts_on_own_gpu_fall_back_when_the_run_lacks_it():
     assert ": ;" not in text and ": ." not in text and "Lites'" not in text
     assert "the first GPU it runs with: lite-flat@B200-HGX)" in text
     assert "this run has no Lite (B200-HGX and GB300-NVL72), so they are not assessed" in text
+    # paper=False: no compare_paper.csv to cite
+    assert "## 2b. The paper's claims (compare.csv)\n" in text
 
 
 @pytest.mark.parametrize("overlap, paper, head, under, cites_paper", [
