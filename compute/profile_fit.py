@@ -92,28 +92,56 @@ def predict(profile: EngineProfile | None, m: Measurement, comm: CommLike | None
     ``m`` measured (on ``gpu``, default the catalog's GPU of ``m.gpu``)."""
     from compute.evaluate_one import evaluate
 
-    return evaluate(_model_of(m), gpu or m.gpu, m.tp, m.batch, m.phase, prompt=m.prompt,
+    return evaluate(_model_of(m), gpu or m.gpu, m.tp, m.batch, m.phase, pp=m.pp, ep=m.ep,
+                    attention_dp=m.attention_dp, expert_skew=m.expert_skew, prompt=m.prompt,
                     context=m.context, comm=comm, options=_options(profile)).latency
+
+
+def _checked(m: Measurement, model, gpu: GpuSpec, k: int | None = None):
+    """``m``'s configuration checked for its model and GPU as ``netmodel infer`` checks
+    ``--tp/--pp/--ep/--attention-dp`` (:func:`compute.parallel.check_parallelism`; plain TP
+    by :func:`compute.sharding.check_tp`, as evaluate does), the error naming the step."""
+    from compute.parallel import check_parallelism
+    from compute.sharding import check_tp
+
+    try:
+        if m.parallelism.is_plain:
+            return check_tp(model, m.tp, gpu.max_instance)
+        return check_parallelism(model, m.parallelism, gpu.max_instance)
+    except UserError as exc:
+        where = f"measurement {k} ({m.label()} on {m.gpu})" if k else \
+            f"measurement {m.label()} on {m.gpu}"
+        raise UserError(f"{where}: {exc}") from None
 
 
 class _Components:
     """One measurement's roofline stage times, kept so that the fit's many trial profiles
     cost a few numpy operations each: :meth:`latency` is what :func:`predict` gives (the
     calibrated stage times of :func:`compute.grid_parts._apply_profile`, overlap mode), the
-    same operations on the same numbers; a test holds them equal."""
+    same operations on the same numbers; a test holds them equal. A pipelined step
+    (``pp > 1``: its latency is not a sum of stage times, :func:`compute.roofline._pipeline`)
+    is predicted whole, by :func:`predict`."""
 
-    def __init__(self, m: Measurement, comm=None, gpu: GpuSpec | None = None):
+    def __init__(self, m: Measurement, comm=None, gpu: GpuSpec | None = None,
+                 k: int | None = None):
         from compute.grid_parts import GEMM_STAGES
+        from compute.hardware import get_gpu
         from compute.roofline import RooflineOptions, evaluate_grid, make_workload
 
         model = _model_of(m)
+        spec = gpu or get_gpu(m.gpu)
+        _checked(m, model, spec, k)
+        par = m.parallelism
         # no reserve: what the engine ran held at most the GPU's whole HBM
-        g = evaluate_grid(model, gpu or m.gpu, [m.tp], [m.batch],
+        g = evaluate_grid(model, spec, [m.tp if par.is_plain else par], [m.batch],
                           make_workload(m.phase, m.prompt, m.context), comm=comm,
-                          options=RooflineOptions(memory_reserve=0.0))
+                          options=RooflineOptions(memory_reserve=0.0),
+                          expert_skew=m.expert_skew)
         if not g.fits[0, 0]:
+            what = "tp" if par.is_plain else "configuration (tp, pp, ep, attention_dp)"
             raise UserError(f"measurement {m.label()} on {m.gpu} cannot have run: "
-                            f"{g.result(0, 0).memory.reason}; check its model, gpu and tp")
+                            f"{g.result(0, 0).memory.reason}; check its model, gpu and {what}")
+        self.whole = (m, comm, gpu) if par.pp > 1 else None
         self.count = g.counts[:, 0]
         self.compute = g.compute_time[:, 0, 0]
         self.memory = g.memory_time[:, 0, 0]
@@ -127,6 +155,8 @@ class _Components:
         self.tokens, self.hidden = (m.prompt if m.phase == "prefill" else 1), model.hidden
 
     def latency(self, p: EngineProfile) -> float:
+        if self.whole is not None:
+            return predict(p, *self.whole)
         ct = self.compute.copy()
         ct[self.gemm] /= p.gemm_efficiency_at(self.intensity) if p.gemm_curve \
             else p.gemm_efficiency
@@ -253,7 +283,8 @@ def fit_profile(measurements: Iterable[Measurement], *, fit: Sequence[str] | Non
     base = base or neutral(name)
     comms = [comm_for(m) if comm_for else None for m in ms]
     gpus = gpus or {}
-    parts = [_Components(m, c, gpus.get(m.gpu)) for m, c in zip(ms, comms, strict=True)]
+    parts = [_Components(m, c, gpus.get(m.gpu), k)
+             for k, (m, c) in enumerate(zip(ms, comms, strict=True), 1)]
     _check_plausible(ms, [c.latency(neutral(name)) for c in parts])
     measured = np.log([m.latency_s for m in ms])
 
@@ -375,14 +406,18 @@ def _check_independent(names, sens: np.ndarray) -> None:
 
 
 def _describe(ms) -> str:
-    """``6 measured steps of Llama-2-70B on H100-SXM (TP 8): 3 prefill, 3 decode``."""
+    """``6 measured steps of Llama-2-70B on H100-SXM (TP 8): 3 prefill, 3 decode``; with
+    other configurations than plain TP, each (``(TP 8, TP 8 x EP 8)``)."""
     models = sorted({m.model for m in ms})
     gpus = sorted({m.gpu for m in ms})
-    tps = sorted({m.tp for m in ms})
+    if all(m.parallelism.is_plain for m in ms):
+        configs = "TP " + ", ".join(map(str, sorted({m.tp for m in ms})))
+    else:
+        key = lambda p: (p.tp, p.pp, p.ep, p.attention_dp)  # noqa: E731
+        configs = ", ".join(p.label for p in sorted({m.parallelism for m in ms}, key=key))
     phases = {p: sum(m.phase == p for m in ms) for p in ("prefill", "decode")}
-    return (f"{len(ms)} measured steps of {', '.join(models)} on {', '.join(gpus)} (TP "
-            f"{', '.join(map(str, tps))}): " + ", ".join(f"{v} {k}" for k, v in phases.items()
-                                                    if v))
+    return (f"{len(ms)} measured steps of {', '.join(models)} on {', '.join(gpus)} "
+            f"({configs}): " + ", ".join(f"{v} {k}" for k, v in phases.items() if v))
 
 
 def leave_one_out(measurements: Iterable[Measurement], *, fit: Sequence[str] | None = None,

@@ -113,6 +113,9 @@ PARAMETERS = {p.name: p for p in (
               "the GEMMs' FLOPs, not divided by TP)", scale=1e-10),
 )}
 
+#: The configuration's columns after ``tp`` (a :class:`Measurement`'s, default 1 each).
+_PARALLEL_COLUMNS = ("pp", "ep", "attention_dp", "expert_skew")
+
 _PROFILE_KEYS = ("name", "engine", "system", "gpu", "collectives", "fitted_on")
 _FIT_KEYS = ("parameters", "points", "rms_relative_error", "max_relative_error")
 
@@ -132,16 +135,33 @@ class Measurement:
     prompt: int | None = None
     context: int | None = None
     source: str = ""
+    pp: int = 1               #: pipeline stages (:class:`compute.parallel.Parallelism`)
+    ep: int = 1               #: expert-parallel groups per stage
+    attention_dp: int = 1     #: attention data-parallel groups per stage
+    expert_skew: float = 1.0  #: busiest EP group's share of routed tokens over the mean
+
+    @property
+    def parallelism(self):
+        """The configuration the step ran at (:class:`compute.parallel.Parallelism`)."""
+        from compute.parallel import Parallelism
+
+        return Parallelism(self.tp, self.pp, self.ep, self.attention_dp)
 
     def label(self) -> str:
-        """``Llama-2-70B TP 8 decode batch 32 context 1500``."""
+        """``Llama-2-70B TP 8 decode batch 32 context 1500``, ``Mixtral-8x7B TP 8 x EP 8
+        decode batch 64 context 1000``."""
         tokens = f"prompt {self.prompt}" if self.phase == "prefill" else \
             f"context {self.context}"
-        return f"{self.model} TP {self.tp} {self.phase} batch {self.batch} {tokens}"
+        skew = f" expert skew {self.expert_skew:g}" if self.expert_skew != 1.0 else ""
+        return (f"{self.model} {self.parallelism.label} {self.phase} batch {self.batch} "
+                f"{tokens}{skew}")
 
     def to_dict(self) -> dict:
-        d = {"model": self.model, "gpu": self.gpu, "tp": self.tp, "phase": self.phase,
-             "batch": self.batch}
+        """The measurement's columns (:data:`MEASUREMENT_COLUMNS`); ``pp``, ``ep``,
+        ``attention_dp`` and ``expert_skew`` only where they are not 1."""
+        d = {"model": self.model, "gpu": self.gpu, "tp": self.tp}
+        d.update({k: getattr(self, k) for k in _PARALLEL_COLUMNS if getattr(self, k) != 1})
+        d.update({"phase": self.phase, "batch": self.batch})
         if self.prompt is not None:
             d["prompt"] = self.prompt
         if self.context is not None:
@@ -325,6 +345,13 @@ def _measurement(where: str, row: dict) -> Measurement:
     tokens = {k: validate.number(where, k, row[k], minimum=1, maximum=10_000_000,
                                  integer=True)
               for k in ("prompt", "context") if row.get(k) is not None}
+    parallel = {k: validate.number(where, k, row[k], minimum=1, maximum=1_000_000,
+                                   integer=True)
+                for k in ("pp", "ep", "attention_dp") if row.get(k) is not None}
+    if row.get("expert_skew") is not None:
+        # the range of infer's --expert-skew (compute.roofline.check_skew; 1: uniform)
+        parallel["expert_skew"] = validate.number(where, "expert_skew", row["expert_skew"],
+                                                  minimum=1, maximum=1e6)
     return Measurement(
         model=validate.name(where, "model", row.get("model")),
         gpu=validate.name(where, "GPU", row.get("gpu")),
@@ -336,7 +363,7 @@ def _measurement(where: str, row: dict) -> Measurement:
         latency_s=validate.number(where, "latency_s", row.get("latency_s"), minimum=1e-9,
                                   maximum=1e6, unit="s"),
         source=validate.string(where, "source", row.get("source") or "", max_length=2000),
-        **tokens)
+        **tokens, **parallel)
 
 
 def read_profile(path: str | PathLike[str]) -> EngineProfile:
@@ -367,8 +394,8 @@ def read_profile(path: str | PathLike[str]) -> EngineProfile:
     for i, row in enumerate(rows, 1):
         w = f"{where}: measurement {i}"
         validate.table(w, row)
-        check_keys(w, row, ("model", "gpu", "tp", "phase", "batch", "latency_s"),
-                   ("prompt", "context", "source"))
+        required, optional = MEASUREMENT_COLUMNS
+        check_keys(w, row, required, tuple(c for c in optional if c != "note"))
         measurements.append(_measurement(w, row))
     fit = ()
     if "fit" in doc:
@@ -429,10 +456,14 @@ def get_profile(ref: str | Path | EngineProfile) -> EngineProfile:
 
 # ---- measurements CSV ------------------------------------------------------------------
 
-#: Columns of a measurements CSV: required, then optional. ``prompt`` is required on
-#: prefill rows and ``context`` on decode rows (the other may be empty).
+#: Columns of a measurements CSV (and keys of a profile's ``[[measurement]]`` tables, but
+#: ``note``): required, then optional. ``prompt`` is required on prefill rows and
+#: ``context`` on decode rows (the other may be empty); ``pp``, ``ep``, ``attention_dp``
+#: (default 1: plain tensor parallelism) and ``expert_skew`` (default 1: uniform routing)
+#: are the step's configuration, as ``netmodel infer`` takes them.
 MEASUREMENT_COLUMNS = (("model", "gpu", "tp", "batch", "phase", "latency_s"),
-                       ("prompt", "context", "source", "note"))
+                       ("prompt", "context", "pp", "ep", "attention_dp", "expert_skew",
+                        "source", "note"))
 #: Most rows read from one measurements file.
 MAX_MEASUREMENTS = 10_000
 
@@ -447,7 +478,9 @@ def _cell(where: str, key: str, text: str):
     try:
         v = float(text)
     except ValueError:
-        raise UserError(f"{where}: {key} must be a number, got {validate.describe(text)}") \
+        kind = "a number" if key in ("latency_s", "expert_skew") else "a number (a whole " \
+            "number >= 1)"
+        raise UserError(f"{where}: {key} must be {kind}, got {validate.describe(text)}") \
             from None
     return int(v) if v.is_integer() and key != "latency_s" else v
 

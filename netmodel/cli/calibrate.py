@@ -35,8 +35,9 @@ def _comm_for(scenario_ref, fabric_ref, gpu_file):
         if m.gpu not in cache:
             cache[m.gpu] = resolve_collectives(scenario_ref, fabric_ref, m.gpu, gpu_file)
         _, comm, desc, gpus = cache[m.gpu]
-        if m.tp > gpus:
-            raise UserError(f"measurement {m.label()}: an instance of {m.tp} GPUs does not "
+        n = m.tp * m.pp        # the instance: tp x pp GPUs
+        if n > gpus:
+            raise UserError(f"measurement {m.label()}: an instance of {n} GPUs does not "
                             f"fit the {desc['model']} ({gpus} GPUs)")
         return comm
 
@@ -57,8 +58,10 @@ def _fit_names(text):
 @click.option("--measurements", "measurements_path", required=True, metavar="FILE.csv",
               type=click.Path(dir_okay=False),
               help="Measured step latencies: columns model, gpu, tp, batch, phase, latency_s "
-              "(seconds), prompt (prefill rows), context (decode rows); optional source, "
-              "note; lines starting with # are comments.")
+              "(seconds), prompt (prefill rows), context (decode rows); optional pp, ep, "
+              "attention_dp, expert_skew (the step's configuration as infer's --pp, --ep, "
+              "--attention-dp, --expert-skew take it; default 1 each), source, note; lines "
+              "starting with # are comments.")
 @click.option("-o", "--out", "out_path", required=True, metavar="FILE.toml",
               help="The profile to write (use it with --profile).")
 @click.option("--fit", "fit_text", default=None, metavar="LIST",

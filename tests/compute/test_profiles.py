@@ -344,3 +344,37 @@ def test_leave_one_out_predicts_each_point_from_the_others():
     assert max(abs(h.error) for h in held) < 1e-3
     assert all(h.roofline_s == roofline(h.measurement) for h in held)
     assert all(math.isfinite(h.predicted_s) for h in held)
+
+
+def test_components_give_what_evaluate_gives_at_other_configurations():
+    """Rows with expert parallelism, data-parallel attention, a routing skew or a pipeline:
+    the fit's fast path (or, pipelined, the whole evaluation) is what evaluate gives at
+    that configuration, which is not the TP-only time."""
+    from compute.evaluate_one import evaluate
+
+    ms = [Measurement("Mixtral-8x7B", "H100-SXM", 8, "decode", 64, 0.02, context=1000, ep=8),
+          Measurement("Mixtral-8x7B", "H100-SXM", 8, "prefill", 2, 0.05, prompt=1024, ep=4,
+                      attention_dp=2, expert_skew=1.5),
+          Measurement("Mixtral-8x7B", "H100-SXM", 4, "decode", 16, 0.02, context=1000, pp=2),
+          Measurement("DeepSeek-V3", "H200-SXM", 8, "decode", 32, 0.05, context=1000, ep=8,
+                      attention_dp=8)]
+    for m in ms:
+        c = _Components(m)
+        for p in (P, neutral()):
+            assert c.latency(p) == pytest.approx(predict(p, m), rel=1e-12)
+        tokens = {"prompt": m.prompt} if m.phase == "prefill" else {"context": m.context}
+        want = evaluate(m.model, m.gpu, m.tp, m.batch, m.phase, pp=m.pp, ep=m.ep,
+                        attention_dp=m.attention_dp, expert_skew=m.expert_skew, **tokens)
+        assert predict(None, m) == want.latency
+        assert want.latency != evaluate(m.model, m.gpu, m.tp, m.batch, m.phase,
+                                        **tokens).latency
+
+
+def test_plain_measurements_keep_their_columns():
+    """A plain-TP row writes the keys it wrote before (the shipped profile's tables)."""
+    m = Measurement("Llama-2-70B", "H100-SXM", 8, "decode", 1, 0.0298, context=576)
+    assert list(m.to_dict()) == ["model", "gpu", "tp", "phase", "batch", "context",
+                                 "latency_s"]
+    assert m.label() == "Llama-2-70B TP 8 decode batch 1 context 576"
+    e = Measurement("Mixtral-8x7B", "H100-SXM", 8, "decode", 1, 0.01, context=576, ep=8)
+    assert list(e.to_dict())[:4] == ["model", "gpu", "tp", "ep"]

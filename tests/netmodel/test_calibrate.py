@@ -3,6 +3,7 @@
 
 import csv
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -329,3 +330,141 @@ def test_held_out_batches_and_phases(reference):
     assert -0.60 < by[("decode", 1, None)] < -0.40                  # measured -51.2%
     assert 0.25 < by[("prefill", 1, 2048)] < 0.40 and 0.25 < by[("prefill", 4, 512)] < 0.45
     assert -0.55 < by[("prefill", 1, 8192)] < -0.35                 # measured -44.7%
+
+
+# ---- measurements at other configurations than plain TP (pp, ep, attention_dp columns) ----
+
+MOE_HEAD = "model,gpu,tp,batch,phase,prompt,context,latency_s,pp,ep,attention_dp,expert_skew\n"
+
+
+def test_calibrate_evaluates_each_row_at_its_own_configuration(tmp_path):
+    """Mixtral-8x7B at TP 8 x EP 8 (and x DP-attention 2, and EP 8 with a routing skew of
+    1.5): each row's roofline is what `netmodel infer --ep 8 ...` gives, not the TP-only
+    time every row got before (5.706 ms for the first row, 5.645 ms at EP 8: the
+    old code had no ep column and refused the file)."""
+    from compute.evaluate_one import evaluate
+
+    rows = [("decode", 64, "", 1000, 1, 8, 1, 1.0, 0.020),
+            ("prefill", 1, 2048, "", 1, 8, 1, 1.0, 0.050),
+            ("decode", 16, "", 1000, 1, 8, 2, 1.0, 0.015),
+            ("decode", 32, "", 1000, 1, 8, 1, 1.5, 0.018),
+            ("decode", 1, "", 1000, 2, 1, 1, 1.0, 0.020)]
+    f = tmp_path / "moe.csv"
+    f.write_text(MOE_HEAD + "".join(
+        f"Mixtral-8x7B,H100-SXM,{4 if pp > 1 else 8},{b},{ph},{pr},{cx},{lat},{pp},{ep},{adp},"
+        f"{sk}\n" for ph, b, pr, cx, pp, ep, adp, sk, lat in rows))
+    r = run("calibrate", "--measurements", str(f), "-o", str(tmp_path / "moe.toml"), "--json",
+            "--fit", "layer_overhead_s,gemm_efficiency")
+    assert r.exit_code == 0, r.output
+    points = json.loads(r.output)["points"]
+    for p, (ph, b, pr, cx, pp, ep, adp, sk, _) in zip(points, rows, strict=True):
+        tp = 4 if pp > 1 else 8
+        tokens = {"prompt": pr} if ph == "prefill" else {"context": cx}
+        want = evaluate("Mixtral-8x7B", "H100-SXM", tp, b, ph, pp=pp, ep=ep, attention_dp=adp,
+                        expert_skew=sk, **tokens).latency
+        plain = evaluate("Mixtral-8x7B", "H100-SXM", tp, b, ph, **tokens).latency
+        assert p["roofline_s"] == pytest.approx(want, rel=1e-12)
+        assert abs(p["roofline_s"] / plain - 1) > 1e-4          # not the TP-only time
+        assert (p.get("pp", 1), p.get("ep", 1), p.get("attention_dp", 1),
+                p.get("expert_skew", 1)) == (pp, ep, adp, sk)
+    assert points[0]["roofline_s"] == pytest.approx(5.645e-3, abs=1e-6)
+    # the profile keeps each row's configuration, and reads back
+    prof = read_profile(tmp_path / "moe.toml")
+    assert [(m.pp, m.ep, m.attention_dp, m.expert_skew) for m in prof.measurements] == \
+        [(pp, ep, adp, sk) for _, _, _, _, pp, ep, adp, sk, _ in rows]
+    assert "TP 4 x PP 2, TP 8 x EP 8, TP 8 x EP 8 x DP-attention 2" in prof.fitted_on
+    # and the table names each row's configuration
+    r = run("calibrate", "--measurements", str(f), "-o", str(tmp_path / "moe2.toml"),
+            "--fit", "layer_overhead_s,gemm_efficiency")
+    assert "Mixtral-8x7B TP 8 x EP 8 x DP-attention 2 decode batch 16 context 1000" in r.output
+    assert "Mixtral-8x7B TP 8 x EP 8 decode batch 32 context 1000 expert skew 1.5" in r.output
+
+
+def test_a_pipelined_row_holds_what_its_stages_hold(tmp_path):
+    """Llama-3.1-405B (FP8) on H100-SXM: 60.90 GB of weights per GPU at TP 8, so 121.8 GB at
+    TP 4, above the 85.52 GB of HBM: a TP 4 row is refused as it was; at TP 4 x PP 2 each
+    stage holds half the layers, 121.8 / 2 = 60.9 GB, and the row is taken (the old code had
+    no pp column). TP 2 x PP 2 holds 121.8 GB again and is refused, naming it."""
+    head = "model,gpu,tp,batch,phase,prompt,context,latency_s,pp\n"
+    ok = tmp_path / "pp.csv"
+    ok.write_text(head + "Llama-3.1-405B,H100-SXM,4,1,decode,,576,0.1,2\n"
+                  "Llama-3.1-405B,H100-SXM,4,8,decode,,576,0.12,2\n")
+    r = run("calibrate", "--measurements", str(ok), "-o", str(tmp_path / "a.toml"), "--json",
+            "--fit", "layer_overhead_s")
+    assert r.exit_code == 0, r.output
+    from compute.evaluate_one import evaluate
+
+    got = json.loads(r.output)["points"][0]
+    want = evaluate("Llama-3.1-405B", "H100-SXM", 4, 1, "decode", pp=2, context=576)
+    assert got["roofline_s"] == pytest.approx(want.latency, rel=1e-12)
+    assert want.memory.weights == pytest.approx(60.90e9, rel=1e-3)
+    bad = tmp_path / "pp2.csv"
+    bad.write_text(head + "Llama-3.1-405B,H100-SXM,2,1,decode,,576,0.1,2\n"
+                   "Llama-3.1-405B,H100-SXM,4,1,decode,,576,0.1,\n")
+    one_line_error(run("calibrate", "--measurements", str(bad), "-o", str(tmp_path / "b.toml"),
+                       "--fit", "layer_overhead_s"),
+                   "measurement Llama-3.1-405B TP 2 x PP 2 decode batch 1 context 576 on "
+                   "H100-SXM cannot have run", "121.8 GB per GPU", "check its model, gpu and "
+                   "configuration")
+    assert not (tmp_path / "b.toml").exists()
+
+
+@pytest.mark.parametrize("column, value, needles", [
+    ("ep", "3", ["measurement 2 (Mixtral-8x7B TP 8 x EP 3 decode batch 16 context 1000 on "
+                 "H100-SXM): EP degree 3 does not divide the 8 experts of Mixtral-8x7B; "
+                 "allowed: 1, 2, 4, 8"]),
+    ("ep", "16", ["EP degree 16 does not divide the 8 experts", "allowed: 1, 2, 4, 8"]),
+    ("ep", "4", []),                          # divides both: taken
+    ("pp", "3", ["measurement 2 (", "PP degree 3 does not divide the 32 layers of "
+                 "Mixtral-8x7B; allowed: 1, 2, 4, 8, 16, 32"]),
+    ("attention_dp", "3", ["attention DP degree 3 does not divide TP degree 8"]),
+    ("pp", "0", ["row 3: pp must be a whole number from 1 to 1,000,000, got 0"]),
+    ("ep", "-1", ["row 3: ep must be a whole number from 1 to 1,000,000, got -1"]),
+    ("attention_dp", "nan", ["row 3: attention_dp must be a whole number from 1", "got nan"]),
+    ("pp", "1.5", ["row 3: pp must be a whole number from 1 to 1,000,000, got 1.5"]),
+    ("ep", "two", ["row 3: ep must be a number (a whole number >= 1), got 'two'"]),
+    ("expert_skew", "0.5", ["row 3: expert_skew must be a number from 1 to 1,000,000, got "
+                            "0.5"]),
+    ("expert_skew", "nan", ["row 3: expert_skew must be a number from 1", "got nan"]),
+])
+def test_calibrate_refuses_bad_configuration_values(tmp_path, column, value, needles):
+    f = tmp_path / "bad.csv"
+    f.write_text(f"model,gpu,tp,batch,phase,prompt,context,latency_s,{column}\n"
+                 "Mixtral-8x7B,H100-SXM,8,64,decode,,1000,0.02,\n"
+                 f"Mixtral-8x7B,H100-SXM,8,16,decode,,1000,0.015,{value}\n")
+    r = run("calibrate", "--measurements", str(f), "-o", str(tmp_path / "p.toml"),
+            "--fit", "layer_overhead_s")
+    if not needles:
+        assert r.exit_code == 0, r.output
+        return
+    one_line_error(r, *needles)
+    assert not (tmp_path / "p.toml").exists()
+
+
+def test_ep_on_a_dense_model_and_a_stage_wider_than_the_gpus_domain(tmp_path):
+    head = "model,gpu,tp,batch,phase,prompt,context,latency_s,ep,attention_dp\n"
+    f = tmp_path / "dense.csv"
+    f.write_text(head + "Llama-2-70B,H100-SXM,8,1,decode,,576,0.03,2,\n")
+    one_line_error(run("calibrate", "--measurements", str(f), "-o", str(tmp_path / "p.toml"),
+                       "--fit", "layer_overhead_s"),
+                   "EP degree 2 needs a mixture-of-experts model; Llama-2-70B is dense")
+    # TP 16 on an 8-GPU NVLink domain without EP: refused as infer refuses it
+    f.write_text(head + "Llama-2-70B,H100-SXM,16,1,decode,,576,0.03,,\n")
+    one_line_error(run("calibrate", "--measurements", str(f), "-o", str(tmp_path / "p.toml"),
+                       "--fit", "layer_overhead_s"), "measurement 1 (Llama-2-70B TP 16 ",
+                   "TP degree 16")
+
+
+def test_the_columns_are_declared_once():
+    """The parser's columns are those the --help, the docs and the errors list."""
+    from pathlib import Path
+
+    from compute.profiles import MEASUREMENT_COLUMNS
+
+    root = Path(__file__).resolve().parents[2]
+    help_text = " ".join(run("calibrate", "--help").output.split())
+    for c in sum(MEASUREMENT_COLUMNS, ()):
+        assert c in help_text, c
+        for page in ("docs/compute.md", "docs/accuracy.md"):
+            text = " ".join((root / page).read_text().split())
+            assert re.search(rf"[`\s,/]{c}[`\s,/)]", text), (page, c)
