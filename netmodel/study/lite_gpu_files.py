@@ -98,7 +98,7 @@ def full_study_files(result: _FullStudy, *, plot: bool = True, summary: bool = T
     if result.sweep is not None:
         files.update(sweep_files(result.sweep, plot=plot))
     if summary:
-        files["summary.md"] = summary_markdown(result).encode()
+        files["summary.md"] = summary_markdown(result, written=set(files)).encode()
     return files
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import re
 import statistics
 from typing import Any
 
@@ -78,8 +79,10 @@ def _list(items) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def summary_markdown(study: Any) -> str:
-    """The study's ``summary.md`` (a :class:`~netmodel.study.lite_gpu.FullStudy`)."""
+def summary_markdown(study: Any, written: set[str] | None = None) -> str:
+    """The study's ``summary.md`` (a :class:`~netmodel.study.lite_gpu.FullStudy`).
+    ``written``: the names of the files written beside it; a section's heading cites only
+    those (``--no-plot`` writes no figure). None: every file it names."""
     ideal = study.ideal
     st = ideal.settings
     models = list(dict.fromkeys(r.model for r in ideal.rows))
@@ -111,7 +114,19 @@ def summary_markdown(study: Any) -> str:
     if getattr(study, "moe", None) is not None:
         out += _moe_part(study.moe)
     out += _notes(study)
+    if written is not None:
+        out = [_cite_written(line, written) if line.startswith("## ") else line
+               for line in out]
     return "\n".join(out) + "\n"
+
+
+def _cite_written(heading: str, written: set[str]) -> str:
+    """``heading`` with its cited files, "(a.csv, b.png)" at its end, cut to ``written``."""
+    m = re.fullmatch(r"(.*?) \(([^()]*\.(?:csv|json|png|md)[^()]*)\)", heading)
+    if m is None:
+        return heading
+    kept = [f for f in m.group(2).split(", ") if f in written]
+    return m.group(1) + (f" ({', '.join(kept)})" if kept else "")
 
 
 # ------------------------------------------------------------------ part 1

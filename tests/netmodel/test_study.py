@@ -484,3 +484,20 @@ def test_part_one_says_when_the_baseline_has_no_ratio():
             "DeepSeek-V3, so no ratio there; GB300-NVL72 match or beat the H100-SXM for every "
             "model (GB300-NVL72 2.19x).") in text
     assert " -)" not in text and "keep -" not in text and "keep 0.83x of the H100-SXM's" in text
+
+
+@pytest.mark.parametrize("flags", [["--no-plot"], ["--no-plot", "--overlap-collectives"]])
+def test_summary_cites_only_files_written(tmp_path, flags):
+    """With --no-plot the headings still cited tokens_per_sm.png, compare_tokens_per_sm.png,
+    ... and with --overlap-collectives compare_paper.csv, none of them written."""
+    import re
+
+    out = tmp_path / "o"
+    r = CliRunner().invoke(cli, ["study", "lite-gpu", "--out", str(out), "--models",
+                                 "Llama-3-8B", "--gpus", "Lite", "--phases", "decode",
+                                 "--scenarios", "lite-flat", "-q", *flags])
+    assert r.exit_code == 0, r.output
+    text = (out / "summary.md").read_text()
+    cited = {f for line in text.splitlines() if line.startswith("## ")
+             for f in re.findall(r"[\w.]+\.(?:csv|json|png)", line)}
+    assert "study.csv" in cited and cited <= {p.name for p in out.iterdir()}
