@@ -289,7 +289,10 @@ class Analytic:
     overlap: float = 0.0
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """JSON-ready: Python floats and lists (``blocking`` a list, per kind)."""
+        d = asdict(self)
+        d["blocking"] = list(self.blocking)
+        return d
 
 
 def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold: float = THRESHOLD,
@@ -317,11 +320,11 @@ def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold
             log_a -= per_instance_rate * d
     per_class: dict = {}
     for k, x in enumerate(kinds):
-        per_class[x.cls] = per_class.get(x.cls, 0.0) + lost[k] * YEAR / instances
+        per_class[x.cls] = per_class.get(x.cls, 0.0) + float(lost[k]) * YEAR / instances
     return Analytic(mean=mean, below_threshold=tail, instance_availability=math.exp(log_a),
                     instance_down_events_per_year=sum(x.rate * YEAR for x in kinds if x.down),
-                    waits_for_repair_per_year=sum(x.rate * b[k] * YEAR
-                                                  for k, x in enumerate(kinds) if x.down),
+                    waits_for_repair_per_year=float(sum(x.rate * b[k] * YEAR
+                                                        for k, x in enumerate(kinds) if x.down)),
                     lost_per_year=per_class, blocking=tuple(float(v) for v in b),
                     exact_threshold=pools.reachable_total == 0,
                     overlap=float(lost.sum()) / instances)

@@ -607,6 +607,7 @@ class BlastRadius:
                 "symmetry_classes": [
                     {**{k: v for k, v in asdict(e).items() if k not in ("component", "down")},
                      "down_members": list(e.down_members), "gpus": e.gpus,
+                     "slowed": [list(s) for s in e.slowed],
                      "recovery": self.recoveries.get(id(e))}
                     for e in self.effects]}
 
