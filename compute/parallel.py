@@ -53,8 +53,12 @@ from compute.sharding import Shards, check_tp, kv_heads_per_gpu, valid_tp_degree
 if TYPE_CHECKING:
     from compute.models import ModelSpec
 
-__all__ = ["DIMENSIONS", "Parallelism", "check_parallelism", "configurations", "kv_copies",
+__all__ = ["DIMENSIONS", "MAX_EXPERT_SKEW", "Parallelism", "check_parallelism", "configurations", "kv_copies",
            "layout"]
+
+#: Largest expert skew taken (the busiest EP group's share of routed tokens over the mean;
+#: 1 is uniform routing): checked by compute.roofline.check_skew and calibrate's rows.
+MAX_EXPERT_SKEW = 1e6
 
 #: The dimensions of a configuration, as the search's keywords and the results' fields.
 DIMENSIONS = ("tp", "pp", "ep", "attention_dp")

@@ -76,6 +76,7 @@ import numpy as np
 from compute import validate
 from compute.config_files import check_keys, read_table, read_text
 from compute.errors import UserError, known
+from compute.parallel import MAX_EXPERT_SKEW
 
 __all__ = ["MEASUREMENT_COLUMNS", "PARAMETERS", "EngineProfile", "Measurement", "Parameter",
            "get_profile", "neutral", "profile_names", "read_measurements", "read_profile"]
@@ -351,7 +352,7 @@ def _measurement(where: str, row: dict) -> Measurement:
     if row.get("expert_skew") is not None:
         # the range of infer's --expert-skew (compute.roofline.check_skew; 1: uniform)
         parallel["expert_skew"] = validate.number(where, "expert_skew", row["expert_skew"],
-                                                  minimum=1, maximum=1e6)
+                                                  minimum=1, maximum=MAX_EXPERT_SKEW)
     return Measurement(
         model=validate.name(where, "model", row.get("model")),
         gpu=validate.name(where, "GPU", row.get("gpu")),

@@ -42,7 +42,7 @@ from compute.grid_parts import _stage_times, _static_parts, pipeline_period
 from compute.hardware import GpuSpec, get_gpu
 from compute.memory import DEFAULT_RESERVE, check_reserve, describe_fit
 from compute.models import COMPUTE_DTYPES, ModelSpec, get_model
-from compute.parallel import Parallelism, check_parallelism, layout
+from compute.parallel import MAX_EXPERT_SKEW, Parallelism, check_parallelism, layout
 from compute.phases import Slo, Workload
 from compute.profiles import PARAMETERS, EngineProfile
 from compute.results import RESOURCES, InferenceResult, StageResult
@@ -324,9 +324,9 @@ def check_skew(skew: object) -> float:
     """``skew`` if it is a finite number >= 1 (the busiest EP group's share of routed
     tokens over the mean; 1 is uniform routing), else a :class:`UserError`."""
     if not (isinstance(skew, int | float | np.floating) and not isinstance(skew, bool)
-            and math.isfinite(skew) and 1 <= skew <= 1e6):
-        raise UserError(f"expert_skew must be a number from 1 (uniform routing) to 1e6, got "
-                        f"{skew!r}")
+            and math.isfinite(skew) and 1 <= skew <= MAX_EXPERT_SKEW):
+        raise UserError(f"expert_skew must be a number from 1 (uniform routing) to "
+                        f"{MAX_EXPERT_SKEW:g}, got {skew!r}")
     return float(skew)
 
 
