@@ -326,7 +326,7 @@ def check_skew(skew: object) -> float:
     if not (isinstance(skew, int | float | np.floating) and not isinstance(skew, bool)
             and math.isfinite(skew) and 1 <= skew <= MAX_EXPERT_SKEW):
         raise UserError(f"expert_skew must be a number from 1 (uniform routing) to "
-                        f"{MAX_EXPERT_SKEW:g}, got {skew!r}")
+                        f"{MAX_EXPERT_SKEW:,.0f}, got {skew!r}")
     return float(skew)
 
 

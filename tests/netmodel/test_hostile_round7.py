@@ -100,7 +100,7 @@ def test_api_search_parallelism_unknown(value, on_scenario):
 
 @pytest.mark.parametrize("skew", [float("nan"), -1, 0, 0.5, float("inf"), "2", None, True, 1e7])
 def test_api_expert_skew_out_of_range(skew):
-    msg = r"expert_skew must be a number from 1 \(uniform routing\) to 1e6"
+    msg = r"expert_skew must be a number from 1 \(uniform routing\) to 1,000,000"
     with pytest.raises(UserError, match=msg):
         api.evaluate(M, "H100-SXM", tp=8, ep=8, batch=8, expert_skew=skew)
     with pytest.raises(UserError, match=msg):
