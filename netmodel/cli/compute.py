@@ -424,13 +424,14 @@ def _degrees(what: str, text, allow_all: bool = False):
 
 def _skew(text) -> float:
     from compute.errors import UserError
+    from compute.parallel import MAX_EXPERT_SKEW
     from compute.roofline import check_skew
 
     try:
         return check_skew(float(str(text).strip()))
     except (ValueError, UserError):
-        raise UserError(f"--expert-skew must be a number from 1 (uniform routing) to 1e6, got "
-                        f"{text!r}") from None
+        raise UserError(f"--expert-skew must be a number from 1 (uniform routing) to "
+                        f"{MAX_EXPERT_SKEW:,.0f}, got {text!r}") from None
 
 
 def _stage_table(result) -> list[str]:
