@@ -35,7 +35,7 @@ from itertools import chain
 import numpy as np
 
 from compute.errors import UserError
-from netmodel.collectives.route_types import _DAG_NODES, _SWITCH, _TRANSIT, Route
+from netmodel.collectives.route_types import _DAG_NODES, _GPU, _SWITCH, _TRANSIT, Route
 
 __all__ = ["SearchedRoutes"]
 
@@ -81,11 +81,57 @@ class SearchedRoutes:
             found = self._search(src, dst, gpu_transit=True)
         if found is None:
             return None
+        found = self._one_forwarder(src, dst, found)
+        if found is None:
+            return None
         links, weights, latency, hops = found
         if self._so_list is None:
             self._so_list = self.scaleout.tolist()
         return Route(np.array(links, dtype=np.int64), np.array(weights, dtype=float), latency,
                      hops, any(map(self._so_list.__getitem__, links)))
+
+    def _one_forwarder(self, src, dst, found):
+        """``found`` (links, weights, latency, hops) with one choice of the GPUs that lend
+        their switch port to others' traffic (a GPU, neither end, that the route enters
+        from or leaves to a switch: PXN borrows another GPU's NIC over NVLink).
+
+        NCCL sends a channel through one NIC, rail-aligned; a GPU whose own NIC or leaf
+        failed uses another one, not every NVLink neighbour's NIC at once. Spreading the
+        traffic over all of them gave a failed leaf more bandwidth than the healthy route
+        (one NIC): 2 x 8 B200 rail-optimized, gpu0 <-> gpu8 with leaf0 failed, 0.157x
+        slowdown. So when traffic splits between several lending GPUs, the route keeps
+        those of its first path (the first next hop at each node, in the route's order)
+        and the shortest paths that avoid the others; switches still spread traffic
+        (ECMP), and GPUs that forward only between GPUs (rings, tori, meshes) are kept
+        whole."""
+        links, weights = found[0], found[1]
+        if not links:
+            return found
+        code = self._code
+        la = np.asarray(links, dtype=np.int64)
+        s, d = self._src[la], self._dst[la]
+        sn, dn = self._nid[src], self._nid[dst]
+        lend_out = (code[s] == _GPU) & (code[d] == _SWITCH) & (s != sn)
+        lend_in = (code[d] == _GPU) & (code[s] == _SWITCH) & (d != dn)
+        lending = set(s[lend_out].tolist()) | set(d[lend_in].tolist())
+        if not lending:
+            return found
+        inflow: dict = {}
+        for v, w in zip(d.tolist(), weights, strict=True):
+            if v in lending:
+                inflow[v] = inflow.get(v, 0.0) + w
+        if all(f >= 1.0 - 1e-9 for f in inflow.values()):
+            return found  # one forwarding choice already (a gateway)
+        first: dict = {}
+        for u, v in zip(s.tolist(), d.tolist(), strict=True):
+            first.setdefault(u, v)
+        keep, u = set(), sn
+        while u != dn:
+            u = first[u]
+            keep.add(u)
+        nodes = self._nodes
+        avoid = frozenset(nodes[v] for v in lending - keep)
+        return self._search(src, dst, gpu_transit=True, avoid=avoid)
 
     def _learn_from_dags(self, src: np.ndarray, dst: np.ndarray, key: np.ndarray,
                          base: int) -> int:
@@ -400,15 +446,17 @@ class SearchedRoutes:
             level = list(ahead)
         return links, weights, float(arrive[dst]), total
 
-    def _search(self, src, dst, *, gpu_transit: bool, direct: bool = True):
+    def _search(self, src, dst, *, gpu_transit: bool, direct: bool = True,
+                avoid: frozenset = frozenset()):
         """Bidirectional BFS; returns (link ids, weights, latency, hops) or None.
-        ``direct=False``: a cable between ``src`` and ``dst`` is not taken."""
+        ``direct=False``: a cable between ``src`` and ``dst`` is not taken; nodes in
+        ``avoid`` forward nothing."""
         adj = self._adj
         kind = self.kind
 
         def ok(v: Hashable) -> bool:
             k = kind.get(v)
-            return k == "switch" or (gpu_transit and k == "gpu")
+            return (k == "switch" or (gpu_transit and k == "gpu")) and v not in avoid
 
         def grow(frontier: list[Hashable], dist: dict[Hashable, int], target: Hashable,
                  depth: int) -> list[Hashable]:
