@@ -13,6 +13,10 @@ Conventions (the same as nccl-tests, so that numbers can be put beside measureme
   reduce-scatter the input before scattering; for all-to-all the whole send buffer).
   It may be a scalar or a numpy array (one entry per configuration of a grid); the answer
   then has the same shape.
+* ``group_size`` is a whole number of GPUs >= 1 (an int or a numpy integer); sizes are
+  finite and >= 0 bytes. :func:`check_group_size` and :func:`check_nbytes` refuse anything
+  else (a string, a bool, a fraction, a negative or NaN) with one line; every model here
+  uses them.
 * The answer is seconds. A group of one GPU costs zero.
 """
 
@@ -27,7 +31,8 @@ import numpy as np
 from compute.errors import UserError, known
 
 __all__ = ["OPERATIONS", "CollectiveCostModel", "CollectiveTimeFunction", "CommLike",
-           "FunctionComm", "NoCommunication", "RingAlphaBeta", "as_comm", "check_op"]
+           "FunctionComm", "NoCommunication", "RingAlphaBeta", "as_comm", "check_group_size",
+           "check_nbytes", "check_op"]
 
 #: Collective operations understood across netmodel (names as typed on the command line).
 OPERATIONS = (
@@ -46,6 +51,43 @@ def check_op(op: str) -> str:
     if op not in OPERATIONS:
         raise UserError(f"unknown collective operation {op!r}; known: {known(OPERATIONS)}")
     return op
+
+
+def check_group_size(group_size: int) -> int:
+    """``group_size`` as an int if it is a whole number of GPUs >= 1 (an int or a numpy
+    integer, not a bool, string or float), else :class:`UserError`. Cheap: it is on the
+    hot path of every search.
+
+    >>> check_group_size(np.int64(8))
+    8
+    """
+    if type(group_size) is int:
+        if group_size >= 1:
+            return group_size
+    elif isinstance(group_size, np.integer) and group_size >= 1:
+        return int(group_size)
+    raise UserError(f"group_size must be a whole number of GPUs >= 1, got {group_size!r}")
+
+
+def check_nbytes(nbytes: float | np.ndarray) -> float | np.ndarray:
+    """``nbytes`` (a number or an array of them) as float(s) if every size is finite and
+    >= 0 bytes, else :class:`UserError`; a float comes back as it is (cheap: it is on the
+    hot path of every search)."""
+    if type(nbytes) is float:
+        if 0.0 <= nbytes < np.inf:
+            return nbytes
+        raise UserError(f"message size must be a finite number of bytes >= 0, got {nbytes!r}")
+    if isinstance(nbytes, str | bytes | bool):
+        raise UserError(f"message size must be a number of bytes, got {nbytes!r}")
+    try:
+        n = np.asarray(nbytes, dtype=float)
+    except (TypeError, ValueError):
+        raise UserError(f"message size must be a number of bytes, got {nbytes!r:.60}") from None
+    if n.size and not (0.0 <= n.min() and n.max() < np.inf):   # NaN fails the first
+        bad = n[~(np.isfinite(n) & (n >= 0))] if n.ndim else n
+        raise UserError(f"message size must be a finite number of bytes >= 0, got "
+                        f"{float(bad.flat[0])!r}")
+    return n
 
 
 @runtime_checkable
@@ -76,10 +118,11 @@ class FunctionComm:
     def collective_time(self, op: str, nbytes: float | np.ndarray,
                         group_size: int) -> np.ndarray:
         check_op(op)
-        n = np.asarray(nbytes, dtype=float)
-        if int(group_size) <= 1:
+        n = np.asarray(check_nbytes(nbytes), dtype=float)
+        p = check_group_size(group_size)
+        if p == 1:
             return np.zeros_like(n)
-        out = self.function(op, n, int(group_size))
+        out = self.function(op, n, p)
         try:
             t = np.asarray(out, dtype=float)
         except (TypeError, ValueError):
@@ -119,7 +162,8 @@ class NoCommunication:
     def collective_time(self, op: str, nbytes: float | np.ndarray,
                         group_size: int) -> np.ndarray:
         check_op(op)
-        return np.zeros_like(np.asarray(nbytes, dtype=float))
+        check_group_size(group_size)
+        return np.zeros_like(np.asarray(check_nbytes(nbytes), dtype=float))
 
 
 @dataclass(frozen=True)
@@ -165,10 +209,8 @@ class RingAlphaBeta:
         """Seconds, elementwise over ``nbytes`` (a plain float gives a plain float: the
         same operations, so the same number as an array's element)."""
         check_op(op)
-        n = nbytes if type(nbytes) is float else np.asarray(nbytes, dtype=float)
-        p = int(group_size)
-        if p < 1:
-            raise UserError(f"group_size must be >= 1, got {group_size!r}")
+        n = check_nbytes(nbytes)
+        p = check_group_size(group_size)
         if p == 1:
             return 0.0 if type(n) is float else np.zeros_like(n)
         return self.time(op, n, p)

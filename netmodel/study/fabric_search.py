@@ -377,13 +377,14 @@ class ScenarioCollectives:
 
     def collective_time(self, op: str, nbytes: float | np.ndarray,
                         group_size: int) -> np.ndarray:
-        from compute.comm import check_op
+        from compute.comm import check_group_size, check_nbytes, check_op
 
         check_op(op)
-        n = np.asarray(nbytes, dtype=float)
-        if int(group_size) <= 1:
+        n = np.asarray(check_nbytes(nbytes), dtype=float)
+        p = check_group_size(group_size)
+        if p == 1:
             return np.zeros_like(n)
-        a, b = self.linear(op, int(group_size))
+        a, b = self.linear(op, p)
         if a.ndim == 1:
             shape = (-1,) + (1,) * n.ndim
             t = (a.reshape(shape) + b.reshape(shape) * n).min(0)
