@@ -1,0 +1,143 @@
+"""A failure never speeds a collective up (helper 86's audit: 0.971x with a failed NIC link).
+
+A GPU cut off from its NIC (its NIC link or its rail leaf failed) reaches the scale-out
+network through another GPU over NVLink. NCCL sends each channel through one NIC,
+rail-aligned, and a GPU whose NIC is gone uses another NIC; the model spread the detoured
+traffic over every NVLink neighbour's NIC at once (all shortest paths through GPUs), so the
+degraded route had up to 7 NICs where the healthy one has 1. Now such a route lends one
+GPU's port (:meth:`~netmodel.collectives.route_search.SearchedRoutes._one_forwarder`).
+
+Hand derivations (2 x 8 B200-HGX rail-optimized, ideal calibration: time = bytes over the
+bottleneck bandwidth + the slowest path's latency): NIC 50 GB/s, cable GPU-leaf 20 m = 100
+ns, NVLink 2 m copper = 10 ns, leaf-spine 50 m = 250 ns, NVSwitch 150 ns, leaf and spine
+330 ns each (topologies/common.py, compute/data/gpus.toml). A 2-GPU all-reduce is one
+exchange of the whole 64 MiB buffer.
+"""
+
+import itertools
+
+import pytest
+
+from netmodel.collectives.calibration import Calibration
+from netmodel.collectives.degraded import degrade, degraded_cost
+from netmodel.collectives.routing import Router
+from topologies.registry import build
+
+N = 2 ** 26
+NIC = 50e9
+
+
+@pytest.fixture(scope="module")
+def b200():
+    return build("rail-optimized:domains=2,gpu=B200-HGX")
+
+
+def test_failed_nic_link_is_not_faster(b200):
+    """gpu0's NIC link fails: gpu0 -> nvs0 -> gpu1 -> leaf1 -> spine -> leaf0 -> gpu8 (one
+    NIC, gpu1's, for all the traffic): latency 10 + 150 + 10 + 100 + 330 + 250 + 330 + 250
+    + 330 + 100 = 1860 ns; healthy gpu0 -> leaf0 -> gpu8: 100 + 330 + 100 = 530 ns. Before:
+    gpu0's traffic over 7 NICs, slowdown 0.9707 (default calibration; 0.97 ideal)."""
+    r = degraded_cost(b200, "all-reduce", N, ["gpu0", "gpu8"], links=[("gpu0", "leaf0")],
+                      calibration=Calibration.ideal())
+    assert r.healthy.time == pytest.approx(N / NIC + 530e-9, rel=1e-12)
+    assert r.degraded.time == pytest.approx(N / NIC + 1860e-9, rel=1e-12)
+    assert r.slowdown >= 1.0
+    default = degraded_cost(b200, "all-reduce", N, ["gpu0", "gpu8"],
+                            links=[("gpu0", "leaf0")])
+    assert default.slowdown >= 1.0
+
+
+def test_failed_leaf_uses_one_other_nic(b200):
+    """leaf0 fails (gpu0's and gpu8's rail): gpu0 -> nvs0 -> gpu1 -> leaf1 -> gpu9 -> nvs1
+    -> gpu8, every link carrying all of it: 10 + 150 + 10 + 100 + 330 + 100 + 10 + 150 + 10
+    = 870 ns. Before: 7 rails at once, 2^26 / 350e9 + 870 ns, slowdown 0.157x."""
+    broken = degrade(b200, nodes=["leaf0"])
+    router = Router(broken)
+    route = router.route("gpu0", "gpu8")
+    assert [router.link_name(i) for i in route.links] == [
+        ("gpu0", "nvs0"), ("nvs0", "gpu1"), ("gpu1", "leaf1"), ("leaf1", "gpu9"),
+        ("gpu9", "nvs1"), ("nvs1", "gpu8")]
+    assert list(route.weights) == [1.0] * 6
+    assert route.latency == pytest.approx(870e-9, rel=1e-12)
+    r = degraded_cost(b200, "all-reduce", N, ["gpu0", "gpu8"], nodes=["leaf0"],
+                      calibration=Calibration.ideal())
+    assert r.degraded.time == pytest.approx(N / NIC + 870e-9, rel=1e-12)
+    assert r.slowdown >= 1.0
+
+
+def test_gpu_only_forwarding_keeps_every_path():
+    """Rings and tori (no switches) keep ECMP over all shortest GPU-forwarded paths."""
+    g = build("torus:dims=4x4")
+    router = Router(g)
+    route = router.route("gpu0", "gpu5")  # two hops, two ways round
+    assert len(route.links) == 4
+    assert sorted(route.weights) == [0.5] * 4
+
+
+FABRICS = {
+    "rail-b200": ("rail-optimized:domains=2,gpu=B200-HGX",
+                  [((), ("leaf0",)), ((("gpu0", "leaf0"),), ()), ((("gpu8", "leaf0"),), ()),
+                   ((), ("spine0",)), ((("gpu0", "nvs0"),), ()), ((), ("leaf1",))]),
+    "rail-h100": ("rail-optimized:domains=4,servers_per_leaf=2",
+                  [((), ("leaf0",)), ((("gpu0", "leaf0"),), ()), ((), ("spine0",)),
+                   ((), ("leaf8",))]),
+    "nvl72x2": ("nvl72:racks=2", [((), ("leaf0",)), ((("gpu0", "leaf0"),), ())]),
+    "lite-rail": ("lite-groups:base=[rail-optimized:domains=2],lites=4",
+                  [((), ("leaf0",)), ((("gpu0", "leaf0"),), ()), ((("gpu0", "nvs0"),), ())]),
+    "lite-switch": ("lite-groups:base=[single-switch:n=4],lites=4",
+                    [((("gpu0", "nvs0"),), ())]),
+    "torus": ("torus:dims=4x4", [((), ("gpu5",))]),
+}
+OPS = ("all-reduce", "all-to-all", "send-recv", "all-gather")
+
+#: Known exceptions, left (see the report of commit): the degraded route may take a
+#: GPU-forwarded (PXN-like) path whose latency is below the healthy switched path through
+#: the spines, since a healthy GPU never forwards where a switched path exists (0.1-0.3%
+#: on 8-GPU groups spread over both domains); and a failed direct cable between two
+#: neighbours (torus, Lite mesh) spreads over every detour while the healthy pair uses its
+#: one cable (~0.33x).
+PXN_LATENCY = {("nvl72x2", "leaf0", "all-to-all", "spread"),
+               ("lite-rail", "leaf0", "all-reduce", "spread"),
+               ("lite-rail", "leaf0", "all-gather", "spread"),
+               ("lite-rail", "gpu0/leaf0", "all-reduce", "spread"),
+               ("lite-rail", "gpu0/leaf0", "all-gather", "spread")}
+
+
+def _cases():
+    for name, (_spec, fails) in FABRICS.items():
+        for (links, nodes), op, grp in itertools.product(fails, OPS, ("pair", "block",
+                                                                      "spread")):
+            tag = "+".join([*("/".join(x) for x in links), *nodes])
+            marks = ([pytest.mark.xfail(strict=True, reason="PXN latency below the spine")]
+                     if (name, tag, op, grp) in PXN_LATENCY else [])
+            yield pytest.param(name, links, nodes, op, grp, marks=marks,
+                               id=f"{name}-{tag}-{op}-{grp}")
+
+
+_BUILT: dict = {}
+
+
+@pytest.mark.parametrize(("name", "links", "nodes", "op", "grp"), list(_cases()))
+def test_failure_never_lowers_time(name, links, nodes, op, grp):
+    spec = FABRICS[name][0]
+    g = _BUILT.get(spec) or _BUILT.setdefault(spec, build(spec))
+    gpus = [n for n, k in g.nodes(data="kind") if k == "gpu"]
+    group = {"pair": [gpus[0], gpus[len(gpus) // 2]],
+             "block": gpus[:8] if len(gpus) > 8 else gpus[:4],
+             "spread": gpus[::max(1, len(gpus) // 8)][:8]}[grp]
+    group = [x for x in group if x not in nodes]
+    if op == "send-recv":
+        group = group[:2]
+    r = degraded_cost(g, op, N, group, links=links, nodes=nodes,
+                      calibration=Calibration.ideal())
+    assert r.degraded.time >= r.healthy.time, (r.healthy.time, r.degraded.time)
+
+
+@pytest.mark.xfail(strict=True, reason="left: a healthy neighbour pair uses its one cable, "
+                   "the degraded one every detour (healthy direct-connect rule)")
+@pytest.mark.parametrize("spec", ["torus:dims=4x4", "lite-groups:base=[single-switch:n=4],lites=4"])
+def test_failed_neighbour_cable_left(spec):
+    g = build(spec)
+    r = degraded_cost(g, "send-recv", N, ["gpu0", "gpu1"], links=[("gpu0", "gpu1")],
+                      calibration=Calibration.ideal())
+    assert r.degraded.time >= r.healthy.time
