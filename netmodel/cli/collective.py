@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from netmodel.cli.main import RegistryHelp
+from netmodel.cli.main import RegistryHelp, fabric_help
 
 __all__ = ["collective", "costs"]
 
@@ -103,7 +103,7 @@ def _size_count(text) -> int:
 def _model(fabric, placement, algorithm, algorithms, seed, max_transfers, plot=False):
     from compute.errors import UserError
     from netmodel.collectives.model import FabricCostModel
-    from topologies import build
+    from netmodel.study.topology_compare import resolve_fabric
 
     _check_seed(seed)
     if algorithms is not None:
@@ -117,7 +117,8 @@ def _model(fabric, placement, algorithm, algorithms, seed, max_transfers, plot=F
             raise UserError(f"--algorithms {algorithms!r}: 'nccl' (NCCL's own set for the "
                             f"op) stands alone; otherwise give a comma list of algorithms")
         algorithms = "nccl" if names == ["nccl"] else tuple(names)
-    graph = build(fabric)  # checked against the fabric schema as it is built
+    # a spec, a file or a scenario's fabric (checked against the fabric schema as built)
+    graph = resolve_fabric(fabric).graph
     return FabricCostModel(graph, placement=placement, algorithm=algorithm,
                            algorithms=algorithms, seed=seed, validated=True,
                            max_transfers=max_transfers)
@@ -147,8 +148,9 @@ def _short_group(group) -> str:
 
 @click.command("collective")
 @click.argument("op", metavar="OP")
-@click.option("--fabric", required=True, metavar="SPEC",
-              help="Fabric spec (e.g. single-switch:n=8, fat-tree:k=8) or a saved .json.")
+@click.option("--fabric", required=True, metavar="SPEC", cls=RegistryHelp,
+              help_from=lambda: "The fabric: " + fabric_help() + " Costed with this "
+              "command's --algorithm and --placement.")
 @click.option("--group", "group_text", default="8", show_default=True, metavar="N|NODES",
               help="Group size (placed by --placement) or comma-separated GPU nodes.")
 @click.option("--size", "size_text", default="64MiB", show_default=True,
@@ -353,7 +355,9 @@ FORMATS = {
 
 
 @click.command("costs")
-@click.option("--fabric", required=True, metavar="SPEC", help="Fabric spec or a saved .json.")
+@click.option("--fabric", required=True, metavar="SPEC", cls=RegistryHelp,
+              help_from=lambda: "The fabric: " + fabric_help() + " Costed with this "
+              "command's --algorithm and --placement.")
 @click.option("--ops", "ops_text", default="all-reduce", show_default=True, metavar="LIST",
               help="Comma-separated operations.")
 @click.option("--sizes", "sizes_text", default="1KiB:1GiB", show_default=True,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from netmodel.cli.main import max_batch_option
+from netmodel.cli.main import RegistryHelp, fabric_help, max_batch_option
 
 if TYPE_CHECKING:
     from compute.comm import CollectiveCostModel
@@ -162,10 +162,11 @@ _COLLECTIVE_OPTIONS = [
     click.option("--scenario", "scenario_ref", default=None, metavar="S",
                  help="Cost collectives on a scenario's fabric, as compare does: a shipped "
                  "scenario, NAME@GPU or a .toml file (the GPU defaults to the scenario's)."),
-    click.option("--fabric", "fabric_ref", default=None, metavar="SPEC",
-                 help="Cost collectives on a fabric (spec or saved file; placement "
-                 "contiguous, algorithm auto). Default without either: ring alpha-beta "
-                 "over the GPU's scale-up bandwidth."),
+    click.option("--fabric", "fabric_ref", default=None, metavar="SPEC", cls=RegistryHelp,
+                 help_from=lambda: "Cost collectives on a fabric (placement contiguous, "
+                 "algorithm auto; a scenario's fabric without its calibration: --scenario "
+                 "uses that): " + fabric_help() + " Default without either: ring "
+                 "alpha-beta over the GPU's scale-up bandwidth."),
 ]
 _PROFILE_OPTION = click.option(
     "--profile", "profile_ref", default=None, metavar="NAME|FILE",
@@ -201,9 +202,10 @@ def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_na
         return scen.gpu_spec, coll, desc, coll.gpus
     if fabric_ref is not None:
         from netmodel.collectives.model import FabricCostModel
-        from topologies import build
+        from netmodel.study.topology_compare import resolve_fabric
 
-        graph = build(fabric_ref)  # checked against the fabric schema as it is built
+        # a spec, a file or a scenario's fabric (checked against the schema as built)
+        graph = resolve_fabric(fabric_ref).graph
         names = {d.get("gpu") for _, d in graph.nodes(data=True) if d.get("kind") == "gpu"}
         if len(names) != 1:
             raise UserError(f"fabric {fabric_ref!r} holds {len(names)} GPU types; costing an "

@@ -109,6 +109,30 @@ class RegistryHelp(click.Option):
         return super().get_help_record(ctx)
 
 
+def fabric_help() -> str:
+    """What an argument naming a fabric takes, written from the builder and scenario
+    registries (for --help; resolved by :func:`netmodel.study.topology_compare.resolve_fabric`)."""
+    from netmodel.study.scenarios import scenario_names
+    from topologies.specs import builders
+
+    return ("a spec NAME[:KEY=VALUE,...] of a builder (" + ", ".join(b.name for b in builders())
+            + "; netmodel topology list), a saved .json/.graphml fabric, or a scenario ("
+            + ", ".join(scenario_names()) + ", NAME@GPU or a .toml file), whose fabric is "
+            "used: its builder and parameters, with its GPU. A scenario name wins over a "
+            "builder of the same name.")
+
+
+class FabricCommand(click.Command):
+    """A command taking a fabric SPEC argument: its help ends with what SPEC may be, from
+    the registries (:func:`fabric_help`)."""
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_help_text(ctx, formatter)
+        formatter.write_paragraph()
+        with formatter.indentation():
+            formatter.write_text("SPEC: " + fabric_help())
+
+
 class UserFacingError(click.ClickException):
     """A :class:`~compute.errors.UserError` on its way out: one line, exit status 2."""
 

@@ -3,8 +3,11 @@
 
 Only click and the standard library are imported at module level; networkx, matplotlib and
 the topologies package are imported inside the commands so ``netmodel --help`` stays fast.
-SPEC is a spec string (``fat-tree:k=8,oversubscription=2,gpu=Lite``) or a saved
-``.json`` / ``.graphml`` fabric; a bad one is one ``error:`` line with exit status 2.
+SPEC is a spec string (``fat-tree:k=8,oversubscription=2,gpu=Lite``), a saved
+``.json`` / ``.graphml`` fabric or a scenario (``lite-ocs``, ``lite-flat@Lite+BW``, a
+``.toml``: its fabric), resolved once here by
+:func:`netmodel.study.topology_compare.resolve_fabric`; a bad one is one ``error:`` line
+with exit status 2.
 Output paths follow :mod:`compute.outputs` (checked before the fabric is built: the folder
 must exist and be writable; a figure's suffix names its format).
 """
@@ -14,6 +17,8 @@ from __future__ import annotations
 import json
 
 import click
+
+from netmodel.cli.main import FabricCommand
 
 __all__ = ["topology"]
 
@@ -40,7 +45,8 @@ def _default(value) -> str:
 
 @click.group()
 def topology() -> None:
-    """Build, analyse, draw and export fabrics (SPEC: 'fat-tree:k=8,gpu=Lite' or a file)."""
+    """Build, analyse, draw and export fabrics (SPEC: 'fat-tree:k=8,gpu=Lite', a saved
+    file or a scenario such as lite-ocs or lite-flat@Lite+BW)."""
 
 
 @topology.command("list")
@@ -64,24 +70,28 @@ def list_(as_json: bool) -> None:
                                    subsequent_indent="    "))
 
 
-@topology.command()
+@topology.command(cls=FabricCommand)
 @click.argument("spec")
 @click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON.")
 @click.option("--pair", nargs=2, metavar="GPU GPU", default=None,
               help="Two GPUs for path diversity (default: gpu0 and the farthest GPU).")
 def show(spec: str, as_json: bool, pair: tuple[str, str] | None) -> None:
     """Analyse a fabric: counts, bill of materials, diameter, bandwidths, path diversity."""
-    from topologies import build
+    from netmodel.study.topology_compare import resolve_fabric
     from topologies.analysis import summary
 
-    s = summary(build(spec), pair=tuple(pair) if pair else None)
+    fab = resolve_fabric(spec)
+    s = summary(fab.graph, pair=tuple(pair) if pair else None)
+    scenario = fab.scenario.label if fab.scenario is not None else None
     if as_json:
-        click.echo(json.dumps(s.to_dict(), indent=1))
+        doc = s.to_dict()
+        click.echo(json.dumps({"scenario": scenario, **doc} if scenario else doc, indent=1))
         return
     b = s.bom
     types = ", ".join(f"{n} x {t}" for t, n in s.gpu_types.items())
     tiers = ", ".join(f"tier {t}: {n}" for t, n in s.switches_by_tier.items()) or "none"
-    lines = [
+    lines = [f"scenario:    {scenario} (its fabric)"] if scenario else []
+    lines += [
         f"fabric:      {s.name}" + (f"  [{s.spec}]" if s.spec else ""),
         f"GPUs:        {s.gpus} ({types})",
         f"switches:    {sum(s.switches_by_tier.values())} ({tiers}); OCS: {s.ocs}",
@@ -107,7 +117,7 @@ def show(spec: str, as_json: bool, pair: tuple[str, str] | None) -> None:
     click.echo("\n".join(lines))
 
 
-@topology.command()
+@topology.command(cls=FabricCommand)
 @click.argument("specs", nargs=-1, metavar="SPEC SPEC [SPEC...]")
 @click.option("--group", type=int, default=None, metavar="N",
               help="GPUs of the all-reduce group (default 8, or the largest power of two "
@@ -121,9 +131,8 @@ def compare(specs: tuple[str, ...], group: int | None, gpu: str | None, as_json:
             plot_path: str | None) -> None:
     """Fabrics side by side: counts, optics, ports, diameter, injection and bisection
     bandwidth, path diversity, all-reduce busbw of a group at 1 MiB, 64 MiB and 1 GiB,
-    network cost and power, blast radius per component class. SPEC: a spec string, a
-    .json/.graphml file or a scenario (lite-flat, lite-flat@Lite+BW), whose physical
-    fabric is used."""
+    network cost and power, blast radius per component class (a scenario's physical
+    fabric, before its [adjust])."""
     from compute.errors import UserError
 
     if len(specs) < 2:
@@ -152,7 +161,7 @@ def compare(specs: tuple[str, ...], group: int | None, gpu: str | None, as_json:
         click.echo(f"wrote {plot_path}")
 
 
-@topology.command()
+@topology.command(cls=FabricCommand)
 @click.argument("spec")
 @click.option("-o", "--output", required=True,
               help="Picture file; its suffix is the format: .png, .svg or .pdf.")
@@ -160,19 +169,19 @@ def compare(specs: tuple[str, ...], group: int | None, gpu: str | None, as_json:
 def plot(spec: str, output: str, title: str | None) -> None:
     """Draw a fabric (more than 512 GPUs: a representative part plus counts)."""
     from compute.outputs import check_file_path, figure_format
-    from topologies import build
+    from netmodel.study.topology_compare import resolve_fabric
     from topologies.draw import plot as draw
 
     check_file_path(output, "figure")
     figure_format(output)
-    click.echo(f"wrote {draw(build(spec), output, title=title)}")
+    click.echo(f"wrote {draw(resolve_fabric(spec).graph, output, title=title)}")
 
 
 #: Export formats and the file suffixes each takes.
 EXPORT_FORMATS = {"json": (".json",), "graphml": (".graphml",), "astra-sim": (".yml", ".yaml")}
 
 
-@topology.command()
+@topology.command(cls=FabricCommand)
 @click.argument("spec")
 @click.option("-o", "--output", required=True,
               help="Output file: .json (node-link), .graphml, or .yml (ASTRA-sim).")
@@ -196,9 +205,9 @@ def export(spec: str, output: str, fmt: str | None) -> None:
             raise UserError(f"{output}: unknown fabric file type {suffix or '(none)'!r}; "
                             f"allowed: .json, .graphml, .yml (or give --format)")
     check_file_path(output, "output file", EXPORT_FORMATS[fmt])
-    from topologies import build
+    from netmodel.study.topology_compare import resolve_fabric
 
-    graph = build(spec)
+    graph = resolve_fabric(spec).graph
     if fmt == "astra-sim":
         from topologies.astra_sim import astra_sim_network, write_astra_sim
 

@@ -113,7 +113,8 @@ def test_compare_unwritable_plot_folder(tmp_path):
 
 @pytest.mark.parametrize("args, needles", [
     (("show", "fat-tree:k=5"), ("fat-tree: k must be even",)),
-    (("show", "fat-tre"), ("unknown fabric builder 'fat-tre'; known:", "'fat-tree'")),
+    (("show", "fat-tre"), ("unknown fabric 'fat-tre': neither a fabric builder (known:",
+                           "'fat-tree'", "nor a scenario (known:", "'lite-ocs'")),
     (("show", "fat-tree:q=1"), ("unknown key 'q'", "'oversubscription'")),
     (("show", "ring:bandwidth=nan"), ("bandwidth", "finite number > 0")),
     (("show", "ring:bandwidth=-3GB/s"), ("bandwidth", "finite number > 0")),
