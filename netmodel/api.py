@@ -114,12 +114,12 @@ def build_fabric(spec: FabricLike, params: Mapping[str, Any] | None = None) -> n
     >>> build_fabric("fat-tree", {"k": 4}).graph["gpus"]
     16
     """
-    from netmodel.study.scenarios import Scenario
+    from netmodel.study.scenarios import Scenario, is_scenario_ref
     from topologies.specs import build
 
     if isinstance(spec, os.PathLike):
         spec = os.fspath(spec)
-    if params is None and isinstance(spec, str) and _is_scenario(spec):
+    if params is None and isinstance(spec, str) and is_scenario_ref(spec):
         spec = get_scenario(spec)
     if isinstance(spec, Scenario):
         from netmodel.study.fabric_search import build_fabric as scenario_fabric
@@ -169,10 +169,10 @@ def collective_time(fabric: FabricLike, op: str, sizes: ArrayLike, group: int | 
     366
     """
     from netmodel.collectives.model import FabricCostModel, check_sizes
-    from netmodel.study.scenarios import Scenario
+    from netmodel.study.scenarios import Scenario, is_scenario_ref
 
     n = check_sizes(sizes)
-    if isinstance(fabric, Scenario) or (isinstance(fabric, str) and _is_scenario(fabric)):
+    if isinstance(fabric, Scenario) or (isinstance(fabric, str) and is_scenario_ref(fabric)):
         from netmodel.study.fabric_search import ScenarioCollectives
 
         if not isinstance(group, int | np.integer) or isinstance(group, bool):
@@ -197,13 +197,6 @@ def collective_time(fabric: FabricLike, op: str, sizes: ArrayLike, group: int | 
                             algorithms=algorithms)
     g = model.group(group)   # a size or nodes; it refuses a string or a float by name
     return np.asarray(model.sweep(op, np.atleast_1d(n), g).time, dtype=float).reshape(n.shape)
-
-
-def _is_scenario(text: str) -> bool:
-    from netmodel.study.scenarios import shipped_scenarios
-
-    base = text.partition("@")[0].strip()
-    return base in shipped_scenarios() or base.lower().endswith(".toml")
 
 
 def _comm_for(gpu: GpuSpec, scenario, comm):

@@ -80,7 +80,7 @@ from compute.validate import choice, describe, number, string
 from compute.validate import name as validate_name
 
 __all__ = ["ADJUST_KEYS", "CALIBRATIONS", "CIRCUITS", "INSTANCES", "LINKS", "Adjust", "Scenario",
-           "expand_scenarios", "get_scenario", "instances_note", "load_scenario", "load_scenario_text", "parse_gpu_token",
+           "expand_scenarios", "get_scenario", "instances_note", "is_scenario_ref", "load_scenario", "load_scenario_text", "parse_gpu_token",
            "save_scenario", "scenario_names", "shipped_scenarios"]
 
 LINKS = ("as-built", "scale-up")
@@ -517,6 +517,22 @@ def scenario_names() -> tuple[str, ...]:
     return tuple(shipped_scenarios())
 
 
+def _split_ref(ref: str) -> tuple[str, str, str]:
+    """``(base, "@", gpu)`` of a scenario reference (``("name", "", "")`` without ``@``)."""
+    return ref.strip().rpartition("@") if "@" in ref else (ref.strip(), "", "")
+
+
+def is_scenario_ref(ref: str) -> bool:
+    """True when ``ref`` names a scenario as :func:`get_scenario` reads it: a shipped name or a
+    ``.toml`` path, optionally ``@GPU`` (whether that GPU exists is checked on reading).
+
+    >>> is_scenario_ref("lite-flat@Lite+BW"), is_scenario_ref("mine.toml"), is_scenario_ref("ring:n=4")
+    (True, True, False)
+    """
+    base = _split_ref(ref)[0].strip()
+    return base.lower().endswith(".toml") or base in shipped_scenarios()
+
+
 def get_scenario(ref: str | Scenario) -> Scenario:
     """A scenario from a shipped name or a ``.toml`` path, optionally ``@GPU`` (another GPU
     type); a :class:`Scenario` passes through."""
@@ -524,7 +540,7 @@ def get_scenario(ref: str | Scenario) -> Scenario:
         return ref
     if not isinstance(ref, str) or not ref.strip():
         raise UserError(f"a scenario must be a name or a .toml path, got {ref!r}")
-    base, at, gpu = ref.strip().rpartition("@") if "@" in ref else (ref.strip(), "", "")
+    base, at, gpu = _split_ref(ref)
     if at and not gpu.strip():
         raise UserError(f"scenario {ref!r} names no GPU after '@'")
     if base.lower().endswith(".toml"):

@@ -96,14 +96,6 @@ def _build_spec(name: str, params: tuple) -> nx.Graph:
     return build(name, dict(params))
 
 
-def _is_scenario(ref: str) -> bool:
-    from netmodel.study.scenarios import scenario_names
-
-    base = ref.rpartition("@")[0] if "@" in ref else ref
-    base = base.strip()
-    return base.lower().endswith(".toml") or base in scenario_names()
-
-
 def resolve_fabric(ref: str, gpu: str | None = None) -> Fabric:
     """The :class:`Fabric` that ``ref`` names (see the module docstring); ``gpu`` re-types it.
 
@@ -126,7 +118,9 @@ def resolve_fabric(ref: str, gpu: str | None = None) -> Fabric:
         from topologies.specs import build
 
         return Fabric(ref, "file", build(ref))
-    if _is_scenario(ref):
+    from netmodel.study.scenarios import is_scenario_ref
+
+    if is_scenario_ref(ref):
         from netmodel.study.fabric_search import build_fabric
         from netmodel.study.scenarios import get_scenario
 
