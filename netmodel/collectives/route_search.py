@@ -91,20 +91,20 @@ class SearchedRoutes:
                      hops, any(map(self._so_list.__getitem__, links)))
 
     def _one_forwarder(self, src, dst, found):
-        """``found`` (links, weights, latency, hops) with one choice of the GPUs that lend
-        their switch port to others' traffic (a GPU, neither end, that the route enters
-        from or leaves to a switch: PXN borrows another GPU's NIC over NVLink).
+        """``found`` (links, weights, latency, hops) with one choice of the GPU whose switch
+        port it borrows wherever it had several: a *lending* GPU is one, neither end, that
+        the route enters from or leaves to a switch (PXN borrows another GPU's NIC over
+        NVLink); where a node's next hops hold several lending GPUs, the route keeps the
+        first (in the route's order) and the shortest paths that avoid the others.
 
         NCCL sends a channel through one NIC, rail-aligned; a GPU whose own NIC or leaf
         failed uses another one, not every NVLink neighbour's NIC at once. Spreading the
         traffic over all of them gave a failed leaf more bandwidth than the healthy route
         (one NIC): 2 x 8 B200 rail-optimized, gpu0 <-> gpu8 with leaf0 failed, 0.157x
-        slowdown. So when traffic splits between several lending GPUs, the route keeps
-        those of its first path (the first next hop at each node, in the route's order)
-        and the shortest paths that avoid the others; switches still spread traffic
-        (ECMP), and GPUs that forward only between GPUs (rings, tori, meshes) are kept
-        whole."""
-        links, weights = found[0], found[1]
+        slowdown. Switches still spread traffic (ECMP) and GPUs that forward only between
+        GPUs (rings, tori, meshes) keep every path; a route with one lending GPU per choice
+        (a gateway Lite, a PXN hop) is unchanged."""
+        links = found[0]
         if not links:
             return found
         code = self._code
@@ -116,22 +116,54 @@ class SearchedRoutes:
         lending = set(s[lend_out].tolist()) | set(d[lend_in].tolist())
         if not lending:
             return found
-        inflow: dict = {}
-        for v, w in zip(d.tolist(), weights, strict=True):
-            if v in lending:
-                inflow[v] = inflow.get(v, 0.0) + w
-        if all(f >= 1.0 - 1e-9 for f in inflow.values()):
-            return found  # one forwarding choice already (a gateway)
         first: dict = {}
+        choices: dict = {}
         for u, v in zip(s.tolist(), d.tolist(), strict=True):
             first.setdefault(u, v)
+            if v in lending:
+                choices.setdefault(u, []).append(v)
+        drop = {v for c in choices.values() if len(c) > 1 for v in c[1:]}
+        if not drop:
+            return found  # one lending GPU wherever there is a choice
         keep, u = set(), sn
-        while u != dn:
+        while u != dn:  # the first path survives
             u = first[u]
             keep.add(u)
         nodes = self._nodes
-        avoid = frozenset(nodes[v] for v in lending - keep)
-        return self._search(src, dst, gpu_transit=True, avoid=avoid)
+        return self._search(src, dst, gpu_transit=True,
+                            avoid=frozenset(nodes[v] for v in drop - keep))
+
+    def _one_forwarder_many(self, src, dst, sizes, links, weights, latency, hops) -> tuple:
+        """:meth:`_one_forwarder` of the routes ``src[i] -> dst[i]`` laid end to end
+        (``sizes`` links each, as :meth:`_spread_many` gives them): the routes with a
+        choice between lending GPUs are found with numpy and redone one by one."""
+        code, n = self._code, self._n
+        r = np.repeat(np.arange(len(sizes)), sizes)
+        s, d = self._src[links], self._dst[links]
+        into = (code[d] == _GPU) & (code[s] == _SWITCH) & (d != dst[r])
+        out = (code[s] == _GPU) & (code[d] == _SWITCH) & (s != src[r])
+        lend = np.unique(np.concatenate([r[into] * n + d[into], r[out] * n + s[out]]))
+        if not len(lend):
+            return sizes, links, weights, latency, hops
+        hit = np.isin(r * n + d, lend)  # a link into a lending GPU: a choice at its start
+        at, count = np.unique(r[hit] * n + s[hit], return_counts=True)
+        redo = np.unique(at[count > 1] // n)
+        if not len(redo):
+            return sizes, links, weights, latency, hops
+        starts = np.cumsum(sizes) - sizes
+        parts = [(links[a:a + k], weights[a:a + k]) for a, k in zip(starts.tolist(),
+                                                                   sizes.tolist(), strict=True)]
+        latency, hops, sizes = latency.copy(), hops.copy(), sizes.copy()
+        nodes = self._nodes
+        for i in redo.tolist():
+            lk, w = parts[i]
+            got = self._one_forwarder(nodes[int(src[i])], nodes[int(dst[i])],
+                                      (lk.tolist(), w.tolist(), float(latency[i]),
+                                       int(hops[i])))
+            parts[i] = (np.asarray(got[0], dtype=np.int64), np.asarray(got[1], dtype=float))
+            latency[i], hops[i], sizes[i] = got[2], got[3], len(got[0])
+        return (sizes, np.concatenate([p[0] for p in parts]),
+                np.concatenate([p[1] for p in parts]), latency, hops)
 
     def _learn_from_dags(self, src: np.ndarray, dst: np.ndarray, key: np.ndarray,
                          base: int) -> int:
@@ -141,6 +173,9 @@ class SearchedRoutes:
         if not len(src):
             return base
         ok, sizes, links, weights, latency, hops = self._spread_many(src, dst)
+        if self._switch_latency and len(links):
+            sizes, links, weights, latency, hops = self._one_forwarder_many(
+                src[ok], dst[ok], sizes, links, weights, latency, hops)
         n_ok = int(ok.sum())
         ids = np.full(len(src), -1, dtype=np.int64)
         ids[ok] = np.arange(base, base + n_ok)

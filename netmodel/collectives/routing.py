@@ -718,8 +718,7 @@ class Router(TemplatedRoutes, SearchedRoutes):
             self._rt_scaleout.extend(so)
             known.update(zip(key[quick].tolist(), range(base, base + len(quick)), strict=True))
             base += len(quick)
-        # with switches, GPU-forwarded routes take one lending GPU (_one_forwarder): by pair
-        if len(slow) >= _WALK_MANY and len(self._nodes) <= _DAG_NODES and not self._switch_latency:
+        if len(slow) >= _WALK_MANY and len(self._nodes) <= _DAG_NODES:
             # switches and GPUs (GPUs may forward): from the kept shortest paths towards
             # each destination, every pair at once
             code = self._code
