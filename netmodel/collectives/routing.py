@@ -10,7 +10,9 @@ plus the traversal latency of every switch crossed).
 
 Transit rules: switches forward traffic, optical circuit switches never do (a circuit is
 its own GPU-GPU edge), and GPUs forward only when no switched path exists (direct-connect
-fabrics such as rings, tori and meshes).
+fabrics such as rings, tori and meshes); where such a route could hand its traffic to
+several GPUs that lend their switch port (PXN-like, after a NIC or leaf fails), it takes
+one (:meth:`~netmodel.collectives.route_search.SearchedRoutes._one_forwarder`).
 
 Speed: switched routes between two GPUs depend only on the switches each GPU is wired to
 (its *signature*, with those cables), so a route is worked out once per pair of signatures
