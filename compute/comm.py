@@ -22,6 +22,7 @@ Conventions (the same as nccl-tests, so that numbers can be put beside measureme
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -33,6 +34,10 @@ from compute.errors import UserError, known
 __all__ = ["OPERATIONS", "CollectiveCostModel", "CollectiveTimeFunction", "CommLike",
            "FunctionComm", "NoCommunication", "RingAlphaBeta", "as_comm", "check_group_size",
            "check_nbytes", "check_op"]
+
+#: The largest group check_group_size takes: 2**53, the largest whole number a float (the
+#: cost formulas' arithmetic) holds exactly; above it a size is not a count of GPUs.
+MAX_GROUP_SIZE = 2**53
 
 #: Collective operations understood across netmodel (names as typed on the command line).
 OPERATIONS = (
@@ -62,11 +67,32 @@ def check_group_size(group_size: int) -> int:
     8
     """
     if type(group_size) is int:
-        if group_size >= 1:
+        if 1 <= group_size <= MAX_GROUP_SIZE:
             return group_size
-    elif isinstance(group_size, np.integer) and group_size >= 1:
+    elif (isinstance(group_size, np.integer) and not isinstance(group_size, np.timedelta64)
+          and 1 <= group_size <= MAX_GROUP_SIZE):
         return int(group_size)
-    raise UserError(f"group_size must be a whole number of GPUs >= 1, got {group_size!r}")
+    if isinstance(group_size, int | np.integer) and group_size > MAX_GROUP_SIZE:
+        raise UserError(f"group_size must be a whole number of GPUs from 1 to {MAX_GROUP_SIZE:,} "
+                        f"(2**53, the largest a float counts exactly), got "
+                        f"{_shown_int(group_size)}")
+    raise UserError(f"group_size must be a whole number of GPUs >= 1, got {_shown(group_size)}")
+
+
+def _shown(value) -> str:
+    """``repr(value)`` cut to 60 characters for an error line (or its type, when Python
+    refuses to print it: an int above 4,300 digits, inside a list)."""
+    try:
+        return f"{value!r:.60}"
+    except ValueError:
+        return f"a {type(value).__name__} too large to print"
+
+
+def _shown_int(n) -> str:
+    """A whole number for an error line: its digits, or its size when they are too many to
+    print (Python refuses str() of an int above 4,300 digits)."""
+    return repr(n) if int(n).bit_length() <= 200 else (
+        f"{'a negative' if n < 0 else 'an'} integer of {int(n).bit_length():,} bits")
 
 
 def check_nbytes(nbytes: float | np.ndarray) -> float | np.ndarray:
@@ -77,12 +103,24 @@ def check_nbytes(nbytes: float | np.ndarray) -> float | np.ndarray:
         if 0.0 <= nbytes < np.inf:
             return nbytes
         raise UserError(f"message size must be a finite number of bytes >= 0, got {nbytes!r}")
-    if isinstance(nbytes, str | bytes | bool):
+    if isinstance(nbytes, str | bytes | bool | np.bool_):
         raise UserError(f"message size must be a number of bytes, got {nbytes!r}")
     try:
-        n = np.asarray(nbytes, dtype=float)
+        n = np.asarray(nbytes)
+        if n.dtype.kind == "O":   # ints beyond int64, or mixed objects: numbers one by one
+            if not all(isinstance(x, numbers.Real) and not isinstance(x, bool | np.bool_)
+                       for x in n.flat):
+                raise TypeError
+            n = n.astype(float)
+        elif n.dtype.kind in "iuf":
+            n = n.astype(float, copy=False)
+        else:   # bools, complex, strings, dates, times
+            raise TypeError
+    except OverflowError:
+        raise UserError(f"message size must be a finite number of bytes >= 0, got "
+                        f"{_shown_int(max((x for x in n.flat if isinstance(x, int)), key=abs))}") from None
     except (TypeError, ValueError):
-        raise UserError(f"message size must be a number of bytes, got {nbytes!r:.60}") from None
+        raise UserError(f"message size must be a number of bytes, got {_shown(nbytes)}") from None
     if n.size and not (0.0 <= n.min() and n.max() < np.inf):   # NaN fails the first
         bad = n[~(np.isfinite(n) & (n >= 0))] if n.ndim else n
         raise UserError(f"message size must be a finite number of bytes >= 0, got "

