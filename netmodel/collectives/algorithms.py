@@ -326,10 +326,37 @@ def _multi_ring(group, graph) -> tuple[Pairs, int]:
     D, m = table.shape
     nxt = np.roll(table, -1, axis=1)     # next GPU of the domain
     peer = np.roll(table, -1, axis=0)    # same rail, next domain
+    live = _live_rails(graph, group, table)
+    if live is not None:  # rings only on the rails whose NICs all work (NCCL's re-plan)
+        k = int(live.sum())
+        src = np.concatenate([table.ravel(), table[:, live].ravel()])
+        dst = np.concatenate([nxt.ravel(), peer[:, live].ravel()])
+        frac = np.concatenate([np.full(p, 1 / p), np.full(D * k, 1 / (k * p))])
+        return Pairs(group, src, dst, frac), D - 1
     src = np.concatenate([table.ravel(), table.ravel()])
     dst = np.concatenate([nxt.ravel(), peer.ravel()])
     frac = np.concatenate([np.full(p, 1 / p), np.full(p, 1 / (m * p))])
     return Pairs(group, src, dst, frac), D - 1
+
+
+def _live_rails(graph, group, table: np.ndarray) -> np.ndarray | None:
+    """Which rails (columns of ``table``) have a port into the scale-out network (a switch
+    of tier >= 1) at every GPU, when some but not all do; else None (every rail, or a
+    fabric whose domains meet otherwise). A GPU whose NIC link or rail leaf failed leaves
+    its rail dead: NCCL, started again on the degraded fabric, lays its channels over the
+    NICs that remain (each ring on ``1/k`` of the data over ``k`` rails) rather than
+    sending one rail's ring through a borrowed NIC twice loaded."""
+    adj, data = graph._adj, graph._node
+
+    def port(g) -> bool:
+        return any(data[v].get("kind") == "switch" and data[v].get("tier", 0) >= 1
+                   for v in adj[g])
+
+    ok = np.array([[port(group[i]) for i in row] for row in table.tolist()], dtype=bool)
+    live = ok.all(axis=0)
+    if live.all() or not live.any():
+        return None
+    return live
 
 
 def _ring_latencies(p: int, inter: int) -> tuple[int, int]:

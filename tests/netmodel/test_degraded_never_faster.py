@@ -141,3 +141,17 @@ def test_failed_neighbour_cable_left(spec):
     r = degraded_cost(g, "send-recv", N, ["gpu0", "gpu1"], links=[("gpu0", "gpu1")],
                       calibration=Calibration.ideal())
     assert r.degraded.time >= r.healthy.time
+
+
+def test_rings_replan_over_surviving_rails(b200):
+    """16 B200 over both domains, leaf0 failed (rail 0 of both): the rings are laid over the
+    7 rails left, each on 1/7 of the data (NCCL started again on the degraded fabric), not
+    rail 0's ring through a borrowed NIC at twice its load (1.57x with default calibration
+    after b8fa301). Ideal calibration: 30 steps, each bound by a NIC carrying n / (16 x 8)
+    healthy and n / (16 x 7) degraded at 50 GB/s, the same 5.82 us of latency."""
+    group = [f"gpu{i}" for i in range(16)]
+    r = degraded_cost(b200, "all-reduce", N, group, nodes=["leaf0"], algorithm="ring",
+                      calibration=Calibration.ideal())
+    assert r.healthy.time == pytest.approx(30 * N / (128 * NIC) + 5.82e-6, rel=1e-12)
+    assert r.degraded.time == pytest.approx(30 * N / (112 * NIC) + 5.82e-6, rel=1e-12)
+    assert r.slowdown == pytest.approx(1.1403, abs=1e-4)
