@@ -584,6 +584,8 @@ def _pairwise_sum(xs: list) -> float:
 
 
 def _check_time(t: float, op: str, group: int) -> None:
-    if not (math.isfinite(t) and t >= 0):
-        raise ValueError(f"collective model returned a negative or non-finite time for "
-                         f"{op} among {group} GPUs")
+    if not (math.isfinite(t) and t >= 0):   # a UserError: the model is the caller's input
+        raise UserError(f"collective model returned a negative or non-finite time for "
+                        f"{op} among {group} GPUs ({t!r} s); it must give seconds >= 0 (a "
+                        f"fabric gives inf where no path joins the group, as on an OCS "
+                        f"whose circuits are not set up)")

@@ -205,15 +205,23 @@ def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_na
         from netmodel.study.topology_compare import resolve_fabric
 
         # a spec, a file or a scenario's fabric (checked against the schema as built)
-        graph = resolve_fabric(fabric_ref).graph
+        fabric = resolve_fabric(fabric_ref)
+        graph = fabric.graph
         names = {d.get("gpu") for _, d in graph.nodes(data=True) if d.get("kind") == "gpu"}
         if len(names) != 1:
             raise UserError(f"fabric {fabric_ref!r} holds {len(names)} GPU types; costing an "
                             f"instance on it needs one")
         built_for = names.pop()
         if gpu_name is not None and gpu_name != built_for:
+            if fabric.source == "scenario":   # a spec's 'gpu=' key means nothing after a name
+                base = fabric_ref.strip().rpartition("@")[0] or fabric_ref.strip()
+                how = f"give the scenario with that GPU ({base}@{gpu_name})"
+            elif fabric.source == "file":
+                how = "a saved fabric file's GPUs are part of it; give a spec or scenario"
+            else:
+                how = f"name that GPU in the spec (gpu={gpu_name})"
             raise UserError(f"fabric {fabric_ref!r} is built for GPU {built_for!r}, not "
-                            f"{gpu_name!r}; name that GPU in the spec (gpu={gpu_name})")
+                            f"{gpu_name!r}; {how}")
         gpu = resolve_gpu(built_for, gpu_file)
         comm = FabricCostModel(graph, placement="contiguous", algorithm="auto",
                                validated=True)

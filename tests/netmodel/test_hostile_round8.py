@@ -108,3 +108,36 @@ def test_valid_numpy_and_edge_sizes_still_work():
     assert float(RING.collective_time("all-reduce", 10**30, 8)) == pytest.approx(1.75e19)
     assert check_group_size(2**53) == 2**53
     assert check_nbytes([]).shape == (0,)
+
+
+# ------------------------------------------------------------- fabric arguments (CLI)
+
+INFER = ["infer", "--model", "Llama-3-8B", "--tp", "8", "--batch", "4"]
+
+
+@pytest.mark.parametrize("args,needle", [
+    # an OCS scenario's fabric as built has no circuits: every group is cut apart. Before: a
+    # traceback (ValueError: collective model returned a negative or non-finite time ...)
+    (INFER + ["--fabric", "lite-ocs@H100-SXM"], "for all-gather among 8 GPUs (inf s)"),
+    (["search", "--model", "Llama-3-8B", "--fabric", "lite-ocs"], "among 2 GPUs (inf s)"),
+    (INFER + ["--fabric", "ocs:gpus=16,gpu=H100-SXM"], "no path joins the group"),
+])
+def test_a_cut_fabric_is_one_line_not_a_traceback(args, needle):
+    _one_line_error(_run(args), needle)
+
+
+@pytest.mark.parametrize("fabric,advice", [
+    # before: "name that GPU in the spec (gpu=H100-SXM)" for every source, which for a
+    # scenario name or file gives 'unknown fabric' or is not possible at all
+    ("lite-ocs", "give the scenario with that GPU (lite-ocs@H100-SXM)"),
+    ("lite-flat@Lite+BW", "(lite-flat@H100-SXM)"),
+    ("docs/examples/gb300-nvl72.toml", "(docs/examples/gb300-nvl72.toml@H100-SXM)"),
+    ("ring:n=8,gpu=Lite", "name that GPU in the spec (gpu=H100-SXM)"),
+])
+def test_fabric_built_for_another_gpu_gives_advice_that_works(fabric, advice):
+    line = _one_line_error(_run(INFER + ["--fabric", fabric, "--gpu", "H100-SXM"]), advice)
+    if "@" in advice:   # the advice itself runs (on a fabric that is not cut apart)
+        ref = advice.rpartition("(")[2].rstrip(")")
+        if not ref.startswith("lite-ocs"):
+            r = _run(INFER + ["--fabric", ref, "--gpu", "H100-SXM"])
+            assert r.exit_code == 0, (line, r.output)
