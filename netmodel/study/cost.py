@@ -72,7 +72,7 @@ if TYPE_CHECKING:
     from netmodel.study.scenarios import Scenario
 
 __all__ = ["SHARES", "CostSummary", "NetworkBill", "NetworkItem", "NetworkPrices",
-           "cost_summary", "host_power", "host_powers", "network_bill", "network_costs", "parameters"]
+           "cost_summary", "host_power", "host_power_row", "host_powers", "network_bill", "network_costs", "parameters"]
 
 #: How the network of a scenario is charged (see the module docstring).
 SHARES = ("ports-used", "as-built")
@@ -542,6 +542,16 @@ def host_powers() -> dict:
     return read_host_powers(table, where, catalog())
 
 
+def host_power_row(gpu: GpuSpec):
+    """The ``[host_power_per_gpu]`` row (:class:`compute.rows.Parameter`) that gives
+    ``gpu``'s host power (a catalog GPU as shipped that has one), or None: the TDP rule
+    from ``host_power_per_h100`` applies."""
+    from compute.hardware import catalog
+
+    row = host_powers().get(gpu.name)
+    return row if row is not None and catalog().get(gpu.name) == gpu else None
+
+
 def host_power(gpu: GpuSpec, host_power_per_h100: float | None = None) -> float:
     """W per GPU that the host (server less GPUs and network) of ``gpu``'s system draws at
     its max: the row of ``compute/data/economics.toml``'s ``[host_power_per_gpu]`` for a
@@ -553,12 +563,12 @@ def host_power(gpu: GpuSpec, host_power_per_h100: float | None = None) -> float:
     >>> host_power(get_gpu("GB300-NVL72")), host_power(get_gpu("H100-SXM")), host_power(get_gpu("Lite"))
     (186.0, 534.0, 133.5)
     """
-    from compute.hardware import catalog, get_gpu
+    from compute.hardware import get_gpu
     from compute.power import nominal_tdp
     from compute.yield_model import parameter
 
-    row = host_powers().get(gpu.name)
-    if row is not None and catalog().get(gpu.name) == gpu:
+    row = host_power_row(gpu)
+    if row is not None:
         return row.value
     per_h100 = parameter("host_power_per_h100") if host_power_per_h100 is None \
         else host_power_per_h100
@@ -586,6 +596,9 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     tco = {k: _check(k, tco[k]) if k in tco else parameter(k) for k in _TCO_ARGS}
     if tco["utilization"] > 1:
         raise UserError(f"utilization must be <= 1, got {tco['utilization']!r}")
+    if tco["host_load_fraction"] > 1:   # a share of the host's max power draw
+        raise UserError(f"host_load_fraction must be a fraction of the host's max power "
+                        f"from 0 to 1, got {tco['host_load_fraction']!r}")
     if tco["pue"] < 1:
         raise UserError(f"pue must be >= 1, got {tco['pue']!r}")
     if tco["lifetime"] <= 0:

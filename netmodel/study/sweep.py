@@ -372,6 +372,7 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
     options = options or RooflineOptions()
     slo = slo or Slo()
     ys = params[1].values if len(params) > 1 else (None,)
+    _check_host_power_moves(params, scens)
     check("sweep", "searches", len(scens) * len(params[0].values) * len(ys) * len(models)
           * len(phases), MAX_SEARCHES, "NETMODEL_MAX_SWEEP_SEARCHES",
           "sweep fewer points, scenarios or models")
@@ -414,6 +415,26 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
         settings["instances"] = instances_note(scens)
     return SweepResult(rows=tuple(rows), params=tuple(params),
                        labels=tuple(s.label for s in scens), settings=settings)
+
+
+def _check_host_power_moves(params, scens) -> None:
+    """Refuse a sweep of ``cost.host_power_per_h100`` that moves no scenario: it sets the
+    host power of GPUs with no ``[host_power_per_gpu]`` row only (docs/economics.md), so
+    where every scenario's GPU has one, each point would cost the same without a word."""
+    path = f"{COST}host_power_per_h100"
+    if not any(p.path == path for p in params):
+        return
+    from compute.hardware import catalog
+    from netmodel.study.cost import host_power_row, host_powers
+
+    rows = [(s, host_power_row(s.gpu_spec)) for s in scens]
+    if all(row is not None for _, row in rows):
+        own = ", ".join(dict.fromkeys(f"{s.gpu_spec.name} {row.value:g} W" for s, row in rows))
+        raise UserError(f"sweep parameter {path} moves no scenario of this sweep: each one's "
+                        f"GPU has its own host power row in compute/data/economics.toml "
+                        f"[host_power_per_gpu] ({own} per GPU); it sets the host power of "
+                        f"{', '.join(n for n in catalog() if n not in host_powers())} and GPU "
+                        f"files' GPUs only")
 
 
 class _SweepSettings(NamedTuple):

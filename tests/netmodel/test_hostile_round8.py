@@ -141,3 +141,57 @@ def test_fabric_built_for_another_gpu_gives_advice_that_works(fabric, advice):
         if not ref.startswith("lite-ocs"):
             r = _run(INFER + ["--fabric", ref, "--gpu", "H100-SXM"])
             assert r.exit_code == 0, (line, r.output)
+
+
+# ------------------------------------------------------------- host power rows and overrides
+
+SWEEP = ["sweep", "--models", "Llama-3-8B", "--phase", "decode"]
+
+
+@pytest.mark.parametrize("scenarios,needle", [
+    # before: every point the same (USD/Mtoken 0.016 at 0, 534 and 2,000 W), exit 0
+    (["h100-dgx@B200-HGX"], "(B200-HGX 716 W per GPU)"),
+    (["h100-dgx@B200-HGX", "lite-flat@GB300-NVL72"], "(B200-HGX 716 W, GB300-NVL72 186 W per GPU)"),
+    (["h100-dgx@A100-SXM-80GB"], "A100-SXM-80GB 387 W"),
+])
+def test_a_host_power_sweep_that_moves_nothing_is_refused(scenarios, needle):
+    args = SWEEP + [a for s in scenarios for a in ("--scenario", s)]
+    line = _one_line_error(_run(args + ["--param", "cost.host_power_per_h100=0,534,2000"]),
+                           "cost.host_power_per_h100 moves no scenario", needle)
+    assert "H100-SXM, H200-SXM, Lite" in line
+
+
+def test_a_mixed_host_power_sweep_moves_the_rule_gpus_only():
+    from netmodel.study.cost import cost_summary
+
+    # H100: 32 GPUs x 534 W x 0.75 = 12,816 W at the default; 32 x 2,000 x 0.75 = 48,000 W
+    h100 = [cost_summary("h100-dgx", "Llama-3-8B", "decode", host_power_per_h100=w).power_host
+            for w in (534, 2000)]
+    assert h100 == [12_816.0, 48_000.0]
+    # B200 on the same fabric: its DGX B200 row, 32 x 716 W x 0.75 = 17,184 W, whatever it is
+    b200 = cost_summary("h100-dgx@B200-HGX", "Llama-3-8B", "decode", host_power_per_h100=2000)
+    assert b200.power_host == 17_184.0
+    r = _run(SWEEP + ["--scenario", "h100-dgx@B200-HGX", "--scenario", "h100-dgx", "--param",
+                      "cost.host_power_per_h100=534,2000"])
+    assert r.exit_code == 0, r.output
+
+
+@pytest.mark.parametrize("value,needle", [
+    ("2", "host_load_fraction must be a fraction of the host's max power from 0 to 1, got 2.0"),
+    ("1.0000001", "got 1.0000001"), ("-1", "'-1' must be a finite number >= 0"),
+    ("nan", "'nan'"), ("1e400", "'1e400'"),
+])
+def test_host_load_fraction_above_one_is_refused(value, needle):
+    # before: 2 was taken (a host drawing twice its max: 25,632 W for h100-dgx)
+    _one_line_error(_run(SWEEP + ["--scenario", "h100-dgx", "--param",
+                                  f"cost.host_load_fraction={value}"]), needle)
+
+
+@pytest.mark.parametrize("value,needle", [
+    ("-1", "'-1' must be a finite number >= 0"), ("nan", "'nan'"), ("inf", "'inf'"),
+    ("1e400", "'1e400'"), ("abc", "'abc' is not a number"), ("0x10", "not a number"),
+    ("1e3,-5", "'-5'"),
+])
+def test_host_power_per_h100_bad_values(value, needle):
+    _one_line_error(_run(SWEEP + ["--scenario", "h100-dgx", "--param",
+                                  f"cost.host_power_per_h100={value}"]), needle)
