@@ -195,3 +195,42 @@ def test_host_load_fraction_above_one_is_refused(value, needle):
 def test_host_power_per_h100_bad_values(value, needle):
     _one_line_error(_run(SWEEP + ["--scenario", "h100-dgx", "--param",
                                   f"cost.host_power_per_h100={value}"]), needle)
+
+
+ROW = {"value": 716, "unit": "W", "source": "s", "ref": "", "confidence": "derived"}
+
+
+@pytest.mark.parametrize("row,needle", [
+    # before: OverflowError: int too large to convert to float (a TOML integer has no bound)
+    (dict(ROW, value=10**400), "value must be a finite number >= 0, got 1000000000"),
+    (dict(ROW, value=10**400), "... (401 characters)"),
+    (dict(ROW, value=-(10**400)), "got -1000000000"),
+    (dict(ROW, value="716"), "got '716'"), (dict(ROW, value=True), "got True"),
+    (dict(ROW, value=math.inf), "got inf"), (dict(ROW, value=math.nan), "got nan"),
+    (dict(ROW, value=-1), "got -1"), (dict(ROW, value=[716]), "got [716]"),
+    (dict(ROW, unit="kW"), "unit 'kW' is not known"), (dict(ROW, unit="USD"), "unit must be 'W'"),
+    ({k: v for k, v in ROW.items() if k != "source"}, "must hold exactly the keys"),
+    (dict(ROW, extra=1), "must hold exactly the keys"), (5, "must hold exactly the keys"),
+    (dict(ROW, confidence="sure"), "confidence 'sure' is not allowed"),
+    (dict(ROW, source=" "), "needs a non-empty source"),
+])
+def test_hostile_host_power_rows(row, needle):
+    from compute.rows import read_host_powers
+
+    with pytest.raises(UserError) as e:
+        read_host_powers({"B200-HGX": row}, "economics.toml", ["B200-HGX"])
+    msg = str(e.value)
+    assert "\n" not in msg and len(msg) < 400 and needle in msg, msg
+
+
+@pytest.mark.parametrize("table,needle", [
+    (5, "must be a table of rows by GPU name"), ([ROW], "must be a table"),
+    ({"": ROW}, "[] is not a GPU of the catalog"), ({"B200-HGX ": ROW}, "[B200-HGX ] is not"),
+    ({"b200-hgx": ROW}, "[b200-hgx] is not a GPU"), ({"Lité": ROW}, "[Lité] is not"),
+])
+def test_hostile_host_power_tables(table, needle):
+    from compute.rows import read_host_powers
+
+    with pytest.raises(UserError, match=None) as e:
+        read_host_powers(table, "economics.toml", ["B200-HGX"])
+    assert needle in str(e.value), str(e.value)
