@@ -234,3 +234,85 @@ def test_hostile_host_power_tables(table, needle):
     with pytest.raises(UserError, match=None) as e:
         read_host_powers(table, "economics.toml", ["B200-HGX"])
     assert needle in str(e.value), str(e.value)
+
+
+# ------------------------------------------------------------- calibrate: the new columns
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+HEADER = "model,gpu,tp,batch,phase,latency_s,prompt,context,pp,ep,attention_dp,expert_skew"
+
+
+@st.composite
+def _rows(draw):
+    """A valid measured step: Llama-3-8B (dense) or Mixtral-8x7B (8 experts) on H100-SXM at a
+    configuration infer takes, its latency 1.05-3x its roofline (a plausible engine)."""
+    from compute.profile_fit import _Components, roofline
+    from compute.profiles import Measurement
+
+    model = draw(st.sampled_from(["Llama-3-8B", "Mixtral-8x7B"]))
+    tp = draw(st.sampled_from([1, 2, 4, 8]))
+    ep = draw(st.sampled_from([1, 2, 4, 8])) if model == "Mixtral-8x7B" else 1
+    skew = draw(st.sampled_from([1.0, 1.25, 2.0])) if ep > 1 else 1.0
+    phase = draw(st.sampled_from(["decode", "prefill"]))
+    batch = draw(st.integers(1, 64))
+    tokens = draw(st.integers(16, 4096))
+    m = Measurement(model, "H100-SXM", tp, phase, batch, 1.0,
+                    prompt=tokens if phase == "prefill" else None,
+                    context=tokens if phase == "decode" else None, ep=ep, expert_skew=skew)
+    try:
+        _Components(m)   # calibrate's own check that the step could have run
+        floor = roofline(m)
+    except UserError:   # does not fit the GPUs (memory): not a valid measurement
+        return None
+    lat = floor * draw(st.floats(1.05, 3.0))
+    return (f"{model},H100-SXM,{tp},{batch},{phase},{lat!r},"
+            f"{tokens if phase == 'prefill' else ''},{tokens if phase == 'decode' else ''},"
+            f"1,{ep},1,{skew!r}")
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=st.lists(_rows(), min_size=2, max_size=5))
+def test_random_valid_rows_round_trip_through_a_profile(rows, tmp_path_factory):
+    from compute.profile_fit import fit_profile
+    from compute.profiles import read_measurements, read_profile
+
+    rows = [r for r in rows if r is not None]
+    if len(rows) < 2:
+        return
+    d = tmp_path_factory.mktemp("cal")
+    (d / "m.csv").write_text(HEADER + "\n" + "\n".join(rows) + "\n")
+    ms = read_measurements(d / "m.csv")
+    fit = fit_profile(ms, fit=["layer_overhead_s"], name="mine")
+    (d / "p.toml").write_text(fit.profile.to_toml())
+    back = read_profile(d / "p.toml")
+    assert back.measurements == ms                   # every column, ep and skew included
+    assert back.layer_overhead_s == fit.profile.layer_overhead_s
+    again = fit_profile(back.measurements, fit=["layer_overhead_s"], name="mine")
+    assert again.profile.layer_overhead_s == pytest.approx(fit.profile.layer_overhead_s,
+                                                           rel=1e-9, abs=1e-15)
+
+
+CAL_BASE = "Mixtral-8x7B,H100-SXM,8,64,decode,0.006,,1000"
+
+
+@pytest.mark.parametrize("cells,needle", [
+    ("0,1,1,1", "pp must be a whole number from 1 to 1,000,000, got 0"),
+    ("-0,1,1,1", "pp must be a whole number from 1 to 1,000,000, got 0"),
+    ("1e400,1,1,1", "pp must be a whole number"), ("1.5,1,1,1", "pp must be a whole number"),
+    ("1,3,1,1", "EP degree 3 does not divide the 8 experts of Mixtral-8x7B; allowed: 1, 2, 4, 8"),
+    ("1,0x8,1,1", "ep must be a number (a whole number >= 1), got '0x8'"),
+    ("1,two,1,1", "got 'two'"), ("1,8,-1,1", "attention_dp must be a whole number"),
+    ("1,8,1,0.5", "expert_skew must be a number from 1 to 1,000,000, got 0.5"),
+    ("1,8,1,nan", "got nan"), ("1,8,1,inf", "got inf"), ("1,8,1,1e7", "got 10000000"),
+    ("1,8,1,True", "expert_skew must be a number, got 'True'"),
+    ("1,8,1,1e-400", "got 0"), ("1,8,1,1,9", "more cells than the header"),
+    ("1,8,1", "fewer cells than the header"),
+])
+def test_calibrate_bad_new_columns(cells, needle, tmp_path):
+    (tmp_path / "m.csv").write_text(f"{HEADER}\n{CAL_BASE},{cells}\n")
+    out = tmp_path / "p.toml"
+    _one_line_error(_run(["calibrate", "--measurements", tmp_path / "m.csv", "-o", out,
+                          "--fit", "layer_overhead_s"]), needle)
+    assert not out.exists()
