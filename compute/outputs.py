@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import errno
 import hashlib
 import json
 import os
@@ -77,6 +78,13 @@ def _check_text(path, what: str) -> Path:
         raise UserError(f"{what} must not be empty")
     if any(ord(c) < 32 for c in text):
         raise UserError(f"{what} {text!r} holds a control character")
+    try:   # a name over the file system's limit raises here, not False, in every later check
+        Path(text).exists()
+    except OSError as exc:
+        shown = _describe(text) if len(text) <= 100 else f"{_describe(text)[:100]}..."
+        hint = (" (at most 255 bytes a name and 4,096 a path on most file systems)"
+                if exc.errno == errno.ENAMETOOLONG else "")
+        raise UserError(f"{what} {shown}: {exc.strerror or exc}{hint}") from None
     return Path(text)
 
 

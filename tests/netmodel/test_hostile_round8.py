@@ -316,3 +316,24 @@ def test_calibrate_bad_new_columns(cells, needle, tmp_path):
     _one_line_error(_run(["calibrate", "--measurements", tmp_path / "m.csv", "-o", out,
                           "--fit", "layer_overhead_s"]), needle)
     assert not out.exists()
+
+
+# ------------------------------------------------------------- output paths
+
+LONG = "é" * 300   # 600 bytes: over the 255-byte limit of a name
+
+
+@pytest.mark.parametrize("args", [
+    ["study", "lite-gpu", "-q", "--no-fabric", "--models", "Llama-3-70B", "--out", "{d}/" + LONG],
+    ["sweep", "--scenario", "h100-dgx", "--param", "adjust.hop_latency=0.1us,1us", "--models",
+     "Llama-3-8B", "--out", "{d}/" + LONG],
+    ["topology", "export", "lite-ocs", "-o", "{d}/" + LONG + ".json"],
+    ["topology", "plot", "h100-dgx@Lite", "-o", "{d}/" + LONG + ".png"],
+    ["topology", "export", "ring:n=4", "-o", "{d}/" + "a/" * 3000 + "x.json"],
+])
+def test_an_output_name_too_long_is_one_line(args, tmp_path):
+    # before: OSError: [Errno 36] File name too long (a traceback, exit 1)
+    r = _run([a.replace("{d}", str(tmp_path)) for a in args])
+    line = _one_line_error(r, "File name too long (at most 255 bytes a name")
+    assert len(line) < 300 and "..." in line
+    assert list(tmp_path.iterdir()) == []
