@@ -242,11 +242,11 @@ def _check_xml(raw: bytes, where: str) -> None:
 
 
 def _read_bytes(path: Path) -> bytes:
-    if not path.is_file():
-        raise UserError(f"fabric file {path} does not exist" if not path.exists()
-                        else f"fabric file {path} is not a file")
     limit = max_file_bytes()
-    try:
+    try:   # is_file raises, not False, for a name over the file system's limit
+        if not path.is_file():
+            raise UserError(f"fabric file {path} does not exist" if not path.exists()
+                            else f"fabric file {path} is not a file")
         size = path.stat().st_size
         if size > limit:
             raise UserError(f"fabric file {path} is {size:,} bytes, over the limit of "

@@ -337,3 +337,11 @@ def test_an_output_name_too_long_is_one_line(args, tmp_path):
     line = _one_line_error(r, "File name too long (at most 255 bytes a name")
     assert len(line) < 300 and "..." in line
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("suffix", [".json", ".graphml"])
+@pytest.mark.parametrize("cmd", [["topology", "show"], ["topology", "compare", "ring:n=4"]])
+def test_a_fabric_file_name_too_long_is_one_line(cmd, suffix, tmp_path):
+    # before (.json): OSError: [Errno 36] File name too long from topologies.io._read_bytes
+    _one_line_error(_run(cmd + [f"{tmp_path}/{LONG}{suffix}"]), "cannot read fabric file",
+                    "File name too long")
