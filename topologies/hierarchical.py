@@ -109,7 +109,8 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
     sharp : bool
         Reduction in leaves and spines (InfiniBand SHARP).
     servers_per_rack : int, optional
-        Servers per rack for the ``rack`` label; default one domain per rack.
+        Servers per rack for the ``rack`` label; default one domain per rack (more than
+        the fabric's servers: one rack).
     medium : str
         Medium of the scale-out cables.
 
@@ -147,6 +148,8 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
     medium = check_medium("medium", medium)
     n = domains * size
     servers = n // gps
+    if per_rack is not None:   # more servers a rack than there are: one rack
+        per_rack = min(per_rack, servers)
     sus = -(-servers // per_leaf)
     scaleout = domains > 1
     leaves = sus * gps
@@ -217,15 +220,19 @@ def superpod(sus: int = 1, gpu: str | GpuSpec = "H100-SXM", scaleup_bandwidth: f
 @builder("nvl72")
 def nvl72(racks: int = 1, gpu: str | GpuSpec = "B200-HGX", scaleup_bandwidth: float | None = None,
           nic_bandwidth: float | None = None, sharp: bool = False,
-          medium: str = "pluggable-optics") -> nx.Graph:
+          medium: str = "pluggable-optics", leaf_radix: int = 64, spine_radix: int = 64,
+          servers_per_leaf: int | None = None) -> nx.Graph:
     """GB200 NVL72-like racks: 72 GPUs per rack on one NVLink domain.
 
     The published shape (fabrics.md): 72 GPUs per rack on one NVLink domain (18 NVLink switch chips, each GPU with one NVLink5 to every chip: 18 links,
     900 GB/s per direction; modelled as one logical switch of 18 x 72 ports with NVLS).
     The GPU type defaults to the catalog's B200 (the Blackwell GPU of a GB200 has the same
     NVLink5 bandwidth). With ``racks > 1`` each GPU's NIC joins a rail-optimized leaf-spine
-    (4 GPUs per compute tray = 4 rails; 32 trays per leaf: an assumption, not a published
-    GB200 SuperPOD shape).
+    (4 GPUs per compute tray = 4 rails; ``servers_per_leaf`` trays per leaf, default half
+    the leaf's ports: an assumption, not a published GB200 SuperPOD shape). The leaves and
+    spines default to 64 ports (NDR Quantum-2 class, for 400 Gb/s NICs); an XDR fabric of
+    800 Gb/s NICs (GB300) has 144-port Quantum-X800 switches: ``leaf_radix=144,
+    spine_radix=144``.
 
     Each logical switch ``nvs{d}`` stands for the :data:`NVL72_SWITCH_TRAYS` = 9 NVLink
     switch trays (2 chips each) of its rack: each tray fails on its own, and NVIDIA documents
@@ -239,9 +246,15 @@ def nvl72(racks: int = 1, gpu: str | GpuSpec = "B200-HGX", scaleup_bandwidth: fl
     (72, 1296, 900.0)
     >>> sorted({g.nodes[f"gpu{i}"]["server"] for i in range(8)})   # 4 GPUs per compute tray
     [0, 1]
+    >>> g = nvl72(racks=16, leaf_radix=144, spine_radix=144)   # 288 trays, 72 a leaf
+    >>> sum(1 for n in g if n.startswith("leaf")), g.nodes["leaf0"]["radix"]
+    (16, 144)
     """
     racks = check_int("racks", racks)
+    leaf_radix = check_radix("leaf_radix", leaf_radix, 2)
+    per_leaf = leaf_radix // 2 if servers_per_leaf is None else servers_per_leaf
     return rail_optimized(domains=racks, domain_size=72, gpus_per_server=4, gpu=gpu,
-                          servers_per_leaf=32, scaleup_bandwidth=scaleup_bandwidth,
+                          servers_per_leaf=per_leaf, leaf_radix=leaf_radix,
+                          spine_radix=spine_radix, scaleup_bandwidth=scaleup_bandwidth,
                           nic_bandwidth=nic_bandwidth, nvlinks=18, nvswitch_radix=18 * 72,
                           sharp=sharp, medium=medium)

@@ -173,6 +173,19 @@ def test_nvl72_rack():
     assert two.nodes["gpu75"]["rack"] == 1 and two.nodes["gpu75"]["rail"] == 3
 
 
+def test_nvl72_xdr_switches():
+    """GB300 racks' scale-out is Quantum-X800 (144 x 800G): 72 trays a rail leaf (half its
+    ports down), 72 uplinks each. 16 racks = 288 trays: 4 leaves a rail x 4 rails = 16 leaves
+    (64-port: 9 a rail = 36); 16 x 72 uplinks over 144-port spines = 8 spines."""
+    g = nvl72(racks=16, leaf_radix=144, spine_radix=144)
+    assert kinds(g, "leaf") == 16 and kinds(g, "spine") == 8
+    assert kinds(nvl72(racks=16), "leaf") == 36
+    # 2 racks: one leaf a rail holds both racks' 36 trays
+    assert kinds(nvl72(racks=2, leaf_radix=144, spine_radix=144), "leaf") == 4
+    with pytest.raises(UserError, match="servers_per_leaf 73 exceeds the 72 down ports"):
+        nvl72(racks=2, leaf_radix=144, servers_per_leaf=73)
+
+
 def test_rail_optimized_refuses_too_many_leaves():
     with pytest.raises(UserError, match="too many for one spine tier"):
         rail_optimized(domains=300, servers_per_leaf=2)
@@ -250,3 +263,12 @@ def test_unknown_gpu_lists_known():
 def test_bad_parameters(call, message):
     with pytest.raises(UserError, match=re.escape(message)):
         call()
+
+
+def test_rail_optimized_huge_servers_per_rack_is_one_rack():
+    """servers_per_rack = 2**63 (found by the builder fuzz test) overflowed numpy's int64 in
+    the rack labels; more servers a rack than the fabric has is one rack."""
+    g = rail_optimized(domains=2, servers_per_rack=2**63)
+    assert {g.nodes[f"gpu{i}"]["rack"] for i in range(16)} == {0}
+    # 1 server a rack: gpu8 is on server 1, rack 1
+    assert rail_optimized(domains=2, servers_per_rack=1).nodes["gpu8"]["rack"] == 1
