@@ -130,8 +130,17 @@ def resolve_fabric(ref: str, gpu: str | None = None) -> Fabric:
         return Fabric(s.label if gpu is not None else ref, "scenario", build_fabric(s), s)
     from topologies.specs import builders, parse_spec
 
-    name, params = parse_spec(ref)
     infos = {b.name: b for b in builders()}
+    base, at, at_gpu = ref.rpartition("@")
+    if at and base.partition(":")[0].strip() in infos:
+        # NAME@GPU re-types a scenario only; a builder takes its GPU as a parameter
+        key = next((k for k in ("gpu", "lite") if k in
+                    [p.name for p in infos[base.partition(":")[0].strip()].params]), "gpu")
+        sep = "," if ":" in base else ":"
+        raise UserError(f"fabric {ref!r}: '@GPU' re-types a scenario, and "
+                        f"{base.partition(':')[0].strip()!r} is a fabric builder; give the GPU "
+                        f"as its parameter ({base}{sep}{key}={at_gpu or 'GPU'})")
+    name, params = parse_spec(ref)
     if name not in infos:
         from netmodel.study.scenarios import scenario_names
 

@@ -345,3 +345,18 @@ def test_a_fabric_file_name_too_long_is_one_line(cmd, suffix, tmp_path):
     # before (.json): OSError: [Errno 36] File name too long from topologies.io._read_bytes
     _one_line_error(_run(cmd + [f"{tmp_path}/{LONG}{suffix}"]), "cannot read fabric file",
                     "File name too long")
+
+
+@pytest.mark.parametrize("ref,advice", [
+    # before: "ring: n must be an integer, got '4@Lite'" (the GPU read as part of n)
+    ("ring:n=4@Lite", "(ring:n=4,gpu=Lite)"),
+    ("ring@Lite", "(ring:gpu=Lite)"),
+    ("flat:n=8@B200-HGX", "(flat:n=8,gpu=B200-HGX)"),
+    ("lite-groups:lites=4@Lite+BW", "(lite-groups:lites=4,lite=Lite+BW)"),
+])
+@pytest.mark.parametrize("cmd", [["topology", "show"], ["collective", "all-reduce", "--fabric"],
+                                 ["costs", "--fabric"]])
+def test_a_spec_with_at_gpu_says_how_to_give_the_gpu(cmd, ref, advice):
+    _one_line_error(_run(cmd + [ref]), "'@GPU' re-types a scenario", advice)
+    fixed = advice.strip("()")
+    assert _run(["topology", "show", fixed]).exit_code == 0   # the advice works
