@@ -9,6 +9,7 @@ input: one line naming the value and what is allowed, exit status 2 (CLI) or Use
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +18,8 @@ from click.testing import CliRunner
 from compute.comm import FunctionComm, RingAlphaBeta, check_group_size, check_nbytes
 from compute.errors import UserError
 from netmodel.cli.main import cli
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _run(args):
@@ -360,3 +363,67 @@ def test_a_spec_with_at_gpu_says_how_to_give_the_gpu(cmd, ref, advice):
     _one_line_error(_run(cmd + [ref]), "'@GPU' re-types a scenario", advice)
     fixed = advice.strip("()")
     assert _run(["topology", "show", fixed]).exit_code == 0   # the advice works
+
+
+# every fabric argument, hostile names: (ref, words of the one line)
+def _fabric_refs(d):
+    (d / "empty.toml").write_text("")
+    (d / "bin.toml").write_bytes(bytes(range(256)) * 8)
+    (d / "huge.toml").write_text('a = "' + "x" * (17 * 2**20) + '"\n')
+    (d / "nested.toml").write_text("[" * 100_000)
+    (d / "hostile.toml").write_text('[fabric]\nbuilder = "ring"\nn = -4\n')
+    (d / "dir.toml").mkdir()
+    return [
+        ("lite-ocs@", "names no GPU after '@'"),
+        ("lite-ocs@unknown", "unknown GPU 'unknown'; known:"),
+        ("lite-ocs@Lité", "unknown GPU 'Lité'"),
+        ("lite-ocs@@Lite", "unknown fabric 'lite-ocs@@Lite': neither a fabric builder"),
+        ("lite-ocs@Lite@Lite", "neither a fabric builder"),
+        ("@@", "unknown fabric '@@'"), ("@", "unknown fabric '@'"), ("@Lite", "'@Lite'"),
+        ("lite ocs", "unknown fabric 'lite ocs'"), ("lité-ocs", "'lité-ocs'"),
+        ("H100-DGX", "nor a scenario (known: 'h100-dgx'"),
+        (" ", "a fabric must be a spec string"), ("", "a fabric must be a spec string"),
+        ("x" * 10_000, "unknown fabric 'xxxx"),
+        ("lite-ocs@" + "x" * 10_000, "unknown GPU 'xxxx"),
+        (f"{d}/missing.toml", "does not exist"), (f"{d}/missing.toml@", "names no GPU"),
+        (f"{d}/empty.toml", "missing key(s) name, description, gpu, fabric"),
+        (f"{d}/bin.toml", "is not a UTF-8 text file"),
+        (f"{d}/huge.toml", "larger than the 16,777,216-byte limit"),
+        (f"{d}/nested.toml", "nests deeper than 32 levels"),
+        (f"{d}/hostile.toml", "missing key(s)"),
+        (f"{d}/dir.toml", "it is a folder, not a file"),
+        (f"{d}/empty.toml@Lite", "missing key(s)"),
+        (f"{d}/missing.json", "fabric file"), ("ring:n=4@", "'@GPU' re-types a scenario"),
+    ]
+
+
+FABRIC_CMDS = {
+    "show": lambda r: ["topology", "show", r],
+    "compare": lambda r: ["topology", "compare", r, "ring:n=4"],
+    "collective": lambda r: ["collective", "all-reduce", "--fabric", r, "--size", "1M"],
+    "costs": lambda r: ["costs", "--fabric", r],
+    "infer": lambda r: INFER + ["--fabric", r],
+    "search": lambda r: ["search", "--model", "Llama-3-8B", "--fabric", r],
+    "export": lambda r: ["topology", "export", r, "-o", "{out}/f.json"],
+    "plot": lambda r: ["topology", "plot", r, "-o", "{out}/f.png"],
+}
+
+
+@pytest.mark.parametrize("cmd", sorted(FABRIC_CMDS))
+def test_hostile_fabric_names_everywhere(cmd, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    for ref, needle in _fabric_refs(tmp_path):
+        args = [a.replace("{out}", str(out)) for a in FABRIC_CMDS[cmd](ref)]
+        _one_line_error(_run(args), needle)
+        assert list(out.iterdir()) == [], (cmd, ref)
+
+
+@pytest.mark.parametrize("ref", ["h100-dgx", "lite-direct", "lite-flat", "lite-flat-inr",
+                                 "lite-hier", "lite-ocs", "lite-flat@B200-HGX",
+                                 " lite-hier@Lite+BW ", f"{ROOT}/docs/examples/gb300-nvl72.toml@Lite"])
+def test_valid_scenario_fabrics_never_crash(ref):
+    for args in (["topology", "show", ref], ["collective", "all-reduce", "--fabric", ref,
+                                              "--size", "1M", "--group", "4"]):
+        r = _run(args)
+        assert r.exit_code == 0 and r.exception is None, (args, r.output)
