@@ -427,3 +427,58 @@ def test_valid_scenario_fabrics_never_crash(ref):
                                               "--size", "1M", "--group", "4"]):
         r = _run(args)
         assert r.exit_code == 0 and r.exception is None, (args, r.output)
+
+
+# ------------------------------------------------------------- study lite-gpu options
+
+STUDY = ["study", "lite-gpu", "-q", "--no-plot", "--models", "Llama-3-70B"]
+
+
+@pytest.mark.parametrize("opts,needle", [
+    (["--phases", ""], "--phases '' is empty"), (["--phases", ","], "is empty"),
+    (["--phases", "Both"], "unknown phase 'Both'; known: 'decode', 'prefill'"),
+    (["--phases", "prefill,both"], "unknown phase 'both'"),
+    (["--phases", "decode,decode"], "names decode more than once"),
+    (["--phases", "prefill;decode"], "unknown phase 'prefill;decode'"),
+    (["--scenarios", ""], "--scenarios '' is empty"),
+    (["--scenarios", "lite-flat@"], "names no GPU after '@'"),
+    (["--scenarios", "lite-flat@@Lite"], "unknown scenario 'lite-flat@'"),
+    (["--scenarios", "ring:n=4@Lite"], "unknown scenario 'ring:n=4'"),
+    (["--scenarios", "h100-dgx,h100-dgx"], "names h100-dgx more than once"),
+    (["--scenarios", "lite flat"], "unknown scenario 'lite flat'"),
+    (["--scenarios", "lite-flat@unknown"], "unknown GPU 'unknown'"),
+    (["--scenarios", "nope.toml"], "scenario file 'nope.toml' does not exist"),
+])
+def test_study_bad_options_fail_before_any_work(opts, needle, tmp_path):
+    out = tmp_path / "study"
+    _one_line_error(_run(STUDY + opts + ["--out", out]), needle)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("out,needle", [
+    ("", "output folder must not be empty"), (" ", "must not be empty"),
+    ("{d}/afile/sub", "'{d}/afile' is a file, not a folder"),
+    ("{d}/full", "holds files netmodel did not write"),
+    ("{d}/no/such/x", "its parent folder '{d}/no/such' does not exist"),
+])
+def test_study_bad_out(out, needle, tmp_path):
+    (tmp_path / "afile").write_text("hi")
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "other.txt").write_text("x")
+    d = str(tmp_path)
+    _one_line_error(_run(STUDY + ["--no-fabric", "--out", out.replace("{d}", d)]),
+                    needle.replace("{d}", d))
+    assert (tmp_path / "afile").read_text() == "hi"
+    assert sorted(p.name for p in (tmp_path / "full").iterdir()) == ["other.txt"]
+
+
+def test_study_without_h100_dgx_and_both_phases_runs(tmp_path):
+    out = tmp_path / "s"
+    r = _run(STUDY[:4] + ["--models", "Llama-3-8B", "--gpus", "Lite", "--scenarios",
+                          "lite-flat", "--phases", "both", "--no-sweep", "--no-reliability",
+                          "--no-cost", "--no-crossovers", "--no-serving", "--no-packed",
+                          "--moe-model", "none", "--out", out])
+    assert r.exit_code == 0 and r.exception is None, r.output
+    compare = (out / "compare.csv").read_text()
+    assert "h100-dgx" in compare and "lite-flat" in compare   # h100-dgx added as baseline
+    assert {"prefill", "decode"} <= set(compare.replace("\n", ",").split(","))
