@@ -95,14 +95,16 @@ def _shown_int(n) -> str:
         f"{'a negative' if n < 0 else 'an'} integer of {int(n).bit_length():,} bits")
 
 
-def check_nbytes(nbytes: float | np.ndarray) -> float | np.ndarray:
+def check_nbytes(nbytes: float | np.ndarray, positive: bool = False) -> float | np.ndarray:
     """``nbytes`` (a number or an array of them) as float(s) if every size is finite and
-    >= 0 bytes, else :class:`UserError`; a float comes back as it is (cheap: it is on the
-    hot path of every search)."""
+    >= 0 bytes (> 0 with ``positive``: a fabric's collectives move at least a byte), else
+    :class:`UserError`; a float comes back as it is (cheap: it is on the hot path of every
+    search). Bools, complex numbers, strings, dates and times are not sizes."""
+    rule = "> 0" if positive else ">= 0"
     if type(nbytes) is float:
-        if 0.0 <= nbytes < np.inf:
+        if (0.0 < nbytes if positive else 0.0 <= nbytes) and nbytes < np.inf:
             return nbytes
-        raise UserError(f"message size must be a finite number of bytes >= 0, got {nbytes!r}")
+        raise UserError(f"message size must be a finite number of bytes {rule}, got {nbytes!r}")
     if isinstance(nbytes, str | bytes | bool | np.bool_):
         raise UserError(f"message size must be a number of bytes, got {nbytes!r}")
     try:
@@ -117,13 +119,14 @@ def check_nbytes(nbytes: float | np.ndarray) -> float | np.ndarray:
         else:   # bools, complex, strings, dates, times
             raise TypeError
     except OverflowError:
-        raise UserError(f"message size must be a finite number of bytes >= 0, got "
+        raise UserError(f"message size must be a finite number of bytes {rule}, got "
                         f"{_shown_int(max((x for x in n.flat if isinstance(x, int)), key=abs))}") from None
     except (TypeError, ValueError):
         raise UserError(f"message size must be a number of bytes, got {_shown(nbytes)}") from None
-    if n.size and not (0.0 <= n.min() and n.max() < np.inf):   # NaN fails the first
-        bad = n[~(np.isfinite(n) & (n >= 0))] if n.ndim else n
-        raise UserError(f"message size must be a finite number of bytes >= 0, got "
+    if n.size and not ((0.0 < n.min() if positive else 0.0 <= n.min())   # NaN fails this
+                       and n.max() < np.inf):
+        bad = n[~(np.isfinite(n) & ((n > 0) if positive else (n >= 0)))] if n.ndim else n
+        raise UserError(f"message size must be a finite number of bytes {rule}, got "
                         f"{float(bad.flat[0])!r}")
     return n
 

@@ -77,16 +77,11 @@ _COSTLY = 1 << 16
 
 
 def check_sizes(nbytes: ArrayLike) -> np.ndarray:
-    """``nbytes`` as a float array, refusing zero, negative, NaN or infinite sizes."""
-    try:
-        n = np.asarray(nbytes, dtype=float)
-    except (TypeError, ValueError):
-        raise UserError(f"message size must be a number of bytes, got {nbytes!r}") from None
-    bad = ~(np.isfinite(n) & (n > 0))
-    if bad.any():
-        v = n[bad].flat[0] if n.ndim else n
-        raise UserError(f"message size must be a finite number of bytes > 0, got {float(v)!r}")
-    return n
+    """``nbytes`` as a float array, refusing zero, negative, NaN or infinite sizes and what is
+    not a number of bytes (compute.comm.check_nbytes: bools, strings, complex, dates)."""
+    from compute.comm import check_nbytes
+
+    return np.asarray(check_nbytes(nbytes, positive=True), dtype=float)
 
 
 class FabricCostModel:

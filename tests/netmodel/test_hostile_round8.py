@@ -304,7 +304,8 @@ CAL_BASE = "Mixtral-8x7B,H100-SXM,8,64,decode,0.006,,1000"
     ("0,1,1,1", "pp must be a whole number from 1 to 1,000,000, got 0"),
     ("-0,1,1,1", "pp must be a whole number from 1 to 1,000,000, got 0"),
     ("1e400,1,1,1", "pp must be a whole number"), ("1.5,1,1,1", "pp must be a whole number"),
-    ("1,3,1,1", "EP degree 3 does not divide the 8 experts of Mixtral-8x7B; allowed: 1, 2, 4, 8"),
+    ("1,3,1,1", "(Mixtral-8x7B TP 8 x EP 3 decode batch 64 context 1000 on H100-SXM): EP degree 3 "
+                "does not divide"),
     ("1,0x8,1,1", "ep must be a number (a whole number >= 1), got '0x8'"),
     ("1,two,1,1", "got 'two'"), ("1,8,-1,1", "attention_dp must be a whole number"),
     ("1,8,1,0.5", "expert_skew must be a number from 1 to 1,000,000, got 0.5"),
@@ -482,3 +483,29 @@ def test_study_without_h100_dgx_and_both_phases_runs(tmp_path):
     compare = (out / "compare.csv").read_text()
     assert "h100-dgx" in compare and "lite-flat" in compare   # h100-dgx added as baseline
     assert {"prefill", "decode"} <= set(compare.replace("\n", ",").split(","))
+
+
+@pytest.mark.parametrize("value,needle", [
+    # before: np.bool_(True) costed as 1 byte, '1e6' as 1e6 bytes, 10**400 OverflowError
+    (np.bool_(True), "must be a number of bytes, got np.True_"),
+    ("1e6", "must be a number of bytes, got '1e6'"),
+    (np.array(["1"]), "must be a number of bytes"), (1 + 0j, "got (1+0j)"),
+    (10**400, "finite number of bytes > 0, got an integer of 1,329 bits"),
+    (0, "> 0, got 0.0"), (-0.0, "> 0, got -0.0"), ([1e6, 0], "got 0.0"),
+    (math.nan, "got nan"), (None, "got None"),
+])
+@pytest.mark.parametrize("fabric", ["h100-dgx", "ring:n=8"])
+def test_api_collective_time_sizes(fabric, value, needle):
+    from netmodel import api
+
+    with pytest.raises(UserError) as e:
+        api.collective_time(fabric, "all-reduce", value, 8)
+    assert needle in str(e.value) and "\n" not in str(e.value), str(e.value)
+
+
+def test_api_collective_time_numpy_sizes_still_work():
+    from netmodel import api
+
+    a = api.collective_time("ring:n=8", "all-reduce", np.float64(1e6), np.int64(8))
+    for n in (1e6, 1_000_000, np.int32(1_000_000), np.float32(1e6), [1e6], np.array([1e6])):
+        assert np.allclose(api.collective_time("ring:n=8", "all-reduce", n, 8), a), n
