@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from netmodel.cli.main import RegistryHelp, fabric_help, max_batch_option
+from netmodel.cli.main import RegistryHelp, fabric_help, max_batch_option, profile_option
 
 if TYPE_CHECKING:
     from compute.comm import CollectiveCostModel
@@ -150,7 +150,7 @@ def _model_gpu_options(f):
         click.option("--tbt", default="50ms", show_default=True, help="Decode SLO."),
         click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in README)."),
         *_COLLECTIVE_OPTIONS,
-        _PROFILE_OPTION,
+        profile_option,
     ]):
         f = opt(f)
     return f
@@ -168,10 +168,6 @@ _COLLECTIVE_OPTIONS = [
                  "uses that): " + fabric_help() + " Default without either: ring "
                  "alpha-beta over the GPU's scale-up bandwidth."),
 ]
-_PROFILE_OPTION = click.option(
-    "--profile", "profile_ref", default=None, metavar="NAME|FILE",
-    help="Calibrated mode: an engine profile (shipped name or .toml; netmodel calibrate "
-    "fits one). Default: the roofline, a lower bound.")
 
 #: How the default collective model is named wherever it is used.
 RING_NAME = "ring alpha-beta over scale-up bandwidth"

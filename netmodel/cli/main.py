@@ -73,6 +73,16 @@ def max_batch_option(help_text: str = "Largest batch tried.") -> Callable[[_F], 
                         metavar="B", help=help_text)
 
 
+#: The calibrated mode's ``--profile NAME|FILE`` (a string: the command turns it into an
+#: :class:`~compute.profiles.EngineProfile` with ``netmodel.cli.compute.resolve_profile``),
+#: one declaration for every command that takes it (infer, search, compare, sweep, study,
+#: serve).
+profile_option = click.option(
+    "--profile", "profile_ref", default=None, metavar="NAME|FILE",
+    help="Calibrated mode: an engine profile (shipped name or .toml; netmodel calibrate "
+    "fits one). Default: the roofline, a lower bound.")
+
+
 def parallelism_option(f: _F) -> _F:
     """The ``--parallelism tp|auto|all`` option (choices from
     :data:`netmodel.study.defaults.PARALLELISM`), shared by the commands that search."""

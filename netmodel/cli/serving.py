@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from netmodel.cli.main import max_batch_option
+from netmodel.cli.main import max_batch_option, profile_option
 
 __all__ = ["serve"]
 
@@ -39,7 +39,8 @@ def _rate(text) -> float | None:
               help="coding or conversation (Splitwise medians: prompt 1500 / output 13, "
                    "1020 / 129 tokens), or a TOML/JSON file with prompt, output and rate.")
 @click.option("--rate", "rate_text", default=None, metavar="R",
-              help="Requests/s to size whole pools for (overrides the workload's).")
+              help="Requests/s to size whole pools for (overrides the workload's); exit "
+                   "status 3 when the pools it needs do not fit the fabric.")
 @click.option("--prefill-gpu", default=None, metavar="GPU",
               help="GPU type of the prefill pool (default the scenario's).")
 @click.option("--decode-gpu", default=None, metavar="GPU",
@@ -49,17 +50,23 @@ def _rate(text) -> float | None:
 @max_batch_option("Largest batch tried in each pool.")
 @click.option("--ttft", default="1s", show_default=True, help="Prefill SLO (with the transfer).")
 @click.option("--tbt", default="50ms", show_default=True, help="Decode SLO.")
+@profile_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def serve(scenario: str, model_name: str, workload: str, rate_text: str | None,
           prefill_gpu: str | None, decode_gpu: str | None, tp_only: bool, max_batch: str,
-          ttft: str, tbt: str, as_json: bool) -> None:
+          ttft: str, tbt: str, profile_ref: str | None, as_json: bool) -> None:
     """Disaggregated serving: the prefill and decode pools' best configurations, the KV
-    cache transfer between them, the pool ratio, TTFT, TBT and tokens/s/SM. Exit status 3
-    when no configuration meets the SLOs."""
+    cache transfer between them, the pool ratio, TTFT, TBT and tokens/s/SM. With --profile
+    both pools' step times are the engine profile's (as compare's); the KV transfer stays
+    the fabric's. Exit status 3 when no configuration meets the SLOs, or when the pools a
+    rate (--rate or the workload file's) needs do not fit the fabric (the table is still
+    printed)."""
     from compute.phases import Slo
+    from compute.roofline import RooflineOptions
     from compute.units import parse_time
-    from netmodel.cli.compute import _whole
+    from netmodel.cli.compute import _profile_line, _whole, resolve_profile
     from netmodel.cli.main import NOTHING_FEASIBLE
+    from netmodel.study.scenarios import get_scenario
     from netmodel.study.serving import get_workload, with_rate
     from netmodel.study.serving import serve as run_serve
 
@@ -69,11 +76,24 @@ def serve(scenario: str, model_name: str, workload: str, rate_text: str | None,
         wl = with_rate(wl, rate)
     slo = Slo(ttft=parse_time(ttft, "--ttft", allow_zero=False),
               tbt=parse_time(tbt, "--tbt", allow_zero=False))
-    r = run_serve(model_name, scenario, wl, prefill_gpu=prefill_gpu, decode_gpu=decode_gpu,
-                  slo=slo, dimensions="tp" if tp_only else "all",
+    profile = resolve_profile(profile_ref)
+    scen = get_scenario(scenario)
+    r = run_serve(model_name, scen, wl, prefill_gpu=prefill_gpu, decode_gpu=decode_gpu,
+                  slo=slo, options=RooflineOptions(profile=profile),
+                  dimensions="tp" if tp_only else "all",
                   max_batch=_whole("--max-batch", max_batch))
     click.echo(r.to_json() if as_json else r.table())
+    if profile is not None and not as_json:
+        # the pools' collectives (and the transfer) are the scenario's, as compare's
+        click.echo(_profile_line(profile, {"model": "scenario", "scenario": scen.label,
+                                           "placement": scen.placement,
+                                           "algorithm": scen.algorithm,
+                                           "instances": scen.instances}))
     if not r.feasible:
         click.echo(f"nothing feasible: no configuration meets the SLO (exit status "
                    f"{NOTHING_FEASIBLE})", err=True)
+        raise click.exceptions.Exit(NOTHING_FEASIBLE)
+    if r.fits_fabric is False:
+        click.echo(f"nothing feasible: {r.gpus_used} GPUs serve {wl.rate:g} requests/s, the "
+                   f"fabric has {r.fabric_gpus} (exit status {NOTHING_FEASIBLE})", err=True)
         raise click.exceptions.Exit(NOTHING_FEASIBLE)

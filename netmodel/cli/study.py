@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import click
 
-from netmodel.cli.main import max_batch_option, parallelism_option, with_options
+from netmodel.cli.main import max_batch_option, parallelism_option, profile_option, with_options
 from netmodel.study.defaults import DEFAULT_MODELS, MOE_MODEL  # light: constants only
 
 __all__ = ["compare", "study", "sweep"]
@@ -78,9 +78,7 @@ _slo_options = [
     click.option("--tbt", default="50ms", show_default=True, help="Decode SLO."),
     click.option("--overlap-collectives", is_flag=True,
                  help="Hide each all-reduce behind the GEMM producing its input."),
-    click.option("--profile", "profile_ref", default=None, metavar="NAME|FILE",
-                 help="Calibrated mode: an engine profile (shipped name or .toml; netmodel "
-                 "calibrate fits one). Default: the roofline, a lower bound."),
+    profile_option,
     click.option("--no-plot", is_flag=True, help="Write no figures."),
     click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr."),
 ]

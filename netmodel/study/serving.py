@@ -407,7 +407,9 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     prefill_gpu, decode_gpu : str or GpuSpec, optional
         Each pool's GPU type (default the scenario's).
     slo, options
-        As compute's search (default TTFT <= 1 s, TBT <= 50 ms).
+        As compute's search (default TTFT <= 1 s, TBT <= 50 ms). ``options.profile`` (an
+        :class:`~compute.profiles.EngineProfile`) is the calibrated mode: both pools' step
+        times are the profile's, as compare's; the KV transfer stays the fabric model's.
     comm : CollectiveCostModel or callable, optional
         Replaces the fabric's collectives in both pools (and, unless ``transfer`` is given,
         the KV transfer's ``send-recv``); e.g. ``NoCommunication()`` for a free network.
@@ -458,6 +460,8 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
                 "transfer": "custom" if transfer is not None else
                 ("custom" if override is not None else "fabric send-recv"),
                 "expert_skew": expert_skew, "max_batch": max_batch}
+    if options.profile is not None:     # the roofline's settings read as before profiles
+        settings["profile"] = options.to_dict()["profile"]
     base = dict(model=model.name, scenario=scen.label, workload=wl, kv_bytes_per_request=kv,
                 ttft_limit_s=slo.ttft, tbt_limit_s=slo.tbt, fabric_gpus=fabric,
                 settings=settings)

@@ -217,6 +217,7 @@ def test_cli_table_and_json():
     (("--rate", "-3"), "--rate must be a number"),
     (("--decode-gpu", "Lite9"), "unknown GPU 'Lite9'"),
     (("--ttft", "0"), "--ttft"),
+    (("--profile", "no-such-profile"), "no-such-profile"),
 ])
 def test_cli_bad_input_is_one_line(args, needle):
     r = run("--scenario", "lite-flat", "--model", "Llama-3-8B", *args)
@@ -319,3 +320,77 @@ def test_a_chunked_model_moves_only_the_current_chunk(prompt, kv):
     path = (Path(__file__).parents[1] / "compute" / "data" / "hf_families"
             / "llama-4-scout-17b-16e-instruct.json")
     assert kv_bytes_per_request(load_hf_config(path), prompt) == kv
+
+
+# ---- the calibrated mode (--profile) and a rate that does not fit the fabric ------------
+
+#: The shipped profile's overheads (compute/data/profiles/vllm-dgx-h100.toml)
+LAYER_S, SEQUENCE_S, TOKEN_S = 0.0002675556089174325, 0.00026158738199509867, 5.008205883724498e-11
+
+
+def test_cli_profile_sets_both_pools_step_times_as_compare_does():
+    """serve --profile: the decode pool's step is compare's with the same scenario, model,
+    batch and profile (Llama-3-70B coding decode on h100-dgx: TP 4, batch 46), its fixed
+    overheads by hand: 80 layers x LAYER_S + 46 sequences x SEQUENCE_S + 46 tokens x 80
+    layers x 8192 hidden x TOKEN_S = 21.404 + 12.033 + 1.510 = 34.947 ms."""
+    from netmodel.cli.study import compare as compare_command
+
+    args = ("--scenario", "h100-dgx", "--model", "Llama-3-70B", "--profile", "vllm-dgx-h100")
+    r = run(*args, "--json")
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    dec = d["decode"]
+    assert (dec["tp"], dec["pp"], dec["ep"], dec["attention_dp"], dec["batch"]) == (4, 1, 1, 1, 46)
+    c = CliRunner().invoke(LazyGroup(name="netmodel", commands={"compare": compare_command}),
+                           ["compare", "--models", "Llama-3-70B", "--scenarios", "h100-dgx",
+                            "--phase", "decode", "--profile", "vllm-dgx-h100", "--json"])
+    assert c.exit_code == 0, c.output
+    row = json.loads(c.output)["rows"][0]
+    assert (row["tp"], row["batch"]) == (4, 46)
+    assert dec["latency_s"] == row["latency_s"]
+    assert row["overhead_s"] == pytest.approx(80 * LAYER_S + 46 * SEQUENCE_S
+                                              + 46 * 80 * 8192 * TOKEN_S, rel=1e-12)
+    assert row["overhead_s"] == pytest.approx(0.034947, abs=1e-6)
+    assert d["settings"]["profile"]["name"] == "vllm-dgx-h100"
+    # the roofline's (no --profile) is another answer, and its settings name no profile
+    plain = json.loads(run("--scenario", "h100-dgx", "--model", "Llama-3-70B", "--json").output)
+    assert "profile" not in plain["settings"]
+    assert plain["decode"]["batch"] != 46 or plain["decode"]["latency_s"] != dec["latency_s"]
+
+
+def test_cli_profile_note_when_fitted_on_other_collectives():
+    """The shipped profile was fitted with scenario h100-dgx's collectives: serve on
+    h100-dgx says the calibrated mode only; on lite-flat it adds infer's note."""
+    same = run("--scenario", "h100-dgx", "--model", "Llama-3-8B", "--tp-only",
+               "--profile", "vllm-dgx-h100")
+    assert same.exit_code == 0, same.output
+    assert "calibrated mode: engine profile vllm-dgx-h100" in same.output
+    assert "note:" not in same.output
+    other = run("--scenario", "lite-flat", "--model", "Llama-3-8B", "--tp-only",
+                "--max-batch", "64", "--profile", "vllm-dgx-h100")
+    assert other.exit_code == 0, other.output
+    assert ("note: profile vllm-dgx-h100 was fitted with collectives scenario h100-dgx, not "
+            "this run's scenario lite-flat@Lite") in other.output
+
+
+def test_cli_a_rate_the_fabric_cannot_hold_exits_3():
+    """Llama-3-8B coding on h100-dgx (32 GPUs): prefill instances of 1 GPU, decode of 2;
+    at 100,000 requests/s ceil(1e5 / prefill rate) + 2 ceil(1e5 / decode rate) GPUs, far
+    over 32: the table is printed, 'does NOT fit', exit 3 (the old code exited 0). A rate
+    that fits exits 0."""
+    args = ("--scenario", "h100-dgx", "--model", "Llama-3-8B")
+    r = run(*args, "--rate", "100000", "--json")
+    assert r.exit_code == 3, r.output
+    d = json.loads(r.stdout)
+    n_p = math.ceil(1e5 / d["prefill_rate_per_s"])
+    n_d = math.ceil(1e5 / d["decode_rate_per_s"])
+    assert (d["prefill"]["gpus"], d["decode"]["gpus"]) == (1, 2)
+    assert (d["prefill_instances"], d["decode_instances"]) == (n_p, n_d)
+    assert d["gpus_used"] == n_p + 2 * n_d > 32 and d["fits_fabric"] is False
+    assert d["feasible"]          # each pool's answer stands; the fabric is too small
+    assert r.stderr == (f"nothing feasible: {n_p + 2 * n_d} GPUs serve 100000 requests/s, "
+                        f"the fabric has 32 (exit status 3)\n")
+    t = run(*args, "--rate", "100000")
+    assert t.exit_code == 3 and "(does NOT fit the fabric)" in t.stdout
+    ok = run(*args, "--rate", "10")
+    assert ok.exit_code == 0 and "(fits the fabric)" in ok.output
