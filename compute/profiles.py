@@ -515,7 +515,9 @@ def read_measurements(path: str | PathLike[str]) -> tuple[Measurement, ...]:
     """
     where = str(path)
     text = read_text(path, "measurements file", max_bytes=4 * 2**20)
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    numbered = [(n, ln) for n, ln in enumerate(text.splitlines(), 1)
+                if ln.strip() and not ln.lstrip().startswith("#")]
+    lines = [ln for _, ln in numbered]
     if not lines:
         raise UserError(f"{where} holds no measurements (a header line of columns "
                         f"{', '.join(MEASUREMENT_COLUMNS[0])} and rows)")
@@ -538,17 +540,20 @@ def read_measurements(path: str | PathLike[str]) -> tuple[Measurement, ...]:
                         f"{', '.join(required + optional)}")
     out = []
     for i, raw in enumerate(_csv_rows(reader, where), 2):
+        # the file's line too where comments or blank lines come before (the row's last)
+        line = numbered[min(reader.line_num, len(numbered)) - 1][0]
+        at = f"row {i}" if line == i else f"row {i} (line {line} of the file)"
         if len(out) >= MAX_MEASUREMENTS:
             raise UserError(f"{where} holds more than {MAX_MEASUREMENTS:,} measurements")
         if None in raw:
-            raise UserError(f"{where}: row {i} has more cells than the header has columns")
+            raise UserError(f"{where}: {at} has more cells than the header has columns")
         if None in raw.values():
-            raise UserError(f"{where}: row {i} has fewer cells than the header has columns "
+            raise UserError(f"{where}: {at} has fewer cells than the header has columns "
                             f"({len(header)}); leave a cell empty with nothing between commas")
-        row = {k.strip(): _cell(f"{where}: row {i}", k.strip(), v) for k, v in raw.items()}
+        row = {k.strip(): _cell(f"{where}: {at}", k.strip(), v) for k, v in raw.items()}
         if row.get("note") and not row.get("source"):
             row["source"] = row["note"]
-        out.append(_measurement(f"{where}: row {i}", row))
+        out.append(_measurement(f"{where}: {at}", row))
     if not out:
         raise UserError(f"{where} holds a header but no measurements")
     return tuple(out)

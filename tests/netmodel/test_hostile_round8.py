@@ -509,3 +509,20 @@ def test_api_collective_time_numpy_sizes_still_work():
     a = api.collective_time("ring:n=8", "all-reduce", np.float64(1e6), np.int64(8))
     for n in (1e6, 1_000_000, np.int32(1_000_000), np.float32(1e6), [1e6], np.array([1e6])):
         assert np.allclose(api.collective_time("ring:n=8", "all-reduce", n, 8), a), n
+
+
+def test_calibrate_names_the_file_line_after_comments(tmp_path):
+    # before: 'row 3: pp must be ...' for the bad step on line 7 (comments, a blank line and
+    # the header before it; line 3 is the header)
+    (tmp_path / "m.csv").write_text(
+        f"# measured on vLLM\n\n{HEADER}\n# first\n{CAL_BASE},1,8,1,1\n# second\n"
+        f"{CAL_BASE},0,8,1,1\n")
+    _one_line_error(_run(["calibrate", "--measurements", tmp_path / "m.csv", "-o",
+                          tmp_path / "p.toml"]),
+                    "m.csv: row 3 (line 7 of the file): pp must be a whole number")
+    # no comments: rows are lines, named as before
+    (tmp_path / "m.csv").write_text(f"{HEADER}\n{CAL_BASE},1,8,1,1\n{CAL_BASE},0,8,1,1\n")
+    line = _one_line_error(_run(["calibrate", "--measurements", tmp_path / "m.csv", "-o",
+                                 tmp_path / "p.toml"]), "m.csv: row 3: pp must be")
+    assert "line" not in line
+    assert not (tmp_path / "p.toml").exists()
