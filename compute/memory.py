@@ -99,9 +99,10 @@ def weight_bytes(model: ModelSpec, sh: Shards) -> np.ndarray:
     attn = attn * wb
     layer = attn + model.experts * mlp(sh.ffn) * mb + router + shared + norms  # dense, or MoE
     plain = sh.plain
-    if not plain and model.is_moe:  # EP: experts / ep whole experts per GPU, shared replicated
+    if not plain and model.is_moe:  # EP: a group's ceil(experts / ep) expert slots per GPU
+        # (redundant copies included, compute.parallel.expert_slots), shared replicated
         full_shared = mlp(model.shared_ffn) * mb + gate if model.shared_ffn else 0
-        ep_layer = attn + (model.experts / sh.ep) * mlp(sh.expert_ffn) * mb + router \
+        ep_layer = attn + sh.expert_slots * mlp(sh.expert_ffn) * mb + router \
             + full_shared + norms
         layer = np.where(sh.ep > 1, ep_layer, layer)
     body = model.layers * layer

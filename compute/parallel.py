@@ -19,10 +19,19 @@ A :class:`Parallelism` ``(tp, pp, ep, attention_dp)`` places one model instance 
   The embedding and the LM head run per group too, the vocabulary split over the group's
   ``tp / attention_dp`` GPUs (replicated in every group): SGLang's ``--enable-dp-lm-head``,
   vLLM's data-parallel attention (:mod:`compute.stages` has the sources).
-* **expert parallelism** (``ep`` groups per stage, dividing ``tp`` and the experts): the
-  routed experts of each MoE layer are placed on ``ep`` groups of ``tp / ep`` GPUs
-  (``experts / ep`` experts per group, each split over the group's GPUs); each token is
-  dispatched to its experts' GPUs and their outputs combined back by two all-to-alls.
+* **expert parallelism** (``ep`` groups per stage, dividing ``tp``): the routed experts of
+  each MoE layer are placed on ``ep`` groups of ``tp / ep`` GPUs (``experts / ep`` experts
+  per group, each split over the group's GPUs); each token is dispatched to its experts'
+  GPUs and their outputs combined back by two all-to-alls. An ``ep`` that does not divide
+  the experts (or exceeds them) places redundant copies, as DeepSeek's serving does
+  (DeepSeek-V3/R1 Inference System Overview, Feb 2025, github.com/deepseek-ai/
+  open-infra-index: prefill "Routed Expert EP32 ... 32 redundant routed experts", 9 a GPU;
+  decode EP144, "32 redundant routed experts, where each GPU manages 2 routed experts"):
+  every group holds ``ceil(experts / ep)`` expert slots, ``ep x ceil(experts / ep) -
+  experts`` of them copies (:func:`expert_slots`). The weights per GPU count the slots;
+  the replicas spread the load, so each group still runs ``tokens x top_k / ep`` routed
+  token copies (times ``expert_skew``) and the all-to-alls are unchanged; a step reads
+  the weights of the touched share of its slots.
 
 ``Parallelism(tp)`` (``pp = ep = attention_dp = 1``) is plain tensor parallelism, the
 search's default; the other dimensions are opt-in (:func:`configurations`).
@@ -33,6 +42,10 @@ search's default; the other dimensions are opt-in (:func:`configurations`).
 (16, 4, 1, 'TP 8 x PP 2 x EP 8 x DP-attention 2')
 >>> [c.label for c in configurations(get_model("Llama-3-70B"), 16, tp=(8, 16), pp=(1, 2))]
 ['TP 8', 'TP 8 x PP 2', 'TP 16', 'TP 16 x PP 2']
+>>> expert_slots(256, 144)          # DeepSeek-V3's decode EP: 2 slots a GPU, 32 copies
+(2, 32)
+>>> check_parallelism(get_model("Mixtral-8x7B"), Parallelism(3, ep=3, attention_dp=3)).describe(1)
+'TP 3 x EP 3 (1 redundant expert) x DP-attention 3'
 >>> check_parallelism(get_model("Llama-3-70B"), Parallelism(8, pp=3))
 Traceback (most recent call last):
 ...
@@ -53,8 +66,8 @@ from compute.sharding import Shards, check_tp, kv_heads_per_gpu, valid_tp_degree
 if TYPE_CHECKING:
     from compute.models import ModelSpec
 
-__all__ = ["DIMENSIONS", "MAX_EXPERT_SKEW", "Parallelism", "check_parallelism", "configurations", "kv_copies",
-           "layout"]
+__all__ = ["DIMENSIONS", "MAX_EXPERT_SKEW", "Parallelism", "check_parallelism", "configurations",
+           "expert_slots", "kv_copies", "layout"]
 
 #: Largest expert skew taken (the busiest EP group's share of routed tokens over the mean;
 #: 1 is uniform routing): checked by compute.roofline.check_skew and calibrate's rows.
@@ -70,7 +83,7 @@ class Parallelism:
 
     tp: int                #: GPUs per pipeline stage (tensor-parallel degree of the stage)
     pp: int = 1            #: pipeline stages
-    ep: int = 1            #: expert-parallel groups per stage (divides tp and the experts)
+    ep: int = 1            #: expert-parallel groups per stage (divides tp; see expert_slots)
     attention_dp: int = 1  #: attention data-parallel groups per stage (divides tp)
 
     def __post_init__(self) -> None:
@@ -113,11 +126,18 @@ class Parallelism:
     @property
     def label(self) -> str:
         """``TP 8``, ``TP 8 x PP 2 x EP 8``: the dimensions that are not 1 after TP."""
+        return self.describe()
+
+    def describe(self, redundant_experts: int = 0) -> str:
+        """:attr:`label`, its EP saying how many of the expert slots are redundant copies
+        (``redundant_experts``, :func:`expert_slots`; 0: none, the plain label)."""
         parts = [f"TP {self.tp}"]
         if self.pp > 1:
             parts.append(f"PP {self.pp}")
         if self.ep > 1:
-            parts.append(f"EP {self.ep}")
+            copies = redundant_experts
+            parts.append(f"EP {self.ep}" + (f" ({copies} redundant expert{'s' * (copies > 1)})"
+                                             if copies else ""))
         if self.attention_dp > 1:
             parts.append(f"DP-attention {self.attention_dp}")
         return " x ".join(parts)
@@ -138,6 +158,19 @@ def _whole(what: str, v) -> int:
     return int(v)
 
 
+def expert_slots(experts: int, ep: int) -> tuple[int, int]:
+    """``(slots, redundant)``: the routed-expert slots each of ``ep`` expert-parallel groups
+    holds, ``ceil(experts / ep)``, and how many of the ``ep`` groups' slots are redundant
+    copies, ``ep x slots - experts`` (0 when ``ep`` divides the experts). The one place
+    the placement of an EP degree that does not divide the experts is worked out.
+
+    >>> expert_slots(8, 4), expert_slots(8, 3), expert_slots(256, 32), expert_slots(8, 16)
+    ((2, 0), (3, 1), (8, 0), (1, 8))
+    """
+    slots = -(-experts // ep)
+    return slots, ep * slots - experts
+
+
 def _divisors(n: int, limit: int | None = None) -> list[int]:
     return [d for d in range(1, (n if limit is None else min(n, limit)) + 1) if n % d == 0]
 
@@ -155,11 +188,7 @@ def _check_ep(model, ep) -> int:
     if ep > 1 and not model.is_moe:
         raise UserError(f"EP degree {ep} needs a mixture-of-experts model; {model.name} is "
                         f"dense (EP 1 only)")
-    if model.experts % ep:
-        raise UserError(f"EP degree {ep} does not divide the {model.experts} experts of "
-                        f"{model.name}; allowed: "
-                        f"{', '.join(map(str, _divisors(model.experts, 4096)))}")
-    return ep
+    return ep   # one that does not divide the experts places redundant copies (expert_slots)
 
 
 def _fits_domain(par: Parallelism, model, max_instance: int | None) -> str:
@@ -187,7 +216,8 @@ def check_parallelism(model: ModelSpec, par: Parallelism, max_instance: int | No
     """``par`` with whole-number degrees if it is valid for ``model``, else a
     :class:`UserError` naming the degree and what is allowed: TP divides the heads (with
     attention DP, its attention groups of ``tp / attention_dp`` GPUs divide them), PP
-    divides the layers, EP divides the experts and TP, attention DP divides TP; every
+    divides the layers, EP divides TP (one that does not divide the experts places
+    redundant copies, :func:`expert_slots`), attention DP divides TP; every
     tensor-parallel group fits ``max_instance`` GPUs (the GPU's scale-up domain): TP itself,
     or, for a stage of expert-parallel MoE layers wider than that, its attention groups and
     each expert's group (:func:`_fits_domain`)."""
@@ -241,8 +271,8 @@ def configurations(model: ModelSpec, max_instance: int, *, tp: int | Sequence[in
         Pipeline stages (default ``(1,)``: no pipeline); each must divide the layers.
     ep : iterable of int or True, optional
         Expert-parallel degrees (default ``(1,)``); ``True`` tries every divisor of the
-        experts. Each must divide the experts; a degree that does not divide a TP degree is
-        skipped for it.
+        experts. One given that does not divide the experts places redundant copies
+        (:func:`expert_slots`); a degree that does not divide a TP degree is skipped for it.
     attention_dp : iterable of int or True, optional
         Attention data-parallel degrees (default ``(1,)``); ``True`` tries every divisor of
         each TP degree. A degree that does not divide a TP degree is skipped for it.
@@ -317,7 +347,7 @@ def layout(model: ModelSpec, configs: Iterable[Parallelism | int]) -> Shards:
     attention, the embedding and the LM head split over ``attention_tp`` GPUs (heads, KV
     heads and the vocabulary: each attention group runs its own tokens through them, see
     :mod:`compute.stages`), MLP columns over ``tp``, each routed expert over ``expert_tp``
-    under EP.
+    under EP, in ``ceil(experts / ep)`` slots a group (:func:`expert_slots`).
 
     >>> from compute.models import get_model
     >>> m = get_model("DeepSeek-V3")                  # 129,280 tokens in the vocabulary
@@ -340,6 +370,8 @@ def layout(model: ModelSpec, configs: Iterable[Parallelism | int]) -> Shards:
         ep=col([c.ep if model.is_moe else 1 for c in configs]),
         attention_dp=col([c.attention_dp for c in configs]),
         expert_ffn=col([ceil(model.ffn, c.expert_tp) for c in configs]),
+        expert_slots=col([expert_slots(model.experts, c.ep if model.is_moe else 1)[0]
+                          for c in configs]),
     )
 
 

@@ -219,6 +219,9 @@ class InferenceResult:
     #: from ``latency`` (a pipelined prefill: ``batch x period``, without the fill and
     #: drain); 0: the latency
     interval: float = 0.0
+    #: redundant routed-expert copies the stage's EP groups hold, ``ep x ceil(experts /
+    #: ep) - experts`` (:func:`compute.parallel.expert_slots`; 0: EP divides the experts)
+    redundant_experts: int = 0
 
     def __getattr__(self, name: str):
         # Only for what normal lookup misses: a field of _LAZY_FIELDS that
@@ -317,6 +320,7 @@ class InferenceResult:
             "memory": self.memory.to_dict(),
             "stages": [s.to_dict() for s in self.stages],
             **({"profile": self.profile, "overhead_s": self.overhead} if self.profile else {}),
+            **({"redundant_experts": self.redundant_experts} if self.redundant_experts else {}),
         }
 
     def to_json(self, indent: int | None = 2) -> str:

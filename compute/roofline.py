@@ -42,7 +42,13 @@ from compute.grid_parts import _stage_times, _static_parts, pipeline_period
 from compute.hardware import GpuSpec, get_gpu
 from compute.memory import DEFAULT_RESERVE, check_reserve, describe_fit
 from compute.models import COMPUTE_DTYPES, ModelSpec, get_model
-from compute.parallel import MAX_EXPERT_SKEW, Parallelism, check_parallelism, layout
+from compute.parallel import (
+    MAX_EXPERT_SKEW,
+    Parallelism,
+    check_parallelism,
+    expert_slots,
+    layout,
+)
 from compute.phases import Slo, Workload
 from compute.profiles import PARAMETERS, EngineProfile
 from compute.results import RESOURCES, InferenceResult, StageResult
@@ -289,9 +295,10 @@ class Grid(_Rates):
                         bound=RESOURCES[int(self.bound[k, i, j])])
             for k, name in enumerate(self.stages) if self.counts[k, i] > 0)
         par, batch = self.configs[i], int(self.batches[j])
+        copies = expert_slots(self.model.experts, par.ep)[1] if self.model.is_moe else 0
         fit = describe_fit(self.model, self.gpu, par.tp, batch, self.weights[i, j],
                            self.kv_cache[i, j], self.activations[i, j],
-                           self.options.memory_reserve, label=par.label)
+                           self.options.memory_reserve, label=par.describe(copies))
         return InferenceResult(
             model=self.model.name, gpu=self.gpu.name, phase=self.workload.phase, tp=par.tp,
             batch=batch, prompt_tokens=self.workload.prompt,
@@ -305,7 +312,8 @@ class Grid(_Rates):
             **({} if self.interval is None or par.pp == 1 else
                {"interval": float(self.interval[i, j])}),
             **({} if self.overhead is None else
-               {"overhead": float(self.overhead[i, j]), "profile": self.options.profile.name}))
+               {"overhead": float(self.overhead[i, j]), "profile": self.options.profile.name}),
+            **({"redundant_experts": copies} if copies else {}))
 
 
 def _as_configs(model, configs, max_instance) -> tuple[Parallelism, ...]:

@@ -131,7 +131,8 @@ def search(model: str | ModelSpec, gpu: str | GpuSpec, phase: str | Workload = "
         Pipeline stages to try (default ``(1,)``), each dividing the layers.
     ep : iterable of int or True, optional
         Expert-parallel degrees (default ``(1,)``; ``True``: every divisor of the experts),
-        each dividing the experts; tried with the TP degrees it divides.
+        one given that does not divide the experts places redundant copies
+        (:func:`compute.parallel.expert_slots`); tried with the TP degrees it divides.
     attention_dp : iterable of int or True, optional
         Attention data-parallel degrees (default ``(1,)``; ``True``: every divisor of each
         TP degree).

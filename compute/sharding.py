@@ -110,6 +110,8 @@ class Shards:
     ep: np.ndarray | float = 1.0            #: expert-parallel groups per stage
     attention_dp: np.ndarray | float = 1.0  #: attention data-parallel groups per stage
     expert_ffn: np.ndarray | None = None    #: each routed expert's columns per GPU under EP
+    #: routed-expert slots per EP group, ceil(experts / ep) (compute.parallel.expert_slots)
+    expert_slots: np.ndarray | float | None = None
 
     @cached_property
     def plain(self) -> bool:

@@ -81,8 +81,9 @@ per layer (the embedding and the LM head once)::
 
 Attention runs on the busiest group's ``ceil(s / a)`` sequences with ``heads / (tp / a)``
 heads per GPU; under EP the busiest GPU runs ``skew x n top-k / e`` token copies through
-its ``experts / e`` experts (``ffn / (tp / e)`` columns each), reads the weights of its
-share of the distinct experts touched, and runs the shared experts (replicated) on its own
+its ``ceil(experts / e)`` expert slots (``ffn / (tp / e)`` columns each; redundant copies
+where ``e`` does not divide the experts, :func:`compute.parallel.expert_slots`), reads the
+weights of its share of the distinct experts touched, and runs the shared experts (replicated) on its own
 ``n / tp`` tokens. Degree 1 in every dimension is plain TP, bit for bit.
 
 The embedding and the LM head run per attention group (``n/a`` and ``s/a`` above are the
@@ -238,9 +239,11 @@ def _mlp_work(model, sh, n, touched):
 
 def _mlp_work_ep(model, sh, n, touched, skew: float):
     """(flops, hbm bytes) of mlp_up and mlp_down per GPU under expert parallelism: the
-    busiest GPU processes ``skew x n k / ep`` token copies with its ``experts / ep`` experts
-    (``expert_ffn`` columns of each), reads the weights of its share ``touched / ep`` of the
-    distinct experts touched, and runs the replicated shared experts on its own ``n / tp``
+    busiest GPU processes ``skew x n k / ep`` token copies with its ``slots = ceil(experts /
+    ep)`` expert slots (``expert_ffn`` columns of each; redundant copies spread the load, so
+    the copies per group do not change), reads the weights of its share ``touched x slots /
+    experts`` of the distinct experts touched (``touched / ep`` when ``ep`` divides the
+    experts), and runs the replicated shared experts on its own ``n / tp``
     tokens; dense layers of an MoE model stay tensor-parallel (averaged as in
     :func:`_mlp_work`)."""
     h = float(model.hidden)
@@ -249,7 +252,7 @@ def _mlp_work_ep(model, sh, n, touched, skew: float):
     fs = sh.expert_ffn
     up_cols = (2 if model.gated_mlp else 1) * fs
     copies = n * model.experts_per_token * skew / sh.ep
-    local = touched / sh.ep
+    local = touched / (model.experts / sh.expert_slots)   # exactly touched / ep when ep divides
     own = n / sh.tp
     router = h * model.experts
     up = [2 * copies * h * up_cols,

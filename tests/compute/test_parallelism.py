@@ -251,8 +251,10 @@ def test_default_search_space_is_plain_tp_and_wider_stages_need_ep():
 @pytest.mark.parametrize("call, match", [
     (lambda: search("Llama-3-70B", "Lite", pp=[3]),
      "PP degree 3 does not divide the 80 layers of Llama-3-70B; allowed: 1, 2, 4, 5, 8"),
+    # EP 3 places redundant experts now (test_redundant_experts), but divides no TP here
     (lambda: search("Mixtral-8x7B", "Lite", ep=[3]),
-     "EP degree 3 does not divide the 8 experts of Mixtral-8x7B; allowed: 1, 2, 4, 8"),
+     r"no configuration to search: TP 1, 2, 4, 8, 16, 32, PP 1, EP 3 \(EP and attention DP "
+     r"must divide TP\)$"),
     (lambda: search("Llama-3-70B", "Lite", ep=[2]),
      "EP degree 2 needs a mixture-of-experts model; Llama-3-70B is dense"),
     (lambda: evaluate("Mixtral-8x7B", "Lite", 4, 1, ep=8),
