@@ -411,10 +411,11 @@ def _attention_kind(m) -> str:
 # ---- infer and search ----------------------------------------------------------------------
 
 def _label(r) -> str:
-    """``TP 8 x PP 2 x EP 8 x DP-attention 2`` of a result or front point."""
+    """``TP 8 x PP 2 x EP 8 x DP-attention 2`` of a result or front point; an EP holding
+    redundant expert copies says how many (``EP 144 (32 redundant experts)``)."""
     from compute.parallel import Parallelism
 
-    return Parallelism.of(r).label
+    return Parallelism.of(r).describe(getattr(r, "redundant_experts", 0))
 
 
 def _degrees(what: str, text, allow_all: bool = False):
@@ -494,7 +495,8 @@ def _summary(r) -> list[str]:
 @click.option("--pp", "pp_text", default="1", show_default=True, metavar="N",
               help="Pipeline stages (must divide the layers).")
 @click.option("--ep", "ep_text", default="1", show_default=True, metavar="N",
-              help="Expert-parallel degree (divides the experts and --tp).")
+              help="Expert-parallel degree (divides --tp; one that does not divide the "
+                   "experts holds redundant copies).")
 @click.option("--attention-dp", "adp_text", default="1", show_default=True, metavar="N",
               help="Attention data-parallel groups per stage (divides --tp).")
 @click.option("--expert-skew", "skew_text", default="1", show_default=True, metavar="X",
