@@ -210,7 +210,9 @@ def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_na
         built_for = names.pop()
         if gpu_name is not None and gpu_name != built_for:
             if fabric.source == "scenario":   # a spec's 'gpu=' key means nothing after a name
-                base = fabric_ref.strip().rpartition("@")[0] or fabric_ref.strip()
+                from netmodel.study.scenarios import _split_ref
+
+                base = _split_ref(fabric_ref)[0]   # a .toml path may hold an '@'
                 how = f"give the scenario with that GPU ({base}@{gpu_name})"
             elif fabric.source == "file":
                 how = "a saved fabric file's GPUs are part of it; give a spec or scenario"

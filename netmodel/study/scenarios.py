@@ -518,8 +518,16 @@ def scenario_names() -> tuple[str, ...]:
 
 
 def _split_ref(ref: str) -> tuple[str, str, str]:
-    """``(base, "@", gpu)`` of a scenario reference (``("name", "", "")`` without ``@``)."""
-    return ref.strip().rpartition("@") if "@" in ref else (ref.strip(), "", "")
+    """``(base, "@", gpu)`` of a scenario reference (``("name", "", "")`` without ``@``, or
+    for a ``.toml`` path whose folders or name hold an ``@``: ``a@b/x.toml`` is a file).
+
+    >>> _split_ref("lite-flat@Lite"), _split_ref("a@b/x.toml"), _split_ref("a@b/x.toml@Lite")
+    (('lite-flat', '@', 'Lite'), ('a@b/x.toml', '', ''), ('a@b/x.toml', '@', 'Lite'))
+    """
+    ref = ref.strip()
+    if "@" not in ref or ref.lower().endswith(".toml"):
+        return ref, "", ""
+    return ref.rpartition("@")
 
 
 def is_scenario_ref(ref: str) -> bool:

@@ -526,3 +526,20 @@ def test_calibrate_names_the_file_line_after_comments(tmp_path):
                                  tmp_path / "p.toml"]), "m.csv: row 3: pp must be")
     assert "line" not in line
     assert not (tmp_path / "p.toml").exists()
+
+
+@pytest.mark.parametrize("where", ["a@b/gb.toml", "gb@2.toml"])
+def test_a_scenario_file_whose_path_holds_an_at(where, tmp_path):
+    # before: 'unknown fabric '.../a@b/gb.toml': neither a fabric builder ...' (split at '@'
+    # as if NAME@GPU), while '.../a@b/gb.toml@Lite' worked
+    path = tmp_path / where
+    path.parent.mkdir(exist_ok=True)
+    path.write_text((ROOT / "docs" / "examples" / "gb300-nvl72.toml").read_text())
+    for ref, gpu in ((str(path), "GB300-NVL72"), (f"{path}@Lite", "Lite")):
+        r = _run(["topology", "show", ref])
+        assert r.exit_code == 0, r.output
+        assert f"scenario:    gb300-nvl72@{gpu} (its fabric)" in r.output
+        r = _run(["compare", "--scenarios", ref, "--models", "Llama-3-8B", "--phase", "decode"])
+        assert r.exit_code == 0 and f"gb300-nvl72@{gpu}" in r.output, r.output
+    line = _one_line_error(_run(INFER + ["--fabric", str(path), "--gpu", "H100-SXM"]))
+    assert f"({path}@H100-SXM)" in line
