@@ -24,10 +24,9 @@ A :class:`Parallelism` ``(tp, pp, ep, attention_dp)`` places one model instance 
   per group, each split over the group's GPUs); each token is dispatched to its experts'
   GPUs and their outputs combined back by two all-to-alls. An ``ep`` that does not divide
   the experts (or exceeds them) places redundant copies, as DeepSeek's serving does
-  (DeepSeek-V3/R1 Inference System Overview, Feb 2025, github.com/deepseek-ai/
-  open-infra-index: prefill "Routed Expert EP32 ... 32 redundant routed experts", 9 a GPU;
-  decode EP144, "32 redundant routed experts, where each GPU manages 2 routed experts"):
-  every group holds ``ceil(experts / ep)`` expert slots, ``ep x ceil(experts / ep) -
+  (DeepSeek-V3/R1 Inference System Overview, Feb 2025,
+  github.com/deepseek-ai/open-infra-index: decode EP144, "32 redundant routed experts,
+  where each GPU manages 2 routed experts"): every group holds ``ceil(experts / ep)`` expert slots, ``ep x ceil(experts / ep) -
   experts`` of them copies (:func:`expert_slots`). The weights per GPU count the slots;
   the replicas spread the load, so each group still runs ``tokens x top_k / ep`` routed
   token copies (times ``expert_skew``) and the all-to-alls are unchanged; a step reads
