@@ -539,9 +539,11 @@ def read_measurements(path: str | PathLike[str]) -> tuple[Measurement, ...]:
         raise UserError(f"{where}: unknown column(s) {', '.join(unknown[:5])}; columns: "
                         f"{', '.join(required + optional)}")
     out = []
+    last = reader.line_num   # lines read so far: the header's
     for i, raw in enumerate(_csv_rows(reader, where), 2):
-        # the file's line too where comments or blank lines come before (the row's last)
-        line = numbered[min(reader.line_num, len(numbered)) - 1][0]
+        # the file's line too where comments or blank lines come before (the row's first)
+        line = numbered[min(last, len(numbered) - 1)][0]
+        last = reader.line_num
         at = f"row {i}" if line == i else f"row {i} (line {line} of the file)"
         if len(out) >= MAX_MEASUREMENTS:
             raise UserError(f"{where} holds more than {MAX_MEASUREMENTS:,} measurements")
