@@ -273,8 +273,9 @@ def test_infer_and_search_with_pipeline_expert_and_attention_parallelism():
 @pytest.mark.parametrize("args, needle", [
     (("infer", "--model", "Llama-3-70B", "--tp", "8", "--pp", "3", "--batch", "1"),
      "PP degree 3 does not divide the 80 layers"),
-    (("search", "--model", "Mixtral-8x7B", "--ep", "3"), "EP degree 3 does not divide the 8 "
-     "experts"),
+    # EP 3 holds redundant experts now (test_redundant_experts_cli), but divides no TP here
+    (("search", "--model", "Mixtral-8x7B", "--ep", "3"), "no configuration to search: TP 1, 2, "
+     "4, 8, 16, 32, PP 1, EP 3 (EP and attention DP must divide TP)"),
     (("search", "--model", "Llama-3-70B", "--ep", "2"), "needs a mixture-of-experts model"),
     (("infer", "--model", "Mixtral-8x7B", "--tp", "8", "--ep", "8", "--batch", "1",
       "--expert-skew", "nan"), "--expert-skew must be a number from 1"),
