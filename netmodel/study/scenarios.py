@@ -519,15 +519,22 @@ def scenario_names() -> tuple[str, ...]:
 
 def _split_ref(ref: str) -> tuple[str, str, str]:
     """``(base, "@", gpu)`` of a scenario reference (``("name", "", "")`` without ``@``, or
-    for a ``.toml`` path whose folders or name hold an ``@``: ``a@b/x.toml`` is a file).
+    for a ``.toml`` path whose folders or name hold an ``@``: ``a@b/x.toml`` is a file, as
+    what comes before its last ``@`` names no scenario; ``h100-dgx@g.toml`` is a GPU file).
 
     >>> _split_ref("lite-flat@Lite"), _split_ref("a@b/x.toml"), _split_ref("a@b/x.toml@Lite")
     (('lite-flat', '@', 'Lite'), ('a@b/x.toml', '', ''), ('a@b/x.toml', '@', 'Lite'))
+    >>> _split_ref("h100-dgx@my/gpu.toml"), _split_ref("a.toml@g.toml")
+    (('h100-dgx', '@', 'my/gpu.toml'), ('a.toml', '@', 'g.toml'))
     """
     ref = ref.strip()
-    if "@" not in ref or ref.lower().endswith(".toml"):
+    if "@" not in ref:
         return ref, "", ""
-    return ref.rpartition("@")
+    base, at, gpu = ref.rpartition("@")
+    if ref.lower().endswith(".toml") and not (base.strip().lower().endswith(".toml")
+                                              or base.strip() in shipped_scenarios()):
+        return ref, "", ""
+    return base, at, gpu
 
 
 def is_scenario_ref(ref: str) -> bool:
