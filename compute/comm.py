@@ -32,7 +32,8 @@ import numpy as np
 from compute.errors import UserError, known
 
 __all__ = ["OPERATIONS", "CollectiveCostModel", "CollectiveTimeFunction", "CommLike",
-           "FunctionComm", "NoCommunication", "RingAlphaBeta", "as_comm", "check_group_size",
+           "FunctionComm", "NoCommunication", "RingAlphaBeta", "as_comm", "as_times",
+           "check_group_size",
            "check_nbytes", "check_op"]
 
 #: The largest group check_group_size takes: 2**53, the largest whole number a float (the
@@ -80,12 +81,32 @@ def check_group_size(group_size: int) -> int:
 
 
 def _shown(value) -> str:
-    """``repr(value)`` cut to 60 characters for an error line (or its type, when Python
-    refuses to print it: an int above 4,300 digits, inside a list)."""
+    """``repr(value)`` on one line, cut to 60 characters, for an error line (or its type,
+    when Python refuses to print it: an int above 4,300 digits, inside a list)."""
     try:
-        return f"{value!r:.60}"
+        return " ".join(repr(value).split())[:60]
     except ValueError:
         return f"a {type(value).__name__} too large to print"
+
+
+def as_times(out, op: str, who: str = "collective model") -> np.ndarray:
+    """What a collective-cost model returned, as float seconds: real numbers only (ints,
+    floats, numpy's); a bool, complex number, string, None or other object is a
+    :class:`UserError` naming it (numpy would take True as 1 s and drop an imaginary part).
+    The range (>= 0, finite) is the caller's to check. Cheap for a float array."""
+    if type(out) is np.ndarray and out.dtype.kind == "f":
+        return out
+    try:
+        t = np.asarray(out)
+        if t.dtype.kind in "iuf":
+            return t.astype(float, copy=False)
+        if t.dtype.kind == "O" and all(isinstance(x, numbers.Real)
+                                       and not isinstance(x, bool | np.bool_) for x in t.flat):
+            return t.astype(float)
+    except (TypeError, ValueError, OverflowError):
+        pass
+    raise UserError(f"{who} returned {_shown(out)} for {op}; it must return seconds, one "
+                    f"number per message size")
 
 
 def _shown_int(n) -> str:
@@ -163,12 +184,7 @@ class FunctionComm:
         p = check_group_size(group_size)
         if p == 1:
             return np.zeros_like(n)
-        out = self.function(op, n, p)
-        try:
-            t = np.asarray(out, dtype=float)
-        except (TypeError, ValueError):
-            raise UserError(f"comm function returned {out!r:.60} for {op}; it must return "
-                            f"seconds, one number per message size") from None
+        t = as_times(self.function(op, n, p), op, "comm function")
         if t.shape not in (n.shape, ()):
             raise UserError(f"comm function returned shape {t.shape} for message sizes of shape "
                             f"{n.shape}; it must return one time per size")

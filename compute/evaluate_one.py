@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from compute.comm import CommLike, RingAlphaBeta, as_comm
+from compute.comm import CommLike, RingAlphaBeta, as_comm, as_times
 from compute.hardware import GpuSpec, catalog, get_gpu
 from compute.memory import (
     activation_bytes_per_token,
@@ -261,8 +261,7 @@ def _scalar_times(comm, op: str, sizes: list, group: int) -> list:
     if type(comm) is RingAlphaBeta:
         times = [float(comm.time(op, n, group)) for n in sizes]
     else:
-        t = np.asarray(comm.collective_time(op, np.array(sizes, dtype=float), group),
-                       dtype=float)
+        t = as_times(comm.collective_time(op, np.array(sizes, dtype=float), group), op)
         times = np.broadcast_to(t, (len(sizes),)).tolist()
     for t in times:
         _check_time(t, op, group)

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from compute.comm import CommLike, NoCommunication, RingAlphaBeta, as_comm
+from compute.comm import CommLike, NoCommunication, RingAlphaBeta, as_comm, as_times
 from compute.errors import UserError, known
 from compute.grid_parts import _stage_times, _static_parts, pipeline_period
 from compute.hardware import GpuSpec, get_gpu
@@ -535,7 +535,7 @@ def _network_times(comm, ops, groups, counts, net, fits=None) -> np.ndarray:
             cells = net[ks[kk], rr]
             keep = None if fits is None else fits[rr]
             sizes = cells.reshape(-1) if keep is None else cells[keep]
-            times = np.asarray(comm.collective_time(op, sizes, int(size)), dtype=float)
+            times = as_times(comm.collective_time(op, sizes, int(size)), op)
             times = np.broadcast_to(times, sizes.shape)
             if times.size and not (times.min() >= 0 and times.max() < np.inf):  # NaN too
                 ok = np.isfinite(times) & (times >= 0)

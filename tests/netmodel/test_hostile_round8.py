@@ -548,3 +548,55 @@ def test_a_scenario_file_whose_path_holds_an_at(where, tmp_path):
         assert r.exit_code == 0 and f"gb300-nvl72@{gpu}" in r.output, r.output
     line = _one_line_error(_run(INFER + ["--fabric", str(path), "--gpu", "H100-SXM"]))
     assert f"({path}@H100-SXM)" in line
+
+
+# ------------------------------------------------------------- what a comm model returns
+
+class _Returns:   # an object with collective_time: no FunctionComm wrapper checks it first
+    def __init__(self, f):
+        self.f = f
+
+    def collective_time(self, op, nbytes, group_size):
+        return self.f(op, nbytes, group_size)
+
+
+RETURNS = {
+    # before: complex times lost their imaginary part (a ComplexWarning), bools were 1 s
+    # (Llama-3-8B TP 8 decode 66.0 s), and from an object a string or object array raised
+    # numpy's bare ValueError / TypeError
+    "complex": (lambda op, n, p: np.asarray(n) * 1j, "returned array([0.+"),
+    "bool": (lambda op, n, p: np.ones(np.shape(n), dtype=bool), "returned array([ True"),
+    "None": (lambda op, n, p: None, "returned None for all-gather"),
+    "str": (lambda op, n, p: "x", "returned 'x' for all-gather"),
+    "objects": (lambda op, n, p: np.array([object()] * np.size(n)), "returned array([<object"),
+    "bigint": (lambda op, n, p: [10**400] * np.size(n), "returned [1000000"),
+}
+
+
+@pytest.mark.parametrize("wrap", ["function", "object"])
+@pytest.mark.parametrize("kind", sorted(RETURNS))
+def test_a_comm_model_returning_no_seconds_is_one_user_error(kind, wrap):
+    from compute.evaluate_one import evaluate
+    from compute.roofline import evaluate_grid, make_workload
+
+    f, needle = RETURNS[kind]
+    comm = f if wrap == "function" else _Returns(f)
+    for call in (lambda: evaluate("Llama-3-8B", "H100-SXM", 8, 1, comm=comm),
+                 lambda: evaluate_grid("Llama-3-8B", "H100-SXM", [8], [1, 2],
+                                       make_workload("decode"), comm=comm)):
+        with pytest.raises(UserError) as e:
+            call()
+        msg = str(e.value)
+        assert needle in msg and "must return seconds" in msg and "\n" not in msg, msg
+
+
+@pytest.mark.parametrize("wrap", ["function", "object"])
+def test_a_comm_model_returning_ints_lists_or_numpy_still_runs(wrap):
+    from compute.evaluate_one import evaluate
+
+    ref = evaluate("Llama-3-8B", "H100-SXM", 8, 1, comm=lambda op, n, p: np.zeros(np.shape(n)))
+    for f in (lambda op, n, p: 0, lambda op, n, p: [0] * np.size(n),
+              lambda op, n, p: np.zeros(np.shape(n), dtype=np.float32),
+              lambda op, n, p: np.zeros(np.shape(n), dtype=np.int64)):
+        comm = f if wrap == "function" else _Returns(f)
+        assert evaluate("Llama-3-8B", "H100-SXM", 8, 1, comm=comm).latency == ref.latency
