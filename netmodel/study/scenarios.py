@@ -526,15 +526,19 @@ def _split_ref(ref: str) -> tuple[str, str, str]:
     (('lite-flat', '@', 'Lite'), ('a@b/x.toml', '', ''), ('a@b/x.toml', '@', 'Lite'))
     >>> _split_ref("h100-dgx@my/gpu.toml"), _split_ref("a.toml@g.toml")
     (('h100-dgx', '@', 'my/gpu.toml'), ('a.toml', '@', 'g.toml'))
+    >>> _split_ref("lite-flat@my@gpu.toml"), _split_ref("lite-flat@@Lite")
+    (('lite-flat', '@', 'my@gpu.toml'), ('lite-flat', '@', '@Lite'))
     """
     ref = ref.strip()
     if "@" not in ref:
         return ref, "", ""
-    base, at, gpu = ref.rpartition("@")
-    if ref.lower().endswith(".toml") and not (base.strip().lower().endswith(".toml")
-                                              or base.strip() in shipped_scenarios()):
+    shipped = shipped_scenarios()
+    for i, c in enumerate(ref):   # the first '@' after a scenario: a GPU file may hold '@'s
+        if c == "@" and (ref[:i].strip() in shipped or ref[:i].strip().lower().endswith(".toml")):
+            return ref[:i], "@", ref[i + 1:]
+    if ref.lower().endswith(".toml"):
         return ref, "", ""
-    return base, at, gpu
+    return ref.rpartition("@")
 
 
 def is_scenario_ref(ref: str) -> bool:

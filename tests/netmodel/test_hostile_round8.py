@@ -378,8 +378,8 @@ def _fabric_refs(d):
         ("lite-ocs@", "names no GPU after '@'"),
         ("lite-ocs@unknown", "unknown GPU 'unknown'; known:"),
         ("lite-ocs@Lité", "unknown GPU 'Lité'"),
-        ("lite-ocs@@Lite", "unknown fabric 'lite-ocs@@Lite': neither a fabric builder"),
-        ("lite-ocs@Lite@Lite", "neither a fabric builder"),
+        ("lite-ocs@@Lite", "unknown GPU '@Lite'; known:"),
+        ("lite-ocs@Lite@Lite", "unknown GPU 'Lite@Lite'"),
         ("@@", "unknown fabric '@@'"), ("@", "unknown fabric '@'"), ("@Lite", "'@Lite'"),
         ("lite ocs", "unknown fabric 'lite ocs'"), ("lité-ocs", "'lité-ocs'"),
         ("H100-DGX", "nor a scenario (known: 'h100-dgx'"),
@@ -443,7 +443,7 @@ STUDY = ["study", "lite-gpu", "-q", "--no-plot", "--models", "Llama-3-70B"]
     (["--phases", "prefill;decode"], "unknown phase 'prefill;decode'"),
     (["--scenarios", ""], "--scenarios '' is empty"),
     (["--scenarios", "lite-flat@"], "names no GPU after '@'"),
-    (["--scenarios", "lite-flat@@Lite"], "unknown scenario 'lite-flat@'"),
+    (["--scenarios", "lite-flat@@Lite"], "unknown GPU '@Lite'"),
     (["--scenarios", "ring:n=4@Lite"], "unknown scenario 'ring:n=4'"),
     (["--scenarios", "h100-dgx,h100-dgx"], "names h100-dgx more than once"),
     (["--scenarios", "lite flat"], "unknown scenario 'lite flat'"),
@@ -600,3 +600,12 @@ def test_a_comm_model_returning_ints_lists_or_numpy_still_runs(wrap):
               lambda op, n, p: np.zeros(np.shape(n), dtype=np.int64)):
         comm = f if wrap == "function" else _Returns(f)
         assert evaluate("Llama-3-8B", "H100-SXM", 8, 1, comm=comm).latency == ref.latency
+
+
+def test_a_gpu_file_whose_path_holds_an_at(tmp_path):
+    # before: "unknown scenario 'lite-flat@.../my'" (split at the last '@')
+    gpu = tmp_path / "my@gpu.toml"
+    gpu.write_text('[gpu."MyLite"]\nderive_from = "Lite"\nhbm_bandwidth_multiplier = 2.0\n'
+                   'source = "test: a Lite with twice the HBM bandwidth"\n')
+    r = _run(["topology", "show", f"lite-flat@{gpu}"])
+    assert r.exit_code == 0 and "scenario:    lite-flat@MyLite (its fabric)" in r.output, r.output
