@@ -13,28 +13,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 from compute.comm import FunctionComm, RingAlphaBeta, check_group_size, check_nbytes
 from compute.errors import UserError
-from netmodel.cli.main import cli
+from tests.netmodel.test_hostile_round7 import _one_line_error, _run  # the checks, said once
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _run(args):
-    return CliRunner().invoke(cli, [str(a) for a in args], prog_name="netmodel")
-
-
-def _one_line_error(r, *needles):
-    assert r.exit_code == 2, (r.exit_code, r.output, r.exception)
-    lines = r.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), r.output
-    assert "Traceback" not in r.output
-    for n in needles:
-        assert n in lines[0], (n, lines[0])
-    return lines[0]
-
 
 # ------------------------------------------------------------- protocol checks (API)
 
