@@ -85,7 +85,11 @@ def _once(extra: list[str], label: str, watched: bool) -> tuple:
                "try:\n    main(sys.argv[1:])\n"
                "except SystemExit as e:\n    code = e.code\n"
                "else:\n    code = 0\n"
-               "peak = open('/proc/self/status').read().split('VmHWM:')[1].split()[0]\n"
+               "try:\n"
+               "    peak = open('/proc/self/status').read().split('VmHWM:')[1].split()[0]\n"
+               "except OSError:\n"   # no /proc (macOS: ru_maxrss in bytes, not KiB)
+               "    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+               "    peak = rss // 1024 if sys.platform == 'darwin' else rss\n"
                "print(f'peak_kib={peak}', file=sys.stderr)\n"
                "sys.exit(code)\n",
                "study", "lite-gpu", "--out", str(Path(tmp) / "results"), *extra]
