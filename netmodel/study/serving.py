@@ -274,7 +274,11 @@ class ServingResult:
             par = Parallelism.of(r).label
             capped = " (the search's largest batch: a larger one may do better)" \
                 if r.batch == self.settings.get("max_batch") else ""
-            lines.append(f"  {label:<8} {r.gpus} x {r.gpu} ({par}), batch {r.batch}{capped}, "
+            most = self.settings.get("max_gpus")
+            wide = (f" (the widest instance a pool may take, {most} of the fabric's "
+                    f"{self.fabric_gpus} GPUs: a wider one may do better)") \
+                if most is not None and r.gpus >= most else ""
+            lines.append(f"  {label:<8} {r.gpus} x {r.gpu} ({par}){wide}, batch {r.batch}{capped}, "
                          f"{r.latency_name.upper()} {r.latency * 1e3:.2f} ms, "
                          f"{(self.prefill_rate if label == 'prefill' else self.decode_rate):.4g} "
                          f"requests/s per instance")
@@ -459,7 +463,7 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
                 "network": "custom" if override is not None else "fabric",
                 "transfer": "custom" if transfer is not None else
                 ("custom" if override is not None else "fabric send-recv"),
-                "expert_skew": expert_skew, "max_batch": max_batch}
+                "expert_skew": expert_skew, "max_batch": max_batch, "max_gpus": most}
     if options.profile is not None:     # the roofline's settings read as before profiles
         settings["profile"] = options.to_dict()["profile"]
     base = dict(model=model.name, scenario=scen.label, workload=wl, kv_bytes_per_request=kv,

@@ -1,0 +1,38 @@
+"""An architect's end-to-end pass over Llama-3.1-405B and DeepSeek-V3 on h100-dgx and the
+Lite fabrics (helper 96): what the answer's text must say beside its numbers."""
+
+from netmodel.study.serving import serve
+
+
+def test_serve_notes_a_pool_at_its_widest_instance():
+    # h100-dgx has 32 GPUs, so each pool may take at most 16. Llama-3.1-405B's decode pool
+    # is TP 8 x PP 2 = 16 GPUs (batch 644, TBT 49.95 ms): at that limit, which the table
+    # said nothing of (compare, unbounded by a second pool, may pick a wider instance:
+    # DeepSeek-V3 decode on lite-flat is 128 Lites there, 64 in serve). The prefill pool
+    # (TP 4 x PP 2 = 8 GPUs) is below it and carries no note.
+    r = serve("Llama-3.1-405B", "h100-dgx")
+    assert r.settings["max_gpus"] == 16
+    assert r.decode.gpus == 16 and r.prefill.gpus == 8
+    lines = r.table().splitlines()
+    dec = next(x for x in lines if x.lstrip().startswith("decode"))
+    pre = next(x for x in lines if x.lstrip().startswith("prefill"))
+    assert "the widest instance a pool may take, 16 of the fabric's 32 GPUs" in dec
+    assert "widest instance" not in pre
+
+
+def test_one_instance_is_said_in_the_singular():
+    # DeepSeek-V3 decode on lite-flat: TP 128 x EP 128 x DP-attention 32 takes all 128
+    # Lites, one instance. cost, blast-radius and availability printed "1 instances".
+    from click.testing import CliRunner
+
+    from netmodel.cli.main import cli
+
+    runner = CliRunner()
+    common = ["--scenario", "lite-flat", "--model", "DeepSeek-V3"]
+    outs = [runner.invoke(cli, ["cost", *common, "--phase", "decode"]),
+            runner.invoke(cli, ["blast-radius", *common, "--no-plot"]),
+            runner.invoke(cli, ["availability", *common, "--no-plot", "-q", "--trials", "5"])]
+    for out in outs:
+        assert out.exit_code == 0, out.output
+        head = out.output.splitlines()[0]
+        assert "1 instance" in head and "1 instances" not in head, head
