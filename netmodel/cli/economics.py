@@ -163,7 +163,7 @@ def _print_summary(s) -> None:
     def pct(x: float, total: float) -> str:
         return f"{x / total:.0%}" if total else "-"
 
-    cfg = (f"{s.config} x batch {s.batch}, {s.instances} instances"
+    cfg = (f"{s.config} x batch {s.batch}, {s.instances} instance{'' if s.instances == 1 else 's'}"
            if s.tp else "nothing feasible under the SLO")
     na = "-"
     rows = [

@@ -686,7 +686,7 @@ class Availability:
         p = self.pools
         lines = [
             f"{c.scenario.label}, {c.model.name} {c.workload.phase}: {c.gpus:,} GPUs, "
-            f"{c.parallelism.label}, {c.instances_total:,} instances; spares {p.spares:,} "
+            f"{c.parallelism.label}, {c.instances_total:,} instance{'' if c.instances_total == 1 else 's'}; spares {p.spares:,} "
             f"({p.placement}, {p.reachable_total:,} reachable); {m.trials:,} trials x "
             f"{m.horizon_s / YEAR:.3g} y, seed {m.seed}",
             f"{'':<34}{'Monte Carlo':>16}{'analytic':>12}{'no spares':>12}",
