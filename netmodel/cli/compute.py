@@ -583,6 +583,10 @@ def search(max_batch: str, tp_text: str | None, pp_text: str | None, ep_text: st
         exit_if_nothing_feasible([r])
         return
     _print_search(r, show_front, desc, options.profile)
+    if getattr(model, "experts", 0) > 1 and ep_text is None and adp_text is None:
+        click.echo(f"note: plain tensor parallelism only; {model.name} is a mixture of experts, "
+                   f"which compare (--parallelism auto) also spreads by expert and attention "
+                   f"data parallelism: add --ep all --attention-dp all to search that too")
     exit_if_nothing_feasible([r])
 
 

@@ -36,3 +36,28 @@ def test_one_instance_is_said_in_the_singular():
         assert out.exit_code == 0, out.output
         head = out.output.splitlines()[0]
         assert "1 instance" in head and "1 instances" not in head, head
+
+
+def test_search_of_a_mixture_of_experts_says_compare_spreads_it_wider():
+    # `netmodel search --scenario lite-flat --model DeepSeek-V3` tries plain TP (up to 32
+    # Lites: 22.0 GB of weights per GPU > 19.2 GB usable) and said only "no feasible
+    # configuration", while compare's default (--parallelism auto) serves it at TP 128 x
+    # EP 128 x DP-attention 32, 10.14 tokens/s/SM. Now a note names the options that search
+    # compare's space; a dense model, or a search given --ep, gets no note.
+    from click.testing import CliRunner
+
+    from netmodel.cli.main import cli
+
+    runner = CliRunner()
+    base = ["search", "--scenario", "lite-flat", "--phase", "decode"]
+    out = runner.invoke(cli, [*base, "--model", "DeepSeek-V3"])
+    assert out.exit_code == 3
+    assert "no feasible configuration" in out.output
+    assert "add --ep all --attention-dp all" in out.output
+    wide = runner.invoke(cli, [*base, "--model", "DeepSeek-V3", "--ep", "all",
+                               "--attention-dp", "all"])
+    assert wide.exit_code == 0 and "note: plain" not in wide.output
+    assert "TP 128 x EP 128 x DP-attention 32" in wide.output
+    assert "10.14 tokens/s/SM" in wide.output
+    dense = runner.invoke(cli, [*base, "--model", "Llama-3.1-405B"])
+    assert dense.exit_code == 0 and "note: plain" not in dense.output
