@@ -476,16 +476,15 @@ def _best(scenario, model, phase, clock):
 
     if clock == 1.0:
         return fabric_search(model, scenario, phase).best
-    from compute.models import get_model
     from compute.power import gpu_at_clock
-    from compute.search import search
-    from compute.sharding import valid_tp_degrees
     from netmodel.study.fabric_search import ScenarioCollectives
 
+    # the same search as at the nominal clock (compare's: expert and attention data
+    # parallelism for a mixture of experts), the GPU's FLOP/s scaled; the fabric's
+    # collectives are the nominal scenario's (a clock moves no link)
     coll = ScenarioCollectives(scenario)
-    spec = gpu_at_clock(scenario.gpu_spec, clock)
-    tps = valid_tp_degrees(get_model(model), min(spec.max_instance, coll.gpus))
-    return search(model, spec, phase, comm=coll, tp=tps).best
+    clocked = scenario.with_gpu(gpu_at_clock(scenario.gpu_spec, clock))
+    return fabric_search(model, clocked, phase, collectives=coll, comm=coll).best
 
 
 def _prices(spec, reference_price: float | None, price_args: dict) -> tuple[float, float, str]:

@@ -61,3 +61,19 @@ def test_search_of_a_mixture_of_experts_says_compare_spreads_it_wider():
     assert "10.14 tokens/s/SM" in wide.output
     dense = runner.invoke(cli, [*base, "--model", "Llama-3.1-405B"])
     assert dense.exit_code == 0 and "note: plain" not in dense.output
+
+
+def test_cost_at_another_clock_searches_what_compare_searches():
+    # `netmodel cost --clock 0.99` searched plain TP (no expert parallelism) where the
+    # nominal clock runs compare's search: DeepSeek-V3 decode on lite-flat went from
+    # TP 128 x EP 128 x DP-attention 32, batch 1024, 42,817 tokens/s, $0.4044/Mtok at clock 1
+    # to "nothing feasible under the SLO", 0 tokens/s, at clock 0.99 (on h100-dgx too).
+    # Decode is memory bound, so 1% less FLOP/s keeps the configuration and its tokens/s.
+    from netmodel.study.cost import cost_summary
+
+    nominal = cost_summary("lite-flat", "DeepSeek-V3", "decode")
+    slower = cost_summary("lite-flat", "DeepSeek-V3", "decode", clock=0.99)
+    assert nominal.config == "TP 128 x EP 128 x DP-attention 32"
+    assert slower.config == nominal.config and slower.batch == nominal.batch == 1024
+    assert slower.gpu == "Lite@0.99x"
+    assert abs(slower.tokens_per_s / nominal.tokens_per_s - 1) < 1e-3
