@@ -545,7 +545,9 @@ def _fits_fabric(gpus: int, fabric_gpus, desc) -> None:
 @click.option("--pp", "pp_text", default=None, metavar="LIST",
               help="Pipeline stages to try, comma-separated (default 1: no pipeline).")
 @click.option("--ep", "ep_text", default=None, metavar="LIST",
-              help="Expert-parallel degrees to try, comma-separated, or 'all' (default 1).")
+              help="Expert-parallel degrees to try, comma-separated (one that does not divide "
+                   "the experts holds redundant copies), or 'all': the divisors of the "
+                   "experts (default 1).")
 @click.option("--attention-dp", "adp_text", default=None, metavar="LIST",
               help="Attention data-parallel degrees to try, comma-separated, or 'all' "
                    "(default 1).")
