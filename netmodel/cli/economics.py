@@ -12,6 +12,8 @@ import json
 
 import click
 
+from netmodel.cli.main import parallelism_option
+
 __all__ = ["cost", "yield_cmd"]
 
 _AREA_UNITS = {"": 1e-6, "mm2": 1e-6, "mm^2": 1e-6, "cm2": 1e-4, "cm^2": 1e-4}
@@ -138,8 +140,10 @@ def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | N
 @click.option("--share", "share", default="ports-used", show_default=True,
               metavar="ports-used|as-built",
               help="Charge the network as a slice of a full-size fabric, or whole as built.")
+@parallelism_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def cost(scenario: str, model: str, phase: str, clock_text: str, share: str, as_json: bool) -> None:
+def cost(scenario: str, model: str, phase: str, clock_text: str, share: str, parallelism: str,
+         as_json: bool) -> None:
     """Capex and power split, tokens/s/W, tokens/J and $ per million tokens of a scenario
     serving a model at its best configuration under the SLO."""
     from compute.phases import PHASES, check_phase
@@ -147,7 +151,8 @@ def cost(scenario: str, model: str, phase: str, clock_text: str, share: str, as_
 
     phases = list(PHASES) if phase.strip() == "both" else [check_phase(phase.strip())]
     clock = _qty(clock_text, _PLAIN, "--clock")
-    summaries = [cost_summary(scenario, model, p, clock=clock, share=share) for p in phases]
+    summaries = [cost_summary(scenario, model, p, clock=clock, share=share,
+                              parallelism=parallelism) for p in phases]
     if as_json:
         click.echo(json.dumps({"summaries": [s.to_dict() for s in summaries]}, indent=2))
         return

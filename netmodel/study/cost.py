@@ -471,11 +471,11 @@ def _split(params: dict) -> tuple[dict, dict, dict, dict]:
             {k: v for k, v in params.items() if k in _TCO_ARGS}, net)
 
 
-def _best(scenario, model, phase, clock):
+def _best(scenario, model, phase, clock, parallelism="auto"):
     from netmodel.study.fabric_search import fabric_search
 
     if clock == 1.0:
-        return fabric_search(model, scenario, phase).best
+        return fabric_search(model, scenario, phase, parallelism=parallelism).best
     from compute.power import gpu_at_clock
     from netmodel.study.fabric_search import ScenarioCollectives
 
@@ -484,7 +484,8 @@ def _best(scenario, model, phase, clock):
     # collectives are the nominal scenario's (a clock moves no link)
     coll = ScenarioCollectives(scenario)
     clocked = scenario.with_gpu(gpu_at_clock(scenario.gpu_spec, clock))
-    return fabric_search(model, clocked, phase, collectives=coll, comm=coll).best
+    return fabric_search(model, clocked, phase, collectives=coll, comm=coll,
+                         parallelism=parallelism).best
 
 
 def _prices(spec, reference_price: float | None, price_args: dict) -> tuple[float, float, str]:
@@ -576,13 +577,15 @@ def host_power(gpu: GpuSpec, host_power_per_h100: float | None = None) -> float:
 
 def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = "decode",
                  best: InferenceResult | None = None, *, clock: float = 1.0,
-                 share: str = "ports-used", **params: float) -> CostSummary:
+                 share: str = "ports-used", parallelism: str = "auto",
+                 **params: float) -> CostSummary:
     """Capex and power split, tokens/s/W, tokens/J and USD per million tokens of
     ``scenario`` serving ``model`` in ``phase`` (see the module docstring).
 
     ``best`` is the configuration it serves (a :class:`~compute.results.InferenceResult`,
     e.g. ``fabric_search(...).best``; None runs that search, at ``clock`` x the nominal SM
-    clock). ``params`` override defaults by name (:func:`parameters`; SI units).
+    clock, spreading the model by ``parallelism`` as compare's ``--parallelism``: ``tp``,
+    ``auto`` or ``all``). ``params`` override defaults by name (:func:`parameters`; SI units).
     """
     from compute.hardware import get_gpu
     from compute.phases import check_phase
@@ -603,7 +606,7 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     if tco["lifetime"] <= 0:
         raise UserError("lifetime must be > 0")
     if best is None:
-        best = _best(scenario, model, phase, clock)
+        best = _best(scenario, model, phase, clock, parallelism)
     elif best.phase != phase:
         raise UserError(f"best is a {best.phase} configuration, not {phase}")
     graph = build_fabric(scenario)

@@ -77,3 +77,29 @@ def test_cost_at_another_clock_searches_what_compare_searches():
     assert slower.config == nominal.config and slower.batch == nominal.batch == 1024
     assert slower.gpu == "Lite@0.99x"
     assert abs(slower.tokens_per_s / nominal.tokens_per_s - 1) < 1e-3
+
+
+def test_cost_takes_compare_s_parallelism():
+    # compare --parallelism all prices Llama-3.1-405B decode on h100-dgx at TP 8 x PP 2,
+    # batch 644 (TBT 49.95 ms): 0.841 tokens/s/W, $0.470/Mtok; `netmodel cost` had no
+    # --parallelism (exit 2, 'No such option'), so its $/Mtok ($0.6948 at TP 8, batch 164)
+    # could not be checked against that cell. By hand: 2 instances x 644 / 49.95 ms =
+    # 25,785 tokens/s.
+    from click.testing import CliRunner
+
+    from netmodel import compare
+    from netmodel.cli.main import cli
+
+    out = CliRunner().invoke(cli, ["cost", "--scenario", "h100-dgx", "--model",
+                                   "Llama-3.1-405B", "--phase", "decode", "--parallelism",
+                                   "all", "--json"])
+    assert out.exit_code == 0, out.output
+    import json
+
+    s = json.loads(out.output)["summaries"][0]
+    assert s["config"] == "TP 8 x PP 2" and s["batch"] == 644 and s["instances"] == 2
+    assert abs(s["tokens_per_s"] - 2 * 644 / 0.04995) / s["tokens_per_s"] < 1e-3
+    row = compare(["Llama-3.1-405B"], ["h100-dgx"], ["decode"], parallelism="all").rows[0]
+    assert (row.tp, row.pp, row.batch) == (8, 2, 644)
+    assert row.usd_per_mtoken == s["usd_per_mtoken"]
+    assert row.tokens_per_s_per_w == s["tokens_per_s_per_w"]
