@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
 import errno
 import hashlib
 import json
@@ -45,6 +44,7 @@ from pathlib import Path
 from compute.errors import UserError
 from compute.workers import die_with as _die_with
 from compute.workers import jobs as _jobs
+from compute.workers import libc as _libc
 
 __all__ = ["FIGURE_FORMATS", "MANIFEST", "atomic_write", "check_file_path",
            "check_folder_path", "figure_format", "write_outputs"]
@@ -220,9 +220,8 @@ def _exchange(a: Path, b: Path) -> bool:
     if not sys.platform.startswith("linux"):
         return False
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        fn = libc.renameat2
-    except (OSError, AttributeError):
+        fn = _libc().renameat2
+    except AttributeError:  # no C library, or glibc before 2.28
         return False
     fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
     at_fdcwd, rename_exchange = -100, 2

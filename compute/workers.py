@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import functools
 import gc
 import os
 import pickle
@@ -50,15 +51,29 @@ def jobs() -> int:
     return max(1, min(4, cpus))
 
 
+@functools.cache
+def libc() -> ctypes.CDLL | None:
+    """The C library, loaded once (None where it cannot be). On Linux the running program's
+    own symbols (``dlopen(NULL)``: Python links the C library), as
+    ``ctypes.util.find_library("c")`` runs ``ldconfig -p`` in a child process, once in
+    every forked worker that asked."""
+    import sys
+
+    try:
+        name = None if sys.platform.startswith("linux") else ctypes.util.find_library("c")
+        return ctypes.CDLL(name, use_errno=True)
+    except OSError:
+        return None
+
+
 def die_with(parent: int) -> None:
     """Make this (forked) process end when ``parent`` does, so a killed run leaves no
     worker behind (Linux: ``prctl(PR_SET_PDEATHSIG)``)."""
     import signal
 
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGKILL, 0, 0, 0)   # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
+        libc().prctl(1, signal.SIGKILL, 0, 0, 0)   # PR_SET_PDEATHSIG
+    except AttributeError:  # no C library, or no prctl in it
         pass
     if os.getppid() != parent:  # the parent died before the call took effect
         os._exit(1)
