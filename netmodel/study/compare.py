@@ -128,16 +128,16 @@ class CompareResult(RowsResult):
             for model in self.models:
                 lines.append(f"{phase} {model}")
                 lines.append(f"  {'scenario':<{width}}{'tp':>3}{'batch':>6}{lat + ' ms':>9}"
-                             f"{'tok/s':>10}{'tok/s/SM':>10}{'vs ' + base:>{vs}}{'vs ideal':>9}"
+                             f"{'tok/s/inst':>12}{'tok/s/SM':>10}{'vs ' + base:>{vs}}{'vs ideal':>9}"
                              f"{'net%':>6}{'tok/s/W':>9}{'$/Mtok':>8}" + rel_head)
                 for r in (r for r in self.rows if r.phase == phase and r.model == model):
                     if not r.feasible:
                         lines.append(f"  {r.label:<{width}}{'-':>3}{'-':>6}{'-':>9}"
-                                     f"{'infeasible':>11}")
+                                     f"{'infeasible':>13}")
                         continue
                     lines.append(
                         f"  {r.label:<{width}}{r.tp:>3}{r.batch:>6}{r.latency_s * 1e3:>9.2f}"
-                        f"{r.tokens_per_s:>10,.0f}{r.tokens_per_s_per_sm:>10.3f}"
+                        f"{r.tokens_per_s:>12,.0f}{r.tokens_per_s_per_sm:>10.3f}"
                         f"{ratio_text(r.vs_baseline):>{vs}}{ratio_text(r.vs_ideal):>9}"
                         f"{r.network_share:>6.0%}{_num(r.tokens_per_s_per_w, 9, 3)}"
                         f"{_num(r.usd_per_mtoken, 8, 3)}" + (

@@ -103,3 +103,21 @@ def test_cost_takes_compare_s_parallelism():
     assert (row.tp, row.pp, row.batch) == (8, 2, 644)
     assert row.usd_per_mtoken == s["usd_per_mtoken"]
     assert row.tokens_per_s_per_w == s["tokens_per_s_per_w"]
+
+
+def test_compare_names_its_tokens_per_s_as_one_instance_s():
+    # Llama-3.1-405B decode on h100-dgx: TP 8 x batch 164 at TBT 37.54 ms is 4,369 tokens/s
+    # an instance (164 / 37.54 ms), 4 instances on the 32 GPUs: `netmodel cost` and
+    # `blast-radius` print the cluster's 17,474 tokens/s. compare headed its 4,369 'tok/s',
+    # so the two read as disagreeing by 4x; now the column is 'tok/s/inst'.
+    from netmodel import compare
+
+    res = compare(["Llama-3.1-405B"], ["h100-dgx"], ["decode"])
+    row = res.rows[0]
+    assert (row.tp, row.batch) == (8, 164)
+    assert abs(row.tokens_per_s - 164 / row.latency_s) < 1e-6
+    assert abs(row.tokens_per_s - 4369) < 1
+    assert abs(row.tokens_per_s_per_sm - row.tokens_per_s / (8 * 132)) < 1e-9
+    head, line = res.table().splitlines()[1:3]
+    assert "tok/s/inst" in head and "     tok/s  " not in head
+    assert "4,369" in line
