@@ -12,7 +12,7 @@ import json
 
 import click
 
-from netmodel.cli.main import parallelism_option
+from netmodel.cli.main import max_batch_option, parallelism_option
 
 __all__ = ["cost", "yield_cmd"]
 
@@ -141,30 +141,39 @@ def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | N
               metavar="ports-used|as-built",
               help="Charge the network as a slice of a full-size fabric, or whole as built.")
 @parallelism_option
+@max_batch_option()
+@click.option("--ttft", default="1s", show_default=True, help="Prefill SLO.")
+@click.option("--tbt", default="50ms", show_default=True, help="Decode SLO.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def cost(scenario: str, model: str, phase: str, clock_text: str, share: str, parallelism: str,
-         as_json: bool) -> None:
+         max_batch: str, ttft: str, tbt: str, as_json: bool) -> None:
     """Capex and power split, tokens/s/W, tokens/J and $ per million tokens of a scenario
     serving a model at its best configuration under the SLO."""
-    from compute.phases import PHASES, check_phase
+    from compute.phases import PHASES, Slo, check_phase
+    from compute.units import parse_time
+    from netmodel.cli.compute import _whole
     from netmodel.study.cost import cost_summary
 
     phases = list(PHASES) if phase.strip() == "both" else [check_phase(phase.strip())]
     clock = _qty(clock_text, _PLAIN, "--clock")
+    slo = Slo(ttft=parse_time(ttft, "--ttft", allow_zero=False),
+              tbt=parse_time(tbt, "--tbt", allow_zero=False))
+    limit = _whole("--max-batch", max_batch)
     summaries = [cost_summary(scenario, model, p, clock=clock, share=share,
-                              parallelism=parallelism) for p in phases]
+                              parallelism=parallelism, slo=slo, max_batch=limit)
+                 for p in phases]
     if as_json:
         click.echo(json.dumps({"summaries": [s.to_dict() for s in summaries]}, indent=2))
         return
     for s in summaries:
-        _print_summary(s)
+        _print_summary(s, limit)
 
 
 def _money(x: float) -> str:
     return f"${x / 1e3:,.1f}k" if x >= 1e4 else f"${x:,.0f}"
 
 
-def _print_summary(s) -> None:
+def _print_summary(s, limit: int | None = None) -> None:
     def pct(x: float, total: float) -> str:
         return f"{x / total:.0%}" if total else "-"
 
@@ -190,4 +199,6 @@ def _print_summary(s) -> None:
     ]
     for k, v in rows:
         click.echo(f"{k:<21} {v}")
+    if s.tp and s.batch == limit:   # as compare's and search's note
+        click.echo(f"batch at the search's limit ({limit}): a larger --max-batch may do better")
     click.echo("")

@@ -68,6 +68,7 @@ if TYPE_CHECKING:
 
     from compute.hardware import GpuSpec
     from compute.models import ModelSpec
+    from compute.phases import Slo
     from compute.results import InferenceResult
     from netmodel.study.scenarios import Scenario
 
@@ -471,11 +472,14 @@ def _split(params: dict) -> tuple[dict, dict, dict, dict]:
             {k: v for k, v in params.items() if k in _TCO_ARGS}, net)
 
 
-def _best(scenario, model, phase, clock, parallelism="auto"):
+def _best(scenario, model, phase, clock, parallelism="auto", slo=None, max_batch=None):
+    from compute.search import DEFAULT_MAX_BATCH
     from netmodel.study.fabric_search import fabric_search
 
+    how = dict(parallelism=parallelism, slo=slo,
+               max_batch=DEFAULT_MAX_BATCH if max_batch is None else max_batch)
     if clock == 1.0:
-        return fabric_search(model, scenario, phase, parallelism=parallelism).best
+        return fabric_search(model, scenario, phase, **how).best
     from compute.power import gpu_at_clock
     from netmodel.study.fabric_search import ScenarioCollectives
 
@@ -484,8 +488,7 @@ def _best(scenario, model, phase, clock, parallelism="auto"):
     # collectives are the nominal scenario's (a clock moves no link)
     coll = ScenarioCollectives(scenario)
     clocked = scenario.with_gpu(gpu_at_clock(scenario.gpu_spec, clock))
-    return fabric_search(model, clocked, phase, collectives=coll, comm=coll,
-                         parallelism=parallelism).best
+    return fabric_search(model, clocked, phase, collectives=coll, comm=coll, **how).best
 
 
 def _prices(spec, reference_price: float | None, price_args: dict) -> tuple[float, float, str]:
@@ -578,6 +581,7 @@ def host_power(gpu: GpuSpec, host_power_per_h100: float | None = None) -> float:
 def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = "decode",
                  best: InferenceResult | None = None, *, clock: float = 1.0,
                  share: str = "ports-used", parallelism: str = "auto",
+                 slo: Slo | None = None, max_batch: int | None = None,
                  **params: float) -> CostSummary:
     """Capex and power split, tokens/s/W, tokens/J and USD per million tokens of
     ``scenario`` serving ``model`` in ``phase`` (see the module docstring).
@@ -585,7 +589,9 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     ``best`` is the configuration it serves (a :class:`~compute.results.InferenceResult`,
     e.g. ``fabric_search(...).best``; None runs that search, at ``clock`` x the nominal SM
     clock, spreading the model by ``parallelism`` as compare's ``--parallelism``: ``tp``,
-    ``auto`` or ``all``). ``params`` override defaults by name (:func:`parameters`; SI units).
+    ``auto`` or ``all``, under ``slo`` (default TTFT <= 1 s, TBT <= 50 ms) with batches up
+    to ``max_batch`` (default 1024), as compare's). ``params`` override defaults by name
+    (:func:`parameters`; SI units).
     """
     from compute.hardware import get_gpu
     from compute.phases import check_phase
@@ -606,7 +612,7 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     if tco["lifetime"] <= 0:
         raise UserError("lifetime must be > 0")
     if best is None:
-        best = _best(scenario, model, phase, clock, parallelism)
+        best = _best(scenario, model, phase, clock, parallelism, slo, max_batch)
     elif best.phase != phase:
         raise UserError(f"best is a {best.phase} configuration, not {phase}")
     graph = build_fabric(scenario)

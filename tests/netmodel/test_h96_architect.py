@@ -121,3 +121,38 @@ def test_compare_names_its_tokens_per_s_as_one_instance_s():
     head, line = res.table().splitlines()[1:3]
     assert "tok/s/inst" in head and "     tok/s  " not in head
     assert "4,369" in line
+
+
+def test_cost_takes_compare_s_slo_and_batch_limit_and_says_when_the_batch_is_at_it():
+    # compare --tbt 30ms prices Llama-3.1-405B decode on h100-dgx at TP 8 x batch 69:
+    # 0.315 tokens/s/W, $1.310/Mtok; compare --max-batch 2048 prices DeepSeek-V3 decode at
+    # batch 2048: $0.117/Mtok. `netmodel cost` had neither option ('No such option', exit 2),
+    # and its DeepSeek-V3 decode answer (batch 1024, the search's limit) carried no note
+    # where compare's and search's say 'a larger max batch may do better'.
+    import json
+
+    from click.testing import CliRunner
+
+    from compute.phases import Slo
+    from netmodel import compare
+    from netmodel.cli.main import cli
+
+    runner = CliRunner()
+
+    def cost(*args):
+        out = runner.invoke(cli, ["cost", "--scenario", "h100-dgx", "--phase", "decode", *args])
+        assert out.exit_code == 0, out.output
+        return out.output
+
+    s = json.loads(cost("--model", "Llama-3.1-405B", "--tbt", "30ms", "--json"))["summaries"][0]
+    row = compare(["Llama-3.1-405B"], ["h100-dgx"], ["decode"], slo=Slo(tbt=0.030)).rows[0]
+    assert (s["tp"], s["batch"]) == (row.tp, row.batch) == (8, 69)
+    assert s["usd_per_mtoken"] == row.usd_per_mtoken
+    assert abs(s["usd_per_mtoken"] - 1.310) < 0.001
+    wide = json.loads(cost("--model", "DeepSeek-V3", "--max-batch", "2048",
+                           "--json"))["summaries"][0]
+    assert wide["batch"] == 2048
+    text = cost("--model", "DeepSeek-V3")
+    assert "batch 1024" in text
+    assert "batch at the search's limit (1024): a larger --max-batch may do better" in text
+    assert "search's limit" not in cost("--model", "Llama-3.1-405B")
