@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from netmodel.cli.main import parallelism_option, with_options
+from netmodel.cli.main import max_batch_option, parallelism_option, with_options
 
 __all__ = ["availability", "blast_radius"]
 
@@ -121,6 +121,7 @@ _common = [
                  help="Storage bandwidth per GPU for --load-from storage (default 12.5GB/s)."),
     click.option("--ttft", default="1s", show_default=True, help="Prefill SLO."),
     click.option("--tbt", default="50ms", show_default=True, help="Decode SLO."),
+    max_batch_option(),
     click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table."),
     click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False),
                  metavar="DIR", help="Folder for the JSON, CSV and figures."),
@@ -144,8 +145,8 @@ def blast_radius(scenario: str, model: str, phase: str, gpus_text: str | None,
                  area_share: float | None, repair: str, rates: tuple[str, ...],
                  repair_times: tuple[str, ...], detection: str | None, warmup: str | None,
                  load_from: str | None, load_bandwidth: str | None, ttft: str, tbt: str,
-                 as_json: bool, out_dir: str | None, no_plot: bool, parallelism: str,
-                 placement: str) -> None:
+                 max_batch: str, as_json: bool, out_dir: str | None, no_plot: bool,
+                 parallelism: str, placement: str) -> None:
     """What one failure of each component class takes down: count, rate, hardware radius
     (GPUs, SMs lost or cut off), instances down, tokens/s lost, and the recovery path and
     time without and with a hot spare."""
@@ -158,8 +159,11 @@ def blast_radius(scenario: str, model: str, phase: str, gpus_text: str | None,
     placement = _placement(placement)
     if out_dir is not None:
         check_folder_path(out_dir)
+    from netmodel.cli.compute import _whole
+
     result = run(scenario, model, _phase(phase), gpus=_gpus(gpus_text), slo=_settings(ttft, tbt),
-                 catalog_=cat, placement=placement, parallelism=parallelism)
+                 catalog_=cat, placement=placement, parallelism=parallelism,
+                 max_batch=_whole("--max-batch", max_batch))
     written = []
     if out_dir is not None:
         written = write_outputs(out_dir, blast_files(result, plot=not no_plot),
@@ -189,8 +193,8 @@ def availability(scenario: str, model: str, phase: str, gpus_text: str | None,
                  area_share: float | None, repair: str, rates: tuple[str, ...],
                  repair_times: tuple[str, ...], detection: str | None, warmup: str | None,
                  load_from: str | None, load_bandwidth: str | None, ttft: str, tbt: str,
-                 as_json: bool, out_dir: str | None, no_plot: bool, parallelism: str,
-                 spares: str, placement: str, horizon: str, trials: str, seed: str,
+                 max_batch: str, as_json: bool, out_dir: str | None, no_plot: bool,
+                 parallelism: str, spares: str, placement: str, horizon: str, trials: str, seed: str,
                  threshold: str, quiet: bool) -> None:
     """Delivered capacity over time with failures, repairs and hot spares: a seeded Monte
     Carlo and the closed forms side by side (mean, p1/p50/p99, time below a threshold,
@@ -213,7 +217,7 @@ def availability(scenario: str, model: str, phase: str, gpus_text: str | None,
         result = run(scenario, model, _phase(phase), gpus=_gpus(gpus_text), spares=spares,
                      placement=placement, horizon=horizon, trials=n_trials, seed=n_seed,
                      threshold=share, slo=_settings(ttft, tbt), catalog_=cat, progress=bar,
-                     parallelism=parallelism)
+                     parallelism=parallelism, max_batch=_whole("--max-batch", max_batch))
     written = []
     if out_dir is not None:
         written = write_outputs(out_dir, availability_files(result, plot=not no_plot),

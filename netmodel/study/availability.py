@@ -58,6 +58,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from compute.errors import UserError
+from compute.search import DEFAULT_MAX_BATCH
 from netmodel.study.blast_radius import YEAR, Cluster, build_cluster
 from netmodel.study.progress import NO_PROGRESS
 from netmodel.study.reliability_catalog import HOUR, parse_duration
@@ -704,6 +705,8 @@ class Availability:
             f"{z.instance_availability:>12.6f}",
             f"goodput {self.goodput_per_sm:.4g} tokens/s/SM over every SM bought (healthy "
             f"{c.cluster_tokens_per_s / (c.gpus * c.gpu.sms):.4g}); swap {c.swap_s():.3g} s"]
+        if c.batch_at_limit:
+            lines.append(c.batch_limit_note)
         if z.overlap > 0.05:
             lines.append(f"warning: {z.overlap:.0%} of the capacity is lost without spares; "
                          f"outages overlap so often that the additive model overstates the "
@@ -722,14 +725,15 @@ def availability(scenario: str | Scenario | None, model: str | ModelSpec | None,
                  trials: int = 1000, seed: int = 0, threshold: float = THRESHOLD,
                  slo: Slo | None = None, options: RooflineOptions | None = None,
                  catalog_: Catalog | None = None, cluster: Cluster | None = None,
-                 progress: ProgressLike = NO_PROGRESS, parallelism: str = "auto"
-                 ) -> Availability:
+                 progress: ProgressLike = NO_PROGRESS, parallelism: str = "auto",
+                 max_batch: int = DEFAULT_MAX_BATCH) -> Availability:
     """Availability of the scenario's cluster (see the module doc). ``spares``: a count or
     a percentage string of the cluster's GPUs; ``placement``: group, pod or global."""
     trials, _ = _check_run(trials, horizon)
     threshold = _check_threshold(threshold)
     c = cluster or build_cluster(scenario, model, phase, gpus=gpus, slo=slo, options=options,
-                                 catalog_=catalog_, parallelism=parallelism)
+                                 catalog_=catalog_, parallelism=parallelism,
+                                 max_batch=max_batch)
     n = parse_spares(spares, c.gpus)
     pools = spare_pools(c, n, placement)
     kinds = event_kinds(c, placement)

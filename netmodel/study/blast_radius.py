@@ -144,8 +144,20 @@ class Cluster(InstanceCosting):
     instances: tuple          #: member tuples of one cell
     calibration: Calibration
     catalog: Catalog
+    max_batch: int = DEFAULT_MAX_BATCH   #: the search's largest batch
 
     # ------------------------------------------------------------------ sizes
+    @property
+    def batch_at_limit(self) -> bool:
+        """Whether the best batch is the search's largest (a larger may do better)."""
+        return self.best.batch >= self.max_batch
+
+    @property
+    def batch_limit_note(self) -> str:
+        """compare's and search's note on a best at the search's largest batch."""
+        return (f"batch at the search's limit ({self.max_batch}): a larger --max-batch may do "
+                f"better")
+
     @property
     def tp(self) -> int:
         return self.best.tp
@@ -543,7 +555,7 @@ def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
     return Cluster(scenario=s, model=m, workload=workload, gpu=get_gpu(s.gpu), slo=slo,
                    options=options, graph=graph, cells=cells, best=r.best,
                    instances=instances, calibration=scenario_calibration(s),
-                   catalog=catalog_ or catalog())
+                   catalog=catalog_ or catalog(), max_batch=int(r.search.max_batch))
 
 
 # ---------------------------------------------------------------------- the table
@@ -637,6 +649,8 @@ class BlastRadius:
                 f"{r.recovery_with_spares}")
         lines.append("GPUs, SMs, inst, tok%: per failure, mean over the class weighted by rate "
                      "(hardware radius: GPUs lost or cut off; inst: instances down)")
+        if c.batch_at_limit:
+            lines.append(c.batch_limit_note)
         return "\n".join(lines)
 
 
@@ -679,7 +693,8 @@ def blast_radius(scenario: str | Scenario, model: str | ModelSpec,
                  catalog_: Catalog | None = None, placement: str = "pod",
                  prompt: int | None = None, context: int | None = None,
                  classes: Iterable[str] | None = None,
-                 cluster: Cluster | None = None, parallelism: str = "auto") -> BlastRadius:
+                 cluster: Cluster | None = None, parallelism: str = "auto",
+                 max_batch: int = DEFAULT_MAX_BATCH) -> BlastRadius:
     """The blast-radius table (see the module doc): per class, the count, rate, hardware
     and software radius, tokens/s lost, and the recovery path and time without spares
     (repair) and with a hot spare of ``placement`` (group, pod or global) at hand."""
@@ -687,7 +702,7 @@ def blast_radius(scenario: str | Scenario, model: str | ModelSpec,
 
     c = cluster or build_cluster(scenario, model, phase, gpus=gpus, slo=slo, options=options,
                                  prompt=prompt, context=context, catalog_=catalog_,
-                                 parallelism=parallelism)
+                                 parallelism=parallelism, max_batch=max_batch)
     effects = c.effects(classes)
     rates = c.rates
     total = c.instances_total

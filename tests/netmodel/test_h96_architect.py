@@ -156,3 +156,29 @@ def test_cost_takes_compare_s_slo_and_batch_limit_and_says_when_the_batch_is_at_
     assert "batch 1024" in text
     assert "batch at the search's limit (1024): a larger --max-batch may do better" in text
     assert "search's limit" not in cost("--model", "Llama-3.1-405B")
+
+
+def test_blast_radius_and_availability_take_the_batch_limit_and_say_when_at_it():
+    # DeepSeek-V3 decode on lite-flat: compare's best is batch 1024, the search's limit
+    # (TP 128 x EP 128 x DP-attention 32, 42,817 tokens/s), noted there; blast-radius and
+    # availability served the same 1024 with no note and had no --max-batch ('No such
+    # option', exit 2), so compare --max-batch 2048 (batch 1984, DP-attention 64) could not
+    # be followed into them.
+    from click.testing import CliRunner
+
+    from netmodel.cli.main import cli
+    from netmodel.study.availability import availability
+    from netmodel.study.blast_radius import blast_radius
+
+    note = "batch at the search's limit (1024): a larger --max-batch may do better"
+    b = blast_radius("lite-flat", "DeepSeek-V3")
+    assert b.cluster.batch == 1024 and note in b.table()
+    wide = blast_radius("lite-flat", "DeepSeek-V3", max_batch=2048)
+    assert wide.cluster.batch == 1984 and "search's limit" not in wide.table()
+    a = availability("lite-flat", "DeepSeek-V3", trials=5)
+    assert note in a.table()
+    out = CliRunner().invoke(cli, ["availability", "--scenario", "lite-flat", "--model",
+                                   "DeepSeek-V3", "--max-batch", "2048", "--trials", "5",
+                                   "-q", "--no-plot"])
+    assert out.exit_code == 0, out.output
+    assert "DP-attention 64, 1 instance" in out.output and "search's limit" not in out.output
