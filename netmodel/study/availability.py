@@ -705,6 +705,14 @@ class Availability:
             f"{z.instance_availability:>12.6f}",
             f"goodput {self.goodput_per_sm:.4g} tokens/s/SM over every SM bought (healthy "
             f"{c.cluster_tokens_per_s / (c.gpus * c.gpu.sms):.4g}); swap {c.swap_s():.3g} s"]
+        if p.spares > 0 and p.reachable_total == 0:
+            lines.append(f"note: none of the {p.spares:,} spares placed by {p.placement} is "
+                         f"reachable: the fabric has no free port to wire one there (global "
+                         f"spares need none)")
+        if p.placement == "global" and 0 < p.reachable_total < c.instance_gpus:
+            lines.append(f"note: global spares re-create whole instances of "
+                         f"{c.instance_gpus:,} GPUs; {p.reachable_total:,} re-create none "
+                         f"(give {c.instance_gpus:,} or more, or place them by pod)")
         if c.batch_at_limit:
             lines.append(c.batch_limit_note)
         if z.overlap > 0.05:

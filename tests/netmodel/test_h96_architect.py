@@ -182,3 +182,26 @@ def test_blast_radius_and_availability_take_the_batch_limit_and_say_when_at_it()
                                    "-q", "--no-plot"])
     assert out.exit_code == 0, out.output
     assert "DP-attention 64, 1 instance" in out.output and "search's limit" not in out.output
+
+
+def test_availability_says_when_the_spares_bought_can_do_nothing():
+    # Llama-3.1-405B decode on lite-flat: 4 instances of TP 32. Four spares placed
+    # globally re-create whole instances of 32 GPUs, so they re-create none: the table read
+    # 'spares 4 (global, 4 reachable)' and a mean capacity equal to no spares (0.994484)
+    # with nothing to say why. On h100-dgx four spares by pod have no free port (the table
+    # said '0 reachable' only) and still cost goodput (3.667 against 4.126 tokens/s/SM).
+    from netmodel.study.availability import availability
+
+    g = availability("lite-flat", "Llama-3.1-405B", spares=4, placement="global", trials=5)
+    assert g.pools.reachable_total == 4
+    assert abs(g.analytic.mean - g.no_spares.mean) < 1e-12
+    assert ("global spares re-create whole instances of 32 GPUs; 4 re-create none"
+            in g.table())
+    enough = availability("lite-flat", "Llama-3.1-405B", spares=32, placement="global",
+                          trials=5)
+    assert enough.analytic.mean > enough.no_spares.mean and "re-create none" not in \
+        enough.table()
+    h = availability("h100-dgx", "Llama-3.1-405B", spares=4, trials=5)
+    assert h.pools.reachable_total == 0
+    assert "none of the 4 spares placed by pod is reachable" in h.table()
+    assert "reachable:" not in availability("h100-dgx", "Llama-3.1-405B", trials=5).table()
