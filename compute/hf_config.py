@@ -39,13 +39,17 @@ HF_ALIASES: dict[str, tuple[str, ...]] = {
     "tied_embeddings": ("tie_word_embeddings",),
     "experts": ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts"),
     # gpt-oss: both of the first two; DBRX: moe_top_k
-    "experts_per_token": ("num_experts_per_tok", "experts_per_token", "moe_top_k"),
+    # ERNIE-4.5: moe_k
+    "experts_per_token": ("num_experts_per_tok", "experts_per_token", "moe_top_k", "moe_k"),
     "expert_ffn": ("moe_intermediate_size",),           # per routed expert (Mixtral: ffn)
     "shared_ffn": ("shared_expert_intermediate_size",),  # Qwen-MoE: all shared experts
-    "shared_experts": ("n_shared_experts",),             # DeepSeek: x moe_intermediate_size
+    # DeepSeek, ERNIE-4.5: n x moe_intermediate_size
+    "shared_experts": ("n_shared_experts", "moe_num_shared_experts"),
     "first_dense": ("first_k_dense_replace",),           # DeepSeek, GLM-4.5: leading dense
     # every k-th layer is MoE (Llama-4 Maverick: interleave_moe_layer_step 2)
-    "moe_every": ("moe_layer_freq", "decoder_sparse_step", "interleave_moe_layer_step"),
+    # (ERNIE-4.5: moe_layer_interval)
+    "moe_every": ("moe_layer_freq", "decoder_sparse_step", "interleave_moe_layer_step",
+                  "moe_layer_interval"),
     "moe_list": ("moe_layers",),                         # Llama-4: the MoE layers' indices
     "dense_mlp_ffn": ("intermediate_size_mlp",),         # Llama-4: its dense layers' MLP
     "dense_only": ("mlp_only_layers",),                  # Qwen-MoE: layers kept dense
@@ -111,6 +115,15 @@ HF_FAMILIES: dict[str, dict] = {
     # and ffn_config (ffn_hidden_size, moe_num_experts, moe_top_k), read flattened; GLU
     # experts; LayerNorms without bias (a scale only, counted as an RMSNorm's); untied
     "dbrx": {},
+    # MiniMax-M2 (HF transformers models/minimax_m2): Mixtral-style experts, each
+    # intermediate_size wide, no shared expert; attn_type_list all 1 (softmax attention on
+    # every layer); its per-layer Q/K RMSNorms (heads x head_dim + kv_heads x head_dim,
+    # 7,168 a layer) and the 3 multi-token-prediction modules (num_mtp_modules) not counted
+    "minimax_m2": {},
+    # ERNIE-4.5 MoE (HF transformers models/ernie4_5_moe): SwiGLU experts
+    # moe_intermediate_size wide, moe_num_shared_experts shared ones as wide, MoE on the
+    # layers from moe_layer_start_index to moe_layer_end_index (null: the last)
+    "ernie4_5": {}, "ernie4_5_moe": {},
 }
 #: Model types whose layers are not the decoder-only attention + MLP blocks netmodel
 #: models (what each is instead): refused with one line rather than read Llama-style.
@@ -130,16 +143,34 @@ HF_UNMODELLED: dict[str, str] = {
                      "pegasus", "marian", "whisper", "encoder-decoder", "t5gemma"),
                     "an encoder-decoder model"),
     "mpt": "a model whose shape is in nested attn_config / ffn_config tables, not read",
+    # DeepSeek-V3.2-Exp, GLM-5: a lightning indexer (its own projections and a key cache of
+    # index_head_dim per token and layer) picks index_topk tokens each query attends to
+    **dict.fromkeys(("deepseek_v32", "glm_moe_dsa"),
+                    "a model with DeepSeek Sparse Attention (a lightning indexer picks "
+                    "index_topk tokens per query: its weights, key cache and top-k reads are "
+                    "not modelled)"),
+    # Gemma-3n: per-layer embeddings, AltUp streams, LAuReL blocks, KV shared across layers,
+    # per-layer MLP widths
+    **dict.fromkeys(("gemma3n", "gemma3n_text"),
+                    "Gemma-3n, with per-layer embeddings, AltUp, LAuReL and a KV cache shared "
+                    "between layers"),
 }
 #: Config keys (exact, or prefixes ending in "_") of structures the reader does not model:
 #: state-space, linear-attention and hybrid-layout settings.
 _UNMODELLED_KEYS = ("ssm_", "mamba_", "linear_", "attn_type_list", "hybrid_override_pattern",
                     "layers_block_type", "attn_layer_period", "block_types", "ffn_config",
-                    "attn_config")
+                    "attn_config", "index_topk", "num_kv_shared_layers", "altup_num_inputs")
 _FAMILY_ALIASES = {"refinedweb": "falcon", "refinedwebmodel": "falcon", "rw": "falcon"}
 # Other model types whose MLP is gated (SwiGLU / GeGLU), read Llama-style.
 _GATED_TYPES = {"qwen3", "qwen3_moe", "phi3", "olmo", "olmo2", "olmoe",
                 "granite", "granitemoe", "cohere", "internlm2", "yi", "deepseek"}
+
+
+def _softmax_only(key: str, value: Any) -> bool:
+    """MiniMax's ``attn_type_list`` of 1s only: softmax attention on every layer (MiniMax-M2),
+    the layout read; a 0 (lightning attention, MiniMax-Text-01) is refused."""
+    return key == "attn_type_list" and isinstance(value, list) and bool(value) and all(
+        v == 1 and not isinstance(v, bool) for v in value)
 #: HuggingFace ``torch_dtype`` values (torch's dtype names and their aliases) -> netmodel's
 #: dtypes; any other value is refused with this list.
 _HF_DTYPES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32",
@@ -226,7 +257,7 @@ def _refuse_unmodelled(c: _Config, model_type: str) -> None:
     if what is None:  # a key set to null, false or empty says the structure is absent
         key = next((k for k, v in c.cfg.items() for p in _UNMODELLED_KEYS
                     if (k.startswith(p) if p.endswith("_") else k == p)
-                    and v not in (None, False, [], {})), None)
+                    and v not in (None, False, [], {}) and not _softmax_only(k, v)), None)
         if key is not None:
             what = f"a layout netmodel does not model (its config has {key!r})"
     if what is not None:
@@ -310,6 +341,17 @@ def _moe_layer_count(c: _Config, layers: int) -> int:
                         f"indices, got {validate.describe(only)}")
     dense = {validate.number(c.where, "mlp_only_layers", i, minimum=0, maximum=layers - 1,
                              integer=True) for i in only}
+    if c.key("moe_every") == "moe_layer_interval" or "moe_layer_start_index" in c.cfg:
+        # ERNIE-4.5 (HF Ernie4_5_MoeConfig): MoE on layer i when (i + 1) % interval == 0
+        # and start <= i <= end (defaults 1 and -1); end null or -1 is the last layer
+        start = c.cfg.get("moe_layer_start_index")
+        start = 1 if start is None else validate.number(
+            c.where, "moe_layer_start_index", start, minimum=0, maximum=layers - 1, integer=True)
+        end = c.cfg.get("moe_layer_end_index")
+        end = layers - 1 if end is None or end == -1 else validate.number(
+            c.where, "moe_layer_end_index", end, minimum=0, maximum=layers - 1, integer=True)
+        return sum(1 for i in range(layers) if i not in dense and (i + 1) % every == 0
+                   and start <= i <= end)
     if c.key("moe_every") in ("decoder_sparse_step", "interleave_moe_layer_step"):
         # Qwen-MoE, Llama-4: layer i if (i + 1) % step == 0
         return sum(1 for i in range(layers) if i not in dense and (i + 1) % every == 0)

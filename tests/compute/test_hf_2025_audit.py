@@ -1,0 +1,130 @@
+"""Late-2025 HuggingFace configs a user may bring (trimmed copies in
+``tests/compute/data/hf_families/``, sources in its README), read into counts and KV sizes
+derived by hand and checked against their makers' figures; what netmodel does not model is
+refused in one line.
+
+Before: MiniMax-M2 was refused for its ``attn_type_list`` although every entry is 1
+(softmax attention); ERNIE-4.5-21B-A3B was refused for lacking ``num_experts_per_tok`` (it
+says ``moe_k``); DeepSeek-V3.2-Exp was read silently as DeepSeek-V3 (671.03B, 37.55B active,
+its lightning indexer and top-2048 sparse attention dropped); Gemma-3n was refused only
+because its ``intermediate_size`` is a list.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from compute.errors import UserError
+from compute.models import load_hf_config
+
+DATA = Path(__file__).parent / "data" / "hf_families"
+
+
+def read(name: str):
+    return load_hf_config(DATA / f"{name}.json")
+
+
+def fixture(name: str) -> dict:
+    return json.loads((DATA / f"{name}.json").read_text())
+
+
+def write(tmp_path, cfg: dict):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    return load_hf_config(path, name="m")
+
+
+def test_minimax_m2_reads_as_a_full_attention_moe():
+    # 62 layers, hidden 3072, 48 query and 8 KV heads of 128, 256 SwiGLU experts 1536 wide
+    # (intermediate_size; no shared expert), router 3072 x 256, vocabulary 200064, untied
+    attn = 3072 * (48 * 128 + 2 * 8 * 128) + 48 * 128 * 3072          # 44,040,192
+    expert = 3 * 3072 * 1536                                           # 14,155,776
+    layer = attn + 256 * expert + 3072 * 256 + 2 * 3072
+    total = 62 * layer + 2 * 200064 * 3072 + 3072
+    active = total - 62 * (256 - 8) * expert
+    assert (total, active) == (228_689_304_576, 11_030_092_800)
+    m = read("minimax-m2")
+    assert (m.parameters, m.active_parameters) == (total, active)
+    assert (m.experts, m.experts_per_token, m.ffn, m.shared_ffn, m.dense_layers) == (
+        256, 8, 1536, 0, 0)
+    assert m.sliding_layers == 0
+    # MiniMax: 230B total (0.6% above: its 3 MTP modules and Q/K norms are not counted),
+    # 10B active, which leaves out the embedding and LM head (1.23B): 9.80B here
+    assert abs(total / 230e9 - 1) < 0.01
+    assert round((active - 2 * 200064 * 3072) / 1e9, 2) == 9.80
+    # KV per token: 62 layers x 8 KV heads x 128 x (K and V) x 2 bytes
+    assert m.layers * m.kv_elements_per_token * m.kv_bytes == 62 * 8 * 128 * 2 * 2 == 253_952
+
+
+def test_minimax_lightning_attention_list_is_still_refused(tmp_path):
+    cfg = fixture("minimax-m2")
+    cfg["attn_type_list"] = [0, 0, 0, 0, 0, 0, 0, 1] * 7 + [0] * 6
+    with pytest.raises(UserError, match="attn_type_list"):
+        write(tmp_path, cfg)
+    cfg["attn_type_list"] = [True] * 62  # a boolean is not the softmax code 1
+    with pytest.raises(UserError, match="attn_type_list"):
+        write(tmp_path, cfg)
+
+
+def test_ernie45_moe_reads_moe_k_shared_experts_and_the_start_index():
+    # 28 layers, hidden 2560, 20 heads of 128 (head_dim null: 2560 / 20), 4 KV heads;
+    # layer 0 dense (intermediate_size 12288), layers 1-27 MoE (moe_layer_start_index 1,
+    # end null: the last): 64 routed experts 1536 wide, 6 per token, 2 shared as wide;
+    # vocabulary 103424, tied
+    attn = 2560 * (2560 + 2 * 4 * 128) + 2560 * 2560                  # 15,728,640
+    expert = 3 * 2560 * 1536                                           # 11,796,480
+    moe = attn + (64 + 2) * expert + 2560 * 64 + 2 * 2560
+    dense = attn + 3 * 2560 * 12288 + 2 * 2560
+    total = 27 * moe + dense + 103424 * 2560 + 2560
+    active = total - 27 * (64 - 6) * expert
+    assert (total, active) == (21_825_436_160, 3_352_148_480)
+    m = read("ernie-4.5-21b-a3b-pt")
+    assert (m.parameters, m.active_parameters) == (total, active)
+    assert (m.experts, m.experts_per_token, m.shared_ffn, m.dense_layers, m.dense_ffn) == (
+        64, 6, 3072, 1, 12288)
+    # Baidu: 21B total, 3B active per token (21.8B on the model's HuggingFace page)
+    assert round(total / 1e9, 1) == 21.8
+    assert m.layers * m.kv_elements_per_token * m.kv_bytes == 28 * 4 * 128 * 2 * 2 == 57_344
+
+
+@pytest.mark.parametrize("start, end, interval, moe_layers", [
+    (1, None, 1, 27), (0, -1, 1, 28), (1, 26, 1, 26), (1, None, 2, 14), (None, None, 1, 27)])
+def test_ernie45_moe_layers_as_hf_builds_them(tmp_path, start, end, interval, moe_layers):
+    # HF Ernie4_5_MoeDecoderLayer: MoE when (i + 1) % interval == 0 and start <= i <= end
+    # (Ernie4_5_MoeConfig defaults: start 1, end -1 = the last layer)
+    cfg = fixture("ernie-4.5-21b-a3b-pt")
+    cfg.update(moe_layer_start_index=start, moe_layer_end_index=end,
+               moe_layer_interval=interval)
+    assert write(tmp_path, cfg).dense_layers == 28 - moe_layers
+
+
+def test_deepseek_v32_sparse_attention_is_refused():
+    with pytest.raises(UserError) as e:
+        read("deepseek-v3.2-exp")
+    assert "deepseek_v32" in str(e.value) and "DeepSeek Sparse Attention" in str(e.value)
+    assert "\n" not in str(e.value)
+
+
+def test_index_topk_refused_under_another_model_type(tmp_path):
+    cfg = fixture("deepseek-v3.2-exp")
+    cfg["model_type"] = "deepseek_v3"
+    with pytest.raises(UserError, match="index_topk"):
+        write(tmp_path, cfg)
+    del cfg["index_topk"]  # without the indexer: DeepSeek-V3's layout, read as before
+    assert write(tmp_path, cfg).parameters == 671_026_404_352  # the catalog's DeepSeek-V3
+
+
+def test_gemma3n_is_refused_by_name():
+    with pytest.raises(UserError, match="Gemma-3n"):
+        read("gemma-3n-e4b")
+
+
+def test_mistral_small_32_reads_its_text_config():
+    # 40 layers, hidden 5120, 32 query and 8 KV heads of 128 (head_dim 128, not 5120 / 32),
+    # SwiGLU 32768 wide, vocabulary 131072, untied; the Pixtral encoder is not counted
+    layer = 5120 * (32 * 128 + 2 * 8 * 128) + 32 * 128 * 5120 + 3 * 5120 * 32768 + 2 * 5120
+    total = 40 * layer + 2 * 131072 * 5120 + 5120
+    m = read("mistral-small-3.2-24b-instruct-2506")
+    assert m.parameters == total == 23_572_403_200
+    assert m.layers * m.kv_elements_per_token * m.kv_bytes == 40 * 8 * 128 * 2 * 2 == 163_840
