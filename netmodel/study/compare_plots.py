@@ -217,7 +217,8 @@ def plot_compare_split(result: Any, path: str | PathLike[str]) -> None:
 
 @figure_style
 def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
-    """``sweep.png``: tokens/s/SM of the best configuration against the first swept
+    """``sweep.png``: tokens/s/SM of the best configuration (USD per million tokens when a
+    cost parameter is swept) against the first swept
     parameter, a panel per model and phase, a line per scenario (colour and marker); with
     a second parameter, one line style per value of it. A star marks each point where one
     scenario overtakes another; those with the first scenario (the baseline) are named in
@@ -241,7 +242,15 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
     logx = bool((xs_all > 0).all() and xs_all.max() / xs_all.min() >= 10)
     scale = {"s": (1e6, "us"), "bytes/s": (1e-9, "GB/s")}.get(p0.unit, (1.0, p0.unit))
     first = result.labels[0]
-    short = lambda lab: lab.split("@")[0]  # noqa: E731
+    if result.metric == "usd_per_mtoken":  # a cost parameter: lower is better
+        ylabel, title = "USD per million tokens", "Sweep: USD per million tokens as costs change"
+    else:
+        ylabel, title = "tokens/s per SM", "Sweep: best tokens/s per SM as the fabric changes"
+    # a scenario's name alone where no two lines share it (with --gpus several GPUs, the
+    # whole label: "lite-ocs" would name two lines)
+    names = [lab.split("@")[0] for lab in result.labels]
+    short = (lambda lab: lab.split("@")[0]) if len(set(names)) == len(names) \
+        else (lambda lab: lab)
     for ax in axes.flat[len(panels):]:
         ax.set_visible(False)
     for (model, phase), ax in zip(panels, axes.flat, strict=False):
@@ -256,13 +265,14 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
                         label=name if ax is axes.flat[0] else None)
         here = [c for c in cross if (c["model"], c["phase"]) == (model, phase)]
         for c in here:
-            ax.plot(c["x"] * scale[0], c["tokens_per_s_per_sm"], marker="*", ms=10,
+            ax.plot(c["x"] * scale[0], c[result.metric], marker="*", ms=10,
                     color="black", zorder=5, ls="none")
         notes = []
         for c in here:
             if first in (c["before"], c["after"]):
                 other = c["after"] if c["before"] == first else c["before"]
-                verb = "overtakes" if c["before"] == first else "falls below"
+                verb = "overtakes" if c["before"] == first else \
+                    "falls below" if result.higher_is_better else "rises above"
                 line = f"{short(other)} {verb} {short(first)} at {c['x'] * scale[0]:.3g}"
                 notes.append(f"{line} {scale[1]}".rstrip()
                              + ("" if c["y"] is None else f" ({c['y']:g})"))
@@ -276,8 +286,13 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
             ax.set_xscale("log")
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
         ax.set_xlabel(f"{p0.path}" + (f" ({scale[1]})" if scale[1] else ""), fontsize=8)
-        ax.set_ylabel("tokens/s per SM", fontsize=8)
-        ax.set_ylim(bottom=0)
+        ax.set_ylabel(ylabel, fontsize=8)
+        shown = np.array([v for lab in result.labels for y in ys
+                          for v in result.curve(lab, model, phase, y)[1] if v > 0])
+        if result.metric == "usd_per_mtoken" and shown.size and shown.max() >= 10 * shown.min():
+            ax.set_yscale("log")  # a price swept over decades moves the cost as much
+        else:
+            ax.set_ylim(bottom=0)
         lat = "TTFT" if phase == "prefill" else "TBT"
         ax.set_title(f"{model}, {phase} (best under the {lat} SLO)", fontsize=9, y=1.0)
     if cross:
@@ -287,7 +302,7 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
     ncol = max(1, min(len(labels), int(fig.get_figwidth() // 3.2)))
     fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=7.5, frameon=False)
     rows = -(-len(labels) // ncol)
-    fig.suptitle("Sweep: best tokens/s per SM as the fabric changes", fontsize=10)
+    fig.suptitle(title, fontsize=10)
     set_margins(fig, bottom=0.17 * rows + 0.65, top=0.55, left=0.6, hspace=0.5, wspace=0.22)
     for ax in axes.flat[:len(panels)]:
         for axis in "xy":

@@ -137,3 +137,59 @@ def test_points_the_fabric_refuses_are_infeasible_not_fatal():
     with pytest.raises(UserError, match="no point of the sweep can be built"):
         run_sweep(["lite-flat"], [parse_param("fabric.radix=8,16", ["lite-flat"])],
                   ["Llama-3-8B"], ["decode"])
+
+
+def test_cost_sweep_figure_with_a_crossover(tmp_path):
+    # cost.ocs_price moves lite-ocs's USD per million tokens past lite-flat's; the figure
+    # starred the crossing at c["tokens_per_s_per_sm"], a key cost crossovers lack
+    # (KeyError, a traceback), and labelled the y axis tokens/s per SM
+    r = run_sweep(["lite-flat", "lite-ocs"], ["cost.ocs_price=100:1000000:5"], ["Llama-3-70B"])
+    assert r.metric == "usd_per_mtoken" and r.crossovers()
+    seen = _plotted(r, tmp_path)
+    assert seen["ylabel"] == "USD per million tokens"
+    assert "USD per million tokens" in seen["title"]
+    # lite-ocs costs 0.440 then 0.567 $/Mtok (lite-flat 0.509): it rises above, on a log
+    # axis (0.44 to 141 $/Mtok)
+    assert "* lite-ocs rises above lite-flat at 397" in seen["texts"]
+    assert seen["yscale"] == "log"
+
+
+def _plotted(r, tmp_path):
+    from netmodel.study import compare_plots
+
+    seen = {}
+    real = compare_plots.figure_kit.save_figure
+
+    def keep(fig, path):
+        ax = fig.axes[0]
+        seen.update(ylabel=ax.get_ylabel(), title=fig._suptitle.get_text(),
+                    yscale=ax.get_yscale(), texts="\n".join(t.get_text() for t in ax.texts))
+        real(fig, path)
+
+    compare_plots.figure_kit.save_figure = keep
+    try:
+        compare_plots.plot_sweep(r, tmp_path / "sweep.png")
+    finally:
+        compare_plots.figure_kit.save_figure = real
+    assert (tmp_path / "sweep.png").stat().st_size > 0
+    return seen
+
+
+def test_sweep_figure_names_lines_whole_when_gpus_share_a_scenario(tmp_path):
+    # with --gpus Lite,Lite+BW two lines are lite-ocs; the corner box said 'lite-ocs falls
+    # below h100-dgx at 0.542 us' and '... at 6.7 us' without saying which
+    r = run_sweep(["h100-dgx", "lite-ocs"], ["adjust.hop_latency=0.1us:10us:5"],
+                  ["Llama-3-70B"], gpus=["Lite", "Lite+BW"])
+    texts = _plotted(r, tmp_path)["texts"]
+    assert "* lite-ocs@Lite falls below h100-dgx@Lite at 0.542 us" in texts
+    assert "* lite-ocs@Lite+BW falls below h100-dgx@Lite at 6.7 us" in texts
+
+
+def test_table_columns_never_run_together():
+    # cost.electricity_price (USD per J) swept 0.01:10: USD per million tokens 124144.292
+    # and 698114.042 were printed in 10-character columns as '124144.292698114.042'
+    r = run_sweep(["h100-dgx"], ["cost.electricity_price=0.01:10:5"], ["Llama-3-70B"])
+    row = r.table().splitlines()[2]
+    assert row.startswith("h100-dgx@H100-SXM")
+    values = row.split()[1:]
+    assert len(values) == 5 and all(float(v) > 0 for v in values)
