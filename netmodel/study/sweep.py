@@ -310,11 +310,17 @@ class SweepResult(RowsResult):
                                  f"by {name}")
                     xs = result.curve(result.labels[0], model, phase, y)[0]
                     width = max(len(lab) for lab in result.labels) + 2
-                    lines.append(" " * width + "".join(f"{x * k:>10.3g}" for x in xs))
-                    for lab in result.labels:
-                        v = result.curve(lab, model, phase, y)[1]
-                        lines.append(f"{lab:<{width}}" + "".join(
-                            f"{'-':>10}" if v_ != v_ else f"{v_:>10.3f}" for v_ in v))
+                    cells = [[f"{x * k:.3g}" for x in xs]] + [
+                        ["-" if v_ != v_ else f"{v_:.3f}"
+                         for v_ in result.curve(lab, model, phase, y)[1]]
+                        for lab in result.labels]
+                    # 10 characters a column, wider where a value needs it (USD per
+                    # million tokens at a price swept over decades: 124144.292) so that
+                    # neighbouring values never run together
+                    col = max([10] + [len(c) + 2 for row in cells for c in row])
+                    lines.append(" " * width + "".join(f"{c:>{col}}" for c in cells[0]))
+                    for lab, row in zip(result.labels, cells[1:], strict=True):
+                        lines.append(f"{lab:<{width}}" + "".join(f"{c:>{col}}" for c in row))
         for c in result.crossovers():
             extra = "" if c["y"] is None else f", {result.params[1].path}={c['y']:g}"
             lines.append(f"{c['model']}, {c['phase']}{extra}: {c['after']} overtakes "
