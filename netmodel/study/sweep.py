@@ -48,7 +48,7 @@ from compute.models import get_model
 from compute.phases import Slo, check_phase, latency_name
 from compute.roofline import RooflineOptions, make_workload
 from compute.search import DEFAULT_MAX_BATCH
-from compute.units import parse_bandwidth, parse_time
+from compute.units import parse_bandwidth, parse_quantity, parse_time
 from netmodel.study.progress import NO_PROGRESS
 from netmodel.study.rows import FabricRow, RowsResult, distinct_models, key
 from netmodel.study.scenarios import ADJUST_KEYS, get_scenario
@@ -87,6 +87,8 @@ COST = "cost."
 _METRIC_NAMES = {"tokens_per_s_per_sm": "tokens/s/SM", "usd_per_mtoken": "USD per million tokens"}
 #: Units of the [adjust] parameters.
 _ADJUST_UNITS = {"latency_scale": "", "hop_latency": "s", "bandwidth_scale": ""}
+#: Units a length parameter (``fabric.length``, m) takes.
+_LENGTH_UNITS = {"": 1.0, "mm": 1e-3, "cm": 1e-2, "m": 1.0, "km": 1e3}
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,8 @@ def _value(text: str, unit: str, what: str) -> float:
         return parse_time(text, what)
     if unit == "bytes/s":
         return parse_bandwidth(text, what)
+    if unit == "m":  # a cable length (fabric.length): 20m, 50cm or a number of metres
+        return parse_quantity(text, _LENGTH_UNITS, what, allow_zero=True)
     try:
         v = float(text)
     except ValueError:

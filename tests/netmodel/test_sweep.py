@@ -193,3 +193,12 @@ def test_table_columns_never_run_together():
     assert row.startswith("h100-dgx@H100-SXM")
     values = row.split()[1:]
     assert len(values) == 5 and all(float(v) > 0 for v in values)
+
+
+def test_length_takes_its_unit():
+    # fabric.length is in metres (parameters() says 'm'), but '20m' was refused: "fabric.length
+    # value '20m' is not a number"; only a bare 20 was taken
+    p = parse_param("fabric.length=1m,50cm,0.1km", ["lite-flat"])
+    assert p.values == (1.0, 0.5, 100.0) and p.unit == "m"
+    with pytest.raises(UserError, match="fabric.length '5ft' has unknown unit 'ft'"):
+        parse_param("fabric.length=5ft", ["lite-flat"])
