@@ -92,6 +92,13 @@ HF_FAMILIES: dict[str, dict] = {
     # every 6; "gemma3" is the multimodal wrapper whose text model is in text_config
     "gemma3_text": dict(tied_embeddings=True, window="pattern"),
     "gemma3": dict(tied_embeddings=True, window="pattern"),
+    # Cohere Command-R (cohere) and Command R7B / Command A (cohere2; HF transformers
+    # models/cohere*/configuration_cohere*.py): tie_word_embeddings defaults to true and the
+    # published config.json files leave it out; Cohere2Config windows all but every
+    # sliding_window_pattern-th layer (default 4) when layer_types is absent. Their single
+    # weight-only LayerNorm per layer (parallel attention and MLP) is counted as two RMSNorms
+    "cohere": dict(tied_embeddings=True),
+    "cohere2": dict(tied_embeddings=True, window="pattern", window_every=4),
     # gpt-oss (HF transformers models/gpt_oss): biases on Q, K, V and O (attention_bias
     # true), on every expert's gate_up and down projections and on the router; SwiGLU
     # with a clamp; attention sinks (one learned logit per head and layer, 64 x 36 = 2,304
@@ -163,7 +170,7 @@ _UNMODELLED_KEYS = ("ssm_", "mamba_", "linear_", "attn_type_list", "hybrid_overr
 _FAMILY_ALIASES = {"refinedweb": "falcon", "refinedwebmodel": "falcon", "rw": "falcon"}
 # Other model types whose MLP is gated (SwiGLU / GeGLU), read Llama-style.
 _GATED_TYPES = {"qwen3", "qwen3_moe", "phi3", "olmo", "olmo2", "olmoe",
-                "granite", "granitemoe", "cohere", "internlm2", "yi", "deepseek"}
+                "granite", "granitemoe", "internlm2", "yi", "deepseek"}
 
 
 def _softmax_only(key: str, value: Any) -> bool:
@@ -179,7 +186,7 @@ _HF_DTYPES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": 
 #: Architecture defaults of a Llama-like model, the base every family entry changes.
 _BASE_FAMILY = dict(gated_mlp=True, norm="rmsnorm", bias=False, qkv_bias=False,
                     tied_embeddings=False, learned_positions=False, embedding_norm=False,
-                    shared_expert_gate=False, window="all", llama4=False)
+                    shared_expert_gate=False, window="all", window_every=6, llama4=False)
 #: Entries of a config.json's ``layer_types`` the reader models (HF transformers' names).
 _LAYER_TYPES = ("full_attention", "sliding_attention")
 #: ... and of Llama-4's, whose local layers are chunked.
@@ -364,7 +371,8 @@ def _sliding_window(c: _Config, model_type: str, fam: dict, layers: int) -> dict
 
     * ``layer_types`` (newer configs of every family): the ``"sliding_attention"`` entries;
     * Gemma-2: every other layer, starting with the first (21 of 42);
-    * Gemma-3: all but every ``sliding_window_pattern``-th layer (default 6);
+    * Gemma-3, Cohere2 and any config naming a ``sliding_window_pattern``: all but every
+      pattern-th layer (default 6, Cohere2 4);
     * Qwen2 / Qwen2-MoE / Qwen3: only with ``use_sliding_window`` true, and then the layers
       from ``max_window_layers`` on;
     * any other family (Mistral, Mixtral, Phi-3, ...): every layer when ``sliding_window`` is
@@ -385,8 +393,10 @@ def _sliding_window(c: _Config, model_type: str, fam: dict, layers: int) -> dict
         k = sum(1 for t in types if t == "sliding_attention")
     elif fam["window"] == "alternate":
         k = (layers + 1) // 2
-    elif fam["window"] == "pattern":
-        every = c.count("window_pattern", limit="layers", default=6)
+    elif fam["window"] == "pattern" or c.has("window_pattern"):
+        # Gemma-3, Cohere2, EXAONE-4 and other families naming a sliding_window_pattern:
+        # layer i is full attention when (i + 1) % pattern == 0
+        every = c.count("window_pattern", limit="layers", default=fam["window_every"])
         k = layers - layers // every
     elif model_type in _WINDOW_OPT_IN:
         k = layers - min(layers, c.count("max_window_layers", limit="layers", minimum=0,

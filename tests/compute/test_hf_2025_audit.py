@@ -128,3 +128,35 @@ def test_mistral_small_32_reads_its_text_config():
     m = read("mistral-small-3.2-24b-instruct-2506")
     assert m.parameters == total == 23_572_403_200
     assert m.layers * m.kv_elements_per_token * m.kv_bytes == 40 * 8 * 128 * 2 * 2 == 163_840
+
+
+@pytest.mark.parametrize("name, layers, hidden, heads, ffn, total", [
+    ("command-r7b-12-2024", 32, 4096, 32, 14336, 8_028_164_096),
+    ("command-a-03-2025", 64, 12288, 96, 36864, 111_058_366_464)])
+def test_cohere2_ties_its_embeddings_and_windows_three_layers_of_four(
+        name, layers, hidden, heads, ffn, total):
+    # HF Cohere2Config: tie_word_embeddings true (the file leaves it out), layer i full
+    # attention when (i + 1) % sliding_window_pattern (4) == 0, the others a 4096 window;
+    # 8 KV heads of 128, SwiGLU, vocabulary 256000 (one weight-only LayerNorm per layer,
+    # counted as two RMSNorms: 4096 / 12288 a layer high)
+    layer = hidden * (heads * 128 + 2 * 8 * 128) + heads * 128 * hidden + 3 * hidden * ffn
+    assert layers * (layer + 2 * hidden) + 256000 * hidden + hidden == total
+    m = read(name)
+    assert m.parameters == total
+    assert m.tied_embeddings
+    assert (m.sliding_window, m.sliding_layers) == (4096, layers * 3 // 4)
+    # Cohere: 8.03B (the R7B HuggingFace page), 111B (Command A)
+    # KV at 100,000 tokens: the full layers hold all of them, the windowed 4096
+    per_layer_token = 8 * 128 * 2 * 2
+    held = layers * m.kv_tokens_held(100_000) * m.kv_elements_per_token * m.kv_bytes
+    assert held == (layers // 4 * 100_000 + layers * 3 // 4 * 4096) * per_layer_token
+
+
+def test_a_named_window_pattern_is_read_in_any_family(tmp_path):
+    # EXAONE-4.0-32B (exaone4) names sliding_window_pattern 4 and no layer_types: 48 of
+    # its 64 layers are windowed (HF Exaone4Config), not all 64
+    cfg = {"model_type": "exaone4", "hidden_size": 5120, "num_hidden_layers": 64,
+           "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128,
+           "intermediate_size": 27392, "vocab_size": 102400, "hidden_act": "silu",
+           "sliding_window": 4096, "sliding_window_pattern": 4, "tie_word_embeddings": False}
+    assert write(tmp_path, cfg).sliding_layers == 48
