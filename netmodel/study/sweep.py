@@ -281,6 +281,50 @@ class SweepResult(RowsResult):
                                               self.higher_is_better)
         return out
 
+    def unchanged(self) -> list[dict]:
+        """The curves the first parameter does not move: ``{label, model, phase, y, value}``
+        for each scenario x model x phase (x second value) feasible at two or more values
+        of it with the same metric at all of them (a parameter its best configurations do
+        not depend on, e.g. ``fabric.nic_bandwidth`` where TP fits in a scale-up domain),
+        with the range of USD per million tokens there when that moves instead."""
+        out = []
+        ys = self.params[1].values if len(self.params) > 1 else (None,)
+        for model in self.models:
+            for phase in self.phases:
+                for y in ys:
+                    for lab in self.labels:
+                        v = self.curve(lab, model, phase, y)[1]
+                        v = v[np.isfinite(v)]
+                        if len(v) < 2 or v.max() - v.min() > 1e-12 * abs(v.max()):
+                            continue
+                        d = {"label": lab, "model": model, "phase": phase, "y": y,
+                             "value": float(v[0])}
+                        cost = [r.usd_per_mtoken for r in self.rows if r.feasible
+                                and (r.label, r.model, r.phase, r.y) == (lab, model, phase, y)
+                                and r.usd_per_mtoken is not None]
+                        if self.metric != "usd_per_mtoken" and cost and \
+                                max(cost) - min(cost) > 1e-12 * max(cost):
+                            d["usd_per_mtoken"] = [min(cost), max(cost)]
+                        out.append(d)
+        return out
+
+    def unchanged_lines(self) -> list[str]:
+        """A note per curve of :meth:`unchanged`, so that a flat line is never silent."""
+        p0, lines = self.params[0], []
+        for u in self.unchanged():
+            extra = "" if u["y"] is None else f", {self.params[1].path}={u['y']:g}"
+            what = _METRIC_NAMES[self.metric]
+            line = (f"note: {u['model']}, {u['phase']}{extra}: {p0.path} moves no point of "
+                    f"{u['label']} ({u['value']:.3f} {what} at every buildable value): "
+                    + ("its cost per token does not depend on it"
+                       if self.metric == "usd_per_mtoken"
+                       else "its best configuration's step time does not depend on it"))
+            if "usd_per_mtoken" in u:
+                lo, hi = u["usd_per_mtoken"]
+                line += f" (USD per million tokens moves: {lo:.3f} to {hi:.3f})"
+            lines.append(line)
+        return lines
+
     def columns(self) -> tuple[str, ...]:
         """The row columns, ``x`` and ``y`` named by the parameters' paths (``y`` only
         with a second parameter)."""
@@ -329,17 +373,22 @@ class SweepResult(RowsResult):
             extra = "" if c["y"] is None else f", {result.params[1].path}={c['y']:g}"
             lines.append(f"{c['model']}, {c['phase']}{extra}: {c['after']} overtakes "
                          f"{c['before']} at {p0.path} = {c['x'] * k:.3g} {unit}".rstrip())
+        lines += result.unchanged_lines()
         capped = result.batch_limit_line(" at some points")
         if capped:
             lines.append(capped)
         return "\n".join(lines)
 
     def to_json(self, indent: int | None = 2) -> str:
-        """``{"sweep", "params", "scenarios", "settings", "crossovers", "rows"}``."""
+        """``{"sweep", "params", "scenarios", "settings", "crossovers", "rows"}``, and
+        ``"unchanged"`` (:meth:`unchanged`) where the parameter moves some curve not at
+        all."""
+        unchanged = self.unchanged()
         return json.dumps({"sweep": [p.path for p in self.params],
                            "params": [asdict(p) for p in self.params],
                            "scenarios": list(self.labels), "settings": self.settings,
                            "crossovers": self.crossovers(),
+                           **({"unchanged": unchanged} if unchanged else {}),
                            "rows": [r.to_dict() for r in self.rows]}, indent=indent)
 
 
