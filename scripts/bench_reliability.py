@@ -45,6 +45,24 @@ bandwidth = "benchmark"
 latency = "benchmark"
 """
 
+NVL72_64 = """name = "nvl72-64"
+description = "64 GB200 NVL72-like racks under one spine tier of 256-port switches"
+gpu = "B200-HGX"
+[fabric]
+builder = "nvl72"
+racks = 64
+spine_radix = 256
+gpu = "$gpu"
+[collective]
+placement = "contiguous"
+algorithm = "auto"
+links = "scale-up"
+calibration = "default"
+[sources]
+bandwidth = "benchmark"
+latency = "benchmark"
+"""
+
 _CHILD = """
 import json, sys, time
 sys.path.insert(0, {root!r})
@@ -110,6 +128,13 @@ def main(argv: list[str] | None = None) -> None:
               f"{r['components']:,} components of a "
               f"copy in {r['symmetry']} symmetry classes, TP {r['tp']}; fabric search "
               f"{r['build']:.2f} s; peak RSS {r['rss_gb']:.2f} GB")
+    # a cell of many switches (64 NVL72 racks: 239 switches, 4,608 GPUs; TP 2), 28 copies:
+    # every instance a failure touches is re-costed on the cell's switches plus its members
+    r = _run("blast", NVL72_64, 129024)
+    print(f"blast radius, every class, 64 NVL72 racks x 28 at {r['gpus']:,} GPUs: "
+          f"{r['seconds']:.2f} s ({_verdict(r['seconds'], 5, 's')}; CPU {r['cpu']:.2f} s); "
+          f"{r['components']:,} components of a copy in {r['symmetry']} symmetry classes, "
+          f"TP {r['tp']}; peak RSS {r['rss_gb']:.2f} GB")
     for spares, placement in (("2%", "pod"), ("2%", "global"), ("0", "pod")):
         r = _run("availability", "lite-flat", 16384, spares=spares, placement=placement)
         print(f"availability lite-flat 16,384 GPUs x 1 y x 1,000 trials, spares {spares} "

@@ -244,7 +244,7 @@ class Cluster(InstanceCosting):
 
         out = replace(self, catalog=catalog_)
         for key in ("components", "_index", "_effects", "_router", "_csr", "_kinds",
-                    "_direct", "idle", "member_of", "_spare_plans", "_spare_capacity"):
+                    "_direct", "_switches", "idle", "member_of", "_spare_plans", "_spare_capacity"):
             if key in self.__dict__ and (key != "components" or (
                     catalog_.host_sms, catalog_.host_gpus)
                     == (self.catalog.host_sms, self.catalog.host_gpus)):
@@ -316,6 +316,13 @@ class Cluster(InstanceCosting):
                    for u, v in self.graph.edges())
 
     @cached_property
+    def _switches(self) -> nx.Graph:
+        """The cell without its GPUs (every switch and OCS, their links), for
+        :meth:`recost_graph`."""
+        g = self.graph
+        return g.subgraph([n for n, k in g.nodes(data="kind") if k != "gpu"]).copy()
+
+    @cached_property
     def _csr(self) -> tuple:
         """The cell as arrays: node list, node index, edge ends (for connectivity)."""
         nodes = list(self.graph.nodes)
@@ -359,9 +366,14 @@ class Cluster(InstanceCosting):
         if self._direct:
             out = g.copy()
         else:
-            keep = [n for n, k in g.nodes(data="kind") if k != "gpu"]
-            keep += [m for m in members if m in g]
-            out = g.subgraph(keep).copy()
+            # the switches' part once (_switches), copied, and the members wired into it:
+            # the graph g.subgraph(switches + members).copy() gave, without filtering the
+            # whole cell's adjacency through a subgraph view for every instance costed
+            out = self._switches.copy()
+            ms = [m for m in members if m in g]
+            out.add_nodes_from((m, g.nodes[m]) for m in ms)
+            adj = g.adj
+            out.add_edges_from((m, v, d) for m in ms for v, d in adj[m].items() if v in out)
         for name, attrs, edges in spares:
             out.add_node(name, **attrs)
             out.add_edges_from((name, n, d) for n, d in edges if n in out)

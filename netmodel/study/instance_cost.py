@@ -149,10 +149,22 @@ class InstanceCosting:
         where instances are alike (:func:`_canonical`), and the problem's key (failures that
         leave the same graph are one problem); None when an OCS instance's circuits cannot be
         set."""
+        orig = tuple(members)
+        # rebalanced asks again for the problem instance_result has just made from the
+        # same graph object: the last one is kept (with its graph, so the id is not reused)
+        last = self.__dict__.get("_last_problem")
+        if last is not None and last[0] is graph and last[1] == orig:
+            return last[2]
+        out = self._new_problem(graph, orig)
+        self.__dict__["_last_problem"] = (graph, orig, out)
+        return out
+
+    def _new_problem(self, graph: nx.Graph, members: tuple) -> tuple | None:
+        """:meth:`_problem`, not kept."""
         from netmodel.study.fabric_search import adjusted
 
         s = self.scenario
-        orig = tuple(members)
+        orig = members
         if s.is_ocs and len(members) > 1:
             graph = _ocs_circuits(s, graph, members)
             if graph is None:
