@@ -30,7 +30,7 @@ HF_ALIASES: dict[str, tuple[str, ...]] = {
     "hidden": ("hidden_size", "n_embd", "n_embed", "d_model"),
     "heads": ("num_attention_heads", "n_head", "n_heads"),
     "kv_heads": ("num_key_value_heads", "num_kv_heads", "n_head_kv", "kv_n_heads"),
-    "head_dim": ("head_dim",),
+    "head_dim": ("head_dim", "attention_head_dim"),     # Hunyuan: attention_head_dim
     "ffn": ("intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim"),  # dense MLP
     "vocab": ("vocab_size", "padded_vocab_size"),
     "max_context": ("max_position_embeddings", "n_positions", "n_ctx", "seq_length",
@@ -40,11 +40,13 @@ HF_ALIASES: dict[str, tuple[str, ...]] = {
     "experts": ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts"),
     # gpt-oss: both of the first two; DBRX: moe_top_k
     # ERNIE-4.5: moe_k
-    "experts_per_token": ("num_experts_per_tok", "experts_per_token", "moe_top_k", "moe_k"),
+    "experts_per_token": ("num_experts_per_tok", "experts_per_token", "moe_top_k", "moe_k",
+                          "moe_topk"),                  # Hunyuan: moe_topk
     "expert_ffn": ("moe_intermediate_size",),           # per routed expert (Mixtral: ffn)
     "shared_ffn": ("shared_expert_intermediate_size",),  # Qwen-MoE: all shared experts
     # DeepSeek, ERNIE-4.5: n x moe_intermediate_size
-    "shared_experts": ("n_shared_experts", "moe_num_shared_experts"),
+    # (Hunyuan: num_shared_expert, with use_mixed_mlp_moe)
+    "shared_experts": ("n_shared_experts", "moe_num_shared_experts", "num_shared_expert"),
     "first_dense": ("first_k_dense_replace",),           # DeepSeek, GLM-4.5: leading dense
     # every k-th layer is MoE (Llama-4 Maverick: interleave_moe_layer_step 2)
     # (ERNIE-4.5: moe_layer_interval)
@@ -166,7 +168,8 @@ HF_UNMODELLED: dict[str, str] = {
 #: state-space, linear-attention and hybrid-layout settings.
 _UNMODELLED_KEYS = ("ssm_", "mamba_", "linear_", "attn_type_list", "hybrid_override_pattern",
                     "layers_block_type", "attn_layer_period", "block_types", "ffn_config",
-                    "attn_config", "index_topk", "num_kv_shared_layers", "altup_num_inputs")
+                    "attn_config", "index_topk", "num_kv_shared_layers", "altup_num_inputs",
+                    "use_cla")
 _FAMILY_ALIASES = {"refinedweb": "falcon", "refinedwebmodel": "falcon", "rw": "falcon"}
 # Other model types whose MLP is gated (SwiGLU / GeGLU), read Llama-style.
 _GATED_TYPES = {"qwen3", "qwen3_moe", "phi3", "olmo", "olmo2", "olmoe",
@@ -495,6 +498,31 @@ def _flatten_dbrx(cfg: dict, where: str) -> dict:
     return flat
 
 
+#: Keys Hunyuan's config.json spells per layer (a list of one value per layer); read when
+#: every layer has the same value.
+_PER_LAYER_KEYS = ("moe_topk", "moe_intermediate_size", "num_shared_expert", "num_experts")
+
+
+def _uniform_per_layer(cfg: dict, where: str) -> dict:
+    """The config with each per-layer list of :data:`_PER_LAYER_KEYS` (Hunyuan-A13B's
+    ``moe_topk`` [8] x 32) replaced by its one value; lists whose values differ from layer
+    to layer are refused (netmodel's layers are alike). Hunyuan's shared expert exists only
+    with ``use_mixed_mlp_moe`` true (HF HunYuanMoEV1)."""
+    out = dict(cfg)
+    for key in _PER_LAYER_KEYS:
+        v = out.get(key)
+        if isinstance(v, list):
+            if not v or any(x != v[0] or isinstance(x, bool) for x in v):
+                raise UserError(f"{where}: {key} must be one value, or the same value for "
+                                f"every layer (layers that differ are not modelled), got "
+                                f"{validate.describe(v)}")
+            out[key] = v[0]
+    mixed = out.get("use_mixed_mlp_moe")
+    if mixed is not None and not validate.flag(where, "use_mixed_mlp_moe", mixed):
+        out.pop("num_shared_expert", None)
+    return out
+
+
 def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     """:func:`load_hf_config` on a parsed config.json read from ``path``."""
     if not isinstance(cfg, dict):
@@ -506,7 +534,7 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     # by that name (two configs of one folder are two models)
     name = name or _Config(cfg, where).text("_name_or_path") or (
         path.parent.name if path.name == "config.json" else "") or path.stem
-    cfg = _flatten_dbrx(_text_model(cfg, where), where)
+    cfg = _uniform_per_layer(_flatten_dbrx(_text_model(cfg, where), where), where)
     c = _Config(cfg, where)
     validate.name(where, "model", name)
     model_type, fam = _hf_family(c)

@@ -160,3 +160,43 @@ def test_a_named_window_pattern_is_read_in_any_family(tmp_path):
            "intermediate_size": 27392, "vocab_size": 102400, "hidden_act": "silu",
            "sliding_window": 4096, "sliding_window_pattern": 4, "tie_word_embeddings": False}
     assert write(tmp_path, cfg).sliding_layers == 48
+
+
+@pytest.mark.parametrize("model_type", ["hunyuan_v1_moe", "hunyuan"])
+def test_hunyuan_a13b_per_layer_lists(tmp_path, model_type):
+    # 32 layers, hidden 4096, 32 query and 8 KV heads of 128 (attention_head_dim), 64 SwiGLU
+    # experts 3072 wide (moe_intermediate_size, 32 equal entries), 8 per token (moe_topk),
+    # one shared expert as wide (num_shared_expert x moe_intermediate_size, with
+    # use_mixed_mlp_moe), router 4096 x 64, vocabulary 128167, tied. Before: refused for
+    # lacking num_experts_per_tok
+    attn = 4096 * (4096 + 2 * 8 * 128) + 4096 * 4096                  # 41,943,040
+    expert = 3 * 4096 * 3072                                           # 37,748,736
+    layer = attn + 65 * expert + 4096 * 64 + 2 * 4096
+    total = 32 * layer + 128167 * 4096 + 4096
+    active = total - 32 * 56 * expert
+    assert (total, active) == (80_393_175_040, 12_747_440_128)
+    cfg = fixture("hunyuan-a13b-instruct")
+    cfg["model_type"] = model_type
+    m = write(tmp_path, cfg)
+    assert (m.parameters, m.active_parameters) == (total, active)
+    assert (m.experts, m.experts_per_token, m.ffn, m.shared_ffn) == (64, 8, 3072, 3072)
+    # Tencent: 80B total, 13B active
+    assert round(total / 1e9) == 80 and round(active / 1e9) == 13
+    assert m.layers * m.kv_elements_per_token * m.kv_bytes == 32 * 8 * 128 * 2 * 2
+
+
+def test_hunyuan_shared_expert_only_with_mixed_mlp(tmp_path):
+    cfg = fixture("hunyuan-a13b-instruct")
+    cfg["use_mixed_mlp_moe"] = False
+    assert write(tmp_path, cfg).shared_ffn == 0
+
+
+@pytest.mark.parametrize("change, says", [
+    ({"moe_topk": [8] * 31 + [4]}, "moe_topk must be one value"),
+    ({"moe_intermediate_size": []}, "moe_intermediate_size must be one value"),
+    ({"use_cla": True}, "use_cla"),            # cross-layer KV sharing: not modelled
+])
+def test_hunyuan_unmodelled_shapes_are_refused(tmp_path, change, says):
+    cfg = {**fixture("hunyuan-a13b-instruct"), **change}
+    with pytest.raises(UserError, match=says):
+        write(tmp_path, cfg)
