@@ -358,6 +358,13 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
     if len(param_texts) > 2:
         raise UserError(f"sweep one or two parameters, got {len(param_texts)} --param")
     n = _whole("--points", points)
+    if click.get_current_context().get_parameter_source("points") \
+            == click.core.ParameterSource.COMMANDLINE and not any(
+                t.partition("=")[2].count(":") == 1 for t in param_texts):
+        # --points sets the values of a LO:HI range only: a list or LO:HI:N has its own
+        raise UserError(f"--points {points} sets the values of a LO:HI range, and no --param "
+                        f"has one ({param_texts[0]} gives its own values): give LO:HI, or "
+                        f"drop --points")
     params = [parse_param(p, scens, n) for p in param_texts]
     models = _names("--models", models_text)
     phases = _phases(phase_text)

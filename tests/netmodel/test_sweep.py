@@ -114,6 +114,11 @@ def test_cli_sweep_end_to_end(tmp_path):
      "unknown scenario 'lite-fast'"),
     (["--param", "adjust.hop_latency=1us:2us", "--models", "Llama-9"], "unknown model"),
     (["--param", "adjust.hop_latency=1us:2us", "--points", "0"], "--points"),
+    # --points 5 with a list swept the list's 2 values without a word
+    (["--param", "adjust.hop_latency=1us,2us", "--points", "5"],
+     "--points 5 sets the values of a LO:HI range, and no --param has one "
+     "(adjust.hop_latency=1us,2us gives its own values)"),
+    (["--param", "adjust.hop_latency=1us:2us:3", "--points", "5"], "no --param has one"),
 ])
 def test_cli_sweep_bad_input(tmp_path, args, needle):
     out = tmp_path / "o"
