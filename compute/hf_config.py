@@ -68,6 +68,9 @@ HF_ALIASES: dict[str, tuple[str, ...]] = {
     "attention_chunk": ("attention_chunk_size",),       # Llama-4: chunked local attention
 }
 
+#: HF transformers' Gemma3TextConfig defaults for keys Google's config.json files omit.
+_GEMMA3 = {"vocab_size": 262_208, "max_position_embeddings": 131_072}
+
 #: What each ``model_type`` builds where its config.json does not say (the defaults of the
 #: family's code in HF transformers): MLP gating, norm, biases, tied embeddings (HF's default
 #: for configs that omit the key), learned positions, an embedding norm.
@@ -92,8 +95,11 @@ HF_FAMILIES: dict[str, dict] = {
     "gemma2": dict(tied_embeddings=True, window="alternate"),
     # Gemma-3 (HF transformers models/gemma3): GeGLU, tied embeddings, 5 windowed layers of
     # every 6; "gemma3" is the multimodal wrapper whose text model is in text_config
-    "gemma3_text": dict(tied_embeddings=True, window="pattern"),
-    "gemma3": dict(tied_embeddings=True, window="pattern"),
+    # Google's gemma-3-4b/12b/27b config.json files leave vocab_size and
+    # max_position_embeddings out of their text_config: Gemma3TextConfig's defaults,
+    # 262,208 and 131,072
+    "gemma3_text": dict(tied_embeddings=True, window="pattern", config_defaults=_GEMMA3),
+    "gemma3": dict(tied_embeddings=True, window="pattern", config_defaults=_GEMMA3),
     # Cohere Command-R (cohere) and Command R7B / Command A (cohere2; HF transformers
     # models/cohere*/configuration_cohere*.py): tie_word_embeddings defaults to true and the
     # published config.json files leave it out; Cohere2Config windows all but every
@@ -189,7 +195,8 @@ _HF_DTYPES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": 
 #: Architecture defaults of a Llama-like model, the base every family entry changes.
 _BASE_FAMILY = dict(gated_mlp=True, norm="rmsnorm", bias=False, qkv_bias=False,
                     tied_embeddings=False, learned_positions=False, embedding_norm=False,
-                    shared_expert_gate=False, window="all", window_every=6, llama4=False)
+                    shared_expert_gate=False, window="all", window_every=6, llama4=False,
+                    config_defaults={})
 #: Entries of a config.json's ``layer_types`` the reader models (HF transformers' names).
 _LAYER_TYPES = ("full_attention", "sliding_attention")
 #: ... and of Llama-4's, whose local layers are chunked.
@@ -539,6 +546,9 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     validate.name(where, "model", name)
     model_type, fam = _hf_family(c)
     _refuse_unmodelled(c, model_type)
+    for key, value in fam["config_defaults"].items():  # the family's own defaults
+        if cfg.get(key) is None:
+            cfg[key] = value
 
     layers, hidden, heads = c.count("layers"), c.count("hidden"), c.count("heads")
     kv_heads = c.count("kv_heads", default=heads)

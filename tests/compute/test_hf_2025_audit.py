@@ -200,3 +200,18 @@ def test_hunyuan_unmodelled_shapes_are_refused(tmp_path, change, says):
     cfg = {**fixture("hunyuan-a13b-instruct"), **change}
     with pytest.raises(UserError, match=says):
         write(tmp_path, cfg)
+
+
+def test_gemma3_27b_as_published_takes_the_config_class_defaults():
+    # google/gemma-3-27b-it's text_config names no vocab_size (Gemma3TextConfig: 262,208)
+    # nor max_position_embeddings (131,072); before, it was refused ("lacks 'vocab_size'").
+    # 62 layers, hidden 5376, 32 query and 16 KV heads of 128, GeGLU 21504 wide, tied
+    layer = 5376 * (32 * 128 + 2 * 16 * 128) + 32 * 128 * 5376 + 3 * 5376 * 21504 + 2 * 5376
+    total = 62 * layer + 262208 * 5376 + 5376
+    m = read("gemma-3-27b-it")
+    assert m.parameters == total == 27_008_663_808
+    assert (m.vocab, m.max_context, m.tied_embeddings) == (262208, 131072, True)
+    assert (m.sliding_window, m.sliding_layers) == (1024, 52)   # 62 - 62 // 6
+    # Google: 27B (27.4B with the 0.4B SigLIP vision encoder, not counted)
+    assert round(total / 1e9) == 27
+    assert m.layers * m.kv_elements_per_token * m.kv_bytes == 62 * 16 * 128 * 2 * 2
