@@ -16,7 +16,7 @@ A parameter is a dotted path into the scenario (:func:`parameters` lists them):
   run once, since these change what a configuration costs, not which one is best.
 
 Values are ``LO:HI`` (``points`` log-spaced values, default 7; ``LO:HI:N`` for N) or a comma
-list; they take units (``0.1us:10us``, ``100GB/s``). A range of a whole-number parameter
+list (swept in increasing order); they take units (``0.1us:10us``, ``100GB/s``). A range of a whole-number parameter
 takes the nearest whole numbers of its log-spaced values (repeats dropped); a listed value
 of one must be whole. A range must be positive and not empty. At most
 :data:`MAX_POINTS` values per parameter, :data:`MAX_SEARCHES` searches per sweep and
@@ -36,7 +36,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Collection, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from os import PathLike
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -208,7 +208,9 @@ def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DE
             check_positive(path, v, allow_zero=True)
     if integer:  # a log-spaced range of a whole-number parameter: its nearest whole numbers
         values = [float(round(v)) for v in values]
-    values = list(dict.fromkeys(values))
+    # an axis is ordered: a list given out of order (10us,0.1us,1us) is swept in order, so
+    # that neighbouring points are neighbouring values (crossovers interpolate between them)
+    values = sorted(dict.fromkeys(values))
     return SweepParam(path, tuple(values), unit, bool(integer))
 
 
@@ -417,7 +419,8 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
     scens = expand_scenarios(scenarios, gpus)
     if instances is not None:
         scens = [s.with_instances(instances) for s in scens]
-    params = [p if isinstance(p, SweepParam) else parse_param(p, scens) for p in params]
+    params = [replace(p, values=tuple(sorted(dict.fromkeys(p.values))))
+              if isinstance(p, SweepParam) else parse_param(p, scens) for p in params]
     if not 1 <= len(params) <= 2:
         raise UserError(f"sweep one or two parameters, got {len(params)}")
     if len(params) == 2 and params[0].path == params[1].path:
