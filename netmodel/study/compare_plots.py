@@ -257,7 +257,7 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
         for n, lab in enumerate(result.labels):
             for k, y in enumerate(ys):
                 x, v = result.curve(lab, model, phase, y)
-                name = lab if y is None else f"{lab}, {result.params[1].path}={y:g}"
+                name = lab if y is None else f"{lab}, {result.params[1].show(y)}"
                 ax.plot(x * scale[0], v, marker=markers[n % len(markers)], ms=4.5,
                         mfc="none", color=colours[lab], ls=styles[k % len(styles)],
                         lw=2.2 - 1.4 * n / max(len(result.labels) - 1, 1),
@@ -275,7 +275,8 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
                     "falls below" if result.higher_is_better else "rises above"
                 line = f"{short(other)} {verb} {short(first)} at {c['x'] * scale[0]:.3g}"
                 notes.append(f"{line} {scale[1]}".rstrip()
-                             + ("" if c["y"] is None else f" ({c['y']:g})"))
+                             + ("" if c["y"] is None
+                                else f" ({result.params[1].show(c['y'])})"))
         if notes:
             ax.text(0.02, 0.03, "\n".join(f"* {n}" for n in notes[:6]),
                     transform=ax.transAxes, fontsize=6.5, va="bottom", ha="left",

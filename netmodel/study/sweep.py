@@ -100,6 +100,15 @@ class SweepParam:
     unit: str = ""
     integer: bool = False
 
+    def show(self, v: float) -> str:
+        """``PATH=V`` in the unit a table shows (``adjust.hop_latency=0.1us``, not 1e-07)."""
+        k, unit = _SHOWN.get(self.unit, (1.0, self.unit))
+        return f"{self.path}={v * k:g}{unit}"
+
+
+#: Scale and unit a value of a parameter in SI ``unit`` is shown in.
+_SHOWN = {"s": (1e6, "us"), "bytes/s": (1e-9, "GB/s")}
+
 
 def parameters(scenario: str | Scenario) -> dict[str, tuple[str, bool]]:
     """The numeric parameters of ``scenario`` a sweep may vary: ``{path: (unit, integer)}``."""
@@ -314,7 +323,7 @@ class SweepResult(RowsResult):
         """A note per curve of :meth:`unchanged`, so that a flat line is never silent."""
         p0, lines = self.params[0], []
         for u in self.unchanged():
-            extra = "" if u["y"] is None else f", {self.params[1].path}={u['y']:g}"
+            extra = "" if u["y"] is None else f", {self.params[1].show(u['y'])}"
             what = _METRIC_NAMES[self.metric]
             line = (f"note: {u['model']}, {u['phase']}{extra}: {p0.path} moves no point of "
                     f"{u['label']} ({u['value']:.3f} {what} at every buildable value): "
@@ -348,14 +357,14 @@ class SweepResult(RowsResult):
         the crossovers."""
         result = self
         p0 = result.params[0]
-        k, unit = {"s": (1e6, "us"), "bytes/s": (1e-9, "GB/s")}.get(p0.unit, (1.0, p0.unit))
+        k, unit = _SHOWN.get(p0.unit, (1.0, p0.unit))
         name = f"{p0.path} ({unit})" if unit else p0.path
         lines = []
         ys = result.params[1].values if len(result.params) > 1 else (None,)
         for model in result.models:
             for phase in result.phases:
                 for y in ys:
-                    extra = "" if y is None else f", {result.params[1].path}={y:g}"
+                    extra = "" if y is None else f", {result.params[1].show(y)}"
                     lines.append(f"{model}, {phase}{extra}: {_METRIC_NAMES[result.metric]} "
                                  f"by {name}")
                     xs = result.curve(result.labels[0], model, phase, y)[0]
@@ -372,7 +381,7 @@ class SweepResult(RowsResult):
                     for lab, row in zip(result.labels, cells[1:], strict=True):
                         lines.append(f"{lab:<{width}}" + "".join(f"{c:>{col}}" for c in row))
         for c in result.crossovers():
-            extra = "" if c["y"] is None else f", {result.params[1].path}={c['y']:g}"
+            extra = "" if c["y"] is None else f", {result.params[1].show(c['y'])}"
             lines.append(f"{c['model']}, {c['phase']}{extra}: {c['after']} overtakes "
                          f"{c['before']} at {p0.path} = {c['x'] * k:.3g} {unit}".rstrip())
         lines += result.unchanged_lines()

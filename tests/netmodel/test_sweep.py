@@ -243,3 +243,31 @@ def test_a_list_out_of_order_is_swept_in_order():
     assert c["x"] == pytest.approx(3.48e-6, rel=2e-3)
     p = SweepParam("adjust.hop_latency", (1e-5, 1e-7, 1e-6), "s")  # from Python, too
     assert run_sweep(["lite-flat"], [p], ["GPT-3-175B"]).params[0].values == (1e-7, 1e-6, 1e-5)
+
+
+def test_the_second_parameter_is_shown_in_its_unit(tmp_path):
+    # the second parameter's values were printed in SI with no unit: 'GPT-3-175B, decode,
+    # adjust.hop_latency=1e-07: ...' and the legend 'lite-flat@Lite, adjust.hop_latency=5e-06'
+    r = run_sweep(["h100-dgx", "lite-flat"], ["adjust.bandwidth_scale=0.5,1",
+                                               "adjust.hop_latency=0.1us,5us"], ["GPT-3-175B"])
+    table = r.table()
+    assert "GPT-3-175B, decode, adjust.hop_latency=0.1us: tokens/s/SM by " \
+           "adjust.bandwidth_scale" in table
+    assert "adjust.hop_latency=5us: tokens/s/SM" in table and "e-0" not in table
+    assert parse_param("fabric.bandwidth=100GB/s", ["lite-flat"]).show(50e9) == \
+        "fabric.bandwidth=50GB/s"
+    from netmodel.study import compare_plots
+
+    labels = {}
+    real = compare_plots.figure_kit.save_figure
+
+    def keep(fig, path):
+        labels["all"] = [t.get_text() for t in fig.legends[0].get_texts()]
+        real(fig, path)
+
+    compare_plots.figure_kit.save_figure = keep
+    try:
+        compare_plots.plot_sweep(r, tmp_path / "sweep.png")
+    finally:
+        compare_plots.figure_kit.save_figure = real
+    assert "lite-flat@Lite, adjust.hop_latency=5us" in labels["all"]
