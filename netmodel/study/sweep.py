@@ -157,8 +157,15 @@ def _kind(path: str, scenarios) -> tuple[str, bool]:
     for s in scenarios:
         known_params = parameters(s)
         if path not in known_params:
+            # name the fabric's own parameters (and adjust.*) for a fabric or adjust path,
+            # the cost ones for a cost path: not all 60 (fabric.ports on lite-flat)
+            group = (COST,) if path.startswith(COST) else ("fabric.", "adjust.")
+            near = [k for k in known_params if k.startswith(group)]
             raise UserError(f"unknown parameter {path!r} for scenario "
-                            f"{get_scenario(s).name!r}; known: {known(known_params)}")
+                            f"{get_scenario(s).name!r}; known: {known(near)}"
+                            + ("" if group == (COST,) else
+                               f", and {sum(k.startswith(COST) for k in known_params)} "
+                               f"cost.* parameters"))
         unit, integer = known_params[path]
     return unit, integer
 
