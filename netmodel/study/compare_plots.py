@@ -253,6 +253,7 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
         else (lambda lab: lab)
     for ax in axes.flat[len(panels):]:
         ax.set_visible(False)
+    boxes = []  # (axes, corner box, curves) of the panels that name crossings
     for (model, phase), ax in zip(panels, axes.flat, strict=False):
         for n, lab in enumerate(result.labels):
             for k, y in enumerate(ys):
@@ -278,9 +279,11 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
                              + ("" if c["y"] is None
                                 else f" ({result.params[1].show(c['y'])})"))
         if notes:
-            ax.text(0.02, 0.03, "\n".join(f"* {n}" for n in notes[:6]),
-                    transform=ax.transAxes, fontsize=6.5, va="bottom", ha="left",
-                    bbox=dict(boxstyle="round,pad=0.3", fc="white", ec="0.7", alpha=0.9))
+            boxes.append((ax, ax.text(
+                0.02, 0.03, "\n".join(f"* {n}" for n in notes[:6]), transform=ax.transAxes,
+                fontsize=6.5, va="bottom", ha="left",
+                bbox=dict(boxstyle="round,pad=0.3", fc="white", ec="0.7", alpha=0.9)),
+                [result.curve(lab, model, phase, y) for lab in result.labels for y in ys]))
         if logx:
             from matplotlib.ticker import FuncFormatter
 
@@ -308,4 +311,46 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
     for ax in axes.flat[:len(panels)]:
         for axis in "xy":
             static_ticks(ax, axis, labelsize=7, grid_alpha=0.3)
+    for ax, box, curves in boxes:
+        _clear_corner(fig, ax, box, curves)
     figure_kit.save_figure(fig, path)
+
+
+def _clear_corner(fig: Any, ax: Any, box: Any, curves: list) -> None:
+    """Move the corner ``box`` (drawn lower left) to the first corner of ``ax`` (lower
+    left, lower right, upper right, upper left) that no curve crosses, or the one fewest
+    cross: a cost that stays low all along ran under it (limits final)."""
+    import numpy as np
+
+    renderer = fig.canvas.get_renderer()
+    ext = box.get_window_extent(renderer).transformed(ax.transAxes.inverted())
+    w, h = ext.width + 0.02, ext.height + 0.03
+    points = []
+    for x, v in curves:
+        ok = np.isfinite(v)
+        for k in range(1, len(x)):
+            if ok[k - 1] and ok[k]:  # the straight segment as drawn, sampled
+                seg = ax.transData.transform(np.column_stack([x[k - 1:k + 1], v[k - 1:k + 1]]))
+                t = np.linspace(0, 1, 25)[:, None]
+                points.append(seg[0] + t * (seg[1] - seg[0]))
+        points += [ax.transData.transform(np.column_stack([x[ok], v[ok]]))]
+    if not points:
+        return
+    xy = ax.transAxes.inverted().transform(np.vstack(points))
+    corners = [(0.02, 0.03, "left", "bottom"), (0.98, 0.03, "right", "bottom"),
+               (0.98, 0.97, "right", "top"), (0.02, 0.97, "left", "top")]
+
+    def hits(corner) -> int:
+        cx, cy, ha, va = corner
+        x0 = cx if ha == "left" else cx - w
+        y0 = cy if va == "bottom" else cy - h
+        return int(((xy[:, 0] >= x0 - 0.02) & (xy[:, 0] <= x0 + w + 0.02)
+                    & (xy[:, 1] >= y0 - 0.02) & (xy[:, 1] <= y0 + h + 0.02)).sum())
+
+    counts = [hits(c) for c in corners]
+    best = next((c for c, n in zip(corners, counts, strict=True) if n == 0),
+                corners[int(np.argmin(counts))])
+    if best is not corners[0]:
+        box.set_position(best[:2])
+        box.set_ha(best[2])
+        box.set_va(best[3])

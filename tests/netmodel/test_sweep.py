@@ -159,6 +159,9 @@ def test_cost_sweep_figure_with_a_crossover(tmp_path):
     # axis (0.44 to 141 $/Mtok)
     assert "* lite-ocs rises above lite-flat at 397" in seen["texts"]
     assert seen["yscale"] == "log"
+    # lite-flat's 0.509 $/Mtok runs along the bottom all the way: the box, drawn lower
+    # left, sat on it; now it is in the first clear corner, upper left
+    assert seen["corners"] == [(0.02, 0.97)]
 
 
 def _plotted(r, tmp_path):
@@ -170,7 +173,8 @@ def _plotted(r, tmp_path):
     def keep(fig, path):
         ax = fig.axes[0]
         seen.update(ylabel=ax.get_ylabel(), title=fig._suptitle.get_text(),
-                    yscale=ax.get_yscale(), texts="\n".join(t.get_text() for t in ax.texts))
+                    yscale=ax.get_yscale(), texts="\n".join(t.get_text() for t in ax.texts),
+                    corners=[t.get_position() for t in ax.texts])
         real(fig, path)
 
     compare_plots.figure_kit.save_figure = keep
@@ -187,7 +191,9 @@ def test_sweep_figure_names_lines_whole_when_gpus_share_a_scenario(tmp_path):
     # below h100-dgx at 0.542 us' and '... at 6.7 us' without saying which
     r = run_sweep(["h100-dgx", "lite-ocs"], ["adjust.hop_latency=0.1us:10us:5"],
                   ["Llama-3-70B"], gpus=["Lite", "Lite+BW"])
-    texts = _plotted(r, tmp_path)["texts"]
+    seen = _plotted(r, tmp_path)
+    texts = seen["texts"]
+    assert seen["corners"] == [(0.02, 0.03)]  # lower left is clear: it stays there
     assert "* lite-ocs@Lite falls below h100-dgx@Lite at 0.542 us" in texts
     assert "* lite-ocs@Lite+BW falls below h100-dgx@Lite at 6.7 us" in texts
 
