@@ -111,6 +111,11 @@ SCALE_CASES = [
      1.0, None),
     ("all 2,048 TP-8 groups at once, random placement, auto, 30 sizes", _FT16K,
      _together("random", "auto"), 1.0, 0.5),
+    ("all 16 groups of 1,024 at once, random placement, auto, 64 MiB all-reduce (direct's "
+     "16.7 million transfers left out by its lower bound)", _FT16K,
+     "m = FabricCostModel(g, placement='random', validated=True)\n"
+     "c = concurrent_cost(m, 1024, 'all-reduce', 64 * 2 ** 20)\n"
+     "note = f'{c.algorithm[0]}, slowest {c.time.max() * 1e3:.3f} ms'", 2.0, 1.0),
     ("131,072-GPU fat tree (k=128, 32 pods): build + first 64-GPU all-reduce", "pass",
      "tb = time.perf_counter()\ng = build('fat-tree:k=128,pods=32')\n"
      "tb = time.perf_counter() - tb\ntm = time.perf_counter()\n" + _sweep(64)

@@ -463,39 +463,98 @@ def _prepared(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...],
     return hit
 
 
+def _costly(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op: str,
+            names: list[str]) -> set[str]:
+    """The algorithms of ``names`` routing more than 65,536 transfers (or more than
+    ``max_transfers``) for some group: everyone to everyone over more than 256 GPUs, left
+    out by :func:`_options` at sizes where a lower bound shows they cannot matter."""
+    from netmodel.collectives.algorithms import quadratic, transfer_count
+    from netmodel.collectives.model import _COSTLY
+
+    limit = min(_COSTLY, model.max_transfers)
+    p = max(len(g) for g in groups)
+    return {a for a in names if quadratic(a, op) and transfer_count(a, op, p) > limit}
+
+
+def _useless(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op: str,
+             name: str, n: np.ndarray, options: list[tuple]) -> bool:
+    """Whether ``name`` (a :func:`_costly` algorithm) can change neither the choice nor
+    the time alone of :func:`concurrent_cost` at the sizes ``n``, by a lower bound on its
+    time alone (FabricCostModel._lower_bound: what each GPU must send over its own links;
+    together is never faster than alone) against ``options`` (the other algorithms'):
+    above the best makespan and above every group's best time alone at every size."""
+    if not options:
+        return False
+    low = []
+    for g in groups:
+        lb = model._lower_bound(op, name, g)
+        if lb is None:
+            return False
+        low.append(np.min([a + b * n for _, a, b in lb], axis=0))
+    low = np.array(low)                                                    # (G, N)
+    together = np.min([(o[2][:, None] + o[3][:, None] * n).max(axis=0) for o in options],
+                      axis=0)                                              # (N,)
+    alone = np.min([o[4][:, None] + o[5][:, None] * n for o in options], axis=0)  # (G, N)
+    margin = 1 + 1e-9
+    return bool(np.all(low.max(axis=0) > together * margin)
+                and np.all(low > alone * margin))
+
+
 def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op: str,
-             names: Iterable[str], alone_too: bool = True) -> list[tuple]:
+             names: Iterable[str], alone_too: bool = True,
+             nbytes: np.ndarray | None = None) -> list[tuple]:
     """Every valid (algorithm, protocol): ``(name, protocol, a_together, b_together,
     a_alone, b_alone, hot)``, the a/b arrays of shape ``(G,)``; without ``alone_too``
-    ``(name, protocol, a_together, b_together)`` only (the rest is not computed)."""
-    cal = model.calibration
-    options, why = [], []
+    ``(name, protocol, a_together, b_together)`` only (the rest is not computed).
+    With ``nbytes`` (and ``alone_too``), a :func:`_costly` algorithm whose lower bound
+    shows it can change neither the best choice nor the best time alone at any of these
+    sizes (:func:`_useless`) is left out without being routed."""
+    names = list(names)
     prepared = _prepared(model, groups, alone_too)
     for name in names:
-        try:
-            for p in unique(prepared.sizes).tolist():
-                model._check_work(op, name, p)
-            table, alone, together, latency, lat_up, scaleout, hot = _evaluate(
-                model, op, name, prepared, alone_too)
-        except NotApplicable as exc:
-            why.append(f"{name}: {exc}")
-            continue
-        except GroupCut as exc:
-            raise UserError(f"a group is cut apart: {exc}") from None
-        on, innet = table["on"], table["in_network"]
-        protos = step_protocols(bool((on & innet).any()),
-                                bool((on & table["member"] & ~innet).any()), cal)
-        shape = step_shape(table)
-        for proto in protos:
-            lt = combine(table, together, latency, lat_up, scaleout, proto, cal, shape)
-            if not alone_too:
-                options.extend((name, proto.name, at, bt) for at, bt, _ in lt)
-                continue
-            la = combine(table, alone, latency, lat_up, scaleout, proto, cal, shape)
-            for (at, bt, _), (aa, ba, _) in zip(lt, la, strict=True):
-                options.append((name, proto.name, at, bt, aa, ba, hot))
+        for p in unique(prepared.sizes).tolist():
+            model._check_work(op, name, p)
+    costly = _costly(model, groups, op, names) if nbytes is not None and alone_too else set()
+    why: dict[str, list[str]] = {name: [] for name in names}
+    by_name = {name: _name_options(model, op, name, prepared, alone_too, why[name])
+               for name in names if name not in costly}
+    cheap = [o for name in names if name not in costly for o in by_name[name]]
+    for name in names:
+        if name in costly and not _useless(model, groups, op, name, nbytes, cheap):
+            by_name[name] = _name_options(model, op, name, prepared, alone_too, why[name])
+    options = [o for name in names for o in by_name.get(name, ())]
     if not options:
-        raise UserError(f"no algorithm can run {op} on these groups ({'; '.join(why)})")
+        reasons = "; ".join(w for name in names for w in why[name])
+        raise UserError(f"no algorithm can run {op} on these groups ({reasons})")
+    return options
+
+
+def _name_options(model: FabricCostModel, op: str, name: str, prepared: _Groups,
+                  alone_too: bool, why: list[str]) -> list[tuple]:
+    """The options of :func:`_options` of one algorithm (none, its reason added to
+    ``why``, when it cannot run)."""
+    cal = model.calibration
+    options: list[tuple] = []
+    try:
+        table, alone, together, latency, lat_up, scaleout, hot = _evaluate(
+            model, op, name, prepared, alone_too)
+    except NotApplicable as exc:
+        why.append(f"{name}: {exc}")
+        return options
+    except GroupCut as exc:
+        raise UserError(f"a group is cut apart: {exc}") from None
+    on, innet = table["on"], table["in_network"]
+    protos = step_protocols(bool((on & innet).any()),
+                            bool((on & table["member"] & ~innet).any()), cal)
+    shape = step_shape(table)
+    for proto in protos:
+        lt = combine(table, together, latency, lat_up, scaleout, proto, cal, shape)
+        if not alone_too:
+            options.extend((name, proto.name, at, bt) for at, bt, _ in lt)
+            continue
+        la = combine(table, alone, latency, lat_up, scaleout, proto, cal, shape)
+        for (at, bt, _), (aa, ba, _) in zip(lt, la, strict=True):
+            options.append((name, proto.name, at, bt, aa, ba, hot))
     return options
 
 
@@ -542,7 +601,7 @@ def concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Arr
     check_op(op)
     n = np.atleast_1d(check_sizes(nbytes)).astype(float)
     groups, names = _prepare(model, groups, op, algorithm)
-    options = _options(model, groups, op, names)
+    options = _options(model, groups, op, names, nbytes=n)
     t_all = np.stack([o[2][:, None] + o[3][:, None] * n[None, :] for o in options])
     a_all = np.stack([o[4][:, None] + o[5][:, None] * n[None, :] for o in options])
     best = np.argmin(t_all.max(axis=1), axis=0)  # per size: smallest makespan

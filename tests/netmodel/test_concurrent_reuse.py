@@ -250,3 +250,37 @@ def test_a_model_keeping_its_groups_is_freed_without_the_cycle_collector():
     finally:
         if was:
             gc.enable()
+
+
+@pytest.mark.parametrize("op, nbytes", [("all-reduce", 64 * 2 ** 20),
+                                        ("reduce-scatter", [2.0 ** 10, 2.0 ** 30])])
+def test_costly_direct_left_out_only_where_it_cannot_matter(monkeypatch, op, nbytes):
+    """concurrent_cost left no algorithm out: 'collective all-reduce --group 1024
+    --all-groups' on the 16k fat tree routed direct's 16.7 million transfers (13 s, 4.6 GB)
+    to find it 450 times slower than halving-doubling. Now an algorithm of more than 65,536
+    transfers per group (here 512 x 511 = 261,632) is left out where its lower bound is
+    above the best makespan and every group's best time alone at every size asked, and
+    the result is the one of costing it."""
+    g = build("fat-tree:k=16")   # 1,024 GPUs: two groups of 512
+    routed = []
+    real = concurrent._evaluate
+
+    def watch(model, op_, name, *args, **kwargs):
+        routed.append(name)
+        return real(model, op_, name, *args, **kwargs)
+
+    monkeypatch.setattr(concurrent, "_evaluate", watch)
+    fast = concurrent_cost(FabricCostModel(g, placement="random", validated=True), 512, op,
+                           nbytes)
+    pruned = "direct" not in routed
+    routed.clear()
+    monkeypatch.setattr(concurrent, "_costly", lambda *a: set())
+    full = concurrent_cost(FabricCostModel(g, placement="random", validated=True), 512, op,
+                           nbytes)
+    assert "direct" in routed
+    # 64 MiB all-reduce: direct sends 511 x 64 MiB per GPU, halving-doubling 2 x 64 MiB;
+    # reduce-scatter at 1 KiB: direct's one step may win on latency, so it is routed
+    assert pruned == (op == "all-reduce")
+    assert fast.algorithm == full.algorithm and fast.protocol == full.protocol
+    assert np.array_equal(fast.time, full.time) and np.array_equal(fast.alone, full.alone)
+    assert fast.hotspots == full.hotspots
