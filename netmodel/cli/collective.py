@@ -169,9 +169,10 @@ def _short_group(group) -> str:
               help="Also run every group of this size (cut by --placement) at once, "
               "sharing links, and report the slowdown against running alone.")
 @click.option("--max-transfers", default=None, type=int, metavar="N",
-              help="Most point-to-point transfers one algorithm may route for one group "
-              "(everyone-to-everyone algorithms route p(p-1); default 20,000,000); counted "
-              "before anything is built.")
+              help="Most point-to-point transfers one algorithm may route for one group, "
+              "and with --all-groups for all of them together (everyone-to-everyone "
+              "algorithms route p(p-1); default 20,000,000); counted before anything is "
+              "built.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--plot", "plot_path", default=None, metavar="FILE.png",
               help="Also draw busbw against size for every algorithm.")

@@ -476,6 +476,27 @@ def _costly(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op
     return {a for a in names if quadratic(a, op) and transfer_count(a, op, p) > limit}
 
 
+def _check_total_work(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...],
+                      op: str, name: str) -> None:
+    """UserError when a quadratic algorithm would route more than ``max_transfers``
+    transfers for all ``groups`` together (each group alone is checked by
+    FabricCostModel._check_work): 128 groups of 1,024 GPUs on a 131,072-GPU fabric route
+    134 million transfers for a direct all-to-all, some 40 GB."""
+    from netmodel.collectives.algorithms import quadratic, transfer_count
+
+    if len(groups) < 2 or not quadratic(name, op):
+        return
+    total = sum(transfer_count(name, op, len(g)) for g in groups)
+    if total > model.max_transfers:
+        sizes = sorted({len(g) for g in groups})
+        size = f"{sizes[0]}" if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]}"
+        raise UserError(
+            f"{name} {op} on {len(groups):,} groups of {size} GPUs at once routes {total:,} "
+            f"point-to-point transfers, more than the limit of {model.max_transfers:,} "
+            f"(max_transfers, all groups together): use fewer or smaller groups, leave it "
+            f"out (algorithms=...), or raise the limit")
+
+
 def _useless(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op: str,
              name: str, n: np.ndarray, options: list[tuple]) -> bool:
     """Whether ``name`` (a :func:`_costly` algorithm) can change neither the choice nor
@@ -516,12 +537,17 @@ def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
             model._check_work(op, name, p)
     costly = _costly(model, groups, op, names) if nbytes is not None and alone_too else set()
     why: dict[str, list[str]] = {name: [] for name in names}
-    by_name = {name: _name_options(model, op, name, prepared, alone_too, why[name])
-               for name in names if name not in costly}
+
+    def routed(name):
+        if nbytes is not None:
+            _check_total_work(model, groups, op, name)
+        return _name_options(model, op, name, prepared, alone_too, why[name])
+
+    by_name = {name: routed(name) for name in names if name not in costly}
     cheap = [o for name in names if name not in costly for o in by_name[name]]
     for name in names:
         if name in costly and not _useless(model, groups, op, name, nbytes, cheap):
-            by_name[name] = _name_options(model, op, name, prepared, alone_too, why[name])
+            by_name[name] = routed(name)
     options = [o for name in names for o in by_name.get(name, ())]
     if not options:
         reasons = "; ".join(w for name in names for w in why[name])

@@ -15,6 +15,7 @@ import math
 import numpy as np
 import pytest
 
+from compute.errors import UserError
 from netmodel.collectives import concurrent, routing
 from netmodel.collectives.concurrent import (
     _power_of_two_ratio,
@@ -284,3 +285,19 @@ def test_costly_direct_left_out_only_where_it_cannot_matter(monkeypatch, op, nby
     assert fast.algorithm == full.algorithm and fast.protocol == full.protocol
     assert np.array_equal(fast.time, full.time) and np.array_equal(fast.alone, full.alone)
     assert fast.hotspots == full.hotspots
+
+
+def test_all_groups_together_refused_over_max_transfers():
+    """max_transfers bounded each group alone, so 'collective all-to-all --group 1024
+    --all-groups' on the 131,072-GPU fat tree set out to route 128 x 1024 x 1023 = 134
+    million transfers (some 40 GB). Now all groups together count: 2 groups of 64 on a k=8
+    fat tree route 2 x 64 x 63 = 8,064 direct transfers, over a limit of 8,000 (each group's
+    4,032 is under it)."""
+    g = build("fat-tree:k=8")
+    m = FabricCostModel(g, validated=True, max_transfers=8000)
+    with pytest.raises(UserError, match=r"direct all-to-all on 2 groups of 64 GPUs at once "
+                                        r"routes 8,064 point-to-point transfers, more than "
+                                        r"the limit of 8,000"):
+        concurrent_cost(m, 64, "all-to-all", 2 ** 20, algorithm="direct")
+    ok = FabricCostModel(g, validated=True, max_transfers=8064)
+    assert concurrent_cost(ok, 64, "all-to-all", 2 ** 20, algorithm="direct").time.shape == (2, 1)
