@@ -235,3 +235,92 @@ def format_time(t: float) -> str:
         if abs(t) >= scale:
             return f"{t / scale:.4g} {unit}"
     return f"{t / 1e-9:.4g} ns"
+
+
+# ------------------------------------------------------------------ values of a data row's unit
+
+#: Seconds of a year: the Julian year of 365.25 days of 86,400 s (IAU), as compute/rows.py
+#: converts a row in ``year``.
+SECONDS_PER_YEAR = 365.25 * 86400
+#: Joules of a kilowatt-hour: 1,000 W for 3,600 s (exact).
+JOULES_PER_KWH = 3.6e6
+
+_FRACTION = {"": 1.0, "%": 1e-2}
+_USD = {"": 1.0, "USD": 1.0, "$": 1.0}
+_POWER = {"": 1.0, "W": 1.0, "mW": 1e-3, "kW": 1e3, "MW": 1e6}
+_LIFETIME = {"": 1.0, "y": SECONDS_PER_YEAR, "yr": SECONDS_PER_YEAR, "year": SECONDS_PER_YEAR,
+             "years": SECONDS_PER_YEAR, "d": 86400.0, "day": 86400.0, "days": 86400.0,
+             "h": 3600.0, "s": 1.0}
+#: bit/s per unit of a bit rate (the rates of _BANDWIDTH_UNITS, which are bytes/s, times 8)
+_BIT_RATES = {k: v * 8 for k, v in _BANDWIDTH_UNITS.items()
+              if k in ("b/s", "kb/s", "Kb/s", "Mb/s", "Gb/s", "Tb/s", "bps", "Kbps", "kbps",
+                       "Mbps", "Gbps", "Tbps", "B/s", "MB/s", "GB/s", "TB/s")}
+
+#: What a value of a data-file row's ``unit`` (compute.rows.UNITS) may be typed in on the
+#: command line (``cost.NAME`` of a sweep), by that unit: the SI unit a bare number is
+#: read in and the suffixes taken, each with its factor to SI. The row's own unit is one of
+#: them, with the factor compute.rows.UNITS gives it.
+ROW_UNIT_INPUTS: dict[str, tuple[str, dict[str, float]]] = {
+    "1": ("a plain number", _FRACTION),
+    "USD": ("USD", _USD),
+    "W": ("W", _POWER),
+    "year": ("s", _LIFETIME),
+    "1/year": ("1/s", {"": 1.0, "1/year": 1 / SECONDS_PER_YEAR, "/year": 1 / SECONDS_PER_YEAR,
+                       "/y": 1 / SECONDS_PER_YEAR, "%/year": 1e-2 / SECONDS_PER_YEAR,
+                       "%/y": 1e-2 / SECONDS_PER_YEAR, "1/s": 1.0, "/s": 1.0}),
+    "USD/kWh": ("USD/J", {"": 1.0, **{f"{c}/{e}": 1 / j for c in ("USD", "$") for e, j in
+                                      (("kWh", JOULES_PER_KWH), ("MWh", JOULES_PER_KWH * 1e3),
+                                       ("J", 1.0))}}),
+    "pJ/bit": ("J/bit", {"": 1.0, **{f"{p}J/{b}": k for p, k in
+                                     (("p", 1e-12), ("f", 1e-15), ("n", 1e-9), ("", 1.0))
+                                     for b in ("bit", "b")}}),
+    "USD/(Gb/s)": ("USD per bit/s", {"": 1.0, **{f: 1 / r for c in ("USD", "$")
+                                                 for k, r in _BIT_RATES.items()
+                                                 for f in (f"{c}/({k})", f"{c}/{k}")}}),
+    "USD/GB": ("USD/B", {"": 1.0, **{f"{c}/{k}": 1 / _BYTE_UNITS[k] for c in ("USD", "$")
+                                     for k in ("B", "MB", "GB", "TB", "MiB", "GiB", "TiB")}}),
+    "USD/port": ("USD", {**_USD, "USD/port": 1.0, "$/port": 1.0}),
+    "W/port": ("W", {**_POWER, **{f"{k}/port": v for k, v in _POWER.items() if k}}),
+    "USD/m": ("USD/m", {"": 1.0, **{f"{c}/{k}": 1 / v for c in ("USD", "$")
+                                    for k, v in (("m", 1.0), ("km", 1e3))}}),
+    "m": ("m", {"": 1.0, "mm": 1e-3, "cm": 1e-2, "m": 1.0, "km": 1e3}),
+    "mm": ("m", {"": 1.0, "mm": 1e-3, "cm": 1e-2, "m": 1.0}),
+    "mm^2": ("m^2", {"": 1.0, "mm^2": 1e-6, "cm^2": 1e-4, "m^2": 1.0}),
+    "USD/mm^2": ("USD/m^2", {"": 1.0, **{f"{c}/{k}": 1 / v for c in ("USD", "$")
+                                         for k, v in (("mm^2", 1e-6), ("cm^2", 1e-4),
+                                                      ("m^2", 1.0))}}),
+    "1/cm^2": ("1/m^2", {"": 1.0, **{f"{o}/{k}": 1 / v for o in ("1", "")
+                                     for k, v in (("cm^2", 1e-4), ("mm^2", 1e-6),
+                                                  ("m^2", 1.0))}}),
+}
+ROW_UNIT_INPUTS["1/mm^2"] = ROW_UNIT_INPUTS["1/cm^2"]
+
+
+def parse_in_unit(text: str, unit: str, what: str, example: str = "") -> float:
+    """A value of a quantity stored in a data row's ``unit`` (compute.rows.UNITS), typed with
+    a suffix of that unit's family (:data:`ROW_UNIT_INPUTS`) and converted to SI once; a bare
+    number is SI. A suffix of another family is refused in one line naming ``what``, its
+    unit and ``example``.
+
+    >>> parse_in_unit("0.1USD/kWh", "USD/kWh", "cost.electricity_price")
+    2.7777777777777777e-08
+    >>> parse_in_unit("5y", "year", "cost.lifetime") == 5 * SECONDS_PER_YEAR
+    True
+    >>> parse_in_unit("75%", "1", "cost.utilization"), parse_in_unit("1.2kW", "W", "p")
+    (0.75, 1200.0)
+    >>> parse_in_unit("700W", "USD/kWh", "cost.electricity_price", "0.0826USD/kWh")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: cost.electricity_price '700W': 'W' is not a unit of USD/kWh (the unit of its data row); write e.g. 0.0826USD/kWh, or a bare number in USD/J (SI); allowed units: USD/kWh, USD/MWh, USD/J, $/kWh, $/MWh, $/J
+    """
+    si, units = ROW_UNIT_INPUTS[unit]
+    m = _NUMBER.match(str(text))
+    if m and m.group(2) not in units:
+        named = [u for u in units if u]
+        shown = ", ".join(named[:8]) + (f", ... ({len(named)} in all)" if len(named) > 8 else "")
+        bare = "a bare number (SI)" if si == "a plain number" else f"a bare number in {si} (SI)"
+        label = "a plain number" if unit == "1" else unit
+        raise UserError(f"{what} {describe(text)}: {describe(m.group(2))} is not a unit of "
+                        f"{label} (the unit of its data row); write e.g. "
+                        f"{example or unit}, or {bare}; allowed units: {shown}")
+    return parse_quantity(text, units, what, allow_zero=True)

@@ -73,7 +73,8 @@ if TYPE_CHECKING:
     from netmodel.study.scenarios import Scenario
 
 __all__ = ["SHARES", "CostSummary", "NetworkBill", "NetworkItem", "NetworkPrices",
-           "cost_summary", "host_power", "host_power_row", "host_powers", "network_bill", "network_costs", "parameters"]
+           "cost_summary", "host_power", "host_power_row", "host_powers", "network_bill", "network_costs",
+           "parameter_rows", "parameters"]
 
 #: How the network of a scenario is charged (see the module docstring).
 SHARES = ("ports-used", "as-built")
@@ -347,6 +348,26 @@ _TCO_ARGS = ("lifetime", "maintenance_fraction", "electricity_price", "pue", "ut
 #: Parameters that take a name, not a number (``yield_model``: compute.yield_model's
 #: ``model``, renamed so it cannot be taken for the LLM model).
 _NAMED_ARGS = ("yield_model",)
+
+
+#: Parameters whose default is a row of another name (compute.yield_model reads ``alpha``
+#: from ``clustering_alpha`` and ``hbm_cost`` from ``reference_hbm_cost``).
+_ROW_OF = {"alpha": "clustering_alpha", "hbm_cost": "reference_hbm_cost"}
+
+
+def parameter_rows() -> dict:
+    """The data row (:class:`compute.rows.Parameter`, of ``compute/data/economics.toml`` or
+    ``netmodel/data/network_costs.toml``) holding the default of each numeric parameter, by
+    parameter name: its ``unit`` is the unit the parameter's value is written in there.
+
+    >>> rows = parameter_rows()
+    >>> rows["electricity_price"].unit, rows["lifetime"].unit, rows["alpha"].name
+    ('USD/kWh', 'year', 'clustering_alpha')
+    """
+    from compute.rows import economics
+
+    table = {**economics(), **network_costs()}
+    return {n: table[_ROW_OF.get(n, n)] for n in parameters(numeric=True)}
 
 
 def parameters(numeric: bool = False) -> tuple[str, ...]:

@@ -48,7 +48,7 @@ from compute.models import get_model
 from compute.phases import Slo, check_phase, latency_name
 from compute.roofline import RooflineOptions, make_workload
 from compute.search import DEFAULT_MAX_BATCH
-from compute.units import parse_bandwidth, parse_quantity, parse_time
+from compute.units import parse_bandwidth, parse_in_unit, parse_quantity, parse_time
 from netmodel.study.progress import NO_PROGRESS
 from netmodel.study.rows import FabricRow, RowsResult, distinct_models, key
 from netmodel.study.scenarios import ADJUST_KEYS, get_scenario
@@ -142,6 +142,12 @@ def _value(text: str, unit: str, what: str) -> float:
         return parse_bandwidth(text, what)
     if unit == "m":  # a cable length (fabric.length): 20m, 50cm or a number of metres
         return parse_quantity(text, _LENGTH_UNITS, what, allow_zero=True)
+    if what.startswith(COST):  # in its data row's unit (0.1USD/kWh, 5y, 75%) or bare SI
+        from netmodel.study.cost import parameter_rows
+
+        row = parameter_rows()[what[len(COST):]]
+        shown = f"{row.raw:g}{'' if row.unit == '1' else row.unit}"
+        return parse_in_unit(text, row.unit, what, example=f"{what}={shown}")
     try:
         v = float(text)
     except ValueError:
