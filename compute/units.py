@@ -252,9 +252,9 @@ _LIFETIME = {"": 1.0, "y": SECONDS_PER_YEAR, "yr": SECONDS_PER_YEAR, "year": SEC
              "years": SECONDS_PER_YEAR, "d": 86400.0, "day": 86400.0, "days": 86400.0,
              "h": 3600.0, "s": 1.0}
 #: bit/s per unit of a bit rate (the rates of _BANDWIDTH_UNITS, which are bytes/s, times 8)
-_BIT_RATES = {k: v * 8 for k, v in _BANDWIDTH_UNITS.items()
-              if k in ("b/s", "kb/s", "Kb/s", "Mb/s", "Gb/s", "Tb/s", "bps", "Kbps", "kbps",
-                       "Mbps", "Gbps", "Tbps", "B/s", "MB/s", "GB/s", "TB/s")}
+_BIT_RATES = {k: _BANDWIDTH_UNITS[k] * 8 for k in (
+    "Gb/s", "Gbps", "Tb/s", "Tbps", "Mb/s", "Mbps", "kb/s", "Kb/s", "kbps", "Kbps", "b/s", "bps",
+    "GB/s", "TB/s", "MB/s", "B/s")}
 
 #: What a value of a data-file row's ``unit`` (compute.rows.UNITS) may be typed in on the
 #: command line (``cost.NAME`` of a sweep), by that unit: the SI unit a bare number is

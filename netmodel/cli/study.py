@@ -322,7 +322,10 @@ def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None,
               "on one plot.")
 @click.option("--param", "param_texts", multiple=True, required=True, metavar="PATH=RANGE",
               help="Parameter and values, e.g. adjust.hop_latency=0.1us:10us, "
-              "fabric.latency=100ns,1us or fabric.ports=2:8; one or two.")
+              "fabric.latency=100ns,1us or fabric.ports=2:8; one or two. A cost.NAME value "
+              "takes a unit of its data row's unit (cost.electricity_price=0.05USD/kWh:0.2USD/kWh, "
+              "cost.lifetime=3y,5y, cost.utilization=75%, 1.2kW, 1.5USD/(Gb/s)); a bare "
+              "number is SI (USD/J, s).")
 @click.option("--points", default="7", show_default=True,
               help="Values of a LO:HI range (log-spaced).")
 @click.option("--models", "models_text", default="Llama-3-70B", show_default=True,

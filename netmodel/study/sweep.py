@@ -9,9 +9,13 @@ A parameter is a dotted path into the scenario (:func:`parameters` lists them):
   ``fabric.radix``, ``fabric.ports`` and ``fabric.reconfiguration_time`` (OCS);
 * ``adjust.hop_latency`` (s added to every link: the per-hop latency, for any fabric),
   ``adjust.latency_scale`` and ``adjust.bandwidth_scale`` (multipliers, for any fabric);
-* ``cost.NAME``: a power, cost or yield default of :mod:`netmodel.study.cost` (SI units:
-  ``cost.defect_density`` per m^2, ``cost.wafer_price`` USD, ``cost.pluggable_price`` and
-  ``cost.cpo_price`` USD per bit/s, ``cost.cpo_energy`` J per bit). Each point is then
+* ``cost.NAME``: a power, cost or yield default of :mod:`netmodel.study.cost`, its value in
+  a unit of its data row's unit (:func:`netmodel.study.cost.parameter_rows`,
+  :data:`compute.units.ROW_UNIT_INPUTS`: ``0.1USD/kWh``, ``5y``, ``1.2kW``, ``75%``,
+  ``1.5USD/(Gb/s)``, ``6.9pJ/bit``) or a bare SI number (``cost.defect_density`` per m^2,
+  ``cost.wafer_price`` USD, ``cost.pluggable_price`` and ``cost.cpo_price`` USD per bit/s,
+  ``cost.cpo_energy`` J per bit, ``cost.electricity_price`` USD/J, ``cost.lifetime`` s); a
+  unit of another kind is refused. Each point is then
   scored by USD per million tokens (lower is better) instead of tokens/s/SM; the searches
   run once, since these change what a configuration costs, not which one is best.
 
@@ -80,7 +84,7 @@ MAX_SEARCHES = 20_000
 #: 10,000 planes, 1,280,000 links, 35-75 s), so 200,000 links is about 6 s a point.
 MAX_LINKS = 200_000
 #: Prefix of the power and cost parameters (:func:`netmodel.study.cost.parameters`, SI
-#: units): they change what a configuration costs, not which one is best, so a sweep of
+#: inside, typed in their data row's unit or bare SI): they change what a configuration costs, not which one is best, so a sweep of
 #: them searches once per scenario and scores every point by USD per million tokens.
 COST = "cost."
 #: How each metric is named in tables and figures.
