@@ -311,16 +311,22 @@ def parse_in_unit(text: str, unit: str, what: str, example: str = "") -> float:
     >>> parse_in_unit("700W", "USD/kWh", "cost.electricity_price", "0.0826USD/kWh")
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: cost.electricity_price '700W': 'W' is not a unit of USD/kWh (the unit of its data row); write e.g. 0.0826USD/kWh, or a bare number in USD/J (SI); allowed units: USD/kWh, USD/MWh, USD/J, $/kWh, $/MWh, $/J
+    compute.errors.UserError: cost.electricity_price value '700W' is not a number in a unit of USD/kWh (the unit of its data row): 'W' is not one; write e.g. 0.0826USD/kWh, or a bare number in USD/J (SI); allowed units: USD/kWh, USD/MWh, USD/J, $/kWh, $/MWh, $/J
     """
     si, units = ROW_UNIT_INPUTS[unit]
     m = _NUMBER.match(str(text))
-    if m and m.group(2) not in units:
+    if not m:
+        return parse_quantity(text, units, what, allow_zero=True)  # 'is not a number ...'
+    number, suffix = m.groups()
+    if suffix not in units:
         named = [u for u in units if u]
         shown = ", ".join(named[:8]) + (f", ... ({len(named)} in all)" if len(named) > 8 else "")
         bare = "a bare number (SI)" if si == "a plain number" else f"a bare number in {si} (SI)"
         label = "a plain number" if unit == "1" else unit
-        raise UserError(f"{what} {describe(text)}: {describe(m.group(2))} is not a unit of "
-                        f"{label} (the unit of its data row); write e.g. "
+        raise UserError(f"{what} value {describe(text)} is not a number in a unit of {label} "
+                        f"(the unit of its data row): {describe(suffix)} is not one; write e.g. "
                         f"{example or unit}, or {bare}; allowed units: {shown}")
-    return parse_quantity(text, units, what, allow_zero=True)
+    value = float(number) * units[suffix]
+    if not (math.isfinite(value) and value >= 0):
+        raise UserError(f"{what} value {describe(text)} must be a finite number >= 0")
+    return value

@@ -53,10 +53,10 @@ def test_bare_number_unchanged():
 
 
 @pytest.mark.parametrize("text, words", [
-    ("cost.electricity_price=700W", ["cost.electricity_price '700W'", "USD/kWh",
+    ("cost.electricity_price=700W", ["cost.electricity_price value '700W'", "USD/kWh",
                                      "cost.electricity_price=0.0826USD/kWh", "USD/J"]),
-    ("cost.lifetime=5kW", ["cost.lifetime '5kW'", "year", "cost.lifetime=5year"]),
-    ("cost.pue=110W", ["cost.pue '110W'", "a plain number", "allowed units: %"]),
+    ("cost.lifetime=5kW", ["cost.lifetime value '5kW'", "year", "cost.lifetime=5year"]),
+    ("cost.pue=110W", ["cost.pue value '110W'", "a plain number", "allowed units: %"]),
     ("cost.cpo_price=1USD/kWh", ["cost.cpo_price", "USD/(Gb/s)", "1.5625USD/(Gb/s)"]),
 ])
 def test_wrong_family_refused_in_one_line(text, words):
