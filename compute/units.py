@@ -17,6 +17,10 @@ The unit rules (one place; docs/units-and-errors.md repeats them):
   (= ``Gbps``); decimal prefixes on bit rates (``Kb/s`` = ``kb/s`` = 1000 bits/s), as network
   rates are quoted. A bare number is bytes/s.
 * Times: ``s``, ``ms``, ``us`` (= ``µs``), ``ns``, ``ps``; a bare number is seconds.
+* A value of a data row's unit (a sweep's ``cost.NAME``, :func:`parse_in_unit`) takes a unit
+  of that row's kind: ``0.1USD/kWh`` (= ``0.1$/kWh``), ``5y`` (a Julian year, 365.25 days),
+  ``1.2kW``, ``75%``, ``1.5USD/(Gb/s)``, ``6.9pJ/bit``; a bare number is SI (USD/J, s, W);
+  a unit of another kind is refused.
 
 >>> parse_bytes("64MiB")
 67108864.0
