@@ -663,6 +663,13 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     energy = power_it * tco["pue"] * SECONDS_PER_YEAR * tco["electricity_price"]
     per_year = capex / (tco["lifetime"] / SECONDS_PER_YEAR) + capex * tco["maintenance_fraction"] \
         * SECONDS_PER_YEAR
+    totals = {"capex": capex, "power": power_it, "energy cost per year": energy,
+              "capex per year": per_year}
+    over = [k for k, v in totals.items() if not math.isfinite(v)]
+    if over:   # each parameter is finite; their product overflowed a float
+        given = ", ".join(f"{k}={v:g}" for k, v in params.items()) or "the defaults"
+        raise UserError(f"cost parameters {given} (SI) make the {over[0]} of {scenario.label} "
+                        f"overflow to infinity; give values nearer a real system's")
     return CostSummary(
         scenario=scenario.label, gpu=best.gpu if best is not None else base.name, model=getattr(best, "model", str(model)),
         phase=phase, clock=float(clock), gpus=n, tp=tp,

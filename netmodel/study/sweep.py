@@ -387,7 +387,7 @@ class SweepResult(RowsResult):
                     xs = result.curve(result.labels[0], model, phase, y)[0]
                     width = max(len(lab) for lab in result.labels) + 2
                     cells = [[f"{x * k:.3g}" for x in xs]] + [
-                        ["-" if v_ != v_ else f"{v_:.3f}"
+                        ["-" if v_ != v_ else f"{v_:.3f}" if abs(v_) < 1e9 else f"{v_:.4g}"
                          for v_ in result.curve(lab, model, phase, y)[1]]
                         for lab in result.labels]
                     # 10 characters a column, wider where a value needs it (USD per

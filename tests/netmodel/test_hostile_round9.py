@@ -1,0 +1,113 @@
+"""Hostile input round 9: ``sweep --param cost.NAME=VALUE`` with units (3e14300), cost's
+--max-batch/--ttft/--tbt/--parallelism/--clock, blast-radius and availability's new options,
+``collective --all-groups --max-transfers``. Bad input: one line naming the value and what is
+allowed, exit status 2, no traceback; valid input (however absurd) never crashes and never
+writes a non-finite number."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.netmodel.test_hostile_round7 import _one_line_error, _run
+
+SWEEP = ["sweep", "--scenario", "h100-dgx", "--models", "Llama-3-8B", "--param"]
+
+
+@pytest.mark.parametrize("value, needle", [
+    ("cost.electricity_price=1e400USD/kWh", "finite number >= 0"),
+    ("cost.lifetime=-5y", "finite number >= 0"),
+    ("cost.utilization=nan%", "finite number >= 0"),
+    ("cost.electricity_price=700W", "allowed units"),
+    ("cost.electricity_price=0.1USD/kWhUSD/kWh", "allowed units"),
+    ("cost.utilization=5%%", "allowed units"),
+    ("cost.lifetime=5kW", "allowed units"),
+    ("cost.switch_energy=1USD/(Gb/s)", "allowed units"),
+    ("cost.switch_price=6.9pJ/bit", "allowed units"),
+    ("cost.host_power_per_h100=5y", "allowed units"),
+    ("cost.electricity_price=$0.1/kWh", "allowed units"),
+    ("cost.electricity_price=", "PATH=LO:HI"),
+    ("cost.electricity_price=1USD/kWh:0.1USD/kWh", "HI is below LO"),
+    ("cost.utilization=150%", "<= 1"),
+    ("cost.lifetime=0y", "lifetime must be > 0"),
+    ("cost.pue=0.5", "pue must be >= 1"),
+    ("cost.wafer_diameter=1e9mm", "above 1000 mm"),
+    ("cost.host_power_per_h100=1e308kW", "finite number >= 0"),
+])
+def test_cost_value_refused_in_one_line(value, needle):
+    _one_line_error(_run([*SWEEP, value]), needle)
+
+
+@pytest.mark.parametrize("value", ["cost.switch_energy=1e300pJ/bit,1pJ/bit",
+                                   "cost.maintenance_fraction=1e306%/y",
+                                   "cost.electricity_price=1e306USD/J"])
+def test_cost_that_overflows_is_refused_not_written_as_infinity(value, tmp_path):
+    # before: exit 0, the table read 'inf' and sweep.json held the bare token Infinity (not
+    # JSON): 1e300 pJ/bit x the fabric's bits/s is finite, x PUE x a year's seconds is not
+    out = tmp_path / "o"
+    line = _one_line_error(_run([*SWEEP, value, "--out", out]), "overflow to infinity",
+                           value.split("=")[0].removeprefix("cost."))
+    assert "h100-dgx" in line
+    assert not out.exists()
+
+
+def test_huge_but_finite_cost_prints_a_short_cell(tmp_path):
+    # before: 1e300 USD/(Gb/s) printed its USD per million tokens as 297 digits and '.xxx'
+    r = _run([*SWEEP, "cost.switch_price=1e300USD/(Gb/s),1.5USD/(Gb/s)", "--out", tmp_path])
+    assert r.exit_code == 0, r.output
+    row = [ln for ln in r.output.splitlines() if ln.startswith("h100-dgx")][0]
+    assert max(len(c) for c in row.split()[1:]) < 12, row
+    assert "7.146e+296" in row
+    json.loads((tmp_path / "sweep.json").read_text(),
+               parse_constant=lambda c: pytest.fail(f"non-JSON {c}"))
+
+
+@pytest.mark.parametrize("spelling", ["5y", "5 y", "5year", "5years", "157788000",
+                                      "\u0665y", "\uff15y"])
+def test_lifetime_spellings_agree(spelling):
+    # a space, Arabic-Indic and full-width digits read as Python's float reads them
+    r = _run([*SWEEP, f"cost.lifetime={spelling}"])
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines()[-1].split()[-1] == "0.028", r.output
+
+
+COST = ["cost", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "--phase", "decode"]
+
+
+@pytest.mark.parametrize("opt, value, needle", [
+    ("--max-batch", "0", "whole number >= 1"), ("--max-batch", "2x", "whole number >= 1"),
+    ("--max-batch", "1e9", "over the limit"), ("--ttft", "nan", "finite number > 0"),
+    ("--ttft", "1e9", "at most 86,400"), ("--tbt", "-1", "finite number > 0"),
+    ("--tbt", "2x", "unknown unit 'x'"), ("--clock", "0", "finite number > 0"),
+    ("--clock", "1e9", "modelled range"), ("--clock", "2x", "plain number"),
+    ("--parallelism", "tp,all", "'auto', 'tp', 'all'"),
+])
+def test_cost_options_refused(opt, value, needle):
+    _one_line_error(_run([*COST, opt, value]), needle)
+
+
+@pytest.mark.parametrize("cmd", ["blast-radius", "availability"])
+@pytest.mark.parametrize("opt, value, needle", [
+    ("--max-batch", "-1", "whole number >= 1"), ("--max-batch", "nan", "whole number >= 1"),
+    ("--ttft", "0", "finite number > 0"),
+])
+def test_reliability_options_refused(cmd, opt, value, needle):
+    _one_line_error(_run([cmd, "--scenario", "h100-dgx", "--model", "Llama-3-8B", "--phase",
+                          "decode", opt, value]), needle)
+
+
+@pytest.mark.parametrize("value, needle", [("0", ">= 1"), ("-1", ">= 1"),
+                                           ("nan", "not a valid integer"),
+                                           ("1e30", "not a valid integer")])
+def test_all_groups_max_transfers_refused(value, needle):
+    _one_line_error(_run(["collective", "all-reduce", "--fabric", "fat-tree:k=8", "--group",
+                          "16", "--all-groups", "--size", "1M", "--max-transfers", value]),
+                    "--max-transfers", needle)
+
+
+def test_all_groups_huge_max_transfers_runs():
+    r = _run(["collective", "all-reduce", "--fabric", "fat-tree:k=8", "--group", "16",
+              "--all-groups", "--size", "1M", "--max-transfers", "9" * 23])
+    assert r.exit_code == 0, r.output
+    assert "all 8 groups of 16 at once" in r.output
