@@ -523,6 +523,11 @@ def _uniform_per_layer(cfg: dict, where: str) -> dict:
                 raise UserError(f"{where}: {key} must be one value, or the same value for "
                                 f"every layer (layers that differ are not modelled), got "
                                 f"{validate.describe(v)}")
+            layers = out.get("num_hidden_layers")
+            if isinstance(layers, int) and not isinstance(layers, bool) and len(v) != layers:
+                raise UserError(f"{where}: {key} lists {len(v)} values for "
+                                f"{layers} layers (num_hidden_layers): a per-layer list "
+                                f"has one value per layer")
             out[key] = v[0]
     mixed = out.get("use_mixed_mlp_moe")
     if mixed is not None and not validate.flag(where, "use_mixed_mlp_moe", mixed):

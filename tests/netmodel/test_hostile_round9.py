@@ -7,6 +7,7 @@ writes a non-finite number."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -111,3 +112,19 @@ def test_all_groups_huge_max_transfers_runs():
               "--all-groups", "--size", "1M", "--max-transfers", "9" * 23])
     assert r.exit_code == 0, r.output
     assert "all 8 groups of 16 at once" in r.output
+
+
+HF = Path(__file__).resolve().parents[1] / "compute" / "data" / "hf_families"
+
+
+@pytest.mark.parametrize("key, value", [("moe_topk", [8] * 3), ("moe_topk", [8] * 33),
+                                        ("num_shared_expert", [1])])
+def test_hf_per_layer_list_of_the_wrong_length_is_refused(key, value, tmp_path):
+    # before: Hunyuan-A13B with moe_topk [8, 8, 8] on its 32 layers read as 80.39B, exit 0
+    cfg = json.loads((HF / "hunyuan-a13b-instruct.json").read_text())
+    cfg = {k: v for k, v in cfg.items() if not k.startswith("_")}
+    cfg[key] = value
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    _one_line_error(_run(["models", "--hf-config", path]), key,
+                    f"lists {len(value)} values for 32 layers")
