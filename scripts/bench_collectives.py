@@ -84,6 +84,33 @@ def _together(placement, algorithm):
             "f'{c.slowdown.max():.2f}')")
 
 
+# the two 16k scenarios of the cluster-scale compare (written to a temporary folder)
+_SCENARIO_TAIL = ('[collective]\nplacement = "contiguous"\nalgorithm = "auto"\n'
+                  'links = "scale-up"\ncalibration = "default"\n'
+                  '[sources]\nbandwidth = "benchmark"\nlatency = "benchmark"\n')
+_FT16K_TOML = ('name = "ft16k"\ndescription = "16,384 H100 on a k=64 fat tree"\n'
+               'gpu = "H100-SXM"\n[fabric]\nbuilder = "fat-tree"\nk = 64\npods = 16\n'
+               'gpu = "$gpu"\n' + _SCENARIO_TAIL)
+_LS16K_TOML = ('name = "ls16k"\ndescription = "16,384 Lites on a leaf-spine of 256-port '
+               'switches"\ngpu = "Lite"\n[fabric]\nbuilder = "leaf-spine"\nleaves = 128\n'
+               'radix = 256\ngpu = "$gpu"\nbandwidth = "$scaleup"\n'
+               'medium = "co-packaged-optics"\n' + _SCENARIO_TAIL)
+_COMPARE16K_SETUP = f"""import contextlib, io, tempfile
+from pathlib import Path
+from netmodel.cli.main import main
+d = Path(tempfile.mkdtemp(prefix='bench_compare16k_'))
+(d / 'ft16k.toml').write_text({_FT16K_TOML!r})
+(d / 'ls16k.toml').write_text({_LS16K_TOML!r})"""
+_COMPARE16K = """out = io.StringIO()
+try:
+    with contextlib.redirect_stdout(out):
+        main(['compare', '--scenarios', f'{d}/ft16k.toml,{d}/ls16k.toml', '--models',
+              'Llama-3-70B,DeepSeek-V3,Llama-3.1-405B', '--phase', 'both', '--no-plot',
+              '--instances', 'all', '--parallelism', 'all', '-q', '--json'])
+except SystemExit as exc:
+    assert not exc.code, exc.code
+note = f'{len(out.getvalue()):,} bytes of JSON'"""
+
 #: (label, setup code (untimed), timed code (may set ``note``), seconds target, GB target)
 CASES = [
     ("one all-reduce, 64 GPUs contiguous, auto over every algorithm and protocol", _WARM,
@@ -116,6 +143,9 @@ SCALE_CASES = [
      "m = FabricCostModel(g, placement='random', validated=True)\n"
      "c = concurrent_cost(m, 1024, 'all-reduce', 64 * 2 ** 20)\n"
      "note = f'{c.algorithm[0]}, slowest {c.time.max() * 1e3:.3f} ms'", 2.0, 1.0),
+    ("compare --instances all --parallelism all, 3 models, both phases, on a 16,384-H100 "
+     "fat tree and a 16,384-Lite leaf-spine (every instance's direct and pairwise "
+     "all-to-all and all-gather routed at once)", _COMPARE16K_SETUP, _COMPARE16K, None, None),
     ("131,072-GPU fat tree (k=128, 32 pods): build + first 64-GPU all-reduce", "pass",
      "tb = time.perf_counter()\ng = build('fat-tree:k=128,pods=32')\n"
      "tb = time.perf_counter() - tb\ntm = time.perf_counter()\n" + _sweep(64)

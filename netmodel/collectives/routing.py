@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Hashable, Sequence
+from collections.abc import Collection, Hashable, Iterable, Sequence
 from functools import cached_property
 from itertools import chain, compress, repeat
 from operator import itemgetter, methodcaller
@@ -91,6 +91,18 @@ __all__ = ["NoPath", "Plan", "Route", "Router", "clear_shared_routes", "router_f
 #: are done together with numpy (:meth:`Router._spread_many`); fewer, one by one (each
 #: level of the numpy walk costs a few tens of numpy calls, whatever the pairs).
 _WALK_MANY = 64
+#: The most bytes of routed plans a router keeps (:meth:`Router._keep_plan`), 64 MiB: 256
+#: plans of every instance's pairwise all-to-all step on 16,384 GPUs at once (1.6 MB each)
+#: plus a direct step's (389 MB) held 0.8 GB that ``compare --instances all`` on a 16k
+#: fabric never read again.
+_PLAN_BYTES = 1 << 26
+
+
+def _plan_bytes(kept: tuple) -> int:
+    """Bytes of the arrays of a kept plan (:meth:`Router._keep_plan`)."""
+    return sum(x.nbytes for x in kept if isinstance(x, np.ndarray))
+
+
 #: The most signature pairs whose route fields a router keeps in its table for large steps.
 _KNOWN_PAIRS = 1 << 22
 #: Up to this many pairs of signatures (cells of 8 bytes), the table is looked up through a
@@ -307,6 +319,7 @@ class Router(TemplatedRoutes, SearchedRoutes):
         self._learned = 0
         self._sig_rep: list = []
         self._plans: dict = {}
+        self._plan_bytes = 0  # the arrays of the plans kept, in bytes
         # routes of transfers not routed by template, by pair of node numbers (source *
         # nodes + destination): entry ids (-1: no path) into flat arrays, routes one after
         # the other
@@ -645,10 +658,27 @@ class Router(TemplatedRoutes, SearchedRoutes):
         return plan
 
     def _keep_plan(self, key, plan: Plan) -> None:
-        """Keep ``plan`` for steps with the same pairs (halving and doubling share them)."""
-        if len(self._plans) >= 256:
-            self._plans.pop(next(iter(self._plans)))
-        self._plans[key] = (None, *map(plan.__getattribute__, _PLAN_FIELDS))
+        """Keep ``plan`` for steps with the same pairs (halving and doubling share them):
+        the last 256, in at most :data:`_PLAN_BYTES` (the oldest dropped; a plan larger
+        than that alone, as a direct all-to-all of 64 groups of 256 GPUs at once, 389 MB,
+        is not kept: a router makes it again if asked)."""
+        kept = (None, *map(plan.__getattribute__, _PLAN_FIELDS))
+        size = _plan_bytes(kept)
+        if size > _PLAN_BYTES:
+            return
+        self.drop_plans([key])
+        while self._plans and (len(self._plans) >= 256
+                               or self._plan_bytes + size > _PLAN_BYTES):
+            self.drop_plans([next(iter(self._plans))])
+        self._plans[key] = kept
+        self._plan_bytes += size
+
+    def drop_plans(self, keys: Iterable[Hashable]) -> None:
+        """Forget the plans kept under ``keys`` (those not kept are skipped)."""
+        for key in keys:
+            hit = self._plans.pop(key, None)
+            if hit is not None:
+                self._plan_bytes -= _plan_bytes(hit)
 
     def _routed(self, src: np.ndarray, dst: np.ndarray, ri: np.ndarray,
                 latency: np.ndarray, scaleout: np.ndarray) -> tuple:

@@ -232,6 +232,64 @@ def test_a_later_op_reuses_the_loads_of_an_earlier_one(monkeypatch):
     assert len(model._concurrent) == concurrent._KEPT_GROUPS
 
 
+def test_the_search_s_sizes_keep_their_groups_and_dropped_sets_drop_their_plans(
+        monkeypatch):
+    # the fabric search asks each op at 2, 4, ..., 256 GPUs in turn: with 4 kept sets the
+    # 5th size dropped the 1st before the next op came back to it, so every op on a 16k
+    # fabric routed every instance's direct all-to-all afresh (2.6 s at 256 GPUs)
+    assert concurrent._KEPT_GROUPS >= 8
+    g = build("fat-tree:k=8")   # 128 GPUs
+    model = FabricCostModel(g, validated=True)
+    sets = [partition(g, 2 ** k, "contiguous") for k in range(1, 7)]
+    for groups in sets:
+        concurrent.concurrent_linear(model, groups, "all-gather", "direct")
+    planned = []
+    real = Router.plan_nodes
+
+    def spy(self, *a, **k):
+        planned.append(1)
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(Router, "plan_nodes", spy)
+    for groups in sets:   # direct all-to-all: the same pairs and bytes as all-gather's
+        concurrent.concurrent_linear(model, groups, "all-to-all", "direct")
+    assert planned == []
+    monkeypatch.undo()
+    # a dropped set's plans (named by its token, which no later costing holds) go with it
+    model = FabricCostModel(g, validated=True)
+    tokens = []
+    for seed in range(concurrent._KEPT_GROUPS + 2):
+        concurrent.concurrent_linear(model, partition(g, 8, "random", seed=seed), "all-gather",
+                                     "ring")
+        tokens.append(next(reversed(model._concurrent.values())).token)
+    named = {k[2] for k in model.router._plans if k[0] == "concurrent"}
+    assert tokens[0] not in named and tokens[1] not in named and tokens[-1] in named
+
+
+@pytest.mark.parametrize("budget", [1, 100_000])
+def test_the_router_keeps_plans_within_its_byte_budget(monkeypatch, budget):
+    # a direct all-to-all of 64 groups of 256 GPUs at once is a plan of 389 MB: kept with
+    # 255 pairwise steps' it held 0.8 GB never read again; now the plans kept stay within
+    # _PLAN_BYTES (the oldest dropped; one larger than that alone not kept), same numbers
+    g = build("fat-tree:k=8")
+    ref = FabricCostModel(g, validated=True)
+    want = [concurrent.concurrent_linear(ref, partition(g, p, "contiguous"), "all-to-all")
+            for p in (2, 4, 8, 16, 32, 64)]
+    monkeypatch.setattr(routing, "_PLAN_BYTES", budget)
+    routing.clear_shared_routes()   # a router of its own, no plan of ref's
+    model = FabricCostModel(g, validated=True)
+    assert not model.router._plans
+    got = [concurrent.concurrent_linear(model, partition(g, p, "contiguous"), "all-to-all")
+           for p in (2, 4, 8, 16, 32, 64)]
+    for (c1, a1, b1), (c2, a2, b2) in zip(want, got, strict=True):
+        assert c1 == c2 and _same(a1, a2) and _same(b1, b2)
+    r = model.router
+    sizes = [routing._plan_bytes(v) for v in r._plans.values()]
+    assert r._plan_bytes == sum(sizes) <= budget
+    assert (len(sizes) > 0) == (budget > 1)
+    assert sum(map(routing._plan_bytes, ref.router._plans.values())) > 100_000
+
+
 def test_a_model_keeping_its_groups_is_freed_without_the_cycle_collector():
     # the kept groups hold the model's graph and tiers, not the model: no reference cycle
     # keeps a dropped model (and its caches) alive until a full collection
