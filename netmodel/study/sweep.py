@@ -138,6 +138,22 @@ def parameters(scenario: str | Scenario) -> dict[str, tuple[str, bool]]:
     return out
 
 
+#: A cost parameter is swept up to this many times its shipped default: beyond it no system is
+#: meant (an absurdity bound, not a sourced limit; 1e300 USD per Gb/s drew a figure whose axes
+#: overflowed and printed USD 7e296 per million tokens).
+ABSURD_COST_FACTOR = 1e6
+
+
+def _in_row_unit(value: float, unit: str) -> str:
+    """``value`` written in a data row's ``unit`` as a sweep reads it back: ``0.05/year``,
+    not ``0.051/year`` (which reads as 0.051 a year).
+
+    >>> _in_row_unit(0.05, "1/year"), _in_row_unit(0.75, "1"), _in_row_unit(18000, "USD")
+    ('0.05/year', '0.75', '18000USD')
+    """
+    return f"{value:g}{unit[1:] if unit.startswith('1/') else '' if unit == '1' else unit}"
+
+
 def _value(text: str, unit: str, what: str) -> float:
     text = text.strip()
     if unit == "s":
@@ -150,8 +166,14 @@ def _value(text: str, unit: str, what: str) -> float:
         from netmodel.study.cost import parameter_rows
 
         row = parameter_rows()[what[len(COST):]]
-        shown = f"{row.raw:g}{'' if row.unit == '1' else row.unit}"
-        return parse_in_unit(text, row.unit, what, example=f"{what}={shown}")
+        shown = _in_row_unit(row.raw, row.unit)
+        v = parse_in_unit(text, row.unit, what, example=f"{what}={shown}")
+        if row.value > 0 and v > ABSURD_COST_FACTOR * row.value:
+            most = _in_row_unit(ABSURD_COST_FACTOR * row.raw, row.unit)
+            raise UserError(f"{what} value {text!r} is over {ABSURD_COST_FACTOR:,.0f} times its "
+                            f"shipped default {shown}: no system is priced so; the most a sweep "
+                            f"takes is {most}")
+        return v
     try:
         v = float(text)
     except ValueError:

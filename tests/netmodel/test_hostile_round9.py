@@ -33,7 +33,7 @@ SWEEP = ["sweep", "--scenario", "h100-dgx", "--models", "Llama-3-8B", "--param"]
     ("cost.utilization=150%", "<= 1"),
     ("cost.lifetime=0y", "lifetime must be > 0"),
     ("cost.pue=0.5", "pue must be >= 1"),
-    ("cost.wafer_diameter=1e9mm", "above 1000 mm"),
+    ("cost.wafer_diameter=2000mm", "above 1000 mm"),
     ("cost.host_power_per_h100=1e308kW", "finite number >= 0"),
 ])
 def test_cost_value_refused_in_one_line(value, needle):
@@ -42,26 +42,35 @@ def test_cost_value_refused_in_one_line(value, needle):
 
 @pytest.mark.parametrize("value", ["cost.switch_energy=1e300pJ/bit,1pJ/bit",
                                    "cost.maintenance_fraction=1e306%/y",
-                                   "cost.electricity_price=1e306USD/J"])
-def test_cost_that_overflows_is_refused_not_written_as_infinity(value, tmp_path):
-    # before: exit 0, the table read 'inf' and sweep.json held the bare token Infinity (not
-    # JSON): 1e300 pJ/bit x the fabric's bits/s is finite, x PUE x a year's seconds is not
+                                   "cost.electricity_price=1e306USD/J",
+                                   "cost.switch_price=1e300USD/(Gb/s),1.5USD/(Gb/s)"])
+def test_absurd_cost_is_refused_not_written(value, tmp_path):
+    # before e0694da: exit 0, the table read 'inf' and sweep.json held the bare token Infinity
+    # (not JSON), or a 297-digit cell and a figure whose axes overflowed; now a value over a
+    # million times the shipped default is one line, nothing written
     out = tmp_path / "o"
-    line = _one_line_error(_run([*SWEEP, value, "--out", out]), "overflow to infinity",
-                           value.split("=")[0].removeprefix("cost."))
-    assert "h100-dgx" in line
+    line = _one_line_error(_run([*SWEEP, value, "--out", out]),
+                           "over 1,000,000 times its shipped default",
+                           value.split("=")[0])
+    assert "the most a sweep takes is" in line
     assert not out.exists()
 
 
-def test_huge_but_finite_cost_prints_a_short_cell(tmp_path):
-    # before: 1e300 USD/(Gb/s) printed its USD per million tokens as 297 digits and '.xxx'
-    r = _run([*SWEEP, "cost.switch_price=1e300USD/(Gb/s),1.5USD/(Gb/s)", "--out", tmp_path])
-    assert r.exit_code == 0, r.output
-    row = [ln for ln in r.output.splitlines() if ln.startswith("h100-dgx")][0]
-    assert max(len(c) for c in row.split()[1:]) < 12, row
-    assert "7.146e+296" in row
-    json.loads((tmp_path / "sweep.json").read_text(),
-               parse_constant=lambda c: pytest.fail(f"non-JSON {c}"))
+def test_cost_that_overflows_is_refused_by_the_library():
+    """Values a sweep no longer takes still reach cost_summary from Python: a total that
+    overflows is one line (1e288 J/bit x the fabric's bits/s x PUE x a year's seconds)."""
+    from compute.errors import UserError
+    from netmodel.study.cost import cost_summary
+
+    with pytest.raises(UserError, match="switch_energy=1e.288 .SI. make the energy cost per "
+                                        "year of h100-dgx@H100-SXM overflow to infinity"):
+        cost_summary("h100-dgx", "Llama-3-8B", "decode", switch_energy=1e288)
+
+
+def test_cost_example_reads_back_as_its_default():
+    # the example in a wrong-unit error wrote a 1/year default as '0.051/year' (0.051 a year)
+    line = _one_line_error(_run([*SWEEP, "cost.maintenance_fraction=5W"]), "0.05/year,")
+    assert "0.051/year" not in line
 
 
 @pytest.mark.parametrize("spelling", ["5y", "5 y", "5year", "5years", "157788000",

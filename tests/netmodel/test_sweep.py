@@ -200,8 +200,11 @@ def test_sweep_figure_names_lines_whole_when_gpus_share_a_scenario(tmp_path):
 
 def test_table_columns_never_run_together():
     # cost.electricity_price (USD per J) swept 0.01:10: USD per million tokens 124144.292
-    # and 698114.042 were printed in 10-character columns as '124144.292698114.042'
-    r = run_sweep(["h100-dgx"], ["cost.electricity_price=0.01:10:5"], ["Llama-3-70B"])
+    # and 698114.042 were printed in 10-character columns as '124144.292698114.042' (the
+    # command line now refuses over a million times the default, 0.023 USD/J; the library
+    # takes a SweepParam in SI as it is)
+    values = tuple(float(v) for v in np.geomspace(0.01, 10, 5))
+    r = run_sweep(["h100-dgx"], [SweepParam("cost.electricity_price", values)], ["Llama-3-70B"])
     row = r.table().splitlines()[2]
     assert row.startswith("h100-dgx@H100-SXM")
     values = row.split()[1:]
