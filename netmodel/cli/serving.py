@@ -16,7 +16,7 @@ __all__ = ["serve"]
 
 def _rate(text) -> float | None:
     from compute.errors import UserError
-    from netmodel.study.serving import MAX_RATE
+    from netmodel.study.serving import MAX_RATE, MIN_RATE
 
     if text is None:
         return None
@@ -24,9 +24,9 @@ def _rate(text) -> float | None:
         v = float(str(text).strip())
     except ValueError:
         v = float("nan")
-    if not (v == v and 0 < v <= MAX_RATE):
-        raise UserError(f"--rate must be a number of requests/s > 0 and at most {MAX_RATE:g}, "
-                        f"got {text!r}")
+    if not (v == v and MIN_RATE <= v <= MAX_RATE):
+        raise UserError(f"--rate must be a number of requests/s from {MIN_RATE:g} to "
+                        f"{MAX_RATE:g}, got {text!r}")
     return v
 
 

@@ -108,6 +108,8 @@ DIMENSIONS = ("all", "tp")
 DEFAULT_PP = (1, 2, 4, 8)
 #: Largest request rate, prompt and output accepted from a workload (requests/s, tokens).
 MAX_RATE, MAX_TOKENS = 1e9, 100_000_000
+#: Smallest request rate accepted (requests/s): one request in ~32 years.
+MIN_RATE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -129,7 +131,7 @@ class ServingWorkload:
                 where, key, getattr(self, key), minimum=1, maximum=MAX_TOKENS, integer=True))
         if self.rate is not None:
             object.__setattr__(self, "rate", validate.number(
-                where, "rate", self.rate, minimum=1e-9, maximum=MAX_RATE, unit="requests/s"))
+                where, "rate", self.rate, minimum=MIN_RATE, maximum=MAX_RATE, unit="requests/s"))
         validate.string(where, "source", self.source)
 
     def to_dict(self) -> dict:

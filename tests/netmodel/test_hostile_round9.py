@@ -137,3 +137,133 @@ def test_hf_per_layer_list_of_the_wrong_length_is_refused(key, value, tmp_path):
     path.write_text(json.dumps(cfg))
     _one_line_error(_run(["models", "--hf-config", path]), key,
                     f"lists {len(value)} values for 32 layers")
+
+
+# ------------------------------------------------------------------ serve --profile, --rate
+
+SERVE = ["serve", "--scenario", "h100-dgx", "--model", "Llama-3-8B"]
+_SHIPPED_PROFILE = (Path(__file__).resolve().parents[2] / "compute" / "data" / "profiles"
+                    / "vllm-dgx-h100.toml")
+
+
+def _profile_file(tmp_path, name, old=None, new=None, raw=None):
+    """The shipped profile with ``old`` replaced by ``new`` (or ``raw`` bytes), at
+    tmp_path/name."""
+    p = tmp_path / name
+    if raw is not None:
+        p.write_bytes(raw)
+    else:
+        text = _SHIPPED_PROFILE.read_text()
+        if old is not None:
+            assert old in text, old
+            text = text.replace(old, new, 1)
+        p.write_text(text)
+    return p
+
+
+_LAYER = "value = 0.0002675556089174325"
+_GEMM = "value = 0.8009100101112235"
+
+
+@pytest.mark.parametrize("case, needle", [
+    ("no-such-engine", "unknown profile 'no-such-engine'; known: 'vllm-dgx-h100'"),
+    ("", "unknown profile ''"),
+    ("missing.toml", "does not exist"),
+    ("empty.toml", "missing key(s) profile, parameters"),
+    ("binary.toml", "not a UTF-8 text file"),
+    ("bad.toml", "malformed TOML"),
+    ("folder.toml", "it is a folder"),
+    ("unknown.toml", "unknown key(s) bogus"),
+    ("negative.toml", "layer_overhead_s]: value must be a number from 0 to 1 s, got -0.001"),
+    ("nan.toml", "layer_overhead_s]: value must be a number from 0 to 1 s, got nan"),
+    ("eff15.toml", "gemm_efficiency]: value must be a number from 0.0001 to 1, got 1.5"),
+    ("eff0.toml", "gemm_efficiency]: value must be a number from 0.0001 to 1, got 0"),
+    ("huge.toml", "larger than the 16,777,216-byte limit"),
+])
+def test_serve_profile_refused_in_one_line(tmp_path, case, needle):
+    files = {
+        "empty.toml": dict(raw=b""),
+        "binary.toml": dict(raw=bytes(range(256)) * 8),
+        "bad.toml": dict(raw=b"not [toml\n"),
+        "unknown.toml": dict(old="[profile]\n", new="[profile]\nbogus = 1\n"),
+        "negative.toml": dict(old=_LAYER, new="value = -0.001"),
+        "nan.toml": dict(old=_LAYER, new="value = nan"),
+        "eff15.toml": dict(old=_GEMM, new="value = 1.5"),
+        "eff0.toml": dict(old=_GEMM, new="value = 0"),
+        "huge.toml": dict(raw=b"# " + b"x" * (17 * 2**20) + b"\n"),
+    }
+    ref = case
+    if case in files:
+        ref = _profile_file(tmp_path, case, **files[case])
+    elif case == "folder.toml":
+        ref = tmp_path / case
+        ref.mkdir()
+    elif case.endswith(".toml"):
+        ref = tmp_path / case
+    _one_line_error(_run([*SERVE, "--profile", ref]), needle)
+
+
+def test_serve_profile_fitted_on_another_gpu_runs(tmp_path):
+    """A profile's gpu is what it was fitted on, not a check: on H100 a copy that says
+    B200-HGX gives the shipped profile's pools exactly."""
+    other = _profile_file(tmp_path, "other.toml", 'gpu = "H100-SXM"\ncollectives',
+                          'gpu = "B200-HGX"\ncollectives')
+    a = _run([*SERVE, "--profile", other, "--json"])
+    b = _run([*SERVE, "--profile", "vllm-dgx-h100", "--json"])
+    assert a.exit_code == b.exit_code == 0, (a.output, b.output)
+    ja, jb = json.loads(a.output), json.loads(b.output)
+    ja["settings"].pop("profile", None), jb["settings"].pop("profile", None)
+    assert ja == jb
+
+
+def test_serve_profile_with_tp_only():
+    r = _run([*SERVE, "--profile", "vllm-dgx-h100", "--tp-only", "--json"])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    for pool in ("prefill", "decode"):
+        assert d[pool]["pp"] == 1 and d[pool]["ep"] == 1, d[pool]
+
+
+@pytest.mark.parametrize("rate, needle", [
+    ("0", "got '0'"), ("-1", "got '-1'"), ("nan", "got 'nan'"), ("inf", "got 'inf'"),
+    ("1e300", "got '1e300'"), ("", "got ''"), ("0x10", "got '0x10'"),
+    # below the workload's floor (1e-9 requests/s): the old --rate check took any rate > 0
+    # and the workload refused it naming 'workload coding', not --rate
+    ("1e-300", "got '1e-300'"), ("5e-324", "got '5e-324'"),
+])
+def test_serve_rate_refused_in_one_line(rate, needle):
+    _one_line_error(_run([*SERVE, "--rate", rate]),
+                    "--rate must be a number of requests/s from 1e-09 to 1e+09", needle)
+
+
+@pytest.mark.parametrize("rate, got", [
+    ("0", "got 0"), ("nan", "got nan"), ("1e300", "got 1e+300"), ("-1.0", "got -1"),
+    ('"10"', "got '10'"), ("true", "got True"),
+])
+def test_serve_workload_file_rate_refused(tmp_path, rate, got):
+    f = tmp_path / "wl.toml"
+    f.write_text(f"prompt = 1500\noutput = 13\nrate = {rate}\n")
+    _one_line_error(_run([*SERVE, "--workload", f]),
+                    "rate must be a number from 1e-09 to 1,000,000,000 requests/s", got)
+
+
+def test_serve_rate_bounds_accepted():
+    for rate, gpus in (("1e-9", 3), ("1e9", 22668712)):
+        r = _run([*SERVE, "--rate", rate, "--json"])
+        assert r.exit_code == (0 if gpus <= 32 else 3), r.output
+        d = json.loads(r.output.split("\nnothing feasible")[0])
+        assert d["gpus_used"] == gpus, d.get("gpus_used")
+
+
+def test_serve_slow_profile_is_exit_3_with_tables(tmp_path):
+    """A valid profile that no configuration meets the SLO with (10 s per step) is exit 3,
+    the table and the calibrated-mode line printed."""
+    slow = _profile_file(tmp_path, "slow.toml",
+                         'value = 0.0\nsource = "not fitted: with one model (one layer',
+                         'value = 10.0\nsource = "not fitted: with one model (one layer')
+    r = _run([*SERVE, "--profile", slow, "--rate", "1e9"])
+    assert r.exit_code == 3, r.output
+    assert "Traceback" not in r.output
+    assert "no configuration that fits in memory meets TBT <= 50 ms" in r.output
+    assert "calibrated mode: engine profile vllm-dgx-h100" in r.output
+    assert "nothing feasible: no configuration meets the SLO (exit status 3)" in r.output
