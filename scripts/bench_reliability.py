@@ -25,6 +25,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
+#: The [collective] and [sources] tables both benchmark scenarios share.
+_COLLECTIVE_AND_SOURCES = """[collective]
+placement = "contiguous"
+algorithm = "auto"
+links = "scale-up"
+calibration = "default"
+[sources]
+bandwidth = "benchmark"
+latency = "benchmark"
+"""
+
 BIG_LEAF_SPINE = """name = "lite-leaf-spine-16k"
 description = "16,384 Lites on one non-blocking leaf-spine of 256-port CPO switches"
 gpu = "Lite"
@@ -35,15 +46,7 @@ radix = 256
 gpu = "$gpu"
 bandwidth = "$scaleup"
 medium = "co-packaged-optics"
-[collective]
-placement = "contiguous"
-algorithm = "auto"
-links = "scale-up"
-calibration = "default"
-[sources]
-bandwidth = "benchmark"
-latency = "benchmark"
-"""
+""" + _COLLECTIVE_AND_SOURCES
 
 NVL72_64 = """name = "nvl72-64"
 description = "64 GB200 NVL72-like racks under one spine tier of 256-port switches"
@@ -53,15 +56,7 @@ builder = "nvl72"
 racks = 64
 spine_radix = 256
 gpu = "$gpu"
-[collective]
-placement = "contiguous"
-algorithm = "auto"
-links = "scale-up"
-calibration = "default"
-[sources]
-bandwidth = "benchmark"
-latency = "benchmark"
-"""
+""" + _COLLECTIVE_AND_SOURCES
 
 _CHILD = """
 import json, sys, time

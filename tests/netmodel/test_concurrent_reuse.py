@@ -205,13 +205,8 @@ def test_groups_kept_between_ops_give_the_numbers_of_a_fresh_model(spec):
     assert np.all(quick[2] < slow[2])   # the twin's own bandwidths, not the loads kept
 
 
-def test_a_later_op_reuses_the_loads_of_an_earlier_one(monkeypatch):
-    # a ring all-gather's steps are those of the ring all-reduce costed before on the same
-    # groups: with the groups kept, the all-gather plans no step of its own ring
-    g = build("fat-tree:k=8")
-    groups = partition(g, 8, "random", seed=3)
-    model = FabricCostModel(g, validated=True)
-    concurrent.concurrent_linear(model, groups, "all-reduce", "ring")
+def _count_plans(monkeypatch) -> list:
+    """A list that grows by one on each Router.plan_nodes call from now on."""
     planned = []
     real = Router.plan_nodes
 
@@ -220,6 +215,17 @@ def test_a_later_op_reuses_the_loads_of_an_earlier_one(monkeypatch):
         return real(self, *a, **k)
 
     monkeypatch.setattr(Router, "plan_nodes", spy)
+    return planned
+
+
+def test_a_later_op_reuses_the_loads_of_an_earlier_one(monkeypatch):
+    # a ring all-gather's steps are those of the ring all-reduce costed before on the same
+    # groups: with the groups kept, the all-gather plans no step of its own ring
+    g = build("fat-tree:k=8")
+    groups = partition(g, 8, "random", seed=3)
+    model = FabricCostModel(g, validated=True)
+    concurrent.concurrent_linear(model, groups, "all-reduce", "ring")
+    planned = _count_plans(monkeypatch)
     kept = concurrent.concurrent_linear(model, groups, "all-gather", "ring")
     assert planned == []
     fresh = concurrent.concurrent_linear(FabricCostModel(g, validated=True), groups,
@@ -243,14 +249,7 @@ def test_the_search_s_sizes_keep_their_groups_and_dropped_sets_drop_their_plans(
     sets = [partition(g, 2 ** k, "contiguous") for k in range(1, 7)]
     for groups in sets:
         concurrent.concurrent_linear(model, groups, "all-gather", "direct")
-    planned = []
-    real = Router.plan_nodes
-
-    def spy(self, *a, **k):
-        planned.append(1)
-        return real(self, *a, **k)
-
-    monkeypatch.setattr(Router, "plan_nodes", spy)
+    planned = _count_plans(monkeypatch)
     for groups in sets:   # direct all-to-all: the same pairs and bytes as all-gather's
         concurrent.concurrent_linear(model, groups, "all-to-all", "direct")
     assert planned == []
