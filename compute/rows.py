@@ -23,6 +23,7 @@ from importlib import resources
 from typing import Any
 
 from compute.errors import UserError, known
+from compute.units import JOULES_PER_KWH, SECONDS_PER_YEAR
 from compute.validate import describe
 
 __all__ = ["CONFIDENCE", "HOST_TABLE", "ROW_KEYS", "UNITS", "Parameter", "check_number",
@@ -35,8 +36,8 @@ CONFIDENCE = ("read-primary", "read-secondary", "read-estimate", "vendor-claim",
 #: Units a data file may state, and the factor to SI.
 UNITS = {
     "1": 1.0, "name": 1.0, "mm": 1e-3, "m": 1.0, "mm^2": 1e-6, "1/cm^2": 1e4, "1/mm^2": 1e6,
-    "USD": 1.0, "W": 1.0, "year": 365.25 * 86400, "1/year": 1 / (365.25 * 86400),
-    "USD/kWh": 1 / 3.6e6, "USD/GB": 1e-9, "pJ/bit": 1e-12, "USD/(Gb/s)": 1e-9,
+    "USD": 1.0, "W": 1.0, "year": SECONDS_PER_YEAR, "1/year": 1 / SECONDS_PER_YEAR,
+    "USD/kWh": 1 / JOULES_PER_KWH, "USD/GB": 1e-9, "pJ/bit": 1e-12, "USD/(Gb/s)": 1e-9,
     "USD/mm^2": 1e6, "USD/m": 1.0, "USD/port": 1.0, "W/port": 1.0,
 }
 ROW_KEYS = ("value", "unit", "source", "ref", "confidence")

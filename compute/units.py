@@ -243,8 +243,8 @@ def format_time(t: float) -> str:
 
 # ------------------------------------------------------------------ values of a data row's unit
 
-#: Seconds of a year: the Julian year of 365.25 days of 86,400 s (IAU), as compute/rows.py
-#: converts a row in ``year``.
+#: Seconds of a year: the Julian year of 365.25 days of 86,400 s (IAU); compute/rows.py converts
+#: a row in ``year`` with it, the cost model and the reliability catalog count years in it.
 SECONDS_PER_YEAR = 365.25 * 86400
 #: Joules of a kilowatt-hour: 1,000 W for 3,600 s (exact).
 JOULES_PER_KWH = 3.6e6

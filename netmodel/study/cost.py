@@ -58,6 +58,7 @@ from typing import TYPE_CHECKING
 
 from compute.errors import UserError, known
 from compute.parallel import Parallelism
+from compute.units import SECONDS_PER_YEAR
 from netmodel.study.fabric_search import build_fabric
 from netmodel.study.scenarios import get_scenario
 
@@ -78,7 +79,6 @@ __all__ = ["SHARES", "CostSummary", "NetworkBill", "NetworkItem", "NetworkPrices
 
 #: How the network of a scenario is charged (see the module docstring).
 SHARES = ("ports-used", "as-built")
-SECONDS_PER_YEAR = 365.25 * 86400
 _OPTICAL = ("pluggable-optics", "fibre")
 
 

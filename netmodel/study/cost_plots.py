@@ -92,7 +92,7 @@ def plot_cost_per_scenario(summaries: Iterable[CostSummary], path: str | PathLik
     import numpy as np
 
     from compute.errors import UserError
-    from netmodel.study.cost import SECONDS_PER_YEAR
+    from compute.units import SECONDS_PER_YEAR
 
     summaries = list(summaries)
     if not summaries:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from compute.errors import UserError, known
 from compute.hardware import get_gpu
+from compute.units import SECONDS_PER_YEAR
 from compute.validate import describe
 from topologies.failure_domains import CLASSES
 
@@ -88,7 +89,7 @@ def check_class(name: str) -> str:
 MAX_RATE_PER_HOUR = 1.0
 #: Longest repair, detection or warm-up time taken (s): a century, the longest horizon
 #: the availability model simulates.
-MAX_TIME_S = 100 * 365.25 * 86400
+MAX_TIME_S = 100 * SECONDS_PER_YEAR
 
 
 def _finite(value) -> float | None:
