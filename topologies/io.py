@@ -47,6 +47,7 @@ True
 from __future__ import annotations
 
 import json
+import warnings
 import xml.parsers.expat
 from os import PathLike
 from pathlib import Path
@@ -325,7 +326,12 @@ def _graph_from_json(data: object, where: str) -> nx.Graph:
 def _graph_from_graphml(raw: bytes, where: str) -> nx.Graph:
     _check_xml(raw, where)
     try:
-        graph = nx.parse_graphml(raw)
+        with warnings.catch_warnings():
+            # a <key> without attr.type is read as strings (networkx warns on stderr); the
+            # schema check below refuses any such value where a number is due, in one line
+            warnings.filterwarnings("ignore", message="No key type for id",
+                                    category=UserWarning)
+            graph = nx.parse_graphml(raw)
     except KeyError as exc:
         raise UserError(f"{where} is not a readable graphml fabric: data refers to key {exc}, "
                         "which no <key> declares") from None
