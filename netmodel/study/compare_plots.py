@@ -240,7 +240,7 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
     cross = result.crossovers()
     xs_all = np.array(p0.values, dtype=float)
     logx = bool((xs_all > 0).all() and xs_all.max() / xs_all.min() >= 10)
-    scale = {"s": (1e6, "us"), "bytes/s": (1e-9, "GB/s")}.get(p0.unit, (1.0, p0.unit))
+    scale = p0.display()
     first = result.labels[0]
     if result.metric == "usd_per_mtoken":  # a cost parameter: lower is better
         ylabel, title = "USD per million tokens", "Sweep: USD per million tokens as costs change"

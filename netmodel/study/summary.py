@@ -591,7 +591,7 @@ def _bw_text_short(r) -> str:
 def _sweep_part(sw) -> list[str]:
     p = sw.params[0]
     lo, hi = p.values[0], p.values[-1]
-    unit = (1e6, "us") if p.unit == "s" else (1.0, p.unit)
+    unit = p.display()
     out = ["## 3. Per-hop latency (sweep.csv, sweep.png)", "",
            f"{p.path} from {lo * unit[0]:g} to {hi * unit[0]:g} {unit[1]} added to every link "
            f"of every fabric; decode tokens/s/SM of the best configuration.", ""]

@@ -104,9 +104,28 @@ class SweepParam:
     unit: str = ""
     integer: bool = False
 
+    def display(self) -> tuple[float, str]:
+        """``(scale, unit)``: a value times ``scale`` is the number shown in ``unit`` in
+        tables, figures and the summary. Times in us, bandwidths in GB/s, a cost parameter in
+        its data row's unit (the unit it is typed in: ``0.1USD/kWh``, not 2.78e-08 USD/J).
+
+        >>> SweepParam("adjust.hop_latency", (1e-7,), "s").display()
+        (1000000.0, 'us')
+        >>> k, unit = SweepParam("cost.electricity_price", (2.5e-8,)).display()
+        >>> round(2.5e-8 * k, 6), unit
+        (0.09, 'USD/kWh')
+        """
+        if self.path.startswith(COST):
+            from compute.rows import UNITS
+            from netmodel.study.cost import parameter_rows
+
+            unit = parameter_rows()[self.path[len(COST):]].unit
+            return 1.0 / UNITS[unit], "" if unit == "1" else unit
+        return _SHOWN.get(self.unit, (1.0, self.unit))
+
     def show(self, v: float) -> str:
         """``PATH=V`` in the unit a table shows (``adjust.hop_latency=0.1us``, not 1e-07)."""
-        k, unit = _SHOWN.get(self.unit, (1.0, self.unit))
+        k, unit = self.display()
         return f"{self.path}={v * k:g}{unit}"
 
 
@@ -396,7 +415,7 @@ class SweepResult(RowsResult):
         the crossovers."""
         result = self
         p0 = result.params[0]
-        k, unit = _SHOWN.get(p0.unit, (1.0, p0.unit))
+        k, unit = p0.display()
         name = f"{p0.path} ({unit})" if unit else p0.path
         lines = []
         ys = result.params[1].values if len(result.params) > 1 else (None,)

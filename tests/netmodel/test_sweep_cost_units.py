@@ -79,3 +79,22 @@ def test_every_row_unit_takes_its_own_suffix_at_the_row_factor():
             continue
         own = ROW_UNIT_INPUTS[unit][1].get(unit)
         assert own == pytest.approx(factor), unit
+
+
+def test_cost_values_are_shown_in_the_unit_they_are_typed_in():
+    # before: the table's header said 'by cost.electricity_price' over the SI values
+    # 1.39e-08 2.78e-08 5.56e-08 (USD/J) where 0.05, 0.1 and 0.2 USD/kWh were typed;
+    # 0.05 USD/kWh / 3.6e6 J/kWh = 1.389e-8 USD/J
+    out = CliRunner().invoke(cli, ["sweep", "--scenario", "lite-flat", "-q", "--param",
+                                   "cost.electricity_price=0.05USD/kWh,0.1USD/kWh,0.2USD/kWh"])
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    assert lines[0].endswith("by cost.electricity_price (USD/kWh)")
+    assert lines[1].split() == ["0.05", "0.1", "0.2"]
+    # a year is 3.15576e7 s inside and shown as the years typed; a fraction bare
+    p = parse_param("cost.lifetime=3y,5y", SCEN)
+    assert [p.show(v) for v in p.values] == ["cost.lifetime=3year", "cost.lifetime=5year"]
+    assert parse_param("cost.utilization=75%", SCEN).display() == (1.0, "")
+    # a row whose default is 0 (copper's energy, pJ/bit) still has its unit's scale: 1e12
+    k, unit = parse_param("cost.copper_energy=1pJ/bit", SCEN).display()
+    assert (round(k * 1e-12, 9), unit) == (1.0, "pJ/bit")
