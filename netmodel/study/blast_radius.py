@@ -656,8 +656,8 @@ class BlastRadius:
             lines.append(
                 f"{r.cls:<12}{r.count:>9,.0f}{r.rate_per_hour:>10.2e}{r.events_per_year:>9.3g}"
                 f"{_cell(r.gpus_mean, 8)}{_cell(r.sms_mean, 9)}"
-                f"{_cell(r.instances_down_mean, 8)}"
-                f"{r.tokens_lost_pct_mean:>8.3g}  {r.recovery_without_spares} | "
+                f"{_cell(r.instances_down_mean, 8)}{_cell(r.tokens_lost_pct_mean, 8)}"
+                f"  {r.recovery_without_spares} | "
                 f"{r.recovery_with_spares}")
         lines.append("GPUs, SMs, inst, tok%: per failure, mean over the class weighted by rate "
                      "(hardware radius: GPUs lost or cut off; inst: instances down)")

@@ -1,0 +1,32 @@
+"""Audit of the blast-radius and availability answers against hand derivations and
+published failure statistics (Llama 3, arXiv 2407.21783 Table 5, via
+../shared/reference/failures_llama3.csv and failures_components.csv)."""
+
+from __future__ import annotations
+
+import pytest
+
+from netmodel.study.blast_radius import YEAR, blast_radius
+from netmodel.study.reliability_catalog import HOUR
+
+
+@pytest.fixture(scope="module")
+def dgx_16k():
+    """16,384 H100 as 512 copies of h100-dgx (32 GPUs each), Llama-3-70B decode."""
+    return blast_radius("h100-dgx", "Llama-3-70B", gpus=16384)
+
+
+def test_table_columns_never_run_together_small_token_loss(dgx_16k):
+    # copper-end: 16,384 GPUs x 18 NVLinks x 2 ends = 589,824 parts at 6.6e-8 per hour
+    # (failures.toml, assumption): 589,824 x 6.6e-8 x 8,766 h = 341.25 a year; one thinned
+    # NVLink of 18 costs about 1.7e-4 % of the cluster's tokens/s, a cell of 8 characters
+    # that ran into the 'inst' column ('0       00.000169')
+    row = next(r for r in dgx_16k.rows if r.cls == "copper-end")
+    assert row.count == 16384 * 18 * 2
+    assert row.events_per_year == pytest.approx(589824 * 6.6e-8 * YEAR / HOUR, rel=1e-9)
+    assert row.events_per_year == pytest.approx(341.25, abs=0.01)
+    line = next(x for x in dgx_16k.table().splitlines() if x.startswith("copper-end"))
+    fields = line.split()
+    assert fields[6] == "0"                                   # inst
+    assert float(fields[7]) == pytest.approx(row.tokens_lost_pct_mean, rel=5e-3)   # tok%
+    assert fields[8] == "no"
