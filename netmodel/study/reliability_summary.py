@@ -162,12 +162,15 @@ def reliability_summary(scenario: str | Scenario, model: str | ModelSpec,
 
 def _gpu_radius(c: Cluster) -> tuple[float, float, float]:
     """(hardware SMs, software SMs) per GPU failure, weighted by rate, and GPU failures
-    per second in the cluster."""
+    per second in the cluster. Where no GPU can fail (a rate of 0), the radius is still
+    that of a GPU failure were one to happen: weighted by parts."""
     gpu_effects = list(c.effects(("gpu-die", "gpu-package")))
-    w = np.array([e.parts * c.rates[e.cls] for e in gpu_effects])
+    parts = np.array([e.parts for e in gpu_effects], dtype=float)
+    rate = np.array([e.parts * c.rates[e.cls] for e in gpu_effects])
+    w = rate if rate.sum() > 0 else parts
     hw = float(np.dot(w, [e.sms for e in gpu_effects]) / w.sum())
     sw = float(np.dot(w, [e.instances_down * c.instance_gpus * c.gpu.sms for e in gpu_effects]) / w.sum())
-    return hw, sw, float(w.sum()) * c.cells
+    return hw, sw, float(rate.sum()) * c.cells
 
 
 def _summary_analytic(c: Cluster, spares, threshold: float, quantile: float

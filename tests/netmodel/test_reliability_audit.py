@@ -30,3 +30,27 @@ def test_table_columns_never_run_together_small_token_loss(dgx_16k):
     assert fields[6] == "0"                                   # inst
     assert float(fields[7]) == pytest.approx(row.tokens_lost_pct_mean, rel=5e-3)   # tok%
     assert fields[8] == "no"
+
+
+def test_summary_with_no_gpu_failures_is_finite():
+    # With the GPU rate at 0 the rate-weighted radius was 0/0: nan SMs per GPU failure
+    # and a RuntimeWarning. lite-flat, Llama-3-70B: TP 16 of Lites (33 SMs), 8 instances.
+    # Hand: the radius of a GPU failure, were one to happen, is 33 SMs of hardware and
+    # 16 x 33 = 528 in software. Capacity lost per second without spares (no GPU term):
+    # host 4 x 1.73e-5/h x 2 instances x 86,490.08 s (30 s detection + 24 h repair +
+    # 0.08 s reload + 60 s warm-up) = 3.3251e-3, plus the slowed: CPO engines 1,024 x
+    # 6.6e-7/h x 0.078216 instance x 14,430 s = 2.1188e-4 and planes 4 x 3.33e-6/h x
+    # 0.62573 x 86,430 s = 2.0010e-4; (3.3251e-3 + 2.1188e-4 + 2.0010e-4) / 8 = 4.671e-4.
+    import warnings
+
+    from netmodel.study.reliability_catalog import catalog
+    from netmodel.study.reliability_summary import reliability_summary
+
+    cat = catalog().with_(gpu_rate_per_hour=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        s = reliability_summary("lite-flat", "Llama-3-70B", catalog_=cat, method="analytic")
+    assert s.sms_down_per_gpu_failure_hw == 33.0
+    assert s.sms_down_per_gpu_failure_sw == 16 * 33.0
+    assert s.gpu_failures_per_year == 0.0
+    assert s.availability == pytest.approx(1 - 4.671e-4, abs=2e-7)
