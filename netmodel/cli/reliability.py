@@ -67,6 +67,20 @@ def _catalog(area_share, repair, rates, repair_times, detection, warmup, load_fr
             load_bandwidth, "--load-bandwidth"))
 
 
+def _absent(cluster, rates, repair_times) -> list[str]:
+    """A note for each class named by ``--rate`` or ``--repair-time`` that the cluster's
+    fabric has no part of (an OCS on a fabric without one): its value changes nothing."""
+    present = {e.cls for e in cluster.effects()}
+    notes = []
+    for option, texts in (("--rate", rates), ("--repair-time", repair_times)):
+        for text in texts:
+            name = text.partition("=")[0].strip()
+            if name not in present:
+                notes.append(f"note: {option} {name}: {cluster.scenario.label} has no part of "
+                             f"class {name}; the value changes nothing")
+    return notes
+
+
 def _settings(ttft: str, tbt: str):
     from compute.phases import Slo
     from compute.units import parse_time
@@ -170,7 +184,8 @@ def blast_radius(scenario: str, model: str, phase: str, gpus_text: str | None,
                                 run={"command": "blast-radius", "scenario": scenario,
                                      "model": model, "phase": phase,
                                      "parallelism": parallelism})
-    click.echo(result.to_json() if as_json else result.table())
+    click.echo(result.to_json() if as_json else "\n".join(
+        [result.table(), *_absent(result.cluster, rates, repair_times)]))
     if written and not as_json:
         click.echo("wrote " + ", ".join(str(p) for p in written))
 
@@ -226,7 +241,8 @@ def availability(scenario: str, model: str, phase: str, gpus_text: str | None,
                                      "placement": placement, "horizon": horizon,
                                      "trials": n_trials, "seed": n_seed,
                                      "parallelism": parallelism})
-    click.echo(result.to_json() if as_json else result.table())
+    click.echo(result.to_json() if as_json else "\n".join(
+        [result.table(), *_absent(result.cluster, rates, repair_times)]))
     if written and not as_json:
         click.echo("wrote " + ", ".join(str(p) for p in written))
 

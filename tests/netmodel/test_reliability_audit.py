@@ -54,3 +54,30 @@ def test_summary_with_no_gpu_failures_is_finite():
     assert s.sms_down_per_gpu_failure_sw == 16 * 33.0
     assert s.gpu_failures_per_year == 0.0
     assert s.availability == pytest.approx(1 - 4.671e-4, abs=2e-7)
+
+
+@pytest.mark.parametrize("command", ["blast-radius", "availability"])
+def test_an_override_of_a_class_the_fabric_lacks_is_named(command):
+    # lite-flat has planes (leaf), CPO engines, hosts and GPUs, no OCS and no rack label:
+    # '--rate ocs=1e-5' and '--repair-time rack=2d' were taken without a word and changed
+    # nothing, which reads as 'the OCS rate does not matter here'. Now a note says so; the
+    # table is the default one, line for line.
+    from click.testing import CliRunner
+
+    from netmodel.cli.main import cli
+
+    base = ["--scenario", "lite-flat", "--model", "Llama-3-70B"]
+    if command == "availability":
+        base += ["--trials", "20", "-q"]
+    plain = CliRunner().invoke(cli, [command, *base])
+    over = CliRunner().invoke(cli, [command, *base, "--rate", "ocs=1e-5",
+                                    "--repair-time", "rack=2d", "--rate", "host=1.73e-5"])
+    assert plain.exit_code == over.exit_code == 0, over.output
+    lines = over.output.splitlines()
+    assert lines[-2:] == [
+        "note: --rate ocs: lite-flat@Lite has no part of class ocs; the value changes nothing",
+        "note: --repair-time rack: lite-flat@Lite has no part of class rack; the value "
+        "changes nothing"]
+    assert lines[:-2] == plain.output.splitlines()   # host=1.73e-5 is the default: no note
+    js = CliRunner().invoke(cli, [command, *base, "--rate", "ocs=1e-5", "--json"])
+    assert js.exit_code == 0 and "note:" not in js.output
