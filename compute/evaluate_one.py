@@ -202,7 +202,7 @@ def _plan(model, gpu, workload, options, tp) -> _Plan:
                  if overlap and options.overlap_collectives else (),
                  overlap=overlap, limit=float(_DEFAULT_SLO.limit(workload.phase)),
                  tokens=workload.tokens_per_sequence,
-                 kv_tokens=model.kv_tokens_held(workload.kv_tokens),
+                 kv_tokens=model.kv_tokens_in_step(workload),
                  heavy="" if weights <= usable else
                  describe_fit(model, gpu, tp, 1, weights, 0.0, 0.0, options.memory_reserve,
                               label=par.label).reason,

@@ -125,9 +125,10 @@ def weight_bytes(model: ModelSpec, sh: Shards) -> np.ndarray:
 
 def kv_cache_bytes(model: ModelSpec, sh: Shards, batch: np.ndarray, workload: Workload
                   ) -> np.ndarray:
-    """KV-cache bytes per GPU for ``batch`` sequences at ``workload.kv_tokens`` each (a
-    sliding-window layer keeps only the last ``sliding_window`` of them:
-    :meth:`~compute.models.ModelSpec.kv_tokens_held`; with pipeline stages the windowed
+    """KV-cache bytes per GPU for ``batch`` sequences at ``workload.kv_tokens`` each (in
+    decode a sliding-window layer keeps only the last ``sliding_window`` of them; a prefill
+    step holds the whole prompt in every layer while it runs:
+    :meth:`~compute.models.ModelSpec.kv_tokens_in_step`; with pipeline stages the windowed
     layers are taken as spread evenly over the stages). With
     MLA every GPU of an attention group holds the whole latent of the group's sequences
     (``kv_lora_rank + qk_rope_head_dim`` per token and layer, not split by TP). A pipeline
@@ -137,7 +138,7 @@ def kv_cache_bytes(model: ModelSpec, sh: Shards, batch: np.ndarray, workload: Wo
     layers, seqs = model.layers, batch
     if not sh.plain:
         layers, seqs = model.layers / sh.pp, np.ceil(batch / sh.attention_dp)
-    held = model.kv_tokens_held(workload.kv_tokens)  # less in sliding-window layers
+    held = model.kv_tokens_in_step(workload)  # less in windowed layers in decode
     if model.is_mla:
         per_token = layers * model.kv_elements_per_token * model.kv_bytes
         if type(batch) is float:  # one configuration and batch

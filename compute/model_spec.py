@@ -399,6 +399,30 @@ class ModelSpec:
         k = self.windowed_layers
         return ((self.layers - k) * prompt + k * (prompt % w)) / self.layers
 
+    def kv_tokens_in_step(self, workload) -> float:
+        """KV-cache entries per sequence and layer, on average over the layers, that the
+        cache holds while a step of ``workload`` runs (what the memory fit counts). A decode
+        step holds :meth:`kv_tokens_held` of its context. A prefill step writes the keys and
+        values of every prompt token into every layer's cache, windowed and chunked layers
+        too (attention then reads them there), so it holds the whole prompt in every layer;
+        a windowed layer frees the blocks that left its window only after the step. vLLM's
+        hybrid KV-cache manager allocates a sliding-window layer ``window - 1`` tokens plus
+        the step's newly scheduled ones, and a chunked layer a chunk plus them
+        (``SlidingWindowSpec`` and ``ChunkedLocalAttentionSpec.max_memory_usage_bytes``,
+        vllm/v1/kv_cache_interface.py), which for an unchunked prefill is the prompt.
+
+        >>> from compute.phases import Workload
+        >>> m = ModelSpec("g", 42, 3584, 16, 8, 256, 14336, 256000, sliding_window=4096,
+        ...               sliding_layers=21)
+        >>> m.kv_tokens_in_step(Workload("prefill", 8192, 8192))
+        8192
+        >>> m.kv_tokens_in_step(Workload("decode", 8192, 8192))
+        6144.0
+        """
+        if workload.phase == "decode":
+            return self.kv_tokens_held(workload.context)
+        return workload.prompt
+
     def decode_tokens_read(self, context: int) -> float:
         """Cached tokens a decode step at ``context`` reads and attends to per layer, on
         average over the layers: ``context`` in a full-attention layer; ``min(context,

@@ -19,7 +19,9 @@ Besides plain multi-head and grouped-query attention it knows
   Gemma-2, Gemma-3): a windowed layer keeps and attends to only the last
   ``sliding_window`` tokens (:meth:`ModelSpec.kv_tokens_held`,
   :meth:`ModelSpec.attention_span`), as an engine that frees the blocks leaving the
-  window does (vLLM's hybrid KV-cache manager); the figures are averages over the layers;
+  window does (vLLM's hybrid KV-cache manager), though a prefill step holds the whole
+  prompt while it runs (:meth:`ModelSpec.kv_tokens_in_step`); the figures are averages
+  over the layers;
 * **chunked local attention** (``window_kind = "chunked"``; Llama-4): a chunked layer
   attends only within its chunk of ``sliding_window`` tokens, so it keeps at most one chunk
   and a long decode reads on average half of one (:meth:`ModelSpec.decode_tokens_read`).
