@@ -68,8 +68,11 @@ class Curve:
         from netmodel.collectives.model import FabricCostModel
         from topologies import build
 
-        model = FabricCostModel(build(self.fabric), algorithms="nccl", validated=True)
-        alg = None if self.algorithm == "auto" else self.algorithm
+        # auto, auto:A,B (auto over those of NCCL's algorithms the run left enabled) or one
+        kind, _, names = self.algorithm.partition(":")
+        model = FabricCostModel(build(self.fabric), validated=True,
+                                algorithms=tuple(names.split(",")) if names else "nccl")
+        alg = None if kind == "auto" else self.algorithm
         sw = model.sweep("all-reduce", np.asarray(self.sizes, dtype=float), self.gpus, alg)
         self.model = sw.busbw / 1e9
         self.choice = [f"{a}/{p}" for a, p in zip(sw.algorithm, sw.protocol, strict=True)]
@@ -137,7 +140,9 @@ def sweep_tables(curves, markdown) -> list[str]:
     out = []
     for c in curves:
         out.append(f"**{c.system}**, {c.gpus} GPUs (`{c.fabric}`"
-                   + ("" if c.algorithm == "auto" else f", model algorithm {c.algorithm}")
+                   + ("" if c.algorithm == "auto" else
+                      f", model auto over {c.algorithm[5:].replace(',', ', ')}"
+                      if c.algorithm.startswith("auto:") else f", model algorithm {c.algorithm}")
                    + f"). Source: {c.source}." + (f" {c.note}." if c.note else ""))
         out.append("")
         rows = [[_fmt_size(n), f"{x:.2f}", f"{m:.2f}", f"{m / x - 1:+.0%}", ch]

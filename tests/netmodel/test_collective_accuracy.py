@@ -58,11 +58,20 @@ def _busbw(model, sizes, p=8, algorithm=None):
     return model.sweep("all-reduce", sizes, p, algorithm).busbw
 
 
+def cited_model(fabric, model_algorithm):
+    """The model and the algorithm to ask it for, for a cited row's ``model_algorithm``:
+    ``auto`` (NCCL's algorithms), ``auto:A,B`` (auto over those of NCCL's algorithms the run
+    left enabled) or one algorithm."""
+    kind, _, names = model_algorithm.partition(":")
+    model = FabricCostModel(build(fabric), validated=True,
+                            algorithms=tuple(names.split(",")) if names else "nccl")
+    return model, None if kind == "auto" else model_algorithm
+
+
 def _ratio_cited(case):
     fabric, p, alg, sizes, measured = _cited(case)
-    model = FabricCostModel(build(fabric), algorithms="nccl", validated=True)
-    bus = _busbw(model, sizes, p, None if alg == "auto" else alg)
-    return sizes, bus / measured
+    model, alg = cited_model(fabric, alg)
+    return sizes, _busbw(model, sizes, p, alg) / measured
 
 
 # ------------------------------------------------------------------ ../shared/reference
@@ -195,12 +204,22 @@ def test_across_nodes_within_25_percent_at_64_mib_and_above(case):
     assert big.any() and np.all(np.abs(ratio[big] - 1) < 0.25), (case, ratio)
 
 
+def test_twenty_nvl72_racks_ran_without_nvls():
+    # The 20-rack run had NVLS off (NCCL_NVLS_ENABLE=0, coreweave/nccl-tests pull requests
+    # 47, 48, 60; the data file's note): NCCL 2.26.2 then has no NVLS and no NVLSTree
+    # (src/enqueue.cc updateCollCostTable skips both without nvlsSupport), so the model
+    # chooses between ring and tree. Compared with NVLSTree the model was 2.0-2.5x fast.
+    fabric, p, alg, sizes, _ = _cited("gb200-20racks")
+    assert alg == "auto:ring,tree"
+    model, alg = cited_model(fabric, alg)
+    assert set(model.sweep("all-reduce", sizes, p, alg).algorithm) <= {"ring", "tree"}
+
+
 def test_twenty_nvl72_racks_known_gap():
-    # Known gap (docs/accuracy.md): 1,440 GPUs measure 151-406 GB/s; the model, with one
-    # NVLS tree per NIC rail of the 72-GPU racks, predicts about twice that. NCCL serves a
-    # rack with far fewer channels than it has NICs; the model does not cap channels.
+    # Known gap (docs/accuracy.md): 1,440 GPUs measure 151-406 GB/s; the model's tree (the
+    # faster of ring and tree in the model) is 1.7-1.9x that, its ring 1.05-1.5x.
     _, ratio = _ratio_cited("gb200-20racks")
-    assert np.all((ratio > 1.9) & (ratio < 3.0)), ratio
+    assert np.all((ratio > 1.6) & (ratio < 1.9)), ratio
 
 
 def _nccl_2_18_tuner_busbw_8xa100(n: float) -> float:

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from netmodel.collectives.model import FabricCostModel
+from tests.netmodel.test_collective_accuracy import cited_model
 from topologies import build
 
 PUBLISHED = Path(__file__).parent / "data" / "nccl_allreduce_published.csv"
@@ -44,8 +45,8 @@ def _multinode_curves():
 def test_no_cited_multinode_point_uses_ll(key, sizes):
     """Capping LL only slows LL; where the fastest choice is not LL the cap changes nothing."""
     _, fabric, gpus, alg = key
-    model = FabricCostModel(build(fabric), algorithms="nccl", validated=True)
-    sw = model.sweep("all-reduce", np.asarray(sizes), gpus, None if alg == "auto" else alg)
+    model, alg = cited_model(fabric, alg)
+    sw = model.sweep("all-reduce", np.asarray(sizes), gpus, alg)
     assert "LL" not in sw.protocol, (key, list(zip(sizes, sw.protocol, strict=True)))
 
 
