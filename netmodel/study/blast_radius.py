@@ -57,6 +57,7 @@ from compute.parallel import Parallelism
 from compute.phases import Slo
 from compute.roofline import RooflineOptions, make_workload
 from compute.search import DEFAULT_MAX_BATCH
+from compute.units import SECONDS_PER_YEAR
 from netmodel.study.instance_cost import InstanceCosting
 from netmodel.study.reliability_catalog import HOUR, Catalog, catalog
 from netmodel.study.scenarios import get_scenario
@@ -79,8 +80,8 @@ __all__ = ["BLAST_COLUMNS", "MAX_GPUS", "BlastRadius", "BlastRow", "Cluster", "E
 
 #: Largest cluster (GPUs) the reliability commands model.
 MAX_GPUS = 131_072
-#: Seconds in a year (365.25 days).
-YEAR = 8766 * HOUR
+#: Seconds in a year (a Julian year, 365.25 days: compute.units.SECONDS_PER_YEAR).
+YEAR = SECONDS_PER_YEAR
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ REPAIRS = ("local", "vendor")
 HOUR = 3600.0
 #: Seconds per unit of :func:`parse_duration` (a year is 365.25 days).
 _DURATION_UNITS = {"": 1.0, "s": 1.0, "min": 60.0, "h": HOUR, "d": 24 * HOUR, "w": 168 * HOUR,
-                   "y": 8766 * HOUR}
+                   "y": SECONDS_PER_YEAR}
 _NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?nan|[-+]?inf)"
                      r"\s*([a-z]*)\s*$", re.IGNORECASE)
 
