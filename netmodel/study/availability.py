@@ -61,7 +61,7 @@ from compute.errors import UserError
 from compute.search import DEFAULT_MAX_BATCH
 from netmodel.study.blast_radius import YEAR, Cluster, build_cluster
 from netmodel.study.progress import NO_PROGRESS
-from netmodel.study.reliability_catalog import HOUR, parse_duration
+from netmodel.study.reliability_catalog import HOUR, parse_duration, percent
 from netmodel.study.reliability_spares import (
     SparePools,
     check_placement,
@@ -693,7 +693,7 @@ class Availability:
             f"{'':<34}{'Monte Carlo':>16}{'analytic':>12}{'no spares':>12}",
             f"{'mean capacity':<34}{m.mean:>10.6f} ±{m.mean_ci:<5.1e}{a.mean:>12.6f}"
             f"{z.mean:>12.6f}",
-            f"{'time below ' + format(self.threshold, '.0%') + ' capacity':<34}"
+            f"{'time below ' + percent(self.threshold) + ' capacity':<34}"
             f"{m.below_threshold:>10.2e} ±{m.below_threshold_ci:<5.0e}"
             f"{a.below_threshold:>12.2e}{z.below_threshold:>12.2e}",
             f"{'capacity p1 / p50 / p99':<34}{m.p1:>.4f} / {m.p50:.4f} / {m.p99:.4f}",

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from compute.hardware import GpuSpec
 
 __all__ = ["LOAD_SOURCES", "REPAIRS", "Catalog", "ClassData", "catalog", "check_class",
-           "parse_duration"]
+           "parse_duration", "percent"]
 
 #: Where a spare loads its weight shard from.
 LOAD_SOURCES = ("fabric", "storage")
@@ -75,6 +75,16 @@ def parse_duration(text: str | float, what: str = "duration", *, allow_zero: boo
         rule = ">= 0" if allow_zero else "> 0"
         raise UserError(f"{what} must be a finite number {rule}, got {text!r}")
     return value
+
+
+def percent(share: float) -> str:
+    """A share as a percentage of up to 4 significant digits (a threshold of 99.9% is not
+    rounded to '100%').
+
+    >>> percent(0.99), percent(0.999), percent(0.005), percent(1 - 0.999)
+    ('99%', '99.9%', '0.5%', '0.1%')
+    """
+    return f"{100 * share:.4g}%"
 
 
 def check_class(name: str) -> str:

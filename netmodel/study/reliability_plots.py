@@ -16,6 +16,7 @@ from os import PathLike
 from typing import Any
 
 from netmodel.study.figure_kit import figure_style, pyplot
+from netmodel.study.reliability_catalog import percent
 
 __all__ = ["plot_blast_radius", "plot_capacity", "plot_event_loss", "plot_spares"]
 
@@ -68,7 +69,7 @@ def plot_capacity(avail: Any, path: str | PathLike[str]) -> None:
                     label="p1-p99 over trials")
     ax.plot(days, p50, color="#4c72b0", lw=1.2, label="median over trials")
     ax.axhline(avail.threshold, color="#c44e52", ls="--", lw=1,
-               label=f"threshold {avail.threshold:.0%}")
+               label=f"threshold {percent(avail.threshold)}")
     ax.axhline(m.mean, color="0.3", ls=":", lw=1, label=f"mean {m.mean:.5f}")
     low = float(min(np.min(p1), avail.threshold, m.mean))
     pad = max(1e-4, (1 - low) * 0.15)
@@ -144,9 +145,9 @@ def plot_spares(curves: Mapping[str, tuple], path: str | PathLike[str], *, thres
         axes[0].plot(pct, max(1 - mean, floor), "kx", ms=7)
         axes[1].plot(pct, max(below, floor), "kx", ms=7)
     axes[1].axhline(1 - quantile, color="#c44e52", ls="--", lw=1,
-                    label=f"target: below {threshold:.0%} at most {1 - quantile:.1%} of time")
+                    label=f"target: below {percent(threshold)} at most {percent(1 - quantile)} of time")
     for ax, ylab in ((axes[0], "unavailability (1 - mean capacity)"),
-                     (axes[1], f"share of time below {threshold:.0%} capacity")):
+                     (axes[1], f"share of time below {percent(threshold)} capacity")):
         ax.set_yscale("log")
         ax.set_xlabel("spares (% of the cluster's GPUs)", fontsize=8)
         ax.set_ylabel(ylab, fontsize=8)

@@ -103,3 +103,23 @@ def test_16k_h100_failures_a_year_match_llama3_table5(dgx_16k):
     assert rows["gpu-die"].tokens_lost_pct_max == pytest.approx(100 / 4096)
     # a host of 8 H100 holds two TP-4 instances
     assert rows["host"].instances_down_max == 2
+
+
+def test_a_threshold_of_99_9_percent_is_not_printed_as_100():
+    # '--threshold 99.9%' headed its row 'time below 100% capacity' (format '.0%'), a
+    # threshold the cluster is below whenever anything at all is lost. lite-flat,
+    # Llama-3-70B: 0.1% of 8 instances is 0.008, so every event counts, CPO engines
+    # (0.078 instance each) too. Hand: outages in progress = GPU 7.1456e-8 + 1.62176e-7
+    # and host 1.9222e-8 per s x 86,490 s, planes 3.7e-9 x 86,430 s, CPO engines
+    # 1.87733e-7 x 14,430 s = 0.024898; P(any) = 1 - exp(-0.024898) = 0.02459.
+    from click.testing import CliRunner
+
+    from netmodel.cli.main import cli
+
+    r = CliRunner().invoke(cli, ["availability", "--scenario", "lite-flat", "--model",
+                                 "Llama-3-70B", "--trials", "20", "-q", "--threshold",
+                                 "99.9%"])
+    assert r.exit_code == 0, r.output
+    row = next(x for x in r.output.splitlines() if x.startswith("time below"))
+    assert row.startswith("time below 99.9% capacity ")
+    assert float(row.split()[-1]) == pytest.approx(0.02459, rel=2e-3)
