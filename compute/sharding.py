@@ -56,9 +56,11 @@ def check_tp(model: ModelSpec, tp: object, max_instance: int | None = None) -> i
         raise UserError(f"TP degree must be a whole number >= 1, got {tp!r}")
     tp = int(tp)
     if model.heads % tp:
-        divisors = [d for d in range(1, model.heads + 1) if model.heads % d == 0]
+        top = model.heads if max_instance is None else min(model.heads, int(max_instance))
+        divisors = [d for d in range(1, top + 1) if model.heads % d == 0]
+        upto = "" if top == model.heads else f" (up to this GPU's largest instance, {top})"
         raise UserError(f"TP degree {tp} does not divide the {model.heads} attention heads of "
-                        f"{model.name}; allowed: {', '.join(map(str, divisors))}")
+                        f"{model.name}; allowed: {', '.join(map(str, divisors))}{upto}")
     if max_instance is not None and tp > max_instance:
         raise UserError(f"TP degree {tp} exceeds the largest instance of this GPU "
                         f"({max_instance}); allowed: 1..{max_instance} dividing {model.heads}")
