@@ -689,7 +689,7 @@ class Availability:
             f"{c.scenario.label}, {c.model.name} {c.workload.phase}: {c.gpus:,} GPUs, "
             f"{c.parallelism.label}, {c.instances_total:,} instance{'' if c.instances_total == 1 else 's'}; spares {p.spares:,} "
             f"({p.placement}, {p.reachable_total:,} reachable); {m.trials:,} trials x "
-            f"{m.horizon_s / YEAR:.3g} y, seed {m.seed}",
+            f"{_horizon(m.horizon_s)}, seed {m.seed}",
             f"{'':<34}{'Monte Carlo':>16}{'analytic':>12}{'no spares':>12}",
             f"{'mean capacity':<34}{m.mean:>10.6f} ±{m.mean_ci:<5.1e}{a.mean:>12.6f}"
             f"{z.mean:>12.6f}",
@@ -720,6 +720,19 @@ class Availability:
                          f"outages overlap so often that the additive model overstates the "
                          f"loss (it is first-order)")
         return "\n".join(lines)
+
+
+def _horizon(seconds: float) -> str:
+    """A horizon in the largest of y, d, h, min it fills at least once, else s (a horizon
+    of one second read '3.17e-08 y').
+
+    >>> _horizon(YEAR), _horizon(30 * 86400), _horizon(1.0), _horizon(5400.0)
+    ('1 y', '30 d', '1 s', '1.5 h')
+    """
+    for unit, size in (("y", YEAR), ("d", 86400.0), ("h", HOUR), ("min", 60.0)):
+        if seconds >= size:
+            return f"{seconds / size:.3g} {unit}"
+    return f"{seconds:.3g} s"
 
 
 def _components_per_kind(cluster, kinds) -> dict:

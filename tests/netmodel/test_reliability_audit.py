@@ -123,3 +123,17 @@ def test_a_threshold_of_99_9_percent_is_not_printed_as_100():
     row = next(x for x in r.output.splitlines() if x.startswith("time below"))
     assert row.startswith("time below 99.9% capacity ")
     assert float(row.split()[-1]) == pytest.approx(0.02459, rel=2e-3)
+
+
+@pytest.mark.parametrize(("horizon", "shown"), [("1s", "x 1 s,"), ("90min", "x 1.5 h,"),
+                                               ("30d", "x 30 d,"), ("1y", "x 1 y,")])
+def test_the_horizon_is_shown_in_a_readable_unit(horizon, shown):
+    # '--horizon 1s' was shown as '20 trials x 3.17e-08 y' (1 s / 31,557,600 s)
+    from click.testing import CliRunner
+
+    from netmodel.cli.main import cli
+
+    r = CliRunner().invoke(cli, ["availability", "--scenario", "lite-flat", "--model",
+                                 "Llama-3-70B", "--trials", "20", "-q", "--horizon", horizon])
+    assert r.exit_code == 0, r.output
+    assert f"20 trials {shown} seed 0" in r.output.splitlines()[0]
