@@ -257,14 +257,23 @@ def resolve_profile(ref: str | None) -> EngineProfile | None:
     return get_profile(ref)
 
 
-def _profile_line(profile, desc: dict | None = None) -> str:
-    """The calibrated mode's line; a second one when the profile was fitted with other
+def _profile_line(profile, desc: dict | None = None, gpus=()) -> str:
+    """The calibrated mode's line; a note when the profile was fitted with other
     collectives than this run's (its fitted overheads absorbed those, so the run does not
-    reproduce its fit). Scenarios are compared without their ``@GPU``."""
+    reproduce its fit; scenarios are compared without their ``@GPU``), and one when it was
+    fitted on another GPU than the run's ``gpus`` (names): its overheads and efficiencies
+    are what an engine reached on that GPU, carried over, not measured on this one."""
     import re
 
     fitted = f", fitted on {profile.fitted_on}" if profile.fitted_on else ""
     line = f"calibrated mode: engine profile {profile.name}{fitted}"
+    other = sorted({g for g in gpus if g} - {profile.gpu}) if profile.gpu else []
+    if other:
+        on = " and ".join(other)
+        line += (f"\nnote: profile {profile.name} was fitted on {profile.gpu} and is used here "
+                 f"on {on}: its efficiencies and fixed overheads are {profile.gpu}'s, carried "
+                 f"over, not measured (netmodel calibrate fits a profile from measurements "
+                 f"on {on})")
     if desc is not None and profile.collectives:
         now = describe_collectives(desc).split(" (")[0]
         bare = lambda s: re.sub(r"@[^,\s]+", "", s)  # noqa: E731
@@ -521,7 +530,7 @@ def infer(tp_text: str, batch_text: str, pp_text: str, ep_text: str, adp_text: s
     elif as_csv:
         click.echo(r.to_csv(), nl=False)
     else:
-        extra = [_profile_line(options.profile, desc)] if options.profile else []
+        extra = [_profile_line(options.profile, desc, [gpu.name])] if options.profile else []
         click.echo("\n".join(_summary(r) + (["reason: " + r.reason] if r.reason else [])
                              + ["collectives: " + describe_collectives(desc)] + extra
                              + [""] + _stage_table(r)))
@@ -584,7 +593,7 @@ def search(max_batch: str, tp_text: str | None, pp_text: str | None, ep_text: st
         click.echo(json.dumps({**out, "collectives": desc}, indent=2))
         exit_if_nothing_feasible([r])
         return
-    _print_search(r, show_front, desc, options.profile)
+    _print_search(r, show_front, desc, options.profile, gpu.name)
     if getattr(model, "experts", 0) > 1 and ep_text is None and adp_text is None:
         click.echo(f"note: plain tensor parallelism only; {model.name} is a mixture of experts, "
                    f"which compare (--parallelism auto) also spreads by expert and attention "
@@ -592,7 +601,7 @@ def search(max_batch: str, tp_text: str | None, pp_text: str | None, ep_text: st
     exit_if_nothing_feasible([r])
 
 
-def _print_search(r, show_front: bool, desc: dict, profile) -> None:
+def _print_search(r, show_front: bool, desc: dict, profile, gpu_name: str = "") -> None:
     from compute.units import format_time
 
     lat = "TTFT" if r.phase == "prefill" else "TBT"
@@ -607,7 +616,7 @@ def _print_search(r, show_front: bool, desc: dict, profile) -> None:
                f"{lat} <= {format_time(r.latency_limit)}")
     click.echo("collectives: " + describe_collectives(desc))
     if profile is not None:
-        click.echo(_profile_line(profile, desc))
+        click.echo(_profile_line(profile, desc, [gpu_name]))
     if r.best is None:
         click.echo(f"no feasible configuration: {r.reason}")
         return

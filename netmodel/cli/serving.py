@@ -88,7 +88,9 @@ def serve(scenario: str, model_name: str, workload: str, rate_text: str | None,
         click.echo(_profile_line(profile, {"model": "scenario", "scenario": scen.label,
                                            "placement": scen.placement,
                                            "algorithm": scen.algorithm,
-                                           "instances": scen.instances}))
+                                           "instances": scen.instances},
+                                 [x.gpu for x in (r.prefill, r.decode) if x is not None]
+                                 or [scen.gpu.name]))
     if not r.feasible:
         click.echo(f"nothing feasible: no configuration meets the SLO (exit status "
                    f"{NOTHING_FEASIBLE})", err=True)

@@ -1,0 +1,39 @@
+"""A profile fitted on one GPU and used on another says so. Before, ``infer``, ``search``
+and ``serve`` applied vllm-dgx-h100 (fitted on H100-SXM) to a B200, an A100 or an H200 pool
+without a word: its per-layer and per-sequence overheads and its efficiencies were measured
+on an H100 and are carried over, not measured."""
+
+from click.testing import CliRunner
+
+from netmodel.cli.main import cli
+
+NOTE = "note: profile vllm-dgx-h100 was fitted on H100-SXM and is used here on"
+
+
+def _run(*args):
+    out = CliRunner().invoke(cli, list(args))
+    assert out.exit_code in (0, 3), out.output
+    return out.output
+
+
+def test_infer_on_another_gpu_notes_it_and_not_on_its_own():
+    base = ["infer", "--model", "Llama-3-70B", "--tp", "8", "--batch", "8", "--phase", "decode",
+            "--context", "1024", "--profile", "vllm-dgx-h100"]
+    other = _run(*base, "--gpu", "B200-HGX")
+    assert f"{NOTE} B200-HGX: its efficiencies and fixed overheads are H100-SXM's" in other
+    assert "measurements on B200-HGX)" in other
+    assert NOTE not in _run(*base, "--gpu", "H100-SXM", "--scenario", "h100-dgx")
+
+
+def test_search_and_serve_note_the_gpu_they_run_on():
+    assert f"{NOTE} A100-SXM-80GB:" in _run("search", "--model", "Llama-3-70B", "--gpu",
+                                           "A100-SXM-80GB", "--profile", "vllm-dgx-h100")
+    serve = ["serve", "--model", "Llama-3-70B", "--scenario", "h100-dgx", "--profile",
+             "vllm-dgx-h100"]
+    assert f"{NOTE} H200-SXM:" in _run(*serve, "--decode-gpu", "H200-SXM")
+    assert NOTE not in _run(*serve)
+
+
+def test_roofline_runs_have_no_profile_note():
+    assert "fitted on" not in _run("infer", "--model", "Llama-3-70B", "--tp", "8", "--batch",
+                                   "8", "--gpu", "B200-HGX")
