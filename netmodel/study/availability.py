@@ -686,7 +686,7 @@ class Availability:
         c, m, a, z = self.cluster, self.mc, self.analytic, self.no_spares
         p = self.pools
         lines = [
-            f"{c.scenario.label}, {c.model.name} {c.workload.phase}: {c.gpus:,} GPUs, "
+            f"{c.scenario.label}, {c.model.name} {c.workload.phase}: {c.gpus:,} GPU{'' if c.gpus == 1 else 's'}, "
             f"{c.parallelism.label}, {c.instances_total:,} instance{'' if c.instances_total == 1 else 's'}; spares {p.spares:,} "
             f"({p.placement}, {p.reachable_total:,} reachable); {m.trials:,} trials x "
             f"{_horizon(m.horizon_s)}, seed {m.seed}",

@@ -648,7 +648,7 @@ class BlastRadius:
 
     def table(self) -> str:
         c = self.cluster
-        lines = [f"{c.scenario.label}, {c.model.name} {c.workload.phase}: {c.gpus:,} GPUs "
+        lines = [f"{c.scenario.label}, {c.model.name} {c.workload.phase}: {c.gpus:,} GPU{'' if c.gpus == 1 else 's'} "
                  f"({c.cells} x {c.cell_gpus}), {c.parallelism.label} x batch {c.batch}, "
                  f"{c.instances_total:,} instance{'' if c.instances_total == 1 else 's'}, {c.cluster_tokens_per_s:,.0f} tokens/s",
                  f"{'class':<12}{'count':>9}{'rate/h':>10}{'ev/yr':>9}{'GPUs':>8}{'SMs':>9}"
