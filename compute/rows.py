@@ -26,7 +26,8 @@ from compute.errors import UserError, known
 from compute.units import JOULES_PER_KWH, SECONDS_PER_YEAR
 from compute.validate import describe
 
-__all__ = ["CONFIDENCE", "HOST_TABLE", "ROW_KEYS", "UNITS", "Parameter", "check_number",
+__all__ = ["CONFIDENCE", "HOST_TABLE", "ROW_KEYS", "SI_UNITS", "UNITS", "Parameter",
+           "check_number",
            "economics", "host_power_table", "parameter", "read_host_powers", "read_parameters",
            "read_rows"]
 
@@ -39,6 +40,14 @@ UNITS = {
     "USD": 1.0, "W": 1.0, "year": SECONDS_PER_YEAR, "1/year": 1 / SECONDS_PER_YEAR,
     "USD/kWh": 1 / JOULES_PER_KWH, "USD/GB": 1e-9, "pJ/bit": 1e-12, "USD/(Gb/s)": 1e-9,
     "USD/mm^2": 1e6, "USD/m": 1.0, "USD/port": 1.0, "W/port": 1.0,
+}
+#: The SI unit a value of each of :data:`UNITS` is held in once converted ("" for a pure
+#: number): what an output names beside the SI value (a sweep's ``params[].unit``).
+SI_UNITS = {
+    "1": "", "name": "", "mm": "m", "m": "m", "mm^2": "m^2", "1/cm^2": "1/m^2",
+    "1/mm^2": "1/m^2", "USD": "USD", "W": "W", "year": "s", "1/year": "1/s",
+    "USD/kWh": "USD/J", "USD/GB": "USD/byte", "pJ/bit": "J/bit", "USD/(Gb/s)": "USD/(bit/s)",
+    "USD/mm^2": "USD/m^2", "USD/m": "USD/m", "USD/port": "USD/port", "W/port": "W/port",
 }
 ROW_KEYS = ("value", "unit", "source", "ref", "confidence")
 

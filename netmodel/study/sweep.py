@@ -151,9 +151,13 @@ def parameters(scenario: str | Scenario) -> dict[str, tuple[str, bool]]:
 
     walk(get_scenario(scenario).fabric, "fabric")
     out.update({f"adjust.{k}": (_ADJUST_UNITS[k], False) for k in ADJUST_KEYS})
+    from compute.rows import SI_UNITS
+    from netmodel.study.cost import parameter_rows
     from netmodel.study.cost import parameters as cost_parameters
 
-    out.update({f"{COST}{k}": ("", False) for k in cost_parameters(numeric=True)})
+    rows = parameter_rows()   # a cost value is held in SI: its unit is its row's SI unit
+    out.update({f"{COST}{k}": (SI_UNITS[rows[k].unit], False)
+                for k in cost_parameters(numeric=True)})
     return out
 
 
@@ -175,30 +179,35 @@ def _in_row_unit(value: float, unit: str) -> str:
 
 def _value(text: str, unit: str, what: str) -> float:
     text = text.strip()
+    if what.startswith(COST):  # in its data row's unit (0.1USD/kWh, 5y, 75%) or bare SI
+        return _cost_value(text, what)
     if unit == "s":
         return parse_time(text, what)
     if unit == "bytes/s":
         return parse_bandwidth(text, what)
     if unit == "m":  # a cable length (fabric.length): 20m, 50cm or a number of metres
         return parse_quantity(text, _LENGTH_UNITS, what, allow_zero=True)
-    if what.startswith(COST):  # in its data row's unit (0.1USD/kWh, 5y, 75%) or bare SI
-        from netmodel.study.cost import parameter_rows
-
-        row = parameter_rows()[what[len(COST):]]
-        shown = _in_row_unit(row.raw, row.unit)
-        v = parse_in_unit(text, row.unit, what, example=f"{what}={shown}")
-        if row.value > 0 and v > ABSURD_COST_FACTOR * row.value:
-            most = _in_row_unit(ABSURD_COST_FACTOR * row.raw, row.unit)
-            raise UserError(f"{what} value {text!r} is over {ABSURD_COST_FACTOR:,.0f} times its "
-                            f"shipped default {shown}: no system is priced so; the most a sweep "
-                            f"takes is {most}")
-        return v
     try:
         v = float(text)
     except ValueError:
         raise UserError(f"{what} value {text!r} is not a number") from None
     if not (math.isfinite(v) and v >= 0):
         raise UserError(f"{what} value {text!r} must be a finite number >= 0")
+    return v
+
+
+def _cost_value(text: str, what: str) -> float:
+    """A cost parameter's value, typed in its data row's unit or bare SI."""
+    from netmodel.study.cost import parameter_rows
+
+    row = parameter_rows()[what[len(COST):]]
+    shown = _in_row_unit(row.raw, row.unit)
+    v = parse_in_unit(text, row.unit, what, example=f"{what}={shown}")
+    if row.value > 0 and v > ABSURD_COST_FACTOR * row.value:
+        most = _in_row_unit(ABSURD_COST_FACTOR * row.raw, row.unit)
+        raise UserError(f"{what} value {text!r} is over {ABSURD_COST_FACTOR:,.0f} times its "
+                        f"shipped default {shown}: no system is priced so; the most a sweep "
+                        f"takes is {most}")
     return v
 
 

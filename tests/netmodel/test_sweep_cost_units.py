@@ -98,3 +98,21 @@ def test_cost_values_are_shown_in_the_unit_they_are_typed_in():
     # a row whose default is 0 (copper's energy, pJ/bit) still has its unit's scale: 1e12
     k, unit = parse_param("cost.copper_energy=1pJ/bit", SCEN).display()
     assert (round(k * 1e-12, 9), unit) == (1.0, "pJ/bit")
+
+
+def test_a_cost_parameters_unit_is_the_si_unit_its_values_are_in():
+    # sweep.json's params[].unit names the unit of params[].values and of the CSV column,
+    # which are SI: 0.05 USD/kWh is written 1.3889e-08, in USD/J. Before, every cost
+    # parameter's unit was "" (a pure number) whatever its row's unit.
+    from compute.rows import SI_UNITS, UNITS
+
+    assert set(SI_UNITS) == set(UNITS)
+    p = parse_param("cost.electricity_price=0.05USD/kWh", SCEN)
+    assert p.values[0] == pytest.approx(0.05 / 3.6e6) and p.unit == "USD/J"
+    life = parse_param("cost.lifetime=3y,5y", SCEN)   # 'y' still read as a year, not refused
+    assert life.values == (3 * 31_557_600.0, 5 * 31_557_600.0) and life.unit == "s"
+    assert parse_param("cost.wafer_diameter=300mm", SCEN).values == (0.3,)
+    assert parse_param("cost.switch_price=3.9USD/(Gb/s)", SCEN).unit == "USD/(bit/s)"
+    assert parse_param("cost.pue=1.2", SCEN).unit == ""
+    r = run_sweep(SCEN, ["cost.electricity_price=0.05USD/kWh"], ["Llama-3-8B"], ["decode"])
+    assert r.params[0].unit == "USD/J"
