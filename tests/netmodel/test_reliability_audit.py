@@ -186,3 +186,33 @@ def test_a_one_gpu_fabric_by_hand(tmp_path):
                                      if command == "availability" else [])])
         assert r.exit_code == 0, r.output
         assert ": 1 GPU " in r.output.splitlines()[0] or ": 1 GPU," in r.output.splitlines()[0]
+
+
+def test_nvl72_rack_and_switch_tray_by_hand():
+    # docs/examples/gb300-nvl72.toml: 2 racks of 72 GB300 (18 compute trays of 4, 9 NVLink
+    # switch trays), Llama-3.1-405B decode at TP 4: 36 instances, one per compute tray.
+    # A rack (72 GPUs) takes 18 instances (50%); a compute tray (host) one; a switch tray
+    # is one of 9 parts of the rack's NVLink domain (TIER0_BOXES), 18 in all. With the
+    # rack rate at the top of its range (2.3e-6/h, the rule of three over Llama 3's 0
+    # events in 1,024 racks x 1,296 h), the capacity lost is 2 x 2.3e-6 x 18 x d / 36,
+    # d = 24.02504 h (30 s + 24 h + 60 s + the 405B shard's reload): 5.5258e-5.
+    from netmodel.study.availability import availability
+    from netmodel.study.reliability_catalog import catalog
+
+    example = "docs/examples/gb300-nvl72.toml"
+    b = blast_radius(example, "Llama-3.1-405B")
+    rows = {r.cls: r for r in b.rows}
+    assert b.cluster.instances_total == 36 and b.cluster.instance_gpus == 4
+    assert (rows["rack"].count, rows["rack"].gpus_max, rows["rack"].instances_down_max) \
+        == (2, 72, 18)
+    assert rows["rack"].tokens_lost_pct_max == pytest.approx(50.0)
+    assert (rows["host"].count, rows["host"].gpus_max, rows["host"].instances_down_max) \
+        == (36, 4, 1)
+    assert rows["nvswitch"].count == 18
+    base = availability(example, "Llama-3.1-405B", trials=10)
+    racked = availability(example, "Llama-3.1-405B", trials=10,
+                          catalog_=catalog().with_(rates={"rack": 2.3e-6}))
+    rack = next(k for k in racked.kinds if k.cls == "rack")
+    assert rack.d_repair / HOUR == pytest.approx(24.02504, abs=1e-5)
+    assert base.no_spares.mean - racked.no_spares.mean == pytest.approx(
+        2 * 2.3e-6 * 18 * 24.02504 / 36, rel=1e-5)
