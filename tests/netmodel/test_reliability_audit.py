@@ -196,10 +196,12 @@ def test_nvl72_rack_and_switch_tray_by_hand():
     # rack rate at the top of its range (2.3e-6/h, the rule of three over Llama 3's 0
     # events in 1,024 racks x 1,296 h), the capacity lost is 2 x 2.3e-6 x 18 x d / 36,
     # d = 24.02504 h (30 s + 24 h + 60 s + the 405B shard's reload): 5.5258e-5.
+    from pathlib import Path
+
     from netmodel.study.availability import availability
     from netmodel.study.reliability_catalog import catalog
 
-    example = "docs/examples/gb300-nvl72.toml"
+    example = str(Path(__file__).resolve().parents[2] / "docs" / "examples" / "gb300-nvl72.toml")
     b = blast_radius(example, "Llama-3.1-405B")
     rows = {r.cls: r for r in b.rows}
     assert b.cluster.instances_total == 36 and b.cluster.instance_gpus == 4
