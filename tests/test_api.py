@@ -201,3 +201,12 @@ def test_evaluate_on_a_scenario_takes_a_changed_gpu_of_the_scenarios_name():
     again = netmodel.evaluate("Llama-3-70B", mine, phase="decode", tp=best.tp,
                               batch=best.batch, scenario="h100-dgx")
     assert again.latency == pytest.approx(best.latency, rel=1e-12)
+
+
+@pytest.mark.parametrize("points", [0, -3, 2.5, True, "7"])
+def test_sweep_refuses_points_that_are_not_a_whole_number_of_values(points):
+    # Before, sweep(..., points=0) and points=-3 ran one point (LO alone), points=2.5 a
+    # numpy TypeError; the command line refused --points 0 in one line.
+    with pytest.raises(UserError, match=r"^points must be a whole number >= 1") as err:
+        netmodel.sweep(["lite-flat"], ["adjust.hop_latency=1e-7:1e-6"], points=points)
+    assert "--" not in str(err.value)

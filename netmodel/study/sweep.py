@@ -233,7 +233,11 @@ def _kind(path: str, scenarios) -> tuple[str, bool]:
 def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DEFAULT_POINTS
                ) -> SweepParam:
     """A :class:`SweepParam` from ``PATH=LO:HI[:N]`` or ``PATH=V1,V2,...``, checked against
-    every scenario of the sweep."""
+    every scenario of the sweep. ``points``: the values of a ``LO:HI`` range, a whole
+    number >= 1."""
+    if isinstance(points, bool) or not isinstance(points, int | np.integer) or points < 1:
+        raise UserError(f"points must be a whole number >= 1 (the values of a LO:HI range), "
+                        f"got {points!r}")
     path, eq, spec = str(text).partition("=")
     path, spec = path.strip(), spec.strip()
     if not eq or not path or not spec:
