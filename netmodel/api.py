@@ -199,6 +199,23 @@ def collective_time(fabric: FabricLike, op: str, sizes: ArrayLike, group: int | 
     return np.asarray(model.sweep(op, np.atleast_1d(n), g).time, dtype=float).reshape(n.shape)
 
 
+def _typed(name: str, value, cls: type, example: str):
+    """``value`` when it is None or a ``cls``; else one line naming the parameter (a float
+    for ``slo`` raised AttributeError 'float' object has no attribute 'limit' deep inside)."""
+    if value is None or isinstance(value, cls):
+        return value
+    raise UserError(f"{name} must be a {cls.__module__}.{cls.__name__} (e.g. {example}) or "
+                    f"None for the defaults, got {value!r}")
+
+
+def _slo(slo):
+    return _typed("slo", slo, Slo, "Slo(ttft=1.0, tbt=0.05), seconds")
+
+
+def _options(options):
+    return _typed("options", options, RooflineOptions, "RooflineOptions(mode='overlap')")
+
+
 def _comm_for(gpu: GpuSpec, scenario, comm):
     if scenario is not None and comm is not None:
         raise UserError("give scenario or comm, not both")
@@ -243,6 +260,7 @@ def evaluate(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode"
     """
     from compute.evaluate_one import evaluate as _evaluate
 
+    options = _options(options)
     scen = get_scenario(scenario) if scenario is not None else None
     if scen is not None and gpu is not None:   # as search: by the spec, not its name
         scen = scen.with_gpu(_gpu(gpu))
@@ -283,6 +301,7 @@ def search(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode", 
     """
     from compute.search import search as _search
 
+    slo, options = _slo(slo), _options(options)
     if scenario is not None:
         from netmodel.study.fabric_search import fabric_search
 
@@ -318,6 +337,7 @@ def compare(models: Iterable[ModelLike], scenarios: Iterable[ScenarioLike] | Non
     from netmodel.study.compare import run_compare
     from netmodel.study.scenarios import scenario_names
 
+    slo, options = _slo(slo), _options(options)
     scens = [get_scenario(s) for s in (_each(scenarios) if scenarios is not None
                                        else scenario_names())]
     return run_compare([_model(m) for m in _each(models)], scens, _each(phases),
@@ -335,6 +355,7 @@ def sweep(scenarios: Iterable[ScenarioLike], params: Iterable[str],
     :func:`compare`."""
     from netmodel.study.sweep import parse_param, run_sweep
 
+    _slo(kwargs.get("slo")), _options(kwargs.get("options"))
     scens = [get_scenario(s) for s in _each(scenarios)]
     parsed = [parse_param(p, scens, points) for p in _each(params)]
     return run_sweep(scens, parsed, [_model(m) for m in _each(models)], _each(phases),
@@ -350,6 +371,7 @@ def run_study(models: Iterable[ModelLike] | None = None,
     from netmodel.study.defaults import DEFAULT_GPUS, DEFAULT_MODELS
     from netmodel.study.lite_gpu import run_full_study
 
+    _slo(kwargs.get("slo")), _options(kwargs.get("options"))
     return run_full_study([_model(m) for m in _each(models or DEFAULT_MODELS)],
                           [_gpu(g) for g in _each(gpus or DEFAULT_GPUS)], _each(phases),
                           **kwargs)

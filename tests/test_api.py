@@ -210,3 +210,33 @@ def test_sweep_refuses_points_that_are_not_a_whole_number_of_values(points):
     with pytest.raises(UserError, match=r"^points must be a whole number >= 1") as err:
         netmodel.sweep(["lite-flat"], ["adjust.hop_latency=1e-7:1e-6"], points=points)
     assert "--" not in str(err.value)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: netmodel.search("Llama-3-8B", "H100-SXM", "decode", slo=0.05),
+    lambda: netmodel.compare(["Llama-3-8B"], ["lite-flat"], ["decode"], slo=0.05),
+    lambda: netmodel.sweep(["lite-flat"], ["adjust.hop_latency=1e-7:1e-6"], slo=0.05),
+    lambda: netmodel.run_study(slo=0.05),
+])
+def test_an_slo_that_is_not_an_slo_is_one_line_naming_slo(call):
+    # Before: AttributeError: 'float' object has no attribute 'limit'
+    with pytest.raises(UserError, match=r"^slo must be a compute\.phases\.Slo .* got 0\.05$"):
+        call()
+
+
+@pytest.mark.parametrize("call", [
+    lambda: netmodel.evaluate("Llama-3-8B", "H100-SXM", "decode", tp=1, batch=1,
+                              options={"mode": "overlap"}),
+    lambda: netmodel.search("Llama-3-8B", "H100-SXM", "decode", options={"mode": "overlap"}),
+])
+def test_options_that_are_not_roofline_options_are_one_line_naming_options(call):
+    # Before: AttributeError: 'dict' object has no attribute 'profile' / 'compute_dtype'
+    with pytest.raises(UserError, match=r"^options must be a compute\.roofline\.RooflineOptions"):
+        call()
+
+
+def test_an_slo_object_is_taken_as_before():
+    from compute.phases import Slo
+
+    r = netmodel.search("Llama-3-8B", "H100-SXM", "decode", slo=Slo(tbt=0.02), max_batch=64)
+    assert r.best is not None and r.best.latency <= 0.02
