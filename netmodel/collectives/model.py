@@ -323,6 +323,14 @@ class FabricCostModel:
                             f"algorithms for {op!r}: {known(algorithms_for(op))}")
         return [algorithm]
 
+    def _one_gpu(self, op: str, algorithm: str | None = None) -> None:
+        """Check ``algorithm`` (the model's if None) against ``op`` for a group of one GPU,
+        which communicates nothing but gets the same refusals as a larger group: an
+        algorithm that does not implement ``op``, or no candidate that does."""
+        if not self.algorithm_names(op, algorithm):
+            raise UserError(f"no algorithm can run {op} (none of the candidates implements "
+                            f"it); algorithms for {op!r}: {known(algorithms_for(op))}")
+
     def candidates(self, op: str, group: tuple[Hashable, ...],
                    algorithm: str | list[str] | None = None) -> list[Candidate]:
         """Valid ``(algorithm, protocol, a, b, compiled)`` with ``time = a + b n``; an
@@ -400,6 +408,7 @@ class FabricCostModel:
         n = check_sizes(nbytes)
         group = self.group(group_size)
         if len(group) == 1:
+            self._one_gpu(op)
             return np.zeros_like(n)
         try:
             cands = self.choices(op, group, n)
@@ -431,6 +440,7 @@ class FabricCostModel:
         n = float(n.reshape(()))
         group = self.group(group)
         if len(group) == 1:
+            self._one_gpu(op, algorithm)
             return CollectiveResult(op, group, n, 0.0, math.inf, math.inf, "none", "none",
                                     0.0, (), ())
         try:
@@ -458,6 +468,7 @@ class FabricCostModel:
         n = np.atleast_1d(check_sizes(sizes)).astype(float)
         group = self.group(group)
         if len(group) == 1:
+            self._one_gpu(op, algorithm)
             return SweepResult(op, group, n, np.zeros_like(n), ("none",) * len(n),
                                ("none",) * len(n))
         try:

@@ -1,0 +1,60 @@
+"""Audit of the collective engine against hand-derived closed forms (ideal calibration, zero
+route latency) and the refusals it owes every group size."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from compute.errors import UserError
+from netmodel.cli.main import cli
+from netmodel.collectives.calibration import Calibration
+from netmodel.collectives.model import FabricCostModel
+from topologies import build
+
+ALPHA = 1e-6
+N = 2**30
+
+
+def _ideal(spec: str, **kw) -> FabricCostModel:
+    g = build(spec)
+    for _, _, d in g.edges(data=True):
+        d["latency"] = 0.0
+    for _, d in g.nodes(data=True):
+        if "latency" in d:
+            d["latency"] = 0.0
+    return FabricCostModel(g, calibration=Calibration.ideal(ALPHA), **kw)
+
+
+# ---------------------------------------------------------------- a group of one GPU
+@pytest.mark.parametrize("call, match", [
+    (lambda m: m.cost("all-reduce", 1e6, 1, algorithm="pairwise"), "does not implement"),
+    (lambda m: m.sweep("all-to-all", [1e3, 1e6], 1, algorithm="ring"), "does not implement"),
+    (lambda m: m.cost("all-reduce", 1e6, 1, algorithm="magic"), "unknown algorithm"),
+])
+def test_one_gpu_refuses_what_two_refuse(call, match):
+    # a group of one GPU returned 0 s for an algorithm that does not implement the op
+    # (the same call on two GPUs is refused)
+    m = FabricCostModel(build("torus:dims=3x5"))
+    with pytest.raises(UserError, match=match):
+        call(m)
+
+
+def test_one_gpu_model_algorithm_and_candidates_checked():
+    g = build("torus:dims=3x5")
+    with pytest.raises(UserError, match="does not implement"):
+        FabricCostModel(g, algorithm="pairwise").collective_time("all-reduce", 1e6, 1)
+    with pytest.raises(UserError, match="no algorithm can run all-to-all"):
+        FabricCostModel(g, algorithms=("ring",)).collective_time("all-to-all", 1e6, 1)
+    # what runs still costs nothing on one GPU
+    m = FabricCostModel(g, algorithm="ring")
+    assert float(m.collective_time("all-reduce", 1e6, 1)) == 0.0
+    assert m.cost("all-gather", 1e6, 1).time == 0.0
+
+
+def test_one_gpu_cli_exit_2():
+    r = CliRunner().invoke(cli, ["collective", "all-reduce", "--fabric", "torus:dims=3x5",
+                                 "--group", "1", "--algorithm", "pairwise"])
+    assert r.exit_code == 2, r.output
+    assert "does not implement 'all-reduce'" in r.output and "Traceback" not in r.output
+    assert len(r.output.strip().splitlines()) == 1
