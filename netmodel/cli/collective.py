@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import click
 
+from netmodel.cli import run_record
 from netmodel.cli.main import RegistryHelp, fabric_help
 
 __all__ = ["collective", "costs"]
@@ -254,7 +255,8 @@ def collective(op: str, fabric: str, group_text: str, size_text: str, algorithm:
             doc["plot"] = plot_path
         click.echo(json.dumps(doc, indent=1))
         return
-    click.echo(f"{op} of {format_bytes(size)} on {len(group)} GPUs ({_short_group(group)})")
+    click.echo(f"{op} of {format_bytes(size)} on {len(group)} GPU{'' if len(group) == 1 else 's'}"
+               f" ({_short_group(group)})")
     click.echo(f"fabric: {_fabric_label(model)}; placement {shown}")
     fails = extra.get("failures")
     if fails:
@@ -475,8 +477,7 @@ def costs(fabric: str, ops_text: str, sizes_text: str, groups_text: str, algorit
     if files is not None:
         from compute.outputs import write_outputs
 
-        write_outputs(output, files, run={"command": "costs", "fabric": meta["fabric"],
-                                          "placement": placement, "algorithm": algorithm})
+        write_outputs(output, files, run=run_record())
         click.echo(f"wrote {len(rows)} rows to {output}/ ({', '.join(files)}){also}")
     elif output is not None:
         from compute.outputs import atomic_write

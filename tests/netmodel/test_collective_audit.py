@@ -58,3 +58,12 @@ def test_one_gpu_cli_exit_2():
     assert r.exit_code == 2, r.output
     assert "does not implement 'all-reduce'" in r.output and "Traceback" not in r.output
     assert len(r.output.strip().splitlines()) == 1
+
+
+def test_one_gpu_header_singular():
+    # the header said 'all-reduce of 1 MiB on 1 GPUs (gpu0)'
+    r = CliRunner().invoke(cli, ["collective", "all-reduce", "--fabric", "ring:n=4",
+                                 "--group", "1", "--size", "1MiB"])
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines()[0] == "all-reduce of 1 MiB on 1 GPU (gpu0)"
+    assert "0 s" in r.output
