@@ -339,8 +339,8 @@ def _chunked_attention(c: _Config, layers: int) -> dict:
     return {"sliding_window": chunk, "sliding_layers": k, "window_kind": "chunked"}
 
 
-def _moe_layer_count(c: _Config, layers: int) -> int:
-    """How many layers are MoE: DeepSeek's ``first_k_dense_replace`` and ``moe_layer_freq``,
+def _moe_layer_set(c: _Config, layers: int) -> set[int]:
+    """The MoE layers' indices: DeepSeek's ``first_k_dense_replace`` and ``moe_layer_freq``,
     Qwen-MoE's ``decoder_sparse_step`` and ``mlp_only_layers``, Llama-4's ``moe_layers``
     (indices) or ``interleave_moe_layer_step``."""
     listed = c.raw("moe_list")
@@ -348,8 +348,8 @@ def _moe_layer_count(c: _Config, layers: int) -> int:
         if not isinstance(listed, list) or len(listed) > layers:
             raise UserError(f"{c.where}: moe_layers must be a list of at most {layers} layer "
                             f"indices, got {validate.describe(listed)}")
-        return len({validate.number(c.where, "moe_layers", i, minimum=0, maximum=layers - 1,
-                                    integer=True) for i in listed})
+        return {validate.number(c.where, "moe_layers", i, minimum=0, maximum=layers - 1,
+                                integer=True) for i in listed}
     first = c.count("first_dense", limit="dense_layers", default=0)
     every = c.count("moe_every", limit="layers", default=1)
     only = c.raw("dense_only") or []
@@ -367,12 +367,27 @@ def _moe_layer_count(c: _Config, layers: int) -> int:
         end = c.cfg.get("moe_layer_end_index")
         end = layers - 1 if end is None or end == -1 else validate.number(
             c.where, "moe_layer_end_index", end, minimum=0, maximum=layers - 1, integer=True)
-        return sum(1 for i in range(layers) if i not in dense and (i + 1) % every == 0
-                   and start <= i <= end)
+        return {i for i in range(layers) if i not in dense and (i + 1) % every == 0
+                and start <= i <= end}
     if c.key("moe_every") in ("decoder_sparse_step", "interleave_moe_layer_step"):
         # Qwen-MoE, Llama-4: layer i if (i + 1) % step == 0
-        return sum(1 for i in range(layers) if i not in dense and (i + 1) % every == 0)
-    return sum(1 for i in range(layers) if i >= first and i not in dense and i % every == 0)
+        return {i for i in range(layers) if i not in dense and (i + 1) % every == 0}
+    return {i for i in range(layers) if i >= first and i not in dense and i % every == 0}
+
+
+def _moe_layer_step(moe: set[int], layers: int) -> int:
+    """Where the dense layers sit, as :attr:`~compute.models.ModelSpec.moe_layer_step`: 0
+    when they are the first layers (first_k_dense_replace, ERNIE-4.5's start index), ``k``
+    when exactly every ``k``-th layer is MoE (Llama-4's interleave_moe_layer_step, Qwen-MoE's
+    decoder_sparse_step); any other placement (mlp_only_layers in the middle) is taken as
+    dense-first, which only a pipeline's split of the layers sees."""
+    dense = layers - len(moe)
+    if not dense or moe == set(range(dense, layers)):
+        return 0
+    for k in range(2, layers + 1):
+        if moe == {i for i in range(layers) if (i + 1) % k == 0}:
+            return k
+    return 0
 
 
 def _sliding_window(c: _Config, model_type: str, fam: dict, layers: int) -> dict:
@@ -588,11 +603,14 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     if experts > 1:
         entry["experts_per_token"] = c.count("experts_per_token")
         entry["ffn"] = c.count("expert_ffn", limit="ffn") if c.has("expert_ffn") else dense_ffn
-        moe = _moe_layer_count(c, layers)
+        moe_set = _moe_layer_set(c, layers)
+        moe = len(moe_set)
         if moe == 0:
             raise UserError(f"{where}: the config names {experts} experts but no layer is a "
                             f"mixture of experts")
         entry["dense_layers"] = layers - moe
+        if _moe_layer_step(moe_set, layers):
+            entry["moe_layer_step"] = _moe_layer_step(moe_set, layers)
         if entry["dense_layers"]:
             entry["dense_ffn"] = (c.count("dense_mlp_ffn", limit="ffn", default=dense_ffn)
                                   if fam["llama4"] else dense_ffn)

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from compute.errors import UserError
+from compute.parallel import stage_mix
 from compute.results import MemoryFit
 from compute.sharding import Shards
 
@@ -46,7 +47,8 @@ if TYPE_CHECKING:
     from compute.phases import Workload
 
 __all__ = ["DEFAULT_RESERVE", "activation_bytes", "activation_bytes_per_token", "check_reserve",
-           "kv_cache_bytes", "memory_fit", "weight_bytes"]
+           "kv_cache_bytes", "memory_fit", "stage_kv_layers", "stage_weight_bytes",
+           "weight_bytes"]
 
 #: Fraction of HBM left to the runtime (vLLM's default gpu_memory_utilization = 0.9).
 DEFAULT_RESERVE = 0.10
@@ -73,7 +75,26 @@ def _mla_attention_weights(model: ModelSpec, sh: Shards):
 
 def weight_bytes(model: ModelSpec, sh: Shards) -> np.ndarray:
     """Weight bytes per GPU, shape ``(nt, 1)`` (the MLPs in ``model.mlp_weight_bytes``, the
-    rest in ``model.weight_bytes``)."""
+    rest in ``model.weight_bytes``). With pipeline stages, those of the stage with the most
+    weights (:func:`stage_weight_bytes`; :func:`memory_fit` takes the fullest stage, weights
+    and KV cache together)."""
+    layer, dense, embed, row, total = _weight_terms(model, sh)
+    body = model.layers * layer
+    if model.dense_layers:
+        body = model.moe_layers * layer + model.dense_layers * dense
+    whole = total(body, embed)
+    if sh.plain or not np.any(sh.pp > 1):
+        return whole
+    stages = stage_weight_bytes(model, sh)
+    return np.where(sh.pp > 1, np.nanmax(stages, axis=1, keepdims=True), whole)
+
+
+def _weight_terms(model: ModelSpec, sh: Shards) -> tuple:
+    """``(moe layer, dense layer, embed, row, total)``: the bytes per GPU of one layer (an
+    MoE one in an MoE model) and of one of an MoE model's dense layers, the token
+    embedding and LM head's elements (one matrix when tied), one such matrix's elements
+    (``sh.vocab x hidden``), and ``total(body, elements)``: ``body`` bytes of layers plus
+    that many embedding elements, the positions and the norms outside the layers."""
     h, d = model.hidden, model.head_dim
     if model.is_mla:
         attn = _mla_attention_weights(model, sh)
@@ -98,29 +119,53 @@ def weight_bytes(model: ModelSpec, sh: Shards) -> np.ndarray:
     norms = 2 * model.norm_parameters * wb
     attn = attn * wb
     layer = attn + model.experts * mlp(sh.ffn) * mb + router + shared + norms  # dense, or MoE
-    plain = sh.plain
-    if not plain and model.is_moe:  # EP: a group's ceil(experts / ep) expert slots per GPU
+    if not sh.plain and model.is_moe:  # EP: a group's ceil(experts / ep) expert slots per GPU
         # (redundant copies included, compute.parallel.expert_slots), shared replicated
         full_shared = mlp(model.shared_ffn) * mb + gate if model.shared_ffn else 0
         ep_layer = attn + sh.expert_slots * mlp(sh.expert_ffn) * mb + router \
             + full_shared + norms
         layer = np.where(sh.ep > 1, ep_layer, layer)
-    body = model.layers * layer
-    if model.dense_layers:
-        body = model.moe_layers * layer + model.dense_layers * (attn + mlp(sh.dense_ffn) * mb
-                                                                + norms)
-    embed = sh.vocab * h * (1 if model.tied_embeddings else 2)
-    if not plain:  # a pipeline stage holds its layers and the embedding or the LM head
-        body = body / sh.pp
-        embed = np.where(sh.pp > 1, sh.vocab * h, embed)
+    dense = (attn + mlp(sh.dense_ffn) * mb + norms) if model.dense_layers else 0
+    row = sh.vocab * h
+    embed = row * (1 if model.tied_embeddings else 2)
     other = model.learned_positions * h + model.norm_parameters
     if model.embedding_norm:
         other += model.norm_parameters
     eb = model.embedding_bytes  # the token embedding, positions and LM head
-    if eb == wb:
-        return body + (embed + other) * wb
-    norms = other - model.learned_positions * h
-    return body + (embed + model.learned_positions * h) * eb + norms * wb
+
+    def total(body, elements):
+        if eb == wb:
+            return body + (elements + other) * wb
+        norms = other - model.learned_positions * h
+        return body + (elements + model.learned_positions * h) * eb + norms * wb
+
+    return layer, dense, embed, row, total
+
+
+def stage_weight_bytes(model: ModelSpec, sh: Shards) -> np.ndarray:
+    """Weight bytes per GPU of each pipeline stage, shape ``(nt, max pp)`` (NaN past a
+    row's stages): the layers the stage holds (:func:`compute.parallel.stage_mix`: an MoE
+    model's dense layers where they sit), the token embedding on the first stage and the
+    LM head on the last (each ``sh.vocab x hidden``; both on a single stage, one matrix
+    when tied), the positions and the norms outside the layers counted on every stage."""
+    layer, dense, embed, row, total = _weight_terms(model, sh)
+    pps = np.asarray(sh.pp, dtype=float).reshape(-1)
+    n = max(len(np.atleast_1d(sh.tp)), len(pps))
+    pps = np.broadcast_to(pps, (n,))
+    width = int(pps.max())
+    out = np.full((n, width), np.nan)
+    layer, dense, embed, row = (np.broadcast_to(np.asarray(x, dtype=float).reshape(-1, 1),
+                                                (n, 1)) for x in (layer, dense, embed, row))
+    for p in np.unique(pps).astype(int).tolist():
+        rows = np.flatnonzero(pps == p)
+        mix = stage_mix(model, p)                 # (p, 3): layers, dense, windowed
+        ends = np.zeros(p)
+        ends[0] += 1.0
+        ends[-1] += 1.0                           # embedding on the first, LM head on the last
+        elements = row[rows] * ends if p > 1 else embed[rows] * np.ones(1)
+        out[rows, :p] = total((mix[:, 0] - mix[:, 1]) * layer[rows] + mix[:, 1] * dense[rows],
+                              elements)
+    return out
 
 
 def kv_cache_bytes(model: ModelSpec, sh: Shards, batch: np.ndarray, workload: Workload
@@ -128,17 +173,20 @@ def kv_cache_bytes(model: ModelSpec, sh: Shards, batch: np.ndarray, workload: Wo
     """KV-cache bytes per GPU for ``batch`` sequences at ``workload.kv_tokens`` each (in
     decode a sliding-window layer keeps only the last ``sliding_window`` of them; a prefill
     step holds the whole prompt in every layer while it runs:
-    :meth:`~compute.models.ModelSpec.kv_tokens_in_step`; with pipeline stages the windowed
-    layers are taken as spread evenly over the stages). With
+    :meth:`~compute.models.ModelSpec.kv_tokens_in_step`). With
     MLA every GPU of an attention group holds the whole latent of the group's sequences
     (``kv_lora_rank + qk_rope_head_dim`` per token and layer, not split by TP). A pipeline
-    stage holds the cache of its ``layers / pp`` layers for every sequence in flight; with
-    attention data parallelism a GPU holds only its group's ``ceil(batch /
-    attention_dp)`` sequences."""
+    stage holds the cache of its own layers for every sequence in flight (here the stage
+    with the most; :func:`memory_fit` takes the fullest stage, weights and cache
+    together: :func:`stage_kv_layers`); with attention data parallelism a GPU holds only
+    its group's ``ceil(batch / attention_dp)`` sequences."""
     layers, seqs = model.layers, batch
     if not sh.plain:
         layers, seqs = model.layers / sh.pp, np.ceil(batch / sh.attention_dp)
     held = model.kv_tokens_in_step(workload)  # less in windowed layers in decode
+    if not sh.plain and np.any(sh.pp > 1):    # a stage's layers x tokens, over the layers
+        most = np.nanmax(stage_kv_layers(model, sh, workload), axis=1, keepdims=True)
+        held = np.where(sh.pp > 1, most / layers, held)
     if model.is_mla:
         per_token = layers * model.kv_elements_per_token * model.kv_bytes
         if type(batch) is float:  # one configuration and batch
@@ -147,6 +195,33 @@ def kv_cache_bytes(model: ModelSpec, sh: Shards, batch: np.ndarray, workload: Wo
                                np.broadcast_shapes(sh.tp.shape, batch.shape))
     per_token = layers * 2 * sh.kv_heads * model.head_dim * model.kv_bytes
     return per_token * seqs * held
+
+
+def _kv_per_layer_token(model: ModelSpec, sh: Shards):
+    """KV-cache bytes per GPU one token adds to one layer."""
+    if model.is_mla:
+        return model.kv_elements_per_token * model.kv_bytes
+    return 2 * sh.kv_heads * model.head_dim * model.kv_bytes
+
+
+def stage_kv_layers(model: ModelSpec, sh: Shards, workload: Workload) -> np.ndarray:
+    """KV-cache entries one sequence keeps on each pipeline stage, summed over the stage's
+    layers, shape ``(nt, max pp)`` (NaN past a row's stages): the stage's full-attention
+    layers hold the step's tokens, its windowed layers (:func:`compute.parallel.stage_mix`)
+    what a windowed layer holds (:meth:`~compute.models.ModelSpec.kv_tokens_in_step` of a
+    model all of whose layers are windowed: ``min(context, window)`` in decode, the prompt
+    in prefill)."""
+    full_t = workload.kv_tokens
+    win_t = min(full_t, model.sliding_window) if (model.sliding_window
+                                                  and workload.phase == "decode") else full_t
+    pps = np.asarray(sh.pp, dtype=float).reshape(-1)
+    n = max(len(np.atleast_1d(sh.tp)), len(pps))
+    pps = np.broadcast_to(pps, (n,))
+    out = np.full((n, int(pps.max())), np.nan)
+    for p in np.unique(pps).astype(int).tolist():
+        mix = stage_mix(model, p)
+        out[pps == p, :p] = (mix[:, 0] - mix[:, 2]) * full_t + mix[:, 2] * win_t
+    return out
 
 
 def activation_bytes(model: ModelSpec, sh: Shards, batch: np.ndarray, workload: Workload
@@ -185,15 +260,41 @@ def memory_fit(model: ModelSpec, gpu: GpuSpec, sh: Shards, batch: np.ndarray, wo
     """Weights, KV cache and activations per GPU (arrays broadcast to ``(nt, nb)``), the
     usable bytes, and the mask of configurations that fit. The KV cache holds ``batch``
     sequences; the activation workspace is that of one micro-batch of ``micro_batch``
-    sequences (default ``batch``: no pipeline)."""
+    sequences (default ``batch``: no pipeline). With pipeline stages, the weights and the
+    KV cache are those of the fullest stage (the most weights plus cache at that batch:
+    :func:`stage_weight_bytes`, :func:`stage_kv_layers`), which must fit; the activation
+    workspace is taken as the same on every stage."""
     reserve = check_reserve(reserve)
     shape = np.broadcast_shapes(sh.tp.shape, batch.shape)
     w = np.broadcast_to(weight_bytes(model, sh), shape)
     kv = kv_cache_bytes(model, sh, batch, workload)
+    if not sh.plain and np.any(sh.pp > 1):
+        w, kv = _fullest_stage(model, sh, batch, workload, w, kv, shape)
     act = activation_bytes(model, sh, batch if micro_batch is None else micro_batch, workload)
     usable = gpu.hbm_capacity * (1.0 - reserve)
     fits = (w + kv + act) <= usable
     return w, kv, act, usable, fits
+
+
+def _fullest_stage(model, sh, batch, workload, w, kv, shape):
+    """``(w, kv)`` with the pipelined rows' weights and KV cache those of the stage holding
+    the most of both together at each batch."""
+    rows = np.flatnonzero(np.broadcast_to(np.asarray(sh.pp, dtype=float).reshape(-1, 1),
+                                          (shape[0], 1))[:, 0] > 1)
+    stage_w = stage_weight_bytes(model, sh)[rows]                  # (r, S)
+    per_seq = stage_kv_layers(model, sh, workload)[rows]           # (r, S)
+    unit = np.broadcast_to(np.asarray(_kv_per_layer_token(model, sh), dtype=float)
+                           .reshape(-1, 1), (shape[0], 1))[rows]   # (r, 1)
+    seqs = np.ceil(batch / sh.attention_dp)
+    seqs = np.broadcast_to(seqs, shape)[rows]                      # (r, nb)
+    stage_kv = (unit * per_seq)[:, :, None] * seqs[:, None, :]     # (r, S, nb)
+    need = np.where(np.isnan(stage_kv), -np.inf, stage_w[:, :, None] + stage_kv)
+    pick = np.argmax(need, axis=1)[:, None, :]                     # the fullest stage
+    w, kv = np.array(w, dtype=float), np.array(np.broadcast_to(kv, shape), dtype=float)
+    w[rows] = np.take_along_axis(np.broadcast_to(stage_w[:, :, None], stage_kv.shape),
+                                 pick, axis=1)[:, 0, :]
+    kv[rows] = np.take_along_axis(stage_kv, pick, axis=1)[:, 0, :]
+    return w, kv
 
 
 def describe_fit(model: ModelSpec, gpu: GpuSpec, tp: int, batch: int, weights: float, kv: float,

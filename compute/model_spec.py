@@ -124,6 +124,12 @@ class ModelSpec:
     shared_expert_gate: bool = False  #: a sigmoid gate (hidden -> 1) on the shared expert (Qwen-MoE)
     dense_layers: int = 0    #: layers of an MoE model whose MLP is dense (DeepSeek-V3: 3)
     dense_ffn: int = 0       #: intermediate size of those dense MLPs (0: ``ffn``)
+    #: where the dense layers sit (what a pipeline stage holds depends on it): 0, the first
+    #: ``dense_layers`` layers (DeepSeek-V3/R1 and Kimi-K2's first_k_dense_replace, GLM-4.5,
+    #: ERNIE-4.5's moe_layer_start_index); k >= 2, layer i is MoE when i + 1 is a multiple
+    #: of k and dense otherwise (Llama-4 Maverick's interleave_moe_layer_step 2, Qwen-MoE's
+    #: decoder_sparse_step), so ``dense_layers`` is ``layers - layers // k``
+    moe_layer_step: int = 0
     kv_lora_rank: int = 0    #: MLA: width of the compressed KV latent (0: no MLA)
     q_lora_rank: int = 0     #: MLA: rank of the low-rank query projection (0: full rank)
     qk_rope_head_dim: int = 0  #: MLA: rotary part of each query/key head (its key is shared)
@@ -191,7 +197,8 @@ class ModelSpec:
 
     def _check_moe(self, where: str) -> None:
         if not self.is_moe:
-            extra = [k for k in ("shared_ffn", "dense_layers", "dense_ffn", "shared_expert_gate")
+            extra = [k for k in ("shared_ffn", "dense_layers", "dense_ffn", "shared_expert_gate",
+                                 "moe_layer_step")
                      if getattr(self, k)]
             if extra:
                 raise UserError(f"{where}: {', '.join(extra)} describe an MoE model; this one "
@@ -200,6 +207,12 @@ class ModelSpec:
         if self.dense_layers >= self.layers:
             raise UserError(f"{where}: dense_layers ({self.dense_layers}) must be below layers "
                             f"({self.layers}) in an MoE model")
+        step = self.moe_layer_step
+        if step and (step < 2 or self.dense_layers != self.layers - self.layers // step):
+            raise UserError(f"{where}: moe_layer_step {step} (every {step}-th layer MoE) needs "
+                            f"dense_layers = layers - layers // moe_layer_step = "
+                            f"{self.layers - self.layers // max(step, 1)} and a step of at "
+                            f"least 2, got dense_layers {self.dense_layers}")
         if self.dense_ffn and not self.dense_layers:
             raise UserError(f"{where}: dense_ffn ({self.dense_ffn}) is given but dense_layers "
                             f"is 0")
@@ -356,6 +369,34 @@ class ModelSpec:
     def windowed_layers(self) -> int:
         """Layers whose attention is limited to the last ``sliding_window`` tokens."""
         return (self.sliding_layers or self.layers) if self.sliding_window else 0
+
+    def layer_mix(self, start: int, end: int) -> tuple[int, int]:
+        """``(dense, windowed)``: how many of layers ``start .. end - 1`` (a pipeline
+        stage's, :func:`compute.parallel.stage_layers`) have a dense MLP in an MoE model
+        (:attr:`moe_layer_step` says where they sit) and a windowed attention. The
+        full-attention layers are taken as spread evenly, ``floor(end F / L) - floor(start
+        F / L)`` of the ``F`` of ``L`` layers: every ``L / F``-th layer when ``F`` divides
+        ``L``, as gpt-oss alternates (layer_types: sliding first), Gemma-2 alternates,
+        Gemma-3 keeps one in 6 and Llama-4 one in 4 (no_rope_layer_interval); an uneven
+        pattern (Gemma-3 27B's 62 layers) is within a layer of it.
+
+        >>> m = ModelSpec("d", 61, 64, 4, 4, 16, 128, 100, experts=8, dense_layers=3)
+        >>> m.layer_mix(0, 31), m.layer_mix(31, 61)
+        ((3, 0), (0, 0))
+        >>> m = ModelSpec("g", 36, 64, 4, 4, 16, 128, 100, sliding_window=128, sliding_layers=18)
+        >>> m.layer_mix(0, 9), m.layer_mix(9, 18)   # windowed layers 0, 2, 4, ...
+        ((0, 5), (0, 4))
+        """
+        n = end - start
+        dense = 0
+        if self.is_moe and self.dense_layers:
+            k = self.moe_layer_step
+            dense = (n - (end // k - start // k)) if k else \
+                max(0, min(end, self.dense_layers) - start)
+        w = self.windowed_layers
+        full = self.layers - w
+        windowed = n - (end * full // self.layers - start * full // self.layers) if w else 0
+        return dense, windowed
 
     def kv_tokens_held(self, tokens: int) -> float:
         """KV-cache entries one sequence of ``tokens`` tokens keeps per layer, on average

@@ -5,8 +5,12 @@ A :class:`Parallelism` ``(tp, pp, ep, attention_dp)`` places one model instance 
 ``tp x pp`` GPUs:
 
 * **pipeline parallelism** (``pp`` stages): the layers are cut into ``pp`` stages of
-  ``layers / pp`` consecutive layers (``pp`` must divide the layers); each stage runs on its
-  own ``tp`` GPUs and sends its output activations to the next stage point to point.
+  ``layers / pp`` consecutive layers (``pp`` must divide the layers; :func:`stage_layers`
+  splits them as vLLM does); each stage runs on its own ``tp`` GPUs and sends its output
+  activations to the next stage point to point. A stage holds the weights and KV cache of
+  its own layers (an MoE model's dense layers and the sliding-window layers where the
+  model puts them, :func:`stage_mix`), the token embedding on the first stage and the LM
+  head on the last; the memory fit is that of the fullest stage.
 * **tensor parallelism** (``tp`` GPUs per stage): attention heads, MLP columns and the
   vocabulary are split over the stage's GPUs (:mod:`compute.sharding`).
 * **attention data parallelism** (``attention_dp`` groups per stage, dividing ``tp``):
@@ -55,6 +59,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -66,7 +71,7 @@ if TYPE_CHECKING:
     from compute.models import ModelSpec
 
 __all__ = ["DIMENSIONS", "MAX_EXPERT_SKEW", "Parallelism", "check_parallelism", "configurations",
-           "expert_slots", "kv_copies", "layout"]
+           "expert_slots", "kv_copies", "layout", "stage_layers", "stage_mix"]
 
 #: Largest expert skew taken (the busiest EP group's share of routed tokens over the mean;
 #: 1 is uniform routing): checked by compute.roofline.check_skew and calibrate's rows.
@@ -168,6 +173,46 @@ def expert_slots(experts: int, ep: int) -> tuple[int, int]:
     """
     slots = -(-experts // ep)
     return slots, ep * slots - experts
+
+
+def stage_layers(layers: int, pp: int) -> tuple[tuple[int, int], ...]:
+    """The ``(start, end)`` layer range of each of ``pp`` pipeline stages, as vLLM splits
+    them (``get_pp_indices``, vllm/distributed/utils.py, commit 5a6541db): ``layers // pp``
+    each, and the ``layers mod pp`` left over one each to the stages just before the last
+    (the last holds the final norm and the LM head; VLLM_PP_LAYER_PARTITION overrides it,
+    not modelled). SGLang's default split is the same equal one when ``pp`` divides the
+    layers.
+
+    >>> stage_layers(92, 2), stage_layers(61, 2)
+    (((0, 46), (46, 92)), ((0, 31), (31, 61)))
+    >>> stage_layers(20, 4), stage_layers(10, 4)
+    (((0, 5), (5, 10), (10, 15), (15, 20)), ((0, 2), (2, 5), (5, 8), (8, 10)))
+    """
+    sizes = [layers // pp] * pp
+    for i in range(2, layers % pp + 2):
+        sizes[-i] += 1
+    starts = [sum(sizes[:i]) for i in range(pp)]
+    return tuple((a, a + n) for a, n in zip(starts, sizes, strict=True))
+
+
+@lru_cache(maxsize=256)
+def stage_mix(model: ModelSpec, pp: int) -> np.ndarray:
+    """What each of ``pp`` pipeline stages holds (:func:`stage_layers`), shape ``(pp, 3)``:
+    its layers, how many of them have a dense MLP (an MoE model's dense layers, where
+    :attr:`~compute.models.ModelSpec.moe_layer_step` puts them) and how many a windowed
+    attention (:meth:`~compute.models.ModelSpec.layer_mix`). The first stage also holds
+    the token embedding, the last the LM head.
+
+    >>> from compute.models import get_model
+    >>> stage_mix(get_model("DeepSeek-V3"), 1).astype(int).tolist()
+    [[61, 3, 0]]
+    >>> stage_mix(get_model("gpt-oss-120b"), 4).astype(int).tolist()  # sliding: even layers
+    [[9, 0, 5], [9, 0, 4], [9, 0, 5], [9, 0, 4]]
+    """
+    rows = [(b - a, *model.layer_mix(a, b)) for a, b in stage_layers(model.layers, pp)]
+    out = np.array(rows, dtype=float)
+    out.flags.writeable = False
+    return out
 
 
 def _divisors(n: int, limit: int | None = None) -> list[int]:
