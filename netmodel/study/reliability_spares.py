@@ -171,7 +171,7 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
         like = list(dict.fromkeys(like))
     else:
         like = None
-    plan = _plan(cluster, max(need, cluster.instance_gpus), like or None)
+    plan = _plan(cluster, max(need, recreate), like or None)
     if not plan:
         return Recovery("no free port for a spare", None, None)
     spares = [name for name, _, _ in plan]
@@ -210,14 +210,17 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
             extra = " (circuits re-set)" if cluster.scenario.is_ocs else ""
             return Recovery(f"substitute {need} spare{'s' * (need > 1)}{extra}", need, swap,
                             lost)
-    if placement == "pod" and len(spares) >= cluster.instance_gpus:
+    # re-creating needs a site for every GPU of every instance the failure took down at
+    # once (two instances of 16 on a host of 32 Lites: 32 sites, not 16)
+    if placement == "pod" and len(spares) >= recreate:
         block = tuple(spares[:cluster.instance_gpus])
         r = cluster.instance_result(cluster.recost_graph([comp], block, plan), block)
         if r is not None and r.feasible:
             lost = _loss(r.tokens_per_s, healthy) * effect.instances_down
             return Recovery(f"re-create on {recreate} spares", recreate, swap, lost)
-    if len(spares) < need and len(spares) < cluster.instance_gpus:
-        return Recovery(f"only {len(spares)} free port(s) for {need} spares", None, None)
+    if len(spares) < need and len(spares) < recreate:
+        return Recovery(f"only {len(spares)} free port(s) for {min(need, recreate)} spares",
+                        None, None)
     if placement == "group":
         return Recovery("no spare in the group meets the SLO", None, None)
     return Recovery("no reachable spare meets the SLO", None, None)

@@ -218,3 +218,30 @@ def test_nvl72_rack_and_switch_tray_by_hand():
     assert rack.d_repair / HOUR == pytest.approx(24.02504, abs=1e-5)
     assert base.no_spares.mean - racked.no_spares.mean == pytest.approx(
         2 * 2.3e-6 * 18 * 24.02504 / 36, rel=1e-5)
+
+
+def test_pod_spares_cannot_re_create_more_gpus_than_the_pod_has_ports():
+    # lite-flat: 4 planes of 144 ports hold 128 Lites, so a pod spare (a port on every
+    # plane) has 144 - 128 = 16 sites. A host of 32 Lites holds two TP-16 instances; to
+    # re-create both takes 32 spares at once. The blast-radius table said 're-create on
+    # 32 spares (90.1 s)' (it checked room for one instance, 16), while the availability
+    # model, whose pool holds at most 16, never recovers a host from pod spares: every
+    # host failure waits for its repair, 4 x 1.73e-5/h x 8,766 h = 0.6066 a year.
+    from netmodel.study.availability import availability
+    from netmodel.study.reliability_spares import capacity
+
+    b = blast_radius("lite-flat", "Llama-3-70B")
+    assert capacity(b.cluster, "pod") == 144 - 128
+    host = next(r for r in b.rows if r.cls == "host")
+    assert host.instances_down_max == 2 and b.cluster.instance_gpus == 16
+    assert host.recovery_with_spares == "only 16 free port(s) for 32 spares: repair"
+    assert host.recovery_with_spares_s == host.recovery_without_spares_s
+    gpu = next(r for r in b.rows if r.cls == "gpu-die")
+    assert gpu.recovery_with_spares.startswith("substitute 1 spare")
+    a = availability("lite-flat", "Llama-3-70B", spares=16, trials=10, cluster=b.cluster)
+    assert a.analytic.waits_for_repair_per_year == pytest.approx(4 * 1.73e-5 * YEAR / HOUR,
+                                                                 rel=1e-3)
+    # global spares need no port: two instances are re-created on 32 of them
+    g = blast_radius("lite-flat", "Llama-3-70B", placement="global", cluster=b.cluster)
+    assert next(r for r in g.rows if r.cls == "host").recovery_with_spares.startswith(
+        "re-create on 32 spares")
