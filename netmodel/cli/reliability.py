@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import click
 
+from netmodel.cli import run_record
 from netmodel.cli.main import max_batch_option, parallelism_option, with_options
 
 __all__ = ["availability", "blast_radius"]
@@ -181,9 +182,7 @@ def blast_radius(scenario: str, model: str, phase: str, gpus_text: str | None,
     written = []
     if out_dir is not None:
         written = write_outputs(out_dir, blast_files(result, plot=not no_plot),
-                                run={"command": "blast-radius", "scenario": scenario,
-                                     "model": model, "phase": phase,
-                                     "parallelism": parallelism})
+                                run=run_record())
     click.echo(result.to_json() if as_json else "\n".join(
         [result.table(), *_absent(result.cluster, rates, repair_times)]))
     if written and not as_json:
@@ -236,11 +235,7 @@ def availability(scenario: str, model: str, phase: str, gpus_text: str | None,
     written = []
     if out_dir is not None:
         written = write_outputs(out_dir, availability_files(result, plot=not no_plot),
-                                run={"command": "availability", "scenario": scenario,
-                                     "model": model, "phase": phase, "spares": spares,
-                                     "placement": placement, "horizon": horizon,
-                                     "trials": n_trials, "seed": n_seed,
-                                     "parallelism": parallelism})
+                                run=run_record())
     click.echo(result.to_json() if as_json else "\n".join(
         [result.table(), *_absent(result.cluster, rates, repair_times)]))
     if written and not as_json:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import click
 
+from netmodel.cli import run_record
 from netmodel.cli.main import max_batch_option, parallelism_option, profile_option, with_options
 from netmodel.study.defaults import DEFAULT_MODELS, MOE_MODEL  # light: constants only
 
@@ -214,7 +215,7 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
                                 figures=not no_plot)
     _dask_summary(ex, quiet)
     t0 = time.perf_counter()
-    written = write_full_study(result, out_dir, plot=not no_plot)
+    written = write_full_study(result, out_dir, plot=not no_plot, run=run_record())
     timings = {**result.timings, "writing files": time.perf_counter() - t0}
     if not quiet:
         click.echo("time per part: " + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items()),
@@ -307,7 +308,8 @@ def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None,
                              instances=instances, progress=bar, reliability=reliability,
                              parallelism=parallelism, executor=ex, max_batch=batch_limit)
     _dask_summary(ex, quiet)
-    written = write_compare(result, out_dir, plot=not no_plot) if out_dir is not None \
+    written = write_compare(result, out_dir, plot=not no_plot, run=run_record()) \
+        if out_dir is not None \
         else []
     click.echo(result.to_json() if as_json else result.table())
     _wrote(written, as_json)
@@ -382,7 +384,8 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
                            instances=instances, progress=bar, parallelism=parallelism,
                            executor=ex, max_batch=batch_limit)
     _dask_summary(ex, quiet)
-    written = write_sweep(result, out_dir, plot=not no_plot) if out_dir is not None \
+    written = write_sweep(result, out_dir, plot=not no_plot, run=run_record()) \
+        if out_dir is not None \
         else []
     click.echo(result.to_json() if as_json else result.table())
     _wrote(written, as_json)

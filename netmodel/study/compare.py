@@ -18,7 +18,7 @@ optical circuit-switched fabric (paid once per re-provisioning, never per token)
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from os import PathLike
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
@@ -385,8 +385,9 @@ def compare_files(result: CompareResult, *, plot: bool = True) -> dict:
 
 
 def write_compare(result: CompareResult, out_dir: str | PathLike[str], *,
-                  plot: bool = True) -> list[Path]:
-    """Write :func:`compare_files` into ``out_dir`` atomically."""
+                  plot: bool = True, run: Mapping | None = None) -> list[Path]:
+    """Write :func:`compare_files` into ``out_dir`` atomically; ``run`` (what produced
+    them) goes into the manifest."""
     from compute.outputs import write_outputs
 
-    return write_outputs(out_dir, compare_files(result, plot=plot))
+    return write_outputs(out_dir, compare_files(result, plot=plot), run=run)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import gc
 import json
+from collections.abc import Mapping
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -52,18 +53,19 @@ def _few_collections(fn):
 
 
 @_few_collections
-def write_full_study(result: _FullStudy, out_dir: str | PathLike[str], *, plot: bool = True
-                    ) -> list[Path]:
+def write_full_study(result: _FullStudy, out_dir: str | PathLike[str], *, plot: bool = True,
+                     run: Mapping | None = None) -> list[Path]:
     """Every file of the study into ``out_dir``, all or nothing: ``study.*`` and
     ``tokens_per_sm.png`` (ideal networks), ``compare.*`` and its figures (fabrics),
     ``compare_paper.*`` (fabrics under the paper's assumption), ``sweep.*`` (per-hop
     latency), the other parts' files and ``summary.md`` (the findings). Figures the run
-    already drew (``result.figures``) are written as drawn."""
+    already drew (``result.figures``) are written as drawn. ``run`` (what produced them)
+    goes into the manifest."""
     files = full_study_files(result, plot=plot)
     for name, data in result.figures.items():
         if plot and callable(files.get(name)):
             files[name] = data
-    return write_outputs(out_dir, files)
+    return write_outputs(out_dir, files, run=run)
 
 
 def full_study_files(result: _FullStudy, *, plot: bool = True, summary: bool = True) -> dict:

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from os import PathLike
 from typing import TYPE_CHECKING, NamedTuple
@@ -739,8 +739,9 @@ def sweep_files(result: SweepResult, *, plot: bool = True) -> dict:
 
 
 def write_sweep(result: SweepResult, out_dir: str | PathLike[str], *,
-                plot: bool = True) -> list[Path]:
-    """Write :func:`sweep_files` into ``out_dir`` atomically."""
+                plot: bool = True, run: Mapping | None = None) -> list[Path]:
+    """Write :func:`sweep_files` into ``out_dir`` atomically; ``run`` (what produced them)
+    goes into the manifest."""
     from compute.outputs import write_outputs
 
-    return write_outputs(out_dir, sweep_files(result, plot=plot))
+    return write_outputs(out_dir, sweep_files(result, plot=plot), run=run)

@@ -364,7 +364,7 @@ def test_writing_the_study_collects_less_often_and_restores_the_collector(monkey
     result = run_full_study(["Llama-3-8B"], ["H100-SXM"], ["decode"], fabric=False)
     seen = []
 
-    def fail(out_dir, files_):
+    def fail(out_dir, files_, **_):
         seen.append(gc.get_threshold())
         raise UserError("stop here")
 

@@ -1,0 +1,40 @@
+"""An ``--out`` folder's ``netmodel-manifest.json`` names the run that wrote it (docs/
+output-formats.md): the command and its options as typed. Before, ``compare``, ``sweep``
+and ``study lite-gpu`` wrote ``"run": {}``, and ``blast-radius`` and ``availability`` left
+out ``--gpus``, ``--rate``, ``--ttft`` and the rest, so two different runs had one record."""
+
+import json
+
+from click.testing import CliRunner
+
+from netmodel.cli.main import cli
+
+
+def _run(tmp_path, args):
+    out = tmp_path / "out"
+    r = CliRunner().invoke(cli, [*args, "--out", str(out), "--no-plot"])
+    assert r.exit_code == 0, r.output
+    return json.loads((out / "netmodel-manifest.json").read_text())["run"]
+
+
+def test_compare_names_its_run(tmp_path):
+    run = _run(tmp_path, ["compare", "--models", "Llama-3-8B", "--scenarios", "lite-flat",
+                          "--phase", "decode", "--max-batch", "64", "-q"])
+    assert run["command"] == "compare"
+    assert (run["models"], run["scenarios"], run["phase"], run["max-batch"], run["tbt"]) == \
+        ("Llama-3-8B", "lite-flat", "decode", "64", "50ms")
+    assert not {"out", "json", "quiet", "no-plot", "workers"} & set(run)
+
+
+def test_sweep_names_its_run(tmp_path):
+    run = _run(tmp_path, ["sweep", "--scenario", "lite-flat", "--models", "Llama-3-8B",
+                          "--param", "adjust.hop_latency=100ns,1us", "-q"])
+    assert run["command"] == "sweep"
+    assert run["scenario"] == ["lite-flat"] and run["param"] == ["adjust.hop_latency=100ns,1us"]
+
+
+def test_blast_radius_names_the_cluster_size_and_rates(tmp_path):
+    run = _run(tmp_path, ["blast-radius", "--scenario", "lite-flat", "--model", "Llama-3-8B",
+                          "--gpus", "256", "--rate", "leaf=1e-5"])
+    assert run["command"] == "blast-radius"
+    assert run["gpus"] == "256" and run["rate"] == ["leaf=1e-5"]
