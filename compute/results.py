@@ -299,7 +299,7 @@ class InferenceResult:
         return time_split(self.stages, "serial")
 
     def to_dict(self) -> dict:
-        """JSON-ready dict: the shape of ``netmodel infer --json`` (documented in README)."""
+        """JSON-ready dict: the shape of ``netmodel infer --json`` (documented in docs/output-formats.md)."""
         return {
             "model": self.model, "gpu": self.gpu, "phase": self.phase, "tp": self.tp,
             "pp": self.pp, "ep": self.ep, "attention_dp": self.attention_dp,
@@ -393,7 +393,7 @@ class SearchResult:
     expert_skew: float = 1.0
 
     def to_dict(self, *, front: bool = True) -> dict:
-        """JSON-ready dict: the shape of ``netmodel search --json`` (documented in README)."""
+        """JSON-ready dict: the shape of ``netmodel search --json`` (documented in docs/output-formats.md)."""
         d = {
             "model": self.model, "gpu": self.gpu, "phase": self.phase,
             "latency_name": latency_name(self.phase),

@@ -148,7 +148,7 @@ def _model_gpu_options(f):
                      help="Fraction of HBM left to the runtime."),
         click.option("--ttft", default="1s", show_default=True, help="Prefill SLO."),
         click.option("--tbt", default="50ms", show_default=True, help="Decode SLO."),
-        click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in README)."),
+        click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in docs/output-formats.md)."),
         *_COLLECTIVE_OPTIONS,
         profile_option,
     ]):
@@ -314,7 +314,7 @@ def _setup(kw):
 @click.argument("name", required=False)
 @click.option("--gpu-file", type=click.Path(dir_okay=False), metavar="FILE",
               help="Also list GPUs from a TOML/JSON file.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in README).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in docs/output-formats.md).")
 def hardware(name: str | None, gpu_file: str | None, as_json: bool) -> None:
     """List GPU types, or show one (SI units in --json)."""
     from compute.hardware import catalog, load_gpu_file
@@ -357,7 +357,7 @@ def hardware(name: str | None, gpu_file: str | None, as_json: bool) -> None:
               help="Also list models from a TOML/JSON file.")
 @click.option("--hf-config", type=click.Path(), metavar="PATH",
               help="Show the model read from a HuggingFace config.json.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in README).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in docs/output-formats.md).")
 def models(name: str | None, model_file: str | None, hf_config: str | None, as_json: bool) -> None:
     """List LLM models, or show one (with parameter counts)."""
     from compute.models import load_model_file, model_catalog

@@ -127,7 +127,7 @@ class StudyResult(RowsResult):
         raise UserError(f"the study has no row for {model} x {gpu} x {phase} x {network}")
 
     def to_json(self, indent: int | None = 2) -> str:
-        """``{"study", "baseline", "settings", "rows"}`` (documented in README)."""
+        """``{"study", "baseline", "settings", "rows"}`` (documented in docs/output-formats.md)."""
         return json.dumps({"study": "lite-gpu", "baseline": self.baseline,
                            "settings": self.settings, "rows": self.to_dicts()}, indent=indent)
 

@@ -38,3 +38,17 @@ def test_blast_radius_names_the_cluster_size_and_rates(tmp_path):
                           "--gpus", "256", "--rate", "leaf=1e-5"])
     assert run["command"] == "blast-radius"
     assert run["gpus"] == "256" and run["rate"] == ["leaf=1e-5"]
+
+
+def test_json_help_points_at_the_page_that_has_the_shape():
+    # hardware, models, infer and search said 'Print JSON (shape in README)'; README has
+    # no JSON shape: docs/output-formats.md has them
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "output-formats.md").read_text()
+    for cmd in (["hardware"], ["models"], ["infer"], ["search"]):
+        text = CliRunner().invoke(cli, [*cmd, "--help"], terminal_width=200).output
+        assert "README" not in text, cmd
+        assert "docs/output-formats.md" in text, cmd
+    for cmd in ("hardware", "models", "infer", "search"):
+        assert f"netmodel {cmd} " in page
