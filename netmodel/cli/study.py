@@ -165,7 +165,9 @@ def study() -> None:
               "'none' skips the part).")
 @parallelism_option
 @click.option("--json", "as_json", is_flag=True,
-              help="Print the study as JSON ({study, fabric, sweep}) instead of the tables.")
+              help="Print the study as JSON instead of the tables: one key per part (study, "
+                   "fabric, paper, sweep, reliability, cost, crossovers, serving, moe, "
+                   "packed; null for a part skipped).")
 @with_options(_slo_options)
 @with_options(_dask_options)
 def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phases_text: str,

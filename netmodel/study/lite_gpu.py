@@ -268,8 +268,9 @@ class FullStudy:
         return "\n\n".join(parts)
 
     def to_json(self, indent: int | None = 2) -> str:
-        """``{"study": ..., "fabric": ..., "sweep": ...}``: the parts' JSON documents
-        (``null`` for a part that was skipped)."""
+        """``{"study", "fabric", "paper", "sweep", "reliability", "cost", "crossovers",
+        "serving", "moe", "packed"}``: the parts' JSON documents (``null`` for a part that
+        was skipped)."""
         parts = {"study": self.ideal, "fabric": self.fabric, "paper": self.paper,
                  "sweep": self.sweep}
         doc = {k: None if v is None else json.loads(v.to_json(indent=None))

@@ -52,3 +52,16 @@ def test_json_help_points_at_the_page_that_has_the_shape():
         assert "docs/output-formats.md" in text, cmd
     for cmd in ("hardware", "models", "infer", "search"):
         assert f"netmodel {cmd} " in page
+
+
+def test_study_json_help_names_every_part_the_json_has():
+    # the help said '({study, fabric, sweep})'; the document has ten parts
+    from netmodel.study.lite_gpu import run_full_study
+
+    result = run_full_study(["Llama-3-8B"], ["H100-SXM"], ["decode"], fabric=False)
+    keys = list(json.loads(result.to_json()))
+    text = " ".join(CliRunner().invoke(cli, ["study", "lite-gpu", "--help"],
+                                       terminal_width=200).output.split())
+    for k in keys:
+        assert k in text.split("--json", 1)[1].split("--", 1)[0], k
+    assert len(keys) == 10
