@@ -516,8 +516,11 @@ def _summary(r) -> list[str]:
 def infer(tp_text: str, batch_text: str, pp_text: str, ep_text: str, adp_text: str,
           skew_text: str, as_csv: bool, as_json: bool, **kw: Any) -> None:
     """Per-stage roofline of one configuration (per GPU of the instance)."""
+    from compute.errors import UserError
     from compute.evaluate_one import evaluate
 
+    if as_json and as_csv:   # one document on stdout: a script gets what it asked for or a no
+        raise UserError("give --json or --csv, not both (each prints the whole result)")
     model, gpu, workload, options, slo, (comm, desc, fabric_gpus) = _setup(kw)
     tp, batch = _whole("--tp", tp_text), _whole("--batch", batch_text)
     pp = _whole("--pp", pp_text)

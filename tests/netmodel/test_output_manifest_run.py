@@ -65,3 +65,12 @@ def test_study_json_help_names_every_part_the_json_has():
     for k in keys:
         assert k in text.split("--json", 1)[1].split("--", 1)[0], k
     assert len(keys) == 10
+
+
+def test_infer_refuses_json_and_csv_together():
+    # Before: 'infer ... --json --csv' printed the JSON and dropped --csv without a word
+    r = CliRunner().invoke(cli, ["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM",
+                                 "--tp", "1", "--batch", "1", "--json", "--csv"])
+    assert r.exit_code == 2
+    assert r.output.strip() == "error: give --json or --csv, not both (each prints the whole " \
+                               "result)"
