@@ -29,8 +29,8 @@ from topologies.closed_forms import closed_form
 from topologies.schema import gpu_nodes, validate
 
 __all__ = ["MAXFLOW_NODES", "BillOfMaterials", "FabricSummary", "PathDiversity",
-           "bill_of_materials", "bisection_maxflow", "diameter", "injection_bandwidth",
-           "path_diversity", "summary"]
+           "bill_of_materials", "bisection_maxflow", "cable_end_parts", "diameter",
+           "injection_bandwidth", "path_diversity", "summary"]
 
 #: Largest graph (nodes) for which the exact max-flow bisection is computed.
 MAXFLOW_NODES = 5000
@@ -45,8 +45,9 @@ class BillOfMaterials:
 
     ``pluggable_transceivers``: one per optical cable end at a GPU or switch (pluggable
     optics or plain fibre); ``cpo_ports``: the same for co-packaged optics; an end at an OCS
-    needs no transceiver (the OCS steers light) and counts in ``ocs_ports_used``. A GPU end
-    of a breakout share counts one transceiver; the switch end counts its share of a port.
+    needs no transceiver (the OCS steers light) and counts in ``ocs_ports_used``. Ends of a
+    breakout share count as :func:`cable_end_parts` says: the GPU end one, the switch end
+    its share of a port.
     A realized OCS fabric (:func:`~topologies.optical.realize`, graph attribute
     ``ocs_cabling``) is made of the same fibres, ports and optics as its bare cabling,
     whatever circuits are set up; ``circuits`` counts those.
@@ -105,6 +106,32 @@ def _kinds(graph: nx.Graph) -> dict[Hashable, str]:
     return dict(graph.nodes(data="kind"))
 
 
+def cable_end_parts(kind: str, links: float) -> float:
+    """Parts (transceivers, co-packaged engines, copper connectors) at one end of an edge of
+    ``links`` cables, the end being a node of ``kind``: the one rule the bill of materials
+    and the failure domains (:mod:`topologies.failure_domains`) both count by.
+
+    A switch end holds ``links`` ports' worth: a breakout share (``links < 1``, or a share
+    such as 4.5 cables) is that fraction of the switch-side transceivers, which every share
+    of the cable shares. A GPU end holds ``ceil(links)``: each far end of a breakout is a
+    part of its own. An OCS end holds none (it steers light; no transceiver). A 400G-DR4
+    breakout is 5 transceivers: one OSFP-400G-DR4 in the switch port and up to four
+    QSFP-100G-DR at the far ends, one each (Arista FAQ, "How can I break out a 400G port and
+    connect to 100G QSFP ports on existing platforms", as reproduced at
+    https://www.fiberolink.com/how-can-i-break-out-a-400g-port-and-connect-to-100g-qsfp-ports-on-existing-platforms).
+
+    >>> cable_end_parts("switch", 0.25), cable_end_parts("gpu", 0.25), cable_end_parts("ocs", 1)
+    (0.25, 1, 0)
+    >>> cable_end_parts("gpu", 4.5), cable_end_parts("switch", 8)
+    (5, 8)
+    """
+    if kind == "ocs":
+        return 0
+    if kind == "gpu":
+        return math.ceil(links - 1e-9)
+    return links
+
+
 def bill_of_materials(graph: nx.Graph) -> BillOfMaterials:
     """Count cables, lanes, transceivers and ports of ``graph`` (see :class:`BillOfMaterials`).
 
@@ -150,7 +177,7 @@ def bill_of_materials(graph: nx.Graph) -> BillOfMaterials:
                 continue
             if kind == "switch":
                 switch_used += links
-            share = links if kind == "switch" else math.ceil(links)
+            share = cable_end_parts(kind, links)
             if medium in _OPTICAL:
                 plug += share
             elif medium == "co-packaged-optics":
