@@ -365,9 +365,11 @@ def sweep(scenarios: Iterable[ScenarioLike], params: Iterable[str],
 def run_study(models: Iterable[ModelLike] | None = None,
               gpus: Iterable[GpuLike] | None = None, phases: Iterable[str] = PHASES,
               **kwargs: Any) -> FullStudy:
-    """``netmodel study lite-gpu`` without writing files: the GPU-only comparison, the
-    fabric comparison and the per-hop latency sweep (see
-    :func:`netmodel.study.lite_gpu.run_full_study` for the keyword arguments)."""
+    """``netmodel study lite-gpu`` without writing files: every part of it (the GPU-only
+    comparison, the fabric comparison, the paper's assumption, the per-hop latency sweep,
+    reliability, cost, crossovers, serving, MoE and packed; see
+    :func:`netmodel.study.lite_gpu.run_full_study` for the keyword arguments and
+    :class:`~netmodel.study.lite_gpu.FullStudy` for the result)."""
     from netmodel.study.defaults import DEFAULT_GPUS, DEFAULT_MODELS
     from netmodel.study.lite_gpu import run_full_study
 

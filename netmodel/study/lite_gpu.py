@@ -221,10 +221,11 @@ def _with_ratios(rows, baseline: str) -> list[StudyRow]:
 
 @dataclass(frozen=True, eq=False)
 class FullStudy:
-    """The three parts of ``netmodel study lite-gpu``: the ideal-network comparison
+    """The parts of ``netmodel study lite-gpu``: the ideal-network comparison
     (:class:`StudyResult`), the fabric comparison
-    (:class:`~netmodel.study.compare.CompareResult`, None when skipped) and the per-hop
-    latency sweep (:class:`~netmodel.study.sweep.SweepResult`, None when skipped)."""
+    (:class:`~netmodel.study.compare.CompareResult`), the per-hop latency sweep
+    (:class:`~netmodel.study.sweep.SweepResult`) and the parts below; each None when
+    skipped."""
 
     ideal: StudyResult
     fabric: CompareResult | None = None
