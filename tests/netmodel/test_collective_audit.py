@@ -67,3 +67,30 @@ def test_one_gpu_header_singular():
     assert r.exit_code == 0, r.output
     assert r.output.splitlines()[0] == "all-reduce of 1 MiB on 1 GPU (gpu0)"
     assert "0 s" in r.output
+
+
+# ---------------------------------------------------------------- splitting over paths
+def test_torus_size_two_dimension_splits_by_what_each_path_carries():
+    # 2x3x4 torus: the size-2 dimension's two ports to one neighbour are one 150 GB/s edge,
+    # the others 75 GB/s. gpu0 -> gpu13 (one step in dims 0 and 2) has two 2-hop paths,
+    # 150 then 75 GB/s and 75 then 150 GB/s: each carries 75 GB/s, so the transfer takes
+    # alpha + n / 150 GB/s. Splitting at gpu0 by first-hop bandwidth sent 2/3 down the
+    # 150 GB/s edge onto a 75 GB/s link: alpha + (2/3) n / 75 GB/s, 1.33x.
+    m = _ideal("torus:dims=2x3x4")
+    t = m.cost("send-recv", N, ["gpu0", "gpu13"], "direct").time
+    assert t == pytest.approx(ALPHA + N / 150e9, rel=1e-9)
+
+
+def test_a_faster_first_hop_does_not_slow_a_ring_fabric_route():
+    # ring of 6 (225 GB/s a side); gpu0-gpu1 doubled to 450 GB/s. gpu0 <-> gpu3 has two
+    # 3-hop paths, each limited to 225 GB/s by its other links: alpha + n / 450 GB/s, as
+    # before the upgrade. The bandwidth split put 2/3 on the upgraded side: 1.33x slower
+    # than with the slower cable.
+    m = _ideal("ring:n=6")
+    before = m.cost("send-recv", N, ["gpu0", "gpu3"], "direct").time
+    g = m.graph.copy()
+    g.edges["gpu0", "gpu1"]["bandwidth"] = 450e9
+    after = FabricCostModel(g, calibration=Calibration.ideal(ALPHA)).cost(
+        "send-recv", N, ["gpu0", "gpu3"], "direct").time
+    assert before == pytest.approx(ALPHA + N / 450e9, rel=1e-9)
+    assert after == pytest.approx(before, rel=1e-9)
