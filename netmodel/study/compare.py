@@ -62,7 +62,7 @@ class CompareRow(FabricRow):
     scenario: str = key()              #: scenario name
     label: str = key()                 #: ``scenario@gpu``
     ideal_tokens_per_s_per_sm: float | None = None  #: same GPU, free collectives
-    vs_ideal: float | None = None
+    vs_ideal: float | None = None      #: tokens/s/SM over ``ideal_tokens_per_s_per_sm``
     reconfiguration_s: float = 0.0     #: OCS circuits of the best instance; once per setup
     fabric: str = ""                   #: the fabric's spec string
 

@@ -75,25 +75,25 @@ class BestRow:
     model: str = key()
     gpu: str = key()
     phase: str = key()
-    feasible: bool
-    tp: int | None = None
+    feasible: bool              #: whether any configuration fits and meets the SLO
+    tp: int | None = None            #: tensor-parallel degree
     pp: int | None = None            #: pipeline stages
     ep: int | None = None            #: expert-parallel groups per stage
     attention_dp: int | None = None  #: attention data-parallel groups per stage
     instance_gpus: int | None = None  #: GPUs of the instance (tp x pp)
-    batch: int | None = None
+    batch: int | None = None         #: sequences per step of one instance
     latency_name: str           #: ``ttft`` (prefill) or ``tbt`` (decode; TPOT / ITL)
-    latency_s: float | None = None
-    latency_limit_s: float      #: the SLO
-    tokens_per_s: float | None = None
-    tokens_per_s_per_sm: float | None = None
+    latency_s: float | None = None   #: the step time, TTFT or TBT (s)
+    latency_limit_s: float      #: the SLO (s)
+    tokens_per_s: float | None = None  #: of one instance (of all, with every instance at once)
+    tokens_per_s_per_sm: float | None = None  #: ``tokens_per_s`` over the SMs of its GPUs
     vs_baseline: float | None = None   #: tokens/s/SM over the baseline's (same model, phase)
-    compute_s: float | None = None
-    memory_s: float | None = None
-    network_s: float | None = None
-    network_share: float | None = None
+    compute_s: float | None = None   #: step time charged to compute-bound stages (s)
+    memory_s: float | None = None    #: ... to memory-bound stages (s)
+    network_s: float | None = None   #: ... to collectives (s)
+    network_share: float | None = None  #: ``network_s / latency_s``
     overhead_s: float | None = None   #: calibrated mode only: the profile's fixed overheads
-    reason: str = ""
+    reason: str = ""                #: why nothing is feasible (empty when feasible)
 
     #: Fields listed last among the columns.
     LAST: ClassVar[tuple[str, ...]] = ("reason",)
@@ -164,15 +164,19 @@ class FabricRow(BestRow):
 
     instances: int | None = None       #: with every instance at once: how many run
     packed_fraction: float | None = None  #: their share of the fabric's GPUs (rest stranded)
-    tokens_per_s_per_w: float | None = group("cost")
-    tokens_per_j: float | None = group("cost")
-    usd_per_mtoken: float | None = group("cost")
-    network_share_capex: float | None = group("cost")
-    network_share_power: float | None = group("cost")
+    tokens_per_s_per_w: float | None = group("cost")   #: the cluster's, per W of IT power
+    tokens_per_j: float | None = group("cost")   #: per J at the meter (IT power x PUE)
+    usd_per_mtoken: float | None = group("cost")   #: USD per million tokens
+    network_share_capex: float | None = group("cost")   #: the network's share of capex
+    network_share_power: float | None = group("cost")   #: ... of IT power
+    #: per GPU failure, the SMs lost or cut off (hardware radius)
     sms_down_per_gpu_failure_hw: float | None = group("reliability")
+    #: per GPU failure, the SMs of the instances it takes down (software radius)
     sms_down_per_gpu_failure_sw: float | None = group("reliability")
-    availability: float | None = group("reliability")
+    availability: float | None = group("reliability")  #: mean capacity without spares (0-1)
+    #: tokens/s/SM over every SM bought, with the reference spare pool (1% of the GPUs)
     goodput_tokens_per_s_per_sm_with_spares: float | None = group("reliability")
+    #: the fewest spares for 99% of capacity 99.9% of the time
     spares_needed: int | None = group("reliability")
 
     @classmethod
