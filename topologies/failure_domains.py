@@ -14,22 +14,30 @@ Classes and what a failure removes:
 * ``host``: every GPU of a ``server`` label; where the fabric has none, every
   ``gpus_per_host`` consecutive GPUs (builders number GPUs server by server).
 * ``rack``: every GPU of a ``rack`` label (only where GPUs carry one).
-* Link ends, one component per cable (or per breakout share, see below): ``transceiver``
-  (pluggable optics or fibre: one per end), ``cpo-engine`` (co-packaged optics: one per
-  end at a GPU or a switch; an OCS end is passive mirrors), ``copper-end`` (one per end).
-  Losing one cable of an edge that stands for ``C > 1`` cables keeps the edge at
-  ``(C - 1) / C`` of its bandwidth; losing the only cable removes it.
-* ``nic``: the NIC behind a GPU's cable to a switch of tier >= 1 over pluggable optics,
-  fibre or copper (a GPU whose optics are co-packaged has no separate NIC); a NIC failure
-  removes that cable.
+* Link ends, one component per cable (or per breakout bundle and share, see below):
+  ``transceiver`` (pluggable optics or fibre), ``cpo-engine`` (co-packaged optics; an OCS
+  end is passive mirrors and has none), ``copper-end``, as many at each end as the bill of
+  materials counts (:func:`~topologies.analysis.cable_end_parts`: one per cable end, a
+  breakout's switch end its share of a port, each far end one). Losing one cable of an
+  edge that stands for ``C > 1`` cables keeps the edge at ``(C - 1) / C`` of its bandwidth;
+  losing the only cable removes it.
+* ``nic``: the NIC behind a GPU's cable end to a switch of tier >= 1 over pluggable optics,
+  fibre or copper (a GPU whose optics are co-packaged has no separate NIC), one per GPU end
+  as its transceivers are counted; a NIC failure removes (or thins) that GPU's cable.
 * ``nvswitch``, ``leaf``, ``spine``, ``core``: a switch of tier 0, 1, 2, 3 (a plane of a
   flat fabric is a tier-1 switch); ``ocs``: an optical circuit switch.
 
 Breakout shares: where a group of GPUs (same ``group`` label) shares a switch's cables,
 the builder gives each GPU a fractional or non-integer ``links`` (``lite-groups`` with
 ``split="even"``: four Lites each with ``links=0.25`` of one NIC cable, or 4.5 of 18
-NVLinks). Those edges are one cable bundle of ``C = sum(links)`` cables: a lost cable
-thins every share by ``(C - 1) / C``, or removes them all when ``C <= 1``.
+NVLinks). Those edges are one cable bundle of ``C = sum(links)`` cables. Its switch end
+(``C`` parts: the port-side transceivers every share rides through) thins every share by
+``(C - 1) / C`` when one fails, or removes them all when ``C <= 1``. Each share's far end
+(``ceil(links)`` parts at its GPU, the GPU's own, as a 400G-DR4 port breaks out to four
+100G-DR transceivers, one in each far host) and the NIC behind it thin or remove only
+that share: ``(links - 1) / links``, or the share when ``links <= 1``. So one 4-way
+breakout NIC cable is 5 transceivers and 4 NICs (one per Lite), and a group's 18 NVLinks
+at 4.5 a Lite are 18 + 4 x 5 copper ends.
 
 >>> from topologies.specs import build
 >>> g = build("leaf-spine:leaves=2,radix=4,gpu=Lite")
@@ -53,6 +61,7 @@ from dataclasses import dataclass
 import networkx as nx
 
 from compute.errors import UserError, known
+from topologies.analysis import cable_end_parts
 from topologies.hierarchical import NVL72_SWITCH_TRAYS
 from topologies.schema import gpu_nodes
 
@@ -173,6 +182,42 @@ def _cable_effect(graph: nx.Graph, edges: Sequence[tuple[Hashable, Hashable]],
     return (), tuple((e, (cables - 1) / cables) for e in edges)
 
 
+def _link_parts(graph: nx.Graph, edges: Sequence[tuple[Hashable, Hashable]],
+                cables: float) -> list[tuple[str, str, tuple, tuple, float]]:
+    """Link-end and NIC components of one bundle: ``(class, name, removed, scaled, parts)``.
+
+    Parts at each end as :func:`~topologies.analysis.cable_end_parts` counts them (the bill
+    of materials' rule). One edge: both ends share its effect. A breakout bundle (shares of
+    one group's cables to one switch): the switch end's parts (``cables`` of them) carry
+    every share, so one failing thins or removes the whole bundle; each share's far end
+    (``ceil(links)`` parts at its GPU) and its NIC carry that share only."""
+    data = graph.nodes
+    medium = graph.edges[edges[0]]["medium"]
+    end_cls = LINK_CLASSES.get(medium)
+    out = []
+    if len(edges) > 1:
+        u, v = edges[0]
+        other = v if data[u]["kind"] == "gpu" else u
+        removed, scaled = _cable_effect(graph, edges, cables)
+        if end_cls is not None:
+            out.append((end_cls, f"{u}-{v} bundle of {len(edges)}", removed, scaled,
+                        cable_end_parts(data[other]["kind"], cables)))
+    for u, v in edges:
+        links = float(graph.edges[u, v].get("links", 1))
+        removed, scaled = _cable_effect(graph, [(u, v)], links)
+        kinds = (data[u]["kind"], data[v]["kind"])
+        if end_cls is not None:
+            ends = [n for n in (u, v) if len(edges) == 1 or data[n]["kind"] == "gpu"]
+            out.append((end_cls, f"{u}-{v}", removed, scaled,
+                        sum(cable_end_parts(data[n]["kind"], links) for n in ends)))
+        if medium in _NIC_MEDIA and "gpu" in kinds:
+            gpu, other = (u, v) if kinds[0] == "gpu" else (v, u)
+            if data[other]["kind"] == "switch" and data[other]["tier"] >= 1:
+                out.append(("nic", f"{u}-{v}", removed, scaled,
+                            cable_end_parts(data[gpu]["kind"], links)))
+    return out
+
+
 def components(graph: nx.Graph, *, gpus_per_host: int | None = None,
                classes: Iterable[str] | None = None) -> dict[str, list[Component]]:
     """Every component of ``graph`` by class (:data:`CLASSES` order; empty lists where the
@@ -198,24 +243,10 @@ def components(graph: nx.Graph, *, gpus_per_host: int | None = None,
             out["rack"].append(Component("rack", f"rack{label}", nodes=tuple(members)))
     if wanted != ("gpu-die", "gpu-package"):
         for edges, cables in _bundles(graph):
-            u, v = edges[0]
-            medium = graph.edges[u, v]["medium"]
-            removed, scaled = _cable_effect(graph, edges, cables)
-            name = f"{u}-{v}" if len(edges) == 1 else f"{u}-{v} bundle of {len(edges)}"
-            end_cls = LINK_CLASSES.get(medium)
-            if end_cls is not None and end_cls in wanted:
-                ends = sum(1 for n in (u, v) if data[n]["kind"] != "ocs")
-                if ends:
+            for end_cls, name, removed, scaled, parts in _link_parts(graph, edges, cables):
+                if end_cls in wanted and parts > 0:
                     out[end_cls].append(Component(end_cls, name, edges=removed, scaled=scaled,
-                                                  parts=float(ends * cables)))
-
-            if "nic" in wanted and medium in _NIC_MEDIA:
-                kinds = (data[u]["kind"], data[v]["kind"])
-                other = v if kinds[0] == "gpu" else u
-                if "gpu" in kinds and data[other]["kind"] == "switch" \
-                        and data[other]["tier"] >= 1:
-                    out["nic"].append(Component("nic", name, edges=removed, scaled=scaled,
-                                                parts=float(max(cables, 1.0))))
+                                                  parts=float(parts)))
     for n, d in graph.nodes(data=True):
         if d["kind"] == "switch":
             cls = SWITCH_CLASSES[min(int(d["tier"]), 3)]

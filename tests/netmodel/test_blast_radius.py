@@ -264,6 +264,39 @@ def test_cli_json_table_and_files(tmp_path):
     assert r.exit_code == 0 and "gpu-die" in r.output and "286 h" in r.output
 
 
+# Link-end parts by hand, the same in the bill of materials (topology show) and in the
+# failure domains (blast-radius). lite-direct: 32 groups of 4 Lites on rail-optimized
+# H100s; each group's NIC cable a 4-way breakout (a transceiver at the leaf port and one at
+# each Lite: 5), 8 leaves x 4 spines x 8 optical cables (2 ends), one NIC per Lite; the
+# group's 18 NVLinks at 4.5 a Lite: 18 switch ends + 4 x 5 Lite ends; the mesh 6 CPO
+# cables a group (2 ends). lite-flat: 128 Lites x 4 planes (2 ends); lite-hier: 128
+# GPU-leaf + 8 x 16 leaf-spine cables (2 ends); lite-ocs: 128 x 4 GPU ends (an OCS end is
+# passive).
+LINK_PARTS = {
+    "lite-direct": {"transceiver": 32 * 5 + 2 * 8 * 4 * 8, "cpo-engine": 2 * 6 * 32,
+                    "copper-end": 32 * (18 + 4 * 5), "nic": 128},
+    "lite-flat": {"cpo-engine": 2 * 128 * 4},
+    "lite-hier": {"cpo-engine": 2 * (128 + 8 * 16)},
+    "lite-ocs": {"cpo-engine": 128 * 4},
+}
+
+
+@pytest.mark.parametrize("name", sorted(LINK_PARTS))
+def test_link_parts_agree_in_topology_show_and_blast_radius(name):
+    want = LINK_PARTS[name]
+    r = CliRunner().invoke(cli, ["topology", "show", name, "--json"])
+    assert r.exit_code == 0, r.output
+    bom = json.loads(r.output)["bom"]
+    assert (bom["pluggable_transceivers"], bom["cpo_ports"]) == (
+        want.get("transceiver", 0), want.get("cpo-engine", 0))
+    r = CliRunner().invoke(cli, ["blast-radius", "--scenario", name, "--model",
+                                 "Llama-3-70B", "--json"])
+    assert r.exit_code == 0, r.output
+    count = {row["cls"]: row["count"] for row in json.loads(r.output)["rows"]}
+    for cls in ("transceiver", "cpo-engine", "copper-end", "nic"):
+        assert count.get(cls, 0) == want.get(cls, 0), cls
+
+
 @pytest.mark.parametrize("args, message", [
     (["--rate", "transceiver=-1"], "finite number >= 0"),
     (["--rate", "transceiver=nan"], "finite number >= 0"),

@@ -7,6 +7,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from compute.errors import UserError
+from topologies.analysis import bill_of_materials
 from topologies.failure_domains import (
     CLASSES,
     add_spares,
@@ -44,16 +45,39 @@ def test_lite_direct_breakout_bundles():
     g = build(LITE_DIRECT)
     comps = components(g)
     c = class_counts(comps)
-    # one NIC per package group (4 Lites share it on a breakout), 32 groups
-    assert c["nic"] == 32
+    # each group's NIC cable is a 4-way breakout: 1 transceiver at the leaf port and one at
+    # each Lite (4), so 32 x 5, plus 8 leaves x 4 spines x 8 cables x 2 ends
+    assert c["transceiver"] == 32 * (1 + 4) + 2 * 8 * 4 * 8 == 672
+    # one NIC behind each Lite's far end, 128 (not one per group of 4)
+    assert c["nic"] == 128
     nic = comps["nic"][0]
-    assert len(nic.edges) == 4 and not nic.scaled          # the one cable of 4 shares
-    # 18 NVLinks per group shared by 4 Lites (4.5 each): a lost cable thins all four
-    nvl = next(x for x in comps["copper-end"])
-    assert nvl.parts == 2 * 18
+    assert len(nic.edges) == 1 and nic.parts == 1 and not nic.scaled   # its own share only
+    bundle = [x for x in comps["transceiver"] if "bundle" in x.name]
+    far = [x for x in comps["transceiver"]
+           if "bundle" not in x.name and any(g.nodes[n]["kind"] == "gpu" for n in x.name.split("-"))]
+    assert len(bundle) == 32 and {x.parts for x in bundle} == {1.0}
+    assert all(len(x.edges) == 4 and not x.scaled for x in bundle)  # the leaf end: all 4 cut
+    assert len(far) == 128 and {x.parts for x in far} == {1.0}
+    assert all(len(x.edges) == 1 for x in far)                       # a Lite end: its own
+    # 18 NVLinks per group shared by 4 Lites (4.5 each): the switch ends (18) thin all four
+    # by 17/18; each Lite's 5 ends (4 whole cables and half of one) thin its share by 3.5/4.5
+    assert c["copper-end"] == 32 * (18 + 4 * 5) == 1216
+    nvl = next(x for x in comps["copper-end"] if "bundle" in x.name)
+    assert nvl.parts == 18
     assert [f for _, f in nvl.scaled] == pytest.approx([17 / 18] * 4)
+    own = next(x for x in comps["copper-end"] if "bundle" not in x.name)
+    assert own.parts == 5 and [f for _, f in own.scaled] == pytest.approx([3.5 / 4.5])
     # the mesh: 6 CPO links per group of 4, an engine at each end
     assert c["cpo-engine"] == 2 * 6 * 32
+
+
+@pytest.mark.parametrize("spec", [H100_DGX, LITE_DIRECT, LITE_FLAT, LITE_HIER, LITE_OCS])
+def test_parts_agree_with_the_bill_of_materials(spec):
+    g = build(spec)
+    c = class_counts(components(g))
+    bom = bill_of_materials(g)
+    assert c["transceiver"] == bom.pluggable_transceivers
+    assert c["cpo-engine"] == bom.cpo_ports
 
 
 def test_ocs_ends_are_passive_and_flat_planes_are_leaves():
