@@ -310,8 +310,9 @@ def _ring_pairs(group, frac) -> Pairs:
 
 def _multi_ring(group, graph) -> tuple[Pairs, int]:
     """One step of NCCL's rings for ``group``: ``(transfers, hops that cross domains per
-    ring pass)``. Within one scale-up domain (or across domains of unequal sizes, or of
-    one GPU each) a single ring in group order. Across ``D`` domains of ``m`` GPUs, ``m``
+    ring pass)``. Within one scale-up domain (or across domains of one GPU each) a single
+    ring in group order; across domains of unequal sizes, :func:`_uneven_rings`. Across
+    ``D`` domains of ``m`` GPUs, ``m``
     rings, one per rail, each on ``1/m`` of the data: ring ``c`` visits every domain from
     its GPU ``c`` round to GPU ``c - 1``, which hands the chunk over NVLink back to GPU ``c``
     to leave through GPU ``c``'s own NIC to GPU ``c`` of the next domain (NCCL's PXN), so
@@ -321,6 +322,9 @@ def _multi_ring(group, graph) -> tuple[Pairs, int]:
     p = len(group)
     table = None if graph is None else rail_table(graph, group)
     if table is None:
+        uneven = None if graph is None or p < 3 else _uneven_rings(graph, group)
+        if uneven is not None:
+            return uneven
         crossings = _crossings(graph, group) if p > 1 and graph is not None else 0
         return _ring_pairs(group, 1 / p), max(crossings - 1, 0)
     D, m = table.shape
@@ -336,6 +340,28 @@ def _multi_ring(group, graph) -> tuple[Pairs, int]:
     src = np.concatenate([table.ravel(), table.ravel()])
     dst = np.concatenate([nxt.ravel(), peer.ravel()])
     frac = np.concatenate([np.full(p, 1 / p), np.full(p, 1 / (m * p))])
+    return Pairs(group, src, dst, frac), D - 1
+
+
+def _uneven_rings(graph, group) -> tuple[Pairs, int] | None:
+    """:func:`_multi_ring` across ``D >= 2`` scale-up domains of unequal sizes, each of at
+    least 2 GPUs (8 + 4, 8 + 8 + 4): ``k`` = the smallest domain's size rings, each on
+    ``1/k`` of the data; ring ``c`` visits every domain from its ``c``-th GPU round to the
+    one before, hands the chunk back over NVLink and leaves through the ``c``-th GPU's NIC
+    to the ``c``-th GPU of the next domain, as the rails of equal domains do (NCCL gives
+    every node the channels the smallest one can feed). None when the group is not so."""
+    members, sizes = _domain_indices(graph, group)
+    if len(sizes) < 2 or sizes.min() < 2 or (sizes == sizes[0]).all():
+        return None
+    p, D, k = len(group), len(sizes), int(sizes.min())
+    starts = np.cumsum(sizes) - sizes
+    local = np.arange(p) - np.repeat(starts, sizes)
+    nxt = members[np.repeat(starts, sizes) + (local + 1) % np.repeat(sizes, sizes)]
+    rails = members[starts[:, None] + np.arange(k)]       # (D, k): each domain's first k
+    peer = np.roll(rails, -1, axis=0)
+    src = np.concatenate([members, rails.ravel()])
+    dst = np.concatenate([nxt, peer.ravel()])
+    frac = np.concatenate([np.full(p, 1 / p), np.full(D * k, 1 / (k * p))])
     return Pairs(group, src, dst, frac), D - 1
 
 

@@ -94,3 +94,17 @@ def test_a_faster_first_hop_does_not_slow_a_ring_fabric_route():
         "send-recv", N, ["gpu0", "gpu3"], "direct").time
     assert before == pytest.approx(ALPHA + N / 450e9, rel=1e-9)
     assert after == pytest.approx(before, rel=1e-9)
+
+
+# ---------------------------------------------------------------- rings over uneven domains
+@pytest.mark.parametrize("domains, p", [(2, 12), (3, 20)])
+def test_ring_over_uneven_domains_uses_the_smaller_domains_rails(domains, p):
+    # 8 + 4 (or 8 + 8 + 4) H100 of a rail-optimized fabric, 50 GB/s NICs: 4 rings, one per
+    # NIC the 4-GPU server has, each on n/4; a ring step moves n / (4 p) through each of
+    # those NICs, 2(p - 1) steps: 2(p-1) alpha + 2(p-1) n / (4 p) / 50 GB/s (12 GPUs, 1 GiB:
+    # 9.865 ms). It was one ring through one NIC, 2(p-1) n / p / 50 GB/s (39.39 ms, busbw
+    # 47 GB/s on the default calibration against 362 for 16 GPUs).
+    m = _ideal(f"rail-optimized:domains={domains}")
+    t = m.cost("all-reduce", N, p, "ring").time
+    assert t == pytest.approx(2 * (p - 1) * ALPHA + 2 * (p - 1) * N / (4 * p) / 50e9,
+                              rel=1e-9)

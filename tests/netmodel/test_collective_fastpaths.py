@@ -82,6 +82,14 @@ def reference_steps(algorithm, op, g, graph):
                     tuple((doms[k][i], doms[(k + 1) % D][i], 1 / (m * p))
                           for k in range(D) for i in range(m))
                 inter = D - 1
+            elif D >= 2 and min(map(len, doms)) >= 2 and p >= 3:
+                # unequal domains: k = the smallest domain's size rails at 1/(k p) each
+                k = min(map(len, doms))
+                t = tuple((d[i], d[(i + 1) % len(d)], 1 / p) for d in doms
+                          for i in range(len(d))) + \
+                    tuple((doms[j][i], doms[(j + 1) % D][i], 1 / (k * p))
+                          for j in range(D) for i in range(k))
+                inter = D - 1
             else:
                 t = _ring(g, 1 / p)
                 dom = {x: k for k, d in enumerate(doms) for x in d}
