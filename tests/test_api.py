@@ -240,3 +240,15 @@ def test_an_slo_object_is_taken_as_before():
 
     r = netmodel.search("Llama-3-8B", "H100-SXM", "decode", slo=Slo(tbt=0.02), max_batch=64)
     assert r.best is not None and r.best.latency <= 0.02
+
+
+@pytest.mark.parametrize("kw, message", [
+    ({"parallelism": "x"}, "parallelism 'x' is unknown; known: 'all', 'auto', 'tp'"),
+    ({"max_batch": 0}, "max_batch must be a whole number >= 1, got 0"),
+])
+def test_sweep_names_a_bad_setting_not_every_point_refused(kw, message):
+    # Before: 'no point of the sweep can be built: parallelism 'x' is unknown ...', as if
+    # the fabric had refused every point
+    with pytest.raises(UserError) as err:
+        netmodel.sweep(["lite-flat"], ["adjust.hop_latency=1e-7:1e-6"], points=2, **kw)
+    assert str(err.value) == message

@@ -53,6 +53,7 @@ from compute.phases import Slo, check_phase, latency_name
 from compute.roofline import RooflineOptions, make_workload
 from compute.search import DEFAULT_MAX_BATCH
 from compute.units import parse_bandwidth, parse_in_unit, parse_quantity, parse_time
+from netmodel.study.defaults import PARALLELISM
 from netmodel.study.progress import NO_PROGRESS
 from netmodel.study.rows import FabricRow, RowsResult, distinct_models, key
 from netmodel.study.scenarios import ADJUST_KEYS, get_scenario
@@ -511,6 +512,11 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
     phases = [check_phase(p) for p in phases]
     if not (models and phases):
         raise UserError("the sweep needs at least one model and one phase")
+    # said once here, not as every point refused ('no point of the sweep can be built: ...')
+    if parallelism not in PARALLELISM:
+        raise UserError(f"parallelism {parallelism!r} is unknown; known: {known(PARALLELISM)}")
+    if isinstance(max_batch, bool) or not isinstance(max_batch, int | np.integer) or max_batch < 1:
+        raise UserError(f"max_batch must be a whole number >= 1, got {max_batch!r}")
     options = options or RooflineOptions()
     slo = slo or Slo()
     ys = params[1].values if len(params) > 1 else (None,)
