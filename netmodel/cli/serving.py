@@ -90,7 +90,7 @@ def serve(scenario: str, model_name: str, workload: str, rate_text: str | None,
                                            "algorithm": scen.algorithm,
                                            "instances": scen.instances},
                                  [x.gpu for x in (r.prefill, r.decode) if x is not None]
-                                 or [scen.gpu.name]))
+                                 or [scen.gpu]))
     if not r.feasible:
         click.echo(f"nothing feasible: no configuration meets the SLO (exit status "
                    f"{NOTHING_FEASIBLE})", err=True)

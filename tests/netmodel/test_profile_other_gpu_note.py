@@ -37,3 +37,12 @@ def test_search_and_serve_note_the_gpu_they_run_on():
 def test_roofline_runs_have_no_profile_note():
     assert "fitted on" not in _run("infer", "--model", "Llama-3-70B", "--tp", "8", "--batch",
                                    "8", "--gpu", "B200-HGX")
+
+
+def test_serve_with_nothing_feasible_still_notes_the_scenarios_gpu():
+    # 3eaea00 read scen.gpu.name (a str: AttributeError) when neither pool is feasible
+    out = CliRunner().invoke(cli, ["serve", "--model", "Llama-3-70B", "--scenario",
+                                   "h100-dgx", "--decode-gpu", "H200-SXM", "--tbt", "1us",
+                                   "--profile", "vllm-dgx-h100"])
+    assert out.exit_code == 3, out.output
+    assert "calibrated mode: engine profile vllm-dgx-h100" in out.output
