@@ -267,6 +267,12 @@ def collective(op: str, fabric: str, group_text: str, size_text: str, algorithm:
     if not result.connected:
         a, b = result.cut
         click.echo(f"CUT: the group is cut apart, no path joins {a} and {b}")
+        info = model.graph.graph
+        if info.get("builder") == "ocs" and not info.get("logical"):
+            click.echo(f"(an OCS fabric carries traffic only over the circuits it has set, and "
+                       f"this one has none: set them with logical=, e.g. --fabric "
+                       f"{info.get('spec', 'ocs')},logical=ring; also logical=torus:AxB or "
+                       f"a circuit list)")
         return
     if len(group) == 1:
         click.echo("a group of one GPU communicates nothing: 0 s")

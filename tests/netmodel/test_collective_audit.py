@@ -108,3 +108,22 @@ def test_ring_over_uneven_domains_uses_the_smaller_domains_rails(domains, p):
     t = m.cost("all-reduce", N, p, "ring").time
     assert t == pytest.approx(2 * (p - 1) * ALPHA + 2 * (p - 1) * N / (4 * p) / 50e9,
                               rel=1e-9)
+
+
+def test_a_cut_ocs_fabric_says_it_has_no_circuits():
+    # an OCS fabric without circuits (the lite-ocs scenario's physical fabric too) printed
+    # only 'CUT: the group is cut apart, no path joins gpu0 and gpu1', as if it were broken
+    r = CliRunner().invoke(cli, ["collective", "all-reduce", "--fabric", "ocs:gpus=8",
+                                 "--group", "8"])
+    assert r.exit_code == 0, r.output
+    lines = r.output.strip().splitlines()
+    assert lines[-2] == "CUT: the group is cut apart, no path joins gpu0 and gpu1"
+    assert "has none: set them with logical=, e.g. --fabric ocs:gpus=8,logical=ring" in lines[-1]
+    # the suggested fabric runs
+    r = CliRunner().invoke(cli, ["collective", "all-reduce", "--fabric",
+                                 "ocs:gpus=8,logical=ring", "--group", "8"])
+    assert r.exit_code == 0 and "CUT" not in r.output
+    # a fabric cut for another reason gets no such line
+    r = CliRunner().invoke(cli, ["collective", "all-reduce", "--fabric", "ring:n=4",
+                                 "--group", "4", "--fail", "gpu0/gpu1,gpu2/gpu3"])
+    assert "CUT" in r.output and "logical=" not in r.output
