@@ -343,6 +343,15 @@ def _multi_ring(group, graph) -> tuple[Pairs, int]:
     return Pairs(group, src, dst, frac), D - 1
 
 
+def _uneven_domains(graph, group) -> list[np.ndarray] | None:
+    """The group's scale-up domains (positions in ``group``, as :func:`_domain_indices`)
+    when there are at least two, of unequal sizes, each of at least 2 GPUs; else None."""
+    members, sizes = _domain_indices(graph, group)
+    if len(sizes) < 2 or sizes.min() < 2 or (sizes == sizes[0]).all():
+        return None
+    return np.split(members, np.cumsum(sizes)[:-1])
+
+
 def _uneven_rings(graph, group) -> tuple[Pairs, int] | None:
     """:func:`_multi_ring` across ``D >= 2`` scale-up domains of unequal sizes, each of at
     least 2 GPUs (8 + 4, 8 + 8 + 4): ``k`` = the smallest domain's size rings, each on
@@ -350,9 +359,9 @@ def _uneven_rings(graph, group) -> tuple[Pairs, int] | None:
     one before, hands the chunk back over NVLink and leaves through the ``c``-th GPU's NIC
     to the ``c``-th GPU of the next domain, as the rails of equal domains do (NCCL gives
     every node the channels the smallest one can feed). None when the group is not so."""
-    members, sizes = _domain_indices(graph, group)
-    if len(sizes) < 2 or sizes.min() < 2 or (sizes == sizes[0]).all():
+    if _uneven_domains(graph, group) is None:
         return None
+    members, sizes = _domain_indices(graph, group)
     p, D, k = len(group), len(sizes), int(sizes.min())
     starts = np.cumsum(sizes) - sizes
     local = np.arange(p) - np.repeat(starts, sizes)
@@ -455,24 +464,32 @@ def _rail_chains(group, table: np.ndarray) -> Pairs:
     domains, from GPU ``c - 1`` of a domain to GPU ``c`` of the next, goes over NVLink to
     GPU ``c`` and out through GPU ``c``'s NIC (PXN). So every NIC carries ``1/m`` of the
     message, as NCCL's broadcast and reduce spread it over all their ring channels."""
-    D, m = table.shape
-    dom = np.empty(D * m, dtype=np.int64)         # the domain (row) of each position
-    dom[table.ravel()] = np.repeat(np.arange(D), m)
+    return _rail_chains_of(group, list(table), table.shape[1])
+
+
+def _rail_chains_of(group, rows: list[np.ndarray], k: int) -> Pairs:
+    """:func:`_rail_chains` over domains given as ``rows`` (positions in ``group``, the
+    root first in the first), of any sizes of at least ``k``: ``k`` chains, chain ``c``
+    following ring ``c`` (each domain from its ``c``-th GPU round to the one before, out
+    through the ``c``-th GPU's NIC), each on ``1/k`` of the data."""
+    sizes = np.array([len(r) for r in rows])
+    flat = np.concatenate(rows)
+    dom = np.empty(len(flat), dtype=np.int64)     # the domain (row) of each position
+    dom[flat] = np.repeat(np.arange(len(rows)), sizes)
     src, dst = [], []
-    k = np.arange(m)
-    for c in range(m):
-        ring = table[:, (c + k) % m].ravel()      # ring c: each domain from GPU c to c - 1
-        ring = np.roll(ring, -((m - c) % m))      # opened at the root, table[0, 0]
+    for c in range(k):
+        ring = np.concatenate([np.roll(r, -c) for r in rows])  # each domain from GPU c
+        ring = np.roll(ring, -((sizes[0] - c) % sizes[0]))     # opened at the root
         a, b = ring[:-1], ring[1:]
         leave = dom[a] != dom[b]                  # hops out of a domain: two transfers,
         at = np.cumsum(1 + leave) - 1 - leave     # a -> GPU c there, GPU c -> b (its NIC)
         s, d = np.repeat(a, 1 + leave), np.repeat(b, 1 + leave)
-        via = table[dom[a[leave]], c]
+        via = np.array([rows[x][c] for x in dom[a[leave]].tolist()], dtype=np.int64)
         d[at[leave]] = via
         s[at[leave] + 1] = via
         src.append(s)
         dst.append(d)
-    return Pairs(group, np.concatenate(src), np.concatenate(dst), 1 / m)
+    return Pairs(group, np.concatenate(src), np.concatenate(dst), 1 / k)
 
 
 def _broadcast_chains(group, graph) -> tuple[Pairs, tuple[int, int] | None]:
@@ -482,7 +499,11 @@ def _broadcast_chains(group, graph) -> tuple[Pairs, tuple[int, int] | None]:
     domains and the scale-up one on the rest."""
     table = None if graph is None else rail_table(graph, group)
     if table is None:
-        return _chain(group), None
+        rows = None if graph is None or len(group) < 3 else _uneven_domains(graph, group)
+        if rows is None:
+            return _chain(group), None
+        return (_rail_chains_of(group, rows, min(map(len, rows))),
+                _ring_latencies(len(group), len(rows) - 1))
     return _rail_chains(group, table), _ring_latencies(len(group), table.shape[0] - 1)
 
 

@@ -127,3 +127,13 @@ def test_a_cut_ocs_fabric_says_it_has_no_circuits():
     r = CliRunner().invoke(cli, ["collective", "all-reduce", "--fabric", "ring:n=4",
                                  "--group", "4", "--fail", "gpu0/gpu1,gpu2/gpu3"])
     assert "CUT" in r.output and "logical=" not in r.output
+
+
+@pytest.mark.parametrize("op", ["broadcast", "reduce"])
+def test_ring_broadcast_over_uneven_domains_uses_the_smaller_domains_rails(op):
+    # 8 + 4 H100, 50 GB/s NICs: 4 pipelined chains from the root, one per NIC of the
+    # 4-GPU server, each on n/4: (p - 1) alpha + n / 4 / 50 GB/s = 5.380 ms for 1 GiB on
+    # 12 GPUs. It was one chain through one NIC: n / 50 GB/s, 21.49 ms (16 GPUs: 2.70 ms).
+    m = _ideal("rail-optimized:domains=2")
+    t = m.cost(op, N, 12, "ring").time
+    assert t == pytest.approx(11 * ALPHA + N / 4 / 50e9, rel=1e-9)

@@ -107,13 +107,14 @@ def reference_steps(algorithm, op, g, graph):
         chain = tuple((g[i], g[i + 1], 1.0) for i in range(p - 1))
         lat = None
         doms = domains(graph, g)
-        D, m = len(doms), len(doms[0])
-        if D >= 2 and m >= 2 and all(len(d) == m for d in doms):
-            # a chain per rail at 1/m: ring c (each domain from its GPU c round to GPU c - 1)
-            # walked from the root; a hop out of a domain goes to GPU c, then out of its NIC
+        D, m = len(doms), min(map(len, doms))
+        if D >= 2 and m >= 2 and p >= 3:
+            # a chain per rail at 1/m (m: the smallest domain's size): ring c (each domain
+            # from its GPU c round to the one before) walked from the root; a hop out of a
+            # domain goes to GPU c, then out of its NIC
             chain = []
             for c in range(m):
-                ring = [d[(c + i) % m] for d in doms for i in range(m)]
+                ring = [d[(c + i) % len(d)] for d in doms for i in range(len(d))]
                 start = ring.index(g[0])
                 walk = [ring[(start + i) % p] for i in range(p)]
                 for a, b in zip(walk[:-1], walk[1:], strict=True):
