@@ -162,11 +162,14 @@ def cost(scenario: str, model: str, phase: str, clock_text: str, share: str, par
     summaries = [cost_summary(scenario, model, p, clock=clock, share=share,
                               parallelism=parallelism, slo=slo, max_batch=limit)
                  for p in phases]
+    from netmodel.cli.main import exit_if_nothing_feasible
+
     if as_json:
         click.echo(json.dumps({"summaries": [s.to_dict() for s in summaries]}, indent=2))
-        return
-    for s in summaries:
-        _print_summary(s, limit)
+    else:
+        for s in summaries:
+            _print_summary(s, limit)
+    exit_if_nothing_feasible(summaries)
 
 
 def _money(x: float) -> str:

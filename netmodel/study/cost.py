@@ -409,6 +409,12 @@ class CostSummary:
     network: NetworkBill = field(repr=False)
 
     @property
+    def feasible(self) -> bool:
+        """Whether some configuration meets the SLO (else no tokens and no per-token
+        figures)."""
+        return self.tp is not None
+
+    @property
     def capex_total(self) -> float:
         return self.capex_gpu + self.capex_host + self.capex_network
 

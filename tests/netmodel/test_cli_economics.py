@@ -157,3 +157,29 @@ def test_yield_of_a_gpus_die():
 ])
 def test_yield_gpu_bad_input(args, needles):
     assert_one_line_error(run("yield", *args), *needles)
+
+
+def test_cost_with_nothing_feasible_exits_3_as_compare_does():
+    # before: tokens/s 0 and 'nothing feasible under the SLO' in the table, exit 0, so a
+    # script could not tell it from an answer; now exit 3 (NOTHING_FEASIBLE) with the
+    # table or JSON still printed. Llama-3-70B decode on an H100 at batch 1 takes 6.5 ms at
+    # TP 8 (docs/units-and-errors.md), so a 1 ms TBT is met by nothing
+    import json
+
+    from click.testing import CliRunner
+
+    from netmodel.cli.main import NOTHING_FEASIBLE, cli
+
+    args = ["cost", "--scenario", "h100-dgx", "--model", "Llama-3-70B", "--phase", "decode",
+            "--tbt", "1ms"]
+    out = CliRunner().invoke(cli, args)
+    assert out.exit_code == NOTHING_FEASIBLE == 3, out.output
+    assert "nothing feasible under the SLO" in out.output
+    out = CliRunner().invoke(cli, args + ["--json"])
+    assert out.exit_code == 3
+    doc = json.loads(out.output.split("\nnothing feasible:")[0])
+    assert doc["summaries"][0]["tp"] is None and doc["summaries"][0]["tokens_per_s"] == 0
+    # one phase feasible is an answer: exit 0
+    ok = CliRunner().invoke(cli, ["cost", "--scenario", "h100-dgx", "--model", "Llama-3-70B",
+                                  "--tbt", "1ms"])
+    assert ok.exit_code == 0, ok.output
