@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["UserError", "known", "one_line"]
+__all__ = ["NothingFeasible", "UserError", "known", "one_line"]
 
 # C0 and C1 control characters, DEL, and the Unicode line and paragraph separators.
 _ESCAPES = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7f, 0xa0))}
@@ -42,6 +42,14 @@ class UserError(ValueError):
 
     def __init__(self, message: object = "", *args):
         super().__init__(one_line(message), *args)
+
+
+class NothingFeasible(UserError):
+    """The question was well put, but no configuration meets its SLO and there is nothing
+    else to answer (a blast radius needs an instance): one line, exit status 3, the status
+    of every command whose answer is 'nothing feasible' (netmodel.cli.main.NOTHING_FEASIBLE)."""
+
+    exit_status = 3
 
 
 def known(names: Iterable[str]) -> str:

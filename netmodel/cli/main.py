@@ -17,6 +17,8 @@ from typing import IO, Any, TypeVar
 
 import click
 
+from compute.errors import NothingFeasible
+
 # name -> (module, attribute, one-line help); modules are imported only when the command runs
 # or when --help lists it.
 _COMMANDS = {
@@ -45,7 +47,7 @@ _COMMANDS = {
 
 #: Exit status of a command that ran but found no configuration meeting the SLO (its table
 #: and files are still printed and written). 2 is a user error; 1 a bug.
-NOTHING_FEASIBLE = 3
+NOTHING_FEASIBLE = NothingFeasible.exit_status
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -144,7 +146,8 @@ class FabricCommand(click.Command):
 
 
 class UserFacingError(click.ClickException):
-    """A :class:`~compute.errors.UserError` on its way out: one line, exit status 2."""
+    """A :class:`~compute.errors.UserError` on its way out: one line, exit status 2 (3 for
+    :class:`~compute.errors.NothingFeasible`)."""
 
     exit_code = 2
 
@@ -162,7 +165,9 @@ class LazyGroup(click.Group):
         try:
             return super().invoke(ctx)
         except UserError as exc:
-            raise UserFacingError(str(exc)) from None
+            err = UserFacingError(str(exc))
+            err.exit_code = getattr(exc, "exit_status", UserFacingError.exit_code)
+            raise err from None
         except click.UsageError as exc:
             raise _one_line_usage(exc) from None
 

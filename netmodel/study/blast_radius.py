@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING
 import networkx as nx
 import numpy as np
 
-from compute.errors import UserError
+from compute.errors import NothingFeasible, UserError
 from compute.hardware import get_gpu
 from compute.models import get_model
 from compute.parallel import Parallelism
@@ -560,7 +560,7 @@ def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
         r = fabric_search(m, coll.scenario, workload, slo=slo, options=options,
                           max_batch=max_batch, collectives=coll, parallelism=parallelism)
     if r.best is None:
-        raise UserError(f"{m.name} has no feasible configuration on {s.label} "
+        raise NothingFeasible(f"{m.name} has no feasible configuration on {s.label} "
                         f"({workload.phase}): {r.search.reason}")
     from netmodel.collectives.placement import partition
 
