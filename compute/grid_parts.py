@@ -159,35 +159,20 @@ def _apply_profile(profile, name, flops, hbm, compute_t, memory_t) -> None:
 
 
 def pipeline_period(pass_t: np.ndarray | float, send: np.ndarray | float,
-                    pp: np.ndarray | float, mode: str) -> np.ndarray:
-    """Seconds between two micro-batches entering a pipeline of ``pp`` balanced stages: one
-    stage's share of the pass, ``pass_t / pp``, and the send to the next stage, overlapped
-    (``mode`` ``"overlap"``: the larger) or one after the other (``"serial"``: the sum).
+                    pp: np.ndarray | float, mode: str,
+                    slowest: np.ndarray | float | None = None) -> np.ndarray:
+    """Seconds between two micro-batches entering a pipeline of ``pp`` stages: the slowest
+    stage's time (``slowest``; default: balanced stages, ``pass_t / pp``), and the send to
+    the next stage, overlapped (``mode`` ``"overlap"``: the larger) or one after the other
+    (``"serial"``: the sum).
 
     Examples
     --------
     >>> float(pipeline_period(0.8, 0.05, 4, "overlap")), float(pipeline_period(0.8, 0.05, 4, "serial"))
     (0.2, 0.25)
     """
-    stage = np.divide(pass_t, pp)
+    stage = np.divide(pass_t, pp) if slowest is None else slowest
     return np.maximum(stage, send) if mode == "overlap" else stage + send
-
-
-def steady_interval(pass_t: np.ndarray | float, send: np.ndarray | float,
-                    pp: np.ndarray | float, batch: np.ndarray | float, mode: str,
-                    overhead: np.ndarray | float = 0.0) -> np.ndarray:
-    """Seconds per batch of a pipelined prefill serving a stream of batches (GPipe, one
-    prompt per micro-batch): the next batch's first prompt enters the first stage one
-    period after this batch's last, so a batch of ``batch`` prompts every ``batch``
-    periods (:func:`pipeline_period`), without the fill and drain's ``pp - 1``, plus a
-    profile's fixed ``overhead`` once per batch.
-
-    Examples
-    --------
-    >>> float(steady_interval(0.8, 0.05, 4, 3, "overlap")), float(steady_interval(0.8, 0.05, 4, 3, "overlap", 0.01))
-    (0.6000000000000001, 0.6100000000000001)
-    """
-    return batch * pipeline_period(pass_t, send, pp, mode) + overhead
 
 
 def _stage_times(names, ops, works, compute_t, memory_t, network_t, options, c3=None,

@@ -10,7 +10,8 @@ A :class:`Parallelism` ``(tp, pp, ep, attention_dp)`` places one model instance 
   activations to the next stage point to point. A stage holds the weights and KV cache of
   its own layers (an MoE model's dense layers and the sliding-window layers where the
   model puts them, :func:`stage_mix`), the token embedding on the first stage and the LM
-  head on the last; the memory fit is that of the fullest stage.
+  head on the last; the memory fit is that of the fullest stage, and the pipeline's period
+  the time of the slowest (:func:`compute.roofline.evaluate_grid`).
 * **tensor parallelism** (``tp`` GPUs per stage): attention heads, MLP columns and the
   vocabulary are split over the stage's GPUs (:mod:`compute.sharding`).
 * **attention data parallelism** (``attention_dp`` groups per stage, dividing ``tp``):

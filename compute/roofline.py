@@ -48,12 +48,13 @@ from compute.parallel import (
     check_parallelism,
     expert_slots,
     layout,
+    stage_mix,
 )
 from compute.phases import Slo, Workload
 from compute.profiles import PARAMETERS, EngineProfile
 from compute.results import RESOURCES, InferenceResult, StageResult
 from compute.sharding import check_tp, shards
-from compute.stages import EXTENDED_STAGES, PIPELINE_STAGES, STAGES
+from compute.stages import EXTENDED_STAGES, LAYER_STAGES, PIPELINE_STAGES, STAGES, layer_counts
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -355,11 +356,11 @@ def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int 
     Pipeline parallelism (``pp`` stages; see :mod:`compute.parallel`): the stage arrays
     describe one pass of a micro-batch through the layers, per GPU; the memory fit is that
     of the fullest stage (:func:`compute.memory.memory_fit`: each stage's own layers, the
-    embedding on the first and the LM head on the last), but the stage times are taken as
-    balanced (``1 / pp`` of a pass's time each, ``T_c``: the embedding, the LM head and an
-    MoE model's dense layers spread over the stages, so the slowest stage is understated,
-    by 0.2% for GLM-4.5 at TP 8 x PP 2, whose last stage holds the LM head),
-    and each stage boundary costs a ``send-recv`` of the micro-batch's activations
+    embedding on the first and the LM head on the last), and so is the time: the period
+    ``T_c`` is the slowest stage's (:func:`_slowest_stage`: its own layers, the embedding
+    on the first, the LM head on the last; a layer's time is the pass's average over its
+    dense and MoE, windowed and full layers), and each stage boundary costs a
+    ``send-recv`` of the micro-batch's activations
     (``T_s``, ``comm.collective_time("send-recv", bytes, 2)``), which overlaps the next
     micro-batch's work in ``overlap`` mode (period ``max(T_c, T_s)``; ``T_c + T_s`` in
     ``serial`` mode).
@@ -433,9 +434,10 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
     elif plain:
         latency = (c3 * stage_t).sum(axis=0)
     elif piped:
+        slowest = _slowest_stage(model, sh, stage_t, c3, names)
         latency, interval = _pipeline(latency, sh.pp, b, micro, stage_t, bound, c3, names,
                                       options, workload, (compute_t, memory_t, network_t),
-                                      busy=busy)
+                                      busy=busy, slowest=slowest)
     overhead = None
     if profile is not None:  # fixed overheads, once per step
         overhead = np.broadcast_to(profile.overhead(model.layers, b, workload.phase,
@@ -465,8 +467,53 @@ def _check_context(model, workload: Workload) -> None:
                         f"shorter {what}, or a model file with a larger max_context")
 
 
+def _slowest_stage(model, sh, stage_t, c3, names) -> np.ndarray:
+    """Each row's slowest pipeline stage's time for one micro-batch, shape like a stage's
+    times (``nan`` where a row has one stage): stage ``s`` of ``p`` runs its own layers
+    (:func:`compute.parallel.stage_mix`: ``n_s`` layers, ``m_s`` of them MoE), the
+    embedding if first and the LM head if last, ``T_s = n_s A + m_s B + E_s + H_s``, where
+    ``A`` and ``B`` are the per-layer and per-MoE-layer sums of ``count x time``
+    (:func:`compute.stages.layer_counts` is linear in the layers and the MoE layers). The
+    stages' per-layer times are those of the pass (an average over its dense and MoE,
+    windowed and full layers)."""
+    pps = np.asarray(sh.pp, dtype=float).ravel()
+    base = layer_counts(model, sh, 1.0, 0.0)
+    moe = layer_counts(model, sh, 1.0, 1.0)
+    shape = stage_t.shape[1:]
+    a = np.zeros(shape)
+    m = np.zeros(shape)
+    for name in LAYER_STAGES:
+        if name not in names:
+            continue
+        t = stage_t[names.index(name)]
+        ca = np.asarray(base[name], dtype=float).reshape(-1, 1)
+        cb = np.asarray(moe[name], dtype=float).reshape(-1, 1) - ca
+        a += np.where(ca != 0, ca * t, 0.0)
+        m += np.where(cb != 0, cb * t, 0.0)
+    k_e, k_h = names.index("embedding"), names.index("lm_head")
+    e = c3[k_e] * stage_t[k_e]
+    h = c3[k_h] * stage_t[k_h]
+    out = np.full(shape, np.nan)
+    for p in np.unique(pps).astype(int).tolist():
+        if p == 1:
+            continue
+        rows = np.flatnonzero(pps == p)
+        mix = stage_mix(model, p)
+        moe_s = (mix[:, 0] - mix[:, 1]) if model.is_moe else np.zeros(p)
+        worst = None
+        for s in range(p):
+            t = mix[s, 0] * a[rows] + moe_s[s] * m[rows]
+            if s == 0:
+                t = t + e[rows]
+            if s == p - 1:
+                t = t + h[rows]
+            worst = t if worst is None else np.maximum(worst, t)
+        out[rows] = worst
+    return out
+
+
 def _pipeline(pass_t, pp, b, micro, stage_t, bound, c3, names, options, workload, parts,
-              busy=None):
+              busy=None, slowest=None):
     """Latency of the pipelined rows (see :func:`evaluate_grid`), and for prefill the
     steady-state seconds per batch (``batch x period`` on those rows, the latency on the
     others; None for decode, whose TBT is already a steady state); fills the
@@ -480,7 +527,8 @@ def _pipeline(pass_t, pp, b, micro, stage_t, bound, c3, names, options, workload
         b = b[rows]
     mine = pass_t[rows]
     send = stage_t[ks, rows]
-    period = pipeline_period(mine, send, p, options.mode)
+    period = pipeline_period(mine, send, p, options.mode,
+                             None if slowest is None else slowest[rows])
     own = mine + (p - 1) * send                  # a micro-batch through every stage
     interval = None
     if workload.phase == "decode":

@@ -358,37 +358,71 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
     if plain:
         return work
     # ---- pipeline, attention DP and expert parallelism: counts per row ---------------------
-    pp, ep, adp = sh.pp.ravel(), sh.ep.ravel(), sh.attention_dp.ravel()
-    l_ep = np.where((ep > 1) & model.is_moe, float(model.moe_layers), 0.0)  # EP MoE layers
-    l_tp = L - l_ep                                   # layers whose MLP is tensor-parallel
-    dp = (adp > 1).astype(float)
-    regather = (attn_tp.ravel() > 1) * (l_tp * dp + l_ep)
+    pp = sh.pp.ravel()
+    counts = layer_counts(model, sh, L, model.moe_layers)
     a2a = n * model.experts_per_token * h * skew / sh.ep   # elements per GPU, x bytes below
     extra = {
-        "allreduce_attn": l_tp, "allreduce_mlp": l_tp * (1 - dp),
-        "attn_scatter": (l_ep, zero, zero, "reduce-scatter", attn_bytes, attn_tp),
-        "dp_gather": (l_tp * dp, zero, zero, "all-gather", ar_bytes, sh.attention_dp),
-        "moe_dispatch": (l_ep, zero, zero, "all-to-all", a2a * dispatch_bytes(model), sh.tp),
-        "dp_scatter": (l_tp * dp, zero, zero, "reduce-scatter", ar_bytes, sh.tp),
-        "moe_combine": (l_ep, zero, zero, "all-to-all", a2a * ab, sh.tp),
-        "dp_regather": (regather, zero, zero, "all-gather", attn_bytes, attn_tp),
+        "allreduce_attn": None, "allreduce_mlp": None,
+        "attn_scatter": (None, zero, zero, "reduce-scatter", attn_bytes, attn_tp),
+        "dp_gather": (None, zero, zero, "all-gather", ar_bytes, sh.attention_dp),
+        "moe_dispatch": (None, zero, zero, "all-to-all", a2a * dispatch_bytes(model), sh.tp),
+        "dp_scatter": (None, zero, zero, "reduce-scatter", ar_bytes, sh.tp),
+        "moe_combine": (None, zero, zero, "all-to-all", a2a * ab, sh.tp),
+        "dp_regather": (None, zero, zero, "all-gather", attn_bytes, attn_tp),
         "pp_send": (pp - 1, zero, zero, "send-recv", n_att * h * ab,
                     np.where(pp > 1, 2.0, 1.0)),
         "pipeline_wait": ((pp > 1).astype(float), zero, zero, "", 0.0, 1.0),
     }
     by_name = {x[0]: x for x in work}
-    plain_row = (pp == 1) & (ep == 1) & (adp == 1)
     out = []
     for name in EXTENDED_STAGES:
-        x = extra.get(name)
-        if name in by_name:
-            x = by_name[name] if x is None else (name, x, *by_name[name][2:])
+        if name in counts and name in by_name:
+            x = (name, counts[name], *by_name[name][2:])
+        elif name in counts:
+            x = (name, counts[name], *extra[name][1:])
+        elif name in by_name:
+            x = by_name[name]
         else:
-            x = (name, *x)
-        if x[4] and name not in ("embedding", "lm_head"):  # no collective within one GPU
-            alone = np.broadcast_to(np.asarray(x[6]).reshape(-1), plain_row.shape) <= 1
+            x = (name, *extra[name])
+        if x[4] and name not in ("embedding", "lm_head", *counts):  # no collective within
+            alone = np.broadcast_to(np.asarray(x[6]).reshape(-1), pp.shape) <= 1  # one GPU
+            plain_row = (pp == 1) & (sh.ep.ravel() == 1) & (sh.attention_dp.ravel() == 1)
             x = (name, x[1] * ~(alone & ~plain_row), *x[2:])
         out.append(x)
+    return out
+
+
+#: The stages that run once per layer of a pass (:func:`layer_counts`).
+LAYER_STAGES = ("qkv", "attention", "out_proj", "allreduce_attn", "attn_scatter", "dp_gather",
+                "moe_dispatch", "mlp_up", "mlp_down", "allreduce_mlp", "dp_scatter",
+                "moe_combine", "dp_regather")
+
+
+def layer_counts(model, sh, layers, moe_layers) -> dict:
+    """How many times each stage of :data:`LAYER_STAGES` runs over ``layers`` layers of
+    which ``moe_layers`` are MoE (the whole model's, or a pipeline stage's:
+    :func:`compute.parallel.stage_mix`), one count per row of ``sh`` (a configuration
+    that is not plain TP): every layer's attention and MLP; under expert parallelism the
+    MoE layers' all-to-alls and reduce-scatter, the other layers' all-reduces; under
+    attention data parallelism the gathers and scatters around the MLP. A collective
+    among one GPU does not run (count 0). Linear in ``layers`` and ``moe_layers``."""
+    tp, pp, ep, adp = (np.asarray(x, dtype=float).ravel() for x in
+                       (sh.tp, sh.pp, sh.ep, sh.attention_dp))
+    attn_tp = tp / adp
+    l_ep = np.where((ep > 1) & model.is_moe, float(moe_layers), 0.0)  # EP MoE layers
+    l_tp = layers - l_ep                              # layers whose MLP is tensor-parallel
+    dp = (adp > 1).astype(float)
+    regather = (attn_tp > 1) * (l_tp * dp + l_ep)
+    plain_row = (pp == 1) & (ep == 1) & (adp == 1)
+    groups = {"allreduce_attn": attn_tp, "attn_scatter": attn_tp, "dp_gather": adp,
+              "moe_dispatch": tp, "allreduce_mlp": tp, "dp_scatter": tp, "moe_combine": tp,
+              "dp_regather": attn_tp}
+    out = {"qkv": layers, "attention": layers, "out_proj": layers, "allreduce_attn": l_tp,
+           "attn_scatter": l_ep, "dp_gather": l_tp * dp, "moe_dispatch": l_ep,
+           "mlp_up": layers, "mlp_down": layers, "allreduce_mlp": l_tp * (1 - dp),
+           "dp_scatter": l_tp * dp, "moe_combine": l_ep, "dp_regather": regather}
+    for name, g in groups.items():       # no collective within one GPU
+        out[name] = out[name] * ~((g <= 1) & ~plain_row)
     return out
 
 

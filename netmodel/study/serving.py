@@ -41,10 +41,9 @@ tokens held per layer on average)``.
 
 and a prefill instance takes a new batch every ``max(I, T)`` (the transfer of one batch
 overlaps the next batch's compute), ``I`` the prefill's latency, or with ``pp`` pipeline
-stages ``b`` periods of one stage (the next batch fills the pipeline as this one drains:
-:func:`_prefill_interval`). The prefill configuration is chosen on the
-search's whole grid with the transfer included (the most prompt tokens/s/SM under the TTFT
-SLO), the decode one by its own search.
+stages the grid's steady-state interval (:func:`_prefill_interval`). The prefill
+configuration is chosen on the search's whole grid with the transfer included (the most
+prompt tokens/s/SM under the TTFT SLO), the decode one by its own search.
 
 **The balance.** With ``R_p`` requests/s per prefill instance (``b / max(I, T)``)
 and ``R_d`` per decode instance (``b / TBT / (output - 1)``), serving ``lambda`` requests/s
@@ -352,31 +351,10 @@ class _Transfer:
 
 def _prefill_interval(grid) -> np.ndarray:
     """Seconds a prefill instance spends on each batch in steady state (configurations x
-    batches): its latency, except with pipeline stages. A pipelined prefill's latency
-    (:func:`compute.roofline.evaluate_grid`) is that of the batch's last prompt, ``(b - 1)
-    period + own`` (fill and drain included); but the next batch's first prompt enters the
-    first stage one period after this batch's last one (as vLLM keeps ``pp`` batches in
-    flight), so the instance takes a new batch of ``b`` prompts every ``b`` periods (GPipe:
-    ``m`` micro-batches on ``p`` stages take ``(m + p - 1)`` periods once, ``m`` periods each
-    in a stream): :func:`compute.grid_parts.steady_interval` of the pass, ``own - (pp - 1)
-    send``. The pass is found again from the grid's latency here (not read from the grid's
-    own ``interval``, the same formula of the pass it kept): the two differ in the last
-    bits, and on a pipelined row every batch's rate is the same but for those bits, so the
-    configuration chosen among them (the first of the equal best, see :func:`serve`) would
-    change."""
-    from compute.grid_parts import steady_interval
-
-    interval = np.array(grid.latency, dtype=float)
-    if "pipeline_wait" not in grid.stages:
-        return interval
-    pp = np.array([c.pp for c in grid.configs], dtype=float).reshape(-1, 1)
-    b = grid.batches.reshape(1, -1).astype(float)
-    send = grid.stage_time[grid.stages.index("pp_send")]
-    wait = grid.stage_time[grid.stages.index("pipeline_wait")]
-    overhead = 0.0 if grid.overhead is None else grid.overhead
-    own = grid.latency - overhead - wait
-    steady = steady_interval(own - (pp - 1) * send, send, pp, b, grid.options.mode, overhead)
-    return np.where(pp > 1, steady, interval)
+    batches): the grid's own ``interval`` (:func:`compute.roofline.evaluate_grid`: with
+    pipeline stages ``b`` periods of the slowest stage, the next batch filling the
+    pipeline as this one drains), its latency where the grid has none (no pipeline)."""
+    return np.asarray(grid.latency if grid.interval is None else grid.interval, dtype=float)
 
 
 def _space(model, dimensions, pp, ep, attention_dp):

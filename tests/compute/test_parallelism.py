@@ -119,23 +119,39 @@ def test_pipeline_step_times_by_hand():
     lite = get_gpu("Lite")
     ring = RingAlphaBeta(lite.scaleup_bandwidth)
     send = lambda m: 1.9e-6 + m * 8192 * 2 / (lite.scaleup_bandwidth * 0.92)  # noqa: E731
+    # Each stage of a pipeline runs its own layers (80 / pp each), the first also the
+    # embedding, the last the LM head; the period is the slowest stage's, from a TP-8
+    # pass's stage times: layers / pp + the larger of the two (decode: the LM head;
+    # prefill of 1500 tokens: the embedding and its 24.6 MB all-reduce)
+    def slowest(pass_r, pp):
+        head, emb = stage(pass_r, "lm_head").total_time, stage(pass_r, "embedding").total_time
+        return (pass_r.latency - emb - head) / pp + max(head, emb)
+
     # decode: 64 sequences in 2 micro-batches of 32; each goes through both stages (a
-    # TP-8 pass of 32 sequences) and crosses one stage boundary
+    # TP-8 pass of 32 sequences) and crosses one stage boundary: the TBT is the larger of
+    # that round trip (29.106 ms) and the last stage running both micro-batches (2 x
+    # 14.689 ms = 29.379 ms: its 40 layers and the 0.315 ms LM head, twice; balanced
+    # stages said 29.106 ms)
     one = evaluate("Llama-3-70B", "Lite", 8, 32, "decode", comm=ring)
     r = evaluate("Llama-3-70B", "Lite", 8, 64, "decode", pp=2, comm=ring)
     assert stage(r, "pp_send").collective_bytes == 32 * 8192 * 2
-    assert r.latency == pytest.approx(one.latency + send(32), rel=1e-12)
+    assert 2 * slowest(one, 2) > one.latency + send(32)
+    assert r.latency == pytest.approx(2 * slowest(one, 2), rel=1e-12)
+    assert r.latency == pytest.approx(29.3787e-3, rel=1e-5)
     assert r.tokens_per_step == 64
-    # four stages, 10 sequences: micro-batches of 3, four of them in flight
+    # four stages, 10 sequences: micro-batches of 3, four of them in flight, the last
+    # stage (20 layers and the LM head) runs all four: 21.936 ms (balanced: 20.995 ms)
     r4 = evaluate("Llama-3-70B", "Lite", 8, 10, "decode", pp=4, comm=FREE)
-    assert r4.latency == pytest.approx(evaluate("Llama-3-70B", "Lite", 8, 3, "decode",
-                                                comm=FREE).latency, rel=1e-12)
+    three = evaluate("Llama-3-70B", "Lite", 8, 3, "decode", comm=FREE)
+    assert r4.latency == pytest.approx(4 * slowest(three, 4), rel=1e-12)
+    assert r4.latency == pytest.approx(21.9359e-3, rel=1e-5)
     # prefill: one prompt per micro-batch (GPipe): (b - 1) periods + one prompt's pass
-    single = evaluate("Llama-3-70B", "Lite", 8, 1, "prefill", comm=ring).latency
+    single_r = evaluate("Llama-3-70B", "Lite", 8, 1, "prefill", comm=ring)
+    single, period = single_r.latency, slowest(single_r, 2)
     p = evaluate("Llama-3-70B", "Lite", 8, 6, "prefill", pp=2, comm=ring)
     s = send(1500)
-    assert p.latency == pytest.approx(5 * max(single / 2, s) + single + s, rel=1e-12)
-    assert stage(p, "pipeline_wait").time == pytest.approx(5 * max(single / 2, s), rel=1e-9)
+    assert p.latency == pytest.approx(5 * max(period, s) + single + s, rel=1e-12)
+    assert stage(p, "pipeline_wait").time == pytest.approx(5 * max(period, s), rel=1e-9)
     for x in (r, p):   # the stages add up to the step and so does the time split
         assert sum(st_.total_time for st_ in x.stages) == pytest.approx(x.latency, rel=1e-12)
         assert sum(x.time_split().values()) == pytest.approx(x.latency, rel=1e-12)

@@ -61,13 +61,63 @@ def _old_network_times(comm, ops, groups, counts, net, fits=None):
     return out
 
 
-def _old_pipeline(pass_t, pp, b, micro, stage_t, bound, c3, names, options, workload, parts):
+def _ref_slowest(model, sh, counts, stage_t, c3, names):
+    """Each pipelined row's slowest stage, by hand: stage ``s`` holds vLLM's ``n_s`` layers
+    (``L // p`` each, ``L mod p`` left over one each to the stages just before the last;
+    get_pp_indices, vllm/distributed/utils.py), ``m_s`` of them MoE, the first also the
+    embedding and the last the LM head. A per-layer stage of the pass that runs (count >
+    0) runs on every layer (attention and MLP; without EP every collective too), on the
+    MoE layers (under EP: the all-to-alls, the reduce-scatter before them and, without
+    attention DP, the regather after) or on the others (under EP the all-reduces, the DP
+    gathers and scatters): ``n_s``, ``m_s`` or ``n_s - m_s`` times on stage ``s``; so
+    ``T_s = n_s A + m_s B + E + H``, ``A`` the sum of the first and third kinds' times and
+    ``B`` of the second's less the third's (summed in the stages' order)."""
+    L = model.layers
+    ep = (sh.ep.ravel() > 1) & model.is_moe
+    adp = sh.attention_dp.ravel() > 1
+    on_moe = {"attn_scatter", "moe_dispatch", "moe_combine"}
+    on_rest = {"allreduce_attn", "dp_gather", "allreduce_mlp", "dp_scatter"}
+    per_layer = [k for k, nm in enumerate(names)
+                 if nm not in ("embedding", "lm_head", *PIPELINE_STAGES)]
+    out = np.full(stage_t.shape[1:], np.nan)
+    for p in sorted(set(sh.pp.ravel().astype(int).tolist()) - {1}):
+        rows = np.flatnonzero(sh.pp.ravel() == p)
+        a = np.zeros((len(rows), stage_t.shape[2]))
+        m = np.zeros(a.shape)
+        for k in per_layer:
+            nm, runs, e = names[k], counts[k, rows] > 0, ep[rows]
+            moe_kind = e & ~adp[rows] if nm == "dp_regather" else e & (nm in on_moe)
+            rest_kind = e & (nm in on_rest)
+            ca = np.where(runs & ~moe_kind, 1.0, 0.0)
+            cb = np.where(runs & moe_kind, 1.0, np.where(runs & rest_kind, -1.0, 0.0))
+            a += np.where(ca[:, None] != 0, ca[:, None] * stage_t[k, rows], 0.0)
+            m += np.where(cb[:, None] != 0, cb[:, None] * stage_t[k, rows], 0.0)
+        sizes = [L // p + (1 if p - 1 - (L % p) <= s < p - 1 else 0) for s in range(p)]
+        starts = np.cumsum([0, *sizes])
+        ke, kh = names.index("embedding"), names.index("lm_head")
+        worst = None
+        for s in range(p):
+            n_s = float(sizes[s])
+            m_s = n_s - model.layer_mix(int(starts[s]), int(starts[s + 1]))[0] \
+                if model.is_moe else 0.0
+            t = n_s * a + m_s * m
+            if s == 0:
+                t = t + c3[ke, rows] * stage_t[ke, rows]
+            if s == p - 1:
+                t = t + c3[kh, rows] * stage_t[kh, rows]
+            worst = t if worst is None else np.maximum(worst, t)
+        out[rows] = worst
+    return out
+
+
+def _old_pipeline(pass_t, pp, b, micro, stage_t, bound, c3, names, options, workload, parts,
+                  slowest):
     ks, kw = names.index("pp_send"), names.index("pipeline_wait")
     rows = np.flatnonzero(pp.ravel() > 1)
-    p = pp[rows]
     mine = pass_t[rows]
+    p = pp[rows]
     send = stage_t[ks, rows]
-    stage = np.divide(mine, p)
+    stage = slowest[rows]
     period = np.maximum(stage, send) if options.mode == "overlap" else stage + send
     own = mine + (p - 1) * send
     interval = None
@@ -183,9 +233,10 @@ def old_grid(model, gpu, configs, batches, workload, options, skew=1.0, time_unf
         for k in passes[1:]:
             latency = latency + c3[k] * stage_t[k]
         if np.any(sh.pp > 1):
+            slowest = _ref_slowest(model, sh, counts, stage_t, c3, names)
             latency, interval = _old_pipeline(latency, sh.pp, b, micro, stage_t, bound, c3,
                                               names, options, workload,
-                                              (compute_t, memory_t, network_t))
+                                              (compute_t, memory_t, network_t), slowest)
     if options.profile is not None:
         overhead = np.broadcast_to(options.profile.overhead(
             model.layers, b, workload.phase, workload.tokens_per_sequence, model.hidden),

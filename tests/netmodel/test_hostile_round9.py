@@ -248,7 +248,11 @@ def test_serve_workload_file_rate_refused(tmp_path, rate, got):
 
 
 def test_serve_rate_bounds_accepted():
-    for rate, gpus in (("1e-9", 3), ("1e9", 22668712)):
+    # prefill TP 1 at 45.928 requests/s, decode TP 1 at 1,108.52 (TP 1 x PP 2's 2,233.39
+    # on 2 GPUs won with balanced stages; its last stage's LM head now makes it 2,203.85,
+    # 1,101.92 a GPU): 1 + 1 GPUs, and ceil(1e9 / 45.928) + ceil(1e9 / 1108.52) =
+    # 21,773,212 + 902,105 (was 3 and 22,668,712)
+    for rate, gpus in (("1e-9", 2), ("1e9", 22675317)):
         r = _run([*SERVE, "--rate", rate, "--json"])
         assert r.exit_code == (0 if gpus <= 32 else 3), r.output
         d = json.loads(r.output.split("\nnothing feasible")[0])
