@@ -45,6 +45,11 @@ beta = 1/B the costs are):
                        ``alpha + (p-1) n beta``; reduce-scatter, all-gather, all-to-all
                        ``alpha + (p-1)/p n beta``; broadcast, reduce ``alpha + (p-1) n beta``;
                        send-recv (each rank to the next) ``alpha + n beta``
+``two-shot``           all-reduce as a direct reduce-scatter then a direct all-gather
+                       ``2 alpha + 2(p-1)/p n beta`` (vLLM's custom all-reduce, two-stage);
+                       only where every two GPUs of the group share a cable (full meshes),
+                       where each GPU sends on all its ``p-1`` links at once: ``beta`` is
+                       then one over the GPU's whole injection bandwidth
 ``pairwise``           all-to-all in ``p-1`` shifted exchanges ``(p-1) alpha + (p-1)/p n beta``
 ``hierarchical``       all-reduce in two levels over ``D`` domains of ``m`` GPUs, pipelined:
                        reduce-scatter inside (in the switch where it reduces, else a ring),
@@ -88,7 +93,7 @@ if TYPE_CHECKING:
     import networkx as nx
 
 __all__ = ["ALGORITHMS", "NCCL_ALGORITHMS", "NCCL_OPS", "NotApplicable", "Pairs", "Step", "algorithms_for",
-           "domains", "generate", "quadratic", "rail_table", "transfer_count"]
+           "domains", "generate", "precheck", "quadratic", "rail_table", "transfer_count"]
 
 
 # ------------------------------------------------------------------ group structure
@@ -667,7 +672,8 @@ def quadratic(algorithm: str, op: str) -> bool:
     """
     return (algorithm == "direct" and op in ("all-reduce", "reduce-scatter", "all-gather",
                                              "all-to-all")) \
-        or (algorithm == "pairwise" and op == "all-to-all")
+        or (algorithm == "pairwise" and op == "all-to-all") \
+        or (algorithm == "two-shot" and op == "all-reduce")
 
 
 def transfer_count(algorithm: str, op: str, p: int) -> int:
@@ -693,6 +699,33 @@ def _all_pairs(group, frac) -> Pairs:
 def direct_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     p = len(group)
     return [Step("one-shot exchange", _all_pairs(group, 1.0), reduce=p - 1.0)]
+
+
+def _pairwise_linked(graph, group) -> None:
+    """NotApplicable unless every two GPUs of ``group`` share a cable (a full mesh: an
+    xGMI box, a group of Lites): two-shot's ``p (p - 1)`` transfers each then have a link
+    of their own; on switched fabrics they share ports that NCCL's rings use as well."""
+    if graph is None:
+        return
+    adj, p = graph._adj, len(group)
+    for g in group:
+        near = adj[g]
+        if len(near) < p - 1 or any(h not in near for h in group if h != g):
+            raise NotApplicable("two-shot needs every two GPUs of the group linked directly "
+                                "(a full mesh)")
+
+
+def two_shot_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
+    """All-reduce as a direct reduce-scatter (each GPU sends ``n/p`` to every peer at once and
+    reduces its slice) then a direct all-gather: ``2 alpha + 2 (p-1)/p n`` over what a GPU
+    injects on all its links; vLLM's ``cross_device_reduce_2stage``
+    (csrc/custom_all_reduce.cuh), used above 256-512 KiB on fully NVLinked GPUs, below
+    which its one-shot (``direct``) is faster."""
+    _pairwise_linked(graph, group)
+    p = len(group)
+    t = _all_pairs(group, 1 / p)
+    return [Step("reduce-scatter (direct)", t, reduce=(p - 1) / p),
+            Step("all-gather (direct)", t)]
 
 
 def direct_reduce_scatter(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
@@ -836,6 +869,7 @@ ALGORITHMS: dict[str, dict[str, Generator]] = {
                "all-gather": direct_all_gather, "all-to-all": direct_all_to_all,
                "broadcast": direct_broadcast, "reduce": direct_reduce,
                "send-recv": direct_send_recv},
+    "two-shot": {"all-reduce": two_shot_all_reduce},
     "pairwise": {"all-to-all": pairwise_all_to_all},
     "hierarchical": {"all-reduce": hierarchical_all_reduce},
     "in-network": {op: _innet(op) for op in ("all-reduce", "reduce-scatter", "all-gather",
@@ -871,6 +905,23 @@ assert all(op in ALGORITHMS[a] for op, names in NCCL_OPS.items() for a in names)
 def algorithms_for(op: str) -> tuple[str, ...]:
     """Names of the algorithms that implement ``op``."""
     return tuple(name for name, table in ALGORITHMS.items() if op in table)
+
+
+#: (algorithm, op) -> a check of the group and fabric, raising :class:`NotApplicable`,
+#: cheaper than building the steps: run before the work of a :func:`quadratic` algorithm is
+#: counted (64 GPUs of a fat tree are no full mesh, whatever two-shot would route there).
+PRECHECKS: dict[tuple[str, str], Callable[..., None]] = {
+    ("two-shot", "all-reduce"): lambda group, graph: _pairwise_linked(graph, group),
+}
+
+
+def precheck(algorithm: str, op: str, group: Iterable[Hashable], graph: nx.Graph | None
+             ) -> None:
+    """Raise :class:`NotApplicable` where a cheap look at ``group`` and ``graph`` rules
+    ``algorithm`` out for ``op`` (see :data:`PRECHECKS`); else nothing."""
+    check = PRECHECKS.get((algorithm, op))
+    if check is not None:
+        check(tuple(group), graph)
 
 
 def generate(algorithm: str, op: str, group: Iterable[Hashable], graph: nx.Graph | None

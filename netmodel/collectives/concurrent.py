@@ -40,7 +40,7 @@ import numpy as np
 
 from compute.comm import check_op
 from compute.errors import UserError
-from netmodel.collectives.algorithms import NotApplicable, Pairs, generate
+from netmodel.collectives.algorithms import NotApplicable, Pairs, generate, precheck
 from netmodel.collectives.cost import (
     GroupCut,
     combine,
@@ -543,11 +543,18 @@ def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
     sizes (:func:`_useless`) is left out without being routed."""
     names = list(names)
     prepared = _prepared(model, groups, alone_too)
+    why: dict[str, list[str]] = {name: [] for name in names}
+    for name in list(names):  # ruled out by a look at the groups: no work counted
+        try:
+            for g in groups:
+                precheck(name, op, g, model.graph)
+        except NotApplicable as exc:
+            why[name].append(f"{name}: {exc}")
+            names.remove(name)
     for name in names:
         for p in unique(prepared.sizes).tolist():
             model._check_work(op, name, p)
     costly = _costly(model, groups, op, names) if nbytes is not None and alone_too else set()
-    why: dict[str, list[str]] = {name: [] for name in names}
 
     def routed(name):
         if nbytes is not None:
@@ -561,7 +568,7 @@ def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
             by_name[name] = routed(name)
     options = [o for name in names for o in by_name.get(name, ())]
     if not options:
-        reasons = "; ".join(w for name in names for w in why[name])
+        reasons = "; ".join(w for ws in why.values() for w in ws)
         raise UserError(f"no algorithm can run {op} on these groups ({reasons})")
     return options
 

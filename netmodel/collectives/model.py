@@ -42,6 +42,7 @@ from netmodel.collectives.algorithms import (
     NotApplicable,
     algorithms_for,
     generate,
+    precheck,
     quadratic,
     transfer_count,
 )
@@ -213,6 +214,11 @@ class FabricCostModel:
         key = (op, algorithm, group)
         hit = self._compiled.get(key)
         if hit is None:
+            try:
+                precheck(algorithm, op, group, self.graph)
+            except NotApplicable as exc:
+                self._compiled[key] = str(exc)
+                raise NotApplicable(str(exc)) from None
             self._check_work(op, algorithm, len(group))
             try:
                 steps = generate(algorithm, op, self._ordered(group), self.graph)
@@ -255,6 +261,8 @@ class FabricCostModel:
         if algorithm == "direct":
             per = (p - 1) * (1.0 if op == "all-reduce" else 1 / p)
             steps = [(1, per, {"all-reduce": p - 1.0, "reduce-scatter": (p - 1) / p}.get(op, 0.0))]
+        elif algorithm == "two-shot":  # direct reduce-scatter, then direct all-gather
+            steps = [(1, (p - 1) / p, (p - 1) / p), (1, (p - 1) / p, 0.0)]
         else:  # pairwise all-to-all: p - 1 shifts of 1/p
             steps = [(p - 1, 1 / p, 0.0)]
         r, cal = self.router, self.calibration

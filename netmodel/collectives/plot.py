@@ -19,7 +19,8 @@ __all__ = ["plot_busbw"]
 COLOURS = {"ring": "tab:blue", "bidirectional-ring": "tab:cyan", "tree": "tab:brown",
            "halving-doubling": "tab:orange", "recursive-doubling": "tab:red",
            "direct": "tab:gray", "pairwise": "tab:olive", "hierarchical": "tab:purple",
-           "in-network": "tab:green", "in-network-tree": "tab:pink"}
+           "in-network": "tab:green", "in-network-tree": "tab:pink",
+           "two-shot": "black"}
 
 
 def plot_busbw(panels: Sequence[tuple[str, np.ndarray, Mapping[str, np.ndarray],

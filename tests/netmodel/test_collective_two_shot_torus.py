@@ -1,0 +1,129 @@
+"""All-reduce on direct-connect fabrics against hand-derived closed forms (ideal calibration,
+alpha = 1 us, zero route latency, 1 GiB): two-shot on full meshes.
+
+Two-shot (vLLM csrc/custom_all_reduce.cuh, cross_device_reduce_2stage): a direct
+reduce-scatter (every GPU sends n/p to each peer at once) then a direct all-gather. On a full
+mesh of p GPUs with links of B bytes/s each, every transfer has a cable of its own:
+2 alpha + 2 (n/p) / B = 2 alpha + 2 (p-1)/p n / ((p-1) B), the whole injection bandwidth.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from compute.errors import UserError
+from netmodel.cli.main import cli
+from netmodel.collectives.algorithms import ALGORITHMS, NCCL_OPS, algorithms_for
+from netmodel.collectives.calibration import Calibration
+from netmodel.collectives.cost import bus_factor
+from netmodel.collectives.model import FabricCostModel
+from topologies import build
+
+ALPHA = 1e-6
+N = 2**30
+
+
+def _ideal(spec: str, **kw) -> FabricCostModel:
+    g = build(spec)
+    for _, _, d in g.edges(data=True):
+        d["latency"] = 0.0
+    for _, d in g.nodes(data=True):
+        if "latency" in d:
+            d["latency"] = 0.0
+    return FabricCostModel(g, calibration=Calibration.ideal(ALPHA), **kw)
+
+
+# ---------------------------------------------------------------- two-shot on full meshes
+MESH_B = 450e9 / 7  # full-mesh:n=8 of H100s: 450 GB/s per GPU over 7 cables
+
+
+def test_two_shot_full_mesh_hand_value():
+    # 2 us + 2 * (1 GiB / 8) / 64.29 GB/s = 4.178 ms (auto was bidirectional-ring, 14.63 ms)
+    m = _ideal("full-mesh:n=8")
+    hand = 2 * ALPHA + 2 * (N / 8) / MESH_B
+    assert hand == pytest.approx(4.1777e-3, rel=1e-4)
+    assert m.cost("all-reduce", N, 8, "two-shot").time == pytest.approx(hand, rel=1e-9)
+    r = m.cost("all-reduce", N, 8)
+    assert (r.algorithm, r.time) == ("two-shot", pytest.approx(hand, rel=1e-9))
+
+
+def test_one_shot_still_wins_small_messages():
+    # one-shot (direct): alpha + n/B; two-shot: 2 alpha + n/(4B): one-shot below
+    # n = 4/3 alpha B = 85.7 kB, two-shot above
+    m = _ideal("full-mesh:n=8")
+    n = 1024.0
+    assert m.cost("all-reduce", n, 8, "direct").time == pytest.approx(ALPHA + n / MESH_B)
+    assert m.cost("all-reduce", n, 8, "two-shot").time == pytest.approx(
+        2 * ALPHA + 2 * n / 8 / MESH_B)
+    assert m.cost("all-reduce", n, 8).algorithm == "direct"
+    cross = 4 / 3 * ALPHA * MESH_B
+    assert m.cost("all-reduce", cross * 0.9, 8).algorithm == "direct"
+    assert m.cost("all-reduce", cross * 1.1, 8).algorithm == "two-shot"
+
+
+def test_two_shot_on_a_lite_group_mesh():
+    # lite-groups: 4 Lites a group, pairwise cabled at 37.5 GB/s: 2 alpha + 2 (n/4) / 37.5 GB/s
+    m = _ideal("lite-groups")
+    b = m.graph.edges["gpu0", "gpu1"]["bandwidth"]
+    assert b == pytest.approx(37.5e9)
+    group = ["gpu0", "gpu1", "gpu2", "gpu3"]
+    hand = 2 * ALPHA + 2 * (N / 4) / b  # 14.32 ms (bidirectional-ring: 21.48 ms)
+    assert m.cost("all-reduce", N, group, "two-shot").time == pytest.approx(hand, rel=1e-9)
+    # the base NVSwitch reduces in the switch, faster still: auto keeps it
+    assert m.cost("all-reduce", N, group).algorithm == "in-network"
+    m = _ideal("lite-groups", algorithms=[a for a in ALGORITHMS if a != "in-network"])
+    r = m.cost("all-reduce", N, group)
+    assert (r.algorithm, r.time) == ("two-shot", pytest.approx(hand, rel=1e-9))
+
+
+@pytest.mark.parametrize("spec, group", [
+    ("single-switch:n=8", 8),                                  # a switch, no cables between
+    ("lite-groups", ["gpu0", "gpu1", "gpu2", "gpu4"]),         # gpu4 is in the next group
+    ("torus:dims=4x4", 16),
+])
+def test_two_shot_only_on_pairwise_linked_groups(spec, group):
+    m = _ideal(spec)
+    with pytest.raises(UserError, match="two-shot needs every two GPUs"):
+        m.cost("all-reduce", N, group, "two-shot")
+    assert m.cost("all-reduce", N, group).algorithm != "two-shot"
+
+
+def test_two_shot_is_not_nccl():
+    assert "two-shot" not in NCCL_OPS["all-reduce"]
+    assert "two-shot" in algorithms_for("all-reduce")
+    m = _ideal("full-mesh:n=8", algorithms="nccl")
+    assert m.cost("all-reduce", N, 8).algorithm != "two-shot"
+
+
+def test_cli_algorithm_choices_come_from_the_registry():
+    res = CliRunner().invoke(cli, ["collective", "--help"])
+    assert res.exit_code == 0
+    text = " ".join(res.output.split()).replace("- ", "-")
+    for name in ALGORITHMS:
+        assert name in text, name
+    res = CliRunner().invoke(cli, ["collective", "all-reduce", "--fabric", "full-mesh:n=8",
+                                   "--algorithm", "two-shot", "--size", "1GiB", "--json"])
+    assert res.exit_code == 0, res.output
+    assert '"two-shot"' in res.output
+
+
+# ---------------------------------------------------------------- invariants
+SIZES = 2.0 ** np.arange(6, 36, 1)
+
+
+@pytest.mark.parametrize("spec, p", [("full-mesh:n=8", 8), ("full-mesh:n=5", 5),
+                                     ("lite-groups", 4), ("torus:dims=4x4", 16),
+                                     ("torus:dims=2x3x4", 24), ("torus:dims=4x4x4", 64)])
+def test_auto_no_slower_than_any_candidate_and_monotone(spec, p):
+    m = FabricCostModel(build(spec))  # shipped calibration
+    auto = m.collective_time("all-reduce", SIZES, p)
+    curves = m.curves("all-reduce", SIZES, p)
+    for name, t in curves.items():
+        assert np.all(auto <= t * (1 + 1e-12)), name
+    assert np.all(np.diff(auto) >= 0)
+    group = m.group(p)
+    inject = min(sum(d["bandwidth"] for _, _, d in m.graph.edges(x, data=True)) for x in group)
+    for name, t in curves.items():
+        assert np.all(SIZES / t * bus_factor("all-reduce", p) <= inject * (1 + 1e-12)), name
