@@ -50,6 +50,11 @@ beta = 1/B the costs are):
                        only where every two GPUs of the group share a cable (full meshes),
                        where each GPU sends on all its ``p-1`` links at once: ``beta`` is
                        then one over the GPU's whole injection bandwidth
+``torus``              all-reduce on a ``k``-dimensional torus (the ``torus`` builder's, or a
+                       sub-torus of it): bidirectional rings along every dimension at once,
+                       the data in ``k`` chunks each taking the dimensions in a rotated
+                       order; equal sides ``s``, ports of ``b``:
+                       ``4 k (s-1) alpha + 2 (p-1)/p n / (2 k b)``
 ``pairwise``           all-to-all in ``p-1`` shifted exchanges ``(p-1) alpha + (p-1)/p n beta``
 ``hierarchical``       all-reduce in two levels over ``D`` domains of ``m`` GPUs, pipelined:
                        reduce-scatter inside (in the switch where it reduces, else a ring),
@@ -87,7 +92,7 @@ from netmodel.collectives.in_network import (
     in_network_steps,
     nvls_phases,
 )
-from netmodel.collectives.steps import NotApplicable, Pairs, Step, union_of
+from netmodel.collectives.steps import NotApplicable, Pairs, Step, union_of, unique
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -762,6 +767,101 @@ def pairwise_all_to_all(group: tuple[Hashable, ...], graph: nx.Graph | None) -> 
     return [Step(f"shift {k}", Pairs(group, i, (i + k) % p, 1 / p)) for k in range(1, p)]
 
 
+# ------------------------------------------------------------------ torus
+
+def _torus_grid(graph, group) -> tuple[list[int], np.ndarray]:
+    """The sides of the torus dimensions the group spans and, for each, the group
+    positions of every member's ``-1`` and ``+1`` neighbours: ``(sides, nbr)`` with
+    ``nbr[d, 0|1]`` arrays of length ``p``. The fabric must be a torus as the ``torus``
+    builder makes it (graph attribute ``dims``, GPUs ``gpu0 ...`` numbered row-major, last
+    side fastest) and the group a sub-torus: in each dimension either one coordinate or all
+    of them, at least two dimensions whole. NotApplicable otherwise."""
+    dims = None if graph is None else graph.graph.get("dims")
+    if not dims:
+        raise NotApplicable("torus needs a torus fabric (its dims, as the torus builder "
+                            "records them)")
+    try:
+        sides = [int(x) for x in str(dims).split("x")]
+    except ValueError:
+        raise NotApplicable(f"torus cannot read the fabric's dims {dims!r}") from None
+    total = int(np.prod(sides))
+    if graph.graph.get("gpus") != total:
+        raise NotApplicable(f"torus needs the fabric's {graph.graph.get('gpus')} GPUs to "
+                            f"be the {dims} torus's {total}")
+    idx = []
+    for g in group:
+        name = str(g)
+        i = int(name[3:]) if name.startswith("gpu") and name[3:].isdigit() else -1
+        if not 0 <= i < total:
+            raise NotApplicable(f"torus needs GPUs gpu0 to gpu{total - 1}, got {g!r}")
+        idx.append(i)
+    index = np.array(idx, dtype=np.int64)
+    strides = np.cumprod([1, *sides[:0:-1]])[::-1]
+    coords = (index[:, None] // strides) % np.array(sides)
+    active = []
+    for d, side in enumerate(sides):
+        seen = len(unique(coords[:, d]))
+        if seen == side:
+            active.append(d)
+        elif seen != 1:
+            raise NotApplicable(f"torus needs the group to span each dimension of the "
+                                f"{dims} torus wholly or at one coordinate")
+    p = len(group)
+    if len(active) < 2 or int(np.prod([sides[d] for d in active])) != p:
+        raise NotApplicable("torus needs the group to be a sub-torus of at least two whole "
+                            "dimensions (on one, bidirectional-ring is the same)")
+    pos = np.full(total, -1, dtype=np.int64)
+    pos[index] = np.arange(p)
+    nbr = np.empty((len(active), 2, p), dtype=np.int64)
+    for a, d in enumerate(active):
+        for b, step in enumerate((-1, 1)):
+            shift = ((coords[:, d] + step) % sides[d] - coords[:, d]) * strides[d]
+            nbr[a, b] = pos[index + shift]
+    return [sides[d] for d in active], nbr
+
+
+def torus_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
+    """Bidirectional rings along each dimension of a ``k``-dimensional torus with every
+    port busy: the data in ``k`` chunks, chunk ``j`` reduce-scattering along dimensions
+    ``j, j+1, ...`` (mod ``k``) in turn, so that in each phase every dimension carries one
+    chunk, half each way round its rings; then all-gathering back in reverse. Each phase is
+    one step repeated ``R = max(side) - 1`` times, its chunks' bytes spread over the ``R``
+    (a shorter ring's finish earlier does not shorten the phase). Equal sides ``s``:
+    ``4 k (s-1) alpha + 2 (p-1)/p n / (2 k b)``, ``b`` a port's bandwidth, ``2 k b`` what
+    a GPU injects: half of one bidirectional ring's transfer time on a 2D torus (Google's
+    ParaGraph torus-2d reduce-scatter and all-gather, paragraph/translation/reducescatter/
+    torus_2d_reducescatter_translator.cc: one stage per dimension, each running every
+    dimension at once on ``1/k`` of the data)."""
+    sides, nbr = _torus_grid(graph, group)
+    k, p = len(sides), len(group)
+    rounds = max(sides) - 1
+    me = np.arange(p)
+    phases = []
+    for t in range(k):
+        src, dst, frac, reduce = [], [], [], 0.0
+        for j in range(k):
+            a = (j + t) % k
+            chunk = 1 / k / float(np.prod([sides[(j + u) % k] for u in range(t)]))
+            side = sides[a]
+            sent = chunk * (side - 1) / side / rounds   # per GPU per step
+            reduce += sent
+            if side == 2:  # both ways round are the one neighbour
+                src.append(me)
+                dst.append(nbr[a, 1])
+                frac.append(np.full(p, sent))
+            else:
+                src += [me, me]
+                dst += [nbr[a, 0], nbr[a, 1]]
+                frac += [np.full(p, sent / 2)] * 2
+        phases.append((Pairs(group, np.concatenate(src), np.concatenate(dst),
+                             np.concatenate(frac)), reduce))
+    steps = [Step(f"reduce-scatter phase {t + 1}/{k}", pairs, rounds, reduce=reduce)
+             for t, (pairs, reduce) in enumerate(phases)]
+    steps += [Step(f"all-gather phase {t + 1}/{k}", phases[k - 1 - t][0], rounds)
+              for t in range(k)]
+    return steps
+
+
 # ------------------------------------------------------------------ hierarchical
 
 def _rails_or_refuse(graph, group, what: str) -> np.ndarray:
@@ -870,6 +970,7 @@ ALGORITHMS: dict[str, dict[str, Generator]] = {
                "broadcast": direct_broadcast, "reduce": direct_reduce,
                "send-recv": direct_send_recv},
     "two-shot": {"all-reduce": two_shot_all_reduce},
+    "torus": {"all-reduce": torus_all_reduce},
     "pairwise": {"all-to-all": pairwise_all_to_all},
     "hierarchical": {"all-reduce": hierarchical_all_reduce},
     "in-network": {op: _innet(op) for op in ("all-reduce", "reduce-scatter", "all-gather",

@@ -1,10 +1,16 @@
 """All-reduce on direct-connect fabrics against hand-derived closed forms (ideal calibration,
-alpha = 1 us, zero route latency, 1 GiB): two-shot on full meshes.
+alpha = 1 us, zero route latency, 1 GiB): two-shot on full meshes, torus on tori.
 
 Two-shot (vLLM csrc/custom_all_reduce.cuh, cross_device_reduce_2stage): a direct
 reduce-scatter (every GPU sends n/p to each peer at once) then a direct all-gather. On a full
 mesh of p GPUs with links of B bytes/s each, every transfer has a cable of its own:
 2 alpha + 2 (n/p) / B = 2 alpha + 2 (p-1)/p n / ((p-1) B), the whole injection bandwidth.
+
+Torus (Google ParaGraph's torus-2d reduce-scatter/all-gather: one stage per dimension, every
+dimension busy in each on 1/k of the data): k chunks, chunk j reduce-scattering along
+dimensions j, j+1, ... in turn, half each way round every ring, then all-gathering back.
+Phase t moves chunk j's c (s-1)/s (c = 1/k over the sides already reduced) over the two ports
+of its dimension; each phase takes R = max(side) - 1 steps.
 """
 
 from __future__ import annotations
@@ -107,6 +113,80 @@ def test_cli_algorithm_choices_come_from_the_registry():
                                    "--algorithm", "two-shot", "--size", "1GiB", "--json"])
     assert res.exit_code == 0, res.output
     assert '"two-shot"' in res.output
+
+
+# ---------------------------------------------------------------- torus
+def _torus_hand(sides, b, n=N, alpha=ALPHA, side2=None):
+    """Sum over phases of the slowest dimension's time, twice, plus 2 k R alpha."""
+    k, rounds = len(sides), max(sides) - 1
+    total = 0.0
+    for t in range(k):
+        worst = 0.0
+        for j in range(k):
+            a = (j + t) % k
+            c = 1 / k / np.prod([sides[(j + u) % k] for u in range(t)])
+            s = sides[a]
+            if s == 2:  # one neighbour, one edge of two cables
+                worst = max(worst, c * n / 2 / side2)
+            else:
+                worst = max(worst, c * n * (s - 1) / s / 2 / b)
+        total += worst
+    return 2 * total + 2 * k * rounds * alpha
+
+
+@pytest.mark.parametrize("dims, p, b, hand, before", [
+    # 12 us + 2 (15/16) n / 450 GB/s: half the bidirectional ring (8.978 ms, auto's choice)
+    ("4x4", 16, 112.5e9, 4.4859e-3, 8.978e-3),
+    # 18 us + 2 (63/64) n / 450 GB/s (bidirectional-ring 14.219 ms)
+    ("4x4x4", 64, 75e9, 4.7158e-3, 14.219e-3),
+    # unequal sides: 28 us + 2 (7/32 + 7/128) n / 112.5 GB/s (bidirectional-ring 9.308 ms)
+    ("4x8", 32, 112.5e9, 5.2479e-3, 9.308e-3),
+    # side 2: one 150 GB/s edge; phases n/600, n/1350, n/3600 per GB/s (b.-ring 13.766 ms)
+    ("2x3x4", 24, 75e9, 5.7845e-3, 13.766e-3),
+])
+def test_torus_hand_values(dims, p, b, hand, before):
+    m = _ideal(f"torus:dims={dims}")
+    sides = [int(x) for x in dims.split("x")]
+    assert _torus_hand(sides, b, side2=2 * b) == pytest.approx(hand, rel=1e-4)
+    assert m.cost("all-reduce", N, p, "torus").time == pytest.approx(
+        _torus_hand(sides, b, side2=2 * b), rel=1e-9)
+    r = m.cost("all-reduce", N, p)
+    assert r.algorithm == "torus"
+    assert m.cost("all-reduce", N, p, "bidirectional-ring").time == pytest.approx(before,
+                                                                                   rel=1e-3)
+
+
+def test_torus_on_a_plane_of_a_3d_torus():
+    # gpu0..gpu15 of a 4x4x4 torus: the plane of first coordinate 0, a 4x4 torus of 75 GB/s
+    # ports: 12 us + 2 (15/16) n / 300 GB/s = 6.7229 ms
+    m = _ideal("torus:dims=4x4x4")
+    assert m.group(16) == tuple(f"gpu{i}" for i in range(16))
+    r = m.cost("all-reduce", N, 16)
+    assert r.algorithm == "torus"
+    assert r.time == pytest.approx(12 * ALPHA + 2 * 15 / 16 * N / 300e9, rel=1e-9)
+
+
+@pytest.mark.parametrize("spec, group, match", [
+    ("torus:dims=4x4x4", 4, "at least two whole"),                     # one ring
+    ("torus:dims=4x4x4", ["gpu0", "gpu1", "gpu4", "gpu5"], "wholly"),  # a 2x2 patch
+    ("full-mesh:n=8", 8, "torus fabric"),
+    ("single-switch:n=8", 8, "torus fabric"),
+    ("lite-groups:base=torus:dims=4x4", 16, "torus fabric"),           # Lites, not the torus
+])
+def test_torus_refusals(spec, group, match):
+    m = _ideal(spec)
+    with pytest.raises(UserError, match=match):
+        m.cost("all-reduce", N, group, "torus")
+
+
+def test_torus_is_not_nccl():
+    assert "torus" not in NCCL_OPS["all-reduce"]
+    m = _ideal("torus:dims=4x4", algorithms="nccl")
+    assert m.cost("all-reduce", N, 16).algorithm != "torus"
+    res = CliRunner().invoke(cli, ["collective", "all-reduce", "--fabric", "torus:dims=4x4",
+                                   "--group", "16", "--algorithm", "torus", "--size", "1GiB"])
+    assert res.exit_code == 0, res.output
+    assert "algorithm: torus" in res.output
 
 
 # ---------------------------------------------------------------- invariants
