@@ -4,9 +4,10 @@ parallelism, and the configurations the SLO search tries.
 A :class:`Parallelism` ``(tp, pp, ep, attention_dp)`` places one model instance on
 ``tp x pp`` GPUs:
 
-* **pipeline parallelism** (``pp`` stages): the layers are cut into ``pp`` stages of
-  ``layers / pp`` consecutive layers (``pp`` must divide the layers; :func:`stage_layers`
-  splits them as vLLM does); each stage runs on its own ``tp`` GPUs and sends its output
+* **pipeline parallelism** (``pp`` stages, 1 to the layers): the layers are cut into ``pp``
+  stages of consecutive layers, ``layers // pp`` each and the rest one each to the stages
+  before the last, as vLLM splits them (:func:`stage_layers`; DeepSeek-V3's 61 on 2
+  stages: 31 + 30); each stage runs on its own ``tp`` GPUs and sends its output
   activations to the next stage point to point. A stage holds the weights and KV cache of
   its own layers (an MoE model's dense layers and the sliding-window layers where the
   model puts them, :func:`stage_mix`), the token embedding on the first stage and the LM
@@ -50,10 +51,12 @@ search's default; the other dimensions are opt-in (:func:`configurations`).
 (2, 32)
 >>> check_parallelism(get_model("Mixtral-8x7B"), Parallelism(3, ep=3, attention_dp=3)).describe(1)
 'TP 3 x EP 3 (1 redundant expert) x DP-attention 3'
->>> check_parallelism(get_model("Llama-3-70B"), Parallelism(8, pp=3))
+>>> check_parallelism(get_model("Llama-3-70B"), Parallelism(8, pp=3)).label   # 27 + 27 + 26
+'TP 8 x PP 3'
+>>> check_parallelism(get_model("Llama-3-70B"), Parallelism(8, pp=81))
 Traceback (most recent call last):
 ...
-compute.errors.UserError: PP degree 3 does not divide the 80 layers of Llama-3-70B; allowed: 1, 2, 4, 5, 8, 10, 16, 20, 40, 80
+compute.errors.UserError: PP degree 81 exceeds the 80 layers of Llama-3-70B; allowed: 1 to 80 (a stage holds at least one layer)
 """
 
 from __future__ import annotations
@@ -220,11 +223,36 @@ def _divisors(n: int, limit: int | None = None) -> list[int]:
     return [d for d in range(1, (n if limit is None else min(n, limit)) + 1) if n % d == 0]
 
 
+#: The pipeline degrees allowed, as the CLI's help says them (one place: :func:`_check_pp`).
+PP_RULE = ("from 1 to the model's layers; stages of layers // PP layers, the rest one each to "
+           "the stages before the last (vLLM's split)")
+
+
+#: The pipeline degrees a search over every dimension tries (``serve``, ``--parallelism
+#: all``): powers of two up to 8, whether or not they divide the layers (uneven stages as
+#: vLLM splits them), as deployments pipeline over whole nodes (2 to 8 of them); other
+#: degrees (3, 5, 6, ...) only when asked. At most 4 degrees keep a search's grid the size
+#: it had for a model whose layers 8 divides (a model of 61 layers had PP 1 alone).
+SEARCH_PP = (1, 2, 4, 8)
+
+
+def search_pp(model: ModelSpec, gpus: int | None = None) -> tuple[int, ...]:
+    """The degrees of :data:`SEARCH_PP` up to ``model``'s layers and ``gpus``.
+
+    >>> from compute.models import get_model
+    >>> search_pp(get_model("DeepSeek-V3")), search_pp(get_model("Llama-3-70B"), gpus=4)
+    ((1, 2, 4, 8), (1, 2, 4))
+    """
+    return tuple(p for p in SEARCH_PP if p <= model.layers and (gpus is None or p <= gpus))
+
+
 def _check_pp(model, pp) -> int:
+    """``pp`` if it is a whole number from 1 to the model's layers (:data:`PP_RULE`; any
+    such degree, as vLLM's ``get_pp_indices`` splits them: :func:`stage_layers`)."""
     pp = _whole("PP degree", pp)
-    if model.layers % pp:
-        raise UserError(f"PP degree {pp} does not divide the {model.layers} layers of "
-                        f"{model.name}; allowed: {', '.join(map(str, _divisors(model.layers)))}")
+    if pp > model.layers:
+        raise UserError(f"PP degree {pp} exceeds the {model.layers} layers of {model.name}; "
+                        f"allowed: 1 to {model.layers} (a stage holds at least one layer)")
     return pp
 
 
@@ -260,8 +288,8 @@ def check_parallelism(model: ModelSpec, par: Parallelism, max_instance: int | No
                      ) -> Parallelism:
     """``par`` with whole-number degrees if it is valid for ``model``, else a
     :class:`UserError` naming the degree and what is allowed: TP divides the heads (with
-    attention DP, its attention groups of ``tp / attention_dp`` GPUs divide them), PP
-    divides the layers, EP divides TP (one that does not divide the experts places
+    attention DP, its attention groups of ``tp / attention_dp`` GPUs divide them), PP is
+    at most the layers (:data:`PP_RULE`), EP divides TP (one that does not divide the experts places
     redundant copies, :func:`expert_slots`), attention DP divides TP; every
     tensor-parallel group fits ``max_instance`` GPUs (the GPU's scale-up domain): TP itself,
     or, for a stage of expert-parallel MoE layers wider than that, its attention groups and
@@ -313,7 +341,8 @@ def configurations(model: ModelSpec, max_instance: int, *, tp: int | Sequence[in
         attention group's GPUs within ``max_instance``). Other widths are tried when given
         in ``tp``.
     pp : iterable of int, optional
-        Pipeline stages (default ``(1,)``: no pipeline); each must divide the layers.
+        Pipeline stages (default ``(1,)``: no pipeline); each from 1 to the layers
+        (:data:`PP_RULE`).
     ep : iterable of int or True, optional
         Expert-parallel degrees (default ``(1,)``); ``True`` tries every divisor of the
         experts. One given that does not divide the experts places redundant copies

@@ -32,6 +32,13 @@ __all__ = ["RING_NAME", "describe_collectives", "hardware", "infer", "models",
 MAX_WHOLE = 10**9
 
 
+def _pp_rule() -> str:
+    """The pipeline degrees allowed, as compute checks them (for --help)."""
+    from compute.parallel import PP_RULE
+
+    return PP_RULE
+
+
 def _whole(what: str, text) -> int:
     """A whole number from 1 to :data:`MAX_WHOLE` from the command line."""
     from compute.errors import UserError
@@ -504,7 +511,7 @@ def _summary(r) -> list[str]:
               help="Tensor-parallel degree (GPUs per pipeline stage).")
 @click.option("--batch", "batch_text", required=True, metavar="B", help="Sequences per step.")
 @click.option("--pp", "pp_text", default="1", show_default=True, metavar="N",
-              help="Pipeline stages (must divide the layers).")
+              cls=RegistryHelp, help_from=lambda: f"Pipeline stages, {_pp_rule()}.")
 @click.option("--ep", "ep_text", default="1", show_default=True, metavar="N",
               help="Expert-parallel degree (divides --tp; one that does not divide the "
                    "experts holds redundant copies).")
@@ -554,8 +561,9 @@ def _fits_fabric(gpus: int, fabric_gpus, desc) -> None:
 @max_batch_option()
 @click.option("--tp", "tp_text", default=None, metavar="LIST",
               help="TP degrees to try, comma-separated (default: all dividing the heads).")
-@click.option("--pp", "pp_text", default=None, metavar="LIST",
-              help="Pipeline stages to try, comma-separated (default 1: no pipeline).")
+@click.option("--pp", "pp_text", default=None, metavar="LIST", cls=RegistryHelp,
+              help_from=lambda: "Pipeline stages to try, comma-separated (default 1: no "
+                                f"pipeline), each {_pp_rule()}.")
 @click.option("--ep", "ep_text", default=None, metavar="LIST",
               help="Expert-parallel degrees to try, comma-separated (one that does not divide "
                    "the experts holds redundant copies), or 'all': the divisors of the "

@@ -43,6 +43,7 @@ import numpy as np
 from compute.errors import UserError
 from compute.hardware import GpuSpec
 from compute.models import get_model
+from compute.parallel import search_pp
 from compute.phases import Slo
 from compute.roofline import make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
@@ -187,7 +188,7 @@ def parallel_dimensions(model: ModelSpec, parallelism: str, gpus: int) -> dict:
     attention data parallelism within ``gpus`` (``auto`` for a mixture-of-experts model:
     no pipeline, which a search with stages 1-8 showed never wins for the shipped MoE
     models on the shipped fabrics, at 4x the search's cost); and with ``all`` also pipeline
-    stages that divide the layers (1, 2, 4, 8).
+    stages (:func:`compute.parallel.search_pp`: 1, 2, 4, 8 up to the layers and ``gpus``).
 
     >>> from compute.models import get_model
     >>> parallel_dimensions(get_model("Llama-3-70B"), "auto", 128)
@@ -201,8 +202,7 @@ def parallel_dimensions(model: ModelSpec, parallelism: str, gpus: int) -> dict:
         raise UserError(f"parallelism {parallelism!r} is unknown; known: {known(PARALLELISM)}")
     if parallelism == "tp" or (parallelism == "auto" and not model.is_moe):
         return {}
-    pp = (1,) if parallelism == "auto" else \
-        tuple(p for p in (1, 2, 4, 8) if model.layers % p == 0 and p <= gpus)
+    pp = (1,) if parallelism == "auto" else search_pp(model, gpus)
     return {"pp": pp, "ep": True if model.is_moe else None, "attention_dp": True,
             "max_gpus": gpus}
 

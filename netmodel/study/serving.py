@@ -80,7 +80,7 @@ from compute.config_files import check_keys, read_table
 from compute.errors import UserError, known
 from compute.hardware import get_gpu
 from compute.models import get_model
-from compute.parallel import Parallelism, kv_copies
+from compute.parallel import SEARCH_PP, Parallelism, kv_copies, search_pp
 from compute.phases import Slo, Workload
 from compute.roofline import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH, best_of_equal, search
@@ -103,8 +103,8 @@ SPLITWISE = ("Patel et al., 'Splitwise: Efficient generative LLM inference using
              "inference traces (AzurePublicDataset AzureLLMInferenceTrace_code / _conv)")
 #: Search spaces of the pools: every dimension, or plain tensor parallelism.
 DIMENSIONS = ("all", "tp")
-#: Pipeline depths tried by default (those dividing the model's layers).
-DEFAULT_PP = (1, 2, 4, 8)
+#: Pipeline depths tried by default (:data:`compute.parallel.SEARCH_PP`).
+DEFAULT_PP = SEARCH_PP
 #: Largest request rate, prompt and output accepted from a workload (requests/s, tokens).
 MAX_RATE, MAX_TOKENS = 1e9, 100_000_000
 #: Smallest request rate accepted (requests/s): one request in ~32 years.
@@ -358,11 +358,11 @@ def _prefill_interval(grid) -> np.ndarray:
 
 
 def _space(model, dimensions, pp, ep, attention_dp):
-    """The search keywords of a pool: every dimension (PP among :data:`DEFAULT_PP` dividing
+    """The search keywords of a pool: every dimension (PP among :data:`DEFAULT_PP` up to
     the layers, every EP and attention-DP degree) or plain TP; explicit ones win."""
     dimensions = validate.choice("serve", "dimensions", dimensions, DIMENSIONS)
     if dimensions == "all":
-        pp = pp if pp is not None else tuple(p for p in DEFAULT_PP if model.layers % p == 0)
+        pp = pp if pp is not None else search_pp(model)
         ep = ep if ep is not None else (True if model.is_moe else None)
         attention_dp = attention_dp if attention_dp is not None else True
     return {"pp": pp, "ep": ep, "attention_dp": attention_dp}

@@ -194,7 +194,7 @@ def test_evaluate_many_asks_the_collective_model_once_per_operation_and_group():
     ([8, 0], [1, 1], "tp degree must be a whole number"),
     ([8.5], [1], "tp degree must be a whole number"),
     ([3], [1], "does not divide"),
-    ([[8, 3, 1, 1]], [1], "PP degree 3 does not divide"),
+    ([[8, 81, 1, 1]], [1], "PP degree 81 exceeds the 80 layers"),
     ([[8, 1]], [1], "rows of"),
     (["8"], [1], "TP degrees"),
     ([8], [0], "batches must be whole numbers"),

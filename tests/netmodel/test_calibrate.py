@@ -415,8 +415,9 @@ def test_a_pipelined_row_holds_what_its_stages_hold(tmp_path):
                  "H100-SXM): EP degree 3 does not divide TP degree 8"]),
     ("ep", "16", ["EP degree 16 does not divide TP degree 8"]),
     ("ep", "4", []),                          # divides both: taken
-    ("pp", "3", ["measurement 2 (", "PP degree 3 does not divide the 32 layers of "
-                 "Mixtral-8x7B; allowed: 1, 2, 4, 8, 16, 32"]),
+    ("pp", "3", []),                          # uneven stages (11 + 11 + 10): taken
+    ("pp", "33", ["measurement 2 (", "PP degree 33 exceeds the 32 layers of Mixtral-8x7B; "
+                  "allowed: 1 to 32"]),
     ("attention_dp", "3", ["attention DP degree 3 does not divide TP degree 8"]),
     ("pp", "0", ["row 3: pp must be a whole number from 1 to 1,000,000, got 0"]),
     ("ep", "-1", ["row 3: ep must be a whole number from 1 to 1,000,000, got -1"]),

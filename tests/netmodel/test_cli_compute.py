@@ -271,8 +271,8 @@ def test_infer_and_search_with_pipeline_expert_and_attention_parallelism():
 
 
 @pytest.mark.parametrize("args, needle", [
-    (("infer", "--model", "Llama-3-70B", "--tp", "8", "--pp", "3", "--batch", "1"),
-     "PP degree 3 does not divide the 80 layers"),
+    (("infer", "--model", "Llama-3-70B", "--tp", "8", "--pp", "81", "--batch", "1"),
+     "PP degree 81 exceeds the 80 layers of Llama-3-70B; allowed: 1 to 80"),
     # EP 3 holds redundant experts now (test_redundant_experts_cli), but divides no TP here
     (("search", "--model", "Mixtral-8x7B", "--ep", "3"), "no configuration to search: TP 1, 2, "
      "4, 8, 16, 32, PP 1, EP 3 (EP and attention DP must divide TP)"),

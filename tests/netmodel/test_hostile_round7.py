@@ -119,8 +119,8 @@ def test_api_expert_skew_out_of_range(skew):
                 "of each pipeline stage)"),
     ({"attention_dp": 3}, "attention DP degree 3 does not divide TP degree 8"),
     ({"attention_dp": float("nan")}, "attention DP degree must be a whole number >= 1, got nan"),
-    ({"pp": 3}, "PP degree 3 does not divide the 32 layers of Mixtral-8x7B; allowed: 1, 2, 4, "
-                "8, 16, 32"),
+    ({"pp": 33}, "PP degree 33 exceeds the 32 layers of Mixtral-8x7B; allowed: 1 to 32 (a "
+                 "stage holds at least one layer)"),
     ({"pp": float("inf")}, "PP degree must be a whole number >= 1, got inf"),
     # True == 1: these ran as plain TP 8 (the plain path's pp == ep == attention_dp == 1)
     ({"ep": True}, "EP degree must be a whole number >= 1, got True"),
