@@ -207,3 +207,18 @@ def test_auto_no_slower_than_any_candidate_and_monotone(spec, p):
     inject = min(sum(d["bandwidth"] for _, _, d in m.graph.edges(x, data=True)) for x in group)
     for name, t in curves.items():
         assert np.all(SIZES / t * bus_factor("all-reduce", p) <= inject * (1 + 1e-12)), name
+
+
+@pytest.mark.parametrize("spec, extra, healthy, after", [
+    # two-shot needs every cable (vLLM's custom all-reduce needs full NVLink): falls back
+    ("full-mesh:n=8", [], "healthy: two-shot 5.083 ms, slowdown 3.5x",
+     "algorithm: bidirectional-ring"),
+    # torus routes the lost hop around
+    ("torus:dims=4x4", ["--group", "16"], "healthy: torus 5.479 ms, slowdown 1.33x",
+     "algorithm: torus"),
+])
+def test_a_lost_cable(spec, extra, healthy, after):
+    res = CliRunner().invoke(cli, ["collective", "all-reduce", "--fabric", spec, *extra,
+                                   "--size", "1GiB", "--fail", "gpu0/gpu1"])
+    assert res.exit_code == 0, res.output
+    assert healthy in res.output and after in res.output
