@@ -21,6 +21,7 @@ from topologies.schema import (
     EDGE_KEYS,
     MEDIA,
     NODE_KINDS,
+    TRACE_MEDIA,
     UNITS,
     gpu_nodes,
     gpu_spec,
@@ -39,8 +40,8 @@ from topologies.specs import (
 from topologies.switched import fat_tree, flat, leaf_spine, single_switch
 
 __all__ = [
-    "EDGE_KEYS", "MEDIA", "NODE_KINDS", "UNITS", "BuilderInfo", "FabricSummary", "ParamInfo",
-    "build", "builders", "circuits_for", "fabric_table", "fat_tree", "flat", "full_mesh",
+    "EDGE_KEYS", "MEDIA", "NODE_KINDS", "TRACE_MEDIA", "UNITS", "BuilderInfo", "FabricSummary",
+    "ParamInfo", "build", "builders", "circuits_for", "fabric_table", "fat_tree", "flat", "full_mesh",
     "get_builder", "gpu_nodes", "gpu_spec", "gpu_types", "leaf_spine", "lite_groups", "nvl72",
     "ocs", "parse_spec", "plot", "rail_optimized", "read_graph", "realize", "ring",
     "single_switch", "summary", "superpod", "torus", "validate", "write_graph",

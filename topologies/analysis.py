@@ -26,7 +26,7 @@ import networkx as nx
 
 from compute.errors import UserError
 from topologies.closed_forms import closed_form
-from topologies.schema import gpu_nodes, validate
+from topologies.schema import TRACE_MEDIA, gpu_nodes, validate
 
 __all__ = ["MAXFLOW_NODES", "BillOfMaterials", "FabricSummary", "PathDiversity",
            "bill_of_materials", "bisection_maxflow", "cable_end_parts", "diameter",
@@ -41,7 +41,9 @@ _OPTICAL = ("pluggable-optics", "fibre")
 
 @dataclass(frozen=True)
 class BillOfMaterials:
-    """Cables by medium (circuits are not cables), lanes, optics and ports in use.
+    """Cables by medium (circuits are not cables), traces (links of a medium of
+    :data:`~topologies.schema.TRACE_MEDIA`, a board's or a package's wiring: not cables, no
+    optics or connectors) by medium, lanes, optics and ports in use.
 
     ``pluggable_transceivers``: one per optical cable end at a GPU or switch (pluggable
     optics or plain fibre); ``cpo_ports``: the same for co-packaged optics; an end at an OCS
@@ -62,6 +64,7 @@ class BillOfMaterials:
     ocs_ports_used: int
     ocs_ports: int
     circuits: int
+    traces: dict
 
 
 @dataclass(frozen=True)
@@ -136,12 +139,13 @@ def bill_of_materials(graph: nx.Graph) -> BillOfMaterials:
     """Count cables, lanes, transceivers and ports of ``graph`` (see :class:`BillOfMaterials`).
 
     >>> from topologies import superpod
-    >>> b = bill_of_materials(superpod(1))
-    >>> b.cables["copper"], b.cables["pluggable-optics"], b.pluggable_transceivers
-    (4464, 504, 1008)
+    >>> b = bill_of_materials(superpod(1))   # 248 H100 x 18 NVLinks on their baseboards
+    >>> b.cables, b.traces, b.pluggable_transceivers
+    ({'pluggable-optics': 504}, {'board': 4464}, 1008)
     """
     kinds = _kinds(graph)
     cables: Counter = Counter()
+    traces: Counter = Counter()
     lanes = 0
     plug = cpo = switch_used = ocs_used = circuits = 0.0
     cabling = graph.graph.get("ocs_cabling")
@@ -169,7 +173,7 @@ def bill_of_materials(graph: nx.Graph) -> BillOfMaterials:
             elif optics in _OPTICAL:
                 plug += 2 * links
             continue
-        cables[medium] += links
+        (traces if medium in TRACE_MEDIA else cables)[medium] += links
         for end in (u, v):
             kind = kinds[end]
             if kind == "ocs":
@@ -184,11 +188,14 @@ def bill_of_materials(graph: nx.Graph) -> BillOfMaterials:
                 cpo += share
     switch_ports = sum(d["radix"] for _, d in graph.nodes(data=True) if d["kind"] == "switch")
     ocs_ports = sum(d["ports"] for _, d in graph.nodes(data=True) if d["kind"] == "ocs")
+    def whole(counts: Counter) -> dict:
+        return {m: (round(c) if abs(c - round(c)) < 1e-6 else c) for m, c in sorted(counts.items())}
+
     return BillOfMaterials(
-        cables={m: (round(c) if abs(c - round(c)) < 1e-6 else c) for m, c in sorted(cables.items())},
-        lanes=int(lanes), pluggable_transceivers=round(plug), cpo_ports=round(cpo),
-        switch_ports_used=round(switch_used), switch_ports=switch_ports,
-        ocs_ports_used=round(ocs_used), ocs_ports=ocs_ports, circuits=round(circuits))
+        cables=whole(cables), lanes=int(lanes), pluggable_transceivers=round(plug),
+        cpo_ports=round(cpo), switch_ports_used=round(switch_used), switch_ports=switch_ports,
+        ocs_ports_used=round(ocs_used), ocs_ports=ocs_ports, circuits=round(circuits),
+        traces=whole(traces))
 
 
 def injection_bandwidth(graph: nx.Graph) -> tuple[float, dict]:

@@ -43,7 +43,7 @@ from topologies.draw_labels import (
     place_labels,
     size_nodes,
 )
-from topologies.schema import gpu_nodes, validate
+from topologies.schema import TRACE_MEDIA, gpu_nodes, validate
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -71,8 +71,9 @@ KIND_COLOURS = {"gpu": "#2e7d32", "ocs": "#8e24aa"}
 TIER_COLOURS = {0: "#f9a825", 1: "#1e88e5", 2: "#3949ab", 3: "#c62828"}
 TIER_NAMES = {0: "scale-up switch", 1: "leaf / plane", 2: "spine", 3: "core"}
 TIER_PLURALS = {0: "scale-up switches", 1: "leaves / planes", 2: "spines", 3: "cores"}
-MEDIUM_COLOURS = {"on-package": "#6d4c41", "copper": "#ef6c00", "pluggable-optics": "#546e7a",
-                  "co-packaged-optics": "#00897b", "fibre": "#90a4ae", "ocs-circuit": "#8e24aa"}
+MEDIUM_COLOURS = {"on-package": "#6d4c41", "board": "#827717", "copper": "#ef6c00",
+                  "pluggable-optics": "#546e7a", "co-packaged-optics": "#00897b",
+                  "fibre": "#90a4ae", "ocs-circuit": "#8e24aa"}
 PLANE_COLOURS = ("#8e24aa", "#00897b", "#e53935", "#3949ab", "#f4511e", "#7cb342", "#5e35b1",
                  "#039be5", "#6d4c41", "#d81b60")
 
@@ -781,8 +782,9 @@ def _legend(part: nx.Graph, media: Counter, lines: Counter, span: tuple[float, f
     for medium in sorted(media):
         cables = media[medium]
         count = f"{round(cables):,}" if abs(cables - round(cables)) < 1e-6 else f"{cables:,.2f}"
-        label = f"{medium} ({count} cables)" if cables == lines[medium] else \
-            f"{medium} ({count} cables as {lines[medium]:,} lines)"
+        unit = "traces" if medium in TRACE_MEDIA else "cables"   # wiring, not cables
+        label = f"{medium} ({count} {unit})" if cables == lines[medium] else \
+            f"{medium} ({count} {unit} as {lines[medium]:,} lines)"
         if medium == "ocs-circuit":
             pairs = sum(1 for *_, m in part.edges(data="medium") if m == medium)
             label = (f"ocs-circuit ({media[medium]} circuits on {pairs} GPU pairs),\n"

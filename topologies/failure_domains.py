@@ -18,9 +18,11 @@ Classes and what a failure removes:
   ``transceiver`` (pluggable optics or fibre), ``cpo-engine`` (co-packaged optics; an OCS
   end is passive mirrors and has none), ``copper-end``, as many at each end as the bill of
   materials counts (:func:`~topologies.analysis.cable_end_parts`: one per cable end, a
-  breakout's switch end its share of a port, each far end one). Losing one cable of an
-  edge that stands for ``C > 1`` cables keeps the edge at ``(C - 1) / C`` of its bandwidth;
-  losing the only cable removes it.
+  breakout's switch end its share of a port, each far end one). A link of a trace medium
+  (:data:`~topologies.schema.TRACE_MEDIA`; ``board``: the NVLinks of an HGX baseboard) has
+  no cable and no end: it fails with its board (``host``, ``nvswitch``). Losing one cable
+  of an edge that stands for ``C > 1`` cables keeps the edge at ``(C - 1) / C`` of its
+  bandwidth; losing the only cable removes it.
 * ``nic``: the NIC behind a GPU's cable end to a switch of tier >= 1 over pluggable optics,
   fibre or copper (a GPU whose optics are co-packaged has no separate NIC), one per GPU end
   as its transceivers are counted; a NIC failure removes (or thins) that GPU's cable.
@@ -36,8 +38,9 @@ NVLinks). Those edges are one cable bundle of ``C = sum(links)`` cables. Its swi
 (``ceil(links)`` parts at its GPU, the GPU's own, as a 400G-DR4 port breaks out to four
 100G-DR transceivers, one in each far host) and the NIC behind it thin or remove only
 that share: ``(links - 1) / links``, or the share when ``links <= 1``. So one 4-way
-breakout NIC cable is 5 transceivers and 4 NICs (one per Lite), and a group's 18 NVLinks
-at 4.5 a Lite are 18 + 4 x 5 copper ends.
+breakout NIC cable is 5 transceivers and 4 NICs (one per Lite), and a group's 18 NVLink
+cables at 4.5 a Lite (a domain cabled across servers) are 18 + 4 x 5 copper ends; on a
+baseboard (``board``) they are none.
 
 >>> from topologies.specs import build
 >>> g = build("leaf-spine:leaves=2,radix=4,gpu=Lite")
@@ -63,7 +66,7 @@ import networkx as nx
 from compute.errors import UserError, known
 from topologies.analysis import cable_end_parts
 from topologies.hierarchical import NVL72_SWITCH_TRAYS
-from topologies.schema import gpu_nodes
+from topologies.schema import TRACE_MEDIA, gpu_nodes
 
 __all__ = ["CLASSES", "LINK_CLASSES", "SWITCH_CLASSES", "TIER0_BOXES", "Component", "add_spares",
            "class_counts", "components", "degrade", "free_ports", "hosts", "plan_spares"]
@@ -156,8 +159,8 @@ def _bundles(graph: nx.Graph) -> list[tuple[list, float]]:
     out = []
     shared: dict = defaultdict(list)
     for u, v, d in graph.edges(data=True):
-        if d["medium"] in ("ocs-circuit", "on-package"):
-            continue
+        if d["medium"] == "ocs-circuit" or d["medium"] in TRACE_MEDIA:
+            continue    # a circuit rides fibres; traces fail with their board or package
         c = float(d.get("links", 1))
         ku, kv = kinds[u]["kind"], kinds[v]["kind"]
         if c != int(c) and (ku == "gpu") != (kv == "gpu"):

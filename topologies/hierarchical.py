@@ -2,7 +2,10 @@
 SuperPOD and of GB200 NVL72 racks (published shapes in shared/reference/fabrics.md).
 
 Each scale-up domain is one logical switch ``nvs{d}`` (tier 0, in-network reduction as
-NVSwitch NVLS) joined to its GPUs by NVLink-class copper. Every GPU also has its own NIC
+NVSwitch NVLS) joined to its GPUs by NVLink: board traces (medium ``board``) where the
+domain is one server (an HGX baseboard: eight GPUs and their NVSwitch chips on one board,
+as in a DGX H100), copper cables where it spans several (an NVL72 rack's cable spine from
+18 compute trays to 9 NVLink switch trays). Every GPU also has its own NIC
 to a leaf of its *rail*: GPU ``r`` of every server hangs off rail ``r``'s leaf, so traffic
 between same-rank GPUs of different servers crosses one leaf. Leaves serve
 ``servers_per_leaf`` servers (a scalable unit, SU, label ``pod``) and connect to every
@@ -100,7 +103,9 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
         Bytes/s per direction per GPU into its domain switch (default the GPU's
         ``scaleup_bandwidth``) and out of its NIC (default ``scaleout_bandwidth``).
     nvlinks : int
-        NVLink cables per GPU (18 on H100 and B200).
+        NVLinks per GPU (18 on H100 and B200): board traces where ``domain_size ==
+        gpus_per_server`` (the domain is one HGX board), copper cables otherwise (the
+        domain's switch is in other trays: NVL72).
     nvswitch_radix : int, optional
         Ports of the domain switch; default ``domain_size * nvlinks``.
     in_network_reduction : bool, optional
@@ -121,6 +126,8 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
     (32, ['leaf1', 'nvs1'])
     >>> g.nodes["gpu9"]["rail"], g.nodes["gpu9"]["pod"], g.nodes["gpu17"]["pod"]
     (1, 0, 1)
+    >>> g.edges["gpu9", "nvs1"]["medium"], rail_optimized(2, 16).edges["gpu9", "nvs0"]["medium"]
+    ('board', 'copper')
     """
     domains = check_int("domains", domains)
     gps = check_int("gpus_per_server", gpus_per_server)
@@ -169,8 +176,10 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
     nodes = [Nodes("nvs", domains, switch_attrs(0, nvs_radix, NVSWITCH_LATENCY, nvls)),
              Nodes("gpu", n, {"kind": "gpu", "gpu": spec.name}, labels)]
     gpu0 = domains                 # node positions: NVSwitches, GPUs, leaves, spines
+    # a domain inside one server is wired on its baseboard; one across servers by cables
+    scaleup = "board" if size == gps else "copper"
     links = [Links(gpu0 + gpu_ids, gpu_ids // size,
-                   link(up_bw, cable_latency(SCALEUP_LENGTH, "copper"), "copper",
+                   link(up_bw, cable_latency(SCALEUP_LENGTH, scaleup), scaleup,
                         links=nvlinks))]
     if scaleout:
         leaf0 = gpu0 + n

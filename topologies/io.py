@@ -109,7 +109,7 @@ DESCRIPTIONS = {
     "reconfiguration_time": "time to set up a new set of circuits",
     "bandwidth": "per edge, summed over its cables",
     "latency": "propagation and port overhead (edge); traversal (switch, OCS)",
-    "medium": "cable medium",
+    "medium": "link medium (board and on-package: traces, not cables)",
     "lanes": "electrical/optical lanes, summed over cables",
     "links": "physical cables the edge stands for",
     "gpus": "GPU nodes",

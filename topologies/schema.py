@@ -22,6 +22,13 @@ direction; an edge standing for several parallel cables carries their sum), ``la
 ``lanes`` (a whole number >= 1: electrical/optical lanes, summed over cables) and
 optionally ``links`` (default 1: physical cables the edge stands for; a breakout share of
 a port may be fractional).
+The media :data:`TRACE_MEDIA` are wiring, not cables: ``board`` the traces of one
+server's baseboard (the NVLinks between the GPUs and NVSwitch chips of an HGX H100 board),
+``on-package`` the wiring inside a package. The bill of materials counts their links apart
+from cables, no link-end part fails on them (they fail with their board or package: the
+``host``, ``nvswitch`` and GPU classes) and no cable or optics is priced for them.
+Builders choose ``board`` for a scale-up link inside one server and ``copper`` for one that
+leaves it (an NVL72 rack's cable spine between compute and switch trays).
 A circuit set up through an optical circuit switch is a GPU-GPU edge with
 ``medium="ocs-circuit"`` and ``via`` naming the OCS node.
 
@@ -53,11 +60,18 @@ from compute.errors import UserError, known
 from compute.hardware import FLAG_FIELDS, OPTIONAL_FIELDS, SPEC_KEYS, GpuSpec, catalog
 from compute.validate import limits, number
 
-__all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS", "UNITS",
+__all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS",
+           "TRACE_MEDIA", "UNITS",
            "edge_count", "gpu_nodes", "gpu_spec", "gpu_spec_from_dict", "gpu_types", "validate"]
 
 NODE_KINDS = ("gpu", "switch", "ocs")
-MEDIA = ("on-package", "copper", "pluggable-optics", "co-packaged-optics", "fibre", "ocs-circuit")
+MEDIA = ("on-package", "board", "copper", "pluggable-optics", "co-packaged-optics", "fibre",
+         "ocs-circuit")
+#: Media that are wiring of a package or a board, not cables (see the module doc): HGX H100
+#: 8-GPU baseboard, eight H100 and four NVSwitch chips on one board, each GPU connected to
+#: all four (NVIDIA, "Introducing NVIDIA HGX H100", developer blog, 2022; Fabric Manager
+#: user guide, "GPU Baseboard Topologies").
+TRACE_MEDIA = ("on-package", "board")
 #: Required node attributes by kind.
 NODE_KEYS = {
     "gpu": ("gpu",),

@@ -45,7 +45,7 @@ __all__ = ["fat_tree", "flat", "leaf_spine", "single_switch"]
 @builder("single-switch")
 def single_switch(n: int = 8, gpu: str | GpuSpec = "H100-SXM", bandwidth: float | None = None,
                   links: int = 1, radix: int | None = None, latency: float = NVSWITCH_LATENCY,
-                  in_network_reduction: bool | None = None, medium: str = "copper",
+                  in_network_reduction: bool | None = None, medium: str = "board",
                   length: float = SCALEUP_LENGTH) -> nx.Graph:
     """``n`` GPUs on one switch ``nvs0`` (tier 0): a scale-up domain such as the NVSwitches
     of a DGX H100, modelled as one logical switch.
@@ -70,7 +70,9 @@ def single_switch(n: int = 8, gpu: str | GpuSpec = "H100-SXM", bandwidth: float 
         Whether the switch reduces data itself; default the GPU's ``scaleup_reduction``
         (NVLS: yes from H100 on, no for A100's NVSwitch).
     medium, length
-        Cable medium and length (m).
+        Link medium and length (m): by default ``board``, the traces of one HGX board (its
+        GPUs and NVSwitch chips on one baseboard: no cables); ``copper`` for a domain
+        cabled to switches in other trays (an NVL72 rack's spine).
 
     Examples
     --------

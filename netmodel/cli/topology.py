@@ -97,6 +97,7 @@ def show(spec: str, as_json: bool, pair: tuple[str, str] | None) -> None:
         f"switches:    {sum(s.switches_by_tier.values())} ({tiers}); OCS: {s.ocs}",
         f"links:       {s.links} edges; cables: "
         + (", ".join(f"{m} {n:g}" for m, n in b.cables.items()) or "none")
+        + "".join(f"; {m} traces: {n:g}" for m, n in b.traces.items())
         + (f"; circuits: {b.circuits}" if b.circuits else ""),
         f"optics:      {b.pluggable_transceivers} pluggable transceivers, {b.cpo_ports} "
         f"co-packaged ports, {b.lanes} lanes",

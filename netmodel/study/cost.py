@@ -14,8 +14,9 @@ a cost of ownership per year at the served load.
   none (the OCS steers light); copper ends add no power (their SerDes is in the GPU's TDP
   and the switch ASIC's figure);
 * an OCS costs and draws per port; a cable costs a fixed part plus a part per metre (the
-  length is read back from the link latency: 5 ns/m, less the CPO chiplets), except copper
-  to a tier-0 switch (baseboard traces).
+  length is read back from the link latency: 5 ns/m, less the CPO chiplets); a board's
+  traces (medium ``board``: the NVLinks of an HGX baseboard) are no cable, and a copper
+  spine to a tier-0 switch (an NVL72 rack's) is priced with that switch.
 
 ``share="as-built"`` prices every part of the graph whole. ``share="ports-used"`` (the
 default) prices the scenario as a slice of a fabric built out to full size: a tier >= 1
@@ -237,6 +238,7 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
     [('pluggable-optics end 400 Gb/s', 16.0), ('tier-1 switch 4 x 400 Gb/s', 2.0), ('tier-2 switch 4 x 400 Gb/s', 2.0)]
     """
     from topologies.analysis import bill_of_materials
+    from topologies.schema import TRACE_MEDIA
 
     if share not in SHARES:
         raise UserError(f"unknown network share {share!r}; known: {known(SHARES)}")
@@ -316,9 +318,15 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
                 s * price * bits, s * energy * bits)
         if medium == "ocs-circuit":
             continue
-        tier0_copper = medium == "copper" and any(
-            kind[e] == "switch" and graph.nodes[e]["tier"] == 0 for e in (u, v))
-        if tier0_copper or medium == "on-package":
+        if medium in TRACE_MEDIA:
+            continue    # a board's or a package's wiring: no cable (topologies.schema)
+        if medium == "copper" and any(
+                kind[e] == "switch" and graph.nodes[e]["tier"] == 0 for e in (u, v)):
+            # a scale-up domain cabled across trays (an NVL72 rack's copper spine): cables
+            # in the bill of materials and the failure model, but priced with the tier-0
+            # switch as a baseboard's traces are (scaleup_switch_price is an HGX board's
+            # price per wired Gb/s, its wiring included); no price of the spine's cable
+            # cartridges is published (docs/economics.md)
             continue
         length = _length(d)
         add("cable", f"{medium} cable {length:g} m", s * links,

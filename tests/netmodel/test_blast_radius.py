@@ -268,13 +268,16 @@ def test_cli_json_table_and_files(tmp_path):
 # failure domains (blast-radius). lite-direct: 32 groups of 4 Lites on rail-optimized
 # H100s; each group's NIC cable a 4-way breakout (a transceiver at the leaf port and one at
 # each Lite: 5), 8 leaves x 4 spines x 8 optical cables (2 ends), one NIC per Lite; the
-# group's 18 NVLinks at 4.5 a Lite: 18 switch ends + 4 x 5 Lite ends; the mesh 6 CPO
-# cables a group (2 ends). lite-flat: 128 Lites x 4 planes (2 ends); lite-hier: 128
-# GPU-leaf + 8 x 16 leaf-spine cables (2 ends); lite-ocs: 128 x 4 GPU ends (an OCS end is
-# passive).
+# group's 18 NVLinks are its H100's baseboard traces (the Lites on the same board): no
+# copper end (were 18 switch ends + 4 x 5 Lite ends a group, 1,216); the mesh 6 CPO
+# cables a group (2 ends). h100-dgx: 32 NIC cables + 8 x 4 x 8 leaf-spine cables (2 ends),
+# one NIC a GPU, its 18 NVLinks baseboard traces (were 2 x 18 x 32 = 1,152 copper ends).
+# lite-flat: 128 Lites x 4 planes (2 ends); lite-hier: 128 GPU-leaf + 8 x 16 leaf-spine
+# cables (2 ends); lite-ocs: 128 x 4 GPU ends (an OCS end is passive).
 LINK_PARTS = {
+    "h100-dgx": {"transceiver": 2 * 32 + 2 * 8 * 4 * 8, "copper-end": 0, "nic": 32},
     "lite-direct": {"transceiver": 32 * 5 + 2 * 8 * 4 * 8, "cpo-engine": 2 * 6 * 32,
-                    "copper-end": 32 * (18 + 4 * 5), "nic": 128},
+                    "copper-end": 0, "nic": 128},
     "lite-flat": {"cpo-engine": 2 * 128 * 4},
     "lite-hier": {"cpo-engine": 2 * (128 + 8 * 16)},
     "lite-ocs": {"cpo-engine": 128 * 4},
@@ -289,6 +292,7 @@ def test_link_parts_agree_in_topology_show_and_blast_radius(name):
     bom = json.loads(r.output)["bom"]
     assert (bom["pluggable_transceivers"], bom["cpo_ports"]) == (
         want.get("transceiver", 0), want.get("cpo-engine", 0))
+    assert "copper" not in bom["cables"]         # no shipped scenario has a copper cable
     r = CliRunner().invoke(cli, ["blast-radius", "--scenario", name, "--model",
                                  "Llama-3-70B", "--json"])
     assert r.exit_code == 0, r.output

@@ -61,6 +61,34 @@ def test_h100_dgx_slice_of_a_superpod_by_hand():
     assert not any(i.what.startswith("copper") for i in b.items)
 
 
+def test_h100_dgx_board_traces_are_in_the_bill_but_not_priced():
+    # the 32 x 18 = 576 NVLinks are traces of each DGX's HGX baseboard (the bill said
+    # 'copper 576' cables); no cable is priced for them, so the network is as before:
+    # 4 boards x 144 x 200 Gb/s x $1.63 + (1 + 1/2) leaf/spine of 64 x 400 Gb/s x $3.9 +
+    # 128 optics ends x 400 Gb/s x $1.5625 + 32 GPU-leaf cables of 20 m ($50 + 20 x $1) +
+    # 256 leaf-spine cables of 50 m charged at the fill 1/8 (32 x ($50 + 50 x $1))
+    b = network_bill(build_fabric("h100-dgx"))
+    assert b.counts["cables"] == {"pluggable-optics": 288}
+    assert b.counts["traces"] == {"board": 576}
+    assert not any("board" in i.what for i in b.items)
+    assert b.capex == pytest.approx(4 * 144 * 200 * 1.63 + 1.5 * 64 * 400 * 3.9
+                                    + 128 * 400 * 1.5625 + 32 * 70 + 32 * 100)
+    assert b.capex == pytest.approx(422_976.0)
+
+
+def test_nvl72_spine_is_copper_in_the_bill_and_priced_with_its_switch():
+    # two GB300 NVL72 racks: 2 x 72 x 18 = 2,592 NVLink cables from the compute trays to
+    # the switch trays (the rack's copper spine: real cables, copper ends in the failure
+    # model), priced with the tier-0 switch as the HGX board's traces are (no separate
+    # cable item): the example's network capex stays 2 x 1296 x 400 Gb/s x $1.63 + ...
+    b = network_bill(build_fabric(GB300_RACKS))
+    assert b.counts["cables"]["copper"] == 2592 and b.counts["traces"] == {}
+    assert not any(i.category == "cable" and "copper" in i.what for i in b.items)
+    nvs = next(i for i in b.items if i.what.startswith("tier-0"))
+    assert nvs.capex == pytest.approx(2 * 1296 * 400 * 1.63)
+    assert b.capex == pytest.approx(3_782_304.0)
+
+
 @pytest.mark.parametrize("share", SHARES)
 def test_superpod_baseboard_priced_by_its_144_wired_nvlinks(share):
     # superpod builds a DGX H100's four NVSwitch3 chips with their 4 x 64 = 256 ports, of

@@ -11,8 +11,11 @@ def test_changing_to_dict_leaves_the_next_summary_alone():
     first = cost_summary("h100-dgx", "Llama-3-70B", "decode").to_dict()
     assert first["bill_of_materials"]["lanes"] == 2304
     first["bill_of_materials"]["lanes"] = -1
-    first["bill_of_materials"]["cables"]["copper"] = -1
+    first["bill_of_materials"]["cables"]["pluggable-optics"] = -1
+    first["bill_of_materials"]["traces"]["board"] = -1
     again = cost_summary("h100-dgx", "Llama-3-70B", "decode")
     assert again.network.counts["lanes"] == 2304
-    assert again.network.counts["cables"] == {"copper": 576, "pluggable-optics": 288}
+    # the 576 NVLinks are baseboard traces, not copper cables (the bill said copper 576)
+    assert again.network.counts["cables"] == {"pluggable-optics": 288}
+    assert again.network.counts["traces"] == {"board": 576}
     assert again.network.to_dict()["bill_of_materials"] == again.network.counts

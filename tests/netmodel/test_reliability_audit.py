@@ -16,16 +16,35 @@ def dgx_16k():
     return blast_radius("h100-dgx", "Llama-3-70B", gpus=16384)
 
 
-def test_table_columns_never_run_together_small_token_loss(dgx_16k):
-    # copper-end: 16,384 GPUs x 18 NVLinks x 2 ends = 589,824 parts at 6.6e-8 per hour
-    # (failures.toml, assumption): 589,824 x 6.6e-8 x 8,766 h = 341.25 a year; one thinned
-    # NVLink of 18 costs about 1.7e-4 % of the cluster's tokens/s, a cell of 8 characters
-    # that ran into the 'inst' column ('0       00.000169')
-    row = next(r for r in dgx_16k.rows if r.cls == "copper-end")
-    assert row.count == 16384 * 18 * 2
-    assert row.events_per_year == pytest.approx(589824 * 6.6e-8 * YEAR / HOUR, rel=1e-9)
-    assert row.events_per_year == pytest.approx(341.25, abs=0.01)
-    line = next(x for x in dgx_16k.table().splitlines() if x.startswith("copper-end"))
+def test_baseboard_nvlinks_have_no_copper_ends(dgx_16k):
+    # An H100's 18 NVLinks run to the NVSwitch chips of its own HGX baseboard: traces, not
+    # cables, so no copper-end part (they fail with the board: host, nvswitch). The model
+    # counted 16,384 GPUs x 18 NVLinks x 2 ends = 589,824 connectors at 6.6e-8 per hour,
+    # 341.25 failures a year, more than Llama 3's whole network category (237 a year).
+    rows = {r.cls: r for r in dgx_16k.rows}
+    assert rows.get("copper-end") is None or rows["copper-end"].count == 0
+    network = sum(rows[c].events_per_year for c in ("transceiver", "nvswitch", "leaf", "spine"))
+    # 294,912 transceivers x 6.6e-7 + (2,048 + 4,096 + 2,048) switches x 3.33e-6, a year
+    assert network == pytest.approx((294912 * 6.6e-7 + 8192 * 3.33e-6) * YEAR / HOUR,
+                                    rel=1e-9)
+    assert network == pytest.approx(1945.3, abs=0.1)        # was 2,286.6 with copper ends
+
+
+def test_table_columns_never_run_together_small_token_loss():
+    # copper-end of 114 GB300 NVL72 racks (16,416 GPUs), whose NVLinks are cables (the
+    # rack's copper spine): 16,416 x 18 x 2 = 590,976 parts at 6.6e-8 per hour
+    # (failures.toml, assumption), 590,976 x 6.6e-8 x 8,766 h = 341.9 a year; one thinned
+    # NVLink of 18 costs about 4e-5 % of the cluster's tokens/s, a cell of 8 characters
+    # that ran into the 'inst' column ('0       00.000169', seen on 16,384 H100 when their
+    # board traces were counted as cables)
+    from pathlib import Path
+
+    example = str(Path(__file__).resolve().parents[2] / "docs" / "examples" / "gb300-nvl72.toml")
+    racks = blast_radius(example, "Llama-3-70B", gpus=114 * 144)
+    row = next(r for r in racks.rows if r.cls == "copper-end")
+    assert row.count == 114 * 144 * 18 * 2 == 590976
+    assert row.events_per_year == pytest.approx(590976 * 6.6e-8 * YEAR / HOUR, rel=1e-9)
+    line = next(x for x in racks.table().splitlines() if x.startswith("copper-end"))
     fields = line.split()
     assert fields[6] == "0"                                   # inst
     assert float(fields[7]) == pytest.approx(row.tokens_lost_pct_mean, rel=5e-3)   # tok%
@@ -90,7 +109,7 @@ def test_16k_h100_failures_a_year_match_llama3_table5(dgx_16k):
     # of the same cluster: x 365.25 / 54. The model's 16,384 H100 (512 cells of h100-dgx)
     # must fail as often per year in those classes (1.26e-5/GPU-h is 268/21,233,664
     # rounded to 3 digits: 0.17% low). Not compared: the network, where the model counts
-    # 18 transceivers and 36 copper ends per GPU of an h100-dgx cell (see the audit report).
+    # 18 transceivers per GPU of an h100-dgx cell (see the audit report).
     per_year = 365.25 / 54
     rows = {r.cls: r for r in dgx_16k.rows}
     gpu = rows["gpu-die"].events_per_year + rows["gpu-package"].events_per_year

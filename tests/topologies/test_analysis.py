@@ -129,6 +129,26 @@ def test_bom_counts_optics_by_end():
     assert lite.switch_ports_used == 16 + 2 * 32 and lite.pluggable_transceivers == 64 + 16 + 64
 
 
+def test_baseboard_nvlinks_are_traces_not_cables():
+    # h100-dgx's fabric (rail-optimized's defaults): 4 DGX H100 of 8 GPUs, each GPU's 18
+    # NVLinks to the NVSwitch chips of its own HGX baseboard: 32 x 18 = 576 board traces and
+    # no copper cable (the bill said 'copper 576'); 32 NIC cables + 8 leaves x 32 uplinks =
+    # 288 optical cables
+    b = bill_of_materials(build("rail-optimized:domains=4,domain_size=8,gpus_per_server=8"))
+    assert b.cables == {"pluggable-optics": 32 + 8 * 32}
+    assert b.traces == {"board": 32 * 18}
+    assert b.lanes == 32 * 36 + 32 * 4 + 8 * 32 * 4 == 2304      # lanes as before
+    assert b.switch_ports_used == 32 * 18 + 32 + 8 * 32 + 8 * 32 == 1120
+    # an NVL72 rack: 18 compute trays cabled to 9 NVLink switch trays: 72 x 18 copper cables
+    assert bill_of_materials(build("nvl72")).cables == {"copper": 72 * 18}
+    # a domain of 2 servers leaves the board: copper
+    two = bill_of_materials(build("rail-optimized:domains=2,domain_size=16"))
+    assert two.cables["copper"] == 32 * 18 and two.traces == {}
+    # the Lites of an H100's package group share its board traces
+    lite = bill_of_materials(build("lite-groups:base=[rail-optimized:domains=4],lites=4"))
+    assert lite.traces == {"board": 32 * 18} and "copper" not in lite.cables
+
+
 def test_injection_and_summary_fields():
     low, peers = injection_bandwidth(lite_groups("superpod", lites=4))
     assert low == pytest.approx(450e9 / 4 + 50e9 / 4 + 112.5e9)

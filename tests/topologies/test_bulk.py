@@ -146,7 +146,9 @@ def ref_rail_optimized(domains, domain_size, gpus_per_server, gpu, servers_per_l
                                   "server": server, "rail": i % gps,
                                   "pod": server // per_leaf, "rack": rack}))
     graph.add_nodes_from(nodes)
-    nvl = link(up_bw, cable_latency(SCALEUP_LENGTH, "copper"), "copper", links=nvlinks)
+    # NVLinks inside one server are baseboard traces, across servers copper cables
+    scaleup = "board" if size == gps else "copper"
+    nvl = link(up_bw, cable_latency(SCALEUP_LENGTH, scaleup), scaleup, links=nvlinks)
     graph.add_edges_from((f"gpu{i}", f"nvs{i // size}", dict(nvl)) for i in range(n))
     if scaleout:
         sw = switch_attrs(1, leaf_radix, SWITCH_LATENCY, sharp)

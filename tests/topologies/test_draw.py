@@ -318,11 +318,12 @@ def test_circuits_drawn_equal_circuits_in_the_graph(pairs):
 
 
 def test_legend_counts_cables_as_the_bill_of_materials_does():
-    # SuperPOD, 1 SU: 248 GPUs x 18 NVLinks = 4,464 copper cables drawn as 248 lines;
-    # 248 NIC cables + 8 leaves x 32 uplinks = 504 optical cables as 248 + 32 lines. The
-    # old legend said "copper (248 links)" and "pluggable-optics (280 links)"
+    # SuperPOD, 1 SU: 248 GPUs x 18 NVLinks = 4,464 baseboard traces drawn as 248 lines
+    # (not cables: each DGX's GPUs and NVSwitch chips are on one board; was "copper (4,464
+    # cables as 248 lines)"); 248 NIC cables + 8 leaves x 32 uplinks = 504 optical cables as
+    # 248 + 32 lines. The old legend said "copper (248 links)" and "pluggable-optics (280 links)"
     texts = [t.get_text() for t in figure(superpod(1)).axes[0].get_legend().get_texts()]
-    assert "copper (4,464 cables as 248 lines)" in texts
+    assert "board (4,464 traces as 248 lines)" in texts
     assert "pluggable-optics (504 cables as 280 lines)" in texts
     # a ring: one cable per line
     texts = [t.get_text() for t in figure(ring(6)).axes[0].get_legend().get_texts()]

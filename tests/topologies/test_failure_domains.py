@@ -24,6 +24,9 @@ H100_DGX = ("rail-optimized:domains=4,domain_size=8,gpus_per_server=8,gpu=H100-S
             "nvlinks=18,in_network_reduction=true,medium=pluggable-optics")
 LITE_DIRECT = f"lite-groups:base=[{H100_DGX},scaleup_bandwidth=1800GB/s,nic_bandwidth=200GB/s]," \
               "lites=4,lite=Lite,split=even,medium=co-packaged-optics"
+# the same GPUs on domains of 2 servers: NVLinks that leave the server are copper cables
+H100_CABLED = H100_DGX.replace("domains=4,domain_size=8", "domains=2,domain_size=16")
+LITE_CABLED = LITE_DIRECT.replace("domains=4,domain_size=8", "domains=2,domain_size=16")
 LITE_FLAT = "flat:n=128,planes=4,radix=144,gpu=Lite,medium=co-packaged-optics"
 LITE_HIER = "leaf-spine:leaves=8,radix=32,gpu=Lite,medium=co-packaged-optics"
 LITE_OCS = "ocs:gpus=128,ports=4,ocs_ports=136,gpu=Lite"
@@ -34,8 +37,10 @@ def test_h100_dgx_parts_by_hand():
     c = class_counts(components(g))
     # 32 NIC cables (2 transceivers each) + 8 leaves x 4 spines x 8 parallel cables (2 each)
     assert c["transceiver"] == 2 * 32 + 2 * 8 * 4 * 8 == 576
-    # 18 NVLinks per GPU, a connector at each end
-    assert c["copper-end"] == 2 * 18 * 32
+    # 18 NVLinks per GPU, traces of its HGX baseboard (GPUs and NVSwitch chips on one
+    # board): no cable, no connector; they fail with the board (host, nvswitch). The old
+    # count was a connector at each end, 2 x 18 x 32 = 1,152
+    assert c["copper-end"] == 0
     assert c["nic"] == 32 and c["gpu-die"] == 32 and c["gpu-package"] == 32
     assert (c["nvswitch"], c["leaf"], c["spine"]) == (4, 8, 4)
     assert c["host"] == 4 and c["cpo-engine"] == 0 and c["ocs"] == 0
@@ -59,16 +64,37 @@ def test_lite_direct_breakout_bundles():
     assert all(len(x.edges) == 4 and not x.scaled for x in bundle)  # the leaf end: all 4 cut
     assert len(far) == 128 and {x.parts for x in far} == {1.0}
     assert all(len(x.edges) == 1 for x in far)                       # a Lite end: its own
-    # 18 NVLinks per group shared by 4 Lites (4.5 each): the switch ends (18) thin all four
-    # by 17/18; each Lite's 5 ends (4 whole cables and half of one) thin its share by 3.5/4.5
-    assert c["copper-end"] == 32 * (18 + 4 * 5) == 1216
+    # the group's 18 NVLinks are the H100's baseboard traces, shared by its 4 Lites on the
+    # same board: no copper ends (were 32 x (18 + 4 x 5) = 1,216)
+    assert c["copper-end"] == 0
+    assert bill_of_materials(g).traces == {"board": 32 * 18}
+    # the mesh: 6 CPO links per group of 4, an engine at each end
+    assert c["cpo-engine"] == 2 * 6 * 32
+
+
+def test_lite_groups_on_a_cabled_domain_share_copper_bundles():
+    # the same 32 groups on domains of 16 GPUs (2 servers each): the NVLinks leave the
+    # server, so they are copper cables. 18 per group shared by 4 Lites (4.5 each): the
+    # switch ends (18) thin all four by 17/18; each Lite's 5 ends (4 whole cables and half
+    # of one) thin its share by 3.5/4.5
+    g = build(LITE_CABLED)
+    comps = components(g)
+    assert class_counts(comps)["copper-end"] == 32 * (18 + 4 * 5) == 1216
+    assert bill_of_materials(g).cables["copper"] == 32 * 18
     nvl = next(x for x in comps["copper-end"] if "bundle" in x.name)
     assert nvl.parts == 18
     assert [f for _, f in nvl.scaled] == pytest.approx([17 / 18] * 4)
     own = next(x for x in comps["copper-end"] if "bundle" not in x.name)
     assert own.parts == 5 and [f for _, f in own.scaled] == pytest.approx([3.5 / 4.5])
-    # the mesh: 6 CPO links per group of 4, an engine at each end
-    assert c["cpo-engine"] == 2 * 6 * 32
+
+
+def test_nvl72_spine_keeps_its_copper_ends():
+    # GB200 NVL72: 18 compute trays of 4 GPUs cabled to 9 NVLink switch trays (copper cable
+    # cartridges): 72 x 18 = 1,296 cables in the model, a connector at each end
+    g = build("nvl72")
+    assert bill_of_materials(g).cables == {"copper": 1296}
+    assert bill_of_materials(g).traces == {}
+    assert class_counts(components(g))["copper-end"] == 2 * 72 * 18 == 2592
 
 
 @pytest.mark.parametrize("spec", [H100_DGX, LITE_DIRECT, LITE_FLAT, LITE_HIER, LITE_OCS])
@@ -89,7 +115,7 @@ def test_ocs_ends_are_passive_and_flat_planes_are_leaves():
 
 
 def test_thinning_and_removal():
-    g = build(H100_DGX)
+    g = build(H100_CABLED)
     comps = components(g)
     nvl = comps["copper-end"][0]
     (u, v), factor = nvl.scaled[0]

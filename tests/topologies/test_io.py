@@ -30,6 +30,18 @@ def test_round_trip_keeps_everything(tmp_path, spec, suffix):
     assert summary(back) == summary(g)  # closed forms still apply: counts unchanged
 
 
+@pytest.mark.parametrize("suffix", [".json", ".graphml"])
+def test_board_traces_survive_both_formats(tmp_path, suffix):
+    # a DGX H100 SuperPOD's NVLinks are baseboard traces (medium 'board'): written and read
+    # back as such, still traces in the bill (4,464 = 248 GPUs x 18), no copper cable
+    path = tmp_path / f"fabric{suffix}"
+    write_graph(build("superpod"), path)
+    back = read_graph(path)
+    assert back.edges["gpu0", "nvs0"]["medium"] == "board"
+    bom = summary(back).bom
+    assert bom.traces == {"board": 4464} and "copper" not in bom.cables
+
+
 def _users_graph():
     g = nx.Graph(name="my lab", gpus=3)
     for i in range(3):
