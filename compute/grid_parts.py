@@ -9,15 +9,18 @@ grid again under other networks.
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import fields
 
 import numpy as np
 
 from compute.memory import memory_fit
+from compute.sharding import Shards
 from compute.stages import (
     EXTENDED_STAGES,
     PIPELINE_STAGES,
     PRODUCERS,
     STAGES,
+    mlp_work_by_kind,
     stage_peaks,
     stage_work,
 )
@@ -173,6 +176,37 @@ def pipeline_period(pass_t: np.ndarray | float, send: np.ndarray | float,
     """
     stage = np.divide(pass_t, pp) if slowest is None else slowest
     return np.maximum(stage, send) if mode == "overlap" else stage + send
+
+
+def mlp_kind_gap(model, gpu, sh, micro, workload, options, skew) -> np.ndarray | None:
+    """For an MoE model with dense layers, each configuration and batch's ``sum over mlp_up
+    and mlp_down of (an MoE layer's time - a dense layer's time)``, each timed as those
+    stages are (the roofline at the stage's peak, a profile's efficiencies; overlap: the
+    larger of compute and memory, serial: their sum): what a pipeline stage's time moves
+    by per MoE layer it holds beyond the pass's share (:func:`compute.roofline.
+    _slowest_stage`), on the pipelined rows (0 on the others); None for other models."""
+    if not (model.is_moe and model.dense_layers):
+        return None
+    nt = sh.tp.shape[0]
+    rows = np.flatnonzero(np.broadcast_to(np.asarray(sh.pp, dtype=float).reshape(-1, 1),
+                                          (nt, 1))[:, 0] > 1)
+    cut = lambda v: v[rows] if isinstance(v, np.ndarray) and v.shape[:1] == (nt,) else v  # noqa: E731
+    piped = Shards(**{f.name: cut(getattr(sh, f.name)) for f in fields(Shards)})
+    kinds = mlp_work_by_kind(model, piped, cut(np.asarray(micro, dtype=float)), workload, skew)
+    shape = (len(rows), np.shape(micro)[1])
+    peaks = stage_peaks(model, gpu, tuple(kinds), options.compute_dtype)
+    bandwidth = gpu.hbm_bandwidth * options.memory_efficiency
+    gap = np.zeros((nt, shape[1]))
+    for peak, (name, pair) in zip(peaks, kinds.items(), strict=True):
+        times = []
+        for f, h in pair:
+            f, h = (np.broadcast_to(np.asarray(x, dtype=float), shape) for x in (f, h))
+            c, m = f / (peak * options.flops_efficiency), h / bandwidth
+            if options.profile is not None:
+                _apply_profile(options.profile, name, f, h, c, m)
+            times.append(np.maximum(c, m) if options.mode == "overlap" else c + m)
+        gap[rows] += times[0] - times[1]
+    return gap
 
 
 def _stage_times(names, ops, works, compute_t, memory_t, network_t, options, c3=None,

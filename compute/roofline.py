@@ -38,7 +38,7 @@ import numpy as np
 
 from compute.comm import CommLike, NoCommunication, RingAlphaBeta, as_comm, as_times
 from compute.errors import UserError, known
-from compute.grid_parts import _stage_times, _static_parts, pipeline_period
+from compute.grid_parts import _stage_times, _static_parts, mlp_kind_gap, pipeline_period
 from compute.hardware import GpuSpec, get_gpu
 from compute.memory import DEFAULT_RESERVE, check_reserve, describe_fit
 from compute.models import COMPUTE_DTYPES, ModelSpec, get_model
@@ -357,17 +357,22 @@ def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int 
     describe one pass of a micro-batch through the layers, per GPU; the memory fit is that
     of the fullest stage (:func:`compute.memory.memory_fit`: each stage's own layers, the
     embedding on the first and the LM head on the last), and so is the time: the period
-    ``T_c`` is the slowest stage's (:func:`_slowest_stage`: its own layers, the embedding
-    on the first, the LM head on the last; a layer's time is the pass's average over its
-    dense and MoE, windowed and full layers), and each stage boundary costs a
+    ``T_c`` is the slowest stage's (:func:`_slowest_stage`: its own layers, an MoE
+    model's dense and MoE layers each timed as such, the embedding on the first, the LM
+    head on the last; windowed and full attention layers at the pass's average), and each
+    stage boundary costs a
     ``send-recv`` of the micro-batch's activations
     (``T_s``, ``comm.collective_time("send-recv", bytes, 2)``), which overlaps the next
     micro-batch's work in ``overlap`` mode (period ``max(T_c, T_s)``; ``T_c + T_s`` in
     ``serial`` mode).
 
-    * decode: the batch is cut into micro-batches of ``ceil(batch / pp)`` sequences, one per
-      stage in flight; each sequence gets its next token when its micro-batch has gone
-      round the pipeline: TBT = ``max(pass + (pp - 1) T_s, k period)`` for ``k`` micro-batches.
+    * decode: the batch is cut into ``k = min(batch, pp)`` micro-batches, one per stage in
+      flight, each timed as the largest, ``ceil(batch / pp)`` sequences (vLLM's virtual
+      engines hold ``floor`` or ``ceil`` of them: an upper bound; counting only the
+      ``ceil(batch / micro)`` full micro-batches would let a step shorten as sequences are
+      added, 4 micro-batches of 1 outlasting 3 of 2 behind the slowest stage); each
+      sequence gets its next token when its micro-batch has gone round the pipeline:
+      TBT = ``max(pass + (pp - 1) T_s, k period)``.
     * prefill: each prompt is a micro-batch (GPipe); the batch's TTFT is ``(batch - 1)
       period + pass + (pp - 1) T_s``: the fill and drain bubble is paid once per batch.
       That latency is what the TTFT SLO checks; tokens/s are those of an instance serving
@@ -434,7 +439,8 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
     elif plain:
         latency = (c3 * stage_t).sum(axis=0)
     elif piped:
-        slowest = _slowest_stage(model, sh, stage_t, c3, names)
+        gap = mlp_kind_gap(model, gpu, sh, micro, workload, options, skew)
+        slowest = _slowest_stage(model, sh, stage_t, c3, names, gap)
         latency, interval = _pipeline(latency, sh.pp, b, micro, stage_t, bound, c3, names,
                                       options, workload, (compute_t, memory_t, network_t),
                                       busy=busy, slowest=slowest)
@@ -467,15 +473,18 @@ def _check_context(model, workload: Workload) -> None:
                         f"shorter {what}, or a model file with a larger max_context")
 
 
-def _slowest_stage(model, sh, stage_t, c3, names) -> np.ndarray:
+def _slowest_stage(model, sh, stage_t, c3, names, gap=None) -> np.ndarray:
     """Each row's slowest pipeline stage's time for one micro-batch, shape like a stage's
     times (``nan`` where a row has one stage): stage ``s`` of ``p`` runs its own layers
     (:func:`compute.parallel.stage_mix`: ``n_s`` layers, ``m_s`` of them MoE), the
     embedding if first and the LM head if last, ``T_s = n_s A + m_s B + E_s + H_s``, where
     ``A`` and ``B`` are the per-layer and per-MoE-layer sums of ``count x time``
     (:func:`compute.stages.layer_counts` is linear in the layers and the MoE layers). The
-    stages' per-layer times are those of the pass (an average over its dense and MoE,
-    windowed and full layers)."""
+    pass's per-layer MLP times average an MoE model's MoE and dense layers (weighted ``M /
+    L`` and ``1 - M / L``); a stage holding ``m_s`` MoE layers of its ``n_s`` runs ``(m_s
+    - n_s M / L) x gap`` more (``gap``: an MoE layer's MLP time less a dense layer's,
+    :func:`compute.grid_parts.mlp_kind_gap`), which the stages' sum leaves the pass's. Other
+    per-layer times (windowed and full attention) are the pass's average."""
     pps = np.asarray(sh.pp, dtype=float).ravel()
     base = layer_counts(model, sh, 1.0, 0.0)
     moe = layer_counts(model, sh, 1.0, 1.0)
@@ -503,6 +512,8 @@ def _slowest_stage(model, sh, stage_t, c3, names) -> np.ndarray:
         worst = None
         for s in range(p):
             t = mix[s, 0] * a[rows] + moe_s[s] * m[rows]
+            if gap is not None:   # the stage's own MoE and dense layers' MLPs
+                t = t + (moe_s[s] - mix[s, 0] * model.moe_layers / model.layers) * gap[rows]
             if s == 0:
                 t = t + e[rows]
             if s == p - 1:
@@ -532,7 +543,7 @@ def _pipeline(pass_t, pp, b, micro, stage_t, bound, c3, names, options, workload
     own = mine + (p - 1) * send                  # a micro-batch through every stage
     interval = None
     if workload.phase == "decode":
-        k = np.ceil(b / micro[rows] if micro.shape[0] > 1 else b / micro)  # in flight
+        k = np.minimum(b, p)   # in flight: one micro-batch per stage (fewer sequences: each)
         piped = np.maximum(own, k * period)
     else:
         piped = (b - 1) * period + own

@@ -201,11 +201,9 @@ def _add_shared_experts(model, up: list, down: list, sfs, tokens) -> None:
     down[1] = down[1] + (sfs * h + bias * h) * mb + tokens * sfs * ab
 
 
-def _with_dense_layers(model, sh, n, up: list, down: list) -> tuple[list, list]:
-    """``(up, down)`` per layer on average over the MoE layers (given) and the dense ones
-    of an MoE model (tensor-parallel MLPs of ``sh.dense_ffn`` columns per GPU)."""
-    if not model.dense_layers:
-        return up, down
+def _dense_mlp(model, sh, n) -> tuple[list, list]:
+    """``(up, down)`` ([flops, hbm bytes]) per GPU of one of an MoE model's dense layers:
+    a tensor-parallel MLP of ``sh.dense_ffn`` columns per GPU on ``n`` tokens."""
     h = float(model.hidden)
     mb, ab = model.mlp_weight_bytes, model.act_bytes
     bias = 1.0 if model.bias else 0.0
@@ -213,14 +211,23 @@ def _with_dense_layers(model, sh, n, up: list, down: list) -> tuple[list, list]:
     d_cols = (2 if model.gated_mlp else 1) * dfs
     d_up = [2 * n * h * d_cols, (h * d_cols + bias * d_cols) * mb + n * h * ab + n * dfs * ab]
     d_down = [2 * n * dfs * h, (dfs * h + bias * h) * mb + n * dfs * ab + n * h * ab]
+    return d_up, d_down
+
+
+def _with_dense_layers(model, sh, n, up: list, down: list) -> tuple[list, list]:
+    """``(up, down)`` per layer on average over the MoE layers (given) and the dense ones
+    of an MoE model (tensor-parallel MLPs of ``sh.dense_ffn`` columns per GPU)."""
+    if not model.dense_layers:
+        return up, down
+    d_up, d_down = _dense_mlp(model, sh, n)
     fm, fd = model.moe_layers / model.layers, model.dense_layers / model.layers
     return ([fm * x + fd * y for x, y in zip(up, d_up, strict=True)],
             [fm * x + fd * y for x, y in zip(down, d_down, strict=True)])
 
 
-def _mlp_work(model, sh, n, touched):
+def _mlp_work(model, sh, n, touched, average: bool = True):
     """(flops, hbm bytes) of mlp_up and mlp_down per GPU, per layer on average over the MoE
-    and dense layers."""
+    and dense layers (``average=False``: of an MoE layer)."""
     h = float(model.hidden)
     wb, mb, ab = model.weight_bytes, model.mlp_weight_bytes, model.act_bytes
     bias = 1.0 if model.bias else 0.0
@@ -234,10 +241,10 @@ def _mlp_work(model, sh, n, touched):
     down = [2 * n * fs * h * k, touched * (fs * h + bias * h) * mb + n * fs * k * ab + n * h * ab]
     if model.shared_ffn:  # always active, split by TP like the experts
         _add_shared_experts(model, up, down, sh.shared_ffn, n)
-    return _with_dense_layers(model, sh, n, up, down)
+    return _with_dense_layers(model, sh, n, up, down) if average else (up, down)
 
 
-def _mlp_work_ep(model, sh, n, touched, skew: float):
+def _mlp_work_ep(model, sh, n, touched, skew: float, average: bool = True):
     """(flops, hbm bytes) of mlp_up and mlp_down per GPU under expert parallelism: the
     busiest GPU processes ``skew x n k / ep`` token copies with its ``slots = ceil(experts /
     ep)`` expert slots (``expert_ffn`` columns of each; redundant copies spread the load, so
@@ -262,7 +269,24 @@ def _mlp_work_ep(model, sh, n, touched, skew: float):
             + copies * h * ab]
     if model.shared_ffn:  # replicated on every GPU, run on the GPU's own tokens
         _add_shared_experts(model, up, down, float(model.shared_ffn), own)
-    return _with_dense_layers(model, sh, n, up, down)
+    return _with_dense_layers(model, sh, n, up, down) if average else (up, down)
+
+
+def mlp_work_by_kind(model, sh, batch, w: Workload, skew: float = 1.0) -> dict:
+    """``{stage: ((flops, hbm) of an MoE layer, (flops, hbm) of a dense layer)}`` for
+    ``mlp_up`` and ``mlp_down`` of an MoE model with dense layers, per GPU (the averages
+    :func:`stage_work` gives those stages weigh them by the layers of each kind): what a
+    pipeline stage's own mix of layers runs (:func:`compute.roofline._slowest_stage`)."""
+    n = batch * w.tokens_per_sequence
+    touched = expected_experts_touched(model, n)
+    up, down = _mlp_work(model, sh, n, touched, average=False)
+    if not sh.plain and np.any(sh.ep > 1):
+        eu, ed = _mlp_work_ep(model, sh, n, touched, skew, average=False)
+        is_ep = sh.ep > 1
+        up = [np.where(is_ep, a, b) for a, b in zip(eu, up, strict=True)]
+        down = [np.where(is_ep, a, b) for a, b in zip(ed, down, strict=True)]
+    d_up, d_down = _dense_mlp(model, sh, n)
+    return {"mlp_up": (tuple(up), tuple(d_up)), "mlp_down": (tuple(down), tuple(d_down))}
 
 
 #: Bytes per element of an fp8 activation quantized in 1 x 128 tiles, each with an fp32

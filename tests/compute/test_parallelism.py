@@ -145,6 +145,16 @@ def test_pipeline_step_times_by_hand():
     three = evaluate("Llama-3-70B", "Lite", 8, 3, "decode", comm=FREE)
     assert r4.latency == pytest.approx(4 * slowest(three, 4), rel=1e-12)
     assert r4.latency == pytest.approx(21.9359e-3, rel=1e-5)
+    # 5 sequences on 4 stages: micro-batches of up to 2 (vLLM's 2 + 1 + 1 + 1), four in
+    # flight, each timed as the largest; counting only ceil(5 / 2) = 3 full micro-batches
+    # made 5 sequences (3 x 5.463 ms = 16.39 ms) faster than 4 (4 x 5.443 ms = 21.77 ms)
+    four = evaluate("Llama-3-70B", "Lite", 8, 4, "decode", pp=4, comm=FREE)
+    five = evaluate("Llama-3-70B", "Lite", 8, 5, "decode", pp=4, comm=FREE)
+    two = evaluate("Llama-3-70B", "Lite", 8, 2, "decode", comm=FREE)
+    assert (four.micro_batch, five.micro_batch) == (1, 2)
+    assert five.latency == pytest.approx(4 * slowest(two, 4), rel=1e-12)
+    assert five.latency >= four.latency
+    assert five.latency == pytest.approx(21.8532e-3, rel=1e-5)
     # prefill: one prompt per micro-batch (GPipe): (b - 1) periods + one prompt's pass
     single_r = evaluate("Llama-3-70B", "Lite", 8, 1, "prefill", comm=ring)
     single, period = single_r.latency, slowest(single_r, 2)

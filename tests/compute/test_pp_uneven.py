@@ -58,23 +58,35 @@ def test_deepseek_v3_pp2_memory_is_the_last_stages():
 
 
 def test_deepseek_v3_pp2_decode_period_is_the_slower_stages():
-    # batch 64 in 2 micro-batches of 32: the TBT is the larger of a micro-batch's round
-    # trip (pass + send) and 2 periods of the slower stage. A layer's time L is the pass's
-    # per-layer stages summed (each runs 61 times); stage 0 runs 31 L + the embedding,
-    # stage 1 30 L + the LM head.
+    # Batch 64 in 2 micro-batches of 32 tokens: the TBT is the larger of a micro-batch's
+    # round trip and 2 periods of the slower stage. The MLPs are memory-bound (4.8 TB/s):
+    # an MoE layer reads the 163.3 expected experts touched by 32 x top-8 of 256 (256 x (1
+    # - (1 - 8/256)^32)), 3 x 7168 x 256 fp8 bytes each, the router (7168 x 256) and the
+    # shared expert; a dense layer its 3 x 7168 x 2304; plus bf16 activations.
+    n, touched = 32, 256 * (1 - (1 - 8 / 256) ** 32)
+    moe_up = touched * H * 512 + H * 256 + n * H * 2 + n * 256 * 8 * 2 + H * 512 + n * 256 * 2
+    moe_down = touched * 256 * H + n * 256 * 8 * 2 + n * H * 2 + 256 * H + n * 256 * 2
+    dense = H * 2 * 2304 + n * H * 2 + n * 2304 * 2 + 2304 * H + n * 2304 * 2 + n * H * 2
+    t_moe, t_dense = (moe_up + moe_down) / 4.8e12, dense / 4.8e12     # 189.1 us, 10.57 us
     r = evaluate("DeepSeek-V3", "H200-SXM", 8, 64, "decode", pp=2)
     t = {s.name: s for s in r.stages}
+    # the pass's per-layer MLP time averages 58 MoE and 3 dense layers
+    mlp = t["mlp_up"].time + t["mlp_down"].time
+    assert mlp == pytest.approx((58 * t_moe + 3 * t_dense) / 61, rel=1e-12)
     per_layer = [s for s in r.stages if s.count == 61]
     assert {s.name for s in per_layer} == {"qkv", "attention", "out_proj", "allreduce_attn",
                                            "mlp_up", "mlp_down", "allreduce_mlp"}
-    layer = sum(s.time for s in per_layer)
-    stage0 = 31 * layer + t["embedding"].time
-    stage1 = 30 * layer + t["lm_head"].time
-    own = 61 * layer + t["embedding"].time + t["lm_head"].time + t["pp_send"].time
-    assert stage0 > stage1 and 2 * stage0 > own
-    assert r.latency == pytest.approx(2 * stage0, rel=1e-12)
-    assert r.latency == pytest.approx(15.9922e-3, rel=1e-5)
+    rest = sum(s.time for s in per_layer) - mlp   # attention and the all-reduces
+    stage0 = 31 * rest + 28 * t_moe + 3 * t_dense + t["embedding"].time     # 7.733 ms
+    stage1 = 30 * rest + 30 * t_moe + t["lm_head"].time                     # 8.023 ms
+    assert stage1 > stage0
+    assert r.latency == pytest.approx(2 * stage1, rel=1e-12)
+    # 16.045 ms; a layer's average time said stage 0 (31 layers) was the slower: 15.992 ms
+    assert r.latency == pytest.approx(16.0450e-3, rel=1e-5)
     assert r.tokens_per_s == pytest.approx(64 / r.latency, rel=1e-12)
+    # the stages' sum is the pass: the dense layers' share moves, it is not added
+    own = 61 * rest + 58 * t_moe + 3 * t_dense + t["embedding"].time + t["lm_head"].time
+    assert stage0 + stage1 == pytest.approx(own, rel=1e-12)
 
 
 def test_search_and_cli_take_an_uneven_pipeline():
@@ -85,3 +97,24 @@ def test_search_and_cli_take_an_uneven_pipeline():
     assert out.exit_code == 0, out.output
     d = json.loads(out.output)
     assert d["pp"] == 2 and d["memory"]["weights_bytes"] == 30 * MOE + VOCAB + NORM
+
+
+@pytest.mark.parametrize("config", [P(8, 2), P(8, 4, 8, 1), P(16, 2, 16, 2)])
+def test_the_mlp_by_kind_averages_to_the_pass(config):
+    """The MoE and dense layers' MLP work a stage is timed with weigh to the pass's
+    per-layer average (58 MoE and 3 dense layers of 61), under TP, EP and attention DP."""
+    import numpy as np
+
+    from compute.parallel import layout
+    from compute.roofline import make_workload
+    from compute.stages import mlp_work_by_kind, stage_work
+
+    m, w = get_model("DeepSeek-V3"), make_workload("decode")
+    sh = layout(m, [config])
+    batch = np.array([[1.0, 7.0, 64.0]])
+    work = {x[0]: x for x in stage_work(m, sh, batch, w, 1.5)}
+    for name, (moe, dense) in mlp_work_by_kind(m, sh, batch, w, 1.5).items():
+        for j in (0, 1):   # flops, HBM bytes
+            want = np.broadcast_to(work[name][2 + j], (1, 3))
+            got = (58 * np.asarray(moe[j]) + 3 * np.asarray(dense[j])) / 61
+            np.testing.assert_allclose(got, want, rtol=1e-12)

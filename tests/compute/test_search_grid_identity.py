@@ -122,7 +122,7 @@ def _old_pipeline(pass_t, pp, b, micro, stage_t, bound, c3, names, options, work
     own = mine + (p - 1) * send
     interval = None
     if workload.phase == "decode":
-        k = np.ceil(b / micro[rows] if micro.shape[0] > 1 else b / micro)
+        k = np.minimum(b, p)
         piped = np.maximum(own, k * period)
     else:
         piped = (b - 1) * period + own
