@@ -203,15 +203,18 @@ def layout(graph: nx.Graph) -> tuple[Positions, str]:
     """
     kinds = Counter(k for _, k in graph.nodes(data="kind"))
     gpus = gpu_nodes(graph)
-    if kinds.get("ocs") and _is_circuits(graph):
-        return _circuits(graph, gpus), "circuits"
-    if kinds.get("ocs"):
+    ocs_nodes = sorted((n for n in graph if graph.nodes[n]["kind"] == "ocs"), key=node_order)
+    if ocs_nodes and not kinds.get("switch"):
+        if _is_circuits(graph):
+            return _circuits(graph, gpus), "circuits"
         pos = _row(gpus, 0.0)
-        pos.update(_row(sorted((n for n in graph if graph.nodes[n]["kind"] == "ocs"), key=node_order),
-                        1.0))
+        pos.update(_row(ocs_nodes, 1.0))
         return pos, "two rows"
     if kinds.get("switch"):
-        return _tiers(graph, gpus), "tiers"
+        pos = _tiers(graph, gpus)
+        if ocs_nodes:   # switches and OCS in one fabric (a user's file): the OCS on top
+            pos.update(_row(ocs_nodes, max(y for _, y in pos.values()) + 1.0))
+        return pos, "tiers"
     if "dims" in graph.graph:
         return _grid(graph, gpus), "grid"
     n = len(gpus)
