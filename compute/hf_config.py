@@ -43,6 +43,9 @@ HF_ALIASES: dict[str, tuple[str, ...]] = {
     "experts_per_token": ("num_experts_per_tok", "experts_per_token", "moe_top_k", "moe_k",
                           "moe_topk"),                  # Hunyuan: moe_topk
     "expert_ffn": ("moe_intermediate_size",),           # per routed expert (Mixtral: ffn)
+    # DeepSeek-V2/V3 group-limited routing (n_group 8, topk_group 4 in V3)
+    "expert_groups": ("n_group",),
+    "groups_per_token": ("topk_group",),
     "shared_ffn": ("shared_expert_intermediate_size",),  # Qwen-MoE: all shared experts
     # DeepSeek, ERNIE-4.5: n x moe_intermediate_size
     # (Hunyuan: num_shared_expert, with use_mixed_mlp_moe)
@@ -623,6 +626,10 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
             entry["shared_ffn"] = n * entry["ffn"]
         if entry.get("shared_ffn") and fam["shared_expert_gate"]:
             entry["shared_expert_gate"] = True
+        if c.has("expert_groups") and c.has("groups_per_token") \
+                and c.count("expert_groups", limit="experts", minimum=0) > 1:
+            entry["expert_groups"] = c.count("expert_groups", limit="experts")
+            entry["groups_per_token"] = c.count("groups_per_token", limit="experts")
     else:
         entry["ffn"] = dense_ffn
 

@@ -122,6 +122,13 @@ class ModelSpec:
     shared_ffn: int = 0      #: intermediate size of the always-active shared expert(s) of
     #: each MoE layer, all shared experts together (0: none)
     shared_expert_gate: bool = False  #: a sigmoid gate (hidden -> 1) on the shared expert (Qwen-MoE)
+    #: group-limited routing (DeepSeek-V3/R1's ``n_group`` and ``topk_group``): the routed
+    #: experts fall in ``expert_groups`` equal groups, a token first picks
+    #: ``groups_per_token`` of them and then its ``experts_per_token`` among theirs (0 and
+    #: 0: no groups); it bounds the servers a token's experts sit on
+    #: (:mod:`compute.moe_routing`)
+    expert_groups: int = 0
+    groups_per_token: int = 0
     dense_layers: int = 0    #: layers of an MoE model whose MLP is dense (DeepSeek-V3: 3)
     dense_ffn: int = 0       #: intermediate size of those dense MLPs (0: ``ffn``)
     #: where the dense layers sit (what a pipeline stage holds depends on it): 0, the first
@@ -198,7 +205,7 @@ class ModelSpec:
     def _check_moe(self, where: str) -> None:
         if not self.is_moe:
             extra = [k for k in ("shared_ffn", "dense_layers", "dense_ffn", "shared_expert_gate",
-                                 "moe_layer_step")
+                                 "moe_layer_step", "expert_groups", "groups_per_token")
                      if getattr(self, k)]
             if extra:
                 raise UserError(f"{where}: {', '.join(extra)} describe an MoE model; this one "
@@ -218,6 +225,24 @@ class ModelSpec:
                             f"is 0")
         if self.shared_expert_gate and not self.shared_ffn:
             raise UserError(f"{where}: shared_expert_gate needs a shared expert (shared_ffn > 0)")
+        self._check_groups(where)
+
+    def _check_groups(self, where: str) -> None:
+        g, t = self.expert_groups, self.groups_per_token
+        if not (g or t):
+            return
+        if not (g and t):
+            raise UserError(f"{where}: group-limited routing needs both expert_groups and "
+                            f"groups_per_token, got {g} and {t}")
+        if self.experts % g:
+            raise UserError(f"{where}: expert_groups ({g}) must divide the experts "
+                            f"({self.experts})")
+        if t > g:
+            raise UserError(f"{where}: groups_per_token ({t}) exceeds expert_groups ({g})")
+        if self.experts_per_token > t * (self.experts // g):
+            raise UserError(f"{where}: experts_per_token ({self.experts_per_token}) exceeds "
+                            f"the {t * (self.experts // g)} experts of groups_per_token ({t}) "
+                            f"groups")
 
     def _check_mla(self, where: str) -> None:
         if not self.is_mla:
