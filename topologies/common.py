@@ -75,6 +75,7 @@ from topologies.schema import (
     _MEDIA,
     MEDIA,
     NODE_KEYS,
+    OPTICAL_MEDIA,
     _check_graph_attributes,
     _ocs_problem,
     _real,
@@ -230,10 +231,23 @@ def check_length(value: object) -> float:
     return check_positive("length", value, allow_zero=True)
 
 
-def check_medium(what: str, medium: object) -> str:
-    """``medium`` if it is one of the schema's media."""
-    if not isinstance(medium, str) or medium not in MEDIA:
-        raise UserError(f"{what} {_show(medium)} is not a known medium; known: {known(MEDIA)}")
+#: The media a builder's cables or traces may be of: not ``ocs-circuit``, which only
+#: :func:`topologies.optical.realize` makes (a circuit through an OCS of the graph).
+BUILT_MEDIA = tuple(m for m in MEDIA if m != "ocs-circuit")
+
+
+def check_medium(what: str, medium: object, allowed: Collection[str] = BUILT_MEDIA,
+                 why: str = "") -> str:
+    """``medium`` if it is one of ``allowed`` (default: the schema's media a builder lays,
+    :data:`BUILT_MEDIA`); ``why`` says why others are not, in the refusal."""
+    if not isinstance(medium, str) or medium not in allowed:
+        if isinstance(medium, str) and medium in MEDIA:
+            reason = why or ("a circuit is set up through an OCS (the ocs builder's "
+                             "logical=), not laid as a cable")
+            raise UserError(f"{what} {_show(medium)} is not allowed here: {reason}; "
+                            f"allowed: {known(allowed)}")
+        raise UserError(f"{what} {_show(medium)} is not a known medium; known: "
+                        f"{known(allowed)}")
     return medium
 
 
@@ -409,7 +423,10 @@ def _template_ok(attrs: Mapping, types: frozenset) -> bool:
             any(k not in attrs for k in NODE_KEYS[kind]):
         return False
     try:
-        _switch_problem("", dict(attrs), {}) if kind == "switch" else _ocs_problem("", dict(attrs))
+        if kind == "switch":
+            _switch_problem("", dict(attrs), {})
+        else:
+            _ocs_problem("", dict(attrs), {"": {}})   # its edges are checked apart
     except UserError:
         return False
     return True
@@ -454,8 +471,9 @@ def check_blocks(graph: nx.Graph, nodes: Sequence[Nodes], links: Sequence[Links]
                  check_connected: bool = True) -> bool:
     """Whether the graph :func:`assemble` made from ``nodes`` and ``links`` obeys the schema
     (what :func:`~topologies.schema.validate` checks): the graph attributes, each node and
-    edge template once, GPU labels, every switch's and OCS's cables against its ports, the
-    ``gpus`` count and that all GPUs are connected. False when anything is wrong (then
+    edge template once, GPU labels, every switch's and OCS's cables against its ports, an
+    OCS's links optical, the ``gpus`` count and that all GPUs are connected (a circuit edge
+    is left to validate). False when anything is wrong (then
     :func:`~topologies.schema.validate` names it)."""
     try:
         own = _check_graph_attributes(graph)
@@ -463,9 +481,10 @@ def check_blocks(graph: nx.Graph, nodes: Sequence[Nodes], links: Sequence[Links]
         return False
     types = frozenset(own) | frozenset(catalog())
     u, v, block = _ends(links) if ends is None else ends
-    if not all(_edge_ok(b.attrs) for b in links):
+    if not all(_edge_ok(b.attrs) and b.attrs["medium"] != "ocs-circuit" for b in links):
         return False
     n = sum(b.count for b in nodes)
+    ocs = np.zeros(n, dtype=bool)
     cables = np.array([b.attrs.get("links", 1) for b in links], dtype=float)[block] \
         if len(links) else np.zeros(0)
     used = np.bincount(u, cables, minlength=n) + np.bincount(v, cables, minlength=n)
@@ -484,9 +503,14 @@ def check_blocks(graph: nx.Graph, nodes: Sequence[Nodes], links: Sequence[Links]
             return False  # labels on a switch or OCS: let validate look at it all
         else:
             ports[start:start + b.count] = b.attrs["radix" if kind == "switch" else "ports"]
+            ocs[start:start + b.count] = kind == "ocs"
         start += b.count
     if np.any(used > ports + 1e-6):
         return False
+    if ocs.any() and len(links):
+        dark = np.array([b.attrs["medium"] not in OPTICAL_MEDIA for b in links])[block]
+        if np.any(dark & (ocs[u] | ocs[v])):
+            return False   # a trace or copper cable on an OCS
     gpus = np.concatenate(gpu_positions) if gpu_positions else np.zeros(0, dtype=np.int64)
     if graph.graph.get("gpus") != len(gpus) or not len(gpus):
         return False

@@ -38,7 +38,7 @@ from topologies.common import (
 )
 from topologies.limits import check_size
 from topologies.registry import builder, format_value
-from topologies.schema import gpu_nodes, validate
+from topologies.schema import OPTICAL_MEDIA, gpu_nodes, validate
 
 __all__ = ["circuits_for", "ocs", "realize"]
 
@@ -102,7 +102,8 @@ def ocs(gpus: int = 16, ports: int = 4, ocs_ports: int = OCS_PORTS,
                         f"same OCS, so an OCS needs a port per GPU")
     spec = gpu_type(gpu)
     bw = bandwidth_or("bandwidth", bandwidth, spec.scaleup_bandwidth)
-    medium = check_medium("medium", medium)
+    medium = check_medium("medium", medium, OPTICAL_MEDIA,
+                          "an OCS switches light, so its ports take optics or fibre")
     reconf = check_positive("reconfiguration_time", reconfiguration_time, allow_zero=True)
     lat = check_positive("latency", latency, allow_zero=True)
     length = check_positive("length", length, allow_zero=True)

@@ -29,8 +29,11 @@ from cables, no link-end part fails on them (they fail with their board or packa
 ``host``, ``nvswitch`` and GPU classes) and no cable or optics is priced for them.
 Builders choose ``board`` for a scale-up link inside one server and ``copper`` for one that
 leaves it (an NVL72 rack's cable spine between compute and switch trays).
-A circuit set up through an optical circuit switch is a GPU-GPU edge with
-``medium="ocs-circuit"`` and ``via`` naming the OCS node.
+An OCS switches light: every edge at an OCS node, and the ``ocs_cabling`` below, is of an
+optical medium (:data:`OPTICAL_MEDIA`; a board trace or a copper cable cannot end on its
+mirrors). A circuit set up through an optical circuit switch is a GPU-GPU edge with
+``medium="ocs-circuit"`` and ``via`` naming the OCS node (comma-separated when several;
+optional, but the graph has an OCS).
 
 Graph attributes: ``name`` (str), ``spec`` (the display string, for a built fabric the
 spec string that rebuilds it, or ``""``), ``gpus`` (int: the number of GPU nodes) and, when
@@ -61,7 +64,7 @@ from compute.hardware import FLAG_FIELDS, OPTIONAL_FIELDS, SPEC_KEYS, GpuSpec, c
 from compute.validate import limits, number
 
 __all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS",
-           "TRACE_MEDIA", "UNITS",
+           "OPTICAL_MEDIA", "TRACE_MEDIA", "UNITS",
            "edge_count", "gpu_nodes", "gpu_spec", "gpu_spec_from_dict", "gpu_types", "validate"]
 
 NODE_KINDS = ("gpu", "switch", "ocs")
@@ -72,6 +75,9 @@ MEDIA = ("on-package", "board", "copper", "pluggable-optics", "co-packaged-optic
 #: all four (NVIDIA, "Introducing NVIDIA HGX H100", developer blog, 2022; Fabric Manager
 #: user guide, "GPU Baseboard Topologies").
 TRACE_MEDIA = ("on-package", "board")
+#: Media that carry light, the only ones an OCS port takes (its mirrors steer light from
+#: fibre to fibre; Google's Palomar OCS, Jouppi et al., ISCA 2023).
+OPTICAL_MEDIA = ("pluggable-optics", "co-packaged-optics", "fibre")
 #: Required node attributes by kind.
 NODE_KEYS = {
     "gpu": ("gpu",),
@@ -306,11 +312,12 @@ def _check_graph_attributes(graph: nx.Graph) -> dict:
     cabling = attrs.get("ocs_cabling")
     if cabling is not None and (set(cabling) != {"medium", "cables", "lanes"}
                                 or not isinstance(cabling["medium"], str)
-                                or cabling["medium"] not in _MEDIA - {"ocs-circuit"}
+                                or cabling["medium"] not in OPTICAL_MEDIA
                                 or not _whole(cabling["cables"], 0)
                                 or not _whole(cabling["lanes"], 0)):
-        _bad("graph attribute 'ocs_cabling' must be {'medium': a cable medium, 'cables': "
-             f"whole >= 0, 'lanes': whole >= 0}}, got {_show(cabling)}")
+        _bad("graph attribute 'ocs_cabling' must be {'medium': an optical medium ("
+             f"{known(OPTICAL_MEDIA)}), 'cables': whole >= 0, 'lanes': whole >= 0}}, got "
+             f"{_show(cabling)}")
     own = attrs.get("gpu_types") or {}
     for name, spec in own.items():
         if not isinstance(spec, GpuSpec) or spec.name != name:
@@ -372,12 +379,40 @@ def _switch_problem(node: Hashable, data: dict,
              f"{_show(data['in_network_reduction'])}")
 
 
-def _ocs_problem(node: Hashable, data: dict) -> None:
+def _ocs_problem(node: Hashable, data: dict,
+                 adj: Mapping[Hashable, Mapping[Hashable, dict]]) -> None:
     if not _whole(data["ports"], 1):
         _bad(f"ocs {_show(node)} ports must be a positive integer, got {_show(data['ports'])}")
     for key in ("reconfiguration_time", "latency"):
         if not _nonneg(data[key]):
             _bad(f"ocs {_show(node)} {key} must be finite and >= 0 s, got {_show(data[key])}")
+    for other, d in adj[node].items():
+        if d["medium"] not in OPTICAL_MEDIA:
+            _bad(f"edge {_show(node)}-{_show(other)} medium {_show(d['medium'])} ends on an "
+                 f"OCS, which switches light: allowed {known(OPTICAL_MEDIA)}")
+
+
+def _circuit_problem(u: Hashable, v: Hashable, data: dict, nodes: Mapping) -> None:
+    """An ``ocs-circuit`` edge: two GPUs, ``via`` the OCS node(s) it passes, ``optics`` (if
+    given) an optical medium."""
+    name = f"circuit {_show(u)}-{_show(v)}"
+    ends = [n for n in (u, v) if nodes[n].get("kind") != "gpu"]
+    if ends:
+        _bad(f"{name} ends on {nodes[ends[0]].get('kind')} {_show(ends[0])}: an ocs-circuit "
+             f"joins two GPUs through an OCS (an edge to the OCS is a fibre)")
+    via = data.get("via")
+    if via is not None:   # optional: a costing drops it to merge alike circuit sets
+        names = via.split(",") if isinstance(via, str) else []
+        bad = next((o for o in names if o not in nodes or nodes[o].get("kind") != "ocs"),
+                   None)
+        if not names or bad is not None:
+            _bad(f"{name} 'via' must name the OCS node(s) it passes (comma-separated), got "
+                 f"{_show(via)}" + (f": {_show(bad)} is not an OCS of the graph" if bad
+                                    else ""))
+    optics = data.get("optics")
+    if optics is not None and optics not in OPTICAL_MEDIA:
+        _bad(f"{name} optics {_show(optics)} must be the GPU ports' optical medium: "
+             f"{known(OPTICAL_MEDIA)}")
 
 
 def _edge_problem(u: Hashable, v: Hashable, data: dict) -> None:
@@ -409,11 +444,13 @@ def _edge_problem(u: Hashable, v: Hashable, data: dict) -> None:
 _FOUR = operator.itemgetter("bandwidth", "latency", "lanes", "medium")
 
 
-def _check_edges(adj: Mapping) -> bool:
+def _check_edges(adj: Mapping) -> tuple[bool, list]:
     """Check every edge of the adjacency ``adj``, walked in ``graph.edges`` order (each
     node's neighbours in turn, an edge met again from its other end skipped) so that the
-    first bad edge is the one named; whether any edge has a ``links`` count."""
+    first bad edge is the one named; whether any edge has a ``links`` count, and the
+    circuit edges ``(u, v, data)`` (checked against the nodes later)."""
     cables = False
+    circuits = []
     seen: set = set()
     add = seen.add
     for u, nbrs in adj.items():
@@ -434,8 +471,10 @@ def _check_edges(adj: Mapping) -> bool:
                          or links.__class__ is float and 0 < links < _INF)
                     and medium.__class__ is str and medium in _MEDIA and u != v):
                 _edge_problem(u, v, data)
+            if medium == "ocs-circuit":
+                circuits.append((u, v, data))
         add(u)  # after its neighbours, as the edge view does (a self-loop is listed)
-    return cables
+    return cables, circuits
 
 
 def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
@@ -446,8 +485,9 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
     kind and required attributes (a GPU's type known to the graph or the catalog, labels
     whole numbers >= 0; a switch's tier a whole number >= 0, radix a positive integer not
     exceeded by its cables, latency finite >= 0, in_network_reduction a bool; an OCS's ports
-    likewise); every edge (no self-loop; bandwidth finite and > 0, latency finite and >= 0,
-    lanes a whole number >= 1, links finite and > 0, a known medium); the ``gpus`` count;
+    likewise, its edges optical); every edge (no self-loop; bandwidth finite and > 0, latency
+    finite and >= 0, lanes a whole number >= 1, links finite and > 0, a known medium; a
+    circuit between two GPUs, ``via`` OCS nodes of the graph); the ``gpus`` count;
     and (unless ``check_connected=False``) that every GPU can reach every other.
 
     >>> g = nx.Graph(name="pair", spec="", gpus=2)
@@ -473,7 +513,7 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
     types = frozenset(own) | frozenset(catalog())
     adj = graph._adj
     plain = type(graph) is nx.Graph  # its dicts are dicts: read them directly
-    cables = _check_edges(adj if plain else graph.adj)
+    cables, circuits = _check_edges(adj if plain else graph.adj)
     gpus = ocs_ports = 0
     gpu_list = []
     nodes = graph._node.items() if plain else graph.nodes(data=True)
@@ -504,11 +544,17 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
                 _bad(f"switch {_show(node)} uses {_show(used)} ports but its radix is "
                      f"{data['radix']}")
         else:
-            _ocs_problem(node, data)
+            _ocs_problem(node, data, adj)
             ocs_ports += data["ports"]
             used = _ports_used(adj, node) if cables else len(adj[node])
             if _real(used) is None or used > data["ports"] + 1e-6:
                 _bad(f"ocs {_show(node)} uses {_show(used)} ports but it has {data['ports']}")
+    for u, v, data in circuits:
+        _circuit_problem(u, v, data, graph.nodes)
+    if circuits and not ocs_ports:
+        u, v, _ = circuits[0]
+        _bad(f"circuit {_show(u)}-{_show(v)} is an ocs-circuit but the graph has no OCS node "
+             f"to set it through")
     _check_cabling_fits(graph, ocs_ports)
     declared = graph.graph.get("gpus")
     if declared != gpus:

@@ -5,6 +5,9 @@ Each test fails on the code before its fix."""
 from __future__ import annotations
 
 import networkx as nx
+import pytest
+
+from compute.errors import UserError
 
 
 def _switch_and_ocs(ocs_medium: str = "fibre") -> nx.Graph:
@@ -32,3 +35,60 @@ def test_draw_a_fabric_with_switches_and_an_ocs():
     assert set(pos) == set(g)
     assert pos["gpu0"][1] < pos["nvs0"][1] < pos["ocs0"][1]
     figure(g)   # draws
+
+
+@pytest.mark.parametrize("medium", ["board", "copper", "on-package"])
+def test_an_ocs_takes_only_optical_links(medium):
+    # was: accepted; 'topology show' counted board traces into an OCS's ports, and the ocs
+    # builder's medium=board with logical=ring listed 'cables: board 16' (its ocs_cabling)
+    from topologies.schema import validate
+    from topologies.specs import build
+
+    with pytest.raises(UserError, match=f"medium '{medium}' ends on an OCS, which switches "
+                                        f"light: allowed 'co-packaged-optics', 'fibre'"):
+        validate(_switch_and_ocs(medium))
+    for spec in (f"ocs:gpus=4,medium={medium}", f"ocs:gpus=4,medium={medium},logical=ring"):
+        with pytest.raises(UserError, match=f"medium '{medium}' is not allowed here: an OCS "
+                                            f"switches light"):
+            build(spec)
+    g = build("ocs:gpus=4,logical=ring")
+    g.graph["ocs_cabling"] = dict(g.graph["ocs_cabling"], medium=medium)
+    with pytest.raises(UserError, match="'ocs_cabling' must be {'medium': an optical medium"):
+        validate(g)
+
+
+def test_an_ocs_circuit_joins_two_gpus_through_an_ocs():
+    # was: a builder's medium=ocs-circuit ('full-mesh:n=4,medium=ocs-circuit' showed
+    # 'OCS 12 of 0 used') and a file's switch-GPU circuit without via were accepted
+    from topologies.schema import validate
+    from topologies.specs import build
+
+    for spec in ("full-mesh:n=4,medium=ocs-circuit", "single-switch:medium=ocs-circuit"):
+        with pytest.raises(UserError, match="medium 'ocs-circuit' is not allowed here: a "
+                                            "circuit is set up through an OCS"):
+            build(spec)
+    g = _switch_and_ocs()
+    g.edges["nvs0", "gpu2"]["medium"] = "ocs-circuit"
+    with pytest.raises(UserError, match="circuit 'nvs0'-'gpu2' ends on switch 'nvs0'"):
+        validate(g)
+    g = _switch_and_ocs()
+    g.add_edge("gpu2", "gpu3", bandwidth=1e9, latency=0.0, medium="ocs-circuit", lanes=1)
+    validate(g)   # via is optional (a costing drops it), but there is an OCS to pass
+    h = g.copy()
+    h.remove_node("ocs0")
+    with pytest.raises(UserError, match="circuit 'gpu2'-'gpu3' is an ocs-circuit but the "
+                                        "graph has no OCS node"):
+        validate(h)
+    g.edges["gpu2", "gpu3"]["via"] = ""
+    with pytest.raises(UserError, match="'via' must name the OCS node"):
+        validate(g)
+    g.edges["gpu2", "gpu3"]["via"] = "nvs0"
+    with pytest.raises(UserError, match="'nvs0' is not an OCS of the graph"):
+        validate(g)
+    g.edges["gpu2", "gpu3"]["via"] = "ocs0"
+    validate(g)
+    g.edges["gpu2", "gpu3"]["optics"] = "board"
+    with pytest.raises(UserError, match="optics 'board' must be the GPU ports' optical"):
+        validate(g)
+    r = build("ocs:gpus=8,ports=2,logical=ring")   # what realize makes still passes
+    assert validate(r) is r
