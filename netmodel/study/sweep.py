@@ -201,15 +201,30 @@ def _cost_value(text: str, what: str) -> float:
     """A cost parameter's value, typed in its data row's unit or bare SI."""
     from netmodel.study.cost import parameter_rows
 
-    row = parameter_rows()[what[len(COST):]]
+    rows = parameter_rows()
+    row = rows[what[len(COST):]]
     shown = _in_row_unit(row.raw, row.unit)
     v = parse_in_unit(text, row.unit, what, example=f"{what}={shown}")
-    if row.value > 0 and v > ABSURD_COST_FACTOR * row.value:
-        most = _in_row_unit(ABSURD_COST_FACTOR * row.raw, row.unit)
-        raise UserError(f"{what} value {text!r} is over {ABSURD_COST_FACTOR:,.0f} times its "
-                        f"shipped default {shown}: no system is priced so; the most a sweep "
-                        f"takes is {most}")
+    if row.value > 0:
+        base, of = row, f"its shipped default {shown}"
+    else:   # a default of 0 (copper_energy): the largest default in the same unit
+        kin = [(r.value, n, r) for n, r in rows.items()
+               if r.unit == row.unit and r.unit != "1" and _real_number(r.value) > 0]
+        if not kin:
+            return v
+        _, name, base = max(kin)
+        of = (f"the largest shipped default in {row.unit} ({COST}{name} "
+              f"{_in_row_unit(base.raw, base.unit)}; this one's is 0)")
+    if v > ABSURD_COST_FACTOR * base.value:
+        most = _in_row_unit(ABSURD_COST_FACTOR * base.raw, base.unit)
+        raise UserError(f"{what} value {text!r} is over {ABSURD_COST_FACTOR:,.0f} times "
+                        f"{of}: no system is priced so; the most a sweep takes is {most}")
     return v
+
+
+def _real_number(x: object) -> float:
+    """``x`` as a float where it is a number (a row's value), else 0."""
+    return float(x) if isinstance(x, int | float) and not isinstance(x, bool) else 0.0
 
 
 def _kind(path: str, scenarios) -> tuple[str, bool]:

@@ -92,3 +92,19 @@ def test_an_ocs_circuit_joins_two_gpus_through_an_ocs():
         validate(g)
     r = build("ocs:gpus=8,ports=2,logical=ring")   # what realize makes still passes
     assert validate(r) is r
+
+
+def test_sweep_bounds_a_cost_parameter_whose_default_is_zero():
+    # was: cost.copper_energy (shipped 0 pJ/bit) took any finite value: 1e20pJ/bit swept
+    # the GB300 example to 1.48e16 USD per million tokens, where 1e20pJ/bit of
+    # cost.pluggable_energy (21.25) is refused over 1e6 times its default
+    from netmodel.study.sweep import parse_param
+
+    with pytest.raises(UserError, match=r"cost.copper_energy value '1e20pJ/bit' is over "
+                                        r"1,000,000 times the largest shipped default in "
+                                        r"pJ/bit \(cost.pluggable_energy 21.25pJ/bit; this "
+                                        r"one's is 0\).*the most a sweep takes is "
+                                        r"2.125e\+07pJ/bit"):
+        parse_param("cost.copper_energy=0,1e20pJ/bit", ["h100-dgx"])
+    p = parse_param("cost.copper_energy=0,2e7pJ/bit", ["h100-dgx"])
+    assert p.values == (0.0, pytest.approx(2e7 * 1e-12)) and p.unit == "J/bit"
