@@ -27,5 +27,22 @@ def run_record() -> dict:
         key = max(param.opts, key=len).lstrip("-") if isinstance(param, click.Option) \
             else param.name
         v = ctx.params[param.name]
-        run[key] = list(v) if isinstance(v, tuple) else v
+        run[key] = [_text(x) for x in v] if isinstance(v, tuple) else _text(v)
     return run
+
+
+def _text(value: object) -> object:
+    r"""``value``, but a string with bytes that are not UTF-8 (a file name Python reads in
+    as lone surrogates) written with those bytes as ``\xNN``: JSON that strict readers take
+    (a lone surrogate's escape is no character; jq turns it into U+FFFD).
+
+    >>> _text("bad\udcff.toml"), _text("ünï"), _text(3)
+    ('bad\\xff.toml', 'ünï', 3)
+    """
+    if not isinstance(value, str):
+        return value
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return value

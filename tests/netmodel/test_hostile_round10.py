@@ -108,3 +108,30 @@ def test_sweep_bounds_a_cost_parameter_whose_default_is_zero():
         parse_param("cost.copper_energy=0,1e20pJ/bit", ["h100-dgx"])
     p = parse_param("cost.copper_energy=0,2e7pJ/bit", ["h100-dgx"])
     assert p.values == (0.0, pytest.approx(2e7 * 1e-12)) and p.unit == "J/bit"
+
+
+def test_manifest_names_a_scenario_file_whose_name_is_not_utf8(tmp_path):
+    # was: 'compare --scenarios bad<0xff>.toml --out D' wrote "scenarios": "bad\udcff.toml",
+    # a lone surrogate escape: no character (jq read it as U+FFFD, strict readers refuse)
+    import json
+    import os
+    import shutil
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from netmodel.cli.main import cli
+
+    src = Path(__file__).resolve().parents[2] / "netmodel/data/scenarios/h100-dgx.toml"
+    name = os.fsdecode(b"bad\xff.toml")
+    shutil.copy(src, tmp_path / name)
+    out = tmp_path / "out"
+    r = CliRunner().invoke(cli, ["compare", "--scenarios", str(tmp_path / name), "--models",
+                                 "Llama-3-8B", "--phase", "decode", "--out", str(out), "-q",
+                                 "--no-plot"])
+    assert r.exit_code == 0, r.output
+    raw = (out / "netmodel-manifest.json").read_bytes()
+    assert b"\\udcff" not in raw
+    run = json.loads(raw)["run"]
+    assert run["scenarios"] == str(tmp_path / "bad") + "\\xff.toml"
+    json.dumps(run, ensure_ascii=False).encode("utf-8")   # every string is text
