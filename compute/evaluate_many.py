@@ -17,6 +17,7 @@ from compute.errors import UserError
 from compute.evaluate_one import evaluate
 from compute.hardware import GpuSpec, get_gpu
 from compute.models import ModelSpec, get_model
+from compute.moe_routing import moe_comm
 from compute.parallel import Parallelism, check_parallelism, layout
 from compute.phases import Slo, Workload
 from compute.results import InferenceResult
@@ -162,6 +163,7 @@ def evaluate_many(model: str | ModelSpec, gpu: str | GpuSpec,
     limit = (slo or _DEFAULT_SLO).limit(workload.phase)
     user_comm = comm
     comm = as_comm(comm) if comm is not None else default_comm(gpu)
+    comm = moe_comm(comm, model, workload.phase)
     _check_context(model, workload)
     rows = _config_rows(configs)
     n = len(rows)

@@ -41,7 +41,17 @@ import math
 
 from compute.errors import UserError
 
-__all__ = ["expected_units_touched", "node_dedup_traffic"]
+__all__ = ["MOE_ALL_TO_ALL", "expected_units_touched", "moe_comm", "node_dedup_traffic"]
+
+#: How each phase's MoE dispatch and combine cross the network, as DeepSeek serves
+#: DeepSeek-V3/R1 with DeepEP: prefill with the normal kernels (``"once a server"``),
+#: decode with the low-latency kernels (``"every copy"``, each of a token's ``k`` copies
+#: over RDMA; DeepEP README, "Low-latency kernels with pure RDMA"). Once a server needs a
+#: fabric that knows its servers: a collective model with ``moe_all_to_all_time``
+#: (``netmodel.study.fabric_search.ScenarioCollectives``); other models (the default ring
+#: over the scale-up bandwidth, a function) cost every copy in both phases.
+MOE_ALL_TO_ALL = {"prefill": "once a server", "decode": "every copy"}
+
 
 def _missed(pool: float, part: float, picks: float) -> float:
     """``C(pool - part, picks) / C(pool, picks)``: the chance that ``picks`` drawn without
@@ -111,3 +121,35 @@ def node_dedup_traffic(model, tokens: float, ep: int, per_node: int,
     nvl = tokens * expected_units_touched(model, ep) * (per_node - 1) / per_node * h
     return net, nvl
 
+
+class _OnceAServer:
+    """``comm`` with its all-to-alls (compute's only ones are the MoE dispatch and
+    combine) crossing the network once a server: ``comm.moe_all_to_all_time``."""
+
+    def __init__(self, comm, model):
+        self.comm, self.model = comm, model
+
+    def __repr__(self) -> str:
+        return f"{self.comm!r} (MoE all-to-alls once a server)"
+
+    def reach(self, units: float) -> float:
+        return expected_units_touched(self.model, units)
+
+    def collective_time(self, op, nbytes, group_size):
+        if op == "all-to-all":
+            return self.comm.moe_all_to_all_time(nbytes, group_size,
+                                                 self.model.experts_per_token, self.reach)
+        return self.comm.collective_time(op, nbytes, group_size)
+
+
+def moe_comm(comm, model, phase: str):
+    """The collective model a step of ``phase`` asks: ``comm`` itself, or, for an MoE
+    model's prefill on a ``comm`` that can (:data:`MOE_ALL_TO_ALL`), ``comm`` with the
+    all-to-alls crossing once a server. The all-to-all's bytes stay every copy's (what a
+    stage shows); ``comm`` counts a token's from them (``bytes / experts_per_token``),
+    exact at TP = EP and an upper bound where TP exceeds EP (a token's copies then reach
+    ``TP / EP`` shards of each expert, counted as copies), still below every copy."""
+    if (model.experts > 1 and MOE_ALL_TO_ALL.get(phase) == "once a server"
+            and callable(getattr(comm, "moe_all_to_all_time", None))):
+        return _OnceAServer(comm, model)
+    return comm

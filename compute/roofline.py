@@ -42,6 +42,7 @@ from compute.grid_parts import _stage_times, _static_parts, mlp_kind_gap, pipeli
 from compute.hardware import GpuSpec, get_gpu
 from compute.memory import DEFAULT_RESERVE, check_reserve, describe_fit
 from compute.models import COMPUTE_DTYPES, ModelSpec, get_model
+from compute.moe_routing import moe_comm
 from compute.parallel import (
     MAX_EXPERT_SKEW,
     Parallelism,
@@ -396,6 +397,7 @@ def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int 
     options = options or RooflineOptions()
     skew = check_skew(expert_skew)
     comm = as_comm(comm) if comm is not None else default_comm(gpu)
+    comm = moe_comm(comm, model, workload.phase)
     _check_context(model, workload)
     configs = _as_configs(model, tps, None)
     plain = all(c.is_plain for c in configs)

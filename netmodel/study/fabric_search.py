@@ -396,6 +396,54 @@ class ScenarioCollectives:
                 t = tc if t is None else np.minimum(t, tc)
         return np.where(n > 0, t, 0.0)
 
+    def moe_all_to_all_time(self, nbytes: float | np.ndarray, group_size: int,
+                            copies: int, reach) -> np.ndarray:
+        """Seconds for an MoE all-to-all of ``nbytes`` a GPU (``copies`` copies of each
+        token, the send buffer of one copy per expert) among ``group_size`` GPUs when it
+        crosses the network once a server (DeepEP's normal kernels:
+        :mod:`netmodel.collectives.moe`); ``reach(units)``: the expected distinct units
+        (servers, GPUs) one token's experts sit on. compute asks it where its prefill
+        dispatch and combine run that way (:func:`compute.moe_routing.moe_comm`).
+
+        The time is the smaller of that way's and every copy's (:meth:`collective_time`
+        of ``"all-to-all"``), which is taken alone with every instance at once
+        (``instances = "all"``; the shared fabric is costed for plain all-to-alls only),
+        where the group's scale-up domains differ in size and where each GPU is its own
+        (the same traffic)."""
+        from compute.comm import check_group_size, check_nbytes
+        from netmodel.collectives.algorithms import _domain_indices
+        from netmodel.collectives.cost import GroupCut
+        from netmodel.collectives.moe import once_a_server_lines
+
+        n = np.asarray(check_nbytes(nbytes), dtype=float)
+        p = check_group_size(group_size)
+        if p == 1:
+            return np.zeros_like(n)
+        if self.concurrent:
+            return self.collective_time("all-to-all", nbytes, p)
+        m = self.model(p)
+        group = m.group(p)
+        sizes = _domain_indices(m.graph, group)[1]
+        if (sizes != sizes[0]).any() or sizes[0] == 1:   # (a GPU a domain: every copy's)
+            return self.collective_time("all-to-all", nbytes, p)
+        key = ("once-a-server", p, float(reach(len(sizes))), float(reach(p)))
+        hit = self._linear.get(key)
+        if hit is None:
+            try:
+                hit = once_a_server_lines(m, group, reach)
+            except GroupCut as exc:
+                raise UserError(f"scenario {self.scenario.label!r}: an instance of {p} GPUs "
+                                f"is cut apart ({exc}); no all-to-all can run on it") from None
+            self._linear[key] = hit
+        a, b = hit
+        tokens = n / copies
+        shape = (-1,) + (1,) * n.ndim
+        t = (a.reshape(shape) + b.reshape(shape) * tokens).min(0)
+        # the faster of the two ways, as auto picks among algorithms: on a fabric whose
+        # servers are no faster inside than out (a mesh of Lites) the fan-out costs more
+        # than every copy's share of the network saves
+        return np.where(n > 0, np.minimum(t, self.collective_time("all-to-all", n, p)), 0.0)
+
 
 def _envelope(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(a, b)`` of shape ``(C, G)`` with, per candidate, only the instances that may be

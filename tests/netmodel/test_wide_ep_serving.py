@@ -104,3 +104,127 @@ def test_deepseek_v3_weights_and_mla_cache_per_gpu_at_wide_ep_by_hand(ep):
     batch = 32.0 * ep                                        # 32 requests per GPU
     kv = kv_cache_bytes(m, sh, np.array([[batch]]), Workload("decode", context=1513))
     assert float(kv[0, 0]) == 61 * (512 + 64) * 2 * 32 * 1513   # 3.40 GB at every EP
+
+
+# DeepEP's normal kernels (the prefill path of DeepSeek's serving), as published in
+# deepseek-ai/DeepEP docs/legacy.md ("Normal kernels with NVLink and RDMA forwarding"): H800
+# (~160 GB/s NVLink), one CX7 400 Gb/s NIC a GPU (~50 GB/s), 4096 tokens a batch, hidden
+# 7168, top-4 groups, top-8 experts, FP8 dispatch and BF16 combine; the bottleneck
+# bandwidth (GB/s) of dispatch and combine by EP size. Their tests/test_internode.py counts
+# as its bytes each token once a server it reaches, its own included, with one expert
+# group a server and min(servers, 4) groups a token: the kernels' times are those bytes
+# over the bandwidth (tests/compute/test_moe_node_dedup.py derives them).
+DEEPEP_NORMAL_MS = {16: (1.403, 2.722), 32: (1.887, 3.723), 64: (2.375, 4.698)}
+
+
+def _wide(ep, tmp_path):
+    from netmodel.study.scenarios import get_scenario
+
+    scen = get_scenario("h100-dgx")
+    if ep > 32:
+        path = tmp_path / "wide.toml"
+        path.write_text(scen.to_toml().replace("domains = 4", f"domains = {ep // 8}")
+                        .replace('name = "h100-dgx"', 'name = "h100-wide"'))
+        scen = get_scenario(str(path))
+    return scen
+
+
+def _prefill_a2a(model, ep, scen) -> tuple[float, float]:
+    from compute.evaluate_one import evaluate
+    from netmodel.study.fabric_search import ScenarioCollectives
+
+    r = evaluate(model, "H100-SXM", ep, ep, "prefill", prompt=4096, ep=ep, attention_dp=ep,
+                 comm=ScenarioCollectives(scen))
+    st = {s.name: s for s in r.stages}
+    # the stages still show every copy's bytes: 4096 tokens x top-8 x 7168 (fp8 + scales)
+    assert st["moe_dispatch"].collective_bytes == 4096 * 8 * 7168 * (1 + 4 / 128)
+    return st["moe_dispatch"].time, st["moe_combine"].time
+
+
+@pytest.mark.parametrize("ep", sorted(DEEPEP_NORMAL_MS))
+def test_prefill_all_to_all_crosses_once_a_server_against_deepep_normal_kernels(ep, tmp_path):
+    # DeepEP's routing (a group a server, min(servers, 4) a token) on h100-dgx servers at
+    # 4096 tokens a GPU. EP 32 and 64: within 5% of the kernels (1.917/3.557 ms against
+    # 1.887/3.723, 2.432/4.550 against 2.375/4.698); sending every copy across took
+    # 3.9/7.5 ms at EP 32 (2.1x). EP 16: DeepEP is bound by the H800's NVLink (~160 GB/s;
+    # its fan-out, 6.5 GPUs a token, runs at 123 GB/s), which an H100 has 2.8 times of:
+    # the model is NIC-bound there, at 0.80/1.40 ms.
+    import dataclasses
+
+    from compute.models import get_model
+
+    n = ep // 8
+    model = dataclasses.replace(get_model("DeepSeek-V3"), name="v3-deepep-routing",
+                                expert_groups=n, groups_per_token=min(n, 4))
+    dispatch, combine = _prefill_a2a(model, ep, _wide(ep, tmp_path))
+    want_d, want_c = DEEPEP_NORMAL_MS[ep]
+    if ep == 16:
+        assert 0.55 <= dispatch / (want_d * 1e-3) <= 0.6
+        assert 0.5 <= combine / (want_c * 1e-3) <= 0.55
+    else:
+        assert 0.95 <= dispatch / (want_d * 1e-3) <= 1.05
+        assert 0.95 <= combine / (want_c * 1e-3) <= 1.05
+
+
+@pytest.mark.parametrize("ep", [16, 32])
+def test_prefill_all_to_all_once_a_server_by_hand(ep, tmp_path):
+    # DeepSeek-V3's own routing (4 of 8 groups a token): 1.971 of 2 servers, 3.143 of 4
+    # (compute.moe_routing); a GPU's 4096 tokens x 7392 bytes (fp8 + scales) cross to
+    # the other servers' GPU of its rail, D (N - 1) / N each, over its NIC at 94% of 50
+    # GB/s (the shipped calibration's scale-out efficiency), while the GPUs there forward
+    # them over NVLink (450 GB/s at 82.4%), a token once to each GPU of its experts (6.06
+    # and 7.10 of 16 and 32), 7/8 of them from another GPU. The phases are pipelined: the
+    # NIC's time plus the fill of one slice (16 channels x 512 KiB) of the NVLink phase,
+    # plus ~26 us of latencies. EP 16: 0.635 + 0.120 ms + latencies = 0.781 ms (every
+    # copy: 2.6 ms); EP 32: 1.518 + 0.141 = 1.659 ms, 1.686 with latencies (every copy: 3.9).
+    from compute.models import get_model
+    from compute.moe_routing import expected_units_touched
+
+    v3 = get_model("DeepSeek-V3")
+    n = ep // 8
+
+    def hand(element_bytes):
+        tok = 4096 * 7168 * element_bytes
+        net = tok * expected_units_touched(v3, n) * (n - 1) / n
+        nvl = tok * expected_units_touched(v3, ep) * 7 / 8
+        return net / (50e9 * 0.94) + nvl / (450e9 * 0.824) * (16 * 524288) / tok
+
+    hand_d, hand_c = hand(1 + 4 / 128), hand(2)     # the combine in bf16, no scales
+    assert (hand_d * 1e3, hand_c * 1e3) == pytest.approx(
+        {16: (0.755, 1.352), 32: (1.659, 3.085)}[ep], abs=5e-4)
+    dispatch, combine = _prefill_a2a("DeepSeek-V3", ep, _wide(ep, tmp_path))
+    assert dispatch == pytest.approx(hand_d, abs=30e-6) and dispatch > hand_d
+    assert combine == pytest.approx(hand_c, abs=30e-6) and combine > hand_c
+
+
+def test_once_a_server_inside_one_server_and_where_every_copy_is_faster():
+    # Mixtral-8x7B (8 experts, top-2) at EP 2 inside one h100-dgx server: a token goes once
+    # to each GPU of its experts (DeepEP's intranode kernels), 2 (1 - C(4,2)/C(8,2)) =
+    # 1.571 GPUs, half of them the other: 0.786 of a token's bytes cross NVLink (450 GB/s
+    # at 82.4%), where every copy sends 1 (2 copies, half away). 1e8 bytes of copies:
+    # 0.106 ms against 0.135 ms, plus ~12 us of latency each.
+    from compute.models import get_model
+    from compute.moe_routing import expected_units_touched
+    from netmodel.study.fabric_search import ScenarioCollectives
+
+    mixtral = get_model("Mixtral-8x7B")
+
+    def reach(units):
+        return expected_units_touched(mixtral, units)
+
+    assert reach(2) == pytest.approx(2 * (1 - 6 / 28), rel=1e-12)
+    c = ScenarioCollectives("h100-dgx")
+    once = float(c.moe_all_to_all_time(1e8, 2, 2, reach))
+    every = float(c.collective_time("all-to-all", 1e8, 2))
+    assert once == pytest.approx(reach(2) / 2 * 5e7 / (450e9 * 0.824) + 12e-6, abs=3e-6)
+    assert every == pytest.approx(0.5 * 1e8 / (450e9 * 0.824) + 12e-6, abs=3e-6)
+    # lite-direct: 8 Lites in 2 groups of 4 on a 112.5 GB/s mesh, each with its own NIC:
+    # forwarding over the mesh costs more than every copy's share of the network saves
+    # (0.90 ms against 0.55), so the prefill takes every copy there
+    lite = ScenarioCollectives("lite-direct")
+    assert float(lite.moe_all_to_all_time(1e8, 8, 2, reach)) == float(
+        lite.collective_time("all-to-all", 1e8, 8))
+    # one GPU a domain (lite-flat): the same traffic, every copy's time to the bit
+    flat = ScenarioCollectives("lite-flat")
+    assert float(flat.moe_all_to_all_time(1e8, 8, 2, reach)) == float(
+        flat.collective_time("all-to-all", 1e8, 8))

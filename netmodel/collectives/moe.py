@@ -1,0 +1,81 @@
+"""An MoE all-to-all that crosses the network once a server: DeepEP's normal kernels.
+
+DeepSeek's prefill dispatches with DeepEP's normal (throughput) kernels, "Normal kernels
+with NVLink and RDMA forwarding" (deepseek-ai/DeepEP README, ``docs/legacy.md``): a token
+crosses the network once to each other server its experts sit on, to the GPU of its own
+rail there, which forwards it over NVLink to each GPU of that server holding one of its
+experts, once a GPU; the combine runs the same way back, reduced inside a server before
+it crosses. The two phases are pipelined (chunks stream from the NIC into the NVLink
+forwarders), so the steady time is the slower phase's.
+
+The group (``p`` GPUs over ``N`` scale-up domains of ``m``) and ``reach`` (``units ->``
+the expected distinct units, servers or GPUs, one token's experts sit on, the experts
+spread evenly; :func:`compute.moe_routing.expected_units_touched`) fix the traffic, per
+byte of ``n``, one token's bytes on each GPU (its tokens x hidden x element bytes):
+
+* across: GPU ``r`` of each domain to GPU ``r`` of every other domain, ``reach(N) / N``
+  (the chance a token reaches that server) x ``n``;
+* inside each domain: every GPU to every other, ``N x reach(p) / p`` x ``n`` (the tokens it
+  received from the ``N`` servers' GPUs of its rail, its own included, that a given GPU
+  needs).
+
+A GPU thus sends ``reach(N) (N - 1) / N x n`` over the network and ``reach(p) (m - 1) / m
+x n`` over NVLink (:func:`compute.moe_routing.node_dedup_traffic`). One domain (``N = 1``)
+leaves the NVLink phase alone (DeepEP's intranode kernels, a token once a GPU).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+
+import numpy as np
+
+from netmodel.collectives.algorithms import _domain_indices
+from netmodel.collectives.cost import compile_steps
+from netmodel.collectives.steps import NotApplicable, Pairs, Step
+
+__all__ = ["ONCE_A_SERVER", "once_a_server_lines", "once_a_server_steps"]
+
+#: The algorithm's name in a breakdown.
+ONCE_A_SERVER = "once-a-server"
+
+
+def once_a_server_steps(group: tuple[Hashable, ...], graph,
+                        reach: Callable[[float], float]) -> list[Step]:
+    """The two pipelined phases (see the module docstring); :class:`NotApplicable` when the
+    group's domains differ in size."""
+    members, sizes = _domain_indices(graph, group)
+    if (sizes != sizes[0]).any():
+        raise NotApplicable("once-a-server needs the same number of GPUs in every domain, "
+                            "got " + "/".join(str(x) for x in sizes.tolist()))
+    n_dom, m, p = len(sizes), int(sizes[0]), len(group)
+    table = members.reshape(n_dom, m)
+    steps = []
+    if n_dom > 1:
+        a, b = np.nonzero(~np.eye(n_dom, dtype=bool))          # every ordered domain pair
+        src, dst = table[a, :].ravel(), table[b, :].ravel()      # rail to rail
+        steps.append(Step("across, once a server (rails)",
+                          Pairs(group, src, dst, reach(n_dom) / n_dom),
+                          latencies=(0, 1), pipeline=1))
+    if m > 1:
+        i, j = np.nonzero(~np.eye(m, dtype=bool))
+        src, dst = table[:, i].ravel(), table[:, j].ravel()      # within each domain
+        steps.append(Step("fan-out in server (scale-up)",
+                          Pairs(group, src, dst, n_dom * reach(p) / p),
+                          latencies=(1, 0), pipeline=1))
+    return steps
+
+
+def once_a_server_lines(model, group: tuple[Hashable, ...],
+                        reach: Callable[[float], float]) -> tuple[np.ndarray, np.ndarray]:
+    """``(a, b)``: the once-a-server all-to-all of ``group`` on ``model``'s fabric (a
+    :class:`~netmodel.collectives.model.FabricCostModel`) takes ``min(a + b n)`` seconds
+    for ``n`` bytes of tokens a GPU (one line per protocol and pipeline-fill range).
+    Raises :class:`NotApplicable` as :func:`once_a_server_steps`, or
+    :class:`~netmodel.collectives.cost.GroupCut`."""
+    steps = once_a_server_steps(group, model.graph, reach)
+    cal = model.calibration
+    comp = compile_steps(model.router, "all-to-all", ONCE_A_SERVER, group, steps, cal,
+                         model._step_cache)
+    lines = [ab for proto in comp.protocols(cal) for ab in comp.lines(proto, cal)]
+    return np.array([x[0] for x in lines]), np.array([x[1] for x in lines])
