@@ -41,7 +41,8 @@ a GPU type is not the catalog's own entry, ``gpu_types`` (``{name: GpuSpec}``). 
 ``builder`` (the registered name) and ``args`` (its non-default arguments, JSON-safe; see
 :mod:`topologies.registry`), ``nodes_built`` and ``edges_built`` (the counts they made:
 analysis trusts its closed forms only while they still match) and, where they apply,
-``dims`` (torus sides, ``"4x4"``), ``k`` and ``oversubscription`` (fat tree),
+``dims`` (torus sides, ``"4x4"``: GPUs ``gpu0`` ... row-major, every GPU-GPU edge
+between neighbours of that torus), ``k`` and ``oversubscription`` (fat tree),
 ``lites_per_group``, and for realized circuits ``logical``, ``circuits``,
 ``reconfiguration_time`` (s) and ``ocs_cabling`` (``{"medium", "cables", "lanes"}``: the
 GPU-OCS fibres the circuits ride on, for the bill of materials). A circuit edge also carries ``optics`` (the medium of the GPU
@@ -55,9 +56,11 @@ import numbers
 import operator
 from collections.abc import Hashable, Mapping
 from dataclasses import fields
+from itertools import chain, repeat
 from typing import Any, NoReturn
 
 import networkx as nx
+import numpy as np
 
 from compute.errors import UserError, known
 from compute.hardware import FLAG_FIELDS, OPTIONAL_FIELDS, SPEC_KEYS, GpuSpec, catalog
@@ -441,6 +444,58 @@ def _edge_problem(u: Hashable, v: Hashable, data: dict) -> None:
         _bad(f"edge {_show(u)}-{_show(v)} medium {_show(medium)} is not one of {known(MEDIA)}")
 
 
+def _check_dims(graph: nx.Graph, gpus: list) -> None:
+    """A torus's ``dims`` (its type checked already) against the graph: 1 to 3 sides >= 2
+    joined by ``x``, GPUs ``gpu0`` ... numbered row-major below their product (a degraded
+    torus may lack some), and every GPU-GPU edge joining neighbours of that torus (the
+    torus algorithm reads the shape from ``dims``; a ring labelled ``2x2`` would be
+    costed as a torus it is not)."""
+    dims = graph.graph["dims"]
+    try:
+        sides = [int(x) for x in dims.lower().split("x")]
+    except ValueError:
+        sides = []
+    if not 1 <= len(sides) <= 3 or min(sides) < 2:
+        _bad(f"graph attribute 'dims' must be 1 to 3 torus sides >= 2 joined by 'x' (e.g. "
+             f"'4x4'), got {_show(dims)}")
+    total = math.prod(sides)
+    if total >= 2**62:
+        _bad(f"graph attribute 'dims' {_show(dims)} is a torus of {total:.3g} GPUs; its sides' "
+             f"product must be below 2^62")
+    index = np.empty(len(gpus), dtype=np.int64)
+    for k, g in enumerate(gpus):
+        name = g if isinstance(g, str) else ""
+        i = int(name[3:]) if name.startswith("gpu") and name[3:].isdigit() else -1
+        if not 0 <= i < total:
+            _bad(f"graph attribute 'dims' {_show(dims)} numbers the torus's GPUs gpu0 to "
+                 f"gpu{total - 1} row-major, but it has GPU {_show(g)}")
+        index[k] = i
+    pos = {g: k for k, g in enumerate(gpus)}
+    rows = list(map(graph._adj.__getitem__, gpus))
+    degree = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+    other = np.fromiter(map(pos.get, chain.from_iterable(rows), repeat(-1)), dtype=np.int64,
+                        count=int(degree.sum()))
+    mine = np.repeat(np.arange(len(gpus)), degree)
+    keep = other > mine   # GPU-GPU edges, each once
+    ends = np.stack([mine[keep], other[keep]], axis=1)
+    if not len(ends):
+        return
+    a, b = index[ends[:, 0]], index[ends[:, 1]]
+    moved = np.zeros(len(a), dtype=np.int64)   # dimensions in which the ends differ
+    near = np.ones(len(a), dtype=bool)         # ... each by one step round its ring
+    stride = 1
+    for side in reversed(sides):
+        off = (b // stride % side - a // stride % side) % side
+        moved += off != 0
+        near &= (off == 0) | (off == 1) | (off == side - 1)
+        stride *= side
+    bad = np.flatnonzero((moved != 1) | ~near)
+    if len(bad):
+        u, v = gpus[ends[bad[0], 0]], gpus[ends[bad[0], 1]]
+        _bad(f"edge {_show(u)}-{_show(v)} does not join neighbours of the {dims} torus "
+             f"that graph attribute 'dims' says it is")
+
+
 _FOUR = operator.itemgetter("bandwidth", "latency", "lanes", "medium")
 
 
@@ -487,7 +542,8 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
     exceeded by its cables, latency finite >= 0, in_network_reduction a bool; an OCS's ports
     likewise, its edges optical); every edge (no self-loop; bandwidth finite and > 0, latency
     finite and >= 0, lanes a whole number >= 1, links finite and > 0, a known medium; a
-    circuit between two GPUs, ``via`` OCS nodes of the graph); the ``gpus`` count;
+    circuit between two GPUs, ``via`` OCS nodes of the graph); a torus's ``dims`` against
+    its GPUs and edges; the ``gpus`` count;
     and (unless ``check_connected=False``) that every GPU can reach every other.
 
     >>> g = nx.Graph(name="pair", spec="", gpus=2)
@@ -549,6 +605,8 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
             used = _ports_used(adj, node) if cables else len(adj[node])
             if _real(used) is None or used > data["ports"] + 1e-6:
                 _bad(f"ocs {_show(node)} uses {_show(used)} ports but it has {data['ports']}")
+    if "dims" in graph.graph:
+        _check_dims(graph, gpu_list)
     for u, v, data in circuits:
         _circuit_problem(u, v, data, graph.nodes)
     if circuits and not ocs_ports:

@@ -135,3 +135,43 @@ def test_manifest_names_a_scenario_file_whose_name_is_not_utf8(tmp_path):
     run = json.loads(raw)["run"]
     assert run["scenarios"] == str(tmp_path / "bad") + "\\xff.toml"
     json.dumps(run, ensure_ascii=False).encode("utf-8")   # every string is text
+
+
+@pytest.mark.parametrize(("dims", "message"), [
+    ("2x8", "edge 'gpu0'-'gpu12' does not join neighbours of the 2x8 torus"),
+    ("1x16", "'dims' must be 1 to 3 torus sides >= 2 joined by 'x'"),
+    ("0x-1", "'dims' must be 1 to 3 torus sides >= 2"),
+    ("99999999999x99999999999", "is a torus of 1e\\+22 GPUs"),
+])
+def test_a_fabric_file_s_torus_dims_must_be_its_shape(dims, message):
+    # was: a file's dims was trusted: a 4x4 torus saved with dims '2x8' (or '1x16', a side
+    # the builder refuses) ran '--algorithm torus' on a shape it is not (986.5 us and
+    # 866.9 us against the true 388.7 us), and 99999999999x99999999999 printed a wrapped
+    # int64 product (1864711849423024129) in the refusal
+    from topologies.schema import validate
+    from topologies.specs import build
+
+    g = build("torus:dims=4x4")
+    g.graph["dims"] = dims
+    with pytest.raises(UserError, match=message):
+        validate(g)
+
+
+def test_a_ring_labelled_a_torus_is_refused_and_degraded_tori_pass():
+    from topologies.failure_domains import components, degrade
+    from topologies.schema import validate
+    from topologies.specs import build
+
+    ring = build("ring:n=4")
+    ring.graph["dims"] = "2x2"
+    with pytest.raises(UserError, match="edge 'gpu0'-'gpu3' does not join neighbours of "
+                                        "the 2x2 torus"):
+        validate(ring)
+    for spec in ("torus:dims=2x2", "torus:dims=2", "torus:dims=3", "torus:dims=2x3x4"):
+        validate(build(spec))
+    g = build("torus:dims=4x4")
+    gpu = next(c for c in components(g)["gpu-die"] if c.name == "gpu5")
+    h = degrade(g, [gpu])   # a torus that lost a GPU keeps its dims
+    assert h.graph["dims"] == "4x4" and validate(h) is h
+    g.remove_edge("gpu0", "gpu1")   # or a cable
+    validate(g)
