@@ -154,7 +154,7 @@ def collective_time(fabric: FabricLike, op: str, sizes: ArrayLike, group: int | 
         ``"auto"`` (the fastest valid algorithm and protocol per size) or one algorithm.
     placement : str
         Where a group given by its size sits (contiguous, rail-aligned, spread, random).
-    algorithms : sequence of str or ``"nccl"``, optional
+    algorithms : sequence of str, a comma list or ``"nccl"``, optional
         The candidates ``auto`` chooses from (default all).
 
     Returns

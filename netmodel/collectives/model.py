@@ -99,8 +99,9 @@ class FabricCostModel:
     algorithm : str
         ``"auto"`` (the fastest valid algorithm and protocol per size) or an algorithm name
         from :data:`~netmodel.collectives.algorithms.ALGORITHMS`.
-    algorithms : tuple of str or "nccl", optional
-        The candidates ``auto`` chooses from (default: all). ``"nccl"`` restricts them,
+    algorithms : tuple of str, a comma list or "nccl", optional
+        The candidates ``auto`` chooses from (default: all; ``"ring,tree"`` as the command
+        line's ``--algorithms`` takes it). ``"nccl"`` restricts them,
         op by op, to those NCCL has for the op
         (:data:`~netmodel.collectives.algorithms.NCCL_OPS`: ring, tree, in-network
         reduction and in-network-tree for all-reduce, ring and in-network for
@@ -135,13 +136,23 @@ class FabricCostModel:
             validate(graph, check_connected=False)
         if placement not in PLACEMENTS:
             raise UserError(f"unknown placement {placement!r}; known: {known(PLACEMENTS)}")
-        if algorithm != "auto" and algorithm not in ALGORITHMS:
+        if algorithm != "auto" and (not isinstance(algorithm, str) or algorithm not in ALGORITHMS):
             raise UserError(f"unknown algorithm {algorithm!r}; known: "
                             f"{known(('auto', *ALGORITHMS))}")
+        if isinstance(algorithms, str) and algorithms != "nccl":
+            # one name or a comma list, as the command line's --algorithms takes them (not
+            # the string's characters: 'two-shot' was "unknown algorithm 't'")
+            algorithms = tuple(a.strip() for a in algorithms.split(","))
         if not (isinstance(algorithms, str) and algorithms == "nccl"):
-            algorithms = tuple(ALGORITHMS) if algorithms is None else tuple(algorithms)
+            if algorithms is None:
+                algorithms = tuple(ALGORITHMS)
+            elif isinstance(algorithms, Iterable) and not isinstance(algorithms, bytes):
+                algorithms = tuple(algorithms)
+            else:
+                raise UserError(f"algorithms must be 'nccl', a comma list or a sequence of "
+                                f"algorithm names, got {algorithms!r}")
             for a in algorithms:
-                if a not in ALGORITHMS:
+                if not isinstance(a, str) or a not in ALGORITHMS:
                     raise UserError(f"unknown algorithm {a!r}; known: {known(ALGORITHMS)}")
         if ring_order not in ("given", "greedy"):
             raise UserError(f"ring_order must be 'given' or 'greedy', got {ring_order!r}")

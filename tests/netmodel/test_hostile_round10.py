@@ -175,3 +175,24 @@ def test_a_ring_labelled_a_torus_is_refused_and_degraded_tori_pass():
     assert h.graph["dims"] == "4x4" and validate(h) is h
     g.remove_edge("gpu0", "gpu1")   # or a cable
     validate(g)
+
+
+def test_api_algorithms_as_one_string_is_a_comma_list():
+    # was: collective_time(..., algorithms="two-shot") iterated the string's characters:
+    # "unknown algorithm 't'"; algorithms=5 and algorithm=['x'] raised TypeError
+    import netmodel
+
+    one = netmodel.collective_time("full-mesh:n=4", "all-reduce", 1e6, 4,
+                                   algorithms=["two-shot"])
+    assert netmodel.collective_time("full-mesh:n=4", "all-reduce", 1e6, 4,
+                                    algorithms="two-shot") == one
+    assert netmodel.collective_time("full-mesh:n=4", "all-reduce", 1e6, 4,
+                                    algorithms="two-shot, direct") <= one
+    with pytest.raises(UserError, match="algorithms must be 'nccl', a comma list or a "
+                                        "sequence of algorithm names, got 5"):
+        netmodel.collective_time("full-mesh:n=4", "all-reduce", 1e6, 4, algorithms=5)
+    with pytest.raises(UserError, match=r"unknown algorithm \['x'\]"):
+        netmodel.collective_time("full-mesh:n=4", "all-reduce", 1e6, 4, algorithm=["x"])
+    with pytest.raises(UserError, match=r"unknown algorithm \['x'\]"):
+        netmodel.collective_time("full-mesh:n=4", "all-reduce", 1e6, 4,
+                                 algorithms=["ring", ["x"]])
