@@ -76,6 +76,7 @@ from topologies.schema import (
     MEDIA,
     NODE_KEYS,
     OPTICAL_MEDIA,
+    TRACE_MEDIA,
     _check_graph_attributes,
     _ocs_problem,
     _real,
@@ -234,6 +235,13 @@ def check_length(value: object) -> float:
 #: The media a builder's cables or traces may be of: not ``ocs-circuit``, which only
 #: :func:`topologies.optical.realize` makes (a circuit through an OCS of the graph).
 BUILT_MEDIA = tuple(m for m in MEDIA if m != "ocs-circuit")
+#: The media of links that leave a board: cables (a switched scale-out's NIC-to-leaf and
+#: switch-to-switch links, :data:`NIC_LENGTH` and more).
+CABLE_MEDIA = tuple(m for m in BUILT_MEDIA if m not in TRACE_MEDIA)
+#: Why a scale-out refuses a trace medium.
+SCALEOUT_NOT_TRACES = (f"a scale-out's links run {NIC_LENGTH:g} m from a NIC to its leaf "
+                       f"and {LEAF_SPINE_LENGTH:g} m or more between switches, off any "
+                       f"board: a board or package trace cannot")
 
 
 def check_medium(what: str, medium: object, allowed: Collection[str] = BUILT_MEDIA,

@@ -20,9 +20,11 @@ import numpy as np
 from compute.errors import UserError
 from compute.hardware import GpuSpec
 from topologies.common import (
+    CABLE_MEDIA,
     LEAF_SPINE_LENGTH,
     NIC_LENGTH,
     NVSWITCH_LATENCY,
+    SCALEOUT_NOT_TRACES,
     SCALEUP_LENGTH,
     SWITCH_LATENCY,
     Links,
@@ -117,7 +119,8 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
         Servers per rack for the ``rack`` label; default one domain per rack (more than
         the fabric's servers: one rack).
     medium : str
-        Medium of the scale-out cables.
+        Medium of the scale-out cables (one of :data:`~topologies.common.CABLE_MEDIA`: they
+        leave the server, so not a board or package trace).
 
     Examples
     --------
@@ -152,7 +155,7 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
     spec = gpu_type(gpu)
     up_bw = bandwidth_or("scaleup_bandwidth", scaleup_bandwidth, spec.scaleup_bandwidth)
     nic_bw = bandwidth_or("nic_bandwidth", nic_bandwidth, spec.scaleout_bandwidth)
-    medium = check_medium("medium", medium)
+    medium = check_medium("medium", medium, CABLE_MEDIA, SCALEOUT_NOT_TRACES)
     n = domains * size
     servers = n // gps
     if per_rack is not None:   # more servers a rack than there are: one rack

@@ -14,9 +14,11 @@ import numpy as np
 from compute.errors import UserError
 from compute.hardware import GpuSpec
 from topologies.common import (
+    CABLE_MEDIA,
     LEAF_SPINE_LENGTH,
     NIC_LENGTH,
     NVSWITCH_LATENCY,
+    SCALEOUT_NOT_TRACES,
     SCALEUP_LENGTH,
     SPINE_CORE_LENGTH,
     SWITCH_LATENCY,
@@ -182,8 +184,8 @@ def _scaleout(gpu: object, bandwidth: object, medium: object,
 
     spec = gpu_type(gpu)
     bw = bandwidth_or("bandwidth", bandwidth, spec.scaleout_bandwidth)
-    return spec, bw, check_medium("medium", medium), check_positive("latency", latency,
-                                                                    allow_zero=True)
+    return spec, bw, check_medium("medium", medium, CABLE_MEDIA, SCALEOUT_NOT_TRACES), \
+        check_positive("latency", latency, allow_zero=True)
 
 
 @builder("leaf-spine")
@@ -209,7 +211,8 @@ def leaf_spine(leaves: int = 4, radix: int = 8, oversubscription: int = 1,
         ``leaves * uplinks / spines <= radix``.
     gpu, bandwidth, latency, in_network_reduction, medium
         GPU type; bytes/s per direction per GPU and per cable (default the GPU's
-        ``scaleout_bandwidth``, its NIC); switch traversal (s); SHARP-like reduction; medium.
+        ``scaleout_bandwidth``, its NIC); switch traversal (s); SHARP-like reduction; the
+        cables' medium (not a board or package trace: they leave the server).
 
     Examples
     --------

@@ -196,3 +196,20 @@ def test_api_algorithms_as_one_string_is_a_comma_list():
     with pytest.raises(UserError, match=r"unknown algorithm \['x'\]"):
         netmodel.collective_time("full-mesh:n=4", "all-reduce", 1e6, 4,
                                  algorithms=["ring", ["x"]])
+
+
+@pytest.mark.parametrize("spec", ["rail-optimized:medium=board", "superpod:medium=on-package",
+                                  "nvl72:medium=board", "leaf-spine:medium=board",
+                                  "fat-tree:medium=on-package"])
+def test_a_switched_scale_out_is_not_board_traces(spec):
+    # was: 'rail-optimized:medium=board' built 864 'board traces' of 20 m NIC cables and
+    # 50 m leaf-spine links: no transceiver in the bill, none to fail, no optics priced
+    from topologies.specs import build
+
+    with pytest.raises(UserError, match="is not allowed here: a scale-out's links run 20 m "
+                                        "from a NIC to its leaf and 50 m or more between "
+                                        "switches"):
+        build(spec)
+    for ok in ("single-switch:medium=board", "full-mesh:medium=board", "flat:medium=board",
+               "rail-optimized:medium=copper", "lite-groups:medium=on-package"):
+        build(ok)
