@@ -125,8 +125,16 @@ class SweepParam:
         return _SHOWN.get(self.unit, (1.0, self.unit))
 
     def show(self, v: float) -> str:
-        """``PATH=V`` in the unit a table shows (``adjust.hop_latency=0.1us``, not 1e-07)."""
+        """``PATH=V`` in the unit a table shows (``adjust.hop_latency=0.1us``, not 1e-07; a
+        cost parameter as a sweep reads it back, ``cost.maintenance_fraction=0.05/year``).
+
+        >>> SweepParam("cost.maintenance_fraction", (1.5844043907014474e-09,)).show(
+        ...     1.5844043907014474e-09)
+        'cost.maintenance_fraction=0.05/year'
+        """
         k, unit = self.display()
+        if self.path.startswith(COST):
+            return f"{self.path}={_in_row_unit(v * k, unit or '1')}"
         return f"{self.path}={v * k:g}{unit}"
 
 

@@ -213,3 +213,17 @@ def test_a_switched_scale_out_is_not_board_traces(spec):
     for ok in ("single-switch:medium=board", "full-mesh:medium=board", "flat:medium=board",
                "rail-optimized:medium=copper", "lite-groups:medium=on-package"):
         build(ok)
+
+
+def test_sweep_shows_a_per_year_cost_value_as_it_reads_back():
+    # was: the table heading and the figure's legend of a second parameter
+    # cost.maintenance_fraction=0.05/year read 'cost.maintenance_fraction=0.051/year'
+    # (value 0.05 glued to the unit '1/year'): 0.051 a year, not 0.05
+    from netmodel.study.sweep import parse_param
+
+    p = parse_param("cost.maintenance_fraction=0.05/year,0.1/year", ["h100-dgx"])
+    assert [p.show(v) for v in p.values] == ["cost.maintenance_fraction=0.05/year",
+                                             "cost.maintenance_fraction=0.1/year"]
+    assert parse_param(p.show(p.values[0]), ["h100-dgx"]).values == p.values[:1]
+    u = parse_param("cost.utilization=50%", ["h100-dgx"])
+    assert u.show(u.values[0]) == "cost.utilization=0.5"
