@@ -47,6 +47,7 @@ True
 from __future__ import annotations
 
 import json
+import re
 import warnings
 import xml.parsers.expat
 from os import PathLike
@@ -333,8 +334,14 @@ def _graph_from_graphml(raw: bytes, where: str) -> nx.Graph:
                                     category=UserWarning)
             graph = nx.parse_graphml(raw)
     except KeyError as exc:
-        raise UserError(f"{where} is not a readable graphml fabric: data refers to key {exc}, "
-                        "which no <key> declares") from None
+        bad = str(exc.args[0]) if exc.args else ""
+        if re.search(rb'<data[^>]*\skey=["\']' + re.escape(bad.encode()) + rb'["\']', raw) \
+                or b"boolean" not in raw:
+            raise UserError(f"{where} is not a readable graphml fabric: data refers to key "
+                            f"{bad!r}, which no <key> declares") from None
+        # networkx reads a boolean <key>'s value by a table of true/false/1/0
+        raise UserError(f"{where} is not a readable graphml fabric: a value of a boolean "
+                        f"<key> is {bad[:40]!r}, not true, false, 1 or 0") from None
     except (ValueError, TypeError, AttributeError, IndexError, nx.NetworkXError,
             SyntaxError) as exc:  # xml's ParseError is a SyntaxError
         raise UserError(f"{where} is not a readable graphml fabric: "

@@ -227,3 +227,19 @@ def test_sweep_shows_a_per_year_cost_value_as_it_reads_back():
     assert parse_param(p.show(p.values[0]), ["h100-dgx"]).values == p.values[:1]
     u = parse_param("cost.utilization=50%", ["h100-dgx"])
     assert u.show(u.values[0]) == "cost.utilization=0.5"
+
+
+def test_graphml_boolean_value_that_is_not_a_boolean(tmp_path):
+    # was: a <key attr.type="boolean"> whose value is not true/false/1/0 (an edited file:
+    # lanes declared boolean) said "data refers to key '3', which no <key> declares"
+    from topologies.io import read_graph, write_graph
+    from topologies.specs import build
+
+    path = tmp_path / "t.graphml"
+    write_graph(build("ring:n=4"), path)
+    raw = path.read_text().replace('attr.name="lanes" attr.type="long"',
+                                   'attr.name="lanes" attr.type="boolean"')
+    path.write_text(raw)
+    with pytest.raises(UserError, match="a value of a boolean <key> is '18', not true, false, "
+                                        "1 or 0"):
+        read_graph(path)
