@@ -196,6 +196,7 @@ def collective(op: str, fabric: str, group_text: str, size_text: str, algorithm:
     max_transfers = _max_transfers(max_transfers)
     model = _model(fabric, placement, algorithm, algorithms, seed, max_transfers,
                    plot=plot_path is not None)
+    was_plot = plot_path is not None
     wanted = _parse_group(group_text)
     shown = placement  # the header and JSON name no placement that was not used
     if not isinstance(wanted, int):
@@ -235,6 +236,12 @@ def collective(op: str, fabric: str, group_text: str, size_text: str, algorithm:
     alternatives = {name: float(t[0]) for name, t in
                     sorted(model.curves(op, [size], group).items())} \
         if algorithm == "auto" else {}
+    if plot_path and (len(group) < 2 or not result.connected):
+        # no line to draw: say so, and write no empty figure
+        why = "a group of one GPU has no bus bandwidth" if len(group) < 2 else \
+            "the group is cut apart"
+        click.echo(f"note: {plot_path} not written: {why}", err=True)
+        plot_path = None
     if plot_path:
         from netmodel.collectives.cost import bus_factor
         from netmodel.collectives.plot import plot_busbw
@@ -243,16 +250,15 @@ def collective(op: str, fabric: str, group_text: str, size_text: str, algorithm:
         sizes = 2.0 ** np.arange(np.log2(lo), max(np.log2(size), 33) + 0.5)
         curves = model.curves(op, sizes, group)
         factor = bus_factor(op, len(group))
-        marks = [(size, result.busbw, f"{result.algorithm}/{result.protocol}")] \
-            if result.connected and len(group) > 1 else []
+        marks = [(size, result.busbw, f"{result.algorithm}/{result.protocol}")]
         plot_busbw([(f"{op}, {len(group)} GPUs, {shown}", sizes,
                      {k: sizes / t * factor for k, t in curves.items()}, marks)],
                    plot_path, title=_fabric_label(model))
     if as_json:
         doc = {"fabric": _fabric_label(model), "placement": shown, **result.as_dict(),
                "alternatives": alternatives, **extra}
-        if plot_path:
-            doc["plot"] = plot_path
+        if was_plot:
+            doc["plot"] = plot_path   # null where nothing was drawn
         click.echo(json.dumps(doc, indent=1))
         return
     click.echo(f"{op} of {format_bytes(size)} on {len(group)} GPU{'' if len(group) == 1 else 's'}"

@@ -243,3 +243,27 @@ def test_graphml_boolean_value_that_is_not_a_boolean(tmp_path):
     with pytest.raises(UserError, match="a value of a boolean <key> is '18', not true, false, "
                                         "1 or 0"):
         read_graph(path)
+
+
+@pytest.mark.parametrize("args", [
+    ["--fabric", "torus:dims=4x4", "--group", "16",
+     "--fail", "gpu0/gpu1,gpu0/gpu3,gpu0/gpu4,gpu0/gpu12"],
+    ["--fabric", "full-mesh:n=8", "--group", "1"],
+])
+def test_collective_plot_of_nothing_writes_no_empty_figure(tmp_path, args):
+    # was: a cut group (--fail isolating gpu0) or a one-GPU group with --plot wrote an empty
+    # figure without a word (matplotlib's 'No artists with labels' warning on stderr)
+    import json
+
+    from click.testing import CliRunner
+
+    from netmodel.cli.main import cli
+
+    png = tmp_path / "p.png"
+    r = CliRunner().invoke(cli, ["collective", "all-reduce", *args, "--plot", str(png),
+                                 "--json"])
+    assert r.exit_code == 0, r.output
+    assert not png.exists()
+    assert "No artists" not in r.stderr
+    assert f"note: {png} not written: " in r.stderr
+    assert json.loads(r.stdout)["plot"] is None
