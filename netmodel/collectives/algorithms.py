@@ -54,7 +54,8 @@ beta = 1/B the costs are):
                        sub-torus of it): bidirectional rings along every dimension at once,
                        the data in ``k`` chunks each taking the dimensions in a rotated
                        order; equal sides ``s``, ports of ``b``:
-                       ``4 k (s-1) alpha + 2 (p-1)/p n / (2 k b)``
+                       ``2 k (s-1) alpha + 2 (p-1)/p n / (2 k b)``; reduce-scatter,
+                       all-gather (its halves) ``k (s-1) alpha + (p-1)/p n / (2 k b)``
 ``pairwise``           all-to-all in ``p-1`` shifted exchanges ``(p-1) alpha + (p-1)/p n beta``
 ``hierarchical``       all-reduce in two levels over ``D`` domains of ``m`` GPUs, pipelined:
                        reduce-scatter inside (in the switch where it reduces, else a ring),
@@ -820,18 +821,10 @@ def _torus_grid(graph, group) -> tuple[list[int], np.ndarray]:
     return [sides[d] for d in active], nbr
 
 
-def torus_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
-    """Bidirectional rings along each dimension of a ``k``-dimensional torus with every
-    port busy: the data in ``k`` chunks, chunk ``j`` reduce-scattering along dimensions
-    ``j, j+1, ...`` (mod ``k``) in turn, so that in each phase every dimension carries one
-    chunk, half each way round its rings; then all-gathering back in reverse. Each phase is
-    one step repeated ``R = max(side) - 1`` times, its chunks' bytes spread over the ``R``
-    (a shorter ring's finish earlier does not shorten the phase). Equal sides ``s``:
-    ``4 k (s-1) alpha + 2 (p-1)/p n / (2 k b)``, ``b`` a port's bandwidth, ``2 k b`` what
-    a GPU injects: half of one bidirectional ring's transfer time on a 2D torus (Google's
-    ParaGraph torus-2d reduce-scatter and all-gather, paragraph/translation/reducescatter/
-    torus_2d_reducescatter_translator.cc: one stage per dimension, each running every
-    dimension at once on ``1/k`` of the data)."""
+def _torus_phases(group: tuple[Hashable, ...], graph: nx.Graph | None
+                  ) -> tuple[list[tuple[Pairs, float]], int]:
+    """The reduce-scatter phases of :func:`torus_all_reduce` as ``(transfers, reduced)``,
+    one per dimension, each to be repeated ``R = max(side) - 1`` times, and ``R``."""
     sides, nbr = _torus_grid(graph, group)
     k, p = len(sides), len(group)
     rounds = max(sides) - 1
@@ -855,6 +848,43 @@ def torus_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> lis
                 frac += [np.full(p, sent / 2)] * 2
         phases.append((Pairs(group, np.concatenate(src), np.concatenate(dst),
                              np.concatenate(frac)), reduce))
+    return phases, rounds
+
+
+def torus_reduce_scatter(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
+    """The reduce-scatter half of :func:`torus_all_reduce`: ``k`` phases of ``max(side) - 1``
+    steps, chunk ``j`` reduce-scattering along dimensions ``j, j+1, ...``; equal sides
+    ``s``, ports of ``b``: ``k (s-1) alpha + (p-1)/p n / (2 k b)``."""
+    phases, rounds = _torus_phases(group, graph)
+    return [Step(f"reduce-scatter phase {t + 1}/{len(phases)}", pairs, rounds, reduce=reduce)
+            for t, (pairs, reduce) in enumerate(phases)]
+
+
+def torus_all_gather(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
+    """The all-gather half of :func:`torus_all_reduce`: the reduce-scatter's phases in
+    reverse, nothing reduced; equal sides ``s``, ports of ``b``:
+    ``k (s-1) alpha + (p-1)/p n / (2 k b)``."""
+    phases, rounds = _torus_phases(group, graph)
+    k = len(phases)
+    return [Step(f"all-gather phase {t + 1}/{k}", phases[k - 1 - t][0], rounds)
+            for t in range(k)]
+
+
+def torus_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
+    """Bidirectional rings along each dimension of a ``k``-dimensional torus with every
+    port busy: the data in ``k`` chunks, chunk ``j`` reduce-scattering along dimensions
+    ``j, j+1, ...`` (mod ``k``) in turn, so that in each phase every dimension carries one
+    chunk, half each way round its rings; then all-gathering back in reverse
+    (:func:`torus_reduce_scatter`, :func:`torus_all_gather`). Each phase is
+    one step repeated ``R = max(side) - 1`` times, its chunks' bytes spread over the ``R``
+    (a shorter ring's finish earlier does not shorten the phase). Equal sides ``s``:
+    ``2 k (s-1) alpha + 2 (p-1)/p n / (2 k b)``, ``b`` a port's bandwidth, ``2 k b`` what
+    a GPU injects: half of one bidirectional ring's transfer time on a 2D torus (Google's
+    ParaGraph torus-2d reduce-scatter and all-gather, paragraph/translation/reducescatter/
+    torus_2d_reducescatter_translator.cc: one stage per dimension, each running every
+    dimension at once on ``1/k`` of the data)."""
+    phases, rounds = _torus_phases(group, graph)
+    k = len(phases)
     steps = [Step(f"reduce-scatter phase {t + 1}/{k}", pairs, rounds, reduce=reduce)
              for t, (pairs, reduce) in enumerate(phases)]
     steps += [Step(f"all-gather phase {t + 1}/{k}", phases[k - 1 - t][0], rounds)
@@ -970,7 +1000,8 @@ ALGORITHMS: dict[str, dict[str, Generator]] = {
                "broadcast": direct_broadcast, "reduce": direct_reduce,
                "send-recv": direct_send_recv},
     "two-shot": {"all-reduce": two_shot_all_reduce},
-    "torus": {"all-reduce": torus_all_reduce},
+    "torus": {"all-reduce": torus_all_reduce, "reduce-scatter": torus_reduce_scatter,
+              "all-gather": torus_all_gather},
     "pairwise": {"all-to-all": pairwise_all_to_all},
     "hierarchical": {"all-reduce": hierarchical_all_reduce},
     "in-network": {op: _innet(op) for op in ("all-reduce", "reduce-scatter", "all-gather",

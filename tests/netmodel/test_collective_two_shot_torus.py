@@ -166,6 +166,42 @@ def test_torus_on_a_plane_of_a_3d_torus():
     assert r.time == pytest.approx(12 * ALPHA + 2 * 15 / 16 * N / 300e9, rel=1e-9)
 
 
+@pytest.mark.parametrize("dims, p, b, before", [
+    # k (s-1) alpha + (p-1)/p n / (2 k b): 6 us + (15/16) n / 450 GB/s = 2.2430 ms
+    # (auto was bidirectional-ring, 4.489 ms)
+    ("4x4", 16, 112.5e9, 4.4889e-3),
+    # 9 us + (63/64) n / 450 GB/s = 2.3578 ms (bidirectional-ring 7.109 ms)
+    ("4x4x4", 64, 75e9, 7.1094e-3),
+])
+@pytest.mark.parametrize("op", ["reduce-scatter", "all-gather"])
+def test_torus_reduce_scatter_all_gather_hand_values(dims, p, b, before, op):
+    m = _ideal(f"torus:dims={dims}")
+    sides = [int(x) for x in dims.split("x")]
+    k, s = len(sides), sides[0]
+    hand = k * (s - 1) * ALPHA + (p - 1) / p * N / (2 * k * b)
+    assert hand == pytest.approx({16: 2.2430e-3, 64: 2.3578e-3}[p], rel=1e-4)
+    assert m.cost(op, N, p, "torus").time == pytest.approx(hand, rel=1e-9)
+    r = m.cost(op, N, p)
+    assert (r.algorithm, r.time) == ("torus", pytest.approx(hand, rel=1e-9))
+    assert m.cost(op, N, p, "bidirectional-ring").time == pytest.approx(before, rel=1e-3)
+    # the all-reduce is the two halves
+    assert m.cost(op, N, p, "torus").time * 2 == pytest.approx(
+        m.cost("all-reduce", N, p, "torus").time, rel=1e-12)
+
+
+@pytest.mark.parametrize("op", ["reduce-scatter", "all-gather"])
+def test_torus_reduce_scatter_all_gather_groups_and_nccl(op):
+    assert "torus" not in NCCL_OPS[op] and "torus" in algorithms_for(op)
+    m = _ideal("torus:dims=4x4x4")
+    with pytest.raises(UserError, match="at least two whole"):
+        m.cost(op, N, 4, "torus")
+    with pytest.raises(UserError, match="torus fabric"):
+        _ideal("full-mesh:n=8").cost(op, N, 8, "torus")
+    # a plane of the 4x4x4 torus: 6 us + (15/16) n / 300 GB/s
+    assert m.cost(op, N, 16).time == pytest.approx(6 * ALPHA + 15 / 16 * N / 300e9, rel=1e-9)
+    assert _ideal("torus:dims=4x4", algorithms="nccl").cost(op, N, 16).algorithm == "ring"
+
+
 @pytest.mark.parametrize("spec, group, match", [
     ("torus:dims=4x4x4", 4, "at least two whole"),                     # one ring
     ("torus:dims=4x4x4", ["gpu0", "gpu1", "gpu4", "gpu5"], "wholly"),  # a 2x2 patch
