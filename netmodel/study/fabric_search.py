@@ -186,9 +186,13 @@ def parallel_dimensions(model: ModelSpec, parallelism: str, gpus: int) -> dict:
     """The search's parallelism arguments for ``model`` on a fabric of ``gpus`` GPUs: empty
     for tensor parallelism alone (``tp``, and ``auto`` for a dense model); expert and
     attention data parallelism within ``gpus`` (``auto`` for a mixture-of-experts model:
-    no pipeline, which a search with stages 1-8 showed never wins for the shipped MoE
-    models on the shipped fabrics, at 4x the search's cost); and with ``all`` also pipeline
-    stages (:func:`compute.parallel.search_pp`: 1, 2, 4, 8 up to the layers and ``gpus``).
+    no pipeline, a choice that keeps the search about 3x faster, not an optimum: with
+    ``all`` pipelines win where a token's all-to-alls cost more than a stage's hand-off,
+    e.g. Mixtral-8x7B prefill on every shipped fabric, TP 1 x PP 2 on ``h100-dgx`` 291.3
+    against 280.2 tokens/s/SM and PP 8 on the Lite fabrics 287.9 against 239.8-277.0, and
+    DeepSeek-V3 decode on ``lite-direct``, TP 32 x PP 2, 9.96 against 7.69); and with
+    ``all`` also pipeline stages (:func:`compute.parallel.search_pp`: 1, 2, 4, 8 up to the
+    layers and ``gpus``).
 
     >>> from compute.models import get_model
     >>> parallel_dimensions(get_model("Llama-3-70B"), "auto", 128)
