@@ -55,7 +55,10 @@ beta = 1/B the costs are):
                        the data in ``k`` chunks each taking the dimensions in a rotated
                        order; equal sides ``s``, ports of ``b``:
                        ``2 k (s-1) alpha + 2 (p-1)/p n / (2 k b)``; reduce-scatter,
-                       all-gather (its halves) ``k (s-1) alpha + (p-1)/p n / (2 k b)``
+                       all-gather (its halves) ``k (s-1) alpha + (p-1)/p n / (2 k b)``;
+                       unequal sides weight the chunks (``w_j`` proportional to
+                       ``r_j s_j/(s_j-1)``, ``r_j`` a GPU's rate along dimension ``j``, where
+                       no side is 2)
 ``pairwise``           all-to-all in ``p-1`` shifted exchanges ``(p-1) alpha + (p-1)/p n beta``
 ``hierarchical``       all-reduce in two levels over ``D`` domains of ``m`` GPUs, pipelined:
                        reduce-scatter inside (in the switch where it reduces, else a ring),
@@ -79,7 +82,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from itertools import chain, compress, filterfalse, repeat
+from itertools import chain, combinations, compress, filterfalse, repeat
 from operator import is_, is_not, methodcaller
 from typing import TYPE_CHECKING
 
@@ -821,12 +824,84 @@ def _torus_grid(graph, group) -> tuple[list[int], np.ndarray]:
     return [sides[d] for d in active], nbr
 
 
+def _torus_rates(graph, group, sides, nbr) -> list[float]:
+    """Bytes/s a GPU sends along each of the group's torus dimensions, half each way round:
+    twice its slower port there (a side of 2: the one edge to its one neighbour), the most
+    any member has (a lost cable leaves the schedule as the design set it)."""
+    rates = []
+    for a, side in enumerate(sides):
+        best = 0.0
+        for i, g in enumerate(group):
+            ends = [group[nbr[a, 1, i]]] if side == 2 else \
+                [group[nbr[a, 0, i]], group[nbr[a, 1, i]]]
+            bws = [graph.edges[g, e]["bandwidth"] if graph.has_edge(g, e) else 0.0
+                   for e in ends]
+            best = max(best, bws[0] if side == 2 else 2 * min(bws))
+        rates.append(float(best))
+    return rates
+
+
+def _torus_weights(sides: Sequence[int], rates: Sequence[float]) -> list[float]:
+    """The chunks' shares of the data, for the least total of the reduce-scatter's phases
+    (each phase lasts as long as its slowest chunk).
+
+    Chunk ``j`` is on dimension ``a = j + t`` (mod ``k``) in phase ``t``, having been cut
+    by the sides before: it takes ``w_j c[j, t]`` per byte of ``n``, ``c[j, t] =
+    (s_a - 1)/s_a / (s_j ... s_{a-1}) / r_a`` (``r_a`` a GPU's rate along ``a``,
+    :func:`_torus_rates`). The first phase, which moves most, ends on every dimension at
+    once with ``w_j`` proportional to ``r_j s_j / (s_j - 1)``: it lasts
+    ``n / sum_j r_j s_j/(s_j - 1)``. Equal sides and rates keep ``1/k`` each. That is the
+    least total wherever no side is 2 (checked against a linear program for every 2D and
+    3D torus of sides 3 to 11); a side of 2 halves its chunk only, so the next phase carries
+    that chunk's half: there the least total is found exactly among the vertices of the
+    phases' pieces (``w_i c[i, t] = w_j c[j, t]`` or ``w_j = 0``, ``k - 1`` of them at a
+    time; up to 4 dimensions), a vertex taken over the first-phase weights only where it is
+    faster (2x3x4: ``(27, 36, 32)/95`` against ``(12, 9, 8)/29``)."""
+    k = len(sides)
+    x = [r * s / (s - 1) for r, s in zip(rates, sides, strict=True)]
+    if all(v == x[0] for v in x) or min(x) <= 0:
+        return [1 / k] * k
+    cost = np.array([[(sides[(j + t) % k] - 1) / sides[(j + t) % k]
+                      / float(np.prod([sides[(j + u) % k] for u in range(t)]))
+                      / rates[(j + t) % k] for t in range(k)] for j in range(k)])
+
+    def total(w):
+        return float((np.asarray(w)[:, None] * cost).max(axis=0).sum())
+
+    best = [v / sum(x) for v in x]
+    least = total(best)
+    if k > 4:
+        return best
+    planes = [np.eye(k)[j] for j in range(k)]
+    for t in range(k):
+        for i in range(k):
+            for j in range(i + 1, k):
+                row = np.zeros(k)
+                row[i], row[j] = cost[i, t], -cost[j, t]
+                planes.append(row / np.abs(row).max())
+    rhs = np.zeros(k)
+    rhs[0] = 1.0
+    for chosen in combinations(planes, k - 1):
+        a = np.vstack([np.ones(k), *chosen])
+        if abs(np.linalg.det(a)) < 1e-12:
+            continue
+        w = np.linalg.solve(a, rhs)
+        if w.min() < -1e-12:
+            continue
+        w = np.clip(w, 0.0, None)
+        w /= w.sum()
+        if (f := total(w)) < least * (1 - 1e-12):
+            best, least = w.tolist(), f
+    return best
+
+
 def _torus_phases(group: tuple[Hashable, ...], graph: nx.Graph | None
                   ) -> tuple[list[tuple[Pairs, float]], int]:
     """The reduce-scatter phases of :func:`torus_all_reduce` as ``(transfers, reduced)``,
     one per dimension, each to be repeated ``R = max(side) - 1`` times, and ``R``."""
     sides, nbr = _torus_grid(graph, group)
     k, p = len(sides), len(group)
+    weights = _torus_weights(sides, _torus_rates(graph, group, sides, nbr))
     rounds = max(sides) - 1
     me = np.arange(p)
     phases = []
@@ -834,7 +909,7 @@ def _torus_phases(group: tuple[Hashable, ...], graph: nx.Graph | None
         src, dst, frac, reduce = [], [], [], 0.0
         for j in range(k):
             a = (j + t) % k
-            chunk = 1 / k / float(np.prod([sides[(j + u) % k] for u in range(t)]))
+            chunk = weights[j] / float(np.prod([sides[(j + u) % k] for u in range(t)]))
             side = sides[a]
             sent = chunk * (side - 1) / side / rounds   # per GPU per step
             reduce += sent
@@ -882,7 +957,8 @@ def torus_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> lis
     a GPU injects: half of one bidirectional ring's transfer time on a 2D torus (Google's
     ParaGraph torus-2d reduce-scatter and all-gather, paragraph/translation/reducescatter/
     torus_2d_reducescatter_translator.cc: one stage per dimension, each running every
-    dimension at once on ``1/k`` of the data)."""
+    dimension at once on ``1/k`` of the data). Unequal sides weight the chunks
+    (:func:`_torus_weights`) so that the first phase ends on every dimension at once."""
     phases, rounds = _torus_phases(group, graph)
     k = len(phases)
     steps = [Step(f"reduce-scatter phase {t + 1}/{k}", pairs, rounds, reduce=reduce)

@@ -9,8 +9,9 @@ mesh of p GPUs with links of B bytes/s each, every transfer has a cable of its o
 Torus (Google ParaGraph's torus-2d reduce-scatter/all-gather: one stage per dimension, every
 dimension busy in each on 1/k of the data): k chunks, chunk j reduce-scattering along
 dimensions j, j+1, ... in turn, half each way round every ring, then all-gathering back.
-Phase t moves chunk j's c (s-1)/s (c = 1/k over the sides already reduced) over the two ports
-of its dimension; each phase takes R = max(side) - 1 steps.
+Phase t moves chunk j's c (s-1)/s (c = w_j over the sides already reduced) over the two ports
+of its dimension; each phase takes R = max(side) - 1 steps. Equal sides: w_j = 1/k; unequal,
+the weights for the least sum of phases (the first phase even where no side is 2).
 """
 
 from __future__ import annotations
@@ -21,7 +22,12 @@ from click.testing import CliRunner
 
 from compute.errors import UserError
 from netmodel.cli.main import cli
-from netmodel.collectives.algorithms import ALGORITHMS, NCCL_OPS, algorithms_for
+from netmodel.collectives.algorithms import (
+    ALGORITHMS,
+    NCCL_OPS,
+    _torus_weights,
+    algorithms_for,
+)
 from netmodel.collectives.calibration import Calibration
 from netmodel.collectives.cost import bus_factor
 from netmodel.collectives.model import FabricCostModel
@@ -116,15 +122,16 @@ def test_cli_algorithm_choices_come_from_the_registry():
 
 
 # ---------------------------------------------------------------- torus
-def _torus_hand(sides, b, n=N, alpha=ALPHA, side2=None):
+def _torus_hand(sides, b, n=N, alpha=ALPHA, side2=None, w=None):
     """Sum over phases of the slowest dimension's time, twice, plus 2 k R alpha."""
     k, rounds = len(sides), max(sides) - 1
+    w = [1 / k] * k if w is None else w
     total = 0.0
     for t in range(k):
         worst = 0.0
         for j in range(k):
             a = (j + t) % k
-            c = 1 / k / np.prod([sides[(j + u) % k] for u in range(t)])
+            c = w[j] / np.prod([sides[(j + u) % k] for u in range(t)])
             s = sides[a]
             if s == 2:  # one neighbour, one edge of two cables
                 worst = max(worst, c * n / 2 / side2)
@@ -139,10 +146,6 @@ def _torus_hand(sides, b, n=N, alpha=ALPHA, side2=None):
     ("4x4", 16, 112.5e9, 4.4859e-3, 8.978e-3),
     # 18 us + 2 (63/64) n / 450 GB/s (bidirectional-ring 14.219 ms)
     ("4x4x4", 64, 75e9, 4.7158e-3, 14.219e-3),
-    # unequal sides: 28 us + 2 (7/32 + 7/128) n / 112.5 GB/s (bidirectional-ring 9.308 ms)
-    ("4x8", 32, 112.5e9, 5.2479e-3, 9.308e-3),
-    # side 2: one 150 GB/s edge; phases n/600, n/1350, n/3600 per GB/s (b.-ring 13.766 ms)
-    ("2x3x4", 24, 75e9, 5.7845e-3, 13.766e-3),
 ])
 def test_torus_hand_values(dims, p, b, hand, before):
     m = _ideal(f"torus:dims={dims}")
@@ -154,6 +157,55 @@ def test_torus_hand_values(dims, p, b, hand, before):
     assert r.algorithm == "torus"
     assert m.cost("all-reduce", N, p, "bidirectional-ring").time == pytest.approx(before,
                                                                                    rel=1e-3)
+
+
+# Unequal sides: the chunks weighted (equal chunks: the longest ring set each phase).
+# A GPU sends r = 2 b along a dimension (a side of 2: its one edge, of 2 b). Chunk j's time
+# in phase t, per byte of n over r: w_j (s_a - 1)/s_a / (sides cut before), a = j + t.
+@pytest.mark.parametrize("dims, p, b, w, rs, before, equal", [
+    # 4x8 (r = 225 GB/s): the first phase ends on both dimensions at once with w_j
+    # proportional to s_j/(s_j - 1) = 4/3, 8/7: w = (7/13, 6/13); phase 1 21/52 n/r, phase 2
+    # max(7/13 7/32, 6/13 3/32) = 49/416: 217/416 n/r. All-reduce 28 us + 2 (217/416) n/r
+    # = 5.0067 ms (equal chunks 5.2479: 1/2 (7/8) + 1/2 (7/8)/4 = 35/64 n/r)
+    ("4x8", 32, 112.5e9, (7 / 13, 6 / 13), 217 / 416, 9.308e-3, 5.2479e-3),
+    # 4x4x8 (r = 150 GB/s): w proportional to 4/3, 4/3, 8/7: (7, 7, 6)/20; phases 21/80,
+    # 0.35 (7/8)/4 = 49/640, 0.35 (7/8)/16 = 49/2560: 0.358203125 n/r. 42 us + 2 x = 5.1702 ms
+    # (equal chunks 5.5226)
+    ("4x4x8", 128, 75e9, (0.35, 0.35, 0.30), 0.358203125, 14.4587e-3, 5.5226e-3),
+    # 2x3x4 (r = 150 GB/s): c[j, t] = (1/2, 1/3, 1/8), (2/3, 1/4, 1/24), (3/4, 1/8, 1/12).
+    # The first phase balanced, (12, 9, 8)/29, gives 0.39655 n/r: the side-2 chunk is only
+    # halved and carries 1/3 in phase 2. Least sum: phase 1 balanced on chunks 1, 2
+    # (2/3 w1 = 3/4 w2), phase 2 on chunks 0, 1 (1/3 w0 = 1/4 w1): w = (27, 36, 32)/95,
+    # phases 24/95, 9/95, 27/760: 291/760 n/r. 18 us + 2 (291/760) n/r = 5.4997 ms
+    ("2x3x4", 24, 75e9, (27 / 95, 36 / 95, 32 / 95), 291 / 760, 13.766e-3, 5.7845e-3),
+])
+def test_torus_weighted_chunks_on_unequal_sides(dims, p, b, w, rs, before, equal):
+    sides = [int(x) for x in dims.split("x")]
+    k, rounds, r = len(sides), max(sides) - 1, 2 * b
+    assert _torus_weights(sides, [r] * k) == pytest.approx(w, rel=1e-9)
+    assert _torus_hand(sides, b, side2=r, w=w) == pytest.approx(
+        2 * rs * N / r + 2 * k * rounds * ALPHA, rel=1e-12)
+    assert _torus_hand(sides, b, side2=r) == pytest.approx(equal, rel=1e-4)
+    m = _ideal(f"torus:dims={dims}")
+    hand = 2 * rs * N / r + 2 * k * rounds * ALPHA
+    assert hand < equal * (1 - 0.02)
+    r_ar = m.cost("all-reduce", N, p)
+    assert (r_ar.algorithm, r_ar.time) == ("torus", pytest.approx(hand, rel=1e-9))
+    for op in ("reduce-scatter", "all-gather"):
+        assert m.cost(op, N, p).time == pytest.approx(rs * N / r + k * rounds * ALPHA,
+                                                      rel=1e-9)
+    assert m.cost("all-reduce", N, p, "bidirectional-ring").time == pytest.approx(before,
+                                                                                   rel=1e-3)
+
+
+def test_torus_weights_equal_sides_unchanged_and_rates():
+    # equal sides and rates: 1/k exactly (bit for bit the equal chunks of 503dc51)
+    assert _torus_weights([4, 4], [225e9] * 2) == [0.5, 0.5]
+    assert _torus_weights([4, 4, 4], [150e9] * 3) == [1 / 3] * 3
+    # equal sides, one dimension's ports 3x faster: w proportional to r_j s_j/(s_j-1), 1:3;
+    # phases 1/4 (3/4)/r and max(1/4 (3/4)/(4 3r), 3/4 (3/4)/(4 r)) = 9/64 /r: 21/64 n/r
+    # against equal chunks' 3/8 + 3/32 = 15/32 n/r
+    assert _torus_weights([4, 4], [1.0, 3.0]) == pytest.approx([0.25, 0.75], rel=1e-12)
 
 
 def test_torus_on_a_plane_of_a_3d_torus():
