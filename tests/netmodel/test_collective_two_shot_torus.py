@@ -310,3 +310,42 @@ def test_a_lost_cable(spec, extra, healthy, after):
                                    "--size", "1GiB", "--fail", "gpu0/gpu1"])
     assert res.exit_code == 0, res.output
     assert healthy in res.output and after in res.output
+
+
+@pytest.mark.parametrize("spec, p", [("torus:dims=4x4", 16), ("torus:dims=4x8", 32),
+                                     ("torus:dims=2x3x4", 24), ("torus:dims=4x4x8", 128)])
+@pytest.mark.parametrize("op", ["all-reduce", "reduce-scatter", "all-gather"])
+@pytest.mark.parametrize("fail", [(), (("gpu0", "gpu1"),)])
+def test_torus_invariants_every_op(spec, p, op, fail):
+    # auto no slower than any candidate, every curve monotone in size, busbw no more than
+    # what a GPU injects (its links' sum), healthy and with a cable lost
+    g = build(spec)
+    for u, v in fail:
+        g.remove_edge(u, v)
+    m = FabricCostModel(g)  # shipped calibration
+    auto = m.collective_time(op, SIZES, p)
+    curves = m.curves(op, SIZES, p)
+    assert "torus" in curves
+    for name, t in curves.items():
+        assert np.all(auto <= t * (1 + 1e-12)), name
+        assert np.all(np.diff(t) >= 0), name
+    group = m.group(p)
+    inject = min(sum(d["bandwidth"] for _, _, d in m.graph.edges(x, data=True)) for x in group)
+    for name, t in curves.items():
+        assert np.all(SIZES / t * bus_factor(op, p) <= inject * (1 + 1e-12)), name
+
+
+@pytest.mark.parametrize("op, spec, p, healthy, after", [
+    # the weighted chunks keep their design weights and route the lost hop around
+    # (equal chunks: healthy 6.438 ms, with the cable lost 9.606 ms)
+    ("all-reduce", "torus:dims=4x8", 32, "healthy: torus 6.146 ms, slowdown 1.49x",
+     "time 9.168 ms"),
+    ("reduce-scatter", "torus:dims=4x4", 16, "healthy: torus 2.744 ms, slowdown 1.33x",
+     "time 3.649 ms"),
+])
+def test_a_lost_cable_torus_every_op(op, spec, p, healthy, after):
+    res = CliRunner().invoke(cli, ["collective", op, "--fabric", spec, "--group", str(p),
+                                   "--size", "1GiB", "--fail", "gpu0/gpu1"])
+    assert res.exit_code == 0, res.output
+    assert healthy in res.output and after in res.output
+    assert "algorithm: torus" in res.output
