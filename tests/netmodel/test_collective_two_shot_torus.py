@@ -349,3 +349,18 @@ def test_a_lost_cable_torus_every_op(op, spec, p, healthy, after):
     assert res.exit_code == 0, res.output
     assert healthy in res.output and after in res.output
     assert "algorithm: torus" in res.output
+
+
+def test_torus_weights_read_the_fabric_rates():
+    # a 4x4 torus whose second dimension's cables carry twice as much: r = 225, 450 GB/s;
+    # w proportional to r_j s_j/(s_j-1) = 300, 600: (1/3, 2/3). Phase 1 (1/3)(3/4)/225 =
+    # (2/3)(3/4)/450 = 1/900, phase 2 max((1/3)(3/16)/450, (2/3)(3/16)/225) = 1/1800 per GB/s:
+    # reduce-scatter 6 us + n / 600 GB/s = 1.7956 ms (equal chunks: 6 us + n / 480 GB/s)
+    g = _ideal("torus:dims=4x4").graph
+    for u, v, d in g.edges(data=True):
+        if int(u[3:]) // 4 == int(v[3:]) // 4:
+            d["bandwidth"] *= 2
+    m = FabricCostModel(g, calibration=Calibration.ideal(ALPHA))
+    hand = 6 * ALPHA + N / 600e9
+    assert hand == pytest.approx(1.7956e-3, rel=1e-4)
+    assert m.cost("reduce-scatter", N, 16, "torus").time == pytest.approx(hand, rel=1e-9)
