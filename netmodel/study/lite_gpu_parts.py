@@ -190,12 +190,16 @@ def serving_part(fab: CompareResult, model: str | ModelSpec, *, slo: Slo | None 
                  options: RooflineOptions | None = None, collectives: dict | None = None,
                  workloads: Iterable[str | ServingWorkload] = SERVING_WORKLOADS) -> ServingPart:
     """Disaggregated serving (prefill and decode pools, each request's KV cache over the
-    fabric) of ``model`` on each scenario of ``fab`` with its own GPU, per workload."""
+    fabric) of ``model`` on each scenario of ``fab`` with its own GPU, per workload. The
+    pools are spread as ``fab`` was (its ``parallelism`` setting): ``tp`` plain tensor
+    parallelism, ``all`` every dimension, ``auto`` every dimension for a mixture of
+    experts and TP alone for a dense model."""
     from compute.models import get_model
     from netmodel.study.serving import serve
 
     m = get_model(model)
-    dims = "all" if m.is_moe else "tp"
+    how = fab.settings.get("parallelism", "auto")
+    dims = "all" if how == "all" or (how == "auto" and m.is_moe) else "tp"
     labels = list(dict.fromkeys(row.label for row, _ in own_gpu_rows(fab, model, "decode")))
     scen = {s.label: s for s in fab.scenarios}
     out = []
