@@ -72,6 +72,26 @@ def _own(scenarios, lead: str = "each scenario with its own GPU") -> str:
                    if swapped else "")
 
 
+def _config(r) -> str:
+    """A row's configuration as compute spells it: ``TP 8``, ``TP 3 x PP 8``,
+    ``TP 8 x EP 8 x DP-attention 8``."""
+    from compute.parallel import Parallelism
+
+    return Parallelism.of(r).label
+
+
+def _plain(rows) -> bool:
+    """Whether every feasible row of ``rows`` is plain tensor parallelism."""
+    return all(r.pp == 1 and r.ep == 1 and r.attention_dp == 1
+               for r in rows if r.feasible)
+
+
+def _verb(items, one: str, many: str) -> str:
+    """``one`` after a single subject, ``many`` after several ("Lite falls short",
+    "Lite and Lite+BW fall short")."""
+    return one if len(list(items)) == 1 else many
+
+
 def _list(items) -> str:
     items = list(items)
     if len(items) <= 1:
@@ -93,8 +113,8 @@ def summary_markdown(study: Any, written: set[str] | None = None) -> str:
            f"{ideal.baseline}). SLOs: TTFT <= {st['slo']['ttft_s'] * 1e3:g} ms (prefill of "
            f"{st['prompt_tokens']}-token prompts), TBT <= {st['slo']['tbt_s'] * 1e3:g} ms "
            f"(decode at {st['context_tokens']} tokens of context). Score: tokens/s per SM of "
-           "the best TP degree and batch that fit in memory and meet the SLO (equal silicon: "
-           "an H100 has 4x the SMs of a Lite).", ""]
+           f"the best {_searched(study)} and batch that fit in memory and meet the SLO (equal "
+           "silicon: an H100 has 4x the SMs of a Lite).", ""]
     out += _ideal_part(ideal, models, gpus, phases)
     if study.fabric is not None:
         out += _fabric_part(study.fabric)
@@ -131,6 +151,22 @@ def _cite_written(heading: str, written: set[str]) -> str:
 
 # ------------------------------------------------------------------ part 1
 
+def _searched(study) -> str:
+    """What the score's search picks: the TP degree where every fabric row is plain tensor
+    parallelism (part 1 always is), else the configuration, saying part 1 searched TP only
+    and how far the fabric parts spread a model (``--parallelism``)."""
+    fabric_rows = [r for part in (study.fabric, study.packed) if part is not None
+                   for r in part.rows]
+    if _plain(fabric_rows):
+        return "TP degree"
+    how = (study.fabric.settings.get("parallelism") if study.fabric is not None else None)
+    spread = ("pipeline stages" + (", expert and attention data parallelism" if any(
+        r.ep > 1 or r.attention_dp > 1 for r in fabric_rows if r.feasible) else "")
+              if how == "all" else "expert and attention data parallelism")
+    return (f"configuration (part 1: the TP degree alone; the fabric parts: the TP degree "
+            f"and, where it pays, {spread}, --parallelism {how})")
+
+
 def _ideal_part(ideal, models, gpus, phases) -> list[str]:
     nets = ideal.networks
     net = "ideal" if "ideal" in nets else nets[0]
@@ -159,14 +195,16 @@ def _ideal_part(ideal, models, gpus, phases) -> list[str]:
         lines = [f"the {base} has no feasible configuration for {_list(none)}, so no ratio "
                  f"there"] if none else []
         if ok:
-            lines.append(f"{_list(ok)} match or beat the {base} for every model "
+            lines.append(f"{_list(ok)} {_verb(ok, 'matches or beats', 'match or beat')} "
+                         f"the {base} for every model "
                          f"({'; '.join(f'{g} {_span(ratios[g])}' for g in ok)})")
         if short:
-            lines.append(f"{_list(short)} fall short for every model "
+            lines.append(f"{_list(short)} {_verb(short, 'falls', 'fall')} short for every "
+                         f"model "
                          f"({'; '.join(f'{g} {_span(ratios[g])}' for g in short)})")
         mixed = [g for g in ratios if g not in ok and g not in short]
         if mixed:
-            lines.append(f"{_list(mixed)} depend on the model "
+            lines.append(f"{_list(mixed)} {_verb(mixed, 'depends', 'depend')} on the model "
                          f"({'; '.join(f'{g} {_span(ratios[g])}' for g in mixed)})")
         out.append(f"- **{phase}, {net} network**: " + "; ".join(lines) + ".")
         if "Lite" in ratios and _span(ratios["Lite"]) != "-":
@@ -276,7 +314,7 @@ def _best_fabrics(fab, phase, names) -> dict:
 
 
 def _tp_dependence(fab, names, gpus) -> list[str]:
-    tp_differ, batch_differ, total = [], 0, 0
+    tp_differ, batch_differ, total, seen = [], 0, 0, []
     for phase in fab.phases:
         for model in fab.models:
             for g in gpus:
@@ -286,18 +324,20 @@ def _tp_dependence(fab, names, gpus) -> list[str]:
                 if len(rows) < 2:
                     continue
                 total += 1
-                if len({r.tp for r in rows}) > 1:
+                seen.extend(rows)
+                if len({_config(r) for r in rows}) > 1:
                     tp_differ.append((model, g, phase, rows))
                 elif len({r.batch for r in rows}) > 1:
                     batch_differ += 1
     if not total:
         return []
-    line = (f"- The best TP degree depends on the fabric in {len(tp_differ)} of {total} "
+    what = "TP degree" if _plain(seen) else "configuration"
+    line = (f"- The best {what} depends on the fabric in {len(tp_differ)} of {total} "
             f"model x GPU x phase cases, and only the batch in {batch_differ} more")
     if tp_differ:
         model, g, phase, rows = tp_differ[0]
         line += (f" (e.g. {model} {phase} on {g}: "
-                 + ", ".join(f"{r.scenario} TP {r.tp} batch {r.batch}" for r in rows) + ")")
+                 + ", ".join(f"{r.scenario} {_config(r)} batch {r.batch}" for r in rows) + ")")
     return [line + "."]
 
 
@@ -363,6 +403,9 @@ def _claim_custom(fab, lite: str) -> str:
             top = max(rows, key=lambda r: r.vs_baseline)
             best.append((top.vs_baseline, model, phase, top.label))
     if not best:
+        if not any(r.gpu != lite and r.label != fab.baseline for r in fab.rows):
+            return (f"not assessed: this run has no customized Lite (--gpus names only the "
+                    f"baseline's GPU and the plain {lite})")
         return "no customized Lite is feasible"
     met = [b for b in best if b[0] >= 1 - TIE]
     verdict = "holds" if len(met) == len(best) else \
@@ -476,10 +519,11 @@ def _packed_part(alone, packed) -> list[str]:
     ratio = [p.tokens_per_s_per_sm / a.tokens_per_s_per_sm for a, p in pairs]
     out.append(f"- Packed tokens/s/SM is {_span(ratio)} of the alone figure (geometric mean "
                f"{_x(_geomean(ratio))}).")
-    moved = [(a, p) for a, p in pairs if (a.tp, a.pp, a.ep) != (p.tp, p.pp, p.ep)]
+    moved = [(a, p) for a, p in pairs if _config(a) != _config(p)]
     if moved:
         out.append(f"- The best configuration changes in {len(moved)} of {len(pairs)} cases: "
-                   + "; ".join(f"{a.model} {a.phase} on {a.label}: TP {a.tp} -> {p.tp} "
+                   + "; ".join(f"{a.model} {a.phase} on {a.label}: {_config(a)} -> "
+                               f"{_config(p).removeprefix('TP ') if _plain([a, p]) else _config(p)} "
                                f"({p.instances} instances, {p.packed_fraction:.0%} of the "
                                f"GPUs)" for a, p in moved[:6])
                    + ("; ..." if len(moved) > 6 else "") + ".")
@@ -774,7 +818,8 @@ def _serving_part(part) -> list[str]:
                      f"on {base['scenario']}" + "".join(
                          f", {r['decode_gpus_per_prefill_gpu']:.3g} on {r['scenario']}"
                          for r in rest) + "; ")
-        line += f"the KV transfer is at most {share:.1%} of a TTFT."
+        line += (f"the KV transfer is at most {share:.1%} of a TTFT." if share >= 0.0005
+                 else "the KV transfer is under 0.05% of a TTFT.")   # not "at most 0.0%"
         out.append(line)
     return out + [""]
 
@@ -783,18 +828,25 @@ def _moe_part(moe) -> list[str]:
     if not moe.rows:
         return []
     model = moe.rows[0].model
+    staged = any(r.pp > 1 for r in moe.rows if r.feasible)   # a PP column only then
+    pp = " | PP" if staged else ""
     out = [f"## 7. A mixture of experts: {model} (compare_moe.csv)", "",
            _own(moe.scenarios, "Each scenario with its own GPU") + "; the search spreads "
            "the model with expert and "
-           "attention data parallelism as well as tensor parallelism (dispatch and combine "
-           "all-to-alls costed on the fabric).", "",
-           "| scenario | phase | TP | EP | attention DP | GPUs | batch | tokens/s/SM | "
-           f"vs {moe.baseline} | network share |", "|---|---|---|---|---|---|---|---|---|---|"]
+           "attention data parallelism as well as tensor parallelism"
+           + (" and pipeline stages (--parallelism all)"
+              if moe.settings.get("parallelism") == "all" else "")
+           + " (dispatch and combine all-to-alls costed on the fabric).", "",
+           f"| scenario | phase | TP{pp} | EP | attention DP | GPUs | batch | tokens/s/SM | "
+           f"vs {moe.baseline} | network share |",
+           "|---|---|---|---|---|---|---|---|---|---|" + "---|" * staged]
     for r in moe.rows:
         if not r.feasible:
-            out.append(f"| {r.label} | {r.phase} | - | - | - | - | - | infeasible | - | - |")
+            out.append(f"| {r.label} | {r.phase} | - | - | - | - | - |{' - |' * staged} "
+                       f"infeasible | - | - |")
             continue
-        out.append(f"| {r.label} | {r.phase} | {r.tp} | {r.ep} | {r.attention_dp} | "
+        out.append(f"| {r.label} | {r.phase} | {r.tp} | " + (f"{r.pp} | " if staged else "")
+                   + f"{r.ep} | {r.attention_dp} | "
                    f"{r.instance_gpus} | {r.batch} | {_v(r.tokens_per_s_per_sm)} | "
                    f"{_x(r.vs_baseline)} | {r.network_share:.0%} |")
     out.append("")
@@ -803,11 +855,15 @@ def _moe_part(moe) -> list[str]:
                 and r.vs_baseline is not None]
         if rows:
             best = max(rows, key=lambda r: r.vs_baseline)
+            tied = [r.label for r in rows if r is not best
+                    and r.vs_baseline >= best.vs_baseline * (1 - TIE)]
             them = _others(r.gpu for r in rows)
             out.append(f"- **{model} {phase}**: the {them['fabrics']} reach "
                        f"{_span([r.vs_baseline for r in rows])}"
-                       f" of {moe.baseline}; best {best.label} (EP {best.ep}, attention DP "
-                       f"{best.attention_dp}).")
+                       f" of {moe.baseline}; best {best.label} ("
+                       + (f"PP {best.pp}, " if best.pp > 1 else "")
+                       + f"EP {best.ep}, attention DP {best.attention_dp})"
+                       + (f", tied within {TIE:.1%} by {_list(tied)}" if tied else "") + ".")
     limit = moe.settings.get("max_batch")
     capped = [r for r in moe.rows if r.feasible and r.batch == limit]
     if capped:   # the search's cap, not an optimum: say so beside the ratios it bounds
@@ -831,6 +887,12 @@ def _notes(study) -> list[str]:
            "- Each instance is costed alone, placed where the scenario's placement puts the "
            "first one, except in part 2d, where every instance runs at once and stranded "
            "GPUs are charged."]
+    profile = study.ideal.settings.get("options", {}).get("profile")
+    if profile:   # --profile: the roofline's peaks are not what ran
+        out.insert(3, f"- Calibrated mode (--profile {profile['name']}): every part's step "
+                      f"times take the engine profile's GEMM and attention efficiencies, "
+                      f"achievable HBM bandwidth and fixed overheads instead of the GPUs' "
+                      f"peak figures (fitted on {profile['fitted_on']}).")
     if study.fabric is not None:
         out.append("- Scenarios (netmodel/data/scenarios/*.toml, sources in each file): "
                    + "; ".join(f"{s.name}: {s.description}" for s in

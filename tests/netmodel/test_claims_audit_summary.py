@@ -31,7 +31,8 @@ class _Fab:
             self.rows.append(SimpleNamespace(
                 model=model, label=label, scenario=name, gpu=gpu, phase="decode",
                 vs_baseline=vs, tokens_per_s_per_sm=10 * vs, feasible=True,
-                network_share=share, vs_ideal=vs, tp=4, batch=8, reconfiguration_s=0.0,
+                network_share=share, vs_ideal=vs, tp=4, pp=1, ep=1, attention_dp=1, batch=8,
+                reconfiguration_s=0.0,
                 tokens_per_s=100.0))
 
     def row(self, model, label, phase):

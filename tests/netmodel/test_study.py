@@ -481,7 +481,7 @@ def test_part_one_says_when_the_baseline_has_no_ratio():
     assert not r.ideal.row("DeepSeek-V3", "H100-SXM", "decode", "ideal").feasible
     text = summary_markdown(r)
     assert ("- **decode, ideal network**: the H100-SXM has no feasible configuration for "
-            "DeepSeek-V3, so no ratio there; GB300-NVL72 match or beat the H100-SXM for every "
+            "DeepSeek-V3, so no ratio there; GB300-NVL72 matches or beats the H100-SXM for every "
             "model (GB300-NVL72 2.19x).") in text
     assert " -)" not in text and "keep -" not in text and "keep 0.83x of the H100-SXM's" in text
 

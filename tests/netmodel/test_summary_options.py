@@ -1,0 +1,123 @@
+"""summary.md under the study's other options (--parallelism all, --gpus H100-SXM,Lite,
+--profile): each sentence must stay true of what ran. Hand-made rows, hand-written answers."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from netmodel.study.summary import (
+    _claim_custom,
+    _moe_part,
+    _notes,
+    _packed_part,
+    _serving_part,
+    _tp_dependence,
+    summary_markdown,
+)
+
+
+def _row(label, *, tp=4, pp=1, ep=1, dp=1, batch=8, v=1.0, phase="decode", model="m"):
+    name, gpu = label.split("@")
+    return SimpleNamespace(model=model, label=label, scenario=name, gpu=gpu, phase=phase,
+                           tp=tp, pp=pp, ep=ep, attention_dp=dp, instance_gpus=tp * pp,
+                           batch=batch, feasible=True, tokens_per_s_per_sm=10 * v,
+                           vs_baseline=v, network_share=0.1, instances=4,
+                           packed_fraction=1.0)
+
+
+class _Fab:
+    def __init__(self, rows, baseline="base@H", parallelism="all"):
+        self.rows, self.baseline = rows, baseline
+        self.phases = tuple(dict.fromkeys(r.phase for r in rows))
+        self.models = tuple(dict.fromkeys(r.model for r in rows))
+        self.labels = tuple(dict.fromkeys(r.label for r in rows))
+        self.scenarios = []
+        self.settings = {"parallelism": parallelism, "max_batch": 1024}
+
+    def row(self, model, label, phase):
+        return next(r for r in self.rows if (r.model, r.label, r.phase) == (model, label, phase))
+
+
+def test_moe_part_shows_pipeline_stages_and_ties():
+    # --parallelism all: Mixtral prefill took PP 8 on every Lite fabric, PP 2 on the
+    # baseline; the table had no PP column (TP 1, EP 1, DP 1 on 2 or 8 GPUs) and the best
+    # line named 'EP 1, attention DP 1' for one of two equal rows
+    moe = _Fab([_row("base@H", tp=1, pp=2, phase="prefill"),
+                _row("a@G", tp=1, pp=8, v=0.99, phase="prefill"),
+                _row("b@G", tp=1, pp=8, v=0.99, phase="prefill")])
+    text = "\n".join(_moe_part(moe))
+    assert "as well as tensor parallelism and pipeline stages (--parallelism all)" in text
+    assert "| scenario | phase | TP | PP | EP | attention DP | GPUs |" in text
+    assert "| a@G | prefill | 1 | 8 | 1 | 1 | 8 | 8 |" in text
+    assert "best a@G (PP 8, EP 1, attention DP 1), tied within 0.5% by b@G." in text
+
+
+def test_moe_part_without_stages_keeps_its_table():
+    moe = _Fab([_row("base@H", tp=2, ep=2, dp=2), _row("a@G", tp=8, ep=8, dp=8, v=0.9)],
+               parallelism="auto")
+    text = "\n".join(_moe_part(moe))
+    assert "| scenario | phase | TP | EP | attention DP | GPUs |" in text
+    assert "(--parallelism all)" not in text
+    assert "best a@G (EP 8, attention DP 8)." in text
+
+
+def test_fabric_dependence_counts_pipeline_stages():
+    # the same TP degree with other pipeline stages is another configuration, not 'only
+    # the batch': 1 of 1 case, each named with its stages
+    fab = _Fab([_row("base@H"), _row("a@G", tp=3, pp=8), _row("b@G", tp=3, pp=4)])
+    line = _tp_dependence(fab, ["a", "b"], ["G"])[0]
+    assert line.startswith("- The best configuration depends on the fabric in 1 of 1 ")
+    assert "(e.g. m decode on G: a TP 3 x PP 8 batch 8, b TP 3 x PP 4 batch 8)" in line
+    plain = _Fab([_row("base@H"), _row("a@G", tp=8), _row("b@G", tp=16)])
+    assert _tp_dependence(plain, ["a", "b"], ["G"])[0].startswith(
+        "- The best TP degree depends on the fabric in 1 of 1 ")
+
+
+def test_packed_change_names_the_stages():
+    alone = _Fab([_row("a@G", tp=3, pp=8)])
+    packed = _Fab([_row("a@G", tp=4, pp=8)])
+    text = "\n".join(_packed_part(alone, packed))
+    assert "m decode on a@G: TP 3 x PP 8 -> TP 4 x PP 8 (4 instances" in text
+    text = "\n".join(_packed_part(_Fab([_row("a@G", tp=6)]), _Fab([_row("a@G", tp=8)])))
+    assert "m decode on a@G: TP 6 -> 8 (4 instances" in text
+
+
+def test_customized_claim_not_assessed_without_a_customized_lite():
+    # --gpus H100-SXM,Lite: no customized Lite ran; 'no customized Lite is feasible'
+    # said they ran and failed
+    fab = _Fab([_row("base@H100-SXM"), _row("a@Lite", v=0.5)], baseline="base@H100-SXM")
+    assert _claim_custom(fab, "Lite").startswith("not assessed: this run has no customized")
+    none_fit = _Fab([_row("base@H100-SXM"), _row("a@Lite", v=0.5),
+                     _row("a@Lite+BW")], baseline="base@H100-SXM")
+    none_fit.rows[-1].vs_baseline = None   # ran, nothing met the SLO
+    assert _claim_custom(none_fit, "Lite") == "no customized Lite is feasible"
+
+
+def test_one_gpu_takes_a_singular_verb():
+    from netmodel.study.lite_gpu import FullStudy, ideal_network, run_lite_gpu_study
+
+    s = run_lite_gpu_study(["Llama-3-8B", "Llama-3-70B"], ["H100-SXM", "Lite"],
+                           ["prefill", "decode"], comm_factory=ideal_network, network="ideal")
+    text = summary_markdown(FullStudy(s))
+    assert not any(f"**: Lite {v}" in text for v in ("fall short", "depend on", "match or"))
+    assert any(f"**: Lite {v}" in text for v in ("falls short", "depends on", "matches or"))
+
+
+def test_notes_name_the_engine_profile():
+    profile = {"name": "vllm-dgx-h100", "fitted_on": "6 vLLM step latencies"}
+    study = SimpleNamespace(ideal=SimpleNamespace(settings={"options": {"profile": profile}}),
+                            fabric=None)
+    text = "\n".join(_notes(study))
+    assert "- Calibrated mode (--profile vllm-dgx-h100): " in text
+    assert "(fitted on 6 vLLM step latencies)." in text
+    plain = SimpleNamespace(ideal=SimpleNamespace(settings={"options": {}}), fabric=None)
+    assert "Calibrated mode" not in "\n".join(_notes(plain))
+
+
+def test_a_tiny_kv_share_is_not_at_most_zero():
+    row = {"model": "m", "workload": "coding", "scenario": "base@H", "feasible": True,
+           "transfer_visible_s": 1e-5, "ttft_s": 0.9, "prompt": 1500, "output": 13,
+           "vs_baseline": 1.0, "decode_gpus_per_prefill_gpu": 0.1}
+    part = SimpleNamespace(rows=lambda: [row], baseline="base@H")
+    text = "\n".join(_serving_part(part))
+    assert "under 0.05% of a TTFT" in text and "0.0%" not in text
