@@ -68,16 +68,21 @@ def _missed(pool: float, part: float, picks: float) -> float:
 
 def expected_units_touched(model, units: float) -> float:
     """Expected number of distinct units (servers, or GPUs) one token's routed experts sit
-    on, the experts split evenly over ``units`` units (see the module docstring).
+    on, the experts split evenly over ``units`` units (see the module docstring). With at
+    least as many units as experts (EP over the experts: each unit holds one expert or a
+    redundant copy of one, :func:`compute.parallel.expert_slots`) a token's ``k`` distinct
+    experts sit on ``k`` distinct units, one copy each.
 
     >>> from compute.models import get_model
     >>> v3 = get_model("DeepSeek-V3")   # 8 groups, 4 a token
-    >>> [round(expected_units_touched(v3, n), 4) for n in (1, 2, 4, 8, 16)]
-    [1.0, 1.9714, 3.1429, 4.0, 6.0645]
+    >>> [round(expected_units_touched(v3, n), 4) for n in (1, 2, 4, 8, 16, 256, 512)]
+    [1.0, 1.9714, 3.1429, 4.0, 6.0645, 8.0, 8.0]
     """
     e, k = float(model.experts), float(model.experts_per_token)
     if model.experts <= 1 or units <= 1:
         return 1.0
+    if units >= e:          # a unit holds at most one expert (or a copy of one): k units
+        return min(k, float(units))
     g, t = model.expert_groups, model.groups_per_token
     if g and t < g and k >= t:
         whole = units == int(units) and g % int(units) == 0
