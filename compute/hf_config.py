@@ -348,6 +348,7 @@ def _moe_layer_set(c: _Config, layers: int) -> set[int]:
     (indices) or ``interleave_moe_layer_step``."""
     listed = c.raw("moe_list")
     if listed is not None:  # HF: a given list, even empty, is the MoE layers
+        c.count("moe_every", limit="layers", default=1)   # unused then, still checked
         if not isinstance(listed, list) or len(listed) > layers:
             raise UserError(f"{c.where}: moe_layers must be a list of at most {layers} layer "
                             f"indices, got {validate.describe(listed)}")
@@ -376,6 +377,26 @@ def _moe_layer_set(c: _Config, layers: int) -> set[int]:
         # Qwen-MoE, Llama-4: layer i if (i + 1) % step == 0
         return {i for i in range(layers) if i not in dense and (i + 1) % every == 0}
     return {i for i in range(layers) if i >= first and i not in dense and i % every == 0}
+
+
+def _expert_groups(c: _Config) -> dict:
+    """``expert_groups`` and ``groups_per_token`` from DeepSeek's ``n_group`` and
+    ``topk_group`` (``{}`` without groups: ``n_group`` absent, null, 0 or 1). Either key,
+    when given, is checked even where it does not take effect (Kimi-K2's n_group 1,
+    topk_group 1): a whole number, ``topk_group`` at most a given ``n_group`` (a token
+    picks that many of the groups; DeepseekV3's router takes the top ``topk_group`` of the
+    ``n_group`` group scores), and ``n_group`` > 1 needs ``topk_group``."""
+    g = c.count("expert_groups", limit="experts", minimum=0, default=0)
+    t = c.count("groups_per_token", limit="experts", minimum=0, default=0)
+    if g and t > g:
+        raise UserError(f"{c.where}: topk_group {t} exceeds n_group {g}; allowed: 1 to {g} "
+                        f"(the groups a token's experts are picked from)")
+    if g <= 1:
+        return {}
+    if not t:
+        raise UserError(f"{c.where}: n_group {g} needs topk_group, the groups a token picks "
+                        f"its experts from; allowed: 1 to {g}")
+    return {"expert_groups": g, "groups_per_token": t}
 
 
 def _moe_layer_step(moe: set[int], layers: int) -> int:
@@ -626,10 +647,7 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
             entry["shared_ffn"] = n * entry["ffn"]
         if entry.get("shared_ffn") and fam["shared_expert_gate"]:
             entry["shared_expert_gate"] = True
-        if c.has("expert_groups") and c.has("groups_per_token") \
-                and c.count("expert_groups", limit="experts", minimum=0) > 1:
-            entry["expert_groups"] = c.count("expert_groups", limit="experts")
-            entry["groups_per_token"] = c.count("groups_per_token", limit="experts")
+        entry.update(_expert_groups(c))
     else:
         entry["ffn"] = dense_ffn
 

@@ -4,10 +4,15 @@ dispatch (commits 0ccddd3..c86e6fc). Each test fails on the code before its fix.
 from __future__ import annotations
 
 import dataclasses
+import json
+from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from compute.errors import UserError
+from compute.hf_config import load_hf_config
 from compute.models import get_model
 from compute.moe_routing import expected_units_touched, node_dedup_traffic
 
@@ -62,3 +67,75 @@ def _moe(draw):
 def test_units_reached_lie_between_one_and_k_and_the_units(model, units):
     d = expected_units_touched(model, units)
     assert 1.0 - 1e-9 <= d <= min(units, model.experts_per_token) + 1e-9
+
+
+# --- HF config.json: n_group / topk_group / interleave_moe_layer_step ------------------
+
+KIMI = Path(__file__).parent / "data" / "hf_families" / "kimi-k2-instruct.json"
+MAVERICK = (Path(__file__).parent / "data" / "hf_families"
+            / "llama-4-maverick-17b-128e-instruct.json")
+
+
+def _hf(tmp_path, base, **over):
+    cfg = json.loads(base.read_text())
+    text = cfg.get("text_config", cfg)
+    for key, value in over.items():
+        if value is ...:
+            text.pop(key, None)
+        else:
+            text[key] = value
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg, allow_nan=True))
+    return path
+
+
+@pytest.mark.parametrize("topk", [-1, float("nan"), "4", 1.5, True, [1]])
+def test_a_bad_topk_group_is_refused_where_n_group_is_one(tmp_path, topk):
+    """Kimi-K2 (n_group 1): topk_group was read only when n_group > 1, so -1, NaN, a
+    string or a list passed silently."""
+    with pytest.raises(UserError, match=r"topk_group must be a whole number"):
+        load_hf_config(_hf(tmp_path, KIMI, topk_group=topk))
+
+
+@pytest.mark.parametrize("groups, topk", [(1, 4), (4, 8), (8, 9)])
+def test_topk_group_over_n_group_is_refused(tmp_path, groups, topk):
+    """A token cannot pick more groups than there are (n_group 1, topk_group 4 passed)."""
+    with pytest.raises(UserError, match=rf"topk_group {topk} exceeds n_group {groups}; "
+                                        rf"allowed: 1 to {groups}"):
+        load_hf_config(_hf(tmp_path, KIMI, n_group=groups, topk_group=topk))
+
+
+@pytest.mark.parametrize("topk", [..., None, 0])
+def test_n_group_without_topk_group_is_refused(tmp_path, topk):
+    """n_group 8 without topk_group dropped the groups silently (the model then routed
+    uniformly, 6.6 servers of 8 for a V3-shaped token instead of at most 4)."""
+    with pytest.raises(UserError, match=r"n_group 8 needs topk_group.*allowed: 1 to 8"):
+        load_hf_config(_hf(tmp_path, KIMI, n_group=8, topk_group=topk))
+
+
+def test_groups_still_read(tmp_path):
+    m = load_hf_config(_hf(tmp_path, KIMI, n_group=8, topk_group=4))
+    assert (m.expert_groups, m.groups_per_token) == (8, 4)
+    m = load_hf_config(_hf(tmp_path, KIMI))                     # n_group 1: none
+    assert (m.expert_groups, m.groups_per_token) == (0, 0)
+    m = load_hf_config(_hf(tmp_path, KIMI, n_group=None, topk_group=4))   # null: none
+    assert (m.expert_groups, m.groups_per_token) == (0, 0)
+
+
+@pytest.mark.parametrize("step", [0, -1, float("nan"), "2", 1.5, [2]])
+def test_a_bad_interleave_step_is_refused_beside_moe_layers(tmp_path, step):
+    """Llama-4 Maverick lists moe_layers, which win over interleave_moe_layer_step; the
+    step was then not read at all, so 0, NaN or a string passed silently."""
+    with pytest.raises(UserError, match=r"interleave_moe_layer_step must be a whole number"):
+        load_hf_config(_hf(tmp_path, MAVERICK, interleave_moe_layer_step=step))
+
+
+def test_a_bad_hf_group_key_exits_2_with_one_line(tmp_path):
+    from click.testing import CliRunner
+
+    from netmodel.cli.main import cli
+    path = _hf(tmp_path, KIMI, topk_group=float("nan"))
+    r = CliRunner().invoke(cli, ["infer", "--hf-config", str(path), "--gpu", "H200-SXM",
+                                 "--tp", "8", "--batch", "1"])
+    assert r.exit_code == 2 and isinstance(r.exception, SystemExit)
+    assert r.output.count("\n") == 1 and "topk_group must be a whole number" in r.output
