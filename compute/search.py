@@ -128,7 +128,8 @@ def search(model: str | ModelSpec, gpu: str | GpuSpec, phase: str | Workload = "
         TP degrees to try (default: every one from 1 to ``gpu.max_instance`` dividing the
         heads).
     pp : iterable of int, optional
-        Pipeline stages to try (default ``(1,)``), each dividing the layers.
+        Pipeline stages to try (default ``(1,)``), each from 1 to the layers
+        (:data:`~compute.parallel.PP_RULE`: uneven stages split as vLLM splits them).
     ep : iterable of int or True, optional
         Expert-parallel degrees (default ``(1,)``; ``True``: every divisor of the experts),
         one given that does not divide the experts places redundant copies

@@ -95,7 +95,7 @@ def parallelism_option(f: _F) -> _F:
         show_default=True,
         help="How a model is spread: tp (tensor parallelism only), auto (also expert and "
         "attention data parallelism for mixture-of-experts models), all (also pipeline "
-        "stages dividing the layers, for every model).")(f)
+        "stages 1, 2, 4, 8 up to the layers, for every model).")(f)
 
 
 def exit_if_nothing_feasible(rows: Iterable[Any]) -> None:

@@ -26,5 +26,5 @@ SWEEP_HOP_LATENCY = "adjust.hop_latency=0.1us:10us"
 #: How a model may be spread over its instance: expert and attention data parallelism for
 #: mixture-of-experts models and tensor parallelism alone for dense ones (``auto``, the
 #: default), tensor parallelism only (``tp``), or every dimension (``all``: also pipeline
-#: stages dividing the layers).
+#: stages, :func:`compute.parallel.search_pp`: 1, 2, 4, 8 up to the layers).
 PARALLELISM = ("auto", "tp", "all")

@@ -532,9 +532,9 @@ def fabric_search(model: str | ModelSpec, scenario: str | Scenario,
     again. The evaluated grid is dropped unless ``keep_grid`` (a study holds hundreds of
     searches; their grids were most of its memory). ``parallelism`` (see
     :data:`PARALLELISM`): ``"tp"`` searches tensor parallelism only, ``"all"`` also
-    pipeline (stages dividing the layers), expert and attention data parallelism within
-    the fabric's GPUs, ``"auto"`` (default) all of them for mixture-of-experts models and
-    tensor parallelism alone for dense ones.
+    pipeline (stages 1, 2, 4, 8 up to the layers), expert and attention data parallelism
+    within the fabric's GPUs, ``"auto"`` (default) all of them but the pipeline for
+    mixture-of-experts models and tensor parallelism alone for dense ones.
     """
     scenario = get_scenario(scenario)
     coll = collectives or ScenarioCollectives(scenario)
