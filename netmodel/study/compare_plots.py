@@ -153,13 +153,20 @@ def plot_compare_tokens(result: Any, path: str | PathLike[str]) -> None:
     figure_kit.save_figure(fig, path)
 
 
+def _config_tag(r) -> str:
+    """A bar's configuration, short: ``tp8``, ``tp3 pp8``, ``tp8 ep8 dp8`` (degrees of 1
+    after TP left out), so a pipelined instance does not read as TP alone."""
+    return " ".join([f"tp{r.tp}"] + [f"{k}{v}" for k, v in (
+        ("pp", r.pp), ("ep", r.ep), ("dp", r.attention_dp)) if v > 1])
+
+
 @figure_style
 def plot_compare_split(result: Any, path: str | PathLike[str]) -> None:
     """``compare_time_split.png``: per panel (model x phase), one stacked bar per scenario:
     the best configuration's step time (TTFT for prefill; TBT, the time between one token
     and the next, for decode) split into the time bound by compute, by memory and by the
-    network, in ms; the dashed red line is the SLO. Above each bar: its TP degree and
-    batch. Scenarios are grouped by name with a gap between groups."""
+    network, in ms; the dashed red line is the SLO. Above each bar: its TP degree (with
+    its pipeline stages, EP and attention DP where they are not 1) and batch. Scenarios are grouped by name with a gap between groups."""
     plt = pyplot()
     import numpy as np
 
@@ -172,6 +179,8 @@ def plot_compare_split(result: Any, path: str | PathLike[str]) -> None:
         xs.append(x)
         x += 1.0
     fig, axes, models, phases = _grid(plt, result, max(5.0, 0.28 * len(labels) + 2.5), 3.3)
+    # labels longer than 'tp16 b165' (pipeline stages, EP, DP) need more room above the SLO
+    spread = any(_config_tag(r) != f"tp{r.tp}" for r in result.rows if r.feasible)
     for i, model in enumerate(models):
         for j, phase in enumerate(phases):
             ax = axes[i][j]
@@ -194,9 +203,9 @@ def plot_compare_split(result: Any, path: str | PathLike[str]) -> None:
                     bottom = bottom + v
                 for x, r in feasible:
                     # above the SLO line, never across it (a feasible bar ends below it)
-                    label(ax, x, limit * 1.04, f"tp{r.tp} b{r.batch}", ha="center",
+                    label(ax, x, limit * 1.04, f"{_config_tag(r)} b{r.batch}", ha="center",
                           va="bottom", rotation=90, fontsize=5.5)
-            ax.set_ylim(0, limit * 1.42)
+            ax.set_ylim(0, limit * (1.75 if spread else 1.42))
             ax.set_xlim(xs[0] - 0.7, xs[-1] + 0.7)
             ax.set_axisbelow(True)
             ax.set_title(_title(phase, model, rows[0].latency_limit_s), fontsize=9, y=1.0)
@@ -204,7 +213,9 @@ def plot_compare_split(result: Any, path: str | PathLike[str]) -> None:
     handles, labs = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labs, loc="lower center", ncol=len(labs), fontsize=8, frameon=False)
     fig.suptitle("Step time of the best configuration, split by what bounds it (above each "
-                 "bar: its TP degree and batch)", fontsize=10)
+                 "bar: its " + ("configuration, tp pp ep dp for TP, pipeline stages, EP and "
+                                "attention DP," if spread else "TP degree") + " and batch)",
+                 fontsize=10)
     longest = max(len(lab) for lab in labels)
     set_margins(fig, bottom=0.55 + 0.055 * longest, top=0.6, left=0.65, hspace=0.3)
     for i, row in enumerate(axes):
