@@ -80,8 +80,9 @@ per layer (the embedding and the LM head once)::
                     (:func:`compute.roofline.evaluate_grid`)
 
 Attention runs on the busiest group's ``ceil(s / a)`` sequences with ``heads / (tp / a)``
-heads per GPU; under EP the busiest GPU runs ``skew x n top-k / e`` token copies through
-its ``ceil(experts / e)`` expert slots (``ffn / (tp / e)`` columns each; redundant copies
+heads per GPU; under EP the busiest GPU runs ``skew x n top-k / e`` token copies (``skew``
+at most ``e x min(top-k, slots) / top-k``, every copy one group can take:
+:func:`busiest_share`) through its ``slots = ceil(experts / e)`` expert slots (``ffn / (tp / e)`` columns each; redundant copies
 where ``e`` does not divide the experts, :func:`compute.parallel.expert_slots`), reads the
 weights of its share of the distinct experts touched, and runs the shared experts (replicated) on its own
 ``n / tp`` tokens. Degree 1 in every dimension is plain TP, bit for bit.
@@ -244,9 +245,19 @@ def _mlp_work(model, sh, n, touched, average: bool = True):
     return _with_dense_layers(model, sh, n, up, down) if average else (up, down)
 
 
+def busiest_share(model, sh, skew: float):
+    """The busiest EP group's share of routed token copies over the mean, ``skew`` as
+    asked but at most what one group can take: a token sends at most ``min(k, slots)`` of
+    its ``k`` copies to one group of ``slots`` expert slots, so the share is at most ``ep x
+    min(k, slots) / k`` (every token's copies on one group; Mixtral-8x7B at EP 2: 2)."""
+    k = float(model.experts_per_token)
+    return np.minimum(skew, sh.ep * np.minimum(k, sh.expert_slots) / k)
+
+
 def _mlp_work_ep(model, sh, n, touched, skew: float, average: bool = True):
     """(flops, hbm bytes) of mlp_up and mlp_down per GPU under expert parallelism: the
-    busiest GPU processes ``skew x n k / ep`` token copies with its ``slots = ceil(experts /
+    busiest GPU processes ``skew x n k / ep`` token copies (``skew`` at most
+    :func:`busiest_share`'s bound) with its ``slots = ceil(experts /
     ep)`` expert slots (``expert_ffn`` columns of each; redundant copies spread the load, so
     the copies per group do not change), reads the weights of its share ``touched x slots /
     experts`` of the distinct experts touched (``touched / ep`` when ``ep`` divides the
@@ -258,7 +269,7 @@ def _mlp_work_ep(model, sh, n, touched, skew: float, average: bool = True):
     bias = 1.0 if model.bias else 0.0
     fs = sh.expert_ffn
     up_cols = (2 if model.gated_mlp else 1) * fs
-    copies = n * model.experts_per_token * skew / sh.ep
+    copies = n * model.experts_per_token * busiest_share(model, sh, skew) / sh.ep
     local = touched / (model.experts / sh.expert_slots)   # exactly touched / ep when ep divides
     own = n / sh.tp
     router = h * model.experts
@@ -384,7 +395,8 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
     # ---- pipeline, attention DP and expert parallelism: counts per row ---------------------
     pp = sh.pp.ravel()
     counts = layer_counts(model, sh, L, model.moe_layers)
-    a2a = n * model.experts_per_token * h * skew / sh.ep   # elements per GPU, x bytes below
+    a2a = (n * model.experts_per_token * h * busiest_share(model, sh, skew)
+           / sh.ep)   # elements per GPU, x bytes below
     extra = {
         "allreduce_attn": None, "allreduce_mlp": None,
         "attn_scatter": (None, zero, zero, "reduce-scatter", attn_bytes, attn_tp),

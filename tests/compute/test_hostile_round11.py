@@ -139,3 +139,82 @@ def test_a_bad_hf_group_key_exits_2_with_one_line(tmp_path):
                                  "--tp", "8", "--batch", "1"])
     assert r.exit_code == 2 and isinstance(r.exception, SystemExit)
     assert r.output.count("\n") == 1 and "topk_group must be a whole number" in r.output
+
+
+# --- evaluate, evaluate_many and the grid agree: uneven PP, grouped MoE, once a server --
+
+_GROUPED = dataclasses.replace(MIXTRAL, name="Mixtral-grouped", expert_groups=4,
+                               groups_per_token=2)
+_STEPPED = dataclasses.replace(get_model("Qwen1.5-MoE-A2.7B"), name="Qwen-stepped",
+                               moe_layer_step=2, dense_layers=12, dense_ffn=5632)
+_MODELS = ["DeepSeek-V3", "gpt-oss-20b", "Llama-3-8B", _GROUPED, _STEPPED]
+_COMMS = {}
+
+
+def _comm(name):
+    if name is None:
+        return None
+    if name not in _COMMS:
+        from netmodel.study.fabric_search import ScenarioCollectives
+        _COMMS[name] = ScenarioCollectives(name)
+    return _COMMS[name]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(_MODELS), st.sampled_from(["H200-SXM", "Lite"]),
+       st.sampled_from([1, 2, 4, 8]), st.sampled_from(["prefill", "decode"]),
+       st.sampled_from([None, "h100-dgx", "lite-flat"]), st.sampled_from([1.0, 1.7]),
+       st.data())
+def test_one_many_and_the_grid_agree_on_uneven_pipelines(model, gpu, tp, phase, comm,
+                                                         skew, data):
+    """The same configuration scored three ways gives the same bits: PP from 1 to the
+    layers (most uneven), batches below, at and above PP, EP and attention DP, group-limited
+    routing and interleaved dense layers, on the default ring and on fabrics whose prefill
+    dispatch crosses once a server."""
+    from compute.evaluate_many import evaluate_many
+    from compute.evaluate_one import evaluate
+    from compute.parallel import Parallelism
+    from compute.roofline import evaluate_grid, make_workload
+
+    m = get_model(model) if isinstance(model, str) else model
+    pp = data.draw(st.sampled_from(sorted({1, 2, 3, 5, 7, m.layers - 1, m.layers})))
+    divisors = [d for d in (1, 2, 4, 8) if tp % d == 0]
+    ep = data.draw(st.sampled_from(divisors)) if m.is_moe else 1
+    adp = data.draw(st.sampled_from(divisors))
+    batch = data.draw(st.sampled_from(sorted({1, 2, max(pp - 1, 1), pp, pp + 1, 37})))
+    c = _comm(comm)
+    r = evaluate(m, gpu, tp, batch, phase, pp=pp, ep=ep, attention_dp=adp, comm=c,
+                 expert_skew=skew)
+    par = Parallelism(tp, pp, ep, adp)
+    e = evaluate_many(m, gpu, [par], [batch], phase, comm=c, expert_skew=skew)
+    g = evaluate_grid(m, gpu, [par], [batch], make_workload(phase), comm=c,
+                      expert_skew=skew)
+    want = (r.latency, r.memory.weights, r.memory.kv_cache, r.memory.fits)
+    assert (float(e.latency[0]), float(e.weights[0]), float(e.kv_cache[0]),
+            bool(e.fits[0])) == want
+    assert float(g.latency[0, 0]) == r.latency
+
+
+# --- expert skew: the busiest group takes at most every copy it can hold ---------------
+
+def test_a_skew_beyond_every_copy_on_one_group_is_that_bound():
+    """Mixtral-8x7B at EP 2 (4 experts a group, top-2): the busiest group can take at most
+    both copies of every token, 2x the mean. A skew of 5 had its GPUs process 2.5x every
+    routed copy there is: TP 2 x EP 2 prefill batch 8 on an H100 took 0.74848 s (skew 2:
+    0.31547 s); now skew 5 and 100 are skew 2's."""
+    from compute.evaluate_one import evaluate
+    from compute.parallel import layout
+    from compute.stages import busiest_share
+
+    at = {s: evaluate("Mixtral-8x7B", "H100-SXM", 2, 8, "prefill", ep=2,
+                      expert_skew=s).latency for s in (1.5, 2.0, 5.0, 100.0)}
+    assert at[5.0] == at[100.0] == at[2.0] > at[1.5]
+    sh = layout(MIXTRAL, [_par(2, 1, 2, 1), _par(8, 1, 8, 1), _par(16, 1, 16, 2)])
+    # EP 2: 2 x min(2, 4) / 2 = 2; EP 8: 8 x min(2, 1) / 2 = 4; EP 16 (a copy a GPU) 8
+    assert busiest_share(MIXTRAL, sh, 100.0).ravel().tolist() == [2.0, 4.0, 8.0]
+    assert busiest_share(MIXTRAL, sh, 1.5).ravel().tolist() == [1.5, 1.5, 1.5]
+
+
+def _par(*dims):
+    from compute.parallel import Parallelism
+    return Parallelism(*dims)
