@@ -215,11 +215,17 @@ class ModelSpec:
             raise UserError(f"{where}: dense_layers ({self.dense_layers}) must be below layers "
                             f"({self.layers}) in an MoE model")
         step = self.moe_layer_step
-        if step and (step < 2 or self.dense_layers != self.layers - self.layers // step):
-            raise UserError(f"{where}: moe_layer_step {step} (every {step}-th layer MoE) needs "
-                            f"dense_layers = layers - layers // moe_layer_step = "
-                            f"{self.layers - self.layers // max(step, 1)} and a step of at "
-                            f"least 2, got dense_layers {self.dense_layers}")
+        if step == 1 or step > self.layers:
+            raise UserError(f"{where}: moe_layer_step {step} would make "
+                            f"{'every' if step == 1 else 'no'} layer MoE; allowed: 0 (the "
+                            f"dense layers first) or 2 to {self.layers} (every k-th layer "
+                            f"MoE)")
+        if step and self.dense_layers != self.layers - self.layers // step:
+            raise UserError(f"{where}: moe_layer_step {step} (layer i MoE when i + 1 is a "
+                            f"multiple of {step}) leaves {self.layers - self.layers // step} "
+                            f"of the {self.layers} layers dense, but dense_layers is "
+                            f"{self.dense_layers}; give dense_layers "
+                            f"{self.layers - self.layers // step} or moe_layer_step 0")
         if self.dense_ffn and not self.dense_layers:
             raise UserError(f"{where}: dense_ffn ({self.dense_ffn}) is given but dense_layers "
                             f"is 0")

@@ -218,3 +218,23 @@ def test_a_skew_beyond_every_copy_on_one_group_is_that_bound():
 def _par(*dims):
     from compute.parallel import Parallelism
     return Parallelism(*dims)
+
+
+# --- moe_layer_step in a model file: the message names the value and what is allowed ----
+
+@pytest.mark.parametrize("step, dense, words", [
+    (1, 0, "moe_layer_step 1 would make every layer MoE; allowed: 0 (the dense layers "
+           "first) or 2 to 32"),
+    (40, 0, "moe_layer_step 40 would make no layer MoE; allowed: 0 (the dense layers "
+             "first) or 2 to 32"),
+    (3, 0, "moe_layer_step 3 (layer i MoE when i + 1 is a multiple of 3) leaves 22 of the 32 "
+           "layers dense, but dense_layers is 0; give dense_layers 22 or moe_layer_step 0"),
+])
+def test_moe_layer_step_messages(step, dense, words):
+    """Before: 'moe_layer_step 3 (every 3-th layer MoE) needs dense_layers = layers - layers
+    // moe_layer_step = 22 and a step of at least 2, got dense_layers 0', one message for
+    three mistakes, and a step over the layers was told to set dense_layers = layers, which
+    is refused in turn."""
+    with pytest.raises(UserError) as exc:
+        dataclasses.replace(MIXTRAL, name="X", moe_layer_step=step, dense_layers=dense)
+    assert words in str(exc.value)
