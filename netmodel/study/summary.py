@@ -605,6 +605,13 @@ def _crossovers_part(cross, ideal=None) -> list[str]:
                     if never:
                         text += (f" and {'does' if len(gpus) == 1 else 'do'} not match on "
                                  f"{_list(never)} even at {BANDWIDTH_RANGE[1]:g}x")
+                elif all(r.tokens_per_s_per_sm and r.tokens_per_s_per_sm
+                         >= r.baseline_tokens_per_s_per_sm * (1 - TIE)
+                         for r in mine if r.gpu in gpus):
+                    # within TIE already: part 2 lists it as matching; say both
+                    text = (f"{who} {'is' if len(gpus) == 1 else 'are'} within {TIE:.1%} of "
+                            f"it already (a match in part 2) but never above it, even at "
+                            f"{BANDWIDTH_RANGE[1]:g}x")
                 elif _network_free_short(ideal, model, phase, gpus,
                                          have[0].baseline_tokens_per_s_per_sm):
                     text = (f"{who} never match{'es' if len(gpus) == 1 else ''} it: memory or "
