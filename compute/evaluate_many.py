@@ -34,6 +34,7 @@ from compute.roofline import (
     make_workload,
 )
 from compute.sharding import Shards, check_tp, shards
+from compute.validate import describe
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -91,7 +92,13 @@ def _config_rows(configs) -> np.ndarray:
     else:
         configs = list(configs)
         if configs and all(isinstance(c, Parallelism) for c in configs):
-            raw = np.array([(c.tp, c.pp, c.ep, c.attention_dp) for c in configs])
+            rows = [(c.tp, c.pp, c.ep, c.attention_dp) for c in configs]
+            for row in rows:      # a degree that is no number (Parallelism(8, "2"), None)
+                for name, v in zip(_DIMENSIONS, row, strict=True):
+                    if not isinstance(v, int | float | np.integer | np.floating):
+                        raise UserError(f"{name} degree must be a whole number >= 1, got "
+                                        f"{describe(v)}")
+            raw = np.array(rows)
         else:
             try:
                 raw = np.asarray(configs)
@@ -113,7 +120,7 @@ def _config_rows(configs) -> np.ndarray:
     if bad.any():
         i, j = np.argwhere(bad)[0]
         raise UserError(f"{_DIMENSIONS[j]} degree must be a whole number >= 1, got "
-                        f"{raw[i, j]!r}")
+                        f"{raw[i, j].item()!r}")
     return raw.astype(np.int64)
 
 

@@ -238,3 +238,19 @@ def test_moe_layer_step_messages(step, dense, words):
     with pytest.raises(UserError) as exc:
         dataclasses.replace(MIXTRAL, name="X", moe_layer_step=step, dense_layers=dense)
     assert words in str(exc.value)
+
+
+# --- evaluate_many: a Parallelism whose degree is no number -----------------------------
+
+@pytest.mark.parametrize("pp, shown", [("2", "'2'"), (None, "None"), ([2], "a list of 1 item"),
+                                       (2.5, "2.5"), (float("nan"), "nan")])
+def test_evaluate_many_names_a_bad_degree_of_a_parallelism(pp, shown):
+    """Parallelism(8, '2') said 'configs must be TP degrees, Parallelism objects or rows of
+    (tp, pp, ep, attention_dp), got an array of shape (1, 4) and type <U21' (it was a
+    Parallelism object); 2.5 said 'got np.float64(2.5)'."""
+    from compute.evaluate_many import evaluate_many
+    from compute.parallel import Parallelism
+
+    with pytest.raises(UserError) as exc:
+        evaluate_many("DeepSeek-V3", "H200-SXM", [Parallelism(8, pp)], [4])
+    assert str(exc.value) == f"pp degree must be a whole number >= 1, got {shown}"
