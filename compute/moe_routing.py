@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 
+from compute import validate
 from compute.errors import UserError
 
 __all__ = ["MOE_ALL_TO_ALL", "expected_units_touched", "moe_comm", "node_dedup_traffic"]
@@ -51,6 +52,9 @@ __all__ = ["MOE_ALL_TO_ALL", "expected_units_touched", "moe_comm", "node_dedup_t
 #: (``netmodel.study.fabric_search.ScenarioCollectives``); other models (the default ring
 #: over the scale-up bandwidth, a function) cost every copy in both phases.
 MOE_ALL_TO_ALL = {"prefill": "once a server", "decode": "every copy"}
+
+#: Most units (servers, GPUs) a reach is asked for: 2**30, far past any fabric.
+_MAX_UNITS = 1 << 30
 
 
 def _missed(pool: float, part: float, picks: float) -> float:
@@ -78,6 +82,7 @@ def expected_units_touched(model, units: float) -> float:
     >>> [round(expected_units_touched(v3, n), 4) for n in (1, 2, 4, 8, 16, 256, 512)]
     [1.0, 1.9714, 3.1429, 4.0, 6.0645, 8.0, 8.0]
     """
+    units = validate.number("", "units", units, minimum=0, maximum=_MAX_UNITS)
     e, k = float(model.experts), float(model.experts_per_token)
     if model.experts <= 1 or units <= 1:
         return 1.0
@@ -117,7 +122,12 @@ def node_dedup_traffic(model, tokens: float, ep: int, per_node: int,
     >>> round(net / 1e6, 3), round(nvl / 1e6, 3)    # 4 servers: 3.143 reached, 3/4 remote
     (71.369, 188.014)
     """
-    if per_node < 1 or ep % per_node:
+    tokens = validate.number("", "tokens", tokens, minimum=0, maximum=1e15)
+    ep = validate.number("", "ep", ep, minimum=1, maximum=_MAX_UNITS, integer=True)
+    per_node = validate.number("", "per_node", per_node, minimum=1, maximum=_MAX_UNITS,
+                               integer=True)
+    element_bytes = validate.number("", "element_bytes", element_bytes, minimum=0, maximum=64)
+    if ep % per_node:
         raise UserError(f"an EP group of {ep} GPUs does not split into servers of {per_node} "
                         f"GPUs; allowed: a server size that divides it")
     nodes = ep // per_node

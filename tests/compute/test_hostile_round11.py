@@ -254,3 +254,26 @@ def test_evaluate_many_names_a_bad_degree_of_a_parallelism(pp, shown):
     with pytest.raises(UserError) as exc:
         evaluate_many("DeepSeek-V3", "H200-SXM", [Parallelism(8, pp)], [4])
     assert str(exc.value) == f"pp degree must be a whole number >= 1, got {shown}"
+
+
+# --- moe_routing's public functions refuse what is no count ------------------------------
+
+@pytest.mark.parametrize("args, words", [
+    ((4096, 0, 8, 1), "ep must be a whole number from 1"),            # was ZeroDivisionError
+    ((4096, -8, 8, 1), "ep must be a whole number from 1"),           # was negative bytes
+    ((float("nan"), 16, 8, 1), "tokens must be a number from 0"),     # was (nan, nan)
+    ((-1, 16, 8, 1), "tokens must be a number from 0"),
+    ((4096, True, 1, 1), "ep must be a whole number from 1"),         # was (0.0, 0.0)
+    ((4096, 16, 8, float("inf")), "element_bytes must be a number from 0 to 64"),
+])
+def test_node_dedup_traffic_refuses_what_is_no_count(args, words):
+    with pytest.raises(UserError, match=words):
+        node_dedup_traffic(get_model("DeepSeek-V3"), *args)
+
+
+@pytest.mark.parametrize("units", [float("nan"), float("inf"), -1, "8", None])
+def test_units_reached_refuses_what_is_no_count(units):
+    """NaN raised ValueError ('cannot convert float NaN to integer'), inf gave 8.0, -1 gave
+    1.0."""
+    with pytest.raises(UserError, match="units must be a number from 0"):
+        expected_units_touched(get_model("DeepSeek-V3"), units)
