@@ -778,7 +778,13 @@ def _cost_part(cost, fab) -> list[str]:
     if h and lite:
         logic = lite.die.cost_per_good_sm / h.die.cost_per_good_sm
         whole = lite.per_sm / h.per_sm
-        out.append(f"- **Per good SM**, a Lite die costs {_x(logic)} an H100 die "
+        # the plain Lite against the H100, the paper's question: said to be a reference
+        # where the rows above price no plain Lite (--gpus B200-HGX, or Lite+BW alone)
+        priced = {s.gpu for s in cost.summaries}
+        ref = "" if "Lite" in priced else (
+            f" (for reference: the rows above price no plain Lite, but "
+            f"{_list(sorted(priced - {'H100-SXM'})) or 'the H100-SXM alone'})")
+        out.append(f"- **Per good SM**{ref}, a Lite die costs {_x(logic)} an H100 die "
                    f"(yield falls with area) and a Lite package {_x(whole)} an H100 package "
                    f"(per-package HBM, packaging and test).")
     for phase in dict.fromkeys(s.phase for s in cost.summaries):

@@ -141,3 +141,25 @@ def test_crossovers_say_when_a_variant_already_ties():
         r.tokens_per_s_per_sm = 500.0   # 0.958x: short, as before
     text = "\n".join(_crossovers_part(SimpleNamespace(rows=rows)))
     assert "- **m, prefill**: Lite does not match it even at 64x." in text
+
+
+def test_die_comparison_says_when_the_run_prices_no_lite():
+    # --gpus B200-HGX,GB300-NVL72: the rows are h100-dgx and the B200-HGX fabrics, and the
+    # bullet compared a Lite die with an H100's as if this run had priced one
+    from netmodel.study.summary import _cost_part
+
+    pkg = {"H100-SXM": SimpleNamespace(die=SimpleNamespace(cost_per_good_sm=2.0), per_sm=20.0),
+           "Lite": SimpleNamespace(die=SimpleNamespace(cost_per_good_sm=1.6), per_sm=25.0)}
+
+    def row(scenario, gpu):
+        return SimpleNamespace(scenario=scenario, gpu=gpu, model="m", phase="decode",
+                               tokens_per_s_per_w=1.0, usd_per_mtoken=1.0,
+                               network_share_capex=0.3, network_share_power=0.1)
+
+    fab = SimpleNamespace(scenarios=[], baseline="base@H100-SXM")
+    for gpus, want in ((("Lite",), "- **Per good SM**, a Lite die costs 0.80x an H100 die"),
+                       (("B200-HGX",), "- **Per good SM** (for reference: the rows above "
+                                       "price no plain Lite, but B200-HGX), a Lite die")):
+        cost = SimpleNamespace(summaries=[row("base@H100-SXM", "H100-SXM")]
+                               + [row(f"a@{g}", g) for g in gpus], marks=pkg, notes={})
+        assert want in "\n".join(_cost_part(cost, fab))
