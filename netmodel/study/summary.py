@@ -259,10 +259,16 @@ def _fabric_part(fab) -> list[str]:
         rows = [r for r in fab.rows if r.phase == phase and r.label != base]
         rank = sorted(((_geomean([r.vs_baseline for r in rows if r.scenario == n]), n)
                        for n in others), key=lambda t: -(t[0] or 0))
+        unrated = [n for v, n in rank if v is None]   # no feasible row with a ratio
+        rank = [(v, n) for v, n in rank if v is not None]
         if rank:   # --scenarios h100-dgx: nothing to rank against it
             out.append(f"- **{phase}, fabrics ranked** by the geometric mean of tokens/s/SM "
                        f"over models and GPUs, relative to {base}: "
-                       + ", ".join(f"{n} {_x(v)}" for v, n in rank) + ".")
+                       + ", ".join(f"{n} {_x(v)}" for v, n in rank)
+                       + (f"; no ratio on {_list(unrated)}" if unrated else "") + ".")
+        elif unrated:
+            out.append(f"- **{phase}**: no fabric has a {phase} row with a ratio to {base} "
+                       f"(nothing meets the SLO there, or {base} itself does not).")
         wins = _best_fabrics(fab, phase, others)
         total = sum(wins.values()) and len([1 for m in fab.models for g in gpus
                                             if any(f"{n}@{g}" in labels for n in others)])
@@ -434,8 +440,8 @@ def _claim_fabric(fab, lite: str) -> str:
             spreads.append(max(vals) / min(vals))
             if max(vals) >= 1 - TIE > min(vals):
                 flips += 1
-    if not spreads:
-        return "fewer than two fabrics per GPU"
+    if not spreads:   # one fabric, or fewer than two feasible rows with a ratio
+        return "not assessed: no GPU has rows with a ratio to the baseline on two fabrics"
     spreads.sort()
     median = statistics.median(spreads)
     verdict = "holds" if median >= DECIDES else "does not hold"

@@ -163,3 +163,21 @@ def test_die_comparison_says_when_the_run_prices_no_lite():
         cost = SimpleNamespace(summaries=[row("base@H100-SXM", "H100-SXM")]
                                + [row(f"a@{g}", g) for g in gpus], marks=pkg, notes={})
         assert want in "\n".join(_cost_part(cost, fab))
+
+
+def test_no_feasible_fabric_row_is_said_not_ranked_as_dashes():
+    # --tbt 1us --ttft 1us: 'fabrics ranked ...: lite-direct -, lite-flat -, ...' and 'The
+    # fabric decides: fewer than two fabrics per GPU' (there were five)
+    from netmodel.study.summary import _claim_fabric, _fabric_part
+
+    rows = [_row("base@H"), _row("a@G"), _row("b@G")]
+    for r in rows:
+        r.feasible, r.vs_baseline, r.tokens_per_s_per_sm = False, None, None
+        r.vs_ideal, r.reconfiguration_s, r.reason = None, 0.0, "SLO"
+    fab = _Fab(rows)
+    fab.scenarios = [SimpleNamespace(name=n, gpu=g, label=f"{n}@{g}", home_gpu=None)
+                     for n, g in (("base", "H"), ("a", "G"), ("b", "G"))]
+    text = "\n".join(_fabric_part(fab))
+    assert "- **decode**: no fabric has a decode row with a ratio to base@H" in text
+    assert " -," not in text
+    assert _claim_fabric(fab, "G").startswith("not assessed: no GPU has rows with a ratio")
