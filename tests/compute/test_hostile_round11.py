@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from compute.errors import UserError
@@ -162,7 +162,7 @@ def _comm(name):
 
 @settings(max_examples=400, deadline=None)
 @given(st.sampled_from(_MODELS), st.sampled_from(["H200-SXM", "Lite"]),
-       st.sampled_from([1, 2, 4, 8]), st.sampled_from(["prefill", "decode"]),
+       st.sampled_from([1, 2, 4, 8, 16]), st.sampled_from(["prefill", "decode"]),
        st.sampled_from([None, "h100-dgx", "lite-flat"]), st.sampled_from([1.0, 1.7]),
        st.data())
 def test_one_many_and_the_grid_agree_on_uneven_pipelines(model, gpu, tp, phase, comm,
@@ -178,13 +178,16 @@ def test_one_many_and_the_grid_agree_on_uneven_pipelines(model, gpu, tp, phase, 
 
     m = get_model(model) if isinstance(model, str) else model
     pp = data.draw(st.sampled_from(sorted({1, 2, 3, 5, 7, m.layers - 1, m.layers})))
-    divisors = [d for d in (1, 2, 4, 8) if tp % d == 0]
+    divisors = [d for d in (1, 2, 4, 8, 16) if tp % d == 0]
     ep = data.draw(st.sampled_from(divisors)) if m.is_moe else 1
     adp = data.draw(st.sampled_from(divisors))
     batch = data.draw(st.sampled_from(sorted({1, 2, max(pp - 1, 1), pp, pp + 1, 37})))
     c = _comm(comm)
-    r = evaluate(m, gpu, tp, batch, phase, pp=pp, ep=ep, attention_dp=adp, comm=c,
-                 expert_skew=skew)
+    try:      # TP 16: EP over two servers (once a server), where attention groups fit one
+        r = evaluate(m, gpu, tp, batch, phase, pp=pp, ep=ep, attention_dp=adp, comm=c,
+                     expert_skew=skew)
+    except UserError:
+        assume(False)
     par = Parallelism(tp, pp, ep, adp)
     e = evaluate_many(m, gpu, [par], [batch], phase, comm=c, expert_skew=skew)
     g = evaluate_grid(m, gpu, [par], [batch], make_workload(phase), comm=c,
