@@ -855,13 +855,15 @@ def _moe_part(moe) -> list[str]:
     model = moe.rows[0].model
     staged = any(r.pp > 1 for r in moe.rows if r.feasible)   # a PP column only then
     pp = " | PP" if staged else ""
+    how = moe.settings.get("parallelism")
+    spread = ("by tensor parallelism alone (--parallelism tp: each expert split over the TP "
+              "group, no all-to-alls)" if how == "tp" else
+              "with expert and attention data parallelism as well as tensor parallelism"
+              + (" and pipeline stages (--parallelism all)" if how == "all" else "")
+              + " (dispatch and combine all-to-alls costed on the fabric)")
     out = [f"## 7. A mixture of experts: {model} (compare_moe.csv)", "",
-           _own(moe.scenarios, "Each scenario with its own GPU") + "; the search spreads "
-           "the model with expert and "
-           "attention data parallelism as well as tensor parallelism"
-           + (" and pipeline stages (--parallelism all)"
-              if moe.settings.get("parallelism") == "all" else "")
-           + " (dispatch and combine all-to-alls costed on the fabric).", "",
+           _own(moe.scenarios, "Each scenario with its own GPU") + f"; the search spreads "
+           f"the model {spread}.", "",
            f"| scenario | phase | TP{pp} | EP | attention DP | GPUs | batch | tokens/s/SM | "
            f"vs {moe.baseline} | network share |",
            "|---|---|---|---|---|---|---|---|---|---|" + "---|" * staged]
@@ -893,7 +895,8 @@ def _moe_part(moe) -> list[str]:
     capped = [r for r in moe.rows if r.feasible and r.batch == limit]
     if capped:   # the search's cap, not an optimum: say so beside the ratios it bounds
         phases = sorted({r.phase for r in capped})
-        out.append(f"- {len(capped)} of {len(moe.rows)} rows ({', '.join(phases)}) sit at the "
+        out.append(f"- {len(capped)} of {len(moe.rows)} rows ({', '.join(phases)}) "
+                   f"{'sits' if len(capped) == 1 else 'sit'} at the "
                    f"search's largest batch ({limit}): each could serve more tokens/s/SM "
                    f"with a larger one (`--max-batch` of `netmodel compare`), so these "
                    f"ratios compare the fabrics at that cap.")

@@ -199,3 +199,15 @@ def test_overlap_gain_does_not_claim_the_same_configurations():
     assert ("- Overlapping the collectives gives 1.00x-1.20x the tokens/s/SM of serializing "
             "them (never less: no configuration's step gets longer; the best configuration "
             "or batch moves in 1 of 3 rows).") in text
+
+
+def test_moe_part_under_tp_only_names_no_expert_parallelism():
+    # --parallelism tp: the MoE rows are plain TP (EP 1), and the intro said 'the search
+    # spreads the model with expert and attention data parallelism ... (dispatch and
+    # combine all-to-alls costed on the fabric)'; '1 of 12 rows (decode) sit'
+    moe = _Fab([_row("base@H", tp=4, batch=1024), _row("a@G", tp=8, v=0.5)],
+               parallelism="tp")
+    text = "\n".join(_moe_part(moe))
+    assert "the search spreads the model by tensor parallelism alone (--parallelism tp" in text
+    assert "all-to-alls costed" not in text
+    assert "- 1 of 2 rows (decode) sits at the search's largest batch (1024)" in text
