@@ -915,6 +915,14 @@ def _notes(study) -> list[str]:
            "- Each instance is costed alone, placed where the scenario's placement puts the "
            "first one, except in part 2d, where every instance runs at once and stranded "
            "GPUs are charged."]
+    if study.fabric is None:   # --no-fabric: part 1's networks are all that ran
+        nets = {"ring": "ring (alpha-beta rings over each GPU's own scale-up bandwidth)",
+                "ideal": "ideal (every collective free)"}
+        out[3:] = ["- Collectives: part 1's networks only (no fabric ran): "
+                   + " and ".join(nets.get(n, n) for n in study.ideal.networks) + "."]
+    elif getattr(study, "packed", None) is None:
+        out[4] = ("- Each instance is costed alone, placed where the scenario's placement "
+                  "puts the first one.")
     profile = study.ideal.settings.get("options", {}).get("profile")
     if profile:   # --profile: the roofline's peaks are not what ran
         out.insert(3, f"- Calibrated mode (--profile {profile['name']}): every part's step "

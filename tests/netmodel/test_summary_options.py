@@ -105,13 +105,25 @@ def test_one_gpu_takes_a_singular_verb():
 
 def test_notes_name_the_engine_profile():
     profile = {"name": "vllm-dgx-h100", "fitted_on": "6 vLLM step latencies"}
-    study = SimpleNamespace(ideal=SimpleNamespace(settings={"options": {"profile": profile}}),
-                            fabric=None)
+    study = SimpleNamespace(ideal=SimpleNamespace(settings={"options": {"profile": profile}},
+                                                  networks=("ring", "ideal")), fabric=None)
     text = "\n".join(_notes(study))
     assert "- Calibrated mode (--profile vllm-dgx-h100): " in text
     assert "(fitted on 6 vLLM step latencies)." in text
-    plain = SimpleNamespace(ideal=SimpleNamespace(settings={"options": {}}), fabric=None)
+    plain = SimpleNamespace(ideal=SimpleNamespace(settings={"options": {}},
+                                                  networks=("ring", "ideal")), fabric=None)
     assert "Calibrated mode" not in "\n".join(_notes(plain))
+
+
+def test_notes_without_fabrics_describe_part_one_only():
+    # --no-fabric: the notes described collectives 'routed over each fabric graph' and
+    # part 2d, neither of which ran
+    plain = SimpleNamespace(ideal=SimpleNamespace(settings={"options": {}},
+                                                  networks=("ring", "ideal")), fabric=None)
+    text = "\n".join(_notes(plain))
+    assert "fabric graph" not in text and "part 2d" not in text
+    assert ("- Collectives: part 1's networks only (no fabric ran): ring (alpha-beta rings "
+            "over each GPU's own scale-up bandwidth) and ideal (every collective free).") in text
 
 
 def test_a_tiny_kv_share_is_not_at_most_zero():
