@@ -109,7 +109,8 @@ from compute.models import expected_experts_touched
 from compute.phases import Workload
 
 __all__ = ["EXTENDED_STAGES", "GEMM_WEIGHTS_OF", "PIPELINE_STAGES", "PRODUCERS", "STAGES",
-           "dispatch_bytes", "plain_step_work", "stage_peaks", "stage_work"]
+           "busiest_share", "dispatch_bytes", "plain_step_work", "skew_ceiling", "stage_peaks",
+           "stage_work"]
 
 #: Stages in the order a step runs them.
 STAGES = ("embedding", "qkv", "attention", "out_proj", "allreduce_attn", "mlp_up", "mlp_down",
@@ -250,8 +251,28 @@ def busiest_share(model, sh, skew: float):
     asked but at most what one group can take: a token sends at most ``min(k, slots)`` of
     its ``k`` copies to one group of ``slots`` expert slots, so the share is at most ``ep x
     min(k, slots) / k`` (every token's copies on one group; Mixtral-8x7B at EP 2: 2)."""
-    k = float(model.experts_per_token)
-    return np.minimum(skew, sh.ep * np.minimum(k, sh.expert_slots) / k)
+    return np.minimum(skew, _skew_ceiling(float(model.experts_per_token), sh.ep,
+                                          sh.expert_slots))
+
+
+def _skew_ceiling(k, ep, slots):
+    """``ep x min(k, slots) / k`` (arrays or numbers): :func:`busiest_share`'s bound."""
+    return ep * np.minimum(k, slots) / k
+
+
+def skew_ceiling(model, ep: int) -> float:
+    """The largest expert skew ``ep`` expert-parallel groups allow ``model``
+    (:func:`busiest_share`'s bound, with :func:`compute.parallel.expert_slots`' slots): a
+    larger ``--expert-skew`` is costed at this.
+
+    >>> from compute.models import get_model
+    >>> skew_ceiling(get_model("Mixtral-8x7B"), 2), skew_ceiling(get_model("DeepSeek-V3"), 32)
+    (2.0, 32.0)
+    """
+    from compute.parallel import expert_slots
+
+    return float(_skew_ceiling(float(model.experts_per_token), ep,
+                               expert_slots(model.experts, ep)[0]))
 
 
 def _mlp_work_ep(model, sh, n, touched, skew: float, average: bool = True):

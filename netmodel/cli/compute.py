@@ -447,6 +447,21 @@ def _degrees(what: str, text, allow_all: bool = False):
     return [_whole(what, t) for t in comma_list(what, text, "e.g. 1,2,4")]
 
 
+def _skew_note(model, ep: int, skew: float) -> list[str]:
+    """A note when ``--expert-skew`` asks more than ``ep`` groups allow (it is costed at
+    the ceiling, compute.stages.skew_ceiling)."""
+    if getattr(model, "experts", 0) <= 1 or ep <= 1:
+        return []
+    from compute.stages import skew_ceiling
+
+    top = skew_ceiling(model, ep)
+    if skew <= top:
+        return []
+    return [f"note: --expert-skew {skew:g} exceeds what EP {ep} allows for {model.name} (the "
+            f"busiest of {ep} groups receives at most every routed copy it holds an expert "
+            f"for: {top:g}x the mean); costed at {top:g}"]
+
+
 def _skew(text) -> float:
     from compute.errors import UserError
     from compute.parallel import MAX_EXPERT_SKEW
@@ -530,17 +545,18 @@ def infer(tp_text: str, batch_text: str, pp_text: str, ep_text: str, adp_text: s
         raise UserError("give --json or --csv, not both (each prints the whole result)")
     model, gpu, workload, options, slo, (comm, desc, fabric_gpus) = _setup(kw)
     tp, batch = _whole("--tp", tp_text), _whole("--batch", batch_text)
-    pp = _whole("--pp", pp_text)
+    pp, ep, skew = _whole("--pp", pp_text), _whole("--ep", ep_text), _skew(skew_text)
     _fits_fabric(tp * pp, fabric_gpus, desc)
     r = evaluate(model, gpu, tp, batch, workload, pp=pp,
-                 ep=_whole("--ep", ep_text), attention_dp=_whole("--attention-dp", adp_text),
-                 expert_skew=_skew(skew_text), options=options, slo=slo, comm=comm)
+                 ep=ep, attention_dp=_whole("--attention-dp", adp_text),
+                 expert_skew=skew, options=options, slo=slo, comm=comm)
     if as_json:
         click.echo(json.dumps({**r.to_dict(), "collectives": desc}, indent=2))
     elif as_csv:
         click.echo(r.to_csv(), nl=False)
     else:
         extra = [_profile_line(options.profile, desc, [gpu.name])] if options.profile else []
+        extra += _skew_note(model, ep, skew)
         click.echo("\n".join(_summary(r) + (["reason: " + r.reason] if r.reason else [])
                              + ["collectives: " + describe_collectives(desc)] + extra
                              + [""] + _stage_table(r)))
