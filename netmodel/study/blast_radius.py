@@ -363,6 +363,7 @@ class Cluster(InstanceCosting):
         """A graph to cost ``members`` on: the cell (or, where GPUs forward no traffic, only
         the members and every switch and OCS) with ``spares`` (a
         :func:`~topologies.failure_domains.plan_spares` plan) added and ``comps`` failed."""
+        comps, members = tuple(comps), tuple(members)
         g = self.graph
         if self._direct:
             out = g.copy()
@@ -379,6 +380,11 @@ class Cluster(InstanceCosting):
             out.add_node(name, **attrs)
             out.add_edges_from((name, n, d) for n, d in edges if n in out)
         out = degrade(out, comps, copy=False)
+        if not self._direct:
+            # what the graph was made from, for the costing's short way to its canonical
+            # form (InstanceCosting._switch_problem, for this graph object as returned: it
+            # is not to be changed before costing); kept, so its id is not reused
+            self.__dict__["_last_recost"] = (out, comps, members, bool(spares))
         return out
 
     # ------------------------------------------------------------------ effects

@@ -170,6 +170,10 @@ class InstanceCosting:
             if graph is None:
                 return None
             graph = _unlabelled(graph)
+        elif not s.is_ocs:
+            fast = self._switch_problem(graph, members)
+            if fast is not None:
+                return fast
         physical = graph
         g = adjusted(graph, s.adjust)
         if not self._direct:   # instances alike, failures alike: one costing
@@ -179,6 +183,93 @@ class InstanceCosting:
             # a sub-group's circuits are set from the members' own optical links
             key += (_ocs_ports_key(physical, orig),)
         return g, tuple(members), key
+
+    def _switch_problem(self, graph: nx.Graph, members: tuple) -> tuple | None:
+        """:meth:`_new_problem` the short way, for the graph the cluster's ``recost_graph``
+        has just made (the switches' part, the members wired in, one set of failures, no
+        spares) where GPUs forward no traffic and the scenario adjusts nothing: the graph
+        :func:`_canonical` gives, made from the switches' part in its canonical order
+        (:meth:`_canonical_switches`, once) with the failed parts' edits and the members,
+        and a key naming that part, the edits and the members' part instead of every
+        attribute of the graph (equal keys: equal graphs, as with :func:`_problem_key`).
+        None where it does not apply (the long way then)."""
+        last = self.__dict__.get("_last_recost")
+        if (last is None or last[0] is not graph or last[2] != members or last[3]
+                or self._direct or not self.scenario.adjust.is_identity
+                or type(graph) is not nx.Graph):
+            return None
+        comps = last[1]
+        base, order, names = self._canonical_switches()
+        mapping = {m: f"gpu{k}" for k, m in enumerate(members)}
+        if len(mapping) != len(members) or any(m in base or m not in graph for m in members) \
+                or any(v in names for v in mapping.values()) \
+                or len(graph) != len(members) + sum(1 for n in order if n in graph):
+            return None   # a member twice, or gone, a name taken, or another node: long way
+        gone = {n for c in comps for n in c.nodes if n in base}
+        cut = set()      # switches' links removed (both ends kept)
+        changed = set()  # switches' links thinned (kept)
+        for c in comps:
+            for u, v in c.edges:
+                if u in base and v in base and base.has_edge(u, v) \
+                        and u not in gone and v not in gone:
+                    cut.add((u, v))
+                    cut.add((v, u))
+            for (u, v), _ in c.scaled:
+                if u in base and v in base and base.has_edge(u, v) \
+                        and u not in gone and v not in gone:
+                    changed.add((u, v))
+                    changed.add((v, u))
+        changed -= cut
+        adj, data = graph.adj, graph.nodes
+        out = nx.Graph()
+        out.graph.update(graph.graph)
+        # the internals networkx documents (node and adjacency dicts), filled directly: the
+        # switches' links share the cached part's attribute dicts (nothing changes them),
+        # a thinned one gets its own
+        node, oadj = out._node, out._adj
+        own = {}
+        for n in order:
+            if n in gone:
+                continue
+            node[n] = dict(data[n])
+            nbrs = {}
+            for v, d in base._adj[n].items():
+                if v in gone or (n, v) in cut:
+                    continue
+                if (n, v) in changed:
+                    d = own.get((v, n))
+                    if d is None:
+                        d = own[n, v] = dict(adj[n][v])
+                nbrs[v] = d
+            oadj[n] = nbrs
+        part = []
+        for m in members:
+            name = mapping[m]
+            node[name] = dict(data[m])
+            nbrs = {}
+            for v in sorted(adj[m], key=names.__getitem__):
+                d = dict(adj[m][v])
+                nbrs[v] = d
+                oadj[v][name] = d
+            oadj[name] = nbrs
+            part.append((name, _frozen(node[name]), tuple((v, _frozen(d)) for v, d in nbrs.items())))
+        key = ("switches", _frozen(out.graph), tuple(sorted(names[n] for n in gone)),
+               tuple(sorted((names[u], names[v]) for u, v in cut if names[u] < names[v])),
+               tuple(sorted((names[u], names[v], _frozen(own.get((u, v)) or own[v, u]))
+                            for u, v in changed if names[u] < names[v])),
+               tuple(part))
+        return out, tuple(mapping.values()), key
+
+    def _canonical_switches(self) -> tuple:
+        """The cluster's switches' part (``_switches``) rebuilt in :func:`_canonical`'s
+        order (by name), that order, and each node's place in it; made once."""
+        got = self.__dict__.get("_canonical_switch_part")
+        if got is None:
+            base, _ = _canonical(self._switches, ())
+            order = list(base.nodes)
+            got = base, order, {n: i for i, n in enumerate(order)}
+            self.__dict__["_canonical_switch_part"] = got
+        return got
 
     def _comm(self, fm, members: tuple, graph: nx.Graph, orig: tuple) -> _GroupComm:
         """The collective costs of the instance ``orig`` (costed as ``members`` on ``fm``)

@@ -377,6 +377,8 @@ def test_instances_renamed_by_place_cost_the_same_to_the_last_bit(name, monkeypa
     renamed = build_cluster(name, "Llama-3-70B", "decode")
     got = seen(renamed)
     monkeypatch.setattr(br, "_canonical", lambda g, m: (g, tuple(m)))
+    # and not the short way to the renamed graph (InstanceCosting._switch_problem)
+    monkeypatch.setattr(br.InstanceCosting, "_switch_problem", lambda self, g, m: None)
     own = build_cluster(name, "Llama-3-70B", "decode")
     assert got == seen(own)
     assert len(renamed.__dict__["_costed"]) <= len(own.__dict__["_costed"])
@@ -479,3 +481,46 @@ def test_capacity_kept_by_an_instance_that_stays_up_is_a_share_of_healthy(name):
             if r.batch < c.batch:   # the next batch up misses the SLO
                 assert not _at_batch(c, r.batch + 1).instance_result(g, inst).feasible
         assert slo_down == e.slo_down
+
+
+@pytest.mark.parametrize("name", ["h100-dgx", "docs/examples/gb300-nvl72.toml"])
+def test_short_way_to_the_renamed_graph_gives_the_long_ways_graph(name, monkeypatch):
+    """Where GPUs forward no traffic, an instance's renamed graph is made from the switches'
+    part renamed once plus the failure's edits and the members
+    (InstanceCosting._switch_problem), not by copying and renaming the whole graph: for
+    every instance costed, and for switches lost, switches' links cut and thinned and a
+    member's link thinned, the same nodes, neighbours, attributes and order as
+    _canonical(adjusted(graph)) gives, and keys equal exactly where the long way's are."""
+    import netmodel.study.instance_cost as ic
+    from netmodel.study.fabric_search import adjusted
+    from topologies.failure_domains import Component
+
+    short = ic.InstanceCosting._switch_problem
+    seen = {}
+
+    def both(self, graph, members):
+        out = short(self, graph, members)
+        assert out is not None
+        g, m, key = out
+        h, hm = ic._canonical(adjusted(graph, self.scenario.adjust), members)
+        assert (m, h.graph) == (hm, g.graph)
+        assert list(h.nodes(data=True)) == list(g.nodes(data=True))
+        assert all(list(h.adj[n].items()) == list(g.adj[n].items()) for n in h)
+        assert seen.setdefault(key, ic._problem_key(h, hm)) == ic._problem_key(h, hm)
+        return out
+
+    monkeypatch.setattr(ic.InstanceCosting, "_switch_problem", both)
+    c = build_cluster(name, "Llama-3-70B", "decode")
+    c.effects()
+    assert len(set(seen.values())) == len(seen) == len(c.__dict__["_costed"]) > 1
+    inst = c.instances[0]
+    (a, b), (x, y) = list(c._switches.edges)[:2]
+    member_link = (inst[0], next(iter(c.graph.adj[inst[0]])))
+    comps = [Component("t", "cut", edges=((a, b),)),
+             Component("t", "cut-again", edges=((b, a), (a, b))),             # the same graph
+             Component("t", "thin", scaled=(((x, y), 0.5), (member_link, 0.25))),
+             Component("t", "thin-cut", edges=((x, y),), scaled=(((x, y), 0.5),)),
+             Component("t", "lost", nodes=(x,)),
+             Component("t", "lost-cut", nodes=(x,), edges=((x, y),), scaled=(((y, x), 0.5),))]
+    keys = [c._problem(c.recost_graph([comp], inst), inst)[2] for comp in comps]
+    assert keys[0] == keys[1] and keys[4] == keys[5] and len(set(keys)) == 4
