@@ -16,16 +16,6 @@ ALPHA = 1e-6
 N = 2**30
 
 
-def _ideal(spec: str, **kw) -> FabricCostModel:
-    g = build(spec)
-    for _, _, d in g.edges(data=True):
-        d["latency"] = 0.0
-    for _, d in g.nodes(data=True):
-        if "latency" in d:
-            d["latency"] = 0.0
-    return FabricCostModel(g, calibration=Calibration.ideal(ALPHA), **kw)
-
-
 # ---------------------------------------------------------------- a group of one GPU
 @pytest.mark.parametrize("call, match", [
     (lambda m: m.cost("all-reduce", 1e6, 1, algorithm="pairwise"), "does not implement"),
@@ -70,23 +60,23 @@ def test_one_gpu_header_singular():
 
 
 # ---------------------------------------------------------------- splitting over paths
-def test_torus_size_two_dimension_splits_by_what_each_path_carries():
+def test_torus_size_two_dimension_splits_by_what_each_path_carries(ideal_model):
     # 2x3x4 torus: the size-2 dimension's two ports to one neighbour are one 150 GB/s edge,
     # the others 75 GB/s. gpu0 -> gpu13 (one step in dims 0 and 2) has two 2-hop paths,
     # 150 then 75 GB/s and 75 then 150 GB/s: each carries 75 GB/s, so the transfer takes
     # alpha + n / 150 GB/s. Splitting at gpu0 by first-hop bandwidth sent 2/3 down the
     # 150 GB/s edge onto a 75 GB/s link: alpha + (2/3) n / 75 GB/s, 1.33x.
-    m = _ideal("torus:dims=2x3x4")
+    m = ideal_model("torus:dims=2x3x4")
     t = m.cost("send-recv", N, ["gpu0", "gpu13"], "direct").time
     assert t == pytest.approx(ALPHA + N / 150e9, rel=1e-9)
 
 
-def test_a_faster_first_hop_does_not_slow_a_ring_fabric_route():
+def test_a_faster_first_hop_does_not_slow_a_ring_fabric_route(ideal_model):
     # ring of 6 (225 GB/s a side); gpu0-gpu1 doubled to 450 GB/s. gpu0 <-> gpu3 has two
     # 3-hop paths, each limited to 225 GB/s by its other links: alpha + n / 450 GB/s, as
     # before the upgrade. The bandwidth split put 2/3 on the upgraded side: 1.33x slower
     # than with the slower cable.
-    m = _ideal("ring:n=6")
+    m = ideal_model("ring:n=6")
     before = m.cost("send-recv", N, ["gpu0", "gpu3"], "direct").time
     g = m.graph.copy()
     g.edges["gpu0", "gpu1"]["bandwidth"] = 450e9
@@ -98,13 +88,13 @@ def test_a_faster_first_hop_does_not_slow_a_ring_fabric_route():
 
 # ---------------------------------------------------------------- rings over uneven domains
 @pytest.mark.parametrize("domains, p", [(2, 12), (3, 20)])
-def test_ring_over_uneven_domains_uses_the_smaller_domains_rails(domains, p):
+def test_ring_over_uneven_domains_uses_the_smaller_domains_rails(ideal_model, domains, p):
     # 8 + 4 (or 8 + 8 + 4) H100 of a rail-optimized fabric, 50 GB/s NICs: 4 rings, one per
     # NIC the 4-GPU server has, each on n/4; a ring step moves n / (4 p) through each of
     # those NICs, 2(p - 1) steps: 2(p-1) alpha + 2(p-1) n / (4 p) / 50 GB/s (12 GPUs, 1 GiB:
     # 9.865 ms). It was one ring through one NIC, 2(p-1) n / p / 50 GB/s (39.39 ms, busbw
     # 47 GB/s on the default calibration against 362 for 16 GPUs).
-    m = _ideal(f"rail-optimized:domains={domains}")
+    m = ideal_model(f"rail-optimized:domains={domains}")
     t = m.cost("all-reduce", N, p, "ring").time
     assert t == pytest.approx(2 * (p - 1) * ALPHA + 2 * (p - 1) * N / (4 * p) / 50e9,
                               rel=1e-9)
@@ -130,10 +120,10 @@ def test_a_cut_ocs_fabric_says_it_has_no_circuits():
 
 
 @pytest.mark.parametrize("op", ["broadcast", "reduce"])
-def test_ring_broadcast_over_uneven_domains_uses_the_smaller_domains_rails(op):
+def test_ring_broadcast_over_uneven_domains_uses_the_smaller_domains_rails(ideal_model, op):
     # 8 + 4 H100, 50 GB/s NICs: 4 pipelined chains from the root, one per NIC of the
     # 4-GPU server, each on n/4: (p - 1) alpha + n / 4 / 50 GB/s = 5.380 ms for 1 GiB on
     # 12 GPUs. It was one chain through one NIC: n / 50 GB/s, 21.49 ms (16 GPUs: 2.70 ms).
-    m = _ideal("rail-optimized:domains=2")
+    m = ideal_model("rail-optimized:domains=2")
     t = m.cost(op, N, 12, "ring").time
     assert t == pytest.approx(11 * ALPHA + N / 4 / 50e9, rel=1e-9)

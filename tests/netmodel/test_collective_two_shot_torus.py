@@ -37,23 +37,13 @@ ALPHA = 1e-6
 N = 2**30
 
 
-def _ideal(spec: str, **kw) -> FabricCostModel:
-    g = build(spec)
-    for _, _, d in g.edges(data=True):
-        d["latency"] = 0.0
-    for _, d in g.nodes(data=True):
-        if "latency" in d:
-            d["latency"] = 0.0
-    return FabricCostModel(g, calibration=Calibration.ideal(ALPHA), **kw)
-
-
 # ---------------------------------------------------------------- two-shot on full meshes
 MESH_B = 450e9 / 7  # full-mesh:n=8 of H100s: 450 GB/s per GPU over 7 cables
 
 
-def test_two_shot_full_mesh_hand_value():
+def test_two_shot_full_mesh_hand_value(ideal_model):
     # 2 us + 2 * (1 GiB / 8) / 64.29 GB/s = 4.178 ms (auto was bidirectional-ring, 14.63 ms)
-    m = _ideal("full-mesh:n=8")
+    m = ideal_model("full-mesh:n=8")
     hand = 2 * ALPHA + 2 * (N / 8) / MESH_B
     assert hand == pytest.approx(4.1777e-3, rel=1e-4)
     assert m.cost("all-reduce", N, 8, "two-shot").time == pytest.approx(hand, rel=1e-9)
@@ -61,10 +51,10 @@ def test_two_shot_full_mesh_hand_value():
     assert (r.algorithm, r.time) == ("two-shot", pytest.approx(hand, rel=1e-9))
 
 
-def test_one_shot_still_wins_small_messages():
+def test_one_shot_still_wins_small_messages(ideal_model):
     # one-shot (direct): alpha + n/B; two-shot: 2 alpha + n/(4B): one-shot below
     # n = 4/3 alpha B = 85.7 kB, two-shot above
-    m = _ideal("full-mesh:n=8")
+    m = ideal_model("full-mesh:n=8")
     n = 1024.0
     assert m.cost("all-reduce", n, 8, "direct").time == pytest.approx(ALPHA + n / MESH_B)
     assert m.cost("all-reduce", n, 8, "two-shot").time == pytest.approx(
@@ -75,9 +65,9 @@ def test_one_shot_still_wins_small_messages():
     assert m.cost("all-reduce", cross * 1.1, 8).algorithm == "two-shot"
 
 
-def test_two_shot_on_a_lite_group_mesh():
+def test_two_shot_on_a_lite_group_mesh(ideal_model):
     # lite-groups: 4 Lites a group, pairwise cabled at 37.5 GB/s: 2 alpha + 2 (n/4) / 37.5 GB/s
-    m = _ideal("lite-groups")
+    m = ideal_model("lite-groups")
     b = m.graph.edges["gpu0", "gpu1"]["bandwidth"]
     assert b == pytest.approx(37.5e9)
     group = ["gpu0", "gpu1", "gpu2", "gpu3"]
@@ -85,7 +75,7 @@ def test_two_shot_on_a_lite_group_mesh():
     assert m.cost("all-reduce", N, group, "two-shot").time == pytest.approx(hand, rel=1e-9)
     # the base NVSwitch reduces in the switch, faster still: auto keeps it
     assert m.cost("all-reduce", N, group).algorithm == "in-network"
-    m = _ideal("lite-groups", algorithms=[a for a in ALGORITHMS if a != "in-network"])
+    m = ideal_model("lite-groups", algorithms=[a for a in ALGORITHMS if a != "in-network"])
     r = m.cost("all-reduce", N, group)
     assert (r.algorithm, r.time) == ("two-shot", pytest.approx(hand, rel=1e-9))
 
@@ -95,17 +85,17 @@ def test_two_shot_on_a_lite_group_mesh():
     ("lite-groups", ["gpu0", "gpu1", "gpu2", "gpu4"]),         # gpu4 is in the next group
     ("torus:dims=4x4", 16),
 ])
-def test_two_shot_only_on_pairwise_linked_groups(spec, group):
-    m = _ideal(spec)
+def test_two_shot_only_on_pairwise_linked_groups(ideal_model, spec, group):
+    m = ideal_model(spec)
     with pytest.raises(UserError, match="two-shot needs every two GPUs"):
         m.cost("all-reduce", N, group, "two-shot")
     assert m.cost("all-reduce", N, group).algorithm != "two-shot"
 
 
-def test_two_shot_is_not_nccl():
+def test_two_shot_is_not_nccl(ideal_model):
     assert "two-shot" not in NCCL_OPS["all-reduce"]
     assert "two-shot" in algorithms_for("all-reduce")
-    m = _ideal("full-mesh:n=8", algorithms="nccl")
+    m = ideal_model("full-mesh:n=8", algorithms="nccl")
     assert m.cost("all-reduce", N, 8).algorithm != "two-shot"
 
 
@@ -147,8 +137,8 @@ def _torus_hand(sides, b, n=N, alpha=ALPHA, side2=None, w=None):
     # 18 us + 2 (63/64) n / 450 GB/s (bidirectional-ring 14.219 ms)
     ("4x4x4", 64, 75e9, 4.7158e-3, 14.219e-3),
 ])
-def test_torus_hand_values(dims, p, b, hand, before):
-    m = _ideal(f"torus:dims={dims}")
+def test_torus_hand_values(ideal_model, dims, p, b, hand, before):
+    m = ideal_model(f"torus:dims={dims}")
     sides = [int(x) for x in dims.split("x")]
     assert _torus_hand(sides, b, side2=2 * b) == pytest.approx(hand, rel=1e-4)
     assert m.cost("all-reduce", N, p, "torus").time == pytest.approx(
@@ -179,14 +169,14 @@ def test_torus_hand_values(dims, p, b, hand, before):
     # phases 24/95, 9/95, 27/760: 291/760 n/r. 18 us + 2 (291/760) n/r = 5.4997 ms
     ("2x3x4", 24, 75e9, (27 / 95, 36 / 95, 32 / 95), 291 / 760, 13.766e-3, 5.7845e-3),
 ])
-def test_torus_weighted_chunks_on_unequal_sides(dims, p, b, w, rs, before, equal):
+def test_torus_weighted_chunks_on_unequal_sides(ideal_model, dims, p, b, w, rs, before, equal):
     sides = [int(x) for x in dims.split("x")]
     k, rounds, r = len(sides), max(sides) - 1, 2 * b
     assert _torus_weights(sides, [r] * k) == pytest.approx(w, rel=1e-9)
     assert _torus_hand(sides, b, side2=r, w=w) == pytest.approx(
         2 * rs * N / r + 2 * k * rounds * ALPHA, rel=1e-12)
     assert _torus_hand(sides, b, side2=r) == pytest.approx(equal, rel=1e-4)
-    m = _ideal(f"torus:dims={dims}")
+    m = ideal_model(f"torus:dims={dims}")
     hand = 2 * rs * N / r + 2 * k * rounds * ALPHA
     assert hand < equal * (1 - 0.02)
     r_ar = m.cost("all-reduce", N, p)
@@ -208,10 +198,10 @@ def test_torus_weights_equal_sides_unchanged_and_rates():
     assert _torus_weights([4, 4], [1.0, 3.0]) == pytest.approx([0.25, 0.75], rel=1e-12)
 
 
-def test_torus_on_a_plane_of_a_3d_torus():
+def test_torus_on_a_plane_of_a_3d_torus(ideal_model):
     # gpu0..gpu15 of a 4x4x4 torus: the plane of first coordinate 0, a 4x4 torus of 75 GB/s
     # ports: 12 us + 2 (15/16) n / 300 GB/s = 6.7229 ms
-    m = _ideal("torus:dims=4x4x4")
+    m = ideal_model("torus:dims=4x4x4")
     assert m.group(16) == tuple(f"gpu{i}" for i in range(16))
     r = m.cost("all-reduce", N, 16)
     assert r.algorithm == "torus"
@@ -226,8 +216,8 @@ def test_torus_on_a_plane_of_a_3d_torus():
     ("4x4x4", 64, 75e9, 7.1094e-3),
 ])
 @pytest.mark.parametrize("op", ["reduce-scatter", "all-gather"])
-def test_torus_reduce_scatter_all_gather_hand_values(dims, p, b, before, op):
-    m = _ideal(f"torus:dims={dims}")
+def test_torus_reduce_scatter_all_gather_hand_values(ideal_model, dims, p, b, before, op):
+    m = ideal_model(f"torus:dims={dims}")
     sides = [int(x) for x in dims.split("x")]
     k, s = len(sides), sides[0]
     hand = k * (s - 1) * ALPHA + (p - 1) / p * N / (2 * k * b)
@@ -242,16 +232,16 @@ def test_torus_reduce_scatter_all_gather_hand_values(dims, p, b, before, op):
 
 
 @pytest.mark.parametrize("op", ["reduce-scatter", "all-gather"])
-def test_torus_reduce_scatter_all_gather_groups_and_nccl(op):
+def test_torus_reduce_scatter_all_gather_groups_and_nccl(ideal_model, op):
     assert "torus" not in NCCL_OPS[op] and "torus" in algorithms_for(op)
-    m = _ideal("torus:dims=4x4x4")
+    m = ideal_model("torus:dims=4x4x4")
     with pytest.raises(UserError, match="at least two whole"):
         m.cost(op, N, 4, "torus")
     with pytest.raises(UserError, match="torus fabric"):
-        _ideal("full-mesh:n=8").cost(op, N, 8, "torus")
+        ideal_model("full-mesh:n=8").cost(op, N, 8, "torus")
     # a plane of the 4x4x4 torus: 6 us + (15/16) n / 300 GB/s
     assert m.cost(op, N, 16).time == pytest.approx(6 * ALPHA + 15 / 16 * N / 300e9, rel=1e-9)
-    assert _ideal("torus:dims=4x4", algorithms="nccl").cost(op, N, 16).algorithm == "ring"
+    assert ideal_model("torus:dims=4x4", algorithms="nccl").cost(op, N, 16).algorithm == "ring"
 
 
 @pytest.mark.parametrize("spec, group, match", [
@@ -261,15 +251,15 @@ def test_torus_reduce_scatter_all_gather_groups_and_nccl(op):
     ("single-switch:n=8", 8, "torus fabric"),
     ("lite-groups:base=torus:dims=4x4", 16, "torus fabric"),           # Lites, not the torus
 ])
-def test_torus_refusals(spec, group, match):
-    m = _ideal(spec)
+def test_torus_refusals(ideal_model, spec, group, match):
+    m = ideal_model(spec)
     with pytest.raises(UserError, match=match):
         m.cost("all-reduce", N, group, "torus")
 
 
-def test_torus_is_not_nccl():
+def test_torus_is_not_nccl(ideal_model):
     assert "torus" not in NCCL_OPS["all-reduce"]
-    m = _ideal("torus:dims=4x4", algorithms="nccl")
+    m = ideal_model("torus:dims=4x4", algorithms="nccl")
     assert m.cost("all-reduce", N, 16).algorithm != "torus"
     res = CliRunner().invoke(cli, ["collective", "all-reduce", "--fabric", "torus:dims=4x4",
                                    "--group", "16", "--algorithm", "torus", "--size", "1GiB"])
@@ -351,12 +341,12 @@ def test_a_lost_cable_torus_every_op(op, spec, p, healthy, after):
     assert "algorithm: torus" in res.output
 
 
-def test_torus_weights_read_the_fabric_rates():
+def test_torus_weights_read_the_fabric_rates(ideal_model):
     # a 4x4 torus whose second dimension's cables carry twice as much: r = 225, 450 GB/s;
     # w proportional to r_j s_j/(s_j-1) = 300, 600: (1/3, 2/3). Phase 1 (1/3)(3/4)/225 =
     # (2/3)(3/4)/450 = 1/900, phase 2 max((1/3)(3/16)/450, (2/3)(3/16)/225) = 1/1800 per GB/s:
     # reduce-scatter 6 us + n / 600 GB/s = 1.7956 ms (equal chunks: 6 us + n / 480 GB/s)
-    g = _ideal("torus:dims=4x4").graph
+    g = ideal_model("torus:dims=4x4").graph
     for u, v, d in g.edges(data=True):
         if int(u[3:]) // 4 == int(v[3:]) // 4:
             d["bandwidth"] *= 2
