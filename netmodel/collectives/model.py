@@ -40,6 +40,7 @@ from netmodel.collectives.algorithms import (
     ALGORITHMS,
     NCCL_OPS,
     NotApplicable,
+    _domain_indices,
     algorithms_for,
     generate,
     precheck,
@@ -438,6 +439,41 @@ class FabricCostModel:
             t = a + b * n
             best = t if best is None else np.minimum(best, t)
         return best
+
+    def moe_all_to_all_time(self, nbytes: float | np.ndarray, group_size: int,
+                            copies: int, reach) -> np.ndarray:
+        """Seconds for an MoE all-to-all of ``nbytes`` a GPU (``copies`` copies of each
+        token) among ``group_size`` GPUs placed by the policy, crossing the network once a
+        server (DeepEP's normal kernels, :mod:`netmodel.collectives.moe`; ``reach(units)``:
+        the distinct units one token's experts sit on). compute asks it for its prefill
+        dispatch and combine (:func:`compute.moe_routing.moe_comm`), as it asks a
+        scenario's (:meth:`netmodel.study.fabric_search.ScenarioCollectives.
+        moe_all_to_all_time`, the same lines): the faster of that way and every copy's
+        :meth:`collective_time`, every copy's alone where the group's scale-up domains
+        differ in size or each GPU is its own; ``inf`` where the group is cut apart."""
+        from netmodel.collectives.moe import once_a_server_lines
+
+        n = check_sizes(nbytes)
+        group = self.group(group_size)
+        every = self.collective_time("all-to-all", n, group_size)
+        if len(group) == 1:
+            return every
+        sizes = _domain_indices(self.graph, group)[1]
+        if (sizes != sizes[0]).any() or sizes[0] == 1:
+            return every
+        key = ("once-a-server", group, float(reach(len(sizes))), float(reach(len(group))))
+        hit = self._lines.get(key)
+        if hit is None:
+            try:
+                hit = once_a_server_lines(self, group, reach)
+            except GroupCut:
+                hit = (np.array([np.inf]), np.array([0.0]))
+            self._lines[key] = hit
+        a, b = hit
+        tokens = n / copies
+        shape = (-1,) + (1,) * n.ndim
+        t = (a.reshape(shape) + b.reshape(shape) * tokens).min(0)
+        return np.where(n > 0, np.minimum(t, every), 0.0)
 
     # ----------------------------------------------------------------- results
     def _best_index(self, cands: list[Candidate], n: np.ndarray
