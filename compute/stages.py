@@ -105,6 +105,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from compute.model_spec import DTYPE_BYTES
 from compute.models import expected_experts_touched
 from compute.phases import Workload
 
@@ -337,15 +338,30 @@ def dispatch_bytes(model) -> float:
     the activations' dtype (DeepSeek-V3 Technical Report, Section 3.3.3 'Low-precision
     storage and communication'; DeepEP README, 'FP8 dispatching and BF16 combining': its low-latency
     dispatch of 128 tokens x top-8 x 7168 at EP 8, 77 us at 98 GB/s, is 128 x 8 x 7168 x
-    (1 + 4/128) = 7.57 MB). Otherwise the dispatch carries the activations' dtype.
+    (1 + 4/128) = 7.57 MB). Likewise when every routed expert is stored in ``nvfp4`` and the
+    GEMMs run at the fp4 rate (``compute_dtype`` fp4, NVFP4 W4A4: the up-projection's input is
+    quantized to nvfp4 anyway), the dispatch carries nvfp4, 4 bits and an fp8 scale per 16
+    (0.5625 bytes an element): SGLang's DeepEP quantizes to NVFP4 before dispatching, 'halving
+    the required network traffic' against fp8 (The SGLang Team, 'Deploying DeepSeek on GB200
+    NVL72 with PD and Large Scale EP (Part II)', LMSYS blog, Sep 25 2025, 'Fusing NVFP4 in
+    DeepEP'); the combine stays in the activations' dtype. Otherwise the dispatch carries the
+    activations' dtype.
 
+    >>> from dataclasses import replace
     >>> from compute.models import get_model
     >>> dispatch_bytes(get_model("DeepSeek-V3")), dispatch_bytes(get_model("Mixtral-8x7B"))
     (1.03125, 2.0)
+    >>> dispatch_bytes(replace(get_model("DeepSeek-V3"), mlp_weight_dtype="nvfp4",
+    ...                        compute_dtype="fp4"))
+    0.5625
     """
-    fp8_mlp = (model.mlp_weight_dtype == "fp8" and model.mlp_dtype_layers in (0, model.layers)
-               ) or (not model.mlp_weight_dtype and model.weight_dtype == "fp8")
-    return min(FP8_TILE_BYTES, model.act_bytes) if fp8_mlp else model.act_bytes
+    def every_mlp(dtype: str) -> bool:
+        return (model.mlp_weight_dtype == dtype and model.mlp_dtype_layers in (0, model.layers)
+                ) or (not model.mlp_weight_dtype and model.weight_dtype == dtype)
+
+    if every_mlp("nvfp4") and model.compute_dtype == "fp4":
+        return min(DTYPE_BYTES["nvfp4"], model.act_bytes)
+    return min(FP8_TILE_BYTES, model.act_bytes) if every_mlp("fp8") else model.act_bytes
 
 
 def stage_work(model, sh, batch, w: Workload, skew: float = 1.0):

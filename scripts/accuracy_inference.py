@@ -28,7 +28,12 @@ Splitwise authors. For every measurement it shows
   Llama-3 8B / 70B, Llama-3.1-405B, Mixtral-8x7B in bf16, fp8, int8 and NVFP4; one source
   per row): per row measured, the roofline and how far on the safe side it is (it must stay
   below every latency and above every throughput), and on the H100 rows the calibrated
-  mode's error (``vllm-dgx-h100`` is fitted on 2023 vLLM; the 30% target is for vLLM rows).
+  mode's error (``vllm-dgx-h100`` is fitted on 2023 vLLM; the 30% target is for vLLM rows);
+* the **published multi-server serving with expert parallelism**, from ``tests/netmodel/data/
+  published_serving_multinode.csv`` (DeepSeek-V3/R1: SGLang on 4 and 9 servers of 8 H100
+  and on a GB200 NVL72, DeepSeek's service on 4 and 18 servers of 8 H800): per row the
+  measured and the roofline's tokens/s a server (or a GPU) and the margin, each instance
+  costed as ``netmodel infer --tp N --ep N --attention-dp N --fabric SPEC`` costs it.
 
 ``--write-profile PATH`` fits the profile again and writes it (the shipped
 ``compute/data/profiles/vllm-dgx-h100.toml`` is this script's output), the reference rows
@@ -330,9 +335,12 @@ def table(markdown: bool) -> list[str]:
     heading = ("Held out of the fit: another model, other TP degrees "
                f"({HELD_OUT.relative_to(ROOT)})")
     heading2 = f"Published serving measurements beyond Splitwise ({PUBLISHED.relative_to(ROOT)})"
+    heading3 = ("Published multi-server serving with expert parallelism "
+                f"({MULTINODE.relative_to(ROOT)})")
     return out + ["", f"### {heading}" if markdown else heading.upper(), ""] + \
         cross_check(markdown) + ["", f"### {heading2}" if markdown else heading2.upper(),
-                                 ""] + published(markdown)
+                                 ""] + published(markdown) + \
+        ["", f"### {heading3}" if markdown else heading3.upper(), ""] + multinode(markdown)
 
 
 #: Published serving measurements beyond Splitwise (in the repository; the test reads it too).
@@ -453,6 +461,62 @@ def published(markdown: bool) -> list[str]:
     for r in rows:
         if r["status"] != "used":
             summary.append(f"Left out: {r['id']} ({_measured(r)}), {r['note']}.")
+    return out + ([f"- {s}" for s in summary] if markdown else summary)
+
+
+#: Published multi-server serving of DeepSeek-V3/R1 with expert parallelism (in the
+#: repository; tests/netmodel/test_published_multinode.py reads it too).
+MULTINODE = ROOT / "tests" / "netmodel" / "data" / "published_serving_multinode.csv"
+
+
+def multinode_prediction(row: dict) -> float:
+    """Tokens/s a server the roofline gives ``row`` (its header's conversion): the instance
+    costed as ``netmodel infer --tp N --ep N --attention-dp N --fabric SPEC`` costs it,
+    input tokens a prefill step or ``emitted`` tokens a sequence a decode step, over the
+    instance's servers."""
+    from compute.evaluate_one import evaluate
+    from netmodel.cli.compute import resolve_collectives
+
+    n, b = int(row["gpus"]), int(row["batch"])
+    kw = {"ep": int(row["ep"]), "attention_dp": int(row["attention_dp"]),
+          "comm": resolve_collectives(None, row["fabric"], None, None)[1]}
+    if row["phase"] == "prefill":
+        r = evaluate(published_model(row), row["gpu"], n, b, "prefill",
+                     prompt=int(row["prompt"]), **kw)
+        tokens = b * int(row["prompt"])
+    else:
+        r = evaluate(published_model(row), row["gpu"], n, b, "decode",
+                     context=int(row["context"]), **kw)
+        tokens = b * int(row["emitted"])
+    return tokens / r.latency / (n / int(row["gpus_per_node"]))
+
+
+def multinode(markdown: bool) -> list[str]:
+    """Every multi-server row: measured and roofline tokens/s a server and the margin
+    (roofline / measured: >= 1 where the bound holds); excluded rows with their reason."""
+    with open(MULTINODE) as fh:
+        rows = list(csv.DictReader(line for line in fh if not line.startswith("#")))
+    head = ["row", "system", "engine", "what", "measured tok/s", "roofline", "per", "margin"]
+    table_rows, margins = [], []
+    for r in (r for r in rows if r["status"] == "used"):
+        roof = multinode_prediction(r)
+        margins.append((roof / float(r["measured"]), r))
+        n = int(r["gpus"])
+        what = (f"prefill {int(r['batch']) // n}x{r['prompt']} tok/GPU" if r["phase"] == "prefill"
+                else f"decode b{int(r['batch']) // n}/GPU ctx {r['context']}"
+                + (f", <= {r['emitted']} tok/step" if r["emitted"] != "1" else ""))
+        table_rows.append([r["id"], f"{r['gpu_measured']}, EP {r['ep']} x DP-attn "
+                           f"{r['attention_dp']}, --fabric {r['fabric']}", r["engine"], what,
+                           f"{float(r['measured']):,.0f}", f"{roof:,.0f}",
+                           "node" if r["gpus_per_node"] != "1" else "GPU",
+                           f"{margins[-1][0]:.2f}x"])
+    out = _render(head, table_rows, markdown)
+    low, high = min(margins, key=lambda p: p[0]), max(margins, key=lambda p: p[0])
+    summary = [f"Roofline above all {len(margins)} multi-server rows used "
+               f"({sum(m >= 1 for m, _ in margins)} of {len(margins)}): by {low[0]:.2f}x "
+               f"({low[1]['id']}) to {high[0]:.2f}x ({high[1]['id']})."]
+    summary += [f"Left out: {r['id']} ({float(r['measured']):,.0f} tok/s), {r['note']}."
+                for r in rows if r["status"] != "used"]
     return out + ([f"- {s}" for s in summary] if markdown else summary)
 
 
