@@ -8,8 +8,8 @@ Its one job is searching: a bidirectional breadth-first search per pair
 (:meth:`SearchedRoutes._search`), or, up to ``_DAG_NODES`` nodes, the shortest paths towards
 each destination kept (:meth:`SearchedRoutes._dag`; as numpy arrays for many destinations
 at once, :meth:`SearchedRoutes._dag_csrs`), the traffic spread hop by hop over them in
-proportion to bandwidth, or on fabrics without switches to what each next hop can carry on
-(:attr:`SearchedRoutes._capacity_split`; :meth:`SearchedRoutes._spread`, or for many pairs at once
+proportion to what each next hop can carry on to the destination, ``min(its bandwidth, the
+capacity behind it)`` (:meth:`SearchedRoutes._spread`, or for many pairs at once
 :meth:`SearchedRoutes._spread_many`). :class:`SearchedRoutes` is a mixin of
 :class:`~netmodel.collectives.routing.Router`, which calls it and whose index it reads.
 
@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable
-from functools import cached_property
 from itertools import chain
 
 import numpy as np
@@ -264,7 +263,7 @@ class SearchedRoutes:
         idx = np.arange(len(g))
         k = idx - np.maximum.accumulate(np.where(new, idx, 0))
         tot = np.zeros(int(new.sum()))
-        if self._capacity_split and len(g):
+        if len(g):
             # each next hop weighted by min(its bandwidth, what the next node can pass
             # on), level by level out from the destination, as _dag does
             du = dist[r, u]
@@ -280,10 +279,6 @@ class SearchedRoutes:
                     tot[gi[sel]] += bw[sel]
                 first = at[new[at]]
                 cap[r[first], u[first]] = tot[gi[first]]
-        else:
-            for kk in range(int(k.max()) + 1 if len(k) else 0):  # summed in order, as sum()
-                sel = k == kk
-                tot[gi[sel]] += bw[sel]
         tot = tot[gi]
         counts = np.bincount(g, minlength=m * n).reshape(m, n)
         per_row = np.cumsum(counts.sum(axis=1))
@@ -412,20 +407,6 @@ class SearchedRoutes:
         return (np.bincount(R_, minlength=R), np.concatenate(em_l)[o],
                 np.concatenate(em_w)[o], arrive[row * n + dst], hops)
 
-    @cached_property
-    def _capacity_split(self) -> bool:
-        """Whether a node splits what it forwards in proportion to what each next hop can
-        carry on to the destination, ``min(bandwidth, capacity of the next node)`` (the
-        capacity of a node: the sum over its next hops, the destination's unbounded),
-        rather than to the next hops' bandwidth alone: on fabrics without switches
-        (rings, tori, meshes, OCS circuits), where every route comes from this search.
-        Splitting by bandwidth alone sent twice a slow hop's share down a fast first hop
-        (2x3x4 torus, gpu0 -> gpu13 over a 150 + 75 GB/s and a 75 + 150 GB/s path: 2/3
-        of the traffic on one 75 GB/s link, 1.33x the time of the even split), and made a
-        faster link slow a route down. Switched fabrics keep the bandwidth split that
-        their up/down fast path (:mod:`netmodel.collectives.updown`) uses."""
-        return not bool(np.any(self._code == _SWITCH))
-
     def _dag(self, dst) -> dict:
         """The shortest paths towards ``dst`` through switches and GPUs, kept per
         destination: ``{node: (hops to dst, next hops)}``, each next hop ``(neighbour, link
@@ -456,7 +437,6 @@ class SearchedRoutes:
         dag = {}
         dist_get = dist.get
         cap = {dst: math.inf}  # what each node can pass on towards dst
-        capped = self._capacity_split
         for u, du in dist.items():
             if du == 0:
                 dag[u] = (0, ())
@@ -467,8 +447,7 @@ class SearchedRoutes:
                 row = rows[u] = [(v, port[v], nbrs[v]["bandwidth"]) for v in nbrs]
             want = du - 1
             # dist lists nodes by increasing hops, so every next hop's capacity is known
-            ahead = [(v, lid, min(b, cap[v]) if capped else b) for v, lid, b in row
-                     if dist_get(v) == want]
+            ahead = [(v, lid, min(b, cap[v])) for v, lid, b in row if dist_get(v) == want]
             tot = cap[u] = sum(x[2] for x in ahead)
             dag[u] = (du, tuple((v, lid, w, tot) for v, lid, w in ahead))
         if len(self._dags) >= 512:
@@ -581,14 +560,12 @@ class SearchedRoutes:
         # each next hop weighted by min(its bandwidth, what the next node can pass on
         # towards dst), worked out from dst back to src (as _dag does)
         cap = {dst: math.inf}
-        capped = self._capacity_split
         rows = {}
         for i in range(total - 1, -1, -1):
             for u in level[i]:
                 nbrs = adj[u]
                 hops = [v for v in nbrs if position.get(v) == i + 1]
-                ws = [min(nbrs[v]["bandwidth"], cap[v]) if capped else nbrs[v]["bandwidth"]
-                      for v in hops]
+                ws = [min(nbrs[v]["bandwidth"], cap[v]) for v in hops]
                 rows[u] = (hops, ws)
                 cap[u] = sum(ws)
 

@@ -243,16 +243,20 @@ class TemplatedRoutes:
         a_sig, b_sig = self._sigs[sa], self._sigs[sb]
         common = {s for s, _, _ in a_sig} & {s for s, _, _ in b_sig}
         if common:  # a two-hop route through the switches both are wired to
-            tb = {s: (j, la) for j, (s, _, la) in enumerate(b_sig)}
+            # each switch weighted by what it can carry on: min(the link up, the link down
+            # to dst). By the link up alone, doubling one of a GPU's plane ports sent 2/5 of
+            # its traffic down one 28 GB/s port of its peer (4-plane flat fabric, ring 1.59x
+            # slower after the upgrade)
+            tb = {s: (j, bw, la) for j, (s, bw, la) in enumerate(b_sig)}
             fa, fw, lpos, lat, so = [], [], [], 0.0, False
-            tot = sum(bw for s, bw, _ in a_sig if s in common)
+            tot = sum(min(bw, tb[s][1]) for s, bw, _ in a_sig if s in common)
             swl, tier = self._switch_latency, self.tier
             for j, (s, bw, la) in enumerate(a_sig):
                 if s in common:
                     fa.append(j)
-                    fw.append(bw / tot)
+                    fw.append(min(bw, tb[s][1]) / tot)
                     lpos.append(tb[s][0])
-                    lat = max(lat, la + swl.get(s, 0.0) + tb[s][1])
+                    lat = max(lat, la + swl.get(s, 0.0) + tb[s][2])
                     so = so or tier[s] >= 1
             hit = (self._add_spec(fa, fw), self._add_spec(lpos, fw), 0, float(lat), 2, so)
         else:
@@ -370,14 +374,31 @@ class TemplatedRoutes:
         m, a, b, tm, ta, tb = m[ok], a[ok], b[ok], tm[ok], ta[ok], tb[ok]
         if not len(m):
             return
+        h, k = tm - ta, tm - tb
+        # the cones split by bandwidth: exact where it is the capacity split (UpDown.up_ok)
+        cones = self._si_cone
+        if not ud.one_speed:
+            bk = (b << 8) | k
+            ubk, bkinv = np.unique(bk, return_inverse=True)
+            cid = np.array([ud.caps_id(cones[x >> 8], x & 0xFF) for x in ubk.tolist()],
+                           dtype=np.int64)[bkinv.ravel()]
+            key = (a << 40) | (h << 32) | (cid & 0xFFFFFFFF)
+            uk, kinv = np.unique(key, return_inverse=True)
+            good = np.array([ud.up_ok(cones[x >> 40], (x >> 32) & 0xFF, (x & 0xFFFFFFFF)
+                                      if (x & 0xFFFFFFFF) != 0xFFFFFFFF else -1)
+                             for x in uk.tolist()], dtype=bool)[kinv.ravel()]
+            if not good.all():
+                status[m[~good]] = 2
+                m, a, b, tm, ta, tb, h, k = (x[good] for x in (m, a, b, tm, ta, tb, h, k))
+                if not len(m):
+                    return
         states = self._si_state.table
         s_a, s_b = states[a, tm], states[b, tm]
-        h, k = tm - ta, tm - tb
         # the way down: one half per (destination, depth, flow at the top)
         hk = (b << 40) | (k << 32) | s_a
         uh, hinv = np.unique(hk, return_inverse=True)
         hinv = hinv.ravel()
-        halves, cones = self._halves, self._si_cone
+        halves = self._halves
         keys = uh.tolist()
         got = list(map(halves.get, keys))
         for j in [j for j, hit in enumerate(got) if hit is None]:  # new halves, in order

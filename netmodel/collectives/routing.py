@@ -4,9 +4,10 @@ A :class:`Router` indexes a fabric graph once (every undirected edge becomes two
 links, numbered ``0 .. 2E-1``) and answers :meth:`Router.route` queries: the shortest paths
 (in hops) from one node to another, with the traffic spread over all of them as equal-cost
 multi-path (ECMP) routing does, hop by hop, each node splitting what it forwards over its
-next hops in proportion to their bandwidth (on fabrics without switches, to what each next
-hop can carry on to the destination:
-:attr:`~netmodel.collectives.route_search.SearchedRoutes._capacity_split`). A route is a sparse vector: link ids and the
+next hops in proportion to what each can carry on to the destination, ``min(its
+bandwidth, the capacity behind it)`` (the fast path of tiered fabrics,
+:mod:`~netmodel.collectives.updown`, splits by bandwidth where that is the same split, and
+leaves the other pairs to the search). A route is a sparse vector: link ids and the
 fraction of the transfer each link carries, plus the longest path latency (link latencies,
 plus the traversal latency of every switch crossed).
 

@@ -87,6 +87,12 @@ class UpDown:
         self._overlap: dict = {}
         self._down: dict = {}
         self._chains: dict = {}
+        self._cone_bw: dict = {}
+        self._caps: dict = {}
+        self._cap_sets: list = []
+        self._cap_ids: dict = {}
+        self._up_ok: dict = {}
+        self._one_speed: bool | None = None
 
     # ------------------------------------------------------------------ states
     def _set_id(self, nodes) -> int:
@@ -250,6 +256,7 @@ class UpDown:
                 lat = np.array([la for _, _, la in sig], dtype=float)
                 swl = np.array([self.router._switch_latency.get(a, 0.0) for a in nodes])
                 cone = [self._state(nodes, tiers.pop(), bw / bw.sum(), lat, swl + lat)]
+                self._cone_bw[id(cone)] = bw
             self._cones[sig] = cone
         return cone
 
@@ -334,3 +341,101 @@ class UpDown:
             f = down[1]
         hit = self._chains[key] = (pieces, f)
         return hit
+
+    # ------------------------------------------------------------------ capacities
+    # The cones split traffic by bandwidth, shared by every destination; routes split it by
+    # what each next hop can carry on to the destination, min(bandwidth, its capacity) (the
+    # capacity of a node: the sum of its next hops' weights; the last switch's, its link to
+    # the destination). The two agree wherever, at every node, those weights are in
+    # proportion to the bandwidths (every fabric of one link speed per tier); a pair whose
+    # route they do not agree on is left to the search (:mod:`route_search`), which splits by
+    # capacity.
+    @property
+    def one_speed(self) -> bool:
+        """Whether every link at a switch has one bandwidth ``B``: then every node of a
+        route carries on at least ``B``, each next hop weighs its bandwidth, and the
+        cones' split is the capacity split for every pair (no check needed)."""
+        hit = self._one_speed
+        if hit is None:
+            r = self.router
+            at = (r._code[r._src] == 1) | (r._code[r._dst] == 1)
+            bw = r._route_bw[at]
+            hit = self._one_speed = bool(not len(bw) or bw.min() == bw.max())
+        return hit
+
+    def _down_caps(self, cone, k):
+        """``(ok, caps)``: the capacity towards a GPU of cone ``cone`` (its signature's
+        switches at level 0) of each switch of level ``k``, in the order of its state, and
+        whether the way down from there splits by bandwidth as by capacity."""
+        key = (id(cone), k)
+        hit = self._caps.get(key)
+        if hit is None:
+            if k == 0:
+                hit = (True, self._cone_bw[id(cone)])
+            else:
+                ok, cap = self._down_caps(cone, k - 1)
+                s = self._states[cone[k - 1]].struct
+                bw = self.router._route_bw[s.lup]
+                w = np.minimum(bw, cap[s.p])
+                hit = (ok and _proportional(s.c, w, bw),
+                       np.bincount(s.c, w, minlength=len(s.upper)))
+            self._caps[key] = hit
+        return hit
+
+    def caps_id(self, cone, k) -> int:
+        """An id of the capacities of level ``k`` of ``cone`` towards its GPU (the same for
+        equal switches and capacities), or -1 where the way down does not split by
+        bandwidth as by capacity."""
+        ck = (id(cone), k, None)
+        cid = self._cap_ids.get(ck)
+        if cid is None:
+            ok, cap = self._down_caps(cone, k)
+            if not ok:
+                cid = -1
+            else:
+                key = (self._states[cone[k]].nodes, cap.tobytes())
+                cid = self._cap_ids.get(key)
+                if cid is None:
+                    cid = self._cap_ids[key] = len(self._cap_sets)
+                    self._cap_sets.append((key[0], cap))
+            self._cap_ids[ck] = cid
+        return cid
+
+    def up_ok(self, cone, h: int, cid: int) -> bool:
+        """Whether the climb of ``cone`` to its level ``h``, whose switches have the
+        capacities ``cid`` (:meth:`caps_id`), splits by bandwidth as by capacity, the GPU's
+        own ports included."""
+        if cid < 0:
+            return False
+        key = (id(cone), h, cid)
+        hit = self._up_ok.get(key)
+        if hit is None:
+            nodes, cap = self._cap_sets[cid]
+            top = self._states[cone[h]].nodes
+            if top != nodes:
+                pos = {x: i for i, x in enumerate(nodes)}
+                cap = cap[np.array([pos[x] for x in top], dtype=np.int64)]
+            hit = True
+            for j in range(h - 1, -1, -1):
+                s = self._states[cone[j]].struct
+                bw = self.router._route_bw[s.lup]
+                w = np.minimum(bw, cap[s.c])
+                if not _proportional(s.p, w, bw):
+                    hit = False
+                    break
+                cap = np.bincount(s.p, w, minlength=len(self._states[cone[j]].nodes))
+            if hit:
+                bw = self._cone_bw[id(cone)]
+                hit = _proportional(np.zeros(len(bw), dtype=np.int64), np.minimum(bw, cap), bw)
+            self._up_ok[key] = hit
+        return hit
+
+
+def _proportional(group: np.ndarray, w: np.ndarray, bw: np.ndarray) -> bool:
+    """Whether within each ``group`` the weights ``w`` (each at most its ``bw``) are in
+    proportion to ``bw`` (to rounding)."""
+    if not len(w) or np.array_equal(w, bw):
+        return True
+    r = w / bw
+    mean = np.bincount(group, r) / np.maximum(np.bincount(group), 1)
+    return bool(np.all(np.abs(r - mean[group]) <= 1e-12 * mean[group]))
