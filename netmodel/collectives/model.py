@@ -40,7 +40,6 @@ from netmodel.collectives.algorithms import (
     ALGORITHMS,
     NCCL_OPS,
     NotApplicable,
-    _domain_indices,
     algorithms_for,
     generate,
     precheck,
@@ -448,32 +447,24 @@ class FabricCostModel:
         the distinct units one token's experts sit on). compute asks it for its prefill
         dispatch and combine (:func:`compute.moe_routing.moe_comm`), as it asks a
         scenario's (:meth:`netmodel.study.fabric_search.ScenarioCollectives.
-        moe_all_to_all_time`, the same lines): the faster of that way and every copy's
+        moe_all_to_all_time`): both are :func:`~netmodel.collectives.moe.
+        once_a_server_time`, the faster of that way and every copy's
         :meth:`collective_time`, every copy's alone where the group's scale-up domains
         differ in size or each GPU is its own; ``inf`` where the group is cut apart."""
-        from netmodel.collectives.moe import once_a_server_lines
+        from netmodel.collectives.moe import once_a_server_time
 
         n = check_sizes(nbytes)
         group = self.group(group_size)
-        every = self.collective_time("all-to-all", n, group_size)
+
+        def every() -> np.ndarray:
+            return self.collective_time("all-to-all", n, group_size)
+
         if len(group) == 1:
-            return every
-        sizes = _domain_indices(self.graph, group)[1]
-        if (sizes != sizes[0]).any() or sizes[0] == 1:
-            return every
-        key = ("once-a-server", group, float(reach(len(sizes))), float(reach(len(group))))
-        hit = self._lines.get(key)
-        if hit is None:
-            try:
-                hit = once_a_server_lines(self, group, reach)
-            except GroupCut:
-                hit = (np.array([np.inf]), np.array([0.0]))
-            self._lines[key] = hit
-        a, b = hit
-        tokens = n / copies
-        shape = (-1,) + (1,) * n.ndim
-        t = (a.reshape(shape) + b.reshape(shape) * tokens).min(0)
-        return np.where(n > 0, np.minimum(t, every), 0.0)
+            return every()
+        try:
+            return once_a_server_time(self, group, n, copies, reach, every)
+        except GroupCut:        # every copy's, inf where cut (sizes are > 0 here)
+            return every()
 
     # ----------------------------------------------------------------- results
     def _best_index(self, cands: list[Candidate], n: np.ndarray

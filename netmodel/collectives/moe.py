@@ -31,10 +31,10 @@ from collections.abc import Callable, Hashable
 import numpy as np
 
 from netmodel.collectives.algorithms import _domain_indices
-from netmodel.collectives.cost import compile_steps
+from netmodel.collectives.cost import GroupCut, compile_steps
 from netmodel.collectives.steps import NotApplicable, Pairs, Step
 
-__all__ = ["ONCE_A_SERVER", "once_a_server_lines", "once_a_server_steps"]
+__all__ = ["ONCE_A_SERVER", "once_a_server_lines", "once_a_server_steps", "once_a_server_time"]
 
 #: The algorithm's name in a breakdown.
 ONCE_A_SERVER = "once-a-server"
@@ -79,3 +79,41 @@ def once_a_server_lines(model, group: tuple[Hashable, ...],
                          model._step_cache)
     lines = [ab for proto in comp.protocols(cal) for ab in comp.lines(proto, cal)]
     return np.array([x[0] for x in lines]), np.array([x[1] for x in lines])
+
+
+def once_a_server_time(model, group: tuple[Hashable, ...], nbytes: np.ndarray, copies: int,
+                       reach: Callable[[float], float],
+                       every: Callable[[], np.ndarray]) -> np.ndarray:
+    """Seconds for an MoE all-to-all of ``nbytes`` (an array, ``copies`` copies of each
+    token) a GPU among ``group`` (more than one GPU) on ``model``'s fabric (a
+    :class:`~netmodel.collectives.model.FabricCostModel`), crossing the network once a
+    server: the faster of this module's way and every copy's, ``every()`` (the same bytes
+    as a plain all-to-all), as ``auto`` picks among algorithms (on a fabric whose servers
+    are no faster inside than out, a mesh of Lites, the fan-out costs more than every
+    copy's share of the network saves); ``every()`` alone where the group's scale-up
+    domains differ in size or each GPU is its own (the same traffic); 0 where ``nbytes``
+    is 0. The lines (:func:`once_a_server_lines`) are compiled once per (group, reach) in
+    ``model``'s cache, a cut group's :class:`~netmodel.collectives.cost.GroupCut` with
+    them, raised again on every call.
+
+    Both :meth:`~netmodel.collectives.model.FabricCostModel.moe_all_to_all_time` (``inf``
+    where cut) and :meth:`netmodel.study.fabric_search.ScenarioCollectives.
+    moe_all_to_all_time` (an instance alone; one line of error where cut) are this."""
+    sizes = _domain_indices(model.graph, group)[1]
+    if (sizes != sizes[0]).any() or sizes[0] == 1:
+        return every()
+    key = (ONCE_A_SERVER, group, float(reach(len(sizes))), float(reach(len(group))))
+    hit = model._lines.get(key)
+    if hit is None:
+        try:
+            hit = once_a_server_lines(model, group, reach)
+        except GroupCut as exc:
+            hit = exc
+        model._lines[key] = hit
+    if isinstance(hit, GroupCut):
+        raise hit.with_traceback(None)
+    a, b = hit
+    tokens = nbytes / copies
+    shape = (-1,) + (1,) * nbytes.ndim
+    t = (a.reshape(shape) + b.reshape(shape) * tokens).min(0)
+    return np.where(nbytes > 0, np.minimum(t, every()), 0.0)

@@ -409,44 +409,33 @@ class ScenarioCollectives:
         (servers, GPUs) one token's experts sit on. compute asks it where its prefill
         dispatch and combine run that way (:func:`compute.moe_routing.moe_comm`).
 
-        The time is the smaller of that way's and every copy's (:meth:`collective_time`
-        of ``"all-to-all"``), which is taken alone with every instance at once
-        (``instances = "all"``; the shared fabric is costed for plain all-to-alls only),
-        where the group's scale-up domains differ in size and where each GPU is its own
-        (the same traffic)."""
+        The time is :func:`netmodel.collectives.moe.once_a_server_time` on the instance's
+        cost model, as a fabric's (:meth:`~netmodel.collectives.model.FabricCostModel.
+        moe_all_to_all_time`): the smaller of that way's and every copy's
+        (:meth:`collective_time` of ``"all-to-all"``), which is taken alone with every
+        instance at once (``instances = "all"``; the shared fabric is costed for plain
+        all-to-alls only), where the group's scale-up domains differ in size and where
+        each GPU is its own (the same traffic)."""
         from compute.comm import check_group_size, check_nbytes
-        from netmodel.collectives.algorithms import _domain_indices
         from netmodel.collectives.cost import GroupCut
-        from netmodel.collectives.moe import once_a_server_lines
+        from netmodel.collectives.moe import once_a_server_time
 
         n = np.asarray(check_nbytes(nbytes), dtype=float)
         p = check_group_size(group_size)
         if p == 1:
             return np.zeros_like(n)
+
+        def every() -> np.ndarray:
+            return self.collective_time("all-to-all", n, p)
+
         if self.concurrent:
-            return self.collective_time("all-to-all", nbytes, p)
+            return every()
         m = self.model(p)
-        group = m.group(p)
-        sizes = _domain_indices(m.graph, group)[1]
-        if (sizes != sizes[0]).any() or sizes[0] == 1:   # (a GPU a domain: every copy's)
-            return self.collective_time("all-to-all", nbytes, p)
-        key = ("once-a-server", p, float(reach(len(sizes))), float(reach(p)))
-        hit = self._linear.get(key)
-        if hit is None:
-            try:
-                hit = once_a_server_lines(m, group, reach)
-            except GroupCut as exc:
-                raise UserError(f"scenario {self.scenario.label!r}: an instance of {p} GPUs "
-                                f"is cut apart ({exc}); no all-to-all can run on it") from None
-            self._linear[key] = hit
-        a, b = hit
-        tokens = n / copies
-        shape = (-1,) + (1,) * n.ndim
-        t = (a.reshape(shape) + b.reshape(shape) * tokens).min(0)
-        # the faster of the two ways, as auto picks among algorithms: on a fabric whose
-        # servers are no faster inside than out (a mesh of Lites) the fan-out costs more
-        # than every copy's share of the network saves
-        return np.where(n > 0, np.minimum(t, self.collective_time("all-to-all", n, p)), 0.0)
+        try:
+            return once_a_server_time(m, m.group(p), n, copies, reach, every)
+        except GroupCut as exc:
+            raise UserError(f"scenario {self.scenario.label!r}: an instance of {p} GPUs "
+                            f"is cut apart ({exc}); no all-to-all can run on it") from None
 
 
 def _envelope(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
