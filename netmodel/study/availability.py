@@ -382,7 +382,53 @@ def _loss_system(t, units, hold, cap, order_counts) -> np.ndarray:
 
     ``t``, ``units``, ``hold``: 2-D (lanes x rank, padded with inf/0); lanes sorted by
     event count, descending (``order_counts``); ``cap``: spares per lane. Returns the
-    granted mask (same shape)."""
+    granted mask (same shape): :func:`_loss_lanes`'s, whose loop runs once per rank. Where
+    lanes are few and long (spares shared by a whole cluster: a 131,072-GPU lane holds
+    some 14,000 events a year), a lane whose spares never run out even if every event
+    were granted (:func:`_never_full`) is granted whole without the loop."""
+    lanes, kmax = t.shape
+    if lanes * 4 > kmax:   # many short lanes: the loop's ranks are few
+        return _loss_lanes(t, units, hold, cap, order_counts)
+    granted = np.zeros(t.shape, dtype=bool)
+    rest = []
+    for i, c in enumerate(order_counts.tolist()):
+        if _never_full(t[i, :c], units[i, :c], hold[i, :c], int(cap[i])):
+            granted[i, :c] = True
+        else:
+            rest.append(i)
+    if rest:   # still sorted by event count, descending
+        rest = np.array(rest)
+        granted[rest] = _loss_lanes(t[rest], units[rest], hold[rest], cap[rest],
+                                    order_counts[rest])
+    return granted
+
+
+def _never_full(t, units, hold, cap: int) -> bool:
+    """Whether one lane's events ``t`` (in the loop's order), holding ``units`` spares
+    each for ``hold`` s, would all find their spares free even if every one were granted:
+    for each event, the units held by the events before it whose hold has not ended
+    (ends after its time; an end at its time frees the spares, as in :func:`_loss_lanes`)
+    plus its own are at most ``cap``. The loop then grants every event (the units it
+    counts as held belong to granted events before it, a subset of these). Also False
+    where an event after another in the loop's order ends its hold by that one's time
+    (a zero hold): the count below assumes none does."""
+    if not len(t):
+        return True
+    end = t + hold                       # as the loop adds them
+    after = np.minimum.accumulate(end[::-1])[::-1]   # the earliest end at or after each
+    if not (after > t).all():
+        return False
+    order = np.argsort(end, kind="stable")
+    freed = np.cumsum(units[order])
+    k = np.searchsorted(end[order], t, side="right")   # ends at or before each time
+    released = np.where(k > 0, freed[np.maximum(k - 1, 0)], 0)
+    held = np.cumsum(units) - units - released
+    return bool((held + units <= cap).all())
+
+
+def _loss_lanes(t, units, hold, cap, order_counts) -> np.ndarray:
+    """:func:`_loss_system` by its loop: one step per rank, every lane with an event at
+    that rank at once."""
     lanes, kmax = t.shape
     q = int(min(max(1, cap.max()), 8))
     rel = np.full((lanes, q), -np.inf)
