@@ -469,25 +469,28 @@ def published(markdown: bool) -> list[str]:
 MULTINODE = ROOT / "tests" / "netmodel" / "data" / "published_serving_multinode.csv"
 
 
-def multinode_prediction(row: dict) -> float:
+def multinode_prediction(row: dict, two_batch: bool = False) -> float:
     """Tokens/s a server the roofline gives ``row`` (its header's conversion): the instance
     costed as ``netmodel infer --tp N --ep N --attention-dp N --fabric SPEC`` costs it,
     input tokens a prefill step or ``emitted`` tokens a sequence a decode step, over the
-    instance's servers."""
+    instance's servers; ``two_batch``: the step run as two micro-batches, each one's
+    collectives behind the other's compute (``--two-batch-overlap``,
+    :mod:`compute.two_batch`)."""
     from compute.evaluate_one import evaluate
+    from compute.two_batch import evaluate_two_batch
     from netmodel.cli.compute import resolve_collectives
 
     n, b = int(row["gpus"]), int(row["batch"])
     kw = {"ep": int(row["ep"]), "attention_dp": int(row["attention_dp"]),
           "comm": resolve_collectives(None, row["fabric"], None, None)[1]}
     if row["phase"] == "prefill":
-        r = evaluate(published_model(row), row["gpu"], n, b, "prefill",
-                     prompt=int(row["prompt"]), **kw)
+        kw["prompt"] = int(row["prompt"])
         tokens = b * int(row["prompt"])
     else:
-        r = evaluate(published_model(row), row["gpu"], n, b, "decode",
-                     context=int(row["context"]), **kw)
+        kw["context"] = int(row["context"])
         tokens = b * int(row["emitted"])
+    run = evaluate_two_batch if two_batch else evaluate
+    r = run(published_model(row), row["gpu"], n, b, row["phase"], **kw)
     return tokens / r.latency / (n / int(row["gpus_per_node"]))
 
 
@@ -496,11 +499,14 @@ def multinode(markdown: bool) -> list[str]:
     (roofline / measured: >= 1 where the bound holds); excluded rows with their reason."""
     with open(MULTINODE) as fh:
         rows = list(csv.DictReader(line for line in fh if not line.startswith("#")))
-    head = ["row", "system", "engine", "what", "measured tok/s", "roofline", "per", "margin"]
-    table_rows, margins = [], []
+    head = ["row", "system", "engine", "what", "measured tok/s", "roofline", "per", "margin",
+            "roofline TBO", "margin TBO"]
+    table_rows, margins, overlapped = [], [], []
     for r in (r for r in rows if r["status"] == "used"):
         roof = multinode_prediction(r)
         margins.append((roof / float(r["measured"]), r))
+        tbo = multinode_prediction(r, two_batch=True)
+        overlapped.append((tbo / float(r["measured"]), r))
         n = int(r["gpus"])
         what = (f"prefill {int(r['batch']) // n}x{r['prompt']} tok/GPU" if r["phase"] == "prefill"
                 else f"decode b{int(r['batch']) // n}/GPU ctx {r['context']}"
@@ -509,12 +515,16 @@ def multinode(markdown: bool) -> list[str]:
                            f"{r['attention_dp']}, --fabric {r['fabric']}", r["engine"], what,
                            f"{float(r['measured']):,.0f}", f"{roof:,.0f}",
                            "node" if r["gpus_per_node"] != "1" else "GPU",
-                           f"{margins[-1][0]:.2f}x"])
+                           f"{margins[-1][0]:.2f}x", f"{tbo:,.0f}", f"{overlapped[-1][0]:.2f}x"])
     out = _render(head, table_rows, markdown)
     low, high = min(margins, key=lambda p: p[0]), max(margins, key=lambda p: p[0])
+    low2, high2 = min(overlapped, key=lambda p: p[0]), max(overlapped, key=lambda p: p[0])
     summary = [f"Roofline above all {len(margins)} multi-server rows used "
                f"({sum(m >= 1 for m, _ in margins)} of {len(margins)}): by {low[0]:.2f}x "
-               f"({low[1]['id']}) to {high[0]:.2f}x ({high[1]['id']})."]
+               f"({low[1]['id']}) to {high[0]:.2f}x ({high[1]['id']}).",
+               f"With two-batch overlap (--two-batch-overlap, as the engines run): above "
+               f"{sum(m >= 1 for m, _ in overlapped)} of {len(overlapped)}, by "
+               f"{low2[0]:.2f}x ({low2[1]['id']}) to {high2[0]:.2f}x ({high2[1]['id']})."]
     summary += [f"Left out: {r['id']} ({float(r['measured']):,.0f} tok/s), {r['note']}."
                 for r in rows if r["status"] != "used"]
     return out + ([f"- {s}" for s in summary] if markdown else summary)

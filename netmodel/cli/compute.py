@@ -535,31 +535,59 @@ def _summary(r) -> list[str]:
 @click.option("--expert-skew", "skew_text", default="1", show_default=True, metavar="X",
               help="Busiest EP group's share of routed tokens over the mean (1: uniform).")
 @click.option("--csv", "as_csv", is_flag=True, help="Print the per-stage breakdown as CSV.")
+@click.option("--two-batch-overlap", "two_batch", is_flag=True,
+              help="Also time the step as two micro-batches, each one's collectives hidden "
+                   "behind the other's compute (SGLang's --enable-two-batch-overlap, "
+                   "DeepSeek's dual micro-batches; compute.two_batch).")
 def infer(tp_text: str, batch_text: str, pp_text: str, ep_text: str, adp_text: str,
-          skew_text: str, as_csv: bool, as_json: bool, **kw: Any) -> None:
+          skew_text: str, as_csv: bool, two_batch: bool, as_json: bool, **kw: Any) -> None:
     """Per-stage roofline of one configuration (per GPU of the instance)."""
     from compute.errors import UserError
     from compute.evaluate_one import evaluate
 
     if as_json and as_csv:   # one document on stdout: a script gets what it asked for or a no
         raise UserError("give --json or --csv, not both (each prints the whole result)")
+    if two_batch and as_csv:
+        raise UserError("--csv prints the serial step's stages only; give --two-batch-overlap "
+                        "with the text or --json")
     model, gpu, workload, options, slo, (comm, desc, fabric_gpus) = _setup(kw)
     tp, batch = _whole("--tp", tp_text), _whole("--batch", batch_text)
     pp, ep, skew = _whole("--pp", pp_text), _whole("--ep", ep_text), _skew(skew_text)
     _fits_fabric(tp * pp, fabric_gpus, desc)
-    r = evaluate(model, gpu, tp, batch, workload, pp=pp,
-                 ep=ep, attention_dp=_whole("--attention-dp", adp_text),
-                 expert_skew=skew, options=options, slo=slo, comm=comm)
+    args = dict(pp=pp, ep=ep, attention_dp=_whole("--attention-dp", adp_text),
+                expert_skew=skew, options=options, slo=slo, comm=comm)
+    tbo = None
+    if two_batch:
+        from compute.two_batch import evaluate_two_batch
+
+        tbo = evaluate_two_batch(model, gpu, tp, batch, workload, **args)
+        r = tbo.serial
+    else:
+        r = evaluate(model, gpu, tp, batch, workload, **args)
     if as_json:
-        click.echo(json.dumps({**r.to_dict(), "collectives": desc}, indent=2))
+        extra_json = {"two_batch_overlap": tbo.to_dict()} if tbo is not None else {}
+        click.echo(json.dumps({**r.to_dict(), "collectives": desc, **extra_json}, indent=2))
     elif as_csv:
         click.echo(r.to_csv(), nl=False)
     else:
         extra = [_profile_line(options.profile, desc, [gpu.name])] if options.profile else []
         extra += _skew_note(model, ep, skew)
+        extra += _two_batch_lines(r, tbo) if tbo is not None else []
         click.echo("\n".join(_summary(r) + (["reason: " + r.reason] if r.reason else [])
                              + ["collectives: " + describe_collectives(desc)] + extra
                              + [""] + _stage_table(r)))
+
+
+def _two_batch_lines(r, tbo) -> list[str]:
+    """What ``--two-batch-overlap`` adds to ``infer``'s text."""
+    from compute.units import format_time
+
+    a, b = (h.batch for h in tbo.halves)
+    return [f"two-batch overlap: {r.latency_name.upper()} {format_time(tbo.latency)} "
+            f"({tbo.latency / r.latency:.1%} of the serial step); {tbo.tokens_per_s:.5g} "
+            f"tokens/s; micro-batches of {a} + {b}: compute {format_time(tbo.compute)}, "
+            f"network {format_time(tbo.network)}, neither hidden {format_time(tbo.fill)} "
+            f"(the stages below are the serial step's)"]
 
 
 def _fits_fabric(gpus: int, fabric_gpus, desc) -> None:

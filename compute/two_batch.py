@@ -1,0 +1,181 @@
+"""Two-batch overlap: a step run as two micro-batches, one's collectives hidden behind the
+other's compute.
+
+SGLang (``--enable-two-batch-overlap``; the SGLang Team, "Deploying DeepSeek with PD
+Disaggregation and Large-scale Expert Parallelism on 96 H100 GPUs", LMSYS blog, May 5 2025)
+and DeepSeek's own serving (DeepSeek-V3/R1 Inference System Overview, Feb 2025,
+github.com/deepseek-ai/open-infra-index, "Day 6": "a dual-batch overlap strategy ... the
+computation of one micro-batch overlaps with the communication of the other") split a
+step's batch in two. The roofline (:func:`compute.evaluate_one.evaluate`) runs one batch
+whose collectives add to its compute; this module times the same step as those engines
+schedule it, from the roofline's own stage times (:func:`evaluate_two_batch`):
+
+* the batch is cut into two micro-batches of ``ceil(batch / 2)`` and ``floor(batch / 2)``
+  sequences (prompts in prefill), each evaluated by the roofline at its own size, so
+  what a half batch loses (GEMMs that read the same weights for half the tokens, an
+  all-to-all's fixed latency paid twice) is the roofline's at that size, with no
+  efficiency constant of its own;
+* each micro-batch is a chain of *segments*, a compute part then a communication part:
+  the embedding; each layer's attention (``qkv``, ``attention``, ``out_proj``) then the
+  collectives before the MLP (the MoE dispatch, or the gathers and all-reduce of a layer
+  whose MLP is tensor-parallel), then the MLP (``mlp_up``, ``mlp_down``) then the
+  collectives after it (the MoE combine, the scatters); the LM head. Dense layers come
+  first (DeepSeek-V3's first three), each stage time the roofline's per occurrence (the
+  MLP's, as the roofline's pass, the average of its dense and MoE layers);
+* two streams, one computing and one communicating, each take the segments in the order
+  the engines issue them (segment ``i`` of the first micro-batch, then of the second),
+  each segment starting when its stream is free and its micro-batch's previous segment
+  is done (:func:`two_batch_time`).
+
+With equal micro-batches, ``L`` layers of one segment each (compute ``c``, communication
+``a`` a micro-batch) take ``2 L max(c, a) + min(c, a)``: each layer the slower stream's
+work for both micro-batches, and once the first compute (nothing to hide behind) or the
+last communication (nothing left to hide it) alone. The step is never shorter than
+either stream's total nor than one micro-batch's chain, and never longer than the two
+micro-batches run one after the other (at any instant one stream is busy).
+
+Not modelled: the SMs DeepEP's kernels take from the GEMMs while they run (the roofline
+gives both streams the whole GPU; DeepSeek gives 20 of the H800's 132 SMs to
+communication, DeepSeek-V3 Technical Report Section 3.2.2), a finer split than one
+segment per side of the MLP (DeepSeek's decode splits attention in two stages), the
+activation memory a half batch saves (the memory fit stays the whole batch's), pipeline
+parallelism and the calibrated mode (refused).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from compute.errors import UserError
+from compute.evaluate_one import evaluate
+from compute.models import get_model
+from compute.parallel import Parallelism, layout
+from compute.results import InferenceResult
+from compute.stages import layer_counts
+
+__all__ = ["TwoBatchResult", "evaluate_two_batch", "step_segments", "two_batch_time"]
+
+#: A layer's compute stages before the MLP's collectives, and the MLP's.
+_ATTENTION = ("qkv", "attention", "out_proj")
+_MLP = ("mlp_up", "mlp_down")
+#: The collectives on either side of the MLP, in a step's order.
+_BEFORE_MLP = ("allreduce_attn", "attn_scatter", "dp_gather", "moe_dispatch")
+_AFTER_MLP = ("allreduce_mlp", "dp_scatter", "moe_combine", "dp_regather")
+
+
+def two_batch_time(chains: Sequence[Sequence[tuple[float, float]]]) -> float:
+    """Seconds for micro-batches given as chains of ``(compute, communication)`` segments
+    (seconds each; every chain as long as the first) on one compute stream and one
+    communication stream, each taking segment ``i`` of every micro-batch in turn, in the
+    chains' order, then segment ``i + 1``: a segment computes once the compute stream is
+    free and its micro-batch's previous segment has communicated, then communicates once
+    the communication stream is free (at once if it has nothing to send).
+
+    >>> two_batch_time([[(1.0, 0.0)]])                 # one micro-batch: its own chain
+    1.0
+    >>> two_batch_time([[(2.0, 1.0)] * 3] * 2)        # 2 x 3 x max(2, 1) + min(2, 1)
+    13.0
+    >>> two_batch_time([[(1.0, 2.0)] * 3] * 2)        # 2 x 3 x 2 + 1
+    13.0
+    """
+    n = len(chains[0])
+    if any(len(c) != n for c in chains):
+        raise ValueError("every micro-batch's chain has the same segments")
+    compute_free = network_free = 0.0
+    done = [0.0] * len(chains)
+    for i in range(n):
+        for m, chain in enumerate(chains):
+            c, a = chain[i]
+            start = compute_free if compute_free > done[m] else done[m]
+            compute_free = start + c
+            if a > 0.0:
+                begin = network_free if network_free > compute_free else compute_free
+                network_free = begin + a
+                done[m] = network_free
+            else:
+                done[m] = compute_free
+    return max(done)
+
+
+def step_segments(result: InferenceResult, model=None) -> list[tuple[float, float]]:
+    """One step of ``result`` (one pipeline stage, the roofline's stage times) as the chain
+    of ``(compute, communication)`` segments :func:`two_batch_time` takes (see the module
+    docstring): its ``(compute, communication)`` sums add up to the step's latency."""
+    model = get_model(model if model is not None else result.model)
+    if result.pp != 1:
+        raise UserError(f"two-batch overlap models one pipeline stage; got PP {result.pp}; "
+                        f"allowed: PP 1")
+    st = {s.name: s for s in result.stages}
+    sh = layout(model, [Parallelism(result.tp, 1, result.ep, result.attention_dp)])
+
+    def t(name: str) -> float:
+        return st[name].time if name in st else 0.0
+
+    def layer(moe: bool) -> list[tuple[float, float]]:
+        counts = layer_counts(model, sh, 1.0, 1.0 if moe else 0.0)
+        comm = [sum(float(counts[k][0]) * t(k) for k in side)
+                for side in (_BEFORE_MLP, _AFTER_MLP)]
+        return [(sum(t(k) for k in _ATTENTION), comm[0]), (sum(t(k) for k in _MLP), comm[1])]
+
+    moe = model.moe_layers
+    chain = [(t("embedding"), 0.0)]
+    chain += layer(False) * (model.layers - moe) + layer(True) * moe
+    chain.append((t("lm_head"), 0.0))
+    return chain
+
+
+@dataclass(frozen=True)
+class TwoBatchResult:
+    """A step run as two micro-batches (:func:`evaluate_two_batch`): ``serial`` the whole
+    batch's roofline result, ``halves`` the two micro-batches' (``ceil`` and ``floor`` of
+    half the batch), ``latency`` the overlapped step's seconds; ``compute`` and ``network``
+    the two streams' busy seconds (both micro-batches), ``fill`` what neither hides (the
+    latency less the busier stream's time)."""
+
+    serial: InferenceResult
+    halves: tuple[InferenceResult, InferenceResult]
+    latency: float
+    compute: float
+    network: float
+
+    @property
+    def fill(self) -> float:
+        return self.latency - max(self.compute, self.network)
+
+    @property
+    def tokens_per_s(self) -> float:
+        """Tokens a second: the step's tokens (the whole batch's) over the overlapped
+        step."""
+        return self.serial.tokens_per_step / self.latency
+
+    def to_dict(self) -> dict:
+        """JSON-ready (``two_batch_overlap`` in ``netmodel infer --json``)."""
+        return {"latency_s": self.latency, "serial_latency_s": self.serial.latency,
+                "micro_batches": [h.batch for h in self.halves],
+                "compute_stream_s": self.compute, "network_stream_s": self.network,
+                "fill_s": self.fill, "tokens_per_s": self.tokens_per_s}
+
+
+def evaluate_two_batch(model, gpu, tp: int, batch: int, phase="decode", **kwargs
+                       ) -> TwoBatchResult:
+    """The step of :func:`~compute.evaluate_one.evaluate` (same arguments) run as two
+    micro-batches whose collectives overlap the other's compute (see the module docstring).
+    Needs a batch of at least 2, one pipeline stage and the roofline (no profile)."""
+    model = get_model(model)
+    options = kwargs.get("options")
+    if options is not None and options.profile is not None:
+        raise UserError("two-batch overlap is modelled on the roofline; give no profile")
+    if kwargs.get("pp", 1) != 1:
+        raise UserError(f"two-batch overlap models one pipeline stage; got PP {kwargs['pp']}; "
+                        f"allowed: PP 1")
+    serial = evaluate(model, gpu, tp, batch, phase, **kwargs)
+    if serial.batch < 2:
+        raise UserError(f"two-batch overlap needs a batch of at least 2 (two micro-batches); "
+                        f"got {serial.batch}")
+    halves = tuple(evaluate(model, gpu, tp, b, phase, **kwargs)
+                   for b in ((serial.batch + 1) // 2, serial.batch // 2))
+    chains = [step_segments(h, model) for h in halves]
+    return TwoBatchResult(serial=serial, halves=halves, latency=two_batch_time(chains),
+                          compute=sum(c for ch in chains for c, _ in ch),
+                          network=sum(a for ch in chains for _, a in ch))
