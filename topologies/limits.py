@@ -30,12 +30,15 @@ compute.errors.UserError: ring: the fabric would have about 1,000,000,000,000 no
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
+from collections.abc import Iterator
 
 from compute.errors import UserError
 
-__all__ = ["DEFAULTS", "ENV", "MAX_DEPTH", "MAX_RADIX", "PHYSICAL_MAX", "check_size", "max_edges",
-           "max_file_bytes", "max_nodes"]
+__all__ = ["DEFAULTS", "ENV", "MAX_DEPTH", "MAX_RADIX", "PHYSICAL_MAX", "capped", "check_size",
+           "max_edges", "max_file_bytes", "max_nodes"]
 
 #: Default limits (nodes, edges, file bytes).
 DEFAULTS = {"nodes": 2_000_000, "edges": 10_000_000, "file_bytes": 2**30}
@@ -99,10 +102,35 @@ def _count(n: int) -> str:
     return f"10^{int(n.bit_length() * 0.30103)}"
 
 
+#: A tighter bound on the next builds than the limits (``(nodes, edges)``), set by
+#: :func:`capped`: a rebuild that checks a file's claim refuses what is far larger.
+_CAP: contextvars.ContextVar[tuple[int, int] | None] = contextvars.ContextVar("cap", default=None)
+
+
+@contextlib.contextmanager
+def capped(nodes: int, edges: int) -> Iterator[None]:
+    """Builds in this block refuse fabrics estimated over ``nodes`` nodes or ``edges`` edges
+    (or the limits, if lower), before allocating.
+
+    >>> with capped(10, 10):
+    ...     check_size("ring", nodes=11, edges=11)
+    Traceback (most recent call last):
+    compute.errors.UserError: ring: the fabric would have about 11 nodes and 11 edges, over the limit of 10 nodes and 10 edges; build a smaller fabric, or raise NETMODEL_MAX_FABRIC_NODES / NETMODEL_MAX_FABRIC_EDGES if the machine has the memory (about 400 bytes per node or edge)
+    """
+    token = _CAP.set((nodes, edges))
+    try:
+        yield
+    finally:
+        _CAP.reset(token)
+
+
 def check_size(what: str, nodes: int, edges: int) -> None:
     """Refuse a fabric estimated at ``nodes`` nodes and ``edges`` edges when either is over
     its limit; the message names the estimate, the limits and how to proceed."""
     top_n, top_e = max_nodes(), max_edges()
+    cap = _CAP.get()
+    if cap is not None:
+        top_n, top_e = min(top_n, cap[0]), min(top_e, cap[1])
     if nodes <= top_n and edges <= top_e:
         return
     raise UserError(

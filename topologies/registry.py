@@ -64,8 +64,8 @@ from topologies.limits import MAX_DEPTH
 from topologies.schema import _show, edge_count, validate
 
 __all__ = ["ORDER", "REGISTRY", "BuilderInfo", "ParamInfo", "bound_arguments", "build",
-           "as_built", "build_arguments", "builder", "builders", "fabric_table", "format_value",
-           "get_builder", "parse_spec"]
+           "as_built", "build_arguments", "builder", "builders", "check_as_built", "fabric_table",
+           "format_value", "get_builder", "not_as_built", "parse_spec"]
 
 #: Spec name -> builder function, filled by :func:`builder` as the builder modules load.
 REGISTRY: dict[str, Callable[..., nx.Graph]] = {}
@@ -189,6 +189,68 @@ def as_built(graph: nx.Graph) -> bool:
     return isinstance(g.get("builder"), str) and isinstance(g.get("args"), dict) \
         and g.get("nodes_built") == graph.number_of_nodes() \
         and g.get("edges_built") == edge_count(graph)
+
+
+def not_as_built(graph: nx.Graph) -> nx.Graph:
+    """Drop what says ``graph`` is exactly what its builder made (it no longer is, or
+    nothing shows it): ``spec`` emptied, ``builder``, ``args``, ``nodes_built`` and
+    ``edges_built`` removed. Returns the graph."""
+    graph.graph["spec"] = ""
+    for key in ("builder", "args", "nodes_built", "edges_built"):
+        graph.graph.pop(key, None)
+    return graph
+
+
+def _same_graph(a: nx.Graph, b: nx.Graph) -> bool:
+    """Whether ``a`` and ``b`` have the same nodes, edges and attributes (graph attributes
+    but the name and spec, labels the user may change)."""
+    if type(a) is not type(b) or a.number_of_nodes() != b.number_of_nodes() \
+            or edge_count(a) != edge_count(b) or dict(a.nodes(data=True)) != dict(b.nodes(data=True)):
+        return False
+    skip = ("name", "spec")
+    if {k: v for k, v in a.graph.items() if k not in skip} != \
+            {k: v for k, v in b.graph.items() if k not in skip}:
+        return False
+    adj_b = b._adj
+    return all(v in adj_b[u] and adj_b[u][v] == d for u, nbrs in a._adj.items()
+               for v, d in nbrs.items())
+
+
+def check_as_built(graph: nx.Graph) -> nx.Graph:
+    """``graph`` (from a file) keeping its claim to be what its builder made only if that
+    builder, given the recorded ``args``, makes exactly this graph (nodes, edges, every
+    attribute). A claim that does not hold (an edited link, ``args`` that lie or that the
+    builder refuses) is dropped (:func:`not_as_built`): the graph is then analysed as a
+    hand-made one, as an edited graph is, rather than by closed forms of another fabric.
+    The rebuild may not be much larger than the graph (16x: its builder refuses first).
+
+    >>> g = build("single-switch:n=4")
+    >>> check_as_built(g.copy()).graph["builder"]
+    'single-switch'
+    >>> g.edges["gpu3", "nvs0"]["bandwidth"] = 1e9
+    >>> "builder" in check_as_built(g).graph, g.graph["spec"]
+    (False, '')
+    """
+    from topologies.limits import capped
+
+    if not as_built(graph):
+        return graph
+    name, args = graph.graph["builder"], dict(graph.graph["args"])
+    own = graph.graph.get("gpu_types")
+    try:
+        sig = _signature(get_builder(name))
+        if isinstance(own, dict):   # a GPU the file defines, by its name
+            for key, value in args.items():
+                par = sig.parameters.get(key)
+                if par is not None and GpuSpec in _members(par.annotation) \
+                        and isinstance(value, str) and isinstance(own.get(value), GpuSpec):
+                    args[key] = own[value]
+        nodes, edges = graph.number_of_nodes(), edge_count(graph)
+        with capped(16 * nodes + 4096, 16 * edges + 4096):   # estimates run over
+            rebuilt = build((name, args))
+    except (UserError, TypeError, ValueError, OverflowError, RecursionError):
+        return not_as_built(graph)
+    return graph if _same_graph(graph, rebuilt) else not_as_built(graph)
 
 
 def fabric_table(graph: nx.Graph) -> dict:
@@ -464,7 +526,8 @@ def build(spec: FabricSpec, params: Mapping | None = None) -> nx.Graph:
     spec : str, pathlib.Path, tuple, dict or networkx.Graph
         A spec string (``"fat-tree:k=8,gpu=Lite"``); a builder name with ``params``; a
         ``(name, params)`` pair; a table ``{"builder": name, **params}``; a saved
-        ``.json``/``.graphml`` fabric; or a graph, which passes through after
+        ``.json``/``.graphml`` fabric (:func:`check_as_built`: what it says its builder
+        made must be what that builder makes); or a graph, which passes through after
         :func:`~topologies.schema.validate`.
     params : dict, optional
         Keyword arguments of the builder ``spec`` names, typed (SI units, a GpuSpec, a
@@ -497,7 +560,8 @@ def build(spec: FabricSpec, params: Mapping | None = None) -> nx.Graph:
             os.fspath(spec).lower().endswith((".json", ".graphml")):
         from topologies.io import read_graph
 
-        return read_graph(spec)  # type: ignore[arg-type]  # a PathLike but Path: UserError
+        graph = read_graph(spec)  # type: ignore[arg-type]  # a PathLike but Path: UserError
+        return check_as_built(graph)   # its claim to be a builder's fabric, if it holds
 
     pair = _structured(spec)
     if pair is not None:
