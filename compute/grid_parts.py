@@ -20,6 +20,8 @@ from compute.stages import (
     PIPELINE_STAGES,
     PRODUCERS,
     STAGES,
+    attention_kinds,
+    attention_work_by_kind,
     mlp_work_by_kind,
     stage_peaks,
     stage_work,
@@ -187,26 +189,67 @@ def mlp_kind_gap(model, gpu, sh, micro, workload, options, skew) -> np.ndarray |
     _slowest_stage`), on the pipelined rows (0 on the others); None for other models."""
     if not (model.is_moe and model.dense_layers):
         return None
+    rows, piped, m = _pipelined_rows(sh, micro)
+    return _kind_gap(model, gpu, mlp_work_by_kind(model, piped, m, workload, skew), sh, rows,
+                     micro, options)
+
+
+def attention_kind_times(model, gpu, sh, micro, workload, options) -> tuple | None:
+    """For a model that mixes windowed and full-attention layers, ``(full, windowed)``: each
+    configuration and batch's ``attention`` time of one full-attention layer and of one
+    windowed layer, each timed as that stage is (the roofline at its peak, a profile's
+    efficiencies; overlap: the larger of compute and memory, serial: their sum), on the
+    pipelined rows (0 on the others): what a pipeline stage runs for its own layers of
+    each kind (:func:`compute.roofline._slowest_stage`); None for other models."""
+    if attention_kinds(model) is None:
+        return None
+    rows, piped, m = _pipelined_rows(sh, micro)
+    (name, pair), = attention_work_by_kind(model, piped, m, workload).items()
+    nt = sh.tp.shape[0]
+    shape = (len(rows), np.shape(micro)[1])
+    peak, = stage_peaks(model, gpu, (name,), options.compute_dtype)
+    out = []
+    for f, h in pair:
+        t = np.zeros((nt, shape[1]))
+        t[rows] = _kind_time(name, peak, f, h, shape, gpu, options)
+        out.append(t)
+    return tuple(out)
+
+
+def _pipelined_rows(sh, micro) -> tuple:
+    """``(rows, shards, micro)``: the rows of ``sh`` with more than one pipeline stage, and
+    ``sh`` and the micro-batches cut to them."""
     nt = sh.tp.shape[0]
     rows = np.flatnonzero(np.broadcast_to(np.asarray(sh.pp, dtype=float).reshape(-1, 1),
                                           (nt, 1))[:, 0] > 1)
     cut = lambda v: v[rows] if isinstance(v, np.ndarray) and v.shape[:1] == (nt,) else v  # noqa: E731
     piped = Shards(**{f.name: cut(getattr(sh, f.name)) for f in fields(Shards)})
-    kinds = mlp_work_by_kind(model, piped, cut(np.asarray(micro, dtype=float)), workload, skew)
+    return rows, piped, cut(np.asarray(micro, dtype=float))
+
+
+def _kind_gap(model, gpu, kinds: dict, sh, rows, micro, options) -> np.ndarray:
+    """``sum over the stages of kinds ({stage: (work of one kind, work of the other)}, each
+    (flops, hbm) on the rows ``rows``) of (the first's time - the second's)``, shape
+    ``(configurations, batches)``, 0 off ``rows``."""
+    nt = sh.tp.shape[0]
     shape = (len(rows), np.shape(micro)[1])
     peaks = stage_peaks(model, gpu, tuple(kinds), options.compute_dtype)
-    bandwidth = gpu.hbm_bandwidth * options.memory_efficiency
     gap = np.zeros((nt, shape[1]))
     for peak, (name, pair) in zip(peaks, kinds.items(), strict=True):
-        times = []
-        for f, h in pair:
-            f, h = (np.broadcast_to(np.asarray(x, dtype=float), shape) for x in (f, h))
-            c, m = f / (peak * options.flops_efficiency), h / bandwidth
-            if options.profile is not None:
-                _apply_profile(options.profile, name, f, h, c, m)
-            times.append(np.maximum(c, m) if options.mode == "overlap" else c + m)
+        times = [_kind_time(name, peak, f, h, shape, gpu, options) for f, h in pair]
         gap[rows] += times[0] - times[1]
     return gap
+
+
+def _kind_time(name, peak, flops, hbm, shape, gpu, options) -> np.ndarray:
+    """Stage ``name``'s time for ``flops`` and ``hbm`` bytes, shape ``shape``, as the grid
+    times it (:func:`_static_frame` and :func:`_stage_times`, no network)."""
+    f, h = (np.broadcast_to(np.asarray(x, dtype=float), shape) for x in (flops, hbm))
+    c, m = f / (peak * options.flops_efficiency), h / (gpu.hbm_bandwidth
+                                                       * options.memory_efficiency)
+    if options.profile is not None:
+        _apply_profile(options.profile, name, f, h, c, m)
+    return np.maximum(c, m) if options.mode == "overlap" else c + m
 
 
 def _stage_times(names, ops, works, compute_t, memory_t, network_t, options, c3=None,

@@ -329,17 +329,34 @@ def _chunked_attention(c: _Config, layers: int) -> dict:
     types = _layer_types(c, layers, _LLAMA4_LAYER_TYPES)
     flags = _layer_flags(c, "no_rope_layers", layers)
     if types is not None:
-        k = sum(1 for t in types if t == "chunked_attention")
+        full = {i for i, t in enumerate(types) if t != "chunked_attention"}
     elif flags is not None:
-        k = sum(flags)
+        full = {i for i, f in enumerate(flags) if not f}
     else:
         every = c.cfg.get("no_rope_layer_interval")
         every = 4 if every is None else validate.number(
             c.where, "no_rope_layer_interval", every, minimum=1, maximum=layers, integer=True)
-        k = layers - layers // every
+        full = {i for i in range(layers) if (i + 1) % every == 0}
+    k = layers - len(full)
     if chunk == 0 or k == 0:
         return {}
-    return {"sliding_window": chunk, "sliding_layers": k, "window_kind": "chunked"}
+    return {"sliding_window": chunk, "sliding_layers": k, "window_kind": "chunked",
+            **_full_layer_step(full, layers)}
+
+
+def _full_layer_step(full: set[int], layers: int) -> dict:
+    """``{"full_layer_step": k}`` when the full-attention layers ``full`` are exactly those
+    ``i`` with ``i + 1`` a multiple of ``k`` (HF transformers' rule for gpt-oss and Gemma-2,
+    k = 2, Gemma-3's and Cohere2's sliding_window_pattern, Llama-4's no_rope_layer_interval;
+    :attr:`~compute.models.ModelSpec.full_layer_step`), else ``{}`` (none, or another
+    placement, such as Qwen2's full layers first: taken as spread evenly, which only a
+    pipeline's split of the layers sees)."""
+    if not full or len(full) == layers:
+        return {}
+    k = min(full) + 1                   # the first full layer is layer k - 1
+    if k >= 2 and full == set(range(k - 1, layers, k)):
+        return {"full_layer_step": k}
+    return {}
 
 
 def _moe_layer_set(c: _Config, layers: int) -> set[int]:
@@ -439,22 +456,23 @@ def _sliding_window(c: _Config, model_type: str, fam: dict, layers: int) -> dict
         return {}
     types = _layer_types(c, layers)
     if types is not None:
-        k = sum(1 for t in types if t == "sliding_attention")
-    elif fam["window"] == "alternate":
-        k = (layers + 1) // 2
+        full = {i for i, t in enumerate(types) if t != "sliding_attention"}
+    elif fam["window"] == "alternate":   # Gemma-2: layer i full when i + 1 is even
+        full = set(range(1, layers, 2))
     elif fam["window"] == "pattern" or c.has("window_pattern"):
         # Gemma-3, Cohere2, EXAONE-4 and other families naming a sliding_window_pattern:
         # layer i is full attention when (i + 1) % pattern == 0
         every = c.count("window_pattern", limit="layers", default=fam["window_every"])
-        k = layers - layers // every
-    elif model_type in _WINDOW_OPT_IN:
-        k = layers - min(layers, c.count("max_window_layers", limit="layers", minimum=0,
-                                         default=layers))
+        full = set(range(every - 1, layers, every))
+    elif model_type in _WINDOW_OPT_IN:   # Qwen2: the first max_window_layers are full
+        full = set(range(min(layers, c.count("max_window_layers", limit="layers", minimum=0,
+                                             default=layers))))
     else:
-        k = layers
+        full = set()
+    k = layers - len(full)
     if k == 0:
         return {}
-    return {"sliding_window": window, "sliding_layers": k}
+    return {"sliding_window": window, "sliding_layers": k, **_full_layer_step(full, layers)}
 
 
 def load_hf_config(path: str | PathLike[str], name: str | None = None) -> ModelSpec:

@@ -147,6 +147,14 @@ class ModelSpec:
     #: how many layers use the window (0: every layer); the others attend to the whole
     #: context (Gemma-2: 21 of 42 alternate; Gemma-3: 5 of every 6)
     sliding_layers: int = 0
+    #: where the full-attention layers sit among the windowed ones (what a pipeline stage
+    #: holds depends on it): k >= 2, layer i has full attention when i + 1 is a multiple of
+    #: k and a window otherwise, so ``sliding_layers`` is ``layers - layers // k`` (HF
+    #: transformers' rule for every such family: gpt-oss and Gemma-2 alternate, k = 2;
+    #: Gemma-3's sliding_window_pattern 6; Cohere2's 4; Llama-4's no_rope_layer_interval 4,
+    #: full attention on its NoPE layers); 0, not known: taken as spread evenly
+    #: (:meth:`layer_mix`)
+    full_layer_step: int = 0
     #: what limits a windowed layer (:data:`WINDOW_KINDS`): ``"sliding"``, the last
     #: ``sliding_window`` tokens; ``"chunked"`` (Llama-4's chunked local attention,
     #: ``attention_chunk_size``): the context is cut into chunks of ``sliding_window``
@@ -201,6 +209,26 @@ class ModelSpec:
         if self.window_kind != "sliding" and not self.sliding_window:
             raise UserError(f"{where}: window_kind {self.window_kind!r} needs sliding_window "
                             f"(the chunk size)")
+        self._check_full_layer_step(where)
+
+    def _check_full_layer_step(self, where: str) -> None:
+        step = self.full_layer_step
+        if not step:
+            return
+        if not (self.sliding_window and self.sliding_layers):
+            raise UserError(f"{where}: full_layer_step {step} places full-attention layers "
+                            f"among windowed ones; it needs sliding_window and sliding_layers "
+                            f"(some layers windowed, the others full)")
+        if step == 1 or step > self.layers:
+            raise UserError(f"{where}: full_layer_step {step} would make "
+                            f"{'every' if step == 1 else 'no'} layer full attention; allowed: "
+                            f"0 (spread evenly) or 2 to {self.layers} (every k-th layer full)")
+        if self.sliding_layers != self.layers - self.layers // step:
+            raise UserError(f"{where}: full_layer_step {step} (layer i full attention when i "
+                            f"+ 1 is a multiple of {step}) windows "
+                            f"{self.layers - self.layers // step} of the {self.layers} layers, "
+                            f"but sliding_layers is {self.sliding_layers}; give sliding_layers "
+                            f"{self.layers - self.layers // step} or full_layer_step 0")
 
     def _check_moe(self, where: str) -> None:
         if not self.is_moe:
@@ -404,19 +432,25 @@ class ModelSpec:
     def layer_mix(self, start: int, end: int) -> tuple[int, int]:
         """``(dense, windowed)``: how many of layers ``start .. end - 1`` (a pipeline
         stage's, :func:`compute.parallel.stage_layers`) have a dense MLP in an MoE model
-        (:attr:`moe_layer_step` says where they sit) and a windowed attention. The
-        full-attention layers are taken as spread evenly, ``floor(end F / L) - floor(start
-        F / L)`` of the ``F`` of ``L`` layers: every ``L / F``-th layer when ``F`` divides
-        ``L``, as gpt-oss alternates (layer_types: sliding first), Gemma-2 alternates,
-        Gemma-3 keeps one in 6 and Llama-4 one in 4 (no_rope_layer_interval); an uneven
-        pattern (Gemma-3 27B's 62 layers) is within a layer of it.
+        (:attr:`moe_layer_step` says where they sit) and a windowed attention
+        (:attr:`full_layer_step` says where the full-attention layers sit: with a step
+        ``k``, the layers ``i`` with ``i + 1`` a multiple of ``k``, ``floor(end / k) -
+        floor(start / k)`` of them). Without a step the ``F`` full-attention layers of the
+        ``L`` are taken as spread evenly, ``floor(end F / L) - floor(start F / L)``: the
+        same count when ``F`` divides ``L`` and the step is ``L / F``, within a layer of it
+        otherwise.
 
         >>> m = ModelSpec("d", 61, 64, 4, 4, 16, 128, 100, experts=8, dense_layers=3)
         >>> m.layer_mix(0, 31), m.layer_mix(31, 61)
         ((3, 0), (0, 0))
-        >>> m = ModelSpec("g", 36, 64, 4, 4, 16, 128, 100, sliding_window=128, sliding_layers=18)
+        >>> m = ModelSpec("g", 36, 64, 4, 4, 16, 128, 100, sliding_window=128, sliding_layers=18,
+        ...               full_layer_step=2)
         >>> m.layer_mix(0, 9), m.layer_mix(9, 18)   # windowed layers 0, 2, 4, ...
         ((0, 5), (0, 4))
+        >>> m = ModelSpec("g3", 26, 64, 4, 4, 16, 128, 100, sliding_window=512,
+        ...               sliding_layers=22, full_layer_step=6)   # full: layers 5, 11, 17, 23
+        >>> [m.layer_mix(a, b)[1] for a, b in ((0, 6), (6, 13), (13, 20), (20, 26))]
+        [5, 6, 6, 5]
         """
         n = end - start
         dense = 0
@@ -425,9 +459,13 @@ class ModelSpec:
             dense = (n - (end // k - start // k)) if k else \
                 max(0, min(end, self.dense_layers) - start)
         w = self.windowed_layers
+        if not w:
+            return dense, 0
+        k = self.full_layer_step
+        if k:
+            return dense, n - (end // k - start // k)
         full = self.layers - w
-        windowed = n - (end * full // self.layers - start * full // self.layers) if w else 0
-        return dense, windowed
+        return dense, n - (end * full // self.layers - start * full // self.layers)
 
     def kv_tokens_held(self, tokens: int) -> float:
         """KV-cache entries one sequence of ``tokens`` tokens keeps per layer, on average

@@ -38,7 +38,13 @@ import numpy as np
 
 from compute.comm import CommLike, NoCommunication, RingAlphaBeta, as_comm, as_times
 from compute.errors import UserError, known
-from compute.grid_parts import _stage_times, _static_parts, mlp_kind_gap, pipeline_period
+from compute.grid_parts import (
+    _stage_times,
+    _static_parts,
+    attention_kind_times,
+    mlp_kind_gap,
+    pipeline_period,
+)
 from compute.hardware import GpuSpec, get_gpu
 from compute.memory import DEFAULT_RESERVE, check_reserve, describe_fit
 from compute.models import COMPUTE_DTYPES, ModelSpec, get_model
@@ -359,8 +365,8 @@ def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int 
     of the fullest stage (:func:`compute.memory.memory_fit`: each stage's own layers, the
     embedding on the first and the LM head on the last), and so is the time: the period
     ``T_c`` is the slowest stage's (:func:`_slowest_stage`: its own layers, an MoE
-    model's dense and MoE layers each timed as such, the embedding on the first, the LM
-    head on the last; windowed and full attention layers at the pass's average), and each
+    model's dense and MoE layers and a windowed model's windowed and full-attention layers
+    each timed as such, the embedding on the first, the LM head on the last), and each
     stage boundary costs a
     ``send-recv`` of the micro-batch's activations
     (``T_s``, ``comm.collective_time("send-recv", bytes, 2)``), which overlaps the next
@@ -442,7 +448,8 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
         latency = (c3 * stage_t).sum(axis=0)
     elif piped:
         gap = mlp_kind_gap(model, gpu, sh, micro, workload, options, skew)
-        slowest = _slowest_stage(model, sh, stage_t, c3, names, gap)
+        kinds = attention_kind_times(model, gpu, sh, micro, workload, options)
+        slowest = _slowest_stage(model, sh, stage_t, c3, names, gap, kinds)
         latency, interval = _pipeline(latency, sh.pp, b, micro, stage_t, bound, c3, names,
                                       options, workload, (compute_t, memory_t, network_t),
                                       busy=busy, slowest=slowest)
@@ -475,7 +482,7 @@ def _check_context(model, workload: Workload) -> None:
                         f"shorter {what}, or a model file with a larger max_context")
 
 
-def _slowest_stage(model, sh, stage_t, c3, names, gap=None) -> np.ndarray:
+def _slowest_stage(model, sh, stage_t, c3, names, gap=None, attention=None) -> np.ndarray:
     """Each row's slowest pipeline stage's time for one micro-batch, shape like a stage's
     times (``nan`` where a row has one stage): stage ``s`` of ``p`` runs its own layers
     (:func:`compute.parallel.stage_mix`: ``n_s`` layers, ``m_s`` of them MoE), the
@@ -485,9 +492,21 @@ def _slowest_stage(model, sh, stage_t, c3, names, gap=None) -> np.ndarray:
     pass's per-layer MLP times average an MoE model's MoE and dense layers (weighted ``M /
     L`` and ``1 - M / L``); a stage holding ``m_s`` MoE layers of its ``n_s`` runs ``(m_s
     - n_s M / L) x gap`` more (``gap``: an MoE layer's MLP time less a dense layer's,
-    :func:`compute.grid_parts.mlp_kind_gap`), which the stages' sum leaves the pass's. Other
-    per-layer times (windowed and full attention) are the pass's average."""
+    :func:`compute.grid_parts.mlp_kind_gap`), which the stages' sum leaves the pass's.
+
+    The pass's ``attention`` time averages a windowed model's full-attention and windowed
+    layers; a stage runs its own instead: its ``f_s`` full-attention and ``w_s`` windowed
+    layers (:attr:`~compute.models.ModelSpec.full_layer_step` says which it holds), each
+    timed as such (``attention``: ``(full, windowed)`` per layer,
+    :func:`compute.grid_parts.attention_kind_times`), in place of ``n_s`` times the
+    pass's average. Where both kinds are bound by the same resource (decode: memory) the
+    stages' sum is the pass's; where they are not (a long prefill: full layers
+    compute-bound, 128-token windows memory-bound) the pass's average, the larger of the
+    mean compute and the mean memory time, is below the mean of the two layers' times,
+    and each stage is timed exactly while the pass keeps its average."""
     pps = np.asarray(sh.pp, dtype=float).ravel()
+    if attention is not None:
+        t_att = stage_t[names.index("attention")]
     base = layer_counts(model, sh, 1.0, 0.0)
     moe = layer_counts(model, sh, 1.0, 1.0)
     shape = stage_t.shape[1:]
@@ -511,11 +530,15 @@ def _slowest_stage(model, sh, stage_t, c3, names, gap=None) -> np.ndarray:
         rows = np.flatnonzero(pps == p)
         mix = stage_mix(model, p)
         moe_s = (mix[:, 0] - mix[:, 1]) if model.is_moe else np.zeros(p)
+        full_s = mix[:, 0] - mix[:, 2]            # full-attention layers
         worst = None
         for s in range(p):
             t = mix[s, 0] * a[rows] + moe_s[s] * m[rows]
             if gap is not None:   # the stage's own MoE and dense layers' MLPs
                 t = t + (moe_s[s] - mix[s, 0] * model.moe_layers / model.layers) * gap[rows]
+            if attention is not None:   # the stage's own full-attention and windowed layers
+                t = t + (full_s[s] * attention[0][rows] + mix[s, 2] * attention[1][rows]
+                         - mix[s, 0] * t_att[rows])
             if s == 0:
                 t = t + e[rows]
             if s == p - 1:

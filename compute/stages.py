@@ -103,6 +103,8 @@ GPUs (DeepSeek-V3 decode at TP 128 x EP 128 x DP-attention 32, batch 1024: 1024 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from compute.model_spec import DTYPE_BYTES
@@ -188,6 +190,54 @@ def _mla_work(model, sh, s, n, w: Workload):
         hbm = up_weights + n * a * d * ab + latent_io + 2 * n * a * (nope + v) * ab \
             + n * a * v * ab
     return qkv, (flops, hbm)
+
+
+def _attention_work(model, sh, s, n, w: Workload):
+    """(flops, hbm bytes) per GPU of the ``attention`` stage of a model without multi-head
+    latent attention, for ``s`` sequences and ``n`` tokens (the attention group's), per
+    layer on average over its windowed and full-attention layers
+    (:meth:`~compute.models.ModelSpec.attention_span`)."""
+    a, g, d = sh.heads, sh.kv_heads, float(model.head_dim)
+    ab, kvb = model.act_bytes, model.kv_bytes
+    pairs, kv_read = model.attention_span(w)   # a sliding window shortens both
+    flops = 4 * a * d * s * pairs
+    hbm = (n * a * d * ab + s * kv_read * 2 * g * d * kvb + n * 2 * g * d * kvb + n * a * d * ab)
+    return flops, hbm
+
+
+def attention_kinds(model):
+    """``(full, windowed)``: ``model`` with every layer's attention full, and with every
+    layer's windowed (its window and kind), or None when it does not mix the two (no window,
+    or every layer windowed). What one layer of each kind runs
+    (:func:`attention_work_by_kind`)."""
+    w = model.windowed_layers
+    if not w or w == model.layers:
+        return None
+    return (replace(model, sliding_window=0, sliding_layers=0, full_layer_step=0,
+                    window_kind="sliding"),
+            replace(model, sliding_layers=0, full_layer_step=0))
+
+
+def attention_work_by_kind(model, sh, batch, w: Workload) -> dict | None:
+    """``{"attention": ((flops, hbm) of a full-attention layer, (flops, hbm) of a windowed
+    layer)}`` per GPU for a model that mixes the two (gpt-oss, Gemma-2/3, Llama-4; None for
+    another), the ``attention`` stage's work as :func:`stage_work` counts it (its average
+    weighs them by the layers of each kind): what a pipeline stage's own mix of layers runs
+    (:func:`compute.roofline._slowest_stage`)."""
+    kinds = attention_kinds(model)
+    if kinds is None:
+        return None
+    s = batch
+    if sh.plain or np.all(sh.attention_dp == 1):
+        s_att, n_att = s, batch * w.tokens_per_sequence
+    else:
+        s_att = np.ceil(s / sh.attention_dp)
+        n_att = s_att * w.tokens_per_sequence
+    if model.is_mla:
+        work = [_mla_work(k, sh, s_att, n_att, w)[1] for k in kinds]
+    else:
+        work = [_attention_work(k, sh, s_att, n_att, w) for k in kinds]
+    return {"attention": (tuple(work[0]), tuple(work[1]))}
 
 
 def _add_shared_experts(model, up: list, down: list, sfs, tokens) -> None:
@@ -371,7 +421,7 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
     (a scalar, or one per row for the extended stages); group sizes one per row."""
     h, d, L = float(model.hidden), float(model.head_dim), model.layers
     dv = float(model.v_dim)
-    wb, kvb, ab = model.weight_bytes, model.kv_bytes, model.act_bytes
+    wb, ab = model.weight_bytes, model.act_bytes
     a, g, vs = sh.heads, sh.kv_heads, sh.vocab
     s = batch                                 # sequences
     n = batch * w.tokens_per_sequence         # tokens through the layers
@@ -397,10 +447,7 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
         qkv_flops = 2 * n_att * h * qkv_cols
         qkv_hbm = (h * qkv_cols + qkv_bias * qkv_cols) * wb + n_att * h * ab \
             + n_att * qkv_cols * ab
-        pairs, kv_read = model.attention_span(w)   # a sliding window shortens both
-        attn_flops = 4 * a * d * s_att * pairs
-        attn_hbm = (n_att * a * d * ab + s_att * kv_read * 2 * g * d * kvb
-                    + n_att * 2 * g * d * kvb + n_att * a * d * ab)
+        attn_flops, attn_hbm = _attention_work(model, sh, s_att, n_att, w)
     (up_flops, up_hbm), (down_flops, down_hbm) = _mlp_work(model, sh, n, touched)
     attn_tp = sh.tp if plain else sh.tp / sh.attention_dp
     attn_bytes = ar_bytes if n_att is n else n_att * h * ab

@@ -5,10 +5,13 @@ gives every number of the whole-array formulation it replaced, bit for bit: the 
 formulation is kept here as the reference, and every stage array, latency, interval and
 search answer is compared as raw bits (NaNs where untimed, the sign of zeros included).
 Cases cover plain TP, pipeline, attention DP and expert parallelism, MLA with fp8 and
-shared experts and dense layers (DeepSeek-V3), sliding windows (gpt-oss), shared experts
+shared experts and dense layers (DeepSeek-V3), sliding windows (gpt-oss: each pipeline
+stage timed with its own full-attention and windowed layers), shared experts
 (Qwen1.5-MoE), an engine profile, serial mode, overlapped collectives and expert skew."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -61,7 +64,31 @@ def _old_network_times(comm, ops, groups, counts, net, fits=None):
     return out
 
 
-def _ref_slowest(model, sh, counts, stage_t, c3, names):
+def _ref_attention_kinds(model, gpu, sh, micro, workload, options, skew):
+    """``(full, windowed)``: one full-attention layer's and one windowed layer's
+    ``attention`` time, the whole-array way: the stage's work of the model with every layer
+    full (no window) and with every layer windowed, timed as the grid times that stage;
+    None for a model that does not mix the two."""
+    w = model.windowed_layers
+    if not w or w == model.layers:
+        return None
+    out = []
+    for kind in (replace(model, sliding_window=0, sliding_layers=0, full_layer_step=0,
+                         window_kind="sliding"),
+                 replace(model, sliding_layers=0, full_layer_step=0)):
+        (x,) = [x for x in stage_work(kind, sh, micro, workload, skew) if x[0] == "attention"]
+        (peak,) = stage_peaks(model, gpu, ("attention",), options.compute_dtype)
+        flops, hbm = (np.broadcast_to(np.asarray(v, dtype=float), np.broadcast_shapes(
+            np.shape(x[2]), np.shape(x[3]), np.shape(micro)))[None].copy() for v in x[2:4])
+        c = flops / (peak * options.flops_efficiency)
+        m = hbm / (gpu.hbm_bandwidth * options.memory_efficiency)
+        if options.profile is not None:
+            _old_apply_profile(options.profile, ("attention",), [True], flops, hbm, c, m)
+        out.append((np.maximum(c, m) if options.mode == "overlap" else c + m)[0])
+    return tuple(out)
+
+
+def _ref_slowest(model, sh, counts, stage_t, c3, names, kinds=None):
     """Each pipelined row's slowest stage, by hand: stage ``s`` holds vLLM's ``n_s`` layers
     (``L // p`` each, ``L mod p`` left over one each to the stages just before the last;
     get_pp_indices, vllm/distributed/utils.py), ``m_s`` of them MoE, the first also the
@@ -71,7 +98,11 @@ def _ref_slowest(model, sh, counts, stage_t, c3, names):
     attention DP, the regather after) or on the others (under EP the all-reduces, the DP
     gathers and scatters): ``n_s``, ``m_s`` or ``n_s - m_s`` times on stage ``s``; so
     ``T_s = n_s A + m_s B + E + H``, ``A`` the sum of the first and third kinds' times and
-    ``B`` of the second's less the third's (summed in the stages' order)."""
+    ``B`` of the second's less the third's (summed in the stages' order). A model mixing
+    windowed and full-attention layers (``kinds``: one layer's attention time of each,
+    :func:`_ref_attention_kinds`) runs its stage's own: ``f_s`` full-attention layers (layer
+    ``i`` full when ``i + 1`` is a multiple of ``full_layer_step``) and ``n_s - f_s``
+    windowed ones in place of ``n_s`` times the pass's average attention."""
     L = model.layers
     ep = (sh.ep.ravel() > 1) & model.is_moe
     adp = sh.attention_dp.ravel() > 1
@@ -101,6 +132,12 @@ def _ref_slowest(model, sh, counts, stage_t, c3, names):
             m_s = n_s - model.layer_mix(int(starts[s]), int(starts[s + 1]))[0] \
                 if model.is_moe else 0.0
             t = n_s * a + m_s * m
+            if kinds is not None:
+                k = model.full_layer_step
+                f_s = float(sum(1 for i in range(starts[s], starts[s + 1]) if (i + 1) % k == 0))
+                ka = names.index("attention")
+                t = t + (f_s * kinds[0][rows] + (n_s - f_s) * kinds[1][rows]
+                         - n_s * stage_t[ka, rows])
             if s == 0:
                 t = t + c3[ke, rows] * stage_t[ke, rows]
             if s == p - 1:
@@ -233,7 +270,8 @@ def old_grid(model, gpu, configs, batches, workload, options, skew=1.0, time_unf
         for k in passes[1:]:
             latency = latency + c3[k] * stage_t[k]
         if np.any(sh.pp > 1):
-            slowest = _ref_slowest(model, sh, counts, stage_t, c3, names)
+            kinds = _ref_attention_kinds(model, gpu, sh, micro, workload, options, skew)
+            slowest = _ref_slowest(model, sh, counts, stage_t, c3, names, kinds)
             latency, interval = _old_pipeline(latency, sh.pp, b, micro, stage_t, bound, c3,
                                               names, options, workload,
                                               (compute_t, memory_t, network_t), slowest)
