@@ -172,6 +172,7 @@ class FabricCostModel:
         self.calibration = self._calibration.resolve(graph, self.router.gpu_list)
         self._lines: dict = {}
         self._groups: dict = {}
+        self._gpu_set: frozenset | None = None   # the GPU nodes, for groups()
         self._rate_out: np.ndarray | None = None
         self._compiled: dict = {}
         self._step_cache: dict = {}
@@ -198,6 +199,23 @@ class FabricCostModel:
         if isinstance(group, str) or not hasattr(group, "__iter__"):
             raise UserError(f"group must be a size (int) or a list of GPU nodes, got {group!r}")
         return check_group(self.graph, group)
+
+    def groups(self, groups: Iterable[Iterable[Hashable]]) -> tuple[tuple[Hashable, ...], ...]:
+        """Many explicit groups, each as :meth:`group` makes it. Tuples of GPUs, none in
+        two groups or twice in one (what a placement's partition gives: 8,192 groups of 2
+        on a 16,384-GPU fabric) are checked all at once; anything else group by group, with
+        :meth:`group`'s errors."""
+        groups = tuple(groups)
+        if groups and all(type(g) is tuple and g for g in groups):
+            if self._gpu_set is None:
+                self._gpu_set = frozenset(self.router.gpu_list)
+            flat = [x for g in groups for x in g]
+            try:
+                if len(set(flat)) == len(flat) and self._gpu_set.issuperset(flat):
+                    return groups
+            except TypeError:   # an unhashable member: group() names it
+                pass
+        return tuple(self.group(g) for g in groups)
 
     def _ordered(self, group: tuple[Hashable, ...]) -> tuple[Hashable, ...]:
         if self.ring_order == "given" or len(group) <= 2:

@@ -63,7 +63,14 @@ class TemplatedRoutes:
         missing = g[self._gpu_sig[g] < 0]
         if not len(missing):
             return
-        missing = unique(missing)
+        if len(missing) > len(self._gpu_sig):
+            # many transfers' ends (an all-pairs step of 64 groups of 256 GPUs: 8.4 million
+            # GPU indices): the distinct ones, in order, by marking them rather than sorting
+            seen = np.zeros(len(self._gpu_sig), dtype=bool)
+            seen[missing] = True
+            missing = np.flatnonzero(seen)
+        else:
+            missing = unique(missing)
         if len(missing) <= 8:  # a few GPUs (single routes): plain loops
             for i in missing.tolist():
                 node = self.gpu_list[i]

@@ -321,10 +321,14 @@ class ScenarioCollectives:
         m = self.model(size)
         if not self.concurrent:
             return (m.group(int(size)),)
-        from netmodel.collectives.placement import partition
+        key = ("instances", int(size))   # asked per configuration by _packed_best
+        hit = self._linear.get(key)
+        if hit is None:
+            from netmodel.collectives.placement import partition
 
-        return tuple(partition(m.graph, int(size), m.placement, seed=m.seed,
-                               gpus=m.router.gpu_list))
+            hit = self._linear[key] = tuple(partition(m.graph, int(size), m.placement,
+                                                      seed=m.seed, gpus=m.router.gpu_list))
+        return hit
 
     def linear(self, op: str, size: int) -> tuple[np.ndarray, np.ndarray]:
         """``(a, b)``: the candidates' ``time = a + b * bytes`` (compiled once per op, size).
