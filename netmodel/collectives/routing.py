@@ -495,7 +495,17 @@ class Router(TemplatedRoutes, SearchedRoutes):
         if not len(known):
             hit = None
         miss = np.arange(len(key)) if hit is None else np.flatnonzero(~hit)
-        uk, first, inv = np.unique(key[miss], return_index=True, return_inverse=True)
+        if dense and len(miss) > S * S:
+            # many transfers over few pairs of signatures (an all-pairs step of 64 groups of
+            # 256: 4.2 million over 4,096): each pair's first transfer by marking its cell,
+            # not by sorting them all; cells run in the keys' order (key = a << 32 | b,
+            # cell = a * S + b, b < S)
+            firsts = np.full(S * S, len(miss), dtype=np.int64)
+            np.minimum.at(firsts, cell[miss], np.arange(len(miss)))
+            ucell = np.flatnonzero(firsts < len(miss))
+            uk, first, inv = (ucell // S << 32) | (ucell % S), firsts[ucell], None
+        else:
+            uk, first, inv = np.unique(key[miss], return_index=True, return_inverse=True)
         u = self._pair_fields(uk, src[miss[first]], dst[miss[first]])
         # merge the new pairs into the sorted table: where each new and old row goes
         new_at = np.searchsorted(known, uk) + np.arange(len(uk))
@@ -560,13 +570,16 @@ class Router(TemplatedRoutes, SearchedRoutes):
     def _hops_and_pieces(self, src, dst, d, on):
         """First/last-hop entries and piece entries of templated transfers ``on``:
         ``(hop transfer, hop link, hop weight, piece transfer, piece id)``."""
-        gs, gd = self._gidx[src[on]], self._gidx[dst[on]]
+        every = len(on) == len(src)   # every transfer templated (on is 0, 1, ...): no gathers
+        gs = self._gidx[src if every else src[on]]
+        gd = self._gidx[dst if every else dst[on]]
         if len(on) <= 48:  # few transfers: plain loops over cached lists beat numpy calls
             return self._hops_and_pieces_small(on, gs, gd, d)
+        pick = (lambda a: a) if every else (lambda a: a[on])  # noqa: E731
         hop_i, hop_l, hop_w = [], [], []
         spos, sw = self._specs_pos.table, self._specs_w.table
-        for ports, g, spec in ((self._ports_up, gs, d["head"][on]),
-                               (self._ports_down, gd, d["tail"][on])):
+        for ports, g, spec in ((self._ports_up, gs, pick(d["head"])),
+                               (self._ports_down, gd, pick(d["tail"]))):
             pt, wt = np.take(spos, spec, axis=0), np.take(sw, spec, axis=0)
             if pt.shape[1] == 1 and (pt >= 0).all():
                 hop_i.append(on)
@@ -577,12 +590,38 @@ class Router(TemplatedRoutes, SearchedRoutes):
             hop_i.append(np.broadcast_to(on[:, None], pt.shape)[valid])
             hop_l.append(ports[np.broadcast_to(g[:, None], pt.shape)[valid], pt[valid]])
             hop_w.append(wt[valid])
+        pi, po = self._pieces_of(pick(d["l1"]), pick(d["l2"]), on)
+        return np.concatenate(hop_i), np.concatenate(hop_l), np.concatenate(hop_w), pi, po
+
+    def _pieces_of(self, l1: np.ndarray, l2: np.ndarray, on: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        """The pieces of transfers ``on`` whose piece lists are ``l1`` and ``l2``: ``(transfer,
+        piece)`` entries, transfer by transfer, each ``l1``'s pieces then ``l2``'s. Made per
+        distinct ``(l1, l2)`` and repeated: a step has millions of transfers but few pairs
+        of lists, and the lists' table is as wide as the longest list (the padded rows of
+        every transfer, masked, were most of a large step's time and memory)."""
         lists = self._lists.table
-        pc = np.concatenate([np.take(lists, d["l1"][on], axis=0),
-                             np.take(lists, d["l2"][on], axis=0)], axis=1)
-        valid = pc >= 0
-        return (np.concatenate(hop_i), np.concatenate(hop_l), np.concatenate(hop_w),
-                np.broadcast_to(on[:, None], pc.shape)[valid], pc[valid])
+        n_lists = len(lists)
+        pair = l1 * n_lists + l2
+        if n_lists * n_lists <= 4 * len(pair) + 1024:   # pairs numbered by a dense index
+            seen = np.zeros(n_lists * n_lists, dtype=bool)
+            seen[pair] = True
+            kinds = np.flatnonzero(seen)
+            number = np.zeros(n_lists * n_lists, dtype=np.int64)
+            number[kinds] = np.arange(len(kinds))
+            which = number[pair]
+        else:
+            kinds, which = np.unique(pair, return_inverse=True)
+            which = which.ravel()
+        rows = np.concatenate([lists[kinds // n_lists], lists[kinds % n_lists]], axis=1)
+        valid = rows >= 0
+        flat, count = rows[valid], valid.sum(axis=1)   # each pair's pieces, in order
+        first = np.cumsum(count) - count
+        n = count[which]
+        total = int(n.sum())
+        ends = np.cumsum(n)
+        pos = np.repeat(first[which] - (ends - n), n) + np.arange(total)
+        return np.repeat(on, n), flat[pos]
 
     def _hops_and_pieces_small(self, on, gs, gd, d):
         specs, lists = self._spec_py, self._list_py
