@@ -67,7 +67,7 @@ import numpy as np
 
 from compute.errors import UserError, known
 from compute.hardware import GpuSpec, catalog, get_gpu
-from topologies.limits import MAX_RADIX, PHYSICAL_MAX
+from topologies.limits import MAX_RADIX, PHYSICAL_MAX, PHYSICAL_MIN
 from topologies.registry import REGISTRY, builder, format_value  # noqa: F401  (old home)
 from topologies.schema import (
     _INF,
@@ -223,6 +223,10 @@ def check_positive(what: str, value: object, *, allow_zero: bool = False) -> flo
     for name, (most, unit, why) in PHYSICAL_MAX.items():
         if what.endswith(name) and x > most:
             raise UserError(f"{what} must be at most {most:g} {unit} ({why}), got "
+                            f"{_show(value)}")
+    for name, (least, unit, why) in PHYSICAL_MIN.items():
+        if what.endswith(name) and 0 < x < least:
+            raise UserError(f"{what} must be at least {least:g} {unit} ({why}), got "
                             f"{_show(value)}")
     return x
 

@@ -37,8 +37,8 @@ from collections.abc import Iterator
 
 from compute.errors import UserError
 
-__all__ = ["DEFAULTS", "ENV", "MAX_DEPTH", "MAX_RADIX", "PHYSICAL_MAX", "capped", "check_size",
-           "max_edges", "max_file_bytes", "max_nodes"]
+__all__ = ["DEFAULTS", "ENV", "MAX_DEPTH", "MAX_RADIX", "MAX_TIER", "PHYSICAL_MAX",
+           "PHYSICAL_MIN", "capped", "check_size", "max_edges", "max_file_bytes", "max_nodes"]
 
 #: Default limits (nodes, edges, file bytes).
 DEFAULTS = {"nodes": 2_000_000, "edges": 10_000_000, "file_bytes": 2**30}
@@ -60,6 +60,15 @@ PHYSICAL_MAX = {
     "length": (1e5, "m", "a data-centre cable runs metres to kilometres; 100 km spans a "
                          "metro region"),
 }
+#: Smallest value of a physical parameter a fabric may hold, as :data:`PHYSICAL_MAX`.
+PHYSICAL_MIN = {
+    "bandwidth": (1.0, "bytes/s", "below a byte a second a link moves nothing a model "
+                                  "costs: 1 MB would take 12 days; 1e-308 overflows every "
+                                  "transfer time to infinity"),
+}
+#: Highest switch tier (0 scale-up, 1 leaf, 2 spine, 3 core: shipped fabrics use 0-3; 64
+#: tiers of 4-port switches would hold 2^64 GPUs). Routing sizes tables by tier.
+MAX_TIER = 64
 #: Deepest nesting of lists/objects (JSON) or elements (GraphML) in a fabric file; node-link
 #: JSON needs 4, GraphML 4 (a nested graph is not a fabric).
 MAX_DEPTH = 32

@@ -65,6 +65,7 @@ import numpy as np
 from compute.errors import UserError, known
 from compute.hardware import FLAG_FIELDS, OPTIONAL_FIELDS, SPEC_KEYS, GpuSpec, catalog
 from compute.validate import limits, number
+from topologies.limits import MAX_RADIX, MAX_TIER, PHYSICAL_MAX, PHYSICAL_MIN
 
 __all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS",
            "OPTICAL_MEDIA", "TRACE_MEDIA", "UNITS",
@@ -114,6 +115,19 @@ GRAPH_TYPES = {
 _MEDIA = frozenset(MEDIA)
 _LABELS = frozenset(LABELS)
 _INF = math.inf
+_MAX_BW, _MIN_BW = PHYSICAL_MAX["bandwidth"][0], PHYSICAL_MIN["bandwidth"][0]
+_MAX_LATENCY = PHYSICAL_MAX["latency"][0]
+
+
+def _physical(what: str, key: str, value: float) -> None:
+    """Refuse a finite ``value`` of quantity ``key`` beyond the plausible range a builder
+    takes (:data:`~topologies.limits.PHYSICAL_MAX`, :data:`~topologies.limits.PHYSICAL_MIN`)."""
+    if key in PHYSICAL_MAX and value > PHYSICAL_MAX[key][0]:
+        most, unit, why = PHYSICAL_MAX[key]
+        _bad(f"{what} {key} must be at most {most:g} {unit} ({why}), got {_show(value)}")
+    if key in PHYSICAL_MIN and 0 < value < PHYSICAL_MIN[key][0]:
+        least, unit, why = PHYSICAL_MIN[key]
+        _bad(f"{what} {key} must be at least {least:g} {unit} ({why}), got {_show(value)}")
 
 
 def edge_count(graph: nx.Graph) -> int:
@@ -373,10 +387,17 @@ def _switch_problem(node: Hashable, data: dict,
                     adj: Mapping[Hashable, Mapping[Hashable, dict]]) -> None:
     if not _whole(data["tier"], 0):
         _bad(f"switch {_show(node)} tier must be a whole number >= 0, got {_show(data['tier'])}")
+    if data["tier"] > MAX_TIER:
+        _bad(f"switch {_show(node)} tier must be at most {MAX_TIER} (0 scale-up, 1 leaf, "
+             f"2 spine, 3 core), got {_show(data['tier'])}")
     if not _whole(data["radix"], 1):
         _bad(f"switch {_show(node)} radix must be a positive integer, got {_show(data['radix'])}")
+    if data["radix"] > MAX_RADIX:
+        _bad(f"switch {_show(node)} radix must be at most {MAX_RADIX:,} ports, got "
+             f"{_show(data['radix'])}")
     if not _nonneg(data["latency"]):
         _bad(f"switch {_show(node)} latency must be finite and >= 0 s, got {_show(data['latency'])}")
+    _physical(f"switch {_show(node)}", "latency", data["latency"])
     if not isinstance(data["in_network_reduction"], bool):
         _bad(f"switch {_show(node)} in_network_reduction must be true or false, got "
              f"{_show(data['in_network_reduction'])}")
@@ -386,9 +407,13 @@ def _ocs_problem(node: Hashable, data: dict,
                  adj: Mapping[Hashable, Mapping[Hashable, dict]]) -> None:
     if not _whole(data["ports"], 1):
         _bad(f"ocs {_show(node)} ports must be a positive integer, got {_show(data['ports'])}")
+    if data["ports"] > MAX_RADIX:
+        _bad(f"ocs {_show(node)} ports must be at most {MAX_RADIX:,}, got "
+             f"{_show(data['ports'])}")
     for key in ("reconfiguration_time", "latency"):
         if not _nonneg(data[key]):
             _bad(f"ocs {_show(node)} {key} must be finite and >= 0 s, got {_show(data[key])}")
+        _physical(f"ocs {_show(node)}", key, data[key])
     for other, d in adj[node].items():
         if d["medium"] not in OPTICAL_MEDIA:
             _bad(f"edge {_show(node)}-{_show(other)} medium {_show(d['medium'])} ends on an "
@@ -431,6 +456,8 @@ def _edge_problem(u: Hashable, v: Hashable, data: dict) -> None:
     if not _nonneg(data["latency"]):
         _bad(f"edge {_show(u)}-{_show(v)} latency must be finite and >= 0 s, got "
              f"{_show(data['latency'])}")
+    _physical(f"edge {_show(u)}-{_show(v)}", "bandwidth", bw)
+    _physical(f"edge {_show(u)}-{_show(v)}", "latency", data["latency"])
     lanes = data["lanes"]
     if not _whole(lanes, 1):
         x = _real(lanes)
@@ -520,8 +547,8 @@ def _check_edges(adj: Mapping) -> tuple[bool, list]:
             if len(data) > 4 and "links" in data:
                 links = data["links"]
                 cables = True
-            if not (bw.__class__ is float and 0 < bw < _INF and lat.__class__ is float
-                    and 0 <= lat < _INF and lanes.__class__ is int and lanes >= 1
+            if not (bw.__class__ is float and _MIN_BW <= bw <= _MAX_BW and lat.__class__ is float
+                    and 0 <= lat <= _MAX_LATENCY and lanes.__class__ is int and lanes >= 1
                     and (links.__class__ is int and links >= 1
                          or links.__class__ is float and 0 < links < _INF)
                     and medium.__class__ is str and medium in _MEDIA and u != v):
@@ -538,10 +565,12 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
 
     Checks the graph attributes' types (:data:`GRAPH_TYPES`) and ``gpu_types``; every node's
     kind and required attributes (a GPU's type known to the graph or the catalog, labels
-    whole numbers >= 0; a switch's tier a whole number >= 0, radix a positive integer not
-    exceeded by its cables, latency finite >= 0, in_network_reduction a bool; an OCS's ports
-    likewise, its edges optical); every edge (no self-loop; bandwidth finite and > 0, latency
-    finite and >= 0, lanes a whole number >= 1, links finite and > 0, a known medium; a
+    whole numbers >= 0; a switch's tier a whole number from 0 to 64, radix a positive
+    integer up to 1,000,000 not exceeded by its cables, latency finite >= 0, in_network_reduction
+    a bool; an OCS's ports likewise, its edges optical); every edge (no self-loop; bandwidth
+    finite and > 0, latency finite and >= 0, lanes a whole number >= 1, links finite and > 0, a
+    known medium; bandwidth, latency and reconfiguration times within the builders' plausible
+    ranges, :data:`~topologies.limits.PHYSICAL_MAX` and ``PHYSICAL_MIN``; a
     circuit between two GPUs, ``via`` OCS nodes of the graph); a torus's ``dims`` against
     its GPUs and edges; the ``gpus`` count;
     and (unless ``check_connected=False``) that every GPU can reach every other.

@@ -8,15 +8,19 @@ another fabric's, and ``args`` of the wrong type crashed the closed form.
 """
 
 import json
+import re
 
 import pytest
+from click.testing import CliRunner
 
 from compute.errors import UserError
 from compute.hardware import derive_gpu, get_gpu
+from netmodel.cli.main import cli
 from topologies.analysis import summary
 from topologies.astra_sim import write_astra_sim
 from topologies.io import write_graph
 from topologies.registry import REGISTRY, build, check_as_built
+from topologies.schema import validate
 
 NVLINK4 = 450e9   # single-switch's default H100-SXM link, bytes/s per direction
 
@@ -76,13 +80,18 @@ def test_args_of_a_huge_fabric_are_refused_before_building(tmp_path):
     "fat-tree:k=8,gpu=Lite", "lite-groups:base=fat-tree:k=4", "torus:dims=4x4x2",
     "ocs:gpus=16,logical=torus:4x4", "rail-optimized:domains=4"])
 @pytest.mark.parametrize("suffix", [".json", ".graphml"])
-def test_every_builders_file_keeps_its_claim(tmp_path, spec, suffix):
+def test_every_builders_file_keeps_its_claim_until_edited(tmp_path, spec, suffix):
     g = build(spec)
     path = tmp_path / f"f{suffix}"
     write_graph(g, path)
     back = build(path)
     assert back.graph["builder"] == g.graph["builder"] and back.graph["spec"] == g.graph["spec"]
     assert summary(back).bisection_method == summary(g).bisection_method
+    u, v, bw = next(iter(g.edges(data="bandwidth")))   # one link thinned in the file
+    edited = g.copy()
+    edited.edges[u, v]["bandwidth"] = bw / 2
+    write_graph(edited, path)
+    assert "builder" not in build(path).graph
 
 
 def test_a_gpu_the_file_defines_is_rebuilt_from_the_file(tmp_path):
@@ -98,3 +107,72 @@ def test_check_as_built_in_memory():
     g.remove_edge("gpu0", "leaf0")
     g.add_edge("gpu0", "leaf1", **g.edges["gpu1", "leaf0"])   # counts unchanged
     assert "builder" not in check_as_built(g).graph
+
+
+# ---------------------------------------------------------------- physical ranges in files
+# validate took any finite bandwidth, latency, tier and radix from a file (the builders'
+# PHYSICAL_MAX / MAX_RADIX bounds held only for built fabrics): a switch tier of 10**9 made
+# routing allocate a 16 x 1,000,000,001 table (119 GiB: MemoryError, a traceback), an edge
+# of 1e-308 bytes/s or 1e308 s overflowed every transfer time to inf (RuntimeWarning on
+# stderr, 'inf' printed, exit 0).
+
+def _edited(edit, spec="single-switch:n=4"):
+    g = build(spec).copy()
+    edit(g)
+    return g
+
+
+@pytest.mark.parametrize("edit, needle", [
+    (lambda g: g.nodes["nvs0"].update(tier=10**9), "tier must be at most 64"),
+    (lambda g: g.nodes["nvs0"].update(radix=10**20), "radix must be at most 1,000,000 ports"),
+    (lambda g: g.nodes["nvs0"].update(latency=1e300), "latency must be at most 1 s"),
+    (lambda g: g.edges["nvs0", "gpu0"].update(bandwidth=1e-308), "bandwidth must be at least 1"),
+    (lambda g: g.edges["nvs0", "gpu0"].update(bandwidth=0.5), "bandwidth must be at least 1"),
+    (lambda g: g.edges["nvs0", "gpu0"].update(bandwidth=1e308), "bandwidth must be at most 1e+15"),
+    (lambda g: g.edges["nvs0", "gpu0"].update(latency=1e308), "latency must be at most 1 s"),
+    (lambda g: g.edges["nvs0", "gpu0"].update(latency=2.0), "latency must be at most 1 s"),
+])
+def test_validate_refuses_what_no_builder_makes(edit, needle):
+    with pytest.raises(UserError, match=re.escape(needle)):
+        validate(_edited(edit))
+
+
+def test_ocs_ranges():
+    for key, value, needle in [("reconfiguration_time", 1e9, "at most 3600 s"),
+                               ("latency", 5.0, "at most 1 s"),
+                               ("ports", 10**7, "ports must be at most 1,000,000")]:
+        g = build("ocs:gpus=4").copy()
+        g.nodes["ocs0"][key] = value
+        with pytest.raises(UserError, match=re.escape(needle)):
+            validate(g)
+
+
+def test_the_bounds_themselves_pass():
+    def edge(g):
+        g.nodes["nvs0"].update(tier=64, radix=1_000_000, latency=1.0)
+        g.edges["nvs0", "gpu0"].update(bandwidth=1.0, latency=1.0)
+        g.edges["nvs0", "gpu1"].update(bandwidth=1e15)
+    assert validate(_edited(edge)) is not None
+    with pytest.raises(UserError, match="tier must be at most 64"):
+        validate(_edited(lambda g: g.nodes["nvs0"].update(tier=65)))
+
+
+def test_a_builder_refuses_a_bandwidth_under_a_byte_a_second():
+    with pytest.raises(UserError, match="bandwidth must be at least 1 bytes/s"):
+        build("single-switch:n=4,bandwidth=1e-300GB/s")
+    assert build("single-switch:n=4,bandwidth=8b/s").edges["nvs0", "gpu0"]["bandwidth"] == 1.0
+
+
+@pytest.mark.parametrize("edit", ["tier", "bandwidth", "latency"])
+def test_cli_one_line_for_a_file_out_of_range(tmp_path, edit):
+    def change(d):
+        if edit == "tier":
+            d["nodes"][0]["tier"] = 10**9
+        else:
+            d["edges"][0][edit] = 1e-308 if edit == "bandwidth" else 1e308
+    path = _saved(tmp_path, change)
+    r = CliRunner().invoke(cli, ["collective", "all-reduce", "--fabric", str(path), "--group",
+                                 "4", "--size", "1M"], prog_name="netmodel")
+    assert r.exit_code == 2, (r.output, r.exception)
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: invalid fabric graph: ")
