@@ -30,6 +30,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from compute.errors import UserError, known
+from compute.validate import describe
 
 __all__ = ["OPERATIONS", "CollectiveCostModel", "CollectiveTimeFunction", "CommLike",
            "FunctionComm", "NoCommunication", "RingAlphaBeta", "as_comm", "as_times",
@@ -54,8 +55,9 @@ OPERATIONS = (
 
 def check_op(op: str) -> str:
     """Return ``op`` if it is a known operation, else raise :class:`UserError`."""
-    if op not in OPERATIONS:
-        raise UserError(f"unknown collective operation {op!r}; known: {known(OPERATIONS)}")
+    if not isinstance(op, str) or op not in OPERATIONS:
+        raise UserError(f"unknown collective operation {describe(op)}; known: "
+                        f"{known(OPERATIONS)}")
     return op
 
 

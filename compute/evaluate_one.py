@@ -43,6 +43,7 @@ from compute.results import (
 from compute.roofline import (
     _DEFAULT_OPTIONS,
     _DEFAULT_SLO,
+    MAX_BATCH,
     RooflineOptions,
     _check_context,
     _check_time,
@@ -81,8 +82,8 @@ def evaluate(model: str | ModelSpec, gpu: str | GpuSpec, tp: int, batch: int,
     """
     plan = None
     # plain TP: degrees equal to 1 that are not True (a bool is no degree: the check says so)
-    plain = pp == ep == attention_dp == 1 and bool not in (type(pp), type(ep),
-                                                           type(attention_dp))
+    plain = all(isinstance(d, int | np.integer) and not isinstance(d, bool) and d == 1
+                for d in (pp, ep, attention_dp))   # an array of degrees is checked later
     if plain and type(tp) is int and type(model) is str \
             and type(gpu) is str and type(phase) is str \
             and (prompt is None or type(prompt) is int) \
@@ -102,7 +103,7 @@ def evaluate(model: str | ModelSpec, gpu: str | GpuSpec, tp: int, batch: int,
             _keep_named(names, plan)
     if plan is not None:
         # the common valid values pass straight; the checks give the others' errors
-        if not (type(batch) is int and batch >= 1):
+        if not (type(batch) is int and 1 <= batch <= MAX_BATCH):
             batch = check_batch(batch)
         if not (type(expert_skew) is float and 1.0 <= expert_skew <= 1e6):
             expert_skew = check_skew(expert_skew)

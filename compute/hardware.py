@@ -388,6 +388,9 @@ def get_gpu(name: str | GpuSpec) -> GpuSpec:
     holding exactly one GPU also works."""
     if isinstance(name, GpuSpec):
         return name
+    if not isinstance(name, str):   # a list or table is unhashable: a TypeError in the look-up
+        raise UserError(f"a GPU is a catalog name, a GPU file path or a GpuSpec, got "
+                        f"{validate.describe(name)}")
     table = catalog()
     if name in table:
         return table[name]
@@ -399,4 +402,4 @@ def get_gpu(name: str | GpuSpec) -> GpuSpec:
                             f"a file path must be the file's only entry (keep one, or load "
                             f"the file as a GPU file and pick one by name)")
         return next(iter(gpus.values()))
-    raise UserError(f"unknown GPU {name!r}; known: {known(table)}")
+    raise UserError(f"unknown GPU {validate.describe(name)}; known: {known(table)}")

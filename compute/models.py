@@ -154,7 +154,7 @@ def get_model(name: str | ModelSpec) -> ModelSpec:
         if len(models) != 1:
             raise UserError(f"{name} holds {len(models)} models; give a file with one model")
         return next(iter(models.values()))
-    raise UserError(f"unknown model {name!r}; known: {known(table)}")
+    raise UserError(f"unknown model {validate.describe(name)}; known: {known(table)}")
 
 
 #: Keys whose presence at the top level of a JSON file marks a HuggingFace config.json.

@@ -33,6 +33,7 @@ from functools import cached_property
 import numpy as np
 
 from compute.errors import UserError, known
+from compute.validate import describe
 
 __all__ = [
     "DECODE",
@@ -69,8 +70,8 @@ MAX_SLO = 86400.0
 
 def check_phase(phase: str) -> str:
     """Return ``phase`` if it is ``'prefill'`` or ``'decode'``, else raise :class:`UserError`."""
-    if phase not in PHASES:
-        raise UserError(f"unknown phase {phase!r}; known: {known(PHASES)}")
+    if not isinstance(phase, str) or phase not in PHASES:
+        raise UserError(f"unknown phase {describe(phase)}; known: {known(PHASES)}")
     return phase
 
 
@@ -85,12 +86,22 @@ def latency_name(phase: str) -> str:
     return "ttft" if check_phase(phase) == PREFILL else "tbt"
 
 
+#: Most tokens a prompt or context may hold: far past any model's context (Llama-4 Scout's
+#: 10M), the command line's bound on a whole number (netmodel.cli.compute.MAX_WHOLE).
+MAX_TOKENS = 10**9
+
+
 def _check_tokens(what: str, v) -> int:
-    """``v`` as an int if it is a whole number >= 1 (Python or numpy), else a UserError."""
+    """``v`` as an int if it is a whole number from 1 to :data:`MAX_TOKENS` (Python or
+    numpy), else a UserError."""
+    raw = v
     if isinstance(v, float | np.floating) and float(v).is_integer():
         v = int(v)
     if not (isinstance(v, int | np.integer) and not isinstance(v, bool) and v >= 1):
-        raise UserError(f"{what} must be a whole number of tokens >= 1, got {v!r}")
+        raise UserError(f"{what} must be a whole number of tokens >= 1, got {describe(raw)}")
+    if v > MAX_TOKENS:
+        raise UserError(f"{what} must be a whole number of tokens from 1 to {MAX_TOKENS:,}, "
+                        f"got {describe(raw)}")
     return int(v)
 
 

@@ -62,11 +62,12 @@ from compute.profiles import PARAMETERS, EngineProfile
 from compute.results import RESOURCES, InferenceResult, StageResult
 from compute.sharding import check_tp, shards
 from compute.stages import EXTENDED_STAGES, LAYER_STAGES, PIPELINE_STAGES, STAGES, layer_counts
+from compute.validate import describe
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = ["EXTENDED_STAGES", "MODES", "STAGES", "Grid", "RooflineOptions", "check_batch",
+__all__ = ["EXTENDED_STAGES", "MODES", "STAGES", "Grid", "RooflineOptions", "MAX_BATCH", "check_batch",
            "check_skew", "default_comm", "evaluate_grid", "make_workload"]
 
 MODES = ("overlap", "serial")
@@ -154,12 +155,22 @@ def default_comm(gpu: GpuSpec) -> RingAlphaBeta:
     return RingAlphaBeta(bandwidth=gpu.scaleup_bandwidth)
 
 
+#: Largest batch (sequences a step) evaluated: far past any that fits a GPU cluster (the
+#: command line's bound on a whole number, netmodel.cli.compute.MAX_WHOLE).
+MAX_BATCH = 10**9
+
+
 def check_batch(batch: object) -> int:
-    """Return ``batch`` as an int if it is a whole number >= 1, else raise :class:`UserError`."""
+    """Return ``batch`` as an int if it is a whole number from 1 to :data:`MAX_BATCH`, else
+    raise :class:`UserError` (1e308 sequences overflowed the step's token count to inf)."""
+    raw = batch
     if isinstance(batch, float) and batch.is_integer():
         batch = int(batch)
     if not (isinstance(batch, int | np.integer) and not isinstance(batch, bool) and batch >= 1):
-        raise UserError(f"batch must be a whole number of sequences >= 1, got {batch!r}")
+        raise UserError(f"batch must be a whole number of sequences >= 1, got {describe(raw)}")
+    if batch > MAX_BATCH:
+        raise UserError(f"batch must be a whole number of sequences from 1 to {MAX_BATCH:,}, "
+                        f"got {describe(raw)}")
     return int(batch)
 
 
@@ -339,10 +350,15 @@ def _as_configs(model, configs, max_instance) -> tuple[Parallelism, ...]:
 def check_skew(skew: object) -> float:
     """``skew`` if it is a finite number >= 1 (the busiest EP group's share of routed
     tokens over the mean; 1 is uniform routing), else a :class:`UserError`."""
-    if not (isinstance(skew, int | float | np.floating) and not isinstance(skew, bool)
-            and math.isfinite(skew) and 1 <= skew <= MAX_EXPERT_SKEW):
+    ok = isinstance(skew, int | float | np.floating) and not isinstance(skew, bool)
+    if ok:
+        try:   # an int past a float's range (10**400) is no skew either
+            ok = math.isfinite(float(skew)) and 1 <= skew <= MAX_EXPERT_SKEW
+        except OverflowError:
+            ok = False
+    if not ok:
         raise UserError(f"expert_skew must be a number from 1 (uniform routing) to "
-                        f"{MAX_EXPERT_SKEW:,.0f}, got {skew!r}")
+                        f"{MAX_EXPERT_SKEW:,.0f}, got {describe(skew)}")
     return float(skew)
 
 

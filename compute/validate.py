@@ -70,6 +70,9 @@ def describe(value: object) -> str:
         return f"a table of {len(value)} key{'' if len(value) == 1 else 's'}"
     if isinstance(value, list | tuple):
         return f"a list of {len(value)} item{'' if len(value) == 1 else 's'}"
+    shape = getattr(value, "shape", None)
+    if isinstance(shape, tuple) and hasattr(value, "dtype"):   # numpy, without importing it
+        return f"an array of shape {shape}"
     return f"a {type(value).__name__}"
 
 

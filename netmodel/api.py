@@ -34,6 +34,7 @@ from compute.models import ModelSpec, get_model
 from compute.phases import PHASES, Slo
 from compute.roofline import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH
+from compute.validate import describe
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
@@ -72,13 +73,18 @@ def _model(x: ModelLike) -> ModelSpec:
     return get_model(_ref(x))
 
 
-def _each(x) -> list:
-    """The items of a parameter that takes several (models, scenarios, GPUs, phases,
-    sweep parameters): one name, path or object alone is one item, not its characters."""
+def _each(x, name: str) -> list:
+    """The items of parameter ``name``, which takes several (models, scenarios, GPUs,
+    phases, sweep parameters): one name, path or object alone is one item, not its
+    characters; None, a number, bytes or a table is refused naming the parameter (it raised
+    TypeError from ``list``, or gave a table's keys)."""
     from netmodel.study.scenarios import Scenario
 
     if isinstance(x, str | os.PathLike | GpuSpec | ModelSpec | Scenario):
         return [x]
+    if isinstance(x, bytes | bytearray | Mapping) or not isinstance(x, Iterable):
+        raise UserError(f"{name} must be one name, file or object, or a list of them, got "
+                        f"{describe(x)}")
     return list(x)
 
 
@@ -131,6 +137,9 @@ def build_fabric(spec: FabricLike, params: Mapping[str, Any] | None = None) -> n
             raise UserError("a fabric given as a tuple must be (builder, parameters)")
         spec, params = spec
     if params is not None:
+        if not isinstance(params, Mapping):
+            raise UserError(f"params must be a mapping of the builder's parameters (e.g. "
+                            f"{{'k': 8}}), got {describe(params)}")
         return build(spec, dict(params))
     return build(spec)
 
@@ -338,10 +347,11 @@ def compare(models: Iterable[ModelLike], scenarios: Iterable[ScenarioLike] | Non
     from netmodel.study.scenarios import scenario_names
 
     slo, options = _slo(slo), _options(options)
-    scens = [get_scenario(s) for s in (_each(scenarios) if scenarios is not None
+    scens = [get_scenario(s) for s in (_each(scenarios, "scenarios") if scenarios is not None
                                        else scenario_names())]
-    return run_compare([_model(m) for m in _each(models)], scens, _each(phases),
-                       gpus=[_gpu(g) for g in _each(gpus)] if gpus is not None else None,
+    return run_compare([_model(m) for m in _each(models, "models")], scens,
+                       _each(phases, "phases"),
+                       gpus=[_gpu(g) for g in _each(gpus, "gpus")] if gpus is not None else None,
                        options=options, slo=slo, prompt=prompt, context=context,
                        max_batch=max_batch, instances=instances, parallelism=parallelism,
                        reliability=reliability, workers=workers, scheduler=scheduler)
@@ -356,9 +366,10 @@ def sweep(scenarios: Iterable[ScenarioLike], params: Iterable[str],
     from netmodel.study.sweep import parse_param, run_sweep
 
     _slo(kwargs.get("slo")), _options(kwargs.get("options"))
-    scens = [get_scenario(s) for s in _each(scenarios)]
-    parsed = [parse_param(p, scens, points) for p in _each(params)]
-    return run_sweep(scens, parsed, [_model(m) for m in _each(models)], _each(phases),
+    scens = [get_scenario(s) for s in _each(scenarios, "scenarios")]
+    parsed = [parse_param(p, scens, points) for p in _each(params, "params")]
+    return run_sweep(scens, parsed, [_model(m) for m in _each(models, "models")],
+                     _each(phases, "phases"),
                      **kwargs)
 
 
@@ -374,6 +385,7 @@ def run_study(models: Iterable[ModelLike] | None = None,
     from netmodel.study.lite_gpu import run_full_study
 
     _slo(kwargs.get("slo")), _options(kwargs.get("options"))
-    return run_full_study([_model(m) for m in _each(models or DEFAULT_MODELS)],
-                          [_gpu(g) for g in _each(gpus or DEFAULT_GPUS)], _each(phases),
+    return run_full_study([_model(m) for m in _each(models or DEFAULT_MODELS, "models")],
+                          [_gpu(g) for g in _each(gpus or DEFAULT_GPUS, "gpus")],
+                          _each(phases, "phases"),
                           **kwargs)

@@ -45,9 +45,10 @@ from compute.hardware import GpuSpec
 from compute.models import get_model
 from compute.parallel import search_pp
 from compute.phases import Slo
-from compute.roofline import make_workload
+from compute.roofline import check_skew, make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
 from compute.sharding import check_tp, valid_tp_degrees
+from compute.validate import describe
 from netmodel.study.defaults import PARALLELISM
 from netmodel.study.scenarios import Scenario, get_scenario
 
@@ -202,8 +203,9 @@ def parallel_dimensions(model: ModelSpec, parallelism: str, gpus: int) -> dict:
     """
     from compute.errors import known
 
-    if parallelism not in PARALLELISM:
-        raise UserError(f"parallelism {parallelism!r} is unknown; known: {known(PARALLELISM)}")
+    if not isinstance(parallelism, str) or parallelism not in PARALLELISM:
+        raise UserError(f"parallelism {describe(parallelism)} is unknown; known: "
+                        f"{known(PARALLELISM)}")
     if parallelism == "tp" or (parallelism == "auto" and not model.is_moe):
         return {}
     pp = (1,) if parallelism == "auto" else search_pp(model, gpus)
@@ -534,6 +536,7 @@ def fabric_search(model: str | ModelSpec, scenario: str | Scenario,
     if coll.scenario != scenario and comm is None:
         raise ValueError("collectives were built for another scenario")
     model, gpu = get_model(model), scenario.gpu_spec
+    check_skew(expert_skew)   # checked even where no EP degree uses it, as search does
     limit = min(gpu.max_instance, coll.gpus)
     cap = instance_cap(coll)
     limit = limit if cap is None else min(limit, cap)
