@@ -140,7 +140,11 @@ def check_folder_path(path: str | os.PathLike[str], what: str = "output folder")
     p = _check_text(path, what)
     if p.exists() and not p.is_dir():
         raise UserError(f"{what} {_describe(path)} exists and is not a folder")
-    resolved = p.resolve()
+    try:
+        resolved = p.resolve()
+    except (OSError, RuntimeError):   # Python 3.11-3.12 raise RuntimeError for a loop
+        raise UserError(f"{what} {_describe(path)} is a symbolic link that loops (it "
+                        f"resolves to no folder); give a folder path") from None
     if resolved.parent == resolved:
         raise UserError(f"{what} {_describe(path)} is the file system's root")
     parent = resolved.parent

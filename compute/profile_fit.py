@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from compute.errors import UserError, known
-from compute.profiles import PARAMETERS, EngineProfile, Measurement, neutral
+from compute.profiles import PARAMETERS, EngineProfile, Measurement, check_profile_text, neutral
 from compute.units import format_time
 
 if TYPE_CHECKING:
@@ -271,6 +271,9 @@ def fit_profile(measurements: Iterable[Measurement], *, fit: Sequence[str] | Non
     """
     from scipy.optimize import least_squares
 
+    # the texts as read_profile reads them back (a newline in the name, 10,000 characters,
+    # were written and then refused when the profile was used)
+    check_profile_text("", {"name": name, **meta})
     ms = tuple(measurements)
     if not ms:
         raise UserError("no measurements to fit")

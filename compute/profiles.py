@@ -64,7 +64,7 @@ import csv
 import io
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
@@ -367,6 +367,18 @@ def _measurement(where: str, row: dict) -> Measurement:
         **tokens, **parallel)
 
 
+def check_profile_text(where: str, head: Mapping[str, object]) -> dict[str, str]:
+    """The ``[profile]`` texts of ``head`` (``name`` and the others of ``_PROFILE_KEYS``
+    given), checked as :func:`read_profile` reads them: the name a table name (at most 200
+    characters, no control character), the others text of at most 2,000 characters. A
+    profile written with other values could not be read back."""
+    meta = {k: validate.string(where, k, head[k], max_length=2000)
+            for k in _PROFILE_KEYS if k in head}
+    if "name" in head:
+        meta["name"] = validate.name(where, "profile", head["name"])
+    return meta
+
+
 def read_profile(path: str | PathLike[str]) -> EngineProfile:
     """The profile in a TOML (or JSON) file; unknown keys, values out of range (negative
     or NaN overheads, efficiencies outside (0, 1]) and missing sources are one-line
@@ -376,9 +388,7 @@ def read_profile(path: str | PathLike[str]) -> EngineProfile:
     check_keys(where, doc, ("profile", "parameters"), ("fit", "measurement"))
     head = validate.table(f"{where}: [profile]", doc["profile"])
     check_keys(f"{where}: [profile]", head, ("name",), _PROFILE_KEYS[1:])
-    meta = {k: validate.string(f"{where}: [profile]", k, head[k], max_length=2000)
-            for k in _PROFILE_KEYS if k in head}
-    meta["name"] = validate.name(f"{where}: [profile]", "profile", head["name"])
+    meta = check_profile_text(f"{where}: [profile]", head)
     params = validate.table(f"{where}: [parameters]", doc["parameters"])
     check_keys(f"{where}: [parameters]", params, (), tuple(PARAMETERS))
     values, sources, curve = {}, {}, ()

@@ -53,10 +53,11 @@ from compute.phases import Slo, check_phase, latency_name
 from compute.roofline import RooflineOptions, make_workload
 from compute.search import DEFAULT_MAX_BATCH
 from compute.units import parse_bandwidth, parse_in_unit, parse_quantity, parse_time
+from compute.validate import number
 from netmodel.study.defaults import PARALLELISM
 from netmodel.study.progress import NO_PROGRESS
 from netmodel.study.rows import FabricRow, RowsResult, distinct_models, key
-from netmodel.study.scenarios import ADJUST_KEYS, get_scenario
+from netmodel.study.scenarios import ADJUST_KEYS, ADJUST_RANGES, get_scenario
 from topologies.common import check_positive
 from topologies.limits import PHYSICAL_MAX
 
@@ -310,6 +311,10 @@ def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DE
     if path.startswith("fabric.") and any(path.endswith(k) for k in PHYSICAL_MAX):
         for v in (min(values), max(values)):  # past the builder's maximum: refused, not '-'
             check_positive(path, v, allow_zero=True)
+    if path.startswith("adjust.") and path[7:] in ADJUST_RANGES:
+        lo, hi, adjust_unit = ADJUST_RANGES[path[7:]]   # as a scenario's [adjust] takes it
+        for v in (min(values), max(values)):  # each point refused silently showed '-'
+            number("", path, v, minimum=lo, maximum=hi, unit=adjust_unit)
     if integer:  # a log-spaced range of a whole-number parameter: its nearest whole numbers
         values = [float(round(v)) for v in values]
     # an axis is ordered: a list given out of order (10us,0.1us,1us) is swept in order, so

@@ -1,0 +1,113 @@
+"""Hostile round 12 through the command line: an output folder that is a symbolic link
+loop, a calibrated profile whose name or texts its own reader refuses, a swept [adjust]
+value outside the range a scenario file takes. Each: one line, exit 2, nothing written."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from compute.errors import UserError
+from compute.profile_fit import fit_profile
+from compute.profiles import read_measurements, read_profile
+from netmodel.cli.main import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(args, cwd):
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return CliRunner().invoke(cli, [str(a) for a in args], prog_name="netmodel")
+    finally:
+        os.chdir(old)
+
+
+def _one_line_error(r, *needles):
+    assert r.exit_code == 2, (r.exit_code, r.output, r.exception)
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), r.output
+    for n in needles:
+        assert n in lines[0], (n, lines[0])
+    return lines[0]
+
+
+@pytest.mark.parametrize("args", [
+    ["compare", "--models", "Llama-3-8B", "--scenarios", "h100-dgx", "--phase", "decode",
+     "--max-batch", "16", "-q", "--no-plot", "--out"],
+    ["sweep", "--scenario", "h100-dgx", "--param", "adjust.hop_latency=1us,2us", "--models",
+     "Llama-3-8B", "--phase", "decode", "--max-batch", "16", "-q", "--no-plot", "--out"],
+    ["blast-radius", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "--max-batch", "16",
+     "--out"],
+    ["costs", "--fabric", "single-switch:n=8", "--sizes", "1MiB:2MiB", "--groups", "2",
+     "--format", "vidur", "-o"],
+])
+def test_an_output_folder_that_is_a_symlink_loop(tmp_path, args):
+    # pathlib's resolve() raised RuntimeError('Symlink loop from ...'): a traceback, exit 1
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    r = _run(args + ["loop"], tmp_path)
+    _one_line_error(r, "output folder 'loop' is a symbolic link that loops")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["loop"]
+
+
+def _measurements(tmp_path):
+    text = (ROOT / "docs" / "compute.md").read_text()
+    csv = text.split("<!-- file: measured.csv -->\n```csv\n")[1].split("```")[0]
+    path = tmp_path / "measured.csv"
+    path.write_text(csv)
+    return path
+
+
+@pytest.mark.parametrize("option, value, needle", [
+    ("--name", "a\nb", "profile name 'a\\nb' must be non-empty text of at most 200 characters"),
+    ("--name", "x" * 300, "profile name 'xxxx"),
+    ("--engine", "e" * 3000, "engine must be text of at most 2,000 characters"),
+    ("--system", "s" * 3000, "system must be text of at most 2,000 characters"),
+])
+def test_calibrate_writes_no_profile_its_reader_refuses(tmp_path, option, value, needle):
+    # the profile was written (exit 0) and then refused by every --profile that read it:
+    # 'mine.toml: [profile]: profile name 'a\nb' must be non-empty text ...'
+    csv = _measurements(tmp_path)
+    r = _run(["calibrate", "--measurements", csv, "-o", "mine.toml", option, value], tmp_path)
+    _one_line_error(r, needle)
+    assert not (tmp_path / "mine.toml").exists()
+
+
+def test_fit_profile_checks_the_texts_first(tmp_path):
+    csv = _measurements(tmp_path)
+    ms = read_measurements(csv)
+    with pytest.raises(UserError, match=re.escape("profile name 'a\\tb' must be")):
+        fit_profile(ms, name="a\tb")
+    with pytest.raises(UserError, match="engine must be text of at most 2,000 characters"):
+        fit_profile(ms, name="ok", engine=5)
+    # what passes is read back: the same name and engine
+    r = _run(["calibrate", "--measurements", csv, "-o", "mine.toml",
+              "--name", "vLLM é 0.6", "--engine", "vLLM"], tmp_path)
+    assert r.exit_code == 0, r.output
+    p = read_profile(tmp_path / "mine.toml")
+    assert (p.name, p.engine) == ("vLLM é 0.6", "vLLM")
+
+
+@pytest.mark.parametrize("param, needle", [
+    ("adjust.hop_latency=1e308s,1us", "adjust.hop_latency must be a number from 0 to 1 s, "
+                                      "got 1e+308"),
+    ("adjust.hop_latency=5s,1us", "adjust.hop_latency must be a number from 0 to 1 s, got 5.0"),
+    ("adjust.hop_latency=1us:2s", "got 2.0"),
+    ("adjust.latency_scale=0.5,1e7", "adjust.latency_scale must be a number from 0 to "
+                                     "1,000,000, got 10000000.0"),
+    ("adjust.bandwidth_scale=1e-12,1", "adjust.bandwidth_scale must be a number from"),
+])
+def test_a_swept_adjustment_out_of_range_is_refused(tmp_path, param, needle):
+    # each such point was shown as '-' without a word (the scenario refused it) and
+    # 1e308 s headed its column 'inf' with numpy's overflow warning; a scenario file's
+    # [adjust] refuses the same values
+    r = _run(["sweep", "--scenario", "lite-flat", "--param", param, "--models", "Llama-3-8B",
+              "--phase", "decode", "--max-batch", "16", "-q", "--no-plot", "--out", "d"],
+             tmp_path)
+    _one_line_error(r, needle)
+    assert not (tmp_path / "d").exists()
