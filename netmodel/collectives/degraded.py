@@ -35,6 +35,7 @@ from typing import Any
 import networkx as nx
 
 from compute.errors import UserError
+from compute.validate import describe
 from netmodel.collectives.cost import CollectiveResult
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.placement import check_group, place
@@ -51,13 +52,15 @@ def degrade(graph: nx.Graph, *, links: Iterable[Iterable[Hashable]] = (),
         try:
             u, v = pair
         except (TypeError, ValueError):
-            raise UserError(f"a failed link must be a pair of nodes, got {pair!r}") from None
-        if not out.has_edge(u, v):
-            raise UserError(f"failed link {u!r} - {v!r} is not a link of the fabric")
+            raise UserError(f"a failed link must be a pair of nodes, got {describe(pair)}") \
+                from None
+        if not _has(out, u) or not _has(out, v) or not out.has_edge(u, v):
+            raise UserError(f"failed link {describe(u)} - {describe(v)} is not a link of the "
+                            f"fabric")
         out.remove_edge(u, v)
     for n in nodes:
-        if n not in out:
-            raise UserError(f"failed node {n!r} is not a node of the fabric")
+        if not _has(out, n):
+            raise UserError(f"failed node {describe(n)} is not a node of the fabric")
         out.remove_node(n)
     out.graph["gpus"] = sum(1 for _, k in out.nodes(data="kind") if k == "gpu")
     if out.graph["gpus"] == 0:
@@ -66,6 +69,15 @@ def degrade(graph: nx.Graph, *, links: Iterable[Iterable[Hashable]] = (),
     out.graph["spec"] = ""
     return out
 
+
+
+def _has(graph: nx.Graph, node: object) -> bool:
+    """Whether ``node`` is a node of ``graph`` (an unhashable one, a list, is not: networkx
+    raises TypeError for it)."""
+    try:
+        return node in graph
+    except TypeError:
+        return False
 
 @dataclass(frozen=True)
 class DegradedResult:

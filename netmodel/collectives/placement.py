@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from compute.errors import UserError, known
+from compute.validate import describe
 from topologies.schema import gpu_nodes
 
 if TYPE_CHECKING:
@@ -115,12 +116,16 @@ def check_group(graph: nx.Graph, group: Iterable[Hashable]) -> tuple[Hashable, .
         raise UserError("a group needs at least one GPU, got none")
     seen = set()
     for g in group:
-        if g not in graph:
-            raise UserError(f"group member {g!r} is not a node of the fabric")
+        try:
+            known_node = g in graph
+        except TypeError:   # unhashable (a list): no node
+            known_node = False
+        if not known_node:
+            raise UserError(f"group member {describe(g)} is not a node of the fabric")
         kind = graph.nodes[g].get("kind")
         if kind != "gpu":
-            raise UserError(f"group member {g!r} is a {kind}, not a GPU")
+            raise UserError(f"group member {describe(g)} is a {kind}, not a GPU")
         if g in seen:
-            raise UserError(f"group member {g!r} appears more than once")
+            raise UserError(f"group member {describe(g)} appears more than once")
         seen.add(g)
     return group

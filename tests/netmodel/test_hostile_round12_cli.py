@@ -111,3 +111,32 @@ def test_a_swept_adjustment_out_of_range_is_refused(tmp_path, param, needle):
              tmp_path)
     _one_line_error(r, needle)
     assert not (tmp_path / "d").exists()
+
+
+LONG = "x" * 10_000
+
+
+@pytest.mark.parametrize("option, value, needle", [
+    ("--fail", LONG, "failed node 'xxxxx"),
+    ("--fail", f"gpu0/{LONG}", "failed link 'gpu0' - 'xxxxx"),
+    ("--group", f"gpu0,{LONG}", "group member 'xxxxx"),
+])
+def test_a_long_unknown_node_is_cut(tmp_path, option, value, needle):
+    # the whole 10,000-character name was echoed: a 10,050-character error line
+    args = ["collective", "all-reduce", "--fabric", "single-switch:n=8", "--size", "1M",
+            "--group", "2", option, value]
+    line = _one_line_error(_run(args, tmp_path), needle)
+    assert len(line) < 200
+
+
+def test_an_unhashable_group_member_or_failure():
+    import netmodel
+
+    # a list inside the group raised TypeError (unhashable) from 'g in graph'
+    with pytest.raises(UserError, match="group member a list of 1 item is not a node"):
+        netmodel.collective_time("single-switch:n=8", "all-reduce", 1e6, [["gpu0"], "gpu1"])
+    from netmodel.collectives.degraded import degrade
+    from topologies.registry import build
+
+    with pytest.raises(UserError, match="failed node a list of 1 item is not a node"):
+        degrade(build("single-switch:n=8"), nodes=[["gpu0"]])
