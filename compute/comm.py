@@ -129,7 +129,7 @@ def check_nbytes(nbytes: float | np.ndarray, positive: bool = False) -> float | 
             return nbytes
         raise UserError(f"message size must be a finite number of bytes {rule}, got {nbytes!r}")
     if isinstance(nbytes, str | bytes | bool | np.bool_):
-        raise UserError(f"message size must be a number of bytes, got {nbytes!r}")
+        raise UserError(f"message size must be a number of bytes, got {_shown(nbytes)}")
     try:
         n = np.asarray(nbytes)
         if n.dtype.kind == "O":   # ints beyond int64, or mixed objects: numbers one by one

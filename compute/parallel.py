@@ -70,6 +70,7 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.sharding import Shards, check_tp, kv_heads_per_gpu, valid_tp_degrees
+from compute.validate import describe
 
 if TYPE_CHECKING:
     from compute.models import ModelSpec
@@ -99,7 +100,7 @@ class Parallelism:
         for what, v in zip(_NAMES, (self.tp, self.pp, self.ep, self.attention_dp),
                            strict=True):
             if type(v) is bool:
-                raise UserError(f"{what} must be a whole number >= 1, got {v!r}")
+                raise UserError(f"{what} must be a whole number >= 1, got {describe(v)}")
 
     @classmethod
     def of(cls, obj: object) -> Parallelism:
@@ -162,7 +163,7 @@ def _whole(what: str, v) -> int:
     if isinstance(v, float) and v.is_integer():
         v = int(v)
     if not (isinstance(v, int | np.integer) and not isinstance(v, bool) and v >= 1):
-        raise UserError(f"{what} must be a whole number >= 1, got {v!r}")
+        raise UserError(f"{what} must be a whole number >= 1, got {describe(v)}")
     return int(v)
 
 

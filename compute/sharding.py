@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from compute.errors import UserError
+from compute.validate import describe
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -53,7 +54,7 @@ def check_tp(model: ModelSpec, tp: object, max_instance: int | None = None) -> i
     if isinstance(tp, float) and tp.is_integer():
         tp = int(tp)
     if not (isinstance(tp, int | np.integer) and not isinstance(tp, bool) and tp >= 1):
-        raise UserError(f"TP degree must be a whole number >= 1, got {tp!r}")
+        raise UserError(f"TP degree must be a whole number >= 1, got {describe(tp)}")
     tp = int(tp)
     if model.heads % tp:
         top = model.heads if max_instance is None else min(model.heads, int(max_instance))

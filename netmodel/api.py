@@ -214,7 +214,7 @@ def _typed(name: str, value, cls: type, example: str):
     if value is None or isinstance(value, cls):
         return value
     raise UserError(f"{name} must be a {cls.__module__}.{cls.__name__} (e.g. {example}) or "
-                    f"None for the defaults, got {value!r}")
+                    f"None for the defaults, got {describe(value)}")
 
 
 def _slo(slo):

@@ -567,7 +567,7 @@ def get_scenario(ref: str | Scenario) -> Scenario:
     else:
         table = shipped_scenarios()
         if base not in table:
-            raise UserError(f"unknown scenario {base!r}; known: {known(table)} "
+            raise UserError(f"unknown scenario {describe(base)}; known: {known(table)} "
                             f"(or a path to a .toml file; NAME@GPU swaps the GPU)")
         scenario = table[base]
     return scenario.with_gpu(gpu.strip()) if at else scenario

@@ -53,7 +53,7 @@ from compute.phases import Slo, check_phase, latency_name
 from compute.roofline import RooflineOptions, make_workload
 from compute.search import DEFAULT_MAX_BATCH
 from compute.units import parse_bandwidth, parse_in_unit, parse_quantity, parse_time
-from compute.validate import number
+from compute.validate import describe, number
 from netmodel.study.defaults import PARALLELISM
 from netmodel.study.progress import NO_PROGRESS
 from netmodel.study.rows import FabricRow, RowsResult, distinct_models, key
@@ -262,11 +262,12 @@ def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DE
     number >= 1."""
     if isinstance(points, bool) or not isinstance(points, int | np.integer) or points < 1:
         raise UserError(f"points must be a whole number >= 1 (the values of a LO:HI range), "
-                        f"got {points!r}")
+                        f"got {describe(points)}")
     path, eq, spec = str(text).partition("=")
     path, spec = path.strip(), spec.strip()
     if not eq or not path or not spec:
-        raise UserError(f"sweep parameter {text!r} must be PATH=LO:HI or PATH=V1,V2 (e.g. "
+        raise UserError(f"sweep parameter {describe(str(text))} must be PATH=LO:HI or "
+                        f"PATH=V1,V2 (e.g. "
                         f"adjust.hop_latency=0.1us:10us)")
     unit, integer = _kind(path, scenarios)
     if ":" in spec:
@@ -544,7 +545,7 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
     if parallelism not in PARALLELISM:
         raise UserError(f"parallelism {parallelism!r} is unknown; known: {known(PARALLELISM)}")
     if isinstance(max_batch, bool) or not isinstance(max_batch, int | np.integer) or max_batch < 1:
-        raise UserError(f"max_batch must be a whole number >= 1, got {max_batch!r}")
+        raise UserError(f"max_batch must be a whole number >= 1, got {describe(max_batch)}")
     options = options or RooflineOptions()
     slo = slo or Slo()
     ys = params[1].values if len(params) > 1 else (None,)

@@ -128,3 +128,26 @@ def test_a_long_unknown_name_is_cut(call):
     with pytest.raises(UserError) as e:
         call("x" * 5000)
     assert len(str(e.value)) < 400 and "'xxxxx" in str(e.value)
+
+
+X = "x" * 5000
+
+
+@pytest.mark.parametrize("call", [
+    lambda: netmodel.evaluate("Llama-3-8B", "H100-SXM", tp=X, batch=8),
+    lambda: netmodel.evaluate("Llama-3-8B", "H100-SXM", tp=1, pp=X, batch=8),
+    lambda: netmodel.evaluate("Llama-3-8B", "H100-SXM", tp=1, ep=X, batch=8),
+    lambda: netmodel.evaluate("Llama-3-8B", "H100-SXM", tp=1, attention_dp=X, batch=8),
+    lambda: netmodel.evaluate("Llama-3-8B", "H100-SXM", tp=1, batch=8, options=X),
+    lambda: netmodel.search("Llama-3-8B", "H100-SXM", max_batch=X),
+    lambda: netmodel.search("Llama-3-8B", "H100-SXM", slo=X),
+    lambda: netmodel.search("Llama-3-8B", scenario=X),
+    lambda: netmodel.sweep(["h100-dgx"], [X], ["Llama-3-8B"]),
+    lambda: netmodel.sweep(["h100-dgx"], ["adjust.hop_latency=1us:2us"], ["Llama-3-8B"], points=X),
+    lambda: netmodel.collective_time("single-switch:n=8", "all-reduce", X, 2),
+])
+def test_a_long_value_is_cut_in_every_message(call):
+    # each echoed all 5,000 characters ('TP degree must be a whole number >= 1, got 'xxx...)
+    with pytest.raises(UserError) as e:
+        call()
+    assert len(str(e.value)) < 400 and "'xxxxx" in str(e.value)
