@@ -319,6 +319,10 @@ class _Refused(Exception):
     pass
 
 
+#: GraphML elements no fabric has: a node's ports, hyperedges and their endpoints.
+_NOT_FABRIC = frozenset({"port", "hyperedge", "endpoint"})
+
+
 def _check_xml(raw: bytes, where: str) -> None:
     """Refuse XML nested deeper than MAX_DEPTH or with a DOCTYPE (entities), streaming."""
     parser = xml.parsers.expat.ParserCreate()
@@ -329,6 +333,12 @@ def _check_xml(raw: bytes, where: str) -> None:
         nonlocal depth
         depth += 1
         local = name.rpartition(":")[2]
+        if local == "graph" and len(tags) == 2:   # networkx read the first, ignored the rest
+            raise _Refused(f"{where}: a GraphML fabric holds one <graph>; this one holds "
+                           f"another (nested in a node or edge, or a second graph)")
+        if local in _NOT_FABRIC:   # networkx ignored a <port> with a warning on stderr
+            raise _Refused(f"{where}: a GraphML fabric has no <{local}> elements (nodes, "
+                           f"edges and their <data> only)")
         if not tags or (local == "graph" and len(tags) == 1):
             tags.append(local)
         if depth > MAX_DEPTH:

@@ -176,3 +176,27 @@ def test_cli_one_line_for_a_file_out_of_range(tmp_path, edit):
     assert r.exit_code == 2, (r.output, r.exception)
     lines = r.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: invalid fabric graph: ")
+
+
+# ---------------------------------------------------------------- GraphML elements
+# networkx reads the first <graph> and ignores a second one or one nested in a node, and
+# drops a node's <port> with 'GraphML port tag not supported.' on stderr: such files
+# loaded as if those parts were not there (exit 0).
+
+@pytest.mark.parametrize("edit, needle", [
+    (lambda t: t.replace('<node id="gpu0">', '<node id="gpu0"><port name="p"/>', 1),
+     "has no <port> elements"),
+    (lambda t: t.replace('<node id="gpu0">', '<node id="gpu0"><graph id="sub" '
+                         'edgedefault="undirected"><node id="q"/></graph>', 1),
+     "holds one <graph>; this one holds another"),
+    (lambda t: t.replace("</graphml>", '<graph edgedefault="undirected"><node id="z"/>'
+                         '</graph></graphml>'), "holds one <graph>; this one holds another"),
+    (lambda t: t.replace("</graph>", '<hyperedge><endpoint node="gpu0"/></hyperedge></graph>'),
+     "has no <hyperedge> elements"),
+])
+def test_graphml_parts_no_fabric_has(tmp_path, edit, needle):
+    path = tmp_path / "f.graphml"
+    write_graph(build("single-switch:n=4"), path)
+    path.write_text(edit(path.read_text()))
+    with pytest.raises(UserError, match=re.escape(needle)):
+        build(path)
