@@ -65,7 +65,7 @@ import numpy as np
 from compute.errors import UserError, known
 from compute.hardware import FLAG_FIELDS, OPTIONAL_FIELDS, SPEC_KEYS, GpuSpec, catalog
 from compute.validate import limits, number
-from topologies.limits import MAX_RADIX, MAX_TIER, PHYSICAL_MAX, PHYSICAL_MIN
+from topologies.limits import MAX_RADIX, MAX_TIER
 
 __all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS",
            "OPTICAL_MEDIA", "TRACE_MEDIA", "UNITS",
@@ -115,19 +115,29 @@ GRAPH_TYPES = {
 _MEDIA = frozenset(MEDIA)
 _LABELS = frozenset(LABELS)
 _INF = math.inf
-_MAX_BW, _MIN_BW = PHYSICAL_MAX["bandwidth"][0], PHYSICAL_MIN["bandwidth"][0]
-_MAX_LATENCY = PHYSICAL_MAX["latency"][0]
+#: The range a graph's bandwidths and times may take. Wider than a builder's
+#: (:data:`~topologies.limits.PHYSICAL_MAX`, ``PHYSICAL_MIN``): a scenario's adjustments
+#: scale a built fabric (bandwidth_scale 1e-9 to 1e15, latency_scale up to 1e6) and the
+#: ideal calibration multiplies bandwidth by 1e12; beyond these a value is hostile and
+#: overflows transfer times to inf. ``(least, most, unit, why)``.
+VALUE_RANGES = {
+    "bandwidth": (1e-9, 1e30, "bytes/s", "a scenario's bandwidth_scale 1e-9 to 1e15 of a "
+                                         "builder's 1 byte/s to 1 PB/s"),
+    "latency": (0.0, 1e7, "s", "a scenario's latency_scale 1e6 of a builder's 1 s, and "
+                               "more: 1e7 s is 116 days a hop"),
+    "reconfiguration_time": (0.0, 1e7, "s", "a patch panel rewired by hand takes minutes; "
+                                            "1e7 s is 116 days"),
+}
+_MIN_BW, _MAX_BW = VALUE_RANGES["bandwidth"][:2]
+_MAX_LATENCY = VALUE_RANGES["latency"][1]
 
 
 def _physical(what: str, key: str, value: float) -> None:
-    """Refuse a finite ``value`` of quantity ``key`` beyond the plausible range a builder
-    takes (:data:`~topologies.limits.PHYSICAL_MAX`, :data:`~topologies.limits.PHYSICAL_MIN`)."""
-    if key in PHYSICAL_MAX and value > PHYSICAL_MAX[key][0]:
-        most, unit, why = PHYSICAL_MAX[key]
-        _bad(f"{what} {key} must be at most {most:g} {unit} ({why}), got {_show(value)}")
-    if key in PHYSICAL_MIN and 0 < value < PHYSICAL_MIN[key][0]:
-        least, unit, why = PHYSICAL_MIN[key]
-        _bad(f"{what} {key} must be at least {least:g} {unit} ({why}), got {_show(value)}")
+    """Refuse a finite ``value`` of quantity ``key`` outside :data:`VALUE_RANGES`."""
+    least, most, unit, why = VALUE_RANGES[key]
+    if value > most or 0 < value < least:
+        bound = f"at most {most:g}" if value > most else f"at least {least:g}"
+        _bad(f"{what} {key} must be {bound} {unit} ({why}), got {_show(value)}")
 
 
 def edge_count(graph: nx.Graph) -> int:
@@ -569,8 +579,8 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
     integer up to 1,000,000 not exceeded by its cables, latency finite >= 0, in_network_reduction
     a bool; an OCS's ports likewise, its edges optical); every edge (no self-loop; bandwidth
     finite and > 0, latency finite and >= 0, lanes a whole number >= 1, links finite and > 0, a
-    known medium; bandwidth, latency and reconfiguration times within the builders' plausible
-    ranges, :data:`~topologies.limits.PHYSICAL_MAX` and ``PHYSICAL_MIN``; a
+    known medium; bandwidth, latency and reconfiguration times within :data:`VALUE_RANGES`,
+    which an adjusted scenario reaches and overflow does not; a
     circuit between two GPUs, ``via`` OCS nodes of the graph); a torus's ``dims`` against
     its GPUs and edges; the ``gpus`` count;
     and (unless ``check_connected=False``) that every GPU can reach every other.
