@@ -29,8 +29,9 @@ from topologies.closed_forms import closed_form
 from topologies.schema import TRACE_MEDIA, gpu_nodes, validate
 
 __all__ = ["MAXFLOW_NODES", "BillOfMaterials", "FabricSummary", "PathDiversity",
-           "bill_of_materials", "bisection_maxflow", "cable_end_parts", "diameter",
-           "injection_bandwidth", "path_diversity", "summary"]
+           "bill_of_materials", "bisection_maxflow", "cable_end_parts", "cells_per_shared_part",
+           "diameter", "injection_bandwidth", "path_diversity", "port_fill", "shared_part",
+           "summary"]
 
 #: Largest graph (nodes) for which the exact max-flow bisection is computed.
 MAXFLOW_NODES = 5000
@@ -133,6 +134,78 @@ def cable_end_parts(kind: str, links: float) -> float:
     if kind == "gpu":
         return math.ceil(links - 1e-9)
     return links
+
+
+def port_fill(graph: nx.Graph) -> float:
+    """Share of the GPU-facing ports in use on the tier >= 1 switches and OCSes GPUs attach
+    to: their GPU links over their ports not taken by links to other switches (a link of
+    ``links`` cables takes that many ports; circuits take none). The one figure by which a
+    fabric is read as a slice of one built out to full size, by the cost model
+    (:func:`netmodel.study.cost.network_bill`, ``share="ports-used"``) and by the failure
+    model (:func:`cells_per_shared_part`). 1 where GPUs attach to no such switch.
+
+    >>> from topologies import build
+    >>> port_fill(build("rail-optimized:domains=4"))   # 32 of 8 leaves x 32 down ports
+    0.125
+    >>> round(port_fill(build("flat:n=128,planes=4,radix=144")), 4)
+    0.8889
+    """
+    kind = _kinds(graph)
+    gpu_ports: dict = {}
+    net_ports: dict = {}
+    for u, v, d in graph.edges(data=True):
+        if d["medium"] == "ocs-circuit":
+            continue
+        links = d.get("links", 1)
+        for a, b in ((u, v), (v, u)):
+            if kind[a] == "gpu":
+                continue
+            target = gpu_ports if kind[b] == "gpu" else net_ports
+            target[a] = target.get(a, 0.0) + links
+    attach = [n for n in gpu_ports if kind[n] == "ocs" or graph.nodes[n]["tier"] >= 1]
+    room = sum(_node_ports(graph, n) - net_ports.get(n, 0.0) for n in attach)
+    return min(1.0, sum(gpu_ports[n] for n in attach) / room) if room > 0 else 1.0
+
+
+def _node_ports(graph: nx.Graph, node: Hashable) -> int:
+    d = graph.nodes[node]
+    return int(d["ports"] if d["kind"] == "ocs" else d["radix"])
+
+
+def cells_per_shared_part(graph: nx.Graph) -> int:
+    """How many copies of ``graph`` (cells) one :func:`shared_part` of a full build serves:
+    ``floor(1 / port_fill)``, at least 1. A cell that fills 4 of the 32 GPU ports of each
+    rail leaf (``h100-dgx``: 4 servers on leaves built for an SU of 32) is an eighth of
+    the SU its leaves, spines and uplinks are built for, so 8 cells share one set of them;
+    a flat fabric of 128 Lites on 144-port planes fills no second cell's worth (1).
+
+    >>> from topologies import build
+    >>> cells_per_shared_part(build("rail-optimized:domains=4")), \\
+    ...     cells_per_shared_part(build("flat:n=128,planes=4,radix=144"))
+    (8, 1)
+    """
+    return max(1, math.floor(1 / port_fill(graph) + 1e-9))
+
+
+def shared_part(graph: nx.Graph, u: Hashable, v: Hashable | None = None) -> bool:
+    """Whether a node (``v`` None) or the link ``u``-``v`` belongs to the part of a fabric
+    that copies of it would share in a full build: a switch of tier >= 1 or an OCS (it
+    holds other cells' GPUs, or links the switches that do), and a link between two
+    switches or OCSes. A GPU, its tier-0 (scale-up) switch and a GPU's own link are its
+    cell's alone. The cost model charges shared parts at :func:`port_fill`'s share; the
+    failure model counts them once per :func:`cells_per_shared_part` cells.
+
+    >>> from topologies import build
+    >>> g = build("rail-optimized:domains=4")
+    >>> shared_part(g, "leaf0"), shared_part(g, "nvs0"), shared_part(g, "leaf0", "spine0"), \\
+    ...     shared_part(g, "gpu0", "leaf0")
+    (True, False, True, False)
+    """
+    data = graph.nodes
+    if v is None:
+        d = data[u]
+        return d["kind"] == "ocs" or (d["kind"] == "switch" and d["tier"] >= 1)
+    return data[u]["kind"] != "gpu" and data[v]["kind"] != "gpu"
 
 
 def bill_of_materials(graph: nx.Graph) -> BillOfMaterials:

@@ -64,7 +64,7 @@ from dataclasses import dataclass
 import networkx as nx
 
 from compute.errors import UserError, known
-from topologies.analysis import cable_end_parts
+from topologies.analysis import cable_end_parts, shared_part
 from topologies.hierarchical import NVL72_SWITCH_TRAYS
 from topologies.schema import TRACE_MEDIA, gpu_nodes
 
@@ -95,7 +95,11 @@ class Component:
 
     ``nodes``: nodes removed (with their links); ``edges``: edges ``(u, v)`` removed;
     ``scaled``: ``((u, v), factor)`` edges kept at ``factor`` of their bandwidth;
-    ``parts``: physical parts of the class with this same effect (its rate multiplier).
+    ``parts``: physical parts of the class with this same effect (its rate multiplier);
+    ``shared``: a part that copies of the fabric would share in a full build (a switch of
+    tier >= 1, an OCS, a link between two of them and its ends:
+    :func:`~topologies.analysis.shared_part`), which a cluster of copies counts once per
+    :func:`~topologies.analysis.cells_per_shared_part` of them.
     """
 
     cls: str
@@ -104,6 +108,7 @@ class Component:
     edges: tuple = ()
     scaled: tuple = ()
     parts: float = 1.0
+    shared: bool = False
 
     @property
     def elements(self) -> frozenset:
@@ -246,10 +251,11 @@ def components(graph: nx.Graph, *, gpus_per_host: int | None = None,
             out["rack"].append(Component("rack", f"rack{label}", nodes=tuple(members)))
     if wanted != ("gpu-die", "gpu-package"):
         for edges, cables in _bundles(graph):
+            shared = all(shared_part(graph, u, v) for u, v in edges)
             for end_cls, name, removed, scaled, parts in _link_parts(graph, edges, cables):
                 if end_cls in wanted and parts > 0:
                     out[end_cls].append(Component(end_cls, name, edges=removed, scaled=scaled,
-                                                  parts=float(parts)))
+                                                  parts=float(parts), shared=shared))
     for n, d in graph.nodes(data=True):
         if d["kind"] == "switch":
             cls = SWITCH_CLASSES[min(int(d["tier"]), 3)]
@@ -259,7 +265,8 @@ def components(graph: nx.Graph, *, gpus_per_host: int | None = None,
             continue
         if cls in wanted:
             boxes = TIER0_BOXES.get(graph.graph.get("builder"), 1) if cls == "nvswitch" else 1
-            out[cls].append(Component(cls, str(n), nodes=(n,), parts=float(boxes)))
+            out[cls].append(Component(cls, str(n), nodes=(n,), parts=float(boxes),
+                                      shared=shared_part(graph, n)))
     return out
 
 

@@ -8,7 +8,12 @@ keeping every instance's collectives exactly those the throughput study costs. I
 are placed in every cell as the study places them: the best TP degree and batch of
 :func:`~netmodel.study.fabric_search.fabric_search` for the scenario, model and phase,
 ``floor(cell / TP)`` instances cut by the scenario's placement policy; GPUs left over are
-idle. Every healthy instance delivers the best configuration's tokens/s.
+idle. Every healthy instance delivers the best configuration's tokens/s. Parts copies
+would share in a full build (leaves, spines, OCSes, links between switches:
+:func:`topologies.analysis.shared_part`) are counted once per
+:func:`~topologies.analysis.cells_per_shared_part` cells (8 copies of ``h100-dgx`` fill
+the SU its rail leaves are built for), the cost model's share of them; one failure of such
+a part touches every cell of its set (:meth:`Cluster.cells_hit`).
 
 **A failure** of a component (:mod:`topologies.failure_domains`) removes or thins parts of
 its cell. Its *hardware radius* is the GPUs lost plus the GPUs it cuts off from the rest of
@@ -190,6 +195,34 @@ class Cluster(InstanceCosting):
     @property
     def instances_total(self) -> int:
         return len(self.instances) * self.cells
+
+    @cached_property
+    def cells_per_shared_part(self) -> int:
+        """Cells one set of shared parts (leaves, spines, OCSes, switch-to-switch links)
+        serves in a full build: :func:`topologies.analysis.cells_per_shared_part`, at most
+        the cluster's cells."""
+        from topologies.analysis import cells_per_shared_part
+
+        return min(self.cells, cells_per_shared_part(self.graph))
+
+    @property
+    def shared_sets(self) -> int:
+        """Sets of shared parts in the cluster: one per :attr:`cells_per_shared_part`
+        cells, the last perhaps part-filled (as a builder leaves an SU's last leaves)."""
+        return -(-self.cells // self.cells_per_shared_part)
+
+    def copies(self, effect: Effect) -> int:
+        """How many times the cluster holds a cell's component of ``effect``: once per
+        cell, or once per set of cells for a shared part (see the module doc)."""
+        return self.shared_sets if _shared(effect) else self.cells
+
+    def cells_hit(self, effect: Effect) -> tuple[float, int]:
+        """Cells one failure of ``effect``'s component touches: the mean over the
+        cluster's copies of it and the most (a shared part touches every cell of its set,
+        each as :meth:`effects` evaluates one cell)."""
+        if not _shared(effect):
+            return 1.0, 1
+        return self.cells / self.shared_sets, self.cells_per_shared_part
 
     @property
     def tokens_per_s(self) -> float:
@@ -424,7 +457,7 @@ class Cluster(InstanceCosting):
         idle_wired = sum(1 for n in wired if n not in member_of)
         factors = tuple(sorted(round(f, 9) for _, f in comp.scaled))
         sig = (comp.cls, tuple(sorted(tiers)), idle_lost, idle_wired, tuple(sorted(per)),
-               len(comp.edges), factors)
+               len(comp.edges), factors, comp.shared)
         return sig, lost, wired, touched
 
     def _evaluate(self, comp: Component, lost, wired, touched) -> dict:
@@ -511,6 +544,10 @@ class Cluster(InstanceCosting):
 
 def _key(u, v) -> tuple:
     return (u, v) if str(u) <= str(v) else (v, u)
+
+
+def _shared(effect: Effect) -> bool:
+    return bool(getattr(effect.component, "shared", False))
 
 
 def _check_gpus(gpus, cell: int) -> int:
@@ -628,7 +665,7 @@ class BlastRadius:
         c = self.cluster
         return {"scenario": c.scenario.label, "model": c.model.name,
                 "phase": c.workload.phase, "gpus": c.gpus, "cells": c.cells,
-                "cell_gpus": c.cell_gpus, "tp": c.tp, "config": c.parallelism.label,
+                "cell_gpus": c.cell_gpus, "cells_per_shared_part": c.cells_per_shared_part, "tp": c.tp, "config": c.parallelism.label,
                 "instance_gpus": c.instance_gpus, "batch": c.batch,
                 "instances": c.instances_total, "idle_gpus": len(c.idle) * c.cells,
                 "sms_per_gpu": c.gpu.sms, "tokens_per_s": c.cluster_tokens_per_s,
@@ -732,9 +769,13 @@ def blast_radius(scenario: str | Scenario, model: str | ModelSpec,
         es = [e for e in effects if e.cls == cls]
         if not es:
             continue
-        w = np.array([e.parts for e in es], dtype=float)
+        # a class's failures a year: each effect's parts x the cluster's copies of it;
+        # a shared part's failure touches every cell of its set (hit, mean and most)
+        w = np.array([e.parts * c.copies(e) for e in es], dtype=float)
         wsum = float(w.sum())
         rate = rates[cls]
+        hit = np.array([c.cells_hit(e)[0] for e in es])
+        most = [c.cells_hit(e)[1] for e in es]
 
         def mean(xs: ArrayLike, w: np.ndarray = w, wsum: float = wsum) -> float:
             return float(np.dot(w, xs) / wsum) if wsum > 0 else 0.0
@@ -753,17 +794,20 @@ def blast_radius(scenario: str | Scenario, model: str | ModelSpec,
                 path1, t1 = f"{worst.path}: repair", t0
             else:
                 path1, t1 = f"{worst.path} ({_fmt_s(worst.time_s)})", worst.time_s
-        lost = [100 * e.lost_instances / len(c.instances) / c.cells for e in es]
+        lost = np.array([100 * e.lost_instances / len(c.instances) / c.cells for e in es])
         rows.append(BlastRow(
             cls=cls, description=c.catalog.classes[cls].description,
-            count=wsum * c.cells, rate_per_hour=rate * HOUR,
-            events_per_year=wsum * c.cells * rate * YEAR,
-            gpus_mean=mean([e.gpus for e in es]), gpus_max=max(e.gpus for e in es),
-            sms_mean=mean([e.sms for e in es]), sms_max=max(e.sms for e in es),
-            instances_down_mean=mean([e.instances_down for e in es]),
-            instances_down_max=max(e.instances_down for e in es),
-            gpus_down_mean=mean([e.instances_down * c.instance_gpus for e in es]),
-            tokens_lost_pct_mean=mean(lost), tokens_lost_pct_max=max(lost),
+            count=wsum, rate_per_hour=rate * HOUR,
+            events_per_year=wsum * rate * YEAR,
+            gpus_mean=mean(hit * [e.gpus for e in es]),
+            gpus_max=max(m * e.gpus for m, e in zip(most, es, strict=True)),
+            sms_mean=mean(hit * [e.sms for e in es]),
+            sms_max=max(m * e.sms for m, e in zip(most, es, strict=True)),
+            instances_down_mean=mean(hit * [e.instances_down for e in es]),
+            instances_down_max=max(m * e.instances_down for m, e in zip(most, es, strict=True)),
+            gpus_down_mean=mean(hit * [e.instances_down * c.instance_gpus for e in es]),
+            tokens_lost_pct_mean=mean(hit * lost),
+            tokens_lost_pct_max=float(max(lost * most)),
             symmetry_classes=len(es), recovery_without_spares=path0,
             recovery_without_spares_s=t0, recovery_with_spares=path1,
             recovery_with_spares_s=t1))

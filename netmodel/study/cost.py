@@ -237,7 +237,7 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
     >>> [(i.what, i.count) for i in b.items if i.category != "cable"]
     [('pluggable-optics end 400 Gb/s', 16.0), ('tier-1 switch 4 x 400 Gb/s', 2.0), ('tier-2 switch 4 x 400 Gb/s', 2.0)]
     """
-    from topologies.analysis import bill_of_materials
+    from topologies.analysis import bill_of_materials, port_fill
     from topologies.schema import TRACE_MEDIA
 
     if share not in SHARES:
@@ -259,10 +259,9 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
             target[a] = target.get(a, 0.0) + links
             port_rate[a] = max(port_rate.get(a, 0.0), d["bandwidth"] / links)
     # fill: GPU-facing ports in use over the ports not taken by links to other switches,
-    # on the tier >= 1 switches and OCSes GPUs attach to
-    attach = [n for n in gpu_ports if kind[n] == "ocs" or graph.nodes[n]["tier"] >= 1]
-    room = sum(_ports(graph, n) - net_ports.get(n, 0.0) for n in attach)
-    fill = min(1.0, sum(gpu_ports[n] for n in attach) / room) if room > 0 else 1.0
+    # on the tier >= 1 switches and OCSes GPUs attach to (the failure model counts the
+    # parts shared between copies of the fabric by the same figure: topologies.analysis)
+    fill = port_fill(graph)
     scale = fill if share == "ports-used" else 1.0
 
     groups: dict = {}

@@ -1,0 +1,106 @@
+"""A cluster of ``--gpus N`` copies of a scenario's fabric counts the parts copies share in
+a full build (leaves, spines, OCSes, switch-to-switch links and their ends) once per set of
+cells they serve (topologies.analysis.cells_per_shared_part), as the builder would build
+that many GPUs and as the cost model charges a cell (network_bill, share ports-used); a
+shared part's failure touches every cell of its set, so rate x radius is unchanged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from netmodel.study.blast_radius import YEAR, blast_radius
+from netmodel.study.cost import network_bill
+from netmodel.study.fabric_search import build_fabric
+from netmodel.study.reliability_catalog import HOUR
+from topologies import build
+from topologies.failure_domains import class_counts, components
+
+CLASSES = ("nic", "transceiver", "nvswitch", "leaf", "spine")
+
+
+def _counts(scenario, model, gpus):
+    rows = {r.cls: r for r in blast_radius(scenario, model, gpus=gpus).rows}
+    return {c: rows[c].count for c in CLASSES}
+
+
+@pytest.mark.parametrize("cells, hand", [
+    # h100-dgx is 4 servers x 8 H100 on the 8 rail leaves of one SU (32 servers, 64-port
+    # leaves with 32 uplinks, 4 spines: 8 parallel cables a leaf-spine pair). 8 cells fill
+    # one SU: 8 leaves, 4 spines, 256 uplinks (512 transceivers) + 256 GPU cables (512).
+    (8, {"nic": 256, "transceiver": 1024, "nvswitch": 32, "leaf": 8, "spine": 4}),
+    # 12 cells = 48 servers = 2 SUs (the second half full): 16 leaves, 8 spines,
+    # 16 x 32 = 512 uplinks (1,024 transceivers) + 384 GPU cables (768)
+    (12, {"nic": 384, "transceiver": 1792, "nvswitch": 48, "leaf": 16, "spine": 8}),
+    # 2 cells = 8 servers on the same 8 leaves: the SU's parts once
+    (2, {"nic": 64, "transceiver": 640, "nvswitch": 8, "leaf": 8, "spine": 4}),
+])
+def test_cells_count_the_parts_of_one_build(cells, hand):
+    got = _counts("h100-dgx", "Llama-3-70B", 32 * cells)
+    assert got == hand
+    # the rail-optimized builder's own fabric of that many GPUs (same leaves and spines)
+    built = class_counts(components(build(f"rail-optimized:domains={4 * cells}")))
+    assert {c: built[c] for c in CLASSES} == hand
+
+
+def test_16k_h100_against_llama3():
+    # 512 cells of h100-dgx = 64 full SUs: 16,384 GPU cables and 64 x 256 = 16,384
+    # uplinks, 2 transceivers each = 65,536 (was 294,912: each copy's 8 leaves kept
+    # 32 uplinks for 4 servers); 512 leaves (was 4,096), 64 x 4 = 256 spines (was 2,048),
+    # 2,048 NVSwitch boards. Llama 3 (Table 5): 35 network events in 54 days = 237 a year.
+    got = _counts("h100-dgx", "Llama-3-70B", 16384)
+    assert got == {"nic": 16384, "transceiver": 65536, "nvswitch": 2048, "leaf": 512,
+                   "spine": 256}
+    rows = {r.cls: r for r in blast_radius("h100-dgx", "Llama-3-70B", gpus=16384).rows}
+    network = sum(rows[c].events_per_year for c in ("transceiver", "nvswitch", "leaf", "spine"))
+    assert network == pytest.approx((65536 * 6.6e-7 + 2816 * 3.33e-6) * YEAR / HOUR, rel=1e-9)
+    assert network == pytest.approx(461.36, abs=0.01)
+
+
+def test_cost_and_failure_models_read_one_bill():
+    # per cell, once the cluster fills a set (8 cells), the failure model counts what the
+    # cost model charges a cell: 128 transceivers, 1 leaf, half a spine, 64 cables
+    bill = network_bill(build_fabric("h100-dgx"))
+    charged = {(i.category, i.what.split(" ")[0]): i.count for i in bill.items}
+    per_cell = {c: n / 8 for c, n in _counts("h100-dgx", "Llama-3-70B", 256).items()}
+    assert per_cell["transceiver"] == charged[("optics", "pluggable-optics")] == 128
+    assert per_cell["leaf"] == 1.0 == bill.fill * 8
+    assert per_cell["spine"] == 0.5
+    cables = sum(i.count for i in bill.items if i.category == "cable")
+    assert cables == 64 == per_cell["transceiver"] / 2
+
+
+def test_a_shared_failure_touches_its_set(tmp_path):
+    # Servers of 4 H100 (domain_size = gpus_per_server = 4), 8 servers a cell on 4 rail
+    # leaves of 32 down ports: 4 cells fill a set. Llama-3.1-405B decode runs TP 8 across
+    # two servers, so a rail leaf's loss slows instances. At 8 cells: 2 sets of 4 leaves,
+    # each failure touching 4 cells; expected capacity lost (rate x radius) is the cells'
+    # as evaluated on one cell, whatever the count.
+    text = (Path(__file__).resolve().parents[2] / "netmodel" / "data" / "scenarios"
+            / "h100-dgx.toml").read_text()
+    for a, b in (("domains = 4", "domains = 8"), ("domain_size = 8", "domain_size = 4"),
+                 ("gpus_per_server = 8", "gpus_per_server = 4"),
+                 ('name = "h100-dgx"', 'name = "h100-x4"')):
+        assert a in text
+        text = text.replace(a, b, 1)
+    path = tmp_path / "h100-x4.toml"
+    path.write_text(text)
+    one = {r.cls: r for r in blast_radius(str(path), "Llama-3.1-405B").rows}
+    br = blast_radius(str(path), "Llama-3.1-405B", gpus=256)
+    eight = {r.cls: r for r in br.rows}
+    assert br.cluster.cells_per_shared_part == 4
+    assert one["leaf"].count == 4 and eight["leaf"].count == 8
+    assert one["spine"].count == 2 and eight["spine"].count == 4
+    # 32 GPU cables + 4 x 32 uplinks = 160 cables a cell; 8 cells: 8 x 32 + 2 x 128
+    assert one["transceiver"].count == 320 and eight["transceiver"].count == 1024
+    leaf = one["leaf"].tokens_lost_pct_mean
+    assert leaf > 0
+    # one leaf failure: the cell's loss in each of 4 cells, of the 8 cells' tokens/s
+    assert eight["leaf"].tokens_lost_pct_mean == pytest.approx(leaf * 4 / 8, rel=1e-12)
+    assert eight["leaf"].tokens_lost_pct_max == pytest.approx(
+        one["leaf"].tokens_lost_pct_max * 4 / 8, rel=1e-12)
+    for cls in ("leaf", "spine", "transceiver", "nic", "gpu-die", "host"):
+        # rate x radius: 8 copies of the cell, each losing its share
+        assert eight[cls].events_per_year * eight[cls].tokens_lost_pct_mean == pytest.approx(
+            8 * one[cls].events_per_year * one[cls].tokens_lost_pct_mean / 8, rel=1e-9)
