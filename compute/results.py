@@ -222,6 +222,11 @@ class InferenceResult:
     #: redundant routed-expert copies the stage's EP groups hold, ``ep x ceil(experts /
     #: ep) - experts`` (:func:`compute.parallel.expert_slots`; 0: EP divides the experts)
     redundant_experts: int = 0
+    #: with two-batch overlap allowed (:class:`~compute.roofline.RooflineOptions`
+    #: ``two_batch_overlap``): seconds of the serial step the two micro-batches hide, 0
+    #: where the serial step is the faster (``latency`` is the step taken; ``stages`` are
+    #: the serial step's); None without the option
+    two_batch_hidden: float | None = None
 
     def __getattr__(self, name: str):
         # Only for what normal lookup misses: a field of _LAZY_FIELDS that
@@ -291,6 +296,8 @@ class InferenceResult:
         out = time_split(self.stages, self.mode)
         if self.profile:
             out["overhead"] = self.overhead
+        if self.two_batch_hidden is not None:   # what two-batch overlap hides (<= 0)
+            out["two_batch_hidden"] = -self.two_batch_hidden
         return out
 
     def resource_times(self) -> dict[str, float]:
@@ -321,6 +328,10 @@ class InferenceResult:
             "stages": [s.to_dict() for s in self.stages],
             **({"profile": self.profile, "overhead_s": self.overhead} if self.profile else {}),
             **({"redundant_experts": self.redundant_experts} if self.redundant_experts else {}),
+            **({} if self.two_batch_hidden is None else {"two_batch_overlap": {
+                "used": self.two_batch_hidden > 0,
+                "serial_latency_s": self.latency + self.two_batch_hidden,
+                "hidden_s": self.two_batch_hidden}}),
         }
 
     def to_json(self, indent: int | None = 2) -> str:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -47,6 +47,7 @@ from compute.grid_parts import (
 )
 from compute.hardware import GpuSpec, get_gpu
 from compute.memory import DEFAULT_RESERVE, check_reserve, describe_fit
+from compute.micro_batches import grid_two_batch_time
 from compute.models import COMPUTE_DTYPES, ModelSpec, get_model
 from compute.moe_routing import moe_comm
 from compute.parallel import (
@@ -68,7 +69,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 __all__ = ["EXTENDED_STAGES", "MODES", "STAGES", "Grid", "RooflineOptions", "MAX_BATCH", "check_batch",
-           "check_skew", "default_comm", "evaluate_grid", "make_workload"]
+           "check_skew", "default_comm", "evaluate_grid", "make_workload", "option_help"]
 
 MODES = ("overlap", "serial")
 
@@ -99,6 +100,15 @@ class RooflineOptions:
     :class:`~compute.profiles.EngineProfile`, the calibrated mode (GEMM and attention
     efficiencies, achievable HBM bandwidth, fixed overheads; see :mod:`compute.profiles`).
     It replaces the two efficiency factors, which must then stay 1.
+
+    ``two_batch_overlap`` (default False; the roofline only, one pipeline stage): the engine
+    may run a step as two micro-batches, each one's collectives hidden behind the other's
+    compute (:mod:`compute.two_batch`); a step of two or more sequences then takes the
+    lesser of the serial step and the overlapped one (the operator turns the engine's flag
+    on or off per deployment), and the result says which (``two_batch_hidden``).
+
+    A field's ``metadata`` ``help`` is its one description: the command line's option of
+    that name (dashes for underscores) is made from it (:func:`option_help`).
     """
 
     mode: str = "overlap"
@@ -108,6 +118,12 @@ class RooflineOptions:
     memory_reserve: float = DEFAULT_RESERVE
     overlap_collectives: bool = False
     profile: EngineProfile | None = None
+    two_batch_overlap: bool = field(default=False, metadata={
+        "help": "Let the engine run a step as two micro-batches, each one's collectives "
+                "hidden behind the other's compute (SGLang's --enable-two-batch-overlap, "
+                "DeepSeek's dual micro-batches): a step of 2 or more sequences takes the "
+                "lesser of the serial and the overlapped time (infer prints both; the "
+                "roofline only, PP 1)."})
 
     def to_dict(self) -> dict:
         """JSON-ready settings: the fields, ``profile`` left out without one (so the
@@ -116,7 +132,8 @@ class RooflineOptions:
         >>> RooflineOptions().to_dict()["mode"], "profile" in RooflineOptions().to_dict()
         ('overlap', False)
         """
-        d = {f: getattr(self, f) for f in self.__dataclass_fields__ if f != "profile"}
+        d = {f: getattr(self, f) for f in self.__dataclass_fields__
+             if f != "profile" and (f != "two_batch_overlap" or self.two_batch_overlap)}
         if self.profile is not None:
             d["profile"] = {"name": self.profile.name, "fitted_on": self.profile.fitted_on,
                             **self.profile.values()}
@@ -148,6 +165,21 @@ class RooflineOptions:
             if self.flops_efficiency != 1 or self.memory_efficiency != 1:
                 raise UserError("give a profile or flops/memory efficiency factors, not both "
                                 "(the profile holds the engine's efficiencies)")
+        if not isinstance(self.two_batch_overlap, bool):
+            raise UserError(f"two_batch_overlap must be true or false, got "
+                            f"{describe(self.two_batch_overlap)}")
+        if self.two_batch_overlap and self.profile is not None:
+            raise UserError("two-batch overlap is modelled on the roofline; give no profile")
+
+
+def option_help(name: str) -> str:
+    """The help of the :class:`RooflineOptions` field ``name`` (its metadata's ``help``;
+    the command line's flag is the name with dashes, ``--two-batch-overlap``).
+
+    >>> option_help("two_batch_overlap").split(",")[0]
+    'Let the engine run a step as two micro-batches'
+    """
+    return next(f.metadata for f in fields(RooflineOptions) if f.name == name)["help"]
 
 
 def default_comm(gpu: GpuSpec) -> RingAlphaBeta:
@@ -273,6 +305,12 @@ class Grid(_Rates):
     #: seconds per batch in steady state, shape (nc, nb), where a pipelined prefill row
     #: makes it differ from ``latency`` (None: the latency)
     interval: np.ndarray | None = None
+    #: with ``options.two_batch_overlap``: the step run as two micro-batches, seconds,
+    #: shape (nc, nb) (NaN at batch 1), and what it hides of the serial step where it is
+    #: the faster (``latency`` is then the overlapped step; 0 where the serial step is
+    #: taken); None without the option
+    two_batch_latency: np.ndarray | None = None
+    two_batch_hidden: np.ndarray | None = None
 
     @property
     def gpus(self) -> np.ndarray:
@@ -297,6 +335,8 @@ class Grid(_Rates):
                    for k, r in enumerate(RESOURCES)}
         if self.overhead is not None:  # a profile's fixed overheads
             out["overhead"] = np.broadcast_to(self.overhead, self.latency.shape)
+        if self.two_batch_hidden is not None:  # what two-batch overlap hides (<= 0)
+            out["two_batch_hidden"] = -self.two_batch_hidden
         return out
 
     def result(self, i: int, j: int) -> InferenceResult:
@@ -332,7 +372,9 @@ class Grid(_Rates):
                {"interval": float(self.interval[i, j])}),
             **({} if self.overhead is None else
                {"overhead": float(self.overhead[i, j]), "profile": self.options.profile.name}),
-            **({"redundant_experts": copies} if copies else {}))
+            **({"redundant_experts": copies} if copies else {}),
+            **({} if self.two_batch_hidden is None else
+               {"two_batch_hidden": float(self.two_batch_hidden[i, j])}))
 
 
 def _as_configs(model, configs, max_instance) -> tuple[Parallelism, ...]:
@@ -437,6 +479,8 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
     a plain row's stages then add up in the order of a one-cell grid's, so each row equals
     :func:`~compute.evaluate_one.evaluate` of its configuration to the last bit)."""
     tps = tuple(sh.tp.ravel().astype(int).tolist()) if paired else tuple(c.tp for c in configs)
+    if options.two_batch_overlap:
+        _check_two_batch(configs, paired)
     (micro, shape, counts, names, groups, ops, works, flops, hbm, net, compute_t, memory_t,
      fit, fill) = _static_parts(model, gpu, configs, sh, plain, b, workload, options, skew,
                                 paired, lazy=True)
@@ -469,6 +513,13 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
         latency, interval = _pipeline(latency, sh.pp, b, micro, stage_t, bound, c3, names,
                                       options, workload, (compute_t, memory_t, network_t),
                                       busy=busy, slowest=slowest)
+    tbo = hidden = None
+    if options.two_batch_overlap:
+        tbo = _two_batch(model, gpu, configs, sh, plain, batches, workload, comm, options,
+                         skew, latency_limit, time_unfit, latency)
+        faster = tbo < latency          # NaN (batch 1, an untimed cell): the serial step
+        hidden = np.where(faster, latency - tbo, 0.0)
+        latency = np.where(faster, tbo, latency)
     overhead = None
     if profile is not None:  # fixed overheads, once per step
         overhead = np.broadcast_to(profile.overhead(model.layers, b, workload.phase,
@@ -486,7 +537,48 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
                 activations=np.broadcast_to(act, shape), usable=usable, fits=fits,
                 latency_limit=float(latency_limit), configs=configs, stages=names,
                 groups=groups, micro_batches=np.broadcast_to(micro, shape).astype(np.int64),
-                expert_skew=skew, overhead=overhead, interval=interval)
+                expert_skew=skew, overhead=overhead, interval=interval,
+                two_batch_latency=tbo, two_batch_hidden=hidden)
+
+
+def _check_two_batch(configs, paired: bool) -> None:
+    """Refuse two-batch overlap where it is not modelled: a pipeline, and
+    :func:`~compute.evaluate_many.evaluate_many`'s pairs."""
+    if paired:
+        raise UserError("two-batch overlap is not modelled by evaluate_many; use evaluate "
+                        "or evaluate_grid")
+    pp = max(c.pp for c in configs)
+    if pp > 1:
+        raise UserError(f"two-batch overlap models one pipeline stage; got PP {pp}; "
+                        f"allowed: PP 1")
+
+
+def _two_batch(model, gpu, configs, sh, plain, batches, workload, comm, options, skew,
+               latency_limit, time_unfit, serial) -> np.ndarray:
+    """Every cell's step run as two micro-batches of ``ceil(b / 2)`` and ``floor(b / 2)``
+    sequences (:mod:`compute.two_batch`; NaN at batch 1 and where the ``serial`` step is
+    untimed): the grid of every half batch those cells need (one grid, each half once),
+    then the two-stream schedule of those cells at once
+    (:func:`compute.micro_batches.grid_two_batch_time`)."""
+    batches = np.asarray(batches, dtype=np.int64)
+    out = np.full(serial.shape, np.nan)
+    cells = (batches >= 2)[None, :] & np.isfinite(serial)
+    if not cells.any():
+        return out
+    rows, cols = np.nonzero(cells)
+    used = np.flatnonzero(cells.any(axis=0))
+    big, small = (batches[used] + 1) // 2, batches[used] // 2
+    half = np.unique(np.concatenate([big, small]))
+    g = _grid(model, gpu, configs, sh, plain, half, half.astype(float).reshape(1, -1),
+              workload, comm, replace(options, two_batch_overlap=False), skew, latency_limit,
+              time_unfit=time_unfit)
+    halves = []
+    for h in (big, small):
+        column = np.zeros(batches.size, dtype=np.int64)
+        column[used] = np.searchsorted(half, h)
+        halves.append((g.stage_time, g.counts, g.stages, column))
+    out[rows, cols] = grid_two_batch_time(model, configs, halves, rows, cols)
+    return out
 
 
 def _check_context(model, workload: Workload) -> None:

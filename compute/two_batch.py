@@ -44,59 +44,21 @@ parallelism and the calibrated mode (refused).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from compute.errors import UserError
 from compute.evaluate_one import evaluate
+from compute.micro_batches import AFTER_MLP as _AFTER_MLP
+from compute.micro_batches import ATTENTION as _ATTENTION
+from compute.micro_batches import BEFORE_MLP as _BEFORE_MLP
+from compute.micro_batches import MLP as _MLP
+from compute.micro_batches import two_batch_time
 from compute.models import get_model
 from compute.parallel import Parallelism, layout
 from compute.results import InferenceResult
 from compute.stages import layer_counts
 
 __all__ = ["TwoBatchResult", "evaluate_two_batch", "step_segments", "two_batch_time"]
-
-#: A layer's compute stages before the MLP's collectives, and the MLP's.
-_ATTENTION = ("qkv", "attention", "out_proj")
-_MLP = ("mlp_up", "mlp_down")
-#: The collectives on either side of the MLP, in a step's order.
-_BEFORE_MLP = ("allreduce_attn", "attn_scatter", "dp_gather", "moe_dispatch")
-_AFTER_MLP = ("allreduce_mlp", "dp_scatter", "moe_combine", "dp_regather")
-
-
-def two_batch_time(chains: Sequence[Sequence[tuple[float, float]]]) -> float:
-    """Seconds for micro-batches given as chains of ``(compute, communication)`` segments
-    (seconds each; every chain as long as the first) on one compute stream and one
-    communication stream, each taking segment ``i`` of every micro-batch in turn, in the
-    chains' order, then segment ``i + 1``: a segment computes once the compute stream is
-    free and its micro-batch's previous segment has communicated, then communicates once
-    the communication stream is free (at once if it has nothing to send).
-
-    >>> two_batch_time([[(1.0, 0.0)]])                 # one micro-batch: its own chain
-    1.0
-    >>> two_batch_time([[(2.0, 1.0)] * 3] * 2)        # 2 x 3 x max(2, 1) + min(2, 1)
-    13.0
-    >>> two_batch_time([[(1.0, 2.0)] * 3] * 2)        # 2 x 3 x 2 + 1
-    13.0
-    """
-    n = len(chains[0])
-    if any(len(c) != n for c in chains):
-        raise ValueError("every micro-batch's chain has the same segments")
-    compute_free = network_free = 0.0
-    done = [0.0] * len(chains)
-    for i in range(n):
-        for m, chain in enumerate(chains):
-            c, a = chain[i]
-            start = compute_free if compute_free > done[m] else done[m]
-            compute_free = start + c
-            if a > 0.0:
-                begin = network_free if network_free > compute_free else compute_free
-                network_free = begin + a
-                done[m] = network_free
-            else:
-                done[m] = compute_free
-    return max(done)
-
 
 def step_segments(result: InferenceResult, model=None) -> list[tuple[float, float]]:
     """One step of ``result`` (one pipeline stage, the roofline's stage times) as the chain
@@ -166,6 +128,8 @@ def evaluate_two_batch(model, gpu, tp: int, batch: int, phase="decode", **kwargs
     options = kwargs.get("options")
     if options is not None and options.profile is not None:
         raise UserError("two-batch overlap is modelled on the roofline; give no profile")
+    if options is not None and options.two_batch_overlap:   # the serial step and halves
+        kwargs = {**kwargs, "options": replace(options, two_batch_overlap=False)}
     if kwargs.get("pp", 1) != 1:
         raise UserError(f"two-batch overlap models one pipeline stage; got PP {kwargs['pp']}; "
                         f"allowed: PP 1")

@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from netmodel.cli.main import RegistryHelp, fabric_help, max_batch_option, profile_option
+from netmodel.cli.main import (
+    RegistryHelp,
+    fabric_help,
+    max_batch_option,
+    profile_option,
+    roofline_flag,
+)
 
 if TYPE_CHECKING:
     from compute.comm import CollectiveCostModel
@@ -146,6 +152,7 @@ def _model_gpu_options(f):
                      help="overlap: stage time = max(compute, memory, network); serial: sum."),
         click.option("--overlap-collectives", is_flag=True,
                      help="Hide each all-reduce behind the GEMM producing its input."),
+        roofline_flag("two_batch_overlap"),
         click.option("--flops-efficiency", default="1.0", show_default=True, metavar="F",
                      help="Achievable fraction of peak FLOP/s."),
         click.option("--memory-efficiency", default="1.0", show_default=True, metavar="F",
@@ -309,7 +316,8 @@ def _setup(kw):
         memory_efficiency=_fraction("--memory-efficiency", kw["memory_efficiency"]),
         compute_dtype=kw["compute_dtype"],
         memory_reserve=_fraction("--reserve", kw["reserve"], upper_open=True),
-        profile=resolve_profile(kw["profile_ref"]))
+        profile=resolve_profile(kw["profile_ref"]),
+        two_batch_overlap=kw.get("two_batch_overlap", False))
     slo = Slo(ttft=parse_time(kw["ttft"], "--ttft", allow_zero=False),
               tbt=parse_time(kw["tbt"], "--tbt", allow_zero=False))
     return model, gpu, workload, options, slo, (comm, desc, fabric_gpus)
@@ -535,15 +543,14 @@ def _summary(r) -> list[str]:
 @click.option("--expert-skew", "skew_text", default="1", show_default=True, metavar="X",
               help="Busiest EP group's share of routed tokens over the mean (1: uniform).")
 @click.option("--csv", "as_csv", is_flag=True, help="Print the per-stage breakdown as CSV.")
-@click.option("--two-batch-overlap", "two_batch", is_flag=True,
-              help="Also time the step as two micro-batches, each one's collectives hidden "
-                   "behind the other's compute (SGLang's --enable-two-batch-overlap, "
-                   "DeepSeek's dual micro-batches; compute.two_batch).")
 def infer(tp_text: str, batch_text: str, pp_text: str, ep_text: str, adp_text: str,
-          skew_text: str, as_csv: bool, two_batch: bool, as_json: bool, **kw: Any) -> None:
+          skew_text: str, as_csv: bool, as_json: bool, **kw: Any) -> None:
     """Per-stage roofline of one configuration (per GPU of the instance)."""
     from compute.errors import UserError
     from compute.evaluate_one import evaluate
+
+    # the serial step with its stages, and (--two-batch-overlap) the overlapped one beside
+    two_batch = kw.pop("two_batch_overlap")
 
     if as_json and as_csv:   # one document on stdout: a script gets what it asked for or a no
         raise UserError("give --json or --csv, not both (each prints the whole result)")

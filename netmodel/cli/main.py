@@ -121,6 +121,18 @@ class RegistryHelp(click.Option):
         return super().get_help_record(ctx)
 
 
+def roofline_flag(name: str):
+    """The on/off option of the :class:`compute.roofline.RooflineOptions` field ``name``:
+    ``--`` and the name with dashes, its help the field's (read when help is shown)."""
+    def help_from() -> str:
+        from compute.roofline import option_help
+
+        return option_help(name)
+
+    return click.option("--" + name.replace("_", "-"), name, is_flag=True, cls=RegistryHelp,
+                        help_from=help_from)
+
+
 def fabric_help() -> str:
     """What an argument naming a fabric takes, written from the builder and scenario
     registries (for --help; resolved by :func:`netmodel.study.topology_compare.resolve_fabric`)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from netmodel.cli.main import max_batch_option, profile_option
+from netmodel.cli.main import max_batch_option, profile_option, roofline_flag
 
 __all__ = ["serve"]
 
@@ -51,16 +51,19 @@ def _rate(text) -> float | None:
 @click.option("--ttft", default="1s", show_default=True, help="Prefill SLO (with the transfer).")
 @click.option("--tbt", default="50ms", show_default=True, help="Decode SLO.")
 @profile_option
+@roofline_flag("two_batch_overlap")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def serve(scenario: str, model_name: str, workload: str, rate_text: str | None,
           prefill_gpu: str | None, decode_gpu: str | None, tp_only: bool, max_batch: str,
-          ttft: str, tbt: str, profile_ref: str | None, as_json: bool) -> None:
+          ttft: str, tbt: str, profile_ref: str | None, two_batch_overlap: bool,
+          as_json: bool) -> None:
     """Disaggregated serving: the prefill and decode pools' best configurations, the KV
     cache transfer between them, the pool ratio, TTFT, TBT and tokens/s/SM. With --profile
     both pools' step times are the engine profile's (as compare's); the KV transfer stays
     the fabric's. Exit status 3 when no configuration meets the SLOs, or when the pools a
     rate (--rate or the workload file's) needs do not fit the fabric (the table is still
-    printed)."""
+    printed). With --two-batch-overlap each pool's step is the lesser of the serial one and
+    two micro-batches overlapped (roofline only; the pools then search PP 1)."""
     from compute.phases import Slo
     from compute.roofline import RooflineOptions
     from compute.units import parse_time
@@ -79,7 +82,8 @@ def serve(scenario: str, model_name: str, workload: str, rate_text: str | None,
     profile = resolve_profile(profile_ref)
     scen = get_scenario(scenario)
     r = run_serve(model_name, scen, wl, prefill_gpu=prefill_gpu, decode_gpu=decode_gpu,
-                  slo=slo, options=RooflineOptions(profile=profile),
+                  slo=slo, options=RooflineOptions(profile=profile,
+                                                   two_batch_overlap=two_batch_overlap),
                   dimensions="tp" if tp_only else "all",
                   max_batch=_whole("--max-batch", max_batch))
     click.echo(r.to_json() if as_json else r.table())

@@ -394,6 +394,10 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         As compute's search (default TTFT <= 1 s, TBT <= 50 ms). ``options.profile`` (an
         :class:`~compute.profiles.EngineProfile`) is the calibrated mode: both pools' step
         times are the profile's, as compare's; the KV transfer stays the fabric model's.
+        ``options.two_batch_overlap``: each pool's steps may run as two micro-batches
+        (:mod:`compute.two_batch`; the lesser of serial and overlapped, per configuration
+        and batch); modelled on one pipeline stage, so the pools search PP 1 unless
+        ``pp`` is given (PP > 1 is then refused).
     comm : CollectiveCostModel or callable, optional
         Replaces the fabric's collectives in both pools (and, unless ``transfer`` is given,
         the KV transfer's ``send-recv``); e.g. ``NoCommunication()`` for a free network.
@@ -432,6 +436,8 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     moved = as_comm(transfer) if transfer is not None else override
     pools = {s.label: s for s in (pre_s, dec_s)}
     xfer = _Transfer([coll_for(s) for s in pools.values()] if moved is None else [], moved)
+    if options.two_batch_overlap and pp is None:
+        pp = 1   # two-batch overlap is modelled on one pipeline stage: no PP searched
     space = _space(model, dimensions, pp, ep, attention_dp)
     cap = instance_cap(coll_for(scen))   # e.g. an OCS with one port per GPU: 2
     most = fabric // 2 if cap is None else min(fabric // 2, cap)
@@ -446,6 +452,8 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
                 "expert_skew": expert_skew, "max_batch": max_batch, "max_gpus": most}
     if options.profile is not None:     # the roofline's settings read as before profiles
         settings["profile"] = options.to_dict()["profile"]
+    if options.two_batch_overlap:      # (left out when off: the settings read as before)
+        settings["two_batch_overlap"] = True
     base = dict(model=model.name, scenario=scen.label, workload=wl, kv_bytes_per_request=kv,
                 ttft_limit_s=slo.ttft, tbt_limit_s=slo.tbt, fabric_gpus=fabric,
                 settings=settings)

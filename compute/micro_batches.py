@@ -1,0 +1,158 @@
+"""The two-stream schedule of two-batch overlap (:mod:`compute.two_batch`), for one
+configuration and for every cell of a grid at once.
+
+A step is a chain of ``(compute, communication)`` segments; two micro-batches run on one
+compute and one communication stream: plain floats in :func:`two_batch_time`, numpy arrays
+over a grid's cells in :func:`grid_two_batch_time` (one pass over the segments, each a few
+array operations over every cell, the same additions and comparisons in the same order as
+the scalar code, so each cell equals :func:`two_batch_time` of its chains to the last bit).
+
+Kept apart from :mod:`compute.two_batch` (which evaluates with
+:func:`compute.evaluate_one.evaluate`) so that :mod:`compute.roofline`'s grid can use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from compute.parallel import layout
+from compute.stages import layer_counts
+
+__all__ = ["AFTER_MLP", "ATTENTION", "BEFORE_MLP", "MLP", "grid_two_batch_time",
+           "two_batch_time"]
+
+#: A layer's compute stages before the MLP's collectives, and the MLP's.
+ATTENTION = ("qkv", "attention", "out_proj")
+MLP = ("mlp_up", "mlp_down")
+#: The collectives on either side of the MLP, in a step's order.
+BEFORE_MLP = ("allreduce_attn", "attn_scatter", "dp_gather", "moe_dispatch")
+AFTER_MLP = ("allreduce_mlp", "dp_scatter", "moe_combine", "dp_regather")
+
+
+def two_batch_time(chains: Sequence[Sequence[tuple[float, float]]]) -> float:
+    """Seconds for micro-batches given as chains of ``(compute, communication)`` segments
+    (seconds each; every chain as long as the first) on one compute stream and one
+    communication stream, each taking segment ``i`` of every micro-batch in turn, in the
+    chains' order, then segment ``i + 1``: a segment computes once the compute stream is
+    free and its micro-batch's previous segment has communicated, then communicates once
+    the communication stream is free (at once if it has nothing to send).
+
+    >>> two_batch_time([[(1.0, 0.0)]])                 # one micro-batch: its own chain
+    1.0
+    >>> two_batch_time([[(2.0, 1.0)] * 3] * 2)        # 2 x 3 x max(2, 1) + min(2, 1)
+    13.0
+    >>> two_batch_time([[(1.0, 2.0)] * 3] * 2)        # 2 x 3 x 2 + 1
+    13.0
+    """
+    n = len(chains[0])
+    if any(len(c) != n for c in chains):
+        raise ValueError("every micro-batch's chain has the same segments")
+    compute_free = network_free = 0.0
+    done = [0.0] * len(chains)
+    for i in range(n):
+        for m, chain in enumerate(chains):
+            c, a = chain[i]
+            start = compute_free if compute_free > done[m] else done[m]
+            compute_free = start + c
+            if a > 0.0:
+                begin = network_free if network_free > compute_free else compute_free
+                network_free = begin + a
+                done[m] = network_free
+            else:
+                done[m] = compute_free
+    return max(done)
+
+
+def _layer_segments(model, configs, stage_time, counts, names, rows, cols):
+    """The distinct segments of the cells ``(rows[n], cols[n])`` of a grid's step (1-D
+    arrays, one entry a cell): ``(embedding, head, dense, moe)``, ``dense`` and ``moe`` a
+    layer's two segments ``((compute, comm), (compute, comm))``; a stage a row does not
+    run counts 0 s (as :func:`compute.two_batch.step_segments` reads a result's stages)."""
+    def t(name):
+        if name not in names:
+            return np.zeros(rows.size)
+        k = names.index(name)
+        return np.where(counts[k][rows] > 0, stage_time[k][rows, cols], 0.0)
+
+    sh = layout(model, configs)
+    attention = 0.0
+    for k in ATTENTION:
+        attention = attention + t(k)
+    mlp = 0.0
+    for k in MLP:
+        mlp = mlp + t(k)
+    times = {k: t(k) for k in BEFORE_MLP + AFTER_MLP}
+
+    def layer(moe: float):
+        c = layer_counts(model, sh, 1.0, moe)
+        sides = []
+        for side in (BEFORE_MLP, AFTER_MLP):
+            total = 0.0
+            for k in side:
+                total = total + np.asarray(c[k], dtype=float).reshape(-1)[rows] * times[k]
+            sides.append(total)
+        return ((attention, sides[0]), (mlp, sides[1]))
+
+    return (t("embedding"), None), (t("lm_head"), None), layer(0.0), layer(1.0)
+
+
+def grid_two_batch_time(model, configs, halves, rows, cols) -> np.ndarray:
+    """The two-batch time (:func:`two_batch_time`) of the grid cells ``(rows[n],
+    cols[n])`` at once (a 1-D array): ``halves`` the two micro-batches' ``(stage_time,
+    counts, names, column)`` (a grid's arrays, the first the ``ceil`` half's; ``column``
+    maps a cell's column to the half grid's), every cell's chain the embedding, the dense
+    layers, the MoE layers and the LM head (:func:`compute.two_batch.step_segments`'s). A
+    loop over the chain's segments, none over cells: each segment a few operations in
+    place over every cell, the scalar schedule's additions in its order (its ``a if a > b
+    else b`` is ``np.maximum`` on numbers)."""
+    parts = [_layer_segments(model, configs, st, counts, names, rows, col[cols])
+             for st, counts, names, col in halves]
+    # every segment of a micro-batch's chain is one of these: (compute, comm, kind), kind
+    # None (nothing sent), "all" (every cell sends) or a mask of the cells that send
+    def prepared(seg):
+        c, a = seg
+        if a is None or not np.any(a > 0.0):
+            return c, None, None
+        sent = a > 0.0
+        return c, a, (None if sent.all() else sent)
+
+    distinct = [[prepared(emb), prepared(head), [prepared(x) for x in dense],
+                 [prepared(x) for x in moe]] for emb, head, dense, moe in parts]
+    # the chain: the embedding, the dense layers, the MoE layers, the LM head
+    runs = [(0, 1), (2, model.layers - model.moe_layers), (3, model.moe_layers), (1, 1)]
+    n = rows.size
+    compute_free, network_free = np.zeros(n), np.zeros(n)
+    done = [np.zeros(n) for _ in parts]
+    scratch = np.empty(n)
+
+    def step(m, c, a, sent):
+        np.maximum(compute_free, done[m], out=compute_free)   # start
+        np.add(compute_free, c, out=compute_free)
+        if a is None:
+            done[m][...] = compute_free
+            return
+        if sent is None:       # every cell sends
+            np.maximum(network_free, compute_free, out=network_free)
+            np.add(network_free, a, out=network_free)
+            done[m][...] = network_free
+            return
+        np.maximum(network_free, compute_free, out=scratch)
+        np.add(scratch, a, out=scratch)
+        np.copyto(network_free, scratch, where=sent)
+        np.copyto(done[m], np.where(sent, network_free, compute_free))
+
+    for which, repeat in runs:
+        if which < 2:   # the embedding (first), the LM head (last)
+            for m, d in enumerate(distinct):
+                step(m, *d[which])
+            continue
+        for _ in range(repeat):
+            for seg in range(2):
+                for m, d in enumerate(distinct):
+                    step(m, *d[which][seg])
+    out = done[0].copy()
+    for d in done[1:]:
+        np.copyto(out, d, where=d > out)   # max(done), the first of equals
+    return out
