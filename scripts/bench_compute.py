@@ -5,7 +5,8 @@ Prints ``name: figure (target)`` lines. The study grid (3 models x 6 GPU types x
 every TP degree x batch 1..1024, for the ring and the ideal network) is evaluated on one
 core (the process is pinned where the OS allows), plotting excluded; target < 1 s. Then
 the search over TP x PP x EP x attention DP x batch (Llama-3-70B and Mixtral-8x7B on Lites);
-target >= 1,000,000 configurations/s. Then ``evaluate()`` one configuration at a time (target
+target >= 1,000,000 configurations/s; the same at PP 1 without and with two-batch overlap.
+Then ``evaluate()`` one configuration at a time (target
 >= 50,000 configurations/s; also at random batches, so no batch repeats within a few
 calls), beside the one-cell grid it ran before, and ``evaluate_many``
 scoring a list of 100,000 (configuration, batch) pairs as arrays.
@@ -85,6 +86,32 @@ def parallel_grid(repeats: int = 3) -> None:
     print(f"TP x PP x EP x DP-attention grid: {configs / best:,.0f} configurations/s "
           f"({configs / min(cpu):,.0f} per CPU second: the figure when other processes share "
           f"the core) (target >= 1,000,000)")
+
+
+def two_batch_grid(repeats: int = 3) -> None:
+    """parallel_grid's searches at PP 1 (two-batch overlap is modelled on one pipeline
+    stage), without and with ``two_batch_overlap``: what timing every cell as two
+    micro-batches costs (one grid of the half batches, then the two streams' schedule)."""
+    sys.path.insert(0, str(ROOT))
+    from compute.roofline import RooflineOptions
+    from compute.search import search
+
+    cases = [("Llama-3-70B", dict(attention_dp=True)),
+             ("Mixtral-8x7B", dict(ep=True, attention_dp=True))]
+    for label, options in (("off", None), ("on", RooflineOptions(two_batch_overlap=True))):
+        def once(options=options):
+            return [search(m, "Lite", phase, max_gpus=64, options=options, **kw)
+                    for m, kw in cases for phase in ("prefill", "decode")]
+
+        once()
+        cpu = []
+        for _ in range(repeats):
+            c0 = time.process_time()
+            results = once()
+            cpu.append(time.process_time() - c0)
+        configs = sum(r.evaluated for r in results)
+        print(f"TP x EP x DP-attention grid (PP 1), two-batch overlap {label}: {configs} in "
+              f"{min(cpu):.3f} CPU s, {configs / min(cpu):,.0f} configurations per CPU second")
 
 
 def _rate(run, count: int, seconds: float = 1.0, repeats: int = 3) -> tuple[float, float]:
@@ -172,6 +199,7 @@ def main() -> None:
     try:
         study_grid()
         parallel_grid()
+        two_batch_grid()
         single_configurations()
     finally:
         if before is not None:  # scripts/bench.py runs the other parts in this process

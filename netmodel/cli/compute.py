@@ -525,7 +525,10 @@ def _summary(r) -> list[str]:
         f"activations {m.activations / 1e9:.2f} = {m.total / 1e9:.2f} GB of "
         f"{m.usable / 1e9:.2f} GB usable ({'fits' if m.fits else 'does NOT fit'})",
         "time split: " + ", ".join(f"{k} {v / r.latency:.1%}" for k, v in split.items()),
-    ]
+    ] + ([] if r.two_batch_hidden is None else [
+        f"two-batch overlap: {'taken' if r.two_batch_hidden > 0 else 'not taken'} (serial "
+        f"step {format_time(r.latency + r.two_batch_hidden)}; the stages are the serial "
+        f"step's)"])
 
 
 @click.command("infer")
