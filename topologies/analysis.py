@@ -136,6 +136,34 @@ def cable_end_parts(kind: str, links: float) -> float:
     return links
 
 
+def port_use(graph: nx.Graph) -> tuple[dict, dict, dict]:
+    """Ports in use on every switch and OCS: ``(gpu_ports, net_ports, port_rate)``, the
+    cables (an edge's ``links``) to GPUs and to other switches by node, and each node's
+    fastest cable (bytes/s). OCS circuits take no port. Read by :func:`port_fill` and by the
+    cost model (:func:`netmodel.study.cost.network_bill`).
+
+    >>> from topologies import build
+    >>> gpu, net, rate = port_use(build("leaf-spine:leaves=2,radix=4"))
+    >>> gpu["leaf0"], net["leaf0"], net["spine0"]
+    (2.0, 2.0, 2.0)
+    """
+    kind = _kinds(graph)
+    gpu_ports: dict = {}
+    net_ports: dict = {}
+    port_rate: dict = {}
+    for u, v, d in graph.edges(data=True):
+        if d["medium"] == "ocs-circuit":
+            continue
+        links = d.get("links", 1)
+        for a, b in ((u, v), (v, u)):
+            if kind[a] == "gpu":
+                continue
+            target = gpu_ports if kind[b] == "gpu" else net_ports
+            target[a] = target.get(a, 0.0) + links
+            port_rate[a] = max(port_rate.get(a, 0.0), d["bandwidth"] / links)
+    return gpu_ports, net_ports, port_rate
+
+
 def port_fill(graph: nx.Graph) -> float:
     """Share of the GPU-facing ports in use on the tier >= 1 switches and OCSes GPUs attach
     to: their GPU links over their ports not taken by links to other switches (a link of
@@ -151,17 +179,7 @@ def port_fill(graph: nx.Graph) -> float:
     0.8889
     """
     kind = _kinds(graph)
-    gpu_ports: dict = {}
-    net_ports: dict = {}
-    for u, v, d in graph.edges(data=True):
-        if d["medium"] == "ocs-circuit":
-            continue
-        links = d.get("links", 1)
-        for a, b in ((u, v), (v, u)):
-            if kind[a] == "gpu":
-                continue
-            target = gpu_ports if kind[b] == "gpu" else net_ports
-            target[a] = target.get(a, 0.0) + links
+    gpu_ports, net_ports, _ = port_use(graph)
     attach = [n for n in gpu_ports if kind[n] == "ocs" or graph.nodes[n]["tier"] >= 1]
     room = sum(_node_ports(graph, n) - net_ports.get(n, 0.0) for n in attach)
     return min(1.0, sum(gpu_ports[n] for n in attach) / room) if room > 0 else 1.0

@@ -237,7 +237,7 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
     >>> [(i.what, i.count) for i in b.items if i.category != "cable"]
     [('pluggable-optics end 400 Gb/s', 16.0), ('tier-1 switch 4 x 400 Gb/s', 2.0), ('tier-2 switch 4 x 400 Gb/s', 2.0)]
     """
-    from topologies.analysis import bill_of_materials, port_fill
+    from topologies.analysis import bill_of_materials, port_fill, port_use
     from topologies.schema import TRACE_MEDIA
 
     if share not in SHARES:
@@ -245,19 +245,7 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
     prices = prices or NetworkPrices()
     counts = asdict(bill_of_materials(graph))
     kind = dict(graph.nodes(data="kind"))
-    gpu_ports: dict = {}
-    net_ports: dict = {}
-    port_rate: dict = {}
-    for u, v, d in graph.edges(data=True):
-        if d["medium"] == "ocs-circuit":
-            continue
-        links = d.get("links", 1)
-        for a, b in ((u, v), (v, u)):
-            if kind[a] == "gpu":
-                continue
-            target = gpu_ports if kind[b] == "gpu" else net_ports
-            target[a] = target.get(a, 0.0) + links
-            port_rate[a] = max(port_rate.get(a, 0.0), d["bandwidth"] / links)
+    gpu_ports, net_ports, port_rate = port_use(graph)
     # fill: GPU-facing ports in use over the ports not taken by links to other switches,
     # on the tier >= 1 switches and OCSes GPUs attach to (the failure model counts the
     # parts shared between copies of the fabric by the same figure: topologies.analysis)

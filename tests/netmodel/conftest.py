@@ -2,6 +2,8 @@
 
 import pytest
 
+from tests.netmodel.fabric_helpers import zero_latency
+
 
 @pytest.fixture
 def ideal_model():
@@ -14,12 +16,6 @@ def ideal_model():
     from topologies import build
 
     def make(spec: str, alpha: float = 1e-6, **kw) -> FabricCostModel:
-        g = build(spec)
-        for _, _, d in g.edges(data=True):
-            d["latency"] = 0.0
-        for _, d in g.nodes(data=True):
-            if "latency" in d:
-                d["latency"] = 0.0
-        return FabricCostModel(g, calibration=Calibration.ideal(alpha), **kw)
+        return FabricCostModel(zero_latency(build(spec)), calibration=Calibration.ideal(alpha), **kw)
 
     return make

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from compute.errors import UserError
 from netmodel.collectives.calibration import Calibration
 from netmodel.collectives.model import FabricCostModel
+from tests.netmodel.fabric_helpers import zero_latency
 from topologies import build
 
 # small fabrics: switched (one and two tiers, oversubscribed), Lite groups (a mesh and a
@@ -54,13 +55,7 @@ def _graph(spec: str) -> nx.Graph:
     """The fabric ``spec`` with every link's and switch's latency 0 (costs are then the
     closed forms: ``alpha`` per step plus bytes over bandwidth)."""
     if spec not in _GRAPHS:
-        g = build(spec)
-        for _, _, d in g.edges(data=True):
-            d["latency"] = 0.0
-        for _, d in g.nodes(data=True):
-            if "latency" in d:
-                d["latency"] = 0.0
-        _GRAPHS[spec] = g
+        _GRAPHS[spec] = zero_latency(build(spec))
     return _GRAPHS[spec]
 
 
