@@ -319,6 +319,9 @@ class _Refused(Exception):
     pass
 
 
+#: The namespace a GraphML document declares on its root (http://graphml.graphdrawing.org/).
+GRAPHML_NAMESPACE = "http://graphml.graphdrawing.org/xmlns"
+
 #: GraphML elements no fabric has: a node's ports, hyperedges and their endpoints.
 _NOT_FABRIC = frozenset({"port", "hyperedge", "endpoint"})
 
@@ -332,7 +335,13 @@ def _check_xml(raw: bytes, where: str) -> None:
     def start(name: str, attrs: dict) -> None:
         nonlocal depth
         depth += 1
-        local = name.rpartition(":")[2]
+        prefix, _, local = name.rpartition(":")
+        if depth == 1 and local == "graphml":
+            declared = attrs.get(f"xmlns:{prefix}" if prefix else "xmlns")
+            if declared != GRAPHML_NAMESPACE:   # networkx finds no <graph> and fails obscurely
+                raise _Refused(f"{where}: the root <{name}> declares namespace "
+                               f"{_show(declared) if declared else 'none'}; a GraphML fabric "
+                               f"declares xmlns={GRAPHML_NAMESPACE!r}")
         if local == "graph" and len(tags) == 2:   # networkx read the first, ignored the rest
             raise _Refused(f"{where}: a GraphML fabric holds one <graph>; this one holds "
                            f"another (nested in a node or edge, or a second graph)")

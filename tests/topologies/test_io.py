@@ -241,7 +241,7 @@ def test_deep_nesting_huge_numbers_and_size_are_refused_before_parsing(tmp_path,
     with pytest.raises(UserError, match="is not a readable json fabric: Exceeds the limit"):
         read_graph(big)
     xml_deep = tmp_path / "deep.graphml"
-    xml_deep.write_text("<graphml>" + "<a>" * 5000 + "</a>" * 5000 + "</graphml>")
+    xml_deep.write_text('<graphml xmlns="http://graphml.graphdrawing.org/xmlns">' + "<a>" * 5000 + "</a>" * 5000 + "</graphml>")
     with pytest.raises(UserError, match="elements nested more than 32 deep"):
         read_graph(xml_deep)
     bomb = tmp_path / "bomb.graphml"
@@ -303,6 +303,26 @@ def test_graphml_without_a_graph_is_named_not_a_python_error(tmp_path, text, sai
     with pytest.raises(UserError) as err:
         build(str(path))
     assert str(err.value) == f"{path} is not a readable graphml fabric: {said}"
+
+
+@pytest.mark.parametrize("root, said", [
+    ("<graphml>", "declares namespace none"),
+    ('<graphml xmlns="http://example.com/x">', "declares namespace 'http://example.com/x'"),
+    ('<g:graphml xmlns:g="http://example.com/x">', "declares namespace 'http://example.com/x'"),
+])
+def test_graphml_without_its_namespace_is_named(tmp_path, root, said):
+    """A GraphML file whose root does not declare GraphML's namespace (hand-written ones
+    often leave it out) was refused as 'TypeError: a bytes-like object is required, not
+    'str'': networkx finds elements by that namespace and so found no <graph> (hostile round
+    12). Now the line names the namespace found and the one due."""
+    path = tmp_path / "f.graphml"
+    close = "</g:graphml>" if root.startswith("<g:") else "</graphml>"
+    path.write_text(root + '<graph edgedefault="undirected"><node id="a"/></graph>' + close)
+    with pytest.raises(UserError) as err:
+        build(str(path))
+    assert str(err.value) == (f"{path}: the root <{root[1:].split()[0].rstrip('>')}> {said}; "
+                              "a GraphML fabric declares "
+                              "xmlns='http://graphml.graphdrawing.org/xmlns'")
 
 
 def test_graphml_key_without_type_warns_nothing(tmp_path):
