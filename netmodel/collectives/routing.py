@@ -430,57 +430,85 @@ class Router(TemplatedRoutes, SearchedRoutes):
         their own. Everything is computed per distinct pair of signatures, with numpy.
         """
         T = len(src)
-        out = {"kind": np.full(T, -1, dtype=np.int64), "head": np.full(T, -1, dtype=np.int64),
-               "tail": np.full(T, -1, dtype=np.int64), "l1": np.zeros(T, dtype=np.int64),
-               "l2": np.zeros(T, dtype=np.int64), "latency": np.zeros(T),
-               "hops": np.zeros(T, dtype=np.int64), "scaleout": np.zeros(T, dtype=bool)}
         code = self._code
-        idx = np.flatnonzero((code[src] == _GPU) & (code[dst] == _GPU) & (src != dst))
-        near = np.flatnonzero(self._gpu_linked[src[idx]])  # GPUs cabled to a GPU
+        ok = (code[src] == _GPU) & (code[dst] == _GPU) & (src != dst)
+        # an all-pairs step (4.2 million transfers) is all GPU pairs: no index, no gathers
+        idx = None if ok.all() else np.flatnonzero(ok)
+        s_on, d_on = (src, dst) if idx is None else (src[idx], dst[idx])
+        near = np.flatnonzero(self._gpu_linked[s_on])  # GPUs cabled to a GPU
         if len(near):  # direct neighbours: one link, routed on their own
-            linked = self._lids(src[idx[near]], dst[idx[near]]) >= 0
-            idx = np.delete(idx, near[linked])
-        if not len(idx):
-            return out
-        gs, gd = self._gidx[src[idx]], self._gidx[dst[idx]]
-        self._ensure_sigs(np.concatenate([gs, gd]))
-        key = (self._gpu_sig[gs] << 32) | self._gpu_sig[gd]
-        if len(idx) <= 64:  # few transfers: signature pairs seen before, from a dict
+            linked = near[self._lids(s_on[near], d_on[near]) >= 0]
+            if len(linked):
+                idx = np.delete(np.arange(T) if idx is None else idx, linked)
+                s_on, d_on = src[idx], dst[idx]
+        if idx is not None and not len(idx):
+            return self._describe_default(T)
+        gs, gd = self._gidx[s_on], self._gidx[d_on]
+        sig = self._gpu_sig
+        ss, sd = sig[gs], sig[gd]
+        unsigned_s, unsigned_d = ss < 0, sd < 0
+        if unsigned_s.any() or unsigned_d.any():  # the ends' GPUs, sources first
+            self._ensure_sigs(np.concatenate([gs[unsigned_s], gd[unsigned_d]]))
+            ss, sd = sig[gs], sig[gd]
+        del unsigned_s, unsigned_d
+        n_on = T if idx is None else len(idx)
+        if n_on <= 64:  # few transfers: signature pairs seen before, from a dict
+            out = self._describe_default(T)
+            idx = np.arange(T) if idx is None else idx
             known = self._pair_rows
-            keys = key.tolist()
+            keys = ((ss << 32) | sd).tolist()
             rows = [known.get(k) for k in keys]
             if None in rows:
-                self._learn_pairs(key[[j for j, r in enumerate(rows) if r is None]])
+                self._learn_pairs(np.array([k for k, r in zip(keys, rows, strict=True)
+                                            if r is None], dtype=np.int64))
                 rows = [known[k] for k in keys]
             for name, col in zip(_FIELDS, zip(*rows, strict=True), strict=True):
                 out[name][idx] = col
             return out
-        at = self._known_at(key, src[idx], dst[idx])
-        for k, v in self._known_fields.items():
-            if len(idx) == T:  # every transfer templated (the usual case)
-                out[k] = v[at]
-            else:
+        at = self._known_at(ss, sd, s_on, d_on)
+        del ss, sd
+        if idx is None:  # every transfer a GPU pair (the usual case)
+            # what a plan keeps, and for _hops_and_pieces each transfer's row of the table
+            # and GPUs (head, tail, l1 and l2 gathered there only if it needs them)
+            rows = self._known_fields
+            out = {k: rows[k][at] for k in ("kind", "latency", "scaleout")}
+            out["_rows"], out["_gpus"] = (rows, at), (gs, gd)
+        else:
+            out = self._describe_default(T)
+            for k, v in self._known_fields.items():
                 out[k][idx] = v[at]
         return out
 
-    def _known_at(self, key: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
-        """Positions of signature pairs ``key`` in the table of known pairs, the route
-        fields of those not known yet worked out first (``src[i] -> dst[i]``: a GPU pair
-        wired as ``key[i]``; the first of each new pair stands for it). The table is kept
-        sorted by key, so that later steps look their pairs up instead of working them
-        out again; it starts afresh with a step's pairs when it might grow past
-        :data:`_KNOWN_PAIRS`."""
+    @staticmethod
+    def _describe_default(T: int) -> dict:
+        """:meth:`_describe`'s fields of ``T`` transfers none of which is templated."""
+        return {"kind": np.full(T, -1, dtype=np.int64), "head": np.full(T, -1, dtype=np.int64),
+                "tail": np.full(T, -1, dtype=np.int64), "l1": np.zeros(T, dtype=np.int64),
+                "l2": np.zeros(T, dtype=np.int64), "latency": np.zeros(T),
+                "hops": np.zeros(T, dtype=np.int64), "scaleout": np.zeros(T, dtype=bool)}
+
+    def _known_at(self, ss: np.ndarray, sd: np.ndarray, src: np.ndarray, dst: np.ndarray
+                  ) -> np.ndarray:
+        """Positions of signature pairs ``(ss[i], sd[i])`` (key ``ss << 32 | sd``) in the
+        table of known pairs, the route fields of those not known yet worked out first
+        (``src[i] -> dst[i]``: a GPU pair wired as that pair; the first of each new pair
+        stands for it). The table is kept sorted by key, so that later steps look their
+        pairs up instead of working them out again; it starts afresh with a step's pairs
+        when it might grow past :data:`_KNOWN_PAIRS`."""
         known = self._known_keys
         S = len(self._sigs)
         dense = S * S <= _DENSE_PAIRS  # a square index of every pair of signatures
+        key = None
         if dense:
             if self._known_index is None or len(self._known_index) != S * S:
                 self._index_known(S)
-            cell = (key >> 32) * S + (key & 0xFFFFFFFF)
+            cell = ss * S
+            cell += sd
             at = self._known_index[cell]
             hit = at >= 0
         else:
             self._known_index = None
+            key = (ss << 32) | sd
             at = np.searchsorted(known, key)
             hit = known[np.minimum(at, len(known) - 1)] == key if len(known) else None
         if hit is not None and len(known):
@@ -494,7 +522,7 @@ class Router(TemplatedRoutes, SearchedRoutes):
                     self._index_known(S)
         if not len(known):
             hit = None
-        miss = np.arange(len(key)) if hit is None else np.flatnonzero(~hit)
+        miss = np.arange(len(ss)) if hit is None else np.flatnonzero(~hit)
         if dense and len(miss) > S * S:
             # many transfers over few pairs of signatures (an all-pairs step of 64 groups of
             # 256: 4.2 million over 4,096): each pair's first transfer by marking its cell,
@@ -505,7 +533,8 @@ class Router(TemplatedRoutes, SearchedRoutes):
             ucell = np.flatnonzero(firsts < len(miss))
             uk, first, inv = (ucell // S << 32) | (ucell % S), firsts[ucell], None
         else:
-            uk, first, inv = np.unique(key[miss], return_index=True, return_inverse=True)
+            mk = (ss[miss] << 32) | sd[miss] if key is None else key[miss]
+            uk, first, inv = np.unique(mk, return_index=True, return_inverse=True)
         u = self._pair_fields(uk, src[miss[first]], dst[miss[first]])
         # merge the new pairs into the sorted table: where each new and old row goes
         new_at = np.searchsorted(known, uk) + np.arange(len(uk))
@@ -571,13 +600,49 @@ class Router(TemplatedRoutes, SearchedRoutes):
         """First/last-hop entries and piece entries of templated transfers ``on``:
         ``(hop transfer, hop link, hop weight, piece transfer, piece id)``."""
         every = len(on) == len(src)   # every transfer templated (on is 0, 1, ...): no gathers
-        gs = self._gidx[src if every else src[on]]
-        gd = self._gidx[dst if every else dst[on]]
+        gpus, rows = d.pop("_gpus", None), d.pop("_rows", None)   # _describe's
+        if rows is not None and every and len(rows[1]) > 48 and len(rows[0]["kind"]) <= len(on):
+            out = self._hops_and_pieces_rows(*rows, *gpus)
+            if out is not None:
+                return out
+        if rows is not None:  # the fields the general way reads, per transfer
+            for k in ("head", "tail", "l1", "l2"):
+                d[k] = rows[0][k][rows[1]]
+        del rows
+        if every and gpus is not None:
+            gs, gd = gpus
+            del gpus
+        else:
+            gs = self._gidx[src if every else src[on]]
+            gd = self._gidx[dst if every else dst[on]]
         if len(on) <= 48:  # few transfers: plain loops over cached lists beat numpy calls
             return self._hops_and_pieces_small(on, gs, gd, d)
         pick = (lambda a: a) if every else (lambda a: a[on])  # noqa: E731
-        hop_i, hop_l, hop_w = [], [], []
+        n = len(on)
         spos, sw = self._specs_pos.table, self._specs_w.table
+        if spos.shape[1] == 1 and (spos >= 0).all():
+            # one port a pattern (every GPU of a fat tree or leaf-spine has one): both hops'
+            # entries written in place, transfer by transfer, first hops then last hops
+            hop_i = np.empty(2 * n, dtype=np.int64)
+            hop_l = np.empty(2 * n, dtype=np.int64)
+            hop_w = np.empty(2 * n)
+            hop_i[:n] = on
+            hop_i[n:] = on
+            sp, wcol = spos[:, 0], sw[:, 0]
+            for half, ports, g, spec in ((slice(0, n), self._ports_up, gs, pick(d["head"])),
+                                         (slice(n, 2 * n), self._ports_down, gd,
+                                          pick(d["tail"]))):
+                port = sp[spec] if sp.any() else None   # None: the first port everywhere
+                if port is None:
+                    np.take(ports[:, 0], g, out=hop_l[half], mode="wrap")
+                else:
+                    port += g * ports.shape[1]
+                    np.take(ports.ravel(), port, out=hop_l[half], mode="wrap")
+                np.take(wcol, spec, out=hop_w[half], mode="wrap")
+            del gs, gd, g, port   # before the pieces' arrays (33 MB each in a large step)
+            pi, po = self._pieces_of(pick(d["l1"]), pick(d["l2"]), on)
+            return hop_i, hop_l, hop_w, pi, po
+        hop_i, hop_l, hop_w = [], [], []
         for ports, g, spec in ((self._ports_up, gs, pick(d["head"])),
                                (self._ports_down, gd, pick(d["tail"]))):
             pt, wt = np.take(spos, spec, axis=0), np.take(sw, spec, axis=0)
@@ -593,6 +658,70 @@ class Router(TemplatedRoutes, SearchedRoutes):
         pi, po = self._pieces_of(pick(d["l1"]), pick(d["l2"]), on)
         return np.concatenate(hop_i), np.concatenate(hop_l), np.concatenate(hop_w), pi, po
 
+    def _hops_and_pieces_rows(self, rows: dict, at: np.ndarray, gs: np.ndarray,
+                              gd: np.ndarray) -> tuple | None:
+        """:meth:`_hops_and_pieces` of every transfer (all templated), transfer ``t`` routed
+        as row ``at[t]`` of the table of known signature pairs ``rows``, from ``gs[t]`` to
+        ``gd[t]`` (GPU indices), for fabrics whose patterns have one port each (fat trees,
+        leaf-spines: else None). What depends on the row alone (port, weight, the pieces
+        of the row's two lists) is worked out once per row and gathered per transfer, not
+        looked up through each transfer's patterns and lists (the same entries)."""
+        spos, sw = self._specs_pos.table, self._specs_w.table
+        if spos.shape[1] != 1 or not (spos >= 0).all():
+            return None
+        n = len(at)
+        hop_i = np.empty(2 * n, dtype=np.int64)
+        hop_l = np.empty(2 * n, dtype=np.int64)
+        hop_w = np.empty(2 * n)
+        on = np.arange(n)
+        hop_i[:n] = on
+        hop_i[n:] = on
+        sp, wcol = spos[:, 0], sw[:, 0]
+        for half, ports, g, spec in ((slice(0, n), self._ports_up, gs, rows["head"]),
+                                     (slice(n, 2 * n), self._ports_down, gd, rows["tail"])):
+            # a row of kind -1 (never in at) has spec -1: wrapped to the last, unused
+            if sp.any():
+                port = sp[spec].take(at)
+                port += g * ports.shape[1]
+                np.take(ports.ravel(), port, out=hop_l[half], mode="wrap")
+                del port
+            else:   # the first port everywhere
+                np.take(ports[:, 0], g, out=hop_l[half], mode="wrap")
+            np.take(wcol[spec], at, out=hop_w[half], mode="wrap")
+        del gs, gd, g   # before the pieces' arrays (33 MB each in a large step)
+        lists = self._lists.table
+        table = np.concatenate([lists[rows["l1"]], lists[rows["l2"]]], axis=1)
+        valid = table >= 0
+        flat, count = table[valid], valid.sum(axis=1)   # each row's pieces, in order
+        pi, po = self._repeat_pieces(flat, np.cumsum(count) - count, count, at, on)
+        return hop_i, hop_l, hop_w, pi, po
+
+    @staticmethod
+    def _repeat_pieces(flat: np.ndarray, first: np.ndarray, count: np.ndarray,
+                       which: np.ndarray, on: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(transfer, piece)`` entries of transfers ``on``, transfer ``on[t]`` taking the
+        ``count[which[t]]`` pieces of ``flat`` from ``first[which[t]]``."""
+        n = count.take(which)
+        nz = np.flatnonzero(n) if not count.all() else None
+        fw = first.take(which)   # each transfer's first entry in flat
+        if nz is not None:  # transfers with pieces only
+            n, fw, on = n[nz], fw[nz], on[nz]
+        total = int(n.sum())
+        if not total:
+            return on[:0].copy(), flat[:0].copy()
+        # positions in flat of every entry: 1 past the last within a transfer's run, and
+        # at each transfer's first entry, a jump to its pieces in flat (a running sum)
+        pos = np.ones(total, dtype=np.int64)
+        starts = np.cumsum(n)
+        starts -= n
+        jump = fw[1:] - fw[:-1]
+        jump -= n[:-1] - 1
+        pos[starts[1:]] = jump
+        del starts, jump
+        pos[0] = fw[0]
+        np.cumsum(pos, out=pos)
+        return np.repeat(on, n), flat[pos]
+
     def _pieces_of(self, l1: np.ndarray, l2: np.ndarray, on: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray]:
         """The pieces of transfers ``on`` whose piece lists are ``l1`` and ``l2``: ``(transfer,
@@ -602,26 +731,35 @@ class Router(TemplatedRoutes, SearchedRoutes):
         every transfer, masked, were most of a large step's time and memory)."""
         lists = self._lists.table
         n_lists = len(lists)
-        pair = l1 * n_lists + l2
-        if n_lists * n_lists <= 4 * len(pair) + 1024:   # pairs numbered by a dense index
-            seen = np.zeros(n_lists * n_lists, dtype=bool)
+        # the lists that occur, numbered in order (by marking: no sort), and pairs of them
+        used1, used2 = np.zeros(n_lists, dtype=bool), np.zeros(n_lists, dtype=bool)
+        used1[l1] = True
+        used2[l2] = True
+        ids1, ids2 = np.flatnonzero(used1), np.flatnonzero(used2)
+        n2 = len(ids2)
+        rank = np.zeros(n_lists, dtype=np.int64)
+        rank[ids1] = np.arange(len(ids1)) * n2
+        pair = rank[l1]
+        rank[:] = 0
+        rank[ids2] = np.arange(n2)
+        pair += rank[l2]
+        cells = len(ids1) * n2
+        if cells <= 4 * len(pair) + 1024:   # pairs numbered by a dense index
+            seen = np.zeros(cells, dtype=bool)
             seen[pair] = True
             kinds = np.flatnonzero(seen)
-            number = np.zeros(n_lists * n_lists, dtype=np.int64)
+            number = np.zeros(cells, dtype=np.int64)
             number[kinds] = np.arange(len(kinds))
             which = number[pair]
         else:
             kinds, which = np.unique(pair, return_inverse=True)
             which = which.ravel()
-        rows = np.concatenate([lists[kinds // n_lists], lists[kinds % n_lists]], axis=1)
+        ki, kj = np.divmod(kinds, n2)
+        kinds1, kinds2 = ids1[ki], ids2[kj]
+        rows = np.concatenate([lists[kinds1], lists[kinds2]], axis=1)
         valid = rows >= 0
         flat, count = rows[valid], valid.sum(axis=1)   # each pair's pieces, in order
-        first = np.cumsum(count) - count
-        n = count[which]
-        total = int(n.sum())
-        ends = np.cumsum(n)
-        pos = np.repeat(first[which] - (ends - n), n) + np.arange(total)
-        return np.repeat(on, n), flat[pos]
+        return self._repeat_pieces(flat, np.cumsum(count) - count, count, which, on)
 
     def _hops_and_pieces_small(self, on, gs, gd, d):
         specs, lists = self._spec_py, self._list_py
