@@ -26,7 +26,7 @@ import networkx as nx
 
 from compute.errors import UserError
 from topologies.closed_forms import closed_form
-from topologies.schema import TRACE_MEDIA, gpu_nodes, validate
+from topologies.schema import TRACE_MEDIA, _show, gpu_nodes, validate
 
 __all__ = ["MAXFLOW_NODES", "BillOfMaterials", "FabricSummary", "PathDiversity",
            "bill_of_materials", "bisection_maxflow", "cable_end_parts", "cells_per_shared_part",
@@ -344,14 +344,17 @@ def path_diversity(graph: nx.Graph, source: str | None = None,
     gpus = gpu_nodes(graph)
     source = gpus[0] if source is None else source
     for end in (source, target):
-        if end is not None and (end not in graph or graph.nodes[end].get("kind") != "gpu"):
-            raise UserError(f"{end!r} is not a GPU of the fabric")
+        if end is not None and (not isinstance(end, Hashable) or end not in graph
+                                or graph.nodes[end].get("kind") != "gpu"):
+            raise UserError(f"{_show(end)} is not a GPU of the fabric")
+    if target == source:
+        raise UserError(f"path diversity joins two different GPUs; got {_show(source)} twice")
     dist, count = _bfs(graph, source, target)
     if target is None:
         far = max(dist.get(g, -1) for g in gpus)
         target = [g for g in gpus if dist.get(g, -1) == far][-1]
     if target not in dist:
-        raise UserError(f"GPU {target!r} cannot be reached from {source!r}")
+        raise UserError(f"GPU {_show(target)} cannot be reached from {_show(source)}")
     return PathDiversity(source, target, dist[target], count[target])
 
 

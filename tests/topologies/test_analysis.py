@@ -203,3 +203,20 @@ def test_injection_split_adds_up_to_the_smallest_injection():
     # a uniform fabric keeps gpu0's split: 450 GB/s NVLink + 50 GB/s NIC
     low, peers = injection_bandwidth(build("superpod"))
     assert (low, peers) == (500e9, {"switch tier 0": 450e9, "switch tier 1": 50e9})
+
+
+def test_path_diversity_refuses_one_gpu_twice_and_cuts_a_long_name():
+    """``--pair gpu0 gpu0`` printed '1 shortest path(s) of 0 hops from gpu0 to gpu0' (hostile
+    round 12), and a 3,000-character name was echoed whole; a list raised TypeError."""
+    from topologies import build
+    from topologies.analysis import path_diversity
+
+    g = build("single-switch:n=4")
+    with pytest.raises(UserError, match="^path diversity joins two different GPUs; got 'gpu0' twice$"):
+        path_diversity(g, "gpu0", "gpu0")
+    with pytest.raises(UserError) as err:
+        path_diversity(g, "gpu0", "x" * 3000)
+    assert len(str(err.value)) < 100 and str(err.value).endswith("... is not a GPU of the fabric")
+    with pytest.raises(UserError, match="is not a GPU of the fabric"):
+        path_diversity(g, ["gpu0"], "gpu1")
+    assert path_diversity(g, "gpu0", "gpu3").hops == 2
