@@ -319,6 +319,11 @@ class _Refused(Exception):
     pass
 
 
+#: The longest node id a fabric file may hold, in characters: builders name nodes in under
+#: 40; a longer id is data in the wrong place, and drawing or printing it costs its length
+#: at every use (a file of 100,000-character ids took minutes to plot; hostile round 12).
+MAX_NODE_ID = 256
+
 #: The namespace a GraphML document declares on its root (http://graphml.graphdrawing.org/).
 GRAPHML_NAMESPACE = "http://graphml.graphdrawing.org/xmlns"
 
@@ -494,6 +499,10 @@ def _graph_from_graphml(raw: bytes, where: str) -> nx.Graph:
 
 
 def _finish(graph: nx.Graph, path: Path, where: str) -> nx.Graph:
+    long = next((n for n in graph if isinstance(n, str) and len(n) > MAX_NODE_ID), None)
+    if long is not None:
+        raise UserError(f"{where}: node id {_show(long)} is {len(long):,} characters; at most "
+                        f"{MAX_NODE_ID} (a name, not data)")
     attrs = graph.graph
     units = attrs.pop("units", None)
     if units is not None:

@@ -338,3 +338,23 @@ def test_graphml_key_without_type_warns_nothing(tmp_path):
         warnings.simplefilter("error")
         with pytest.raises(UserError, match="bandwidth"):
             read_graph(tmp_path / "b.graphml")
+
+
+def test_a_node_id_past_the_limit_is_refused_in_one_line(tmp_path):
+    """A fabric file of 100,000-character node ids read, and `topology plot` then ran for
+    minutes (hostile round 12): an id is a name, at most MAX_NODE_ID characters."""
+    from topologies.io import MAX_NODE_ID
+
+    path = tmp_path / "f.json"
+    write_graph(build("single-switch:n=2"), path)
+    for ok, name in ((True, "g" * MAX_NODE_ID), (False, "g" * (MAX_NODE_ID + 1))):
+        text = path.read_text().replace('"gpu0"', json.dumps(name))
+        mine = tmp_path / f"{ok}.json"
+        mine.write_text(text)
+        if ok:
+            assert name in read_graph(mine)
+        else:
+            with pytest.raises(UserError) as err:
+                read_graph(mine)
+            assert str(err.value).endswith(f"is {MAX_NODE_ID + 1:,} characters; at most "
+                                           f"{MAX_NODE_ID} (a name, not data)")
