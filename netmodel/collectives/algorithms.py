@@ -90,6 +90,7 @@ import numpy as np
 
 from compute.comm import OPERATIONS
 from compute.errors import UserError, known
+from compute.validate import describe
 from netmodel.collectives.in_network import (
     domain_planes,
     has_in_network,
@@ -1140,7 +1141,7 @@ def generate(algorithm: str, op: str, group: Iterable[Hashable], graph: nx.Graph
     implement ``op``, :class:`NotApplicable` when the fabric or group rules it out.
     """
     if algorithm not in ALGORITHMS:
-        raise UserError(f"unknown algorithm {algorithm!r}; known: {known(ALGORITHMS)}")
+        raise UserError(f"unknown algorithm {describe(algorithm)}; known: {known(ALGORITHMS)}")
     table = ALGORITHMS[algorithm]
     if op not in table:
         raise UserError(f"algorithm {algorithm!r} does not implement {op!r}; algorithms for "

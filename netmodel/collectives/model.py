@@ -36,6 +36,7 @@ import numpy as np
 
 from compute.comm import check_op
 from compute.errors import UserError, known
+from compute.validate import describe
 from netmodel.collectives.algorithms import (
     ALGORITHMS,
     NCCL_OPS,
@@ -135,9 +136,9 @@ class FabricCostModel:
         if not validated:
             validate(graph, check_connected=False)
         if placement not in PLACEMENTS:
-            raise UserError(f"unknown placement {placement!r}; known: {known(PLACEMENTS)}")
+            raise UserError(f"unknown placement {describe(placement)}; known: {known(PLACEMENTS)}")
         if algorithm != "auto" and (not isinstance(algorithm, str) or algorithm not in ALGORITHMS):
-            raise UserError(f"unknown algorithm {algorithm!r}; known: "
+            raise UserError(f"unknown algorithm {describe(algorithm)}; known: "
                             f"{known(('auto', *ALGORITHMS))}")
         if isinstance(algorithms, str) and algorithms != "nccl":
             # one name or a comma list, as the command line's --algorithms takes them (not
@@ -150,12 +151,12 @@ class FabricCostModel:
                 algorithms = tuple(algorithms)
             else:
                 raise UserError(f"algorithms must be 'nccl', a comma list or a sequence of "
-                                f"algorithm names, got {algorithms!r}")
+                                f"algorithm names, got {describe(algorithms)}")
             for a in algorithms:
                 if not isinstance(a, str) or a not in ALGORITHMS:
-                    raise UserError(f"unknown algorithm {a!r}; known: {known(ALGORITHMS)}")
+                    raise UserError(f"unknown algorithm {describe(a)}; known: {known(ALGORITHMS)}")
         if ring_order not in ("given", "greedy"):
-            raise UserError(f"ring_order must be 'given' or 'greedy', got {ring_order!r}")
+            raise UserError(f"ring_order must be 'given' or 'greedy', got {describe(ring_order)}")
         self.graph = graph
         self.placement = placement
         self.algorithm = algorithm
@@ -165,7 +166,7 @@ class FabricCostModel:
         self.ring_order = ring_order
         if isinstance(max_transfers, bool) or not isinstance(max_transfers, int | np.integer) \
                 or max_transfers < 1:
-            raise UserError(f"max_transfers must be a whole number >= 1, got {max_transfers!r}")
+            raise UserError(f"max_transfers must be a whole number >= 1, got {describe(max_transfers)}")
         self.max_transfers = int(max_transfers)
         self.router = router_for(graph)
         self.gpus = len(self.router.gpu_list)
@@ -197,7 +198,7 @@ class FabricCostModel:
                 self._groups[key] = hit
             return hit
         if isinstance(group, str) or not hasattr(group, "__iter__"):
-            raise UserError(f"group must be a size (int) or a list of GPU nodes, got {group!r}")
+            raise UserError(f"group must be a size (int) or a list of GPU nodes, got {describe(group)}")
         return check_group(self.graph, group)
 
     def groups(self, groups: Iterable[Iterable[Hashable]]) -> tuple[tuple[Hashable, ...], ...]:
@@ -353,7 +354,7 @@ class FabricCostModel:
                 return list(NCCL_OPS[op])
             return [a for a in self.algorithms if op in ALGORITHMS[a]]
         if algorithm not in ALGORITHMS:
-            raise UserError(f"unknown algorithm {algorithm!r}; known: "
+            raise UserError(f"unknown algorithm {describe(algorithm)}; known: "
                             f"{known(('auto', *ALGORITHMS))}")
         if op not in ALGORITHMS[algorithm]:
             raise UserError(f"algorithm {algorithm!r} does not implement {op!r}; "

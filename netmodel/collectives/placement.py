@@ -74,7 +74,7 @@ def partition(graph: nx.Graph, size: int, policy: str = "contiguous", *, seed: i
     """All ``floor(G / size)`` disjoint groups of ``size`` GPUs under ``policy``
     (``gpus``: the fabric's GPU nodes in numbering order, if already known)."""
     if policy not in PLACEMENTS:
-        raise UserError(f"unknown placement {policy!r}; known: {known(PLACEMENTS)}")
+        raise UserError(f"unknown placement {describe(policy)}; known: {known(PLACEMENTS)}")
     seed = check_seed(seed)
     gpus, size = _size(graph, size, gpus)
     count = len(gpus) // size
