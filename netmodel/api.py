@@ -325,7 +325,8 @@ def search(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode", 
     from netmodel.study.fabric_search import parallel_dimensions
 
     g, m = _gpu_of(gpu, None), _model(model)
-    dims = parallel_dimensions(m, parallelism, g.max_instance)
+    dims = parallel_dimensions(m, parallelism, g.max_instance,
+                               two_batch_overlap=bool(options and options.two_batch_overlap))
     return _search(m, g, phase, prompt=prompt, context=context,
                    comm=_comm_for(g, None, comm), options=options, slo=slo, tp=tp,
                    expert_skew=expert_skew, max_batch=max_batch, **dims)

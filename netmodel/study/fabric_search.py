@@ -183,7 +183,8 @@ def scenario_calibration(scenario: Scenario) -> Calibration:
     return cal
 
 
-def parallel_dimensions(model: ModelSpec, parallelism: str, gpus: int) -> dict:
+def parallel_dimensions(model: ModelSpec, parallelism: str, gpus: int, *,
+                        two_batch_overlap: bool = False) -> dict:
     """The search's parallelism arguments for ``model`` on a fabric of ``gpus`` GPUs: empty
     for tensor parallelism alone (``tp``, and ``auto`` for a dense model); expert and
     attention data parallelism within ``gpus`` (``auto`` for a mixture-of-experts model:
@@ -193,7 +194,8 @@ def parallel_dimensions(model: ModelSpec, parallelism: str, gpus: int) -> dict:
     against 280.2 tokens/s/SM and PP 8 on the Lite fabrics 287.9 against 239.8-277.0, and
     DeepSeek-V3 decode on ``lite-direct``, TP 32 x PP 2, 9.96 against 7.69); and with
     ``all`` also pipeline stages (:func:`compute.parallel.search_pp`: 1, 2, 4, 8 up to the
-    layers and ``gpus``).
+    layers and ``gpus``). With ``two_batch_overlap`` (modelled on one pipeline stage)
+    ``all`` is refused by name, where the search would have said 'got PP 8'.
 
     >>> from compute.models import get_model
     >>> parallel_dimensions(get_model("Llama-3-70B"), "auto", 128)
@@ -206,11 +208,31 @@ def parallel_dimensions(model: ModelSpec, parallelism: str, gpus: int) -> dict:
     if not isinstance(parallelism, str) or parallelism not in PARALLELISM:
         raise UserError(f"parallelism {describe(parallelism)} is unknown; known: "
                         f"{known(PARALLELISM)}")
+    if parallelism == "all" and two_batch_overlap:
+        raise UserError("parallelism 'all' searches pipeline stages, which two-batch overlap "
+                        "does not model (one stage); give parallelism 'auto' or 'tp' with "
+                        "options.two_batch_overlap")
     if parallelism == "tp" or (parallelism == "auto" and not model.is_moe):
         return {}
     pp = (1,) if parallelism == "auto" else search_pp(model, gpus)
     return {"pp": pp, "ep": True if model.is_moe else None, "attention_dp": True,
             "max_gpus": gpus}
+
+
+def refuse_two_batch(options: RooflineOptions | None, caller: str) -> None:
+    """Refuse ``options.two_batch_overlap`` where it is not wired (``compare``, ``sweep``,
+    the study): their rows, cached searches, ideal and concurrent costings and figures do
+    not carry it, so a row would mix overlapped and serial steps.
+
+    >>> from compute.roofline import RooflineOptions
+    >>> refuse_two_batch(RooflineOptions(two_batch_overlap=True), "compare")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: options.two_batch_overlap is not modelled by compare; give it to search, evaluate or serve
+    """
+    if options is not None and options.two_batch_overlap:
+        raise UserError(f"options.two_batch_overlap is not modelled by {caller}; give it to "
+                        f"search, evaluate or serve")
 
 
 #: Compiled collective costs by network (:func:`network_key`): a comparison of five Lite
@@ -542,7 +564,8 @@ def fabric_search(model: str | ModelSpec, scenario: str | Scenario,
     limit = limit if cap is None else min(limit, cap)
     tps = valid_tp_degrees(model, limit) if tp is None else \
         tuple(sorted({check_tp(model, t, limit) for t in np.atleast_1d(tp)}))
-    dims = parallel_dimensions(model, parallelism, coll.gpus if cap is None else limit)
+    dims = parallel_dimensions(model, parallelism, coll.gpus if cap is None else limit,
+                               two_batch_overlap=bool(options and options.two_batch_overlap))
     if dims:
         dims = {**dims, "tp": None if tp is None and cap is None else tps,
                 "expert_skew": expert_skew}
