@@ -328,11 +328,19 @@ class InferenceResult:
             "stages": [s.to_dict() for s in self.stages],
             **({"profile": self.profile, "overhead_s": self.overhead} if self.profile else {}),
             **({"redundant_experts": self.redundant_experts} if self.redundant_experts else {}),
-            **({} if self.two_batch_hidden is None else {"two_batch_overlap": {
-                "used": self.two_batch_hidden > 0,
-                "serial_latency_s": self.latency + self.two_batch_hidden,
-                "hidden_s": self.two_batch_hidden}}),
+            **({} if self.two_batch_hidden is None else
+               {"two_batch_overlap": self.two_batch_summary()}),
         }
+
+    def two_batch_summary(self) -> dict | None:
+        """With two-batch overlap allowed, ``{used, serial_latency_s, hidden_s}`` (seconds):
+        whether the overlapped step was taken, the serial step and what the overlap hid;
+        None without the option (``to_dict``'s and ``serve``'s pools' ``two_batch_overlap``)."""
+        if self.two_batch_hidden is None:
+            return None
+        return {"used": self.two_batch_hidden > 0,
+                "serial_latency_s": self.latency + self.two_batch_hidden,
+                "hidden_s": self.two_batch_hidden}
 
     def to_json(self, indent: int | None = 2) -> str:
         """:meth:`to_dict` as JSON text."""

@@ -188,9 +188,10 @@ def kv_bytes_per_request(model: str | ModelSpec, prompt: int) -> float:
 def _config(r) -> dict | None:
     if r is None:
         return None
+    tbo = r.two_batch_summary()   # with two-batch overlap allowed: was it taken
     return {"tp": r.tp, "pp": r.pp, "ep": r.ep, "attention_dp": r.attention_dp,
             "gpus": r.gpus, "gpu": r.gpu, "batch": r.batch, "latency_s": r.latency,
-            "latency_name": r.latency_name}
+            "latency_name": r.latency_name, **({} if tbo is None else {"two_batch_overlap": tbo})}
 
 
 def _num(x):
@@ -279,8 +280,12 @@ class ServingResult:
             wide = (f" (the widest instance a pool may take, {most} of the fabric's "
                     f"{self.fabric_gpus} GPUs: a wider one may do better)") \
                 if most is not None and r.gpus >= most else ""
+            tbo = r.two_batch_summary()
+            tbo = "" if tbo is None else (
+                f" (two-batch overlap {'taken' if tbo['used'] else 'not taken'}: serial step "
+                f"{tbo['serial_latency_s'] * 1e3:.2f} ms)")
             lines.append(f"  {label:<8} {r.gpus} x {r.gpu} ({par}){wide}, batch {r.batch}{capped}, "
-                         f"{r.latency_name.upper()} {r.latency * 1e3:.2f} ms, "
+                         f"{r.latency_name.upper()} {r.latency * 1e3:.2f} ms{tbo}, "
                          f"{(self.prefill_rate if label == 'prefill' else self.decode_rate):.4g} "
                          f"requests/s per instance")
         lines += [
