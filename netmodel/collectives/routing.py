@@ -602,7 +602,7 @@ class Router(TemplatedRoutes, SearchedRoutes):
         every = len(on) == len(src)   # every transfer templated (on is 0, 1, ...): no gathers
         gpus, rows = d.pop("_gpus", None), d.pop("_rows", None)   # _describe's
         if rows is not None and every and len(rows[1]) > 48 and len(rows[0]["kind"]) <= len(on):
-            out = self._hops_and_pieces_rows(*rows, *gpus)
+            out = self._hops_and_pieces_rows(*rows, *gpus, on)
             if out is not None:
                 return out
         if rows is not None:  # the fields the general way reads, per transfer
@@ -659,13 +659,14 @@ class Router(TemplatedRoutes, SearchedRoutes):
         return np.concatenate(hop_i), np.concatenate(hop_l), np.concatenate(hop_w), pi, po
 
     def _hops_and_pieces_rows(self, rows: dict, at: np.ndarray, gs: np.ndarray,
-                              gd: np.ndarray) -> tuple | None:
+                              gd: np.ndarray, on: np.ndarray) -> tuple | None:
         """:meth:`_hops_and_pieces` of every transfer (all templated), transfer ``t`` routed
         as row ``at[t]`` of the table of known signature pairs ``rows``, from ``gs[t]`` to
-        ``gd[t]`` (GPU indices), for fabrics whose patterns have one port each (fat trees,
-        leaf-spines: else None). What depends on the row alone (port, weight, the pieces
-        of the row's two lists) is worked out once per row and gathered per transfer, not
-        looked up through each transfer's patterns and lists (the same entries)."""
+        ``gd[t]`` (GPU indices; ``on``: 0, 1, ...), for fabrics whose patterns have one
+        port each (fat trees, leaf-spines: else None). What depends on the row alone (port,
+        weight, the pieces of the row's two lists) is worked out once per row and gathered
+        per transfer, not looked up through each transfer's patterns and lists (the same
+        entries)."""
         spos, sw = self._specs_pos.table, self._specs_w.table
         if spos.shape[1] != 1 or not (spos >= 0).all():
             return None
@@ -673,7 +674,6 @@ class Router(TemplatedRoutes, SearchedRoutes):
         hop_i = np.empty(2 * n, dtype=np.int64)
         hop_l = np.empty(2 * n, dtype=np.int64)
         hop_w = np.empty(2 * n)
-        on = np.arange(n)
         hop_i[:n] = on
         hop_i[n:] = on
         sp, wcol = spos[:, 0], sw[:, 0]
