@@ -54,7 +54,8 @@ def _static_parts(model, gpu, configs, sh, plain: bool, b, workload, options, sk
         try:
             key = (model, gpu, tuple(configs), plain, b.tobytes(), b.shape, workload, skew,
                    options.compute_dtype, options.flops_efficiency, options.memory_efficiency,
-                   options.memory_reserve, options.profile)  # the options the parts use
+                   options.memory_reserve, options.profile,
+                   options.dense_mlp_tp)  # the options the parts use
             hash(key)
         except TypeError:  # an unhashable field: not kept
             key = None

@@ -248,8 +248,11 @@ def activation_bytes_per_token(model: ModelSpec, sh: Shards) -> np.ndarray:
         mlp = np.where(sh.ep > 1, up * sh.expert_ffn * model.experts_per_token / sh.ep, mlp)
     if model.shared_ffn:
         mlp = mlp + up * sh.shared_ffn
-    if model.dense_layers:
-        mlp = np.maximum(mlp, up * sh.dense_ffn)
+    if model.dense_layers:   # data-parallel dense MLPs: the GPU's own n / tp of the n tokens
+        dense = up * sh.dense_ffn
+        if np.any(sh.dense_dp):
+            dense = np.where(sh.dense_dp > 0, dense / sh.tp, dense)
+        mlp = np.maximum(mlp, dense)
     widest = np.maximum(attn, mlp)
     return (2 * model.hidden + widest) * model.act_bytes
 

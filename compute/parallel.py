@@ -62,7 +62,7 @@ compute.errors.UserError: PP degree 81 exceeds the 80 layers of Llama-3-70B; all
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
@@ -75,8 +75,8 @@ from compute.validate import describe
 if TYPE_CHECKING:
     from compute.models import ModelSpec
 
-__all__ = ["DIMENSIONS", "MAX_EXPERT_SKEW", "Parallelism", "check_parallelism", "configurations",
-           "expert_slots", "kv_copies", "layout", "stage_layers", "stage_mix"]
+__all__ = ["DENSE_MLP_TP_DEGREES", "DIMENSIONS", "MAX_EXPERT_SKEW", "Parallelism",
+           "check_parallelism", "configurations", "dense_data_parallel", "expert_slots", "kv_copies", "layout", "stage_layers", "stage_mix"]
 
 #: Largest expert skew taken (the busiest EP group's share of routed tokens over the mean;
 #: 1 is uniform routing): checked by compute.roofline.check_skew and calibrate's rows.
@@ -448,6 +448,49 @@ def layout(model: ModelSpec, configs: Iterable[Parallelism | int]) -> Shards:
         expert_slots=col([expert_slots(model.experts, c.ep if model.is_moe else 1)[0]
                           for c in configs]),
     )
+
+
+#: The dense-MLP TP degrees a roofline option may ask (``dense_mlp_tp``): SGLang's
+#: ``--moe-dense-tp-size`` ("TP size for MoE dense MLP layers", python/sglang/srt/server_args.py)
+#: takes None (the stage's TP) or 1: its ``require_attn_tp_gather`` asserts
+#: ``moe_dense_tp_size in [1, None]``, and ``enable_moe_dense_fully_dp()`` (``== 1``) makes
+#: the dense layers' MLP mode SCATTERED (python/sglang/srt/layers/communicator.py
+#: ``_compute_mlp_mode``): each GPU runs the whole dense MLP on its own tokens.
+DENSE_MLP_TP_DEGREES = (1,)
+
+
+def dense_data_parallel(model: ModelSpec, configs: Sequence[Parallelism], sh: Shards,
+                        degree: int) -> Shards:
+    """``sh`` with ``model``'s dense MLP layers run at TP ``degree`` (1: data-parallel,
+    each GPU holding the whole dense MLP and running it on its own ``n / tp`` tokens
+    between the attention group's reduce-scatter and all-gather, as the EP layers; no
+    gather or scatter across attention groups). Refused (UserError, one line) for a degree
+    other than :data:`DENSE_MLP_TP_DEGREES`, a model without dense layers among MoE ones
+    and configurations none of which has attention DP; in a grid, the rows without it keep
+    the dense MLPs tensor-parallel over ``tp`` (``dense_dp`` 0 there).
+
+    >>> from compute.models import get_model
+    >>> m = get_model("DeepSeek-V3")
+    >>> c = [Parallelism(32, ep=32, attention_dp=32)]
+    >>> dense_data_parallel(m, c, layout(m, c), 1).dense_ffn.ravel().tolist()
+    [18432.0]
+    """
+    if isinstance(degree, bool) or degree not in DENSE_MLP_TP_DEGREES:
+        raise UserError(f"dense MLP TP degree must be 1 (each GPU runs the dense MLPs whole "
+                        f"on its own tokens, SGLang's --moe-dense-tp-size 1) or left unset "
+                        f"(the stage's TP), got {describe(degree)}")
+    if not (model.is_moe and model.dense_layers):
+        raise UserError(f"{model.name} has no dense MLP layers among MoE ones; a dense MLP "
+                        f"TP degree applies to MoE models with dense layers (DeepSeek-V3's "
+                        f"first 3)")
+    dp = np.asarray([float(c.attention_dp > 1) for c in configs]).reshape(-1, 1)
+    if not dp.any():
+        who = f"{configs[0].label} has none" if len(configs) == 1 else \
+            "no configuration searched has it"
+        raise UserError(f"dense MLP TP 1 runs beside attention DP; {who} (give attention "
+                        f"DP > 1)")
+    full = float(model.dense_ffn or model.ffn)
+    return replace(sh, dense_ffn=np.where(dp > 0, full, sh.dense_ffn), dense_dp=dp)
 
 
 def kv_copies(model: ModelSpec, par: Parallelism) -> float:

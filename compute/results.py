@@ -227,6 +227,10 @@ class InferenceResult:
     #: where the serial step is the faster (``latency`` is the step taken; ``stages`` are
     #: the serial step's); None without the option
     two_batch_hidden: float | None = None
+    #: the TP degree of an MoE model's dense MLP layers where it is not the stage's
+    #: (:class:`~compute.roofline.RooflineOptions` ``dense_mlp_tp`` on a row with attention
+    #: DP: 1, data-parallel); None: the stage's TP
+    dense_mlp_tp: int | None = None
 
     def __getattr__(self, name: str):
         # Only for what normal lookup misses: a field of _LAZY_FIELDS that
@@ -330,6 +334,7 @@ class InferenceResult:
             **({"redundant_experts": self.redundant_experts} if self.redundant_experts else {}),
             **({} if self.two_batch_hidden is None else
                {"two_batch_overlap": self.two_batch_summary()}),
+            **({} if self.dense_mlp_tp is None else {"dense_mlp_tp": self.dense_mlp_tp}),
         }
 
     def two_batch_summary(self) -> dict | None:

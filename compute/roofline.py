@@ -54,6 +54,7 @@ from compute.parallel import (
     MAX_EXPERT_SKEW,
     Parallelism,
     check_parallelism,
+    dense_data_parallel,
     expert_slots,
     layout,
     stage_mix,
@@ -107,6 +108,11 @@ class RooflineOptions:
     lesser of the serial step and the overlapped one (the operator turns the engine's flag
     on or off per deployment), and the result says which (``two_batch_hidden``).
 
+    ``dense_mlp_tp`` (default None: the stage's TP): 1 runs an MoE model's dense MLP
+    layers data-parallel beside attention DP (:func:`compute.parallel.dense_data_parallel`);
+    refused for other degrees, models without dense layers, configurations without
+    attention DP and with ``two_batch_overlap``.
+
     A field's ``metadata`` ``help`` is its one description: the command line's option of
     that name (dashes for underscores) is made from it (:func:`option_help`).
     """
@@ -124,6 +130,11 @@ class RooflineOptions:
                 "DeepSeek's dual micro-batches): a step of 2 or more sequences takes the "
                 "lesser of the serial and the overlapped time (infer prints both; the "
                 "roofline only, PP 1)."})
+    dense_mlp_tp: int | None = field(default=None, metadata={
+        "help": "TP degree of an MoE model's dense MLP layers under attention DP: 1 runs "
+                "them data-parallel, each GPU the whole dense MLP on its own tokens with no "
+                "gather/scatter across attention groups (SGLang's --moe-dense-tp-size 1; "
+                "the dense weights replicated on every GPU); unset: the stage's TP."})
 
     def to_dict(self) -> dict:
         """JSON-ready settings: the fields, ``profile`` left out without one (so the
@@ -133,7 +144,8 @@ class RooflineOptions:
         ('overlap', False)
         """
         d = {f: getattr(self, f) for f in self.__dataclass_fields__
-             if f != "profile" and (f != "two_batch_overlap" or self.two_batch_overlap)}
+             if f != "profile" and (f != "two_batch_overlap" or self.two_batch_overlap)
+             and (f != "dense_mlp_tp" or self.dense_mlp_tp is not None)}
         if self.profile is not None:
             d["profile"] = {"name": self.profile.name, "fitted_on": self.profile.fitted_on,
                             **self.profile.values()}
@@ -170,6 +182,16 @@ class RooflineOptions:
                             f"{describe(self.two_batch_overlap)}")
         if self.two_batch_overlap and self.profile is not None:
             raise UserError("two-batch overlap is modelled on the roofline; give no profile")
+        if self.dense_mlp_tp is not None:
+            from compute.parallel import DENSE_MLP_TP_DEGREES
+
+            if isinstance(self.dense_mlp_tp, bool) or self.dense_mlp_tp not in DENSE_MLP_TP_DEGREES:
+                raise UserError(f"dense MLP TP degree (dense_mlp_tp) must be 1 (SGLang's "
+                                f"--moe-dense-tp-size 1) or unset (the stage's TP), got "
+                                f"{describe(self.dense_mlp_tp)}")
+            if self.two_batch_overlap:
+                raise UserError("dense MLP TP 1 is not modelled with two-batch overlap; give "
+                                "one of them")
 
 
 def option_help(name: str) -> str:
@@ -374,7 +396,9 @@ class Grid(_Rates):
                {"overhead": float(self.overhead[i, j]), "profile": self.options.profile.name}),
             **({"redundant_experts": copies} if copies else {}),
             **({} if self.two_batch_hidden is None else
-               {"two_batch_hidden": float(self.two_batch_hidden[i, j])}))
+               {"two_batch_hidden": float(self.two_batch_hidden[i, j])}),
+            **({"dense_mlp_tp": self.options.dense_mlp_tp}
+               if self.options.dense_mlp_tp is not None and par.attention_dp > 1 else {}))
 
 
 def _as_configs(model, configs, max_instance) -> tuple[Parallelism, ...]:
@@ -466,6 +490,8 @@ def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int 
     configs = _as_configs(model, tps, None)
     plain = all(c.is_plain for c in configs)
     sh = shards(model, [c.tp for c in configs]) if plain else layout(model, configs)
+    if options.dense_mlp_tp is not None:
+        sh = dense_data_parallel(model, configs, sh, options.dense_mlp_tp)
     tps = tuple(c.tp for c in configs)
     batches = _check_batches(batches)
     return _grid(model, gpu, configs, sh, plain, batches, batches.astype(float).reshape(1, -1),
@@ -481,6 +507,9 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
     tps = tuple(sh.tp.ravel().astype(int).tolist()) if paired else tuple(c.tp for c in configs)
     if options.two_batch_overlap:
         _check_two_batch(configs, paired)
+    if paired and options.dense_mlp_tp is not None:
+        raise UserError("a dense MLP TP degree is not modelled by evaluate_many; use evaluate "
+                        "or evaluate_grid")
     (micro, shape, counts, names, groups, ops, works, flops, hbm, net, compute_t, memory_t,
      fit, fill) = _static_parts(model, gpu, configs, sh, plain, b, workload, options, skew,
                                 paired, lazy=True)

@@ -115,6 +115,10 @@ class Shards:
     expert_ffn: np.ndarray | None = None    #: each routed expert's columns per GPU under EP
     #: routed-expert slots per EP group, ceil(experts / ep) (compute.parallel.expert_slots)
     expert_slots: np.ndarray | float | None = None
+    #: 1.0 where an MoE model's dense MLP layers run data-parallel (each GPU the whole dense
+    #: MLP on its own tokens; ``dense_ffn`` then the whole width), 0.0 tensor-parallel over
+    #: ``tp`` (:func:`compute.parallel.dense_data_parallel`)
+    dense_dp: np.ndarray | float = 0.0
 
     @cached_property
     def plain(self) -> bool:

@@ -85,7 +85,11 @@ at most ``e x min(top-k, slots) / top-k``, every copy one group can take:
 :func:`busiest_share`) through its ``slots = ceil(experts / e)`` expert slots (``ffn / (tp / e)`` columns each; redundant copies
 where ``e`` does not divide the experts, :func:`compute.parallel.expert_slots`), reads the
 weights of its share of the distinct experts touched, and runs the shared experts (replicated) on its own
-``n / tp`` tokens. Degree 1 in every dimension is plain TP, bit for bit.
+``n / tp`` tokens. Degree 1 in every dimension is plain TP, bit for bit. With
+``Shards.dense_dp`` (``RooflineOptions.dense_mlp_tp = 1``, SGLang's ``--moe-dense-tp-size
+1``) an MoE model's dense layers run their whole MLP on each GPU's own ``n / tp`` tokens,
+scattered and regathered within the attention group as the EP layers (no ``dp_gather`` or
+``dp_scatter``).
 
 The embedding and the LM head run per attention group (``n/a`` and ``s/a`` above are the
 busiest group's ``ceil(s / a)`` sequences), their weights split over the group's ``tp / a``
@@ -256,7 +260,11 @@ def _add_shared_experts(model, up: list, down: list, sfs, tokens) -> None:
 
 def _dense_mlp(model, sh, n) -> tuple[list, list]:
     """``(up, down)`` ([flops, hbm bytes]) per GPU of one of an MoE model's dense layers:
-    a tensor-parallel MLP of ``sh.dense_ffn`` columns per GPU on ``n`` tokens."""
+    a tensor-parallel MLP of ``sh.dense_ffn`` columns per GPU on ``n`` tokens, or with
+    ``sh.dense_dp`` the whole MLP on the GPU's own ``n / tp`` tokens (SGLang's
+    ``--moe-dense-tp-size 1``)."""
+    if np.any(sh.dense_dp):
+        n = np.where(sh.dense_dp > 0, n / sh.tp, n)
     h = float(model.hidden)
     mb, ab = model.mlp_weight_bytes, model.act_bytes
     bias = 1.0 if model.bias else 0.0
@@ -524,7 +532,9 @@ def layer_counts(model, sh, layers, moe_layers) -> dict:
     :func:`compute.parallel.stage_mix`), one count per row of ``sh`` (a configuration
     that is not plain TP): every layer's attention and MLP; under expert parallelism the
     MoE layers' all-to-alls and reduce-scatter, the other layers' all-reduces; under
-    attention data parallelism the gathers and scatters around the MLP. A collective
+    attention data parallelism the gathers and scatters around the MLP; with ``sh.dense_dp``
+    the dense layers' MLPs run on each GPU's own tokens, scattered and regathered within
+    the attention group as the EP layers (no gather or scatter across groups). A collective
     among one GPU does not run (count 0). Linear in ``layers`` and ``moe_layers``."""
     tp, pp, ep, adp = (np.asarray(x, dtype=float).ravel() for x in
                        (sh.tp, sh.pp, sh.ep, sh.attention_dp))
@@ -532,13 +542,17 @@ def layer_counts(model, sh, layers, moe_layers) -> dict:
     l_ep = np.where((ep > 1) & model.is_moe, float(moe_layers), 0.0)  # EP MoE layers
     l_tp = layers - l_ep                              # layers whose MLP is tensor-parallel
     dp = (adp > 1).astype(float)
-    regather = (attn_tp > 1) * (l_tp * dp + l_ep)
+    l_sc = l_ep                        # layers whose MLP runs on scattered tokens
+    if np.any(sh.dense_dp) and model.is_moe:  # dense MLPs data-parallel: scattered as EP's
+        l_dd = np.asarray(sh.dense_dp, dtype=float).ravel() * float(layers - moe_layers)
+        l_tp, l_sc = l_tp - l_dd, l_ep + l_dd
+    regather = (attn_tp > 1) * (l_tp * dp + l_sc)
     plain_row = (pp == 1) & (ep == 1) & (adp == 1)
     groups = {"allreduce_attn": attn_tp, "attn_scatter": attn_tp, "dp_gather": adp,
               "moe_dispatch": tp, "allreduce_mlp": tp, "dp_scatter": tp, "moe_combine": tp,
               "dp_regather": attn_tp}
     out = {"qkv": layers, "attention": layers, "out_proj": layers, "allreduce_attn": l_tp,
-           "attn_scatter": l_ep, "dp_gather": l_tp * dp, "moe_dispatch": l_ep,
+           "attn_scatter": l_sc, "dp_gather": l_tp * dp, "moe_dispatch": l_ep,
            "mlp_up": layers, "mlp_down": layers, "allreduce_mlp": l_tp * (1 - dp),
            "dp_scatter": l_tp * dp, "moe_combine": l_ep, "dp_regather": regather}
     for name, g in groups.items():       # no collective within one GPU

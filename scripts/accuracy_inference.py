@@ -469,20 +469,24 @@ def published(markdown: bool) -> list[str]:
 MULTINODE = ROOT / "tests" / "netmodel" / "data" / "published_serving_multinode.csv"
 
 
-def multinode_prediction(row: dict, two_batch: bool = False) -> float:
+def multinode_prediction(row: dict, two_batch: bool = False, dense_dp: bool = False) -> float:
     """Tokens/s a server the roofline gives ``row`` (its header's conversion): the instance
     costed as ``netmodel infer --tp N --ep N --attention-dp N --fabric SPEC`` costs it,
     input tokens a prefill step or ``emitted`` tokens a sequence a decode step, over the
     instance's servers; ``two_batch``: the step run as two micro-batches, each one's
     collectives behind the other's compute (``--two-batch-overlap``,
-    :mod:`compute.two_batch`)."""
+    :mod:`compute.two_batch`); ``dense_dp``: the dense MLP layers data-parallel
+    (``--dense-mlp-tp 1``, SGLang's ``--moe-dense-tp-size 1``)."""
     from compute.evaluate_one import evaluate
+    from compute.roofline import RooflineOptions
     from compute.two_batch import evaluate_two_batch
     from netmodel.cli.compute import resolve_collectives
 
     n, b = int(row["gpus"]), int(row["batch"])
     kw = {"ep": int(row["ep"]), "attention_dp": int(row["attention_dp"]),
           "comm": resolve_collectives(None, row["fabric"], None, None)[1]}
+    if dense_dp:
+        kw["options"] = RooflineOptions(dense_mlp_tp=1)
     if row["phase"] == "prefill":
         kw["prompt"] = int(row["prompt"])
         tokens = b * int(row["prompt"])
@@ -500,13 +504,15 @@ def multinode(markdown: bool) -> list[str]:
     with open(MULTINODE) as fh:
         rows = list(csv.DictReader(line for line in fh if not line.startswith("#")))
     head = ["row", "system", "engine", "what", "measured tok/s", "roofline", "per", "margin",
-            "roofline TBO", "margin TBO"]
-    table_rows, margins, overlapped = [], [], []
+            "roofline TBO", "margin TBO", "roofline dense DP", "margin dense DP"]
+    table_rows, margins, overlapped, dense = [], [], [], []
     for r in (r for r in rows if r["status"] == "used"):
         roof = multinode_prediction(r)
         margins.append((roof / float(r["measured"]), r))
         tbo = multinode_prediction(r, two_batch=True)
         overlapped.append((tbo / float(r["measured"]), r))
+        ddp = multinode_prediction(r, dense_dp=True)
+        dense.append((ddp / float(r["measured"]), r))
         n = int(r["gpus"])
         what = (f"prefill {int(r['batch']) // n}x{r['prompt']} tok/GPU" if r["phase"] == "prefill"
                 else f"decode b{int(r['batch']) // n}/GPU ctx {r['context']}"
@@ -515,7 +521,8 @@ def multinode(markdown: bool) -> list[str]:
                            f"{r['attention_dp']}, --fabric {r['fabric']}", r["engine"], what,
                            f"{float(r['measured']):,.0f}", f"{roof:,.0f}",
                            "node" if r["gpus_per_node"] != "1" else "GPU",
-                           f"{margins[-1][0]:.2f}x", f"{tbo:,.0f}", f"{overlapped[-1][0]:.2f}x"])
+                           f"{margins[-1][0]:.2f}x", f"{tbo:,.0f}", f"{overlapped[-1][0]:.2f}x",
+                           f"{ddp:,.0f}", f"{dense[-1][0]:.2f}x"])
     out = _render(head, table_rows, markdown)
     low, high = min(margins, key=lambda p: p[0]), max(margins, key=lambda p: p[0])
     low2, high2 = min(overlapped, key=lambda p: p[0]), max(overlapped, key=lambda p: p[0])
@@ -524,7 +531,13 @@ def multinode(markdown: bool) -> list[str]:
                f"({low[1]['id']}) to {high[0]:.2f}x ({high[1]['id']}).",
                f"With two-batch overlap (--two-batch-overlap, as the engines run): above "
                f"{sum(m >= 1 for m, _ in overlapped)} of {len(overlapped)}, by "
-               f"{low2[0]:.2f}x ({low2[1]['id']}) to {high2[0]:.2f}x ({high2[1]['id']})."]
+               f"{low2[0]:.2f}x ({low2[1]['id']}) to {high2[0]:.2f}x ({high2[1]['id']}).",
+               f"With the dense MLP layers data-parallel (--dense-mlp-tp 1, as SGLang runs "
+               f"them with --moe-dense-tp-size 1): above {sum(m >= 1 for m, _ in dense)} of "
+               f"{len(dense)}, by {min(dense, key=lambda p: p[0])[0]:.2f}x "
+               f"({min(dense, key=lambda p: p[0])[1]['id']}) to "
+               f"{max(dense, key=lambda p: p[0])[0]:.2f}x "
+               f"({max(dense, key=lambda p: p[0])[1]['id']})."]
     summary += [f"Left out: {r['id']} ({float(r['measured']):,.0f} tok/s), {r['note']}."
                 for r in rows if r["status"] != "used"]
     return out + ([f"- {s}" for s in summary] if markdown else summary)

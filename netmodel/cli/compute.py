@@ -19,6 +19,7 @@ from netmodel.cli.main import (
     max_batch_option,
     profile_option,
     roofline_flag,
+    roofline_option,
 )
 
 if TYPE_CHECKING:
@@ -153,6 +154,7 @@ def _model_gpu_options(f):
         click.option("--overlap-collectives", is_flag=True,
                      help="Hide each all-reduce behind the GEMM producing its input."),
         roofline_flag("two_batch_overlap"),
+        roofline_option("dense_mlp_tp", "D"),
         click.option("--flops-efficiency", default="1.0", show_default=True, metavar="F",
                      help="Achievable fraction of peak FLOP/s."),
         click.option("--memory-efficiency", default="1.0", show_default=True, metavar="F",
@@ -298,6 +300,12 @@ def _profile_line(profile, desc: dict | None = None, gpus=()) -> str:
     return line
 
 
+def dense_mlp_tp(text: str | None) -> int | None:
+    """``--dense-mlp-tp``'s value: None unset, else a whole number (RooflineOptions checks
+    the degree)."""
+    return None if text is None else _whole("--dense-mlp-tp", text)
+
+
 def _setup(kw):
     """Model, GPU, workload, options, SLO and the collectives (model, description, the
     fabric's GPUs) from the shared options."""
@@ -317,7 +325,8 @@ def _setup(kw):
         compute_dtype=kw["compute_dtype"],
         memory_reserve=_fraction("--reserve", kw["reserve"], upper_open=True),
         profile=resolve_profile(kw["profile_ref"]),
-        two_batch_overlap=kw.get("two_batch_overlap", False))
+        two_batch_overlap=kw.get("two_batch_overlap", False),
+        dense_mlp_tp=dense_mlp_tp(kw.get("dense_mlp_tp")))
     slo = Slo(ttft=parse_time(kw["ttft"], "--ttft", allow_zero=False),
               tbt=parse_time(kw["tbt"], "--tbt", allow_zero=False))
     return model, gpu, workload, options, slo, (comm, desc, fabric_gpus)
@@ -510,7 +519,8 @@ def _summary(r) -> list[str]:
     split = r.time_split()
     verdict = "met" if r.meets_slo else "MISSED"
     where = f"{r.tp} x {r.gpu}" if (r.pp, r.ep, r.attention_dp) == (1, 1, 1) else \
-        f"{r.gpus} x {r.gpu} ({_label(r)})"
+        f"{r.gpus} x {r.gpu} ({_label(r)}" + (
+            f", dense MLP TP {r.dense_mlp_tp})" if getattr(r, "dense_mlp_tp", None) else ")")
     micro = f" in micro-batches of {r.micro_batch}" if r.pp > 1 else ""
     return [
         f"{r.model} on {where}, {r.phase}, batch {r.batch}{micro}, "

@@ -133,6 +133,19 @@ def roofline_flag(name: str):
                         help_from=help_from)
 
 
+def roofline_option(name: str, metavar: str):
+    """The valued option of the :class:`compute.roofline.RooflineOptions` field ``name``
+    (default unset: the field's default): ``--`` and the name with dashes, its help the
+    field's (read when help is shown); the command reads the text as the field's value."""
+    def help_from() -> str:
+        from compute.roofline import option_help
+
+        return option_help(name)
+
+    return click.option("--" + name.replace("_", "-"), name, default=None, metavar=metavar,
+                        cls=RegistryHelp, help_from=help_from)
+
+
 def fabric_help() -> str:
     """What an argument naming a fabric takes, written from the builder and scenario
     registries (for --help; resolved by :func:`netmodel.study.topology_compare.resolve_fabric`)."""

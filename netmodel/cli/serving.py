@@ -9,7 +9,12 @@ from __future__ import annotations
 
 import click
 
-from netmodel.cli.main import max_batch_option, profile_option, roofline_flag
+from netmodel.cli.main import (
+    max_batch_option,
+    profile_option,
+    roofline_flag,
+    roofline_option,
+)
 
 __all__ = ["serve"]
 
@@ -52,11 +57,12 @@ def _rate(text) -> float | None:
 @click.option("--tbt", default="50ms", show_default=True, help="Decode SLO.")
 @profile_option
 @roofline_flag("two_batch_overlap")
+@roofline_option("dense_mlp_tp", "D")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def serve(scenario: str, model_name: str, workload: str, rate_text: str | None,
           prefill_gpu: str | None, decode_gpu: str | None, tp_only: bool, max_batch: str,
           ttft: str, tbt: str, profile_ref: str | None, two_batch_overlap: bool,
-          as_json: bool) -> None:
+          dense_mlp_tp: str | None, as_json: bool) -> None:
     """Disaggregated serving: the prefill and decode pools' best configurations, the KV
     cache transfer between them, the pool ratio, TTFT, TBT and tokens/s/SM. With --profile
     both pools' step times are the engine profile's (as compare's); the KV transfer stays
@@ -68,6 +74,7 @@ def serve(scenario: str, model_name: str, workload: str, rate_text: str | None,
     from compute.roofline import RooflineOptions
     from compute.units import parse_time
     from netmodel.cli.compute import _profile_line, _whole, resolve_profile
+    from netmodel.cli.compute import dense_mlp_tp as dense_degree
     from netmodel.cli.main import NOTHING_FEASIBLE
     from netmodel.study.scenarios import get_scenario
     from netmodel.study.serving import get_workload, with_rate
@@ -83,7 +90,8 @@ def serve(scenario: str, model_name: str, workload: str, rate_text: str | None,
     scen = get_scenario(scenario)
     r = run_serve(model_name, scen, wl, prefill_gpu=prefill_gpu, decode_gpu=decode_gpu,
                   slo=slo, options=RooflineOptions(profile=profile,
-                                                   two_batch_overlap=two_batch_overlap),
+                                                   two_batch_overlap=two_batch_overlap,
+                                                   dense_mlp_tp=dense_degree(dense_mlp_tp)),
                   dimensions="tp" if tp_only else "all",
                   max_batch=_whole("--max-batch", max_batch))
     click.echo(r.to_json() if as_json else r.table())

@@ -191,7 +191,8 @@ def _config(r) -> dict | None:
     tbo = r.two_batch_summary()   # with two-batch overlap allowed: was it taken
     return {"tp": r.tp, "pp": r.pp, "ep": r.ep, "attention_dp": r.attention_dp,
             "gpus": r.gpus, "gpu": r.gpu, "batch": r.batch, "latency_s": r.latency,
-            "latency_name": r.latency_name, **({} if tbo is None else {"two_batch_overlap": tbo})}
+            "latency_name": r.latency_name, **({} if tbo is None else {"two_batch_overlap": tbo}),
+            **({} if r.dense_mlp_tp is None else {"dense_mlp_tp": r.dense_mlp_tp})}
 
 
 def _num(x):
@@ -459,6 +460,8 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         settings["profile"] = options.to_dict()["profile"]
     if options.two_batch_overlap:      # (left out when off: the settings read as before)
         settings["two_batch_overlap"] = True
+    if options.dense_mlp_tp is not None:   # likewise
+        settings["dense_mlp_tp"] = options.dense_mlp_tp
     base = dict(model=model.name, scenario=scen.label, workload=wl, kv_bytes_per_request=kv,
                 ttft_limit_s=slo.ttft, tbt_limit_s=slo.tbt, fabric_gpus=fabric,
                 settings=settings)
