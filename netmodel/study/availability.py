@@ -4,7 +4,8 @@ repairs and hot spares, by a seeded Monte Carlo and by closed forms side by side
 **Events.** Every symmetry class of components (:mod:`netmodel.study.blast_radius`) is an
 event kind: a Poisson process at ``parts x rate x cells`` failures per second (exponential
 lifetimes), each failure taking down ``instances_down`` instances and slowing others by
-``slow`` instances' worth (slowed, or re-balanced to the largest batch that still meets
+``slow`` instances' worth (a shared part, counted once per set of cells: at ``parts x rate
+x sets``, each failure touching every cell of its set at once, :attr:`Kind.cells`) (slowed, or re-balanced to the largest batch that still meets
 the SLO). Without a spare the instances are down for detection + repair + reload +
 warm-up; the slow-down lasts detection + repair. With a spare (placement and
 path from :mod:`netmodel.study.reliability_spares`) the instances are down only for the
@@ -18,8 +19,9 @@ its pool waits for its repair (all or nothing; a loss system). Failures are spre
 over the pools.
 
 **Monte Carlo** (:func:`simulate`): per trial the failures of every kind over the horizon,
-sampled at once (a Poisson count, uniform times, a kind and a pool for each) from one
-repair time before zero so the cluster starts in its steady state; the spare pools are a
+sampled at once (a Poisson count, uniform times, a kind and a pool for each; a shared
+part's failure then one event per cell of a set drawn evenly, at the same time, each in
+its cell's pool: :func:`_spread_sets`) from one repair time before zero so the cluster starts in its steady state; the spare pools are a
 loss system run event by event over all trials and pools at once (numpy over lanes, one
 step per event rank, never a loop per GPU or per time step); the capacity lost is then the
 sum of every failure's intervals (outages that overlap on one instance add: a first-order
@@ -101,7 +103,13 @@ THRESHOLD, QUANTILE = 0.99, 0.999
 @dataclass(frozen=True)
 class Kind:
     """One event kind of the cluster (see the module doc; times in seconds, ``rate`` in
-    failures per second over the whole cluster, ``units`` -1 where spares cannot help)."""
+    failures per second over the whole cluster, ``units`` -1 where spares cannot help).
+
+    ``cells``: cells one failure touches at the same moment, each losing ``down``,
+    ``slow``, ``restored`` and asking ``units`` spares of its own pool (1 for a cell's own
+    part; a shared part's failure touches every cell of its set). ``sets``, ``first``: a
+    shared part's failures fall evenly on ``sets`` sets of ``cells`` cells, the first
+    starting at cell ``first`` (``sets`` 0: a cell's own part, on a cell drawn evenly)."""
 
     cls: str
     example: str
@@ -117,13 +125,19 @@ class Kind:
     path: str = ""
     slow_swapped: float = 0.0
     slow_restored: float = 0.0
+    cells: int = 1
+    sets: int = 0
+    first: int = 0
 
     def to_dict(self) -> dict:
         """The kind as JSON: ``units`` null where spares cannot help (the -1 sentinel is
-        internal, not a count)."""
+        internal, not a count); ``cells``, ``sets``, ``first`` only for a shared part's."""
         d = asdict(self)
         if self.units < 0:
             d["units"] = None
+        if not self.sets:
+            for k in ("cells", "sets", "first"):
+                del d[k]
         d["rate_per_year"] = self.rate * YEAR
         return d
 
@@ -146,10 +160,18 @@ def event_kinds(cluster: Cluster, placement: str = "pod",
 def _event_kinds(cluster: Cluster, placement: str, classes) -> tuple[Kind, ...]:
     rates = cluster.rates
     out = []
+    per_set = cluster.cells_per_shared_part
     for e in cluster.effects(classes):
         rate = e.parts * rates[e.cls] * cluster.cells
         if rate <= 0 or (e.instances_down == 0 and e.slow <= 0):
             continue
+        # a shared part: one failure of each set's copy touches every cell of the set at
+        # once (the full sets, then the last one part-filled as its own kind); the cells'
+        # failures a second are the same as counted cell by cell
+        full, rest = divmod(cluster.cells, per_set)
+        shared = per_set > 1 and bool(getattr(e.component, "shared", False))
+        groups = ([(per_set, full, 0)] if full else []) + (
+            [(rest, 1, full * per_set)] if rest else []) if shared else [(1, 0, 0)]
         rec = recovery(cluster, e, placement)
         units = -1 if rec.units is None else int(rec.units)
         units = units if e.instances_down else 0
@@ -161,12 +183,15 @@ def _event_kinds(cluster: Cluster, placement: str, classes) -> tuple[Kind, ...]:
                 swapped, kept = sw.swapped, sw.restored
                 path = f"{rec.path}; {sw.path}" if e.instances_down else sw.path
         cat = cluster.catalog
-        out.append(Kind(cls=e.cls, example=e.example, rate=rate, down=e.instances_down,
-                        slow=e.slow, units=units,
-                        restored=rec.restored, d_repair=cluster.repair_down_s(e.cls),
-                        d_swap=cluster.swap_s(), hold=cluster.hold_s(e.cls),
-                        d_slow=cat.detection_s + cat.repair_s(e.cls), path=path,
-                        slow_swapped=swapped, slow_restored=kept))
+        for cells, sets, first in groups:
+            out.append(Kind(cls=e.cls, example=e.example,
+                            rate=e.parts * rates[e.cls] * sets if sets else rate,
+                            down=e.instances_down, slow=e.slow, units=units,
+                            restored=rec.restored, d_repair=cluster.repair_down_s(e.cls),
+                            d_swap=cluster.swap_s(), hold=cluster.hold_s(e.cls),
+                            d_slow=cat.detection_s + cat.repair_s(e.cls), path=path,
+                            slow_swapped=swapped, slow_restored=kept, cells=cells,
+                            sets=sets, first=first))
     return tuple(out)
 
 
@@ -209,7 +234,8 @@ def blocking(kinds: Sequence[Kind], pools: SparePools) -> np.ndarray:
         elig = [k for k, x in enumerate(kinds) if 0 < x.units <= cap]
         b = np.ones(len(kinds))
         if elig:
-            loads = [kinds[k].rate / pools.pools * kinds[k].hold for k in elig]
+            loads = [kinds[k].rate * kinds[k].cells / pools.pools * kinds[k].hold
+                     for k in elig]
             us = [kinds[k].units for k in elig]
             q = kaufman_roberts(int(cap), loads, us)
             tail = np.cumsum(q[::-1])[::-1]  # tail[j] = P(busy >= j)
@@ -229,7 +255,7 @@ def _lost_rate(kinds, b) -> np.ndarray:
     for k, x in enumerate(kinds):
         held = max(x.hold - x.d_swap, 0.0)
         sw = x.slow_swapped
-        out[k] = x.rate * (b[k] * x.down * x.d_repair
+        out[k] = x.rate * x.cells * (b[k] * x.down * x.d_repair
                            + (1 - b[k]) * (x.down * x.d_swap + x.restored * held)
                            + (x.slow - sw) * x.d_slow
                            + b[k] * sw * x.d_slow
@@ -250,8 +276,8 @@ def _compound_poisson_tail(kinds, b, limit: float) -> float:
                         (x.rate * (1 - b[k]) * held, x.restored + x.slow_restored),
                         (x.rate * x.d_slow, x.slow - sw),
                         (x.rate * b[k] * x.d_slow, sw)):
-            if m > 0 and loss > 0:
-                streams.append((m, loss))
+            if m > 0 and loss > 0:   # a shared part's failure: every cell of its set
+                streams.append((m, loss * x.cells))
     total = sum(m for m, _ in streams)
     if total == 0:
         return 0.0
@@ -312,7 +338,7 @@ def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold
         if x.down <= 0:
             continue
         n_comp = (components or {}).get(k, None)
-        per_instance_rate = x.rate * x.down / instances
+        per_instance_rate = x.rate * x.cells * x.down / instances
         d = b[k] * x.d_repair + (1 - b[k]) * x.d_swap
         if n_comp:
             lam = x.rate / n_comp
@@ -323,8 +349,9 @@ def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold
     for k, x in enumerate(kinds):
         per_class[x.cls] = per_class.get(x.cls, 0.0) + float(lost[k]) * YEAR / instances
     return Analytic(mean=mean, below_threshold=tail, instance_availability=math.exp(log_a),
-                    instance_down_events_per_year=sum(x.rate * YEAR for x in kinds if x.down),
-                    waits_for_repair_per_year=float(sum(x.rate * b[k] * YEAR
+                    instance_down_events_per_year=sum(x.rate * x.cells * YEAR
+                                                      for x in kinds if x.down),
+                    waits_for_repair_per_year=float(sum(x.rate * x.cells * b[k] * YEAR
                                                         for k, x in enumerate(kinds) if x.down)),
                     lost_per_year=per_class, blocking=tuple(float(v) for v in b),
                     exact_threshold=pools.reachable_total == 0,
@@ -468,7 +495,8 @@ def simulate(kinds: Sequence[Kind], pools: SparePools, instances: int, *,
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         raise UserError(f"seed must be a whole number >= 0, got {seed!r}")
     rates = np.array([k.rate for k in kinds], dtype=float)
-    lam = float(rates.sum())
+    # events as the loss system and the intervals see them: one per cell a failure touches
+    lam = float(np.dot(rates, [k.cells for k in kinds])) if kinds else 0.0
     warm = max([max(k.d_repair, k.hold, k.d_slow) for k in kinds], default=0.0)
     span = h + warm
     per_trial = lam * span
@@ -526,6 +554,8 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
     if not len(kinds):
         kinds = (Kind("none", "", 0.0, 0, 0.0, 0, 0.0, 0.0, 0.0, 0.0, 0.0),)
     pool = rng.integers(0, pools.pools, size=total) if total else np.zeros(0, dtype=np.int64)
+    trial, t, kind, pool = _spread_sets(kinds, pools.pools, trial, t, kind, pool, rng)
+    total = len(t)
     # sort by (trial, time) with one float key (trials are blocks 2 spans apart; within a
     # chunk the key resolves times to better than 0.2 s for any horizon and trial count)
     order = np.argsort(trial * (2.0 * span) + (t + warm))
@@ -632,6 +662,38 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
                + stay * d_slow + np.where(granted, sw * d_swap + sr * np.maximum(
                    hold - d_swap, 0.0), 0.0))[inside] / HOUR
     return mean, below_t / h, n_down, denied, n_ev, band, ev_lost[:100_000]
+
+
+def _spread_sets(kinds, n_pools: int, trial, t, kind, pool, rng):
+    """A shared part's failure, drawn once for its set, as one event per cell of the set
+    at the same moment (same trial and time), each cell asking its own pool: a set drawn
+    evenly among the kind's ``sets``, its cells ``first + set x cells + j``; pool ``cell x
+    G + g`` where the cluster's pools are ``G`` per cell (``g`` the failure's drawn pool's
+    slot, the same part in every cell), else the one pool. Other events pass unchanged
+    (and nothing is drawn where no kind is a shared part's: a single cell, Lite fabrics)."""
+    sets_k = np.array([k.sets for k in kinds], dtype=np.int64)
+    if not len(kind) or not (sets_k > 0).any():
+        return trial, t, kind, pool
+    m_k = np.array([k.cells if k.sets else 1 for k in kinds], dtype=np.int64)
+    first_k = np.array([k.first for k in kinds], dtype=np.int64)
+    m = m_k[kind]
+    wide = np.flatnonzero(sets_k[kind] > 0)
+    cell0 = np.zeros(len(kind), dtype=np.int64)
+    cell0[wide] = first_k[kind[wide]] + rng.integers(0, sets_k[kind[wide]]) * m[wide]
+    cells = int(max(k.first + k.sets * k.cells for k in kinds if k.sets))
+    rep = np.repeat(np.arange(len(kind)), m)
+    j = np.arange(len(rep)) - np.repeat(np.cumsum(m) - m, m)
+    trial, t, kind, old = trial[rep], t[rep], kind[rep], pool[rep]
+    cell = cell0[rep] + j
+    if n_pools == 1:
+        spread = np.zeros_like(old)
+    elif n_pools % cells == 0:
+        per = n_pools // cells
+        spread = cell * per + old % per
+    else:   # not a pool per cell: consecutive pools from the drawn one
+        spread = (old + j) % n_pools
+    pool = np.where(sets_k[kind] > 0, spread, old)
+    return trial, t, kind, pool
 
 
 def _trial_offsets(level: np.ndarray, trial: np.ndarray) -> np.ndarray:
@@ -782,8 +844,12 @@ def _horizon(seconds: float) -> str:
 
 
 def _components_per_kind(cluster, kinds) -> dict:
-    by = {(e.cls, e.example): e.components * cluster.cells for e in cluster.effects()}
-    return {k: by.get((x.cls, x.example)) for k, x in enumerate(kinds)}
+    """Per kind, its components in the cluster: one per cell, or per set of a shared
+    part's kind (the kind's ``sets``)."""
+    by = {(e.cls, e.example): e.components for e in cluster.effects()}
+    return {k: None if by.get((x.cls, x.example)) is None
+            else by[x.cls, x.example] * (x.sets or cluster.cells)
+            for k, x in enumerate(kinds)}
 
 
 def availability(scenario: str | Scenario | None, model: str | ModelSpec | None,
