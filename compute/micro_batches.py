@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from compute.parallel import layout
+from compute.parallel import dense_data_parallel, layout
 from compute.stages import layer_counts
 
 __all__ = ["AFTER_MLP", "ATTENTION", "BEFORE_MLP", "MLP", "grid_two_batch_time",
@@ -65,7 +65,7 @@ def two_batch_time(chains: Sequence[Sequence[tuple[float, float]]]) -> float:
     return max(done)
 
 
-def _layer_segments(model, configs, stage_time, counts, names, rows, cols):
+def _layer_segments(model, configs, stage_time, counts, names, rows, cols, dense_mlp_tp=None):
     """The distinct segments of the cells ``(rows[n], cols[n])`` of a grid's step (1-D
     arrays, one entry a cell): ``(embedding, head, dense, moe)``, ``dense`` and ``moe`` a
     layer's two segments ``((compute, comm), (compute, comm))``; a stage a row does not
@@ -77,6 +77,8 @@ def _layer_segments(model, configs, stage_time, counts, names, rows, cols):
         return np.where(counts[k][rows] > 0, stage_time[k][rows, cols], 0.0)
 
     sh = layout(model, configs)
+    if dense_mlp_tp is not None:   # the dense layers' MLPs data-parallel, as the grid's
+        sh = dense_data_parallel(model, configs, sh, dense_mlp_tp)
     attention = 0.0
     for k in ATTENTION:
         attention = attention + t(k)
@@ -98,7 +100,7 @@ def _layer_segments(model, configs, stage_time, counts, names, rows, cols):
     return (t("embedding"), None), (t("lm_head"), None), layer(0.0), layer(1.0)
 
 
-def grid_two_batch_time(model, configs, halves, rows, cols) -> np.ndarray:
+def grid_two_batch_time(model, configs, halves, rows, cols, dense_mlp_tp=None) -> np.ndarray:
     """The two-batch time (:func:`two_batch_time`) of the grid cells ``(rows[n],
     cols[n])`` at once (a 1-D array): ``halves`` the two micro-batches' ``(stage_time,
     counts, names, column)`` (a grid's arrays, the first the ``ceil`` half's; ``column``
@@ -106,8 +108,10 @@ def grid_two_batch_time(model, configs, halves, rows, cols) -> np.ndarray:
     layers, the MoE layers and the LM head (:func:`compute.two_batch.step_segments`'s). A
     loop over the chain's segments, none over cells: each segment a few operations in
     place over every cell, the scalar schedule's additions in its order (its ``a if a > b
-    else b`` is ``np.maximum`` on numbers)."""
-    parts = [_layer_segments(model, configs, st, counts, names, rows, col[cols])
+    else b`` is ``np.maximum`` on numbers). ``dense_mlp_tp``: the grid's
+    :class:`~compute.roofline.RooflineOptions` ``dense_mlp_tp`` (its layers' collectives
+    counted as the grid counted them)."""
+    parts = [_layer_segments(model, configs, st, counts, names, rows, col[cols], dense_mlp_tp)
              for st, counts, names, col in halves]
     # every segment of a micro-batch's chain is one of these: (compute, comm, kind), kind
     # None (nothing sent), "all" (every cell sends) or a mask of the cells that send

@@ -110,8 +110,8 @@ class RooflineOptions:
 
     ``dense_mlp_tp`` (default None: the stage's TP): 1 runs an MoE model's dense MLP
     layers data-parallel beside attention DP (:func:`compute.parallel.dense_data_parallel`);
-    refused for other degrees, models without dense layers, configurations without
-    attention DP and with ``two_batch_overlap``.
+    refused for other degrees, models without dense layers and configurations without
+    attention DP.
 
     A field's ``metadata`` ``help`` is its one description: the command line's option of
     that name (dashes for underscores) is made from it (:func:`option_help`).
@@ -189,9 +189,6 @@ class RooflineOptions:
                 raise UserError(f"dense MLP TP degree (dense_mlp_tp) must be 1 (SGLang's "
                                 f"--moe-dense-tp-size 1) or unset (the stage's TP), got "
                                 f"{describe(self.dense_mlp_tp)}")
-            if self.two_batch_overlap:
-                raise UserError("dense MLP TP 1 is not modelled with two-batch overlap; give "
-                                "one of them")
 
 
 def option_help(name: str) -> str:
@@ -606,7 +603,8 @@ def _two_batch(model, gpu, configs, sh, plain, batches, workload, comm, options,
         column = np.zeros(batches.size, dtype=np.int64)
         column[used] = np.searchsorted(half, h)
         halves.append((g.stage_time, g.counts, g.stages, column))
-    out[rows, cols] = grid_two_batch_time(model, configs, halves, rows, cols)
+    out[rows, cols] = grid_two_batch_time(model, configs, halves, rows, cols,
+                                          options.dense_mlp_tp)
     return out
 
 

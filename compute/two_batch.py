@@ -54,7 +54,7 @@ from compute.micro_batches import BEFORE_MLP as _BEFORE_MLP
 from compute.micro_batches import MLP as _MLP
 from compute.micro_batches import two_batch_time
 from compute.models import get_model
-from compute.parallel import Parallelism, layout
+from compute.parallel import Parallelism, dense_data_parallel, layout
 from compute.results import InferenceResult
 from compute.stages import layer_counts
 
@@ -69,7 +69,10 @@ def step_segments(result: InferenceResult, model=None) -> list[tuple[float, floa
         raise UserError(f"two-batch overlap models one pipeline stage; got PP {result.pp}; "
                         f"allowed: PP 1")
     st = {s.name: s for s in result.stages}
-    sh = layout(model, [Parallelism(result.tp, 1, result.ep, result.attention_dp)])
+    configs = [Parallelism(result.tp, 1, result.ep, result.attention_dp)]
+    sh = layout(model, configs)
+    if result.dense_mlp_tp is not None:   # dense MLPs data-parallel: counted as evaluated
+        sh = dense_data_parallel(model, configs, sh, result.dense_mlp_tp)
 
     def t(name: str) -> float:
         return st[name].time if name in st else 0.0

@@ -505,7 +505,7 @@ def multinode(markdown: bool) -> list[str]:
         rows = list(csv.DictReader(line for line in fh if not line.startswith("#")))
     head = ["row", "system", "engine", "what", "measured tok/s", "roofline", "per", "margin",
             "roofline TBO", "margin TBO", "roofline dense DP", "margin dense DP"]
-    table_rows, margins, overlapped, dense = [], [], [], []
+    table_rows, margins, overlapped, dense, both = [], [], [], [], []
     for r in (r for r in rows if r["status"] == "used"):
         roof = multinode_prediction(r)
         margins.append((roof / float(r["measured"]), r))
@@ -513,6 +513,8 @@ def multinode(markdown: bool) -> list[str]:
         overlapped.append((tbo / float(r["measured"]), r))
         ddp = multinode_prediction(r, dense_dp=True)
         dense.append((ddp / float(r["measured"]), r))
+        both.append((multinode_prediction(r, two_batch=True, dense_dp=True)
+                     / float(r["measured"]), r))
         n = int(r["gpus"])
         what = (f"prefill {int(r['batch']) // n}x{r['prompt']} tok/GPU" if r["phase"] == "prefill"
                 else f"decode b{int(r['batch']) // n}/GPU ctx {r['context']}"
@@ -537,7 +539,13 @@ def multinode(markdown: bool) -> list[str]:
                f"{len(dense)}, by {min(dense, key=lambda p: p[0])[0]:.2f}x "
                f"({min(dense, key=lambda p: p[0])[1]['id']}) to "
                f"{max(dense, key=lambda p: p[0])[0]:.2f}x "
-               f"({max(dense, key=lambda p: p[0])[1]['id']})."]
+               f"({max(dense, key=lambda p: p[0])[1]['id']}).",
+               f"With both (--two-batch-overlap --dense-mlp-tp 1): above "
+               f"{sum(m >= 1 for m, _ in both)} of {len(both)}, by "
+               f"{min(both, key=lambda p: p[0])[0]:.2f}x "
+               f"({min(both, key=lambda p: p[0])[1]['id']}) to "
+               f"{max(both, key=lambda p: p[0])[0]:.2f}x "
+               f"({max(both, key=lambda p: p[0])[1]['id']})."]
     summary += [f"Left out: {r['id']} ({float(r['measured']):,.0f} tok/s), {r['note']}."
                 for r in rows if r["status"] != "used"]
     return out + ([f"- {s}" for s in summary] if markdown else summary)

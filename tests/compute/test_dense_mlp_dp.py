@@ -144,7 +144,6 @@ def test_default_unchanged_and_left_out_of_settings():
 @pytest.mark.parametrize(("make", "words"), [
     (lambda: RooflineOptions(dense_mlp_tp=2), "must be 1"),
     (lambda: RooflineOptions(dense_mlp_tp=True), "must be 1"),
-    (lambda: RooflineOptions(dense_mlp_tp=1, two_batch_overlap=True), "two-batch"),
     (lambda: evaluate("Mixtral-8x7B", "H100-SXM", 8, 8, ep=8, attention_dp=8, options=DP),
      "no dense MLP layers"),
     (lambda: evaluate("Llama-3-70B", "H100-SXM", 8, 8, attention_dp=8, options=DP),
@@ -195,3 +194,30 @@ def test_search_takes_the_option():
     new = search("DeepSeek-V3", "H100-SXM", PREFILL, options=DP, **kw)
     assert new.best.dense_mlp_tp == 1
     assert new.best.tokens_per_s_per_sm > old.best.tokens_per_s_per_sm
+
+
+def test_with_two_batch_overlap_grid_equals_the_scalar_schedule():
+    # the two-batch schedule counts a dense layer's collectives as the grid does: none
+    # across groups (TP 32 x DP-attention 32), the in-group scatter and regather (groups
+    # of 4); each grid cell equals evaluate_two_batch to the last bit
+    from compute.two_batch import evaluate_two_batch, step_segments
+
+    both = RooflineOptions(dense_mlp_tp=1, two_batch_overlap=True)
+    configs = [Parallelism(32, ep=32, attention_dp=32), Parallelism(16, ep=16, attention_dp=4),
+               Parallelism(8, ep=8)]
+    batches = [2, 7, 32]
+    for phase in ("prefill", "decode"):
+        g = evaluate_grid("DeepSeek-V3", "H100-SXM", configs, batches, phase, options=both)
+        for i, c in enumerate(configs):
+            for j, b in enumerate(batches):
+                opt = DP if c.attention_dp > 1 else None
+                t = evaluate_two_batch("DeepSeek-V3", "H100-SXM", c.tp, b, phase, ep=c.ep,
+                                       attention_dp=c.attention_dp, options=opt)
+                assert g.two_batch_latency[i, j] == t.latency
+    half = _run(DP, batch=16)
+    chain = step_segments(half, "DeepSeek-V3")
+    # embedding, 61 layers of two segments, the LM head; a dense layer sends nothing
+    assert len(chain) == 1 + 2 * 61 + 1
+    assert chain[1][1] == 0.0 and chain[2][1] == 0.0
+    st = {s.name: s for s in _run(batch=16).stages}
+    assert step_segments(_run(batch=16), "DeepSeek-V3")[1][1] == st["dp_gather"].time
