@@ -222,7 +222,8 @@ def parallel_dimensions(model: ModelSpec, parallelism: str, gpus: int, *,
 def refuse_two_batch(options: RooflineOptions | None, caller: str) -> None:
     """Refuse ``options.two_batch_overlap`` where it is not wired (``compare``, ``sweep``,
     the study): their rows, cached searches, ideal and concurrent costings and figures do
-    not carry it, so a row would mix overlapped and serial steps.
+    not carry it, so a row would mix overlapped and serial steps. ``options.dense_mlp_tp``
+    likewise (the rows do not say it, and the concurrent costing's evaluate_many refuses it).
 
     >>> from compute.roofline import RooflineOptions
     >>> refuse_two_batch(RooflineOptions(two_batch_overlap=True), "compare")
@@ -232,6 +233,9 @@ def refuse_two_batch(options: RooflineOptions | None, caller: str) -> None:
     """
     if options is not None and options.two_batch_overlap:
         raise UserError(f"options.two_batch_overlap is not modelled by {caller}; give it to "
+                        f"search, evaluate or serve")
+    if options is not None and options.dense_mlp_tp is not None:   # likewise not wired
+        raise UserError(f"options.dense_mlp_tp is not modelled by {caller}; give it to "
                         f"search, evaluate or serve")
 
 
