@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from compute.errors import UserError
+from compute.validate import describe
 from netmodel.study.progress import NO_PROGRESS
 
 if TYPE_CHECKING:
@@ -140,13 +141,13 @@ class Executor:
             top = _max_workers()
             if isinstance(workers, bool) or not isinstance(workers, int) \
                     or not 1 <= workers <= top:
-                raise UserError(f"workers={workers!r} is not allowed; a local cluster takes "
+                raise UserError(f"workers={describe(workers)} is not allowed; a local cluster takes "
                                 f"1 to {top} workers ({WORKERS_PER_CPU} per CPU core here; "
                                 "give scheduler for a larger cluster)")
         if scheduler is not None:
             if not isinstance(scheduler, str) or not scheduler.strip() \
                     or any(c.isspace() or not c.isprintable() for c in scheduler.strip()):
-                raise UserError(f"scheduler={scheduler!r} is not an address; give "
+                raise UserError(f"scheduler={describe(scheduler)} is not an address; give "
                                 "HOST:PORT or tcp://HOST:PORT")
             scheduler = scheduler.strip()
         timeout = CONNECT_TIMEOUT_S if timeout is None else timeout
