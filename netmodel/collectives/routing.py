@@ -618,30 +618,12 @@ class Router(TemplatedRoutes, SearchedRoutes):
         if len(on) <= 48:  # few transfers: plain loops over cached lists beat numpy calls
             return self._hops_and_pieces_small(on, gs, gd, d)
         pick = (lambda a: a) if every else (lambda a: a[on])  # noqa: E731
-        n = len(on)
-        spos, sw = self._specs_pos.table, self._specs_w.table
-        if spos.shape[1] == 1 and (spos >= 0).all():
-            # one port a pattern (every GPU of a fat tree or leaf-spine has one): both hops'
-            # entries written in place, transfer by transfer, first hops then last hops
-            hop_i = np.empty(2 * n, dtype=np.int64)
-            hop_l = np.empty(2 * n, dtype=np.int64)
-            hop_w = np.empty(2 * n)
-            hop_i[:n] = on
-            hop_i[n:] = on
-            sp, wcol = spos[:, 0], sw[:, 0]
-            for half, ports, g, spec in ((slice(0, n), self._ports_up, gs, pick(d["head"])),
-                                         (slice(n, 2 * n), self._ports_down, gd,
-                                          pick(d["tail"]))):
-                port = sp[spec] if sp.any() else None   # None: the first port everywhere
-                if port is None:
-                    np.take(ports[:, 0], g, out=hop_l[half], mode="wrap")
-                else:
-                    port += g * ports.shape[1]
-                    np.take(ports.ravel(), port, out=hop_l[half], mode="wrap")
-                np.take(wcol, spec, out=hop_w[half], mode="wrap")
-            del gs, gd, g, port   # before the pieces' arrays (33 MB each in a large step)
+        one = self._one_port_hops(on, gs, gd, pick(d["head"]), pick(d["tail"]))
+        if one is not None:
+            del gs, gd   # before the pieces' arrays (33 MB each in a large step)
             pi, po = self._pieces_of(pick(d["l1"]), pick(d["l2"]), on)
-            return hop_i, hop_l, hop_w, pi, po
+            return (*one, pi, po)
+        spos, sw = self._specs_pos.table, self._specs_w.table
         hop_i, hop_l, hop_w = [], [], []
         for ports, g, spec in ((self._ports_up, gs, pick(d["head"])),
                                (self._ports_down, gd, pick(d["tail"]))):
@@ -658,6 +640,41 @@ class Router(TemplatedRoutes, SearchedRoutes):
         pi, po = self._pieces_of(pick(d["l1"]), pick(d["l2"]), on)
         return np.concatenate(hop_i), np.concatenate(hop_l), np.concatenate(hop_w), pi, po
 
+    def _one_port_hops(self, on: np.ndarray, gs: np.ndarray, gd: np.ndarray,
+                       head: np.ndarray, tail: np.ndarray,
+                       at: np.ndarray | None = None) -> tuple | None:
+        """The two hops' ``(transfer, link, weight)`` entries of transfers ``on`` from GPU
+        indices ``gs`` to ``gd``, first hops then last hops, written in place, on fabrics
+        whose patterns have one port each (fat trees, leaf-spines; else None). ``head`` and
+        ``tail`` are each transfer's first- and last-hop pattern or, given ``at``, each
+        known row's, transfer ``t`` taking row ``at[t]`` (a row's port and weight are then
+        worked out once and gathered; a row of pattern -1, never in ``at``, wraps to the
+        last, unused)."""
+        spos, sw = self._specs_pos.table, self._specs_w.table
+        if spos.shape[1] != 1 or not (spos >= 0).all():
+            return None
+        n = len(on)
+        hop_i = np.empty(2 * n, dtype=np.int64)
+        hop_l = np.empty(2 * n, dtype=np.int64)
+        hop_w = np.empty(2 * n)
+        hop_i[:n] = on
+        hop_i[n:] = on
+        sp, wcol = spos[:, 0], sw[:, 0]
+        for half, ports, g, spec in ((slice(0, n), self._ports_up, gs, head),
+                                     (slice(n, 2 * n), self._ports_down, gd, tail)):
+            if sp.any():
+                port = sp[spec] if at is None else sp[spec].take(at)
+                port += g * ports.shape[1]
+                np.take(ports.ravel(), port, out=hop_l[half], mode="wrap")
+                del port
+            else:   # the first port everywhere
+                np.take(ports[:, 0], g, out=hop_l[half], mode="wrap")
+            if at is None:
+                np.take(wcol, spec, out=hop_w[half], mode="wrap")
+            else:
+                np.take(wcol[spec], at, out=hop_w[half], mode="wrap")
+        return hop_i, hop_l, hop_w
+
     def _hops_and_pieces_rows(self, rows: dict, at: np.ndarray, gs: np.ndarray,
                               gd: np.ndarray, on: np.ndarray) -> tuple | None:
         """:meth:`_hops_and_pieces` of every transfer (all templated), transfer ``t`` routed
@@ -667,28 +684,11 @@ class Router(TemplatedRoutes, SearchedRoutes):
         weight, the pieces of the row's two lists) is worked out once per row and gathered
         per transfer, not looked up through each transfer's patterns and lists (the same
         entries)."""
-        spos, sw = self._specs_pos.table, self._specs_w.table
-        if spos.shape[1] != 1 or not (spos >= 0).all():
+        one = self._one_port_hops(on, gs, gd, rows["head"], rows["tail"], at)
+        if one is None:
             return None
-        n = len(at)
-        hop_i = np.empty(2 * n, dtype=np.int64)
-        hop_l = np.empty(2 * n, dtype=np.int64)
-        hop_w = np.empty(2 * n)
-        hop_i[:n] = on
-        hop_i[n:] = on
-        sp, wcol = spos[:, 0], sw[:, 0]
-        for half, ports, g, spec in ((slice(0, n), self._ports_up, gs, rows["head"]),
-                                     (slice(n, 2 * n), self._ports_down, gd, rows["tail"])):
-            # a row of kind -1 (never in at) has spec -1: wrapped to the last, unused
-            if sp.any():
-                port = sp[spec].take(at)
-                port += g * ports.shape[1]
-                np.take(ports.ravel(), port, out=hop_l[half], mode="wrap")
-                del port
-            else:   # the first port everywhere
-                np.take(ports[:, 0], g, out=hop_l[half], mode="wrap")
-            np.take(wcol[spec], at, out=hop_w[half], mode="wrap")
-        del gs, gd, g   # before the pieces' arrays (33 MB each in a large step)
+        hop_i, hop_l, hop_w = one
+        del gs, gd   # before the pieces' arrays (33 MB each in a large step)
         lists = self._lists.table
         table = np.concatenate([lists[rows["l1"]], lists[rows["l2"]]], axis=1)
         valid = table >= 0
