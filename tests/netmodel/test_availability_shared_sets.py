@@ -7,7 +7,6 @@ capacity band) is that of all-or-nothing losses, not of independent cells (a bin
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,23 +15,8 @@ from netmodel.study.availability import Kind, analytic, availability, event_kind
 from netmodel.study.blast_radius import YEAR, build_cluster
 from netmodel.study.reliability_catalog import HOUR, catalog
 from netmodel.study.reliability_spares import SparePools
+from tests.netmodel.fabric_helpers import h100_x4_scenario
 from topologies.failure_domains import CLASSES
-
-
-def _h100_x4(tmp_path) -> str:
-    # as tests/netmodel/test_reliability_shared_parts.py: servers of 4 H100, 8 a cell on 4
-    # rail leaves of 32 down ports (4 cells a set); Llama-3.1-405B decode runs TP 8 across
-    # two servers, so a rail leaf's loss slows instances of every cell it serves
-    text = (Path(__file__).resolve().parents[2] / "netmodel" / "data" / "scenarios"
-            / "h100-dgx.toml").read_text()
-    for a, b in (("domains = 4", "domains = 8"), ("domain_size = 8", "domain_size = 4"),
-                 ("gpus_per_server = 8", "gpus_per_server = 4"),
-                 ('name = "h100-dgx"', 'name = "h100-x4"')):
-        assert a in text
-        text = text.replace(a, b, 1)
-    path = tmp_path / "h100-x4.toml"
-    path.write_text(text)
-    return str(path)
 
 
 def _leaves_only(rate_per_hour: float):
@@ -52,7 +36,7 @@ def test_a_leaf_failure_slows_all_cells_of_its_set_at_once(tmp_path):
     d_slow = catalog().detection_s + catalog().repair_s("leaf")
     rd = 0.05                                   # failures in progress on average
     rate = rd / (8 * d_slow) * HOUR             # per leaf per hour
-    c = build_cluster(_h100_x4(tmp_path), "Llama-3.1-405B", "decode", gpus=256,
+    c = build_cluster(h100_x4_scenario(tmp_path), "Llama-3.1-405B", "decode", gpus=256,
                       catalog_=_leaves_only(rate))
     assert (c.cells, c.cells_per_shared_part, c.instances_total) == (8, 4, 32)
     (kind,) = event_kinds(c, "pod")
@@ -104,7 +88,7 @@ def test_a_part_filled_last_set_is_a_kind_of_its_own(tmp_path):
     # (the builder's second SU half-filled). Failures a second: 4 leaves per set, so the
     # cells' events (rate x cells) add to 6 cells x 4 leaves x rate, as counted cell by cell
     rate = 1e-3
-    c = build_cluster(_h100_x4(tmp_path), "Llama-3.1-405B", "decode", gpus=192,
+    c = build_cluster(h100_x4_scenario(tmp_path), "Llama-3.1-405B", "decode", gpus=192,
                       catalog_=_leaves_only(rate))
     kinds = event_kinds(c, "pod")
     assert sorted((k.cells, k.sets, k.first) for k in kinds) == [(2, 1, 4), (4, 1, 0)]

@@ -6,14 +6,13 @@ shared part's failure touches every cell of its set, so rate x radius is unchang
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from netmodel.study.blast_radius import YEAR, blast_radius
 from netmodel.study.cost import network_bill
 from netmodel.study.fabric_search import build_fabric
 from netmodel.study.reliability_catalog import HOUR
+from tests.netmodel.fabric_helpers import h100_x4_scenario
 from topologies import build
 from topologies.failure_domains import class_counts, components
 
@@ -77,15 +76,7 @@ def test_a_shared_failure_touches_its_set(tmp_path):
     # two servers, so a rail leaf's loss slows instances. At 8 cells: 2 sets of 4 leaves,
     # each failure touching 4 cells; expected capacity lost (rate x radius) is the cells'
     # as evaluated on one cell, whatever the count.
-    text = (Path(__file__).resolve().parents[2] / "netmodel" / "data" / "scenarios"
-            / "h100-dgx.toml").read_text()
-    for a, b in (("domains = 4", "domains = 8"), ("domain_size = 8", "domain_size = 4"),
-                 ("gpus_per_server = 8", "gpus_per_server = 4"),
-                 ('name = "h100-dgx"', 'name = "h100-x4"')):
-        assert a in text
-        text = text.replace(a, b, 1)
-    path = tmp_path / "h100-x4.toml"
-    path.write_text(text)
+    path = h100_x4_scenario(tmp_path)
     one = {r.cls: r for r in blast_radius(str(path), "Llama-3.1-405B").rows}
     br = blast_radius(str(path), "Llama-3.1-405B", gpus=256)
     eight = {r.cls: r for r in br.rows}
