@@ -33,7 +33,7 @@ from functools import cached_property
 import numpy as np
 
 from compute.errors import UserError, known
-from compute.validate import describe
+from compute.validate import MAX_WHOLE, describe
 
 __all__ = [
     "DECODE",
@@ -86,9 +86,8 @@ def latency_name(phase: str) -> str:
     return "ttft" if check_phase(phase) == PREFILL else "tbt"
 
 
-#: Most tokens a prompt or context may hold: far past any model's context (Llama-4 Scout's
-#: 10M), the command line's bound on a whole number (netmodel.cli.compute.MAX_WHOLE).
-MAX_TOKENS = 10**9
+#: Most tokens a prompt or context may hold (:data:`compute.validate.MAX_WHOLE`).
+MAX_TOKENS = MAX_WHOLE
 
 
 def _check_tokens(what: str, v) -> int:

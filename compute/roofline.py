@@ -64,7 +64,7 @@ from compute.profiles import PARAMETERS, EngineProfile
 from compute.results import RESOURCES, InferenceResult, StageResult
 from compute.sharding import check_tp, shards
 from compute.stages import EXTENDED_STAGES, LAYER_STAGES, PIPELINE_STAGES, STAGES, layer_counts
-from compute.validate import describe
+from compute.validate import MAX_WHOLE, describe
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -206,9 +206,8 @@ def default_comm(gpu: GpuSpec) -> RingAlphaBeta:
     return RingAlphaBeta(bandwidth=gpu.scaleup_bandwidth)
 
 
-#: Largest batch (sequences a step) evaluated: far past any that fits a GPU cluster (the
-#: command line's bound on a whole number, netmodel.cli.compute.MAX_WHOLE).
-MAX_BATCH = 10**9
+#: Largest batch (sequences a step) evaluated (:data:`compute.validate.MAX_WHOLE`).
+MAX_BATCH = MAX_WHOLE
 
 
 def check_batch(batch: object) -> int:

@@ -38,6 +38,12 @@ from compute.errors import UserError, known, one_line
 __all__ = ["Range", "choice", "comma_list", "describe", "flag", "in_range", "limits", "name",
            "number", "string", "table"]
 
+#: Largest whole number a batch, a degree or a count of tokens may be, from the command line
+#: or the API: far past any that fits a GPU cluster (Llama-4 Scout's context is 10M tokens),
+#: and exact as a float. compute.roofline.MAX_BATCH, compute.phases.MAX_TOKENS and the
+#: command line's bound are this one number.
+MAX_WHOLE = 10**9
+
 #: Longest name (of a GPU, a model, a fabric) accepted from a file.
 MAX_NAME_LENGTH = 200
 

@@ -34,9 +34,6 @@ __all__ = ["RING_NAME", "describe_collectives", "hardware", "infer", "models",
 
 # ---- shared option parsing -------------------------------------------------------------
 
-#: Largest whole number taken on the command line (a batch, a degree, a prompt in tokens):
-#: far past any that fits a GPU cluster, and exact as a float.
-MAX_WHOLE = 10**9
 
 
 def _pp_rule() -> str:
@@ -47,8 +44,9 @@ def _pp_rule() -> str:
 
 
 def _whole(what: str, text) -> int:
-    """A whole number from 1 to :data:`MAX_WHOLE` from the command line."""
+    """A whole number from 1 to :data:`compute.validate.MAX_WHOLE` from the command line."""
     from compute.errors import UserError
+    from compute.validate import MAX_WHOLE
 
     shown = repr(text) if len(str(text)) <= 40 else \
         f"{str(text)[:20]!r}... ({len(str(text))} characters)"

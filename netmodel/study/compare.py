@@ -199,7 +199,7 @@ def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | S
     from netmodel.study.fabric_search import (
         ScenarioCollectives,
         network_key,
-        refuse_two_batch,
+        refuse_unwired_options,
         scenario_calibration,
     )
 
@@ -214,7 +214,7 @@ def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | S
         scens = [s.with_instances(instances) for s in scens]
     if not (models and phases):
         raise UserError("the comparison needs at least one model and one phase")
-    refuse_two_batch(options, "compare")
+    refuse_unwired_options(options, "compare")
     options = options or RooflineOptions()
     slo = slo or Slo()
     shared = _CompareSettings(options, slo, prompt, context, max_batch, parallelism,

@@ -219,14 +219,14 @@ def parallel_dimensions(model: ModelSpec, parallelism: str, gpus: int, *,
             "max_gpus": gpus}
 
 
-def refuse_two_batch(options: RooflineOptions | None, caller: str) -> None:
+def refuse_unwired_options(options: RooflineOptions | None, caller: str) -> None:
     """Refuse ``options.two_batch_overlap`` where it is not wired (``compare``, ``sweep``,
     the study): their rows, cached searches, ideal and concurrent costings and figures do
     not carry it, so a row would mix overlapped and serial steps. ``options.dense_mlp_tp``
     likewise (the rows do not say it, and the concurrent costing's evaluate_many refuses it).
 
     >>> from compute.roofline import RooflineOptions
-    >>> refuse_two_batch(RooflineOptions(two_batch_overlap=True), "compare")
+    >>> refuse_unwired_options(RooflineOptions(two_batch_overlap=True), "compare")
     Traceback (most recent call last):
     ...
     compute.errors.UserError: options.two_batch_overlap is not modelled by compare; give it to search, evaluate or serve

@@ -382,9 +382,9 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
     if not networks:
         raise UserError("give at least one network")
     models = [get_model(m) for m in models]
-    from netmodel.study.fabric_search import refuse_two_batch
+    from netmodel.study.fabric_search import refuse_unwired_options
 
-    refuse_two_batch(options, "the study")
+    refuse_unwired_options(options, "the study")
     options = options or RooflineOptions()
     from netmodel.study.compare import run_compare
     from netmodel.study.lite_gpu_parts import own_gpu_scenarios

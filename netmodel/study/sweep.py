@@ -524,10 +524,10 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
     to the in-process run's.
     """
     from netmodel.study.distributed import executor_for
-    from netmodel.study.fabric_search import refuse_two_batch
+    from netmodel.study.fabric_search import refuse_unwired_options
     from netmodel.study.scenarios import expand_scenarios, instances_note
 
-    refuse_two_batch(options, "sweep")
+    refuse_unwired_options(options, "sweep")
     scens = expand_scenarios(scenarios, gpus)
     if instances is not None:
         scens = [s.with_instances(instances) for s in scens]
