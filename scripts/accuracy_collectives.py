@@ -6,7 +6,8 @@
 Compares all-reduce busbw, size by size, with every curve of ``../shared/reference`` (beside
 the project root: 8xH200 and 8xA100 sweeps, H100 by GPU count, small-message times) and the
 published results cited in ``tests/netmodel/data/nccl_allreduce_published.csv`` (8xH100,
-4xGB200 and 8xB200 NVLink systems, a 72-GPU NVL72 rack, and 16 to 1,440 GPUs across nodes
+4xGB200, 4xGB300, 8xB200 and 8xB300 NVLink systems, 8 GB200 GPUs of two trays over MNNVL,
+a 72-GPU NVL72 rack, and 16 to 1,440 GPUs across nodes
 over InfiniBand with and without SHARP, and RoCE). The model: each system's fabric from
 :func:`topologies.build`, the shipped defaults (NCCL's constants, taken once, never fitted
 to these curves) and ``auto`` over NCCL's algorithms (``algorithms="nccl"``) unless the
@@ -161,12 +162,20 @@ def _cell(value, bound, kind) -> str:
 
 
 def summary_8gpu(curves, markdown) -> list[str]:
-    """Worst error per region for the 8-GPU (and smaller) NVLink systems."""
+    """Worst error per region for the 8-GPU (and smaller) NVLink systems; a curve the data
+    file marks as no target (a peak whose size was not published) is shown as such."""
     head = ["system"] + [f"{name} (target {bound:.0%})" if kind == "rel" else
                          f"{name} (target {bound:g}x)" for name, _, _, bound, kind in REGIONS_8GPU]
-    rows = [[c.system] + [_cell(c.worst(lo, hi, kind), bound, kind)
+    rows = [[c.system] + [_cell(c.worst(lo, hi, kind), bound, kind) if c.target else
+                          _not_target(c.worst(lo, hi, kind), kind)
                           for _, lo, hi, bound, kind in REGIONS_8GPU] for c in curves]
     return _table(head, rows, markdown)
+
+
+def _not_target(value, kind) -> str:
+    if value is None:
+        return "-"
+    return (f"{value:.2f}x" if kind == "factor" else f"{value:.0%}") + " (not a target)"
 
 
 def summary_multi(curves, markdown) -> list[str]:
@@ -236,8 +245,8 @@ def report(markdown: bool) -> list[str]:
     cited = cited_curves()
     systems = [c.run() for c in shared_curves() + [c for c in cited if c.gpus <= 8]]
     large = [c.run() for c in cited if c.gpus > 8]
-    out = ["Worst error by region, NVLink systems of every generation (1 KiB-8 GiB; B200 "
-           "only at its peak):", ""]
+    out = ["Worst error by region, NVLink systems of every generation (1 KiB-8 GiB; 8xB200, "
+           "8xB300 and 2 GB200 trays over MNNVL only at a published peak):", ""]
     out += summary_8gpu(systems, markdown) + [""]
     out += ["Worst error at >= 64 MiB, a large NVLink domain and across nodes:", ""]
     out += summary_multi(large, markdown) + [""]

@@ -2,10 +2,10 @@
 
 Two sources: ``../shared/reference`` (8xH200 and 8xA100 sweeps, H100 by GPU count, small
 message times; tests skip where it is absent) and the results cited, each with its source,
-in ``tests/netmodel/data/nccl_allreduce_published.csv`` (8xH100, 4xGB200, 8xB200, a GB200
-NVL72 rack, 16 to 1,440 GPUs across nodes). The model runs with its shipped defaults (NCCL's
-constants, taken once) on each system's fabric and chooses among NCCL's algorithms. No number
-here is fitted to these measurements.
+in ``tests/netmodel/data/nccl_allreduce_published.csv`` (8xH100, 4xGB200, 4xGB300, 8xB200,
+8xB300, 8 GB200 of two NVL72 trays, a GB200 NVL72 rack, 16 to 1,440 GPUs across nodes). The
+model runs with its shipped defaults (NCCL's constants, taken once) on each system's fabric
+and chooses among NCCL's algorithms. No number here is fitted to these measurements.
 
 Targets (issue 11): 8-GPU NVLink systems within 10% at >= 256 MiB, 25% from 1 to 128 MiB,
 2x below; across nodes within 25% at >= 64 MiB. Where the model misses one, the test pins the
@@ -152,7 +152,7 @@ def test_small_message_latency_floor(reference_dir):
 
 def test_the_cited_data_names_its_sources():
     rows = _rows(PUBLISHED)
-    assert len({r["case"] for r in rows}) == 12
+    assert len({r["case"] for r in rows}) == 16
     for r in rows:
         assert r["source"] and float(r["busbw_GBps"]) > 0 and int(r["bytes"]) > 0
         assert r["target"] in ("yes", "no") and (r["target"] == "yes" or r["note"] or
@@ -183,6 +183,56 @@ def test_gb200_4gpu_sweep():
     assert np.all((ratio[sizes < MIB] > 0.5) & (ratio[sizes < MIB] < 2.0)), ratio
     assert np.all(np.abs(ratio[sizes >= 2 ** 30] - 1) < 0.11), ratio
     assert np.all(np.abs(ratio - 1) < 0.5), ratio
+
+
+def test_gb300_4gpu_sweep():
+    # Blackwell Ultra keeps the B200's NVLink5 and NCCL's SM100 constants (the blackwell
+    # generation of collective_generations.toml), so the model gives 4 GB300 the 4-GB200 curve;
+    # the two Azure hosts measure within 2% of each other from 1 GiB up (680 GB/s at 8 GiB)
+    sizes, ratio = _ratio_cited("gb300-4")
+    fabric, p, alg, _, gb300 = _cited("gb300-4")
+    gb200_sizes, gb200 = _cited("gb200-4")[3:]
+    assert np.array_equal(sizes, gb200_sizes)
+    model, alg = cited_model(fabric, alg)
+    like_b200, _ = cited_model("single-switch:n=4,gpu=B200-HGX", "auto")
+    assert np.array_equal(_busbw(model, sizes, p, alg), _busbw(like_b200, sizes, p))
+    big = sizes >= 2 ** 30
+    assert np.all(np.abs(gb300[big] / gb200[big] - 1) < 0.02)
+    # within 2x below 1 MiB and 11% at >= 1 GiB; known gaps as on GB200: +21-25% at 1-4 MiB
+    # (LL, whose ceiling NCCL sets for 8 GPUs) and +13-15% at 128-512 MiB, where the measured
+    # ring is still ramping up (8% below its 8 GiB figure at 512 MiB)
+    assert np.all((ratio[sizes < MIB] > 0.5) & (ratio[sizes < MIB] < 2.0)), ratio
+    assert np.all(np.abs(ratio[big] - 1) < 0.11), ratio
+    gap = (sizes >= MIB) & (sizes <= 4 * MIB)
+    assert np.all((ratio[gap] > 1.20) & (ratio[gap] < 1.26)), ratio[gap]
+    gap = (sizes >= 128 * MIB) & (sizes <= 512 * MIB)
+    assert np.all((ratio[gap] > 1.12) & (ratio[gap] < 1.16)), ratio[gap]
+    assert np.all(np.abs(ratio - 1) < 0.5), ratio
+
+
+@pytest.mark.parametrize(("case", "choice"), [("b300-8", {"in-network"}),
+                                              ("b300-8-nonvls", {"ring", "tree"}),
+                                              ("gb200-2x4-mnnvl", {"in-network"})])
+def test_published_blackwell_peaks_without_a_size(case, choice):
+    # Peak busbw published without its message size (8 B300 with NVLS on and off, NVIDIA/nccl
+    # issue 2140: 845 and 695 GB/s; 2 GB200 trays of an NVL72 over MNNVL, 811 GB/s): compared
+    # at 8 GiB and not counted as targets (the data file's target column), but within 5%:
+    # -2%, +4%, +2%. With NVLS the model is in-network at NVLink5's in-switch ceiling
+    # (0.933 x 900 GB/s); without, ring at 18 x 40.1 GB/s.
+    rows = [r for r in _rows(PUBLISHED) if r["case"] == case]
+    assert [r["target"] for r in rows] == ["no"] and rows[0]["note"]
+    sizes, ratio = _ratio_cited(case)
+    assert np.all(np.abs(ratio - 1) < 0.05), (case, ratio)
+    fabric, p, alg, _, _ = _cited(case)
+    model, alg = cited_model(fabric, alg)
+    assert set(model.sweep("all-reduce", sizes, p, alg).algorithm) <= choice
+
+
+def test_mnnvl_subset_spans_two_compute_trays():
+    # the 8 GPUs of gb200-2x4-mnnvl are two trays of 4 (2 OS nodes) of one NVLink domain
+    fabric, p, *_ = _cited("gb200-2x4-mnnvl")
+    g = build(fabric)
+    assert p == 8 and sorted({g.nodes[f"gpu{i}"]["server"] for i in range(p)}) == [0, 1]
 
 
 def test_nvl72_rack_is_capped_by_the_in_switch_ceiling():
