@@ -245,8 +245,9 @@ def report(markdown: bool) -> list[str]:
     cited = cited_curves()
     systems = [c.run() for c in shared_curves() + [c for c in cited if c.gpus <= 8]]
     large = [c.run() for c in cited if c.gpus > 8]
-    out = ["Worst error by region, NVLink systems of every generation (1 KiB-8 GiB; 8xB200, "
-           "8xB300 and 2 GB200 trays over MNNVL only at a published peak):", ""]
+    out = ["Worst error by region, NVLink systems of every generation (1 KiB-8 GiB; single "
+           "points: 8xB200, 8xB300 and 2 GB200 trays over MNNVL at a published peak, 2 GB300 "
+           "trays at 16 GiB):", ""]
     out += summary_8gpu(systems, markdown) + [""]
     out += ["Worst error at >= 64 MiB, a large NVLink domain and across nodes:", ""]
     out += summary_multi(large, markdown) + [""]
