@@ -98,7 +98,8 @@ def evaluate(model: str | ModelSpec, gpu: str | GpuSpec, tp: int, batch: int,
         model, gpu = get_model(model), get_gpu(gpu)
         workload = make_workload(phase, prompt, context)
         options = options or _DEFAULT_OPTIONS
-        if plain and options.profile is None and not options.two_batch_overlap:
+        if plain and options.profile is None and not options.two_batch_overlap \
+                and not options.mtp_tokens:
             plan = _plan(model, gpu, workload, options, tp)
             _keep_named(names, plan)
     if plan is not None:

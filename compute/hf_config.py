@@ -58,6 +58,8 @@ HF_ALIASES: dict[str, tuple[str, ...]] = {
     "moe_list": ("moe_layers",),                         # Llama-4: the MoE layers' indices
     "dense_mlp_ffn": ("intermediate_size_mlp",),         # Llama-4: its dense layers' MLP
     "dense_only": ("mlp_only_layers",),                  # Qwen-MoE: layers kept dense
+    # DeepSeek-V3/R1, GLM-4.5: multi-token-prediction modules (used by MTP decode only)
+    "mtp_modules": ("num_nextn_predict_layers",),
     "kv_lora_rank": ("kv_lora_rank",),
     "q_lora_rank": ("q_lora_rank",),
     "qk_nope_head_dim": ("qk_nope_head_dim",),
@@ -682,6 +684,8 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     if fam["learned_positions"]:
         entry["learned_positions"] = c.count("learned_positions", default=0)
     entry["max_context"] = c.count("max_context", default=0)
+    if c.has("mtp_modules"):
+        entry["mtp_modules"] = c.count("mtp_modules", minimum=0)
     bias = c.flag("bias", fam["bias"])
     qkv_bias = fam["qkv_bias"] or c.flag("attention_bias", False)
     entry.update(gated_mlp=fam["gated_mlp"], norm=fam["norm"], bias=bias,

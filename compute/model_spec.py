@@ -160,6 +160,10 @@ class ModelSpec:
     #: ``attention_chunk_size``): the context is cut into chunks of ``sliding_window``
     #: tokens and a token attends only to the tokens of its own chunk
     window_kind: str = "sliding"
+    #: multi-token-prediction modules (DeepSeek-V3's num_nextn_predict_layers 1: one more
+    #: transformer layer sharing the embedding and output head), used only by MTP decode
+    #: (:mod:`compute.mtp`); not in :attr:`parameters` (DeepSeek's published 671B excludes it)
+    mtp_modules: int = 0
     source: str = ""         #: where the figures come from
 
     def __post_init__(self):
@@ -529,8 +533,8 @@ class ModelSpec:
         >>> m.kv_tokens_in_step(Workload("decode", 8192, 8192))
         6144.0
         """
-        if workload.phase == "decode":
-            return self.kv_tokens_held(workload.context)
+        if workload.phase == "decode":   # with draft tokens, theirs too (kv_tokens)
+            return self.kv_tokens_held(workload.kv_tokens)
         return workload.prompt
 
     def decode_tokens_read(self, context: int) -> float:

@@ -104,32 +104,62 @@ def _check_tokens(what: str, v) -> int:
     return int(v)
 
 
+#: Most draft tokens a step taken: a bound on the input (engines run 1 to a few steps);
+#: beyond it a value is a slip.
+MAX_MTP_TOKENS = 16
+
+
+def check_mtp_tokens(k: object) -> int:
+    """``k`` as an int if it is a whole number from 0 to :data:`MAX_MTP_TOKENS`, else a
+    :class:`UserError`."""
+    raw = k
+    if isinstance(k, float) and k.is_integer():
+        k = int(k)
+    if not (isinstance(k, int | np.integer) and not isinstance(k, bool)
+            and 0 <= k <= MAX_MTP_TOKENS):
+        raise UserError(f"MTP draft tokens (mtp_tokens) must be a whole number from 0 (off) "
+                        f"to {MAX_MTP_TOKENS}, got {describe(raw)}")
+    return int(k)
+
+
 @dataclass(frozen=True)
 class Workload:
     """What one step of a phase processes, per sequence (token counts).
 
     ``prompt`` is used by prefill, ``context`` by decode (KV entries each new token attends
-    to, itself included).
+    to, itself included). ``draft`` (decode only; 0 by default): draft tokens a sequence's
+    step verifies besides its next token (multi-token prediction, :mod:`compute.mtp`): the
+    step pushes ``1 + draft`` tokens a sequence through the layers, the ``i``-th of them
+    attending to ``context + i`` keys.
+
+    >>> v = Workload("decode", context=1000, draft=1)
+    >>> v.tokens_per_sequence, v.kv_tokens, v.attention_pairs_per_sequence
+    (2, 1001, 2001.0)
     """
 
     phase: str
     prompt: int = DEFAULT_PROMPT
     context: int = DEFAULT_CONTEXT
+    draft: int = 0
 
     def __post_init__(self):
         check_phase(self.phase)
         object.__setattr__(self, "prompt", _check_tokens("prompt", self.prompt))
         object.__setattr__(self, "context", _check_tokens("context", self.context))
+        if type(self.draft) is not int or self.draft != 0:
+            object.__setattr__(self, "draft", check_mtp_tokens(self.draft))
+            if self.draft and self.phase != DECODE:
+                raise UserError(f"draft tokens are verified in decode, not {self.phase}")
 
     @cached_property
     def tokens_per_sequence(self) -> int:
         """Tokens each sequence pushes through the layers in one step."""
-        return self.prompt if self.phase == PREFILL else 1
+        return self.prompt if self.phase == PREFILL else 1 + self.draft
 
     @cached_property
     def kv_tokens(self) -> int:
         """KV-cache entries per sequence at the end of the step (the longest context held)."""
-        return self.prompt if self.phase == PREFILL else self.context
+        return self.prompt if self.phase == PREFILL else self.context + self.draft
 
     @cached_property
     def kv_read_tokens(self) -> int:
@@ -140,9 +170,13 @@ class Workload:
     def attention_pairs_per_sequence(self) -> float:
         """(query, key) pairs per sequence and head. Prefill is causal: token ``i`` attends to
         ``i + 1`` keys, ``P (P + 1) / 2`` in all (FlashAttention skips masked tiles, so the
-        work is this, not ``P^2``). Decode: the new token attends to ``context`` keys."""
+        work is this, not ``P^2``). Decode: the new token attends to ``context`` keys (with
+        ``draft`` tokens, ``(draft + 1) context + draft (draft + 1) / 2``)."""
         if self.phase == PREFILL:
             return self.prompt * (self.prompt + 1) / 2.0
+        if self.draft:   # token i of the 1 + draft attends to context + i keys
+            k = self.draft
+            return float((k + 1) * self.context + k * (k + 1) // 2)
         return float(self.context)
 
     @property

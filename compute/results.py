@@ -231,6 +231,14 @@ class InferenceResult:
     #: (:class:`~compute.roofline.RooflineOptions` ``dense_mlp_tp`` on a row with attention
     #: DP: 1, data-parallel); None: the stage's TP
     dense_mlp_tp: int | None = None
+    #: decode with multi-token prediction (:class:`~compute.roofline.RooflineOptions`
+    #: ``mtp_tokens``): draft tokens a step (0: off), the tokens a sequence emits a step on
+    #: average (``tokens_per_step`` is ``batch`` times it) and the seconds of the step's
+    #: draft passes of the MTP module (in ``latency``, not in ``stages``, which are the
+    #: verification pass's)
+    mtp_tokens: int = 0
+    mtp_expected: float = 1.0
+    mtp_time: float = 0.0
 
     def __getattr__(self, name: str):
         # Only for what normal lookup misses: a field of _LAZY_FIELDS that
@@ -275,9 +283,15 @@ class InferenceResult:
         return self.tokens_per_s / self.sms
 
     @property
+    def tpot(self) -> float:
+        """Time per output token of a decode step: the step's latency, or with MTP the step
+        over the tokens a sequence emits on average (seconds)."""
+        return self.latency / self.mtp_expected if self.mtp_tokens else self.latency
+
+    @property
     def meets_slo(self) -> bool:
-        """True when the step's latency is within the SLO."""
-        return self.latency <= self.latency_limit
+        """True when the step's latency (with MTP: :attr:`tpot`) is within the SLO."""
+        return (self.tpot if self.mtp_tokens else self.latency) <= self.latency_limit
 
     @property
     def feasible(self) -> bool:
@@ -290,8 +304,9 @@ class InferenceResult:
         if not self.memory.fits:
             return self.memory.reason
         if not self.meets_slo:
-            return (f"{self.latency_name.upper()} {self.latency * 1e3:.4g} ms exceeds the SLO "
-                    f"of {self.latency_limit * 1e3:.4g} ms")
+            what = (f"TPOT {self.tpot * 1e3:.4g} ms (MTP)" if self.mtp_tokens else
+                    f"{self.latency_name.upper()} {self.latency * 1e3:.4g} ms")
+            return f"{what} exceeds the SLO of {self.latency_limit * 1e3:.4g} ms"
         return ""
 
     def time_split(self) -> dict[str, float]:
@@ -302,6 +317,8 @@ class InferenceResult:
             out["overhead"] = self.overhead
         if self.two_batch_hidden is not None:   # what two-batch overlap hides (<= 0)
             out["two_batch_hidden"] = -self.two_batch_hidden
+        if self.mtp_tokens:   # the MTP module's draft passes
+            out["mtp_draft"] = self.mtp_time
         return out
 
     def resource_times(self) -> dict[str, float]:
@@ -335,6 +352,9 @@ class InferenceResult:
             **({} if self.two_batch_hidden is None else
                {"two_batch_overlap": self.two_batch_summary()}),
             **({} if self.dense_mlp_tp is None else {"dense_mlp_tp": self.dense_mlp_tp}),
+            **({} if not self.mtp_tokens else
+               {"mtp": {"draft_tokens": self.mtp_tokens, "expected_tokens": self.mtp_expected,
+                        "tpot_s": self.tpot, "draft_time_s": self.mtp_time}}),
         }
 
     def two_batch_summary(self) -> dict | None:

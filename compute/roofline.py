@@ -50,6 +50,7 @@ from compute.memory import DEFAULT_RESERVE, check_reserve, describe_fit
 from compute.micro_batches import grid_two_batch_time
 from compute.models import COMPUTE_DTYPES, ModelSpec, get_model
 from compute.moe_routing import moe_comm
+from compute.mtp import DEFAULT_ACCEPTANCE, check_acceptance, check_mtp_tokens, mtp_grid
 from compute.parallel import (
     MAX_EXPERT_SKEW,
     Parallelism,
@@ -113,6 +114,12 @@ class RooflineOptions:
     refused for other degrees, models without dense layers and configurations without
     attention DP.
 
+    ``mtp_tokens`` (default 0: off) and ``mtp_acceptance`` (default
+    :data:`compute.mtp.DEFAULT_ACCEPTANCE`, 0.90: DeepSeek-V3 Technical Report, Section
+    5.4.3): decode with multi-token prediction, ``mtp_tokens`` draft tokens a step from
+    the model's MTP module, each accepted with probability ``mtp_acceptance``
+    (:mod:`compute.mtp`; the roofline only, PP 1, no two-batch overlap).
+
     A field's ``metadata`` ``help`` is its one description: the command line's option of
     that name (dashes for underscores) is made from it (:func:`option_help`).
     """
@@ -135,6 +142,17 @@ class RooflineOptions:
                 "them data-parallel, each GPU the whole dense MLP on its own tokens with no "
                 "gather/scatter across attention groups (SGLang's --moe-dense-tp-size 1; "
                 "the dense weights replicated on every GPU); unset: the stage's TP."})
+    mtp_tokens: int = field(default=0, metadata={
+        "help": "Decode with multi-token prediction: K draft tokens a step from the "
+                "model's MTP module (DeepSeek-V3: 1 module, num_nextn_predict_layers), "
+                "verified by the main model on K + 1 tokens a sequence, after K passes "
+                "of the module; 0 (default): off. TPOT = step / expected tokens "
+                "(the roofline only, PP 1)."})
+    mtp_acceptance: float = field(default=DEFAULT_ACCEPTANCE, metadata={
+        "help": "Probability that each MTP draft token is accepted, in order (expected "
+                "tokens a step 1 + a + ... + a^K); default 0.9, the top of the DeepSeek-V3 "
+                "Technical Report's 85%-90% (arXiv 2412.19437, Section 5.4.3; "
+                "compute/data/mtp.toml)."})
 
     def to_dict(self) -> dict:
         """JSON-ready settings: the fields, ``profile`` left out without one (so the
@@ -145,7 +163,8 @@ class RooflineOptions:
         """
         d = {f: getattr(self, f) for f in self.__dataclass_fields__
              if f != "profile" and (f != "two_batch_overlap" or self.two_batch_overlap)
-             and (f != "dense_mlp_tp" or self.dense_mlp_tp is not None)}
+             and (f != "dense_mlp_tp" or self.dense_mlp_tp is not None)
+             and (f not in ("mtp_tokens", "mtp_acceptance") or self.mtp_tokens)}
         if self.profile is not None:
             d["profile"] = {"name": self.profile.name, "fitted_on": self.profile.fitted_on,
                             **self.profile.values()}
@@ -189,6 +208,15 @@ class RooflineOptions:
                 raise UserError(f"dense MLP TP degree (dense_mlp_tp) must be 1 (SGLang's "
                                 f"--moe-dense-tp-size 1) or unset (the stage's TP), got "
                                 f"{describe(self.dense_mlp_tp)}")
+        if type(self.mtp_tokens) is not int or self.mtp_tokens != 0:
+            object.__setattr__(self, "mtp_tokens", check_mtp_tokens(self.mtp_tokens))
+        if type(self.mtp_acceptance) is not float or self.mtp_acceptance != DEFAULT_ACCEPTANCE:
+            object.__setattr__(self, "mtp_acceptance", check_acceptance(self.mtp_acceptance))
+        if self.mtp_tokens and self.two_batch_overlap:
+            raise UserError("MTP decode with two-batch overlap is not modelled; give one of "
+                            "--mtp-tokens and --two-batch-overlap")
+        if self.mtp_tokens and self.profile is not None:
+            raise UserError("MTP decode is modelled on the roofline; give no profile")
 
 
 def option_help(name: str) -> str:
@@ -329,6 +357,11 @@ class Grid(_Rates):
     #: taken); None without the option
     two_batch_latency: np.ndarray | None = None
     two_batch_hidden: np.ndarray | None = None
+    #: with ``options.mtp_tokens`` (decode): seconds of the step's draft passes of the MTP
+    #: module (in ``latency``), shape (nc, nb), and the tokens a sequence emits a step on
+    #: average (:func:`compute.mtp.expected_tokens`); None without the option
+    mtp_time: np.ndarray | None = None
+    mtp_expected: float | None = None
 
     @property
     def gpus(self) -> np.ndarray:
@@ -337,8 +370,19 @@ class Grid(_Rates):
 
     @property
     def tokens_per_step(self) -> np.ndarray:
-        """Tokens a step produces or consumes, shape (1, nb)."""
+        """Tokens a step produces or consumes, shape (1, nb) (with MTP: the expected
+        tokens emitted, ``batch x`` :attr:`mtp_expected`)."""
+        if self.mtp_expected is not None:
+            return (self.batches * self.mtp_expected).reshape(1, -1).astype(float)
         return (self.batches * self.workload.tokens_per_sequence).reshape(1, -1).astype(float)
+
+    @property
+    def meets_slo(self) -> np.ndarray:
+        """Whether each cell meets the SLO: the step's latency, or with MTP the time per
+        output token (the step over the expected tokens a sequence emits)."""
+        if self.mtp_expected is not None:
+            return self.latency / self.mtp_expected <= self.latency_limit
+        return self.latency <= self.latency_limit
 
     def time_split(self) -> dict[str, np.ndarray]:
         """Step time split into compute, memory and network seconds, arrays ``(nc, nb)``
@@ -355,6 +399,8 @@ class Grid(_Rates):
             out["overhead"] = np.broadcast_to(self.overhead, self.latency.shape)
         if self.two_batch_hidden is not None:  # what two-batch overlap hides (<= 0)
             out["two_batch_hidden"] = -self.two_batch_hidden
+        if self.mtp_time is not None:  # the MTP module's draft passes
+            out["mtp_draft"] = self.mtp_time
         return out
 
     def result(self, i: int, j: int) -> InferenceResult:
@@ -394,7 +440,10 @@ class Grid(_Rates):
             **({} if self.two_batch_hidden is None else
                {"two_batch_hidden": float(self.two_batch_hidden[i, j])}),
             **({"dense_mlp_tp": self.options.dense_mlp_tp}
-               if self.options.dense_mlp_tp is not None and par.attention_dp > 1 else {}))
+               if self.options.dense_mlp_tp is not None and par.attention_dp > 1 else {}),
+            **({} if self.mtp_time is None else
+               {"mtp_tokens": self.options.mtp_tokens, "mtp_expected": self.mtp_expected,
+                "mtp_time": float(self.mtp_time[i, j])}))
 
 
 def _as_configs(model, configs, max_instance) -> tuple[Parallelism, ...]:
@@ -490,6 +539,10 @@ def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int 
         sh = dense_data_parallel(model, configs, sh, options.dense_mlp_tp)
     tps = tuple(c.tp for c in configs)
     batches = _check_batches(batches)
+    if options.mtp_tokens and workload.phase == "decode":   # prefill: as without MTP
+        return mtp_grid(_grid, model, gpu, configs, sh, plain, batches,
+                        batches.astype(float).reshape(1, -1), workload, comm, options, skew,
+                        latency_limit, time_unfit=bool(time_unfit))
     return _grid(model, gpu, configs, sh, plain, batches, batches.astype(float).reshape(1, -1),
                  workload, comm, options, skew, latency_limit, time_unfit=bool(time_unfit))
 
@@ -503,6 +556,9 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
     tps = tuple(sh.tp.ravel().astype(int).tolist()) if paired else tuple(c.tp for c in configs)
     if options.two_batch_overlap:
         _check_two_batch(configs, paired)
+    if paired and options.mtp_tokens:
+        raise UserError("MTP decode is not modelled by evaluate_many; use evaluate or "
+                        "evaluate_grid")
     if paired and options.dense_mlp_tp is not None:
         raise UserError("a dense MLP TP degree is not modelled by evaluate_many; use evaluate "
                         "or evaluate_grid")

@@ -14,6 +14,7 @@ A step runs these stages on every GPU of a tensor-parallel instance of ``t`` GPU
     mlp_down        GEMM  n x f/t . f/t x hidden                               (per layer)
     allreduce_mlp   all-reduce of n x hidden activations                       (per layer)
     lm_head         GEMM  s x hidden . hidden x vocab/t, then an all-gather of the logits
+                    (s (1 + draft) rows with multi-token prediction's draft tokens)
 
 with ``a`` query heads, ``g`` KV heads (replicated when ``t`` > KV heads) and ``d`` the head
 dimension per GPU (:mod:`compute.sharding`). For each stage: FLOPs (2 per multiply-add),
@@ -439,6 +440,9 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
     else:                                     # DP attention: the busiest group's share
         s_att = np.ceil(s / sh.attention_dp)
         n_att = s_att * w.tokens_per_sequence
+    # logits: the last token of each prompt, each decode sequence's token, and with draft
+    # tokens (multi-token prediction) every one of the 1 + draft a sequence verifies
+    s_head = s_att if not w.draft else s_att * w.tokens_per_sequence
     bias = 1.0 if model.bias else 0.0
     qkv_bias = 1.0 if model.bias or model.qkv_bias else 0.0
     touched = expected_experts_touched(model, n)  # distinct experts whose weights are read
@@ -479,8 +483,8 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
         ("mlp_up", L, up_flops, up_hbm, "", 0.0, 1.0),
         ("mlp_down", L, down_flops, down_hbm, "", 0.0, 1.0),
         ("allreduce_mlp", L, zero, zero, "all-reduce", ar_bytes, sh.tp),
-        ("lm_head", 1, 2 * s_att * h * vs, h * vs * eb + s_att * h * ab + s_att * vs * ab,
-         "all-gather", s_att * vs * attn_tp * ab, attn_tp),
+        ("lm_head", 1, 2 * s_head * h * vs, h * vs * eb + s_head * h * ab + s_head * vs * ab,
+         "all-gather", s_head * vs * attn_tp * ab, attn_tp),
     ]
     if plain:
         return work
@@ -582,7 +586,7 @@ def plain_step_work(model, sh, w: Workload):
     >>> flops == [x[2] for x in stage_work(m, sh, 8.0, w)]
     True
     """
-    if model.is_mla or model.shared_ffn or model.dense_layers:
+    if model.is_mla or model.shared_ffn or model.dense_layers or w.draft:
         return None
     h, d, dv = float(model.hidden), float(model.head_dim), float(model.v_dim)
     wb, kvb, ab = model.weight_bytes, model.kv_bytes, model.act_bytes

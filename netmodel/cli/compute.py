@@ -153,6 +153,8 @@ def _model_gpu_options(f):
                      help="Hide each all-reduce behind the GEMM producing its input."),
         roofline_flag("two_batch_overlap"),
         roofline_option("dense_mlp_tp", "D"),
+        roofline_option("mtp_tokens", "K"),
+        roofline_option("mtp_acceptance", "A"),
         click.option("--flops-efficiency", default="1.0", show_default=True, metavar="F",
                      help="Achievable fraction of peak FLOP/s."),
         click.option("--memory-efficiency", default="1.0", show_default=True, metavar="F",
@@ -304,6 +306,27 @@ def dense_mlp_tp(text: str | None) -> int | None:
     return None if text is None else _whole("--dense-mlp-tp", text)
 
 
+def mtp_settings(tokens: str | None, acceptance: str | None) -> dict:
+    """``--mtp-tokens`` and ``--mtp-acceptance``'s values as RooflineOptions fields (unset:
+    the fields' defaults; RooflineOptions checks the values' ranges)."""
+    from compute.errors import UserError
+
+    out: dict = {}
+    for field, text in (("mtp_tokens", tokens), ("mtp_acceptance", acceptance)):
+        if text is None:
+            continue
+        try:
+            v = float(str(text).strip())
+        except ValueError:
+            v = str(text)[:40]   # not a number: the field's check names it
+        if field == "mtp_tokens" and isinstance(v, float) and v.is_integer() and abs(v) < 1e6:
+            v = int(v)
+        out[field] = v
+    if "mtp_acceptance" in out and not out.get("mtp_tokens"):
+        raise UserError("--mtp-acceptance needs --mtp-tokens K >= 1 (draft tokens a step)")
+    return out
+
+
 def _setup(kw):
     """Model, GPU, workload, options, SLO and the collectives (model, description, the
     fabric's GPUs) from the shared options."""
@@ -324,7 +347,8 @@ def _setup(kw):
         memory_reserve=_fraction("--reserve", kw["reserve"], upper_open=True),
         profile=resolve_profile(kw["profile_ref"]),
         two_batch_overlap=kw.get("two_batch_overlap", False),
-        dense_mlp_tp=dense_mlp_tp(kw.get("dense_mlp_tp")))
+        dense_mlp_tp=dense_mlp_tp(kw.get("dense_mlp_tp")),
+        **mtp_settings(kw.get("mtp_tokens"), kw.get("mtp_acceptance")))
     slo = Slo(ttft=parse_time(kw["ttft"], "--ttft", allow_zero=False),
               tbt=parse_time(kw["tbt"], "--tbt", allow_zero=False))
     return model, gpu, workload, options, slo, (comm, desc, fabric_gpus)
@@ -525,15 +549,21 @@ def _summary(r) -> list[str]:
         + (f"prompt {r.prompt_tokens} tokens" if r.phase == "prefill"
            else f"context {r.context_tokens} tokens") + f", {r.mode} mode"
         + (f", engine profile {r.profile}" if r.profile else ", roofline (a lower bound)"),
-        f"{r.latency_name.upper()} {format_time(r.latency)} (SLO {format_time(r.latency_limit)}: "
-        f"{verdict}); {r.tokens_per_s:.5g} tokens/s"
+        (f"TPOT {format_time(r.tpot)} (step {format_time(r.latency)} / {r.mtp_expected:.4g} "
+         f"tokens; SLO {format_time(r.latency_limit)}: " if getattr(r, "mtp_tokens", 0) else
+         f"{r.latency_name.upper()} {format_time(r.latency)} (SLO {format_time(r.latency_limit)}: ")
+        + f"{verdict}); {r.tokens_per_s:.5g} tokens/s"
         + (f" (a batch every {format_time(r.interval)}, steady state)" if r.interval else "")
         + f"; {r.tokens_per_s_per_sm:.4g} tokens/s/SM ({r.sms} SMs)",
         f"memory per GPU: weights {m.weights / 1e9:.2f} + KV cache {m.kv_cache / 1e9:.2f} + "
         f"activations {m.activations / 1e9:.2f} = {m.total / 1e9:.2f} GB of "
         f"{m.usable / 1e9:.2f} GB usable ({'fits' if m.fits else 'does NOT fit'})",
         "time split: " + ", ".join(f"{k} {v / r.latency:.1%}" for k, v in split.items()),
-    ] + ([] if r.two_batch_hidden is None else [
+    ] + ([] if not getattr(r, "mtp_tokens", 0) else [
+        f"MTP: {r.mtp_tokens} draft token(s) a step, {r.mtp_expected:.4g} expected tokens a "
+        f"sequence; the MTP module's passes {format_time(r.mtp_time)} of the step (the "
+        f"stages below are the verification pass's, {r.mtp_tokens + 1} tokens a sequence)"]
+    ) + ([] if r.two_batch_hidden is None else [
         f"two-batch overlap: {'taken' if r.two_batch_hidden > 0 else 'not taken'} (serial "
         f"step {format_time(r.latency + r.two_batch_hidden)}; the stages are the serial "
         f"step's)"])
@@ -569,6 +599,9 @@ def infer(tp_text: str, batch_text: str, pp_text: str, ep_text: str, adp_text: s
         raise UserError("--csv prints the serial step's stages only; give --two-batch-overlap "
                         "with the text or --json")
     model, gpu, workload, options, slo, (comm, desc, fabric_gpus) = _setup(kw)
+    if two_batch and options.mtp_tokens:
+        raise UserError("MTP decode with two-batch overlap is not modelled; give one of "
+                        "--mtp-tokens and --two-batch-overlap")
     tp, batch = _whole("--tp", tp_text), _whole("--batch", batch_text)
     pp, ep, skew = _whole("--pp", pp_text), _whole("--ep", ep_text), _skew(skew_text)
     _fits_fabric(tp * pp, fabric_gpus, desc)
@@ -678,6 +711,7 @@ def _print_search(r, show_front: bool, desc: dict, profile, gpu_name: str = "") 
     from compute.units import format_time
 
     lat = "TTFT" if r.phase == "prefill" else "TBT"
+    mtp = bool(getattr(r.best, "mtp_tokens", 0))   # tables: the step; the SLO: TPOT
     plain = all(c == {**c, "pp": 1, "ep": 1, "attention_dp": 1} for c in r.configurations)
     space = f"TP {', '.join(map(str, r.tp_degrees))}"
     if not plain:
@@ -686,7 +720,9 @@ def _print_search(r, show_front: bool, desc: dict, profile, gpu_name: str = "") 
             for name, key in (("PP", "pp"), ("EP", "ep"), ("DP-attention", "attention_dp")))
     click.echo(f"searched {r.evaluated} configurations ({space} x batch 1..{r.max_batch}): "
                f"{r.fitting} fit in memory, {r.feasible} also meet "
-               f"{lat} <= {format_time(r.latency_limit)}")
+               f"{'TPOT' if mtp else lat} <= {format_time(r.latency_limit)}")
+    if mtp:
+        lat = "step"
     click.echo("collectives: " + describe_collectives(desc))
     if profile is not None:
         click.echo(_profile_line(profile, desc, [gpu_name]))

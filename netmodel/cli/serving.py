@@ -58,11 +58,14 @@ def _rate(text) -> float | None:
 @profile_option
 @roofline_flag("two_batch_overlap")
 @roofline_option("dense_mlp_tp", "D")
+@roofline_option("mtp_tokens", "K")
+@roofline_option("mtp_acceptance", "A")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def serve(scenario: str, model_name: str, workload: str, rate_text: str | None,
           prefill_gpu: str | None, decode_gpu: str | None, tp_only: bool, max_batch: str,
           ttft: str, tbt: str, profile_ref: str | None, two_batch_overlap: bool,
-          dense_mlp_tp: str | None, as_json: bool) -> None:
+          dense_mlp_tp: str | None, mtp_tokens: str | None, mtp_acceptance: str | None,
+          as_json: bool) -> None:
     """Disaggregated serving: the prefill and decode pools' best configurations, the KV
     cache transfer between them, the pool ratio, TTFT, TBT and tokens/s/SM. With --profile
     both pools' step times are the engine profile's (as compare's); the KV transfer stays
@@ -73,7 +76,7 @@ def serve(scenario: str, model_name: str, workload: str, rate_text: str | None,
     from compute.phases import Slo
     from compute.roofline import RooflineOptions
     from compute.units import parse_time
-    from netmodel.cli.compute import _profile_line, _whole, resolve_profile
+    from netmodel.cli.compute import _profile_line, _whole, mtp_settings, resolve_profile
     from netmodel.cli.compute import dense_mlp_tp as dense_degree
     from netmodel.cli.main import NOTHING_FEASIBLE
     from netmodel.study.scenarios import get_scenario
@@ -91,7 +94,9 @@ def serve(scenario: str, model_name: str, workload: str, rate_text: str | None,
     r = run_serve(model_name, scen, wl, prefill_gpu=prefill_gpu, decode_gpu=decode_gpu,
                   slo=slo, options=RooflineOptions(profile=profile,
                                                    two_batch_overlap=two_batch_overlap,
-                                                   dense_mlp_tp=dense_degree(dense_mlp_tp)),
+                                                   dense_mlp_tp=dense_degree(dense_mlp_tp),
+                                                   **mtp_settings(mtp_tokens,
+                                                                  mtp_acceptance)),
                   dimensions="tp" if tp_only else "all",
                   max_batch=_whole("--max-batch", max_batch))
     click.echo(r.to_json() if as_json else r.table())

@@ -285,6 +285,9 @@ class ServingResult:
             tbo = "" if tbo is None else (
                 f" (two-batch overlap {'taken' if tbo['used'] else 'not taken'}: serial step "
                 f"{tbo['serial_latency_s'] * 1e3:.2f} ms)")
+            if r.mtp_tokens:   # MTP decode: the step and its expected tokens
+                tbo += (f" (MTP {r.mtp_tokens} draft, {r.mtp_expected:.3g} tokens a step: "
+                        f"TPOT {r.tpot * 1e3:.2f} ms)")
             lines.append(f"  {label:<8} {r.gpus} x {r.gpu} ({par}){wide}, batch {r.batch}{capped}, "
                          f"{r.latency_name.upper()} {r.latency * 1e3:.2f} ms{tbo}, "
                          f"{(self.prefill_rate if label == 'prefill' else self.decode_rate):.4g} "
@@ -442,8 +445,8 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     moved = as_comm(transfer) if transfer is not None else override
     pools = {s.label: s for s in (pre_s, dec_s)}
     xfer = _Transfer([coll_for(s) for s in pools.values()] if moved is None else [], moved)
-    if options.two_batch_overlap and pp is None:
-        pp = 1   # two-batch overlap is modelled on one pipeline stage: no PP searched
+    if (options.two_batch_overlap or options.mtp_tokens) and pp is None:
+        pp = 1   # two-batch overlap and MTP are modelled on one pipeline stage: no PP searched
     space = _space(model, dimensions, pp, ep, attention_dp)
     cap = instance_cap(coll_for(scen))   # e.g. an OCS with one port per GPU: 2
     most = fabric // 2 if cap is None else min(fabric // 2, cap)
@@ -462,6 +465,8 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         settings["two_batch_overlap"] = True
     if options.dense_mlp_tp is not None:   # likewise
         settings["dense_mlp_tp"] = options.dense_mlp_tp
+    if options.mtp_tokens:                 # likewise
+        settings.update(mtp_tokens=options.mtp_tokens, mtp_acceptance=options.mtp_acceptance)
     base = dict(model=model.name, scenario=scen.label, workload=wl, kv_bytes_per_request=kv,
                 ttft_limit_s=slo.ttft, tbt_limit_s=slo.tbt, fabric_gpus=fabric,
                 settings=settings)
@@ -539,7 +544,7 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     d_rate = None
     ratio = 0.0
     if dec is not None:
-        d_rate = dec.batch / dec.latency / decode_tokens
+        d_rate = dec.tokens_per_step / dec.latency / decode_tokens   # MTP: expected tokens
         sm_s += dec.gpus * dec_s.gpu_spec.sms / d_rate
         ratio = (dec.gpus / d_rate) / gpu_p
     rps = 1.0 / sm_s
@@ -553,7 +558,7 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         feasible=True, prefill=pre, decode=dec, **base,
         transfer_streams=int(streams[i, j]), transfer_s=float(t_x[i, j]),
         transfer_visible_s=float(visible[i, j]), ttft_s=float(ttft[i, j]),
-        tbt_s=None if dec is None else dec.latency, prefill_rate=p_rate, decode_rate=d_rate,
+        tbt_s=None if dec is None else dec.tpot, prefill_rate=p_rate, decode_rate=d_rate,
         decode_gpus_per_prefill_gpu=ratio, requests_per_s_per_sm=rps,
         tokens_per_s_per_sm=(wl.prompt + wl.output) * rps,
         output_tokens_per_s_per_sm=wl.output * rps, **extra)
