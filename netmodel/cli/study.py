@@ -11,7 +11,14 @@ from __future__ import annotations
 import click
 
 from netmodel.cli import run_record
-from netmodel.cli.main import max_batch_option, parallelism_option, profile_option, with_options
+from netmodel.cli.main import (
+    max_batch_option,
+    parallelism_option,
+    profile_option,
+    roofline_flag,
+    roofline_option,
+    with_options,
+)
 from netmodel.study.defaults import DEFAULT_MODELS, MOE_MODEL  # light: constants only
 
 __all__ = ["compare", "study", "sweep"]
@@ -40,16 +47,25 @@ def _phases(text: str, option: str = "--phase") -> list[str]:
     return [check_phase(p) for p in _names(option, text)]
 
 
-def _settings(ttft: str, tbt: str, overlap_collectives: bool, profile_ref=None):
+def _settings(ttft: str, tbt: str, overlap_collectives: bool, profile_ref=None, *,
+              two_batch_overlap: bool = False, dense_mlp_tp: str | None = None):
     from compute.phases import Slo
     from compute.roofline import RooflineOptions
     from compute.units import parse_time
+    from netmodel.cli.compute import dense_mlp_tp as dense_degree
     from netmodel.cli.compute import resolve_profile
 
     slo = Slo(ttft=parse_time(ttft, "--ttft", allow_zero=False),
               tbt=parse_time(tbt, "--tbt", allow_zero=False))
     return slo, RooflineOptions(overlap_collectives=overlap_collectives,
-                                profile=resolve_profile(profile_ref))
+                                profile=resolve_profile(profile_ref),
+                                two_batch_overlap=two_batch_overlap,
+                                dense_mlp_tp=dense_degree(dense_mlp_tp))
+
+
+#: The parallelism options compare and sweep cost as search does (the study does not
+#: take them: its crossovers, serving and reliability parts are not wired for them).
+_engine_options = [roofline_flag("two_batch_overlap"), roofline_option("dense_mlp_tp", "D")]
 
 
 def _instances(text: str | None) -> str | None:
@@ -281,12 +297,14 @@ def _show_scenario(ctx, _param, value):
               "netmodel/data/failures.toml; 0.1-1 s per row).")
 @_instances_option
 @parallelism_option
+@with_options(_engine_options)
 @max_batch_option()
 @with_options(_slo_options)
 @with_options(_dask_options)
 def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None, phase_text: str,
             out_dir: str | None, as_json: bool, reliability: bool, instances_text: str | None,
-            parallelism: str, max_batch: str, ttft: str, tbt: str, overlap_collectives: bool,
+            parallelism: str, two_batch_overlap: bool, dense_mlp_tp: str | None,
+            max_batch: str, ttft: str, tbt: str, overlap_collectives: bool,
             profile_ref: str | None, no_plot: bool, quiet: bool, workers: int | None,
             scheduler: str | None) -> None:
     """Best TP degree and batch of each model on each scenario's fabric, per phase:
@@ -302,7 +320,8 @@ def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None,
     phases = _phases(phase_text)
     instances = _instances(instances_text)
     batch_limit = _whole("--max-batch", max_batch)
-    slo, options = _settings(ttft, tbt, overlap_collectives, profile_ref)
+    slo, options = _settings(ttft, tbt, overlap_collectives, profile_ref,
+                             two_batch_overlap=two_batch_overlap, dense_mlp_tp=dense_mlp_tp)
     _check_out(out_dir)
     total = len(models) * len(phases) * len(scenarios) * (len(gpus) if gpus else 1)
     with _executor(workers, scheduler) as ex, _progress(total, "compare", quiet) as bar:
@@ -344,13 +363,14 @@ def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None,
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
 @_instances_option
 @parallelism_option
+@with_options(_engine_options)
 @max_batch_option()
 @with_options(_slo_options)
 @with_options(_dask_options)
 def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points: str,
           models_text: str, phase_text: str, gpus_text: str | None, out_dir: str | None,
-          as_json: bool, instances_text: str | None, parallelism: str, max_batch: str,
-          ttft: str, tbt: str, overlap_collectives: bool, profile_ref: str | None,
+          as_json: bool, instances_text: str | None, parallelism: str,
+          two_batch_overlap: bool, dense_mlp_tp: str | None, max_batch: str, ttft: str, tbt: str, overlap_collectives: bool, profile_ref: str | None,
           no_plot: bool, quiet: bool, workers: int | None, scheduler: str | None) -> None:
     """Tokens/s/SM of scenarios as one or two fabric parameters vary (link bandwidth,
     per-hop latency, OCS ports, ...), marking where one fabric overtakes another."""
@@ -377,7 +397,8 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
     phases = _phases(phase_text)
     instances = _instances(instances_text)
     batch_limit = _whole("--max-batch", max_batch)
-    slo, options = _settings(ttft, tbt, overlap_collectives, profile_ref)
+    slo, options = _settings(ttft, tbt, overlap_collectives, profile_ref,
+                             two_batch_overlap=two_batch_overlap, dense_mlp_tp=dense_mlp_tp)
     _check_out(out_dir)
     total = len(scens) * len(params[0].values) * (len(params[1].values) if len(params) > 1
                                                   else 1)

@@ -157,11 +157,28 @@ class CompareResult(RowsResult):
         capped = self.batch_limit_line()
         if capped:
             lines.append(capped)
+        lines += two_batch_lines(self.searches)
         bad = [f"  {r.model} x {r.label} x {r.phase}: {r.reason}" for r in self.rows
                if not r.feasible]
         if bad:
             lines += ["infeasible:"] + bad
         return "\n".join(lines)
+
+
+def two_batch_lines(searches: Iterable[FabricSearch]) -> list[str]:
+    """With two-batch overlap allowed: which rows' best steps run as two micro-batches
+    (their latency the overlapped step's, ``network_s`` the collectives it leaves
+    exposed) and which stay serial; none without the option."""
+    said = {}
+    for f in searches:
+        b = f.best
+        if b is not None and b.two_batch_hidden is not None:
+            said.setdefault(b.two_batch_hidden > 0, []).append(
+                f"{f.scenario.label} {b.model} {b.phase}" + (
+                    f" ({b.two_batch_hidden * 1e3:.4g} ms hidden)" if b.two_batch_hidden > 0
+                    else ""))
+    return [f"two-batch overlap {'taken' if used else 'not taken (the serial step is faster)'}"
+            f": {', '.join(rows)}" for used, rows in sorted(said.items(), reverse=True)]
 
 
 def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | Scenario],
@@ -198,8 +215,8 @@ def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | S
     from netmodel.study.distributed import executor_for
     from netmodel.study.fabric_search import (
         ScenarioCollectives,
+        check_fabric_options,
         network_key,
-        refuse_unwired_options,
         scenario_calibration,
     )
 
@@ -214,7 +231,7 @@ def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | S
         scens = [s.with_instances(instances) for s in scens]
     if not (models and phases):
         raise UserError("the comparison needs at least one model and one phase")
-    refuse_unwired_options(options, "compare")
+    check_fabric_options(models, options, parallelism)
     options = options or RooflineOptions()
     slo = slo or Slo()
     shared = _CompareSettings(options, slo, prompt, context, max_batch, parallelism,
@@ -302,7 +319,8 @@ def _compare_cell(cell: _CompareCell) -> list[tuple]:
         r = fabric_search(model, s, workload, options=st.options, slo=st.slo,
                           max_batch=st.max_batch, collectives=coll,
                           parallelism=st.parallelism)
-        dims = parallel_dimensions(model, st.parallelism, coll.gpus)
+        dims = parallel_dimensions(model, st.parallelism, coll.gpus,
+                                   two_batch_overlap=st.options.two_batch_overlap)
         key = (model.name, s.gpu_spec, phase, repr(dims))
         if key not in ideal_cache:
             ideal_cache[key] = replace(search(

@@ -63,8 +63,8 @@ if TYPE_CHECKING:
     from netmodel.collectives.model import FabricCostModel
     from netmodel.study.scenarios import Adjust
 
-__all__ = ["FabricSearch", "ScenarioCollectives", "adjusted", "build_fabric", "fabric_search",
-           "instance_graph", "scenario_calibration"]
+__all__ = ["FabricSearch", "ScenarioCollectives", "adjusted", "build_fabric",
+           "check_fabric_options", "fabric_search", "instance_graph", "scenario_calibration"]
 
 
 #: Built fabrics by (spec string, GPU type): a fabric is built once per process.
@@ -209,9 +209,7 @@ def parallel_dimensions(model: ModelSpec, parallelism: str, gpus: int, *,
         raise UserError(f"parallelism {describe(parallelism)} is unknown; known: "
                         f"{known(PARALLELISM)}")
     if parallelism == "all" and two_batch_overlap:
-        raise UserError("parallelism 'all' searches pipeline stages, which two-batch overlap "
-                        "does not model (one stage); give parallelism 'auto' or 'tp' with "
-                        "options.two_batch_overlap")
+        raise UserError(_ALL_REFUSED)
     if parallelism == "tp" or (parallelism == "auto" and not model.is_moe):
         return {}
     pp = (1,) if parallelism == "auto" else search_pp(model, gpus)
@@ -220,23 +218,60 @@ def parallel_dimensions(model: ModelSpec, parallelism: str, gpus: int, *,
 
 
 def refuse_unwired_options(options: RooflineOptions | None, caller: str) -> None:
-    """Refuse ``options.two_batch_overlap`` where it is not wired (``compare``, ``sweep``,
-    the study): their rows, cached searches, ideal and concurrent costings and figures do
-    not carry it, so a row would mix overlapped and serial steps. ``options.dense_mlp_tp``
-    likewise (the rows do not say it, and the concurrent costing's evaluate_many refuses it).
+    """Refuse ``options.two_batch_overlap`` and ``options.dense_mlp_tp`` where they are not
+    wired (the study: its crossovers, serving, reliability and paper parts and its figures
+    are not checked with them; compare and sweep take both, :func:`check_fabric_options`).
 
     >>> from compute.roofline import RooflineOptions
-    >>> refuse_unwired_options(RooflineOptions(two_batch_overlap=True), "compare")
+    >>> refuse_unwired_options(RooflineOptions(two_batch_overlap=True), "the study")
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: options.two_batch_overlap is not modelled by compare; give it to search, evaluate or serve
+    compute.errors.UserError: options.two_batch_overlap is not modelled by the study; give it to compare, sweep, search, evaluate or serve
     """
-    if options is not None and options.two_batch_overlap:
-        raise UserError(f"options.two_batch_overlap is not modelled by {caller}; give it to "
-                        f"search, evaluate or serve")
-    if options is not None and options.dense_mlp_tp is not None:   # likewise not wired
-        raise UserError(f"options.dense_mlp_tp is not modelled by {caller}; give it to "
-                        f"search, evaluate or serve")
+    for name in ("two_batch_overlap", "dense_mlp_tp"):
+        value = getattr(options, name, None) if options is not None else None
+        if value not in (None, False):
+            raise UserError(f"options.{name} is not modelled by {caller}; give it to "
+                            f"compare, sweep, search, evaluate or serve")
+
+
+def check_fabric_options(models: Sequence[ModelSpec], options: RooflineOptions | None,
+                         parallelism: str) -> None:
+    """Refuse, before any search, what :func:`fabric_search` would refuse of the options
+    at every model, phase and scenario of a comparison or sweep (a sweep would otherwise
+    report each point as refused by its fabric): two-batch overlap with ``parallelism``
+    ``"all"`` (pipeline stages; the overlap is modelled on one stage), and a dense MLP TP
+    degree for a model without dense layers among MoE ones or with ``parallelism``
+    ``"tp"`` (no attention DP to run beside). ``fabric_search`` costs both options as
+    ``search`` does with the scenario's collectives.
+
+    >>> from compute.models import get_model
+    >>> from compute.roofline import RooflineOptions
+    >>> check_fabric_options([get_model("DeepSeek-V3")], RooflineOptions(dense_mlp_tp=1), "tp")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: dense MLP TP 1 runs beside attention DP, which parallelism 'tp' does not search; give parallelism 'auto' or 'all'
+    """
+    if options is None:
+        return
+    if options.two_batch_overlap and parallelism == "all":
+        raise UserError(_ALL_REFUSED)
+    if options.dense_mlp_tp is None:
+        return
+    if parallelism == "tp":
+        raise UserError(f"dense MLP TP {options.dense_mlp_tp} runs beside attention DP, which "
+                        f"parallelism 'tp' does not search; give parallelism 'auto' or 'all'")
+    from compute.parallel import Parallelism, dense_data_parallel, layout
+
+    for m in models:   # the model's own refusal (no dense layers among MoE ones)
+        c = [Parallelism(1, attention_dp=1)]
+        if not (m.is_moe and m.dense_layers):
+            dense_data_parallel(m, c, layout(m, c), options.dense_mlp_tp)
+
+
+_ALL_REFUSED = ("parallelism 'all' searches pipeline stages, which two-batch overlap does not "
+                "model (one stage); give parallelism 'auto' or 'tp' with "
+                "options.two_batch_overlap")
 
 
 #: Compiled collective costs by network (:func:`network_key`): a comparison of five Lite

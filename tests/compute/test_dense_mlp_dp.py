@@ -223,15 +223,11 @@ def test_with_two_batch_overlap_grid_equals_the_scalar_schedule():
     assert step_segments(_run(batch=16), "DeepSeek-V3")[1][1] == st["dp_gather"].time
 
 
-def test_compare_sweep_and_study_refuse_it_not_wired():
-    # their rows and figures do not carry the option (and compare's concurrent costing
-    # runs evaluate_many): refused, as two-batch overlap is, rather than half applied
+def test_the_study_refuses_it_not_wired():
+    # its crossovers, serving and reliability parts are not checked with it: refused, as
+    # two-batch overlap is, rather than half applied (compare and sweep take it:
+    # tests/netmodel/test_fabric_options_compare.py)
     import netmodel
 
-    with pytest.raises(UserError, match="dense_mlp_tp is not modelled by compare"):
-        netmodel.compare(["DeepSeek-V3"], ["h100-dgx"], phases=["decode"], options=DP)
-    with pytest.raises(UserError, match="dense_mlp_tp is not modelled by sweep"):
-        netmodel.sweep(["h100-dgx"], ["fabric.domains=2:4"], ["DeepSeek-V3"], ["decode"],
-                       points=2, options=DP)
     with pytest.raises(UserError, match="dense_mlp_tp is not modelled by the study"):
         netmodel.run_study(["DeepSeek-V3"], ["H100-SXM"], ["decode"], options=DP)
