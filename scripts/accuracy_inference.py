@@ -472,11 +472,19 @@ MULTINODE = ROOT / "tests" / "netmodel" / "data" / "published_serving_multinode.
 def multinode_prediction(row: dict, two_batch: bool = False, dense_dp: bool = False) -> float:
     """Tokens/s a server the roofline gives ``row`` (its header's conversion): the instance
     costed as ``netmodel infer --tp N --ep N --attention-dp N --fabric SPEC`` costs it,
-    input tokens a prefill step or ``emitted`` tokens a sequence a decode step, over the
+    input tokens a prefill step or the tokens a sequence emits a decode step, over the
     instance's servers; ``two_batch``: the step run as two micro-batches, each one's
     collectives behind the other's compute (``--two-batch-overlap``,
     :mod:`compute.two_batch`); ``dense_dp``: the dense MLP layers data-parallel
-    (``--dense-mlp-tp 1``, SGLang's ``--moe-dense-tp-size 1``)."""
+    (``--dense-mlp-tp 1``, SGLang's ``--moe-dense-tp-size 1``).
+
+    A decode row whose source may run the model's MTP module (``emitted`` 2: at most 2
+    tokens a step) is costed both ways and the higher taken (whether MTP ran is not
+    said): one token a step, and ``--mtp-tokens emitted - 1`` at the published acceptance
+    (:data:`compute.mtp.DEFAULT_ACCEPTANCE`: the verification pass, the module's passes,
+    ``1 + a`` expected tokens). MTP with two-batch overlap is not modelled: there the
+    bare bound stays, ``emitted`` tokens a step over the step without MTP (every draft
+    accepted, the module free; :func:`mtp_costed` says which a row's figure is)."""
     from compute.evaluate_one import evaluate
     from compute.roofline import RooflineOptions
     from compute.two_batch import evaluate_two_batch
@@ -492,15 +500,31 @@ def multinode_prediction(row: dict, two_batch: bool = False, dense_dp: bool = Fa
         tokens = b * int(row["prompt"])
     else:
         kw["context"] = int(row["context"])
-        tokens = b * int(row["emitted"])
+        tokens = b * (1 if mtp_costed(row, two_batch) else int(row["emitted"]))
     run = evaluate_two_batch if two_batch else evaluate
     r = run(published_model(row), row["gpu"], n, b, row["phase"], **kw)
-    return tokens / r.latency / (n / int(row["gpus_per_node"]))
+    per = n / int(row["gpus_per_node"])
+    best = tokens / r.latency / per
+    if mtp_costed(row, two_batch):   # or with MTP, the module's passes costed
+        mtp = RooflineOptions(dense_mlp_tp=1 if dense_dp else None,
+                              mtp_tokens=int(row["emitted"]) - 1)
+        m = evaluate(published_model(row), row["gpu"], n, b, "decode",
+                     **{**kw, "options": mtp})
+        best = max(best, m.tokens_per_step / m.latency / per)
+    return best
+
+
+def mtp_costed(row: dict, two_batch: bool = False) -> bool:
+    """Whether :func:`multinode_prediction` costs ``row``'s drafts through the MTP option
+    (a decode row emitting up to 2 or more tokens a step, without two-batch overlap)."""
+    return row["phase"] == "decode" and int(row["emitted"]) > 1 and not two_batch
 
 
 def multinode(markdown: bool) -> list[str]:
     """Every multi-server row: measured and roofline tokens/s a server and the margin
     (roofline / measured: >= 1 where the bound holds); excluded rows with their reason."""
+    from compute.mtp import ACCEPTANCE_SOURCE, DEFAULT_ACCEPTANCE
+
     with open(MULTINODE) as fh:
         rows = list(csv.DictReader(line for line in fh if not line.startswith("#")))
     head = ["row", "system", "engine", "what", "measured tok/s", "roofline", "per", "margin",
@@ -518,7 +542,8 @@ def multinode(markdown: bool) -> list[str]:
         n = int(r["gpus"])
         what = (f"prefill {int(r['batch']) // n}x{r['prompt']} tok/GPU" if r["phase"] == "prefill"
                 else f"decode b{int(r['batch']) // n}/GPU ctx {r['context']}"
-                + (f", <= {r['emitted']} tok/step" if r["emitted"] != "1" else ""))
+                + (f", MTP {int(r['emitted']) - 1} at {DEFAULT_ACCEPTANCE:.2f} or none "
+                   f"(TBO: <= {r['emitted']} tok/step)" if mtp_costed(r) else ""))
         table_rows.append([r["id"], f"{r['gpu_measured']}, EP {r['ep']} x DP-attn "
                            f"{r['attention_dp']}, --fabric {r['fabric']}", r["engine"], what,
                            f"{float(r['measured']):,.0f}", f"{roof:,.0f}",
@@ -546,6 +571,15 @@ def multinode(markdown: bool) -> list[str]:
                f"({min(both, key=lambda p: p[0])[1]['id']}) to "
                f"{max(both, key=lambda p: p[0])[0]:.2f}x "
                f"({max(both, key=lambda p: p[0])[1]['id']})."]
+    drafted = [r["id"] for r in rows if r["status"] == "used" and mtp_costed(r)]
+    if drafted:
+        summary.append(
+            f"Rows whose source may run DeepSeek-V3's MTP module ({', '.join(drafted)}): "
+            f"the roofline and dense-DP columns take the higher of one token a step and "
+            f"--mtp-tokens 1 at acceptance {DEFAULT_ACCEPTANCE:.2f} ({ACCEPTANCE_SOURCE}; the "
+            f"top of the range: a bound), the verification pass and the module's pass "
+            f"costed; MTP with two-batch overlap is not modelled, so the TBO columns keep "
+            f"the bare bound of every draft accepted and the module free.")
     summary += [f"Left out: {r['id']} ({float(r['measured']):,.0f} tok/s), {r['note']}."
                 for r in rows if r["status"] != "used"]
     return out + ([f"- {s}" for s in summary] if markdown else summary)

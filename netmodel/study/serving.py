@@ -192,7 +192,8 @@ def _config(r) -> dict | None:
     return {"tp": r.tp, "pp": r.pp, "ep": r.ep, "attention_dp": r.attention_dp,
             "gpus": r.gpus, "gpu": r.gpu, "batch": r.batch, "latency_s": r.latency,
             "latency_name": r.latency_name, **({} if tbo is None else {"two_batch_overlap": tbo}),
-            **({} if r.dense_mlp_tp is None else {"dense_mlp_tp": r.dense_mlp_tp})}
+            **({} if r.dense_mlp_tp is None else {"dense_mlp_tp": r.dense_mlp_tp}),
+            **({} if not r.mtp_tokens else {"mtp": r.to_dict()["mtp"]})}
 
 
 def _num(x):
