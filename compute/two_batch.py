@@ -114,10 +114,30 @@ class TwoBatchResult:
         step."""
         return self.serial.tokens_per_step / self.latency
 
+    @property
+    def taken(self) -> InferenceResult:
+        """The serial result as a search with two-batch overlap allowed gives it: the lesser
+        of the two steps as ``latency`` and what the overlap hid as ``two_batch_hidden``
+        (0 where the serial step is the faster), by the grid's arithmetic
+        (:func:`compute.roofline.evaluate_grid`: ``serial - overlapped`` where it is
+        faster)."""
+        faster = self.latency < self.serial.latency
+        return replace(self.serial,
+                       latency=self.latency if faster else self.serial.latency,
+                       two_batch_hidden=self.serial.latency - self.latency if faster else 0.0)
+
     def to_dict(self) -> dict:
-        """JSON-ready (``two_batch_overlap`` in ``netmodel infer --json``)."""
-        return {"latency_s": self.latency, "serial_latency_s": self.serial.latency,
-                "micro_batches": [h.batch for h in self.halves],
+        """JSON-ready: ``{used, serial_latency_s, hidden_s}``, the shape of every
+        ``two_batch_overlap`` entry (``infer``'s, ``search``'s ``best``, ``serve``'s pools),
+        made by one helper (:meth:`~compute.results.InferenceResult.two_batch_summary` of
+        :attr:`taken`)."""
+        return self.taken.two_batch_summary()
+
+    def schedule_dict(self) -> dict:
+        """JSON-ready: the overlapped step's schedule (``two_batch_schedule`` in ``netmodel
+        infer --json``): its seconds, the two micro-batches' sequences, each stream's busy
+        seconds, the seconds neither hides and its tokens a second."""
+        return {"latency_s": self.latency, "micro_batches": [h.batch for h in self.halves],
                 "compute_stream_s": self.compute, "network_stream_s": self.network,
                 "fill_s": self.fill, "tokens_per_s": self.tokens_per_s}
 

@@ -534,6 +534,11 @@ def _stage_table(result) -> list[str]:
     return lines
 
 
+#: The time split's keys in words, where the key is not one (``time_split_s`` keeps the keys).
+_SPLIT_WORDS = {"two_batch_hidden": "hidden by two-batch overlap",
+                "mtp_draft": "MTP draft passes"}
+
+
 def _summary(r) -> list[str]:
     from compute.units import format_time
 
@@ -558,7 +563,8 @@ def _summary(r) -> list[str]:
         f"memory per GPU: weights {m.weights / 1e9:.2f} + KV cache {m.kv_cache / 1e9:.2f} + "
         f"activations {m.activations / 1e9:.2f} = {m.total / 1e9:.2f} GB of "
         f"{m.usable / 1e9:.2f} GB usable ({'fits' if m.fits else 'does NOT fit'})",
-        "time split: " + ", ".join(f"{k} {v / r.latency:.1%}" for k, v in split.items()),
+        "time split: " + ", ".join(f"{_SPLIT_WORDS.get(k, k.replace('_', ' '))} "
+                                   f"{v / r.latency:.1%}" for k, v in split.items()),
     ] + ([] if not getattr(r, "mtp_tokens", 0) else [
         f"MTP: {r.mtp_tokens} draft token(s) a step, {r.mtp_expected:.4g} expected tokens a "
         f"sequence; the MTP module's passes {format_time(r.mtp_time)} of the step (the "
@@ -616,7 +622,9 @@ def infer(tp_text: str, batch_text: str, pp_text: str, ep_text: str, adp_text: s
     else:
         r = evaluate(model, gpu, tp, batch, workload, **args)
     if as_json:
-        extra_json = {"two_batch_overlap": tbo.to_dict()} if tbo is not None else {}
+        # the entry search's best and serve's pools carry too, and the overlapped schedule
+        extra_json = {"two_batch_overlap": tbo.to_dict(),
+                      "two_batch_schedule": tbo.schedule_dict()} if tbo is not None else {}
         click.echo(json.dumps({**r.to_dict(), "collectives": desc, **extra_json}, indent=2))
     elif as_csv:
         click.echo(r.to_csv(), nl=False)

@@ -30,15 +30,46 @@ def test_infer_adds_the_overlapped_step_and_keeps_the_serial_one():
     assert [x for x in r.output.splitlines() if x != line] == plain.output.splitlines()
     doc = json.loads(_run(*ARGS, "--two-batch-overlap", "--json").output)
     base = json.loads(_run(*ARGS, "--json").output)
-    tbo = doc.pop("two_batch_overlap")
+    tbo, sched = doc.pop("two_batch_overlap"), doc.pop("two_batch_schedule")
     assert doc == base
     want = evaluate_two_batch("DeepSeek-V3", "H100-SXM", 32, 128, "prefill", ep=32,
                               attention_dp=32, prompt=4096)
-    assert tbo["latency_s"] == pytest.approx(want.latency, rel=1e-12)
-    assert tbo["serial_latency_s"] == base["latency_s"]
-    assert tbo["micro_batches"] == [64, 64]
-    assert tbo["fill_s"] == pytest.approx(
-        tbo["latency_s"] - max(tbo["compute_stream_s"], tbo["network_stream_s"]), abs=1e-15)
+    assert sched["latency_s"] == pytest.approx(want.latency, rel=1e-12)
+    assert tbo["serial_latency_s"] == pytest.approx(base["latency_s"], rel=1e-15)
+    assert tbo["used"] and tbo["hidden_s"] == pytest.approx(
+        base["latency_s"] - sched["latency_s"], rel=1e-12)
+    assert sched["micro_batches"] == [64, 64]
+    assert sched["fill_s"] == pytest.approx(
+        sched["latency_s"] - max(sched["compute_stream_s"], sched["network_stream_s"]),
+        abs=1e-15)
+
+
+def test_infer_and_search_say_the_overlap_in_one_shape():
+    # infer's entry was {latency_s, serial_latency_s, micro_batches, compute_stream_s,
+    # network_stream_s, fill_s, tokens_per_s}, search's best's {used, serial_latency_s,
+    # hidden_s}: now one shape (InferenceResult.two_batch_summary), equal at one configuration
+    cfg = ("--model", "DeepSeek-V3", "--gpu", "H100-SXM", "--tp", 32, "--ep", 32,
+           "--attention-dp", 32, "--phase", "prefill", "--prompt", 4096, "--two-batch-overlap")
+    best = json.loads(_run("search", *cfg, "--max-batch", 64, "--json").output)["best"]
+    doc = json.loads(_run("infer", *cfg, "--batch", best["batch"], "--json").output)
+    found, said = best["two_batch_overlap"], doc["two_batch_overlap"]
+    assert list(said) == list(found) == ["used", "serial_latency_s", "hidden_s"]
+    assert said["used"] is found["used"] is True
+    for k in ("serial_latency_s", "hidden_s"):
+        assert said[k] == pytest.approx(found[k], rel=1e-12)
+    # the step the search took is the serial one less what the overlap hid, as infer says
+    assert best["latency_s"] == pytest.approx(doc["two_batch_schedule"]["latency_s"],
+                                              rel=1e-12)
+
+
+def test_search_text_says_the_hidden_share_in_words():
+    # its time split printed the raw key: '..., network 71.6%, two_batch_hidden -63.6%'
+    r = _run("search", "--model", "DeepSeek-V3", "--scenario", "h100-dgx", "--phase",
+             "prefill", "--ep", "all", "--attention-dp", "all", "--two-batch-overlap")
+    assert r.exit_code == 0, r.output
+    line = next(x for x in r.output.splitlines() if "time split: " in x)
+    assert "two_batch_hidden" not in r.output
+    assert ", hidden by two-batch overlap -" in line
 
 
 @pytest.mark.parametrize("extra,says", [
