@@ -91,7 +91,7 @@ class BestRow:
     vs_baseline: float | None = None   #: tokens/s/SM over the baseline's (same model, phase)
     compute_s: float | None = None   #: step time charged to compute-bound stages (s)
     memory_s: float | None = None    #: ... to memory-bound stages (s)
-    network_s: float | None = None   #: ... to collectives (s)
+    network_s: float | None = None   #: ... to collectives (s; with two-batch overlap, those it leaves exposed)
     network_share: float | None = None  #: ``network_s / latency_s``
     overhead_s: float | None = None   #: calibrated mode only: the profile's fixed overheads
     reason: str = ""                #: why nothing is feasible (empty when feasible)
