@@ -6,10 +6,14 @@ value and says what is allowed. The command line prints that message as one line
 and exits with status 2; it never shows a traceback for a ``UserError``.
 
 A message is always one line: newlines and other control characters in it (a file name or a
-GPU name that holds one, a value quoted from a hostile file) are written as escapes.
+GPU name that holds one, a value quoted from a hostile file) are written as escapes; and it
+stays short: a word of more than :data:`MAX_WORD` characters (a value of thousands of
+characters or digits quoted in it) is cut to its first 40 and last 17 (:func:`cut_long`).
 
 >>> str(UserError("unknown GPU 'a\\nb'"))
 "unknown GPU 'a\\\\nb'"
+>>> str(UserError(f"unknown model {'x' * 5000!r}; known: 'a', 'b'"))
+"unknown model 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...xxxxxxxxxxxxxxx'; known: 'a', 'b'"
 
 It lives in ``compute`` because ``compute`` is the package every other one may import;
 ``netmodel.errors`` and ``topologies`` re-export it.
@@ -17,9 +21,16 @@ It lives in ``compute`` because ``compute`` is the package every other one may i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
-__all__ = ["NothingFeasible", "UserError", "known", "one_line"]
+__all__ = ["MAX_WORD", "NothingFeasible", "UserError", "cut_long", "known", "one_line"]
+
+#: Longest word (a run of characters without a space) an error message shows whole: a path
+#: of a deep folder fits; a value of thousands of characters or digits quoted in the message
+#: is cut to 60 (:func:`cut_long`).
+MAX_WORD = 100
+_LONG_WORD = re.compile(rf"\S{{{MAX_WORD + 1},}}")
 
 # C0 and C1 control characters, DEL, and the Unicode line and paragraph separators.
 _ESCAPES = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7f, 0xa0))}
@@ -36,12 +47,22 @@ def one_line(text: object) -> str:
     return str(text).translate(_ESCAPES)
 
 
+def cut_long(text: str) -> str:
+    """``text`` with each word longer than :data:`MAX_WORD` characters cut to 60: its first
+    40, ``...``, its last 17 (the closing quote and the end of a path stay).
+
+    >>> cut_long("--gpus '" + "9" * 5000 + "' must be a whole number")
+    "--gpus '999999999999999999999999999999999999999...9999999999999999' must be a whole number"
+    """
+    return _LONG_WORD.sub(lambda m: m.group()[:40] + "..." + m.group()[-17:], text)
+
+
 class UserError(ValueError):
     """A mistake in what the user asked for; the message is shown to them as is (on one
-    line: control characters in it are escaped)."""
+    line: control characters in it are escaped; a word of thousands of characters cut)."""
 
     def __init__(self, message: object = "", *args):
-        super().__init__(one_line(message), *args)
+        super().__init__(cut_long(one_line(message)), *args)
 
 
 class NothingFeasible(UserError):

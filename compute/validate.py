@@ -151,11 +151,35 @@ def flag(where: str, key: str, value: object) -> bool:
     return value
 
 
+def _utf8(value: str) -> bool:
+    """Whether ``value`` can be written as UTF-8 (no lone surrogate: a command-line argument
+    of bytes that are not UTF-8 arrives as one, and fails every file and figure it reaches)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _check_utf8(where: str, key: str, value: str) -> None:
+    if not _utf8(value):
+        raise UserError(f"{_prefix(where)}{key} {describe(value)} holds a byte that is not "
+                        "UTF-8; give UTF-8 text")
+
+
 def string(where: str, key: str, value: object, *, max_length: int = 10_000) -> str:
-    """``value`` if it is a string of at most ``max_length`` characters."""
+    """``value`` if it is a string of at most ``max_length`` characters that UTF-8 can
+    write (:func:`_utf8`).
+
+    >>> string("calibrate", "--engine", b"vLLM\\xff".decode(errors="surrogateescape"))
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: calibrate: --engine 'vLLM\\udcff' holds a byte that is not UTF-8; give UTF-8 text
+    """
     if not isinstance(value, str) or len(value) > max_length:
         raise UserError(f"{_prefix(where)}{key} must be text of at most {max_length:,} "
                         f"characters, got {describe(value)}")
+    _check_utf8(where, key, value)
     return value
 
 
@@ -174,6 +198,7 @@ def name(where: str, what: str, value: object) -> str:
     if not ok:
         raise UserError(f"{_prefix(where)}{what} name {describe(value)} must be non-empty text "
                         f"of at most {MAX_NAME_LENGTH} characters without control characters")
+    _check_utf8(where, f"{what} name", value)
     return value
 
 

@@ -41,8 +41,12 @@ def jobs() -> int:
     """
     text = os.environ.get("NETMODEL_JOBS", "").strip()
     if text:
-        if not text.isdigit() or int(text) < 1:
-            raise UserError(f"NETMODEL_JOBS={text!r} must be a whole number >= 1")
+        from compute.validate import describe
+
+        # isdecimal, not isdigit: int() refuses '²'; a whole number of 5,000 digits too
+        if not text.isdecimal() or len(text) > 6 or int(text) < 1:
+            raise UserError(f"NETMODEL_JOBS={describe(text)} must be a whole number from 1 "
+                            "to 999,999")
         return int(text)
     try:
         cpus = len(os.sched_getaffinity(0))

@@ -469,6 +469,11 @@ def figure(graph: nx.Graph, *, title: str | None = None) -> Figure:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
+    from compute import validate as checks
+
+    if title is not None:   # a lone surrogate (a non-UTF-8 byte of argv) fails in FreeType
+        checks.string("figure", "title", title)
+
     part, note = representative(graph)
     pos, how = layout(part)
     planes = sorted((n for n, k in part.nodes(data="kind") if k == "ocs"), key=node_order)

@@ -108,7 +108,7 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
     # a GPU file's GPUs by name (the catalog's stay names)
     specs = {g: resolve_gpu(g, gpu_file) for g in gpus} if gpu_file else None
     result = fit_profile(ms, fit=fit, base=base, comm_for=comm_for, gpus=specs,
-                         name=name or Path(out).stem, engine=engine, system=system,
+                         name=Path(out).stem if name is None else name, engine=engine, system=system,
                          gpu=", ".join(gpus), collectives=collectives)
     atomic_write(out, result.profile.to_toml().encode(), "profile file")
     if as_json:

@@ -127,12 +127,15 @@ def _model(fabric, placement, algorithm, algorithms, seed, max_transfers, plot=F
 
 def _parse_group(text):
     from compute.errors import UserError
+    from compute.validate import MAX_WHOLE, describe
 
     text = text.strip()
-    if text.isdigit():
-        return int(text)
-    if text.lstrip("+-").isdigit():
-        raise UserError(f"--group {text!r} must be a size >= 1 or GPU nodes (gpu0,gpu1)")
+    # isdecimal, not isdigit: int() refuses '²', which isdigit takes
+    if text.lstrip("+-").isdecimal():
+        if text.isdecimal() and len(text) <= 10 and 1 <= int(text) <= MAX_WHOLE:
+            return int(text)
+        raise UserError(f"--group {describe(text)} must be a size >= 1 (at most "
+                        f"{MAX_WHOLE:,}) or GPU nodes (gpu0,gpu1)")
     return _items(text, "--group", "a size (8) or GPU nodes (gpu0,gpu1)")
 
 

@@ -176,6 +176,11 @@ class UserFacingError(click.ClickException):
 
     exit_code = 2
 
+    def __init__(self, message: str) -> None:
+        from compute.errors import cut_long, one_line
+
+        super().__init__(cut_long(one_line(message)))
+
     def show(self, file: IO[Any] | None = None) -> None:
         click.echo(f"error: {self.format_message()}", err=True, file=file)
 
@@ -213,7 +218,7 @@ class LazyGroup(click.Group):
         if name not in _COMMANDS or not _available(_COMMANDS[name][0]):
             return None
         mod, attr, _ = _COMMANDS[name]
-        return getattr(importlib.import_module(mod), attr)
+        return _refuse_empty_paths(getattr(importlib.import_module(mod), attr))
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(n, _COMMANDS[n][2] if n in _COMMANDS else self.commands[n].get_short_help_str())
@@ -221,6 +226,47 @@ class LazyGroup(click.Group):
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
+
+
+class InputPath(click.Path):
+    """A file (or folder) to read, as :class:`click.Path` takes it, but an empty path is no
+    longer 'not given' (``--model-file ''`` ran the catalog's model) and a name over the
+    file system's limits is one line (``--hf-config`` of 5,000 characters raised OSError)."""
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        import errno
+        import os
+
+        from compute.validate import describe
+
+        if isinstance(value, str) and not value.strip():
+            self.fail(f"{describe(value)} is an empty path; give a file name", param, ctx)
+        try:
+            os.stat(value)
+        except OSError as exc:
+            if exc.errno == errno.ENAMETOOLONG:
+                self.fail(f"{describe(value)}: file name too long (at most 255 bytes a name "
+                          "and 4,096 a path on most file systems)", param, ctx)
+        except (TypeError, ValueError):   # a NUL byte: the reader says so
+            pass
+        return super().convert(value, param, ctx)
+
+
+def _refuse_empty_paths(command: click.Command) -> click.Command:
+    """``command`` (and a group's subcommands) with each option reading a file typed
+    :class:`InputPath` (the options are declared as plain :class:`click.Path` in each
+    command's module)."""
+    for p in command.params:
+        t = p.type
+        if type(t) is click.Path and t.file_okay:
+            p.type = InputPath(exists=t.exists, file_okay=t.file_okay, dir_okay=t.dir_okay,
+                               writable=t.writable, readable=t.readable,
+                               resolve_path=t.resolve_path, allow_dash=t.allow_dash,
+                               path_type=t.type, executable=t.executable)
+    for sub in getattr(command, "commands", {}).values():
+        _refuse_empty_paths(sub)
+    return command
 
 
 def _one_line_usage(exc: click.UsageError) -> click.ClickException:

@@ -1,0 +1,178 @@
+"""Hostile round 13: every option of every command fed hostile values (an in-process
+driver over the click group), and the API's flags. Each class below failed on the code
+before it: a traceback, exit 1, a line of thousands of characters, or a bad value taken."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from compute import validate
+from compute.errors import UserError
+from netmodel.cli.main import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+#: a command-line argument of the byte 0xff (not UTF-8), as Python hands it over
+NOT_UTF8 = b"\xff".decode(errors="surrogateescape")
+
+
+def _run(args, cwd, env=None):
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return CliRunner().invoke(cli, [str(a) for a in args], prog_name="netmodel", env=env)
+    finally:
+        os.chdir(old)
+
+
+def _one_line_error(r, *needles):
+    assert r.exit_code == 2, (r.exit_code, r.output, r.exception)
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), r.output
+    for n in needles:
+        assert n in lines[0], (n, lines[0])
+    return lines[0]
+
+
+# -- a value of thousands of characters is cut in the one line ---------------------------
+
+LONG = "x" * 5000
+DIGITS = "1" + "0" * 5000
+
+
+@pytest.mark.parametrize("value", [LONG, DIGITS])
+@pytest.mark.parametrize("args", [
+    ["yield", "--area", "814", "--sms"],                                  # UserError
+    ["blast-radius", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "--rate"],
+    ["topology", "show"],                                                 # unknown fabric
+    ["compare", "--models", "Llama-3-8B", "--parallelism"],               # click's Choice
+    ["costs", "--fabric", "single-switch:n=8", "--seed"],                 # click's int
+])
+def test_a_long_value_is_cut_in_the_error_line(tmp_path, args, value):
+    # the whole value was echoed: lines of 5,050 to 5,330 characters
+    line = _one_line_error(_run(args + [value], tmp_path))
+    assert len(line) < 700, len(line)
+    assert value[:39] + "..." in line          # its start, then where it was cut
+    assert value[:61] not in line
+
+
+def test_cut_long_keeps_short_words_and_cuts_long_ones_to_60():
+    from compute.errors import cut_long
+
+    assert cut_long("unknown model 'Llama'; known: 'a', 'b'") == \
+        "unknown model 'Llama'; known: 'a', 'b'"
+    word = "'" + "7" * 300 + "'"
+    cut = cut_long(f"--x {word} must be")
+    assert cut == "--x '" + "7" * 39 + "..." + "7" * 16 + "' must be"
+    assert len(cut.split()[1]) == 60
+    assert str(UserError(f"bad {word}")) == f"bad {cut.split()[1]}"
+    # a path of 100 characters, a deep folder, is shown whole
+    path = "/" + "/".join(["folder"] * 13) + "/gpu.toml"
+    assert len(path) == 100 and cut_long(path) == path
+
+
+# -- an empty path is refused, not read as 'not given' ------------------------------------
+
+@pytest.mark.parametrize("option", ["--model-file", "--gpu-file", "--hf-config"])
+@pytest.mark.parametrize("value", ["", " "])
+def test_an_empty_model_or_gpu_file(tmp_path, option, value):
+    # '' ran the catalog's model (exit 0), as if the option were not given
+    r = _run(["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "1",
+              "--batch", "8", option, value], tmp_path)
+    _one_line_error(r, f"Invalid value for '{option}'", "is an empty path")
+
+
+@pytest.mark.parametrize("args", [
+    ["models", "--model-file"], ["hardware", "--gpu-file"],
+    ["calibrate", "-o", "p.toml", "--measurements"],
+])
+def test_an_empty_path_in_the_other_commands(tmp_path, args):
+    _one_line_error(_run(args + [""], tmp_path), "is an empty path")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", [["models"], ["infer", "--model", "Llama-3-8B", "--gpu",
+                                                  "H100-SXM", "--tp", "1", "--batch", "8"]])
+def test_a_config_path_too_long_for_the_file_system(tmp_path, command):
+    # OSError [Errno 36] File name too long from Path.is_dir(): a traceback, exit 1
+    line = _one_line_error(_run(command + ["--hf-config", LONG], tmp_path),
+                           "file name too long (at most 255 bytes a name")
+    assert len(line) < 300
+
+
+# -- collective --group of digits int() refuses -------------------------------------------
+
+@pytest.mark.parametrize("group, needle", [
+    (DIGITS, "must be a size >= 1 (at most 1,000,000,000) or GPU nodes"),
+    ("0", "must be a size >= 1 (at most 1,000,000,000) or GPU nodes"),
+    (str(10**30), "must be a size >= 1 (at most 1,000,000,000) or GPU nodes"),
+    ("²", "group member '²' is not a node of the fabric"),
+])
+def test_collective_group_out_of_range(tmp_path, group, needle):
+    # 5,001 digits: ValueError (int's 4,300-digit limit); '²' passed isdigit() and then
+    # int() raised ValueError
+    r = _run(["collective", "all-reduce", "--fabric", "single-switch:n=8", "--size", "8M",
+              "--group", group], tmp_path)
+    _one_line_error(r, needle)
+    # a size still is one
+    r = _run(["collective", "all-reduce", "--fabric", "single-switch:n=8", "--size", "8M",
+              "--group", "4", "--json"], tmp_path)
+    assert r.exit_code == 0, r.output
+    assert '"group_size": 4' in r.output
+
+
+def test_netmodel_jobs_of_other_digits(monkeypatch):
+    from compute.workers import jobs
+
+    for text in ("²", "1" + "0" * 5000):
+        monkeypatch.setenv("NETMODEL_JOBS", text)
+        with pytest.raises(UserError, match="^NETMODEL_JOBS=.* must be a whole number from 1 "
+                                            "to 999,999$"):
+            jobs()
+    monkeypatch.setenv("NETMODEL_JOBS", "3")
+    assert jobs() == 3
+
+
+# -- text that UTF-8 cannot write ---------------------------------------------------------
+
+def _measurements(tmp_path):
+    text = (ROOT / "docs" / "compute.md").read_text()
+    csv = text.split("<!-- file: measured.csv -->\n```csv\n")[1].split("```")[0]
+    path = tmp_path / "measured.csv"
+    path.write_text(csv)
+    return path
+
+
+@pytest.mark.parametrize("option", ["--name", "--engine", "--system"])
+def test_calibrate_text_of_a_byte_that_is_not_utf8(tmp_path, option):
+    # UnicodeEncodeError from the profile's .encode(): a traceback, exit 1
+    csv = _measurements(tmp_path)
+    r = _run(["calibrate", "--measurements", csv, "-o", "mine.toml", option,
+              f"vLLM{NOT_UTF8}"], tmp_path)
+    _one_line_error(r, "'vLLM\\udcff' holds a byte that is not UTF-8; give UTF-8 text")
+    assert not (tmp_path / "mine.toml").exists()
+
+
+def test_calibrate_an_empty_name_is_refused(tmp_path):
+    # '' was read as 'not given': the profile took the output file's stem as its name
+    csv = _measurements(tmp_path)
+    r = _run(["calibrate", "--measurements", csv, "-o", "mine.toml", "--name", ""], tmp_path)
+    _one_line_error(r, "profile name '' must be non-empty text")
+    assert not (tmp_path / "mine.toml").exists()
+
+
+def test_a_figure_title_of_a_byte_that_is_not_utf8(tmp_path):
+    # matplotlib's FT2Font.set_text raised TypeError on the lone surrogate
+    r = _run(["topology", "plot", "ring:n=4", "-o", "r.png", "--title", f"a{NOT_UTF8}"],
+             tmp_path)
+    _one_line_error(r, "figure: title 'a\\udcff' holds a byte that is not UTF-8")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_validate_name_refuses_what_utf8_cannot_write():
+    with pytest.raises(UserError, match=r"^g.toml: GPU name 'H\\udcff' holds a byte that"):
+        validate.name("g.toml", "GPU", f"H{NOT_UTF8}")
+    assert validate.name("g.toml", "GPU", "H100 é") == "H100 é"
