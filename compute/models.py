@@ -28,7 +28,8 @@ Besides plain multi-head and grouped-query attention it knows
 
 Parameter counts are exact for the catalog's families (checked against published counts in
 the tests); what is left out is said where it is (e.g. DeepSeek-V3's multi-token-prediction
-module, which its published 671B also excludes).
+module, which its published 671B also excludes; MTP decode costs it, ``mtp_modules`` and
+:mod:`compute.mtp`).
 
 >>> m = get_model("Llama-3-70B")
 >>> m.layers, m.hidden, m.heads, m.kv_heads, m.head_dim
