@@ -55,6 +55,12 @@ def test_hand_case_one_draft_at_80_percent():
     # plus its 2h x h projection: memory-bound, (2 h h x 2 B + 3 x 4 x h x 2 B) / HBM
     g = get_gpu("H100-SXM")
     module = evaluate(mtp_module(TINY), "H100-SXM", 1, B, Workload("decode", context=CTX))
+    # one layer on the 4 sequences' one token each, attending to 1000 keys, and the shared
+    # head's logits for those 4 tokens
+    assert _total_flops(module) == pytest.approx(
+        2 * B * linear + 4 * A * D * B * CTX + 2 * B * H * V, rel=1e-12)
+    # its memory-bound pass reads at least the layer's and the head's weights (bf16)
+    assert module.latency >= (linear + H * V) * 2 / g.hbm_bandwidth
     proj = max(2 * B * 2 * H * H / g.peak_flops("bf16"),
                (2 * H * H * 2 + 3 * B * H * 2) / g.hbm_bandwidth)
     assert proj == (2 * H * H * 2 + 3 * B * H * 2) / g.hbm_bandwidth   # memory-bound
