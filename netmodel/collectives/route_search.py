@@ -10,7 +10,9 @@ each destination kept (:meth:`SearchedRoutes._dag`; as numpy arrays for many des
 at once, :meth:`SearchedRoutes._dag_csrs`), the traffic spread hop by hop over them in
 proportion to what each next hop can carry on to the destination, ``min(its bandwidth, the
 capacity behind it)`` (:meth:`SearchedRoutes._spread`, or for many pairs at once
-:meth:`SearchedRoutes._spread_many`). :class:`SearchedRoutes` is a mixin of
+:meth:`SearchedRoutes._spread_many`), or, where that split carries less than a maximum flow
+over those paths (they split and merge again: tori), a maximum flow's shares
+(:meth:`SearchedRoutes._max_flow`). :class:`SearchedRoutes` is a mixin of
 :class:`~netmodel.collectives.routing.Router`, which calls it and whose index it reads.
 
 >>> import networkx as nx
@@ -40,6 +42,12 @@ from compute.errors import UserError
 from netmodel.collectives.route_types import _DAG_NODES, _GPU, _SWITCH, _TRANSIT, Route
 
 __all__ = ["SearchedRoutes"]
+
+#: A route's split is taken as a maximum flow where it carries within this fraction of the
+#: bound on the flow (:meth:`SearchedRoutes._max_flow`); also the flow's rounding.
+_FLOW_RTOL = 1e-12
+#: The most maximum flows a router keeps, by pattern (:meth:`SearchedRoutes._max_flow`).
+_FLOWS_KEPT = 1 << 16
 
 
 class SearchedRoutes:
@@ -320,14 +328,47 @@ class SearchedRoutes:
         if not out:
             z = np.zeros(0, dtype=np.int64)
             return ok, z, z, np.zeros(0), np.zeros(0), z
-        r, sizes, links, weights, latency, hops = (np.concatenate(x) for x in zip(*out,
-                                                                             strict=True))
+        r, sizes, links, weights, latency, hops, bound = (
+            np.concatenate(x) for x in zip(*out, strict=True))
         # back to the pairs' order
         o = np.argsort(r, kind="stable")
         ptr = np.cumsum(sizes) - sizes
         take = np.repeat(ptr[o], sizes[o]) + np.arange(int(sizes.sum())) - np.repeat(
             np.cumsum(sizes[o]) - sizes[o], sizes[o])
-        return ok, sizes[o], links[take], weights[take], latency[o], hops[o]
+        sizes, links, weights = sizes[o], links[take], weights[take]
+        # the splits that carry less than their bound, as _spread finds them: a maximum
+        # flow instead where they are not one (_max_flow)
+        starts = np.cumsum(sizes) - sizes
+        ratio = np.maximum.reduceat(weights / self._route_bw[links], starts)
+        redo = np.flatnonzero(bound[o] * ratio * (1.0 - _FLOW_RTOL) > 1.0)
+        if len(redo):
+            sizes, links, weights = self._max_flow_many(src[ok], dst[ok], redo, ratio,
+                                                        sizes, links, weights)
+        return ok, sizes, links, weights, latency[o], hops[o]
+
+    def _max_flow_many(self, src, dst, redo, ratio, sizes, links, weights) -> tuple:
+        """:meth:`_max_flow` of the routes ``redo`` (each carrying less than its bound; the
+        highest share over bandwidth of each route ``ratio``) among the routes ``src[i] ->
+        dst[i]`` laid end to end (``sizes`` links each): ``(sizes, links, weights)``."""
+        starts = np.cumsum(sizes) - sizes
+        keys = self._flow_keys(src[redo], dst[redo], starts[redo], sizes[redo], links,
+                               weights)
+        starts = starts.tolist()
+        sizes = sizes.copy()
+        parts_l, parts_w, at = [], [], 0  # runs of routes kept as they are, new routes
+        for i, key in zip(redo.tolist(), keys, strict=True):
+            a, k = starts[i], int(sizes[i])
+            got = self._flow_hit(key, links[a:a + k], weights[a:a + k], float(ratio[i]),
+                                 int(src[i]), int(dst[i]))
+            if got is None:
+                continue
+            parts_l += [links[at:a], links[a:a + k][np.asarray(got[0], dtype=np.int64)]]
+            parts_w += [weights[at:a], np.asarray(got[1], dtype=float)]
+            sizes[i] = len(got[0])
+            at = a + k
+        parts_l.append(links[at:])
+        parts_w.append(weights[at:])
+        return sizes, np.concatenate(parts_l), np.concatenate(parts_w)
 
     def _spread_rows(self, src, dst, jd, csr) -> tuple:
         """:meth:`_spread_many` of rows ``src -> dst`` (all with a path), ``jd`` naming
@@ -405,7 +446,8 @@ class SearchedRoutes:
         o = np.lexsort((np.concatenate(em_pos), np.concatenate(em_rank),
                         np.concatenate(em_k), R_))
         return (np.bincount(R_, minlength=R), np.concatenate(em_l)[o],
-                np.concatenate(em_w)[o], arrive[row * n + dst], hops)
+                np.concatenate(em_w)[o], arrive[row * n + dst], hops,
+                ET[PTR[j * n + src]])
 
     def _dag(self, dst) -> dict:
         """The shortest paths towards ``dst`` through switches and GPUs, kept per
@@ -481,12 +523,15 @@ class SearchedRoutes:
         flow_get, arrive_get = flow.get, arrive.get
         dag = next_hops if isinstance(next_hops, dict) else None
         level = [src]
+        bound = math.inf  # what src can carry on: the capacity split's bound on the flow
         for _ in range(total):
             ahead: dict = {}
             for u in level:
                 f = flow[u]
                 t0 = arrive[u] + swl(u, 0.0)
                 for v, lid, b, tot in (dag[u][1] if dag is not None else next_hops(u)):
+                    if u == src:
+                        bound = tot
                     share = f * b / tot
                     add_link(lid)
                     add_weight(share)
@@ -496,7 +541,167 @@ class SearchedRoutes:
                     if t > arrive_get(v, -1.0):
                         arrive[v] = t
             level = list(ahead)
+        fixed = self._max_flow(self._nid[src], self._nid[dst], links, weights, bound)
+        if fixed is not None:
+            links, weights = fixed
         return links, weights, float(arrive[dst]), total
+
+    def _max_flow(self, sn: int, dn: int, links: list, weights: list, bound: float
+                  ) -> tuple[list, list] | None:
+        """The shares of a maximum flow from node ``sn`` to ``dn`` over a route's links (the
+        shortest paths from one to the other, each link's capacity its bandwidth), where the
+        route's own ``weights`` (the capacity split) carry less: ``(links, shares)``, the
+        links with no flow left out; None where the split is a maximum flow already (it
+        carries ``bound``, what the capacity split says ``sn`` can carry on, an upper bound
+        of the flow, or the maximum found).
+
+        The capacity split weighs each next hop by ``min(its bandwidth, the sum of the
+        same behind it)``; where paths that split merge again, that sum counts the links
+        where they merge more than once, and a faster link can draw traffic onto them (4x4
+        torus, gpu0 -> gpu6 with the gpu0-gpu4 cable doubled: 1.12x slower). A maximum
+        flow's shares take ``n / max flow`` for a transfer of ``n`` bytes, which no faster
+        link makes longer. The flow starts as the split scaled to fit the links; the
+        capacity split of what the links have left is added, scaled to fit, until no path
+        is left (the flow keeps the split's even shape as far as it goes), then augmenting
+        paths (shortest first, undoing flow where they must) make it a maximum. Plain loops,
+        as a route has tens of links (networkx's flows build a residual graph a call and
+        start from nothing), and one flow per pattern of route (:meth:`_flow_keys`): the
+        routes of a torus's translates share it."""
+        bwl = self._bw_list
+        if bwl is None:
+            bwl = self._bw_list = self._route_bw.tolist()
+        ratio = max(w / bwl[lid] for lid, w in zip(links, weights, strict=True))
+        if not bound * ratio * (1.0 - _FLOW_RTOL) > 1.0:
+            return None
+        la = np.asarray(links, dtype=np.int64)
+        key = self._flow_keys(np.array([sn]), np.array([dn]), np.zeros(1, dtype=np.int64),
+                              np.array([len(la)]), la, np.asarray(weights, dtype=float))[0]
+        got = self._flow_hit(key, la, weights, ratio, sn, dn)
+        if got is None:
+            return None
+        return [links[i] for i in got[0]], list(got[1])
+
+    def _flow_keys(self, sn: np.ndarray, dn: np.ndarray, starts: np.ndarray,
+                   sizes: np.ndarray, links: np.ndarray, weights: np.ndarray) -> list[bytes]:
+        """The pattern of each route ``sn[i] -> dn[i]`` (``sizes[i]`` links of ``links``
+        and ``weights`` from ``starts[i]``), as bytes: its links' ends numbered by first
+        appearance (``sn`` 0), bandwidths and shares, and the number of ``dn``. Routes of
+        one shape (a torus's translates) share a pattern, and so a maximum flow."""
+        n, R = self._n, len(sizes)
+        tot = int(sizes.sum())
+        off = np.cumsum(sizes) - sizes
+        pos = np.repeat(starts - off, sizes) + np.arange(tot)
+        lk = links[pos]
+        seq_len = 1 + 2 * sizes
+        first = np.cumsum(seq_len) - seq_len
+        seq = np.empty(int(seq_len.sum()), dtype=np.int64)
+        inner = np.ones(len(seq), dtype=bool)
+        inner[first] = False
+        seq[first] = sn
+        uv = np.empty(2 * tot, dtype=np.int64)
+        uv[0::2], uv[1::2] = self._src[lk], self._dst[lk]
+        seq[inner] = uv
+        seq_r = np.repeat(np.arange(R), seq_len)
+        uk, fpos, inv = np.unique(seq_r * n + seq, return_index=True, return_inverse=True)
+        o = np.argsort(fpos, kind="stable")  # each route's nodes by first appearance
+        route_of = seq_r[fpos[o]]
+        cnt = np.bincount(route_of, minlength=R)
+        rank = np.empty(len(uk), dtype=np.int64)
+        rank[o] = np.arange(len(uk)) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        lab = rank[inv.ravel()][inner]
+        dl = rank[np.searchsorted(uk, np.arange(R) * n + dn)].tolist()
+        bw, w = self._route_bw[lk], weights[pos]
+        out = []
+        for i, (a, k) in enumerate(zip(off.tolist(), sizes.tolist(), strict=True)):
+            out.append(b"".join((lab[2 * a:2 * (a + k)].tobytes(), bw[a:a + k].tobytes(),
+                                 w[a:a + k].tobytes(), dl[i].to_bytes(8, "little"))))
+        return out
+
+    def _flow_hit(self, key: bytes, links: np.ndarray, weights, ratio: float, sn: int,
+                  dn: int) -> tuple | None:
+        """:meth:`_flow_of` of a route, kept by its pattern ``key`` (:meth:`_flow_keys`)."""
+        kept = self._flows
+        hit = kept.get(key, False)
+        if hit is False:
+            la = np.asarray(links, dtype=np.int64)
+            hit = kept[key] = self._flow_of(self._src[la].tolist(), self._dst[la].tolist(),
+                                            la.tolist(), list(weights), ratio, sn, dn)
+            if len(kept) > _FLOWS_KEPT:
+                kept.pop(next(iter(kept)))
+        return hit
+
+    def _flow_of(self, us: list, vs: list, links: list, weights: list, ratio: float,
+                 sn: int, dn: int) -> tuple | None:
+        """:meth:`_max_flow` of links ``us[i] -> vs[i]`` (ids ``links``, shares ``weights``
+        of which the highest over its bandwidth is ``ratio``): ``(positions of the links
+        kept, their shares)``, or None where the split is a maximum flow."""
+        bwl = self._bw_list
+        if bwl is None:
+            bwl = self._bw_list = self._route_bw.tolist()
+        top = max(bwl[lid] for lid in links)
+        cap = [bwl[lid] / top for lid in links]
+        f = [w / ratio / top for w in weights]  # the split, scaled to fit: feasible
+        split = sum(f[i] for i, u in enumerate(us) if u == sn)
+        out: dict = {}
+        into: dict = {}
+        for i, (u, v) in enumerate(zip(us, vs, strict=True)):
+            out.setdefault(u, []).append(i)
+            into.setdefault(v, []).append(i)
+        eps = _FLOW_RTOL
+        m = len(links)
+        back = range(m - 1, -1, -1)
+        while True:  # the capacity split of what is left, scaled to fit, added
+            left = [cap[i] - f[i] if cap[i] - f[i] > eps * cap[i] else 0.0 for i in range(m)]
+            c: dict = {dn: math.inf}
+            w = [0.0] * m
+            for i in back:  # links level by level: those behind a node come later
+                cv = c.get(vs[i], 0.0)
+                if left[i] and cv:
+                    w[i] = y = min(left[i], cv)
+                    c[us[i]] = c.get(us[i], 0.0) + y
+            if not c.get(sn, 0.0):
+                break
+            into_node = {sn: 1.0}  # the unit of traffic reaching each node
+            share = [0.0] * m
+            for i in range(m):
+                if w[i] and into_node.get(us[i]):
+                    share[i] = y = into_node[us[i]] * w[i] / c[us[i]]
+                    into_node[vs[i]] = into_node.get(vs[i], 0.0) + y
+            t = min(left[i] / share[i] for i in range(m) if share[i])
+            for i in range(m):
+                if share[i]:
+                    f[i] = min(cap[i], f[i] + t * share[i])
+        while True:  # breadth-first over the residual links, one augmenting path a time
+            prev: dict = {sn: None}
+            queue = [sn]
+            for x in queue:
+                if dn in prev:
+                    break
+                for i in out.get(x, ()):
+                    v = vs[i]
+                    if v not in prev and cap[i] - f[i] > eps * cap[i]:
+                        prev[v] = (i, 1)
+                        queue.append(v)
+                for i in into.get(x, ()):
+                    u = us[i]
+                    if u not in prev and f[i] > eps * cap[i]:
+                        prev[u] = (i, -1)
+                        queue.append(u)
+            if dn not in prev:
+                break
+            path, x, delta = [], dn, math.inf
+            while x != sn:
+                i, d = prev[x]
+                path.append((i, d))
+                delta = min(delta, cap[i] - f[i] if d > 0 else f[i])
+                x = us[i] if d > 0 else vs[i]
+            for i, d in path:
+                f[i] = min(cap[i], f[i] + delta) if d > 0 else max(0.0, f[i] - delta)
+        total = sum(f[i] for i in out[sn])
+        if not total > split * (1.0 + _FLOW_RTOL):
+            return None
+        keep = [i for i in range(len(links)) if f[i] > eps * total]
+        return tuple(keep), tuple(f[i] / total for i in keep)
 
     def _search(self, src, dst, *, gpu_transit: bool, direct: bool = True,
                 avoid: frozenset = frozenset()):

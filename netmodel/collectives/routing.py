@@ -316,6 +316,8 @@ class Router(TemplatedRoutes, SearchedRoutes):
                                           if k == "latency" else np.int64) for k in _FIELDS}
         self._code_list: list[int] | None = None
         self._lat_list: list[float] | None = None  # latency and scaleout as lists
+        self._bw_list: list[float] | None = None  # _route_bw as a list
+        self._flows: dict = {}  # maximum flows, by pattern (SearchedRoutes._max_flow)
         self._nbr_rows: dict | None = None  # per node: (neighbour, link, bandwidth) rows
         self._transit_nbrs: dict | None = None  # per node: neighbours that may forward
         self._so_list: list[bool] | None = None

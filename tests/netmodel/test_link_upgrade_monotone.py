@@ -6,7 +6,11 @@ bandwidth alone, a faster link drew traffic onto the slower links behind it: a L
 4-plane flat fabric with one plane port doubled sent 2/5 of its traffic down one 28 GB/s
 port of its peer, and the ring all-reduce of 8 GPUs took 1.59x as long (17.98 ms ->
 28.64 ms at 1 GiB). Each next hop is now weighted by what it can carry on to the
-destination, min(its bandwidth, the capacity behind it), on every fabric.
+destination, min(its bandwidth, the capacity behind it), on every fabric. Where paths
+that split merge again (tori, three switch tiers) that capacity counts the merge more than
+once; a route that carries less than the maximum flow over its shortest paths takes a
+maximum flow's shares instead, so a single transfer of n bytes takes n / max flow, which
+no faster link makes longer (4x4 torus, gpu0 -> gpu6, gpu0-gpu4 doubled: was 1.12x).
 """
 
 from __future__ import annotations
@@ -23,9 +27,10 @@ from tests.netmodel.fabric_helpers import zero_latency
 from topologies import build
 
 # small fabrics: switched (one and two tiers, oversubscribed), Lite groups (a mesh and a
-# switch), a physical ring; for single transfers also a fat tree and a rail-optimized fabric.
-# Not where shortest paths merge again after they split (three switch tiers, tori): there a
-# faster link still draws the traffic of many transfers onto the links where they merge
+# switch), a physical ring; for single transfers also fat trees, a rail-optimized fabric and
+# tori. Collectives not where shortest paths merge again after they split (three switch
+# tiers, tori): there each transfer's split is a maximum flow of its own, and a faster link
+# still draws the traffic of many transfers onto the links where they merge
 # (docs/collectives.md, limits)
 FABRICS = [
     "flat:n=8,gpu=Lite,bandwidth=112.5GB/s",
@@ -34,7 +39,10 @@ FABRICS = [
     "lite-groups:base=[single-switch:n=2],lites=4",
     "ring:n=6",
 ]
-TRANSFER_FABRICS = [*FABRICS, "fat-tree:k=4",
+TORI = ["torus:dims=4x4", "torus:dims=3x4", "torus:dims=2x3x4",
+        "lite-groups:base=[torus:dims=3x3],lites=2"]
+FAT_TREES = ["fat-tree:k=4", "fat-tree:k=4,oversubscription=2"]
+TRANSFER_FABRICS = [*FABRICS, *FAT_TREES, *TORI,
                     "rail-optimized:domains=2,domain_size=4,gpus_per_server=4"]
 CASES = [  # (op, algorithm)
     ("all-reduce", "ring"),
@@ -131,3 +139,67 @@ def test_leaf_spine_uplink_doubled():
     hand = 1e-6 + n / 50e9
     assert before == pytest.approx(hand, rel=1e-9)
     assert after == pytest.approx(hand, rel=1e-9)
+
+
+def _sp_max_flow(g: nx.Graph, a, b) -> float:
+    """The maximum flow from ``a`` to ``b`` over the links on their shortest paths, each
+    direction of a cable carrying its bandwidth (networkx, from the graph alone). Paths
+    cross switches where there are any (GPUs do not forward on switched fabrics), else
+    GPUs (tori, Lite groups of a torus)."""
+    switched = any(k == "switch" for _, k in g.nodes(data="kind"))
+    h = g.subgraph([x for x, k in g.nodes(data="kind")
+                    if x in (a, b) or k == ("switch" if switched else "gpu")])
+    da = nx.single_source_shortest_path_length(h, a)
+    db = nx.single_source_shortest_path_length(h, b)
+    dag = nx.DiGraph()
+    for u, v, bw in h.edges(data="bandwidth"):
+        for x, y in ((u, v), (v, u)):
+            if x in da and y in db and da[x] + 1 + db[y] == da[b]:
+                dag.add_edge(x, y, capacity=bw)
+    return nx.maximum_flow_value(dag, a, b)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spec=st.sampled_from(TORI + FAT_TREES), pair=st.tuples(st.integers(0, 10**6),
+                                                               st.integers(1, 10**6)),
+       changes=st.lists(st.tuples(st.integers(0, 10**6), st.sampled_from([0.5, 1.25, 2.0, 4.0])),
+                        max_size=6))
+def test_a_transfer_takes_n_over_its_max_flow(spec, pair, changes):
+    """A single transfer takes alpha + n / (the maximum flow over its shortest paths), with
+    any links made faster or slower: the split is a maximum flow. The capacity split alone
+    was up to 1.5x slower on a 2x3x4 torus as built, and after a few links changed on
+    fat-tree:k=4 up to 1.33x."""
+    g = _graph(spec).copy()
+    edges = sorted(g.edges(), key=str)
+    for e, factor in changes:
+        u, v = edges[e % len(edges)]
+        g.edges[u, v]["bandwidth"] *= factor
+    gpus = sorted((x for x, d in g.nodes(data=True) if d["kind"] == "gpu"), key=str)
+    a = gpus[pair[0] % len(gpus)]
+    b = gpus[(pair[0] + pair[1] % (len(gpus) - 1) + 1) % len(gpus)]
+    n = 2.0**30
+    assert _time(g, "send-recv", "direct", [a, b], n) == pytest.approx(
+        1e-6 + n / _sp_max_flow(g, a, b), rel=1e-9), (spec, a, b, changes)
+
+
+def test_torus_cable_doubled():
+    """The reproducer of docs/collectives.md: 4x4 torus (gpu r*4 + c at row r, column c,
+    each row and column a ring), gpu0 (0, 0) -> gpu6 (1, 2) with the gpu0-gpu4 cable
+    doubled. The shortest paths take one step down and two along a row, either way round:
+    gpu0's three links out (to gpu4, gpu1, gpu3) start three link-disjoint paths, 0-4-5-6,
+    0-1-2-6, 0-3-7-6, and gpu6's three links in (from gpu5, gpu2, gpu7) end them, so the
+    maximum flow is 3 B (B the torus cable) before the upgrade and after it (gpu0's side
+    grows to 4 B, gpu6's stays 3 B): n / 3 B both times. The capacity split counted 2 B
+    behind gpu4 (to gpu5 and to gpu7, both also fed by gpu1 or gpu3), so after the upgrade
+    it sent gpu0's traffic 2 : 1 : 1, and 3/8 of it over gpu5 -> gpu6 (1/4 from gpu4, 1/8
+    from gpu1): 1.125x."""
+    g = _graph("torus:dims=4x4").copy()
+    b = g.edges["gpu5", "gpu6"]["bandwidth"]
+    assert all(g.edges[e]["bandwidth"] == b for e in g.edges)
+    n = 2.0**30
+    hand = 1e-6 + n / (3 * b)
+    assert _time(g, "send-recv", "direct", ["gpu0", "gpu6"], n) == pytest.approx(hand,
+                                                                               rel=1e-12)
+    g.edges["gpu0", "gpu4"]["bandwidth"] *= 2
+    assert _time(g, "send-recv", "direct", ["gpu0", "gpu6"], n) == pytest.approx(hand,
+                                                                               rel=1e-12)
