@@ -151,6 +151,9 @@ def evaluate_two_batch(model, gpu, tp: int, batch: int, phase="decode", **kwargs
     options = kwargs.get("options")
     if options is not None and options.profile is not None:
         raise UserError("two-batch overlap is modelled on the roofline; give no profile")
+    if options is not None and options.mtp_tokens:   # the halves' chains leave the drafts out
+        raise UserError("MTP decode with two-batch overlap is not modelled; give one of "
+                        "--mtp-tokens and --two-batch-overlap")
     if options is not None and options.two_batch_overlap:   # the serial step and halves
         kwargs = {**kwargs, "options": replace(options, two_batch_overlap=False)}
     if kwargs.get("pp", 1) != 1:

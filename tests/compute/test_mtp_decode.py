@@ -185,6 +185,10 @@ def test_unmodelled_cases_refused():
                       options=RooflineOptions(mtp_tokens=1))
     with pytest.raises(UserError, match="verified in decode"):
         Workload("prefill", draft=1)
+    from compute.two_batch import evaluate_two_batch
+    with pytest.raises(UserError, match="two-batch overlap is not modelled"):
+        evaluate_two_batch("DeepSeek-V3", "H200-SXM", 8, 64, "decode",
+                           options=RooflineOptions(mtp_tokens=1))
 
 
 def test_hf_config_reads_num_nextn_predict_layers(tmp_path):
