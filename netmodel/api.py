@@ -344,9 +344,11 @@ def compare(models: Iterable[ModelLike], scenarios: Iterable[ScenarioLike] | Non
     of those GPU types instead of its own. ``parallelism``: ``auto``, ``tp`` or ``all``;
     ``reliability`` adds the blast-radius columns; ``workers`` / ``scheduler`` run the
     cells on Dask (the ``distributed`` extra), with identical results."""
+    from compute.validate import flag
     from netmodel.study.compare import run_compare
     from netmodel.study.scenarios import scenario_names
 
+    flag("compare", "reliability", reliability)   # 'no' or 0.0 was taken as its truth
     slo, options = _slo(slo), _options(options)
     scens = [get_scenario(s) for s in (_each(scenarios, "scenarios") if scenarios is not None
                                        else scenario_names())]
@@ -367,6 +369,8 @@ def sweep(scenarios: Iterable[ScenarioLike], params: Iterable[str],
     from netmodel.study.sweep import parse_param, run_sweep
 
     _slo(kwargs.get("slo")), _options(kwargs.get("options"))
+    if kwargs.get("gpus") is not None:   # a number raised TypeError from deep inside
+        kwargs["gpus"] = [_gpu(g) for g in _each(kwargs["gpus"], "gpus")]
     scens = [get_scenario(s) for s in _each(scenarios, "scenarios")]
     parsed = [parse_param(p, scens, points) for p in _each(params, "params")]
     return run_sweep(scens, parsed, [_model(m) for m in _each(models, "models")],
@@ -386,7 +390,12 @@ def run_study(models: Iterable[ModelLike] | None = None,
     from netmodel.study.lite_gpu import run_full_study
 
     _slo(kwargs.get("slo")), _options(kwargs.get("options"))
-    return run_full_study([_model(m) for m in _each(models or DEFAULT_MODELS, "models")],
-                          [_gpu(g) for g in _each(gpus or DEFAULT_GPUS, "gpus")],
+    if "networks" in kwargs:   # None or a number raised TypeError from deep inside
+        kwargs["networks"] = _each(kwargs["networks"], "networks")
+    # 'is None', not 'or': an array's truth raised numpy's ValueError
+    return run_full_study([_model(m) for m in _each(DEFAULT_MODELS if models is None else models,
+                                                    "models")],
+                          [_gpu(g) for g in _each(DEFAULT_GPUS if gpus is None else gpus,
+                                                  "gpus")],
                           _each(phases, "phases"),
                           **kwargs)

@@ -479,6 +479,9 @@ def summary(graph: nx.Graph, *, pair: tuple | None = None) -> FabricSummary:
     hold several islands; diameter, bisection and path diversity are then None).
     """
     validate(graph, check_connected=False)
+    if pair is not None and (not isinstance(pair, tuple | list) or len(pair) != 2):
+        # a string was spread into its letters, a number raised TypeError
+        raise UserError(f"pair must be two GPU nodes (a, b), got {_show(pair)}")
     kinds = Counter(k for _, k in graph.nodes(data="kind"))
     tiers = Counter(d["tier"] for _, d in graph.nodes(data=True) if d["kind"] == "switch")
     gpus = gpu_nodes(graph)

@@ -275,6 +275,8 @@ def write_graph(graph: nx.Graph, path: str | PathLike[str]) -> str:
     """Validate ``graph`` and write it to ``path`` (``.json`` or ``.graphml``); return the
     path."""
     validate(graph, check_connected=False)
+    if not isinstance(path, str | PathLike):   # None or 5 raised TypeError from Path()
+        raise UserError(f"fabric file must be a path, got {_show(path)}")
     path = Path(path)
     kind = _format(path)
 

@@ -38,7 +38,7 @@ from topologies.common import (
 )
 from topologies.limits import check_size
 from topologies.registry import builder, format_value
-from topologies.schema import OPTICAL_MEDIA, gpu_nodes, validate
+from topologies.schema import OPTICAL_MEDIA, _show, gpu_nodes, validate
 
 __all__ = ["circuits_for", "ocs", "realize"]
 
@@ -121,6 +121,14 @@ def ocs(gpus: int = 16, ports: int = 4, ocs_ports: int = OCS_PORTS,
     return graph if logical is None else validate(realize(graph, logical))
 
 
+def _members(value: object, what: str) -> list:
+    """``value`` as a list of node ids: a list, tuple or range of them (not a string, a
+    number or None, which raised TypeError from len() or list())."""
+    if not isinstance(value, list | tuple | range):
+        raise UserError(f"{what} must be a list of GPU nodes, got {_show(value)}")
+    return list(value)
+
+
 def circuits_for(logical: Logical, members: Sequence[Hashable]) -> list[tuple[Hashable, Hashable]]:
     """The GPU pairs of a logical topology over ``members`` (node ids, in order).
 
@@ -133,6 +141,7 @@ def circuits_for(logical: Logical, members: Sequence[Hashable]) -> list[tuple[Ha
     >>> circuits_for("0-2;1-2", ["a", "b", "c"])
     [('a', 'c'), ('b', 'c')]
     """
+    members = _members(members, "members")
     n = len(members)
     if isinstance(logical, str):
         text = logical.strip().lower()
@@ -266,7 +275,7 @@ def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None =
     compute.errors.UserError: logical topology 'full-mesh' needs 4 circuits at GPU 'gpu0' but it has 3 optical ports
     """
     validate(graph, check_connected=False)
-    members = gpu_nodes(graph) if gpus is None else list(gpus)
+    members = gpu_nodes(graph) if gpus is None else _members(gpus, "gpus")
     for m in members:
         if graph.nodes.get(m, {}).get("kind") != "gpu":
             raise UserError(f"{m!r} is not a GPU of the fabric")

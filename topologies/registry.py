@@ -61,7 +61,7 @@ from compute.errors import UserError, known
 from compute.hardware import GpuSpec, catalog, get_gpu
 from compute.units import format_bandwidth, parse_bandwidth, parse_time
 from topologies.limits import MAX_DEPTH
-from topologies.schema import _show, edge_count, validate
+from topologies.schema import _show, check_graph, edge_count, validate
 
 __all__ = ["ORDER", "REGISTRY", "BuilderInfo", "ParamInfo", "bound_arguments", "build",
            "as_built", "build_arguments", "builder", "builders", "check_as_built", "fabric_table",
@@ -185,7 +185,7 @@ def _json_safe(value: object) -> Any:
 def as_built(graph: nx.Graph) -> bool:
     """Whether ``graph`` is still what its builder made: ``builder`` and ``args`` recorded
     and the node and edge counts those it recorded."""
-    g = graph.graph
+    g = check_graph(graph).graph
     return isinstance(g.get("builder"), str) and isinstance(g.get("args"), dict) \
         and g.get("nodes_built") == graph.number_of_nodes() \
         and g.get("edges_built") == edge_count(graph)

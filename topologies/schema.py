@@ -155,8 +155,24 @@ def edge_count(graph: nx.Graph) -> int:
     return (sum(map(len, adj.values())) + loops) // 2
 
 
+def check_graph(graph: object, what: str = "graph") -> nx.Graph:
+    """``graph`` if it is a networkx Graph; otherwise a UserError naming ``what`` (a name, a
+    list or None raised AttributeError from deep inside the function given it).
+
+    >>> check_graph("ring:n=4")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: graph must be a networkx Graph (a fabric from build or read_graph), got 'ring:n=4'
+    """
+    if not isinstance(graph, nx.Graph):
+        raise UserError(f"{what} must be a networkx Graph (a fabric from build or read_graph), "
+                        f"got {_show(graph)}")
+    return graph
+
+
 def gpu_nodes(graph: nx.Graph) -> list:
     """The GPU nodes of ``graph`` in insertion order (the order builders number them)."""
+    check_graph(graph)
     return [n for n, k in graph.nodes(data="kind") if k == "gpu"]
 
 
@@ -172,7 +188,7 @@ def gpu_spec(graph: nx.Graph, name: str) -> GpuSpec:
     >>> gpu_spec(g, g.nodes["gpu0"]["gpu"]).sms, gpu_spec(g, "Lite").sms
     (66, 33)
     """
-    own = graph.graph.get("gpu_types")
+    own = check_graph(graph).graph.get("gpu_types")
     if isinstance(own, dict) and name in own:
         return own[name]
     table = catalog()
@@ -191,7 +207,7 @@ def gpu_types(graph: nx.Graph) -> dict[str, GpuSpec]:
     >>> list(gpu_types(build("lite-groups:base=[ring:n=2],lites=2")))
     ['Lite']
     """
-    names = dict.fromkeys(t for _, t in graph.nodes(data="gpu") if t is not None)
+    names = dict.fromkeys(t for _, t in check_graph(graph).nodes(data="gpu") if t is not None)
     return {t: gpu_spec(graph, t) for t in names}
 
 
@@ -602,6 +618,8 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
     ...
     compute.errors.UserError: invalid fabric graph: edge 'gpu2'-'gpu2' joins a node to itself (self-loops are not links)
     """
+    if not isinstance(check_connected, bool):   # an array's truth raised numpy's ValueError
+        raise UserError(f"check_connected must be True or False, got {_show(check_connected)}")
     if not isinstance(graph, nx.Graph) or graph.is_directed() or graph.is_multigraph():
         _bad(f"expected an undirected simple networkx Graph, got {type(graph).__name__}")
     own = _check_graph_attributes(graph)

@@ -135,9 +135,10 @@ class FabricCostModel:
                  validated: bool = False) -> None:
         if not validated:
             validate(graph, check_connected=False)
-        if placement not in PLACEMENTS:
+        # a string first: an array compared with one raised numpy's ambiguous-truth ValueError
+        if not isinstance(placement, str) or placement not in PLACEMENTS:
             raise UserError(f"unknown placement {describe(placement)}; known: {known(PLACEMENTS)}")
-        if algorithm != "auto" and (not isinstance(algorithm, str) or algorithm not in ALGORITHMS):
+        if not isinstance(algorithm, str) or (algorithm != "auto" and algorithm not in ALGORITHMS):
             raise UserError(f"unknown algorithm {describe(algorithm)}; known: "
                             f"{known(('auto', *ALGORITHMS))}")
         if isinstance(algorithms, str) and algorithms != "nccl":

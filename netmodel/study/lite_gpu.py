@@ -362,8 +362,15 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
     here; with ``figures`` each process draws its parts' figures (kept in
     ``FullStudy.figures`` for :func:`write_full_study`). The result never depends on how
     many processes computed it."""
+    from compute.validate import flag
     from netmodel.study.progress import NO_PROGRESS, Progress
 
+    # a flag of 'no' or 0.0 was taken as its truth ('no' ran the part)
+    for what, value in (("fabric", fabric), ("sweep", sweep), ("paper", paper),
+                       ("reliability", reliability), ("cost", cost),
+                       ("crossovers", crossovers), ("serving", serving), ("packed", packed),
+                       ("quiet", quiet), ("figures", figures)):
+        flag("the study", what, value)
     lap = _Laps()
     timings = lap.times
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import netmodel
 from compute import validate
 from compute.errors import UserError
 from netmodel.cli.main import cli
@@ -176,3 +177,111 @@ def test_validate_name_refuses_what_utf8_cannot_write():
     with pytest.raises(UserError, match=r"^g.toml: GPU name 'H\\udcff' holds a byte that"):
         validate.name("g.toml", "GPU", f"H{NOT_UTF8}")
     assert validate.name("g.toml", "GPU", "H100 é") == "H100 é"
+
+
+# -- the API's flags ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("value", ["no", 0.0, 1, None, "False"])
+def test_compare_reliability_must_be_a_bool(value):
+    # any value was taken as its truth: reliability='no' added the blast-radius columns
+    with pytest.raises(UserError, match="^compare: reliability must be true or false, got "):
+        netmodel.compare(["Llama-3-8B"], ["h100-dgx"], ["decode"], max_batch=16,
+                         reliability=value)
+
+
+@pytest.mark.parametrize("key", ["fabric", "reliability", "quiet", "figures"])
+def test_run_study_flags_must_be_bools(key):
+    with pytest.raises(UserError, match=f"^the study: {key} must be true or false, got 'no'$"):
+        netmodel.run_study(["Llama-3-8B"], ["Lite"], ["decode"], **{key: "no"})
+
+
+# -- the API and topologies' public functions given a value of the wrong kind -------------
+
+NOT_A_GRAPH = [None, "ring:n=4", 5, [], {"nodes": []}]
+
+
+@pytest.mark.parametrize("value", NOT_A_GRAPH)
+@pytest.mark.parametrize("name", ["gpu_nodes", "gpu_types", "fabric_table", "gpu_spec"])
+def test_topologies_functions_name_a_graph_that_is_none(name, value):
+    # AttributeError: 'NoneType' object has no attribute 'nodes' (or 'graph')
+    import topologies
+
+    fn = getattr(topologies, name)
+    args = (value, "Lite") if name == "gpu_spec" else (value,)
+    with pytest.raises(UserError, match="^graph must be a networkx Graph \\(a fabric from "
+                                        "build or read_graph\\), got "):
+        fn(*args)
+
+
+@pytest.mark.parametrize("pair", ["ab", 5, ("gpu0",), ("gpu0", "gpu1", "gpu2")])
+def test_summary_pair_of_two_nodes(pair):
+    # 'ab' was spread into path_diversity(graph, 'a', 'b'), 5 raised TypeError, a 3-tuple
+    # 'takes from 1 to 3 positional arguments but 4 were given'
+    import topologies
+
+    g = topologies.single_switch(n=4)
+    with pytest.raises(UserError, match="^pair must be two GPU nodes \\(a, b\\), got "):
+        topologies.summary(g, pair=pair)
+    p = topologies.summary(g, pair=("gpu0", "gpu3")).path_diversity
+    assert (p.source, p.target, p.hops, p.paths) == ("gpu0", "gpu3", 2, 1)   # one switch
+
+
+@pytest.mark.parametrize("members", [None, 3, 2.5, "abc"])
+def test_circuit_members_must_be_a_list(members):
+    # None or 3 raised TypeError from len(); 'abc' was taken as the members 'a', 'b', 'c'
+    import topologies
+
+    with pytest.raises(UserError, match="^members must be a list of GPU nodes, got "):
+        topologies.circuits_for("ring", members)
+    if members is not None:   # realize's None: every GPU
+        with pytest.raises(UserError, match="^gpus must be a list of GPU nodes, got "):
+            topologies.realize(topologies.ocs(gpus=8, ports=2), "ring", members)
+    assert topologies.circuits_for("ring", range(3)) == [(0, 1), (1, 2), (2, 0)]
+
+
+@pytest.mark.parametrize("path", [None, 5, 2.5])
+def test_write_graph_path_of_the_wrong_kind(path):
+    import topologies
+
+    with pytest.raises(UserError, match="^fabric file must be a path, got "):
+        topologies.write_graph(topologies.ring(n=4), path)
+
+
+def test_collective_time_placement_or_algorithm_as_an_array():
+    # numpy: 'The truth value of an array with more than one element is ambiguous'
+    import numpy as np
+
+    for key in ("placement", "algorithm"):
+        with pytest.raises(UserError, match=f"^unknown {key} an array of shape \\(2,\\); "):
+            netmodel.collective_time("single-switch:n=8", "all-reduce", 1e6, 2,
+                                     **{key: np.array([1, 2])})
+
+
+@pytest.mark.parametrize("value", [None, 5, float("nan")])
+def test_run_study_networks_and_sweep_gpus_must_be_lists(value):
+    # TypeError: 'NoneType' / 'int' / 'float' object is not iterable
+    with pytest.raises(UserError, match="^networks must be one name, file or object, or a "
+                                        "list of them, got "):
+        netmodel.run_study(["Llama-3-8B"], ["Lite"], ["decode"], networks=value)
+    if value is not None:
+        with pytest.raises(UserError, match="^gpus must be one name, file or object, or a "
+                                            "list of them, got "):
+            netmodel.sweep(["h100-dgx"], ["adjust.hop_latency=1us,2us"], ["Llama-3-8B"],
+                           max_batch=16, gpus=value)
+
+
+def test_run_study_models_as_an_array():
+    # 'models or DEFAULT_MODELS' asked an array for its truth: numpy's ValueError
+    import numpy as np
+
+    with pytest.raises(UserError, match="^a model is a name or a path, got 1$"):
+        netmodel.run_study(np.array([1, 2]), ["Lite"], ["decode"])
+
+
+@pytest.mark.parametrize("value", [1, "no", None])
+def test_validate_check_connected_must_be_a_bool(value):
+    # 'no' checked connectivity, None skipped it; an array raised numpy's ValueError
+    import topologies
+
+    with pytest.raises(UserError, match="^check_connected must be True or False, got "):
+        topologies.validate(topologies.ring(n=4), check_connected=value)
