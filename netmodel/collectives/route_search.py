@@ -563,7 +563,8 @@ class SearchedRoutes:
         link makes longer. The flow starts as the split scaled to fit the links; the
         capacity split of what the links have left is added, scaled to fit, until no path
         is left (the flow keeps the split's even shape as far as it goes), then augmenting
-        paths (shortest first, undoing flow where they must) make it a maximum. Plain loops,
+        paths (shortest first, undoing flow where they must: :func:`_augment`) make it a
+        maximum, searched each way round and the two averaged. Plain loops,
         as a route has tens of links (networkx's flows build a residual graph a call and
         start from nothing), and one flow per pattern of route (:meth:`_flow_keys`): the
         routes of a torus's translates share it."""
@@ -671,32 +672,13 @@ class SearchedRoutes:
             for i in range(m):
                 if share[i]:
                     f[i] = min(cap[i], f[i] + t * share[i])
-        while True:  # breadth-first over the residual links, one augmenting path a time
-            prev: dict = {sn: None}
-            queue = [sn]
-            for x in queue:
-                if dn in prev:
-                    break
-                for i in out.get(x, ()):
-                    v = vs[i]
-                    if v not in prev and cap[i] - f[i] > eps * cap[i]:
-                        prev[v] = (i, 1)
-                        queue.append(v)
-                for i in into.get(x, ()):
-                    u = us[i]
-                    if u not in prev and f[i] > eps * cap[i]:
-                        prev[u] = (i, -1)
-                        queue.append(u)
-            if dn not in prev:
-                break
-            path, x, delta = [], dn, math.inf
-            while x != sn:
-                i, d = prev[x]
-                path.append((i, d))
-                delta = min(delta, cap[i] - f[i] if d > 0 else f[i])
-                x = us[i] if d > 0 else vs[i]
-            for i, d in path:
-                f[i] = min(cap[i], f[i] + delta) if d > 0 else max(0.0, f[i] - delta)
+        # the two ways round of breadth-first search (each node's links in order, and
+        # reversed) finish it to two maximum flows; their mean is one, and even between
+        # paths that tie (the two ways round a torus's ring)
+        fwd = _augment(sn, dn, us, vs, cap, list(f), out, into)
+        rev = _augment(sn, dn, us, vs, cap, f, {u: x[::-1] for u, x in out.items()},
+                       {v: x[::-1] for v, x in into.items()})
+        f = [(x + y) / 2 for x, y in zip(fwd, rev, strict=True)]
         total = sum(f[i] for i in out[sn])
         if not total > split * (1.0 + _FLOW_RTOL):
             return None
@@ -781,3 +763,59 @@ class SearchedRoutes:
             return [(v, port[v], w, tot) for v, w in zip(hops, ws, strict=True)]
 
         return self._spread(src, dst, total, next_hops)
+
+
+def _augment(sn: int, dn: int, us: list, vs: list, cap: list, f: list, out: dict,
+             into: dict) -> list:
+    """Flow ``f`` on links ``us[i] -> vs[i]`` of capacity ``cap`` made a maximum flow from
+    ``sn`` to ``dn`` by shortest augmenting paths, a blocking flow a phase (Dinic), each
+    node's links taken in the order ``out`` and ``into`` list them; ``f`` itself, changed."""
+    eps = _FLOW_RTOL
+    while True:
+        level = {sn: 0}
+        order = [sn]
+        for x in order:  # breadth-first over the residual links
+            nxt = level[x] + 1
+            for i in out.get(x, ()):
+                v = vs[i]
+                if v not in level and cap[i] - f[i] > eps * cap[i]:
+                    level[v] = nxt
+                    order.append(v)
+            for i in into.get(x, ()):
+                u = us[i]
+                if u not in level and f[i] > eps * cap[i]:
+                    level[u] = nxt
+                    order.append(u)
+        if dn not in level:
+            return f
+        arcs = {}  # each node's links one level on: (link, +1 forward / -1 undone, next)
+        for x in order:
+            nxt = level[x] + 1
+            arcs[x] = [(i, 1, vs[i]) for i in out.get(x, ()) if level.get(vs[i]) == nxt] + [
+                (i, -1, us[i]) for i in into.get(x, ()) if level.get(us[i]) == nxt]
+        ptr = dict.fromkeys(order, 0)
+        dead: set = set()
+        stack, path = [sn], []
+        while stack:  # depth-first for paths of residual links, as long as there are any
+            x = stack[-1]
+            if x == dn:
+                delta = min(cap[i] - f[i] if d > 0 else f[i] for i, d in path)
+                for i, d in path:
+                    f[i] = min(cap[i], f[i] + delta) if d > 0 else max(0.0, f[i] - delta)
+                stack, path = [sn], []
+                continue
+            a, p = arcs[x], ptr[x]
+            while p < len(a):
+                i, d, y = a[p]
+                if y not in dead and (cap[i] - f[i] if d > 0 else f[i]) > eps * cap[i]:
+                    break
+                p += 1
+            ptr[x] = p
+            if p == len(a):  # no way on from x in this phase
+                dead.add(x)
+                stack.pop()
+                if path:
+                    path.pop()
+                continue
+            path.append((i, d))
+            stack.append(y)
