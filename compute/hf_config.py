@@ -514,7 +514,11 @@ def load_hf_config(path: str | PathLike[str], name: str | None = None) -> ModelS
     config key.
     """
     path = Path(path)
-    if path.is_dir():
+    try:
+        folder = path.is_dir()
+    except OSError:   # a name over the file system's limit: read_text says so in one line
+        folder = False
+    if folder:
         path = path / "config.json"
     cfg = parse_table(read_text(path, "config.json"), "json", str(path))
     return _hf_from_dict(cfg, path, name)

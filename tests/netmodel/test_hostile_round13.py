@@ -285,3 +285,12 @@ def test_validate_check_connected_must_be_a_bool(value):
 
     with pytest.raises(UserError, match="^check_connected must be True or False, got "):
         topologies.validate(topologies.ring(n=4), check_connected=value)
+
+
+def test_load_hf_config_of_a_name_too_long():
+    # OSError [Errno 36] File name too long from Path.is_dir(), before read_text's check
+    from compute.hf_config import load_hf_config
+
+    with pytest.raises(UserError, match="^cannot read config.json 'xxx.*': File name too "
+                                        "long"):
+        load_hf_config(LONG)
