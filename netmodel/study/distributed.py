@@ -145,10 +145,14 @@ class Executor:
                                 f"1 to {top} workers ({WORKERS_PER_CPU} per CPU core here; "
                                 "give scheduler for a larger cluster)")
         if scheduler is not None:
+            # ASCII only (a host name as DNS carries it): '²' passed the plain connection as
+            # host '2' and then failed in dask.Client, whose leftover hung 20 s at exit and
+            # printed a traceback
             if not isinstance(scheduler, str) or not scheduler.strip() \
+                    or not scheduler.isascii() \
                     or any(c.isspace() or not c.isprintable() for c in scheduler.strip()):
                 raise UserError(f"scheduler={describe(scheduler)} is not an address; give "
-                                "HOST:PORT or tcp://HOST:PORT")
+                                "HOST:PORT or tcp://HOST:PORT (an ASCII host name)")
             scheduler = scheduler.strip()
         timeout = CONNECT_TIMEOUT_S if timeout is None else timeout
         if not (timeout > 0):  # also NaN

@@ -294,3 +294,15 @@ def test_load_hf_config_of_a_name_too_long():
     with pytest.raises(UserError, match="^cannot read config.json 'xxx.*': File name too "
                                         "long"):
         load_hf_config(LONG)
+
+
+@pytest.mark.parametrize("address", ["²", "höst:8786", "tcp://ｈｏｓｔ:8786"])
+def test_a_scheduler_address_that_is_not_ascii(address):
+    # '²' passed the plain connection as host '2' (0.0.0.2), then dask.Client refused it
+    # ('missing port number'); the half-made client hung 20 s at exit and printed a
+    # traceback after the error line
+    from netmodel.study.distributed import Executor
+
+    with pytest.raises(UserError, match=r"^scheduler=.* is not an address; give HOST:PORT or "
+                                        r"tcp://HOST:PORT \(an ASCII host name\)$"):
+        Executor(scheduler=address)
