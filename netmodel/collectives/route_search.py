@@ -46,8 +46,9 @@ __all__ = ["SearchedRoutes"]
 #: A route's split is taken as a maximum flow where it carries within this fraction of the
 #: bound on the flow (:meth:`SearchedRoutes._max_flow`); also the flow's rounding.
 _FLOW_RTOL = 1e-12
-#: The most maximum flows a router keeps, by pattern (:meth:`SearchedRoutes._max_flow`).
-_FLOWS_KEPT = 1 << 16
+#: The most bytes of maximum flows a router keeps, by pattern (:meth:`SearchedRoutes._max_flow`),
+#: 32 MiB: the 4,304 patterns of an all-to-all of a 16x16 torus take 24 MB.
+_FLOWS_BYTES = 1 << 25
 
 
 class SearchedRoutes:
@@ -350,22 +351,26 @@ class SearchedRoutes:
         """:meth:`_max_flow` of the routes ``redo`` (each carrying less than its bound; the
         highest share over bandwidth of each route ``ratio``) among the routes ``src[i] ->
         dst[i]`` laid end to end (``sizes`` links each): ``(sizes, links, weights)``."""
-        starts = np.cumsum(sizes) - sizes
-        keys = self._flow_keys(src[redo], dst[redo], starts[redo], sizes[redo], links,
-                               weights)
-        starts = starts.tolist()
+        first = np.cumsum(sizes) - sizes
+        starts = first.tolist()
         sizes = sizes.copy()
         parts_l, parts_w, at = [], [], 0  # runs of routes kept as they are, new routes
-        for i, key in zip(redo.tolist(), keys, strict=True):
-            a, k = starts[i], int(sizes[i])
-            got = self._flow_hit(key, links[a:a + k], weights[a:a + k], float(ratio[i]),
-                                 int(src[i]), int(dst[i]))
-            if got is None:
-                continue
-            parts_l += [links[at:a], links[a:a + k][np.asarray(got[0], dtype=np.int64)]]
-            parts_w += [weights[at:a], np.asarray(got[1], dtype=float)]
-            sizes[i] = len(got[0])
-            at = a + k
+        # the patterns a chunk of routes at a time (a 16x16 torus's all-to-all redoes 50,176
+        # routes of up to 64 links: their patterns at once held 0.2 GB)
+        for c0 in range(0, len(redo), 4096):
+            chunk = redo[c0:c0 + 4096]
+            keys = self._flow_keys(src[chunk], dst[chunk], first[chunk], sizes[chunk], links,
+                                   weights)
+            for i, key in zip(chunk.tolist(), keys, strict=True):
+                a, k = starts[i], int(sizes[i])
+                got = self._flow_hit(key, links[a:a + k], weights[a:a + k], float(ratio[i]),
+                                     int(src[i]), int(dst[i]))
+                if got is None:
+                    continue
+                parts_l += [links[at:a], links[a:a + k][got[0]]]
+                parts_w += [weights[at:a], got[1]]
+                sizes[i] = len(got[0])
+                at = a + k
         parts_l.append(links[at:])
         parts_w.append(weights[at:])
         return sizes, np.concatenate(parts_l), np.concatenate(parts_w)
@@ -580,7 +585,7 @@ class SearchedRoutes:
         got = self._flow_hit(key, la, weights, ratio, sn, dn)
         if got is None:
             return None
-        return [links[i] for i in got[0]], list(got[1])
+        return la[got[0]].tolist(), got[1].tolist()
 
     def _flow_keys(self, sn: np.ndarray, dn: np.ndarray, starts: np.ndarray,
                    sizes: np.ndarray, links: np.ndarray, weights: np.ndarray) -> list[bytes]:
@@ -627,8 +632,10 @@ class SearchedRoutes:
             la = np.asarray(links, dtype=np.int64)
             hit = kept[key] = self._flow_of(self._src[la].tolist(), self._dst[la].tolist(),
                                             la.tolist(), list(weights), ratio, sn, dn)
-            if len(kept) > _FLOWS_KEPT:
-                kept.pop(next(iter(kept)))
+            self._flows_bytes += _flow_bytes(key, hit)
+            while self._flows_bytes > _FLOWS_BYTES and len(kept) > 1:
+                old = next(iter(kept))
+                self._flows_bytes -= _flow_bytes(old, kept.pop(old))
         return hit
 
     def _flow_of(self, us: list, vs: list, links: list, weights: list, ratio: float,
@@ -683,7 +690,8 @@ class SearchedRoutes:
         if not total > split * (1.0 + _FLOW_RTOL):
             return None
         keep = [i for i in range(len(links)) if f[i] > eps * total]
-        return tuple(keep), tuple(f[i] / total for i in keep)
+        return (np.array(keep, dtype=np.int64),
+                np.array([f[i] / total for i in keep], dtype=float))
 
     def _search(self, src, dst, *, gpu_transit: bool, direct: bool = True,
                 avoid: frozenset = frozenset()):
@@ -763,6 +771,11 @@ class SearchedRoutes:
             return [(v, port[v], w, tot) for v, w in zip(hops, ws, strict=True)]
 
         return self._spread(src, dst, total, next_hops)
+
+
+def _flow_bytes(key: bytes, hit: tuple | None) -> int:
+    """Bytes a kept maximum flow takes (:meth:`SearchedRoutes._flow_hit`), near enough."""
+    return len(key) + 100 + (0 if hit is None else hit[0].nbytes + hit[1].nbytes + 200)
 
 
 def _augment(sn: int, dn: int, us: list, vs: list, cap: list, f: list, out: dict,
