@@ -203,3 +203,23 @@ def test_torus_cable_doubled():
     g.edges["gpu0", "gpu4"]["bandwidth"] *= 2
     assert _time(g, "send-recv", "direct", ["gpu0", "gpu6"], n) == pytest.approx(hand,
                                                                                rel=1e-12)
+
+
+def test_fat_tree_uplink_quartered():
+    """A merge on the way down a fat tree (k=4: 2 GPUs a leaf, 2 leaves and 2 spines a pod,
+    spine s of every pod cabled to cores 2s and 2s + 1), leaf0's link to spine0 at B / 4 (B
+    every other cable): send-recv gpu0 (leaf0, pod 0) <-> gpu10 (leaf5, pod 2). Each way the
+    GPU's own port, B, is the least cut (into leaf0: B / 4 from spine0 + B from spine1), so
+    each transfer's maximum flow is B and the time n / B. The capacity split sent gpu10's
+    traffic 1/3 to spine4, which it counted as carrying on B / 2 (B / 4 through core0 and
+    again through core1, both ending in the one spine0 -> leaf0 link) against spine5's 2 B,
+    and so 1/3 of it down the B / 4 link: (4/3) n / B."""
+    g = _graph("fat-tree:k=4").copy()
+    b = g.edges["gpu0", "leaf0"]["bandwidth"]
+    assert all(g.edges[e]["bandwidth"] == b for e in g.edges)
+    assert g.has_edge("gpu10", "leaf5") and g.has_edge("leaf5", "spine4")
+    assert {c for c in g["spine4"] if c.startswith("core")} == {"core0", "core1"}
+    g.edges["leaf0", "spine0"]["bandwidth"] = b / 4
+    n = 2.0**30
+    assert _time(g, "send-recv", "direct", ["gpu0", "gpu10"], n) == pytest.approx(
+        1e-6 + n / b, rel=1e-12)
