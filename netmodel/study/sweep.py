@@ -543,8 +543,10 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
     if not (models and phases):
         raise UserError("the sweep needs at least one model and one phase")
     # said once here, not as every point refused ('no point of the sweep can be built: ...')
-    if parallelism not in PARALLELISM:
-        raise UserError(f"parallelism {parallelism!r} is unknown; known: {known(PARALLELISM)}")
+    # a string first: an array compared with the names raised numpy's ambiguous-truth error
+    if not isinstance(parallelism, str) or parallelism not in PARALLELISM:
+        raise UserError(f"parallelism {describe(parallelism)} is unknown; known: "
+                        f"{known(PARALLELISM)}")
     check_fabric_options(models, options, parallelism)
     if isinstance(max_batch, bool) or not isinstance(max_batch, int | np.integer) or max_batch < 1:
         raise UserError(f"max_batch must be a whole number >= 1, got {describe(max_batch)}")

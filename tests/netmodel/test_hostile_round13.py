@@ -306,3 +306,13 @@ def test_a_scheduler_address_that_is_not_ascii(address):
     with pytest.raises(UserError, match=r"^scheduler=.* is not an address; give HOST:PORT or "
                                         r"tcp://HOST:PORT \(an ASCII host name\)$"):
         Executor(scheduler=address)
+
+
+def test_sweep_parallelism_as_an_array():
+    # numpy: 'The truth value of an array with more than one element is ambiguous'
+    import numpy as np
+
+    with pytest.raises(UserError, match="^parallelism an array of shape \\(2,\\) is unknown; "
+                                        "known: 'all', 'auto', 'tp'$"):
+        netmodel.sweep(["h100-dgx"], ["adjust.hop_latency=1us,2us"], ["Llama-3-8B"],
+                       max_batch=16, parallelism=np.array(["tp", "all"]))
