@@ -296,7 +296,17 @@ def cli() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Console-script entry point."""
+    """Console-script entry point.
+
+    Bytes of an argument that are not UTF-8 (a file name) arrive as lone surrogates; the
+    output streams write them back as the same bytes, as Python does under the C locale,
+    rather than raise UnicodeEncodeError where stdout is strict ('wrote <path>' of such a
+    name printed a traceback and exit 1 after the file was written)."""
+    import sys
+
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="surrogateescape")
     cli.main(args=argv, prog_name="netmodel")
 
 

@@ -316,3 +316,18 @@ def test_sweep_parallelism_as_an_array():
                                         "known: 'all', 'auto', 'tp'$"):
         netmodel.sweep(["h100-dgx"], ["adjust.hop_latency=1us,2us"], ["Llama-3-8B"],
                        max_batch=16, parallelism=np.array(["tp", "all"]))
+
+
+def test_an_output_path_of_a_byte_that_is_not_utf8_is_echoed_back(tmp_path):
+    # where stdout is strict (a UTF-8 locale other than C), 'wrote <path>' raised
+    # UnicodeEncodeError after the file was written: a traceback, exit 1
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONIOENCODING="utf-8:strict")
+    r = subprocess.run([sys.executable, "-m", "netmodel", "topology", "export", "ring:n=4",
+                        "-o", b"r\xff.json"], cwd=tmp_path, env=env, capture_output=True)
+    assert (r.returncode, r.stderr) == (0, b""), r.stderr[-300:]
+    assert r.stdout.startswith(b"wrote r\xff.json (4 GPUs")     # the name's own bytes
+    assert [p.name.encode(errors="surrogateescape") for p in tmp_path.iterdir()] == \
+        [b"r\xff.json"]
