@@ -228,11 +228,29 @@ def refuse_unwired_options(options: RooflineOptions | None, caller: str) -> None
     ...
     compute.errors.UserError: options.two_batch_overlap is not modelled by the study; give it to compare, sweep, search, evaluate or serve
     """
+    refuse_mtp(options, caller)
     for name in ("two_batch_overlap", "dense_mlp_tp"):
         value = getattr(options, name, None) if options is not None else None
         if value not in (None, False):
             raise UserError(f"options.{name} is not modelled by {caller}; give it to "
                             f"compare, sweep, search, evaluate or serve")
+
+
+def refuse_mtp(options: RooflineOptions | None, caller: str) -> None:
+    """Refuse ``options.mtp_tokens`` (multi-token prediction) where it is not wired: the
+    study, compare and sweep rank configurations by the step's latency and its
+    collectives, where MTP's time per output token is a step over the expected tokens
+    (:mod:`compute.mtp`); ``infer``, ``search`` and ``serve`` cost it.
+
+    >>> from compute.roofline import RooflineOptions
+    >>> refuse_mtp(RooflineOptions(mtp_tokens=1), "compare")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: options.mtp_tokens 1 is not modelled by compare; give it to search, evaluate or serve
+    """
+    if options is not None and options.mtp_tokens:
+        raise UserError(f"options.mtp_tokens {options.mtp_tokens} is not modelled by "
+                        f"{caller}; give it to search, evaluate or serve")
 
 
 def check_fabric_options(models: Sequence[ModelSpec], options: RooflineOptions | None,
@@ -254,6 +272,7 @@ def check_fabric_options(models: Sequence[ModelSpec], options: RooflineOptions |
     """
     if options is None:
         return
+    refuse_mtp(options, "compare or sweep")
     if options.two_batch_overlap and parallelism == "all":
         raise UserError(_ALL_REFUSED)
     if options.dense_mlp_tp is None:
