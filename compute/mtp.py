@@ -63,6 +63,8 @@ _DATA = _acceptance()
 DEFAULT_ACCEPTANCE: float = float(_DATA["default"])
 #: Where :data:`DEFAULT_ACCEPTANCE` comes from.
 ACCEPTANCE_SOURCE: str = _DATA["source"]
+
+
 def check_acceptance(a: object) -> float:
     """``a`` as a float if it is a probability (a finite number from 0 to 1), else a
     :class:`UserError`."""
