@@ -371,6 +371,11 @@ FORMATS = {
     "vidur": "Vidur network profiles (all_reduce.csv, send_recv.csv...) into the -o folder",
 }
 
+#: File suffixes ``costs -o`` takes for each file format (vidur writes a folder): a run of
+#: '-o ../../etc/passwd' replaced that file with a cost table.
+FORMAT_SUFFIXES = {"csv": (".csv",), "json": (".json",), "nccl-tests": (".txt", ".log"),
+                   "nccl-short": (".txt", ".log"), "nccl": (".txt", ".log")}
+
 
 @click.command("costs")
 @click.option("--fabric", required=True, metavar="SPEC", cls=RegistryHelp,
@@ -393,8 +398,9 @@ FORMATS = {
               show_default=True,
               help="; ".join(f"{k}: {v}" for k, v in FORMATS.items()) + ".")
 @click.option("-o", "--output", default=None, metavar="PATH",
-              help="Write the table to PATH (atomically) instead of stdout; a folder for "
-              "--format vidur.")
+              help="Write the table to PATH (atomically) instead of stdout: a .csv file for "
+              "--format csv, .json for json, .txt or .log for the nccl formats, a folder for "
+              "vidur.")
 @click.option("--max-transfers", default=None, type=int, metavar="N",
               help="Most point-to-point transfers one algorithm may route for one group "
               "(everyone-to-everyone algorithms route p(p-1); default 20,000,000); counted "
@@ -447,7 +453,7 @@ def costs(fabric: str, ops_text: str, sizes_text: str, groups_text: str, algorit
         if fmt == "vidur":
             check_folder_path(output)
         else:
-            check_file_path(output)
+            check_file_path(output, "output file", FORMAT_SUFFIXES[fmt])
     _check_plot(plot_path)
     per_size = len(ops) * len(groups) * (len(ALGORITHMS) if algorithm == "all" else 1)
     estimate = _size_count(sizes_text) * per_size

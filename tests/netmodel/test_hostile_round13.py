@@ -331,3 +331,23 @@ def test_an_output_path_of_a_byte_that_is_not_utf8_is_echoed_back(tmp_path):
     assert r.stdout.startswith(b"wrote r\xff.json (4 GPUs")     # the name's own bytes
     assert [p.name.encode(errors="surrogateescape") for p in tmp_path.iterdir()] == \
         [b"r\xff.json"]
+
+
+# -- costs -o of any suffix: '-o ../../etc/passwd' replaced that file -------------------
+
+@pytest.mark.parametrize("fmt, name, allowed", [
+    ("csv", "passwd", ".csv"),                     # the default format, no suffix
+    ("json", "victim.csv", ".json"),               # a suffix of another format
+    ("nccl-tests", "victim.conf", ".txt, .log"),
+])
+def test_costs_output_must_have_its_formats_suffix(tmp_path, fmt, name, allowed):
+    # every other -o/--out checked its suffix; costs wrote its table over any file, exit 0
+    victim = tmp_path / name
+    victim.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    cwd = tmp_path / "a" / "b"
+    cwd.mkdir(parents=True)
+    _one_line_error(_run(["costs", "--fabric", "single-switch:n=8", "--format", fmt,
+                          "-o", f"../../{name}"], cwd),
+                    f"output file '../../{name}' must end in one of: {allowed}")
+    assert victim.read_text() == "root:x:0:0:root:/root:/bin/bash\n"
+    assert sorted(p.name for p in tmp_path.rglob("*")) == sorted(["a", "b", name])
