@@ -199,6 +199,14 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
     import time
 
     from compute.errors import UserError, known
+    from compute.validate import describe
+
+    if no_fabric and (workers is not None or scheduler is not None):
+        # only the fabric parts run on Dask: the option was taken, never used, exit 0
+        given = f"--workers {describe(workers)}" if workers is not None else \
+            f"--scheduler {describe(scheduler)}"
+        raise UserError(f"{given} with --no-fabric: nothing would run on Dask (only the "
+                        "fabric parts do); drop one of them")
     from netmodel.study.lite_gpu import (
         DEFAULT_GPUS,
         DEFAULT_MODELS,

@@ -351,3 +351,18 @@ def test_costs_output_must_have_its_formats_suffix(tmp_path, fmt, name, allowed)
                     f"output file '../../{name}' must end in one of: {allowed}")
     assert victim.read_text() == "root:x:0:0:root:/root:/bin/bash\n"
     assert sorted(p.name for p in tmp_path.rglob("*")) == sorted(["a", "b", name])
+
+
+# -- study lite-gpu --no-fabric ran nothing on Dask: --scheduler/--workers were ignored ---
+
+@pytest.mark.parametrize("dask, given", [
+    (["--scheduler", "junk"], "--scheduler 'junk'"),
+    (["--scheduler", "tcp://127.0.0.1:1"], "--scheduler 'tcp://127.0.0.1:1'"),
+    (["--workers", "2"], "--workers 2"),
+])
+def test_study_dask_options_with_no_fabric_are_refused(tmp_path, dask, given):
+    # only the fabric parts run on Dask: any text was taken and unused, exit 0
+    r = _run(["study", "lite-gpu", "-q", "--no-plot", "--models", "Llama-3-8B", "--gpus",
+              "Lite", "--phases", "decode", "--no-fabric", "--out", "out", *dask], tmp_path)
+    _one_line_error(r, f"{given} with --no-fabric: nothing would run on Dask")
+    assert not (tmp_path / "out").exists()
