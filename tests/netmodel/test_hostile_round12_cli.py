@@ -4,37 +4,19 @@ value outside the range a scenario file takes. Each: one line, exit 2, nothing w
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from compute.errors import UserError
 from compute.profile_fit import fit_profile
 from compute.profiles import read_measurements, read_profile
-from netmodel.cli.main import cli
+from tests.netmodel.cli_helpers import one_line_error, run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _run(args, cwd):
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        return CliRunner().invoke(cli, [str(a) for a in args], prog_name="netmodel")
-    finally:
-        os.chdir(old)
-
-
-def _one_line_error(r, *needles):
-    assert r.exit_code == 2, (r.exit_code, r.output, r.exception)
-    lines = r.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), r.output
-    for n in needles:
-        assert n in lines[0], (n, lines[0])
-    return lines[0]
 
 
 @pytest.mark.parametrize("args", [
@@ -50,8 +32,8 @@ def _one_line_error(r, *needles):
 def test_an_output_folder_that_is_a_symlink_loop(tmp_path, args):
     # pathlib's resolve() raised RuntimeError('Symlink loop from ...'): a traceback, exit 1
     (tmp_path / "loop").symlink_to(tmp_path / "loop")
-    r = _run(args + ["loop"], tmp_path)
-    _one_line_error(r, "output folder 'loop' is a symbolic link that loops")
+    r = run_cli(args + ["loop"], tmp_path)
+    one_line_error(r, "output folder 'loop' is a symbolic link that loops")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["loop"]
 
 
@@ -73,8 +55,8 @@ def test_calibrate_writes_no_profile_its_reader_refuses(tmp_path, option, value,
     # the profile was written (exit 0) and then refused by every --profile that read it:
     # 'mine.toml: [profile]: profile name 'a\nb' must be non-empty text ...'
     csv = _measurements(tmp_path)
-    r = _run(["calibrate", "--measurements", csv, "-o", "mine.toml", option, value], tmp_path)
-    _one_line_error(r, needle)
+    r = run_cli(["calibrate", "--measurements", csv, "-o", "mine.toml", option, value], tmp_path)
+    one_line_error(r, needle)
     assert not (tmp_path / "mine.toml").exists()
 
 
@@ -86,7 +68,7 @@ def test_fit_profile_checks_the_texts_first(tmp_path):
     with pytest.raises(UserError, match="engine must be text of at most 2,000 characters"):
         fit_profile(ms, name="ok", engine=5)
     # what passes is read back: the same name and engine
-    r = _run(["calibrate", "--measurements", csv, "-o", "mine.toml",
+    r = run_cli(["calibrate", "--measurements", csv, "-o", "mine.toml",
               "--name", "vLLM é 0.6", "--engine", "vLLM"], tmp_path)
     assert r.exit_code == 0, r.output
     p = read_profile(tmp_path / "mine.toml")
@@ -106,10 +88,10 @@ def test_a_swept_adjustment_out_of_range_is_refused(tmp_path, param, needle):
     # each such point was shown as '-' without a word (the scenario refused it) and
     # 1e308 s headed its column 'inf' with numpy's overflow warning; a scenario file's
     # [adjust] refuses the same values
-    r = _run(["sweep", "--scenario", "lite-flat", "--param", param, "--models", "Llama-3-8B",
+    r = run_cli(["sweep", "--scenario", "lite-flat", "--param", param, "--models", "Llama-3-8B",
               "--phase", "decode", "--max-batch", "16", "-q", "--no-plot", "--out", "d"],
              tmp_path)
-    _one_line_error(r, needle)
+    one_line_error(r, needle)
     assert not (tmp_path / "d").exists()
 
 
@@ -125,7 +107,7 @@ def test_a_long_unknown_node_is_cut(tmp_path, option, value, needle):
     # the whole 10,000-character name was echoed: a 10,050-character error line
     args = ["collective", "all-reduce", "--fabric", "single-switch:n=8", "--size", "1M",
             "--group", "2", option, value]
-    line = _one_line_error(_run(args, tmp_path), needle)
+    line = one_line_error(run_cli(args, tmp_path), needle)
     assert len(line) < 200
 
 

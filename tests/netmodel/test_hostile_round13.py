@@ -8,34 +8,17 @@ import os
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 import netmodel
 from compute import validate
 from compute.errors import UserError
-from netmodel.cli.main import cli
+from tests.netmodel.cli_helpers import one_line_error, run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 #: a command-line argument of the byte 0xff (not UTF-8), as Python hands it over
 NOT_UTF8 = b"\xff".decode(errors="surrogateescape")
 
 
-def _run(args, cwd, env=None):
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        return CliRunner().invoke(cli, [str(a) for a in args], prog_name="netmodel", env=env)
-    finally:
-        os.chdir(old)
-
-
-def _one_line_error(r, *needles):
-    assert r.exit_code == 2, (r.exit_code, r.output, r.exception)
-    lines = r.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), r.output
-    for n in needles:
-        assert n in lines[0], (n, lines[0])
-    return lines[0]
 
 
 # -- a value of thousands of characters is cut in the one line ---------------------------
@@ -54,7 +37,7 @@ DIGITS = "1" + "0" * 5000
 ])
 def test_a_long_value_is_cut_in_the_error_line(tmp_path, args, value):
     # the whole value was echoed: lines of 5,050 to 5,330 characters
-    line = _one_line_error(_run(args + [value], tmp_path))
+    line = one_line_error(run_cli(args + [value], tmp_path))
     assert len(line) < 700, len(line)
     assert value[:39] + "..." in line          # its start, then where it was cut
     assert value[:61] not in line
@@ -81,9 +64,9 @@ def test_cut_long_keeps_short_words_and_cuts_long_ones_to_60():
 @pytest.mark.parametrize("value", ["", " "])
 def test_an_empty_model_or_gpu_file(tmp_path, option, value):
     # '' ran the catalog's model (exit 0), as if the option were not given
-    r = _run(["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "1",
+    r = run_cli(["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "1",
               "--batch", "8", option, value], tmp_path)
-    _one_line_error(r, f"Invalid value for '{option}'", "is an empty path")
+    one_line_error(r, f"Invalid value for '{option}'", "is an empty path")
 
 
 @pytest.mark.parametrize("args", [
@@ -91,7 +74,7 @@ def test_an_empty_model_or_gpu_file(tmp_path, option, value):
     ["calibrate", "-o", "p.toml", "--measurements"],
 ])
 def test_an_empty_path_in_the_other_commands(tmp_path, args):
-    _one_line_error(_run(args + [""], tmp_path), "is an empty path")
+    one_line_error(run_cli(args + [""], tmp_path), "is an empty path")
     assert list(tmp_path.iterdir()) == []
 
 
@@ -99,7 +82,7 @@ def test_an_empty_path_in_the_other_commands(tmp_path, args):
                                                   "H100-SXM", "--tp", "1", "--batch", "8"]])
 def test_a_config_path_too_long_for_the_file_system(tmp_path, command):
     # OSError [Errno 36] File name too long from Path.is_dir(): a traceback, exit 1
-    line = _one_line_error(_run(command + ["--hf-config", LONG], tmp_path),
+    line = one_line_error(run_cli(command + ["--hf-config", LONG], tmp_path),
                            "file name too long (at most 255 bytes a name")
     assert len(line) < 300
 
@@ -115,11 +98,11 @@ def test_a_config_path_too_long_for_the_file_system(tmp_path, command):
 def test_collective_group_out_of_range(tmp_path, group, needle):
     # 5,001 digits: ValueError (int's 4,300-digit limit); '²' passed isdigit() and then
     # int() raised ValueError
-    r = _run(["collective", "all-reduce", "--fabric", "single-switch:n=8", "--size", "8M",
+    r = run_cli(["collective", "all-reduce", "--fabric", "single-switch:n=8", "--size", "8M",
               "--group", group], tmp_path)
-    _one_line_error(r, needle)
+    one_line_error(r, needle)
     # a size still is one
-    r = _run(["collective", "all-reduce", "--fabric", "single-switch:n=8", "--size", "8M",
+    r = run_cli(["collective", "all-reduce", "--fabric", "single-switch:n=8", "--size", "8M",
               "--group", "4", "--json"], tmp_path)
     assert r.exit_code == 0, r.output
     assert '"group_size": 4' in r.output
@@ -151,25 +134,25 @@ def _measurements(tmp_path):
 def test_calibrate_text_of_a_byte_that_is_not_utf8(tmp_path, option):
     # UnicodeEncodeError from the profile's .encode(): a traceback, exit 1
     csv = _measurements(tmp_path)
-    r = _run(["calibrate", "--measurements", csv, "-o", "mine.toml", option,
+    r = run_cli(["calibrate", "--measurements", csv, "-o", "mine.toml", option,
               f"vLLM{NOT_UTF8}"], tmp_path)
-    _one_line_error(r, "'vLLM\\udcff' holds a byte that is not UTF-8; give UTF-8 text")
+    one_line_error(r, "'vLLM\\udcff' holds a byte that is not UTF-8; give UTF-8 text")
     assert not (tmp_path / "mine.toml").exists()
 
 
 def test_calibrate_an_empty_name_is_refused(tmp_path):
     # '' was read as 'not given': the profile took the output file's stem as its name
     csv = _measurements(tmp_path)
-    r = _run(["calibrate", "--measurements", csv, "-o", "mine.toml", "--name", ""], tmp_path)
-    _one_line_error(r, "profile name '' must be non-empty text")
+    r = run_cli(["calibrate", "--measurements", csv, "-o", "mine.toml", "--name", ""], tmp_path)
+    one_line_error(r, "profile name '' must be non-empty text")
     assert not (tmp_path / "mine.toml").exists()
 
 
 def test_a_figure_title_of_a_byte_that_is_not_utf8(tmp_path):
     # matplotlib's FT2Font.set_text raised TypeError on the lone surrogate
-    r = _run(["topology", "plot", "ring:n=4", "-o", "r.png", "--title", f"a{NOT_UTF8}"],
+    r = run_cli(["topology", "plot", "ring:n=4", "-o", "r.png", "--title", f"a{NOT_UTF8}"],
              tmp_path)
-    _one_line_error(r, "figure: title 'a\\udcff' holds a byte that is not UTF-8")
+    one_line_error(r, "figure: title 'a\\udcff' holds a byte that is not UTF-8")
     assert list(tmp_path.iterdir()) == []
 
 
@@ -346,7 +329,7 @@ def test_costs_output_must_have_its_formats_suffix(tmp_path, fmt, name, allowed)
     victim.write_text("root:x:0:0:root:/root:/bin/bash\n")
     cwd = tmp_path / "a" / "b"
     cwd.mkdir(parents=True)
-    _one_line_error(_run(["costs", "--fabric", "single-switch:n=8", "--format", fmt,
+    one_line_error(run_cli(["costs", "--fabric", "single-switch:n=8", "--format", fmt,
                           "-o", f"../../{name}"], cwd),
                     f"output file '../../{name}' must end in one of: {allowed}")
     assert victim.read_text() == "root:x:0:0:root:/root:/bin/bash\n"
@@ -362,7 +345,7 @@ def test_costs_output_must_have_its_formats_suffix(tmp_path, fmt, name, allowed)
 ])
 def test_study_dask_options_with_no_fabric_are_refused(tmp_path, dask, given):
     # only the fabric parts run on Dask: any text was taken and unused, exit 0
-    r = _run(["study", "lite-gpu", "-q", "--no-plot", "--models", "Llama-3-8B", "--gpus",
+    r = run_cli(["study", "lite-gpu", "-q", "--no-plot", "--models", "Llama-3-8B", "--gpus",
               "Lite", "--phases", "decode", "--no-fabric", "--out", "out", *dask], tmp_path)
-    _one_line_error(r, f"{given} with --no-fabric: nothing would run on Dask")
+    one_line_error(r, f"{given} with --no-fabric: nothing would run on Dask")
     assert not (tmp_path / "out").exists()

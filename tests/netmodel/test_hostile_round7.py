@@ -12,32 +12,19 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from compute.errors import UserError
 from compute.evaluate_many import evaluate_many
 from compute.evaluate_one import evaluate
 from compute.parallel import Parallelism
 from netmodel import api
-from netmodel.cli.main import cli
+from tests.netmodel.cli_helpers import one_line_error, run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "docs" / "examples" / "gb300-nvl72.toml"
 GPUS = ROOT / "compute" / "data" / "gpus.toml"
 
 
-def _run(args):
-    return CliRunner().invoke(cli, [str(a) for a in args], prog_name="netmodel")
-
-
-def _one_line_error(r, *needles):
-    assert r.exit_code == 2, (r.exit_code, r.output, r.exception)
-    lines = r.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), r.output
-    assert "Traceback" not in r.output
-    for n in needles:
-        assert n in lines[0], (n, lines[0])
-    return lines[0]
 
 
 # ------------------------------------------------------------------ --max-batch
@@ -58,7 +45,7 @@ ABOVE = ["inf", "1e12", "9" * 400, "1000000001"]
 @pytest.mark.parametrize("cmd", sorted(COMMANDS))
 @pytest.mark.parametrize("value", BELOW)
 def test_max_batch_below_one_or_not_a_number(cmd, value):
-    line = _one_line_error(_run([*COMMANDS[cmd], "--max-batch", value]), "--max-batch",
+    line = one_line_error(run_cli([*COMMANDS[cmd], "--max-batch", value]), "--max-batch",
                            "whole number >= 1", repr(value))
     assert len(line) < 120
 
@@ -67,7 +54,7 @@ def test_max_batch_below_one_or_not_a_number(cmd, value):
 @pytest.mark.parametrize("value", ABOVE)
 def test_max_batch_above_the_limit_says_the_range_in_a_short_line(cmd, value):
     # inf and 400 digits (inf as a float) said 'must be >= 1' and echoed all 400 digits
-    line = _one_line_error(_run([*COMMANDS[cmd], "--max-batch", value]), "--max-batch",
+    line = one_line_error(run_cli([*COMMANDS[cmd], "--max-batch", value]), "--max-batch",
                            "from 1 to 1,000,000,000")
     assert len(line) < 140
     assert value[:20] in line
@@ -75,13 +62,13 @@ def test_max_batch_above_the_limit_says_the_range_in_a_short_line(cmd, value):
 
 def test_max_batch_that_searches_too_much_is_refused_by_the_size_check():
     # 1e9 is a whole number the option takes; the search says it is too large to run
-    _one_line_error(_run([*COMMANDS["search"], "--max-batch", "1e9"]), "max_batch",
+    one_line_error(run_cli([*COMMANDS["search"], "--max-batch", "1e9"]), "max_batch",
                     "over the limit")
 
 
 def test_bad_max_batch_writes_nothing(tmp_path):
     out = tmp_path / "out"
-    _one_line_error(_run([*COMMANDS["compare"], "--max-batch", "nan", "--out", out]))
+    one_line_error(run_cli([*COMMANDS["compare"], "--max-batch", "nan", "--out", out]))
     assert not out.exists()
 
 
@@ -192,14 +179,14 @@ def test_gpu_file_with_absurd_blackwell_ultra_fields(tmp_path, old, new, needle)
     path.write_text(text.replace(old, new, 1))
     for cmd in (["infer", "--model", "Llama-3-8B", "--tp", "1", "--batch", "1"],
                 ["search", "--model", "Llama-3-8B", "--max-batch", "16"]):
-        _one_line_error(_run([*cmd, "--gpu", "X300", "--gpu-file", path]), "GPU 'X300'",
+        one_line_error(run_cli([*cmd, "--gpu", "X300", "--gpu-file", path]), "GPU 'X300'",
                         needle)
 
 
 def test_the_b300_like_gpu_file_itself_loads(tmp_path):
     path = tmp_path / "x300.toml"
     path.write_text(_b300_like())
-    r = _run(["infer", "--model", "Llama-3-8B", "--tp", "1", "--batch", "1", "--gpu", "X300",
+    r = run_cli(["infer", "--model", "Llama-3-8B", "--tp", "1", "--batch", "1", "--gpu", "X300",
               "--gpu-file", path])
     assert r.exit_code == 0, r.output
 
@@ -234,7 +221,7 @@ def test_corrupted_gb300_example_scenario(tmp_path, old, new, needle):
     for cmd in (["compare", "--models", "Llama-3-8B", "--scenarios", path, "--phase",
                  "decode", "--max-batch", "8", "--out", out, "--no-plot"],
                 ["search", "--model", "Llama-3-8B", "--scenario", path, "--max-batch", "8"]):
-        _one_line_error(_run(cmd), needle)
+        one_line_error(run_cli(cmd), needle)
     assert not out.exists()
     with pytest.raises(UserError):
         api.evaluate("Llama-3-8B", scenario=str(path), tp=8, batch=8)

@@ -1,0 +1,37 @@
+"""Helpers the command-line tests of tests/netmodel share: run ``netmodel`` in process and
+check that bad input got one clear line and exit status 2."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from click.testing import CliRunner, Result
+
+from netmodel.cli.main import cli
+
+
+def run_cli(args: Sequence[object], cwd: Path | str | None = None,
+            env: Mapping[str, str] | None = None) -> Result:
+    """``netmodel ARGS`` run in process (each argument as ``str``), in ``cwd`` if given
+    (restored after), with ``env`` added to the environment."""
+    old = os.getcwd()
+    if cwd is not None:
+        os.chdir(cwd)
+    try:
+        return CliRunner().invoke(cli, [str(a) for a in args], prog_name="netmodel", env=env)
+    finally:
+        os.chdir(old)
+
+
+def one_line_error(r: Result, *needles: str) -> str:
+    """Assert ``r`` exited 2 with one line ``error: ...`` holding every needle, and no
+    traceback; return the line."""
+    assert r.exit_code == 2, (r.exit_code, r.output, r.exception)
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), r.output
+    assert "Traceback" not in r.output
+    for n in needles:
+        assert n in lines[0], (n, lines[0])
+    return lines[0]
