@@ -21,7 +21,11 @@ at the largest batch that fits in memory at any TP degree (memory does not depen
 network), which changes no answer. Only the first evaluation of a model, phase and GPU
 runs the search itself; the others re-score its grid's collective stages
 (:class:`_GridScorer`, checked to the last bit against that search), and under a per-hop
-latency measure slopes only for the configurations that may still be the best.
+latency measure slopes only for the configurations that may still be the best. A mixture
+of experts' prefill, whose all-to-alls cross the network once a server (DeepEP's normal
+kernels, as ``compare`` and ``search --scenario`` cost them), searches at every
+evaluation, those all-to-alls compiled on the fabric with its links adjusted
+(:meth:`AdjustedComm.moe_all_to_all_time`).
 
 The root is bracketed between :data:`BANDWIDTH_RANGE` (or :data:`LATENCY_RANGE`) and
 narrowed by bisection in log space to :data:`TOLERANCE`; the reported value is the edge of
@@ -41,6 +45,7 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.hardware import GpuSpec, get_gpu
+from compute.moe_routing import moe_comm
 from netmodel.study.figure_kit import figure_style
 
 if TYPE_CHECKING:
@@ -74,6 +79,7 @@ class AdjustedComm:
         self.scale = float(scale)
         self.hop = float(hop_latency)
         self.slopes = slopes
+        self._models: list = []    # (the scenario's cost model, the adjusted one)
 
     def lines(self, op: str, group_size: int) -> tuple[np.ndarray, np.ndarray]:
         """``(a, b)``: each candidate's ``time = a + b * bytes`` at this scale and
@@ -91,6 +97,52 @@ class AdjustedComm:
         shape = (-1,) + (1,) * n.ndim
         t = (a.reshape(shape) + b.reshape(shape) * n).min(0)
         return np.where(n > 0, t, 0.0)
+
+    def moe_all_to_all_time(self, nbytes: float | np.ndarray, group_size: int,
+                            copies: int, reach) -> np.ndarray:
+        """An MoE prefill all-to-all crossing the network once a server, as the
+        scenario's own (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.
+        moe_all_to_all_time`) costs it: :func:`netmodel.collectives.moe.once_a_server_time`
+        on the instance's cost model with the links adjusted (its lines compiled on that
+        graph, once per scale and per-hop latency), the faster of that way and every
+        copy's, which is this comm's re-scored all-to-all. Without it compute costs an
+        MoE prefill here as every copy sent (:func:`compute.moe_routing.moe_comm`)."""
+        from netmodel.collectives.cost import GroupCut
+        from netmodel.collectives.moe import once_a_server_time
+
+        n = np.asarray(nbytes, dtype=float)
+        p = int(group_size)
+        if p <= 1:
+            return np.zeros_like(n)
+
+        def every() -> np.ndarray:
+            return self.collective_time("all-to-all", n, p)
+
+        m = self._model(p)
+        try:
+            return once_a_server_time(m, m.group(p), n, copies, reach, every)
+        except GroupCut as exc:
+            raise UserError(f"scenario {self.c.scenario.label!r}: an instance of {p} GPUs "
+                            f"is cut apart ({exc}); no all-to-all can run on it") from None
+
+    def _model(self, size: int):
+        """The cost model of instances of ``size`` GPUs on the scenario's graph with every
+        link's bandwidth times ``scale`` and ``hop_latency`` added (as
+        :class:`~netmodel.study.scenarios.Adjust` applies them), made once a comm."""
+        from netmodel.collectives.model import FabricCostModel
+        from netmodel.study.fabric_search import adjusted
+        from netmodel.study.scenarios import Adjust
+
+        base = self.c.model(size)
+        for b, m in self._models:
+            if b is base:
+                return m
+        graph = adjusted(base.graph, Adjust(bandwidth_scale=self.scale, hop_latency=self.hop))
+        m = FabricCostModel(graph, placement=self.c.scenario.placement,
+                            algorithm=self.c.scenario.algorithm, calibration=self.c.calibration,
+                            validated=True)   # the scenario's graph, checked when built
+        self._models.append((base, m))
+        return m
 
 
 def _adjusted_lines(a_fixed, a_fill, b_link, b_red, slope, scale: float, hop: float):
@@ -239,7 +291,9 @@ class _Tokens:
     (:class:`AdjustedComm`) and keeps its grid; the later calls re-score only that grid's
     collective stages (:class:`_GridScorer`): the same operations on the same numbers,
     so the same tokens/s/SM to the last bit. Where the grid is one the scorer does not
-    reproduce (see :meth:`_GridScorer.build`), every call searches again. The grid
+    reproduce (see :meth:`_GridScorer.build`), and for a mixture of experts' prefill
+    (its all-to-alls cross the network once a server,
+    :meth:`AdjustedComm.moe_all_to_all_time`), every call searches again. The grid
     apart from its collective times (configurations, batches, compute and memory times,
     message sizes, what fits) is the same on every fabric for one model, phase and GPU
     (and fabric size and batch cap): ``grids`` (shared by the calls of one
@@ -255,7 +309,12 @@ class _Tokens:
         self.scenario, self.coll, self.cap = scenario, coll, cap
         self.slopes_cache, self.options, self.slo = slopes_cache, options, slo
         self.parallelism = parallelism
-        self.scorer: _GridScorer | None | bool = None   # False: search every time
+        # False: search every time, as for an MoE prefill, whose all-to-alls cross the
+        # network once a server (compute.moe_routing.moe_comm asks the comm's
+        # moe_all_to_all_time): lines compiled per scale and latency, not re-scored
+        comm = AdjustedComm(coll)
+        self.scorer: _GridScorer | None | bool = \
+            None if moe_comm(comm, self.model, self.phase) is comm else False
         self.grids = {} if grids is None else grids
         self.key = (self.model, self.phase, _network_twin(scenario.gpu_spec),
                     scenario.gpu_spec.max_instance, coll.gpus, cap, parallelism)
