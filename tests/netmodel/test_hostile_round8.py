@@ -16,7 +16,7 @@ import pytest
 
 from compute.comm import FunctionComm, RingAlphaBeta, check_group_size, check_nbytes
 from compute.errors import UserError
-from tests.netmodel.test_hostile_round7 import _one_line_error, _run  # the checks, said once
+from tests.netmodel.cli_helpers import one_line_error, run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -110,7 +110,7 @@ INFER = ["infer", "--model", "Llama-3-8B", "--tp", "8", "--batch", "4"]
     (INFER + ["--fabric", "ocs:gpus=16,gpu=H100-SXM"], "no path joins the group"),
 ])
 def test_a_cut_fabric_is_one_line_not_a_traceback(args, needle):
-    _one_line_error(_run(args), needle)
+    one_line_error(run_cli(args), needle)
 
 
 @pytest.mark.parametrize("fabric,advice", [
@@ -122,11 +122,11 @@ def test_a_cut_fabric_is_one_line_not_a_traceback(args, needle):
     ("ring:n=8,gpu=Lite", "name that GPU in the spec (gpu=H100-SXM)"),
 ])
 def test_fabric_built_for_another_gpu_gives_advice_that_works(fabric, advice):
-    line = _one_line_error(_run(INFER + ["--fabric", fabric, "--gpu", "H100-SXM"]), advice)
+    line = one_line_error(run_cli(INFER + ["--fabric", fabric, "--gpu", "H100-SXM"]), advice)
     if "@" in advice:   # the advice itself runs (on a fabric that is not cut apart)
         ref = advice.rpartition("(")[2].rstrip(")")
         if not ref.startswith("lite-ocs"):
-            r = _run(INFER + ["--fabric", ref, "--gpu", "H100-SXM"])
+            r = run_cli(INFER + ["--fabric", ref, "--gpu", "H100-SXM"])
             assert r.exit_code == 0, (line, r.output)
 
 
@@ -143,7 +143,7 @@ SWEEP = ["sweep", "--models", "Llama-3-8B", "--phase", "decode"]
 ])
 def test_a_host_power_sweep_that_moves_nothing_is_refused(scenarios, needle):
     args = SWEEP + [a for s in scenarios for a in ("--scenario", s)]
-    line = _one_line_error(_run(args + ["--param", "cost.host_power_per_h100=0,534,2000"]),
+    line = one_line_error(run_cli(args + ["--param", "cost.host_power_per_h100=0,534,2000"]),
                            "cost.host_power_per_h100 moves no scenario", needle)
     assert "H100-SXM, H200-SXM, Lite" in line
 
@@ -158,7 +158,7 @@ def test_a_mixed_host_power_sweep_moves_the_rule_gpus_only():
     # B200 on the same fabric: its DGX B200 row, 32 x 716 W x 0.75 = 17,184 W, whatever it is
     b200 = cost_summary("h100-dgx@B200-HGX", "Llama-3-8B", "decode", host_power_per_h100=2000)
     assert b200.power_host == 17_184.0
-    r = _run(SWEEP + ["--scenario", "h100-dgx@B200-HGX", "--scenario", "h100-dgx", "--param",
+    r = run_cli(SWEEP + ["--scenario", "h100-dgx@B200-HGX", "--scenario", "h100-dgx", "--param",
                       "cost.host_power_per_h100=534,2000"])
     assert r.exit_code == 0, r.output
 
@@ -170,7 +170,7 @@ def test_a_mixed_host_power_sweep_moves_the_rule_gpus_only():
 ])
 def test_host_load_fraction_above_one_is_refused(value, needle):
     # before: 2 was taken (a host drawing twice its max: 25,632 W for h100-dgx)
-    _one_line_error(_run(SWEEP + ["--scenario", "h100-dgx", "--param",
+    one_line_error(run_cli(SWEEP + ["--scenario", "h100-dgx", "--param",
                                   f"cost.host_load_fraction={value}"]), needle)
 
 
@@ -180,7 +180,7 @@ def test_host_load_fraction_above_one_is_refused(value, needle):
     ("1e3,-5", "'-5'"),
 ])
 def test_host_power_per_h100_bad_values(value, needle):
-    _one_line_error(_run(SWEEP + ["--scenario", "h100-dgx", "--param",
+    one_line_error(run_cli(SWEEP + ["--scenario", "h100-dgx", "--param",
                                   f"cost.host_power_per_h100={value}"]), needle)
 
 
@@ -301,7 +301,7 @@ CAL_BASE = "Mixtral-8x7B,H100-SXM,8,64,decode,0.006,,1000"
 def test_calibrate_bad_new_columns(cells, needle, tmp_path):
     (tmp_path / "m.csv").write_text(f"{HEADER}\n{CAL_BASE},{cells}\n")
     out = tmp_path / "p.toml"
-    _one_line_error(_run(["calibrate", "--measurements", tmp_path / "m.csv", "-o", out,
+    one_line_error(run_cli(["calibrate", "--measurements", tmp_path / "m.csv", "-o", out,
                           "--fit", "layer_overhead_s"]), needle)
     assert not out.exists()
 
@@ -321,8 +321,8 @@ LONG = "é" * 300   # 600 bytes: over the 255-byte limit of a name
 ])
 def test_an_output_name_too_long_is_one_line(args, tmp_path):
     # before: OSError: [Errno 36] File name too long (a traceback, exit 1)
-    r = _run([a.replace("{d}", str(tmp_path)) for a in args])
-    line = _one_line_error(r, "File name too long (at most 255 bytes a name")
+    r = run_cli([a.replace("{d}", str(tmp_path)) for a in args])
+    line = one_line_error(r, "File name too long (at most 255 bytes a name")
     assert len(line) < 300 and "..." in line
     assert list(tmp_path.iterdir()) == []
 
@@ -331,7 +331,7 @@ def test_an_output_name_too_long_is_one_line(args, tmp_path):
 @pytest.mark.parametrize("cmd", [["topology", "show"], ["topology", "compare", "ring:n=4"]])
 def test_a_fabric_file_name_too_long_is_one_line(cmd, suffix, tmp_path):
     # before (.json): OSError: [Errno 36] File name too long from topologies.io._read_bytes
-    _one_line_error(_run(cmd + [f"{tmp_path}/{LONG}{suffix}"]), "cannot read fabric file",
+    one_line_error(run_cli(cmd + [f"{tmp_path}/{LONG}{suffix}"]), "cannot read fabric file",
                     "File name too long")
 
 
@@ -345,9 +345,9 @@ def test_a_fabric_file_name_too_long_is_one_line(cmd, suffix, tmp_path):
 @pytest.mark.parametrize("cmd", [["topology", "show"], ["collective", "all-reduce", "--fabric"],
                                  ["costs", "--fabric"]])
 def test_a_spec_with_at_gpu_says_how_to_give_the_gpu(cmd, ref, advice):
-    _one_line_error(_run(cmd + [ref]), "'@GPU' re-types a scenario", advice)
+    one_line_error(run_cli(cmd + [ref]), "'@GPU' re-types a scenario", advice)
     fixed = advice.strip("()")
-    assert _run(["topology", "show", fixed]).exit_code == 0   # the advice works
+    assert run_cli(["topology", "show", fixed]).exit_code == 0   # the advice works
 
 
 # every fabric argument, hostile names: (ref, words of the one line)
@@ -400,7 +400,7 @@ def test_hostile_fabric_names_everywhere(cmd, tmp_path):
     out.mkdir()
     for ref, needle in _fabric_refs(tmp_path):
         args = [a.replace("{out}", str(out)) for a in FABRIC_CMDS[cmd](ref)]
-        _one_line_error(_run(args), needle)
+        one_line_error(run_cli(args), needle)
         assert list(out.iterdir()) == [], (cmd, ref)
 
 
@@ -410,7 +410,7 @@ def test_hostile_fabric_names_everywhere(cmd, tmp_path):
 def test_valid_scenario_fabrics_never_crash(ref):
     for args in (["topology", "show", ref], ["collective", "all-reduce", "--fabric", ref,
                                               "--size", "1M", "--group", "4"]):
-        r = _run(args)
+        r = run_cli(args)
         assert r.exit_code == 0 and r.exception is None, (args, r.output)
 
 
@@ -436,7 +436,7 @@ STUDY = ["study", "lite-gpu", "-q", "--no-plot", "--models", "Llama-3-70B"]
 ])
 def test_study_bad_options_fail_before_any_work(opts, needle, tmp_path):
     out = tmp_path / "study"
-    _one_line_error(_run(STUDY + opts + ["--out", out]), needle)
+    one_line_error(run_cli(STUDY + opts + ["--out", out]), needle)
     assert not out.exists()
 
 
@@ -451,7 +451,7 @@ def test_study_bad_out(out, needle, tmp_path):
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "other.txt").write_text("x")
     d = str(tmp_path)
-    _one_line_error(_run(STUDY + ["--no-fabric", "--out", out.replace("{d}", d)]),
+    one_line_error(run_cli(STUDY + ["--no-fabric", "--out", out.replace("{d}", d)]),
                     needle.replace("{d}", d))
     assert (tmp_path / "afile").read_text() == "hi"
     assert sorted(p.name for p in (tmp_path / "full").iterdir()) == ["other.txt"]
@@ -459,7 +459,7 @@ def test_study_bad_out(out, needle, tmp_path):
 
 def test_study_without_h100_dgx_and_both_phases_runs(tmp_path):
     out = tmp_path / "s"
-    r = _run(STUDY[:4] + ["--models", "Llama-3-8B", "--gpus", "Lite", "--scenarios",
+    r = run_cli(STUDY[:4] + ["--models", "Llama-3-8B", "--gpus", "Lite", "--scenarios",
                           "lite-flat", "--phases", "both", "--no-sweep", "--no-reliability",
                           "--no-cost", "--no-crossovers", "--no-serving", "--no-packed",
                           "--moe-model", "none", "--out", out])
@@ -501,19 +501,19 @@ def test_calibrate_names_the_file_line_after_comments(tmp_path):
     (tmp_path / "m.csv").write_text(
         f"# measured on vLLM\n\n{HEADER}\n# first\n{CAL_BASE},1,8,1,1\n# second\n"
         f"{CAL_BASE},0,8,1,1\n")
-    _one_line_error(_run(["calibrate", "--measurements", tmp_path / "m.csv", "-o",
+    one_line_error(run_cli(["calibrate", "--measurements", tmp_path / "m.csv", "-o",
                           tmp_path / "p.toml"]),
                     "m.csv: row 3 (line 7 of the file): pp must be a whole number")
     # no comments: rows are lines, named as before
     (tmp_path / "m.csv").write_text(f"{HEADER}\n{CAL_BASE},1,8,1,1\n{CAL_BASE},0,8,1,1\n")
-    line = _one_line_error(_run(["calibrate", "--measurements", tmp_path / "m.csv", "-o",
+    line = one_line_error(run_cli(["calibrate", "--measurements", tmp_path / "m.csv", "-o",
                                  tmp_path / "p.toml"]), "m.csv: row 3: pp must be")
     assert "line" not in line
     assert not (tmp_path / "p.toml").exists()
     # a quoted cell over two lines: the next row starts a line later, named by its first
     (tmp_path / "m.csv").write_text(f"{HEADER},source\n{CAL_BASE},1,8,1,1,\"two\nlines\"\n"
                                     f"{CAL_BASE},0,8,1,1,x\n")
-    _one_line_error(_run(["calibrate", "--measurements", tmp_path / "m.csv", "-o",
+    one_line_error(run_cli(["calibrate", "--measurements", tmp_path / "m.csv", "-o",
                           tmp_path / "p.toml"]), "row 3 (line 4 of the file): pp must be")
 
 
@@ -525,12 +525,12 @@ def test_a_scenario_file_whose_path_holds_an_at(where, tmp_path):
     path.parent.mkdir(exist_ok=True)
     path.write_text((ROOT / "docs" / "examples" / "gb300-nvl72.toml").read_text())
     for ref, gpu in ((str(path), "GB300-NVL72"), (f"{path}@Lite", "Lite")):
-        r = _run(["topology", "show", ref])
+        r = run_cli(["topology", "show", ref])
         assert r.exit_code == 0, r.output
         assert f"scenario:    gb300-nvl72@{gpu} (its fabric)" in r.output
-        r = _run(["compare", "--scenarios", ref, "--models", "Llama-3-8B", "--phase", "decode"])
+        r = run_cli(["compare", "--scenarios", ref, "--models", "Llama-3-8B", "--phase", "decode"])
         assert r.exit_code == 0 and f"gb300-nvl72@{gpu}" in r.output, r.output
-    line = _one_line_error(_run(INFER + ["--fabric", str(path), "--gpu", "H100-SXM"]))
+    line = one_line_error(run_cli(INFER + ["--fabric", str(path), "--gpu", "H100-SXM"]))
     assert f"({path}@H100-SXM)" in line
 
 
@@ -591,5 +591,5 @@ def test_a_gpu_file_whose_path_holds_an_at(tmp_path):
     gpu = tmp_path / "my@gpu.toml"
     gpu.write_text('[gpu."MyLite"]\nderive_from = "Lite"\nhbm_bandwidth_multiplier = 2.0\n'
                    'source = "test: a Lite with twice the HBM bandwidth"\n')
-    r = _run(["topology", "show", f"lite-flat@{gpu}"])
+    r = run_cli(["topology", "show", f"lite-flat@{gpu}"])
     assert r.exit_code == 0 and "scenario:    lite-flat@MyLite (its fabric)" in r.output, r.output

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.netmodel.test_hostile_round7 import _one_line_error, _run
+from tests.netmodel.cli_helpers import one_line_error, run_cli
 
 SWEEP = ["sweep", "--scenario", "h100-dgx", "--models", "Llama-3-8B", "--param"]
 
@@ -37,7 +37,7 @@ SWEEP = ["sweep", "--scenario", "h100-dgx", "--models", "Llama-3-8B", "--param"]
     ("cost.host_power_per_h100=1e308kW", "finite number >= 0"),
 ])
 def test_cost_value_refused_in_one_line(value, needle):
-    _one_line_error(_run([*SWEEP, value]), needle)
+    one_line_error(run_cli([*SWEEP, value]), needle)
 
 
 @pytest.mark.parametrize("value", ["cost.switch_energy=1e300pJ/bit,1pJ/bit",
@@ -49,7 +49,7 @@ def test_absurd_cost_is_refused_not_written(value, tmp_path):
     # (not JSON), or a 297-digit cell and a figure whose axes overflowed; now a value over a
     # million times the shipped default is one line, nothing written
     out = tmp_path / "o"
-    line = _one_line_error(_run([*SWEEP, value, "--out", out]),
+    line = one_line_error(run_cli([*SWEEP, value, "--out", out]),
                            "over 1,000,000 times its shipped default",
                            value.split("=")[0])
     assert "the most a sweep takes is" in line
@@ -69,7 +69,7 @@ def test_cost_that_overflows_is_refused_by_the_library():
 
 def test_cost_example_reads_back_as_its_default():
     # the example in a wrong-unit error wrote a 1/year default as '0.051/year' (0.051 a year)
-    line = _one_line_error(_run([*SWEEP, "cost.maintenance_fraction=5W"]), "0.05/year,")
+    line = one_line_error(run_cli([*SWEEP, "cost.maintenance_fraction=5W"]), "0.05/year,")
     assert "0.051/year" not in line
 
 
@@ -77,7 +77,7 @@ def test_cost_example_reads_back_as_its_default():
                                       "\u0665y", "\uff15y"])
 def test_lifetime_spellings_agree(spelling):
     # a space, Arabic-Indic and full-width digits read as Python's float reads them
-    r = _run([*SWEEP, f"cost.lifetime={spelling}"])
+    r = run_cli([*SWEEP, f"cost.lifetime={spelling}"])
     assert r.exit_code == 0, r.output
     assert r.output.splitlines()[-1].split()[-1] == "0.028", r.output
 
@@ -94,7 +94,7 @@ COST = ["cost", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "--phase", "d
     ("--parallelism", "tp,all", "'auto', 'tp', 'all'"),
 ])
 def test_cost_options_refused(opt, value, needle):
-    _one_line_error(_run([*COST, opt, value]), needle)
+    one_line_error(run_cli([*COST, opt, value]), needle)
 
 
 @pytest.mark.parametrize("cmd", ["blast-radius", "availability"])
@@ -103,7 +103,7 @@ def test_cost_options_refused(opt, value, needle):
     ("--ttft", "0", "finite number > 0"),
 ])
 def test_reliability_options_refused(cmd, opt, value, needle):
-    _one_line_error(_run([cmd, "--scenario", "h100-dgx", "--model", "Llama-3-8B", "--phase",
+    one_line_error(run_cli([cmd, "--scenario", "h100-dgx", "--model", "Llama-3-8B", "--phase",
                           "decode", opt, value]), needle)
 
 
@@ -111,13 +111,13 @@ def test_reliability_options_refused(cmd, opt, value, needle):
                                            ("nan", "not a valid integer"),
                                            ("1e30", "not a valid integer")])
 def test_all_groups_max_transfers_refused(value, needle):
-    _one_line_error(_run(["collective", "all-reduce", "--fabric", "fat-tree:k=8", "--group",
+    one_line_error(run_cli(["collective", "all-reduce", "--fabric", "fat-tree:k=8", "--group",
                           "16", "--all-groups", "--size", "1M", "--max-transfers", value]),
                     "--max-transfers", needle)
 
 
 def test_all_groups_huge_max_transfers_runs():
-    r = _run(["collective", "all-reduce", "--fabric", "fat-tree:k=8", "--group", "16",
+    r = run_cli(["collective", "all-reduce", "--fabric", "fat-tree:k=8", "--group", "16",
               "--all-groups", "--size", "1M", "--max-transfers", "9" * 23])
     assert r.exit_code == 0, r.output
     assert "all 8 groups of 16 at once" in r.output
@@ -135,7 +135,7 @@ def test_hf_per_layer_list_of_the_wrong_length_is_refused(key, value, tmp_path):
     cfg[key] = value
     path = tmp_path / "config.json"
     path.write_text(json.dumps(cfg))
-    _one_line_error(_run(["models", "--hf-config", path]), key,
+    one_line_error(run_cli(["models", "--hf-config", path]), key,
                     f"lists {len(value)} values for 32 layers")
 
 
@@ -200,7 +200,7 @@ def test_serve_profile_refused_in_one_line(tmp_path, case, needle):
         ref.mkdir()
     elif case.endswith(".toml"):
         ref = tmp_path / case
-    _one_line_error(_run([*SERVE, "--profile", ref]), needle)
+    one_line_error(run_cli([*SERVE, "--profile", ref]), needle)
 
 
 def test_serve_profile_fitted_on_another_gpu_runs(tmp_path):
@@ -208,8 +208,8 @@ def test_serve_profile_fitted_on_another_gpu_runs(tmp_path):
     B200-HGX gives the shipped profile's pools exactly."""
     other = _profile_file(tmp_path, "other.toml", 'gpu = "H100-SXM"\ncollectives',
                           'gpu = "B200-HGX"\ncollectives')
-    a = _run([*SERVE, "--profile", other, "--json"])
-    b = _run([*SERVE, "--profile", "vllm-dgx-h100", "--json"])
+    a = run_cli([*SERVE, "--profile", other, "--json"])
+    b = run_cli([*SERVE, "--profile", "vllm-dgx-h100", "--json"])
     assert a.exit_code == b.exit_code == 0, (a.output, b.output)
     ja, jb = json.loads(a.output), json.loads(b.output)
     ja["settings"].pop("profile", None), jb["settings"].pop("profile", None)
@@ -217,7 +217,7 @@ def test_serve_profile_fitted_on_another_gpu_runs(tmp_path):
 
 
 def test_serve_profile_with_tp_only():
-    r = _run([*SERVE, "--profile", "vllm-dgx-h100", "--tp-only", "--json"])
+    r = run_cli([*SERVE, "--profile", "vllm-dgx-h100", "--tp-only", "--json"])
     assert r.exit_code == 0, r.output
     d = json.loads(r.output)
     for pool in ("prefill", "decode"):
@@ -232,7 +232,7 @@ def test_serve_profile_with_tp_only():
     ("1e-300", "got '1e-300'"), ("5e-324", "got '5e-324'"),
 ])
 def test_serve_rate_refused_in_one_line(rate, needle):
-    _one_line_error(_run([*SERVE, "--rate", rate]),
+    one_line_error(run_cli([*SERVE, "--rate", rate]),
                     "--rate must be a number of requests/s from 1e-09 to 1e+09", needle)
 
 
@@ -243,7 +243,7 @@ def test_serve_rate_refused_in_one_line(rate, needle):
 def test_serve_workload_file_rate_refused(tmp_path, rate, got):
     f = tmp_path / "wl.toml"
     f.write_text(f"prompt = 1500\noutput = 13\nrate = {rate}\n")
-    _one_line_error(_run([*SERVE, "--workload", f]),
+    one_line_error(run_cli([*SERVE, "--workload", f]),
                     "rate must be a number from 1e-09 to 1,000,000,000 requests/s", got)
 
 
@@ -253,7 +253,7 @@ def test_serve_rate_bounds_accepted():
     # 1,101.92 a GPU): 1 + 1 GPUs, and ceil(1e9 / 45.928) + ceil(1e9 / 1108.52) =
     # 21,773,212 + 902,105 (was 3 and 22,668,712)
     for rate, gpus in (("1e-9", 2), ("1e9", 22675317)):
-        r = _run([*SERVE, "--rate", rate, "--json"])
+        r = run_cli([*SERVE, "--rate", rate, "--json"])
         assert r.exit_code == (0 if gpus <= 32 else 3), r.output
         d = json.loads(r.output.split("\nnothing feasible")[0])
         assert d["gpus_used"] == gpus, d.get("gpus_used")
@@ -265,7 +265,7 @@ def test_serve_slow_profile_is_exit_3_with_tables(tmp_path):
     slow = _profile_file(tmp_path, "slow.toml",
                          'value = 0.0\nsource = "not fitted: with one model (one layer',
                          'value = 10.0\nsource = "not fitted: with one model (one layer')
-    r = _run([*SERVE, "--profile", slow, "--rate", "1e9"])
+    r = run_cli([*SERVE, "--profile", slow, "--rate", "1e9"])
     assert r.exit_code == 3, r.output
     assert "Traceback" not in r.output
     assert "no configuration that fits in memory meets TBT <= 50 ms" in r.output
