@@ -371,6 +371,10 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
                        ("crossovers", crossovers), ("serving", serving), ("packed", packed),
                        ("quiet", quiet), ("figures", figures)):
         flag("the study", what, value)
+    if not fabric and executor is not None and executor.distributed:
+        # only the fabric parts run on an executor: it was taken and never used
+        raise UserError(f"executor {executor!r} with fabric=False: nothing would run on it "
+                        f"(only the fabric parts do); give fabric=True or no executor")
     lap = _Laps()
     timings = lap.times
 

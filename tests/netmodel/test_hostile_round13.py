@@ -349,3 +349,14 @@ def test_study_dask_options_with_no_fabric_are_refused(tmp_path, dask, given):
               "Lite", "--phases", "decode", "--no-fabric", "--out", "out", *dask], tmp_path)
     one_line_error(r, f"{given} with --no-fabric: nothing would run on Dask")
     assert not (tmp_path / "out").exists()
+
+
+def test_study_library_refuses_an_executor_it_would_not_use():
+    # the command line refuses --scheduler/--workers with --no-fabric (14e2149); the
+    # library took executor= with fabric=False and ran without it
+    from netmodel.study.distributed import Executor
+    from netmodel.study.lite_gpu import run_full_study
+
+    with pytest.raises(UserError, match=r"^executor Executor\(scheduler='tcp://127\.0\.0\.1:1'\)"
+                                        r" with fabric=False: nothing would run on it"):
+        run_full_study(fabric=False, executor=Executor(scheduler="tcp://127.0.0.1:1"))
