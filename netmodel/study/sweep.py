@@ -664,9 +664,7 @@ def _sweep_cell(cell: _SweepCell) -> list[tuple]:
             key = (point.label, point.fabric_spec(), point.adjust, point.instances)
             if key not in searched:
                 _check_links(point, values)
-                # a mixture of experts' prefill: no re-scoring (see _collectives)
-                own = "prefill" in phases and any(m.is_moe for m in models)
-                coll, comm = _collectives(point, None if own else rescored)
+                coll, comm = _collectives(point, rescored)
                 searched[key] = [(phase, model, fabric_search(
                     model, point, make_workload(phase, st.prompt, st.context),
                     options=st.options, slo=slo, max_batch=st.max_batch, collectives=coll,
@@ -726,20 +724,16 @@ def _check_links(point: Scenario, values: list) -> None:
 RESCORED = ("adjust.hop_latency", "adjust.bandwidth_scale")
 
 
-def _collectives(point, cache: dict | None):
+def _collectives(point, cache: dict):
     """``(collectives, comm)`` for one point: where only :data:`RESCORED` adjustments
     differ from the scenario's (instances alone), the base fabric's compiled costs and a
-    re-scoring comm; else the point's own collectives and None. Without a ``cache`` (a
-    sweep of a mixture-of-experts model's prefill) always the point's own: the re-scoring
-    comm (:class:`~netmodel.study.crossovers.AdjustedComm`) costs plain collectives only,
-    not the prefill all-to-all that crosses the network once a server
-    (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.moe_all_to_all_time`), so
-    its MoE prefill steps were not those of ``compare`` or ``search --scenario``
-    (DeepSeek-V3 prefill on h100-dgx: 0.913 s against 0.760 s)."""
+    re-scoring comm (:class:`~netmodel.study.crossovers.AdjustedComm`, which also costs a
+    mixture of experts' prefill all-to-all once a server on the adjusted links, as
+    ``compare`` and ``search --scenario`` do); else the point's own collectives and None."""
     from netmodel.study.crossovers import AdjustedComm, _slopes
     from netmodel.study.fabric_search import ScenarioCollectives
 
-    if point.instances != "alone" or cache is None:
+    if point.instances != "alone":
         return ScenarioCollectives(point), None
     base = point.with_param("adjust.hop_latency", 0.0) \
         .with_param("adjust.bandwidth_scale", 1.0)

@@ -88,6 +88,21 @@ def test_sweep_point_is_compare_row(opts):
     assert point.network_s == pytest.approx(row.network_s, rel=1e-12)
 
 
+@pytest.mark.parametrize("param,own", [("adjust.hop_latency=0us,1us", 0.0),
+                                       ("adjust.bandwidth_scale=1,2", 1.0)])
+@pytest.mark.parametrize("model", ["DeepSeek-V3", "Mixtral-8x7B"])
+def test_rescored_moe_prefill_point_is_compare_row(param, own, model):
+    # hop latency and bandwidth scale re-score the base fabric's costs
+    # (crossovers.AdjustedComm); an MoE prefill re-scored must pay the once-a-server
+    # all-to-all compare pays (0aeeb8d), at the scenario's own value equal to its row
+    sw = netmodel.sweep(["h100-dgx"], [param], [model], ["prefill"], max_batch=128)
+    row = netmodel.compare([model], ["h100-dgx"], ["prefill"], max_batch=128).rows[0]
+    (point,) = [p for p in sw.rows if p.x == own]
+    assert (point.tp, point.ep, point.attention_dp, point.batch) == \
+        (row.tp, row.ep, row.attention_dp, row.batch)
+    assert point.latency_s == pytest.approx(row.latency_s, rel=1e-12)
+
+
 @pytest.mark.parametrize("call,says", [
     (lambda o: netmodel.compare(["DeepSeek-V3"], ["h100-dgx"], ["decode"], options=o,
                                 parallelism="all"), "^parallelism 'all' searches pipeline"),
