@@ -355,10 +355,16 @@ class SearchedRoutes:
         starts = first.tolist()
         sizes = sizes.copy()
         parts_l, parts_w, at = [], [], 0  # runs of routes kept as they are, new routes
-        # the patterns a chunk of routes at a time (a 16x16 torus's all-to-all redoes 50,176
-        # routes of up to 64 links: their patterns at once held 0.2 GB)
-        for c0 in range(0, len(redo), 4096):
-            chunk = redo[c0:c0 + 4096]
+        # the patterns a chunk of routes at a time, up to 4,096 routes and 2^15 links (a
+        # 16x16 torus's all-to-all redoes 50,176 routes of up to 64 links: their patterns at
+        # once held 0.2 GB)
+        cum = np.cumsum(sizes[redo])
+        c0 = 0
+        while c0 < len(redo):
+            c1 = min(c0 + 4096, max(c0 + 1, int(np.searchsorted(
+                cum, (cum[c0 - 1] if c0 else 0) + (1 << 15), side="right"))))
+            chunk = redo[c0:c1]
+            c0 = c1
             keys = self._flow_keys(src[chunk], dst[chunk], first[chunk], sizes[chunk], links,
                                    weights)
             for i, key in zip(chunk.tolist(), keys, strict=True):
@@ -588,55 +594,117 @@ class SearchedRoutes:
         return la[got[0]].tolist(), got[1].tolist()
 
     def _flow_keys(self, sn: np.ndarray, dn: np.ndarray, starts: np.ndarray,
-                   sizes: np.ndarray, links: np.ndarray, weights: np.ndarray) -> list[bytes]:
-        """The pattern of each route ``sn[i] -> dn[i]`` (``sizes[i]`` links of ``links``
-        and ``weights`` from ``starts[i]``), as bytes: its links' ends numbered by first
-        appearance (``sn`` 0), bandwidths and shares, and the number of ``dn``. Routes of
-        one shape (a torus's translates) share a pattern, and so a maximum flow."""
+                   sizes: np.ndarray, links: np.ndarray, weights: np.ndarray) -> list:
+        """The canonical pattern of each route ``sn[i] -> dn[i]`` (``sizes[i]`` links of
+        ``links`` and ``weights`` from ``starts[i]``): ``(key, order)``, ``order`` the
+        route's links in canonical order and ``key`` bytes of their ends' numbers,
+        bandwidths and shares in that order, and the number of ``dn``. Nodes are numbered
+        level by level (``sn`` 0), each level's by its incoming links sorted (number of the
+        node before, bandwidth, share); links ordered by (level, numbers of their ends).
+        So the order in which nodes list their neighbours plays no part: the routes of a
+        uniform torus's translates share a pattern, and so one maximum flow."""
         n, R = self._n, len(sizes)
         tot = int(sizes.sum())
         off = np.cumsum(sizes) - sizes
         pos = np.repeat(starts - off, sizes) + np.arange(tot)
         lk = links[pos]
-        seq_len = 1 + 2 * sizes
-        first = np.cumsum(seq_len) - seq_len
-        seq = np.empty(int(seq_len.sum()), dtype=np.int64)
-        inner = np.ones(len(seq), dtype=bool)
-        inner[first] = False
-        seq[first] = sn
-        uv = np.empty(2 * tot, dtype=np.int64)
-        uv[0::2], uv[1::2] = self._src[lk], self._dst[lk]
-        seq[inner] = uv
-        seq_r = np.repeat(np.arange(R), seq_len)
-        uk, fpos, inv = np.unique(seq_r * n + seq, return_index=True, return_inverse=True)
-        o = np.argsort(fpos, kind="stable")  # each route's nodes by first appearance
-        route_of = seq_r[fpos[o]]
-        cnt = np.bincount(route_of, minlength=R)
-        rank = np.empty(len(uk), dtype=np.int64)
-        rank[o] = np.arange(len(uk)) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-        lab = rank[inv.ravel()][inner]
-        dl = rank[np.searchsorted(uk, np.arange(R) * n + dn)].tolist()
+        rl = np.repeat(np.arange(R), sizes)  # route of each link
+        us, vs = self._src[lk], self._dst[lk]
+        # (route, node) numbered densely; the sources included
+        ids = np.concatenate((np.arange(R) * n + sn, rl * n + us, rl * n + vs))
+        uk, inv = np.unique(ids, return_inverse=True)
+        inv = inv.ravel()
+        s_id, u_id, v_id = inv[:R], inv[R:R + tot], inv[R + tot:]
+        nn = len(uk)
+        depth = np.full(nn, -1, dtype=np.int64)
+        depth[s_id] = 0
+        while True:  # shortest-path DAGs: every link one level down
+            du = depth[u_id]
+            m = (du >= 0) & (depth[v_id] < 0)
+            if not m.any():
+                break
+            depth[v_id[m]] = du[m] + 1
         bw, w = self._route_bw[lk], weights[pos]
+        # what lies behind each node, hashed from the far end back (a sum: no order), to
+        # tell apart nodes whose incoming links tie
+        hb = np.zeros(nn, dtype=np.uint64)
+        mixed = (bw.view(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+                 ^ w.view(np.uint64) * np.uint64(0xC2B2AE3D27D4EB4F))
+        du = depth[u_id]
+        for lev in range(int(du.max()) if tot else -1, -1, -1):
+            e = np.flatnonzero(du == lev)
+            x = mixed[e] ^ (hb[v_id[e]] * np.uint64(0x165667B19E3779F9))
+            x ^= x >> np.uint64(29)
+            x *= np.uint64(0xBF58476D1CE4E5B9)
+            x ^= x >> np.uint64(32)
+            ue = u_id[e]
+            o = np.argsort(ue, kind="stable")
+            ue = ue[o]
+            cut = np.flatnonzero(np.r_[True, ue[1:] != ue[:-1]])
+            hb[ue[cut]] = np.add.reduceat(x[o], cut)
+        lab = np.full(nn, -1, dtype=np.int64)
+        lab[s_id] = 0
+        node_route = uk // n
+        nxt = np.ones(R, dtype=np.int64)
+        dv = depth[v_id]
+        for lev in range(1, int(depth.max()) + 1 if nn else 1):
+            e = np.flatnonzero(dv == lev)
+            if not len(e):
+                continue
+            pl = lab[u_id[e]].astype(float)
+            o = np.lexsort((w[e], bw[e], pl, v_id[e]))
+            e, pl = e[o], pl[o]
+            ve = v_id[e]
+            nodes, nstart, indeg = np.unique(ve, return_index=True, return_counts=True)
+            kmax = int(indeg.max())
+            j = np.arange(len(e)) - np.repeat(nstart, indeg)
+            row = np.repeat(np.arange(len(nodes)), indeg)
+            pad = np.full((len(nodes), 3 * kmax), -1.0)
+            pad[row, 3 * j], pad[row, 3 * j + 1], pad[row, 3 * j + 2] = pl, bw[e], w[e]
+            cols = [nodes, hb[nodes]]  # ties: by what lies behind, then node number
+            cols += [pad[:, c] for c in range(3 * kmax - 1, -1, -1)]
+            cols.append(node_route[nodes])
+            o = np.lexsort(tuple(cols))
+            nodes = nodes[o]
+            nr = node_route[nodes]
+            cnt = np.bincount(nr, minlength=R)
+            within = np.arange(len(nodes)) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+            lab[nodes] = nxt[nr] + within
+            nxt += cnt
+        lu, lv = lab[u_id], lab[v_id]
+        m = int(lab.max()) + 2 if nn else 1  # (route, level, ends) as one number
+        order = np.argsort(((rl * (int(depth.max()) + 2 if nn else 1) + depth[u_id]) * m
+                            + lu) * m + lv, kind="stable")
+        lo, bo, wo = np.stack((lu[order], lv[order]), axis=1).ravel(), bw[order], w[order]
+        dl = lab[np.searchsorted(uk, np.arange(R) * n + dn)].tolist()
+        pos_in = order - np.repeat(off, sizes)
         out = []
         for i, (a, k) in enumerate(zip(off.tolist(), sizes.tolist(), strict=True)):
-            out.append(b"".join((lab[2 * a:2 * (a + k)].tobytes(), bw[a:a + k].tobytes(),
-                                 w[a:a + k].tobytes(), dl[i].to_bytes(8, "little"))))
+            out.append((b"".join((lo[2 * a:2 * (a + k)].tobytes(), bo[a:a + k].tobytes(),
+                                  wo[a:a + k].tobytes(), dl[i].to_bytes(8, "little"))),
+                        pos_in[a:a + k]))
         return out
 
-    def _flow_hit(self, key: bytes, links: np.ndarray, weights, ratio: float, sn: int,
+    def _flow_hit(self, key: tuple, links: np.ndarray, weights, ratio: float, sn: int,
                   dn: int) -> tuple | None:
-        """:meth:`_flow_of` of a route, kept by its pattern ``key`` (:meth:`_flow_keys`)."""
+        """:meth:`_flow_of` of a route, kept by its canonical pattern ``key = (bytes,
+        order)`` (:meth:`_flow_keys`): ``(positions of the links kept, in canonical order,
+        their shares)``, or None."""
+        key, order = key
         kept = self._flows
         hit = kept.get(key, False)
         if hit is False:
-            la = np.asarray(links, dtype=np.int64)
+            la = np.asarray(links, dtype=np.int64)[order]
+            w = np.asarray(weights, dtype=float)[order]
             hit = kept[key] = self._flow_of(self._src[la].tolist(), self._dst[la].tolist(),
-                                            la.tolist(), list(weights), ratio, sn, dn)
+                                            la.tolist(), w.tolist(), ratio, sn, dn)
             self._flows_bytes += _flow_bytes(key, hit)
             while self._flows_bytes > _FLOWS_BYTES and len(kept) > 1:
                 old = next(iter(kept))
                 self._flows_bytes -= _flow_bytes(old, kept.pop(old))
-        return hit
+        if hit is None:
+            return None
+        return order[hit[0]], hit[1]  # the shares kept: one array for every such route
 
     def _flow_of(self, us: list, vs: list, links: list, weights: list, ratio: float,
                  sn: int, dn: int) -> tuple | None:
