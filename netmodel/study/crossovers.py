@@ -107,23 +107,13 @@ class AdjustedComm:
         graph, once per scale and per-hop latency), the faster of that way and every
         copy's, which is this comm's re-scored all-to-all. Without it compute costs an
         MoE prefill here as every copy sent (:func:`compute.moe_routing.moe_comm`)."""
-        from netmodel.collectives.cost import GroupCut
-        from netmodel.collectives.moe import once_a_server_time
+        from netmodel.study.fabric_search import once_a_server
 
         n = np.asarray(nbytes, dtype=float)
         p = int(group_size)
         if p <= 1:
             return np.zeros_like(n)
-
-        def every() -> np.ndarray:
-            return self.collective_time("all-to-all", n, p)
-
-        m = self._model(p)
-        try:
-            return once_a_server_time(m, m.group(p), n, copies, reach, every)
-        except GroupCut as exc:
-            raise UserError(f"scenario {self.c.scenario.label!r}: an instance of {p} GPUs "
-                            f"is cut apart ({exc}); no all-to-all can run on it") from None
+        return once_a_server(self, self._model(p), self.c.scenario.label, n, p, copies, reach)
 
     def _model(self, size: int):
         """The cost model of instances of ``size`` GPUs on the scenario's graph with every

@@ -503,25 +503,35 @@ class ScenarioCollectives:
         all-to-alls only), where the group's scale-up domains differ in size and where
         each GPU is its own (the same traffic)."""
         from compute.comm import check_group_size, check_nbytes
-        from netmodel.collectives.cost import GroupCut
-        from netmodel.collectives.moe import once_a_server_time
 
         n = np.asarray(check_nbytes(nbytes), dtype=float)
         p = check_group_size(group_size)
         if p == 1:
             return np.zeros_like(n)
 
-        def every() -> np.ndarray:
-            return self.collective_time("all-to-all", n, p)
-
         if self.concurrent:
-            return every()
-        m = self.model(p)
-        try:
-            return once_a_server_time(m, m.group(p), n, copies, reach, every)
-        except GroupCut as exc:
-            raise UserError(f"scenario {self.scenario.label!r}: an instance of {p} GPUs "
-                            f"is cut apart ({exc}); no all-to-all can run on it") from None
+            return self.collective_time("all-to-all", n, p)
+        return once_a_server(self, self.model(p), self.scenario.label, n, p, copies, reach)
+
+
+def once_a_server(comm, model, label: str, n: np.ndarray, p: int, copies: int,
+                  reach) -> np.ndarray:
+    """:func:`netmodel.collectives.moe.once_a_server_time` on ``model`` (instances of ``p``
+    GPUs) against every copy's all-to-all by ``comm.collective_time``, one line naming the
+    scenario ``label`` where an instance is cut apart: the scenario's own comm
+    (:class:`ScenarioCollectives`) and the crossovers' re-scoring one
+    (:class:`~netmodel.study.crossovers.AdjustedComm`) both cost it so."""
+    from netmodel.collectives.cost import GroupCut
+    from netmodel.collectives.moe import once_a_server_time
+
+    def every() -> np.ndarray:
+        return comm.collective_time("all-to-all", n, p)
+
+    try:
+        return once_a_server_time(model, model.group(p), n, copies, reach, every)
+    except GroupCut as exc:
+        raise UserError(f"scenario {label!r}: an instance of {p} GPUs is cut apart ({exc}); "
+                        f"no all-to-all can run on it") from None
 
 
 def _envelope(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
