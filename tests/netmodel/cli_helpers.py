@@ -11,6 +11,8 @@ from click.testing import CliRunner, Result
 
 from netmodel.cli.main import cli
 
+ROOT = Path(__file__).resolve().parents[2]
+
 
 def run_cli(args: Sequence[object], cwd: Path | str | None = None,
             env: Mapping[str, str] | None = None) -> Result:
@@ -35,3 +37,13 @@ def one_line_error(r: Result, *needles: str) -> str:
     for n in needles:
         assert n in lines[0], (n, lines[0])
     return lines[0]
+
+
+def measured_csv(tmp_path: Path) -> Path:
+    """``tmp_path / "measured.csv"``: the measurements CSV docs/compute.md shows (its
+    ``measured.csv`` block), for ``calibrate``."""
+    text = (ROOT / "docs" / "compute.md").read_text()
+    csv = text.split("<!-- file: measured.csv -->\n```csv\n")[1].split("```")[0]
+    path = tmp_path / "measured.csv"
+    path.write_text(csv)
+    return path

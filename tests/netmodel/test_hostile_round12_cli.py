@@ -5,18 +5,13 @@ value outside the range a scenario file takes. Each: one line, exit 2, nothing w
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from compute.errors import UserError
 from compute.profile_fit import fit_profile
 from compute.profiles import read_measurements, read_profile
-from tests.netmodel.cli_helpers import one_line_error, run_cli
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
+from tests.netmodel.cli_helpers import measured_csv, one_line_error, run_cli
 
 
 @pytest.mark.parametrize("args", [
@@ -37,14 +32,6 @@ def test_an_output_folder_that_is_a_symlink_loop(tmp_path, args):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["loop"]
 
 
-def _measurements(tmp_path):
-    text = (ROOT / "docs" / "compute.md").read_text()
-    csv = text.split("<!-- file: measured.csv -->\n```csv\n")[1].split("```")[0]
-    path = tmp_path / "measured.csv"
-    path.write_text(csv)
-    return path
-
-
 @pytest.mark.parametrize("option, value, needle", [
     ("--name", "a\nb", "profile name 'a\\nb' must be non-empty text of at most 200 characters"),
     ("--name", "x" * 300, "profile name 'xxxx"),
@@ -54,14 +41,14 @@ def _measurements(tmp_path):
 def test_calibrate_writes_no_profile_its_reader_refuses(tmp_path, option, value, needle):
     # the profile was written (exit 0) and then refused by every --profile that read it:
     # 'mine.toml: [profile]: profile name 'a\nb' must be non-empty text ...'
-    csv = _measurements(tmp_path)
+    csv = measured_csv(tmp_path)
     r = run_cli(["calibrate", "--measurements", csv, "-o", "mine.toml", option, value], tmp_path)
     one_line_error(r, needle)
     assert not (tmp_path / "mine.toml").exists()
 
 
 def test_fit_profile_checks_the_texts_first(tmp_path):
-    csv = _measurements(tmp_path)
+    csv = measured_csv(tmp_path)
     ms = read_measurements(csv)
     with pytest.raises(UserError, match=re.escape("profile name 'a\\tb' must be")):
         fit_profile(ms, name="a\tb")

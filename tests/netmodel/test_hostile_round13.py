@@ -5,16 +5,14 @@ before it: a traceback, exit 1, a line of thousands of characters, or a bad valu
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
 import netmodel
 from compute import validate
 from compute.errors import UserError
-from tests.netmodel.cli_helpers import one_line_error, run_cli
+from tests.netmodel.cli_helpers import measured_csv, one_line_error, run_cli
 
-ROOT = Path(__file__).resolve().parents[2]
 #: a command-line argument of the byte 0xff (not UTF-8), as Python hands it over
 NOT_UTF8 = b"\xff".decode(errors="surrogateescape")
 
@@ -122,18 +120,10 @@ def test_netmodel_jobs_of_other_digits(monkeypatch):
 
 # -- text that UTF-8 cannot write ---------------------------------------------------------
 
-def _measurements(tmp_path):
-    text = (ROOT / "docs" / "compute.md").read_text()
-    csv = text.split("<!-- file: measured.csv -->\n```csv\n")[1].split("```")[0]
-    path = tmp_path / "measured.csv"
-    path.write_text(csv)
-    return path
-
-
 @pytest.mark.parametrize("option", ["--name", "--engine", "--system"])
 def test_calibrate_text_of_a_byte_that_is_not_utf8(tmp_path, option):
     # UnicodeEncodeError from the profile's .encode(): a traceback, exit 1
-    csv = _measurements(tmp_path)
+    csv = measured_csv(tmp_path)
     r = run_cli(["calibrate", "--measurements", csv, "-o", "mine.toml", option,
               f"vLLM{NOT_UTF8}"], tmp_path)
     one_line_error(r, "'vLLM\\udcff' holds a byte that is not UTF-8; give UTF-8 text")
@@ -142,7 +132,7 @@ def test_calibrate_text_of_a_byte_that_is_not_utf8(tmp_path, option):
 
 def test_calibrate_an_empty_name_is_refused(tmp_path):
     # '' was read as 'not given': the profile took the output file's stem as its name
-    csv = _measurements(tmp_path)
+    csv = measured_csv(tmp_path)
     r = run_cli(["calibrate", "--measurements", csv, "-o", "mine.toml", "--name", ""], tmp_path)
     one_line_error(r, "profile name '' must be non-empty text")
     assert not (tmp_path / "mine.toml").exists()
