@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import click
 
 from netmodel.cli.compute import _COLLECTIVE_OPTIONS
+from netmodel.cli.main import InputPath
 
 if TYPE_CHECKING:
     from compute.comm import CollectiveCostModel
@@ -56,7 +57,7 @@ def _fit_names(text):
 
 @click.command("calibrate")
 @click.option("--measurements", "measurements_path", required=True, metavar="FILE.csv",
-              type=click.Path(dir_okay=False),
+              type=InputPath(dir_okay=False),
               help="Measured step latencies: columns model, gpu, tp, batch, phase, latency_s "
               "(seconds), prompt (prefill rows), context (decode rows); optional pp, ep, "
               "attention_dp, expert_skew (the step's configuration as infer's --pp, --ep, "
@@ -75,7 +76,7 @@ def _fit_names(text):
               help="The profile's name (default: the output file's stem).")
 @click.option("--engine", default="", metavar="TEXT", help="The serving engine measured.")
 @click.option("--system", default="", metavar="TEXT", help="The system measured on.")
-@click.option("--gpu-file", type=click.Path(dir_okay=False), metavar="FILE",
+@click.option("--gpu-file", type=InputPath(dir_okay=False), metavar="FILE",
               help="TOML/JSON file of [gpu.NAME] tables for GPUs the measurements name.")
 @click.option("--json", "as_json", is_flag=True, help="Print the fit as JSON.")
 @_COLLECTIVE_OPTIONS[0]

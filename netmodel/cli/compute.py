@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from netmodel.cli.main import (
+    InputPath,
     RegistryHelp,
     fabric_help,
     max_batch_option,
@@ -135,11 +136,11 @@ def _model_gpu_options(f):
                      "(netmodel models) or from --model-file."),
         click.option("--gpu", "gpu_name", metavar="NAME", help="GPU from the catalog "
                      "(netmodel hardware) or from --gpu-file."),
-        click.option("--model-file", type=click.Path(dir_okay=False), metavar="FILE",
+        click.option("--model-file", type=InputPath(dir_okay=False), metavar="FILE",
                      help="TOML/JSON file of [model.NAME] tables (catalog keys)."),
-        click.option("--hf-config", type=click.Path(), metavar="PATH",
+        click.option("--hf-config", type=InputPath(), metavar="PATH",
                      help="A HuggingFace config.json (or its folder) to use as the model."),
-        click.option("--gpu-file", type=click.Path(dir_okay=False), metavar="FILE",
+        click.option("--gpu-file", type=InputPath(dir_okay=False), metavar="FILE",
                      help="TOML/JSON file of [gpu.NAME] tables (catalog keys or derive_from)."),
         click.option("--phase", default="decode", show_default=True, metavar="PHASE",
                      help="prefill (TTFT) or decode (TBT)."),
@@ -358,7 +359,7 @@ def _setup(kw):
 
 @click.command("hardware")
 @click.argument("name", required=False)
-@click.option("--gpu-file", type=click.Path(dir_okay=False), metavar="FILE",
+@click.option("--gpu-file", type=InputPath(dir_okay=False), metavar="FILE",
               help="Also list GPUs from a TOML/JSON file.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in docs/output-formats.md).")
 def hardware(name: str | None, gpu_file: str | None, as_json: bool) -> None:
@@ -399,9 +400,9 @@ def hardware(name: str | None, gpu_file: str | None, as_json: bool) -> None:
 
 @click.command("models")
 @click.argument("name", required=False)
-@click.option("--model-file", type=click.Path(dir_okay=False), metavar="FILE",
+@click.option("--model-file", type=InputPath(dir_okay=False), metavar="FILE",
               help="Also list models from a TOML/JSON file.")
-@click.option("--hf-config", type=click.Path(), metavar="PATH",
+@click.option("--hf-config", type=InputPath(), metavar="PATH",
               help="Show the model read from a HuggingFace config.json.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in docs/output-formats.md).")
 def models(name: str | None, model_file: str | None, hf_config: str | None, as_json: bool) -> None:

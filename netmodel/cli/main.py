@@ -218,7 +218,7 @@ class LazyGroup(click.Group):
         if name not in _COMMANDS or not _available(_COMMANDS[name][0]):
             return None
         mod, attr, _ = _COMMANDS[name]
-        return _refuse_empty_paths(getattr(importlib.import_module(mod), attr))
+        return getattr(importlib.import_module(mod), attr)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(n, _COMMANDS[n][2] if n in _COMMANDS else self.commands[n].get_short_help_str())
@@ -231,7 +231,9 @@ class LazyGroup(click.Group):
 class InputPath(click.Path):
     """A file (or folder) to read, as :class:`click.Path` takes it, but an empty path is no
     longer 'not given' (``--model-file ''`` ran the catalog's model) and a name over the
-    file system's limits is one line (``--hf-config`` of 5,000 characters raised OSError)."""
+    file system's limits is one line (``--hf-config`` of 5,000 characters raised OSError).
+    The type of every option that reads a file (``--model-file``, ``--gpu-file``,
+    ``--hf-config``, ``--measurements``)."""
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> Any:
@@ -251,22 +253,6 @@ class InputPath(click.Path):
         except (TypeError, ValueError):   # a NUL byte: the reader says so
             pass
         return super().convert(value, param, ctx)
-
-
-def _refuse_empty_paths(command: click.Command) -> click.Command:
-    """``command`` (and a group's subcommands) with each option reading a file typed
-    :class:`InputPath` (the options are declared as plain :class:`click.Path` in each
-    command's module)."""
-    for p in command.params:
-        t = p.type
-        if type(t) is click.Path and t.file_okay:
-            p.type = InputPath(exists=t.exists, file_okay=t.file_okay, dir_okay=t.dir_okay,
-                               writable=t.writable, readable=t.readable,
-                               resolve_path=t.resolve_path, allow_dash=t.allow_dash,
-                               path_type=t.type, executable=t.executable)
-    for sub in getattr(command, "commands", {}).values():
-        _refuse_empty_paths(sub)
-    return command
 
 
 def _one_line_usage(exc: click.UsageError) -> click.ClickException:
