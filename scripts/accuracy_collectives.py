@@ -16,9 +16,10 @@ measurement forced one. Error is model / measured - 1.
 Regions and targets (issue 11): on 8-GPU NVLink systems busbw within 10% at >= 256 MiB,
 within 25% from 1 MiB to 128 MiB, within 2x below 1 MiB; across nodes (>= 16 GPUs) within
 25% at >= 64 MiB. Without ``../shared/reference`` only the cited curves are compared.
-Other ops (all-gather, reduce-scatter, all-to-all, broadcast, reduce): the large-message
-points of ``tests/netmodel/data/nccl_ops_published.csv``, against the same large-message
-targets.
+Other ops (all-gather, reduce-scatter, all-to-all, broadcast, reduce, send-recv), from
+``tests/netmodel/data/nccl_ops_published.csv``: its measured sweeps size by size, against the
+same regions and targets as all-reduce; its single large-message points (a maintainer's
+figure or closed form) against the large-message targets.
 """
 
 from __future__ import annotations
@@ -54,13 +55,14 @@ def _fmt_size(n: float) -> str:
 
 
 class Curve:
-    """One measured all-reduce curve and the model's busbw at its sizes."""
+    """One measured curve of ``op`` (all-reduce unless named) and the model's busbw at its
+    sizes."""
 
     def __init__(self, key, system, fabric, gpus, algorithm, sizes, measured, source,
-                 target=True, note=""):
+                 target=True, note="", op="all-reduce"):
         self.key, self.system, self.fabric, self.gpus = key, system, fabric, gpus
         self.algorithm, self.sizes, self.measured = algorithm, sizes, measured
-        self.source, self.target, self.note = source, target, note
+        self.source, self.target, self.note, self.op = source, target, note, op
         self.model = self.choice = None
 
     def run(self) -> Curve:
@@ -74,7 +76,7 @@ class Curve:
         model = FabricCostModel(build(self.fabric), validated=True,
                                 algorithms=tuple(names.split(",")) if names else "nccl")
         alg = None if kind == "auto" else self.algorithm
-        sw = model.sweep("all-reduce", np.asarray(self.sizes, dtype=float), self.gpus, alg)
+        sw = model.sweep(self.op, np.asarray(self.sizes, dtype=float), self.gpus, alg)
         self.model = sw.busbw / 1e9
         self.choice = [f"{a}/{p}" for a, p in zip(sw.algorithm, sw.protocol, strict=True)]
         return self
@@ -120,6 +122,33 @@ def cited_curves() -> list[Curve]:
             c = out[r["case"]] = Curve(r["case"], r["system"], r["fabric"], int(r["gpus"]),
                                        r["model_algorithm"], [], [], r["source"],
                                        r["target"] == "yes", r["note"])
+        c.sizes.append(float(r["bytes"]))
+        c.measured.append(float(r["busbw_GBps"]))
+    return list(out.values())
+
+
+def _ops_rows():
+    """The rows of nccl_ops_published.csv with each 'same' replaced by the value above."""
+    rows, last = _rows(PUBLISHED_OPS), {}
+    for r in rows:
+        for k in ("source", "note"):
+            r[k] = last[k] if r[k] == "same" else r[k]
+            last[k] = r[k]
+    return rows
+
+
+def ops_curves() -> list[Curve]:
+    """The measured sweeps of nccl_ops_published.csv, one curve per (case, op), each op's
+    system named ``system: op``, the model auto over NCCL's algorithms."""
+    out: dict = {}
+    for r in _ops_rows():
+        if r["kind"] != "measured":
+            continue
+        c = out.get((r["case"], r["op"]))
+        if c is None:
+            c = out[r["case"], r["op"]] = Curve(
+                f"{r['case']}/{r['op']}", f"{r['system']}: {r['op']}", r["fabric"],
+                int(r["gpus"]), "auto", [], [], r["source"], note=r["note"], op=r["op"])
         c.sizes.append(float(r["bytes"]))
         c.measured.append(float(r["busbw_GBps"]))
     return list(out.values())
@@ -221,13 +250,16 @@ def point_table(markdown: bool) -> list[str]:
 
 
 def ops_table(markdown: bool) -> list[str]:
-    """The large-message points of other ops (``nccl_ops_published.csv``), against the
-    large-message targets: 10% on one NVLink system, 25% across nodes."""
+    """The single large-message points of other ops (``nccl_ops_published.csv``, all but
+    its measured sweeps), against the large-message targets: 10% on one NVLink system, 25%
+    across nodes."""
     from netmodel.collectives.model import FabricCostModel
     from topologies import build
 
     rows = []
-    for r in _rows(PUBLISHED_OPS):
+    for r in _ops_rows():
+        if r["kind"] == "measured":
+            continue
         p = int(r["gpus"])
         model = FabricCostModel(build(r["fabric"]), algorithms="nccl", validated=True)
         res = model.cost(r["op"], float(r["bytes"]), p)
@@ -255,10 +287,18 @@ def report(markdown: bool) -> list[str]:
     if points:
         out += ["Single points (../shared/reference): large-message busbw on H100 by GPU count "
                 "and small-message times:", ""] + points + [""]
-    out += ["Other ops, large messages (tests/netmodel/data/nccl_ops_published.csv; busbw "
-            "in GB/s by nccl-tests' definition for the op; target 10% on one NVLink system, "
-            "25% across nodes):", ""] + ops_table(markdown) + [""]
-    out += ["Size by size:", ""] + sweep_tables(systems + large, markdown)
+    ops = [c.run() for c in ops_curves()]
+    ops_systems, ops_large = [c for c in ops if c.gpus <= 8], [c for c in ops if c.gpus > 8]
+    out += ["Other ops, measured sweeps (tests/netmodel/data/nccl_ops_published.csv; busbw "
+            "in GB/s by nccl-tests' definition for the op), worst error by region on one "
+            "NVLink system:", ""] + summary_8gpu(ops_systems, markdown) + [""]
+    out += ["Other ops, worst error at >= 64 MiB across nodes:", ""]
+    out += summary_multi(ops_large, markdown) + [""]
+    out += ["Other ops, single large-message points (a maintainer's figure or closed form; "
+            "target 10% on one NVLink system, 25% across nodes):", ""]
+    out += ops_table(markdown) + [""]
+    out += ["Size by size:", ""] + sweep_tables(systems + large + ops_systems + ops_large,
+                                                markdown)
     return out
 
 
