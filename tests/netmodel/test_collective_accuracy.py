@@ -3,8 +3,8 @@
 Two sources: ``../shared/reference`` (8xH200 and 8xA100 sweeps, H100 by GPU count, small
 message times; tests skip where it is absent) and the results cited, each with its source,
 in ``tests/netmodel/data/nccl_allreduce_published.csv`` (8xH100, 4xGB200, 4xGB300, 8xB200,
-8xB300, 8 GB200 and 8 GB300 of two NVL72 trays, a GB200 NVL72 rack, 16 to 1,440 GPUs across
-nodes). The model runs with its shipped defaults (NCCL's constants, taken once) on each
+8xB300, 8 GB200 and 8 GB300 of two NVL72 trays, a GB200 NVL72 rack, 64 GPUs of a GB300 rack,
+16 to 1,440 GPUs across nodes, 128 and 192 of them GB200 or GB300 on 2-3 racks over RoCE). The model runs with its shipped defaults (NCCL's constants, taken once) on each
 system's fabric and chooses among NCCL's algorithms. No number here is fitted to these
 measurements.
 
@@ -153,7 +153,7 @@ def test_small_message_latency_floor(reference_dir):
 
 def test_the_cited_data_names_its_sources():
     rows = _rows(PUBLISHED)
-    assert len({r["case"] for r in rows}) == 17
+    assert len({r["case"] for r in rows}) == 25
     for r in rows:
         assert r["source"] and float(r["busbw_GBps"]) > 0 and int(r["bytes"]) > 0
         assert r["target"] in ("yes", "no") and (r["target"] == "yes" or r["note"] or
@@ -260,7 +260,9 @@ def test_nvl72_rack_is_capped_by_the_in_switch_ceiling():
 
 
 @pytest.mark.parametrize("case", ["h100-2x8-ib", "b200-2x8-ib", "hopper-2x8-ib",
-                                  "hopper-4x8-ib", "h100-8x8-sharp", "gb200-2racks"])
+                                  "hopper-4x8-ib", "h100-8x8-sharp", "gb200-2racks",
+                                  "gb200-oci-2racks", "gb200-oci-3racks",
+                                  "gb200-oke-2racks-nonvls", "gb300-oci-1rack"])
 def test_across_nodes_within_25_percent_at_64_mib_and_above(case):
     sizes, ratio = _ratio_cited(case)
     big = sizes >= 64 * MIB
@@ -283,6 +285,92 @@ def test_twenty_nvl72_racks_known_gap():
     # faster of ring and tree in the model) is 1.7-1.9x that, its ring 1.05-1.5x.
     _, ratio = _ratio_cited("gb200-20racks")
     assert np.all((ratio > 1.6) & (ratio < 1.9)), ratio
+
+
+@pytest.mark.parametrize(("case", "domains", "nic"), [("gb200-oci-2racks", 2, 50e9),
+                                                       ("gb200-oci-3racks", 3, 50e9),
+                                                       ("gb200-oke-2racks-nonvls", 2, 50e9),
+                                                       ("gb300-oci-2racks", 2, 100e9)])
+def test_oci_racks_as_built(case, domains, nic):
+    # OCI's 32- and 48-tray runs fill 16 of each NVL72 rack's 18 trays: NVLink domains of 64
+    # GPUs, 4 a tray; RoCE NICs 4 x 400 Gb/s a GB200 tray, 8 x 400 Gb/s a GB300 tray (the
+    # quick starts' hardware tables): 50 and 100 GB/s a GPU
+    fabric, p, *_ = _cited(case)
+    g = build(fabric)
+    assert p == 64 * domains == g.graph["gpus"]
+    for d in range(domains):
+        gpus = [f"gpu{i}" for i in range(64 * d, 64 * (d + 1))]
+        assert {n for u in gpus for n in g[u] if n.startswith("nvs")} == {f"nvs{d}"}
+        assert len({g.nodes[u]["server"] for u in gpus}) == 16
+    out = [g.edges[u, v]["bandwidth"] for u in (f"gpu{i}" for i in range(p))
+           for v in g[u] if not v.startswith("nvs")]
+    assert len(out) == p and set(out) == {nic}
+
+
+def test_gb300_two_racks_known_gap():
+    # Known gap: 2 GB300 NVL72 racks (OCI, NCCL 2.28.7, NVLS on, RoCE 800 Gb/s a GPU). The
+    # model's auto takes NVLSTree at every size but 512 MiB and is 2.0x, 1.6x and 1.5x the
+    # measurement at 64, 128 and 256 MiB, 2-17% above from 512 MiB. The measured curve is the
+    # model's ring within 5% at every size but 256 MiB (where it dips: 1.27x): NCCL ran ring
+    # or something no faster, where on GB200 racks with 400 Gb/s NICs (2.27.3) it reached the
+    # model's NVLSTree to 1% at 4-8 GiB. Why NCCL 2.28 does not choose or attain NVLSTree here is
+    # not established (NCCL's own NVLSTree estimate is not modelled), so the gap is pinned.
+    sizes, ratio = _ratio_cited("gb300-oci-2racks")
+    assert [s / MIB for s in sizes[:3]] == [64, 128, 256]
+    assert 1.95 < ratio[0] < 2.10 and 1.58 < ratio[1] < 1.70 and 1.42 < ratio[2] < 1.55, ratio
+    assert np.all(np.abs(ratio[3:] - 1) < 0.18), ratio
+    fabric, p, alg, _, measured = _cited("gb300-oci-2racks")
+    model, _ = cited_model(fabric, alg)
+    ring = _busbw(model, sizes, p, "ring") / measured
+    other = sizes != 256 * MIB
+    assert np.all(np.abs(ring[other] - 1) < 0.05), ring
+    assert 1.2 < ring[~other][0] < 1.3, ring
+
+
+def test_four_h100_nodes_dip_at_256_mib():
+    # Voltage Park's 4 x 8 H100 (NCCL 2.24.3): busbw falls from 275 to 240 GB/s between 128
+    # and 256 MiB and rises again; the model's auto (ring/LL128 there) is 29% above at 256 MiB
+    # and within 16% at every other size from 64 MiB. Its tree and NVLSTree are within 15% at
+    # 256 MiB: the dip is consistent with NCCL's tuner leaving ring there for an algorithm that
+    # the model finds slower (the run has no NCCL_DEBUG output to say which).
+    sizes, ratio = _ratio_cited("h100-4x8-ib-vp")
+    dip = sizes == 256 * MIB
+    assert 1.25 < ratio[dip][0] < 1.33, ratio
+    assert np.all(np.abs(ratio[~dip] - 1) < 0.16), ratio
+    fabric, p, alg, _, measured = _cited("h100-4x8-ib-vp")
+    model, _ = cited_model(fabric, alg)
+    for name in ("tree", "in-network-tree"):
+        other = _busbw(model, sizes[dip], p, name) / measured[dip]
+        assert abs(other[0] - 1) < 0.15, (name, other)
+
+
+def test_oke_one_gib_point_is_not_monotone():
+    # The OKE run's 1 GiB point (its own case, not a target): twice the data of 512 MiB in 2.9x
+    # the time, and 2 GiB in 4% more time than 1 GiB. With NVLS off (the manifest's
+    # NCCL_NVLS_ENABLE=0) the model chooses between ring and tree and is within 21% at every
+    # other size from 64 MiB.
+    rows = [r for r in _rows(PUBLISHED) if r["case"].startswith("gb200-oke-2racks-nonvls")]
+    p = int(rows[0]["gpus"])
+    t = {int(r["bytes"]): int(r["bytes"]) * 2 * (p - 1) / p / float(r["busbw_GBps"])
+         for r in rows}
+    assert t[2 ** 30] > 2.5 * t[2 ** 29] and t[2 ** 30] > 0.95 * t[2 ** 31]
+    assert [r["target"] for r in rows if int(r["bytes"]) == 2 ** 30] == ["no"]
+    fabric, p, alg, sizes, _ = _cited("gb200-oke-2racks-nonvls")
+    assert alg == "auto:ring,tree" and 2 ** 30 not in sizes
+    model, alg = cited_model(fabric, alg)
+    assert set(model.sweep("all-reduce", sizes, p, alg).algorithm) <= {"ring", "tree"}
+    _, ratio = _ratio_cited("gb200-oke-2racks-nonvls")
+    assert np.all(np.abs(ratio - 1) < 0.22), ratio
+
+
+def test_two_h200_nodes_shown():
+    # 2 x 8 H200 on CoreWeave (SkyPilot's example, NCCL 2.26.2, CollNet off): the source does
+    # not state the NICs, so the row is shown with the builder's 8 x 400 Gb/s and not counted;
+    # the model's NVLSTree is 1-6% above from 512 MiB to 8 GiB
+    rows = [r for r in _rows(PUBLISHED) if r["case"] == "h200-2x8-ib-cw"]
+    assert {r["target"] for r in rows} == {"no"} and rows[0]["note"]
+    _, ratio = _ratio_cited("h200-2x8-ib-cw")
+    assert np.all((ratio > 1.0) & (ratio < 1.06)), ratio
 
 
 def _nccl_2_18_tuner_busbw_8xa100(n: float) -> float:
