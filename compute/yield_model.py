@@ -50,9 +50,14 @@ The model
   (``economics.toml``); a GPU derived from another with ``fraction = f`` (the catalog's
   Lite family, or a GPU file's ``derive_from``) is a slice of each of its base's dies: ``f`` of the area, ``round(f x N)``
   physical SMs of which its own SMs are enabled.
-* **Price**: a GPU's list price where its die table gives one; else its package cost
-  times the price / cost ratio of the GPU it derives from if that has a list price, else
-  of the H100 (``reference_price``).
+* **Price**: a GPU's list price where its die table gives one (fixed: a published price
+  does not follow a swept input); else its package cost times the price / cost ratio (its
+  *margin*) of the GPU it derives from if that has a list price, else of the H100
+  (``reference_price``). The margin is that GPU's price over its package cost at the
+  shipped defaults, a published fact that a sweep does not move; the GPU's own package cost
+  follows the swept inputs, so no price falls when what the GPU is made of gets dearer. The
+  H100 (the reference) follows the same rule: ``reference_price`` at the defaults, its own
+  cost times the margin under a sweep.
 
 >>> round(gross_dies_per_wafer(814e-6, 0.3), 2)
 63.48
@@ -102,7 +107,7 @@ __all__ = ["CONFIDENCE", "DIE_ROWS", "MAX_DIES", "MAX_HBM_SITES", "MAX_SMS", "MA
            "MIN_DIE_AREA", "UNITS", "YIELD_MODELS", "DieCost", "LogicDies", "PackageCost",
            "Parameter", "die_cost", "die_yield", "dies_per_wafer", "economics", "gpu_die",
            "gpu_die_cost", "gpu_dies", "gpu_price", "gross_dies_per_wafer", "harvested_yield", "package_cost",
-           "parameter", "price_basis", "read_parameters", "replacement", "yield_curve"]
+           "margin", "parameter", "price_basis", "read_parameters", "replacement", "yield_curve"]
 
 #: Defect-yield models (see the module docstring).
 YIELD_MODELS = ("poisson", "murphy", "negative-binomial")
@@ -703,7 +708,8 @@ def package_cost(gpu: str | GpuSpec, *, defect_density: float | None = None,
 
 def price_basis(gpu: str | GpuSpec) -> str:
     """How :func:`gpu_price` prices ``gpu``: ``"list price"`` (its die data gives a
-    published price), ``"reference price"`` (the H100 itself: ``reference_price``),
+    published price), ``"reference price"`` (the H100 itself: ``reference_price`` at the
+    shipped defaults, its own package cost times that margin under a sweep),
     ``"margin of NAME"`` (its package cost times the price / cost ratio of NAME: the
     nearest GPU it derives from with a list price, else the H100).
 
@@ -734,25 +740,52 @@ def _price_anchor(gpu: str | GpuSpec) -> tuple[str, LogicDies | None, str | None
     return f"margin of {REFERENCE_GPUS[0]}", dies, None
 
 
+def margin(gpu: str | GpuSpec, *, reference_price: float | None = None) -> float:
+    """The price / package-cost ratio that prices ``gpu`` when it has no list price
+    (:func:`gpu_price`): the list price of the nearest GPU it derives from that has one,
+    else ``reference_price`` (the H100's), over that GPU's package cost *at the shipped
+    defaults* (``compute/data/economics.toml``). A margin is a published price over the
+    cost at the inputs it was published under, so it does not move when a package
+    parameter is swept: the GPU's own cost does. For a list-priced GPU, its own list price
+    over its own cost (informative: its price does not use it).
+
+    >>> round(margin("Lite"), 4), round(27500 / package_cost("H100-SXM").total, 4)
+    (8.1431, 8.1431)
+    """
+    ref = _number("reference_price", _or(reference_price, "reference_price"))
+    _, dies, anchor = _price_anchor(gpu)
+    if dies.list_price is not None:
+        return dies.list_price / package_cost(gpu).total
+    if anchor is not None:
+        return gpu_dies(anchor).list_price / package_cost(anchor).total
+    return ref / package_cost(REFERENCE_GPUS[0]).total
+
+
 def gpu_price(gpu: str | GpuSpec, *, reference_price: float | None = None,
               **package_args: Any) -> float:
     """Purchase price of ``gpu`` (USD): its published list price where its die data gives
-    one (A100, B200; B300 and GB300 an estimate); else its package cost times the price / package cost ratio of the
-    GPU it derives from if that has a list price, else of the H100 (``reference_price`` is
-    the H100's price). :func:`price_basis` says which.
+    one (A100, B200; B300 and GB300 an estimate), whatever ``package_args`` say (a
+    published price is a fact, not a function of the model's inputs); else its package cost
+    at ``package_args`` times its :func:`margin`, the price / package cost ratio of the GPU
+    it derives from if that has a list price, else of the H100 (``reference_price`` is the
+    H100's price), that ratio taken at the shipped defaults. :func:`price_basis` says which.
+
+    The H100 itself follows the same rule: at the defaults it costs ``reference_price``;
+    with a package parameter swept its price moves with its own package cost (a dearer
+    wafer makes the H100 dearer as it makes a Lite dearer), so the two stay priced alike.
+    So no GPU's price falls when what it is made of gets dearer.
 
     >>> round(gpu_price("H100-SXM")), round(gpu_price("B200-HGX"))
     (27500, 35000)
+    >>> # twice the wafer price: the H100's good die, $307 of its $3,377, costs $614
+    >>> round(gpu_price("H100-SXM", wafer_price=36000.0))  # 27,500 x 3,684 / 3,377
+    30001
     """
     ref = _number("reference_price", _or(reference_price, "reference_price"))
-    basis, dies, anchor = _price_anchor(gpu)
-    if dies.list_price is not None:
-        return dies.list_price
-    if anchor is not None:
-        ratio = gpu_dies(anchor).list_price / package_cost(anchor, **package_args).total
-    else:
-        ratio = ref / package_cost(REFERENCE_GPUS[0], **package_args).total
-    return package_cost(gpu, **package_args).total * ratio
+    listed = gpu_dies(gpu).list_price
+    if listed is not None:
+        return listed
+    return package_cost(gpu, **package_args).total * margin(gpu, reference_price=ref)
 
 
 def replacement(big: str | GpuSpec = "H100-SXM", small: str | GpuSpec = "Lite",
