@@ -39,7 +39,11 @@ per second per watt use IT power; tokens per joule the facility's (with PUE).
 
 Every default is a parameter: ``cost_summary(..., wafer_price=..., defect_density=...,
 pluggable_price=..., cpo_energy=...)`` (SI units; :func:`parameters` lists them) so the
-study can sweep them.
+study can sweep them. A package parameter moves a margin-priced GPU's price with its own
+package cost, at its anchor's margin taken at the defaults
+(:func:`compute.yield_model.margin`); a list price stays. ``wafer_price`` is the
+``wafer_price`` row, the reference (N4-class) node's: a die of another process keeps its own
+row.
 
 >>> b = network_bill(build_fabric("lite-flat"))
 >>> b.counts["cpo_ports"], round(b.fill, 4)
@@ -525,9 +529,14 @@ def _prices(spec, reference_price: float | None, price_args: dict) -> tuple[floa
 
 
 def _prices_uncached(spec, reference_price, key: tuple) -> tuple[float, float, str]:
-    from compute.yield_model import gpu_price, package_cost, price_basis
+    from compute.yield_model import gpu_dies, gpu_price, package_cost, parameter, price_basis
 
     args = dict(key)
+    if "wafer_price" in args and gpu_dies(spec).process != parameter("reference_process"):
+        # the parameter is economics.toml's wafer_price row, the reference (N4-class) node's:
+        # a die of another process keeps its own row (wafer_price_n7), as at the defaults;
+        # compute.yield_model's wafer_price, given, would price any process's wafers at it
+        del args["wafer_price"]
     return (gpu_price(spec, reference_price=reference_price, **args),
             package_cost(spec, **args).total, price_basis(spec))
 
