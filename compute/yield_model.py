@@ -656,10 +656,14 @@ def package_cost(gpu: str | GpuSpec, *, defect_density: float | None = None,
                  wafer_price: float | None = None, wafer_diameter: float | None = None,
                  critical_fraction: float | None = None, hbm_cost: float | None = None,
                  packaging_fixed: float | None = None, test_fixed_fraction: float | None = None,
-                 interposer_overhead: float | None = None) -> PackageCost:
-    """The manufacturing cost of ``gpu``'s package (see the module docstring). ``hbm_cost``
-    is the H100's HBM (USD) the GPU's share is taken of; the packaging and test calibration
-    to the H100's published figures is kept whatever the parameters. ``wafer_price``, when
+                 interposer_overhead: float | None = None, packaging_cost: float | None = None,
+                 test_cost: float | None = None) -> PackageCost:
+    """The manufacturing cost of ``gpu``'s package (see the module docstring). ``hbm_cost``,
+    ``packaging_cost`` and ``test_cost`` are the H100's HBM, packaging and test and assembly
+    (USD; defaults: the ``reference_*`` rows) that the GPU's shares are taken of; the
+    packaging and test calibration to those H100 figures is kept whatever the other
+    parameters (``packaging_fixed``, ``test_fixed_fraction`` and ``interposer_overhead``
+    only split them). ``wafer_price``, when
     given, is the price of the GPU's own wafers whatever its process (default: its
     process's, :func:`gpu_dies`).
 
@@ -688,10 +692,10 @@ def package_cost(gpu: str | GpuSpec, *, defect_density: float | None = None,
                        low=1.0)
     footprint = parameter("hbm_stack_footprint")
     fixed = _number("packaging_fixed", _or(packaging_fixed, "packaging_fixed"))
-    ref_pack = parameter("reference_packaging_cost")
+    ref_pack = _number("packaging_cost", _or(packaging_cost, "reference_packaging_cost"))
     if fixed > ref_pack:
         raise UserError(f"packaging_fixed {fixed:g} USD exceeds the H100's whole packaging "
-                        f"cost ({ref_pack:g} USD)")
+                        f"cost (packaging_cost {ref_pack:g} USD)")
     per_area = (ref_pack - fixed) / _interposer(ref_area, 1.0, overhead, footprint)
     if logic.hbm_sites is None:   # the reference die and its slices: H100 sites x HBM share
         interposer = _interposer(area, share, overhead, footprint)
@@ -699,7 +703,7 @@ def package_cost(gpu: str | GpuSpec, *, defect_density: float | None = None,
         interposer = overhead * (area + logic.hbm_sites * footprint)
     tf = _number("test_fixed_fraction", _or(test_fixed_fraction, "test_fixed_fraction"),
                  high=1.0)
-    ref_test = parameter("reference_test_cost")
+    ref_test = _number("test_cost", _or(test_cost, "reference_test_cost"))
     test = ref_test * (tf + (1 - tf) * area / ref_area)
     return PackageCost(gpu=spec.name, die=die, hbm=hbm, packaging=fixed + per_area * interposer,
                        test=test, interposer_area=interposer, dies=logic.dies,

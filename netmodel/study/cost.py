@@ -335,8 +335,9 @@ def _ports(graph, node) -> int:
 
 #: Parameters of compute.yield_model.package_cost / gpu_price that cost_summary passes on.
 _PACKAGE_ARGS = ("defect_density", "yield_model", "alpha", "wafer_price", "wafer_diameter",
-                 "critical_fraction", "hbm_cost", "packaging_fixed", "test_fixed_fraction",
-                 "interposer_overhead", "reference_price")
+                 "critical_fraction", "hbm_cost", "packaging_cost", "test_cost",
+                 "packaging_fixed", "test_fixed_fraction", "interposer_overhead",
+                 "reference_price")
 #: compute.power.gpu_power's idle share and load parameters (compute.power.LOAD_PARAMETERS).
 _POWER_ARGS = ("idle_fraction", "flop_utilization_at_tdp", "memory_power_share")
 #: Cost-of-ownership parameters (rows of compute/data/economics.toml).
@@ -350,8 +351,10 @@ _NAMED_ARGS = ("yield_model",)
 
 
 #: Parameters whose default is a row of another name (compute.yield_model reads ``alpha``
-#: from ``clustering_alpha`` and ``hbm_cost`` from ``reference_hbm_cost``).
-_ROW_OF = {"alpha": "clustering_alpha", "hbm_cost": "reference_hbm_cost"}
+#: from ``clustering_alpha`` and ``hbm_cost``, ``packaging_cost`` and ``test_cost`` from the
+#: H100's ``reference_*`` rows).
+_ROW_OF = {"alpha": "clustering_alpha", "hbm_cost": "reference_hbm_cost",
+           "packaging_cost": "reference_packaging_cost", "test_cost": "reference_test_cost"}
 
 
 def parameter_rows() -> dict:

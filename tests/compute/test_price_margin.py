@@ -115,3 +115,24 @@ def test_a_list_priced_anchors_margin_is_taken_at_the_defaults(tmp_path):
         assert gpu_price(half, wafer_price=w) == pytest.approx(
             package_cost(half, wafer_price=w).total * m, rel=1e-12)
     assert gpu_price(half, wafer_price=36000.0) > gpu_price(half)
+
+
+def test_the_h100s_packaging_and_test_costs_are_parameters():
+    """packaging_cost and test_cost (the H100's $750 and $920, read-estimates) are swept as
+    hbm_cost is: at $1,500 and $1,840 a Lite pays $100 + $1,400 x 368.5 / 1,474 = $450 of
+    packaging and $1,840 x (0.25 + 0.75 / 4) = $805 of test; its price is its package times
+    the H100's margin at the published inputs, the H100's own price its $5,047.11 package
+    times the same margin."""
+    kw = dict(packaging_cost=1500.0, test_cost=1840.0)
+    lite = package_cost("Lite", **kw)
+    assert (lite.packaging, lite.test) == (pytest.approx(450, rel=1e-12),
+                                          pytest.approx(805, rel=1e-12))
+    h100 = package_cost("H100-SXM", **kw)
+    assert (h100.packaging, h100.test) == (pytest.approx(1500, rel=1e-12),
+                                          pytest.approx(1840, rel=1e-12))
+    m = 27500 / _h100_package(18000.0)
+    lite_total = _lite_package(18000.0) + (450 - 262.5) + (805 - 402.5)
+    assert lite.total == pytest.approx(lite_total, rel=1e-12)
+    assert gpu_price("Lite", **kw) == pytest.approx(lite_total * m, rel=1e-12)
+    assert gpu_price("H100-SXM", **kw) == pytest.approx((_h100_package(18000.0) + 750 + 920) * m,
+                                                        rel=1e-12)

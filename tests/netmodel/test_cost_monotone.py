@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from compute.hardware import get_gpu
 from compute.yield_model import _with_dies, gpu_price, package_cost
-from netmodel.study.cost import cost_summary, parameter_rows, parameters
+from netmodel.study.cost import _PACKAGE_ARGS, cost_summary, parameter_rows, parameters
 from netmodel.study.fabric_search import fabric_search
 
 #: +1: raising the parameter must not lower any cost output; -1: must not raise any.
@@ -37,8 +37,8 @@ HIGH = {"critical_fraction": 1.0, "idle_fraction": 1.0, "flop_utilization_at_tdp
         "memory_power_share": 1.0, "utilization": 1.0, "host_load_fraction": 1.0,
         "wafer_diameter": 1.0}
 LOW = {"pue": 1.0, "utilization": 0.05, "wafer_diameter": 0.15}
-PACKAGE = {"defect_density", "alpha", "wafer_price", "wafer_diameter", "critical_fraction",
-           "hbm_cost", "packaging_fixed", "test_fixed_fraction", "interposer_overhead"}
+#: The package parameters (compute.yield_model's, passed on by cost_summary).
+PACKAGE = set(_PACKAGE_ARGS) - {"yield_model", "reference_price"}
 CASES = [("h100-dgx", "decode"), ("lite-flat", "decode"), ("lite-ocs", "decode"),
          ("lite-direct", "prefill")]
 
