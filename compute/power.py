@@ -176,13 +176,29 @@ def clock_of(gpu: str | GpuSpec) -> float:
     return 1.0
 
 
+#: The nominal TDP (W) of each spec :func:`gpu_at_clock` made, by spec: a published
+#: constant of the GPU, not to be recovered with whatever idle share a caller sweeps.
+_NOMINAL_TDP: dict[GpuSpec, float] = {}
+
+
 def nominal_tdp(gpu: str | GpuSpec, law: ClockPowerLaw | None = None,
                 idle_fraction: float | None = None) -> float:
-    """The TDP (W) at nominal clock of a spec that may run at another clock."""
+    """The TDP (W) at nominal clock of a spec that may run at another clock: the TDP of the
+    GPU :func:`gpu_at_clock` made it from, whatever ``idle_fraction`` (that spec's rated
+    power was set with the idle share it was made with); for a clocked spec made elsewhere
+    (unpickled in another process), its rated power undone by the clock-power law at
+    ``law`` and ``idle_fraction``.
+
+    >>> lite = gpu_at_clock("Lite", 1.2)
+    >>> nominal_tdp(lite, idle_fraction=0.5) == get_gpu("Lite").tdp
+    True
+    """
     spec = get_gpu(gpu)
     r = clock_of(spec)
     if r == 1.0:
         return spec.tdp
+    if spec in _NOMINAL_TDP:
+        return _NOMINAL_TDP[spec]
     law = law or ClockPowerLaw()
     i = idle_frac(idle_fraction)
     return spec.tdp / (i + (1 - i) * law.scale(r))
@@ -242,11 +258,13 @@ def gpu_at_clock(gpu: str | GpuSpec, ratio: float, law: ClockPowerLaw | None = N
     if r == 1.0:
         return spec
     i = idle_frac(idle_fraction)
-    return replace(spec, name=f"{spec.name}@{r!r}x", flops_bf16=spec.flops_bf16 * r,
-                   flops_fp8=spec.flops_fp8 * r, flops_int8=spec.flops_int8 * r,
-                   flops_fp4=spec.flops_fp4 * r,
-                   tdp=spec.tdp * (i + (1 - i) * law.scale(r)),
-                   source=f"{spec.name} at {r!r} x nominal clock (compute/power.py)")
+    clocked = replace(spec, name=f"{spec.name}@{r!r}x", flops_bf16=spec.flops_bf16 * r,
+                      flops_fp8=spec.flops_fp8 * r, flops_int8=spec.flops_int8 * r,
+                      flops_fp4=spec.flops_fp4 * r,
+                      tdp=spec.tdp * (i + (1 - i) * law.scale(r)),
+                      source=f"{spec.name} at {r!r} x nominal clock (compute/power.py)")
+    _NOMINAL_TDP.setdefault(clocked, spec.tdp)
+    return clocked
 
 
 def overclocked_lite(ratio: float = 1.2, base: str = "Lite") -> GpuSpec:
