@@ -153,7 +153,7 @@ def test_small_message_latency_floor(reference_dir):
 
 def test_the_cited_data_names_its_sources():
     rows = _rows(PUBLISHED)
-    assert len({r["case"] for r in rows}) == 26
+    assert len({r["case"] for r in rows}) == 31
     for r in rows:
         assert r["source"] and float(r["busbw_GBps"]) > 0 and int(r["bytes"]) > 0
         assert r["target"] in ("yes", "no") and (r["target"] == "yes" or r["note"] or
@@ -262,7 +262,8 @@ def test_nvl72_rack_is_capped_by_the_in_switch_ceiling():
 @pytest.mark.parametrize("case", ["h100-2x8-ib", "b200-2x8-ib", "hopper-2x8-ib",
                                   "hopper-4x8-ib", "h100-8x8-sharp", "gb200-2racks",
                                   "gb200-oci-2racks", "gb200-oci-3racks",
-                                  "gb200-oke-2racks-nonvls", "gb300-oci-1rack"])
+                                  "gb200-oke-2racks-nonvls", "gb300-oci-1rack",
+                                  "b200-64x8-ring"])
 def test_across_nodes_within_25_percent_at_64_mib_and_above(case):
     sizes, ratio = _ratio_cited(case)
     big = sizes >= 64 * MIB
@@ -385,6 +386,39 @@ def test_thousand_h100_forced_ring_shown():
     assert list(sizes) == [2.0 ** k for k in range(30, 35)]
     assert 1.6 < ratio[0] < 1.8 and 1.05 < ratio[1] < 1.2, ratio
     assert np.all((ratio[2:] > 0.8) & (ratio[2:] < 0.93)), ratio
+
+
+def test_b200_forced_tree_is_half_the_models_at_scale():
+    # Known gap, the likely cause of the 20-rack miss: on 64 x 8 B200 (Together's slinky
+    # cluster, NCCL 2.28.9) a forced NCCL_ALGO=Tree measures 195.9 GB/s at 32 GiB, half its ring
+    # (389.8, which the model's ring meets to 6%); the model's tree is 373.7 GB/s (+91%), bound
+    # by the same NICs as its ring. NCCL's tree runs on fewer channels than it takes to drive
+    # 8 NICs (sjeaugey, NVIDIA/nccl-tests issue 196: "if you have 8 NICs, Tree will struggle to
+    # get better performance than ring without using 32 SMs (which we disallow)"); the model has
+    # no channel limit on its tree. The 1,440-GPU NVLS-off run, where the model picks its tree,
+    # misses by +72-87% for the same reason.
+    _, tree = _ratio_cited("b200-64x8-tree")
+    _, ring = _ratio_cited("b200-64x8-ring")
+    assert 1.85 < tree[0] < 1.95 and abs(ring[0] - 1) < 0.07, (tree, ring)
+    tree_bus = tree[0] * _cited("b200-64x8-tree")[4][0]
+    ring_bus = ring[0] * _cited("b200-64x8-ring")[4][0]
+    assert abs(tree_bus / ring_bus - 1) < 0.03  # the model's tree is as fast as its ring
+
+
+@pytest.mark.parametrize(("case", "lo", "hi"), [("b200-64x8-collnetdirect", 0.12, 0.14),
+                                                ("b200-4x8-collnetdirect", 0.10, 0.13),
+                                                ("b200-64x8-collnetchain", 0.68, 0.72)])
+def test_b200_sharp_collnet_known_gaps(case, lo, hi):
+    # Known gaps: NCCL's CollNet with SHARP and NVLS off (Together's slinky cluster, NCCL 2.28.9,
+    # 530-606 GB/s from 32 to 512 GPUs). The model has neither CollnetDirect (reduce-scatter
+    # inside the node over NVLink, SHARP across on each GPU's share, all-gather inside) nor
+    # CollnetChain: its in-network, without in-switch reduction in the domain, sends every
+    # GPU's whole vector to the SHARP leaf (67-69 GB/s, -87 to -89%), and its tree (the chain
+    # inside, a double binary tree across, no SHARP) is 30% below CollnetChain
+    fabric, p, alg, sizes, measured = _cited(case)
+    assert "sharp=true" in fabric and "in_network_reduction=false" in fabric
+    _, ratio = _ratio_cited(case)
+    assert np.all((ratio > lo) & (ratio < hi)), (case, ratio)
 
 
 def _nccl_2_18_tuner_busbw_8xa100(n: float) -> float:
