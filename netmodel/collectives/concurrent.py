@@ -42,6 +42,7 @@ from compute.comm import check_op
 from compute.errors import UserError
 from netmodel.collectives.algorithms import NotApplicable, Pairs, generate, precheck
 from netmodel.collectives.cost import (
+    SEND_RECV,
     GroupCut,
     combine,
     set_step,
@@ -595,7 +596,8 @@ def _name_options(model: FabricCostModel, op: str, name: str, prepared: _Groups,
         raise UserError(f"a group is cut apart: {exc}") from None
     on, innet = table["on"], table["in_network"]
     protos = step_protocols(bool((on & innet).any()),
-                            bool((on & table["member"] & ~innet).any()), cal)
+                            bool((on & table["member"] & ~innet).any()), cal,
+                            (op, name) in SEND_RECV)
     shape = step_shape(table)
     for proto in protos:
         lt = combine(table, together, latency, lat_up, scaleout, proto, cal, shape)

@@ -40,7 +40,7 @@ from netmodel.collectives.routing import Router
 from netmodel.collectives.steps import unique
 
 __all__ = ["STEP_FIELDS", "CollectiveResult", "CompiledCollective", "GroupCut", "StepCost",
-           "StepTiming", "SweepResult", "bus_factor", "combine", "compile_steps", "cost_step",
+           "SEND_RECV", "StepTiming", "SweepResult", "bus_factor", "combine", "compile_steps", "cost_step",
            "set_step", "step_protocols", "step_shape", "step_table"]
 
 # GroupCut (re-exported): no path joins two members of a group (a cut fabric).
@@ -186,12 +186,25 @@ def set_step(table: dict[str, np.ndarray], rows: slice | np.ndarray, i: int,
     table["floor"][rows, i] = s.floor
 
 
-def step_protocols(in_network: bool, p2p: bool, cal: Calibration) -> tuple[Protocol, ...]:
+#: (op, algorithm) pairs that are grouped ncclSend/ncclRecv when NCCL runs them (nccl-tests'
+#: alltoall_perf and sendrecv_perf; a pairwise all-to-all is the same sends in rounds).
+SEND_RECV = frozenset({("all-to-all", "direct"), ("all-to-all", "pairwise"),
+                       ("send-recv", "direct")})
+
+
+def step_protocols(in_network: bool, p2p: bool, cal: Calibration,
+                   send_recv: bool = False) -> tuple[Protocol, ...]:
     """The protocols an algorithm with in-network and/or point-to-point steps runs with:
     every point-to-point protocol for a point-to-point algorithm, the in-network constants
     alone for an in-network one, and for one mixing both the point-to-point protocol of
-    highest bandwidth (NCCL runs its NVLS family with Simple only)."""
+    highest bandwidth (NCCL runs its NVLS family with Simple only). ``send_recv``: the
+    algorithm is NCCL's send/recv (:data:`SEND_RECV`), which runs LL or Simple and never
+    LL128 (NVIDIA/nccl src/enqueue.cc, addP2pToPlan: ``protocol = protoLL ? LL : SIMPLE``),
+    so LL128 is left out."""
     if not in_network:
+        if send_recv:
+            kept = tuple(p for p in cal.protocols if p.name != "LL128")
+            return kept or cal.protocols
         return cal.protocols
     if not p2p:
         return (cal.in_network,)
@@ -317,7 +330,8 @@ class CompiledCollective:
     def protocols(self, cal: Calibration) -> tuple[Protocol, ...]:
         """The protocols this algorithm can run with."""
         return step_protocols(any(s.in_network for s in self.steps),
-                              any(not s.in_network for s in self.steps if s.member), cal)
+                              any(not s.in_network for s in self.steps if s.member), cal,
+                              (self.op, self.algorithm) in SEND_RECV)
 
     def _arrays(self):
         """The steps as :func:`combine`'s arrays (built once; read-only)."""

@@ -101,3 +101,30 @@ def test_measured_sweeps_are_whole_curves():
         if case.startswith("b200-"):
             assert (sizes[0], sizes[-1]) == (2 ** 10, 2 ** 34)
     assert all(s != "same" for s in first.values())
+
+
+@pytest.mark.parametrize("domains", [2, 4])
+@pytest.mark.parametrize("op", ["all-to-all", "send-recv"])
+def test_send_recv_runs_ll_or_simple_never_ll128(domains, op):
+    # NVIDIA/nccl src/enqueue.cc, addP2pToPlan: every ncclSend/ncclRecv (all-to-all and
+    # send-recv) runs LL or SIMPLE, never LL128. The model offered LL128 to them and chose
+    # it across DGX H100 nodes from 0.5 to 4 MiB.
+    model = FabricCostModel(build(f"rail-optimized:domains={domains}"), algorithms="nccl",
+                            validated=True)
+    sw = model.sweep(op, [2.0 ** k for k in range(10, 31)], 8 * domains)
+    assert set(sw.protocol) == {"LL", "Simple"}
+
+
+def test_send_recv_across_nodes_at_2_mib_by_hand():
+    # 16 H100 of 2 DGX, each rank to the next, 2 MiB: the bottleneck is a 400G NIC at 0.94
+    # (47 GB/s). Simple: 8.4 us base + 14 us scale-out step + route + 2 MiB / 47 GB/s
+    # (44.62 us) = 68.71 us. LL128 would be 14 + 4 + route + 2 MiB / (0.92 x 47 GB/s)
+    # (48.50 us) = 68.19 us, what the old model chose; NCCL cannot run it.
+    model = FabricCostModel(build("rail-optimized:domains=2"), algorithms="nccl",
+                            validated=True)
+    r = model.cost("send-recv", 2.0 ** 21, 16)
+    route = r.steps[0].latency - 14.0e-6
+    assert r.protocol == "Simple"
+    assert route == pytest.approx(1.69e-6, abs=0.01e-6)
+    assert r.time == pytest.approx(8.4e-6 + 14.0e-6 + route + 2.0 ** 21 / NIC_400G, rel=1e-9)
+    assert r.time * 1e6 == pytest.approx(68.71, abs=0.01)

@@ -21,6 +21,7 @@ from compute.errors import UserError
 from netmodel.collectives.algorithms import ALGORITHMS, NotApplicable, domains, generate
 from netmodel.collectives.concurrent import concurrent_cost, concurrent_linear
 from netmodel.collectives.cost import (
+    SEND_RECV,
     CompiledCollective,
     StepCost,
     combine,
@@ -330,7 +331,8 @@ def reference_concurrent(model, groups, op, cache):
                 set_step(table, g, i, st)
         on, innet = table["on"], table["in_network"]
         protos = step_protocols(bool((on & innet).any()),
-                                bool((on & table["member"] & ~innet).any()), cal)
+                                bool((on & table["member"] & ~innet).any()), cal,
+                                (op, name) in SEND_RECV)
         for proto in protos:
             out += [(name, proto.name, a, b)
                     for a, b, _ in combine(table, beta, lat, up, so, proto, cal)]
