@@ -293,7 +293,7 @@ def report(markdown: bool) -> list[str]:
     out += ["Other ops, measured sweeps (tests/netmodel/data/nccl_ops_published.csv; busbw "
             "in GB/s by nccl-tests' definition for the op), worst error by region on one "
             "NVLink system:", ""] + summary_8gpu(ops_systems, markdown) + [""]
-    out += ["Other ops, worst error at >= 64 MiB across nodes:", ""]
+    out += ["Other ops, worst error at >= 64 MiB, a large NVLink domain and across nodes:", ""]
     out += summary_multi(ops_large, markdown) + [""]
     out += ["Other ops, single large-message points (a maintainer's figure or closed form; "
             "target 10% on one NVLink system, 25% across nodes):", ""]

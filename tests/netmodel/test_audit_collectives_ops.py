@@ -94,7 +94,8 @@ def test_measured_sweeps_are_whole_curves():
             first.setdefault((r["case"], r["op"]), r["source"])
     assert set(sweeps) >= {("b200-8-sweep", "all-gather"), ("b200-8-sweep", "all-to-all"),
                            ("b200-2x8-sweep", "reduce-scatter"),
-                           ("h100-8-rs-ring", "reduce-scatter")}
+                           ("h100-8-rs-ring", "reduce-scatter"),
+                           ("gb300-oci-a2a-1rack", "all-to-all")}
     for (case, _), sizes in sweeps.items():
         lo = sizes[0].bit_length() - 1
         assert sizes == [2 ** k for k in range(lo, lo + len(sizes))]
