@@ -78,17 +78,8 @@ def check_group_size(group_size: int) -> int:
     if isinstance(group_size, int | np.integer) and group_size > MAX_GROUP_SIZE:
         raise UserError(f"group_size must be a whole number of GPUs from 1 to {MAX_GROUP_SIZE:,} "
                         f"(2**53, the largest a float counts exactly), got "
-                        f"{_shown_int(group_size)}")
-    raise UserError(f"group_size must be a whole number of GPUs >= 1, got {_shown(group_size)}")
-
-
-def _shown(value) -> str:
-    """``repr(value)`` on one line, cut to 60 characters, for an error line (or its type,
-    when Python refuses to print it: an int above 4,300 digits, inside a list)."""
-    try:
-        return " ".join(repr(value).split())[:60]
-    except ValueError:
-        return f"a {type(value).__name__} too large to print"
+                        f"{describe(group_size)}")
+    raise UserError(f"group_size must be a whole number of GPUs >= 1, got {describe(group_size)}")
 
 
 def as_times(out, op: str, who: str = "collective model") -> np.ndarray:
@@ -107,15 +98,8 @@ def as_times(out, op: str, who: str = "collective model") -> np.ndarray:
             return t.astype(float)
     except (TypeError, ValueError, OverflowError):
         pass
-    raise UserError(f"{who} returned {_shown(out)} for {op}; it must return seconds, one "
+    raise UserError(f"{who} returned {describe(out)} for {op}; it must return seconds, one "
                     f"number per message size")
-
-
-def _shown_int(n) -> str:
-    """A whole number for an error line: its digits, or its size when they are too many to
-    print (Python refuses str() of an int above 4,300 digits)."""
-    return repr(n) if int(n).bit_length() <= 200 else (
-        f"{'a negative' if n < 0 else 'an'} integer of {int(n).bit_length():,} bits")
 
 
 def check_nbytes(nbytes: float | np.ndarray, positive: bool = False) -> float | np.ndarray:
@@ -129,7 +113,7 @@ def check_nbytes(nbytes: float | np.ndarray, positive: bool = False) -> float | 
             return nbytes
         raise UserError(f"message size must be a finite number of bytes {rule}, got {nbytes!r}")
     if isinstance(nbytes, str | bytes | bool | np.bool_):
-        raise UserError(f"message size must be a number of bytes, got {_shown(nbytes)}")
+        raise UserError(f"message size must be a number of bytes, got {describe(nbytes)}")
     try:
         n = np.asarray(nbytes)
         if n.dtype.kind == "O":   # ints beyond int64, or mixed objects: numbers one by one
@@ -143,9 +127,9 @@ def check_nbytes(nbytes: float | np.ndarray, positive: bool = False) -> float | 
             raise TypeError
     except OverflowError:
         raise UserError(f"message size must be a finite number of bytes {rule}, got "
-                        f"{_shown_int(max((x for x in n.flat if isinstance(x, int)), key=abs))}") from None
+                        f"{describe(max((x for x in n.flat if isinstance(x, int)), key=abs))}") from None
     except (TypeError, ValueError):
-        raise UserError(f"message size must be a number of bytes, got {_shown(nbytes)}") from None
+        raise UserError(f"message size must be a number of bytes, got {describe(nbytes)}") from None
     if n.size and not ((0.0 < n.min() if positive else 0.0 <= n.min())   # NaN fails this
                        and n.max() < np.inf):
         bad = n[~(np.isfinite(n) & ((n > 0) if positive else (n >= 0)))] if n.ndim else n

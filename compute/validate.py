@@ -15,7 +15,7 @@ in one place: ``compute/data/limits.toml`` (:func:`limits`, :func:`in_range`).
 >>> number("gpu.toml: GPU 'X'", "sms", [132], minimum=1, maximum=1e5, integer=True)
 Traceback (most recent call last):
 ...
-compute.errors.UserError: gpu.toml: GPU 'X': sms must be a whole number from 1 to 100,000, got a list of 1 item
+compute.errors.UserError: gpu.toml: GPU 'X': sms must be a whole number from 1 to 100,000, got [132]
 >>> in_range("m.toml: model 'x'", "model", "layers", 10**4000)
 Traceback (most recent call last):
 ...
@@ -51,35 +51,56 @@ MAX_NAME_LENGTH = 200
 def describe(value: object) -> str:
     """A short, one-line description of ``value`` for an error message: the value itself
     when it is short, its kind and size otherwise (never thousands of characters, never a
-    conversion that fails).
+    conversion that fails). The one describer of values for every package's errors.
 
     >>> describe(3.5), describe(float("nan")), describe(True), describe("ab\\ncd")
     ('3.5', 'nan', 'True', "'ab\\\\ncd'")
-    >>> describe(10**50), describe({"a": 1}), describe([1, 2]), describe(None)
-    ('an integer of 51 digits', 'a table of 1 key', 'a list of 2 items', 'None')
+    >>> describe(10**50), describe(-10**50), describe(None), describe(object())
+    ('an integer of 51 digits', 'a negative integer of 51 digits', 'None', 'an object')
+    >>> describe({"a": 1}), describe([1, 2]), describe(list(range(100))), describe({"k": [10**5000]})
+    ("{'a': 1}", '[1, 2]', 'a list of 100 items', 'a table of 1 key')
+    >>> import numpy as np; describe(np.timedelta64(5, "s")), describe(np.True_)
+    ("np.timedelta64(5,'s')", 'np.True_')
     """
     if isinstance(value, bool) or value is None:
         return repr(value)
-    if isinstance(value, numbers.Integral):
-        v = int(value)
-        if v.bit_length() > 64:
-            digits = len(str(abs(v))) if v.bit_length() < 13000 else \
-                int(v.bit_length() * math.log10(2)) + 1
-            return f"an integer of {digits} digits"
-        return str(v)
-    if isinstance(value, numbers.Real):
-        return repr(float(value))
+    try:   # numpy's timedelta64 claims to be Integral and refuses int(); shown by repr below
+        if isinstance(value, numbers.Integral):
+            v = int(value)
+            if v.bit_length() > 64:
+                digits = len(str(abs(v))) if v.bit_length() < 13000 else \
+                    int(v.bit_length() * math.log10(2)) + 1
+                return f"{'a negative' if v < 0 else 'an'} integer of {digits} digits"
+            return str(v)
+        if isinstance(value, numbers.Real):
+            return repr(float(value))
+    except (TypeError, ValueError, OverflowError):
+        pass
     if isinstance(value, str):
         short = value if len(value) <= 60 else value[:57] + "..."
         return one_line(repr(short))
-    if isinstance(value, dict):
-        return f"a table of {len(value)} key{'' if len(value) == 1 else 's'}"
-    if isinstance(value, list | tuple):
-        return f"a list of {len(value)} item{'' if len(value) == 1 else 's'}"
+    if isinstance(value, dict | list | tuple | set | frozenset):
+        try:
+            shown = one_line(repr(value))
+        except (ValueError, RecursionError):   # an int of over 4,300 digits inside
+            shown = ""
+        if shown and len(shown) <= 60:
+            return shown
+        n = len(value)
+        if isinstance(value, dict):
+            return f"a table of {n} key{'' if n == 1 else 's'}"
+        return f"a list of {n} item{'' if n == 1 else 's'}"
     shape = getattr(value, "shape", None)
-    if isinstance(shape, tuple) and hasattr(value, "dtype"):   # numpy, without importing it
+    if isinstance(shape, tuple) and shape and hasattr(value, "dtype"):   # numpy, not importing it
         return f"an array of shape {shape}"
-    return f"a {type(value).__name__}"
+    try:   # a short repr that shows the value (complex, numpy scalars, dates), not its address
+        shown = one_line(repr(value))
+    except Exception:   # noqa: BLE001  (a hostile __repr__ must not hide the real error)
+        shown = ""
+    if shown and len(shown) <= 60 and not shown.startswith("<"):
+        return shown
+    kind = type(value).__name__
+    return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
 
 
 def _fmt(x: float) -> str:
@@ -248,7 +269,7 @@ def table(where: str, value: object) -> dict:
     >>> table("gpu.toml: GPU 'X'", [1])
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: gpu.toml: GPU 'X' must be a table of keys, got a list of 1 item
+    compute.errors.UserError: gpu.toml: GPU 'X' must be a table of keys, got [1]
     """
     if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
         raise UserError(f"{where} must be a table of keys, got {describe(value)}")

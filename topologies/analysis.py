@@ -25,8 +25,9 @@ from dataclasses import asdict, dataclass
 import networkx as nx
 
 from compute.errors import UserError
+from compute.validate import describe
 from topologies.closed_forms import closed_form
-from topologies.schema import TRACE_MEDIA, _show, gpu_nodes, validate
+from topologies.schema import TRACE_MEDIA, gpu_nodes, validate
 
 __all__ = ["MAXFLOW_NODES", "BillOfMaterials", "FabricSummary", "PathDiversity",
            "bill_of_materials", "bisection_maxflow", "cable_end_parts", "cells_per_shared_part",
@@ -346,15 +347,15 @@ def path_diversity(graph: nx.Graph, source: str | None = None,
     for end in (source, target):
         if end is not None and (not isinstance(end, Hashable) or end not in graph
                                 or graph.nodes[end].get("kind") != "gpu"):
-            raise UserError(f"{_show(end)} is not a GPU of the fabric")
+            raise UserError(f"{describe(end)} is not a GPU of the fabric")
     if target == source:
-        raise UserError(f"path diversity joins two different GPUs; got {_show(source)} twice")
+        raise UserError(f"path diversity joins two different GPUs; got {describe(source)} twice")
     dist, count = _bfs(graph, source, target)
     if target is None:
         far = max(dist.get(g, -1) for g in gpus)
         target = [g for g in gpus if dist.get(g, -1) == far][-1]
     if target not in dist:
-        raise UserError(f"GPU {_show(target)} cannot be reached from {_show(source)}")
+        raise UserError(f"GPU {describe(target)} cannot be reached from {describe(source)}")
     return PathDiversity(source, target, dist[target], count[target])
 
 
@@ -481,7 +482,7 @@ def summary(graph: nx.Graph, *, pair: tuple | None = None) -> FabricSummary:
     validate(graph, check_connected=False)
     if pair is not None and (not isinstance(pair, tuple | list) or len(pair) != 2):
         # a string was spread into its letters, a number raised TypeError
-        raise UserError(f"pair must be two GPU nodes (a, b), got {_show(pair)}")
+        raise UserError(f"pair must be two GPU nodes (a, b), got {describe(pair)}")
     kinds = Counter(k for _, k in graph.nodes(data="kind"))
     tiers = Counter(d["tier"] for _, d in graph.nodes(data=True) if d["kind"] == "switch")
     gpus = gpu_nodes(graph)

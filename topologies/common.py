@@ -67,6 +67,7 @@ import numpy as np
 
 from compute.errors import UserError, known
 from compute.hardware import GpuSpec, catalog, get_gpu
+from compute.validate import describe
 from topologies.limits import MAX_RADIX, PHYSICAL_MAX, PHYSICAL_MIN
 from topologies.registry import REGISTRY, builder, format_value  # noqa: F401  (old home)
 from topologies.schema import (
@@ -80,7 +81,6 @@ from topologies.schema import (
     _check_graph_attributes,
     _ocs_problem,
     _real,
-    _show,
     _switch_problem,
     validate,
 )
@@ -174,7 +174,7 @@ def gpu_type(name: object, what: str = "gpu") -> GpuSpec:
     """The GPU ``name`` names: a GpuSpec itself, a catalog name or a GPU file path
     (UserError listing the known ones otherwise)."""
     if not isinstance(name, str | GpuSpec):
-        raise UserError(f"{what} must be a GPU name or a GpuSpec, got {_show(name)}")
+        raise UserError(f"{what} must be a GPU name or a GpuSpec, got {describe(name)}")
     return get_gpu(name)
 
 
@@ -197,7 +197,7 @@ def check_int(what: str, value: object, minimum: int = 1, maximum: int | None = 
         number = int(x) if x is not None and math.isfinite(x) and x == int(x) else None
     if number is None or number < minimum or (maximum is not None and number > maximum):
         rule = f">= {minimum}" if maximum is None else f"in {minimum}..{maximum:,}"
-        raise UserError(f"{what} must be an integer {rule}, got {_show(value)}")
+        raise UserError(f"{what} must be an integer {rule}, got {describe(value)}")
     return number
 
 
@@ -219,15 +219,15 @@ def check_positive(what: str, value: object, *, allow_zero: bool = False) -> flo
     x = _real(value)
     if x is None or not math.isfinite(x) or not (x >= 0 if allow_zero else x > 0):
         rule = ">= 0" if allow_zero else "> 0"
-        raise UserError(f"{what} must be a finite number {rule}, got {_show(value)}")
+        raise UserError(f"{what} must be a finite number {rule}, got {describe(value)}")
     for name, (most, unit, why) in PHYSICAL_MAX.items():
         if what.endswith(name) and x > most:
             raise UserError(f"{what} must be at most {most:g} {unit} ({why}), got "
-                            f"{_show(value)}")
+                            f"{describe(value)}")
     for name, (least, unit, why) in PHYSICAL_MIN.items():
         if what.endswith(name) and 0 < x < least:
             raise UserError(f"{what} must be at least {least:g} {unit} ({why}), got "
-                            f"{_show(value)}")
+                            f"{describe(value)}")
     return x
 
 
@@ -256,9 +256,9 @@ def check_medium(what: str, medium: object, allowed: Collection[str] = BUILT_MED
         if isinstance(medium, str) and medium in MEDIA:
             reason = why or ("a circuit is set up through an OCS (the ocs builder's "
                              "logical=), not laid as a cable")
-            raise UserError(f"{what} {_show(medium)} is not allowed here: {reason}; "
+            raise UserError(f"{what} {describe(medium)} is not allowed here: {reason}; "
                             f"allowed: {known(allowed)}")
-        raise UserError(f"{what} {_show(medium)} is not a known medium; known: "
+        raise UserError(f"{what} {describe(medium)} is not a known medium; known: "
                         f"{known(allowed)}")
     return medium
 
@@ -266,7 +266,7 @@ def check_medium(what: str, medium: object, allowed: Collection[str] = BUILT_MED
 def check_choice(what: str, value: object, choices: Collection[str]) -> str:
     """``value`` if it is one of ``choices``."""
     if not isinstance(value, str) or value not in choices:
-        raise UserError(f"{what} {_show(value)} is not allowed; allowed: {known(choices)}")
+        raise UserError(f"{what} {describe(value)} is not allowed; allowed: {known(choices)}")
     return value
 
 

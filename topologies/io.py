@@ -59,8 +59,9 @@ import networkx as nx
 from compute.errors import UserError
 from compute.hardware import GpuSpec
 from compute.outputs import atomic_write
+from compute.validate import describe
 from topologies.limits import MAX_DEPTH, check_size, max_file_bytes
-from topologies.schema import UNITS, _show, gpu_spec_from_dict, validate
+from topologies.schema import UNITS, gpu_spec_from_dict, validate
 
 __all__ = ["DESCRIPTIONS", "FORMATS", "JSON_ATTRIBUTES", "json_depth", "read_graph", "write_graph"]
 
@@ -276,7 +277,7 @@ def write_graph(graph: nx.Graph, path: str | PathLike[str]) -> str:
     path."""
     validate(graph, check_connected=False)
     if not isinstance(path, str | PathLike):   # None or 5 raised TypeError from Path()
-        raise UserError(f"fabric file must be a path, got {_show(path)}")
+        raise UserError(f"fabric file must be a path, got {describe(path)}")
     path = Path(path)
     kind = _format(path)
 
@@ -347,7 +348,7 @@ def _check_xml(raw: bytes, where: str) -> None:
             declared = attrs.get(f"xmlns:{prefix}" if prefix else "xmlns")
             if declared != GRAPHML_NAMESPACE:   # networkx finds no <graph> and fails obscurely
                 raise _Refused(f"{where}: the root <{name}> declares namespace "
-                               f"{_show(declared) if declared else 'none'}; a GraphML fabric "
+                               f"{describe(declared) if declared else 'none'}; a GraphML fabric "
                                f"declares xmlns={GRAPHML_NAMESPACE!r}")
         if local == "graph" and len(tags) == 2:   # networkx read the first, ignored the rest
             raise _Refused(f"{where}: a GraphML fabric holds one <graph>; this one holds "
@@ -418,7 +419,7 @@ def _node_id(value: object, where: str, what: str) -> str | int:
     if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
         return value
     raise UserError(f"{where}: {what} must be a string or an integer node id, got "
-                    f"{_show(value)}")
+                    f"{describe(value)}")
 
 
 def _graph_from_json(data: object, where: str) -> nx.Graph:
@@ -427,7 +428,7 @@ def _graph_from_json(data: object, where: str) -> nx.Graph:
     for key in ("directed", "multigraph"):
         if data.get(key, False) is not False:
             raise UserError(f"{where}: a fabric is an undirected simple graph ({key} must be "
-                            f"false, got {_show(data.get(key))})")
+                            f"false, got {describe(data.get(key))})")
     attrs = data.get("graph", {})
     nodes = data["nodes"]
     edges_key = "edges" if "edges" in data else "links"
@@ -436,7 +437,7 @@ def _graph_from_json(data: object, where: str) -> nx.Graph:
                               (edges_key, edges, list)):
         if not isinstance(value, kind):
             raise UserError(f"{where}: '{name}' must be a JSON "
-                            f"{'object' if kind is dict else 'array'}, got {_show(value)}")
+                            f"{'object' if kind is dict else 'array'}, got {describe(value)}")
     check_size(where, len(nodes), len(edges))
     graph = nx.Graph()
     graph.graph.update(attrs)
@@ -444,23 +445,23 @@ def _graph_from_json(data: object, where: str) -> nx.Graph:
     for item in nodes:
         if not isinstance(item, dict) or "id" not in item:
             raise UserError(f"{where}: every node must be an object with an 'id', got "
-                            f"{_show(item)}")
+                            f"{describe(item)}")
         node = _node_id(item["id"], where, "a node's id")
         if node in seen:
-            raise UserError(f"{where}: node {_show(node)} is listed twice")
+            raise UserError(f"{where}: node {describe(node)} is listed twice")
         graph.add_node(node, **{k: v for k, v in item.items() if k != "id"})
     for item in edges:
         if not isinstance(item, dict) or "source" not in item or "target" not in item:
             raise UserError(f"{where}: every edge must be an object with 'source' and "
-                            f"'target', got {_show(item)}")
+                            f"'target', got {describe(item)}")
         u = _node_id(item["source"], where, "an edge's source")
         v = _node_id(item["target"], where, "an edge's target")
         for end in (u, v):
             if end not in seen:
-                raise UserError(f"{where}: edge {_show(u)}-{_show(v)} names node {_show(end)}, "
+                raise UserError(f"{where}: edge {describe(u)}-{describe(v)} names node {describe(end)}, "
                                 "which is not in 'nodes'")
         if graph.has_edge(u, v):
-            raise UserError(f"{where}: edge {_show(u)}-{_show(v)} is listed twice (merge "
+            raise UserError(f"{where}: edge {describe(u)}-{describe(v)} is listed twice (merge "
                             "parallel cables into one edge with 'links')")
         graph.add_edge(u, v, **{k: w for k, w in item.items() if k not in ("source", "target")})
     return graph
@@ -503,23 +504,23 @@ def _graph_from_graphml(raw: bytes, where: str) -> nx.Graph:
 def _finish(graph: nx.Graph, path: Path, where: str) -> nx.Graph:
     long = next((n for n in graph if isinstance(n, str) and len(n) > MAX_NODE_ID), None)
     if long is not None:
-        raise UserError(f"{where}: node id {_show(long)} is {len(long):,} characters; at most "
+        raise UserError(f"{where}: node id {describe(long)} is {len(long):,} characters; at most "
                         f"{MAX_NODE_ID} (a name, not data)")
     attrs = graph.graph
     units = attrs.pop("units", None)
     if units is not None:
         if not isinstance(units, dict):
             raise UserError(f"{where}: 'units' must be a table of quantity: unit, got "
-                            f"{_show(units)}")
+                            f"{describe(units)}")
         for key, unit in units.items():
             if key in UNITS and unit != UNITS[key]:
-                raise UserError(f"{where}: {key} is in {_show(unit)}; netmodel reads "
+                raise UserError(f"{where}: {key} is in {describe(unit)}; netmodel reads "
                                 f"{UNITS[key]!r} (convert the file)")
     own = attrs.get("gpu_types")
     if own is not None:
         if not isinstance(own, dict):
             raise UserError(f"{where}: 'gpu_types' must be a table of GPU name: fields, got "
-                            f"{_show(own)}")
+                            f"{describe(own)}")
         attrs["gpu_types"] = {name: spec if isinstance(spec, GpuSpec) else
                               gpu_spec_from_dict(name, spec, f"{where}: gpu_types")
                               for name, spec in own.items()}
@@ -536,7 +537,7 @@ def read_graph(path: str | Path) -> nx.Graph:
     nested, malformed or invalid file.
     """
     if not isinstance(path, str | Path) or not str(path).strip():
-        raise UserError(f"a fabric file must be a path, got {_show(path)}")
+        raise UserError(f"a fabric file must be a path, got {describe(path)}")
     path = Path(path)
     kind = _format(path)
     where = str(path)

@@ -20,6 +20,7 @@ import networkx as nx
 
 from compute.errors import UserError
 from compute.hardware import GpuSpec
+from compute.validate import describe
 from topologies.common import (
     OCS_LATENCY,
     OCS_LENGTH,
@@ -38,7 +39,7 @@ from topologies.common import (
 )
 from topologies.limits import check_size
 from topologies.registry import builder, format_value
-from topologies.schema import OPTICAL_MEDIA, _show, gpu_nodes, validate
+from topologies.schema import OPTICAL_MEDIA, gpu_nodes, validate
 
 __all__ = ["circuits_for", "ocs", "realize"]
 
@@ -125,7 +126,7 @@ def _members(value: object, what: str) -> list:
     """``value`` as a list of node ids: a list, tuple or range of them (not a string, a
     number or None, which raised TypeError from len() or list())."""
     if not isinstance(value, list | tuple | range):
-        raise UserError(f"{what} must be a list of GPU nodes, got {_show(value)}")
+        raise UserError(f"{what} must be a list of GPU nodes, got {describe(value)}")
     return list(value)
 
 

@@ -60,8 +60,9 @@ import networkx as nx
 from compute.errors import UserError, known
 from compute.hardware import GpuSpec, catalog, get_gpu
 from compute.units import format_bandwidth, parse_bandwidth, parse_time
+from compute.validate import describe
 from topologies.limits import MAX_DEPTH
-from topologies.schema import _show, check_graph, edge_count, validate
+from topologies.schema import check_graph, edge_count, validate
 
 __all__ = ["ORDER", "REGISTRY", "BuilderInfo", "ParamInfo", "bound_arguments", "build",
            "as_built", "build_arguments", "builder", "builders", "check_as_built", "fabric_table",
@@ -271,8 +272,8 @@ def _gpu_arg(what: str, value: object) -> GpuSpec:
     if isinstance(value, str):
         if value in catalog() or value.lower().endswith((".toml", ".json")):
             return get_gpu(value)
-        raise UserError(f"{what}: unknown GPU {_show(value)}; known: {known(catalog())}")
-    raise UserError(f"{what} must be a GPU name or a GpuSpec, got {_show(value)}")
+        raise UserError(f"{what}: unknown GPU {describe(value)}; known: {known(catalog())}")
+    raise UserError(f"{what} must be a GPU name or a GpuSpec, got {describe(value)}")
 
 
 def _fabric_arg(what: str, value: object) -> nx.Graph:
@@ -288,7 +289,7 @@ def _fabric_arg(what: str, value: object) -> nx.Graph:
         finally:
             _NESTING.reset(token)
     raise UserError(f"{what} must be a fabric: a spec string, a (builder, params) pair, a "
-                    f"{{'builder': ...}} table or a graph, got {_show(value)}")
+                    f"{{'builder': ...}} table or a graph, got {describe(value)}")
 
 
 def _same(a: object, b: object) -> bool:
@@ -334,7 +335,7 @@ def builder(name: str) -> Callable[[_F], _F]:
                 value = call[key]
                 if not (isinstance(value, bool)
                         or getattr(getattr(value, "dtype", None), "kind", "") == "b"):
-                    raise UserError(f"{key} must be true or false, got {_show(value)}")
+                    raise UserError(f"{key} must be true or false, got {describe(value)}")
                 call[key] = bool(value)
             for key in gpu_params:
                 call[key] = _gpu_arg(key, call[key])
@@ -391,16 +392,16 @@ def _split_top(text: str, sep: str) -> list[str]:
         elif ch == "]":
             depth -= 1
             if depth < 0:
-                raise UserError(f"spec {_show(text)} has an unmatched ']'")
+                raise UserError(f"spec {describe(text)} has an unmatched ']'")
         if ch == sep and depth == 0:
             parts.append("".join(cur))
             cur = []
         else:
             cur.append(ch)
     if depth:
-        raise UserError(f"spec {_show(text)} has an unmatched '['")
+        raise UserError(f"spec {describe(text)} has an unmatched '['")
     if deepest > MAX_DEPTH:
-        raise UserError(f"spec {_show(text)} nests brackets {deepest} deep; at most "
+        raise UserError(f"spec {describe(text)} nests brackets {deepest} deep; at most "
                         f"{MAX_DEPTH}")
     parts.append("".join(cur))
     return parts
@@ -415,7 +416,7 @@ def parse_spec(spec: object) -> tuple[str, dict[str, str]]:
     parameters (anything but a non-empty string is a UserError)."""
     if not isinstance(spec, str) or not spec.strip():
         raise UserError(f"a fabric spec must be a non-empty string like 'fat-tree:k=8', "
-                        f"got {_show(spec)}")
+                        f"got {describe(spec)}")
     name, _, rest = spec.strip().partition(":")
     params: dict[str, str] = {}
     if rest.strip():
@@ -423,10 +424,10 @@ def parse_spec(spec: object) -> tuple[str, dict[str, str]]:
             key, eq, value = item.partition("=")
             key = key.strip().lower()
             if not eq or not key:
-                raise UserError(f"spec parameter {_show(item.strip())} must be KEY=VALUE "
-                                f"(in {_show(spec)})")
+                raise UserError(f"spec parameter {describe(item.strip())} must be KEY=VALUE "
+                                f"(in {describe(spec)})")
             if key in params:
-                raise UserError(f"spec parameter {key!r} is given twice (in {_show(spec)})")
+                raise UserError(f"spec parameter {key!r} is given twice (in {describe(spec)})")
             value = value.strip()
             if value.startswith("[") and value.endswith("]"):
                 value = value[1:-1]
@@ -438,7 +439,7 @@ def get_builder(name: str) -> Callable[..., nx.Graph]:
     """The builder function registered as ``name``; UserError listing the known ones."""
     key = _canonical(name) if isinstance(name, str) else None
     if key not in REGISTRY:
-        raise UserError(f"unknown fabric builder {_show(name)}; known: {known(REGISTRY)}")
+        raise UserError(f"unknown fabric builder {describe(name)}; known: {known(REGISTRY)}")
     return REGISTRY[key]
 
 
@@ -459,17 +460,17 @@ def _convert(builder_name: str, pname: str, text: str, param: inspect.Parameter)
             return True
         if low in ("false", "no", "0", "off"):
             return False
-        raise UserError(f"{what} must be true or false, got {_show(text)}")
+        raise UserError(f"{what} must be true or false, got {describe(text)}")
     if base is int:
         try:
             return int(text)
         except ValueError:
-            raise UserError(f"{what} must be an integer, got {_show(text)}") from None
+            raise UserError(f"{what} must be an integer, got {describe(text)}") from None
     if base is float:
         try:
             return float(text)
         except ValueError:
-            raise UserError(f"{what} must be a number, got {_show(text)}") from None
+            raise UserError(f"{what} must be a number, got {describe(text)}") from None
     return text
 
 
@@ -479,12 +480,12 @@ def _keywords(name: str, params: Mapping) -> tuple[str, Callable, inspect.Signat
     name = _canonical(name)
     if not isinstance(params, Mapping):
         raise UserError(f"parameters of fabric {name!r} must be a table of KEY: VALUE, "
-                        f"got {_show(params)}")
+                        f"got {describe(params)}")
     sig = _signature(fn)
     kwargs = {}
     for key, value in params.items():
         if not isinstance(key, str) or key not in sig.parameters:
-            raise UserError(f"unknown key {_show(key)} for fabric {name!r}; known: "
+            raise UserError(f"unknown key {describe(key)} for fabric {name!r}; known: "
                             f"{known(sig.parameters)}")
         param = sig.parameters[key]
         fabric = nx.Graph in _members(param.annotation)
@@ -506,7 +507,7 @@ def _structured(spec: object) -> tuple[str, Mapping] | None:
     if isinstance(spec, tuple):
         if len(spec) != 2 or not isinstance(spec[0], str) or not isinstance(spec[1], Mapping):
             raise UserError(f"a structured fabric spec is a (builder name, params) pair, got "
-                            f"{_show(spec)}")
+                            f"{describe(spec)}")
         return spec
     if isinstance(spec, Mapping):
         params = dict(spec)
@@ -551,7 +552,7 @@ def build(spec: FabricSpec, params: Mapping | None = None) -> nx.Graph:
     if params is not None:
         if not isinstance(spec, str):
             raise UserError(f"with params, the fabric spec must be a builder name, got "
-                            f"{_show(spec)}")
+                            f"{describe(spec)}")
         name, fn, _, kwargs = _keywords(spec, params)
         return _call(name, fn, kwargs)
     if isinstance(spec, nx.Graph):
@@ -597,7 +598,7 @@ def bound_arguments(name: str, args: Mapping) -> dict:
     sig = _signature(get_builder(name))
     unknown = [k for k in args if k not in sig.parameters]
     if unknown:
-        raise UserError(f"unknown key(s) {', '.join(map(_show, unknown))} for fabric "
+        raise UserError(f"unknown key(s) {', '.join(map(describe, unknown))} for fabric "
                         f"{name!r}; known: {known(sig.parameters)}")
     bound = sig.bind(**args)
     bound.apply_defaults()

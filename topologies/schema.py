@@ -64,7 +64,7 @@ import numpy as np
 
 from compute.errors import UserError, known
 from compute.hardware import FLAG_FIELDS, OPTIONAL_FIELDS, SPEC_KEYS, GpuSpec, catalog
-from compute.validate import limits, number
+from compute.validate import describe, limits, number
 from topologies.limits import MAX_RADIX, MAX_TIER
 
 __all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS",
@@ -137,7 +137,7 @@ def _physical(what: str, key: str, value: float) -> None:
     least, most, unit, why = VALUE_RANGES[key]
     if value > most or 0 < value < least:
         bound = f"at most {most:g}" if value > most else f"at least {least:g}"
-        _bad(f"{what} {key} must be {bound} {unit} ({why}), got {_show(value)}")
+        _bad(f"{what} {key} must be {bound} {unit} ({why}), got {describe(value)}")
 
 
 def edge_count(graph: nx.Graph) -> int:
@@ -166,7 +166,7 @@ def check_graph(graph: object, what: str = "graph") -> nx.Graph:
     """
     if not isinstance(graph, nx.Graph):
         raise UserError(f"{what} must be a networkx Graph (a fabric from build or read_graph), "
-                        f"got {_show(graph)}")
+                        f"got {describe(graph)}")
     return graph
 
 
@@ -195,7 +195,7 @@ def gpu_spec(graph: nx.Graph, name: str) -> GpuSpec:
     if isinstance(name, str) and name in table:
         return table[name]
     names = list(own or {}) + list(table)
-    raise UserError(f"GPU type {_show(name)} is neither one of the fabric's gpu_types nor in "
+    raise UserError(f"GPU type {describe(name)} is neither one of the fabric's gpu_types nor in "
                     f"the catalog; known: {known(names)}")
 
 
@@ -231,20 +231,20 @@ def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> Gpu
     True
     """
     if not isinstance(data, dict):
-        raise UserError(f"{where}: GPU type {_show(name)} must be a table of its fields, got "
-                        f"{_show(data)}")
+        raise UserError(f"{where}: GPU type {describe(name)} must be a table of its fields, got "
+                        f"{describe(data)}")
     allowed = [f.name for f in fields(GpuSpec)]
     unknown = [k for k in data if k not in allowed]
     if unknown:
-        raise UserError(f"{where}: GPU type {_show(name)} has unknown field(s) "
-                        f"{', '.join(map(_show, unknown))}; allowed: {', '.join(allowed)}")
+        raise UserError(f"{where}: GPU type {describe(name)} has unknown field(s) "
+                        f"{', '.join(map(describe, unknown))}; allowed: {', '.join(allowed)}")
     missing = [k for k in allowed if k not in data and k not in ("name", *OPTIONAL_FIELDS)]
     if missing:
-        raise UserError(f"{where}: GPU type {_show(name)} lacks field(s) {', '.join(missing)}")
+        raise UserError(f"{where}: GPU type {describe(name)} lacks field(s) {', '.join(missing)}")
     if data.get("name", name) != name:
-        raise UserError(f"{where}: GPU type {_show(name)} has the name {_show(data['name'])}")
+        raise UserError(f"{where}: GPU type {describe(name)} has the name {describe(data['name'])}")
     if not isinstance(data.get("source", ""), str):
-        raise UserError(f"{where}: GPU type {_show(name)}: source must be text")
+        raise UserError(f"{where}: GPU type {describe(name)}: source must be text")
     values: dict[str, Any] = {}
     for key in allowed:
         if key in ("name", "source") or (key in OPTIONAL_FIELDS and key not in data):
@@ -252,21 +252,21 @@ def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> Gpu
         v = data[key]
         if key in _FLAGS:
             if not isinstance(v, bool):
-                raise UserError(f"{where}: GPU type {_show(name)}: {key} must be true or "
-                                f"false, got {_show(v)}")
+                raise UserError(f"{where}: GPU type {describe(name)}: {key} must be true or "
+                                f"false, got {describe(v)}")
         elif key in _INT_FIELDS:
             if not (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
-                raise UserError(f"{where}: GPU type {_show(name)}: {key} must be a whole "
-                                f"number >= 1, got {_show(v)}")
+                raise UserError(f"{where}: GPU type {describe(name)}: {key} must be a whole "
+                                f"number >= 1, got {describe(v)}")
         else:
             x = _real(v)
             if x is None or not math.isfinite(x) or x < 0 or (x == 0 and not _zero_ok(key)):
                 least = ">= 0" if _zero_ok(key) else "> 0"
-                raise UserError(f"{where}: GPU type {_show(name)}: {key} must be a finite "
-                                f"number {least} (SI units), got {_show(v)}")
+                raise UserError(f"{where}: GPU type {describe(name)}: {key} must be a finite "
+                                f"number {least} (SI units), got {describe(v)}")
             v = x
         if key not in _FLAGS:
-            v = _in_limits(f"{where}: GPU type {_show(name)}", key, v)
+            v = _in_limits(f"{where}: GPU type {describe(name)}", key, v)
         values[key] = v
     return GpuSpec(name=name, source=data.get("source", ""), **values)
 
@@ -312,15 +312,6 @@ def _bad(msg: str) -> NoReturn:
     raise UserError(f"invalid fabric graph: {msg}")
 
 
-def _show(value: Any) -> str:
-    """``repr(value)``, cut to 60 characters (a value in an error message)."""
-    try:
-        text = repr(value)
-    except ValueError:  # an int too long to print
-        return f"<an integer of {value.bit_length()} bits>"
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def _real(value: object) -> float | None:
     """``value`` as a float if it is a real number (not a bool, not too large), else None."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
@@ -348,10 +339,10 @@ def _check_graph_attributes(graph: nx.Graph) -> dict:
             v = attrs[key]
             if not isinstance(v, allowed) or isinstance(v, bool):
                 names = " or ".join(t.__name__ for t in allowed)
-                _bad(f"graph attribute {key!r} must be {names}, got {_show(v)}")
+                _bad(f"graph attribute {key!r} must be {names}, got {describe(v)}")
     if "reconfiguration_time" in attrs and not _nonneg(attrs["reconfiguration_time"]):
         _bad(f"graph attribute 'reconfiguration_time' must be finite and >= 0 s, got "
-             f"{_show(attrs['reconfiguration_time'])}")
+             f"{describe(attrs['reconfiguration_time'])}")
     cabling = attrs.get("ocs_cabling")
     if cabling is not None and (set(cabling) != {"medium", "cables", "lanes"}
                                 or not isinstance(cabling["medium"], str)
@@ -360,12 +351,12 @@ def _check_graph_attributes(graph: nx.Graph) -> dict:
                                 or not _whole(cabling["lanes"], 0)):
         _bad("graph attribute 'ocs_cabling' must be {'medium': an optical medium ("
              f"{known(OPTICAL_MEDIA)}), 'cables': whole >= 0, 'lanes': whole >= 0}}, got "
-             f"{_show(cabling)}")
+             f"{describe(cabling)}")
     own = attrs.get("gpu_types") or {}
     for name, spec in own.items():
         if not isinstance(spec, GpuSpec) or spec.name != name:
-            _bad(f"gpu_types[{_show(name)}] must be the GpuSpec named {_show(name)}, got "
-                 f"{_show(spec)}")
+            _bad(f"gpu_types[{describe(name)}] must be the GpuSpec named {describe(name)}, got "
+                 f"{describe(spec)}")
     return own
 
 
@@ -379,30 +370,30 @@ def _check_cabling_fits(graph: nx.Graph, ocs_ports: int) -> None:
     circuits = sum(d.get("links", 1) for _, _, d in graph.edges(data=True)
                    if d["medium"] == "ocs-circuit")
     if cables > ocs_ports:
-        _bad(f"graph attribute 'ocs_cabling' has {_show(cables)} cables but the graph's OCS "
+        _bad(f"graph attribute 'ocs_cabling' has {describe(cables)} cables but the graph's OCS "
              f"have {ocs_ports} ports (one fibre a port)")
     if cables < 2 * circuits - 1e-6:
-        _bad(f"graph attribute 'ocs_cabling' has {_show(cables)} cables, fewer than the "
+        _bad(f"graph attribute 'ocs_cabling' has {describe(cables)} cables, fewer than the "
              f"2 x {circuits:g} its circuits ride on")
     if not cables <= lanes or (cables == 0) != (lanes == 0):
-        _bad(f"graph attribute 'ocs_cabling' has {_show(lanes)} lanes on {_show(cables)} "
+        _bad(f"graph attribute 'ocs_cabling' has {describe(lanes)} lanes on {describe(cables)} "
              f"cables; each cable has at least one lane")
 
 
 def _gpu_problem(node: Hashable, data: dict, own: Mapping[str, GpuSpec]) -> None:
     t = data.get("gpu")
     if not isinstance(t, str) or not t:
-        _bad(f"gpu node {_show(node)} must name its GPU type in 'gpu', got {_show(t)}")
+        _bad(f"gpu node {describe(node)} must name its GPU type in 'gpu', got {describe(t)}")
     if t not in own and t not in catalog():
-        _bad(f"gpu node {_show(node)} names GPU type {_show(t)}, which is neither one of the "
+        _bad(f"gpu node {describe(node)} names GPU type {describe(t)}, which is neither one of the "
              f"graph's gpu_types nor in the catalog; known: {known([*own, *catalog()])}")
 
 
 def _label_problem(node: Hashable, data: dict) -> None:
     for key in LABELS:
         if key in data and not _whole(data[key], 0):
-            _bad(f"gpu node {_show(node)} label {key!r} must be a whole number >= 0, got "
-                 f"{_show(data[key])}")
+            _bad(f"gpu node {describe(node)} label {key!r} must be a whole number >= 0, got "
+                 f"{describe(data[key])}")
 
 
 def _ports_used(adj: Mapping[Hashable, Mapping[Hashable, dict]], node: Hashable) -> float:
@@ -412,47 +403,47 @@ def _ports_used(adj: Mapping[Hashable, Mapping[Hashable, dict]], node: Hashable)
 def _switch_problem(node: Hashable, data: dict,
                     adj: Mapping[Hashable, Mapping[Hashable, dict]]) -> None:
     if not _whole(data["tier"], 0):
-        _bad(f"switch {_show(node)} tier must be a whole number >= 0, got {_show(data['tier'])}")
+        _bad(f"switch {describe(node)} tier must be a whole number >= 0, got {describe(data['tier'])}")
     if data["tier"] > MAX_TIER:
-        _bad(f"switch {_show(node)} tier must be at most {MAX_TIER} (0 scale-up, 1 leaf, "
-             f"2 spine, 3 core), got {_show(data['tier'])}")
+        _bad(f"switch {describe(node)} tier must be at most {MAX_TIER} (0 scale-up, 1 leaf, "
+             f"2 spine, 3 core), got {describe(data['tier'])}")
     if not _whole(data["radix"], 1):
-        _bad(f"switch {_show(node)} radix must be a positive integer, got {_show(data['radix'])}")
+        _bad(f"switch {describe(node)} radix must be a positive integer, got {describe(data['radix'])}")
     if data["radix"] > MAX_RADIX:
-        _bad(f"switch {_show(node)} radix must be at most {MAX_RADIX:,} ports, got "
-             f"{_show(data['radix'])}")
+        _bad(f"switch {describe(node)} radix must be at most {MAX_RADIX:,} ports, got "
+             f"{describe(data['radix'])}")
     if not _nonneg(data["latency"]):
-        _bad(f"switch {_show(node)} latency must be finite and >= 0 s, got {_show(data['latency'])}")
-    _physical(f"switch {_show(node)}", "latency", data["latency"])
+        _bad(f"switch {describe(node)} latency must be finite and >= 0 s, got {describe(data['latency'])}")
+    _physical(f"switch {describe(node)}", "latency", data["latency"])
     if not isinstance(data["in_network_reduction"], bool):
-        _bad(f"switch {_show(node)} in_network_reduction must be true or false, got "
-             f"{_show(data['in_network_reduction'])}")
+        _bad(f"switch {describe(node)} in_network_reduction must be true or false, got "
+             f"{describe(data['in_network_reduction'])}")
 
 
 def _ocs_problem(node: Hashable, data: dict,
                  adj: Mapping[Hashable, Mapping[Hashable, dict]]) -> None:
     if not _whole(data["ports"], 1):
-        _bad(f"ocs {_show(node)} ports must be a positive integer, got {_show(data['ports'])}")
+        _bad(f"ocs {describe(node)} ports must be a positive integer, got {describe(data['ports'])}")
     if data["ports"] > MAX_RADIX:
-        _bad(f"ocs {_show(node)} ports must be at most {MAX_RADIX:,}, got "
-             f"{_show(data['ports'])}")
+        _bad(f"ocs {describe(node)} ports must be at most {MAX_RADIX:,}, got "
+             f"{describe(data['ports'])}")
     for key in ("reconfiguration_time", "latency"):
         if not _nonneg(data[key]):
-            _bad(f"ocs {_show(node)} {key} must be finite and >= 0 s, got {_show(data[key])}")
-        _physical(f"ocs {_show(node)}", key, data[key])
+            _bad(f"ocs {describe(node)} {key} must be finite and >= 0 s, got {describe(data[key])}")
+        _physical(f"ocs {describe(node)}", key, data[key])
     for other, d in adj[node].items():
         if d["medium"] not in OPTICAL_MEDIA:
-            _bad(f"edge {_show(node)}-{_show(other)} medium {_show(d['medium'])} ends on an "
+            _bad(f"edge {describe(node)}-{describe(other)} medium {describe(d['medium'])} ends on an "
                  f"OCS, which switches light: allowed {known(OPTICAL_MEDIA)}")
 
 
 def _circuit_problem(u: Hashable, v: Hashable, data: dict, nodes: Mapping) -> None:
     """An ``ocs-circuit`` edge: two GPUs, ``via`` the OCS node(s) it passes, ``optics`` (if
     given) an optical medium."""
-    name = f"circuit {_show(u)}-{_show(v)}"
+    name = f"circuit {describe(u)}-{describe(v)}"
     ends = [n for n in (u, v) if nodes[n].get("kind") != "gpu"]
     if ends:
-        _bad(f"{name} ends on {nodes[ends[0]].get('kind')} {_show(ends[0])}: an ocs-circuit "
+        _bad(f"{name} ends on {nodes[ends[0]].get('kind')} {describe(ends[0])}: an ocs-circuit "
              f"joins two GPUs through an OCS (an edge to the OCS is a fibre)")
     via = data.get("via")
     if via is not None:   # optional: a costing drops it to merge alike circuit sets
@@ -461,40 +452,40 @@ def _circuit_problem(u: Hashable, v: Hashable, data: dict, nodes: Mapping) -> No
                    None)
         if not names or bad is not None:
             _bad(f"{name} 'via' must name the OCS node(s) it passes (comma-separated), got "
-                 f"{_show(via)}" + (f": {_show(bad)} is not an OCS of the graph" if bad
+                 f"{describe(via)}" + (f": {describe(bad)} is not an OCS of the graph" if bad
                                     else ""))
     optics = data.get("optics")
     if optics is not None and optics not in OPTICAL_MEDIA:
-        _bad(f"{name} optics {_show(optics)} must be the GPU ports' optical medium: "
+        _bad(f"{name} optics {describe(optics)} must be the GPU ports' optical medium: "
              f"{known(OPTICAL_MEDIA)}")
 
 
 def _edge_problem(u: Hashable, v: Hashable, data: dict) -> None:
 
     if u == v:
-        _bad(f"edge {_show(u)}-{_show(v)} joins a node to itself (self-loops are not links)")
+        _bad(f"edge {describe(u)}-{describe(v)} joins a node to itself (self-loops are not links)")
     missing = [k for k in EDGE_KEYS if k not in data]
     if missing:
-        _bad(f"edge {_show(u)}-{_show(v)} lacks attribute(s) {', '.join(missing)}")
+        _bad(f"edge {describe(u)}-{describe(v)} lacks attribute(s) {', '.join(missing)}")
     bw = data["bandwidth"]
     if not (_nonneg(bw) and bw > 0):
-        _bad(f"edge {_show(u)}-{_show(v)} bandwidth must be finite and > 0 bytes/s, got {_show(bw)}")
+        _bad(f"edge {describe(u)}-{describe(v)} bandwidth must be finite and > 0 bytes/s, got {describe(bw)}")
     if not _nonneg(data["latency"]):
-        _bad(f"edge {_show(u)}-{_show(v)} latency must be finite and >= 0 s, got "
-             f"{_show(data['latency'])}")
-    _physical(f"edge {_show(u)}-{_show(v)}", "bandwidth", bw)
-    _physical(f"edge {_show(u)}-{_show(v)}", "latency", data["latency"])
+        _bad(f"edge {describe(u)}-{describe(v)} latency must be finite and >= 0 s, got "
+             f"{describe(data['latency'])}")
+    _physical(f"edge {describe(u)}-{describe(v)}", "bandwidth", bw)
+    _physical(f"edge {describe(u)}-{describe(v)}", "latency", data["latency"])
     lanes = data["lanes"]
     if not _whole(lanes, 1):
         x = _real(lanes)
         if x is None or not math.isfinite(x) or x < 1 or x != int(x):
-            _bad(f"edge {_show(u)}-{_show(v)} lanes must be a whole number >= 1, got {_show(lanes)}")
+            _bad(f"edge {describe(u)}-{describe(v)} lanes must be a whole number >= 1, got {describe(lanes)}")
     links = data.get("links", 1)
     if not (_nonneg(links) and links > 0):
-        _bad(f"edge {_show(u)}-{_show(v)} links must be finite and > 0 cables, got {_show(links)}")
+        _bad(f"edge {describe(u)}-{describe(v)} links must be finite and > 0 cables, got {describe(links)}")
     medium = data["medium"]
     if not isinstance(medium, str) or medium not in _MEDIA:
-        _bad(f"edge {_show(u)}-{_show(v)} medium {_show(medium)} is not one of {known(MEDIA)}")
+        _bad(f"edge {describe(u)}-{describe(v)} medium {describe(medium)} is not one of {known(MEDIA)}")
 
 
 def _check_dims(graph: nx.Graph, gpus: list) -> None:
@@ -510,18 +501,18 @@ def _check_dims(graph: nx.Graph, gpus: list) -> None:
         sides = []
     if not 1 <= len(sides) <= 3 or min(sides) < 2:
         _bad(f"graph attribute 'dims' must be 1 to 3 torus sides >= 2 joined by 'x' (e.g. "
-             f"'4x4'), got {_show(dims)}")
+             f"'4x4'), got {describe(dims)}")
     total = math.prod(sides)
     if total >= 2**62:
-        _bad(f"graph attribute 'dims' {_show(dims)} is a torus of {total:.3g} GPUs; its sides' "
+        _bad(f"graph attribute 'dims' {describe(dims)} is a torus of {total:.3g} GPUs; its sides' "
              f"product must be below 2^62")
     index = np.empty(len(gpus), dtype=np.int64)
     for k, g in enumerate(gpus):
         name = g if isinstance(g, str) else ""
         i = int(name[3:]) if name.startswith("gpu") and name[3:].isdigit() else -1
         if not 0 <= i < total:
-            _bad(f"graph attribute 'dims' {_show(dims)} numbers the torus's GPUs gpu0 to "
-                 f"gpu{total - 1} row-major, but it has GPU {_show(g)}")
+            _bad(f"graph attribute 'dims' {describe(dims)} numbers the torus's GPUs gpu0 to "
+                 f"gpu{total - 1} row-major, but it has GPU {describe(g)}")
         index[k] = i
     pos = {g: k for k, g in enumerate(gpus)}
     rows = list(map(graph._adj.__getitem__, gpus))
@@ -545,7 +536,7 @@ def _check_dims(graph: nx.Graph, gpus: list) -> None:
     bad = np.flatnonzero((moved != 1) | ~near)
     if len(bad):
         u, v = gpus[ends[bad[0], 0]], gpus[ends[bad[0], 1]]
-        _bad(f"edge {_show(u)}-{_show(v)} does not join neighbours of the {dims} torus "
+        _bad(f"edge {describe(u)}-{describe(v)} does not join neighbours of the {dims} torus "
              f"that graph attribute 'dims' says it is")
 
 
@@ -619,7 +610,7 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
     compute.errors.UserError: invalid fabric graph: edge 'gpu2'-'gpu2' joins a node to itself (self-loops are not links)
     """
     if not isinstance(check_connected, bool):   # an array's truth raised numpy's ValueError
-        raise UserError(f"check_connected must be True or False, got {_show(check_connected)}")
+        raise UserError(f"check_connected must be True or False, got {describe(check_connected)}")
     if not isinstance(graph, nx.Graph) or graph.is_directed() or graph.is_multigraph():
         _bad(f"expected an undirected simple networkx Graph, got {type(graph).__name__}")
     own = _check_graph_attributes(graph)
@@ -644,36 +635,36 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
                         _label_problem(node, data)
             continue
         if kind.__class__ is not str or kind not in NODE_KEYS:
-            _bad(f"node {_show(node)} has kind {_show(kind)}; allowed: {known(NODE_KINDS)}")
+            _bad(f"node {describe(node)} has kind {describe(kind)}; allowed: {known(NODE_KINDS)}")
         missing = [k for k in NODE_KEYS[kind] if k not in data]
         if missing:
-            _bad(f"{kind} node {_show(node)} lacks attribute(s) {', '.join(missing)}")
+            _bad(f"{kind} node {describe(node)} lacks attribute(s) {', '.join(missing)}")
         # an edge may stand for several cables: count cables, not edges (a breakout share
         # of a port is a fraction; allow for rounding in their sum)
         if kind == "switch":
             _switch_problem(node, data, adj)
             used = _ports_used(adj, node) if cables else len(adj[node])
             if _real(used) is None or used > data["radix"] + 1e-6:
-                _bad(f"switch {_show(node)} uses {_show(used)} ports but its radix is "
+                _bad(f"switch {describe(node)} uses {describe(used)} ports but its radix is "
                      f"{data['radix']}")
         else:
             _ocs_problem(node, data, adj)
             ocs_ports += data["ports"]
             used = _ports_used(adj, node) if cables else len(adj[node])
             if _real(used) is None or used > data["ports"] + 1e-6:
-                _bad(f"ocs {_show(node)} uses {_show(used)} ports but it has {data['ports']}")
+                _bad(f"ocs {describe(node)} uses {describe(used)} ports but it has {data['ports']}")
     if "dims" in graph.graph:
         _check_dims(graph, gpu_list)
     for u, v, data in circuits:
         _circuit_problem(u, v, data, graph.nodes)
     if circuits and not ocs_ports:
         u, v, _ = circuits[0]
-        _bad(f"circuit {_show(u)}-{_show(v)} is an ocs-circuit but the graph has no OCS node "
+        _bad(f"circuit {describe(u)}-{describe(v)} is an ocs-circuit but the graph has no OCS node "
              f"to set it through")
     _check_cabling_fits(graph, ocs_ports)
     declared = graph.graph.get("gpus")
     if declared != gpus:
-        _bad(f"graph attribute 'gpus' is {_show(declared)} but it has {gpus} GPU nodes")
+        _bad(f"graph attribute 'gpus' is {describe(declared)} but it has {gpus} GPU nodes")
     if gpus == 0:
         _bad("it has no GPU nodes")
     if check_connected and gpus > 1:
@@ -681,5 +672,5 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
         reached = nx.node_connected_component(graph, first)
         cut = [n for n in gpu_list if n not in reached]
         if cut:
-            _bad(f"GPU {_show(cut[0])} cannot reach GPU {_show(first)} ({len(cut)} GPU(s) disconnected)")
+            _bad(f"GPU {describe(cut[0])} cannot reach GPU {describe(first)} ({len(cut)} GPU(s) disconnected)")
     return graph

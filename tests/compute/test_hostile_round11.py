@@ -245,7 +245,7 @@ def test_moe_layer_step_messages(step, dense, words):
 
 # --- evaluate_many: a Parallelism whose degree is no number -----------------------------
 
-@pytest.mark.parametrize("pp, shown", [("2", "'2'"), (None, "None"), ([2], "a list of 1 item"),
+@pytest.mark.parametrize("pp, shown", [("2", "'2'"), (None, "None"), ([2], "[2]"),
                                        (2.5, "2.5"), (float("nan"), "nan")])
 def test_evaluate_many_names_a_bad_degree_of_a_parallelism(pp, shown):
     """Parallelism(8, '2') said 'configs must be TP degrees, Parallelism objects or rows of

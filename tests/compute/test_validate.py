@@ -62,10 +62,10 @@ def test_unreadable_binary_and_bom_files(tmp_path):
 
 
 @pytest.mark.parametrize("value, needle", [
-    (True, "got True"), ("12", "got '12'"), ([1], "got a list of 1 item"),
-    ({"a": 1}, "got a table of 1 key"), (None, "got None"), (float("nan"), "got nan"),
+    (True, "got True"), ("12", "got '12'"), ([1], "got [1]"),
+    ({"a": 1}, "got {'a': 1}"), ({"a": "x" * 80}, "got a table of 1 key"), (None, "got None"), (float("nan"), "got nan"),
     (float("inf"), "got inf"), pytest.param(10**5000, "got an integer of 5001 digits", id="5001-digits"),
-    (-(10**30), "got an integer of 31 digits"), (0, "got 0"), (100_001, "got 100001"),
+    (-(10**30), "got a negative integer of 31 digits"), (0, "got 0"), (100_001, "got 100001"),
     (1.5, "got 1.5"),
 ])
 def test_number_refuses_with_one_line_naming_key_value_and_range(value, needle):
@@ -111,10 +111,10 @@ def gpu_toml(**changes) -> str:
      "bf16_dense_TFLOPs must be a number from 0.001 to 1,000,000 TFLOP/s, got 1000000000000.0"),
     (gpu_toml(hbm_capacity_GB='"80"'), "hbm_capacity_GB must be a number .* got '80'"),
     (gpu_toml(tdp_W="nan"), "tdp_W must be a number from 0.1 to 1,000,000 W, got nan"),
-    (gpu_toml(max_instance="[8]"), "max_instance must be .* got a list of 1 item"),
+    (gpu_toml(max_instance="[8]"), "max_instance must be .* got \\[8\\]"),
     (gpu_toml(fp8_dense_TFLOPs="1e-9"), "fp8_dense_TFLOPs must be a number 0 or from 0.001"),
     ("gpu = [1, 2]\n", "top-level table 'gpu'"),
-    ("[gpu]\nx = [1]\n", "GPU 'x' must be a table of keys, got a list of 1 item"),
+    ("[gpu]\nx = [1]\n", "GPU 'x' must be a table of keys, got \\[1\\]"),
     ('[gpu."a\\nb"]\nderive_from = "H100-SXM"\n', "GPU name 'a\\\\nb' must be"),
     ('[gpu.x]\nderive_from = "H100-SXM"\nflops_multiplier = 1e9\n',
      "flops_multiplier must be a number from 0.001 to 1,000"),

@@ -184,7 +184,7 @@ def test_malformed_model_file_is_one_line(tmp_path, name, body, needle):
     ("g.toml", '[gpu.X]\nderive_from = "H100-SXM"\nmax_instance = 1e30\n',
      "max_instance must be a whole number from 1 to 100,000, got 1e+30"),
     ("g.toml", "[gpu.X]\nsms = " + "9" * 6000 + "\n", "more than 4300 digits"),
-    ("g.json", '{"gpu": {"X": [1, 2]}}', "GPU 'X' must be a table of keys, got a list"),
+    ("g.json", '{"gpu": {"X": [1, 2]}}', "GPU 'X' must be a table of keys, got [1, 2]"),
 ])
 def test_hostile_gpu_file_is_one_line(tmp_path, name, body, needle):
     f = tmp_path / name

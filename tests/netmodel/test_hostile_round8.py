@@ -40,10 +40,10 @@ BAD_NBYTES = [
     (None, "got None"),
     (np.array([None]), "must be a number of bytes"),
     ([1, None], "got [1, None]"),
-    (10**400, "finite number of bytes >= 0, got an integer of 1,329 bits"),
-    (-(10**400), "got a negative integer of 1,329 bits"),
-    ([1, 10**400], "an integer of 1,329 bits"),
-    ([10**5000, None], "a list too large to print"),
+    (10**400, "finite number of bytes >= 0, got an integer of 401 digits"),
+    (-(10**400), "got a negative integer of 401 digits"),
+    ([1, 10**400], "got an integer of 401 digits"),
+    ([10**5000, None], "got a list of 2 items"),
     (True, "got True"), ("1", "got '1'"), (b"1", "got b'1'"),
     (float("nan"), "got nan"), (np.float32("nan"), "got nan"), (-math.inf, "got -inf"),
     (np.float16("inf"), "got inf"), (np.int8(-1), "got -1.0"), (-1e-300, ">= 0"),
@@ -63,13 +63,13 @@ def test_bad_message_size_is_one_user_error(model, value, needle):
 BAD_GROUPS = [
     (np.timedelta64(5, "s"), "got np.timedelta64(5,'s')"),
     (10**400, "from 1 to 9,007,199,254,740,992 (2**53, the largest a float counts exactly), "
-              "got an integer of 1,329 bits"),
+              "got an integer of 401 digits"),
     (2**53 + 1, "got 9007199254740993"),
     (np.uint64(2**63), "from 1 to 9,007,199,254,740,992"),
-    ([10**5000, None], "a list too large to print"),
-    (-(10**400), ">= 1, got -1000"),
+    ([10**5000, None], "got a list of 2 items"),
+    (-(10**400), ">= 1, got a negative integer of 401 digits"),
     (np.bool_(True), "got np.True_"), (True, "got True"), (0, "got 0"), (-0.0, "got -0.0"),
-    (8.0, "got 8.0"), (np.float64(8), "got np.float64(8.0)"), (float("nan"), "got nan"),
+    (8.0, "got 8.0"), (np.float64(8), "got 8.0"), (float("nan"), "got nan"),
     (math.inf, "got inf"), ("16", "got '16'"), (None, "got None"), (np.int64(-3), "-3"),
 ]
 
@@ -474,7 +474,7 @@ def test_study_without_h100_dgx_and_both_phases_runs(tmp_path):
     (np.bool_(True), "must be a number of bytes, got np.True_"),
     ("1e6", "must be a number of bytes, got '1e6'"),
     (np.array(["1"]), "must be a number of bytes"), (1 + 0j, "got (1+0j)"),
-    (10**400, "finite number of bytes > 0, got an integer of 1,329 bits"),
+    (10**400, "finite number of bytes > 0, got an integer of 401 digits"),
     (0, "> 0, got 0.0"), (-0.0, "> 0, got -0.0"), ([1e6, 0], "got 0.0"),
     (math.nan, "got nan"), (None, "got None"),
 ])
@@ -548,12 +548,12 @@ RETURNS = {
     # before: complex times lost their imaginary part (a ComplexWarning), bools were 1 s
     # (Llama-3-8B TP 8 decode 66.0 s), and from an object a string or object array raised
     # numpy's bare ValueError / TypeError
-    "complex": (lambda op, n, p: np.asarray(n) * 1j, "returned array([0.+"),
-    "bool": (lambda op, n, p: np.ones(np.shape(n), dtype=bool), "returned array([ True"),
+    "complex": (lambda op, n, p: np.asarray(n) * 1j, "returned an array of shape ("),
+    "bool": (lambda op, n, p: np.ones(np.shape(n), dtype=bool), "returned an array of shape ("),
     "None": (lambda op, n, p: None, "returned None for all-gather"),
     "str": (lambda op, n, p: "x", "returned 'x' for all-gather"),
-    "objects": (lambda op, n, p: np.array([object()] * np.size(n)), "returned array([<object"),
-    "bigint": (lambda op, n, p: [10**400] * np.size(n), "returned [1000000"),
+    "objects": (lambda op, n, p: np.array([object()] * np.size(n)), "returned an array of shape ("),
+    "bigint": (lambda op, n, p: [10**400] * np.size(n), "returned a list of "),
 }
 
 

@@ -216,7 +216,7 @@ def test_path_diversity_refuses_one_gpu_twice_and_cuts_a_long_name():
         path_diversity(g, "gpu0", "gpu0")
     with pytest.raises(UserError) as err:
         path_diversity(g, "gpu0", "x" * 3000)
-    assert len(str(err.value)) < 100 and str(err.value).endswith("... is not a GPU of the fabric")
+    assert len(str(err.value)) < 100 and str(err.value).endswith("...' is not a GPU of the fabric")
     with pytest.raises(UserError, match="is not a GPU of the fabric"):
         path_diversity(g, ["gpu0"], "gpu1")
     assert path_diversity(g, "gpu0", "gpu3").hops == 2

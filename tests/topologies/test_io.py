@@ -192,7 +192,7 @@ def _set(doc, path, value):
     (("edges", 0, "target"), "a", "edge 'a'-'a' joins a node to itself"),
     (("directed",), True, "directed must be false, got True"),
     (("multigraph",), "no", "multigraph must be false, got 'no'"),
-    (("graph", "gpus"), 10**300, "graph attribute 'gpus' is 1000000"),
+    (("graph", "gpus"), 10**300, "graph attribute 'gpus' is an integer of 301 digits"),
     (("graph", "gpus"), 2.0, "graph attribute 'gpus' must be int, got 2.0"),
     (("graph", "gpu_types"), {"X": {"sms": 1}}, "gpu_types: GPU type 'X' lacks field(s)"),
     (("graph", "gpu_types"), [], "'gpu_types' must be a table of GPU name: fields"),
