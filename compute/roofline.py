@@ -146,8 +146,8 @@ class RooflineOptions:
         "help": "Decode with multi-token prediction: K draft tokens a step from the "
                 "model's MTP module (DeepSeek-V3: 1 module, num_nextn_predict_layers), "
                 "verified by the main model on K + 1 tokens a sequence, after K passes "
-                "of the module; 0 (default): off. TPOT = step / expected tokens "
-                "(the roofline only, PP 1)."})
+                "of the module; 0 (default): off. TPOT = step / expected tokens; prefill "
+                "is costed as without it (the roofline only, PP 1)."})
     mtp_acceptance: float = field(default=DEFAULT_ACCEPTANCE, metadata={
         "help": "Probability that each MTP draft token is accepted, in order (expected "
                 "tokens a step 1 + a + ... + a^K); default 0.9, the top of the DeepSeek-V3 "
@@ -216,7 +216,9 @@ class RooflineOptions:
             raise UserError("MTP decode with two-batch overlap is not modelled; give one of "
                             "--mtp-tokens and --two-batch-overlap")
         if self.mtp_tokens and self.profile is not None:
-            raise UserError("MTP decode is modelled on the roofline; give no profile")
+            raise UserError(f"MTP decode (mtp_tokens {self.mtp_tokens}) is modelled on the "
+                            f"roofline, not with engine profile {self.profile.name!r}; give "
+                            f"no profile or --mtp-tokens 0")
 
 
 def option_help(name: str) -> str:

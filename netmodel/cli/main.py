@@ -146,6 +146,12 @@ def roofline_option(name: str, metavar: str):
                         cls=RegistryHelp, help_from=help_from)
 
 
+#: ``--mtp-tokens K`` and ``--mtp-acceptance A`` (decode with multi-token prediction,
+#: :mod:`compute.mtp`), declared once for every command that costs it (infer, search, serve,
+#: compare, sweep); the command reads them with ``netmodel.cli.compute.mtp_settings``.
+mtp_options = [roofline_option("mtp_tokens", "K"), roofline_option("mtp_acceptance", "A")]
+
+
 def fabric_help() -> str:
     """What an argument naming a fabric takes, written from the builder and scenario
     registries (for --help; resolved by :func:`netmodel.study.topology_compare.resolve_fabric`)."""

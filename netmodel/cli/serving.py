@@ -11,9 +11,11 @@ import click
 
 from netmodel.cli.main import (
     max_batch_option,
+    mtp_options,
     profile_option,
     roofline_flag,
     roofline_option,
+    with_options,
 )
 
 __all__ = ["serve"]
@@ -58,8 +60,7 @@ def _rate(text) -> float | None:
 @profile_option
 @roofline_flag("two_batch_overlap")
 @roofline_option("dense_mlp_tp", "D")
-@roofline_option("mtp_tokens", "K")
-@roofline_option("mtp_acceptance", "A")
+@with_options(mtp_options)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def serve(scenario: str, model_name: str, workload: str, rate_text: str | None,
           prefill_gpu: str | None, decode_gpu: str | None, tp_only: bool, max_batch: str,

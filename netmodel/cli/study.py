@@ -13,6 +13,7 @@ import click
 from netmodel.cli import run_record
 from netmodel.cli.main import (
     max_batch_option,
+    mtp_options,
     parallelism_option,
     profile_option,
     roofline_flag,
@@ -48,24 +49,29 @@ def _phases(text: str, option: str = "--phase") -> list[str]:
 
 
 def _settings(ttft: str, tbt: str, overlap_collectives: bool, profile_ref=None, *,
-              two_batch_overlap: bool = False, dense_mlp_tp: str | None = None):
+              two_batch_overlap: bool = False, dense_mlp_tp: str | None = None,
+              mtp_tokens: str | None = None, mtp_acceptance: str | None = None):
     from compute.phases import Slo
     from compute.roofline import RooflineOptions
     from compute.units import parse_time
     from netmodel.cli.compute import dense_mlp_tp as dense_degree
-    from netmodel.cli.compute import resolve_profile
+    from netmodel.cli.compute import mtp_settings, resolve_profile
 
     slo = Slo(ttft=parse_time(ttft, "--ttft", allow_zero=False),
               tbt=parse_time(tbt, "--tbt", allow_zero=False))
     return slo, RooflineOptions(overlap_collectives=overlap_collectives,
                                 profile=resolve_profile(profile_ref),
                                 two_batch_overlap=two_batch_overlap,
-                                dense_mlp_tp=dense_degree(dense_mlp_tp))
+                                dense_mlp_tp=dense_degree(dense_mlp_tp),
+                                **mtp_settings(mtp_tokens, mtp_acceptance))
 
 
-#: The parallelism options compare and sweep cost as search does (the study does not
-#: take them: its crossovers, serving and reliability parts are not wired for them).
-_engine_options = [roofline_flag("two_batch_overlap"), roofline_option("dense_mlp_tp", "D")]
+#: The engine options compare and sweep cost as search does (the study does not take
+#: them: its crossovers, serving and reliability parts are not wired for them): two-batch
+#: overlap, data-parallel dense MLPs and multi-token prediction (the options infer, search
+#: and serve take, declared once in netmodel.cli.main).
+_engine_options = [roofline_flag("two_batch_overlap"), roofline_option("dense_mlp_tp", "D"),
+                   *mtp_options]
 
 
 def _instances(text: str | None) -> str | None:
@@ -312,6 +318,7 @@ def _show_scenario(ctx, _param, value):
 def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None, phase_text: str,
             out_dir: str | None, as_json: bool, reliability: bool, instances_text: str | None,
             parallelism: str, two_batch_overlap: bool, dense_mlp_tp: str | None,
+            mtp_tokens: str | None, mtp_acceptance: str | None,
             max_batch: str, ttft: str, tbt: str, overlap_collectives: bool,
             profile_ref: str | None, no_plot: bool, quiet: bool, workers: int | None,
             scheduler: str | None) -> None:
@@ -329,7 +336,8 @@ def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None,
     instances = _instances(instances_text)
     batch_limit = _whole("--max-batch", max_batch)
     slo, options = _settings(ttft, tbt, overlap_collectives, profile_ref,
-                             two_batch_overlap=two_batch_overlap, dense_mlp_tp=dense_mlp_tp)
+                             two_batch_overlap=two_batch_overlap, dense_mlp_tp=dense_mlp_tp,
+                             mtp_tokens=mtp_tokens, mtp_acceptance=mtp_acceptance)
     _check_out(out_dir)
     total = len(models) * len(phases) * len(scenarios) * (len(gpus) if gpus else 1)
     with _executor(workers, scheduler) as ex, _progress(total, "compare", quiet) as bar:
@@ -378,7 +386,9 @@ def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None,
 def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points: str,
           models_text: str, phase_text: str, gpus_text: str | None, out_dir: str | None,
           as_json: bool, instances_text: str | None, parallelism: str,
-          two_batch_overlap: bool, dense_mlp_tp: str | None, max_batch: str, ttft: str, tbt: str, overlap_collectives: bool, profile_ref: str | None,
+          two_batch_overlap: bool, dense_mlp_tp: str | None, mtp_tokens: str | None,
+          mtp_acceptance: str | None, max_batch: str, ttft: str, tbt: str,
+          overlap_collectives: bool, profile_ref: str | None,
           no_plot: bool, quiet: bool, workers: int | None, scheduler: str | None) -> None:
     """Tokens/s/SM of scenarios as one or two fabric parameters vary (link bandwidth,
     per-hop latency, OCS ports, ...), marking where one fabric overtakes another."""
@@ -406,7 +416,8 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
     instances = _instances(instances_text)
     batch_limit = _whole("--max-batch", max_batch)
     slo, options = _settings(ttft, tbt, overlap_collectives, profile_ref,
-                             two_batch_overlap=two_batch_overlap, dense_mlp_tp=dense_mlp_tp)
+                             two_batch_overlap=two_batch_overlap, dense_mlp_tp=dense_mlp_tp,
+                             mtp_tokens=mtp_tokens, mtp_acceptance=mtp_acceptance)
     _check_out(out_dir)
     total = len(scens) * len(params[0].values) * (len(params[1].values) if len(params) > 1
                                                   else 1)

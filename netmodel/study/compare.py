@@ -32,7 +32,14 @@ from compute.roofline import RooflineOptions, make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
 from netmodel.study.defaults import BASELINE_SCENARIO
 from netmodel.study.progress import NO_PROGRESS
-from netmodel.study.rows import FabricRow, RowsResult, distinct_models, key, ratio_text
+from netmodel.study.rows import (
+    FabricRow,
+    RowsResult,
+    distinct_models,
+    key,
+    mtp_note,
+    ratio_text,
+)
 from netmodel.study.scenarios import expand_scenarios, instances_note
 
 if TYPE_CHECKING:
@@ -67,8 +74,10 @@ class CompareRow(FabricRow):
     fabric: str = ""                   #: the fabric's spec string
 
 
-#: The comparison's CSV columns (from :class:`CompareRow`'s fields).
-COMPARE_COLUMNS = CompareRow.columns()
+#: The comparison's CSV columns (from :class:`CompareRow`'s fields) without multi-token
+#: prediction; with it, :meth:`CompareRow.columns` (its :func:`~netmodel.study.rows.when_set`
+#: fields too, after ``packed_fraction``).
+COMPARE_COLUMNS = tuple(c for c in CompareRow.columns() if c not in CompareRow.when_set_fields())
 
 
 @dataclass(frozen=True, eq=False)
@@ -158,6 +167,7 @@ class CompareResult(RowsResult):
         if capped:
             lines.append(capped)
         lines += two_batch_lines(self.searches)
+        lines += mtp_lines(self.rows, self.settings.get("options", {}))
         bad = [f"  {r.model} x {r.label} x {r.phase}: {r.reason}" for r in self.rows
                if not r.feasible]
         if bad:
@@ -179,6 +189,27 @@ def two_batch_lines(searches: Iterable[FabricSearch]) -> list[str]:
                     else ""))
     return [f"two-batch overlap {'taken' if used else 'not taken (the serial step is faster)'}"
             f": {', '.join(rows)}" for used, rows in sorted(said.items(), reverse=True)]
+
+
+def mtp_lines(rows: Iterable[CompareRow], options: Mapping) -> list[str]:
+    """With multi-token prediction (``options``: a RooflineOptions dict with
+    ``mtp_tokens``): :func:`~netmodel.study.rows.mtp_note` and each feasible decode row's
+    time per output token, which the TBT SLO checks; none without it.
+
+    >>> row = CompareRow(model="DeepSeek-V3", gpu="H100-SXM", phase="decode", feasible=True,
+    ...                  scenario="h100-dgx", label="h100-dgx@H100-SXM", latency_name="tbt",
+    ...                  latency_s=0.038, latency_limit_s=0.05, tpot_s=0.02,
+    ...                  mtp_expected_tokens=1.9, mtp_draft_s=0.0012)
+    >>> print(mtp_lines([row], {"mtp_tokens": 1, "mtp_acceptance": 0.9})[1])
+      TPOT: h100-dgx@H100-SXM DeepSeek-V3 20 ms (step 38 ms, draft passes 1.2 ms)
+    """
+    note = mtp_note(options)
+    if note is None:
+        return []
+    decode = [r for r in rows if r.feasible and r.tpot_s is not None]
+    return [note] + (["  TPOT: " + ", ".join(
+        f"{r.label} {r.model} {r.tpot_s * 1e3:.4g} ms (step {r.latency_s * 1e3:.4g} ms, "
+        f"draft passes {r.mtp_draft_s * 1e3:.4g} ms)" for r in decode)] if decode else [])
 
 
 def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | Scenario],
@@ -231,7 +262,7 @@ def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | S
         scens = [s.with_instances(instances) for s in scens]
     if not (models and phases):
         raise UserError("the comparison needs at least one model and one phase")
-    check_fabric_options(models, options, parallelism)
+    check_fabric_options(models, options, parallelism, phases)
     options = options or RooflineOptions()
     slo = slo or Slo()
     shared = _CompareSettings(options, slo, prompt, context, max_batch, parallelism,

@@ -29,6 +29,8 @@ __all__ = ["gpu_colours", "plot_compare_split", "plot_compare_tokens", "plot_swe
 
 #: Colours of the resources in stacked bars.
 RESOURCE_COLOURS = {"compute": "#4c72b0", "memory": "#dd8452", "network": "#c44e52"}
+#: The MTP module's draft passes in a decode step with multi-token prediction.
+MTP_COLOUR = "#8172b3"
 
 
 def gpu_colours(gpus: Iterable[str]) -> dict[str, tuple[float, ...]]:
@@ -166,7 +168,10 @@ def plot_compare_split(result: Any, path: str | PathLike[str]) -> None:
     the best configuration's step time (TTFT for prefill; TBT, the time between one token
     and the next, for decode) split into the time bound by compute, by memory and by the
     network, in ms; the dashed red line is the SLO. Above each bar: its TP degree (with
-    its pipeline stages, EP and attention DP where they are not 1) and batch. Scenarios are grouped by name with a gap between groups."""
+    its pipeline stages, EP and attention DP where they are not 1) and batch. Scenarios are grouped by name with a gap between groups.
+    With multi-token prediction a decode bar is the time per output token (TPOT, which
+    the SLO checks): the step, the MTP module's draft passes on top, over the expected
+    tokens a sequence emits a step."""
     plt = pyplot()
     import numpy as np
 
@@ -181,6 +186,8 @@ def plot_compare_split(result: Any, path: str | PathLike[str]) -> None:
     fig, axes, models, phases = _grid(plt, result, max(5.0, 0.28 * len(labels) + 2.5), 3.3)
     # labels longer than 'tp16 b165' (pipeline stages, EP, DP) need more room above the SLO
     spread = any(_config_tag(r) != f"tp{r.tp}" for r in result.rows if r.feasible)
+    mtp = any(getattr(r, "tpot_s", None) is not None for r in result.rows)
+    drafted = False   # the draft passes' legend entry drawn
     for i, model in enumerate(models):
         for j, phase in enumerate(phases):
             ax = axes[i][j]
@@ -196,11 +203,19 @@ def plot_compare_split(result: Any, path: str | PathLike[str]) -> None:
             if feasible:
                 fx = [x for x, _ in feasible]
                 bottom = np.zeros(len(feasible))
+                # per output token with MTP (the step over the expected tokens), else 1
+                per = np.array([1.0 / (r.mtp_expected_tokens or 1.0) for _, r in feasible])
                 for res in ("compute", "memory", "network"):   # one artist per resource
                     v = np.array([getattr(r, f"{res}_s") * 1e3 for _, r in feasible])
+                    v = v * per   # exact without MTP (x 1.0)
                     bars(ax, fx, v, 0.8, bottom=bottom, color=RESOURCE_COLOURS[res],
                          label=f"{res}-bound" if (i, j) == (0, 0) else None)
                     bottom = bottom + v
+                if mtp and phase == "decode":
+                    v = np.array([(r.mtp_draft_s or 0.0) * 1e3 for _, r in feasible]) * per
+                    bars(ax, fx, v, 0.8, bottom=bottom, color=MTP_COLOUR,
+                         label="MTP draft passes" if not drafted else None)
+                    drafted = True
                 for x, r in feasible:
                     # above the SLO line, never across it (a feasible bar ends below it)
                     label(ax, x, limit * 1.04, f"{_config_tag(r)} b{r.batch}", ha="center",
@@ -209,8 +224,14 @@ def plot_compare_split(result: Any, path: str | PathLike[str]) -> None:
             ax.set_xlim(xs[0] - 0.7, xs[-1] + 0.7)
             ax.set_axisbelow(True)
             ax.set_title(_title(phase, model, rows[0].latency_limit_s), fontsize=9, y=1.0)
-            ax.set_ylabel(("TTFT" if phase == "prefill" else "TBT") + " (ms)", fontsize=8)
+            ax.set_ylabel(("TTFT" if phase == "prefill" else "TPOT" if mtp else "TBT")
+                          + " (ms)", fontsize=8)
     handles, labs = axes[0][0].get_legend_handles_labels()
+    if drafted and "MTP draft passes" not in labs:   # drawn in a decode panel only
+        handles += [h for ax in (a for row in axes for a in row)
+                    for h, lab in zip(*ax.get_legend_handles_labels(), strict=True)
+                    if lab == "MTP draft passes"][:1]
+        labs.append("MTP draft passes")
     fig.legend(handles, labs, loc="lower center", ncol=len(labs), fontsize=8, frameon=False)
     fig.suptitle("Step time of the best configuration, split by what bounds it (above each "
                  "bar: its " + ("configuration, tp pp ep dp for TP, pipeline stages, EP and "

@@ -434,11 +434,13 @@ class _GridScorer:
         """The scorer of ``grid`` (evaluated at ``scale`` and ``hop``, its best
         tokens/s/SM ``best``), or None where it would not reproduce it: configurations
         beyond plain tensor parallelism, collectives hidden behind their GEMMs, a
-        profile's overheads, or a grid whose collective times, latencies or best it does
-        not reproduce to the last bit."""
+        profile's overheads, an MTP decode step (its draft passes lie outside the stages
+        re-scored: every call then searches again, as compare's and a sweep's points do),
+        or a grid whose collective times, latencies or best it does not reproduce to the
+        last bit."""
         o = grid.options
         if o.overlap_collectives or o.profile is not None or grid.overhead is not None \
-                or o.mode not in ("overlap", "serial") \
+                or grid.mtp_expected is not None or o.mode not in ("overlap", "serial") \
                 or not all(c.is_plain for c in grid.configs):
             return None
         scorer = cls(grid, coll, slopes)

@@ -184,7 +184,7 @@ def scenario_calibration(scenario: Scenario) -> Calibration:
 
 
 def parallel_dimensions(model: ModelSpec, parallelism: str, gpus: int, *,
-                        two_batch_overlap: bool = False) -> dict:
+                        two_batch_overlap: bool = False, mtp_decode: bool = False) -> dict:
     """The search's parallelism arguments for ``model`` on a fabric of ``gpus`` GPUs: empty
     for tensor parallelism alone (``tp``, and ``auto`` for a dense model); expert and
     attention data parallelism within ``gpus`` (``auto`` for a mixture-of-experts model:
@@ -194,8 +194,9 @@ def parallel_dimensions(model: ModelSpec, parallelism: str, gpus: int, *,
     against 280.2 tokens/s/SM and PP 8 on the Lite fabrics 287.9 against 239.8-277.0, and
     DeepSeek-V3 decode on ``lite-direct``, TP 32 x PP 2, 9.96 against 7.69); and with
     ``all`` also pipeline stages (:func:`compute.parallel.search_pp`: 1, 2, 4, 8 up to the
-    layers and ``gpus``). With ``two_batch_overlap`` (modelled on one pipeline stage)
-    ``all`` is refused by name, where the search would have said 'got PP 8'.
+    layers and ``gpus``). With ``two_batch_overlap`` or ``mtp_decode`` (a decode step with
+    multi-token prediction; both modelled on one pipeline stage) ``all`` is refused by
+    name, where the search would have said 'got PP 8'.
 
     >>> from compute.models import get_model
     >>> parallel_dimensions(get_model("Llama-3-70B"), "auto", 128)
@@ -210,6 +211,8 @@ def parallel_dimensions(model: ModelSpec, parallelism: str, gpus: int, *,
                         f"{known(PARALLELISM)}")
     if parallelism == "all" and two_batch_overlap:
         raise UserError(_ALL_REFUSED)
+    if parallelism == "all" and mtp_decode:
+        raise UserError(_ALL_REFUSED_MTP)
     if parallelism == "tp" or (parallelism == "auto" and not model.is_moe):
         return {}
     pp = (1,) if parallelism == "auto" else search_pp(model, gpus)
@@ -217,10 +220,13 @@ def parallel_dimensions(model: ModelSpec, parallelism: str, gpus: int, *,
             "max_gpus": gpus}
 
 
-def refuse_unwired_options(options: RooflineOptions | None, caller: str) -> None:
-    """Refuse ``options.two_batch_overlap`` and ``options.dense_mlp_tp`` where they are not
-    wired (the study: its crossovers, serving, reliability and paper parts and its figures
-    are not checked with them; compare and sweep take both, :func:`check_fabric_options`).
+def refuse_unwired_options(options: RooflineOptions | None, caller: str,
+                           models: Sequence[ModelSpec] = ()) -> None:
+    """Refuse ``options.two_batch_overlap``, ``options.dense_mlp_tp`` and
+    ``options.mtp_tokens`` where they are not wired (the study: its crossovers, serving,
+    reliability and paper parts and its figures are not checked with them; compare and
+    sweep take all three, :func:`check_fabric_options`). ``models``: the caller's models,
+    named by :func:`refuse_mtp`.
 
     >>> from compute.roofline import RooflineOptions
     >>> refuse_unwired_options(RooflineOptions(two_batch_overlap=True), "the study")
@@ -228,7 +234,7 @@ def refuse_unwired_options(options: RooflineOptions | None, caller: str) -> None
     ...
     compute.errors.UserError: options.two_batch_overlap is not modelled by the study; give it to compare, sweep, search, evaluate or serve
     """
-    refuse_mtp(options, caller)
+    refuse_mtp(options, caller, models)
     for name in ("two_batch_overlap", "dense_mlp_tp"):
         value = getattr(options, name, None) if options is not None else None
         if value not in (None, False):
@@ -236,32 +242,47 @@ def refuse_unwired_options(options: RooflineOptions | None, caller: str) -> None
                             f"compare, sweep, search, evaluate or serve")
 
 
-def refuse_mtp(options: RooflineOptions | None, caller: str) -> None:
-    """Refuse ``options.mtp_tokens`` (multi-token prediction) where it is not wired: the
-    study, compare and sweep rank configurations by the step's latency and its
-    collectives, where MTP's time per output token is a step over the expected tokens
-    (:mod:`compute.mtp`); ``infer``, ``search`` and ``serve`` cost it.
+def refuse_mtp(options: RooflineOptions | None, caller: str,
+               models: Sequence[ModelSpec] = ()) -> None:
+    """Refuse ``options.mtp_tokens`` (multi-token prediction) where it is not wired (the
+    study); compare, sweep, ``infer``, ``search`` and ``serve`` cost it. The line says why:
+    where none of ``models`` has an MTP module (the study's own models are dense, its MoE
+    part's Mixtral-8x7B has none), that; else that the caller's parts are not checked
+    with it.
 
+    >>> from compute.models import get_model
     >>> from compute.roofline import RooflineOptions
-    >>> refuse_mtp(RooflineOptions(mtp_tokens=1), "compare")
+    >>> refuse_mtp(RooflineOptions(mtp_tokens=1), "the study", [get_model("Llama-3-70B")])
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: options.mtp_tokens 1 is not modelled by compare; give it to search, evaluate or serve
+    compute.errors.UserError: options.mtp_tokens 1 is not modelled by the study: none of its models has an MTP module (Llama-3-70B: mtp_modules 0), so no decode step of it could draft; give it to compare, sweep, search, evaluate or serve with a model that has one (DeepSeek-V3)
     """
-    if options is not None and options.mtp_tokens:
-        raise UserError(f"options.mtp_tokens {options.mtp_tokens} is not modelled by "
-                        f"{caller}; give it to search, evaluate or serve")
+    if options is None or not options.mtp_tokens:
+        return
+    k = options.mtp_tokens
+    if models and not any(m.mtp_modules for m in models):
+        names = ", ".join(dict.fromkeys(m.name for m in models))
+        raise UserError(f"options.mtp_tokens {k} is not modelled by {caller}: none of its "
+                        f"models has an MTP module ({names}: mtp_modules 0), so no decode "
+                        f"step of it could draft; give it to compare, sweep, search, evaluate "
+                        f"or serve with a model that has one (DeepSeek-V3)")
+    raise UserError(f"options.mtp_tokens {k} is not modelled by {caller} (its crossovers, "
+                    f"serving, reliability and paper parts are not checked with it); give it "
+                    f"to compare, sweep, search, evaluate or serve")
 
 
 def check_fabric_options(models: Sequence[ModelSpec], options: RooflineOptions | None,
-                         parallelism: str) -> None:
+                         parallelism: str, phases: Sequence[str] = ("prefill", "decode")
+                         ) -> None:
     """Refuse, before any search, what :func:`fabric_search` would refuse of the options
     at every model, phase and scenario of a comparison or sweep (a sweep would otherwise
     report each point as refused by its fabric): two-batch overlap with ``parallelism``
-    ``"all"`` (pipeline stages; the overlap is modelled on one stage), and a dense MLP TP
+    ``"all"`` (pipeline stages; the overlap is modelled on one stage); a dense MLP TP
     degree for a model without dense layers among MoE ones or with ``parallelism``
-    ``"tp"`` (no attention DP to run beside). ``fabric_search`` costs both options as
-    ``search`` does with the scenario's collectives.
+    ``"tp"`` (no attention DP to run beside); multi-token prediction where ``phases``
+    hold decode (prefill is costed as without it) with a model that has no MTP module or
+    a windowed one, or with ``parallelism`` ``"all"`` (one stage). ``fabric_search``
+    costs the options as ``search`` does with the scenario's collectives.
 
     >>> from compute.models import get_model
     >>> from compute.roofline import RooflineOptions
@@ -272,9 +293,15 @@ def check_fabric_options(models: Sequence[ModelSpec], options: RooflineOptions |
     """
     if options is None:
         return
-    refuse_mtp(options, "compare or sweep")
     if options.two_batch_overlap and parallelism == "all":
         raise UserError(_ALL_REFUSED)
+    if options.mtp_tokens and "decode" in phases:
+        from compute.mtp import check_model
+
+        for m in models:   # the model's own refusal (no MTP module, a windowed model)
+            check_model(m)
+        if parallelism == "all":
+            raise UserError(_ALL_REFUSED_MTP)
     if options.dense_mlp_tp is None:
         return
     if parallelism == "tp":
@@ -291,6 +318,9 @@ def check_fabric_options(models: Sequence[ModelSpec], options: RooflineOptions |
 _ALL_REFUSED = ("parallelism 'all' searches pipeline stages, which two-batch overlap does not "
                 "model (one stage); give parallelism 'auto' or 'tp' with "
                 "options.two_batch_overlap")
+_ALL_REFUSED_MTP = ("parallelism 'all' searches pipeline stages, which MTP decode does not "
+                    "model (one stage); give parallelism 'auto' or 'tp' with "
+                    "options.mtp_tokens")
 
 
 #: Compiled collective costs by network (:func:`network_key`): a comparison of five Lite
@@ -632,14 +662,17 @@ def fabric_search(model: str | ModelSpec, scenario: str | Scenario,
     limit = limit if cap is None else min(limit, cap)
     tps = valid_tp_degrees(model, limit) if tp is None else \
         tuple(sorted({check_tp(model, t, limit) for t in np.atleast_1d(tp)}))
+    workload = make_workload(phase, prompt, context)
     dims = parallel_dimensions(model, parallelism, coll.gpus if cap is None else limit,
-                               two_batch_overlap=bool(options and options.two_batch_overlap))
+                               two_batch_overlap=bool(options and options.two_batch_overlap),
+                               mtp_decode=bool(options and options.mtp_tokens
+                                               and workload.phase == "decode"))
     if dims:
         dims = {**dims, "tp": None if tp is None and cap is None else tps,
                 "expert_skew": expert_skew}
     else:
         dims = {"tp": tps}
-    result = search(model, gpu, make_workload(phase, prompt, context),
+    result = search(model, gpu, workload,
                     comm=coll if comm is None else comm, options=options, slo=slo,
                     max_batch=max_batch, **dims)
     count = fraction = None

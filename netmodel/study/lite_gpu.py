@@ -395,7 +395,8 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
     models = [get_model(m) for m in models]
     from netmodel.study.fabric_search import refuse_unwired_options
 
-    refuse_unwired_options(options, "the study")
+    refuse_unwired_options(options, "the study",
+                           models + ([get_model(moe)] if moe is not None else []))
     options = options or RooflineOptions()
     from netmodel.study.compare import run_compare
     from netmodel.study.lite_gpu_parts import own_gpu_scenarios

@@ -7,7 +7,9 @@ network split of the step). Each report extends it with the fields that say *whe
 row comes from (a network label, a scenario, a sweep point) and its own extras. Columns
 are the dataclass fields: the identifying fields (marked ``key``) first, then the rest in
 declaration order, ``reason`` last. Adding a column is adding a field (and, where it is
-computed, a line in the builder).
+computed, a line in the builder). A field made by :func:`when_set` (multi-token
+prediction's) is a column of a result only where one of its rows sets it, so results
+without it keep their columns.
 
 >>> from compute.search import search
 >>> r = search("Llama-3-8B", "H100-SXM", "decode", max_batch=64)
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
@@ -35,7 +37,7 @@ if TYPE_CHECKING:
     from compute.results import SearchResult
 
 __all__ = ["BestRow", "FabricRow", "RowsResult", "distinct_models", "group", "key",
-           "ratio_text"]
+           "mtp_note", "ratio_text", "when_set"]
 
 
 _ATOMS = (float, int, str, bool, type(None))
@@ -60,6 +62,17 @@ def key(**kwargs: Any) -> Any:
     return field(metadata=meta, **kwargs)
 
 
+#: :meth:`BestRow.when_set_fields` by row class.
+_WHEN_SET: dict[type, tuple[str, ...]] = {}
+
+
+def when_set() -> Any:
+    """An optional field (default None) that is a column of a result only where one of its
+    rows sets it (:meth:`RowsResult.columns`, :meth:`RowsResult.to_dicts`); a row's own
+    :meth:`BestRow.to_dict` has every field."""
+    return field(default=None, metadata={"when_set": True})
+
+
 def group(name: str) -> Any:
     """An optional dataclass field (default None) filled by one summary: the fields of a
     group are named as that summary's ``to_dict`` keys, so filling them is one call."""
@@ -70,8 +83,9 @@ def group(name: str) -> Any:
 class BestRow:
     """The best configuration of one model x GPU x phase (``None`` where none is feasible;
     ``reason`` then says why). ``compute_s + memory_s + network_s (+ overhead_s with an
-    engine profile) == latency_s`` and ``network_share = network_s / latency_s``; with
-    two-batch overlap ``network_s`` is the collectives' time the overlap leaves exposed."""
+    engine profile, + mtp_draft_s with multi-token prediction) == latency_s`` and
+    ``network_share = network_s / latency_s``; with two-batch overlap ``network_s`` is the
+    collectives' time the overlap leaves exposed."""
 
     model: str = key()
     gpu: str = key()
@@ -102,7 +116,8 @@ class BestRow:
     @classmethod
     def columns(cls) -> tuple[str, ...]:
         """Column names: key fields first, then the others in declaration order, then
-        :attr:`LAST`."""
+        :attr:`LAST` (every field, :func:`when_set` ones too: a result's columns are
+        :meth:`RowsResult.columns`)."""
         fs = fields(cls)
         keys = [f.name for f in fs if f.metadata.get("key")]
         rest = [f.name for f in fs if not f.metadata.get("key") and f.name not in cls.LAST]
@@ -142,11 +157,21 @@ class BestRow:
         ok = self.feasible and reference
         return replace(self, vs_baseline=self.tokens_per_s_per_sm / reference if ok else None)
 
-    def to_dict(self) -> dict:
+    @classmethod
+    def when_set_fields(cls) -> tuple[str, ...]:
+        """The :func:`when_set` fields, in column order (worked out once per class)."""
+        hit = _WHEN_SET.get(cls)
+        if hit is None:
+            flagged = {f.name for f in fields(cls) if f.metadata.get("when_set")}
+            hit = _WHEN_SET[cls] = tuple(c for c in cls.columns() if c in flagged)
+        return hit
+
+    def to_dict(self, drop: Collection[str] = ()) -> dict:
         """The row as a dict in column order (nested dicts and lists copied, as
         :func:`dataclasses.asdict` does, without its deep copy of every number: a study
-        writes thousands of rows)."""
-        return {c: _plain(getattr(self, c)) for c in self.columns()}
+        writes thousands of rows), less the columns in ``drop`` (a result's
+        :func:`when_set` columns that none of its rows sets)."""
+        return {c: _plain(getattr(self, c)) for c in self.columns() if c not in drop}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -164,10 +189,24 @@ class FabricRow(BestRow):
     With every instance of the cluster running at once (``instances = "all"``), a row is
     charged for the whole cluster: ``tokens_per_s`` is every instance's, and
     ``tokens_per_s_per_sm`` divides it by every SM of the fabric, stranded GPUs included
-    (``packed_fraction`` is the share of GPUs in instances)."""
+    (``packed_fraction`` is the share of GPUs in instances).
+
+    With multi-token prediction (``options.mtp_tokens``, decode rows only: prefill is
+    costed as without it) ``latency_s`` is the step (the verification pass and the draft
+    passes), ``tpot_s`` the time per output token the TBT SLO checks (the step over
+    ``mtp_expected_tokens``) and ``mtp_draft_s`` the draft passes' share of the step
+    (outside ``compute_s``, ``memory_s`` and ``network_s``, which split the verification
+    pass); ``tokens_per_s`` counts the expected tokens. The three are columns only where
+    a row sets them."""
 
     instances: int | None = None       #: with every instance at once: how many run
     packed_fraction: float | None = None  #: their share of the fabric's GPUs (rest stranded)
+    #: MTP decode only: time per output token, ``latency_s / mtp_expected_tokens`` (s)
+    tpot_s: float | None = when_set()
+    #: MTP decode only: tokens a sequence emits a step on average, 1 + a + ... + a^K
+    mtp_expected_tokens: float | None = when_set()
+    #: MTP decode only: the step's K draft passes of the MTP module (s; in ``latency_s``)
+    mtp_draft_s: float | None = when_set()
     tokens_per_s_per_w: float | None = group("cost")   #: the cluster's, per W of IT power
     tokens_per_j: float | None = group("cost")   #: per J at the meter (IT power x PUE)
     usd_per_mtoken: float | None = group("cost")   #: USD per million tokens
@@ -183,6 +222,17 @@ class FabricRow(BestRow):
     #: the fewest spares for 99% of capacity 99.9% of the time
     spares_needed: int | None = group("reliability")
 
+    @staticmethod
+    def search_fields(result: SearchResult) -> dict:
+        """:meth:`BestRow.search_fields`, with multi-token prediction's fields where the
+        best configuration drafts (an MTP decode step)."""
+        out = BestRow.search_fields(result)
+        b = result.best
+        if b is not None and b.mtp_tokens:
+            out.update(tpot_s=b.tpot, mtp_expected_tokens=b.mtp_expected,
+                       mtp_draft_s=b.time_split()["mtp_draft"])
+        return out
+
     @classmethod
     def group_fields(cls, name: str) -> tuple[str, ...]:
         """The fields of one group (``"cost"`` or ``"reliability"``)."""
@@ -191,6 +241,27 @@ class FabricRow(BestRow):
     def with_group(self, name: str, values: dict) -> Self:
         """A copy with group ``name`` filled from ``values`` (a summary's ``to_dict()``)."""
         return replace(self, **{k: values[k] for k in self.group_fields(name)})
+
+
+def mtp_note(options: Mapping) -> str | None:
+    """What a compare or sweep row means with multi-token prediction (``options``: a
+    RooflineOptions dict with ``mtp_tokens``), in one line; None without it.
+
+    >>> print(mtp_note({"mtp_tokens": 1, "mtp_acceptance": 0.9}))
+    MTP decode: 1 draft token a step, each accepted with probability 0.9: 1.9 tokens a sequence a step; a decode row's TBT is the step (the main model's pass on 2 tokens a sequence and 1 pass of the MTP module), the SLO checks TPOT = step / 1.9, tokens/s count the expected tokens; prefill is costed as without MTP
+    """
+    from compute.mtp import expected_tokens
+
+    k = options.get("mtp_tokens")
+    if not k:
+        return None
+    a = options["mtp_acceptance"]
+    e = f"{expected_tokens(k, a):.4g}"
+    return (f"MTP decode: {k} draft token{'s' if k > 1 else ''} a step, each accepted with "
+            f"probability {a:g}: {e} tokens a sequence a step; a decode row's TBT is the "
+            f"step (the main model's pass on {k + 1} tokens a sequence and {k} pass"
+            f"{'es' if k > 1 else ''} of the MTP module), the SLO checks TPOT = step / {e}, "
+            f"tokens/s count the expected tokens; prefill is costed as without MTP")
 
 
 def ratio_text(x: float | None) -> str:
@@ -209,10 +280,18 @@ class RowsResult:
     ROW: ClassVar[type[BestRow]] = BestRow
 
     def to_dicts(self) -> list[dict]:
-        return [r.to_dict() for r in self.rows]
+        unset = self.unset_columns()
+        return [r.to_dict(unset) for r in self.rows]
+
+    def unset_columns(self) -> frozenset[str]:
+        """The row type's :func:`when_set` fields that no row sets (not columns here)."""
+        return frozenset(c for c in self.ROW.when_set_fields()
+                         if all(getattr(r, c, None) is None for r in self.rows))
 
     def columns(self) -> tuple[str, ...]:
-        return self.ROW.columns()
+        """The row type's columns, less its :func:`when_set` fields that no row sets."""
+        unset = self.unset_columns()
+        return tuple(c for c in self.ROW.columns() if c not in unset)
 
     def to_csv(self) -> str:
         """One line per row, the row type's columns."""

@@ -56,7 +56,7 @@ from compute.units import parse_bandwidth, parse_in_unit, parse_quantity, parse_
 from compute.validate import describe, number
 from netmodel.study.defaults import PARALLELISM
 from netmodel.study.progress import NO_PROGRESS
-from netmodel.study.rows import FabricRow, RowsResult, distinct_models, key
+from netmodel.study.rows import FabricRow, RowsResult, distinct_models, key, mtp_note
 from netmodel.study.scenarios import ADJUST_KEYS, ADJUST_RANGES, get_scenario
 from topologies.common import check_positive
 from topologies.limits import PHYSICAL_MAX
@@ -442,12 +442,13 @@ class SweepResult(RowsResult):
         with a second parameter)."""
         names = {"x": self.params[0].path,
                  "y": self.params[1].path if len(self.params) > 1 else None}
-        return tuple(names.get(c, c) for c in SweepRow.columns() if names.get(c, c))
+        return tuple(names.get(c, c) for c in super().columns() if names.get(c, c))
 
     def to_dicts(self) -> list[dict]:
         out = []
+        unset = self.unset_columns()
         for r in self.rows:
-            d = r.to_dict()
+            d = r.to_dict(unset)
             x, y = d.pop("x"), d.pop("y")
             out.append({**d, self.params[0].path: x,
                         **({self.params[1].path: y} if len(self.params) > 1 else {})})
@@ -489,6 +490,9 @@ class SweepResult(RowsResult):
         capped = result.batch_limit_line(" at some points")
         if capped:
             lines.append(capped)
+        note = mtp_note(result.settings.get("options", {}))
+        if note is not None:
+            lines.append(note)
         return "\n".join(lines)
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -496,12 +500,13 @@ class SweepResult(RowsResult):
         ``"unchanged"`` (:meth:`unchanged`) where the parameter moves some curve not at
         all."""
         unchanged = self.unchanged()
+        unset = self.unset_columns()
         return json.dumps({"sweep": [p.path for p in self.params],
                            "params": [asdict(p) for p in self.params],
                            "scenarios": list(self.labels), "settings": self.settings,
                            "crossovers": self.crossovers(),
                            **({"unchanged": unchanged} if unchanged else {}),
-                           "rows": [r.to_dict() for r in self.rows]}, indent=indent)
+                           "rows": [r.to_dict(unset) for r in self.rows]}, indent=indent)
 
 
 def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam | str],
@@ -547,7 +552,7 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
     if not isinstance(parallelism, str) or parallelism not in PARALLELISM:
         raise UserError(f"parallelism {describe(parallelism)} is unknown; known: "
                         f"{known(PARALLELISM)}")
-    check_fabric_options(models, options, parallelism)
+    check_fabric_options(models, options, parallelism, phases)
     if isinstance(max_batch, bool) or not isinstance(max_batch, int | np.integer) or max_batch < 1:
         raise UserError(f"max_batch must be a whole number >= 1, got {describe(max_batch)}")
     options = options or RooflineOptions()
