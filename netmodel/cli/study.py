@@ -364,7 +364,10 @@ def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None,
               "fabric.latency=100ns,1us or fabric.ports=2:8; one or two. A cost.NAME value "
               "takes a unit of its data row's unit (cost.electricity_price=0.05USD/kWh:0.2USD/kWh, "
               "cost.lifetime=3y,5y, cost.utilization=75%, 1.2kW, 1.5USD/(Gb/s)); a bare "
-              "number is SI (USD/J, s).")
+              "number is SI (USD/J, s). Under a cost.* sweep a GPU with a published list price "
+              "keeps it, the others (the H100 too) follow their own package cost at their "
+              "price/cost margin at the defaults; cost.wafer_price is the N4-class wafer "
+              "(docs/economics.md).")
 @click.option("--points", default="7", show_default=True,
               help="Values of a LO:HI range (log-spaced).")
 @click.option("--models", "models_text", default="Llama-3-70B", show_default=True,
