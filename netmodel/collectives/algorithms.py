@@ -71,6 +71,13 @@ beta = 1/B the costs are):
                        domains, NVLS inside each chained into SHARP across (NVLS + CollNet)
 ``in-network-tree``    all-reduce across scale-up domains (NCCL's NVLSTree): NVLS inside each
                        domain, a double binary tree per rail across, pipelined
+``collnet-direct``     all-reduce across scale-up domains of at most 8 GPUs (NCCL's
+                       CollNetDirect): direct reduce-scatter inside each domain over
+                       point-to-point links, each GPU's ``1/m`` share reduced in the switches
+                       above (SHARP) through its own NIC, direct all-gather inside, pipelined:
+                       ``2 alpha_in + alpha_out + max(2(m-1)/m n beta_in, n/m beta_out)``
+``collnet-chain``      the same across a chain of each domain's GPUs per rail (NCCL's
+                       CollNetChain): the same bytes per port, ``2(m-1)`` scale-up latencies
 =====================  =========================================================
 
 >>> ring_allreduce = generate("ring", "all-reduce", ("a", "b", "c", "d"), None)
@@ -92,6 +99,7 @@ from compute.comm import OPERATIONS
 from compute.errors import UserError, known
 from compute.validate import describe
 from netmodel.collectives.in_network import (
+    collnet_steps,
     domain_planes,
     has_in_network,
     in_network_steps,
@@ -1051,6 +1059,13 @@ def in_network_tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | No
     return [rs, tree_up, tree_down, ag, inside]
 
 
+def _collnet(kind: str) -> Generator:
+    def generate_collnet(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
+        return collnet_steps(kind, group, graph,
+                             _rails_or_refuse(graph, group, f"collnet-{kind}"))
+    return generate_collnet
+
+
 # ------------------------------------------------------------------ registry
 
 def _innet(op):
@@ -1084,17 +1099,24 @@ ALGORITHMS: dict[str, dict[str, Generator]] = {
     "in-network": {op: _innet(op) for op in ("all-reduce", "reduce-scatter", "all-gather",
                                              "broadcast", "reduce")},
     "in-network-tree": {"all-reduce": in_network_tree_all_reduce},
+    "collnet-direct": {"all-reduce": _collnet("direct")},
+    "collnet-chain": {"all-reduce": _collnet("chain")},
 }
 
 #: op -> the algorithms NCCL itself chooses from for it: use these to compare with
 #: nccl-tests. NVIDIA/nccl src/graph/tuning.cc (ncclTopoTuneModel, 2.23+) skips every
 #: algorithm but Ring for Broadcast and Reduce, and all but Ring, NVLS, CollNetDirect (and
 #: PAT, one GPU per node, not modelled) for ReduceScatter and AllGather; AllReduce has Ring,
-#: Tree, NVLS, NVLS + CollNet and NVLSTree. All-to-all and send-recv are no NCCL collective:
+#: Tree, NVLS, NVLS + CollNet, NVLSTree, CollNetDirect and CollNetChain (src/enqueue.cc,
+#: updateCollCostTable: the two CollNets wherever CollNet is supported, NVLS on or off; the
+#: model's CollNet, a switch above the domains that reduces, is ``sharp=true``). The model's
+#: CollNetDirect is all-reduce only (NCCL's reduce-scatter and all-gather CollNetDirect, one
+#: GPU per NIC, is not modelled). All-to-all and send-recv are no NCCL collective:
 #: nccl-tests' alltoall_perf and sendrecv_perf post every ncclSend/ncclRecv in one group
 #: (NVIDIA/nccl-tests src/alltoall.cu, src/sendrecv.cu), which run at once: ``direct``.
 NCCL_OPS: dict[str, tuple[str, ...]] = {
-    "all-reduce": ("ring", "tree", "in-network", "in-network-tree"),
+    "all-reduce": ("ring", "tree", "in-network", "in-network-tree", "collnet-direct",
+                   "collnet-chain"),
     "reduce-scatter": ("ring", "in-network"),
     "all-gather": ("ring", "in-network"),
     "broadcast": ("ring",),

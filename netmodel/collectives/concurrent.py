@@ -107,7 +107,8 @@ class ConcurrentResult:
 #: size: their groups share steps only when their domains fall alike.
 _GRAPH_AWARE = ("ring", "tree")
 #: Algorithms whose steps may name switches (in-switch phases): one class per group.
-_OWN_STEPS = ("in-network", "in-network-tree", "hierarchical")
+_OWN_STEPS = ("in-network", "in-network-tree", "hierarchical", "collnet-direct",
+              "collnet-chain")
 
 
 class _Groups:

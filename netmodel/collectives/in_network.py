@@ -17,6 +17,10 @@ The switches that reduce are those with ``in_network_reduction``. Three shapes:
   slice through the reducing switches above the domains (SHARP: each sends its slice up
   once and gets the result once); in-switch all-gather inside each domain. The three
   phases pipeline; the slowest sets the steady rate.
+* **NCCL's CollNet** (:func:`collnet_steps`, the ``collnet-direct`` and ``collnet-chain``
+  algorithms): as the chain above, but the GPUs of each domain reduce among themselves
+  over point-to-point links (directly, or along a chain per rail) rather than in their
+  switch; only the switches above the domains reduce.
 * **A multi-level tree** (SHARP on a fat tree): each GPU reduces through its own capable
   switches and those reduce again one tier up, until a level of switches common to all, or
   one where every switch has reduced its slice over the whole group (a multi-level SHARP
@@ -37,19 +41,20 @@ import weakref
 from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from netmodel.collectives.steps import NotApplicable, Step, union_of
+import numpy as np
+
+from netmodel.collectives.steps import NotApplicable, Pairs, Step, union_of
 
 if TYPE_CHECKING:
     import networkx as nx
-    import numpy as np
 
     #: One edge of a reduction tree: ``(child, switch, share, size)``.
     Edge = tuple[Hashable, Hashable, float, float]
     #: A transfer ``(src, dst, fraction of n)``.
     Transfer = tuple[Hashable, Hashable, float]
 
-__all__ = ["domain_planes", "has_in_network", "in_network_plan", "in_network_steps",
-           "nvls_phases", "tree_transfers"]
+__all__ = ["COLLNET_MAX_LOCAL", "collnet_steps", "domain_planes", "has_in_network",
+           "in_network_plan", "in_network_steps", "nvls_phases", "tree_transfers"]
 
 
 def _capable_switches(graph) -> frozenset:
@@ -295,8 +300,17 @@ def _across_domains(op, group, graph, doms, planes) -> list:
     if op != "all-reduce":
         raise NotApplicable(f"in-network {op} across scale-up domains is not modelled (NCCL "
                             "runs it as a ring)")
-    m = len(doms[0])
     rs, ag, both = nvls_phases(graph, doms, planes)
+    across = _across_switch(graph, doms, "in-network-tree runs a tree across them", len(doms[0]))
+    return [rs, across, ag, both]
+
+
+def _across_switch(graph, doms, otherwise: str, heads: int) -> Step:
+    """The all-reduce across scale-up domains (lists of ``m`` GPUs) in the reducing switches
+    above them: the GPUs of each position (a rail) all-reduce their ``1/m`` slice through
+    their own ports, each sending it up once and getting the result once (SHARP). Raises
+    NotApplicable, ending with ``otherwise``, where no switch above the domains reduces."""
+    m = len(doms[0])
     transfers, path = [], 0.0
     for r in range(m):
         rail = [d[r] for d in doms]
@@ -304,9 +318,67 @@ def _across_domains(op, group, graph, doms, planes) -> list:
             levels = in_network_plan(graph, rail, above=0)
         except NotApplicable as exc:
             raise NotApplicable("no switch above the scale-up domains reduces in the network "
-                                f"({exc}); in-network-tree runs a tree across them") from None
+                                f"({exc}); {otherwise}") from None
         transfers += tree_transfers("all-reduce", levels, rail[0], 1.0, 1.0, scale=1 / m)
         path = max(path, _path_latency(graph, levels))
-    across = Step("all-reduce across (switch)", tuple(transfers), in_network=True,
-                  route_latency=path, latencies=(0, 1), pipeline=1, bound=2, heads=m)
-    return [rs, across, ag, both]
+    return Step("all-reduce across (switch)", tuple(transfers), in_network=True,
+                route_latency=path, latencies=(0, 1), pipeline=1, bound=2, heads=heads)
+
+
+#: The most GPUs a scale-up domain may have for NCCL's CollNet algorithms:
+#: ``NCCL_MAX_DIRECT_ARITY + 1`` = 8. NVIDIA/nccl src/enqueue.cc (updateCollCostTable)
+#: skips CollNetDirect ("CollNetDirect is only supported for up to 8 local GPUs") and
+#: CollNetChain ("Disable CollNet Chain for more than 8 local GPUs") above it.
+COLLNET_MAX_LOCAL = 8
+
+
+def collnet_steps(kind: str, group: Sequence[Hashable], graph: nx.Graph,
+                  table: np.ndarray) -> list[Step]:
+    """NCCL's CollNet all-reduce across the ``D`` scale-up domains of ``m`` GPUs of
+    ``table`` (positions in ``group``, :func:`~netmodel.collectives.algorithms.rail_table`),
+    the domains' GPUs reducing among themselves over point-to-point links (no in-switch
+    reduction inside, whether the domain's switch could or not) and the switches above
+    the domains reducing across them (SHARP), each GPU's ``1/m`` share through its own
+    port (NCCL's heads, one a NIC), pipelined:
+
+    * ``kind="direct"`` (CollNetDirect, src/device/all_reduce.h): every GPU scatters
+      ``1/m`` of its buffer to each other GPU of its domain, each reduces the share it
+      heads and sends it into the network, receives the result and sends it to every
+      other GPU of its domain: ``2(m-1)/m`` of ``n`` each way on a GPU's scale-up port,
+      ``n/m`` each way on its NIC. NCCL's latency (src/graph/tuning.cc): ``2 intraLat +
+      interLat`` (its ``0.4 us`` per peer of "arity serialization" is not modelled).
+    * ``kind="chain"`` (CollNetChain): one channel per rail, each on ``1/m`` of the data:
+      channel ``c`` reduces along a chain of the domain's GPUs ending at GPU ``c``, which
+      sends it into the network, and broadcasts the result back down the chain; summed
+      over the channels, the same bytes on every port as ``direct``. Latency ``2(m-1)
+      intraLat + interLat``; a slice is ``channels x chunk`` bytes (NCCL's loop, no heads).
+
+    Raises NotApplicable where a domain has more than :data:`COLLNET_MAX_LOCAL` GPUs or no
+    switch above the domains reduces."""
+    n_dom, m = table.shape
+    name = f"collnet-{kind}"
+    if m > COLLNET_MAX_LOCAL:
+        raise NotApplicable(f"{name} runs on scale-up domains of at most {COLLNET_MAX_LOCAL} "
+                            f"GPUs (NCCL_MAX_DIRECT_ARITY + 1), got {m}")
+    if not has_in_network(graph):
+        raise NotApplicable("no switch in the fabric has in_network_reduction")
+    doms = [[group[i] for i in row] for row in table.tolist()]
+    heads = m if kind == "direct" else 1
+    across = _across_switch(graph, doms, f"{name} needs SHARP across them", heads)
+    if kind == "direct":
+        a, b = np.nonzero(~np.eye(m, dtype=bool))     # every ordered pair of positions
+        inner = Pairs(group, table[:, a].ravel(), table[:, b].ravel(), 1 / m)
+        rs = Step("reduce-scatter in domain (direct)", inner, reduce=inner.incoming(),
+                  latencies=(1, 0), pipeline=1, heads=heads)
+        ag = Step("all-gather in domain (direct)", inner.reversed(), latencies=(1, 0),
+                  pipeline=1, heads=heads)
+    else:
+        i = np.arange(m)   # every hop i+1 -> i but c -> c-1 in channel c: m-1 of m channels
+        up = Pairs(group, table[:, (i + 1) % m].ravel(), table[:, i].ravel(), (m - 1) / m)
+        rs = Step("reduce up the chains", up, stages=m - 1, reduce=up.incoming(),
+                  latencies=(m - 1, 0), pipeline=1, heads=heads)
+        ag = Step("broadcast down the chains", up.reversed(), stages=m - 1,
+                  latencies=(m - 1, 0), pipeline=1, heads=heads)
+    inside = union_of("in-domain phases together", [rs, ag], pipeline=1, bound=1,
+                      heads=heads)
+    return [rs, across, ag, inside]

@@ -104,11 +104,8 @@ class FabricCostModel:
         The candidates ``auto`` chooses from (default: all; ``"ring,tree"`` as the command
         line's ``--algorithms`` takes it). ``"nccl"`` restricts them,
         op by op, to those NCCL has for the op
-        (:data:`~netmodel.collectives.algorithms.NCCL_OPS`: ring, tree, in-network
-        reduction and in-network-tree for all-reduce, ring and in-network for
-        reduce-scatter and all-gather, ring for broadcast and reduce, direct for all-to-all
-        and send-recv); use it to compare with nccl-tests. Kept as the string ``"nccl"``
-        in :attr:`algorithms`.
+        (:data:`~netmodel.collectives.algorithms.NCCL_OPS`); use it to compare with
+        nccl-tests. Kept as the string ``"nccl"`` in :attr:`algorithms`.
     calibration : Calibration, optional
         Model parameters (default: the shipped, sourced defaults, resolved for the
         generation of the fabric's GPUs; a calibration without generations is used as

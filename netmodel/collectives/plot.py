@@ -20,6 +20,7 @@ COLOURS = {"ring": "tab:blue", "bidirectional-ring": "tab:cyan", "tree": "tab:br
            "halving-doubling": "tab:orange", "recursive-doubling": "tab:red",
            "direct": "tab:gray", "pairwise": "tab:olive", "hierarchical": "tab:purple",
            "in-network": "tab:green", "in-network-tree": "tab:pink",
+           "collnet-direct": "darkcyan", "collnet-chain": "maroon",
            "two-shot": "black", "torus": "gold"}
 
 
