@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Run every benchmark and print its figures: `python scripts/bench.py [compute|topologies|collectives|study]`.
+"""Run every benchmark and print its figures: `python scripts/bench.py [compute|topologies|collectives|study|reliability]`.
 
 Each part lives in its own `scripts/bench_<part>.py` with a `main()` that prints lines of
 `name: figure (target)`. Speed targets from the issues are checked here, not in unit tests.
@@ -26,7 +26,11 @@ def _run(part: str) -> None:
     spec.loader.exec_module(module)
     print(f"[{part}]")
     t0 = time.perf_counter()
-    module.main()
+    argv, sys.argv = sys.argv, [str(path)]   # a part parses its own options, not bench.py's
+    try:
+        module.main()
+    finally:
+        sys.argv = argv
     print(f"[{part}] done in {time.perf_counter() - t0:.1f} s")
 
 
