@@ -7,6 +7,9 @@ Issue 12 counts the 131,072-GPU build in a budget of 1.5 s with its first collec
 Export (the GraphML writer streamed its lines since the 131,072-GPU case took 14.5 s):
 ``netmodel topology export`` of a 16,384- and a 131,072-GPU fat tree to GraphML and JSON
 (:func:`topologies.io.write_graph`: validate + write), timed after the build.
+Import (GraphML read by networkx's ElementTree reader took 4x JSON's time and 5x its memory):
+:func:`topologies.io.read_graph` (parse, build, validate) of a 16,384-, 65,536- and
+131,072-GPU fat tree's GraphML and JSON, each file read in a fresh process of its own.
 Each case runs in its own Python process so that its peak RSS is its own. A build line
 gives wall seconds and CPU seconds (the steadier figure on a shared machine), split into
 the check the builder ran while building (validate, or the block checks of
@@ -145,6 +148,58 @@ def _export(label, spec, root=ROOT):
           f"{r['after_build']:.2f} GB (GraphML first: its peak is the process's until then)")
 
 
+IMPORT_CASES = [
+    ("16,384-GPU fat tree (k=64, 16 pods): import", "fat-tree:k=64,pods=16"),
+    ("65,536-GPU fat tree (k=64): import", "fat-tree:k=64"),
+    ("131,072-GPU fat tree (k=128, 32 pods): import", "fat-tree:k=128,pods=32"),
+]
+
+_WRITE_CHILD = """
+import sys
+sys.path.insert(0, {root!r})
+from topologies import build
+from topologies.io import write_graph
+
+g = build({spec!r})
+for path in {paths!r}:
+    write_graph(g, path)
+"""
+
+_READ_CHILD = """
+import json, sys, time
+sys.path.insert(0, {root!r})
+from topologies.io import read_graph
+
+t, c = time.perf_counter(), time.process_time()
+g = read_graph({path!r})
+wall, cpu = time.perf_counter() - t, time.process_time() - c
+with open("/proc/self/status") as f:
+    peak = next(int(line.split()[1]) * 1024 / 1e9 for line in f if line.startswith("VmHWM:"))
+print(json.dumps([wall, cpu, peak, g.graph["gpus"], g.number_of_nodes(),
+                  g.number_of_edges()]))
+"""
+
+
+def _import(label, spec, root=ROOT):
+    import os
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="bench-import-") as tmp:
+        paths = [os.path.join(tmp, "fabric" + suffix) for suffix in (".graphml", ".json")]
+        subprocess.run([sys.executable, "-c", _WRITE_CHILD.format(
+            root=str(root), spec=spec, paths=paths)], check=True)
+        parts, counts = [], None
+        for path in paths:
+            out = subprocess.run([sys.executable, "-c", _READ_CHILD.format(
+                root=str(root), path=path)], capture_output=True, text=True, check=True)
+            wall, cpu, peak, *counts = json.loads(out.stdout.strip().splitlines()[-1])
+            parts.append(f"{path.rsplit('.', 1)[1]} {wall:.2f} s (CPU {cpu:.2f} s, "
+                         f"{os.path.getsize(path) / 1e6:.0f} MB, peak RSS {peak:.2f} GB)")
+    gpus, nodes, edges = counts
+    print(f"{label}: " + "; ".join(parts) + f"; {gpus:,} GPUs, {nodes:,} nodes, "
+          f"{edges:,} links")
+
+
 def _case(label, spec, summarise, t_target, m_target, root=ROOT):
     code = _CHILD.format(root=str(root), spec=spec, summarise=summarise)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -187,6 +242,11 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{label}: skipped (--quick)")
             continue
         _export(label, spec, root=root)
+    for label, spec in IMPORT_CASES:
+        if quick and "131,072" in label:
+            print(f"{label}: skipped (--quick)")
+            continue
+        _import(label, spec, root=root)
 
 
 if __name__ == "__main__":

@@ -27,11 +27,16 @@ fail with ``KeyError: 'links'``. ``networkx.read_graphml`` reads the GraphML fil
 are, every number and boolean typed. In GraphML, graph attributes that are tables (``args``, ``gpu_types``,
 ``units``) are stored as JSON text.
 
+GraphML is read by :func:`topologies.graphml.parse` in one streaming expat pass that
+builds no tree of elements (networkx's reader took 4x JSON's time and 5x its memory); the
+graph is the one ``networkx.read_graphml`` reads.
+
 Hostile files get one-line UserErrors, never a traceback: a file over
-:func:`~topologies.limits.max_file_bytes` or nested deeper than
-:data:`~topologies.limits.MAX_DEPTH` is refused before it is parsed (so deep nesting cannot
-exhaust the stack), a GraphML file with a DOCTYPE (entity expansion) is refused, node and
-edge counts are checked against the size limits before a graph is made, and wrong types
+:func:`~topologies.limits.max_file_bytes` is refused before it is read, JSON nested deeper
+than :data:`~topologies.limits.MAX_DEPTH` before it is parsed (so deep nesting cannot
+exhaust the stack); the GraphML pass refuses a DOCTYPE (entity expansion), elements nested
+deeper than MAX_DEPTH and the GraphML parts no fabric has as it meets them; node and edge
+counts are checked against the size limits before a graph is made, and wrong types
 anywhere are named by :func:`~topologies.schema.validate` or the reader.
 
 >>> import tempfile, os
@@ -47,12 +52,9 @@ True
 from __future__ import annotations
 
 import json
-import re
-import warnings
-import xml.parsers.expat
 from os import PathLike
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import networkx as nx
 
@@ -60,6 +62,7 @@ from compute.errors import UserError
 from compute.hardware import GpuSpec
 from compute.outputs import atomic_write
 from compute.validate import describe
+from topologies.graphml import parse as parse_graphml
 from topologies.limits import MAX_DEPTH, check_size, max_file_bytes
 from topologies.schema import UNITS, gpu_spec_from_dict, validate
 
@@ -318,73 +321,10 @@ def json_depth(raw: bytes) -> int:
     return int(np.cumsum(steps).max(initial=0))
 
 
-class _Refused(Exception):
-    pass
-
-
 #: The longest node id a fabric file may hold, in characters: builders name nodes in under
 #: 40; a longer id is data in the wrong place, and drawing or printing it costs its length
 #: at every use (a file of 100,000-character ids took minutes to plot; hostile round 12).
 MAX_NODE_ID = 256
-
-#: The namespace a GraphML document declares on its root (http://graphml.graphdrawing.org/).
-GRAPHML_NAMESPACE = "http://graphml.graphdrawing.org/xmlns"
-
-#: GraphML elements no fabric has: a node's ports, hyperedges and their endpoints.
-_NOT_FABRIC = frozenset({"port", "hyperedge", "endpoint"})
-
-
-def _check_xml(raw: bytes, where: str) -> None:
-    """Refuse XML nested deeper than MAX_DEPTH or with a DOCTYPE (entities), streaming."""
-    parser = xml.parsers.expat.ParserCreate()
-    depth = 0
-    tags: list[str] = []  # the root's name, then 'graph' once a <graph> element is met
-
-    def start(name: str, attrs: dict) -> None:
-        nonlocal depth
-        depth += 1
-        prefix, _, local = name.rpartition(":")
-        if depth == 1 and local == "graphml":
-            declared = attrs.get(f"xmlns:{prefix}" if prefix else "xmlns")
-            if declared != GRAPHML_NAMESPACE:   # networkx finds no <graph> and fails obscurely
-                raise _Refused(f"{where}: the root <{name}> declares namespace "
-                               f"{describe(declared) if declared else 'none'}; a GraphML fabric "
-                               f"declares xmlns={GRAPHML_NAMESPACE!r}")
-        if local == "graph" and len(tags) == 2:   # networkx read the first, ignored the rest
-            raise _Refused(f"{where}: a GraphML fabric holds one <graph>; this one holds "
-                           f"another (nested in a node or edge, or a second graph)")
-        if local in _NOT_FABRIC:   # networkx ignored a <port> with a warning on stderr
-            raise _Refused(f"{where}: a GraphML fabric has no <{local}> elements (nodes, "
-                           f"edges and their <data> only)")
-        if not tags or (local == "graph" and len(tags) == 1):
-            tags.append(local)
-        if depth > MAX_DEPTH:
-            raise _Refused(f"{where}: elements nested more than {MAX_DEPTH} deep; a GraphML "
-                           "fabric needs 4")
-
-    def end(name: str) -> None:
-        nonlocal depth
-        depth -= 1
-
-    def doctype(*args: object) -> NoReturn:
-        raise _Refused(f"{where}: a DOCTYPE is not allowed in a GraphML fabric (entity "
-                       "declarations could expand without bound)")
-
-    parser.StartElementHandler = start
-    parser.EndElementHandler = end
-    parser.StartDoctypeDeclHandler = doctype
-    parser.EntityDeclHandler = doctype
-    try:
-        parser.Parse(raw, True)
-    except _Refused as exc:
-        raise UserError(str(exc)) from None
-    except xml.parsers.expat.ExpatError as exc:
-        raise UserError(f"{where} is not a readable graphml fabric: {exc}") from None
-    if tags[:1] != ["graphml"] or tags[1:] != ["graph"]:
-        raise UserError(f"{where} is not a readable graphml fabric: "
-                        + ("no <graph> element in it" if tags[:1] == ["graphml"] else
-                           f"its root element is <{tags[0]}>, not <graphml>"))
-
 
 def _read_bytes(path: Path) -> bytes:
     limit = max_file_bytes()
@@ -468,31 +408,7 @@ def _graph_from_json(data: object, where: str) -> nx.Graph:
 
 
 def _graph_from_graphml(raw: bytes, where: str) -> nx.Graph:
-    _check_xml(raw, where)
-    try:
-        with warnings.catch_warnings():
-            # a <key> without attr.type is read as strings (networkx warns on stderr); the
-            # schema check below refuses any such value where a number is due, in one line
-            warnings.filterwarnings("ignore", message="No key type for id",
-                                    category=UserWarning)
-            graph = nx.parse_graphml(raw)
-    except KeyError as exc:
-        bad = str(exc.args[0]) if exc.args else ""
-        if re.search(rb'<data[^>]*\skey=["\']' + re.escape(bad.encode()) + rb'["\']', raw) \
-                or b"boolean" not in raw:
-            raise UserError(f"{where} is not a readable graphml fabric: data refers to key "
-                            f"{bad!r}, which no <key> declares") from None
-        # networkx reads a boolean <key>'s value by a table of true/false/1/0
-        raise UserError(f"{where} is not a readable graphml fabric: a value of a boolean "
-                        f"<key> is {bad[:40]!r}, not true, false, 1 or 0") from None
-    except (ValueError, TypeError, AttributeError, IndexError, nx.NetworkXError,
-            SyntaxError) as exc:  # xml's ParseError is a SyntaxError
-        raise UserError(f"{where} is not a readable graphml fabric: "
-                        f"{type(exc).__name__}: {exc}") from None
-    if graph.is_directed() or graph.is_multigraph():
-        raise UserError(f"{where}: a fabric is an undirected simple graph "
-                        "(edgedefault='undirected'; merge parallel cables into one edge with "
-                        "'links')")
+    graph = parse_graphml(raw, where)   # one streaming pass: checks, then the graph in bulk
     for key in _BOOKKEEPING:
         graph.graph.pop(key, None)
     for key in JSON_ATTRIBUTES:
