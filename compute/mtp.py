@@ -38,6 +38,7 @@ parallelism, an engine profile, two-batch overlap and :func:`compute.evaluate_ma
 from __future__ import annotations
 
 import math
+import numbers
 import tomllib
 from dataclasses import replace
 from importlib import resources
@@ -68,16 +69,16 @@ ACCEPTANCE_SOURCE: str = _DATA["source"]
 def check_acceptance(a: object) -> float:
     """``a`` as a float if it is a probability (a finite number from 0 to 1), else a
     :class:`UserError`."""
-    ok = isinstance(a, int | float | np.floating) and not isinstance(a, bool)
-    if ok:
+    v = math.nan
+    if isinstance(a, numbers.Real) and not isinstance(a, bool):   # numpy's, fractions too
         try:
-            ok = math.isfinite(float(a)) and 0 <= a <= 1
-        except OverflowError:
-            ok = False
-    if not ok:
+            v = float(a)
+        except (TypeError, ValueError, OverflowError, ArithmeticError):
+            v = math.nan   # an integer past a float's range; numpy's timedelta64
+    if not 0 <= v <= 1:
         raise UserError(f"MTP acceptance (mtp_acceptance) must be a probability from 0 to 1, "
                         f"got {describe(a)}")
-    return float(a)
+    return v
 
 
 def expected_tokens(k: int, a: float) -> float:

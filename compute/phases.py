@@ -27,6 +27,7 @@ TBT <= 50 ms.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -112,14 +113,19 @@ MAX_MTP_TOKENS = 16
 def check_mtp_tokens(k: object) -> int:
     """``k`` as an int if it is a whole number from 0 to :data:`MAX_MTP_TOKENS`, else a
     :class:`UserError`."""
-    raw = k
-    if isinstance(k, float) and k.is_integer():
-        k = int(k)
-    if not (isinstance(k, int | np.integer) and not isinstance(k, bool)
-            and 0 <= k <= MAX_MTP_TOKENS):
+    v = None
+    if isinstance(k, numbers.Real) and not isinstance(k, bool):   # numpy's, fractions too
+        try:
+            if isinstance(k, numbers.Integral):
+                v = int(k)
+            elif float(k).is_integer():
+                v = int(float(k))
+        except (TypeError, ValueError, OverflowError, ArithmeticError):
+            v = None   # numpy's timedelta64 claims to be Integral and refuses int()
+    if v is None or not 0 <= v <= MAX_MTP_TOKENS:
         raise UserError(f"MTP draft tokens (mtp_tokens) must be a whole number from 0 (off) "
-                        f"to {MAX_MTP_TOKENS}, got {describe(raw)}")
-    return int(k)
+                        f"to {MAX_MTP_TOKENS}, got {describe(k)}")
+    return v
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,8 @@ from typing import TYPE_CHECKING, Any
 
 from compute.errors import UserError, known
 from compute.hardware import GpuSpec, get_gpu
+from compute.rows import check_number
+from compute.validate import describe
 from compute.yield_model import parameter
 
 if TYPE_CHECKING:
@@ -66,10 +68,9 @@ LOAD_PARAMETERS = ("flop_utilization_at_tdp", "memory_power_share")
 
 
 def _fraction(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) \
-            or value < 0:
-        raise UserError(f"{name} must be a finite number >= 0, got {value!r}")
-    return float(value)
+    """``value`` as a float if it is a finite number >= 0 (numpy's and fractions too; an
+    integer past a float's range is refused by name, as compute.rows.check_number does)."""
+    return check_number(name, value)
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ class ClockPowerLaw:
         """``ratio`` if it is a clock ratio the law covers, else a UserError."""
         r = _fraction("clock", ratio)
         if not self.ratio_min <= r <= self.ratio_max:
-            raise UserError(f"clock {ratio!r} is outside the modelled range "
+            raise UserError(f"clock {describe(ratio)} is outside the modelled range "
                             f"[{self.ratio_min:g}, {self.ratio_max:g}] x nominal")
         return r
 
@@ -121,7 +122,7 @@ def idle_frac(value: float | None = None) -> float:
     """The share of TDP drawn idle (``value`` overrides the shipped default)."""
     v = _fraction("idle_fraction", parameter("idle_fraction") if value is None else value)
     if v > 1:
-        raise UserError(f"idle_fraction must be <= 1, got {value!r}")
+        raise UserError(f"idle_fraction must be <= 1, got {describe(value)}")
     return v
 
 
@@ -220,8 +221,8 @@ def gpu_power(gpu: str | GpuSpec, state: str, step: InferenceResult | None = Non
     >>> round(gpu_power("Lite", "prefill", s), 2), round(gpu_power("Lite", "prefill", s, clock=0.5), 2)
     (174.62, 87.14)
     """
-    if state not in POWER_STATES:
-        raise UserError(f"unknown power state {state!r}; known: {known(POWER_STATES)}")
+    if not isinstance(state, str) or state not in POWER_STATES:   # an array: no truth
+        raise UserError(f"unknown power state {describe(state)}; known: {known(POWER_STATES)}")
     spec = get_gpu(gpu)
     law = law or ClockPowerLaw()
     r = law.check(clock) * clock_of(spec)
@@ -270,8 +271,9 @@ def gpu_at_clock(gpu: str | GpuSpec, ratio: float, law: ClockPowerLaw | None = N
 def overclocked_lite(ratio: float = 1.2, base: str = "Lite") -> GpuSpec:
     """A Lite run above its nominal clock (a small die is easier to cool): the variant the
     catalog's Lite+BW+FLOPS assumes free of power cost, here with the clock-power law's."""
-    if not (isinstance(ratio, int | float) and not isinstance(ratio, bool) and ratio > 1):
-        raise UserError(f"an overclocked Lite needs a clock ratio > 1, got {ratio!r}")
+    r = _fraction("clock", ratio)
+    if not r > 1:
+        raise UserError(f"an overclocked Lite needs a clock ratio > 1, got {describe(ratio)}")
     return gpu_at_clock(base, ratio)
 
 

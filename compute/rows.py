@@ -15,7 +15,7 @@ and compute.yield_model (which re-exports these names).
 from __future__ import annotations
 
 import math
-import sys
+import numbers
 import tomllib
 from dataclasses import asdict, dataclass
 from functools import cache
@@ -196,15 +196,18 @@ def parameter(name: str) -> Any:
     return table[name].value
 
 
-def _is_number(value: object) -> bool:
-    """Whether ``value`` is a Python or numpy integer or float (not a bool). numpy is not
-    imported for it: where numpy is not loaded, no value is a numpy scalar (so reading the
-    GPU catalog does not load numpy)."""
-    if isinstance(value, bool):
-        return False
-    np = sys.modules.get("numpy")
-    return isinstance(value, int | float) or (
-        np is not None and isinstance(value, np.integer | np.floating))
+def _as_float(value: object) -> float | None:
+    """``value`` as a float if it is a real number (Python's, numpy's, a Fraction; not a
+    bool), ``inf`` for one past a float's range; else None (a string, a Decimal, numpy's
+    timedelta64, which claims to be a number and refuses ``float()``)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    try:
+        return float(value)
+    except OverflowError:   # an integer (or a fraction) too large for a float
+        return math.inf
+    except (TypeError, ValueError, ArithmeticError):
+        return None
 
 
 def check_number(name: str, value: object, *, low: float = 0.0, high: float = math.inf,
@@ -219,12 +222,9 @@ def check_number(name: str, value: object, *, low: float = 0.0, high: float = ma
     ...
     compute.errors.UserError: area must be a finite number >= 0, got nan
     """
-    if not _is_number(value):
-        raise UserError(f"{name} must be a number, got {value!r}")
-    try:
-        v = float(value)
-    except OverflowError:  # an integer too large for a float
-        v = math.inf
+    v = _as_float(value)
+    if v is None:
+        raise UserError(f"{name} must be a number, got {describe(value)}")
     bad = not math.isfinite(v) or v < low or v > high or (low_open and v == low)
     if bad:
         lo = f"> {low:g}" if low_open else f">= {low:g}"

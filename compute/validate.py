@@ -48,10 +48,16 @@ MAX_WHOLE = 10**9
 MAX_NAME_LENGTH = 200
 
 
+#: Longest value :func:`describe` shows itself (a longer one is told by its kind and size).
+SHOWN_LENGTH = 60
+
+
 def describe(value: object) -> str:
     """A short, one-line description of ``value`` for an error message: the value itself
-    when it is short, its kind and size otherwise (never thousands of characters, never a
-    conversion that fails). The one describer of values for every package's errors.
+    when it is short, its kind and size otherwise (never more than a line of about
+    :data:`SHOWN_LENGTH` characters, never a conversion that fails: a ``__repr__`` or
+    ``__len__`` that raises or returns megabytes gives the value's kind). The one describer
+    of values for every package's errors.
 
     >>> describe(3.5), describe(float("nan")), describe(True), describe("ab\\ncd")
     ('3.5', 'nan', 'True', "'ab\\\\ncd'")
@@ -61,7 +67,55 @@ def describe(value: object) -> str:
     ("{'a': 1}", '[1, 2]', 'a list of 100 items', 'a table of 1 key')
     >>> import numpy as np; describe(np.timedelta64(5, "s")), describe(np.True_)
     ("np.timedelta64(5,'s')", 'np.True_')
+    >>> describe(np.longdouble("1e4000")), describe("\\u2028" * 100)
+    ("np.longdouble('1e+4000')", "'\\\\u2028\\\\u2028\\\\u2028\\\\u2028\\\\u2028...'")
     """
+    try:
+        shown = _describe(value)
+    except Exception:   # noqa: BLE001  (a hostile __len__, __float__, shape: say its kind)
+        shown = ""
+    if not shown or len(shown) > SHOWN_LENGTH + 10:
+        shown = _kind(value)
+    return shown
+
+
+def _kind(value: object) -> str:
+    """``a NAME`` of ``value``'s type (``an object`` when the name is not a short word)."""
+    kind = type(value).__name__
+    if not (isinstance(kind, str) and kind.isidentifier() and len(kind) <= 40):
+        kind = "object"
+    return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
+
+
+def _few(value: object) -> bool:
+    """Whether ``value`` (a container) holds few enough items, strings short enough and
+    nesting shallow enough that its repr may be short (and is cheap to make)."""
+    stack, seen = [value], 0
+    while stack:
+        v = stack.pop()
+        seen += 1
+        if seen > SHOWN_LENGTH // 2:
+            return False
+        if isinstance(v, str | bytes | bytearray) and len(v) > SHOWN_LENGTH:
+            return False
+        if isinstance(v, dict | list | tuple | set | frozenset):
+            if len(v) > SHOWN_LENGTH // 2:
+                return False
+            stack.extend(v.items() if isinstance(v, dict) else v)
+    return True
+
+
+def _short_repr(value: object) -> str:
+    """``value``'s repr on one line if it is at most :data:`SHOWN_LENGTH` characters and
+    shows the value (not ``<object at 0x...>``), else ``""``."""
+    try:
+        shown = one_line(repr(value))
+    except Exception:   # noqa: BLE001  (a hostile __repr__ must not hide the real error)
+        return ""
+    return shown if len(shown) <= SHOWN_LENGTH and not shown.startswith("<") else ""
+
+
+def _describe(value: object) -> str:
     if isinstance(value, bool) or value is None:
         return repr(value)
     try:   # numpy's timedelta64 claims to be Integral and refuses int(); shown by repr below
@@ -73,34 +127,33 @@ def describe(value: object) -> str:
                 return f"{'a negative' if v < 0 else 'an'} integer of {digits} digits"
             return str(v)
         if isinstance(value, numbers.Real):
-            return repr(float(value))
-    except (TypeError, ValueError, OverflowError):
+            f = float(value)
+            # a float that is not the value (a long double of 1e4000 is no inf, a tiny
+            # fraction no 0): shown by repr below
+            if math.isnan(f) or value == f or math.isfinite(f) and f != 0:
+                return repr(f)
+    except (TypeError, ValueError, OverflowError, ArithmeticError):
         pass
     if isinstance(value, str):
-        short = value if len(value) <= 60 else value[:57] + "..."
-        return one_line(repr(short))
+        for n in (SHOWN_LENGTH - 3, 28, 12, 5):   # escapes (\\u2028) make a repr longer
+            shown = one_line(repr(value if len(value) <= n + 3 else value[:n] + "..."))
+            if len(shown) <= SHOWN_LENGTH + 2:
+                return shown
+        return f"a text of {len(value):,} characters"
     if isinstance(value, dict | list | tuple | set | frozenset):
-        try:
-            shown = one_line(repr(value))
-        except (ValueError, RecursionError):   # an int of over 4,300 digits inside
-            shown = ""
-        if shown and len(shown) <= 60:
+        shown = _short_repr(value) if _few(value) else ""
+        if shown:
             return shown
         n = len(value)
         if isinstance(value, dict):
-            return f"a table of {n} key{'' if n == 1 else 's'}"
-        return f"a list of {n} item{'' if n == 1 else 's'}"
+            return f"a table of {n:,} key{'' if n == 1 else 's'}"
+        return f"a list of {n:,} item{'' if n == 1 else 's'}"
     shape = getattr(value, "shape", None)
     if isinstance(shape, tuple) and shape and hasattr(value, "dtype"):   # numpy, not importing it
-        return f"an array of shape {shape}"
-    try:   # a short repr that shows the value (complex, numpy scalars, dates), not its address
-        shown = one_line(repr(value))
-    except Exception:   # noqa: BLE001  (a hostile __repr__ must not hide the real error)
-        shown = ""
-    if shown and len(shown) <= 60 and not shown.startswith("<"):
-        return shown
-    kind = type(value).__name__
-    return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
+        shown = one_line(shape)
+        return f"an array of shape {shown}" if len(shown) <= 40 else \
+            f"an array of {len(shape)} dimension{'' if len(shape) == 1 else 's'}"
+    return _short_repr(value)
 
 
 def _fmt(x: float) -> str:
@@ -232,9 +285,8 @@ def choice(where: str, key: str, value: object, allowed: Collection[str]) -> str
     compute.errors.UserError: m.toml: norm ['rmsnorm'] is unknown; known: 'layernorm', 'rmsnorm'
     """
     if not isinstance(value, str) or value not in allowed:
-        shown = describe(value) if not isinstance(value, list | tuple) or len(value) > 3 \
-            else one_line(repr(value)[:80])
-        raise UserError(f"{_prefix(where)}{key} {shown} is unknown; known: {known(allowed)}")
+        raise UserError(f"{_prefix(where)}{key} {describe(value)} is unknown; known: "
+                        f"{known(allowed)}")
     return value
 
 

@@ -133,22 +133,29 @@ def _or(value, name):
 
 def _array(name: str, value, *, low_open: bool = True) -> np.ndarray:
     if isinstance(value, bool):
-        raise UserError(f"{name} must be a number, got {value!r}")
+        raise UserError(f"{name} must be a number, got {describe(value)}")
     try:
-        a = np.asarray(value, dtype=float)
+        kind = np.asarray(value).dtype.kind
+        # numbers only: numpy casts text ('750') and durations (5 s) to floats
+        if kind not in "iufO":
+            raise TypeError(kind)
+        with np.errstate(over="ignore"):   # a long double past a float's range: inf, refused
+            a = np.asarray(value, dtype=float)
+    except OverflowError:   # an integer past a float's range
+        a = np.array(math.inf)
     except (TypeError, ValueError):
-        raise UserError(f"{name} must be numbers, got {value!r}") from None
+        raise UserError(f"{name} must be numbers, got {describe(value)}") from None
     bad = (a <= 0) if low_open else (a < 0)
     if not np.isfinite(a).all() or bad.any():
         raise UserError(f"{name} must be finite and {'> 0' if low_open else '>= 0'}, "
-                        f"got {value!r}")
+                        f"got {describe(value)}")
     return a
 
 
 def check_model(model: str) -> str:
     """``model`` if it is one of :data:`YIELD_MODELS`, else a UserError."""
-    if model not in YIELD_MODELS:
-        raise UserError(f"unknown yield model {model!r}; known: {known(YIELD_MODELS)}")
+    if not isinstance(model, str) or model not in YIELD_MODELS:   # an array: no truth
+        raise UserError(f"unknown yield model {describe(model)}; known: {known(YIELD_MODELS)}")
     return model
 
 
@@ -248,7 +255,8 @@ def die_yield(area: ArrayLike, defect_density: float | None = None, model: str |
     d = _check_density(defect_density)
     alpha = _check_alpha(_or(alpha, "clustering_alpha"))
     a = _array("die area", area)
-    out = _plain_yield(d * a, model, alpha)
+    with np.errstate(over="ignore"):   # an area of 1e308 m^2: D x A is inf, its yield 0
+        out = _plain_yield(d * a, model, alpha)
     return float(out) if out.ndim == 0 else out
 
 
@@ -705,9 +713,26 @@ def package_cost(gpu: str | GpuSpec, *, defect_density: float | None = None,
                  high=1.0)
     ref_test = _number("test_cost", _or(test_cost, "reference_test_cost"))
     test = ref_test * (tf + (1 - tf) * area / ref_area)
-    return PackageCost(gpu=spec.name, die=die, hbm=hbm, packaging=fixed + per_area * interposer,
-                       test=test, interposer_area=interposer, dies=logic.dies,
-                       process=logic.process, packaging_class=logic.packaging)
+    out = PackageCost(gpu=spec.name, die=die, hbm=hbm, packaging=fixed + per_area * interposer,
+                      test=test, interposer_area=interposer, dies=logic.dies,
+                      process=logic.process, packaging_class=logic.packaging)
+    _finite(out.total, f"the package cost of {spec.name}", dict(
+        defect_density=defect_density, alpha=alpha, wafer_price=wafer_price,
+        wafer_diameter=wafer_diameter, critical_fraction=critical_fraction, hbm_cost=hbm_cost,
+        packaging_fixed=packaging_fixed, test_fixed_fraction=test_fixed_fraction,
+        interposer_overhead=interposer_overhead, packaging_cost=packaging_cost,
+        test_cost=test_cost))
+    return out
+
+
+def _finite(value: float, what: str, given: dict) -> float:
+    """``value`` if finite, else a UserError: each input is finite, their sum or product
+    overflowed a float (packaging_cost = 1e308 USD made a price of inf)."""
+    if math.isfinite(value):
+        return value
+    shown = ", ".join(f"{k}={describe(v)}" for k, v in given.items() if v is not None)
+    raise UserError(f"{what} overflows to infinity at {shown or 'the defaults'}; give values "
+                    f"nearer a real system's")
 
 
 def price_basis(gpu: str | GpuSpec) -> str:
@@ -785,11 +810,15 @@ def gpu_price(gpu: str | GpuSpec, *, reference_price: float | None = None,
     >>> round(gpu_price("H100-SXM", wafer_price=36000.0))  # 27,500 x 3,684 / 3,377
     30001
     """
+    from compute.hardware import get_gpu
+
     ref = _number("reference_price", _or(reference_price, "reference_price"))
     listed = gpu_dies(gpu).list_price
     if listed is not None:
         return listed
-    return package_cost(gpu, **package_args).total * margin(gpu, reference_price=ref)
+    return _finite(package_cost(gpu, **package_args).total * margin(gpu, reference_price=ref),
+                   f"the price of {get_gpu(gpu).name}",
+                   dict(reference_price=reference_price, **package_args))
 
 
 def replacement(big: str | GpuSpec = "H100-SXM", small: str | GpuSpec = "Lite",
