@@ -9,6 +9,7 @@ is one ``error:`` line with exit status 2, like every other user mistake.
 from __future__ import annotations
 
 import json
+import math
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -319,7 +320,9 @@ def mtp_settings(tokens: str | None, acceptance: str | None) -> dict:
         try:
             v = float(str(text).strip())
         except ValueError:
-            v = str(text)[:40]   # not a number: the field's check names it
+            v = str(text)   # not a number: the field's check names it (describe cuts it)
+        if isinstance(v, float) and math.isinf(v) and "inf" not in str(text).lower():
+            v = str(text)   # digits past a float's range ('1e400'): shown as typed, not 'inf'
         if field == "mtp_tokens" and isinstance(v, float) and v.is_integer() and abs(v) < 1e6:
             v = int(v)
         out[field] = v

@@ -63,7 +63,9 @@ from typing import TYPE_CHECKING
 
 from compute.errors import UserError, known
 from compute.parallel import Parallelism
+from compute.rows import check_number
 from compute.units import SECONDS_PER_YEAR
+from compute.validate import describe
 from netmodel.study.fabric_search import build_fabric
 from netmodel.study.scenarios import get_scenario
 
@@ -98,10 +100,9 @@ def network_costs() -> dict:
 
 
 def _check(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) \
-            or value < 0:
-        raise UserError(f"{name} must be a finite number >= 0, got {value!r}")
-    return float(value)
+    """``value`` as a float if it is a finite number >= 0 (compute.rows.check_number: an
+    integer past a float's range or a hostile object is refused by name, not raised on)."""
+    return check_number(name, value)
 
 
 @dataclass(frozen=True)
@@ -231,6 +232,13 @@ def _network_bill_cached(graph, share: str, prices: NetworkPrices) -> NetworkBil
     return network_bill(graph, share=share, prices=prices)
 
 
+def _check_share(share: object) -> str:
+    """``share`` if it is one of :data:`SHARES` (a string first: an array is unhashable)."""
+    if not isinstance(share, str) or share not in SHARES:
+        raise UserError(f"unknown network share {describe(share)}; known: {known(SHARES)}")
+    return share
+
+
 def network_bill(graph: nx.Graph, *, share: str = "ports-used",
                  prices: NetworkPrices | None = None) -> NetworkBill:
     """Price and power every switch, optics end, OCS and cable of a fabric graph (see the
@@ -244,8 +252,7 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
     from topologies.analysis import bill_of_materials, port_fill, port_use
     from topologies.schema import TRACE_MEDIA
 
-    if share not in SHARES:
-        raise UserError(f"unknown network share {share!r}; known: {known(SHARES)}")
+    _check_share(share)
     prices = prices or NetworkPrices()
     counts = asdict(bill_of_materials(graph))
     kind = dict(graph.nodes(data="kind"))
@@ -634,6 +641,7 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
 
     scenario = get_scenario(scenario)
     phase = check_phase(phase)
+    _check_share(share)   # before the search, not after it
     pkg, pwr, tco, net = _split(params)
     tco = {k: _check(k, tco[k]) if k in tco else parameter(k) for k in _TCO_ARGS}
     if tco["utilization"] > 1:

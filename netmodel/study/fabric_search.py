@@ -64,7 +64,8 @@ if TYPE_CHECKING:
     from netmodel.study.scenarios import Adjust
 
 __all__ = ["FabricSearch", "ScenarioCollectives", "adjusted", "build_fabric",
-           "check_fabric_options", "fabric_search", "instance_graph", "scenario_calibration"]
+           "check_fabric_options", "check_parallelism_name", "fabric_search", "instance_graph",
+           "scenario_calibration"]
 
 
 #: Built fabrics by (spec string, GPU type): a fabric is built once per process.
@@ -183,6 +184,16 @@ def scenario_calibration(scenario: Scenario) -> Calibration:
     return cal
 
 
+def check_parallelism_name(parallelism: object) -> str:
+    """``parallelism`` if it is one of :data:`PARALLELISM`, else one line naming it."""
+    from compute.errors import known
+
+    if not isinstance(parallelism, str) or parallelism not in PARALLELISM:
+        raise UserError(f"parallelism {describe(parallelism)} is unknown; known: "
+                        f"{known(PARALLELISM)}")
+    return parallelism
+
+
 def parallel_dimensions(model: ModelSpec, parallelism: str, gpus: int, *,
                         two_batch_overlap: bool = False, mtp_decode: bool = False) -> dict:
     """The search's parallelism arguments for ``model`` on a fabric of ``gpus`` GPUs: empty
@@ -204,11 +215,7 @@ def parallel_dimensions(model: ModelSpec, parallelism: str, gpus: int, *,
     >>> parallel_dimensions(get_model("Mixtral-8x7B"), "auto", 128)["pp"]
     (1,)
     """
-    from compute.errors import known
-
-    if not isinstance(parallelism, str) or parallelism not in PARALLELISM:
-        raise UserError(f"parallelism {describe(parallelism)} is unknown; known: "
-                        f"{known(PARALLELISM)}")
+    check_parallelism_name(parallelism)
     if parallelism == "all" and two_batch_overlap:
         raise UserError(_ALL_REFUSED)
     if parallelism == "all" and mtp_decode:
@@ -291,6 +298,7 @@ def check_fabric_options(models: Sequence[ModelSpec], options: RooflineOptions |
     ...
     compute.errors.UserError: dense MLP TP 1 runs beside attention DP, which parallelism 'tp' does not search; give parallelism 'auto' or 'all'
     """
+    check_parallelism_name(parallelism)   # before '== "all"' (a numpy array's truth raised)
     if options is None:
         return
     if options.two_batch_overlap and parallelism == "all":

@@ -260,13 +260,14 @@ def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DE
     """A :class:`SweepParam` from ``PATH=LO:HI[:N]`` or ``PATH=V1,V2,...``, checked against
     every scenario of the sweep. ``points``: the values of a ``LO:HI`` range, a whole
     number >= 1."""
-    if isinstance(points, bool) or not isinstance(points, int | np.integer) or points < 1:
+    if isinstance(points, bool) or not isinstance(points, int | np.integer) \
+            or isinstance(points, np.timedelta64) or points < 1:   # timedelta64: np.integer
         raise UserError(f"points must be a whole number >= 1 (the values of a LO:HI range), "
                         f"got {describe(points)}")
-    path, eq, spec = str(text).partition("=")
+    path, eq, spec = (text if isinstance(text, str) else "").partition("=")
     path, spec = path.strip(), spec.strip()
-    if not eq or not path or not spec:
-        raise UserError(f"sweep parameter {describe(str(text))} must be PATH=LO:HI or "
+    if not eq or not path or not spec:   # str() of an object ran its own __str__ (or raised)
+        raise UserError(f"sweep parameter {describe(text)} must be PATH=LO:HI or "
                         f"PATH=V1,V2 (e.g. "
                         f"adjust.hop_latency=0.1us:10us)")
     unit, integer = _kind(path, scenarios)

@@ -1,0 +1,102 @@
+"""Hostile round 14: compare and sweep's --mtp-tokens / --mtp-acceptance (21db010), the
+sweep's cost.packaging_cost and cost.test_cost with prices at the default margin (3cf555d,
+2dfdf04) and the library functions behind them, fed hostile values. Each test fails on the
+code before its fix: a message that named 'inf' for digits typed, a RuntimeError, TypeError,
+ValueError or OverflowError raised through the API."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import netmodel
+from compute.errors import UserError
+from compute.roofline import RooflineOptions
+from netmodel.study import cost
+from tests.netmodel.cli_helpers import one_line_error, run_cli
+
+DIGITS = "1" * 5000
+
+
+class RaisingRepr:
+    def __repr__(self):
+        raise RuntimeError("repr")
+
+
+# -- the command line: a number past a float's range is named as typed -------------------
+
+COMMANDS = {
+    "compare": ["compare", "--models", "DeepSeek-V3", "--scenarios", "h100-dgx", "-q"],
+    "sweep": ["sweep", "--scenario", "h100-dgx", "--param", "fabric.domains=2,4", "--models",
+              "DeepSeek-V3", "-q"],
+    "search": ["search", "--model", "DeepSeek-V3", "--gpu", "H200-SXM"],
+    "infer": ["infer", "--model", "DeepSeek-V3", "--gpu", "H200-SXM", "--tp", "8", "--batch",
+              "8"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("typed,shown", [("1e400", "'1e400'"),
+                                         (DIGITS, "'" + "1" * 57 + "...'"),
+                                         ("9" * 400 + ".0", "'" + "9" * 57 + "...'")],
+                         ids=["1e400", "5000-digits", "400-digits-dot-0"])
+@pytest.mark.parametrize("option", ["tokens", "acceptance"])
+def test_mtp_digits_past_a_float_are_named_as_typed(tmp_path, command, typed, shown, option):
+    # the line said 'got inf' of a value the user never typed
+    flags = ["--mtp-tokens", typed] if option == "tokens" else \
+        ["--mtp-tokens", "1", "--mtp-acceptance", typed]
+    line = one_line_error(run_cli(COMMANDS[command] + flags, tmp_path),
+                          f"got {shown}")
+    assert "inf" not in line
+    assert ("whole number from 0 (off) to 16" if option == "tokens" else
+            "must be a probability from 0 to 1") in line
+
+
+# -- the sweep's library function ----------------------------------------------------------
+
+def test_sweep_param_that_is_no_text():
+    # str() of the object ran its own __repr__: RuntimeError
+    with pytest.raises(UserError, match="^sweep parameter a RaisingRepr must be PATH=LO:HI"):
+        netmodel.sweep(["h100-dgx"], [RaisingRepr()], ["Llama-3-8B"])
+
+
+def test_sweep_points_of_time():
+    # numpy calls timedelta64 an integer: TypeError from float() deep in geomspace
+    with pytest.raises(UserError, match=r"^points must be a whole number >= 1 \(the values of "
+                                        r"a LO:HI range\), got np.timedelta64\(5,'s'\)$"):
+        netmodel.sweep(["h100-dgx"], ["cost.test_cost=375:1500"], ["Llama-3-8B"],
+                       points=np.timedelta64(5, "s"))
+
+
+def test_parallelism_array_with_mtp_is_refused_by_name():
+    # check_fabric_options compared it with 'all' first: numpy's ambiguous-truth ValueError
+    with pytest.raises(UserError, match=r"^parallelism an array of shape \(2,\) is unknown; "
+                                        r"known: 'all', 'auto', 'tp'$"):
+        netmodel.compare(["DeepSeek-V3"], ["h100-dgx"], ["decode"],
+                         parallelism=np.array(["all", "tp"]),
+                         options=RooflineOptions(mtp_tokens=1))
+
+
+# -- cost_summary and NetworkPrices: every parameter through one number check -------------
+
+@pytest.mark.parametrize("call,match", [
+    # OverflowError from math.isfinite(10**400)
+    (lambda: cost.cost_summary("lite-flat", "Llama-3-8B", max_batch=16, lifetime=10**400),
+     "^lifetime must be a finite number >= 0, got an integer of 401 digits$"),
+    (lambda: cost.NetworkPrices(switch_price=10**400),
+     "^switch_price must be a finite number >= 0, got an integer of 401 digits$"),
+    # RuntimeError from the value's repr
+    (lambda: cost.cost_summary("lite-flat", "Llama-3-8B", max_batch=16,
+                               packaging_cost=RaisingRepr()),
+     "^packaging_cost must be a number, got a RaisingRepr$"),
+    (lambda: cost.cost_summary("lite-flat", "Llama-3-8B", max_batch=16, share=RaisingRepr()),
+     "^unknown network share a RaisingRepr; known: 'as-built', 'ports-used'$"),
+    # TypeError: unhashable numpy.ndarray (after the whole search)
+    (lambda: cost.cost_summary("lite-flat", "Llama-3-8B", max_batch=16,
+                               share=np.array(["as-built", "x"])),
+     r"^unknown network share an array of shape \(2,\); known: 'as-built', 'ports-used'$"),
+], ids=["lifetime-huge", "switch-price-huge", "packaging-raising", "share-raising",
+        "share-array"])
+def test_cost_parameters_refused_by_name(call, match):
+    with pytest.raises(UserError, match=match):
+        call()
