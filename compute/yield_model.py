@@ -703,7 +703,8 @@ def package_cost(gpu: str | GpuSpec, *, defect_density: float | None = None,
     ref_pack = _number("packaging_cost", _or(packaging_cost, "reference_packaging_cost"))
     if fixed > ref_pack:
         raise UserError(f"packaging_fixed {fixed:g} USD exceeds the H100's whole packaging "
-                        f"cost (packaging_cost {ref_pack:g} USD)")
+                        f"cost (packaging_cost {ref_pack:g} USD), of which it is the fixed "
+                        f"part: give packaging_cost >= packaging_fixed")
     per_area = (ref_pack - fixed) / _interposer(ref_area, 1.0, overhead, footprint)
     if logic.hbm_sites is None:   # the reference die and its slices: H100 sites x HBM share
         interposer = _interposer(area, share, overhead, footprint)

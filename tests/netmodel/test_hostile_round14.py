@@ -100,3 +100,15 @@ def test_parallelism_array_with_mtp_is_refused_by_name():
 def test_cost_parameters_refused_by_name(call, match):
     with pytest.raises(UserError, match=match):
         call()
+
+
+@pytest.mark.parametrize("param,needles", [
+    ("cost.packaging_cost=1USD:2USD", ("packaging_cost 1 USD", "packaging_fixed 100 USD")),
+    ("cost.packaging_cost=50:1500", ("packaging_cost 50 USD", "packaging_fixed 100 USD")),
+    ("cost.packaging_fixed=50:1500", ("packaging_cost 750 USD", "packaging_fixed 1500 USD")),
+])
+def test_a_packaging_cost_below_its_fixed_part_says_what_is_allowed(tmp_path, param, needles):
+    # the line named the two values but not which way to move them
+    one_line_error(run_cli(["sweep", "--scenario", "h100-dgx", "--param", param, "--points",
+                            "3", "--models", "Llama-3-8B", "-q"], tmp_path),
+                   *needles, "give packaging_cost >= packaging_fixed")
