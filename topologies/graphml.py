@@ -287,6 +287,9 @@ def parse(raw: bytes, where: str) -> nx.Graph:
         raise UserError(f"{where}: {exc}") from None
     except xml.parsers.expat.ExpatError as exc:
         raise UserError(f"{where} is not a readable graphml fabric: {exc}") from None
+    except (LookupError, ValueError) as exc:   # <?xml encoding=?>: unknown, or multi-byte
+        raise UserError(f"{where} is not a readable graphml fabric: its encoding: "
+                        f"{str(exc)[:200]}") from None
     finally:   # the handlers hold the parser's state: let it go now
         parser.StartElementHandler = parser.EndElementHandler = None
         parser.CharacterDataHandler = None

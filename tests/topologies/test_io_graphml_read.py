@@ -282,3 +282,20 @@ def test_graphml_counts_are_checked_before_the_graph_is_made(tmp_path, monkeypat
     with pytest.raises(UserError, match=re.escape(f"{path}: the fabric would have about 5 "
                                                   "nodes and 4 edges, over the limit")):
         read_graph(path)
+
+
+@pytest.mark.parametrize("encoding, said", [
+    ("UT", "its encoding: unknown encoding: UT"),
+    ("shift_jis", "its encoding: multi-byte encodings are not supported"),
+    ("rot13", "its encoding: 'rot13' is not a text encoding"),
+])
+def test_an_encoding_expat_cannot_use_is_one_line(tmp_path, encoding, said):
+    """expat asks Python's codecs for an encoding it does not know itself: LookupError or
+    ValueError came out of the reader as a traceback (found by fuzzing the new reader; the
+    old pre-pass was the same expat call)."""
+    path = tmp_path / "f.graphml"
+    path.write_text(f"<?xml version='1.0' encoding='{encoding}'?><graphml "
+                    "xmlns='http://graphml.graphdrawing.org/xmlns'><graph/></graphml>")
+    with pytest.raises(UserError) as err:
+        read_graph(path)
+    assert str(err.value).startswith(f"{path} is not a readable graphml fabric: {said}")
