@@ -191,7 +191,10 @@ def check_int(what: str, value: object, minimum: int = 1, maximum: int | None = 
     """
     number: int | None
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        number = int(value)
+        try:
+            number = int(value)
+        except (TypeError, ValueError):   # numpy's timedelta64: registered Integral, no int()
+            number = None
     else:
         x = _real(value)
         number = int(x) if x is not None and math.isfinite(x) and x == int(x) else None

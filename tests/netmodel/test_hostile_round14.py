@@ -112,3 +112,17 @@ def test_a_packaging_cost_below_its_fixed_part_says_what_is_allowed(tmp_path, pa
     one_line_error(run_cli(["sweep", "--scenario", "h100-dgx", "--param", param, "--points",
                             "3", "--models", "Llama-3-8B", "-q"], tmp_path),
                    *needles, "give packaging_cost >= packaging_fixed")
+
+
+@pytest.mark.parametrize("spec,key,value,match", [
+    # numpy calls timedelta64 an integer and int() refuses it: TypeError
+    ("single-switch", "n", np.timedelta64(5, "s"),
+     r"^single-switch: n must be an integer >= 1, got np\.timedelta64\(5,'s'\)$"),
+    ("rail-optimized", "domains", np.timedelta64(5, "s"), r"got np\.timedelta64\(5,'s'\)$"),
+    # a table holding an object whose repr raises: RuntimeError from describe
+    ("leaf-spine", "bandwidth", {"a": RaisingRepr()}, "got a table of 1 key$"),
+    ("torus", "bandwidth", {"a": RaisingRepr()}, "got a table of 1 key$"),
+], ids=["n-timedelta", "domains-timedelta", "leaf-spine-table", "torus-table"])
+def test_fabric_parameters_refused_by_name(spec, key, value, match):
+    with pytest.raises(UserError, match=match):
+        netmodel.build_fabric(spec, {key: value})
