@@ -30,7 +30,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from compute.errors import UserError, known
-from compute.validate import describe
+from compute.validate import describe, is_whole
 
 __all__ = ["OPERATIONS", "CollectiveCostModel", "CollectiveTimeFunction", "CommLike",
            "FunctionComm", "NoCommunication", "RingAlphaBeta", "as_comm", "as_times",
@@ -75,7 +75,7 @@ def check_group_size(group_size: int) -> int:
     elif (isinstance(group_size, np.integer) and not isinstance(group_size, np.timedelta64)
           and 1 <= group_size <= MAX_GROUP_SIZE):
         return int(group_size)
-    if isinstance(group_size, int | np.integer) and group_size > MAX_GROUP_SIZE:
+    if is_whole(group_size) and group_size > MAX_GROUP_SIZE:
         raise UserError(f"group_size must be a whole number of GPUs from 1 to {MAX_GROUP_SIZE:,} "
                         f"(2**53, the largest a float counts exactly), got "
                         f"{describe(group_size)}")

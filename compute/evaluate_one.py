@@ -55,6 +55,7 @@ from compute.roofline import (
 )
 from compute.sharding import Shards, check_tp, shards
 from compute.stages import PRODUCERS, STAGES, plain_step_work, stage_peaks, stage_work
+from compute.validate import is_whole
 
 __all__ = ["evaluate"]
 
@@ -82,7 +83,7 @@ def evaluate(model: str | ModelSpec, gpu: str | GpuSpec, tp: int, batch: int,
     """
     plan = None
     # plain TP: degrees equal to 1 that are not True (a bool is no degree: the check says so)
-    plain = all(isinstance(d, int | np.integer) and not isinstance(d, bool) and d == 1
+    plain = all(is_whole(d) and not isinstance(d, bool) and d == 1
                 for d in (pp, ep, attention_dp))   # an array of degrees is checked later
     if plain and type(tp) is int and type(model) is str \
             and type(gpu) is str and type(phase) is str \

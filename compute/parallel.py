@@ -70,7 +70,7 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.sharding import Shards, check_tp, kv_heads_per_gpu, valid_tp_degrees
-from compute.validate import describe
+from compute.validate import describe, is_whole
 
 if TYPE_CHECKING:
     from compute.models import ModelSpec
@@ -162,7 +162,7 @@ _NAMES = ("TP degree", "PP degree", "EP degree", "attention DP degree")
 def _whole(what: str, v) -> int:
     if isinstance(v, float) and v.is_integer():
         v = int(v)
-    if not (isinstance(v, int | np.integer) and not isinstance(v, bool) and v >= 1):
+    if not (is_whole(v) and not isinstance(v, bool) and v >= 1):
         raise UserError(f"{what} must be a whole number >= 1, got {describe(v)}")
     return int(v)
 

@@ -34,7 +34,7 @@ from functools import cached_property
 import numpy as np
 
 from compute.errors import UserError, known
-from compute.validate import MAX_WHOLE, describe
+from compute.validate import MAX_WHOLE, describe, is_whole
 
 __all__ = [
     "DECODE",
@@ -97,7 +97,7 @@ def _check_tokens(what: str, v) -> int:
     raw = v
     if isinstance(v, float | np.floating) and float(v).is_integer():
         v = int(v)
-    if not (isinstance(v, int | np.integer) and not isinstance(v, bool) and v >= 1):
+    if not (is_whole(v) and not isinstance(v, bool) and v >= 1):
         raise UserError(f"{what} must be a whole number of tokens >= 1, got {describe(raw)}")
     if v > MAX_TOKENS:
         raise UserError(f"{what} must be a whole number of tokens from 1 to {MAX_TOKENS:,}, "

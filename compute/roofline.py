@@ -65,7 +65,7 @@ from compute.profiles import PARAMETERS, EngineProfile
 from compute.results import RESOURCES, InferenceResult, StageResult
 from compute.sharding import check_tp, shards
 from compute.stages import EXTENDED_STAGES, LAYER_STAGES, PIPELINE_STAGES, STAGES, layer_counts
-from compute.validate import MAX_WHOLE, describe
+from compute.validate import MAX_WHOLE, describe, is_whole
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -246,7 +246,7 @@ def check_batch(batch: object) -> int:
     raw = batch
     if isinstance(batch, float) and batch.is_integer():
         batch = int(batch)
-    if not (isinstance(batch, int | np.integer) and not isinstance(batch, bool) and batch >= 1):
+    if not (is_whole(batch) and not isinstance(batch, bool) and batch >= 1):
         raise UserError(f"batch must be a whole number of sequences >= 1, got {describe(raw)}")
     if batch > MAX_BATCH:
         raise UserError(f"batch must be a whole number of sequences from 1 to {MAX_BATCH:,}, "

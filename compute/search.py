@@ -38,7 +38,7 @@ from compute.parallel import configurations
 from compute.phases import Slo
 from compute.results import FrontPoint, SearchResult, unchecked
 from compute.roofline import default_comm, evaluate_grid, make_workload
-from compute.validate import describe
+from compute.validate import describe, is_whole
 
 if TYPE_CHECKING:
     from compute.comm import CommLike
@@ -156,7 +156,7 @@ def search(model: str | ModelSpec, gpu: str | GpuSpec, phase: str | Workload = "
     workload = make_workload(phase, prompt, context)
     slo = slo or Slo()
     limit = slo.limit(workload.phase)
-    if isinstance(max_batch, bool) or not isinstance(max_batch, int | np.integer) or max_batch < 1:
+    if isinstance(max_batch, bool) or not is_whole(max_batch) or max_batch < 1:
         raise UserError(f"max_batch must be a whole number >= 1, got {describe(max_batch)}")
     configs = configurations(model, gpu.max_instance, tp=tp, pp=pp, ep=ep,
                              attention_dp=attention_dp, max_gpus=max_gpus)

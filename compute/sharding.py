@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from compute.errors import UserError
-from compute.validate import describe
+from compute.validate import describe, is_whole
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -53,7 +53,7 @@ def check_tp(model: ModelSpec, tp: object, max_instance: int | None = None) -> i
     >= 1 that divides the attention heads, and at most ``max_instance``)."""
     if isinstance(tp, float) and tp.is_integer():
         tp = int(tp)
-    if not (isinstance(tp, int | np.integer) and not isinstance(tp, bool) and tp >= 1):
+    if not (is_whole(tp) and not isinstance(tp, bool) and tp >= 1):
         raise UserError(f"TP degree must be a whole number >= 1, got {describe(tp)}")
     tp = int(tp)
     if model.heads % tp:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 import tomllib
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -35,8 +36,8 @@ from typing import Literal, overload
 
 from compute.errors import UserError, known, one_line
 
-__all__ = ["Range", "choice", "comma_list", "describe", "flag", "in_range", "limits", "name",
-           "number", "string", "table"]
+__all__ = ["Range", "choice", "comma_list", "describe", "flag", "in_range", "is_whole", "limits",
+           "name", "number", "string", "table"]
 
 #: Largest whole number a batch, a degree or a count of tokens may be, from the command line
 #: or the API: far past any that fits a GPU cluster (Llama-4 Scout's context is 10M tokens),
@@ -46,6 +47,24 @@ MAX_WHOLE = 10**9
 
 #: Longest name (of a GPU, a model, a fabric) accepted from a file.
 MAX_NAME_LENGTH = 200
+
+
+def is_whole(value: object) -> bool:
+    """Whether ``value`` is a Python or numpy integer: not a bool, not numpy's timedelta64
+    (numpy registers it as an integer; ``int()`` of it raised TypeError past every check
+    that asked ``isinstance(value, int | np.integer)``).
+
+    >>> import numpy as np
+    >>> is_whole(8), is_whole(np.int64(8)), is_whole(True), is_whole(8.0), is_whole(np.timedelta64(8, "s"))
+    (True, True, False, False, False)
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        return False
+    try:
+        operator.index(value)
+    except TypeError:
+        return False
+    return True
 
 
 #: Longest value :func:`describe` shows itself (a longer one is told by its kind and size).

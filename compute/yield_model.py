@@ -96,7 +96,7 @@ from compute.rows import (
     read_parameters,
 )
 from compute.rows import check_number as _number
-from compute.validate import describe
+from compute.validate import describe, is_whole
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -345,7 +345,7 @@ def _harvested(area: float, sms_physical: int, sms_enabled: int, defect_density:
 
 
 def _whole(name: str, v) -> int:
-    if isinstance(v, bool) or not isinstance(v, int | np.integer) or not 1 <= v <= MAX_SMS:
+    if isinstance(v, bool) or not is_whole(v) or not 1 <= v <= MAX_SMS:
         raise UserError(f"{name} must be a whole number from 1 to {MAX_SMS:,}, got "
                         f"{describe(v)}")
     return int(v)

@@ -34,7 +34,7 @@ from compute.models import ModelSpec, get_model
 from compute.phases import PHASES, Slo
 from compute.roofline import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH
-from compute.validate import describe
+from compute.validate import describe, is_whole
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
@@ -184,7 +184,7 @@ def collective_time(fabric: FabricLike, op: str, sizes: ArrayLike, group: int | 
     if isinstance(fabric, Scenario) or (isinstance(fabric, str) and is_scenario_ref(fabric)):
         from netmodel.study.fabric_search import ScenarioCollectives
 
-        if not isinstance(group, int | np.integer) or isinstance(group, bool):
+        if not is_whole(group) or isinstance(group, bool):
             raise UserError("on a scenario, group must be a size (instances are placed by "
                             "the scenario's placement)")
         s = get_scenario(fabric)
@@ -275,10 +275,8 @@ def evaluate(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode"
         scen = scen.with_gpu(_gpu(gpu))
     g = _gpu_of(gpu, scen)
     coll = _comm_for(g, scen, comm)
-    whole = int | np.integer   # numpy's too; a bool is no degree (the checks say so)
-    if scen is not None and isinstance(tp, whole) and isinstance(pp, whole) \
-            and not isinstance(tp, bool) and not isinstance(pp, bool) \
-            and tp * pp > coll.gpus:   # named here, before a collective's group is
+    # numpy's integers too; a bool or a timedelta64 is no degree (the checks say so)
+    if scen is not None and is_whole(tp) and is_whole(pp) and tp * pp > coll.gpus:   # named here, before a collective's group is
         raise UserError(f"an instance of {tp * pp} GPUs (TP {tp} x PP {pp}) does not fit "
                         f"scenario {scen.label!r} ({coll.gpus} GPUs)")
     return _evaluate(_model(model), g, tp, batch, phase, pp=pp, ep=ep,

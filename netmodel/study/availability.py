@@ -61,6 +61,7 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.search import DEFAULT_MAX_BATCH
+from compute.validate import describe, is_whole
 from netmodel.study.blast_radius import YEAR, Cluster, build_cluster
 from netmodel.study.progress import NO_PROGRESS
 from netmodel.study.reliability_catalog import HOUR, parse_duration, percent
@@ -395,9 +396,10 @@ class MonteCarlo:
 
 
 def _check_run(trials, horizon) -> tuple[int, float]:
-    if isinstance(trials, bool) or not isinstance(trials, int | np.integer) \
+    if isinstance(trials, bool) or not is_whole(trials) \
             or not 1 <= trials <= MAX_TRIALS:
-        raise UserError(f"trials must be a whole number from 1 to {MAX_TRIALS:,}, got {trials!r}")
+        raise UserError(f"trials must be a whole number from 1 to {MAX_TRIALS:,}, got "
+                        f"{describe(trials)}")
     h = parse_duration(horizon, "horizon")
     if h > MAX_HORIZON:
         raise UserError(f"horizon {horizon!r} is longer than {MAX_HORIZON / YEAR:g} years")
@@ -492,8 +494,8 @@ def simulate(kinds: Sequence[Kind], pools: SparePools, instances: int, *,
              progress: ProgressLike = NO_PROGRESS) -> MonteCarlo:
     """The Monte Carlo of the module doc for ``kinds`` over ``instances`` instances."""
     trials, h = _check_run(trials, horizon)
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise UserError(f"seed must be a whole number >= 0, got {seed!r}")
+    if isinstance(seed, bool) or not is_whole(seed) or seed < 0:
+        raise UserError(f"seed must be a whole number >= 0, got {describe(seed)}")
     rates = np.array([k.rate for k in kinds], dtype=float)
     # events as the loss system and the intervals see them: one per cell a failure touches
     lam = float(np.dot(rates, [k.cells for k in kinds])) if kinds else 0.0
@@ -718,7 +720,7 @@ def parse_spares(text: int | str, gpus: int) -> int:
     """
     if isinstance(text, bool):
         raise UserError(f"spares must be a count or a percentage, got {text!r}")
-    if isinstance(text, int | np.integer):
+    if is_whole(text):
         n = int(text)
     else:
         s = str(text).strip()

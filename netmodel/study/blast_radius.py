@@ -63,7 +63,7 @@ from compute.phases import Slo
 from compute.roofline import RooflineOptions, make_workload
 from compute.search import DEFAULT_MAX_BATCH
 from compute.units import SECONDS_PER_YEAR
-from compute.validate import describe
+from compute.validate import describe, is_whole
 from netmodel.study.instance_cost import InstanceCosting
 from netmodel.study.reliability_catalog import HOUR, Catalog, catalog
 from netmodel.study.scenarios import get_scenario
@@ -553,7 +553,7 @@ def _shared(effect: Effect) -> bool:
 def _check_gpus(gpus, cell: int) -> int:
     if gpus is None:
         return 1
-    if isinstance(gpus, bool) or not isinstance(gpus, int | np.integer) or gpus < 1:
+    if isinstance(gpus, bool) or not is_whole(gpus) or gpus < 1:
         raise UserError(f"gpus must be a whole number >= 1, got {describe(gpus)}")
     if gpus > MAX_GPUS:
         raise UserError(f"gpus {gpus:,} exceeds the largest cluster modelled "

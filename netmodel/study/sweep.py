@@ -53,7 +53,7 @@ from compute.phases import Slo, check_phase, latency_name
 from compute.roofline import RooflineOptions, make_workload
 from compute.search import DEFAULT_MAX_BATCH
 from compute.units import parse_bandwidth, parse_in_unit, parse_quantity, parse_time
-from compute.validate import describe, number
+from compute.validate import describe, is_whole, number
 from netmodel.study.defaults import PARALLELISM
 from netmodel.study.progress import NO_PROGRESS
 from netmodel.study.rows import FabricRow, RowsResult, distinct_models, key, mtp_note
@@ -260,8 +260,7 @@ def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DE
     """A :class:`SweepParam` from ``PATH=LO:HI[:N]`` or ``PATH=V1,V2,...``, checked against
     every scenario of the sweep. ``points``: the values of a ``LO:HI`` range, a whole
     number >= 1."""
-    if isinstance(points, bool) or not isinstance(points, int | np.integer) \
-            or isinstance(points, np.timedelta64) or points < 1:   # timedelta64: np.integer
+    if not is_whole(points) or points < 1:
         raise UserError(f"points must be a whole number >= 1 (the values of a LO:HI range), "
                         f"got {describe(points)}")
     path, eq, spec = (text if isinstance(text, str) else "").partition("=")
@@ -554,7 +553,7 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
         raise UserError(f"parallelism {describe(parallelism)} is unknown; known: "
                         f"{known(PARALLELISM)}")
     check_fabric_options(models, options, parallelism, phases)
-    if isinstance(max_batch, bool) or not isinstance(max_batch, int | np.integer) or max_batch < 1:
+    if isinstance(max_batch, bool) or not is_whole(max_batch) or max_batch < 1:
         raise UserError(f"max_batch must be a whole number >= 1, got {describe(max_batch)}")
     options = options or RooflineOptions()
     slo = slo or Slo()

@@ -60,6 +60,7 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError, known
+from compute.validate import describe, is_whole
 
 if TYPE_CHECKING:
     from netmodel.study.scenarios import Scenario
@@ -552,8 +553,8 @@ def _check_group(group, fabrics: list[Fabric]) -> int:
             raise UserError(f"fabric {smallest.label!r} has {fewest} GPU; an all-reduce needs "
                             "at least 2")
         return min(DEFAULT_GROUP, 1 << (fewest.bit_length() - 1))
-    if isinstance(group, bool) or not isinstance(group, int | np.integer) or group < 2:
-        raise UserError(f"group must be a whole number of GPUs >= 2, got {group!r}")
+    if isinstance(group, bool) or not is_whole(group) or group < 2:
+        raise UserError(f"group must be a whole number of GPUs >= 2, got {describe(group)}")
     if group > fewest:
         raise UserError(f"group of {group} GPUs does not fit fabric {smallest.label!r} "
                         f"({fewest} GPUs)")

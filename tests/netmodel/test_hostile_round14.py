@@ -126,3 +126,29 @@ def test_a_packaging_cost_below_its_fixed_part_says_what_is_allowed(tmp_path, pa
 def test_fabric_parameters_refused_by_name(spec, key, value, match):
     with pytest.raises(UserError, match=match):
         netmodel.build_fabric(spec, {key: value})
+
+
+TD = np.timedelta64(5, "s")
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: netmodel.evaluate("Llama-3-8B", "H100-SXM", tp=TD, batch=8), "TP degree"),
+    (lambda: netmodel.evaluate("Llama-3-8B", "H100-SXM", tp=1, batch=TD), "batch must be"),
+    (lambda: netmodel.evaluate("Llama-3-8B", "H100-SXM", tp=1, batch=8, pp=TD), "PP degree"),
+    (lambda: netmodel.evaluate("Mixtral-8x7B", "H100-SXM", tp=8, batch=8, ep=TD), "EP degree"),
+    (lambda: netmodel.evaluate("Llama-3-8B", "H100-SXM", "prefill", tp=1, batch=8, prompt=TD),
+     "tokens"),
+    (lambda: netmodel.search("Llama-3-8B", "H100-SXM", max_batch=TD), "max_batch"),
+    (lambda: netmodel.search("Llama-3-8B", "H100-SXM", tp=[TD]), "TP"),
+    (lambda: netmodel.compare(["Llama-3-8B"], ["h100-dgx"], ["decode"], max_batch=TD),
+     "max_batch"),
+    (lambda: netmodel.sweep(["h100-dgx"], ["cost.test_cost=375:1500"], max_batch=TD),
+     "max_batch"),
+    (lambda: netmodel.collective_time("h100-dgx", "all-reduce", 1e6, group=TD), "group"),
+], ids=["tp", "batch", "pp", "ep", "prompt", "search-max-batch", "search-tp-list",
+        "compare-max-batch", "sweep-max-batch", "collective-group-on-scenario"])
+def test_a_timedelta_is_no_whole_number(call, match):
+    # every 'isinstance(x, int | np.integer)' took numpy's timedelta64 (an np.integer) and
+    # int() of it raised TypeError; compute.validate.is_whole refuses it
+    with pytest.raises(UserError, match=match):
+        call()
