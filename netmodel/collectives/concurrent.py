@@ -40,6 +40,7 @@ import numpy as np
 
 from compute.comm import check_op
 from compute.errors import UserError
+from compute.validate import is_whole
 from netmodel.collectives.algorithms import NotApplicable, Pairs, generate, precheck
 from netmodel.collectives.cost import (
     SEND_RECV,
@@ -434,7 +435,7 @@ def _prepare(model: FabricCostModel, groups: Groups, op: str, algorithm: str | N
              ) -> tuple[tuple[tuple[Hashable, ...], ...], list[str]]:
     """The groups as checked node tuples and the algorithm names to try."""
     check_op(op)
-    if isinstance(groups, int | np.integer) and not isinstance(groups, bool):
+    if is_whole(groups):
         from netmodel.collectives.placement import partition
 
         groups = tuple(partition(model.graph, int(groups), model.placement, seed=model.seed,

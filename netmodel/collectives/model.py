@@ -36,7 +36,7 @@ import numpy as np
 
 from compute.comm import check_op
 from compute.errors import UserError, known
-from compute.validate import describe
+from compute.validate import describe, is_whole
 from netmodel.collectives.algorithms import (
     ALGORITHMS,
     NCCL_OPS,
@@ -162,8 +162,7 @@ class FabricCostModel:
         self._calibration = calibration or default_calibration()
         self.seed = check_seed(seed)
         self.ring_order = ring_order
-        if isinstance(max_transfers, bool) or not isinstance(max_transfers, int | np.integer) \
-                or max_transfers < 1:
+        if not is_whole(max_transfers) or max_transfers < 1:
             raise UserError(f"max_transfers must be a whole number >= 1, got {describe(max_transfers)}")
         self.max_transfers = int(max_transfers)
         self.router = router_for(graph)
@@ -187,7 +186,7 @@ class FabricCostModel:
     # ----------------------------------------------------------------- groups
     def group(self, group: int | Iterable[Hashable]) -> tuple[Hashable, ...]:
         """The group for an int size (placed by the policy) or an explicit node list."""
-        if isinstance(group, int | np.integer) and not isinstance(group, bool):
+        if is_whole(group):
             key = int(group)
             hit = self._groups.get(key)
             if hit is None:

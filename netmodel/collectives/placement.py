@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from compute.errors import UserError, known
-from compute.validate import describe
+from compute.validate import describe, is_whole
 from topologies.schema import gpu_nodes
 
 if TYPE_CHECKING:
@@ -54,16 +54,16 @@ def check_seed(seed: object) -> int:
     ...
     compute.errors.UserError: seed must be a whole number >= 0, got -1
     """
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise UserError(f"seed must be a whole number >= 0, got {seed!r}")
+    if not is_whole(seed) or seed < 0:
+        raise UserError(f"seed must be a whole number >= 0, got {describe(seed)}")
     return int(seed)
 
 
 def _size(graph: nx.Graph, size: object, gpus: Sequence[Hashable] | None = None
           ) -> tuple[Sequence[Hashable], int]:
     gpus = gpu_nodes(graph) if gpus is None else gpus
-    if isinstance(size, bool) or not isinstance(size, int | np.integer) or size < 1:
-        raise UserError(f"group size must be an integer >= 1, got {size!r}")
+    if not is_whole(size) or size < 1:
+        raise UserError(f"group size must be an integer >= 1, got {describe(size)}")
     if size > len(gpus):
         raise UserError(f"group size {size} is larger than the fabric's {len(gpus)} GPUs")
     return gpus, int(size)

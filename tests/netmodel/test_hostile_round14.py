@@ -12,6 +12,7 @@ import pytest
 import netmodel
 from compute.errors import UserError
 from compute.roofline import RooflineOptions
+from netmodel.collectives.model import FabricCostModel
 from netmodel.study import cost
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 
@@ -152,3 +153,23 @@ def test_a_timedelta_is_no_whole_number(call, match):
     # int() of it raised TypeError; compute.validate.is_whole refuses it
     with pytest.raises(UserError, match=match):
         call()
+
+
+_TD = np.timedelta64(5, "s")
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda g: netmodel.collective_time(g, "all-reduce", 1e6, group=_TD), "group must be"),
+    (lambda g: FabricCostModel(g).group(_TD), "group must be"),
+    (lambda g: FabricCostModel(g, max_transfers=_TD), "max_transfers must be"),
+    (lambda g: FabricCostModel(g, placement="random", seed=_TD),
+     "seed must be"),
+    (lambda g: netmodel.collectives.placement.partition(g, _TD, "contiguous"),
+     "group size must be"),
+], ids=["collective_time", "group", "max_transfers", "seed", "partition"])
+def test_the_collective_model_names_a_timedelta(call, match):
+    """numpy registers timedelta64 as an integer; the collective model's whole-number checks
+    (model.py, placement.py, concurrent.py) let it through to int(), a TypeError."""
+    graph = netmodel.build_fabric("leaf-spine")
+    with pytest.raises(UserError, match=f"^{match}.*timedelta64"):
+        call(graph)
