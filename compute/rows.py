@@ -1,6 +1,6 @@
 """Rows of the project's economics data files: one table per value with ``value``,
 ``unit``, ``source``, ``ref`` and ``confidence`` (``compute/data/economics.toml``, a GPU's
-``die`` table, ``netmodel/study/data/network_costs.toml``), read into :class:`Parameter`
+``die`` table, ``netmodel/data/network_costs.toml``), read into :class:`Parameter`
 objects in SI units, and the shipped defaults of ``compute/data/economics.toml``.
 
 Read by compute.hardware (a GPU's die table, checked when its file is read: compute.dies)
