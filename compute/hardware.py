@@ -230,12 +230,31 @@ def _keep_read(gpus: dict[str, GpuSpec], dies: dict[str, tuple[dict, str, LogicD
                derived: dict[str, tuple[str, float]]) -> None:
     """Record the die tables and derivations of ``gpus`` once they are all read (a GPU read
     again without one loses the one read before)."""
-    for name in gpus:
+    for name, spec in gpus.items():
+        _READ[name] = spec
         for kept, new in ((_DIE_TABLES, dies), (_DERIVED, derived)):
             if name in new:
                 kept[name] = new[name]
             else:
                 kept.pop(name, None)
+
+
+#: Every GPU read so far, by name (the catalog's and a GPU file's): a GPU file's entry may
+#: derive from another of the same file, which get_gpu (the catalog) does not know.
+_READ: dict[str, GpuSpec] = {}
+
+
+def base_gpu(name: str) -> GpuSpec | None:
+    """The GPU the GPU ``name`` derives from (:func:`derivation`), as read (a catalog GPU or
+    one of the same GPU file), else None.
+
+    >>> base_gpu("Lite").name, base_gpu("H100-SXM")
+    ('H100-SXM', None)
+    """
+    derived = derivation(name)
+    if derived is None:
+        return None
+    return _READ.get(derived[0]) or get_gpu(derived[0])
 
 
 #: The GPUs read so far that derive from another (the catalog's Lite family, a GPU file's

@@ -489,13 +489,12 @@ def yield_curve(areas: ArrayLike | None = None, *, defect_density: float | None 
 REFERENCE_GPUS = ("H100-SXM", "H200-SXM")
 
 
-def _base_of(spec: GpuSpec) -> str | None:
+def _base_of(spec: GpuSpec) -> GpuSpec | None:
     """The GPU ``spec`` is derived from (the Lite family: H100-SXM; a GPU file's
-    ``derive_from``), or None."""
-    from compute.hardware import derivation
+    ``derive_from``, a catalog GPU or another of the same file), or None."""
+    from compute.hardware import base_gpu
 
-    derived = derivation(spec.name.split("@", 1)[0])
-    return None if derived is None else derived[0]
+    return base_gpu(spec.name.split("@", 1)[0])
 
 
 def gpu_dies(gpu: str | GpuSpec) -> LogicDies:
@@ -528,13 +527,14 @@ def gpu_dies(gpu: str | GpuSpec) -> LogicDies:
                          wafer_price=parameter("wafer_price"), hbm_sites=None,
                          packaging=parameter("reference_packaging"), list_price=None,
                          basis="reference die (compute/data/economics.toml)")
-    base_name = _base_of(spec)
-    if base_name is not None:
-        base = gpu_dies(base_name)
+    base_spec = _base_of(spec)
+    if base_spec is not None:
+        base_name = base_spec.name
+        base = gpu_dies(base_spec)
         f = derivation(name)[1]
         n = max(1, round(f * base.sms_physical))
         sites = None if base.hbm_sites is None else \
-            base.hbm_sites * _hbm_share(spec) / _hbm_share(get_gpu(base_name))
+            base.hbm_sites * _hbm_share(spec) / _hbm_share(base_spec)
         return replace(base, gpu=spec.name, area=base.area * f, sms_physical=n,
                        sms_enabled=min(-(-spec.sms // base.dies), n), hbm_sites=sites,
                        list_price=None, basis=f"{f:g} of {base_name}'s dies")
@@ -549,6 +549,7 @@ def _with_dies() -> list[str]:
     out = []
     for name, spec in catalog().items():
         base = _base_of(spec)
+        base = None if base is None else base.name
         if die_table(name) is not None or name in REFERENCE_GPUS or (
                 base is not None and (die_table(base) is not None or base in REFERENCE_GPUS)):
             out.append(name)
@@ -754,8 +755,8 @@ def price_basis(gpu: str | GpuSpec) -> str:
     return basis
 
 
-def _price_anchor(gpu: str | GpuSpec) -> tuple[str, LogicDies | None, str | None]:
-    """``(basis, dies of the GPU itself, name of the GPU whose margin is taken)``."""
+def _price_anchor(gpu: str | GpuSpec) -> tuple[str, LogicDies | None, GpuSpec | None]:
+    """``(basis, dies of the GPU itself, the GPU whose margin is taken)``."""
     from compute.hardware import get_gpu
 
     spec = get_gpu(gpu)
@@ -765,8 +766,8 @@ def _price_anchor(gpu: str | GpuSpec) -> tuple[str, LogicDies | None, str | None
     base = _base_of(spec)
     while base is not None:
         if gpu_dies(base).list_price is not None:
-            return f"margin of {base}", dies, base
-        base = _base_of(get_gpu(base))
+            return f"margin of {base.name}", dies, base
+        base = _base_of(base)
     return f"margin of {REFERENCE_GPUS[0]}", dies, None
 
 

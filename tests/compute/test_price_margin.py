@@ -136,3 +136,20 @@ def test_the_h100s_packaging_and_test_costs_are_parameters():
     assert gpu_price("Lite", **kw) == pytest.approx(lite_total * m, rel=1e-12)
     assert gpu_price("H100-SXM", **kw) == pytest.approx((_h100_package(18000.0) + 750 + 920) * m,
                                                         rel=1e-12)
+
+
+def test_a_gpu_file_entry_deriving_from_another_of_the_same_file_is_priced(tmp_path):
+    """A GPU file's B1 derive_from A1 of the same file (A1 half an H100, B1 half of A1) was
+    refused as 'unknown GPU A1' by every pricing function: the base was looked up in the
+    catalog only. A quarter of an H100's silicon, HBM and SMs is the catalog's Lite."""
+    from compute.hardware import load_gpu_file
+    from compute.yield_model import gpu_dies, gpu_price, margin, package_cost
+
+    path = tmp_path / "g.toml"
+    path.write_text('[gpu.A1]\nderive_from = "H100-SXM"\nfraction = 0.5\n'
+                    '[gpu.B1]\nderive_from = "A1"\nfraction = 0.5\n')
+    b1 = load_gpu_file(path)["B1"]
+    assert gpu_dies(b1).basis == "0.5 of A1's dies"
+    assert package_cost(b1).total == pytest.approx(package_cost("Lite").total, rel=1e-12)
+    assert gpu_price(b1) == pytest.approx(gpu_price("Lite"), rel=1e-12)
+    assert margin(b1) == pytest.approx(margin("Lite"), rel=1e-12)
