@@ -55,10 +55,19 @@ def _boolean(text: str) -> bool:
     return _BOOLEAN[text.lower()]   # KeyError: named by the caller
 
 
-#: A ``<key>``'s ``attr.type`` -> the Python type its values are read as (networkx's table:
-#: ``integer`` for Gephi, ``yfiles`` for yEd).
-TYPES = {"int": int, "long": int, "integer": int, "float": float, "double": float,
-         "boolean": bool, "string": str, "yfiles": str}
+
+def _networkx_types() -> dict:
+    from networkx.readwrite.graphml import GraphML
+
+    types = GraphML()
+    types.construct_types()
+    return dict(types.python_type)
+
+
+#: A ``<key>``'s ``attr.type`` -> the Python type its values are read as: networkx's own
+#: table (``integer`` for Gephi, ``yfiles`` for yEd), the one its writer's types come from
+#: (:func:`topologies.io.write_graph`).
+TYPES = _networkx_types()
 _CONVERT = {int: int, float: float, bool: _boolean, str: str}
 
 #: GraphML elements no fabric has: a node's ports, hyperedges and their endpoints.

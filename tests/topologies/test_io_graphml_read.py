@@ -247,7 +247,7 @@ def _fabric_text(tmp_path: Path) -> str:
     # networkx failed, and the line said 'data refers to key 'short', which no <key> declares'
     (lambda t: t.replace('attr.type="long"', 'attr.type="short"', 1),
      " is not a readable graphml fabric: <key> 'd18' has attr.type 'short'; GraphML's types "
-     "are int, long, integer, float, double, boolean, string, yfiles"),
+     "are float, int, integer, yfiles, string, long, double, boolean"),
     (lambda t: t.replace('attr.name="lanes" ', ""),
      " is not a readable graphml fabric: <key> 'd18' has no attr.name"),
     # networkx read a node 'None' and edges from it
