@@ -110,15 +110,13 @@ def read_rows(data: dict, where: str) -> dict[str, Parameter]:
             raise UserError(f"{where}: [{name}] needs a non-empty source and a ref string")
         if unit == "name":
             if not isinstance(value, str):
-                raise UserError(f"{where}: [{name}] value must be a name, got {value!r}")
+                raise UserError(f"{where}: [{name}] value must be a name, got {describe(value)}")
             si = value
         else:
             if isinstance(value, bool) or not isinstance(value, int | float) \
                     or not (-1e308 < value < 1e308) or not math.isfinite(value) or value < 0:
-                shown = repr(value) if len(repr(value)) <= 60 else f"{repr(value)[:50]}... " \
-                    f"({len(repr(value))} characters)"   # an int beyond a float
                 raise UserError(f"{where}: [{name}] value must be a finite number >= 0, "
-                                f"got {shown}")
+                                f"got {describe(value)}")   # an int beyond a float too
             si = float(value) * UNITS[unit]
         out[name] = Parameter(name, si, unit, value, row["source"], row["ref"],
                               row["confidence"])

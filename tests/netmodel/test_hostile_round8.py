@@ -189,9 +189,8 @@ ROW = {"value": 716, "unit": "W", "source": "s", "ref": "", "confidence": "deriv
 
 @pytest.mark.parametrize("row,needle", [
     # before: OverflowError: int too large to convert to float (a TOML integer has no bound)
-    (dict(ROW, value=10**400), "value must be a finite number >= 0, got 1000000000"),
-    (dict(ROW, value=10**400), "... (401 characters)"),
-    (dict(ROW, value=-(10**400)), "got -1000000000"),
+    (dict(ROW, value=10**400), "value must be a finite number >= 0, got an integer of 401 digits"),
+    (dict(ROW, value=-(10**400)), "got a negative integer of 401 digits"),
     (dict(ROW, value="716"), "got '716'"), (dict(ROW, value=True), "got True"),
     (dict(ROW, value=math.inf), "got inf"), (dict(ROW, value=math.nan), "got nan"),
     (dict(ROW, value=-1), "got -1"), (dict(ROW, value=[716]), "got [716]"),
