@@ -103,10 +103,10 @@ def check_model(model) -> None:
     if not model.mtp_modules:
         raise UserError(f"{model.name} has no multi-token-prediction module (mtp_modules 0; "
                         f"config.json num_nextn_predict_layers); MTP decode needs one (a "
-                        f"separate draft model is not modelled): give --mtp-tokens 0")
+                        f"separate draft model is not modelled): give mtp_tokens 0")
     if model.sliding_window:
         raise UserError(f"MTP decode is not modelled for a windowed model ({model.name}); "
-                        f"give --mtp-tokens 0")
+                        f"give mtp_tokens 0")
 
 
 def _tokens_per_gpu(configs, batches) -> np.ndarray:

@@ -71,9 +71,14 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 __all__ = ["EXTENDED_STAGES", "MODES", "STAGES", "Grid", "RooflineOptions", "MAX_BATCH", "check_batch",
-           "check_skew", "default_comm", "evaluate_grid", "make_workload", "option_help"]
+           "MTP_TWO_BATCH_REFUSED", "check_skew", "default_comm", "evaluate_grid", "make_workload", "option_help"]
 
 MODES = ("overlap", "serial")
+
+#: The one line refusing multi-token prediction with two-batch overlap (the halves' chains
+#: leave the drafts out): :class:`RooflineOptions` and :mod:`compute.two_batch`.
+MTP_TWO_BATCH_REFUSED = ("MTP decode with two-batch overlap is not modelled; give one of "
+                         "mtp_tokens and two_batch_overlap")
 
 
 #: The smallest efficiency factor taken (a fraction of peak FLOP/s or HBM bandwidth): the floor
@@ -213,12 +218,11 @@ class RooflineOptions:
         if type(self.mtp_acceptance) is not float or self.mtp_acceptance != DEFAULT_ACCEPTANCE:
             object.__setattr__(self, "mtp_acceptance", check_acceptance(self.mtp_acceptance))
         if self.mtp_tokens and self.two_batch_overlap:
-            raise UserError("MTP decode with two-batch overlap is not modelled; give one of "
-                            "--mtp-tokens and --two-batch-overlap")
+            raise UserError(MTP_TWO_BATCH_REFUSED)
         if self.mtp_tokens and self.profile is not None:
             raise UserError(f"MTP decode (mtp_tokens {self.mtp_tokens}) is modelled on the "
                             f"roofline, not with engine profile {self.profile.name!r}; give "
-                            f"no profile or --mtp-tokens 0")
+                            f"no profile or mtp_tokens 0")
 
 
 def option_help(name: str) -> str:

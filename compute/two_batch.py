@@ -56,6 +56,7 @@ from compute.micro_batches import two_batch_time
 from compute.models import get_model
 from compute.parallel import Parallelism, dense_data_parallel, layout
 from compute.results import InferenceResult
+from compute.roofline import MTP_TWO_BATCH_REFUSED
 from compute.stages import layer_counts
 
 __all__ = ["TwoBatchResult", "evaluate_two_batch", "step_segments", "two_batch_time"]
@@ -152,8 +153,7 @@ def evaluate_two_batch(model, gpu, tp: int, batch: int, phase="decode", **kwargs
     if options is not None and options.profile is not None:
         raise UserError("two-batch overlap is modelled on the roofline; give no profile")
     if options is not None and options.mtp_tokens:   # the halves' chains leave the drafts out
-        raise UserError("MTP decode with two-batch overlap is not modelled; give one of "
-                        "--mtp-tokens and --two-batch-overlap")
+        raise UserError(MTP_TWO_BATCH_REFUSED)
     if options is not None and options.two_batch_overlap:   # the serial step and halves
         kwargs = {**kwargs, "options": replace(options, two_batch_overlap=False)}
     if kwargs.get("pp", 1) != 1:
