@@ -664,9 +664,9 @@ def package_cost(gpu: str | GpuSpec, *, defect_density: float | None = None,
                  model: str | None = None, alpha: float | None = None,
                  wafer_price: float | None = None, wafer_diameter: float | None = None,
                  critical_fraction: float | None = None, hbm_cost: float | None = None,
+                 packaging_cost: float | None = None, test_cost: float | None = None,
                  packaging_fixed: float | None = None, test_fixed_fraction: float | None = None,
-                 interposer_overhead: float | None = None, packaging_cost: float | None = None,
-                 test_cost: float | None = None) -> PackageCost:
+                 interposer_overhead: float | None = None) -> PackageCost:
     """The manufacturing cost of ``gpu``'s package (see the module docstring). ``hbm_cost``,
     ``packaging_cost`` and ``test_cost`` are the H100's HBM, packaging and test and assembly
     (USD; defaults: the ``reference_*`` rows) that the GPU's shares are taken of; the

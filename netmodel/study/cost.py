@@ -340,11 +340,23 @@ def _ports(graph, node) -> int:
 
 # ------------------------------------------------------------------ cluster cost of ownership
 
-#: Parameters of compute.yield_model.package_cost / gpu_price that cost_summary passes on.
-_PACKAGE_ARGS = ("defect_density", "yield_model", "alpha", "wafer_price", "wafer_diameter",
-                 "critical_fraction", "hbm_cost", "packaging_cost", "test_cost",
-                 "packaging_fixed", "test_fixed_fraction", "interposer_overhead",
-                 "reference_price")
+#: compute.yield_model's keywords renamed here: its ``model`` is ``yield_model``, so it
+#: cannot be taken for the LLM model.
+_RENAMED = {"model": "yield_model"}
+
+
+def _package_args() -> tuple[str, ...]:
+    from inspect import Parameter, signature
+
+    from compute.yield_model import gpu_price, package_cost
+
+    return tuple(_RENAMED.get(p.name, p.name) for f in (package_cost, gpu_price)
+                 for p in signature(f).parameters.values() if p.kind is Parameter.KEYWORD_ONLY)
+
+
+#: Parameters of compute.yield_model.package_cost / gpu_price that cost_summary passes on
+#: (their keywords, in their order).
+_PACKAGE_ARGS = _package_args()
 #: compute.power.gpu_power's idle share and load parameters (compute.power.LOAD_PARAMETERS).
 _POWER_ARGS = ("idle_fraction", "flop_utilization_at_tdp", "memory_power_share")
 #: Cost-of-ownership parameters (rows of compute/data/economics.toml).
@@ -502,7 +514,8 @@ def _split(params: dict) -> tuple[dict, dict, dict, dict]:
         raise UserError(f"unknown cost parameter(s) {', '.join(unknown)}; known: "
                         f"{known(parameters())}")
     net = {k: v for k, v in params.items() if k in {f.name for f in fields(NetworkPrices)}}
-    return ({("model" if k == "yield_model" else k): v for k, v in params.items()
+    own = {v: k for k, v in _RENAMED.items()}
+    return ({own.get(k, k): v for k, v in params.items()
              if k in _PACKAGE_ARGS},
             {k: v for k, v in params.items() if k in _POWER_ARGS},
             {k: v for k, v in params.items() if k in _TCO_ARGS}, net)
