@@ -1,5 +1,6 @@
 #!/usr/bin/env python
-"""Run every benchmark and print its figures: `python scripts/bench.py [compute|topologies|collectives|study|reliability]`.
+"""Run every benchmark and print its figures: `python scripts/bench.py [PART ...]`, each PART
+one of :data:`PARTS` (all of them by default).
 
 Each part lives in its own `scripts/bench_<part>.py` with a `main()` that prints lines of
 `name: figure (target)`. Speed targets from the issues are checked here, not in unit tests.
