@@ -39,6 +39,9 @@ MIB = 2 ** 20
 REGIONS_8GPU = (("< 1 MiB", 0, MIB, 2.0, "factor"), ("1-128 MiB", MIB, 129 * MIB, 0.25, "rel"),
                 (">= 256 MiB", 256 * MIB, float("inf"), 0.10, "rel"))
 REGION_MULTI = (">= 64 MiB", 64 * MIB, float("inf"), 0.25, "rel")
+#: The most GPUs of one NVLink system: a curve of up to this many is held to
+#: :data:`REGIONS_8GPU`, a larger one to :data:`REGION_MULTI`.
+SYSTEM_GPUS = 8
 
 
 def _rows(path):
@@ -265,7 +268,7 @@ def ops_table(markdown: bool) -> list[str]:
         model = FabricCostModel(build(r["fabric"]), algorithms="nccl", validated=True)
         res = model.cost(r["op"], float(r["bytes"]), p)
         meas, bus = float(r["busbw_GBps"]), res.busbw / 1e9
-        bound = REGIONS_8GPU[-1][3] if p <= 8 else REGION_MULTI[3]
+        bound = REGIONS_8GPU[-1][3] if p <= SYSTEM_GPUS else REGION_MULTI[3]
         rows.append([r["system"], r["op"], _fmt_size(float(r["bytes"])), f"{meas:g}",
                      r["kind"], f"{bus:.1f}", f"{bus / meas - 1:+.0%}"
                      + ("" if abs(bus / meas - 1) <= bound else " (over)"),
@@ -274,10 +277,14 @@ def ops_table(markdown: bool) -> list[str]:
                   rows, markdown)
 
 
+def _by_size(curves: list[Curve]) -> tuple[list[Curve], list[Curve]]:
+    """``(curves of one NVLink system, larger ones)`` (:data:`SYSTEM_GPUS`), in order."""
+    return ([c for c in curves if c.gpus <= SYSTEM_GPUS],
+            [c for c in curves if c.gpus > SYSTEM_GPUS])
+
+
 def report(markdown: bool) -> list[str]:
-    cited = cited_curves()
-    systems = [c.run() for c in shared_curves() + [c for c in cited if c.gpus <= 8]]
-    large = [c.run() for c in cited if c.gpus > 8]
+    systems, large = _by_size([c.run() for c in shared_curves() + cited_curves()])
     out = ["Worst error by region, NVLink systems of every generation (1 KiB-8 GiB; single "
            "points: 8xB200, 8xB300 and 2 GB200 trays over MNNVL at a published peak, 2 GB300 "
            "trays at 16 GiB):", ""]
@@ -289,7 +296,7 @@ def report(markdown: bool) -> list[str]:
         out += ["Single points (../shared/reference): large-message busbw on H100 by GPU count "
                 "and small-message times:", ""] + points + [""]
     ops = [c.run() for c in ops_curves()]
-    ops_systems, ops_large = [c for c in ops if c.gpus <= 8], [c for c in ops if c.gpus > 8]
+    ops_systems, ops_large = _by_size(ops)
     out += ["Other ops, measured sweeps (tests/netmodel/data/nccl_ops_published.csv; busbw "
             "in GB/s by nccl-tests' definition for the op), worst error by region on one "
             "NVLink system:", ""] + summary_8gpu(ops_systems, markdown) + [""]
