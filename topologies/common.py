@@ -55,7 +55,6 @@ from __future__ import annotations
 
 import gc
 import math
-import numbers
 import operator
 from collections import deque
 from collections.abc import Collection, Mapping, Sequence
@@ -67,7 +66,7 @@ import numpy as np
 
 from compute.errors import UserError, known
 from compute.hardware import GpuSpec, catalog, get_gpu
-from compute.validate import describe
+from compute.validate import describe, is_whole
 from topologies.limits import MAX_RADIX, PHYSICAL_MAX, PHYSICAL_MIN
 from topologies.registry import REGISTRY, builder, format_value  # noqa: F401  (old home)
 from topologies.schema import (
@@ -190,11 +189,8 @@ def check_int(what: str, value: object, minimum: int = 1, maximum: int | None = 
     compute.errors.UserError: n must be an integer >= 1, got 0
     """
     number: int | None
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        try:
-            number = int(value)
-        except (TypeError, ValueError):   # numpy's timedelta64: registered Integral, no int()
-            number = None
+    if is_whole(value):   # not numpy's timedelta64 (registered Integral, no int())
+        number = int(value)
     else:
         x = _real(value)
         number = int(x) if x is not None and math.isfinite(x) and x == int(x) else None

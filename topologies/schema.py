@@ -64,7 +64,7 @@ import numpy as np
 
 from compute.errors import UserError, known
 from compute.hardware import FLAG_FIELDS, OPTIONAL_FIELDS, SPEC_KEYS, GpuSpec, catalog
-from compute.validate import describe, limits, number
+from compute.validate import describe, is_whole, limits, number
 from topologies.limits import MAX_RADIX, MAX_TIER
 
 __all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS",
@@ -328,8 +328,7 @@ def _nonneg(value: object) -> bool:
 
 
 def _whole(value: object, minimum: int) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool) \
-        and value >= minimum  # type: ignore[operator]  # numbers.Integral compares
+    return is_whole(value) and value >= minimum  # type: ignore[operator]  # an integer compares
 
 
 def _check_graph_attributes(graph: nx.Graph) -> dict:

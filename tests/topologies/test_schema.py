@@ -107,3 +107,19 @@ def test_numbers_of_other_types_that_are_whole_are_accepted():
     g.nodes["gpu0"]["rack"] = np.int64(0)
     g.edges["gpu1", "leaf0"]["links"] = 0.5  # a breakout share of a port
     assert validate(g) is g
+
+
+@pytest.mark.parametrize(("where", "key", "said"), [
+    ("switch", "radix", "switch 'leaf0' radix must be a positive integer"),
+    ("switch", "tier", "switch 'leaf0' tier must be a whole number >= 0"),
+    ("edge", "lanes", "edge 'leaf0'-'gpu0' lanes must be a whole number >= 1"),
+])
+def test_numpys_timedelta_is_no_whole_number(where, key, said):
+    # numpy registers timedelta64 as an integer: the whole-number check took it and
+    # validate raised numpy's UFuncTypeError further on (a traceback, not one line)
+    import numpy as np
+
+    g = _small()
+    _edit(where, key, np.timedelta64(4, "s"))(g)
+    with pytest.raises(UserError, match=re.escape(f"{said}, got np.timedelta64(4,'s')")):
+        validate(g)
