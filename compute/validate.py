@@ -216,11 +216,12 @@ def number(where: str, key: str, value: object, *, minimum: float, maximum: floa
     allowed = f"from {_fmt(minimum)} to {_fmt(maximum)}" + (f" {unit}" if unit else "")
     if or_zero:
         allowed = f"0 or {allowed}"
-    ok_type = (isinstance(value, numbers.Integral) if integer
-               else isinstance(value, numbers.Real))
+    whole = is_whole(value)   # not numpy's timedelta64 (registered Integral, no int())
+    ok_type = whole or not integer and isinstance(value, numbers.Real) \
+        and not isinstance(value, numbers.Integral)
     if isinstance(value, bool) or not ok_type:
         raise UserError(f"{_prefix(where)}{key} must be {kind} {allowed}, got {describe(value)}")
-    if isinstance(value, numbers.Integral):
+    if whole:
         value = int(value)
         inside = value == 0 and or_zero or minimum <= value <= maximum
     else:

@@ -14,6 +14,8 @@ from compute.errors import UserError
 from compute.roofline import RooflineOptions
 from netmodel.collectives.model import FabricCostModel
 from netmodel.study import cost
+from netmodel.study.scenarios import Adjust
+from netmodel.study.serving import ServingWorkload
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 
 DIGITS = "1" * 5000
@@ -173,3 +175,19 @@ def test_the_collective_model_names_a_timedelta(call, match):
     graph = netmodel.build_fabric("leaf-spine")
     with pytest.raises(UserError, match=f"^{match}.*timedelta64"):
         call(graph)
+
+
+@pytest.mark.parametrize("make, said", [
+    (lambda td: ServingWorkload("w", prompt=td, output=100),
+     "workload 'w': prompt must be a whole number from 1 to"),
+    (lambda td: ServingWorkload("w", prompt=100, output=100, rate=td),
+     "workload 'w': rate must be a number from"),
+    (lambda td: Adjust(hop_latency=td), "adjust.hop_latency must be a number from"),
+])
+def test_validate_number_refuses_numpys_timedelta_by_name(make, said):
+    # compute.validate.number took numpy's timedelta64 (registered Integral) for an integer
+    # and int() of it raised TypeError through ServingWorkload and a scenario's Adjust
+    td = np.timedelta64(5, "s")
+    with pytest.raises(UserError) as err:
+        make(td)
+    assert said in str(err.value) and str(err.value).endswith("got np.timedelta64(5,'s')")
