@@ -227,6 +227,10 @@ def parallel_dimensions(model: ModelSpec, parallelism: str, gpus: int, *,
             "max_gpus": gpus}
 
 
+#: What takes the engine options the study refuses (:func:`refuse_unwired_options`).
+_WIRED = "compare, sweep, search, evaluate or serve"
+
+
 def refuse_unwired_options(options: RooflineOptions | None, caller: str,
                            models: Sequence[ModelSpec] = ()) -> None:
     """Refuse ``options.two_batch_overlap``, ``options.dense_mlp_tp`` and
@@ -246,7 +250,7 @@ def refuse_unwired_options(options: RooflineOptions | None, caller: str,
         value = getattr(options, name, None) if options is not None else None
         if value not in (None, False):
             raise UserError(f"options.{name} is not modelled by {caller}; give it to "
-                            f"compare, sweep, search, evaluate or serve")
+                            f"{_WIRED}")
 
 
 def refuse_mtp(options: RooflineOptions | None, caller: str,
@@ -271,11 +275,11 @@ def refuse_mtp(options: RooflineOptions | None, caller: str,
         names = ", ".join(dict.fromkeys(m.name for m in models))
         raise UserError(f"options.mtp_tokens {k} is not modelled by {caller}: none of its "
                         f"models has an MTP module ({names}: mtp_modules 0), so no decode "
-                        f"step of it could draft; give it to compare, sweep, search, evaluate "
-                        f"or serve with a model that has one (DeepSeek-V3)")
+                        f"step of it could draft; give it to {_WIRED} with a model that "
+                        f"has one (DeepSeek-V3)")
     raise UserError(f"options.mtp_tokens {k} is not modelled by {caller} (its crossovers, "
                     f"serving, reliability and paper parts are not checked with it); give it "
-                    f"to compare, sweep, search, evaluate or serve")
+                    f"to {_WIRED}")
 
 
 def check_fabric_options(models: Sequence[ModelSpec], options: RooflineOptions | None,
