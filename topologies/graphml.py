@@ -103,10 +103,10 @@ class _Values(dict):
         try:
             value = self.convert(text)
         except KeyError:   # a boolean key's value
-            raise _Unreadable(f"a value of a boolean <key> is {text[:40]!r}, not true, false, 1 "
-                           f"or 0 (key {self.name[:40]!r})") from None
+            raise _Unreadable(f"a value of a boolean <key> is {describe(text)}, not true, "
+                              f"false, 1 or 0 (key {describe(self.name)})") from None
         except ValueError as exc:   # int('4.5e11'), int of too many digits, float('x')
-            raise _Unreadable(f"ValueError: {str(exc)[:200]} (a value of key {self.name[:40]!r}, "
+            raise _Unreadable(f"ValueError: {str(exc)[:200]} (a value of key {describe(self.name)}, "
                            f"attr.type {self.kind!r})") from None
         if len(self) < _CACHE:
             self[text] = value
@@ -155,7 +155,7 @@ def parse(raw: bytes, where: str) -> nx.Graph:
             chunks.clear()
             values = key_of(attrs.get("key"))
             if values is None:
-                unreadable(f"data refers to key {attrs.get('key')!r}, which no <key> declares")
+                unreadable(f"data refers to key {describe(attrs.get('key'))}, which no <key> declares")
             return
         if values is not None:   # an element in the <data>: refused by start
             push(_DATA)
@@ -227,7 +227,7 @@ def parse(raw: bytes, where: str) -> nx.Graph:
             if name == data_tag:
                 values = keys.get(attrs.get("key"))
                 if values is None:
-                    unreadable(f"data refers to key {attrs.get('key')!r}, which no <key> "
+                    unreadable(f"data refers to key {describe(attrs.get('key'))}, which no <key> "
                                "declares")
                 item = graph_data
                 role = _DATA
@@ -241,10 +241,10 @@ def parse(raw: bytes, where: str) -> nx.Graph:
             if kind is None:
                 kind = "string"   # networkx warns and reads strings; the schema names them
             if kind not in TYPES:
-                unreadable(f"<key> {attrs.get('id')!r} has attr.type {kind[:40]!r}; GraphML's "
+                unreadable(f"<key> {describe(attrs.get('id'))} has attr.type {describe(kind)}; GraphML's "
                            f"types are {', '.join(TYPES)}")
             if label is None:
-                unreadable(f"<key> {attrs.get('id')!r} has no attr.name")
+                unreadable(f"<key> {describe(attrs.get('id'))} has no attr.name")
             key_values = keys[attrs.get("id")] = _Values(_CONVERT[TYPES[kind]], label, kind)
             role = _KEY
         elif parent is _KEY and name == default_tag and key_values is not None:
@@ -272,7 +272,7 @@ def parse(raw: bytes, where: str) -> nx.Graph:
             if chunks:   # a value its key's type cannot hold is refused
                 values.__getitem__(join(chunks))
             elif values.convert is not str:   # networkx: type(None)
-                unreadable(f"the <default> of key {values.name[:40]!r} is empty")
+                unreadable(f"the <default> of key {describe(values.name)} is empty")
 
     def namespace(prefix: str | None, uri: str) -> None:
         if len(stack) == 1:
