@@ -97,7 +97,7 @@ def _check_tokens(what: str, v) -> int:
     raw = v
     if isinstance(v, float | np.floating) and float(v).is_integer():
         v = int(v)
-    if not (is_whole(v) and not isinstance(v, bool) and v >= 1):
+    if not (is_whole(v) and v >= 1):   # is_whole: no bool
         raise UserError(f"{what} must be a whole number of tokens >= 1, got {describe(raw)}")
     if v > MAX_TOKENS:
         raise UserError(f"{what} must be a whole number of tokens from 1 to {MAX_TOKENS:,}, "
@@ -114,14 +114,15 @@ def check_mtp_tokens(k: object) -> int:
     """``k`` as an int if it is a whole number from 0 to :data:`MAX_MTP_TOKENS`, else a
     :class:`UserError`."""
     v = None
-    if isinstance(k, numbers.Real) and not isinstance(k, bool):   # numpy's, fractions too
-        try:
-            if isinstance(k, numbers.Integral):
-                v = int(k)
-            elif float(k).is_integer():
-                v = int(float(k))
+    if is_whole(k):   # not a bool, not numpy's timedelta64
+        v = int(k)
+    elif isinstance(k, numbers.Real) and not isinstance(k, bool | numbers.Integral):
+        try:   # numpy's floats, fractions too
+            f = float(k)
         except (TypeError, ValueError, OverflowError, ArithmeticError):
-            v = None   # numpy's timedelta64 claims to be Integral and refuses int()
+            f = math.nan
+        if f.is_integer():
+            v = int(f)
     if v is None or not 0 <= v <= MAX_MTP_TOKENS:
         raise UserError(f"MTP draft tokens (mtp_tokens) must be a whole number from 0 (off) "
                         f"to {MAX_MTP_TOKENS}, got {describe(k)}")
