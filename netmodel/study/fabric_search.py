@@ -327,12 +327,14 @@ def check_fabric_options(models: Sequence[ModelSpec], options: RooflineOptions |
             dense_data_parallel(m, c, layout(m, c), options.dense_mlp_tp)
 
 
-_ALL_REFUSED = ("parallelism 'all' searches pipeline stages, which two-batch overlap does not "
-                "model (one stage); give parallelism 'auto' or 'tp' with "
-                "options.two_batch_overlap")
-_ALL_REFUSED_MTP = ("parallelism 'all' searches pipeline stages, which MTP decode does not "
-                    "model (one stage); give parallelism 'auto' or 'tp' with "
-                    "options.mtp_tokens")
+def _all_refused(what: str, option: str) -> str:
+    """The line refusing parallelism 'all' with an option modelled on one pipeline stage."""
+    return (f"parallelism 'all' searches pipeline stages, which {what} does not model (one "
+            f"stage); give parallelism 'auto' or 'tp' with options.{option}")
+
+
+_ALL_REFUSED = _all_refused("two-batch overlap", "two_batch_overlap")
+_ALL_REFUSED_MTP = _all_refused("MTP decode", "mtp_tokens")
 
 
 #: Compiled collective costs by network (:func:`network_key`): a comparison of five Lite
