@@ -686,6 +686,7 @@ def package_cost(gpu: str | GpuSpec, *, defect_density: float | None = None,
     >>> b.dies, round(b.logic) == round(2 * b.die.cost_per_good_die), b.packaging_class
     (2, True, 'CoWoS-L')
     """
+    given = {k: v for k, v in locals().items() if k not in ("gpu", "model")}  # the inputs
     from compute.hardware import get_gpu
 
     spec = get_gpu(gpu)
@@ -718,12 +719,7 @@ def package_cost(gpu: str | GpuSpec, *, defect_density: float | None = None,
     out = PackageCost(gpu=spec.name, die=die, hbm=hbm, packaging=fixed + per_area * interposer,
                       test=test, interposer_area=interposer, dies=logic.dies,
                       process=logic.process, packaging_class=logic.packaging)
-    _finite(out.total, f"the package cost of {spec.name}", dict(
-        defect_density=defect_density, alpha=alpha, wafer_price=wafer_price,
-        wafer_diameter=wafer_diameter, critical_fraction=critical_fraction, hbm_cost=hbm_cost,
-        packaging_fixed=packaging_fixed, test_fixed_fraction=test_fixed_fraction,
-        interposer_overhead=interposer_overhead, packaging_cost=packaging_cost,
-        test_cost=test_cost))
+    _finite(out.total, f"the package cost of {spec.name}", given)
     return out
 
 
