@@ -14,6 +14,8 @@ optional; unknown keys are refused)::
     gpu = "$gpu"                    # "$gpu": the scenario's GPU type
     bandwidth = "$scaleup"          # "$scaleup"/"$scaleout" (optionally "4*$scaleup"): the
     latency = "330ns"               #   GPU's bandwidth per direction, so a GPU swap rescales it
+    in_network_reduction = "$reduction"  # whether the GPU's scale-up switch reduces (NVLS:
+                                    #   H100 on, not A100), so a GPU swap follows it too
     [fabric.base]                   # optional: a nested fabric (for lite-groups' base)
 
     [collective]
@@ -306,17 +308,24 @@ def _toml_table(name: str, table: dict) -> list[str]:
 # ------------------------------------------------------------------ resolving the fabric
 
 def parse_gpu_token(value: object, gpu: GpuSpec) -> object:
-    """Resolve ``"$gpu"``, ``"$scaleup"``, ``"$scaleout"`` and ``"K*$scaleup"`` for ``gpu``
-    (a :class:`~compute.hardware.GpuSpec`); other values pass through.
+    """Resolve ``"$gpu"``, ``"$scaleup"``, ``"$scaleout"``, ``"K*$scaleup"`` and
+    ``"$reduction"`` (whether the GPU's scale-up switches reduce in the switch,
+    :attr:`~compute.hardware.GpuSpec.scaleup_reduction`) for ``gpu`` (a
+    :class:`~compute.hardware.GpuSpec`); other values pass through.
 
     >>> lite = get_gpu("Lite")
     >>> parse_gpu_token("$gpu", lite), parse_gpu_token("4*$scaleup", lite)
     ('Lite', 450000000000.0)
+    >>> parse_gpu_token("$reduction", get_gpu("H100-SXM")), \\
+    ...     parse_gpu_token("$reduction", get_gpu("A100-SXM-80GB"))
+    (True, False)
     """
     if not isinstance(value, str):
         return value
     if value.strip() == "$gpu":
         return gpu.name
+    if value.strip() == "$reduction":
+        return bool(gpu.scaleup_reduction)
     m = _GPU_TOKEN.match(value)
     if m:
         factor = float(m.group(1)) if m.group(1) else 1.0
@@ -324,7 +333,7 @@ def parse_gpu_token(value: object, gpu: GpuSpec) -> object:
         return factor * base
     if "$" in value:
         raise UserError(f"fabric value {value!r} is not one of the tokens '$gpu', '$scaleup', "
-                        f"'$scaleout' or 'K*$scaleup' / 'K*$scaleout'")
+                        f"'$scaleout', 'K*$scaleup' / 'K*$scaleout' or '$reduction'")
     return value
 
 
