@@ -287,7 +287,9 @@ def report(markdown: bool) -> list[str]:
     systems, large = _by_size([c.run() for c in shared_curves() + cited_curves()])
     out = ["Worst error by region, NVLink systems of every generation (1 KiB-8 GiB; single "
            "points: 8xB200, 8xB300 and 2 GB200 trays over MNNVL at a published peak, 2 GB300 "
-           "trays at 16 GiB):", ""]
+           "trays at 16 GiB, 8xB300 (OCI) at 8 GiB, a GB200 tray (OCI) at 4 and 8 GiB; 'one "
+           "process driving 8 GPUs (-g 8)' marks runs whose small-message floor includes one "
+           "thread launching every GPU's kernel, docs/collectives.md):", ""]
     out += summary_8gpu(systems, markdown) + [""]
     out += ["Worst error at >= 64 MiB, a large NVLink domain and across nodes:", ""]
     out += summary_multi(large, markdown) + [""]

@@ -153,7 +153,7 @@ def test_small_message_latency_floor(reference_dir):
 
 def test_the_cited_data_names_its_sources():
     rows = _rows(PUBLISHED)
-    assert len({r["case"] for r in rows}) == 31
+    assert len({r["case"] for r in rows}) == 41
     for r in rows:
         assert r["source"] and float(r["busbw_GBps"]) > 0 and int(r["bytes"]) > 0
         assert r["target"] in ("yes", "no") and (r["target"] == "yes" or r["note"] or
@@ -435,3 +435,113 @@ def test_a100_mid_range_gap_is_nccls_own_model_gap(reference_dir):
     ours = _busbw(_model("A100-SXM-80GB", nvls=False), sizes[mid])
     assert np.all(np.abs(ours / nccl - 1) < 0.04), ours / nccl
     assert np.all(nccl / measured[mid] > 1.28), nccl / measured[mid]
+
+
+# ------------------------------------------------------------------ single servers, other sources
+# Issue 11: single-server sweeps the model was not built on (OCI, Together, public how-tos),
+# to tell the model's errors from one platform's. 'one process driving 8 GPUs (-g 8)' runs
+# pay one thread's serial kernel launches at every size (docs/collectives.md, Limits).
+
+
+def _regions(sizes):
+    return sizes < MIB, (sizes >= MIB) & (sizes <= 128 * MIB), sizes >= 256 * MIB
+
+
+@pytest.mark.parametrize("case", ["h100-8-nvls", "h100-8-ring"])
+def test_h100_servers_elsewhere_meet_the_large_and_mid_targets(case):
+    # Together's 8xH100 (NCCL 2.26.2, -g 8): with NVLS within 6% at >= 256 MiB and 14% from
+    # 2 to 128 MiB; where NVLS did not engage (the NVLS file equals the ring file, 369 GB/s),
+    # ring within 2% and -17%..+4%. Known gap at 1 MiB, where the -g 8 floor (35 us at
+    # 1 KiB-64 KiB, the model's ring/LL 17.4 us) is still most of the time: +37% / +39%.
+    sizes, ratio = _ratio_cited(case)
+    small, mid, big = _regions(sizes)
+    assert np.all(np.abs(ratio[big] - 1) < 0.10), ratio[big]
+    assert np.all(np.abs(ratio[mid & (sizes >= 2 * MIB)] - 1) < 0.25), ratio[mid]
+    assert 1.35 < ratio[sizes == MIB][0] < 1.42, ratio
+    if small.any():  # 2.06x at 1-4 KiB, the -g 8 floor; 1.7x-2.06x below 1 MiB
+        assert np.all((ratio[small] > 1.65) & (ratio[small] < 2.1)), ratio[small]
+
+
+@pytest.mark.parametrize(("case", "size", "lo", "hi"), [("b300-8-oci", 2 ** 33, -0.02, 0.0),
+                                                        ("gb200-4-oci", 2 ** 32, 0.08, 0.10),
+                                                        ("gb200-4-oci", 2 ** 33, 0.08, 0.10)])
+def test_blackwell_large_points_elsewhere(case, size, lo, hi):
+    # OCI's 8xB300 (NCCL 2.28.9) 834.84 GB/s at 8 GiB: the model's in-network 828.5, -0.8%;
+    # OCI's GB200 tray 657.31 / 663.34 GB/s at 4 / 8 GiB: the model's ring 719.4 / 720.6,
+    # +9.4% / +8.6%, inside the 10% target as Azure's GB200 host (+6-8% at 4-8 GiB)
+    sizes, ratio = _ratio_cited(case)
+    assert lo < ratio[sizes == size][0] - 1 < hi, (case, ratio)
+
+
+def test_gb300_tray_elsewhere():
+    # OCI's GB300 tray (4 MPI ranks, NCCL 2.28.7, 512 KiB-16 GiB): within 2x below 1 MiB
+    # (1.28x), 23% from 1 to 128 MiB, 9% from 2 GiB; known: +11% at 256 MiB-1 GiB, where the
+    # measured ring still ramps (7% below its 16 GiB figure at 1 GiB), as on Azure's host
+    sizes, ratio = _ratio_cited("gb300-4-oci")
+    small, mid, big = _regions(sizes)
+    assert np.all((ratio[small] > 0.5) & (ratio[small] < 2.0)), ratio[small]
+    assert np.all(np.abs(ratio[mid] - 1) < 0.25), ratio[mid]
+    assert np.all(np.abs(ratio[sizes >= 2 ** 31] - 1) < 0.10), ratio
+    ramp = big & (sizes < 2 ** 31)
+    assert np.all((ratio[ramp] > 1.10) & (ratio[ramp] < 1.12)), ratio[ramp]
+
+
+def test_gb300_two_trays_elsewhere_switch_to_nvls_at_2_gib():
+    # OCI's 2 GB300 trays over MNNVL (8 ranks, NCCL 2.28.7): the measured curve is the
+    # model's ring within 3% from 128 MiB to 1 GiB and its in-network within 1.5% from 2 GiB
+    # on (725 -> 823 GB/s between 1 and 2 GiB): NCCL changed algorithm at 2 GiB where the
+    # model's auto already takes in-network at 4 MiB; known gap +37-44% at 4 MiB and 32-64
+    # MiB, +12-17% at 256 MiB-1 GiB.
+    fabric, p, _, sizes, measured = _cited("gb300-2x4-oci")
+    model, _ = cited_model(fabric, "auto")
+    auto = model.sweep("all-reduce", sizes, p)
+    ring = cited_model(fabric, "auto:ring,tree")[0].sweep("all-reduce", sizes, p).busbw
+    r_auto, r_ring = auto.busbw / measured, ring / measured
+    late = sizes >= 2 ** 31
+    assert np.all(np.abs(r_auto[late] - 1) < 0.015), r_auto[late]
+    early = (sizes >= 128 * MIB) & (sizes <= 2 ** 30)
+    assert np.all(np.abs(r_ring[early] - 1) < 0.03), r_ring[early]
+    assert auto.algorithm[list(sizes).index(4 * MIB)] == "in-network"
+    gap = np.isin(sizes, [4 * MIB, 32 * MIB, 64 * MIB])
+    assert np.all((r_auto[gap] > 1.36) & (r_auto[gap] < 1.45)), r_auto[gap]
+    assert np.all((r_auto[early] > 1.11) & (r_auto[early] < 1.18)), r_auto[early]
+
+
+def test_a100_launcher_not_the_model_sets_the_small_message_miss():
+    # One 8xA100 node, one NCCL, two launchers (host 'thanos'): one process driving 8 GPUs
+    # takes 38-42 us per all-reduce of 8 B-32 KiB, 8 MPI ranks 18-30 us. The model (ring/LL,
+    # 17.4 us) is within 2x of the MPI run below 1 MiB (1.70x at most) and 2.1-2.6x above the
+    # -g 8 runs: those of OCI, 'dkh' (NCCL 2.19.3), 'thanos' and Azure (2.57x). The -g 8
+    # run is also 13-27% slower from 4 to 64 MiB, so the launcher is in the mid range too.
+    sizes, r_mpi = _ratio_cited("a100-8-mpi")
+    _, r_one = _ratio_cited("a100-8-1proc")
+    small = sizes < MIB
+    assert np.max(r_mpi[small]) < 1.75 and np.min(r_mpi[small]) > 1.0, r_mpi[small]
+    assert np.max(r_one[small]) > 2.5, r_one[small]
+    for case in ("a100-8-oci", "a100-8-dkh"):
+        s, r = _ratio_cited(case)
+        assert 2.1 < np.max(r[s < MIB]) < 2.2, (case, r)
+    mpi, one = _cited("a100-8-mpi")[4], _cited("a100-8-1proc")[4]
+    mid = (sizes >= 4 * MIB) & (sizes <= 64 * MIB)
+    assert np.all((mpi[mid] / one[mid] > 1.12) & (mpi[mid] / one[mid] < 1.28))
+
+
+def test_a100_mid_range_is_optimistic_on_every_a100_server():
+    # From 4 to 32 MiB the model (ring LL128, then Simple at 32 MiB) is above all five A100
+    # measurements: +7% to +25% on the MPI run, +35% to +76% on the -g 8 runs (NCCL 2.18's
+    # own tuner predicts what the model does: test_a100_mid_range_gap_is_nccls_own_model_gap).
+    # The MPI run meets the 25% target there (24.6% at 32 MiB); the 2-64 MiB LL128/Simple
+    # ramp of A100 is a known gap with no published constant behind a change.
+    for case, lo, hi in (("a100-8-mpi", 1.06, 1.25), ("a100-8-1proc", 1.35, 1.50),
+                         ("a100-8-oci", 1.30, 1.77), ("a100-8-dkh", 1.39, 1.56)):
+        sizes, ratio = _ratio_cited(case)
+        mid = (sizes >= 4 * MIB) & (sizes <= 32 * MIB)
+        assert np.all((ratio[mid] > lo) & (ratio[mid] < hi)), (case, ratio[mid])
+    # At >= 256 MiB: OCI within 6%, the MPI run +10.0% at 256 MiB and <= 7% above, the -g 8
+    # 'thanos' run +16-19% at 256-512 MiB (where its in-place column is 9% faster than its
+    # out-of-place one) and <= 5% from 1 GiB
+    sizes, ratio = _ratio_cited("a100-8-oci")
+    assert np.all(np.abs(ratio[sizes >= 256 * MIB] - 1) < 0.06), ratio
+    sizes, ratio = _ratio_cited("a100-8-mpi")
+    assert 1.095 < ratio[sizes == 256 * MIB][0] < 1.105, ratio
+    assert np.all(np.abs(ratio[sizes >= 512 * MIB] - 1) < 0.07), ratio
