@@ -23,6 +23,14 @@ Splitwise authors. For every measurement it shows
   the worst error per phase, and the roofline staying below every measured row. Decode rows
   there are at the context the source implies (prompt + 64, the mean over the 128 generated
   tokens), as are the reference's (576, not the 1,500 its header assumes);
+* **a second system**, from ``tests/compute/data/splitwise_perf_model_medians_a100.csv``
+  (the same Splitwise data file's runs on one DGX-A100, 8x A100-SXM-80GB, derived the same
+  way): a profile fitted as the shipped one is (the A100's published GEMM and attention
+  ceilings, the three overheads fitted on the A100 rows of the same six configurations,
+  collectives of ``h100-dgx`` swapped to the A100, ``h100-dgx@A100-SXM-80GB``: no in-switch
+  reduction; not shipped), its fit and each row held out, then BLOOM-176B, TP 2 and 4 and the
+  TP 8 rows not fitted as above, the roofline below every row, and what the H100 profile
+  makes of the A100 rows;
 * the **published serving measurements beyond Splitwise**, from ``tests/compute/data/
   published_serving.csv`` (NVIDIA NIM, vLLM and TensorRT-LLM on A100, H100, H200 and B200;
   Llama-3 8B / 70B, Llama-3.1-405B, Mixtral-8x7B in bf16, fp8, int8 and NVFP4; one source
@@ -96,10 +104,22 @@ def measurements():
 
 
 def scenario_comm():
+    """Each measurement's collectives: :data:`SCENARIO` with the measurement's GPU (its
+    ``@GPU`` swap, as ``netmodel calibrate --scenario`` costs a row; ``None``: the
+    scenario's own GPU)."""
     from netmodel.study.fabric_search import ScenarioCollectives
+    from netmodel.study.scenarios import get_scenario
 
-    coll = ScenarioCollectives(SCENARIO)
-    return lambda m: coll
+    cache: dict = {}
+
+    def comm(m):
+        scen = get_scenario(SCENARIO)
+        gpu = scen.gpu if m is None else m.gpu
+        if gpu not in cache:
+            cache[gpu] = ScenarioCollectives(scen if gpu == scen.gpu else scen.with_gpu(gpu))
+        return cache[gpu]
+
+    return comm
 
 
 #: H100-SXM's attention forward throughput, FP16, head dimension 128, sequence length 8k,
@@ -183,13 +203,14 @@ def fitted(m) -> bool:
     return m.source == "fitted"
 
 
-#: The held-out sets shown, in order: (title, which rows).
+#: The held-out sets shown, in order: (title, which rows; ``fit`` says whether a row is one
+#: the profile was fitted on).
 GROUPS = (
-    ("BLOOM-176B TP 8 (the held-out model)", lambda m: m.model == "BLOOM-176B"),
-    ("Llama-2-70B TP 2 (cross-TP)", lambda m: m.model == "Llama-2-70B" and m.tp == 2),
-    ("Llama-2-70B TP 4 (cross-TP)", lambda m: m.model == "Llama-2-70B" and m.tp == 4),
+    ("BLOOM-176B TP 8 (the held-out model)", lambda m, fit: m.model == "BLOOM-176B"),
+    ("Llama-2-70B TP 2 (cross-TP)", lambda m, fit: m.model == "Llama-2-70B" and m.tp == 2),
+    ("Llama-2-70B TP 4 (cross-TP)", lambda m, fit: m.model == "Llama-2-70B" and m.tp == 4),
     ("Llama-2-70B TP 8, rows not in the fit",
-     lambda m: m.model == "Llama-2-70B" and m.tp == 8 and not fitted(m)),
+     lambda m, fit: m.model == "Llama-2-70B" and m.tp == 8 and not fit(m)),
 )
 
 
@@ -214,22 +235,30 @@ def _phase_summary(points) -> str:
     return "; ".join(parts)
 
 
-def cross_check(markdown: bool) -> list[str]:
-    """The shipped profile (fitted on Llama-2-70B TP 8) on the held-out measurements: per
-    row measured, roofline and calibrated; worst error per phase and set; the roofline
-    below every row."""
-    from compute.profile_fit import fit_profile, predict, roofline
-    from compute.profiles import get_profile
+def _verdict(points) -> str:
+    """``missed in prefill (worst -31.1%), met in decode (worst -7.9%)`` against
+    :data:`TARGET`."""
+    verdict = []
+    for phase in ("prefill", "decode"):
+        e, _ = _worst([(e, m) for e, m in points if m.phase == phase])
+        verdict.append(f"{'met' if abs(e) <= TARGET else 'missed'} in {phase} (worst "
+                       f"{e:+.1%})")
+    return ", ".join(verdict)
 
-    ms = held_out()
-    comm = scenario_comm()
-    profile = get_profile(PROFILE)
-    head = ["measurement", "measured ms", f"roofline {SCENARIO} ms", "below by",
+
+def _held_out_tables(ms, profile, comm, fit, markdown: bool, scenario: str = SCENARIO):
+    """Per :data:`GROUPS` set a table of its rows (measured, roofline with the scenario's
+    collectives, calibrated with ``profile``, error) and a summary line; ``fit`` says which
+    rows ``profile`` was fitted on. Returns ``(lines, summaries, errors by set, ring
+    margins, scenario margins)``."""
+    from compute.profile_fit import predict, roofline
+
+    head = ["measurement", "measured ms", f"roofline {scenario} ms", "below by",
             "calibrated ms", "error"]
     out, summary, ring_margin, dgx_margin, by_group = [], [], [], [], {}
     for title, pick in GROUPS:
         rows, points = [], []
-        for m in (m for m in ms if pick(m)):
+        for m in (m for m in ms if pick(m, fit)):
             dgx = roofline(m, comm(m))
             cal = predict(profile, m, comm(m))
             ring_margin.append(m.latency_s / roofline(m))
@@ -241,16 +270,25 @@ def cross_check(markdown: bool) -> list[str]:
         by_group[title] = points
         out += _render(head, rows, markdown, title)
         summary.append(f"{title}, {len(points)} rows: {_phase_summary(points)}.")
+    return out, summary, by_group, ring_margin, dgx_margin
+
+
+def cross_check(markdown: bool) -> list[str]:
+    """The shipped profile (fitted on Llama-2-70B TP 8) on the held-out measurements: per
+    row measured, roofline and calibrated; worst error per phase and set; the roofline
+    below every row."""
+    from compute.profile_fit import fit_profile, predict
+    from compute.profiles import get_profile
+
+    ms = held_out()
+    comm = scenario_comm()
+    profile = get_profile(PROFILE)
+    out, summary, by_group, ring_margin, dgx_margin = _held_out_tables(
+        ms, profile, comm, fitted, markdown)
     model = by_group[GROUPS[0][0]]
-    verdict = []
-    for phase in ("prefill", "decode"):
-        pts = [(e, m) for e, m in model if m.phase == phase]
-        e, _ = _worst(pts)
-        verdict.append(f"{'met' if abs(e) <= TARGET else 'missed'} in {phase} (worst "
-                       f"{e:+.1%})")
     summary.insert(0, f"Cross-model target ({PROFILE}, fitted on Llama-2-70B TP 8 only, "
                    f"predicts BLOOM-176B on the same system within {TARGET:.0%}): "
-                   f"{', '.join(verdict)}.")
+                   f"{_verdict(model)}.")
     ref = [m for m in ms if fitted(m) and m.phase == "decode"]
     ref_err = [predict(profile, m, comm(m)) / m.latency_s - 1 for m in ref]
     summary.append(
@@ -263,7 +301,7 @@ def cross_check(markdown: bool) -> list[str]:
     refit = fit_profile(llama8, fit=FIT, base=base(), comm_for=comm,
                         name="llama2-70b-tp8-all").profile
     again = [(predict(refit, m, comm(m)) / m.latency_s - 1, m) for m in ms
-             if GROUPS[0][1](m)]
+             if GROUPS[0][1](m, fitted)]
     summary.append(
         f"Fitted instead on all {len(llama8)} Llama-2-70B TP 8 rows of this file (not "
         f"shipped; BLOOM-176B still held out), BLOOM-176B comes out: "
@@ -275,6 +313,156 @@ def cross_check(markdown: bool) -> list[str]:
     if markdown:
         return out + [f"- {s}" for s in summary]
     return out + summary
+
+
+#: A second system: the same Splitwise data file's runs on one DGX-A100 (8x A100-SXM-80GB,
+#: NVLink3 over second-generation NVSwitch, no in-switch reduction), derived as the H100 file
+#: (in the repository; tests/compute/test_profile_a100.py reads it too).
+A100_DATA = ROOT / "tests" / "compute" / "data" / "splitwise_perf_model_medians_a100.csv"
+A100_GPU = "A100-SXM-80GB"
+#: The A100 profile fitted here the way vllm-dgx-h100 is (not shipped: no user needs 2023 vLLM
+#: on A100 more than the H100 one; it tests that the recipe carries to a second system).
+A100_PROFILE = "vllm-dgx-a100"
+#: A100-SXM's maximum achievable matmul throughput, BF16 (dense), from the same table as
+#: GEMM_EFFICIENCY's H100 figure (its CUDA 12.1 edition): 267.9 of 312 TFLOP/s.
+A100_GEMM_EFFICIENCY = (267.9 / 312, "A100-SXM's maximum achievable matmul FLOP/s (BF16, "
+                        "dense): 267.9 of 312 TFLOP/s, the best shape of a search (CUDA "
+                        "12.1), from the MAMF comparison table of github.com/stas00/ml-"
+                        "engineering (compute/accelerator/README.md), the table vllm-dgx-h100's "
+                        "792.1 of 989 comes from; not fitted (as for vllm-dgx-h100)")
+#: A100's attention forward throughput: FlashAttention-2 "reaching 50-73% of the theoretical
+#: maximum FLOPs/s on A100" (Dao, arXiv 2307.08691, abstract); the top of the range, a
+#: ceiling as the H100 figure is (the engine measured ran xFormers' kernel, no faster).
+A100_ATTENTION_EFFICIENCY = (0.73, "A100 attention forward FLOP/s, FlashAttention-2: at most "
+                             "73% of peak (Dao, FlashAttention-2, arXiv 2307.08691, abstract: "
+                             "'reaching 50-73% of the theoretical maximum FLOPs/s on A100'); "
+                             "not fitted (as for vllm-dgx-h100)")
+
+
+def _key(m) -> tuple:
+    """A row's configuration, whatever the GPU."""
+    return (m.model, m.tp, m.phase, m.batch, m.prompt, m.context)
+
+
+def a100_rows():
+    """The measurements of :data:`A100_DATA`."""
+    from compute.profiles import read_measurements
+
+    return read_measurements(A100_DATA)
+
+
+def a100_fit_keys() -> set:
+    """The configurations vllm-dgx-h100 is fitted on (the H100 file's "fitted" rows): the
+    A100 profile is fitted on the same six."""
+    return {_key(m) for m in held_out() if fitted(m)}
+
+
+def a100_base():
+    """The roofline with the A100's published GEMM and attention efficiencies."""
+    from compute.profiles import neutral
+
+    return neutral(A100_PROFILE).with_values(
+        {"gemm_efficiency": A100_GEMM_EFFICIENCY[0],
+         "attention_efficiency": A100_ATTENTION_EFFICIENCY[0]},
+        {"gemm_efficiency": A100_GEMM_EFFICIENCY[1],
+         "attention_efficiency": A100_ATTENTION_EFFICIENCY[1]})
+
+
+def a100_fit(rows=None):
+    """The A100 profile, fitted as :func:`fit` fits vllm-dgx-h100: the same parameters
+    (:data:`FIT`), on the A100 rows of the same six configurations, collectives of
+    :data:`SCENARIO` swapped to the A100 (``h100-dgx@A100-SXM-80GB``: no in-switch
+    reduction)."""
+    from compute.profile_fit import fit_profile
+
+    keys = a100_fit_keys()
+    ms = [m for m in (a100_rows() if rows is None else rows) if _key(m) in keys]
+    result = fit_profile(
+        ms, fit=FIT, base=a100_base(), comm_for=scenario_comm(), name=A100_PROFILE,
+        engine="vLLM (FP16), as measured for Splitwise (2023)",
+        system="DGX-A100: 8x A100-SXM-80GB over NVSwitch, TP 8", gpu=A100_GPU,
+        collectives=f"scenario {SCENARIO}@{A100_GPU}",
+        fitted_on=f"{len(ms)} vLLM step latencies of Llama-2-70B on one DGX-A100 (TP 8), the "
+        f"configurations of vllm-dgx-h100's fit ({A100_DATA.relative_to(ROOT)})")
+    return replace(result, profile=result.profile.with_values({}, NOT_FITTED))
+
+
+def second_system(markdown: bool) -> list[str]:
+    """The recipe of vllm-dgx-h100 on a second system: a profile fitted the same way on the
+    A100 rows of the same six configurations, its fit (and each row held out), then the
+    held-out sets of :data:`GROUPS` on the A100, the roofline below every row, and what
+    vllm-dgx-h100 itself (fitted on the H100) makes of the A100 rows."""
+    from compute.profile_fit import fit_profile, predict
+    from compute.profiles import get_profile
+
+    rows = a100_rows()
+    keys = a100_fit_keys()
+    comm = scenario_comm()
+    label = f"{SCENARIO}@{A100_GPU}"
+    result = a100_fit(rows)
+    profile = result.profile
+    fit_rows = [m for m in rows if _key(m) in keys]
+    out, fit_summary = _fit_table(fit_rows, profile, a100_base(), comm, markdown, label)
+    out += [f"- {s}" for s in fit_summary] if markdown else fit_summary
+    out.append("")
+    tables, summary, by_group, ring_margin, dgx_margin = _held_out_tables(
+        rows, profile, comm, lambda m: _key(m) in keys, markdown, label)
+    out += tables
+    model = by_group[GROUPS[0][0]]
+    summary.insert(0, f"Cross-model target on the A100 ({A100_PROFILE}, fitted on "
+                   f"Llama-2-70B TP 8 on the A100 only, predicts BLOOM-176B on the same "
+                   f"system within {TARGET:.0%}): {_verdict(model)}.")
+    shipped = get_profile(PROFILE)
+    summary.insert(1, "The fitted overheads against vllm-dgx-h100's: per layer "
+                   f"{profile.layer_overhead_s * 1e3:.3f} ms ({shipped.layer_overhead_s * 1e3:.3f}"
+                   f"), per decode sequence {profile.decode_sequence_overhead_s * 1e3:.3f} ms "
+                   f"({shipped.decode_sequence_overhead_s * 1e3:.3f}), per token "
+                   f"{profile.token_overhead_s:.3g} s ({shipped.token_overhead_s:.3g}) per layer "
+                   f"and unit of hidden size.")
+    prefills = [(e, m) for e, m in model if m.phase == "prefill"]
+    misses = [m for e, m in prefills if abs(e) > TARGET]
+    if misses:
+        def fall(ms_, at):
+            """(peak tokens/s, its row, how much lower the rows of ``at`` tokens a step run)."""
+            rate = {m: m.batch * m.prompt / m.latency_s for m in ms_}
+            peak = max(rate, key=rate.get)
+            low = min(r for m, r in rate.items() if m.batch * m.prompt in at)
+            return rate[peak], peak, 1 - low / rate[peak]
+
+        sizes = {m.batch * m.prompt for m in misses}
+        top, peak, drop = fall([m for _, m in prefills], sizes)
+        h100 = [m for m in held_out() if GROUPS[0][1](m, fitted) and m.phase == "prefill"]
+        in_fit = sorted(((m.batch * m.prompt, predict(profile, m, comm(m)) / m.latency_s - 1)
+                         for m in fit_rows if m.phase == "prefill"), key=lambda p: p[0])
+        summary.append(
+            f"BLOOM-176B's prefill misses are its steps of "
+            f"{' and '.join(f'{n:,}' for n in sorted(sizes))} tokens ("
+            + ", ".join(f"batch {m.batch} x {m.prompt}: {m.latency_s * 1e3:,.0f} ms"
+                        for m in misses)
+            + f"): measured prefill throughput peaks at {top:,.0f} tokens/s (batch "
+            f"{peak.batch} x {peak.prompt}) and is {drop:.0%} lower there, whatever the "
+            f"batch (on the H100: {fall(h100, sizes)[2]:.0%}). A cost per token cannot "
+            f"follow both: the fit itself comes out {in_fit[0][1]:+.1%} at "
+            f"{in_fit[0][0]:,} and {in_fit[-1][1]:+.1%} at {in_fit[-1][0]:,} tokens a step.")
+    llama8 = [m for m in rows if m.model == "Llama-2-70B" and m.tp == 8]
+    refit = fit_profile(llama8, fit=FIT, base=a100_base(), comm_for=comm,
+                        name="a100-llama2-70b-tp8-all").profile
+    again = [(predict(refit, m, comm(m)) / m.latency_s - 1, m) for m in rows
+             if GROUPS[0][1](m, keys.__contains__)]
+    summary.append(
+        f"Fitted instead on all {len(llama8)} Llama-2-70B TP 8 rows of the A100 file (BLOOM-176B "
+        f"still held out), BLOOM-176B comes out: {_phase_summary(again)}.")
+    carried = [(predict(shipped, m, comm(m)) / m.latency_s - 1, m) for m in rows
+               if GROUPS[0][1](m, keys.__contains__)]
+    summary.append(
+        f"{PROFILE} (fitted on the H100) used on the A100 unchanged, BLOOM-176B: "
+        f"{_phase_summary(carried)} (infer says so with a note: a profile is fitted per "
+        f"system, netmodel calibrate).")
+    summary.append(
+        f"Roofline below every A100 row: by {min(ring_margin):.2f}x to "
+        f"{max(ring_margin):.2f}x (ring), {min(dgx_margin):.2f}x to {max(dgx_margin):.2f}x "
+        f"({label}); rows the data file leaves out are listed in its header.")
+    return out + ([f"- {s}" for s in summary] if markdown else summary)
 
 
 def _render(head, rows, markdown: bool, title: str = "") -> list[str]:
@@ -290,16 +478,15 @@ def _render(head, rows, markdown: bool, title: str = "") -> list[str]:
     return out + [""]
 
 
-def table(markdown: bool) -> list[str]:
+def _fit_table(ms, profile, base_profile, comm, markdown: bool, scenario: str = SCENARIO):
+    """The rows a profile is fitted on: measured, the roofline (ring and ``scenario``),
+    ``profile``'s fit error and each row held out (fitted like ``profile``, from
+    ``base_profile``, on the others). Returns ``(lines, summaries)``."""
     from compute.profile_fit import leave_one_out, predict, roofline
-    from compute.profiles import get_profile
 
-    ms = measurements()
-    comm = scenario_comm()
-    profile = get_profile(PROFILE)
-    held = leave_one_out(ms, fit=FIT, base=base(), comm_for=comm)
+    held = leave_one_out(ms, fit=FIT, base=base_profile, comm_for=comm)
     head = ["measurement", "measured ms", "roofline ring ms", "below by", f"roofline "
-            f"{SCENARIO} ms", "below by", "calibrated ms", "fit err", "held-out ms",
+            f"{scenario} ms", "below by", "calibrated ms", "fit err", "held-out ms",
             "held-out err"]
     rows, margins = [], []
     for m, h in zip(ms, held, strict=True):
@@ -323,23 +510,32 @@ def table(markdown: bool) -> list[str]:
         why = f", a prompt {w.prompt / longest:g}x the longest left in the fit"
     summary = [
         f"Roofline below every measurement: by {min(margins):.2f}x to {max(margins):.2f}x.",
-        f"Calibrated ({PROFILE}, fitted on these {len(ms)} rows): rms "
+        f"Calibrated ({profile.name}, fitted on these {len(ms)} rows): rms "
         f"{(sum(e * e for e in fit_errors) / len(ms)) ** 0.5:.1%}, worst "
         f"{max(abs(e) for e in fit_errors):.1%}.",
         f"Held out (fitted on the other {len(ms) - 1}): worst {worst.error:+.1%} "
         f"({worst.measurement.label()}{why}); the others "
         f"within {max(abs(h.error) for h in inside):.1%}.",
     ]
-    out = _render(head, rows, markdown)
+    return _render(head, rows, markdown), summary
+
+
+def table(markdown: bool) -> list[str]:
+    from compute.profiles import get_profile
+
+    out, summary = _fit_table(measurements(), get_profile(PROFILE), base(), scenario_comm(),
+                              markdown)
     out += [f"- {s}" for s in summary] if markdown else summary
     heading = ("Held out of the fit: another model, other TP degrees "
                f"({HELD_OUT.relative_to(ROOT)})")
     heading2 = f"Published serving measurements beyond Splitwise ({PUBLISHED.relative_to(ROOT)})"
     heading3 = ("Published multi-server serving with expert parallelism "
                 f"({MULTINODE.relative_to(ROOT)})")
+    heading4 = f"A second system: 8x A100 ({A100_DATA.relative_to(ROOT)})"
     return out + ["", f"### {heading}" if markdown else heading.upper(), ""] + \
-        cross_check(markdown) + ["", f"### {heading2}" if markdown else heading2.upper(),
-                                 ""] + published(markdown) + \
+        cross_check(markdown) + ["", f"### {heading4}" if markdown else heading4.upper(),
+                                 ""] + second_system(markdown) + \
+        ["", f"### {heading2}" if markdown else heading2.upper(), ""] + published(markdown) + \
         ["", f"### {heading3}" if markdown else heading3.upper(), ""] + multinode(markdown)
 
 
