@@ -164,6 +164,16 @@ class Calibration:
     in_network_ceiling : float
         In-switch all-reduce busbw cannot exceed this multiple of a GPU's scale-up line
         rate; 0: no ceiling.
+    p2p_ll_threshold : float
+        NCCL's send/recv (grouped ncclSend/ncclRecv: all-to-all, send-recv) runs LL while
+        one peer's bytes are at most this many bytes times the channels a peer may use, and
+        Simple above: chosen by size, not by speed (``NCCL_P2P_LL_THRESHOLD``); 0: no
+        such rule (every protocol at every size, the fastest taken).
+    p2p_channels_per_peer, p2p_channels_per_net_peer : int
+        Channels one peer's send/recv may use when every peer is on the scale-up network,
+        and when some peer is across the scale-out network (NCCL's
+        ``p2pnChannelsPerPeer``): the LL limit above is this many times
+        ``p2p_ll_threshold``.
     generations : tuple of Generation
         Per-generation constants (empty: the calibration is used as it is).
     default_generation : str
@@ -179,6 +189,9 @@ class Calibration:
     reduction_rate: float = 0.0
     channels: int = 1
     in_network_ceiling: float = 0.0
+    p2p_ll_threshold: float = 0.0
+    p2p_channels_per_peer: int = 1
+    p2p_channels_per_net_peer: int = 1
     generations: tuple[Generation, ...] = ()
     default_generation: str = ""
     generation: str = ""
@@ -192,9 +205,11 @@ class Calibration:
                 raise UserError(f"{key} must be in (0, 1], got {v!r}")
         _finite("calibration", "reduction_rate", self.reduction_rate, "bytes/s")
         _finite("calibration", "in_network_ceiling", self.in_network_ceiling, "")
-        c = self.channels
-        if isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= 1024:
-            raise UserError(f"channels must be a whole number in 1..1024, got {c!r}")
+        _finite("calibration", "p2p_ll_threshold", self.p2p_ll_threshold, "bytes")
+        for key in ("channels", "p2p_channels_per_peer", "p2p_channels_per_net_peer"):
+            c = getattr(self, key)
+            if isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= 1024:
+                raise UserError(f"{key} must be a whole number in 1..1024, got {c!r}")
         names = [g.name for g in self.generations]
         if self.generations and self.default_generation not in names:
             raise UserError(f"default generation {self.default_generation!r} is not one of "
@@ -297,11 +312,18 @@ def load_calibration(path: str | Path = DEFAULTS_PATH,
     path = Path(path)
     data = read_table(path, "calibration file", suffixes=(".toml",))
     check_keys(str(path), data, ("links", "protocols", "in_network", "reduction"),
-               ("pipeline",))
+               ("pipeline", "p2p"))
     check_keys(f"{path}: [links]", data["links"], ("scaleup_efficiency", "scaleout_efficiency"))
     check_keys(f"{path}: [reduction]", data["reduction"], ("rate",))
     pipeline = data.get("pipeline", {})
     check_keys(f"{path}: [pipeline]", pipeline, (), ("channels",))
+    p2p = data.get("p2p", {})
+    check_keys(f"{path}: [p2p]", p2p, (), ("ll_threshold", "channels_per_peer",
+                                           "channels_per_net_peer"))
+    if "ll_threshold" in p2p and (not isinstance(p2p["ll_threshold"], int | float)
+                                  or isinstance(p2p["ll_threshold"], bool)):
+        raise UserError(f"{path}: [p2p].ll_threshold must be a number, got "
+                        f"{p2p['ll_threshold']!r}")
     protos = data["protocols"]
     if not isinstance(protos, dict) or not protos:
         raise UserError(f"{path}: [protocols] must hold at least one [protocols.NAME] table")
@@ -313,6 +335,9 @@ def load_calibration(path: str | Path = DEFAULTS_PATH,
         scaleout_efficiency=float(data["links"]["scaleout_efficiency"]),
         reduction_rate=float(data["reduction"]["rate"]),
         channels=pipeline.get("channels", 1),
+        p2p_ll_threshold=float(p2p.get("ll_threshold", 0.0)),
+        p2p_channels_per_peer=p2p.get("channels_per_peer", 1),
+        p2p_channels_per_net_peer=p2p.get("channels_per_net_peer", 1),
         generations=gens, default_generation=default,
     )
 

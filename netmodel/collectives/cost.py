@@ -27,6 +27,7 @@ all-gather and all-to-all, and 1 for broadcast, reduce and send-recv.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -332,6 +333,25 @@ class CompiledCollective:
         return step_protocols(any(s.in_network for s in self.steps),
                               any(not s.in_network for s in self.steps if s.member), cal,
                               (self.op, self.algorithm) in SEND_RECV)
+
+    def size_range(self, protocol: Protocol | str, cal: Calibration) -> tuple[float, float]:
+        """``(lo, hi)``: the sizes ``lo < n <= hi`` at which this algorithm runs ``protocol``
+        (a :class:`Protocol` or its name): every size, ``(0, inf)``, except for NCCL's
+        send/recv (:data:`SEND_RECV`) under a calibration with ``p2p_ll_threshold`` and both
+        an LL and a Simple protocol: NCCL picks its protocol by size there (src/enqueue.cc, addP2pToPlan),
+        LL while one peer's bytes are at most ``p2p_ll_threshold`` times the channels a
+        peer may use (``p2p_channels_per_net_peer`` when a step crosses the scale-out
+        network, else ``p2p_channels_per_peer``), Simple above. A peer's bytes are ``n /
+        p`` in an all-to-all of ``p`` GPUs, ``n`` in a send-recv."""
+        name = protocol if isinstance(protocol, str) else protocol.name
+        thr = cal.p2p_ll_threshold
+        if thr <= 0 or name not in ("LL", "Simple") or (self.op, self.algorithm) not in SEND_RECV \
+                or not {"LL", "Simple"} <= {p.name for p in cal.protocols}:
+            return 0.0, math.inf
+        net = any(s.scaleout for s in self.steps)
+        per_peer = thr * (cal.p2p_channels_per_net_peer if net else cal.p2p_channels_per_peer)
+        limit = per_peer * (len(self.group) if self.op == "all-to-all" else 1)
+        return (0.0, limit) if name == "LL" else (limit, math.inf)
 
     def _arrays(self):
         """The steps as :func:`combine`'s arrays (built once; read-only)."""

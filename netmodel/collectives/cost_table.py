@@ -104,8 +104,9 @@ def _series(model: FabricCostModel, op: str, sizes: np.ndarray, group: tuple[Has
             raise GroupCut(group[0], group[-1])
         return [(None, sw.time, sw.protocol, sw.algorithm)]
     best: dict = {}
-    for name, proto, a, b, _ in model.candidates(op, group, "auto"):
-        t = a + b * sizes
+    cands = model.candidates(op, group, "auto")
+    for (name, proto, _, _, _), t in zip(cands, model.candidate_times(cands, sizes),
+                                         strict=True):
         if name not in best:
             best[name] = (t, np.full(len(sizes), proto, dtype=object))
         else:

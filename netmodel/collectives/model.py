@@ -29,7 +29,7 @@ defaults the constants of the fabric's GPU generation apply
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Iterator
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -329,10 +329,7 @@ class FabricCostModel:
         rest = [a for a in names if a not in costly]
         cands = self._candidates(op, group, rest, allow_none=True)
         n = np.atleast_1d(np.asarray(nbytes, dtype=float))
-        best = None
-        for _, _, a, b, _ in cands:
-            t = a + b * n
-            best = t if best is None else np.minimum(best, t)
+        best = self.fastest(cands, n) if cands else None
         keep = set(rest)
         for name in costly:
             lb = self._lower_bound(op, name, group)
@@ -372,7 +369,9 @@ class FabricCostModel:
         (algorithm, protocol) whose pipeline fills appears once per size range (its time is
         the smallest of its lines, see :meth:`CompiledCollective.lines
         <netmodel.collectives.cost.CompiledCollective.lines>`), so the time at any size is
-        the smallest ``a + b n`` of all.
+        the smallest ``a + b n`` of all that run at that size (every candidate runs at
+        every size, except NCCL's send/recv, which picks LL or Simple by size:
+        :meth:`candidate_times`, :meth:`fastest`).
 
         ``algorithm``: None or ``"auto"`` (the model's candidates), a name, or a list of
         names. An explicit algorithm that cannot run raises UserError; under ``auto`` such
@@ -449,11 +448,28 @@ class FabricCostModel:
             cands = self.choices(op, group, n)
         except GroupCut:
             return np.full_like(n, np.inf)
+        return self.fastest(cands, n)
+
+    def fastest(self, cands: list[Candidate], n: np.ndarray) -> np.ndarray:
+        """The smallest time of ``cands`` at each size ``n`` (an array of any shape): each
+        candidate's ``a + b n`` where it runs (:meth:`candidate_times`)."""
         best = None
-        for _, _, a, b, _ in cands:
-            t = a + b * n
+        for t in self.candidate_times(cands, n):
             best = t if best is None else np.minimum(best, t)
         return best
+
+    def candidate_times(self, cands: list[Candidate], n: np.ndarray) -> Iterator[np.ndarray]:
+        """Each candidate's time at the sizes ``n``: ``a + b n`` where it runs, ``inf`` at
+        sizes its protocol does not run at (NCCL's send/recv picks LL or Simple by size:
+        :meth:`CompiledCollective.size_range
+        <netmodel.collectives.cost.CompiledCollective.size_range>`)."""
+        cal = self.calibration
+        for _, proto, a, b, comp in cands:
+            t = a + b * n
+            lo, hi = comp.size_range(proto, cal)
+            if lo > 0 or hi < math.inf:
+                t = np.where((n > lo) & (n <= hi), t, np.inf)
+            yield t
 
     def moe_all_to_all_time(self, nbytes: float | np.ndarray, group_size: int,
                             copies: int, reach) -> np.ndarray:
@@ -485,9 +501,7 @@ class FabricCostModel:
     # ----------------------------------------------------------------- results
     def _best_index(self, cands: list[Candidate], n: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray]:
-        a = np.array([c[2] for c in cands])
-        b = np.array([c[3] for c in cands])
-        times = a[:, None] + b[:, None] * np.atleast_1d(n)[None, :]
+        times = np.array(list(self.candidate_times(cands, np.atleast_1d(n))))
         idx = np.argmin(times, axis=0)
         return idx, times[idx, np.arange(times.shape[1])]
 
@@ -559,7 +573,7 @@ class FabricCostModel:
             cands = self._candidates(op, group, names, allow_none=True)
         except GroupCut:
             return out
-        for name, _, a, b, _ in cands:
-            t = a + b * n
+        for c, t in zip(cands, self.candidate_times(cands, n), strict=True):
+            name = c[0]
             out[name] = t if name not in out else np.minimum(out[name], t)
         return out

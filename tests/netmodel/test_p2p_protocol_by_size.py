@@ -1,0 +1,145 @@
+"""NCCL's send/recv picks its protocol by size, not by speed (issue 11).
+
+NVIDIA/nccl src/enqueue.cc, addP2pToPlan: ``thresholdLL = nChannelsMax *
+ncclParamP2pLLThreshold()`` (16 KiB per channel, nChannelsMax = p2pnChannelsPerPeer: 32 between
+NVLink peers, 2 when a peer is across the network), ``protoLL &= bytes <= thresholdLL``,
+``protocol = protoLL ? LL : SIMPLE``: LL while one peer's bytes are at most 512 KiB (64 KiB
+across nodes), Simple above, whichever would be faster. The model took the faster of its LL
+and Simple lines at every size: Simple for an 8-GPU all-to-all of 4 MiB (512 KiB a peer, LL
+in NCCL), LL for a 1 MiB send-recv (Simple in NCCL).
+
+Hand derivations on ``single-switch:n=8,gpu=B200-HGX`` (collective_defaults.toml and the
+Blackwell row of collective_generations.toml): a GPU-switch-GPU route is 2 x 10 ns of cable
+plus 150 ns in the switch (0.17 us); an NVLink5 port is 900 GB/s a direction at 0.802 (721.8
+GB/s), LL moves 0.391 of it (282.2 GB/s); LL pays 6.6 us once and 0.6 us a step, Simple 8.4
+and 3.4 us. A direct all-to-all is one step in which each GPU sends ``n/8`` to each of its 7
+peers: ``7n/8`` out of its port.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from compute.errors import UserError
+from netmodel.collectives.calibration import Calibration, load_calibration
+from netmodel.collectives.cost_table import cost_rows
+from netmodel.collectives.model import FabricCostModel
+from topologies import build
+
+ROUTE = 2 * 10e-9 + 150e-9
+PORT = 900e9 * 0.802
+LL_RATE = PORT * 0.391
+KIB, MIB = 2 ** 10, 2 ** 20
+
+
+@pytest.fixture(scope="module")
+def b200():
+    return FabricCostModel(build("single-switch:n=8,gpu=B200-HGX"), algorithms="nccl",
+                           validated=True)
+
+
+def test_all_to_all_at_512_kib_a_peer_runs_ll_by_hand(b200):
+    # 4 MiB among 8: 512 KiB a peer = 32 channels x 16 KiB, so LL (the old model: Simple,
+    # 17.05 us, faster by its lines than LL's 20.37 us)
+    n = 4 * MIB
+    r = b200.cost("all-to-all", n, 8)
+    assert (r.algorithm, r.protocol) == ("direct", "LL")
+    want = 6.6e-6 + (0.6e-6 + ROUTE) + n * 7 / 8 / LL_RATE
+    assert r.time == pytest.approx(want, rel=1e-9)
+    assert r.time * 1e6 == pytest.approx(20.37, abs=0.01)
+
+
+def test_all_to_all_just_above_512_kib_a_peer_runs_simple_by_hand(b200):
+    n = 4 * MIB + 8  # one byte more a peer than LL's limit
+    r = b200.cost("all-to-all", n, 8)
+    assert (r.algorithm, r.protocol) == ("direct", "Simple")
+    want = 8.4e-6 + (3.4e-6 + ROUTE) + n * 7 / 8 / PORT
+    assert r.time == pytest.approx(want, rel=1e-9)
+    assert r.time * 1e6 == pytest.approx(17.05, abs=0.01)
+
+
+def test_all_to_all_at_64_kib_a_peer_runs_ll_by_hand(b200):
+    # 512 KiB among 8 (64 KiB a peer): LL, as before (and the faster line)
+    n = 512 * KIB
+    r = b200.cost("all-to-all", n, 8)
+    assert r.protocol == "LL"
+    assert r.time == pytest.approx(6.6e-6 + 0.6e-6 + ROUTE + n * 7 / 8 / LL_RATE, rel=1e-9)
+
+
+def test_send_recv_above_512_kib_runs_simple_by_hand(b200):
+    # 1 MiB from one GPU to the other: above 512 KiB, so Simple, 13.42 us; the old model
+    # chose LL's line, 6.6 + 0.77 + 1 MiB / 282.2 GB/s = 11.09 us
+    n = MIB
+    r = b200.cost("send-recv", n, 2)
+    assert r.protocol == "Simple"
+    assert r.time == pytest.approx(8.4e-6 + 3.4e-6 + ROUTE + n / PORT, rel=1e-9)
+    assert r.time * 1e6 == pytest.approx(13.42, abs=0.01)
+    assert b200.cost("send-recv", 512 * KIB, 2).protocol == "LL"
+
+
+def test_sweep_curves_time_and_rows_agree(b200):
+    sizes = [2.0 ** k for k in range(10, 31)]
+    sw = b200.sweep("all-to-all", sizes, 8)
+    per_peer = [n / 8 for n in sizes]
+    assert list(sw.protocol) == ["LL" if b <= 512 * KIB else "Simple" for b in per_peer]
+    t = b200.collective_time("all-to-all", sizes, 8)
+    assert t.tolist() == sw.time.tolist()
+    assert b200.curves("all-to-all", sizes, b200.group(8))["direct"].tolist() == \
+        sw.time.tolist()
+    rows = cost_rows(b200, ["all-to-all"], sizes, [8], algorithm="all")
+    direct = [r for r in rows if r["algorithm"] == "direct"]
+    assert [r["protocol"] for r in direct] == list(sw.protocol)
+    assert [r["seconds"] for r in direct] == sw.time.tolist()
+
+
+def test_across_nodes_two_channels_a_peer():
+    # 16 B200 of two servers: a peer across the network gets 2 channels (NCCL's log on two
+    # p5.48xlarge: "2 p2p channels per peer"), so LL up to 32 KiB a peer, 512 KiB among 16.
+    # At 640 KiB Simple (the old model: LL's line, 11.0 + 17.8 us, below Simple's 31.1 us).
+    # Simple by hand: 8.4 us + 14 us (a scale-out step) + the route (1.69 us) + 8/16 of n
+    # through a 400G NIC at 0.94 (47 GB/s).
+    m = FabricCostModel(build("rail-optimized:domains=2,gpu=B200-HGX"), algorithms="nccl",
+                        validated=True)
+    r = m.cost("all-to-all", 640 * KIB, 16)
+    route = r.steps[0].latency - 14.0e-6
+    assert r.protocol == "Simple"
+    assert route == pytest.approx(1.69e-6, abs=0.01e-6)
+    assert r.time == pytest.approx(8.4e-6 + 14e-6 + route + 640 * KIB / 2 / 47e9, rel=1e-9)
+    assert m.cost("all-to-all", 512 * KIB, 16).protocol == "LL"
+
+
+def test_ranges_only_for_send_recv_with_the_rule(b200):
+    group = b200.group(8)
+    cal = b200.calibration
+    ring = b200.compiled("all-gather", "ring", group)
+    assert ring.size_range("LL", cal) == (0.0, math.inf)
+    direct = b200.compiled("all-to-all", "direct", group)
+    assert direct.size_range("LL", cal) == (0.0, 8 * 32 * 16384)
+    assert direct.size_range("Simple", cal) == (8 * 32 * 16384, math.inf)
+    # without the rule (a calibration file with no [p2p] table, the textbook calibration):
+    # every protocol at every size, the faster line taken, as before
+    assert direct.size_range("LL", cal.with_(p2p_ll_threshold=0.0)) == (0.0, math.inf)
+    ideal = Calibration.ideal(alpha=1e-6)
+    assert ideal.p2p_ll_threshold == 0.0
+    assert direct.size_range("ideal", ideal) == (0.0, math.inf)
+
+
+@pytest.mark.parametrize("text, word", [
+    ("channels_per_peer = 0", "p2p_channels_per_peer"),
+    ("channels_per_net_peer = 2.5", "p2p_channels_per_net_peer"),
+    ("ll_threshold = -1", "p2p_ll_threshold"),
+    ("ll_threshold = 'big'", "ll_threshold"),
+    ("chunk = 3", "chunk"),
+])
+def test_bad_p2p_table_refused(tmp_path, text, word):
+    from netmodel.collectives.calibration import DEFAULTS_PATH
+
+    src = DEFAULTS_PATH.read_text()
+    start = src.index("[p2p]")
+    end = src.index("\n\n", start)
+    path = tmp_path / "cal.toml"
+    path.write_text(src[:start] + "[p2p]\n" + text + "\n" + src[end:])
+    with pytest.raises(UserError, match=word):
+        load_calibration(path)
