@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["MAX_WORD", "NothingFeasible", "UserError", "cut_long", "known", "one_line"]
+__all__ = ["KNOWN_LENGTH", "KNOWN_SHOWN", "MAX_WORD", "NothingFeasible", "UserError", "cut_long", "known", "one_line"]
 
 #: Longest word (a run of characters without a space) an error message shows whole: a path
 #: of a deep folder fits; a value of thousands of characters or digits quoted in the message
@@ -73,6 +73,29 @@ class NothingFeasible(UserError):
     exit_status = 3
 
 
+#: Most names :func:`known` lists, and the most characters it writes: a user's file may
+#: hold 50,000 GPUs or models, whose names all listed made a refusal of 900,000 characters.
+KNOWN_SHOWN, KNOWN_LENGTH = 40, 1000
+
+
 def known(names: Iterable[str]) -> str:
-    """Format a list of allowed names for an error message: ``'a', 'b', 'c'``."""
-    return ", ".join(repr(n) for n in sorted(names))
+    """Format a list of allowed names for an error message: ``'a', 'b', 'c'``; past
+    :data:`KNOWN_SHOWN` names or :data:`KNOWN_LENGTH` characters, the first ones and how
+    many more.
+
+    >>> known(["b", "a"])
+    "'a', 'b'"
+    >>> known(f"G{i:05}" for i in range(50_000))[-40:]
+    "037', 'G00038', 'G00039' and 49,960 more"
+    """
+    names = sorted(names)
+    shown: list[str] = []
+    length = 0
+    for n in names[:KNOWN_SHOWN]:
+        text = repr(n)
+        if shown and length + len(text) > KNOWN_LENGTH:
+            break
+        shown.append(text)
+        length += len(text) + 2
+    rest = len(names) - len(shown)
+    return ", ".join(shown) + (f" and {rest:,} more" if rest else "")

@@ -19,8 +19,9 @@ True
 
 from __future__ import annotations
 
-import math
 import tomllib
+from collections import ChainMap
+from collections.abc import Mapping
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from functools import cache
 from importlib import resources
@@ -105,16 +106,17 @@ def derive_gpu(base: GpuSpec, name: str, *, fraction: float = 1.0, flops_multipl
     >>> g.sms, g.hbm_bandwidth == get_gpu("H100-SXM").hbm_bandwidth
     (66, True)
     """
-    for label, v in (("fraction", fraction), ("flops_multiplier", flops_multiplier),
-                     ("hbm_bandwidth_multiplier", hbm_bandwidth_multiplier),
-                     ("network_bandwidth_multiplier", network_bandwidth_multiplier),
-                     ("hbm_capacity_multiplier", hbm_capacity_multiplier)):
-        if not (isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-                and v > 0):
-            raise UserError(f"GPU {name!r}: {label} must be a finite number > 0, got {v!r}")
-    if fraction > 1:
-        raise UserError(f"GPU {name!r}: fraction must be in (0, 1], got {fraction!r}")
-    f = fraction
+    # the ranges a GPU file's derive_from entry is held to (compute/data/limits.toml): a
+    # multiplier of 10**400 passed 'finite and > 0' and overflowed the multiplications
+    here = f"GPU {validate.describe(name)}"
+    f = validate.in_range(here, "gpu", "fraction", fraction)
+    flops_multiplier, hbm_bandwidth_multiplier, network_bandwidth_multiplier, \
+        hbm_capacity_multiplier = (validate.in_range(here, "gpu", "multiplier", v, key=label)
+                                   for label, v in (
+                                       ("flops_multiplier", flops_multiplier),
+                                       ("hbm_bandwidth_multiplier", hbm_bandwidth_multiplier),
+                                       ("network_bandwidth_multiplier", network_bandwidth_multiplier),
+                                       ("hbm_capacity_multiplier", hbm_capacity_multiplier)))
     return replace(
         base,
         name=name,
@@ -279,7 +281,7 @@ def _pos_int(name, key, v):
     return v
 
 
-def _gpu_from_entry(name: str, entry, known_gpus: dict[str, GpuSpec], where: str,
+def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: str,
                     dies: dict[str, tuple[dict, str]],
                     derived: dict[str, tuple[str, float]]) -> GpuSpec:
     """One ``[gpu.NAME]`` table, every value checked against ``compute/data/limits.toml``."""
@@ -361,8 +363,9 @@ def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec],
         raise UserError(f"{where}: the 'gpu' table is empty")
     out: dict[str, GpuSpec] = {}
     raw: dict[str, tuple[dict, str]] = {}
-    for name, entry in data["gpu"].items():
-        out[name] = _gpu_from_entry(name, entry, {**base, **out}, where, raw, derived)
+    seen = ChainMap(out, base)   # live: each entry may derive from one before it (a dict
+    for name, entry in data["gpu"].items():   # copied per entry made n entries O(n^2))
+        out[name] = _gpu_from_entry(name, entry, seen, where, raw, derived)
         if name in raw:  # its die table checked where it is read, against the GPU's SMs
             table, here = raw[name]
             dies[name] = (table, here, check_die_table(name, table, here, out[name].sms))

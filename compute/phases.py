@@ -34,7 +34,7 @@ from functools import cached_property
 import numpy as np
 
 from compute.errors import UserError, known
-from compute.validate import MAX_WHOLE, describe, is_whole
+from compute.validate import MAX_WHOLE, describe, is_finite, is_whole
 
 __all__ = [
     "DECODE",
@@ -202,10 +202,9 @@ class Slo:
     def __post_init__(self):
         for key in ("ttft", "tbt"):
             v = getattr(self, key)
-            if not (isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-                    and 0 < v <= MAX_SLO):
+            if not (is_finite(v) and 0 < v <= MAX_SLO):
                 raise UserError(f"{key} SLO must be a finite number of seconds > 0 and at most "
-                                f"{MAX_SLO:,.0f} (a day), got {v!r}")
+                                f"{MAX_SLO:,.0f} (a day), got {describe(v)}")
 
     def limit(self, phase: str) -> float:
         """The latency limit of ``phase``: TTFT for prefill, TBT for decode (seconds)."""

@@ -65,7 +65,7 @@ from compute.profiles import PARAMETERS, EngineProfile
 from compute.results import RESOURCES, InferenceResult, StageResult
 from compute.sharding import check_tp, shards
 from compute.stages import EXTENDED_STAGES, LAYER_STAGES, PIPELINE_STAGES, STAGES, layer_counts
-from compute.validate import MAX_WHOLE, describe, is_whole
+from compute.validate import MAX_WHOLE, describe, is_finite, is_whole
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -176,16 +176,16 @@ class RooflineOptions:
         return d
 
     def __post_init__(self):
-        if self.mode not in MODES:
-            raise UserError(f"unknown mode {self.mode!r}; known: {known(MODES)}")
+        if not isinstance(self.mode, str) or self.mode not in MODES:
+            raise UserError(f"unknown mode {describe(self.mode)}; known: {known(MODES)}")
         for key in ("flops_efficiency", "memory_efficiency"):
             v = getattr(self, key)
-            if not (isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-                    and EFFICIENCY_FLOOR <= v <= 1):
+            if not (is_finite(v) and EFFICIENCY_FLOOR <= v <= 1):
                 raise UserError(f"{key} must be a fraction from {EFFICIENCY_FLOOR:g} to 1, "
-                                f"got {v!r}")
-        if self.compute_dtype is not None and self.compute_dtype not in COMPUTE_DTYPES:
-            raise UserError(f"unknown compute dtype {self.compute_dtype!r}; "
+                                f"got {describe(v)}")
+        if self.compute_dtype is not None and (not isinstance(self.compute_dtype, str)
+                                               or self.compute_dtype not in COMPUTE_DTYPES):
+            raise UserError(f"unknown compute dtype {describe(self.compute_dtype)}; "
                             f"known: {known(COMPUTE_DTYPES)}")
         check_reserve(self.memory_reserve)
         if not isinstance(self.overlap_collectives, bool):
@@ -209,7 +209,7 @@ class RooflineOptions:
         if self.dense_mlp_tp is not None:
             from compute.parallel import DENSE_MLP_TP_DEGREES
 
-            if isinstance(self.dense_mlp_tp, bool) or self.dense_mlp_tp not in DENSE_MLP_TP_DEGREES:
+            if not is_whole(self.dense_mlp_tp) or self.dense_mlp_tp not in DENSE_MLP_TP_DEGREES:
                 raise UserError(f"dense MLP TP degree (dense_mlp_tp) must be 1 (SGLang's "
                                 f"--moe-dense-tp-size 1) or unset (the stage's TP), got "
                                 f"{describe(self.dense_mlp_tp)}")
@@ -467,13 +467,7 @@ def _as_configs(model, configs, max_instance) -> tuple[Parallelism, ...]:
 def check_skew(skew: object) -> float:
     """``skew`` if it is a finite number >= 1 (the busiest EP group's share of routed
     tokens over the mean; 1 is uniform routing), else a :class:`UserError`."""
-    ok = isinstance(skew, int | float | np.floating) and not isinstance(skew, bool)
-    if ok:
-        try:   # an int past a float's range (10**400) is no skew either
-            ok = math.isfinite(float(skew)) and 1 <= skew <= MAX_EXPERT_SKEW
-        except OverflowError:
-            ok = False
-    if not ok:
+    if not (is_finite(skew) and 1 <= skew <= MAX_EXPERT_SKEW):
         raise UserError(f"expert_skew must be a number from 1 (uniform routing) to "
                         f"{MAX_EXPERT_SKEW:,.0f}, got {describe(skew)}")
     return float(skew)

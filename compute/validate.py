@@ -36,7 +36,7 @@ from typing import Literal, overload
 
 from compute.errors import UserError, known, one_line
 
-__all__ = ["Range", "choice", "comma_list", "describe", "flag", "in_range", "is_whole", "limits",
+__all__ = ["Range", "choice", "comma_list", "describe", "flag", "in_range", "is_finite", "is_whole", "limits",
            "name", "number", "string", "table"]
 
 #: Largest whole number a batch, a degree or a count of tokens may be, from the command line
@@ -65,6 +65,28 @@ def is_whole(value: object) -> bool:
     except TypeError:
         return False
     return True
+
+
+def is_finite(value: object) -> bool:
+    """Whether ``value`` is a finite Python or numpy real number, not a bool: a whole number
+    (:func:`is_whole`) of any size, which a caller then compares with its bounds exactly
+    (``math.isfinite`` of an integer past 1e308 raised OverflowError through every check
+    that asked it), or another real that converts to a finite float.
+
+    >>> import numpy as np
+    >>> is_finite(0.5), is_finite(10**400), is_finite(np.float32(2)), is_finite(float("inf"))
+    (True, True, True, False)
+    >>> is_finite(True), is_finite("1"), is_finite(np.timedelta64(1, "s")), is_finite(1j)
+    (False, False, False, False)
+    """
+    if is_whole(value):
+        return True
+    if isinstance(value, bool | numbers.Integral) or not isinstance(value, numbers.Real):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except (TypeError, ValueError, OverflowError, ArithmeticError):
+        return False
 
 
 #: Longest value :func:`describe` shows itself (a longer one is told by its kind and size).
