@@ -76,16 +76,20 @@ def _model(x: ModelLike) -> ModelSpec:
 def _each(x, name: str) -> list:
     """The items of parameter ``name``, which takes several (models, scenarios, GPUs,
     phases, sweep parameters): one name, path or object alone is one item, not its
-    characters; None, a number, bytes or a table is refused naming the parameter (it raised
-    TypeError from ``list``, or gave a table's keys)."""
+    characters; None, a number, bytes, a table or what will not iterate (numpy's 0-d array,
+    an Iterable by type) is refused naming the parameter (it raised TypeError from ``list``,
+    or gave a table's keys)."""
     from netmodel.study.scenarios import Scenario
 
     if isinstance(x, str | os.PathLike | GpuSpec | ModelSpec | Scenario):
         return [x]
-    if isinstance(x, bytes | bytearray | Mapping) or not isinstance(x, Iterable):
-        raise UserError(f"{name} must be one name, file or object, or a list of them, got "
-                        f"{describe(x)}")
-    return list(x)
+    if not isinstance(x, bytes | bytearray | Mapping) and isinstance(x, Iterable):
+        try:
+            return list(x)
+        except TypeError:
+            pass
+    raise UserError(f"{name} must be one name, file or object, or a list of them, got "
+                    f"{describe(x)}")
 
 
 def get_scenario(scenario: ScenarioLike) -> Scenario:

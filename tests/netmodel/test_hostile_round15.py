@@ -1,0 +1,41 @@
+"""Hostile round 15 (netmodel): what helper 155's driver found at the package's boundaries.
+Each test fails on the code before its fix: numpy's 'iteration over a 0-d array' TypeError
+raised through the API, or a refusal that listed every one of a file's 2,000 GPUs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import netmodel
+from compute.errors import UserError
+from tests.netmodel.cli_helpers import one_line_error, run_cli
+
+ZERO_D = np.array(8)   # an Iterable by type that will not iterate
+
+
+@pytest.mark.parametrize(("call", "name"), [
+    (lambda: netmodel.compare(ZERO_D, ["lite-flat"], ["decode"], max_batch=8), "models"),
+    (lambda: netmodel.compare(["Llama-3-8B"], ZERO_D, ["decode"], max_batch=8), "scenarios"),
+    (lambda: netmodel.compare(["Llama-3-8B"], ["lite-flat"], ZERO_D, max_batch=8), "phases"),
+    (lambda: netmodel.compare(["Llama-3-8B"], ["lite-flat"], ["decode"], gpus=ZERO_D), "gpus"),
+    (lambda: netmodel.sweep(["lite-flat"], ZERO_D, ["Llama-3-8B"]), "params"),
+    (lambda: netmodel.run_study(["Llama-3-8B"], ["Lite"], ZERO_D, fabric=False), "phases"),
+    (lambda: netmodel.run_study(["Llama-3-8B"], ["Lite"], ["decode"], fabric=False,
+                                networks=ZERO_D), "networks"),
+])
+def test_zero_d_array_refused_naming_the_parameter(call, name):
+    with pytest.raises(UserError) as e:
+        call()
+    assert str(e.value) == f"{name} must be one name, file or object, or a list of them, got array(8)"
+
+
+def test_gpu_file_of_many_gpus_refusal_is_bounded(tmp_path):
+    """search --gpu-file of 2,000 GPUs without --gpu listed all 2,000 names (about 17 kB
+    on one line); now the first 40 and how many more."""
+    path = tmp_path / "many.toml"
+    path.write_text("".join(f'[gpu."G{i:04}"]\nderive_from = "H100-SXM"\nsource = "x"\n'
+                            for i in range(2000)))
+    line = one_line_error(run_cli(["search", "--gpu-file", path, "--model", "Llama-3-8B"]),
+                          "holds GPUs 'G0000', 'G0001',", "'G0039' and 1,960 more; choose one with --gpu")
+    assert len(line) < 1200
