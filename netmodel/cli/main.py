@@ -261,6 +261,30 @@ class InputPath(click.Path):
         return super().convert(value, param, ctx)
 
 
+class OutputFolder(click.Path):
+    """The type of every ``--out DIR`` option: :class:`click.Path` of a folder, but a path
+    ``os.stat`` cannot take (a NUL byte: ValueError, a traceback) is refused as
+    :func:`compute.outputs.check_folder_path` refuses it, in one line."""
+
+    def __init__(self) -> None:
+        super().__init__(file_okay=False)
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except (TypeError, ValueError) as exc:
+            from compute.errors import UserError
+            from compute.outputs import check_folder_path
+            from compute.validate import describe
+
+            try:
+                check_folder_path(value)
+            except UserError as refused:
+                self.fail(str(refused), param, ctx)
+            self.fail(f"{describe(value)}: {exc}", param, ctx)
+
+
 def _one_line_usage(exc: click.UsageError) -> click.ClickException:
     """A usage error of click's (an unknown option, a value its type refuses, a missing
     option) as one ``error:`` line naming the command's help, exit status 2, as a

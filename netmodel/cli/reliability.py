@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 
 from netmodel.cli import run_record
-from netmodel.cli.main import max_batch_option, parallelism_option, with_options
+from netmodel.cli.main import OutputFolder, max_batch_option, parallelism_option, with_options
 
 __all__ = ["availability", "blast_radius"]
 
@@ -138,7 +138,7 @@ _common = [
     click.option("--tbt", default="50ms", show_default=True, help="Decode SLO."),
     max_batch_option(),
     click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table."),
-    click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False),
+    click.option("--out", "out_dir", default=None, type=OutputFolder(),
                  metavar="DIR", help="Folder for the JSON, CSV and figures."),
     click.option("--no-plot", is_flag=True, help="Write no figures."),
     parallelism_option,

@@ -12,6 +12,7 @@ import click
 
 from netmodel.cli import run_record
 from netmodel.cli.main import (
+    OutputFolder,
     max_batch_option,
     mtp_options,
     parallelism_option,
@@ -154,7 +155,7 @@ def study() -> None:
 
 
 @study.command("lite-gpu")
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+@click.option("--out", "out_dir", required=True, type=OutputFolder(),
               metavar="DIR", help="Folder for every CSV, JSON, figure and summary.md.")
 @click.option("--models", "models_text", default=None, metavar="LIST",
               help="Comma-separated models or model files (default the study's: "
@@ -302,7 +303,7 @@ def _show_scenario(ctx, _param, value):
               help="Run every scenario with each of these GPU types instead of its own.")
 @click.option("--phase", "phase_text", default="both", show_default=True,
               help="prefill, decode, both, or a comma list.")
-@click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False),
+@click.option("--out", "out_dir", default=None, type=OutputFolder(),
               metavar="DIR", help="Also write compare.csv, compare.json and the figures there "
               "(all or nothing).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
@@ -376,7 +377,7 @@ def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None,
               help="prefill, decode, both, or a comma list.")
 @click.option("--gpus", "gpus_text", default=None, metavar="LIST",
               help="Run every scenario with each of these GPU types instead of its own.")
-@click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False),
+@click.option("--out", "out_dir", default=None, type=OutputFolder(),
               metavar="DIR", help="Also write sweep.csv, sweep.json and sweep.png there (all or "
               "nothing).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")

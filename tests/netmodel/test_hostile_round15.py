@@ -39,3 +39,20 @@ def test_gpu_file_of_many_gpus_refusal_is_bounded(tmp_path):
     line = one_line_error(run_cli(["search", "--gpu-file", path, "--model", "Llama-3-8B"]),
                           "holds GPUs 'G0000', 'G0001',", "'G0039' and 1,960 more; choose one with --gpu")
     assert len(line) < 1200
+
+
+@pytest.mark.parametrize("command", [
+    ["blast-radius", "--scenario", "lite-flat", "--model", "Llama-3-8B"],
+    ["availability", "--scenario", "lite-flat", "--model", "Llama-3-8B"],
+    ["compare", "--models", "Llama-3-8B"],
+    ["sweep", "--scenario", "lite-flat", "--param", "adjust.hop_latency=1us:2us"],
+    ["study", "lite-gpu"],
+])
+def test_out_folder_with_a_nul_byte(command, tmp_path):
+    """Every --out DIR was click.Path(file_okay=False), whose os.stat raised ValueError
+    ('embedded null byte': a traceback, exit 1) before the command's own folder check; now
+    the type is that check (netmodel.cli.main.OutputFolder), nothing written."""
+    out = tmp_path / "o\x00x"
+    one_line_error(run_cli([*command, "--out", str(out)]),
+                   "Invalid value for '--out': output folder", "holds a control character")
+    assert list(tmp_path.iterdir()) == []
