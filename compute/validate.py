@@ -48,6 +48,9 @@ MAX_WHOLE = 10**9
 #: Longest name (of a GPU, a model, a fabric) accepted from a file.
 MAX_NAME_LENGTH = 200
 
+#: Longest other text (a source, a description, a saved fabric's name or spec) accepted.
+MAX_TEXT_LENGTH = 10_000
+
 
 def is_whole(value: object) -> bool:
     """Whether ``value`` is a Python or numpy integer: not a bool, not numpy's timedelta64
@@ -283,7 +286,7 @@ def _check_utf8(where: str, key: str, value: str) -> None:
                         "UTF-8; give UTF-8 text")
 
 
-def string(where: str, key: str, value: object, *, max_length: int = 10_000) -> str:
+def string(where: str, key: str, value: object, *, max_length: int = MAX_TEXT_LENGTH) -> str:
     """``value`` if it is a string of at most ``max_length`` characters that UTF-8 can
     write (:func:`_utf8`).
 

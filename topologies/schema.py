@@ -64,7 +64,7 @@ import numpy as np
 
 from compute.errors import UserError, known
 from compute.hardware import FLAG_FIELDS, OPTIONAL_FIELDS, SPEC_KEYS, GpuSpec, catalog
-from compute.validate import describe, is_whole, limits, number
+from compute.validate import MAX_TEXT_LENGTH, describe, is_whole, limits, number
 from topologies.limits import MAX_RADIX, MAX_TIER
 
 __all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS",
@@ -127,9 +127,15 @@ VALUE_RANGES = {
                                "more: 1e7 s is 116 days a hop"),
     "reconfiguration_time": (0.0, 1e7, "s", "a patch panel rewired by hand takes minutes; "
                                             "1e7 s is 116 days"),
+    # an edge sums the cables between two nodes: two 144-port switches share at most 144
+    # cables of 8 lanes; past a million a file's count is hostile (1e308 lanes printed a
+    # bill of materials of 309 digits)
+    "lanes": (1, 1e6, "lanes", "two 144-port switches share at most 144 cables of 8 lanes"),
+    "links": (0.0, 1e6, "cables", "two 144-port switches share at most 144 cables"),
 }
 _MIN_BW, _MAX_BW = VALUE_RANGES["bandwidth"][:2]
 _MAX_LATENCY = VALUE_RANGES["latency"][1]
+_MAX_LANES, _MAX_LINKS = VALUE_RANGES["lanes"][1], VALUE_RANGES["links"][1]
 
 
 def _physical(what: str, key: str, value: float) -> None:
@@ -339,6 +345,9 @@ def _check_graph_attributes(graph: nx.Graph) -> dict:
             if not isinstance(v, allowed) or isinstance(v, bool):
                 names = " or ".join(t.__name__ for t in allowed)
                 _bad(f"graph attribute {key!r} must be {names}, got {describe(v)}")
+            if isinstance(v, str) and len(v) > MAX_TEXT_LENGTH:   # a name of 20 MB was printed
+                _bad(f"graph attribute {key!r} must be text of at most {MAX_TEXT_LENGTH:,} "
+                     f"characters, got {describe(v)}")
     if "reconfiguration_time" in attrs and not _nonneg(attrs["reconfiguration_time"]):
         _bad(f"graph attribute 'reconfiguration_time' must be finite and >= 0 s, got "
              f"{describe(attrs['reconfiguration_time'])}")
@@ -482,6 +491,8 @@ def _edge_problem(u: Hashable, v: Hashable, data: dict) -> None:
     links = data.get("links", 1)
     if not (_nonneg(links) and links > 0):
         _bad(f"edge {describe(u)}-{describe(v)} links must be finite and > 0 cables, got {describe(links)}")
+    _physical(f"edge {describe(u)}-{describe(v)}", "lanes", lanes)
+    _physical(f"edge {describe(u)}-{describe(v)}", "links", links)
     medium = data["medium"]
     if not isinstance(medium, str) or medium not in _MEDIA:
         _bad(f"edge {describe(u)}-{describe(v)} medium {describe(medium)} is not one of {known(MEDIA)}")
@@ -564,9 +575,10 @@ def _check_edges(adj: Mapping) -> tuple[bool, list]:
                 links = data["links"]
                 cables = True
             if not (bw.__class__ is float and _MIN_BW <= bw <= _MAX_BW and lat.__class__ is float
-                    and 0 <= lat <= _MAX_LATENCY and lanes.__class__ is int and lanes >= 1
-                    and (links.__class__ is int and links >= 1
-                         or links.__class__ is float and 0 < links < _INF)
+                    and 0 <= lat <= _MAX_LATENCY and lanes.__class__ is int
+                    and 1 <= lanes <= _MAX_LANES
+                    and (links.__class__ is int and 1 <= links <= _MAX_LINKS
+                         or links.__class__ is float and 0 < links <= _MAX_LINKS)
                     and medium.__class__ is str and medium in _MEDIA and u != v):
                 _edge_problem(u, v, data)
             if medium == "ocs-circuit":
@@ -585,7 +597,8 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
     integer up to 1,000,000 not exceeded by its cables, latency finite >= 0, in_network_reduction
     a bool; an OCS's ports likewise, its edges optical); every edge (no self-loop; bandwidth
     finite and > 0, latency finite and >= 0, lanes a whole number >= 1, links finite and > 0, a
-    known medium; bandwidth, latency and reconfiguration times within :data:`VALUE_RANGES`,
+    known medium; bandwidth, latency, reconfiguration times, lanes and links within
+    :data:`VALUE_RANGES`,
     which an adjusted scenario reaches and overflow does not; a
     circuit between two GPUs, ``via`` OCS nodes of the graph); a torus's ``dims`` against
     its GPUs and edges; the ``gpus`` count;
