@@ -512,7 +512,10 @@ def figure(graph: nx.Graph, *, title: str | None = None) -> Figure:
                        frameon=False)
     head = _headline(graph, title)
     spec = graph.graph.get("spec")
-    ax.set_title(head + (f"\n{_wrap(spec, 120)}" if spec and spec != head else ""), fontsize=11)
+    # the title and a file's name and spec are the user's text, not formulas: '$$' or
+    # '$\\undefinedmacro$' raised matplotlib's ValueError (a traceback) when parsed as math
+    ax.set_title(head + (f"\n{_wrap(spec, 120)}" if spec and spec != head else ""), fontsize=11,
+                 parse_math=False)
     note = "\n".join(x for x in (note, _circuits_note(part, how, groups, alone)) if x)
     note_text = None
     if note:

@@ -9,7 +9,7 @@ import pytest
 
 import netmodel
 from compute.errors import UserError
-from tests.netmodel.cli_helpers import one_line_error, run_cli
+from tests.netmodel.cli_helpers import ROOT, one_line_error, run_cli
 
 ZERO_D = np.array(8)   # an Iterable by type that will not iterate
 
@@ -56,3 +56,17 @@ def test_out_folder_with_a_nul_byte(command, tmp_path):
     one_line_error(run_cli([*command, "--out", str(out)]),
                    "Invalid value for '--out': output folder", "holds a control character")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_scenario_named_as_a_formula_refused(tmp_path):
+    """A scenario named '$\\undefinedmacro$' passed the name check and every figure of
+    compare --out raised matplotlib's ParseFatalException (a traceback, exit 1); names
+    (compute.validate.name: GPUs, models, scenarios, profiles) now hold no '$'."""
+    text = (ROOT / "netmodel/data/scenarios/lite-flat.toml").read_text()
+    path = tmp_path / "s.toml"
+    path.write_text(text.replace('name = "lite-flat"', 'name = "$\\\\undefinedmacro$"'))
+    one_line_error(run_cli(["compare", "--models", "Llama-3-8B", "--scenarios", path, "--phase",
+                            "decode", "--max-batch", "8", "-q", "--out", tmp_path / "out"]),
+                   "scenario name '$\\\\undefinedmacro$' must be non-empty text of at most 200 "
+                   "characters without control characters or '$'")
+    assert not (tmp_path / "out").exists()

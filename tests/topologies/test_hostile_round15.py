@@ -73,3 +73,17 @@ def test_graph_text_past_ten_thousand_characters_refused(tmp_path, suffix):
         read_graph(_saved(tmp_path, edit, suffix))
     assert "graph attribute 'name' must be text of at most 10,000 characters, got 'xxx" \
         in str(e.value)
+
+
+@pytest.mark.parametrize("title", ["$$", "$\\undefinedmacro$", "a $x$ b"])
+def test_plot_title_is_text_not_a_formula(title):
+    """topology plot --title '$$' (or a saved fabric named so) raised matplotlib's
+    ValueError from its math parser; the title is now drawn as the text given."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from topologies.draw import figure
+
+    fig = figure(build("ring:n=4"), title=title)
+    fig.canvas.draw()
+    assert fig.axes[0].get_title().split("\n")[0] == title
