@@ -17,6 +17,7 @@ import networkx as nx
 
 from compute.errors import UserError
 from compute.hardware import GpuSpec
+from compute.validate import describe
 from topologies.common import (
     GROUP_LENGTH,
     SCALEUP_LENGTH,
@@ -123,9 +124,9 @@ def parse_dims(dims: object) -> tuple[int, ...]:
         sides = tuple(dims)
     else:
         raise UserError(f"dims must be sides joined by 'x' (e.g. '4x4x4') or a list of "
-                        f"sides, got {str(dims)[:40]!r}")
+                        f"sides, got {describe(dims)}")
     if not 1 <= len(sides) <= 3:
-        raise UserError(f"dims {str(dims)[:40]!r} must have 1 to 3 sides, e.g. '8x8' or "
+        raise UserError(f"dims {describe(dims)} must have 1 to 3 sides, e.g. '8x8' or "
                         "'4x4x4'")
     return tuple(check_int("each torus side in dims", s, 2) for s in sides)
 

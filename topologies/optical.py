@@ -110,7 +110,7 @@ def ocs(gpus: int = 16, ports: int = 4, ocs_ports: int = OCS_PORTS,
     length = check_positive("length", length, allow_zero=True)
     if logical is not None and not isinstance(logical, str):
         raise UserError(f"logical must be a string such as 'ring', 'torus:4x4' or '0-1;1-2', "
-                        f"got {str(logical)[:40]!r}")
+                        f"got {describe(logical)}")
     check_size("ocs", n + p, n * p)
     graph = new_graph(f"{n} {spec.name} x {p} ports on {p} OCS")
     graph.add_nodes_from((f"gpu{i}", {"kind": "gpu", "gpu": spec.name}) for i in range(n))
@@ -175,7 +175,7 @@ def circuits_for(logical: Logical, members: Sequence[Hashable]) -> list[tuple[Ha
                             "'0-1;1-2'") from None
     if not isinstance(logical, list | tuple):
         raise UserError(f"logical topology must be a string or a list of GPU pairs, got "
-                        f"{str(logical)[:40]!r}")
+                        f"{describe(logical)}")
     pairs = []
     for item in logical:
         if not isinstance(item, list | tuple) or len(item) != 2:

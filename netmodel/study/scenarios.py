@@ -567,7 +567,7 @@ def get_scenario(ref: str | Scenario) -> Scenario:
     if isinstance(ref, Scenario):
         return ref
     if not isinstance(ref, str) or not ref.strip():
-        raise UserError(f"a scenario must be a name or a .toml path, got {ref!r}")
+        raise UserError(f"a scenario must be a name or a .toml path, got {describe(ref)}")
     base, at, gpu = _split_ref(ref)
     if at and not gpu.strip():
         raise UserError(f"scenario {ref!r} names no GPU after '@'")

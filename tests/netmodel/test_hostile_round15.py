@@ -70,3 +70,26 @@ def test_scenario_named_as_a_formula_refused(tmp_path):
                    "scenario name '$\\\\undefinedmacro$' must be non-empty text of at most 200 "
                    "characters without control characters or '$'")
     assert not (tmp_path / "out").exists()
+
+
+class RaisingRepr:
+    def __repr__(self):
+        raise RuntimeError("repr")
+
+
+@pytest.mark.parametrize(("call", "needle"), [
+    (lambda: netmodel.get_scenario(RaisingRepr()),
+     "a scenario must be a name or a .toml path, got a RaisingRepr"),
+    (lambda: netmodel.build_fabric("torus", {"dims": RaisingRepr()}),
+     "dims must be sides joined by 'x' (e.g. '4x4x4') or a list of sides, got a RaisingRepr"),
+    (lambda: netmodel.build_fabric("torus", {"dims": [4] * 100}),
+     "dims a list of 100 items must have 1 to 3 sides"),
+    (lambda: netmodel.build_fabric("ocs", {"logical": RaisingRepr()}),
+     "got a RaisingRepr"),
+])
+def test_values_shown_by_describe(call, needle):
+    """Three refusals showed the value by repr or str()[:40]: a __repr__ that raises raised
+    through them (RuntimeError); now compute.validate.describe, which never raises."""
+    with pytest.raises(UserError) as e:
+        call()
+    assert needle in str(e.value)
