@@ -133,6 +133,8 @@ class Generation:
         rate, whatever the domain's size.
     ll_bandwidth_factor : float or None
         Bandwidth factor of the LL protocol (NCCL's LL busbw ceiling over its NVLink rate).
+    nvlink_bandwidth : float or None
+        Line rate of one NVLink of the generation, bytes/s a direction.
     """
 
     name: str
@@ -141,6 +143,7 @@ class Generation:
     in_network_factor: float | None = None
     in_network_ceiling: float | None = None
     ll_bandwidth_factor: float | None = None
+    nvlink_bandwidth: float | None = None
 
 
 @dataclass(frozen=True)
@@ -170,10 +173,14 @@ class Calibration:
         Simple above: chosen by size, not by speed (``NCCL_P2P_LL_THRESHOLD``); 0: no
         such rule (every protocol at every size, the fastest taken).
     p2p_channels_per_peer, p2p_channels_per_net_peer : int
-        Channels one peer's send/recv may use when every peer is on the scale-up network,
-        and when some peer is across the scale-out network (NCCL's
-        ``p2pnChannelsPerPeer``): the LL limit above is this many times
-        ``p2p_ll_threshold``.
+        Channels one peer's send/recv may use (NCCL's ``p2pnChannelsPerPeer``, the LL
+        limit above is this many times ``p2p_ll_threshold``): when every peer is on the
+        scale-up network at most ``p2p_channels_per_peer`` (NCCL's p2p channels, a power of
+        2) and, with ``nvlink_bandwidth``, two per NVLink of the path (its line rate over
+        ``nvlink_bandwidth``) rounded up to a power of 2; when some peer is across the
+        scale-out network, ``p2p_channels_per_net_peer``.
+    nvlink_bandwidth : float
+        Line rate of one NVLink (bytes/s a direction), from the generation; 0: unknown.
     generations : tuple of Generation
         Per-generation constants (empty: the calibration is used as it is).
     default_generation : str
@@ -192,6 +199,7 @@ class Calibration:
     p2p_ll_threshold: float = 0.0
     p2p_channels_per_peer: int = 1
     p2p_channels_per_net_peer: int = 1
+    nvlink_bandwidth: float = 0.0
     generations: tuple[Generation, ...] = ()
     default_generation: str = ""
     generation: str = ""
@@ -206,6 +214,7 @@ class Calibration:
         _finite("calibration", "reduction_rate", self.reduction_rate, "bytes/s")
         _finite("calibration", "in_network_ceiling", self.in_network_ceiling, "")
         _finite("calibration", "p2p_ll_threshold", self.p2p_ll_threshold, "bytes")
+        _finite("calibration", "nvlink_bandwidth", self.nvlink_bandwidth, "bytes/s")
         for key in ("channels", "p2p_channels_per_peer", "p2p_channels_per_net_peer"):
             c = getattr(self, key)
             if isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= 1024:
@@ -264,6 +273,8 @@ class Calibration:
                                             bandwidth_factor=gen.in_network_factor)
         if gen.in_network_ceiling is not None:
             changes["in_network_ceiling"] = gen.in_network_ceiling
+        if gen.nvlink_bandwidth is not None:
+            changes["nvlink_bandwidth"] = gen.nvlink_bandwidth
         if gen.ll_bandwidth_factor is not None:
             changes["protocols"] = tuple(replace(p, bandwidth_factor=gen.ll_bandwidth_factor)
                                          if p.name == "LL" else p for p in self.protocols)
@@ -343,7 +354,7 @@ def load_calibration(path: str | Path = DEFAULTS_PATH,
 
 
 _GENERATION_KEYS = ("scaleup_efficiency", "in_network_factor", "in_network_ceiling",
-                    "ll_bandwidth_factor")
+                    "ll_bandwidth_factor", "nvlink_bandwidth")
 
 
 def load_generations(path: str | Path = GENERATIONS_PATH) -> tuple[tuple[Generation, ...], str]:

@@ -42,7 +42,7 @@ from netmodel.collectives.steps import unique
 
 __all__ = ["STEP_FIELDS", "CollectiveResult", "CompiledCollective", "GroupCut", "StepCost",
            "SEND_RECV", "StepTiming", "SweepResult", "bus_factor", "combine", "compile_steps", "cost_step",
-           "set_step", "step_protocols", "step_shape", "step_table"]
+           "lines_time", "set_step", "step_protocols", "step_shape", "step_table"]
 
 # GroupCut (re-exported): no path joins two members of a group (a cut fabric).
 
@@ -291,6 +291,22 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     return lines
 
 
+def lines_time(a: np.ndarray, b: np.ndarray, lo: np.ndarray | None, hi: np.ndarray | None,
+               n: np.ndarray) -> np.ndarray:
+    """The smallest ``a[c] + b[c] n`` over the candidates ``c`` that run at each size ``n``
+    (``lo[c] < n <= hi[c]``; None: every candidate at every size), ``n`` of any shape.
+
+    >>> lines_time(np.array([1.0, 3.0]), np.array([2.0, 1.0]), np.array([0.0, 4.0]),
+    ...            np.array([4.0, np.inf]), np.array([1.0, 4.0, 5.0])).tolist()
+    [3.0, 9.0, 8.0]
+    """
+    shape = (-1,) + (1,) * np.ndim(n)
+    t = a.reshape(shape) + b.reshape(shape) * n
+    if lo is not None and hi is not None and (np.any(lo > 0) or np.any(hi < math.inf)):
+        t = np.where((n > lo.reshape(shape)) & (n <= hi.reshape(shape)), t, np.inf)
+    return t.min(0)
+
+
 def step_shape(t: dict[str, np.ndarray]) -> tuple:
     """What :func:`combine` reads of the steps ``t`` alone (not of the protocol, the
     calibration or the loads), worked out once for every protocol: masks of the steps that
@@ -341,15 +357,36 @@ class CompiledCollective:
         an LL and a Simple protocol: NCCL picks its protocol by size there (src/enqueue.cc, addP2pToPlan),
         LL while one peer's bytes are at most ``p2p_ll_threshold`` times the channels a
         peer may use (``p2p_channels_per_net_peer`` when a step crosses the scale-out
-        network, else ``p2p_channels_per_peer``), Simple above. A peer's bytes are ``n /
+        network, else ``p2p_channels_per_peer``, at most two per NVLink of the bottleneck
+        link's line rate rounded up to a power of 2), Simple above. A peer's bytes are ``n /
         p`` in an all-to-all of ``p`` GPUs, ``n`` in a send-recv."""
         name = protocol if isinstance(protocol, str) else protocol.name
         thr = cal.p2p_ll_threshold
-        if thr <= 0 or name not in ("LL", "Simple") or (self.op, self.algorithm) not in SEND_RECV \
-                or not {"LL", "Simple"} <= {p.name for p in cal.protocols}:
+        if thr <= 0 or name not in ("LL", "Simple") or (self.op, self.algorithm) not in SEND_RECV:
             return 0.0, math.inf
-        net = any(s.scaleout for s in self.steps)
-        per_peer = thr * (cal.p2p_channels_per_net_peer if net else cal.p2p_channels_per_peer)
+        cache = self.__dict__.setdefault("_range_cache", {})
+        hit = cache.get((name, id(cal)))
+        if hit is not None and hit[0] is cal:
+            return hit[1]
+        out = self._size_range(name, cal)
+        cache[(name, id(cal))] = (cal, out)  # cal kept: its id stays its own
+        return out
+
+    def _size_range(self, name: str, cal: Calibration) -> tuple[float, float]:
+        thr = cal.p2p_ll_threshold
+        if not {"LL", "Simple"} <= {p.name for p in cal.protocols}:
+            return 0.0, math.inf
+        if any(s.scaleout for s in self.steps):
+            channels = cal.p2p_channels_per_net_peer
+        else:
+            channels = cal.p2p_channels_per_peer
+            rates = [s.bottleneck_bandwidth for s in self.steps if s.bottleneck_bandwidth > 0]
+            if cal.nvlink_bandwidth > 0 and rates:
+                # NCCL (src/graph/paths.cc, ncclTopoGetNchannels): 2 x (path bandwidth /
+                # one NVLink's), at least 2, then rounded up to a power of 2 (src/init.cc)
+                links = max(1, int(min(rates) / cal.nvlink_bandwidth + 1e-9))
+                channels = min(channels, 1 << (2 * links - 1).bit_length())
+        per_peer = thr * channels
         limit = per_peer * (len(self.group) if self.op == "all-to-all" else 1)
         return (0.0, limit) if name == "LL" else (limit, math.inf)
 

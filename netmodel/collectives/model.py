@@ -458,6 +458,17 @@ class FabricCostModel:
             best = t if best is None else np.minimum(best, t)
         return best
 
+    def candidate_ranges(self, cands: list[Candidate]) -> tuple[np.ndarray, np.ndarray]:
+        """``(lo, hi)``: each candidate runs at the sizes ``lo < n <= hi`` (``(0, inf)``
+        unless NCCL's send/recv picks its protocol by size there:
+        :meth:`CompiledCollective.size_range
+        <netmodel.collectives.cost.CompiledCollective.size_range>`), arrays in the order of
+        ``cands``, for :func:`~netmodel.collectives.cost.lines_time`."""
+        cal = self.calibration
+        ranges = [c[4].size_range(c[1], cal) for c in cands]
+        return (np.array([r[0] for r in ranges], dtype=float),
+                np.array([r[1] for r in ranges], dtype=float))
+
     def candidate_times(self, cands: list[Candidate], n: np.ndarray) -> Iterator[np.ndarray]:
         """Each candidate's time at the sizes ``n``: ``a + b n`` where it runs, ``inf`` at
         sizes its protocol does not run at (NCCL's send/recv picks LL or Simple by size:

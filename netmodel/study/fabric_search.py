@@ -479,6 +479,8 @@ class ScenarioCollectives:
                 else:
                     cands = m.candidates(op, m.group(int(size)))
                     hit = (np.array([c[2] for c in cands]), np.array([c[3] for c in cands]))
+                    # the sizes each runs at (NCCL's send/recv: LL or Simple by size)
+                    self._linear[("ranges", op, int(size))] = m.candidate_ranges(cands)
             except GroupCut as exc:
                 raise UserError(f"scenario {self.scenario.label!r}: an instance of {size} "
                                 f"GPUs is cut apart ({exc}); no {op} can run on it") from None
@@ -520,8 +522,9 @@ class ScenarioCollectives:
             return np.zeros_like(n)
         a, b = self.linear(op, p)
         if a.ndim == 1:
-            shape = (-1,) + (1,) * n.ndim
-            t = (a.reshape(shape) + b.reshape(shape) * n).min(0)
+            from netmodel.collectives.cost import lines_time
+
+            t = lines_time(a, b, *self._linear.get(("ranges", op, int(p)), (None, None)), n)
         else:  # every instance at once: per candidate the slowest instance, then the best
             shape = (-1,) + (1,) * n.ndim
             t = None

@@ -59,14 +59,19 @@ class _GroupComm:
         #: slice, as the healthy costing sets them per group size); None: on ``model``
         self.slice_model = slice_model
 
-    def _lines(self, op: str, members: tuple, model=None) -> tuple[np.ndarray, np.ndarray]:
+    def _lines(self, op: str, members: tuple, model=None) -> tuple[np.ndarray, ...]:
+        """``(a, b, lo, hi)`` of the candidates (:func:`~netmodel.collectives.cost.
+        lines_time`)."""
         from netmodel.collectives.cost import GroupCut
 
+        model = model or self.model
         try:
-            cands = (model or self.model).candidates(op, members)
+            cands = model.candidates(op, members)
         except (GroupCut, UserError):
             raise _Cut() from None
-        return np.array([c[2] for c in cands]), np.array([c[3] for c in cands])
+        ranges = getattr(model, "candidate_ranges", None)  # None: every line at every size
+        return (np.array([c[2] for c in cands]), np.array([c[3] for c in cands]),
+                *(ranges(cands) if ranges is not None else (None, None)))
 
     def collective_time(self, op: str, nbytes: float | np.ndarray,
                         group_size: int) -> np.ndarray:
@@ -74,15 +79,16 @@ class _GroupComm:
         k = int(group_size)
         if k <= 1:
             return np.zeros_like(n)
-        shape = (-1,) + (1,) * n.ndim
+        from netmodel.collectives.cost import lines_time
+
         t = None
         for i in range(0, len(self.members) - k + 1, k):
             if self.slice_model is not None and k < len(self.members):
                 model, members = self.slice_model(i, k)
-                a, b = self._lines(op, members, model)
+                lines = self._lines(op, members, model)
             else:
-                a, b = self._lines(op, self.members[i:i + k])
-            ti = (a.reshape(shape) + b.reshape(shape) * n).min(0)
+                lines = self._lines(op, self.members[i:i + k])
+            ti = lines_time(*lines, n)
             t = ti if t is None else np.maximum(t, ti)
         return np.where(n > 0, t, 0.0)
 

@@ -323,15 +323,17 @@ class _Transfer:
         n = np.asarray(nbytes, dtype=float)
         if self.override is not None:
             return np.asarray(self.override.collective_time("send-recv", n, 2), dtype=float)
+        from netmodel.collectives.cost import lines_time
+
         out = np.zeros_like(n)
         for coll in self.collectives:
-            a, b = self._fit(coll, prefill_gpus, decode_gpus)
-            t = (a.reshape((-1,) + (1,) * n.ndim) + b.reshape((-1,) + (1,) * n.ndim) * n).min(0)
-            out = np.maximum(out, t)
+            out = np.maximum(out, lines_time(*self._fit(coll, prefill_gpus, decode_gpus), n))
         return np.where(n > 0, out, 0.0)
 
     def _fit(self, coll, gp: int, gd: int):
-        """``(a, b)`` of the pair's ``send-recv`` candidates (``time = a + b bytes``). The
+        """``(a, b, lo, hi)`` of the pair's ``send-recv`` candidates (``time = a + b
+        bytes`` at the sizes ``lo < bytes <= hi`` each runs at: NCCL's send/recv picks LL or
+        Simple by size; :func:`~netmodel.collectives.cost.lines_time`). The
         pools sit on the two halves of the fabric (the scenario's placement of two groups
         of half its GPUs): the pair is the first GPU of each. On an optical circuit-switched
         fabric a circuit is set between the pair (the scenario's circuits of a 2-GPU
@@ -354,7 +356,8 @@ class _Transfer:
             except GroupCut as exc:
                 raise UserError(f"scenario {coll.scenario.label!r}: no path between the prefill "
                                 f"and the decode pool ({exc})") from None
-            hit = (np.array([c[2] for c in cands]), np.array([c[3] for c in cands]))
+            hit = (np.array([c[2] for c in cands]), np.array([c[3] for c in cands]),
+                   *model.candidate_ranges(cands))
             self._fits[key] = hit
         return hit
 

@@ -143,3 +143,33 @@ def test_bad_p2p_table_refused(tmp_path, text, word):
     path.write_text(src[:start] + "[p2p]\n" + text + "\n" + src[end:])
     with pytest.raises(UserError, match=word):
         load_calibration(path)
+
+
+def test_lite_mesh_two_channels_a_nvlink():
+    # A Lite's port is 112.5 GB/s, 4.5 NVLink4 links of 25 GB/s: NCCL gives the peer
+    # 2 x 4 = 8 channels (src/graph/paths.cc, ncclTopoGetNchannels; a power of 2 already),
+    # so LL up to 8 x 16 KiB = 128 KiB a peer, 1 MiB among 8
+    from netmodel.study.fabric_search import ScenarioCollectives
+
+    m = ScenarioCollectives("lite-direct").model(8)
+    comp = m.compiled("all-to-all", "direct", m.group(8))
+    assert comp.size_range("LL", m.calibration) == (0.0, 8 * 8 * 16384)
+
+
+@pytest.mark.parametrize("scenario, op, p, differs", [("h100-dgx", "all-to-all", 8, True),
+                                                      ("h100-dgx", "all-to-all", 16, False),
+                                                      ("lite-direct", "all-to-all", 8, True)])
+def test_a_scenario_costs_send_recv_as_the_fabric_model(scenario, op, p, differs):
+    # one cost for every command: compare/search/study (a scenario's collectives) and
+    # collective/sweep (the fabric model) take the same protocol at each size; the
+    # scenario's plain minimum of every line (what it took before) differs at some size
+    # where NCCL's rule picks the slower protocol
+    from netmodel.study.fabric_search import ScenarioCollectives
+
+    c = ScenarioCollectives(scenario)
+    sizes = [2.0 ** k for k in range(10, 31)]
+    t = c.collective_time(op, sizes, p)
+    assert t.tolist() == c.model(p).collective_time(op, sizes, p).tolist()
+    a, b = c.linear(op, p)
+    plain = (a[:, None] + b[:, None] * sizes).min(0)
+    assert (plain < t).any() == differs
