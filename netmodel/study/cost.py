@@ -695,8 +695,9 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     power_host = n * host_power(base, tco["host_power_per_h100"]) * tco["host_load_fraction"]
     power_it = power_gpu + power_host + bill.power
     energy = power_it * tco["pue"] * SECONDS_PER_YEAR * tco["electricity_price"]
-    per_year = capex / (tco["lifetime"] / SECONDS_PER_YEAR) + capex * tco["maintenance_fraction"] \
-        * SECONDS_PER_YEAR
+    years = tco["lifetime"] / SECONDS_PER_YEAR   # 0.0 for a lifetime of 1e-320 s: no
+    per_year = (capex / years if years else math.inf) + capex * tco["maintenance_fraction"] \
+        * SECONDS_PER_YEAR   # ZeroDivisionError, an overflow the check below names
     totals = {"capex": capex, "power": power_it, "energy cost per year": energy,
               "capex per year": per_year}
     over = [k for k, v in totals.items() if not math.isfinite(v)]

@@ -93,3 +93,13 @@ def test_values_shown_by_describe(call, needle):
     with pytest.raises(UserError) as e:
         call()
     assert needle in str(e.value)
+
+
+def test_sweep_of_a_subnormal_lifetime():
+    """sweep cost.lifetime=1e-320:1: the lifetime in years underflowed to 0.0 and the capex
+    per year raised ZeroDivisionError (traceback, exit 1); now it is the overflow the cost
+    check names."""
+    one_line_error(run_cli(["sweep", "--scenario", "lite-flat", "--models", "Llama-3-8B",
+                            "--max-batch", "8", "--phase", "decode", "-q", "--param",
+                            "cost.lifetime=1e-320:1", "--points", "3"]),
+                   "make the capex per year of lite-flat@Lite overflow to infinity")
