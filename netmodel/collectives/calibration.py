@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 
 from compute.config_files import check_keys, read_table
 from compute.errors import UserError, known
+from compute.hardware import derivation
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -249,13 +250,21 @@ class Calibration:
 
     # ------------------------------------------------------------------ generations
     def generation_of(self, gpu: str) -> Generation | None:
-        """The generation GPU type ``gpu`` belongs to (the default one if none lists it);
-        None without generations."""
+        """The generation GPU type ``gpu`` belongs to: the one listing it, else the one of
+        the GPU it was derived from (a GPU file's ``derive_from``, the Lite family's H100:
+        the same NVLink and NVSwitch), else the default one; None without generations."""
         if not self.generations:
             return None
-        for g in self.generations:
-            if gpu in g.gpus:
-                return g
+        seen = set()
+        while gpu not in seen:
+            seen.add(gpu)
+            for g in self.generations:
+                if gpu in g.gpus:
+                    return g
+            derived = derivation(gpu)
+            if derived is None:
+                break
+            gpu = derived[0]
         return next(g for g in self.generations if g.name == self.default_generation)
 
     def for_gpu(self, gpu: str) -> Calibration:

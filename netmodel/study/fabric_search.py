@@ -347,9 +347,12 @@ def network_key(scenario: Scenario, calibration: Calibration) -> str:
     """What a scenario's collective costs depend on, spelled as a string: the fabric's
     builder and parameters with the GPU type left out (a GPU's name labels nodes; its
     bandwidths enter the parameters), the placement, algorithm, circuits, instances,
-    adjustments and the calibration. Scenarios with the same key cost every collective
-    the same."""
+    adjustments, the calibration and the GPU's generation in it. Scenarios with the same
+    key cost every collective the same."""
     builder, params = scenario.fabric_params()
+    # the GPU's name is left out, its generation is not: it picks the calibration's
+    # constants (Calibration.resolve), so an A100 and a copy of it named otherwise differ
+    generation = calibration.generation_of(scenario.gpu)
 
     def spell(v: object) -> object:
         if isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], dict):
@@ -360,7 +363,7 @@ def network_key(scenario: Scenario, calibration: Calibration) -> str:
 
     parts = (builder, {k: spell(v) for k, v in params.items()}, scenario.placement,
              scenario.algorithm, scenario.circuits, scenario.instances, scenario.adjust,
-             calibration)
+             calibration, generation and generation.name)
     return repr(parts)
 
 
