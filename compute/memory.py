@@ -40,6 +40,7 @@ from compute.errors import UserError
 from compute.parallel import stage_mix
 from compute.results import MemoryFit
 from compute.sharding import Shards
+from compute.validate import describe, is_finite
 
 if TYPE_CHECKING:
     from compute.hardware import GpuSpec
@@ -56,9 +57,8 @@ DEFAULT_RESERVE = 0.10
 
 def check_reserve(reserve: float) -> float:
     """Return ``reserve`` if it is a fraction in [0, 1), else raise :class:`UserError`."""
-    if not (isinstance(reserve, int | float) and not isinstance(reserve, bool)
-            and 0 <= reserve < 1):
-        raise UserError(f"memory reserve must be a fraction in [0, 1), got {reserve!r}")
+    if not (is_finite(reserve) and 0 <= reserve < 1):
+        raise UserError(f"memory reserve must be a fraction in [0, 1), got {describe(reserve)}")
     return float(reserve)
 
 

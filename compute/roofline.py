@@ -190,7 +190,7 @@ class RooflineOptions:
         check_reserve(self.memory_reserve)
         if not isinstance(self.overlap_collectives, bool):
             raise UserError(f"overlap_collectives must be true or false, got "
-                            f"{self.overlap_collectives!r}")
+                            f"{describe(self.overlap_collectives)}")
         if self.overlap_collectives and self.mode != "overlap":
             raise UserError("overlap_collectives needs mode 'overlap' (serial mode sums every "
                             "stage's compute, memory and network time)")

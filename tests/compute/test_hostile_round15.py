@@ -72,3 +72,21 @@ def test_many_gpus_in_a_file_read_in_linear_time(tmp_path):
     gpus = load_gpu_file(path)
     assert time.perf_counter() - start < 20
     assert len(gpus) == n and gpus[f"G{n - 1}"].sms == get_gpu("H100-SXM").sms
+
+
+class RaisingRepr:
+    def __repr__(self):
+        raise RuntimeError("repr")
+
+
+@pytest.mark.parametrize(("kw", "needle"), [
+    ({"memory_reserve": RaisingRepr()}, "memory reserve must be a fraction in [0, 1), got a RaisingRepr"),
+    ({"overlap_collectives": RaisingRepr()}, "overlap_collectives must be true or false, got a RaisingRepr"),
+])
+def test_roofline_options_show_values_by_describe(kw, needle):
+    """Two refusals showed the value by repr: a __repr__ that raises raised RuntimeError
+    through them; now compute.validate.describe (and the reserve's finiteness is is_finite)."""
+    with pytest.raises(UserError) as e:
+        RooflineOptions(**kw)
+    assert needle in str(e.value)
+    assert RooflineOptions(memory_reserve=0.25).memory_reserve == 0.25
