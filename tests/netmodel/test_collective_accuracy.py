@@ -527,7 +527,7 @@ def test_a100_mid_range_is_optimistic_on_every_a100_server():
 
 
 @pytest.mark.parametrize("case", ["b200-8-vultr", "gb300-2x4-oci"])
-def test_blackwell_eight_gpus_run_ring_until_1_gib(case):
+def test_blackwell_eight_gpus_measure_ring_like_until_1_gib(case):
     # Two Blackwell 8-GPU NVLink domains from two sources, 8xB200 HGX (Vultr) and 2 GB300 trays
     # over MNNVL (OCI, NCCL 2.28.7), measure the same curve within 2% from 128 MiB on: the
     # model's ring (within 3%) up to 1 GiB, its in-network (within 2%) from 2 GiB. The model's
