@@ -96,14 +96,6 @@ class CompareResult(RowsResult):
     def labels(self) -> tuple[str, ...]:
         return tuple(s.label for s in self.scenarios)
 
-    @property
-    def models(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(r.model for r in self.rows))
-
-    @property
-    def phases(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(r.phase for r in self.rows))
-
     def row(self, model: str, label: str, phase: str) -> CompareRow:
         """The row of one model x scenario label (``name@gpu``) x phase."""
         for r in self.rows:

@@ -279,6 +279,16 @@ class RowsResult:
     #: The row type (columns come from its fields).
     ROW: ClassVar[type[BestRow]] = BestRow
 
+    @property
+    def models(self) -> tuple[str, ...]:
+        """The rows' models in first-seen order."""
+        return tuple(dict.fromkeys(r.model for r in self.rows))
+
+    @property
+    def phases(self) -> tuple[str, ...]:
+        """The rows' phases in first-seen order."""
+        return tuple(dict.fromkeys(r.phase for r in self.rows))
+
     def to_dicts(self) -> list[dict]:
         unset = self.unset_columns()
         return [r.to_dict(unset) for r in self.rows]

@@ -356,14 +356,6 @@ class SweepResult(RowsResult):
     def higher_is_better(self) -> bool:
         return self.metric != "usd_per_mtoken"
 
-    @property
-    def models(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(r.model for r in self.rows))
-
-    @property
-    def phases(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(r.phase for r in self.rows))
-
     def curve(self, label: str, model: str, phase: str,
               y: float | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``(x, metric)`` of one scenario (NaN where infeasible or not priced)."""
