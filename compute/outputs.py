@@ -110,17 +110,20 @@ def check_file_path(path: str | os.PathLike[str], what: str = "output file",
                         f"FIFO or socket); give a file path")
     if suffixes is not None and p.suffix.lower() not in suffixes:
         raise UserError(f"{what} {_describe(text)} must end in one of: {', '.join(suffixes)}")
-    parent = p.parent
-    if parent.exists() and not parent.is_dir():
-        raise UserError(f"{what} {_describe(text)}: {_describe(parent)} is a file, not a "
-                        f"folder")
-    if not parent.is_dir():
-        raise UserError(f"{what} {_describe(text)}: folder {_describe(parent)} does not exist "
-                        f"(create it first)")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise UserError(f"{what} {_describe(text)}: folder {_describe(parent)} is not writable")
-    _probe(parent, f"{what} {_describe(text)}")
+    _writable_folder(p.parent, f"{what} {_describe(text)}", "folder")
     return p
+
+
+def _writable_folder(folder: Path, where: str, called: str) -> None:
+    """``folder``, where an output goes (``where`` names the output, ``called`` the folder in
+    messages), checked: it exists, is a folder, and a file can be written there."""
+    if folder.exists() and not folder.is_dir():
+        raise UserError(f"{where}: {_describe(folder)} is a file, not a folder")
+    if not folder.is_dir():
+        raise UserError(f"{where}: {called} {_describe(folder)} does not exist (create it first)")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UserError(f"{where}: {called} {_describe(folder)} is not writable")
+    _probe(folder, where)
 
 
 def _probe(folder: Path, where: str) -> None:
@@ -147,17 +150,7 @@ def check_folder_path(path: str | os.PathLike[str], what: str = "output folder")
                         f"resolves to no folder); give a folder path") from None
     if resolved.parent == resolved:
         raise UserError(f"{what} {_describe(path)} is the file system's root")
-    parent = resolved.parent
-    if parent.exists() and not parent.is_dir():
-        raise UserError(f"{what} {_describe(path)}: {_describe(parent)} is a file, not a "
-                        f"folder")
-    if not parent.is_dir():
-        raise UserError(f"{what} {_describe(path)}: its parent folder {_describe(parent)} does "
-                        f"not exist (create it first)")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise UserError(f"{what} {_describe(path)}: its parent folder {_describe(parent)} is "
-                        f"not writable")
-    _probe(parent, f"{what} {_describe(path)}")
+    _writable_folder(resolved.parent, f"{what} {_describe(path)}", "its parent folder")
     if p.is_dir():
         if not os.access(p, os.W_OK | os.X_OK):
             raise UserError(f"{what} {_describe(path)} is not writable")
