@@ -29,6 +29,7 @@ from topologies.common import (
     bandwidth_or,
     cable_latency,
     check_int,
+    check_length,
     check_medium,
     check_positive,
     check_radix,
@@ -107,7 +108,7 @@ def ocs(gpus: int = 16, ports: int = 4, ocs_ports: int = OCS_PORTS,
                           "an OCS switches light, so its ports take optics or fibre")
     reconf = check_positive("reconfiguration_time", reconfiguration_time, allow_zero=True)
     lat = check_positive("latency", latency, allow_zero=True)
-    length = check_positive("length", length, allow_zero=True)
+    length = check_length(length)
     if logical is not None and not isinstance(logical, str):
         raise UserError(f"logical must be a string such as 'ring', 'torus:4x4' or '0-1;1-2', "
                         f"got {describe(logical)}")
