@@ -39,7 +39,7 @@ bandwidth factor.
 from __future__ import annotations
 
 import functools
-import math
+import sys
 import weakref
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping
@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 from compute.config_files import check_keys, read_table
 from compute.errors import UserError, known
 from compute.hardware import derivation
+from compute.validate import describe, is_finite, is_whole
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -68,11 +69,12 @@ _PROTOCOL_OPTIONAL = ("chunk",)
 
 
 def _finite(where: str, key: str, v: object, unit: str, *, positive: bool = False) -> None:
-    ok = isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) \
-        and (v > 0 if positive else v >= 0)
+    # an integer past a float's range is refused here, not where arithmetic overflows
+    ok = is_finite(v) and (v > 0 if positive else v >= 0) \
+        and not (is_whole(v) and v > sys.float_info.max)
     if not ok:
         raise UserError(f"{where}: {key} must be a finite number {'>' if positive else '>='} 0"
-                        f"{' ' + unit if unit else ''}, got {v!r}")
+                        f"{' ' + unit if unit else ''}, got {describe(v)}")
 
 
 @dataclass(frozen=True)
@@ -210,8 +212,8 @@ class Calibration:
             raise UserError("a calibration needs at least one protocol")
         for key in ("scaleup_efficiency", "scaleout_efficiency"):
             v = getattr(self, key)
-            if not (isinstance(v, int | float) and 0 < v <= 1):
-                raise UserError(f"{key} must be in (0, 1], got {v!r}")
+            if not (is_finite(v) and 0 < v <= 1):
+                raise UserError(f"{key} must be in (0, 1], got {describe(v)}")
         _finite("calibration", "reduction_rate", self.reduction_rate, "bytes/s")
         _finite("calibration", "in_network_ceiling", self.in_network_ceiling, "")
         _finite("calibration", "p2p_ll_threshold", self.p2p_ll_threshold, "bytes")

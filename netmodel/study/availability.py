@@ -61,7 +61,7 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.search import DEFAULT_MAX_BATCH
-from compute.validate import describe, is_whole
+from compute.validate import describe, is_finite, is_whole
 from netmodel.study.blast_radius import YEAR, Cluster, build_cluster
 from netmodel.study.progress import NO_PROGRESS
 from netmodel.study.reliability_catalog import HOUR, parse_duration, percent
@@ -883,10 +883,9 @@ def availability(scenario: str | Scenario | None, model: str | ModelSpec | None,
 
 
 def _check_threshold(threshold) -> float:
-    ok = isinstance(threshold, int | float) and not isinstance(threshold, bool) \
-        and math.isfinite(threshold) and 0 < threshold <= 1
-    if not ok:
-        raise UserError(f"capacity threshold must be a share in (0, 1], got {threshold!r}")
+    if not (is_finite(threshold) and 0 < threshold <= 1):
+        raise UserError(f"capacity threshold must be a share in (0, 1], got "
+                        f"{describe(threshold)}")
     return float(threshold)
 
 

@@ -1,0 +1,50 @@
+"""Two range checks that spelled their own finiteness test (review, code health): a Python
+integer past a float's range raised OverflowError from ``math.isfinite`` instead of the
+check's one line, a numpy float32 share was refused, and a bool passed as an efficiency of 1.
+Both now ask :func:`compute.validate.is_finite`, the project's one finiteness rule."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from compute.errors import UserError
+from netmodel.collectives.calibration import default_calibration
+from netmodel.study.availability import availability
+
+
+@pytest.mark.parametrize("key", ["reduction_rate", "in_network_ceiling", "p2p_ll_threshold",
+                                 "nvlink_bandwidth"])
+def test_calibration_refuses_an_integer_past_a_float_in_one_line(key):
+    with pytest.raises(UserError, match=rf"^calibration: {key} must be a finite number >= 0"
+                                        r".*, got an integer of 401 digits$"):
+        replace(default_calibration(), **{key: 10**400})
+
+
+def test_calibration_takes_a_float_range_integer_and_a_numpy_float():
+    cal = default_calibration()
+    assert replace(cal, reduction_rate=10**12).reduction_rate == 10**12
+    assert replace(cal, nvlink_bandwidth=np.float32(2.5e10)).nvlink_bandwidth == 2.5e10
+
+
+@pytest.mark.parametrize("value", [True, 10**400, float("nan")])
+def test_calibration_efficiency_must_be_a_real_fraction(value):
+    with pytest.raises(UserError, match=r"^scaleup_efficiency must be in \(0, 1\], got "):
+        replace(default_calibration(), scaleup_efficiency=value)
+
+
+@pytest.mark.parametrize("value", [10**400, 1.5, 0, True, "0.5"])
+def test_availability_threshold_refused_in_one_line_before_any_work(value):
+    # the threshold is checked before the cluster is built (scenario and model are None)
+    with pytest.raises(UserError, match=r"^capacity threshold must be a share in \(0, 1\], "):
+        availability(None, None, threshold=value)
+
+
+def test_availability_threshold_takes_a_numpy_float():
+    # np.float32(0.5) is a share; it was refused. Past the threshold check, the missing
+    # scenario is what is refused.
+    with pytest.raises(UserError) as err:
+        availability(None, None, threshold=np.float32(0.5))
+    assert "threshold" not in str(err.value)
