@@ -21,6 +21,16 @@ Other ops (all-gather, reduce-scatter, all-to-all, broadcast, reduce, send-recv)
 ``tests/netmodel/data/nccl_ops_published.csv``: its measured sweeps size by size, against the
 same regions and targets as all-reduce; its single large-message points (a maintainer's
 figure or closed form) against the large-message targets.
+
+nccl-tests' launch: a run with ``-g N`` (one host thread driving N GPUs) times iterations of
+ncclGroupStart, one ncclAllReduce per GPU, ncclGroupEnd, issued back to back and waited for
+once (NVIDIA/nccl-tests src/common.cu, BenchTime/startColl); NCCL's ncclGroupEnd prepares and
+launches each GPU's kernel in turn on that thread (NVIDIA/nccl src/group.cc, doLaunches). So an
+iteration takes the longer of the collective and N launches, ``N x`` the per-GPU host cost of
+``tests/netmodel/data/nccl_tests_launch.toml`` (~5 us, NCCL's maintainer). Curves whose launch
+is known (``gpus_per_thread``) are also shown with that floor ("model + launch"): a
+property of the harness, not of the cluster, so the plain model is always shown beside it and
+the library's collective model does not include it.
 """
 
 from __future__ import annotations
@@ -33,6 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT.parent / "shared" / "reference"
 PUBLISHED = ROOT / "tests" / "netmodel" / "data" / "nccl_allreduce_published.csv"
 PUBLISHED_OPS = ROOT / "tests" / "netmodel" / "data" / "nccl_ops_published.csv"
+LAUNCH = ROOT / "tests" / "netmodel" / "data" / "nccl_tests_launch.toml"
 
 MIB = 2 ** 20
 #: (name, lower bound of size, upper bound (exclusive), bound on the error, kind)
@@ -49,6 +60,14 @@ def _rows(path):
         return list(csv.DictReader(line for line in fh if not line.startswith("#")))
 
 
+def launch_cost() -> float:
+    """Seconds of host time per GPU per collective in nccl-tests (:data:`LAUNCH`)."""
+    import tomllib
+
+    with open(LAUNCH, "rb") as fh:
+        return float(tomllib.load(fh)["launch"]["per_gpu_s"])
+
+
 def _fmt_size(n: float) -> str:
     from compute.units import format_bytes
 
@@ -60,14 +79,17 @@ def _fmt_size(n: float) -> str:
 
 class Curve:
     """One measured curve of ``op`` (all-reduce unless named) and the model's busbw at its
-    sizes."""
+    sizes. ``gpus_per_thread``: GPUs one host thread of the run drove (nccl-tests' ``-g``; 1
+    for one rank per GPU; None where not known); where known, :attr:`harness` is the model's
+    busbw with nccl-tests' launch floor (module docstring)."""
 
     def __init__(self, key, system, fabric, gpus, algorithm, sizes, measured, source,
-                 target=True, note="", op="all-reduce"):
+                 target=True, note="", op="all-reduce", gpus_per_thread=None):
         self.key, self.system, self.fabric, self.gpus = key, system, fabric, gpus
         self.algorithm, self.sizes, self.measured = algorithm, sizes, measured
         self.source, self.target, self.note, self.op = source, target, note, op
-        self.model = self.choice = None
+        self.gpus_per_thread = gpus_per_thread
+        self.model = self.choice = self.time = self.harness = None
 
     def run(self) -> Curve:
         import numpy as np
@@ -82,16 +104,24 @@ class Curve:
         alg = None if kind == "auto" else self.algorithm
         sw = model.sweep(self.op, np.asarray(self.sizes, dtype=float), self.gpus, alg)
         self.model = sw.busbw / 1e9
+        self.time = sw.time
         self.choice = [f"{a}/{p}" for a, p in zip(sw.algorithm, sw.protocol, strict=True)]
+        if self.gpus_per_thread is not None:
+            # the thread issues its GPUs' launches one after another; an iteration takes the
+            # longer of that and the collective (busbw scales as 1 / time at a given size)
+            floor = self.gpus_per_thread * launch_cost()
+            self.harness = np.where(sw.time >= floor, self.model, self.model * sw.time / floor)
         return self
 
     def errors(self):
         return [m / x - 1 for m, x in zip(self.model, self.measured, strict=True)]
 
-    def worst(self, lo, hi, kind):
+    def worst(self, lo, hi, kind, model=None):
         """The worst error (``rel``: largest ``|model/measured - 1|``; ``factor``: largest
-        ratio either way) over sizes in ``[lo, hi)``, or None without one."""
-        vals = [(m, x) for n, m, x in zip(self.sizes, self.model, self.measured, strict=True)
+        ratio either way) over sizes in ``[lo, hi)``, or None without one; ``model``: busbw
+        to use instead of the plain model's (:attr:`harness`)."""
+        model = self.model if model is None else model
+        vals = [(m, x) for n, m, x in zip(self.sizes, model, self.measured, strict=True)
                 if lo <= n < hi]
         if not vals:
             return None
@@ -106,14 +136,17 @@ def shared_curves() -> list[Curve]:
         return []
     rows = _rows(REFERENCE / "nccl_allreduce_busbw_8gpu.csv")
     out = []
-    # the builder's default reduction follows the GPU: NVLS on H200, none on A100
+    # the builder's default reduction follows the GPU: NVLS on H200, none on A100. Both are
+    # Azure's guide, whose Benchmarks/NVIDIA/NCCLBandwidth.py runs one all_reduce_perf with
+    # '-g <GPUs of the host>' (Azure/AI-benchmarking-guide issue 7): 8 GPUs per thread
     for key, prefix, gpu in (("h200-8", "8xH200", "H200-SXM"),
                              ("a100-8", "8xA100", "A100-SXM-80GB")):
         sel = [r for r in rows if r["system"].startswith(prefix)]
         out.append(Curve(key, sel[0]["system"] + f" (NCCL {sel[0]['nccl']})",
                          f"single-switch:n=8,gpu={gpu}", 8, "auto",
                          [float(r["bytes"]) for r in sel], [float(r["busbw_GBps"]) for r in sel],
-                         "../shared/reference/nccl_allreduce_busbw_8gpu.csv: " + sel[0]["source"]))
+                         "../shared/reference/nccl_allreduce_busbw_8gpu.csv: " + sel[0]["source"],
+                         gpus_per_thread=8))
     return out
 
 
@@ -125,7 +158,9 @@ def cited_curves() -> list[Curve]:
         if c is None:
             c = out[r["case"]] = Curve(r["case"], r["system"], r["fabric"], int(r["gpus"]),
                                        r["model_algorithm"], [], [], r["source"],
-                                       r["target"] == "yes", r["note"])
+                                       r["target"] == "yes", r["note"],
+                                       gpus_per_thread=int(r["gpus_per_thread"])
+                                       if r["gpus_per_thread"] else None)
         c.sizes.append(float(r["bytes"]))
         c.measured.append(float(r["busbw_GBps"]))
     return list(out.values())
@@ -178,10 +213,20 @@ def sweep_tables(curves, markdown) -> list[str]:
                       f", model auto over {c.algorithm[5:].replace(',', ', ')}"
                       if c.algorithm.startswith("auto:") else f", model algorithm {c.algorithm}")
                    + f"). Source: {c.source}." + (f" {c.note}." if c.note else ""))
-        out.append("")
         rows = [[_fmt_size(n), f"{x:.2f}", f"{m:.2f}", f"{m / x - 1:+.0%}", ch]
                 for n, x, m, ch in zip(c.sizes, c.measured, c.model, c.choice, strict=True)]
-        out += _table(["size", "measured", "model", "err", "model choice"], rows, markdown)
+        head = ["size", "measured", "model", "err", "model choice"]
+        if c.harness is not None and c.gpus_per_thread > 1:
+            # one thread drove several GPUs: the model with nccl-tests' launch floor beside it
+            floor = c.gpus_per_thread * launch_cost()
+            out[-1] += (f" One thread drove {c.gpus_per_thread} GPUs: model + launch is the model"
+                        f" with nccl-tests' floor of {c.gpus_per_thread} launches"
+                        f" ({floor * 1e6:.0f} us) per iteration.")
+            for row, h, x in zip(rows, c.harness, c.measured, strict=True):
+                row[4:4] = [f"{h:.2f}", f"{h / x - 1:+.0%}"]
+            head[4:4] = ["model + launch", "err"]
+        out.append("")
+        out += _table(head, rows, markdown)
         out.append("")
     return out
 
@@ -202,6 +247,29 @@ def summary_8gpu(curves, markdown) -> list[str]:
     rows = [[c.system] + [_cell(c.worst(lo, hi, kind), bound, kind) if c.target else
                           _not_target(c.worst(lo, hi, kind), kind)
                           for _, lo, hi, bound, kind in REGIONS_8GPU] for c in curves]
+    return _table(head, rows, markdown)
+
+
+def summary_launch(curves, markdown) -> list[str]:
+    """Worst error per region, the plain model and the model with nccl-tests' launch floor,
+    for the curves whose launch is known (:attr:`Curve.gpus_per_thread`)."""
+    head = ["system", "GPUs a thread"] + [
+        f"{name} (target {bound:.0%})" if kind == "rel" else f"{name} (target {bound:g}x)"
+        for name, _, _, bound, kind in REGIONS_8GPU]
+    rows = []
+    for c in curves:
+        if c.harness is None:
+            continue
+        cells = []
+        for _, lo, hi, bound, kind in REGIONS_8GPU:
+            plain, adj = c.worst(lo, hi, kind), c.worst(lo, hi, kind, c.harness)
+            if plain is None:
+                cells.append("-")
+            elif c.target:
+                cells.append(f"{_cell(plain, bound, kind)} -> {_cell(adj, bound, kind)}")
+            else:
+                cells.append(f"{_not_target(plain, kind)[:-15]} -> {_not_target(adj, kind)}")
+        rows.append([c.system, str(c.gpus_per_thread)] + cells)
     return _table(head, rows, markdown)
 
 
@@ -289,8 +357,14 @@ def report(markdown: bool) -> list[str]:
            "points: 8xB200, 8xB300 and 2 GB200 trays over MNNVL at a published peak, 2 GB300 "
            "trays at 16 GiB, 8xB300 (OCI) at 8 GiB, a GB200 tray (OCI) at 4 and 8 GiB; 'one "
            "process driving 8 GPUs (-g 8)' marks runs whose small-message floor includes one "
-           "thread launching every GPU's kernel, docs/collectives.md):", ""]
+           "thread launching every GPU's kernel, next table; the model alone):", ""]
     out += summary_8gpu(systems, markdown) + [""]
+    out += [f"The same, for the runs whose launch is known: the plain model -> the model with "
+            f"nccl-tests' launch floor (one host thread launches each of its GPUs' kernels in "
+            f"turn, {launch_cost() * 1e6:g} us each, NVIDIA/nccl-tests issue 123; an iteration "
+            f"takes the longer of the collective and those launches; 'GPUs a thread' 1: one "
+            f"process per GPU; tests/netmodel/data/nccl_tests_launch.toml):", ""]
+    out += summary_launch(systems, markdown) + [""]
     out += ["Worst error at >= 64 MiB, a large NVLink domain and across nodes:", ""]
     out += summary_multi(large, markdown) + [""]
     points = point_table(markdown)
