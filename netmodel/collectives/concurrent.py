@@ -46,6 +46,7 @@ from netmodel.collectives.cost import (
     SEND_RECV,
     GroupCut,
     combine,
+    p2p_size_range,
     set_step,
     step_protocols,
     step_shape,
@@ -60,7 +61,7 @@ if TYPE_CHECKING:
     #: Groups: explicit GPU lists, or an int size cutting the fabric into groups.
     Groups = int | Iterable[Iterable[Hashable]]
 
-__all__ = ["ConcurrentResult", "concurrent_cost", "concurrent_linear"]
+__all__ = ["ConcurrentResult", "concurrent_cost", "concurrent_linear", "concurrent_makespan"]
 
 
 @dataclass(frozen=True)
@@ -601,28 +602,141 @@ def _name_options(model: FabricCostModel, op: str, name: str, prepared: _Groups,
                             bool((on & table["member"] & ~innet).any()), cal,
                             (op, name) in SEND_RECV)
     shape = step_shape(table)
+    crosses = scaleout.any(axis=1)   # per group: a step crosses the scale-out network
     for proto in protos:
         lt = combine(table, together, latency, lat_up, scaleout, proto, cal, shape)
         if not alone_too:
-            options.extend((name, proto.name, at, bt) for at, bt, _ in lt)
+            options.extend((name, proto.name, at, bt, crosses) for at, bt, _ in lt)
             continue
         la = combine(table, alone, latency, lat_up, scaleout, proto, cal, shape)
         for (at, bt, _), (aa, ba, _) in zip(lt, la, strict=True):
-            options.append((name, proto.name, at, bt, aa, ba, hot))
+            options.append((name, proto.name, at, bt, aa, ba, hot, crosses))
     return options
 
 
+def _ranges(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op: str,
+            options: list[tuple]) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(lo, hi)`` of shape ``(O, G)``: option ``o`` runs for group ``g`` at the sizes
+    ``lo < n <= hi``, those of the group's own collective costed alone (NCCL's send/recv
+    picks LL or Simple by size, whatever else runs beside it:
+    :func:`~netmodel.collectives.cost.p2p_size_range`); None where every option runs at
+    every size. A group whose steps cross the scale-out network needs only its size for
+    that; one that stays on the scale-up network needs its links' rate too, read off the
+    first such group of its size compiled alone
+    (:meth:`~netmodel.collectives.cost.CompiledCollective.size_range`): the groups of one
+    size share their steps (:data:`SEND_RECV`'s algorithms do), and compiling each alone
+    would route every group's transfers twice (64 all-to-alls of 256 GPUs: 4.2 million).
+    Groups of one size whose scale-up links differ in rate (a placement mixing a Lite
+    package's mesh and its NVSwitch ports) then take the first one's channels."""
+    cal = model.calibration
+    if cal.p2p_ll_threshold <= 0 or not any((op, o[0]) in SEND_RECV for o in options):
+        return None
+    lo = np.zeros((len(options), len(groups)))
+    hi = np.full((len(options), len(groups)), math.inf)
+    first: dict[tuple, tuple[float, float]] = {}
+    for i, o in enumerate(options):
+        if (op, o[0]) not in SEND_RECV:
+            continue
+        crosses = o[-1]
+        for g, members in enumerate(groups):
+            key = (o[0], o[1], len(members), bool(crosses[g]))
+            hit = first.get(key)
+            if hit is None:
+                if crosses[g]:
+                    hit = p2p_size_range(o[1], op, len(members), True, (), cal)
+                else:
+                    hit = model.compiled(op, o[0], members).size_range(o[1], cal)
+                first[key] = hit
+            lo[i, g], hi[i, g] = hit
+    if not (lo > 0).any() and not (hi < math.inf).any():
+        return None
+    return lo, hi
+
+
+def _one_class(lo: np.ndarray | None, hi: np.ndarray | None) -> bool:
+    """Whether every group runs each option at the same sizes (``lo``, ``hi`` of shape
+    ``(O, G)``; None: at every size)."""
+    return lo is None or hi is None or bool((lo == lo[:, :1]).all() and (hi == hi[:, :1]).all())
+
+
+def _choice_keys(op: str, names: list[str], ranged: bool) -> np.ndarray:
+    """The shared choice each option belongs to: its own, except that where groups run
+    an option at different sizes (``ranged``) the options of one send/recv algorithm
+    (:data:`~netmodel.collectives.cost.SEND_RECV`) are one choice, each group running the
+    protocol its size picks (where all run each option at the same sizes, LL and Simple
+    are never both possible at one size, and each stays its own choice)."""
+    keys, seen = [], {}
+    for i, name in enumerate(names):
+        k = name if ranged and (op, name) in SEND_RECV else i
+        keys.append(seen.setdefault(k, len(seen)))
+    return np.array(keys, dtype=np.intp)
+
+
+def _by_choice(t: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Per shared choice (:func:`_choice_keys`) and group, the smallest of its options'
+    times ``t`` (shape ``(O, G, ...)``)."""
+    if len(keys) == 0 or keys[-1] == len(keys) - 1:   # every option its own choice
+        return t
+    out = np.full((int(keys.max()) + 1,) + t.shape[1:], np.inf)
+    np.minimum.at(out, keys, t)
+    return out
+
+
+def _masked(t: np.ndarray, lo: np.ndarray | None, hi: np.ndarray | None, n) -> np.ndarray:
+    """``t`` (shape ``(O, G) + n.shape``) with ``inf`` where an option does not run."""
+    if lo is None or hi is None:
+        return t
+    shape = lo.shape + (1,) * np.ndim(n)
+    return np.where((n > lo.reshape(shape)) & (n <= hi.reshape(shape)), t, np.inf)
+
+
+def concurrent_makespan(op: str, choices, a: np.ndarray, b: np.ndarray,
+                        lo: np.ndarray | None, hi: np.ndarray | None,
+                        nbytes: ArrayLike) -> np.ndarray:
+    """The collective's time at the sizes ``nbytes`` (any shape) from
+    :func:`concurrent_linear`'s ``(choices, a, b, lo, hi)``: the makespan of the best
+    shared choice, each group's lines counted only at the sizes they run at.
+
+    >>> concurrent_makespan("send-recv", [("direct", "LL"), ("direct", "Simple")],
+    ...                     np.array([[1.0, 1.0], [3.0, 3.0]]), np.array([[2.0, 2.0],
+    ...                     [1.0, 1.0]]), np.array([[0.0, 0.0], [4.0, 2.0]]),
+    ...                     np.array([[4.0, 2.0], [np.inf, np.inf]]), [1.0, 3.0, 5.0]).tolist()
+    [3.0, 7.0, 8.0]
+    """
+    n = np.asarray(nbytes, dtype=float)
+    merge = not _one_class(lo, hi)
+    keys = _choice_keys(op, [c[0] for c in choices], merge)
+    if not merge:
+        shape = a.shape + (1,) * n.ndim
+        t = _masked(a.reshape(shape) + b.reshape(shape) * n, lo, hi, n)
+        return t.max(axis=1).min(axis=0)
+    # per group the smallest of its choice's options: (O, G, sizes) at once, in parts of
+    # at most 2**22 numbers (a search grid holds thousands of sizes)
+    flat = n.ravel()
+    out = np.empty(len(flat))
+    step = max(1, 2 ** 22 // max(1, a.size))
+    for i in range(0, len(flat), step):
+        m = flat[i:i + step]
+        t = _masked(a[:, :, None] + b[:, :, None] * m, lo, hi, m)
+        out[i:i + step] = _by_choice(t, keys).max(axis=1).min(axis=0)
+    return out.reshape(n.shape)
+
+
 def concurrent_linear(model: FabricCostModel, groups: Groups, op: str,
-                      algorithm: str | None = None
-                      ) -> tuple[tuple[tuple[str, str], ...], np.ndarray, np.ndarray]:
+                      algorithm: str | None = None, ranges: bool = False) -> tuple:
     """The linear candidates of ``op`` run by all ``groups`` at once, compiled once so that
-    any array of sizes costs a multiply-add: ``(choices, a, b)``.
+    any array of sizes costs a multiply-add: ``(choices, a, b)``, and with ``ranges``
+    ``(choices, a, b, lo, hi)``.
 
     ``choices`` lists the valid ``(algorithm, protocol)``; ``a`` and ``b`` have shape
     ``(C, G)``: group ``g`` takes ``a[c, g] + b[c, g] * n`` seconds together under choice
     ``c``. The time of the collective at size ``n`` is then the makespan of the best shared
     choice, ``min_c max_g (a[c, g] + b[c, g] * n)``, as in :func:`concurrent_cost`.
-    ``groups`` and ``algorithm`` as there.
+    ``lo`` and ``hi`` (shape ``(C, G)``, or both None where every choice runs at every
+    size): group ``g`` runs choice ``c`` only at the sizes ``lo < n <= hi`` (NCCL's
+    send/recv: LL or Simple by each group's size rule, those choices one shared
+    algorithm); :func:`concurrent_makespan` takes the five. ``groups`` and ``algorithm``
+    as there.
 
     >>> import networkx as nx
     >>> from netmodel.collectives.calibration import Calibration
@@ -640,8 +754,11 @@ def concurrent_linear(model: FabricCostModel, groups: Groups, op: str,
     """
     groups, names = _prepare(model, groups, op, algorithm)
     options = _options(model, groups, op, names, alone_too=False)
-    return (tuple((o[0], o[1]) for o in options), np.stack([o[2] for o in options]),
-            np.stack([o[3] for o in options]))
+    out = (tuple((o[0], o[1]) for o in options), np.stack([o[2] for o in options]),
+           np.stack([o[3] for o in options]))
+    if not ranges:
+        return out
+    return out + (_ranges(model, groups, op, options) or (None, None))
 
 
 def concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: ArrayLike,
@@ -656,11 +773,20 @@ def concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Arr
     n = np.atleast_1d(check_sizes(nbytes)).astype(float)
     groups, names = _prepare(model, groups, op, algorithm)
     options = _options(model, groups, op, names, nbytes=n)
-    t_all = np.stack([o[2][:, None] + o[3][:, None] * n[None, :] for o in options])
-    a_all = np.stack([o[4][:, None] + o[5][:, None] * n[None, :] for o in options])
-    best = np.argmin(t_all.max(axis=1), axis=0)  # per size: smallest makespan
+    lo, hi = _ranges(model, groups, op, options) or (None, None)
+    t_all = _masked(np.stack([o[2][:, None] + o[3][:, None] * n[None, :] for o in options]),
+                    lo, hi, n)
+    a_all = _masked(np.stack([o[4][:, None] + o[5][:, None] * n[None, :] for o in options]),
+                    lo, hi, n)
+    keys = _choice_keys(op, [o[0] for o in options], not _one_class(lo, hi))
+    t_key = _by_choice(t_all, keys)
+    best_key = np.argmin(t_key.max(axis=1), axis=0)  # per size: smallest makespan
     cols = np.arange(len(n))
-    time = t_all[best, :, cols].T
+    time = t_key[best_key, :, cols].T
+    # the option the choice's slowest group runs (its protocol by size for send/recv)
+    slowest = np.argmax(time, axis=0)
+    at = np.where(keys[:, None] == best_key[None, :], t_all[:, slowest, cols], np.inf)
+    best = np.argmin(at, axis=0)
     alone = a_all.min(axis=0)
     router = model.router
     hot = options[best[-1]][6]

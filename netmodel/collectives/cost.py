@@ -42,7 +42,7 @@ from netmodel.collectives.steps import unique
 
 __all__ = ["STEP_FIELDS", "CollectiveResult", "CompiledCollective", "GroupCut", "StepCost",
            "SEND_RECV", "StepTiming", "SweepResult", "bus_factor", "combine", "compile_steps", "cost_step",
-           "lines_time", "set_step", "step_protocols", "step_shape", "step_table"]
+           "lines_time", "p2p_size_range", "set_step", "step_protocols", "step_shape", "step_table"]
 
 # GroupCut (re-exported): no path joins two members of a group (a cut fabric).
 
@@ -307,6 +307,39 @@ def lines_time(a: np.ndarray, b: np.ndarray, lo: np.ndarray | None, hi: np.ndarr
     return t.min(0)
 
 
+def p2p_size_range(protocol: str, op: str, p: int, scaleout: bool, rates: Iterable[float],
+                   cal: Calibration, scale: float = 1.0) -> tuple[float, float]:
+    """``(lo, hi)``: the sizes ``lo < n <= hi`` at which NCCL's send/recv (an algorithm of
+    :data:`SEND_RECV`) of ``op`` among ``p`` GPUs runs ``protocol`` (the rule of
+    :meth:`CompiledCollective.size_range`, which reads ``scaleout``, whether a step
+    crosses the scale-out network, and ``rates``, its steps' bottleneck line rates, off
+    its steps; :mod:`netmodel.collectives.concurrent` reads them off every group's).
+
+    >>> from netmodel.collectives.calibration import default_calibration
+    >>> cal = default_calibration().for_gpu("H100-SXM")
+    >>> p2p_size_range("LL", "all-to-all", 8, False, [450e9], cal)   # 8 x 32 x 16 KiB
+    (0.0, 4194304.0)
+    >>> p2p_size_range("Simple", "all-to-all", 8, True, [50e9], cal)  # 8 x 2 x 16 KiB
+    (262144.0, inf)
+    """
+    thr = cal.p2p_ll_threshold
+    if thr <= 0 or protocol not in ("LL", "Simple") \
+            or not {"LL", "Simple"} <= {x.name for x in cal.protocols}:
+        return 0.0, math.inf
+    if scaleout:
+        channels = cal.p2p_channels_per_net_peer
+    else:
+        channels = cal.p2p_channels_per_peer
+        rates = [r for r in rates if r > 0]
+        if cal.nvlink_bandwidth > 0 and rates:
+            # NCCL (src/graph/paths.cc, ncclTopoGetNchannels): 2 x (path bandwidth /
+            # one NVLink's), at least 2, then rounded up to a power of 2 (src/init.cc)
+            links = max(1, int(min(rates) * scale / cal.nvlink_bandwidth + 1e-9))
+            channels = min(channels, 1 << (2 * links - 1).bit_length())
+    limit = thr * channels * (p if op == "all-to-all" else 1)
+    return (0.0, limit) if protocol == "LL" else (limit, math.inf)
+
+
 def step_shape(t: dict[str, np.ndarray]) -> tuple:
     """What :func:`combine` reads of the steps ``t`` alone (not of the protocol, the
     calibration or the loads), worked out once for every protocol: masks of the steps that
@@ -350,7 +383,8 @@ class CompiledCollective:
                               any(not s.in_network for s in self.steps if s.member), cal,
                               (self.op, self.algorithm) in SEND_RECV)
 
-    def size_range(self, protocol: Protocol | str, cal: Calibration) -> tuple[float, float]:
+    def size_range(self, protocol: Protocol | str, cal: Calibration, scale: float = 1.0
+                   ) -> tuple[float, float]:
         """``(lo, hi)``: the sizes ``lo < n <= hi`` at which this algorithm runs ``protocol``
         (a :class:`Protocol` or its name): every size, ``(0, inf)``, except for NCCL's
         send/recv (:data:`SEND_RECV`) under a calibration with ``p2p_ll_threshold`` and both
@@ -359,36 +393,27 @@ class CompiledCollective:
         peer may use (``p2p_channels_per_net_peer`` when a step crosses the scale-out
         network, else ``p2p_channels_per_peer``, at most two per NVLink of the bottleneck
         link's line rate rounded up to a power of 2), Simple above. A peer's bytes are ``n /
-        p`` in an all-to-all of ``p`` GPUs, ``n`` in a send-recv."""
+        p`` in an all-to-all of ``p`` GPUs, ``n`` in a send-recv. ``scale``: every link's
+        bandwidth multiplied by it (as ``adjust.bandwidth_scale`` builds the fabric), so
+        that a re-scored collective (:mod:`netmodel.study.crossovers`) runs its protocols
+        at the sizes the rebuilt fabric would."""
         name = protocol if isinstance(protocol, str) else protocol.name
         thr = cal.p2p_ll_threshold
         if thr <= 0 or name not in ("LL", "Simple") or (self.op, self.algorithm) not in SEND_RECV:
             return 0.0, math.inf
         cache = self.__dict__.setdefault("_range_cache", {})
-        hit = cache.get((name, id(cal)))
+        hit = cache.get((name, id(cal), scale))
         if hit is not None and hit[0] is cal:
             return hit[1]
-        out = self._size_range(name, cal)
-        cache[(name, id(cal))] = (cal, out)  # cal kept: its id stays its own
+        out = self._size_range(name, cal, scale)
+        cache[(name, id(cal), scale)] = (cal, out)  # cal kept: its id stays its own
         return out
 
-    def _size_range(self, name: str, cal: Calibration) -> tuple[float, float]:
-        thr = cal.p2p_ll_threshold
-        if not {"LL", "Simple"} <= {p.name for p in cal.protocols}:
-            return 0.0, math.inf
-        if any(s.scaleout for s in self.steps):
-            channels = cal.p2p_channels_per_net_peer
-        else:
-            channels = cal.p2p_channels_per_peer
-            rates = [s.bottleneck_bandwidth for s in self.steps if s.bottleneck_bandwidth > 0]
-            if cal.nvlink_bandwidth > 0 and rates:
-                # NCCL (src/graph/paths.cc, ncclTopoGetNchannels): 2 x (path bandwidth /
-                # one NVLink's), at least 2, then rounded up to a power of 2 (src/init.cc)
-                links = max(1, int(min(rates) / cal.nvlink_bandwidth + 1e-9))
-                channels = min(channels, 1 << (2 * links - 1).bit_length())
-        per_peer = thr * channels
-        limit = per_peer * (len(self.group) if self.op == "all-to-all" else 1)
-        return (0.0, limit) if name == "LL" else (limit, math.inf)
+    def _size_range(self, name: str, cal: Calibration, scale: float = 1.0
+                    ) -> tuple[float, float]:
+        return p2p_size_range(name, self.op, len(self.group),
+                              any(s.scaleout for s in self.steps),
+                              [s.bottleneck_bandwidth for s in self.steps], cal, scale)
 
     def _arrays(self):
         """The steps as :func:`combine`'s arrays (built once; read-only)."""

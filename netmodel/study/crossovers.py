@@ -93,9 +93,10 @@ class AdjustedComm:
         n = np.asarray(nbytes, dtype=float)
         if int(group_size) <= 1:
             return np.zeros_like(n)
+        from netmodel.collectives.cost import lines_time
+
         a, b = self.lines(op, group_size)
-        shape = (-1,) + (1,) * n.ndim
-        t = (a.reshape(shape) + b.reshape(shape) * n).min(0)
+        t = lines_time(a, b, *self.c.part_ranges(op, int(group_size), self.scale), n)
         return np.where(n > 0, t, 0.0)
 
     def moe_all_to_all_time(self, nbytes: float | np.ndarray, group_size: int,
@@ -426,7 +427,27 @@ class _GridScorer:
                                for p in parts]).reshape(len(keys), width)
         self.learnt = np.zeros(len(keys), dtype=bool)
         self.monotone = True
+        self.coll, self.width = coll, width
+        self._ranges: dict[float, tuple | None] = {}
         vars(self).update(vars(lay))  # every layout field read as the scorer's own
+
+    def ranges(self, scale: float) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(lo, hi)`` of every key's lines at ``scale``, padded as :attr:`parts` (lines
+        that run at every size), or None where all run at every size (NCCL's send/recv
+        picks LL or Simple by size: :meth:`~netmodel.study.fabric_search.
+        ScenarioCollectives.part_ranges`)."""
+        if scale not in self._ranges:
+            got = [self.coll.part_ranges(op, size, scale) for op, size in self.keys]
+            if all(r[0] is None for r in got):
+                self._ranges[scale] = None
+            else:
+                lo = np.zeros((len(self.keys), self.width))
+                hi = np.full((len(self.keys), self.width), np.inf)
+                for k, r in enumerate(got):
+                    if r[0] is not None:
+                        lo[k, :len(r[0])], hi[k, :len(r[1])] = r
+                self._ranges[scale] = (lo, hi)
+        return self._ranges[scale]
 
     @classmethod
     def build(cls, grid, coll, slopes, scale: float, hop: float,
@@ -459,7 +480,12 @@ class _GridScorer:
         every cell that fits (in the order of ``grid.fits``'s nonzero cells)."""
         a, b = _adjusted_lines(*self.parts, self.slope if hop else None, scale, hop)
         n = self.n
-        t = (a[self.which] + b[self.which] * n[:, None]).min(1)
+        t = a[self.which] + b[self.which] * n[:, None]
+        rng = self.ranges(scale)
+        if rng is not None:
+            lo, hi = rng[0][self.which], rng[1][self.which]
+            t = np.where((n[:, None] > lo) & (n[:, None] <= hi), t, np.inf)
+        t = t.min(1)
         t = np.where(n > 0, t, 0.0)
         known = self.learnt[self.which] if hop else True
         if not np.all((np.isfinite(t) & (t >= 0)) | ~known):

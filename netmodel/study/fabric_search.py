@@ -477,8 +477,22 @@ class ScenarioCollectives:
                 if self.concurrent:
                     from netmodel.collectives.concurrent import concurrent_linear
 
-                    _, a, b = concurrent_linear(m, self.instances(size), op)
-                    hit = _envelope(a, b)
+                    choices, a, b, lo, hi = concurrent_linear(m, self.instances(size), op,
+                                                              ranges=True)
+                    if lo is None:
+                        hit = _envelope(a, b)
+                    elif (lo == lo[:, :1]).all() and (hi == hi[:, :1]).all():
+                        # NCCL's send/recv: LL or Simple by size, alike in every instance
+                        hit = _envelope(a, b)
+                        self._linear[("ranges", op, int(size))] = (choices, lo[:, :1],
+                                                                   hi[:, :1])
+                    else:  # instances whose sizes differ: each runs its own protocol
+                        _, keep = np.unique(np.vstack([a, b, lo, hi]), axis=1,
+                                            return_index=True)
+                        keep = np.sort(keep)
+                        hit = (a[:, keep], b[:, keep])
+                        self._linear[("ranges", op, int(size))] = (choices, lo[:, keep],
+                                                                   hi[:, keep])
                 else:
                     cands = m.candidates(op, m.group(int(size)))
                     hit = (np.array([c[2] for c in cands]), np.array([c[3] for c in cands]))
@@ -514,6 +528,25 @@ class ScenarioCollectives:
             self._linear[key] = hit
         return hit
 
+    def part_ranges(self, op: str, size: int, scale: float = 1.0
+                    ) -> tuple[np.ndarray, np.ndarray] | tuple[None, None]:
+        """``(lo, hi)``: each line of :meth:`parts` (same order) runs at the sizes ``lo <
+        n <= hi`` with every link's bandwidth times ``scale`` (NCCL's send/recv picks LL or
+        Simple by size, its channels from the links' rate:
+        :meth:`~netmodel.collectives.cost.CompiledCollective.size_range`); ``(None,
+        None)`` where every line runs at every size."""
+        from netmodel.collectives.cost import SEND_RECV
+
+        self.parts(op, size)   # refuses what parts refuses
+        m = self.model(size)
+        cal = m.calibration
+        if cal.p2p_ll_threshold <= 0 or not any(o == op for o, _ in SEND_RECV):
+            return None, None
+        r = [c[4].size_range(c[1], cal, scale) for c in m.candidates(op, m.group(int(size)))]
+        lo = np.array([x[0] for x in r], dtype=float)
+        hi = np.array([x[1] for x in r], dtype=float)
+        return (lo, hi) if (lo > 0).any() or (hi < np.inf).any() else (None, None)
+
     def collective_time(self, op: str, nbytes: float | np.ndarray,
                         group_size: int) -> np.ndarray:
         from compute.comm import check_group_size, check_nbytes, check_op
@@ -528,6 +561,11 @@ class ScenarioCollectives:
             from netmodel.collectives.cost import lines_time
 
             t = lines_time(a, b, *self._linear.get(("ranges", op, int(p)), (None, None)), n)
+        elif ("ranges", op, int(p)) in self._linear:  # at once, some only at some sizes
+            from netmodel.collectives.concurrent import concurrent_makespan
+
+            choices, lo, hi = self._linear[("ranges", op, int(p))]
+            t = concurrent_makespan(op, choices, a, b, lo, hi, n)
         else:  # every instance at once: per candidate the slowest instance, then the best
             shape = (-1,) + (1,) * n.ndim
             t = None
