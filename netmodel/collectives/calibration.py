@@ -104,10 +104,9 @@ class Protocol:
     chunk: float = 0.0
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.bandwidth_factor, int | float)
-                and 0 < self.bandwidth_factor <= 1):
+        if not (is_finite(self.bandwidth_factor) and 0 < self.bandwidth_factor <= 1):
             raise UserError(f"protocol {self.name!r}: bandwidth_factor must be in (0, 1], got "
-                            f"{self.bandwidth_factor!r}")
+                            f"{describe(self.bandwidth_factor)}")
         for key in _PROTOCOL_KEYS[1:]:
             _finite(f"protocol {self.name!r}", key, getattr(self, key), "s")
         _finite(f"protocol {self.name!r}", "chunk", self.chunk, "bytes")

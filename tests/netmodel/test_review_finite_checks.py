@@ -35,6 +35,12 @@ def test_calibration_efficiency_must_be_a_real_fraction(value):
         replace(default_calibration(), scaleup_efficiency=value)
 
 
+def test_protocol_bandwidth_factor_is_no_bool():
+    proto = default_calibration().protocols[0]
+    with pytest.raises(UserError, match=r"bandwidth_factor must be in \(0, 1\], got True$"):
+        replace(proto, bandwidth_factor=True)
+
+
 @pytest.mark.parametrize("value", [10**400, 1.5, 0, True, "0.5"])
 def test_availability_threshold_refused_in_one_line_before_any_work(value):
     # the threshold is checked before the cluster is built (scenario and model are None)
