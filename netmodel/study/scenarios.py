@@ -16,6 +16,8 @@ optional; unknown keys are refused)::
     latency = "330ns"               #   GPU's bandwidth per direction, so a GPU swap rescales it
     in_network_reduction = "$reduction"  # whether the GPU's scale-up switch reduces (NVLS:
                                     #   H100 on, not A100), so a GPU swap follows it too
+    nvlinks = "$nvlinks"            # (builders that take it) the GPU's NVLinks: scale-up
+                                    #   bandwidth / its generation's NVLink rate (A100 12)
     [fabric.base]                   # optional: a nested fabric (for lite-groups' base)
 
     [collective]
@@ -50,8 +52,8 @@ fairly: a collective takes the
 slowest instance's time under one algorithm shared by all (:mod:`netmodel.collectives.concurrent`).
 
 A scenario is swapped to another GPU with :meth:`Scenario.with_gpu` or, where a name is
-typed, ``NAME@GPU`` (``lite-flat@Lite+BW``); the fabric's ``$gpu``, ``$scaleup`` and
-``$scaleout`` then follow the new GPU.
+typed, ``NAME@GPU`` (``lite-flat@Lite+BW``); the fabric's ``$gpu``, ``$scaleup``,
+``$scaleout``, ``$reduction`` and ``$nvlinks`` then follow the new GPU.
 
 >>> s = get_scenario("lite-flat@Lite+NetBW")
 >>> s.name, s.gpu, s.label
@@ -82,7 +84,7 @@ from compute.validate import choice, describe, number, string
 from compute.validate import name as validate_name
 
 __all__ = ["ADJUST_KEYS", "CALIBRATIONS", "CIRCUITS", "INSTANCES", "LINKS", "Adjust", "Scenario",
-           "expand_scenarios", "get_scenario", "instances_note", "is_scenario_ref", "load_scenario", "load_scenario_text", "parse_gpu_token",
+           "expand_scenarios", "get_scenario", "instances_note", "is_scenario_ref", "load_scenario", "load_scenario_text", "nvlinks_of", "parse_gpu_token",
            "save_scenario", "scenario_names", "shipped_scenarios"]
 
 LINKS = ("as-built", "scale-up")
@@ -307,11 +309,47 @@ def _toml_table(name: str, table: dict) -> list[str]:
 
 # ------------------------------------------------------------------ resolving the fabric
 
+def nvlinks_of(gpu: GpuSpec) -> int:
+    """NVLinks per GPU (the ``"$nvlinks"`` token): the GPU's scale-up bandwidth over one
+    NVLink's line rate in its generation (``nvlink_bandwidth`` in
+    ``netmodel/data/collective_generations.toml``: 300 / 25 GB/s = 12 for the A100, 450 /
+    25 = 18 for the H100, 900 / 50 = 18 for the B200). A GPU derived from another
+    (``derive_from``: the Lite family from the H100) has its base's NVLinks, each carrying
+    its share (as ``lite-direct`` splits the H100's), so ``h100-dgx@Lite`` keeps 18. A
+    bandwidth that is not a whole number of links (a user's GPU) is refused.
+
+    >>> [nvlinks_of(get_gpu(g)) for g in ("A100-SXM-80GB", "H100-SXM", "B200-HGX", "Lite")]
+    [12, 18, 18, 18]
+    """
+    from compute.hardware import derivation
+    from netmodel.collectives.calibration import default_calibration
+
+    base, seen = gpu, {gpu.name}
+    while (derived := derivation(base.name)) is not None and derived[0] not in seen:
+        seen.add(derived[0])
+        base = get_gpu(derived[0])
+    gen = default_calibration().generation_of(base.name)
+    rate = None if gen is None else gen.nvlink_bandwidth
+    if not rate:
+        raise UserError(f"GPU {gpu.name!r}: no NVLink line rate for its generation "
+                        f"(collective_generations.toml nvlink_bandwidth), so '$nvlinks' "
+                        f"cannot count its links; write nvlinks = N in the [fabric] table")
+    links = base.scaleup_bandwidth / rate
+    if not 1 <= round(links) <= 1024 or abs(links - round(links)) > 1e-9 * links:
+        raise UserError(f"GPU {gpu.name!r}: its scale-up bandwidth "
+                        f"{format_bandwidth(base.scaleup_bandwidth)} is not a whole number "
+                        f"of {gen.name} NVLinks of {format_bandwidth(rate)} ({links:.4g}), "
+                        f"so '$nvlinks' cannot count them; write nvlinks = N in the [fabric] "
+                        f"table")
+    return int(round(links))
+
+
 def parse_gpu_token(value: object, gpu: GpuSpec) -> object:
-    """Resolve ``"$gpu"``, ``"$scaleup"``, ``"$scaleout"``, ``"K*$scaleup"`` and
+    """Resolve ``"$gpu"``, ``"$scaleup"``, ``"$scaleout"``, ``"K*$scaleup"``,
     ``"$reduction"`` (whether the GPU's scale-up switches reduce in the switch,
-    :attr:`~compute.hardware.GpuSpec.scaleup_reduction`) for ``gpu`` (a
-    :class:`~compute.hardware.GpuSpec`); other values pass through.
+    :attr:`~compute.hardware.GpuSpec.scaleup_reduction`) and ``"$nvlinks"`` (its NVLinks:
+    :func:`nvlinks_of`) for ``gpu`` (a :class:`~compute.hardware.GpuSpec`); other values
+    pass through.
 
     >>> lite = get_gpu("Lite")
     >>> parse_gpu_token("$gpu", lite), parse_gpu_token("4*$scaleup", lite)
@@ -319,6 +357,8 @@ def parse_gpu_token(value: object, gpu: GpuSpec) -> object:
     >>> parse_gpu_token("$reduction", get_gpu("H100-SXM")), \\
     ...     parse_gpu_token("$reduction", get_gpu("A100-SXM-80GB"))
     (True, False)
+    >>> parse_gpu_token("$nvlinks", get_gpu("A100-SXM-80GB"))
+    12
     """
     if not isinstance(value, str):
         return value
@@ -326,6 +366,8 @@ def parse_gpu_token(value: object, gpu: GpuSpec) -> object:
         return gpu.name
     if value.strip() == "$reduction":
         return bool(gpu.scaleup_reduction)
+    if value.strip() == "$nvlinks":
+        return nvlinks_of(gpu)
     m = _GPU_TOKEN.match(value)
     if m:
         factor = float(m.group(1)) if m.group(1) else 1.0
@@ -333,7 +375,8 @@ def parse_gpu_token(value: object, gpu: GpuSpec) -> object:
         return factor * base
     if "$" in value:
         raise UserError(f"fabric value {value!r} is not one of the tokens '$gpu', '$scaleup', "
-                        f"'$scaleout', 'K*$scaleup' / 'K*$scaleout' or '$reduction'")
+                        f"'$scaleout', 'K*$scaleup' / 'K*$scaleout', '$reduction' or "
+                        f"'$nvlinks'")
     return value
 
 
