@@ -67,7 +67,7 @@ if TYPE_CHECKING:
     #: A valid ``(algorithm, protocol, a, b, compiled)``: ``time = a + b n``.
     Candidate = tuple[str, str, float, float, CompiledCollective]
 
-__all__ = ["MAX_TRANSFERS", "FabricCostModel", "check_sizes"]
+__all__ = ["MAX_TRANSFERS", "FabricCostModel", "candidate_lines", "check_sizes"]
 
 #: Default of :class:`FabricCostModel`'s ``max_transfers``: the most point-to-point transfers
 #: one algorithm may route for one group (everyone-to-everyone over 16,384 GPUs is 268
@@ -84,6 +84,18 @@ def check_sizes(nbytes: ArrayLike) -> np.ndarray:
     from compute.comm import check_nbytes
 
     return np.asarray(check_nbytes(nbytes, positive=True), dtype=float)
+
+
+def candidate_lines(model, cands: list[Candidate]) -> tuple[np.ndarray, np.ndarray,
+                                                             np.ndarray | None,
+                                                             np.ndarray | None]:
+    """``(a, b, lo, hi)`` of ``model``'s candidates ``cands`` for
+    :func:`~netmodel.collectives.cost.lines_time`: each one's ``time = a + b n`` at the sizes
+    ``lo < n <= hi`` it runs at (:meth:`FabricCostModel.candidate_ranges`; ``lo`` and
+    ``hi`` None for a model without size ranges: every line at every size)."""
+    ranges = getattr(model, "candidate_ranges", None)
+    return (np.array([c[2] for c in cands]), np.array([c[3] for c in cands]),
+            *(ranges(cands) if ranges is not None else (None, None)))
 
 
 class FabricCostModel:

@@ -63,15 +63,14 @@ class _GroupComm:
         """``(a, b, lo, hi)`` of the candidates (:func:`~netmodel.collectives.cost.
         lines_time`)."""
         from netmodel.collectives.cost import GroupCut
+        from netmodel.collectives.model import candidate_lines
 
         model = model or self.model
         try:
             cands = model.candidates(op, members)
         except (GroupCut, UserError):
             raise _Cut() from None
-        ranges = getattr(model, "candidate_ranges", None)  # None: every line at every size
-        return (np.array([c[2] for c in cands]), np.array([c[3] for c in cands]),
-                *(ranges(cands) if ranges is not None else (None, None)))
+        return candidate_lines(model, cands)
 
     def collective_time(self, op: str, nbytes: float | np.ndarray,
                         group_size: int) -> np.ndarray:

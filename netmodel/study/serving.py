@@ -342,6 +342,7 @@ class _Transfer:
         hit = self._fits.get(key)
         if hit is None:
             from netmodel.collectives.cost import GroupCut
+            from netmodel.collectives.model import candidate_lines
             from netmodel.collectives.placement import partition
 
             model = coll.model(2)
@@ -356,8 +357,7 @@ class _Transfer:
             except GroupCut as exc:
                 raise UserError(f"scenario {coll.scenario.label!r}: no path between the prefill "
                                 f"and the decode pool ({exc})") from None
-            hit = (np.array([c[2] for c in cands]), np.array([c[3] for c in cands]),
-                   *model.candidate_ranges(cands))
+            hit = candidate_lines(model, cands)
             self._fits[key] = hit
         return hit
 
