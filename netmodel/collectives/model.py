@@ -157,7 +157,8 @@ class FabricCostModel:
         if not (isinstance(algorithms, str) and algorithms == "nccl"):
             if algorithms is None:
                 algorithms = tuple(ALGORITHMS)
-            elif isinstance(algorithms, Iterable) and not isinstance(algorithms, bytes):
+            elif isinstance(algorithms, Iterable) and not isinstance(algorithms, bytes) and \
+                    not (isinstance(algorithms, np.ndarray) and algorithms.ndim == 0):
                 algorithms = tuple(algorithms)
             else:
                 raise UserError(f"algorithms must be 'nccl', a comma list or a sequence of "
@@ -206,7 +207,8 @@ class FabricCostModel:
                             gpus=self.router.gpu_list)
                 self._groups[key] = hit
             return hit
-        if isinstance(group, str) or not hasattr(group, "__iter__"):
+        if isinstance(group, str) or not hasattr(group, "__iter__") or \
+                isinstance(group, np.ndarray) and group.ndim == 0:   # __iter__ but no items
             raise UserError(f"group must be a size (int) or a list of GPU nodes, got {describe(group)}")
         return check_group(self.graph, group)
 

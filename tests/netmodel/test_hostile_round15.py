@@ -103,3 +103,18 @@ def test_sweep_of_a_subnormal_lifetime():
                             "--max-batch", "8", "--phase", "decode", "-q", "--param",
                             "cost.lifetime=1e-320:1", "--points", "3"]),
                    "make the capex per year of lite-flat@Lite overflow to infinity")
+
+
+def test_zero_d_array_as_group_or_algorithms_refused():
+    """FabricCostModel took a 0-d array for its algorithms, and collective_time for its group,
+    as an Iterable and iterated it: numpy's TypeError (left by helper 155)."""
+    from netmodel.collectives.model import FabricCostModel
+    from topologies.registry import build
+
+    graph = build("single-switch:n=8,gpu=H100-SXM")
+    with pytest.raises(UserError, match=r"^group must be a size \(int\) or a list of GPU "
+                                        r"nodes, got array\(8\)$"):
+        FabricCostModel(graph).collective_time("all-reduce", 1e6, ZERO_D)
+    with pytest.raises(UserError, match=r"^algorithms must be 'nccl', a comma list or a "
+                                        r"sequence of algorithm names, got array\(8\)$"):
+        FabricCostModel(graph, algorithms=ZERO_D)
