@@ -21,6 +21,13 @@ from netmodel.study.reliability_catalog import percent
 __all__ = ["plot_blast_radius", "plot_capacity", "plot_event_loss", "plot_spares"]
 
 
+def _save(fig: Any, path: str | PathLike[str]) -> None:
+    """Lay ``fig`` out tightly, write it to ``path`` as a 120-dpi PNG, and close it."""
+    fig.tight_layout()
+    fig.savefig(path, format="png", dpi=120)
+    pyplot().close(fig)
+
+
 def plot_blast_radius(result: Any, path: str | PathLike[str]) -> None:
     """``blast_radius.png``: per class, the mean SMs a failure takes out of service on the
     hardware (lost or cut off) and in software (every GPU of the instances it takes down),
@@ -50,9 +57,7 @@ def plot_blast_radius(result: Any, path: str | PathLike[str]) -> None:
     ax.set_title(f"Blast radius per failure: {c.scenario.label}, {c.model.name} "
                  f"{c.workload.phase}, {c.parallelism.label}, {c.gpus:,} GPUs\n(bars at the floor: none; "
                  "under each class: its failures per year in the cluster)", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, format="png", dpi=120)
-    plt.close(fig)
+    _save(fig, path)
 
 
 def plot_capacity(avail: Any, path: str | PathLike[str]) -> None:
@@ -85,9 +90,7 @@ def plot_capacity(avail: Any, path: str | PathLike[str]) -> None:
                  f"{c.instances_total:,} instances of {c.parallelism.label}\n{p.spares:,} spares "
                  f"({p.placement}, {p.reachable_total:,} reachable), {m.trials:,} trials "
                  f"(capacity at {len(days)} instants)", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, format="png", dpi=120)
-    plt.close(fig)
+    _save(fig, path)
 
 
 def plot_event_loss(avail: Any, path: str | PathLike[str]) -> None:
@@ -114,9 +117,7 @@ def plot_event_loss(avail: Any, path: str | PathLike[str]) -> None:
     ax.set_title(f"Capacity lost per failure: {c.scenario.label}, {avail.pools.spares:,} "
                  f"spares ({avail.pools.placement})\n{len(v):,} failures sampled; dotted: one "
                  "instance down for a swap, for a GPU repair", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, format="png", dpi=120)
-    plt.close(fig)
+    _save(fig, path)
 
 
 @figure_style
