@@ -214,6 +214,24 @@ GROUPS = (
 )
 
 
+def _error(profile, m, comm) -> float:
+    """``profile``'s relative error on the measured row ``m`` (collectives from ``comm``)."""
+    from compute.profile_fit import predict
+
+    return predict(profile, m, comm(m)) / m.latency_s - 1
+
+
+def _refit_on_llama8(rows, base_profile, name: str, comm, fit) -> tuple[int, list]:
+    """A profile fitted on every Llama-2-70B TP 8 row of ``rows`` (BLOOM-176B still held
+    out; ``fit`` says which rows the shown profile was fitted on): ``(rows fitted on,
+    [(error, row)] of BLOOM-176B, the first set of :data:`GROUPS`)``."""
+    from compute.profile_fit import fit_profile
+
+    llama8 = [m for m in rows if m.model == "Llama-2-70B" and m.tp == 8]
+    refit = fit_profile(llama8, fit=FIT, base=base_profile, comm_for=comm, name=name).profile
+    return len(llama8), [(_error(refit, m, comm), m) for m in rows if GROUPS[0][1](m, fit)]
+
+
 def _worst(points):
     """(error, measurement) of the largest error in magnitude."""
     return max(points, key=lambda p: abs(p[0]))
@@ -277,7 +295,6 @@ def cross_check(markdown: bool) -> list[str]:
     """The shipped profile (fitted on Llama-2-70B TP 8) on the held-out measurements: per
     row measured, roofline and calibrated; worst error per phase and set; the roofline
     below every row."""
-    from compute.profile_fit import fit_profile, predict
     from compute.profiles import get_profile
 
     ms = held_out()
@@ -290,20 +307,16 @@ def cross_check(markdown: bool) -> list[str]:
                    f"predicts BLOOM-176B on the same system within {TARGET:.0%}): "
                    f"{_verdict(model)}.")
     ref = [m for m in ms if fitted(m) and m.phase == "decode"]
-    ref_err = [predict(profile, m, comm(m)) / m.latency_s - 1 for m in ref]
+    ref_err = [_error(profile, m, comm) for m in ref]
     summary.append(
         f"The reference's {len(ref)} decode rows are this file's batch "
         f"{', '.join(str(m.batch) for m in ref)} rows at prompt 512 (context about "
         f"{ref[0].context}, not the 1500 the reference's header assumes; {PROFILE} is "
         f"fitted at {DECODE_CONTEXT}); {PROFILE} predicts them within "
         f"{max(abs(e) for e in ref_err):.1%}.")
-    llama8 = [m for m in ms if m.model == "Llama-2-70B" and m.tp == 8]
-    refit = fit_profile(llama8, fit=FIT, base=base(), comm_for=comm,
-                        name="llama2-70b-tp8-all").profile
-    again = [(predict(refit, m, comm(m)) / m.latency_s - 1, m) for m in ms
-             if GROUPS[0][1](m, fitted)]
+    n_llama8, again = _refit_on_llama8(ms, base(), "llama2-70b-tp8-all", comm, fitted)
     summary.append(
-        f"Fitted instead on all {len(llama8)} Llama-2-70B TP 8 rows of this file (not "
+        f"Fitted instead on all {n_llama8} Llama-2-70B TP 8 rows of this file (not "
         f"shipped; BLOOM-176B still held out), BLOOM-176B comes out: "
         f"{_phase_summary(again)}.")
     summary.append(
@@ -392,7 +405,6 @@ def second_system(markdown: bool) -> list[str]:
     A100 rows of the same six configurations, its fit (and each row held out), then the
     held-out sets of :data:`GROUPS` on the A100, the roofline below every row, and what
     vllm-dgx-h100 itself (fitted on the H100) makes of the A100 rows."""
-    from compute.profile_fit import fit_profile, predict
     from compute.profiles import get_profile
 
     rows = a100_rows()
@@ -432,7 +444,7 @@ def second_system(markdown: bool) -> list[str]:
         sizes = {m.batch * m.prompt for m in misses}
         top, peak, drop = fall([m for _, m in prefills], sizes)
         h100 = [m for m in held_out() if GROUPS[0][1](m, fitted) and m.phase == "prefill"]
-        in_fit = sorted(((m.batch * m.prompt, predict(profile, m, comm(m)) / m.latency_s - 1)
+        in_fit = sorted(((m.batch * m.prompt, _error(profile, m, comm))
                          for m in fit_rows if m.phase == "prefill"), key=lambda p: p[0])
         summary.append(
             f"BLOOM-176B's prefill misses are its steps of "
@@ -444,15 +456,12 @@ def second_system(markdown: bool) -> list[str]:
             f"batch (on the H100: {fall(h100, sizes)[2]:.0%}). A cost per token cannot "
             f"follow both: the fit itself comes out {in_fit[0][1]:+.1%} at "
             f"{in_fit[0][0]:,} and {in_fit[-1][1]:+.1%} at {in_fit[-1][0]:,} tokens a step.")
-    llama8 = [m for m in rows if m.model == "Llama-2-70B" and m.tp == 8]
-    refit = fit_profile(llama8, fit=FIT, base=a100_base(), comm_for=comm,
-                        name="a100-llama2-70b-tp8-all").profile
-    again = [(predict(refit, m, comm(m)) / m.latency_s - 1, m) for m in rows
-             if GROUPS[0][1](m, keys.__contains__)]
+    n_llama8, again = _refit_on_llama8(rows, a100_base(), "a100-llama2-70b-tp8-all", comm,
+                                       keys.__contains__)
     summary.append(
-        f"Fitted instead on all {len(llama8)} Llama-2-70B TP 8 rows of the A100 file (BLOOM-176B "
+        f"Fitted instead on all {n_llama8} Llama-2-70B TP 8 rows of the A100 file (BLOOM-176B "
         f"still held out), BLOOM-176B comes out: {_phase_summary(again)}.")
-    carried = [(predict(shipped, m, comm(m)) / m.latency_s - 1, m) for m in rows
+    carried = [(_error(shipped, m, comm), m) for m in rows
                if GROUPS[0][1](m, keys.__contains__)]
     summary.append(
         f"{PROFILE} (fitted on the H100) used on the A100 unchanged, BLOOM-176B: "
@@ -499,7 +508,7 @@ def _fit_table(ms, profile, base_profile, comm, markdown: bool, scenario: str = 
                      f"{m.latency_s / dgx:.2f}x", f"{cal * 1e3:.1f}",
                      f"{cal / m.latency_s - 1:+.1%}", f"{h.predicted_s * 1e3:.1f}",
                      f"{h.error:+.1%}"])
-    fit_errors = [predict(profile, m, comm(m)) / m.latency_s - 1 for m in ms]
+    fit_errors = [_error(profile, m, comm) for m in ms]
     worst = max(held, key=lambda h: abs(h.error))
     inside = [h for h in held if h is not worst]
     why = ""
