@@ -34,6 +34,19 @@ def _pin_one_core():
     return "not pinned (no sched_setaffinity)", None
 
 
+def _best_of(once, repeats: int):
+    """``once()`` run once to warm caches (catalog parsing, imports), then ``repeats``
+    times: ``(its last result, best wall seconds, best CPU seconds)``."""
+    once()
+    times, cpu = [], []
+    for _ in range(repeats):
+        t0, c0 = time.perf_counter(), time.process_time()
+        result = once()
+        times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    return result, min(times), min(cpu)
+
+
 def study_grid(repeats: int = 3) -> None:
     sys.path.insert(0, str(ROOT))
     from netmodel.study.lite_gpu import NETWORKS, run_lite_gpu_study
@@ -42,19 +55,12 @@ def study_grid(repeats: int = 3) -> None:
         parts = [run_lite_gpu_study(comm_factory=NETWORKS[n], network=n) for n in NETWORKS]
         return parts[0] + parts[1]
 
-    once()  # warm caches (catalog parsing, imports)
-    times, cpu = [], []
-    for _ in range(repeats):
-        t0, c0 = time.perf_counter(), time.process_time()
-        study = once()
-        times.append(time.perf_counter() - t0)
-        cpu.append(time.process_time() - c0)
-    best = min(times)
+    study, best, best_cpu = _best_of(once, repeats)
     configs = sum(s.evaluated for s in study.searches)
     print(f"study lite-gpu grid: {len(study.searches)} searches, {configs} configurations "
           f"in {best:.3f} s (best of {repeats}) (target < 1 s)")
     print(f"study lite-gpu grid: {configs / best:,.0f} configurations/s "
-          f"({configs / min(cpu):,.0f} per CPU second) (target >= 1,000,000)")
+          f"({configs / best_cpu:,.0f} per CPU second) (target >= 1,000,000)")
 
 
 def parallel_grid(repeats: int = 3) -> None:
@@ -71,20 +77,13 @@ def parallel_grid(repeats: int = 3) -> None:
         return [search(m, "Lite", phase, max_gpus=64, **kw) for m, kw in cases
                 for phase in ("prefill", "decode")]
 
-    once()
-    times, cpu = [], []
-    for _ in range(repeats):
-        t0, c0 = time.perf_counter(), time.process_time()
-        results = once()
-        times.append(time.perf_counter() - t0)
-        cpu.append(time.process_time() - c0)
-    best = min(times)
+    results, best, best_cpu = _best_of(once, repeats)
     configs = sum(r.evaluated for r in results)
     rows = sum(len(r.configurations) for r in results)
     print(f"TP x PP x EP x DP-attention grid: {len(results)} searches, {rows} configurations "
           f"x batch 1..1024 = {configs} in {best:.3f} s (best of {repeats})")
     print(f"TP x PP x EP x DP-attention grid: {configs / best:,.0f} configurations/s "
-          f"({configs / min(cpu):,.0f} per CPU second: the figure when other processes share "
+          f"({configs / best_cpu:,.0f} per CPU second: the figure when other processes share "
           f"the core) (target >= 1,000,000)")
 
 
@@ -103,15 +102,10 @@ def two_batch_grid(repeats: int = 3) -> None:
             return [search(m, "Lite", phase, max_gpus=64, options=options, **kw)
                     for m, kw in cases for phase in ("prefill", "decode")]
 
-        once()
-        cpu = []
-        for _ in range(repeats):
-            c0 = time.process_time()
-            results = once()
-            cpu.append(time.process_time() - c0)
+        results, _, best_cpu = _best_of(once, repeats)
         configs = sum(r.evaluated for r in results)
         print(f"TP x EP x DP-attention grid (PP 1), two-batch overlap {label}: {configs} in "
-              f"{min(cpu):.3f} CPU s, {configs / min(cpu):,.0f} configurations per CPU second")
+              f"{best_cpu:.3f} CPU s, {configs / best_cpu:,.0f} configurations per CPU second")
 
 
 def _rate(run, count: int, seconds: float = 1.0, repeats: int = 3) -> tuple[float, float]:
