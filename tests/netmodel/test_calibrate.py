@@ -13,6 +13,7 @@ from compute.profiles import PARAMETERS, get_profile, read_measurements, read_pr
 from compute.roofline import RooflineOptions
 from netmodel.cli import main as cli_main
 from netmodel.study.fabric_search import ScenarioCollectives
+from tests.netmodel.cli_helpers import one_line_error
 
 REFERENCE_FILE = "inference_vllm_llama2_70b_dgx_h100.csv"
 
@@ -27,14 +28,6 @@ def _registered(monkeypatch):
 
 def run(*args):
     return CliRunner().invoke(cli_main.cli, list(args))
-
-
-def one_line_error(r, *needles):
-    assert r.exit_code == 2, r.output
-    lines = r.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), r.output
-    for n in needles:
-        assert n in lines[0], lines[0]
 
 
 COLUMNS = ("model", "gpu", "tp", "batch", "phase", "prompt", "context", "latency_s", "source")

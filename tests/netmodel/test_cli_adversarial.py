@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from compute.errors import UserError
 from netmodel.cli.main import cli
+from tests.netmodel.cli_helpers import one_line_error
 
 SCEN = ["--scenario", "lite-flat", "--model", "Llama-3-8B"]
 STUDY = ["study", "lite-gpu", "-q", "--no-plot", "--models", "Llama-3-8B", "--gpus", "Lite",
@@ -27,15 +28,6 @@ MEASURED = Path(__file__).parents[1] / "compute" / "data" / "splitwise_perf_mode
 
 def run(*args):
     return CliRunner().invoke(cli, [str(a) for a in args], prog_name="netmodel")
-
-
-def one_line_error(result, *needles):
-    assert "Traceback" not in result.output, result.output
-    assert result.exit_code == 2, result.output
-    lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
-    for n in needles:
-        assert n in lines[0], lines[0]
 
 
 # ------------------------------------------------------------ click's own usage errors

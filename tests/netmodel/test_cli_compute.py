@@ -7,19 +7,11 @@ import pytest
 from click.testing import CliRunner
 
 from netmodel.cli.main import cli
+from tests.netmodel.cli_helpers import one_line_error
 
 
 def run(*args):
     return CliRunner().invoke(cli, list(args))
-
-
-def assert_one_line_error(result, *needles):
-    assert result.exit_code == 2, result.output
-    lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
-    assert "Traceback" not in result.output
-    for n in needles:
-        assert n in lines[0], lines[0]
 
 
 def test_hardware_lists_and_shows():
@@ -149,7 +141,7 @@ def test_gpu_and_model_from_files(tmp_path):
     (("search", "--gpu", "H100-SXM"), ("give --model NAME",)),
 ])
 def test_bad_input_is_one_line_exit_2(args, needles):
-    assert_one_line_error(run(*args), *needles)
+    one_line_error(run(*args), *needles)
 
 
 @pytest.mark.parametrize("name, body, needle", [
@@ -161,8 +153,8 @@ def test_bad_input_is_one_line_exit_2(args, needles):
 def test_malformed_gpu_file_is_one_line(tmp_path, name, body, needle):
     f = tmp_path / name
     f.write_text(body)
-    assert_one_line_error(run("infer", "--model", "Llama-3-8B", "--gpu-file", str(f), "--tp",
-                              "1", "--batch", "1"), needle)
+    one_line_error(run("infer", "--model", "Llama-3-8B", "--gpu-file", str(f), "--tp",
+                       "1", "--batch", "1"), needle)
 
 
 @pytest.mark.parametrize("name, body, needle", [
@@ -175,8 +167,8 @@ def test_malformed_model_file_is_one_line(tmp_path, name, body, needle):
     f = tmp_path / name
     f.write_text(body)
     opt = "--hf-config" if name == "config.json" else "--model-file"
-    assert_one_line_error(run("infer", opt, str(f), "--gpu", "H100-SXM", "--tp", "1",
-                              "--batch", "1"), needle)
+    one_line_error(run("infer", opt, str(f), "--gpu", "H100-SXM", "--tp", "1",
+                       "--batch", "1"), needle)
 
 
 @pytest.mark.parametrize("name, body, needle", [
@@ -189,8 +181,8 @@ def test_malformed_model_file_is_one_line(tmp_path, name, body, needle):
 def test_hostile_gpu_file_is_one_line(tmp_path, name, body, needle):
     f = tmp_path / name
     f.write_text(body)
-    assert_one_line_error(run("infer", "--model", "Llama-3-8B", "--gpu-file", str(f), "--tp",
-                              "1", "--batch", "1"), needle)
+    one_line_error(run("infer", "--model", "Llama-3-8B", "--gpu-file", str(f), "--tp",
+                       "1", "--batch", "1"), needle)
 
 
 @pytest.mark.parametrize("name, body, needle", [
@@ -206,8 +198,8 @@ def test_hostile_model_file_is_one_line(tmp_path, name, body, needle):
     f = tmp_path / name
     f.write_text(body)
     opt = "--hf-config" if name == "config.json" else "--model-file"
-    assert_one_line_error(run("infer", opt, str(f), "--gpu", "H100-SXM", "--tp", "1",
-                              "--batch", "1"), needle)
+    one_line_error(run("infer", opt, str(f), "--gpu", "H100-SXM", "--tp", "1",
+                       "--batch", "1"), needle)
 
 
 def test_moe_and_mla_models_list_show_and_search():
@@ -286,7 +278,7 @@ def test_infer_and_search_with_pipeline_expert_and_attention_parallelism():
      "no configuration to search"),
 ])
 def test_impossible_parallelism_is_one_line(args, needle):
-    assert_one_line_error(run(*args, "--gpu", "Lite"), needle)
+    one_line_error(run(*args, "--gpu", "Lite"), needle)
 
 
 # ---- one source of truth for collective costs (issue 11 item 2) ---------------------------
@@ -380,7 +372,7 @@ def test_collective_options_refuse_in_one_line(args, needles):
     base = ["infer", "--model", "Llama-3-70B", "--batch", "1"]
     if "--tp" not in args:
         base += ["--tp", "8"]
-    assert_one_line_error(run(*base, *args), *needles)
+    one_line_error(run(*base, *args), *needles)
 
 
 def test_search_exits_3_when_nothing_is_feasible_on_a_scenario():
@@ -410,9 +402,9 @@ def test_profile_on_infer_and_search():
     assert "engine profile vllm-dgx-h100" in text.output and "overhead" in text.output
     s = json.loads(run("search", *args, "--profile", "vllm-dgx-h100", "--json").stdout)
     assert s["best"]["profile"] == "vllm-dgx-h100"
-    assert_one_line_error(run("infer", *args, "--tp", "8", "--batch", "1", "--profile",
-                              "vllm-dgx-h100", "--flops-efficiency", "0.5"),
-                          "profile or flops/memory efficiency")
+    one_line_error(run("infer", *args, "--tp", "8", "--batch", "1", "--profile",
+                       "vllm-dgx-h100", "--flops-efficiency", "0.5"),
+                   "profile or flops/memory efficiency")
 
 
 def test_models_names_a_sliding_window(tmp_path):

@@ -10,19 +10,11 @@ from click.testing import CliRunner
 
 from netmodel.cli.main import cli
 from netmodel.study.cost import cost_summary
+from tests.netmodel.cli_helpers import one_line_error
 
 
 def run(*args):
     return CliRunner().invoke(cli, list(args))
-
-
-def assert_one_line_error(result, *needles):
-    assert result.exit_code == 2, result.output
-    lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
-    assert "Traceback" not in result.output
-    for n in needles:
-        assert n in lines[0], lines[0]
 
 
 def test_yield_text_for_an_h100_sized_die():
@@ -63,7 +55,7 @@ def test_yield_json_and_units_at_the_boundary():
     (("--area", "814", "--sms", "144/132", "--critical-fraction", "2"), ("critical_fraction",)),
 ])
 def test_yield_bad_input(args, needles):
-    assert_one_line_error(run("yield", *args), *needles)
+    one_line_error(run("yield", *args), *needles)
 
 
 def test_cost_json_matches_the_library():
@@ -97,7 +89,7 @@ def test_cost_text_both_phases():
      ("unknown network share 'half'",)),
 ])
 def test_cost_bad_input(args, needles):
-    assert_one_line_error(run("cost", *args), *needles)
+    one_line_error(run("cost", *args), *needles)
 
 
 @pytest.mark.parametrize("scenario, price, basis", [
@@ -156,7 +148,7 @@ def test_yield_of_a_gpus_die():
     (("--gpu", "Nope"), ("unknown GPU 'Nope'", "'B200-HGX'")),
 ])
 def test_yield_gpu_bad_input(args, needles):
-    assert_one_line_error(run("yield", *args), *needles)
+    one_line_error(run("yield", *args), *needles)
 
 
 def test_cost_with_nothing_feasible_exits_3_as_compare_does():

@@ -10,18 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from netmodel.cli.main import cli
+from tests.netmodel.cli_helpers import one_line_error
 
 
 def run(*args):
     return CliRunner().invoke(cli, ["topology", *args])
-
-
-def assert_one_line_error(result, *needles):
-    assert result.exit_code == 2, result.output
-    lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
-    for n in needles:
-        assert n in lines[0], lines[0]
 
 
 def test_list_names_every_builder_with_defaults():
@@ -106,8 +99,8 @@ def test_compare_table_json_and_plot(tmp_path):
 def test_compare_unwritable_plot_folder(tmp_path):
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o500)
-    assert_one_line_error(run("compare", "ring:n=8", "ring:n=4", "--plot",
-                              str(locked / "x.png")), "is not writable")
+    one_line_error(run("compare", "ring:n=8", "ring:n=4", "--plot",
+                       str(locked / "x.png")), "is not writable")
     assert list(locked.iterdir()) == []
 
 
@@ -146,5 +139,5 @@ def test_compare_unwritable_plot_folder(tmp_path):
 ])
 def test_bad_input_is_one_line_exit_2(tmp_path, monkeypatch, args, needles):
     monkeypatch.chdir(tmp_path)
-    assert_one_line_error(run(*args), *needles)
+    one_line_error(run(*args), *needles)
     assert list(tmp_path.iterdir()) == []  # nothing half-written
