@@ -8,6 +8,8 @@ no partial output.
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from netmodel.cli import run_record
@@ -116,6 +118,32 @@ _dask_options = [
                  help="Run the independent cells on a running Dask cluster "
                  "(tcp://HOST:8786; its workers need the same netmodel). Same results."),
 ]
+
+
+#: The options compare and sweep search with, after their own: instances, parallelism, the
+#: engine options, max batch, the SLOs and roofline options, and where the cells run.
+_search_options = [_instances_option, parallelism_option, *_engine_options, max_batch_option(),
+                   *_slo_options, *_dask_options]
+
+
+def _search_settings(models_text: str, phase_text: str,
+                     kw: dict) -> tuple[list[str], list[str], dict]:
+    """What compare and sweep search with, from their command line (``kw``: the options of
+    :data:`_search_options`): ``(models, phases, keywords)``, the keywords ``options``,
+    ``slo``, ``instances``, ``parallelism`` and ``max_batch`` that ``run_compare`` and
+    ``run_sweep`` both take."""
+    from netmodel.cli.compute import _whole
+
+    models = _names("--models", models_text)
+    phases = _phases(phase_text)
+    instances = _instances(kw["instances_text"])
+    batch_limit = _whole("--max-batch", kw["max_batch"])
+    slo, options = _settings(kw["ttft"], kw["tbt"], kw["overlap_collectives"], kw["profile_ref"],
+                             two_batch_overlap=kw["two_batch_overlap"],
+                             dense_mlp_tp=kw["dense_mlp_tp"], mtp_tokens=kw["mtp_tokens"],
+                             mtp_acceptance=kw["mtp_acceptance"])
+    return models, phases, dict(options=options, slo=slo, instances=instances,
+                                parallelism=kw["parallelism"], max_batch=batch_limit)
 
 
 def _executor(workers: int | None, scheduler: str | None):
@@ -310,43 +338,27 @@ def _show_scenario(ctx, _param, value):
 @click.option("--reliability", is_flag=True,
               help="Also the blast radius and availability of every row (closed forms, "
               "netmodel/data/failures.toml; 0.1-1 s per row).")
-@_instances_option
-@parallelism_option
-@with_options(_engine_options)
-@max_batch_option()
-@with_options(_slo_options)
-@with_options(_dask_options)
+@with_options(_search_options)
 def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None, phase_text: str,
-            out_dir: str | None, as_json: bool, reliability: bool, instances_text: str | None,
-            parallelism: str, two_batch_overlap: bool, dense_mlp_tp: str | None,
-            mtp_tokens: str | None, mtp_acceptance: str | None,
-            max_batch: str, ttft: str, tbt: str, overlap_collectives: bool,
-            profile_ref: str | None, no_plot: bool, quiet: bool, workers: int | None,
-            scheduler: str | None) -> None:
+            out_dir: str | None, as_json: bool, reliability: bool, **kw: Any) -> None:
     """Best TP degree and batch of each model on each scenario's fabric, per phase:
     TTFT/TBT, tokens/s, tokens/s/SM and the share of time bound by the network."""
-    from netmodel.cli.compute import _whole
     from netmodel.study.compare import run_compare, write_compare
     from netmodel.study.scenarios import scenario_names
 
-    models = _names("--models", models_text)
     scenarios = _names("--scenarios", scenarios_text) if scenarios_text is not None else \
         list(scenario_names())
     gpus = _names("--gpus", gpus_text) if gpus_text is not None else None
-    phases = _phases(phase_text)
-    instances = _instances(instances_text)
-    batch_limit = _whole("--max-batch", max_batch)
-    slo, options = _settings(ttft, tbt, overlap_collectives, profile_ref,
-                             two_batch_overlap=two_batch_overlap, dense_mlp_tp=dense_mlp_tp,
-                             mtp_tokens=mtp_tokens, mtp_acceptance=mtp_acceptance)
+    models, phases, settings = _search_settings(models_text, phase_text, kw)
     _check_out(out_dir)
     total = len(models) * len(phases) * len(scenarios) * (len(gpus) if gpus else 1)
-    with _executor(workers, scheduler) as ex, _progress(total, "compare", quiet) as bar:
-        result = run_compare(models, scenarios, phases, gpus=gpus, options=options, slo=slo,
-                             instances=instances, progress=bar, reliability=reliability,
-                             parallelism=parallelism, executor=ex, max_batch=batch_limit)
+    quiet = kw["quiet"]
+    with _executor(kw["workers"], kw["scheduler"]) as ex, \
+            _progress(total, "compare", quiet) as bar:
+        result = run_compare(models, scenarios, phases, gpus=gpus, progress=bar,
+                             reliability=reliability, executor=ex, **settings)
     _dask_summary(ex, quiet)
-    written = write_compare(result, out_dir, plot=not no_plot, run=run_record()) \
+    written = write_compare(result, out_dir, plot=not kw["no_plot"], run=run_record()) \
         if out_dir is not None \
         else []
     click.echo(result.to_json() if as_json else result.table())
@@ -381,19 +393,10 @@ def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None,
               metavar="DIR", help="Also write sweep.csv, sweep.json and sweep.png there (all or "
               "nothing).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
-@_instances_option
-@parallelism_option
-@with_options(_engine_options)
-@max_batch_option()
-@with_options(_slo_options)
-@with_options(_dask_options)
+@with_options(_search_options)
 def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points: str,
           models_text: str, phase_text: str, gpus_text: str | None, out_dir: str | None,
-          as_json: bool, instances_text: str | None, parallelism: str,
-          two_batch_overlap: bool, dense_mlp_tp: str | None, mtp_tokens: str | None,
-          mtp_acceptance: str | None, max_batch: str, ttft: str, tbt: str,
-          overlap_collectives: bool, profile_ref: str | None,
-          no_plot: bool, quiet: bool, workers: int | None, scheduler: str | None) -> None:
+          as_json: bool, **kw: Any) -> None:
     """Tokens/s/SM of scenarios as one or two fabric parameters vary (link bandwidth,
     per-hop latency, OCS ports, ...), marking where one fabric overtakes another."""
     from compute.errors import UserError
@@ -415,22 +418,17 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
                         f"has one ({param_texts[0]} gives its own values): give LO:HI, or "
                         f"drop --points")
     params = [parse_param(p, scens, n) for p in param_texts]
-    models = _names("--models", models_text)
-    phases = _phases(phase_text)
-    instances = _instances(instances_text)
-    batch_limit = _whole("--max-batch", max_batch)
-    slo, options = _settings(ttft, tbt, overlap_collectives, profile_ref,
-                             two_batch_overlap=two_batch_overlap, dense_mlp_tp=dense_mlp_tp,
-                             mtp_tokens=mtp_tokens, mtp_acceptance=mtp_acceptance)
+    models, phases, settings = _search_settings(models_text, phase_text, kw)
     _check_out(out_dir)
     total = len(scens) * len(params[0].values) * (len(params[1].values) if len(params) > 1
                                                   else 1)
-    with _executor(workers, scheduler) as ex, _progress(total, "sweep", quiet) as bar:
-        result = run_sweep(scens, params, models, phases, options=options, slo=slo,
-                           instances=instances, progress=bar, parallelism=parallelism,
-                           executor=ex, max_batch=batch_limit)
+    quiet = kw["quiet"]
+    with _executor(kw["workers"], kw["scheduler"]) as ex, \
+            _progress(total, "sweep", quiet) as bar:
+        result = run_sweep(scens, params, models, phases, progress=bar, executor=ex,
+                           **settings)
     _dask_summary(ex, quiet)
-    written = write_sweep(result, out_dir, plot=not no_plot, run=run_record()) \
+    written = write_sweep(result, out_dir, plot=not kw["no_plot"], run=run_record()) \
         if out_dir is not None \
         else []
     click.echo(result.to_json() if as_json else result.table())
