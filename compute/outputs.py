@@ -2,8 +2,8 @@
 
 Every command that writes goes through this module, so the rules are the same everywhere:
 
-* **Paths.** An output path must be non-empty and must not be ``.``, ``..`` or end in a
-  separator when a file is meant. The folder a file goes into must exist (netmodel never
+* **Paths.** An output path must be non-empty, hold no control character (a NUL byte, a
+  newline) and must not be ``.``, ``..`` or end in a separator when a file is meant. The folder a file goes into must exist (netmodel never
   creates a chain of folders); an output *folder* (``--out DIR``) may be created, but its
   parent must exist. A file path that is an existing folder, or a folder path that is an
   existing file, is refused. An unwritable place is refused with the reason.
