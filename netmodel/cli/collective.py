@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from netmodel.cli import run_record
-from netmodel.cli.main import RegistryHelp, fabric_help
+from netmodel.cli.main import RegistryHelp, fabric_help, with_options
 
 __all__ = ["collective", "costs"]
 
@@ -150,22 +150,30 @@ def _short_group(group) -> str:
         f"{group[0]}, {group[1]}, ..., {group[-1]}"
 
 
+#: The fabric both commands cost on, and how they route it (after each one's --algorithm).
+_fabric_option = click.option(
+    "--fabric", required=True, metavar="SPEC", cls=RegistryHelp,
+    help_from=lambda: "The fabric: " + fabric_help() + " Costed with this command's "
+    "--algorithm and --placement.")
+_routing_options = [
+    click.option("--algorithms", default=None, metavar="LIST", cls=RegistryHelp,
+                 help_from=_algorithms_help),
+    click.option("--placement", default="contiguous", show_default=True, cls=RegistryHelp,
+                 help_from=_placement_help),
+    click.option("--seed", default=0, show_default=True, help="Seed of random placement."),
+]
+
+
 @click.command("collective")
 @click.argument("op", metavar="OP")
-@click.option("--fabric", required=True, metavar="SPEC", cls=RegistryHelp,
-              help_from=lambda: "The fabric: " + fabric_help() + " Costed with this "
-              "command's --algorithm and --placement.")
+@_fabric_option
 @click.option("--group", "group_text", default="8", show_default=True, metavar="N|NODES",
               help="Group size (placed by --placement) or comma-separated GPU nodes.")
 @click.option("--size", "size_text", default="64MiB", show_default=True,
               help="Message size (nccl-tests convention: the full buffer per rank).")
 @click.option("--algorithm", default="auto", show_default=True, cls=RegistryHelp,
               help_from=_algorithm_help)
-@click.option("--algorithms", default=None, metavar="LIST", cls=RegistryHelp,
-              help_from=_algorithms_help)
-@click.option("--placement", default="contiguous", show_default=True, cls=RegistryHelp,
-              help_from=_placement_help)
-@click.option("--seed", default=0, show_default=True, help="Seed of random placement.")
+@with_options(_routing_options)
 @click.option("--fail", "fail_text", default=None, metavar="LIST",
               help="Failed nodes and links (u/v), comma-separated, e.g. spine0,leaf1/spine2: "
               "cost after rerouting, against the healthy fabric.")
@@ -378,9 +386,7 @@ FORMAT_SUFFIXES = {"csv": (".csv",), "json": (".json",), "nccl-tests": (".txt", 
 
 
 @click.command("costs")
-@click.option("--fabric", required=True, metavar="SPEC", cls=RegistryHelp,
-              help_from=lambda: "The fabric: " + fabric_help() + " Costed with this "
-              "command's --algorithm and --placement.")
+@_fabric_option
 @click.option("--ops", "ops_text", default="all-reduce", show_default=True, metavar="LIST",
               help="Comma-separated operations.")
 @click.option("--sizes", "sizes_text", default="1KiB:1GiB", show_default=True,
@@ -389,11 +395,7 @@ FORMAT_SUFFIXES = {"csv": (".csv",), "json": (".json",), "nccl-tests": (".txt", 
               help="Comma-separated group sizes (placed by --placement).")
 @click.option("--algorithm", default="auto", show_default=True, cls=RegistryHelp,
               help_from=lambda: _algorithm_help()[:-1] + ", or all (one row per algorithm).")
-@click.option("--algorithms", default=None, metavar="LIST", cls=RegistryHelp,
-              help_from=_algorithms_help)
-@click.option("--placement", default="contiguous", show_default=True, cls=RegistryHelp,
-              help_from=_placement_help)
-@click.option("--seed", default=0, show_default=True, help="Seed of random placement.")
+@with_options(_routing_options)
 @click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="csv",
               show_default=True,
               help="; ".join(f"{k}: {v}" for k, v in FORMATS.items()) + ".")
