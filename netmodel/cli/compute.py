@@ -78,21 +78,30 @@ def _fraction(what: str, text, *, upper_open: bool = False) -> float:
     return v
 
 
+def _from_file(name: str | None, path: str, extra: dict, catalog: dict, what: str,
+               option: str) -> Any:
+    """The entry named ``name`` of a user's file (``extra``, read from ``path``) or of the
+    catalog, or the file's only entry when ``name`` is None; ``what`` (``GPU``, ``model``)
+    and ``option`` name them in a refusal."""
+    from compute.errors import UserError, known
+
+    if name is None:
+        if len(extra) == 1:
+            return next(iter(extra.values()))
+        raise UserError(f"{path} holds {what}s {known(extra)}; choose one with {option}")
+    table = {**catalog, **extra}
+    if name not in table:
+        raise UserError(f"unknown {what} {name!r}; known: {known(table)}")
+    return table[name]
+
+
 def resolve_gpu(name: str | None, gpu_file: str | None) -> GpuSpec:
     """The GPU named ``name`` from ``gpu_file`` (if given) or the catalog."""
     from compute.errors import UserError, known
     from compute.hardware import catalog, get_gpu, load_gpu_file
 
     if gpu_file:
-        extra = load_gpu_file(gpu_file)
-        if name is None:
-            if len(extra) == 1:
-                return next(iter(extra.values()))
-            raise UserError(f"{gpu_file} holds GPUs {known(extra)}; choose one with --gpu")
-        table = {**catalog(), **extra}
-        if name not in table:
-            raise UserError(f"unknown GPU {name!r}; known: {known(table)}")
-        return table[name]
+        return _from_file(name, gpu_file, load_gpu_file(gpu_file), catalog(), "GPU", "--gpu")
     if name is None:
         raise UserError(f"give --gpu NAME; known: {known(catalog())}")
     return get_gpu(name)
@@ -107,15 +116,8 @@ def resolve_model(name: str | None, model_file: str | None,
     if hf_config:
         return load_hf_config(hf_config, name=name)
     if model_file:
-        extra = load_model_file(model_file)
-        if name is None:
-            if len(extra) == 1:
-                return next(iter(extra.values()))
-            raise UserError(f"{model_file} holds models {known(extra)}; choose one with --model")
-        table = {**model_catalog(), **extra}
-        if name not in table:
-            raise UserError(f"unknown model {name!r}; known: {known(table)}")
-        return table[name]
+        return _from_file(name, model_file, load_model_file(model_file), model_catalog(),
+                          "model", "--model")
     if name is None:
         raise UserError(f"give --model NAME; known: {known(model_catalog())}")
     return get_model(name)
