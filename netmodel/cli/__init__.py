@@ -31,6 +31,14 @@ def run_record() -> dict:
     return run
 
 
+def say_written(paths, as_json: bool) -> None:
+    """Say which files were written (not with --json: stdout is then JSON only)."""
+    if paths and not as_json:
+        import click
+
+        click.echo("wrote " + ", ".join(str(p) for p in paths))
+
+
 def _text(value: object) -> object:
     r"""``value``, but a string with bytes that are not UTF-8 (a file name Python reads in
     as lone surrogates) written with those bytes as ``\xNN``: JSON that strict readers take

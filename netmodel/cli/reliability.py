@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from netmodel.cli import run_record
+from netmodel.cli import run_record, say_written
 from netmodel.cli.main import OutputFolder, max_batch_option, parallelism_option, with_options
 
 __all__ = ["availability", "blast_radius"]
@@ -165,7 +165,7 @@ def blast_radius(scenario: str, model: str, phase: str, gpus_text: str | None,
     """What one failure of each component class takes down: count, rate, hardware radius
     (GPUs, SMs lost or cut off), instances down, tokens/s lost, and the recovery path and
     time without and with a hot spare."""
-    from compute.outputs import check_folder_path, write_outputs
+    from compute.outputs import check_folder_path
     from netmodel.study.blast_radius import blast_files
     from netmodel.study.blast_radius import blast_radius as run
 
@@ -179,14 +179,7 @@ def blast_radius(scenario: str, model: str, phase: str, gpus_text: str | None,
     result = run(scenario, model, _phase(phase), gpus=_gpus(gpus_text), slo=_settings(ttft, tbt),
                  catalog_=cat, placement=placement, parallelism=parallelism,
                  max_batch=_whole("--max-batch", max_batch))
-    written = []
-    if out_dir is not None:
-        written = write_outputs(out_dir, blast_files(result, plot=not no_plot),
-                                run=run_record())
-    click.echo(result.to_json() if as_json else "\n".join(
-        [result.table(), *_absent(result.cluster, rates, repair_times)]))
-    if written and not as_json:
-        click.echo("wrote " + ", ".join(str(p) for p in written))
+    _report(result, blast_files, out_dir, no_plot, as_json, rates, repair_times)
 
 
 @click.command("availability")
@@ -213,7 +206,7 @@ def availability(scenario: str, model: str, phase: str, gpus_text: str | None,
     """Delivered capacity over time with failures, repairs and hot spares: a seeded Monte
     Carlo and the closed forms side by side (mean, p1/p50/p99, time below a threshold,
     instance-down events, goodput per SM bought)."""
-    from compute.outputs import check_folder_path, write_outputs
+    from compute.outputs import check_folder_path
     from netmodel.cli.compute import _whole
     from netmodel.study.availability import availability as run
     from netmodel.study.availability import availability_files
@@ -232,14 +225,21 @@ def availability(scenario: str, model: str, phase: str, gpus_text: str | None,
                      placement=placement, horizon=horizon, trials=n_trials, seed=n_seed,
                      threshold=share, slo=_settings(ttft, tbt), catalog_=cat, progress=bar,
                      parallelism=parallelism, max_batch=_whole("--max-batch", max_batch))
-    written = []
-    if out_dir is not None:
-        written = write_outputs(out_dir, availability_files(result, plot=not no_plot),
-                                run=run_record())
+    _report(result, availability_files, out_dir, no_plot, as_json, rates, repair_times)
+
+
+def _report(result, files, out_dir: str | None, no_plot: bool, as_json: bool,
+            rates: tuple[str, ...], repair_times: tuple[str, ...]) -> None:
+    """Write ``files(result, plot=...)`` to ``out_dir`` (when given, all or nothing), print
+    the result (JSON or its table and the classes asked of that the cluster lacks), and say
+    what was written."""
+    from compute.outputs import write_outputs
+
+    written = write_outputs(out_dir, files(result, plot=not no_plot), run=run_record()) \
+        if out_dir is not None else []
     click.echo(result.to_json() if as_json else "\n".join(
         [result.table(), *_absent(result.cluster, rates, repair_times)]))
-    if written and not as_json:
-        click.echo("wrote " + ", ".join(str(p) for p in written))
+    say_written(written, as_json)
 
 
 def _seed(text) -> int:

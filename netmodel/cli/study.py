@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from netmodel.cli import run_record
+from netmodel.cli import run_record, say_written
 from netmodel.cli.main import (
     OutputFolder,
     max_batch_option,
@@ -169,12 +169,6 @@ def _feasible_or_exit(result) -> None:
     exit_if_nothing_feasible(rows)
 
 
-def _wrote(paths, as_json: bool) -> None:
-    """Say which files were written (not with --json: stdout is then JSON only)."""
-    if paths and not as_json:
-        click.echo("wrote " + ", ".join(str(p) for p in paths))
-
-
 # ------------------------------------------------------------------ study
 
 @click.group("study")
@@ -282,7 +276,7 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
         click.echo("time per part: " + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items()),
                    err=True)
     click.echo(result.to_json() if as_json else result.table())
-    _wrote(written, as_json)
+    say_written(written, as_json)
     # the study's caches live until the process ends: spare the collector walking them
     # again at exit (0.1-0.2 s of a full collection; nothing of them is garbage)
     import gc
@@ -362,7 +356,7 @@ def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None,
         if out_dir is not None \
         else []
     click.echo(result.to_json() if as_json else result.table())
-    _wrote(written, as_json)
+    say_written(written, as_json)
     _feasible_or_exit(result)
 
 
@@ -432,5 +426,5 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
         if out_dir is not None \
         else []
     click.echo(result.to_json() if as_json else result.table())
-    _wrote(written, as_json)
+    say_written(written, as_json)
     _feasible_or_exit(result)
