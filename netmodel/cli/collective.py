@@ -236,7 +236,7 @@ def collective(op: str, fabric: str, group_text: str, size_text: str, algorithm:
         from netmodel.collectives.concurrent import concurrent_cost
 
         conc = concurrent_cost(model, len(group), op, size, algorithm)
-        worst = int(conc.slowdown[:, 0].argmax())
+        worst = int(conc.time[:, 0].argmax())   # the group whose time is the makespan
         extra["all_groups"] = {
             "groups": len(conc.groups), "algorithm": conc.algorithm[0],
             "protocol": conc.protocol[0], "makespan": float(conc.makespan[0]),
