@@ -745,8 +745,9 @@ def _print_search(r, show_front: bool, desc: dict, profile, gpu_name: str = "") 
         return
     click.echo("best: " + "\n      ".join(_summary(r.best)))
     if r.best.batch == r.max_batch:   # the best sits at the largest batch searched
-        click.echo(f"      batch at the search's limit ({r.max_batch}): a larger --max-batch "
-                   f"may do better")
+        from netmodel.study.rows import batch_limit_note
+
+        click.echo(f"      {batch_limit_note(r.max_batch)}")
     click.echo("")
     if plain:
         click.echo(f"best per TP degree:\n{'tp':>4}{'batch':>7}{lat + ' ms':>10}"

@@ -203,5 +203,7 @@ def _print_summary(s, limit: int | None = None) -> None:
     for k, v in rows:
         click.echo(f"{k:<21} {v}")
     if s.tp and s.batch == limit:   # as compare's and search's note
-        click.echo(f"batch at the search's limit ({limit}): a larger --max-batch may do better")
+        from netmodel.study.rows import batch_limit_note
+
+        click.echo(batch_limit_note(limit))
     click.echo("")

@@ -66,6 +66,7 @@ from compute.units import SECONDS_PER_YEAR
 from compute.validate import describe, is_whole
 from netmodel.study.instance_cost import InstanceCosting
 from netmodel.study.reliability_catalog import HOUR, Catalog, catalog
+from netmodel.study.rows import batch_limit_note
 from netmodel.study.scenarios import get_scenario
 from topologies.failure_domains import CLASSES, Component, components, degrade
 from topologies.schema import gpu_nodes
@@ -162,8 +163,7 @@ class Cluster(InstanceCosting):
     @property
     def batch_limit_note(self) -> str:
         """compare's and search's note on a best at the search's largest batch."""
-        return (f"batch at the search's limit ({self.max_batch}): a larger --max-batch may do "
-                f"better")
+        return batch_limit_note(self.max_batch)
 
     @property
     def tp(self) -> int:

@@ -36,8 +36,8 @@ if TYPE_CHECKING:
     from compute.model_spec import ModelSpec
     from compute.results import SearchResult
 
-__all__ = ["BestRow", "FabricRow", "RowsResult", "distinct_models", "group", "key",
-           "mtp_note", "ratio_text", "when_set"]
+__all__ = ["BestRow", "FabricRow", "RowsResult", "batch_limit_note", "distinct_models", "group",
+           "key", "mtp_note", "ratio_text", "when_set"]
 
 
 _ATOMS = (float, int, str, bool, type(None))
@@ -318,6 +318,13 @@ class RowsResult:
             return None
         return (f"batch at the search's limit ({limit}; a larger max batch may do better)"
                 f"{where}: " + ", ".join(capped))
+
+
+def batch_limit_note(limit: int) -> str:
+    """The note on one best configuration at the search's largest batch ``limit`` (an
+    optimum may lie beyond it), as search, cost, blast-radius and availability print it
+    (a report of many rows names them: :meth:`RowsResult.batch_limit_line`)."""
+    return f"batch at the search's limit ({limit}): a larger --max-batch may do better"
 
 
 def distinct_models(models: Iterable[ModelSpec]) -> list[ModelSpec]:
