@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from compute.errors import UserError, known
 from compute.hardware import get_gpu
 from compute.units import SECONDS_PER_YEAR
-from compute.validate import describe
+from compute.validate import describe, is_finite
 from topologies.failure_domains import CLASSES
 
 if TYPE_CHECKING:
@@ -103,8 +103,9 @@ MAX_TIME_S = 100 * SECONDS_PER_YEAR
 
 
 def _finite(value) -> float | None:
-    """``value`` as a float if it is a finite real number (not a bool), else None."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    """``value`` as a float if it is a finite real number (not a bool; numpy's too,
+    :func:`compute.validate.is_finite`) within a float's range, else None."""
+    if not is_finite(value):
         return None
     try:
         v = float(value)
@@ -198,8 +199,8 @@ class Catalog:
                                     source="set by the user", confidence="user")
         for name, hours in (repair_hours or {}).items():
             check_class(name)
-            s = _time(f"repair time of {name}", hours * HOUR if isinstance(hours, int | float)
-                      and not isinstance(hours, bool) else hours)
+            h = _finite(hours)   # hours past a float's range: refused by _time, not overflowed
+            s = _time(f"repair time of {name}", hours if h is None else h * HOUR)
             key = "repair_local_s" if out.repair == "local" else "repair_vendor_s"
             classes[name] = replace(classes[name], repair_source="set by the user", **{key: s})
         out = replace(out, classes=classes)

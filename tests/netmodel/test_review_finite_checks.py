@@ -54,3 +54,24 @@ def test_availability_threshold_takes_a_numpy_float():
     with pytest.raises(UserError) as err:
         availability(None, None, threshold=np.float32(0.5))
     assert "threshold" not in str(err.value)
+
+
+def test_reliability_overrides_refuse_hours_past_a_float_in_one_line():
+    # 10**400 hours x 3600 s overflowed converting the integer (OverflowError, a traceback)
+    from netmodel.study.reliability_catalog import catalog
+
+    with pytest.raises(UserError, match=r"^repair time of leaf must be a number of seconds "
+                                        r".*, got an integer of 401 digits$"):
+        catalog().with_(repair_hours={"leaf": 10**400})
+
+
+def test_reliability_overrides_take_numpy_numbers():
+    # np.int64(4) hours was refused as 'must be a number of seconds from 0 to 3.156e+09
+    # (a century), got 4'; numpy's numbers are numbers here as everywhere else
+    from netmodel.study.reliability_catalog import HOUR, catalog
+
+    c = catalog().with_(repair_hours={"leaf": np.int64(4)}, detection_s=np.int64(30),
+                        area_share=np.float32(0.75), rates={"leaf": np.float64(1e-6)})
+    leaf = dict(c.classes)["leaf"]
+    assert leaf.repair_local_s == 4 * HOUR
+    assert (c.detection_s, c.area_share, leaf.rate_per_hour) == (30.0, 0.75, 1e-6)
