@@ -64,7 +64,8 @@ def parse_duration(text: str | float, what: str = "duration", *, allow_zero: boo
     if isinstance(text, bool):
         raise UserError(f"{what} must be a number with a unit, got {text!r}")
     if isinstance(text, int | float):
-        value = float(text)
+        v = _finite(text)   # an integer past a float's range (10**400) overflowed float()
+        value = math.nan if v is None else v
     else:
         m = _NUMBER.match(str(text))
         if not m or m.group(2).lower() not in _DURATION_UNITS:
@@ -73,7 +74,7 @@ def parse_duration(text: str | float, what: str = "duration", *, allow_zero: boo
         value = float(m.group(1)) * _DURATION_UNITS[m.group(2).lower()]
     if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
         rule = ">= 0" if allow_zero else "> 0"
-        raise UserError(f"{what} must be a finite number {rule}, got {text!r}")
+        raise UserError(f"{what} must be a finite number {rule}, got {describe(text)}")
     return value
 
 

@@ -75,3 +75,10 @@ def test_reliability_overrides_take_numpy_numbers():
     leaf = dict(c.classes)["leaf"]
     assert leaf.repair_local_s == 4 * HOUR
     assert (c.detection_s, c.area_share, leaf.rate_per_hour) == (30.0, 0.75, 1e-6)
+
+
+@pytest.mark.parametrize("horizon", [10**400, float("inf"), -1.0])
+def test_availability_horizon_refused_in_one_line(horizon):
+    # a horizon of 10**400 seconds raised OverflowError from float() (a traceback)
+    with pytest.raises(UserError, match=r"^horizon must be a finite number > 0, got "):
+        availability(None, None, horizon=horizon)
