@@ -8,6 +8,8 @@ no partial output.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -159,6 +161,24 @@ def _dask_summary(ex, quiet: bool) -> None:
     line = ex.summary()
     if line and not quiet:
         click.echo(line, err=True)
+
+
+def _run_and_report(label: str, total: int, kw: dict, run: Callable[..., Any],
+                    write: Callable[..., list], out_dir: str | None, as_json: bool) -> None:
+    """compare's and sweep's run and report: ``run(progress=, executor=)`` over ``total``
+    cells (a progress bar named ``label``, the cells where ``kw``'s --workers and
+    --scheduler say), ``write(result, out_dir, ...)`` with --out, the result printed (JSON or
+    its table), what was written said, and exit status 3 when nothing is feasible."""
+    quiet = kw["quiet"]
+    with _executor(kw["workers"], kw["scheduler"]) as ex, \
+            _progress(total, label, quiet) as bar:
+        result = run(progress=bar, executor=ex)
+    _dask_summary(ex, quiet)
+    written = write(result, out_dir, plot=not kw["no_plot"], run=run_record()) \
+        if out_dir is not None else []
+    click.echo(result.to_json() if as_json else result.table())
+    say_written(written, as_json)
+    _feasible_or_exit(result)
 
 
 def _feasible_or_exit(result) -> None:
@@ -346,18 +366,9 @@ def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None,
     models, phases, settings = _search_settings(models_text, phase_text, kw)
     _check_out(out_dir)
     total = len(models) * len(phases) * len(scenarios) * (len(gpus) if gpus else 1)
-    quiet = kw["quiet"]
-    with _executor(kw["workers"], kw["scheduler"]) as ex, \
-            _progress(total, "compare", quiet) as bar:
-        result = run_compare(models, scenarios, phases, gpus=gpus, progress=bar,
-                             reliability=reliability, executor=ex, **settings)
-    _dask_summary(ex, quiet)
-    written = write_compare(result, out_dir, plot=not kw["no_plot"], run=run_record()) \
-        if out_dir is not None \
-        else []
-    click.echo(result.to_json() if as_json else result.table())
-    say_written(written, as_json)
-    _feasible_or_exit(result)
+    _run_and_report("compare", total, kw, functools.partial(
+        run_compare, models, scenarios, phases, gpus=gpus, reliability=reliability, **settings),
+        write_compare, out_dir, as_json)
 
 
 # ------------------------------------------------------------------ sweep
@@ -416,15 +427,5 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
     _check_out(out_dir)
     total = len(scens) * len(params[0].values) * (len(params[1].values) if len(params) > 1
                                                   else 1)
-    quiet = kw["quiet"]
-    with _executor(kw["workers"], kw["scheduler"]) as ex, \
-            _progress(total, "sweep", quiet) as bar:
-        result = run_sweep(scens, params, models, phases, progress=bar, executor=ex,
-                           **settings)
-    _dask_summary(ex, quiet)
-    written = write_sweep(result, out_dir, plot=not kw["no_plot"], run=run_record()) \
-        if out_dir is not None \
-        else []
-    click.echo(result.to_json() if as_json else result.table())
-    say_written(written, as_json)
-    _feasible_or_exit(result)
+    _run_and_report("sweep", total, kw, functools.partial(
+        run_sweep, scens, params, models, phases, **settings), write_sweep, out_dir, as_json)
