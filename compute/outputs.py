@@ -3,7 +3,7 @@
 Every command that writes goes through this module, so the rules are the same everywhere:
 
 * **Paths.** An output path must be non-empty, hold no control character (a NUL byte, a
-  newline) and must not be ``.``, ``..`` or end in a separator when a file is meant. The folder a file goes into must exist (netmodel never
+  newline, DEL, a C1 control or a Unicode line separator) and must not be ``.``, ``..`` or end in a separator when a file is meant. The folder a file goes into must exist (netmodel never
   creates a chain of folders); an output *folder* (``--out DIR``) may be created, but its
   parent must exist. A file path that is an existing folder, or a folder path that is an
   existing file, is refused. An unwritable place is refused with the reason.
@@ -41,7 +41,7 @@ import time
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 
-from compute.errors import UserError
+from compute.errors import UserError, one_line
 from compute.workers import die_with as _die_with
 from compute.workers import jobs as _jobs
 from compute.workers import libc as _libc
@@ -76,7 +76,9 @@ def _check_text(path, what: str) -> Path:
     text = os.fspath(path)
     if not text.strip():
         raise UserError(f"{what} must not be empty")
-    if any(ord(c) < 32 for c in text):
+    # the rule of names (compute.validate.name): C0 and C1 controls, DEL and the Unicode
+    # line separators, each of which breaks the one-line 'wrote PATH' a command prints
+    if isinstance(text, str) and one_line(text) != text:
         raise UserError(f"{what} {text!r} holds a control character")
     try:   # a name over the file system's limit raises here, not False, in every later check
         Path(text).exists()
