@@ -22,12 +22,8 @@ import pytest
 
 from netmodel.collectives.concurrent import concurrent_cost
 from netmodel.collectives.model import FabricCostModel
+from tests.netmodel.test_p2p_protocol_by_size import KIB, LL_RATE, MIB, PORT, ROUTE
 from topologies import build
-
-ROUTE = 2 * 10e-9 + 150e-9
-PORT = 900e9 * 0.802
-LL_RATE = PORT * 0.391
-KIB, MIB = 2 ** 10, 2 ** 20
 
 
 @pytest.fixture(scope="module")
