@@ -259,6 +259,20 @@ def base_gpu(name: str) -> GpuSpec | None:
     return _READ.get(derived[0]) or get_gpu(derived[0])
 
 
+def root_gpu(gpu: GpuSpec) -> GpuSpec:
+    """The GPU at the root of ``gpu``'s derivations (:func:`base_gpu`, followed to a GPU
+    derived from none, a GPU file's chains included), ``gpu`` itself if derived from none.
+
+    >>> root_gpu(get_gpu("Lite")).name, root_gpu(get_gpu("H100-SXM")).name
+    ('H100-SXM', 'H100-SXM')
+    """
+    seen = {gpu.name}
+    while (base := base_gpu(gpu.name)) is not None and base.name not in seen:
+        seen.add(base.name)
+        gpu = base
+    return gpu
+
+
 #: The GPUs read so far that derive from another (the catalog's Lite family, a GPU file's
 #: ``derive_from`` entries): name -> (base GPU, fraction of its silicon).
 _DERIVED: dict[str, tuple[str, float]] = {}

@@ -321,13 +321,10 @@ def nvlinks_of(gpu: GpuSpec) -> int:
     >>> [nvlinks_of(get_gpu(g)) for g in ("A100-SXM-80GB", "H100-SXM", "B200-HGX", "Lite")]
     [12, 18, 18, 18]
     """
-    from compute.hardware import derivation
+    from compute.hardware import root_gpu
     from netmodel.collectives.calibration import default_calibration
 
-    base, seen = gpu, {gpu.name}
-    while (derived := derivation(base.name)) is not None and derived[0] not in seen:
-        seen.add(derived[0])
-        base = get_gpu(derived[0])
+    base = root_gpu(gpu)
     gen = default_calibration().generation_of(base.name)
     rate = None if gen is None else gen.nvlink_bandwidth
     if not rate:

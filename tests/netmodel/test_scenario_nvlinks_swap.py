@@ -86,3 +86,16 @@ def test_a_user_gpu_of_a_fraction_of_a_link_is_refused(tmp_path):
     assert r.exit_code == 2, r.output
     assert r.output.count("\n") == 1 and "Traceback" not in r.output, r.output
     assert "'$nvlinks'" in r.output and "nvlinks = N" in r.output
+
+
+def test_a_gpu_file_chain_counts_its_roots_nvlinks(tmp_path):
+    # a GPU derived from another of the same file (MyC from MyB from the B200) has the
+    # B200's 18 NVLinks; nvlinks_of looked MyB up in the catalog ("unknown GPU 'MyB'")
+    from compute.hardware import load_gpu_file
+    from netmodel.study.scenarios import nvlinks_of
+
+    path = tmp_path / "gpus.toml"
+    path.write_text('[gpu."MyB"]\nderive_from = "B200-HGX"\nfraction = 0.5\nsource = "x"\n'
+                    '[gpu."MyC"]\nderive_from = "MyB"\nfraction = 0.5\nsource = "x"\n')
+    gpus = load_gpu_file(path)
+    assert nvlinks_of(gpus["MyC"]) == nvlinks_of(gpus["MyB"]) == PUBLISHED["B200-HGX"]
