@@ -247,6 +247,11 @@ class Scenario:
         """TOML text that :func:`load_scenario_text` reads back into an equal scenario."""
         d = self.to_dict()
         lines = [f"{k} = {_toml_value(d[k])}" for k in ("name", "description", "gpu")]
+        if self.home_gpu and self.home_gpu != self.gpu:
+            # the text was written for the home GPU; a reader of the swapped one is told so
+            lines.insert(0, f"# {self.name} swapped from {self.home_gpu} to {self.gpu}: the "
+                            f"description and [sources] describe {self.home_gpu}; the "
+                            f"fabric's $ tokens follow {self.gpu}")
         for table in ("fabric", "collective", "adjust", "sources"):
             if table in d:
                 lines += _toml_table(table, d[table])

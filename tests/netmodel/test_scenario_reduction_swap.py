@@ -51,3 +51,17 @@ def test_an_a100_prefill_costs_as_the_same_fabric_without_nvls():
     assert 0.6 < a < 0.62                                 # 613.9 ms
     _, comm, _, _ = resolve_collectives("h100-dgx", None, "A100-SXM-80GB", None)
     assert comm.scenario.label == "h100-dgx@A100-SXM-80GB" and _reduces(comm.scenario) == {False}
+
+
+def test_a_swapped_scenarios_text_says_whose_description_it_is():
+    # compare --show h100-dgx@A100-SXM-80GB printed the H100's description and sources
+    # ("8 H100 per NVSwitch domain (NVLS ...)", "NVLink4 18 x 25 GB/s") as the A100's
+    from netmodel.study.scenarios import load_scenario_text
+
+    swapped = get_scenario("h100-dgx@A100-SXM-80GB")
+    text = swapped.to_toml()
+    assert text.splitlines()[0] == (
+        "# h100-dgx swapped from H100-SXM to A100-SXM-80GB: the description and [sources] "
+        "describe H100-SXM; the fabric's $ tokens follow A100-SXM-80GB")
+    assert load_scenario_text(text, "shown") == swapped
+    assert not get_scenario("h100-dgx").to_toml().startswith("#")
