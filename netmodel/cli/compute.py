@@ -333,6 +333,37 @@ def mtp_settings(tokens: str | None, acceptance: str | None) -> dict:
     return out
 
 
+#: Options of one phase only: (phase that ignores it, option, what it sets, what to give
+#: instead). A step of the other phase never reads them (compute.phases.Workload: prefill
+#: reads the prompt, decode the context; Slo.limit: TTFT for prefill, TBT for decode; MTP
+#: drafts are verified in decode, compute.roofline.evaluate_grid).
+_OTHER_PHASE_OPTIONS = (
+    ("decode", "prompt", "sets a prefill's prompt",
+     "give --context (the tokens in the KV cache)"),
+    ("prefill", "context", "sets a decode step's context (the tokens in the KV cache)",
+     "give --prompt (the tokens of each prompt)"),
+    ("decode", "ttft", "is the prefill SLO", "give --tbt (the decode SLO)"),
+    ("prefill", "tbt", "is the decode SLO", "give --ttft (the prefill SLO)"),
+    ("prefill", "mtp_tokens", "drafts tokens in decode steps",
+     "drop it (a prefill is costed as without MTP) or give --phase decode"),
+    ("prefill", "mtp_acceptance", "is the acceptance of decode's draft tokens",
+     "drop it (a prefill is costed as without MTP) or give --phase decode"),
+)
+
+
+def _check_phase_options(phase: str, kw) -> None:
+    """Refuse an option typed on the command line that ``phase`` never uses (it would be
+    ignored, the run going ahead with the default), in one line."""
+    from compute.errors import UserError
+    from compute.validate import describe
+    from netmodel.cli.main import given_on_command_line
+
+    for ignored_by, name, sets, instead in _OTHER_PHASE_OPTIONS:
+        if phase == ignored_by and given_on_command_line(name):
+            flag = "--" + name.replace("_", "-")
+            raise UserError(f"{flag} {describe(kw[name])} {sets}; with --phase {phase} {instead}")
+
+
 def _setup(kw):
     """Model, GPU, workload, options, SLO and the collectives (model, description, the
     fabric's GPUs) from the shared options."""
@@ -357,6 +388,7 @@ def _setup(kw):
         **mtp_settings(kw.get("mtp_tokens"), kw.get("mtp_acceptance")))
     slo = Slo(ttft=parse_time(kw["ttft"], "--ttft", allow_zero=False),
               tbt=parse_time(kw["tbt"], "--tbt", allow_zero=False))
+    _check_phase_options(workload.phase, kw)   # after the values: a bad one is named first
     return model, gpu, workload, options, slo, (comm, desc, fabric_gpus)
 
 

@@ -53,6 +53,16 @@ NOTHING_FEASIBLE = NothingFeasible.exit_status
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
+def given_on_command_line(*names: str) -> list[str]:
+    """Those of the current command's parameters ``names`` (click's parameter names, e.g.
+    ``"mtp_tokens"``) that the user typed on the command line, not left at their default:
+    for refusing an option the chosen mode would silently ignore."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    return [n for n in names if ctx.get_parameter_source(n) is ParameterSource.COMMANDLINE]
+
+
 def with_options(options: list[Callable[[_F], _F]]) -> Callable[[_F], _F]:
     """A decorator applying a shared list of click options, in their listed order."""
     def decorate(f: _F) -> _F:

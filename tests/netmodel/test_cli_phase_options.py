@@ -1,0 +1,66 @@
+"""infer and search refuse an option the chosen --phase never reads: a prefill reads the
+prompt and the TTFT SLO, a decode step the context and the TBT SLO, and MTP drafts only in
+decode (compute.phases.Workload, Slo.limit, compute.roofline.evaluate_grid). Before, such
+an option was silently ignored and the run went ahead with the default."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.netmodel.cli_helpers import one_line_error, run_cli
+
+INFER = ["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "1", "--batch", "2"]
+SEARCH = ["search", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "1",
+          "--max-batch", "4"]
+
+
+@pytest.mark.parametrize("base", [INFER, SEARCH], ids=["infer", "search"])
+@pytest.mark.parametrize("args, needles", [
+    (["--phase", "decode", "--prompt", "9000"],
+     ["--prompt '9000' sets a prefill's prompt", "with --phase decode give --context"]),
+    (["--prompt", "9000"],   # decode is the default phase
+     ["--prompt '9000'", "with --phase decode give --context"]),
+    (["--phase", "prefill", "--context", "4096"],
+     ["--context '4096' sets a decode step's context", "with --phase prefill give --prompt"]),
+    (["--phase", "decode", "--ttft", "2s"],
+     ["--ttft '2s' is the prefill SLO", "with --phase decode give --tbt"]),
+    (["--phase", "prefill", "--tbt", "20ms"],
+     ["--tbt '20ms' is the decode SLO", "with --phase prefill give --ttft"]),
+    (["--phase", "prefill", "--prompt", "100", "--tbt", "20ms"],   # one of them right
+     ["--tbt '20ms'", "give --ttft"]),
+    (["--phase", "prefill", "--mtp-tokens", "1"],
+     ["--mtp-tokens '1' drafts tokens in decode steps", "with --phase prefill drop it"]),
+    (["--phase", "prefill", "--mtp-tokens", "1", "--mtp-acceptance", "0.5"],
+     ["--mtp-tokens '1'", "with --phase prefill"]),
+    (["--phase", "decode", "--prompt", "1500"],   # the default's value, but typed
+     ["--prompt '1500'", "give --context"]),
+])
+def test_option_of_the_other_phase_refused(base, args, needles):
+    one_line_error(run_cli(base + args), *needles)
+
+
+def test_bad_value_named_before_the_phase():
+    # a value no phase takes gets its own line, as before
+    one_line_error(run_cli(INFER + ["--phase", "decode", "--prompt", "0"]),
+                   "--prompt must be a whole number >= 1, got '0'")
+
+
+@pytest.mark.parametrize("args, header", [
+    (["--phase", "prefill", "--prompt", "100", "--ttft", "2s"],
+     ["prefill, batch 2, prompt 100 tokens", "(SLO 2 s: met)"]),
+    (["--phase", "decode", "--context", "576", "--tbt", "20ms"],
+     ["decode, batch 2, context 576 tokens", "(SLO 20 ms: met)"]),
+    (["--context", "576"], ["decode, batch 2, context 576 tokens", "(SLO 50 ms: met)"]),
+    (["--phase", "prefill"], ["prefill, batch 2, prompt 1500 tokens", "(SLO 1 s: met)"]),
+])
+def test_options_of_the_phase_still_run_and_are_used(args, header):
+    r = run_cli(INFER + args)
+    assert r.exit_code == 0, r.output
+    first, second = r.output.splitlines()[:2]
+    assert header[0] in first and header[1] in second, r.output
+
+
+def test_search_of_the_phase_still_runs():
+    r = run_cli(SEARCH + ["--phase", "prefill", "--prompt", "100", "--ttft", "2s"])
+    assert r.exit_code == 0, r.output
+    assert "meet TTFT <= 2 s" in r.output.splitlines()[0], r.output
