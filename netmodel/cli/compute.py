@@ -539,6 +539,21 @@ def _skew_note(model, ep: int, skew: float) -> list[str]:
             f"for: {top:g}x the mean); costed at {top:g}"]
 
 
+def _check_skew_used(skew: float, model, eps) -> None:
+    """Refuse an ``--expert-skew`` above 1 that is never used: on a dense model (no routed
+    experts), or when every EP degree ``eps`` is 1 (one EP group receives every routed
+    token, so the skew is costed at 1: compute.stages.skew_ceiling)."""
+    from compute.errors import UserError
+
+    if skew != 1 and getattr(model, "experts", 0) <= 1:
+        raise UserError(f"--expert-skew {skew:g} weighs the busiest EP group's routed tokens; "
+                        f"{model.name} is dense (no routed experts): drop --expert-skew")
+    if skew != 1 and all(e == 1 for e in eps):
+        raise UserError(f"--expert-skew {skew:g} weighs the busiest of the EP groups; with "
+                        f"--ep 1 there is one group, costed at 1: give --ep N > 1, or drop "
+                        f"--expert-skew")
+
+
 def _skew(text) -> float:
     from compute.errors import UserError
     from compute.parallel import MAX_EXPERT_SKEW
@@ -648,6 +663,7 @@ def infer(tp_text: str, batch_text: str, pp_text: str, ep_text: str, adp_text: s
                         "--mtp-tokens and --two-batch-overlap")
     tp, batch = _whole("--tp", tp_text), _whole("--batch", batch_text)
     pp, ep, skew = _whole("--pp", pp_text), _whole("--ep", ep_text), _skew(skew_text)
+    _check_skew_used(skew, model, [ep])
     _fits_fabric(tp * pp, fabric_gpus, desc)
     args = dict(pp=pp, ep=ep, attention_dp=_whole("--attention-dp", adp_text),
                 expert_skew=skew, options=options, slo=slo, comm=comm)
@@ -733,10 +749,12 @@ def search(max_batch: str, tp_text: str | None, pp_text: str | None, ep_text: st
         for t in tps or ():                      # (TP left to the search: with EP, stages
             _fits_fabric(t, fabric_gpus, desc)   # wider than one server are tried too)
         max_gpus = fabric_gpus if max_gpus is None else min(max_gpus, fabric_gpus)
+    eps, skew = _degrees("--ep", ep_text, True), _skew(skew_text)
+    _check_skew_used(skew, model, [1] if eps is None else [2] if eps is True else eps)  # all: EP > 1
     r = run_search(model, gpu, workload, options=options, slo=slo, tp=tps, comm=comm,
-                   pp=_degrees("--pp", pp_text), ep=_degrees("--ep", ep_text, True),
+                   pp=_degrees("--pp", pp_text), ep=eps,
                    attention_dp=_degrees("--attention-dp", adp_text, True),
-                   expert_skew=_skew(skew_text), max_gpus=max_gpus,
+                   expert_skew=skew, max_gpus=max_gpus,
                    max_batch=_whole("--max-batch", max_batch))
     if as_json:
         out = r.to_dict()

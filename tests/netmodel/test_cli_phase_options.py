@@ -64,3 +64,39 @@ def test_search_of_the_phase_still_runs():
     r = run_cli(SEARCH + ["--phase", "prefill", "--prompt", "100", "--ttft", "2s"])
     assert r.exit_code == 0, r.output
     assert "meet TTFT <= 2 s" in r.output.splitlines()[0], r.output
+
+
+# --expert-skew X (> 1) weighs the busiest EP group's routed tokens; at EP 1 the busiest of
+# one group holds every copy, so compute.stages.skew_ceiling caps it at 1, and a dense model
+# routes nothing: the value was ignored (the JSON was byte-identical to the run without it).
+MIXTRAL = ["--model", "Mixtral-8x7B", "--gpu", "H100-SXM", "--tp", "4"]
+
+
+@pytest.mark.parametrize("args, needles", [
+    (["infer", *MIXTRAL, "--batch", "16", "--expert-skew", "3"],
+     ["--expert-skew 3 weighs the busiest of the EP groups", "with --ep 1 there is one group",
+      "give --ep N > 1"]),
+    (["infer", *MIXTRAL, "--batch", "16", "--ep", "1", "--attention-dp", "2",
+      "--expert-skew", "1.5"], ["--expert-skew 1.5", "with --ep 1"]),
+    (["search", *MIXTRAL, "--max-batch", "4", "--expert-skew", "2"],
+     ["--expert-skew 2", "with --ep 1"]),
+    (["search", *MIXTRAL, "--max-batch", "4", "--ep", "1", "--expert-skew", "2"],
+     ["--expert-skew 2", "with --ep 1"]),
+    (["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "1", "--batch", "2",
+      "--expert-skew", "2"], ["Llama-3-8B is dense (no routed experts): drop --expert-skew"]),
+    (["search", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "1", "--max-batch", "4",
+      "--ep", "all", "--expert-skew", "2"], ["Llama-3-8B is dense"]),
+])
+def test_expert_skew_nothing_weighs_refused(args, needles):
+    one_line_error(run_cli(args), *needles)
+
+
+def test_expert_skew_still_taken_where_it_weighs():
+    # EP 2 on Mixtral-8x7B: the skew moves the step (its bound there is 2x the mean)
+    runs = [run_cli(["infer", *MIXTRAL, "--batch", "16", "--ep", "2", "--json", *extra])
+            for extra in ([], ["--expert-skew", "1.5"])]
+    assert [r.exit_code for r in runs] == [0, 0], [r.output for r in runs]
+    assert runs[0].output != runs[1].output
+    for args in (["search", *MIXTRAL, "--max-batch", "4", "--ep", "1,2", "--expert-skew", "2"],
+                 ["infer", *MIXTRAL, "--batch", "16", "--expert-skew", "1"]):   # uniform
+        assert run_cli(args).exit_code == 0, args
