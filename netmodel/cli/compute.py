@@ -675,6 +675,12 @@ def infer(tp_text: str, batch_text: str, pp_text: str, ep_text: str, adp_text: s
         r = tbo.serial
     else:
         r = evaluate(model, gpu, tp, batch, workload, **args)
+    if options.dense_mlp_tp is not None and pp == ep == args["attention_dp"] == 1:
+        # plain TP's scalar paths leave dense_mlp_tp unread: refuse it as the grid does
+        from compute.parallel import Parallelism, dense_data_parallel, layout
+
+        c = [Parallelism(tp)]
+        dense_data_parallel(model, c, layout(model, c), options.dense_mlp_tp)
     if as_json:
         # the entry search's best and serve's pools carry too, and the overlapped schedule
         extra_json = {"two_batch_overlap": tbo.to_dict(),

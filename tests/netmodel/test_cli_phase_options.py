@@ -100,3 +100,29 @@ def test_expert_skew_still_taken_where_it_weighs():
     for args in (["search", *MIXTRAL, "--max-batch", "4", "--ep", "1,2", "--expert-skew", "2"],
                  ["infer", *MIXTRAL, "--batch", "16", "--expert-skew", "1"]):   # uniform
         assert run_cli(args).exit_code == 0, args
+
+
+# --dense-mlp-tp 1 runs an MoE model's dense MLP layers beside attention DP; the grid
+# (search, infer with EP or PP) refused it without attention DP or on a model without dense
+# layers among MoE ones, but infer's plain-TP paths (scalar and two-batch) never read it:
+# the result was byte-identical to the run without it.
+DSV3 = ["infer", "--model", "DeepSeek-V3", "--gpu", "H200-SXM", "--tp", "8", "--batch", "8"]
+
+
+@pytest.mark.parametrize("args, needles", [
+    (DSV3 + ["--dense-mlp-tp", "1"],
+     ["dense MLP TP 1 runs beside attention DP; TP 8 has none (give attention DP > 1)"]),
+    (DSV3 + ["--dense-mlp-tp", "1", "--two-batch-overlap"], ["TP 8 has none"]),
+    (DSV3 + ["--dense-mlp-tp", "1", "--json"], ["TP 8 has none"]),
+    (["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "2", "--batch", "4",
+      "--dense-mlp-tp", "1"], ["Llama-3-8B has no dense MLP layers among MoE ones"]),
+])
+def test_dense_mlp_tp_on_plain_tp_refused(args, needles):
+    one_line_error(run_cli(args), *needles)
+
+
+def test_dense_mlp_tp_with_attention_dp_still_runs():
+    r = run_cli(["infer", "--model", "DeepSeek-V3", "--gpu", "H200-SXM", "--tp", "8", "--ep", "8",
+                 "--attention-dp", "8", "--batch", "64", "--dense-mlp-tp", "1"])
+    assert r.exit_code == 0, r.output
+    assert "(TP 8 x EP 8 x DP-attention 8, dense MLP TP 1)" in r.output.splitlines()[0]
