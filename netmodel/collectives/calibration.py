@@ -180,7 +180,7 @@ class Calibration:
         scale-up network at most ``p2p_channels_per_peer`` (NCCL's p2p channels, a power of
         2) and, with ``nvlink_bandwidth``, two per NVLink of the path (its line rate over
         ``nvlink_bandwidth``) rounded up to a power of 2; when some peer is across the
-        scale-out network, ``p2p_channels_per_net_peer``.
+        scale-out network, ``p2p_channels_per_net_peer`` (unless ``scaleup_everywhere``).
     nvlink_bandwidth : float
         Line rate of one NVLink (bytes/s a direction), from the generation; 0: unknown.
     generations : tuple of Generation
@@ -189,6 +189,13 @@ class Calibration:
         The generation of a GPU type no generation lists.
     generation : str
         The generation this calibration was resolved for ("" if none).
+    scaleup_everywhere : bool
+        Every link is a scale-up (NVLink) link to NCCL, the network switches too (a
+        scenario's ``links = "scale-up"``, which also gives every link the scale-up
+        efficiency and NVLink step latencies:
+        :func:`netmodel.study.fabric_search.scenario_calibration`): send/recv gives a peer
+        across them NVLink's channels (two per NVLink of the path), not
+        ``p2p_channels_per_net_peer``.
     """
 
     protocols: tuple[Protocol, ...]
@@ -205,6 +212,7 @@ class Calibration:
     generations: tuple[Generation, ...] = ()
     default_generation: str = ""
     generation: str = ""
+    scaleup_everywhere: bool = False
 
     def __post_init__(self) -> None:
         if not self.protocols:

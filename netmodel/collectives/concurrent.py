@@ -621,7 +621,8 @@ def _ranges(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op
     picks LL or Simple by size, whatever else runs beside it:
     :func:`~netmodel.collectives.cost.p2p_size_range`); None where every option runs at
     every size. A group whose steps cross the scale-out network needs only its size for
-    that; one that stays on the scale-up network needs its links' rate too, read off the
+    that (unless the calibration is ``scaleup_everywhere``); one that stays on the scale-up
+    network needs its links' rate too, read off the
     first such group of its size compiled alone
     (:meth:`~netmodel.collectives.cost.CompiledCollective.size_range`): the groups of one
     size share their steps (:data:`SEND_RECV`'s algorithms do), and compiling each alone
@@ -642,7 +643,7 @@ def _ranges(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op
             key = (o[0], o[1], len(members), bool(crosses[g]))
             hit = first.get(key)
             if hit is None:
-                if crosses[g]:
+                if crosses[g] and not cal.scaleup_everywhere:
                     hit = p2p_size_range(o[1], op, len(members), True, (), cal)
                 else:
                     hit = model.compiled(op, o[0], members).size_range(o[1], cal)

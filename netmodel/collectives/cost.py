@@ -42,7 +42,7 @@ from netmodel.collectives.steps import unique
 
 __all__ = ["STEP_FIELDS", "CollectiveResult", "CompiledCollective", "GroupCut", "StepCost",
            "SEND_RECV", "StepTiming", "SweepResult", "bus_factor", "combine", "compile_steps", "cost_step",
-           "lines_time", "p2p_size_range", "set_step", "step_protocols", "step_shape", "step_table"]
+           "lines_time", "p2p_size_range", "path_rate", "set_step", "step_protocols", "step_shape", "step_table"]
 
 # GroupCut (re-exported): no path joins two members of a group (a cut fabric).
 
@@ -87,6 +87,9 @@ class StepCost:
         None: ``latency``.
     latencies, pipeline, bound, member, heads, floor
         As :class:`~netmodel.collectives.steps.Step`.
+    path_bandwidth : float
+        The bottleneck link's rate as NCCL's topology sees its path (:func:`path_rate`:
+        a GPU's links to parallel switch planes together); 0: ``bottleneck_bandwidth``.
     """
 
     name: str
@@ -107,6 +110,31 @@ class StepCost:
     member: bool = True
     heads: int = 1
     floor: float = 0.0
+    path_bandwidth: float = 0.0
+
+
+def path_rate(router: Router, u: Hashable, v: Hashable, bandwidth: float) -> float:
+    """The rate NCCL's topology gives the path through link ``u -> v`` of line rate
+    ``bandwidth``: where the link joins a GPU to a switch, the GPU's links to every switch of
+    that switch's tier together (NCCL joins a GPU's NVLinks to all its NVSwitch chips into
+    one link to one NVSwitch node: NVIDIA/nccl src/graph/topo.cc, ncclTopoAddNvLinks and
+    ncclTopoConnectNodes, "Aggregate links into higher bw for NVLink"; so a Lite on
+    ``lite-flat``'s 4 planes of 28.125 GB/s has one path of 112.5 GB/s); else
+    ``bandwidth``. Send/recv's channels a peer follow it (:func:`p2p_size_range`).
+
+    >>> from topologies import build
+    >>> from netmodel.collectives.routing import Router
+    >>> r = Router(build("flat:n=8,planes=4,radix=8,gpu=Lite"))
+    >>> path_rate(r, "gpu0", "plane2", 28.125e9) / 1e9, path_rate(r, "plane2", "gpu5", 28.125e9) / 1e9
+    (112.5, 112.5)
+    """
+    tier, nodes = router.tier, router.graph._node
+    for gpu, switch in ((u, v), (v, u)):
+        if switch in tier and nodes[gpu].get("kind") == "gpu":
+            t = tier[switch]
+            return float(sum(d["bandwidth"] for x, d in router.graph._adj[gpu].items()
+                             if tier.get(x, -1) == t))
+    return bandwidth
 
 
 def _link_efficiency(router: Router, links: np.ndarray, cal: Calibration) -> np.ndarray:
@@ -123,19 +151,20 @@ def cost_step(router: Router, step: Step, cal: Calibration, cache: dict | None =
         if len(uniq):
             t = load / (router.bandwidth[uniq] * _link_efficiency(router, uniq, cal))
             j = int(np.argmax(t))
-            hit = (float(t[j]), router.link_name(uniq[j]), float(router.bandwidth[uniq[j]]),
-                   latency, scaleout, latency_up)
+            name, bbw = router.link_name(uniq[j]), float(router.bandwidth[uniq[j]])
+            hit = (float(t[j]), name, bbw, latency, scaleout, latency_up,
+                   path_rate(router, *name, bbw))
         else:
-            hit = (0.0, (), 0.0, 0.0, False, 0.0)
+            hit = (0.0, (), 0.0, 0.0, False, 0.0, 0.0)
         if cache is not None:
             cache[key] = hit
-    beta, bneck, bbw, latency, scaleout, latency_up = hit
+    beta, bneck, bbw, latency, scaleout, latency_up, path_bw = hit
     if step.route_latency is not None:
         latency = latency_up = step.route_latency
     return StepCost(step.name, step.repeat, step.stages, len(step.transfers), latency,
                     scaleout, beta, bneck, bbw, step.reduce, step.in_network, latency_up,
                     step.latencies, step.pipeline, step.bound, step.member, step.heads,
-                    step.floor)
+                    step.floor, path_bw)
 
 
 #: Per-step fields :func:`combine` reads, each an array of shape ``(G, S)``.
@@ -312,8 +341,12 @@ def p2p_size_range(protocol: str, op: str, p: int, scaleout: bool, rates: Iterab
     """``(lo, hi)``: the sizes ``lo < n <= hi`` at which NCCL's send/recv (an algorithm of
     :data:`SEND_RECV`) of ``op`` among ``p`` GPUs runs ``protocol`` (the rule of
     :meth:`CompiledCollective.size_range`, which reads ``scaleout``, whether a step
-    crosses the scale-out network, and ``rates``, its steps' bottleneck line rates, off
-    its steps; :mod:`netmodel.collectives.concurrent` reads them off every group's).
+    crosses the scale-out network, and ``rates``, its steps' bottleneck rates as NCCL sees
+    their paths (:func:`path_rate`), off its steps; :mod:`netmodel.collectives.concurrent`
+    reads them off every group's). A peer across the scale-out network gets
+    ``p2p_channels_per_net_peer`` channels, unless the calibration makes every link scale-up
+    (``scaleup_everywhere``: a scenario's ``links = "scale-up"``), when it gets NVLink's as
+    on the scale-up network.
 
     >>> from netmodel.collectives.calibration import default_calibration
     >>> cal = default_calibration().for_gpu("H100-SXM")
@@ -321,12 +354,15 @@ def p2p_size_range(protocol: str, op: str, p: int, scaleout: bool, rates: Iterab
     (0.0, 4194304.0)
     >>> p2p_size_range("Simple", "all-to-all", 8, True, [50e9], cal)  # 8 x 2 x 16 KiB
     (262144.0, inf)
+    >>> up = cal.with_(scaleup_everywhere=True)   # 112.5 GB/s: 4 NVLink4, 8 channels
+    >>> p2p_size_range("LL", "all-to-all", 8, True, [112.5e9], up)   # 8 x 8 x 16 KiB
+    (0.0, 1048576.0)
     """
     thr = cal.p2p_ll_threshold
     if thr <= 0 or protocol not in ("LL", "Simple") \
             or not {"LL", "Simple"} <= {x.name for x in cal.protocols}:
         return 0.0, math.inf
-    if scaleout:
+    if scaleout and not cal.scaleup_everywhere:
         channels = cal.p2p_channels_per_net_peer
     else:
         channels = cal.p2p_channels_per_peer
@@ -391,8 +427,9 @@ class CompiledCollective:
         an LL and a Simple protocol: NCCL picks its protocol by size there (src/enqueue.cc, addP2pToPlan),
         LL while one peer's bytes are at most ``p2p_ll_threshold`` times the channels a
         peer may use (``p2p_channels_per_net_peer`` when a step crosses the scale-out
-        network, else ``p2p_channels_per_peer``, at most two per NVLink of the bottleneck
-        link's line rate rounded up to a power of 2), Simple above. A peer's bytes are ``n /
+        network and the calibration is not ``scaleup_everywhere``, else
+        ``p2p_channels_per_peer``, at most two per NVLink of the bottleneck link's rate as
+        NCCL sees its path, :func:`path_rate`, rounded up to a power of 2), Simple above. A peer's bytes are ``n /
         p`` in an all-to-all of ``p`` GPUs, ``n`` in a send-recv. ``scale``: every link's
         bandwidth multiplied by it (as ``adjust.bandwidth_scale`` builds the fabric), so
         that a re-scored collective (:mod:`netmodel.study.crossovers`) runs its protocols
@@ -413,7 +450,8 @@ class CompiledCollective:
                     ) -> tuple[float, float]:
         return p2p_size_range(name, self.op, len(self.group),
                               any(s.scaleout for s in self.steps),
-                              [s.bottleneck_bandwidth for s in self.steps], cal, scale)
+                              [s.path_bandwidth or s.bottleneck_bandwidth
+                               for s in self.steps], cal, scale)
 
     def _arrays(self):
         """The steps as :func:`combine`'s arrays (built once; read-only)."""

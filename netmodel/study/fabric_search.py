@@ -171,8 +171,18 @@ def instance_graph(scenario: Scenario, graph: nx.Graph, size: int) -> nx.Graph:
 
 def scenario_calibration(scenario: Scenario) -> Calibration:
     """The collective model's parameters for the scenario: the shipped defaults or the ideal
-    ones; with ``links = "scale-up"`` the NVLink per-step latencies and scale-up efficiency
-    on every link."""
+    ones; with ``links = "scale-up"`` every link is NVLink to them: the NVLink per-step
+    latencies and scale-up efficiency on every link, and NCCL's send/recv channels a peer
+    by NVLink's rule on every path (``scaleup_everywhere``: two per NVLink of a GPU's links
+    into the switches, all planes together, at most 32; not the network's 2 a peer).
+
+    >>> from netmodel.study.scenarios import get_scenario
+    >>> cal = scenario_calibration(get_scenario("lite-flat"))
+    >>> cal.scaleup_everywhere, cal.scaleout_efficiency == cal.scaleup_efficiency
+    (True, True)
+    >>> scenario_calibration(get_scenario("h100-dgx")).scaleup_everywhere
+    False
+    """
     from netmodel.collectives.calibration import Calibration, default_calibration
 
     cal = Calibration.ideal(0.0) if scenario.calibration == "ideal" else default_calibration()
@@ -180,7 +190,7 @@ def scenario_calibration(scenario: Scenario) -> Calibration:
         up = lambda p: replace(p, step_latency_scaleout=p.step_latency_scaleup)  # noqa: E731
         cal = cal.with_(protocols=tuple(up(p) for p in cal.protocols),
                         in_network=up(cal.in_network),
-                        scaleout_efficiency=cal.scaleup_efficiency)
+                        scaleout_efficiency=cal.scaleup_efficiency, scaleup_everywhere=True)
     return cal
 
 
