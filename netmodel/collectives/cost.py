@@ -36,13 +36,15 @@ import numpy as np
 
 from netmodel.collectives.algorithms import Step
 from netmodel.collectives.calibration import Calibration, Protocol
+from netmodel.collectives.route_types import _GPU, _SWITCH
 from netmodel.collectives.routing import NoPath as GroupCut
 from netmodel.collectives.routing import Router
 from netmodel.collectives.steps import unique
 
 __all__ = ["STEP_FIELDS", "CollectiveResult", "CompiledCollective", "GroupCut", "StepCost",
            "SEND_RECV", "StepTiming", "SweepResult", "bus_factor", "combine", "compile_steps", "cost_step",
-           "lines_time", "p2p_size_range", "path_rate", "set_step", "step_protocols", "step_shape", "step_table"]
+           "lines_time", "link_path_rates", "p2p_size_range", "path_rate", "set_step",
+           "step_protocols", "step_shape", "step_table"]
 
 # GroupCut (re-exported): no path joins two members of a group (a cut fabric).
 
@@ -88,8 +90,9 @@ class StepCost:
     latencies, pipeline, bound, member, heads, floor
         As :class:`~netmodel.collectives.steps.Step`.
     path_bandwidth : float
-        The bottleneck link's rate as NCCL's topology sees its path (:func:`path_rate`:
-        a GPU's links to parallel switch planes together); 0: ``bottleneck_bandwidth``.
+        The slowest rate, as NCCL's topology sees its path (:func:`path_rate`: a GPU's
+        links to parallel switch planes together), of every link the step's transfers
+        cross (:func:`link_path_rates`); 0: ``bottleneck_bandwidth``.
     """
 
     name: str
@@ -137,6 +140,43 @@ def path_rate(router: Router, u: Hashable, v: Hashable, bandwidth: float) -> flo
     return bandwidth
 
 
+def link_path_rates(router: Router) -> np.ndarray:
+    """:func:`path_rate` of every directed link of ``router`` (indexed by link id), worked
+    out once per router with arrays: a link joining a GPU to a switch carries the GPU's
+    links to every switch of that switch's tier together, any other link its own rate.
+
+    >>> from topologies import build
+    >>> from netmodel.collectives.routing import Router
+    >>> r = Router(build("flat:n=8,planes=4,radix=8,gpu=Lite"))
+    >>> rates = link_path_rates(r)
+    >>> sorted(set((rates / 1e9).round(3).tolist()))
+    [112.5]
+    """
+    # kept per bandwidth array: routers of one shape share their __dict__ (router_for),
+    # each with its own bandwidths
+    bw = router.bandwidth
+    kept = router.__dict__.setdefault("_path_rates", {})
+    hit = kept.get(id(bw))
+    if hit is not None and hit[0] is bw:
+        return hit[1]
+    src, dst = router._src, router._dst
+    code, tier = router._code, router._tier_arr
+    out = np.array(bw, dtype=float)
+    gpu_up = (code[src] == _GPU) & (code[dst] == _SWITCH)     # each GPU-switch edge once
+    if gpu_up.any():
+        tiers, t_of = np.unique(tier[dst[gpu_up]], return_inverse=True)
+        key = src[gpu_up] * len(tiers) + t_of
+        total = np.bincount(key, weights=bw[gpu_up], minlength=len(router._code) * len(tiers))
+        out[gpu_up] = total[key]
+        down = (code[dst] == _GPU) & (code[src] == _SWITCH)
+        t_down = np.searchsorted(tiers, tier[src[down]])
+        out[down] = total[dst[down] * len(tiers) + t_down]
+    if len(kept) >= 8:
+        kept.pop(next(iter(kept)))
+    kept[id(bw)] = (bw, out)
+    return out
+
+
 def _link_efficiency(router: Router, links: np.ndarray, cal: Calibration) -> np.ndarray:
     return np.where(router.scaleout[links], cal.scaleout_efficiency, cal.scaleup_efficiency)
 
@@ -152,8 +192,11 @@ def cost_step(router: Router, step: Step, cal: Calibration, cache: dict | None =
             t = load / (router.bandwidth[uniq] * _link_efficiency(router, uniq, cal))
             j = int(np.argmax(t))
             name, bbw = router.link_name(uniq[j]), float(router.bandwidth[uniq[j]])
+            # the slowest path as NCCL sees it of every link the step's transfers cross
+            # (not only its bottleneck): NCCL gives each peer the channels of the slowest
+            # peer's path (src/graph/paths.cc, ncclTopoComputeP2pChannelsPerPeer)
             hit = (float(t[j]), name, bbw, latency, scaleout, latency_up,
-                   path_rate(router, *name, bbw))
+                   float(link_path_rates(router)[uniq].min()))
         else:
             hit = (0.0, (), 0.0, 0.0, False, 0.0, 0.0)
         if cache is not None:
@@ -428,8 +471,9 @@ class CompiledCollective:
         LL while one peer's bytes are at most ``p2p_ll_threshold`` times the channels a
         peer may use (``p2p_channels_per_net_peer`` when a step crosses the scale-out
         network and the calibration is not ``scaleup_everywhere``, else
-        ``p2p_channels_per_peer``, at most two per NVLink of the bottleneck link's rate as
-        NCCL sees its path, :func:`path_rate`, rounded up to a power of 2), Simple above. A peer's bytes are ``n /
+        ``p2p_channels_per_peer``, at most two per NVLink of the slowest link the group's
+        transfers cross, at its rate as NCCL sees its path, :func:`path_rate`: one count
+        for every peer, rounded up to a power of 2), Simple above. A peer's bytes are ``n /
         p`` in an all-to-all of ``p`` GPUs, ``n`` in a send-recv. ``scale``: every link's
         bandwidth multiplied by it (as ``adjust.bandwidth_scale`` builds the fabric), so
         that a re-scored collective (:mod:`netmodel.study.crossovers`) runs its protocols

@@ -141,15 +141,17 @@ def test_crossover_rescoring_runs_the_protocol_by_size(scenario, p, scale):
 
 
 def test_lite_channels_follow_a_scaled_port():
-    # 112.5 GB/s x 2 = 225 GB/s, 9 NVLink4 links: 18 channels, 32 as a power of 2 (NCCL's
-    # cap, p2pnChannels 32): LL up to 32 x 16 KiB a peer; x 0.5 (56.25 GB/s, 2 links): 4
+    # the group takes its slowest peer's channels (ncclTopoComputeP2pChannelsPerPeer): a
+    # package partner's 37.5 GB/s mesh link, 1 NVLink4 of 25 GB/s, 2 channels (the port's
+    # 112.5 GB/s: 8). x 2: mesh 75 GB/s, 3 links, 6, 8 as a power of 2 (port 225 GB/s: 32);
+    # x 0.5: mesh 18.75 GB/s, at least 1 link, 2 (port 56.25 GB/s: 4)
     from netmodel.study.fabric_search import ScenarioCollectives
 
     c = ScenarioCollectives("lite-direct")
     m = c.model(8)
     comp = m.compiled("all-to-all", "direct", m.group(8))
     cal = m.calibration
-    assert comp.size_range("LL", cal) == (0.0, 8 * 8 * 16384)
-    assert comp.size_range("LL", cal, 2.0) == (0.0, 8 * 32 * 16384)
-    assert comp.size_range("LL", cal, 0.5) == (0.0, 8 * 4 * 16384)
-    assert comp.size_range("Simple", cal, 0.5) == (8 * 4 * 16384, np.inf)
+    assert comp.size_range("LL", cal) == (0.0, 8 * 2 * 16384)
+    assert comp.size_range("LL", cal, 2.0) == (0.0, 8 * 8 * 16384)
+    assert comp.size_range("LL", cal, 0.5) == (0.0, 8 * 2 * 16384)
+    assert comp.size_range("Simple", cal, 0.5) == (8 * 2 * 16384, np.inf)

@@ -146,19 +146,24 @@ def test_bad_p2p_table_refused(tmp_path, text, word):
 
 
 def test_lite_mesh_two_channels_a_nvlink():
-    # A Lite's port is 112.5 GB/s, 4.5 NVLink4 links of 25 GB/s: NCCL gives the peer
-    # 2 x 4 = 8 channels (src/graph/paths.cc, ncclTopoGetNchannels; a power of 2 already),
-    # so LL up to 8 x 16 KiB = 128 KiB a peer, 1 MiB among 8
+    # A Lite's port is 112.5 GB/s, 4.5 NVLink4 links of 25 GB/s: NCCL gives a peer behind it
+    # 2 x 4 = 8 channels (src/graph/paths.cc, ncclTopoGetNchannels); a package partner's
+    # 37.5 GB/s mesh link, 1.5 NVLink4, 2 x 1 = 2. The group takes the smallest for every
+    # peer (ncclTopoComputeP2pChannelsPerPeer; test_p2p_channels_min_over_peers.py), so LL
+    # up to 2 x 16 KiB = 32 KiB a peer, 256 KiB among 8 (1 MiB before: the port's 8)
     from netmodel.study.fabric_search import ScenarioCollectives
 
     m = ScenarioCollectives("lite-direct").model(8)
     comp = m.compiled("all-to-all", "direct", m.group(8))
-    assert comp.size_range("LL", m.calibration) == (0.0, 8 * 8 * 16384)
+    assert comp.size_range("LL", m.calibration) == (0.0, 8 * 2 * 16384)
 
 
 @pytest.mark.parametrize("scenario, op, p, differs", [("h100-dgx", "all-to-all", 8, True),
                                                       ("h100-dgx", "all-to-all", 16, False),
-                                                      ("lite-direct", "all-to-all", 8, True)])
+                                                      # its 2 channels a peer agree with
+                                                      # the faster line at powers of 2 (not
+                                                      # between: test_p2p_channels_min_over_peers)
+                                                      ("lite-direct", "all-to-all", 8, False)])
 def test_a_scenario_costs_send_recv_as_the_fabric_model(scenario, op, p, differs):
     # one cost for every command: compare/search/study (a scenario's collectives) and
     # collective/sweep (the fabric model) take the same protocol at each size; the
