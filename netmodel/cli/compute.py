@@ -351,17 +351,22 @@ _OTHER_PHASE_OPTIONS = (
 )
 
 
-def _check_phase_options(phase: str, kw) -> None:
-    """Refuse an option typed on the command line that ``phase`` never uses (it would be
-    ignored, the run going ahead with the default), in one line."""
+def check_phase_options(phases, kw, option: str = "--phase") -> None:
+    """Refuse an option typed on the command line that none of ``phases`` (one phase or a
+    list: infer's and search's --phase, compare's, sweep's and cost's list, blast-radius's
+    and availability's) ever uses (it would be ignored, the run going ahead with the
+    default), in one line. ``kw``: the command's parameters; options the command does not
+    take are never typed, so one table serves every command."""
     from compute.errors import UserError
     from compute.validate import describe
     from netmodel.cli.main import given_on_command_line
 
+    chosen = list(dict.fromkeys([phases] if isinstance(phases, str) else phases))
     for ignored_by, name, sets, instead in _OTHER_PHASE_OPTIONS:
-        if phase == ignored_by and given_on_command_line(name):
+        if chosen and all(p == ignored_by for p in chosen) and given_on_command_line(name):
             flag = "--" + name.replace("_", "-")
-            raise UserError(f"{flag} {describe(kw[name])} {sets}; with --phase {phase} {instead}")
+            raise UserError(f"{flag} {describe(kw[name])} {sets}; with {option} "
+                            f"{','.join(chosen)} {instead}")
 
 
 def _setup(kw):
@@ -388,7 +393,7 @@ def _setup(kw):
         **mtp_settings(kw.get("mtp_tokens"), kw.get("mtp_acceptance")))
     slo = Slo(ttft=parse_time(kw["ttft"], "--ttft", allow_zero=False),
               tbt=parse_time(kw["tbt"], "--tbt", allow_zero=False))
-    _check_phase_options(workload.phase, kw)   # after the values: a bad one is named first
+    check_phase_options(workload.phase, kw)   # after the values: a bad one is named first
     return model, gpu, workload, options, slo, (comm, desc, fabric_gpus)
 
 

@@ -151,7 +151,7 @@ def cost(scenario: str, model: str, phase: str, clock_text: str, share: str, par
     serving a model at its best configuration under the SLO."""
     from compute.phases import PHASES, Slo, check_phase
     from compute.units import parse_time
-    from netmodel.cli.compute import _whole
+    from netmodel.cli.compute import _whole, check_phase_options
     from netmodel.study.cost import cost_summary
 
     phases = list(PHASES) if phase.strip() == "both" else [check_phase(phase.strip())]
@@ -159,6 +159,7 @@ def cost(scenario: str, model: str, phase: str, clock_text: str, share: str, par
     slo = Slo(ttft=parse_time(ttft, "--ttft", allow_zero=False),
               tbt=parse_time(tbt, "--tbt", allow_zero=False))
     limit = _whole("--max-batch", max_batch)
+    check_phase_options(phases, {"ttft": ttft, "tbt": tbt})   # after the values
     summaries = [cost_summary(scenario, model, p, clock=clock, share=share,
                               parallelism=parallelism, slo=slo, max_batch=limit)
                  for p in phases]

@@ -82,12 +82,17 @@ def _absent(cluster, rates, repair_times) -> list[str]:
     return notes
 
 
-def _settings(ttft: str, tbt: str):
+def _settings(ttft: str, tbt: str, phase: str):
+    """The SLO of ``--ttft`` and ``--tbt``; the one ``phase`` never reads (TTFT limits a
+    prefill, TBT a decode step: Slo.limit) refused when typed."""
     from compute.phases import Slo
     from compute.units import parse_time
+    from netmodel.cli.compute import check_phase_options
 
-    return Slo(ttft=parse_time(ttft, "--ttft", allow_zero=False),
-               tbt=parse_time(tbt, "--tbt", allow_zero=False))
+    slo = Slo(ttft=parse_time(ttft, "--ttft", allow_zero=False),
+              tbt=parse_time(tbt, "--tbt", allow_zero=False))
+    check_phase_options(phase, {"ttft": ttft, "tbt": tbt})   # after the values
+    return slo
 
 
 def _gpus(text):
@@ -176,9 +181,9 @@ def blast_radius(scenario: str, model: str, phase: str, gpus_text: str | None,
         check_folder_path(out_dir)
     from netmodel.cli.compute import _whole
 
-    result = run(scenario, model, _phase(phase), gpus=_gpus(gpus_text), slo=_settings(ttft, tbt),
-                 catalog_=cat, placement=placement, parallelism=parallelism,
-                 max_batch=_whole("--max-batch", max_batch))
+    phase, gpus, limit = _phase(phase), _gpus(gpus_text), _whole("--max-batch", max_batch)
+    result = run(scenario, model, phase, gpus=gpus, slo=_settings(ttft, tbt, phase),
+                 catalog_=cat, placement=placement, parallelism=parallelism, max_batch=limit)
     _report(result, blast_files, out_dir, no_plot, as_json, rates, repair_times)
 
 
@@ -220,11 +225,13 @@ def availability(scenario: str, model: str, phase: str, gpus_text: str | None,
     share = _share(threshold)
     if out_dir is not None:
         check_folder_path(out_dir)
+    phase, gpus, limit = _phase(phase), _gpus(gpus_text), _whole("--max-batch", max_batch)
+    slo = _settings(ttft, tbt, phase)
     with Progress(n_trials, "availability", quiet=quiet) as bar:
-        result = run(scenario, model, _phase(phase), gpus=_gpus(gpus_text), spares=spares,
+        result = run(scenario, model, phase, gpus=gpus, spares=spares,
                      placement=placement, horizon=horizon, trials=n_trials, seed=n_seed,
-                     threshold=share, slo=_settings(ttft, tbt), catalog_=cat, progress=bar,
-                     parallelism=parallelism, max_batch=_whole("--max-batch", max_batch))
+                     threshold=share, slo=slo, catalog_=cat, progress=bar,
+                     parallelism=parallelism, max_batch=limit)
     _report(result, availability_files, out_dir, no_plot, as_json, rates, repair_times)
 
 

@@ -134,7 +134,7 @@ def _search_settings(models_text: str, phase_text: str,
     :data:`_search_options`): ``(models, phases, keywords)``, the keywords ``options``,
     ``slo``, ``instances``, ``parallelism`` and ``max_batch`` that ``run_compare`` and
     ``run_sweep`` both take."""
-    from netmodel.cli.compute import _whole
+    from netmodel.cli.compute import _whole, check_phase_options
 
     models = _names("--models", models_text)
     phases = _phases(phase_text)
@@ -144,6 +144,7 @@ def _search_settings(models_text: str, phase_text: str,
                              two_batch_overlap=kw["two_batch_overlap"],
                              dense_mlp_tp=kw["dense_mlp_tp"], mtp_tokens=kw["mtp_tokens"],
                              mtp_acceptance=kw["mtp_acceptance"])
+    check_phase_options(phases, kw)   # after the values: a bad one is named first
     return models, phases, dict(options=options, slo=slo, instances=instances,
                                 parallelism=kw["parallelism"], max_batch=batch_limit)
 
