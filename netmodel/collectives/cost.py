@@ -479,8 +479,7 @@ class CompiledCollective:
         that a re-scored collective (:mod:`netmodel.study.crossovers`) runs its protocols
         at the sizes the rebuilt fabric would."""
         name = protocol if isinstance(protocol, str) else protocol.name
-        thr = cal.p2p_ll_threshold
-        if thr <= 0 or name not in ("LL", "Simple") or (self.op, self.algorithm) not in SEND_RECV:
+        if (self.op, self.algorithm) not in SEND_RECV:
             return 0.0, math.inf
         cache = self.__dict__.setdefault("_range_cache", {})
         hit = cache.get((name, id(cal), scale))

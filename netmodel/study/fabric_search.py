@@ -504,10 +504,12 @@ class ScenarioCollectives:
                         self._linear[("ranges", op, int(size))] = (choices, lo[:, keep],
                                                                    hi[:, keep])
                 else:
-                    cands = m.candidates(op, m.group(int(size)))
-                    hit = (np.array([c[2] for c in cands]), np.array([c[3] for c in cands]))
+                    from netmodel.collectives.model import candidate_lines
+
+                    a, b, lo, hi = candidate_lines(m, m.candidates(op, m.group(int(size))))
+                    hit = (a, b)
                     # the sizes each runs at (NCCL's send/recv: LL or Simple by size)
-                    self._linear[("ranges", op, int(size))] = m.candidate_ranges(cands)
+                    self._linear[("ranges", op, int(size))] = (lo, hi)
             except GroupCut as exc:
                 raise UserError(f"scenario {self.scenario.label!r}: an instance of {size} "
                                 f"GPUs is cut apart ({exc}); no {op} can run on it") from None
