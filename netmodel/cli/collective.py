@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from netmodel.cli import run_record
-from netmodel.cli.main import RegistryHelp, fabric_help, with_options
+from netmodel.cli.main import RegistryHelp, fabric_help, given_on_command_line, with_options
 
 __all__ = ["collective", "costs"]
 
@@ -327,16 +327,12 @@ def collective(op: str, fabric: str, group_text: str, size_text: str, algorithm:
 def _check_named_group(group_text: str, all_groups: bool) -> None:
     """``--group`` names its GPUs: refuse the options that only place a group of a size
     (they would be ignored, and --all-groups would cut groups unlike the one named)."""
-    from click.core import ParameterSource
-
     from compute.errors import UserError
 
-    ctx = click.get_current_context()
     if all_groups:
         raise UserError(f"--all-groups cuts every group of a size by --placement; --group "
                         f"{group_text!r} names GPU nodes: give --group a size instead")
-    given = [f"--{p}" for p in ("placement", "seed")
-             if ctx.get_parameter_source(p) is ParameterSource.COMMANDLINE]
+    given = [f"--{p}" for p in given_on_command_line("placement", "seed")]
     if given:
         raise UserError(f"{' and '.join(given)}: only a group given as a size is placed; "
                         f"--group {group_text!r} names its GPU nodes")

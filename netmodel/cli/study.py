@@ -17,6 +17,7 @@ import click
 from netmodel.cli import run_record, say_written
 from netmodel.cli.main import (
     OutputFolder,
+    given_on_command_line,
     max_batch_option,
     mtp_options,
     parallelism_option,
@@ -416,8 +417,7 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
     if len(param_texts) > 2:
         raise UserError(f"sweep one or two parameters, got {len(param_texts)} --param")
     n = _whole("--points", points)
-    if click.get_current_context().get_parameter_source("points") \
-            == click.core.ParameterSource.COMMANDLINE and not any(
+    if given_on_command_line("points") and not any(
                 t.partition("=")[2].count(":") == 1 for t in param_texts):
         # --points sets the values of a LO:HI range only: a list or LO:HI:N has its own
         raise UserError(f"--points {points} sets the values of a LO:HI range, and no --param "
