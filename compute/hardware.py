@@ -217,6 +217,44 @@ def logic_dies(name: str) -> LogicDies | None:
     return None if found is None else found[2]
 
 
+#: NVLinks per GPU (optional ``nvlinks`` key of a GPU entry: 12 for the A100, 18 for the
+#: H100 and Blackwell) of the GPUs read so far, by name; beside the GpuSpec as the die
+#: tables are, so that saved fabrics and the ``hardware --json`` shape stay as they are.
+_NVLINKS: dict[str, int] = {}
+
+
+def gpu_nvlinks(gpu: GpuSpec | str) -> int | None:
+    """NVLinks per GPU of ``gpu`` (a GpuSpec or a name) as its entry gives them (its
+    ``nvlinks`` key), else as the GPU it derives from gives them (the Lite family has the
+    H100's 18, each carrying its share), else None (a GPU file's entry without the key).
+    A GPU at another clock (``NAME@R``) has ``NAME``'s. Fabric builders default a GPU's
+    scale-up links to it.
+
+    >>> [gpu_nvlinks(g) for g in ("A100-SXM-80GB", "H100-SXM", "B200-HGX", "Lite+BW")]
+    [12, 18, 18, 18]
+    """
+    catalog()
+    name = gpu.name if isinstance(gpu, GpuSpec) else gpu
+    name = name.split(CLOCK_MARK)[0]
+    seen: set[str] = set()
+    while name not in seen:   # a derivation chain, a cycle guarded
+        seen.add(name)
+        if name in _NVLINKS:
+            return _NVLINKS[name]
+        derived = _DERIVED.get(name)
+        if derived is None:
+            return None
+        name = derived[0]
+    return None
+
+
+def _nvlinks(here: str, entry: dict) -> int | None:
+    """The entry's ``nvlinks`` key (removed from it), checked, or None."""
+    if "nvlinks" not in entry:
+        return None
+    return validate.in_range(here, "gpu", "nvlinks", entry.pop("nvlinks"))
+
+
 def _die(here: str, entry: dict) -> tuple[dict, str] | None:
     """The entry's ``die`` table (removed from it) and where it was read, or None."""
     if "die" not in entry:
@@ -229,12 +267,12 @@ def _die(here: str, entry: dict) -> tuple[dict, str] | None:
 
 
 def _keep_read(gpus: dict[str, GpuSpec], dies: dict[str, tuple[dict, str, LogicDies]],
-               derived: dict[str, tuple[str, float]]) -> None:
-    """Record the die tables and derivations of ``gpus`` once they are all read (a GPU read
-    again without one loses the one read before)."""
+               derived: dict[str, tuple[str, float]], nvlinks: dict[str, int]) -> None:
+    """Record the die tables, derivations and NVLinks of ``gpus`` once they are all read (a
+    GPU read again without one loses the one read before)."""
     for name, spec in gpus.items():
         _READ[name] = spec
-        for kept, new in ((_DIE_TABLES, dies), (_DERIVED, derived)):
+        for kept, new in ((_DIE_TABLES, dies), (_DERIVED, derived), (_NVLINKS, nvlinks)):
             if name in new:
                 kept[name] = new[name]
             else:
@@ -297,7 +335,8 @@ def _pos_int(name, key, v):
 
 def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: str,
                     dies: dict[str, tuple[dict, str]],
-                    derived: dict[str, tuple[str, float]]) -> GpuSpec:
+                    derived: dict[str, tuple[str, float]],
+                    nvlinks: dict[str, int]) -> GpuSpec:
     """One ``[gpu.NAME]`` table, every value checked against ``compute/data/limits.toml``."""
     validate.name(where, "GPU", name)
     if CLOCK_MARK in name:  # NAME@R is NAME at another clock: its die and limits are NAME's
@@ -310,12 +349,15 @@ def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: 
     die = _die(here, entry)
     if die is not None:
         dies[name] = die
+    links = _nvlinks(here, entry)
+    if links is not None:
+        nvlinks[name] = links
     if "derive_from" in entry:
         unknown = sorted(set(entry) - set(_DERIVE_KEYS))
         if unknown:
             raise UserError(f"{here} has unknown key(s) {', '.join(k[:60] for k in unknown)}; "
                             f"a derived GPU allows: {', '.join(_DERIVE_KEYS)}, "
-                            f"{', '.join(FLAG_FIELDS)}, die, source")
+                            f"{', '.join(FLAG_FIELDS)}, die, nvlinks, source")
         base_name = entry.pop("derive_from")
         if not isinstance(base_name, str) or base_name not in known_gpus:
             raise UserError(f"{here} derives from unknown GPU {validate.describe(base_name)}; "
@@ -332,7 +374,7 @@ def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: 
     if unknown:
         raise UserError(f"{here} has unknown key(s) {', '.join(k[:60] for k in unknown)}; "
                         f"allowed: {', '.join(SPEC_KEYS)}, {', '.join(FLAG_FIELDS)}, "
-                        f"die, source "
+                        f"die, nvlinks, source "
                         f"(or derive_from with "
                         f"{', '.join(_DERIVE_KEYS[1:])})")
     if missing:
@@ -369,7 +411,8 @@ def _row_value(here: str, key: str, unit: str, row) -> object:
 
 def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec],
                      dies: dict[str, tuple[dict, str, LogicDies]],
-                     derived: dict[str, tuple[str, float]]) -> dict[str, GpuSpec]:
+                     derived: dict[str, tuple[str, float]],
+                     nvlinks: dict[str, int]) -> dict[str, GpuSpec]:
     if not isinstance(data, dict) or set(data) != {"gpu"} or not isinstance(data["gpu"], dict):
         raise UserError(f"{where}: expected a top-level table 'gpu' of GPU entries "
                         f"([gpu.NAME] in TOML, {{\"gpu\": {{NAME: {{...}}}}}} in JSON)")
@@ -379,7 +422,7 @@ def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec],
     raw: dict[str, tuple[dict, str]] = {}
     seen = ChainMap(out, base)   # live: each entry may derive from one before it (a dict
     for name, entry in data["gpu"].items():   # copied per entry made n entries O(n^2))
-        out[name] = _gpu_from_entry(name, entry, seen, where, raw, derived)
+        out[name] = _gpu_from_entry(name, entry, seen, where, raw, derived, nvlinks)
         if name in raw:  # its die table checked where it is read, against the GPU's SMs
             table, here = raw[name]
             dies[name] = (table, here, check_die_table(name, table, here, out[name].sms))
@@ -392,8 +435,10 @@ def catalog() -> dict[str, GpuSpec]:
     text = resources.files("compute").joinpath("data/gpus.toml").read_text()
     dies: dict[str, tuple[dict, str, LogicDies]] = {}
     derived: dict[str, tuple[str, float]] = {}
-    gpus = _parse_gpu_table(tomllib.loads(text), "compute/data/gpus.toml", {}, dies, derived)
-    _keep_read(gpus, dies, derived)
+    nvlinks: dict[str, int] = {}
+    gpus = _parse_gpu_table(tomllib.loads(text), "compute/data/gpus.toml", {}, dies, derived,
+                            nvlinks)
+    _keep_read(gpus, dies, derived, nvlinks)
     return gpus
 
 
@@ -409,13 +454,15 @@ def load_gpu_file(path: str | PathLike[str]) -> dict[str, GpuSpec]:
     table = catalog()
     dies: dict[str, tuple[dict, str, LogicDies]] = {}
     derived: dict[str, tuple[str, float]] = {}
-    gpus = _parse_gpu_table(read_table(path, "GPU file"), str(path), table, dies, derived)
+    nvlinks: dict[str, int] = {}
+    gpus = _parse_gpu_table(read_table(path, "GPU file"), str(path), table, dies, derived,
+                            nvlinks)
     taken = [n for n in gpus if n in table]
     if taken:  # its figures would be reported under the catalog's name
         raise UserError(f"{path}: {', '.join(repr(n) for n in taken)} already name(s) a "
                         f"catalog GPU; give yours another name (derive_from = {taken[0]!r} "
                         f"starts from it)")
-    _keep_read(gpus, dies, derived)
+    _keep_read(gpus, dies, derived, nvlinks)
     return gpus
 
 

@@ -18,7 +18,7 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError
-from compute.hardware import GpuSpec
+from compute.hardware import GpuSpec, gpu_nvlinks
 from topologies.common import (
     CABLE_MEDIA,
     LEAF_SPINE_LENGTH,
@@ -51,6 +51,10 @@ __all__ = ["NVL72_SWITCH_TRAYS", "nvl72", "rail_optimized", "spine_count", "supe
 #: shared/reference/fabrics.md (GB200 SuperPOD network fabrics).
 NVL72_SWITCH_TRAYS = 9
 
+#: NVLinks per GPU where its catalog entry gives none (a GPU file's entry without
+#: ``nvlinks``): the H100's and B200's 18, the builders' default before the GPU's own.
+DEFAULT_NVLINKS = 18
+
 
 def spine_count(leaves: int, uplinks: int, spine_radix: int) -> int:
     """The fewest spines ``s`` such that ``s`` divides a leaf's ``uplinks`` (equal parallel
@@ -74,7 +78,7 @@ def spine_count(leaves: int, uplinks: int, spine_radix: int) -> int:
 def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int = 8,
                    gpu: str | GpuSpec = "H100-SXM", servers_per_leaf: int = 32, leaf_radix: int = 64,
                    spine_radix: int = 64, scaleup_bandwidth: float | None = None,
-                   nic_bandwidth: float | None = None, nvlinks: int = 18,
+                   nic_bandwidth: float | None = None, nvlinks: int | None = None,
                    nvswitch_radix: int | None = None, in_network_reduction: bool | None = None,
                    sharp: bool = False, servers_per_rack: int | None = None,
                    medium: str = "pluggable-optics") -> nx.Graph:
@@ -104,10 +108,11 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
     scaleup_bandwidth, nic_bandwidth : float, optional
         Bytes/s per direction per GPU into its domain switch (default the GPU's
         ``scaleup_bandwidth``) and out of its NIC (default ``scaleout_bandwidth``).
-    nvlinks : int
-        NVLinks per GPU (18 on H100 and B200): board traces where ``domain_size ==
-        gpus_per_server`` (the domain is one HGX board), copper cables otherwise (the
-        domain's switch is in other trays: NVL72).
+    nvlinks : int, optional
+        NVLinks per GPU: board traces where ``domain_size == gpus_per_server`` (the domain
+        is one HGX board), copper cables otherwise (the domain's switch is in other trays:
+        NVL72). Default the GPU's (:func:`compute.hardware.gpu_nvlinks`: 12 on the A100,
+        18 on the H100 and B200), 18 where its entry gives none.
     nvswitch_radix : int, optional
         Ports of the domain switch; default ``domain_size * nvlinks``.
     in_network_reduction : bool, optional
@@ -131,6 +136,9 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
     (1, 0, 1)
     >>> g.edges["gpu9", "nvs1"]["medium"], rail_optimized(2, 16).edges["gpu9", "nvs0"]["medium"]
     ('board', 'copper')
+    >>> a100 = rail_optimized(domains=1, gpu="A100-SXM-80GB")   # the A100's 12 NVLinks
+    >>> a100.edges["gpu0", "nvs0"]["links"], a100.nodes["nvs0"]["radix"]
+    (12, 96)
     """
     domains = check_int("domains", domains)
     gps = check_int("gpus_per_server", gpus_per_server)
@@ -140,7 +148,9 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
     per_leaf = check_int("servers_per_leaf", servers_per_leaf)
     leaf_radix = check_radix("leaf_radix", leaf_radix, 2)
     spine_radix = check_radix("spine_radix", spine_radix)
-    nvlinks = check_radix("nvlinks", nvlinks)
+    spec = gpu_type(gpu)
+    nvlinks = check_radix("nvlinks", (gpu_nvlinks(spec) or DEFAULT_NVLINKS) if nvlinks is None
+                          else nvlinks)
     uplinks = leaf_radix // 2
     if per_leaf > leaf_radix - uplinks:
         raise UserError(f"servers_per_leaf {per_leaf} exceeds the {leaf_radix - uplinks} "
@@ -152,7 +162,6 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
                         f"{nvlinks} NVLinks each: it must be >= {size * nvlinks}")
     per_rack = None if servers_per_rack is None else check_int("servers_per_rack",
                                                                servers_per_rack)
-    spec = gpu_type(gpu)
     up_bw = bandwidth_or("scaleup_bandwidth", scaleup_bandwidth, spec.scaleup_bandwidth)
     nic_bw = bandwidth_or("nic_bandwidth", nic_bandwidth, spec.scaleout_bandwidth)
     medium = check_medium("medium", medium, CABLE_MEDIA, SCALEOUT_NOT_TRACES)

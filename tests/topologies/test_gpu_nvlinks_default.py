@@ -1,0 +1,59 @@
+"""rail-optimized's NVLinks per GPU follow the GPU (its catalog entry's ``nvlinks``) when
+not given: an A100 has 12 NVLink3 links (NVIDIA A100 datasheet: 12 x 25 GB/s a direction =
+600 GB/s bidirectional), an H100 and a B200 18. The builder took 18 whatever the GPU, so a
+4 x 8 A100 fabric had 32 x 18 = 576 NVLink traces and 4 x 8 x 18 = 576 domain-switch ports
+where the hardware has 384."""
+
+import pytest
+
+from compute.errors import UserError
+from compute.hardware import get_gpu, gpu_names, gpu_nvlinks, load_gpu_file
+from netmodel.study.scenarios import nvlinks_of
+from topologies.hierarchical import rail_optimized
+
+
+def _scaleup(g):
+    edges = [d for u, v, d in g.edges(data=True) if "nvs" in (u[:3], v[:3])]
+    return {d["links"] for d in edges}, sum(d["links"] for d in edges)
+
+
+def test_a100_fabric_has_twelve_nvlinks_per_gpu():
+    g = rail_optimized(domains=4, domain_size=8, gpu="A100-SXM-80GB")
+    links, total = _scaleup(g)
+    assert links == {12} and total == 32 * 12
+    assert {g.nodes[f"nvs{d}"]["radix"] for d in range(4)} == {8 * 12}
+
+
+def test_explicit_nvlinks_still_honoured():
+    g = rail_optimized(domains=1, gpu="A100-SXM-80GB", nvlinks=18)
+    assert _scaleup(g) == ({18}, 8 * 18) and g.nodes["nvs0"]["radix"] == 144
+
+
+def test_h100_and_lite_keep_eighteen():
+    for gpu in ("H100-SXM", "Lite", "B200-HGX"):
+        assert _scaleup(rail_optimized(domains=1, gpu=gpu))[0] == {18}
+
+
+def test_catalog_agrees_with_the_bandwidth_rule():
+    # the "$nvlinks" token counts links as scale-up bandwidth / the generation's NVLink
+    # rate (netmodel.study.scenarios.nvlinks_of); the catalog's count must agree
+    for name in gpu_names():
+        assert gpu_nvlinks(name) == nvlinks_of(get_gpu(name)), name
+
+
+def test_gpu_file_nvlinks(tmp_path):
+    f = tmp_path / "g.toml"
+    f.write_text('[gpu.Mine]\nderive_from = "A100-SXM-80GB"\nfraction = 0.5\n'
+                 '[gpu.Own]\nderive_from = "H100-SXM"\nnvlinks = 6\n')
+    gpus = load_gpu_file(f)
+    assert gpu_nvlinks(gpus["Mine"]) == 12 and gpu_nvlinks(gpus["Own"]) == 6
+    assert _scaleup(rail_optimized(domains=1, gpu=gpus["Own"]))[0] == {6}
+
+
+@pytest.mark.parametrize("bad", [0, 2000, 1.5, "x", True])
+def test_gpu_file_bad_nvlinks(tmp_path, bad):
+    f = tmp_path / "g.toml"
+    v = f'"{bad}"' if isinstance(bad, str) else str(bad).lower()
+    f.write_text(f'[gpu.Bad]\nderive_from = "H100-SXM"\nnvlinks = {v}\n')
+    with pytest.raises(UserError, match="nvlinks"):
+        load_gpu_file(f)
