@@ -745,14 +745,19 @@ def _fits_fabric(gpus: int, fabric_gpus, desc) -> None:
               help="Largest instance (TP x PP) tried; with EP, stages wider than the GPU's "
                    "largest instance up to N.")
 @click.option("--front", "show_front", is_flag=True,
-              help="Also print the latency / tokens-per-s-per-SM Pareto front.")
+              help="Also print the latency / tokens-per-s-per-SM Pareto front (text output: "
+                   "--json always carries it, as 'front').")
 def search(max_batch: str, tp_text: str | None, pp_text: str | None, ep_text: str | None,
            adp_text: str | None, skew_text: str, max_gpus_text: str | None, show_front: bool,
            as_json: bool, **kw: Any) -> None:
     """Best TP degree and batch under the SLO (most tokens/s/SM)."""
+    from compute.errors import UserError
     from compute.search import search as run_search
     from netmodel.cli.main import exit_if_nothing_feasible
 
+    if show_front and as_json:   # the flag would do nothing: say so rather than ignore it
+        raise UserError("--front adds the Pareto front to the text output; --json always "
+                        "carries it (its 'front' list): give one of --front and --json")
     model, gpu, workload, options, slo, (comm, desc, fabric_gpus) = _setup(kw)
     tps = _degrees("--tp", tp_text)
     max_gpus = None if max_gpus_text is None else _whole("--max-gpus", max_gpus_text)
