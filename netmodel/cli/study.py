@@ -198,6 +198,25 @@ def study() -> None:
     """Run a packaged study."""
 
 
+def _check_study_slos(phases: list[str], ttft: str, tbt: str, *, serving: bool) -> None:
+    """Refuse an SLO typed on the command line that no part of the study reads (it would
+    be ignored, the study going ahead with the default), as check_phase_options does for
+    the other commands. The serving part reads both (its prefill pool the TTFT, its decode
+    pool the TBT) but serves only scenarios with decode rows: with ``--phases prefill``
+    nothing reads ``--tbt``; with ``--phases decode`` only serving reads ``--ttft``."""
+    from compute.errors import UserError
+    from compute.validate import describe
+
+    if set(phases) == {"prefill"} and given_on_command_line("tbt"):
+        raise UserError(f"--tbt {describe(tbt)} is the decode SLO; with --phases prefill no "
+                        f"part reads it (serving serves the decode rows' scenarios): give "
+                        f"--ttft or add decode to --phases")
+    if set(phases) == {"decode"} and not serving and given_on_command_line("ttft"):
+        raise UserError(f"--ttft {describe(ttft)} is the prefill SLO; with --phases decode "
+                        f"only the serving part reads it (its prefill pool), which "
+                        f"--no-serving/--no-fabric skip: give --tbt or run the serving part")
+
+
 @study.command("lite-gpu")
 @click.option("--out", "out_dir", required=True, type=OutputFolder(),
               metavar="DIR", help="Folder for every CSV, JSON, figure and summary.md.")
@@ -246,7 +265,11 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
              scheduler: str | None) -> None:
     """H100 versus the Lite family: first with ideal (and ring) networks, then on every
     fabric scenario, then the decode throughput as per-hop latency grows. Writes CSV, JSON,
-    figures and summary.md (the findings, stated from the numbers); prints the tables."""
+    figures and summary.md (the findings, stated from the numbers); prints the tables.
+
+    The serving part reads both SLOs (its prefill pool --ttft, its decode pool --tbt) for
+    the scenarios with decode rows, so --ttft counts with --phases decode while it runs;
+    an SLO no part reads (--tbt with --phases prefill) is refused."""
     import time
 
     from compute.errors import UserError, known
@@ -277,6 +300,7 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
     scenarios = _names("--scenarios", scenarios_text) if scenarios_text is not None \
         else None
     slo, options = _settings(ttft, tbt, overlap_collectives, profile_ref)
+    _check_study_slos(phases, ttft, tbt, serving=not (no_fabric or no_serving))
     _check_out(out_dir)
     with _executor(workers, scheduler) as ex:
         # run_full_study hands the executor to its comparisons and sweep
