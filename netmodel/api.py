@@ -256,7 +256,8 @@ def evaluate(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode"
     """The per-stage roofline of one configuration (model, GPU, TP degree, batch, phase;
     ``pp``, ``ep`` and ``attention_dp`` add pipeline, expert and attention data
     parallelism, ``expert_skew`` the busiest expert group's share of routed tokens over
-    the mean, as ``infer`` takes them).
+    the mean, as ``infer`` takes them). ``options.dense_mlp_tp`` needs ``attention_dp > 1``
+    (refused otherwise, as ``infer --dense-mlp-tp`` is).
 
     Collectives cost what ``comm`` says (default: rings over the GPU's scale-up
     bandwidth), or, with ``scenario``, what they cost on the scenario's fabric (the same
@@ -274,6 +275,13 @@ def evaluate(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode"
     from compute.evaluate_one import evaluate as _evaluate
 
     options = _options(options)
+    if options is not None and options.dense_mlp_tp is not None and is_whole(attention_dp) \
+            and not isinstance(attention_dp, bool) and attention_dp == 1:
+        # as infer refuses it: without attention DP the option would be read by nothing
+        # (search's own re-evaluations of rows without it keep the dense MLPs over TP)
+        raise UserError(f"options.dense_mlp_tp {describe(options.dense_mlp_tp)} runs the "
+                        f"dense MLPs beside attention data parallelism, which attention_dp=1 "
+                        f"does not have: give attention_dp > 1 or leave dense_mlp_tp None")
     scen = get_scenario(scenario) if scenario is not None else None
     if scen is not None and gpu is not None:   # as search: by the spec, not its name
         scen = scen.with_gpu(_gpu(gpu))
