@@ -180,7 +180,18 @@ class Calibration:
         scale-up network at most ``p2p_channels_per_peer`` (NCCL's p2p channels, a power of
         2) and, with ``nvlink_bandwidth``, two per NVLink of the path (its line rate over
         ``nvlink_bandwidth``) rounded up to a power of 2; when some peer is across the
-        scale-out network, ``p2p_channels_per_net_peer`` (unless ``scaleup_everywhere``).
+        scale-out network, ``p2p_channels_per_net_peer`` (unless ``scaleup_everywhere``),
+        or by ``p2p_net_channel_bandwidth``'s rule where the fabric gives the GPU's NICs.
+    p2p_net_channel_bandwidth : float
+        NCCL 2.29 and later (``NCCL_P2P_PER_CHANNEL_NET_BW``, bytes/s): a peer across the
+        network gets ``max(NICs, ceil(NIC bandwidth / this))`` channels (the GPU's NICs to
+        the scale-out network, their line rates together), rounded up to a power of 2 and
+        halved while that times ``ceil(GPUs / p2p_peers_per_batch)`` exceeds
+        ``p2p_net_channels``; 0: the older fixed ``p2p_channels_per_net_peer``.
+    p2p_net_channels : int
+        NCCL's p2p channels (``p2pnChannels``) of a communicator across nodes (0: no halving).
+    p2p_peers_per_batch : int
+        Peers of one channel's work batch (``NCCL_MAX_DEV_WORK_P2P_PER_BATCH``).
     nvlink_bandwidth : float
         Line rate of one NVLink (bytes/s a direction), from the generation; 0: unknown.
     generations : tuple of Generation
@@ -208,6 +219,9 @@ class Calibration:
     p2p_ll_threshold: float = 0.0
     p2p_channels_per_peer: int = 1
     p2p_channels_per_net_peer: int = 1
+    p2p_net_channel_bandwidth: float = 0.0
+    p2p_net_channels: int = 0
+    p2p_peers_per_batch: int = 8
     nvlink_bandwidth: float = 0.0
     generations: tuple[Generation, ...] = ()
     default_generation: str = ""
@@ -225,10 +239,14 @@ class Calibration:
         _finite("calibration", "in_network_ceiling", self.in_network_ceiling, "")
         _finite("calibration", "p2p_ll_threshold", self.p2p_ll_threshold, "bytes")
         _finite("calibration", "nvlink_bandwidth", self.nvlink_bandwidth, "bytes/s")
-        for key in ("channels", "p2p_channels_per_peer", "p2p_channels_per_net_peer"):
+        _finite("calibration", "p2p_net_channel_bandwidth", self.p2p_net_channel_bandwidth,
+                "bytes/s")
+        for key, least in (("channels", 1), ("p2p_channels_per_peer", 1),
+                           ("p2p_channels_per_net_peer", 1), ("p2p_net_channels", 0),
+                           ("p2p_peers_per_batch", 1)):
             c = getattr(self, key)
-            if isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= 1024:
-                raise UserError(f"{key} must be a whole number in 1..1024, got {c!r}")
+            if isinstance(c, bool) or not isinstance(c, int) or not least <= c <= 1024:
+                raise UserError(f"{key} must be a whole number in {least}..1024, got {c!r}")
         names = [g.name for g in self.generations]
         if self.generations and self.default_generation not in names:
             raise UserError(f"default generation {self.default_generation!r} is not one of "
@@ -348,11 +366,11 @@ def load_calibration(path: str | Path = DEFAULTS_PATH,
     check_keys(f"{path}: [pipeline]", pipeline, (), ("channels",))
     p2p = data.get("p2p", {})
     check_keys(f"{path}: [p2p]", p2p, (), ("ll_threshold", "channels_per_peer",
-                                           "channels_per_net_peer"))
-    if "ll_threshold" in p2p and (not isinstance(p2p["ll_threshold"], int | float)
-                                  or isinstance(p2p["ll_threshold"], bool)):
-        raise UserError(f"{path}: [p2p].ll_threshold must be a number, got "
-                        f"{p2p['ll_threshold']!r}")
+                                           "channels_per_net_peer", "net_channel_bandwidth",
+                                           "net_channels", "peers_per_batch"))
+    for key in ("ll_threshold", "net_channel_bandwidth"):
+        if key in p2p and (not isinstance(p2p[key], int | float) or isinstance(p2p[key], bool)):
+            raise UserError(f"{path}: [p2p].{key} must be a number, got {p2p[key]!r}")
     protos = data["protocols"]
     if not isinstance(protos, dict) or not protos:
         raise UserError(f"{path}: [protocols] must hold at least one [protocols.NAME] table")
@@ -367,6 +385,9 @@ def load_calibration(path: str | Path = DEFAULTS_PATH,
         p2p_ll_threshold=float(p2p.get("ll_threshold", 0.0)),
         p2p_channels_per_peer=p2p.get("channels_per_peer", 1),
         p2p_channels_per_net_peer=p2p.get("channels_per_net_peer", 1),
+        p2p_net_channel_bandwidth=float(p2p.get("net_channel_bandwidth", 0.0)),
+        p2p_net_channels=p2p.get("net_channels", 0),
+        p2p_peers_per_batch=p2p.get("peers_per_batch", 8),
         generations=gens, default_generation=default,
     )
 

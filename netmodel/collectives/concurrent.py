@@ -46,6 +46,7 @@ from netmodel.collectives.cost import (
     SEND_RECV,
     GroupCut,
     combine,
+    group_nic,
     p2p_size_range,
     set_step,
     step_protocols,
@@ -635,16 +636,20 @@ def _ranges(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op
     lo = np.zeros((len(options), len(groups)))
     hi = np.full((len(options), len(groups)), math.inf)
     first: dict[tuple, tuple[float, float]] = {}
+    nics: dict[int, tuple[float, int] | None] = {}   # a crossing group's NICs, read once
     for i, o in enumerate(options):
         if (op, o[0]) not in SEND_RECV:
             continue
         crosses = o[-1]
         for g, members in enumerate(groups):
-            key = (o[0], o[1], len(members), bool(crosses[g]))
+            net = bool(crosses[g]) and not cal.scaleup_everywhere
+            if net and g not in nics:
+                nics[g] = group_nic(model.router, members)
+            key = (o[0], o[1], len(members), bool(crosses[g]), nics.get(g) if net else None)
             hit = first.get(key)
             if hit is None:
-                if crosses[g] and not cal.scaleup_everywhere:
-                    hit = p2p_size_range(o[1], op, len(members), True, (), cal)
+                if net:
+                    hit = p2p_size_range(o[1], op, len(members), True, (), cal, 1.0, nics[g])
                 else:
                     hit = model.compiled(op, o[0], members).size_range(o[1], cal)
                 first[key] = hit

@@ -177,6 +177,48 @@ def link_path_rates(router: Router) -> np.ndarray:
     return out
 
 
+def gpu_nics(router: Router) -> tuple[np.ndarray, np.ndarray]:
+    """``(rate, count)`` per node of ``router``: a GPU's links to scale-out switches (its
+    NICs, as NCCL's ``ncclTopoGetLocalNetCountByBw`` counts them: NVIDIA/nccl
+    src/graph/paths.cc), their line rates together and their number; 0 for any other node
+    and for a GPU with none. Worked out once per router and bandwidth array.
+
+    >>> from topologies import build
+    >>> from netmodel.collectives.routing import Router
+    >>> r = Router(build("rail-optimized:domains=2,gpu=B200-HGX"))
+    >>> rate, count = gpu_nics(r)
+    >>> float(rate[r._nid["gpu0"]]) / 1e9, int(count[r._nid["gpu0"]])
+    (50.0, 1)
+    """
+    bw = router.bandwidth
+    kept = router.__dict__.setdefault("_gpu_nics", {})
+    hit = kept.get(id(bw))
+    if hit is not None and hit[0] is bw:
+        return hit[1]
+    src, dst, code = router._src, router._dst, router._code
+    nic = (code[src] == _GPU) & (code[dst] == _SWITCH) & np.asarray(router.scaleout, bool)
+    n = len(code)
+    out = (np.bincount(src[nic], weights=bw[nic], minlength=n),
+           np.bincount(src[nic], minlength=n))
+    if len(kept) >= 8:
+        kept.pop(next(iter(kept)))
+    kept[id(bw)] = (bw, out)
+    return out
+
+
+def group_nic(router: Router, group: Iterable[Hashable]) -> tuple[float, int] | None:
+    """``(rate, count)`` of the NICs (:func:`gpu_nics`) of the member of ``group`` with the
+    slowest, among those that have any (None: none has): NCCL gives every peer one channel
+    count, the smallest (ncclTopoComputeP2pChannelsPerPeer), :func:`p2p_size_range`."""
+    rate, count = gpu_nics(router)
+    idx = np.fromiter((router._nid[g] for g in group), np.intp)
+    idx = idx[count[idx] > 0]
+    if not len(idx):
+        return None
+    j = idx[np.argmin(rate[idx])]
+    return float(rate[j]), int(count[j])
+
+
 def _link_efficiency(router: Router, links: np.ndarray, cal: Calibration) -> np.ndarray:
     return np.where(router.scaleout[links], cal.scaleout_efficiency, cal.scaleup_efficiency)
 
@@ -380,7 +422,8 @@ def lines_time(a: np.ndarray, b: np.ndarray, lo: np.ndarray | None, hi: np.ndarr
 
 
 def p2p_size_range(protocol: str, op: str, p: int, scaleout: bool, rates: Iterable[float],
-                   cal: Calibration, scale: float = 1.0) -> tuple[float, float]:
+                   cal: Calibration, scale: float = 1.0,
+                   nic: tuple[float, int] | None = None) -> tuple[float, float]:
     """``(lo, hi)``: the sizes ``lo < n <= hi`` at which NCCL's send/recv (an algorithm of
     :data:`SEND_RECV`) of ``op`` among ``p`` GPUs runs ``protocol`` (the rule of
     :meth:`CompiledCollective.size_range`, which reads ``scaleout``, whether a step
@@ -389,7 +432,14 @@ def p2p_size_range(protocol: str, op: str, p: int, scaleout: bool, rates: Iterab
     reads them off every group's). A peer across the scale-out network gets
     ``p2p_channels_per_net_peer`` channels, unless the calibration makes every link scale-up
     (``scaleup_everywhere``: a scenario's ``links = "scale-up"``), when it gets NVLink's as
-    on the scale-up network.
+    on the scale-up network; or, where the calibration has ``p2p_net_channel_bandwidth``
+    (NCCL 2.29 and later) and ``nic`` gives the slowest member's NICs (their line rate
+    together and their number, :func:`group_nic`), NCCL's rule (src/graph/paths.cc,
+    ncclTopoGetNchannels: "nNetChannels = std::max(netCount, divUp((int)netBw,
+    (int)ncclParamP2pPerChannelNetBw()))", in GB/s; ncclTopoComputeP2pChannels: pow2Up,
+    then with more than one node halved "while (comm->p2pnChannelsPerPeer *
+    divUp(comm->p2pMaxPeers, NCCL_MAX_DEV_WORK_P2P_PER_BATCH) > comm->p2pnChannels &&
+    comm->p2pnChannelsPerPeer > 1)", p2pMaxPeers being the ``p`` GPUs).
 
     >>> from netmodel.collectives.calibration import default_calibration
     >>> cal = default_calibration().for_gpu("H100-SXM")
@@ -397,6 +447,11 @@ def p2p_size_range(protocol: str, op: str, p: int, scaleout: bool, rates: Iterab
     (0.0, 4194304.0)
     >>> p2p_size_range("Simple", "all-to-all", 8, True, [50e9], cal)  # 8 x 2 x 16 KiB
     (262144.0, inf)
+    >>> # one 400 Gb/s NIC: ceil(50 / 14) = 4 channels; 16 GPUs: 4 x ceil(16 / 8) <= 16
+    >>> p2p_size_range("LL", "all-to-all", 16, True, [], cal, nic=(50e9, 1))  # 16 x 4 x 16 KiB
+    (0.0, 1048576.0)
+    >>> p2p_size_range("LL", "all-to-all", 64, True, [], cal, nic=(50e9, 1))  # halved: 2
+    (0.0, 2097152.0)
     >>> up = cal.with_(scaleup_everywhere=True)   # 112.5 GB/s: 4 NVLink4, 8 channels
     >>> p2p_size_range("LL", "all-to-all", 8, True, [112.5e9], up)   # 8 x 8 x 16 KiB
     (0.0, 1048576.0)
@@ -407,6 +462,16 @@ def p2p_size_range(protocol: str, op: str, p: int, scaleout: bool, rates: Iterab
         return 0.0, math.inf
     if scaleout and not cal.scaleup_everywhere:
         channels = cal.p2p_channels_per_net_peer
+        per = cal.p2p_net_channel_bandwidth
+        if per > 0 and nic is not None and nic[1] > 0:
+            # GB/s as whole numbers, as NCCL's divUp((int)netBw, (int)14) takes them
+            gbps, per_gbps = int(nic[0] * scale / 1e9 + 1e-9), max(1, int(per / 1e9 + 1e-9))
+            channels = max(nic[1], -(-gbps // per_gbps))
+            channels = 1 << (channels - 1).bit_length()         # pow2Up
+            if cal.p2p_net_channels > 0:
+                batches = -(-p // cal.p2p_peers_per_batch)
+                while channels * batches > cal.p2p_net_channels and channels > 1:
+                    channels //= 2
     else:
         channels = cal.p2p_channels_per_peer
         rates = [r for r in rates if r > 0]
@@ -449,6 +514,8 @@ class CompiledCollective:
     algorithm: str
     group: tuple[Hashable, ...]
     steps: tuple[StepCost, ...]
+    #: the NICs of the group's slowest member (:func:`group_nic`; send/recv only)
+    nic: tuple[float, int] | None = None
 
     @property
     def in_network(self) -> bool:
@@ -494,7 +561,7 @@ class CompiledCollective:
         return p2p_size_range(name, self.op, len(self.group),
                               any(s.scaleout for s in self.steps),
                               [s.path_bandwidth or s.bottleneck_bandwidth
-                               for s in self.steps], cal, scale)
+                               for s in self.steps], cal, scale, self.nic)
 
     def _arrays(self):
         """The steps as :func:`combine`'s arrays (built once; read-only)."""
@@ -569,8 +636,11 @@ def compile_steps(router: Router, op: str, algorithm: str, group: Iterable[Hasha
                   steps: Iterable[Step], cal: Calibration, cache: dict | None = None
                   ) -> CompiledCollective:
     """Cost every step once (steps with identical transfers share one routing)."""
-    return CompiledCollective(op, algorithm, tuple(group),
-                              tuple(cost_step(router, s, cal, cache) for s in steps))
+    group = tuple(group)
+    return CompiledCollective(op, algorithm, group,
+                              tuple(cost_step(router, s, cal, cache) for s in steps),
+                              group_nic(router, group) if (op, algorithm) in SEND_RECV
+                              else None)
 
 
 @dataclass(frozen=True)

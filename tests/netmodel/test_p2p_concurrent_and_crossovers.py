@@ -70,17 +70,17 @@ def test_concurrent_groups_on_own_links_cost_as_alone(b200):
 
 def test_groups_with_different_limits_each_run_their_own_protocol():
     # One instance inside a server (NVLink peers: 32 channels, LL to 8 x 512 KiB = 4 MiB),
-    # one across two servers (2 channels a network peer: LL to 8 x 32 KiB = 256 KiB). At
-    # 1 MiB NCCL runs LL in the first and Simple in the second, under one algorithm; the
-    # concurrent costing took one line for both (at 1 MiB Simple's: 13.24 us for the
-    # first, not its LL 10.62; at 256 KiB + 8 B LL's: 18.12 us for the second, not its
-    # Simple 26.88). Between 256 KiB and 4 MiB no single (algorithm, protocol) runs in
-    # both, so the choice is the algorithm.
+    # one across two servers (a network peer: one 400G NIC, max(1, ceil(50 / 14 GB/s)) = 4
+    # channels under NCCL 2.29+, 2 before: LL to 8 x 64 KiB = 512 KiB). At 1 MiB NCCL runs
+    # LL in the first and Simple in the second, under one algorithm; the concurrent
+    # costing took one line for both (at 1 MiB Simple's: 13.24 us for the first, not its
+    # LL 10.62). Between 512 KiB and 4 MiB no single (algorithm, protocol) runs in both,
+    # so the choice is the algorithm.
     m = FabricCostModel(build("rail-optimized:domains=3,gpu=B200-HGX"), algorithms="nccl",
                         validated=True)
     inside = [f"gpu{i}" for i in range(8)]
     across = [f"gpu{i}" for i in (8, 9, 10, 11, 16, 17, 18, 19)]
-    sizes = [MIB, 256 * KIB, 256 * KIB + 8, 4 * MIB]
+    sizes = [MIB, 512 * KIB, 512 * KIB + 8, 4 * MIB]
     r = concurrent_cost(m, [inside, across], "all-to-all", sizes)
     assert r.algorithm == ("direct",) * 4
     assert r.protocol == ("Simple", "LL", "Simple", "Simple")   # the slowest instance's

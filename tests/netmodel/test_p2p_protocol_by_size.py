@@ -23,7 +23,7 @@ import math
 import pytest
 
 from compute.errors import UserError
-from netmodel.collectives.calibration import Calibration, load_calibration
+from netmodel.collectives.calibration import Calibration, default_calibration, load_calibration
 from netmodel.collectives.cost_table import cost_rows
 from netmodel.collectives.model import FabricCostModel
 from topologies import build
@@ -94,20 +94,70 @@ def test_sweep_curves_time_and_rows_agree(b200):
     assert [r["seconds"] for r in direct] == sw.time.tolist()
 
 
-def test_across_nodes_two_channels_a_peer():
-    # 16 B200 of two servers: a peer across the network gets 2 channels (NCCL's log on two
-    # p5.48xlarge: "2 p2p channels per peer"), so LL up to 32 KiB a peer, 512 KiB among 16.
-    # At 640 KiB Simple (the old model: LL's line, 11.0 + 17.8 us, below Simple's 31.1 us).
-    # Simple by hand: 8.4 us + 14 us (a scale-out step) + the route (1.69 us) + 8/16 of n
-    # through a 400G NIC at 0.94 (47 GB/s).
+ROUTE_2X = 1.69e-6  # rail-optimized:domains=2 B200: GPU - leaf - spine - leaf - GPU route
+
+
+def test_across_nodes_channels_by_nic():
+    # 16 B200 of two servers, one 400G NIC each (50 GB/s). NCCL 2.29+ (src/graph/paths.cc,
+    # ncclTopoGetNchannels): max(1 NIC, ceil(50 / 14 GB/s)) = 4 channels a peer, pow2Up 4;
+    # 2 nodes: 4 x ceil(16 / 8) = 8 <= 16 p2p channels, no halving. So LL up to 4 x 16 KiB
+    # = 64 KiB a peer, 1 MiB among 16 (the old fixed 2 channels: 512 KiB, Simple at 640 KiB).
+    # LL by hand: 6.6 us + 2.7 us (an LL scale-out step) + the route + 8/16 of n through a
+    # 400G NIC at 0.94 x Blackwell's LL factor 0.391; Simple: 8.4 us + 14 us + the route +
+    # 8/16 of n at 47 GB/s.
     m = FabricCostModel(build("rail-optimized:domains=2,gpu=B200-HGX"), algorithms="nccl",
                         validated=True)
-    r = m.cost("all-to-all", 640 * KIB, 16)
-    route = r.steps[0].latency - 14.0e-6
+    ll = lambda n: 6.6e-6 + 2.7e-6 + ROUTE_2X + n / 2 / (47e9 * 0.391)  # noqa: E731
+    simple = lambda n: 8.4e-6 + 14e-6 + ROUTE_2X + n / 2 / 47e9  # noqa: E731
+    for n in (640 * KIB, MIB):
+        r = m.cost("all-to-all", n, 16)
+        assert r.protocol == "LL"
+        assert r.time == pytest.approx(ll(n), rel=1e-3)
+    r = m.cost("all-to-all", MIB + 16, 16)
     assert r.protocol == "Simple"
-    assert route == pytest.approx(1.69e-6, abs=0.01e-6)
-    assert r.time == pytest.approx(8.4e-6 + 14e-6 + route + 640 * KIB / 2 / 47e9, rel=1e-9)
-    assert m.cost("all-to-all", 512 * KIB, 16).protocol == "LL"
+    assert r.time == pytest.approx(simple(MIB + 16), rel=1e-3)
+    # NCCL 2.28 and older (net_channel_bandwidth = 0): the fixed 2 channels a peer
+    old = FabricCostModel(build("rail-optimized:domains=2,gpu=B200-HGX"), algorithms="nccl",
+                          validated=True, calibration=default_calibration().with_(
+                              p2p_net_channel_bandwidth=0.0))
+    r = old.cost("all-to-all", 640 * KIB, 16)
+    assert r.protocol == "Simple"
+    assert r.time == pytest.approx(simple(640 * KIB), rel=1e-3)
+    assert old.cost("all-to-all", 512 * KIB, 16).protocol == "LL"
+
+
+@pytest.mark.parametrize("domains, channels", [(4, 4), (8, 2), (9, 1)])
+def test_across_nodes_channels_halved_by_peers(domains, channels):
+    # 32 B200: 4 x ceil(32 / 8) = 16, kept (4); 64 B200: 4 x 8 = 32 > 16 -> 2 (2 x 8 =
+    # 16, kept); 72 B200: 4 x 9 = 36 > 16 -> 2 x 9 = 18 > 16 -> 1
+    # (ncclTopoComputeP2pChannels). LL up to p x channels x 16 KiB.
+    m = FabricCostModel(build(f"rail-optimized:domains={domains},gpu=B200-HGX"),
+                        algorithms="nccl", validated=True)
+    p = 8 * domains
+    direct = m.compiled("all-to-all", "direct", m.group(p))
+    assert direct.size_range("LL", m.calibration) == (0.0, p * channels * 16384)
+
+
+def test_fabrics_of_one_shape_keep_their_own_nics():
+    # routers of fabrics of one shape share their routes and caches (routing.router_for:
+    # one __dict__), so the NICs a peer's channels follow are kept per bandwidth array: the
+    # same 16 B200 with every link twice as fast (1.8 TB/s NVLink, 800G NICs: 100 GB/s)
+    # shares the first fabric's routes but gets max(1, ceil(100 / 14)) = 8 channels a peer
+    # (8 x ceil(16 / 8) = 16 <= 16, kept), LL up to 16 x 8 x 16 KiB = 2 MiB; the 400G
+    # fabric keeps its 4 channels, 1 MiB, whichever is costed first.
+    slow_spec = "rail-optimized:domains=2,gpu=B200-HGX"
+    fast_spec = slow_spec + ",scaleup_bandwidth=1800GB/s,nic_bandwidth=100GB/s"
+    for order in ((fast_spec, slow_spec), (slow_spec, fast_spec)):
+        models = {s: FabricCostModel(build(s), algorithms="nccl", validated=True)
+                  for s in order}
+        fast, slow = models[fast_spec], models[slow_spec]
+        assert fast.router.__dict__ is slow.router.__dict__   # the routes are shared
+        for m in (models[s] for s in order):
+            direct = m.compiled("all-to-all", "direct", m.group(16))
+            want = (100e9, 1) if m is fast else (50e9, 1)
+            assert direct.nic == want
+            channels = 8 if m is fast else 4
+            assert direct.size_range("LL", m.calibration) == (0.0, 16 * channels * 16 * KIB)
 
 
 def test_ranges_only_for_send_recv_with_the_rule(b200):
@@ -159,10 +209,11 @@ def test_lite_mesh_two_channels_a_nvlink():
 
 
 @pytest.mark.parametrize("scenario, op, p, differs", [("h100-dgx", "all-to-all", 8, True),
-                                                      ("h100-dgx", "all-to-all", 16, False),
-                                                      # its 2 channels a peer agree with
-                                                      # the faster line at powers of 2 (not
-                                                      # between: test_p2p_channels_min_over_peers)
+                                                      # across its servers 4 channels a
+                                                      # peer (one 400G NIC: ceil(50 / 14)),
+                                                      # LL to 1 MiB, where Simple is faster
+                                                      # (35.25 us, LL 40.35)
+                                                      ("h100-dgx", "all-to-all", 16, True),
                                                       ("lite-direct", "all-to-all", 8, False)])
 def test_a_scenario_costs_send_recv_as_the_fabric_model(scenario, op, p, differs):
     # one cost for every command: compare/search/study (a scenario's collectives) and

@@ -87,9 +87,35 @@ def test_every_instance_at_once_runs_ll_up_to_1_mib():
 
 
 def test_as_built_cpo_switches_stay_a_network():
-    # the declaration decides: the same fabric with links = "as-built" is a network to NCCL,
-    # 2 channels a peer, LL up to 8 x 2 x 16 KiB = 256 KiB among 8
+    # the declaration decides: the same fabric with links = "as-built" is a network to NCCL:
+    # a Lite's 4 plane links are 4 NICs, 112.5 GB/s together, so NCCL 2.29+ gives a peer
+    # max(4, ceil(112 / 14)) = 8 channels (8 x ceil(8 / 8) <= 16: kept), LL up to 8 x 8 x
+    # 16 KiB = 1 MiB among 8; NCCL 2.28 and older 2 channels a peer, 256 KiB
     s = dataclasses.replace(get_scenario("lite-flat"), links="as-built")
     m = ScenarioCollectives(s).model(8)
     comp = m.compiled("all-to-all", "direct", m.group(8))
-    assert comp.size_range("LL", m.calibration) == (0.0, 8 * 2 * 16 * KIB)
+    assert comp.nic == (112.5e9, 4)
+    assert comp.size_range("LL", m.calibration) == (0.0, 8 * 8 * 16 * KIB)
+    old = m.calibration.with_(p2p_net_channel_bandwidth=0.0)
+    assert comp.size_range("LL", old) == (0.0, 8 * 2 * 16 * KIB)
+
+
+@pytest.mark.parametrize("name, nic", [("lite-flat", (4 * 28.125e9, 4)), ("lite-hier", (LITE, 1))])
+def test_scale_up_cpo_links_take_no_nic_rule(name, nic):
+    # declared scale-up, the CPO links are NVLink to NCCL: no NIC on the path, so a peer
+    # gets NVLink's 2 per NVLink (8, LL to 8 x 8 x 16 KiB = 1 MiB), whatever a NIC rule
+    # would give. The same links read as-built are NICs (4 planes on lite-flat, one cable
+    # to its leaf on lite-hier, 112.5 GB/s together): with NCCL 2.29's rule at a
+    # per-channel bandwidth of 1 GB/s (NCCL_P2P_PER_CHANNEL_NET_BW=1) that is ceil(112 / 1)
+    # = 112, pow2Up 128, halved to the 16 p2p channels (16 x ceil(8 / 8) = 16), LL to
+    # 8 x 16 x 16 KiB = 2 MiB; the scale-up reading stays at 1 MiB under that calibration.
+    up = ScenarioCollectives(name).model(8)
+    built = ScenarioCollectives(dataclasses.replace(get_scenario(name), links="as-built")
+                                ).model(8)
+    for m, want in ((up, 8 * CHANNELS * 16 * KIB), (built, 8 * 16 * 16 * KIB)):
+        comp = m.compiled("all-to-all", "direct", m.group(8))
+        assert comp.nic == nic
+        cal = m.calibration.with_(p2p_net_channel_bandwidth=1e9)
+        assert comp.size_range("LL", cal) == (0.0, want)
+    comp = up.compiled("all-to-all", "direct", up.group(8))
+    assert comp.size_range("LL", up.calibration) == (0.0, MIB)
