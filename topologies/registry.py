@@ -413,7 +413,13 @@ def _canonical(name: str) -> str:
 
 def parse_spec(spec: object) -> tuple[str, dict[str, str]]:
     """Split a spec string into the builder name and its raw ``{key: value-string}``
-    parameters (anything but a non-empty string is a UserError)."""
+    parameters (anything but a non-empty string is a UserError). Names and keys are
+    case-insensitive, and ``-`` and ``_`` are one character in both: the name is returned as
+    the registry spells it (``-``), each key as the builder's keyword (``_``).
+
+    >>> parse_spec("Rail_Optimized:Domains=2,in-network-reduction=false")
+    ('rail-optimized', {'domains': '2', 'in_network_reduction': 'false'})
+    """
     if not isinstance(spec, str) or not spec.strip():
         raise UserError(f"a fabric spec must be a non-empty string like 'fat-tree:k=8', "
                         f"got {describe(spec)}")
@@ -422,7 +428,7 @@ def parse_spec(spec: object) -> tuple[str, dict[str, str]]:
     if rest.strip():
         for item in _split_top(rest, ","):
             key, eq, value = item.partition("=")
-            key = key.strip().lower()
+            key = key.strip().lower().replace("-", "_")   # keyword names: _ may be written -
             if not eq or not key:
                 raise UserError(f"spec parameter {describe(item.strip())} must be KEY=VALUE "
                                 f"(in {describe(spec)})")

@@ -65,3 +65,14 @@ def test_registry_lists_every_builder_with_defaults():
     assert ft["pods"].type == "int | None"
     assert infos["fat-tree"].summary.startswith("Three-tier k-ary fat tree")
     assert get_builder("Fat_Tree") is fat_tree
+
+
+def test_keys_take_dashes_for_underscores_as_fabrics_md_says():
+    """fabrics.md: "names are case-insensitive and `_` may be written `-`"; a key spelled
+    with dashes (as click spells options) was refused: unknown key 'in-network-reduction'."""
+    dashed = build("single-switch:n=2,In-Network-Reduction=false")
+    assert dashed.nodes["nvs0"]["in_network_reduction"] is False
+    assert dashed.graph["args"] == build("single-switch:n=2,in_network_reduction=false").graph["args"]
+    assert parse_spec("rail_optimized:gpus-per-server=4")[1] == {"gpus_per_server": "4"}
+    with pytest.raises(UserError, match="given twice"):
+        parse_spec("single-switch:in_network_reduction=true,in-network-reduction=false")
