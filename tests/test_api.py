@@ -25,6 +25,22 @@ def test_example_script_runs(capsys):
     assert "lite-flat@Lite-2xHBM" in out and "tokens/s/SM" in out
 
 
+def test_the_example_on_api_md_runs(tmp_path, monkeypatch):
+    """docs/api.md's own code block (not only scripts/example_api.py) runs as printed, and
+    what it computes holds together: an all-reduce takes longer the larger it is, the
+    search's TP divides Llama-3-70B's 64 heads, and the GPU file it writes is the one compare
+    runs."""
+    import re
+
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "api.md").read_text(), re.S)
+    assert len(blocks) == 1
+    monkeypatch.chdir(tmp_path)                    # it writes lite_plus.toml where it runs
+    scope: dict = {"__name__": "api_md"}
+    exec(compile(blocks[0], "docs/api.md", "exec"), scope)
+    assert scope["seconds"].shape == (3,) and np.all(np.diff(scope["seconds"]) > 0)
+    assert 64 % scope["best"].tp == 0 and scope["own"].rows[0].label == "lite-flat@Lite-2xHBM"
+
+
 def test_import_netmodel_is_light():
     code = ("import sys, netmodel; bad = [m for m in ('matplotlib', 'scipy', 'networkx', "
             "'numpy', 'dask') if m in sys.modules]; print(bad)")

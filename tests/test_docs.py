@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -150,3 +151,151 @@ def test_shape_of_a_json_document():
     text = make_docs.shape({"a": 1, "rows": [{"b": None}, {"b": "x", "c": 2.5}], "d": True})
     assert text.splitlines() == ["{", "  a: int", "  rows: [{b: str, c: float}]", "  d: bool",
                                  "}"]
+
+
+# ---- what the prose names: commands and their options, files, Python names ---------------
+#
+# The generated blocks are checked against the code above; these check what is typed: each
+# `netmodel ...` the prose shows (code spans and unmarked console lines), each project path
+# and each dotted Python name it puts in backticks.
+
+#: Paths in backticks that belong to other projects (named beside them on the page).
+EXTERNAL_PATHS = {
+    "docs/legacy.md", "tests/test_internode.py",      # deepseek-ai/DeepEP (compute.md)
+    "data/profiling/network/",                        # Vidur (output-formats.md)
+    "data/perf_model.csv",                            # Splitwise (accuracy.md)
+}
+_PROJECT_ROOTS = ("compute/", "topologies/", "netmodel/", "tests/", "scripts/", "docs/",
+                  "../shared/", ".ci/")
+
+
+def _prose(page: Path) -> str:
+    """The page's text with its generated blocks and HTML comments blanked (lines kept)."""
+    text = page.read_text()
+    for block in sorted(make_docs.blocks(page, run=False), key=lambda b: -b.span[0]):
+        start, end = block.span
+        text = text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
+    return re.sub(r"<!--.*?-->", lambda m: re.sub(r"[^\n]", " ", m.group()), text, flags=re.S)
+
+
+def _commands() -> dict[str, set[str]]:
+    """Every command path of the CLI (``''``, ``'topology show'``) and its option names."""
+    import click
+
+    from netmodel.cli.main import cli
+
+    found: dict[str, set[str]] = {}
+
+    def walk(cmd, path):
+        found[" ".join(path)] = {o for p in cmd.params for o in (*p.opts, *p.secondary_opts)
+                                 if o.startswith("-")} | {"--help", "-h"}
+        if isinstance(cmd, click.Group):
+            ctx = click.Context(cmd)
+            for name in cmd.list_commands(ctx):
+                walk(cmd.get_command(ctx, name), [*path, name])
+
+    walk(cli, [])
+    return found
+
+
+def command_errors(page: Path, commands: dict[str, set[str]]) -> list[str]:
+    """Each `netmodel ...` of the page's prose whose command or an option does not exist."""
+    text = _prose(page)
+    lines = [m for m in re.finditer(r"`(netmodel [^`]+)`", text)]
+    lines += [m for m in re.finditer(r"^\s*\$ (netmodel [^\n#]+)", text, flags=re.M)]
+    bad = []
+    for m in lines:
+        words = m.group(1).split()
+        path: list[str] = []
+        for word in words[1:]:
+            if " ".join([*path, word]) in commands:
+                path.append(word)
+            else:
+                break
+        rest = words[1 + len(path):]
+        where = f"{_rel_page(page)}:{text.count(chr(10), 0, m.start()) + 1}: `{' '.join(words)}`"
+        if rest and re.fullmatch(r"[a-z][a-z-]*", rest[0]) and _group(path) is not None:
+            bad.append(f"{where}: no command 'netmodel {' '.join([*path, rest[0]])}'")
+            continue
+        for word in rest:
+            option = word.split("=", 1)[0]
+            if re.fullmatch(r"--?[a-zA-Z][\w-]*", option) and option not in commands[" ".join(path)]:
+                bad.append(f"{where}: 'netmodel {' '.join(path)}' has no option {option}")
+    return bad
+
+
+def _group(path: list[str]):
+    """The click group at ``path``, or None where it is a plain command."""
+    import click
+
+    from netmodel.cli.main import cli
+
+    cmd = cli
+    for name in path:
+        cmd = cmd.get_command(click.Context(cmd), name)
+    return cmd if isinstance(cmd, click.Group) else None
+
+
+def _rel_page(page: Path) -> str:
+    return str(page.relative_to(ROOT)) if page.is_relative_to(ROOT) else page.name
+
+
+def reference_errors(page: Path) -> list[str]:
+    """Each project path in backticks that does not exist, and each dotted name of the
+    packages (``compute.stages.dispatch_bytes``) that does not resolve."""
+    import importlib
+
+    text = _prose(page)
+    bad = []
+    for m in re.finditer(r"`([^`\s]+)`", text):
+        token, line = m.group(1), text.count("\n", 0, m.start()) + 1
+        where = f"{_rel_page(page)}:{line}: `{token}`"
+        if token.startswith(_PROJECT_ROOTS) and re.fullmatch(r"[\w./-]+", token) \
+                and token not in EXTERNAL_PATHS:
+            target = ROOT / token
+            if token.startswith("../shared/") and not (ROOT.parent / "shared").exists():
+                continue
+            if not target.exists():
+                bad.append(f"{where}: no such file or folder")
+        elif re.fullmatch(r"(compute|topologies|netmodel)(\.\w+)+(\(\))?", token):
+            parts = token.removesuffix("()").split(".")
+            for i in range(len(parts), 0, -1):
+                try:
+                    obj = importlib.import_module(".".join(parts[:i]))
+                    break
+                except ImportError:
+                    continue
+            for name in parts[i:]:
+                if hasattr(obj, name):
+                    obj = getattr(obj, name)
+                elif name in getattr(obj, "__dataclass_fields__", {}):
+                    break
+                else:
+                    bad.append(f"{where}: {'.'.join(parts[:i])} has no {name!r}")
+                    break
+    return bad
+
+
+def test_commands_the_prose_shows_exist_with_their_options():
+    commands = _commands()
+    assert len(commands) > 15 and "--scenarios" in commands["compare"]
+    assert [e for page in PAGES for e in command_errors(page, commands)] == []
+
+
+def test_paths_and_python_names_the_prose_gives_exist():
+    assert [e for page in PAGES for e in reference_errors(page)] == []
+
+
+def test_a_wrong_option_path_or_name_in_prose_is_found(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("Run `netmodel compare --scenario lite-flat` or `netmodel topology shw x`;\n"
+                    "`netmodel search --model X\n--max-batch 8` is fine, `netmodel COMMAND --help`"
+                    " too.\n\n```console\n$ netmodel serve --scenario h100-dgx --rates 3\n```\n"
+                    "See `compute/nosuch.py`, `compute/stages.py`, `compute.stages.nosuch`,\n"
+                    "`compute.stages.stage_work` and `docs/legacy.md` (DeepEP's).\n")
+    bad = command_errors(page, _commands())
+    assert len(bad) == 3, bad
+    assert "has no option --scenario" in bad[0] and "'netmodel topology shw'" in bad[1]
+    assert "'netmodel serve' has no option --rates" in bad[2]
+    bad = reference_errors(page)
+    assert len(bad) == 2 and "compute/nosuch.py" in bad[0] and "'nosuch'" in bad[1], bad
