@@ -286,6 +286,32 @@ def test_paths_and_python_names_the_prose_gives_exist():
     assert [e for page in PAGES for e in reference_errors(page)] == []
 
 
+#: Options the pages quote from other tools, each with the tool.
+OTHER_TOOLS_OPTIONS = {
+    "--enable-two-batch-overlap", "--moe-dense-tp-size", "--enable-dp-lm-head",
+    "--enable-dp-attention",                                            # SGLang
+    "--tensor-parallel-size",                                           # vLLM
+    "--nworkers", "--nthreads",                                         # dask worker
+    "--flags",                                                          # architecture.md's prose
+}
+
+
+def foreign_options(page: Path, commands: dict[str, set[str]]) -> list[str]:
+    """Each ``--option`` in the page's prose that no netmodel command, no script of
+    ``scripts/`` and no tool of OTHER_TOOLS_OPTIONS has (a renamed or removed option)."""
+    text = _prose(page)
+    known = set().union(*commands.values()) | OTHER_TOOLS_OPTIONS
+    scripts = "".join(p.read_text() for p in (ROOT / "scripts").glob("*.py"))
+    return [f"{_rel_page(page)}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(1)}"
+            for m in re.finditer(r"(?<![\w-])(--[a-z][a-z0-9-]*)", text)
+            if m.group(1) not in known and f'"{m.group(1)}"' not in scripts]
+
+
+def test_every_option_the_prose_names_exists():
+    commands = _commands()
+    assert [e for page in PAGES for e in foreign_options(page, commands)] == []
+
+
 def test_a_wrong_option_path_or_name_in_prose_is_found(tmp_path):
     page = tmp_path / "page.md"
     page.write_text("Run `netmodel compare --scenario lite-flat` or `netmodel topology shw x`;\n"
@@ -299,3 +325,6 @@ def test_a_wrong_option_path_or_name_in_prose_is_found(tmp_path):
     assert "'netmodel serve' has no option --rates" in bad[2]
     bad = reference_errors(page)
     assert len(bad) == 2 and "compute/nosuch.py" in bad[0] and "'nosuch'" in bad[1], bad
+    page.write_text("`--ttft` and `--tbt` as on compare; `--max-batches`, make_docs' `--check`\n"
+                    "and SGLang's `--moe-dense-tp-size 1`.\n")
+    assert [b.split(": ")[1] for b in foreign_options(page, _commands())] == ["--max-batches"]
