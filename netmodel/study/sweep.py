@@ -22,8 +22,8 @@ A parameter is a dotted path into the scenario (:func:`parameters` lists them):
 Values are ``LO:HI`` (``points`` log-spaced values, default 7; ``LO:HI:N`` for N) or a comma
 list (swept in increasing order); they take units (``0.1us:10us``, ``100GB/s``). A range of a whole-number parameter
 takes the nearest whole numbers of its log-spaced values (repeats dropped); a listed value
-of one must be whole, and a whole-number ``fabric.*`` value (a count) at most what a fabric
-within :mod:`topologies.limits` holds (10,000,000 by default). A range must be positive and
+of one must be whole, and a whole-number ``fabric.*`` value (a count) from 1 to what a
+fabric within :mod:`topologies.limits` holds (10,000,000 by default). A range must be positive and
 not empty. At most
 :data:`MAX_POINTS` values per parameter, :data:`MAX_SEARCHES` searches per sweep and
 :data:`MAX_LINKS` links in the fabric of a point (a point over it is refused, as one the
@@ -315,7 +315,8 @@ def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DE
         for v in (min(values), max(values)):  # past the builder's maximum: refused, not '-'
             check_positive(path, v, allow_zero=True)
     if path.startswith("fabric.") and integer:
-        _check_count(path, max(values))
+        for v in (min(values), max(values)):
+            _check_count(path, v)
     if path.startswith("adjust.") and path[7:] in ADJUST_RANGES:
         lo, hi, adjust_unit = ADJUST_RANGES[path[7:]]   # as a scenario's [adjust] takes it
         for v in (min(values), max(values)):  # each point refused silently showed '-'
@@ -329,17 +330,17 @@ def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DE
 
 
 def _check_count(path: str, value: float) -> None:
-    """Refuse a whole-number fabric parameter (a count: GPUs, ports, domains, ...) past what
-    any fabric within the size limits holds (its nodes, edges or a switch's ports,
-    :mod:`topologies.limits`): every point past it would be refused by the builder, shown
-    as '-' with exit 0 (fabric.n=1e308)."""
+    """Refuse a whole-number fabric parameter (a count: GPUs, ports, domains, ...) below 1
+    (every builder's least) or past what any fabric within the size limits holds (its
+    nodes, edges or a switch's ports, :mod:`topologies.limits`): every such point would be
+    refused by the builder, shown as '-' with exit 0 (fabric.n=1e308, fabric.n=0)."""
     from topologies.limits import MAX_RADIX, max_edges, max_nodes
 
     most = max(max_nodes(), max_edges(), MAX_RADIX)
-    if value > most:
-        raise UserError(f"sweep parameter {path} value {value:g} is past what can be built: a "
-                        f"count of a fabric is at most {most:,} (its size limits, "
-                        f"NETMODEL_MAX_FABRIC_NODES / NETMODEL_MAX_FABRIC_EDGES)")
+    if not 1 <= value <= most:
+        raise UserError(f"sweep parameter {path} value {value:g} is outside what can be built: "
+                        f"a count of a fabric is a whole number from 1 to {most:,} (its size "
+                        f"limits, NETMODEL_MAX_FABRIC_NODES / NETMODEL_MAX_FABRIC_EDGES)")
 
 
 @dataclass(frozen=True, kw_only=True)
