@@ -217,11 +217,37 @@ def command_errors(page: Path, commands: dict[str, set[str]]) -> list[str]:
         if rest and re.fullmatch(r"[a-z][a-z-]*", rest[0]) and _group(path) is not None:
             bad.append(f"{where}: no command 'netmodel {' '.join([*path, rest[0]])}'")
             continue
-        for word in rest:
-            option = word.split("=", 1)[0]
-            if re.fullmatch(r"--?[a-zA-Z][\w-]*", option) and option not in commands[" ".join(path)]:
-                bad.append(f"{where}: 'netmodel {' '.join(path)}' has no option {option}")
+        wrong = [f"{where}: 'netmodel {' '.join(path)}' has no option {option}"
+                 for option in (word.split("=", 1)[0] for word in rest)
+                 if re.fullmatch(r"--?[a-zA-Z][\w-]*", option)
+                 and option not in commands[" ".join(path)]]
+        bad += wrong or _refused(path, rest, where)
     return bad
+
+
+def _refused(path: list[str], args: list[str], where: str) -> list[str]:
+    """What click refuses in a whole command line (two options or more, no placeholder such
+    as NAME, ``...`` or ``a|b``): a missing required option, a value its type refuses.
+    Parsed only, never run. A fragment (`netmodel infer --json`) is left alone."""
+    import shlex
+
+    import click
+
+    from netmodel.cli.main import cli
+
+    if sum(a.startswith("-") for a in args) < 2 or any(
+            re.search(r"\b[A-Z]{2,}\b|\.\.\.|\||\[", a) for a in args):
+        return []
+    cmd = cli
+    for name in path:
+        cmd = cmd.get_command(click.Context(cmd), name)
+    try:
+        cmd.make_context(" ".join(["netmodel", *path]), shlex.split(" ".join(args)))
+    except click.exceptions.Exit:
+        pass
+    except click.ClickException as exc:
+        return [f"{where}: {exc.format_message()}"]
+    return []
 
 
 def _group(path: list[str]):
@@ -318,11 +344,13 @@ def test_a_wrong_option_path_or_name_in_prose_is_found(tmp_path):
                     "`netmodel search --model X\n--max-batch 8` is fine, `netmodel COMMAND --help`"
                     " too.\n\n```console\n$ netmodel serve --scenario h100-dgx --rates 3\n```\n"
                     "See `compute/nosuch.py`, `compute/stages.py`, `compute.stages.nosuch`,\n"
-                    "`compute.stages.stage_work` and `docs/legacy.md` (DeepEP's).\n")
+                    "`compute.stages.stage_work` and `docs/legacy.md` (DeepEP's).\n"
+                    "`netmodel collective all-reduce --size 120MB --group 32` (no --fabric).\n")
     bad = command_errors(page, _commands())
-    assert len(bad) == 3, bad
+    assert len(bad) == 4, bad
     assert "has no option --scenario" in bad[0] and "'netmodel topology shw'" in bad[1]
-    assert "'netmodel serve' has no option --rates" in bad[2]
+    assert "collective all-reduce" in bad[2] and "Missing option '--fabric'" in bad[2]
+    assert "'netmodel serve' has no option --rates" in bad[3]
     bad = reference_errors(page)
     assert len(bad) == 2 and "compute/nosuch.py" in bad[0] and "'nosuch'" in bad[1], bad
     page.write_text("`--ttft` and `--tbt` as on compare; `--max-batches`, make_docs' `--check`\n"
