@@ -209,7 +209,8 @@ def collective_time(fabric: FabricLike, op: str, sizes: ArrayLike, group: int | 
     model = FabricCostModel(graph, placement=placement, algorithm=algorithm,
                             algorithms=algorithms)
     g = model.group(group)   # a size or nodes; it refuses a string or a float by name
-    return np.asarray(model.sweep(op, np.atleast_1d(n), g).time, dtype=float).reshape(n.shape)
+    # the cost model sweeps a flat list of sizes; the answer takes the sizes' shape back
+    return np.asarray(model.sweep(op, np.ravel(n), g).time, dtype=float).reshape(n.shape)
 
 
 def _typed(name: str, value, cls: type, example: str):

@@ -41,6 +41,20 @@ def test_the_example_on_api_md_runs(tmp_path, monkeypatch):
     assert 64 % scope["best"].tp == 0 and scope["own"].rows[0].label == "lite-flat@Lite-2xHBM"
 
 
+def test_collective_time_keeps_the_shape_of_any_sizes_array():
+    """api.md: 'seconds as a numpy array of `sizes`' shape'. A 2-D array on a fabric raised
+    TypeError (only integer scalar arrays can be converted to a scalar index) from the cost
+    model, where a scenario already answered it. Each cell is the time of that size alone."""
+    sizes = np.array([[1e3, 1e6], [1e8, 1e9]])
+    for fabric in ("single-switch:n=8", "lite-flat"):
+        grid = netmodel.collective_time(fabric, "all-reduce", sizes, 8)
+        flat = netmodel.collective_time(fabric, "all-reduce", sizes.ravel(), 8)
+        assert grid.shape == (2, 2) and np.array_equal(grid.ravel(), flat)
+        assert [float(netmodel.collective_time(fabric, "all-reduce", x, 8))
+                for x in sizes.ravel()] == list(flat)
+        assert netmodel.collective_time(fabric, "all-reduce", 1e6, 8).shape == ()
+
+
 def test_import_netmodel_is_light():
     code = ("import sys, netmodel; bad = [m for m in ('matplotlib', 'scipy', 'networkx', "
             "'numpy', 'dask') if m in sys.modules]; print(bad)")
