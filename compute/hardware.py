@@ -34,7 +34,8 @@ from compute.dies import LogicDies, check_die_table
 from compute.errors import UserError, known
 
 __all__ = ["DTYPES", "FLAG_FIELDS", "GpuSpec", "OPTIONAL_FIELDS", "SPEC_KEYS", "catalog",
-           "derivation", "derive_gpu", "die_table", "get_gpu", "gpu_names", "load_gpu_file",
+           "derivation", "derive_gpu", "die_table", "get_gpu", "gpu_names", "gpu_nvlinks",
+           "load_gpu_file",
            "logic_dies"]
 
 
@@ -63,6 +64,12 @@ class GpuSpec:
     #: SHARP, NCCL's NVLS: NVSwitch gen3 with Hopper and later; not A100's NVSwitch gen2).
     #: Fabric builders default a scale-up switch's ``in_network_reduction`` to it.
     scaleup_reduction: bool = True
+
+    def __post_init__(self) -> None:
+        # a GpuSpec built by hand (the API takes one) meets the ranges a GPU file's entry
+        # does: None, NaN, 0 or 10**400 crashed the roofline and the builders with
+        # TypeError, ZeroDivisionError or OverflowError, or gave NaN tokens/s
+        _check_fields(self)
 
     def peak_flops(self, dtype: str = "bf16") -> float:
         """Peak dense FLOP/s for ``dtype``, one of :data:`DTYPES` (its ``flops_DTYPE``
@@ -134,6 +141,40 @@ def derive_gpu(base: GpuSpec, name: str, *, fraction: float = 1.0, flops_multipl
                                                                              max_instance),
         source=source or f"derived from {base.name}",
     )
+
+
+#: A GPU file's unit (``compute/data/limits.toml``) -> the SI unit of a GpuSpec field.
+SI_UNITS = {"TFLOP/s": "FLOP/s", "TOP/s": "operations/s", "GB": "bytes", "TB/s": "bytes/s",
+            "GB/s": "bytes/s", "Gb/s": "bytes/s", "W": "W", "": ""}
+
+
+@cache
+def _field_ranges() -> tuple:
+    """``(field, minimum, maximum, integer, or_zero, SI unit)`` of each numeric GpuSpec
+    field: its GPU-file key's range in ``compute/data/limits.toml``, scaled to SI."""
+    ranges = validate.limits("gpu")
+    return tuple((name, ranges[key].minimum * factor, ranges[key].maximum * factor,
+                  ranges[key].integer, ranges[key].or_zero, SI_UNITS[ranges[key].unit])
+                 for key, (name, factor) in SPEC_KEYS.items())
+
+
+def _check_fields(spec: GpuSpec) -> None:
+    """Check (and make plain ``int``/``float``) every field of ``spec`` (UserError, one
+    line naming the GPU and the field)."""
+    if not isinstance(spec.name, str) or not spec.name or len(spec.name) > validate.MAX_TEXT_LENGTH:
+        raise UserError(f"a GpuSpec's name must be non-empty text of at most "
+                        f"{validate.MAX_TEXT_LENGTH:,} characters, got {validate.describe(spec.name)}")
+    here = f"GPU {validate.describe(spec.name)}"
+    for name, lo, hi, integer, or_zero, unit in _field_ranges():
+        v = getattr(spec, name)
+        if type(v) is not (int if integer else float) or not (lo <= v <= hi or or_zero and v == 0):
+            object.__setattr__(spec, name, validate.number(
+                here, name, v, minimum=lo, maximum=hi, integer=integer, or_zero=or_zero,
+                unit=unit))
+    for name in FLAG_FIELDS:
+        validate.flag(here, name, getattr(spec, name))
+    if not isinstance(spec.source, str):
+        raise UserError(f"{here}: source must be text, got {validate.describe(spec.source)}")
 
 
 #: A GPU file's keys -> (GpuSpec field, factor to SI): read by the GPU-file reader and by

@@ -63,7 +63,7 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError, known
-from compute.hardware import FLAG_FIELDS, OPTIONAL_FIELDS, SPEC_KEYS, GpuSpec, catalog
+from compute.hardware import FLAG_FIELDS, OPTIONAL_FIELDS, SI_UNITS, SPEC_KEYS, GpuSpec, catalog
 from compute.validate import MAX_TEXT_LENGTH, describe, is_whole, limits, number
 from topologies.limits import MAX_RADIX, MAX_TIER
 
@@ -288,11 +288,6 @@ def _zero_ok(field: str) -> bool:
     return limits("gpu")[key].or_zero
 
 
-#: A GPU file's unit (``compute/data/limits.toml``) -> the SI unit of a GpuSpec field.
-_SI_UNITS = {"TFLOP/s": "FLOP/s", "TOP/s": "operations/s", "GB": "bytes", "TB/s": "bytes/s", "GB/s": "bytes/s",
-             "Gb/s": "bytes/s", "W": "W", "": ""}
-
-
 def _in_limits(where: str, field: str, value: float) -> int | float:
     """``value`` (the SI ``field`` of a GpuSpec) checked against the range a GPU file's
     entry has in ``compute/data/limits.toml`` (the file's key and unit scaled to SI, as
@@ -311,7 +306,7 @@ def _in_limits(where: str, field: str, value: float) -> int | float:
     r = limits("gpu")[key]
     return number(where, field, value, minimum=r.minimum * factor,
                   maximum=r.maximum * factor, integer=r.integer, or_zero=r.or_zero,
-                  unit=_SI_UNITS[r.unit])
+                  unit=SI_UNITS[r.unit])
 
 
 def _bad(msg: str) -> NoReturn:
