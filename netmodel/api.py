@@ -248,6 +248,21 @@ def _gpu_of(gpu: GpuLike | None, scenario) -> GpuSpec:
     return _gpu(gpu)
 
 
+def _phase_reads(phase: object, prompt: object, context: object) -> None:
+    """Refuse ``prompt`` in a decode step and ``context`` in a prefill, as ``infer`` and
+    ``search`` refuse ``--prompt`` and ``--context``: that phase never reads it
+    (``compute.phases.Workload``), so the step would run at the default instead."""
+    if not isinstance(phase, str):   # not a phase: the phase check names it
+        return
+    if phase == "decode" and prompt is not None:
+        raise UserError(f"prompt {describe(prompt)} sets a prefill's prompt; with phase "
+                        f"'decode' give context (the tokens in the KV cache)")
+    if phase == "prefill" and context is not None:
+        raise UserError(f"context {describe(context)} sets a decode step's context (the "
+                        f"tokens in the KV cache); with phase 'prefill' give prompt (the "
+                        f"tokens of each prompt)")
+
+
 def evaluate(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode", *,
              tp: int, batch: int, pp: int = 1, ep: int = 1, attention_dp: int = 1,
              expert_skew: float = 1.0, scenario: ScenarioLike | None = None,
@@ -275,6 +290,7 @@ def evaluate(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode"
     """
     from compute.evaluate_one import evaluate as _evaluate
 
+    _phase_reads(phase, prompt, context)
     options = _options(options)
     if options is not None and options.dense_mlp_tp is not None and is_whole(attention_dp) \
             and not isinstance(attention_dp, bool) and attention_dp == 1:
@@ -321,6 +337,7 @@ def search(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode", 
     """
     from compute.search import search as _search
 
+    _phase_reads(phase, prompt, context)
     slo, options = _slo(slo), _options(options)
     if scenario is not None:
         from netmodel.study.fabric_search import fabric_search

@@ -55,6 +55,29 @@ def test_collective_time_keeps_the_shape_of_any_sizes_array():
         assert netmodel.collective_time(fabric, "all-reduce", 1e6, 8).shape == ()
 
 
+def test_a_phase_that_never_reads_prompt_or_context_refuses_it():
+    """infer and search refuse --prompt in decode and --context in prefill (compute.md);
+    evaluate and search took them and ran at the defaults: a decode 'at prompt 9000' was
+    the 1513-token step (context_tokens 1513), a prefill 'at context 9000' the
+    1500-token one."""
+    runs = [lambda: netmodel.evaluate("Llama-3-8B", "H100-SXM", "decode", tp=1, batch=8,
+                                      prompt=9000),
+            lambda: netmodel.search("Llama-3-8B", "H100-SXM", "decode", prompt=9000,
+                                    max_batch=8),
+            lambda: netmodel.search("Llama-3-8B", phase="decode", scenario="h100-dgx",
+                                    prompt=9000, max_batch=8)]
+    for run in runs:
+        with pytest.raises(UserError, match=r"prompt 9000 sets a prefill's prompt; with "
+                                            r"phase 'decode' give context"):
+            run()
+    with pytest.raises(UserError, match=r"context 9000 sets a decode step's context"):
+        netmodel.evaluate("Llama-3-8B", "H100-SXM", "prefill", tp=1, batch=1, context=9000)
+    # each phase's own input is read: a longer context is a slower decode step
+    short = netmodel.evaluate("Llama-3-8B", "H100-SXM", "decode", tp=1, batch=8)
+    long = netmodel.evaluate("Llama-3-8B", "H100-SXM", "decode", tp=1, batch=8, context=8000)
+    assert long.context_tokens == 8000 and long.latency > short.latency
+
+
 def test_import_netmodel_is_light():
     code = ("import sys, netmodel; bad = [m for m in ('matplotlib', 'scipy', 'networkx', "
             "'numpy', 'dask') if m in sys.modules]; print(bad)")
