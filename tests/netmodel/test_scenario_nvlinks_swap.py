@@ -99,3 +99,22 @@ def test_a_gpu_file_chain_counts_its_roots_nvlinks(tmp_path):
                     '[gpu."MyC"]\nderive_from = "MyB"\nfraction = 0.5\nsource = "x"\n')
     gpus = load_gpu_file(path)
     assert nvlinks_of(gpus["MyC"]) == nvlinks_of(gpus["MyB"]) == PUBLISHED["B200-HGX"]
+
+
+def test_a_gpu_files_own_nvlinks_wire_the_scenario_as_the_builder(tmp_path):
+    # a GPU entry's nvlinks key is what rail-optimized defaults to (e74666f); "$nvlinks"
+    # counted the root's bandwidth instead, so h100-dgx@Own had 18 links a GPU where
+    # rail-optimized:gpu=Own had 6; and a bandwidth of 4.5 links was refused even where the
+    # file says how many links there are
+    from compute.hardware import load_gpu_file
+    from netmodel.study.scenarios import nvlinks_of
+
+    path = tmp_path / "own.toml"
+    path.write_text('[gpu."Own"]\nderive_from = "H100-SXM"\nnvlinks = 6\nsource = "x"\n'
+                    + GPU.format(name="Halfway4", bw=112.5) + "nvlinks = 4\n")
+    gpus = load_gpu_file(path)
+    assert nvlinks_of(gpus["Own"]) == 6
+    assert nvlinks_of(gpus["Halfway4"]) == 4
+    one = tmp_path / "own1.toml"
+    one.write_text('[gpu."Own"]\nderive_from = "H100-SXM"\nnvlinks = 6\nsource = "x"\n')
+    assert _domain(f"h100-dgx@{one}") == (6, 8 * 6)
