@@ -240,7 +240,12 @@ def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_na
                 how = f"name that GPU in the spec (gpu={gpu_name})"
             raise UserError(f"fabric {fabric_ref!r} is built for GPU {built_for!r}, not "
                             f"{gpu_name!r}; {how}")
-        gpu = resolve_gpu(built_for, gpu_file)
+        if gpu_file is None:   # the fabric's own GPU (a GPU file's, kept in its gpu_types)
+            from topologies.schema import gpu_spec
+
+            gpu = gpu_spec(graph, built_for)
+        else:
+            gpu = resolve_gpu(built_for, gpu_file)
         comm = FabricCostModel(graph, placement="contiguous", algorithm="auto",
                                validated=True)
         desc = {"model": "fabric", "fabric": graph.graph.get("spec") or str(fabric_ref),
