@@ -387,6 +387,34 @@ def parse_gpu_token(value: object, gpu: GpuSpec) -> object:
     return value
 
 
+#: What each token gives (``"$gpu"`` aside: a GPU), for the refusal of a token given
+#: for a parameter of another kind: (kind, whether a builder parameter takes it).
+_TOKEN_KINDS = {
+    "$nvlinks": ("a count of NVLinks", lambda p: p.type.split(" |")[0] == "int"),
+    "$reduction": ("true or false", lambda p: p.type.split(" |")[0] == "bool"),
+    "bandwidth": ("a bandwidth (bytes/s)", lambda p: p.unit == "bytes/s"),
+}
+
+
+def _check_token_kind(builder: object, key: str, value: str) -> None:
+    """Refuse a token for a parameter of another kind: ``bandwidth = "$nvlinks"`` built
+    a fabric of 18-bytes/s links, ``nvlinks = "$scaleup"`` asked for 450e9 links."""
+    from topologies.registry import builders
+
+    token = value.strip()
+    kind = _TOKEN_KINDS.get(token) or (_TOKEN_KINDS["bandwidth"]
+                                       if _GPU_TOKEN.match(value) else None)
+    info = next((b for b in builders() if b.name == builder), None)
+    param = None if info is None else next((p for p in info.params if p.name == key), None)
+    if kind is None or param is None or kind[1](param):
+        return   # not a token, or an unknown builder or key: refused where they are read
+    base = param.type.split(" |")[0]
+    takes = f"a bandwidth ({param.unit})" if param.unit == "bytes/s" else {
+        "int": "a whole number", "bool": "true or false", "float": "a number"}.get(base, base)
+    raise UserError(f"fabric value {key} = {value!r}: {token!r} is {kind[0]}, but "
+                    f"{builder}'s {key} takes {takes}")
+
+
 def _params(table: dict, gpu) -> tuple[str, dict]:
     params = {}
     for key, value in table.items():
@@ -397,6 +425,8 @@ def _params(table: dict, gpu) -> tuple[str, dict]:
         elif isinstance(value, str) and value.strip() == "$gpu":
             params[key] = gpu
         else:
+            if isinstance(value, str) and "$" in value:
+                _check_token_kind(table.get("builder"), key, value)
             params[key] = parse_gpu_token(value, gpu)
     return table["builder"], params
 
