@@ -219,7 +219,9 @@ def superpod(sus: int = 1, gpu: str | GpuSpec = "H100-SXM", scaleup_bandwidth: f
     per server on one NVSwitch domain (4 NVSwitch3 chips: 256 ports, 18 NVLinks per GPU,
     NVLS reduction), each GPU with its own 400 Gb/s NIC to its rail's leaf; 8 rail leaves
     per SU and 4/8/16/16 spines for 1-4 SUs, all 64-port (Quantum-2). Racks hold 4 servers
-    (an assumption for the ``rack`` label). The rest as :func:`rail_optimized`.
+    (an assumption for the ``rack`` label). Another ``gpu`` keeps the shape and its own
+    NVLinks (an A100's 12; the domain switch keeps its 256 ports). The rest as
+    :func:`rail_optimized`.
 
     Examples
     --------
@@ -229,12 +231,14 @@ def superpod(sus: int = 1, gpu: str | GpuSpec = "H100-SXM", scaleup_bandwidth: f
     (248, 8, 4)
     >>> g.edges["gpu0", "nvs0"]["bandwidth"] / 1e9, g.edges["gpu0", "leaf0"]["bandwidth"] / 1e9
     (450.0, 50.0)
+    >>> g.edges["gpu0", "nvs0"]["links"], superpod(1, "A100-SXM-80GB").edges["gpu0", "nvs0"]["links"]
+    (18, 12)
     """
     sus = check_int("sus", sus)
     return rail_optimized(domains=32 * sus - 1, domain_size=8, gpus_per_server=8, gpu=gpu,
                           servers_per_leaf=32, leaf_radix=64, spine_radix=64,
                           scaleup_bandwidth=scaleup_bandwidth, nic_bandwidth=nic_bandwidth,
-                          nvlinks=18, nvswitch_radix=4 * 64, sharp=sharp, servers_per_rack=4,
+                          nvlinks=None, nvswitch_radix=4 * 64, sharp=sharp, servers_per_rack=4,
                           medium=medium)
 
 
@@ -248,7 +252,8 @@ def nvl72(racks: int = 1, gpu: str | GpuSpec = "B200-HGX", scaleup_bandwidth: fl
     The published shape (fabrics.md): 72 GPUs per rack on one NVLink domain (18 NVLink switch chips, each GPU with one NVLink5 to every chip: 18 links,
     900 GB/s per direction; modelled as one logical switch of 18 x 72 ports with NVLS).
     The GPU type defaults to the catalog's B200 (the Blackwell GPU of a GB200 has the same
-    NVLink5 bandwidth). With ``racks > 1`` each GPU's NIC joins a rail-optimized leaf-spine
+    NVLink5 bandwidth); another ``gpu`` keeps its own NVLinks (an A100's 12 reach 12 of the
+    18 chips). With ``racks > 1`` each GPU's NIC joins a rail-optimized leaf-spine
     (4 GPUs per compute tray = 4 rails; ``servers_per_leaf`` trays per leaf, default half
     the leaf's ports: an assumption, not a published GB200 SuperPOD shape). The leaves and
     spines default to 64 ports (NDR Quantum-2 class, for 400 Gb/s NICs); an XDR fabric of
@@ -277,5 +282,5 @@ def nvl72(racks: int = 1, gpu: str | GpuSpec = "B200-HGX", scaleup_bandwidth: fl
     return rail_optimized(domains=racks, domain_size=72, gpus_per_server=4, gpu=gpu,
                           servers_per_leaf=per_leaf, leaf_radix=leaf_radix,
                           spine_radix=spine_radix, scaleup_bandwidth=scaleup_bandwidth,
-                          nic_bandwidth=nic_bandwidth, nvlinks=18, nvswitch_radix=18 * 72,
+                          nic_bandwidth=nic_bandwidth, nvlinks=None, nvswitch_radix=18 * 72,
                           sharp=sharp, medium=medium)

@@ -57,3 +57,13 @@ def test_gpu_file_bad_nvlinks(tmp_path, bad):
     f.write_text(f'[gpu.Bad]\nderive_from = "H100-SXM"\nnvlinks = {v}\n')
     with pytest.raises(UserError, match="nvlinks"):
         load_gpu_file(f)
+
+
+def test_superpod_and_nvl72_follow_the_gpu():
+    # both hard-coded 18 links whatever the GPU; their own GPUs keep 18
+    from topologies.hierarchical import nvl72, superpod
+
+    assert _scaleup(superpod(1))[0] == {18} and _scaleup(nvl72())[0] == {18}
+    assert _scaleup(superpod(1, "A100-SXM-80GB"))[0] == {12}
+    g = nvl72(gpu="A100-SXM-80GB")
+    assert _scaleup(g)[0] == {12} and g.nodes["nvs0"]["radix"] == 18 * 72
