@@ -35,10 +35,16 @@ def test_h100_and_lite_keep_eighteen():
 
 
 def test_catalog_agrees_with_the_bandwidth_rule():
-    # the "$nvlinks" token counts links as scale-up bandwidth / the generation's NVLink
-    # rate (netmodel.study.scenarios.nvlinks_of); the catalog's count must agree
+    # each catalog count is the scale-up bandwidth over one NVLink's line rate of the GPU's
+    # generation (collective_generations.toml nvlink_bandwidth: 25 GB/s Ampere and Hopper,
+    # 50 GB/s Blackwell), computed here, not through nvlinks_of (which returns the count)
+    from compute.hardware import root_gpu
+    from netmodel.collectives.calibration import default_calibration
+
     for name in gpu_names():
-        assert gpu_nvlinks(name) == nvlinks_of(get_gpu(name)), name
+        root = root_gpu(get_gpu(name))
+        rate = default_calibration().generation_of(root.name).nvlink_bandwidth
+        assert gpu_nvlinks(name) == root.scaleup_bandwidth / rate == nvlinks_of(get_gpu(name))
 
 
 def test_gpu_file_nvlinks(tmp_path):
