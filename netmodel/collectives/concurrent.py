@@ -41,7 +41,13 @@ import numpy as np
 from compute.comm import check_op
 from compute.errors import UserError
 from compute.validate import is_whole
-from netmodel.collectives.algorithms import NotApplicable, Pairs, generate, precheck
+from netmodel.collectives.algorithms import (
+    PRECHECKS,
+    NotApplicable,
+    Pairs,
+    generate,
+    precheck,
+)
 from netmodel.collectives.cost import (
     SEND_RECV,
     GroupCut,
@@ -256,18 +262,19 @@ def _step_transfers(router, classes, i):
 _DENSE_FACTOR = 8
 
 
-def _group_pieces(gid, pl, G, NP):
+def _group_pieces(gid, pl, G, NP, traffic: bool = True):
     """Traffic of each group through each piece it crosses: ``(group, piece, fraction)``,
-    by group then piece (a pair crossed with no bytes included)."""
+    by group then piece (a pair crossed with no bytes included); without ``traffic`` the
+    fractions are None (not summed)."""
     key = gid[pl.pieces] * NP + pl.piece_of
-    w = pl.frac[pl.pieces]
     if G * NP <= _DENSE_FACTOR * len(key):  # a dense table: quicker than sorting
         seen = np.zeros(G * NP, dtype=bool)
         seen[key] = True
         uk = np.flatnonzero(seen)
-        return uk // NP, uk % NP, np.bincount(key, w, minlength=G * NP)[uk]
+        return uk // NP, uk % NP, (np.bincount(key, pl.frac[pl.pieces], minlength=G * NP)[uk]
+                                   if traffic else None)
     uk, inv = np.unique(key, return_inverse=True)
-    return uk // NP, uk % NP, np.bincount(inv.ravel(), w)
+    return uk // NP, uk % NP, np.bincount(inv.ravel(), pl.frac[pl.pieces]) if traffic else None
 
 
 def _loads(router, rate, pl, gid, G, disjoint, alone_too: bool = True):
@@ -322,7 +329,7 @@ def _loads(router, rate, pl, gid, G, disjoint, alone_too: bool = True):
             if alone_too:
                 pmaxw[nonempty] = np.maximum.reduceat(pw / coef[which] / rate[plk], s0)
         # each (group, piece) once: a group's busiest piece is the same over fewer entries
-        pg, pp, X = _group_pieces(gid, pl, G, NP)
+        pg, pp, X = _group_pieces(gid, pl, G, NP, alone_too)   # X: for alone only
         slot = slot_of[pp]
         np.maximum.at(together, pg, pmax[slot])
     if have and alone_too:
@@ -367,6 +374,138 @@ def _loads(router, rate, pl, gid, G, disjoint, alone_too: bool = True):
     return together, alone, latency, lat_up, scaleout, hot
 
 
+#: :func:`_evaluate` routes a step of more transfers than this in parts of about
+#: :data:`_PART` (:func:`_loads_in_parts`) where only the loads together are asked for.
+_IN_PARTS = 1 << 19
+_PART = 1 << 16
+#: ... when groups x links (and groups x pieces) is at most this: the links and pieces each
+#: group crosses are marked in a table of that many cells.
+_PART_CELLS = 1 << 26
+
+
+def _step_parts(classes, i):
+    """For a step of more than :data:`_IN_PARTS` transfers between GPUs of groups
+    (:class:`Pairs` in every class): ``(key, fractions, parts)``, the key and the fractions of
+    :func:`_step_transfers` (the fractions once per class, not per group) and ``parts()``,
+    yielding its ``(src, dst, frac, gid)`` in parts of whole groups, about :data:`_PART`
+    transfers each, in its order; else None."""
+    members, total = [], 0
+    for steps, rows, idx in classes:
+        if i >= len(steps):
+            continue
+        t = steps[i].transfers
+        if not isinstance(t, Pairs):
+            return None
+        members.append((t.src, t.dst, t.fractions(), rows, idx))
+        total += len(t.src) * len(idx)
+    if total <= _IN_PARTS:
+        return None
+
+    # parts of whole groups, in order, each of at least _PART transfers (and more than 64:
+    # a router works fewer out through its dict of pairs, learning apart), the last merged
+    # into the one before when it has fewer
+    least = max(_PART, 65)
+    cuts: list[list[tuple[int, int, int]]] = [[]]
+    size = 0
+    for m, (s, _, _, _, idx) in enumerate(members):
+        per = max(1, -(-least // max(1, len(s))))
+        for a in range(0, len(idx), per):
+            if size >= least:
+                cuts.append([])
+                size = 0
+            b = min(a + per, len(idx))
+            cuts[-1].append((m, a, b))
+            size += (b - a) * len(s)
+    if size < least and len(cuts) > 1:
+        cuts[-2].extend(cuts.pop())
+
+    def parts():
+        for part in cuts:
+            out = []
+            for m, a, b in part:
+                s, d, f, rows, idx = members[m]
+                r = rows[a:b]
+                out.append((r.take(s, axis=1).ravel(), r.take(d, axis=1).ravel(),
+                            np.tile(f, len(r)), np.repeat(idx[a:b], len(s))))
+            yield tuple(x[0] if len(out) == 1 else np.concatenate(x) for x in zip(*out, strict=True))
+
+    key = tuple((s.tobytes(), d.tobytes()) for s, d, *_ in members)
+    return key, np.concatenate([m[2] for m in members]), parts
+
+
+def _loads_in_parts(router, rate, parts, G) -> tuple | None:
+    """:func:`_loads` without ``alone_too`` of the step whose transfers ``parts()`` yields
+    (:func:`_step_parts`), bit for bit, routed part by part (a step of 4.2 million transfers
+    allocated some 40 arrays of 33-67 MB whose fresh pages the kernel zeroed: more time
+    than the arithmetic); None where it would not be the same (a transfer routed on its
+    own, whose links come after every hop in one plan; tables too large; pairs not learned
+    as one plan would learn them: :meth:`~netmodel.collectives.routing.Router.
+    learn_in_parts`).
+
+    Why it is the same: the step's pairs are learned first as one plan would learn them (the
+    same signatures, patterns and piece ids); a link's bytes are summed in the order one
+    plan sums them (:func:`numpy.add.at` adds in order, as :func:`numpy.bincount` does; a
+    link is a first hop or a last hop, never both, and parts keep the transfers' order), and
+    the rest is maxima, order-free."""
+    L = router.n_links
+    if G * L > _PART_CELLS:
+        return None
+    if not router.learn_in_parts(lambda: ((s, d) for s, d, _, _ in parts())):
+        return None
+    NP = len(router._piece_links)
+    if G * NP > _PART_CELLS:
+        return None
+    hop_total = np.zeros(L)
+    per_piece = np.zeros(NP)
+    links_of = np.zeros(G * L, dtype=bool)     # (group, link) crossed by a first or last hop
+    pieces_of = np.zeros(G * NP, dtype=bool)   # (group, piece) crossed
+    latency = np.zeros(G)
+    lat_up = np.full(G, -1.0)
+    scaleout = np.zeros(G, dtype=bool)
+    for src, dst, frac, g in parts():
+        pl = router.plan_nodes(src, dst, frac)
+        if len(pl.routed) or len(router._piece_links) != NP:
+            return None   # routed on its own, or not learned up front after all: one plan
+        f = pl.frac
+        el = pl.hop_links.astype(np.int64, copy=False)
+        eg = g[pl.hop_index]
+        np.add.at(hop_total, el, pl.hop_weights * f[pl.hop_index])
+        links_of[eg * L + el] = True
+        del el, eg
+        if len(pl.piece_of):
+            np.add.at(per_piece, pl.piece_of, f[pl.pieces])
+            pieces_of[g[pl.pieces] * NP + pl.piece_of] = True
+        np.maximum.at(latency, g, pl.latency)
+        up = ~pl.scaleout
+        np.maximum.at(lat_up, g[up], pl.latency[up])
+        scaleout[g[pl.scaleout]] = True
+        del pl
+    total = hop_total
+    pg, pp = np.divmod(np.flatnonzero(pieces_of), NP)
+    have = len(pp) > 0
+    if have:   # as _loads: the pieces' bytes on their links
+        used = np.flatnonzero(np.bincount(pp, minlength=NP))
+        slot_of = np.zeros(NP, dtype=np.int64)
+        slot_of[used] = np.arange(len(used))
+        coef = per_piece[used]
+        which, plk, pw = router.expand(used, coef)
+        total += np.bincount(plk, pw, minlength=L)
+    util = total / rate
+    together = np.zeros(G)
+    hg, hl = np.divmod(np.flatnonzero(links_of), L)
+    np.maximum.at(together, hg, util[hl])
+    if have:
+        count = np.bincount(which, minlength=len(used))
+        starts = np.cumsum(count) - count
+        nonempty = count > 0
+        pmax = np.zeros(len(used))
+        if nonempty.any():
+            pmax[nonempty] = np.maximum.reduceat(util[plk], starts[nonempty])
+        np.maximum.at(together, pg, pmax[slot_of[pp]])
+    lat_up = np.where(lat_up < 0, latency, lat_up)
+    return together, np.zeros(G), latency, lat_up, scaleout, []
+
+
 def _power_of_two_ratio(new: np.ndarray, old: np.ndarray) -> float | None:
     """``c`` when ``new == old * c`` exactly for a power of two ``c`` (1 included), else
     None. Scaling by a power of two is exact in binary floating point (far from overflow
@@ -406,7 +545,13 @@ def _evaluate(model, op, algorithm, groups: _Groups, alone_too: bool = True):
     hot = []
     done, kind = groups.loads, groups.partition(algorithm)
     for i in range(n_steps):
-        src, dst, frac, gid, key = _step_transfers(router, classes, i)
+        # a large step of only the loads together: routed in parts, never whole (its key's
+        # fractions kept once per class: the key and alone_too fix whether a step is)
+        parted = None if alone_too else _step_parts(classes, i)
+        if parted is None:
+            src, dst, frac, gid, key = _step_transfers(router, classes, i)
+        else:
+            key, frac, parts = parted
         if key is not None:
             key = (kind, key)
         hit = None if key is None else done.get(key)
@@ -417,8 +562,19 @@ def _evaluate(model, op, algorithm, groups: _Groups, alone_too: bool = True):
             out = _scaled(hit[1], scale)
         else:
             plan_key = None if key is None else ("concurrent", key, groups.token)
-            pl = router.plan_nodes(src, dst, frac, plan_key)
-            out = _loads(router, rate, pl, gid, G, groups.disjoint, alone_too)
+            out = None
+            if parted is not None:
+                if plan_key not in router._plans:
+                    out = _loads_in_parts(router, rate, parts, G)
+                if out is None:   # as it was: one plan of the whole step
+                    src, dst, frac_all, gid, _ = _step_transfers(router, classes, i)
+                    pl = router.plan_nodes(src, dst, frac_all, plan_key)
+                    out = _loads(router, rate, pl, gid, G, groups.disjoint, alone_too)
+                    del pl, src, dst, frac_all, gid
+            else:
+                pl = router.plan_nodes(src, dst, frac, plan_key)
+                out = _loads(router, rate, pl, gid, G, groups.disjoint, alone_too)
+                del pl
             if key is not None:
                 done[key] = (frac, out)
         together[:, i], alone[:, i], latency[:, i], lat_up[:, i], scaleout[:, i], h = out
@@ -556,6 +712,8 @@ def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
     prepared = _prepared(model, groups, alone_too)
     why: dict[str, list[str]] = {name: [] for name in names}
     for name in list(names):  # ruled out by a look at the groups: no work counted
+        if (name, op) not in PRECHECKS:   # nothing to look at (8,192 groups of 2: 0.4 s)
+            continue
         try:
             for g in groups:
                 precheck(name, op, g, model.graph)
@@ -637,23 +795,34 @@ def _ranges(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op
     hi = np.full((len(options), len(groups)), math.inf)
     first: dict[tuple, tuple[float, float]] = {}
     nics: dict[int, tuple[float, int] | None] = {}   # a crossing group's NICs, read once
+    # the groups of each (size, crosses, NICs), in order of their first group: worked out
+    # once per algorithm (its options share ``crosses``), not per option and group
+    alike: dict[str, tuple[np.ndarray, list]] = {}
     for i, o in enumerate(options):
         if (op, o[0]) not in SEND_RECV:
             continue
         crosses = o[-1]
-        for g, members in enumerate(groups):
-            net = bool(crosses[g]) and not cal.scaleup_everywhere
-            if net and g not in nics:
-                nics[g] = group_nic(model.router, members)
-            key = (o[0], o[1], len(members), bool(crosses[g]), nics.get(g) if net else None)
+        hit_alike = alike.get(o[0])
+        if hit_alike is None or hit_alike[0] is not crosses:
+            where: dict[tuple, list[int]] = {}
+            for g, members in enumerate(groups):
+                net = bool(crosses[g]) and not cal.scaleup_everywhere
+                if net and g not in nics:
+                    nics[g] = group_nic(model.router, members)
+                k = (len(members), bool(crosses[g]), nics.get(g) if net else None)
+                where.setdefault(k, []).append(g)
+            hit_alike = alike[o[0]] = (crosses, [(k, np.array(gs)) for k, gs in where.items()])
+        for k, gs in hit_alike[1]:
+            key = (o[0], o[1]) + k
             hit = first.get(key)
             if hit is None:
-                if net:
-                    hit = p2p_size_range(o[1], op, len(members), True, (), cal, 1.0, nics[g])
+                members = groups[gs[0]]
+                if k[1] and not cal.scaleup_everywhere:   # crosses the network
+                    hit = p2p_size_range(o[1], op, len(members), True, (), cal, 1.0, k[2])
                 else:
                     hit = model.compiled(op, o[0], members).size_range(o[1], cal)
                 first[key] = hit
-            lo[i, g], hi[i, g] = hit
+            lo[i, gs], hi[i, gs] = hit
     if not (lo > 0).any() and not (hi < math.inf).any():
         return None
     return lo, hi
