@@ -180,16 +180,22 @@ class Calibration:
         scale-up network at most ``p2p_channels_per_peer`` (NCCL's p2p channels, a power of
         2) and, with ``nvlink_bandwidth``, two per NVLink of the path (its line rate over
         ``nvlink_bandwidth``) rounded up to a power of 2; when some peer is across the
-        scale-out network, ``p2p_channels_per_net_peer`` (unless ``scaleup_everywhere``),
-        or by ``p2p_net_channel_bandwidth``'s rule where the fabric gives the GPU's NICs.
+        scale-out network (unless ``scaleup_everywhere``) NCCL's network rule of the
+        version below (:func:`netmodel.collectives.cost.net_peer_channels`), which starts
+        from ``p2p_channels_per_net_peer`` (NCCL's 2).
     p2p_net_channel_bandwidth : float
         NCCL 2.29 and later (``NCCL_P2P_PER_CHANNEL_NET_BW``, bytes/s): a peer across the
         network gets ``max(NICs, ceil(NIC bandwidth / this))`` channels (the GPU's NICs to
         the scale-out network, their line rates together), rounded up to a power of 2 and
         halved while that times ``ceil(GPUs / p2p_peers_per_batch)`` exceeds
-        ``p2p_net_channels``; 0: the older fixed ``p2p_channels_per_net_peer``.
+        ``p2p_net_channels``; 0: NCCL 2.20 to 2.28, ``p2p_channels_per_net_peer`` halved
+        while it times the GPUs exceeds 4 x ``p2p_net_channels``, then at least one a NIC
+        (with ``p2p_net_channels`` 0 too: the fixed ``p2p_channels_per_net_peer`` of NCCL
+        2.19 and older).
     p2p_net_channels : int
-        NCCL's p2p channels (``p2pnChannels``) of a communicator across nodes (0: no halving).
+        NCCL's p2p channels (``p2pnChannels``) of a communicator across nodes (0: no halving);
+        a file's ``[p2p]`` table without ``net_channels`` takes ``channels`` rounded up to a
+        power of 2, as NCCL derives them from its ring and tree channels.
     p2p_peers_per_batch : int
         Peers of one channel's work batch (``NCCL_MAX_DEV_WORK_P2P_PER_BATCH``).
     nvlink_bandwidth : float
@@ -349,6 +355,15 @@ def _protocol(where: str, name: str, table: Mapping[str, Any]) -> Protocol:
                     **{k: float(table[k]) for k in _PROTOCOL_OPTIONAL if k in table})
 
 
+def _pow2_up(c: object) -> object:
+    """NCCL's p2pnChannels from its channel count (src/graph/paths.cc,
+    ncclTopoComputeP2pChannels: pow2Up); anything but a count in 1..1024 is passed on for
+    :class:`Calibration` to refuse."""
+    if isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= 1024:
+        return c
+    return 1 << (c - 1).bit_length()
+
+
 def load_calibration(path: str | Path = DEFAULTS_PATH,
                      generations: str | Path | None = None) -> Calibration:
     """Read a calibration TOML file (same layout as the shipped defaults) and, if given, a
@@ -386,7 +401,8 @@ def load_calibration(path: str | Path = DEFAULTS_PATH,
         p2p_channels_per_peer=p2p.get("channels_per_peer", 1),
         p2p_channels_per_net_peer=p2p.get("channels_per_net_peer", 1),
         p2p_net_channel_bandwidth=float(p2p.get("net_channel_bandwidth", 0.0)),
-        p2p_net_channels=p2p.get("net_channels", 0),
+        p2p_net_channels=p2p.get("net_channels", _pow2_up(pipeline.get("channels", 1))
+                                 if p2p else 0),
         p2p_peers_per_batch=p2p.get("peers_per_batch", 8),
         generations=gens, default_generation=default,
     )

@@ -43,8 +43,8 @@ from netmodel.collectives.steps import unique
 
 __all__ = ["STEP_FIELDS", "CollectiveResult", "CompiledCollective", "GroupCut", "StepCost",
            "SEND_RECV", "StepTiming", "SweepResult", "bus_factor", "combine", "compile_steps", "cost_step",
-           "lines_time", "link_path_rates", "p2p_size_range", "path_rate", "set_step",
-           "step_protocols", "step_shape", "step_table"]
+           "lines_time", "link_path_rates", "net_peer_channels", "p2p_size_range", "path_rate",
+           "set_step", "step_protocols", "step_shape", "step_table"]
 
 # GroupCut (re-exported): no path joins two members of a group (a cut fabric).
 
@@ -421,6 +421,60 @@ def lines_time(a: np.ndarray, b: np.ndarray, lo: np.ndarray | None, hi: np.ndarr
     return t.min(0)
 
 
+def net_peer_channels(p: int, cal: Calibration, nic: tuple[float, int] | None = None,
+                      scale: float = 1.0) -> int:
+    """NCCL's send/recv channels a peer (``p2pnChannelsPerPeer``) when a peer of a group of
+    ``p`` GPUs is across the scale-out network: ``nic`` is the slowest member's NICs (their
+    line rate together and their number, :func:`group_nic`; None: none), ``scale`` scales
+    their rate. NVIDIA/nccl src/graph/paths.cc, ``ncclTopoGetNchannels`` (network branch)
+    and ``ncclTopoComputeP2pChannels``, by the calibration's version:
+
+    * NCCL 2.29 and later (``p2p_net_channel_bandwidth`` > 0): ``max(NICs, ceil(NIC GB/s /
+      NCCL_P2P_PER_CHANNEL_NET_BW))`` (``p2p_channels_per_net_peer`` with no NIC), pow2Up,
+      halved while that times ``ceil(p / p2p_peers_per_batch)`` exceeds the communicator's
+      ``p2p_net_channels``;
+    * NCCL 2.20 to 2.28 (``p2p_net_channel_bandwidth`` = 0, ``p2p_net_channels`` > 0):
+      ``nChannelsMax`` = ``p2p_channels_per_net_peer`` (2) halved while it times ``p``
+      exceeds 4 x ``p2p_net_channels``, then ``max(NICs, nChannelsMax)``, pow2Up, at most
+      ``p2p_net_channels``;
+    * else (NCCL 2.19 and older): ``p2p_channels_per_net_peer``.
+
+    The NICs are all the GPU's links to the scale-out network; NCCL counts them only until
+    their bandwidth covers the GPU's own PCIe link (``ncclTopoGetLocalNetCountByBw``), which
+    the model does not hold.
+
+    >>> from netmodel.collectives.calibration import default_calibration
+    >>> cal = default_calibration()                 # NCCL 2.29: one 400G NIC
+    >>> [net_peer_channels(p, cal, (50e9, 1)) for p in (16, 32, 64, 72)]
+    [4, 4, 2, 1]
+    >>> old = cal.with_(p2p_net_channel_bandwidth=0.0)   # NCCL 2.20-2.28: 2 x p > 4 x 16
+    >>> [net_peer_channels(p, old, (50e9, 1)) for p in (16, 32, 33, 144)]
+    [2, 2, 1, 1]
+    """
+    channels = cal.p2p_channels_per_net_peer
+    total = cal.p2p_net_channels
+    nics = nic[1] if nic is not None and nic[1] > 0 else 0
+    per = cal.p2p_net_channel_bandwidth
+    if per > 0:
+        if nics:
+            # GB/s as whole numbers, as NCCL's divUp((int)netBw, (int)14) takes them
+            gbps, per_gbps = int(nic[0] * scale / 1e9 + 1e-9), max(1, int(per / 1e9 + 1e-9))
+            channels = max(nics, -(-gbps // per_gbps))
+        channels = 1 << (channels - 1).bit_length()             # pow2Up
+        if total > 0:
+            batches = -(-p // cal.p2p_peers_per_batch)
+            while channels * batches > total and channels > 1:
+                channels //= 2
+    elif total > 0:
+        # "Avoid overloading channels with 8+ operations as we loose the sync warp"
+        most = channels
+        while most * p > total * 4 and most > 1:
+            most //= 2
+        channels = 1 << (max(nics, most) - 1).bit_length()      # pow2Up
+        channels = min(channels, 1 << (total - 1).bit_length())  # at most p2pnChannels
+    return channels
+
+
 def p2p_size_range(protocol: str, op: str, p: int, scaleout: bool, rates: Iterable[float],
                    cal: Calibration, scale: float = 1.0,
                    nic: tuple[float, int] | None = None) -> tuple[float, float]:
@@ -430,16 +484,10 @@ def p2p_size_range(protocol: str, op: str, p: int, scaleout: bool, rates: Iterab
     crosses the scale-out network, and ``rates``, its steps' bottleneck rates as NCCL sees
     their paths (:func:`path_rate`), off its steps; :mod:`netmodel.collectives.concurrent`
     reads them off every group's). A peer across the scale-out network gets
-    ``p2p_channels_per_net_peer`` channels, unless the calibration makes every link scale-up
-    (``scaleup_everywhere``: a scenario's ``links = "scale-up"``), when it gets NVLink's as
-    on the scale-up network; or, where the calibration has ``p2p_net_channel_bandwidth``
-    (NCCL 2.29 and later) and ``nic`` gives the slowest member's NICs (their line rate
-    together and their number, :func:`group_nic`), NCCL's rule (src/graph/paths.cc,
-    ncclTopoGetNchannels: "nNetChannels = std::max(netCount, divUp((int)netBw,
-    (int)ncclParamP2pPerChannelNetBw()))", in GB/s; ncclTopoComputeP2pChannels: pow2Up,
-    then with more than one node halved "while (comm->p2pnChannelsPerPeer *
-    divUp(comm->p2pMaxPeers, NCCL_MAX_DEV_WORK_P2P_PER_BATCH) > comm->p2pnChannels &&
-    comm->p2pnChannelsPerPeer > 1)", p2pMaxPeers being the ``p`` GPUs).
+    :func:`net_peer_channels` (NCCL's rule of the calibration's version, by ``nic``, the
+    slowest member's NICs: their line rate together and their number, :func:`group_nic`),
+    unless the calibration makes every link scale-up (``scaleup_everywhere``: a scenario's
+    ``links = "scale-up"``), when it gets NVLink's as on the scale-up network.
 
     >>> from netmodel.collectives.calibration import default_calibration
     >>> cal = default_calibration().for_gpu("H100-SXM")
@@ -461,17 +509,7 @@ def p2p_size_range(protocol: str, op: str, p: int, scaleout: bool, rates: Iterab
             or not {"LL", "Simple"} <= {x.name for x in cal.protocols}:
         return 0.0, math.inf
     if scaleout and not cal.scaleup_everywhere:
-        channels = cal.p2p_channels_per_net_peer
-        per = cal.p2p_net_channel_bandwidth
-        if per > 0 and nic is not None and nic[1] > 0:
-            # GB/s as whole numbers, as NCCL's divUp((int)netBw, (int)14) takes them
-            gbps, per_gbps = int(nic[0] * scale / 1e9 + 1e-9), max(1, int(per / 1e9 + 1e-9))
-            channels = max(nic[1], -(-gbps // per_gbps))
-            channels = 1 << (channels - 1).bit_length()         # pow2Up
-            if cal.p2p_net_channels > 0:
-                batches = -(-p // cal.p2p_peers_per_batch)
-                while channels * batches > cal.p2p_net_channels and channels > 1:
-                    channels //= 2
+        channels = net_peer_channels(p, cal, nic, scale)
     else:
         channels = cal.p2p_channels_per_peer
         rates = [r for r in rates if r > 0]
@@ -536,7 +574,7 @@ class CompiledCollective:
         send/recv (:data:`SEND_RECV`) under a calibration with ``p2p_ll_threshold`` and both
         an LL and a Simple protocol: NCCL picks its protocol by size there (src/enqueue.cc, addP2pToPlan),
         LL while one peer's bytes are at most ``p2p_ll_threshold`` times the channels a
-        peer may use (``p2p_channels_per_net_peer`` when a step crosses the scale-out
+        peer may use (:func:`net_peer_channels` when a step crosses the scale-out
         network and the calibration is not ``scaleup_everywhere``, else
         ``p2p_channels_per_peer``, at most two per NVLink of the slowest link the group's
         transfers cross, at its rate as NCCL sees its path, :func:`path_rate`: one count

@@ -24,6 +24,7 @@ import pytest
 
 from compute.errors import UserError
 from netmodel.collectives.calibration import Calibration, default_calibration, load_calibration
+from netmodel.collectives.cost import p2p_size_range
 from netmodel.collectives.cost_table import cost_rows
 from netmodel.collectives.model import FabricCostModel
 from topologies import build
@@ -116,7 +117,7 @@ def test_across_nodes_channels_by_nic():
     r = m.cost("all-to-all", MIB + 16, 16)
     assert r.protocol == "Simple"
     assert r.time == pytest.approx(simple(MIB + 16), rel=1e-3)
-    # NCCL 2.28 and older (net_channel_bandwidth = 0): the fixed 2 channels a peer
+    # NCCL 2.20-2.28 (net_channel_bandwidth = 0): 2 channels a peer (2 x 16 <= 4 x 16)
     old = FabricCostModel(build("rail-optimized:domains=2,gpu=B200-HGX"), algorithms="nccl",
                           validated=True, calibration=default_calibration().with_(
                               p2p_net_channel_bandwidth=0.0))
@@ -136,6 +137,79 @@ def test_across_nodes_channels_halved_by_peers(domains, channels):
     p = 8 * domains
     direct = m.compiled("all-to-all", "direct", m.group(p))
     assert direct.size_range("LL", m.calibration) == (0.0, p * channels * 16384)
+
+
+@pytest.mark.parametrize("domains, channels", [(2, 2), (4, 2), (5, 1), (8, 1), (18, 1)])
+def test_nccl_2_28_channels_halved_by_ranks(domains, channels):
+    # NCCL 2.20-2.28 (net_channel_bandwidth = 0; src/graph/paths.cc, ncclTopoGetNchannels,
+    # network branch): nChannelsMax = 2, halved "while (nChannelsMax*comm->nRanks >
+    # comm->p2pnChannels*4 && nChannelsMax > 1)", then max(netCountByBw, nChannelsMax):
+    # one 400G NIC a B200, 16 p2p channels: 2 x p <= 64 keeps 2 up to 32 GPUs; 40, 64
+    # and 144 GPUs get 1. LL up to p x channels x 16 KiB (the old fixed 2: p x 32 KiB).
+    cal = default_calibration().with_(p2p_net_channel_bandwidth=0.0)
+    m = FabricCostModel(build(f"rail-optimized:domains={domains},gpu=B200-HGX"),
+                        algorithms="nccl", validated=True, calibration=cal)
+    p = 8 * domains
+    direct = m.compiled("all-to-all", "direct", m.group(p))
+    assert direct.nic == (50e9, 1)
+    assert direct.size_range("LL", m.calibration) == (0.0, p * channels * 16 * KIB)
+
+
+def test_nccl_2_28_64_gpus_simple_above_1_mib_by_hand():
+    # 64 B200 of 8 servers under NCCL 2.20-2.28: 1 channel a peer (2 x 64 > 4 x 16), so LL
+    # up to 64 x 16 KiB = 1 MiB and Simple above (the old fixed 2: LL to 2 MiB). A direct
+    # all-to-all sends 56/64 of n out of each GPU's 400G NIC (47 GB/s); LL 6.6 + 2.7 us,
+    # Simple 8.4 + 14 us, the GPU-leaf-spine-leaf-GPU route 1.69 us. At 1.5 MiB: Simple
+    # 8.4 + 14 + 1.69 + 1.5 MiB x 7/8 / 47 GB/s = 53.37 us (LL would be 85.88 us).
+    cal = default_calibration().with_(p2p_net_channel_bandwidth=0.0)
+    m = FabricCostModel(build("rail-optimized:domains=8,gpu=B200-HGX"), algorithms="nccl",
+                        validated=True, calibration=cal)
+    ll = lambda n: 6.6e-6 + 2.7e-6 + ROUTE_2X + n * 7 / 8 / (47e9 * 0.391)  # noqa: E731
+    simple = lambda n: 8.4e-6 + 14e-6 + ROUTE_2X + n * 7 / 8 / 47e9  # noqa: E731
+    r = m.cost("all-to-all", MIB, 64)
+    assert r.protocol == "LL"
+    assert r.time == pytest.approx(ll(MIB), rel=1e-3)
+    for n in (MIB + 64, 1.5 * MIB):
+        r = m.cost("all-to-all", n, 64)
+        assert r.protocol == "Simple"
+        assert r.time == pytest.approx(simple(n), rel=1e-3)
+    assert simple(1.5 * MIB) * 1e6 == pytest.approx(53.37, abs=0.01)
+
+
+def test_nccl_2_29_halves_a_peer_without_nics():
+    # NCCL 2.29 gives a peer across the network 2 channels where the GPU has no NIC
+    # ("nNetChannels = 2; if (netCount > 0) ..."), and ncclTopoComputeP2pChannels halves
+    # whatever it got: 144 GPUs, 2 x ceil(144 / 8) = 36 > 16 -> 1 x 18 > 16, stays 1 (the
+    # floor), so LL up to 144 x 16 KiB = 2.25 MiB; 64 GPUs: 2 x 8 = 16, kept, 2 MiB.
+    cal = default_calibration().for_gpu("H100-SXM")
+    assert p2p_size_range("LL", "all-to-all", 144, True, [], cal) == (0.0, 144 * 16 * KIB)
+    assert p2p_size_range("LL", "all-to-all", 64, True, [], cal) == (0.0, 64 * 2 * 16 * KIB)
+
+
+def test_net_channels_follow_the_ring_channels(tmp_path):
+    # NCCL's p2pnChannels is its ring/tree channel count rounded up to a power of 2
+    # (src/graph/paths.cc, ncclTopoComputeP2pChannels: "comm->p2pnChannels =
+    # std::min(comm->nChannels, ...)", pow2Up): the shipped 16 channels give 16, as the
+    # 2 x 8 H100 EFA log prints ("16 p2p channels, 2 p2p channels per peer": NCCL 2.20-2.28
+    # gives 16 H100 with one NIC each max(1, 2) = 2 a peer, 2 x 16 <= 4 x 16). A file whose
+    # [pipeline] has 24 channels and whose [p2p] names no net_channels gets 32, so 40 GPUs
+    # keep 2 a peer under NCCL 2.20-2.28 (2 x 40 <= 4 x 32) where 16 would halve them to 1.
+    from netmodel.collectives.calibration import DEFAULTS_PATH
+    from netmodel.collectives.cost import net_peer_channels
+
+    cal = default_calibration()
+    assert cal.channels == 16 and cal.p2p_net_channels == 16
+    old = cal.for_gpu("H100-SXM").with_(p2p_net_channel_bandwidth=0.0)
+    assert net_peer_channels(16, old, (50e9, 1)) == 2
+    src = DEFAULTS_PATH.read_text().replace("\nchannels = 16\n", "\nchannels = 24\n")
+    path = tmp_path / "cal.toml"
+    path.write_text(src)
+    wide = load_calibration(path)
+    assert wide.channels == 24 and wide.p2p_net_channels == 32
+    assert net_peer_channels(40, wide.with_(p2p_net_channel_bandwidth=0.0), (50e9, 1)) == 2
+    assert net_peer_channels(40, old, (50e9, 1)) == 1
+    path.write_text(src.replace("[p2p]\n", "[p2p]\nnet_channels = 8\n"))
+    assert load_calibration(path).p2p_net_channels == 8
 
 
 def test_fabrics_of_one_shape_keep_their_own_nics():
