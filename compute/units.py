@@ -61,6 +61,8 @@ __all__ = [
     "parse_quantity",
     "parse_size_range",
     "parse_time",
+    "size_units",
+    "time_units",
 ]
 
 _BYTE_UNITS = {
@@ -159,6 +161,24 @@ def parse_bytes(text: str | float, what: str = "size") -> float:
         raise UserError(f"{what} {describe(text)} is {value:g} B: a message is at most 1 EiB "
                         f"({MAX_MESSAGE_BYTES:,} B)")
     return value
+
+
+def time_units() -> tuple[str, ...]:
+    """The units :func:`parse_time` takes (a bare number is seconds), for help texts.
+
+    >>> time_units()
+    ('s', 'ms', 'us', 'µs', 'ns', 'ps')
+    """
+    return tuple(u for u in _TIME_UNITS if u)
+
+
+def size_units() -> tuple[str, ...]:
+    """The units :func:`parse_bytes` takes (a bare number is bytes), for help texts.
+
+    >>> size_units()[:4]
+    ('B', 'kB', 'KB', 'MB')
+    """
+    return tuple(u for u in _BYTE_UNITS if u)
 
 
 def parse_time(text: str | float, what: str = "time", *, allow_zero: bool = True) -> float:

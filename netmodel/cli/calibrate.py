@@ -74,8 +74,10 @@ def _fit_names(text):
               "roofline's: efficiencies 1, no overhead).")
 @click.option("--name", default=None, metavar="NAME",
               help="The profile's name (default: the output file's stem).")
-@click.option("--engine", default="", metavar="TEXT", help="The serving engine measured.")
-@click.option("--system", default="", metavar="TEXT", help="The system measured on.")
+@click.option("--engine", default="", metavar="NAME",
+              help="The serving engine measured (e.g. 'vLLM 0.6.3').")
+@click.option("--system", default="", metavar="DESCRIPTION",
+              help="The system measured on (e.g. 'DGX H100, 8 GPUs').")
 @click.option("--gpu-file", type=InputPath(dir_okay=False), metavar="FILE",
               help="TOML/JSON file of [gpu.NAME] tables for GPUs the measurements name.")
 @click.option("--json", "as_json", is_flag=True, help="Print the fit as JSON.")

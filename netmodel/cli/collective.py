@@ -9,7 +9,13 @@ from __future__ import annotations
 import click
 
 from netmodel.cli import run_record
-from netmodel.cli.main import RegistryHelp, fabric_help, given_on_command_line, with_options
+from netmodel.cli.main import (
+    RegistryHelp,
+    choice_metavar,
+    fabric_help,
+    given_on_command_line,
+    with_options,
+)
 
 __all__ = ["collective", "costs"]
 
@@ -26,10 +32,18 @@ def _algorithms_help() -> str:
             f"with nccl-tests) or a comma list.")
 
 
-def _placement_help() -> str:
+def _placements() -> tuple[str, ...]:
     from netmodel.collectives.placement import PLACEMENTS
 
-    return ", ".join(PLACEMENTS) + "."
+    return PLACEMENTS
+
+
+def _size_help() -> str:
+    from compute.units import size_units
+
+    return ("Message size (nccl-tests convention: the full buffer per rank): bytes, or a "
+            "number with a unit (" + ", ".join(size_units()) + "; K, M, G and T are "
+            "binary, as nccl-tests' -b takes them), e.g. 64MiB.")
 
 
 #: Default of ``costs --max-rows``: rows a cost table may hold (each row is a few hundred
@@ -159,8 +173,11 @@ _routing_options = [
     click.option("--algorithms", default=None, metavar="LIST", cls=RegistryHelp,
                  help_from=_algorithms_help),
     click.option("--placement", default="contiguous", show_default=True, cls=RegistryHelp,
-                 help_from=_placement_help),
-    click.option("--seed", default=0, show_default=True, help="Seed of random placement."),
+                 metavar_from=choice_metavar(_placements),
+                 help="How a group of a size is placed on the fabric's GPUs (random: by "
+                 "--seed)."),
+    click.option("--seed", default=0, show_default=True, metavar="N",
+                 help="Seed of random placement."),
 ]
 
 
@@ -169,10 +186,10 @@ _routing_options = [
 @_fabric_option
 @click.option("--group", "group_text", default="8", show_default=True, metavar="N|NODES",
               help="Group size (placed by --placement) or comma-separated GPU nodes.")
-@click.option("--size", "size_text", default="64MiB", show_default=True,
-              help="Message size (nccl-tests convention: the full buffer per rank).")
-@click.option("--algorithm", default="auto", show_default=True, cls=RegistryHelp,
-              help_from=_algorithm_help)
+@click.option("--size", "size_text", default="64MiB", show_default=True, metavar="SIZE",
+              cls=RegistryHelp, help_from=_size_help)
+@click.option("--algorithm", default="auto", show_default=True, metavar="auto|NAME",
+              cls=RegistryHelp, help_from=_algorithm_help)
 @with_options(_routing_options)
 @click.option("--fail", "fail_text", default=None, metavar="LIST",
               help="Failed nodes and links (u/v), comma-separated, e.g. spine0,leaf1/spine2: "
@@ -386,10 +403,13 @@ FORMAT_SUFFIXES = {"csv": (".csv",), "json": (".json",), "nccl-tests": (".txt", 
 @click.option("--ops", "ops_text", default="all-reduce", show_default=True, metavar="LIST",
               help="Comma-separated operations.")
 @click.option("--sizes", "sizes_text", default="1KiB:1GiB", show_default=True,
-              help="LO:HI (powers of two), LO:HI:FACTOR or a comma list.")
+              metavar="LO:HI[:FACTOR]|LIST",
+              help="Message sizes (as --size of netmodel collective takes one): LO:HI "
+              "(powers of two), LO:HI:FACTOR or a comma list.")
 @click.option("--groups", "groups_text", default="2,4,8", show_default=True, metavar="LIST",
               help="Comma-separated group sizes (placed by --placement).")
-@click.option("--algorithm", default="auto", show_default=True, cls=RegistryHelp,
+@click.option("--algorithm", default="auto", show_default=True, metavar="auto|all|NAME",
+              cls=RegistryHelp,
               help_from=lambda: _algorithm_help()[:-1] + ", or all (one row per algorithm).")
 @with_options(_routing_options)
 @click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="csv",

@@ -20,9 +20,11 @@ from netmodel.cli.main import (
     fabric_help,
     max_batch_option,
     mtp_options,
+    phase_option,
     profile_option,
     roofline_flag,
     roofline_option,
+    slo_option,
 )
 
 if TYPE_CHECKING:
@@ -146,8 +148,7 @@ def _model_gpu_options(f):
                      help="A HuggingFace config.json (or its folder) to use as the model."),
         click.option("--gpu-file", type=InputPath(dir_okay=False), metavar="FILE",
                      help="TOML/JSON file of [gpu.NAME] tables (catalog keys or derive_from)."),
-        click.option("--phase", default="decode", show_default=True, metavar="PHASE",
-                     help="prefill (TTFT) or decode (TBT)."),
+        phase_option(default="decode", takes="one"),
         click.option("--prompt", default="1500", show_default=True, metavar="TOKENS",
                      help="Prompt length for prefill (median of the Splitwise coding trace)."),
         click.option("--context", default="1513", show_default=True, metavar="TOKENS",
@@ -166,8 +167,8 @@ def _model_gpu_options(f):
         click.option("--compute-dtype", cls=_DtypeOption, default=None, metavar="DTYPE"),
         click.option("--reserve", default="0.1", show_default=True, metavar="F",
                      help="Fraction of HBM left to the runtime."),
-        click.option("--ttft", default="1s", show_default=True, help="Prefill SLO."),
-        click.option("--tbt", default="50ms", show_default=True, help="Decode SLO."),
+        slo_option("prefill"),
+        slo_option("decode"),
         click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in docs/output-formats.md)."),
         *_COLLECTIVE_OPTIONS,
         profile_option,

@@ -12,7 +12,7 @@ import json
 
 import click
 
-from netmodel.cli.main import max_batch_option, parallelism_option
+from netmodel.cli.main import max_batch_option, parallelism_option, phase_option, slo_option
 
 __all__ = ["cost", "yield_cmd"]
 
@@ -133,8 +133,7 @@ def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | N
 @click.option("--scenario", "scenario", required=True, metavar="S",
               help="Shipped scenario name, NAME@GPU, or a .toml path.")
 @click.option("--model", "model", required=True, metavar="M", help="LLM model name.")
-@click.option("--phase", "phase", default="both", show_default=True,
-              metavar="prefill|decode|both", help="Phase(s) served.")
+@phase_option(default="both", takes="both")
 @click.option("--clock", "clock_text", default="1", show_default=True, metavar="R",
               help="SM clock / nominal (FLOP/s scale with it, power by the clock-power law).")
 @click.option("--share", "share", default="ports-used", show_default=True,
@@ -142,8 +141,8 @@ def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | N
               help="Charge the network as a slice of a full-size fabric, or whole as built.")
 @parallelism_option
 @max_batch_option()
-@click.option("--ttft", default="1s", show_default=True, help="Prefill SLO.")
-@click.option("--tbt", default="50ms", show_default=True, help="Decode SLO.")
+@slo_option("prefill")
+@slo_option("decode")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def cost(scenario: str, model: str, phase: str, clock_text: str, share: str, parallelism: str,
          max_batch: str, ttft: str, tbt: str, as_json: bool) -> None:

@@ -96,16 +96,16 @@ profile_option = click.option(
 
 
 def parallelism_option(f: _F) -> _F:
-    """The ``--parallelism tp|auto|all`` option (choices from
-    :data:`netmodel.study.defaults.PARALLELISM`), shared by the commands that search."""
-    from netmodel.study.defaults import PARALLELISM  # light: no numpy
+    """The ``--parallelism tp|auto|all`` option (choices and what each searches from
+    :data:`netmodel.study.defaults.PARALLELISM_MEANING`), shared by the commands that
+    search."""
+    from netmodel.study.defaults import PARALLELISM, PARALLELISM_MEANING  # light: no numpy
 
     return click.option(
         "--parallelism", type=click.Choice(PARALLELISM), default=PARALLELISM[0],
         show_default=True,
-        help="How a model is spread: tp (tensor parallelism only), auto (also expert and "
-        "attention data parallelism for mixture-of-experts models), all (also pipeline "
-        "stages 1, 2, 4, 8 up to the layers, for every model).")(f)
+        help="How a model is spread: " + "; ".join(
+            f"{name}: {PARALLELISM_MEANING[name]}" for name in PARALLELISM) + ".")(f)
 
 
 def exit_if_nothing_feasible(rows: Iterable[Any]) -> None:
@@ -118,17 +118,66 @@ def exit_if_nothing_feasible(rows: Iterable[Any]) -> None:
 
 
 class RegistryHelp(click.Option):
-    """An option whose help text is written from a registry when help is shown (so the
-    registry is imported then, not when the command module loads; and the help cannot
-    fall behind the registry): ``help_from`` returns the text."""
+    """An option whose help text (``help_from``) and placeholder (``metavar_from``) are
+    written from a registry when help is shown (so the registry is imported then, not when
+    the command module loads; and the help cannot fall behind the registry)."""
 
-    def __init__(self, *args: Any, help_from: Callable[[], str], **kwargs: Any) -> None:
+    def __init__(self, *args: Any, help_from: Callable[[], str] | None = None,
+                 metavar_from: Callable[[], str] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.help_from = help_from
+        self.metavar_from = metavar_from
 
     def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
-        self.help = self.help_from()
+        if self.help_from is not None:
+            self.help = self.help_from()
+        if self.metavar_from is not None:
+            self.metavar = self.metavar_from()
         return super().get_help_record(ctx)
+
+
+def _time_units() -> str:
+    from compute.units import time_units
+
+    return ", ".join(time_units())
+
+
+def slo_option(phase: str, note: str = "") -> Callable[[_F], _F]:
+    """``--ttft TIME`` (``phase`` ``"prefill"``) or ``--tbt TIME`` (``"decode"``), one
+    declaration for every command with an SLO; its help names the time units
+    :func:`compute.units.parse_time` takes (read when help is shown)."""
+    flag, default, what = {"prefill": ("--ttft", "1s", "Prefill SLO: time to first token"),
+                           "decode": ("--tbt", "50ms", "Decode SLO: time between tokens")}[phase]
+    return click.option(flag, default=default, show_default=True, metavar="TIME",
+                        cls=RegistryHelp, help_from=lambda: f"{what}{note} (seconds, or a "
+                        f"number with a unit: {_time_units()}).")
+
+
+def phase_option(*, default: str, takes: str, dest: str = "phase") -> Callable[[_F], _F]:
+    """``--phase``, one declaration for every command with one: ``takes`` ``"one"`` of
+    :data:`compute.phases.PHASES`, ``"both"`` (one of them or both) or ``"list"`` (also a
+    comma list); its placeholder lists them (read when help is shown)."""
+    def metavar() -> str:
+        from compute.phases import PHASES
+
+        return "|".join([*PHASES, "both"] if takes != "one" else PHASES)
+
+    def help_text() -> str:
+        from compute.phases import PHASES
+
+        first, second = PHASES
+        return {"one": f"{first} (TTFT) or {second} (TBT).",
+                "both": f"{first} (TTFT), {second} (TBT) or both.",
+                "list": f"{first} (TTFT), {second} (TBT), both, or a comma list."}[takes]
+
+    return click.option("--phase", dest, default=default, show_default=True, cls=RegistryHelp,
+                        metavar_from=metavar, help_from=help_text)
+
+
+def choice_metavar(load: Callable[[], Iterable[str]], *extra: str) -> Callable[[], str]:
+    """A placeholder ``a|b|c`` of ``extra`` and the names ``load`` returns (a registry,
+    read when help is shown), for :class:`RegistryHelp`'s ``metavar_from``."""
+    return lambda: "|".join([*extra, *load()])
 
 
 def roofline_flag(name: str):

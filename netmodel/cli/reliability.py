@@ -10,7 +10,14 @@ from __future__ import annotations
 import click
 
 from netmodel.cli import run_record, say_written
-from netmodel.cli.main import OutputFolder, max_batch_option, parallelism_option, with_options
+from netmodel.cli.main import (
+    OutputFolder,
+    max_batch_option,
+    parallelism_option,
+    phase_option,
+    slo_option,
+    with_options,
+)
 
 __all__ = ["availability", "blast_radius"]
 
@@ -117,7 +124,7 @@ _common = [
     click.option("--scenario", "scenario", required=True, metavar="S",
                  help="Scenario: a shipped name, NAME@GPU or a .toml file."),
     click.option("--model", "model", required=True, metavar="M", help="Model name or file."),
-    click.option("--phase", default="decode", show_default=True, help="prefill or decode."),
+    phase_option(default="decode", takes="one"),
     click.option("--gpus", "gpus_text", default=None, metavar="N",
                  help="Cluster size: a multiple of the scenario's fabric (copies of it), up "
                  "to 131,072 (default: one copy)."),
@@ -139,8 +146,8 @@ _common = [
                  "instance at the GPU's scale-up bandwidth)."),
     click.option("--load-bandwidth", default=None, metavar="BW",
                  help="Storage bandwidth per GPU for --load-from storage (default 12.5GB/s)."),
-    click.option("--ttft", default="1s", show_default=True, help="Prefill SLO."),
-    click.option("--tbt", default="50ms", show_default=True, help="Decode SLO."),
+    slo_option("prefill"),
+    slo_option("decode"),
     max_batch_option(),
     click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table."),
     click.option("--out", "out_dir", default=None, type=OutputFolder(),
@@ -196,10 +203,12 @@ def blast_radius(scenario: str, model: str, phase: str, gpus_text: str | None,
               "in its pod (copy of the fabric), or anywhere (whole instances re-created).")
 @click.option("--horizon", default="1y", show_default=True, metavar="T",
               help="Simulated time (s, min, h, d, w, y).")
-@click.option("--trials", default="1000", show_default=True, help="Monte Carlo trials.")
-@click.option("--seed", default="0", show_default=True, help="Random seed.")
-@click.option("--threshold", default="99%", show_default=True,
-              help="Capacity threshold for the time-below figure.")
+@click.option("--trials", default="1000", show_default=True, metavar="N",
+              help="Monte Carlo trials.")
+@click.option("--seed", default="0", show_default=True, metavar="N",
+              help="Random seed (a whole number >= 0).")
+@click.option("--threshold", default="99%", show_default=True, metavar="SHARE",
+              help="Capacity threshold for the time-below figure (99% or 0.99).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr.")
 def availability(scenario: str, model: str, phase: str, gpus_text: str | None,
                  area_share: float | None, repair: str, rates: tuple[str, ...],

@@ -15,6 +15,7 @@ from netmodel.cli.main import (
     profile_option,
     roofline_flag,
     roofline_option,
+    slo_option,
     with_options,
 )
 
@@ -55,8 +56,8 @@ def _rate(text) -> float | None:
 @click.option("--tp-only", is_flag=True,
               help="Search plain tensor parallelism only (default TP x PP x EP x DP-attention).")
 @max_batch_option("Largest batch tried in each pool.")
-@click.option("--ttft", default="1s", show_default=True, help="Prefill SLO (with the transfer).")
-@click.option("--tbt", default="50ms", show_default=True, help="Decode SLO.")
+@slo_option("prefill", " with the KV cache transfer")
+@slo_option("decode")
 @profile_option
 @roofline_flag("two_batch_overlap")
 @roofline_option("dense_mlp_tp", "D")

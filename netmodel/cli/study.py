@@ -21,9 +21,11 @@ from netmodel.cli.main import (
     max_batch_option,
     mtp_options,
     parallelism_option,
+    phase_option,
     profile_option,
     roofline_flag,
     roofline_option,
+    slo_option,
     with_options,
 )
 from netmodel.study.defaults import DEFAULT_MODELS, MOE_MODEL  # light: constants only
@@ -103,8 +105,8 @@ def _progress(total: int, label: str, quiet: bool):
 
 
 _slo_options = [
-    click.option("--ttft", default="1s", show_default=True, help="Prefill SLO."),
-    click.option("--tbt", default="50ms", show_default=True, help="Decode SLO."),
+    slo_option("prefill"),
+    slo_option("decode"),
     click.option("--overlap-collectives", is_flag=True,
                  help="Hide each all-reduce behind the GEMM producing its input."),
     profile_option,
@@ -369,8 +371,7 @@ def _show_scenario(ctx, _param, value):
               "(default every shipped one).")
 @click.option("--gpus", "gpus_text", default=None, metavar="LIST",
               help="Run every scenario with each of these GPU types instead of its own.")
-@click.option("--phase", "phase_text", default="both", show_default=True,
-              help="prefill, decode, both, or a comma list.")
+@phase_option(default="both", takes="list", dest="phase_text")
 @click.option("--out", "out_dir", default=None, type=OutputFolder(),
               metavar="DIR", help="Also write compare.csv, compare.json and the figures there "
               "(all or nothing).")
@@ -412,12 +413,11 @@ def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None,
               "keeps it, the others (the H100 too) follow their own package cost at their "
               "price/cost margin at the defaults; cost.wafer_price is the N4-class wafer "
               "(docs/economics.md).")
-@click.option("--points", default="7", show_default=True,
+@click.option("--points", default="7", show_default=True, metavar="N",
               help="Values of a LO:HI range (log-spaced).")
 @click.option("--models", "models_text", default="Llama-3-70B", show_default=True,
               metavar="LIST", help="Comma-separated models.")
-@click.option("--phase", "phase_text", default="decode", show_default=True,
-              help="prefill, decode, both, or a comma list.")
+@phase_option(default="decode", takes="list", dest="phase_text")
 @click.option("--gpus", "gpus_text", default=None, metavar="LIST",
               help="Run every scenario with each of these GPU types instead of its own.")
 @click.option("--out", "out_dir", default=None, type=OutputFolder(),

@@ -164,9 +164,9 @@ def compare(specs: tuple[str, ...], group: int | None, gpu: str | None, as_json:
 
 @topology.command(cls=FabricCommand)
 @click.argument("spec")
-@click.option("-o", "--output", required=True,
+@click.option("-o", "--output", required=True, metavar="FILE",
               help="Picture file; its suffix is the format: .png, .svg or .pdf.")
-@click.option("--title", default=None, help="Title (default: the fabric's name).")
+@click.option("--title", default=None, metavar="TITLE", help="Title (default: the fabric's name).")
 def plot(spec: str, output: str, title: str | None) -> None:
     """Draw a fabric (more than 512 GPUs: a representative part plus counts)."""
     from compute.outputs import check_file_path, figure_format
@@ -184,7 +184,7 @@ EXPORT_FORMATS = {"json": (".json",), "graphml": (".graphml",), "astra-sim": (".
 
 @topology.command(cls=FabricCommand)
 @click.argument("spec")
-@click.option("-o", "--output", required=True,
+@click.option("-o", "--output", required=True, metavar="FILE",
               help="Output file: .json (node-link), .graphml, or .yml (ASTRA-sim).")
 @click.option("--format", "fmt", type=click.Choice(list(EXPORT_FORMATS)), default=None,
               help="File format (default: from the output's suffix). astra-sim: ASTRA-sim's "

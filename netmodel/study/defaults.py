@@ -4,7 +4,7 @@ command line; said here once)."""
 from __future__ import annotations
 
 __all__ = ["BASELINE", "BASELINE_SCENARIO", "DEFAULT_GPUS", "DEFAULT_MODELS", "MOE_MODEL",
-           "PARALLELISM",
+           "PARALLELISM", "PARALLELISM_MEANING",
            "SWEEP_GPU", "SWEEP_HOP_LATENCY"]
 
 #: Models of the study: a GQA model, an MHA model and a 405B fp8 model.
@@ -23,8 +23,16 @@ BASELINE_SCENARIO = "h100-dgx"
 SWEEP_GPU = "Lite+BW"
 #: Per-hop latency the full study sweeps (s): 0.1 to 10 us added to every link.
 SWEEP_HOP_LATENCY = "adjust.hop_latency=0.1us:10us"
-#: How a model may be spread over its instance: expert and attention data parallelism for
-#: mixture-of-experts models and tensor parallelism alone for dense ones (``auto``, the
-#: default), tensor parallelism only (``tp``), or every dimension (``all``: also pipeline
-#: stages, :func:`compute.parallel.search_pp`: 1, 2, 4, 8 up to the layers).
+#: How a model may be spread over its instance (the search's dimensions:
+#: :func:`netmodel.study.fabric_search.parallel_dimensions`; ``auto`` is the default).
 PARALLELISM = ("auto", "tp", "all")
+#: What each of :data:`PARALLELISM` searches, said once (the command line's --parallelism
+#: help is written from it; tests check it against ``parallel_dimensions``).
+PARALLELISM_MEANING = {
+    "auto": "tensor parallelism for dense models; also expert and attention data "
+            "parallelism for mixture-of-experts models",
+    "tp": "tensor parallelism only",
+    "all": "also pipeline stages (1, 2, 4, 8 up to the layers) and attention data "
+           "parallelism for every model, and expert parallelism for mixture-of-experts "
+           "models",
+}
