@@ -260,7 +260,8 @@ class LazyGroup(click.Group):
         try:
             return super().invoke(ctx)
         except UserError as exc:
-            err = UserFacingError(str(exc))
+            err = UserFacingError(flags_for_parameters(str(exc), *ctx.meta.get(_INVOKED,
+                                                                               (None, []))))
             err.exit_code = getattr(exc, "exit_status", UserFacingError.exit_code)
             raise err from None
         except click.UsageError as exc:
@@ -272,6 +273,11 @@ class LazyGroup(click.Group):
             return super().make_context(info_name, args, parent=parent, **extra)
         except click.UsageError as exc:
             raise _one_line_usage(exc) from None
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
+        name, cmd, rest = super().resolve_command(ctx, args)
+        ctx.meta[_INVOKED] = (cmd, list(rest))   # for flags_for_parameters
+        return name, cmd, rest
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         lazy = {n for n, (mod, _, _) in _COMMANDS.items() if _available(mod)}
@@ -342,6 +348,42 @@ class OutputFolder(click.Path):
             except UserError as refused:
                 self.fail(str(refused), param, ctx)
             self.fail(f"{describe(value)}: {exc}", param, ctx)
+
+
+#: ``ctx.meta`` key of the command :class:`LazyGroup` invoked and its arguments.
+_INVOKED = "netmodel.invoked"
+
+
+def flags_for_parameters(message: str, command: click.Command | None,
+                         args: Sequence[str]) -> str:
+    """A library error's ``message`` as the command line says it: each parameter it names
+    (``mtp_tokens``, ``options.mtp_tokens``, ``area_share``) that is an option of
+    ``command`` (a group: the subcommand ``args`` name) written as that option's flag
+    (``--mtp-tokens``). Library errors name parameters, the command line its flags. Only
+    names with an underscore are taken (a plain word such as ``model`` is prose too), and
+    none right after ``": "``: that is a file's key of the same name, as
+    :mod:`compute.validate` writes one (``m.toml: compute_dtype 'x' is unknown``).
+
+    >>> opt = click.Option(["--mtp-tokens", "mtp_text"])
+    >>> flags_for_parameters("give mtp_tokens 0 (options.mtp_tokens 2)",
+    ...                      click.Command("x", params=[opt]), [])
+    'give --mtp-tokens 0 (--mtp-tokens 2)'
+    """
+    import re
+
+    args = list(args)
+    while isinstance(command, click.Group) and args:
+        command = command.commands.get(args[0])
+        args = args[1:]
+    if command is None:
+        return message
+    for param in command.params:
+        for flag in getattr(param, "opts", ()):
+            if flag.startswith("--") and "-" in flag[2:]:
+                name = flag[2:].replace("-", "_")
+                message = re.sub(rf"(?<![\w.])(?<!: )(?:options\.)?{name}(?!\w)", flag,
+                                 message)
+    return message
 
 
 def _one_line_usage(exc: click.UsageError) -> click.ClickException:

@@ -120,9 +120,9 @@ def test_run_full_study_refuses_a_dense_moe_model():
 # ------------------------------------------------------------ absurd magnitudes
 
 @pytest.mark.parametrize("extra, needle", [
-    (["--defect-density", "1e9"], "defect_density 1e+09 per cm^2 is above 100 per cm^2"),
+    (["--defect-density", "1e9"], "--defect-density 1e+09 per cm^2 is above 100 per cm^2"),
     (["--alpha", "1e-300"], "alpha must be a finite number >= 0.01 and <= 100, got 1e-300"),
-    (["--wafer-diameter", "1e9mm"], "wafer_diameter 1e+09 mm is above 1000 mm"),
+    (["--wafer-diameter", "1e9mm"], "--wafer-diameter 1e+09 mm is above 1000 mm"),
     (["--sms", "99999999999999999999/1"],
      "sms_physical must be a whole number from 1 to 100,000, got an integer of 20 digits"),
     (["--model", "poisson", "--alpha", "3"],
@@ -152,7 +152,7 @@ def test_yield_library_names_parameters_and_survives_huge_integers():
     (["--detection", "1e300y"], "detection time must be a number of seconds from 0"),
     (["--warmup", "200y"], "warm-up time must be a number of seconds from 0"),
     (["--rate", "transceiver=2"], "rate of transceiver must be a number from 0 to 1 per hour"),
-    (["--area-share", "nan"], "area_share must be in [0.269, 1]"),
+    (["--area-share", "nan"], "--area-share must be in [0.269, 1]"),
     (["--load-from", "storage", "--load-bandwidth", "1e20"],
      "storage bandwidth must be a number from 0 to 1e+15 bytes/s"),
 ])
@@ -340,7 +340,7 @@ def test_load_bandwidth_needs_storage_loading():
     from netmodel.study.reliability_catalog import catalog
 
     one_line_error(run("blast-radius", *SCEN, "--load-bandwidth", "1GB/s"),
-                   "storage bandwidth applies only with load_from 'storage', not 'fabric'")
+                   "storage bandwidth applies only with --load-from 'storage', not 'fabric'")
     cat = catalog().with_(load_from="storage", storage_bandwidth=2e9)
     assert (cat.load_from, cat.storage_bandwidth) == ("storage", 2e9)
 
@@ -374,7 +374,7 @@ def test_yield_refuses_an_astronomical_wafer_price():
     from compute.yield_model import die_cost
 
     one_line_error(run("yield", "--area", "814", "--wafer-price", "1e308"),
-                   "wafer_price must be a finite number >= 0 and <= 1e+07, got 1e+308")
+                   "--wafer-price must be a finite number >= 0 and <= 1e+07, got 1e+308")
     # at the bound: 63 whole dies x 50.5% yield (D A = 0.814, (1 + 0.407)^-2) -> ~$312k
     c = die_cost(814e-6, wafer_price=1e7)
     assert c.cost_per_good_die == pytest.approx(1e7 / (63.48 * 1.407**-2), rel=1e-3)

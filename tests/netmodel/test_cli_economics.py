@@ -52,7 +52,7 @@ def test_yield_json_and_units_at_the_boundary():
     (("--area", "814", "--wafer-diameter", "12in"), ("unknown unit 'in'",)),
     (("--area", "814", "--sms", "132/144"), ("enabled <= physical",)),
     (("--area", "814", "--critical-fraction", "0.2"), ("only with --sms",)),
-    (("--area", "814", "--sms", "144/132", "--critical-fraction", "2"), ("critical_fraction",)),
+    (("--area", "814", "--sms", "144/132", "--critical-fraction", "2"), ("--critical-fraction",)),
 ])
 def test_yield_bad_input(args, needles):
     one_line_error(run("yield", *args), *needles)

@@ -62,7 +62,7 @@ def test_max_batch_above_the_limit_says_the_range_in_a_short_line(cmd, value):
 
 def test_max_batch_that_searches_too_much_is_refused_by_the_size_check():
     # 1e9 is a whole number the option takes; the search says it is too large to run
-    one_line_error(run_cli([*COMMANDS["search"], "--max-batch", "1e9"]), "max_batch",
+    one_line_error(run_cli([*COMMANDS["search"], "--max-batch", "1e9"]), "--max-batch",
                     "over the limit")
 
 
