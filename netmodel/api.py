@@ -248,18 +248,23 @@ def _gpu_of(gpu: GpuLike | None, scenario) -> GpuSpec:
     return _gpu(gpu)
 
 
-def _phase_reads(phase: object, prompt: object, context: object) -> None:
-    """Refuse ``prompt`` in a decode step and ``context`` in a prefill, as ``infer`` and
-    ``search`` refuse ``--prompt`` and ``--context``: that phase never reads it
-    (``compute.phases.Workload``), so the step would run at the default instead."""
-    if not isinstance(phase, str):   # not a phase: the phase check names it
+def _phase_reads(phase: object, prompt: object, context: object, name: str = "phase") -> None:
+    """Refuse ``prompt`` where no phase chosen is a prefill and ``context`` where none is a
+    decode step, as ``infer`` and ``search`` refuse ``--prompt`` and ``--context``: those
+    phases never read it (``compute.phases.Workload``), so the steps would run at the
+    default instead. ``phase``: one phase, or (``name`` ``"phases"``: compare, sweep) the
+    list chosen; a name that is no phase is left to the phase check, which names it."""
+    chosen = [phase] if isinstance(phase, str) else phase
+    if not (isinstance(chosen, list) and chosen
+            and all(isinstance(p, str) and p in PHASES for p in chosen)):
         return
-    if phase == "decode" and prompt is not None:
-        raise UserError(f"prompt {describe(prompt)} sets a prefill's prompt; with phase "
-                        f"'decode' give context (the tokens in the KV cache)")
-    if phase == "prefill" and context is not None:
+    shown = ", ".join(repr(p) for p in dict.fromkeys(chosen))
+    if "prefill" not in chosen and prompt is not None:
+        raise UserError(f"prompt {describe(prompt)} sets a prefill's prompt; with {name} "
+                        f"{shown} give context (the tokens in the KV cache)")
+    if "decode" not in chosen and context is not None:
         raise UserError(f"context {describe(context)} sets a decode step's context (the "
-                        f"tokens in the KV cache); with phase 'prefill' give prompt (the "
+                        f"tokens in the KV cache); with {name} {shown} give prompt (the "
                         f"tokens of each prompt)")
 
 
@@ -378,10 +383,11 @@ def compare(models: Iterable[ModelLike], scenarios: Iterable[ScenarioLike] | Non
 
     flag("compare", "reliability", reliability)   # 'no' or 0.0 was taken as its truth
     slo, options = _slo(slo), _options(options)
+    phases = _each(phases, "phases")
+    _phase_reads(phases, prompt, context, "phases")
     scens = [get_scenario(s) for s in (_each(scenarios, "scenarios") if scenarios is not None
                                        else scenario_names())]
-    return run_compare([_model(m) for m in _each(models, "models")], scens,
-                       _each(phases, "phases"),
+    return run_compare([_model(m) for m in _each(models, "models")], scens, phases,
                        gpus=[_gpu(g) for g in _each(gpus, "gpus")] if gpus is not None else None,
                        options=options, slo=slo, prompt=prompt, context=context,
                        max_batch=max_batch, instances=instances, parallelism=parallelism,
@@ -397,12 +403,13 @@ def sweep(scenarios: Iterable[ScenarioLike], params: Iterable[str],
     from netmodel.study.sweep import parse_param, run_sweep
 
     _slo(kwargs.get("slo")), _options(kwargs.get("options"))
+    phases = _each(phases, "phases")
+    _phase_reads(phases, kwargs.get("prompt"), kwargs.get("context"), "phases")
     if kwargs.get("gpus") is not None:   # a number raised TypeError from deep inside
         kwargs["gpus"] = [_gpu(g) for g in _each(kwargs["gpus"], "gpus")]
     scens = [get_scenario(s) for s in _each(scenarios, "scenarios")]
     parsed = [parse_param(p, scens, points) for p in _each(params, "params")]
-    return run_sweep(scens, parsed, [_model(m) for m in _each(models, "models")],
-                     _each(phases, "phases"),
+    return run_sweep(scens, parsed, [_model(m) for m in _each(models, "models")], phases,
                      **kwargs)
 
 

@@ -78,6 +78,27 @@ def test_a_phase_that_never_reads_prompt_or_context_refuses_it():
     assert long.context_tokens == 8000 and long.latency > short.latency
 
 
+def test_compare_and_sweep_refuse_a_prompt_or_context_no_phase_reads():
+    """compare and sweep took prompt with decode alone and context with prefill alone and
+    ran at the defaults, where evaluate and search refuse them (620ba8b) and the command
+    line has no such option."""
+    sweep = dict(scenarios=["h100-dgx"], params=["fabric.domains=2,4"], models=["Llama-3-8B"],
+                 max_batch=8)
+    for run in (lambda **kw: netmodel.compare(["Llama-3-8B"], ["h100-dgx"], max_batch=8, **kw),
+                lambda **kw: netmodel.sweep(**sweep, **kw)):
+        with pytest.raises(UserError, match=r"^prompt 9000 sets a prefill's prompt; with "
+                                            r"phases 'decode' give context"):
+            run(phases=["decode"], prompt=9000)
+        with pytest.raises(UserError, match=r"^context 9000 sets a decode step's context .*"
+                                            r"with phases 'prefill' give prompt"):
+            run(phases=("prefill",), context=9000)
+    # a phase that reads it takes it: the prefill rows run at prompt 3000
+    r = netmodel.compare(["Llama-3-8B"], ["h100-dgx"], ["prefill", "decode"], prompt=3000,
+                         max_batch=8)
+    assert {row.phase for row in r.rows} == {"prefill", "decode"}
+    assert r.settings["prompt_tokens"] == 3000
+
+
 def test_import_netmodel_is_light():
     code = ("import sys, netmodel; bad = [m for m in ('matplotlib', 'scipy', 'networkx', "
             "'numpy', 'dask') if m in sys.modules]; print(bad)")
