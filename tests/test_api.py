@@ -99,6 +99,13 @@ def test_compare_and_sweep_refuse_a_prompt_or_context_no_phase_reads():
     assert r.settings["prompt_tokens"] == 3000
 
 
+def test_build_fabric_takes_dashed_keys_as_a_spec_string_does():
+    g = netmodel.build_fabric("single-switch", {"n": 2, "in-network-reduction": False})
+    assert g.graph["spec"] == netmodel.build_fabric("single-switch:n=2,in-network-reduction=false"
+                                                    ).graph["spec"]
+    assert g.nodes["nvs0"]["in_network_reduction"] is False
+
+
 def test_import_netmodel_is_light():
     code = ("import sys, netmodel; bad = [m for m in ('matplotlib', 'scipy', 'networkx', "
             "'numpy', 'dask') if m in sys.modules]; print(bad)")

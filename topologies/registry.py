@@ -411,6 +411,16 @@ def _canonical(name: str) -> str:
     return name.strip().lower().replace("_", "-")
 
 
+def _keyword(key: str) -> str:
+    """A builder parameter's name as its keyword, however given (a spec string's key or a
+    parameter table's): case-insensitive, ``-`` read as ``_``.
+
+    >>> _keyword(" In-Network-Reduction ")
+    'in_network_reduction'
+    """
+    return key.strip().lower().replace("-", "_")
+
+
 def parse_spec(spec: object) -> tuple[str, dict[str, str]]:
     """Split a spec string into the builder name and its raw ``{key: value-string}``
     parameters (anything but a non-empty string is a UserError). Names and keys are
@@ -428,7 +438,7 @@ def parse_spec(spec: object) -> tuple[str, dict[str, str]]:
     if rest.strip():
         for item in _split_top(rest, ","):
             key, eq, value = item.partition("=")
-            key = key.strip().lower().replace("-", "_")   # keyword names: _ may be written -
+            key = _keyword(key)
             if not eq or not key:
                 raise UserError(f"spec parameter {describe(item.strip())} must be KEY=VALUE "
                                 f"(in {describe(spec)})")
@@ -488,11 +498,16 @@ def _keywords(name: str, params: Mapping) -> tuple[str, Callable, inspect.Signat
         raise UserError(f"parameters of fabric {name!r} must be a table of KEY: VALUE, "
                         f"got {describe(params)}")
     sig = _signature(fn)
-    kwargs = {}
-    for key, value in params.items():
+    kwargs, spelled = {}, {}
+    for given, value in params.items():
+        key = _keyword(given) if isinstance(given, str) else given
         if not isinstance(key, str) or key not in sig.parameters:
-            raise UserError(f"unknown key {describe(key)} for fabric {name!r}; known: "
+            raise UserError(f"unknown key {describe(given)} for fabric {name!r}; known: "
                             f"{known(sig.parameters)}")
+        if key in kwargs:
+            raise UserError(f"key {key!r} of fabric {name!r} is given twice: as "
+                            f"{describe(spelled[key])} and {describe(given)}")
+        spelled[key] = given
         param = sig.parameters[key]
         fabric = nx.Graph in _members(param.annotation)
         kwargs[key] = _convert(name, key, value, param) if isinstance(value, str) and \

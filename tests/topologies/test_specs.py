@@ -67,6 +67,26 @@ def test_registry_lists_every_builder_with_defaults():
     assert get_builder("Fat_Tree") is fat_tree
 
 
+def test_a_parameter_tables_keys_take_dashes_as_a_spec_strings_do():
+    """build(name, {...}) (netmodel.build_fabric's) refused the keys a spec string takes
+    since 6dadaf0 (unknown key 'in-network-reduction'): one normalisation now reads both."""
+    plain = build("single-switch", {"n": 2, "in_network_reduction": False})
+    for params in ({"n": 2, "in-network-reduction": False},
+                   {"N": 2, "In-Network-Reduction": "false"}):
+        g = build("single-switch", params)
+        assert g.nodes["nvs0"]["in_network_reduction"] is False
+        assert g.graph["args"] == plain.graph["args"] == {"n": 2, "in_network_reduction": False}
+        assert g.graph["spec"] == plain.graph["spec"]
+    assert build(("single-switch", {"n": 2, "in-network-reduction": False})).graph["args"] == \
+        plain.graph["args"]
+    with pytest.raises(UserError, match=r"^key 'in_network_reduction' of fabric "
+                                        r"'single-switch' is given twice: as "
+                                        r"'in-network-reduction' and 'in_network_reduction'$"):
+        build("single-switch", {"in-network-reduction": True, "in_network_reduction": False})
+    with pytest.raises(UserError, match=r"unknown key 'no-such-key' for fabric"):
+        build("single-switch", {"no-such-key": 1})
+
+
 def test_keys_take_dashes_for_underscores_as_fabrics_md_says():
     """fabrics.md: "names are case-insensitive and `_` may be written `-`"; a key spelled
     with dashes (as click spells options) was refused: unknown key 'in-network-reduction'."""
