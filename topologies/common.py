@@ -285,7 +285,17 @@ def reduction_or(what: str, value: object, spec: GpuSpec) -> bool:
 
 
 def bandwidth_or(what: str, value: object, default: float) -> float:
-    """``value`` checked as a bandwidth (bytes/s), or ``default`` when it is None."""
+    """``value`` checked as a bandwidth (bytes/s), or ``default`` (the GPU's own) when it
+    is None; a default of 0 (a GPU with no NIC: ``scaleout_Gbps = 0``) must be given.
+
+    >>> bandwidth_or("nic_bandwidth", None, 0.0)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: nic_bandwidth defaults to the GPU's scale-out bandwidth, which is 0 (it has no NIC: scaleout_Gbps = 0); give nic_bandwidth
+    """
+    if value is None and not default > 0:   # only a scale-out bandwidth may be 0
+        raise UserError(f"{what} defaults to the GPU's scale-out bandwidth, which is 0 (it "
+                        f"has no NIC: scaleout_Gbps = 0); give {what}")
     return default if value is None else check_positive(what, value)
 
 

@@ -379,6 +379,10 @@ def parse_gpu_token(value: object, gpu: GpuSpec) -> object:
     if m:
         factor = float(m.group(1)) if m.group(1) else 1.0
         base = gpu.scaleup_bandwidth if m.group(2) == "scaleup" else gpu.scaleout_bandwidth
+        if not base > 0:   # scaleout_Gbps = 0: a GPU with no NIC
+            raise UserError(f"fabric value {value!r}: GPU {gpu.name!r} has no scale-out "
+                            f"bandwidth (scaleout_Gbps = 0); write the bandwidth in the "
+                            f"[fabric] table")
         return factor * base
     if "$" in value:
         raise UserError(f"fabric value {value!r} is not one of the tokens '$gpu', '$scaleup', "
