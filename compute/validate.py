@@ -305,21 +305,31 @@ def string(where: str, key: str, value: object, *, max_length: int = MAX_TEXT_LE
 def name(where: str, what: str, value: object) -> str:
     """``value`` if it is usable as a name in tables and figures: a non-empty string of at
     most :data:`MAX_NAME_LENGTH` characters with no control characters (a newline in a name
-    would break every printed table), no ``$`` (matplotlib reads the text between two as
-    a formula: a scenario named ``$\\undefinedmacro$`` raised ParseFatalException from
-    every figure of compare --out) and no blank at either end.
+    would break every printed table) and no format characters (Unicode category Cf: the
+    bidirectional controls U+202A-U+202E and U+2066-U+2069 reorder the text printed after
+    them, so a name could show as another; zero-width characters make two names that print
+    alike), no ``$`` (matplotlib reads the text between two as a formula: a scenario named
+    ``$\\undefinedmacro$`` raised ParseFatalException from every figure of compare --out)
+    and no blank at either end.
 
     >>> name("g.toml", "GPU", "H100\\n")
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: g.toml: GPU name 'H100\\n' must be non-empty text of at most 200 characters without control characters or '$', and no blank at either end
+    compute.errors.UserError: g.toml: GPU name 'H100\\n' must be non-empty text of at most 200 characters without control or format characters (such as U+202E) or '$', and no blank at either end
+    >>> name("g.toml", "GPU", "H100\\u202e")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: g.toml: GPU name 'H100\\u202e' must be non-empty text of at most 200 characters without control or format characters (such as U+202E) or '$', and no blank at either end
     """
+    import unicodedata
+
     ok = (isinstance(value, str) and 0 < len(value) <= MAX_NAME_LENGTH
-          and one_line(value) == value and value.strip() == value and "$" not in value)
+          and one_line(value) == value and value.strip() == value and "$" not in value
+          and not any(unicodedata.category(c) == "Cf" for c in value))
     if not ok:
         raise UserError(f"{_prefix(where)}{what} name {describe(value)} must be non-empty text "
-                        f"of at most {MAX_NAME_LENGTH} characters without control characters "
-                        f"or '$', and no blank at either end")
+                        f"of at most {MAX_NAME_LENGTH} characters without control or format "
+                        f"characters (such as U+202E) or '$', and no blank at either end")
     _check_utf8(where, f"{what} name", value)
     return value
 

@@ -68,7 +68,7 @@ def test_scenario_named_as_a_formula_refused(tmp_path):
     one_line_error(run_cli(["compare", "--models", "Llama-3-8B", "--scenarios", path, "--phase",
                             "decode", "--max-batch", "8", "-q", "--out", tmp_path / "out"]),
                    "scenario name '$\\\\undefinedmacro$' must be non-empty text of at most 200 "
-                   "characters without control characters or '$'")
+                   "characters without control or format characters (such as U+202E) or '$'")
     assert not (tmp_path / "out").exists()
 
 
