@@ -225,8 +225,9 @@ _FLAGS = FLAG_FIELDS
 def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> GpuSpec:
     """A GpuSpec from its SI fields (the shape of :meth:`GpuSpec.to_dict`), each checked:
     whole numbers >= 1 for ``sms`` and ``max_instance``, true or false for
-    ``scaleup_reduction``, finite numbers > 0 for the rest (``flops_fp8``, ``flops_int8`` and
-    ``flops_fp4`` may be 0: their ranges in ``compute/data/limits.toml`` allow it); every
+    ``scaleup_reduction``, finite numbers > 0 for the rest (``flops_fp8``, ``flops_int8``,
+    ``flops_fp4`` and ``scaleout_bandwidth`` may be 0, "none": their ranges in
+    ``compute/data/limits.toml`` allow it, :func:`_zero_ok`); every
     number within the range a GPU file's entry has there (:func:`_in_limits`). The fields
     with a default (:data:`~compute.hardware.OPTIONAL_FIELDS`: ``scaleup_reduction``,
     ``flops_int8``, ``flops_fp4``, ``source``) may be absent, as in files saved before they
@@ -281,7 +282,7 @@ def _zero_ok(field: str) -> bool:
     """Whether the SI ``field`` of a GpuSpec may be 0 ("none"): its range in
     ``compute/data/limits.toml`` says ``or_zero``.
 
-    >>> _zero_ok("flops_fp8"), _zero_ok("flops_int8"), _zero_ok("flops_bf16")
+    >>> _zero_ok("flops_fp8"), _zero_ok("scaleout_bandwidth"), _zero_ok("flops_bf16")
     (True, True, False)
     """
     key = next(k for k, (name, _) in SPEC_KEYS.items() if name == field)

@@ -65,3 +65,10 @@ def test_the_scaleout_token_of_a_gpu_with_none_is_refused():
     assert parse_gpu_token("$scaleup", _no_nic()) == 450e9
     with pytest.raises(UserError, match=r"'4\*\$scaleout': GPU 'NoNic' has no scale-out"):
         parse_gpu_token("4*$scaleout", _no_nic())
+
+
+def test_a_fabric_of_it_is_saved_and_read_back_with_its_gpu(tmp_path):
+    g = topologies.build("leaf-spine", {"gpu": _no_nic(), "bandwidth": 50e9})
+    path = tmp_path / "fabric.json"
+    topologies.write_graph(g, path)
+    assert topologies.read_graph(path).graph["gpu_types"]["NoNic"] == _no_nic()
