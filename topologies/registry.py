@@ -65,6 +65,7 @@ from topologies.limits import MAX_DEPTH
 from topologies.schema import check_graph, edge_count, validate
 
 __all__ = ["ORDER", "REGISTRY", "BuilderInfo", "ParamInfo", "bound_arguments", "build",
+           "canonical_name",
            "as_built", "build_arguments", "builder", "builders", "check_as_built", "fabric_table",
            "format_value", "get_builder", "not_as_built", "parse_spec"]
 
@@ -407,7 +408,14 @@ def _split_top(text: str, sep: str) -> list[str]:
     return parts
 
 
-def _canonical(name: str) -> str:
+def canonical_name(name: str) -> str:
+    """A registry name as the registry spells it, however given: case-insensitive, ``_``
+    read as ``-`` (builder names here; shipped scenario names in
+    :mod:`netmodel.study.scenarios` alike).
+
+    >>> canonical_name(" Rail_Optimized ")
+    'rail-optimized'
+    """
     return name.strip().lower().replace("_", "-")
 
 
@@ -448,12 +456,12 @@ def parse_spec(spec: object) -> tuple[str, dict[str, str]]:
             if value.startswith("[") and value.endswith("]"):
                 value = value[1:-1]
             params[key] = value
-    return _canonical(name), params
+    return canonical_name(name), params
 
 
 def get_builder(name: str) -> Callable[..., nx.Graph]:
     """The builder function registered as ``name``; UserError listing the known ones."""
-    key = _canonical(name) if isinstance(name, str) else None
+    key = canonical_name(name) if isinstance(name, str) else None
     if key not in REGISTRY:
         raise UserError(f"unknown fabric builder {describe(name)}; known: {known(REGISTRY)}")
     return REGISTRY[key]
@@ -493,7 +501,7 @@ def _convert(builder_name: str, pname: str, text: str, param: inspect.Parameter)
 def _keywords(name: str, params: Mapping) -> tuple[str, Callable, inspect.Signature, dict]:
     """The builder and its keyword arguments for ``params`` (string values converted)."""
     fn = get_builder(name)
-    name = _canonical(name)
+    name = canonical_name(name)
     if not isinstance(params, Mapping):
         raise UserError(f"parameters of fabric {name!r} must be a table of KEY: VALUE, "
                         f"got {describe(params)}")

@@ -85,7 +85,7 @@ from compute.validate import name as validate_name
 
 __all__ = ["ADJUST_KEYS", "CALIBRATIONS", "CIRCUITS", "INSTANCES", "LINKS", "Adjust", "Scenario",
            "expand_scenarios", "get_scenario", "instances_note", "is_scenario_ref", "load_scenario", "load_scenario_text", "nvlinks_of", "parse_gpu_token",
-           "save_scenario", "scenario_names", "shipped_scenarios"]
+           "save_scenario", "scenario_names", "shipped_scenario", "shipped_scenarios"]
 
 LINKS = ("as-built", "scale-up")
 CALIBRATIONS = ("default", "ideal")
@@ -610,6 +610,18 @@ def scenario_names() -> tuple[str, ...]:
     return tuple(shipped_scenarios())
 
 
+def shipped_scenario(name: str) -> Scenario | None:
+    """The shipped scenario ``name`` names, or None: case-insensitive, ``_`` read as ``-``,
+    as builder names are read (:func:`topologies.registry.canonical_name`).
+
+    >>> shipped_scenario("LITE_OCS").name, shipped_scenario("lite-ocs.toml")
+    ('lite-ocs', None)
+    """
+    from topologies.registry import canonical_name
+
+    return shipped_scenarios().get(canonical_name(name))
+
+
 def _split_ref(ref: str) -> tuple[str, str, str]:
     """``(base, "@", gpu)`` of a scenario reference (``("name", "", "")`` without ``@``, or
     for a ``.toml`` path whose folders or name hold an ``@``: ``a@b/x.toml`` is a file, as
@@ -625,9 +637,9 @@ def _split_ref(ref: str) -> tuple[str, str, str]:
     ref = ref.strip()
     if "@" not in ref:
         return ref, "", ""
-    shipped = shipped_scenarios()
     for i, c in enumerate(ref):   # the first '@' after a scenario: a GPU file may hold '@'s
-        if c == "@" and (ref[:i].strip() in shipped or ref[:i].strip().lower().endswith(".toml")):
+        if c == "@" and (shipped_scenario(ref[:i]) is not None
+                         or ref[:i].strip().lower().endswith(".toml")):
             return ref[:i], "@", ref[i + 1:]
     if ref.lower().endswith(".toml"):
         return ref, "", ""
@@ -642,7 +654,7 @@ def is_scenario_ref(ref: str) -> bool:
     (True, True, False)
     """
     base = _split_ref(ref)[0].strip()
-    return base.lower().endswith(".toml") or base in shipped_scenarios()
+    return base.lower().endswith(".toml") or shipped_scenario(base) is not None
 
 
 def get_scenario(ref: str | Scenario) -> Scenario:
@@ -658,11 +670,11 @@ def get_scenario(ref: str | Scenario) -> Scenario:
     if base.lower().endswith(".toml"):
         scenario = load_scenario(base)
     else:
-        table = shipped_scenarios()
-        if base not in table:
-            raise UserError(f"unknown scenario {describe(base)}; known: {known(table)} "
-                            f"(or a path to a .toml file; NAME@GPU swaps the GPU)")
-        scenario = table[base]
+        scenario = shipped_scenario(base)
+        if scenario is None:
+            raise UserError(f"unknown scenario {describe(base)}; known: "
+                            f"{known(shipped_scenarios())} (or a path to a .toml file; "
+                            f"NAME@GPU swaps the GPU)")
     return scenario.with_gpu(gpu.strip()) if at else scenario
 
 
