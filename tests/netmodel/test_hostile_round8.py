@@ -365,7 +365,7 @@ def _fabric_refs(d):
         ("lite-ocs@Lite@Lite", "unknown GPU 'Lite@Lite'"),
         ("@@", "unknown fabric '@@'"), ("@", "unknown fabric '@'"), ("@Lite", "'@Lite'"),
         ("lite ocs", "unknown fabric 'lite ocs'"), ("lité-ocs", "'lité-ocs'"),
-        ("H100-DGX", "nor a scenario (known: 'h100-dgx'"),
+        ("H100-DGZ", "nor a scenario (known: 'h100-dgx'"),   # H100-DGX is h100-dgx
         (" ", "a fabric must be a spec string"), ("", "a fabric must be a spec string"),
         ("x" * 10_000, "unknown fabric 'xxxx"),
         ("lite-ocs@" + "x" * 10_000, "unknown GPU 'xxxx"),
@@ -405,7 +405,7 @@ def test_hostile_fabric_names_everywhere(cmd, tmp_path):
 
 @pytest.mark.parametrize("ref", ["h100-dgx", "lite-direct", "lite-flat", "lite-flat-inr",
                                  "lite-hier", "lite-ocs", "lite-flat@B200-HGX",
-                                 " lite-hier@Lite+BW ", f"{ROOT}/docs/examples/gb300-nvl72.toml@Lite"])
+                                 " lite-hier@Lite+BW ", "H100-DGX", f"{ROOT}/docs/examples/gb300-nvl72.toml@Lite"])
 def test_valid_scenario_fabrics_never_crash(ref):
     for args in (["topology", "show", ref], ["collective", "all-reduce", "--fabric", ref,
                                               "--size", "1M", "--group", "4"]):
