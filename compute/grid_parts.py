@@ -13,6 +13,7 @@ from dataclasses import fields
 
 import numpy as np
 
+from compute import buffers
 from compute.memory import memory_fit
 from compute.sharding import Shards
 from compute.stages import (
@@ -117,7 +118,9 @@ def _static_frame(model, gpu, configs, sh, plain: bool, b, workload, options, sk
     # stage arrays: a collective stage has no FLOPs or HBM bytes (but the embedding and the
     # LM head, which do both), a compute stage no collective bytes
     works = [not x[4] or x[0] in ("embedding", "lm_head") for x in work]
-    flops, hbm, net, compute_t, memory_t = (np.empty((len(work),) + shape) for _ in range(5))
+    # large ones made from kept buffers (compute.buffers: no fresh pages to fault and zero)
+    flops, hbm, net, compute_t, memory_t = (buffers.empty((len(work),) + shape)
+                                            for _ in range(5))
     occurs = None if plain else (counts > 0)[:, :, None]
     for k, x in enumerate(work):
         if x[4]:
@@ -269,8 +272,8 @@ def _stage_times(names, ops, works, compute_t, memory_t, network_t, options, c3=
     else those are None. The sums are formed while each stage is in cache. ``fill(k)``
     (optional) fills stage ``k`` of the compute and memory arrays first
     (:func:`compute.grid_parts._static_parts`)."""
-    stage_t = np.empty(compute_t.shape)
-    bound = np.empty(compute_t.shape, dtype=np.int8)
+    stage_t = buffers.empty(compute_t.shape)
+    bound = buffers.empty(compute_t.shape, dtype=np.int8)
     overlap = options.mode == "overlap"
     hide = {names.index(c): names.index(p) for c, p in PRODUCERS.items() if c in names} \
         if overlap and options.overlap_collectives else {}  # each all-reduce and its producer

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from compute import buffers
 from compute.comm import CommLike, NoCommunication, RingAlphaBeta, as_comm, as_times
 from compute.errors import UserError, known
 from compute.grid_parts import (
@@ -801,7 +802,7 @@ def _network_times(comm, ops, groups, counts, net, fits=None) -> np.ndarray:
     the stages and rows that run that collective in groups of that size; with ``fits``
     (configurations x batches), only the cells that fit are timed and the others are NaN
     (a group size no fitting cell uses is never asked)."""
-    out = np.empty(net.shape)
+    out = buffers.empty(net.shape)
     out[...] = 0.0 if fits is None or fits.all() else np.where(fits, 0.0, np.nan)
     for op in sorted({o for o in ops if o}):
         ks = np.array([k for k, o in enumerate(ops) if o == op])
