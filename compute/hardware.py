@@ -124,23 +124,37 @@ def derive_gpu(base: GpuSpec, name: str, *, fraction: float = 1.0, flops_multipl
                                        ("hbm_bandwidth_multiplier", hbm_bandwidth_multiplier),
                                        ("network_bandwidth_multiplier", network_bandwidth_multiplier),
                                        ("hbm_capacity_multiplier", hbm_capacity_multiplier)))
-    return replace(
-        base,
-        name=name,
-        sms=max(1, round(base.sms * f)),
-        flops_bf16=base.flops_bf16 * f * flops_multiplier,
-        flops_fp8=base.flops_fp8 * f * flops_multiplier,
-        flops_int8=base.flops_int8 * f * flops_multiplier,
-        flops_fp4=base.flops_fp4 * f * flops_multiplier,
-        hbm_capacity=base.hbm_capacity * f * hbm_capacity_multiplier,
-        hbm_bandwidth=base.hbm_bandwidth * f * hbm_bandwidth_multiplier,
-        scaleup_bandwidth=base.scaleup_bandwidth * f * network_bandwidth_multiplier,
-        scaleout_bandwidth=base.scaleout_bandwidth * f * network_bandwidth_multiplier,
-        tdp=base.tdp * f,
-        max_instance=base.max_instance if max_instance is None else _pos_int(name, "max_instance",
-                                                                             max_instance),
-        source=source or f"derived from {base.name}",
-    )
+    largest = base.max_instance if max_instance is None else _pos_int(name, "max_instance",
+                                                                      max_instance)
+    try:
+        return replace(
+            base,
+            name=name,
+            sms=max(1, round(base.sms * f)),
+            flops_bf16=base.flops_bf16 * f * flops_multiplier,
+            flops_fp8=base.flops_fp8 * f * flops_multiplier,
+            flops_int8=base.flops_int8 * f * flops_multiplier,
+            flops_fp4=base.flops_fp4 * f * flops_multiplier,
+            hbm_capacity=base.hbm_capacity * f * hbm_capacity_multiplier,
+            hbm_bandwidth=base.hbm_bandwidth * f * hbm_bandwidth_multiplier,
+            scaleup_bandwidth=base.scaleup_bandwidth * f * network_bandwidth_multiplier,
+            scaleout_bandwidth=base.scaleout_bandwidth * f * network_bandwidth_multiplier,
+            tdp=base.tdp * f,
+            max_instance=largest,
+            source=source or f"derived from {base.name}",
+        )
+    except UserError as e:   # a scaled field below a GPU's least: say what gave it
+        if not str(e).startswith(here + ": "):
+            raise
+        scaled = [f"{label} {v:g}" for label, v in (
+            ("flops_multiplier", flops_multiplier),
+            ("hbm_bandwidth_multiplier", hbm_bandwidth_multiplier),
+            ("network_bandwidth_multiplier", network_bandwidth_multiplier),
+            ("hbm_capacity_multiplier", hbm_capacity_multiplier)) if v != 1]
+        raise UserError(f"{here}, fraction {f:g} of {base.name!r}"
+                        f"{''.join(', ' + x for x in scaled)}: "
+                        f"{str(e).removeprefix(here + ': ')}; give a larger fraction"
+                        f"{' or multiplier' if scaled else ''}") from None
 
 
 #: A GPU file's unit (``compute/data/limits.toml``) -> the SI unit of a GpuSpec field.
