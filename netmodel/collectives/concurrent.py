@@ -300,11 +300,7 @@ def _loads(router, rate, pl, gid, G, disjoint, alone_too: bool = True):
         NP = len(router._piece_links)
         per_piece = np.bincount(pl.piece_of, f[pl.pieces], minlength=NP)
         used = np.flatnonzero(np.bincount(pl.piece_of, minlength=NP))
-        slot_of = np.zeros(NP, dtype=np.int64)
-        slot_of[used] = np.arange(len(used))
-        coef = per_piece[used]
-        which, plk, pw = router.expand(used, coef)
-        total += np.bincount(plk, pw, minlength=L)
+        slot_of, coef, which, plk, pw = _spread_pieces(router, used, per_piece, NP, total)
     util = total / rate
     together = np.zeros(G)
     np.maximum.at(together, eg, util[el])
@@ -485,25 +481,41 @@ def _loads_in_parts(router, rate, parts, G) -> tuple | None:
     have = len(pp) > 0
     if have:   # as _loads: the pieces' bytes on their links
         used = np.flatnonzero(np.bincount(pp, minlength=NP))
-        slot_of = np.zeros(NP, dtype=np.int64)
-        slot_of[used] = np.arange(len(used))
-        coef = per_piece[used]
-        which, plk, pw = router.expand(used, coef)
-        total += np.bincount(plk, pw, minlength=L)
+        slot_of, coef, which, plk, pw = _spread_pieces(router, used, per_piece, NP, total)
     util = total / rate
     together = np.zeros(G)
     hg, hl = np.divmod(np.flatnonzero(links_of), L)
     np.maximum.at(together, hg, util[hl])
     if have:
-        count = np.bincount(which, minlength=len(used))
-        starts = np.cumsum(count) - count
-        nonempty = count > 0
-        pmax = np.zeros(len(used))
-        if nonempty.any():
-            pmax[nonempty] = np.maximum.reduceat(util[plk], starts[nonempty])
-        np.maximum.at(together, pg, pmax[slot_of[pp]])
+        np.maximum.at(together, pg, _piece_max(which, plk, util, len(used))[slot_of[pp]])
     lat_up = np.where(lat_up < 0, latency, lat_up)
     return together, np.zeros(G), latency, lat_up, scaleout, []
+
+
+def _spread_pieces(router, used: np.ndarray, per_piece: np.ndarray, NP: int,
+                   total: np.ndarray) -> tuple:
+    """Add the bytes of the route pieces ``used`` (``per_piece`` of them each) to their
+    links' ``total`` (in place, in the router's expansion order) and return ``slot_of``
+    (a piece's index in ``used``), their coefficients and the expansion ``(which, links,
+    weights)`` (:meth:`Router.expand`)."""
+    slot_of = np.zeros(NP, dtype=np.int64)
+    slot_of[used] = np.arange(len(used))
+    coef = per_piece[used]
+    which, plk, pw = router.expand(used, coef)
+    total += np.bincount(plk, pw, minlength=len(total))
+    return slot_of, coef, which, plk, pw
+
+
+def _piece_max(which: np.ndarray, plk: np.ndarray, util: np.ndarray, n: int) -> np.ndarray:
+    """The largest ``util`` over each of the ``n`` used pieces' links (0 for a piece with
+    none), from the expansion ``which``/``plk`` that lists a piece's links together."""
+    count = np.bincount(which, minlength=n)
+    starts = np.cumsum(count) - count
+    nonempty = count > 0
+    pmax = np.zeros(n)
+    if nonempty.any():
+        pmax[nonempty] = np.maximum.reduceat(util[plk], starts[nonempty])
+    return pmax
 
 
 def _power_of_two_ratio(new: np.ndarray, old: np.ndarray) -> float | None:
