@@ -45,6 +45,28 @@ def _idle_refs() -> int:
 _IDLE = _idle_refs()
 
 
+def _counts_views() -> bool:
+    """Whether this interpreter counts, as :func:`empty` needs it to, every array made from
+    a buffer as a reference to it (a view, a view of a view) and forgets one when it goes;
+    checked once, as :func:`empty` measures. Where it does not (an interpreter whose
+    reference counts are deferred or borrowed), buffers are never reused: a buffer seen
+    idle while an array still uses it would be overwritten under it."""
+    for b in [np.empty(64, dtype=np.uint8)]:
+        idle = _refs(b)
+        v = b[:32].view(np.float64).reshape(2, 2)
+        held = _refs(b)
+        w = v[1:]
+        del v
+        still = _refs(b)
+        del w
+        return idle == _IDLE and held > idle and still > idle and _refs(b) == idle
+    raise AssertionError  # pragma: no cover
+
+
+#: False where :func:`_counts_views` fails: :func:`empty` is then :func:`numpy.empty`.
+REUSE = _counts_views()
+
+
 def empty(shape: tuple, dtype=float) -> np.ndarray:
     """An uninitialised array of ``shape`` and ``dtype``, as :func:`numpy.empty` gives,
     made from a kept buffer when one of at least its size is idle (the smallest such), else
@@ -53,7 +75,7 @@ def empty(shape: tuple, dtype=float) -> np.ndarray:
     dtype = np.dtype(dtype)
     shape = tuple(int(n) for n in shape)
     nbytes = math.prod(shape) * dtype.itemsize
-    if nbytes < MIN_BYTES:
+    if nbytes < MIN_BYTES or not REUSE:
         return np.empty(shape, dtype=dtype)
     with _LOCK:
         best = None

@@ -120,3 +120,25 @@ def test_idle_buffers_too_small_are_let_go(sizes):
     # each request took the smallest idle buffer large enough, or let the idle ones go
     # (growing: 5 and 6 MB let go; shrinking: the 7 MB one serves 6 and 5)
     assert [b.nbytes for b in buffers._BUFFERS] == [7 * mb]
+
+
+def test_no_reuse_where_views_are_not_counted(monkeypatch):
+    # an interpreter that does not count every view as a reference to its buffer (deferred
+    # or borrowed counts) must get plain numpy.empty arrays: a buffer seen idle while an
+    # array still uses it would be overwritten under it
+    buffers.release()
+    monkeypatch.setattr(buffers, "REUSE", False)
+    n = buffers.MIN_BYTES // 8 + 1
+    a = buffers.empty((n,))
+    assert a.shape == (n,) and a.dtype == np.float64 and a.base is None
+    assert buffers._BUFFERS == [] and buffers.kept_bytes() == (0, 0)
+
+
+def test_this_interpreter_counts_views():
+    # the check that decides REUSE holds here (CPython 3.11-3.13 with the GIL), so the
+    # reuse tests above test reuse; were it to fail, reuse would be off, not unsafe
+    import sys
+    if sys.implementation.name != "cpython" or not getattr(sys, "_is_gil_enabled",
+                                                            lambda: True)():
+        pytest.skip("not CPython with the GIL: REUSE may rightly be off")
+    assert buffers._counts_views() and buffers.REUSE
