@@ -290,13 +290,25 @@ def _fullest_stage(model, sh, batch, workload, w, kv, shape):
                            .reshape(-1, 1), (shape[0], 1))[rows]   # (r, 1)
     seqs = np.ceil(batch / sh.attention_dp)
     seqs = np.broadcast_to(seqs, shape)[rows]                      # (r, nb)
-    stage_kv = (unit * per_seq)[:, :, None] * seqs[:, None, :]     # (r, S, nb)
-    need = np.where(np.isnan(stage_kv), -np.inf, stage_w[:, :, None] + stage_kv)
-    pick = np.argmax(need, axis=1)[:, None, :]                     # the fullest stage
+    per_kv = unit * per_seq                                        # (r, S)
+    # the fullest stage, one stage at a time (no (r, S, nb) arrays: at cluster scale those
+    # were hundreds of MB of fresh pages), as argmax picks it over the stages: the first of
+    # the largest, or the first NaN
+    for s in range(per_kv.shape[1]):
+        kv_s = per_kv[:, s:s + 1] * seqs                           # (r, nb)
+        need = stage_w[:, s:s + 1] + kv_s
+        need[np.isnan(kv_s)] = -np.inf
+        if s == 0:
+            top, w_top, kv_top = need, np.repeat(stage_w[:, :1], need.shape[1], axis=1), kv_s
+            continue
+        better = need > top
+        better |= np.isnan(need) & ~np.isnan(top)
+        np.copyto(top, need, where=better)
+        np.copyto(w_top, stage_w[:, s:s + 1], where=better)
+        np.copyto(kv_top, kv_s, where=better)
     w, kv = np.array(w, dtype=float), np.array(np.broadcast_to(kv, shape), dtype=float)
-    w[rows] = np.take_along_axis(np.broadcast_to(stage_w[:, :, None], stage_kv.shape),
-                                 pick, axis=1)[:, 0, :]
-    kv[rows] = np.take_along_axis(stage_kv, pick, axis=1)[:, 0, :]
+    w[rows] = w_top
+    kv[rows] = kv_top
     return w, kv
 
 
