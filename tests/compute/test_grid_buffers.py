@@ -12,6 +12,14 @@ from compute.parallel import configurations
 from compute.roofline import evaluate_grid
 from compute.search import search
 
+SMALL = 4 * 2**20   # these tests' grids (4-10 MB a stage array) kept from this size up
+
+
+@pytest.fixture(autouse=True)
+def _keep_from_4_mb(monkeypatch):
+    monkeypatch.setattr(buffers, "MIN_BYTES", SMALL)
+
+
 STAGE_ARRAYS = ("flops", "hbm_bytes", "net_bytes", "compute_time", "memory_time",
                 "network_time", "stage_time", "bound")
 TWO_D = ("latency", "weights", "kv_cache", "activations", "fits", "micro_batches")
@@ -60,7 +68,7 @@ def test_grids_from_kept_buffers_equal_fresh_ones(monkeypatch):
         del g
         monkeypatch.setattr(buffers, "MIN_BYTES", 2**62)   # every array fresh
         fresh = _bytes(_grid(*case[:3], **case[3]))
-        monkeypatch.setattr(buffers, "MIN_BYTES", 4 * 2**20)
+        monkeypatch.setattr(buffers, "MIN_BYTES", SMALL)
         for name, value in fresh.items():
             assert value == pooled[name], name
             assert value == again[name], name
