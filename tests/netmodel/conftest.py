@@ -19,3 +19,14 @@ def ideal_model():
         return FabricCostModel(zero_latency(build(spec)), calibration=Calibration.ideal(alpha), **kw)
 
     return make
+
+
+@pytest.fixture(scope="module")
+def b200_nccl():
+    """One 8-B200 NVSwitch server costed with NCCL's algorithms and the shipped calibration
+    (the send/recv protocol tests' hand figures are derived on it)."""
+    from netmodel.collectives.model import FabricCostModel
+    from topologies import build
+
+    return FabricCostModel(build("single-switch:n=8,gpu=B200-HGX"), algorithms="nccl",
+                           validated=True)

@@ -26,28 +26,22 @@ from tests.netmodel.test_p2p_protocol_by_size import KIB, LL_RATE, MIB, PORT, RO
 from topologies import build
 
 
-@pytest.fixture(scope="module")
-def b200():
-    return FabricCostModel(build("single-switch:n=8,gpu=B200-HGX"), algorithms="nccl",
-                           validated=True)
-
-
-def test_concurrent_all_to_all_at_512_kib_a_peer_runs_ll_by_hand(b200):
+def test_concurrent_all_to_all_at_512_kib_a_peer_runs_ll_by_hand(b200_nccl):
     # 4 MiB among 8: 512 KiB a peer = 32 channels x 16 KiB: LL, 20.37 us, though Simple's
     # line (17.05 us, what the concurrent costing took) is lower
     n = 4 * MIB
-    r = concurrent_cost(b200, 8, "all-to-all", n)
+    r = concurrent_cost(b200_nccl, 8, "all-to-all", n)
     assert (r.algorithm, r.protocol) == (("direct",), ("LL",))
     want = 6.6e-6 + (0.6e-6 + ROUTE) + n * 7 / 8 / LL_RATE
     assert r.time[0, 0] == pytest.approx(want, rel=1e-9)
     assert r.time[0, 0] * 1e6 == pytest.approx(20.37, abs=0.01)
-    assert r.alone[0, 0] == r.time[0, 0] == b200.cost("all-to-all", n, 8).time
+    assert r.alone[0, 0] == r.time[0, 0] == b200_nccl.cost("all-to-all", n, 8).time
 
 
-def test_concurrent_send_recv_above_512_kib_runs_simple_by_hand(b200):
+def test_concurrent_send_recv_above_512_kib_runs_simple_by_hand(b200_nccl):
     # four pairs, each on its own two ports: 1 MiB runs Simple (13.42 us) though LL's line
     # (11.09 us, what the concurrent costing took) is lower; 512 KiB runs LL
-    r = concurrent_cost(b200, 2, "send-recv", [MIB, 512 * KIB])
+    r = concurrent_cost(b200_nccl, 2, "send-recv", [MIB, 512 * KIB])
     assert len(r.groups) == 4 and r.protocol == ("Simple", "LL")
     simple = 8.4e-6 + 3.4e-6 + ROUTE + MIB / PORT
     assert simple * 1e6 == pytest.approx(13.42, abs=0.01)
@@ -56,13 +50,13 @@ def test_concurrent_send_recv_above_512_kib_runs_simple_by_hand(b200):
     assert r.time.tolist() == r.alone.tolist()
 
 
-def test_concurrent_groups_on_own_links_cost_as_alone(b200):
+def test_concurrent_groups_on_own_links_cost_as_alone(b200_nccl):
     # two all-to-alls of 4 GPUs: LL up to 4 x 512 KiB = 2 MiB, Simple above; each group's
     # time together is its time alone (collective/sweep) at every size
     sizes = np.array([2.0 ** k for k in range(14, 27)] + [2 * MIB + 4])
-    r = concurrent_cost(b200, 4, "all-to-all", sizes)
+    r = concurrent_cost(b200_nccl, 4, "all-to-all", sizes)
     assert list(r.protocol) == ["LL" if n <= 2 * MIB else "Simple" for n in sizes]
-    alone = b200.sweep("all-to-all", sizes, 4)
+    alone = b200_nccl.sweep("all-to-all", sizes, 4)
     for g in range(len(r.groups)):
         assert r.time[g].tolist() == pytest.approx(alone.time.tolist(), rel=1e-12)
     assert r.alone.tolist() == r.time.tolist()

@@ -35,61 +35,55 @@ LL_RATE = PORT * 0.391
 KIB, MIB = 2 ** 10, 2 ** 20
 
 
-@pytest.fixture(scope="module")
-def b200():
-    return FabricCostModel(build("single-switch:n=8,gpu=B200-HGX"), algorithms="nccl",
-                           validated=True)
-
-
-def test_all_to_all_at_512_kib_a_peer_runs_ll_by_hand(b200):
+def test_all_to_all_at_512_kib_a_peer_runs_ll_by_hand(b200_nccl):
     # 4 MiB among 8: 512 KiB a peer = 32 channels x 16 KiB, so LL (the old model: Simple,
     # 17.05 us, faster by its lines than LL's 20.37 us)
     n = 4 * MIB
-    r = b200.cost("all-to-all", n, 8)
+    r = b200_nccl.cost("all-to-all", n, 8)
     assert (r.algorithm, r.protocol) == ("direct", "LL")
     want = 6.6e-6 + (0.6e-6 + ROUTE) + n * 7 / 8 / LL_RATE
     assert r.time == pytest.approx(want, rel=1e-9)
     assert r.time * 1e6 == pytest.approx(20.37, abs=0.01)
 
 
-def test_all_to_all_just_above_512_kib_a_peer_runs_simple_by_hand(b200):
+def test_all_to_all_just_above_512_kib_a_peer_runs_simple_by_hand(b200_nccl):
     n = 4 * MIB + 8  # one byte more a peer than LL's limit
-    r = b200.cost("all-to-all", n, 8)
+    r = b200_nccl.cost("all-to-all", n, 8)
     assert (r.algorithm, r.protocol) == ("direct", "Simple")
     want = 8.4e-6 + (3.4e-6 + ROUTE) + n * 7 / 8 / PORT
     assert r.time == pytest.approx(want, rel=1e-9)
     assert r.time * 1e6 == pytest.approx(17.05, abs=0.01)
 
 
-def test_all_to_all_at_64_kib_a_peer_runs_ll_by_hand(b200):
+def test_all_to_all_at_64_kib_a_peer_runs_ll_by_hand(b200_nccl):
     # 512 KiB among 8 (64 KiB a peer): LL, as before (and the faster line)
     n = 512 * KIB
-    r = b200.cost("all-to-all", n, 8)
+    r = b200_nccl.cost("all-to-all", n, 8)
     assert r.protocol == "LL"
     assert r.time == pytest.approx(6.6e-6 + 0.6e-6 + ROUTE + n * 7 / 8 / LL_RATE, rel=1e-9)
 
 
-def test_send_recv_above_512_kib_runs_simple_by_hand(b200):
+def test_send_recv_above_512_kib_runs_simple_by_hand(b200_nccl):
     # 1 MiB from one GPU to the other: above 512 KiB, so Simple, 13.42 us; the old model
     # chose LL's line, 6.6 + 0.77 + 1 MiB / 282.2 GB/s = 11.09 us
     n = MIB
-    r = b200.cost("send-recv", n, 2)
+    r = b200_nccl.cost("send-recv", n, 2)
     assert r.protocol == "Simple"
     assert r.time == pytest.approx(8.4e-6 + 3.4e-6 + ROUTE + n / PORT, rel=1e-9)
     assert r.time * 1e6 == pytest.approx(13.42, abs=0.01)
-    assert b200.cost("send-recv", 512 * KIB, 2).protocol == "LL"
+    assert b200_nccl.cost("send-recv", 512 * KIB, 2).protocol == "LL"
 
 
-def test_sweep_curves_time_and_rows_agree(b200):
+def test_sweep_curves_time_and_rows_agree(b200_nccl):
     sizes = [2.0 ** k for k in range(10, 31)]
-    sw = b200.sweep("all-to-all", sizes, 8)
+    sw = b200_nccl.sweep("all-to-all", sizes, 8)
     per_peer = [n / 8 for n in sizes]
     assert list(sw.protocol) == ["LL" if b <= 512 * KIB else "Simple" for b in per_peer]
-    t = b200.collective_time("all-to-all", sizes, 8)
+    t = b200_nccl.collective_time("all-to-all", sizes, 8)
     assert t.tolist() == sw.time.tolist()
-    assert b200.curves("all-to-all", sizes, b200.group(8))["direct"].tolist() == \
+    assert b200_nccl.curves("all-to-all", sizes, b200_nccl.group(8))["direct"].tolist() == \
         sw.time.tolist()
-    rows = cost_rows(b200, ["all-to-all"], sizes, [8], algorithm="all")
+    rows = cost_rows(b200_nccl, ["all-to-all"], sizes, [8], algorithm="all")
     direct = [r for r in rows if r["algorithm"] == "direct"]
     assert [r["protocol"] for r in direct] == list(sw.protocol)
     assert [r["seconds"] for r in direct] == sw.time.tolist()
@@ -234,12 +228,12 @@ def test_fabrics_of_one_shape_keep_their_own_nics():
             assert direct.size_range("LL", m.calibration) == (0.0, 16 * channels * 16 * KIB)
 
 
-def test_ranges_only_for_send_recv_with_the_rule(b200):
-    group = b200.group(8)
-    cal = b200.calibration
-    ring = b200.compiled("all-gather", "ring", group)
+def test_ranges_only_for_send_recv_with_the_rule(b200_nccl):
+    group = b200_nccl.group(8)
+    cal = b200_nccl.calibration
+    ring = b200_nccl.compiled("all-gather", "ring", group)
     assert ring.size_range("LL", cal) == (0.0, math.inf)
-    direct = b200.compiled("all-to-all", "direct", group)
+    direct = b200_nccl.compiled("all-to-all", "direct", group)
     assert direct.size_range("LL", cal) == (0.0, 8 * 32 * 16384)
     assert direct.size_range("Simple", cal) == (8 * 32 * 16384, math.inf)
     # without the rule (a calibration file with no [p2p] table, the textbook calibration):
