@@ -43,7 +43,7 @@ from netmodel.collectives.steps import unique
 
 __all__ = ["STEP_FIELDS", "CollectiveResult", "CompiledCollective", "GroupCut", "StepCost",
            "SEND_RECV", "StepTiming", "SweepResult", "bus_factor", "combine", "compile_steps", "cost_step",
-           "lines_time", "link_path_rates", "net_peer_channels", "p2p_size_range", "path_rate",
+           "lines_time", "link_path_rates", "net_peer_channels", "p2p_size_range",
            "set_step", "step_protocols", "step_shape", "step_table"]
 
 # GroupCut (re-exported): no path joins two members of a group (a cut fabric).
@@ -90,9 +90,9 @@ class StepCost:
     latencies, pipeline, bound, member, heads, floor
         As :class:`~netmodel.collectives.steps.Step`.
     path_bandwidth : float
-        The slowest rate, as NCCL's topology sees its path (:func:`path_rate`: a GPU's
-        links to parallel switch planes together), of every link the step's transfers
-        cross (:func:`link_path_rates`); 0: ``bottleneck_bandwidth``.
+        The slowest rate, as NCCL's topology sees its path (:func:`link_path_rates`: a
+        GPU's links to parallel switch planes together), of every link the step's
+        transfers cross; 0: ``bottleneck_bandwidth``.
     """
 
     name: str
@@ -116,34 +116,15 @@ class StepCost:
     path_bandwidth: float = 0.0
 
 
-def path_rate(router: Router, u: Hashable, v: Hashable, bandwidth: float) -> float:
-    """The rate NCCL's topology gives the path through link ``u -> v`` of line rate
-    ``bandwidth``: where the link joins a GPU to a switch, the GPU's links to every switch of
-    that switch's tier together (NCCL joins a GPU's NVLinks to all its NVSwitch chips into
-    one link to one NVSwitch node: NVIDIA/nccl src/graph/topo.cc, ncclTopoAddNvLinks and
-    ncclTopoConnectNodes, "Aggregate links into higher bw for NVLink"; so a Lite on
-    ``lite-flat``'s 4 planes of 28.125 GB/s has one path of 112.5 GB/s); else
-    ``bandwidth``. Send/recv's channels a peer follow it (:func:`p2p_size_range`).
-
-    >>> from topologies import build
-    >>> from netmodel.collectives.routing import Router
-    >>> r = Router(build("flat:n=8,planes=4,radix=8,gpu=Lite"))
-    >>> path_rate(r, "gpu0", "plane2", 28.125e9) / 1e9, path_rate(r, "plane2", "gpu5", 28.125e9) / 1e9
-    (112.5, 112.5)
-    """
-    tier, nodes = router.tier, router.graph._node
-    for gpu, switch in ((u, v), (v, u)):
-        if switch in tier and nodes[gpu].get("kind") == "gpu":
-            t = tier[switch]
-            return float(sum(d["bandwidth"] for x, d in router.graph._adj[gpu].items()
-                             if tier.get(x, -1) == t))
-    return bandwidth
-
-
 def link_path_rates(router: Router) -> np.ndarray:
-    """:func:`path_rate` of every directed link of ``router`` (indexed by link id), worked
-    out once per router with arrays: a link joining a GPU to a switch carries the GPU's
-    links to every switch of that switch's tier together, any other link its own rate.
+    """The rate NCCL's topology gives the path through each directed link of ``router``
+    (indexed by link id), worked out once per router with arrays: where the link joins a
+    GPU to a switch, the GPU's links to every switch of that switch's tier together (NCCL
+    joins a GPU's NVLinks to all its NVSwitch chips into one link to one NVSwitch node:
+    NVIDIA/nccl src/graph/topo.cc, ncclTopoAddNvLinks and ncclTopoConnectNodes, "Aggregate
+    links into higher bw for NVLink"; so a Lite on ``lite-flat``'s 4 planes of 28.125 GB/s
+    has one path of 112.5 GB/s); any other link its own rate. Send/recv's channels a peer
+    follow it (:func:`p2p_size_range`).
 
     >>> from topologies import build
     >>> from netmodel.collectives.routing import Router
@@ -482,7 +463,7 @@ def p2p_size_range(protocol: str, op: str, p: int, scaleout: bool, rates: Iterab
     :data:`SEND_RECV`) of ``op`` among ``p`` GPUs runs ``protocol`` (the rule of
     :meth:`CompiledCollective.size_range`, which reads ``scaleout``, whether a step
     crosses the scale-out network, and ``rates``, its steps' bottleneck rates as NCCL sees
-    their paths (:func:`path_rate`), off its steps; :mod:`netmodel.collectives.concurrent`
+    their paths (:func:`link_path_rates`), off its steps; :mod:`netmodel.collectives.concurrent`
     reads them off every group's). A peer across the scale-out network gets
     :func:`net_peer_channels` (NCCL's rule of the calibration's version, by ``nic``, the
     slowest member's NICs: their line rate together and their number, :func:`group_nic`),
@@ -577,7 +558,7 @@ class CompiledCollective:
         peer may use (:func:`net_peer_channels` when a step crosses the scale-out
         network and the calibration is not ``scaleup_everywhere``, else
         ``p2p_channels_per_peer``, at most two per NVLink of the slowest link the group's
-        transfers cross, at its rate as NCCL sees its path, :func:`path_rate`: one count
+        transfers cross, at its rate as NCCL sees its path, :func:`link_path_rates`: one count
         for every peer, rounded up to a power of 2), Simple above. A peer's bytes are ``n /
         p`` in an all-to-all of ``p`` GPUs, ``n`` in a send-recv. ``scale``: every link's
         bandwidth multiplied by it (as ``adjust.bandwidth_scale`` builds the fabric), so
