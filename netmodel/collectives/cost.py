@@ -28,7 +28,7 @@ all-gather and all-to-all, and 1 for broadcast, reduce and send-recv.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -133,13 +133,10 @@ def link_path_rates(router: Router) -> np.ndarray:
     >>> sorted(set((rates / 1e9).round(3).tolist()))
     [112.5]
     """
-    # kept per bandwidth array: routers of one shape share their __dict__ (router_for),
-    # each with its own bandwidths
-    bw = router.bandwidth
-    kept = router.__dict__.setdefault("_path_rates", {})
-    hit = kept.get(id(bw))
-    if hit is not None and hit[0] is bw:
-        return hit[1]
+    return _per_bandwidth(router, "_path_rates", _link_path_rates)
+
+
+def _link_path_rates(router: Router, bw: np.ndarray) -> np.ndarray:
     src, dst = router._src, router._dst
     code, tier = router._code, router._tier_arr
     out = np.array(bw, dtype=float)
@@ -152,9 +149,6 @@ def link_path_rates(router: Router) -> np.ndarray:
         down = (code[dst] == _GPU) & (code[src] == _SWITCH)
         t_down = np.searchsorted(tiers, tier[src[down]])
         out[down] = total[dst[down] * len(tiers) + t_down]
-    if len(kept) >= 8:
-        kept.pop(next(iter(kept)))
-    kept[id(bw)] = (bw, out)
     return out
 
 
@@ -171,19 +165,30 @@ def gpu_nics(router: Router) -> tuple[np.ndarray, np.ndarray]:
     >>> float(rate[r._nid["gpu0"]]) / 1e9, int(count[r._nid["gpu0"]])
     (50.0, 1)
     """
-    bw = router.bandwidth
-    kept = router.__dict__.setdefault("_gpu_nics", {})
-    hit = kept.get(id(bw))
-    if hit is not None and hit[0] is bw:
-        return hit[1]
+    return _per_bandwidth(router, "_gpu_nics", _gpu_nics)
+
+
+def _gpu_nics(router: Router, bw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     src, dst, code = router._src, router._dst, router._code
     nic = (code[src] == _GPU) & (code[dst] == _SWITCH) & np.asarray(router.scaleout, bool)
     n = len(code)
-    out = (np.bincount(src[nic], weights=bw[nic], minlength=n),
-           np.bincount(src[nic], minlength=n))
+    return (np.bincount(src[nic], weights=bw[nic], minlength=n),
+            np.bincount(src[nic], minlength=n))
+
+
+def _per_bandwidth(router: Router, name: str, work: Callable[[Router, np.ndarray], Any]) -> Any:
+    """``work(router, router.bandwidth)``, kept in the router under ``name`` per bandwidth
+    array (the last 8): routers of one shape share their ``__dict__`` (router_for), each
+    with its own bandwidths."""
+    bw = router.bandwidth
+    kept = router.__dict__.setdefault(name, {})
+    hit = kept.get(id(bw))
+    if hit is not None and hit[0] is bw:
+        return hit[1]
+    out = work(router, bw)
     if len(kept) >= 8:
         kept.pop(next(iter(kept)))
-    kept[id(bw)] = (bw, out)
+    kept[id(bw)] = (bw, out)   # bw kept: its id stays its own
     return out
 
 
