@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import tomllib
 from collections import ChainMap
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from functools import cache
 from importlib import resources
@@ -288,19 +288,8 @@ def gpu_nvlinks(gpu: GpuSpec | str) -> int | None:
     >>> [gpu_nvlinks(g) for g in ("A100-SXM-80GB", "H100-SXM", "B200-HGX", "Lite+BW")]
     [12, 18, 18, 18]
     """
-    catalog()
-    name = gpu.name if isinstance(gpu, GpuSpec) else gpu
-    name = name.split(CLOCK_MARK)[0]
-    seen: set[str] = set()
-    while name not in seen:   # a derivation chain, a cycle guarded
-        seen.add(name)
-        if name in _NVLINKS:
-            return _NVLINKS[name]
-        derived = _DERIVED.get(name)
-        if derived is None:
-            return None
-        name = derived[0]
-    return None
+    name = (gpu.name if isinstance(gpu, GpuSpec) else gpu).split(CLOCK_MARK)[0]
+    return next((_NVLINKS[n] for n in _lineage(name) if n in _NVLINKS), None)
 
 
 def _nvlinks(here: str, entry: dict) -> int | None:
@@ -359,11 +348,26 @@ def root_gpu(gpu: GpuSpec) -> GpuSpec:
     >>> root_gpu(get_gpu("Lite")).name, root_gpu(get_gpu("H100-SXM")).name
     ('H100-SXM', 'H100-SXM')
     """
-    seen = {gpu.name}
-    while (base := base_gpu(gpu.name)) is not None and base.name not in seen:
-        seen.add(base.name)
-        gpu = base
-    return gpu
+    *_, root = _lineage(gpu.name)
+    return gpu if root == gpu.name else _READ.get(root) or get_gpu(root)
+
+
+def _lineage(name: str) -> Iterator[str]:
+    """``name``, then the GPU it derives from (:func:`derivation`), and so on to a GPU
+    derived from none (a cycle stopped at its first repeat).
+
+    >>> list(_lineage("Lite")), list(_lineage("H100-SXM"))
+    (['Lite', 'H100-SXM'], ['H100-SXM'])
+    """
+    catalog()
+    seen: set[str] = set()
+    while name not in seen:
+        seen.add(name)
+        yield name
+        derived = _DERIVED.get(name)
+        if derived is None:
+            return
+        name = derived[0]
 
 
 #: The GPUs read so far that derive from another (the catalog's Lite family, a GPU file's
