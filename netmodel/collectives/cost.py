@@ -576,16 +576,12 @@ class CompiledCollective:
         hit = cache.get((name, id(cal), scale))
         if hit is not None and hit[0] is cal:
             return hit[1]
-        out = self._size_range(name, cal, scale)
+        out = p2p_size_range(name, self.op, len(self.group),
+                             any(s.scaleout for s in self.steps),
+                             [s.path_bandwidth or s.bottleneck_bandwidth for s in self.steps],
+                             cal, scale, self.nic)
         cache[(name, id(cal), scale)] = (cal, out)  # cal kept: its id stays its own
         return out
-
-    def _size_range(self, name: str, cal: Calibration, scale: float = 1.0
-                    ) -> tuple[float, float]:
-        return p2p_size_range(name, self.op, len(self.group),
-                              any(s.scaleout for s in self.steps),
-                              [s.path_bandwidth or s.bottleneck_bandwidth
-                               for s in self.steps], cal, scale, self.nic)
 
     def _arrays(self):
         """The steps as :func:`combine`'s arrays (built once; read-only)."""
