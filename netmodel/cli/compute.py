@@ -20,6 +20,7 @@ from netmodel.cli.main import (
     fabric_help,
     max_batch_option,
     mtp_options,
+    parse_slo,
     phase_option,
     profile_option,
     roofline_flag,
@@ -378,9 +379,8 @@ def check_phase_options(phases, kw, option: str = "--phase") -> None:
 def _setup(kw):
     """Model, GPU, workload, options, SLO and the collectives (model, description, the
     fabric's GPUs) from the shared options."""
-    from compute.phases import Slo, check_phase
+    from compute.phases import check_phase
     from compute.roofline import RooflineOptions, make_workload
-    from compute.units import parse_time
 
     model = resolve_model(kw["model_name"], kw["model_file"], kw["hf_config"])
     gpu, comm, desc, fabric_gpus = resolve_collectives(kw["scenario_ref"], kw["fabric_ref"],
@@ -397,8 +397,7 @@ def _setup(kw):
         two_batch_overlap=kw.get("two_batch_overlap", False),
         dense_mlp_tp=dense_mlp_tp(kw.get("dense_mlp_tp")),
         **mtp_settings(kw.get("mtp_tokens"), kw.get("mtp_acceptance")))
-    slo = Slo(ttft=parse_time(kw["ttft"], "--ttft", allow_zero=False),
-              tbt=parse_time(kw["tbt"], "--tbt", allow_zero=False))
+    slo = parse_slo(kw["ttft"], kw["tbt"])
     check_phase_options(workload.phase, kw)   # after the values: a bad one is named first
     return model, gpu, workload, options, slo, (comm, desc, fabric_gpus)
 

@@ -12,7 +12,13 @@ import json
 
 import click
 
-from netmodel.cli.main import max_batch_option, parallelism_option, phase_option, slo_option
+from netmodel.cli.main import (
+    max_batch_option,
+    parallelism_option,
+    parse_slo,
+    phase_option,
+    slo_option,
+)
 
 __all__ = ["cost", "yield_cmd"]
 
@@ -148,15 +154,13 @@ def cost(scenario: str, model: str, phase: str, clock_text: str, share: str, par
          max_batch: str, ttft: str, tbt: str, as_json: bool) -> None:
     """Capex and power split, tokens/s/W, tokens/J and $ per million tokens of a scenario
     serving a model at its best configuration under the SLO."""
-    from compute.phases import PHASES, Slo, check_phase
-    from compute.units import parse_time
+    from compute.phases import PHASES, check_phase
     from netmodel.cli.compute import _whole, check_phase_options
     from netmodel.study.cost import cost_summary
 
     phases = list(PHASES) if phase.strip() == "both" else [check_phase(phase.strip())]
     clock = _qty(clock_text, _PLAIN, "--clock")
-    slo = Slo(ttft=parse_time(ttft, "--ttft", allow_zero=False),
-              tbt=parse_time(tbt, "--tbt", allow_zero=False))
+    slo = parse_slo(ttft, tbt)
     limit = _whole("--max-batch", max_batch)
     check_phase_options(phases, {"ttft": ttft, "tbt": tbt})   # after the values
     summaries = [cost_summary(scenario, model, p, clock=clock, share=share,

@@ -13,11 +13,14 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from collections.abc import Callable, Iterable, Sequence
-from typing import IO, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from compute.errors import NothingFeasible
+
+if TYPE_CHECKING:
+    from compute.phases import Slo
 
 # name -> (module, attribute, one-line help); modules are imported only when the command runs
 # or when --help lists it.
@@ -151,6 +154,16 @@ def slo_option(phase: str, note: str = "") -> Callable[[_F], _F]:
     return click.option(flag, default=default, show_default=True, metavar="TIME",
                         cls=RegistryHelp, help_from=lambda: f"{what}{note} (seconds, or a "
                         f"number with a unit: {_time_units()}).")
+
+
+def parse_slo(ttft: str, tbt: str) -> Slo:
+    """The :class:`compute.phases.Slo` of :func:`slo_option`'s ``--ttft`` and ``--tbt``
+    (each a time above 0, :func:`compute.units.parse_time`)."""
+    from compute.phases import Slo
+    from compute.units import parse_time
+
+    return Slo(ttft=parse_time(ttft, "--ttft", allow_zero=False),
+               tbt=parse_time(tbt, "--tbt", allow_zero=False))
 
 
 def phase_option(*, default: str, takes: str, dest: str = "phase") -> Callable[[_F], _F]:

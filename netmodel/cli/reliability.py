@@ -14,6 +14,7 @@ from netmodel.cli.main import (
     OutputFolder,
     max_batch_option,
     parallelism_option,
+    parse_slo,
     phase_option,
     slo_option,
     with_options,
@@ -92,12 +93,9 @@ def _absent(cluster, rates, repair_times) -> list[str]:
 def _settings(ttft: str, tbt: str, phase: str):
     """The SLO of ``--ttft`` and ``--tbt``; the one ``phase`` never reads (TTFT limits a
     prefill, TBT a decode step: Slo.limit) refused when typed."""
-    from compute.phases import Slo
-    from compute.units import parse_time
     from netmodel.cli.compute import check_phase_options
 
-    slo = Slo(ttft=parse_time(ttft, "--ttft", allow_zero=False),
-              tbt=parse_time(tbt, "--tbt", allow_zero=False))
+    slo = parse_slo(ttft, tbt)
     check_phase_options(phase, {"ttft": ttft, "tbt": tbt})   # after the values
     return slo
 

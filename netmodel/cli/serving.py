@@ -12,6 +12,7 @@ import click
 from netmodel.cli.main import (
     max_batch_option,
     mtp_options,
+    parse_slo,
     profile_option,
     roofline_flag,
     roofline_option,
@@ -75,9 +76,7 @@ def serve(scenario: str, model_name: str, workload: str, rate_text: str | None,
     rate (--rate or the workload file's) needs do not fit the fabric (the table is still
     printed). With --two-batch-overlap each pool's step is the lesser of the serial one and
     two micro-batches overlapped (roofline only; the pools then search PP 1)."""
-    from compute.phases import Slo
     from compute.roofline import RooflineOptions
-    from compute.units import parse_time
     from netmodel.cli.compute import _profile_line, _whole, mtp_settings, resolve_profile
     from netmodel.cli.compute import dense_mlp_tp as dense_degree
     from netmodel.cli.main import NOTHING_FEASIBLE
@@ -89,8 +88,7 @@ def serve(scenario: str, model_name: str, workload: str, rate_text: str | None,
     rate = _rate(rate_text)
     if rate is not None:
         wl = with_rate(wl, rate)
-    slo = Slo(ttft=parse_time(ttft, "--ttft", allow_zero=False),
-              tbt=parse_time(tbt, "--tbt", allow_zero=False))
+    slo = parse_slo(ttft, tbt)
     profile = resolve_profile(profile_ref)
     scen = get_scenario(scenario)
     r = run_serve(model_name, scen, wl, prefill_gpu=prefill_gpu, decode_gpu=decode_gpu,

@@ -21,6 +21,7 @@ from netmodel.cli.main import (
     max_batch_option,
     mtp_options,
     parallelism_option,
+    parse_slo,
     phase_option,
     profile_option,
     roofline_flag,
@@ -59,14 +60,11 @@ def _phases(text: str, option: str = "--phase") -> list[str]:
 def _settings(ttft: str, tbt: str, overlap_collectives: bool, profile_ref=None, *,
               two_batch_overlap: bool = False, dense_mlp_tp: str | None = None,
               mtp_tokens: str | None = None, mtp_acceptance: str | None = None):
-    from compute.phases import Slo
     from compute.roofline import RooflineOptions
-    from compute.units import parse_time
     from netmodel.cli.compute import dense_mlp_tp as dense_degree
     from netmodel.cli.compute import mtp_settings, resolve_profile
 
-    slo = Slo(ttft=parse_time(ttft, "--ttft", allow_zero=False),
-              tbt=parse_time(tbt, "--tbt", allow_zero=False))
+    slo = parse_slo(ttft, tbt)
     return slo, RooflineOptions(overlap_collectives=overlap_collectives,
                                 profile=resolve_profile(profile_ref),
                                 two_batch_overlap=two_batch_overlap,
