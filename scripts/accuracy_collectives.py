@@ -231,12 +231,15 @@ def sweep_tables(curves, markdown) -> list[str]:
     return out
 
 
+def _worst_text(value, kind) -> str:
+    """A worst error as the tables show it: a factor (``1.23x``) or a share (``12%``)."""
+    return f"{value:.2f}x" if kind == "factor" else f"{value:.0%}"
+
+
 def _cell(value, bound, kind) -> str:
     if value is None:
         return "-"
-    ok = value <= bound
-    text = f"{value:.2f}x" if kind == "factor" else f"{value:.0%}"
-    return text + ("" if ok else " (over)")
+    return _worst_text(value, kind) + ("" if value <= bound else " (over)")
 
 
 def summary_8gpu(curves, markdown) -> list[str]:
@@ -268,7 +271,7 @@ def summary_launch(curves, markdown) -> list[str]:
             elif c.target:
                 cells.append(f"{_cell(plain, bound, kind)} -> {_cell(adj, bound, kind)}")
             else:
-                cells.append(f"{_not_target(plain, kind)[:-15]} -> {_not_target(adj, kind)}")
+                cells.append(f"{_worst_text(plain, kind)} -> {_not_target(adj, kind)}")
         rows.append([c.system, str(c.gpus_per_thread)] + cells)
     return _table(head, rows, markdown)
 
@@ -276,7 +279,7 @@ def summary_launch(curves, markdown) -> list[str]:
 def _not_target(value, kind) -> str:
     if value is None:
         return "-"
-    return (f"{value:.2f}x" if kind == "factor" else f"{value:.0%}") + " (not a target)"
+    return _worst_text(value, kind) + " (not a target)"
 
 
 def summary_multi(curves, markdown) -> list[str]:
