@@ -200,6 +200,8 @@ def _commands() -> dict[str, set[str]]:
 
 def command_errors(page: Path, commands: dict[str, set[str]]) -> list[str]:
     """Each `netmodel ...` of the page's prose whose command or an option does not exist."""
+    import click
+
     text = _prose(page)
     lines = [m for m in re.finditer(r"`(netmodel [^`]+)`", text)]
     lines += [m for m in re.finditer(r"^\s*\$ (netmodel [^\n#]+)", text, flags=re.M)]
@@ -214,7 +216,7 @@ def command_errors(page: Path, commands: dict[str, set[str]]) -> list[str]:
                 break
         rest = words[1 + len(path):]
         where = f"{_rel_page(page)}:{text.count(chr(10), 0, m.start()) + 1}: `{' '.join(words)}`"
-        if rest and re.fullmatch(r"[a-z][a-z-]*", rest[0]) and _group(path) is not None:
+        if rest and re.fullmatch(r"[a-z][a-z-]*", rest[0]) and isinstance(_command_at(path), click.Group):
             bad.append(f"{where}: no command 'netmodel {' '.join([*path, rest[0]])}'")
             continue
         wrong = [f"{where}: 'netmodel {' '.join(path)}' has no option {option}"
@@ -233,16 +235,12 @@ def _refused(path: list[str], args: list[str], where: str) -> list[str]:
 
     import click
 
-    from netmodel.cli.main import cli
-
     if sum(a.startswith("-") for a in args) < 2 or any(
             re.search(r"\b[A-Z]{2,}\b|\.\.\.|\||\[", a) for a in args):
         return []
-    cmd = cli
-    for name in path:
-        cmd = cmd.get_command(click.Context(cmd), name)
     try:
-        cmd.make_context(" ".join(["netmodel", *path]), shlex.split(" ".join(args)))
+        _command_at(path).make_context(" ".join(["netmodel", *path]),
+                                       shlex.split(" ".join(args)))
     except click.exceptions.Exit:
         pass
     except click.ClickException as exc:
@@ -250,8 +248,8 @@ def _refused(path: list[str], args: list[str], where: str) -> list[str]:
     return []
 
 
-def _group(path: list[str]):
-    """The click group at ``path``, or None where it is a plain command."""
+def _command_at(path: list[str]):
+    """The click command at ``path`` (``[]``: netmodel itself)."""
     import click
 
     from netmodel.cli.main import cli
@@ -259,7 +257,7 @@ def _group(path: list[str]):
     cmd = cli
     for name in path:
         cmd = cmd.get_command(click.Context(cmd), name)
-    return cmd if isinstance(cmd, click.Group) else None
+    return cmd
 
 
 def _rel_page(page: Path) -> str:
