@@ -216,7 +216,8 @@ def command_errors(page: Path, commands: dict[str, set[str]]) -> list[str]:
                 break
         rest = words[1 + len(path):]
         where = f"{_rel_page(page)}:{text.count(chr(10), 0, m.start()) + 1}: `{' '.join(words)}`"
-        if rest and re.fullmatch(r"[a-z][a-z-]*", rest[0]) and isinstance(_command_at(path), click.Group):
+        if rest and re.fullmatch(r"[a-z][a-z-]*", rest[0]) \
+                and isinstance(_command_at(path), click.Group):
             bad.append(f"{where}: no command 'netmodel {' '.join([*path, rest[0]])}'")
             continue
         wrong = [f"{where}: 'netmodel {' '.join(path)}' has no option {option}"
