@@ -35,8 +35,7 @@ from compute.errors import UserError, known
 
 __all__ = ["DTYPES", "FLAG_FIELDS", "GpuSpec", "OPTIONAL_FIELDS", "SPEC_KEYS", "catalog",
            "derivation", "derive_gpu", "die_table", "get_gpu", "gpu_names", "gpu_nvlinks",
-           "load_gpu_file",
-           "logic_dies"]
+           "load_gpu_file", "logic_dies", "spec_ranges"]
 
 
 @dataclass(frozen=True)
@@ -158,18 +157,24 @@ def derive_gpu(base: GpuSpec, name: str, *, fraction: float = 1.0, flops_multipl
 
 
 #: A GPU file's unit (``compute/data/limits.toml``) -> the SI unit of a GpuSpec field.
-SI_UNITS = {"TFLOP/s": "FLOP/s", "TOP/s": "operations/s", "GB": "bytes", "TB/s": "bytes/s",
-            "GB/s": "bytes/s", "Gb/s": "bytes/s", "W": "W", "": ""}
+_SI_UNITS = {"TFLOP/s": "FLOP/s", "TOP/s": "operations/s", "GB": "bytes", "TB/s": "bytes/s",
+             "GB/s": "bytes/s", "Gb/s": "bytes/s", "W": "W", "": ""}
 
 
 @cache
-def _field_ranges() -> tuple:
-    """``(field, minimum, maximum, integer, or_zero, SI unit)`` of each numeric GpuSpec
-    field: its GPU-file key's range in ``compute/data/limits.toml``, scaled to SI."""
+def spec_ranges() -> dict[str, tuple[float, float, bool, bool, str]]:
+    """Each numeric GpuSpec field -> ``(minimum, maximum, integer, or_zero, SI unit)``: its
+    GPU-file key's range in ``compute/data/limits.toml``, scaled to SI as the GPU-file
+    reader scales the key's value (a GpuSpec is held to it, and so is a GPU in a saved
+    fabric, :func:`topologies.schema.gpu_spec_from_dict`).
+
+    >>> spec_ranges()["scaleout_bandwidth"]
+    (125000.0, 1250000000000000.0, False, True, 'bytes/s')
+    """
     ranges = validate.limits("gpu")
-    return tuple((name, ranges[key].minimum * factor, ranges[key].maximum * factor,
-                  ranges[key].integer, ranges[key].or_zero, SI_UNITS[ranges[key].unit])
-                 for key, (name, factor) in SPEC_KEYS.items())
+    return {name: (ranges[key].minimum * factor, ranges[key].maximum * factor,
+                   ranges[key].integer, ranges[key].or_zero, _SI_UNITS[ranges[key].unit])
+            for key, (name, factor) in SPEC_KEYS.items()}
 
 
 def _check_fields(spec: GpuSpec) -> None:
@@ -179,7 +184,7 @@ def _check_fields(spec: GpuSpec) -> None:
         raise UserError(f"a GpuSpec's name must be non-empty text of at most "
                         f"{validate.MAX_TEXT_LENGTH:,} characters, got {validate.describe(spec.name)}")
     here = f"GPU {validate.describe(spec.name)}"
-    for name, lo, hi, integer, or_zero, unit in _field_ranges():
+    for name, (lo, hi, integer, or_zero, unit) in spec_ranges().items():
         v = getattr(spec, name)
         if type(v) is not (int if integer else float) or not (lo <= v <= hi or or_zero and v == 0):
             object.__setattr__(spec, name, validate.number(

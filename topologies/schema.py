@@ -63,8 +63,8 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError, known
-from compute.hardware import FLAG_FIELDS, OPTIONAL_FIELDS, SI_UNITS, SPEC_KEYS, GpuSpec, catalog
-from compute.validate import MAX_TEXT_LENGTH, describe, is_whole, limits, number
+from compute.hardware import FLAG_FIELDS, OPTIONAL_FIELDS, GpuSpec, catalog, spec_ranges
+from compute.validate import MAX_TEXT_LENGTH, describe, is_whole, number
 from topologies.limits import MAX_RADIX, MAX_TIER
 
 __all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS",
@@ -285,8 +285,7 @@ def _zero_ok(field: str) -> bool:
     >>> _zero_ok("flops_fp8"), _zero_ok("scaleout_bandwidth"), _zero_ok("flops_bf16")
     (True, True, False)
     """
-    key = next(k for k, (name, _) in SPEC_KEYS.items() if name == field)
-    return limits("gpu")[key].or_zero
+    return spec_ranges()[field][3]
 
 
 def _in_limits(where: str, field: str, value: float) -> int | float:
@@ -303,11 +302,9 @@ def _in_limits(where: str, field: str, value: float) -> int | float:
     compute.errors.UserError: f.json: hbm_bandwidth must be a number from 1,000,000,000 to
     100,000,000,000,000,000 bytes/s, got 1e+30
     """
-    key, factor = next((k, f) for k, (name, f) in SPEC_KEYS.items() if name == field)
-    r = limits("gpu")[key]
-    return number(where, field, value, minimum=r.minimum * factor,
-                  maximum=r.maximum * factor, integer=r.integer, or_zero=r.or_zero,
-                  unit=SI_UNITS[r.unit])
+    lo, hi, integer, or_zero, unit = spec_ranges()[field]
+    return number(where, field, value, minimum=lo, maximum=hi, integer=integer,
+                  or_zero=or_zero, unit=unit)
 
 
 def _bad(msg: str) -> NoReturn:
