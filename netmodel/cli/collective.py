@@ -11,7 +11,6 @@ import click
 from netmodel.cli import run_record
 from netmodel.cli.main import (
     RegistryHelp,
-    choice_metavar,
     fabric_help,
     given_on_command_line,
     with_options,
@@ -32,10 +31,10 @@ def _algorithms_help() -> str:
             f"with nccl-tests) or a comma list.")
 
 
-def _placements() -> tuple[str, ...]:
+def _placement_metavar() -> str:
     from netmodel.collectives.placement import PLACEMENTS
 
-    return PLACEMENTS
+    return "|".join(PLACEMENTS)
 
 
 def _size_help() -> str:
@@ -173,7 +172,7 @@ _routing_options = [
     click.option("--algorithms", default=None, metavar="LIST", cls=RegistryHelp,
                  help_from=_algorithms_help),
     click.option("--placement", default="contiguous", show_default=True, cls=RegistryHelp,
-                 metavar_from=choice_metavar(_placements),
+                 metavar_from=_placement_metavar,
                  help="How a group of a size is placed on the fabric's GPUs (random: by "
                  "--seed)."),
     click.option("--seed", default=0, show_default=True, metavar="N",

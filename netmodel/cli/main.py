@@ -187,12 +187,6 @@ def phase_option(*, default: str, takes: str, dest: str = "phase") -> Callable[[
                         metavar_from=metavar, help_from=help_text)
 
 
-def choice_metavar(load: Callable[[], Iterable[str]], *extra: str) -> Callable[[], str]:
-    """A placeholder ``a|b|c`` of ``extra`` and the names ``load`` returns (a registry,
-    read when help is shown), for :class:`RegistryHelp`'s ``metavar_from``."""
-    return lambda: "|".join([*extra, *load()])
-
-
 def roofline_flag(name: str):
     """The on/off option of the :class:`compute.roofline.RooflineOptions` field ``name``:
     ``--`` and the name with dashes, its help the field's (read when help is shown)."""
