@@ -18,6 +18,7 @@ from netmodel.cli.main import (
     InputPath,
     RegistryHelp,
     fabric_help,
+    given_on_command_line,
     max_batch_option,
     mtp_options,
     parse_slo,
@@ -366,7 +367,6 @@ def check_phase_options(phases, kw, option: str = "--phase") -> None:
     take are never typed, so one table serves every command."""
     from compute.errors import UserError
     from compute.validate import describe
-    from netmodel.cli.main import given_on_command_line
 
     chosen = list(dict.fromkeys([phases] if isinstance(phases, str) else phases))
     for ignored_by, name, sets, instead in _OTHER_PHASE_OPTIONS:
