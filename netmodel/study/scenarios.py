@@ -80,7 +80,7 @@ from compute.config_files import check_keys, parse_table, read_text
 from compute.errors import UserError, known, one_line
 from compute.hardware import GpuSpec, get_gpu
 from compute.units import format_bandwidth
-from compute.validate import choice, describe, number, string
+from compute.validate import choice, describe, limits, number, string
 from compute.validate import name as validate_name
 
 __all__ = ["ADJUST_KEYS", "CALIBRATIONS", "CIRCUITS", "INSTANCES", "LINKS", "Adjust", "Scenario",
@@ -342,7 +342,9 @@ def nvlinks_of(gpu: GpuSpec) -> int:
                         f"(collective_generations.toml nvlink_bandwidth), so '$nvlinks' "
                         f"cannot count its links; write nvlinks = N in the [fabric] table")
     links = base.scaleup_bandwidth / rate
-    if not 1 <= round(links) <= 1024 or abs(links - round(links)) > 1e-9 * links:
+    allowed = limits("gpu")["nvlinks"]   # the range a GPU entry's nvlinks key is held to
+    if not allowed.minimum <= round(links) <= allowed.maximum \
+            or abs(links - round(links)) > 1e-9 * links:
         raise UserError(f"GPU {gpu.name!r}: its scale-up bandwidth "
                         f"{format_bandwidth(base.scaleup_bandwidth)} is not a whole number "
                         f"of {gen.name} NVLinks of {format_bandwidth(rate)} ({links:.4g}), "
