@@ -28,10 +28,9 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from dataclasses import dataclass
 from functools import cached_property
-
-import numpy as np
 
 from compute.errors import UserError, known
 from compute.validate import MAX_WHOLE, describe, is_finite, is_whole
@@ -91,11 +90,18 @@ def latency_name(phase: str) -> str:
 MAX_TOKENS = MAX_WHOLE
 
 
+def _is_float(v) -> bool:
+    """A Python or numpy float (numpy not imported for it: a numpy value means numpy is
+    loaded already, so ``--help`` of the commands that list :data:`PHASES` stays light)."""
+    np = sys.modules.get("numpy")
+    return isinstance(v, float) or (np is not None and isinstance(v, np.floating))
+
+
 def _check_tokens(what: str, v) -> int:
     """``v`` as an int if it is a whole number from 1 to :data:`MAX_TOKENS` (Python or
     numpy), else a UserError."""
     raw = v
-    if isinstance(v, float | np.floating) and float(v).is_integer():
+    if _is_float(v) and float(v).is_integer():
         v = int(v)
     if not (is_whole(v) and v >= 1):   # is_whole: no bool
         raise UserError(f"{what} must be a whole number of tokens >= 1, got {describe(raw)}")
