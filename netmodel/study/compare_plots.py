@@ -19,6 +19,7 @@ from netmodel.study.figure_kit import (
     DPI,
     bars,
     figure_style,
+    fitted_suptitle,
     label,
     pyplot,
     set_margins,
@@ -143,10 +144,10 @@ def plot_compare_tokens(result: Any, path: str | PathLike[str]) -> None:
     ncol = max(1, min(len(labels), int(fig.get_figwidth() * len(phases) // 2.4)
                       if len(phases) == 1 else 8))
     fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=8, frameon=False)
-    fig.suptitle("Best tokens/s per SM under the SLO on each fabric\n(numbers at the bar's "
-                 f"foot: ratio to {result.baseline})", fontsize=10)
+    extra = fitted_suptitle(fig, "Best tokens/s per SM under the SLO on each fabric\n(numbers "
+                            f"at the bar's foot: ratio to {result.baseline})", fontsize=10)
     rows = -(-len(labels) // ncol)
-    set_margins(fig, bottom=0.22 * rows + 0.5, top=0.75, hspace=0.5)
+    set_margins(fig, bottom=0.22 * rows + 0.5, top=0.75 + extra, hspace=0.5)
     for i, row in enumerate(axes):
         for ax in row:
             static_ticks(ax, "x", np.arange(len(names)),
@@ -233,12 +234,12 @@ def plot_compare_split(result: Any, path: str | PathLike[str]) -> None:
                     if lab == "MTP draft passes"][:1]
         labs.append("MTP draft passes")
     fig.legend(handles, labs, loc="lower center", ncol=len(labs), fontsize=8, frameon=False)
-    fig.suptitle("Step time of the best configuration, split by what bounds it (above each "
-                 "bar: its " + ("configuration, tp pp ep dp for TP, pipeline stages, EP and "
-                                "attention DP," if spread else "TP degree") + " and batch)",
-                 fontsize=10)
+    extra = fitted_suptitle(
+        fig, "Step time of the best configuration, split by what bounds it (above each bar: "
+        "its " + ("configuration, tp pp ep dp for TP, pipeline stages, EP and attention DP,"
+                  if spread else "TP degree") + " and batch)", fontsize=10)
     longest = max(len(lab) for lab in labels)
-    set_margins(fig, bottom=0.55 + 0.055 * longest, top=0.6, left=0.65, hspace=0.3)
+    set_margins(fig, bottom=0.55 + 0.055 * longest, top=0.6 + extra, left=0.65, hspace=0.3)
     for i, row in enumerate(axes):
         for ax in row:
             static_ticks(ax, "x", xs, labels if i == len(models) - 1 else None, rotation=90,

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from os import PathLike
 
-__all__ = ["DPI", "FIGURE_RC", "bars", "pyplot", "figure_style", "fit_inside", "label", "plain_power",
-           "png_bytes", "save_figure", "set_margins", "static_ticks"]
+__all__ = ["DPI", "FIGURE_RC", "bars", "pyplot", "figure_style", "fit_inside", "fitted_suptitle",
+           "label", "plain_power", "png_bytes", "save_figure", "set_margins", "static_ticks"]
 
 #: Resolution of the study's figures (dots per inch); the figures are created at it, so
 #: what is measured before saving (text extents) is what is drawn.
@@ -79,6 +79,37 @@ def fit_inside(fig, texts, *, pad: float = 0.06) -> None:
                             right=sp.right - max(over["right"], 0) / w,
                             bottom=sp.bottom + max(over["bottom"], 0) / h,
                             top=sp.top - max(over["top"], 0) / h)
+
+
+def fitted_suptitle(fig, text: str, *, fontsize: float, pad: float = 0.1) -> float:
+    """Give ``fig`` the title ``text``, each of its lines that is wider than the figure
+    (less ``pad`` inches a side) broken at spaces into as few lines as fit, measured;
+    return the height in inches the added lines take, to add to the top margin. A title
+    that fits is left as it is (one measurement): a narrow figure (one model, one phase,
+    two scenarios) clipped the title on both sides."""
+    title = fig.suptitle(text, fontsize=fontsize)
+    renderer = fig.canvas.get_renderer()
+    room = fig.bbox.width - 2 * pad * fig.dpi
+    if title.get_window_extent(renderer).width <= room:
+        return 0.0
+
+    def fits(line: str) -> bool:
+        title.set_text(line)
+        return title.get_window_extent(renderer).width <= room
+
+    lines = []
+    for line in text.split("\n"):
+        words = line.split(" ")
+        current = words[0]
+        for word in words[1:]:
+            if fits(f"{current} {word}"):
+                current = f"{current} {word}"
+            else:
+                lines.append(current)
+                current = word
+        lines.append(current)
+    title.set_text("\n".join(lines))
+    return (len(lines) - len(text.split("\n"))) * 1.2 * fontsize / 72
 
 
 def save_figure(fig, path: str | PathLike[str]) -> None:

@@ -215,3 +215,31 @@ def test_tokens_per_sm_colours_each_gpu_as_the_fabric_figures_do(tmp_path, monke
     plot_tokens_per_sm(study, tmp_path / "t.png")
     want = gpu_colours(gpus)
     assert [c for _, c in drawn] == [want[g] for g in gpus]
+
+
+@pytest.mark.parametrize("plot", ["plot_compare_tokens", "plot_compare_split"])
+def test_a_narrow_comparison_keeps_its_title_inside(tmp_path, monkeypatch, plot):
+    # one model, one phase, two scenarios: a 5-6 inch figure, where the one-line title
+    # (about 7.5 inches at 10 pt) was cut off on both sides; it now wraps, whole
+    from netmodel.study import compare_plots
+    from netmodel.study.compare import run_compare
+
+    r = run_compare(["Llama-3-8B"], ["h100-dgx", "lite-direct"], ["decode"])
+    seen = {}
+
+    def spy(fig, path):
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        seen["width"] = fig.bbox.width
+        seen["titles"] = [(t.get_text(), t.get_window_extent(renderer))
+                          for t in fig.findobj(matplotlib.text.Text)
+                          if t is fig._suptitle]
+        seen["texts"] = [t.get_window_extent(renderer) for t in fig.findobj(matplotlib.text.Text)
+                         if t.get_visible() and t.get_text().strip() and t is not fig._suptitle]
+
+    monkeypatch.setattr(figure_kit, "save_figure", spy)
+    getattr(compare_plots, plot)(r, tmp_path / "x.png")
+    [(text, box)] = seen["titles"]
+    assert box.x0 >= 0 and box.x1 <= seen["width"]
+    assert "\n" in text.replace("fabric\n(", "")    # wrapped, not merely its own break
+    assert all(b.y1 <= box.y0 + 0.5 for b in seen["texts"])    # nothing under it

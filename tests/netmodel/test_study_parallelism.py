@@ -31,8 +31,8 @@ def test_time_split_figure_names_pipeline_stages(tmp_path, monkeypatch):
 
     texts = []
 
-    def spy(fig, path):
-        texts.extend(t.get_text() for t in fig.findobj(matplotlib.text.Text))
+    def spy(fig, path):   # a title wrapped to a narrow figure reads as one line
+        texts.extend(" ".join(t.get_text().split()) for t in fig.findobj(matplotlib.text.Text))
 
     monkeypatch.setattr(figure_kit, "save_figure", spy)
     r = run_compare(["Mixtral-8x7B"], ["h100-dgx"], ["prefill"], parallelism="all")
