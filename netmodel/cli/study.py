@@ -235,7 +235,10 @@ def _check_study_slos(phases: list[str], ttft: str, tbt: str, *, serving: bool) 
               help="Fabric scenarios of the second part (default every shipped one); "
               "h100-dgx runs with the H100, the others with every other GPU of --gpus. "
               "h100-dgx, the baseline every fabric ratio divides by, is always added.")
-@click.option("--no-fabric", is_flag=True, help="Skip the fabric comparison and the sweep.")
+@click.option("--no-fabric", is_flag=True,
+              help="Stop after the first part (the GPUs alone): no fabric comparison, "
+              "paper's assumption, crossovers, packed comparison, sweep, blast radius, "
+              "power and cost, serving or MoE part.")
 @click.option("--no-sweep", is_flag=True, help="Skip the per-hop latency sweep.")
 @click.option("--no-paper", is_flag=True,
               help="Skip the fabric comparison under the paper's assumption.")
