@@ -14,6 +14,7 @@ Kept apart from :mod:`compute.two_batch` (which evaluates with
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -21,7 +22,7 @@ from compute.parallel import dense_data_parallel, layout
 from compute.stages import layer_counts
 
 __all__ = ["AFTER_MLP", "ATTENTION", "BEFORE_MLP", "MLP", "grid_two_batch_time",
-           "two_batch_time"]
+           "halves_options", "two_batch_time"]
 
 #: A layer's compute stages before the MLP's collectives, and the MLP's.
 ATTENTION = ("qkv", "attention", "out_proj")
@@ -29,6 +30,22 @@ MLP = ("mlp_up", "mlp_down")
 #: The collectives on either side of the MLP, in a step's order.
 BEFORE_MLP = ("allreduce_attn", "attn_scatter", "dp_gather", "moe_dispatch")
 AFTER_MLP = ("allreduce_mlp", "dp_scatter", "moe_combine", "dp_regather")
+
+
+def halves_options(options):
+    """The :class:`~compute.roofline.RooflineOptions` the two micro-batches are evaluated
+    with: ``options`` without two-batch overlap and without ``overlap_collectives``. Each
+    collective is one segment on the communication stream, in full: the other
+    micro-batch's compute is what hides it. Hiding it behind its own producer GEMM as well
+    (the visible part ``max(0, network - producer)`` as the segment) put less on that
+    stream than the collectives take, so the overlapped step could end before the stream's
+    own work, and a GPU with more HBM bandwidth (a shorter producer, so a longer visible
+    part) got a slower step (gpt-oss-20b prefill, GB200-NVL72, TP 32 x DP-attention 2,
+    batch 128: 98.87 ms, below its collectives' 99.18 ms; 99.44 ms with 1.5x the FLOP/s
+    and HBM bandwidth). ``None`` stays ``None`` (the defaults have neither)."""
+    if options is None:
+        return None
+    return replace(options, two_batch_overlap=False, overlap_collectives=False)
 
 
 def two_batch_time(chains: Sequence[Sequence[tuple[float, float]]]) -> float:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -48,7 +48,7 @@ from compute.grid_parts import (
 )
 from compute.hardware import GpuSpec, get_gpu
 from compute.memory import DEFAULT_RESERVE, check_reserve, describe_fit
-from compute.micro_batches import grid_two_batch_time
+from compute.micro_batches import grid_two_batch_time, halves_options
 from compute.models import COMPUTE_DTYPES, ModelSpec, get_model
 from compute.moe_routing import moe_comm
 from compute.mtp import DEFAULT_ACCEPTANCE, check_acceptance, check_mtp_tokens, mtp_grid
@@ -651,8 +651,10 @@ def _two_batch(model, gpu, configs, sh, plain, batches, workload, comm, options,
     used = np.flatnonzero(cells.any(axis=0))
     big, small = (batches[used] + 1) // 2, batches[used] // 2
     half = np.unique(np.concatenate([big, small]))
+    # the halves' collectives in full (halves_options): the other micro-batch's
+    # compute hides them, not their own producer GEMM
     g = _grid(model, gpu, configs, sh, plain, half, half.astype(float).reshape(1, -1),
-              workload, comm, replace(options, two_batch_overlap=False), skew, latency_limit,
+              workload, comm, halves_options(options), skew, latency_limit,
               time_unfit=time_unfit)
     halves = []
     for h in (big, small):

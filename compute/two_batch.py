@@ -14,7 +14,9 @@ schedule it, from the roofline's own stage times (:func:`evaluate_two_batch`):
   sequences (prompts in prefill), each evaluated by the roofline at its own size, so
   what a half batch loses (GEMMs that read the same weights for half the tokens, an
   all-to-all's fixed latency paid twice) is the roofline's at that size, with no
-  efficiency constant of its own;
+  efficiency constant of its own; without ``overlap_collectives`` (each collective a
+  segment in full: the other micro-batch's compute is what hides it, not its own
+  producer GEMM; :func:`compute.micro_batches.halves_options`);
 * each micro-batch is a chain of *segments*, a compute part then a communication part:
   the embedding; each layer's attention (``qkv``, ``attention``, ``out_proj``) then the
   collectives before the MLP (the MoE dispatch, or the gathers and all-reduce of a layer
@@ -52,7 +54,7 @@ from compute.micro_batches import AFTER_MLP as _AFTER_MLP
 from compute.micro_batches import ATTENTION as _ATTENTION
 from compute.micro_batches import BEFORE_MLP as _BEFORE_MLP
 from compute.micro_batches import MLP as _MLP
-from compute.micro_batches import two_batch_time
+from compute.micro_batches import halves_options, two_batch_time
 from compute.models import get_model
 from compute.parallel import Parallelism, dense_data_parallel, layout
 from compute.results import InferenceResult
@@ -154,7 +156,7 @@ def evaluate_two_batch(model, gpu, tp: int, batch: int, phase="decode", **kwargs
         raise UserError("two-batch overlap is modelled on the roofline; give no profile")
     if options is not None and options.mtp_tokens:   # the halves' chains leave the drafts out
         raise UserError(MTP_TWO_BATCH_REFUSED)
-    if options is not None and options.two_batch_overlap:   # the serial step and halves
+    if options is not None and options.two_batch_overlap:   # the serial step
         kwargs = {**kwargs, "options": replace(options, two_batch_overlap=False)}
     if kwargs.get("pp", 1) != 1:
         raise UserError(f"two-batch overlap models one pipeline stage; got PP {kwargs['pp']}; "
@@ -163,7 +165,9 @@ def evaluate_two_batch(model, gpu, tp: int, batch: int, phase="decode", **kwargs
     if serial.batch < 2:
         raise UserError(f"two-batch overlap needs a batch of at least 2 (two micro-batches); "
                         f"got {serial.batch}")
-    halves = tuple(evaluate(model, gpu, tp, b, phase, **kwargs)
+    # each collective in full on the communication stream (halves_options)
+    half_kwargs = {**kwargs, "options": halves_options(options)}
+    halves = tuple(evaluate(model, gpu, tp, b, phase, **half_kwargs)
                    for b in ((serial.batch + 1) // 2, serial.batch // 2))
     chains = [step_segments(h, model) for h in halves]
     return TwoBatchResult(serial=serial, halves=halves, latency=two_batch_time(chains),
