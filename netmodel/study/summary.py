@@ -720,7 +720,8 @@ def _reliability_part(rel, fab) -> list[str]:
            "closed forms. SMs down per GPU failure: hardware (the GPU) and software (every "
            "GPU of its instance).", "",
            "| scenario | GPUs | TP | SMs down (hw) | SMs down (sw) | GPU failures/yr | "
-           "availability | with spares | spares for 99% 99.9% of the time |",
+           f"availability | with spares | spares to keep >= {100 * s0.threshold:.4g}% of "
+           f"capacity {100 * s0.quantile:.4g}% of the time |",
            "|---|---|---|---|---|---|---|---|---|"]
     for s in rel.summaries:
         need = "none reaches it" if s.spares_needed is None else \
