@@ -34,8 +34,8 @@ from compute.dies import LogicDies, check_die_table
 from compute.errors import UserError, known
 
 __all__ = ["DTYPES", "FLAG_FIELDS", "GpuSpec", "OPTIONAL_FIELDS", "SPEC_KEYS", "catalog",
-           "derivation", "derive_gpu", "die_table", "get_gpu", "gpu_names", "gpu_nvlinks",
-           "load_gpu_file", "logic_dies", "spec_ranges"]
+           "derivation", "derive_gpu", "die_table", "get_gpu", "gpu_names", "load_gpu_file",
+           "logic_dies", "spec_ranges"]
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,19 @@ class GpuSpec:
     hbm_capacity: float        #: bytes
     hbm_bandwidth: float       #: bytes/s
     scaleup_bandwidth: float   #: bytes/s per direction per GPU (NVLink-class)
+    #: NVLinks per GPU (a GPU entry's ``nvlinks`` key; the catalog's A100 12, H100, H200
+    #: and Blackwell 18), which fabric builders wire a GPU's scale-up links and a scale-up
+    #: switch's ports with; the links share :attr:`scaleup_bandwidth`. None where its entry
+    #: gives none: builders then wire 18 (topologies.hierarchical.DEFAULT_NVLINKS) and a
+    #: scenario's ``"$nvlinks"`` counts them from the bandwidth
+    #: (netmodel.study.scenarios.nvlinks_of). A GPU derived from another
+    #: (:func:`derive_gpu`, ``derive_from``) keeps its base's count, each link carrying its
+    #: share: the fraction and ``network_bandwidth_multiplier`` scale the bandwidth, not
+    #: the links (the Lite family, a quarter of an H100 in everything, keeps its 18
+    #: NVLinks at a quarter of their rate, as gpus.toml says and lite-direct splits an
+    #: H100's links among its 4 Lites; a quarter of 18 links is no whole count).
+    #: Keyword-only, optional: files saved before it existed lack it.
+    nvlinks: int | None = field(default=None, kw_only=True)
     scaleout_bandwidth: float  #: bytes/s per direction per GPU (NIC)
     tdp: float                 #: watts
     max_instance: int          #: largest tensor-parallel group it is used in
@@ -106,11 +119,16 @@ def derive_gpu(base: GpuSpec, name: str, *, fraction: float = 1.0, flops_multipl
                hbm_capacity_multiplier: float = 1.0, max_instance: int | None = None,
                source: str = "") -> GpuSpec:
     """A GPU that is ``fraction`` of ``base`` in everything (SMs, FLOP/s, HBM capacity and
-    bandwidth, network bandwidth, TDP), then scaled by the multipliers.
+    bandwidth, network bandwidth, TDP), then scaled by the multipliers. It keeps the
+    base's NVLinks (:attr:`GpuSpec.nvlinks`), each carrying its share of the scaled
+    scale-up bandwidth.
 
     >>> g = derive_gpu(get_gpu("H100-SXM"), "Half", fraction=0.5, hbm_bandwidth_multiplier=2)
     >>> g.sms, g.hbm_bandwidth == get_gpu("H100-SXM").hbm_bandwidth
     (66, True)
+    >>> a = derive_gpu(get_gpu("A100-SXM-80GB"), "HalfA100", fraction=0.5)
+    >>> a.nvlinks, a.scaleup_bandwidth / a.nvlinks / 1e9   # 12 links of 12.5 GB/s
+    (12, 12.5)
     """
     # the ranges a GPU file's derive_from entry is held to (compute/data/limits.toml): a
     # multiplier of 10**400 passed 'finite and > 0' and overflowed the multiplications
@@ -186,6 +204,8 @@ def _check_fields(spec: GpuSpec) -> None:
     here = f"GPU {validate.describe(spec.name)}"
     for name, (lo, hi, integer, or_zero, unit) in spec_ranges().items():
         v = getattr(spec, name)
+        if v is None and name in _UNSET_FIELDS:
+            continue
         if type(v) is not (int if integer else float) or not (lo <= v <= hi or or_zero and v == 0):
             object.__setattr__(spec, name, validate.number(
                 here, name, v, minimum=lo, maximum=hi, integer=integer, or_zero=or_zero,
@@ -210,12 +230,17 @@ SPEC_KEYS = {
     "scaleout_Gbps": ("scaleout_bandwidth", 1e9 / 8),
     "tdp_W": ("tdp", 1),
     "max_instance": ("max_instance", 1),
+    "nvlinks": ("nvlinks", 1),
 }
 #: The keys of :data:`SPEC_KEYS` given as a sourced row ``{value, unit, source,
 #: confidence}``, with the unit the row must name.
 ROW_UNITS = {"int8_dense_TOPs": "TOPS", "fp4_dense_TFLOPs": "TFLOPS"}
-#: The keys of :data:`SPEC_KEYS` an entry may leave out (0: no such tensor cores).
-_OPTIONAL_KEYS = ("fp8_dense_TFLOPs", *ROW_UNITS)
+#: GpuSpec fields that may be None, "not given" (their default).
+_UNSET_FIELDS = tuple(f.name for f in fields(GpuSpec) if f.default is None)
+#: The keys of :data:`SPEC_KEYS` an entry may leave out (0: no such tensor cores; None
+#: for the fields of :data:`_UNSET_FIELDS`).
+_OPTIONAL_KEYS = ("fp8_dense_TFLOPs", *ROW_UNITS,
+                  *(k for k, (f, _) in SPEC_KEYS.items() if f in _UNSET_FIELDS))
 _DERIVE_KEYS = ("derive_from", "fraction", "flops_multiplier", "hbm_bandwidth_multiplier",
                 "network_bandwidth_multiplier", "hbm_capacity_multiplier", "max_instance")
 #: GpuSpec's true/false fields: optional keys of either kind of catalog entry (and of a
@@ -277,33 +302,6 @@ def logic_dies(name: str) -> LogicDies | None:
     return None if found is None else found[2]
 
 
-#: NVLinks per GPU (optional ``nvlinks`` key of a GPU entry: 12 for the A100, 18 for the
-#: H100 and Blackwell) of the GPUs read so far, by name; beside the GpuSpec as the die
-#: tables are, so that saved fabrics and the ``hardware --json`` shape stay as they are.
-_NVLINKS: dict[str, int] = {}
-
-
-def gpu_nvlinks(gpu: GpuSpec | str) -> int | None:
-    """NVLinks per GPU of ``gpu`` (a GpuSpec or a name) as its entry gives them (its
-    ``nvlinks`` key), else as the GPU it derives from gives them (the Lite family has the
-    H100's 18, each carrying its share), else None (a GPU file's entry without the key).
-    A GPU at another clock (``NAME@R``) has ``NAME``'s. Fabric builders default a GPU's
-    scale-up links to it.
-
-    >>> [gpu_nvlinks(g) for g in ("A100-SXM-80GB", "H100-SXM", "B200-HGX", "Lite+BW")]
-    [12, 18, 18, 18]
-    """
-    name = (gpu.name if isinstance(gpu, GpuSpec) else gpu).split(CLOCK_MARK)[0]
-    return next((_NVLINKS[n] for n in _lineage(name) if n in _NVLINKS), None)
-
-
-def _nvlinks(here: str, entry: dict) -> int | None:
-    """The entry's ``nvlinks`` key (removed from it), checked, or None."""
-    if "nvlinks" not in entry:
-        return None
-    return validate.in_range(here, "gpu", "nvlinks", entry.pop("nvlinks"))
-
-
 def _die(here: str, entry: dict) -> tuple[dict, str] | None:
     """The entry's ``die`` table (removed from it) and where it was read, or None."""
     if "die" not in entry:
@@ -316,12 +314,12 @@ def _die(here: str, entry: dict) -> tuple[dict, str] | None:
 
 
 def _keep_read(gpus: dict[str, GpuSpec], dies: dict[str, tuple[dict, str, LogicDies]],
-               derived: dict[str, tuple[str, float]], nvlinks: dict[str, int]) -> None:
-    """Record the die tables, derivations and NVLinks of ``gpus`` once they are all read (a
-    GPU read again without one loses the one read before)."""
+               derived: dict[str, tuple[str, float]]) -> None:
+    """Record the die tables and derivations of ``gpus`` once they are all read (a GPU read
+    again without one loses the one read before)."""
     for name, spec in gpus.items():
         _READ[name] = spec
-        for kept, new in ((_DIE_TABLES, dies), (_DERIVED, derived), (_NVLINKS, nvlinks)):
+        for kept, new in ((_DIE_TABLES, dies), (_DERIVED, derived)):
             if name in new:
                 kept[name] = new[name]
             else:
@@ -399,8 +397,7 @@ def _pos_int(name, key, v):
 
 def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: str,
                     dies: dict[str, tuple[dict, str]],
-                    derived: dict[str, tuple[str, float]],
-                    nvlinks: dict[str, int]) -> GpuSpec:
+                    derived: dict[str, tuple[str, float]]) -> GpuSpec:
     """One ``[gpu.NAME]`` table, every value checked against ``compute/data/limits.toml``."""
     validate.name(where, "GPU", name)
     if CLOCK_MARK in name:  # NAME@R is NAME at another clock: its die and limits are NAME's
@@ -413,10 +410,10 @@ def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: 
     die = _die(here, entry)
     if die is not None:
         dies[name] = die
-    links = _nvlinks(here, entry)
-    if links is not None:
-        nvlinks[name] = links
     if "derive_from" in entry:
+        own = dict(flags)   # an nvlinks key of its own replaces the base's count
+        if "nvlinks" in entry:
+            own["nvlinks"] = validate.in_range(here, "gpu", "nvlinks", entry.pop("nvlinks"))
         unknown = sorted(set(entry) - set(_DERIVE_KEYS))
         if unknown:
             raise UserError(f"{here} has unknown key(s) {', '.join(k[:60] for k in unknown)}; "
@@ -432,13 +429,13 @@ def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: 
               for key, v in entry.items()}
         derived[name] = (base_name, float(kw.get("fraction", 1.0)))
         spec = derive_gpu(known_gpus[base_name], name, source=source, **kw)
-        return replace(spec, **flags) if flags else spec
+        return replace(spec, **own) if own else spec
     unknown = sorted(set(entry) - set(SPEC_KEYS))
     missing = sorted(set(SPEC_KEYS) - set(entry) - set(_OPTIONAL_KEYS))
     if unknown:
         raise UserError(f"{here} has unknown key(s) {', '.join(k[:60] for k in unknown)}; "
                         f"allowed: {', '.join(SPEC_KEYS)}, {', '.join(FLAG_FIELDS)}, "
-                        f"die, nvlinks, source "
+                        f"die, source "
                         f"(or derive_from with "
                         f"{', '.join(_DERIVE_KEYS[1:])})")
     if missing:
@@ -448,6 +445,8 @@ def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: 
             entry[key] = _row_value(here, key, unit, entry[key])
     values = {}
     for key, (name_of, factor) in SPEC_KEYS.items():
+        if key not in entry and name_of in _UNSET_FIELDS:
+            continue   # not given: the GpuSpec's default (None)
         v = validate.in_range(here, "gpu", key, entry.get(key, 0))
         values[name_of] = v if isinstance(v, int) else v * factor
     return GpuSpec(name=name, source=source, **values, **flags)
@@ -475,8 +474,7 @@ def _row_value(here: str, key: str, unit: str, row) -> object:
 
 def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec],
                      dies: dict[str, tuple[dict, str, LogicDies]],
-                     derived: dict[str, tuple[str, float]],
-                     nvlinks: dict[str, int]) -> dict[str, GpuSpec]:
+                     derived: dict[str, tuple[str, float]]) -> dict[str, GpuSpec]:
     if not isinstance(data, dict) or set(data) != {"gpu"} or not isinstance(data["gpu"], dict):
         raise UserError(f"{where}: expected a top-level table 'gpu' of GPU entries "
                         f"([gpu.NAME] in TOML, {{\"gpu\": {{NAME: {{...}}}}}} in JSON)")
@@ -486,7 +484,7 @@ def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec],
     raw: dict[str, tuple[dict, str]] = {}
     seen = ChainMap(out, base)   # live: each entry may derive from one before it (a dict
     for name, entry in data["gpu"].items():   # copied per entry made n entries O(n^2))
-        out[name] = _gpu_from_entry(name, entry, seen, where, raw, derived, nvlinks)
+        out[name] = _gpu_from_entry(name, entry, seen, where, raw, derived)
         if name in raw:  # its die table checked where it is read, against the GPU's SMs
             table, here = raw[name]
             dies[name] = (table, here, check_die_table(name, table, here, out[name].sms))
@@ -499,10 +497,8 @@ def catalog() -> dict[str, GpuSpec]:
     text = resources.files("compute").joinpath("data/gpus.toml").read_text()
     dies: dict[str, tuple[dict, str, LogicDies]] = {}
     derived: dict[str, tuple[str, float]] = {}
-    nvlinks: dict[str, int] = {}
-    gpus = _parse_gpu_table(tomllib.loads(text), "compute/data/gpus.toml", {}, dies, derived,
-                            nvlinks)
-    _keep_read(gpus, dies, derived, nvlinks)
+    gpus = _parse_gpu_table(tomllib.loads(text), "compute/data/gpus.toml", {}, dies, derived)
+    _keep_read(gpus, dies, derived)
     return gpus
 
 
@@ -518,15 +514,13 @@ def load_gpu_file(path: str | PathLike[str]) -> dict[str, GpuSpec]:
     table = catalog()
     dies: dict[str, tuple[dict, str, LogicDies]] = {}
     derived: dict[str, tuple[str, float]] = {}
-    nvlinks: dict[str, int] = {}
-    gpus = _parse_gpu_table(read_table(path, "GPU file"), str(path), table, dies, derived,
-                            nvlinks)
+    gpus = _parse_gpu_table(read_table(path, "GPU file"), str(path), table, dies, derived)
     taken = [n for n in gpus if n in table]
     if taken:  # its figures would be reported under the catalog's name
         raise UserError(f"{path}: {', '.join(repr(n) for n in taken)} already name(s) a "
                         f"catalog GPU; give yours another name (derive_from = {taken[0]!r} "
                         f"starts from it)")
-    _keep_read(gpus, dies, derived, nvlinks)
+    _keep_read(gpus, dies, derived)
     return gpus
 
 

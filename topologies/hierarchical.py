@@ -18,7 +18,7 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError
-from compute.hardware import GpuSpec, gpu_nvlinks
+from compute.hardware import GpuSpec
 from topologies.common import (
     CABLE_MEDIA,
     LEAF_SPINE_LENGTH,
@@ -51,8 +51,9 @@ __all__ = ["NVL72_SWITCH_TRAYS", "nvl72", "rail_optimized", "spine_count", "supe
 #: shared/reference/fabrics.md (GB200 SuperPOD network fabrics).
 NVL72_SWITCH_TRAYS = 9
 
-#: NVLinks per GPU where its catalog entry gives none (a GPU file's entry without
-#: ``nvlinks``): the H100's and B200's 18, the builders' default before the GPU's own.
+#: NVLinks per GPU where the GPU gives none (:attr:`~compute.hardware.GpuSpec.nvlinks`
+#: None: a GPU file's entry without ``nvlinks``): the H100's and B200's 18, the builders'
+#: default before the GPU's own.
 DEFAULT_NVLINKS = 18
 
 
@@ -111,8 +112,8 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
     nvlinks : int, optional
         NVLinks per GPU: board traces where ``domain_size == gpus_per_server`` (the domain
         is one HGX board), copper cables otherwise (the domain's switch is in other trays:
-        NVL72). Default the GPU's (:func:`compute.hardware.gpu_nvlinks`: 12 on the A100,
-        18 on the H100 and B200), 18 where its entry gives none.
+        NVL72). Default the GPU's (:attr:`~compute.hardware.GpuSpec.nvlinks`: 12 on the
+        A100, 18 on the H100 and B200, a derived GPU its base's), 18 where it gives none.
     nvswitch_radix : int, optional
         Ports of the domain switch; default ``domain_size * nvlinks``.
     in_network_reduction : bool, optional
@@ -149,7 +150,7 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
     leaf_radix = check_radix("leaf_radix", leaf_radix, 2)
     spine_radix = check_radix("spine_radix", spine_radix)
     spec = gpu_type(gpu)
-    nvlinks = check_radix("nvlinks", (gpu_nvlinks(spec) or DEFAULT_NVLINKS) if nvlinks is None
+    nvlinks = check_radix("nvlinks", (spec.nvlinks or DEFAULT_NVLINKS) if nvlinks is None
                           else nvlinks)
     uplinks = leaf_radix // 2
     if per_leaf > leaf_radix - uplinks:

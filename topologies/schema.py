@@ -63,7 +63,14 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError, known
-from compute.hardware import FLAG_FIELDS, OPTIONAL_FIELDS, GpuSpec, catalog, spec_ranges
+from compute.hardware import (
+    CLOCK_MARK,
+    FLAG_FIELDS,
+    OPTIONAL_FIELDS,
+    GpuSpec,
+    catalog,
+    spec_ranges,
+)
 from compute.validate import MAX_TEXT_LENGTH, describe, is_whole, number
 from topologies.limits import MAX_RADIX, MAX_TIER
 
@@ -218,6 +225,8 @@ def gpu_types(graph: nx.Graph) -> dict[str, GpuSpec]:
 
 
 _INT_FIELDS = ("sms", "max_instance")
+#: Fields that may be null ("not given", their GpuSpec default: ``nvlinks``).
+_UNSET_FIELDS = tuple(f.name for f in fields(GpuSpec) if f.default is None)
 #: True/false fields (optional: files saved before they existed lack them).
 _FLAGS = FLAG_FIELDS
 
@@ -230,12 +239,19 @@ def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> Gpu
     ``compute/data/limits.toml`` allow it, :func:`_zero_ok`); every
     number within the range a GPU file's entry has there (:func:`_in_limits`). The fields
     with a default (:data:`~compute.hardware.OPTIONAL_FIELDS`: ``scaleup_reduction``,
-    ``flops_int8``, ``flops_fp4``, ``source``) may be absent, as in files saved before they
-    existed: the GpuSpec default (no int8 or fp4 tensor cores) then.
+    ``flops_int8``, ``flops_fp4``, ``nvlinks``, ``source``) may be absent, as in files saved
+    before they existed: the GpuSpec default (no int8 or fp4 tensor cores) then, except
+    ``nvlinks`` (a whole number in its range, or null: none given), which a GPU saved
+    without it takes from the catalog GPU of its name (``NAME@R``, a GPU at another clock:
+    ``NAME``'s) where there is one, else none (builders then wire their default 18).
 
     >>> from compute.hardware import get_gpu
     >>> gpu_spec_from_dict("Lite", get_gpu("Lite").to_dict()) == get_gpu("Lite")
     True
+    >>> old = {k: v for k, v in get_gpu("A100-SXM-80GB").to_dict().items()
+    ...        if k not in ("name", "nvlinks")}   # as saved before GpuSpec held nvlinks
+    >>> gpu_spec_from_dict("A100-SXM-80GB", old).nvlinks, gpu_spec_from_dict("Mine", old).nvlinks
+    (12, None)
     """
     if not isinstance(data, dict):
         raise UserError(f"{where}: GPU type {describe(name)} must be a table of its fields, got "
@@ -253,14 +269,22 @@ def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> Gpu
     if not isinstance(data.get("source", ""), str):
         raise UserError(f"{where}: GPU type {describe(name)}: source must be text")
     values: dict[str, Any] = {}
+    if "nvlinks" not in data:   # saved before GpuSpec held it: the catalog's count
+        known_gpu = catalog().get(name.split(CLOCK_MARK)[0]) if isinstance(name, str) else None
+        values["nvlinks"] = None if known_gpu is None else known_gpu.nvlinks
     for key in allowed:
         if key in ("name", "source") or (key in OPTIONAL_FIELDS and key not in data):
             continue
         v = data[key]
+        if v is None and key in _UNSET_FIELDS:   # null: none given
+            values[key] = v
+            continue
         if key in _FLAGS:
             if not isinstance(v, bool):
                 raise UserError(f"{where}: GPU type {describe(name)}: {key} must be true or "
                                 f"false, got {describe(v)}")
+        elif key in _UNSET_FIELDS:
+            pass   # nvlinks: _in_limits below names its range
         elif key in _INT_FIELDS:
             if not (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
                 raise UserError(f"{where}: GPU type {describe(name)}: {key} must be a whole "

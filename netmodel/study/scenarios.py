@@ -320,20 +320,20 @@ def nvlinks_of(gpu: GpuSpec) -> int:
     ``netmodel/data/collective_generations.toml``: 300 / 25 GB/s = 12 for the A100, 450 /
     25 = 18 for the H100, 900 / 50 = 18 for the B200). A GPU derived from another
     (``derive_from``: the Lite family from the H100) has its base's NVLinks, each carrying
-    its share (as ``lite-direct`` splits the H100's), so ``h100-dgx@Lite`` keeps 18. A GPU
-    entry's own ``nvlinks`` key (:func:`compute.hardware.gpu_nvlinks`, which fabric builders
-    default to) wins, so a scenario and a builder wire one GPU alike. Without it, a
-    bandwidth that is not a whole number of links (a user's GPU) is refused.
+    its share (as ``lite-direct`` splits the H100's), so ``h100-dgx@Lite`` keeps 18. The
+    GPU's own count (:attr:`~compute.hardware.GpuSpec.nvlinks`: a GPU entry's ``nvlinks``
+    key, kept by a derived GPU; what fabric builders default to) wins, so a scenario and
+    a builder wire one GPU alike. Without it, a bandwidth that is not a whole number of
+    links (a user's GPU) is refused.
 
     >>> [nvlinks_of(get_gpu(g)) for g in ("A100-SXM-80GB", "H100-SXM", "B200-HGX", "Lite")]
     [12, 18, 18, 18]
     """
-    from compute.hardware import gpu_nvlinks, root_gpu
+    from compute.hardware import root_gpu
     from netmodel.collectives.calibration import default_calibration
 
-    given = gpu_nvlinks(gpu)
-    if given is not None:
-        return given
+    if gpu.nvlinks is not None:
+        return gpu.nvlinks
     base = root_gpu(gpu)
     gen = default_calibration().generation_of(base.name)
     rate = None if gen is None else gen.nvlink_bandwidth

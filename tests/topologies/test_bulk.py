@@ -12,7 +12,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from compute.errors import UserError
-from compute.hardware import get_gpu, gpu_nvlinks
+from compute.hardware import get_gpu
 from topologies import build, validate
 from topologies.common import (
     LEAF_SPINE_LENGTH,
@@ -124,7 +124,7 @@ def ref_rail_optimized(domains, domain_size, gpus_per_server, gpu, servers_per_l
     uplinks = leaf_radix // 2
     spec = get_gpu(gpu)
     if nvlinks is None:   # the GPU's NVLinks (its catalog entry), 18 where it gives none
-        nvlinks = gpu_nvlinks(spec) or 18
+        nvlinks = spec.nvlinks or 18
     nvs_radix = size * nvlinks if nvswitch_radix is None else nvswitch_radix
     if in_network_reduction is None:  # the default that came with GpuSpec.scaleup_reduction
         in_network_reduction = spec.scaleup_reduction

@@ -7,7 +7,7 @@ where the hardware has 384."""
 import pytest
 
 from compute.errors import UserError
-from compute.hardware import get_gpu, gpu_names, gpu_nvlinks, load_gpu_file
+from compute.hardware import get_gpu, gpu_names, load_gpu_file
 from netmodel.study.scenarios import nvlinks_of
 from topologies.hierarchical import rail_optimized
 
@@ -44,7 +44,8 @@ def test_catalog_agrees_with_the_bandwidth_rule():
     for name in gpu_names():
         root = root_gpu(get_gpu(name))
         rate = default_calibration().generation_of(root.name).nvlink_bandwidth
-        assert gpu_nvlinks(name) == root.scaleup_bandwidth / rate == nvlinks_of(get_gpu(name))
+        assert get_gpu(name).nvlinks == root.scaleup_bandwidth / rate \
+            == nvlinks_of(get_gpu(name))
 
 
 def test_gpu_file_nvlinks(tmp_path):
@@ -52,7 +53,7 @@ def test_gpu_file_nvlinks(tmp_path):
     f.write_text('[gpu.Mine]\nderive_from = "A100-SXM-80GB"\nfraction = 0.5\n'
                  '[gpu.Own]\nderive_from = "H100-SXM"\nnvlinks = 6\n')
     gpus = load_gpu_file(f)
-    assert gpu_nvlinks(gpus["Mine"]) == 12 and gpu_nvlinks(gpus["Own"]) == 6
+    assert gpus["Mine"].nvlinks == 12 and gpus["Own"].nvlinks == 6
     assert _scaleup(rail_optimized(domains=1, gpu=gpus["Own"]))[0] == {6}
 
 
