@@ -21,6 +21,7 @@ from netmodel.study.figure_kit import (
     figure_style,
     fitted_suptitle,
     label,
+    plain_log_labels,
     pyplot,
     set_margins,
     static_ticks,
@@ -318,10 +319,8 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
                 bbox=dict(boxstyle="round,pad=0.3", fc="white", ec="0.7", alpha=0.9)),
                 [result.curve(lab, model, phase, y) for lab in result.labels for y in ys]))
         if logx:
-            from matplotlib.ticker import FuncFormatter
-
             ax.set_xscale("log")
-            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+            plain_log_labels(ax.xaxis)
         ax.set_xlabel(f"{p0.path}" + (f" ({scale[1]})" if scale[1] else ""), fontsize=8)
         ax.set_ylabel(ylabel, fontsize=8)
         shown = np.array([v for lab in result.labels for y in ys

@@ -10,7 +10,8 @@ from __future__ import annotations
 from os import PathLike
 
 __all__ = ["DPI", "FIGURE_RC", "bars", "pyplot", "figure_style", "fit_inside", "fitted_suptitle",
-           "label", "plain_power", "png_bytes", "save_figure", "set_margins", "static_ticks"]
+           "label", "plain_log_labels", "plain_power", "png_bytes", "save_figure", "set_margins",
+           "static_ticks"]
 
 #: Resolution of the study's figures (dots per inch); the figures are created at it, so
 #: what is measured before saving (text extents) is what is drawn.
@@ -351,6 +352,22 @@ def plain_power(text: str) -> str:
         return text
     factor = m[1] + "\u00d7" if m[1] else ""
     return f"{factor}{m[2]}{m[3].translate(_SUPERSCRIPTS)}"
+
+
+def plain_log_labels(axis) -> None:
+    """Label the log ``axis`` (``ax.xaxis`` or ``ax.yaxis``) in plain numbers, ``0.05``,
+    ``0.1``, ``10``: its major ticks, and the minor ticks matplotlib labels within about a
+    decade, which its own minor formatter wrote ``2×10⁻¹`` beside a plain ``0.1``."""
+    from matplotlib.ticker import FuncFormatter, LogFormatterSciNotation
+
+    class PlainMinor(LogFormatterSciNotation):
+        """The minor ticks matplotlib labels, written as the major ones are."""
+
+        def __call__(self, x, pos=None):
+            return f"{x:g}" if super().__call__(x, pos) else ""
+
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(PlainMinor(labelOnlyBase=False))
 
 
 def _marks(ax, axis: str, where, *, kind: str, grid_alpha: float | None,
