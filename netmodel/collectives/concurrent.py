@@ -86,7 +86,13 @@ class ConcurrentResult:
     time : numpy.ndarray
         Seconds together, shape ``(G, S)``.
     alone : numpy.ndarray
-        Seconds alone (each group's own best), shape ``(G, S)``.
+        Seconds alone, shape ``(G, S)``: each group's best among the shared choice's
+        candidates, the algorithms that run on every group. Where the groups differ in
+        shape, an algorithm that runs on some of them only (two-shot within a Lite
+        group, in-network within a domain) is no candidate, so a group's best alone
+        may be faster than this and its slowdown larger (lite-direct, contiguous
+        groups of 6, all-reduce of 1 GiB: gpu0-gpu5 alone 1.81x its own best, slowdown
+        2.0 against 3.6).
     hotspots : tuple
         The most loaded directed links ``(u, v)`` at the largest size (at most five),
         with the number of groups sharing each: ``((u, v), groups)``.
