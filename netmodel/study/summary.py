@@ -611,9 +611,17 @@ def _crossovers_part(cross, ideal=None) -> list[str]:
                 if found:
                     lo = min(found, key=lambda r: r.bandwidth_to_match)
                     hi = max(found, key=lambda r: r.bandwidth_to_match)
-                    text = f"{who} {verb} {_bw_text_short(lo)} ({lo.fabric})"
-                    if hi is not lo and hi.bandwidth_to_match > lo.bandwidth_to_match * 1.005:
-                        text += f" to {_bw_text_short(hi)} ({hi.fabric})"
+                    # every fabric at each end (within 0.5%), not the first of a tie
+                    ends = [[r.fabric for r in found if r.bandwidth_to_match
+                             <= lo.bandwidth_to_match * 1.005]]
+                    if hi.bandwidth_to_match > lo.bandwidth_to_match * 1.005:
+                        ends.append([r.fabric for r in found if r.bandwidth_to_match
+                                     >= hi.bandwidth_to_match / 1.005])
+                    names = ["every fabric" if len(e) == len(have) > 1 else _list(e)
+                             for e in ends]
+                    text = f"{who} {verb} {_bw_text_short(lo)} ({names[0]})"
+                    if len(ends) > 1:
+                        text += f" to {_bw_text_short(hi)} ({names[1]})"
                     if never:
                         text += (f" and {'does' if len(gpus) == 1 else 'do'} not match on "
                                  f"{_list(never)} even at {BANDWIDTH_RANGE[1]:g}x")

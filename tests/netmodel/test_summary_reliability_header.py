@@ -26,3 +26,27 @@ def test_spares_column_names_the_capacity_and_the_share_of_time():
         fab = SimpleNamespace(baseline="base@H", scenarios=[])
         header = next(line for line in _reliability_part(rel, fab) if line.startswith("| scen"))
         assert header.endswith(f"| spares to keep {words} |"), header
+
+
+def test_crossovers_name_every_fabric_of_a_tie():
+    # Llama-3-70B decode: Lite+BW needs 23.25x on lite-direct and 28.65x on lite-flat,
+    # lite-flat-inr and lite-hier alike; the summary (and the README) said '23.3x
+    # (lite-direct) to 28.7x (lite-flat)', as if lite-flat alone needed the most; and with
+    # --gpus B200-HGX, '<0.125x (lite-direct)' where every fabric is below the range
+    from netmodel.study.summary import _crossovers_part
+
+    def row(fabric, gpu, need, bound="found"):
+        return SimpleNamespace(model="m", phase="decode", fabric=fabric, gpu=gpu,
+                               baseline="base@H", baseline_tokens_per_s_per_sm=20.0,
+                               tokens_per_s_per_sm=14.0, bandwidth_bound=bound,
+                               bandwidth_to_match=need, latency_bound="no match",
+                               hop_latency_to_match=None)
+
+    rows = [row("direct", "G", 23.25), row("flat", "G", 28.65), row("inr", "G", 28.65),
+            row("hier", "G", 28.65), row("ocs", "G", None, "never"),
+            *(row(f, "B", 0.125, "below range") for f in ("direct", "flat", "inr", "hier",
+                                                           "ocs"))]
+    [line] = [x for x in _crossovers_part(SimpleNamespace(rows=rows)) if x.startswith("- **")]
+    assert ("G needs 23.2x (direct) to 28.6x (flat, inr and hier) and does not match on ocs"
+            in line), line
+    assert "B needs <0.125x (every fabric)" in line, line
