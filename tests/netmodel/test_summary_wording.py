@@ -1,4 +1,4 @@
-"""summary.md's part 4 table: its last column says what the spare count buys."""
+"""summary.md's wording: what a table column or a range names says what the numbers are."""
 
 from __future__ import annotations
 
