@@ -645,7 +645,9 @@ def _crossovers_part(cross, ideal=None) -> list[str]:
             tol = [r for r in mine if r.latency_bound in ("found", "above range")]
             if tol:
                 best = max(tol, key=lambda r: r.hop_latency_to_match)
-                line += (f". Where a variant matches already, it tolerates up to "
+                # 'above range': it still matches at the range's top, so more than that
+                most = "more than" if best.latency_bound == "above range" else "up to"
+                line += (f". Where a variant matches already, it tolerates {most} "
                          f"{best.hop_latency_to_match * 1e6:.3g} us added per hop ({best.gpu} "
                          f"on {best.fabric})")
             out.append(line + ".")

@@ -50,3 +50,26 @@ def test_crossovers_name_every_fabric_of_a_tie():
     assert ("G needs 23.2x (direct) to 28.6x (flat, inr and hier) and does not match on ocs"
             in line), line
     assert "B needs <0.125x (every fabric)" in line, line
+
+
+def test_a_latency_above_the_range_is_not_an_upper_limit():
+    # --gpus B200-HGX: a B200 on lite-direct still matches h100-dgx with 100 us added to
+    # every hop (the top of LATENCY_RANGE, latency_bound 'above range'); the summary said
+    # it 'tolerates up to 100 us', a limit the search never found
+    from netmodel.study.crossovers import LATENCY_RANGE
+    from netmodel.study.summary import _crossovers_part
+
+    def row(bound, latency):
+        return SimpleNamespace(model="m", phase="decode", fabric="f", gpu="B",
+                               baseline="base@H", baseline_tokens_per_s_per_sm=20.0,
+                               tokens_per_s_per_sm=40.0, bandwidth_bound="below range",
+                               bandwidth_to_match=0.125, latency_bound=bound,
+                               hop_latency_to_match=latency)
+
+    top = LATENCY_RANGE[1]
+    [line] = [x for x in _crossovers_part(SimpleNamespace(rows=[row("above range", top)]))
+              if x.startswith("- **")]
+    assert f"tolerates more than {top * 1e6:.3g} us added per hop (B on f)" in line, line
+    [line] = [x for x in _crossovers_part(SimpleNamespace(rows=[row("found", 22.2e-6)]))
+              if x.startswith("- **")]
+    assert "tolerates up to 22.2 us added per hop (B on f)" in line, line
