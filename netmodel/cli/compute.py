@@ -424,7 +424,8 @@ def hardware(name: str | None, gpu_file: str | None, as_json: bool) -> None:
                 ("fp4 dense", f"{gpu.flops_fp4 / 1e12:g} TFLOP/s" if gpu.flops_fp4 else "none"),
                 ("HBM", f"{gpu.hbm_capacity / 1e9:.4g} GB ({gpu.hbm_capacity / 2**30:.1f} GiB) at "
                         f"{gpu.hbm_bandwidth / 1e12:g} TB/s"),
-                ("scale-up", f"{gpu.scaleup_bandwidth / 1e9:g} GB/s per direction"),
+                ("scale-up", f"{gpu.scaleup_bandwidth / 1e9:g} GB/s per direction"
+                             + (f" over {gpu.nvlinks} NVLinks" if gpu.nvlinks else "")),
                 ("scale-out", f"{gpu.scaleout_bandwidth * 8 / 1e9:g} Gb/s per direction"),
                 ("TDP", f"{gpu.tdp:g} W"), ("largest instance", f"{gpu.max_instance} GPUs"),
                 ("source", gpu.source)]
