@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["KNOWN_LENGTH", "KNOWN_SHOWN", "MAX_WORD", "NothingFeasible", "UserError", "cut_long", "known", "one_line"]
+__all__ = ["KNOWN_LENGTH", "KNOWN_SHOWN", "MAX_WORD", "NothingFeasible", "UserError", "cut_long", "find_name", "known", "one_line"]
 
 #: Longest word (a run of characters without a space) an error message shows whole: a path
 #: of a deep folder fits; a value of thousands of characters or digits quoted in the message
@@ -99,3 +99,22 @@ def known(names: Iterable[str]) -> str:
         length += len(text) + 2
     rest = len(names) - len(shown)
     return ", ".join(shown) + (f" and {rest:,} more" if rest else "")
+
+
+def find_name(table: Iterable[str], name: str) -> str | None:
+    """The name in ``table`` that ``name`` names: itself, else the one name equal to it but
+    for case (GPU and model names are read as scenario and builder names are), else None;
+    None too when several differ from it only in case (a user's file may hold ``gpu-a`` and
+    ``GPU-A``), so the refusal lists them.
+
+    >>> find_name({"H100-SXM": 1, "Lite": 2}, "h100-sxm"), find_name(["a", "A"], "a")
+    ('H100-SXM', 'a')
+    >>> find_name(["gpu-a", "GPU-A"], "Gpu-A") is None
+    True
+    """
+    names = list(table)
+    if name in names:
+        return name
+    folded = name.casefold()
+    matches = [n for n in names if n.casefold() == folded]
+    return matches[0] if len(matches) == 1 else None

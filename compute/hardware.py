@@ -31,7 +31,7 @@ from pathlib import Path
 from compute import validate
 from compute.config_files import read_table
 from compute.dies import LogicDies, check_die_table
-from compute.errors import UserError, known
+from compute.errors import UserError, find_name, known
 
 __all__ = ["DTYPES", "FLAG_FIELDS", "GpuSpec", "OPTIONAL_FIELDS", "SPEC_KEYS", "catalog",
            "derivation", "derive_gpu", "die_table", "get_gpu", "gpu_names", "load_gpu_file",
@@ -515,10 +515,11 @@ def load_gpu_file(path: str | PathLike[str]) -> dict[str, GpuSpec]:
     dies: dict[str, tuple[dict, str, LogicDies]] = {}
     derived: dict[str, tuple[str, float]] = {}
     gpus = _parse_gpu_table(read_table(path, "GPU file"), str(path), table, dies, derived)
-    taken = [n for n in gpus if n in table]
+    taken = [n for n in gpus if find_name(table, n) is not None]   # case too
     if taken:  # its figures would be reported under the catalog's name
         raise UserError(f"{path}: {', '.join(repr(n) for n in taken)} already name(s) a "
-                        f"catalog GPU; give yours another name (derive_from = {taken[0]!r} "
+                        f"catalog GPU; give yours another name (derive_from = "
+                        f"{find_name(table, taken[0])!r} "
                         f"starts from it)")
     _keep_read(gpus, dies, derived)
     return gpus
@@ -533,8 +534,9 @@ def get_gpu(name: str | GpuSpec) -> GpuSpec:
         raise UserError(f"a GPU is a catalog name, a GPU file path or a GpuSpec, got "
                         f"{validate.describe(name)}")
     table = catalog()
-    if name in table:
-        return table[name]
+    key = find_name(table, name)
+    if key is not None:
+        return table[key]
     if isinstance(name, str) and name.lower().endswith((".toml", ".json")):
         gpus = load_gpu_file(name)
         if len(gpus) != 1:

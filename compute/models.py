@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING
 
 from compute import validate
 from compute.config_files import parse_table, read_table, read_text
-from compute.errors import UserError, known
+from compute.errors import UserError, find_name, known
 from compute.hf_config import HF_ALIASES, HF_FAMILIES, _hf_from_dict, load_hf_config
 from compute.model_spec import (
     COMPUTE_DTYPES,
@@ -121,7 +121,7 @@ def load_model_file(path: str | PathLike[str]) -> dict[str, ModelSpec]:
 def _refuse_catalog_names(entries: dict, table: dict, where: str, kind: str) -> None:
     """A user file may not redefine a catalog entry: its figures would be reported under
     the catalog's name (a 2-layer 'Llama-3-8B')."""
-    taken = [n for n in entries if n in table]
+    taken = [n for n in entries if find_name(table, n) is not None]   # case too
     if taken:
         raise UserError(f"{where}: {', '.join(repr(n) for n in taken)} already name(s) a "
                         f"catalog {kind}; give yours another name")
@@ -146,8 +146,9 @@ def get_model(name: str | ModelSpec) -> ModelSpec:
     if not isinstance(name, str):
         raise UserError(f"a model is a name or a path, got {validate.describe(name)}")
     table = model_catalog()
-    if name in table:
-        return table[name]
+    key = find_name(table, name)
+    if key is not None:
+        return table[key]
     if name.lower().endswith(".json"):
         return _model_from_json(Path(name))
     if name.lower().endswith(".toml"):

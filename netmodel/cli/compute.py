@@ -87,16 +87,17 @@ def _from_file(name: str | None, path: str, extra: dict, catalog: dict, what: st
     """The entry named ``name`` of a user's file (``extra``, read from ``path``) or of the
     catalog, or the file's only entry when ``name`` is None; ``what`` (``GPU``, ``model``)
     and ``option`` name them in a refusal."""
-    from compute.errors import UserError, known
+    from compute.errors import UserError, find_name, known
 
     if name is None:
         if len(extra) == 1:
             return next(iter(extra.values()))
         raise UserError(f"{path} holds {what}s {known(extra)}; choose one with {option}")
     table = {**catalog, **extra}
-    if name not in table:
+    key = find_name(table, name)
+    if key is None:
         raise UserError(f"unknown {what} {name!r}; known: {known(table)}")
-    return table[name]
+    return table[key]
 
 
 def resolve_gpu(name: str | None, gpu_file: str | None) -> GpuSpec:
