@@ -1,4 +1,5 @@
-"""``netmodel collective`` and ``netmodel costs``: collective costs on a fabric.
+"""``netmodel collective`` and ``netmodel costs``: collective costs on a fabric, or on a
+scenario with its own collective model (:mod:`netmodel.study.collective_setup`).
 
 Only click and the standard library are imported at module level; numpy, networkx and
 matplotlib load inside the commands.
@@ -114,28 +115,47 @@ def _size_count(text) -> int:
     return int(math.floor(math.log(hi / lo) / math.log(factor) + 1e-9)) + 1
 
 
-def _model(fabric, placement, algorithm, algorithms, seed, max_transfers, plot=False):
+def _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfers,
+           plot=False):
+    """The costing the options name (:func:`netmodel.study.collective_setup.collective_setup`):
+    with --scenario the routing options count only where they were typed (they override
+    the scenario's), else their defaults."""
     from compute.errors import UserError
-    from netmodel.collectives.model import FabricCostModel
-    from netmodel.study.topology_compare import resolve_fabric
+    from netmodel.study.collective_setup import collective_setup
 
     _check_seed(seed)
+    if (fabric is None) == (scenario is None):
+        raise UserError("give --fabric or --scenario, not both: --fabric costs a "
+                        "fabric with this command's options, --scenario a scenario with "
+                        "its own collective model")
+    if scenario is not None:
+        typed = given_on_command_line("placement", "algorithm", "seed")
+        placement = placement if "placement" in typed else None
+        algorithm = algorithm if "algorithm" in typed else None
+        seed = seed if "seed" in typed else None
+    text = algorithms
     if algorithms is not None:
-        if algorithm != "auto" and not plot:
-            # the candidates only choose for auto (and pick the lines of --plot)
-            raise UserError(f"--algorithms {algorithms!r} are the candidates --algorithm auto "
-                            f"chooses among (and the lines --plot draws); --algorithm "
-                            f"{algorithm!r} names one: drop one of the two")
+        if algorithm not in (None, "auto") and not plot:
+            _refuse_algorithms(text, algorithm, "")
         names = _items(algorithms, "--algorithms", "'nccl' or ring,tree")
         if "nccl" in names and names != ["nccl"]:
             raise UserError(f"--algorithms {algorithms!r}: 'nccl' (NCCL's own set for the "
                             f"op) stands alone; otherwise give a comma list of algorithms")
         algorithms = "nccl" if names == ["nccl"] else tuple(names)
-    # a spec, a file or a scenario's fabric (checked against the fabric schema as built)
-    graph = resolve_fabric(fabric).graph
-    return FabricCostModel(graph, placement=placement, algorithm=algorithm,
-                           algorithms=algorithms, seed=seed, validated=True,
-                           max_transfers=max_transfers)
+    setup = collective_setup(fabric, scenario, placement=placement, algorithm=algorithm,
+                             algorithms=algorithms, seed=seed, max_transfers=max_transfers)
+    if text is not None and setup.algorithm != "auto" and not plot:
+        _refuse_algorithms(text, setup.algorithm, " (the scenario's)")
+    return setup
+
+
+def _refuse_algorithms(text, algorithm, whose):
+    """--algorithms only chooses for auto (and picks the lines of --plot)."""
+    from compute.errors import UserError
+
+    raise UserError(f"--algorithms {text!r} are the candidates --algorithm auto chooses "
+                    f"among (and the lines --plot draws); --algorithm {algorithm!r}{whose} "
+                    f"names one: drop one of the two")
 
 
 def _parse_group(text):
@@ -163,15 +183,44 @@ def _short_group(group) -> str:
         f"{group[0]}, {group[1]}, ..., {group[-1]}"
 
 
-#: The fabric both commands cost on, and how they route it (after each one's --algorithm).
-_fabric_option = click.option(
-    "--fabric", required=True, metavar="SPEC", cls=RegistryHelp,
-    help_from=lambda: "The fabric: " + fabric_help() + " Costed with this command's "
-    "--algorithm and --placement.")
+def _scenario_help() -> str:
+    from netmodel.study.scenarios import scenario_names
+
+    return ("Or a scenario, costed with its own collective model (its calibration, "
+            "placement and algorithm, with its [adjust] and OCS circuits), as compare, "
+            "infer --scenario and search --scenario cost it: a shipped scenario ("
+            + ", ".join(scenario_names()) + "), NAME@GPU or a .toml file. --algorithm, "
+            "--algorithms, --placement and --seed, where given, override its choices (the "
+            "output names both).")
+
+
+class _FabricOrScenario(click.Command):
+    """A command that needs --fabric or --scenario: one missing is refused while parsing,
+    as click refuses a missing required option (so the docs' checker sees it too)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        rest = super().parse_args(ctx, args)
+        if not ctx.resilient_parsing and ctx.params.get("fabric") is None and \
+                ctx.params.get("scenario") is None:
+            raise click.UsageError("Missing option '--fabric' (or '--scenario').", ctx)
+        return rest
+
+
+#: The fabric or scenario both commands cost on, and how they route it (after each one's
+#: --algorithm).
+_fabric_options = [
+    click.option("--fabric", default=None, metavar="SPEC", cls=RegistryHelp,
+                 help_from=lambda: "The fabric: " + fabric_help() + " Costed with the "
+                 "shipped calibration and this command's --algorithm and --placement (a "
+                 "scenario's own collective model: --scenario)."),
+    click.option("--scenario", default=None, metavar="S", cls=RegistryHelp,
+                 help_from=_scenario_help),
+]
 _routing_options = [
     click.option("--algorithms", default=None, metavar="LIST", cls=RegistryHelp,
                  help_from=_algorithms_help),
-    click.option("--placement", default="contiguous", show_default=True, cls=RegistryHelp,
+    click.option("--placement", default="contiguous", cls=RegistryHelp,
+                 show_default="contiguous; with --scenario the scenario's",
                  metavar_from=_placement_metavar,
                  help="How a group of a size is placed on the fabric's GPUs (random: by "
                  "--seed)."),
@@ -180,14 +229,15 @@ _routing_options = [
 ]
 
 
-@click.command("collective")
+@click.command("collective", cls=_FabricOrScenario)
 @click.argument("op", metavar="OP")
-@_fabric_option
+@with_options(_fabric_options)
 @click.option("--group", "group_text", default="8", show_default=True, metavar="N|NODES",
               help="Group size (placed by --placement) or comma-separated GPU nodes.")
 @click.option("--size", "size_text", default="64MiB", show_default=True, metavar="SIZE",
               cls=RegistryHelp, help_from=_size_help)
-@click.option("--algorithm", default="auto", show_default=True, metavar="auto|NAME",
+@click.option("--algorithm", default="auto", metavar="auto|NAME",
+              show_default="auto; with --scenario the scenario's",
               cls=RegistryHelp, help_from=_algorithm_help)
 @with_options(_routing_options)
 @click.option("--fail", "fail_text", default=None, metavar="LIST",
@@ -204,12 +254,13 @@ _routing_options = [
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--plot", "plot_path", default=None, metavar="FILE.png",
               help="Also draw busbw against size for every algorithm.")
-def collective(op: str, fabric: str, group_text: str, size_text: str, algorithm: str,
-               algorithms: str | None, placement: str, seed: int, fail_text: str | None,
-               all_groups: bool, max_transfers: int | None, as_json: bool,
-               plot_path: str | None) -> None:
+def collective(op: str, fabric: str | None, scenario: str | None, group_text: str,
+               size_text: str, algorithm: str, algorithms: str | None, placement: str,
+               seed: int, fail_text: str | None, all_groups: bool,
+               max_transfers: int | None, as_json: bool, plot_path: str | None) -> None:
     """Cost of one collective OP (all-reduce, reduce-scatter, all-gather, broadcast,
-    reduce, all-to-all, send-recv) on a group of GPUs of a fabric."""
+    reduce, all-to-all, send-recv) on a group of GPUs of a fabric, or of a scenario as compare
+    costs it."""
     import json
 
     import numpy as np
@@ -221,14 +272,18 @@ def collective(op: str, fabric: str, group_text: str, size_text: str, algorithm:
     _check_plot(plot_path)
     size = _check_bytes(parse_bytes(size_text), "--size", size_text)
     max_transfers = _max_transfers(max_transfers)
-    model = _model(fabric, placement, algorithm, algorithms, seed, max_transfers,
+    setup = _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfers,
                    plot=plot_path is not None)
+    algorithm, placement, seed = setup.algorithm, setup.placement, setup.seed
+    if setup.scenario is not None and setup.scenario.instances == "all":
+        all_groups = True   # the scenario runs every instance at once
     was_plot = plot_path is not None
     wanted = _parse_group(group_text)
     shown = placement  # the header and JSON name no placement that was not used
     if not isinstance(wanted, int):
-        _check_named_group(group_text, all_groups)
+        _check_named_group(group_text, all_groups, setup)
         shown = "as given"
+    model = setup.model(wanted if isinstance(wanted, int) else len(wanted))
     group = model.group(wanted)
     extra = {}
     if fail_text is not None:
@@ -238,7 +293,7 @@ def collective(op: str, fabric: str, group_text: str, size_text: str, algorithm:
         deg = degraded_cost(model.graph, op, size, group, links=links, nodes=nodes,
                             algorithm=algorithm, placement=placement,
                             algorithms=model.algorithms, seed=seed,
-                            max_transfers=max_transfers)
+                            calibration=setup.calibration, max_transfers=max_transfers)
         extra["failures"] = {"failed": fail_text, "healthy_time": deg.healthy.time,
                              "healthy_algorithm": deg.healthy.algorithm,
                              "slowdown": None if deg.cut else deg.slowdown,
@@ -283,7 +338,7 @@ def collective(op: str, fabric: str, group_text: str, size_text: str, algorithm:
                    plot_path, title=_fabric_label(model))
     if as_json:
         doc = {"fabric": _fabric_label(model), "placement": shown, **result.as_dict(),
-               "alternatives": alternatives, **extra}
+               "alternatives": alternatives, "collectives": setup.describe(), **extra}
         if was_plot:
             doc["plot"] = plot_path   # null where nothing was drawn
         click.echo(json.dumps(doc, indent=1))
@@ -291,6 +346,8 @@ def collective(op: str, fabric: str, group_text: str, size_text: str, algorithm:
     click.echo(f"{op} of {format_bytes(size)} on {len(group)} GPU{'' if len(group) == 1 else 's'}"
                f" ({_short_group(group)})")
     click.echo(f"fabric: {_fabric_label(model)}; placement {shown}")
+    if setup.note():
+        click.echo(setup.note())
     fails = extra.get("failures")
     if fails:
         lost = f"; lost {', '.join(fails['lost'])}" if fails["lost"] else ""
@@ -340,11 +397,16 @@ def collective(op: str, fabric: str, group_text: str, size_text: str, algorithm:
         click.echo(f"wrote {plot_path}")
 
 
-def _check_named_group(group_text: str, all_groups: bool) -> None:
+def _check_named_group(group_text: str, all_groups: bool, setup) -> None:
     """``--group`` names its GPUs: refuse the options that only place a group of a size
-    (they would be ignored, and --all-groups would cut groups unlike the one named)."""
+    (they would be ignored, and --all-groups would cut groups unlike the one named), and a
+    scenario (its instances are placed by its placement, as compare places them)."""
     from compute.errors import UserError
 
+    if setup.scenario is not None:
+        raise UserError(f"--group {group_text!r} names GPU nodes; with --scenario a group "
+                        f"is a size, placed as the scenario places an instance (placement "
+                        f"{setup.placement}): give a size, or --fabric to name GPUs")
     if all_groups:
         raise UserError(f"--all-groups cuts every group of a size by --placement; --group "
                         f"{group_text!r} names GPU nodes: give --group a size instead")
@@ -397,8 +459,8 @@ FORMAT_SUFFIXES = {"csv": (".csv",), "json": (".json",), "nccl-tests": (".txt", 
                    "nccl-short": (".txt", ".log"), "nccl": (".txt", ".log")}
 
 
-@click.command("costs")
-@_fabric_option
+@click.command("costs", cls=_FabricOrScenario)
+@with_options(_fabric_options)
 @click.option("--ops", "ops_text", default="all-reduce", show_default=True, metavar="LIST",
               help="Comma-separated operations.")
 @click.option("--sizes", "sizes_text", default="1KiB:1GiB", show_default=True,
@@ -407,7 +469,8 @@ FORMAT_SUFFIXES = {"csv": (".csv",), "json": (".json",), "nccl-tests": (".txt", 
               "(powers of two), LO:HI:FACTOR or a comma list.")
 @click.option("--groups", "groups_text", default="2,4,8", show_default=True, metavar="LIST",
               help="Comma-separated group sizes (placed by --placement).")
-@click.option("--algorithm", default="auto", show_default=True, metavar="auto|all|NAME",
+@click.option("--algorithm", default="auto", metavar="auto|all|NAME",
+              show_default="auto; with --scenario the scenario's",
               cls=RegistryHelp,
               help_from=lambda: _algorithm_help()[:-1] + ", or all (one row per algorithm).")
 @with_options(_routing_options)
@@ -428,7 +491,7 @@ FORMAT_SUFFIXES = {"csv": (".csv",), "json": (".json",), "nccl-tests": (".txt", 
 @click.option("--plot", "plot_path", default=None, metavar="FILE.png",
               help="Also draw busbw against size, one line per algorithm, per op "
               "(largest group).")
-def costs(fabric: str, ops_text: str, sizes_text: str, groups_text: str, algorithm: str,
+def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: str, groups_text: str, algorithm: str,
           algorithms: str | None, placement: str, seed: int, fmt: str, output: str | None,
           max_transfers: int | None, max_rows: int, plot_path: str | None) -> None:
     """Lookup table of collective costs (op, algorithm, protocol, group size, bytes,
@@ -481,11 +544,20 @@ def costs(fabric: str, ops_text: str, sizes_text: str, groups_text: str, algorit
                         f"ops/groups, or raise --max-rows")
     sizes = [_check_bytes(n, "--sizes", sizes_text)
              for n in parse_size_range(sizes_text, "--sizes")]
-    model = _model(fabric, placement, "auto" if algorithm == "all" else algorithm,
+    every = algorithm == "all"
+    setup = _setup(fabric, scenario, placement, "auto" if every else algorithm,
                    algorithms, seed, _max_transfers(max_transfers), plot=plot_path is not None)
-    rows = cost_rows(model, ops, sizes, groups, algorithm)
-    meta = {"fabric": _fabric_label(model), "placement": placement, "algorithm": algorithm}
-    title = f"netmodel costs: {meta['fabric']}, placement {placement}"
+    placement = setup.placement
+    algorithm = "all" if every else setup.algorithm
+    # one model per group size (a scenario's OCS circuits are set for each size), the rows
+    # op by op, then group by group
+    rows = [row for op in ops for p in groups
+            for row in cost_rows(setup.model(p), [op], sizes, [p], algorithm)]
+    model = setup.model(max(groups))
+    meta = {"fabric": _fabric_label(model), "placement": placement, "algorithm": algorithm,
+            "collectives": setup.describe()}
+    title = f"netmodel costs: {meta['fabric']}, placement {placement}" + \
+        (f"; {setup.note()}" if setup.note() else "")
     files = None
     if fmt == "csv":
         text = to_csv(rows)

@@ -31,7 +31,7 @@ _COMMANDS = {
     "search": ("netmodel.cli.compute", "search", "Best TP degree and batch under the SLO."),
     "study": ("netmodel.cli.study", "study", "Run a packaged study (lite-gpu)."),
     "topology": ("netmodel.cli.topology", "topology", "Build, analyse, draw and export fabrics."),
-    "collective": ("netmodel.cli.collective", "collective", "Cost of one collective on a fabric."),
+    "collective": ("netmodel.cli.collective", "collective", "Cost of one collective on a fabric or a scenario."),
     "costs": ("netmodel.cli.collective", "costs", "Lookup table of collective costs."),
     "compare": ("netmodel.cli.study", "compare", "Compare scenarios (fabrics) for models."),
     "sweep": ("netmodel.cli.study", "sweep", "Sweep scenario parameters."),

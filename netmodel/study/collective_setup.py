@@ -1,0 +1,189 @@
+"""Which collective model `netmodel collective` and `netmodel costs` cost with: a fabric with
+the command's own routing options, or a scenario's own collective model, the one `compare`,
+`infer --scenario`, `search --scenario` and :func:`netmodel.api.collective_time` charge.
+
+A scenario's model (:class:`~netmodel.study.fabric_search.ScenarioCollectives`) is its
+fabric with its ``[adjust]`` applied, on an OCS fabric the circuits its ``circuits`` and
+placement set for instances of each size, its calibration
+(:func:`~netmodel.study.fabric_search.scenario_calibration`: ``calibration`` and ``links``),
+and its placement and algorithm; a fabric (a spec, a saved file, or a scenario's physical
+fabric alone) is costed with the shipped calibration for its GPUs' generation, placement
+contiguous and algorithm auto unless told otherwise.
+
+>>> s = collective_setup(scenario="lite-flat")
+>>> s.placement, s.algorithm, s.describe()["calibration"]
+('contiguous', 'auto', {'name': 'default', 'links': 'scale-up', 'generation': 'hopper'})
+>>> from netmodel.study.fabric_search import ScenarioCollectives
+>>> m = s.model(8)
+>>> m.cost("all-reduce", 2**26, m.group(8)).time == \\
+...     float(ScenarioCollectives("lite-flat").collective_time("all-reduce", 2**26, 8))
+True
+>>> collective_setup(fabric="lite-flat").describe()["calibration"]["links"]
+'as-built'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from compute.errors import UserError
+
+if TYPE_CHECKING:
+    from netmodel.collectives.model import FabricCostModel
+    from netmodel.study.scenarios import Scenario
+
+__all__ = ["CollectiveSetup", "collective_setup"]
+
+
+def _algorithms_text(algorithms) -> str:
+    """The candidates of auto in words: ``"all"``, ``"nccl"`` or a comma list."""
+    if algorithms is None:
+        return "all"
+    return algorithms if isinstance(algorithms, str) else ",".join(algorithms)
+
+
+@dataclass
+class CollectiveSetup:
+    """A fabric or a scenario, and how collectives on it are costed.
+
+    ``scenario`` is None for a fabric. ``overrides`` maps each routing choice the caller
+    gave against the scenario's (``placement``, ``algorithm``, ``algorithms``, ``seed``) to
+    ``(the scenario's, the caller's)``; empty for a fabric or when nothing differs.
+    """
+
+    label: str
+    source: str                      #: "spec", "file" or "scenario" (topology_compare.Fabric)
+    scenario: Scenario | None
+    placement: str
+    algorithm: str
+    algorithms: object               #: None (every algorithm), "nccl" or a tuple of names
+    seed: int
+    max_transfers: int
+    overrides: dict = field(default_factory=dict)
+    _graph: object = None            #: the built fabric (a scenario's before [adjust])
+    _models: dict = field(default_factory=dict)
+
+    @property
+    def calibration(self):
+        """The calibration handed to the cost model: the scenario's, or None (the shipped
+        defaults, resolved for the fabric's GPUs)."""
+        if self.scenario is None:
+            return None
+        from netmodel.study.fabric_search import scenario_calibration
+
+        return scenario_calibration(self.scenario)
+
+    def model(self, size: int) -> FabricCostModel:
+        """The cost model a group of ``size`` GPUs is costed with (a scenario on an OCS fabric
+        has one per size: its circuits are set for instances of that size)."""
+        from netmodel.collectives.model import FabricCostModel
+
+        s = self.scenario
+        key = int(size) if s is not None and s.is_ocs else 0
+        hit = self._models.get(key)
+        if hit is None:
+            graph = self._graph
+            if s is not None:
+                from netmodel.study.fabric_search import adjusted, instance_graph
+
+                # the circuits follow the placement in use (the caller's, if given)
+                graph = adjusted(instance_graph(replace(s, placement=self.placement),
+                                                self._graph, int(size)), s.adjust)
+            hit = FabricCostModel(graph, placement=self.placement, algorithm=self.algorithm,
+                                  algorithms=self.algorithms, seed=self.seed,
+                                  calibration=self.calibration,
+                                  max_transfers=self.max_transfers,
+                                  validated=graph is self._graph)
+            self._models[key] = hit
+        return hit
+
+    def describe(self) -> dict:
+        """What the costs were made with, for JSON: the scenario (None for a fabric), the
+        calibration (its name, which links get the scale-up figures, the GPU generation
+        whose constants apply), the routing choices and the caller's overrides."""
+        from netmodel.collectives.calibration import default_calibration
+
+        s = self.scenario
+        cal = (self.calibration or default_calibration()).resolve(self._graph)
+        return {"scenario": s.label if s is not None else None,
+                "calibration": {"name": s.calibration if s is not None else "default",
+                                "links": s.links if s is not None else "as-built",
+                                "generation": cal.generation or None},
+                "placement": self.placement, "algorithm": self.algorithm,
+                "algorithms": _algorithms_text(self.algorithms),
+                "instances": s.instances if s is not None else "alone",
+                "overrides": {k: {"scenario": a, "given": b}
+                              for k, (a, b) in self.overrides.items()}}
+
+    def note(self) -> str:
+        """One line on how the collectives are costed: a scenario's model and its choices
+        (the caller's overrides named beside the scenario's); for a scenario named as a
+        fabric, that its calibration is not used; empty for a fabric spec or file."""
+        s = self.scenario
+        if s is None:
+            if self.source != "scenario":
+                return ""
+            return (f"note: scenario {self.label}'s fabric only, costed with the shipped "
+                    f"calibration and this command's placement and algorithm; --scenario "
+                    f"{self.label} costs it with the scenario's own collective model, as "
+                    f"compare does")
+        parts = [f"calibration {s.calibration}, links {s.links}"]
+        for key, own in (("placement", s.placement), ("algorithm", s.algorithm),
+                         ("algorithms", "all"), ("seed", 0)):
+            if key in self.overrides:
+                parts.append(f"{key} {self.overrides[key][1]} (given; the scenario's: "
+                             f"{own})")
+            elif key in ("placement", "algorithm"):
+                parts.append(f"{key} {own}")
+        if s.instances == "all":
+            parts.append("instances all")
+        how = "with the choices given" if self.overrides else "as compare costs it"
+        return f"collectives: scenario {s.label}'s own model, {how} (" + \
+            "; ".join(parts) + ")"
+
+
+def collective_setup(fabric: str | None = None, scenario: str | Scenario | None = None, *,
+                     placement: str | None = None, algorithm: str | None = None,
+                     algorithms: str | Iterable[str] | None = None, seed: int | None = None,
+                     max_transfers: int | None = None) -> CollectiveSetup:
+    """How collectives are costed on ``fabric`` (a spec, a saved file or a scenario's
+    physical fabric, costed with the shipped calibration) or ``scenario`` (its own
+    collective model); give one. ``placement``, ``algorithm``, ``algorithms`` and ``seed``
+    left None take the scenario's (contiguous, auto, every algorithm and 0 for a fabric);
+    given for a scenario, they override its choice and
+    :attr:`CollectiveSetup.overrides` records both."""
+    from netmodel.collectives.model import MAX_TRANSFERS
+
+    if (fabric is None) == (scenario is None):
+        raise UserError("give a fabric or a scenario (not both)")
+    max_transfers = MAX_TRANSFERS if max_transfers is None else max_transfers
+    if scenario is None:
+        from netmodel.study.topology_compare import resolve_fabric
+
+        fab = resolve_fabric(fabric)
+        return CollectiveSetup(label=fab.label, source=fab.source, scenario=None,
+                               placement=placement or "contiguous",
+                               algorithm=algorithm or "auto", algorithms=algorithms,
+                               seed=0 if seed is None else seed,
+                               max_transfers=max_transfers, _graph=fab.graph)
+    from netmodel.study.fabric_search import build_fabric
+    from netmodel.study.scenarios import get_scenario
+
+    s = get_scenario(scenario)
+    overrides = {}
+    # the scenario's model: every algorithm a candidate of auto, random placement by seed 0
+    # (ScenarioCollectives' FabricCostModel defaults)
+    for key, own, given in (("placement", s.placement, placement),
+                            ("algorithm", s.algorithm, algorithm),
+                            ("algorithms", "all", None if algorithms is None
+                             else _algorithms_text(algorithms)),
+                            ("seed", 0, seed)):
+        if given is not None and given != own:
+            overrides[key] = (own, given)
+    return CollectiveSetup(label=s.label, source="scenario", scenario=s,
+                           placement=placement or s.placement,
+                           algorithm=algorithm or s.algorithm, algorithms=algorithms,
+                           seed=0 if seed is None else seed, max_transfers=max_transfers,
+                           overrides=overrides, _graph=build_fabric(s))

@@ -1,0 +1,171 @@
+"""One collective cost for a scenario in every command (issue 11, item 2).
+
+`netmodel collective all-reduce --fabric lite-flat --group 8 --size 64MiB` gave 97.36 GB/s
+busbw while compare, infer --scenario and topology compare charged lite-flat's all-reduce
+90.41 GB/s: --fabric took the scenario's fabric alone, with the shipped calibration, not the
+scenario's (links = "scale-up": NVLink's step latencies and efficiency on every link), and
+there was no way to ask `collective` for the scenario's own cost. `collective --scenario`
+and `costs --scenario` now cost through the scenario's own collective model, the one
+compare (netmodel.study.fabric_search.ScenarioCollectives), infer --scenario
+(netmodel.cli.compute.resolve_collectives) and netmodel.api.collective_time use; every
+test here fails on the old code (no --scenario, no "collectives" in the JSON).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from netmodel.api import collective_time
+from netmodel.cli.compute import resolve_collectives
+from netmodel.cli.main import cli
+from netmodel.study.fabric_search import ScenarioCollectives
+from netmodel.study.scenarios import get_scenario, scenario_names
+from netmodel.study.topology_compare import SIZES, compare_topologies
+from topologies.specs import build
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args))
+
+
+def collective_json(*args):
+    r = run("collective", "all-reduce", *args, "--json")
+    assert r.exit_code == 0, r.output
+    return json.loads(r.output)
+
+
+@pytest.mark.parametrize("name", scenario_names())
+def test_collective_scenario_costs_as_compare_and_infer(name):
+    """The same all-reduce (scenario, group, size) takes the same seconds, bit for bit, from
+    `collective --scenario`, compare's ScenarioCollectives, infer's --scenario model and
+    the API, for every shipped scenario (an OCS one sets circuits for each group size)."""
+    s = get_scenario(name)
+    compare = ScenarioCollectives(s)
+    _, infer, desc, _ = resolve_collectives(name, None, None, None)
+    assert desc["model"] == "scenario"
+    for group in (2, 8, 16):
+        for n in (2**10, 2**20, 2**26, 2**30):
+            doc = collective_json("--scenario", name, "--group", str(group), "--size", str(n))
+            want = float(compare.collective_time("all-reduce", float(n), group))
+            assert doc["time"] == want, (name, group, n)
+            assert float(infer.collective_time("all-reduce", float(n), group)) == want
+            assert float(collective_time(name, "all-reduce", float(n), group)) == want
+            assert doc["collectives"]["scenario"] == s.label
+            assert doc["collectives"]["calibration"] == {
+                "name": s.calibration, "links": s.links, "generation": "hopper"}
+            assert doc["collectives"]["overrides"] == {}
+
+
+def test_topology_compare_charges_the_same_all_reduce():
+    """topology compare's all-reduce column of a scenario (its fabric before [adjust]; the
+    shipped ones have none) is the same cost: lite-flat at 64 MiB on 8 GPUs, 90.41 GB/s
+    busbw, where collective --fabric lite-flat says 97.36."""
+    row = {r.fabric: r for r in compare_topologies(["lite-flat", "h100-dgx"]).rows}
+    for name in ("lite-flat", "h100-dgx"):
+        for ar in row[name].all_reduce:
+            doc = collective_json("--scenario", name, "--size", str(ar.bytes))
+            assert doc["time"] == ar.time and doc["busbw"] == ar.busbw
+    at_64 = next(a for a in row["lite-flat"].all_reduce if a.bytes == SIZES[1])
+    fabric_only = collective_json("--fabric", "lite-flat", "--size", "64MiB")
+    assert round(at_64.busbw / 1e9, 2) == 90.41 and round(fabric_only["busbw"] / 1e9, 2) == 97.36
+    # the fabric alone: the shipped calibration on its links as built, said in the JSON
+    assert fabric_only["collectives"]["scenario"] is None
+    assert fabric_only["collectives"]["calibration"]["links"] == "as-built"
+
+
+def test_costs_scenario_rows_are_the_scenarios_costs():
+    """`costs --scenario lite-ocs` (circuits set for each group size) gives each row the
+    seconds compare charges, and says which calibration in its JSON."""
+    r = run("costs", "--scenario", "lite-ocs", "--groups", "2,4,8", "--sizes", "1MiB,1GiB",
+            "--format", "json")
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.output)
+    compare = ScenarioCollectives("lite-ocs")
+    assert len(doc["rows"]) == 6
+    for row in doc["rows"]:
+        want = float(compare.collective_time("all-reduce", float(row["bytes"]),
+                                             row["group_size"]))
+        assert row["seconds"] == want
+    assert doc["collectives"]["calibration"]["links"] == "scale-up"
+
+
+def test_a_builder_spec_costs_as_before_hand_derived():
+    """A plain spec keeps the shipped calibration: ring all-reduce of 1 GiB on 8 H100 on one
+    switch is 2(p-1) = 14 steps, each paying Simple's NVLink step latency 3.4 us plus the
+    route (two 10 ns board links and the switch's 150 ns) and moving n/p over the link's
+    450 GB/s times the Hopper scale-up efficiency 0.824, plus Simple's 8.4 us start-up
+    (netmodel/data/collective_defaults.toml): 5.1259 ms."""
+    g = build("single-switch:n=8")
+    route = 2 * g.edges["gpu0", "nvs0"]["latency"] + g.nodes["nvs0"]["latency"]
+    assert route == pytest.approx(170e-9)
+    want = 8.4e-6 + 14 * (3.4e-6 + route + 2**30 / 8 / (450e9 * 0.824))
+    doc = collective_json("--fabric", "single-switch:n=8", "--size", "1GiB",
+                          "--algorithm", "ring")
+    assert doc["time"] == pytest.approx(want, rel=1e-12)
+    assert doc["collectives"] == {
+        "scenario": None, "calibration": {"name": "default", "links": "as-built",
+                                          "generation": "hopper"},
+        "placement": "contiguous", "algorithm": "ring", "algorithms": "all",
+        "instances": "alone", "overrides": {}}
+
+
+def test_overrides_are_named_beside_the_scenarios_choices():
+    """--algorithm and --placement given with --scenario are used, keep its calibration,
+    and the output names both the scenario's and the given choice."""
+    r = run("collective", "all-reduce", "--scenario", "lite-flat", "--algorithm", "ring",
+            "--placement", "spread", "--size", "64MiB")
+    assert r.exit_code == 0, r.output
+    assert ("placement spread (given; the scenario's: contiguous); algorithm ring (given; "
+            "the scenario's: auto)") in r.output
+    doc = collective_json("--scenario", "lite-flat", "--algorithm", "ring", "--placement",
+                          "spread", "--size", "64MiB")
+    assert doc["collectives"]["overrides"] == {
+        "placement": {"scenario": "contiguous", "given": "spread"},
+        "algorithm": {"scenario": "auto", "given": "ring"}}
+    # the scenario's calibration on the user's choice: as compare would cost a scenario
+    # that placed and routed so
+    from dataclasses import replace
+
+    s = replace(get_scenario("lite-flat"), placement="spread", algorithm="ring")
+    assert doc["time"] == float(ScenarioCollectives(s).collective_time("all-reduce",
+                                                                       2.0**26, 8))
+    assert doc["algorithm"] == "ring" and doc["placement"] == "spread"
+
+
+def test_a_fabric_or_a_scenario_is_required():
+    """Neither is refused while parsing, as a missing required option is."""
+    for cmd in ("collective", "costs"):
+        r = run(cmd, *(["all-reduce"] if cmd == "collective" else []))
+        assert r.exit_code == 2 and "Missing option '--fabric' (or '--scenario')" in r.output
+
+
+@pytest.mark.parametrize("argv, says", [
+    (("--fabric", "ring:n=4", "--scenario", "lite-flat"),
+     "give --fabric or --scenario, not both"),
+    (("--scenario", "lite-flat", "--group", "gpu0,gpu1"),
+     "with --scenario a group is a size"),
+])
+def test_refusals(argv, says):
+    r = run("collective", "all-reduce", *argv)
+    assert r.exit_code == 2 and says in r.output, r.output
+    assert len(r.output.strip().splitlines()) == 1
+
+
+def test_instances_all_is_the_makespan_of_every_instance(tmp_path):
+    """A scenario whose instances run at once (instances = "all") is costed as compare
+    costs it: the slowest of every instance at once, which --all-groups reports."""
+    from importlib import resources
+
+    text = resources.files("netmodel").joinpath("data/scenarios/lite-hier.toml").read_text()
+    path = tmp_path / "all.toml"
+    path.write_text(text.replace('calibration = "default"',
+                                 'calibration = "default"\ninstances = "all"', 1))
+    doc = collective_json("--scenario", str(path), "--group", "16", "--size", "1GiB")
+    want = float(ScenarioCollectives(str(path)).collective_time("all-reduce", 2.0**30, 16))
+    assert doc["all_groups"]["makespan"] == want
+    assert doc["collectives"]["instances"] == "all"
+    assert np.isfinite(want) and want >= doc["time"]
