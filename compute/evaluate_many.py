@@ -14,16 +14,14 @@ import numpy as np
 
 from compute.comm import CommLike, as_comm
 from compute.errors import UserError
-from compute.evaluate_one import evaluate
+from compute.evaluate_one import check_options, evaluate
 from compute.hardware import GpuSpec, get_gpu
 from compute.models import ModelSpec, get_model
 from compute.moe_routing import moe_comm
 from compute.parallel import Parallelism, check_parallelism, layout
-from compute.phases import Slo, Workload
+from compute.phases import Slo, Workload, check_slo
 from compute.results import InferenceResult
 from compute.roofline import (
-    _DEFAULT_OPTIONS,
-    _DEFAULT_SLO,
     RooflineOptions,
     _check_batches,
     _check_context,
@@ -165,9 +163,9 @@ def evaluate_many(model: str | ModelSpec, gpu: str | GpuSpec,
     """
     model, gpu = get_model(model), get_gpu(gpu)
     workload = make_workload(phase, prompt, context)
-    options = options or _DEFAULT_OPTIONS
+    options = check_options(options)
     skew = check_skew(expert_skew)
-    limit = (slo or _DEFAULT_SLO).limit(workload.phase)
+    limit = check_slo(slo).limit(workload.phase)
     user_comm = comm
     comm = as_comm(comm) if comm is not None else default_comm(gpu)
     comm = moe_comm(comm, model, workload.phase)

@@ -31,7 +31,7 @@ from compute.memory import (
 )
 from compute.models import ModelSpec, get_model, model_catalog
 from compute.parallel import Parallelism, check_parallelism
-from compute.phases import Slo, Workload
+from compute.phases import Slo, Workload, check_slo
 from compute.results import (
     RESOURCES,
     InferenceResult,
@@ -55,9 +55,22 @@ from compute.roofline import (
 )
 from compute.sharding import Shards, check_tp, shards
 from compute.stages import PRODUCERS, STAGES, plain_step_work, stage_peaks, stage_work
-from compute.validate import is_whole
+from compute.validate import is_whole, of_type
 
-__all__ = ["evaluate"]
+__all__ = ["check_options", "evaluate"]
+
+
+def check_options(options: object) -> RooflineOptions:
+    """``options``, or the default :class:`~compute.roofline.RooflineOptions` for None;
+    anything else is refused by name (a float raised AttributeError deep inside).
+
+    >>> check_options("overlap")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: options must be a compute.roofline.RooflineOptions (e.g. RooflineOptions(mode='overlap')) or None for the defaults, got 'overlap'
+    """
+    return of_type("options", options, RooflineOptions,
+                   "RooflineOptions(mode='overlap')") or _DEFAULT_OPTIONS
 
 
 def evaluate(model: str | ModelSpec, gpu: str | GpuSpec, tp: int, batch: int,
@@ -98,7 +111,7 @@ def evaluate(model: str | ModelSpec, gpu: str | GpuSpec, tp: int, batch: int,
         names = model, gpu, phase, prompt, context, id(options)
         model, gpu = get_model(model), get_gpu(gpu)
         workload = make_workload(phase, prompt, context)
-        options = options or _DEFAULT_OPTIONS
+        options = check_options(options)
         if plain and options.profile is None and not options.two_batch_overlap \
                 and not options.mtp_tokens:
             plan = _plan(model, gpu, workload, options, tp)
@@ -109,9 +122,9 @@ def evaluate(model: str | ModelSpec, gpu: str | GpuSpec, tp: int, batch: int,
             batch = check_batch(batch)
         if not (type(expert_skew) is float and 1.0 <= expert_skew <= 1e6):
             expert_skew = check_skew(expert_skew)
-        limit = plan.limit if slo is None else float(slo.limit(workload.phase))
+        limit = plan.limit if slo is None else float(check_slo(slo).limit(workload.phase))
         return _evaluate_plain(plan, batch, comm, limit)
-    limit = (slo or _DEFAULT_SLO).limit(workload.phase)
+    limit = check_slo(slo).limit(workload.phase)
     if plain:
         tp = check_tp(model, tp, gpu.max_instance)
     par = check_parallelism(model, Parallelism(tp, pp, ep, attention_dp), gpu.max_instance)

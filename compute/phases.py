@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from compute.errors import UserError, known
-from compute.validate import MAX_WHOLE, describe, is_finite, is_whole
+from compute.validate import MAX_WHOLE, describe, is_finite, is_whole, of_type
 
 __all__ = [
     "DECODE",
@@ -47,6 +47,7 @@ __all__ = [
     "Slo",
     "Workload",
     "check_phase",
+    "check_slo",
     "latency_name",
 ]
 
@@ -215,3 +216,19 @@ class Slo:
     def limit(self, phase: str) -> float:
         """The latency limit of ``phase``: TTFT for prefill, TBT for decode (seconds)."""
         return self.ttft if check_phase(phase) == PREFILL else self.tbt
+
+
+def check_slo(slo: object) -> Slo:
+    """``slo``, or the default :class:`Slo` for None; anything else is refused by name.
+
+    >>> check_slo(None) == Slo()
+    True
+    >>> check_slo(0.05)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: slo must be a compute.phases.Slo (e.g. Slo(ttft=1.0, tbt=0.05), seconds) or None for the defaults, got 0.05
+    """
+    return of_type("slo", slo, Slo, "Slo(ttft=1.0, tbt=0.05), seconds") or _DEFAULT_SLO
+
+
+_DEFAULT_SLO = Slo()

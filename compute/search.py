@@ -31,11 +31,12 @@ import numpy as np
 
 from compute.comm import NoCommunication
 from compute.errors import UserError
+from compute.evaluate_one import check_options
 from compute.hardware import get_gpu
 from compute.limits import check as check_size
 from compute.models import get_model
 from compute.parallel import configurations
-from compute.phases import Slo
+from compute.phases import Slo, check_slo
 from compute.results import FrontPoint, SearchResult, unchecked
 from compute.roofline import default_comm, evaluate_grid, make_workload
 from compute.validate import describe, is_whole
@@ -154,7 +155,8 @@ def search(model: str | ModelSpec, gpu: str | GpuSpec, phase: str | Workload = "
     """
     model, gpu = get_model(model), get_gpu(gpu)
     workload = make_workload(phase, prompt, context)
-    slo = slo or Slo()
+    slo = check_slo(slo)
+    check_options(options)
     limit = slo.limit(workload.phase)
     if isinstance(max_batch, bool) or not is_whole(max_batch) or max_batch < 1:
         raise UserError(f"max_batch must be a whole number >= 1, got {describe(max_batch)}")

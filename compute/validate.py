@@ -37,7 +37,7 @@ from typing import Literal, overload
 from compute.errors import UserError, known, one_line
 
 __all__ = ["Range", "choice", "comma_list", "describe", "flag", "in_range", "is_finite", "is_whole", "limits",
-           "name", "number", "string", "table"]
+           "name", "number", "of_type", "string", "table"]
 
 #: Largest whole number a batch, a degree or a count of tokens may be, from the command line
 #: or the API: far past any that fits a GPU cluster (Llama-4 Scout's context is 10M tokens),
@@ -346,6 +346,21 @@ def choice(where: str, key: str, value: object, allowed: Collection[str]) -> str
         raise UserError(f"{_prefix(where)}{key} {describe(value)} is unknown; known: "
                         f"{known(allowed)}")
     return value
+
+
+def of_type(key: str, value: object, cls: type, example: str) -> object:
+    """``value`` when it is None (the caller's default) or a ``cls``; else one line naming
+    the parameter (a float given for a ``Slo`` raised AttributeError deep inside).
+
+    >>> of_type("slo", 1.0, Collection, "[1]")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: slo must be a collections.abc.Collection (e.g. [1]) or None for the defaults, got 1.0
+    """
+    if value is None or isinstance(value, cls):
+        return value
+    raise UserError(f"{key} must be a {cls.__module__}.{cls.__name__} (e.g. {example}) or "
+                    f"None for the defaults, got {describe(value)}")
 
 
 def comma_list(what: str, text: object, give: str, *, unique: bool = True) -> list[str]:

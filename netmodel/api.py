@@ -34,7 +34,7 @@ from compute.models import ModelSpec, get_model
 from compute.phases import PHASES, Slo
 from compute.roofline import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH
-from compute.validate import describe, is_whole
+from compute.validate import describe, is_whole, of_type
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
@@ -213,21 +213,12 @@ def collective_time(fabric: FabricLike, op: str, sizes: ArrayLike, group: int | 
     return np.asarray(model.sweep(op, np.ravel(n), g).time, dtype=float).reshape(n.shape)
 
 
-def _typed(name: str, value, cls: type, example: str):
-    """``value`` when it is None or a ``cls``; else one line naming the parameter (a float
-    for ``slo`` raised AttributeError 'float' object has no attribute 'limit' deep inside)."""
-    if value is None or isinstance(value, cls):
-        return value
-    raise UserError(f"{name} must be a {cls.__module__}.{cls.__name__} (e.g. {example}) or "
-                    f"None for the defaults, got {describe(value)}")
-
-
 def _slo(slo):
-    return _typed("slo", slo, Slo, "Slo(ttft=1.0, tbt=0.05), seconds")
+    return of_type("slo", slo, Slo, "Slo(ttft=1.0, tbt=0.05), seconds")
 
 
 def _options(options):
-    return _typed("options", options, RooflineOptions, "RooflineOptions(mode='overlap')")
+    return of_type("options", options, RooflineOptions, "RooflineOptions(mode='overlap')")
 
 
 def _comm_for(gpu: GpuSpec, scenario, comm):

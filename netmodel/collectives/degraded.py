@@ -43,10 +43,22 @@ from netmodel.collectives.placement import check_group, place
 __all__ = ["DegradedResult", "degrade", "degraded_cost"]
 
 
+def _parts(what: str, value: object, items: str) -> tuple:
+    """``value`` as a tuple, when it is a collection (a list, tuple or set), not text or a
+    number: iterating a float raised TypeError, and a string its characters."""
+    try:
+        if not isinstance(value, str | bytes):
+            return tuple(value)   # type: ignore[call-overload]
+    except TypeError:   # a number, None, a 0-d array
+        pass
+    raise UserError(f"{what} must be a list of {items} (or empty), got {describe(value)}")
+
+
 def degrade(graph: nx.Graph, *, links: Iterable[Iterable[Hashable]] = (),
             nodes: Iterable[Hashable] = ()) -> nx.Graph:
     """A copy of ``graph`` without the failed ``links`` (``(u, v)`` pairs) and ``nodes``
     (switches, GPUs or optical switches, with their links). Unknown parts raise UserError."""
+    links, nodes = _parts("links", links, "(u, v) pairs"), _parts("nodes", nodes, "nodes")
     out = graph.copy()
     for pair in links:
         try:
@@ -112,14 +124,15 @@ def degraded_cost(graph: nx.Graph, op: str, nbytes: float, group: int | Iterable
     before and after removing ``links`` and ``nodes``; ``model_options`` go to
     :class:`~netmodel.collectives.model.FabricCostModel` (placement, algorithms,
     calibration...)."""
-    links, nodes = tuple(tuple(x) for x in links), tuple(nodes)
+    links, nodes = _parts("links", links, "(u, v) pairs"), _parts("nodes", nodes, "nodes")
+    broken = degrade(graph, links=links, nodes=nodes)   # names a bad part before any cost
+    links = tuple(tuple(x) for x in links)
     healthy_model = FabricCostModel(graph, **model_options)
     if isinstance(group, int) and not isinstance(group, bool):
         group = place(graph, group, healthy_model.placement, seed=healthy_model.seed,
                       gpus=healthy_model.router.gpu_list)
     group = check_group(graph, group)
     healthy = healthy_model.cost(op, nbytes, group, algorithm)
-    broken = degrade(graph, links=links, nodes=nodes)
     lost = tuple(g for g in group if g not in broken)
     survivors = tuple(g for g in group if g in broken)
     if not survivors:

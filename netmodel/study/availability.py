@@ -62,7 +62,7 @@ import numpy as np
 from compute.errors import UserError
 from compute.search import DEFAULT_MAX_BATCH
 from compute.validate import describe, is_finite, is_whole
-from netmodel.study.blast_radius import YEAR, Cluster, build_cluster
+from netmodel.study.blast_radius import YEAR, Cluster, build_cluster, check_cluster
 from netmodel.study.progress import NO_PROGRESS
 from netmodel.study.reliability_catalog import HOUR, parse_duration, percent
 from netmodel.study.reliability_spares import (
@@ -866,9 +866,9 @@ def availability(scenario: str | Scenario | None, model: str | ModelSpec | None,
     a percentage string of the cluster's GPUs; ``placement``: group, pod or global."""
     trials, _ = _check_run(trials, horizon)
     threshold = _check_threshold(threshold)
-    c = cluster or build_cluster(scenario, model, phase, gpus=gpus, slo=slo, options=options,
-                                 catalog_=catalog_, parallelism=parallelism,
-                                 max_batch=max_batch)
+    c = check_cluster(cluster) or build_cluster(
+        scenario, model, phase, gpus=gpus, slo=slo, options=options, catalog_=catalog_,
+        parallelism=parallelism, max_batch=max_batch)
     n = parse_spares(spares, c.gpus)
     pools = spare_pools(c, n, placement)
     kinds = event_kinds(c, placement)

@@ -55,15 +55,16 @@ from typing import TYPE_CHECKING
 import networkx as nx
 import numpy as np
 
-from compute.errors import NothingFeasible, UserError
+from compute.errors import NothingFeasible, UserError, known
+from compute.evaluate_one import check_options
 from compute.hardware import get_gpu
 from compute.models import get_model
 from compute.parallel import Parallelism
-from compute.phases import Slo
+from compute.phases import Slo, check_slo
 from compute.roofline import RooflineOptions, make_workload
 from compute.search import DEFAULT_MAX_BATCH
 from compute.units import SECONDS_PER_YEAR
-from compute.validate import describe, is_whole
+from compute.validate import describe, is_whole, of_type
 from netmodel.study.instance_cost import InstanceCosting
 from netmodel.study.reliability_catalog import HOUR, Catalog, catalog
 from netmodel.study.rows import batch_limit_note
@@ -83,7 +84,7 @@ if TYPE_CHECKING:
     from netmodel.study.scenarios import Scenario
 
 __all__ = ["BLAST_COLUMNS", "MAX_GPUS", "BlastRadius", "BlastRow", "Cluster", "Effect",
-           "blast_files", "blast_radius", "build_cluster"]
+           "blast_files", "blast_radius", "build_cluster", "check_cluster"]
 
 #: Largest cluster (GPUs) the reliability commands model.
 MAX_GPUS = 131_072
@@ -510,7 +511,14 @@ class Cluster(InstanceCosting):
         if classes is not None:
             from netmodel.study.reliability_catalog import check_class
 
-            classes = {check_class(c) for c in classes}
+            try:   # a string or a number is not a list of classes; a 0-d array's iter raises
+                items = None if isinstance(classes, str | bytes) else list(classes)
+            except TypeError:
+                items = None
+            if items is None:
+                raise UserError(f"classes must be a list of component classes (known: "
+                                f"{known(CLASSES)}) or None for all, got {describe(classes)}")
+            classes = {check_class(c) for c in items}
         cache = self.__dict__.setdefault("_effects", {})   # by class
         out = []
         for cls in CLASSES:
@@ -565,6 +573,11 @@ def _check_gpus(gpus, cell: int) -> int:
     return int(gpus // cell)
 
 
+def check_cluster(cluster: object) -> Cluster | None:
+    """``cluster`` if it is a :class:`Cluster` or None (build one); anything else by name."""
+    return of_type("cluster", cluster, Cluster, "build_cluster(scenario, model)")
+
+
 def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
                   phase: str | Workload = "decode", *, gpus: int | None = None,
                   slo: Slo | None = None, options: RooflineOptions | None = None,
@@ -591,8 +604,8 @@ def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
     s = get_scenario(scenario)
     m = get_model(model)
     workload = make_workload(phase, prompt, context)
-    slo = slo or Slo()
-    options = options or RooflineOptions()
+    slo = check_slo(slo)
+    options = check_options(options)
     graph = build_fabric(s)
     cells = _check_gpus(gpus, int(graph.graph["gpus"]))
     if search is not None:
@@ -612,7 +625,8 @@ def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
     return Cluster(scenario=s, model=m, workload=workload, gpu=get_gpu(s.gpu), slo=slo,
                    options=options, graph=graph, cells=cells, best=r.best,
                    instances=instances, calibration=scenario_calibration(s),
-                   catalog=catalog_ or catalog(), max_batch=int(r.search.max_batch))
+                   catalog=of_type("catalog_", catalog_, Catalog, "reliability_catalog.catalog()")
+                   or catalog(), max_batch=int(r.search.max_batch))
 
 
 # ---------------------------------------------------------------------- the table
@@ -757,9 +771,9 @@ def blast_radius(scenario: str | Scenario, model: str | ModelSpec,
     (repair) and with a hot spare of ``placement`` (group, pod or global) at hand."""
     from netmodel.study.reliability_spares import recovery
 
-    c = cluster or build_cluster(scenario, model, phase, gpus=gpus, slo=slo, options=options,
-                                 prompt=prompt, context=context, catalog_=catalog_,
-                                 parallelism=parallelism, max_batch=max_batch)
+    c = check_cluster(cluster) or build_cluster(
+        scenario, model, phase, gpus=gpus, slo=slo, options=options, prompt=prompt,
+        context=context, catalog_=catalog_, parallelism=parallelism, max_batch=max_batch)
     effects = c.effects(classes)
     rates = c.rates
     total = c.instances_total

@@ -25,9 +25,10 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from compute.comm import NoCommunication
 from compute.errors import UserError
+from compute.evaluate_one import check_options
 from compute.models import get_model
 from compute.parallel import Parallelism
-from compute.phases import PHASES, Slo, check_phase, latency_name
+from compute.phases import PHASES, Slo, check_phase, check_slo, latency_name
 from compute.roofline import RooflineOptions, make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
 from netmodel.study.defaults import BASELINE_SCENARIO
@@ -255,8 +256,8 @@ def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | S
     if not (models and phases):
         raise UserError("the comparison needs at least one model and one phase")
     check_fabric_options(models, options, parallelism, phases)
-    options = options or RooflineOptions()
-    slo = slo or Slo()
+    options = check_options(options)
+    slo = check_slo(slo)
     shared = _CompareSettings(options, slo, prompt, context, max_batch, parallelism,
                               reliability)
     pairs = [(phase, model) for phase in phases for model in models]

@@ -65,9 +65,10 @@ from compute.errors import UserError, known
 from compute.parallel import Parallelism
 from compute.rows import check_number
 from compute.units import SECONDS_PER_YEAR
-from compute.validate import describe
+from compute.validate import describe, of_type
 from netmodel.study.fabric_search import build_fabric
 from netmodel.study.scenarios import get_scenario
+from topologies.schema import check_graph
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -253,7 +254,9 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
     from topologies.schema import TRACE_MEDIA
 
     _check_share(share)
-    prices = prices or NetworkPrices()
+    check_graph(graph)
+    prices = of_type("prices", prices, NetworkPrices, "NetworkPrices(switch_price=1e-9)") \
+        or NetworkPrices()
     counts = asdict(bill_of_materials(graph))
     kind = dict(graph.nodes(data="kind"))
     gpu_ports, net_ports, port_rate = port_use(graph)
@@ -628,7 +631,7 @@ def host_power(gpu: GpuSpec, host_power_per_h100: float | None = None) -> float:
     if row is not None:
         return row.value
     per_h100 = parameter("host_power_per_h100") if host_power_per_h100 is None \
-        else host_power_per_h100
+        else _check("host_power_per_h100", host_power_per_h100)
     return per_h100 * nominal_tdp(gpu) / get_gpu("H100-SXM").tdp
 
 
@@ -654,6 +657,9 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
 
     scenario = get_scenario(scenario)
     phase = check_phase(phase)
+    from compute.results import InferenceResult
+
+    of_type("best", best, InferenceResult, "fabric_search(...).best")
     _check_share(share)   # before the search, not after it
     pkg, pwr, tco, net = _split(params)
     tco = {k: _check(k, tco[k]) if k in tco else parameter(k) for k in _TCO_ARGS}

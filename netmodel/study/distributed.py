@@ -268,7 +268,10 @@ class Executor:
             # half-started client behind to complain at exit
             scheme, loc = dd.comm.parse_address(self.scheduler)
             if scheme in ("tcp", "tls"):
-                host, port = dd.comm.addressing.parse_host_port(loc, 8786)
+                # no default port: dask.Client takes none, so an address the probe passed
+                # with 8786 ('0x10', the IPv4 0.0.0.16) failed in the Client after it had
+                # half-started, whose leftover hung 20 s at exit with a traceback
+                host, port = dd.comm.addressing.parse_host_port(loc)
                 if not 0 < port < 65536:
                     raise ValueError(f"port {port} is not 1 to 65535")
                 socket.create_connection((host, port), timeout=self.timeout).close()

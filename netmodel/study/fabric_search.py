@@ -41,6 +41,7 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError
+from compute.evaluate_one import check_options
 from compute.hardware import GpuSpec
 from compute.models import get_model
 from compute.parallel import search_pp
@@ -255,6 +256,7 @@ def refuse_unwired_options(options: RooflineOptions | None, caller: str,
     ...
     compute.errors.UserError: options.two_batch_overlap is not modelled by the study; give it to compare, sweep, search, evaluate or serve
     """
+    check_options(options)
     refuse_mtp(options, caller, models)
     for name in ("two_batch_overlap", "dense_mlp_tp"):
         value = getattr(options, name, None) if options is not None else None
@@ -312,6 +314,7 @@ def check_fabric_options(models: Sequence[ModelSpec], options: RooflineOptions |
     ...
     compute.errors.UserError: dense MLP TP 1 runs beside attention DP, which parallelism 'tp' does not search; give parallelism 'auto' or 'all'
     """
+    check_options(options)
     check_parallelism_name(parallelism)   # before '== "all"' (a numpy array's truth raised)
     if options is None:
         return

@@ -33,9 +33,10 @@ from typing import TYPE_CHECKING
 
 from compute.comm import NoCommunication
 from compute.errors import UserError
+from compute.evaluate_one import check_options
 from compute.hardware import get_gpu
 from compute.models import get_model
-from compute.phases import PHASES, Slo, check_phase
+from compute.phases import PHASES, Slo, check_phase, check_slo
 from compute.roofline import RooflineOptions, default_comm, make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
 from compute.workers import forks, in_background
@@ -193,8 +194,8 @@ def run_lite_gpu_study(models: Iterable[str | ModelSpec] = DEFAULT_MODELS,
         raise UserError("the study needs at least one model, one GPU and one phase")
     network = network or ("ring" if comm_factory is None else "custom")
     factory = comm_factory or default_comm
-    options = options or RooflineOptions()
-    slo = slo or Slo()
+    options = check_options(options)
+    slo = check_slo(slo)
     rows, searches = [], []
     for phase in phases:
         workload = make_workload(phase, prompt, context)
@@ -397,7 +398,7 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
 
     refuse_unwired_options(options, "the study",
                            models + ([get_model(moe)] if moe is not None else []))
-    options = options or RooflineOptions()
+    options = check_options(options)
     from netmodel.study.compare import run_compare
     from netmodel.study.lite_gpu_parts import own_gpu_scenarios
     from netmodel.study.sweep import parse_param, run_sweep

@@ -78,10 +78,11 @@ from compute import validate
 from compute.comm import as_comm
 from compute.config_files import check_keys, read_table
 from compute.errors import UserError, known
+from compute.evaluate_one import check_options
 from compute.hardware import get_gpu
 from compute.models import get_model
 from compute.parallel import SEARCH_PP, Parallelism, kv_copies, search_pp
-from compute.phases import Slo, Workload
+from compute.phases import Slo, Workload, check_slo
 from compute.roofline import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH, best_of_equal, search
 from netmodel.study.scenarios import get_scenario
@@ -182,6 +183,7 @@ def kv_bytes_per_request(model: str | ModelSpec, prompt: int) -> float:
     491.52
     """
     m = get_model(model)
+    prompt = validate.number("", "prompt", prompt, minimum=1, maximum=MAX_TOKENS, integer=True)
     return float(m.layers * m.kv_elements_per_token * m.kv_bytes * m.kv_tokens_after_prefill(prompt))
 
 
@@ -428,8 +430,8 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     model = get_model(model)
     scen = get_scenario(scenario)
     wl = get_workload(workload)
-    slo = slo or Slo()
-    options = options or RooflineOptions()
+    slo = check_slo(slo)
+    options = check_options(options)
     cache = collectives if collectives is not None else {}
 
     def coll_for(s: Scenario) -> ScenarioCollectives:

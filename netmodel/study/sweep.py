@@ -49,9 +49,10 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from compute.errors import UserError, known
+from compute.evaluate_one import check_options
 from compute.limits import check, setting
 from compute.models import get_model
-from compute.phases import Slo, check_phase, latency_name
+from compute.phases import Slo, check_phase, check_slo, latency_name
 from compute.roofline import RooflineOptions, make_workload
 from compute.search import DEFAULT_MAX_BATCH
 from compute.units import parse_bandwidth, parse_in_unit, parse_quantity, parse_time
@@ -566,8 +567,8 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
     check_fabric_options(models, options, parallelism, phases)
     if isinstance(max_batch, bool) or not is_whole(max_batch) or max_batch < 1:
         raise UserError(f"max_batch must be a whole number >= 1, got {describe(max_batch)}")
-    options = options or RooflineOptions()
-    slo = slo or Slo()
+    options = check_options(options)
+    slo = check_slo(slo)
     ys = params[1].values if len(params) > 1 else (None,)
     _check_host_power_moves(params, scens)
     check("sweep", "searches", len(scens) * len(params[0].values) * len(ys) * len(models)
