@@ -275,8 +275,6 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
     setup = _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfers,
                    plot=plot_path is not None)
     algorithm, placement, seed = setup.algorithm, setup.placement, setup.seed
-    if setup.scenario is not None and setup.scenario.instances == "all":
-        all_groups = True   # the scenario runs every instance at once
     was_plot = plot_path is not None
     wanted = _parse_group(group_text)
     shown = placement  # the header and JSON name no placement that was not used
@@ -303,6 +301,11 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
         group = result.group
     else:
         result = model.cost(op, size, group)
+    # the healthy scenario's charge (compare's), beside the group alone
+    at_once = setup.at_once_time(op, size, len(group)) \
+        if len(group) > 1 and fail_text is None else None
+    if at_once is not None:
+        extra["instances_all"] = {"time": at_once}
     if all_groups and len(group) > 1 and result.connected:
         from netmodel.collectives.concurrent import concurrent_cost
 
@@ -385,6 +388,10 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
     if alternatives:
         click.echo("alternatives (best protocol each): " + ", ".join(
             f"{k} {format_time(t)}" for k, t in sorted(alternatives.items(), key=lambda x: x[1])))
+    if at_once is not None:
+        click.echo(f"every instance of {len(group)} at once (the scenario's instances = all), "
+                   f"one algorithm shared by all, as compare charges it: "
+                   f"{format_time(at_once)}")
     conc = extra.get("all_groups")
     if conc:
         hot = conc["hot_links"][0] if conc["hot_links"] else None

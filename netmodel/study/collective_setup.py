@@ -99,6 +99,25 @@ class CollectiveSetup:
             self._models[key] = hit
         return hit
 
+    def at_once_time(self, op: str, nbytes: float, size: int) -> float | None:
+        """Seconds of ``op`` with every instance of ``size`` GPUs at once, under one
+        (algorithm, protocol) shared by all, as compare charges a scenario whose
+        ``instances = "all"`` (:class:`~netmodel.study.fabric_search.ScenarioCollectives`,
+        the caller's placement and algorithm in); None for a fabric or instances alone."""
+        s = self.scenario
+        if s is None or s.instances != "all":
+            return None
+        given = [f"--{k}" for k in ("algorithms", "seed") if k in self.overrides]
+        if given:
+            raise UserError(f"{' and '.join(given)}: scenario {s.label!r} runs every "
+                            f"instance at once (instances = all), costed as compare costs "
+                            f"it, with every algorithm a candidate and seed 0; override "
+                            f"only --placement or --algorithm")
+        from netmodel.study.fabric_search import ScenarioCollectives
+
+        own = replace(s, placement=self.placement, algorithm=self.algorithm)
+        return float(ScenarioCollectives(own).collective_time(op, float(nbytes), int(size)))
+
     def describe(self) -> dict:
         """What the costs were made with, for JSON: the scenario (None for a fabric), the
         calibration (its name, which links get the scale-up figures, the GPU generation
@@ -138,7 +157,8 @@ class CollectiveSetup:
             elif key in ("placement", "algorithm"):
                 parts.append(f"{key} {own}")
         if s.instances == "all":
-            parts.append("instances all")
+            parts.append("instances all: compare charges every instance at once, which "
+                         "collective --scenario prints; a time here is one group alone")
         how = "with the choices given" if self.overrides else "as compare costs it"
         return f"collectives: scenario {s.label}'s own model, {how} (" + \
             "; ".join(parts) + ")"

@@ -155,9 +155,10 @@ def test_refusals(argv, says):
     assert len(r.output.strip().splitlines()) == 1
 
 
-def test_instances_all_is_the_makespan_of_every_instance(tmp_path):
-    """A scenario whose instances run at once (instances = "all") is costed as compare
-    costs it: the slowest of every instance at once, which --all-groups reports."""
+def test_instances_all_is_charged_as_compare_charges_it(tmp_path):
+    """A scenario whose instances run at once (instances = "all"): the command reports,
+    beside the group alone, the time compare charges, every instance at once under one
+    shared (algorithm, protocol)."""
     from importlib import resources
 
     text = resources.files("netmodel").joinpath("data/scenarios/lite-hier.toml").read_text()
@@ -166,6 +167,10 @@ def test_instances_all_is_the_makespan_of_every_instance(tmp_path):
                                  'calibration = "default"\ninstances = "all"', 1))
     doc = collective_json("--scenario", str(path), "--group", "16", "--size", "1GiB")
     want = float(ScenarioCollectives(str(path)).collective_time("all-reduce", 2.0**30, 16))
-    assert doc["all_groups"]["makespan"] == want
+    assert doc["instances_all"]["time"] == want
     assert doc["collectives"]["instances"] == "all"
+    # alone is never slower than together
     assert np.isfinite(want) and want >= doc["time"]
+    r = run("collective", "all-reduce", "--scenario", str(path), "--group", "16",
+            "--algorithms", "ring,tree")
+    assert r.exit_code == 2 and "--algorithms: scenario" in r.output
