@@ -70,7 +70,7 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.sharding import Shards, check_tp, kv_heads_per_gpu, valid_tp_degrees
-from compute.validate import describe, is_whole
+from compute.validate import describe, in_range, is_whole, number
 
 if TYPE_CHECKING:
     from compute.models import ModelSpec
@@ -192,7 +192,15 @@ def stage_layers(layers: int, pp: int) -> tuple[tuple[int, int], ...]:
     (((0, 46), (46, 92)), ((0, 31), (31, 61)))
     >>> stage_layers(20, 4), stage_layers(10, 4)
     (((0, 5), (5, 10), (10, 15), (15, 20)), ((0, 2), (2, 5), (5, 8), (8, 10)))
+    >>> stage_layers(10, 11)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: pp must be a whole number from 1 to 10 (a stage holds at least one layer), got 11
     """
+    # checked first: a PP degree of 10**12 built a list of 10**12 stages (MemoryError)
+    layers = in_range("", "model", "layers", layers)
+    pp = number("", "pp", pp, minimum=1, maximum=layers, integer=True,
+                unit="(a stage holds at least one layer)")
     sizes = [layers // pp] * pp
     for i in range(2, layers % pp + 2):
         sizes[-i] += 1
