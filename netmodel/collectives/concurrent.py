@@ -7,9 +7,18 @@ group routed across it and drains it at its achievable rate, so a group's step l
 its most loaded link (counting everyone's bytes on it) has drained. Each group's slowdown
 is its time together over its time alone.
 
-The algorithm is chosen once for all groups (per size): the valid (algorithm, protocol)
-with the smallest makespan (the slowest group's time), among the model's candidates. Alone
-times use each group's own best choice.
+:func:`concurrent_cost` (``netmodel collective --all-groups``) lets each group choose its
+own (algorithm, protocol) per size, the fastest for it alone over every candidate that runs
+on it, as NCCL's communicators tune apart (each by its own topology and size, knowing
+nothing of the others' traffic): groups of different shapes may run different algorithms
+(in-network inside a scale-up domain beside ring across two), their steps then routed
+together, step ``i`` of each group's own algorithm beside step ``i`` of every other's.
+Alone is each group's own best; slowdown its time together over that. Where every group
+runs one algorithm (groups of one shape: the usual case), its loads are those of that
+algorithm costed for all groups at once, reused between sizes and ops.
+:func:`concurrent_linear` (the fabric search's ``instances = "all"``) still shares one
+choice among all groups per size: the (algorithm, protocol), among those that run on every
+group, with the smallest makespan (the slowest group's time).
 
 >>> import networkx as nx
 >>> from netmodel.collectives.calibration import Calibration
@@ -59,6 +68,7 @@ from netmodel.collectives.cost import (
     step_shape,
     step_table,
 )
+from netmodel.collectives.in_network import has_in_network
 from netmodel.collectives.model import FabricCostModel, check_sizes
 from netmodel.collectives.steps import unique
 
@@ -82,20 +92,20 @@ class ConcurrentResult:
     nbytes : numpy.ndarray
         Message sizes (bytes), shape ``(S,)``.
     algorithm, protocol : tuple of str
-        The shared choice per size.
+        The choice of the slowest group per size (the group whose time is the makespan).
     time : numpy.ndarray
-        Seconds together, shape ``(G, S)``.
+        Seconds together, shape ``(G, S)``: each group running its own choice
+        (``algorithms``, ``protocols``) while every other group runs its own.
     alone : numpy.ndarray
-        Seconds alone, shape ``(G, S)``: each group's best among the shared choice's
-        candidates, the algorithms that run on every group. Where the groups differ in
-        shape, an algorithm that runs on some of them only (two-shot within a Lite
-        group, in-network within a domain) is no candidate, so a group's best alone
-        may be faster than this and its slowdown larger (lite-direct, contiguous
-        groups of 6, all-reduce of 1 GiB: gpu0-gpu5 alone 1.81x its own best, slowdown
-        2.0 against 3.6).
+        Seconds alone, shape ``(G, S)``: each group's own best, over every algorithm that
+        runs on it (two-shot on a Lite package's mesh, in-network within a scale-up domain
+        included where the group allows them, whatever the other groups allow).
     hotspots : tuple
         The most loaded directed links ``(u, v)`` at the largest size (at most five),
         with the number of groups sharing each: ``((u, v), groups)``.
+    algorithms, protocols : numpy.ndarray
+        Each group's own choice per size, shape ``(G, S)`` (str): the (algorithm,
+        protocol) fastest for it alone, as NCCL's communicators tune apart.
     """
 
     op: str
@@ -106,6 +116,8 @@ class ConcurrentResult:
     time: np.ndarray
     alone: np.ndarray
     hotspots: tuple[tuple[tuple[Hashable, Hashable], int], ...]
+    algorithms: np.ndarray
+    protocols: np.ndarray
 
     @property
     def slowdown(self) -> np.ndarray:
@@ -546,14 +558,19 @@ def _scaled(out: tuple, c: float) -> tuple:
             [(u * c, t, users) for u, t, users in hot])
 
 
-def _evaluate(model, op, algorithm, groups: _Groups, alone_too: bool = True):
+def _evaluate(model, op, algorithm, groups: _Groups, alone_too: bool = True,
+              classes: list | None = None):
     """Per group and step: the steps' fields (:data:`~netmodel.collectives.cost.STEP_FIELDS`),
     alone beta, together beta, latency, scale-up latency, scale-out (arrays ``(G, S)``); and
-    the hot spots of every step index (without ``alone_too``: alone zeros, no hot spots)."""
+    the hot spots of every step index (without ``alone_too``: alone zeros, no hot spots).
+    ``classes``: the steps of groups running different algorithms (:func:`_mixed_classes`;
+    ``algorithm`` then unused), their loads neither reused nor kept."""
     router, cal = model.router, model.calibration
     eff = np.where(router.scaleout, cal.scaleout_efficiency, cal.scaleup_efficiency)
     rate = router.bandwidth * eff
-    classes = _group_steps(groups, op, algorithm)
+    shared = classes is None
+    if shared:
+        classes = _group_steps(groups, op, algorithm)
     n_steps = max(len(c[0]) for c in classes)
     G = len(groups.ordered)
     shape = (G, n_steps)
@@ -561,7 +578,7 @@ def _evaluate(model, op, algorithm, groups: _Groups, alone_too: bool = True):
     scaleout = np.zeros(shape, dtype=bool)
     table = {k: np.zeros(shape, dtype=v.dtype) for k, v in step_table([], 1).items()}
     hot = []
-    done, kind = groups.loads, groups.partition(algorithm)
+    done, kind = groups.loads, groups.partition(algorithm) if shared else None
     for i in range(n_steps):
         # a large step of only the loads together: routed in parts, never whole (its key's
         # fractions kept once per class: the key and alone_too fix whether a step is)
@@ -571,7 +588,7 @@ def _evaluate(model, op, algorithm, groups: _Groups, alone_too: bool = True):
         else:
             key, frac, parts = parted
         if key is not None:
-            key = (kind, key)
+            key = (kind, key) if shared else None
         hit = None if key is None else done.get(key)
         scale = None if hit is None else _power_of_two_ratio(frac, hit[0])
         if scale is not None:
@@ -719,13 +736,16 @@ def _useless(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
 
 def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op: str,
              names: Iterable[str], alone_too: bool = True,
-             nbytes: np.ndarray | None = None) -> list[tuple]:
+             nbytes: np.ndarray | None = None,
+             why_out: dict[str, list[str]] | None = None) -> list[tuple]:
     """Every valid (algorithm, protocol): ``(name, protocol, a_together, b_together,
-    a_alone, b_alone, hot)``, the a/b arrays of shape ``(G,)``; without ``alone_too``
-    ``(name, protocol, a_together, b_together)`` only (the rest is not computed).
-    With ``nbytes`` (and ``alone_too``), a :func:`_costly` algorithm whose lower bound
-    shows it can change neither the best choice nor the best time alone at any of these
-    sizes (:func:`_useless`) is left out without being routed."""
+    a_alone, b_alone, hot, crosses)``, the a/b arrays of shape ``(G,)``; without
+    ``alone_too`` ``(name, protocol, a_together, b_together, crosses)`` only (the rest is
+    not computed). With ``nbytes`` (and ``alone_too``), a :func:`_costly` algorithm whose
+    lower bound shows it can change neither the best choice nor the best time alone at any
+    of these sizes (:func:`_useless`) is left out without being routed. ``why_out``: filled
+    with why each algorithm that cannot run on every group was left out (by name), and
+    no error where none can (the list is then empty)."""
     names = list(names)
     prepared = _prepared(model, groups, alone_too)
     why: dict[str, list[str]] = {name: [] for name in names}
@@ -754,6 +774,9 @@ def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
         if name in costly and not _useless(model, groups, op, name, nbytes, cheap):
             by_name[name] = routed(name)
     options = [o for name in names for o in by_name.get(name, ())]
+    if why_out is not None:
+        why_out.update(why)
+        return options
     if not options:
         reasons = "; ".join(w for ws in why.values() for w in ws)
         raise UserError(f"no algorithm can run {op} on these groups ({reasons})")
@@ -875,6 +898,15 @@ def _by_choice(t: np.ndarray, keys: np.ndarray) -> np.ndarray:
     return out
 
 
+def _least_of_runs(starts: np.ndarray):
+    """:func:`_by_choice` where each choice's options are consecutive, starting at
+    ``starts`` (a reduction over runs, not :func:`numpy.minimum.at`: 0.05 s for 2,048
+    groups x 30 sizes x 40 options)."""
+    def least(t: np.ndarray, keys: np.ndarray) -> np.ndarray:
+        return t if len(starts) == len(keys) else np.minimum.reduceat(t, starts, axis=0)
+    return least
+
+
 def _masked(t: np.ndarray, lo: np.ndarray | None, hi: np.ndarray | None, n) -> np.ndarray:
     """``t`` (shape ``(O, G) + n.shape``) with ``inf`` where an option does not run."""
     if lo is None or hi is None:
@@ -954,36 +986,213 @@ def concurrent_linear(model: FabricCostModel, groups: Groups, op: str,
     return out + (_ranges(model, groups, op, options) or (None, None))
 
 
+#: Algorithms that reduce in switches: none runs where no switch of the fabric reduces.
+_NEEDS_REDUCTION = ("in-network", "in-network-tree", "collnet-direct", "collnet-chain")
+
+
+def _runs_on(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op: str,
+             name: str) -> np.ndarray:
+    """Which ``groups`` algorithm ``name`` can run on, as a mask: its check of each group
+    (:func:`~netmodel.collectives.algorithms.precheck`) and its steps, generated once per
+    class of groups that share them."""
+    runs = np.ones(len(groups), dtype=bool)
+    if name in _NEEDS_REDUCTION and not has_in_network(model.graph):
+        return ~runs   # no group can: their steps are never generated (2,048 TP-8 groups)
+    if (name, op) in PRECHECKS:
+        for g, members in enumerate(groups):
+            try:
+                precheck(name, op, members, model.graph)
+            except NotApplicable:
+                runs[g] = False
+    where = np.flatnonzero(runs)
+    if not len(where):
+        return runs
+    sub = _prepared(model, tuple(groups[g] for g in where.tolist()), True)
+    # hierarchical's steps are refused by the GPUs' domains alone (algorithms.
+    # _rails_or_refuse): one look per class of groups whose domains fall alike
+    for idx in (sub.classes("tree") if name == "hierarchical" else sub.classes(name)):
+        try:
+            generate(name, op, sub.ordered[idx[0]], sub.graph)
+        except NotApplicable:
+            runs[where[idx]] = False
+    return runs
+
+
+def _embed(o: tuple, where: np.ndarray, G: int) -> tuple:
+    """Option ``o`` of :func:`_options` costed on the groups ``where`` of ``G``, as one of
+    all ``G`` groups: no time (inf) on the others."""
+    def full(x, fill):
+        out = np.full(G, fill, dtype=np.asarray(x).dtype)
+        out[where] = x
+        return out
+
+    name, proto, at, bt, aa, ba, hot, crosses = o
+    return (name, proto, full(at, np.inf), full(bt, 0.0), full(aa, np.inf), full(ba, 0.0),
+            hot, full(crosses, False))
+
+
+def _own_options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op: str,
+                 names: list[str], n: np.ndarray) -> tuple:
+    """Every group's candidates: ``(options, lo, hi, whole)``, the options of
+    :func:`_options` and their sizes (:func:`_ranges`; ``lo``, ``hi`` both None where every
+    option runs at every size) over all groups, an algorithm that runs on some groups only
+    (two-shot on a Lite package's mesh, in-network within a scale-up domain) costed on
+    those and inf on the others; ``whole``, the algorithms costed on every group together
+    (only their loads together are the groups' own when all run one of them)."""
+    why: dict[str, list[str]] = {}
+    options = _options(model, groups, op, names, nbytes=n, why_out=why)
+    G = len(groups)
+    lo, hi = (_ranges(model, groups, op, options) or (None, None)) if options else (None, None)
+    whole = {o[0] for o in options}
+    extra, ranges = [], []
+    for name in names:
+        if not why.get(name):
+            continue
+        runs = _runs_on(model, groups, op, name)
+        if runs.all() or not runs.any():   # runs.all(): left out for another reason
+            continue
+        where = np.flatnonzero(runs)
+        sub = tuple(groups[g] for g in where.tolist())
+        sub_opts = _options(model, sub, op, [name], nbytes=n, why_out={})
+        if not sub_opts:
+            continue
+        slo, shi = _ranges(model, sub, op, sub_opts) or (None, None)
+        for j, o in enumerate(sub_opts):
+            extra.append(_embed(o, where, G))
+            r_lo, r_hi = np.zeros(G), np.full(G, math.inf)
+            if slo is not None:
+                r_lo[where], r_hi[where] = slo[j], shi[j]
+            ranges.append((r_lo, r_hi))
+    if not options and not extra:
+        reasons = "; ".join(w for ws in why.values() for w in ws)
+        raise UserError(f"no algorithm can run {op} on these groups ({reasons})")
+    if extra:
+        if lo is None:
+            lo, hi = np.zeros((len(options), G)), np.full((len(options), G), math.inf)
+        options = options + extra
+        lo = np.vstack([lo] + [r[0][None] for r in ranges])
+        hi = np.vstack([hi] + [r[1][None] for r in ranges])
+        if not (lo > 0).any() and not (hi < math.inf).any():
+            lo = hi = None
+    return options, lo, hi, whole
+
+
+def _mixed_classes(groups: _Groups, op: str, assignment: np.ndarray) -> list:
+    """:func:`_group_steps` of groups running different algorithms (``assignment``: each
+    group's), each algorithm's classes of groups that share steps cut to its groups."""
+    out = []
+    for name in dict.fromkeys(assignment.tolist()):
+        mine = assignment == name
+        for idx in groups.classes(name):
+            sub = idx[mine[idx]]
+            if len(sub):
+                steps = generate(name, op, groups.ordered[sub[0]], groups.graph)
+                out.append((steps, groups.rows(sub), sub))
+    return out
+
+
+def _mixed_lines(model: FabricCostModel, op: str, evaluated: tuple, rows: np.ndarray,
+                 name: str, proto: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(a, b)`` of shape ``(lines, len(rows))``: the lines together of the groups
+    ``rows``, all running ``name`` with protocol ``proto``, from the loads of every group's
+    steps (:func:`_evaluate` of :func:`_mixed_classes`)."""
+    table, _, together, latency, lat_up, scaleout, _ = evaluated
+    cal = model.calibration
+    sub = {k: v[rows] for k, v in table.items()}
+    on, innet = sub["on"], sub["in_network"]
+    protos = step_protocols(bool((on & innet).any()),
+                            bool((on & sub["member"] & ~innet).any()), cal,
+                            (op, name) in SEND_RECV)
+    protocol = next(p for p in (*protos, *cal.protocols, cal.in_network) if p.name == proto)
+    lines = combine(sub, together[rows], latency[rows], lat_up[rows], scaleout[rows],
+                    protocol, cal, step_shape(sub))
+    return np.stack([x[0] for x in lines]), np.stack([x[1] for x in lines])
+
+
 def concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: ArrayLike,
                     algorithm: str | None = None) -> ConcurrentResult:
     """Cost ``op`` of ``nbytes`` (scalar or array) run by all ``groups`` at once.
 
     ``groups``: explicit GPU lists, or an int size to cut the whole fabric into groups by
     the model's placement policy. ``algorithm``: one name, or None/"auto" for the model's
-    choice. A group cut apart by a failure raises :class:`~compute.errors.UserError`.
+    choice, which each group makes for itself, as it would alone (NCCL's communicators
+    tune apart, knowing nothing of each other's traffic). A group cut apart by a failure
+    raises :class:`~compute.errors.UserError`.
     """
     check_op(op)
     n = np.atleast_1d(check_sizes(nbytes)).astype(float)
     groups, names = _prepare(model, groups, op, algorithm)
-    options = _options(model, groups, op, names, nbytes=n)
-    lo, hi = _ranges(model, groups, op, options) or (None, None)
+    options, lo, hi, whole = _own_options(model, groups, op, names, n)
     t_all = _masked(np.stack([o[2][:, None] + o[3][:, None] * n[None, :] for o in options]),
                     lo, hi, n)
     a_all = _masked(np.stack([o[4][:, None] + o[5][:, None] * n[None, :] for o in options]),
                     lo, hi, n)
-    keys = _choice_keys(op, [o[0] for o in options], not _one_class(lo, hi))
-    t_key = _by_choice(t_all, keys)
-    best_key = np.argmin(t_key.max(axis=1), axis=0)  # per size: smallest makespan
-    cols = np.arange(len(n))
-    time = t_key[best_key, :, cols].T
-    # the option the choice's slowest group runs (its protocol by size for send/recv)
+    # each group's choices: (algorithm, protocol), its lines one choice (the least at n)
+    pairs: dict[tuple[str, str], int] = {}
+    keys = np.array([pairs.setdefault((o[0], o[1]), len(pairs)) for o in options],
+                    dtype=np.intp)
+    pair_list = list(pairs)
+    # a choice's lines are consecutive options: its least at each size in one reduction
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    least = _least_of_runs(starts) if len(starts) == len(pairs) else _by_choice
+    a_key = least(a_all, keys)
+    own = np.argmin(a_key, axis=0)                         # (G, S): each group's own best
+    G, S = own.shape
+    gi, si = np.arange(G)[:, None], np.arange(S)[None, :]
+    alone = a_key[own, gi, si]
+    if not np.isfinite(alone).all():
+        g = int(np.flatnonzero(~np.isfinite(alone).all(axis=1))[0])
+        raise UserError(f"no algorithm can run {op} on the group "
+                        f"{', '.join(map(str, groups[g]))}")
+    time = least(t_all, keys)[own, gi, si]
+    algorithms = np.array([p[0] for p in pair_list])[own]
+    protocols = np.array([p[1] for p in pair_list])[own]
+    # sizes where the groups run different algorithms (or one that runs on some only):
+    # every group's own steps routed together (their loads are no single algorithm's)
+    alg_names = list(dict.fromkeys(p[0] for p in pair_list))
+    alg = np.array([alg_names.index(p[0]) for p in pair_list], dtype=np.intp)[own]
+    in_whole = np.array([name in whole for name in alg_names])
+    mixed = ((alg != alg[:1]).any(axis=0) | ~in_whole[alg[0]]).tolist()
+    prepared = None
+    evaluated: dict[tuple, tuple] = {}
+    lines: dict[tuple, tuple] = {}
+    mixed_hot = None
+    for s in range(S):
+        if not mixed[s]:
+            continue
+        col = algorithms[:, s]
+        if prepared is None:
+            prepared = _prepared(model, groups, True)
+        assignment = tuple(col.tolist())
+        ev = evaluated.get(assignment)
+        if ev is None:
+            try:
+                ev = evaluated[assignment] = _evaluate(
+                    model, op, None, prepared, True, _mixed_classes(prepared, op, col))
+            except GroupCut as exc:
+                raise UserError(f"a group is cut apart: {exc}") from None
+        for k in np.unique(own[:, s]).tolist():
+            rows = np.flatnonzero(own[:, s] == k)
+            lk = (assignment, k, rows.tobytes())
+            hit = lines.get(lk)
+            if hit is None:
+                hit = lines[lk] = _mixed_lines(model, op, ev, rows, *pair_list[k])
+            time[rows, s] = (hit[0] + hit[1] * n[s]).min(axis=0)
+        if s == S - 1:
+            mixed_hot = ev[6]
+    # the choice of each size's slowest group, and (at the largest size) its option's hot
+    # links: the option of that choice it runs (its protocol by size for send/recv)
     slowest = np.argmax(time, axis=0)
-    at = np.where(keys[:, None] == best_key[None, :], t_all[:, slowest, cols], np.inf)
-    best = np.argmin(at, axis=0)
-    alone = a_all.min(axis=0)
+    cols = np.arange(S)
     router = model.router
-    hot = options[best[-1]][6]
+    if mixed_hot is None:
+        k = own[slowest[-1], -1]
+        at = np.where(keys == k, t_all[:, slowest[-1], -1], np.inf)
+        hot = options[int(np.argmin(at))][6]
+    else:
+        hot = mixed_hot
     worst = max(hot, key=lambda h: h[0][0] if h else 0.0) if hot else []
     hotspots = tuple((router.link_name(t), users) for _, t, users in worst)
-    return ConcurrentResult(op, groups, n, tuple(options[i][0] for i in best),
-                            tuple(options[i][1] for i in best), time, alone, hotspots)
+    return ConcurrentResult(op, groups, n, tuple(algorithms[slowest, cols].tolist()),
+                            tuple(protocols[slowest, cols].tolist()), time, alone, hotspots,
+                            algorithms, protocols)

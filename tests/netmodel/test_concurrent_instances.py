@@ -16,7 +16,7 @@ from compute.hardware import get_gpu
 from compute.models import get_model
 from compute.sharding import valid_tp_degrees
 from netmodel.cli.main import cli
-from netmodel.collectives.concurrent import concurrent_cost
+from netmodel.collectives.concurrent import concurrent_cost, concurrent_linear
 from netmodel.study.fabric_search import ScenarioCollectives, fabric_search
 from netmodel.study.scenarios import get_scenario, load_scenario_text, scenario_names
 
@@ -85,15 +85,30 @@ def test_all_instances_never_faster_than_alone(scenario):
 
 
 def test_the_vectorized_makespan_equals_concurrent_cost():
-    # ScenarioCollectives' compiled candidates and envelope give concurrent_cost's makespan
+    # ScenarioCollectives' compiled candidates and envelope share the choice of least
+    # makespan among all instances; concurrent_cost lets each instance take its own best
+    # alone (NCCL's communicators tune apart). Where that own choice is the shared best
+    # (the same algorithm and protocol), the two makespans are equal; elsewhere the shared
+    # best is never slower. On this 2:1 variant the instances' own choice (direct at 64 KB
+    # for TP 4, 12% over the shared best; recursive-doubling at 1 MB for TP 8, 15%) is
+    # slower together than the shared best
     s = oversubscribed_variants()[1]
     c = ScenarioCollectives(s, concurrent=True)
+    differs = 0
     for t in (4, 8, 24):
-        want = concurrent_cost(c.model(t), list(c.instances(t)), "all-reduce", SIZES)
+        m, groups = c.model(t), list(c.instances(t))
+        want = concurrent_cost(m, groups, "all-reduce", SIZES)
         assert len(want.groups) == 128 // t
-        np.testing.assert_allclose(c.collective_time("all-reduce", SIZES, t), want.makespan,
-                                   rtol=1e-12)
+        got = c.collective_time("all-reduce", SIZES, t)
+        choices, a, b = concurrent_linear(m, groups, "all-reduce")
+        best = np.argmax(-(a[:, :, None] + b[:, :, None] * SIZES).max(axis=1), axis=0)
+        same = np.array([choices[k] == (x, y) for k, x, y in
+                         zip(best.tolist(), want.algorithm, want.protocol, strict=True)])
+        np.testing.assert_allclose(got[same], want.makespan[same], rtol=1e-12)
+        assert np.all(got <= want.makespan * (1 + 1e-12))
+        differs += int((~same).sum())
         assert np.all(want.makespan >= want.alone.max(axis=0))
+    assert differs > 0
 
 
 def test_instances_on_their_own_nvswitch_equal_alone_exactly():

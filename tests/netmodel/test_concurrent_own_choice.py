@@ -1,0 +1,91 @@
+"""Groups at once choose their algorithms apart, each as it would alone (NCCL's
+communicators tune apart), so ``alone`` is each group's own best and ``slowdown`` its time
+together over that (netmodel/collectives/concurrent.py)."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from netmodel.collectives.calibration import Calibration
+from netmodel.collectives.concurrent import concurrent_cost
+from netmodel.collectives.model import FabricCostModel
+from netmodel.study.fabric_search import build_fabric, scenario_calibration
+from netmodel.study.scenarios import get_scenario
+
+
+def _scenario_model(name: str) -> FabricCostModel:
+    sc = get_scenario(name)
+    return FabricCostModel(build_fabric(sc), placement="contiguous",
+                           calibration=scenario_calibration(sc))
+
+
+def test_lite_direct_groups_of_six_take_their_own_best():
+    # lite-direct, contiguous groups of 6, all-reduce of 1 GiB: gpu0-gpu5 sit in one
+    # scale-up domain (nvs0 reduces in the network), gpu30-gpu35 straddle two. The old
+    # shared choice dropped in-network (it cannot run on the straddling groups) and ran
+    # ring everywhere: gpu0-gpu5 alone 29.0 ms (1.81x its own best, 16.06 ms) and 57.96 ms
+    # together, slowdown 2.0.
+    m = _scenario_model("lite-direct")
+    n = 2.0 ** 30
+    r = concurrent_cost(m, 6, "all-reduce", n)
+    assert len(r.groups) == 21
+    for i, group in enumerate(r.groups):
+        own = m.cost("all-reduce", n, group)   # the group alone, costed by itself
+        assert r.alone[i, 0] == pytest.approx(own.time, rel=1e-12)
+        assert (r.algorithms[i, 0], r.protocols[i, 0]) == (own.algorithm, own.protocol)
+    first = r.groups.index(tuple(f"gpu{i}" for i in range(6)))
+    assert r.algorithms[first, 0] == "in-network"
+    # in-network inside nvs0 crosses only the group's own GPU-switch links, which no
+    # other group's steps cross: together = alone
+    assert r.time[first, 0] == r.alone[first, 0]
+    assert r.slowdown[first, 0] == 1.0
+    straddling = r.groups.index(tuple(f"gpu{i}" for i in range(30, 36)))
+    assert r.algorithms[straddling, 0] == "ring"
+    # the makespan is the straddling groups' ring, as before (76.22 ms)
+    assert r.makespan[0] == pytest.approx(r.time[straddling, 0], rel=0)
+    assert r.makespan[0] == pytest.approx(0.0762190024113475, rel=1e-9)
+    assert (r.algorithm[0], r.protocol[0]) == ("ring", "Simple")
+
+
+def test_groups_of_different_shapes_choose_different_algorithms():
+    # h100-dgx, contiguous groups of 6 at 1 MiB and 1 GiB: groups inside one server take
+    # direct then in-network (NVLS), groups across two servers ring at both; each one's
+    # time alone is its own best (before: the best of the algorithms every group runs,
+    # 1.21x slower for gpu0-gpu5 at 1 GiB)
+    m = _scenario_model("h100-dgx")
+    n = np.array([2.0 ** 20, 2.0 ** 30])
+    r = concurrent_cost(m, 6, "all-reduce", n)
+    for i, group in enumerate(r.groups):
+        for s, size in enumerate(n):
+            own = m.cost("all-reduce", float(size), group)
+            assert r.alone[i, s] == pytest.approx(own.time, rel=1e-12)
+            assert r.algorithms[i, s] == own.algorithm
+    assert {tuple(a) for a in r.algorithms.tolist()} == {("direct", "in-network"),
+                                                         ("ring", "ring")}
+    # a non-blocking fabric, every group on links of its own: no slowdown anywhere
+    assert np.allclose(r.slowdown, 1.0, rtol=1e-12, atol=0)
+
+
+def test_identical_groups_unchanged():
+    # two pairs across one spine link each way (the module's example): both run direct,
+    # each sends 1 GB over the shared spine link of 1 GB/s in both directions: 2 s
+    # together, 1 s alone
+    g = nx.Graph(name="two leaves", spec="", gpus=4)
+    for s in ("leaf0", "leaf1"):
+        g.add_node(s, kind="switch", tier=1, radix=4, latency=0.0, in_network_reduction=False)
+    g.add_node("spine", kind="switch", tier=2, radix=2, latency=0.0,
+               in_network_reduction=False)
+    for i in range(4):
+        g.add_node(f"gpu{i}", kind="gpu", gpu="H100-SXM")
+        g.add_edge(f"gpu{i}", f"leaf{i % 2}", bandwidth=1e9, latency=0.0, medium="copper",
+                   lanes=1)
+    for s in ("leaf0", "leaf1"):
+        g.add_edge(s, "spine", bandwidth=1e9, latency=0.0, medium="copper", lanes=1)
+    m = FabricCostModel(g, calibration=Calibration.ideal())
+    r = concurrent_cost(m, [("gpu0", "gpu1"), ("gpu2", "gpu3")], "send-recv", 1e9)
+    assert r.alone[:, 0].tolist() == [1.0, 1.0]
+    assert r.time[:, 0].tolist() == [2.0, 2.0]
+    assert r.algorithms[:, 0].tolist() == ["direct", "direct"]
+    assert r.algorithm == ("direct",)
