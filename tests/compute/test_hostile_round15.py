@@ -63,14 +63,16 @@ def test_known_lists_a_bounded_number_of_names():
 def test_many_gpus_in_a_file_read_in_linear_time(tmp_path):
     """Each entry was read against a fresh copy of every GPU before it ({**base, **out}):
     20,000 entries copied 200 million dictionary items (minutes); now a live view. The
-    bound is generous (the read itself takes about 2 s on a loaded 2-core machine)."""
+    bound is generous (the read itself takes about 1.4 s of CPU) and counts this process's
+    CPU time, not the wall clock, so a loaded machine does not fail it (24.6 s wall at
+    load 20)."""
     n = 20_000
     path = tmp_path / "many.toml"
     path.write_text("".join(f'[gpu."G{i}"]\nderive_from = "{"H100-SXM" if i == 0 else f"G{i - 1}"}"\n'
                             f'source = "x"\n' for i in range(n)))
-    start = time.perf_counter()
+    start = time.process_time()
     gpus = load_gpu_file(path)
-    assert time.perf_counter() - start < 20
+    assert time.process_time() - start < 20
     assert len(gpus) == n and gpus[f"G{n - 1}"].sms == get_gpu("H100-SXM").sms
 
 

@@ -356,9 +356,9 @@ def test_tiny_factor_is_refused_before_allocating():
     import time
 
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     out = run("costs", "--fabric", "fat-tree:k=64,pods=16", "--sizes", "1B:1TB:1.0000001")
-    assert out.exit_code == 2 and time.perf_counter() - t0 < 1.0
+    assert out.exit_code == 2 and time.process_time() - t0 < 1.0
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100_000  # KiB
 
 

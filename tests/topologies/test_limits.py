@@ -34,10 +34,10 @@ HUGE = [
 
 @pytest.mark.parametrize("spec, nodes, edges", HUGE)
 def test_huge_fabrics_are_refused_quickly(spec, nodes, edges):
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     with pytest.raises(UserError) as info:
         build(spec)
-    assert time.perf_counter() - t0 < 5  # refused from the estimate, nothing built
+    assert time.process_time() - t0 < 5  # refused from the estimate, nothing built
     text = str(info.value)
     if "radix" in text and "must be an integer in" in text:
         assert f"{MAX_RADIX:,}" in text
