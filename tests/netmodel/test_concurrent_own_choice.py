@@ -89,3 +89,38 @@ def test_identical_groups_unchanged():
     assert r.time[:, 0].tolist() == [2.0, 2.0]
     assert r.algorithms[:, 0].tolist() == ["direct", "direct"]
     assert r.algorithm == ("direct",)
+
+
+def test_groups_on_different_algorithms_share_a_link():
+    # two leaves of 4 GPUs under one spine, every link 1 GB/s each way, ideal calibration,
+    # candidates direct and ring, all-gather of 1 GB. A = gpu0, gpu4 (one per leaf); B =
+    # gpu1, gpu2 | gpu5, gpu6 (two per leaf). Alone: A sends n/2 each way: 0.5 s by direct
+    # (ring's one step is the same; direct is named first); B by ring sends n/4 a step
+    # over leaf0 -> spine, 3 steps: 0.75 s (direct: gpu1 and gpu2 each send n/4 to gpu5 and
+    # gpu6 over that link, n: 1 s). Together each runs its own: A's direct step and B's
+    # ring step load leaf0 -> spine with n/2 + n/4: A 0.75 s; B's ring step, repeated 3
+    # times in lockstep beside it, 3 x 0.75 = 2.25 s (the lockstep of collectives.md's
+    # limits). The old shared choice ran direct on both (makespan n/2 + 4 x n/4 = 1.5 s,
+    # less than ring's 2.25): A 1.5 s, not 0.75.
+    g = nx.Graph(name="two leaves of four", spec="", gpus=8)
+    for s in ("leaf0", "leaf1"):
+        g.add_node(s, kind="switch", tier=1, radix=5, latency=0.0, in_network_reduction=False)
+    g.add_node("spine", kind="switch", tier=2, radix=2, latency=0.0,
+               in_network_reduction=False)
+    for i in range(8):
+        g.add_node(f"gpu{i}", kind="gpu", gpu="H100-SXM")
+        g.add_edge(f"gpu{i}", f"leaf{i // 4}", bandwidth=1e9, latency=0.0, medium="copper",
+                   lanes=1)
+    for s in ("leaf0", "leaf1"):
+        g.add_edge(s, "spine", bandwidth=1e9, latency=0.0, medium="copper", lanes=1)
+    m = FabricCostModel(g, algorithms=("direct", "ring"), calibration=Calibration.ideal())
+    a, b = ("gpu0", "gpu4"), ("gpu1", "gpu2", "gpu5", "gpu6")
+    n = 1e9
+    r = concurrent_cost(m, [a, b], "all-gather", n)
+    assert r.algorithms[:, 0].tolist() == ["direct", "ring"]
+    assert r.alone[:, 0] == pytest.approx([0.5, 0.75], rel=1e-12)
+    assert r.time[:, 0] == pytest.approx([(n / 2 + n / 4) / 1e9, 3 * (n / 2 + n / 4) / 1e9],
+                                         rel=1e-12)
+    assert (r.algorithm[0], r.makespan[0]) == ("ring", pytest.approx(2.25, rel=1e-12))
+    # the hottest links are the spine's, each way, crossed by both groups
+    assert dict(r.hotspots)[("leaf0", "spine")] == 2
