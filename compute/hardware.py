@@ -33,9 +33,9 @@ from compute.config_files import read_table
 from compute.dies import LogicDies, check_die_table
 from compute.errors import UserError, find_name, known
 
-__all__ = ["DTYPES", "FLAG_FIELDS", "GpuSpec", "OPTIONAL_FIELDS", "SPEC_KEYS", "catalog",
-           "derivation", "derive_gpu", "die_table", "get_gpu", "gpu_names", "load_gpu_file",
-           "logic_dies", "spec_ranges"]
+__all__ = ["DTYPES", "FLAG_FIELDS", "GpuSpec", "OPTIONAL_FIELDS", "SPEC_KEYS", "UNSET_FIELDS",
+           "catalog", "derivation", "derive_gpu", "die_table", "get_gpu", "gpu_names",
+           "load_gpu_file", "logic_dies", "spec_ranges"]
 
 
 @dataclass(frozen=True)
@@ -112,6 +112,9 @@ DTYPES = tuple(f.name.removeprefix("flops_") for f in fields(GpuSpec)
 #: GpuSpec fields with a default: optional in a saved fabric's gpu_types (files saved before
 #: the field existed lack it).
 OPTIONAL_FIELDS = tuple(f.name for f in fields(GpuSpec) if f.default is not MISSING)
+#: GpuSpec fields that may be None, "not given" (their default: ``nvlinks``), in a GPU
+#: file's entry (the key left out) and in a saved fabric's gpu_types (null).
+UNSET_FIELDS = tuple(f.name for f in fields(GpuSpec) if f.default is None)
 
 
 def derive_gpu(base: GpuSpec, name: str, *, fraction: float = 1.0, flops_multiplier: float = 1.0,
@@ -204,7 +207,7 @@ def _check_fields(spec: GpuSpec) -> None:
     here = f"GPU {validate.describe(spec.name)}"
     for name, (lo, hi, integer, or_zero, unit) in spec_ranges().items():
         v = getattr(spec, name)
-        if v is None and name in _UNSET_FIELDS:
+        if v is None and name in UNSET_FIELDS:
             continue
         if type(v) is not (int if integer else float) or not (lo <= v <= hi or or_zero and v == 0):
             object.__setattr__(spec, name, validate.number(
@@ -235,12 +238,10 @@ SPEC_KEYS = {
 #: The keys of :data:`SPEC_KEYS` given as a sourced row ``{value, unit, source,
 #: confidence}``, with the unit the row must name.
 ROW_UNITS = {"int8_dense_TOPs": "TOPS", "fp4_dense_TFLOPs": "TFLOPS"}
-#: GpuSpec fields that may be None, "not given" (their default).
-_UNSET_FIELDS = tuple(f.name for f in fields(GpuSpec) if f.default is None)
 #: The keys of :data:`SPEC_KEYS` an entry may leave out (0: no such tensor cores; None
-#: for the fields of :data:`_UNSET_FIELDS`).
+#: for the fields of :data:`UNSET_FIELDS`).
 _OPTIONAL_KEYS = ("fp8_dense_TFLOPs", *ROW_UNITS,
-                  *(k for k, (f, _) in SPEC_KEYS.items() if f in _UNSET_FIELDS))
+                  *(k for k, (f, _) in SPEC_KEYS.items() if f in UNSET_FIELDS))
 _DERIVE_KEYS = ("derive_from", "fraction", "flops_multiplier", "hbm_bandwidth_multiplier",
                 "network_bandwidth_multiplier", "hbm_capacity_multiplier", "max_instance")
 #: GpuSpec's true/false fields: optional keys of either kind of catalog entry (and of a
@@ -445,7 +446,7 @@ def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: 
             entry[key] = _row_value(here, key, unit, entry[key])
     values = {}
     for key, (name_of, factor) in SPEC_KEYS.items():
-        if key not in entry and name_of in _UNSET_FIELDS:
+        if key not in entry and name_of in UNSET_FIELDS:
             continue   # not given: the GpuSpec's default (None)
         v = validate.in_range(here, "gpu", key, entry.get(key, 0))
         values[name_of] = v if isinstance(v, int) else v * factor

@@ -67,6 +67,7 @@ from compute.hardware import (
     CLOCK_MARK,
     FLAG_FIELDS,
     OPTIONAL_FIELDS,
+    UNSET_FIELDS,
     GpuSpec,
     catalog,
     spec_ranges,
@@ -225,8 +226,6 @@ def gpu_types(graph: nx.Graph) -> dict[str, GpuSpec]:
 
 
 _INT_FIELDS = ("sms", "max_instance")
-#: Fields that may be null ("not given", their GpuSpec default: ``nvlinks``).
-_UNSET_FIELDS = tuple(f.name for f in fields(GpuSpec) if f.default is None)
 #: True/false fields (optional: files saved before they existed lack them).
 _FLAGS = FLAG_FIELDS
 
@@ -276,14 +275,14 @@ def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> Gpu
         if key in ("name", "source") or (key in OPTIONAL_FIELDS and key not in data):
             continue
         v = data[key]
-        if v is None and key in _UNSET_FIELDS:   # null: none given
+        if v is None and key in UNSET_FIELDS:   # null: none given
             values[key] = v
             continue
         if key in _FLAGS:
             if not isinstance(v, bool):
                 raise UserError(f"{where}: GPU type {describe(name)}: {key} must be true or "
                                 f"false, got {describe(v)}")
-        elif key in _UNSET_FIELDS:
+        elif key in UNSET_FIELDS:
             pass   # nvlinks: _in_limits below names its range
         elif key in _INT_FIELDS:
             if not (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
