@@ -14,7 +14,7 @@ import numpy as np
 
 from compute.comm import CommLike, as_comm
 from compute.errors import UserError
-from compute.evaluate_one import check_options, evaluate
+from compute.evaluate_one import evaluate
 from compute.hardware import GpuSpec, get_gpu
 from compute.models import ModelSpec, get_model
 from compute.moe_routing import moe_comm
@@ -27,6 +27,7 @@ from compute.roofline import (
     _check_context,
     _grid,
     _Rates,
+    check_options,
     check_skew,
     default_comm,
     make_workload,

@@ -41,13 +41,12 @@ from compute.results import (
     unchecked,
 )
 from compute.roofline import (
-    _DEFAULT_OPTIONS,
-    _DEFAULT_SLO,
     MAX_BATCH,
     RooflineOptions,
     _check_context,
     _check_time,
     check_batch,
+    check_options,
     check_skew,
     default_comm,
     evaluate_grid,
@@ -55,22 +54,9 @@ from compute.roofline import (
 )
 from compute.sharding import Shards, check_tp, shards
 from compute.stages import PRODUCERS, STAGES, plain_step_work, stage_peaks, stage_work
-from compute.validate import is_whole, of_type
+from compute.validate import is_whole
 
-__all__ = ["check_options", "evaluate"]
-
-
-def check_options(options: object) -> RooflineOptions:
-    """``options``, or the default :class:`~compute.roofline.RooflineOptions` for None;
-    anything else is refused by name (a float raised AttributeError deep inside).
-
-    >>> check_options("overlap")
-    Traceback (most recent call last):
-    ...
-    compute.errors.UserError: options must be a compute.roofline.RooflineOptions (e.g. RooflineOptions(mode='overlap')) or None for the defaults, got 'overlap'
-    """
-    return of_type("options", options, RooflineOptions,
-                   "RooflineOptions(mode='overlap')") or _DEFAULT_OPTIONS
+__all__ = ["evaluate"]
 
 
 def evaluate(model: str | ModelSpec, gpu: str | GpuSpec, tp: int, batch: int,
@@ -216,7 +202,7 @@ def _plan(model, gpu, workload, options, tp) -> _Plan:
                  ring=tuple((k, *comm.terms(op, tp)) for op, ks in colls for k in ks),
                  hidden=tuple((names.index(c), names.index(p)) for c, p in PRODUCERS.items())
                  if overlap and options.overlap_collectives else (),
-                 overlap=overlap, limit=float(_DEFAULT_SLO.limit(workload.phase)),
+                 overlap=overlap, limit=float(check_slo(None).limit(workload.phase)),
                  tokens=workload.tokens_per_sequence,
                  kv_tokens=model.kv_tokens_in_step(workload),
                  heavy="" if weights <= usable else

@@ -61,18 +61,18 @@ from compute.parallel import (
     layout,
     stage_mix,
 )
-from compute.phases import Slo, Workload
+from compute.phases import Workload
 from compute.profiles import PARAMETERS, EngineProfile
 from compute.results import RESOURCES, InferenceResult, StageResult
 from compute.sharding import check_tp, shards
 from compute.stages import EXTENDED_STAGES, LAYER_STAGES, PIPELINE_STAGES, STAGES, layer_counts
-from compute.validate import MAX_WHOLE, describe, is_finite, is_whole
+from compute.validate import MAX_WHOLE, describe, is_finite, is_whole, of_type
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 __all__ = ["EXTENDED_STAGES", "MODES", "STAGES", "Grid", "RooflineOptions", "MAX_BATCH", "check_batch",
-           "MTP_TWO_BATCH_REFUSED", "check_skew", "default_comm", "evaluate_grid", "make_workload", "option_help"]
+           "MTP_TWO_BATCH_REFUSED", "check_options", "check_skew", "default_comm", "evaluate_grid", "make_workload", "option_help"]
 
 MODES = ("overlap", "serial")
 
@@ -528,7 +528,7 @@ def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int 
     """
     model, gpu = get_model(model), get_gpu(gpu)
     workload = make_workload(workload)   # a phase name too, as evaluate takes it
-    options = options or RooflineOptions()
+    options = check_options(options)
     skew = check_skew(expert_skew)
     comm = as_comm(comm) if comm is not None else default_comm(gpu)
     comm = moe_comm(comm, model, workload.phase)
@@ -830,10 +830,23 @@ def _network_times(comm, ops, groups, counts, net, fits=None) -> np.ndarray:
     return out
 
 
-#: The defaults of evaluate() and evaluate_many() (one object each: a plan is kept by the
-#: options object it was made with).
-_DEFAULT_SLO = Slo()
+#: The default options of evaluate_grid(), evaluate() and evaluate_many() (one object: a
+#: plan is kept by the options object it was made with); the default SLO is
+#: compute.phases.check_slo's.
 _DEFAULT_OPTIONS = RooflineOptions()
+
+
+def check_options(options: object) -> RooflineOptions:
+    """``options``, or the default :class:`RooflineOptions` for None; anything else is
+    refused by name (a float raised AttributeError deep inside).
+
+    >>> check_options("overlap")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: options must be a compute.roofline.RooflineOptions (e.g. RooflineOptions(mode='overlap')) or None for the defaults, got 'overlap'
+    """
+    return of_type("options", options, RooflineOptions,
+                   "RooflineOptions(mode='overlap')") or _DEFAULT_OPTIONS
 
 
 def _pairwise_sum(xs: list) -> float:

@@ -31,14 +31,13 @@ import numpy as np
 
 from compute.comm import NoCommunication
 from compute.errors import UserError
-from compute.evaluate_one import check_options
 from compute.hardware import get_gpu
 from compute.limits import check as check_size
 from compute.models import get_model
 from compute.parallel import configurations
 from compute.phases import Slo, check_slo
 from compute.results import FrontPoint, SearchResult, unchecked
-from compute.roofline import default_comm, evaluate_grid, make_workload
+from compute.roofline import check_options, default_comm, evaluate_grid, make_workload
 from compute.validate import describe, is_whole
 
 if TYPE_CHECKING:

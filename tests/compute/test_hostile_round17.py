@@ -31,3 +31,15 @@ def test_stage_layers_of_valid_counts():
     # stages before the last: 27, 27, 26
     assert stage_layers(80, 3) == ((0, 27), (27, 54), (54, 80))
     assert stage_layers(np.int64(80), np.int64(80))[-1] == (79, 80)
+
+
+@pytest.mark.parametrize("options", [1.0, "overlap", [1], np.array(5)])
+def test_evaluate_grid_refuses_options_of_the_wrong_type_by_name(options):
+    # evaluate and evaluate_many refused them (round 17); the grid beneath them, public in
+    # compute.roofline, raised AttributeError ('float' object has no attribute
+    # 'dense_mlp_tp') or numpy's ValueError
+    from compute.roofline import evaluate_grid
+
+    with pytest.raises(UserError, match=r"^options must be a compute\.roofline\."
+                                        r"RooflineOptions .* or None for the defaults, got "):
+        evaluate_grid("Llama-3-8B", "H100-SXM", [1], [1], "decode", options=options)
