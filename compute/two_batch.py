@@ -58,7 +58,7 @@ from compute.micro_batches import halves_options, two_batch_time
 from compute.models import get_model
 from compute.parallel import Parallelism, dense_data_parallel, layout
 from compute.results import InferenceResult
-from compute.roofline import MTP_TWO_BATCH_REFUSED
+from compute.roofline import MTP_TWO_BATCH_REFUSED, check_options
 from compute.stages import layer_counts
 
 __all__ = ["TwoBatchResult", "evaluate_two_batch", "step_segments", "two_batch_time"]
@@ -152,6 +152,7 @@ def evaluate_two_batch(model, gpu, tp: int, batch: int, phase="decode", **kwargs
     Needs a batch of at least 2, one pipeline stage and the roofline (no profile)."""
     model = get_model(model)
     options = kwargs.get("options")
+    check_options(options)   # a float raised AttributeError ('no attribute profile')
     if options is not None and options.profile is not None:
         raise UserError("two-batch overlap is modelled on the roofline; give no profile")
     if options is not None and options.mtp_tokens:   # the halves' chains leave the drafts out

@@ -43,3 +43,14 @@ def test_evaluate_grid_refuses_options_of_the_wrong_type_by_name(options):
     with pytest.raises(UserError, match=r"^options must be a compute\.roofline\."
                                         r"RooflineOptions .* or None for the defaults, got "):
         evaluate_grid("Llama-3-8B", "H100-SXM", [1], [1], "decode", options=options)
+
+
+@pytest.mark.parametrize("options", [1.0, "overlap", [1]])
+def test_evaluate_two_batch_refuses_options_of_the_wrong_type_by_name(options):
+    # compute.two_batch.evaluate_two_batch read options.profile before evaluate's check:
+    # AttributeError ('float' object has no attribute 'profile')
+    from compute.two_batch import evaluate_two_batch
+
+    with pytest.raises(UserError, match=r"^options must be a compute\.roofline\."
+                                        r"RooflineOptions .* or None for the defaults, got "):
+        evaluate_two_batch("Llama-3-8B", "H100-SXM", 1, 8, "decode", options=options)
