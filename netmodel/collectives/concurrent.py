@@ -947,7 +947,8 @@ def concurrent_linear(model: FabricCostModel, groups: Groups, op: str,
     ``choices`` lists the valid ``(algorithm, protocol)``; ``a`` and ``b`` have shape
     ``(C, G)``: group ``g`` takes ``a[c, g] + b[c, g] * n`` seconds together under choice
     ``c``. The time of the collective at size ``n`` is then the makespan of the best shared
-    choice, ``min_c max_g (a[c, g] + b[c, g] * n)``, as in :func:`concurrent_cost`.
+    choice, ``min_c max_g (a[c, g] + b[c, g] * n)``, among the choices that run on every
+    group (:func:`concurrent_cost` instead lets each group run its own best alone).
     ``lo`` and ``hi`` (shape ``(C, G)``, or both None where every choice runs at every
     size): group ``g`` runs choice ``c`` only at the sizes ``lo < n <= hi`` (NCCL's
     send/recv: LL or Simple by each group's size rule, those choices one shared
