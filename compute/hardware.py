@@ -135,6 +135,7 @@ def derive_gpu(base: GpuSpec, name: str, *, fraction: float = 1.0, flops_multipl
     """
     # the ranges a GPU file's derive_from entry is held to (compute/data/limits.toml): a
     # multiplier of 10**400 passed 'finite and > 0' and overflowed the multiplications
+    validate.of_type("base", base, GpuSpec, "get_gpu('H100-SXM')", default=False)
     here = f"GPU {validate.describe(name)}"
     f = validate.in_range(here, "gpu", "fraction", fraction)
     flops_multiplier, hbm_bandwidth_multiplier, network_bandwidth_multiplier, \

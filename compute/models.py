@@ -180,6 +180,22 @@ def _model_from_json(path: Path) -> ModelSpec:
                     f"n_layer); got {validate.describe(doc)}")
 
 
+def _token_counts(tokens: object) -> np.ndarray:
+    """``tokens`` (a number or an array of them) as a float array; text, None, complex
+    numbers, dates and numbers past a float's range are refused by name."""
+    import numpy as np
+
+    try:
+        n = np.asarray(tokens)
+        if n.dtype.kind in "iuf" or n.dtype.kind == "O" and all(
+                validate.is_finite(x) for x in n.flat):
+            return n.astype(float, copy=False)
+    except (TypeError, ValueError, OverflowError):
+        pass
+    raise UserError(f"tokens must be a number of tokens or an array of them, got "
+                    f"{validate.describe(tokens)}")
+
+
 def expected_experts_touched(model: ModelSpec, tokens: float | np.ndarray,
                              ) -> float | np.ndarray:
     """Expected number of distinct experts that ``tokens`` tokens route to in one layer, with
@@ -193,10 +209,14 @@ def expected_experts_touched(model: ModelSpec, tokens: float | np.ndarray,
     """
     import numpy as np
 
+    if not isinstance(model, ModelSpec):
+        validate.of_type("model", model, ModelSpec, "get_model('DeepSeek-V3')", default=False)
     e, k = model.experts, model.experts_per_token
-    if e == 1:
-        return 1.0 if type(tokens) is float else np.ones_like(np.asarray(tokens, dtype=float))
     if type(tokens) is float:  # a float gives a float: the same operations, same number
+        if e == 1:
+            return 1.0
         return e * (1.0 - float(np.power(1.0 - k / e, tokens))) if k < e else float(e)
-    n = np.asarray(tokens, dtype=float)
+    n = _token_counts(tokens)
+    if e == 1:
+        return np.ones_like(n)
     return e * (1.0 - np.power(1.0 - k / e, n)) if k < e else np.full_like(n, float(e))

@@ -70,7 +70,7 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.sharding import Shards, check_tp, kv_heads_per_gpu, valid_tp_degrees
-from compute.validate import describe, in_range, is_whole, number
+from compute.validate import MAX_WHOLE, describe, in_range, is_whole, number
 
 if TYPE_CHECKING:
     from compute.models import ModelSpec
@@ -176,6 +176,11 @@ def expert_slots(experts: int, ep: int) -> tuple[int, int]:
     >>> expert_slots(8, 4), expert_slots(8, 3), expert_slots(256, 32), expert_slots(8, 16)
     ((2, 0), (3, 1), (8, 0), (1, 8))
     """
+    if not (type(experts) is int and type(ep) is int and 1 <= experts <= MAX_WHOLE
+            and 1 <= ep <= MAX_WHOLE):
+        # a numpy integer too; ep 0 raised ZeroDivisionError, None or text TypeError
+        experts = in_range("", "model", "experts", experts)
+        ep = number("", "ep", ep, minimum=1, maximum=MAX_WHOLE, integer=True)
     slots = -(-experts // ep)
     return slots, ep * slots - experts
 

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 from compute.errors import UserError, known
 from compute.hardware import GpuSpec, get_gpu
 from compute.rows import check_number
-from compute.validate import describe
+from compute.validate import describe, listed, of_type
 from compute.yield_model import parameter
 
 if TYPE_CHECKING:
@@ -116,6 +116,12 @@ class ClockPowerLaw:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def _law(law: object) -> ClockPowerLaw:
+    """``law``, or the shipped :class:`ClockPowerLaw` for None; anything else refused by
+    name (a float raised AttributeError inside)."""
+    return of_type("law", law, ClockPowerLaw, "ClockPowerLaw(core_share=0.8)") or ClockPowerLaw()
 
 
 def idle_frac(value: float | None = None) -> float:
@@ -200,7 +206,7 @@ def nominal_tdp(gpu: str | GpuSpec, law: ClockPowerLaw | None = None,
         return spec.tdp
     if spec in _NOMINAL_TDP:
         return _NOMINAL_TDP[spec]
-    law = law or ClockPowerLaw()
+    law = _law(law)
     i = idle_frac(idle_fraction)
     return spec.tdp / (i + (1 - i) * law.scale(r))
 
@@ -224,7 +230,7 @@ def gpu_power(gpu: str | GpuSpec, state: str, step: InferenceResult | None = Non
     if not isinstance(state, str) or state not in POWER_STATES:   # an array: no truth
         raise UserError(f"unknown power state {describe(state)}; known: {known(POWER_STATES)}")
     spec = get_gpu(gpu)
-    law = law or ClockPowerLaw()
+    law = _law(law)
     r = law.check(clock) * clock_of(spec)
     tdp = nominal_tdp(spec, law, idle_fraction)
     i = idle_frac(idle_fraction)
@@ -251,7 +257,7 @@ def gpu_at_clock(gpu: str | GpuSpec, ratio: float, law: ClockPowerLaw | None = N
     ('H100-SXM@0.5x', 494.7, True)
     """
     spec = get_gpu(gpu)
-    law = law or ClockPowerLaw()
+    law = _law(law)
     r = law.check(ratio)
     if clock_of(spec) != 1.0:
         raise UserError(f"GPU {spec.name!r} already runs at another clock; start from the "
@@ -318,9 +324,9 @@ def clock_sweep(model: str | ModelSpec, gpu: str | GpuSpec, phase: str = "decode
     from compute.search import search
 
     phase = check_phase(phase)
-    law = law or ClockPowerLaw()
+    law = _law(law)
     out = []
-    for r in clocks:
+    for r in listed("clocks", clocks, "clock ratios"):
         spec = gpu_at_clock(gpu, r, law)
         result = search(model, spec, phase, **search_args)
         best = result.best

@@ -199,6 +199,9 @@ def parse_size_range(text: str, what: str = "sizes", *, max_sizes: int = MAX_SIZ
     """Message sizes from ``'LO:HI'`` (powers of two from LO to HI, as nccl-tests -f 2),
     ``'LO:HI:FACTOR'``, or a comma list ``'1KiB,1MiB'``; at most ``max_sizes`` of them
     (counted before any list is built)."""
+    from compute.validate import MAX_WHOLE, number
+
+    max_sizes = number("", "max_sizes", max_sizes, minimum=1, maximum=MAX_WHOLE, integer=True)
     text = str(text).strip()
     if "," in text or ":" not in text:
         if text.count(",") >= max_sizes:

@@ -37,7 +37,7 @@ from typing import Literal, overload
 from compute.errors import UserError, known, one_line
 
 __all__ = ["Range", "choice", "comma_list", "describe", "flag", "in_range", "is_finite", "is_whole", "limits",
-           "name", "number", "of_type", "string", "table"]
+           "listed", "name", "number", "of_type", "string", "table"]
 
 #: Largest whole number a batch, a degree or a count of tokens may be, from the command line
 #: or the API: far past any that fits a GPU cluster (Llama-4 Scout's context is 10M tokens),
@@ -348,19 +348,44 @@ def choice(where: str, key: str, value: object, allowed: Collection[str]) -> str
     return value
 
 
-def of_type(key: str, value: object, cls: type, example: str) -> object:
-    """``value`` when it is None (the caller's default) or a ``cls``; else one line naming
-    the parameter (a float given for a ``Slo`` raised AttributeError deep inside).
+def of_type(key: str, value: object, cls: type, example: str, *, default: bool = True) -> object:
+    """``value`` when it is None (the caller's default; not with ``default=False``) or a
+    ``cls``; else one line naming the parameter (a float given for a ``Slo`` raised
+    AttributeError deep inside).
 
     >>> of_type("slo", 1.0, Collection, "[1]")
     Traceback (most recent call last):
     ...
     compute.errors.UserError: slo must be a collections.abc.Collection (e.g. [1]) or None for the defaults, got 1.0
+    >>> of_type("base", None, Collection, "[1]", default=False)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: base must be a collections.abc.Collection (e.g. [1]), got None
     """
-    if value is None or isinstance(value, cls):
+    if isinstance(value, cls) or value is None and default:
         return value
-    raise UserError(f"{key} must be a {cls.__module__}.{cls.__name__} (e.g. {example}) or "
-                    f"None for the defaults, got {describe(value)}")
+    raise UserError(f"{key} must be a {cls.__module__}.{cls.__name__} (e.g. {example})"
+                    f"{' or None for the defaults' if default else ''}, got {describe(value)}")
+
+
+def listed(key: str, value: object, items: str) -> tuple:
+    """``value``'s items as a tuple when it is a collection (a list, tuple, set or 1-d
+    array), not text or a number: a string was split into its letters ('aaaa' made four
+    items 'a'), a number or None raised TypeError.
+
+    >>> listed("ops", ("all-reduce",), "operations")
+    ('all-reduce',)
+    >>> listed("ops", "all-reduce", "operations")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: ops must be a list of operations, got 'all-reduce'
+    """
+    if not isinstance(value, str | bytes | bytearray | dict):
+        try:
+            return tuple(value)   # type: ignore[call-overload]
+        except TypeError:   # a number, None, a 0-d array
+            pass
+    raise UserError(f"{key} must be a list of {items}, got {describe(value)}")
 
 
 def comma_list(what: str, text: object, give: str, *, unique: bool = True) -> list[str]:
