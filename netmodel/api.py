@@ -31,10 +31,10 @@ from compute.comm import CommLike, as_comm
 from compute.errors import UserError
 from compute.hardware import GpuSpec, get_gpu
 from compute.models import ModelSpec, get_model
-from compute.phases import PHASES, Slo
-from compute.roofline import RooflineOptions
+from compute.phases import PHASES, Slo, check_slo
+from compute.roofline import RooflineOptions, check_options
 from compute.search import DEFAULT_MAX_BATCH
-from compute.validate import describe, is_whole, of_type
+from compute.validate import describe, is_whole
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
@@ -213,14 +213,6 @@ def collective_time(fabric: FabricLike, op: str, sizes: ArrayLike, group: int | 
     return np.asarray(model.sweep(op, np.ravel(n), g).time, dtype=float).reshape(n.shape)
 
 
-def _slo(slo):
-    return of_type("slo", slo, Slo, "Slo(ttft=1.0, tbt=0.05), seconds")
-
-
-def _options(options):
-    return of_type("options", options, RooflineOptions, "RooflineOptions(mode='overlap')")
-
-
 def _comm_for(gpu: GpuSpec, scenario, comm):
     if scenario is not None and comm is not None:
         raise UserError("give scenario or comm, not both")
@@ -287,7 +279,7 @@ def evaluate(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode"
     from compute.evaluate_one import evaluate as _evaluate
 
     _phase_reads(phase, prompt, context)
-    options = _options(options)
+    check_options(options)
     if options is not None and options.dense_mlp_tp is not None and is_whole(attention_dp) \
             and not isinstance(attention_dp, bool) and attention_dp == 1:
         # as infer refuses it: without attention DP the option would be read by nothing
@@ -334,7 +326,7 @@ def search(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode", 
     from compute.search import search as _search
 
     _phase_reads(phase, prompt, context)
-    slo, options = _slo(slo), _options(options)
+    check_slo(slo), check_options(options)
     if scenario is not None:
         from netmodel.study.fabric_search import fabric_search
 
@@ -373,7 +365,7 @@ def compare(models: Iterable[ModelLike], scenarios: Iterable[ScenarioLike] | Non
     from netmodel.study.scenarios import scenario_names
 
     flag("compare", "reliability", reliability)   # 'no' or 0.0 was taken as its truth
-    slo, options = _slo(slo), _options(options)
+    check_slo(slo), check_options(options)
     phases = _each(phases, "phases")
     _phase_reads(phases, prompt, context, "phases")
     scens = [get_scenario(s) for s in (_each(scenarios, "scenarios") if scenarios is not None
@@ -393,7 +385,7 @@ def sweep(scenarios: Iterable[ScenarioLike], params: Iterable[str],
     :func:`compare`."""
     from netmodel.study.sweep import parse_param, run_sweep
 
-    _slo(kwargs.get("slo")), _options(kwargs.get("options"))
+    check_slo(kwargs.get("slo")), check_options(kwargs.get("options"))
     phases = _each(phases, "phases")
     _phase_reads(phases, kwargs.get("prompt"), kwargs.get("context"), "phases")
     if kwargs.get("gpus") is not None:   # a number raised TypeError from deep inside
@@ -415,7 +407,7 @@ def run_study(models: Iterable[ModelLike] | None = None,
     from netmodel.study.defaults import DEFAULT_GPUS, DEFAULT_MODELS
     from netmodel.study.lite_gpu import run_full_study
 
-    _slo(kwargs.get("slo")), _options(kwargs.get("options"))
+    check_slo(kwargs.get("slo")), check_options(kwargs.get("options"))
     if "networks" in kwargs:   # None or a number raised TypeError from deep inside
         kwargs["networks"] = _each(kwargs["networks"], "networks")
     # 'is None', not 'or': an array's truth raised numpy's ValueError
