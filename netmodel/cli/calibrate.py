@@ -74,9 +74,9 @@ def _fit_names(text):
               "roofline's: efficiencies 1, no overhead).")
 @click.option("--name", default=None, metavar="NAME",
               help="The profile's name (default: the output file's stem).")
-@click.option("--engine", default="", metavar="NAME",
+@click.option("--engine", default=None, metavar="NAME",
               help="The serving engine measured (e.g. 'vLLM 0.6.3').")
-@click.option("--system", default="", metavar="DESCRIPTION",
+@click.option("--system", default=None, metavar="DESCRIPTION",
               help="The system measured on (e.g. 'DGX H100, 8 GPUs').")
 @click.option("--gpu-file", type=InputPath(dir_okay=False), metavar="FILE",
               help="TOML/JSON file of [gpu.NAME] tables for GPUs the measurements name.")
@@ -84,7 +84,8 @@ def _fit_names(text):
 @_COLLECTIVE_OPTIONS[0]
 @_COLLECTIVE_OPTIONS[1]
 def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_ref: str | None,
-              name: str | None, engine: str, system: str, gpu_file: str | None, as_json: bool,
+              name: str | None, engine: str | None, system: str | None, gpu_file: str | None,
+              as_json: bool,
               scenario_ref: str | None, fabric_ref: str | None) -> None:
     """Fit an engine profile to measured latencies (the calibrated inference mode).
 
@@ -93,11 +94,18 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
     """
     from pathlib import Path
 
+    from compute.errors import UserError
     from compute.outputs import atomic_write, check_file_path
     from compute.profile_fit import fit_profile
     from compute.profiles import PARAMETERS, get_profile, read_measurements
     from netmodel.cli.compute import describe_collectives, resolve_collectives, resolve_gpu
 
+    for option, text, example in (("--engine", engine, "vLLM 0.6.3"),
+                                  ("--system", system, "DGX H100, 8 GPUs")):
+        if text is not None and not text.strip():   # as --name: an empty name is refused
+            raise UserError(f"{option} {text!r} is empty; give a name such as {example!r} or "
+                            f"leave {option} out")
+    engine, system = engine or "", system or ""
     out = check_file_path(out_path, "profile file", suffixes=(".toml",))
     ms = read_measurements(measurements_path)
     fit = _fit_names(fit_text)

@@ -319,6 +319,22 @@ def dense_mlp_tp(text: str | None) -> int | None:
     return None if text is None else _whole("--dense-mlp-tp", text)
 
 
+def _whole_text(text: object) -> bool:
+    """Whether ``text`` writes a whole number exactly ('2', '2.0', '2e0'), not one a float
+    rounds to ('1e-400', '2.0000000000000001').
+
+    >>> _whole_text("2e0"), _whole_text("1e-400")
+    (True, False)
+    """
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        d = Decimal(str(text).strip())
+    except (InvalidOperation, ValueError):
+        return False
+    return d.is_finite() and d == d.to_integral_value()
+
+
 def mtp_settings(tokens: str | None, acceptance: str | None) -> dict:
     """``--mtp-tokens`` and ``--mtp-acceptance``'s values as RooflineOptions fields (unset:
     the fields' defaults; RooflineOptions checks the values' ranges)."""
@@ -335,7 +351,8 @@ def mtp_settings(tokens: str | None, acceptance: str | None) -> dict:
         if isinstance(v, float) and math.isinf(v) and "inf" not in str(text).lower():
             v = str(text)   # digits past a float's range ('1e400'): shown as typed, not 'inf'
         if field == "mtp_tokens" and isinstance(v, float) and v.is_integer() and abs(v) < 1e6:
-            v = int(v)
+            # a whole count as typed, not one rounded to it ('1e-400' read as 0, MTP off)
+            v = int(v) if _whole_text(text) else str(text)
         out[field] = v
     if "mtp_acceptance" in out and not out.get("mtp_tokens"):
         raise UserError("--mtp-acceptance needs --mtp-tokens K >= 1 (draft tokens a step)")

@@ -44,6 +44,7 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.units import format_bytes
+from compute.validate import describe, is_whole, listed, of_type
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -67,14 +68,22 @@ def cost_rows(model: FabricCostModel, ops: Iterable[str], sizes: ArrayLike,
     ``algorithm``: None or ``"auto"`` (the fastest per size), a name, or ``"all"`` (one
     row per valid algorithm, each with its fastest protocol).
     """
+    from compute.comm import check_op
     from netmodel.collectives.cost import GroupCut, bus_factor
+    from netmodel.collectives.model import FabricCostModel, check_sizes
 
-    sizes = np.asarray(sizes, dtype=float)
+    of_type("model", model, FabricCostModel, "FabricCostModel(graph)", default=False)
+    ops = tuple(check_op(op) for op in listed("ops", ops, "collective operations"))
+    sizes = check_sizes(listed("sizes", sizes, "message sizes in bytes"))
+    groups = listed("groups", groups, "group sizes (whole numbers of GPUs >= 2)")
+    for p in groups:
+        if not (is_whole(p) and p >= 2):
+            raise UserError(f"group sizes must be whole numbers of GPUs >= 2, got {describe(p)}")
+    if not (algorithm is None or isinstance(algorithm, str)):
+        raise UserError(f"algorithm must be a name, 'auto', 'all' or None, got {describe(algorithm)}")
     rows = []
     for op in ops:
         for p in groups:
-            if p < 2:
-                raise UserError(f"group sizes must be >= 2 GPUs, got {p}")
             group = model.group(int(p))
             try:
                 series = _series(model, op, sizes, group, algorithm)

@@ -38,7 +38,6 @@ from compute.errors import UserError
 from compute.validate import describe
 from netmodel.collectives.cost import CollectiveResult
 from netmodel.collectives.model import FabricCostModel
-from netmodel.collectives.placement import check_group, place
 
 __all__ = ["DegradedResult", "degrade", "degraded_cost"]
 
@@ -58,6 +57,9 @@ def degrade(graph: nx.Graph, *, links: Iterable[Iterable[Hashable]] = (),
             nodes: Iterable[Hashable] = ()) -> nx.Graph:
     """A copy of ``graph`` without the failed ``links`` (``(u, v)`` pairs) and ``nodes``
     (switches, GPUs or optical switches, with their links). Unknown parts raise UserError."""
+    if not isinstance(graph, nx.Graph):   # None or a number raised AttributeError at copy()
+        raise UserError(f"graph must be a networkx Graph (e.g. netmodel.build_fabric"
+                        f"('fat-tree:k=4')), got {describe(graph)}")
     links, nodes = _parts("links", links, "(u, v) pairs"), _parts("nodes", nodes, "nodes")
     out = graph.copy()
     for pair in links:
@@ -128,10 +130,8 @@ def degraded_cost(graph: nx.Graph, op: str, nbytes: float, group: int | Iterable
     broken = degrade(graph, links=links, nodes=nodes)   # names a bad part before any cost
     links = tuple(tuple(x) for x in links)
     healthy_model = FabricCostModel(graph, **model_options)
-    if isinstance(group, int) and not isinstance(group, bool):
-        group = place(graph, group, healthy_model.placement, seed=healthy_model.seed,
-                      gpus=healthy_model.router.gpu_list)
-    group = check_group(graph, group)
+    # a size placed by the model's policy, or a list of GPUs (None, a float, text: by name)
+    group = healthy_model.group(group)
     healthy = healthy_model.cost(op, nbytes, group, algorithm)
     lost = tuple(g for g in group if g not in broken)
     survivors = tuple(g for g in group if g in broken)

@@ -356,6 +356,9 @@ class FabricCostModel:
         """The algorithms to try for ``op``: the model's candidates that implement it under
         ``auto``, else the one named (which must exist and implement ``op``)."""
         check_op(op)
+        if algorithm is not None and type(algorithm) is not str:   # a numpy array: no truth value
+            raise UserError(f"unknown algorithm {describe(algorithm)}; known: "
+                            f"{known(('auto', *ALGORITHMS))}")
         algorithm = algorithm or self.algorithm
         if algorithm == "auto":
             if isinstance(self.algorithms, str):  # "nccl": NCCL's own for this op

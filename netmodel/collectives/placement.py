@@ -61,7 +61,11 @@ def check_seed(seed: object) -> int:
 
 def _size(graph: nx.Graph, size: object, gpus: Sequence[Hashable] | None = None
           ) -> tuple[Sequence[Hashable], int]:
-    gpus = gpu_nodes(graph) if gpus is None else gpus
+    if gpus is None:
+        gpus = gpu_nodes(graph)
+    elif not isinstance(gpus, list | tuple):   # a string was cut into its letters
+        raise UserError(f"gpus must be a list of the fabric's GPU nodes in numbering order, or "
+                        f"None to read them from the fabric, got {describe(gpus)}")
     if not is_whole(size) or size < 1:
         raise UserError(f"group size must be an integer >= 1, got {describe(size)}")
     if size > len(gpus):
@@ -73,7 +77,7 @@ def partition(graph: nx.Graph, size: int, policy: str = "contiguous", *, seed: i
               gpus: Sequence[Hashable] | None = None) -> list[tuple[Hashable, ...]]:
     """All ``floor(G / size)`` disjoint groups of ``size`` GPUs under ``policy``
     (``gpus``: the fabric's GPU nodes in numbering order, if already known)."""
-    if policy not in PLACEMENTS:
+    if not isinstance(policy, str) or policy not in PLACEMENTS:
         raise UserError(f"unknown placement {describe(policy)}; known: {known(PLACEMENTS)}")
     seed = check_seed(seed)
     gpus, size = _size(graph, size, gpus)
@@ -103,10 +107,11 @@ def place(graph: nx.Graph, size: int, policy: str = "contiguous", *, seed: int =
           index: int = 0, gpus: Sequence[Hashable] | None = None) -> tuple[Hashable, ...]:
     """Group number ``index`` of :func:`partition` (the first by default)."""
     groups = partition(graph, size, policy, seed=seed, gpus=gpus)
-    if not 0 <= index < len(groups):
-        raise UserError(f"group index {index} is out of range: {policy} placement makes "
-                        f"{len(groups)} group(s) of {size}")
-    return groups[index]
+    if not (is_whole(index) and 0 <= index < len(groups)):   # not None, not True as 1
+        raise UserError(f"group index must be a whole number from 0 to {len(groups) - 1} "
+                        f"({policy} placement makes {len(groups)} group(s) of {size}), got "
+                        f"{describe(index)}")
+    return groups[int(index)]
 
 
 def check_group(graph: nx.Graph, group: Iterable[Hashable]) -> tuple[Hashable, ...]:

@@ -61,9 +61,9 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.search import DEFAULT_MAX_BATCH
-from compute.validate import describe, is_finite, is_whole
+from compute.validate import MAX_WHOLE, describe, is_finite, is_whole, number
 from netmodel.study.blast_radius import YEAR, Cluster, build_cluster, check_cluster
-from netmodel.study.progress import NO_PROGRESS
+from netmodel.study.progress import NO_PROGRESS, check_progress
 from netmodel.study.reliability_catalog import HOUR, parse_duration, percent
 from netmodel.study.reliability_spares import (
     SparePools,
@@ -494,6 +494,7 @@ def simulate(kinds: Sequence[Kind], pools: SparePools, instances: int, *,
              progress: ProgressLike = NO_PROGRESS) -> MonteCarlo:
     """The Monte Carlo of the module doc for ``kinds`` over ``instances`` instances."""
     trials, h = _check_run(trials, horizon)
+    progress = check_progress(progress)
     if isinstance(seed, bool) or not is_whole(seed) or seed < 0:
         raise UserError(f"seed must be a whole number >= 0, got {describe(seed)}")
     rates = np.array([k.rate for k in kinds], dtype=float)
@@ -718,6 +719,7 @@ def parse_spares(text: int | str, gpus: int) -> int:
     >>> parse_spares("2%", 16384), parse_spares(8, 128)
     (328, 8)
     """
+    gpus = number("", "gpus", gpus, minimum=1, maximum=MAX_WHOLE, integer=True)
     if isinstance(text, bool):
         raise UserError(f"spares must be a count or a percentage, got {text!r}")
     if is_whole(text):
@@ -866,6 +868,7 @@ def availability(scenario: str | Scenario | None, model: str | ModelSpec | None,
     a percentage string of the cluster's GPUs; ``placement``: group, pod or global."""
     trials, _ = _check_run(trials, horizon)
     threshold = _check_threshold(threshold)
+    check_progress(progress)   # before the cluster is built
     c = check_cluster(cluster) or build_cluster(
         scenario, model, phase, gpus=gpus, slo=slo, options=options, catalog_=catalog_,
         parallelism=parallelism, max_batch=max_batch)

@@ -623,10 +623,11 @@ def host_power(gpu: GpuSpec, host_power_per_h100: float | None = None) -> float:
     >>> host_power(get_gpu("GB300-NVL72")), host_power(get_gpu("H100-SXM")), host_power(get_gpu("Lite"))
     (186.0, 534.0, 133.5)
     """
-    from compute.hardware import get_gpu
+    from compute.hardware import GpuSpec, get_gpu
     from compute.power import nominal_tdp
     from compute.yield_model import parameter
 
+    of_type("gpu", gpu, GpuSpec, "get_gpu('Lite')", default=False)
     row = host_power_row(gpu)
     if row is not None:
         return row.value

@@ -19,7 +19,7 @@ import sys
 import time
 from typing import Protocol
 
-__all__ = ["NO_PROGRESS", "Progress", "ProgressLike"]
+__all__ = ["NO_PROGRESS", "Progress", "ProgressLike", "check_progress"]
 
 
 class ProgressLike(Protocol):
@@ -27,6 +27,25 @@ class ProgressLike(Protocol):
     :data:`NO_PROGRESS` or anything else with this method."""
 
     def advance(self, what: str = "", n: int = 1) -> None: ...
+
+
+def check_progress(progress: object) -> ProgressLike:
+    """``progress`` if it has an ``advance`` method (a :class:`Progress`,
+    :data:`NO_PROGRESS` or the like), else one line naming it (None or a number raised
+    AttributeError after the work had been done).
+
+    >>> check_progress(None)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: progress must be an object with an advance(what, n) method (netmodel.study.progress.Progress or NO_PROGRESS), got None
+    """
+    if callable(getattr(progress, "advance", None)):
+        return progress   # type: ignore[return-value]
+    from compute.errors import UserError
+    from compute.validate import describe
+
+    raise UserError(f"progress must be an object with an advance(what, n) method "
+                    f"(netmodel.study.progress.Progress or NO_PROGRESS), got {describe(progress)}")
 
 
 class Progress:

@@ -40,6 +40,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from compute.errors import UserError, known
+from compute.validate import describe
 from topologies.failure_domains import plan_spares
 from topologies.schema import gpu_nodes
 
@@ -51,8 +52,8 @@ PLACEMENTS = ("group", "pod", "global")
 
 
 def check_placement(placement: str) -> str:
-    if placement not in PLACEMENTS:
-        raise UserError(f"unknown spare placement {placement!r}; known: {known(PLACEMENTS)}")
+    if not isinstance(placement, str) or placement not in PLACEMENTS:
+        raise UserError(f"unknown spare placement {describe(placement)}; known: {known(PLACEMENTS)}")
     return placement
 
 

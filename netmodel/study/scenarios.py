@@ -80,7 +80,7 @@ from compute.config_files import check_keys, parse_table, read_text
 from compute.errors import UserError, known, one_line
 from compute.hardware import GpuSpec, get_gpu
 from compute.units import format_bandwidth
-from compute.validate import choice, describe, limits, number, string
+from compute.validate import choice, describe, limits, listed, number, string
 from compute.validate import name as validate_name
 
 __all__ = ["ADJUST_KEYS", "CALIBRATIONS", "CIRCUITS", "INSTANCES", "LINKS", "Adjust", "Scenario",
@@ -684,6 +684,8 @@ def expand_scenarios(scenarios: Iterable[str | Scenario],
                      gpus: Collection[str | GpuSpec] | None = None) -> list[Scenario]:
     """Scenario objects from names/paths (``NAME@GPU`` allowed); with ``gpus`` every
     scenario is run with each of those GPUs instead of its own. Duplicates are dropped."""
+    scenarios = listed("scenarios", scenarios, "scenario names, paths or Scenario objects")
+    gpus = None if gpus is None else listed("gpus", gpus, "GPU names or GpuSpec objects")
     out = {}
     for ref in scenarios:
         s = get_scenario(ref)

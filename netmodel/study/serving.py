@@ -432,7 +432,8 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     wl = get_workload(workload)
     slo = check_slo(slo)
     options = check_options(options)
-    cache = collectives if collectives is not None else {}
+    cache = validate.of_type("collectives", collectives, dict, "{}")
+    cache = cache if cache is not None else {}
 
     def coll_for(s: Scenario) -> ScenarioCollectives:
         if s.label not in cache:
