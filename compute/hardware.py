@@ -137,6 +137,7 @@ def derive_gpu(base: GpuSpec, name: str, *, fraction: float = 1.0, flops_multipl
     # multiplier of 10**400 passed 'finite and > 0' and overflowed the multiplications
     validate.of_type("base", base, GpuSpec, "get_gpu('H100-SXM')", default=False)
     here = f"GPU {validate.describe(name)}"
+    source = validate.string(here, "source", source)   # an array: no truth value
     f = validate.in_range(here, "gpu", "fraction", fraction)
     flops_multiplier, hbm_bandwidth_multiplier, network_bandwidth_multiplier, \
         hbm_capacity_multiplier = (validate.in_range(here, "gpu", "multiplier", v, key=label)

@@ -51,6 +51,14 @@ def test_derive_gpu_base_must_be_a_gpu_spec(base):
     assert isinstance(half, GpuSpec) and half.sms == 66   # 132 SMs / 2
 
 
+@pytest.mark.parametrize("source", [None, 1.0, np.array([1.0, 2.0]), "x" * 10_001],
+                         ids=["None", "float", "array", "long"])
+def test_derive_gpu_source_must_be_text(source):
+    with pytest.raises(UserError, match=r"^GPU 'X': source must be text of at most 10,000 "):
+        derive_gpu(get_gpu("H100-SXM"), "X", fraction=0.5, source=source)
+    assert derive_gpu(get_gpu("H100-SXM"), "X", fraction=0.5).source == "derived from H100-SXM"
+
+
 @pytest.mark.parametrize("max_sizes", [None, "x", 0, -1, 2.5, True, np.array([1.0, 2.0]),
                                        np.timedelta64(5, "s"), 10**400],
                          ids=["None", "str", "0", "-1", "2.5", "True", "array", "timedelta",
