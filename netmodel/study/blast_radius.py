@@ -56,12 +56,11 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import NothingFeasible, UserError, known
-from compute.evaluate_one import check_options
 from compute.hardware import get_gpu
 from compute.models import get_model
 from compute.parallel import Parallelism
 from compute.phases import Slo, check_slo
-from compute.roofline import RooflineOptions, make_workload
+from compute.roofline import RooflineOptions, check_options, make_workload
 from compute.search import DEFAULT_MAX_BATCH
 from compute.units import SECONDS_PER_YEAR
 from compute.validate import describe, is_whole, of_type

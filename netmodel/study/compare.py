@@ -25,11 +25,10 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from compute.comm import NoCommunication
 from compute.errors import UserError
-from compute.evaluate_one import check_options
 from compute.models import get_model
 from compute.parallel import Parallelism
 from compute.phases import PHASES, Slo, check_phase, check_slo, latency_name
-from compute.roofline import RooflineOptions, make_workload
+from compute.roofline import RooflineOptions, check_options, make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
 from netmodel.study.defaults import BASELINE_SCENARIO
 from netmodel.study.progress import NO_PROGRESS

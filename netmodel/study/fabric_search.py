@@ -41,12 +41,11 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError
-from compute.evaluate_one import check_options
 from compute.hardware import GpuSpec
 from compute.models import get_model
 from compute.parallel import search_pp
 from compute.phases import Slo
-from compute.roofline import check_skew, make_workload
+from compute.roofline import check_options, check_skew, make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
 from compute.sharding import check_tp, valid_tp_degrees
 from compute.validate import describe

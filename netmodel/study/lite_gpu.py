@@ -33,11 +33,10 @@ from typing import TYPE_CHECKING
 
 from compute.comm import NoCommunication
 from compute.errors import UserError
-from compute.evaluate_one import check_options
 from compute.hardware import get_gpu
 from compute.models import get_model
 from compute.phases import PHASES, Slo, check_phase, check_slo
-from compute.roofline import RooflineOptions, default_comm, make_workload
+from compute.roofline import RooflineOptions, check_options, default_comm, make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
 from compute.workers import forks, in_background
 from netmodel.study.defaults import (

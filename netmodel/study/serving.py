@@ -78,12 +78,11 @@ from compute import validate
 from compute.comm import as_comm
 from compute.config_files import check_keys, read_table
 from compute.errors import UserError, known
-from compute.evaluate_one import check_options
 from compute.hardware import get_gpu
 from compute.models import get_model
 from compute.parallel import SEARCH_PP, Parallelism, kv_copies, search_pp
 from compute.phases import Slo, Workload, check_slo
-from compute.roofline import RooflineOptions
+from compute.roofline import RooflineOptions, check_options
 from compute.search import DEFAULT_MAX_BATCH, best_of_equal, search
 from netmodel.study.scenarios import get_scenario
 

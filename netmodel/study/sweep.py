@@ -49,11 +49,10 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from compute.errors import UserError, known
-from compute.evaluate_one import check_options
 from compute.limits import check, setting
 from compute.models import get_model
 from compute.phases import Slo, check_phase, check_slo, latency_name
-from compute.roofline import RooflineOptions, make_workload
+from compute.roofline import RooflineOptions, check_options, make_workload
 from compute.search import DEFAULT_MAX_BATCH
 from compute.units import parse_bandwidth, parse_in_unit, parse_quantity, parse_time
 from compute.validate import describe, is_whole, number
