@@ -78,24 +78,21 @@ class CollectiveSetup:
     def model(self, size: int) -> FabricCostModel:
         """The cost model a group of ``size`` GPUs is costed with (a scenario on an OCS fabric
         has one per size: its circuits are set for instances of that size)."""
-        from netmodel.collectives.model import FabricCostModel
-
         s = self.scenario
         key = int(size) if s is not None and s.is_ocs else 0
         hit = self._models.get(key)
         if hit is None:
-            graph = self._graph
-            if s is not None:
-                from netmodel.study.fabric_search import adjusted, instance_graph
+            routing = {"placement": self.placement, "algorithm": self.algorithm,
+                       "algorithms": self.algorithms, "seed": self.seed,
+                       "max_transfers": self.max_transfers}
+            if s is None:
+                from netmodel.collectives.model import FabricCostModel
 
-                # the circuits follow the placement in use (the caller's, if given)
-                graph = adjusted(instance_graph(replace(s, placement=self.placement),
-                                                self._graph, int(size)), s.adjust)
-            hit = FabricCostModel(graph, placement=self.placement, algorithm=self.algorithm,
-                                  algorithms=self.algorithms, seed=self.seed,
-                                  calibration=self.calibration,
-                                  max_transfers=self.max_transfers,
-                                  validated=graph is self._graph)
+                hit = FabricCostModel(self._graph, validated=True, **routing)
+            else:
+                from netmodel.study.fabric_search import scenario_model
+
+                hit = scenario_model(s, self._graph, int(size), self.calibration, **routing)
             self._models[key] = hit
         return hit
 

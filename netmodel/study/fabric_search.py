@@ -169,6 +169,25 @@ def instance_graph(scenario: Scenario, graph: nx.Graph, size: int) -> nx.Graph:
                     f"{size} GPUs: {last}")
 
 
+def scenario_model(scenario: Scenario, graph: nx.Graph, size: int, calibration: Calibration,
+                   **routing) -> FabricCostModel:
+    """The cost model instances of ``size`` GPUs of ``scenario`` are costed with: its built
+    fabric ``graph`` with the circuits set for that size on a circuit-switched fabric and
+    its ``[adjust]`` applied, costed with ``calibration`` (:func:`scenario_calibration`)
+    and the scenario's placement and algorithm unless ``routing`` gives them (and any other
+    :class:`~netmodel.collectives.model.FabricCostModel` keyword: ``algorithms``, ``seed``,
+    ``max_transfers``). ``compare`` and ``collective --scenario`` both build it here.
+    """
+    from netmodel.collectives.model import FabricCostModel
+
+    routing = {"placement": scenario.placement, "algorithm": scenario.algorithm, **routing}
+    # the circuits follow the placement in use (the caller's, if given)
+    built = adjusted(instance_graph(replace(scenario, placement=routing["placement"]), graph,
+                                    size), scenario.adjust)
+    return FabricCostModel(built, calibration=calibration, validated=built is graph,
+                           **routing)   # a built fabric is checked once
+
+
 def scenario_calibration(scenario: Scenario) -> Calibration:
     """The collective model's parameters for the scenario: the shipped defaults or the ideal
     ones; with ``links = "scale-up"`` every link is NVLink to them: the NVLink per-step
@@ -427,20 +446,13 @@ class ScenarioCollectives:
     def model(self, size: int) -> FabricCostModel:
         """The :class:`~netmodel.collectives.model.FabricCostModel` instances of ``size``
         GPUs are costed with (one per size on a circuit-switched fabric, else shared)."""
-        from netmodel.collectives.model import FabricCostModel
-
         key = size if self.scenario.is_ocs else 0
         hit = self._models.get(key)
         if hit is None:
             if size > self.gpus:
                 raise UserError(f"an instance of {size} GPUs does not fit scenario "
                                 f"{self.scenario.label!r} ({self.gpus} GPUs)")
-            graph = adjusted(instance_graph(self.scenario, self.graph, size),
-                             self.scenario.adjust)
-            hit = FabricCostModel(graph, placement=self.scenario.placement,
-                                  algorithm=self.scenario.algorithm,
-                                  calibration=self.calibration,
-                                  validated=graph is self.graph)  # built: checked once
+            hit = scenario_model(self.scenario, self.graph, size, self.calibration)
             self._models[key] = hit
         return hit
 
