@@ -191,7 +191,8 @@ def _scenario_help() -> str:
             "infer --scenario and search --scenario cost it: a shipped scenario ("
             + ", ".join(scenario_names()) + "), NAME@GPU or a .toml file. --algorithm, "
             "--algorithms, --placement and --seed, where given, override its choices (the "
-            "output names both).")
+            "output names both; a scenario that runs every instance at once takes only "
+            "--placement and --algorithm).")
 
 
 class _FabricOrScenario(click.Command):
