@@ -127,11 +127,16 @@ class CompareResult(RowsResult):
         for phase in self.phases:
             lat = latency_name(phase).upper()
             for model in self.models:
+                block = [r for r in self.rows if r.phase == phase and r.model == model]
+                # with every instance at once a row's tokens/s are the cluster's
+                together = [r for r in block if r.feasible and r.instances]
+                every = bool(together) and len(together) == sum(r.feasible for r in block)
                 lines.append(f"{phase} {model}")
                 lines.append(f"  {'scenario':<{width}}{'tp':>3}{'batch':>6}{lat + ' ms':>9}"
-                             f"{'tok/s/inst':>12}{'tok/s/SM':>10}{'vs ' + base:>{vs}}{'vs ideal':>9}"
+                             f"{'tok/s all' if every else 'tok/s/inst':>12}{'tok/s/SM':>10}"
+                             f"{'vs ' + base:>{vs}}{'vs ideal':>9}"
                              f"{'net%':>6}{'tok/s/W':>9}{'$/Mtok':>8}" + rel_head)
-                for r in (r for r in self.rows if r.phase == phase and r.model == model):
+                for r in block:
                     if not r.feasible:
                         lines.append(f"  {r.label:<{width}}{'-':>3}{'-':>6}{'-':>9}"
                                      f"{'infeasible':>13}")
@@ -144,8 +149,14 @@ class CompareResult(RowsResult):
                         f"{_num(r.usd_per_mtoken, 8, 3)}" + (
                             f"{_num(r.availability, 9, 5)}"
                             f"{_num(r.sms_down_per_gpu_failure_sw, 9, 0)}" if rel_head else ""))
-                spread = [r for r in self.rows if r.phase == phase and r.model == model
-                          and r.feasible and (r.pp, r.ep, r.attention_dp) != (1, 1, 1)]
+                if together:   # instances = all: which rows count how many instances
+                    counts = ", ".join(f"{r.label} {r.instances:,}" for r in together)
+                    lines.append(f"  tok/s all: every instance together ({counts})" if every
+                                 else "  tok/s/inst of " + ", ".join(
+                                     f"{r.label}: its {r.instances:,} instances together"
+                                     for r in together) + " (instances = all)")
+                spread = [r for r in block
+                          if r.feasible and (r.pp, r.ep, r.attention_dp) != (1, 1, 1)]
                 if spread:   # the tp column alone would misread these as tp GPUs
                     lines.append("  beyond TP: " + "; ".join(
                         f"{r.label} {Parallelism.of(r).label} ({r.instance_gpus} GPUs)"
