@@ -32,6 +32,7 @@ from compute import validate
 from compute.config_files import read_table
 from compute.dies import LogicDies, check_die_table
 from compute.errors import UserError, find_name, known
+from compute.rows import CONFIDENCE
 
 __all__ = ["DTYPES", "FLAG_FIELDS", "GpuSpec", "OPTIONAL_FIELDS", "SPEC_KEYS", "UNSET_FIELDS",
            "catalog", "derivation", "derive_gpu", "die_table", "get_gpu", "gpu_names",
@@ -472,6 +473,10 @@ def _row_value(here: str, key: str, unit: str, row) -> object:
     if not isinstance(row.get("source"), str):
         raise UserError(f"{here}: {key} must be {shape} whose source (where the number "
                         f"comes from) is text, got source {validate.describe(row.get('source'))}")
+    if "confidence" in row and not isinstance(row["confidence"], str):
+        raise UserError(f"{here}: {key} must be {shape} whose confidence is text (a tag such "
+                        f"as {known(CONFIDENCE)}), got confidence "
+                        f"{validate.describe(row['confidence'])}")
     return row.get("value")
 
 
