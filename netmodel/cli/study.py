@@ -350,10 +350,16 @@ def _show_scenario(ctx, _param, value):
         return
     from compute.errors import UserError
     from netmodel.cli.main import UserFacingError
+    from netmodel.study.fabric_search import build_fabric
     from netmodel.study.scenarios import get_scenario
 
     try:
-        click.echo(get_scenario(value).to_toml(), nl=False)
+        scenario = get_scenario(value)
+        # the loader checks a [fabric] table's builder and keys, the builder its values:
+        # build it (milliseconds for the shipped ones), so a file --show prints is one that
+        # --scenarios runs (leaves = -1, bandwidth = "x" were printed back as if valid)
+        build_fabric(scenario)
+        click.echo(scenario.to_toml(), nl=False)
     except UserError as exc:
         raise UserFacingError(str(exc)) from None
     ctx.exit()
