@@ -112,9 +112,8 @@ def find_name(table: Iterable[str], name: str) -> str | None:
     >>> find_name(["gpu-a", "GPU-A"], "Gpu-A") is None
     True
     """
-    names = list(table)
-    if name in names:
+    if name in table:   # a dict's own look-up first: the case-blind scan only on a miss
         return name
     folded = name.casefold()
-    matches = [n for n in names if n.casefold() == folded]
+    matches = [n for n in table if n.casefold() == folded]
     return matches[0] if len(matches) == 1 else None
