@@ -44,6 +44,14 @@ def _algorithms_text(algorithms) -> str:
     return algorithms if isinstance(algorithms, str) else ",".join(algorithms)
 
 
+def _own_choices(s: Scenario) -> tuple[tuple[str, object], ...]:
+    """The routing choices a scenario's model makes, by the name a caller overrides them
+    with: its placement and algorithm, every algorithm a candidate of auto, random
+    placement by seed 0 (ScenarioCollectives' FabricCostModel defaults)."""
+    return (("placement", s.placement), ("algorithm", s.algorithm), ("algorithms", "all"),
+            ("seed", 0))
+
+
 @dataclass
 class CollectiveSetup:
     """A fabric or a scenario, and how collectives on it are costed.
@@ -146,8 +154,7 @@ class CollectiveSetup:
                     f"{self.label} costs it with the scenario's own collective model, as "
                     f"compare does")
         parts = [f"calibration {s.calibration}, links {s.links}"]
-        for key, own in (("placement", s.placement), ("algorithm", s.algorithm),
-                         ("algorithms", "all"), ("seed", 0)):
+        for key, own in _own_choices(s):
             if key in self.overrides:
                 parts.append(f"{key} {self.overrides[key][1]} (given; the scenario's: "
                              f"{own})")
@@ -189,16 +196,10 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
     from netmodel.study.scenarios import get_scenario
 
     s = get_scenario(scenario)
-    overrides = {}
-    # the scenario's model: every algorithm a candidate of auto, random placement by seed 0
-    # (ScenarioCollectives' FabricCostModel defaults)
-    for key, own, given in (("placement", s.placement, placement),
-                            ("algorithm", s.algorithm, algorithm),
-                            ("algorithms", "all", None if algorithms is None
-                             else _algorithms_text(algorithms)),
-                            ("seed", 0, seed)):
-        if given is not None and given != own:
-            overrides[key] = (own, given)
+    given = {"placement": placement, "algorithm": algorithm, "seed": seed,
+             "algorithms": None if algorithms is None else _algorithms_text(algorithms)}
+    overrides = {key: (own, given[key]) for key, own in _own_choices(s)
+                 if given[key] is not None and given[key] != own}
     return CollectiveSetup(label=s.label, source="scenario", scenario=s,
                            placement=placement or s.placement,
                            algorithm=algorithm or s.algorithm, algorithms=algorithms,
