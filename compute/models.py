@@ -196,10 +196,24 @@ def _token_counts(tokens: object) -> np.ndarray:
                     f"{validate.describe(tokens)}")
 
 
+_INF = float("inf")
+
+
+def _refuse_tokens(tokens: object) -> None:
+    """Refuse counts of tokens that are negative, NaN or infinite, naming the first."""
+    import numpy as np
+
+    flat = np.asarray(tokens, dtype=float).ravel()
+    bad = flat[~((flat >= 0.0) & (flat < _INF))][0]
+    shown = validate.describe(tokens if np.ndim(tokens) == 0 else float(bad))
+    raise UserError(f"tokens must be finite numbers of tokens >= 0, got {shown}")
+
+
 def expected_experts_touched(model: ModelSpec, tokens: float | np.ndarray,
                              ) -> float | np.ndarray:
     """Expected number of distinct experts that ``tokens`` tokens route to in one layer, with
-    uniform top-k routing: ``E (1 - (1 - k/E)^n)``; 1 for a dense model.
+    uniform top-k routing: ``E (1 - (1 - k/E)^n)``; 1 for a dense model. ``tokens`` must be
+    finite and >= 0 (a negative count made a negative number of experts, NaN a NaN one).
 
     >>> float(expected_experts_touched(get_model("Llama-3-8B"), 100))
     1.0
@@ -213,10 +227,16 @@ def expected_experts_touched(model: ModelSpec, tokens: float | np.ndarray,
         validate.of_type("model", model, ModelSpec, "get_model('DeepSeek-V3')", default=False)
     e, k = model.experts, model.experts_per_token
     if type(tokens) is float:  # a float gives a float: the same operations, same number
+        if not 0.0 <= tokens < _INF:   # one comparison: NaN, negatives and infinity fail it
+            _refuse_tokens(tokens)
         if e == 1:
             return 1.0
         return e * (1.0 - float(np.power(1.0 - k / e, tokens))) if k < e else float(e)
     n = _token_counts(tokens)
+    # two reductions (a NaN makes both NaN: refused), numpy's own, not the methods' wrappers
+    if n.size and not (np.minimum.reduce(n, axis=None) >= 0.0
+                       and np.maximum.reduce(n, axis=None) < _INF):
+        _refuse_tokens(tokens)
     if e == 1:
         return np.ones_like(n)
     return e * (1.0 - np.power(1.0 - k / e, n)) if k < e else np.full_like(n, float(e))
