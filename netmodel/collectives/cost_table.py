@@ -283,7 +283,7 @@ def vidur_files(model: FabricCostModel, rows: Iterable[Row]) -> dict[str, bytes]
     ``max_devices_per_node`` the fabric's largest scale-up domain. Rows must hold one
     algorithm per size (not ``algorithm="all"``).
     """
-    from netmodel.collectives.algorithms import domains
+    from netmodel.collectives.group_domains import domains
 
     graph = model.graph
     node = max(len(d) for d in domains(graph, model.router.gpu_list))

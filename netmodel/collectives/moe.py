@@ -30,8 +30,8 @@ from collections.abc import Callable, Hashable
 
 import numpy as np
 
-from netmodel.collectives.algorithms import _domain_indices
 from netmodel.collectives.cost import GroupCut, compile_steps
+from netmodel.collectives.group_domains import _domain_indices
 from netmodel.collectives.steps import NotApplicable, Pairs, Step
 
 __all__ = ["ONCE_A_SERVER", "once_a_server_lines", "once_a_server_steps", "once_a_server_time"]

@@ -18,7 +18,7 @@ import pytest
 
 from compute.comm import OPERATIONS
 from compute.errors import UserError
-from netmodel.collectives.algorithms import ALGORITHMS, NotApplicable, domains, generate
+from netmodel.collectives.algorithms import ALGORITHMS, NotApplicable, generate
 from netmodel.collectives.concurrent import concurrent_cost, concurrent_linear
 from netmodel.collectives.cost import (
     SEND_RECV,
@@ -30,6 +30,7 @@ from netmodel.collectives.cost import (
     step_table,
 )
 from netmodel.collectives.degraded import degrade
+from netmodel.collectives.group_domains import domains
 from netmodel.collectives.in_network import domain_planes
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.routing import Router

@@ -22,10 +22,10 @@ from click.testing import CliRunner
 
 from compute.errors import UserError
 from netmodel.cli.main import cli
+from netmodel.collectives.algo_torus import _torus_weights
 from netmodel.collectives.algorithms import (
     ALGORITHMS,
     NCCL_OPS,
-    _torus_weights,
     algorithms_for,
 )
 from netmodel.collectives.calibration import Calibration

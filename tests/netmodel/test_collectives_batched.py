@@ -11,9 +11,9 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from netmodel.collectives import algorithms
-from netmodel.collectives.algorithms import domain_key, domain_labels
+from netmodel.collectives import group_domains
 from netmodel.collectives.calibration import default_calibration
+from netmodel.collectives.group_domains import domain_key, domain_labels
 from topologies import build
 
 SPECS = ["fat-tree:k=8", "rail-optimized:domains=4", "rail-optimized:domains=2,sharp=true",
@@ -71,7 +71,7 @@ def test_domain_keys_of_mixed_nodes():
     g.nodes["h"]["group"] = 4
     nodes = ["a", "b", "c", "d", "e", "f", "h"]
     keys = [("gpu", x) if k is None else k
-            for x, k in zip(nodes, algorithms._domain_keys(g, nodes), strict=True)]
+            for x, k in zip(nodes, group_domains._domain_keys(g, nodes), strict=True)]
     assert keys == [domain_key(g, x) for x in nodes]
     assert keys[0] == ("switch", ("s10", "s9")) == keys[1]
     assert keys[2] == keys[3] == ("switch", ("7",))
@@ -114,7 +114,7 @@ def test_domain_labels_with_the_routers_tiers(spec):
     a, b = build(spec), build(spec)
     gpus = _gpus(a)
     assert domain_labels(a, gpus, Router(a).tier).tolist() == domain_labels(b, gpus).tolist()
-    assert algorithms._TIER0.get(a) == algorithms._TIER0.get(b)
+    assert group_domains._TIER0.get(a) == group_domains._TIER0.get(b)
 
 
 def _reference_struct(r, nodes) -> dict:

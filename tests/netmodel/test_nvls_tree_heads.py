@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from netmodel.collectives.algorithms import NVLS_MAX_HEADS, generate
+from netmodel.collectives.algo_hierarchical import NVLS_MAX_HEADS
+from netmodel.collectives.algorithms import generate
 from topologies import build
 
 

@@ -1,0 +1,94 @@
+"""Tree collective algorithms: NCCL's all-reduce tree (a chain inside each scale-up domain,
+a double binary tree across, one per rail) and pipelined binary-tree broadcast and reduce.
+
+Each generator takes the group and the fabric graph and returns a list of
+:class:`~netmodel.collectives.steps.Step` (the interface of
+:mod:`netmodel.collectives.algorithms`, whose table gives their costs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from netmodel.collectives.group_domains import _domain_indices, rail_table
+from netmodel.collectives.steps import Pairs, Step
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+__all__ = ["tree_all_reduce", "tree_broadcast", "tree_reduce"]
+
+
+def _heap(members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Child -> parent edges of a binary heap over ``members`` (positions in the group)."""
+    i = np.arange(1, len(members))
+    return members[i], members[(i - 1) // 2]
+
+
+def _depth(count: int) -> int:
+    return count.bit_length() - 1
+
+
+def _double_tree(group, leaders: np.ndarray, frac: float):
+    """NCCL's double binary tree over ``leaders`` (positions in ``group``): child -> parent
+    edges of both trees, each tree on half of ``frac``."""
+    src, dst = [], []
+    for order in (leaders, leaders[::-1]):
+        a, b = _heap(order)
+        src.append(a)
+        dst.append(b)
+    return np.concatenate(src), np.concatenate(dst), np.full(2 * (len(leaders) - 1),
+                                                              frac / 2)
+
+
+def tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
+    table = rail_table(graph, group)
+    if table is not None:
+        # one tree per rail (NCCL's channels, each through its own NIC): channel c chains
+        # every domain's GPUs towards its GPU c, and the GPUs c of all domains form a
+        # double binary tree; each channel carries 1/m of the data
+        D, m = table.shape
+        nxt = np.roll(table, -1, axis=1)
+        src = [table.ravel()]
+        dst = [nxt.ravel()]
+        frac = [np.full(D * m, (m - 1) / m)]  # every edge but c -> c+1, in m - 1 channels
+        for c in range(m):
+            a, b, f = _double_tree(group, table[:, c], 1 / m)
+            src.append(a)
+            dst.append(b)
+            frac.append(f)
+        chain, depth = m - 1, _depth(D)
+    else:
+        members, sizes = _domain_indices(graph, group)
+        starts = np.cumsum(sizes) - sizes
+        inner = np.ones(len(members), dtype=bool)
+        inner[starts] = False  # chain towards each domain's first GPU
+        src, dst = [members[inner]], [members[np.flatnonzero(inner) - 1]]
+        frac = [np.ones(len(src[0]))]
+        leaders = members[starts]
+        if len(leaders) > 1:
+            a, b, f = _double_tree(group, leaders, 1.0)
+            src.append(a)
+            dst.append(b)
+            frac.append(f)
+        chain, depth = int(sizes.max()) - 1, _depth(len(leaders))
+    up = Pairs(group, np.concatenate(src), np.concatenate(dst), np.concatenate(frac))
+    # NCCL's latency: 2 ((m - 1) intraLat + log2(nodes) interLat)
+    lat = (chain, depth) if depth else None
+    return [Step("reduce (pipelined)", up, stages=chain + depth, reduce=up.incoming(),
+                 latencies=lat),
+            Step("broadcast (pipelined)", up.reversed(), stages=chain + depth, latencies=lat)]
+
+
+def tree_broadcast(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
+    a, b = _heap(np.arange(len(group)))
+    return [Step("broadcast (pipelined)", Pairs(group, b, a, 1.0), stages=_depth(len(group)))]
+
+
+def tree_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
+    a, b = _heap(np.arange(len(group)))
+    up = Pairs(group, a, b, 1.0)
+    return [Step("reduce (pipelined)", up, stages=_depth(len(group)), reduce=up.incoming())]
