@@ -71,6 +71,9 @@ HF_ALIASES: dict[str, tuple[str, ...]] = {
     "window_pattern": ("sliding_window_pattern", "_sliding_window_pattern"),  # Gemma-3
     "max_window_layers": ("max_window_layers",),        # Qwen2: the first ones are full
     "attention_chunk": ("attention_chunk_size",),       # Llama-4: chunked local attention
+    # Cohere's own key (Cohere2 configs: Command R7B, Command A, Aya; true in every published
+    # one): whether the MLP is gated (SwiGLU); where given it decides, in any family
+    "gated_mlp": ("use_gated_activation",),
 }
 
 #: HF transformers' Gemma3TextConfig defaults for keys Google's config.json files omit.
@@ -109,7 +112,10 @@ HF_FAMILIES: dict[str, dict] = {
     # models/cohere*/configuration_cohere*.py): tie_word_embeddings defaults to true and the
     # published config.json files leave it out; Cohere2Config windows all but every
     # sliding_window_pattern-th layer (default 4) when layer_types is absent. Their single
-    # weight-only LayerNorm per layer (parallel attention and MLP) is counted as two RMSNorms
+    # weight-only LayerNorm per layer (parallel attention and MLP) is counted as two RMSNorms.
+    # The MLP is gated (HF CohereMLP / Cohere2MLP: gate, up and down projections; the
+    # Command R configs give no key for it), unless the config's use_gated_activation
+    # (Cohere2 configs carry it, true) says false: HF_ALIASES["gated_mlp"]
     "cohere": dict(tied_embeddings=True),
     "cohere2": dict(tied_embeddings=True, window="pattern", window_every=4),
     # gpt-oss (HF transformers models/gpt_oss): biases on Q, K, V and O (attention_bias
@@ -613,6 +619,7 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     c = _Config(cfg, where)
     validate.name(where, "model", name)
     model_type, fam = _hf_family(c)
+    fam = {**fam, "gated_mlp": c.flag("gated_mlp", fam["gated_mlp"])}
     _refuse_unmodelled(c, model_type)
     for key, value in fam["config_defaults"].items():  # the family's own defaults
         if cfg.get(key) is None:
