@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from netmodel.collectives.calibration import Calibration
-from netmodel.collectives.concurrent import concurrent_cost
+from netmodel.collectives.concurrent import concurrent_cost, concurrent_linear
 from netmodel.collectives.model import FabricCostModel
 from netmodel.study.fabric_search import build_fabric, scenario_calibration
 from netmodel.study.scenarios import get_scenario
@@ -98,10 +98,11 @@ def test_groups_on_different_algorithms_share_a_link():
     # (ring's one step is the same; direct is named first); B by ring sends n/4 a step
     # over leaf0 -> spine, 3 steps: 0.75 s (direct: gpu1 and gpu2 each send n/4 to gpu5 and
     # gpu6 over that link, n: 1 s). Together each runs its own: A's direct step and B's
-    # ring step load leaf0 -> spine with n/2 + n/4: A 0.75 s; B's ring step, repeated 3
-    # times in lockstep beside it, 3 x 0.75 = 2.25 s (the lockstep of collectives.md's
-    # limits). The old shared choice ran direct on both (makespan n/2 + 4 x n/4 = 1.5 s,
-    # less than ring's 2.25): A 1.5 s, not 0.75.
+    # first ring step load leaf0 -> spine with n/2 + n/4: both end at 0.75 s, A done; B's
+    # two other ring steps then cross it alone, n/4 each: 0.75 + 2 x 0.25 = 1.25 s (link
+    # sharing follows time; the old lockstep met A's step on every repetition of B's:
+    # 3 x 0.75 = 2.25 s). The old shared choice ran direct on both (makespan n/2 + 4 x
+    # n/4 = 1.5 s): A 1.5 s, not 0.75.
     g = nx.Graph(name="two leaves of four", spec="", gpus=8)
     for s in ("leaf0", "leaf1"):
         g.add_node(s, kind="switch", tier=1, radix=5, latency=0.0, in_network_reduction=False)
@@ -119,8 +120,41 @@ def test_groups_on_different_algorithms_share_a_link():
     r = concurrent_cost(m, [a, b], "all-gather", n)
     assert r.algorithms[:, 0].tolist() == ["direct", "ring"]
     assert r.alone[:, 0] == pytest.approx([0.5, 0.75], rel=1e-12)
-    assert r.time[:, 0] == pytest.approx([(n / 2 + n / 4) / 1e9, 3 * (n / 2 + n / 4) / 1e9],
-                                         rel=1e-12)
-    assert (r.algorithm[0], r.makespan[0]) == ("ring", pytest.approx(2.25, rel=1e-12))
+    assert r.time[:, 0] == pytest.approx([(n / 2 + n / 4) / 1e9,
+                                          (n / 2 + n / 4 + 2 * n / 4) / 1e9], rel=1e-12)
+    assert (r.algorithm[0], r.makespan[0]) == ("ring", pytest.approx(1.25, rel=1e-12))
     # the hottest links are the spine's, each way, crossed by both groups
     assert dict(r.hotspots)[("leaf0", "spine")] == 2
+
+
+def _two_leaves_of_four() -> nx.Graph:
+    g = nx.Graph(name="two leaves of four", spec="", gpus=8)
+    for s in ("leaf0", "leaf1"):
+        g.add_node(s, kind="switch", tier=1, radix=5, latency=0.0, in_network_reduction=False)
+    g.add_node("spine", kind="switch", tier=2, radix=2, latency=0.0,
+               in_network_reduction=False)
+    for i in range(8):
+        g.add_node(f"gpu{i}", kind="gpu", gpu="H100-SXM")
+        g.add_edge(f"gpu{i}", f"leaf{i // 4}", bandwidth=1e9, latency=0.0, medium="copper",
+                   lanes=1)
+    for s in ("leaf0", "leaf1"):
+        g.add_edge(s, "spine", bandwidth=1e9, latency=0.0, medium="copper", lanes=1)
+    return g
+
+
+def test_groups_of_different_sizes_share_a_link_in_time():
+    # one algorithm (ring) on groups of 2 and 4, the fabric above: A = gpu0, gpu4 sends n/2
+    # each way over the spine in its one step; B = gpu1, gpu2 | gpu5, gpu6, n/4 over it in
+    # each of its 3 steps. Together: 0.75 s until A is done (n/2 + n/4 on leaf0 -> spine),
+    # then B's two other steps alone, 0.25 s each: A 0.75 s, B 1.25 s (the old lockstep:
+    # 3 x 0.75 = 2.25 s for B). concurrent_linear (the fabric search) gives the same lines.
+    m = FabricCostModel(_two_leaves_of_four(), algorithm="ring",
+                        calibration=Calibration.ideal())
+    groups = [("gpu0", "gpu4"), ("gpu1", "gpu2", "gpu5", "gpu6")]
+    n = 1e9
+    r = concurrent_cost(m, groups, "all-gather", n)
+    assert r.alone[:, 0] == pytest.approx([0.5, 0.75], rel=1e-12)
+    assert r.time[:, 0] == pytest.approx([0.75, 1.25], rel=1e-12)
+    _, a, b = concurrent_linear(m, groups, "all-gather")
+    assert (a[0] + b[0] * n) == pytest.approx([0.75, 1.25], rel=1e-12)
+
