@@ -877,12 +877,39 @@ def _check_total_work(model: FabricCostModel, groups: tuple[tuple[Hashable, ...]
 
 
 def _useless(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op: str,
-             name: str, n: np.ndarray, options: list[tuple]) -> bool:
+             name: str, n: np.ndarray, options: list[tuple],
+             lo: np.ndarray | None = None, hi: np.ndarray | None = None) -> bool:
     """Whether ``name`` (a :func:`_costly` algorithm) can change neither the choice nor
     the time alone of :func:`concurrent_cost` at the sizes ``n``, by a lower bound on its
     time alone (FabricCostModel._lower_bound: what each GPU must send over its own links;
     together is never faster than alone) against ``options`` (the other algorithms'):
-    above the best makespan and above every group's best time alone at every size."""
+    above the best makespan and above every group's best time alone at every size.
+    ``lo``, ``hi`` (shape ``(O, G)``, :func:`_ranges`; None: every option at every size):
+    an option counts only at the sizes its group runs it at (NCCL's send/recv picks LL or
+    Simple by size), so that a line cheaper than the protocol that runs there prunes
+    nothing.
+
+    >>> from netmodel.collectives.calibration import Calibration
+    >>> import networkx as nx
+    >>> g = nx.Graph(name="pair", spec="", gpus=2)
+    >>> g.add_node("sw", kind="switch", tier=0, radix=2, latency=0.0,
+    ...            in_network_reduction=False)
+    >>> for i in range(2):
+    ...     g.add_node(f"gpu{i}", kind="gpu", gpu="H100-SXM")
+    ...     g.add_edge(f"gpu{i}", "sw", bandwidth=1e9, latency=0.0, medium="copper", lanes=1)
+    >>> m = FabricCostModel(g, calibration=Calibration.ideal())
+    >>> [(p, a, float(b)) for p, a, b in m._lower_bound("all-to-all", "direct",
+    ...                                               ("gpu0", "gpu1"))]  # n/2 at 1 GB/s
+    [('ideal', 0.0, 5e-10)]
+    >>> one = np.ones(1)   # a line of 0.1 ns per byte: 0.1 s at 1 GB, under the bound's 0.5 s
+    >>> o = [("x", "LL", one * 0, one * 1e-10, one * 0, one * 1e-10, [], one > 0)]
+    >>> _useless(m, (("gpu0", "gpu1"),), "all-to-all", "direct", np.array([1e9]), o)
+    True
+    >>> # ... but that line runs only up to 1 MB: at 1 GB it is no option
+    >>> _useless(m, (("gpu0", "gpu1"),), "all-to-all", "direct", np.array([1e9]), o,
+    ...          np.zeros((1, 1)), np.full((1, 1), 1e6))
+    False
+    """
     if not options:
         return False
     low = []
@@ -892,9 +919,13 @@ def _useless(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
             return False
         low.append(np.min([a + b * n for _, a, b in lb], axis=0))
     low = np.array(low)                                                    # (G, N)
-    together = np.min([(o[2][:, None] + o[3][:, None] * n).max(axis=0) for o in options],
-                      axis=0)                                              # (N,)
-    alone = np.min([o[4][:, None] + o[5][:, None] * n for o in options], axis=0)  # (G, N)
+    t = _masked(np.stack([o[2][:, None] + o[3][:, None] * n for o in options]), lo, hi, n)
+    a = _masked(np.stack([o[4][:, None] + o[5][:, None] * n for o in options]), lo, hi, n)
+    # the best shared choice's makespan (LL and Simple of one send/recv algorithm one
+    # choice where groups run them at different sizes: concurrent_makespan's)
+    keys = _choice_keys(op, [o[0] for o in options], not _one_class(lo, hi))
+    together = _by_choice(t, keys).max(axis=1).min(axis=0)                 # (N,)
+    alone = a.min(axis=0)                                                  # (G, N)
     margin = 1 + 1e-9
     return bool(np.all(low.max(axis=0) > together * margin)
                 and np.all(low > alone * margin))
@@ -936,8 +967,10 @@ def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
 
     by_name = {name: routed(name) for name in names if name not in costly}
     cheap = [o for name in names if name not in costly for o in by_name[name]]
+    ranges = (_ranges(model, groups, op, cheap) or (None, None)) if costly and cheap \
+        else (None, None)
     for name in names:
-        if name in costly and not _useless(model, groups, op, name, nbytes, cheap):
+        if name in costly and not _useless(model, groups, op, name, nbytes, cheap, *ranges):
             by_name[name] = routed(name)
     options = [o for name in names for o in by_name.get(name, ())]
     if why_out is not None:
