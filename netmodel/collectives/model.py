@@ -57,7 +57,7 @@ from netmodel.collectives.cost import (
     compile_steps,
 )
 from netmodel.collectives.placement import PLACEMENTS, check_group, check_seed, place
-from netmodel.collectives.routing import router_for
+from netmodel.collectives.route_sharing import router_for
 from topologies.schema import validate
 
 if TYPE_CHECKING:

@@ -18,7 +18,8 @@ import pytest
 from netmodel.collectives import concurrent
 from netmodel.collectives.concurrent import concurrent_linear
 from netmodel.collectives.model import FabricCostModel
-from netmodel.collectives.routing import Router, clear_shared_routes
+from netmodel.collectives.route_sharing import clear_shared_routes
+from netmodel.collectives.routing import Router
 from topologies import build
 
 # one-port fat trees and leaf-spines (the rows path), an oversubscribed tree, servers with

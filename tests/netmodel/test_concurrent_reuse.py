@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from compute.errors import UserError
-from netmodel.collectives import concurrent, routing
+from netmodel.collectives import concurrent, route_bulk, route_plans, route_sharing
 from netmodel.collectives.concurrent import (
     _power_of_two_ratio,
     _unique_rows,
@@ -57,8 +57,8 @@ def _run(graph, placement, p, op):
 
 
 def _afresh(monkeypatch):
-    monkeypatch.setattr(routing, "_KNOWN_PAIRS", 0)
-    monkeypatch.setattr(routing, "_DENSE_PAIRS", 0)
+    monkeypatch.setattr(route_bulk, "_KNOWN_PAIRS", 0)
+    monkeypatch.setattr(route_bulk, "_DENSE_PAIRS", 0)
     monkeypatch.setattr(concurrent, "_power_of_two_ratio",
                         lambda new, old: 1.0 if np.array_equal(new, old) else None)
     monkeypatch.setattr(concurrent, "_DENSE_FACTOR", 0)
@@ -135,7 +135,7 @@ def test_router_plans_with_the_table_equal_those_without(name, graph, square, mo
     same order: the same pieces registered under the same numbers), and its loads are
     equal."""
     if not square:
-        monkeypatch.setattr(routing, "_DENSE_PAIRS", 0)
+        monkeypatch.setattr(route_bulk, "_DENSE_PAIRS", 0)
     gpus = Router(graph).gpu_list
     rng = np.random.default_rng(1)
     steps = []
@@ -148,8 +148,8 @@ def test_router_plans_with_the_table_equal_those_without(name, graph, square, mo
     plans = [kept.plan(s) for s in steps]
     loads = [kept.loads(s) for s in steps]
     assert len(kept._known_keys) > 0 and (kept._known_index is not None) == square
-    monkeypatch.setattr(routing, "_KNOWN_PAIRS", 0)
-    monkeypatch.setattr(routing, "_DENSE_PAIRS", 1 << 20 if not square else 0)
+    monkeypatch.setattr(route_bulk, "_KNOWN_PAIRS", 0)
+    monkeypatch.setattr(route_bulk, "_DENSE_PAIRS", 1 << 20 if not square else 0)
     afresh = Router(graph)
     for s, pl, ld in zip(steps, plans, loads, strict=True):
         ref = afresh.plan(s)
@@ -274,8 +274,8 @@ def test_the_router_keeps_plans_within_its_byte_budget(monkeypatch, budget):
     ref = FabricCostModel(g, validated=True)
     want = [concurrent.concurrent_linear(ref, partition(g, p, "contiguous"), "all-to-all")
             for p in (2, 4, 8, 16, 32, 64)]
-    monkeypatch.setattr(routing, "_PLAN_BYTES", budget)
-    routing.clear_shared_routes()   # a router of its own, no plan of ref's
+    monkeypatch.setattr(route_plans, "_PLAN_BYTES", budget)
+    route_sharing.clear_shared_routes()   # a router of its own, no plan of ref's
     model = FabricCostModel(g, validated=True)
     assert not model.router._plans
     got = [concurrent.concurrent_linear(model, partition(g, p, "contiguous"), "all-to-all")
@@ -283,10 +283,10 @@ def test_the_router_keeps_plans_within_its_byte_budget(monkeypatch, budget):
     for (c1, a1, b1), (c2, a2, b2) in zip(want, got, strict=True):
         assert c1 == c2 and _same(a1, a2) and _same(b1, b2)
     r = model.router
-    sizes = [routing._plan_bytes(v) for v in r._plans.values()]
+    sizes = [route_plans._plan_bytes(v) for v in r._plans.values()]
     assert r._plan_bytes == sum(sizes) <= budget
     assert (len(sizes) > 0) == (budget > 1)
-    assert sum(map(routing._plan_bytes, ref.router._plans.values())) > 100_000
+    assert sum(map(route_plans._plan_bytes, ref.router._plans.values())) > 100_000
 
 
 def test_a_model_keeping_its_groups_is_freed_without_the_cycle_collector():

@@ -207,7 +207,7 @@ def test_net_channels_follow_the_ring_channels(tmp_path):
 
 
 def test_fabrics_of_one_shape_keep_their_own_nics():
-    # routers of fabrics of one shape share their routes and caches (routing.router_for:
+    # routers of fabrics of one shape share their routes and caches (route_sharing.router_for:
     # one __dict__), so the NICs a peer's channels follow are kept per bandwidth array: the
     # same 16 B200 with every link twice as fast (1.8 TB/s NVLink, 800G NICs: 100 GB/s)
     # shares the first fabric's routes but gets max(1, ceil(100 / 14)) = 8 channels a peer

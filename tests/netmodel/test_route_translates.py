@@ -9,7 +9,7 @@ import itertools
 
 import pytest
 
-from netmodel.collectives.routing import router_for
+from netmodel.collectives.route_sharing import router_for
 from topologies import build
 
 

@@ -11,7 +11,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from netmodel.collectives.routing import _GPU, _KIND_CODE, _OCS, _OTHER, _SWITCH, Router
+from netmodel.collectives.route_types import _GPU, _KIND_CODE, _OCS, _OTHER, _SWITCH
+from netmodel.collectives.routing import Router
 from topologies import build
 
 SPECS = ["fat-tree:k=8", "leaf-spine:leaves=2,radix=4", "torus:dims=4x2x3", "ring:n=8",

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from netmodel.collectives import routing
+from netmodel.collectives import route_plans
 from netmodel.collectives.concurrent import _group_pieces, _loads
 from netmodel.collectives.routing import NoPath, Router
 from topologies import build
@@ -161,18 +161,18 @@ def _transfers(router, rng, T, gpus_only):
 
 @settings(max_examples=60, deadline=None)
 @given(st.sampled_from(SPECS), st.integers(0, 2**31), st.sampled_from([3, 20, 32, 33, 200]),
-       st.booleans(), st.sampled_from([1, routing._WALK_MANY]))
+       st.booleans(), st.sampled_from([1, route_plans._WALK_MANY]))
 def test_routed_as_before(spec, seed, T, gpus_only, walk_many):
     """Both plan paths (up to 32 transfers and more) give the routes, latencies and
     scale-out flags the per-transfer loop gave, whether the walks are done together or
     one by one; the loads read from them are the same to the last bit; the router's table
     answers again (a second plan) with the same arrays."""
-    keep = routing._WALK_MANY
-    routing._WALK_MANY = walk_many
+    keep = route_plans._WALK_MANY
+    route_plans._WALK_MANY = walk_many
     try:
         _routed_as_before(spec, seed, T, gpus_only)
     finally:
-        routing._WALK_MANY = keep
+        route_plans._WALK_MANY = keep
 
 
 def _routed_as_before(spec, seed, T, gpus_only):

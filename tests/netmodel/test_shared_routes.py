@@ -11,10 +11,11 @@ import weakref
 import networkx as nx
 import pytest
 
-from netmodel.collectives import routing
+from netmodel.collectives import route_sharing, routing
 from netmodel.collectives.algorithms import ALGORITHMS, NotApplicable
 from netmodel.collectives.model import FabricCostModel
-from netmodel.collectives.routing import Router, clear_shared_routes, router_for
+from netmodel.collectives.route_sharing import clear_shared_routes, router_for
+from netmodel.collectives.routing import Router
 from topologies import build
 
 OPS = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "broadcast")
@@ -135,9 +136,9 @@ def test_the_cache_is_bounded_and_frees_graphs():
     first = _ring(3, [1e9] * 3)
     ref = weakref.ref(first)
     router_for(first)
-    for n in range(4, 4 + routing._SHAPES):
+    for n in range(4, 4 + route_sharing._SHAPES):
         router_for(_ring(n, [1e9] * n))
-    assert len(routing._SHARED) == routing._SHAPES  # the first shape dropped
+    assert len(route_sharing._SHARED) == route_sharing._SHAPES  # the first shape dropped
     del first
     gc.collect()
     assert ref() is None
@@ -154,4 +155,4 @@ def test_large_fabrics_are_not_kept(monkeypatch):
     monkeypatch.setattr(routing, "_SHAPE_NODES", 4)
     clear_shared_routes()
     r = router_for(_ring(5, [1e9] * 5))
-    assert type(r) is Router and not routing._SHARED and r._shape is None
+    assert type(r) is Router and not route_sharing._SHARED and r._shape is None

@@ -1,0 +1,374 @@
+"""Many transfers routed at once: a step's transfers into a :class:`Plan`, its link loads,
+and the plans and loads kept for steps with the same pairs.
+
+Its one job is :meth:`PlannedRoutes.plan` (and :meth:`PlannedRoutes.plan_nodes` on node
+numbers): the transfers a template routes through
+:class:`~netmodel.collectives.route_bulk.BulkRoutes` (or, for a few, plain loops over the
+same caches, :meth:`PlannedRoutes._plan_small`), the others from a table of routes learned
+pair by pair (:meth:`PlannedRoutes._route_ids`: a node to itself and direct neighbours with
+numpy, the rest from :class:`~netmodel.collectives.route_search.SearchedRoutes`); and
+:meth:`PlannedRoutes.loads` and :meth:`PlannedRoutes.link_loads`, the bytes per byte of
+``n`` each directed link carries. :class:`PlannedRoutes` is a mixin of
+:class:`~netmodel.collectives.routing.Router`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from itertools import repeat
+from typing import TYPE_CHECKING, Literal, overload
+
+import numpy as np
+
+from netmodel.collectives.route_bulk import _add_template
+from netmodel.collectives.route_types import _DAG_NODES, _GPU, _PLAN_FIELDS, _SWITCH, NoPath, Plan
+from netmodel.collectives.steps import Pairs
+
+if TYPE_CHECKING:
+    #: Transfers ``(src, dst, fraction of n)``: a sequence of triples, or :class:`Pairs`.
+    Transfers = Pairs | Sequence[tuple[Hashable, Hashable, float]]
+    #: What :meth:`Router.loads` returns: links, coefficients, latency, scale-out.
+    Loads = tuple[np.ndarray, np.ndarray, float, bool]
+
+__all__ = ["PlannedRoutes"]
+
+#: From this many pairs routed on their own at once, the walks over the kept shortest paths
+#: are done together with numpy (:meth:`Router._spread_many`); fewer, one by one (each
+#: level of the numpy walk costs a few tens of numpy calls, whatever the pairs).
+_WALK_MANY = 64
+#: The most bytes of routed plans a router keeps (:meth:`Router._keep_plan`), 64 MiB: 256
+#: plans of every instance's pairwise all-to-all step on 16,384 GPUs at once (1.6 MB each)
+#: plus a direct step's (389 MB) held 0.8 GB that ``compare --instances all`` on a 16k
+#: fabric never read again.
+_PLAN_BYTES = 1 << 26
+
+
+def _plan_bytes(kept: tuple) -> int:
+    """Bytes of the arrays of a kept plan (:meth:`Router._keep_plan`)."""
+    return sum(x.nbytes for x in kept if isinstance(x, np.ndarray))
+
+
+#: The most link entries :meth:`Router.link_loads` keeps per shape (16 bytes each).
+_KEPT_LOADS = 1 << 20
+
+
+
+class PlannedRoutes:
+    """Many transfers of :class:`~netmodel.collectives.routing.Router` routed at once into
+    plans and link loads (a mixin: the methods stay on ``Router``).
+
+    Reads the router's index (``_nid``, ``_nid_checked``, ``_nodes``, ``_n``, ``_code``,
+    ``_adj``, ``_gidx``, ``_lids``, ``latency``, ``scaleout``, ``n_links``, ``_shape``), its
+    templates (:class:`~netmodel.collectives.route_bulk.BulkRoutes`,
+    :class:`~netmodel.collectives.route_templates.TemplatedRoutes`) and searches
+    (:class:`~netmodel.collectives.route_search.SearchedRoutes`), and keeps there the plans
+    (``_plans``, ``_plan_bytes``), the link loads (``_loads_kept``, ``_loads_size``) and the
+    table of routes not made from templates (``_rt_*``).
+    """
+
+    def _node_ids(self, transfers: Transfers) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Source and destination node numbers and fractions of ``transfers``."""
+        if isinstance(transfers, Pairs):
+            nodes = transfers.nodes
+            hit = self._group_ids
+            if hit is None or hit[0] is not nodes:
+                g = np.fromiter(map(self._nid_checked, nodes), np.int64, count=len(nodes))
+                hit = self._group_ids = (nodes, g)
+            g = hit[1]
+            return g[transfers.src], g[transfers.dst], transfers.fractions()
+        if not len(transfers):
+            z = np.zeros(0, dtype=np.int64)
+            return z, z, np.zeros(0)
+        s, d, f = zip(*transfers, strict=True)
+        src = np.fromiter(map(self._nid_checked, s), np.int64, count=len(s))
+        dst = np.fromiter(map(self._nid_checked, d), np.int64, count=len(d))
+        return src, dst, np.array(f, dtype=float)
+
+    def plan(self, transfers: Transfers) -> Plan:
+        """Route many transfers ``(src, dst, fraction)`` (a sequence, or :class:`Pairs`).
+
+        Raises :class:`NoPath` for a transfer whose ends are not connected (the first
+        such in order).
+        """
+        src, dst, frac = self._node_ids(transfers)
+        key = None
+        if isinstance(transfers, Pairs):
+            key = (transfers.nodes, transfers.src.tobytes(), transfers.dst.tobytes())
+        return self.plan_nodes(src, dst, frac, key)
+
+    def plan_nodes(self, src: np.ndarray, dst: np.ndarray, frac: np.ndarray,
+                   key: Hashable | None = None) -> Plan:
+        """:meth:`plan` of transfers given as node numbers (:meth:`node_numbers`);
+        ``key``: a hashable name of the pattern ``(src, dst)`` to keep its plan under."""
+        if key is not None:
+            hit = self._plans.get(key)
+            if hit is not None:
+                return Plan(frac, *hit[1:])
+        if len(src) <= 32:
+            plan = self._plan_small(src, dst, frac)
+            if key is not None:
+                self._keep_plan(key, plan)
+            return plan
+        d = self._describe(src, dst)
+        latency, scaleout = d["latency"], d["scaleout"]
+        own = self._routed(src, dst, np.flatnonzero(d["kind"] < 0), latency, scaleout)
+        on = np.flatnonzero(d["kind"] >= 0)
+        hi, hl, hw, pi, po = self._hops_and_pieces(src, dst, d, on)
+        plan = Plan(frac, d["kind"], *own, hi, hl, hw, pi, po, latency, scaleout)
+        if key is not None:
+            self._keep_plan(key, plan)
+        return plan
+
+    def _keep_plan(self, key, plan: Plan) -> None:
+        """Keep ``plan`` for steps with the same pairs (halving and doubling share them):
+        the last 256, in at most :data:`_PLAN_BYTES` (the oldest dropped; a plan larger
+        than that alone, as a direct all-to-all of 64 groups of 256 GPUs at once, 389 MB,
+        is not kept: a router makes it again if asked)."""
+        kept = (None, *map(plan.__getattribute__, _PLAN_FIELDS))
+        size = _plan_bytes(kept)
+        if size > _PLAN_BYTES:
+            return
+        self.drop_plans([key])
+        while self._plans and (len(self._plans) >= 256
+                               or self._plan_bytes + size > _PLAN_BYTES):
+            self.drop_plans([next(iter(self._plans))])
+        self._plans[key] = kept
+        self._plan_bytes += size
+
+    def drop_plans(self, keys: Iterable[Hashable]) -> None:
+        """Forget the plans kept under ``keys`` (those not kept are skipped)."""
+        for key in keys:
+            hit = self._plans.pop(key, None)
+            if hit is not None:
+                self._plan_bytes -= _plan_bytes(hit)
+
+    def _routed(self, src: np.ndarray, dst: np.ndarray, ri: np.ndarray,
+                latency: np.ndarray, scaleout: np.ndarray) -> tuple:
+        """Routes of transfers ``ri`` (routed on their own; ascending): ``(ri, pointer,
+        links, weights, hops)`` as :class:`Plan` keeps them; their latency and scale-out
+        written into ``latency`` and ``scaleout``. Raises :class:`NoPath` for the first
+        whose ends are not connected."""
+        if not len(ri):
+            return ri, np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0), \
+                np.zeros(0, dtype=np.int64)
+        a, b = src[ri], dst[ri]
+        ids = self._route_ids(a, b)
+        bad = np.flatnonzero(ids < 0)
+        if len(bad):
+            raise NoPath(self._nodes[a[bad[0]]], self._nodes[b[bad[0]]])
+        latency[ri] = self._rt_latency.a[ids]
+        scaleout[ri] = self._rt_scaleout.a[ids]
+        ptr = self._rt_ptr.a
+        start = ptr[ids]
+        sizes = ptr[ids + 1] - start
+        out = np.zeros(len(ids) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=out[1:])
+        pos = np.repeat(start - out[:-1], sizes) + np.arange(out[-1])
+        return ri, out, self._rt_links.a[pos], self._rt_weights.a[pos], self._rt_hops.a[ids]
+
+    def _route_ids(self, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+        """Entry ids of the routes ``src[i] -> dst[i]`` (node numbers) in the router's
+        table of routes not made from templates (-1: no path), routing the pairs not seen
+        before."""
+        key = (src * self._n + dst).tolist()
+        known = self._rt_id
+        ids = np.fromiter(map(known.get, key, repeat(-2)), np.int64, count=len(key))
+        miss = np.flatnonzero(ids == -2)
+        if len(miss):
+            self._learn_routes(src[miss], dst[miss])
+            ids[miss] = np.fromiter(map(known.__getitem__, [key[i] for i in miss.tolist()]),
+                                    np.int64, count=len(miss))
+        return ids
+
+    def _learn_routes(self, src: np.ndarray, dst: np.ndarray) -> None:
+        """Route the pairs ``src[i] -> dst[i]`` (node numbers) into the table of
+        :meth:`_route_ids`, in order of first appearance: a node to itself (no links) and
+        direct neighbours (one link) with numpy, the others by :meth:`_resolve`."""
+        n = self._n
+        key = src * n + dst
+        _, first = np.unique(key, return_index=True)
+        first.sort()
+        src, dst, key = src[first], dst[first], key[first]
+        lid = self._lids(src, dst)
+        lid[src == dst] = -1
+        quick = np.flatnonzero((src == dst) | (lid >= 0))
+        slow = np.flatnonzero((src != dst) & (lid < 0))
+        base = len(self._rt_hops.a)
+        known = self._rt_id
+        if len(quick):  # itself: no links; a direct neighbour: one link, all of it
+            ql = lid[quick]
+            one = ql >= 0
+            ql = ql[one]
+            sizes = one.astype(np.int64)
+            self._rt_ptr.extend(self._rt_ptr.a[-1] + np.cumsum(sizes))
+            self._rt_links.extend(ql)
+            self._rt_weights.extend(np.ones(len(ql)))
+            lat = np.zeros(len(quick))
+            lat[one] = self.latency[ql]
+            so = np.zeros(len(quick), dtype=bool)
+            so[one] = self.scaleout[ql]
+            self._rt_latency.extend(lat)
+            self._rt_hops.extend(sizes)
+            self._rt_scaleout.extend(so)
+            known.update(zip(key[quick].tolist(), range(base, base + len(quick)), strict=True))
+            base += len(quick)
+        if len(slow) >= _WALK_MANY and len(self._nodes) <= _DAG_NODES:
+            # switches and GPUs (GPUs may forward): from the kept shortest paths towards
+            # each destination, every pair at once
+            code = self._code
+            transit = (code[src[slow]] <= _SWITCH) & (code[dst[slow]] <= _SWITCH)
+            base = self._learn_from_dags(src[slow[transit]], dst[slow[transit]],
+                                         key[slow[transit]], base)
+            slow = slow[~transit]
+        if len(slow):
+            nodes = self._nodes
+            got = [self._resolve(nodes[a], nodes[b])
+                   for a, b in zip(src[slow].tolist(), dst[slow].tolist(), strict=True)]
+            ok = [r for r in got if r is not None]
+            ids = []
+            for r in got:
+                ids.append(-1 if r is None else base)
+                base += r is not None
+            known.update(zip(key[slow].tolist(), ids, strict=True))
+            if ok:
+                sizes = np.fromiter((len(r.links) for r in ok), np.int64, count=len(ok))
+                self._rt_ptr.extend(self._rt_ptr.a[-1] + np.cumsum(sizes))
+                self._rt_links.extend(np.concatenate([r.links for r in ok]))
+                self._rt_weights.extend(np.concatenate([r.weights for r in ok]))
+                self._rt_latency.extend(np.array([r.latency for r in ok], dtype=float))
+                self._rt_hops.extend(np.array([r.hops for r in ok], dtype=np.int64))
+                self._rt_scaleout.extend(np.array([r.scaleout for r in ok], dtype=bool))
+
+    def _plan_small(self, src: np.ndarray, dst: np.ndarray, frac: np.ndarray) -> Plan:
+        """:meth:`plan_nodes` of a few transfers with plain loops (numpy calls cost more
+        than the work here); the same routes, from the same caches."""
+        sl, dl = src.tolist(), dst.tolist()
+        T = len(sl)
+        if self._code_list is None:
+            self._code_list = self._code.tolist()
+        code, nodes, adj = self._code_list, self._nodes, self._adj
+        gi = self._gidx
+        cand = [i for i in range(T) if sl[i] != dl[i] and code[sl[i]] == _GPU
+                and code[dl[i]] == _GPU and nodes[dl[i]] not in adj[nodes[sl[i]]]]
+        kind = [-1] * T
+        latency = [0.0] * T
+        scaleout = [False] * T
+        hi, hl, hw, pi, po = [], [], [], [], []
+        out = (hi, hl, hw, pi, po)
+        if cand:
+            gs = gi[[sl[i] for i in cand]]
+            gd = gi[[dl[i] for i in cand]]
+            self._ensure_sigs(np.concatenate([gs, gd]))
+            keys = ((self._gpu_sig[gs] << 32) | self._gpu_sig[gd]).tolist()
+            known = self._pair_rows
+            if any(k not in known for k in keys):
+                self._learn_pairs(np.array([k for k in keys if k not in known], dtype=np.int64))
+            up, down = self._ports_up[gs].tolist(), self._ports_down[gd].tolist()
+            specs, lists = self._spec_py, self._list_py
+            for i, k, u, dn in zip(cand, keys, up, down, strict=True):
+                kd, h, tl, l1, l2, lat, _, so = known[k]
+                if kd < 0:
+                    continue
+                kind[i], latency[i], scaleout[i] = 1, lat, so
+                _add_template(out, specs[h], specs[tl], lists[l1] + lists[l2], i, u, dn)
+        lat = np.array(latency)
+        so = np.array(scaleout, dtype=bool)
+        own = self._routed(src, dst, np.array([i for i in range(T) if kind[i] < 0],
+                                              dtype=np.int64), lat, so)
+        return Plan(frac, np.array(kind, dtype=np.int64), *own, np.array(hi, dtype=np.int64),
+                    np.array(hl, dtype=np.int64), np.array(hw, dtype=float),
+                    np.array(pi, dtype=np.int64), np.array(po, dtype=np.int64), lat, so)
+
+    def link_loads(self, transfers: Transfers
+                   ) -> tuple[np.ndarray, np.ndarray, float, bool, float]:
+        """:meth:`loads` with ``split``, each link once: ``(links, load, latency, scaleout,
+        latency_up)``, links ascending and the bytes per byte of ``n`` each carries
+        (nonzero). Kept per pattern of transfers for fabrics whose routes
+        :func:`router_for` shares (at most ``_KEPT_LOADS`` link entries in all, the oldest
+        dropped first), so that fabrics of one shape route a step once.
+
+        >>> import networkx as nx
+        >>> from netmodel.collectives.routing import Router
+        >>> g = nx.Graph(name="star", spec="", gpus=2)
+        >>> g.add_node("sw", kind="switch", tier=0, radix=2, latency=1e-7,
+        ...            in_network_reduction=False)
+        >>> for i in range(2):
+        ...     g.add_node(f"gpu{i}", kind="gpu", gpu="H100-SXM")
+        ...     g.add_edge(f"gpu{i}", "sw", bandwidth=1e9, latency=1e-8, medium="copper",
+        ...                lanes=1)
+        >>> links, load, *_ = Router(g).link_loads([("gpu0", "gpu1", 0.5),
+        ...                                         ("gpu1", "gpu0", 0.5)])
+        >>> links.tolist(), load.tolist()
+        ([0, 1, 2, 3], [0.5, 0.5, 0.5, 0.5])
+        >>> Router(g).link_loads((("gpu0", "gpu1", 1.0),))[1].tolist()  # a tuple: kept
+        [1.0, 1.0]
+        """
+        kept = self._loads_kept if self._shape is not None else None
+        if kept is not None:
+            try:
+                hit = kept.get(transfers)
+            except TypeError:  # unhashable transfers (a list): routed, not kept
+                hit = kept = None
+            if hit is not None:
+                return hit
+        links, coef, latency, scaleout, latency_up = self.loads(transfers, split=True)
+        if len(links) > 4096:
+            load = np.bincount(links, coef, minlength=self.n_links)
+            uniq = np.flatnonzero(load)
+            load = load[uniq]
+        elif len(links):
+            uniq, inv = np.unique(links, return_inverse=True)
+            load = np.bincount(inv, coef)
+        else:
+            uniq, load = links, coef
+        out = (uniq, load, latency, scaleout, latency_up)
+        if kept is not None:
+            uniq.flags.writeable = load.flags.writeable = False
+            kept[transfers] = out
+            self._loads_size += len(uniq) + 1
+            while self._loads_size > _KEPT_LOADS:
+                self._loads_size -= len(kept.pop(next(iter(kept)))[0]) + 1
+        return out
+
+    @overload
+    def loads(self, transfers: Transfers, split: Literal[False] = False) -> Loads: ...
+
+    @overload
+    def loads(self, transfers: Transfers, split: Literal[True]
+              ) -> tuple[np.ndarray, np.ndarray, float, bool, float]: ...
+
+    def loads(self, transfers: Transfers, split: bool = False
+              ) -> Loads | tuple[np.ndarray, np.ndarray, float, bool, float]:
+        """Route many transfers ``(src, dst, fraction)`` at once (a sequence, or
+        :class:`~netmodel.collectives.steps.Pairs`).
+
+        Returns ``(links, coefficients, latency, scaleout)``: directed link ids and the
+        bytes per byte of ``n`` each carries (a link may appear more than once: sum them),
+        the longest route latency and whether any route crosses the scale-out network;
+        with ``split``, also the longest route latency among the transfers that stay on the
+        scale-up network (the longest of all if none does).
+        Raises :class:`NoPath` for a transfer whose ends are not connected. Transfers whose
+        routes share pieces (GPU pairs on the same switches, leaves of one pod) share them:
+        each piece appears once, scaled by the traffic through it.
+        """
+        pl = self.plan(transfers)
+        parts_l, parts_w = [], []
+        if len(pl.routed):  # every route's weights times its fraction, in one product
+            parts_l.append(pl.route_links)
+            parts_w.append(pl.route_weights * np.repeat(pl.frac[pl.routed],
+                                                         np.diff(pl.route_ptr)))
+        if len(pl.piece_of):
+            coef = np.bincount(pl.piece_of, pl.frac[pl.pieces])
+            used = np.flatnonzero(coef)
+            _, lk, w = self.expand(used, coef[used])
+            parts_l.append(lk)
+            parts_w.append(w)
+        parts_l.append(pl.hop_links)
+        parts_w.append(pl.hop_weights * pl.frac[pl.hop_index])
+        latency = float(pl.latency.max()) if len(pl.latency) else 0.0
+        out = (np.concatenate(parts_l).astype(np.int64, copy=False), np.concatenate(parts_w),
+               latency, bool(pl.scaleout.any()))
+        if split:
+            up = pl.latency[~pl.scaleout]
+            return (*out, float(up.max()) if len(up) else latency)
+        return out
