@@ -35,8 +35,8 @@ from compute.errors import UserError, find_name, known
 from compute.rows import CONFIDENCE
 
 __all__ = ["DTYPES", "FLAG_FIELDS", "GpuSpec", "OPTIONAL_FIELDS", "SPEC_KEYS", "UNSET_FIELDS",
-           "catalog", "derivation", "derive_gpu", "die_table", "get_gpu", "gpu_names",
-           "load_gpu_file", "logic_dies", "spec_ranges"]
+           "NVLINK_REFERENCE", "catalog", "derivation", "derive_gpu", "die_table", "get_gpu",
+           "gpu_names", "load_gpu_file", "logic_dies", "nvlink_count", "spec_ranges"]
 
 
 @dataclass(frozen=True)
@@ -59,9 +59,8 @@ class GpuSpec:
     #: NVLinks per GPU (a GPU entry's ``nvlinks`` key; the catalog's A100 12, H100, H200
     #: and Blackwell 18), which fabric builders wire a GPU's scale-up links and a scale-up
     #: switch's ports with; the links share :attr:`scaleup_bandwidth`. None where its entry
-    #: gives none: builders then wire 18 (topologies.hierarchical.DEFAULT_NVLINKS) and a
-    #: scenario's ``"$nvlinks"`` counts them from the bandwidth
-    #: (netmodel.study.scenarios.nvlinks_of). A GPU derived from another
+    #: gives none: builders and a scenario's ``"$nvlinks"`` then count them by one rule,
+    #: :func:`nvlink_count`. A GPU derived from another
     #: (:func:`derive_gpu`, ``derive_from``) keeps its base's count, each link carrying its
     #: share: the fraction and ``network_bandwidth_multiplier`` scale the bandwidth, not
     #: the links (the Lite family, a quarter of an H100 in everything, keeps its 18
@@ -346,6 +345,53 @@ def base_gpu(name: str) -> GpuSpec | None:
     if derived is None:
         return None
     return _READ.get(derived[0]) or get_gpu(derived[0])
+
+
+#: The GPU whose NVLinks a GPU naming no count of its own is taken to have
+#: (:func:`nvlink_count`): the H100's fourth-generation NVLink, whose line rate is its
+#: catalog entry's 450 GB/s a direction over its 18 links, 25 GB/s (NVIDIA H100 datasheet,
+#: gpus.toml). The collective model takes the same generation for a GPU it does not know
+#: (netmodel/data/collective_generations.toml: default = "hopper").
+NVLINK_REFERENCE = "H100-SXM"
+
+
+def nvlink_count(gpu: GpuSpec) -> int:
+    """NVLinks per GPU: the one rule fabric builders' default (``nvlinks`` of
+    :func:`topologies.hierarchical.rail_optimized`, ``superpod``, ``nvl72``) and a
+    scenario's ``"$nvlinks"`` follow. The GPU's own count (:attr:`GpuSpec.nvlinks`: its
+    entry's ``nvlinks`` key; a derived GPU keeps its base's); for a GPU that names none,
+    the scale-up bandwidth of the GPU it derives from at the root (:func:`root_gpu`) over
+    one NVLink's line rate of :data:`NVLINK_REFERENCE` (25 GB/s), which must be a whole
+    number of links within ``limits.toml``'s ``[gpu.nvlinks]`` range; otherwise one line
+    asking for the count.
+
+    >>> [nvlink_count(get_gpu(g)) for g in ("A100-SXM-80GB", "H100-SXM", "B200-HGX", "Lite")]
+    [12, 18, 18, 18]
+    >>> mine = replace(get_gpu("H100-SXM"), name="Mine", scaleup_bandwidth=400e9, nvlinks=None)
+    >>> nvlink_count(mine)   # 400 / 25 GB/s
+    16
+    """
+    if not isinstance(gpu, GpuSpec):
+        validate.of_type("gpu", gpu, GpuSpec, "get_gpu('H100-SXM')", default=False)
+    if gpu.nvlinks is not None:
+        return gpu.nvlinks
+    base = root_gpu(gpu)
+    if base.nvlinks is not None:
+        return base.nvlinks
+    ref = get_gpu(NVLINK_REFERENCE)
+    rate = ref.scaleup_bandwidth / ref.nvlinks
+    links = base.scaleup_bandwidth / rate
+    allowed = validate.limits("gpu")["nvlinks"]
+    whole = round(links)
+    if not (allowed.minimum <= whole <= allowed.maximum and abs(links - whole) <= 1e-9 * links):
+        from compute.units import format_bandwidth
+
+        raise UserError(f"GPU {gpu.name!r} gives no NVLink count and its scale-up bandwidth "
+                        f"{format_bandwidth(base.scaleup_bandwidth)} is not a whole number "
+                        f"from {allowed.minimum:,} to {allowed.maximum:,} of NVLinks of "
+                        f"{format_bandwidth(rate)} (the {NVLINK_REFERENCE}'s) ({links:.4g}); "
+                        f"give the GPU an nvlinks = N key")
+    return int(whole)
 
 
 def root_gpu(gpu: GpuSpec) -> GpuSpec:

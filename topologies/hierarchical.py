@@ -18,7 +18,7 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError
-from compute.hardware import GpuSpec
+from compute.hardware import GpuSpec, nvlink_count
 from topologies.common import (
     CABLE_MEDIA,
     LEAF_SPINE_LENGTH,
@@ -50,12 +50,6 @@ __all__ = ["NVL72_SWITCH_TRAYS", "nvl72", "rail_optimized", "spine_count", "supe
 #: Mission Control manual, 'NVLink Switch Integration' ("9 NVLink switch trays per rack");
 #: shared/reference/fabrics.md (GB200 SuperPOD network fabrics).
 NVL72_SWITCH_TRAYS = 9
-
-#: NVLinks per GPU where the GPU gives none (:attr:`~compute.hardware.GpuSpec.nvlinks`
-#: None: a GPU file's entry without ``nvlinks``): the H100's and B200's 18, the builders'
-#: default before the GPU's own.
-DEFAULT_NVLINKS = 18
-
 
 def spine_count(leaves: int, uplinks: int, spine_radix: int) -> int:
     """The fewest spines ``s`` such that ``s`` divides a leaf's ``uplinks`` (equal parallel
@@ -113,7 +107,9 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
         NVLinks per GPU: board traces where ``domain_size == gpus_per_server`` (the domain
         is one HGX board), copper cables otherwise (the domain's switch is in other trays:
         NVL72). Default the GPU's (:attr:`~compute.hardware.GpuSpec.nvlinks`: 12 on the
-        A100, 18 on the H100 and B200, a derived GPU its base's), 18 where it gives none.
+        A100, 18 on the H100 and B200, a derived GPU its base's); where it gives none, its
+        scale-up bandwidth over the H100's 25 GB/s NVLink4 rate, as a scenario's
+        ``"$nvlinks"`` counts them (:func:`compute.hardware.nvlink_count`).
     nvswitch_radix : int, optional
         Ports of the domain switch; default ``domain_size * nvlinks``.
     in_network_reduction : bool, optional
@@ -150,8 +146,7 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
     leaf_radix = check_radix("leaf_radix", leaf_radix, 2)
     spine_radix = check_radix("spine_radix", spine_radix)
     spec = gpu_type(gpu)
-    nvlinks = check_radix("nvlinks", (spec.nvlinks or DEFAULT_NVLINKS) if nvlinks is None
-                          else nvlinks)
+    nvlinks = check_radix("nvlinks", nvlink_count(spec) if nvlinks is None else nvlinks)
     uplinks = leaf_radix // 2
     if per_leaf > leaf_radix - uplinks:
         raise UserError(f"servers_per_leaf {per_leaf} exceeds the {leaf_radix - uplinks} "

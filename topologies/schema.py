@@ -242,7 +242,8 @@ def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> Gpu
     before they existed: the GpuSpec default (no int8 or fp4 tensor cores) then, except
     ``nvlinks`` (a whole number in its range, or null: none given), which a GPU saved
     without it takes from the catalog GPU of its name (``NAME@R``, a GPU at another clock:
-    ``NAME``'s) where there is one, else none (builders then wire their default 18).
+    ``NAME``'s) where there is one, else none (builders then count them by
+    :func:`compute.hardware.nvlink_count`).
 
     >>> from compute.hardware import get_gpu
     >>> gpu_spec_from_dict("Lite", get_gpu("Lite").to_dict()) == get_gpu("Lite")

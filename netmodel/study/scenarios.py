@@ -80,7 +80,7 @@ from compute.config_files import check_keys, parse_table, read_text
 from compute.errors import UserError, known, one_line
 from compute.hardware import GpuSpec, get_gpu
 from compute.units import format_bandwidth
-from compute.validate import choice, describe, limits, listed, number, string
+from compute.validate import choice, describe, listed, number, string
 from compute.validate import name as validate_name
 
 __all__ = ["ADJUST_KEYS", "CALIBRATIONS", "CIRCUITS", "INSTANCES", "LINKS", "Adjust", "Scenario",
@@ -315,42 +315,24 @@ def _toml_table(name: str, table: dict) -> list[str]:
 # ------------------------------------------------------------------ resolving the fabric
 
 def nvlinks_of(gpu: GpuSpec) -> int:
-    """NVLinks per GPU (the ``"$nvlinks"`` token): the GPU's scale-up bandwidth over one
-    NVLink's line rate in its generation (``nvlink_bandwidth`` in
-    ``netmodel/data/collective_generations.toml``: 300 / 25 GB/s = 12 for the A100, 450 /
-    25 = 18 for the H100, 900 / 50 = 18 for the B200). A GPU derived from another
-    (``derive_from``: the Lite family from the H100) has its base's NVLinks, each carrying
-    its share (as ``lite-direct`` splits the H100's), so ``h100-dgx@Lite`` keeps 18. The
-    GPU's own count (:attr:`~compute.hardware.GpuSpec.nvlinks`: a GPU entry's ``nvlinks``
-    key, kept by a derived GPU; what fabric builders default to) wins, so a scenario and
-    a builder wire one GPU alike. Without it, a bandwidth that is not a whole number of
-    links (a user's GPU) is refused.
+    """NVLinks per GPU (the ``"$nvlinks"`` token): :func:`compute.hardware.nvlink_count`,
+    the rule fabric builders default to, so a scenario and a builder wire one GPU alike: the
+    GPU's own count (:attr:`~compute.hardware.GpuSpec.nvlinks`; a GPU derived from another,
+    the Lite family from the H100, keeps its base's, each link carrying its share, so
+    ``h100-dgx@Lite`` keeps 18), else its root's scale-up bandwidth over the H100's NVLink4
+    line rate, 25 GB/s, when that is a whole number of links; otherwise refused, in one
+    line that also says where the scenario may give the count.
 
     >>> [nvlinks_of(get_gpu(g)) for g in ("A100-SXM-80GB", "H100-SXM", "B200-HGX", "Lite")]
     [12, 18, 18, 18]
     """
-    from compute.hardware import root_gpu
-    from netmodel.collectives.calibration import default_calibration
+    from compute.hardware import nvlink_count
 
-    if gpu.nvlinks is not None:
-        return gpu.nvlinks
-    base = root_gpu(gpu)
-    gen = default_calibration().generation_of(base.name)
-    rate = None if gen is None else gen.nvlink_bandwidth
-    if not rate:
-        raise UserError(f"GPU {gpu.name!r}: no NVLink line rate for its generation "
-                        f"(collective_generations.toml nvlink_bandwidth), so '$nvlinks' "
-                        f"cannot count its links; write nvlinks = N in the [fabric] table")
-    links = base.scaleup_bandwidth / rate
-    allowed = limits("gpu")["nvlinks"]   # the range a GPU entry's nvlinks key is held to
-    if not allowed.minimum <= round(links) <= allowed.maximum \
-            or abs(links - round(links)) > 1e-9 * links:
-        raise UserError(f"GPU {gpu.name!r}: its scale-up bandwidth "
-                        f"{format_bandwidth(base.scaleup_bandwidth)} is not a whole number "
-                        f"of {gen.name} NVLinks of {format_bandwidth(rate)} ({links:.4g}), "
-                        f"so '$nvlinks' cannot count them; write nvlinks = N in the [fabric] "
-                        f"table")
-    return int(round(links))
+    try:
+        return nvlink_count(gpu)
+    except UserError as e:
+        raise UserError(f"{e}, or write nvlinks = N in the [fabric] table ('$nvlinks' counts "
+                        f"by the same rule)") from None
 
 
 def parse_gpu_token(value: object, gpu: GpuSpec) -> object:

@@ -78,8 +78,9 @@ def test_a_user_gpu_of_a_fraction_of_a_link_is_refused(tmp_path):
     # wired with 18
     f = tmp_path / "g45.toml"
     f.write_text(GPU.format(name="Halfway", bw=112.5))
-    with pytest.raises(UserError, match=r"112\.5 ?GB/s is not a whole number of hopper "
-                                        r"NVLinks of 25 ?GB/s \(4\.5\)"):
+    with pytest.raises(UserError, match=r"112\.5 ?GB/s is not a whole number from 1 to "
+                                        r"1,024 of NVLinks of 25 ?GB/s \(the H100-SXM's\) "
+                                        r"\(4\.5\)"):
         get_scenario(f"h100-dgx@{f}").fabric_spec()
     r = CliRunner().invoke(cli, ["cost", "--scenario", f"h100-dgx@{f}", "--model",
                                  "Llama-3-70B", "--phase", "decode"])

@@ -12,7 +12,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from compute.errors import UserError
-from compute.hardware import get_gpu
+from compute.hardware import get_gpu, nvlink_count
 from topologies import build, validate
 from topologies.common import (
     LEAF_SPINE_LENGTH,
@@ -123,8 +123,8 @@ def ref_rail_optimized(domains, domain_size, gpus_per_server, gpu, servers_per_l
         servers_per_rack
     uplinks = leaf_radix // 2
     spec = get_gpu(gpu)
-    if nvlinks is None:   # the GPU's NVLinks (its catalog entry), 18 where it gives none
-        nvlinks = spec.nvlinks or 18
+    if nvlinks is None:   # the GPU's NVLinks (its catalog entry), the shared rule otherwise
+        nvlinks = nvlink_count(spec)
     nvs_radix = size * nvlinks if nvswitch_radix is None else nvswitch_radix
     if in_network_reduction is None:  # the default that came with GpuSpec.scaleup_reduction
         in_network_reduction = spec.scaleup_reduction
