@@ -23,10 +23,6 @@ if TYPE_CHECKING:
 __all__ = ["domain_key", "domain_labels", "domains", "rail_table"]
 
 
-def _kind(graph, node):
-    return graph.nodes[node].get("kind")
-
-
 def domain_key(graph: nx.Graph, node: Hashable) -> tuple[str, Hashable]:
     """The scale-up domain of a GPU: its ``group`` label, else the tier-0 switches it is
     wired to, else its ``server`` label, else itself."""

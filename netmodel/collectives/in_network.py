@@ -260,7 +260,7 @@ def in_network_steps(op: str, group: Sequence[Hashable], graph: nx.Graph,
     """The steps of in-network ``op`` over ``group`` (raises NotApplicable). ``rails``: a
     callable giving the group's ``(domains, m)`` table of positions when it spans several
     scale-up domains of one size, else None
-    (:func:`~netmodel.collectives.algorithms.rail_table`); asked only when no switch is
+    (:func:`~netmodel.collectives.group_domains.rail_table`); asked only when no switch is
     wired to every GPU of the group."""
     p = len(group)
     if not has_in_network(graph):
@@ -335,7 +335,7 @@ COLLNET_MAX_LOCAL = 8
 def collnet_steps(kind: str, group: Sequence[Hashable], graph: nx.Graph,
                   table: np.ndarray) -> list[Step]:
     """NCCL's CollNet all-reduce across the ``D`` scale-up domains of ``m`` GPUs of
-    ``table`` (positions in ``group``, :func:`~netmodel.collectives.algorithms.rail_table`),
+    ``table`` (positions in ``group``, :func:`~netmodel.collectives.group_domains.rail_table`),
     the domains' GPUs reducing among themselves over point-to-point links (no in-switch
     reduction inside, whether the domain's switch could or not) and the switches above
     the domains reducing across them (SHARP), each GPU's ``1/m`` share through its own
