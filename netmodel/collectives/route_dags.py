@@ -1,0 +1,318 @@
+"""Searched routes of many pairs at once, with numpy: the shortest paths towards each
+destination kept as arrays, and the traffic spread over them as the pair-by-pair search
+spreads it, to the last bit.
+
+Its one job is the many-pair form of :mod:`netmodel.collectives.route_search`:
+:meth:`DagRoutes._dag_csrs` (one breadth-first search of many destinations,
+:meth:`DagRoutes._build_dags`), :meth:`DagRoutes._spread_many` (every pair a row, walked
+level by level, :meth:`DagRoutes._spread_rows`), :meth:`DagRoutes._one_forwarder_many`,
+and :meth:`DagRoutes._learn_from_dags`, which adds the routes to the router's table of
+routes not made from templates. Splits that carry less than a maximum flow are
+:mod:`netmodel.collectives.route_flows`'s. :class:`DagRoutes` is a mixin of
+:class:`~netmodel.collectives.routing.Router` (through
+:class:`~netmodel.collectives.route_search.SearchedRoutes`).
+"""
+
+from __future__ import annotations
+
+from itertools import chain
+
+import numpy as np
+
+from netmodel.collectives.route_flows import _FLOW_RTOL
+from netmodel.collectives.route_types import _GPU, _SWITCH
+
+__all__ = ["DagRoutes"]
+
+
+class DagRoutes:
+    """Searched routes of :class:`~netmodel.collectives.routing.Router` for many pairs at
+    once (a mixin: the methods stay on ``Router``).
+
+    Reads the router's index (``_adj``, ``_nodes``, ``_nid``, ``_n``, ``_code``, ``_src``,
+    ``_dst``, ``_lids``, ``_route_bw``, ``latency``, ``scaleout``, ``_switch_latency``) and
+    keeps its caches there (``_dag_np``, ``_nbrcsr``, ``_sw_lat_arr``, and the table of
+    routes not made from templates ``_rt_*``).
+    """
+
+    def _learn_from_dags(self, src: np.ndarray, dst: np.ndarray, key: np.ndarray,
+                         base: int) -> int:
+        """Add the routes ``src[i] -> dst[i]`` (node numbers of switches or GPUs, distinct,
+        not neighbours) to the table of :meth:`_route_ids` as entries ``base, base + 1,
+        ...`` (:meth:`_spread_many`); returns the next entry id."""
+        if not len(src):
+            return base
+        ok, sizes, links, weights, latency, hops = self._spread_many(src, dst)
+        if self._switch_latency and len(links):
+            sizes, links, weights, latency, hops = self._one_forwarder_many(
+                src[ok], dst[ok], sizes, links, weights, latency, hops)
+        n_ok = int(ok.sum())
+        ids = np.full(len(src), -1, dtype=np.int64)
+        ids[ok] = np.arange(base, base + n_ok)
+        self._rt_id.update(zip(key.tolist(), ids.tolist(), strict=True))
+        if n_ok:
+            starts = np.cumsum(sizes) - sizes
+            self._rt_ptr.extend(self._rt_ptr.a[-1] + np.cumsum(sizes))
+            self._rt_links.extend(links)
+            self._rt_weights.extend(weights)
+            self._rt_latency.extend(latency)
+            self._rt_hops.extend(hops)
+            self._rt_scaleout.extend(np.logical_or.reduceat(self.scaleout[links], starts))
+        return base + n_ok
+
+    def _one_forwarder_many(self, src, dst, sizes, links, weights, latency, hops) -> tuple:
+        """:meth:`_one_forwarder` of the routes ``src[i] -> dst[i]`` laid end to end
+        (``sizes`` links each, as :meth:`_spread_many` gives them): the routes with a
+        choice between lending GPUs are found with numpy and redone one by one."""
+        code, n = self._code, self._n
+        r = np.repeat(np.arange(len(sizes)), sizes)
+        s, d = self._src[links], self._dst[links]
+        into = (code[d] == _GPU) & (code[s] == _SWITCH) & (d != dst[r])
+        out = (code[s] == _GPU) & (code[d] == _SWITCH) & (s != src[r])
+        lend = np.unique(np.concatenate([r[into] * n + d[into], r[out] * n + s[out]]))
+        if not len(lend):
+            return sizes, links, weights, latency, hops
+        hit = np.isin(r * n + d, lend)  # a link into a lending GPU: a choice at its start
+        at, count = np.unique(r[hit] * n + s[hit], return_counts=True)
+        redo = np.unique(at[count > 1] // n)
+        if not len(redo):
+            return sizes, links, weights, latency, hops
+        starts = np.cumsum(sizes) - sizes
+        parts = [(links[a:a + k], weights[a:a + k]) for a, k in zip(starts.tolist(),
+                                                                   sizes.tolist(), strict=True)]
+        latency, hops, sizes = latency.copy(), hops.copy(), sizes.copy()
+        nodes = self._nodes
+        for i in redo.tolist():
+            lk, w = parts[i]
+            got = self._one_forwarder(nodes[int(src[i])], nodes[int(dst[i])],
+                                      (lk.tolist(), w.tolist(), float(latency[i]),
+                                       int(hops[i])))
+            parts[i] = (np.asarray(got[0], dtype=np.int64), np.asarray(got[1], dtype=float))
+            latency[i], hops[i], sizes[i] = got[2], got[3], len(got[0])
+        return (sizes, np.concatenate([p[0] for p in parts]),
+                np.concatenate([p[1] for p in parts]), latency, hops)
+
+    def _dag_csrs(self, dst: np.ndarray) -> list:
+        """:meth:`_dag` of each destination ``dst`` (node numbers, distinct) as arrays over
+        node numbers (kept per destination): hops to the destination (-1: no path), and
+        each node's next hops (``pointer`` per node, then per edge: the next node, link
+        id, bandwidth, the sum of the node's next hops' bandwidths, summed in order), in
+        the order of :meth:`_dag`. The missing ones come from one breadth-first search of
+        them all, with numpy."""
+        keep = self._dag_np
+        need = [d for d in dict.fromkeys(dst.tolist()) if d not in keep]
+        if need:
+            n = self._n
+            per = max(1, (1 << 22) // max(n, len(self._src), 1))
+            for c0 in range(0, len(need), per):
+                self._build_dags(np.array(need[c0:c0 + per], dtype=np.int64))
+        return [keep[d] for d in dst.tolist()]
+
+    def _nbr_csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each node's neighbours in adjacency order (as :meth:`_dag` reads them):
+        ``(pointer per node number, neighbour, link id)``."""
+        if self._nbrcsr is None:
+            adj, nid = self._adj, self._nid
+            starts = np.fromiter(map(nid.__getitem__, adj), np.int64, count=len(adj))
+            cnt = np.fromiter(map(len, adj.values()), np.int64, count=len(adj))
+            ends = np.fromiter(map(nid.__getitem__, chain.from_iterable(adj.values())),
+                               np.int64, count=int(cnt.sum()))
+            first = np.repeat(starts, cnt)
+            o = np.argsort(first, kind="stable")
+            first, ends = first[o], ends[o]
+            ptr = np.zeros(self._n + 1, dtype=np.int64)
+            np.cumsum(np.bincount(first, minlength=self._n), out=ptr[1:])
+            self._nbrcsr = (ptr, ends, self._lids(first, ends))
+        return self._nbrcsr
+
+    def _build_dags(self, dst: np.ndarray) -> None:
+        """Add the arrays of :meth:`_dag_csrs` for destinations ``dst`` to the kept ones."""
+        n, m = self._n, len(dst)
+        ptr, nbr, link = self._nbr_csr()
+        deg = np.diff(ptr)
+        transit = self._code <= _SWITCH
+
+        def expand(u):
+            c = deg[u]
+            first = np.cumsum(c) - c
+            return c, np.repeat(ptr[u], c) + np.arange(int(c.sum())) - np.repeat(first, c)
+
+        dist = np.full((m, n), -1, dtype=np.int64)
+        row = np.arange(m)
+        dist[row, dst] = 0
+        fr, fu, h = row, dst, 0
+        while len(fr):  # breadth-first, through switches and GPUs
+            h += 1
+            c, e = expand(fu)
+            r, v = np.repeat(fr, c), nbr[e]
+            ok = transit[v] & (dist[r, v] < 0)
+            cell = np.unique(r[ok] * n + v[ok])
+            fr, fu = cell // n, cell % n
+            dist[fr, fu] = h
+        R, U = np.nonzero(dist >= 1)  # by destination, then node number
+        c, e = expand(U)
+        r, u = np.repeat(R, c), np.repeat(U, c)
+        v = nbr[e]
+        ok = dist[r, v] == np.repeat(dist[R, U] - 1, c)
+        r, u, v, lid = r[ok], u[ok], v[ok], link[e][ok]
+        bw = self._route_bw[lid]
+        g = r * n + u
+        new = np.ones(len(g), dtype=bool)
+        new[1:] = g[1:] != g[:-1]
+        gi = np.cumsum(new) - 1
+        idx = np.arange(len(g))
+        k = idx - np.maximum.accumulate(np.where(new, idx, 0))
+        tot = np.zeros(int(new.sum()))
+        if len(g):
+            # each next hop weighted by min(its bandwidth, what the next node can pass
+            # on), level by level out from the destination, as _dag does
+            du = dist[r, u]
+            order = np.argsort(du, kind="stable")
+            cut = np.searchsorted(du[order], np.arange(1, int(du.max()) + 2))
+            cap = np.full((m, n), np.inf)
+            for h in range(len(cut) - 1):
+                at = order[cut[h]:cut[h + 1]]
+                bw[at] = np.minimum(bw[at], cap[r[at], v[at]])
+                ka = k[at]
+                for kk in range(int(ka.max()) + 1 if len(ka) else 0):  # in order, as sum()
+                    sel = at[ka == kk]
+                    tot[gi[sel]] += bw[sel]
+                first = at[new[at]]
+                cap[r[first], u[first]] = tot[gi[first]]
+        tot = tot[gi]
+        counts = np.bincount(g, minlength=m * n).reshape(m, n)
+        per_row = np.cumsum(counts.sum(axis=1))
+        keep = self._dag_np
+        lo = 0
+        for i, d in enumerate(dst.tolist()):
+            hi = int(per_row[i])
+            p = np.zeros(n + 1, dtype=np.int64)
+            np.cumsum(counts[i], out=p[1:])
+            if len(keep) >= 512:
+                keep.pop(next(iter(keep)))
+            keep[d] = (dist[i], p, v[lo:hi], lid[lo:hi], bw[lo:hi], tot[lo:hi])
+            lo = hi
+
+    def _spread_many(self, src: np.ndarray, dst: np.ndarray) -> tuple:
+        """:meth:`_from_dag` of every pair ``src[i] -> dst[i]`` (node numbers, distinct) at
+        once, with numpy: the same links in the same order, the same shares and latencies
+        to the last bit. Returns ``(ok, sizes, links, weights, latency, hops)``: whether
+        each pair has a path, and for those that do, in order, the size of each route,
+        their links and weights one after the other, latency and hops.
+
+        Each pair is a row, walked level by level as :meth:`_spread` walks it: a level's
+        nodes in the order the walk finds them (by the rank of the node each is first
+        reached from, then by its place among that node's next hops), the traffic arriving
+        at a node summed in that order."""
+        n = self._n
+        uniq, jd = np.unique(dst, return_inverse=True)
+        jd = jd.ravel()
+        csr = self._dag_csrs(uniq)
+        ok = np.stack([c[0] for c in csr])[jd, src] > 0
+        out = []
+        # rows in chunks: state per (row, node), and each chunk's dags stacked
+        rows = np.flatnonzero(ok)
+        rows = rows[np.argsort(jd[rows], kind="stable")]
+        per = max(1, (1 << 21) // n)
+        for c0 in range(0, len(rows), per):
+            r = rows[c0:c0 + per]
+            out.append((r, *self._spread_rows(src[r], dst[r], jd[r], csr)))
+        if not out:
+            z = np.zeros(0, dtype=np.int64)
+            return ok, z, z, np.zeros(0), np.zeros(0), z
+        r, sizes, links, weights, latency, hops, bound = (
+            np.concatenate(x) for x in zip(*out, strict=True))
+        # back to the pairs' order
+        o = np.argsort(r, kind="stable")
+        ptr = np.cumsum(sizes) - sizes
+        take = np.repeat(ptr[o], sizes[o]) + np.arange(int(sizes.sum())) - np.repeat(
+            np.cumsum(sizes[o]) - sizes[o], sizes[o])
+        sizes, links, weights = sizes[o], links[take], weights[take]
+        # the splits that carry less than their bound, as _spread finds them: a maximum
+        # flow instead where they are not one (_max_flow)
+        starts = np.cumsum(sizes) - sizes
+        ratio = np.maximum.reduceat(weights / self._route_bw[links], starts)
+        redo = np.flatnonzero(bound[o] * ratio * (1.0 - _FLOW_RTOL) > 1.0)
+        if len(redo):
+            sizes, links, weights = self._max_flow_many(src[ok], dst[ok], redo, ratio,
+                                                        sizes, links, weights)
+        return ok, sizes, links, weights, latency[o], hops[o]
+
+    def _spread_rows(self, src, dst, jd, csr) -> tuple:
+        """:meth:`_spread_many` of rows ``src -> dst`` (all with a path), ``jd`` naming
+        each row's destination's arrays in ``csr``."""
+        n, R = self._n, len(src)
+        used, j = np.unique(jd, return_inverse=True)
+        j = j.ravel()
+        parts = [csr[x] for x in used.tolist()]
+        sizes_e = np.array([len(c[2]) for c in parts], dtype=np.int64)
+        off = np.cumsum(sizes_e) - sizes_e
+        PTR = np.concatenate([c[1][:-1] + o for c, o in zip(parts, off.tolist(),
+                                                             strict=True)])
+        CNT = np.concatenate([np.diff(c[1]) for c in parts])
+        EV = np.concatenate([c[2] for c in parts])
+        EL = np.concatenate([c[3] for c in parts])
+        EB = np.concatenate([c[4] for c in parts])
+        ET = np.concatenate([c[5] for c in parts])
+        hops = np.stack([c[0] for c in parts])[j, src]
+        swl = self._sw_lat_arr
+        if swl is None:
+            swl = self._sw_lat_arr = np.zeros(n)
+            if self._switch_latency:
+                swl[np.fromiter(map(self._nid.__getitem__, self._switch_latency), np.int64,
+                                count=len(self._switch_latency))] = np.fromiter(
+                    self._switch_latency.values(), float, count=len(self._switch_latency))
+        lat = self.latency
+        flow = np.zeros(R * n)
+        arrive = np.full(R * n, -1.0)
+        row = np.arange(R)
+        fr, fu, frank = row, src, np.zeros(R, dtype=np.int64)  # the frontier
+        flow[row * n + src] = 1.0
+        arrive[row * n + src] = 0.0
+        em_r, em_k, em_rank, em_pos, em_l, em_w = [], [], [], [], [], []
+        level = 0
+        while len(fr):
+            at = j[fr] * n + fu
+            cnt = CNT[at]
+            e_n = int(cnt.sum())
+            if not e_n:
+                break
+            first = np.cumsum(cnt) - cnt
+            pos = np.arange(e_n) - np.repeat(first, cnt)
+            e = np.repeat(PTR[at], cnt) + pos
+            er, eu, ru = np.repeat(fr, cnt), np.repeat(fu, cnt), np.repeat(frank, cnt)
+            v, lid = EV[e], EL[e]
+            share = flow[er * n + eu] * EB[e] / ET[e]
+            em_r.append(er)
+            em_k.append(np.full(e_n, level))
+            em_rank.append(ru)
+            em_pos.append(pos)
+            em_l.append(lid)
+            em_w.append(share)
+            cell = er * n + v
+            np.maximum.at(arrive, cell, (arrive[er * n + eu] + swl[eu]) + lat[lid])
+            # traffic into each node, added in the order the walk adds it; the next level
+            # in the order the walk finds it
+            o = np.lexsort((pos, ru, cell))
+            c2, s2 = cell[o], share[o]
+            new = np.ones(e_n, dtype=bool)
+            new[1:] = c2[1:] != c2[:-1]
+            idx = np.arange(e_n)
+            k = idx - np.maximum.accumulate(np.where(new, idx, 0))
+            for kk in range(int(k.max()) + 1):
+                m = k == kk
+                flow[c2[m]] += s2[m]
+            heads = o[new]  # each next node's first (rank, place) among its reachers
+            nr, nv = er[heads], v[heads]
+            o2 = np.lexsort((pos[heads], ru[heads], nr))
+            nr, nv = nr[o2], nv[o2]
+            starts = np.flatnonzero(np.r_[True, nr[1:] != nr[:-1]])
+            frank = np.arange(len(nr)) - np.repeat(starts, np.diff(np.r_[starts, len(nr)]))
+            fr, fu = nr, nv
+            level += 1
+        R_ = np.concatenate(em_r)
+        o = np.lexsort((np.concatenate(em_pos), np.concatenate(em_rank),
+                        np.concatenate(em_k), R_))
+        return (np.bincount(R_, minlength=R), np.concatenate(em_l)[o],
+                np.concatenate(em_w)[o], arrive[row * n + dst], hops,
+                ET[PTR[j * n + src]])
