@@ -123,7 +123,7 @@ def _reliability_files(part, plot: bool) -> dict:
     if part is None or not part.summaries:
         return {}
     from compute.results import rows_to_csv
-    from netmodel.study.availability import QUANTILE, THRESHOLD
+    from netmodel.study.availability_kinds import QUANTILE, THRESHOLD
     from netmodel.study.reliability_summary import SUMMARY_COLUMNS
 
     files = {"reliability.csv": rows_to_csv(part.to_dicts(), SUMMARY_COLUMNS).encode(),

@@ -14,16 +14,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from compute.errors import UserError
-from netmodel.study.availability import (
-    QUANTILE,
-    THRESHOLD,
-    Analytic,
-    analytic,
-    availability,
-    event_kinds,
-    parse_spares,
-    spares_needed,
-)
+from netmodel.study.availability import availability, parse_spares, spares_needed
+from netmodel.study.availability_analytic import Analytic, analytic
+from netmodel.study.availability_kinds import QUANTILE, THRESHOLD, event_kinds
 from netmodel.study.blast_radius import YEAR, Cluster, build_cluster
 from netmodel.study.reliability_catalog import HOUR
 from netmodel.study.reliability_spares import spare_pools

@@ -15,15 +15,10 @@ from hypothesis import strategies as st
 
 from compute.errors import UserError
 from netmodel.cli.main import cli
-from netmodel.study.availability import (
-    Kind,
-    analytic,
-    availability,
-    event_kinds,
-    kaufman_roberts,
-    parse_spares,
-    simulate,
-)
+from netmodel.study.availability import availability, parse_spares
+from netmodel.study.availability_analytic import analytic, kaufman_roberts
+from netmodel.study.availability_kinds import Kind, event_kinds
+from netmodel.study.availability_mc import simulate
 from netmodel.study.blast_radius import YEAR, build_cluster
 from netmodel.study.reliability_catalog import HOUR, catalog, parse_duration
 from netmodel.study.reliability_spares import SparePools, recovery, spare_pools
@@ -241,7 +236,7 @@ def test_mixed_pools_can_lose_by_a_spare_and_the_shipped_ones_do_not():
     means = [analytic([big, small], SparePools("pod", s, 1, (s,)), 64).mean for s in (8, 9)]
     assert means[1] < means[0] < means[1] + 1e-8
     # the shipped scenarios' pools never lose by a spare
-    from netmodel.study.availability import event_kinds
+    from netmodel.study.availability_kinds import event_kinds
     for name in scenario_names():
         c = build_cluster(name, "Llama-3-70B", "decode")
         for placement in ("pod", "global"):
@@ -446,7 +441,7 @@ def test_event_kinds_are_kept_per_cluster_and_follow_its_catalog():
 # ---------------------------------------------------------------------- slowed instances on spares
 
 def test_lite_ocs_cpo_engine_slowdown_swapped_for_a_spare_by_hand():
-    from netmodel.study.availability import _lost_rate
+    from netmodel.study.availability_analytic import _lost_rate
     from netmodel.study.reliability_spares import slow_recovery
 
     c = build_cluster("lite-ocs", "Llama-3-70B", "decode")

@@ -11,7 +11,10 @@ import math
 import numpy as np
 import pytest
 
-from netmodel.study.availability import Kind, analytic, availability, event_kinds, simulate
+from netmodel.study.availability import availability
+from netmodel.study.availability_analytic import analytic
+from netmodel.study.availability_kinds import Kind, event_kinds
+from netmodel.study.availability_mc import simulate
 from netmodel.study.blast_radius import YEAR, build_cluster
 from netmodel.study.reliability_catalog import HOUR, catalog
 from netmodel.study.reliability_spares import SparePools
@@ -100,7 +103,7 @@ def test_a_part_filled_last_set_is_a_kind_of_its_own(tmp_path):
 def test_spread_sets_puts_a_failure_on_every_cell_of_one_set():
     # 2 kinds over 6 cells with 3 pools a cell (group placement): a full-set kind (2 sets
     # of 2 cells from cell 0) and a last set of 2 cells from cell 4
-    from netmodel.study.availability import _spread_sets
+    from netmodel.study.availability_mc import _spread_sets
 
     kinds = [Kind("leaf", "a", 1.0, 0, 1.0, 0, 0.0, 1.0, 0.0, 1.0, 1.0, cells=2, sets=2),
              Kind("leaf", "b", 1.0, 0, 1.0, 0, 0.0, 1.0, 0.0, 1.0, 1.0, cells=2, sets=1,

@@ -1,0 +1,193 @@
+"""The availability model in closed form: a multi-rate loss system per spare pool
+(Kaufman-Roberts), the capacity lost per second, and the tail of the capacity in progress.
+
+**Analytic** (:func:`analytic`): the same model in closed form. Mean capacity lost per
+second is ``sum_k rate_k [B_k (down_k d_repair + sw_k d_slow) + (1 - B_k)((down_k + sw_k)
+d_swap + (restored_k + sr_k)(hold_k - d_swap)) + (slow_k - sw_k) d_slow]`` (``sw``, ``sr``:
+``slow_swapped``, ``slow_restored``), with ``B_k`` the probability that a failure of
+kind ``k`` finds too few spares: 1 without spares, else the Kaufman-Roberts recursion of a
+multi-rate loss system per pool (each pool an Erlang loss system of ``spares`` servers;
+insensitive to the repair-time distribution). Without spares the share of time below the
+threshold is the tail of a compound Poisson count of instances down (outages in progress:
+an M/G/infinity system, Panjer recursion), and the per-instance availability of
+independent alternating-renewal components is given too.
+
+The model and its event kinds: :mod:`netmodel.study.availability`,
+:mod:`netmodel.study.availability_kinds`; its Monte Carlo:
+:mod:`netmodel.study.availability_mc`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from netmodel.study.availability_kinds import THRESHOLD, Kind
+from netmodel.study.blast_radius import YEAR
+from netmodel.study.reliability_spares import SparePools
+
+__all__ = ["Analytic", "analytic", "blocking", "kaufman_roberts"]
+
+
+def kaufman_roberts(capacity: int, loads: Iterable[float], units: Iterable[int]) -> np.ndarray:
+    """Occupancy distribution ``q[j]`` (j busy units, 0..capacity) of a multi-rate loss
+    system: classes offering ``loads`` Erlangs each of ``units`` servers.
+
+    With one class of 1 unit it is Erlang's loss formula: blocking = q[capacity].
+
+    >>> q = kaufman_roberts(2, [1.0], [1])
+    >>> round(float(q[2]), 6)  # Erlang B(2, 1) = (1/2) / (1 + 1 + 1/2)
+    0.2
+    """
+    q = np.zeros(capacity + 1)
+    q[0] = 1.0
+    for j in range(1, capacity + 1):
+        s = 0.0
+        for a, u in zip(loads, units, strict=True):
+            if 0 < u <= j:
+                s += a * u * q[j - u]
+        q[j] = s / j
+        if q[j] > 1e250:  # keep the recursion finite; only ratios matter
+            q[: j + 1] /= q[j]
+    return q / q.sum()
+
+
+def blocking(kinds: Sequence[Kind], pools: SparePools) -> np.ndarray:
+    """Per kind, the probability that a failure finds too few free spares in its pool
+    (averaged over pools of different sizes)."""
+    out = np.ones(len(kinds))
+    sizes: dict = {}
+    for c in pools.reachable:
+        sizes[c] = sizes.get(c, 0) + 1
+    if not kinds:
+        return out
+    acc = np.zeros(len(kinds))
+    for cap, n in sizes.items():
+        elig = [k for k, x in enumerate(kinds) if 0 < x.units <= cap]
+        b = np.ones(len(kinds))
+        if elig:
+            loads = [kinds[k].rate * kinds[k].cells / pools.pools * kinds[k].hold
+                     for k in elig]
+            us = [kinds[k].units for k in elig]
+            q = kaufman_roberts(int(cap), loads, us)
+            tail = np.cumsum(q[::-1])[::-1]  # tail[j] = P(busy >= j)
+            for k, u in zip(elig, us, strict=True):
+                b[k] = float(tail[cap - u + 1]) if cap - u + 1 <= cap else 0.0
+        acc += b * n
+    out = acc / pools.pools
+    for k, x in enumerate(kinds):
+        if x.units == 0:
+            out[k] = 0.0
+    return out
+
+
+def _lost_rate(kinds, b) -> np.ndarray:
+    """Instance-seconds lost per second of operation, per kind."""
+    out = np.zeros(len(kinds))
+    for k, x in enumerate(kinds):
+        held = max(x.hold - x.d_swap, 0.0)
+        sw = x.slow_swapped
+        out[k] = x.rate * x.cells * (b[k] * x.down * x.d_repair
+                           + (1 - b[k]) * (x.down * x.d_swap + x.restored * held)
+                           + (x.slow - sw) * x.d_slow
+                           + b[k] * sw * x.d_slow
+                           + (1 - b[k]) * (sw * x.d_swap + x.slow_restored * held))
+    return out
+
+
+def _compound_poisson_tail(kinds, b, limit: float) -> float:
+    """P(capacity lost > ``limit`` instances) when the outages and slow-downs in progress
+    are independent M/G/infinity streams: a compound Poisson sum (Panjer recursion on a
+    lattice of ``limit / 256``; exact where every loss exceeds the limit)."""
+    streams = []  # (mean number in progress, loss in instances)
+    for k, x in enumerate(kinds):
+        held = max(x.hold - x.d_swap, 0.0)
+        sw = x.slow_swapped
+        for m, loss in ((x.rate * b[k] * x.d_repair, x.down),
+                        (x.rate * (1 - b[k]) * x.d_swap, x.down + sw),
+                        (x.rate * (1 - b[k]) * held, x.restored + x.slow_restored),
+                        (x.rate * x.d_slow, x.slow - sw),
+                        (x.rate * b[k] * x.d_slow, sw)):
+            if m > 0 and loss > 0:   # a shared part's failure: every cell of its set
+                streams.append((m, loss * x.cells))
+    total = sum(m for m, _ in streams)
+    if total == 0:
+        return 0.0
+    step = max(limit, 1e-12) / 256
+    top = int(math.floor(limit / step + 1e-9))
+    lam: dict = {}
+    for m, loss in streams:
+        j = max(1, int(round(loss / step)))
+        lam[j] = lam.get(j, 0.0) + m
+    terms = [(j, j * m) for j, m in lam.items()]
+    p = [0.0] * (top + 1)   # plain floats: the recursion reads them one at a time
+    p[0] = math.exp(-total)
+    for n in range(1, top + 1):
+        p[n] = sum(jm * p[n - j] for j, jm in terms if j <= n) / n
+    return float(min(1.0, max(0.0, 1.0 - np.array(p).sum())))
+
+
+@dataclass(frozen=True)
+class Analytic:
+    """Closed-form results (see the module doc). ``mean``: time-average delivered share of
+    capacity; ``below_threshold``: share of time below the threshold (exact in the model
+    without spares; independent thinning with spares, an approximation);
+    ``instance_availability``: one instance's availability from independent components
+    (no spares); ``blocking``: per kind; ``overlap``: instances' worth lost per instance
+    (1 - mean): the additive model is a first-order one, trustworthy while it is small
+    (the table warns above 5%)."""
+
+    mean: float
+    below_threshold: float
+    instance_availability: float
+    instance_down_events_per_year: float
+    waits_for_repair_per_year: float
+    lost_per_year: dict
+    blocking: tuple
+    exact_threshold: bool
+    overlap: float = 0.0
+
+    def to_dict(self) -> dict:
+        """JSON-ready: Python floats and lists (``blocking`` a list, per kind)."""
+        d = asdict(self)
+        d["blocking"] = list(self.blocking)
+        return d
+
+
+def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold: float = THRESHOLD,
+             components: dict | None = None) -> Analytic:
+    """The closed forms for ``kinds`` with spare ``pools`` over ``instances`` instances.
+    ``components``: per kind index, components of that kind in the cluster (for the
+    per-instance availability; default one per failure)."""
+    b = blocking(kinds, pools)
+    lost = _lost_rate(kinds, b)
+    mean = 1.0 - float(lost.sum()) / instances
+    limit = (1.0 - threshold) * instances
+    tail = _compound_poisson_tail(kinds, b, limit) if limit >= 0 else 1.0
+    # one instance: the components that take it down, each an alternating renewal process
+    log_a = 0.0
+    for k, x in enumerate(kinds):
+        if x.down <= 0:
+            continue
+        n_comp = (components or {}).get(k, None)
+        per_instance_rate = x.rate * x.cells * x.down / instances
+        d = b[k] * x.d_repair + (1 - b[k]) * x.d_swap
+        if n_comp:
+            lam = x.rate / n_comp
+            log_a -= (per_instance_rate / lam) * math.log1p(lam * d)
+        else:
+            log_a -= per_instance_rate * d
+    per_class: dict = {}
+    for k, x in enumerate(kinds):
+        per_class[x.cls] = per_class.get(x.cls, 0.0) + float(lost[k]) * YEAR / instances
+    return Analytic(mean=mean, below_threshold=tail, instance_availability=math.exp(log_a),
+                    instance_down_events_per_year=sum(x.rate * x.cells * YEAR
+                                                      for x in kinds if x.down),
+                    waits_for_repair_per_year=float(sum(x.rate * x.cells * b[k] * YEAR
+                                                        for k, x in enumerate(kinds) if x.down)),
+                    lost_per_year=per_class, blocking=tuple(float(v) for v in b),
+                    exact_threshold=pools.reachable_total == 0,
+                    overlap=float(lost.sum()) / instances)

@@ -1,0 +1,133 @@
+"""The event kinds of the availability model: per symmetry class of a cluster's components,
+how often it fails, what each failure takes down, slows and asks of the spares, and for how
+long; with the default capacity threshold the model is read against.
+
+**Events.** Every symmetry class of components (:mod:`netmodel.study.blast_radius`) is an
+event kind: a Poisson process at ``parts x rate x cells`` failures per second (exponential
+lifetimes), each failure taking down ``instances_down`` instances and slowing others by
+``slow`` instances' worth (a shared part, counted once per set of cells: at ``parts x rate
+x sets``, each failure touching every cell of its set at once, :attr:`Kind.cells`) (slowed, or re-balanced to the largest batch that still meets
+the SLO). Without a spare the instances are down for detection + repair + reload +
+warm-up; the slow-down lasts detection + repair. With a spare (placement and
+path from :mod:`netmodel.study.reliability_spares`) the instances are down only for the
+swap (detection + reconfiguration + reload + warm-up), then lose ``restored`` instances'
+worth while the spares stand in; the slowed instances that spares serve faster
+(:func:`~netmodel.study.reliability_spares.slow_recovery`: the operator's better choice)
+lose ``slow_swapped`` until the swap, then ``slow_restored`` (the rest of ``slow`` lasts
+until the repair either way); the spares are held until the repair (detection +
+repair) returns the failed part to the pool. A failure that finds too few free spares in
+its pool waits for its repair (all or nothing; a loss system). Failures are spread evenly
+over the pools.
+
+The model's closed forms are :mod:`netmodel.study.availability_analytic`'s, its Monte Carlo
+:mod:`netmodel.study.availability_mc`'s, both over these kinds; a scenario's run is
+:mod:`netmodel.study.availability`'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+
+from netmodel.study.blast_radius import YEAR, Cluster
+from netmodel.study.reliability_spares import check_placement, recovery, slow_recovery
+
+__all__ = ["QUANTILE", "THRESHOLD", "Kind", "event_kinds"]
+
+#: Default capacity threshold and the share of time it must be met.
+THRESHOLD, QUANTILE = 0.99, 0.999
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One event kind of the cluster (see the module doc; times in seconds, ``rate`` in
+    failures per second over the whole cluster, ``units`` -1 where spares cannot help).
+
+    ``cells``: cells one failure touches at the same moment, each losing ``down``,
+    ``slow``, ``restored`` and asking ``units`` spares of its own pool (1 for a cell's own
+    part; a shared part's failure touches every cell of its set). ``sets``, ``first``: a
+    shared part's failures fall evenly on ``sets`` sets of ``cells`` cells, the first
+    starting at cell ``first`` (``sets`` 0: a cell's own part, on a cell drawn evenly)."""
+
+    cls: str
+    example: str
+    rate: float
+    down: int
+    slow: float
+    units: int
+    restored: float
+    d_repair: float
+    d_swap: float
+    hold: float
+    d_slow: float
+    path: str = ""
+    slow_swapped: float = 0.0
+    slow_restored: float = 0.0
+    cells: int = 1
+    sets: int = 0
+    first: int = 0
+
+    def to_dict(self) -> dict:
+        """The kind as JSON: ``units`` null where spares cannot help (the -1 sentinel is
+        internal, not a count); ``cells``, ``sets``, ``first`` only for a shared part's."""
+        d = asdict(self)
+        if self.units < 0:
+            d["units"] = None
+        if not self.sets:
+            for k in ("cells", "sets", "first"):
+                del d[k]
+        d["rate_per_year"] = self.rate * YEAR
+        return d
+
+
+def event_kinds(cluster: Cluster, placement: str = "pod",
+                classes: Iterable[str] | None = None) -> tuple[Kind, ...]:
+    """The event kinds of ``cluster`` with spares of ``placement`` (kinds that change no
+    capacity are left out)."""
+    check_placement(placement)
+    # kept on the cluster (frozen; another catalog is another cluster): the spare search
+    # and the sensitivity ask for the same kinds many times
+    memo = cluster.__dict__.setdefault("_event_kinds", {})
+    classes = None if classes is None else tuple(classes)
+    hit = memo.get((placement, classes))
+    if hit is None:
+        hit = memo[placement, classes] = _event_kinds(cluster, placement, classes)
+    return hit
+
+
+def _event_kinds(cluster: Cluster, placement: str, classes) -> tuple[Kind, ...]:
+    rates = cluster.rates
+    out = []
+    per_set = cluster.cells_per_shared_part
+    for e in cluster.effects(classes):
+        rate = e.parts * rates[e.cls] * cluster.cells
+        if rate <= 0 or (e.instances_down == 0 and e.slow <= 0):
+            continue
+        # a shared part: one failure of each set's copy touches every cell of the set at
+        # once (the full sets, then the last one part-filled as its own kind); the cells'
+        # failures a second are the same as counted cell by cell
+        full, rest = divmod(cluster.cells, per_set)
+        shared = per_set > 1 and bool(getattr(e.component, "shared", False))
+        groups = ([(per_set, full, 0)] if full else []) + (
+            [(rest, 1, full * per_set)] if rest else []) if shared else [(1, 0, 0)]
+        rec = recovery(cluster, e, placement)
+        units = -1 if rec.units is None else int(rec.units)
+        units = units if e.instances_down else 0
+        path, swapped, kept = rec.path, 0.0, 0.0
+        if units >= 0:   # all or nothing: no swap for the slowed where the down wait
+            sw = slow_recovery(cluster, e, placement)
+            if sw.units:
+                units += sw.units
+                swapped, kept = sw.swapped, sw.restored
+                path = f"{rec.path}; {sw.path}" if e.instances_down else sw.path
+        cat = cluster.catalog
+        for cells, sets, first in groups:
+            out.append(Kind(cls=e.cls, example=e.example,
+                            rate=e.parts * rates[e.cls] * sets if sets else rate,
+                            down=e.instances_down, slow=e.slow, units=units,
+                            restored=rec.restored, d_repair=cluster.repair_down_s(e.cls),
+                            d_swap=cluster.swap_s(), hold=cluster.hold_s(e.cls),
+                            d_slow=cat.detection_s + cat.repair_s(e.cls), path=path,
+                            slow_swapped=swapped, slow_restored=kept, cells=cells,
+                            sets=sets, first=first))
+    return tuple(out)

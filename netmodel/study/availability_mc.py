@@ -1,0 +1,404 @@
+"""The availability model by a seeded Monte Carlo: failures sampled over the horizon, the
+spare pools run as a loss system over all trials and pools at once, the capacity lost
+integrated per trial.
+
+**Monte Carlo** (:func:`simulate`): per trial the failures of every kind over the horizon,
+sampled at once (a Poisson count, uniform times, a kind and a pool for each; a shared
+part's failure then one event per cell of a set drawn evenly, at the same time, each in
+its cell's pool: :func:`_spread_sets`) from one repair time before zero so the cluster starts in its steady state; the spare pools are a
+loss system run event by event over all trials and pools at once (numpy over lanes, one
+step per event rank, never a loop per GPU or per time step); the capacity lost is then the
+sum of every failure's intervals (outages that overlap on one instance add: a first-order
+model, valid while an instance is down a small share of the time), integrated exactly per
+trial. Reported: the mean delivered capacity (with a 95% confidence interval over
+trials), its p1/p50/p99 over time and trials (sampled at evenly spaced instants), the
+share of time below a capacity threshold, and instance-down events per year.
+
+The model and its event kinds: :mod:`netmodel.study.availability`,
+:mod:`netmodel.study.availability_kinds`; its closed forms:
+:mod:`netmodel.study.availability_analytic`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from compute.errors import UserError
+from compute.validate import describe, is_whole
+from netmodel.study.availability_kinds import THRESHOLD, Kind
+from netmodel.study.blast_radius import YEAR
+from netmodel.study.progress import NO_PROGRESS, check_progress
+from netmodel.study.reliability_catalog import HOUR, parse_duration
+from netmodel.study.reliability_spares import SparePools
+
+if TYPE_CHECKING:
+    from netmodel.study.progress import ProgressLike
+
+__all__ = ["MAX_EVENTS", "MAX_TRIALS", "MonteCarlo", "simulate"]
+
+#: Most trials one run may ask for.
+MAX_TRIALS = 100_000
+#: Most failure events one run may sample (work guard): about 1e6 events/s were sampled on a
+#: 2-core box, so 2e7 is 15-20 s (131,072 GPUs for a year, 1,000 trials: 1.4e7); the former
+#: 2e9 let a run go on for half an hour.
+MAX_EVENTS = 2e7
+#: Events held in memory at once (a chunk of trials): ~24 bytes each.
+CHUNK_EVENTS = 1_000_000
+#: Largest lanes x events matrix of the loss system run at once.
+LANE_CELLS = 4_000_000
+#: Longest horizon (s): a century.
+MAX_HORIZON = 100 * YEAR
+
+
+@dataclass(frozen=True, eq=False)
+class MonteCarlo:
+    """Monte Carlo results (see the module doc); capacities are shares of the healthy
+    cluster's. ``grid_s``, ``band``: capacity at evenly spaced instants, its p1, p50 and
+    p99 over trials; ``event_lost``: instance-hours lost by each failure (a sample)."""
+
+    trials: int
+    horizon_s: float
+    seed: int
+    mean: float
+    mean_ci: float
+    p1: float
+    p50: float
+    p99: float
+    below_threshold: float
+    below_threshold_ci: float
+    instance_down_events_per_year: float
+    events_per_year: float
+    waits_for_repair_per_year: float
+    grid_s: np.ndarray = field(repr=False)
+    band: np.ndarray = field(repr=False)
+    event_lost: np.ndarray = field(repr=False)
+    trial_means: np.ndarray = field(repr=False)
+
+    def to_dict(self) -> dict:
+        """JSON-ready figures (a confidence interval of one trial is None)."""
+        out = {k: getattr(self, k) for k in (
+            "trials", "horizon_s", "seed", "mean", "mean_ci", "p1", "p50", "p99",
+            "below_threshold", "below_threshold_ci", "instance_down_events_per_year",
+            "events_per_year", "waits_for_repair_per_year")}
+        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+                for k, v in out.items()}
+
+
+def _check_run(trials, horizon) -> tuple[int, float]:
+    if isinstance(trials, bool) or not is_whole(trials) \
+            or not 1 <= trials <= MAX_TRIALS:
+        raise UserError(f"trials must be a whole number from 1 to {MAX_TRIALS:,}, got "
+                        f"{describe(trials)}")
+    h = parse_duration(horizon, "horizon")
+    if h > MAX_HORIZON:
+        raise UserError(f"horizon {horizon!r} is longer than {MAX_HORIZON / YEAR:g} years")
+    return int(trials), h
+
+
+def _loss_system(t, units, hold, cap, order_counts) -> np.ndarray:
+    """Grant or deny each event of a loss system per lane, all lanes at once.
+
+    ``t``, ``units``, ``hold``: 2-D (lanes x rank, padded with inf/0); lanes sorted by
+    event count, descending (``order_counts``); ``cap``: spares per lane. Returns the
+    granted mask (same shape): :func:`_loss_lanes`'s, whose loop runs once per rank. Where
+    lanes are few and long (spares shared by a whole cluster: a 131,072-GPU lane holds
+    some 14,000 events a year), a lane whose spares never run out even if every event
+    were granted (:func:`_never_full`) is granted whole without the loop."""
+    lanes, kmax = t.shape
+    if lanes * 4 > kmax:   # many short lanes: the loop's ranks are few
+        return _loss_lanes(t, units, hold, cap, order_counts)
+    granted = np.zeros(t.shape, dtype=bool)
+    rest = []
+    for i, c in enumerate(order_counts.tolist()):
+        if _never_full(t[i, :c], units[i, :c], hold[i, :c], int(cap[i])):
+            granted[i, :c] = True
+        else:
+            rest.append(i)
+    if rest:   # still sorted by event count, descending
+        rest = np.array(rest)
+        granted[rest] = _loss_lanes(t[rest], units[rest], hold[rest], cap[rest],
+                                    order_counts[rest])
+    return granted
+
+
+def _never_full(t, units, hold, cap: int) -> bool:
+    """Whether one lane's events ``t`` (in the loop's order), holding ``units`` spares
+    each for ``hold`` s, would all find their spares free even if every one were granted:
+    for each event, the units held by the events before it whose hold has not ended
+    (ends after its time; an end at its time frees the spares, as in :func:`_loss_lanes`)
+    plus its own are at most ``cap``. The loop then grants every event (the units it
+    counts as held belong to granted events before it, a subset of these). Also False
+    where an event after another in the loop's order ends its hold by that one's time
+    (a zero hold): the count below assumes none does."""
+    if not len(t):
+        return True
+    end = t + hold                       # as the loop adds them
+    after = np.minimum.accumulate(end[::-1])[::-1]   # the earliest end at or after each
+    if not (after > t).all():
+        return False
+    order = np.argsort(end, kind="stable")
+    freed = np.cumsum(units[order])
+    k = np.searchsorted(end[order], t, side="right")   # ends at or before each time
+    released = np.where(k > 0, freed[np.maximum(k - 1, 0)], 0)
+    held = np.cumsum(units) - units - released
+    return bool((held + units <= cap).all())
+
+
+def _loss_lanes(t, units, hold, cap, order_counts) -> np.ndarray:
+    """:func:`_loss_system` by its loop: one step per rank, every lane with an event at
+    that rank at once."""
+    lanes, kmax = t.shape
+    q = int(min(max(1, cap.max()), 8))
+    rel = np.full((lanes, q), -np.inf)
+    held = np.zeros((lanes, q), dtype=np.int64)
+    granted = np.zeros(t.shape, dtype=bool)
+    counts = order_counts
+    for r in range(kmax):
+        n = int(np.searchsorted(-counts, -(r + 1), side="right"))  # lanes with > r events
+        if n == 0:
+            break
+        tr = t[:n, r]
+        ur = units[:n, r]
+        live = rel[:n] > tr[:, None]
+        busy = np.where(live, held[:n], 0).sum(1)
+        ok = busy + ur <= cap[:n]
+        free = ~live
+        if ok.any() and not free[ok].any(1).all():
+            grow = q
+            rel = np.concatenate([rel, np.full((lanes, grow), -np.inf)], axis=1)
+            held = np.concatenate([held, np.zeros((lanes, grow), dtype=np.int64)], axis=1)
+            q += grow
+            free = np.concatenate([free, np.ones((n, grow), dtype=bool)], axis=1)
+        rows = np.flatnonzero(ok)
+        slot = np.argmax(free[rows], axis=1)
+        rel[rows, slot] = tr[rows] + hold[rows, r]
+        held[rows, slot] = ur[rows]
+        granted[:n, r] = ok
+    return granted
+
+
+def simulate(kinds: Sequence[Kind], pools: SparePools, instances: int, *,
+             horizon: str | float = "1y", trials: int = 1000, seed: int = 0,
+             threshold: float = THRESHOLD, grid: int = 400,
+             progress: ProgressLike = NO_PROGRESS) -> MonteCarlo:
+    """The Monte Carlo of the module doc for ``kinds`` over ``instances`` instances."""
+    trials, h = _check_run(trials, horizon)
+    progress = check_progress(progress)
+    if isinstance(seed, bool) or not is_whole(seed) or seed < 0:
+        raise UserError(f"seed must be a whole number >= 0, got {describe(seed)}")
+    rates = np.array([k.rate for k in kinds], dtype=float)
+    # events as the loss system and the intervals see them: one per cell a failure touches
+    lam = float(np.dot(rates, [k.cells for k in kinds])) if kinds else 0.0
+    warm = max([max(k.d_repair, k.hold, k.d_slow) for k in kinds], default=0.0)
+    span = h + warm
+    per_trial = lam * span
+    if per_trial * trials > MAX_EVENTS:
+        raise UserError(f"{per_trial * trials:.3g} failure events to simulate "
+                        f"({trials:,} trials); at most {MAX_EVENTS:.0e}: give fewer trials "
+                        f"or a shorter horizon")
+    chunk = max(1, int(CHUNK_EVENTS // max(per_trial, 1.0)))
+    chunks = [(i, min(trials, i + chunk)) for i in range(0, trials, chunk)]
+    streams = np.random.SeedSequence(int(seed)).spawn(len(chunks))
+    grid_s = (np.arange(grid) + 0.5) * h / grid
+    means, below, downs, denials, evs = [], [], [], [], []
+    bands, lost_samples = [], []
+    for (lo, hi), ss in zip(chunks, streams, strict=True):
+        res = _simulate_chunk(kinds, rates, pools, instances, h, warm, hi - lo,
+                              np.random.default_rng(ss), threshold, grid_s)
+        means.append(res[0])
+        below.append(res[1])
+        downs.append(res[2])
+        denials.append(res[3])
+        evs.append(res[4])
+        bands.append(res[5])
+        if sum(len(x) for x in lost_samples) < 200_000:
+            lost_samples.append(res[6])
+        progress.advance(f"trials {hi}/{trials}", hi - lo)
+    m = np.concatenate(means)
+    bt = np.concatenate(below)
+    samples = np.concatenate(bands, axis=0)          # trials x grid
+    pct = np.percentile(samples, [1, 50, 99], axis=0)
+    flat = samples.ravel()
+    years = h / YEAR
+    ci = 1.96 * float(m.std(ddof=1)) / math.sqrt(trials) if trials > 1 else math.inf
+    bci = 1.96 * float(bt.std(ddof=1)) / math.sqrt(trials) if trials > 1 else math.inf
+    return MonteCarlo(
+        trials=trials, horizon_s=h, seed=int(seed), mean=float(m.mean()), mean_ci=ci,
+        p1=float(np.percentile(flat, 1)), p50=float(np.percentile(flat, 50)),
+        p99=float(np.percentile(flat, 99)), below_threshold=float(bt.mean()),
+        below_threshold_ci=bci,
+        instance_down_events_per_year=float(np.concatenate(downs).mean() / years),
+        events_per_year=float(np.concatenate(evs).mean() / years),
+        waits_for_repair_per_year=float(np.concatenate(denials).mean() / years),
+        grid_s=grid_s, band=pct, event_lost=np.concatenate(lost_samples)
+        if lost_samples else np.zeros(0), trial_means=m)
+
+
+def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, grid_s):
+    lam = float(rates.sum())
+    span = h + warm
+    counts = rng.poisson(lam * span, size=n) if lam > 0 else np.zeros(n, dtype=np.int64)
+    total = int(counts.sum())
+    trial = np.repeat(np.arange(n), counts)
+    t = rng.random(total) * span - warm
+    kind = rng.choice(len(kinds), size=total, p=rates / lam) if total else \
+        np.zeros(0, dtype=np.int64)
+    if not len(kinds):
+        kinds = (Kind("none", "", 0.0, 0, 0.0, 0, 0.0, 0.0, 0.0, 0.0, 0.0),)
+    pool = rng.integers(0, pools.pools, size=total) if total else np.zeros(0, dtype=np.int64)
+    trial, t, kind, pool = _spread_sets(kinds, pools.pools, trial, t, kind, pool, rng)
+    total = len(t)
+    # sort by (trial, time) with one float key (trials are blocks 2 spans apart; within a
+    # chunk the key resolves times to better than 0.2 s for any horizon and trial count)
+    order = np.argsort(trial * (2.0 * span) + (t + warm))
+    trial, t, kind, pool = trial[order], t[order], kind[order], pool[order]
+    del order
+
+    units = np.array([k.units for k in kinds], dtype=np.int64)
+    holds = np.array([k.hold for k in kinds])
+    cap_pool = np.asarray(pools.reachable, dtype=np.int64)
+    u = units[kind]
+    cap = cap_pool[pool]
+    granted = np.zeros(total, dtype=bool)
+    idx = np.flatnonzero((u > 0) & (u <= cap))
+    if len(idx):
+        lane = trial[idx].astype(np.int64) * pools.pools + pool[idx]
+        srt = np.argsort(lane, kind="stable")        # keeps time order within a lane
+        idx, lane = idx[srt], lane[srt]
+        uniq, start, cnt = np.unique(lane, return_index=True, return_counts=True)
+        by = np.argsort(-cnt, kind="stable")         # lanes with the most events first
+        uniq, start, cnt = uniq[by], start[by], cnt[by]
+        offsets = np.cumsum(cnt) - cnt
+        # lanes are independent: run them in blocks of at most LANE_CELLS matrix cells
+        lo = 0
+        while lo < len(uniq):
+            hi = min(len(uniq), lo + max(1, LANE_CELLS // int(cnt[lo])))
+            c = cnt[lo:hi]
+            n_ev = int(c.sum())
+            row = np.repeat(np.arange(hi - lo), c)
+            rank = np.arange(n_ev) - np.repeat(offsets[lo:hi] - offsets[lo], c)
+            src = idx[np.repeat(start[lo:hi], c) + rank]
+            kmax = int(c[0])
+            tt = np.full((hi - lo, kmax), np.inf)
+            uu = np.zeros((hi - lo, kmax), dtype=np.int64)
+            hh = np.zeros((hi - lo, kmax))
+            tt[row, rank] = t[src]
+            uu[row, rank] = u[src]
+            hh[row, rank] = holds[kind[src]]
+            g = _loss_system(tt, uu, hh, cap_pool[uniq[lo:hi] % pools.pools], c)
+            granted[src] = g[row, rank]
+            lo = hi
+
+    # intervals: (start, end, weight) per event
+    down = np.array([k.down for k in kinds], dtype=float)[kind]
+    slow = np.array([k.slow for k in kinds], dtype=float)[kind]
+    restored = np.array([k.restored for k in kinds], dtype=float)[kind]
+    d_rep = np.array([k.d_repair for k in kinds])[kind]
+    d_swap = np.array([k.d_swap for k in kinds])[kind]
+    hold = np.array([k.hold for k in kinds])[kind]
+    d_slow = np.array([k.d_slow for k in kinds])[kind]
+    sw = np.array([k.slow_swapped for k in kinds], dtype=float)[kind]
+    sr = np.array([k.slow_restored for k in kinds], dtype=float)[kind]
+    first_end = np.where(granted, t + d_swap, t + d_rep)
+    granted_restored = np.where(granted, restored, 0.0)
+    stay = slow - sw + np.where(granted, 0.0, sw)    # slowed until the repair
+    parts_t, parts_x, parts_w = [], [], []
+    for a, b, w in ((t, first_end, down), (t + d_swap, t + hold, granted_restored),
+                    (t, t + d_slow, stay), (t, t + d_swap, np.where(granted, sw, 0.0)),
+                    (t + d_swap, t + hold, np.where(granted, sr, 0.0))):
+        a, b = np.clip(a, 0, h), np.clip(b, 0, h)
+        keep = (w > 0) & (b > a)
+        tr = trial[keep]
+        parts_t += [tr, tr]
+        parts_x += [a[keep], b[keep]]
+        ww = w[keep]
+        parts_w += [ww, -ww]
+    # breakpoints sorted per trial; level = lost instances after each breakpoint
+    bt = np.concatenate(parts_t)
+    bx = np.concatenate(parts_x)
+    bw = np.concatenate(parts_w)
+    del parts_t, parts_x, parts_w
+    o = np.argsort(bt * (2.0 * h + 1.0) + bx, kind="stable")
+    bt, bx, bw = bt[o], bx[o], bw[o]
+    del o
+    level = np.cumsum(bw)
+    # reset the running sum at each trial's start (levels return to 0 within a trial)
+    nxt = np.empty_like(bx)
+    if len(bx):
+        nxt[:-1] = bx[1:]
+        nxt[-1] = h
+        last = np.r_[bt[1:] != bt[:-1], True]
+        nxt[last] = h
+    dur = nxt - bx
+    level = np.maximum(level - _trial_offsets(level, bt), 0.0)
+    lost_int = np.bincount(bt, weights=level * dur, minlength=n)
+    limit = (1.0 - threshold) * instances
+    below_t = np.bincount(bt, weights=np.where(level > limit + 1e-9, dur, 0.0), minlength=n)
+    mean = 1.0 - lost_int / (h * instances)
+    # capacity at grid instants: the level of the last breakpoint at or before each instant
+    key = bt.astype(float) * (h * 4) + bx
+    q = (np.arange(n)[:, None] * (h * 4) + grid_s[None, :]).ravel()
+    at = np.searchsorted(key, q, side="right") - 1
+    if len(bx):
+        safe = np.clip(at, 0, None)
+        same = (at >= 0) & (bt[safe] == np.repeat(np.arange(n), len(grid_s)))
+        lv = np.where(same, level[safe], 0.0)
+    else:
+        lv = np.zeros(len(q))
+    band = np.clip(1.0 - lv.reshape(n, len(grid_s)) / instances, 0.0, 1.0)
+    inside = t >= 0
+    n_down = np.bincount(trial[inside & (down > 0)], minlength=n)
+    denied = np.bincount(trial[inside & (down > 0) & ~granted], minlength=n)
+    n_ev = np.bincount(trial[inside], minlength=n)
+    ev_lost = (down * (first_end - t) + granted_restored * np.maximum(hold - d_swap, 0.0)
+               + stay * d_slow + np.where(granted, sw * d_swap + sr * np.maximum(
+                   hold - d_swap, 0.0), 0.0))[inside] / HOUR
+    return mean, below_t / h, n_down, denied, n_ev, band, ev_lost[:100_000]
+
+
+def _spread_sets(kinds, n_pools: int, trial, t, kind, pool, rng):
+    """A shared part's failure, drawn once for its set, as one event per cell of the set
+    at the same moment (same trial and time), each cell asking its own pool: a set drawn
+    evenly among the kind's ``sets``, its cells ``first + set x cells + j``; pool ``cell x
+    G + g`` where the cluster's pools are ``G`` per cell (``g`` the failure's drawn pool's
+    slot, the same part in every cell), else the one pool. Other events pass unchanged
+    (and nothing is drawn where no kind is a shared part's: a single cell, Lite fabrics)."""
+    sets_k = np.array([k.sets for k in kinds], dtype=np.int64)
+    if not len(kind) or not (sets_k > 0).any():
+        return trial, t, kind, pool
+    m_k = np.array([k.cells if k.sets else 1 for k in kinds], dtype=np.int64)
+    first_k = np.array([k.first for k in kinds], dtype=np.int64)
+    m = m_k[kind]
+    wide = np.flatnonzero(sets_k[kind] > 0)
+    cell0 = np.zeros(len(kind), dtype=np.int64)
+    cell0[wide] = first_k[kind[wide]] + rng.integers(0, sets_k[kind[wide]]) * m[wide]
+    cells = int(max(k.first + k.sets * k.cells for k in kinds if k.sets))
+    rep = np.repeat(np.arange(len(kind)), m)
+    j = np.arange(len(rep)) - np.repeat(np.cumsum(m) - m, m)
+    trial, t, kind, old = trial[rep], t[rep], kind[rep], pool[rep]
+    cell = cell0[rep] + j
+    if n_pools == 1:
+        spread = np.zeros_like(old)
+    elif n_pools % cells == 0:
+        per = n_pools // cells
+        spread = cell * per + old % per
+    else:   # not a pool per cell: consecutive pools from the drawn one
+        spread = (old + j) % n_pools
+    pool = np.where(sets_k[kind] > 0, spread, old)
+    return trial, t, kind, pool
+
+
+def _trial_offsets(level: np.ndarray, trial: np.ndarray) -> np.ndarray:
+    """The running sum carried into each trial from the trials before it (``level`` is a
+    cumulative sum over trials sorted one after another)."""
+    if not len(level):
+        return level
+    starts = np.r_[True, trial[1:] != trial[:-1]]
+    first = np.maximum.accumulate(np.where(starts, np.arange(len(level)), 0))
+    before = np.r_[0.0, level[:-1]]
+    return before[first]
