@@ -10,7 +10,9 @@ from types import SimpleNamespace
 import numpy as np
 
 from netmodel.study.crossovers import BANDWIDTH_RANGE, Crossover
-from netmodel.study.summary import _claim_fabric, _crossovers_part, _fabric_part, _sweep_part
+from netmodel.study.summary_claims import _claim_fabric
+from netmodel.study.summary_crossings import _crossovers_part, _sweep_part
+from netmodel.study.summary_fabrics import _fabric_part
 from netmodel.study.sweep import SweepParam, _crossings
 
 BASE = "base@H"

@@ -5,15 +5,10 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from netmodel.study.summary import (
-    _claim_custom,
-    _moe_part,
-    _notes,
-    _packed_part,
-    _serving_part,
-    _tp_dependence,
-    summary_markdown,
-)
+from netmodel.study.summary import _notes, summary_markdown
+from netmodel.study.summary_claims import _claim_custom
+from netmodel.study.summary_fabrics import _packed_part, _tp_dependence
+from netmodel.study.summary_serving import _moe_part, _serving_part
 
 
 def _row(label, *, tp=4, pp=1, ep=1, dp=1, batch=8, v=1.0, phase="decode", model="m"):
@@ -139,7 +134,7 @@ def test_crossovers_say_when_a_variant_already_ties():
     # --models Llama-3-8B: the plain Lite reaches 521.33 of h100-dgx's 521.91 tokens/s/SM
     # (0.9989x, a match within 0.5% in part 2) and never above it; part 2c said 'do not
     # match it even at 64x', part 2 'match or beat ... 1.00x'
-    from netmodel.study.summary import _crossovers_part
+    from netmodel.study.summary_crossings import _crossovers_part
 
     rows = [SimpleNamespace(model="m", phase="prefill", fabric=f, gpu="Lite",
                             baseline="base@H", baseline_tokens_per_s_per_sm=521.91,
@@ -158,7 +153,7 @@ def test_crossovers_say_when_a_variant_already_ties():
 def test_die_comparison_says_when_the_run_prices_no_lite():
     # --gpus B200-HGX,GB300-NVL72: the rows are h100-dgx and the B200-HGX fabrics, and the
     # bullet compared a Lite die with an H100's as if this run had priced one
-    from netmodel.study.summary import _cost_part
+    from netmodel.study.summary_costs import _cost_part
 
     pkg = {"H100-SXM": SimpleNamespace(die=SimpleNamespace(cost_per_good_sm=2.0), per_sm=20.0),
            "Lite": SimpleNamespace(die=SimpleNamespace(cost_per_good_sm=1.6), per_sm=25.0)}
@@ -180,7 +175,8 @@ def test_die_comparison_says_when_the_run_prices_no_lite():
 def test_no_feasible_fabric_row_is_said_not_ranked_as_dashes():
     # --tbt 1us --ttft 1us: 'fabrics ranked ...: lite-direct -, lite-flat -, ...' and 'The
     # fabric decides: fewer than two fabrics per GPU' (there were five)
-    from netmodel.study.summary import _claim_fabric, _fabric_part
+    from netmodel.study.summary_claims import _claim_fabric
+    from netmodel.study.summary_fabrics import _fabric_part
 
     rows = [_row("base@H"), _row("a@G"), _row("b@G")]
     for r in rows:
@@ -199,7 +195,7 @@ def test_overlap_gain_does_not_claim_the_same_configurations():
     # the bullet said '(never less: the same configurations, each step no longer)' while
     # the shipped study's overlapped search picks another TP degree or batch in 66 of 156
     # rows; it now counts them
-    from netmodel.study.summary import _claims_part
+    from netmodel.study.summary_claims import _claims_part
 
     def fab(batch, v):
         return _Fab([_row("base@H100-SXM", batch=8), _row("a@Lite", batch=batch, v=v),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from netmodel.study.summary import _reliability_part
+from netmodel.study.summary_costs import _reliability_part
 
 
 def _summary(scenario, threshold, quantile):
@@ -33,7 +33,7 @@ def test_crossovers_name_every_fabric_of_a_tie():
     # lite-flat-inr and lite-hier alike; the summary (and the README) said '23.3x
     # (lite-direct) to 28.7x (lite-flat)', as if lite-flat alone needed the most; and with
     # --gpus B200-HGX, '<0.125x (lite-direct)' where every fabric is below the range
-    from netmodel.study.summary import _crossovers_part
+    from netmodel.study.summary_crossings import _crossovers_part
 
     def row(fabric, gpu, need, bound="found"):
         return SimpleNamespace(model="m", phase="decode", fabric=fabric, gpu=gpu,
@@ -57,7 +57,7 @@ def test_a_latency_above_the_range_is_not_an_upper_limit():
     # every hop (the top of LATENCY_RANGE, latency_bound 'above range'); the summary said
     # it 'tolerates up to 100 us', a limit the search never found
     from netmodel.study.crossovers import LATENCY_RANGE
-    from netmodel.study.summary import _crossovers_part
+    from netmodel.study.summary_crossings import _crossovers_part
 
     def row(bound, latency):
         return SimpleNamespace(model="m", phase="decode", fabric="f", gpu="B",

@@ -1,0 +1,113 @@
+"""Parts 4 and 5 of the study's summary (:mod:`netmodel.study.summary`): how each fabric
+fails (blast radius, availability, hot spares) and what it costs (power, USD per token,
+the dies' yield).
+"""
+
+from __future__ import annotations
+
+from netmodel.study.summary_words import TIE, _list, _others, _own, _span, _v, _x
+
+
+def _reliability_part(rel, fab) -> list[str]:
+    if not rel.summaries:
+        return []
+    s0 = rel.summaries[0]
+    out = ["## 4. Blast radius and availability (reliability.csv, reliability_spares.png)", "",
+           f"{s0.model}, {s0.phase}, {_own(fab.scenarios)} and one copy of its fabric; "
+           "failure and repair rates from netmodel/data/failures.toml (a source per number); "
+           "closed forms. SMs down per GPU failure: hardware (the GPU) and software (every "
+           "GPU of its instance).", "",
+           "| scenario | GPUs | TP | SMs down (hw) | SMs down (sw) | GPU failures/yr | "
+           f"availability | with spares | spares to keep >= {100 * s0.threshold:.4g}% of "
+           f"capacity {100 * s0.quantile:.4g}% of the time |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for s in rel.summaries:
+        need = "none reaches it" if s.spares_needed is None else \
+            f"{s.spares_needed} ({s.spares_needed_placement})"
+        out.append(f"| {s.scenario} | {s.gpus} | {s.tp} | {s.sms_down_per_gpu_failure_hw:.0f} "
+                   f"| {s.sms_down_per_gpu_failure_sw:.0f} | {s.gpu_failures_per_year:.2f} | "
+                   f"{s.availability:.5f} | {s.availability_with_spares:.5f} "
+                   f"({s.spares} {s.spare_placement}) | {need} |")
+    out.append("")
+    base = next((s for s in rel.summaries if s.scenario == fab.baseline), None)
+    lites = [s for s in rel.summaries if s is not base]
+    if base and lites:
+        them = _others(s.scenario.split("@")[-1] for s in lites)
+        hw = [s.sms_down_per_gpu_failure_hw / base.sms_down_per_gpu_failure_hw for s in lites]
+        sw = [s.sms_down_per_gpu_failure_sw / base.sms_down_per_gpu_failure_sw for s in lites]
+        # failures per SM of silicon: equal-silicon clusters compared
+        rate = [(s.gpu_failures_per_year / (s.gpus * s.sms_down_per_gpu_failure_hw))
+                / (base.gpu_failures_per_year / (base.gpus * base.sms_down_per_gpu_failure_hw))
+                for s in lites]
+        verdict = "smaller, as the paper expects" if max(hw) < 1 else "not smaller"
+        out.append(f"- **Hardware blast radius**: a {them['one']} failure takes {_span(hw)} "
+                   f"the SMs of "
+                   f"an H100 failure ({verdict}).")
+        out.append(f"- **Software blast radius**: an instance goes down whole, so a GPU "
+                   f"failure takes {_span(sw)} the SMs it takes on {base.scenario}, "
+                   f"and for the same silicon the {them['many']} have {_span(rate)} as many GPU "
+                   f"failures a year "
+                   + ("(the paper's expectation of a smaller radius does not hold in "
+                      "software)." if min(sw) >= 1 - TIE else "(smaller in software too)."))
+        worse = [s for s in lites if s.availability < base.availability]
+        out.append(f"- **Availability without spares**: {base.scenario} {base.availability:.5f}; "
+                   + ", ".join(f"{s.scenario} {s.availability:.5f}" for s in lites)
+                   + (f" ({len(worse)} of {len(lites)} {them['fabrics']} below the baseline)."
+                      if worse else "."))
+    helped = [s for s in rel.summaries if s.availability_with_spares > s.availability]
+    flat = [s for s in rel.summaries if s not in helped]
+    if helped:
+        out.append("- **Hot spares**: the reference pool raises availability on "
+                   + _list(f"{s.scenario} ({s.availability:.5f} to "
+                           f"{s.availability_with_spares:.5f} with {s.spares} "
+                           f"{s.spare_placement})" for s in helped)
+                   + (("; on " + _list(s.scenario for s in flat) + " the fabric has no free "
+                       "port to reach a spare, so only whole spare instances (global) help")
+                      if flat else "") + ".")
+    for label, why in rel.notes.items():
+        out.append(f"- {label}: not computed ({why}).")
+    return out + [""]
+
+
+def _cost_part(cost, fab) -> list[str]:
+    if not cost.summaries:
+        return []
+    s0 = cost.summaries[0]
+    out = ["## 5. Power and cost (cost.json, cost_per_scenario.png, cost_yield_vs_area.png)",
+           "", f"{s0.model}, {_own(fab.scenarios)} at its best configuration; prices, "
+           "power and yield defaults in compute/data/economics.toml and "
+           "netmodel/data/network_costs.toml (a source and confidence tag per number; "
+           "estimates say so).", "",
+           "| scenario | phase | tokens/s/W | USD per Mtoken | network share of capex | "
+           "of power |", "|---|---|---|---|---|---|"]
+    for s in cost.summaries:
+        out.append(f"| {s.scenario} | {s.phase} | {_v(s.tokens_per_s_per_w)} | "
+                   f"{_v(s.usd_per_mtoken)} | {s.network_share_capex:.0%} | "
+                   f"{s.network_share_power:.0%} |")
+    out.append("")
+    h, lite = cost.marks.get("H100-SXM"), cost.marks.get("Lite")
+    if h and lite:
+        logic = lite.die.cost_per_good_sm / h.die.cost_per_good_sm
+        whole = lite.per_sm / h.per_sm
+        # the plain Lite against the H100, the paper's question: said to be a reference
+        # where the rows above price no plain Lite (--gpus B200-HGX, or Lite+BW alone)
+        priced = {s.gpu for s in cost.summaries}
+        ref = "" if "Lite" in priced else (
+            f" (for reference: the rows above price no plain Lite, but "
+            f"{_list(sorted(priced - {'H100-SXM'})) or 'the H100-SXM alone'})")
+        out.append(f"- **Per good SM**{ref}, a Lite die costs {_x(logic)} an H100 die "
+                   f"(yield falls with area) and a Lite package {_x(whole)} an H100 package "
+                   f"(per-package HBM, packaging and test).")
+    for phase in dict.fromkeys(s.phase for s in cost.summaries):
+        rows = [s for s in cost.summaries if s.phase == phase and s.usd_per_mtoken]
+        base = next((s for s in rows if s.scenario == fab.baseline), None)
+        others = [s for s in rows if s is not base]
+        if base and others:
+            out.append(f"- **{base.model} {phase}, cost**: USD per million tokens relative "
+                       f"to {base.scenario}: "
+                       + ", ".join(f"{s.scenario} {_x(s.usd_per_mtoken / base.usd_per_mtoken)}"
+                                   for s in others) + "; tokens/s/W: "
+                       + ", ".join(f"{s.scenario} "
+                                   f"{_x(s.tokens_per_s_per_w / base.tokens_per_s_per_w)}"
+                                   for s in others) + ".")
+    return out + [""]

@@ -1,0 +1,267 @@
+"""Parts 1, 2 and 2d of the study's summary (:mod:`netmodel.study.summary`): tokens/s/SM of
+the GPUs alone, of each GPU on each fabric, and of the instances packed into the cluster.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from netmodel.study.summary_words import (
+    TIE,
+    _config,
+    _geomean,
+    _list,
+    _others,
+    _own,
+    _plain,
+    _span,
+    _v,
+    _verb,
+    _x,
+)
+
+# ------------------------------------------------------------------ part 1
+
+def _ideal_part(ideal, models, gpus, phases) -> list[str]:
+    nets = ideal.networks
+    net = "ideal" if "ideal" in nets else nets[0]
+    base = ideal.baseline
+    out = [f"## 1. GPUs alone: {net} network (study.csv, tokens_per_sm.png)", "",
+           f"Cells: tokens/s/SM (ratio to {base}) with the {net} network"
+           + (" (free collectives)." if net == "ideal" else "."), ""]
+    for phase in phases:
+        out += [f"**{phase}**", "", "| GPU | " + " | ".join(models) + " |",
+                "|---|" + "---|" * len(models)]
+        for g in gpus:
+            cells = [f"{_v(r.tokens_per_s_per_sm)} ({_x(r.vs_baseline)})"
+                     for r in (ideal.row(m, g, phase, net) for m in models)]
+            out.append(f"| {g} | " + " | ".join(cells) + " |")
+        out.append("")
+    lites = [g for g in gpus if g != base]
+    for phase in phases:
+        # no ratio where the baseline itself is infeasible (DeepSeek-V3 on 8 H100s)
+        none = [m for m in models if not ideal.row(m, base, phase, net).feasible]
+        rated = [m for m in models if m not in none]
+        ratios = {g: [ideal.row(m, g, phase, net).vs_baseline for m in rated] for g in lites}
+        ratios = {g: rs for g, rs in ratios.items() if rs}
+        ok = [g for g, rs in ratios.items() if all(r is not None and r >= 1 - TIE for r in rs)]
+        short = [g for g, rs in ratios.items() if all(r is not None and r < 1 - TIE
+                                                      for r in rs)]
+        lines = [f"the {base} has no feasible configuration for {_list(none)}, so no ratio "
+                 f"there"] if none else []
+        if ok:
+            lines.append(f"{_list(ok)} {_verb(ok, 'matches or beats', 'match or beat')} "
+                         f"the {base} for every model "
+                         f"({'; '.join(f'{g} {_span(ratios[g])}' for g in ok)})")
+        if short:
+            lines.append(f"{_list(short)} {_verb(short, 'falls', 'fall')} short for every "
+                         f"model "
+                         f"({'; '.join(f'{g} {_span(ratios[g])}' for g in short)})")
+        mixed = [g for g in ratios if g not in ok and g not in short]
+        if mixed:
+            lines.append(f"{_list(mixed)} {_verb(mixed, 'depends', 'depend')} on the model "
+                         f"({'; '.join(f'{g} {_span(ratios[g])}' for g in mixed)})")
+        out.append(f"- **{phase}, {net} network**: " + "; ".join(lines) + ".")
+        if "Lite" in ratios and _span(ratios["Lite"]) != "-":
+            out.append(f"- **{phase}**: the plain Lite reaches {_span(ratios['Lite'])} of the "
+                       f"{base}'s tokens/s/SM.")
+    them = _others(gpus, base)
+    if "ring" in nets and "ideal" in nets:
+        for phase in phases:
+            loss = {g: [_keep(ideal, m, g, phase) for m in models] for g in gpus}
+            kept = [f"{_span(loss[base])} of the {base}'s tokens/s/SM",
+                    f"{_span([v for g in lites for v in loss[g]])} of the {them['many']}'"]
+            kept = [k for k in kept[:1 + bool(lites)] if not k.startswith("-")]
+            if kept:   # '-': nothing feasible on both networks
+                out.append(f"- **{phase}**: rings over the scale-up bandwidth instead of free "
+                           f"collectives keep {' and '.join(kept)}.")
+    return out + [""]
+
+
+def _keep(ideal, model, gpu, phase):
+    a, b = ideal.row(model, gpu, phase, "ring"), ideal.row(model, gpu, phase, "ideal")
+    if a.feasible and b.feasible:
+        return a.tokens_per_s_per_sm / b.tokens_per_s_per_sm
+    return None
+
+
+# ------------------------------------------------------------------ part 2
+
+def _fabric_part(fab) -> list[str]:
+    base = fab.baseline
+    names = list(dict.fromkeys(s.name for s in fab.scenarios))
+    gpus = list(dict.fromkeys(s.gpu for s in fab.scenarios))
+    labels = set(fab.labels)
+    out = ["## 2. On fabrics (compare.csv, compare_tokens_per_sm.png, compare_time_split.png)",
+           "", f"Cells: tokens/s/SM of the best configuration on the fabric (ratio to {base}); "
+           "'.' where the scenario is not run with that GPU.", ""]
+    for phase in fab.phases:
+        for model in fab.models:
+            out += [f"**{model}, {phase}**", "", "| scenario | " + " | ".join(gpus) + " |",
+                    "|---|" + "---|" * len(gpus)]
+            for n in names:
+                cells = []
+                for g in gpus:
+                    if f"{n}@{g}" not in labels:
+                        cells.append(".")
+                        continue
+                    r = fab.row(model, f"{n}@{g}", phase)
+                    cells.append(f"{_v(r.tokens_per_s_per_sm)} ({_x(r.vs_baseline)})")
+                out.append(f"| {n} | " + " | ".join(cells) + " |")
+            out.append("")
+    others = [n for n in names if n != base.split("@")[0]]
+    for phase in fab.phases:
+        rows = [r for r in fab.rows if r.phase == phase and r.label != base]
+        rank = sorted(((_geomean([r.vs_baseline for r in rows if r.scenario == n]), n)
+                       for n in others), key=lambda t: -(t[0] or 0))
+        unrated = [n for v, n in rank if v is None]   # no feasible row with a ratio
+        rank = [(v, n) for v, n in rank if v is not None]
+        if rank:   # --scenarios h100-dgx: nothing to rank against it
+            out.append(f"- **{phase}, fabrics ranked** by the geometric mean of tokens/s/SM "
+                       f"over models and GPUs, relative to {base}: "
+                       + ", ".join(f"{n} {_x(v)}" for v, n in rank)
+                       + (f"; no ratio on {_list(unrated)}" if unrated else "") + ".")
+        elif unrated:
+            out.append(f"- **{phase}**: no fabric has a {phase} row with a ratio to {base} "
+                       f"(nothing meets the SLO there, or {base} itself does not).")
+        wins = _best_fabrics(fab, phase, others)
+        total = sum(wins.values()) and len([1 for m in fab.models for g in gpus
+                                            if any(f"{n}@{g}" in labels for n in others)])
+        if total:
+            out.append(f"- **{phase}, best fabric** (within 1%) per model x GPU: "
+                       + ", ".join(f"{n} in {c} of {total}" for n, c in wins.items() if c)
+                       + ".")
+        beat = [r for r in rows if r.vs_baseline is not None and r.vs_baseline >= 1 - TIE]
+        if beat:
+            by = {}
+            for r in beat:
+                by.setdefault(r.model, []).append(f"{r.label} {_x(r.vs_baseline)}")
+            out.append(f"- **{phase}, match or beat {base}**: "
+                       + "; ".join(f"{m}: {', '.join(v)}" for m, v in by.items()) + ".")
+        else:
+            best = max((r for r in rows if r.vs_baseline), key=lambda r: r.vs_baseline,
+                       default=None)
+            if best:
+                out.append(f"- **{phase}**: no {_others(gpus)['one']} configuration on any "
+                           f"fabric matches "
+                           f"{base}; the closest is {best.label} for {best.model} at "
+                           f"{_x(best.vs_baseline)}.")
+        for n in others:
+            mine = [r for r in rows if r.scenario == n and r.feasible]
+            if mine:
+                shares = [r.network_share for r in mine]
+                out.append(f"- **{phase}, {n}**: keeps {_span([r.vs_ideal for r in mine])} "
+                           f"of the same GPU's ideal-network tokens/s/SM; the network bounds "
+                           f"{statistics.median(shares):.0%} of a step (median).")
+    out += _tp_dependence(fab, others, gpus)
+    out += _reconfiguration(fab)
+    return out + [""]
+
+
+def _best_fabrics(fab, phase, names) -> dict:
+    wins = dict.fromkeys(names, 0)
+    for model in fab.models:
+        for g in dict.fromkeys(s.gpu for s in fab.scenarios):
+            vals = {n: fab.row(model, f"{n}@{g}", phase).tokens_per_s_per_sm
+                    for n in names if f"{n}@{g}" in fab.labels}
+            vals = {n: v for n, v in vals.items() if v}
+            if not vals:
+                continue
+            top = max(vals.values())
+            for n, v in vals.items():
+                if v >= top * 0.99:
+                    wins[n] += 1
+    return wins
+
+
+def _tp_dependence(fab, names, gpus) -> list[str]:
+    tp_differ, batch_differ, total, seen = [], 0, 0, []
+    for phase in fab.phases:
+        for model in fab.models:
+            for g in gpus:
+                rows = [fab.row(model, f"{n}@{g}", phase) for n in names
+                        if f"{n}@{g}" in fab.labels]
+                rows = [r for r in rows if r.feasible]
+                if len(rows) < 2:
+                    continue
+                total += 1
+                seen.extend(rows)
+                if len({_config(r) for r in rows}) > 1:
+                    tp_differ.append((model, g, phase, rows))
+                elif len({r.batch for r in rows}) > 1:
+                    batch_differ += 1
+    if not total:
+        return []
+    what = "TP degree" if _plain(seen) else "configuration"
+    line = (f"- The best {what} depends on the fabric in {len(tp_differ)} of {total} "
+            f"model x GPU x phase cases, and only the batch in {batch_differ} more")
+    if tp_differ:
+        model, g, phase, rows = tp_differ[0]
+        line += (f" (e.g. {model} {phase} on {g}: "
+                 + ", ".join(f"{r.scenario} {_config(r)} batch {r.batch}" for r in rows) + ")")
+    return [line + "."]
+
+
+def _reconfiguration(fab) -> list[str]:
+    out = []
+    for name in dict.fromkeys(s.name for s in fab.scenarios):
+        rows = [r for r in fab.rows if r.scenario == name and r.reconfiguration_s > 0]
+        if not rows:
+            continue
+        r = max(rows, key=lambda r: r.tokens_per_s)
+        times = sorted({x.reconfiguration_s for x in rows})
+        span = f"{times[0] * 1e3:g} ms" if len(times) == 1 else \
+            f"{times[0] * 1e3:g}-{times[-1] * 1e3:g} ms"
+        out.append(f"- **{name}**: setting an instance's circuits takes {span}, paid once per "
+                   f"re-provisioning (not per token); at its fastest rate ({r.model} "
+                   f"{r.phase} on {r.gpu}, {r.tokens_per_s:.4g} tokens/s) "
+                   f"{r.reconfiguration_s * 1e3:g} ms is the time of "
+                   f"{r.reconfiguration_s * r.tokens_per_s:.3g} tokens.")
+    return out
+
+
+# ------------------------------------------------------------------ part 2d
+
+def _packed_part(alone, packed) -> list[str]:
+    """What changes when instances are packed into the cluster."""
+    alone_rows = {(r.model, r.label, r.phase): r for r in alone.rows}
+    pairs = [(alone_rows[(p.model, p.label, p.phase)], p) for p in packed.rows
+             if (p.model, p.label, p.phase) in alone_rows]
+    pairs = [(a, p) for a, p in pairs if a.feasible and p.feasible]
+    if not pairs:
+        return []
+    out = ["## 2d. Packed into the cluster (compare_packed.csv)", "",
+           "Parts 2-2c cost each instance alone, placed where the scenario puts the first, "
+           "and divide by the instance's own SMs. Here, for "
+           + _own(packed.scenarios, "each scenario on its own GPU") + ", "
+           "every instance the fabric holds "
+           "(floor(GPUs / instance)) runs its collectives at the same time, sharing links, and "
+           "tokens/s/SM divides the cluster's tokens/s by every SM, stranded GPUs included.",
+           ""]
+    ratio = [p.tokens_per_s_per_sm / a.tokens_per_s_per_sm for a, p in pairs]
+    out.append(f"- Packed tokens/s/SM is {_span(ratio)} of the alone figure (geometric mean "
+               f"{_x(_geomean(ratio))}).")
+    moved = [(a, p) for a, p in pairs if _config(a) != _config(p)]
+    if moved:
+        out.append(f"- The best configuration changes in {len(moved)} of {len(pairs)} cases: "
+                   + "; ".join(f"{a.model} {a.phase} on {a.label}: {_config(a)} -> "
+                               f"{_config(p).removeprefix('TP ') if _plain([a, p]) else _config(p)} "
+                               f"({p.instances} instances, {p.packed_fraction:.0%} of the "
+                               f"GPUs)" for a, p in moved[:6])
+                   + ("; ..." if len(moved) > 6 else "") + ".")
+    else:
+        out.append(f"- The best configuration is the same in all {len(pairs)} cases.")
+    stranded = [(a, p) for a, p in pairs if p.packed_fraction < 1]
+    if stranded:
+        a, p = min(stranded, key=lambda ap: ap[1].packed_fraction)
+        out.append(f"- Stranded GPUs: {len(stranded)} cases leave part of the cluster idle "
+                   f"(least used: {p.model} {p.phase} on {p.label}, {p.packed_fraction:.0%}).")
+    base = packed.baseline
+    for phase in packed.phases:
+        rows = [p for _, p in pairs if p.phase == phase and p.label != base
+                and p.vs_baseline is not None]
+        if rows:
+            them = _others(r.gpu for r in rows)
+            out.append(f"- **{phase}**, packed, relative to {base}: {them['fabrics']} "
+                       f"{_span([r.vs_baseline for r in rows])}.")
+    return out + [""]

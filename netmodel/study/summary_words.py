@@ -1,0 +1,86 @@
+"""The words and numbers of the study's summary (:mod:`netmodel.study.summary`): ratios,
+spans, lists and configurations as every part writes them, and the tie ratios are read
+against.
+"""
+
+from __future__ import annotations
+
+import math
+
+#: Ratios within this of 1 count as "matching".
+TIE = 0.005
+
+
+def _x(v) -> str:
+    return "-" if v is None else f"{v:.2f}x"
+
+
+def _v(v) -> str:
+    return "infeasible" if v is None else f"{v:.3g}"
+
+
+def _span(values) -> str:
+    values = [v for v in values if v is not None]
+    if not values:
+        return "-"
+    lo, hi = min(values), max(values)
+    return f"{lo:.2f}x" if abs(hi - lo) < 0.005 else f"{lo:.2f}x-{hi:.2f}x"
+
+
+def _geomean(values) -> float | None:
+    values = [v for v in values if v]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def _others(gpus, baseline: str = "H100-SXM") -> dict:
+    """How the text names the GPUs other than the baseline: the Lites in the default study,
+    one other GPU by its name, several by "other" (a B200 is no Lite)."""
+    gpus = [g for g in dict.fromkeys(gpus) if g != baseline]
+    if all(g.startswith("Lite") for g in gpus):
+        return {"one": "Lite", "many": "Lites", "fabrics": "Lite fabrics"}
+    if len(gpus) == 1:
+        return {"one": gpus[0], "many": f"{gpus[0]}s", "fabrics": f"{gpus[0]} fabrics"}
+    return {"one": "non-baseline GPU", "many": "other GPUs", "fabrics": "other fabrics"}
+
+
+def _own(scenarios, lead: str = "each scenario with its own GPU") -> str:
+    """``lead``, and which scenarios ran on another GPU because the run lacks their own
+    (:func:`~netmodel.study.lite_gpu_parts.own_gpu_scenarios`)."""
+    from netmodel.study.lite_gpu_parts import own_gpu_scenarios
+
+    swapped = [s.label for s in own_gpu_scenarios(scenarios)
+               if s.home_gpu is not None and s.gpu != s.home_gpu]
+    return lead + (f" (where this run lacks it, the first GPU it runs with: {_list(swapped)})"
+                   if swapped else "")
+
+
+def _config(r) -> str:
+    """A row's configuration as compute spells it: ``TP 8``, ``TP 3 x PP 8``,
+    ``TP 8 x EP 8 x DP-attention 8``."""
+    from compute.parallel import Parallelism
+
+    return Parallelism.of(r).label
+
+
+def _plain(rows) -> bool:
+    """Whether every feasible row of ``rows`` is plain tensor parallelism."""
+    return all(r.pp == 1 and r.ep == 1 and r.attention_dp == 1
+               for r in rows if r.feasible)
+
+
+def _verb(items, one: str, many: str) -> str:
+    """``one`` after a single subject, ``many`` after several ("Lite falls short",
+    "Lite and Lite+BW fall short")."""
+    return one if len(list(items)) == 1 else many
+
+
+def _list(items) -> str:
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _overlapped(result) -> bool:
+    """Whether ``result`` (a comparison or study) ran with ``--overlap-collectives``."""
+    return bool(result.settings.get("options", {}).get("overlap_collectives"))
