@@ -391,7 +391,7 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
             f"{k} {format_time(t)}" for k, t in sorted(alternatives.items(), key=lambda x: x[1])))
     if at_once is not None:
         click.echo(f"every instance of {len(group)} at once (the scenario's instances = all), "
-                   f"one algorithm shared by all, as compare charges it: "
+                   f"each on its own algorithm, as compare charges it: "
                    f"{format_time(at_once)}")
     conc = extra.get("all_groups")
     if conc:

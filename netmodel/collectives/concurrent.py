@@ -19,9 +19,10 @@ together, step ``i`` of each group's own algorithm beside step ``i`` of every ot
 Alone is each group's own best; slowdown its time together over that. Where every group
 runs one algorithm (groups of one shape: the usual case), its loads are those of that
 algorithm costed for all groups at once, reused between sizes and ops.
-:func:`concurrent_linear` (the fabric search's ``instances = "all"``) still shares one
-choice among all groups per size: the (algorithm, protocol), among those that run on every
-group, with the smallest makespan (the slowest group's time).
+:func:`concurrent_own` (the fabric search's ``instances = "all"``) compiles that makespan
+once for any sizes (:func:`concurrent_own_makespan`). :func:`concurrent_linear` gives the
+lines of one choice shared by all groups per size, and :func:`concurrent_makespan` the
+(algorithm, protocol), among those that run on every group, with the smallest makespan.
 
 >>> import networkx as nx
 >>> from netmodel.collectives.calibration import Calibration
@@ -81,7 +82,8 @@ if TYPE_CHECKING:
     #: Groups: explicit GPU lists, or an int size cutting the fabric into groups.
     Groups = int | Iterable[Iterable[Hashable]]
 
-__all__ = ["ConcurrentResult", "concurrent_cost", "concurrent_linear", "concurrent_makespan"]
+__all__ = ["ConcurrentResult", "concurrent_cost", "concurrent_linear", "concurrent_makespan",
+           "concurrent_own", "concurrent_own_makespan"]
 
 
 @dataclass(frozen=True)
@@ -145,8 +147,8 @@ class _Groups:
     """The groups of a concurrent costing, prepared once for every algorithm: in ring order,
     as node numbers, and sorted into classes that share steps."""
 
-    def __init__(self, model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...]
-                 ) -> None:
+    def __init__(self, model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...],
+                 hot: bool = True) -> None:
         # the model's graph and switch tiers, not the model: a model keeps its groups
         # (:func:`_prepared`), which then hold no reference back to it
         self.graph, self.tiers = model.graph, model.router.tier
@@ -165,6 +167,8 @@ class _Groups:
         #: Loads of the steps costed so far, for every algorithm: ``{(classes, pattern):
         #: (fractions, loads)}`` (see :func:`_evaluate`).
         self.loads: dict = {}
+        #: Whether the steps' loads hold their hot spots (:func:`_loads`' ``hot_too``).
+        self.hot = hot
 
     @staticmethod
     def partition(algorithm: str) -> str:
@@ -298,7 +302,7 @@ def _group_pieces(gid, pl, G, NP, traffic: bool = True):
     return uk // NP, uk % NP, np.bincount(inv.ravel(), pl.frac[pl.pieces]) if traffic else None
 
 
-def _loads(router, rate, pl, gid, G, disjoint, alone_too: bool = True):
+def _loads(router, rate, pl, gid, G, disjoint, alone_too: bool = True, hot_too: bool = True):
     """Per group, for one step of every group: the bottleneck together (busiest own link,
     counting everyone's bytes, over its rate) and alone (own bytes only), latency,
     scale-out; and the step's hot spots ``[(utilisation, link, groups using it)]``.
@@ -375,7 +379,7 @@ def _loads(router, rate, pl, gid, G, disjoint, alone_too: bool = True):
     np.maximum.at(lat_up, gid[up], pl.latency[up])
     lat_up = np.where(lat_up < 0, latency, lat_up)
     scaleout = np.bincount(gid, pl.scaleout.astype(float), minlength=G) > 0
-    if not alone_too:
+    if not alone_too or not hot_too:   # no hot spots asked for
         return together, alone, latency, lat_up, scaleout, []
     k = min(5, len(util))
     cand = np.argpartition(util, len(util) - k)[len(util) - k:] if k else np.zeros(0, int)
@@ -450,8 +454,9 @@ def _step_parts(classes, i):
     return key, np.concatenate([m[2] for m in members]), parts
 
 
-def _loads_in_parts(router, rate, parts, G) -> tuple | None:
-    """:func:`_loads` without ``alone_too`` of the step whose transfers ``parts()`` yields
+def _loads_in_parts(router, rate, parts, G, disjoint: bool = False,
+                    alone_too: bool = False) -> tuple | None:
+    """:func:`_loads` without hot spots of the step whose transfers ``parts()`` yields
     (:func:`_step_parts`), bit for bit, routed part by part (a step of 4.2 million transfers
     allocated some 40 arrays of 33-67 MB whose fresh pages the kernel zeroed: more time
     than the arithmetic); None where it would not be the same (a transfer routed on its
@@ -463,7 +468,9 @@ def _loads_in_parts(router, rate, parts, G) -> tuple | None:
     same signatures, patterns and piece ids); a link's bytes are summed in the order one
     plan sums them (:func:`numpy.add.at` adds in order, as :func:`numpy.bincount` does; a
     link is a first hop or a last hop, never both, and parts keep the transfers' order), and
-    the rest is maxima, order-free."""
+    the rest is maxima, order-free. With ``alone_too``, each group's loads alone are
+    :func:`_loads`' of the part holding it (a part holds whole groups, and a group's own
+    bytes are summed in its transfers' order, as in one plan)."""
     L = router.n_links
     if G * L > _PART_CELLS:
         return None
@@ -479,10 +486,14 @@ def _loads_in_parts(router, rate, parts, G) -> tuple | None:
     latency = np.zeros(G)
     lat_up = np.full(G, -1.0)
     scaleout = np.zeros(G, dtype=bool)
+    alone = np.zeros(G)
     for src, dst, frac, g in parts():
         pl = router.plan_nodes(src, dst, frac)
         if len(pl.routed) or len(router._piece_links) != NP:
             return None   # routed on its own, or not learned up front after all: one plan
+        if alone_too:
+            np.maximum(alone, _loads(router, rate, pl, g, G, disjoint, True, False)[1],
+                       out=alone)
         f = pl.frac
         el = pl.hop_links.astype(np.int64, copy=False)
         eg = g[pl.hop_index]
@@ -510,7 +521,7 @@ def _loads_in_parts(router, rate, parts, G) -> tuple | None:
     if have:
         np.maximum.at(together, pg, _piece_max(which, plk, util, len(used))[slot_of[pp]])
     lat_up = np.where(lat_up < 0, latency, lat_up)
-    return together, np.zeros(G), latency, lat_up, scaleout, []
+    return together, alone, latency, lat_up, scaleout, []
 
 
 def _spread_pieces(router, used: np.ndarray, per_piece: np.ndarray, NP: int,
@@ -585,7 +596,7 @@ def _evaluate(model, op, algorithm, groups: _Groups, alone_too: bool = True,
     for i in range(n_steps):
         # a large step of only the loads together: routed in parts, never whole (its key's
         # fractions kept once per class: the key and alone_too fix whether a step is)
-        parted = None if alone_too else _step_parts(classes, i)
+        parted = None if alone_too and groups.hot else _step_parts(classes, i)
         if parted is None:
             src, dst, frac, gid, key = _step_transfers(router, classes, i)
         else:
@@ -603,15 +614,18 @@ def _evaluate(model, op, algorithm, groups: _Groups, alone_too: bool = True,
             out = None
             if parted is not None:
                 if plan_key not in router._plans:
-                    out = _loads_in_parts(router, rate, parts, G)
+                    out = _loads_in_parts(router, rate, parts, G, groups.disjoint,
+                                          alone_too)
                 if out is None:   # as it was: one plan of the whole step
                     src, dst, frac_all, gid, _ = _step_transfers(router, classes, i)
                     pl = router.plan_nodes(src, dst, frac_all, plan_key)
-                    out = _loads(router, rate, pl, gid, G, groups.disjoint, alone_too)
+                    out = _loads(router, rate, pl, gid, G, groups.disjoint, alone_too,
+                                 groups.hot)
                     del pl, src, dst, frac_all, gid
             else:
                 pl = router.plan_nodes(src, dst, frac, plan_key)
-                out = _loads(router, rate, pl, gid, G, groups.disjoint, alone_too)
+                out = _loads(router, rate, pl, gid, G, groups.disjoint, alone_too,
+                             groups.hot)
                 del pl
             if key is not None:
                 done[key] = (frac, out)
@@ -816,17 +830,18 @@ _KEPT_GROUPS = 16
 
 
 def _prepared(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...],
-              alone_too: bool) -> _Groups:
+              alone_too: bool, hot: bool = True) -> _Groups:
     """The :class:`_Groups` of ``groups`` on ``model``, kept on the model: a later
     costing of the same groups (another op) reuses the loads of the steps it shares
     with the ops costed before (a ring all-reduce's steps are its reduce-scatter's and its
     all-gather's), as one costing reuses them between its algorithms. Kept apart by
-    ``alone_too``, which changes what a step's loads hold."""
+    ``alone_too`` and ``hot`` (hot spots worked out), which change what a step's loads
+    hold."""
     kept = model._concurrent
-    key = (groups, alone_too)
+    key = (groups, alone_too, hot)
     hit = kept.pop(key, None)
     if hit is None:
-        hit = _Groups(model, groups)
+        hit = _Groups(model, groups, hot)
     kept[key] = hit   # the most recently used last
     while len(kept) > _KEPT_GROUPS:
         _forget(model, kept.pop(next(iter(kept))))
@@ -934,7 +949,7 @@ def _useless(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
 def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op: str,
              names: Iterable[str], alone_too: bool = True,
              nbytes: np.ndarray | None = None,
-             why_out: dict[str, list[str]] | None = None) -> list[tuple]:
+             why_out: dict[str, list[str]] | None = None, hot: bool = True) -> list[tuple]:
     """Every valid (algorithm, protocol): ``(name, protocol, a_together, b_together,
     a_alone, b_alone, hot, crosses)``, the a/b arrays of shape ``(G,)``; without
     ``alone_too`` ``(name, protocol, a_together, b_together, crosses)`` only (the rest is
@@ -942,9 +957,11 @@ def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
     lower bound shows it can change neither the best choice nor the best time alone at any
     of these sizes (:func:`_useless`) is left out without being routed. ``why_out``: filled
     with why each algorithm that cannot run on every group was left out (by name), and
-    no error where none can (the list is then empty)."""
+    no error where none can (the list is then empty). Without ``hot``, no hot spots
+    (empty lists: their search is most of the time of a step of few transfers on a large
+    fabric)."""
     names = list(names)
-    prepared = _prepared(model, groups, alone_too)
+    prepared = _prepared(model, groups, alone_too, hot)
     why: dict[str, list[str]] = {name: [] for name in names}
     for name in list(names):  # ruled out by a look at the groups: no work counted
         if (name, op) not in PRECHECKS:   # nothing to look at (8,192 groups of 2: 0.4 s)
@@ -1223,15 +1240,16 @@ def _embed(o: tuple, where: np.ndarray, G: int) -> tuple:
 
 
 def _own_options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op: str,
-                 names: list[str], n: np.ndarray) -> tuple:
+                 names: list[str], n: np.ndarray | None, hot: bool = True) -> tuple:
     """Every group's candidates: ``(options, lo, hi, whole)``, the options of
     :func:`_options` and their sizes (:func:`_ranges`; ``lo``, ``hi`` both None where every
     option runs at every size) over all groups, an algorithm that runs on some groups only
     (two-shot on a Lite package's mesh, in-network within a scale-up domain) costed on
     those and inf on the others; ``whole``, the algorithms costed on every group together
-    (only their loads together are the groups' own when all run one of them)."""
+    (only their loads together are the groups' own when all run one of them). ``hot``:
+    as :func:`_options`'."""
     why: dict[str, list[str]] = {}
-    options = _options(model, groups, op, names, nbytes=n, why_out=why)
+    options = _options(model, groups, op, names, nbytes=n, why_out=why, hot=hot)
     G = len(groups)
     lo, hi = (_ranges(model, groups, op, options) or (None, None)) if options else (None, None)
     whole = {o[0] for o in options}
@@ -1244,7 +1262,7 @@ def _own_options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...
             continue
         where = np.flatnonzero(runs)
         sub = tuple(groups[g] for g in where.tolist())
-        sub_opts = _options(model, sub, op, [name], nbytes=n, why_out={})
+        sub_opts = _options(model, sub, op, [name], nbytes=n, why_out={}, hot=hot)
         if not sub_opts:
             continue
         slo, shi = _ranges(model, sub, op, sub_opts) or (None, None)
@@ -1300,6 +1318,128 @@ def _mixed_lines(model: FabricCostModel, op: str, evaluated: tuple, rows: np.nda
     return np.stack([x[0] for x in lines]), np.stack([x[1] for x in lines])
 
 
+def _own_times(options: list[tuple], lo, hi, n: np.ndarray) -> tuple:
+    """Each group's own choice and times at the sizes ``n`` from ``options``
+    (:func:`_own_options`, with their sizes ``lo``, ``hi``): ``(time, alone, own, keys,
+    pairs, t_all)``: seconds together, each running its own choice beside the others'
+    (every group on one algorithm's loads: :func:`_mixed_sizes` says where that is not
+    so), seconds alone, each group's choice (an index into ``pairs``, the (algorithm,
+    protocol) choices), each option's choice, and every option's lines together at ``n``
+    (``(O, G, S)``)."""
+    t_all = _masked(np.stack([o[2][:, None] + o[3][:, None] * n[None, :] for o in options]),
+                    lo, hi, n)
+    a_all = _masked(np.stack([o[4][:, None] + o[5][:, None] * n[None, :] for o in options]),
+                    lo, hi, n)
+    # each group's choices: (algorithm, protocol), its lines one choice (the least at n)
+    pairs: dict[tuple[str, str], int] = {}
+    keys = np.array([pairs.setdefault((o[0], o[1]), len(pairs)) for o in options],
+                    dtype=np.intp)
+    G, S = t_all.shape[1:]
+    # each group's own choice: the one holding its least line alone (the first such)
+    best = np.argmin(a_all, axis=0)                        # (G, S): an option
+    own = keys[best]                                       # (G, S): its choice
+    gi, si = np.arange(G)[:, None], np.arange(S)[None, :]
+    alone = a_all[best, gi, si]
+    # together: the least of the own choice's lines (gathered line by line, not reduced
+    # over every option: 2,048 groups x 30 sizes x 40 options)
+    order = np.argsort(keys, kind="stable")
+    count = np.bincount(keys)
+    first = (np.cumsum(count) - count)[own]
+    time = np.full((G, S), np.inf)
+    for j in range(int(count.max())):
+        o = order[np.minimum(first + j, len(order) - 1)]
+        np.minimum(time, np.where(j < count[own], t_all[o, gi, si], np.inf), out=time)
+    return time, alone, own, keys, list(pairs), t_all
+
+
+def _mixed_sizes(own: np.ndarray, pair_list: list, whole: set) -> np.ndarray:
+    """Per size, whether the groups' own choices ``own`` (``(G, S)``, indices into
+    ``pair_list``) run different algorithms, or one not costed on every group together
+    (not in ``whole``): their loads together are then no single algorithm's."""
+    alg_names = list(dict.fromkeys(p[0] for p in pair_list))
+    alg = np.array([alg_names.index(p[0]) for p in pair_list], dtype=np.intp)[own]
+    in_whole = np.array([name in whole for name in alg_names])
+    return (alg != alg[:1]).any(axis=0) | ~in_whole[alg[0]]
+
+
+def concurrent_own(model: FabricCostModel, groups: Groups, op: str,
+                   algorithm: str | None = None) -> tuple:
+    """:func:`concurrent_cost`'s makespan compiled once for any sizes (the fabric search's
+    ``instances = "all"``): ``(options, lo, hi, whole, groups)`` for
+    :func:`concurrent_own_makespan`, each group running its own choice, the fastest for it
+    alone, as NCCL's communicators tune apart. Groups whose lines are all alike (one shape:
+    the usual case) are kept once (they choose alike and take the same time); the groups
+    themselves are kept for the sizes where their choices run different algorithms
+    (costed there by :func:`concurrent_cost`, their steps routed together)."""
+    groups, names = _prepare(model, groups, op, algorithm)
+    options, lo, hi, whole = _own_options(model, groups, op, names, None, hot=False)
+    cols = [np.stack([np.asarray(o[k], dtype=float) for o in options]) for k in (2, 3, 4, 5)]
+    if lo is not None:
+        cols += [lo, hi]
+    _, keep = np.unique(np.vstack(cols), axis=1, return_index=True)
+    keep = np.sort(keep)
+    opts = [(o[0], o[1], o[2][keep], o[3][keep], o[4][keep], o[5][keep]) for o in options]
+    if lo is not None:
+        lo, hi = lo[:, keep], hi[:, keep]
+    return opts, lo, hi, whole, groups
+
+
+def _own_lean(options: list[tuple], lo, hi, n: np.ndarray) -> tuple | None:
+    """:func:`_own_times`' ``(time, alone, own, pairs)`` choice by choice, without the
+    tables of every option (the fabric search asks for hundreds of thousands of sizes at
+    once), where each choice's options lie side by side (else None): per choice its least
+    line alone and together, a group's own the first with the least alone, as there."""
+    pairs: dict[tuple[str, str], int] = {}
+    keys = [pairs.setdefault((o[0], o[1]), len(pairs)) for o in options]
+    if any(k < j for j, k in zip(keys, keys[1:], strict=False)):   # numbered as first seen
+        return None
+
+    def line(i, a, b):
+        t = a[:, None] + b[:, None] * n[None, :]
+        if lo is None or hi is None:
+            return t
+        return np.where((n > lo[i][:, None]) & (n <= hi[i][:, None]), t, np.inf)
+
+    time = alone = own = None
+    for k in range(len(pairs)):
+        mine = [i for i, key in enumerate(keys) if key == k]
+        a_k = t_k = None
+        for i in mine:
+            o = options[i]
+            ta, tt = line(i, o[4], o[5]), line(i, o[2], o[3])
+            a_k = ta if a_k is None else np.minimum(a_k, ta)
+            t_k = tt if t_k is None else np.minimum(t_k, tt)
+        if alone is None:
+            time, alone, own = t_k, a_k, np.zeros(a_k.shape, dtype=np.intp)
+            continue
+        better = a_k < alone
+        alone = np.where(better, a_k, alone)
+        time = np.where(better, t_k, time)
+        own[better] = k
+    return time, alone, own, list(pairs)
+
+
+def concurrent_own_makespan(model: FabricCostModel, op: str, own: tuple,
+                            nbytes: ArrayLike) -> np.ndarray:
+    """The makespan at the sizes ``nbytes`` (any shape) of :func:`concurrent_own`'s
+    ``own``: :func:`concurrent_cost`'s, each group running its own choice."""
+    options, lo, hi, whole, groups = own
+    n = np.asarray(nbytes, dtype=float)
+    flat = n.ravel()
+    lean = _own_lean(options, lo, hi, flat)
+    if lean is None:
+        time, alone, choice, _, pairs, _ = _own_times(options, lo, hi, flat)
+    else:
+        time, alone, choice, pairs = lean
+    if not np.isfinite(alone).all():
+        raise UserError(f"no algorithm can run {op} on every group")
+    out = time.max(axis=0)
+    mixed = _mixed_sizes(choice, pairs, whole)
+    if mixed.any():   # groups on different algorithms: their steps routed together
+        out[mixed] = concurrent_cost(model, groups, op, flat[mixed]).makespan
+    return out.reshape(n.shape)
+
+
 def concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: ArrayLike,
                     algorithm: str | None = None) -> ConcurrentResult:
     """Cost ``op`` of ``nbytes`` (scalar or array) run by all ``groups`` at once.
@@ -1314,42 +1454,17 @@ def concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Arr
     n = np.atleast_1d(check_sizes(nbytes)).astype(float)
     groups, names = _prepare(model, groups, op, algorithm)
     options, lo, hi, whole = _own_options(model, groups, op, names, n)
-    t_all = _masked(np.stack([o[2][:, None] + o[3][:, None] * n[None, :] for o in options]),
-                    lo, hi, n)
-    a_all = _masked(np.stack([o[4][:, None] + o[5][:, None] * n[None, :] for o in options]),
-                    lo, hi, n)
-    # each group's choices: (algorithm, protocol), its lines one choice (the least at n)
-    pairs: dict[tuple[str, str], int] = {}
-    keys = np.array([pairs.setdefault((o[0], o[1]), len(pairs)) for o in options],
-                    dtype=np.intp)
-    pair_list = list(pairs)
-    # each group's own choice: the one holding its least line alone (the first such)
-    best = np.argmin(a_all, axis=0)                        # (G, S): an option
-    own = keys[best]                                       # (G, S): its choice
-    G, S = own.shape
-    gi, si = np.arange(G)[:, None], np.arange(S)[None, :]
-    alone = a_all[best, gi, si]
+    time, alone, own, keys, pair_list, t_all = _own_times(options, lo, hi, n)
     if not np.isfinite(alone).all():
         g = int(np.flatnonzero(~np.isfinite(alone).all(axis=1))[0])
         raise UserError(f"no algorithm can run {op} on the group "
                         f"{', '.join(map(str, groups[g]))}")
-    # together: the least of the own choice's lines (gathered line by line, not reduced
-    # over every option: 2,048 groups x 30 sizes x 40 options)
-    order = np.argsort(keys, kind="stable")
-    count = np.bincount(keys)
-    first = (np.cumsum(count) - count)[own]
-    time = np.full((G, S), np.inf)
-    for j in range(int(count.max())):
-        o = order[np.minimum(first + j, len(order) - 1)]
-        np.minimum(time, np.where(j < count[own], t_all[o, gi, si], np.inf), out=time)
+    G, S = own.shape
     algorithms = np.array([p[0] for p in pair_list])[own]
     protocols = np.array([p[1] for p in pair_list])[own]
     # sizes where the groups run different algorithms (or one that runs on some only):
     # every group's own steps routed together (their loads are no single algorithm's)
-    alg_names = list(dict.fromkeys(p[0] for p in pair_list))
-    alg = np.array([alg_names.index(p[0]) for p in pair_list], dtype=np.intp)[own]
-    in_whole = np.array([name in whole for name in alg_names])
-    mixed = ((alg != alg[:1]).any(axis=0) | ~in_whole[alg[0]]).tolist()
+    mixed = _mixed_sizes(own, pair_list, whole).tolist()
     prepared = None
     evaluated: dict[tuple, tuple] = {}
     lines: dict[tuple, tuple] = {}

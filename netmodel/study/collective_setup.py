@@ -105,8 +105,8 @@ class CollectiveSetup:
         return hit
 
     def at_once_time(self, op: str, nbytes: float, size: int) -> float | None:
-        """Seconds of ``op`` with every instance of ``size`` GPUs at once, under one
-        (algorithm, protocol) shared by all, as compare charges a scenario whose
+        """Seconds of ``op`` with every instance of ``size`` GPUs at once, each on its own
+        (algorithm, protocol), the fastest for it alone, as compare charges a scenario whose
         ``instances = "all"`` (:class:`~netmodel.study.fabric_search.ScenarioCollectives`,
         the caller's placement and algorithm in); None for a fabric or instances alone."""
         s = self.scenario

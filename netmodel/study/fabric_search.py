@@ -16,11 +16,13 @@ sits where the placement puts the first instance; other instances' traffic does 
 its links). With the scenario's ``instances = "all"`` (or ``ScenarioCollectives(scenario,
 concurrent=True)``) every instance of the cluster runs the collective at the same time: for
 TP degree ``t`` the fabric is cut into ``floor(GPUs / t)`` instances by the placement
-policy, links are shared fairly, and the collective takes the slowest instance's time
-under one (algorithm, protocol) shared by all, the fastest such choice per size
-(:func:`~netmodel.collectives.concurrent.concurrent_linear`). Only the candidates differ: per
-candidate one ``(a_g, b_g)`` per instance, compiled once per (op, t); a size array then
-costs a maximum over instances and a minimum over candidates.
+policy, links are shared fairly, and the collective takes the slowest instance's time,
+each instance running its own (algorithm, protocol), the fastest for it alone, as NCCL's
+communicators tune apart and as ``collective --all-groups`` charges it
+(:func:`~netmodel.collectives.concurrent.concurrent_own`, compiled once per (op, t), its
+instances of one shape kept once; a size array then costs each choice's least line alone
+and together, and where instances choose different algorithms, their steps routed
+together by :func:`~netmodel.collectives.concurrent.concurrent_cost`).
 
 >>> r = fabric_search("Llama-3-70B", "lite-flat", "decode")
 >>> r.best.tp in (8, 16, 32) and r.best.feasible, r.reconfiguration_s
@@ -484,12 +486,11 @@ class ScenarioCollectives:
         return hit
 
     def linear(self, op: str, size: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(a, b)``: the candidates' ``time = a + b * bytes`` (compiled once per op, size).
-
-        Alone: shape ``(C,)``. With every instance at once: shape ``(C, G)``, one column
-        per instance (their times while sharing the fabric), instances that can never be
-        the slowest under a candidate (``a`` and ``b`` both no larger than another's, so
-        never slower at any size > 0) dropped, leaving at least one.
+        """``(a, b)``: the candidates' ``time = a + b * bytes`` (compiled once per op, size),
+        shape ``(C,)``; with every instance at once ``("own", compiled)``, the instances'
+        own choices (:func:`~netmodel.collectives.concurrent.concurrent_own`), which
+        :meth:`collective_time` costs by
+        :func:`~netmodel.collectives.concurrent.concurrent_own_makespan`.
         """
         from netmodel.collectives.cost import GroupCut
 
@@ -499,24 +500,11 @@ class ScenarioCollectives:
             m = self.model(size)
             try:
                 if self.concurrent:
-                    from netmodel.collectives.concurrent import concurrent_linear
+                    from netmodel.collectives.concurrent import concurrent_own
 
-                    choices, a, b, lo, hi = concurrent_linear(m, self.instances(size), op,
-                                                              ranges=True)
-                    if lo is None:
-                        hit = _envelope(a, b)
-                    elif (lo == lo[:, :1]).all() and (hi == hi[:, :1]).all():
-                        # NCCL's send/recv: LL or Simple by size, alike in every instance
-                        hit = _envelope(a, b)
-                        self._linear[("ranges", op, int(size))] = (choices, lo[:, :1],
-                                                                   hi[:, :1])
-                    else:  # instances whose sizes differ: each runs its own protocol
-                        _, keep = np.unique(np.vstack([a, b, lo, hi]), axis=1,
-                                            return_index=True)
-                        keep = np.sort(keep)
-                        hit = (a[:, keep], b[:, keep])
-                        self._linear[("ranges", op, int(size))] = (choices, lo[:, keep],
-                                                                   hi[:, keep])
+                    # each instance its own choice, the fastest for it alone
+                    # (collective --all-groups' concurrent_cost, compiled once)
+                    hit = ("own", concurrent_own(m, self.instances(size), op))
                 else:
                     from netmodel.collectives.model import candidate_lines
 
@@ -583,21 +571,14 @@ class ScenarioCollectives:
         if p == 1:
             return np.zeros_like(n)
         a, b = self.linear(op, p)
-        if a.ndim == 1:
+        if isinstance(a, str):   # every instance at once, each on its own choice
+            from netmodel.collectives.concurrent import concurrent_own_makespan
+
+            t = concurrent_own_makespan(self.model(p), op, b, n)
+        else:
             from netmodel.collectives.cost import lines_time
 
             t = lines_time(a, b, *self._linear.get(("ranges", op, int(p)), (None, None)), n)
-        elif ("ranges", op, int(p)) in self._linear:  # at once, some only at some sizes
-            from netmodel.collectives.concurrent import concurrent_makespan
-
-            choices, lo, hi = self._linear[("ranges", op, int(p))]
-            t = concurrent_makespan(op, choices, a, b, lo, hi, n)
-        else:  # every instance at once: per candidate the slowest instance, then the best
-            shape = (-1,) + (1,) * n.ndim
-            t = None
-            for ac, bc in zip(a, b, strict=True):
-                tc = (ac.reshape(shape) + bc.reshape(shape) * n).max(0)
-                t = tc if t is None else np.minimum(t, tc)
         return np.where(n > 0, t, 0.0)
 
     def moe_all_to_all_time(self, nbytes: float | np.ndarray, group_size: int,

@@ -49,7 +49,8 @@ puts the first one, with no other traffic on its links. ``"all"`` cuts the fabri
 groups of each collective's size (``floor(GPUs / size)`` of them) by the placement and runs
 the collectives of every one at the same time (the same layer everywhere), sharing links
 fairly: a collective takes the
-slowest instance's time under one algorithm shared by all (:mod:`netmodel.collectives.concurrent`).
+slowest instance's time, each instance on its own algorithm, the fastest for it alone
+(:mod:`netmodel.collectives.concurrent`).
 
 A scenario is swapped to another GPU with :meth:`Scenario.with_gpu` or, where a name is
 typed, ``NAME@GPU`` (``lite-flat@Lite+BW``); the fabric's ``$gpu``, ``$scaleup``,
@@ -686,6 +687,6 @@ def instances_note(scens: Iterable[Scenario]) -> str:
                "first one"
     if modes == {"all"}:
         return "every instance of the cluster runs its collectives at the same time, " \
-               "sharing links fairly; a collective takes the slowest instance's time under " \
-               "one algorithm shared by all"
+               "sharing links fairly; a collective takes the slowest instance's time, each " \
+               "instance on its own algorithm, the fastest for it alone"
     return "per scenario: see each scenario's instances"
