@@ -273,7 +273,7 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         self._code_list: list[int] | None = None
         self._lat_list: list[float] | None = None  # latency and scaleout as lists
         self._bw_list: list[float] | None = None  # _route_bw as a list
-        self._flows: dict = {}  # maximum flows, by pattern (SearchedRoutes._max_flow)
+        self._flows: dict = {}  # maximum flows, by pattern (FlowRoutes._max_flow, route_flows)
         self._flows_bytes = 0  # the bytes they take
         self._nbr_rows: dict | None = None  # per node: (neighbour, link, bandwidth) rows
         self._transit_nbrs: dict | None = None  # per node: neighbours that may forward

@@ -1,6 +1,6 @@
 """Searched routes on a uniform torus do not depend on where they start: a route and its
 translate (every node shifted by the same vector, mod the torus's dimensions) take the same
-links' shares. The maximum flows of searched routes (route_search._max_flow) are kept per
+links' shares. The maximum flows of searched routes (route_flows._max_flow) are kept per
 canonical pattern of route, so the order in which nodes list their neighbours, which has no
 physical meaning, does not change them (it did: 16x16 torus, translates' shares up to 4.8%
 apart)."""
