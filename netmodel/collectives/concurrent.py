@@ -1400,22 +1400,29 @@ def _own_lean(options: list[tuple], lo, hi, n: np.ndarray) -> tuple | None:
             return t
         return np.where((n > lo[i][:, None]) & (n <= hi[i][:, None]), t, np.inf)
 
-    time = alone = own = None
+    blocks = [[i for i, key in enumerate(keys) if key == k] for k in range(len(pairs))]
+
+    def least(k, a, b):   # choice k's least line (its a, b fields)
+        out = None
+        for i in blocks[k]:
+            t = line(i, options[i][a], options[i][b])
+            out = t if out is None else np.minimum(out, t)
+        return out
+
+    alone = own = None
     for k in range(len(pairs)):
-        mine = [i for i, key in enumerate(keys) if key == k]
-        a_k = t_k = None
-        for i in mine:
-            o = options[i]
-            ta, tt = line(i, o[4], o[5]), line(i, o[2], o[3])
-            a_k = ta if a_k is None else np.minimum(a_k, ta)
-            t_k = tt if t_k is None else np.minimum(t_k, tt)
+        a_k = least(k, 4, 5)
         if alone is None:
-            time, alone, own = t_k, a_k, np.zeros(a_k.shape, dtype=np.intp)
+            alone, own = a_k, np.zeros(a_k.shape, dtype=np.intp)
             continue
         better = a_k < alone
         alone = np.where(better, a_k, alone)
-        time = np.where(better, t_k, time)
         own[better] = k
+    # together: only the choices some group takes somewhere
+    chosen = np.unique(own).tolist()
+    time = least(chosen[0], 2, 3)
+    for k in chosen[1:]:
+        time = np.where(own == k, least(k, 2, 3), time)
     return time, alone, own, list(pairs)
 
 
