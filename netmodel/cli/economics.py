@@ -73,9 +73,10 @@ def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | N
               price_text: str | None, sms_text: str | None, critical_text: str | None,
               as_json: bool) -> None:
     """Dies per wafer (Hennessy & Patterson), yield and cost per good die of one die."""
+    from compute.die_yield import check_model, die_cost
     from compute.errors import UserError
     from compute.hardware import get_gpu
-    from compute.yield_model import check_model, die_cost, gpu_die_cost
+    from compute.yield_model import gpu_die_cost
 
     if (area_text is None) == (gpu_name is None):
         raise UserError("give --area (a die's area) or --gpu (a GPU's die), one of them")
