@@ -9,14 +9,13 @@ from hypothesis import strategies as st
 from compute.errors import UserError
 from topologies import build, fat_tree, lite_groups, ocs, realize, ring, superpod, torus
 from topologies.draw import (
-    SAMPLE_GPUS,
-    SAMPLE_SWITCHES,
     circuit_groups,
     figure,
     layout,
     plot,
     representative,
 )
+from topologies.draw_layout import SAMPLE_GPUS, SAMPLE_SWITCHES
 
 
 def test_tiers_are_stacked_and_gpus_in_order():
