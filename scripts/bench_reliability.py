@@ -73,7 +73,8 @@ def peak_rss_gb():
 
 
 from netmodel.study.availability import availability
-from netmodel.study.blast_radius import blast_radius, build_cluster
+from netmodel.study.blast_radius import blast_radius
+from netmodel.study.reliability_cluster import build_cluster
 from netmodel.study.scenarios import load_scenario_text
 
 scenario = {scenario!r}

@@ -36,9 +36,9 @@ from compute.validate import MAX_WHOLE, describe, is_finite, is_whole, number
 from netmodel.study.availability_analytic import Analytic, analytic
 from netmodel.study.availability_kinds import QUANTILE, THRESHOLD, event_kinds
 from netmodel.study.availability_mc import MonteCarlo, _check_run, simulate
-from netmodel.study.blast_radius import YEAR, Cluster, build_cluster, check_cluster
 from netmodel.study.progress import NO_PROGRESS, check_progress
 from netmodel.study.reliability_catalog import HOUR, percent
+from netmodel.study.reliability_cluster import YEAR, Cluster, build_cluster, check_cluster
 from netmodel.study.reliability_spares import SparePools, check_placement, spare_pools
 
 if TYPE_CHECKING:

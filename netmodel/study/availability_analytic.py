@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from netmodel.study.availability_kinds import THRESHOLD, Kind
-from netmodel.study.blast_radius import YEAR
+from netmodel.study.reliability_cluster import YEAR
 from netmodel.study.reliability_spares import SparePools
 
 __all__ = ["Analytic", "analytic", "blocking", "kaufman_roberts"]

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
-from netmodel.study.blast_radius import YEAR, Cluster
+from netmodel.study.reliability_cluster import YEAR, Cluster
 from netmodel.study.reliability_spares import check_placement, recovery, slow_recovery
 
 __all__ = ["QUANTILE", "THRESHOLD", "Kind", "event_kinds"]

@@ -31,9 +31,9 @@ import numpy as np
 from compute.errors import UserError
 from compute.validate import describe, is_whole
 from netmodel.study.availability_kinds import THRESHOLD, Kind
-from netmodel.study.blast_radius import YEAR
 from netmodel.study.progress import NO_PROGRESS, check_progress
 from netmodel.study.reliability_catalog import HOUR, parse_duration
+from netmodel.study.reliability_cluster import YEAR
 from netmodel.study.reliability_spares import SparePools
 
 if TYPE_CHECKING:

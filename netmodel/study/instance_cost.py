@@ -14,7 +14,7 @@ meets the SLO is re-balanced (:meth:`InstanceCosting.rebalanced`): the largest b
 the healthy one, that still meets it and fits.
 
 :class:`InstanceCosting` carries these methods for
-:class:`~netmodel.study.blast_radius.Cluster`, whose fields (scenario, model, GPU, workload,
+:class:`~netmodel.study.reliability_cluster.Cluster`, whose fields (scenario, model, GPU, workload,
 SLO, options, calibration, healthy configuration) they read; their memos live on the
 cluster.
 """
@@ -141,7 +141,7 @@ def _unlabelled(circuits: nx.Graph) -> nx.Graph:
 
 class InstanceCosting:
     """The re-costing of one instance, for a
-    :class:`~netmodel.study.blast_radius.Cluster` (which inherits it): it reads the
+    :class:`~netmodel.study.reliability_cluster.Cluster` (which inherits it): it reads the
     cluster's ``scenario``, ``model``, ``gpu``, ``parallelism``, ``batch``, ``best``,
     ``workload``,
     ``options``, ``slo``, ``calibration`` and ``_direct`` (whether GPUs forward traffic),

@@ -87,7 +87,7 @@ def reliability_part(fab: CompareResult, model: str | ModelSpec, phase: str = "d
     """Blast radius and availability of each scenario with its own GPU (see the module
     docstring)."""
     from netmodel.study.availability import spare_curve
-    from netmodel.study.blast_radius import build_cluster
+    from netmodel.study.reliability_cluster import build_cluster
     from netmodel.study.reliability_summary import reliability_summary
 
     out, curves, notes = [], {}, {}

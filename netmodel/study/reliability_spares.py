@@ -19,10 +19,10 @@ back on them.
 A spare stays in use until the failed part is repaired and returns to the pool as a spare
 (the pool is a loss system: :mod:`netmodel.study.availability`). The swap takes detection +
 circuit reconfiguration (OCS) + loading the weight shard + warm-up
-(:meth:`~netmodel.study.blast_radius.Cluster.swap_s`); spares themselves are assumed not to
+(:meth:`~netmodel.study.reliability_cluster.Cluster.swap_s`); spares themselves are assumed not to
 fail while idle.
 
->>> from netmodel.study.blast_radius import build_cluster
+>>> from netmodel.study.reliability_cluster import build_cluster
 >>> c = build_cluster("lite-flat", "Llama-3-70B", "decode")
 >>> e = next(x for x in c.effects() if x.cls == "gpu-die")
 >>> r = recovery(c, e, "pod")
@@ -258,7 +258,7 @@ def slow_recovery(cluster: Any, effect: Any, placement: str = "pod") -> SlowSwap
     add up; a failure that slows several instances on one switch may in fact share
     nearer sites).
 
-    >>> from netmodel.study.blast_radius import build_cluster
+    >>> from netmodel.study.reliability_cluster import build_cluster
     >>> c = build_cluster("lite-ocs", "Llama-3-70B", "decode")
     >>> e = next(x for x in c.effects() if x.cls == "cpo-engine")
     >>> s = slow_recovery(c, e, "pod")

@@ -17,8 +17,8 @@ from compute.errors import UserError
 from netmodel.study.availability import availability, parse_spares, spares_needed
 from netmodel.study.availability_analytic import Analytic, analytic
 from netmodel.study.availability_kinds import QUANTILE, THRESHOLD, event_kinds
-from netmodel.study.blast_radius import YEAR, Cluster, build_cluster
 from netmodel.study.reliability_catalog import HOUR
+from netmodel.study.reliability_cluster import YEAR, Cluster, build_cluster
 from netmodel.study.reliability_spares import spare_pools
 
 if TYPE_CHECKING:

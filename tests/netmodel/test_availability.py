@@ -19,8 +19,8 @@ from netmodel.study.availability import availability, parse_spares
 from netmodel.study.availability_analytic import analytic, kaufman_roberts
 from netmodel.study.availability_kinds import Kind, event_kinds
 from netmodel.study.availability_mc import simulate
-from netmodel.study.blast_radius import YEAR, build_cluster
 from netmodel.study.reliability_catalog import HOUR, catalog, parse_duration
+from netmodel.study.reliability_cluster import YEAR, build_cluster
 from netmodel.study.reliability_spares import SparePools, recovery, spare_pools
 from netmodel.study.reliability_summary import SUMMARY_COLUMNS, reliability_summary
 from netmodel.study.scenarios import load_scenario_text, scenario_names

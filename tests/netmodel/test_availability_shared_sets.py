@@ -15,8 +15,8 @@ from netmodel.study.availability import availability
 from netmodel.study.availability_analytic import analytic
 from netmodel.study.availability_kinds import Kind, event_kinds
 from netmodel.study.availability_mc import simulate
-from netmodel.study.blast_radius import YEAR, build_cluster
 from netmodel.study.reliability_catalog import HOUR, catalog
+from netmodel.study.reliability_cluster import YEAR, build_cluster
 from netmodel.study.reliability_spares import SparePools
 from tests.netmodel.fabric_helpers import h100_x4_scenario
 from topologies.failure_domains import CLASSES

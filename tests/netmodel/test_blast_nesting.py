@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from netmodel.study.blast_radius import build_cluster
+from netmodel.study.reliability_cluster import build_cluster
 
 SWITCHES = ("nvswitch", "leaf", "spine", "core", "ocs")
 ENDS = ("transceiver", "cpo-engine", "copper-end", "nic")

@@ -6,8 +6,8 @@ collectives (an attention group's all-reduce) on the GPUs that run them."""
 import numpy as np
 import pytest
 
-from netmodel.study.blast_radius import build_cluster
 from netmodel.study.instance_cost import _GroupComm
+from netmodel.study.reliability_cluster import build_cluster
 
 
 @pytest.mark.parametrize("scenario", ["lite-flat", "h100-dgx"])

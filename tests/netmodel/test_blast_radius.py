@@ -12,8 +12,9 @@ from click.testing import CliRunner
 
 from compute.errors import UserError
 from netmodel.cli.main import cli
-from netmodel.study.blast_radius import MAX_GPUS, blast_radius, build_cluster
+from netmodel.study.blast_radius import blast_radius
 from netmodel.study.reliability_catalog import HOUR, catalog
+from netmodel.study.reliability_cluster import MAX_GPUS, build_cluster
 from netmodel.study.reliability_spares import recovery
 from netmodel.study.scenarios import load_scenario_text, scenario_names
 from topologies.failure_domains import CLASSES, degrade

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from netmodel.study.blast_radius import YEAR, blast_radius
+from netmodel.study.blast_radius import blast_radius
 from netmodel.study.reliability_catalog import HOUR
+from netmodel.study.reliability_cluster import YEAR
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ spare loads one GPU's share of the weights under EP / attention DP."""
 
 import pytest
 
-from netmodel.study.blast_radius import build_cluster
+from netmodel.study.reliability_cluster import build_cluster
 
 
 @pytest.fixture(scope="module")

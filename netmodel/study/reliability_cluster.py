@@ -1,0 +1,627 @@
+"""A scenario's cluster for the reliability models: copies of its fabric with serving
+instances placed, and what one failure of each component takes down, per symmetry
+class (:mod:`netmodel.study.blast_radius` tabulates it, :mod:`netmodel.study.availability`
+runs it over time).
+
+**The cluster.** A scenario's fabric is one *cell*; a cluster of ``N`` GPUs is ``N / cell``
+copies of it (``N`` a multiple of the cell's GPUs, up to 131,072). Cells are joined by no
+modelled fabric: a serving instance never spans cells (the largest one, TP 32, fits the
+smallest shipped cell), so copying the cell scales the failure counts with ``N`` while
+keeping every instance's collectives exactly those the throughput study costs. Instances
+are placed in every cell as the study places them: the best TP degree and batch of
+:func:`~netmodel.study.fabric_search.fabric_search` for the scenario, model and phase,
+``floor(cell / TP)`` instances cut by the scenario's placement policy; GPUs left over are
+idle. Every healthy instance delivers the best configuration's tokens/s. Parts copies
+would share in a full build (leaves, spines, OCSes, links between switches:
+:func:`topologies.analysis.shared_part`) are counted once per
+:func:`~topologies.analysis.cells_per_shared_part` cells (8 copies of ``h100-dgx`` fill
+the SU its rail leaves are built for), the cost model's share of them; one failure of such
+a part touches every cell of its set (:meth:`Cluster.cells_hit`).
+
+**A failure** of a component (:mod:`topologies.failure_domains`) removes or thins parts of
+its cell. Its *hardware radius* is the GPUs lost plus the GPUs it cuts off from the rest of
+the cell (not in the cell's largest connected part), and their SMs. Its *software radius*
+is the instances it takes down: an instance is down when it lost a member, when its
+members can no longer reach each other, or when the collectives of the instance, costed
+alone on the degraded fabric (the same collective model, calibration and algorithm
+choice as the study; on an optical circuit-switched fabric its ring or torus re-set on the
+ports that survive), meet the SLO at no batch. An instance whose step slows re-balances
+as a serving engine does (its scheduler caps the running batch): it keeps its configuration
+and serves at the largest batch, up to the healthy one, that still meets the SLO and fits
+(:meth:`Cluster.rebalanced`), losing the difference in tokens/s. An instance is re-costed
+only when the failure touches its *footprint*: its members and every link and switch on a shortest
+path between two of them (routing is shortest-path, so other failures leave it as it was).
+
+**Symmetry classes.** Components of one class are grouped by their local effect (GPUs
+removed, and for every instance they touch: members lost and members wired to a failed
+part; the switch tiers removed; the bandwidth left on thinned links). The builders are
+regular, so components with the same local effect have the same global effect; one
+representative per group is evaluated on the degraded fabric and stands for the group.
+
+>>> c = build_cluster("lite-flat", "Llama-3-70B", "decode")
+>>> c.tp, c.cells, len(c.instances), c.gpus
+(16, 1, 8, 128)
+>>> e = next(x for x in c.effects() if x.cls == "gpu-die")
+>>> e.components, e.gpus_lost, e.instances_down, e.sms
+(128, 1, 1, 33)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import networkx as nx
+import numpy as np
+
+from compute.errors import NothingFeasible, UserError, known
+from compute.hardware import get_gpu
+from compute.models import get_model
+from compute.parallel import Parallelism
+from compute.phases import Slo, check_slo
+from compute.roofline import RooflineOptions, check_options, make_workload
+from compute.search import DEFAULT_MAX_BATCH
+from compute.units import SECONDS_PER_YEAR
+from compute.validate import describe, is_whole, of_type
+from netmodel.study.instance_cost import InstanceCosting
+from netmodel.study.reliability_catalog import Catalog, catalog
+from netmodel.study.rows import batch_limit_note
+from netmodel.study.scenarios import get_scenario
+from topologies.failure_domains import CLASSES, Component, components, degrade
+from topologies.schema import gpu_nodes
+
+if TYPE_CHECKING:
+    from compute.hardware import GpuSpec
+    from compute.models import ModelSpec
+    from compute.phases import Workload
+    from compute.results import InferenceResult
+    from netmodel.collectives.calibration import Calibration
+    from netmodel.study.fabric_search import FabricSearch
+    from netmodel.study.scenarios import Scenario
+
+__all__ = ["MAX_GPUS", "YEAR", "Cluster", "Effect", "build_cluster", "check_cluster"]
+
+#: Largest cluster (GPUs) the reliability commands model.
+MAX_GPUS = 131_072
+#: Seconds in a year (a Julian year, 365.25 days: compute.units.SECONDS_PER_YEAR).
+YEAR = SECONDS_PER_YEAR
+
+
+@dataclass(frozen=True)
+class Effect:
+    """What one symmetry class of components does (all values for ONE failure).
+
+    ``components`` and ``parts``: how many components (and physical parts: the rate
+    multiplier) of the cell share this effect; ``gpus_lost``/``gpus_cut``: the hardware
+    radius; ``instances_down`` (of which ``slo_down`` because the SLO no longer holds and
+    ``cut_down`` because members cannot reach each other); ``down_members``: per down
+    instance, the members to replace (lost, cut off, or wired to the failed part);
+    ``slow``: tokens/s lost by instances that stay up (slowed, or re-balanced to a smaller
+    batch to meet the SLO: ``rebalanced`` of them), in instances' worth.
+    """
+
+    cls: str
+    example: str
+    components: int
+    parts: float
+    gpus_lost: int
+    gpus_cut: int
+    sms: int
+    instances_down: int
+    slo_down: int
+    cut_down: int
+    slow: float
+    rebalanced: int = 0
+    down_members: tuple = ()
+    component: Component | None = field(default=None, repr=False, compare=False)
+    down: tuple = field(default=(), repr=False, compare=False)  #: indices of down instances
+    #: (index, share of its tokens/s lost) of each instance that stays up slowed
+    slowed: tuple = field(default=(), repr=False, compare=False)
+
+    @property
+    def gpus(self) -> int:
+        """Hardware radius in GPUs (lost and cut off)."""
+        return self.gpus_lost + self.gpus_cut
+
+    @property
+    def lost_instances(self) -> float:
+        """Capacity lost, in instances' worth (down ones plus the slow-down of others)."""
+        return self.instances_down + self.slow
+
+
+@dataclass(frozen=True, eq=False)
+class Cluster(InstanceCosting):
+    """A scenario's cluster with instances placed (see the module doc). Build it with
+    :func:`build_cluster`. Its instances are re-costed on a degraded fabric by the methods
+    of :class:`~netmodel.study.instance_cost.InstanceCosting` (``instance_result``,
+    ``rebalanced``)."""
+
+    scenario: Scenario
+    model: ModelSpec
+    workload: Workload
+    gpu: GpuSpec
+    slo: Slo
+    options: RooflineOptions
+    graph: nx.Graph           #: one cell's physical fabric (as built, before [adjust])
+    cells: int
+    best: InferenceResult     #: the healthy instance's InferenceResult
+    instances: tuple          #: member tuples of one cell
+    calibration: Calibration
+    catalog: Catalog
+    max_batch: int = DEFAULT_MAX_BATCH   #: the search's largest batch
+
+    # ------------------------------------------------------------------ sizes
+    @property
+    def batch_at_limit(self) -> bool:
+        """Whether the best batch is the search's largest (a larger may do better)."""
+        return self.best.batch >= self.max_batch
+
+    @property
+    def batch_limit_note(self) -> str:
+        """compare's and search's note on a best at the search's largest batch."""
+        return batch_limit_note(self.max_batch)
+
+    @property
+    def tp(self) -> int:
+        return self.best.tp
+
+    @property
+    def parallelism(self) -> Parallelism:
+        """The healthy instance's configuration (TP, and PP, EP, attention DP where > 1)."""
+        return Parallelism.of(self.best)
+
+    @property
+    def instance_gpus(self) -> int:
+        """GPUs of one instance (``tp x pp``): what a failure that takes it down takes."""
+        return self.best.gpus
+
+    @property
+    def batch(self) -> int:
+        return self.best.batch
+
+    @property
+    def cell_gpus(self) -> int:
+        return int(self.graph.graph["gpus"])
+
+    @property
+    def gpus(self) -> int:
+        """GPUs of the cluster (spares not included)."""
+        return self.cell_gpus * self.cells
+
+    @property
+    def instances_total(self) -> int:
+        return len(self.instances) * self.cells
+
+    @cached_property
+    def cells_per_shared_part(self) -> int:
+        """Cells one set of shared parts (leaves, spines, OCSes, switch-to-switch links)
+        serves in a full build: :func:`topologies.analysis.cells_per_shared_part`, at most
+        the cluster's cells."""
+        from topologies.analysis import cells_per_shared_part
+
+        return min(self.cells, cells_per_shared_part(self.graph))
+
+    @property
+    def shared_sets(self) -> int:
+        """Sets of shared parts in the cluster: one per :attr:`cells_per_shared_part`
+        cells, the last perhaps part-filled (as a builder leaves an SU's last leaves)."""
+        return -(-self.cells // self.cells_per_shared_part)
+
+    def copies(self, effect: Effect) -> int:
+        """How many times the cluster holds a cell's component of ``effect``: once per
+        cell, or once per set of cells for a shared part (see the module doc)."""
+        return self.shared_sets if _shared(effect) else self.cells
+
+    def cells_hit(self, effect: Effect) -> tuple[float, int]:
+        """Cells one failure of ``effect``'s component touches: the mean over the
+        cluster's copies of it and the most (a shared part touches every cell of its set,
+        each as :meth:`effects` evaluates one cell)."""
+        if not _shared(effect):
+            return 1.0, 1
+        return self.cells / self.shared_sets, self.cells_per_shared_part
+
+    @property
+    def tokens_per_s(self) -> float:
+        """Tokens/s of one healthy instance."""
+        return self.best.tokens_per_s
+
+    @property
+    def cluster_tokens_per_s(self) -> float:
+        """Tokens/s of the healthy cluster."""
+        return self.tokens_per_s * self.instances_total
+
+    @cached_property
+    def idle(self) -> tuple:
+        """GPUs of a cell in no instance."""
+        used = {g for inst in self.instances for g in inst}
+        return tuple(g for g in gpu_nodes(self.graph) if g not in used)
+
+    @cached_property
+    def member_of(self) -> dict:
+        return {g: i for i, inst in enumerate(self.instances) for g in inst}
+
+    @cached_property
+    def reconfiguration_s(self) -> float:
+        """Seconds to re-set circuits (the slowest OCS; 0 without OCS)."""
+        return max((d["reconfiguration_time"] for _, d in self.graph.nodes(data=True)
+                    if d["kind"] == "ocs"), default=0.0)
+
+    @cached_property
+    def shard_bytes(self) -> float:
+        """Weight bytes per GPU of an instance (what a spare loads)."""
+        return float(self.best.memory.weights)
+
+    def swap_s(self) -> float:
+        """Seconds from a failure to a hot spare serving: detection, circuit
+        reconfiguration (OCS), loading the weight shard, warm-up."""
+        c = self.catalog
+        return (c.detection_s + self.reconfiguration_s
+                + self.shard_bytes / c.load_bandwidth(self.gpu) + c.warmup_s)
+
+    def repair_down_s(self, cls: str) -> float:
+        """Seconds an instance waits without a spare: detection, repair, reload, warm-up."""
+        c = self.catalog
+        return (c.detection_s + c.repair_s(cls) + self.shard_bytes / c.load_bandwidth(self.gpu)
+                + c.warmup_s)
+
+    def hold_s(self, cls: str) -> float:
+        """Seconds a spare stands in before the repaired part returns to the pool."""
+        return self.catalog.detection_s + self.catalog.repair_s(cls)
+
+    def with_catalog(self, catalog_: Catalog) -> Cluster:
+        """The same cluster under other failure and repair figures (the evaluated effects
+        are kept: they depend on the fabric, not on the rates)."""
+        from dataclasses import replace
+
+        out = replace(self, catalog=catalog_)
+        for key in ("components", "_index", "_effects", "_router", "_csr", "_kinds",
+                    "_direct", "_switches", "idle", "member_of", "_spare_plans", "_spare_capacity"):
+            if key in self.__dict__ and (key != "components" or (
+                    catalog_.host_sms, catalog_.host_gpus)
+                    == (self.catalog.host_sms, self.catalog.host_gpus)):
+                out.__dict__[key] = self.__dict__[key]
+        return out
+
+    # ------------------------------------------------------------------ components
+    @cached_property
+    def components(self) -> dict:
+        """Every component of one cell, by class (a tier-0 switch that stands for several
+        switch boxes counts them as parts: :data:`topologies.failure_domains.TIER0_BOXES`)."""
+        return components(self.graph, gpus_per_host=self.catalog.gpus_per_host(self.gpu))
+
+    @cached_property
+    def rates(self) -> dict:
+        """Rate per part per second of every class for this cluster's GPU."""
+        return self.catalog.rates(self.gpu)
+
+    # ------------------------------------------------------------------ footprints
+    @cached_property
+    def _index(self) -> dict:
+        """Element (node or sorted edge) -> indices of the instances whose footprint holds
+        it."""
+        inv: dict = {}
+        for i, inst in enumerate(self.instances):
+            for e in self._footprint(inst):
+                inv.setdefault(e, []).append(i)
+        return inv
+
+    def _footprint(self, members) -> set:
+        """The members, every link of theirs with what it leads to, and every link and switch
+        on a shortest path between two of them. Members wired to the same switches share
+        the middle of their routes, so one route per pair of distinct attachments does."""
+        g = self.graph
+        out = set(members)
+        by: dict = {}
+        for m in members:
+            nbrs = frozenset(g.neighbors(m))
+            by.setdefault(nbrs, m)
+            for n in nbrs:
+                out.add(n)
+                out.add(_key(m, n))
+        if self.scenario.is_ocs:
+            return out
+        reps = list(by.values())
+        router = self._router
+        for i, a in enumerate(reps):
+            for b in reps[i + 1:]:
+                r = router.route(a, b)
+                if r is None:
+                    continue
+                for link in r.links:
+                    u, v = router.link_name(link)
+                    out.update((u, v, _key(u, v)))
+        return out
+
+    @cached_property
+    def _router(self):
+        from netmodel.collectives.routing import Router
+
+        return Router(self.graph)
+
+    @cached_property
+    def _direct(self) -> bool:
+        """Whether GPUs are wired to GPUs (then they may forward traffic, and instances are
+        costed on the whole cell rather than on their members and the switches)."""
+        data = self.graph.nodes
+        return any(data[u]["kind"] == "gpu" and data[v]["kind"] == "gpu"
+                   for u, v in self.graph.edges())
+
+    @cached_property
+    def _switches(self) -> nx.Graph:
+        """The cell without its GPUs (every switch and OCS, their links), for
+        :meth:`recost_graph`."""
+        g = self.graph
+        return g.subgraph([n for n, k in g.nodes(data="kind") if k != "gpu"]).copy()
+
+    @cached_property
+    def _csr(self) -> tuple:
+        """The cell as arrays: node list, node index, edge ends (for connectivity)."""
+        nodes = list(self.graph.nodes)
+        index = {n: i for i, n in enumerate(nodes)}
+        ends = np.array([(index[u], index[v]) for u, v in self.graph.edges()],
+                        dtype=np.int64).reshape(-1, 2)
+        return nodes, index, ends
+
+    def partition(self, comps: Iterable[Component]) -> dict:
+        """Connected part of every surviving node once ``comps`` failed: ``{node: label}``
+        (thinned links still connect)."""
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        nodes, index, ends = self._csr
+        gone_nodes = {index[n] for c in comps for n in c.nodes}
+        gone_edges = {tuple(sorted((index[u], index[v]))) for c in comps for u, v in c.edges}
+        keep = np.ones(len(ends), dtype=bool)
+        if gone_nodes:
+            dead = np.zeros(len(nodes), dtype=bool)
+            dead[list(gone_nodes)] = True
+            keep &= ~(dead[ends[:, 0]] | dead[ends[:, 1]])
+        if gone_edges:
+            lo, hi = np.minimum(ends[:, 0], ends[:, 1]), np.maximum(ends[:, 0], ends[:, 1])
+            code = lo * len(nodes) + hi
+            drop = np.array([a * len(nodes) + b for a, b in gone_edges])
+            keep &= ~np.isin(code, drop)
+        e = ends[keep]
+        n = len(nodes)
+        m = coo_matrix((np.ones(len(e)), (e[:, 0], e[:, 1])), shape=(n, n))
+        _, labels = connected_components(m, directed=False)
+        return {nodes[i]: int(labels[i]) for i in range(n) if i not in gone_nodes}
+
+    def recost_graph(self, comps: Iterable[Component], members: Iterable[Hashable],
+                     spares: Iterable[tuple[str, dict, list[tuple[Hashable, dict]]]] = (),
+                     ) -> nx.Graph:
+        """A graph to cost ``members`` on: the cell (or, where GPUs forward no traffic, only
+        the members and every switch and OCS) with ``spares`` (a
+        :func:`~topologies.failure_domains.plan_spares` plan) added and ``comps`` failed."""
+        comps, members = tuple(comps), tuple(members)
+        g = self.graph
+        if self._direct:
+            out = g.copy()
+        else:
+            # the switches' part once (_switches), copied, and the members wired into it:
+            # the graph g.subgraph(switches + members).copy() gave, without filtering the
+            # whole cell's adjacency through a subgraph view for every instance costed
+            out = self._switches.copy()
+            ms = [m for m in members if m in g]
+            out.add_nodes_from((m, g.nodes[m]) for m in ms)
+            adj = g.adj
+            out.add_edges_from((m, v, d) for m in ms for v, d in adj[m].items() if v in out)
+        for name, attrs, edges in spares:
+            out.add_node(name, **attrs)
+            out.add_edges_from((name, n, d) for n, d in edges if n in out)
+        out = degrade(out, comps, copy=False)
+        if not self._direct:
+            # what the graph was made from, for the costing's short way to its canonical
+            # form (InstanceCosting._switch_problem, for this graph object as returned: it
+            # is not to be changed before costing); kept, so its id is not reused
+            self.__dict__["_last_recost"] = (out, comps, members, bool(spares))
+        return out
+
+    # ------------------------------------------------------------------ effects
+    @cached_property
+    def _kinds(self) -> dict:
+        return dict(self.graph.nodes(data="kind"))
+
+    def _local(self, comp: Component) -> tuple:
+        """(signature, lost GPUs, GPUs wired to the failed parts, touched instances)."""
+        g = self.graph
+        kind = self._kinds
+        lost = {n for n in comp.nodes if kind[n] == "gpu"}
+        wired = set()
+        index = self._index
+        touched = set()
+        for e in (*comp.edges, *(e for e, _ in comp.scaled)):
+            u, v = e
+            if kind[u] == "gpu":
+                wired.add(u)
+            if kind[v] == "gpu":
+                wired.add(v)
+            touched.update(index.get(_key(u, v), ()))
+        tiers = []
+        for n in comp.nodes:
+            touched.update(index.get(n, ()))
+            if kind[n] != "gpu":
+                tiers.append((kind[n], g.nodes[n].get("tier", -1)))
+                wired.update(x for x in g.neighbors(n) if kind[x] == "gpu")
+        wired -= lost
+        member_of = self.member_of
+        touched.update(member_of[n] for n in lost | wired if n in member_of)
+        n_lost = Counter(member_of[n] for n in lost if n in member_of)
+        n_wired = Counter(member_of[n] for n in wired if n in member_of)
+        per = [(n_lost[i], n_wired[i]) for i in touched]
+        idle_lost = sum(1 for n in lost if n not in member_of)
+        idle_wired = sum(1 for n in wired if n not in member_of)
+        factors = tuple(sorted(round(f, 9) for _, f in comp.scaled))
+        sig = (comp.cls, tuple(sorted(tiers)), idle_lost, idle_wired, tuple(sorted(per)),
+               len(comp.edges), factors, comp.shared)
+        return sig, lost, wired, touched
+
+    def _evaluate(self, comp: Component, lost, wired, touched) -> dict:
+        part = self.partition([comp])
+        sizes: dict = {}
+        data = self.graph.nodes
+        for n, k in part.items():
+            if data[n]["kind"] == "gpu":
+                sizes[k] = sizes.get(k, 0) + 1
+        main = max(sizes, key=lambda k: sizes[k]) if sizes else None
+        cut = [n for n, k in part.items() if data[n]["kind"] == "gpu" and k != main]
+        down, slo_down, cut_down, slow, members, rebalanced = [], 0, 0, 0.0, [], 0
+        slowed = []
+        healthy = self.tokens_per_s
+        for i in sorted(touched):
+            inst = self.instances[i]
+            gone = [m for m in inst if m in lost]
+            if gone:
+                down.append(i)
+                members.append(len(gone))
+                continue
+            if len({part[m] for m in inst}) > 1:
+                down.append(i)
+                cut_down += 1
+                members.append(sum(1 for m in inst if m in wired) or 1)
+                continue
+            g = self.recost_graph([comp], inst)
+            r = self.rebalanced(g, inst)
+            if r is None:
+                down.append(i)
+                if self.instance_result(g, inst) is None:   # memoized
+                    cut_down += 1
+                else:
+                    slo_down += 1
+                members.append(sum(1 for m in inst if m in wired))
+                continue
+            rebalanced += r.batch < self.batch
+            loss = 1.0 - r.tokens_per_s / healthy
+            if loss > 1e-9:
+                slow += loss
+                slowed.append((i, loss))
+        return dict(gpus_lost=len(lost), gpus_cut=len(cut), instances_down=len(down),
+                    slo_down=slo_down, cut_down=cut_down, slow=slow,
+                    rebalanced=rebalanced, down_members=tuple(members), down=tuple(down),
+                    slowed=tuple(slowed))
+
+    def effects(self, classes: Iterable[str] | None = None) -> list[Effect]:
+        """Every symmetry class of components of one cell, with its evaluated effect
+        (classes in :data:`~topologies.failure_domains.CLASSES` order)."""
+        if classes is not None:
+            from netmodel.study.reliability_catalog import check_class
+
+            try:   # a string or a number is not a list of classes; a 0-d array's iter raises
+                items = None if isinstance(classes, str | bytes) else list(classes)
+            except TypeError:
+                items = None
+            if items is None:
+                raise UserError(f"classes must be a list of component classes (known: "
+                                f"{known(CLASSES)}) or None for all, got {describe(classes)}")
+            classes = {check_class(c) for c in items}
+        cache = self.__dict__.setdefault("_effects", {})   # by class
+        out = []
+        for cls in CLASSES:
+            if classes is not None and cls not in classes:
+                continue
+            if cls not in cache:
+                cache[cls] = self._class_effects(cls)
+            out.extend(cache[cls])
+        return out
+
+    def _class_effects(self, cls: str) -> list[Effect]:
+        """The evaluated effects of one class (see :meth:`effects`)."""
+        out = []
+        sms = self.gpu.sms
+        groups: dict = {}
+        for comp in self.components[cls]:
+            sig, lost, wired, touched = self._local(comp)
+            hit = groups.get(sig)
+            if hit is None:
+                groups[sig] = [comp, lost, wired, touched, 1, comp.parts]
+            else:
+                hit[4] += 1
+                hit[5] += comp.parts
+        for comp, lost, wired, touched, count, parts in groups.values():
+            r = self._evaluate(comp, lost, wired, touched)
+            out.append(Effect(cls=cls, example=comp.name, components=count, parts=parts,
+                              sms=(r["gpus_lost"] + r["gpus_cut"]) * sms, component=comp,
+                              **r))
+        return out
+
+
+def _key(u, v) -> tuple:
+    return (u, v) if str(u) <= str(v) else (v, u)
+
+
+def _shared(effect: Effect) -> bool:
+    return bool(getattr(effect.component, "shared", False))
+
+
+def _check_gpus(gpus, cell: int) -> int:
+    if gpus is None:
+        return 1
+    if isinstance(gpus, bool) or not is_whole(gpus) or gpus < 1:
+        raise UserError(f"gpus must be a whole number >= 1, got {describe(gpus)}")
+    if gpus > MAX_GPUS:
+        raise UserError(f"gpus {gpus:,} exceeds the largest cluster modelled "
+                        f"({MAX_GPUS:,} GPUs)")
+    if gpus % cell:
+        lo = max(cell, gpus // cell * cell)
+        raise UserError(f"gpus {gpus:,} is not a multiple of the scenario's fabric of {cell} "
+                        f"GPUs (the cluster is copies of it); use {lo:,} or {lo + cell:,}")
+    return int(gpus // cell)
+
+
+def check_cluster(cluster: object) -> Cluster | None:
+    """``cluster`` if it is a :class:`Cluster` or None (build one); anything else by name."""
+    return of_type("cluster", cluster, Cluster, "build_cluster(scenario, model)")
+
+
+def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
+                  phase: str | Workload = "decode", *, gpus: int | None = None,
+                  slo: Slo | None = None, options: RooflineOptions | None = None,
+                  prompt: int | None = None, context: int | None = None,
+                  max_batch: int = DEFAULT_MAX_BATCH, catalog_: Catalog | None = None,
+                  search: FabricSearch | None = None, parallelism: str = "auto") -> Cluster:
+    """The scenario's cluster of ``gpus`` GPUs (default: one copy of its fabric) with the
+    instances of the best configuration of ``model`` in ``phase`` placed in every cell
+    (searched as :func:`~netmodel.study.fabric_search.fabric_search` with ``parallelism``:
+    ``"tp"``, ``"auto"`` or ``"all"``).
+    ``search``: a :class:`~netmodel.study.fabric_search.FabricSearch` of this scenario,
+    model and phase already run (by ``compare``, say), so it is not run again.
+
+    Raises UserError when no configuration is feasible, or ``gpus`` is not a multiple of
+    the scenario's fabric (up to :data:`MAX_GPUS`).
+    """
+    from netmodel.study.fabric_search import (
+        ScenarioCollectives,
+        build_fabric,
+        fabric_search,
+        scenario_calibration,
+    )
+
+    s = get_scenario(scenario)
+    m = get_model(model)
+    workload = make_workload(phase, prompt, context)
+    slo = check_slo(slo)
+    options = check_options(options)
+    graph = build_fabric(s)
+    cells = _check_gpus(gpus, int(graph.graph["gpus"]))
+    if search is not None:
+        r = search
+        if r.best is not None and (r.best.model, r.best.phase) != (m.name, workload.phase):
+            raise ValueError("the search was run for another model or phase")
+    else:
+        coll = ScenarioCollectives(s.with_instances("alone"))
+        r = fabric_search(m, coll.scenario, workload, slo=slo, options=options,
+                          max_batch=max_batch, collectives=coll, parallelism=parallelism)
+    if r.best is None:
+        raise NothingFeasible(f"{m.name} has no feasible configuration on {s.label} "
+                        f"({workload.phase}): {r.search.reason}")
+    from netmodel.collectives.placement import partition
+
+    instances = tuple(partition(graph, r.best.gpus, s.placement, gpus=gpu_nodes(graph)))
+    return Cluster(scenario=s, model=m, workload=workload, gpu=get_gpu(s.gpu), slo=slo,
+                   options=options, graph=graph, cells=cells, best=r.best,
+                   instances=instances, calibration=scenario_calibration(s),
+                   catalog=of_type("catalog_", catalog_, Catalog, "reliability_catalog.catalog()")
+                   or catalog(), max_batch=int(r.search.max_batch))
