@@ -149,7 +149,7 @@ from netmodel.collectives.steps import NotApplicable, Pairs, Step
 if TYPE_CHECKING:
     import networkx as nx
 
-# domain_labels is re-exported: netmodel.collectives.concurrent imports it from here
+# domain_labels is re-exported: netmodel.collectives.concurrent_groups imports it from here
 __all__ = ["ALGORITHMS", "NCCL_ALGORITHMS", "NCCL_OPS", "NotApplicable", "Pairs", "Step", "algorithms_for",
            "domain_labels", "generate", "precheck", "quadratic", "transfer_count"]
 

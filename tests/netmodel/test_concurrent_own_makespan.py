@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from netmodel.collectives import concurrent
+from netmodel.collectives import concurrent_loads
 from netmodel.collectives.concurrent import (
     concurrent_cost,
     concurrent_linear,
@@ -86,11 +86,11 @@ def test_groups_of_different_shapes_agree_with_all_groups():
 def test_alone_in_parts_is_one_plans(spec, monkeypatch):
     # every step routed in parts of about 100 transfers (whole groups) where no hot spots
     # are asked for: each group's time alone and together is one plan's, to the last bit
-    monkeypatch.setattr(concurrent, "_PART", 100)
+    monkeypatch.setattr(concurrent_loads, "_PART", 100)
     out = []
     for in_parts in (False, True):
         clear_shared_routes()
-        monkeypatch.setattr(concurrent, "_IN_PARTS", 0 if in_parts else 1 << 62)
+        monkeypatch.setattr(concurrent_loads, "_IN_PARTS", 0 if in_parts else 1 << 62)
         m = FabricCostModel(build(spec), placement="random", seed=3, validated=True)
         options = concurrent_own(m, 16, "all-to-all")[0]
         out.append([np.stack(o[2:6]).tobytes() for o in options])

@@ -1,7 +1,7 @@
 """Large concurrent steps routed in parts give what one plan of the whole step gives, to
 the last bit (the speed work on ``compare --instances all`` at 16,384 GPUs changes no number).
 
-A step of more than ``concurrent._IN_PARTS`` transfers whose loads together alone are asked
+A step of more than ``concurrent_loads._IN_PARTS`` transfers whose loads together alone are asked
 for (:func:`~netmodel.collectives.concurrent.concurrent_linear`) is routed in parts of about
 ``_PART`` transfers: its signature pairs learned first as one :meth:`Router._describe` of
 the whole step learns them (:meth:`Router.learn_in_parts`), its links' bytes summed in the
@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from netmodel.collectives import concurrent
+from netmodel.collectives import concurrent, concurrent_loads
 from netmodel.collectives.concurrent import concurrent_linear
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.route_sharing import clear_shared_routes
@@ -40,17 +40,17 @@ def _linear(spec, placement, p, op, parts: bool, monkeypatch):
     """concurrent_linear on a fresh model and router, with or without parts; the number of
     steps costed in parts."""
     clear_shared_routes()
-    monkeypatch.setattr(concurrent, "_IN_PARTS", 0 if parts else 1 << 62)
-    monkeypatch.setattr(concurrent, "_PART", 100)   # parts of a few groups
+    monkeypatch.setattr(concurrent_loads, "_IN_PARTS", 0 if parts else 1 << 62)
+    monkeypatch.setattr(concurrent_loads, "_PART", 100)   # parts of a few groups
     used = []
-    real = concurrent._loads_in_parts
+    real = concurrent_loads._loads_in_parts
 
     def counted(*args):
         out = real(*args)
         used.append(out is not None)
         return out
 
-    monkeypatch.setattr(concurrent, "_loads_in_parts", counted)
+    monkeypatch.setattr(concurrent_loads, "_loads_in_parts", counted)
     model = FabricCostModel(build(spec), placement=placement, seed=3, validated=True)
     out = [concurrent_linear(model, p, o, ranges=True) for o in op]
     return out, sum(used), model.router
@@ -83,7 +83,7 @@ def test_parts_are_used_where_they_should_be(monkeypatch):
     assert n >= 1
     clear_shared_routes()
     calls = []
-    monkeypatch.setattr(concurrent, "_loads_in_parts", lambda *a: calls.append(a))
+    monkeypatch.setattr(concurrent_loads, "_loads_in_parts", lambda *a: calls.append(a))
     model = FabricCostModel(build("fat-tree:k=8"), validated=True)
     concurrent.concurrent_cost(model, 16, "all-gather", [1e6])
     assert calls == []

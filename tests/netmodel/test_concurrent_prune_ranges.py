@@ -1,4 +1,4 @@
-"""concurrent._useless leaves out a costly algorithm (everyone to everyone over more than
+"""concurrent_options._useless leaves out a costly algorithm (everyone to everyone over more than
 256 GPUs) by a lower bound on its time against the other options' lines; those lines count
 only at the sizes their protocol runs at (NCCL's send/recv: LL or Simple by size), so that
 a line cheaper than the protocol that runs there never prunes a group's best."""
@@ -10,7 +10,7 @@ import numpy as np
 
 from netmodel.collectives.algorithms import ALGORITHMS, quadratic, transfer_count
 from netmodel.collectives.calibration import Calibration
-from netmodel.collectives.concurrent import _useless
+from netmodel.collectives.concurrent_options import _useless
 from netmodel.collectives.cost import SEND_RECV
 from netmodel.collectives.model import _COSTLY, FabricCostModel
 

@@ -16,12 +16,18 @@ import numpy as np
 import pytest
 
 from compute.errors import UserError
-from netmodel.collectives import concurrent, route_bulk, route_plans, route_sharing
-from netmodel.collectives.concurrent import (
-    _power_of_two_ratio,
-    _unique_rows,
-    concurrent_cost,
+from netmodel.collectives import (
+    concurrent,
+    concurrent_groups,
+    concurrent_loads,
+    concurrent_options,
+    route_bulk,
+    route_plans,
+    route_sharing,
 )
+from netmodel.collectives.concurrent import concurrent_cost
+from netmodel.collectives.concurrent_groups import _unique_rows
+from netmodel.collectives.concurrent_loads import _power_of_two_ratio
 from netmodel.collectives.degraded import degrade
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.placement import partition
@@ -59,9 +65,9 @@ def _run(graph, placement, p, op):
 def _afresh(monkeypatch):
     monkeypatch.setattr(route_bulk, "_KNOWN_PAIRS", 0)
     monkeypatch.setattr(route_bulk, "_DENSE_PAIRS", 0)
-    monkeypatch.setattr(concurrent, "_power_of_two_ratio",
+    monkeypatch.setattr(concurrent_loads, "_power_of_two_ratio",
                         lambda new, old: 1.0 if np.array_equal(new, old) else None)
-    monkeypatch.setattr(concurrent, "_DENSE_FACTOR", 0)
+    monkeypatch.setattr(concurrent_loads, "_DENSE_FACTOR", 0)
 
 
 @pytest.mark.parametrize("name, graph", FABRICS, ids=[f[0] for f in FABRICS])
@@ -83,18 +89,18 @@ def test_a_step_reused_scaled_equals_its_loads_worked_out():
     g = build("fat-tree:k=8")
     groups = partition(g, 8, "random", seed=3)
     seen = []
-    real = concurrent._scaled
+    real = concurrent_loads._scaled
 
     def spy(out, c):
         seen.append(c)
         return real(out, c)
 
     m1 = FabricCostModel(g, algorithm="auto", validated=True)
-    concurrent._scaled = spy
+    concurrent_loads._scaled = spy
     try:
         both = concurrent.concurrent_linear(m1, groups, "all-reduce")
     finally:
-        concurrent._scaled = real
+        concurrent_loads._scaled = real
     assert 8.0 in seen and 2.0 in seen  # reused, scaled
     m2 = FabricCostModel(g, algorithm="auto", validated=True)
     alone = concurrent.concurrent_linear(m2, groups, "all-reduce", "recursive-doubling")
@@ -232,10 +238,10 @@ def test_a_later_op_reuses_the_loads_of_an_earlier_one(monkeypatch):
                                          "all-gather", "ring")
     assert planned and _same(kept[1], fresh[1]) and _same(kept[2], fresh[2])
     assert len(model._concurrent) == 1
-    for seed in range(concurrent._KEPT_GROUPS + 2):   # the kept sets stay few
+    for seed in range(concurrent_groups._KEPT_GROUPS + 2):   # the kept sets stay few
         concurrent.concurrent_linear(model, partition(g, 8, "random", seed=seed), "all-gather",
                                      "ring")
-    assert len(model._concurrent) == concurrent._KEPT_GROUPS
+    assert len(model._concurrent) == concurrent_groups._KEPT_GROUPS
 
 
 def test_the_search_s_sizes_keep_their_groups_and_dropped_sets_drop_their_plans(
@@ -243,7 +249,7 @@ def test_the_search_s_sizes_keep_their_groups_and_dropped_sets_drop_their_plans(
     # the fabric search asks each op at 2, 4, ..., 256 GPUs in turn: with 4 kept sets the
     # 5th size dropped the 1st before the next op came back to it, so every op on a 16k
     # fabric routed every instance's direct all-to-all afresh (2.6 s at 256 GPUs)
-    assert concurrent._KEPT_GROUPS >= 8
+    assert concurrent_groups._KEPT_GROUPS >= 8
     g = build("fat-tree:k=8")   # 128 GPUs
     model = FabricCostModel(g, validated=True)
     sets = [partition(g, 2 ** k, "contiguous") for k in range(1, 7)]
@@ -257,7 +263,7 @@ def test_the_search_s_sizes_keep_their_groups_and_dropped_sets_drop_their_plans(
     # a dropped set's plans (named by its token, which no later costing holds) go with it
     model = FabricCostModel(g, validated=True)
     tokens = []
-    for seed in range(concurrent._KEPT_GROUPS + 2):
+    for seed in range(concurrent_groups._KEPT_GROUPS + 2):
         concurrent.concurrent_linear(model, partition(g, 8, "random", seed=seed), "all-gather",
                                      "ring")
         tokens.append(next(reversed(model._concurrent.values())).token)
@@ -321,18 +327,19 @@ def test_costly_direct_left_out_only_where_it_cannot_matter(monkeypatch, op, nby
     the result is the one of costing it."""
     g = build("fat-tree:k=16")   # 1,024 GPUs: two groups of 512
     routed = []
-    real = concurrent._evaluate
+    real = concurrent_loads._evaluate
 
     def watch(model, op_, name, *args, **kwargs):
         routed.append(name)
         return real(model, op_, name, *args, **kwargs)
 
+    monkeypatch.setattr(concurrent_options, "_evaluate", watch)
     monkeypatch.setattr(concurrent, "_evaluate", watch)
     fast = concurrent_cost(FabricCostModel(g, placement="random", validated=True), 512, op,
                            nbytes)
     pruned = "direct" not in routed
     routed.clear()
-    monkeypatch.setattr(concurrent, "_costly", lambda *a: set())
+    monkeypatch.setattr(concurrent_options, "_costly", lambda *a: set())
     full = concurrent_cost(FabricCostModel(g, placement="random", validated=True), 512, op,
                            nbytes)
     assert "direct" in routed

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from netmodel.collectives import route_plans
-from netmodel.collectives.concurrent import _group_pieces, _loads
+from netmodel.collectives.concurrent_loads import _group_pieces, _loads
 from netmodel.collectives.routing import NoPath, Router
 from topologies import build
 

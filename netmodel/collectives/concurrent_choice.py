@@ -1,0 +1,232 @@
+"""Each group's own choice in a concurrent costing, as NCCL's communicators tune apart.
+
+The candidates of every group (:func:`_own_options`: an algorithm that runs on some groups
+only, :func:`_runs_on`, costed on those), the (algorithm, protocol) fastest for each group
+alone and its time beside the others' (:func:`_own_times`, :func:`_own_lean`), and the lines
+together of groups that run different algorithms, their steps routed together
+(:func:`_mixed_classes`, :func:`_mixed_lines`, :func:`_mixed_sizes`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable
+
+import numpy as np
+
+from compute.errors import UserError
+from netmodel.collectives.algorithms import PRECHECKS, NotApplicable, generate, precheck
+from netmodel.collectives.concurrent_groups import _Groups, _prepared
+from netmodel.collectives.concurrent_options import _masked, _options, _ranges
+from netmodel.collectives.cost import SEND_RECV, combine, step_protocols, step_shape
+from netmodel.collectives.in_network import has_in_network
+from netmodel.collectives.model import FabricCostModel
+
+#: Algorithms that reduce in switches: none runs where no switch of the fabric reduces.
+_NEEDS_REDUCTION = ("in-network", "in-network-tree", "collnet-direct", "collnet-chain")
+
+
+def _runs_on(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op: str,
+             name: str) -> np.ndarray:
+    """Which ``groups`` algorithm ``name`` can run on, as a mask: its check of each group
+    (:func:`~netmodel.collectives.algorithms.precheck`) and its steps, generated once per
+    class of groups that share them."""
+    runs = np.ones(len(groups), dtype=bool)
+    if name in _NEEDS_REDUCTION and not has_in_network(model.graph):
+        return ~runs   # no group can: their steps are never generated (2,048 TP-8 groups)
+    if (name, op) in PRECHECKS:
+        for g, members in enumerate(groups):
+            try:
+                precheck(name, op, members, model.graph)
+            except NotApplicable:
+                runs[g] = False
+    where = np.flatnonzero(runs)
+    if not len(where):
+        return runs
+    sub = _prepared(model, tuple(groups[g] for g in where.tolist()), True)
+    # hierarchical's steps are refused by the GPUs' domains alone (algorithms.
+    # _rails_or_refuse): one look per class of groups whose domains fall alike
+    for idx in (sub.classes("tree") if name == "hierarchical" else sub.classes(name)):
+        try:
+            generate(name, op, sub.ordered[idx[0]], sub.graph)
+        except NotApplicable:
+            runs[where[idx]] = False
+    return runs
+
+
+def _embed(o: tuple, where: np.ndarray, G: int) -> tuple:
+    """Option ``o`` of :func:`_options` costed on the groups ``where`` of ``G``, as one of
+    all ``G`` groups: no time (inf) on the others."""
+    def full(x, fill):
+        out = np.full(G, fill, dtype=np.asarray(x).dtype)
+        out[where] = x
+        return out
+
+    name, proto, at, bt, aa, ba, hot, crosses = o
+    return (name, proto, full(at, np.inf), full(bt, 0.0), full(aa, np.inf), full(ba, 0.0),
+            hot, full(crosses, False))
+
+
+def _own_options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op: str,
+                 names: list[str], n: np.ndarray | None, hot: bool = True) -> tuple:
+    """Every group's candidates: ``(options, lo, hi, whole)``, the options of
+    :func:`_options` and their sizes (:func:`_ranges`; ``lo``, ``hi`` both None where every
+    option runs at every size) over all groups, an algorithm that runs on some groups only
+    (two-shot on a Lite package's mesh, in-network within a scale-up domain) costed on
+    those and inf on the others; ``whole``, the algorithms costed on every group together
+    (only their loads together are the groups' own when all run one of them). ``hot``:
+    as :func:`_options`'."""
+    why: dict[str, list[str]] = {}
+    options = _options(model, groups, op, names, nbytes=n, why_out=why, hot=hot)
+    G = len(groups)
+    lo, hi = (_ranges(model, groups, op, options) or (None, None)) if options else (None, None)
+    whole = {o[0] for o in options}
+    extra, ranges = [], []
+    for name in names:
+        if not why.get(name):
+            continue
+        runs = _runs_on(model, groups, op, name)
+        if runs.all() or not runs.any():   # runs.all(): left out for another reason
+            continue
+        where = np.flatnonzero(runs)
+        sub = tuple(groups[g] for g in where.tolist())
+        sub_opts = _options(model, sub, op, [name], nbytes=n, why_out={}, hot=hot)
+        if not sub_opts:
+            continue
+        slo, shi = _ranges(model, sub, op, sub_opts) or (None, None)
+        for j, o in enumerate(sub_opts):
+            extra.append(_embed(o, where, G))
+            r_lo, r_hi = np.zeros(G), np.full(G, math.inf)
+            if slo is not None:
+                r_lo[where], r_hi[where] = slo[j], shi[j]
+            ranges.append((r_lo, r_hi))
+    if not options and not extra:
+        reasons = "; ".join(w for ws in why.values() for w in ws)
+        raise UserError(f"no algorithm can run {op} on these groups ({reasons})")
+    if extra:
+        if lo is None:
+            lo, hi = np.zeros((len(options), G)), np.full((len(options), G), math.inf)
+        options = options + extra
+        lo = np.vstack([lo] + [r[0][None] for r in ranges])
+        hi = np.vstack([hi] + [r[1][None] for r in ranges])
+        if not (lo > 0).any() and not (hi < math.inf).any():
+            lo = hi = None
+    return options, lo, hi, whole
+
+
+def _mixed_classes(groups: _Groups, op: str, assignment: np.ndarray) -> list:
+    """:func:`_group_steps` of groups running different algorithms (``assignment``: each
+    group's), each algorithm's classes of groups that share steps cut to its groups."""
+    out = []
+    for name in dict.fromkeys(assignment.tolist()):
+        mine = assignment == name
+        for idx in groups.classes(name):
+            sub = idx[mine[idx]]
+            if len(sub):
+                steps = generate(name, op, groups.ordered[sub[0]], groups.graph)
+                out.append((steps, groups.rows(sub), sub))
+    return out
+
+
+def _mixed_lines(model: FabricCostModel, op: str, evaluated: tuple, rows: np.ndarray,
+                 name: str, proto: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(a, b)`` of shape ``(lines, len(rows))``: the lines together of the groups
+    ``rows``, all running ``name`` with protocol ``proto``, from the loads of every group's
+    steps (:func:`_evaluate` of :func:`_mixed_classes`)."""
+    table, _, together, latency, lat_up, scaleout, _ = evaluated
+    cal = model.calibration
+    sub = {k: v[rows] for k, v in table.items()}
+    on, innet = sub["on"], sub["in_network"]
+    protos = step_protocols(bool((on & innet).any()),
+                            bool((on & sub["member"] & ~innet).any()), cal,
+                            (op, name) in SEND_RECV)
+    protocol = next(p for p in (*protos, *cal.protocols, cal.in_network) if p.name == proto)
+    lines = combine(sub, together[rows], latency[rows], lat_up[rows], scaleout[rows],
+                    protocol, cal, step_shape(sub))
+    return np.stack([x[0] for x in lines]), np.stack([x[1] for x in lines])
+
+
+def _own_times(options: list[tuple], lo, hi, n: np.ndarray) -> tuple:
+    """Each group's own choice and times at the sizes ``n`` from ``options``
+    (:func:`_own_options`, with their sizes ``lo``, ``hi``): ``(time, alone, own, keys,
+    pairs, t_all)``: seconds together, each running its own choice beside the others'
+    (every group on one algorithm's loads: :func:`_mixed_sizes` says where that is not
+    so), seconds alone, each group's choice (an index into ``pairs``, the (algorithm,
+    protocol) choices), each option's choice, and every option's lines together at ``n``
+    (``(O, G, S)``)."""
+    t_all = _masked(np.stack([o[2][:, None] + o[3][:, None] * n[None, :] for o in options]),
+                    lo, hi, n)
+    a_all = _masked(np.stack([o[4][:, None] + o[5][:, None] * n[None, :] for o in options]),
+                    lo, hi, n)
+    # each group's choices: (algorithm, protocol), its lines one choice (the least at n)
+    pairs: dict[tuple[str, str], int] = {}
+    keys = np.array([pairs.setdefault((o[0], o[1]), len(pairs)) for o in options],
+                    dtype=np.intp)
+    G, S = t_all.shape[1:]
+    # each group's own choice: the one holding its least line alone (the first such)
+    best = np.argmin(a_all, axis=0)                        # (G, S): an option
+    own = keys[best]                                       # (G, S): its choice
+    gi, si = np.arange(G)[:, None], np.arange(S)[None, :]
+    alone = a_all[best, gi, si]
+    # together: the least of the own choice's lines (gathered line by line, not reduced
+    # over every option: 2,048 groups x 30 sizes x 40 options)
+    order = np.argsort(keys, kind="stable")
+    count = np.bincount(keys)
+    first = (np.cumsum(count) - count)[own]
+    time = np.full((G, S), np.inf)
+    for j in range(int(count.max())):
+        o = order[np.minimum(first + j, len(order) - 1)]
+        np.minimum(time, np.where(j < count[own], t_all[o, gi, si], np.inf), out=time)
+    return time, alone, own, keys, list(pairs), t_all
+
+
+def _mixed_sizes(own: np.ndarray, pair_list: list, whole: set) -> np.ndarray:
+    """Per size, whether the groups' own choices ``own`` (``(G, S)``, indices into
+    ``pair_list``) run different algorithms, or one not costed on every group together
+    (not in ``whole``): their loads together are then no single algorithm's."""
+    alg_names = list(dict.fromkeys(p[0] for p in pair_list))
+    alg = np.array([alg_names.index(p[0]) for p in pair_list], dtype=np.intp)[own]
+    in_whole = np.array([name in whole for name in alg_names])
+    return (alg != alg[:1]).any(axis=0) | ~in_whole[alg[0]]
+
+
+def _own_lean(options: list[tuple], lo, hi, n: np.ndarray) -> tuple | None:
+    """:func:`_own_times`' ``(time, alone, own, pairs)`` choice by choice, without the
+    tables of every option (the fabric search asks for hundreds of thousands of sizes at
+    once), where each choice's options lie side by side (else None): per choice its least
+    line alone and together, a group's own the first with the least alone, as there."""
+    pairs: dict[tuple[str, str], int] = {}
+    keys = [pairs.setdefault((o[0], o[1]), len(pairs)) for o in options]
+    if any(k < j for j, k in zip(keys, keys[1:], strict=False)):   # numbered as first seen
+        return None
+
+    def line(i, a, b):
+        t = a[:, None] + b[:, None] * n[None, :]
+        if lo is None or hi is None:
+            return t
+        return np.where((n > lo[i][:, None]) & (n <= hi[i][:, None]), t, np.inf)
+
+    blocks = [[i for i, key in enumerate(keys) if key == k] for k in range(len(pairs))]
+
+    def least(k, a, b):   # choice k's least line (its a, b fields)
+        out = None
+        for i in blocks[k]:
+            t = line(i, options[i][a], options[i][b])
+            out = t if out is None else np.minimum(out, t)
+        return out
+
+    alone = own = None
+    for k in range(len(pairs)):
+        a_k = least(k, 4, 5)
+        if alone is None:
+            alone, own = a_k, np.zeros(a_k.shape, dtype=np.intp)
+            continue
+        better = a_k < alone
+        alone = np.where(better, a_k, alone)
+        own[better] = k
+    # together: only the choices some group takes somewhere
+    chosen = np.unique(own).tolist()
+    time = least(chosen[0], 2, 3)
+    for k in chosen[1:]:
+        time = np.where(own == k, least(k, 2, 3), time)
+    return time, alone, own, list(pairs)

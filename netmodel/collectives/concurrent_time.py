@@ -1,0 +1,124 @@
+"""Link sharing that follows time, for groups running different steps at once.
+
+Groups of different sizes or algorithms each run their own steps in turn, event by event
+over the union of the steps' ends (:func:`_timed`), the links shared among the groups'
+current steps in proportion to their loads, a group held back elsewhere leaving the rest to
+the others (:func:`_paces`: progressive filling).
+:func:`~netmodel.collectives.concurrent_loads._follow_time` feeds it the loads of every
+group's steps.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: :func:`_timed` gives up (the steps stay in lockstep) past this many group-link entries
+#: looked at over all its events.
+_TIMED_WORK = 1 << 27
+
+
+def _timed(work: np.ndarray, entries: list[tuple], L: int) -> np.ndarray | None:
+    """Each group's seconds per byte of ``n`` in each of its steps when link sharing follows
+    time: ``(G, S)``, or None past :data:`_TIMED_WORK`.
+
+    ``work[g, i]``: how many times group ``g`` runs step ``i`` one after another (0: a step
+    that takes no time); ``entries[i]``: :func:`_step_entries` of step ``i``. Every group
+    runs its steps in turn, the groups' current steps sharing the links (:func:`_paces`:
+    in proportion to their loads, so that their bytes drain together, a group held back
+    elsewhere leaving the rest to the others); the shares change only when some group
+    finishes a step (its repetitions in one go: they load the same links alike), so the
+    schedule is event by event over the union of the steps' ends. Where every group runs
+    the same steps at the same pace and none is held back elsewhere, this is the lockstep
+    of :func:`_evaluate`; where one finishes a step first, the others' links carry its
+    bytes no longer (a 4-GPU ring beside a 2-GPU direct all-gather: the ring's last two of
+    three    repetitions run alone).
+
+    >>> e = [(np.array([0, 1]), np.array([0, 0]), np.array([0.5, 0.25]))]
+    >>> _timed(np.array([[1.0], [3.0]]), e, 1).tolist()   # 0.75 together, then 2 x 0.25
+    [[0.75], [1.25]]
+    """
+    G, S = work.shape
+    eg = np.concatenate([e[0] for e in entries])
+    el = np.concatenate([e[1] for e in entries])
+    eu = np.concatenate([e[2] for e in entries])
+    es = np.concatenate([np.full(len(e[0]), i, np.int64) for i, e in enumerate(entries)])
+    order = np.argsort(eg * S + es, kind="stable")
+    eg, el, eu = eg[order], el[order], eu[order]
+    count = np.bincount(eg * S + es[order], minlength=G * S)
+    first = np.cumsum(count) - count
+    dur = np.zeros((G, S))
+    ph = np.zeros(G, np.int64)
+    todo = work > 0
+
+    def next_phase(g, at):   # the first step from ``at`` on that takes time (S: none)
+        rest = todo[g] & (np.arange(S) >= at[:, None])
+        return np.where(rest.any(axis=1), rest.argmax(axis=1), S)
+
+    every = np.arange(G)
+    ph = next_phase(every, ph)
+    rem = np.where(ph < S, work[every, np.minimum(ph, S - 1)], 0.0)
+    start = np.zeros(G)
+    now, looked = 0.0, 0
+    while True:
+        live = np.flatnonzero(ph < S)
+        if not len(live):
+            return dur
+        cell = live * S + ph[live]
+        c = count[cell]
+        looked += int(c.sum())
+        if looked > _TIMED_WORK:
+            return None
+        at = np.repeat(first[cell] - (np.cumsum(c) - c), c) + np.arange(int(c.sum()))
+        pace, rounds = _paces(eg[at], el[at], eu[at], G, L)
+        looked += rounds * int(c.sum())
+        need = rem[live] * pace[live]
+        dt = need.min()
+        now += dt
+        done = need <= dt * (1 + 1e-12)
+        going = live[~done]
+        rem[going] -= dt / pace[going]
+        fin = live[done]
+        dur[fin, ph[fin]] = now - start[fin]
+        start[fin] = now
+        ph[fin] = next_phase(fin, ph[fin] + 1)
+        more = ph[fin] < S
+        rem[fin] = np.where(more, work[fin, np.minimum(ph[fin], S - 1)], 0.0)
+
+
+def _paces(eg: np.ndarray, el: np.ndarray, eu: np.ndarray, G: int, L: int
+           ) -> tuple[np.ndarray, int]:
+    """Seconds per byte of ``n`` of one repetition of each group's current step, the
+    groups' loads ``(group, link, seconds per byte)`` sharing the links: every link's
+    capacity shared among the groups on it in proportion to their loads (so that their
+    bytes on it drain together, as in :func:`_loads`), a group held back by a busier link
+    elsewhere leaving what it cannot use to the others (progressive filling: all paces
+    raised together until a link is full, its groups then held there); and the rounds.
+    Alone on its links, or beside groups none of which is held elsewhere, a group's
+    seconds are its busiest link's load summed over every group, those of :func:`_loads`.
+
+    >>> _paces(np.array([0, 1, 1]), np.array([0, 0, 1]), np.array([1.0, 1.0, 4.0]), 2, 2)
+    ... # group 1 held by link 1 (4 s) takes 1/4 of link 0: group 0 gets 3/4, 4/3 s
+    (array([1.33333333, 4.        ]), 2)
+    """
+    T = np.zeros(G)
+    held = np.zeros(G, dtype=bool)
+    used = np.zeros(L)            # capacity taken by the groups held so far
+    rounds = 0
+    while True:
+        rounds += 1
+        free = ~held[eg]
+        demand = np.bincount(el[free], eu[free], minlength=L)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            # seconds a repetition takes if the free groups on the link share what is left
+            t_link = np.where(demand > 0, demand / np.maximum(1.0 - used, 0.0), 0.0)
+        t = np.zeros(G)
+        np.maximum.at(t, eg[free], t_link[el[free]])
+        top = t[~held].max(initial=0.0)
+        now = ~held & (t >= top * (1 - 1e-12))
+        if top == 0 or now.sum() == (~held).sum():
+            T[~held] = t[~held] if top == 0 else top
+            return T, rounds
+        T[now] = top
+        held |= now
+        take = now[eg]
+        used += np.bincount(el[take], eu[take] / top, minlength=L)
