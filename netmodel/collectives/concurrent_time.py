@@ -22,16 +22,16 @@ def _timed(work: np.ndarray, entries: list[tuple], L: int) -> np.ndarray | None:
     time: ``(G, S)``, or None past :data:`_TIMED_WORK`.
 
     ``work[g, i]``: how many times group ``g`` runs step ``i`` one after another (0: a step
-    that takes no time); ``entries[i]``: :func:`_step_entries` of step ``i``. Every group
+    that takes no time); ``entries[i]``: :func:`~netmodel.collectives.concurrent_loads._step_entries` of step ``i``. Every group
     runs its steps in turn, the groups' current steps sharing the links (:func:`_paces`:
     in proportion to their loads, so that their bytes drain together, a group held back
     elsewhere leaving the rest to the others); the shares change only when some group
     finishes a step (its repetitions in one go: they load the same links alike), so the
     schedule is event by event over the union of the steps' ends. Where every group runs
     the same steps at the same pace and none is held back elsewhere, this is the lockstep
-    of :func:`_evaluate`; where one finishes a step first, the others' links carry its
+    of :func:`~netmodel.collectives.concurrent_loads._evaluate`; where one finishes a step first, the others' links carry its
     bytes no longer (a 4-GPU ring beside a 2-GPU direct all-gather: the ring's last two of
-    three    repetitions run alone).
+    three repetitions run alone).
 
     >>> e = [(np.array([0, 1]), np.array([0, 0]), np.array([0.5, 0.25]))]
     >>> _timed(np.array([[1.0], [3.0]]), e, 1).tolist()   # 0.75 together, then 2 x 0.25
@@ -90,11 +90,11 @@ def _paces(eg: np.ndarray, el: np.ndarray, eu: np.ndarray, G: int, L: int
     """Seconds per byte of ``n`` of one repetition of each group's current step, the
     groups' loads ``(group, link, seconds per byte)`` sharing the links: every link's
     capacity shared among the groups on it in proportion to their loads (so that their
-    bytes on it drain together, as in :func:`_loads`), a group held back by a busier link
+    bytes on it drain together, as in :func:`~netmodel.collectives.concurrent_loads._loads`), a group held back by a busier link
     elsewhere leaving what it cannot use to the others (progressive filling: all paces
     raised together until a link is full, its groups then held there); and the rounds.
     Alone on its links, or beside groups none of which is held elsewhere, a group's
-    seconds are its busiest link's load summed over every group, those of :func:`_loads`.
+    seconds are its busiest link's load summed over every group, those of :func:`~netmodel.collectives.concurrent_loads._loads`.
 
     >>> _paces(np.array([0, 1, 1]), np.array([0, 0, 1]), np.array([1.0, 1.0, 4.0]), 2, 2)
     ... # group 1 held by link 1 (4 s) takes 1/4 of link 0: group 0 gets 3/4, 4/3 s
