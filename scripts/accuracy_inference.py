@@ -693,7 +693,7 @@ def multinode_prediction(row: dict, two_batch: bool = False, dense_dp: bool = Fa
     from compute.evaluate_one import evaluate
     from compute.roofline import RooflineOptions
     from compute.two_batch import evaluate_two_batch
-    from netmodel.cli.compute import resolve_collectives
+    from netmodel.cli.resolve import resolve_collectives
 
     n, b = int(row["gpus"]), int(row["batch"])
     kw = {"ep": int(row["ep"]), "attention_dp": int(row["attention_dp"]),

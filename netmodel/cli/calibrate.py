@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from netmodel.cli.compute import _COLLECTIVE_OPTIONS
 from netmodel.cli.main import InputPath
+from netmodel.cli.resolve import _COLLECTIVE_OPTIONS
 
 if TYPE_CHECKING:
     from compute.comm import CollectiveCostModel
@@ -26,7 +26,7 @@ def _comm_for(scenario_ref, fabric_ref, gpu_file):
     swapped to the measurement's GPU); on a fabric, the fabric's; None (the roofline's
     ring) otherwise."""
     from compute.errors import UserError
-    from netmodel.cli.compute import resolve_collectives
+    from netmodel.cli.resolve import resolve_collectives
 
     if scenario_ref is None and fabric_ref is None:
         return None
@@ -98,7 +98,7 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
     from compute.outputs import atomic_write, check_file_path
     from compute.profile_fit import fit_profile
     from compute.profiles import PARAMETERS, get_profile, read_measurements
-    from netmodel.cli.compute import describe_collectives, resolve_collectives, resolve_gpu
+    from netmodel.cli.resolve import describe_collectives, resolve_collectives, resolve_gpu
 
     for option, text, example in (("--engine", engine, "vLLM 0.6.3"),
                                   ("--system", system, "DGX H100, 8 GPUs")):

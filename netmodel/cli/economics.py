@@ -156,7 +156,7 @@ def cost(scenario: str, model: str, phase: str, clock_text: str, share: str, par
     """Capex and power split, tokens/s/W, tokens/J and $ per million tokens of a scenario
     serving a model at its best configuration under the SLO."""
     from compute.phases import PHASES, check_phase
-    from netmodel.cli.compute import _whole, check_phase_options
+    from netmodel.cli.resolve import _whole, check_phase_options
     from netmodel.study.cost import cost_summary
 
     phases = list(PHASES) if phase.strip() == "both" else [check_phase(phase.strip())]

@@ -89,7 +89,7 @@ def max_batch_option(help_text: str = "Largest batch tried.") -> Callable[[_F], 
 
 
 #: The calibrated mode's ``--profile NAME|FILE`` (a string: the command turns it into an
-#: :class:`~compute.profiles.EngineProfile` with ``netmodel.cli.compute.resolve_profile``),
+#: :class:`~compute.profiles.EngineProfile` with ``netmodel.cli.resolve.resolve_profile``),
 #: one declaration for every command that takes it (infer, search, compare, sweep, study,
 #: serve).
 profile_option = click.option(
@@ -214,7 +214,7 @@ def roofline_option(name: str, metavar: str):
 
 #: ``--mtp-tokens K`` and ``--mtp-acceptance A`` (decode with multi-token prediction,
 #: :mod:`compute.mtp`), declared once for every command that costs it (infer, search, serve,
-#: compare, sweep); the command reads them with ``netmodel.cli.compute.mtp_settings``.
+#: compare, sweep); the command reads them with ``netmodel.cli.resolve.mtp_settings``.
 mtp_options = [roofline_option("mtp_tokens", "K"), roofline_option("mtp_acceptance", "A")]
 
 

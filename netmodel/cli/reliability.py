@@ -93,7 +93,7 @@ def _absent(cluster, rates, repair_times) -> list[str]:
 def _settings(ttft: str, tbt: str, phase: str):
     """The SLO of ``--ttft`` and ``--tbt``; the one ``phase`` never reads (TTFT limits a
     prefill, TBT a decode step: Slo.limit) refused when typed."""
-    from netmodel.cli.compute import check_phase_options
+    from netmodel.cli.resolve import check_phase_options
 
     slo = parse_slo(ttft, tbt)
     check_phase_options(phase, {"ttft": ttft, "tbt": tbt})   # after the values
@@ -184,7 +184,7 @@ def blast_radius(scenario: str, model: str, phase: str, gpus_text: str | None,
     placement = _placement(placement)
     if out_dir is not None:
         check_folder_path(out_dir)
-    from netmodel.cli.compute import _whole
+    from netmodel.cli.resolve import _whole
 
     phase, gpus, limit = _phase(phase), _gpus(gpus_text), _whole("--max-batch", max_batch)
     result = run(scenario, model, phase, gpus=gpus, slo=_settings(ttft, tbt, phase),
@@ -219,7 +219,7 @@ def availability(scenario: str, model: str, phase: str, gpus_text: str | None,
     Carlo and the closed forms side by side (mean, p1/p50/p99, time below a threshold,
     instance-down events, goodput per SM bought)."""
     from compute.outputs import check_folder_path
-    from netmodel.cli.compute import _whole
+    from netmodel.cli.resolve import _whole
     from netmodel.study.availability import availability as run
     from netmodel.study.availability import availability_files
     from netmodel.study.progress import Progress

@@ -77,9 +77,9 @@ def serve(scenario: str, model_name: str, workload: str, rate_text: str | None,
     printed). With --two-batch-overlap each pool's step is the lesser of the serial one and
     two micro-batches overlapped (roofline only; the pools then search PP 1)."""
     from compute.roofline import RooflineOptions
-    from netmodel.cli.compute import _profile_line, _whole, mtp_settings, resolve_profile
-    from netmodel.cli.compute import dense_mlp_tp as dense_degree
     from netmodel.cli.main import NOTHING_FEASIBLE
+    from netmodel.cli.resolve import _profile_line, _whole, mtp_settings, resolve_profile
+    from netmodel.cli.resolve import dense_mlp_tp as dense_degree
     from netmodel.study.scenarios import get_scenario
     from netmodel.study.serving import get_workload, with_rate
     from netmodel.study.serving import serve as run_serve

@@ -61,8 +61,8 @@ def _settings(ttft: str, tbt: str, overlap_collectives: bool, profile_ref=None, 
               two_batch_overlap: bool = False, dense_mlp_tp: str | None = None,
               mtp_tokens: str | None = None, mtp_acceptance: str | None = None):
     from compute.roofline import RooflineOptions
-    from netmodel.cli.compute import dense_mlp_tp as dense_degree
-    from netmodel.cli.compute import mtp_settings, resolve_profile
+    from netmodel.cli.resolve import dense_mlp_tp as dense_degree
+    from netmodel.cli.resolve import mtp_settings, resolve_profile
 
     slo = parse_slo(ttft, tbt)
     return slo, RooflineOptions(overlap_collectives=overlap_collectives,
@@ -135,7 +135,7 @@ def _search_settings(models_text: str, phase_text: str,
     :data:`_search_options`): ``(models, phases, keywords)``, the keywords ``options``,
     ``slo``, ``instances``, ``parallelism`` and ``max_batch`` that ``run_compare`` and
     ``run_sweep`` both take."""
-    from netmodel.cli.compute import _whole, check_phase_options
+    from netmodel.cli.resolve import _whole, check_phase_options
 
     models = _names("--models", models_text)
     phases = _phases(phase_text)
@@ -438,7 +438,7 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
     """Tokens/s/SM of scenarios as one or two fabric parameters vary (link bandwidth,
     per-hop latency, OCS ports, ...), marking where one fabric overtakes another."""
     from compute.errors import UserError
-    from netmodel.cli.compute import _whole
+    from netmodel.cli.resolve import _whole
     from netmodel.study.scenarios import expand_scenarios
     from netmodel.study.sweep import parse_param, run_sweep, write_sweep
 

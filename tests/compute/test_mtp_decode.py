@@ -283,7 +283,7 @@ def test_deepseek_day6_decode_costed_through_the_option():
     row = next(r for r in rows if r["id"] == "deepseek-day6-decode")
     assert row["emitted"] == "2" and acc.mtp_costed(row) and not acc.mtp_costed(row, True)
     got = acc.multinode_prediction(row)
-    from netmodel.cli.compute import resolve_collectives
+    from netmodel.cli.resolve import resolve_collectives
 
     n, b = int(row["gpus"]), int(row["batch"])
     kw = dict(ep=n, attention_dp=n, context=int(row["context"]),

@@ -69,7 +69,7 @@ def test_collective_and_costs_take_a_scenario_as_its_spec():
 
 
 def test_compute_fabric_option_takes_a_scenario():
-    from netmodel.cli.compute import resolve_collectives
+    from netmodel.cli.resolve import resolve_collectives
 
     gpu, comm, desc, gpus = resolve_collectives(None, "lite-flat@Lite+BW", None, None)
     assert gpu.name == "Lite+BW" and gpus == 128 and desc["model"] == "fabric"

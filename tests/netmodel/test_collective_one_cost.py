@@ -7,7 +7,7 @@ scenario's (links = "scale-up": NVLink's step latencies and efficiency on every 
 there was no way to ask `collective` for the scenario's own cost. `collective --scenario`
 and `costs --scenario` now cost through the scenario's own collective model, the one
 compare (netmodel.study.fabric_search.ScenarioCollectives), infer --scenario
-(netmodel.cli.compute.resolve_collectives) and netmodel.api.collective_time use; every
+(netmodel.cli.resolve.resolve_collectives) and netmodel.api.collective_time use; every
 test here fails on the old code (no --scenario, no "collectives" in the JSON).
 """
 
@@ -20,8 +20,8 @@ import pytest
 from click.testing import CliRunner
 
 from netmodel.api import collective_time
-from netmodel.cli.compute import resolve_collectives
 from netmodel.cli.main import cli
+from netmodel.cli.resolve import resolve_collectives
 from netmodel.study.fabric_search import ScenarioCollectives
 from netmodel.study.scenarios import get_scenario, scenario_names
 from netmodel.study.topology_compare import SIZES, compare_topologies

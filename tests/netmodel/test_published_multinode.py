@@ -47,7 +47,7 @@ _COMM: dict = {}
 
 def comm_of(fabric: str):
     """The collective model ``--fabric fabric`` gives ``netmodel infer`` (cached)."""
-    from netmodel.cli.compute import resolve_collectives
+    from netmodel.cli.resolve import resolve_collectives
 
     if fabric not in _COMM:
         _COMM[fabric] = resolve_collectives(None, fabric, None, None)[1]

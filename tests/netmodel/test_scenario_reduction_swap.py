@@ -12,7 +12,7 @@ out 586.4 ms instead of the 613.9 ms of the same fabric without NVLS. Now the fi
 
 from compute.evaluate_one import evaluate
 from compute.hardware import get_gpu
-from netmodel.cli.compute import resolve_collectives
+from netmodel.cli.resolve import resolve_collectives
 from netmodel.study.fabric_search import ScenarioCollectives
 from netmodel.study.scenarios import get_scenario, parse_gpu_token
 

@@ -1,0 +1,306 @@
+"""Options and values the commands share, turned into compute's objects: a GPU or model
+from a name or a user's file, the collective model of a scenario or a fabric (or the
+GPU-only ring), an engine profile, multi-token prediction, dense MLP TP, whole numbers, and
+the refusal of an option the chosen phase never reads.
+
+Read by ``netmodel infer`` and ``search`` (:mod:`netmodel.cli.compute`) and by the other
+commands that cost a model on a GPU (calibrate, compare, sweep, study, serve, cost,
+blast-radius, availability). Only click and the standard library are imported at module
+level, as in every command module, so ``netmodel --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from netmodel.cli.main import RegistryHelp, fabric_help, given_on_command_line
+
+if TYPE_CHECKING:
+    from compute.comm import CollectiveCostModel
+    from compute.hardware import GpuSpec
+    from compute.models import ModelSpec
+    from compute.profiles import EngineProfile
+
+__all__ = ["RING_NAME", "describe_collectives", "resolve_collectives", "resolve_profile"]
+
+
+def _whole(what: str, text) -> int:
+    """A whole number from 1 to :data:`compute.validate.MAX_WHOLE` from the command line."""
+    from compute.errors import UserError
+    from compute.validate import MAX_WHOLE
+
+    shown = repr(text) if len(str(text)) <= 40 else \
+        f"{str(text)[:20]!r}... ({len(str(text))} characters)"
+    try:
+        v = float(str(text).strip())
+    except ValueError:
+        raise UserError(f"{what} must be a whole number >= 1, got {shown}") from None
+    if v > MAX_WHOLE:   # inf too, and digits past a float's range
+        raise UserError(f"{what} must be a whole number from 1 to {MAX_WHOLE:,}, got {shown}")
+    if not (v == v and v >= 1 and v.is_integer()):
+        raise UserError(f"{what} must be a whole number >= 1, got {shown}")
+    return int(v)
+
+
+def _from_file(name: str | None, path: str, extra: dict, catalog: dict, what: str,
+               option: str) -> Any:
+    """The entry named ``name`` of a user's file (``extra``, read from ``path``) or of the
+    catalog, or the file's only entry when ``name`` is None; ``what`` (``GPU``, ``model``)
+    and ``option`` name them in a refusal."""
+    from compute.errors import UserError, find_name, known
+
+    if name is None:
+        if len(extra) == 1:
+            return next(iter(extra.values()))
+        raise UserError(f"{path} holds {what}s {known(extra)}; choose one with {option}")
+    table = {**catalog, **extra}
+    key = find_name(table, name)
+    if key is None:
+        raise UserError(f"unknown {what} {name!r}; known: {known(table)}")
+    return table[key]
+
+
+def resolve_gpu(name: str | None, gpu_file: str | None) -> GpuSpec:
+    """The GPU named ``name`` from ``gpu_file`` (if given) or the catalog."""
+    from compute.errors import UserError, known
+    from compute.hardware import catalog, get_gpu, load_gpu_file
+
+    if gpu_file:
+        return _from_file(name, gpu_file, load_gpu_file(gpu_file), catalog(), "GPU", "--gpu")
+    if name is None:
+        raise UserError(f"give --gpu NAME; known: {known(catalog())}")
+    return get_gpu(name)
+
+
+def resolve_model(name: str | None, model_file: str | None,
+                  hf_config: str | None) -> ModelSpec:
+    """The model named ``name`` from ``model_file``, a HuggingFace config, or the catalog."""
+    from compute.errors import UserError, known
+    from compute.models import get_model, load_hf_config, load_model_file, model_catalog
+
+    if hf_config:
+        return load_hf_config(hf_config, name=name)
+    if model_file:
+        return _from_file(name, model_file, load_model_file(model_file), model_catalog(),
+                          "model", "--model")
+    if name is None:
+        raise UserError(f"give --model NAME; known: {known(model_catalog())}")
+    return get_model(name)
+
+
+#: Where collectives are costed: a scenario's fabric or a fabric (the model compare uses),
+#: or by default the GPU-only ring.
+_COLLECTIVE_OPTIONS = [
+    click.option("--scenario", "scenario_ref", default=None, metavar="S",
+                 help="Cost collectives on a scenario's fabric, as compare does: a shipped "
+                 "scenario, NAME@GPU or a .toml file (the GPU defaults to the scenario's)."),
+    click.option("--fabric", "fabric_ref", default=None, metavar="SPEC", cls=RegistryHelp,
+                 help_from=lambda: "Cost collectives on a fabric (placement contiguous, "
+                 "algorithm auto; a scenario's fabric without its calibration: --scenario "
+                 "uses that): " + fabric_help() + " Default without either: ring "
+                 "alpha-beta over the GPU's scale-up bandwidth."),
+]
+
+
+#: How the default collective model is named wherever it is used.
+RING_NAME = "ring alpha-beta over scale-up bandwidth"
+
+
+def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_name: str | None,
+                        gpu_file: str | None,
+                        ) -> tuple[GpuSpec, CollectiveCostModel | None, dict, int | None]:
+    """``(gpu, comm, description, max_gpus)``: the GPU and the collective-cost model the
+    options name. ``comm`` is None for the default ring; ``description`` says which model
+    it is (a dict, for the text and the JSON); ``max_gpus`` is the fabric's GPU count
+    (None without a fabric)."""
+    from compute.errors import UserError
+
+    if scenario_ref is not None and fabric_ref is not None:
+        raise UserError("give --scenario or --fabric, not both")
+    if scenario_ref is not None:
+        from netmodel.study.fabric_search import ScenarioCollectives
+        from netmodel.study.scenarios import get_scenario
+
+        scen = get_scenario(scenario_ref)
+        if gpu_name is not None or gpu_file:
+            scen = scen.with_gpu(resolve_gpu(gpu_name, gpu_file))
+        coll = ScenarioCollectives(scen)
+        desc = {"model": "scenario", "scenario": scen.label, "placement": scen.placement,
+                "algorithm": scen.algorithm, "instances": scen.instances,
+                "fabric_gpus": coll.gpus}
+        return scen.gpu_spec, coll, desc, coll.gpus
+    if fabric_ref is not None:
+        from netmodel.collectives.model import FabricCostModel
+        from netmodel.study.topology_compare import resolve_fabric
+
+        # a spec, a file or a scenario's fabric (checked against the schema as built)
+        fabric = resolve_fabric(fabric_ref)
+        graph = fabric.graph
+        names = {d.get("gpu") for _, d in graph.nodes(data=True) if d.get("kind") == "gpu"}
+        if len(names) != 1:
+            raise UserError(f"fabric {fabric_ref!r} holds {len(names)} GPU types; costing an "
+                            f"instance on it needs one")
+        built_for = names.pop()
+        if gpu_name is not None and gpu_name != built_for:
+            if fabric.source == "scenario":   # a spec's 'gpu=' key means nothing after a name
+                from netmodel.study.scenarios import _split_ref
+
+                base = _split_ref(fabric_ref)[0]   # a .toml path may hold an '@'
+                how = f"give the scenario with that GPU ({base}@{gpu_name})"
+            elif fabric.source == "file":
+                how = "a saved fabric file's GPUs are part of it; give a spec or scenario"
+            else:
+                how = f"name that GPU in the spec (gpu={gpu_name})"
+            raise UserError(f"fabric {fabric_ref!r} is built for GPU {built_for!r}, not "
+                            f"{gpu_name!r}; {how}")
+        if gpu_file is None:   # the fabric's own GPU (a GPU file's, kept in its gpu_types)
+            from topologies.schema import gpu_spec
+
+            gpu = gpu_spec(graph, built_for)
+        else:
+            gpu = resolve_gpu(built_for, gpu_file)
+        comm = FabricCostModel(graph, placement="contiguous", algorithm="auto",
+                               validated=True)
+        desc = {"model": "fabric", "fabric": graph.graph.get("spec") or str(fabric_ref),
+                "placement": "contiguous", "algorithm": "auto", "fabric_gpus": comm.gpus}
+        return gpu, comm, desc, comm.gpus
+    from compute.roofline import default_comm
+
+    gpu = resolve_gpu(gpu_name, gpu_file)
+    ring = default_comm(gpu)
+    desc = {"model": RING_NAME, "bandwidth_Bps": ring.bandwidth,
+            "step_latency_s": ring.step_latency, "efficiency": ring.efficiency}
+    return gpu, None, desc, None
+
+
+def describe_collectives(desc: dict) -> str:
+    """The collective model in words (one line)."""
+    if desc["model"] == "scenario":
+        return (f"scenario {desc['scenario']} (placement {desc['placement']}, algorithm "
+                f"{desc['algorithm']}, instances {desc['instances']}), as compare costs them")
+    if desc["model"] == "fabric":
+        return (f"fabric {desc['fabric']} (placement {desc['placement']}, algorithm "
+                f"{desc['algorithm']})")
+    return (f"{RING_NAME} ({desc['bandwidth_Bps'] / 1e9:g} GB/s, "
+            f"{desc['step_latency_s'] * 1e6:g} us per step; --scenario or --fabric for a "
+            f"fabric)")
+
+
+def resolve_profile(ref: str | None) -> EngineProfile | None:
+    """The engine profile ``--profile`` names (None: the roofline)."""
+    if ref is None:
+        return None
+    from compute.profiles import get_profile
+
+    return get_profile(ref)
+
+
+def _profile_line(profile, desc: dict | None = None, gpus=()) -> str:
+    """The calibrated mode's line; a note when the profile was fitted with other
+    collectives than this run's (its fitted overheads absorbed those, so the run does not
+    reproduce its fit; scenarios are compared without their ``@GPU``), and one when it was
+    fitted on another GPU than the run's ``gpus`` (names): its overheads and efficiencies
+    are what an engine reached on that GPU, carried over, not measured on this one."""
+    import re
+
+    fitted = f", fitted on {profile.fitted_on}" if profile.fitted_on else ""
+    line = f"calibrated mode: engine profile {profile.name}{fitted}"
+    other = sorted({g for g in gpus if g} - {profile.gpu}) if profile.gpu else []
+    if other:
+        on = " and ".join(other)
+        line += (f"\nnote: profile {profile.name} was fitted on {profile.gpu} and is used here "
+                 f"on {on}: its efficiencies and fixed overheads are {profile.gpu}'s, carried "
+                 f"over, not measured (netmodel calibrate fits a profile from measurements "
+                 f"on {on})")
+    if desc is not None and profile.collectives:
+        now = describe_collectives(desc).split(" (")[0]
+        bare = lambda s: re.sub(r"@[^,\s]+", "", s)  # noqa: E731
+        if bare(now) not in bare(profile.collectives):
+            line += (f"\nnote: profile {profile.name} was fitted with collectives "
+                     f"{profile.collectives}, not this run's {now}; give the same "
+                     f"--scenario or --fabric to reproduce its fit")
+    return line
+
+
+def dense_mlp_tp(text: str | None) -> int | None:
+    """``--dense-mlp-tp``'s value: None unset, else a whole number (RooflineOptions checks
+    the degree)."""
+    return None if text is None else _whole("--dense-mlp-tp", text)
+
+
+def _whole_text(text: object) -> bool:
+    """Whether ``text`` writes a whole number exactly ('2', '2.0', '2e0'), not one a float
+    rounds to ('1e-400', '2.0000000000000001').
+
+    >>> _whole_text("2e0"), _whole_text("1e-400")
+    (True, False)
+    """
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        d = Decimal(str(text).strip())
+    except (InvalidOperation, ValueError):
+        return False
+    return d.is_finite() and d == d.to_integral_value()
+
+
+def mtp_settings(tokens: str | None, acceptance: str | None) -> dict:
+    """``--mtp-tokens`` and ``--mtp-acceptance``'s values as RooflineOptions fields (unset:
+    the fields' defaults; RooflineOptions checks the values' ranges)."""
+    from compute.errors import UserError
+
+    out: dict = {}
+    for field, text in (("mtp_tokens", tokens), ("mtp_acceptance", acceptance)):
+        if text is None:
+            continue
+        try:
+            v = float(str(text).strip())
+        except ValueError:
+            v = str(text)   # not a number: the field's check names it (describe cuts it)
+        if isinstance(v, float) and math.isinf(v) and "inf" not in str(text).lower():
+            v = str(text)   # digits past a float's range ('1e400'): shown as typed, not 'inf'
+        if field == "mtp_tokens" and isinstance(v, float) and v.is_integer() and abs(v) < 1e6:
+            # a whole count as typed, not one rounded to it ('1e-400' read as 0, MTP off)
+            v = int(v) if _whole_text(text) else str(text)
+        out[field] = v
+    if "mtp_acceptance" in out and not out.get("mtp_tokens"):
+        raise UserError("--mtp-acceptance needs --mtp-tokens K >= 1 (draft tokens a step)")
+    return out
+
+
+#: Options of one phase only: (phase that ignores it, option, what it sets, what to give
+#: instead). A step of the other phase never reads them (compute.phases.Workload: prefill
+#: reads the prompt, decode the context; Slo.limit: TTFT for prefill, TBT for decode; MTP
+#: drafts are verified in decode, compute.roofline.evaluate_grid).
+_OTHER_PHASE_OPTIONS = (
+    ("decode", "prompt", "sets a prefill's prompt",
+     "give --context (the tokens in the KV cache)"),
+    ("prefill", "context", "sets a decode step's context (the tokens in the KV cache)",
+     "give --prompt (the tokens of each prompt)"),
+    ("decode", "ttft", "is the prefill SLO", "give --tbt (the decode SLO)"),
+    ("prefill", "tbt", "is the decode SLO", "give --ttft (the prefill SLO)"),
+    ("prefill", "mtp_tokens", "drafts tokens in decode steps",
+     "drop it (a prefill is costed as without MTP) or give --phase decode"),
+    ("prefill", "mtp_acceptance", "is the acceptance of decode's draft tokens",
+     "drop it (a prefill is costed as without MTP) or give --phase decode"),
+)
+
+
+def check_phase_options(phases, kw, option: str = "--phase") -> None:
+    """Refuse an option typed on the command line that none of ``phases`` (one phase or a
+    list: infer's and search's --phase, compare's, sweep's and cost's list, blast-radius's
+    and availability's) ever uses (it would be ignored, the run going ahead with the
+    default), in one line. ``kw``: the command's parameters; options the command does not
+    take are never typed, so one table serves every command."""
+    from compute.errors import UserError
+    from compute.validate import describe
+
+    chosen = list(dict.fromkeys([phases] if isinstance(phases, str) else phases))
+    for ignored_by, name, sets, instead in _OTHER_PHASE_OPTIONS:
+        if chosen and all(p == ignored_by for p in chosen) and given_on_command_line(name):
+            flag = "--" + name.replace("_", "-")
+            raise UserError(f"{flag} {describe(kw[name])} {sets}; with {option} "
+                            f"{','.join(chosen)} {instead}")
