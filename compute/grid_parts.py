@@ -189,7 +189,7 @@ def mlp_kind_gap(model, gpu, sh, micro, workload, options, skew) -> np.ndarray |
     and mlp_down of (an MoE layer's time - a dense layer's time)``, each timed as those
     stages are (the roofline at the stage's peak, a profile's efficiencies; overlap: the
     larger of compute and memory, serial: their sum): what a pipeline stage's time moves
-    by per MoE layer it holds beyond the pass's share (:func:`compute.roofline.
+    by per MoE layer it holds beyond the pass's share (:func:`compute.pipeline_time.
     _slowest_stage`), on the pipelined rows (0 on the others); None for other models."""
     if not (model.is_moe and model.dense_layers):
         return None
@@ -204,7 +204,7 @@ def attention_kind_times(model, gpu, sh, micro, workload, options) -> tuple | No
     windowed layer, each timed as that stage is (the roofline at its peak, a profile's
     efficiencies; overlap: the larger of compute and memory, serial: their sum), on the
     pipelined rows (0 on the others): what a pipeline stage runs for its own layers of
-    each kind (:func:`compute.roofline._slowest_stage`); None for other models."""
+    each kind (:func:`compute.pipeline_time._slowest_stage`); None for other models."""
     if attention_kinds(model) is None:
         return None
     rows, piped, m = _pipelined_rows(sh, micro)
