@@ -412,6 +412,10 @@ def _evaluate(model, op, algorithm, groups: _Groups, alone_too: bool = True,
             set_step(table, idx, i, st)
             if st.route_latency is not None:
                 latency[idx, i] = lat_up[idx, i] = st.route_latency
+    if alone_too:
+        # a group is never faster together than alone: where the two are one sum of one
+        # group's own bytes, added in another order (a group sharing no link), they agree
+        alone = np.minimum(alone, together)
     # groups of different sizes or algorithms run different steps: step i of one beside
     # step i of another is no more than an index, so the sharing follows time
     if not shared or len(unique(groups.sizes)) > 1:

@@ -234,11 +234,9 @@ def test_a_server_group_on_h100_dgx_equals_alone_bit_for_bit():
     assert r.time[0, 0] == r.alone[0, 0]
 
 
-@pytest.mark.xfail(strict=True, reason="review 196 (older than 0cd0018): a group's time alone "
-                   "in concurrent_cost (own bytes per (group, link) summed by np.unique) is 1 "
-                   "ulp over its time together and over collective's time, so one group alone "
-                   "reports slowdown 0.9999999999999998 < 1 (ConcurrentResult.slowdown says "
-                   ">= 1); collective --all-groups --json prints it")
+# review 196 (older than 0cd0018): a group's time alone (its own bytes per link summed in
+# another order than the loads together) was 1 ulp over its time together, so one group
+# alone reported slowdown 0.9999999999999998; alone is now never over together
 def test_one_group_alone_has_slowdown_one():
     # fat-tree k=4 2:1, one group of 9 (spread), direct all-to-all of 1 GB: together, alone
     # and the single-group model's time are one number
