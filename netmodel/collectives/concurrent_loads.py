@@ -419,7 +419,8 @@ def _evaluate(model, op, algorithm, groups: _Groups, alone_too: bool = True,
     # groups of different sizes or algorithms run different steps: step i of one beside
     # step i of another is no more than an index, so the sharing follows time
     if not shared or len(unique(groups.sizes)) > 1:
-        together = _follow_time(router, rate, classes, table, together)
+        together = _follow_time(router, rate, classes, table, together,
+                                alone if alone_too else None)
     return table, alone, together, latency, lat_up, scaleout, hot
 
 
@@ -450,21 +451,27 @@ def _step_entries(router, rate: np.ndarray, classes, i: int, G: int) -> tuple:
     return np.concatenate(gs), links, np.concatenate(ws) / rate[links]
 
 
-def _follow_time(router, rate: np.ndarray, classes, table: dict, together: np.ndarray
-                 ) -> np.ndarray:
+def _follow_time(router, rate: np.ndarray, classes, table: dict, together: np.ndarray,
+                 alone: np.ndarray | None = None) -> np.ndarray:
     """``together`` (seconds per byte of ``n`` per group and step, from the loads of step
     ``i`` of every group at once) with link sharing following time (:func:`_timed`): each
     step's seconds over its repetitions. Only where no step runs in a pipeline (their
     phases overlap in time, which one step after another does not say): else, or past
-    :data:`_TIMED_WORK`, ``together`` as it is."""
+    :data:`_TIMED_WORK`, ``together`` as it is. ``alone`` (optional): the steps alone,
+    taken where no other group loaded the group's links during the step (the schedule's
+    sum of event times would differ from it in the last bit)."""
     on = table["on"]
     if (on & (table["pipeline"] > 0)).any():
         return together
     work = np.where(on & table["member"], table["repeat"], 0.0)
     G, S = work.shape
     entries = [_step_entries(router, rate, classes, i, G) for i in range(S)]
-    dur = _timed(work, entries, router.n_links)
+    shared = np.zeros(work.shape, dtype=bool)
+    dur = _timed(work, entries, router.n_links, shared)
     if dur is None:
         return together
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(work > 0, dur / work, together)
+        timed = np.where(work > 0, dur / work, together)
+    if alone is not None:
+        timed = np.where((work > 0) & ~shared, alone, timed)
+    return timed

@@ -19,7 +19,8 @@ import numpy as np
 _TIMED_WORK = 1 << 27
 
 
-def _timed(work: np.ndarray, entries: list[tuple], L: int) -> np.ndarray | None:
+def _timed(work: np.ndarray, entries: list[tuple], L: int,
+           shared: np.ndarray | None = None) -> np.ndarray | None:
     """Each group's seconds per byte of ``n`` in each of its steps when link sharing follows
     time: ``(G, S)``, or None past :data:`_TIMED_WORK`.
 
@@ -38,6 +39,9 @@ def _timed(work: np.ndarray, entries: list[tuple], L: int) -> np.ndarray | None:
     >>> e = [(np.array([0, 1]), np.array([0, 0]), np.array([0.5, 0.25]))]
     >>> _timed(np.array([[1.0], [3.0]]), e, 1).tolist()   # 0.75 together, then 2 x 0.25
     [[0.75], [1.25]]
+
+    ``shared`` (bool ``(G, S)``, optional): set where some other group loaded one of the
+    group's links during some part of the step (untouched: the step ran as alone).
     """
     G, S = work.shape
     # about one round an event, an event a step's end, each looking at the live groups'
@@ -52,6 +56,7 @@ def _timed(work: np.ndarray, entries: list[tuple], L: int) -> np.ndarray | None:
     eg, el, eu = eg[order], el[order], eu[order]
     count = np.bincount(eg * S + es[order], minlength=G * S)
     first = np.cumsum(count) - count
+    once = shared is None or len(np.unique((eg * S + es[order]) * L + el)) == len(eg)
     dur = np.zeros((G, S))
     ph = np.zeros(G, np.int64)
     todo = work > 0
@@ -76,6 +81,18 @@ def _timed(work: np.ndarray, entries: list[tuple], L: int) -> np.ndarray | None:
             return None
         at = np.repeat(first[cell] - (np.cumsum(c) - c), c) + np.arange(int(c.sum()))
         pace, seen = _paces(eg[at], el[at], eu[at], G, L)
+        if shared is not None:   # a link another live group also loads
+            ga, la = eg[at], el[at]
+            if once:    # each (group, step, link) listed once: more than one entry is two groups
+                other = np.bincount(la, minlength=L)[la] > 1
+            else:
+                lo, hi = np.full(L, G), np.full(L, -1)
+                np.minimum.at(lo, la, ga)
+                np.maximum.at(hi, la, ga)
+                other = lo[la] != hi[la]
+            mixed = np.zeros(G, dtype=bool)
+            mixed[ga[other]] = True
+            shared[live, ph[live]] |= mixed[live]
         looked += seen
         need = rem[live] * pace[live]
         dt = need.min()

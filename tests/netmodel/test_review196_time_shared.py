@@ -203,10 +203,6 @@ _TWO_LEAVES_BW = [2092404218.3036358, 1174466784.4096758, 602433809.8404868,
                   2016589439.4179497, 2323741402.459996, 1859062478.6635573]
 
 
-@pytest.mark.xfail(strict=True, reason="review 196: _timed accumulates the event times "
-                   "(now - start over other groups' events), so a group sharing no link "
-                   "takes alone + 1 ulp (slowdown 1.0000000000000002); collectives.md says "
-                   "instances that share no link cost what one costs alone")
 def test_a_group_alone_on_its_links_equals_alone_bit_for_bit():
     g = _graph(["leaf0", "leaf1", "spine"], [("leaf0", "spine"), ("leaf1", "spine")],
                [("leaf0", b) for b in _TWO_LEAVES_BW[:3]]
@@ -218,10 +214,6 @@ def test_a_group_alone_on_its_links_equals_alone_bit_for_bit():
     assert (r.slowdown == 1.0).all()
 
 
-@pytest.mark.xfail(strict=True, reason="review 196: as above on a shipped fabric: h100-dgx, "
-                   "contiguous groups of 6, all-gather of 4 MiB; gpu0-5 (direct, inside server "
-                   "0) beside ring groups across servers: 2.1396249550521394e-05 s together, "
-                   "2.139624955052139e-05 alone")
 def test_a_server_group_on_h100_dgx_equals_alone_bit_for_bit():
     from netmodel import api
 
@@ -280,3 +272,22 @@ def test_a_thousand_gpus_of_mixed_groups_follow_time(monkeypatch):
                             64 * 2 ** 20, "ring")
     assert timed.makespan[0] < 0.6 * 13.38e-3   # the schedule in time: 7.71 ms
     assert got.makespan[0] == pytest.approx(timed.makespan[0], rel=1e-12)
+
+
+def test_shared_steps_the_same_with_a_link_listed_twice():
+    # group 0 alone on link 0 (its load listed once, or split in two entries), group 1 and
+    # group 2 on link 1 together: only groups 1 and 2 share, whichever way the loads are
+    # listed, and the schedule is the same
+    timed = _private("_timed")
+    work = np.array([[1.0], [1.0], [2.0]])
+    once = [(np.array([0, 1, 2]), np.array([0, 1, 1]), np.array([1.0, 0.5, 0.5]))]
+    split = [(np.array([0, 0, 1, 2]), np.array([0, 0, 1, 1]), np.array([0.5, 0.5, 0.5, 0.5]))]
+    out = []
+    for entries in (once, split):
+        shared = np.zeros((3, 1), dtype=bool)
+        out.append((timed(work, entries, 2, shared).tolist(), shared[:, 0].tolist()))
+    assert out[0] == out[1]
+    assert out[0][1] == [False, True, True]
+    # by hand: link 1 carries 0.5 + 0.5 s a repetition together; group 1 is done at 1.0 s,
+    # group 2's second repetition runs alone, 0.5 s: 1.5 s; group 0 alone 1.0 s
+    assert out[0][0] == [[1.0], [1.0], [1.5]]
