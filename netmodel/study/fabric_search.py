@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -486,37 +487,39 @@ class ScenarioCollectives:
         return hit
 
     def linear(self, op: str, size: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(a, b)``: the candidates' ``time = a + b * bytes`` (compiled once per op, size),
-        shape ``(C,)``; with every instance at once ``("own", compiled)``, the instances'
-        own choices (:func:`~netmodel.collectives.concurrent.concurrent_own`), which
-        :meth:`collective_time` costs by
-        :func:`~netmodel.collectives.concurrent.concurrent_own_makespan`.
-        """
-        from netmodel.collectives.cost import GroupCut
-
+        """``(a, b)``: the candidates' ``time = a + b * bytes`` of an instance alone
+        (compiled once per op, size), shape ``(C,)``; the sizes each runs at (NCCL's
+        send/recv: LL or Simple by size) kept beside them for :meth:`collective_time`."""
         key = (op, int(size))
         hit = self._linear.get(key)
         if hit is None:
+            from netmodel.collectives.model import candidate_lines
+
             m = self.model(size)
-            try:
-                if self.concurrent:
-                    from netmodel.collectives.concurrent import concurrent_own
+            with self._whole(op, size):
+                a, b, lo, hi = candidate_lines(m, m.candidates(op, m.group(int(size))))
+            hit = self._linear[key] = (a, b)
+            self._linear[("ranges", op, int(size))] = (lo, hi)
+        return hit
 
-                    # each instance its own choice, the fastest for it alone
-                    # (collective --all-groups' concurrent_cost, compiled once)
-                    hit = ("own", concurrent_own(m, self.instances(size), op))
-                else:
-                    from netmodel.collectives.model import candidate_lines
+    def own(self, op: str, size: int):
+        """Every instance at once, each on its own (algorithm, protocol), the fastest for it
+        alone (:func:`~netmodel.collectives.concurrent.concurrent_own`, compiled once per
+        op, size, as ``collective --all-groups`` charges it), which :meth:`collective_time`
+        costs by :func:`~netmodel.collectives.concurrent.concurrent_own_makespan`."""
+        key = ("own", op, int(size))
+        hit = self._linear.get(key)
+        if hit is None:
+            from netmodel.collectives.concurrent import concurrent_own
 
-                    a, b, lo, hi = candidate_lines(m, m.candidates(op, m.group(int(size))))
-                    hit = (a, b)
-                    # the sizes each runs at (NCCL's send/recv: LL or Simple by size)
-                    self._linear[("ranges", op, int(size))] = (lo, hi)
-            except GroupCut as exc:
-                raise UserError(f"scenario {self.scenario.label!r}: an instance of {size} "
-                                f"GPUs is cut apart ({exc}); no {op} can run on it") from None
+            with self._whole(op, size):
+                hit = concurrent_own(self.model(size), self.instances(size), op)
             self._linear[key] = hit
         return hit
+
+    def _whole(self, op: str, size: int):
+        """An instance cut apart by the fabric, as one line naming the scenario."""
+        return _whole(self.scenario.label, op, size)
 
     def parts(self, op: str, size: int
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -526,19 +529,14 @@ class ScenarioCollectives:
         ``b_link`` are bound by link bandwidth (they scale as 1/k when every link's
         bandwidth is multiplied by k), ``a_fixed`` by latency, ``b_reduce`` by in-switch
         reduction. Compiled once per (op, size)."""
-        from netmodel.collectives.cost import GroupCut
-
         if self.concurrent:
             raise UserError("parts() costs instances alone; this scenario runs all at once")
         key = ("parts", op, int(size))
         hit = self._linear.get(key)
         if hit is None:
             m = self.model(size)
-            try:
+            with self._whole(op, size):
                 hit = m.candidate_parts(op, m.group(int(size)))
-            except GroupCut as exc:
-                raise UserError(f"scenario {self.scenario.label!r}: an instance of {size} "
-                                f"GPUs is cut apart ({exc}); no {op} can run on it") from None
             self._linear[key] = hit
         return hit
 
@@ -570,15 +568,15 @@ class ScenarioCollectives:
         p = check_group_size(group_size)
         if p == 1:
             return np.zeros_like(n)
-        a, b = self.linear(op, p)
-        if isinstance(a, str):   # every instance at once, each on its own choice
+        if self.concurrent:   # every instance at once, each on its own choice
             from netmodel.collectives.concurrent import concurrent_own_makespan
 
-            t = concurrent_own_makespan(self.model(p), op, b, n)
+            t = concurrent_own_makespan(self.model(p), op, self.own(op, p), n)
         else:
             from netmodel.collectives.cost import lines_time
 
-            t = lines_time(a, b, *self._linear.get(("ranges", op, int(p)), (None, None)), n)
+            a, b = self.linear(op, p)
+            t = lines_time(a, b, *self._linear[("ranges", op, int(p))], n)
         return np.where(n > 0, t, 0.0)
 
     def moe_all_to_all_time(self, nbytes: float | np.ndarray, group_size: int,
@@ -616,17 +614,26 @@ def once_a_server(comm, model, label: str, n: np.ndarray, p: int, copies: int,
     scenario ``label`` where an instance is cut apart: the scenario's own comm
     (:class:`ScenarioCollectives`) and the crossovers' re-scoring one
     (:class:`~netmodel.study.crossovers.AdjustedComm`) both cost it so."""
-    from netmodel.collectives.cost import GroupCut
     from netmodel.collectives.moe import once_a_server_time
 
     def every() -> np.ndarray:
         return comm.collective_time("all-to-all", n, p)
 
-    try:
+    with _whole(label, "all-to-all", p):
         return once_a_server_time(model, model.group(p), n, copies, reach, every)
+
+
+@contextmanager
+def _whole(label: str, op: str, size: int):
+    """An instance of ``size`` GPUs of scenario ``label`` cut apart by the fabric
+    (:class:`~netmodel.collectives.cost.GroupCut`), as one line naming the scenario."""
+    from netmodel.collectives.cost import GroupCut
+
+    try:
+        yield
     except GroupCut as exc:
-        raise UserError(f"scenario {label!r}: an instance of {p} GPUs is cut apart ({exc}); "
-                        f"no all-to-all can run on it") from None
+        raise UserError(f"scenario {label!r}: an instance of {size} GPUs is cut apart "
+                        f"({exc}); no {op} can run on it") from None
 
 
 def _envelope(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
