@@ -318,7 +318,8 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
             "slowdown_max": float(conc.slowdown[:, 0].max()),
             "slowdown_mean": float(conc.slowdown[:, 0].mean()),
             "slowest_group": [str(x) for x in conc.groups[worst]],
-            "hot_links": [[str(u), str(v), k] for (u, v), k in conc.hotspots]}
+            "hot_links": [[str(u), str(v), k] for (u, v), k in conc.hotspots],
+            "schedule": conc.schedule[0]}
     alternatives = {name: float(t[0]) for name, t in
                     sorted(model.curves(op, [size], group).items())} \
         if algorithm == "auto" else {}
@@ -395,12 +396,17 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
                    f"{format_time(at_once)}")
     conc = extra.get("all_groups")
     if conc:
+        from netmodel.collectives.concurrent_time import LOCKSTEP_BUDGET
+
         hot = conc["hot_links"][0] if conc["hot_links"] else None
         click.echo(f"all {conc['groups']} groups of {len(group)} at once: {conc['algorithm']}/"
                    f"{conc['protocol']}, slowest {format_time(conc['makespan'])}, slowdown "
                    f"max {conc['slowdown_max']:.3g}x mean {conc['slowdown_mean']:.3g}x"
                    + (f"; hottest link {hot[0]} -> {hot[1]} ({hot[2]} group"
                       f"{'' if hot[2] == 1 else 's'})" if hot else ""))
+        click.echo(f"schedule sharing the links: {conc['schedule']}"
+                   + (", a charge that is no bound of the schedule in time either way"
+                      if conc["schedule"] == LOCKSTEP_BUDGET else ""))
     if plot_path:
         click.echo(f"wrote {plot_path}")
 

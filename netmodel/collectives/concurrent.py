@@ -116,6 +116,14 @@ class ConcurrentResult:
     algorithms, protocols : numpy.ndarray
         Each group's own choice per size, shape ``(G, S)`` (str): the (algorithm,
         protocol) fastest for it alone, as NCCL's communicators tune apart.
+    schedule : tuple of str
+        Which schedule shared the links per size
+        (:mod:`~netmodel.collectives.concurrent_time`): ``"time"`` (groups of different
+        sizes or algorithms, each running its steps in turn), ``"lockstep"`` (groups of one
+        size on one algorithm: step ``i`` of each beside step ``i`` of the others),
+        ``"lockstep (a pipeline)"`` (some group runs one: the groups stay in lockstep) or
+        ``"lockstep (past the schedule's budget)"`` (the schedule in time would look at
+        more than ``_TIMED_WORK`` entries: a charge that is no bound of it either way).
     """
 
     op: str
@@ -128,6 +136,7 @@ class ConcurrentResult:
     hotspots: tuple[tuple[tuple[Hashable, Hashable], int], ...]
     algorithms: np.ndarray
     protocols: np.ndarray
+    schedule: tuple[str, ...]
 
     @property
     def slowdown(self) -> np.ndarray:
@@ -284,6 +293,9 @@ def concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Arr
     evaluated: dict[tuple, tuple] = {}
     lines: dict[tuple, tuple] = {}
     mixed_hot = None
+    # the schedule of the costing that gave each size's times: the one algorithm's that
+    # every group runs, or the mixed groups' own
+    schedule = [None if mixed[s] else whole[algorithms[0, s]] for s in range(S)]
     for s in range(S):
         if not mixed[s]:
             continue
@@ -305,6 +317,7 @@ def concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Arr
             if hit is None:
                 hit = lines[lk] = _mixed_lines(model, op, ev, rows, *pair_list[k])
             time[rows, s] = (hit[0] + hit[1] * n[s]).min(axis=0)
+        schedule[s] = ev[7]
         if s == S - 1:
             mixed_hot = ev[6]
     # the choice of each size's slowest group, and (at the largest size) its option's hot
@@ -322,4 +335,4 @@ def concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Arr
     hotspots = tuple((router.link_name(t), users) for _, t, users in worst)
     return ConcurrentResult(op, groups, n, tuple(algorithms[slowest, cols].tolist()),
                             tuple(protocols[slowest, cols].tolist()), time, alone, hotspots,
-                            algorithms, protocols)
+                            algorithms, protocols, tuple(schedule))

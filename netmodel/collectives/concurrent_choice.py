@@ -10,7 +10,7 @@ together of groups that run different algorithms, their steps routed together
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable
+from collections.abc import Container, Hashable
 
 import numpy as np
 
@@ -74,13 +74,16 @@ def _own_options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...
     option runs at every size) over all groups, an algorithm that runs on some groups only
     (two-shot on a Lite package's mesh, in-network within a scale-up domain) costed on
     those and inf on the others; ``whole``, the algorithms costed on every group together
-    (only their loads together are the groups' own when all run one of them). ``hot``:
-    as :func:`_options`'."""
+    (only their loads together are the groups' own when all run one of them), each with
+    the schedule that shared its links (``{name: schedule}``, :func:`_options`'
+    ``schedules``). ``hot``: as :func:`_options`'."""
     why: dict[str, list[str]] = {}
-    options = _options(model, groups, op, names, nbytes=n, why_out=why, hot=hot)
+    schedules: dict[str, str] = {}
+    options = _options(model, groups, op, names, nbytes=n, why_out=why, hot=hot,
+                       schedules=schedules)
     G = len(groups)
     lo, hi = (_ranges(model, groups, op, options) or (None, None)) if options else (None, None)
-    whole = {o[0] for o in options}
+    whole = {o[0]: schedules[o[0]] for o in options}
     extra, ranges = [], []
     for name in names:
         if not why.get(name):
@@ -133,7 +136,7 @@ def _mixed_lines(model: FabricCostModel, op: str, evaluated: tuple, rows: np.nda
     """``(a, b)`` of shape ``(lines, len(rows))``: the lines together of the groups
     ``rows``, all running ``name`` with protocol ``proto``, from the loads of every group's
     steps (:func:`_evaluate` of :func:`_mixed_classes`)."""
-    table, _, together, latency, lat_up, scaleout, _ = evaluated
+    table, _, together, latency, lat_up, scaleout = evaluated[:6]
     cal = model.calibration
     sub = {k: v[rows] for k, v in table.items()}
     on, innet = sub["on"], sub["in_network"]
@@ -180,7 +183,7 @@ def _own_times(options: list[tuple], lo, hi, n: np.ndarray) -> tuple:
     return time, alone, own, keys, list(pairs), t_all
 
 
-def _mixed_sizes(own: np.ndarray, pair_list: list, whole: set) -> np.ndarray:
+def _mixed_sizes(own: np.ndarray, pair_list: list, whole: Container[str]) -> np.ndarray:
     """Per size, whether the groups' own choices ``own`` (``(G, S)``, indices into
     ``pair_list``) run different algorithms, or one not costed on every group together
     (not in ``whole``): their loads together are then no single algorithm's."""

@@ -16,7 +16,13 @@ import numpy as np
 
 from netmodel.collectives.algorithms import Pairs
 from netmodel.collectives.concurrent_groups import _group_steps, _Groups
-from netmodel.collectives.concurrent_time import _timed
+from netmodel.collectives.concurrent_time import (
+    LOCKSTEP,
+    LOCKSTEP_BUDGET,
+    LOCKSTEP_PIPELINE,
+    TIME,
+    _timed,
+)
 from netmodel.collectives.cost import set_step, step_table
 from netmodel.collectives.steps import unique
 
@@ -349,8 +355,12 @@ def _scaled(out: tuple, c: float) -> tuple:
 def _evaluate(model, op, algorithm, groups: _Groups, alone_too: bool = True,
               classes: list | None = None):
     """Per group and step: the steps' fields (:data:`~netmodel.collectives.cost.STEP_FIELDS`),
-    alone beta, together beta, latency, scale-up latency, scale-out (arrays ``(G, S)``); and
-    the hot spots of every step index (without ``alone_too``: alone zeros, no hot spots).
+    alone beta, together beta, latency, scale-up latency, scale-out (arrays ``(G, S)``); the
+    hot spots of every step index (without ``alone_too``: alone zeros, no hot spots); and
+    the schedule that shared the links (:data:`~netmodel.collectives.concurrent_time.TIME`
+    or a lockstep: :func:`_follow_time`; groups of one size on one algorithm
+    :data:`~netmodel.collectives.concurrent_time.LOCKSTEP`), worked out on every call
+    with the numbers it goes with (the steps' loads are reused, never the schedule).
     ``classes``: the steps of groups running different algorithms (:func:`_mixed_classes`;
     ``algorithm`` then unused), their loads neither reused nor kept."""
     router, cal = model.router, model.calibration
@@ -418,10 +428,11 @@ def _evaluate(model, op, algorithm, groups: _Groups, alone_too: bool = True,
         alone = np.minimum(alone, together)
     # groups of different sizes or algorithms run different steps: step i of one beside
     # step i of another is no more than an index, so the sharing follows time
+    schedule = LOCKSTEP
     if not shared or len(unique(groups.sizes)) > 1:
-        together = _follow_time(router, rate, classes, table, together,
-                                alone if alone_too else None)
-    return table, alone, together, latency, lat_up, scaleout, hot
+        together, schedule = _follow_time(router, rate, classes, table, together,
+                                          alone if alone_too else None)
+    return table, alone, together, latency, lat_up, scaleout, hot, schedule
 
 
 def _step_entries(router, rate: np.ndarray, classes, i: int, G: int) -> tuple:
@@ -452,26 +463,31 @@ def _step_entries(router, rate: np.ndarray, classes, i: int, G: int) -> tuple:
 
 
 def _follow_time(router, rate: np.ndarray, classes, table: dict, together: np.ndarray,
-                 alone: np.ndarray | None = None) -> np.ndarray:
+                 alone: np.ndarray | None = None) -> tuple[np.ndarray, str]:
     """``together`` (seconds per byte of ``n`` per group and step, from the loads of step
     ``i`` of every group at once) with link sharing following time (:func:`_timed`): each
-    step's seconds over its repetitions. Only where no step runs in a pipeline (their
-    phases overlap in time, which one step after another does not say): else, or past
-    :data:`_TIMED_WORK`, ``together`` as it is. ``alone`` (optional): the steps alone,
-    taken where no other group loaded the group's links during the step (the schedule's
-    sum of event times would differ from it in the last bit)."""
+    step's seconds over its repetitions; and which schedule that is
+    (:data:`~netmodel.collectives.concurrent_time.TIME`). Only where no step runs in a
+    pipeline (their phases overlap in time, which one step after another does not say):
+    else ``together`` as it is, in lockstep
+    (:data:`~netmodel.collectives.concurrent_time.LOCKSTEP_PIPELINE`), and so past
+    :data:`~netmodel.collectives.concurrent_time._TIMED_WORK`
+    (:data:`~netmodel.collectives.concurrent_time.LOCKSTEP_BUDGET`). ``alone``
+    (optional): the steps alone, taken where no other group loaded the group's links
+    during the step (the schedule's sum of event times would differ from it in the last
+    bit)."""
     on = table["on"]
     if (on & (table["pipeline"] > 0)).any():
-        return together
+        return together, LOCKSTEP_PIPELINE
     work = np.where(on & table["member"], table["repeat"], 0.0)
     G, S = work.shape
     entries = [_step_entries(router, rate, classes, i, G) for i in range(S)]
     shared = np.zeros(work.shape, dtype=bool)
     dur = _timed(work, entries, router.n_links, shared)
     if dur is None:
-        return together
+        return together, LOCKSTEP_BUDGET
     with np.errstate(invalid="ignore", divide="ignore"):
         timed = np.where(work > 0, dur / work, together)
     if alone is not None:
         timed = np.where((work > 0) & ~shared, alone, timed)
-    return timed
+    return timed, TIME

@@ -123,7 +123,8 @@ def _useless(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
 def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op: str,
              names: Iterable[str], alone_too: bool = True,
              nbytes: np.ndarray | None = None,
-             why_out: dict[str, list[str]] | None = None, hot: bool = True) -> list[tuple]:
+             why_out: dict[str, list[str]] | None = None, hot: bool = True,
+             schedules: dict[str, str] | None = None) -> list[tuple]:
     """Every valid (algorithm, protocol): ``(name, protocol, a_together, b_together,
     a_alone, b_alone, hot, crosses)``, the a/b arrays of shape ``(G,)``; without
     ``alone_too`` ``(name, protocol, a_together, b_together, crosses)`` only (the rest is
@@ -133,7 +134,9 @@ def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
     with why each algorithm that cannot run on every group was left out (by name), and
     no error where none can (the list is then empty). Without ``hot``, no hot spots
     (empty lists: their search is most of the time of a step of few transfers on a large
-    fabric)."""
+    fabric). ``schedules``: filled with the schedule that shared the links of each
+    algorithm routed (by name: :func:`~netmodel.collectives.concurrent_loads._evaluate`'s,
+    from the costing that gave its options)."""
     names = list(names)
     prepared = _prepared(model, groups, alone_too, hot)
     why: dict[str, list[str]] = {name: [] for name in names}
@@ -154,7 +157,7 @@ def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
     def routed(name):
         if nbytes is not None:
             _check_total_work(model, groups, op, name)
-        return _name_options(model, op, name, prepared, alone_too, why[name])
+        return _name_options(model, op, name, prepared, alone_too, why[name], schedules)
 
     by_name = {name: routed(name) for name in names if name not in costly}
     cheap = [o for name in names if name not in costly for o in by_name[name]]
@@ -174,19 +177,23 @@ def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
 
 
 def _name_options(model: FabricCostModel, op: str, name: str, prepared: _Groups,
-                  alone_too: bool, why: list[str]) -> list[tuple]:
+                  alone_too: bool, why: list[str],
+                  schedules: dict[str, str] | None = None) -> list[tuple]:
     """The options of :func:`_options` of one algorithm (none, its reason added to
-    ``why``, when it cannot run)."""
+    ``why``, when it cannot run); its schedule set in ``schedules`` (optional) when it
+    runs."""
     cal = model.calibration
     options: list[tuple] = []
     try:
-        table, alone, together, latency, lat_up, scaleout, hot = _evaluate(
+        table, alone, together, latency, lat_up, scaleout, hot, schedule = _evaluate(
             model, op, name, prepared, alone_too)
     except NotApplicable as exc:
         why.append(f"{name}: {exc}")
         return options
     except GroupCut as exc:
         raise UserError(f"a group is cut apart: {exc}") from None
+    if schedules is not None:
+        schedules[name] = schedule
     on, innet = table["on"], table["in_network"]
     protos = step_protocols(bool((on & innet).any()),
                             bool((on & table["member"] & ~innet).any()), cal,

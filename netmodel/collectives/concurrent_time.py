@@ -18,6 +18,16 @@ import numpy as np
 #: 912 on 8,192 GPUs would look at 2^36.
 _TIMED_WORK = 1 << 27
 
+#: Which schedule charged the groups of a concurrent costing
+#: (:attr:`~netmodel.collectives.concurrent.ConcurrentResult.schedule`): in time
+#: (:func:`_timed`); in lockstep where every group runs the same steps (groups of one size
+#: on one algorithm), where some group runs a pipeline, or where the schedule in time would
+#: look at more than :data:`_TIMED_WORK` entries (no bound of the schedule in time).
+TIME = "time"
+LOCKSTEP = "lockstep"
+LOCKSTEP_PIPELINE = "lockstep (a pipeline)"
+LOCKSTEP_BUDGET = "lockstep (past the schedule's budget)"
+
 
 def _timed(work: np.ndarray, entries: list[tuple], L: int,
            shared: np.ndarray | None = None) -> np.ndarray | None:
