@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from importlib import resources
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -383,3 +384,35 @@ def test_search_charge_of_no_sizes_is_empty(tmp_path):
     assert np.asarray(collective_time(path, "all-reduce", np.array([]), 4)).shape == (0,)
     assert np.asarray(ScenarioCollectives(path).collective_time(
         "all-reduce", np.array([]), 4)).shape == (0,)
+
+
+def test_overrides_charge_the_scenario_they_make(tmp_path):
+    # collective --scenario lite-hier(all) --algorithm ring --placement spread --all-groups
+    # charges, bit for bit, what the search charges the scenario edited to say so, for
+    # instances within and across the 16-Lite leaves (TP 3, 12, 24)
+    path = _all_scenario(tmp_path, "lite-hier")
+    edited = tmp_path / "hier_ring_spread.toml"
+    text = Path(path).read_text()
+    edited.write_text(text.replace('placement = "contiguous"', 'placement = "spread"', 1)
+                      .replace('algorithm = "auto"', 'algorithm = "ring"', 1))
+    sc = ScenarioCollectives(str(edited))
+    for tp in (3, 12, 24):
+        for text, n in (("3", 3.0), ("1GiB", 2.0 ** 30)):
+            r = run("collective", "all-reduce", "--scenario", path, "--group", str(tp),
+                    "--size", text, "--all-groups", "--json", "--algorithm", "ring",
+                    "--placement", "spread")
+            doc = json.loads(r.output)
+            want = float(np.asarray(sc.collective_time("all-reduce", n, tp)))
+            assert doc["all_groups"]["makespan"] == doc["instances_all"]["time"] == want
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "concurrent_cost(model, groups, op, n, algorithm='') runs auto silently (recursive-"
+    "doubling here), as does concurrent_own; FabricCostModel(g, algorithm='') refuses it "
+    "in one line: unknown algorithm ''; known: 'auto', ... (expected the same refusal)"))
+def test_empty_algorithm_name_is_refused():
+    m = model("single-switch:n=8")
+    with pytest.raises(UserError, match="unknown algorithm ''"):
+        FabricCostModel(build("single-switch:n=8"), algorithm="")
+    with pytest.raises(UserError, match="unknown algorithm ''"):
+        concurrent_cost(m, [gpus(0, 2)], "all-reduce", 1e6, algorithm="")
