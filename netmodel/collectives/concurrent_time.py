@@ -137,6 +137,8 @@ def _paces(eg: np.ndarray, el: np.ndarray, eu: np.ndarray, G: int, L: int
     T = np.zeros(G)
     held = np.zeros(G, dtype=bool)
     used = np.zeros(L)            # capacity taken by the groups held so far
+    if not (eu > 0).all():   # a load of no time needs nothing of its link
+        eg, el, eu = eg[eu > 0], el[eu > 0], eu[eu > 0]
     if len(eg) > 1 and (eg[1:] < eg[:-1]).any():   # by group (as _timed gives them)
         order = np.argsort(eg, kind="stable")
         eg, el, eu = eg[order], el[order], eu[order]
