@@ -8,8 +8,9 @@ same steps and run in lockstep (step ``i`` of every group beside step ``i`` of t
 groups of different sizes or algorithms share by time
 (:func:`~netmodel.collectives.concurrent_time._timed`: a link carries a group's bytes while
 that group's step runs, not on every repetition of another's step ``i``), unless some group
-runs a pipeline (its phases overlap: lockstep then). Each group's slowdown is its time
-together over its time alone.
+runs a pipeline (its phases overlap: lockstep then) or the schedule in time would pass its
+budget (lockstep too); :attr:`ConcurrentResult.schedule` says which, per size. Each group's
+slowdown is its time together over its time alone.
 
 :func:`concurrent_cost` (``netmodel collective --all-groups``) lets each group choose its
 own (algorithm, protocol) per size, the fastest for it alone over every candidate that runs

@@ -68,8 +68,9 @@ def test_a_group_held_elsewhere_leaves_its_share_of_a_link():
 
 
 def test_the_fallback_past_the_work_limit_is_the_lockstep(monkeypatch):
-    # past _TIMED_WORK the schedule silently falls back to the lockstep: the case above
-    # then charges A the shared link's 7/6 GB (7/6 s), B its own 4/3 s
+    # past _TIMED_WORK the schedule falls back to the lockstep (reported since: the
+    # result's schedule, test_concurrent_schedule.py): the case above then charges A the
+    # shared link's 7/6 GB (7/6 s), B its own 4/3 s
     timed = _private("_timed")
     monkeypatch.setitem(timed.__globals__, "_TIMED_WORK", 0)
     g = _graph(["leaf0", "leaf1", "spine"], [("leaf0", "spine"), ("leaf1", "spine")],
