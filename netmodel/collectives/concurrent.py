@@ -248,9 +248,20 @@ def concurrent_own_makespan(model: FabricCostModel, op: str, own: tuple,
                             nbytes: ArrayLike) -> np.ndarray:
     """The makespan at the sizes ``nbytes`` (any shape) of :func:`concurrent_own`'s
     ``own``: :func:`concurrent_cost`'s, each group running its own choice."""
+    from compute.comm import check_nbytes
+
     options, lo, hi, whole, groups = own
-    n = np.asarray(nbytes, dtype=float)
-    flat = n.ravel()
+    n = np.asarray(check_nbytes(nbytes), dtype=float)
+    out = np.zeros(n.shape)
+    some = n > 0          # no bytes: no time (as every collective_time says)
+    if some.any():
+        out[some] = _own_makespan(model, op, options, lo, hi, whole, groups, n[some])
+    return out
+
+
+def _own_makespan(model: FabricCostModel, op: str, options, lo, hi, whole, groups,
+                  flat: np.ndarray) -> np.ndarray:
+    """:func:`concurrent_own_makespan` at the sizes ``flat`` (1-D, every one > 0)."""
     lean = _own_lean(options, lo, hi, flat)
     if lean is None:
         time, alone, choice, _, pairs, _ = _own_times(options, lo, hi, flat)
@@ -258,11 +269,11 @@ def concurrent_own_makespan(model: FabricCostModel, op: str, own: tuple,
         time, alone, choice, pairs = lean
     if not np.isfinite(alone).all():
         raise UserError(f"no algorithm can run {op} on every group")
-    out = time.max(axis=0)
+    out = np.maximum(time, alone).max(axis=0)   # never faster than alone, as concurrent_cost
     mixed = _mixed_sizes(choice, pairs, whole)
     if mixed.any():   # groups on different algorithms: their steps routed together
         out[mixed] = concurrent_cost(model, groups, op, flat[mixed]).makespan
-    return out.reshape(n.shape)
+    return out
 
 
 def concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: ArrayLike,
@@ -277,6 +288,9 @@ def concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Arr
     """
     check_op(op)
     n = np.atleast_1d(check_sizes(nbytes)).astype(float)
+    if n.ndim != 1 or not n.size:
+        raise UserError(f"nbytes must be one message size or a list of sizes, got "
+                        f"{n.size} sizes of shape {n.shape}")
     groups, names = _prepare(model, groups, op, algorithm)
     options, lo, hi, whole = _own_options(model, groups, op, names, n)
     time, alone, own, keys, pair_list, t_all = _own_times(options, lo, hi, n)
@@ -321,6 +335,9 @@ def concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Arr
         schedule[s] = ev[7]
         if s == S - 1:
             mixed_hot = ev[6]
+    # a group is never faster together than alone: where the two differ only by the order
+    # of sums (its steps alone on its links, or an ulp of the schedule), alone
+    time = np.maximum(time, alone)
     # the choice of each size's slowest group, and (at the largest size) its option's hot
     # links: the option of that choice it runs (its protocol by size for send/recv)
     slowest = np.argmax(time, axis=0)

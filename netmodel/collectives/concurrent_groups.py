@@ -143,6 +143,9 @@ def _prepare(model: FabricCostModel, groups: Groups, op: str, algorithm: str | N
              ) -> tuple[tuple[tuple[Hashable, ...], ...], list[str]]:
     """The groups as checked node tuples and the algorithm names to try."""
     check_op(op)
+    if isinstance(groups, bool | float | np.bool_ | np.floating):
+        raise UserError(f"groups must be a group size (an integer >= 2) or lists of GPUs, "
+                        f"got {groups!r}")
     if is_whole(groups):
         from netmodel.collectives.placement import partition
 

@@ -359,7 +359,7 @@ class FabricCostModel:
         if algorithm is not None and type(algorithm) is not str:   # a numpy array: no truth value
             raise UserError(f"unknown algorithm {describe(algorithm)}; known: "
                             f"{known(('auto', *ALGORITHMS))}")
-        algorithm = algorithm or self.algorithm
+        algorithm = self.algorithm if algorithm is None else algorithm
         if algorithm == "auto":
             if isinstance(self.algorithms, str):  # "nccl": NCCL's own for this op
                 return list(NCCL_OPS[op])

@@ -266,13 +266,7 @@ def test_library_refuses_bad_sizes(size):
 
 # --- defects (strict xfails) --------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a group is faster together than alone by 1 ulp where groups of different sizes share "
-    "links in time: ring:n=8, gpu0-1 and gpu2-7 (whose direct all-to-all crosses gpu0-1's "
-    "links), 1 GiB: gpu2-7 together 0x1.bb95db2d3cef1p-8 s, alone (= collective's) "
-    "0x1.bb95db2d3cef2p-8, slowdown 0.9999999999999999; _evaluate's "
-    "alone = min(alone, together) comes before _follow_time, whose dur/work can land "
-    "below alone"))
+# edge pass 198 found this (fixed): see the commit that unmarked it
 def test_shared_group_in_time_never_faster_than_alone():
     m = model("ring:n=8")
     r = concurrent_cost(m, [gpus(0, 2), gpus(2, 8)], "all-to-all", 2.0 ** 30)
@@ -281,10 +275,7 @@ def test_shared_group_in_time_never_faster_than_alone():
     assert (r.time >= r.alone).all(), r.slowdown.tolist()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "groups of one size on different algorithms, schedule in time: torus:dims=4x4, "
-    "contiguous groups of 6, broadcast of 2**26 + 7 B: gpu0-5 ring, gpu6-11 tree; the tree "
-    "group's slowdown is 0.9999999999999998 (together 2 ulp under alone)"))
+# edge pass 198 found this (fixed): see the commit that unmarked it
 def test_mixed_algorithms_never_faster_than_alone():
     m = model("torus:dims=4x4")
     r = concurrent_cost(m, 6, "broadcast", 2.0 ** 26 + 7)
@@ -292,10 +283,7 @@ def test_mixed_algorithms_never_faster_than_alone():
     assert (r.time >= r.alone).all(), r.slowdown.tolist()
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "concurrent_cost(model, groups, op, []) raises a bare IndexError ('index -1 is out of "
-    "bounds for axis 0 with size 0'); expected an empty result or one UserError naming the "
-    "sizes"))
+# edge pass 198 found this (fixed): see the commit that unmarked it
 def test_no_sizes_is_refused_or_empty():
     m = model("single-switch:n=8")
     try:
@@ -307,10 +295,7 @@ def test_no_sizes_is_refused_or_empty():
     assert r.time.shape == (2, 0)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "concurrent_cost's nbytes 'scalar or array': a 2-D array raises a bare ValueError "
-    "('too many values to unpack (expected 2)'); expected one UserError saying sizes are "
-    "one-dimensional (or its shape kept, as concurrent_own_makespan does)"))
+# edge pass 198 found this (fixed): see the commit that unmarked it
 def test_two_dimensional_sizes_are_refused_clearly():
     m = model("single-switch:n=8")
     try:
@@ -321,9 +306,7 @@ def test_two_dimensional_sizes_are_refused_clearly():
         raise AssertionError(f"{type(exc).__name__}: {exc}") from None
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "a group size typed as a float or bool (2.0, True) raises a bare TypeError ('float' "
-    "object is not iterable) where 0 gets 'group size must be an integer >= 1, got 0'"))
+# edge pass 198 found this (fixed): see the commit that unmarked it
 @pytest.mark.parametrize("groups", [2.0, True])
 def test_group_size_of_wrong_type_is_refused(groups):
     m = model("single-switch:n=8")
@@ -335,17 +318,21 @@ def test_group_size_of_wrong_type_is_refused(groups):
         raise AssertionError(f"{type(exc).__name__}: {exc}") from None
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "concurrent_own_makespan (public) takes any size unchecked: NaN and inf are refused "
-    "as 'no algorithm can run all-reduce on every group' (the wrong reason) and 0 or -1 "
-    "bytes return a finite time (7.37e-06 s); concurrent_cost refuses all four as "
-    "'message size must be a finite number of bytes > 0'"))
-@pytest.mark.parametrize("size", [float("nan"), float("inf"), 0.0, -1.0])
+# edge pass 198 found this (fixed): see the commit that unmarked it
+@pytest.mark.parametrize("size", [float("nan"), float("inf"), -1.0])
 def test_own_makespan_refuses_bad_sizes(size):
     m = model("single-switch:n=8")
     own = concurrent_own(m, 4, "all-reduce")
     with pytest.raises(UserError, match="message size"):
         concurrent_own_makespan(m, "all-reduce", own, size)
+
+
+def test_own_makespan_of_no_bytes_is_no_time():
+    # as every collective_time (the search's, a fabric model's): 0 bytes take 0 s; it
+    # charged 0 bytes 7.37 us (edge pass 198)
+    m = model("single-switch:n=8")
+    own = concurrent_own(m, 4, "all-reduce")
+    assert concurrent_own_makespan(m, "all-reduce", own, [0.0, 1e6])[0] == 0.0
 
 
 RING12 = """name = "h198-ring12"
@@ -392,11 +379,7 @@ def test_search_charge_any_shape_and_one_gpu(tmp_path):
     assert np.asarray(sc.collective_time("all-reduce", grid, 1)).tolist() == [[0.0] * 3] * 2
 
 
-@pytest.mark.xfail(strict=True, raises=IndexError, reason=(
-    "a scenario with instances = 'all': ScenarioCollectives(s).collective_time(op, [], 4) "
-    "and netmodel.api.collective_time(s, op, [], 4) raise IndexError ('list index out of "
-    "range' in concurrent_choice._own_lean); with instances = 'alone' both return an empty "
-    "array (expected the same)"))
+# edge pass 198 found this (fixed): see the commit that unmarked it
 def test_search_charge_of_no_sizes_is_empty(tmp_path):
     path = _ring12(tmp_path)
     assert ScenarioCollectives(_ring12(tmp_path, "alone")).collective_time(
@@ -426,10 +409,7 @@ def test_overrides_charge_the_scenario_they_make(tmp_path):
             assert doc["all_groups"]["makespan"] == doc["instances_all"]["time"] == want
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "concurrent_cost(model, groups, op, n, algorithm='') runs auto silently (recursive-"
-    "doubling here), as does concurrent_own; FabricCostModel(g, algorithm='') refuses it "
-    "in one line: unknown algorithm ''; known: 'auto', ... (expected the same refusal)"))
+# edge pass 198 found this (fixed): see the commit that unmarked it
 def test_empty_algorithm_name_is_refused():
     m = model("single-switch:n=8")
     with pytest.raises(UserError, match="unknown algorithm ''"):
