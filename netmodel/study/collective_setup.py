@@ -188,8 +188,9 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
 
         fab = resolve_fabric(fabric)
         return CollectiveSetup(label=fab.label, source=fab.source, scenario=None,
-                               placement=placement or "contiguous",
-                               algorithm=algorithm or "auto", algorithms=algorithms,
+                               placement="contiguous" if placement is None else placement,
+                               algorithm="auto" if algorithm is None else algorithm,
+                               algorithms=algorithms,
                                seed=0 if seed is None else seed,
                                max_transfers=max_transfers, _graph=fab.graph)
     from netmodel.study.fabric_search import build_fabric
@@ -201,7 +202,8 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
     overrides = {key: (own, given[key]) for key, own in _own_choices(s)
                  if given[key] is not None and given[key] != own}
     return CollectiveSetup(label=s.label, source="scenario", scenario=s,
-                           placement=placement or s.placement,
-                           algorithm=algorithm or s.algorithm, algorithms=algorithms,
+                           placement=s.placement if placement is None else placement,
+                           algorithm=s.algorithm if algorithm is None else algorithm,
+                           algorithms=algorithms,
                            seed=0 if seed is None else seed, max_transfers=max_transfers,
                            overrides=overrides, _graph=build_fabric(s))

@@ -446,3 +446,15 @@ def test_the_groups_order_changes_no_bit():
     assert a.alone.tobytes() == b.alone[::-1].tobytes()
     assert a.time.tobytes() == b.time[::-1].tobytes()
     assert (a.time >= a.alone).all()
+
+
+@pytest.mark.parametrize("option, word", [("--algorithm=", "algorithm"),
+                                          ("--placement=", "placement")])
+@pytest.mark.parametrize("where", [("--fabric", "single-switch:n=8"),
+                                   ("--scenario", "lite-flat")])
+def test_an_empty_choice_on_the_command_line_is_refused(option, word, where):
+    # collective read '' as the default (auto, contiguous, the scenario's own), where the
+    # library refuses it (edge pass 198)
+    r = run("collective", "all-reduce", *where, "--group", "4", "--size", "1MiB", option)
+    assert r.exit_code == 2
+    assert r.output.strip().splitlines()[-1].startswith(f"error: unknown {word} ''")
