@@ -4,6 +4,53 @@ from pathlib import Path
 
 import networkx as nx
 
+#: docs/study.md's hier-os2.toml: lite-hier with 2:1 oversubscribed leaves and instances
+#: spread over them (its sources line aside).
+HIER_OS2 = """name = "hier-os2"
+description = "lite-hier with 2:1 oversubscribed leaves and instances spread over the leaves"
+gpu = "Lite"
+[fabric]
+builder = "leaf-spine"
+leaves = 8
+radix = 32
+oversubscription = 2
+gpu = "$gpu"
+bandwidth = "$scaleup"
+latency = "330ns"
+in_network_reduction = false
+medium = "co-packaged-optics"
+[collective]
+placement = "spread"
+algorithm = "auto"
+links = "scale-up"
+calibration = "default"
+[sources]
+bandwidth = "as lite-hier"
+latency = "as lite-hier"
+"""
+
+
+def hand_fabric(switches, links, gpus) -> nx.Graph:
+    """A fabric drawn by hand, no latency anywhere: ``switches`` (tier 1) joined by 1 GB/s
+    ``links``; GPU ``i`` (an H100) on switch ``gpus[i][0]`` by a link of ``gpus[i][1]``
+    bytes/s each way."""
+    g = nx.Graph(name="hand", spec="", gpus=len(gpus))
+    for s in switches:
+        g.add_node(s, kind="switch", tier=1, radix=16, latency=0.0, in_network_reduction=False)
+    for a, b in links:
+        g.add_edge(a, b, bandwidth=1e9, latency=0.0, medium="copper", lanes=1)
+    for i, (sw, bw) in enumerate(gpus):
+        g.add_node(f"gpu{i}", kind="gpu", gpu="H100-SXM")
+        g.add_edge(f"gpu{i}", sw, bandwidth=bw, latency=0.0, medium="copper", lanes=1)
+    return g
+
+
+def two_leaves(gpus: int, leaf_of) -> nx.Graph:
+    """:func:`hand_fabric` of two leaves under one spine, every link 1 GB/s; GPU ``i`` on
+    ``leaf{leaf_of(i)}``."""
+    return hand_fabric(["leaf0", "leaf1", "spine"], [("leaf0", "spine"), ("leaf1", "spine")],
+                       [(f"leaf{leaf_of(i)}", 1e9) for i in range(gpus)])
+
 
 def zero_latency(graph: nx.Graph) -> nx.Graph:
     """``graph`` with every link's and switch's latency set to 0 (in place), so that costs

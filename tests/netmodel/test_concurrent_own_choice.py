@@ -13,6 +13,7 @@ from netmodel.collectives.concurrent import concurrent_cost, concurrent_linear
 from netmodel.collectives.model import FabricCostModel
 from netmodel.study.fabric_search import build_fabric, scenario_calibration
 from netmodel.study.scenarios import get_scenario
+from tests.netmodel.fabric_helpers import two_leaves
 
 
 def _scenario_model(name: str) -> FabricCostModel:
@@ -72,17 +73,7 @@ def test_identical_groups_unchanged():
     # two pairs across one spine link each way (the module's example): both run direct,
     # each sends 1 GB over the shared spine link of 1 GB/s in both directions: 2 s
     # together, 1 s alone
-    g = nx.Graph(name="two leaves", spec="", gpus=4)
-    for s in ("leaf0", "leaf1"):
-        g.add_node(s, kind="switch", tier=1, radix=4, latency=0.0, in_network_reduction=False)
-    g.add_node("spine", kind="switch", tier=2, radix=2, latency=0.0,
-               in_network_reduction=False)
-    for i in range(4):
-        g.add_node(f"gpu{i}", kind="gpu", gpu="H100-SXM")
-        g.add_edge(f"gpu{i}", f"leaf{i % 2}", bandwidth=1e9, latency=0.0, medium="copper",
-                   lanes=1)
-    for s in ("leaf0", "leaf1"):
-        g.add_edge(s, "spine", bandwidth=1e9, latency=0.0, medium="copper", lanes=1)
+    g = two_leaves(4, lambda i: i % 2)
     m = FabricCostModel(g, calibration=Calibration.ideal())
     r = concurrent_cost(m, [("gpu0", "gpu1"), ("gpu2", "gpu3")], "send-recv", 1e9)
     assert r.alone[:, 0].tolist() == [1.0, 1.0]
@@ -103,17 +94,7 @@ def test_groups_on_different_algorithms_share_a_link():
     # sharing follows time; the old lockstep met A's step on every repetition of B's:
     # 3 x 0.75 = 2.25 s). The old shared choice ran direct on both (makespan n/2 + 4 x
     # n/4 = 1.5 s): A 1.5 s, not 0.75.
-    g = nx.Graph(name="two leaves of four", spec="", gpus=8)
-    for s in ("leaf0", "leaf1"):
-        g.add_node(s, kind="switch", tier=1, radix=5, latency=0.0, in_network_reduction=False)
-    g.add_node("spine", kind="switch", tier=2, radix=2, latency=0.0,
-               in_network_reduction=False)
-    for i in range(8):
-        g.add_node(f"gpu{i}", kind="gpu", gpu="H100-SXM")
-        g.add_edge(f"gpu{i}", f"leaf{i // 4}", bandwidth=1e9, latency=0.0, medium="copper",
-                   lanes=1)
-    for s in ("leaf0", "leaf1"):
-        g.add_edge(s, "spine", bandwidth=1e9, latency=0.0, medium="copper", lanes=1)
+    g = _two_leaves_of_four()
     m = FabricCostModel(g, algorithms=("direct", "ring"), calibration=Calibration.ideal())
     a, b = ("gpu0", "gpu4"), ("gpu1", "gpu2", "gpu5", "gpu6")
     n = 1e9
@@ -128,18 +109,7 @@ def test_groups_on_different_algorithms_share_a_link():
 
 
 def _two_leaves_of_four() -> nx.Graph:
-    g = nx.Graph(name="two leaves of four", spec="", gpus=8)
-    for s in ("leaf0", "leaf1"):
-        g.add_node(s, kind="switch", tier=1, radix=5, latency=0.0, in_network_reduction=False)
-    g.add_node("spine", kind="switch", tier=2, radix=2, latency=0.0,
-               in_network_reduction=False)
-    for i in range(8):
-        g.add_node(f"gpu{i}", kind="gpu", gpu="H100-SXM")
-        g.add_edge(f"gpu{i}", f"leaf{i // 4}", bandwidth=1e9, latency=0.0, medium="copper",
-                   lanes=1)
-    for s in ("leaf0", "leaf1"):
-        g.add_edge(s, "spine", bandwidth=1e9, latency=0.0, medium="copper", lanes=1)
-    return g
+    return two_leaves(8, lambda i: i // 4)
 
 
 def test_groups_of_different_sizes_share_a_link_in_time():

@@ -22,30 +22,8 @@ from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.route_sharing import clear_shared_routes
 from netmodel.study.fabric_search import ScenarioCollectives
 from netmodel.study.scenarios import load_scenario_text
+from tests.netmodel.fabric_helpers import HIER_OS2
 from topologies import build
-
-HIER_OS2 = """name = "hier-os2"
-description = "lite-hier with 2:1 oversubscribed leaves and instances spread over the leaves"
-gpu = "Lite"
-[fabric]
-builder = "leaf-spine"
-leaves = 8
-radix = 32
-oversubscription = 2
-gpu = "$gpu"
-bandwidth = "$scaleup"
-latency = "330ns"
-in_network_reduction = false
-medium = "co-packaged-optics"
-[collective]
-placement = "spread"
-algorithm = "auto"
-links = "scale-up"
-calibration = "default"
-[sources]
-bandwidth = "as lite-hier"
-latency = "as lite-hier"
-"""
 
 N = 2.0 ** np.arange(10, 31)
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 
-import networkx as nx
 import pytest
 
 import netmodel.collectives.concurrent_time as concurrent_time
@@ -21,6 +20,7 @@ from netmodel import api
 from netmodel.collectives.calibration import Calibration
 from netmodel.collectives.concurrent import concurrent_cost
 from netmodel.collectives.model import FabricCostModel
+from tests.netmodel.fabric_helpers import hand_fabric, two_leaves
 
 from .cli_helpers import run_cli
 
@@ -36,14 +36,8 @@ def _held_elsewhere():
     # sends 1/2 GB over leaf0->spine, B = (gpu1, gpu2, gpu4) 2/3 GB, and B is held by
     # gpu4's link (2/3 GB at 0.5 GB/s = 4/3 s), so in time A gets half of leaf0->spine:
     # 1 s; in lockstep A is charged the link's whole 7/6 GB: 7/6 s
-    g = nx.Graph(name="hand", spec="", gpus=5)
-    for s in ("leaf0", "leaf1", "spine"):
-        g.add_node(s, kind="switch", tier=1, radix=16, latency=0.0, in_network_reduction=False)
-    for leaf in ("leaf0", "leaf1"):
-        g.add_edge(leaf, "spine", bandwidth=1e9, latency=0.0, medium="copper", lanes=1)
-    for i, (sw, bw) in enumerate([("leaf0", 1e9)] * 3 + [("leaf1", 1e9), ("leaf1", 5e8)]):
-        g.add_node(f"gpu{i}", kind="gpu", gpu="H100-SXM")
-        g.add_edge(f"gpu{i}", sw, bandwidth=bw, latency=0.0, medium="copper", lanes=1)
+    g = hand_fabric(["leaf0", "leaf1", "spine"], [("leaf0", "spine"), ("leaf1", "spine")],
+                    [("leaf0", 1e9)] * 3 + [("leaf1", 1e9), ("leaf1", 5e8)])
     return FabricCostModel(g, algorithm="direct", calibration=Calibration.ideal())
 
 
@@ -79,15 +73,7 @@ def test_past_the_budget_the_lockstep_is_named(monkeypatch):
 def test_groups_alike_are_named_lockstep():
     # two leaves of two GPUs, one spine, 1 GB/s: gpu0 -> gpu1 and gpu2 -> gpu3 both cross
     # leaf0 -> spine -> leaf1, 2 GB at 1 GB/s: 2 s each, one step of one algorithm
-    g = nx.Graph(name="two leaves", spec="", gpus=4)
-    for s in ("leaf0", "leaf1", "spine"):
-        g.add_node(s, kind="switch", tier=1, radix=4, latency=0.0, in_network_reduction=False)
-    for i in range(4):
-        g.add_node(f"gpu{i}", kind="gpu", gpu="H100-SXM")
-        g.add_edge(f"gpu{i}", f"leaf{i % 2}", bandwidth=1e9, latency=0.0, medium="copper",
-                   lanes=1)
-    for s in ("leaf0", "leaf1"):
-        g.add_edge(s, "spine", bandwidth=1e9, latency=0.0, medium="copper", lanes=1)
+    g = two_leaves(4, lambda i: i % 2)
     m = FabricCostModel(g, algorithm="direct", calibration=Calibration.ideal())
     for _ in range(2):
         r = concurrent_cost(m, [("gpu0", "gpu1"), ("gpu2", "gpu3")], "send-recv", 1e9)

@@ -10,32 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from netmodel.cli.main import cli
-
-SCENARIO = """name = "hier-os2"
-description = "lite-hier with 2:1 oversubscribed leaves"
-gpu = "Lite"
-
-[fabric]
-builder = "leaf-spine"
-leaves = 8
-radix = 32
-oversubscription = 2
-gpu = "$gpu"
-bandwidth = "$scaleup"
-latency = "330ns"
-in_network_reduction = false
-medium = "co-packaged-optics"
-
-[collective]
-placement = "spread"
-algorithm = "auto"
-links = "scale-up"
-calibration = "default"
-
-[sources]
-bandwidth = "as lite-hier"
-latency = "as lite-hier"
-"""
+from tests.netmodel.fabric_helpers import HIER_OS2
 
 
 @pytest.mark.parametrize("line, message", [
@@ -46,7 +21,7 @@ latency = "as lite-hier"
 ])
 def test_show_refuses_a_fabric_value_its_builder_refuses(tmp_path, line, message):
     key = line.split(" = ")[0]
-    text = SCENARIO.replace(next(ln for ln in SCENARIO.splitlines()
+    text = HIER_OS2.replace(next(ln for ln in HIER_OS2.splitlines()
                                  if ln.startswith(f"{key} = ") and "as lite" not in ln), line)
     (tmp_path / "s.toml").write_text(text)
     r = CliRunner().invoke(cli, ["compare", "--show", str(tmp_path / "s.toml")])
@@ -55,7 +30,7 @@ def test_show_refuses_a_fabric_value_its_builder_refuses(tmp_path, line, message
 
 
 def test_show_prints_a_valid_file_as_read(tmp_path):
-    (tmp_path / "s.toml").write_text(SCENARIO)
+    (tmp_path / "s.toml").write_text(HIER_OS2)
     r = CliRunner().invoke(cli, ["compare", "--show", str(tmp_path / "s.toml")])
     assert r.exit_code == 0, r.output
     assert 'leaves = 8' in r.output and 'builder = "leaf-spine"' in r.output

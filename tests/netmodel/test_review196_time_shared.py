@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-import networkx as nx
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -23,6 +22,7 @@ import netmodel.collectives as collectives
 from netmodel.collectives.calibration import Calibration
 from netmodel.collectives.concurrent import concurrent_cost
 from netmodel.collectives.model import FabricCostModel
+from tests.netmodel.fabric_helpers import hand_fabric
 
 
 def _private(name: str):
@@ -37,20 +37,6 @@ def _private(name: str):
     raise ImportError(name)
 
 
-def _graph(switches, links, gpus):
-    """Switches joined by 1 GB/s links; GPU ``i`` on switch ``gpus[i][0]`` at ``gpus[i][1]``
-    bytes/s. No latency anywhere."""
-    g = nx.Graph(name="hand", spec="", gpus=len(gpus))
-    for s in switches:
-        g.add_node(s, kind="switch", tier=1, radix=16, latency=0.0, in_network_reduction=False)
-    for a, b in links:
-        g.add_edge(a, b, bandwidth=1e9, latency=0.0, medium="copper", lanes=1)
-    for i, (sw, bw) in enumerate(gpus):
-        g.add_node(f"gpu{i}", kind="gpu", gpu="H100-SXM")
-        g.add_edge(f"gpu{i}", sw, bandwidth=bw, latency=0.0, medium="copper", lanes=1)
-    return g
-
-
 def test_a_group_held_elsewhere_leaves_its_share_of_a_link():
     # leaf0: gpu0, gpu1, gpu2; leaf1: gpu3 (1 GB/s) and gpu4 (0.5 GB/s); one spine, 1 GB/s.
     # Direct all-gather of 1 GB: A = (gpu0, gpu3), 2 GPUs, sends 1/2 GB over leaf0->spine;
@@ -58,7 +44,7 @@ def test_a_group_held_elsewhere_leaves_its_share_of_a_link():
     # receives 2/3 GB on gpu4's 0.5 GB/s link: B takes 4/3 s whatever else runs, so it
     # uses (2/3)/(4/3) = 1/2 of leaf0->spine and A gets the other half: 1/2 GB at 0.5 GB/s
     # = 1 s (lockstep charged A the link's whole 7/6 GB: 7/6 s)
-    g = _graph(["leaf0", "leaf1", "spine"], [("leaf0", "spine"), ("leaf1", "spine")],
+    g = hand_fabric(["leaf0", "leaf1", "spine"], [("leaf0", "spine"), ("leaf1", "spine")],
                [("leaf0", 1e9)] * 3 + [("leaf1", 1e9), ("leaf1", 5e8)])
     m = FabricCostModel(g, algorithm="direct", calibration=Calibration.ideal())
     r = concurrent_cost(m, [("gpu0", "gpu3"), ("gpu1", "gpu2", "gpu4")], "all-gather", 1e9,
@@ -73,7 +59,7 @@ def test_the_fallback_past_the_work_limit_is_the_lockstep(monkeypatch):
     # shared link's 7/6 GB (7/6 s), B its own 4/3 s
     timed = _private("_timed")
     monkeypatch.setitem(timed.__globals__, "_TIMED_WORK", 0)
-    g = _graph(["leaf0", "leaf1", "spine"], [("leaf0", "spine"), ("leaf1", "spine")],
+    g = hand_fabric(["leaf0", "leaf1", "spine"], [("leaf0", "spine"), ("leaf1", "spine")],
                [("leaf0", 1e9)] * 3 + [("leaf1", 1e9), ("leaf1", 5e8)])
     m = FabricCostModel(g, algorithm="direct", calibration=Calibration.ideal())
     r = concurrent_cost(m, [("gpu0", "gpu3"), ("gpu1", "gpu2", "gpu4")], "all-gather", 1e9,
@@ -102,7 +88,7 @@ def test_adding_a_group_may_speed_another_up():
     # sw2) sends 2/3 GB over sw1->sw2, which B crosses too: B and C held there at
     # 1/2 + 2/3 = 7/6 s, B then using 3/7 of sw0->sw1 and A getting 4/7: 7/8 s. Adding C
     # made A faster (still never faster than alone, 1/2 s); the makespan grew
-    g = _graph(["sw0", "sw1", "sw2"], [("sw0", "sw1"), ("sw1", "sw2")],
+    g = hand_fabric(["sw0", "sw1", "sw2"], [("sw0", "sw1"), ("sw1", "sw2")],
                [("sw0", 1e9), ("sw1", 1e9), ("sw0", 1e9), ("sw2", 1e9), ("sw1", 1e9),
                 ("sw1", 1e9), ("sw2", 1e9)])
     m = FabricCostModel(g, algorithm="direct", calibration=Calibration.ideal())
@@ -205,7 +191,7 @@ _TWO_LEAVES_BW = [2092404218.3036358, 1174466784.4096758, 602433809.8404868,
 
 
 def test_a_group_alone_on_its_links_equals_alone_bit_for_bit():
-    g = _graph(["leaf0", "leaf1", "spine"], [("leaf0", "spine"), ("leaf1", "spine")],
+    g = hand_fabric(["leaf0", "leaf1", "spine"], [("leaf0", "spine"), ("leaf1", "spine")],
                [("leaf0", b) for b in _TWO_LEAVES_BW[:3]]
                + [("leaf1", b) for b in _TWO_LEAVES_BW[3:]])
     m = FabricCostModel(g, calibration=Calibration.ideal())
