@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import networkx as nx
@@ -636,31 +636,6 @@ def _whole(label: str, op: str, size: int):
                         f"({exc}); no {op} can run on it") from None
 
 
-def _envelope(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(a, b)`` of shape ``(C, G)`` with, per candidate, only the instances that may be
-    the slowest at some size > 0 (identical and dominated ones dropped), padded by
-    repeating one of them to a common width ``K <= G``.
-
-    >>> a, b = _envelope(np.array([[1.0, 2.0, 2.0, 0.5]]), np.array([[3.0, 1.0, 1.0, 1.0]]))
-    >>> a.tolist(), b.tolist()
-    ([[1.0, 2.0]], [[3.0, 1.0]])
-    """
-    # per candidate, pairs sorted by a then b; walking from the largest a down, a pair is
-    # kept when its b beats every b met before it (identical pairs then keep one)
-    order = np.lexsort((b, a), axis=-1)
-    sa, sb = np.take_along_axis(a, order, -1), np.take_along_axis(b, order, -1)
-    down = sb[:, ::-1]
-    before = np.concatenate([np.full((len(down), 1), -np.inf),
-                             np.maximum.accumulate(down, axis=1)[:, :-1]], axis=1)
-    keep = (down > before)[:, ::-1]
-    count = keep.sum(axis=1)
-    kept = np.argsort(~keep, axis=1, kind="stable")   # the kept columns first, in order
-    # padded to a common width by repeating each row's last kept pair
-    pick = np.take_along_axis(kept, np.minimum(np.arange(count.max()), count[:, None] - 1), 1)
-    return np.take_along_axis(sa, pick, 1), np.take_along_axis(sb, pick, 1)
-
-
-@dataclass(frozen=True, eq=False)
 class FabricSearch:
     """The SLO search of one model and phase on one scenario.
 

@@ -8,8 +8,6 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from compute.errors import UserError
 from compute.hardware import get_gpu
@@ -246,43 +244,3 @@ def test_packed_accounting_never_reports_more_than_alone(phase):
             assert 0 < p.packed_fraction <= 1 and p.instances >= 1
 
 
-def _envelope_loop(a, b):
-    """The envelope as first written (a Python loop per candidate over np.unique's pairs):
-    the reference the vectorized one must equal."""
-    keep = []
-    for ac, bc in zip(a, b, strict=True):
-        pairs = np.unique(np.stack([ac, bc], axis=1), axis=0)
-        out, best_b = [], -np.inf
-        for pa, pb in pairs[::-1]:
-            if pb > best_b:
-                out.append((pa, pb))
-                best_b = pb
-        keep.append(out[::-1])
-    width = max(len(k) for k in keep)
-    rows = [k + [k[-1]] * (width - len(k)) for k in keep]
-    return (np.array([[p[0] for p in r] for r in rows]),
-            np.array([[p[1] for p in r] for r in rows]))
-
-
-_times = st.floats(0.0, 1e3, allow_nan=False) | st.sampled_from([0.0, 1.0, 2.0, np.inf])
-
-
-@given(st.integers(1, 4).flatmap(lambda c: st.integers(1, 9).flatmap(
-    lambda g: st.tuples(st.lists(st.lists(_times, min_size=g, max_size=g), min_size=c,
-                                 max_size=c),
-                        st.lists(st.lists(_times, min_size=g, max_size=g), min_size=c,
-                                 max_size=c)))))
-@settings(max_examples=300, deadline=None)
-def test_envelope_is_the_loops_and_keeps_the_makespan(ab):
-    """The envelope of every instance's (a, b) per candidate equals the loop it replaced,
-    value for value, and its slowest instance at any size > 0 is the slowest of all."""
-    from netmodel.study.fabric_search import _envelope
-
-    a, b = (np.array(x, dtype=float) for x in ab)
-    ea, eb = _envelope(a, b)
-    ra, rb = _envelope_loop(a, b)
-    assert ea.shape == ra.shape and ea.dtype == ra.dtype
-    assert np.array_equal(ea, ra) and np.array_equal(eb, rb)
-    n = np.array([1e-3, 1.0, 7.0, 1e6])[:, None, None]
-    with np.errstate(invalid="ignore"):
-        assert np.array_equal((ea + eb * n).max(-1), (a + b * n).max(-1))
