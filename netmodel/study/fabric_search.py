@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import networkx as nx
@@ -636,6 +636,7 @@ def _whole(label: str, op: str, size: int):
                         f"({exc}); no {op} can run on it") from None
 
 
+@dataclass(frozen=True, eq=False)
 class FabricSearch:
     """The SLO search of one model and phase on one scenario.
 
