@@ -294,7 +294,7 @@ class DieCost:
     yield_: float              #: harvested yield (= defect-free without SM counts)
     good_dies: float           #: gross_dies x yield_ (expected good dies per wafer)
     cost_per_good_die: float
-    gpu: str | None = None     #: the GPU whose die this is (:func:`gpu_die_cost`), else None
+    gpu: str | None = None     #: the GPU whose die this is (:func:`compute.yield_model.gpu_die_cost`), else None
     process: str | None = None           #: its process node (with ``gpu``)
     dies_per_package: int | None = None  #: its logic dies per package (with ``gpu``)
 
@@ -336,7 +336,7 @@ def die_cost(area: float, *, defect_density: float | None = None, model: str | N
              sms_physical: int | None = None, sms_enabled: int | None = None,
              critical_fraction: float | None = None) -> DieCost:
     """Dies per wafer, yield and cost per good die of one die design (SI inputs; the
-    defaults are :func:`economics`). With ``sms_physical`` and ``sms_enabled`` the yield is
+    defaults are :func:`compute.rows.economics`). With ``sms_physical`` and ``sms_enabled`` the yield is
     harvested (:func:`harvested_yield`), else defect-free.
 
     >>> c = die_cost(814e-6, defect_density=1000.0, model="poisson", wafer_price=18000.0)

@@ -38,7 +38,7 @@ _STATIC_SIZE = [0]  # the elements kept
 
 def _static_parts(model, gpu, configs, sh, plain: bool, b, workload, options, skew,
                   paired: bool, lazy: bool = False) -> tuple:
-    """What :func:`_grid` computes before the collectives, which does not depend on them:
+    """What :func:`compute.roofline._grid` computes before the collectives, which does not depend on them:
     ``(micro, shape, counts, names, groups, ops, works, flops, hbm, net, compute_t,
     memory_t, memory_fit, fill)``. A search evaluates the same model, GPU, configurations
     and batches again and again under other networks (the scenarios of one GPU, a
@@ -268,7 +268,7 @@ def _stage_times(names, ops, works, compute_t, memory_t, network_t, options, c3=
     With ``c3`` (the counts, ``(stages, nc, 1)``), also a pass's time, the sum of
     ``count x time`` over the stages outside :data:`PIPELINE_STAGES` in their order, and
     with ``busy`` each resource's such sum (compute, memory, network; only the stages
-    where that resource's time is not zero, which adds nothing), for :func:`_pipeline`;
+    where that resource's time is not zero, which adds nothing), for :func:`compute.pipeline_time._pipeline`;
     else those are None. The sums are formed while each stage is in cache. ``fill(k)``
     (optional) fills stage ``k`` of the compute and memory arrays first
     (:func:`compute.grid_parts._static_parts`)."""

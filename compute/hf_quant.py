@@ -98,7 +98,7 @@ def _is_int(value: object, wanted: int) -> bool:
 
 
 def _int_dtype(bits, group, zero: bool, where: str, keys: str) -> str:
-    """The :data:`DTYPE_BYTES` name of ``bits``-bit integer weights in groups of ``group``
+    """The :data:`compute.model_spec.DTYPE_BYTES` name of ``bits``-bit integer weights in groups of ``group``
     (-1 or None: per output channel), with a ``bits``-bit zero point when ``zero``."""
     bits = validate.number(where, keys[0], bits, minimum=1, maximum=64, integer=True)
     if bits not in (4, 8):
@@ -310,7 +310,7 @@ def _modelopt(quant: dict, where: str) -> tuple[str, str, str]:
 
 
 #: Readers of the weight-quantizing ``quant_method`` values besides fp8: each gives the
-#: linear layers' dtype (:data:`DTYPE_BYTES`) and the KV cache's ("": unchanged).
+#: linear layers' dtype (:data:`compute.model_spec.DTYPE_BYTES`) and the KV cache's ("": unchanged).
 _QUANT_READERS = {"awq": _awq, "gptq": _gptq, "bitsandbytes": _bitsandbytes,
                   "compressed-tensors": _compressed_tensors}
 

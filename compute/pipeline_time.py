@@ -81,7 +81,7 @@ def _slowest_stage(model, sh, stage_t, c3, names, gap=None, attention=None) -> n
 
 def _pipeline(pass_t, pp, b, micro, stage_t, bound, c3, names, options, workload, parts,
               busy=None, slowest=None):
-    """Latency of the pipelined rows (see :func:`evaluate_grid`), and for prefill the
+    """Latency of the pipelined rows (see :func:`compute.roofline.evaluate_grid`), and for prefill the
     steady-state seconds per batch (``batch x period`` on those rows, the latency on the
     others; None for decode, whose TBT is already a steady state); fills the
     ``pipeline_wait`` stage (in place) with what the latency adds to the micro-batch's own
@@ -113,7 +113,7 @@ def _pipeline(pass_t, pp, b, micro, stage_t, bound, c3, names, options, workload
     if busy is None:
         busy = np.stack([np.einsum("kc,kcb->cb", c3[:n, :, 0], part[:n])[rows]
                          for part in parts])     # each resource's busy time over the pass
-    else:  # the same sums (each resource's, :func:`_stage_times`)
+    else:  # the same sums (each resource's, :func:`compute.grid_parts._stage_times`)
         busy = np.stack([total[rows] for total in busy])
     dominant = np.argmax(busy, axis=0).astype(np.int8)
     stage_t[kw, rows] = wait

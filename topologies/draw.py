@@ -14,7 +14,7 @@ Labels are placed, not just written: each goes beside its symbol on the first si
 touches no line, symbol or other text, and a class of labels (GPUs, each switch tier) is
 thinned to every second, third, ... node until they all fit (at most :data:`MAX_LABELS` per
 class). GPU symbols shrink where GPUs sit close together, and on circuit circles to at most
-:data:`CIRCUIT_DOT` of the distance between neighbours, so that the circuits between
+:data:`topologies.draw_labels.CIRCUIT_DOT` of the distance between neighbours, so that the circuits between
 neighbours show.
 
 matplotlib and numpy are imported only when a picture is drawn.
