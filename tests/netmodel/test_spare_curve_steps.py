@@ -1,0 +1,49 @@
+"""spare_curve's default counts: whole spares every pool can use.
+
+Global spares re-create an instance on ``tp x pp`` of them (reliability_spares), so a pool
+of 3 spares on h100-dgx (TP 4 for Llama-3-70B decode) serves as 0 and one of 6 as 4. The
+study's reliability_spares.png drew its points at 0, 3, 6, 9, ... GPUs (9.4%, 18.75%, ...
+of 32), so the first drop of the curve sat at 18.75% where 4 spares (12.5%) already give
+it, and the Lites' at 22 of 128 (17.2%) where 16 (12.5%) do.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from netmodel.study.availability import _components_per_kind, analytic, spare_curve
+from netmodel.study.availability_kinds import event_kinds
+from netmodel.study.reliability_cluster import build_cluster
+from netmodel.study.reliability_spares import spare_pools
+
+
+@pytest.mark.parametrize("scenario, instance", [("h100-dgx", 4), ("lite-flat", 16),
+                                                ("lite-hier", 16)])
+def test_global_points_are_whole_instances(scenario, instance):
+    c = build_cluster(scenario, "Llama-3-70B", "decode")
+    assert c.parallelism.tp * c.parallelism.pp == instance   # TP 4 on H100, 16 on Lites
+    pct, mean, _ = spare_curve(c, "global")
+    counts = [round(p * c.gpus / 100) for p in pct]
+    assert counts[:3] == [0, instance, 2 * instance]
+    assert all(n % instance == 0 for n in counts)
+    # each point is the closed form at its count, and a spare short of it serves nothing:
+    # the count one instance lower has the same mean as every count up to the point
+    kinds = event_kinds(c, "global")
+    comps = _components_per_kind(c, kinds)
+
+    def mean_at(n):
+        return analytic(kinds, spare_pools(c, n, "global"), c.instances_total, 0.99,
+                        comps).mean
+
+    for n, m in zip(counts[1:3], mean[1:3], strict=True):
+        assert mean_at(n) == m
+        assert mean_at(n - 1) == mean_at(n - instance) < m
+
+
+def test_pod_points_stay_single_spares():
+    """Where a spare stands in for one GPU (pod placement on lite-flat), every count
+    counts: steps of one spare, as before."""
+    c = build_cluster("lite-flat", "Llama-3-70B", "decode")
+    pct, _, _ = spare_curve(c, "pod")
+    counts = [round(p * c.gpus / 100) for p in pct]
+    assert counts[:4] == [0, 1, 2, 3]
