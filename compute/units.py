@@ -11,8 +11,9 @@ The unit rules (one place; docs/units-and-errors.md repeats them):
   ``MiB``, ``GiB``, ``TiB``, ``PiB`` are binary (2**10 ... 2**50).
 * A bare ``K``, ``M``, ``G``, ``T`` (a size with no ``B``) is **binary**, as nccl-tests reads
   its ``-b 8M -e 8G`` options: ``8M`` is 8 MiB. Lower-case ``k``/``m``/``g`` alone are refused.
-* A message size (:func:`parse_bytes`) is a whole number of bytes, at least 1: a size in bits
-  (``8b``, ``1Gb``), a fraction of a byte (``0.5B``) or a sub-byte size is refused.
+* A message size (:func:`parse_bytes`) is a whole number of bytes, at least 1 and at most 1 PiB
+  (:data:`MAX_MESSAGE_BYTES`): a size in bits (``8b``, ``1Gb``), a fraction of a byte
+  (``0.5B``), a sub-byte size or one no GPU's memory holds is refused.
 * Bandwidths are bytes or bits per second: ``GB/s`` (= ``GBps``), ``GiB/s``, ``Gb/s``
   (= ``Gbps``); decimal prefixes on bit rates (``Kb/s`` = ``kb/s`` = 1000 bits/s), as network
   rates are quoted. A bare number is bytes/s.
@@ -54,6 +55,7 @@ from compute.validate import describe
 
 __all__ = [
     "check_finite_positive",
+    "check_message_bytes",
     "format_bytes",
     "format_time",
     "parse_bandwidth",
@@ -137,9 +139,33 @@ def parse_quantity(text: str | float, units: dict[str, float], what: str, *,
     return value
 
 
-#: Largest message size taken (bytes): 1 EiB, millions of times any GPU's memory (bounds
-#: typos such as 1e30 before they become times of 10^18 s).
-MAX_MESSAGE_BYTES = 2**60
+#: Largest message size taken (bytes): 1 PiB (2**50), the largest unit a size takes. A message
+#: (nccl-tests' convention: the full buffer on each rank) lies in one GPU's memory, and a GPU
+#: file may declare at most 100,000 GB of HBM (compute/data/limits.toml, gpu.hbm_capacity_GB:
+#: ~350x a B200's 192 GB); 1 PiB is 11x that, so a larger size is a typo (1e30) or hostile,
+#: not a message (1e308 B was costed as an all-reduce of 3.6e296 s). Checked where a size is
+#: given: :func:`parse_bytes` and the collectives library's entry points
+#: (:func:`check_message_bytes`).
+MAX_MESSAGE_BYTES = 2**50
+
+
+def check_message_bytes(n, what: str = "message size") -> None:
+    """Refuse a size (a number or an array of finite sizes) above :data:`MAX_MESSAGE_BYTES`,
+    naming the first one too large.
+
+    >>> check_message_bytes(2.0**50)
+    >>> check_message_bytes([1.0, 1e300])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: message size 1e+300 B is above 1 PiB (1,125,899,906,842,624 B), ...
+    """
+    import numpy as np
+
+    a = np.asarray(n, dtype=float)
+    if a.size and a.max() > MAX_MESSAGE_BYTES:
+        first = float(a.flat[int(np.argmax(a.ravel() > MAX_MESSAGE_BYTES))])
+        raise UserError(f"{what} {first:g} B is above 1 PiB ({MAX_MESSAGE_BYTES:,} B), more "
+                        f"than any GPU's memory holds")
 
 
 def parse_bytes(text: str | float, what: str = "size") -> float:
@@ -158,8 +184,8 @@ def parse_bytes(text: str | float, what: str = "size") -> float:
         raise UserError(f"{what} {describe(text)} is {value:g} B: a message is a whole number "
                         f"of bytes")
     if value > MAX_MESSAGE_BYTES:
-        raise UserError(f"{what} {describe(text)} is {value:g} B: a message is at most 1 EiB "
-                        f"({MAX_MESSAGE_BYTES:,} B)")
+        raise UserError(f"{what} {describe(text)} is {value:g} B: a message is at most 1 PiB "
+                        f"({MAX_MESSAGE_BYTES:,} B), more than any GPU's memory holds")
     return value
 
 

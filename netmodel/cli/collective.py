@@ -307,19 +307,8 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
         if len(group) > 1 and fail_text is None else None
     if at_once is not None:
         extra["instances_all"] = {"time": at_once}
-    if all_groups and len(group) > 1 and result.connected:
-        from netmodel.collectives.concurrent import concurrent_cost
-
-        conc = concurrent_cost(model, len(group), op, size, algorithm)
-        worst = int(conc.time[:, 0].argmax())   # the group whose time is the makespan
-        extra["all_groups"] = {
-            "groups": len(conc.groups), "algorithm": conc.algorithm[0],
-            "protocol": conc.protocol[0], "makespan": float(conc.makespan[0]),
-            "slowdown_max": float(conc.slowdown[:, 0].max()),
-            "slowdown_mean": float(conc.slowdown[:, 0].mean()),
-            "slowest_group": [str(x) for x in conc.groups[worst]],
-            "hot_links": [[str(u), str(v), k] for (u, v), k in conc.hotspots],
-            "schedule": conc.schedule[0]}
+    if all_groups and len(group) > 1:
+        extra["all_groups"] = _all_groups(model, len(group), op, size, algorithm)
     alternatives = {name: float(t[0]) for name, t in
                     sorted(model.curves(op, [size], group).items())} \
         if algorithm == "auto" else {}
@@ -368,6 +357,7 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
                        f"this one has none: set them with logical=, e.g. --fabric "
                        f"{info.get('spec', 'ocs')},logical=ring; also logical=torus:AxB or "
                        f"a circuit list)")
+        _echo_all_groups(extra.get("all_groups"), len(group))
         return
     if len(group) == 1:
         click.echo("a group of one GPU communicates nothing: 0 s")
@@ -394,21 +384,71 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
         click.echo(f"every instance of {len(group)} at once (the scenario's instances = all), "
                    f"each on its own algorithm, as compare charges it: "
                    f"{format_time(at_once)}")
-    conc = extra.get("all_groups")
-    if conc:
-        from netmodel.collectives.concurrent_time import LOCKSTEP_BUDGET
-
-        hot = conc["hot_links"][0] if conc["hot_links"] else None
-        click.echo(f"all {conc['groups']} groups of {len(group)} at once: {conc['algorithm']}/"
-                   f"{conc['protocol']}, slowest {format_time(conc['makespan'])}, slowdown "
-                   f"max {conc['slowdown_max']:.3g}x mean {conc['slowdown_mean']:.3g}x"
-                   + (f"; hottest link {hot[0]} -> {hot[1]} ({hot[2]} group"
-                      f"{'' if hot[2] == 1 else 's'})" if hot else ""))
-        click.echo(f"schedule sharing the links: {conc['schedule']}"
-                   + (", a charge that is no bound of the schedule in time either way"
-                      if conc["schedule"] == LOCKSTEP_BUDGET else ""))
+    _echo_all_groups(extra.get("all_groups"), len(group))
     if plot_path:
         click.echo(f"wrote {plot_path}")
+
+
+def _all_groups(model, size: int, op: str, nbytes: float, algorithm: str) -> dict:
+    """``--all-groups``: every group of ``size`` GPUs the placement cuts from ``model``'s
+    fabric, run at once (:func:`~netmodel.collectives.concurrent.concurrent_cost`), as the
+    JSON's ``all_groups``. A group that failures (or an OCS without circuits) cut apart is
+    reported as the costed group is (CUT, not an error): listed in ``cut`` and left out; the
+    others run together (none: ``groups`` 0, the times null)."""
+    from netmodel.collectives.concurrent import concurrent_cost
+    from netmodel.collectives.placement import partition
+
+    groups = partition(model.graph, size, model.placement, seed=model.seed,
+                       gpus=model.router.gpu_list)
+    route = model.router.route
+    # routes join GPUs within one part of the fabric: the first member reaching every
+    # other is the whole group joined
+    apart = [any(route(g[0], x) is None for x in g[1:]) for g in groups]
+    cut = [g for g, a in zip(groups, apart, strict=True) if a]
+    whole = [g for g, a in zip(groups, apart, strict=True) if not a]
+    doc = {"groups": len(whole), "algorithm": None, "protocol": None, "makespan": None,
+           "slowdown_max": None, "slowdown_mean": None, "slowest_group": [],
+           "hot_links": [], "schedule": None, "cut": [[str(x) for x in g] for g in cut]}
+    if not whole:
+        return doc
+    conc = concurrent_cost(model, whole, op, nbytes, algorithm)
+    worst = int(conc.time[:, 0].argmax())   # the group whose time is the makespan
+    doc.update({
+        "algorithm": conc.algorithm[0],
+        "protocol": conc.protocol[0], "makespan": float(conc.makespan[0]),
+        "slowdown_max": float(conc.slowdown[:, 0].max()),
+        "slowdown_mean": float(conc.slowdown[:, 0].mean()),
+        "slowest_group": [str(x) for x in conc.groups[worst]],
+        "hot_links": [[str(u), str(v), k] for (u, v), k in conc.hotspots],
+        "schedule": conc.schedule[0]})
+    return doc
+
+
+def _echo_all_groups(conc: dict | None, size: int) -> None:
+    """The ``--all-groups`` lines of :func:`_all_groups`'s ``conc`` (nothing for None)."""
+    from compute.units import format_time
+    from netmodel.collectives.concurrent_time import LOCKSTEP_BUDGET
+
+    if conc is None:
+        return
+    cut = conc["cut"]
+    left = (f"{len(cut)} group{'' if len(cut) == 1 else 's'} of {size} cut apart, left out: "
+            + "; ".join(_short_group(g) for g in cut[:3])
+            + ("; ..." if len(cut) > 3 else "")) if cut else ""
+    if not conc["groups"]:
+        click.echo(f"all groups of {size} at once: none runs, {left}")
+        return
+    hot = conc["hot_links"][0] if conc["hot_links"] else None
+    click.echo(f"all {conc['groups']} groups of {size} at once: {conc['algorithm']}/"
+               f"{conc['protocol']}, slowest {format_time(conc['makespan'])}, slowdown "
+               f"max {conc['slowdown_max']:.3g}x mean {conc['slowdown_mean']:.3g}x"
+               + (f"; hottest link {hot[0]} -> {hot[1]} ({hot[2]} group"
+                  f"{'' if hot[2] == 1 else 's'})" if hot else ""))
+    if left:
+        click.echo(f"({left})")
+    click.echo(f"schedule sharing the links: {conc['schedule']}"
+               + (", a charge that is no bound of the schedule in time either way"
+                  if conc["schedule"] == LOCKSTEP_BUDGET else ""))
 
 
 def _check_named_group(group_text: str, all_groups: bool, setup) -> None:

@@ -78,12 +78,24 @@ MAX_TRANSFERS = 20_000_000
 _COSTLY = 1 << 16
 
 
-def check_sizes(nbytes: ArrayLike) -> np.ndarray:
+def check_sizes(nbytes: ArrayLike, *, bounded: bool = False) -> np.ndarray:
     """``nbytes`` as a float array, refusing zero, negative, NaN or infinite sizes and what is
-    not a number of bytes (compute.comm.check_nbytes: bools, strings, complex, dates)."""
+    not a number of bytes (compute.comm.check_nbytes: bools, strings, complex, dates), and,
+    ``bounded``, sizes above 1 PiB (:data:`compute.units.MAX_MESSAGE_BYTES`: more than any
+    GPU's memory holds). The entry points that cost sizes a user gives (:meth:`FabricCostModel.cost`,
+    ``sweep``, ``curves``, :func:`netmodel.api.collective_time`, ``cost_table``) bound them;
+    the collective-cost protocol that compute calls (:meth:`FabricCostModel.collective_time`,
+    ``moe_all_to_all_time``, and ``concurrent_cost``, which a scenario of instances = all
+    charges a search with) does not: a search's grid costs every batch at once, including
+    batches that fit in no GPU's memory (left out afterwards), whose messages may be larger."""
     from compute.comm import check_nbytes
 
-    return np.asarray(check_nbytes(nbytes, positive=True), dtype=float)
+    n = np.asarray(check_nbytes(nbytes, positive=True), dtype=float)
+    if bounded:
+        from compute.units import check_message_bytes
+
+        check_message_bytes(n)
+    return n
 
 
 def candidate_lines(model, cands: list[Candidate]) -> tuple[np.ndarray, np.ndarray,
@@ -456,7 +468,7 @@ class FabricCostModel:
         """Seconds for ``op`` of ``nbytes`` (scalar or array) among ``group_size`` GPUs
         placed by the model's placement policy; ``inf`` where the group is cut apart."""
         check_op(op)
-        n = check_sizes(nbytes)
+        n = check_sizes(nbytes)   # unbounded: a grid's sizes (check_sizes)
         group = self.group(group_size)
         if len(group) == 1:
             self._one_gpu(op)
@@ -513,7 +525,7 @@ class FabricCostModel:
         differ in size or each GPU is its own; ``inf`` where the group is cut apart."""
         from netmodel.collectives.moe import once_a_server_time
 
-        n = check_sizes(nbytes)
+        n = check_sizes(nbytes)   # unbounded: a grid's sizes (check_sizes)
         group = self.group(group_size)
 
         def every() -> np.ndarray:
@@ -538,7 +550,7 @@ class FabricCostModel:
         """Full result for one size: time, algbw, busbw, algorithm, protocol, per-step
         breakdown and bottleneck links. ``group``: a size (placed) or explicit nodes."""
         check_op(op)
-        n = check_sizes(nbytes)
+        n = check_sizes(nbytes, bounded=True)
         if n.size != 1:
             raise UserError(f"cost takes one message size, got {n.size} (sweep costs several)")
         n = float(n.reshape(()))
@@ -569,7 +581,7 @@ class FabricCostModel:
               algorithm: str | None = None) -> SweepResult:
         """Costs over an array of sizes (the fastest candidate per size)."""
         check_op(op)
-        n = np.atleast_1d(check_sizes(sizes)).astype(float)
+        n = np.atleast_1d(check_sizes(sizes, bounded=True)).astype(float)
         group = self.group(group)
         if len(group) == 1:
             self._one_gpu(op, algorithm)
@@ -590,7 +602,7 @@ class FabricCostModel:
         algorithm that can run (and routes at most ``max_transfers`` transfers):
         ``{algorithm: ndarray}``."""
         check_op(op)
-        n = np.atleast_1d(check_sizes(sizes)).astype(float)
+        n = np.atleast_1d(check_sizes(sizes, bounded=True)).astype(float)
         group = self.group(group)
         out: dict[str, np.ndarray] = {}
         if len(group) == 1:

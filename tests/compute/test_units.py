@@ -19,7 +19,7 @@ def test_binary_and_decimal_prefixes():
     assert parse_bytes("1GB") == 1e9
     assert parse_bytes("1KB") == parse_bytes("1kB") == 1000
     assert parse_bytes("1KiB") == 1024
-    assert parse_bytes("2PiB") == 2 * 2**50
+    assert parse_bytes("1PiB") == 2**50 and parse_bytes("0.5PiB") == 2**49  # 1 PiB: the most
     assert parse_bytes("8M") == 8 * 2**20  # nccl-tests -b 8M is binary
     assert parse_bytes("1K") == 1024 and parse_bytes("1G") == 2**30 and parse_bytes("1T") == 2**40
     assert parse_bytes("512") == parse_bytes("512B") == 512
