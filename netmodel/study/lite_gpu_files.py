@@ -146,9 +146,13 @@ def _serving_files(part, plot: bool) -> dict:
     from compute.results import rows_to_csv
 
     rows = part.rows()
+    # each result with its ratio to the baseline, as serving.csv has it (rows are in
+    # the results' order)
+    results = [r.to_dict() | {"vs_baseline": row["vs_baseline"]}
+               for r, row in zip(part.results, rows, strict=True)]
     files = {"serving.csv": rows_to_csv(rows, tuple(rows[0])).encode(),
-             "serving.json": json.dumps({"serving": [r.to_dict() for r in part.results],
-                                         "baseline": part.baseline}, indent=2).encode()}
+             "serving.json": json.dumps({"serving": results, "baseline": part.baseline},
+                                        indent=2).encode()}
     if plot:
         from netmodel.study.lite_gpu_parts import plot_serving
 
