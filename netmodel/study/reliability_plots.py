@@ -126,7 +126,8 @@ def plot_spares(curves: Mapping[str, tuple], path: str | PathLike[str], *, thres
                 marks: Iterable[tuple[str, float, float, float]] = ()) -> None:
     """``availability_spares.png``: for each curve ``label -> (spares % of GPUs, mean
     capacity, share of time below threshold)`` (closed forms), the unavailability
-    ``1 - mean`` (left) and the time below the threshold (right) against the spare pool;
+    ``1 - mean`` (left) and the time below the threshold (right) against the spare pool,
+    drawn as steps (a pool between two points serves as the smaller);
     ``marks``: Monte Carlo points ``(label, spares %, mean, below)``."""
     plt = pyplot()
     import numpy as np
@@ -136,12 +137,14 @@ def plot_spares(curves: Mapping[str, tuple], path: str | PathLike[str], *, thres
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), dpi=DPI)
     colours = plt.get_cmap("tab10").colors
     floor = 1e-9
+    # steps, not slopes: a pool between two points serves as the smaller one (its extra
+    # spares are short of the next whole need, spare_curve)
     for i, (label, (pct, mean, below)) in enumerate(curves.items()):
         col = colours[i % 10]
         axes[0].plot(pct, np.maximum(1 - np.asarray(mean), floor), color=col, marker=".",
-                     lw=1.2, label=label)
+                     lw=1.2, label=label, drawstyle="steps-post")
         axes[1].plot(pct, np.maximum(below, floor), color=col, marker=".", lw=1.2,
-                     label=label)
+                     label=label, drawstyle="steps-post")
     for _label, pct, mean, below in marks:
         axes[0].plot(pct, max(1 - mean, floor), "kx", ms=7)
         axes[1].plot(pct, max(below, floor), "kx", ms=7)

@@ -47,3 +47,23 @@ def test_pod_points_stay_single_spares():
     pct, _, _ = spare_curve(c, "pod")
     counts = [round(p * c.gpus / 100) for p in pct]
     assert counts[:4] == [0, 1, 2, 3]
+
+
+def test_spares_figure_draws_steps(tmp_path, monkeypatch):
+    """Between two points a pool serves as the smaller one, so the figure draws steps:
+    its sloped lines put h100-dgx's crossing of the 0.1%-of-time target at ~19% of the
+    GPUs, where no pool between 4 (12.5%) and 8 (25%) spares reaches it."""
+    import numpy as np
+
+    from netmodel.study import figure_kit
+    from netmodel.study.reliability_plots import plot_spares
+
+    drawn = []
+    monkeypatch.setattr(figure_kit, "save_figure",
+                        lambda fig, path: drawn.extend(ax.get_lines() for ax in fig.axes))
+    curve = (np.array([0.0, 12.5, 25.0]), np.array([0.998, 0.9995, 0.99999]),
+             np.array([1e-2, 2e-3, 5e-5]))
+    plot_spares({"h100-dgx@H100-SXM (global)": curve}, tmp_path / "s.png", threshold=0.99,
+                quantile=0.999)
+    curves = [ln for lines in drawn for ln in lines if ln.get_label().endswith("(global)")]
+    assert len(curves) == 2 and all(ln.get_drawstyle() == "steps-post" for ln in curves)
