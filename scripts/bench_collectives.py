@@ -111,6 +111,17 @@ except SystemExit as exc:
     assert not exc.code, exc.code
 note = f'{len(out.getvalue()):,} bytes of JSON'"""
 
+# 102 groups of 2 to 16 GPUs (seed 0) over the 1,024 GPUs of a k=16 fat tree with 2:1 leaves,
+# as tests/netmodel/test_concurrent_time_parallel.py draws them
+_MIXED1K = """g = build('fat-tree:k=16,oversubscription=2')
+rng = np.random.default_rng(0)
+perm = rng.permutation([x for x, d in g.nodes(data=True) if d.get('kind') == 'gpu']).tolist()
+groups, i = [], 0
+while i + 16 <= len(perm):
+    s = int(rng.integers(2, 17))
+    groups.append(tuple(perm[i:i + s]))
+    i += s"""
+
 #: (label, setup code (untimed), timed code (may set ``note``), seconds target, GB target)
 CASES = [
     ("one all-reduce, 64 GPUs contiguous, auto over every algorithm and protocol", _WARM,
@@ -129,6 +140,11 @@ CASES = [
      _together("contiguous", "ring"), 5.0, None),
     ("all 2,048 TP-8 groups at once, contiguous, auto, 30 sizes", _FT16K,
      _together("contiguous", "auto"), 5.0, None),
+    ("102 random groups of 2-16 GPUs at once on a 1,024-GPU 2:1 fat tree, auto, 1 MiB "
+     "all-reduce (groups of different sizes and algorithms: the schedule in time)",
+     _MIXED1K, "m = FabricCostModel(g, validated=True)\n"
+     "c = concurrent_cost(m, groups, 'all-reduce', 2 ** 20)\n"
+     "note = f'schedule {c.schedule[0]}, makespan {c.makespan[0] * 1e3:.3f} ms'", None, None),
 ]
 
 SCALE_CASES = [

@@ -14,9 +14,14 @@ import numpy as np
 
 #: :func:`_timed` gives up (the steps stay in lockstep) past this many group-link entries
 #: looked at over all its events (and at once where its estimate, one round an event, is
-#: past it): 102 groups of 2-16 GPUs on a 1,024-GPU fat tree look at about 2^26 in 0.6 s;
-#: 912 on 8,192 GPUs would look at 2^36.
+#: past it), one link of each set of parallel links (:func:`_one_link_of_each`): 102 groups
+#: of 2-16 GPUs on a 1,024-GPU 2:1 fat tree, a 1 MiB all-reduce under auto, look at under
+#: 2^24 in its longest working (8 steps, 630 events, 0.7 s).
 _TIMED_WORK = 1 << 27
+
+#: what a round of :func:`_paces` counts towards :data:`_TIMED_WORK` besides its entries:
+#: its thirty-odd numpy calls take about as long as summing that many entries
+_ROUND = 1 << 12
 
 #: Which schedule charged the groups of a concurrent costing
 #: (:attr:`~netmodel.collectives.concurrent.ConcurrentResult.schedule`): in time
@@ -54,19 +59,21 @@ def _timed(work: np.ndarray, entries: list[tuple], L: int,
     group's links during some part of the step (untouched: the step ran as alone).
     """
     G, S = work.shape
-    # about one round an event, an event a step's end, each looking at the live groups'
-    # entries (about a step's worth): past the budget already, give up before the work
-    if (work > 0).sum() * sum(len(e[0]) for e in entries) / S > _TIMED_WORK:
-        return None
     eg = np.concatenate([e[0] for e in entries])
     el = np.concatenate([e[1] for e in entries])
     eu = np.concatenate([e[2] for e in entries])
     es = np.concatenate([np.full(len(e[0]), i, np.int64) for i, e in enumerate(entries)])
     order = np.argsort(eg * S + es, kind="stable")
-    eg, el, eu = eg[order], el[order], eu[order]
-    count = np.bincount(eg * S + es[order], minlength=G * S)
+    eg, el, eu, es = eg[order], el[order], eu[order], es[order]
+    # links that carry the same entries (ECMP's parallel links) share alike: one of each
+    eg, el, eu, es, L = _one_link_of_each(eg, el, eu, es, L)
+    # about one round an event, an event a step's end, each looking at the live groups'
+    # entries (about a step's worth): past the budget already, give up before the work
+    if (work > 0).sum() * (len(eg) / S + _ROUND) > _TIMED_WORK:
+        return None
+    count = np.bincount(eg * S + es, minlength=G * S)
     first = np.cumsum(count) - count
-    once = shared is None or len(np.unique((eg * S + es[order]) * L + el)) == len(eg)
+    once = shared is None or len(np.unique((eg * S + es) * L + el)) == len(eg)
     dur = np.zeros((G, S))
     ph = np.zeros(G, np.int64)
     todo = work > 0
@@ -118,6 +125,55 @@ def _timed(work: np.ndarray, entries: list[tuple], L: int,
         rem[fin] = np.where(more, work[fin, np.minimum(ph[fin], S - 1)], 0.0)
 
 
+#: odd multipliers mixing an entry's fields into :func:`_one_link_of_each`'s hash
+_MIX = tuple(np.uint64(k) for k in (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F,
+                                     0x165667B19E3779F9, 0xD6E8FEB86659FD93))
+
+
+def _one_link_of_each(eg, el, eu, es, L):
+    """The entries ``(group, link, load, step)`` (by group, then step) on one link of each
+    set of links that carry the same entries, in the same order (a leaf's uplinks to every
+    spine, loaded alike by ECMP), the links renumbered ``0 .. L' - 1``; and ``L'``. Such
+    links share alike in every event of :func:`_timed` (the same sums of the same loads in
+    the same order, so the same bits): the schedule is the same, each link looked at once.
+    Links are matched by a hash of their entries, then compared entry by entry."""
+    n = len(el)
+    if not n:
+        return eg, el, eu, es, 0
+    o = np.argsort(el, kind="stable")          # by link, then group, step, as listed
+    cnt = np.bincount(el, minlength=L)
+    ptr = np.cumsum(cnt) - cnt
+    og, os_, ou = eg[o], es[o], eu[o]
+    bits = ou.view(np.uint64)
+    pos = (np.arange(n) - np.repeat(ptr, cnt)).astype(np.uint64)
+    k1, k2, k3, k4 = _MIX
+    v = (og.astype(np.uint64) * k1) ^ (os_.astype(np.uint64) * k2) ^ (bits * k3)
+    v = (v ^ (v >> np.uint64(31))) * k4 + pos * k1
+    v ^= v >> np.uint64(29)
+    on = np.flatnonzero(cnt)
+    h = np.add.reduceat(v, ptr[on])
+    by = np.lexsort((on, h, cnt[on]))
+    new_key = np.r_[True, (h[by][1:] != h[by][:-1]) | (cnt[on][by][1:] != cnt[on][by][:-1])]
+    rep = np.arange(L)
+    rep[on[by]] = on[by][np.flatnonzero(new_key)[np.cumsum(new_key) - 1]]
+    # compare each link with the one it stands for, entry by entry
+    dup = on[rep[on] != on]
+    if len(dup):
+        c = cnt[dup]
+        at = np.repeat(ptr[dup] - (np.cumsum(c) - c), c) + np.arange(int(c.sum()))
+        ra = at + np.repeat(ptr[rep[dup]] - ptr[dup], c)
+        bad = (og[at] != og[ra]) | (os_[at] != os_[ra]) | (bits[at] != bits[ra])
+        if bad.any():
+            wrong = dup[np.bincount(np.repeat(np.arange(len(dup)), c), bad,
+                                    minlength=len(dup)) > 0]
+            rep[wrong] = wrong
+    keep_link = rep == np.arange(L)
+    keep_link &= cnt > 0
+    number = np.cumsum(keep_link) - 1
+    keep = keep_link[el]
+    return eg[keep], number[el[keep]], eu[keep], es[keep], int(keep_link.sum())
+
+
 def _paces(eg: np.ndarray, el: np.ndarray, eu: np.ndarray, G: int, L: int
            ) -> tuple[np.ndarray, int]:
     """Seconds per byte of ``n`` of one repetition of each group's current step, the
@@ -126,42 +182,44 @@ def _paces(eg: np.ndarray, el: np.ndarray, eu: np.ndarray, G: int, L: int
     bytes on it drain together, as in :func:`~netmodel.collectives.concurrent_loads._loads`), a group held back by a busier link
     elsewhere leaving what it cannot use to the others (progressive filling: all paces
     raised together until a link is full, its groups then held there); and how many
-    entries it looked at over its rounds (a held group's are dropped).
+    entries it looked at over its rounds (a held group's are dropped), each round counting
+    :data:`_ROUND` more.
     Alone on its links, or beside groups none of which is held elsewhere, a group's
     seconds are its busiest link's load summed over every group, those of :func:`~netmodel.collectives.concurrent_loads._loads`.
 
-    >>> _paces(np.array([0, 1, 1]), np.array([0, 0, 1]), np.array([1.0, 1.0, 4.0]), 2, 2)
+    >>> _paces(np.array([0, 1, 1]), np.array([0, 0, 1]), np.array([1.0, 1.0, 4.0]), 2, 2)[0]
     ... # group 1 held by link 1 (4 s) takes 1/4 of link 0: group 0 gets 3/4, 4/3 s
-    (array([1.33333333, 4.        ]), 4)
+    array([1.33333333, 4.        ])
     """
     T = np.zeros(G)
-    held = np.zeros(G, dtype=bool)
     used = np.zeros(L)            # capacity taken by the groups held so far
     if not (eu > 0).all():   # a load of no time needs nothing of its link
         eg, el, eu = eg[eu > 0], el[eu > 0], eu[eu > 0]
     if len(eg) > 1 and (eg[1:] < eg[:-1]).any():   # by group (as _timed gives them)
         order = np.argsort(eg, kind="stable")
         eg, el, eu = eg[order], el[order], eu[order]
+    if not len(eg):
+        return T, 0
+    # the free groups with loads, in order, and how many entries each (a group with none
+    # takes no time)
+    first = np.flatnonzero(np.concatenate(([True], eg[1:] != eg[:-1])))
+    gs, gc = eg[first], np.diff(np.append(first, len(eg)))
     looked = 0
     while True:
         # the free groups' entries only (a held group's are dropped), in group order
-        looked += len(eg)
+        looked += len(el) + _ROUND
         demand = np.bincount(el, eu, minlength=L)
         with np.errstate(divide="ignore", invalid="ignore"):
             # seconds a repetition takes if the free groups on the link share what is left
             t_link = np.where(demand > 0, demand / np.maximum(1.0 - used, 0.0), 0.0)
-        t = np.zeros(G)
-        if len(eg):
-            starts = np.flatnonzero(np.r_[True, eg[1:] != eg[:-1]])
-            t[eg[starts]] = np.maximum.reduceat(t_link[el], starts)
-        top = t[~held].max(initial=0.0)
-        now = ~held & (t >= top * (1 - 1e-12))
-        if top == 0 or now.sum() == (~held).sum():
-            T[~held] = t[~held] if top == 0 else top
+        t = np.maximum.reduceat(t_link[el], np.cumsum(gc) - gc)
+        top = t.max()
+        now = t >= top * (1 - 1e-12)
+        T[gs[now]] = top
+        if now.all():
             return T, looked
-        T[now] = top
-        held |= now
-        take = now[eg]
+        take = np.repeat(now, gc)
         used += np.bincount(el[take], eu[take] / top, minlength=L)
         keep = ~take
-        eg, el, eu = eg[keep], el[keep], eu[keep]
+        el, eu = el[keep], eu[keep]
+        gs, gc = gs[~now], gc[~now]
