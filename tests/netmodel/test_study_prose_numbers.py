@@ -48,3 +48,26 @@ def test_prefill_all_reduce_sizes_the_ranking_bullet_quotes():
          if r["scenario"] == "lite-flat-inr"}
     short = [100 * (1 - d[k] / f[k]) for k in d]
     assert round(min(short), 1) == float(m[4]) and round(max(short)) == float(m[5])
+
+
+def test_serving_figure_says_what_its_tokens_are():
+    """serving.png's 'tokens/s per SM (service)' counts each request's prompt and output
+    tokens (48.37 on h100-dgx for coding, against 0.416 output tokens/s/SM); the page's
+    example must be serving.csv's own row."""
+    path = FIGURES / "serving.csv"
+    if not path.exists():
+        pytest.skip("docs/figures/serving.csv not shipped")
+    text = " ".join(STUDY.read_text().split())
+    m = re.search(r"its tokens are each request's prompt and output tokens over every SM of "
+                  r"both pools \(`h100-dgx`, coding: ([\d.]+) requests/s/SM x ([\d,]+) "
+                  r"tokens = ([\d.]+)\)", text)
+    assert m, "serving.png's description does not say what its tokens are"
+    with path.open() as f:
+        row = next(r for r in csv.DictReader(f)
+                   if r["scenario"] == "h100-dgx@H100-SXM" and r["workload"] == "coding")
+    tokens = int(row["prompt"]) + int(row["output"])
+    assert int(m[2].replace(",", "")) == tokens == 1513
+    assert float(m[1]) == round(float(row["requests_per_s_per_sm"]), 5)
+    assert float(m[3]) == round(float(row["tokens_per_s_per_sm"]), 2)
+    assert float(row["tokens_per_s_per_sm"]) == pytest.approx(
+        float(row["requests_per_s_per_sm"]) * tokens, rel=1e-12)
