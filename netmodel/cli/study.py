@@ -152,10 +152,19 @@ def _search_settings(models_text: str, phase_text: str,
 
 def _executor(workers: int | None, scheduler: str | None):
     """Where the cells run (in-process unless --workers or --scheduler; Dask imported only
-    then)."""
+    then). Executor's refusals name its parameters as a call writes them (``workers=0``,
+    ``scheduler=ADDRESS``): here they are the flags (``--workers 0``), which
+    :func:`~netmodel.cli.main.flags_for_parameters` leaves to plain words."""
+    import re
+
+    from compute.errors import UserError
     from netmodel.study.distributed import Executor
 
-    return Executor(workers, scheduler)
+    try:
+        return Executor(workers, scheduler)
+    except UserError as exc:
+        raise UserError(re.sub(r"(?<![\w-])(workers|scheduler)=", r"--\1 ", str(exc))) \
+            from None
 
 
 def _dask_summary(ex, quiet: bool) -> None:

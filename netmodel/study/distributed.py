@@ -132,25 +132,25 @@ class Executor:
     >>> Executor(workers=0)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: workers=0 is not allowed; a local cluster takes 1 to ... workers (4 per CPU core here; give scheduler for a larger cluster)
+    compute.errors.UserError: workers=0 is not allowed; a local cluster takes 1 to ... workers (4 per CPU core here; give scheduler=ADDRESS for a larger cluster)
     >>> Executor(workers=2, scheduler="tcp://127.0.0.1:8786")
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: give workers (a local cluster) or scheduler (a running one), not both
+    compute.errors.UserError: give workers=N (a local cluster) or scheduler=ADDRESS (a running one), not both
     """
 
     def __init__(self, workers: int | None = None, scheduler: str | None = None, *,
                  timeout: float | None = None, processes: bool = True):
         if workers is not None and scheduler is not None:
-            raise UserError("give workers (a local cluster) or scheduler (a running one), "
-                            "not both")
+            raise UserError("give workers=N (a local cluster) or scheduler=ADDRESS (a running "
+                            "one), not both")
         if workers is not None:
             top = _max_workers()
             if isinstance(workers, bool) or not isinstance(workers, int) \
                     or not 1 <= workers <= top:
                 raise UserError(f"workers={describe(workers)} is not allowed; a local cluster takes "
                                 f"1 to {top} workers ({WORKERS_PER_CPU} per CPU core here; "
-                                "give scheduler for a larger cluster)")
+                                "give scheduler=ADDRESS for a larger cluster)")
         if scheduler is not None:
             # ASCII only (a host name as DNS carries it): '²' passed the plain connection as
             # host '2' and then failed in dask.Client, whose leftover hung 20 s at exit and

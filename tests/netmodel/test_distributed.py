@@ -129,7 +129,7 @@ def test_overhead_is_the_share_of_held_worker_time_not_in_cells():
     (dict(scheduler=""), "scheduler='' is not an address"),
     (dict(scheduler="tcp://a b:1"), "is not an address; give HOST:PORT"),
     (dict(scheduler="h:1\n"), None),  # surrounding whitespace is trimmed
-    (dict(workers=2, scheduler="h:1"), "give workers (a local cluster) or scheduler"),
+    (dict(workers=2, scheduler="h:1"), "give workers=N (a local cluster) or scheduler=ADDRESS"),
     (dict(workers=2, timeout=float("nan")), "timeout=nan must be a positive number"),
     (dict(workers=2, timeout=-1.0), "timeout=-1.0 must be a positive number"),
 ])
@@ -171,7 +171,9 @@ def test_cli_without_dask_exits_2_with_one_line(monkeypatch, command):
 
 def test_study_rejects_bad_workers_before_running():
     r = CliRunner().invoke(cli, ["study", "lite-gpu", "--out", "unused", "--workers", "0"])
-    assert r.exit_code == 2 and "workers=0 is not allowed" in r.output
+    # the library's parameter (workers=0) is the command line's flag (edge: round 18)
+    assert r.exit_code == 2 and "error: --workers 0 is not allowed" in r.output
+    assert "give --scheduler ADDRESS for a larger cluster" in r.output
     assert r.output.count("\n") == 1
 
 

@@ -190,3 +190,21 @@ def test_the_groups_left_out_are_those_the_costing_finds_cut(spec, nodes, links,
               if not m.cost("all-reduce", 2.0**20, g).connected]
     assert doc["cut"] == costed
     assert doc["groups"] == len(groups) - len(costed)
+
+
+# ------------------------------------------------------------------ Dask options by flag
+@pytest.mark.parametrize("extra, line", [
+    (["--workers", "-1"], "error: --workers -1 is not allowed; a local cluster takes 1 to "),
+    (["--workers", "2", "--scheduler", "h:1"],
+     "error: give --workers N (a local cluster) or --scheduler ADDRESS (a running one), not "
+     "both"),
+    (["--scheduler", "a b"], "error: --scheduler 'a b' is not an address; give HOST:PORT"),
+])
+@pytest.mark.parametrize("command", [
+    ["compare", "--models", "Llama-3-8B", "--scenarios", "h100-dgx", "--no-plot"],
+    ["sweep", "--scenario", "h100-dgx", "--param", "adjust.hop_latency=1us,2us", "--models",
+     "Llama-3-8B", "--no-plot"]])
+def test_dask_options_are_named_by_their_flags(command, extra, line):
+    # Executor's refusals name its parameters (workers=-1, 'give scheduler for a larger
+    # cluster'); the command line printed them so, where every other refusal names flags
+    assert one_line_error(run_cli(command + extra)).startswith(line)
