@@ -70,7 +70,7 @@ from netmodel.collectives.concurrent_choice import (
     _own_options,
     _own_times,
 )
-from netmodel.collectives.concurrent_groups import _prepare, _prepared
+from netmodel.collectives.concurrent_groups import _in_order, _prepare, _prepared
 from netmodel.collectives.concurrent_loads import _evaluate
 from netmodel.collectives.concurrent_options import (
     _by_choice,
@@ -232,6 +232,7 @@ def concurrent_own(model: FabricCostModel, groups: Groups, op: str,
     themselves are kept for the sizes where their choices run different algorithms
     (costed there by :func:`concurrent_cost`, their steps routed together)."""
     groups, names = _prepare(model, groups, op, algorithm)
+    groups = _in_order(model, groups)[0]   # as concurrent_cost orders them: the same sums
     options, lo, hi, whole = _own_options(model, groups, op, names, None, hot=False)
     cols = [np.stack([np.asarray(o[k], dtype=float) for o in options]) for k in (2, 3, 4, 5)]
     if lo is not None:
@@ -291,7 +292,10 @@ def concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Arr
     if n.ndim != 1 or not n.size:
         raise UserError(f"nbytes must be one message size or a list of sizes, got "
                         f"{n.size} sizes of shape {n.shape}")
-    groups, names = _prepare(model, groups, op, algorithm)
+    listed, names = _prepare(model, groups, op, algorithm)
+    # costed in an order of their own, so that the order they are listed in changes no
+    # bit; the rows put back in the listed order at the end
+    groups, back = _in_order(model, listed)
     options, lo, hi, whole = _own_options(model, groups, op, names, n)
     time, alone, own, keys, pair_list, t_all = _own_times(options, lo, hi, n)
     if not np.isfinite(alone).all():
@@ -351,6 +355,7 @@ def concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Arr
         hot = mixed_hot
     worst = max(hot, key=lambda h: h[0][0] if h else 0.0) if hot else []
     hotspots = tuple((router.link_name(t), users) for _, t, users in worst)
-    return ConcurrentResult(op, groups, n, tuple(algorithms[slowest, cols].tolist()),
-                            tuple(protocols[slowest, cols].tolist()), time, alone, hotspots,
-                            algorithms, protocols, tuple(schedule))
+    return ConcurrentResult(op, listed, n, tuple(algorithms[slowest, cols].tolist()),
+                            tuple(protocols[slowest, cols].tolist()), time[back],
+                            alone[back], hotspots, algorithms[back], protocols[back],
+                            tuple(schedule))

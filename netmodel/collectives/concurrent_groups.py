@@ -160,6 +160,19 @@ def _prepare(model: FabricCostModel, groups: Groups, op: str, algorithm: str | N
     return groups, model.algorithm_names(op, algorithm)
 
 
+def _in_order(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...]
+              ) -> tuple[tuple[tuple[Hashable, ...], ...], np.ndarray]:
+    """The groups in an order of their own (by their GPUs' node numbers, as listed in each
+    group), whatever order they come in, so that no sum over groups depends on the order
+    they are listed in (their loads on a shared link, the schedule's); and where each
+    listed group is in it (``groups[i]`` is ``ordered[back[i]]``)."""
+    keys = [tuple(model.router.node_numbers(g).tolist()) for g in groups]
+    order = sorted(range(len(groups)), key=keys.__getitem__)
+    back = np.empty(len(groups), np.int64)
+    back[order] = np.arange(len(groups))
+    return tuple(groups[i] for i in order), back
+
+
 #: How many sets of prepared groups (:class:`_Groups`, with their steps' loads) a model
 #: keeps for the next costing of the same groups (the least recently used dropped). The
 #: fabric search asks every op at each instance size in turn (2, 4, ..., 256 GPUs: 8 sets
