@@ -284,7 +284,7 @@ class PlannedRoutes:
         """:meth:`loads` with ``split``, each link once: ``(links, load, latency, scaleout,
         latency_up)``, links ascending and the bytes per byte of ``n`` each carries
         (nonzero). Kept per pattern of transfers for fabrics whose routes
-        :func:`router_for` shares (at most ``_KEPT_LOADS`` link entries in all, the oldest
+        :func:`~netmodel.collectives.route_sharing.router_for` shares (at most ``_KEPT_LOADS`` link entries in all, the oldest
         dropped first), so that fabrics of one shape route a step once.
 
         >>> import networkx as nx

@@ -191,7 +191,7 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         self._gpu_linked = np.bincount(src[code[dst] == _GPU], minlength=nn) > 0
         self.bandwidth = np.repeat(bw, 2)
         #: The bandwidths routes are split by (a router sharing another's routes: the
-        #: other's, a power of two times its own; see :func:`router_for`).
+        #: other's, a power of two times its own; see :func:`~netmodel.collectives.route_sharing.router_for`).
         self._route_bw = self.bandwidth
         self.latency = np.repeat(lat, 2)
         self.scaleout = np.repeat(so, 2)
@@ -298,7 +298,7 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         self._updown = UpDown(self)
         self._loads_kept: dict = {}  # link_loads, by transfers
         self._loads_size = 0
-        #: What routes depend on (:func:`router_for`), for fabrics of up to
+        #: What routes depend on (:func:`~netmodel.collectives.route_sharing.router_for`), for fabrics of up to
         #: ``_SHAPE_NODES`` nodes; None beyond.
         self._shape = None if nn > _SHAPE_NODES else (
             tuple(nodes), tuple(kind_list), tuple(tiers.items()),

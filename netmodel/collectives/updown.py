@@ -348,7 +348,7 @@ class UpDown:
     # capacity of a node: the sum of its next hops' weights; the last switch's, its link to
     # the destination). The two agree wherever, at every node, those weights are in
     # proportion to the bandwidths (every fabric of one link speed per tier); a pair whose
-    # route they do not agree on is left to the search (:mod:`route_search`), which splits by
+    # route they do not agree on is left to the search (:mod:`netmodel.collectives.route_search`), which splits by
     # capacity.
     @property
     def one_speed(self) -> bool:

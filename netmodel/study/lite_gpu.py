@@ -14,7 +14,7 @@ rings) are run separately and joined with ``+``.
 on every fabric scenario (:func:`fabric_scenarios`, :mod:`netmodel.study.compare`), then a sweep
 of the per-hop latency (:mod:`netmodel.study.sweep`); :func:`write_full_study` writes every
 file and ``summary.md`` (:mod:`netmodel.study.summary`) all or nothing
-(:func:`write_outputs`).
+(:func:`compute.outputs.write_outputs`).
 
 >>> s = run_lite_gpu_study(models=["Llama-3-8B"], gpus=["H100-SXM", "Lite"], phases=["decode"])
 >>> [(r.gpu, r.feasible) for r in s.rows]
