@@ -9,7 +9,8 @@ import statistics
 
 from netmodel.study.summary_words import TIE, _config, _geomean, _list, _overlapped, _span, _x
 
-#: A plain Lite "matches" when within this of the H100 (5%: the model's own resolution).
+#: A plain Lite "falls short" of the H100 when more than this below it (5%: the model's own
+#: resolution).
 MATCH = 0.05
 #: The fabric "decides" when the best and worst fabric differ by at least this factor.
 DECIDES = 1.10
@@ -22,6 +23,9 @@ def _ratios(fab, gpu: str) -> dict:
 
 
 def _claim_plain(fab, lite: str) -> str:
+    """The paper's first claim (issue 2: the plain Lite can fall short of the H100): it
+    holds where the plain Lite, on its best fabric, falls more than :data:`MATCH` short of
+    the baseline in some model x phase case."""
     ratios = _ratios(fab, lite)
     if not ratios:
         return f"no feasible {lite} row"
@@ -30,15 +34,12 @@ def _claim_plain(fab, lite: str) -> str:
     per = {n: [ratios.get((n, *c)) for c in cells] for n in names}
     best = max(names, key=lambda n: _geomean(per[n]) or 0)
     vals = [v for v in per[best] if v is not None]
-    worst, mean = min(vals), _geomean(vals)
-    if worst >= 1 - MATCH and len(vals) == len(cells):
-        verdict = "holds"
-    elif mean and mean >= 1 - MATCH:
-        verdict = "holds on average only"
-    else:
-        verdict = "does not hold"
-    return (f"{verdict}: on its best fabric ({best}) a plain {lite} reaches {_x(mean)} of the "
-            f"baseline (geometric mean over models and phases; {_span(vals)})")
+    mean = _geomean(vals)
+    short = sum(v < 1 - MATCH for v in vals)
+    verdict = "holds" if short else "does not hold"
+    return (f"{verdict}: on its best fabric ({best}) a plain {lite} falls short in {short} of "
+            f"{len(vals)} model x phase cases and reaches {_x(mean)} of the baseline "
+            f"(geometric mean over models and phases; {_span(vals)})")
 
 
 def _claim_custom(fab, lite: str) -> str:
@@ -121,9 +122,9 @@ def _claims_part(study) -> list[str]:
     out = [f"## 2b. The paper's claims, {head}", "",
            f"The Lite-GPU paper (arXiv 2501.10187, section 4) overlaps network I/O with "
            f"compute and memory inside each stage; netmodel charges the collectives as stages "
-           f"of their own{asked}. Matching means within {MATCH:.0%} of "
-           f"{fab.baseline} for the plain Lite, within {TIE:.1%} for the others.", ""]
-    claims = [(f"A plain {plain} matches the H100 cluster without extra network",
+           f"of their own{asked}. Falling short means more than {MATCH:.0%} below "
+           f"{fab.baseline} for the plain Lite; matching, within {TIE:.1%} for the others.", ""]
+    claims = [(f"A plain {plain} (no extra bandwidth) can fall short of the H100 cluster",
                lambda f: _claim_plain(f, plain)),
               ("Customized Lites (more bandwidth, more FLOP/s) match or beat it",
                lambda f: _claim_custom(f, plain)),
