@@ -246,9 +246,12 @@ def concurrent_own(model: FabricCostModel, groups: Groups, op: str,
 
 
 def concurrent_own_makespan(model: FabricCostModel, op: str, own: tuple,
-                            nbytes: ArrayLike) -> np.ndarray:
+                            nbytes: ArrayLike, schedules: list | None = None) -> np.ndarray:
     """The makespan at the sizes ``nbytes`` (any shape) of :func:`concurrent_own`'s
-    ``own``: :func:`concurrent_cost`'s, each group running its own choice."""
+    ``own``: :func:`concurrent_cost`'s, each group running its own choice. ``schedules``
+    (a list, optional): gets :attr:`ConcurrentResult.schedule` of the sizes where the groups
+    run different algorithms (costed by :func:`concurrent_cost`), so that a caller can say
+    where the schedule in time fell back to the lockstep past its budget."""
     from compute.comm import check_nbytes
 
     options, lo, hi, whole, groups = own
@@ -256,12 +259,13 @@ def concurrent_own_makespan(model: FabricCostModel, op: str, own: tuple,
     out = np.zeros(n.shape)
     some = n > 0          # no bytes: no time (as every collective_time says)
     if some.any():
-        out[some] = _own_makespan(model, op, options, lo, hi, whole, groups, n[some])
+        out[some] = _own_makespan(model, op, options, lo, hi, whole, groups, n[some],
+                                  schedules)
     return out
 
 
 def _own_makespan(model: FabricCostModel, op: str, options, lo, hi, whole, groups,
-                  flat: np.ndarray) -> np.ndarray:
+                  flat: np.ndarray, schedules: list | None = None) -> np.ndarray:
     """:func:`concurrent_own_makespan` at the sizes ``flat`` (1-D, every one > 0)."""
     lean = _own_lean(options, lo, hi, flat)
     if lean is None:
@@ -273,7 +277,10 @@ def _own_makespan(model: FabricCostModel, op: str, options, lo, hi, whole, group
     out = np.maximum(time, alone).max(axis=0)   # never faster than alone, as concurrent_cost
     mixed = _mixed_sizes(choice, pairs, whole)
     if mixed.any():   # groups on different algorithms: their steps routed together
-        out[mixed] = concurrent_cost(model, groups, op, flat[mixed]).makespan
+        r = concurrent_cost(model, groups, op, flat[mixed])
+        out[mixed] = r.makespan
+        if schedules is not None:
+            schedules.extend(r.schedule)
     return out
 
 

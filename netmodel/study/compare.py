@@ -171,6 +171,8 @@ class CompareResult(RowsResult):
             lines.append(capped)
         lines += two_batch_lines(self.searches)
         lines += mtp_lines(self.rows, self.settings.get("options", {}))
+        lines += [f"note: {k}: {v}" for k, v in self.settings.get("not_computed", {}).items()
+                  if k.startswith("schedule of ")]
         bad = [f"  {r.model} x {r.label} x {r.phase}: {r.reason}" for r in self.rows
                if not r.feasible]
         if bad:
@@ -296,7 +298,10 @@ def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | S
     notes: dict = {}
     for _, _, cell_notes in found:
         for k, v in cell_notes.items():
-            notes.setdefault(k, v)
+            if k.startswith("schedule of "):   # a scenario's later searches say it all
+                notes[k] = v
+            else:
+                notes.setdefault(k, v)
     searches = [r for r, _, _ in found]
     rows = [row for _, row, _ in found]
     base = own[0].label if own else _baseline_label(scens, baseline)
@@ -361,9 +366,21 @@ def _compare_cell(cell: _CompareCell) -> list[tuple]:
                 model, s.gpu_spec, workload, comm=NoCommunication(), options=st.options,
                 slo=st.slo, max_batch=st.max_batch, **dims), grid=None)
         notes: dict = {}
+        past = coll.past_budget if coll.concurrent else []
+        if past:
+            notes.setdefault(f"schedule of {s.label}", schedule_note(past))
         out.append((r, _row(r, ideal_cache[key], notes, reliability=st.reliability,
                             slo=st.slo, options=st.options), notes))
     return out
+
+
+def schedule_note(past: Iterable[tuple[str, int]]) -> str:
+    """Words for :attr:`~netmodel.study.fabric_search.ScenarioCollectives.past_budget`."""
+    return ("instances = all: where the instances ran different algorithms ("
+            + ", ".join(f"{op} on {size} GPUs" for op, size in past)
+            + "), working out their schedule in time passed its budget: charged in lockstep "
+            "(collective --all-groups: 'lockstep (past the schedule's budget)'), no bound "
+            "of the schedule in time either way")
 
 
 def _baseline_label(scens, baseline) -> str:

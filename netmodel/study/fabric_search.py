@@ -428,6 +428,7 @@ class ScenarioCollectives:
             scenario = scenario.with_instances("all" if concurrent else "alone")
         self.scenario = scenario
         self.concurrent = scenario.instances == "all"
+        self._past_budget: set[tuple[str, int]] = set()
         self.graph = build_fabric(self.scenario)
         self.gpus = int(self.graph.graph["gpus"])
         self.calibration = scenario_calibration(self.scenario)
@@ -570,14 +571,27 @@ class ScenarioCollectives:
             return np.zeros_like(n)
         if self.concurrent:   # every instance at once, each on its own choice
             from netmodel.collectives.concurrent import concurrent_own_makespan
+            from netmodel.collectives.concurrent_time import LOCKSTEP_BUDGET
 
-            t = concurrent_own_makespan(self.model(p), op, self.own(op, p), n)
+            said: list = []
+            t = concurrent_own_makespan(self.model(p), op, self.own(op, p), n, said)
+            if LOCKSTEP_BUDGET in said:
+                self._past_budget.add((op, int(p)))
         else:
             from netmodel.collectives.cost import lines_time
 
             a, b = self.linear(op, p)
             t = lines_time(a, b, *self._linear[("ranges", op, int(p))], n)
         return np.where(n > 0, t, 0.0)
+
+    @property
+    def past_budget(self) -> list[tuple[str, int]]:
+        """``(op, instance GPUs)`` of every charge of :meth:`collective_time` so far
+        where the instances ran different algorithms and working out their schedule in
+        time passed its budget: charged in lockstep
+        (:data:`~netmodel.collectives.concurrent_time.LOCKSTEP_BUDGET`, as ``collective
+        --all-groups`` says), which is no bound of the schedule in time either way."""
+        return sorted(self._past_budget)
 
     def moe_all_to_all_time(self, nbytes: float | np.ndarray, group_size: int,
                             copies: int, reach) -> np.ndarray:

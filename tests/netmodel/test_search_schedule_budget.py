@@ -1,0 +1,61 @@
+"""The fabric search's charge of every instance at once (``instances = "all"``) falls back
+to the lockstep where working out the schedule in time passes its budget, as ``collective
+--all-groups`` does; ``--all-groups`` says so (``ConcurrentResult.schedule``), and now the
+search does too: ``ScenarioCollectives.past_budget`` and a note in compare's settings
+(``not_computed``, in its JSON) and table."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import numpy as np
+
+from netmodel.collectives import concurrent_time
+from netmodel.collectives.concurrent import concurrent_cost
+from netmodel.collectives.concurrent_time import LOCKSTEP_BUDGET, TIME
+from netmodel.study.compare import run_compare
+from netmodel.study.fabric_search import ScenarioCollectives
+
+
+def _scenario(tmp_path) -> str:
+    # h100-dgx with every instance at once, placed at random: instances of 4 GPUs fall
+    # within a server or across two, and run different algorithms at some sizes
+    text = resources.files("netmodel").joinpath("data/scenarios/h100-dgx.toml").read_text()
+    text = text.replace('calibration = "default"',
+                        'calibration = "default"\ninstances = "all"', 1)
+    text = text.replace('placement = "contiguous"', 'placement = "random"', 1)
+    assert 'instances = "all"' in text and 'placement = "random"' in text
+    path = tmp_path / "h100_all_random.toml"
+    path.write_text(text)
+    return str(path)
+
+
+def test_the_search_charge_says_where_it_fell_back(tmp_path, monkeypatch):
+    sc = ScenarioCollectives(_scenario(tmp_path))
+    n = 2.0 ** 22
+    m, inst = sc.model(4), sc.instances(4)
+    assert concurrent_cost(m, inst, "all-reduce", n).schedule == (TIME,)
+    sc.collective_time("all-reduce", n, 4)
+    assert sc.past_budget == []
+    monkeypatch.setattr(concurrent_time, "_TIMED_WORK", 0)
+    ref = concurrent_cost(m, inst, "all-reduce", n)
+    assert ref.schedule == (LOCKSTEP_BUDGET,)
+    # the charge is --all-groups' lockstep, bit for bit, and the search now knows it
+    assert np.asarray(sc.collective_time("all-reduce", n, 4)).tobytes() == \
+        ref.makespan[0].tobytes()
+    assert sc.past_budget == [("all-reduce", 4)]
+
+
+def test_compare_notes_the_fallback(tmp_path, monkeypatch):
+    path = _scenario(tmp_path)
+    r = run_compare(["Llama-3-8B"], [path], phases=("decode",))
+    label = r.scenarios[0].label
+    assert f"schedule of {label}" not in r.settings.get("not_computed", {})
+    assert "note: schedule of" not in r.table()
+    monkeypatch.setattr(concurrent_time, "_TIMED_WORK", 0)
+    r = run_compare(["Llama-3-8B"], [path], phases=("decode",))
+    note = r.settings["not_computed"][f"schedule of {label}"]
+    assert "all-reduce on 4 GPUs" in note and "lockstep" in note
+    assert f"note: schedule of {label}: {note}" in r.table().splitlines()
+    assert json.loads(r.to_json())["settings"]["not_computed"][f"schedule of {label}"] == note
