@@ -68,13 +68,20 @@ def degrade(graph: nx.Graph, *, links: Iterable[Iterable[Hashable]] = (),
         except (TypeError, ValueError):
             raise UserError(f"a failed link must be a pair of nodes, got {describe(pair)}") \
                 from None
-        if not _has(out, u) or not _has(out, v) or not out.has_edge(u, v):
+        if not _has(graph, u) or not _has(graph, v) or not graph.has_edge(u, v):
             raise UserError(f"failed link {describe(u)} - {describe(v)} is not a link of the "
                             f"fabric")
+        if not out.has_edge(u, v):   # removed already: the same link again, either way round
+            raise UserError(f"failed link {describe(u)} - {describe(v)} is given more than "
+                            f"once (a link joins its two nodes either way round); give each "
+                            f"once")
         out.remove_edge(u, v)
     for n in nodes:
-        if not _has(out, n):
+        if not _has(graph, n):
             raise UserError(f"failed node {describe(n)} is not a node of the fabric")
+        if n not in out:
+            raise UserError(f"failed node {describe(n)} is given more than once; give each "
+                            f"once")
         out.remove_node(n)
     out.graph["gpus"] = sum(1 for _, k in out.nodes(data="kind") if k == "gpu")
     if out.graph["gpus"] == 0:

@@ -208,3 +208,32 @@ def test_dask_options_are_named_by_their_flags(command, extra, line):
     # Executor's refusals name its parameters (workers=-1, 'give scheduler for a larger
     # cluster'); the command line printed them so, where every other refusal names flags
     assert one_line_error(run_cli(command + extra)).startswith(line)
+
+
+# ------------------------------------------------------------------ a failure given twice
+@pytest.mark.parametrize("fail, line", [
+    # the same link both ways round: it is one link, not 'not a link of the fabric'
+    ("leaf0/spine0,spine0/leaf0",
+     "error: failed link 'spine0' - 'leaf0' is given more than once (a link joins its two "
+     "nodes either way round); give each once"),
+    ("leaf0/spine9", "error: failed link 'leaf0' - 'spine9' is not a link of the fabric"),
+])
+def test_a_link_failed_twice_is_said_so(fail, line):
+    r = run_cli(["collective", "all-reduce", "--fabric", "leaf-spine", "--group", "4",
+                 "--fail", fail])
+    assert one_line_error(r) == line
+
+
+def test_the_library_says_a_part_is_given_twice():
+    g = build_fabric("leaf-spine")
+    with pytest.raises(UserError, match=r"^failed node 'gpu0' is given more than once; give "
+                                        r"each once$"):
+        degrade(g, nodes=["gpu0", "gpu0"])
+    with pytest.raises(UserError, match=r"^failed link 'leaf0' - 'spine0' is given more than "
+                                        r"once"):
+        degrade(g, links=[("leaf0", "spine0"), ("leaf0", "spine0")])
+    with pytest.raises(UserError, match=r"^failed node 'x' is not a node of the fabric$"):
+        degrade(g, nodes=["x"])
+    # once each: the link and the node it leads to are two parts
+    broken = degrade(g, links=[("leaf0", "gpu0")], nodes=["gpu0"])
+    assert "gpu0" not in broken and broken.graph["gpus"] == 15
