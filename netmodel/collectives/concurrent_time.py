@@ -73,7 +73,11 @@ def _timed(work: np.ndarray, entries: list[tuple], L: int,
         return None
     count = np.bincount(eg * S + es, minlength=G * S)
     first = np.cumsum(count) - count
-    once = shared is None or len(np.unique((eg * S + es) * L + el)) == len(eg)
+    if shared is not None:   # the first entry of each (group, step, link)
+        firsts = np.unique((eg * S + es) * L + el, return_index=True)[1]
+        once = len(firsts) == len(eg)
+        first_of = np.zeros(len(eg), dtype=bool)
+        first_of[firsts] = True
     dur = np.zeros((G, S))
     ph = np.zeros(G, np.int64)
     todo = work > 0
@@ -100,13 +104,8 @@ def _timed(work: np.ndarray, entries: list[tuple], L: int,
         pace, seen = _paces(eg[at], el[at], eu[at], G, L)
         if shared is not None:   # a link another live group also loads
             ga, la = eg[at], el[at]
-            if once:    # each (group, step, link) listed once: more than one entry is two groups
-                other = np.bincount(la, minlength=L)[la] > 1
-            else:
-                lo, hi = np.full(L, G), np.full(L, -1)
-                np.minimum.at(lo, la, ga)
-                np.maximum.at(hi, la, ga)
-                other = lo[la] != hi[la]
+            # the groups on each link, each counted once (a group runs one step at a time)
+            other = np.bincount(la if once else la[first_of[at]], minlength=L)[la] > 1
             mixed = np.zeros(G, dtype=bool)
             mixed[ga[other]] = True
             shared[live, ph[live]] |= mixed[live]
