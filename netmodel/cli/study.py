@@ -314,6 +314,15 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
     slo, options = _settings(ttft, tbt, overlap_collectives, profile_ref)
     _check_study_slos(phases, ttft, tbt, serving=not (no_fabric or no_serving))
     _check_out(out_dir)
+    moe = MOE_MODEL if moe_text is None else \
+        None if moe_text.strip().lower() == "none" else moe_text
+    if moe is not None:   # the library's check says moe=None; here it is 'none'
+        from compute.models import get_model
+
+        if get_model(moe).experts <= 1:
+            raise UserError(f"--moe-model {moe_text!r} is not a mixture of experts (one MLP "
+                            f"per layer); give one with experts, e.g. {MOE_MODEL!r}, or "
+                            f"'none' to skip the part")
     with _executor(workers, scheduler) as ex:
         # run_full_study hands the executor to its comparisons and sweep
         result = run_full_study(models, gpus, phases, networks=networks, scenarios=scenarios,
@@ -321,8 +330,7 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
                                 paper=not no_paper, reliability=not no_reliability,
                                 cost=not no_cost, crossovers=not no_crossovers,
                                 serving=not no_serving, packed=not no_packed,
-                                moe=MOE_MODEL if moe_text is None else
-                                None if moe_text.strip().lower() == "none" else moe_text,
+                                moe=moe,
                                 parallelism=parallelism, options=options, slo=slo,
                                 quiet=quiet, executor=ex if ex.distributed else None,
                                 figures=not no_plot)

@@ -384,7 +384,7 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
     # every input is checked before the first part runs, even one of a part skipped
     if moe is not None and get_model(moe).experts <= 1:
         raise UserError(f"moe model {get_model(moe).name!r} is not a mixture of experts (one "
-                        f"MLP per layer); give one with experts, e.g. {MOE_MODEL!r}, or None "
+                        f"MLP per layer); give one with experts, e.g. {MOE_MODEL!r}, or moe=None "
                         f"to skip the part")
     scens = fabric_scenarios(gpus, scenarios) if fabric or scenarios is not None else []
     for n in dict.fromkeys(networks):

@@ -237,3 +237,17 @@ def test_the_library_says_a_part_is_given_twice():
     # once each: the link and the node it leads to are two parts
     broken = degrade(g, links=[("leaf0", "gpu0")], nodes=["gpu0"])
     assert "gpu0" not in broken and broken.graph["gpus"] == 15
+
+
+def test_study_moe_model_not_moe_is_refused_with_the_flag(tmp_path):
+    # the library's 'or None to skip the part' is Python; the command line takes 'none'
+    r = run_cli(["study", "lite-gpu", "--moe-model", "Llama-3-8B", "--no-fabric", "--out",
+                 tmp_path / "s"])
+    assert one_line_error(r) == (
+        "error: --moe-model 'Llama-3-8B' is not a mixture of experts (one MLP per layer); "
+        "give one with experts, e.g. 'Mixtral-8x7B', or 'none' to skip the part")
+    assert not (tmp_path / "s").exists()
+    with pytest.raises(UserError, match=r"or moe=None to skip the part$"):
+        from netmodel.study.lite_gpu import run_full_study
+
+        run_full_study(["Llama-3-8B"], ["Lite"], ["decode"], fabric=False, moe="Llama-3-8B")
