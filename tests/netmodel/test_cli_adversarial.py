@@ -101,7 +101,7 @@ def test_empty_items_are_refused_not_dropped(args, needle, tmp_path):
 @pytest.mark.parametrize("extra, needle", [
     (["--moe-model", "NoModel"], "unknown model 'NoModel'"),
     (["--moe-model", ""], "unknown model ''"),
-    (["--moe-model", "Llama-3-8B"], "moe model 'Llama-3-8B' is not a mixture of experts"),
+    (["--moe-model", "Llama-3-8B"], "--moe-model 'Llama-3-8B' is not a mixture of experts"),
     (["--scenarios", "nosuch"], "unknown scenario 'nosuch'"),
 ])
 def test_study_checks_every_input_before_the_first_part(extra, needle, tmp_path):
