@@ -373,7 +373,7 @@ def check_profile_text(where: str, head: Mapping[str, object]) -> dict[str, str]
     characters, no control character), the others text of at most 2,000 characters. A
     profile written with other values could not be read back."""
     meta = {k: validate.string(where, k, head[k], max_length=2000)
-            for k in _PROFILE_KEYS if k in head}
+            for k in _PROFILE_KEYS if k in head and k != "name"}   # the name: stricter
     if "name" in head:
         meta["name"] = validate.name(where, "profile", head["name"])
     return meta

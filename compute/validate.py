@@ -286,18 +286,35 @@ def _check_utf8(where: str, key: str, value: str) -> None:
                         "UTF-8; give UTF-8 text")
 
 
+#: The bidirectional controls (U+202A-U+202E, U+2066-U+2069): printed, they reorder the rest
+#: of the line, so a text could show as another.
+_BIDI = frozenset(map(chr, (*range(0x202A, 0x202F), *range(0x2066, 0x206A))))
+
+
 def string(where: str, key: str, value: object, *, max_length: int = MAX_TEXT_LENGTH) -> str:
     """``value`` if it is a string of at most ``max_length`` characters that UTF-8 can
-    write (:func:`_utf8`).
+    write (:func:`_utf8`), on one line: no control character (a newline, a tab, ESC, NUL,
+    DEL, a C1 control, a line separator) and no bidirectional control. Such texts (a
+    source, an engine, a description) are printed: a newline in a file's text printed a
+    line of its own choosing ('error: ...'), ESC drove the terminal, U+202E reversed the
+    rest of the line.
 
     >>> string("calibrate", "--engine", b"vLLM\\xff".decode(errors="surrogateescape"))
     Traceback (most recent call last):
     ...
     compute.errors.UserError: calibrate: --engine 'vLLM\\udcff' holds a byte that is not UTF-8; give UTF-8 text
+    >>> string("g.toml", "source", "datasheet\\nerror: forged")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: g.toml: source 'datasheet\\nerror: forged' holds a control character (a newline, tab, ESC...) or a bidirectional control (U+202A-U+202E, U+2066-U+2069); give text on one line
     """
     if not isinstance(value, str) or len(value) > max_length:
         raise UserError(f"{_prefix(where)}{key} must be text of at most {max_length:,} "
                         f"characters, got {describe(value)}")
+    if one_line(value) != value or not _BIDI.isdisjoint(value):
+        raise UserError(f"{_prefix(where)}{key} {describe(value)} holds a control character "
+                        f"(a newline, tab, ESC...) or a bidirectional control (U+202A-U+202E, "
+                        f"U+2066-U+2069); give text on one line")
     _check_utf8(where, key, value)
     return value
 

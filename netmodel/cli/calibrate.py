@@ -94,6 +94,7 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
     """
     from pathlib import Path
 
+    from compute import validate
     from compute.errors import UserError
     from compute.outputs import atomic_write, check_file_path
     from compute.profile_fit import fit_profile
@@ -105,6 +106,8 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
         if text is not None and not text.strip():   # as --name: an empty name is refused
             raise UserError(f"{option} {text!r} is empty; give a name such as {example!r} or "
                             f"leave {option} out")
+        if text is not None:   # one line of text, as the profile's reader takes it
+            validate.string("", option, text, max_length=2000)
     engine, system = engine or "", system or ""
     out = check_file_path(out_path, "profile file", suffixes=(".toml",))
     ms = read_measurements(measurements_path)

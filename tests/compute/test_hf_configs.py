@@ -282,7 +282,7 @@ def test_null_keys_fall_back_and_tied_embeddings_are_read(tmp_path):
     ({**DEEPSEEK_V3, "first_k_dense_replace": 61}, "no layer is a mixture of experts"),
     ({**QWEN_MOE, "mlp_only_layers": {"a": 1}}, "mlp_only_layers must be a list"),
     ({**FALCON_7B, "multi_query": "yes"}, "multi_query must be true or false"),
-    ({**LLAMA3_8B, "_name_or_path": "a\nb"}, "model name"),
+    ({**LLAMA3_8B, "_name_or_path": "a\nb"}, r"_name_or_path .a\\nb. holds a control character"),
     ({**LLAMA3_8B, "torch_dtype": "int4"}, "torch_dtype 'int4' is unknown; known: 'bfloat16'"),
 ])
 def test_bad_family_keys_are_user_errors(tmp_path, cfg, match):

@@ -18,6 +18,7 @@ together and lists the others (``all_groups.cut``), exit 0 both ways.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -32,9 +33,10 @@ from netmodel.collectives.cost_table import cost_rows
 from netmodel.collectives.degraded import degrade
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.placement import partition
-from tests.netmodel.cli_helpers import one_line_error, run_cli
+from tests.netmodel.cli_helpers import measured_csv, one_line_error, run_cli
 
 PIB = 2**50
+ROOT_DATA = Path(__file__).resolve().parents[2] / "compute" / "data"
 
 
 # ------------------------------------------------------------------ (a) message sizes
@@ -251,3 +253,40 @@ def test_study_moe_model_not_moe_is_refused_with_the_flag(tmp_path):
         from netmodel.study.lite_gpu import run_full_study
 
         run_full_study(["Llama-3-8B"], ["Lite"], ["decode"], fabric=False, moe="Llama-3-8B")
+
+
+# ------------------------------------------------------------------ texts are one line
+FORGED = "datasheet\nerror: a line of the file's choosing"
+
+
+@pytest.mark.parametrize("text", [FORGED, "a\x1b[2Jb", "a\tb", "a\x00b", "ab\u202ecd",
+                                  "a\u2028b"])
+def test_a_gpu_files_source_is_one_line(tmp_path, text):
+    # hardware printed a GPU file's source as it was: a newline forged a line of output,
+    # ESC drove the terminal, U+202E reversed the rest of the line
+    (tmp_path / "g.toml").write_text(
+        f'[gpu."Y"]\nderive_from = "H100-SXM"\nfraction = 0.25\nsource = {json.dumps(text)}\n')
+    line = one_line_error(run_cli(["hardware", "Y", "--gpu-file", tmp_path / "g.toml"]),
+                          "source ", "holds a control character (a newline, tab, ESC...) or "
+                          "a bidirectional control")
+    assert "\n" not in line.strip() and "\x1b" not in line and "\u202e" not in line
+
+
+def test_texts_of_other_files_and_options_are_one_line(tmp_path):
+    from compute.profiles import read_profile
+    from netmodel.study.serving import load_workload
+
+    prof = (tmp_path / "p.toml")
+    text = (ROOT_DATA / "profiles" / "vllm-dgx-h100.toml").read_text()
+    prof.write_text(text.replace('fitted_on = "', 'fitted_on = "\\u001b[31m', 1))
+    with pytest.raises(UserError, match=r"fitted_on '\\x1b\[31m.*holds a control character"):
+        read_profile(prof)
+    (tmp_path / "w.toml").write_text('prompt = 1000\noutput = 100\nsource = "a\\nb"\n')
+    with pytest.raises(UserError, match="source 'a\\\\nb' holds a control character"):
+        load_workload(tmp_path / "w.toml")
+    r = run_cli(["calibrate", "--measurements", measured_csv(tmp_path), "-o",
+                 tmp_path / "out.toml", "--engine", "vLLM\nerror: forged"])
+    one_line_error(r, "--engine 'vLLM\\nerror: forged' holds a control character")
+    assert not (tmp_path / "out.toml").exists()
+    # one line of ordinary text is taken: the shipped profile reads
+    assert read_profile(ROOT_DATA / "profiles" / "vllm-dgx-h100.toml").engine

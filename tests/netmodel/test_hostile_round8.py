@@ -509,11 +509,14 @@ def test_calibrate_names_the_file_line_after_comments(tmp_path):
                                  tmp_path / "p.toml"]), "m.csv: row 3: pp must be")
     assert "line" not in line
     assert not (tmp_path / "p.toml").exists()
-    # a quoted cell over two lines: the next row starts a line later, named by its first
+    # a quoted cell over two lines: a source is one line of text (round 18), so its row is
+    # refused, before the bad step after it
     (tmp_path / "m.csv").write_text(f"{HEADER},source\n{CAL_BASE},1,8,1,1,\"two\nlines\"\n"
                                     f"{CAL_BASE},0,8,1,1,x\n")
     one_line_error(run_cli(["calibrate", "--measurements", tmp_path / "m.csv", "-o",
-                          tmp_path / "p.toml"]), "row 3 (line 4 of the file): pp must be")
+                          tmp_path / "p.toml"]),
+                   "m.csv: row 2: source 'two\\nlines' holds a control character")
+    assert not (tmp_path / "p.toml").exists()
 
 
 @pytest.mark.parametrize("where", ["a@b/gb.toml", "gb@2.toml"])
