@@ -27,7 +27,11 @@ Classes and what a failure removes:
   fibre or copper (a GPU whose optics are co-packaged has no separate NIC), one per GPU end
   as its transceivers are counted; a NIC failure removes (or thins) that GPU's cable.
 * ``nvswitch``, ``leaf``, ``spine``, ``core``: a switch of tier 0, 1, 2, 3 (a plane of a
-  flat fabric is a tier-1 switch); ``ocs``: an optical circuit switch.
+  flat fabric is a tier-1 switch); ``ocs``: an optical circuit switch. A tier-0 switch also
+  stops every GPU wired to it (``disabled``): the GPUs do not fail, but they run nothing
+  until the switch is repaired (NVIDIA Fabric Manager on HGX/DGX H100: with an NVLink
+  switch unavailable the GPUs fail to register with the NVLink fabric and CUDA launches
+  fail; NMX-M on NVL72: the loss of a switch leaves the NVLink partition not operational).
 
 Breakout shares: where a group of GPUs (same ``group`` label) shares a switch's cables,
 the builder gives each GPU a fractional or non-integer ``links`` (``lite-groups`` with
@@ -52,6 +56,9 @@ baseboard (``board``) they are none.
 >>> degraded = degrade(g, [comps["leaf"][0]])
 >>> degraded.graph["gpus"], "leaf0" in degraded
 (4, False)
+>>> nvs = components(build("single-switch:n=4"))["nvswitch"][0]
+>>> nvs.nodes, nvs.disabled, degrade(build("single-switch:n=4"), [nvs]).graph["gpus"]
+(('nvs0',), ('gpu0', 'gpu1', 'gpu2', 'gpu3'), 0)
 """
 
 from __future__ import annotations
@@ -83,9 +90,11 @@ _NIC_MEDIA = ("pluggable-optics", "fibre", "copper")
 
 
 #: Physical switch boxes a builder's tier-0 switch node stands for, each a part at a
-#: switch's rate, any one of which takes the node (its domain) down (NVIDIA NMX-M,
-#: Partition Health: the loss of a switch leaves the NVLink partition not operational).
-#: An NVL72 rack's logical switch is its 9 NVLink switch trays. Builders not named: 1.
+#: switch's rate, any one of which takes the node (its domain) down and stops its GPUs
+#: (NVIDIA NMX-M, Partition Health: the loss of a switch leaves the NVLink partition not
+#: operational). An NVL72 rack's logical switch is its 9 NVLink switch trays. Builders not
+#: named: 1 (an HGX baseboard's NVSwitch chips are one part: the switch's rate is an
+#: assumption per switch, netmodel/data/failures.toml).
 TIER0_BOXES: dict[str, int] = {"nvl72": NVL72_SWITCH_TRAYS}
 
 
@@ -99,7 +108,10 @@ class Component:
     ``shared``: a part that copies of the fabric would share in a full build (a switch of
     tier >= 1, an OCS, a link between two of them and its ends:
     :func:`~topologies.analysis.shared_part`), which a cluster of copies counts once per
-    :func:`~topologies.analysis.cells_per_shared_part` of them.
+    :func:`~topologies.analysis.cells_per_shared_part` of them; ``disabled``: GPUs that do
+    not fail but run nothing until the component is repaired (those wired to a failed
+    tier-0 switch, see the module doc; :func:`degrade` removes them, and any GPU wired to
+    the switch since, a spare say, with it).
     """
 
     cls: str
@@ -109,11 +121,13 @@ class Component:
     scaled: tuple = ()
     parts: float = 1.0
     shared: bool = False
+    disabled: tuple = ()
 
     @property
     def elements(self) -> frozenset:
         """Every node and (sorted) edge the failure touches."""
         out = set(self.nodes)
+        out.update(self.disabled)
         out.update(_key(u, v) for u, v in self.edges)
         out.update(_key(u, v) for (u, v), _ in self.scaled)
         return frozenset(out)
@@ -264,9 +278,12 @@ def components(graph: nx.Graph, *, gpus_per_host: int | None = None,
         else:
             continue
         if cls in wanted:
-            boxes = TIER0_BOXES.get(graph.graph.get("builder"), 1) if cls == "nvswitch" else 1
+            boxes, stopped = 1, ()
+            if cls == "nvswitch":   # its GPUs stop with it (the module doc)
+                boxes = TIER0_BOXES.get(graph.graph.get("builder"), 1)
+                stopped = tuple(x for x in graph.neighbors(n) if data[x]["kind"] == "gpu")
             out[cls].append(Component(cls, str(n), nodes=(n,), parts=float(boxes),
-                                      shared=shared_part(graph, n)))
+                                      shared=shared_part(graph, n), disabled=stopped))
     return out
 
 
@@ -277,8 +294,10 @@ def class_counts(comps: dict[str, list[Component]]) -> dict[str, float]:
 
 def degrade(graph: nx.Graph, failed: Iterable[Component], *, copy: bool = True) -> nx.Graph:
     """A copy of ``graph`` with every component of ``failed`` applied (edges removed or
-    thinned, nodes removed); ``gpus`` is recounted. Connectivity is not required. With
-    ``copy=False`` the graph itself is changed and returned."""
+    thinned, nodes removed, and a component's ``disabled`` GPUs removed with every other
+    GPU wired to its failed nodes in ``graph``: a spare added since stops too); ``gpus`` is
+    recounted. Connectivity is not required. With ``copy=False`` the graph itself is
+    changed and returned."""
     out = graph.copy() if copy else graph
     for comp in failed:
         for (u, v), factor in comp.scaled:
@@ -287,7 +306,12 @@ def degrade(graph: nx.Graph, failed: Iterable[Component], *, copy: bool = True) 
         for u, v in comp.edges:
             if out.has_edge(u, v):
                 out.remove_edge(u, v)
-        out.remove_nodes_from([n for n in comp.nodes if n in out])
+        gone = {n for n in comp.nodes if n in out}
+        if comp.disabled:
+            gone.update(n for n in comp.disabled if n in out)
+            gone.update(x for n in comp.nodes if n in out for x in out.neighbors(n)
+                        if out.nodes[x].get("kind") == "gpu")
+        out.remove_nodes_from(list(gone))
     out.graph["gpus"] = sum(1 for _, k in out.nodes(data="kind") if k == "gpu")
     _not_as_built(out)
     return out

@@ -125,7 +125,7 @@ class BlastRadius:
                 f"  {r.recovery_without_spares} | "
                 f"{r.recovery_with_spares}")
         lines.append("GPUs, SMs, inst, tok%: per failure, mean over the class weighted by rate "
-                     "(hardware radius: GPUs lost or cut off; inst: instances down)")
+                     "(hardware radius: GPUs lost, stopped or cut off; inst: instances down)")
         if c.batch_at_limit:
             lines.append(c.batch_limit_note)
         return "\n".join(lines)

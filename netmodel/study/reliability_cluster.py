@@ -19,9 +19,11 @@ the SU its rail leaves are built for), the cost model's share of them; one failu
 a part touches every cell of its set (:meth:`Cluster.cells_hit`).
 
 **A failure** of a component (:mod:`topologies.failure_domains`) removes or thins parts of
-its cell. Its *hardware radius* is the GPUs lost plus the GPUs it cuts off from the rest of
-the cell (not in the cell's largest connected part), and their SMs. Its *software radius*
-is the instances it takes down: an instance is down when it lost a member, when its
+its cell. Its *hardware radius* is the GPUs lost, the GPUs it stops (every GPU wired to a
+failed tier-0 switch: not failed, but running nothing until the switch is repaired) and the
+GPUs it cuts off from the rest of the cell (not in the cell's largest connected part), and
+their SMs. Its *software radius* is the instances it takes down: an instance is down when
+it lost a member or a member was stopped, when its
 members can no longer reach each other, or when the collectives of the instance, costed
 alone on the degraded fabric (the same collective model, calibration and algorithm
 choice as the study; on an optical circuit-switched fabric its ring or torus re-set on the
@@ -95,10 +97,11 @@ class Effect:
     """What one symmetry class of components does (all values for ONE failure).
 
     ``components`` and ``parts``: how many components (and physical parts: the rate
-    multiplier) of the cell share this effect; ``gpus_lost``/``gpus_cut``: the hardware
-    radius; ``instances_down`` (of which ``slo_down`` because the SLO no longer holds and
+    multiplier) of the cell share this effect; ``gpus_lost``/``gpus_disabled``/``gpus_cut``:
+    the hardware radius (GPUs failed, stopped with a tier-0 switch, cut off);
+    ``instances_down`` (of which ``slo_down`` because the SLO no longer holds and
     ``cut_down`` because members cannot reach each other); ``down_members``: per down
-    instance, the members to replace (lost, cut off, or wired to the failed part);
+    instance, the members to replace (lost, stopped, cut off, or wired to the failed part);
     ``slow``: tokens/s lost by instances that stay up (slowed, or re-balanced to a smaller
     batch to meet the SLO: ``rebalanced`` of them), in instances' worth.
     """
@@ -115,6 +118,7 @@ class Effect:
     cut_down: int
     slow: float
     rebalanced: int = 0
+    gpus_disabled: int = 0
     down_members: tuple = ()
     component: Component | None = field(default=None, repr=False, compare=False)
     down: tuple = field(default=(), repr=False, compare=False)  #: indices of down instances
@@ -123,8 +127,8 @@ class Effect:
 
     @property
     def gpus(self) -> int:
-        """Hardware radius in GPUs (lost and cut off)."""
-        return self.gpus_lost + self.gpus_cut
+        """Hardware radius in GPUs (lost, stopped and cut off)."""
+        return self.gpus_lost + self.gpus_disabled + self.gpus_cut
 
     @property
     def lost_instances(self) -> float:
@@ -367,12 +371,12 @@ class Cluster(InstanceCosting):
 
     def partition(self, comps: Iterable[Component]) -> dict:
         """Connected part of every surviving node once ``comps`` failed: ``{node: label}``
-        (thinned links still connect)."""
+        (thinned links still connect; GPUs a component stops are gone, as it degrades)."""
         from scipy.sparse import coo_matrix
         from scipy.sparse.csgraph import connected_components
 
         nodes, index, ends = self._csr
-        gone_nodes = {index[n] for c in comps for n in c.nodes}
+        gone_nodes = {index[n] for c in comps for n in (*c.nodes, *c.disabled)}
         gone_edges = {tuple(sorted((index[u], index[v]))) for c in comps for u, v in c.edges}
         keep = np.ones(len(ends), dtype=bool)
         if gone_nodes:
@@ -426,10 +430,13 @@ class Cluster(InstanceCosting):
         return dict(self.graph.nodes(data="kind"))
 
     def _local(self, comp: Component) -> tuple:
-        """(signature, lost GPUs, GPUs wired to the failed parts, touched instances)."""
+        """(signature, GPUs out (lost or stopped), GPUs wired to the failed parts, touched
+        instances)."""
         g = self.graph
         kind = self._kinds
-        lost = {n for n in comp.nodes if kind[n] == "gpu"}
+        failed = {n for n in comp.nodes if kind[n] == "gpu"}
+        stopped = set(comp.disabled) - failed
+        lost = failed | stopped
         wired = set()
         index = self._index
         touched = set()
@@ -449,14 +456,16 @@ class Cluster(InstanceCosting):
         wired -= lost
         member_of = self.member_of
         touched.update(member_of[n] for n in lost | wired if n in member_of)
-        n_lost = Counter(member_of[n] for n in lost if n in member_of)
+        n_lost = Counter(member_of[n] for n in failed if n in member_of)
+        n_stopped = Counter(member_of[n] for n in stopped if n in member_of)
         n_wired = Counter(member_of[n] for n in wired if n in member_of)
-        per = [(n_lost[i], n_wired[i]) for i in touched]
-        idle_lost = sum(1 for n in lost if n not in member_of)
+        per = [(n_lost[i], n_stopped[i], n_wired[i]) for i in touched]
+        idle_lost = sum(1 for n in failed if n not in member_of)
+        idle_stopped = sum(1 for n in stopped if n not in member_of)
         idle_wired = sum(1 for n in wired if n not in member_of)
         factors = tuple(sorted(round(f, 9) for _, f in comp.scaled))
-        sig = (comp.cls, tuple(sorted(tiers)), idle_lost, idle_wired, tuple(sorted(per)),
-               len(comp.edges), factors, comp.shared)
+        sig = (comp.cls, tuple(sorted(tiers)), idle_lost, idle_stopped, idle_wired,
+               tuple(sorted(per)), len(comp.edges), factors, comp.shared)
         return sig, lost, wired, touched
 
     def _evaluate(self, comp: Component, lost, wired, touched) -> dict:
@@ -498,7 +507,9 @@ class Cluster(InstanceCosting):
             if loss > 1e-9:
                 slow += loss
                 slowed.append((i, loss))
-        return dict(gpus_lost=len(lost), gpus_cut=len(cut), instances_down=len(down),
+        stopped = sum(1 for n in lost if n not in comp.nodes)
+        return dict(gpus_lost=len(lost) - stopped, gpus_disabled=stopped, gpus_cut=len(cut),
+                    instances_down=len(down),
                     slo_down=slo_down, cut_down=cut_down, slow=slow,
                     rebalanced=rebalanced, down_members=tuple(members), down=tuple(down),
                     slowed=tuple(slowed))
@@ -543,7 +554,8 @@ class Cluster(InstanceCosting):
         for comp, lost, wired, touched, count, parts in groups.values():
             r = self._evaluate(comp, lost, wired, touched)
             out.append(Effect(cls=cls, example=comp.name, components=count, parts=parts,
-                              sms=(r["gpus_lost"] + r["gpus_cut"]) * sms, component=comp,
+                              sms=(r["gpus_lost"] + r["gpus_disabled"] + r["gpus_cut"]) * sms,
+                              component=comp,
                               **r))
         return out
 

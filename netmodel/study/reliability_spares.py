@@ -173,6 +173,11 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
     else:
         like = None
     plan = _plan(cluster, max(need, recreate), like or None)
+    if comp.disabled and plan:   # a spare wired to the failed tier-0 switch stops with it
+        plan = [p for p in _plan(cluster, cluster.cell_gpus, like or None)
+                if not any(n in comp.nodes for n, _ in p[2])][:max(need, recreate)]
+        if not plan:
+            return Recovery("every spare site is on the failed switch", None, None)
     if not plan:
         return Recovery("no free port for a spare", None, None)
     spares = [name for name, _, _ in plan]

@@ -31,9 +31,9 @@ format per row, the unit in the row's name.
 * **Network capex and power**: :func:`netmodel.study.cost.network_bill` (the ports-used
   share: a scenario is priced as a slice of a fabric built out to full size).
 * **Blast radius** of each component class of :mod:`topologies.failure_domains`, hardware
-  radius only (no model is placed): for one failure, the GPUs it removes plus the GPUs it
-  cuts off from the largest connected part (as :mod:`netmodel.study.blast_radius` counts
-  them); mean over the class (weighted by the parts each component stands for, i.e. by
+  radius only (no model is placed): for one failure, the GPUs it removes or stops (every
+  GPU wired to a failed tier-0 switch) plus the GPUs it cuts off from the largest connected
+  part (as :mod:`netmodel.study.blast_radius` counts them); mean over the class (weighted by the parts each component stands for, i.e. by
   how often it fails) and worst case. A single node that is no articulation point, or a
   single link that is no bridge, cuts nothing; every other component is grouped by its
   local structure (the kinds, tiers and degrees of what it removes) and one per group is
@@ -167,7 +167,7 @@ def resolve_fabric(ref: str, gpu: str | None = None) -> Fabric:
 @dataclass(frozen=True)
 class BlastClass:
     """The hardware blast radius of one component class of a fabric: ``components`` and
-    ``parts`` (physical parts, the rate weight), GPUs one failure removes or cuts off,
+    ``parts`` (physical parts, the rate weight), GPUs one failure removes, stops or cuts off,
     ``gpus_mean`` (weighted by parts) and ``gpus_max``, and how many structural groups were
     evaluated on the graph (``evaluated``; the others cut nothing by construction)."""
 
@@ -247,19 +247,20 @@ def hardware_radius(graph: nx.Graph, *, gpus_per_host: int | None = None
             continue
         radii, weights, cache = [], [], {}
         for c in comps[cls]:
-            lost = sum(1 for n in c.nodes if kind[n] == "gpu")
-            single = len(c.nodes) + len(c.edges) == 1
-            if not c.nodes and not c.edges:
+            gone = (*c.nodes, *c.disabled)   # GPUs a tier-0 switch stops go with it
+            lost = sum(1 for n in gone if kind[n] == "gpu")
+            single = len(gone) + len(c.edges) == 1
+            if not gone and not c.edges:
                 cut = 0
-            elif connected and single and (c.nodes[0] not in art if c.nodes
+            elif connected and single and (gone[0] not in art if gone
                                            else frozenset(c.edges[0]) not in bridges):
                 cut = 0
             else:
-                sig = (tuple(sorted(desc(n) for n in c.nodes)),
+                sig = (tuple(sorted(desc(n) for n in gone)),
                        tuple(sorted(tuple(sorted((desc(u), desc(v)))) + (
                            frozenset((u, v)) in bridges,) for u, v in c.edges)))
                 if sig not in cache:
-                    cache[sig] = cutter.cut(c.nodes, c.edges)
+                    cache[sig] = cutter.cut(gone, c.edges)
                 cut = cache[sig]
             radii.append(lost + cut)
             weights.append(c.parts)
@@ -537,8 +538,9 @@ class TopologyComparison:
         lines.extend(textwrap.wrap(
             f"all-reduce: {self.group} GPUs placed contiguously, the fastest algorithm and "
             "protocol per size; busbw = algbw x 2(n-1)/n (nccl-tests). Network: the "
-            "ports-used share (netmodel cost). Blast radius: GPUs one failure removes or "
-            "cuts off from the largest part left, mean over the class weighted by parts.",
+            "ports-used share (netmodel cost). Blast radius: GPUs one failure removes, stops "
+            "(a tier-0 switch's) or cuts off from the largest part left, mean over the class "
+            "weighted by parts.",
             width=96))
         return "\n".join(lines)
 

@@ -184,13 +184,15 @@ latency = "test"
 
 def test_a_one_gpu_fabric_by_hand(tmp_path):
     # One H100 serving Llama-3-8B (TP 1): its instance is down when the GPU (1.26e-5/h,
-    # F04) or its host (1.73e-5/h, F08; here a host of one GPU) fails, for 30 s detection
-    # + 24 h repair + 60 s warm-up + the 16.06 GB shard at 450 GB/s (0.036 s) = 24.02501 h.
-    # Independent components in series, each up MTBF/(MTBF + MTTR) = 1/(1 + rate x MTTR) of
-    # the time: die 1.26e-5 x 0.638 = 8.0388e-6/h, package 1.26e-5 x 0.362 = 4.5612e-6/h,
-    # host 1.73e-5/h: 1/((1 + 8.0388e-6 d)(1 + 4.5612e-6 d)(1 + 1.73e-5 d)) = 0.9992820;
-    # the mean capacity is the first-order 1 - 2.99e-5 d = 0.9992817. The table said
-    # '1 GPUs'.
+    # F04), its host (1.73e-5/h, F08; here a host of one GPU) or its NVSwitch (3.33e-6/h,
+    # F54: a GPU wired to a failed NVSwitch runs nothing, NVIDIA Fabric Manager) fails, for
+    # 30 s detection + 24 h repair + 60 s warm-up + the 16.06 GB shard at 450 GB/s
+    # (0.036 s) = 24.02501 h. Independent components in series, each up
+    # MTBF/(MTBF + MTTR) = 1/(1 + rate x MTTR) of the time: die 1.26e-5 x 0.638 =
+    # 8.0388e-6/h, package 1.26e-5 x 0.362 = 4.5612e-6/h, host 1.73e-5/h, switch 3.33e-6/h:
+    # 1/((1 + 8.0388e-6 d)(1 + 4.5612e-6 d)(1 + 1.73e-5 d)(1 + 3.33e-6 d)) = 0.9992021
+    # (0.9992820 before the switch stopped its GPU); the mean capacity is the first-order
+    # 1 - 3.323e-5 d = 0.9992016. The table said '1 GPUs'.
     from click.testing import CliRunner
 
     from netmodel.cli.main import cli
@@ -202,9 +204,10 @@ def test_a_one_gpu_fabric_by_hand(tmp_path):
     assert a.cluster.gpus == 1 and a.cluster.instances_total == 1
     d = 24.02501
     assert a.no_spares.instance_availability == pytest.approx(
-        1 / ((1 + 8.0388e-6 * d) * (1 + 4.5612e-6 * d) * (1 + 1.73e-5 * d)), abs=2e-9)
-    assert a.no_spares.instance_availability == pytest.approx(0.9992820, abs=1e-7)
-    assert a.no_spares.mean == pytest.approx(1 - 2.99e-5 * d, abs=2e-9)
+        1 / ((1 + 8.0388e-6 * d) * (1 + 4.5612e-6 * d) * (1 + 1.73e-5 * d)
+             * (1 + 3.33e-6 * d)), abs=2e-9)
+    assert a.no_spares.instance_availability == pytest.approx(0.9992021, abs=1e-7)
+    assert a.no_spares.mean == pytest.approx(1 - 3.323e-5 * d, abs=2e-9)
     for command in ("blast-radius", "availability"):
         r = CliRunner().invoke(cli, [command, "--scenario", str(path), "--model",
                                      "Llama-3-8B", "--no-plot", *(["-q", "--trials", "10"]

@@ -104,8 +104,10 @@ def test_network_bill_by_hand(switch_vs_ring):
 
 def test_blast_radius_by_hand(switch_vs_ring):
     sw, ring = (radius(r) for r in switch_vs_ring.rows)
-    # the switch gone, 8 GPUs are 8 islands: 1 is the largest part left, 7 are cut off
-    assert sw["nvswitch"].gpus_max == 7
+    # the switch gone, its 8 GPUs stop with it (NVIDIA Fabric Manager: with an NVSwitch
+    # unavailable the GPUs fail to register and CUDA launches fail): 8, where 8 islands
+    # (1 the largest part left, 7 cut off) counted 7
+    assert sw["nvswitch"].gpus_max == 8
     # a GPU's only link is a trace of the HGX board (single-switch's default medium): no
     # connector to fail, it fails with the board (was a copper-end taking its GPU, mean 1)
     assert "copper-end" not in sw
@@ -141,8 +143,9 @@ def test_symmetry_grouping_equals_every_component_evaluated(spec):
         if not comps:
             assert cls not in got
             continue
-        radii = [sum(1 for n in c.nodes if g.nodes[n]["kind"] == "gpu")
-                 + cutter.cut(c.nodes, c.edges) for c in comps]
+        # a tier-0 switch's GPUs stop with it (Component.disabled): gone as it is
+        radii = [sum(1 for n in (*c.nodes, *c.disabled) if g.nodes[n]["kind"] == "gpu")
+                 + cutter.cut((*c.nodes, *c.disabled), c.edges) for c in comps]
         weights = [c.parts for c in comps]
         mean = sum(w * r for w, r in zip(weights, radii, strict=True)) / sum(weights)
         assert got[cls].gpus_max == max(radii), cls
