@@ -295,7 +295,10 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
                             calibration=setup.calibration, max_transfers=max_transfers)
         extra["failures"] = {"failed": fail_text, "healthy_time": deg.healthy.time,
                              "healthy_algorithm": deg.healthy.algorithm,
-                             "slowdown": None if deg.cut else deg.slowdown,
+                             # none where nothing is left to compare: cut apart, or one
+                             # GPU survives (it communicates nothing: 0 s, not 'slowdown 0x')
+                             "slowdown": None if deg.cut or len(deg.degraded.group) < 2
+                             else deg.slowdown,
                              "lost": [str(x) for x in deg.lost], "cut": deg.cut}
         result = deg.degraded
         model = _model_on(deg, model, placement, algorithm, seed)
@@ -347,7 +350,8 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
         lost = f"; lost {', '.join(fails['lost'])}" if fails["lost"] else ""
         click.echo(f"failed: {fails['failed']}{lost}; healthy: {fails['healthy_algorithm']} "
                    f"{format_time(fails['healthy_time'])}"
-                   + ("" if fails["cut"] else f", slowdown {fails['slowdown']:.3g}x"))
+                   + ("" if fails["slowdown"] is None else
+                      f", slowdown {fails['slowdown']:.3g}x"))
     if not result.connected:
         a, b = result.cut
         click.echo(f"CUT: the group is cut apart, no path joins {a} and {b}")

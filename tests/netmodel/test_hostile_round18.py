@@ -290,3 +290,21 @@ def test_texts_of_other_files_and_options_are_one_line(tmp_path):
     assert not (tmp_path / "out.toml").exists()
     # one line of ordinary text is taken: the shipped profile reads
     assert read_profile(ROOT_DATA / "profiles" / "vllm-dgx-h100.toml").engine
+
+
+def test_one_survivor_has_no_slowdown():
+    # three of a group of four failed: the one left communicates nothing (0 s); 0 s over
+    # the healthy 68.5 us printed 'slowdown 0x'
+    args = ["collective", "all-reduce", "--fabric", "leaf-spine", "--group", "4", "--size",
+            "1MiB", "--fail", "gpu0,gpu1,gpu2"]
+    r = run_cli(args)
+    assert r.exit_code == 0, r.output
+    assert "slowdown" not in r.output
+    assert "a group of one GPU communicates nothing: 0 s" in r.output
+    doc = json.loads(run_cli([*args, "--json"]).output)
+    assert doc["failures"]["slowdown"] is None and doc["failures"]["lost"] == [
+        "gpu0", "gpu1", "gpu2"]
+    assert doc["time"] == 0.0
+    # two left: a slowdown, their time over the healthy group's
+    doc = json.loads(run_cli([*args[:-1], "gpu0,gpu1", "--json"]).output)
+    assert doc["failures"]["slowdown"] == doc["time"] / doc["failures"]["healthy_time"]
