@@ -347,6 +347,7 @@ def _compare_cell(cell: _CompareCell) -> list[tuple]:
         ScenarioCollectives,
         fabric_search,
         parallel_dimensions,
+        schedule_note,
     )
 
     s, st = cell.scenario, cell.settings
@@ -372,15 +373,6 @@ def _compare_cell(cell: _CompareCell) -> list[tuple]:
         out.append((r, _row(r, ideal_cache[key], notes, reliability=st.reliability,
                             slo=st.slo, options=st.options), notes))
     return out
-
-
-def schedule_note(past: Iterable[tuple[str, int]]) -> str:
-    """Words for :attr:`~netmodel.study.fabric_search.ScenarioCollectives.past_budget`."""
-    return ("instances = all: where the instances ran different algorithms ("
-            + ", ".join(f"{op} on {size} GPUs" for op, size in past)
-            + "), working out their schedule in time passed its budget: charged in lockstep "
-            "(collective --all-groups: 'lockstep (past the schedule's budget)'), no bound "
-            "of the schedule in time either way")
 
 
 def _baseline_label(scens, baseline) -> str:

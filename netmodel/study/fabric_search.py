@@ -377,6 +377,15 @@ _SHARED: dict = {}
 _SHARED_MAX = 256
 
 
+def schedule_note(past: Sequence[tuple[str, int]]) -> str:
+    """Words for :attr:`ScenarioCollectives.past_budget`."""
+    return ("instances = all: where the instances ran different algorithms ("
+            + ", ".join(f"{op} on {size} GPUs" for op, size in past)
+            + "), working out their schedule in time passed its budget: charged in lockstep "
+            "(collective --all-groups: 'lockstep (past the schedule's budget)'), no bound "
+            "of the schedule in time either way")
+
+
 def network_key(scenario: Scenario, calibration: Calibration) -> str:
     """What a scenario's collective costs depend on, spelled as a string: the fabric's
     builder and parameters with the GPU type left out (a GPU's name labels nodes; its

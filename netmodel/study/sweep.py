@@ -504,6 +504,8 @@ class SweepResult(RowsResult):
         note = mtp_note(result.settings.get("options", {}))
         if note is not None:
             lines.append(note)
+        lines += [f"note: {k}: {v}" for k, v in result.settings.get("not_computed", {}).items()
+                  if k.startswith("schedule of ")]
         return "\n".join(lines)
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -686,6 +688,12 @@ def _sweep_cell(cell: _SweepCell) -> list[tuple]:
                     options=st.options, slo=slo, max_batch=st.max_batch, collectives=coll,
                     comm=comm, parallelism=st.parallelism))
                     for phase in phases for model in models]
+                past = coll.past_budget if coll.concurrent else []
+                if past:   # instances = all charged in lockstep past the schedule's budget
+                    from netmodel.study.fabric_search import schedule_note
+
+                    at = ", ".join(f"{p.path}={v:g}" for p, v in values)
+                    notes.setdefault(f"schedule of {s.label} at {at}", schedule_note(past))
             found = searched[key]
         except UserError as exc:
             # a point the fabric cannot be built at (a radix below the GPU count, a

@@ -1,7 +1,7 @@
 """The fabric search's charge of every instance at once (``instances = "all"``) falls back
 to the lockstep where working out the schedule in time passes its budget, as ``collective
 --all-groups`` does; ``--all-groups`` says so (``ConcurrentResult.schedule``), and now the
-search does too: ``ScenarioCollectives.past_budget`` and a note in compare's settings
+search does too: ``ScenarioCollectives.past_budget`` and a note in compare's and sweep's settings
 (``not_computed``, in its JSON) and table."""
 
 from __future__ import annotations
@@ -59,3 +59,19 @@ def test_compare_notes_the_fallback(tmp_path, monkeypatch):
     assert "all-reduce on 4 GPUs" in note and "lockstep" in note
     assert f"note: schedule of {label}: {note}" in r.table().splitlines()
     assert json.loads(r.to_json())["settings"]["not_computed"][f"schedule of {label}"] == note
+
+
+def test_sweep_notes_the_fallback(tmp_path, monkeypatch):
+    from netmodel.study.sweep import run_sweep
+
+    path = _scenario(tmp_path)
+    r = run_sweep([path], ["adjust.hop_latency=0.1us"], ["Llama-3-8B"])
+    assert not any(k.startswith("schedule of ") for k in r.settings.get("not_computed", {}))
+    monkeypatch.setattr(concurrent_time, "_TIMED_WORK", 0)
+    r = run_sweep([path], ["adjust.hop_latency=0.1us"], ["Llama-3-8B"])
+    said = {k: v for k, v in r.settings["not_computed"].items() if k.startswith("schedule of ")}
+    assert len(said) == 1
+    (k, v), = said.items()
+    assert k.startswith(f"schedule of {r.labels[0]} at adjust.hop_latency=")
+    assert "all-reduce on 4 GPUs" in v and "lockstep" in v
+    assert f"note: {k}: {v}" in r.table().splitlines()
