@@ -20,18 +20,6 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("compute", "topologies", "netmodel")
 ROLE = re.compile(r":(?:func|class|data|mod|obj):`(?:[^`<]*<)?~?\.?([\w.]+)(?:\(\))?>?`")
 
-#: References left dangling by the concurrent costing's split (concurrent.py into
-#: concurrent_*.py), in modules another helper holds: reported, not changed here; drop an
-#: entry once its module names the function where it lives.
-KNOWN_DANGLING = {
-    "netmodel/collectives/concurrent_choice.py: :func:`_group_steps`",
-    "netmodel/collectives/concurrent_choice.py: :func:`_evaluate`",
-    "netmodel/collectives/concurrent_groups.py: :func:`_evaluate`",
-    "netmodel/collectives/concurrent_groups.py: :func:`_loads`",
-    "netmodel/collectives/concurrent_loads.py: :func:`_mixed_classes`",
-    "netmodel/collectives/concurrent_options.py: :func:`concurrent_cost`",
-}
-
 
 def _modules():
     for pkg in PACKAGES:
@@ -97,7 +85,7 @@ def dangling_references() -> list[str]:
 
 def test_docstring_cross_references_resolve():
     bad = dangling_references()
-    assert [b for b in bad if b not in KNOWN_DANGLING] == []
+    assert bad == []
 
 
 def test_a_dangling_reference_is_found():

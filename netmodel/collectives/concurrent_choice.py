@@ -118,8 +118,9 @@ def _own_options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...
 
 
 def _mixed_classes(groups: _Groups, op: str, assignment: np.ndarray) -> list:
-    """:func:`_group_steps` of groups running different algorithms (``assignment``: each
-    group's), each algorithm's classes of groups that share steps cut to its groups."""
+    """:func:`~netmodel.collectives.concurrent_groups._group_steps` of groups running
+    different algorithms (``assignment``: each group's), each algorithm's classes of groups
+    that share steps cut to its groups."""
     out = []
     for name in dict.fromkeys(assignment.tolist()):
         mine = assignment == name
@@ -135,7 +136,8 @@ def _mixed_lines(model: FabricCostModel, op: str, evaluated: tuple, rows: np.nda
                  name: str, proto: str) -> tuple[np.ndarray, np.ndarray]:
     """``(a, b)`` of shape ``(lines, len(rows))``: the lines together of the groups
     ``rows``, all running ``name`` with protocol ``proto``, from the loads of every group's
-    steps (:func:`_evaluate` of :func:`_mixed_classes`)."""
+    steps (:func:`~netmodel.collectives.concurrent_loads._evaluate` of
+    :func:`_mixed_classes`)."""
     table, _, together, latency, lat_up, scaleout = evaluated[:6]
     cal = model.calibration
     sub = {k: v[rows] for k, v in table.items()}

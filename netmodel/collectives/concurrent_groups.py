@@ -57,9 +57,10 @@ class _Groups:
         self.token = object()
         self._classes: dict[str, list[np.ndarray]] = {}
         #: Loads of the steps costed so far, for every algorithm: ``{(classes, pattern):
-        #: (fractions, loads)}`` (see :func:`_evaluate`).
+        #: (fractions, loads)}`` (see :func:`~netmodel.collectives.concurrent_loads._evaluate`).
         self.loads: dict = {}
-        #: Whether the steps' loads hold their hot spots (:func:`_loads`' ``hot_too``).
+        #: Whether the steps' loads hold their hot spots
+        #: (:func:`~netmodel.collectives.concurrent_loads._loads`' ``hot_too``).
         self.hot = hot
 
     @staticmethod

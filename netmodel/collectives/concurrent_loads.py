@@ -361,8 +361,9 @@ def _evaluate(model, op, algorithm, groups: _Groups, alone_too: bool = True,
     or a lockstep: :func:`_follow_time`; groups of one size on one algorithm
     :data:`~netmodel.collectives.concurrent_time.LOCKSTEP`), worked out on every call
     with the numbers it goes with (the steps' loads are reused, never the schedule).
-    ``classes``: the steps of groups running different algorithms (:func:`_mixed_classes`;
-    ``algorithm`` then unused), their loads neither reused nor kept."""
+    ``classes``: the steps of groups running different algorithms
+    (:func:`~netmodel.collectives.concurrent_choice._mixed_classes`; ``algorithm`` then
+    unused), their loads neither reused nor kept."""
     router, cal = model.router, model.calibration
     eff = np.where(router.scaleout, cal.scaleout_efficiency, cal.scaleup_efficiency)
     rate = router.bandwidth * eff

@@ -69,9 +69,9 @@ def _useless(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
              name: str, n: np.ndarray, options: list[tuple],
              lo: np.ndarray | None = None, hi: np.ndarray | None = None) -> bool:
     """Whether ``name`` (a :func:`_costly` algorithm) can change neither the choice nor
-    the time alone of :func:`concurrent_cost` at the sizes ``n``, by a lower bound on its
-    time alone (FabricCostModel._lower_bound: what each GPU must send over its own links;
-    together is never faster than alone) against ``options`` (the other algorithms'):
+    the time alone of :func:`~netmodel.collectives.concurrent.concurrent_cost` at the sizes
+    ``n``, by a lower bound on its time alone (FabricCostModel._lower_bound: what each GPU
+    must send over its own links; together is never faster than alone) against ``options`` (the other algorithms'):
     above the best makespan and above every group's best time alone at every size.
     ``lo``, ``hi`` (shape ``(O, G)``, :func:`_ranges`; None: every option at every size):
     an option counts only at the sizes its group runs it at (NCCL's send/recv picks LL or
