@@ -519,19 +519,36 @@ def search(max_batch: str, tp_text: str | None, pp_text: str | None, ep_text: st
                    attention_dp=_degrees("--attention-dp", adp_text, True),
                    expert_skew=skew, max_gpus=max_gpus,
                    max_batch=_whole("--max-batch", max_batch))
+    notes = _schedule_notes(comm)
     if as_json:
         out = r.to_dict()
         if r.best is not None:
             out["best"] = r.best.to_dict()
-        click.echo(json.dumps({**out, "collectives": desc}, indent=2))
+        click.echo(json.dumps({**out, "collectives": desc,
+                               **({"not_computed": notes} if notes else {})}, indent=2))
         exit_if_nothing_feasible([r])
         return
     _print_search(r, show_front, desc, options.profile, gpu.name)
+    for k, v in notes.items():
+        click.echo(f"note: {k}: {v}")
     if getattr(model, "experts", 0) > 1 and ep_text is None and adp_text is None:
         click.echo(f"note: plain tensor parallelism only; {model.name} is a mixture of experts, "
                    f"which compare (--parallelism auto) also spreads by expert and attention "
                    f"data parallelism: add --ep all --attention-dp all to search that too")
     exit_if_nothing_feasible([r])
+
+
+def _schedule_notes(comm) -> dict[str, str]:
+    """compare's ``settings.not_computed`` note for a scenario whose ``instances = "all"``
+    charge fell back to the lockstep past the schedule in time's budget
+    (:attr:`~netmodel.study.fabric_search.ScenarioCollectives.past_budget`), keyed as
+    compare keys it (``schedule of SCENARIO``); empty for anything else."""
+    from netmodel.study.fabric_search import ScenarioCollectives, schedule_note
+
+    if not isinstance(comm, ScenarioCollectives) or not comm.concurrent:
+        return {}
+    past = comm.past_budget
+    return {f"schedule of {comm.scenario.label}": schedule_note(past)} if past else {}
 
 
 def _print_search(r, show_front: bool, desc: dict, profile, gpu_name: str = "") -> None:

@@ -75,3 +75,30 @@ def test_sweep_notes_the_fallback(tmp_path, monkeypatch):
     assert k.startswith(f"schedule of {r.labels[0]} at adjust.hop_latency=")
     assert "all-reduce on 4 GPUs" in v and "lockstep" in v
     assert f"note: {k}: {v}" in r.table().splitlines()
+
+
+def test_search_notes_the_fallback(tmp_path, monkeypatch):
+    # netmodel search --scenario (instances all) charges as compare does, and says where the
+    # charge fell back as compare does: its key and words, a 'note:' line and, in its JSON,
+    # not_computed
+    from click.testing import CliRunner
+
+    from netmodel.cli.main import cli
+
+    path = _scenario(tmp_path)
+    args = ["search", "--scenario", path, "--model", "Llama-3-8B", "--phase", "decode"]
+    runner = CliRunner()
+    quiet = runner.invoke(cli, args)
+    assert quiet.exit_code == 0, quiet.output
+    assert "note: schedule of" not in quiet.output
+    assert "not_computed" not in json.loads(runner.invoke(cli, [*args, "--json"]).output)
+    monkeypatch.setattr(concurrent_time, "_TIMED_WORK", 0)
+    ref = run_compare(["Llama-3-8B"], [path], phases=("decode",))
+    label = ref.scenarios[0].label
+    note = ref.settings["not_computed"][f"schedule of {label}"]
+    assert "all-reduce on 4 GPUs" in note
+    said = runner.invoke(cli, args)
+    assert said.exit_code == 0, said.output
+    assert f"note: schedule of {label}: {note}" in said.output.splitlines()
+    doc = json.loads(runner.invoke(cli, [*args, "--json"]).output)
+    assert doc["not_computed"] == {f"schedule of {label}": note}
