@@ -277,7 +277,7 @@ def _own_makespan(model: FabricCostModel, op: str, options, lo, hi, whole, group
     out = np.maximum(time, alone).max(axis=0)   # never faster than alone, as concurrent_cost
     mixed = _mixed_sizes(choice, pairs, whole)
     if mixed.any():   # groups on different algorithms: their steps routed together
-        r = concurrent_cost(model, groups, op, flat[mixed])
+        r = _concurrent_cost(model, groups, op, flat[mixed])   # a grid's sizes: unbounded
         out[mixed] = r.makespan
         if schedules is not None:
             schedules.extend(r.schedule)
@@ -292,8 +292,19 @@ def concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Arr
     the model's placement policy. ``algorithm``: one name, or None/"auto" for the model's
     choice, which each group makes for itself, as it would alone (NCCL's communicators
     tune apart, knowing nothing of each other's traffic). A group cut apart by a failure
-    raises :class:`~compute.errors.UserError`.
+    raises :class:`~compute.errors.UserError`; so does a size above 1 PiB
+    (:data:`compute.units.MAX_MESSAGE_BYTES`, as every entry that costs a size a user gives:
+    more than any GPU's memory holds).
     """
+    check_op(op)
+    return _concurrent_cost(model, groups, op, check_sizes(nbytes, bounded=True), algorithm)
+
+
+def _concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: ArrayLike,
+                     algorithm: str | None = None) -> ConcurrentResult:
+    """:func:`concurrent_cost` at any size: :func:`concurrent_own_makespan` charges a
+    search's grid with it, whose batches may fit no memory (left out afterwards), so its
+    messages may pass 1 PiB."""
     check_op(op)
     n = np.atleast_1d(check_sizes(nbytes)).astype(float)
     if n.ndim != 1 or not n.size:

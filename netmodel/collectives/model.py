@@ -83,11 +83,14 @@ def check_sizes(nbytes: ArrayLike, *, bounded: bool = False) -> np.ndarray:
     not a number of bytes (compute.comm.check_nbytes: bools, strings, complex, dates), and,
     ``bounded``, sizes above 1 PiB (:data:`compute.units.MAX_MESSAGE_BYTES`: more than any
     GPU's memory holds). The entry points that cost sizes a user gives (:meth:`FabricCostModel.cost`,
-    ``sweep``, ``curves``, :func:`netmodel.api.collective_time`, ``cost_table``) bound them;
-    the collective-cost protocol that compute calls (:meth:`FabricCostModel.collective_time`,
-    ``moe_all_to_all_time``, and ``concurrent_cost``, which a scenario of instances = all
-    charges a search with) does not: a search's grid costs every batch at once, including
-    batches that fit in no GPU's memory (left out afterwards), whose messages may be larger."""
+    ``sweep``, ``curves``, :func:`netmodel.api.collective_time`, ``cost_table``,
+    :func:`~netmodel.collectives.concurrent.concurrent_cost`) bound them; the collective-cost
+    protocol that compute calls (:meth:`FabricCostModel.collective_time`,
+    ``moe_all_to_all_time``, and
+    :func:`~netmodel.collectives.concurrent.concurrent_own_makespan`, which a scenario of
+    instances = all charges a search with) does not: a search's grid costs every batch at
+    once, including batches that fit in no GPU's memory (left out afterwards), whose messages
+    may be larger."""
     from compute.comm import check_nbytes
 
     n = np.asarray(check_nbytes(nbytes, positive=True), dtype=float)

@@ -260,6 +260,33 @@ def test_library_refusals(groups, says):
         concurrent_cost(m, groups, "all-reduce", 1e6)
 
 
+@pytest.mark.parametrize("size", [1e308, 2.0 ** 51, 2.0 ** 50 + 8.0])
+def test_library_refuses_a_size_no_gpu_holds(size):
+    # concurrent_cost is a public entry (collectives.md's example): it bounds a user's size
+    # at 1 PiB as FabricCostModel.cost and netmodel.collective_time do (it costed 1e308 B)
+    m = model("single-switch:n=8")
+    with pytest.raises(UserError, match=r"message size .* B is above 1 PiB "
+                                        r"\(1,125,899,906,842,624 B\)"):
+        concurrent_cost(m, [gpus(0, 2), gpus(2, 5)], "all-reduce", [1.0, size])
+    assert np.isfinite(concurrent_cost(m, [gpus(0, 2), gpus(2, 5)], "all-reduce",
+                                       2.0 ** 50).time).all()
+
+
+def test_the_search_charge_stays_unbounded():
+    # the instances = all charge (concurrent_own_makespan) costs a search's grid, whose
+    # batches may fit no memory: groups on different algorithms at 2e18 B are routed
+    # together (concurrent_cost's steps, unbounded there), not refused
+    m = model("torus:dims=4x4")
+    names = [n for n, d in build("torus:dims=4x4").nodes(data=True) if d.get("kind") == "gpu"]
+    order = names[::3] + names[1::3] + names[2::3]
+    groups = [tuple(order[0:2]), tuple(order[2:5]), tuple(order[5:10]), tuple(order[10:16])]
+    own = concurrent_own(m, groups, "broadcast")
+    said: list = []
+    big = concurrent_own_makespan(m, "broadcast", own, 2e18, said)
+    assert said == ["time"]   # routed together, in time
+    assert np.isfinite(big) and big > concurrent_own_makespan(m, "broadcast", own, 2.0 ** 40)
+
+
 @pytest.mark.parametrize("size", [0.0, -5.0, float("nan"), float("inf"), "1MiB"])
 def test_library_refuses_bad_sizes(size):
     m = model("single-switch:n=8")
