@@ -103,7 +103,8 @@ class ConcurrentResult:
     nbytes : numpy.ndarray
         Message sizes (bytes), shape ``(S,)``.
     algorithm, protocol : tuple of str
-        The choice of the slowest group per size (the group whose time is the makespan).
+        The choice of the slowest group per size (the group whose time is the makespan; where
+        several are, the first as listed: ``time[:, s].argmax()``).
     time : numpy.ndarray
         Seconds together, shape ``(G, S)``: each group running its own choice
         (``algorithms``, ``protocols``) while every other group runs its own.
@@ -316,10 +317,10 @@ def _concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Ar
     groups, back = _in_order(model, listed)
     options, lo, hi, whole = _own_options(model, groups, op, names, n)
     time, alone, own, keys, pair_list, t_all = _own_times(options, lo, hi, n)
-    if not np.isfinite(alone).all():
-        g = int(np.flatnonzero(~np.isfinite(alone).all(axis=1))[0])
+    if not np.isfinite(alone).all():   # the first such group as listed
+        g = int(np.flatnonzero(~np.isfinite(alone[back]).all(axis=1))[0])
         raise UserError(f"no algorithm can run {op} on the group "
-                        f"{', '.join(map(str, groups[g]))}")
+                        f"{', '.join(map(str, listed[g]))}")
     G, S = own.shape
     algorithms = np.array([p[0] for p in pair_list])[own]
     protocols = np.array([p[1] for p in pair_list])[own]
@@ -361,8 +362,11 @@ def _concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Ar
     # of sums (its steps alone on its links, or an ulp of the schedule), alone
     time = np.maximum(time, alone)
     # the choice of each size's slowest group, and (at the largest size) its option's hot
-    # links: the option of that choice it runs (its protocol by size for send/recv)
-    slowest = np.argmax(time, axis=0)
+    # links: the option of that choice it runs (its protocol by size for send/recv). The
+    # slowest is the first group as listed whose time is the makespan, as the result's
+    # time[:, s].argmax() finds it (--all-groups' slowest_group): where groups on different
+    # choices tie, the canonical order's first would be another group's choice
+    slowest = back[np.argmax(time[back], axis=0)]
     cols = np.arange(S)
     router = model.router
     if mixed_hot is None:

@@ -486,3 +486,34 @@ def test_an_empty_choice_on_the_command_line_is_refused(option, word, where):
     r = run("collective", "all-reduce", *where, "--group", "4", "--size", "1MiB", option)
     assert r.exit_code == 2
     assert r.output.strip().splitlines()[-1].startswith(f"error: unknown {word} ''")
+
+
+def test_the_slowest_groups_choice_is_of_the_group_listed_first():
+    # full mesh of 8, broadcast of 16 MiB: the three groups take the same time, two on tree
+    # and (gpu2, gpu0) on ring. The result's algorithm is the slowest group's choice, the
+    # first as listed whose time is the makespan (what time.argmax() and --all-groups'
+    # slowest_group name): since 63f3570 costed the groups in an order of their own, it was
+    # the first of that order's, 'ring' beside a slowest group (gpu6, gpu4, gpu1) on tree
+    m = model("full-mesh:n=8")
+    groups = [("gpu6", "gpu4", "gpu1"), ("gpu2", "gpu0"), ("gpu3", "gpu7", "gpu5")]
+    for k in range(3):
+        listed = groups[k:] + groups[:k]
+        r = concurrent_cost(m, listed, "broadcast", 2.0 ** 24)
+        assert len(set(r.time[:, 0].tolist())) == 1          # a three-way tie
+        assert sorted(r.algorithms[:, 0].tolist()) == ["ring", "tree", "tree"]
+        w = int(r.time[:, 0].argmax())
+        assert w == 0
+        assert (r.algorithm[0], r.protocol[0]) == (r.algorithms[w, 0], r.protocols[w, 0])
+        assert r.algorithm[0] == ("ring" if listed[0] == ("gpu2", "gpu0") else "tree")
+
+
+def test_the_group_no_algorithm_runs_on_is_the_first_listed():
+    # rail-optimized, in-network only: a group across two scale-up domains runs nothing.
+    # Of two such groups the line named the first of the costing's own order (gpu4, gpu20)
+    # since 63f3570, not the first given (gpu5, gpu21)
+    m = model("rail-optimized")
+    groups = [("gpu8", "gpu9", "gpu10", "gpu11"), ("gpu5", "gpu21"), ("gpu0", "gpu1"),
+              ("gpu4", "gpu20")]
+    with pytest.raises(UserError, match=r"^no algorithm can run all-reduce on the group "
+                                        r"gpu5, gpu21$"):
+        concurrent_cost(m, groups, "all-reduce", 2.0 ** 20, "in-network")
