@@ -14,6 +14,10 @@ Classes and what a failure removes:
 * ``host``: every GPU of a ``server`` label; where the fabric has none, every
   ``gpus_per_host`` consecutive GPUs (builders number GPUs server by server).
 * ``rack``: every GPU of a ``rack`` label (only where GPUs carry one).
+* A host or rack also removes every tier-0 switch whose GPUs are all its own (an HGX
+  baseboard's NVSwitch in a DGX server, an NVL72 rack's switch trays): a spare on a free
+  port of that switch stops with it. A switch that also serves GPUs of other hosts (a
+  domain of several servers) stays.
 * Link ends, one component per cable (or per breakout bundle and share, see below):
   ``transceiver`` (pluggable optics or fibre), ``cpo-engine`` (co-packaged optics; an OCS
   end is passive mirrors and has none), ``copper-end``, as many at each end as the bill of
@@ -76,7 +80,8 @@ from topologies.hierarchical import NVL72_SWITCH_TRAYS
 from topologies.schema import TRACE_MEDIA, gpu_nodes
 
 __all__ = ["CLASSES", "LINK_CLASSES", "SWITCH_CLASSES", "TIER0_BOXES", "Component", "add_spares",
-           "class_counts", "components", "degrade", "free_ports", "hosts", "plan_spares"]
+           "class_counts", "components", "degrade", "free_ports", "hosts", "plan_spares",
+           "stops"]
 
 #: Switch classes by tier (tier 3 and above are ``core``).
 SWITCH_CLASSES = {0: "nvswitch", 1: "leaf", 2: "spine", 3: "core"}
@@ -254,15 +259,18 @@ def components(graph: nx.Graph, *, gpus_per_host: int | None = None,
             for cls in ("gpu-die", "gpu-package"):
                 if cls in wanted:
                     out[cls].append(Component(cls, g, nodes=(g,)))
+    held = _tier0_of(graph) if "host" in wanted or "rack" in wanted else {}
     if "host" in wanted:
         for i, members in enumerate(hosts(graph, gpus_per_host)):
-            out["host"].append(Component("host", f"host{i}", nodes=members))
+            out["host"].append(Component("host", f"host{i}",
+                                         nodes=(*members, *_holds(held, members))))
     if "rack" in wanted and gpus and all("rack" in data[g] for g in gpus):
         by: dict = defaultdict(list)
         for g in gpus:
             by[data[g]["rack"]].append(g)
         for label, members in by.items():
-            out["rack"].append(Component("rack", f"rack{label}", nodes=tuple(members)))
+            out["rack"].append(Component("rack", f"rack{label}",
+                                         nodes=(*members, *_holds(held, members))))
     if wanted != ("gpu-die", "gpu-package"):
         for edges, cables in _bundles(graph):
             shared = all(shared_part(graph, u, v) for u, v in edges)
@@ -287,6 +295,28 @@ def components(graph: nx.Graph, *, gpus_per_host: int | None = None,
     return out
 
 
+def _tier0_of(graph: nx.Graph) -> dict[Hashable, frozenset]:
+    """Every tier-0 switch wired to GPUs, with those GPUs."""
+    data = graph.nodes
+    return {n: frozenset(x for x in graph.neighbors(n) if data[x]["kind"] == "gpu")
+            for n, d in graph.nodes(data=True)
+            if d["kind"] == "switch" and int(d["tier"]) == 0}
+
+
+def _holds(held: dict, members: Iterable[Hashable]) -> tuple:
+    """The tier-0 switches a host or rack of ``members`` holds: those whose GPUs are all
+    its own (an HGX baseboard's NVSwitch in its server, an NVL72 rack's switch trays), which
+    fail with it and stop any GPU wired to them since (a spare on a free port)."""
+    members = set(members)
+    return tuple(n for n, gpus in held.items() if gpus and gpus <= members)
+
+
+def stops(graph: nx.Graph, node: Hashable) -> bool:
+    """Whether ``node`` is a tier-0 switch: failed, it stops every GPU wired to it."""
+    d = graph.nodes[node]
+    return d.get("kind") == "switch" and int(d.get("tier", -1)) == 0
+
+
 def class_counts(comps: dict[str, list[Component]]) -> dict[str, float]:
     """Physical parts per class (components weighted by ``parts``)."""
     return {c: float(sum(x.parts for x in v)) for c, v in comps.items()}
@@ -295,7 +325,8 @@ def class_counts(comps: dict[str, list[Component]]) -> dict[str, float]:
 def degrade(graph: nx.Graph, failed: Iterable[Component], *, copy: bool = True) -> nx.Graph:
     """A copy of ``graph`` with every component of ``failed`` applied (edges removed or
     thinned, nodes removed, and a component's ``disabled`` GPUs removed with every other
-    GPU wired to its failed nodes in ``graph``: a spare added since stops too); ``gpus`` is
+    GPU wired to a tier-0 switch it removes, in ``graph``: a spare added since stops too,
+    whether the switch failed alone or with its host or rack); ``gpus`` is
     recounted. Connectivity is not required. With ``copy=False`` the graph itself is
     changed and returned."""
     out = graph.copy() if copy else graph
@@ -307,10 +338,9 @@ def degrade(graph: nx.Graph, failed: Iterable[Component], *, copy: bool = True) 
             if out.has_edge(u, v):
                 out.remove_edge(u, v)
         gone = {n for n in comp.nodes if n in out}
-        if comp.disabled:
-            gone.update(n for n in comp.disabled if n in out)
-            gone.update(x for n in comp.nodes if n in out for x in out.neighbors(n)
-                        if out.nodes[x].get("kind") == "gpu")
+        gone.update(n for n in comp.disabled if n in out)
+        gone.update(x for n in comp.nodes if n in out and stops(out, n)
+                    for x in out.neighbors(n) if out.nodes[x].get("kind") == "gpu")
         out.remove_nodes_from(list(gone))
     out.graph["gpus"] = sum(1 for _, k in out.nodes(data="kind") if k == "gpu")
     _not_as_built(out)

@@ -243,7 +243,9 @@ _routing_options = [
 @with_options(_routing_options)
 @click.option("--fail", "fail_text", default=None, metavar="LIST",
               help="Failed nodes and links (u/v), comma-separated, e.g. spine0,leaf1/spine2: "
-              "cost after rerouting, against the healthy fabric.")
+              "cost after rerouting, against the healthy fabric. A failed tier-0 (NVLink) "
+              "switch also stops every GPU wired to it (nothing is rerouted around it over "
+              "the NICs), as blast-radius counts it.")
 @click.option("--all-groups", is_flag=True,
               help="Also run every group of this size (cut by --placement) at once, "
               "sharing links, and report the slowdown against running alone.")
@@ -300,6 +302,8 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
                              "slowdown": None if deg.cut or len(deg.degraded.group) < 2
                              else deg.slowdown,
                              "lost": [str(x) for x in deg.lost], "cut": deg.cut}
+        if deg.stopped:   # members wired to a failed tier-0 switch (also in lost)
+            extra["failures"]["stopped"] = [str(x) for x in deg.stopped]
         result = deg.degraded
         model = _model_on(deg, model, placement, algorithm, seed)
         group = result.group
@@ -347,7 +351,10 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
         click.echo(setup.note())
     fails = extra.get("failures")
     if fails:
-        lost = f"; lost {', '.join(fails['lost'])}" if fails["lost"] else ""
+        stopped = fails.get("stopped", [])
+        gone = [x for x in fails["lost"] if x not in stopped]
+        lost = (f"; lost {', '.join(gone)}" if gone else "") + (
+            f"; stopped (on a failed tier-0 switch) {', '.join(stopped)}" if stopped else "")
         click.echo(f"failed: {fails['failed']}{lost}; healthy: {fails['healthy_algorithm']} "
                    f"{format_time(fails['healthy_time'])}"
                    + ("" if fails["slowdown"] is None else

@@ -1,6 +1,9 @@
 """Collectives on a degraded fabric: failed links, switches or GPUs removed.
 
-:func:`degrade` returns a copy of a fabric without the failed parts. :func:`degraded_cost`
+:func:`degrade` returns a copy of a fabric without the failed parts, and without the GPUs
+wired to a failed tier-0 (NVLink) switch, which stop with it (:func:`stopped_gpus`; as
+the reliability model, :mod:`topologies.failure_domains`, counts them: nothing is
+re-routed around a failed NVSwitch over the GPUs' NICs). :func:`degraded_cost`
 costs one collective on the healthy fabric and on the degraded one: traffic is rerouted
 over the surviving shortest paths, the ring is re-embedded (the faster of the group's own
 order and a greedy nearest-neighbour order on the degraded fabric), GPUs that failed leave
@@ -39,7 +42,7 @@ from compute.validate import describe
 from netmodel.collectives.cost import CollectiveResult
 from netmodel.collectives.model import FabricCostModel
 
-__all__ = ["DegradedResult", "degrade", "degraded_cost"]
+__all__ = ["DegradedResult", "degrade", "degraded_cost", "stopped_gpus"]
 
 
 def _parts(what: str, value: object, items: str) -> tuple:
@@ -83,13 +86,35 @@ def degrade(graph: nx.Graph, *, links: Iterable[Iterable[Hashable]] = (),
             raise UserError(f"failed node {describe(n)} is given more than once; give each "
                             f"once")
         out.remove_node(n)
+    out.remove_nodes_from([g for g in stopped_gpus(graph, nodes) if g in out])
     out.graph["gpus"] = sum(1 for _, k in out.nodes(data="kind") if k == "gpu")
     if out.graph["gpus"] == 0:
-        raise UserError("every GPU of the fabric failed")
+        raise UserError("every GPU of the fabric failed"
+                        + (" or stopped with a failed tier-0 switch" if any(
+                            _tier0(graph, n) for n in nodes) else ""))
     out.graph["name"] = f"{graph.graph.get('name', 'fabric')} (degraded)"
     out.graph["spec"] = ""
     return out
 
+
+
+def _tier0(graph: nx.Graph, node: Hashable) -> bool:
+    d = graph.nodes[node]
+    return d.get("kind") == "switch" and d.get("tier") == 0
+
+
+def stopped_gpus(graph: nx.Graph, nodes: Iterable[Hashable]) -> tuple:
+    """GPUs of ``graph`` wired to a failed tier-0 (NVLink) switch among ``nodes``: they stop
+    with it (NVIDIA Fabric Manager on HGX H100: with an NVLink switch unavailable the GPUs
+    fail to register with the NVLink fabric and CUDA launches fail; NMX-M on NVL72 alike;
+    netmodel/data/failures.toml [class.nvswitch] effect_source), so nothing is re-routed
+    around the switch over their NICs, as the reliability model counts them."""
+    out: dict = {}
+    for n in nodes:
+        if _tier0(graph, n):
+            out.update((x, None) for x in graph.neighbors(n)
+                       if graph.nodes[x].get("kind") == "gpu" and x not in nodes)
+    return tuple(out)
 
 
 def _has(graph: nx.Graph, node: object) -> bool:
@@ -104,8 +129,10 @@ def _has(graph: nx.Graph, node: object) -> bool:
 class DegradedResult:
     """A collective before and after failures.
 
-    ``lost``: group members that failed (the degraded cost is over the survivors);
-    ``cut``: whether the failures cut the surviving group apart.
+    ``lost``: group members that failed or stopped (the degraded cost is over the
+    survivors); ``stopped``: those of them that did not fail but are wired to a failed
+    tier-0 switch (:func:`stopped_gpus`); ``cut``: whether the failures cut the surviving
+    group apart.
     """
 
     healthy: CollectiveResult
@@ -113,6 +140,7 @@ class DegradedResult:
     failed_links: tuple[tuple[Hashable, ...], ...]
     failed_nodes: tuple[Hashable, ...]
     lost: tuple[Hashable, ...]
+    stopped: tuple[Hashable, ...] = ()
 
     @property
     def cut(self) -> bool:
@@ -141,12 +169,16 @@ def degraded_cost(graph: nx.Graph, op: str, nbytes: float, group: int | Iterable
     group = healthy_model.group(group)
     healthy = healthy_model.cost(op, nbytes, group, algorithm)
     lost = tuple(g for g in group if g not in broken)
+    stopped = set(stopped_gpus(graph, nodes))
     survivors = tuple(g for g in group if g in broken)
     if not survivors:
-        raise UserError("every GPU of the group failed")
+        raise UserError("every GPU of the group failed" + (
+            " or stopped with a failed tier-0 switch (a GPU wired to one runs nothing until "
+            "it is repaired)" if stopped & set(group) else ""))
     options = {k: v for k, v in model_options.items() if k != "ring_order"}
     results = [FabricCostModel(broken, ring_order=order, **options).cost(op, nbytes, survivors,
                                                                          algorithm)
                for order in ("given", "greedy")]
     degraded = min(results, key=lambda r: r.time)
-    return DegradedResult(healthy, degraded, links, nodes, lost)
+    return DegradedResult(healthy, degraded, links, nodes, lost,
+                          tuple(g for g in lost if g in stopped))

@@ -36,7 +36,8 @@ path between two of them (routing is shortest-path, so other failures leave it a
 
 **Symmetry classes.** Components of one class are grouped by their local effect (GPUs
 removed, and for every instance they touch: members lost and members wired to a failed
-part; the switch tiers removed; the bandwidth left on thinned links). The builders are
+part; the switch tiers removed; the bandwidth left on thinned links; the cell's spare
+sites on a tier-0 switch they remove, which stop with it). The builders are
 regular, so components with the same local effect have the same global effect; one
 representative per group is evaluated on the degraded fabric and stands for the group.
 
@@ -464,8 +465,12 @@ class Cluster(InstanceCosting):
         idle_stopped = sum(1 for n in stopped if n not in member_of)
         idle_wired = sum(1 for n in wired if n not in member_of)
         factors = tuple(sorted(round(f, 9) for _, f in comp.scaled))
+        # spare sites on a tier-0 switch it removes stop with it (reliability_spares)
+        from netmodel.study.reliability_spares import sites_stopped
+
         sig = (comp.cls, tuple(sorted(tiers)), idle_lost, idle_stopped, idle_wired,
-               tuple(sorted(per)), len(comp.edges), factors, comp.shared)
+               tuple(sorted(per)), len(comp.edges), factors, comp.shared,
+               sites_stopped(self, comp))
         return sig, lost, wired, touched
 
     def _evaluate(self, comp: Component, lost, wired, touched) -> dict:

@@ -41,7 +41,7 @@ from typing import Any
 
 from compute.errors import UserError, known
 from compute.validate import describe
-from topologies.failure_domains import plan_spares
+from topologies.failure_domains import plan_spares, stops
 from topologies.schema import gpu_nodes
 
 __all__ = ["PLACEMENTS", "Recovery", "SlowSwap", "SparePools", "capacity", "recovery",
@@ -115,6 +115,24 @@ def _plan(cluster, count: int, like=None) -> list:
     return memo[key][:count]
 
 
+def stopping(cluster: Any, comp: Any) -> frozenset:
+    """The tier-0 switches ``comp`` removes (an NVSwitch, or the one its host or rack
+    holds): a spare wired to one stops with it."""
+    g = cluster.graph
+    return frozenset(n for n in comp.nodes if stops(g, n))
+
+
+def sites_stopped(cluster: Any, comp: Any) -> int:
+    """How many of the cell's spare sites (``pod``, every free port) ``comp`` stops: the
+    symmetry classes keep components apart where this differs (the sites fill the first
+    switches' free ports, so one NVSwitch may hold them all and another none)."""
+    dead = stopping(cluster, comp)
+    if not dead:
+        return 0
+    return sum(1 for _, _, edges in _plan(cluster, cluster.cell_gpus)
+               if any(n in dead for n, _ in edges))
+
+
 def _replace(cluster, comp, effect):
     """Per down instance: (members, the members to replace)."""
     _, lost, wired, _ = cluster._local(comp)
@@ -173,11 +191,14 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
     else:
         like = None
     plan = _plan(cluster, max(need, recreate), like or None)
-    if comp.disabled and plan:   # a spare wired to the failed tier-0 switch stops with it
+    dead = stopping(cluster, comp)
+    if dead and plan:   # a spare wired to a failed tier-0 switch stops with it
         plan = [p for p in _plan(cluster, cluster.cell_gpus, like or None)
-                if not any(n in comp.nodes for n, _ in p[2])][:max(need, recreate)]
+                if not any(n in dead for n, _ in p[2])][:max(need, recreate)]
         if not plan:
-            return Recovery("every spare site is on the failed switch", None, None)
+            where = "the failed switch" if comp.cls == "nvswitch" else \
+                f"the {comp.cls}'s own switch"
+            return Recovery(f"every spare site is on {where}", None, None)
     if not plan:
         return Recovery("no free port for a spare", None, None)
     spares = [name for name, _, _ in plan]

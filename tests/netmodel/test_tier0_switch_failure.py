@@ -145,3 +145,96 @@ def test_degrade_stops_a_spare_wired_to_the_failed_switch():
     # a leaf (tier 1) stops no GPU
     leaf = components(build("leaf-spine:leaves=2,radix=4"))["leaf"][0]
     assert leaf.disabled == ()
+
+
+def _scenario(tmp_path, name, fabric):
+    path = tmp_path / f"{name}.toml"
+    path.write_text(SPARE_SITES.replace('name = "eight-on-one"', f'name = "{name}"')
+                    .replace('builder = "single-switch"\nn = 8\nradix = 10\ngpu = "$gpu"',
+                             fabric).replace('links = "scale-up"', 'links = "as-built"'))
+    return str(path)
+
+
+def test_a_host_holding_its_switch_stops_the_spares_on_it(tmp_path):
+    # 4 DGX-like servers of 8 H100, each NVSwitch with 180 ports: 144 for its GPUs' 18
+    # NVLinks each, 36 free, so 2 spare sites (18 links each) per switch, 8 in the cell.
+    # A host (chassis, PSU, IO board) holds its HGX baseboard's NVSwitch: its failure stops
+    # the 2 spares wired there, as the switch's own failure does, leaving 6 sites for the
+    # 8 GPUs of its two TP-4 instances: both wait for the repair (the old model kept the
+    # switch and substituted 8 spares, 2 of them inside the failed server)
+    path = _scenario(tmp_path, "dgx-free", 'builder = "rail-optimized"\ndomains = 4\n'
+                     'domain_size = 8\ngpus_per_server = 8\nnvswitch_radix = 180\n'
+                     'gpu = "$gpu"')
+    b = blast_radius(path, "Llama-3-70B")
+    assert (b.cluster.tp, b.cluster.instances_total) == (4, 8)
+    host = next(e for e in b.effects if e.cls == "host")
+    assert host.component.nodes[-1] == "nvs0" and host.gpus == 8
+    for cls in ("host", "rack", "nvswitch"):
+        assert _row(b, cls).recovery_with_spares == \
+            "only 6 free port(s) for 8 spares: repair", cls
+    # a GPU's failure still finds a spare on its own switch
+    assert _row(b, "gpu-die").recovery_with_spares.startswith("substitute 1 spare")
+
+
+def test_a_switch_of_several_servers_stays_with_a_host():
+    # a 16-GPU NVLink domain over two 8-GPU servers: the switch is outside either host
+    g = build("rail-optimized:domains=2,domain_size=16,gpus_per_server=8")
+    hosts_ = components(g)["host"]
+    assert len(hosts_) == 4 and all(len(h.nodes) == 8 for h in hosts_)
+    assert not any(str(n).startswith("nvs") for h in hosts_ for n in h.nodes)
+    # one server per domain: the host holds its NVSwitch, a rack its too
+    one = components(build("rail-optimized:domains=2,domain_size=8"))
+    assert [h.nodes[-1] for h in one["host"]] == ["nvs0", "nvs1"]
+    assert [r.nodes[-1] for r in one["rack"]] == ["nvs0", "nvs1"]
+
+
+def test_spare_sites_on_the_failed_switch_split_its_class(tmp_path):
+    # A DGX H100 SuperPOD SU: 31 servers (248 GPUs), NVSwitch radix 256 (112 ports free:
+    # 6 spare sites of 18 NVLinks), one free port on each of the 8 rail leaves. The cell's 8
+    # pod spare sites fill nvs0 (rails 0-5) and nvs1 (rails 6, 7). nvs0's failure leaves 2
+    # sites for its 8 GPUs, nvs1's 6, the 29 other switches' all 8: they substitute 8
+    # spares. The old model took nvs0 for all 31 (one symmetry class): every NVSwitch
+    # failure waited for its repair
+    path = _scenario(tmp_path, "su", 'builder = "superpod"\nsus = 1\ngpu = "$gpu"')
+    c = blast_radius(path, "Llama-3-70B").cluster
+    from netmodel.study.reliability_spares import recovery
+
+    got = sorted((e.components, recovery(c, e, "pod").path) for e in c.effects(["nvswitch"]))
+    assert got == [(1, "only 2 free port(s) for 8 spares"),
+                   (1, "only 6 free port(s) for 8 spares"),
+                   (29, "substitute 8 spares")]
+    hosts_ = sorted((e.components, recovery(c, e, "pod").units) for e in c.effects(["host"]))
+    assert hosts_ == [(1, None), (1, None), (29, 8)]
+
+
+def test_collective_fail_stops_the_switchs_gpus():
+    # netmodel collective --fail nvs0 on h100-dgx: the 8 GPUs of nvs0's server stop with
+    # it, as blast-radius counts them; a group of 16 over two servers runs on the 8 of
+    # nvs1 over its NVSwitch (the old command re-routed gpu0-7 over their NICs and leaves:
+    # group of 8, ring 2.578 ms, 'slowdown 8.18x' against in-network 315.1 us)
+    import json
+
+    from click.testing import CliRunner
+
+    from netmodel.cli.main import cli
+
+    run = CliRunner().invoke
+    r = run(cli, ["collective", "all-reduce", "--scenario", "h100-dgx", "--group", "16",
+                  "--fail", "nvs0", "--json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.output)
+    stopped = [f"gpu{i}" for i in range(8)]
+    assert doc["failures"]["stopped"] == stopped and doc["failures"]["lost"] == stopped
+    r = run(cli, ["collective", "all-reduce", "--scenario", "h100-dgx", "--group", "16",
+                  "--fail", "nvs0"])
+    assert "stopped (on a failed tier-0 switch) gpu0, gpu1" in r.output
+    assert "(gpu8, gpu9, gpu10, gpu11, gpu12, gpu13, gpu14, gpu15)" in r.output
+    # the group of 8 on nvs0 alone: nothing left to run
+    r = run(cli, ["collective", "all-reduce", "--scenario", "h100-dgx", "--group", "8",
+                  "--fail", "nvs0"])
+    assert r.exit_code == 2
+    assert "every GPU of the group failed or stopped with a failed tier-0 switch" in r.output
+    # a leaf (tier 1) stops nothing: the route moves to another rail
+    r = run(cli, ["collective", "all-reduce", "--scenario", "h100-dgx", "--group", "16",
+                  "--fail", "leaf0", "--json"])
+    assert "stopped" not in json.loads(r.output)["failures"]
