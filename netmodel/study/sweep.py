@@ -692,8 +692,12 @@ def _sweep_cell(cell: _SweepCell) -> list[tuple]:
                 if past:   # instances = all charged in lockstep past the schedule's budget
                     from netmodel.study.fabric_search import schedule_note
 
-                    at = ", ".join(f"{p.path}={v:g}" for p, v in values)
-                    notes.setdefault(f"schedule of {s.label} at {at}", schedule_note(past))
+                    # at the values the search depends on: points differing only in cost
+                    # parameters share it (and its charge), so it holds at each of them
+                    at = ", ".join(f"{p.path}={v:g}" for p, v in values
+                                   if not p.path.startswith(COST))
+                    notes.setdefault(f"schedule of {s.label}" + (f" at {at}" if at else ""),
+                                     schedule_note(past))
             found = searched[key]
         except UserError as exc:
             # a point the fabric cannot be built at (a radix below the GPU count, a

@@ -102,3 +102,21 @@ def test_search_notes_the_fallback(tmp_path, monkeypatch):
     assert f"note: schedule of {label}: {note}" in said.output.splitlines()
     doc = json.loads(runner.invoke(cli, [*args, "--json"]).output)
     assert doc["not_computed"] == {f"schedule of {label}": note}
+
+
+def test_sweep_of_a_cost_parameter_notes_every_point(tmp_path, monkeypatch):
+    # points differing only in a cost parameter share one search and its charge: the note
+    # named the first point only ('at cost.lifetime=9.46728e+07', the 3 years), as if the
+    # 5-year point ran in time; now it names the scenario, every point of it
+    from netmodel.study.sweep import run_sweep
+
+    path = _scenario(tmp_path)
+    monkeypatch.setattr(concurrent_time, "_TIMED_WORK", 0)
+    r = run_sweep([path], ["cost.lifetime=3y,5y"], ["Llama-3-8B"])
+    said = {k: v for k, v in r.settings["not_computed"].items() if k.startswith("schedule of ")}
+    assert list(said) == [f"schedule of {r.labels[0]}"]
+    assert "all-reduce on 4 GPUs" in said[f"schedule of {r.labels[0]}"]
+    # beside a search parameter, the note names its value only
+    r = run_sweep([path], ["adjust.hop_latency=0.1us", "cost.lifetime=3y,5y"], ["Llama-3-8B"])
+    said = [k for k in r.settings["not_computed"] if k.startswith("schedule of ")]
+    assert said == [f"schedule of {r.labels[0]} at adjust.hop_latency=1e-07"]
