@@ -281,13 +281,17 @@ def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | S
                     colls[s.label] = ScenarioCollectives(s)
         affinity = None
         if ex.distributed:  # one task per scenario: its fabric is built once
-            cells = [_CompareCell(s, None, tuple(pairs), shared, None) for s in scens]
+            cells = [_CompareCell(s, None, tuple(pairs), shared, None, None) for s in scens]
             labels = [s.label for s in scens]
             # scenarios of one network go to one worker, which compiles its costs once
             affinity = [network_key(s, scenario_calibration(s)) for s in scens]
         else:               # one cell per search, sharing the fabrics and ideal searches
             ideal_cache: dict = {}
-            cells = [_CompareCell(s, colls[s.label], (pair,), shared, ideal_cache)
+            # the collectives may come from an earlier comparison (the study's parts share
+            # them): its charges past the schedule's budget are not this one's
+            marks = {s.label: colls[s.label].budget_mark() for s in scens}
+            cells = [_CompareCell(s, colls[s.label], (pair,), shared, ideal_cache,
+                                  marks[s.label])
                      for pair in pairs for s in scens]
             labels = [f"{c.scenario.label} {c.work[0][1].name} {c.work[0][0]}"
                       for c in cells]
@@ -338,6 +342,9 @@ class _CompareCell(NamedTuple):
     work: tuple
     settings: _CompareSettings
     ideal_cache: dict | None
+    #: :meth:`~netmodel.study.fabric_search.ScenarioCollectives.budget_mark` of
+    #: ``collectives`` when the comparison began (None on Dask: fresh collectives)
+    budget_mark: dict | None
 
 
 def _compare_cell(cell: _CompareCell) -> list[tuple]:
@@ -367,7 +374,7 @@ def _compare_cell(cell: _CompareCell) -> list[tuple]:
                 model, s.gpu_spec, workload, comm=NoCommunication(), options=st.options,
                 slo=st.slo, max_batch=st.max_batch, **dims), grid=None)
         notes: dict = {}
-        past = coll.past_budget if coll.concurrent else []
+        past = coll.past_budget_since(cell.budget_mark) if coll.concurrent else []
         if past:
             notes.setdefault(f"schedule of {s.label}", schedule_note(past))
         out.append((r, _row(r, ideal_cache[key], notes, reliability=st.reliability,

@@ -437,7 +437,8 @@ class ScenarioCollectives:
             scenario = scenario.with_instances("all" if concurrent else "alone")
         self.scenario = scenario
         self.concurrent = scenario.instances == "all"
-        self._past_budget: set[tuple[str, int]] = set()
+        #: how many charges of each (op, instance GPUs) fell back past the budget
+        self._past_budget: dict[tuple[str, int], int] = {}
         self.graph = build_fabric(self.scenario)
         self.gpus = int(self.graph.graph["gpus"])
         self.calibration = scenario_calibration(self.scenario)
@@ -585,7 +586,8 @@ class ScenarioCollectives:
             said: list = []
             t = concurrent_own_makespan(self.model(p), op, self.own(op, p), n, said)
             if LOCKSTEP_BUDGET in said:
-                self._past_budget.add((op, int(p)))
+                key = (op, int(p))
+                self._past_budget[key] = self._past_budget.get(key, 0) + 1
         else:
             from netmodel.collectives.cost import lines_time
 
@@ -601,6 +603,18 @@ class ScenarioCollectives:
         (:data:`~netmodel.collectives.concurrent_time.LOCKSTEP_BUDGET`, as ``collective
         --all-groups`` says), which is no bound of the schedule in time either way."""
         return sorted(self._past_budget)
+
+    def budget_mark(self) -> dict[tuple[str, int], int]:
+        """Where :attr:`past_budget` stands now, for :meth:`past_budget_since`."""
+        return dict(self._past_budget)
+
+    def past_budget_since(self, mark: dict[tuple[str, int], int] | None = None
+                          ) -> list[tuple[str, int]]:
+        """:attr:`past_budget` of the charges made since :meth:`budget_mark` gave ``mark``
+        (None: since the start), so that a comparison given collectives an earlier one used
+        says only what its own searches were charged."""
+        mark = mark or {}
+        return sorted(k for k, c in self._past_budget.items() if c > mark.get(k, 0))
 
     def moe_all_to_all_time(self, nbytes: float | np.ndarray, group_size: int,
                             copies: int, reach) -> np.ndarray:

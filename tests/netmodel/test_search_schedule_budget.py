@@ -120,3 +120,25 @@ def test_sweep_of_a_cost_parameter_notes_every_point(tmp_path, monkeypatch):
     r = run_sweep([path], ["adjust.hop_latency=0.1us", "cost.lifetime=3y,5y"], ["Llama-3-8B"])
     said = [k for k in r.settings["not_computed"] if k.startswith("schedule of ")]
     assert said == [f"schedule of {r.labels[0]} at adjust.hop_latency=1e-07"]
+
+
+def test_a_comparison_notes_its_own_charges_only(tmp_path, monkeypatch):
+    # the study hands one comparison's collectives to the next (compare, then the paper's
+    # and the packed parts): the second said the first's fallback though its own searches
+    # all ran in time, ScenarioCollectives.past_budget counting every charge since it was built
+    path = _scenario(tmp_path)
+    colls: dict = {}
+    budget = concurrent_time._TIMED_WORK
+    monkeypatch.setattr(concurrent_time, "_TIMED_WORK", 0)
+    first = run_compare(["Llama-3-8B"], [path], phases=("decode",), collectives=colls)
+    label = first.scenarios[0].label
+    assert "all-reduce on 4 GPUs" in first.settings["not_computed"][f"schedule of {label}"]
+    monkeypatch.setattr(concurrent_time, "_TIMED_WORK", budget)
+    again = run_compare(["Llama-3-8B"], [path], phases=("decode",), collectives=colls)
+    assert f"schedule of {label}" not in again.settings.get("not_computed", {})
+    assert "note: schedule of" not in again.table()
+    # the collectives still hold every charge since they were built: the first's
+    from netmodel.study.fabric_search import schedule_note
+
+    assert first.settings["not_computed"][f"schedule of {label}"] == \
+        schedule_note(colls[label].past_budget)
