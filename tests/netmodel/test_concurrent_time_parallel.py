@@ -101,3 +101,46 @@ def test_no_parallel_link_changes_the_schedule(seed):
     a, b = np.zeros((G, S), bool), np.zeros((G, S), bool)
     assert _timed(work, entries, L, a).tobytes() == _timed(work, extra, L + 3, b).tobytes()
     assert (a == b).all()
+
+
+@pytest.mark.parametrize("spec, thin", [("fat-tree:k=8,oversubscription=2", False),
+                                        ("fat-tree:k=8,oversubscription=2", True),
+                                        ("superpod", False)])
+def test_the_fold_changes_no_bit_even_where_every_hash_collides(spec, thin, monkeypatch):
+    # links are matched by a hash of their entries, then compared entry by entry: with every
+    # hash alike (all links of one entry count candidates for each other) and with no fold
+    # at all, concurrent_cost is the same bit for bit, on a fat tree as built, with a third
+    # of its links thinned to 1/2 or 1/4 of their bandwidth and 0.1 us slower (parallel
+    # uplinks then differ), and on superpod (in-network steps among the choices)
+    import random
+
+    from topologies import build
+
+    g = build(spec)
+    rng = random.Random(1)
+    if thin:
+        for _, _, d in g.edges(data=True):
+            if rng.random() < 0.3:
+                d["bandwidth"] *= rng.choice([0.5, 0.25])
+                d["latency"] += 1e-7
+    gpus = sorted(x for x, d in g.nodes(data=True) if d.get("kind") == "gpu")
+    rng.shuffle(gpus)
+    groups, i = [], 0
+    while len(groups) < 16 and i + 12 <= len(gpus):
+        k = rng.randint(2, 12)
+        groups.append(tuple(gpus[i:i + k]))
+        i += k
+    monkeypatch.setattr(concurrent_time, "_TIMED_WORK", 1 << 40)
+
+    def cost():
+        r = concurrent_cost(FabricCostModel(g, validated=True), groups, "all-reduce",
+                            [2.0 ** 20 + 1, 3e7])
+        return r.time.tobytes(), r.alone.tobytes(), r.schedule
+
+    ref = cost()
+    assert ref[2] == (TIME, TIME)
+    monkeypatch.setattr(concurrent_time, "_MIX", tuple(np.uint64(0) for _ in range(4)))
+    assert cost() == ref
+    monkeypatch.setattr(concurrent_time, "_one_link_of_each",
+                        lambda eg, el, eu, es, L: (eg, el, eu, es, L))
+    assert cost() == ref
