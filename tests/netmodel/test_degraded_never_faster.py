@@ -155,3 +155,47 @@ def test_rings_replan_over_surviving_rails(b200):
     assert r.healthy.time == pytest.approx(30 * N / (128 * NIC) + 5.82e-6, rel=1e-12)
     assert r.degraded.time == pytest.approx(30 * N / (112 * NIC) + 5.82e-6, rel=1e-12)
     assert r.slowdown == pytest.approx(1.1403, abs=1e-4)
+
+
+def test_an_unused_failed_cable_leaves_the_ring_alone():
+    """Both sides embed the ring the same way (helper 206): the degraded side took the
+    faster of the group's order and a greedy nearest-neighbour order, the healthy side the
+    group's order only, so a failure nowhere near the group 'sped up' a ring listed out of
+    physical order (torus 3x4, 6 GPUs placed at random, gpu10-gpu11 failed: 0.519x).
+
+    8-GPU ring fabric, per-link bandwidth B = 1 GB/s, no latency, ideal calibration; group
+    listed gpu0, gpu2, gpu1, gpu3; gpu5-gpu6 fails, which no shortest path between the four
+    uses. A ring all-reduce is 2(p - 1) = 6 steps of a chunk c = n / 4 on every ring hop.
+    In the listed order (0->2 via 1, 2->1, 1->3 via 2, 3->0 via 2 and 1) links 1->2 and
+    2->1 carry 2 chunks a step: 6 x 2c / B = 3 n / B. Nearest-neighbour order 0, 1, 2, 3
+    (3->0 back via 2 and 1): every link 1 chunk, 6 c / B = 1.5 n / B, before the failure
+    as after it."""
+    g = _line_ring(8)
+    n = 8e9
+    r = degraded_cost(g, "all-reduce", n, ["gpu0", "gpu2", "gpu1", "gpu3"],
+                      links=[("gpu5", "gpu6")], algorithm="ring",
+                      calibration=Calibration.ideal())
+    assert r.degraded.time == pytest.approx(1.5 * n / 1e9, rel=1e-12)
+    assert r.healthy.time == pytest.approx(1.5 * n / 1e9, rel=1e-12)
+    assert r.slowdown == pytest.approx(1.0, rel=1e-12)
+
+
+def test_random_groups_on_a_torus_are_not_sped_up_by_a_far_failure():
+    """The driver's case: torus 3x4, groups of 4-6 placed at random, one cable failed."""
+    g = build("torus:dims=3x4")
+    for size, seed in ((4, 1), (5, 0), (6, 0)):
+        r = degraded_cost(g, "all-reduce", N, size, links=[("gpu10", "gpu11")],
+                          placement="random", seed=seed)
+        assert r.slowdown >= 1.0, (size, seed, r.slowdown)
+
+
+def _line_ring(n):
+    """A ring of ``n`` GPUs, each cable 1 GB/s each way, no latency."""
+    import networkx as nx
+    g = nx.Graph(name=f"ring of {n}", spec="", gpus=n)
+    for i in range(n):
+        g.add_node(f"gpu{i}", kind="gpu", gpu="H100-SXM")
+    for i in range(n):
+        g.add_edge(f"gpu{i}", f"gpu{(i + 1) % n}", bandwidth=1e9, latency=0.0,
+                   medium="copper", lanes=1)
+    return g
