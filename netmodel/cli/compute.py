@@ -433,11 +433,13 @@ def infer(tp_text: str, batch_text: str, pp_text: str, ep_text: str, adp_text: s
 
         c = [Parallelism(tp)]
         dense_data_parallel(model, c, layout(model, c), options.dense_mlp_tp)
+    notes = _schedule_notes(comm)   # as search and compare say it (not in --csv's table)
     if as_json:
         # the entry search's best and serve's pools carry too, and the overlapped schedule
         extra_json = {"two_batch_overlap": tbo.to_dict(),
                       "two_batch_schedule": tbo.schedule_dict()} if tbo is not None else {}
-        click.echo(json.dumps({**r.to_dict(), "collectives": desc, **extra_json}, indent=2))
+        click.echo(json.dumps({**r.to_dict(), "collectives": desc, **extra_json,
+                               **({"not_computed": notes} if notes else {})}, indent=2))
     elif as_csv:
         click.echo(r.to_csv(), nl=False)
     else:
@@ -446,7 +448,8 @@ def infer(tp_text: str, batch_text: str, pp_text: str, ep_text: str, adp_text: s
         extra += _two_batch_lines(r, tbo) if tbo is not None else []
         click.echo("\n".join(_summary(r) + (["reason: " + r.reason] if r.reason else [])
                              + ["collectives: " + describe_collectives(desc)] + extra
-                             + [""] + _stage_table(r)))
+                             + [""] + _stage_table(r)
+                             + [f"note: {k}: {v}" for k, v in notes.items()]))
 
 
 def _two_batch_lines(r, tbo) -> list[str]:

@@ -142,3 +142,28 @@ def test_a_comparison_notes_its_own_charges_only(tmp_path, monkeypatch):
 
     assert first.settings["not_computed"][f"schedule of {label}"] == \
         schedule_note(colls[label].past_budget)
+
+
+def test_infer_notes_the_fallback(tmp_path, monkeypatch):
+    # netmodel infer --scenario (instances all) charges one configuration as search does and
+    # said nothing where that charge fell back: now search's note line and JSON key
+    from click.testing import CliRunner
+
+    from netmodel.cli.main import cli
+
+    path = _scenario(tmp_path)
+    args = ["infer", "--scenario", path, "--model", "Llama-3-8B", "--phase", "decode",
+            "--tp", "4", "--batch", "64"]
+    runner = CliRunner()
+    quiet = runner.invoke(cli, args)
+    assert quiet.exit_code == 0, quiet.output
+    assert "note: schedule of" not in quiet.output
+    assert "not_computed" not in json.loads(runner.invoke(cli, [*args, "--json"]).output)
+    monkeypatch.setattr(concurrent_time, "_TIMED_WORK", 0)
+    said = runner.invoke(cli, args)
+    assert said.exit_code == 0, said.output
+    lines = [x for x in said.output.splitlines() if x.startswith("note: schedule of ")]
+    assert len(lines) == 1 and " on 4 GPUs" in lines[0]
+    doc = json.loads(runner.invoke(cli, [*args, "--json"]).output)
+    key, note = lines[0][len("note: "):].split(": ", 1)
+    assert doc["not_computed"] == {key: note}
