@@ -101,8 +101,8 @@ class SearchedRoutes(DagRoutes, FlowRoutes):
         """``found`` (links, weights, latency, hops) with one choice of the GPU whose switch
         port it borrows wherever it had several: a *lending* GPU is one, neither end, that
         the route enters from or leaves to a switch (PXN borrows another GPU's NIC over
-        NVLink); where a node's next hops hold several lending GPUs, the route keeps the
-        first (in the route's order) and the shortest paths that avoid the others.
+        NVLink); where the route holds lending GPUs off its first path (in the route's
+        order), it keeps the shortest paths that avoid them.
 
         NCCL sends a channel through one NIC, rail-aligned; a GPU whose own NIC or leaf
         failed uses another one, not every NVLink neighbour's NIC at once. Spreading the
@@ -124,21 +124,22 @@ class SearchedRoutes(DagRoutes, FlowRoutes):
         if not lending:
             return found
         first: dict = {}
-        choices: dict = {}
         for u, v in zip(s.tolist(), d.tolist(), strict=True):
             first.setdefault(u, v)
-            if v in lending:
-                choices.setdefault(u, []).append(v)
-        drop = {v for c in choices.values() if len(c) > 1 for v in c[1:]}
-        if not drop:
-            return found  # one lending GPU wherever there is a choice
         keep, u = set(), sn
         while u != dn:  # the first path survives
             u = first[u]
             keep.add(u)
+        # every lending GPU off the first path, whether the choice between them is made at
+        # one node or earlier: a failed leaf's uplinks (rail-optimized 3 x 4, gpu1 <->
+        # gpu4, leaf1's spine links failed) split over gpu0's NIC (via nvs0) and gpu5's
+        # (via leaf1 and nvs1), two NICs where the healthy route has one (0.50x)
+        drop = lending - keep
+        if not drop:
+            return found  # one lending GPU wherever there is a choice
         nodes = self._nodes
         return self._search(src, dst, gpu_transit=True,
-                            avoid=frozenset(nodes[v] for v in drop - keep))
+                            avoid=frozenset(nodes[v] for v in drop))
 
     def _search(self, src, dst, *, gpu_transit: bool, direct: bool = True,
                 avoid: frozenset = frozenset()):

@@ -199,3 +199,19 @@ def _line_ring(n):
         g.add_edge(f"gpu{i}", f"gpu{(i + 1) % n}", bandwidth=1e9, latency=0.0,
                    medium="copper", lanes=1)
     return g
+
+
+def test_a_cut_off_leaf_borrows_one_nic_not_two():
+    """rail-optimized 3 x 4 H100 (4 GPUs a server), leaf1's two spine links failed; gpu1
+    (rail 1, server 0) to gpu4 (rail 0, server 1). The route split over two lending GPUs on
+    different branches, gpu0's NIC (via nvs0) and gpu5's (via leaf1 and nvs1): two NICs
+    where the healthy route has one, slowdown 0.50x (helper 206). One forwarder, as NCCL's
+    PXN sends a channel through one NIC: gpu1 -> nvs0 -> gpu0 -> leaf0 -> gpu4, latency 10 +
+    150 + 10 + 100 + 330 + 100 = 700 ns (healthy through the spines: 100 + 330 + 250 + 330
+    + 250 + 330 + 100 = 1690 ns, the documented PXN-latency exception, 0.9993x)."""
+    g = build("rail-optimized:domains=3,domain_size=4,gpus_per_server=4")
+    r = degraded_cost(g, "all-reduce", N, ["gpu1", "gpu4"],
+                      links=[("leaf1", "spine0"), ("leaf1", "spine1")],
+                      calibration=Calibration.ideal())
+    assert r.healthy.time == pytest.approx(N / NIC + 1690e-9, rel=1e-12)
+    assert r.degraded.time == pytest.approx(N / NIC + 700e-9, rel=1e-12)
