@@ -62,8 +62,8 @@ class DagRoutes:
 
     def _one_forwarder_many(self, src, dst, sizes, links, weights, latency, hops) -> tuple:
         """:meth:`_one_forwarder` of the routes ``src[i] -> dst[i]`` laid end to end
-        (``sizes`` links each, as :meth:`_spread_many` gives them): the routes with a
-        choice between lending GPUs are found with numpy and redone one by one."""
+        (``sizes`` links each, as :meth:`_spread_many` gives them): the routes with two
+        lending GPUs or more are found with numpy and redone one by one."""
         code, n = self._code, self._n
         r = np.repeat(np.arange(len(sizes)), sizes)
         s, d = self._src[links], self._dst[links]
@@ -72,9 +72,10 @@ class DagRoutes:
         lend = np.unique(np.concatenate([r[into] * n + d[into], r[out] * n + s[out]]))
         if not len(lend):
             return sizes, links, weights, latency, hops
-        hit = np.isin(r * n + d, lend)  # a link into a lending GPU: a choice at its start
-        at, count = np.unique(r[hit] * n + s[hit], return_counts=True)
-        redo = np.unique(at[count > 1] // n)
+        # a route with two lending GPUs or more (anywhere in it) may have a choice
+        # between them: redone one by one, which keeps its first path's
+        at, count = np.unique(lend // n, return_counts=True)
+        redo = at[count > 1]
         if not len(redo):
             return sizes, links, weights, latency, hops
         starts = np.cumsum(sizes) - sizes

@@ -121,8 +121,8 @@ class SearchedRoutes(DagRoutes, FlowRoutes):
         lend_out = (code[s] == _GPU) & (code[d] == _SWITCH) & (s != sn)
         lend_in = (code[d] == _GPU) & (code[s] == _SWITCH) & (d != dn)
         lending = set(s[lend_out].tolist()) | set(d[lend_in].tolist())
-        if not lending:
-            return found
+        if len(lending) < 2:
+            return found  # one lending GPU (or none): no choice between them
         first: dict = {}
         for u, v in zip(s.tolist(), d.tolist(), strict=True):
             first.setdefault(u, v)
