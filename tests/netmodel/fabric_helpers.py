@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import networkx as nx
+import numpy as np
 
 #: docs/study.md's hier-os2.toml: lite-hier with 2:1 oversubscribed leaves and instances
 #: spread over them (its sources line aside).
@@ -79,3 +80,16 @@ def h100_x4_scenario(tmp_path: Path) -> str:
     path = tmp_path / "h100-x4.toml"
     path.write_text(text)
     return str(path)
+
+
+def random_groups(gpus, seed=0, largest=16) -> list[tuple]:
+    """Disjoint groups of 2 to ``largest`` GPUs, sizes drawn at random, taken in turn from a
+    random permutation of ``gpus`` while a largest group still fits (the rest idle)."""
+    rng = np.random.default_rng(seed)
+    perm = rng.permutation(gpus).tolist()
+    groups, i = [], 0
+    while i + largest <= len(perm):
+        s = int(rng.integers(2, largest + 1))
+        groups.append(tuple(perm[i:i + s]))
+        i += s
+    return groups

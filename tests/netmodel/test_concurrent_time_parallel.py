@@ -12,6 +12,7 @@ from netmodel.collectives import concurrent_time
 from netmodel.collectives.concurrent import concurrent_cost
 from netmodel.collectives.concurrent_time import LOCKSTEP_BUDGET, TIME, _one_link_of_each, _timed
 from netmodel.collectives.model import FabricCostModel
+from tests.netmodel.fabric_helpers import random_groups
 
 
 def _by_group(entries):
@@ -48,17 +49,6 @@ def test_links_whose_entries_come_in_another_order_are_both_kept():
     assert _one_link_of_each(*_by_group(e), 2)[4] == 2
 
 
-def _random_groups(gpus, seed=0, largest=16):
-    rng = np.random.default_rng(seed)
-    perm = rng.permutation(gpus).tolist()
-    groups, i = [], 0
-    while i + largest <= len(perm):
-        s = int(rng.integers(2, largest + 1))
-        groups.append(tuple(perm[i:i + s]))
-        i += s
-    return groups
-
-
 def test_a_thousand_gpus_under_auto_follow_time_within_the_budget(monkeypatch):
     # 102 random groups of 2-16 GPUs on a 1,024-GPU 2:1 fat tree, 1 MiB all-reduce under
     # auto (five algorithms): the schedule in time looked at more than its budget on two
@@ -67,7 +57,7 @@ def test_a_thousand_gpus_under_auto_follow_time_within_the_budget(monkeypatch):
     from topologies import build
 
     g = build("fat-tree:k=16,oversubscription=2")
-    groups = _random_groups([x for x, d in g.nodes(data=True) if d.get("kind") == "gpu"])
+    groups = random_groups([x for x, d in g.nodes(data=True) if d.get("kind") == "gpu"])
     assert len(groups) == 102
     got = concurrent_cost(FabricCostModel(g, validated=True), groups, "all-reduce", 2.0 ** 20)
     assert got.schedule == (TIME,)

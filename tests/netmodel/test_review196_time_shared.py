@@ -22,7 +22,7 @@ import netmodel.collectives as collectives
 from netmodel.collectives.calibration import Calibration
 from netmodel.collectives.concurrent import concurrent_cost
 from netmodel.collectives.model import FabricCostModel
-from tests.netmodel.fabric_helpers import hand_fabric
+from tests.netmodel.fabric_helpers import hand_fabric, random_groups
 
 
 def _private(name: str):
@@ -231,17 +231,6 @@ def test_one_group_alone_has_slowdown_one():
     assert r.slowdown[0, 0] == 1.0
 
 
-def _random_groups(gpus, seed=0, largest=16):
-    rng = np.random.default_rng(seed)
-    perm = rng.permutation(gpus).tolist()
-    groups, i = [], 0
-    while i + largest <= len(perm):
-        s = int(rng.integers(2, largest + 1))
-        groups.append(tuple(perm[i:i + s]))
-        i += s
-    return groups
-
-
 # review 196 found _TIMED_WORK (2^27 entries, every progressive-filling round counted) hit
 # here after 0.8 s of work, the answer silently the lockstep's (13.38 ms against 7.71 ms in
 # time); _paces now drops a held group's entries each round and counts what it looks at:
@@ -250,7 +239,7 @@ def test_a_thousand_gpus_of_mixed_groups_follow_time(monkeypatch):
     from topologies import build
 
     g = build("fat-tree:k=16,oversubscription=2")
-    groups = _random_groups([x for x, d in g.nodes(data=True) if d.get("kind") == "gpu"])
+    groups = random_groups([x for x, d in g.nodes(data=True) if d.get("kind") == "gpu"])
     assert len(groups) == 102
     got = concurrent_cost(FabricCostModel(g, validated=True), groups, "all-reduce",
                           64 * 2 ** 20, "ring")
