@@ -269,8 +269,9 @@ class ServingResult:
         head = (f"{self.model} on {self.scenario}, workload {w.name} (prompt {w.prompt}, "
                 f"output {w.output} tokens" + (f", {w.rate:g} requests/s" if w.rate else "")
                 + ")")
+        notes = [f"note: {k}: {v}" for k, v in self.settings.get("not_computed", {}).items()]
         if not self.feasible:
-            return f"{head}\ninfeasible: {self.reason}"
+            return "\n".join([head, f"infeasible: {self.reason}", *notes])
         lines = [head]
         for label, r in (("prefill", self.prefill), ("decode", self.decode)):
             if r is None:
@@ -310,7 +311,7 @@ class ServingResult:
                          f"{self.decode_instances} decode instances, {self.gpus_used} GPUs of "
                          f"{self.fabric_gpus} ({'fits' if self.fits_fabric else 'does NOT fit'}"
                          f" the fabric)")
-        return "\n".join(lines)
+        return "\n".join(lines + notes)
 
 
 class _Transfer:
@@ -424,7 +425,7 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         A cache of :class:`~netmodel.study.fabric_search.ScenarioCollectives` by scenario
         label, reused across calls.
     """
-    from netmodel.study.fabric_search import ScenarioCollectives, instance_cap
+    from netmodel.study.fabric_search import ScenarioCollectives, instance_cap, schedule_note
 
     model = get_model(model)
     scen = get_scenario(scenario)
@@ -476,6 +477,19 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     base = dict(model=model.name, scenario=scen.label, workload=wl, kv_bytes_per_request=kv,
                 ttft_limit_s=slo.ttft, tbt_limit_s=slo.tbt, fabric_gpus=fabric,
                 settings=settings)
+    # the pools' instances = "all" charges that fall back to the lockstep past the schedule
+    # in time's budget, noted in the settings as compare notes them (not_computed)
+    watched = [c for c in dict.fromkeys((pre_c, dec_c))
+               if isinstance(c, ScenarioCollectives) and c.concurrent]
+    marks = [c.budget_mark() for c in watched]
+
+    def noted() -> dict:
+        for c, mark in zip(watched, marks, strict=True):
+            past = c.past_budget_since(mark)
+            if past:
+                settings.setdefault("not_computed", {})[
+                    f"schedule of {c.scenario.label}"] = schedule_note(past)
+        return base
 
     decode_tokens = wl.output - 1            # the first token comes out of the prefill
     dec = None
@@ -484,13 +498,13 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
                                                       context=wl.prompt + wl.output),
                       comm=dec_c, **common)
         if dres.best is None:
-            return ServingResult(feasible=False, reason=f"decode: {dres.reason}", **base)
+            return ServingResult(feasible=False, reason=f"decode: {dres.reason}", **noted())
         dec = dres.best
     pres = search(model, pre_s.gpu_spec, Workload("prefill", prompt=wl.prompt), comm=pre_c,
                   **common)
     grid = pres.grid
     if not grid.fits.any():
-        return ServingResult(feasible=False, reason=f"prefill: {pres.reason}", **base,
+        return ServingResult(feasible=False, reason=f"prefill: {pres.reason}", **noted(),
                              decode=dec)
 
     # the transfer of each cell's batch, on as many pairs as both instances hold its KV
@@ -533,7 +547,7 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     if not ok.any():
         i, j = np.unravel_index(int(np.argmin(np.where(grid.fits, ttft, np.inf))), ttft.shape)
         return ServingResult(
-            feasible=False, decode=dec, **base,
+            feasible=False, decode=dec, **noted(),
             reason=f"prefill: no configuration that fits in memory meets TTFT <= "
                    f"{slo.ttft * 1e3:.4g} ms with the KV transfer; the fastest "
                    f"({grid.configs[i].label}, batch {int(grid.batches[j])}) takes "
@@ -561,7 +575,7 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         extra = dict(prefill_instances=n_p, decode_instances=n_d,
                      gpus_used=n_p * pre.gpus + n_d * (dec.gpus if dec else 0))
     return ServingResult(
-        feasible=True, prefill=pre, decode=dec, **base,
+        feasible=True, prefill=pre, decode=dec, **noted(),
         transfer_streams=int(streams[i, j]), transfer_s=float(t_x[i, j]),
         transfer_visible_s=float(visible[i, j]), ttft_s=float(ttft[i, j]),
         tbt_s=None if dec is None else dec.tpot, prefill_rate=p_rate, decode_rate=d_rate,

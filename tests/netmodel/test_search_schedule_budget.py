@@ -167,3 +167,29 @@ def test_infer_notes_the_fallback(tmp_path, monkeypatch):
     doc = json.loads(runner.invoke(cli, [*args, "--json"]).output)
     key, note = lines[0][len("note: "):].split(": ", 1)
     assert doc["not_computed"] == {key: note}
+
+
+def test_serve_notes_the_fallback(tmp_path, monkeypatch):
+    # netmodel serve (and the study's serving part) searches both pools through the
+    # scenario's collectives and said nothing where their instances = all charge fell back:
+    # now in its settings (not_computed, so its JSON) and a note line under its table
+    from click.testing import CliRunner
+
+    from netmodel.cli.main import cli
+
+    path = _scenario(tmp_path)
+    args = ["serve", "--scenario", path, "--model", "Llama-3-8B"]
+    runner = CliRunner()
+    quiet = runner.invoke(cli, args)
+    assert quiet.exit_code == 0, quiet.output
+    assert "note: schedule of" not in quiet.output
+    assert "not_computed" not in json.loads(
+        runner.invoke(cli, [*args, "--json"]).output)["settings"]
+    monkeypatch.setattr(concurrent_time, "_TIMED_WORK", 0)
+    said = runner.invoke(cli, args)
+    assert said.exit_code == 0, said.output
+    lines = [x for x in said.output.splitlines() if x.startswith("note: schedule of ")]
+    assert len(lines) == 1 and " on 4 GPUs" in lines[0]
+    doc = json.loads(runner.invoke(cli, [*args, "--json"]).output)
+    key, note = lines[0][len("note: "):].split(": ", 1)
+    assert doc["settings"]["not_computed"] == {key: note}
