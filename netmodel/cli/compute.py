@@ -546,12 +546,9 @@ def _schedule_notes(comm) -> dict[str, str]:
     charge fell back to the lockstep past the schedule in time's budget
     (:attr:`~netmodel.study.fabric_search.ScenarioCollectives.past_budget`), keyed as
     compare keys it (``schedule of SCENARIO``); empty for anything else."""
-    from netmodel.study.fabric_search import ScenarioCollectives, schedule_note
+    from netmodel.study.fabric_search import ScenarioCollectives
 
-    if not isinstance(comm, ScenarioCollectives) or not comm.concurrent:
-        return {}
-    past = comm.past_budget
-    return {f"schedule of {comm.scenario.label}": schedule_note(past)} if past else {}
+    return comm.schedule_notes() if isinstance(comm, ScenarioCollectives) else {}
 
 
 def _print_search(r, show_front: bool, desc: dict, profile, gpu_name: str = "") -> None:

@@ -354,7 +354,6 @@ def _compare_cell(cell: _CompareCell) -> list[tuple]:
         ScenarioCollectives,
         fabric_search,
         parallel_dimensions,
-        schedule_note,
     )
 
     s, st = cell.scenario, cell.settings
@@ -373,10 +372,7 @@ def _compare_cell(cell: _CompareCell) -> list[tuple]:
             ideal_cache[key] = replace(search(
                 model, s.gpu_spec, workload, comm=NoCommunication(), options=st.options,
                 slo=st.slo, max_batch=st.max_batch, **dims), grid=None)
-        notes: dict = {}
-        past = coll.past_budget_since(cell.budget_mark) if coll.concurrent else []
-        if past:
-            notes.setdefault(f"schedule of {s.label}", schedule_note(past))
+        notes = coll.schedule_notes(cell.budget_mark)
         out.append((r, _row(r, ideal_cache[key], notes, reliability=st.reliability,
                             slo=st.slo, options=st.options), notes))
     return out

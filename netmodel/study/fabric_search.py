@@ -602,7 +602,7 @@ class ScenarioCollectives:
         time passed its budget: charged in lockstep
         (:data:`~netmodel.collectives.concurrent_time.LOCKSTEP_BUDGET`, as ``collective
         --all-groups`` says), which is no bound of the schedule in time either way."""
-        return sorted(self._past_budget)
+        return self.past_budget_since()
 
     def budget_mark(self) -> dict[tuple[str, int], int]:
         """Where :attr:`past_budget` stands now, for :meth:`past_budget_since`."""
@@ -615,6 +615,15 @@ class ScenarioCollectives:
         says only what its own searches were charged."""
         mark = mark or {}
         return sorted(k for k, c in self._past_budget.items() if c > mark.get(k, 0))
+
+    def schedule_notes(self, mark: dict[tuple[str, int], int] | None = None,
+                       at: str = "") -> dict[str, str]:
+        """The note every command gives (``settings.not_computed`` / a ``note:`` line) for
+        the charges since ``mark`` (:meth:`past_budget_since`) that fell back past the
+        schedule's budget: ``{"schedule of SCENARIO" + at: words}``, empty where none did
+        (or the instances run alone)."""
+        past = self.past_budget_since(mark) if self.concurrent else []
+        return {f"schedule of {self.scenario.label}{at}": schedule_note(past)} if past else {}
 
     def moe_all_to_all_time(self, nbytes: float | np.ndarray, group_size: int,
                             copies: int, reach) -> np.ndarray:

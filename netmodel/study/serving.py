@@ -425,7 +425,7 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         A cache of :class:`~netmodel.study.fabric_search.ScenarioCollectives` by scenario
         label, reused across calls.
     """
-    from netmodel.study.fabric_search import ScenarioCollectives, instance_cap, schedule_note
+    from netmodel.study.fabric_search import ScenarioCollectives, instance_cap
 
     model = get_model(model)
     scen = get_scenario(scenario)
@@ -485,10 +485,9 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
 
     def noted() -> dict:
         for c, mark in zip(watched, marks, strict=True):
-            past = c.past_budget_since(mark)
-            if past:
-                settings.setdefault("not_computed", {})[
-                    f"schedule of {c.scenario.label}"] = schedule_note(past)
+            said = c.schedule_notes(mark)
+            if said:
+                settings.setdefault("not_computed", {}).update(said)
         return base
 
     decode_tokens = wl.output - 1            # the first token comes out of the prefill

@@ -688,16 +688,13 @@ def _sweep_cell(cell: _SweepCell) -> list[tuple]:
                     options=st.options, slo=slo, max_batch=st.max_batch, collectives=coll,
                     comm=comm, parallelism=st.parallelism))
                     for phase in phases for model in models]
-                past = coll.past_budget if coll.concurrent else []
-                if past:   # instances = all charged in lockstep past the schedule's budget
-                    from netmodel.study.fabric_search import schedule_note
-
-                    # at the values the search depends on: points differing only in cost
-                    # parameters share it (and its charge), so it holds at each of them
-                    at = ", ".join(f"{p.path}={v:g}" for p, v in values
-                                   if not p.path.startswith(COST))
-                    notes.setdefault(f"schedule of {s.label}" + (f" at {at}" if at else ""),
-                                     schedule_note(past))
+                # instances = all charged in lockstep past the schedule's budget, at the
+                # values the search depends on: points differing only in cost parameters
+                # share it (and its charge), so it holds at each of them
+                at = ", ".join(f"{p.path}={v:g}" for p, v in values
+                               if not p.path.startswith(COST))
+                for k, v in coll.schedule_notes(at=f" at {at}" if at else "").items():
+                    notes.setdefault(k, v)
             found = searched[key]
         except UserError as exc:
             # a point the fabric cannot be built at (a radix below the GPU count, a
