@@ -81,7 +81,7 @@ from topologies.schema import TRACE_MEDIA, gpu_nodes
 
 __all__ = ["CLASSES", "LINK_CLASSES", "SWITCH_CLASSES", "TIER0_BOXES", "Component", "add_spares",
            "class_counts", "components", "degrade", "free_ports", "hosts", "plan_spares",
-           "stops"]
+           "stopped_by", "stops"]
 
 #: Switch classes by tier (tier 3 and above are ``core``).
 SWITCH_CLASSES = {0: "nvswitch", 1: "leaf", 2: "spine", 3: "core"}
@@ -289,18 +289,15 @@ def components(graph: nx.Graph, *, gpus_per_host: int | None = None,
             boxes, stopped = 1, ()
             if cls == "nvswitch":   # its GPUs stop with it (the module doc)
                 boxes = TIER0_BOXES.get(graph.graph.get("builder"), 1)
-                stopped = tuple(x for x in graph.neighbors(n) if data[x]["kind"] == "gpu")
+                stopped = stopped_by(graph, n)
             out[cls].append(Component(cls, str(n), nodes=(n,), parts=float(boxes),
                                       shared=shared_part(graph, n), disabled=stopped))
     return out
 
 
 def _tier0_of(graph: nx.Graph) -> dict[Hashable, frozenset]:
-    """Every tier-0 switch wired to GPUs, with those GPUs."""
-    data = graph.nodes
-    return {n: frozenset(x for x in graph.neighbors(n) if data[x]["kind"] == "gpu")
-            for n, d in graph.nodes(data=True)
-            if d["kind"] == "switch" and int(d["tier"]) == 0}
+    """Every tier-0 switch, with the GPUs wired to it."""
+    return {n: frozenset(stopped_by(graph, n)) for n in graph if stops(graph, n)}
 
 
 def _holds(held: dict, members: Iterable[Hashable]) -> tuple:
@@ -315,6 +312,15 @@ def stops(graph: nx.Graph, node: Hashable) -> bool:
     """Whether ``node`` is a tier-0 switch: failed, it stops every GPU wired to it."""
     d = graph.nodes[node]
     return d.get("kind") == "switch" and int(d.get("tier", -1)) == 0
+
+
+def stopped_by(graph: nx.Graph, node: Hashable) -> tuple:
+    """The GPUs of ``graph`` that stop when ``node`` fails: those wired to it where it is a
+    tier-0 switch (:func:`stops`), none otherwise."""
+    if not stops(graph, node):
+        return ()
+    data = graph.nodes
+    return tuple(x for x in graph.neighbors(node) if data[x].get("kind") == "gpu")
 
 
 def class_counts(comps: dict[str, list[Component]]) -> dict[str, float]:
@@ -339,8 +345,7 @@ def degrade(graph: nx.Graph, failed: Iterable[Component], *, copy: bool = True) 
                 out.remove_edge(u, v)
         gone = {n for n in comp.nodes if n in out}
         gone.update(n for n in comp.disabled if n in out)
-        gone.update(x for n in comp.nodes if n in out and stops(out, n)
-                    for x in out.neighbors(n) if out.nodes[x].get("kind") == "gpu")
+        gone.update(x for n in comp.nodes if n in out for x in stopped_by(out, n))
         out.remove_nodes_from(list(gone))
     out.graph["gpus"] = sum(1 for _, k in out.nodes(data="kind") if k == "gpu")
     _not_as_built(out)

@@ -42,6 +42,7 @@ from compute.errors import UserError
 from compute.validate import describe
 from netmodel.collectives.cost import CollectiveResult
 from netmodel.collectives.model import FabricCostModel
+from topologies.failure_domains import stopped_by, stops
 
 __all__ = ["DegradedResult", "degrade", "degraded_cost", "stopped_gpus"]
 
@@ -92,16 +93,11 @@ def degrade(graph: nx.Graph, *, links: Iterable[Iterable[Hashable]] = (),
     if out.graph["gpus"] == 0:
         raise UserError("every GPU of the fabric failed"
                         + (" or stopped with a failed tier-0 switch" if any(
-                            _tier0(graph, n) for n in nodes) else ""))
+                            stops(graph, n) for n in nodes) else ""))
     out.graph["name"] = f"{graph.graph.get('name', 'fabric')} (degraded)"
     out.graph["spec"] = ""
     return out
 
-
-
-def _tier0(graph: nx.Graph, node: Hashable) -> bool:
-    d = graph.nodes[node]
-    return d.get("kind") == "switch" and d.get("tier") == 0
 
 
 def stopped_gpus(graph: nx.Graph, nodes: Iterable[Hashable]) -> tuple:
@@ -112,9 +108,7 @@ def stopped_gpus(graph: nx.Graph, nodes: Iterable[Hashable]) -> tuple:
     around the switch over their NICs, as the reliability model counts them."""
     out: dict = {}
     for n in nodes:
-        if _tier0(graph, n):
-            out.update((x, None) for x in graph.neighbors(n)
-                       if graph.nodes[x].get("kind") == "gpu" and x not in nodes)
+        out.update((x, None) for x in stopped_by(graph, n) if x not in nodes)
     return tuple(out)
 
 
