@@ -144,21 +144,19 @@ def test_a_comparison_notes_its_own_charges_only(tmp_path, monkeypatch):
         schedule_note(colls[label].past_budget)
 
 
-def test_infer_notes_the_fallback(tmp_path, monkeypatch):
-    # netmodel infer --scenario (instances all) charges one configuration as search does and
-    # said nothing where that charge fell back: now search's note line and JSON key
+def _says_the_fallback(monkeypatch, args, where):
+    # the command (args) notes nothing at the shipped budget; with the budget forced to 0
+    # one 'note: schedule of ...' line on 4-GPU instances, the same key and words in its
+    # JSON's not_computed (where(doc): the dict that carries it)
     from click.testing import CliRunner
 
     from netmodel.cli.main import cli
 
-    path = _scenario(tmp_path)
-    args = ["infer", "--scenario", path, "--model", "Llama-3-8B", "--phase", "decode",
-            "--tp", "4", "--batch", "64"]
     runner = CliRunner()
     quiet = runner.invoke(cli, args)
     assert quiet.exit_code == 0, quiet.output
     assert "note: schedule of" not in quiet.output
-    assert "not_computed" not in json.loads(runner.invoke(cli, [*args, "--json"]).output)
+    assert "not_computed" not in where(json.loads(runner.invoke(cli, [*args, "--json"]).output))
     monkeypatch.setattr(concurrent_time, "_TIMED_WORK", 0)
     said = runner.invoke(cli, args)
     assert said.exit_code == 0, said.output
@@ -166,30 +164,20 @@ def test_infer_notes_the_fallback(tmp_path, monkeypatch):
     assert len(lines) == 1 and " on 4 GPUs" in lines[0]
     doc = json.loads(runner.invoke(cli, [*args, "--json"]).output)
     key, note = lines[0][len("note: "):].split(": ", 1)
-    assert doc["not_computed"] == {key: note}
+    assert where(doc)["not_computed"] == {key: note}
+
+
+def test_infer_notes_the_fallback(tmp_path, monkeypatch):
+    # netmodel infer --scenario (instances all) charges one configuration as search does and
+    # said nothing where that charge fell back: now search's note line and JSON key
+    _says_the_fallback(monkeypatch, ["infer", "--scenario", _scenario(tmp_path), "--model",
+                                     "Llama-3-8B", "--phase", "decode", "--tp", "4",
+                                     "--batch", "64"], lambda doc: doc)
 
 
 def test_serve_notes_the_fallback(tmp_path, monkeypatch):
     # netmodel serve (and the study's serving part) searches both pools through the
     # scenario's collectives and said nothing where their instances = all charge fell back:
     # now in its settings (not_computed, so its JSON) and a note line under its table
-    from click.testing import CliRunner
-
-    from netmodel.cli.main import cli
-
-    path = _scenario(tmp_path)
-    args = ["serve", "--scenario", path, "--model", "Llama-3-8B"]
-    runner = CliRunner()
-    quiet = runner.invoke(cli, args)
-    assert quiet.exit_code == 0, quiet.output
-    assert "note: schedule of" not in quiet.output
-    assert "not_computed" not in json.loads(
-        runner.invoke(cli, [*args, "--json"]).output)["settings"]
-    monkeypatch.setattr(concurrent_time, "_TIMED_WORK", 0)
-    said = runner.invoke(cli, args)
-    assert said.exit_code == 0, said.output
-    lines = [x for x in said.output.splitlines() if x.startswith("note: schedule of ")]
-    assert len(lines) == 1 and " on 4 GPUs" in lines[0]
-    doc = json.loads(runner.invoke(cli, [*args, "--json"]).output)
-    key, note = lines[0][len("note: "):].split(": ", 1)
-    assert doc["settings"]["not_computed"] == {key: note}
+    _says_the_fallback(monkeypatch, ["serve", "--scenario", _scenario(tmp_path), "--model",
+                                     "Llama-3-8B"], lambda doc: doc["settings"])
