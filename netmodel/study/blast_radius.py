@@ -209,7 +209,7 @@ def blast_radius(scenario: str | Scenario, model: str | ModelSpec,
             recs_cls = [recovery(c, e, placement) for e in down]
             for e, rec in zip(down, recs_cls, strict=True):
                 recs[id(e)] = rec.to_dict()
-            worst = max(recs_cls, key=lambda r: (r.units is None, r.time_s or 0.0))
+            worst = max(recs_cls, key=lambda r: (r.units is None, r.time_s or 0.0, r.units or 0))
             if worst.units is None:
                 path1, t1 = f"{worst.path}: repair", t0
             else:

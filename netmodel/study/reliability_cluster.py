@@ -40,6 +40,11 @@ part; the switch tiers removed; the bandwidth left on thinned links; the cell's 
 sites on a tier-0 switch they remove, which stop with it). The builders are
 regular, so components with the same local effect have the same global effect; one
 representative per group is evaluated on the degraded fabric and stands for the group.
+Where it takes an instance down or slows one and the cell has pod spare sites, the group
+is split by what decides the recovery on them
+(:func:`~netmodel.study.reliability_spares.recovery_key`: the sites fill the first
+switches, so one GPU's instance may find a spare on its own NVSwitch and another's only
+on another one), and each part's representative is evaluated.
 
 >>> c = build_cluster("lite-flat", "Llama-3-70B", "decode")
 >>> c.tp, c.cells, len(c.instances), c.gpus
@@ -283,7 +288,8 @@ class Cluster(InstanceCosting):
 
         out = replace(self, catalog=catalog_)
         for key in ("components", "_index", "_effects", "_router", "_csr", "_kinds",
-                    "_direct", "_switches", "idle", "member_of", "_spare_plans", "_spare_capacity"):
+                    "_direct", "_switches", "idle", "member_of", "_spare_plans", "_spare_capacity",
+                    "_switch_hops"):
             if key in self.__dict__ and (key != "components" or (
                     catalog_.host_sms, catalog_.host_gpus)
                     == (self.catalog.host_sms, self.catalog.host_gpus)):
@@ -552,17 +558,35 @@ class Cluster(InstanceCosting):
             sig, lost, wired, touched = self._local(comp)
             hit = groups.get(sig)
             if hit is None:
-                groups[sig] = [comp, lost, wired, touched, 1, comp.parts]
+                groups[sig] = [comp, lost, wired, touched, [comp]]
             else:
-                hit[4] += 1
-                hit[5] += comp.parts
-        for comp, lost, wired, touched, count, parts in groups.values():
+                hit[4].append(comp)
+        for comp, lost, wired, touched, comps in groups.values():
             r = self._evaluate(comp, lost, wired, touched)
-            out.append(Effect(cls=cls, example=comp.name, components=count, parts=parts,
-                              sms=(r["gpus_lost"] + r["gpus_disabled"] + r["gpus_cut"]) * sms,
-                              component=comp,
-                              **r))
+            for sub in self._by_recovery(comp, lost, wired, touched, comps, r):
+                s = r if sub[0] is comp else self._evaluate(sub[0], *self._local(sub[0])[1:])
+                out.append(Effect(cls=cls, example=sub[0].name, components=len(sub),
+                                  parts=sum(x.parts for x in sub),
+                                  sms=(s["gpus_lost"] + s["gpus_disabled"] + s["gpus_cut"])
+                                  * sms, component=sub[0], **s))
         return out
+
+    def _by_recovery(self, comp: Component, lost, wired, touched, comps: list,
+                     r: dict) -> list[list[Component]]:
+        """``comps`` (one local effect, ``comp`` evaluated as ``r``) split where their
+        recovery on the cell's pod spares differs
+        (:func:`~netmodel.study.reliability_spares.recovery_key`: the spare sites each
+        member to replace draws on), ``comp``'s part first; whole where the failure takes
+        no instance down and slows none, or the cell has no spare site."""
+        from netmodel.study.reliability_spares import capacity, recovery_key
+
+        if len(comps) < 2 or not (r["down"] or r["slowed"]) or not capacity(self, "pod"):
+            return [comps]
+        parts: dict = {}
+        for x in comps:
+            local = (lost, wired, touched) if x is comp else self._local(x)[1:]
+            parts.setdefault(recovery_key(self, x, *local), []).append(x)
+        return list(parts.values())
 
 
 def _key(u, v) -> tuple:

@@ -133,6 +133,149 @@ def sites_stopped(cluster: Any, comp: Any) -> int:
                if any(n in dead for n, _ in edges))
 
 
+def recovery_key(cluster: Any, comp: Any, lost: set, wired: set, touched: set) -> tuple:
+    """What decides how ``comp``'s instances come back on pod spares beyond its local
+    effect (``lost``, ``wired``, ``touched``: :meth:`Cluster._local
+    <netmodel.study.reliability_cluster.Cluster._local>`), worked out from the cell's spare
+    sites without costing anything: components whose keys differ are evaluated apart.
+
+    The sites fill the first switches' free ports, so the same failure of two GPUs may
+    find a spare on its own switches or only on other ones (a DGX SuperPOD SU: a GPU of
+    nvs0 substitutes one spare of its NVSwitch, one of nvs5 re-creates its instance on
+    four). The key follows :func:`recovery` step by step: the sites left (those on a
+    tier-0 switch ``comp`` removes stop with it), the first ``max(need, re-created)`` of
+    them, the spare each member to replace picks, and the shape of every instance with
+    its spares in (:func:`_shape`: what it is wired to, in order, which of that ``comp``
+    removes, and the hops between those switches) and of the block it would be
+    re-created on. The instances with a lost or stopped member go down together; every
+    other instance ``comp`` touches is taken alone with its wired members to replace, as
+    :func:`slow_recovery` swaps a slowed one (and a down one: the key is exact where only
+    the instances with a lost member go down, a sufficient split otherwise). () where the
+    cell has no site.
+    """
+    sites = _plan(cluster, cluster.cell_gpus)
+    if not sites:
+        return ()
+    dead = stopping(cluster, comp)
+    live = [s for s in sites if not any(n in dead for n, _ in s[2])] if dead else sites
+    removed = set(comp.nodes)
+    insts, member_of, size = cluster.instances, cluster.member_of, cluster.instance_gpus
+    down = sorted({member_of[n] for n in lost if n in member_of})
+    todo = [(insts[i], [m for m in insts[i] if m in lost]) for i in down]
+    together: tuple = ()
+    if down:
+        plan = live[:max(sum(len(g) for _, g in todo), size * len(down))]
+        together = (len(plan), _substituted(cluster, todo, plan, removed),
+                    _shape(cluster, [s[0] for s in plan[:size]], plan, removed))
+    alone = []
+    for i in sorted(set(touched) - set(down)):
+        gone = [m for m in insts[i] if m in wired]
+        plan = live[:max(len(gone), size)]
+        alone.append((len(plan), _substituted(cluster, [(insts[i], gone)], plan, removed)
+                      if gone else None))
+    block = _shape(cluster, [s[0] for s in live[:size]], live, removed) if alone else None
+    return together, tuple(sorted(alone, key=repr)), block
+
+
+def _substituted(cluster, todo, plan, removed) -> tuple | None:
+    """The shapes (sorted) of the instances of ``todo`` (members, the members to replace)
+    with the spares :func:`_recovery` would pick from ``plan`` in, the nearest first;
+    None where the plan has too few sites."""
+    g = cluster.graph
+    free = [name for name, _, _ in plan]
+    home_of = {name: {n for n, _ in edges} for name, _, edges in plan}
+    out = []
+    for inst, gone in todo:
+        sub = {}
+        for m in gone:
+            if not free:
+                return None
+            home = set(g.neighbors(m))
+            pick = max(free, key=lambda s, home=home: len(home & home_of[s]))
+            free.remove(pick)
+            sub[m] = pick
+        out.append(_shape(cluster, [sub.get(m, m) for m in inst], plan, removed))
+    return tuple(sorted(out))
+
+
+def _shape(cluster, members, plan, removed) -> tuple:
+    """``members`` (GPUs, or spare sites of ``plan``) as the costing sees them, with the
+    switch names left out: in order, each member's neighbours (kind, tier, the order of
+    their first appearance, whether ``removed`` holds it), then the hops between every two
+    of those switches in the cell without its GPUs (None: not joined there). A shape
+    describes its members' wiring whole, so equal shapes cost alike on a regular fabric;
+    the order the neighbours are named in only decides how finely components split
+    (memoized per members and the removed nodes among their neighbours)."""
+    members = tuple(members)
+    wiring = _wiring(cluster, plan)
+    hit = frozenset(r for r in removed if any(r in wiring[m][1] for m in members))
+    memo = cluster.__dict__.setdefault("_spare_shapes", {})
+    key = (members, hit)
+    if key in memo:
+        return memo[key]
+    ids: dict = {}
+    rows = []
+    for m in members:
+        row = []
+        # per kind and tier: switches seen first, then those removed, then by name (alike
+        # planes of a flat fabric, every GPU on every plane, read alike whichever failed)
+        for kt, names in wiring[m][0]:
+            row.extend((*kt, i, x) for i, x in sorted((ids[n], n in hit) for n in names
+                                                     if n in ids))
+            new = [n for n in names if n not in ids]
+            for n in [n for n in new if n in hit] + [n for n in new if n not in hit]:
+                ids[n] = len(ids)
+                row.append((*kt, ids[n], n in hit))
+        rows.append(tuple(row))
+    data = cluster.graph.nodes
+    switches = [n for n in ids if data[n]["kind"] != "gpu"]
+    hops = tuple(_hops(cluster, a, b) for i, a in enumerate(switches) for b in switches[i + 1:])
+    memo[key] = out = (tuple(rows), hops)
+    return out
+
+
+def _wiring(cluster, plan) -> dict:
+    """Node (or pod spare site) -> (its neighbours as ((kind, tier), names by name) per
+    kind and tier, in that order; the set of them), filled as asked (sites from the
+    cell's pod plan, whose names every slice of it shares)."""
+    memo = cluster.__dict__.get("_spare_wiring")
+    if memo is None:
+        memo = cluster.__dict__["_spare_wiring"] = _Wiring(cluster.graph)
+    for name, _, edges in plan:
+        if name not in memo:
+            memo[name] = _grouped(memo.data, [n for n, _ in edges])
+    return memo
+
+
+class _Wiring(dict):
+    """:func:`_wiring`'s memo: a GPU's entry is made when first asked for."""
+
+    def __init__(self, graph):
+        super().__init__()
+        self.graph, self.data = graph, graph.nodes
+
+    def __missing__(self, node):
+        self[node] = out = _grouped(self.data, list(self.graph.neighbors(node)))
+        return out
+
+
+def _grouped(data, nbrs) -> tuple:
+    by: dict = {}
+    for n in sorted(nbrs, key=str):
+        by.setdefault((data[n]["kind"], data[n].get("tier", -1)), []).append(n)
+    return tuple((kt, tuple(by[kt])) for kt in sorted(by)), frozenset(nbrs)
+
+
+def _hops(cluster, a, b) -> int | None:
+    """Hops from switch ``a`` to ``b`` over switches only (memoized per ``a``)."""
+    import networkx as nx
+
+    memo = cluster.__dict__.setdefault("_switch_hops", {})
+    if a not in memo:
+        memo[a] = nx.single_source_shortest_path_length(cluster._switches, a)
+    return memo[a].get(b)
+
+
 def _replace(cluster, comp, effect):
     """Per down instance: (members, the members to replace)."""
     _, lost, wired, _ = cluster._local(comp)

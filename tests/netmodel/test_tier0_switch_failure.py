@@ -172,8 +172,16 @@ def test_a_host_holding_its_switch_stops_the_spares_on_it(tmp_path):
     for cls in ("host", "rack", "nvswitch"):
         assert _row(b, cls).recovery_with_spares == \
             "only 6 free port(s) for 8 spares: repair", cls
-    # a GPU's failure still finds a spare on its own switch
-    assert _row(b, "gpu-die").recovery_with_spares.startswith("substitute 1 spare")
+    # a GPU's failure draws on the first 4 sites (2 on nvs0, 2 on nvs1): a GPU of nvs0 or
+    # nvs1 substitutes a spare on its own switch, one of nvs2 or nvs3 finds none there and
+    # its instance is re-created on the 4 (the class was gpu0's, 'substitute 1', for all 32)
+    got: dict = {}
+    for e in b.effects:
+        if e.cls == "gpu-die":
+            key = (b.recoveries[id(e)]["path"], b.recoveries[id(e)]["units"])
+            got[key] = got.get(key, 0) + e.components
+    assert got == {("substitute 1 spare", 1): 16, ("re-create on 4 spares", 4): 16}
+    assert _row(b, "gpu-die").recovery_with_spares.startswith("re-create on 4 spares")
 
 
 def test_a_switch_of_several_servers_stays_with_a_host():
