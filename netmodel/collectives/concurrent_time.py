@@ -16,11 +16,13 @@ import numpy as np
 #: looked at over all its events (and at once where its estimate, one round an event, is
 #: past it), one link of each set of parallel links (:func:`_one_link_of_each`): 102 groups
 #: of 2-16 GPUs on a 1,024-GPU 2:1 fat tree, a 1 MiB all-reduce under auto, look at under
-#: 2^24 in its longest working (8 steps, 630 events, 0.7 s).
+#: 2^24 in its longest working (8 steps, 630 events, 0.45-0.55 s). 912 such groups on
+#: 8,192 GPUs (a 2:1 k=32 fat tree) would look at 2^34 or more (about 280 s): lockstep.
 _TIMED_WORK = 1 << 27
 
 #: what a round of :func:`_paces` counts towards :data:`_TIMED_WORK` besides its entries:
-#: its thirty-odd numpy calls take about as long as summing that many entries
+#: its numpy calls (thirty-odd when this was set, as long as summing that many entries;
+#: twenty-odd now, the value kept so that the budget means what it did)
 _ROUND = 1 << 12
 
 #: Which schedule charged the groups of a concurrent costing
@@ -62,11 +64,10 @@ def _timed(work: np.ndarray, entries: list[tuple], L: int,
     eg = np.concatenate([e[0] for e in entries])
     el = np.concatenate([e[1] for e in entries])
     eu = np.concatenate([e[2] for e in entries])
-    es = np.concatenate([np.full(len(e[0]), i, np.int64) for i, e in enumerate(entries)])
-    order = np.argsort(eg * S + es, kind="stable")
-    eg, el, eu, es = eg[order], el[order], eu[order], es[order]
-    # links that carry the same entries (ECMP's parallel links) share alike: one of each
-    eg, el, eu, es, L = _one_link_of_each(eg, el, eu, es, L)
+    es = np.repeat(np.arange(S, dtype=np.int64), [len(e[0]) for e in entries])
+    # links that carry the same entries (ECMP's parallel links) share alike: one of each,
+    # the entries by group, then step, as listed
+    eg, el, eu, es, L = _one_link_of_each(eg, el, eu, es, L, G, S)
     # about one round an event, an event a step's end, each looking at the live groups'
     # entries (about a step's worth): past the budget already, give up before the work
     if (work > 0).sum() * (len(eg) / S + _ROUND) > _TIMED_WORK:
@@ -129,48 +130,76 @@ _MIX = tuple(np.uint64(k) for k in (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F,
                                      0x165667B19E3779F9, 0xD6E8FEB86659FD93))
 
 
-def _one_link_of_each(eg, el, eu, es, L):
-    """The entries ``(group, link, load, step)`` (by group, then step) on one link of each
-    set of links that carry the same entries, in the same order (a leaf's uplinks to every
-    spine, loaded alike by ECMP), the links renumbered ``0 .. L' - 1``; and ``L'``. Such
-    links share alike in every event of :func:`_timed` (the same sums of the same loads in
-    the same order, so the same bits): the schedule is the same, each link looked at once.
-    Links are matched by a hash of their entries, then compared entry by entry."""
+#: entries :func:`_one_link_of_each` hashes and compares at a time (whole links): its
+#: temporaries stay small, where arrays as long as all the entries (ten million on 8,192
+#: GPUs) would each be fresh pages to zero
+_CHUNK = 1 << 20
+
+
+def _chunks(cnt: np.ndarray) -> list[tuple[int, int]]:
+    """``(first, last + 1)`` ranges of the links whose entry counts are ``cnt``, whole
+    links of about :data:`_CHUNK` entries together."""
+    ends = np.cumsum(cnt)
+    cut = np.unique(np.searchsorted(ends, np.arange(_CHUNK, int(ends[-1]), _CHUNK)))
+    cut = np.r_[0, cut + 1, len(cnt)]
+    return [(int(a), int(b)) for a, b in zip(cut[:-1], cut[1:], strict=True) if a < b]
+
+
+def _one_link_of_each(eg, el, eu, es, L, G=None, S=None):
+    """The entries ``(group, link, load, step)`` on one link of each set of links that
+    carry the same entries, in the same order (a leaf's uplinks to every spine, loaded
+    alike by ECMP), by group, then step, as listed; the links renumbered ``0 .. L' - 1``;
+    and ``L'``. Such links share alike in every event of :func:`_timed` (the same sums of
+    the same loads in the same order, so the same bits): the schedule is the same, each
+    link looked at once. Links are matched by a hash of their entries, then compared entry
+    by entry. ``G``, ``S``: more than the largest group and step (found where not given)."""
     n = len(el)
     if not n:
         return eg, el, eu, es, 0
-    o = np.argsort(el, kind="stable")          # by link, then group, step, as listed
+    G = int(eg.max()) + 1 if G is None else G
+    S = int(es.max()) + 1 if S is None else S
+    if L * G * S < 1 << 62:   # by link, then group, step, as listed: one sort
+        o = np.argsort((el * G + eg) * S + es, kind="stable")
+    else:
+        o = np.argsort(eg * S + es, kind="stable")
+        o = o[np.argsort(el[o], kind="stable")]
     cnt = np.bincount(el, minlength=L)
     ptr = np.cumsum(cnt) - cnt
-    og, os_, ou = eg[o], es[o], eu[o]
-    bits = ou.view(np.uint64)
-    pos = (np.arange(n) - np.repeat(ptr, cnt)).astype(np.uint64)
+    bits = eu.view(np.uint64)
     k1, k2, k3, k4 = _MIX
-    v = (og.astype(np.uint64) * k1) ^ (os_.astype(np.uint64) * k2) ^ (bits * k3)
-    v = (v ^ (v >> np.uint64(31))) * k4 + pos * k1
-    v ^= v >> np.uint64(29)
     on = np.flatnonzero(cnt)
-    h = np.add.reduceat(v, ptr[on])
+    h = np.empty(len(on), np.uint64)
+    for a, b in _chunks(cnt[on]):   # each link's entries hashed, a chunk at a time
+        e0, e1 = int(ptr[on[a]]), int(ptr[on[b - 1]] + cnt[on[b - 1]])
+        oc = o[e0:e1]
+        pos = (np.arange(e0, e1) - np.repeat(ptr[on[a:b]], cnt[on[a:b]])).astype(np.uint64)
+        v = (eg[oc].astype(np.uint64) * k1) ^ (es[oc].astype(np.uint64) * k2) ^ (bits[oc] * k3)
+        v = (v ^ (v >> np.uint64(31))) * k4 + pos * k1
+        v ^= v >> np.uint64(29)
+        h[a:b] = np.add.reduceat(v, ptr[on[a:b]] - e0)
     by = np.lexsort((on, h, cnt[on]))
     new_key = np.r_[True, (h[by][1:] != h[by][:-1]) | (cnt[on][by][1:] != cnt[on][by][:-1])]
     rep = np.arange(L)
     rep[on[by]] = on[by][np.flatnonzero(new_key)[np.cumsum(new_key) - 1]]
     # compare each link with the one it stands for, entry by entry
     dup = on[rep[on] != on]
-    if len(dup):
-        c = cnt[dup]
-        at = np.repeat(ptr[dup] - (np.cumsum(c) - c), c) + np.arange(int(c.sum()))
-        ra = at + np.repeat(ptr[rep[dup]] - ptr[dup], c)
-        bad = (og[at] != og[ra]) | (os_[at] != os_[ra]) | (bits[at] != bits[ra])
+    for a, b in _chunks(cnt[dup]) if len(dup) else ():
+        d = dup[a:b]
+        c = cnt[d]
+        at = np.repeat(ptr[d] - (np.cumsum(c) - c), c) + np.arange(int(c.sum()))
+        ra = o[at + np.repeat(ptr[rep[d]] - ptr[d], c)]
+        at = o[at]
+        bad = (eg[at] != eg[ra]) | (es[at] != es[ra]) | (bits[at] != bits[ra])
         if bad.any():
-            wrong = dup[np.bincount(np.repeat(np.arange(len(dup)), c), bad,
-                                    minlength=len(dup)) > 0]
+            wrong = d[np.bincount(np.repeat(np.arange(len(d)), c), bad, minlength=len(d)) > 0]
             rep[wrong] = wrong
     keep_link = rep == np.arange(L)
     keep_link &= cnt > 0
     number = np.cumsum(keep_link) - 1
-    keep = keep_link[el]
-    return eg[keep], number[el[keep]], eu[keep], es[keep], int(keep_link.sum())
+    # the kept entries, back in the order they were listed, then by group and step
+    kept = np.sort(o[np.repeat(keep_link, cnt)])
+    kept = kept[np.argsort(eg[kept] * S + es[kept], kind="stable")]
+    return eg[kept], number[el[kept]], eu[kept], es[kept], int(keep_link.sum())
 
 
 def _paces(eg: np.ndarray, el: np.ndarray, eu: np.ndarray, G: int, L: int
@@ -191,7 +220,6 @@ def _paces(eg: np.ndarray, el: np.ndarray, eu: np.ndarray, G: int, L: int
     array([1.33333333, 4.        ])
     """
     T = np.zeros(G)
-    used = np.zeros(L)            # capacity taken by the groups held so far
     if not (eu > 0).all():   # a load of no time needs nothing of its link
         eg, el, eu = eg[eu > 0], el[eu > 0], eu[eu > 0]
     if len(eg) > 1 and (eg[1:] < eg[:-1]).any():   # by group (as _timed gives them)
@@ -199,26 +227,30 @@ def _paces(eg: np.ndarray, el: np.ndarray, eu: np.ndarray, G: int, L: int
         eg, el, eu = eg[order], el[order], eu[order]
     if not len(eg):
         return T, 0
-    # the free groups with loads, in order, and how many entries each (a group with none
-    # takes no time)
-    first = np.flatnonzero(np.concatenate(([True], eg[1:] != eg[:-1])))
-    gs, gc = eg[first], np.diff(np.append(first, len(eg)))
+    used = np.zeros(L)            # capacity taken by the groups held so far
+    # the free groups with loads, in order, where each one's entries start and how many (a
+    # group with none takes no time)
+    starts = np.flatnonzero(np.concatenate(([True], eg[1:] != eg[:-1])))
+    gs, gc = eg[starts], np.diff(np.append(starts, len(eg)))
     looked = 0
-    while True:
-        # the free groups' entries only (a held group's are dropped), in group order
-        looked += len(el) + _ROUND
-        demand = np.bincount(el, eu, minlength=L)
-        with np.errstate(divide="ignore", invalid="ignore"):
+    near = 1 - 1e-12
+    with np.errstate(divide="ignore", invalid="ignore"):
+        while True:
+            # the free groups' entries only (a held group's are dropped), in group order
+            looked += len(el) + _ROUND
             # seconds a repetition takes if the free groups on the link share what is left
-            t_link = np.where(demand > 0, demand / np.maximum(1.0 - used, 0.0), 0.0)
-        t = np.maximum.reduceat(t_link[el], np.cumsum(gc) - gc)
-        top = t.max()
-        now = t >= top * (1 - 1e-12)
-        T[gs[now]] = top
-        if now.all():
-            return T, looked
-        take = np.repeat(now, gc)
-        used += np.bincount(el[take], eu[take] / top, minlength=L)
-        keep = ~take
-        el, eu = el[keep], eu[keep]
-        gs, gc = gs[~now], gc[~now]
+            # (every free entry's link has a demand: a sum of loads > 0)
+            t_link = np.bincount(el, eu, minlength=L) / np.maximum(1.0 - used, 0.0)
+            t = np.maximum.reduceat(t_link[el], starts)
+            top = t.max()
+            now = t >= top * near
+            T[gs[now]] = top
+            if np.count_nonzero(now) == len(now):
+                return T, looked
+            take = np.repeat(now, gc)
+            used += np.bincount(el[take], eu[take] / top, minlength=L)
+            np.logical_not(take, out=take)
+            el, eu = el[take], eu[take]
+            np.logical_not(now, out=now)
+            gs, gc = gs[now], gc[now]
+            starts = np.cumsum(gc) - gc

@@ -131,6 +131,9 @@ def test_the_fold_changes_no_bit_even_where_every_hash_collides(spec, thin, monk
     assert ref[2] == (TIME, TIME)
     monkeypatch.setattr(concurrent_time, "_MIX", tuple(np.uint64(0) for _ in range(4)))
     assert cost() == ref
-    monkeypatch.setattr(concurrent_time, "_one_link_of_each",
-                        lambda eg, el, eu, es, L: (eg, el, eu, es, L))
+    def no_fold(eg, el, eu, es, L, G, S):   # the entries by group and step, every link
+        o = np.argsort(eg * S + es, kind="stable")
+        return eg[o], el[o], eu[o], es[o], L
+
+    monkeypatch.setattr(concurrent_time, "_one_link_of_each", no_fold)
     assert cost() == ref

@@ -1,0 +1,156 @@
+"""The schedule in time (``concurrent_time``) against its code as it was at 8af7c04
+(``concurrent_time_reference``), bit for bit: the one sort by link, the fold hashed and
+compared a chunk of links at a time and the cheaper rounds of progressive filling change
+no bit of any duration, pace, fold or ``shared`` flag, nor any concurrent costing."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from compute.errors import UserError
+from netmodel.collectives import concurrent_loads, concurrent_time
+from netmodel.collectives.algorithms import ALGORITHMS
+from netmodel.collectives.concurrent import concurrent_cost
+from netmodel.collectives.model import FabricCostModel
+from tests.netmodel import concurrent_time_reference as ref
+
+
+def _loads(rng):
+    """Random steps' entries ``(group, link, load)``: loads from a few values (exact ties)
+    or drawn, some of no time; copies of some links (ECMP's parallel uplinks), one load of
+    a copy sometimes one ulp off; entries listed twice; in any order."""
+    G, S, L = int(rng.integers(1, 13)), int(rng.integers(1, 5)), int(rng.integers(1, 11))
+    few = rng.choice([0.25, 0.5, 1.0, 1.5, 3.0], 5) if rng.random() < 0.5 else None
+    copies = np.sort(rng.choice(L, min(int(rng.integers(0, 4)), L), replace=False))
+    entries = []
+    for _ in range(S):
+        m = int(rng.integers(0, 30))
+        eg, el = rng.integers(0, G, m), rng.integers(0, L, m)
+        eu = rng.choice(few, m) if few is not None else rng.uniform(0.05, 2.0, m)
+        eu = np.where(rng.random(m) < 0.1, 0.0, eu)
+        on = np.isin(el, copies)
+        cu = eu[on].copy()
+        if len(cu) and rng.random() < 0.3:
+            j = rng.integers(0, len(cu))
+            cu[j] = np.nextafter(cu[j], 9.0)
+        eg = np.concatenate([eg, eg[on]])
+        el = np.concatenate([el, L + np.searchsorted(copies, el[on])])
+        eu = np.concatenate([eu, cu])
+        if len(eg) and rng.random() < 0.2:
+            j = rng.integers(0, len(eg), 3)
+            eg, el, eu = np.r_[eg, eg[j]], np.r_[el, el[j]], np.r_[eu, eu[j]]
+        p = rng.permutation(len(eg))
+        entries.append((eg[p].astype(np.int64), el[p].astype(np.int64), eu[p]))
+    return rng.integers(0, 4, (G, S)).astype(float), entries, L + len(copies)
+
+
+def _flat(entries):
+    eg = np.concatenate([e[0] for e in entries])
+    el = np.concatenate([e[1] for e in entries])
+    eu = np.concatenate([e[2] for e in entries])
+    es = np.concatenate([np.full(len(e[0]), i, np.int64) for i, e in enumerate(entries)])
+    return eg, el, eu, es
+
+
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("chunk", [3, 1 << 20])
+def test_random_loads_give_the_reference_schedule_bit_for_bit(seed, chunk, monkeypatch):
+    # 250 random working each: _timed (durations and shared flags), the fold on entries
+    # by group and step and _paces on entries in any order; chunks of 3 entries put many
+    # chunk bounds inside the fold
+    monkeypatch.setattr(concurrent_time, "_TIMED_WORK", 1 << 60)
+    monkeypatch.setattr(ref, "_TIMED_WORK", 1 << 60)
+    monkeypatch.setattr(concurrent_time, "_CHUNK", chunk)
+    rng = np.random.default_rng(seed)
+    for _ in range(250):
+        work, entries, L = _loads(rng)
+        a, b = np.zeros(work.shape, bool), np.zeros(work.shape, bool)
+        want = ref._timed(work, entries, L, a)
+        assert concurrent_time._timed(work, entries, L, b).tobytes() == want.tobytes()
+        assert (a == b).all()
+        assert concurrent_time._timed(work, entries, L).tobytes() == want.tobytes()
+        eg, el, eu, es = _flat(entries)
+        if not len(eg):
+            continue
+        o = np.argsort(eg * len(entries) + es, kind="stable")
+        want = ref._one_link_of_each(eg[o], el[o], eu[o], es[o], L)
+        got = concurrent_time._one_link_of_each(eg[o], el[o], eu[o], es[o], L)
+        assert [x.tobytes() for x in got[:4]] == [x.tobytes() for x in want[:4]]
+        assert got[4] == want[4]
+        T, looked = ref._paces(eg, el, eu, work.shape[0], L)
+        got = concurrent_time._paces(eg, el, eu, work.shape[0], L)
+        assert got[0].tobytes() == T.tobytes() and got[1] == looked
+
+
+def test_the_fold_gives_entries_by_group_and_step_in_any_order_they_come():
+    # the fold sorts by link, then group, step, as listed, in one sort, so _timed hands it
+    # the entries as the steps list them (the old fold took them sorted by group and step,
+    # and gave them back in the order it got them)
+    e = [(np.array([1, 0, 1, 0]), np.array([2, 0, 1, 1]), np.array([0.5, 1.0, 0.25, 0.25])),
+         (np.array([0, 1]), np.array([2, 0]), np.array([2.0, 3.0]))]
+    eg, el, eu, es = _flat(e)
+    g, link, load, step, L = concurrent_time._one_link_of_each(eg, el, eu, es, 3)
+    assert L == 3   # no two links carry the same entries
+    assert list(zip(g.tolist(), step.tolist(), link.tolist(), load.tolist(), strict=True)) == [
+        (0, 0, 0, 1.0), (0, 0, 1, 0.25), (0, 1, 2, 2.0),
+        (1, 0, 2, 0.5), (1, 0, 1, 0.25), (1, 1, 0, 3.0)]
+
+
+_SPECS = ["fat-tree:k=4,oversubscription=2", "fat-tree:k=8,oversubscription=2",
+          "leaf-spine:leaves=8,radix=16,oversubscription=2", "rail-optimized:domains=4",
+          "rail-optimized:domains=8,domain_size=4,gpus_per_server=4", "superpod",
+          "torus:dims=4x4", "torus:dims=3x3x3", "nvl72:racks=2"]
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_random_costings_are_the_references_bit_for_bit(seed, monkeypatch):
+    # random groups, sizes, ops and algorithms on random fabrics (some links thinned to
+    # 1/2 or 1/4 and 0.1 us slower, or a few switch links failed): concurrent_cost with the
+    # reference schedule and with this one, the same bits (time, alone, schedule)
+    from topologies import build
+
+    monkeypatch.setattr(concurrent_time, "_TIMED_WORK", 1 << 40)
+    monkeypatch.setattr(ref, "_TIMED_WORK", 1 << 40)
+    rng = random.Random(seed)
+    done = timed = 0
+    while done < 15:
+        g = build(rng.choice(_SPECS)).copy()
+        r = rng.random()
+        if r < 0.3:
+            for _, _, d in g.edges(data=True):
+                if rng.random() < 0.3:
+                    d["bandwidth"] *= rng.choice([0.5, 0.25])
+                    d["latency"] += 1e-7
+        elif r < 0.5:
+            kind = {x: d.get("kind") for x, d in g.nodes(data=True)}
+            sw = [(u, v) for u, v in g.edges() if kind[u] != "gpu" and kind[v] != "gpu"]
+            g.remove_edges_from(rng.sample(sw, min(len(sw), rng.randint(1, 3))))
+        gpus = sorted(x for x, d in g.nodes(data=True) if d.get("kind") == "gpu")
+        rng.shuffle(gpus)
+        groups, i, big = [], 0, rng.choice([4, 8, 16])
+        while i + 2 <= len(gpus) and len(groups) < 20:
+            k = rng.randint(2, big)
+            groups.append(tuple(gpus[i:i + k]))
+            i += k
+        groups = [x for x in groups if len(x) >= 2]
+        op = rng.choice(["all-reduce", "all-gather", "reduce-scatter", "all-to-all",
+                         "broadcast"])
+        algorithm = None if rng.random() < 0.6 else rng.choice(
+            [a for a in ALGORITHMS if op in ALGORITHMS[a]])
+        sizes = [rng.choice([1e3, 2.0 ** 20 + 1, 3e7, 2.0 ** 28]) for _ in range(2)]
+        got = []
+        try:
+            for timed_fn in (ref._timed, concurrent_time._timed):
+                monkeypatch.setattr(concurrent_loads, "_timed", timed_fn)
+                c = concurrent_cost(FabricCostModel(g, validated=True), groups, op, sizes,
+                                    algorithm)
+                got.append((c.time.tobytes(), c.alone.tobytes(), c.schedule))
+        except UserError:   # a group cut apart by the failed links, or no algorithm
+            continue
+        assert got[0] == got[1]
+        done += 1
+        timed += concurrent_time.TIME in got[1][2]
+    assert timed >= 12   # mostly costings that follow time
