@@ -401,6 +401,16 @@ class Cluster(InstanceCosting):
         _, labels = connected_components(m, directed=False)
         return {nodes[i]: int(labels[i]) for i in range(n) if i not in gone_nodes}
 
+    def main_part(self, part: dict) -> int | None:
+        """The label of the largest connected part of GPUs in ``part`` (a
+        :meth:`partition`; the first such part where several are as large)."""
+        kinds = self._kinds
+        sizes: dict = {}
+        for n, k in part.items():
+            if kinds[n] == "gpu":
+                sizes[k] = sizes.get(k, 0) + 1
+        return max(sizes, key=lambda k: sizes[k]) if sizes else None
+
     def recost_graph(self, comps: Iterable[Component], members: Iterable[Hashable],
                      spares: Iterable[tuple[str, dict, list[tuple[Hashable, dict]]]] = (),
                      ) -> nx.Graph:
@@ -471,22 +481,19 @@ class Cluster(InstanceCosting):
         idle_stopped = sum(1 for n in stopped if n not in member_of)
         idle_wired = sum(1 for n in wired if n not in member_of)
         factors = tuple(sorted(round(f, 9) for _, f in comp.scaled))
-        # spare sites on a tier-0 switch it removes stop with it (reliability_spares)
-        from netmodel.study.reliability_spares import sites_stopped
+        # spare sites on a tier-0 switch it removes stop with it, those on nothing but
+        # switches it removes are cut off (reliability_spares)
+        from netmodel.study.reliability_spares import sites_lost
 
         sig = (comp.cls, tuple(sorted(tiers)), idle_lost, idle_stopped, idle_wired,
                tuple(sorted(per)), len(comp.edges), factors, comp.shared,
-               sites_stopped(self, comp))
+               sites_lost(self, comp))
         return sig, lost, wired, touched
 
     def _evaluate(self, comp: Component, lost, wired, touched) -> dict:
         part = self.partition([comp])
-        sizes: dict = {}
         data = self.graph.nodes
-        for n, k in part.items():
-            if data[n]["kind"] == "gpu":
-                sizes[k] = sizes.get(k, 0) + 1
-        main = max(sizes, key=lambda k: sizes[k]) if sizes else None
+        main = self.main_part(part)
         cut = [n for n, k in part.items() if data[n]["kind"] == "gpu" and k != main]
         down, slo_down, cut_down, slow, members, rebalanced = [], 0, 0, 0.0, [], 0
         slowed = []

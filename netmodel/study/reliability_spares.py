@@ -49,6 +49,8 @@ __all__ = ["PLACEMENTS", "Recovery", "SlowSwap", "SparePools", "capacity", "reco
 
 #: Where spares sit (see the module doc).
 PLACEMENTS = ("group", "pod", "global")
+#: Component classes that are a switch (or OCS): a spare site on one is on the failed switch.
+_SWITCHES = ("nvswitch", "leaf", "spine", "core", "ocs")
 
 
 def check_placement(placement: str) -> str:
@@ -115,22 +117,26 @@ def _plan(cluster, count: int, like=None) -> list:
     return memo[key][:count]
 
 
-def stopping(cluster: Any, comp: Any) -> frozenset:
-    """The tier-0 switches ``comp`` removes (an NVSwitch, or the one its host or rack
-    holds): a spare wired to one stops with it."""
+def _live(cluster: Any, comp: Any, plan: list) -> list:
+    """The sites of ``plan`` a failure of ``comp`` leaves usable: not those wired to a
+    tier-0 switch it removes (an NVSwitch, or the one its host or rack holds: a spare
+    there stops with it), nor those whose every switch it removes (a spare on a failed
+    leaf of a leaf-spine is cut off with it). ``plan`` itself where it removes no switch."""
+    removed = {n for n in comp.nodes if cluster._kinds[n] != "gpu"}
+    if not removed:
+        return plan
     g = cluster.graph
-    return frozenset(n for n in comp.nodes if stops(g, n))
+    return [p for p in plan if not any(n in removed and stops(g, n) for n, _ in p[2])
+            and not all(n in removed for n, _ in p[2])]
 
 
-def sites_stopped(cluster: Any, comp: Any) -> int:
-    """How many of the cell's spare sites (``pod``, every free port) ``comp`` stops: the
-    symmetry classes keep components apart where this differs (the sites fill the first
-    switches' free ports, so one NVSwitch may hold them all and another none)."""
-    dead = stopping(cluster, comp)
-    if not dead:
-        return 0
-    return sum(1 for _, _, edges in _plan(cluster, cluster.cell_gpus)
-               if any(n in dead for n, _ in edges))
+def sites_lost(cluster: Any, comp: Any) -> int:
+    """How many of the cell's spare sites (``pod``, every free port) ``comp`` stops or cuts
+    off (:func:`_live`): the symmetry classes keep components apart where this differs (the
+    sites fill the first switches' free ports, so one NVSwitch may hold them all and
+    another none)."""
+    sites = _plan(cluster, cluster.cell_gpus)
+    return len(sites) - len(_live(cluster, comp, sites))
 
 
 def recovery_key(cluster: Any, comp: Any, lost: set, wired: set, touched: set) -> tuple:
@@ -156,8 +162,7 @@ def recovery_key(cluster: Any, comp: Any, lost: set, wired: set, touched: set) -
     sites = _plan(cluster, cluster.cell_gpus)
     if not sites:
         return ()
-    dead = stopping(cluster, comp)
-    live = [s for s in sites if not any(n in dead for n, _ in s[2])] if dead else sites
+    live = _live(cluster, comp, sites)
     removed = set(comp.nodes)
     insts, member_of, size = cluster.instances, cluster.member_of, cluster.instance_gpus
     down = sorted({member_of[n] for n in lost if n in member_of})
@@ -277,9 +282,14 @@ def _hops(cluster, a, b) -> int | None:
 
 
 def _replace(cluster, comp, effect):
-    """Per down instance: (members, the members to replace)."""
+    """Per down instance: (members, the members to replace: lost or stopped; where its
+    members were cut apart, every one outside the cell's largest connected part of GPUs
+    (keeping the larger side replaced a healthy member on an even split, and only some of
+    the members a failed leaf cuts off one by one); else those wired to the failed
+    part)."""
     _, lost, wired, _ = cluster._local(comp)
     parts = cluster.partition([comp])
+    main = None
     out = []
     for i in effect.down:
         inst = cluster.instances[i]
@@ -288,9 +298,10 @@ def _replace(cluster, comp, effect):
             sides: dict = {}
             for m in inst:
                 sides.setdefault(parts[m], []).append(m)
-            if len(sides) > 1:  # the smaller side(s) are cut off
-                big = max(sides.values(), key=len)
-                gone = [m for m in inst if m not in big]
+            if len(sides) > 1:  # the members off the cell's main part are cut off
+                if main is None:
+                    main = cluster.main_part(parts)
+                gone = [m for m in inst if parts[m] != main]
             else:
                 gone = [m for m in inst if m in wired]
         out.append((inst, gone))
@@ -334,12 +345,12 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
     else:
         like = None
     plan = _plan(cluster, max(need, recreate), like or None)
-    dead = stopping(cluster, comp)
-    if dead and plan:   # a spare wired to a failed tier-0 switch stops with it
-        plan = [p for p in _plan(cluster, cluster.cell_gpus, like or None)
-                if not any(n in dead for n, _ in p[2])][:max(need, recreate)]
+    every = _plan(cluster, cluster.cell_gpus, like or None)
+    live = _live(cluster, comp, every)
+    if plan and len(live) < len(every):   # spares the failure stops or cuts off
+        plan = live[:max(need, recreate)]
         if not plan:
-            where = "the failed switch" if comp.cls == "nvswitch" else \
+            where = "the failed switch" if comp.cls in _SWITCHES else \
                 f"the {comp.cls}'s own switch"
             return Recovery(f"every spare site is on {where}", None, None)
     if not plan:

@@ -44,6 +44,14 @@ latency = "test"
 TWO_DGX = load_scenario_text(TEMPLATE.format(
     name="two-dgx", fabric='builder = "rail-optimized"\ndomains = 2\ndomain_size = 8\n'
     'gpus_per_server = 8\nnvswitch_radix = 256\nservers_per_leaf = 2\nleaf_radix = 5'))
+#: 4 leaves of 8 ports, each with 4 H200 and 2 uplinks (2:1), links at the GPU's scale-up
+#: bandwidth: 2 free ports per leaf, the 8 pod sites spare0-3 on leaves 0-3, then spare4-7
+#: on leaves 0-3 again. A GPU's only link is its leaf's; TP-2 instances are placed in
+#: pairs on one leaf.
+LEAF_SPINE = load_scenario_text(TEMPLATE.format(
+    name="h200-ls", fabric='builder = "leaf-spine"\nleaves = 4\nradix = 8\n'
+    'oversubscription = 2\nbandwidth = "$scaleup"').replace('"H100-SXM"', '"H200-SXM"')
+    .replace('links = "as-built"', 'links = "scale-up"'))
 #: One DGX H100 SuperPOD scalable unit (31 servers, 248 GPUs).
 SU = load_scenario_text(TEMPLATE.format(name="su", fabric='builder = "superpod"\nsus = 1'))
 
@@ -152,3 +160,37 @@ def test_availability_with_the_split_classes_by_hand(two):
                                           for k in range(5))
     assert a.analytic.mean < 1 - 16 * r * (old * d_rep + (1 - old) * d_swap) / 4 - 1e-4
     assert abs(a.mc.mean - a.analytic.mean) <= 4 * a.mc.mean_ci
+
+
+@pytest.fixture(scope="module")
+def leaf_spine():
+    c = build_cluster(LEAF_SPINE, "Llama-3-70B", "decode")
+    assert (c.gpu.name, c.tp, c.instances[0]) == ("H200-SXM", 2, ("gpu0", "gpu1"))
+    sites = [sorted(n for n, _ in edges) for _, _, edges in _plan(c, c.cell_gpus)]
+    assert sites == [[f"leaf{i % 4}"] for i in range(8)]
+    return c
+
+
+def test_a_cut_off_member_is_the_one_replaced(leaf_spine):
+    # A NIC failure cuts gpu0 off (its only link), its instance (gpu0, gpu1) falls apart
+    # one and one. gpu0 is the member off the cell's main part: one spare replaces it, the
+    # first of the first max(1, 2) sites, spare0 on gpu0's own leaf, so the instance
+    # serves as healthy. The old rule kept the larger side, the first on a tie (gpu0's):
+    # it replaced the healthy gpu1, the instance stayed cut, and was re-created on 2
+    got = {e.example: recovery(leaf_spine, e, "pod") for e in leaf_spine.effects(["nic"])}
+    assert (got["leaf0-gpu0"].path, got["leaf0-gpu0"].units, got["leaf0-gpu0"].restored) \
+        == ("substitute 1 spare", 1, 0.0)
+    assert by_recovery(leaf_spine, "nic") == {("substitute 1 spare", 1): 16}
+
+
+def test_spares_on_a_failed_leaf_are_cut_off_with_it(leaf_spine):
+    # A leaf failure cuts its 4 GPUs off one by one (both instances on it: every member
+    # replaced, not one per instance) and the 2 spare sites on it (spare0 and spare4 for
+    # leaf0). 4 to replace, 4 to re-create: the first 4 sites left, spare1-3 and spare5 on
+    # leaves 1, 2, 3, 1, so each instance runs across two leaves. The old rule drew on
+    # spare0 (its own leaf: cut off too) and said no spare serves
+    for e in leaf_spine.effects(["leaf"]):
+        assert (e.components, e.instances_down, e.gpus_cut) == (4, 2, 4)
+        r = recovery(leaf_spine, e, "pod")
+        assert (r.path, r.units) == ("substitute 4 spares", 4)
+        assert 0 < r.restored < 0.05     # two instances a little slower across leaves
