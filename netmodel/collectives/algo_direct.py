@@ -25,11 +25,11 @@ __all__ = ["direct_all_gather", "direct_all_reduce", "direct_all_to_all", "direc
            "two_shot_all_reduce"]
 
 
-def _all_pairs(group, frac) -> Pairs:
+def _all_pairs(group, frac, p2p: bool = False) -> Pairs:
     p = len(group)
     src = np.repeat(np.arange(p), p - 1)
     j = np.tile(np.arange(p - 1), p)
-    return Pairs(group, src, j + (j >= src), frac)  # every b != a, in order
+    return Pairs(group, src, j + (j >= src), frac, p2p=p2p)  # every b != a, in order
 
 
 def direct_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
@@ -74,7 +74,8 @@ def direct_all_gather(group: tuple[Hashable, ...], graph: nx.Graph | None) -> li
 
 
 def direct_all_to_all(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
-    return [Step("exchange", _all_pairs(group, 1 / len(group)))]
+    # NCCL's all-to-all is grouped ncclSend/ncclRecv (p2p: PXN routes it)
+    return [Step("exchange", _all_pairs(group, 1 / len(group), p2p=True))]
 
 
 def direct_broadcast(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
@@ -89,10 +90,12 @@ def direct_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[S
 
 
 def direct_send_recv(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
-    return [Step("send-recv", _ring_pairs(group, 1.0))]
+    ring = _ring_pairs(group, 1.0)
+    return [Step("send-recv", Pairs(ring.nodes, ring.src, ring.dst, ring.frac, p2p=True))]
 
 
 def pairwise_all_to_all(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     p = len(group)
     i = np.arange(p)
-    return [Step(f"shift {k}", Pairs(group, i, (i + k) % p, 1 / p)) for k in range(1, p)]
+    return [Step(f"shift {k}", Pairs(group, i, (i + k) % p, 1 / p, p2p=True))
+            for k in range(1, p)]

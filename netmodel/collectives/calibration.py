@@ -198,6 +198,12 @@ class Calibration:
         power of 2, as NCCL derives them from its ring and tree channels.
     p2p_peers_per_batch : int
         Peers of one channel's work batch (``NCCL_MAX_DEV_WORK_P2P_PER_BATCH``).
+    pxn : bool
+        NCCL's PXN for send/recv (on by default: ``NCCL_PXN_DISABLE=0``,
+        ``NCCL_P2P_PXN_LEVEL=2``): a GPU sending to a peer in another server sends through
+        the NIC of its own server's GPU on the peer's rail, over NVLink to it first
+        (:meth:`~netmodel.collectives.route_plans.PlannedRoutes.pxn_proxies`); False: through
+        its own NIC (``NCCL_PXN_DISABLE=1``).
     nvlink_bandwidth : float
         Line rate of one NVLink (bytes/s a direction), from the generation; 0: unknown.
     generations : tuple of Generation
@@ -228,6 +234,7 @@ class Calibration:
     p2p_net_channel_bandwidth: float = 0.0
     p2p_net_channels: int = 0
     p2p_peers_per_batch: int = 8
+    pxn: bool = True
     nvlink_bandwidth: float = 0.0
     generations: tuple[Generation, ...] = ()
     default_generation: str = ""
@@ -253,6 +260,8 @@ class Calibration:
             c = getattr(self, key)
             if isinstance(c, bool) or not isinstance(c, int) or not least <= c <= 1024:
                 raise UserError(f"{key} must be a whole number in {least}..1024, got {c!r}")
+        if not isinstance(self.pxn, bool):
+            raise UserError(f"pxn must be true or false, got {describe(self.pxn)}")
         names = [g.name for g in self.generations]
         if self.generations and self.default_generation not in names:
             raise UserError(f"default generation {self.default_generation!r} is not one of "
@@ -382,7 +391,7 @@ def load_calibration(path: str | Path = DEFAULTS_PATH,
     p2p = data.get("p2p", {})
     check_keys(f"{path}: [p2p]", p2p, (), ("ll_threshold", "channels_per_peer",
                                            "channels_per_net_peer", "net_channel_bandwidth",
-                                           "net_channels", "peers_per_batch"))
+                                           "net_channels", "peers_per_batch", "pxn"))
     for key in ("ll_threshold", "net_channel_bandwidth"):
         if key in p2p and (not isinstance(p2p[key], int | float) or isinstance(p2p[key], bool)):
             raise UserError(f"{path}: [p2p].{key} must be a number, got {p2p[key]!r}")
@@ -404,6 +413,7 @@ def load_calibration(path: str | Path = DEFAULTS_PATH,
         p2p_net_channels=p2p.get("net_channels", _pow2_up(pipeline.get("channels", 1))
                                  if p2p else 0),
         p2p_peers_per_batch=p2p.get("peers_per_batch", 8),
+        pxn=p2p.get("pxn", True),
         generations=gens, default_generation=default,
     )
 

@@ -46,7 +46,7 @@ def _step_transfers(router, classes, i):
             frac.append(np.tile(t.fractions(), len(idx)))
             gid.append(np.repeat(idx, len(s)))
             if key is not None:
-                key.append((s.tobytes(), d.tobytes()))
+                key.append((s.tobytes(), d.tobytes(), router.pxn_applies(t)))
         else:  # one group (in-network): its own nodes
             a, b, f = router._node_ids(t)
             src.append(a)
@@ -60,6 +60,12 @@ def _step_transfers(router, classes, i):
            else np.zeros(0, dtype=t))
     return (cat(src, np.int64), cat(dst, np.int64), cat(frac, float), cat(gid, np.int64),
             None if key is None else tuple(key))
+
+
+def _p2p(router, classes, i) -> bool:
+    """Whether PXN routes step ``i`` (NCCL's send/recv, :meth:`Router.pxn_applies`)."""
+    return any(i < len(steps) and router.pxn_applies(steps[i].transfers)
+               for steps, _, _ in classes)
 
 
 #: :func:`_group_pieces` sums into a dense (group, piece) table when it has at most this
@@ -184,7 +190,7 @@ _PART = 1 << 16
 _PART_CELLS = 1 << 26
 
 
-def _step_parts(classes, i):
+def _step_parts(classes, i, router):
     """For a step of more than :data:`_IN_PARTS` transfers between GPUs of groups
     (:class:`Pairs` in every class): ``(key, fractions, parts)``, the key and the fractions of
     :func:`_step_transfers` (the fractions once per class, not per group) and ``parts()``,
@@ -197,7 +203,7 @@ def _step_parts(classes, i):
         t = steps[i].transfers
         if not isinstance(t, Pairs):
             return None
-        members.append((t.src, t.dst, t.fractions(), rows, idx))
+        members.append((t.src, t.dst, t.fractions(), rows, idx, router.pxn_applies(t)))
         total += len(t.src) * len(idx)
     if total <= _IN_PARTS:
         return None
@@ -208,7 +214,7 @@ def _step_parts(classes, i):
     least = max(_PART, 65)
     cuts: list[list[tuple[int, int, int]]] = [[]]
     size = 0
-    for m, (s, _, _, _, idx) in enumerate(members):
+    for m, (s, _, _, _, idx, _) in enumerate(members):
         per = max(1, -(-least // max(1, len(s))))
         for a in range(0, len(idx), per):
             if size >= least:
@@ -224,18 +230,18 @@ def _step_parts(classes, i):
         for part in cuts:
             out = []
             for m, a, b in part:
-                s, d, f, rows, idx = members[m]
+                s, d, f, rows, idx, _ = members[m]
                 r = rows[a:b]
                 out.append((r.take(s, axis=1).ravel(), r.take(d, axis=1).ravel(),
                             np.tile(f, len(r)), np.repeat(idx[a:b], len(s))))
             yield tuple(x[0] if len(out) == 1 else np.concatenate(x) for x in zip(*out, strict=True))
 
-    key = tuple((s.tobytes(), d.tobytes()) for s, d, *_ in members)
+    key = tuple((s.tobytes(), d.tobytes(), m[-1]) for s, d, *m in members)
     return key, np.concatenate([m[2] for m in members]), parts
 
 
 def _loads_in_parts(router, rate, parts, G, disjoint: bool = False,
-                    alone_too: bool = False) -> tuple | None:
+                    alone_too: bool = False, pxn: bool = False) -> tuple | None:
     """:func:`_loads` without hot spots of the step whose transfers ``parts()`` yields
     (:func:`_step_parts`), bit for bit, routed part by part (a step of 4.2 million transfers
     allocated some 40 arrays of 33-67 MB whose fresh pages the kernel zeroed: more time
@@ -254,7 +260,7 @@ def _loads_in_parts(router, rate, parts, G, disjoint: bool = False,
     L = router.n_links
     if G * L > _PART_CELLS:
         return None
-    if not router.learn_in_parts(lambda: ((s, d) for s, d, _, _ in parts())):
+    if not router.learn_in_parts(lambda: ((s, d, g) for s, d, _, g in parts()), pxn):
         return None
     NP = len(router._piece_links)
     if G * NP > _PART_CELLS:
@@ -268,7 +274,7 @@ def _loads_in_parts(router, rate, parts, G, disjoint: bool = False,
     scaleout = np.zeros(G, dtype=bool)
     alone = np.zeros(G)
     for src, dst, frac, g in parts():
-        pl = router.plan_nodes(src, dst, frac)
+        pl = router.plan_nodes(src, dst, frac, gid=g, pxn=pxn)
         if len(pl.routed) or len(router._piece_links) != NP:
             return None   # routed on its own, or not learned up front after all: one plan
         if alone_too:
@@ -381,7 +387,8 @@ def _evaluate(model, op, algorithm, groups: _Groups, alone_too: bool = True,
     for i in range(n_steps):
         # a large step of only the loads together: routed in parts, never whole (its key's
         # fractions kept once per class: the key and alone_too fix whether a step is)
-        parted = None if alone_too and groups.hot else _step_parts(classes, i)
+        parted = None if alone_too and groups.hot else _step_parts(classes, i, router)
+        pxn = _p2p(router, classes, i)   # NCCL's send/recv: PXN routes it
         if parted is None:
             src, dst, frac, gid, key = _step_transfers(router, classes, i)
         else:
@@ -400,15 +407,15 @@ def _evaluate(model, op, algorithm, groups: _Groups, alone_too: bool = True,
             if parted is not None:
                 if plan_key not in router._plans:
                     out = _loads_in_parts(router, rate, parts, G, groups.disjoint,
-                                          alone_too)
+                                          alone_too, pxn)
                 if out is None:   # as it was: one plan of the whole step
                     src, dst, frac_all, gid, _ = _step_transfers(router, classes, i)
-                    pl = router.plan_nodes(src, dst, frac_all, plan_key)
+                    pl = router.plan_nodes(src, dst, frac_all, plan_key, gid, pxn)
                     out = _loads(router, rate, pl, gid, G, groups.disjoint, alone_too,
                                  groups.hot)
                     del pl, src, dst, frac_all, gid
             else:
-                pl = router.plan_nodes(src, dst, frac, plan_key)
+                pl = router.plan_nodes(src, dst, frac, plan_key, gid, pxn)
                 out = _loads(router, rate, pl, gid, G, groups.disjoint, alone_too,
                              groups.hot)
                 del pl
@@ -443,7 +450,7 @@ def _step_entries(router, rate: np.ndarray, classes, i: int, G: int) -> tuple:
     src, dst, frac, gid, _ = _step_transfers(router, classes, i)
     if not len(src):
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-    pl = router.plan_nodes(src, dst, frac)
+    pl = router.plan_nodes(src, dst, frac, gid=gid, pxn=_p2p(router, classes, i))
     f = pl.frac
     gs = [gid[pl.hop_index]]
     ls = [pl.hop_links.astype(np.int64, copy=False)]

@@ -212,7 +212,9 @@ def _link_efficiency(router: Router, links: np.ndarray, cal: Calibration) -> np.
 def cost_step(router: Router, step: Step, cal: Calibration, cache: dict | None = None
               ) -> StepCost:
     """Route and cost one step (structure only; see :class:`StepCost`)."""
-    key = step.transfers
+    key = step.transfers   # as Router.link_loads names them: with PXN where it applies
+    if router.pxn_applies(key):
+        key = (key, "pxn")
     hit = None if cache is None else cache.get(key)
     if hit is None:
         uniq, load, latency, scaleout, latency_up = router.link_loads(step.transfers)

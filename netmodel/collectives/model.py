@@ -193,7 +193,7 @@ class FabricCostModel:
         if not is_whole(max_transfers) or max_transfers < 1:
             raise UserError(f"max_transfers must be a whole number >= 1, got {describe(max_transfers)}")
         self.max_transfers = int(max_transfers)
-        self.router = router_for(graph)
+        self.router = router_for(graph, pxn=self._calibration.pxn)
         self.gpus = len(self.router.gpu_list)
         self.calibration = self._calibration.resolve(graph, self.router.gpu_list)
         self._lines: dict = {}

@@ -131,16 +131,23 @@ class BulkRoutes:
                 s_on, d_on = src[idx], dst[idx]
         return idx, s_on, d_on
 
-    def learn_in_parts(self, parts: Callable[[], Iterable[tuple[np.ndarray, np.ndarray]]]
-                       ) -> bool:
+    def learn_in_parts(self, parts: Callable[[], Iterable[tuple[np.ndarray, ...]]],
+                       pxn: bool = False) -> bool:
         """Learn what :meth:`_describe` of all the transfers of ``parts()`` (``(src, dst)``
-        after ``(src, dst)``, one step laid end to end) would learn, in the same order (the
+        after ``(src, dst)``, one step laid end to end; ``(src, dst, gid)`` with each
+        transfer's group; with ``pxn``, as :meth:`plan_nodes`) would learn, in the same order (the
         same signature, pattern, list and piece ids), without their whole arrays (a step of
         4.2 million transfers: 33 MB an array, whose fresh pages cost more than the
         arithmetic). False, having learned no pair, where it would not be the same or a
         part's plan would learn apart (a transfer not routed by template, a part of at most
         64 transfers, a table of signature pairs searched rather than indexed, one that
         would start afresh): then :meth:`_describe` the whole step."""
+        given, pxn = parts, pxn and self._pxn_index() is not None
+
+        def parts():   # what PXN sends through another GPU's NIC as its legs (plan_nodes)
+            for src, dst, *gid in given():
+                via = self.pxn_proxies(src, dst, *gid) if pxn else None
+                yield (src, dst) if via is None else self._pxn_legs(src, dst, via)[:2]
         mark = np.zeros(len(self._gpu_sig), dtype=bool)   # GPUs to sign
         for src, dst in parts():
             idx, s_on, d_on = self._switched(src, dst)

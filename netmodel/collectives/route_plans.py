@@ -91,19 +91,199 @@ class PlannedRoutes:
         such in order).
         """
         src, dst, frac = self._node_ids(transfers)
-        key = None
+        key, pxn = None, self.pxn_applies(transfers)
         if isinstance(transfers, Pairs):
-            key = (transfers.nodes, transfers.src.tobytes(), transfers.dst.tobytes())
-        return self.plan_nodes(src, dst, frac, key)
+            key = (transfers.nodes, transfers.src.tobytes(), transfers.dst.tobytes(), pxn)
+        return self.plan_nodes(src, dst, frac, key, pxn=pxn)
+
+    def pxn_applies(self, transfers: Transfers) -> bool:
+        """Whether NCCL's PXN may route ``transfers``: NCCL's send/recv (:class:`Pairs`
+        ``p2p``) on a fabric where it can (:meth:`pxn_proxies`). Caches keyed by the
+        transfers add it, so that a step of the same pairs under another op (direct
+        all-gather and all-to-all) shares their routes wherever PXN does not apply."""
+        return bool(getattr(transfers, "p2p", False)) and self._pxn_index() is not None
 
     def plan_nodes(self, src: np.ndarray, dst: np.ndarray, frac: np.ndarray,
-                   key: Hashable | None = None) -> Plan:
+                   key: Hashable | None = None, gid: np.ndarray | None = None,
+                   pxn: bool = False) -> Plan:
         """:meth:`plan` of transfers given as node numbers (:meth:`node_numbers`);
-        ``key``: a hashable name of the pattern ``(src, dst)`` to keep its plan under."""
+        ``key``: a hashable name of the pattern ``(src, dst)`` (with ``gid`` and ``pxn``)
+        to keep its plan under; ``gid``: the group (communicator) of each transfer, None:
+        one. With ``pxn`` (NCCL's send/recv, :attr:`~netmodel.collectives.steps.Pairs.p2p`)
+        a transfer NCCL's PXN sends through another GPU's NIC (:meth:`pxn_proxies`) is
+        routed as its two legs, over the scale-up network to that GPU and on from it."""
         if key is not None:
             hit = self._plans.get(key)
             if hit is not None:
                 return Plan(frac, *hit[1:])
+        via = self.pxn_proxies(src, dst, gid) if pxn else None
+        if via is not None:
+            plan = self._plan_pxn(src, dst, frac, via)
+            if key is not None:
+                self._keep_plan(key, plan)
+            return plan
+        return self._plan_direct(src, dst, frac, key)
+
+    # ----------------------------------------------------------------- PXN
+    def _pxn_index(self) -> tuple | None:
+        """What :meth:`pxn_proxies` reads, worked out once: ``(server, position, table,
+        nic, t0, out)`` per GPU index (its ``server`` label's number, its position among its
+        server's GPUs in the fabric's order, the GPU index of each (server, position),
+        whether it has a port to a switch of tier >= 1, the node numbers of its first
+        tier-0 switch and of its first switch of tier >= 1, or -1); None where PXN is off
+        or no GPU has a ``server`` label."""
+        hit = self._pxn
+        if hit is None:
+            hit = self._pxn = (False,)
+            servers = self._gpu_servers
+            if self._pxn_on and servers is not None:
+                lab: dict = {}
+                sid = np.fromiter((-1 if s is None else lab.setdefault(s, len(lab))
+                                   for s in servers), np.int64, count=len(servers))
+                if len(lab) >= 2:
+                    has = sid >= 0
+                    order = np.argsort(np.where(has, sid, len(lab)), kind="stable")
+                    count = np.bincount(sid[has], minlength=len(lab))
+                    start = np.concatenate([[0], np.cumsum(count)])
+                    pos = np.full(len(sid), -1, dtype=np.int64)
+                    ordered = order[: int(count.sum())]
+                    pos[ordered] = np.arange(len(ordered)) - np.repeat(start[:-1], count)
+                    table = np.full((len(lab), int(count.max())), -1, dtype=np.int64)
+                    table[sid[ordered], pos[ordered]] = ordered
+                    dst, tier = self._dst, self._tier_arr
+                    gl = self._gport_link
+                    owner = self._gidx[self._src[gl]]
+                    up = tier[dst[gl]] >= 1
+                    nic = np.zeros(len(sid), dtype=bool)
+                    nic[owner[up]] = True
+                    t0 = np.full(len(sid), -1, dtype=np.int64)
+                    low = np.flatnonzero(~up)[::-1]   # the first of each GPU's, written last
+                    t0[owner[low]] = dst[gl[low]]
+                    out = np.full(len(sid), -1, dtype=np.int64)
+                    high = np.flatnonzero(up)[::-1]
+                    out[owner[high]] = dst[gl[high]]
+                    if nic.any() and (t0 >= 0).any():
+                        hit = self._pxn = (sid, pos, table, nic, t0, out)
+        return None if len(hit) == 1 else hit
+
+    def pxn_proxies(self, src: np.ndarray, dst: np.ndarray, gid: np.ndarray | None = None
+                    ) -> np.ndarray | None:
+        """The node number of the GPU whose NIC NCCL's PXN sends each transfer ``src[i] ->
+        dst[i]`` (node numbers; ``gid[i]`` its group, None: all one group) through, -1 where
+        it sends through its own; None where no transfer is sent so.
+
+        The rule, NCCL's send/recv with PXN on (``NCCL_PXN_DISABLE=0`` and
+        ``NCCL_P2P_PXN_LEVEL=2``, the defaults since 2.12; src/graph/paths.cc,
+        ``ncclTopoGetNetDev``): a GPU sending to a peer in another server uses the NIC of
+        the GPU of its own server with the peer's device index (here: its position among
+        its server's GPUs, the fabric's ``server`` labels), moving the data there over
+        NVLink first, so the transfer stays on the peer's rail; the peer receives on its
+        own NIC. That GPU must be a rank of the same communicator (NCCL's topology holds
+        only its own ranks' GPUs; ``ncclTopoDevToRank`` finds no other), here one that
+        takes part in the same group's transfers of the step. Here where both GPUs have
+        ``server`` labels, different servers and no switch in common (a shared switch is
+        already one rail, or one NVLink domain), and that GPU shares a tier-0 switch with
+        the sender and has a port to a switch of tier >= 1 (a working NIC: after a failure
+        NCCL, started again, finds none there, and the route is the search's,
+        :meth:`~netmodel.collectives.route_search.SearchedRoutes._one_forwarder`). A single
+        route (:meth:`Router.route`, a communicator of its two GPUs) is never sent so.
+        Off with ``pxn=False`` (a calibration's ``pxn``, ``NCCL_PXN_DISABLE=1``)."""
+        index = self._pxn_index()
+        if index is None or not len(src):
+            return None
+        sid, pos, table, nic, t0, out = index
+        gi = self._gidx
+        a, b = gi[src], gi[dst]   # -1: not a GPU
+        sa, sb = sid[a], sid[b]
+        ok = (a >= 0) & (b >= 0) & (sa >= 0) & (sb >= 0) & (sa != sb)
+        if not ok.any():
+            return None
+        e = np.flatnonzero(ok)
+        a, b = a[e], b[e]
+        via = table[sa[e], pos[b]]   # the rank of a's server at b's position (-1: none)
+        t = t0[a]
+        keep = (via >= 0) & (via != a) & (t >= 0)
+        via = np.where(keep, via, 0)
+        keep &= nic[via] & (t0[via] == t)
+        if self._width <= 2:   # a GPU wired to one tier-0 and one scale-out switch at most
+            keep &= (t0[b] != t) & ((out[a] < 0) | (out[a] != out[b]))
+        else:
+            keep &= ~self._share_a_switch(a, b)
+        e, via = e[keep], self._gpu_n[via[keep]]
+        if not len(e):
+            return None
+        if gid is None:   # the lender takes part in the step's transfers: a rank of it
+            mark = np.zeros(self._n, dtype=bool)
+            mark[src] = True
+            mark[dst] = True
+            keep = mark[via]
+        else:   # ... in its own group's transfers
+            n = self._n
+            g = np.asarray(gid, dtype=np.int64)
+            members = np.unique(np.concatenate([g * n + src, g * n + dst]))
+            want = g[e] * n + via
+            at = np.minimum(np.searchsorted(members, want), len(members) - 1)
+            keep = members[at] == want
+        if not keep.any():
+            return None
+        proxies = np.full(len(src), -1, dtype=np.int64)
+        proxies[e[keep]] = via[keep]
+        return proxies
+
+    def _pxn_legs(self, src: np.ndarray, dst: np.ndarray, via: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The transfers with each one PXN sends (``via[i] >= 0``) split into its legs:
+        ``(src, dst, which)``, the first leg in its place (to the GPU lending its NIC) and
+        the second (on from there) after all the transfers, ``which`` the transfers they
+        belong to (each index in ``0 .. T-1``)."""
+        e = np.flatnonzero(via >= 0)
+        s2 = np.concatenate([src, via[e]])
+        d2 = dst.copy()
+        d2[e] = via[e]
+        d2 = np.concatenate([d2, dst[e]])
+        return s2, d2, np.concatenate([np.arange(len(src)), e])
+
+    def _plan_pxn(self, src: np.ndarray, dst: np.ndarray, frac: np.ndarray,
+                  via: np.ndarray) -> Plan:
+        """:meth:`plan_nodes` of transfers some of which PXN sends through another GPU's NIC
+        (``via``, :meth:`pxn_proxies`): every leg planned as a transfer of its own, and the
+        legs of one transfer joined (their links, pieces and hops together; latency the sum,
+        scale-out either's)."""
+        T = len(src)
+        s2, d2, which = self._pxn_legs(src, dst, via)
+        inner = self._plan_direct(s2, d2, frac[which], None)
+        e = which[T:]
+        kind = inner.template[:T].copy()
+        kind[e] = np.where((kind[e] >= 0) & (inner.template[T:] >= 0), 1, -1)
+        latency = inner.latency[:T].copy()
+        latency[e] += inner.latency[T:]
+        scaleout = inner.scaleout[:T].copy()
+        scaleout[e] |= inner.scaleout[T:]
+        r = inner.routed
+        sizes = np.diff(inner.route_ptr)
+        if len(r):  # the routes of legs routed on their own, joined per transfer
+            outer = which[r]
+            order = np.argsort(outer, kind="stable")   # a first leg before its second
+            starts = inner.route_ptr[:-1][order]
+            sz = sizes[order]
+            total = int(sz.sum())
+            at = np.repeat(starts - np.concatenate([[0], np.cumsum(sz)[:-1]]), sz) \
+                + np.arange(total)
+            routed, first = np.unique(outer[order], return_index=True)
+            per = np.add.reduceat(sz, first) if len(first) else sz
+            ptr = np.concatenate([[0], np.cumsum(per)]).astype(np.int64)
+            hops = np.add.reduceat(inner.route_hops[order], first)
+            links, weights = inner.route_links[at], inner.route_weights[at]
+        else:
+            routed, ptr = r, inner.route_ptr
+            links, weights, hops = inner.route_links, inner.route_weights, inner.route_hops
+        return Plan(frac, kind, routed, ptr, links, weights, hops, which[inner.hop_index],
+                    inner.hop_links, inner.hop_weights, which[inner.pieces], inner.piece_of,
+                    latency, scaleout)
+
+    def _plan_direct(self, src: np.ndarray, dst: np.ndarray, frac: np.ndarray,
+                     key: Hashable | None) -> Plan:
+        """:meth:`plan_nodes` with every transfer sent through its own GPU's ports."""
         if len(src) <= 32:
             plan = self._plan_small(src, dst, frac)
             if key is not None:
@@ -304,9 +484,10 @@ class PlannedRoutes:
         [1.0, 1.0]
         """
         kept = self._loads_kept if self._shape is not None else None
+        name = (transfers, "pxn") if self.pxn_applies(transfers) else transfers
         if kept is not None:
             try:
-                hit = kept.get(transfers)
+                hit = kept.get(name)
             except TypeError:  # unhashable transfers (a list): routed, not kept
                 hit = kept = None
             if hit is not None:
@@ -324,7 +505,7 @@ class PlannedRoutes:
         out = (uniq, load, latency, scaleout, latency_up)
         if kept is not None:
             uniq.flags.writeable = load.flags.writeable = False
-            kept[transfers] = out
+            kept[name] = out
             self._loads_size += len(uniq) + 1
             while self._loads_size > _KEPT_LOADS:
                 self._loads_size -= len(kept.pop(next(iter(kept)))[0]) + 1

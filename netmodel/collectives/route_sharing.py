@@ -41,7 +41,7 @@ class _SharedRouter(Router):
         return self._own_bandwidth
 
 
-def router_for(graph: nx.Graph) -> Router:
+def router_for(graph: nx.Graph, *, pxn: bool = True) -> Router:
     """A :class:`Router` of ``graph`` that shares its routes with the routers of fabrics of
     the same shape made before in this thread (up to ``_SHAPES`` shapes, fabrics of up to
     ``_SHAPE_NODES`` nodes).
@@ -51,7 +51,7 @@ def router_for(graph: nx.Graph) -> Router:
     through their ratios (ECMP splits in proportion to bandwidth, signatures grouping GPUs
     wired alike): two fabrics alike in all of these, with bandwidths a power of two apart
     (a fabric and the same with every link twice as fast), have the same routes to the last
-    bit. Such a fabric's router is made from the first one's routes, with its own
+    bit (``pxn``: whether NCCL's PXN sends, :class:`Router`'s, part of the shape). Such a fabric's router is made from the first one's routes, with its own
     bandwidths (which costs read). The shape is read from the graph itself, so a graph
     edited before its router is made never shares a stale entry; as for :class:`Router`,
     do not edit a graph after making its router.
@@ -72,7 +72,7 @@ def router_for(graph: nx.Graph) -> Router:
     >>> b.bandwidth.tolist()
     [2000000000.0, 2000000000.0, 2000000000.0, 2000000000.0]
     """
-    router = Router(graph)
+    router = Router(graph, pxn=pxn)
     shape = router._shape
     if shape is None:
         return router

@@ -15,7 +15,12 @@ Transit rules: switches forward traffic, optical circuit switches never do (a ci
 its own GPU-GPU edge), and GPUs forward only when no switched path exists (direct-connect
 fabrics such as rings, tori and meshes); where such a route could hand its traffic to
 several GPUs that lend their switch port (PXN-like, after a NIC or leaf fails), it takes
-one (:meth:`~netmodel.collectives.route_search.SearchedRoutes._one_forwarder`).
+one (:meth:`~netmodel.collectives.route_search.SearchedRoutes._one_forwarder`). One
+exception is NCCL's: its send/recv (a step whose
+:class:`~netmodel.collectives.steps.Pairs` are ``p2p``) follows PXN, a transfer to a peer in
+another server leaving over NVLink through the NIC of its server's rank on the peer's rail
+(:meth:`~netmodel.collectives.route_plans.PlannedRoutes.pxn_proxies`; off with ``pxn=False``,
+a calibration's ``pxn``).
 
 Speed: switched routes between two GPUs depend only on the switches each GPU is wired to
 (its *signature*, with those cables), so a route is worked out once per pair of signatures
@@ -113,6 +118,9 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
     graph : networkx.Graph
         A fabric obeying :mod:`topologies.schema`. The router reads it once; do not mutate it
         afterwards.
+    pxn : bool
+        Route NCCL's send/recv as PXN sends it (NCCL's default); False: through each
+        GPU's own ports (``NCCL_PXN_DISABLE=1``).
 
     Attributes
     ----------
@@ -123,7 +131,7 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         scale-up side (GPU-GPU links and links to tier-0 switches).
     """
 
-    def __init__(self, graph: nx.Graph) -> None:
+    def __init__(self, graph: nx.Graph, *, pxn: bool = True) -> None:
         self.graph = graph
         self._adj = graph._adj
         nodes = list(graph)
@@ -219,6 +227,13 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         is_gpu = code == _GPU
         gpu_n = np.flatnonzero(is_gpu)
         self.gpu_list = list(compress(nodes, is_gpu.tolist()))
+        # PXN (route_plans.PlannedRoutes.pxn_proxies): the GPUs' server labels, read here
+        # (routes depend on them), the rest worked out on first use
+        self._pxn_on = bool(pxn)
+        self._pxn: tuple | None = None
+        gdata = list(map(data.__getitem__, self.gpu_list))
+        self._gpu_servers = [d.get("server") for d in gdata] \
+            if pxn and any("server" in d for d in gdata[:1] + gdata[-1:]) else None
         self._gidx = np.full(nn, -1, dtype=np.int64)
         self._gidx[gpu_n] = np.arange(len(gpu_n))
         self._gpu_n = gpu_n
@@ -304,7 +319,8 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
             tuple(nodes), tuple(kind_list), tuple(tiers.items()),
             tuple(self._switch_latency.items()), counts.tobytes(), ends.tobytes(),
             None if starts is None else starts.tobytes(), _split_key(self.bandwidth),
-            self.latency.tobytes())
+            self.latency.tobytes(), self._pxn_on,
+            None if self._gpu_servers is None else tuple(self._gpu_servers))
 
     @cached_property
     def kind(self) -> dict[Hashable, str | None]:

@@ -60,11 +60,17 @@ class Pairs:
     so a step of a whole cluster never builds a Python tuple per transfer.
     """
 
-    __slots__ = ("_hash", "dst", "frac", "nodes", "src")
+    __slots__ = ("_hash", "dst", "frac", "nodes", "p2p", "src")
 
     def __init__(self, nodes: Iterable[Hashable], src: ArrayLike, dst: ArrayLike,
-                 frac: float | ArrayLike) -> None:
+                 frac: float | ArrayLike, *, p2p: bool = False) -> None:
         self.nodes = nodes if isinstance(nodes, tuple) else tuple(nodes)
+        #: NCCL's send/recv (ncclSend/ncclRecv: its all-to-all and send-recv), which NCCL's
+        #: PXN sends through the NIC on the peer's rail
+        #: (:meth:`~netmodel.collectives.route_plans.PlannedRoutes.pxn_proxies`). Not part
+        #: of the hash and equality: a router's caches add it where PXN applies
+        #: (:meth:`~netmodel.collectives.route_plans.PlannedRoutes.pxn_applies`).
+        self.p2p = bool(p2p)
         self.frac: float | np.ndarray
         self.src = np.asarray(src, dtype=np.int64)
         self.dst = np.asarray(dst, dtype=np.int64)
@@ -86,7 +92,7 @@ class Pairs:
 
     def reversed(self) -> Pairs:
         """The same transfers in the opposite direction."""
-        return Pairs(self.nodes, self.dst, self.src, self.frac)
+        return Pairs(self.nodes, self.dst, self.src, self.frac, p2p=self.p2p)
 
     def incoming(self) -> float:
         """The most bytes (per byte of ``n``) any member receives."""

@@ -68,6 +68,12 @@ def _xchg(core, d, f):
     return tuple((core[i], core[i ^ d], f) for i in range(len(core)))
 
 
+class _SendRecv(tuple):
+    """Transfers NCCL sends as send/recv (its all-to-all, send-recv): PXN routes them."""
+
+    p2p = True
+
+
 def reference_steps(algorithm, op, g, graph):
     """The steps as the textbook loops write them (tuples), or NotApplicable."""
     p = len(g)
@@ -200,13 +206,13 @@ def reference_steps(algorithm, op, g, graph):
         return {"all-reduce": [Step("one-shot exchange", every(1.0), reduce=p - 1.0)],
                 "reduce-scatter": [Step("exchange", every(1 / p), reduce=(p - 1) / p)],
                 "all-gather": [Step("exchange", every(1 / p))],
-                "all-to-all": [Step("exchange", every(1 / p))],
+                "all-to-all": [Step("exchange", _SendRecv(every(1 / p)))],
                 "broadcast": [Step("root sends", tuple((g[0], b, 1.0) for b in g[1:]))],
                 "reduce": [Step("all send to root", tuple((b, g[0], 1.0) for b in g[1:]),
                                 reduce=p - 1.0)],
-                "send-recv": [Step("send-recv", _ring(g, 1.0))]}[op]
+                "send-recv": [Step("send-recv", _SendRecv(_ring(g, 1.0)))]}[op]
     if algorithm == "pairwise":
-        return [Step(f"shift {k}", tuple((g[i], g[(i + k) % p], 1 / p) for i in range(p)))
+        return [Step(f"shift {k}", _SendRecv((g[i], g[(i + k) % p], 1 / p) for i in range(p)))
                 for k in range(1, p)]
     if algorithm in ("hierarchical", "in-network-tree"):
         doms = domains(graph, g)
@@ -238,9 +244,47 @@ def reference_steps(algorithm, op, g, graph):
 # ------------------------------------------------------------------ reference: routes, costs
 
 
-def reference_route(router, s, d):
+def reference_pxn(router, s, d, members=()):
+    """The GPU whose NIC NCCL's PXN sends ``s -> d`` through, found by hand from the labels
+    (None: its own): a GPU of ``s``'s server at ``d``'s position in its server, when the
+    two servers differ, ``s`` and ``d`` share no switch, and that GPU is one of
+    ``members`` (a rank of the same communicator), shares a tier-0 switch with ``s`` and
+    has a port to a switch of tier >= 1."""
+    g, data = router.graph, router.graph._node
+    if not (router._pxn_on and router.is_gpu(s) and router.is_gpu(d)):
+        return None
+    ss, sd = data[s].get("server"), data[d].get("server")
+    if ss is None or sd is None or ss == sd:
+        return None
+
+    def switches(x, tiers):
+        return {v for v in g._adj[x] if data[v].get("kind") == "switch"
+                and data[v].get("tier", 0) in tiers}
+
+    every = range(64)
+    if switches(s, every) & switches(d, every):
+        return None
+    mine = [x for x in router.gpu_list if data[x].get("server") == ss]
+    k = [x for x in router.gpu_list if data[x].get("server") == sd].index(d)
+    if k >= len(mine) or mine[k] == s:
+        return None
+    via = mine[k]
+    if via not in members or not (switches(s, (0,)) & switches(via, (0,))) \
+            or not switches(via, range(1, 64)):
+        return None
+    return via
+
+
+def reference_route(router, s, d, members=()):
     """One transfer routed on its own by the general search (GPU pairs: switched paths
-    first, GPUs forwarding only when there is none)."""
+    first, GPUs forwarding only when there is none); one NCCL's PXN sends through another
+    GPU's NIC (:func:`reference_pxn`, ``members`` the GPUs of its communicator) as its
+    two legs, to that GPU and on from it."""
+    via = reference_pxn(router, s, d, members)
+    if via is not None:
+        first, then = reference_route(router, s, via), reference_route(router, via, d)
+        return (np.concatenate([first[0], then[0]]), np.concatenate([first[1], then[1]]),
+                first[2] + then[2], first[3] + then[3], first[4] or then[4])
     if s == d:
         return np.zeros(0, dtype=np.int64), np.zeros(0), 0.0, 0, False
     if d in router.graph._adj[s]:
@@ -260,10 +304,14 @@ def reference_route(router, s, d):
 
 def reference_loads(router, transfers, cache):
     links, coef, lat, so, up = [], [], 0.0, False, -1.0
+    # NCCL's send/recv: PXN relays through the step's group's GPUs
+    members = {x for s, d, _ in transfers for x in (s, d)} \
+        if getattr(transfers, "p2p", False) else ()
     for s, d, f in transfers:
-        r = cache.get((s, d))
+        via = reference_pxn(router, s, d, members)
+        r = cache.get((s, d, via))
         if r is None:
-            r = cache[(s, d)] = reference_route(router, s, d)
+            r = cache[(s, d, via)] = reference_route(router, s, d, members)
         links.append(r[0])
         coef.append(r[1] * f)
         lat, so = max(lat, r[2]), so or r[4]

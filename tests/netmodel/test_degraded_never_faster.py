@@ -92,8 +92,13 @@ OPS = ("all-reduce", "all-to-all", "send-recv", "all-gather")
 
 #: Known exceptions, left (see the report of commit): the degraded route may take a
 #: GPU-forwarded (PXN-like) path whose latency is below the healthy switched path through
-#: the spines, since a healthy GPU never forwards where a switched path exists (0.1-0.3%
-#: on 8-GPU groups spread over both domains); and a failed direct cable between two
+#: the spines (0.1-0.3% on 8-GPU groups spread over both domains): the GPU that lost its
+#: NIC borrows, over NVLink, the NIC on the destination's rail of a GPU outside its group,
+#: which NCCL's PXN never relays through (its topology holds only the communicator's GPUs;
+#: NCCL would reach another NIC through PCIe and the CPU, a detour the model does not
+#: have; the healthy fabric relays NCCL's send/recv through ranks of the group as PXN does,
+#: route_plans.PlannedRoutes.pxn_proxies, and all-reduce and all-gather not at all); and a
+#: failed direct cable between two
 #: neighbours (torus, Lite mesh) spreads over every detour while the healthy pair uses its
 #: one cable (~0.33x).
 PXN_LATENCY = {("nvl72x2", "leaf0", "all-to-all", "spread"),
@@ -108,7 +113,8 @@ def _cases():
         for (links, nodes), op, grp in itertools.product(fails, OPS, ("pair", "block",
                                                                       "spread")):
             tag = "+".join([*("/".join(x) for x in links), *nodes])
-            marks = ([pytest.mark.xfail(strict=True, reason="PXN latency below the spine")]
+            marks = ([pytest.mark.xfail(strict=True, reason="a borrowed NIC outside the "
+                                        "group on the destination's rail")]
                      if (name, tag, op, grp) in PXN_LATENCY else [])
             yield pytest.param(name, links, nodes, op, grp, marks=marks,
                                id=f"{name}-{tag}-{op}-{grp}")
@@ -208,7 +214,8 @@ def test_a_cut_off_leaf_borrows_one_nic_not_two():
     where the healthy route has one, slowdown 0.50x (helper 206). One forwarder, as NCCL's
     PXN sends a channel through one NIC: gpu1 -> nvs0 -> gpu0 -> leaf0 -> gpu4, latency 10 +
     150 + 10 + 100 + 330 + 100 = 700 ns (healthy through the spines: 100 + 330 + 250 + 330
-    + 250 + 330 + 100 = 1690 ns, the documented PXN-latency exception, 0.9993x)."""
+    + 250 + 330 + 100 = 1690 ns, the documented PXN-latency exception, 0.9993x: a
+    communicator of gpu1 and gpu4 has no rank on rail 0 in server 0 for NCCL's PXN)."""
     g = build("rail-optimized:domains=3,domain_size=4,gpus_per_server=4")
     r = degraded_cost(g, "all-reduce", N, ["gpu1", "gpu4"],
                       links=[("leaf1", "spine0"), ("leaf1", "spine1")],

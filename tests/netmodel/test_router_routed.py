@@ -178,7 +178,8 @@ def test_routed_as_before(spec, seed, T, gpus_only, walk_many):
 def _routed_as_before(spec, seed, T, gpus_only):
     graph = _graph(spec)
     rng = np.random.default_rng(seed)
-    new, old = Router(graph), Router(graph)
+    # each transfer through its own GPU's ports (PXN's legs: tests/netmodel/test_pxn.py)
+    new, old = Router(graph, pxn=False), Router(graph, pxn=False)
     src, dst, frac = _transfers(new, rng, T, gpus_only)
     d = old._describe(src, dst)
     try:

@@ -1,0 +1,140 @@
+"""NCCL's PXN on healthy rail-optimized fabrics (route_plans.PlannedRoutes.pxn_proxies).
+
+NCCL (since 2.12, ``NCCL_PXN_DISABLE=0``, ``NCCL_P2P_PXN_LEVEL=2`` by default; NVIDIA/nccl
+src/graph/search.cc, ``ncclTopoGetNetDev``) sends a send/recv to a peer in another server
+through the NIC of the sender's server GPU on the peer's rail, over NVLink to it first; the
+peer receives on its own NIC. Before, the model sent it through the sender's own NIC, up to
+the spines and down the peer's rail.
+
+Hand derivations (2 x 8 B200-HGX rail-optimized, ideal calibration: time = bytes over the
+bottleneck bandwidth + the slowest path's latency): NIC 50 GB/s, cable GPU-leaf 20 m = 100
+ns, NVLink 10 ns, leaf-spine 50 m = 250 ns, NVSwitch 150 ns, leaf and spine 330 ns each
+(topologies/common.py, compute/data/gpus.toml), as tests/netmodel/test_degraded_never_faster.py.
+Every test here fails on the code before PXN (checked against a worktree of 8af7c04).
+PXN is NCCL's rule for send/recv (its all-to-all and send-recv); rings and trees lay their
+channels rail by rail themselves (algo_ring), and are routed as before.
+"""
+
+import numpy as np
+import pytest
+
+from compute.errors import UserError
+from netmodel.collectives.algorithms import generate
+from netmodel.collectives.calibration import DEFAULTS_PATH, Calibration, load_calibration
+from netmodel.collectives.model import FabricCostModel
+from netmodel.collectives.routing import Router
+from topologies.registry import build
+
+N = 2 ** 26
+NIC = 50e9
+
+
+@pytest.fixture(scope="module")
+def b200():
+    return build("rail-optimized:domains=2,gpu=B200-HGX")
+
+
+def _loads(router, transfers):
+    links, load, latency, *_ = router.link_loads(transfers)
+    return {router.link_name(i): x for i, x in zip(links.tolist(), load.tolist(),
+                                                   strict=True)}, latency
+
+
+def test_cross_rail_send_recv_leaves_on_the_peers_rail(b200):
+    """Send-recv of gpu0, gpu1, gpu8, gpu9 (each rank to the next): gpu1 (server 0, rail 1)
+    -> gpu8 (server 1, rail 0) goes over NVLink to gpu0, server 0's rank on rail 0, and out
+    through its NIC to leaf0, which gpu8 hangs off: gpu1 -> nvs0 -> gpu0 -> leaf0 -> gpu8,
+    latency 10 + 150 + 10 + 100 + 330 + 100 = 700 ns, every link all of it, no spine; and
+    gpu9 -> nvs1 -> gpu8 -> leaf0 -> gpu0. So the NICs on rail 0 carry it all, n each way,
+    and the time is N / 50 GB/s + 700 ns. Before: gpu1 -> leaf1 -> 4 spines -> leaf0 ->
+    gpu8, 100 + 330 + 250 + 330 + 250 + 330 + 100 = 1690 ns. A communicator of gpu1 and
+    gpu8 alone has no rank on rail 0 in server 0 (NCCL's topology holds only its ranks'
+    GPUs), so it goes through gpu1's own NIC and the spines."""
+    router = Router(b200)
+    group = ("gpu0", "gpu1", "gpu8", "gpu9")
+    (step,) = generate("direct", "send-recv", group, b200)
+    load, latency = _loads(router, step.transfers)
+    assert latency == pytest.approx(700e-9, rel=1e-12)
+    assert not [x for x in load if "spine" in str(x)]
+    nic = {x: v for x, v in load.items() if "leaf" in str(x)}
+    assert nic == {("gpu0", "leaf0"): 1.0, ("leaf0", "gpu8"): 1.0, ("gpu8", "leaf0"): 1.0,
+                   ("leaf0", "gpu0"): 1.0}
+    assert load[("nvs0", "gpu0")] == 1.0 and load[("gpu1", "nvs0")] == 1.0
+    model = FabricCostModel(b200, calibration=Calibration.ideal(), validated=True)
+    assert model.cost("send-recv", N, group).time == pytest.approx(N / NIC + 700e-9,
+                                                                   rel=1e-12)
+    assert model.cost("send-recv", N, ["gpu1", "gpu8"]).time == \
+        pytest.approx(N / NIC + 1690e-9, rel=1e-12)
+
+
+def test_pxn_off_sends_through_the_own_nic(b200):
+    """A calibration with ``pxn = false`` (NCCL_PXN_DISABLE=1) routes as before PXN: up
+    through gpu1's own NIC and the spines, N / 50 GB/s + 1690 ns. Rings, trees and the
+    model's own one-shot algorithms are not NCCL's send/recv and route the same either way
+    (a ring's hop between servers already leaves through its rail's NIC, algo_ring)."""
+    group = ("gpu0", "gpu1", "gpu8", "gpu9")
+    off = Calibration.ideal().with_(pxn=False)
+    model = FabricCostModel(b200, calibration=off, validated=True)
+    assert model.cost("send-recv", N, group).time == \
+        pytest.approx(N / NIC + 1690e-9, rel=1e-12)
+    on = FabricCostModel(b200, calibration=Calibration.ideal(), validated=True)
+    for op, grp, algorithm in (("all-reduce", 16, "ring"), ("all-gather", group, "direct"),
+                               ("broadcast", group, "direct"), ("all-reduce", group, "tree")):
+        assert on.cost(op, N, grp, algorithm=algorithm).time == \
+            model.cost(op, N, grp, algorithm=algorithm).time
+
+
+def test_pxn_is_a_calibration_switch_said_once(tmp_path):
+    """The shipped defaults turn PXN on; a file's ``[p2p] pxn`` must be true or false."""
+    assert load_calibration().pxn is True
+    text = DEFAULTS_PATH.read_text().replace("pxn = true", "pxn = 1")
+    bad = tmp_path / "cal.toml"
+    bad.write_text(text)
+    with pytest.raises(UserError, match="pxn must be true or false, got 1"):
+        load_calibration(bad)
+
+
+def test_all_to_all_across_two_servers_takes_no_spine(b200):
+    """Direct all-to-all of all 16 GPUs: every transfer between servers stays on the
+    peer's rail, so no byte reaches a spine, and each NIC still carries n / 2 (its server's
+    8 GPUs each send n / 16 to the one peer on its rail) as before, where each GPU's own NIC
+    carried its 8 peers' n / 16 and half of it crossed the spines."""
+    router = Router(b200)
+    steps = generate("direct", "all-to-all", tuple(f"gpu{i}" for i in range(16)), b200)
+    links, load, *_ = router.link_loads(steps[0].transfers)
+    names = [router.link_name(i) for i in links]
+    assert not any("spine" in str(u) + str(v) for u, v in names)
+    nic = {(u, v): x for (u, v), x in zip(names, load.tolist(), strict=True)
+           if str(u).startswith("gpu") and str(v).startswith("leaf")}
+    assert len(nic) == 16 and all(x == pytest.approx(0.5, rel=1e-12) for x in nic.values())
+
+
+def test_many_transfers_route_as_one_by_one():
+    """The vectorised plan of a large step (direct all-to-all of 48 GPUs placed at random
+    on two NVL72 racks: 2,256 transfers) sends each transfer as worked out one by one from
+    the labels: a transfer between racks to a peer on another rail (rail = position in the
+    4-GPU tray) whose tray holds a rank of the group on the peer's rail goes over NVLink to
+    it and on from there (:meth:`Router.route` of the two legs), the others as before."""
+    g = build("nvl72:racks=2")
+    router = Router(g)
+    rng = np.random.default_rng(7)
+    group = tuple(rng.permutation(router.gpu_list)[:48].tolist())
+    (step,) = generate("direct", "all-to-all", group, g)
+    links, load, *_ = router.link_loads(step.transfers)
+    rank = {(g.nodes[x]["server"], g.nodes[x]["rail"]): x for x in group}
+    want = np.zeros(router.n_links)
+    relayed = 0
+    for a, b, f in step.transfers:
+        da, db = g.nodes[a], g.nodes[b]
+        via = rank.get((da["server"], db["rail"]))
+        if da["group"] != db["group"] and da["rail"] != db["rail"] and via is not None:
+            relayed += 1
+            legs = [router.route(a, via), router.route(via, b)]
+        else:
+            legs = [router.route(a, b)]
+        for r in legs:
+            np.add.at(want, r.links, r.weights * f)
+    assert relayed > 100
+    got = np.zeros(router.n_links)
+    got[links] = load
+    assert np.allclose(got, want, rtol=1e-12, atol=0)
