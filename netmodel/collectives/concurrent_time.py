@@ -17,7 +17,8 @@ import numpy as np
 #: past it), one link of each set of parallel links (:func:`_one_link_of_each`): 102 groups
 #: of 2-16 GPUs on a 1,024-GPU 2:1 fat tree, a 1 MiB all-reduce under auto, look at under
 #: 2^24 in its longest working (8 steps, 630 events, 0.45-0.55 s). 912 such groups on
-#: 8,192 GPUs (a 2:1 k=32 fat tree) would look at 2^34 or more (about 280 s): lockstep.
+#: 8,192 GPUs (a 2:1 k=32 fat tree) would look at 2^32 in one of their eight-step workings
+#: (4,176 events, 381,574 rounds; about 280 s for all seven): lockstep.
 _TIMED_WORK = 1 << 27
 
 #: what a round of :func:`_paces` counts towards :data:`_TIMED_WORK` besides its entries:
