@@ -558,41 +558,49 @@ class Cluster(InstanceCosting):
 
     def _class_effects(self, cls: str) -> list[Effect]:
         """The evaluated effects of one class (see :meth:`effects`)."""
+        from netmodel.study.reliability_spares import capacity
+
         out = []
         sms = self.gpu.sms
         groups: dict = {}
+        # with pod spare sites, each component's local effect is kept for the split by
+        # recovery (_by_recovery), not worked out again
+        keep = bool(capacity(self, "pod"))
         for comp in self.components[cls]:
             sig, lost, wired, touched = self._local(comp)
+            item = (comp, lost, wired, touched) if keep else (comp,)
             hit = groups.get(sig)
             if hit is None:
-                groups[sig] = [comp, lost, wired, touched, [comp]]
+                groups[sig] = [item]
             else:
-                hit[4].append(comp)
-        for comp, lost, wired, touched, comps in groups.values():
-            r = self._evaluate(comp, lost, wired, touched)
-            for sub in self._by_recovery(comp, lost, wired, touched, comps, r):
-                s = r if sub[0] is comp else self._evaluate(sub[0], *self._local(sub[0])[1:])
-                out.append(Effect(cls=cls, example=sub[0].name, components=len(sub),
-                                  parts=sum(x.parts for x in sub),
+                hit.append(item)
+        for items in groups.values():
+            comp = items[0][0]
+            local = items[0][1:] or self._local(comp)[1:]
+            r = self._evaluate(comp, *local)
+            for sub in self._by_recovery(items, r):
+                x = sub[0][0]
+                s = r if x is comp else self._evaluate(x, *sub[0][1:])
+                out.append(Effect(cls=cls, example=x.name, components=len(sub),
+                                  parts=sum(i[0].parts for i in sub),
                                   sms=(s["gpus_lost"] + s["gpus_disabled"] + s["gpus_cut"])
-                                  * sms, component=sub[0], **s))
+                                  * sms, component=x, **s))
         return out
 
-    def _by_recovery(self, comp: Component, lost, wired, touched, comps: list,
-                     r: dict) -> list[list[Component]]:
-        """``comps`` (one local effect, ``comp`` evaluated as ``r``) split where their
-        recovery on the cell's pod spares differs
+    def _by_recovery(self, items: list, r: dict) -> list[list]:
+        """``items`` (one local effect: ``(component, lost, wired, touched)``, or
+        ``(component,)`` where the cell has no spare site; the first evaluated as ``r``)
+        split where their recovery on the cell's pod spares differs
         (:func:`~netmodel.study.reliability_spares.recovery_key`: the spare sites each
-        member to replace draws on), ``comp``'s part first; whole where the failure takes
+        member to replace draws on), the first's part first; whole where the failure takes
         no instance down and slows none, or the cell has no spare site."""
-        from netmodel.study.reliability_spares import capacity, recovery_key
+        from netmodel.study.reliability_spares import recovery_key
 
-        if len(comps) < 2 or not (r["down"] or r["slowed"]) or not capacity(self, "pod"):
-            return [comps]
+        if len(items) < 2 or not (r["down"] or r["slowed"]) or len(items[0]) < 4:
+            return [items]
         parts: dict = {}
-        for x in comps:
-            local = (lost, wired, touched) if x is comp else self._local(x)[1:]
-            parts.setdefault(recovery_key(self, x, *local), []).append(x)
+        for item in items:
+            parts.setdefault(recovery_key(self, *item), []).append(item)
         return list(parts.values())
 
 

@@ -110,33 +110,56 @@ def capacity(cluster: Any, placement: str) -> int | None:
 def _plan(cluster, count: int, like=None) -> list:
     """The first ``count`` spare sites of the cell (sites fill in a fixed order, so one
     plan of every site serves every count; cached per template set)."""
+    return _every(cluster, like)[:count]
+
+
+def _every(cluster, like=None) -> list:
+    """Every spare site of the cell (:func:`_plan` of them all; the cached list itself, not
+    to be changed)."""
     memo = cluster.__dict__.setdefault("_spare_plans", {})
     key = None if like is None else tuple(like)
     if key not in memo:
         memo[key] = plan_spares(cluster.graph, cluster.cell_gpus, like=like)
-    return memo[key][:count]
+    return memo[key]
 
 
-def _live(cluster: Any, comp: Any, plan: list) -> list:
-    """The sites of ``plan`` a failure of ``comp`` leaves usable: not those wired to a
-    tier-0 switch it removes (an NVSwitch, or the one its host or rack holds: a spare
-    there stops with it), nor those whose every switch it removes (a spare on a failed
-    leaf of a leaf-spine is cut off with it). ``plan`` itself where it removes no switch."""
-    removed = {n for n in comp.nodes if cluster._kinds[n] != "gpu"}
+def _lost(cluster: Any, comp: Any, like=None) -> frozenset:
+    """The sites (names) of the cell ``comp`` leaves unusable: those wired to a tier-0
+    switch it removes (an NVSwitch, or the one its host or rack holds: a spare there stops
+    with it) and those whose every switch it removes (a spare on a failed leaf of a
+    leaf-spine is cut off with it)."""
+    kinds = cluster._kinds
+    removed = {n for n in comp.nodes if kinds[n] != "gpu"}
     if not removed:
-        return plan
+        return frozenset()
+    memo = cluster.__dict__.setdefault("_spare_sites_on", {})
+    key = None if like is None else tuple(like)
+    on = memo.get(key)
+    if on is None:   # switch -> the sites wired to it, with all their switches
+        on = memo[key] = {}
+        for name, _, edges in _every(cluster, like):
+            nbrs = tuple(n for n, _ in edges)
+            for n in nbrs:
+                on.setdefault(n, []).append((name, nbrs))
     g = cluster.graph
-    return [p for p in plan if not any(n in removed and stops(g, n) for n, _ in p[2])
-            and not all(n in removed for n, _ in p[2])]
+    return frozenset(name for sw in removed for name, nbrs in on.get(sw, ())
+                     if any(n in removed and stops(g, n) for n in nbrs)
+                     or all(n in removed for n in nbrs))
+
+
+def _live(cluster: Any, comp: Any, plan: list, like=None) -> list:
+    """The sites of ``plan`` a failure of ``comp`` leaves usable (:func:`_lost`);
+    ``plan`` itself where it loses none."""
+    lost = _lost(cluster, comp, like)
+    return [p for p in plan if p[0] not in lost] if lost else plan
 
 
 def sites_lost(cluster: Any, comp: Any) -> int:
     """How many of the cell's spare sites (``pod``, every free port) ``comp`` stops or cuts
-    off (:func:`_live`): the symmetry classes keep components apart where this differs (the
+    off (:func:`_lost`): the symmetry classes keep components apart where this differs (the
     sites fill the first switches' free ports, so one NVSwitch may hold them all and
     another none)."""
-    sites = _plan(cluster, cluster.cell_gpus)
-    return len(sites) - len(_live(cluster, comp, sites))
+    return len(_lost(cluster, comp))
 
 
 def recovery_key(cluster: Any, comp: Any, lost: set, wired: set, touched: set) -> tuple:
@@ -159,7 +182,7 @@ def recovery_key(cluster: Any, comp: Any, lost: set, wired: set, touched: set) -
     the instances with a lost member go down, a sufficient split otherwise). () where the
     cell has no site.
     """
-    sites = _plan(cluster, cluster.cell_gpus)
+    sites = _every(cluster)
     if not sites:
         return ()
     live = _live(cluster, comp, sites)
@@ -171,14 +194,14 @@ def recovery_key(cluster: Any, comp: Any, lost: set, wired: set, touched: set) -
     if down:
         plan = live[:max(sum(len(g) for _, g in todo), size * len(down))]
         together = (len(plan), _substituted(cluster, todo, plan, removed),
-                    _shape(cluster, [s[0] for s in plan[:size]], plan, removed))
+                    _shape(cluster, [s[0] for s in plan[:size]], removed))
     alone = []
     for i in sorted(set(touched) - set(down)):
         gone = [m for m in insts[i] if m in wired]
         plan = live[:max(len(gone), size)]
         alone.append((len(plan), _substituted(cluster, [(insts[i], gone)], plan, removed)
                       if gone else None))
-    block = _shape(cluster, [s[0] for s in live[:size]], live, removed) if alone else None
+    block = _shape(cluster, [s[0] for s in live[:size]], removed) if alone else None
     return together, tuple(sorted(alone, key=repr)), block
 
 
@@ -199,12 +222,12 @@ def _substituted(cluster, todo, plan, removed) -> tuple | None:
             pick = max(free, key=lambda s, home=home: len(home & home_of[s]))
             free.remove(pick)
             sub[m] = pick
-        out.append(_shape(cluster, [sub.get(m, m) for m in inst], plan, removed))
+        out.append(_shape(cluster, [sub.get(m, m) for m in inst], removed))
     return tuple(sorted(out))
 
 
-def _shape(cluster, members, plan, removed) -> tuple:
-    """``members`` (GPUs, or spare sites of ``plan``) as the costing sees them, with the
+def _shape(cluster, members, removed) -> tuple:
+    """``members`` (GPUs, or pod spare sites) as the costing sees them, with the
     switch names left out: in order, each member's neighbours (kind, tier, the order of
     their first appearance, whether ``removed`` holds it), then the hops between every two
     of those switches in the cell without its GPUs (None: not joined there). A shape
@@ -212,7 +235,7 @@ def _shape(cluster, members, plan, removed) -> tuple:
     the order the neighbours are named in only decides how finely components split
     (memoized per members and the removed nodes among their neighbours)."""
     members = tuple(members)
-    wiring = _wiring(cluster, plan)
+    wiring = _wiring(cluster)
     hit = frozenset(r for r in removed if any(r in wiring[m][1] for m in members))
     memo = cluster.__dict__.setdefault("_spare_shapes", {})
     key = (members, hit)
@@ -239,15 +262,14 @@ def _shape(cluster, members, plan, removed) -> tuple:
     return out
 
 
-def _wiring(cluster, plan) -> dict:
+def _wiring(cluster) -> dict:
     """Node (or pod spare site) -> (its neighbours as ((kind, tier), names by name) per
-    kind and tier, in that order; the set of them), filled as asked (sites from the
-    cell's pod plan, whose names every slice of it shares)."""
+    kind and tier, in that order; the set of them): a GPU's made when first asked for,
+    every pod site's at once."""
     memo = cluster.__dict__.get("_spare_wiring")
     if memo is None:
         memo = cluster.__dict__["_spare_wiring"] = _Wiring(cluster.graph)
-    for name, _, edges in plan:
-        if name not in memo:
+        for name, _, edges in _every(cluster):
             memo[name] = _grouped(memo.data, [n for n, _ in edges])
     return memo
 
@@ -345,10 +367,9 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
     else:
         like = None
     plan = _plan(cluster, max(need, recreate), like or None)
-    every = _plan(cluster, cluster.cell_gpus, like or None)
-    live = _live(cluster, comp, every)
-    if plan and len(live) < len(every):   # spares the failure stops or cuts off
-        plan = live[:max(need, recreate)]
+    if plan and _lost(cluster, comp, like or None):   # spares it stops or cuts off
+        plan = _live(cluster, comp, _every(cluster, like or None), like or None)[
+            :max(need, recreate)]
         if not plan:
             where = "the failed switch" if comp.cls in _SWITCHES else \
                 f"the {comp.cls}'s own switch"
