@@ -11,7 +11,9 @@ keeping every instance's collectives exactly those the throughput study costs. I
 are placed in every cell as the study places them: the best TP degree and batch of
 :func:`~netmodel.study.fabric_search.fabric_search` for the scenario, model and phase,
 ``floor(cell / TP)`` instances cut by the scenario's placement policy; GPUs left over are
-idle. Every healthy instance delivers the best configuration's tokens/s. Parts copies
+idle. Every instance is costed healthy where it is placed (:attr:`Cluster.healthy`), as a
+failure's instances are: one placed across two leaves may serve a smaller batch than the
+search's first group. Parts copies
 would share in a full build (leaves, spines, OCSes, links between switches:
 :func:`topologies.analysis.shared_part`) are counted once per
 :func:`~topologies.analysis.cells_per_shared_part` cells (8 copies of ``h100-dgx`` fill
@@ -235,13 +237,68 @@ class Cluster(InstanceCosting):
 
     @property
     def tokens_per_s(self) -> float:
-        """Tokens/s of one healthy instance."""
+        """Tokens/s of one healthy instance as the search costed it (its first group)."""
         return self.best.tokens_per_s
 
     @property
     def cluster_tokens_per_s(self) -> float:
-        """Tokens/s of the healthy cluster."""
-        return self.tokens_per_s * self.instances_total
+        """Tokens/s of the healthy cluster: every instance at its own healthy tokens/s
+        (:attr:`healthy`), in every cell."""
+        return self.healthy_tokens_per_s * self.cells
+
+    @property
+    def healthy_tokens_per_s(self) -> float:
+        """Tokens/s of one healthy cell (every instance as placed, :attr:`healthy`)."""
+        # instances alike counted as one rate times their number (a sum of equal rates
+        # rounds otherwise)
+        rates = Counter(r.tokens_per_s for r in self.healthy if r is not None)
+        return float(sum(t * n for t, n in rates.items()))
+
+    @cached_property
+    def healthy(self) -> tuple:
+        """Each instance of a cell costed healthy where it is placed, as a failure's
+        instances are (:meth:`rebalanced` on the cell with nothing failed): the search
+        costed its first group, and an instance placed elsewhere (across two leaves where
+        a leaf's GPUs are no multiple of the instance) may miss the SLO at the searched
+        batch; it then serves at the largest batch that meets it (None: at none, so it
+        serves nothing). Instances of one shape (:meth:`_shape`) are costed once; the
+        first group's shape is the search's result."""
+        first = self._shape(self.instances[0]) if self.instances else None
+        by: dict = {first: self.best}
+        out = []
+        for inst in self.instances:
+            key = self._shape(inst)
+            if key not in by:
+                by[key] = self.rebalanced(self.recost_graph((), inst), inst)
+            out.append(by[key])
+        return tuple(out)
+
+    def _shape(self, members) -> tuple:
+        """What an instance's healthy cost depends on, up to the builders' regularity (as
+        the symmetry classes assume): per member in order, what it is wired to (named by
+        first appearance in the instance) and the links' attributes, and the hops between
+        each two distinct attachments."""
+        g = self.graph
+        adj, node = g._adj, g._node   # networkx's documented internals: read only
+        names: dict = {}
+        wiring, reps = [], {}
+        for m in members:
+            row = []
+            nbrs = adj[m]
+            for v, d in nbrs.items():
+                k = names.setdefault(v, len(names))
+                data = node[v]
+                row.append((k, data.get("kind"), data.get("tier"), _attrs(d)))
+            wiring.append(tuple(sorted(row)))
+            reps.setdefault(frozenset(nbrs), m)
+        hops = []
+        if len(reps) > 1 and not self.scenario.is_ocs:
+            router, rs = self._router, list(reps.values())
+            for i, a in enumerate(rs):
+                for b in rs[i + 1:]:
+                    r = router.route(a, b)
+                    hops.append(None if r is None else len(r.links))
+        return tuple(wiring), tuple(hops)
 
     @cached_property
     def idle(self) -> tuple:
@@ -288,7 +345,7 @@ class Cluster(InstanceCosting):
 
         out = replace(self, catalog=catalog_)
         for key in ("components", "_index", "_effects", "_router", "_csr", "_kinds",
-                    "_direct", "_switches", "idle", "member_of", "_spare_plans", "_spare_capacity",
+                    "_direct", "_switches", "idle", "member_of", "healthy", "_spare_plans", "_spare_capacity",
                     "_switch_hops"):
             if key in self.__dict__ and (key != "components" or (
                     catalog_.host_sms, catalog_.host_gpus)
@@ -497,9 +554,11 @@ class Cluster(InstanceCosting):
         cut = [n for n, k in part.items() if data[n]["kind"] == "gpu" and k != main]
         down, slo_down, cut_down, slow, members, rebalanced = [], 0, 0, 0.0, [], 0
         slowed = []
-        healthy = self.tokens_per_s
         for i in sorted(touched):
             inst = self.instances[i]
+            own = self.healthy[i]
+            if own is None:   # serves nothing healthy: a failure takes nothing from it
+                continue
             gone = [m for m in inst if m in lost]
             if gone:
                 down.append(i)
@@ -520,8 +579,8 @@ class Cluster(InstanceCosting):
                     slo_down += 1
                 members.append(sum(1 for m in inst if m in wired))
                 continue
-            rebalanced += r.batch < self.batch
-            loss = 1.0 - r.tokens_per_s / healthy
+            rebalanced += r.batch < own.batch
+            loss = 1.0 - r.tokens_per_s / own.tokens_per_s
             if loss > 1e-9:
                 slow += loss
                 slowed.append((i, loss))
@@ -606,6 +665,17 @@ class Cluster(InstanceCosting):
 
 def _key(u, v) -> tuple:
     return (u, v) if str(u) <= str(v) else (v, u)
+
+
+def _attrs(d: dict) -> tuple:
+    """A link's attributes as a hashable value, in the order they were set (a builder sets
+    them alike; two orders only cost a shape twice), unhashable values by their repr."""
+    out = tuple(d.items())
+    try:
+        hash(out)
+    except TypeError:
+        return tuple((k, repr(v)) for k, v in out)
+    return out
 
 
 def _shared(effect: Effect) -> bool:

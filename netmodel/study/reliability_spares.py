@@ -36,6 +36,7 @@ fail while idle.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -358,7 +359,10 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
     comp = effect.component
     todo = _replace(cluster, comp, effect)
     need = sum(len(gone) for _, gone in todo)
-    healthy = cluster.tokens_per_s
+    # each down instance against its own healthy cost as placed (Cluster.healthy): one
+    # that straddles two leaves serves a smaller batch healthy, and a spare that keeps
+    # that batch serves as it did
+    own = [cluster.healthy[i] for i in effect.down]
     if placement == "group":
         groups = _groups(cluster)
         data = cluster.graph.nodes
@@ -384,7 +388,7 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
         free = list(spares)
         ok, lost = True, 0.0
         data = g.nodes
-        for inst, gone in todo:
+        for (inst, gone), mine in zip(todo, own, strict=True):
             if not gone:
                 ok = False
                 break
@@ -403,11 +407,12 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
                 break
             sub = dict(zip(gone, picks, strict=True))
             members = tuple(sub.get(m, m) for m in inst)
-            r = cluster.instance_result(cluster.recost_graph([comp], members, plan), members)
-            if r is None or not r.feasible:
+            r = _serves(cluster, cluster.recost_graph([comp], members, plan), members,
+                        mine)
+            if r is None:
                 ok = False
                 break
-            lost += _loss(r.tokens_per_s, healthy)
+            lost += _loss(r.tokens_per_s, mine.tokens_per_s)
         if ok:
             extra = " (circuits re-set)" if cluster.scenario.is_ocs else ""
             return Recovery(f"substitute {need} spare{'s' * (need > 1)}{extra}", need, swap,
@@ -418,7 +423,10 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
         block = tuple(spares[:cluster.instance_gpus])
         r = cluster.instance_result(cluster.recost_graph([comp], block, plan), block)
         if r is not None and r.feasible:
-            lost = _loss(r.tokens_per_s, healthy) * effect.instances_down
+            # per healthy rate, times the instances at it (a sum of equal shares rounds
+            # otherwise)
+            lost = sum(_loss(r.tokens_per_s, t) * n
+                       for t, n in Counter(x.tokens_per_s for x in own).items())
             return Recovery(f"re-create on {recreate} spares", recreate, swap, lost)
     if len(spares) < need and len(spares) < recreate:
         return Recovery(f"only {len(spares)} free port(s) for {min(need, recreate)} spares",
@@ -490,6 +498,19 @@ def _slow_recovery(cluster, effect, placement: str) -> SlowSwap:
     how = "; ".join(dict.fromkeys(paths))
     return SlowSwap(f"swap {len(paths)} of {len(slowed)} slowed ({how})", units, swapped,
                     restored)
+
+
+def _serves(cluster, graph, members, own):
+    """The instance ``members`` (spares in) on ``graph`` where it serves as the instance
+    it stands for did healthy (``own``: :attr:`Cluster.healthy`), at that batch or the
+    searched one: its InferenceResult, else None. An instance the search costed must meet
+    the SLO at the searched batch; one placed across leaves, at the smaller batch it
+    served."""
+    if own.batch >= cluster.batch:
+        r = cluster.instance_result(graph, members)
+        return r if r is not None and r.feasible else None
+    r = cluster.rebalanced(graph, members)
+    return r if r is not None and r.batch >= own.batch else None
 
 
 def _loss(tokens_per_s: float, healthy: float) -> float:
