@@ -127,11 +127,11 @@ class PlannedRoutes:
     # ----------------------------------------------------------------- PXN
     def _pxn_index(self) -> tuple | None:
         """What :meth:`pxn_proxies` reads, worked out once: ``(server, position, table,
-        nic, t0, out)`` per GPU index (its ``server`` label's number, its position among its
+        nic, t0)`` per GPU index (its ``server`` label's number, its position among its
         server's GPUs in the fabric's order, the GPU index of each (server, position),
-        whether it has a port to a switch of tier >= 1, the node numbers of its first
-        tier-0 switch and of its first switch of tier >= 1, or -1); None where PXN is off
-        or no GPU has a ``server`` label."""
+        whether it has a port to a switch of tier >= 1, and the node numbers of the tier-0
+        switches it is wired to, a row per GPU padded with -1); None where PXN is off or no
+        GPU has a ``server`` label."""
         hit = self._pxn
         if hit is None:
             hit = self._pxn = (False,)
@@ -151,20 +151,29 @@ class PlannedRoutes:
                     table = np.full((len(lab), int(count.max())), -1, dtype=np.int64)
                     table[sid[ordered], pos[ordered]] = ordered
                     dst, tier = self._dst, self._tier_arr
-                    gl = self._gport_link
+                    gl = self._gport_link   # grouped by GPU
                     owner = self._gidx[self._src[gl]]
                     up = tier[dst[gl]] >= 1
                     nic = np.zeros(len(sid), dtype=bool)
                     nic[owner[up]] = True
-                    t0 = np.full(len(sid), -1, dtype=np.int64)
-                    low = np.flatnonzero(~up)[::-1]   # the first of each GPU's, written last
-                    t0[owner[low]] = dst[gl[low]]
-                    out = np.full(len(sid), -1, dtype=np.int64)
-                    high = np.flatnonzero(up)[::-1]
-                    out[owner[high]] = dst[gl[high]]
-                    if nic.any() and (t0 >= 0).any():
-                        hit = self._pxn = (sid, pos, table, nic, t0, out)
+                    low = ~up   # each GPU's tier-0 switches, in a row of its own
+                    n0 = np.bincount(owner[low], minlength=len(sid))
+                    t0 = np.full((len(sid), max(1, int(n0.max(initial=0)))), -1, dtype=np.int64)
+                    first = np.concatenate([[0], np.cumsum(n0)[:-1]])
+                    ow = owner[low]
+                    t0[ow, np.arange(len(ow)) - first[ow]] = dst[gl[low]]
+                    if nic.any() and (n0 > 0).any():
+                        hit = self._pxn = (sid, pos, table, nic, t0)
         return None if len(hit) == 1 else hit
+
+    @staticmethod
+    def _share_tier0(t0: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Whether GPUs ``x[i]`` and ``y[i]`` (GPU indices) are wired to a tier-0 switch in
+        common (``t0``: :meth:`_pxn_index`'s rows of tier-0 switches)."""
+        tx, ty = t0[x], t0[y]
+        if t0.shape[1] == 1:
+            return (tx[:, 0] >= 0) & (tx[:, 0] == ty[:, 0])
+        return ((tx[:, :, None] == ty[:, None, :]) & (tx[:, :, None] >= 0)).any(axis=(1, 2))
 
     def pxn_proxies(self, src: np.ndarray, dst: np.ndarray, gid: np.ndarray | None = None
                     ) -> np.ndarray | None:
@@ -181,9 +190,12 @@ class PlannedRoutes:
         own NIC. That GPU must be a rank of the same communicator (NCCL's topology holds
         only its own ranks' GPUs; ``ncclTopoDevToRank`` finds no other), here one that
         takes part in the same group's transfers of the step. Here where both GPUs have
-        ``server`` labels, different servers and no switch in common (a shared switch is
-        already one rail, or one NVLink domain), and that GPU shares a tier-0 switch with
-        the sender and has a port to a switch of tier >= 1 (a working NIC: after a failure
+        ``server`` labels, different servers and no tier-0 switch in common (one NVLink
+        domain: NCCL's P2P over NVLink, MNNVL across trays, no NIC; a shared scale-out
+        switch does not matter, NCCL knowing nothing of the fabric: where a rail's leaf
+        holds several GPUs of a server, as Lites, NCCL still relays to the peer's device
+        index), and that GPU shares a tier-0 switch with the sender (any of its tier-0
+        switches) and has a port to a switch of tier >= 1 (a working NIC: after a failure
         NCCL, started again, finds none there, and the route is the search's,
         :meth:`~netmodel.collectives.route_search.SearchedRoutes._one_forwarder`). A single
         route (:meth:`Router.route`, a communicator of its two GPUs) is never sent so.
@@ -191,7 +203,7 @@ class PlannedRoutes:
         index = self._pxn_index()
         if index is None or not len(src):
             return None
-        sid, pos, table, nic, t0, out = index
+        sid, pos, table, nic, t0 = index
         gi = self._gidx
         a, b = gi[src], gi[dst]   # -1: not a GPU
         sa, sb = sid[a], sid[b]
@@ -201,14 +213,11 @@ class PlannedRoutes:
         e = np.flatnonzero(ok)
         a, b = a[e], b[e]
         via = table[sa[e], pos[b]]   # the rank of a's server at b's position (-1: none)
-        t = t0[a]
-        keep = (via >= 0) & (via != a) & (t >= 0)
+        keep = (via >= 0) & (via != a)
         via = np.where(keep, via, 0)
-        keep &= nic[via] & (t0[via] == t)
-        if self._width <= 2:   # a GPU wired to one tier-0 and one scale-out switch at most
-            keep &= (t0[b] != t) & ((out[a] < 0) | (out[a] != out[b]))
-        else:
-            keep &= ~self._share_a_switch(a, b)
+        # NVLink to the lender, none to the peer (one NVLink domain: NCCL's P2P, no NIC);
+        # a shared scale-out switch does not matter: NCCL knows nothing of the fabric
+        keep &= nic[via] & self._share_tier0(t0, a, via) & ~self._share_tier0(t0, a, b)
         e, via = e[keep], self._gpu_n[via[keep]]
         if not len(e):
             return None

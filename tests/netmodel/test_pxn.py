@@ -15,6 +15,7 @@ PXN is NCCL's rule for send/recv (its all-to-all and send-recv); rings and trees
 channels rail by rail themselves (algo_ring), and are routed as before.
 """
 
+import networkx as nx
 import numpy as np
 import pytest
 
@@ -138,3 +139,47 @@ def test_many_transfers_route_as_one_by_one():
     got = np.zeros(router.n_links)
     got[links] = load
     assert np.allclose(got, want, rtol=1e-12, atol=0)
+
+
+def test_a_shared_rail_leaf_does_not_stop_pxn():
+    """NCCL relays to the sender's server GPU at the peer's device index whatever the
+    fabric beyond the NIC (it knows nothing of leaves): where a rail's leaf holds several
+    GPUs of a server (Lites: lite-groups on 2 x 8 B200, 2 Lites a big GPU, so positions
+    2r and 2r + 1 share rail r's leaf and a 25 GB/s NIC each), a transfer to a peer on the
+    sender's own leaf is relayed too. Pairwise all-to-all of the 32 Lites, shift 17: Lite
+    i -> i + 17 (server 0 to server 1, position i + 1), so NCCL sends it through Lite
+    i + 1's NIC, i = 0..14, and every NIC carries one transfer, n / 32 (Lite 15 -> 0 stays
+    in its server). The rule 'no switch in common' kept the even i (same leaf) on their own
+    NIC, so Lite 2's NIC carried its own and Lite 1's: 2 n / 32, the step twice as long;
+    and PXN made the contiguous pairwise all-to-all slower than without it (ideal, 64 Lites
+    of lite-groups on rail-optimized: 5832 us on, 5390 off; now 5329)."""
+    g = build("lite-groups:base=[rail-optimized:domains=2,gpu=B200-HGX],lites=2")
+    router = Router(g)
+    steps = generate("pairwise", "all-to-all", tuple(f"gpu{i}" for i in range(32)), g)
+    assert steps[16].name == "shift 17"
+    load, _ = _loads(router, steps[16].transfers)
+    nic = {u: x for (u, v), x in load.items() if str(v).startswith("leaf")}
+    want = {f"gpu{i}": 1 / 32 for i in [*range(1, 16), *range(17, 32)]}
+    assert nic == pytest.approx(want, rel=1e-12)
+
+
+def test_gpus_wired_to_several_nvswitches():
+    """A GPU wired to more than two switches (here both of two NVSwitch chips of its
+    server, as a DGX's GPUs reach every chip; a file can say so) crashed PXN
+    (``_share_a_switch`` was never written: AttributeError). 2 x 8 B200 with a second
+    NVSwitch a server: direct all-to-all of the 16 GPUs as on one NVSwitch, n / 2 on each
+    NIC, no spine, N / 2 / 50 GB/s + 700 ns (10 + 150 + 10 + 100 + 330 + 100)."""
+    g = nx.Graph(build("rail-optimized:domains=2,gpu=B200-HGX"))
+    for s in (0, 1):
+        g.add_node(f"nvsB{s}", **g.nodes[f"nvs{s}"])
+    for x, d in list(g.nodes(data=True)):
+        if d.get("kind") == "gpu":
+            g.add_edge(x, f"nvsB{d['server']}", **g.edges[x, f"nvs{d['server']}"])
+    group = tuple(f"gpu{i}" for i in range(16))
+    router = Router(g)
+    (step,) = generate("direct", "all-to-all", group, g)
+    load, _ = _loads(router, step.transfers)
+    assert not [x for x in load if "spine" in str(x)]
+    model = FabricCostModel(g, calibration=Calibration.ideal(), validated=True)
+    assert model.cost("all-to-all", N, group, algorithm="direct").time == \
+        pytest.approx(N / 2 / NIC + 700e-9, rel=1e-12)
