@@ -35,6 +35,11 @@ def b200():
     return build("rail-optimized:domains=2,gpu=B200-HGX")
 
 
+@pytest.fixture(scope="module")
+def b200_4():
+    return build("rail-optimized:domains=4,gpu=B200-HGX")
+
+
 def _loads(router, transfers):
     links, load, latency, *_ = router.link_loads(transfers)
     return {router.link_name(i): x for i, x in zip(links.tolist(), load.tolist(),
@@ -183,3 +188,26 @@ def test_gpus_wired_to_several_nvswitches():
     model = FabricCostModel(g, calibration=Calibration.ideal(), validated=True)
     assert model.cost("all-to-all", N, group, algorithm="direct").time == \
         pytest.approx(N / 2 / NIC + 700e-9, rel=1e-12)
+
+
+@pytest.mark.xfail(strict=True, reason="left: a lender whose NIC failed is dropped and the "
+                   "senders go back to their own NICs, where NCCL (its topology's nearest "
+                   "NIC to the lender, PATH_PXN, and that NIC's GPU as proxy) keeps "
+                   "aggregating; the failure halves the time")
+def test_a_failed_lenders_nic_does_not_speed_the_step_up(b200_4):
+    """Direct all-to-all of gpu0..gpu3 (server 0) with gpu8, gpu16, gpu24 (position 0 of
+    servers 1-3), n = 7 x 2^24 B, ideal: every transfer from server 0 to a position-0 peer
+    leaves through gpu0's NIC (PXN aggregates: gpu0's own 3 and gpu1-gpu3's 9, 12/7 n),
+    the receivers take 6/7 n each: healthy 12/7 n / 50 GB/s + 1.69 us = 4028.22 us. With
+    gpu0's cable to leaf0 failed the model sends gpu1-gpu3 through their own NICs (3/7 n
+    each) and gpu0 through one other (6/7 n): 2015.13 us, 0.50x the healthy time. Failing a
+    cable must not make the step faster; NCCL relays through the lender's nearest NIC
+    instead, as much aggregated."""
+    from netmodel.collectives.degraded import degraded_cost
+
+    group = ("gpu0", "gpu1", "gpu2", "gpu3", "gpu8", "gpu16", "gpu24")
+    n = 7 * 2 ** 24
+    d = degraded_cost(b200_4, "all-to-all", n, group, links=[("gpu0", "leaf0")],
+                      algorithm="direct", calibration=Calibration.ideal())
+    assert d.healthy.time == pytest.approx(12 / 7 * n / NIC + 1690e-9, rel=1e-12)
+    assert d.degraded.time >= d.healthy.time
