@@ -16,14 +16,19 @@ import numpy as np
 #: looked at over all its events (and at once where its estimate, one round an event, is
 #: past it), one link of each set of parallel links (:func:`_one_link_of_each`): 102 groups
 #: of 2-16 GPUs on a 1,024-GPU 2:1 fat tree, a 1 MiB all-reduce under auto, look at under
-#: 2^24 in its longest working (8 steps, 630 events, 0.45-0.55 s). 912 such groups on
-#: 8,192 GPUs (a 2:1 k=32 fat tree) would look at 2^32 in one of their eight-step workings
-#: (4,176 events, 381,574 rounds; about 280 s for all seven): lockstep.
+#: 2^25 in its longest working (8 steps, 630 events, 5,407 rounds of :func:`_paces`; 13,699
+#: filling one link a round). 912 such groups on 8,192 GPUs (a 2:1 k=32 fat tree) would
+#: look at 2^29.8 in one of their eight-step workings (4,176 events, 71,252 rounds; 381,574
+#: and 2^32 filling one link a round), 2^26.3 to 2^30.2 a working, 58 s of CPU for all
+#: seven: lockstep.
 _TIMED_WORK = 1 << 27
 
 #: what a round of :func:`_paces` counts towards :data:`_TIMED_WORK` besides its entries:
 #: its numpy calls (thirty-odd when this was set, as long as summing that many entries;
-#: twenty-odd now, the value kept so that the budget means what it did)
+#: thirty-odd again since a round holds every link full first among its neighbours, where
+#: it was twenty-odd holding the slowest only): the budget means what it did, so the 912
+#: groups above give up after about as many entries, in fewer but dearer rounds (16.4 s of
+#: CPU to fall back, was 14.0)
 _ROUND = 1 << 12
 
 #: Which schedule charged the groups of a concurrent costing
@@ -216,6 +221,17 @@ def _paces(eg: np.ndarray, el: np.ndarray, eu: np.ndarray, G: int, L: int
     Alone on its links, or beside groups none of which is held elsewhere, a group's
     seconds are its busiest link's load summed over every group, those of :func:`~netmodel.collectives.concurrent_loads._loads`.
 
+    A round holds every link that is full first among its neighbours: its seconds (its
+    free groups sharing what is left of it) no less than those of any free group on it,
+    within a relative 1e-12, each group on such a link held at its own seconds (its
+    busiest link's). Holding a group frees capacity on its other links (it takes no more
+    of a link than its share there), so no other link's seconds rise and such a link's do
+    not change before it is held: the max-min fair shares of filling one link a round
+    (the slowest first), in far fewer rounds, the depth of the chain of links each held
+    after a busier neighbour, not the number of distinct paces. The result may differ from
+    one link a round's in the last bits (what is left of a link summed in another order,
+    a near tie held at its own seconds, not the slowest's).
+
     >>> _paces(np.array([0, 1, 1]), np.array([0, 0, 1]), np.array([1.0, 1.0, 4.0]), 2, 2)[0]
     ... # group 1 held by link 1 (4 s) takes 1/4 of link 0: group 0 gets 3/4, 4/3 s
     array([1.33333333, 4.        ])
@@ -235,21 +251,31 @@ def _paces(eg: np.ndarray, el: np.ndarray, eu: np.ndarray, G: int, L: int
     gs, gc = eg[starts], np.diff(np.append(starts, len(eg)))
     looked = 0
     near = 1 - 1e-12
+    before = np.full(L, np.inf)
     with np.errstate(divide="ignore", invalid="ignore"):
         while True:
             # the free groups' entries only (a held group's are dropped), in group order
             looked += len(el) + _ROUND
             # seconds a repetition takes if the free groups on the link share what is left
-            # (every free entry's link has a demand: a sum of loads > 0)
+            # (every free entry's link has a demand: a sum of loads > 0), never more than
+            # the round before (holding a group at its busiest link's seconds leaves each
+            # of its links at least its share: no link's seconds rise but by rounding, as a
+            # link used up to the last bit beside a load of a few ulps)
             t_link = np.bincount(el, eu, minlength=L) / np.maximum(1.0 - used, 0.0)
-            t = np.maximum.reduceat(t_link[el], starts)
-            top = t.max()
-            now = t >= top * near
-            T[gs[now]] = top
+            np.minimum(t_link, before, out=t_link)
+            before = t_link
+            at_link = t_link[el]
+            t = np.maximum.reduceat(at_link, starts)
+            # a link is full first where no free group on it is slower (within near)
+            t_of = np.repeat(t, gc)
+            slower = np.bincount(el, t_of * near > at_link, minlength=L)
+            full = (slower == 0)[el]
+            now = np.logical_or.reduceat(full, starts)
+            T[gs[now]] = t[now]
             if np.count_nonzero(now) == len(now):
                 return T, looked
             take = np.repeat(now, gc)
-            used += np.bincount(el[take], eu[take] / top, minlength=L)
+            used += np.bincount(el[take], eu[take] / t_of[take], minlength=L)
             np.logical_not(take, out=take)
             el, eu = el[take], eu[take]
             np.logical_not(now, out=now)

@@ -1,7 +1,14 @@
 """The schedule in time (``concurrent_time``) against its code as it was at 8af7c04
-(``concurrent_time_reference``), bit for bit: the one sort by link, the fold hashed and
-compared a chunk of links at a time and the cheaper rounds of progressive filling change
-no bit of any duration, pace, fold or ``shared`` flag, nor any concurrent costing."""
+(``concurrent_time_reference``): the fold (one sort by link, hashed and compared a chunk of
+links at a time) is the same bit for bit; progressive filling, which now holds in one round
+every link full first among its neighbours where the reference held the slowest link's
+groups only, gives the same max-min shares within a relative 1e-12, in no more rounds. Not
+bit for bit: what is left of a link is summed in another order (the groups held in other
+rounds), and a group within 1e-12 of a link's slowest (the near-tie rule of both) is held
+at its own seconds where the reference held it at the slowest's, 1e-12 being that rule's
+width; measured at most 4e-15 on 15,000 random loads drawn as below (seeds 0-59), 1.1e-15
+on 450 costings drawn as below (seeds 0-29), 1.7e-14 on the 102 groups of
+test_concurrent_time_parallel. The ``shared`` flags were the same in all."""
 
 from __future__ import annotations
 
@@ -57,10 +64,11 @@ def _flat(entries):
 
 @pytest.mark.parametrize("seed", range(2))
 @pytest.mark.parametrize("chunk", [3, 1 << 20])
-def test_random_loads_give_the_reference_schedule_bit_for_bit(seed, chunk, monkeypatch):
-    # 250 random working each: _timed (durations and shared flags), the fold on entries
-    # by group and step and _paces on entries in any order; chunks of 3 entries put many
-    # chunk bounds inside the fold
+def test_random_loads_give_the_reference_schedule(seed, chunk, monkeypatch):
+    # 250 random working each: _timed (durations within 1e-12, shared flags equal), the
+    # fold on entries by group and step (bit for bit) and _paces on entries in any order
+    # (within 1e-12, never more rounds); chunks of 3 entries put many chunk bounds inside
+    # the fold
     monkeypatch.setattr(concurrent_time, "_TIMED_WORK", 1 << 60)
     monkeypatch.setattr(ref, "_TIMED_WORK", 1 << 60)
     monkeypatch.setattr(concurrent_time, "_CHUNK", chunk)
@@ -69,9 +77,10 @@ def test_random_loads_give_the_reference_schedule_bit_for_bit(seed, chunk, monke
         work, entries, L = _loads(rng)
         a, b = np.zeros(work.shape, bool), np.zeros(work.shape, bool)
         want = ref._timed(work, entries, L, a)
-        assert concurrent_time._timed(work, entries, L, b).tobytes() == want.tobytes()
+        got = concurrent_time._timed(work, entries, L, b)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
         assert (a == b).all()
-        assert concurrent_time._timed(work, entries, L).tobytes() == want.tobytes()
+        assert concurrent_time._timed(work, entries, L).tobytes() == got.tobytes()
         eg, el, eu, es = _flat(entries)
         if not len(eg):
             continue
@@ -82,7 +91,8 @@ def test_random_loads_give_the_reference_schedule_bit_for_bit(seed, chunk, monke
         assert got[4] == want[4]
         T, looked = ref._paces(eg, el, eu, work.shape[0], L)
         got = concurrent_time._paces(eg, el, eu, work.shape[0], L)
-        assert got[0].tobytes() == T.tobytes() and got[1] == looked
+        np.testing.assert_allclose(got[0], T, rtol=1e-12, atol=0)
+        assert got[1] <= looked
 
 
 def test_the_fold_gives_entries_by_group_and_step_in_any_order_they_come():
@@ -106,10 +116,11 @@ _SPECS = ["fat-tree:k=4,oversubscription=2", "fat-tree:k=8,oversubscription=2",
 
 
 @pytest.mark.parametrize("seed", range(2))
-def test_random_costings_are_the_references_bit_for_bit(seed, monkeypatch):
+def test_random_costings_are_the_references(seed, monkeypatch):
     # random groups, sizes, ops and algorithms on random fabrics (some links thinned to
     # 1/2 or 1/4 and 0.1 us slower, or a few switch links failed): concurrent_cost with the
-    # reference schedule and with this one, the same bits (time, alone, schedule)
+    # reference schedule and with this one, the same schedules, times within 1e-12, the
+    # same bits alone
     from topologies import build
 
     monkeypatch.setattr(concurrent_time, "_TIMED_WORK", 1 << 40)
@@ -147,10 +158,11 @@ def test_random_costings_are_the_references_bit_for_bit(seed, monkeypatch):
                 monkeypatch.setattr(concurrent_loads, "_timed", timed_fn)
                 c = concurrent_cost(FabricCostModel(g, validated=True), groups, op, sizes,
                                     algorithm)
-                got.append((c.time.tobytes(), c.alone.tobytes(), c.schedule))
+                got.append((c.time, c.alone.tobytes(), c.schedule))
         except UserError:   # a group cut apart by the failed links, or no algorithm
             continue
-        assert got[0] == got[1]
+        assert got[0][1:] == got[1][1:]
+        np.testing.assert_allclose(got[1][0], got[0][0], rtol=1e-12, atol=0)
         done += 1
         timed += concurrent_time.TIME in got[1][2]
     assert timed >= 12   # mostly costings that follow time
