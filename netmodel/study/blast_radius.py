@@ -154,6 +154,17 @@ def _cell(x: float, width: int) -> str:
     return " " + text.rjust(width - 1)
 
 
+def _tokens_lost_pct(c: Cluster, e) -> float:
+    """Per cent of the cluster's tokens/s one failure of ``e`` takes from one cell: each
+    down instance's own healthy tokens/s and each slowed one's share of its own
+    (:attr:`Cluster.healthy`: an instance across two leaves serves less than the search's
+    first group, so counting instances over-stated what taking it down costs)."""
+    own = c.healthy
+    lost = sum(own[i].tokens_per_s for i in e.down) \
+        + sum(share * own[i].tokens_per_s for i, share in e.slowed)
+    return 100 * lost / c.healthy_tokens_per_s / c.cells
+
+
 def _fmt_s(s: float | None) -> str:
     if s is None:
         return "-"
@@ -214,7 +225,7 @@ def blast_radius(scenario: str | Scenario, model: str | ModelSpec,
                 path1, t1 = f"{worst.path}: repair", t0
             else:
                 path1, t1 = f"{worst.path} ({_fmt_s(worst.time_s)})", worst.time_s
-        lost = np.array([100 * e.lost_instances / len(c.instances) / c.cells for e in es])
+        lost = np.array([_tokens_lost_pct(c, e) for e in es])
         rows.append(BlastRow(
             cls=cls, description=c.catalog.classes[cls].description,
             count=wsum, rate_per_hour=rate * HOUR,

@@ -263,15 +263,26 @@ class Cluster(InstanceCosting):
         batch; it then serves at the largest batch that meets it (None: at none, so it
         serves nothing). Instances of one shape (:meth:`_shape`) are costed once; the
         first group's shape is the search's result."""
-        first = self._shape(self.instances[0]) if self.instances else None
-        by: dict = {first: self.best}
+        by: dict = {0: self.best} if self.instances else {}
         out = []
-        for inst in self.instances:
-            key = self._shape(inst)
+        for inst, key in zip(self.instances, self.shape_ids, strict=True):
             if key not in by:
                 by[key] = self.rebalanced(self.recost_graph((), inst), inst)
             out.append(by[key])
         return tuple(out)
+
+    @cached_property
+    def shape_ids(self) -> tuple:
+        """Per instance of a cell, its :meth:`_shape` as a small number (the first
+        instance's is 0): instances of one number are wired alike, so they cost alike healthy
+        and a failure of the same local effect does to each what it does to the other."""
+        ids: dict = {}
+        return tuple(ids.setdefault(s, len(ids)) for s in self._shapes)
+
+    @cached_property
+    def _shapes(self) -> tuple:
+        """:meth:`_shape` of every instance of a cell."""
+        return tuple(self._shape(inst) for inst in self.instances)
 
     def _shape(self, members) -> tuple:
         """What an instance's healthy cost depends on, up to the builders' regularity (as
@@ -299,6 +310,24 @@ class Cluster(InstanceCosting):
                     r = router.route(a, b)
                     hops.append(None if r is None else len(r.links))
         return tuple(wiring), tuple(hops)
+
+    def _place(self, member) -> tuple:
+        """A member's place in its instance, named without switch names: per neighbour
+        (sorted) its kind, tier and how many members of the instance are wired to it (on a
+        server of a TP-4 instance every GPU reads (NVSwitch, 4), (its rail leaf, 1); one GPU
+        of an instance spread 1 + 3 over two servers reads (NVSwitch, 1))."""
+        memo = self.__dict__.setdefault("_places", {})
+        out = memo.get(member)
+        if out is None:
+            adj, node = self.graph._adj, self.graph._node   # read only
+            i = self.member_of[member]
+            per = self.__dict__.setdefault("_place_counts", {})
+            counts = per.get(i)   # per instance: neighbour -> members wired to it
+            if counts is None:
+                counts = per[i] = Counter(v for x in self.instances[i] for v in adj[x])
+            out = memo[member] = tuple(sorted(
+                (node[v].get("kind"), node[v].get("tier", -1), counts[v]) for v in adj[member]))
+        return out
 
     @cached_property
     def idle(self) -> tuple:
@@ -345,7 +374,7 @@ class Cluster(InstanceCosting):
 
         out = replace(self, catalog=catalog_)
         for key in ("components", "_index", "_effects", "_router", "_csr", "_kinds",
-                    "_direct", "_switches", "idle", "member_of", "healthy", "_spare_plans", "_spare_capacity",
+                    "_direct", "_switches", "idle", "member_of", "healthy", "shape_ids", "_spare_plans", "_spare_capacity",
                     "_switch_hops"):
             if key in self.__dict__ and (key != "components" or (
                     catalog_.host_sms, catalog_.host_gpus)
@@ -533,7 +562,19 @@ class Cluster(InstanceCosting):
         n_lost = Counter(member_of[n] for n in failed if n in member_of)
         n_stopped = Counter(member_of[n] for n in stopped if n in member_of)
         n_wired = Counter(member_of[n] for n in wired if n in member_of)
-        per = [(n_lost[i], n_stopped[i], n_wired[i]) for i in touched]
+        # and the shape of each instance touched: instances wired otherwise (one across two
+        # leaves, or any of a random placement) fare otherwise, and lose shares of their own
+        # healthy rates
+        # and the shape of each instance touched, with the place in it of each member the
+        # failure takes or is wired to (:meth:`_place`): instances wired otherwise (one
+        # across two leaves, or any of a random placement) fare otherwise, lose shares of
+        # their own healthy rates, and a TP-4 instance of one GPU on a server and three on
+        # another fares otherwise by which of them loses its NIC
+        shapes, place = self.shape_ids, self._place
+        per = [(n_lost[i], n_stopped[i], n_wired[i], shapes[i],
+                tuple(sorted((m in failed, m in stopped, place(m)) for m in self.instances[i]
+                             if m in lost or m in wired)))
+               for i in touched]
         idle_lost = sum(1 for n in failed if n not in member_of)
         idle_stopped = sum(1 for n in stopped if n not in member_of)
         idle_wired = sum(1 for n in wired if n not in member_of)
