@@ -191,24 +191,33 @@ class InstanceCosting:
 
     def _switch_problem(self, graph: nx.Graph, members: tuple) -> tuple | None:
         """:meth:`_new_problem` the short way, for the graph the cluster's ``recost_graph``
-        has just made (the switches' part, the members wired in, one set of failures, no
-        spares) where GPUs forward no traffic and the scenario adjusts nothing: the graph
+        has just made (the switches' part, the members wired in, one set of failures, and
+        the spares of its plan after the members, by name) where GPUs forward no traffic and the scenario adjusts nothing: the graph
         :func:`_canonical` gives, made from the switches' part in its canonical order
         (:meth:`_canonical_switches`, once) with the failed parts' edits and the members,
         and a key naming that part, the edits and the members' part instead of every
         attribute of the graph (equal keys: equal graphs, as with :func:`_problem_key`).
         None where it does not apply (the long way then)."""
         last = self.__dict__.get("_last_recost")
-        if (last is None or last[0] is not graph or last[2] != members or last[3]
+        if (last is None or last[0] is not graph or last[2] != members
                 or self._direct or not self.scenario.adjust.is_identity
                 or type(graph) is not nx.Graph):
             return None
         comps = last[1]
         base, order, names = self._canonical_switches()
         mapping = {m: f"gpu{k}" for k, m in enumerate(members)}
+        data = graph.nodes
+        # spares the graph holds beyond the members (recost_graph's plan; those the failure
+        # stops are gone from it): GPUs after the members, by name, as _canonical puts them
+        others = [] if not last[3] else sorted(
+            (n for n in graph if n not in base and n not in mapping),
+            key=lambda n: (type(n).__name__, str(n)))
         if len(mapping) != len(members) or any(m in base or m not in graph for m in members) \
                 or any(v in names for v in mapping.values()) \
-                or len(graph) != len(members) + sum(1 for n in order if n in graph):
+                or any(data[n].get("kind") != "gpu" for n in others) \
+                or set(mapping.values()) & set(others) \
+                or len(graph) != len(members) + len(others) \
+                + sum(1 for n in order if n in graph):
             return None   # a member twice, or gone, a name taken, or another node: long way
         gone = {n for c in comps for n in c.nodes if n in base}
         cut = set()      # switches' links removed (both ends kept)
@@ -225,7 +234,7 @@ class InstanceCosting:
                     changed.add((u, v))
                     changed.add((v, u))
         changed -= cut
-        adj, data = graph.adj, graph.nodes
+        adj = graph.adj
         out = nx.Graph()
         out.graph.update(graph.graph)
         # the internals networkx documents (node and adjacency dicts), filled directly: the
@@ -258,11 +267,20 @@ class InstanceCosting:
                 oadj[v][name] = d
             oadj[name] = nbrs
             part.append((name, _frozen(node[name]), tuple((v, _frozen(d)) for v, d in nbrs.items())))
+        for name in others:   # the spares not in the instance, wired as in graph
+            node[name] = dict(data[name])
+            nbrs = {}
+            for v in sorted(adj[name], key=names.__getitem__):
+                d = dict(adj[name][v])
+                nbrs[v] = d
+                oadj[v][name] = d
+            oadj[name] = nbrs
+            part.append((name, _frozen(node[name]), tuple((v, _frozen(d)) for v, d in nbrs.items())))
         key = ("switches", _frozen(out.graph), tuple(sorted(names[n] for n in gone)),
                tuple(sorted((names[u], names[v]) for u, v in cut if names[u] < names[v])),
                tuple(sorted((names[u], names[v], _frozen(own.get((u, v)) or own[v, u]))
                             for u, v in changed if names[u] < names[v])),
-               tuple(part))
+               len(members), tuple(part))
         return out, tuple(mapping.values()), key
 
     def _canonical_switches(self) -> tuple:

@@ -210,17 +210,22 @@ def _substituted(cluster, todo, plan, removed) -> tuple | None:
     """The shapes (sorted) of the instances of ``todo`` (members, the members to replace)
     with the spares :func:`_recovery` would pick from ``plan`` in, the nearest first;
     None where the plan has too few sites."""
-    g = cluster.graph
+    wiring = _wiring(cluster)
     free = [name for name, _, _ in plan]
-    home_of = {name: {n for n, _ in edges} for name, _, edges in plan}
+    picks = cluster.__dict__.setdefault("_spare_picks", {})
     out = []
     for inst, gone in todo:
         sub = {}
         for m in gone:
             if not free:
                 return None
-            home = set(g.neighbors(m))
-            pick = max(free, key=lambda s, home=home: len(home & home_of[s]))
+            # the nearest site (_recovery's pick), by the member's switches and the free
+            # sites in order: many members share them (memoized)
+            home = wiring[m][1]
+            key = (home, tuple(free))
+            pick = picks.get(key)
+            if pick is None:
+                pick = picks[key] = max(free, key=lambda s, home=home: len(home & wiring[s][1]))
             free.remove(pick)
             sub[m] = pick
         out.append(_shape(cluster, [sub.get(m, m) for m in inst], removed))
@@ -235,13 +240,20 @@ def _shape(cluster, members, removed) -> tuple:
     describes its members' wiring whole, so equal shapes cost alike on a regular fabric;
     the order the neighbours are named in only decides how finely components split
     (memoized per members and the removed nodes among their neighbours)."""
-    members = tuple(members)
     wiring = _wiring(cluster)
-    hit = frozenset(r for r in removed if any(r in wiring[m][1] for m in members))
+    # a shape depends on the members' neighbours only (their wiring is made from them): keyed
+    # by those, members wired alike share it
+    atts = tuple(wiring[m][1] for m in members)
+    unions = cluster.__dict__.setdefault("_spare_unions", {})
+    every = unions.get(atts)
+    if every is None:
+        every = unions[atts] = frozenset().union(*atts)
+    hit = frozenset(r for r in removed if r in every)
     memo = cluster.__dict__.setdefault("_spare_shapes", {})
-    key = (members, hit)
+    key = (atts, hit)
     if key in memo:
         return memo[key]
+    members = tuple(members)
     ids: dict = {}
     rows = []
     for m in members:
