@@ -24,6 +24,7 @@ from netmodel.collectives.algorithms import generate
 from netmodel.collectives.calibration import DEFAULTS_PATH, Calibration, load_calibration
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.routing import Router
+from netmodel.collectives.steps import Pairs
 from topologies.registry import build
 
 N = 2 ** 26
@@ -211,3 +212,48 @@ def test_a_failed_lenders_nic_does_not_speed_the_step_up(b200_4):
                       algorithm="direct", calibration=Calibration.ideal())
     assert d.healthy.time == pytest.approx(12 / 7 * n / NIC + 1690e-9, rel=1e-12)
     assert d.degraded.time >= d.healthy.time
+
+
+def test_repeated_legs_are_described_once_and_load_as_each(monkeypatch):
+    """A direct all-to-all of 160 GPUs (20 x 8 H100, rail-optimized) relays 21,280 of its
+    25,440 transfers (all but the 1,120 inside a server and the 3,040 between GPUs of one
+    position): 46,720 legs, of which only 4,160 are distinct: a sender's legs to its 7
+    server neighbours (the first legs land on them too) and the 19 from each GPU to its
+    position in the other servers (every relayed second leg is one of them), 160 x (7 + 19).
+    route_plans._plan_legs describes those 4,160 once; the plan is still every leg's, so
+    each NIC carries the 8 x 19 transfers of n / 160 its server sends to its position,
+    19 / 20 each way (by hand; counting a repeated leg once: 19 / 160), each NVLink port the
+    56 of its GPU's 63 that do not leave through its own NIC, 7 / 8; and the loads are
+    bit-identical to those of the legs described one by one (any regrouping of the sums,
+    as one leg of their summed bytes, moves the last bits)."""
+    import netmodel.collectives.route_bulk as rb
+    import netmodel.collectives.route_plans as rp
+    g = build("rail-optimized:domains=20")
+    group = tuple(f"gpu{i}" for i in range(160))
+    (step,) = generate("direct", "all-to-all", group, g)
+    seen = []
+    describe = rb.BulkRoutes._describe
+    monkeypatch.setattr(rb.BulkRoutes, "_describe",
+                        lambda self, s, d: seen.append(len(s)) or describe(self, s, d))
+    links, load, *rest = Router(g).link_loads(step.transfers)
+    assert seen == [4160]
+    names = [Router(g).link_name(i) for i in links]
+    by = dict(zip(names, load.tolist(), strict=True))
+    for i in range(160):
+        (leaf,) = [v for v in g[f"gpu{i}"] if str(v).startswith("leaf")]
+        assert by[(f"gpu{i}", leaf)] == pytest.approx(19 / 20, rel=1e-12)
+        assert by[(leaf, f"gpu{i}")] == pytest.approx(19 / 20, rel=1e-12)
+        (nvs,) = [v for v in g[f"gpu{i}"] if str(v).startswith("nvs")]
+        assert by[(f"gpu{i}", nvs)] == pytest.approx(7 / 8, rel=1e-12)
+    assert not any("spine" in str(u) + str(v) for u, v in names)
+    t = step.transfers   # the same pairs, bytes drawn at random: sums that regroup differ
+    uneven = Pairs(t.nodes, t.src, t.dst, np.random.default_rng(0).random(len(t.src)),
+                   p2p=True)
+    got = Router(g).link_loads(uneven)
+    seen.clear()
+    monkeypatch.setattr(rp, "_LEGS_ONCE", 10 ** 9)   # every leg described
+    for pairs, (lk, ld, *other) in ((step.transfers, (links, load, *rest)), (uneven, got)):
+        links1, load1, *rest1 = Router(g).link_loads(pairs)
+        assert np.array_equal(links1, lk) and load1.tobytes() == ld.tobytes()
+        assert rest1 == other
+    assert seen == [46720, 46720]
