@@ -22,6 +22,7 @@ cluster.
 from __future__ import annotations
 
 from collections.abc import Collection, Hashable, Iterable
+from itertools import chain
 from typing import TYPE_CHECKING
 
 import networkx as nx
@@ -257,21 +258,12 @@ class InstanceCosting:
                 nbrs[v] = d
             oadj[n] = nbrs
         part = []
-        for m in members:
-            name = mapping[m]
+        # the members under their new names, then the spares not in the instance, wired as in graph
+        for m, name in chain(((m, mapping[m]) for m in members), ((n, n) for n in others)):
             node[name] = dict(data[m])
             nbrs = {}
             for v in sorted(adj[m], key=names.__getitem__):
                 d = dict(adj[m][v])
-                nbrs[v] = d
-                oadj[v][name] = d
-            oadj[name] = nbrs
-            part.append((name, _frozen(node[name]), tuple((v, _frozen(d)) for v, d in nbrs.items())))
-        for name in others:   # the spares not in the instance, wired as in graph
-            node[name] = dict(data[name])
-            nbrs = {}
-            for v in sorted(adj[name], key=names.__getitem__):
-                d = dict(adj[name][v])
                 nbrs[v] = d
                 oadj[v][name] = d
             oadj[name] = nbrs
