@@ -198,9 +198,11 @@ class PlannedRoutes:
         switch does not matter, NCCL knowing nothing of the fabric: where a rail's leaf
         holds several GPUs of a server, as Lites, NCCL still relays to the peer's device
         index), and that GPU shares a tier-0 switch with the sender (any of its tier-0
-        switches) and has a port to a switch of tier >= 1 (a working NIC: after a failure
-        NCCL, started again, finds none there, and the route is the search's,
-        :meth:`~netmodel.collectives.route_search.SearchedRoutes._one_forwarder`). A single
+        switches) and has a port to a switch of tier >= 1 (a working NIC). Where that GPU
+        lost its NIC (a failed cable or rail leaf), NCCL, started again, relays to the NIC
+        nearest it that is left, handing the data to that NIC's GPU
+        (:meth:`_pxn_stand_ins`), which must be a rank too and share a tier-0 switch with
+        the sender (the sender itself: its own NIC). A single
         route (:meth:`Router.route`, a communicator of its two GPUs) is never sent so.
         Off with ``pxn=False`` (a calibration's ``pxn``, ``NCCL_PXN_DISABLE=1``)."""
         index = self._pxn_index()
@@ -220,7 +222,14 @@ class PlannedRoutes:
         via = np.where(keep, via, 0)
         # NVLink to the lender, none to the peer (one NVLink domain: NCCL's P2P, no NIC);
         # a shared scale-out switch does not matter: NCCL knows nothing of the fabric
-        keep &= nic[via] & self._share_tier0(t0, a, via) & ~self._share_tier0(t0, a, b)
+        keep &= self._share_tier0(t0, a, via) & ~self._share_tier0(t0, a, b)
+        lost = np.flatnonzero(keep & ~nic[via])
+        if len(lost):   # a lender without a NIC: the GPU whose NIC it sends through
+            via[lost] = self._pxn_stand_ins(via[lost], b[lost])
+            keep[lost] = (via[lost] >= 0) & (via[lost] != a[lost])
+            via = np.where(keep, via, 0)
+            keep[lost] &= self._share_tier0(t0, a[lost], via[lost])
+        keep &= nic[via]
         e, via = e[keep], self._gpu_n[via[keep]]
         if not len(e):
             return None
@@ -241,6 +250,39 @@ class PlannedRoutes:
         proxies = np.full(len(src), -1, dtype=np.int64)
         proxies[e[keep]] = via[keep]
         return proxies
+
+    def _pxn_stand_ins(self, via: np.ndarray, peer: np.ndarray) -> np.ndarray:
+        """For lenders ``via[i]`` without a NIC (GPU indices; a failed NIC link or rail
+        leaf), the GPU (index; -1: none) whose NIC the lender's own route to ``peer[i]``
+        leaves through: the first GPU on it, other than the lender, with a link to a switch
+        of tier >= 1 (the degraded fabric's one NIC,
+        :meth:`~netmodel.collectives.route_search.SearchedRoutes._one_forwarder`).
+
+        NCCL's PXN (``ncclTopoGetNetDev``) relays to the NIC ``ncclTopoGetLocalNet`` gives
+        the rank at the peer's device index, its nearest (started again on a degraded
+        node, the nearest that is left, reached over NVLink through that NIC's GPU,
+        ``PATH_PXN``), and hands the data to that NIC's GPU (``ncclTopoGetLocalGpu``): the
+        senders still share one NIC for the peer's position, as on the healthy fabric,
+        where sending each through its own NIC made a failure halve a step's time."""
+        out = np.full(len(via), -1, dtype=np.int64)
+        gpus, nodes, gidx = self._gpu_n, self._nodes, self._gidx
+        tier, lsrc, ldst = self._tier_arr, self._src, self._dst
+        seen: dict = {}
+        for i, (v, p) in enumerate(zip(via.tolist(), peer.tolist(), strict=True)):
+            hit = seen.get((v, p))
+            if hit is None:
+                hit = -1
+                vn = int(gpus[v])
+                route = self.route(nodes[vn], nodes[int(gpus[p])])
+                if route is not None:
+                    s, d = lsrc[route.links], ldst[route.links]
+                    out_at = np.flatnonzero((gidx[s] >= 0) & (s != vn) & (tier[d] >= 1)
+                                            & (self._code[d] == _SWITCH))
+                    if len(out_at):
+                        hit = int(gidx[s[out_at[0]]])
+                seen[(v, p)] = hit
+            out[i] = hit
+        return out
 
     def _pxn_legs(self, src: np.ndarray, dst: np.ndarray, via: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -22,6 +22,7 @@ import pytest
 from compute.errors import UserError
 from netmodel.collectives.algorithms import generate
 from netmodel.collectives.calibration import DEFAULTS_PATH, Calibration, load_calibration
+from netmodel.collectives.degraded import degrade
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.routing import Router
 from netmodel.collectives.steps import Pairs
@@ -191,19 +192,23 @@ def test_gpus_wired_to_several_nvswitches():
         pytest.approx(N / 2 / NIC + 700e-9, rel=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="left: a lender whose NIC failed is dropped and the "
-                   "senders go back to their own NICs, where NCCL (its topology's nearest "
-                   "NIC to the lender, PATH_PXN, and that NIC's GPU as proxy) keeps "
-                   "aggregating; the failure halves the time")
 def test_a_failed_lenders_nic_does_not_speed_the_step_up(b200_4):
     """Direct all-to-all of gpu0..gpu3 (server 0) with gpu8, gpu16, gpu24 (position 0 of
     servers 1-3), n = 7 x 2^24 B, ideal: every transfer from server 0 to a position-0 peer
     leaves through gpu0's NIC (PXN aggregates: gpu0's own 3 and gpu1-gpu3's 9, 12/7 n),
-    the receivers take 6/7 n each: healthy 12/7 n / 50 GB/s + 1.69 us = 4028.22 us. With
-    gpu0's cable to leaf0 failed the model sends gpu1-gpu3 through their own NICs (3/7 n
-    each) and gpu0 through one other (6/7 n): 2015.13 us, 0.50x the healthy time. Failing a
-    cable must not make the step faster; NCCL relays through the lender's nearest NIC
-    instead, as much aggregated."""
+    the receivers take 6/7 n each: healthy 12/7 n / 50 GB/s + 1.69 us = 4028.22 us.
+
+    With gpu0's cable to leaf0 failed, the model sent gpu1-gpu3 through their own NICs (3/7
+    n each) and gpu0 through one other (6/7 n): 2015.13 us, 0.50x the healthy time. NCCL
+    (``ncclTopoGetNetDev``) still relays to the NIC nearest the rank at the peer's device
+    index (gpu0), now one reached over NVLink (``PATH_PXN``), handing the data to that NIC's
+    GPU: the one NIC gpu0's own degraded route leaves through, gpu1's (gpu0 -> nvs0 -> gpu1
+    -> leaf1, the first of the equally short ones). So gpu2 and gpu3 relay over NVLink to
+    gpu1, gpu1 sends its own, gpu0 goes through gpu1 too: gpu1's NIC carries the 12/7 n.
+    Latency, gpu2 -> nvs0 -> gpu1 -> leaf1 -> spine -> leaf0 -> gpu8: 10 + 150 + 10 + 100
+    + 330 + 250 + 330 + 250 + 330 + 100 = 1860 ns; nothing else near the NIC's load (leaf
+    uplinks 400 GB/s, NVLink 900 GB/s, receivers 6/7 n at most). Degraded 12/7 n / 50 GB/s
+    + 1.86 us = 4028.39 us, slowdown 1 + 0.17 / 4028.22."""
     from netmodel.collectives.degraded import degraded_cost
 
     group = ("gpu0", "gpu1", "gpu2", "gpu3", "gpu8", "gpu16", "gpu24")
@@ -211,7 +216,15 @@ def test_a_failed_lenders_nic_does_not_speed_the_step_up(b200_4):
     d = degraded_cost(b200_4, "all-to-all", n, group, links=[("gpu0", "leaf0")],
                       algorithm="direct", calibration=Calibration.ideal())
     assert d.healthy.time == pytest.approx(12 / 7 * n / NIC + 1690e-9, rel=1e-12)
+    assert d.degraded.time == pytest.approx(12 / 7 * n / NIC + 1860e-9, rel=1e-12)
     assert d.degraded.time >= d.healthy.time
+    router = Router(degrade(b200_4, links=[("gpu0", "leaf0")]))
+    (step,) = generate("direct", "all-to-all", group, router.graph)
+    load, latency = _loads(router, step.transfers)
+    assert latency == pytest.approx(1860e-9, rel=1e-12)
+    up = {u: x for (u, v), x in load.items()   # server 0's NICs, up: gpu1's alone
+          if u in {f"gpu{i}" for i in range(8)} and str(v).startswith("leaf")}
+    assert up == pytest.approx({"gpu1": 12 / 7}, rel=1e-12)
 
 
 def test_repeated_legs_are_described_once_and_load_as_each(monkeypatch):
