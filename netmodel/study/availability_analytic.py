@@ -59,6 +59,8 @@ def blocking(kinds: Sequence[Kind], pools: SparePools) -> np.ndarray:
     """Per kind, the probability that a failure finds too few free spares in its pool
     (averaged over pools of different sizes)."""
     out = np.ones(len(kinds))
+    if any(x.group >= 0 for x in kinds):
+        return _group_blocking(kinds, pools)
     sizes: dict = {}
     for c in pools.reachable:
         sizes[c] = sizes.get(c, 0) + 1
@@ -84,14 +86,46 @@ def blocking(kinds: Sequence[Kind], pools: SparePools) -> np.ndarray:
     return out
 
 
+def _group_blocking(kinds: Sequence[Kind], pools: SparePools) -> np.ndarray:
+    """:func:`blocking` where kinds draw on their own group's pools (``group`` placement:
+    pool ``cell x G + g``): a kind of group ``g`` offers its load to the ``pools / G``
+    pools of slot ``g`` only, and is blocked as averaged over those; a kind of group -1
+    spreads over every pool, as :func:`blocking`'s."""
+    n_groups = pools.groups
+    per_slot = pools.pools // n_groups
+    sizes: dict = {}   # (slot, capacity) -> pools
+    for p, c in enumerate(pools.reachable):
+        sizes[(p % n_groups, c)] = sizes.get((p % n_groups, c), 0) + 1
+    acc = np.zeros(len(kinds))
+    for (slot, cap), n in sizes.items():
+        here = [k for k, x in enumerate(kinds) if x.group in (-1, slot)]
+        elig = [k for k in here if 0 < kinds[k].units <= cap]
+        b = np.ones(len(kinds))
+        if elig:
+            loads = [kinds[k].rate * kinds[k].cells * kinds[k].hold
+                     / (pools.pools if kinds[k].group < 0 else per_slot) for k in elig]
+            us = [kinds[k].units for k in elig]
+            q = kaufman_roberts(int(cap), loads, us)
+            tail = np.cumsum(q[::-1])[::-1]  # tail[j] = P(busy >= j)
+            for k, u in zip(elig, us, strict=True):
+                b[k] = float(tail[cap - u + 1]) if cap - u + 1 <= cap else 0.0
+        for k in here:   # a kind's pools: every one (group -1) or its slot's
+            acc[k] += b[k] * n / (pools.pools if kinds[k].group < 0 else per_slot)
+    for k, x in enumerate(kinds):
+        if x.units == 0:
+            acc[k] = 0.0
+    return acc
+
+
 def _lost_rate(kinds, b) -> np.ndarray:
     """Instance-seconds lost per second of operation, per kind."""
     out = np.zeros(len(kinds))
     for k, x in enumerate(kinds):
         held = max(x.hold - x.d_swap, 0.0)
         sw = x.slow_swapped
-        out[k] = x.rate * x.cells * (b[k] * x.down * x.d_repair
-                           + (1 - b[k]) * (x.down * x.d_swap + x.restored * held)
+        down = x.down_worth   # instances' worth (token-rate weighted)
+        out[k] = x.rate * x.cells * (b[k] * down * x.d_repair
+                           + (1 - b[k]) * (down * x.d_swap + x.restored * held)
                            + (x.slow - sw) * x.d_slow
                            + b[k] * sw * x.d_slow
                            + (1 - b[k]) * (sw * x.d_swap + x.slow_restored * held))
@@ -106,8 +140,9 @@ def _compound_poisson_tail(kinds, b, limit: float) -> float:
     for k, x in enumerate(kinds):
         held = max(x.hold - x.d_swap, 0.0)
         sw = x.slow_swapped
-        for m, loss in ((x.rate * b[k] * x.d_repair, x.down),
-                        (x.rate * (1 - b[k]) * x.d_swap, x.down + sw),
+        down = x.down_worth
+        for m, loss in ((x.rate * b[k] * x.d_repair, down),
+                        (x.rate * (1 - b[k]) * x.d_swap, down + sw),
                         (x.rate * (1 - b[k]) * held, x.restored + x.slow_restored),
                         (x.rate * x.d_slow, x.slow - sw),
                         (x.rate * b[k] * x.d_slow, sw)):

@@ -17,7 +17,14 @@ lose ``slow_swapped`` until the swap, then ``slow_restored`` (the rest of ``slow
 until the repair either way); the spares are held until the repair (detection +
 repair) returns the failed part to the pool. A failure that finds too few free spares in
 its pool waits for its repair (all or nothing; a loss system). Failures are spread evenly
-over the pools.
+over the pools; with ``group`` spares each group of a cell is its own pool and a failure
+asks its own group's (:func:`~netmodel.study.reliability_spares.by_group`).
+
+Capacity is counted in instances' worth of tokens/s: each instance at its own healthy
+rate over the cell's mean (:attr:`Cluster.weights
+<netmodel.study.reliability_cluster.Cluster.weights>`; one each where all serve alike),
+so a down instance that straddles two leaves (a smaller healthy batch) is less than one
+(``Kind.down_worth``; ``down`` stays the count of instances).
 
 The model's closed forms are :mod:`netmodel.study.availability_analytic`'s, its Monte Carlo
 :mod:`netmodel.study.availability_mc`'s, both over these kinds; a scenario's run is
@@ -30,7 +37,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
 from netmodel.study.reliability_cluster import YEAR, Cluster
-from netmodel.study.reliability_spares import check_placement, recovery, slow_recovery
+from netmodel.study.reliability_spares import by_group, check_placement, recovery, slow_recovery
 
 __all__ = ["QUANTILE", "THRESHOLD", "Kind", "event_kinds"]
 
@@ -66,6 +73,18 @@ class Kind:
     cells: int = 1
     sets: int = 0
     first: int = 0
+    #: ``group`` placement: the group (pool ``g`` of each cell) whose spares its failures
+    #: draw on; -1: spread evenly over the pools
+    group: int = -1
+    #: the down instances' capacity in instances' worth (each at its healthy tokens/s over
+    #: the cell's mean: ``Cluster.weights``); -1: ``down`` (every instance alike)
+    worth: float = -1.0
+
+    @property
+    def down_worth(self) -> float:
+        """Capacity the down instances hold, in instances' worth (``down`` where every
+        instance serves alike)."""
+        return self.down if self.worth < 0 else self.worth
 
     def to_dict(self) -> dict:
         """The kind as JSON: ``units`` null where spares cannot help (the -1 sentinel is
@@ -76,6 +95,10 @@ class Kind:
         if not self.sets:
             for k in ("cells", "sets", "first"):
                 del d[k]
+        if self.group < 0:
+            del d["group"]
+        if self.worth < 0:
+            del d["worth"]
         d["rate_per_year"] = self.rate * YEAR
         return d
 
@@ -97,37 +120,53 @@ def event_kinds(cluster: Cluster, placement: str = "pod",
 
 def _event_kinds(cluster: Cluster, placement: str, classes) -> tuple[Kind, ...]:
     rates = cluster.rates
-    out = []
-    per_set = cluster.cells_per_shared_part
-    for e in cluster.effects(classes):
-        rate = e.parts * rates[e.cls] * cluster.cells
-        if rate <= 0 or (e.instances_down == 0 and e.slow <= 0):
+    out: list = []
+    for e0 in cluster.effects(classes):
+        if e0.parts * rates[e0.cls] <= 0 or (e0.instances_down == 0 and e0.slow <= 0):
             continue
-        # a shared part: one failure of each set's copy touches every cell of the set at
-        # once (the full sets, then the last one part-filled as its own kind); the cells'
-        # failures a second are the same as counted cell by cell
-        full, rest = divmod(cluster.cells, per_set)
-        shared = per_set > 1 and bool(getattr(e.component, "shared", False))
-        groups = ([(per_set, full, 0)] if full else []) + (
-            [(rest, 1, full * per_set)] if rest else []) if shared else [(1, 0, 0)]
-        rec = recovery(cluster, e, placement)
-        units = -1 if rec.units is None else int(rec.units)
-        units = units if e.instances_down else 0
-        path, swapped, kept = rec.path, 0.0, 0.0
-        if units >= 0:   # all or nothing: no swap for the slowed where the down wait
-            sw = slow_recovery(cluster, e, placement)
-            if sw.units:
-                units += sw.units
-                swapped, kept = sw.swapped, sw.restored
-                path = f"{rec.path}; {sw.path}" if e.instances_down else sw.path
-        cat = cluster.catalog
-        for cells, sets, first in groups:
-            out.append(Kind(cls=e.cls, example=e.example,
-                            rate=e.parts * rates[e.cls] * sets if sets else rate,
-                            down=e.instances_down, slow=e.slow, units=units,
-                            restored=rec.restored, d_repair=cluster.repair_down_s(e.cls),
-                            d_swap=cluster.swap_s(), hold=cluster.hold_s(e.cls),
-                            d_slow=cat.detection_s + cat.repair_s(e.cls), path=path,
-                            slow_swapped=swapped, slow_restored=kept, cells=cells,
-                            sets=sets, first=first))
+        # group spares: each group is its own pool, its components judged by their own
+        # group's spares (by_group); else the class as one
+        for group, e, parts in (by_group(cluster, e0) if placement == "group"
+                                else ((-1, e0, e0.parts),)):
+            out.extend(_kinds(cluster, e, parts, placement, group))
     return tuple(out)
+
+
+def _kinds(cluster: Cluster, e, parts: float, placement: str, group: int) -> list[Kind]:
+    rates = cluster.rates
+    per_set = cluster.cells_per_shared_part
+    out = []
+    rate = parts * rates[e.cls] * cluster.cells
+    # a shared part: one failure of each set's copy touches every cell of the set at
+    # once (the full sets, then the last one part-filled as its own kind); the cells'
+    # failures a second are the same as counted cell by cell
+    full, rest = divmod(cluster.cells, per_set)
+    shared = per_set > 1 and bool(getattr(e.component, "shared", False))
+    groups = ([(per_set, full, 0)] if full else []) + (
+        [(rest, 1, full * per_set)] if rest else []) if shared else [(1, 0, 0)]
+    rec = recovery(cluster, e, placement)
+    units = -1 if rec.units is None else int(rec.units)
+    units = units if e.instances_down else 0
+    path, swapped, kept = rec.path, 0.0, 0.0
+    if units >= 0:   # all or nothing: no swap for the slowed where the down wait
+        sw = slow_recovery(cluster, e, placement)
+        if sw.units:
+            units += sw.units
+            swapped, kept = sw.swapped, sw.restored
+            path = f"{rec.path}; {sw.path}" if e.instances_down else sw.path
+    # capacity in instances' worth, each instance at its own healthy tokens/s (straddling
+    # or randomly placed instances serve less); the counts themselves where all are alike
+    alike = len(set(cluster.weights)) <= 1
+    worth = -1.0 if alike else cluster.worth(e.down)
+    slow = e.slow if alike else cluster.worth(slowed=e.slowed)
+    cat = cluster.catalog
+    for cells, sets, first in groups:
+        out.append(Kind(cls=e.cls, example=e.example,
+                        rate=parts * rates[e.cls] * sets if sets else rate,
+                        down=e.instances_down, slow=slow, units=units,
+                        restored=rec.restored, d_repair=cluster.repair_down_s(e.cls),
+                        d_swap=cluster.swap_s(), hold=cluster.hold_s(e.cls),
+                        d_slow=cat.detection_s + cat.repair_s(e.cls), path=path,
+                        slow_swapped=swapped, slow_restored=kept, cells=cells,
+                        sets=sets, first=first, group=group, worth=worth))
+    return out

@@ -252,6 +252,10 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
         kinds = (Kind("none", "", 0.0, 0, 0.0, 0, 0.0, 0.0, 0.0, 0.0, 0.0),)
     pool = rng.integers(0, pools.pools, size=total) if total else np.zeros(0, dtype=np.int64)
     trial, t, kind, pool = _spread_sets(kinds, pools.pools, trial, t, kind, pool, rng)
+    slot = np.array([k.group for k in kinds], dtype=np.int64)[kind]
+    if (slot >= 0).any():   # group spares: a failure asks its own group's pool, in the
+        n_groups = pools.groups   # cell drawn (pool // G)
+        pool = np.where(slot >= 0, pool // n_groups * n_groups + slot, pool)
     total = len(t)
     # sort by (trial, time) with one float key (trials are blocks 2 spans apart; within a
     # chunk the key resolves times to better than 0.2 s for any horizon and trial count)
@@ -296,6 +300,8 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
 
     # intervals: (start, end, weight) per event
     down = np.array([k.down for k in kinds], dtype=float)[kind]
+    # capacity lost in instances' worth (token-rate weighted; the count where all alike)
+    worth = np.array([k.down_worth for k in kinds], dtype=float)[kind]
     slow = np.array([k.slow for k in kinds], dtype=float)[kind]
     restored = np.array([k.restored for k in kinds], dtype=float)[kind]
     d_rep = np.array([k.d_repair for k in kinds])[kind]
@@ -308,7 +314,7 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
     granted_restored = np.where(granted, restored, 0.0)
     stay = slow - sw + np.where(granted, 0.0, sw)    # slowed until the repair
     parts_t, parts_x, parts_w = [], [], []
-    for a, b, w in ((t, first_end, down), (t + d_swap, t + hold, granted_restored),
+    for a, b, w in ((t, first_end, worth), (t + d_swap, t + hold, granted_restored),
                     (t, t + d_slow, stay), (t, t + d_swap, np.where(granted, sw, 0.0)),
                     (t + d_swap, t + hold, np.where(granted, sr, 0.0))):
         a, b = np.clip(a, 0, h), np.clip(b, 0, h)
@@ -355,7 +361,7 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
     n_down = np.bincount(trial[inside & (down > 0)], minlength=n)
     denied = np.bincount(trial[inside & (down > 0) & ~granted], minlength=n)
     n_ev = np.bincount(trial[inside], minlength=n)
-    ev_lost = (down * (first_end - t) + granted_restored * np.maximum(hold - d_swap, 0.0)
+    ev_lost = (worth * (first_end - t) + granted_restored * np.maximum(hold - d_swap, 0.0)
                + stay * d_slow + np.where(granted, sw * d_swap + sr * np.maximum(
                    hold - d_swap, 0.0), 0.0))[inside] / HOUR
     return mean, below_t / h, n_down, denied, n_ev, band, ev_lost[:100_000]

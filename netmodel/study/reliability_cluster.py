@@ -255,6 +255,26 @@ class Cluster(InstanceCosting):
         return float(sum(t * n for t, n in rates.items()))
 
     @cached_property
+    def weights(self) -> tuple:
+        """Each instance of a cell's share of the capacity, in instances' worth: its
+        healthy tokens/s (:attr:`healthy`) over the cell's mean (0 for one that serves
+        nothing); exactly 1 for every instance where all serve alike. Availability counts
+        capacity lost in these (a down instance that straddles two leaves and serves a
+        smaller batch is less than one instance's worth)."""
+        rates = [0.0 if r is None else r.tokens_per_s for r in self.healthy]
+        if len(set(rates)) <= 1 and all(rates):
+            return (1.0,) * len(rates)
+        mean = self.healthy_tokens_per_s / len(rates)
+        return tuple(t / mean for t in rates) if mean > 0 else (0.0,) * len(rates)
+
+    def worth(self, down: Iterable[int] = (), slowed: Iterable = ()) -> float:
+        """Instances' worth of capacity (:attr:`weights`) of the instances ``down`` (indices
+        of a cell's) and of the shares ``slowed`` (``(index, share of its own tokens/s)``)
+        lose."""
+        w = self.weights
+        return sum(w[i] for i in down) + sum(share * w[i] for i, share in slowed)
+
+    @cached_property
     def healthy(self) -> tuple:
         """Each instance of a cell costed healthy where it is placed, as a failure's
         instances are (:meth:`rebalanced` on the cell with nothing failed): the search
@@ -662,6 +682,7 @@ class Cluster(InstanceCosting):
 
         out = []
         sms = self.gpu.sms
+        members = self.__dict__.setdefault("_class_members", {})
         groups: dict = {}
         # with pod spare sites, each component's local effect is kept for the split by
         # recovery (_by_recovery), not worked out again
@@ -685,7 +706,15 @@ class Cluster(InstanceCosting):
                                   parts=sum(i[0].parts for i in sub),
                                   sms=(s["gpus_lost"] + s["gpus_disabled"] + s["gpus_cut"])
                                   * sms, component=x, **s))
+                # the class's components, for what is judged per component's group
+                # (reliability_spares.by_group): by the effect's id, as it lives on
+                members[id(out[-1])] = tuple(i[0] for i in sub)
         return out
+
+    def class_members(self, effect: Effect) -> tuple:
+        """The components of ``effect``'s symmetry class (an effect of :meth:`effects`;
+        ``(effect.component,)`` for one made elsewhere)."""
+        return self.__dict__.get("_class_members", {}).get(id(effect), (effect.component,))
 
     def _by_recovery(self, items: list, r: dict) -> list[list]:
         """``items`` (one local effect: ``(component, lost, wired, touched)``, or

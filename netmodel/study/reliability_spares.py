@@ -45,8 +45,8 @@ from compute.validate import describe
 from topologies.failure_domains import plan_spares, stops
 from topologies.schema import gpu_nodes
 
-__all__ = ["PLACEMENTS", "Recovery", "SlowSwap", "SparePools", "capacity", "recovery",
-           "slow_recovery", "spare_pools"]
+__all__ = ["PLACEMENTS", "Recovery", "SlowSwap", "SparePools", "by_group", "capacity",
+           "group_capacities", "recovery", "slow_recovery", "spare_pools"]
 
 #: Where spares sit (see the module doc).
 PLACEMENTS = ("group", "pod", "global")
@@ -67,7 +67,8 @@ class Recovery:
     ``units``: spare GPUs the failure holds until its repair (0: nothing to recover;
     None: spares cannot help, the instances wait for the repair); ``time_s``: from the
     failure to serving again on spares; ``restored``: capacity still lost (instances'
-    worth) while the spares stand in (a spare on a farther port slows its instance).
+    worth, each instance weighted by its healthy tokens/s: ``Cluster.weights``) while the
+    spares stand in (a spare on a farther port slows its instance).
     """
 
     path: str
@@ -91,8 +92,8 @@ def _groups(cluster) -> dict:
 
 
 def capacity(cluster: Any, placement: str) -> int | None:
-    """Spares one pool can hold: free ports of a cell (``pod``) or of one group
-    (``group``); None (no limit) for ``global``."""
+    """Spares one pool can hold: free ports of a cell (``pod``) or of the largest group
+    (``group``; each group's: :func:`group_capacities`); None (no limit) for ``global``."""
     check_placement(placement)
     key = (placement,)
     memo = cluster.__dict__.setdefault("_spare_capacity", {})
@@ -101,11 +102,58 @@ def capacity(cluster: Any, placement: str) -> int | None:
             memo[key] = None
         elif placement == "pod":
             memo[key] = len(_plan(cluster, cluster.cell_gpus))
-        else:
-            groups = _groups(cluster)
-            first = next(iter(groups.values()))
-            memo[key] = len(_plan(cluster, cluster.cell_gpus, first))
+        else:   # the largest group's (group_capacities: each its own)
+            memo[key] = max(group_capacities(cluster), default=0)
     return memo[key]
+
+
+def group_capacities(cluster: Any) -> tuple:
+    """Spares each group (in the order of :func:`_groups`) can hold on free ports of its
+    own switches: groups differ where their switches' free ports do (a group on full leaves
+    holds none where another, on leaves with room, holds some). Each group's sites are
+    planned on the cell as built, so groups sharing a switch (rail leaves) each count its
+    free ports: an upper bound where they do."""
+    memo = cluster.__dict__.setdefault("_spare_capacity", {})
+    if "groups" not in memo:
+        memo["groups"] = tuple(len(_every(cluster, members))
+                               for members in _groups(cluster).values())
+    return memo["groups"]
+
+
+def by_group(cluster: Any, effect: Any) -> tuple:
+    """``effect``'s class split by the group whose spares its failure draws on (with
+    ``group`` placement each group is its own pool, and groups differ in where their sites
+    sit and which a failure cuts off): ``(group index, the effect of a component of that
+    group, parts)`` per group, the index that of :func:`_groups`' order; -1 for the
+    components whose failure touches GPUs of several groups (a shared switch: judged by
+    the first of them, its failures spread over the pools). Each group's effect is
+    evaluated on a component of it, so its recovery is its own group's."""
+    memo = cluster.__dict__.setdefault("_by_group", {})
+    key = id(effect)
+    if key in memo:
+        return memo[key]
+    index = {label: i for i, label in enumerate(_groups(cluster))}
+    data = cluster.graph.nodes
+    buckets: dict = {}
+    for comp in cluster.class_members(effect):
+        _, lost, wired, _ = cluster._local(comp)
+        labels = {data[n]["group"] for n in lost | wired}
+        g = index[labels.pop()] if len(labels) == 1 else -1
+        buckets.setdefault(g, []).append(comp)
+    out = []
+    keep = memo.setdefault("_effects", [])   # recovery() memoizes by id: keep them alive
+    for g, comps in buckets.items():
+        rep = comps[0]
+        if rep is effect.component:
+            e = effect
+        else:
+            r = cluster._evaluate(rep, *cluster._local(rep)[1:])
+            e = replace(effect, example=rep.name, components=len(comps),
+                        parts=sum(c.parts for c in comps), component=rep, **r)
+            keep.append(e)
+        out.append((g, e, sum(c.parts for c in comps)))
+    memo[key] = out = tuple(out)
+    return out
 
 
 def _plan(cluster, count: int, like=None) -> list:
@@ -375,6 +423,9 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
     # that straddles two leaves serves a smaller batch healthy, and a spare that keeps
     # that batch serves as it did
     own = [cluster.healthy[i] for i in effect.down]
+    # what a spare costs an instance, in instances' worth of the cell's capacity (its own
+    # share of its rate times its weight: Cluster.weights, 1 where instances serve alike)
+    weight = [cluster.weights[i] for i in effect.down]
     if placement == "group":
         groups = _groups(cluster)
         data = cluster.graph.nodes
@@ -400,7 +451,7 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
         free = list(spares)
         ok, lost = True, 0.0
         data = g.nodes
-        for (inst, gone), mine in zip(todo, own, strict=True):
+        for (inst, gone), mine, w in zip(todo, own, weight, strict=True):
             if not gone:
                 ok = False
                 break
@@ -424,7 +475,7 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
             if r is None:
                 ok = False
                 break
-            lost += _loss(r.tokens_per_s, mine.tokens_per_s)
+            lost += _loss(r.tokens_per_s, mine.tokens_per_s) * w
         if ok:
             extra = " (circuits re-set)" if cluster.scenario.is_ocs else ""
             return Recovery(f"substitute {need} spare{'s' * (need > 1)}{extra}", need, swap,
@@ -437,8 +488,9 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
         if r is not None and r.feasible:
             # per healthy rate, times the instances at it (a sum of equal shares rounds
             # otherwise)
-            lost = sum(_loss(r.tokens_per_s, t) * n
-                       for t, n in Counter(x.tokens_per_s for x in own).items())
+            lost = sum(_loss(r.tokens_per_s, t) * n * w
+                       for (t, w), n in Counter((x.tokens_per_s, w) for x, w
+                                                in zip(own, weight, strict=True)).items())
             return Recovery(f"re-create on {recreate} spares", recreate, swap, lost)
     if len(spares) < need and len(spares) < recreate:
         return Recovery(f"only {len(spares)} free port(s) for {min(need, recreate)} spares",
@@ -498,10 +550,10 @@ def _slow_recovery(cluster, effect, placement: str) -> SlowSwap:
     units, swapped, restored, paths = 0, 0.0, 0.0, []
     for i, loss in slowed:
         rec = _recovery(cluster, replace(effect, instances_down=1, down=(i,)), placement)
-        if rec.units is None or rec.units <= 0 or rec.restored >= loss:
+        if rec.units is None or rec.units <= 0 or rec.restored >= loss * cluster.weights[i]:
             continue
         units += rec.units
-        swapped += loss
+        swapped += loss * cluster.weights[i]   # instances' worth, as rec.restored
         restored += rec.restored
         paths.append(rec.path)
     if not units:
@@ -541,6 +593,8 @@ class SparePools:
     spares: int
     pools: int
     reachable: tuple
+    #: pools per cell (``group`` placement: one per group, pool ``cell x groups + g``)
+    groups: int = 1
 
     @property
     def reachable_total(self) -> int:
@@ -563,8 +617,12 @@ def spare_pools(cluster: Any, spares: int, placement: str = "pod") -> SparePools
         pools = cluster.cells
     else:
         pools = cluster.cells * len(_groups(cluster))
-    cap = capacity(cluster, placement)
     base, extra = divmod(spares, pools)
     per = [base + (1 if i < extra else 0) for i in range(pools)]
+    if placement == "group":   # each group's pool holds what its own switches can
+        caps = group_capacities(cluster)
+        reach = tuple(min(p, caps[i % len(caps)]) for i, p in enumerate(per))
+        return SparePools(placement, spares, pools, reach, len(caps))
+    cap = capacity(cluster, placement)
     reach = tuple(p if cap is None else min(p, cap) for p in per)
     return SparePools(placement, spares, pools, reach)

@@ -91,13 +91,16 @@ def test_a_spare_costs_an_instance_inside_a_leaf_what_it_costs_it():
     # A failed GPU's instance draws on the first max(1, 2) sites, spare0 (leaf0) and spare1
     # (leaf1), its own leaf's if one is. gpu12 or gpu14 (leaf3) gets spare0: its instance
     # then straddles and loses 1 - across/inside; gpu5 or gpu7 gets spare1 on its leaf;
-    # a straddler keeps its shape. The old class took gpu0's 0.0 for gpu12 and gpu14 too
+    # a straddler keeps its shape. The old class took gpu0's 0.0 for gpu12 and gpu14 too.
+    # What the spare still costs is in instances' worth of the cell's tokens/s (that share
+    # of the instance's own rate, over the cell's mean: Cluster.weights)
+    mean = (2 * inside + 6 * across) / 8
     got = Counter()
     for e in c.effects(["gpu-die"]):
         r = recovery(c, e, "pod")
         got[(r.path, round(r.restored, 12))] += e.components
     assert got == {("substitute 1 spare", 0.0): 14,
-                   ("substitute 1 spare", round(1 - across / inside, 12)): 2}
+                   ("substitute 1 spare", round((1 - across / inside) * inside / mean, 12)): 2}
     assert 1 - across / inside == pytest.approx(0.00518, abs=1e-5)
     for cls in ("gpu-die", "nic", "leaf"):
         classes, own = member_by_member(c, cls)

@@ -1,0 +1,72 @@
+"""Group spares: each group is its own pool, judged by its own switches' free ports.
+
+Four DGX-like servers of 8 H100 (one NVLink domain, one ``group``, each) on rail leaves of
+6 ports (3 up, 3 down) with 3 servers a leaf: servers 0-2 fill leaves 0-7 (3 GPUs + 3
+uplinks: no free port), server 3 is alone on leaves 8-15 (2 free ports each). NVSwitches
+of 256 ports (144 for 8 GPUs x 18 NVLinks, 112 free: 6 sites of 18 links). So groups 0-2
+hold no spare and group 3 holds 6 (nvs3 with leaves 8-13). The pool size of every group
+was the first group's (0): 8 group spares, 2 a group, were all unreachable and group 3's
+GPU failures, whose recovery substitutes one spare, waited for their repair as without
+spares.
+"""
+
+import pytest
+
+from netmodel.study.availability import availability
+from netmodel.study.availability_kinds import event_kinds
+from netmodel.study.reliability_catalog import HOUR
+from netmodel.study.reliability_cluster import build_cluster
+from netmodel.study.reliability_spares import group_capacities, recovery, spare_pools
+from netmodel.study.scenarios import load_scenario_text
+
+from .test_spare_recovery_classes import TEMPLATE, gpus_only
+
+FOUR = load_scenario_text(TEMPLATE.format(
+    name="four-dgx", fabric='builder = "rail-optimized"\ndomains = 4\ndomain_size = 8\n'
+    'gpus_per_server = 8\nnvswitch_radix = 256\nservers_per_leaf = 3\nleaf_radix = 6'))
+
+
+@pytest.fixture(scope="module")
+def four():
+    return build_cluster(FOUR, "Llama-3-70B", "decode", catalog_=gpus_only(1e-3))
+
+
+def test_each_group_holds_what_its_own_switches_can(four):
+    assert (four.gpus, four.tp, four.cells) == (32, 4, 1)
+    assert group_capacities(four) == (0, 0, 0, 6)
+    p = spare_pools(four, 8, "group")
+    assert (p.pools, p.groups, p.reachable) == (4, 4, (0, 0, 0, 2))   # was (0, 0, 0, 0)
+
+
+def test_every_group_is_judged_by_its_own_spares(four):
+    got = {}
+    for k in event_kinds(four, "group"):
+        got.setdefault((k.group, k.units, k.path), 0)
+        got[(k.group, k.units, k.path)] += k.rate * HOUR / 1e-3
+    # groups 0-2: 24 GPUs with no spare site; group 3: 8 GPUs substitute one spare each
+    assert {key: round(v, 9) for key, v in got.items()} == {
+        (0, -1, "no free port for a spare"): 8.0, (1, -1, "no free port for a spare"): 8.0,
+        (2, -1, "no free port for a spare"): 8.0, (3, 1, "substitute 1 spare"): 8.0}
+    e = next(e for e in four.effects(["gpu-die"]) if e.example == "gpu24")
+    assert recovery(four, e, "group").path == "substitute 1 spare"
+
+
+def test_availability_with_group_spares_by_hand(four):
+    # r = 1e-3/h per GPU. Groups 0-2: 24 GPUs, each failure takes its TP-4 instance down
+    # for the repair. Group 3: its pool of 2 spares is an Erlang loss system offered
+    # a = 8 r hold Erlangs: B = (a^2/2) / (1 + a + a^2/2); a failure served is down for
+    # the swap, one refused for the repair. 8 instances.
+    a = availability(None, None, cluster=four, spares=8, placement="group", trials=400,
+                     horizon="2y", seed=5)
+    r = 1e-3 / HOUR
+    det, warm = four.catalog.detection_s, four.catalog.warmup_s
+    load = four.shard_bytes / four.gpu.scaleup_bandwidth
+    d_rep, d_swap, hold = det + 24 * HOUR + load + warm, det + load + warm, det + 24 * HOUR
+    x = 8 * r * hold
+    b = x * x / 2 / (1 + x + x * x / 2)
+    lost = 24 * r * d_rep + 8 * r * (b * d_rep + (1 - b) * d_swap)
+    assert a.analytic.mean == pytest.approx(1 - lost / 8, rel=1e-12)
+    none = 1 - 32 * r * d_rep / 8
+    assert a.no_spares.mean == pytest.approx(none, rel=1e-12)
+    assert a.analytic.mean > none + 1e-3          # the old pools: equal to none
+    assert abs(a.mc.mean - a.analytic.mean) <= 4 * a.mc.mean_ci
