@@ -111,9 +111,10 @@ except SystemExit as exc:
     assert not exc.code, exc.code
 note = f'{len(out.getvalue()):,} bytes of JSON'"""
 
-# 102 groups of 2 to 16 GPUs (seed 0) over the 1,024 GPUs of a k=16 fat tree with 2:1 leaves,
-# as tests/netmodel/test_concurrent_time_parallel.py draws them
-_MIXED1K = """g = build('fat-tree:k=16,oversubscription=2')
+def _mixed(spec):
+    """Random groups of 2 to 16 GPUs (seed 0) over the GPUs of ``spec``, as
+    tests/netmodel/test_concurrent_time_parallel.py draws them (fabric_helpers.random_groups)."""
+    return f"""g = build({spec!r})
 rng = np.random.default_rng(0)
 perm = rng.permutation([x for x, d in g.nodes(data=True) if d.get('kind') == 'gpu']).tolist()
 groups, i = [], 0
@@ -121,6 +122,16 @@ while i + 16 <= len(perm):
     s = int(rng.integers(2, 17))
     groups.append(tuple(perm[i:i + s]))
     i += s"""
+
+
+# 102 groups over the 1,024 GPUs of a k=16 fat tree with 2:1 leaves; 912 over the 8,192 of a
+# k=32 one (past the schedule's budget: lockstep, see concurrent_time._TIMED_WORK)
+_MIXED1K = _mixed("fat-tree:k=16,oversubscription=2")
+_MIXED8K = _mixed("fat-tree:k=32,oversubscription=2")
+_MIXED_TIMED = ("m = FabricCostModel(g, validated=True)\n"
+                "c = concurrent_cost(m, groups, 'all-reduce', 2 ** 20)\n"
+                "note = (f'{len(groups)} groups, schedule {c.schedule[0]}, makespan '"
+                "f'{c.makespan[0] * 1e3:.3f} ms')")
 
 #: (label, setup code (untimed), timed code (may set ``note``), seconds target, GB target)
 CASES = [
@@ -142,9 +153,10 @@ CASES = [
      _together("contiguous", "auto"), 5.0, None),
     ("102 random groups of 2-16 GPUs at once on a 1,024-GPU 2:1 fat tree, auto, 1 MiB "
      "all-reduce (groups of different sizes and algorithms: the schedule in time)",
-     _MIXED1K, "m = FabricCostModel(g, validated=True)\n"
-     "c = concurrent_cost(m, groups, 'all-reduce', 2 ** 20)\n"
-     "note = f'schedule {c.schedule[0]}, makespan {c.makespan[0] * 1e3:.3f} ms'", None, None),
+     _MIXED1K, _MIXED_TIMED, None, None),
+    ("912 random groups of 2-16 GPUs at once on an 8,192-GPU 2:1 fat tree, auto, 1 MiB "
+     "all-reduce (the schedule in time past its budget: lockstep)", _MIXED8K, _MIXED_TIMED,
+     None, None),
 ]
 
 SCALE_CASES = [
