@@ -64,6 +64,9 @@ def _catalog(area_share, repair, rates, repair_times, detection, warmup, load_fr
     from compute.units import parse_bandwidth
     from netmodel.study.reliability_catalog import catalog, parse_duration
 
+    storage = None if load_bandwidth is None else parse_bandwidth(load_bandwidth,
+                                                                  "--load-bandwidth")
+    _check_load_bandwidth(load_bandwidth, storage)
     return catalog().with_(
         area_share=area_share, repair=repair, rates=_pairs("--rate", rates, _per_hour),
         repair_hours=_pairs("--repair-time", repair_times, _hours),
@@ -71,9 +74,23 @@ def _catalog(area_share, repair, rates, repair_times, detection, warmup, load_fr
                                                                   allow_zero=True),
         warmup_s=None if warmup is None else parse_duration(warmup, "--warmup",
                                                            allow_zero=True),
-        load_from=load_from,
-        storage_bandwidth=None if load_bandwidth is None else parse_bandwidth(
-            load_bandwidth, "--load-bandwidth"))
+        load_from=load_from, storage_bandwidth=storage)
+
+
+def _check_load_bandwidth(text, bw) -> None:
+    """Refuse a storage bandwidth below the floor a GPU's scale-up bandwidth has (1 MB/s,
+    compute/data/limits.toml): a shard then loads within about 3 years even at the most
+    HBM a GPU file may declare (100,000 GB); below it the load time overflowed to inf (1e-300
+    B/s: NaN availability, 'inf failure events') or ran past the century the times are held
+    to (1 B/s: 1.6e10 s a swap, negative goodput)."""
+    from compute.errors import UserError
+    from compute.hardware import spec_ranges
+
+    floor = spec_ranges()["scaleup_bandwidth"][0]
+    if bw is not None and 0 < bw < floor:
+        raise UserError(f"--load-bandwidth {text!r} is below {floor / 1e6:g} MB/s, the least "
+                        f"a GPU's bandwidth may be (compute/data/limits.toml); give e.g. "
+                        f"12.5GB/s")
 
 
 def _absent(cluster, rates, repair_times) -> list[str]:

@@ -335,6 +335,28 @@ def test_slo_bounds_in_the_library():
         Slo(ttft=86400.5)
 
 
+@pytest.mark.parametrize("command", ["blast-radius", "availability"])
+@pytest.mark.parametrize("bandwidth", ["1e-300B/s", "1B/s", "999999B/s"])
+def test_load_bandwidth_below_a_gpus_floor_is_refused(command, bandwidth, tmp_path):
+    # hostile pass 219: 1e-300 B/s overflowed the load time to inf (blast-radius printed
+    # 'repair (inf h)', exit 0; availability NaN warnings and 'inf failure events', 7 lines);
+    # 1 B/s loaded a 16 GB shard in 1.6e10 s, past the century every time is held to
+    # (availability: goodput -1.493e+04 tokens/s/SM, exit 0)
+    one_line_error(run(command, *SCEN, "--load-from", "storage", "--load-bandwidth",
+                       bandwidth, "--out", tmp_path / "out"),
+                   f"--load-bandwidth '{bandwidth}' is below 1 MB/s, the least a GPU's "
+                   f"bandwidth may be")
+    assert not (tmp_path / "out").exists()
+
+
+def test_load_bandwidth_floor_is_taken():
+    from netmodel.cli.reliability import _check_load_bandwidth
+
+    _check_load_bandwidth("1MB/s", 1e6)   # the floor itself: 1e14 B (100,000 GB) in 1e8 s
+    with pytest.raises(UserError, match="'0.999999MB/s' is below 1 MB/s"):
+        _check_load_bandwidth("0.999999MB/s", 999_999.0)
+
+
 def test_load_bandwidth_needs_storage_loading():
     # --load-bandwidth without --load-from storage was silently ignored
     from netmodel.study.reliability_catalog import catalog
