@@ -34,6 +34,7 @@ has no use for (``<desc>``) are skipped.
 from __future__ import annotations
 
 import operator
+import sys
 import xml.parsers.expat
 from typing import NoReturn
 
@@ -106,6 +107,10 @@ class _Values(dict):
             raise _Unreadable(f"a value of a boolean <key> is {describe(text)}, not true, "
                               f"false, 1 or 0 (key {describe(self.name)})") from None
         except ValueError as exc:   # int('4.5e11'), int of too many digits, float('x')
+            if "digits" in str(exc):   # not Python's advice (sys.set_int_max_str_digits)
+                raise _Unreadable(f"a value of key {describe(self.name)} (attr.type "
+                                  f"{self.kind!r}) has more than "
+                                  f"{sys.get_int_max_str_digits():,} digits") from None
             raise _Unreadable(f"ValueError: {str(exc)[:200]} (a value of key {describe(self.name)}, "
                            f"attr.type {self.kind!r})") from None
         if len(self) < _CACHE:

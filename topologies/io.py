@@ -52,6 +52,7 @@ True
 from __future__ import annotations
 
 import json
+import sys
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -350,6 +351,10 @@ def _loads(raw: bytes | str, where: str) -> Any:
     try:
         return json.loads(data)
     except ValueError as exc:  # JSONDecodeError, bad UTF-8, an integer of too many digits
+        if not isinstance(exc, json.JSONDecodeError) and "digits" in str(exc):
+            # Python's advice (sys.set_int_max_str_digits) is no user's: the file's number
+            raise UserError(f"{where} holds a number of more than "
+                            f"{sys.get_int_max_str_digits():,} digits") from None
         raise UserError(f"{where} is not a readable json fabric: {exc}") from None
 
 
