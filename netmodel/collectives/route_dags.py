@@ -76,6 +76,12 @@ class DagRoutes:
         # between them: redone one by one, which keeps its first path's
         at, count = np.unique(lend // n, return_counts=True)
         redo = at[count > 1]
+        # a route from or to a GPU without a NIC goes through its stand-in's
+        # (:meth:`_stand_in`), whatever the lenders the search found
+        nicless = self._nic_less()
+        ends = at[nicless[src[at]] | nicless[dst[at]]]
+        if len(ends):
+            redo = np.union1d(redo, ends)
         if not len(redo):
             return sizes, links, weights, latency, hops
         starts = np.cumsum(sizes) - sizes

@@ -110,12 +110,20 @@ class SearchedRoutes(DagRoutes, FlowRoutes):
         (one NIC): 2 x 8 B200 rail-optimized, gpu0 <-> gpu8 with leaf0 failed, 0.157x
         slowdown. Switches still spread traffic (ECMP) and GPUs that forward only between
         GPUs (rings, tori, meshes) keep every path; a route with one lending GPU per choice
-        (a gateway Lite, a PXN hop) is unchanged."""
+        (a gateway Lite, a PXN hop) is unchanged. A route from or to a GPU without a NIC of
+        its own crosses the scale-out network through that GPU's stand-in
+        (:meth:`_stand_in`), the same NIC whatever the peer."""
         links = found[0]
         if not links:
             return found
         code = self._code
         la = np.asarray(links, dtype=np.int64)
+        if self.scaleout[la].any():
+            ends = self._stand_in(src), self._stand_in(dst)
+            if ends != (None, None):
+                legs = self._through_stand_ins(src, dst, *ends)
+                if legs is not None:
+                    return legs
         s, d = self._src[la], self._dst[la]
         sn, dn = self._nid[src], self._nid[dst]
         lend_out = (code[s] == _GPU) & (code[d] == _SWITCH) & (s != sn)
@@ -140,6 +148,81 @@ class SearchedRoutes(DagRoutes, FlowRoutes):
         nodes = self._nodes
         return self._search(src, dst, gpu_transit=True,
                             avoid=frozenset(nodes[v] for v in drop))
+
+    def _nic_less(self) -> np.ndarray:
+        """Whether each node (by number) is a GPU without a link to the scale-out network
+        (a switch of tier >= 1 or an optical switch): its NIC, its cable or its rail leaf
+        failed, or it has none."""
+        hit = self._nicless
+        if hit is None:
+            code = self._code
+            gpu = code == _GPU
+            out = np.bincount(self._src[self.scaleout & gpu[self._src]], minlength=self._n)
+            hit = self._nicless = gpu & (out[: self._n] == 0)
+        return hit
+
+    def _stand_in(self, gpu):
+        """The GPU whose NIC ``gpu`` sends and receives through when it has none of its own
+        (:meth:`_nic_less`), or None (it has one, or no GPU near it has): the nearest over
+        the scale-up network (GPU links and tier-0 switches, breadth first in adjacency
+        order), one of its own server first among the nearest.
+
+        NCCL, started again on a node whose GPU lost its NIC, gives it the NICs nearest it
+        that are left (``ncclTopoGetLocalNet``: by the GPU's own device index and the
+        channel, whatever the peer), through another GPU over NVLink (``PATH_PXN``) or
+        through the host; one of them here, as a channel goes through one NIC
+        (:meth:`_one_forwarder`). The search picked, per peer, the lender on the shortest
+        path, so a GPU that lost its rail borrowed the peer's rail wherever a GPU of its
+        server sat on it (700 ns where the healthy route climbs to the spines, 1690 ns:
+        failures that sped collectives up, test_degraded_never_faster's PXN_LATENCY)."""
+        cache = self._stand_ins
+        if gpu in cache:
+            return cache[gpu]
+        out = None
+        nid = self._nid
+        if self._nic_less()[nid[gpu]]:
+            adj, kind, tier = self._adj, self.kind, self.tier
+            nicless = self._nic_less()
+            server = self.graph.nodes[gpu].get("server")
+            seen, level = {gpu}, [gpu]
+            while level and out is None:
+                nxt = []
+                for u in level:
+                    for v in adj[u]:
+                        k = kind.get(v)
+                        if v not in seen and (k == "gpu" or (k == "switch"
+                                                            and tier.get(v, 0) < 1)):
+                            seen.add(v)
+                            nxt.append(v)
+                near = [v for v in nxt if kind[v] == "gpu" and not nicless[nid[v]]]
+                if near:
+                    same = [v for v in near if server is not None
+                            and self.graph.nodes[v].get("server") == server]
+                    out = (same or near)[0]
+                level = nxt
+        cache[gpu] = out
+        return out
+
+    def _through_stand_ins(self, src, dst, via_src, via_dst):
+        """The route ``src -> dst`` through the stand-ins (:meth:`_stand_in`) of either end
+        that has one: its legs end to end (links and shares, latency and hops summed), or
+        None where a leg has no path."""
+        chain = [src]
+        for x in (via_src, via_dst, dst):
+            if x is not None and x != chain[-1]:
+                chain.append(x)
+        if len(chain) < 3:
+            return None
+        links, weights, latency, hops = [], [], 0.0, 0
+        for a, b in zip(chain, chain[1:], strict=False):
+            r = self.route(a, b)
+            if r is None:
+                return None
+            links += r.links.tolist()
+            weights += r.weights.tolist()
+            latency += r.latency
+            hops += r.hops
+        return links, weights, latency, hops
 
     def _search(self, src, dst, *, gpu_transit: bool, direct: bool = True,
                 avoid: frozenset = frozenset()):
