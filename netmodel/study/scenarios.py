@@ -666,17 +666,30 @@ def get_scenario(ref: str | Scenario) -> Scenario:
 def expand_scenarios(scenarios: Iterable[str | Scenario],
                      gpus: Collection[str | GpuSpec] | None = None) -> list[Scenario]:
     """Scenario objects from names/paths (``NAME@GPU`` allowed); with ``gpus`` every
-    scenario is run with each of those GPUs instead of its own. Duplicates are dropped."""
+    scenario is run with each of those GPUs instead of its own. Duplicates are dropped; two
+    different scenarios of one label (a file named as a shipped scenario, on its GPU) are
+    refused, as the results, keyed by label, would keep one of them."""
     scenarios = listed("scenarios", scenarios, "scenario names, paths or Scenario objects")
     gpus = None if gpus is None else listed("gpus", gpus, "GPU names or GpuSpec objects")
-    out = {}
+    out: dict[str, Scenario] = {}
+    given: dict[str, object] = {}
     for ref in scenarios:
         s = get_scenario(ref)
         for variant in ([s.with_gpu(g) for g in gpus] if gpus else [s]):
+            if variant.label in out and out[variant.label] != variant:
+                raise UserError(f"scenarios {describe(_ref_text(given[variant.label]))} and "
+                                f"{describe(_ref_text(ref))} differ but are both "
+                                f"{variant.label}; give each scenario its own name")
             out.setdefault(variant.label, variant)
+            given.setdefault(variant.label, ref)
     if not out:
         raise UserError("give at least one scenario")
     return list(out.values())
+
+
+
+def _ref_text(ref: object) -> str:
+    return ref.name if isinstance(ref, Scenario) else str(ref)
 
 
 def instances_note(scens: Iterable[Scenario]) -> str:

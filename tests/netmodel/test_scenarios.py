@@ -164,3 +164,32 @@ def test_adjust_refuses_negative_values():
         Adjust(bandwidth_scale=0.0)
     with pytest.raises(UserError, match="adjust.hop_latency"):
         get_scenario("lite-flat").with_param("adjust.hop_latency", -1e-6)
+
+
+def test_two_different_scenarios_of_one_label_are_refused(tmp_path):
+    """Hostile pass 219: a scenario file named as a shipped scenario, on its GPU, shares its
+    label; compare keyed the results by label and printed one row where two were asked
+    (compare --scenarios h100-dgx,FILE: one decode row, exit 0)."""
+    from click.testing import CliRunner
+
+    from netmodel.cli.main import cli
+    from netmodel.study.scenarios import expand_scenarios, get_scenario
+    from tests.netmodel.cli_helpers import one_line_error
+
+    shipped = get_scenario("h100-dgx")
+    other = tmp_path / "other.toml"
+    other.write_text(shipped.to_toml().replace('placement = "contiguous"',
+                                               'placement = "spread"'))
+    same = tmp_path / "same.toml"
+    same.write_text(shipped.to_toml())
+    with pytest.raises(UserError, match=r"^scenarios 'h100-dgx' and '.+' differ but are "
+                                        r"both h100-dgx@H100-SXM; give each scenario its own "
+                                        r"name$"):
+        expand_scenarios(["h100-dgx", str(other)])
+    # the same scenario twice (a file equal to the shipped one) is still one scenario
+    assert expand_scenarios(["h100-dgx", str(same)]) == [shipped]
+    r = CliRunner().invoke(cli, ["compare", "--scenarios", f"h100-dgx,{other}", "--models",
+                                 "Llama-3-8B", "-q", "--no-plot", "--out",
+                                 str(tmp_path / "out")], prog_name="netmodel")
+    one_line_error(r, "differ but are both h100-dgx@H100-SXM")
+    assert not (tmp_path / "out").exists()
