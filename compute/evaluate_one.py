@@ -315,11 +315,12 @@ def _evaluate_plain(plan: _Plan, batch: int, comm, limit: float) -> InferenceRes
     else:
         times = [f / peak + m / bandwidth + nt for f, m, nt, peak in
                  zip(flops, hbm, net, plan.peaks, strict=False)]
-    # the 9 stages' terms added as numpy adds them (_pairwise_sum)
+    # the 9 stages' terms added one after another, as every grid adds them
+    # (compute.roofline._stage_sum)
     c0, c1, c2, c3, c4, c5, c6, c7, c8 = plan.counts
     t0, t1, t2, t3, t4, t5, t6, t7, t8 = times
-    latency = (((c0 * t0 + c1 * t1) + (c2 * t2 + c3 * t3))
-               + ((c4 * t4 + c5 * t5) + (c6 * t6 + c7 * t7))) + c8 * t8
+    latency = ((((((((c0 * t0 + c1 * t1) + c2 * t2) + c3 * t3) + c4 * t4) + c5 * t5)
+                 + c6 * t6) + c7 * t7) + c8 * t8)
     kv = plan.kv_per_token * b * plan.kv_tokens
     act = b * plan.tokens * plan.act_per_token + b * plan.sh.vocab * 4.0
     weights = plan.weights

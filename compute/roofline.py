@@ -585,10 +585,8 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
         names, ops, works, compute_t, memory_t, network_t, options,
         c3=None if plain else c3, busy=piped and not paired and b.shape[1] > 1, fill=fill)
     interval = None
-    if plain and paired:
-        latency = _pairwise_sum([c3[k] * stage_t[k] for k in range(len(names))])
-    elif plain:
-        latency = (c3 * stage_t).sum(axis=0)
+    if plain:
+        latency = _stage_sum(c3, stage_t)
     elif piped:
         gap = mlp_kind_gap(model, gpu, sh, micro, workload, options, skew)
         kinds = attention_kind_times(model, gpu, sh, micro, workload, options)
@@ -740,39 +738,24 @@ def check_options(options: object) -> RooflineOptions:
                    "RooflineOptions(mode='overlap')") or _DEFAULT_OPTIONS
 
 
-def _pairwise_sum(xs: list) -> float:
-    """``xs`` summed in the order numpy's ``add.reduce`` sums a contiguous run of fewer
-    than 129 numbers (8 running sums combined pairwise, then the rest one by one), so
-    that the scalar path (:mod:`compute.evaluate_one`) adds a step's stages exactly as the
-    one-cell grid does.
+def _stage_sum(counts, times):
+    """A step's ``count x time`` added stage after stage, in the stages' order, whatever
+    the shape of the cells: as a grid of many cells has always added them (numpy's sum
+    over the outer axis adds one row after another), as the pipelined grids' pass adds
+    them (:func:`compute.grid_parts._stage_times`) and as :mod:`compute.evaluate_one`'s
+    scalar path adds them, so every command gets one configuration's step to the last bit
+    (numpy's ``sum(axis=0)`` adds a one-cell grid's stages pairwise instead, which put
+    ``infer`` one unit in the last place off ``search`` and ``compare`` in about half the
+    configurations).
 
     >>> import numpy as np
-    >>> xs = [0.1 * 3 ** k for k in range(9)]
-    >>> _pairwise_sum(xs) == float(np.array(xs).reshape(9, 1, 1).sum(axis=0)[0, 0])
+    >>> xs = np.array([0.1 * 3 ** k for k in range(18)]).reshape(9, 1, 2)
+    >>> bool((_stage_sum(np.ones((9, 1, 1)), xs) == xs.sum(axis=0)).all())
     True
     """
-    n = len(xs)
-    if n < 8:
-        total = xs[0] if n else 0.0
-        for x in xs[1:]:
-            total = total + x
-        return total
-    if n < 16:   # the 8 running sums are the first 8 numbers
-        total = ((xs[0] + xs[1]) + (xs[2] + xs[3])) + ((xs[4] + xs[5]) + (xs[6] + xs[7]))
-        for i in range(8, n):
-            total = total + xs[i]
-        return total
-    if n > 128:
-        raise ValueError("pairwise sums of more than 128 numbers are not emulated")
-    r = xs[:8]
-    i = 8
-    while i + 8 <= n:
-        for j in range(8):
-            r[j] = r[j] + xs[i + j]
-        i += 8
-    total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-    for x in xs[i:]:
-        total = total + x
+    total = counts[0] * times[0]
+    for k in range(1, len(times)):
+        total = total + counts[k] * times[k]
     return total
 
 

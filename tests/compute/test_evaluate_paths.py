@@ -25,7 +25,7 @@ from compute.models import get_model, model_catalog
 from compute.parallel import Parallelism, configurations
 from compute.phases import Slo
 from compute.results import MemoryFit, StageResult, unchecked
-from compute.roofline import RooflineOptions, _pairwise_sum, evaluate_grid, make_workload
+from compute.roofline import RooflineOptions, _stage_sum, evaluate_grid, make_workload
 from compute.sharding import valid_tp_degrees
 
 OPTIONS = [None, RooflineOptions(mode="serial"), RooflineOptions(overlap_collectives=True),
@@ -107,12 +107,18 @@ def test_a_comm_function_is_asked_once_per_operation_with_every_size():
 
 
 @pytest.mark.parametrize("n", [1, 2, 7, 8, 9, 15, 16, 17, 100, 128])
-def test_pairwise_sum_adds_in_numpys_order(n):
+def test_stage_sum_adds_as_a_grid_of_many_cells(n):
+    """The stages one after another, as numpy's sum over the outer axis of a grid of many
+    cells adds them (and unlike its pairwise sum of a one-cell grid's, n >= 8)."""
     rng = np.random.default_rng(n)
     for _ in range(200):
-        xs = rng.random(n) * 10.0 ** rng.uniform(-9, 0, n)
-        want = float(xs.reshape(n, 1, 1).sum(axis=0)[0, 0])
-        assert _pairwise_sum(xs.tolist()) == want
+        xs = rng.random((n, 1, 3)) * 10.0 ** rng.uniform(-9, 0, (n, 1, 1))
+        assert np.array_equal(_stage_sum(np.ones((n, 1, 1)), xs), xs.sum(axis=0))
+        one = xs[:, :, :1].tolist()
+        seq = one[0][0][0]
+        for row in one[1:]:
+            seq = seq + row[0][0]
+        assert float(_stage_sum(np.ones((n, 1, 1)), xs[:, :, :1])[0, 0]) == seq
 
 
 def test_unchecked_builds_what_the_constructor_builds():

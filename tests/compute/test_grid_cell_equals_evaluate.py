@@ -1,0 +1,67 @@
+"""A cell of a search's grid is its configuration's `evaluate` to the last bit (issue 11,
+item 2: the same configuration gets the same numbers from every command).
+
+`netmodel infer --json` (compute.evaluate_one's scalar path) and `netmodel search --json`,
+`compare.json` and `sweep.json` (cells of compute.roofline.evaluate_grid over batches
+1..1024) gave the same plain-TP step a `latency_s` one unit in the last place apart in about
+half the configurations: Llama-3-70B decode on lite-flat, TP 16, batch 165,
+`--overlap-collectives`: infer 0.03507698205587596 s, search and compare
+0.035076982055875956 s. The scalar path added a step's 9 stages in the order numpy's
+pairwise sum adds a one-cell grid's, but a grid of many cells (a search's) sums
+``(counts x stage times).sum(axis=0)`` one stage after another. Every path now adds them
+one after another (compute.roofline._stage_sum), as the many-cell grids and the pipelined
+grids' pass always did, so search, compare and sweep keep their numbers and infer joins
+them.
+
+Hand-derived step of the first case (Llama-3-70B decode on 2 x H100-SXM, batch 7, context
+1513, the default ring: 450 GB/s x 0.92, 1.9 us a step; HBM 3.35 TB/s; every stage
+memory-bound, per GPU, 80 layers):
+  qkv       (8192 x 40 heads x 128 x 2 B weights + 7 x (8192 + 5120) x 2 B) = 84.07 MB
+            / 3.35 TB/s = 25.10 us
+  attention 7 x 1513 x 4 KV heads x 128 x 2 (K, V) x 2 B + q/out = 21.82 MB: 6.513 us
+  out_proj  4096 x 8192 x 2 B + activations = 67.28 MB: 20.08 us
+  mlp_up    8192 x 2 x 14336 x 2 B + activations = 470.1 MB: 140.3 us
+  mlp_down  14336 x 8192 x 2 B + activations = 235.2 MB: 70.21 us
+  2 all-reduces of 7 x 8192 x 2 B = 114,688 B on 2 GPUs:
+            114,688 / (450e9 x 0.92) + 2 x 1.9 us = 0.277 + 3.8 = 4.077 us each
+  a layer 25.10 + 6.513 + 20.08 + 140.3 + 70.21 + 2 x 4.077 = 270.36 us, x 80 = 21.629 ms;
+  + the embedding's all-reduce 4.077 us + the LM head reading 8192 x 64128 x 2 B = 1.05 GB
+  (313.9 us) = 21.947 ms. Old code: grid 0.021948165961127697, evaluate
+  0.021948165961127693 (one ulp apart); now both the former.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from compute.evaluate_one import evaluate
+from compute.roofline import RooflineOptions, evaluate_grid, make_workload
+
+BATCHES = np.arange(1, 1025)
+OPTIONS = [None, RooflineOptions(mode="serial"), RooflineOptions(overlap_collectives=True)]
+
+
+def test_hand_derived_step_is_the_grid_cell():
+    """The hand-derived 21.947 ms step above, the same float from the grid and from
+    evaluate (the old evaluate was one ulp below)."""
+    grid = evaluate_grid("Llama-3-70B", "H100-SXM", [2, 4, 8], BATCHES,
+                         make_workload("decode"))
+    one = evaluate("Llama-3-70B", "H100-SXM", 2, 7, "decode")
+    assert one.latency == pytest.approx(21.947e-3, rel=2e-4)
+    assert float(grid.latency[0, 6]) == one.latency
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=["overlap", "serial", "overlap-collectives"])
+@pytest.mark.parametrize("gpu, tps", [("H100-SXM", [2, 4, 8]), ("Lite", [8, 16, 32])])
+@pytest.mark.parametrize("phase", ["decode", "prefill"])
+def test_every_cell_is_evaluate_to_the_last_bit(options, gpu, tps, phase):
+    """Sampled cells of a search-sized grid equal `evaluate` exactly (old code: 4 to 10 of
+    each 18 differed by one ulp), NaN where the configuration is not timed alike."""
+    grid = evaluate_grid("Llama-3-70B", gpu, tps, BATCHES, make_workload(phase),
+                         options=options)
+    for i, tp in enumerate(tps):
+        for b in (1, 7, 64, 165, 333, 1000):
+            got = float(grid.latency[i, b - 1])
+            want = evaluate("Llama-3-70B", gpu, tp, b, phase, options=options).latency
+            assert got == want or (np.isnan(got) and np.isnan(want)), (tp, b, got, want)
