@@ -470,7 +470,12 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
                 break
             sub = dict(zip(gone, picks, strict=True))
             members = tuple(sub.get(m, m) for m in inst)
-            r = _serves(cluster, cluster.recost_graph([comp], members, plan), members,
+            # the instance costed with its own spares in: the plan's others hang idle off
+            # switches (GPUs forward nothing here), so they change no cost, only the
+            # problem's key (with them every plan size was a costing of its own)
+            mine_sites = [p for p in plan if p[0] in sub.values()] \
+                if not cluster._direct else plan
+            r = _serves(cluster, cluster.recost_graph([comp], members, mine_sites), members,
                         mine)
             if r is None:
                 ok = False
@@ -484,7 +489,8 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
     # once (two instances of 16 on a host of 32 Lites: 32 sites, not 16)
     if placement == "pod" and len(spares) >= recreate:
         block = tuple(spares[:cluster.instance_gpus])
-        r = cluster.instance_result(cluster.recost_graph([comp], block, plan), block)
+        r = cluster.instance_result(cluster.recost_graph(
+            [comp], block, plan if cluster._direct else plan[:len(block)]), block)
         if r is not None and r.feasible:
             # per healthy rate, times the instances at it (a sum of equal shares rounds
             # otherwise)
