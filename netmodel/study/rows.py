@@ -207,6 +207,9 @@ class FabricRow(BestRow):
     mtp_expected_tokens: float | None = when_set()
     #: MTP decode only: the step's K draft passes of the MTP module (s; in ``latency_s``)
     mtp_draft_s: float | None = when_set()
+    #: two-batch overlap allowed only: the collectives the best step's overlap hid (s; 0
+    #: where the serial step is faster; the serial step is ``latency_s`` + this)
+    two_batch_hidden_s: float | None = when_set()
     tokens_per_s_per_w: float | None = group("cost")   #: the cluster's, per W of IT power
     tokens_per_j: float | None = group("cost")   #: per J at the meter (IT power x PUE)
     usd_per_mtoken: float | None = group("cost")   #: USD per million tokens
@@ -225,12 +228,15 @@ class FabricRow(BestRow):
     @staticmethod
     def search_fields(result: SearchResult) -> dict:
         """:meth:`BestRow.search_fields`, with multi-token prediction's fields where the
-        best configuration drafts (an MTP decode step)."""
+        best configuration drafts (an MTP decode step), and what two-batch overlap hid
+        where it was allowed (the line compare's table prints under its rows)."""
         out = BestRow.search_fields(result)
         b = result.best
         if b is not None and b.mtp_tokens:
             out.update(tpot_s=b.tpot, mtp_expected_tokens=b.mtp_expected,
                        mtp_draft_s=b.time_split()["mtp_draft"])
+        if b is not None and b.two_batch_hidden is not None:
+            out.update(two_batch_hidden_s=b.two_batch_hidden)
         return out
 
     @classmethod
