@@ -36,7 +36,7 @@ import numpy as np
 
 from compute.comm import check_op
 from compute.errors import UserError, known
-from compute.validate import describe, is_whole
+from compute.validate import describe, is_whole, of_type
 from netmodel.collectives.algorithms import (
     ALGORITHMS,
     NCCL_OPS,
@@ -181,13 +181,16 @@ class FabricCostModel:
             for a in algorithms:
                 if not isinstance(a, str) or a not in ALGORITHMS:
                     raise UserError(f"unknown algorithm {describe(a)}; known: {known(ALGORITHMS)}")
-        if ring_order not in ("given", "greedy"):
+        if not isinstance(ring_order, str) or ring_order not in ("given", "greedy"):
             raise UserError(f"ring_order must be 'given' or 'greedy', got {describe(ring_order)}")
         self.graph = graph
         self.placement = placement
         self.algorithm = algorithm
         self.algorithms = algorithms
-        self._calibration = calibration or default_calibration()
+        # a name ('default') or a number raised AttributeError ('str' object has no
+        # attribute 'pxn') at the router; 0 or '' ran the defaults silently
+        self._calibration = of_type("calibration", calibration, Calibration,
+                                    "Calibration.ideal(alpha=1e-6)") or default_calibration()
         self.seed = check_seed(seed)
         self.ring_order = ring_order
         if not is_whole(max_transfers) or max_transfers < 1:

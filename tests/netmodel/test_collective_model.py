@@ -198,3 +198,24 @@ def test_inapplicable_algorithm_keeps_no_callers_alive(nvswitch):
     refs = [caller() for _ in range(3)]   # the first call compiles, the others hit the cache
     gc.collect()
     assert [r() for r in refs] == [None, None, None]
+
+
+@pytest.mark.parametrize("calibration", ["default", 3, 0, "", {"pxn": False}])
+def test_a_calibration_that_is_no_calibration_is_named(calibration):
+    """Hostile pass 219: FabricCostModel(g, calibration='default') raised AttributeError
+    ('str' object has no attribute 'pxn') at the router; 0 and '' ran the shipped defaults
+    silently."""
+    from topologies import build
+
+    with pytest.raises(UserError, match=r"^calibration must be a netmodel\.collectives\."
+                                        r"calibration\.Calibration \(e\.g\. Calibration\.ideal"
+                                        r"\(alpha=1e-6\)\) or None for the defaults, got "):
+        FabricCostModel(build("single-switch:n=4"), calibration=calibration)
+
+
+def test_ring_order_as_an_array_is_named():
+    from topologies import build
+
+    with pytest.raises(UserError, match=r"^ring_order must be 'given' or 'greedy', got an "
+                                        r"array of shape \(2,\)$"):
+        FabricCostModel(build("single-switch:n=4"), ring_order=np.array(["given", "greedy"]))
