@@ -399,9 +399,26 @@ def load_calibration(path: str | Path = DEFAULTS_PATH,
     if not isinstance(protos, dict) or not protos:
         raise UserError(f"{path}: [protocols] must hold at least one [protocols.NAME] table")
     gens, default = load_generations(generations) if generations is not None else ((), "")
+    protocols = tuple(_protocol(f"{path}: [protocols.{n}]", n, t) for n, t in protos.items())
+    in_network = _protocol(f"{path}: [in_network]", "Simple", data["in_network"])
+    try:   # the values' own checks, named with the file (a bare 'pxn must be ...' was not)
+        return _calibration_of(data, pipeline, p2p, protocols, in_network, gens, default)
+    except UserError as exc:
+        raise UserError(f"{path}: {exc}") from None
+
+
+def _calibration_of(data, pipeline, p2p, protocols, in_network, gens,
+                    default) -> Calibration:
+    for key in ("scaleup_efficiency", "scaleout_efficiency"):
+        if not isinstance(data["links"][key], int | float) or isinstance(data["links"][key], bool):
+            raise UserError(f"[links].{key} must be a number, got {describe(data['links'][key])}")
+    if not isinstance(data["reduction"]["rate"], int | float) or \
+            isinstance(data["reduction"]["rate"], bool):
+        raise UserError(f"[reduction].rate must be a number, got "
+                        f"{describe(data['reduction']['rate'])}")
     return Calibration(
-        protocols=tuple(_protocol(f"{path}: [protocols.{n}]", n, t) for n, t in protos.items()),
-        in_network=_protocol(f"{path}: [in_network]", "Simple", data["in_network"]),
+        protocols=protocols,
+        in_network=in_network,
         scaleup_efficiency=float(data["links"]["scaleup_efficiency"]),
         scaleout_efficiency=float(data["links"]["scaleout_efficiency"]),
         reduction_rate=float(data["reduction"]["rate"]),

@@ -219,3 +219,26 @@ def test_ring_order_as_an_array_is_named():
     with pytest.raises(UserError, match=r"^ring_order must be 'given' or 'greedy', got an "
                                         r"array of shape \(2,\)$"):
         FabricCostModel(build("single-switch:n=4"), ring_order=np.array(["given", "greedy"]))
+
+
+@pytest.mark.parametrize("old, new, said", [
+    ("pxn = true", 'pxn = "false"', "pxn must be true or false, got 'false'"),
+    ("pxn = true", "pxn = 0", "pxn must be true or false, got 0"),
+    ("channels = 16", "channels = 100000", "channels must be a whole number in 1..1024, got "
+                                           "100000"),
+    ("scaleup_efficiency = 0.824", "scaleup_efficiency = nan",
+     "scaleup_efficiency must be in (0, 1], got nan"),
+    ("scaleup_efficiency = 0.824", 'scaleup_efficiency = "x"',
+     "[links].scaleup_efficiency must be a number, got 'x'"),
+])
+def test_a_calibration_files_values_are_named_with_the_file(tmp_path, old, new, said):
+    """Hostile pass 219: a calibration file's [p2p].pxn = "false" was refused as 'pxn must
+    be true or false' naming no file (so were channels and the efficiencies), and a word for
+    [links].scaleup_efficiency raised ValueError from float('x')."""
+    text = DEFAULTS_PATH.read_text()
+    assert old in text
+    bad = tmp_path / "cal.toml"
+    bad.write_text(text.replace(old, new, 1))
+    with pytest.raises(UserError) as err:
+        load_calibration(bad)
+    assert str(err.value) == f"{bad}: {said}"
