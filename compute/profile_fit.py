@@ -284,6 +284,16 @@ def fit_profile(measurements: Iterable[Measurement], *, fit: Sequence[str] | Non
         names = _check_names(fit)
         _check_count(names, ms)
     base = base or neutral(name)
+    if base.gemm_curve and "gemm_efficiency" in names:
+        # the curve wins over the scalar (EngineProfile.gemm_efficiency_at): the fit would
+        # move nothing and say that no measurement moves it ('it needs ... prefill')
+        if fit is not None:
+            raise UserError("fit: gemm_efficiency cannot be fitted over base's gemm_efficiency "
+                            "curve (by arithmetic intensity), which a fitted value would not "
+                            "replace; fit it over a base without a curve, or leave it out")
+        notes.append("gemm_efficiency not fitted: the base profile gives it as a curve by "
+                     "arithmetic intensity (kept)")
+        names = tuple(n for n in names if n != "gemm_efficiency")
     comms = [comm_for(m) if comm_for else None for m in ms]
     gpus = gpus or {}
     parts = [_Components(m, c, gpus.get(m.gpu), k)

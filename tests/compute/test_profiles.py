@@ -378,3 +378,22 @@ def test_plain_measurements_keep_their_columns():
     assert m.label() == "Llama-2-70B TP 8 decode batch 1 context 576"
     e = Measurement("Mixtral-8x7B", "H100-SXM", 8, "decode", 1, 0.01, context=576, ep=8)
     assert list(e.to_dict())[:4] == ["model", "gpu", "tp", "ep"]
+
+
+def test_a_base_gemm_curve_is_not_fitted_over():
+    """Hostile pass 219: over a base profile with a gemm_efficiency curve, --fit
+    gemm_efficiency said 'no measurement moves gemm_efficiency (it needs measurements where
+    GEMMs are compute-bound (prefill))' on prefill rows (the curve wins over the scalar, so
+    nothing moved), and the default fit left it out with that note."""
+    curve = ((1.0, 0.2), (1e3, 0.7))
+    base = EngineProfile("c", gemm_curve=curve)
+    ms = synthetic(P)
+    assert any(m.phase == "prefill" for m in ms)
+    with pytest.raises(UserError, match=r"^fit: gemm_efficiency cannot be fitted over base's "
+                                        r"gemm_efficiency curve \(by arithmetic intensity\)"):
+        fit_profile(ms, fit=["gemm_efficiency", "layer_overhead_s"], base=base)
+    r = fit_profile(ms, base=base)
+    assert "gemm_efficiency" not in r.fitted
+    assert r.notes[0] == ("gemm_efficiency not fitted: the base profile gives it as a curve "
+                          "by arithmetic intensity (kept)")
+    assert r.profile.gemm_curve == curve
