@@ -464,7 +464,7 @@ def load_generations(path: str | Path = GENERATIONS_PATH) -> tuple[tuple[Generat
                 raise UserError(f"{where}.{k} must be in (0, 1], got {values[k]!r}")
         out.append(Generation(str(name), tuple(gpus), **values))
     default = data["default"]
-    if default not in table:
+    if not isinstance(default, str) or default not in table:   # a list raised TypeError
         raise UserError(f"{path}: default generation {default!r} is not one of "
                         f"{known(table)}")
     return tuple(out), str(default)

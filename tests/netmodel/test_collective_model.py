@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -242,3 +244,18 @@ def test_a_calibration_files_values_are_named_with_the_file(tmp_path, old, new, 
     with pytest.raises(UserError) as err:
         load_calibration(bad)
     assert str(err.value) == f"{bad}: {said}"
+
+
+@pytest.mark.parametrize("value", ["[]", '["hopper"]', "{}", "3"])
+def test_a_generations_files_default_that_is_no_name_is_named(tmp_path, value):
+    """Hostile pass 219: default = [] (or a table) in a generations file raised TypeError
+    ('unhashable type: 'list'') looking it up among the generations."""
+    from netmodel.collectives.calibration import GENERATIONS_PATH, load_generations
+
+    text = GENERATIONS_PATH.read_text()
+    assert 'default = "hopper"' in text
+    bad = tmp_path / "gens.toml"
+    bad.write_text(text.replace('default = "hopper"', f"default = {value}", 1))
+    with pytest.raises(UserError, match=rf"^{re.escape(str(bad))}: default generation .* is "
+                                        r"not one of 'ampere', "):
+        load_generations(bad)
