@@ -162,6 +162,20 @@ def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_na
             gpu = gpu_spec(graph, built_for)
         else:
             gpu = resolve_gpu(built_for, gpu_file)
+        info = graph.graph
+        if info.get("builder") == "ocs" and not info.get("logical"):
+            # no circuits: every group is cut apart, which the search found only as an
+            # infinite collective time, named by op and group size
+            if fabric.source == "scenario":
+                how = (f"give --scenario {fabric_ref} (each instance's circuits set as "
+                       f"compare sets them)")
+            elif fabric.source == "file":
+                how = "save the fabric with its circuits set (a spec with logical=ring)"
+            else:
+                how = (f"set them in the spec: {fabric_ref},logical=ring (or "
+                       f"logical=torus:AxB, or a circuit list)")
+            raise UserError(f"fabric {fabric_ref!r} is an OCS fabric with no circuits set, "
+                            f"so no collective can run on it; {how}")
         comm = FabricCostModel(graph, placement="contiguous", algorithm="auto",
                                validated=True)
         desc = {"model": "fabric", "fabric": graph.graph.get("spec") or str(fabric_ref),
