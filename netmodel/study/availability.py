@@ -39,7 +39,12 @@ from netmodel.study.availability_mc import MonteCarlo, _check_run, simulate
 from netmodel.study.progress import NO_PROGRESS, check_progress
 from netmodel.study.reliability_catalog import HOUR, percent
 from netmodel.study.reliability_cluster import YEAR, Cluster, build_cluster, check_cluster
-from netmodel.study.reliability_spares import SparePools, check_placement, spare_pools
+from netmodel.study.reliability_spares import (
+    SparePools,
+    by_group,
+    check_placement,
+    spare_pools,
+)
 
 if TYPE_CHECKING:
     from compute.models import ModelSpec
@@ -190,8 +195,12 @@ def _horizon(seconds: float) -> str:
 
 def _components_per_kind(cluster, kinds) -> dict:
     """Per kind, its components in the cluster: one per cell, or per set of a shared
-    part's kind (the kind's ``sets``)."""
-    by = {(e.cls, e.example): e.components for e in cluster.effects()}
+    part's kind (the kind's ``sets``); a ``group`` kind's, its group's part of its class
+    (:func:`~netmodel.study.reliability_spares.by_group`)."""
+    effects = cluster.effects()
+    if any(x.group >= 0 for x in kinds):
+        effects = [e for e0 in effects for _, e, _ in by_group(cluster, e0)]
+    by = {(e.cls, e.example): e.components for e in effects}
     return {k: None if by.get((x.cls, x.example)) is None
             else by[x.cls, x.example] * (x.sets or cluster.cells)
             for k, x in enumerate(kinds)}

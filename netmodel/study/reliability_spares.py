@@ -144,8 +144,11 @@ def by_group(cluster: Any, effect: Any) -> tuple:
     keep = memo.setdefault("_effects", [])   # recovery() memoizes by id: keep them alive
     for g, comps in buckets.items():
         rep = comps[0]
-        if rep is effect.component:
+        if rep is effect.component and len(comps) == effect.components:
             e = effect
+        elif rep is effect.component:   # evaluated already: only its count is the group's
+            e = replace(effect, components=len(comps), parts=sum(c.parts for c in comps))
+            keep.append(e)
         else:
             r = cluster._evaluate(rep, *cluster._local(rep)[1:])
             e = replace(effect, example=rep.name, components=len(comps),

@@ -70,3 +70,18 @@ def test_availability_with_group_spares_by_hand(four):
     assert a.no_spares.mean == pytest.approx(none, rel=1e-12)
     assert a.analytic.mean > none + 1e-3          # the old pools: equal to none
     assert abs(a.mc.mean - a.analytic.mean) <= 4 * a.mc.mean_ci
+
+
+def test_one_instance_availability_counts_each_groups_own_components(four):
+    # one instance's availability from independent components: each of its 4 GPUs fails as
+    # a die and as a package (one component each, rate r_cls per second, down d_cls), so
+    # A = prod_cls (1 + r_cls d_cls)^-4 without spares, whatever the placement. The group
+    # kinds (one per group and class) were read with their whole class's component count
+    # (or none), giving 0.908560 for group where pod gave this 0.908932.
+    hand = 1.0
+    for cls in ("gpu-die", "gpu-package"):
+        hand *= (1 + four.rates[cls] * four.repair_down_s(cls)) ** -4
+    for placement in ("pod", "group"):
+        a = availability(None, None, cluster=four, spares=8, placement=placement, trials=10,
+                         horizon="1d", seed=0)
+        assert a.no_spares.instance_availability == pytest.approx(hand, rel=1e-12)
