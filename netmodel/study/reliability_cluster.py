@@ -752,7 +752,13 @@ def _shared(effect: Effect) -> bool:
     return bool(getattr(effect.component, "shared", False))
 
 
-def _check_gpus(gpus, cell: int) -> int:
+def _check_gpus(gpus, cell: int, label: str = "the scenario") -> int:
+    """Cells of a cluster of ``gpus`` GPUs (None: one) made of copies of a ``cell``-GPU
+    fabric; refused when the cluster, or the fabric itself, is over :data:`MAX_GPUS`."""
+    if cell > MAX_GPUS:
+        raise UserError(f"{label}'s fabric has {cell:,} GPUs, more than the largest cluster "
+                        f"the reliability models take ({MAX_GPUS:,} GPUs); use a smaller "
+                        f"fabric")
     if gpus is None:
         return 1
     if isinstance(gpus, bool) or not is_whole(gpus) or gpus < 1:
@@ -786,7 +792,8 @@ def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
     model and phase already run (by ``compare``, say), so it is not run again.
 
     Raises UserError when no configuration is feasible, or ``gpus`` is not a multiple of
-    the scenario's fabric (up to :data:`MAX_GPUS`).
+    the scenario's fabric (up to :data:`MAX_GPUS`), or the fabric alone is over
+    :data:`MAX_GPUS` GPUs (refused once it is built, before the search).
     """
     from netmodel.study.fabric_search import (
         ScenarioCollectives,
@@ -801,7 +808,7 @@ def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
     slo = check_slo(slo)
     options = check_options(options)
     graph = build_fabric(s)
-    cells = _check_gpus(gpus, int(graph.graph["gpus"]))
+    cells = _check_gpus(gpus, int(graph.graph["gpus"]), f"scenario {s.label}")
     if search is not None:
         r = search
         if r.best is not None and (r.best.model, r.best.phase) != (m.name, workload.phase):

@@ -1,0 +1,58 @@
+"""Hostile input, helper 223 (reliability commands, catalog, concurrent groups).
+
+(a) A scenario's fabric over the 131,072-GPU limit of the reliability models
+(:data:`netmodel.study.reliability_cluster.MAX_GPUS`): with no ``--gpus`` the cluster is one
+copy of the fabric, whose size was never held to the limit, so a leaf-spine of radix
+100,000 (400,000 GPUs) ran ``blast-radius`` for 90 s and ``availability`` for over 60 s.
+Now refused once the fabric is built, before the search, in one line.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from compute.errors import UserError
+from netmodel.study.reliability_cluster import MAX_GPUS, _check_gpus
+from tests.netmodel.cli_helpers import one_line_error, run_cli
+
+# ------------------------------------------------------------------ (a) fabric over the limit
+
+# 2 leaves x 131,074 / 2 GPUs = 131,074 GPUs: two over the limit, the smallest leaf-spine
+# above it (radix even); built in about half a second
+BIG = """name = "big-ls"
+description = "a leaf-spine of 131,074 GPUs"
+gpu = "H100-SXM"
+
+[fabric]
+builder = "leaf-spine"
+leaves = 2
+radix = 131074
+gpu = "$gpu"
+
+[collective]
+placement = "contiguous"
+algorithm = "auto"
+links = "as-built"
+calibration = "default"
+
+[sources]
+bandwidth = "test"
+latency = "test"
+"""
+
+
+def test_the_limit_is_held_on_one_copy_of_the_fabric():
+    assert _check_gpus(None, MAX_GPUS) == 1          # at the limit: one cell
+    with pytest.raises(UserError, match=r"fabric has 131,074 GPUs, more than .* \(131,072 GPUs\)"):
+        _check_gpus(None, MAX_GPUS + 2)
+    with pytest.raises(UserError, match="fabric has 131,074 GPUs"):
+        _check_gpus(131_074, MAX_GPUS + 2)           # the fabric, before the --gpus checks
+
+
+@pytest.mark.parametrize("command", ["blast-radius", "availability"])
+def test_a_fabric_over_the_limit_is_refused_in_one_line(tmp_path, command):
+    path = tmp_path / "big.toml"
+    path.write_text(BIG)
+    one_line_error(run_cli([command, "--scenario", path, "--model", "Llama-3-70B"]),
+                   "scenario big-ls@H100-SXM's fabric has 131,074 GPUs",
+                   "(131,072 GPUs); use a smaller fabric")
