@@ -29,7 +29,7 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from compute.errors import UserError, known
-from compute.hardware import get_gpu
+from compute.hardware import get_gpu, spec_ranges
 from compute.units import SECONDS_PER_YEAR
 from compute.validate import describe, is_finite
 from topologies.failure_domains import CLASSES
@@ -216,8 +216,11 @@ class Catalog:
             out = replace(out, load_from=load_from)
         if storage_bandwidth is not None:
             bw = _rate("storage bandwidth", storage_bandwidth, high=1e15, unit=" bytes/s")
-            if bw <= 0:
-                raise UserError(f"storage bandwidth must be > 0 bytes/s, got {storage_bandwidth!r}")
+            floor = spec_ranges()["scaleup_bandwidth"][0]   # the CLI's floor too
+            if bw < floor:
+                raise UserError(f"storage_bandwidth must be >= {floor:g} bytes/s "
+                                f"({floor / 1e6:g} MB/s, the least a GPU's bandwidth may be: "
+                                f"compute/data/limits.toml), got {describe(storage_bandwidth)}")
             if out.load_from != "storage":
                 raise UserError(f"storage bandwidth applies only with load_from 'storage', not "
                                 f"{out.load_from!r} (spares load from a peer over the fabric)")

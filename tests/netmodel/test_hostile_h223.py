@@ -5,6 +5,9 @@
 copy of the fabric, whose size was never held to the limit, so a leaf-spine of radix
 100,000 (400,000 GPUs) ran ``blast-radius`` for 90 s and ``availability`` for over 60 s.
 Now refused once the fabric is built, before the search, in one line.
+
+(b) ``Catalog.with_`` took any storage bandwidth > 0; it now holds the CLI's 1 MB/s floor
+(a GPU's least scale-up bandwidth, ``compute.hardware.spec_ranges``), naming the parameter.
 """
 
 from __future__ import annotations
@@ -56,3 +59,21 @@ def test_a_fabric_over_the_limit_is_refused_in_one_line(tmp_path, command):
     one_line_error(run_cli([command, "--scenario", path, "--model", "Llama-3-70B"]),
                    "scenario big-ls@H100-SXM's fabric has 131,074 GPUs",
                    "(131,072 GPUs); use a smaller fabric")
+
+
+# ------------------------------------------------------------------ (b) storage bandwidth floor
+# Catalog.with_ took any storage bandwidth > 0 (the CLI refuses below 1 MB/s since b75dc6c):
+# at 1e-300 B/s a spare's load time overflowed to inf, at 1 B/s it ran past a century.
+
+@pytest.mark.parametrize("bw", [1e-300, 1.0, 999_999.0])
+def test_the_catalog_holds_storage_bandwidth_to_the_clis_floor(bw):
+    from netmodel.study.reliability_catalog import catalog
+
+    with pytest.raises(UserError, match=r"^storage_bandwidth must be >= 1e\+06 bytes/s \(1 MB/s"):
+        catalog().with_(load_from="storage", storage_bandwidth=bw)
+
+
+def test_the_floor_itself_is_taken():
+    from netmodel.study.reliability_catalog import catalog
+
+    assert catalog().with_(load_from="storage", storage_bandwidth=1e6).storage_bandwidth == 1e6
