@@ -15,7 +15,7 @@ import numpy as np
 
 from compute.comm import check_op
 from compute.errors import UserError
-from compute.validate import is_whole
+from compute.validate import describe, is_whole
 from netmodel.collectives.algorithms import generate
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.steps import unique
@@ -144,21 +144,39 @@ def _prepare(model: FabricCostModel, groups: Groups, op: str, algorithm: str | N
              ) -> tuple[tuple[tuple[Hashable, ...], ...], list[str]]:
     """The groups as checked node tuples and the algorithm names to try."""
     check_op(op)
-    if isinstance(groups, bool | float | np.bool_ | np.floating):
+    if groups is None or isinstance(groups, bool | float | np.bool_ | np.floating | str) \
+            or not (is_whole(groups) or hasattr(groups, "__iter__")):
         raise UserError(f"groups must be a group size (an integer >= 2) or lists of GPUs, "
-                        f"got {groups!r}")
+                        f"got {describe(groups)}")
+    _check_ordered("groups", groups)
     if is_whole(groups):
         from netmodel.collectives.placement import partition
 
         groups = tuple(partition(model.graph, int(groups), model.placement, seed=model.seed,
                                  gpus=model.router.gpu_list))  # GPU tuples by construction
     else:
+        groups = tuple(groups)
+        for i, g in enumerate(groups):
+            _check_ordered(f"groups[{i}]", g)
         groups = model.groups(groups)
     if not groups:
         raise UserError("concurrent_cost needs at least one group")
     if any(len(g) < 2 for g in groups):
         raise UserError("every concurrent group needs at least 2 GPUs")
     return groups, model.algorithm_names(op, algorithm)
+
+
+def _check_ordered(what: str, value: object) -> None:
+    """Refuse a set or frozenset: its order (a group's ring order, the order of the
+    result's rows) follows Python's string hashing, which PYTHONHASHSEED changes from run
+    to run. (A dict and its views keep the order their keys were put in: taken.)"""
+    if isinstance(value, set | frozenset):
+        raise UserError(f"{what} must be an ordered list of GPUs (its order is the ring "
+                        f"order), got a {type(value).__name__}, whose order changes from run "
+                        f"to run; give a list or tuple in ring order" if what != "groups" else
+                        f"groups must be an ordered list of groups (one result row each, in "
+                        f"their order), got a {type(value).__name__}, whose order changes "
+                        f"from run to run; give a list or tuple")
 
 
 def _in_order(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...]

@@ -8,10 +8,16 @@ Now refused once the fabric is built, before the search, in one line.
 
 (b) ``Catalog.with_`` took any storage bandwidth > 0; it now holds the CLI's 1 MB/s floor
 (a GPU's least scale-up bandwidth, ``compute.hardware.spec_ranges``), naming the parameter.
+
+(c) ``concurrent_cost(model, None, ...)`` raised TypeError ('NoneType' object is not
+iterable), and a group given as a set was taken, its ring order then Python's string
+hashing (PYTHONHASHSEED); a set of groups ordered the result's rows so. Both are refused,
+naming the parameter; a dict's keys keep their insertion order and are taken.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from compute.errors import UserError
@@ -77,3 +83,46 @@ def test_the_floor_itself_is_taken():
     from netmodel.study.reliability_catalog import catalog
 
     assert catalog().with_(load_from="storage", storage_bandwidth=1e6).storage_bandwidth == 1e6
+
+
+# ------------------------------------------------------------------ (c) concurrent groups
+
+@pytest.fixture(scope="module")
+def model8():
+    from netmodel.api import build_fabric
+    from netmodel.collectives.model import FabricCostModel
+
+    return FabricCostModel(build_fabric("single-switch:n=8"))
+
+
+def test_concurrent_cost_refuses_no_groups_by_name(model8):
+    from netmodel.collectives.concurrent import concurrent_cost
+
+    with pytest.raises(ValueError, match="^groups must be a group size .* got None$"):
+        concurrent_cost(model8, None, "all-reduce", 1e6)
+
+
+@pytest.mark.parametrize("make, needle", [
+    (lambda g: [set(g[:4]), g[4:]], "groups[0] must be an ordered list of GPUs (its order is "
+                                    "the ring order), got a set"),
+    (lambda g: [g[:4], frozenset(g[4:])], "groups[1] must be an ordered list of GPUs"),
+    (lambda g: {tuple(g[:4]), tuple(g[4:])}, "groups must be an ordered list of groups (one "
+                                             "result row each, in their order), got a set"),
+])
+def test_concurrent_cost_refuses_unordered_groups(model8, make, needle):
+    from netmodel.collectives.concurrent import concurrent_cost
+
+    with pytest.raises(UserError) as info:
+        concurrent_cost(model8, make(model8.router.gpu_list), "all-reduce", 1e6)
+    assert needle in str(info.value)
+    assert "changes from run to run" in str(info.value)
+
+
+def test_ordered_groups_still_run_alike(model8):
+    """A dict's keys (insertion order) cost as the same list does."""
+    from netmodel.collectives.concurrent import concurrent_cost
+
+    g = model8.router.gpu_list
+    a = concurrent_cost(model8, [g[:4], g[4:]], "all-reduce", 1e6)
+    b = concurrent_cost(model8, [dict.fromkeys(g[:4]).keys(), tuple(g[4:])], "all-reduce", 1e6)
+    assert np.array_equal(a.time, b.time)
