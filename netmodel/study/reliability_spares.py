@@ -273,14 +273,34 @@ def _substituted(cluster, todo, plan, removed) -> tuple | None:
             # the nearest site (_recovery's pick), by the member's switches and the free
             # sites in order: many members share them (memoized)
             home = wiring[m][1]
-            key = (home, tuple(free))
+            hit = frozenset(removed & _site_switches(cluster)) if removed else frozenset()
+            key = (home, tuple(free), hit)
             pick = picks.get(key)
             if pick is None:
-                pick = picks[key] = max(free, key=lambda s, home=home: len(home & wiring[s][1]))
+                pick = picks[key] = _nearest(free, home, lambda s: wiring[s][1], hit)
             free.remove(pick)
             sub[m] = pick
         out.append(_shape(cluster, [sub.get(m, m) for m in inst], removed))
     return tuple(sorted(out))
+
+
+def _nearest(free, home, nbrs, removed):
+    """The free site (of ``free``, in order) nearest a member wired to the switches
+    ``home``: the most of them it shares that the failure leaves (a failed leaf is no
+    common switch: a spare on it is cut off from the network as the member was), then the
+    fewest of the failed ``removed``; the first of equals. ``nbrs(site)``: its switches.
+    :func:`_recovery` and :func:`recovery_key` pick by it."""
+    live = home - removed if removed else home
+    return max(free, key=lambda s: (len(live & nbrs(s)), -len(removed & nbrs(s))))
+
+
+def _site_switches(cluster) -> frozenset:
+    """Every switch a spare site of the cell (``pod``) is wired to."""
+    got = cluster.__dict__.get("_site_switches")
+    if got is None:
+        got = cluster.__dict__["_site_switches"] = frozenset(
+            n for _, _, edges in _every(cluster) for n, _ in edges)
+    return got
 
 
 def _shape(cluster, members, removed) -> tuple:
@@ -448,6 +468,7 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
         return Recovery("no free port for a spare", None, None)
     spares = [name for name, _, _ in plan]
     home_of = {name: {n for n, _ in edges} for name, _, edges in plan}
+    removed = set(comp.nodes)
     group_of = {name: attrs.get("group") for name, attrs, _ in plan}
     g = cluster.graph
     if need and len(spares) >= need:
@@ -465,8 +486,7 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
                 if not pool:
                     ok = False
                     break
-                home = set(g.neighbors(m))
-                pick = max(pool, key=lambda s, home=home: len(home & home_of[s]))
+                pick = _nearest(pool, set(g.neighbors(m)), home_of.__getitem__, removed)
                 picks.append(pick)
                 free.remove(pick)
             if not ok:
