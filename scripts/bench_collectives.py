@@ -133,6 +133,13 @@ _MIXED_TIMED = ("m = FabricCostModel(g, validated=True)\n"
                 "note = (f'{len(groups)} groups, schedule {c.schedule[0]}, makespan '"
                 "f'{c.makespan[0] * 1e3:.3f} ms')")
 
+# a failed rail leaf (its 32 GPUs without a NIC) under the first 2,048 GPUs of a 4,096-GPU
+# rail-optimized fabric (the routes to and from them: route_search._stand_in)
+_RAIL4K_LEAF0 = ("from netmodel.collectives.degraded import degrade\n"
+                 "g = degrade(build('rail-optimized:domains=512,spine_radix=256'), "
+                 "nodes=['leaf0'])\n"
+                 "gpus = [x for x, k in g.nodes(data='kind') if k == 'gpu'][:2048]")
+
 #: (label, setup code (untimed), timed code (may set ``note``), seconds target, GB target)
 CASES = [
     ("one all-reduce, 64 GPUs contiguous, auto over every algorithm and protocol", _WARM,
@@ -174,6 +181,10 @@ SCALE_CASES = [
     ("compare --instances all --parallelism all, 3 models, both phases, on a 16,384-H100 "
      "fat tree and a 16,384-Lite leaf-spine (every instance's direct and pairwise "
      "all-to-all and all-gather routed at once)", _COMPARE16K_SETUP, _COMPARE16K, None, None),
+    ("degraded: direct all-to-all, 64 MiB, the first 2,048 GPUs of a 4,096-GPU "
+     "rail-optimized fabric with rail leaf0 failed", _RAIL4K_LEAF0,
+     "m = FabricCostModel(g)\nr = m.cost('all-to-all', 64 * 2 ** 20, gpus, 'direct')\n"
+     "note = f'{r.time * 1e3:.4f} ms, bottleneck {r.bottleneck[0]}'", None, None),
     ("131,072-GPU fat tree (k=128, 32 pods): build + first 64-GPU all-reduce", "pass",
      "tb = time.perf_counter()\ng = build('fat-tree:k=128,pods=32')\n"
      "tb = time.perf_counter() - tb\ntm = time.perf_counter()\n" + _sweep(64)

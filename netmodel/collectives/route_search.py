@@ -80,6 +80,16 @@ class SearchedRoutes(DagRoutes, FlowRoutes):
             lid = self._port(src)[dst]
             return Route(np.array([lid]), np.ones(1), float(self.latency[lid]), 1,
                          bool(self.scaleout[lid]))
+        # a GPU without a NIC to or from another scale-up network: its stand-in's route
+        # (:meth:`_one_forwarder`'s), whatever the search would find (every path it could
+        # find crosses the scale-out network), so none is searched for
+        nid = self._nid
+        if (kind[src] == "gpu" and kind[dst] == "gpu"
+                and (self._nic_less()[nid[src]] or self._nic_less()[nid[dst]])
+                and self._scaleup_parts()[nid[src]] != self._scaleup_parts()[nid[dst]]):
+            legs = self._stand_in_legs(src, dst)
+            if legs is not None:
+                return self._as_route(legs)
         # two GPUs routed here have no switched route (else they would have a template): a
         # GPU may forward; any other pair may use any path
         if len(self._nodes) <= _DAG_NODES and kind[src] in _TRANSIT and kind[dst] in _TRANSIT:
@@ -91,6 +101,10 @@ class SearchedRoutes(DagRoutes, FlowRoutes):
         found = self._one_forwarder(src, dst, found)
         if found is None:
             return None
+        return self._as_route(found)
+
+    def _as_route(self, found) -> Route:
+        """``found`` (links, weights, latency, hops) as a :class:`Route`."""
         links, weights, latency, hops = found
         if self._so_list is None:
             self._so_list = self.scaleout.tolist()
@@ -119,11 +133,9 @@ class SearchedRoutes(DagRoutes, FlowRoutes):
         code = self._code
         la = np.asarray(links, dtype=np.int64)
         if self.scaleout[la].any():
-            ends = self._stand_in(src), self._stand_in(dst)
-            if ends != (None, None):
-                legs = self._through_stand_ins(src, dst, *ends)
-                if legs is not None:
-                    return legs
+            legs = self._stand_in_legs(src, dst)
+            if legs is not None:
+                return legs
         s, d = self._src[la], self._dst[la]
         sn, dn = self._nid[src], self._nid[dst]
         lend_out = (code[s] == _GPU) & (code[d] == _SWITCH) & (s != sn)
@@ -160,6 +172,29 @@ class SearchedRoutes(DagRoutes, FlowRoutes):
             out = np.bincount(self._src[self.scaleout & gpu[self._src]], minlength=self._n)
             hit = self._nicless = gpu & (out[: self._n] == 0)
         return hit
+
+    def _scaleup_parts(self) -> np.ndarray:
+        """Each node's scale-up network (by node number): the connected parts of the fabric
+        without the links of the scale-out network (:attr:`scaleout`). Two GPUs in different
+        parts have no path but through the scale-out network."""
+        hit = self._scaleup
+        if hit is None:
+            from scipy.sparse import coo_matrix
+            from scipy.sparse.csgraph import connected_components
+            keep = ~self.scaleout
+            n = self._n
+            adj = coo_matrix((np.ones(int(keep.sum()), dtype=np.int8),
+                              (self._src[keep], self._dst[keep])), shape=(n, n))
+            hit = self._scaleup = connected_components(adj, directed=False)[1]
+        return hit
+
+    def _stand_in_legs(self, src, dst):
+        """The route ``src -> dst`` through the stand-ins of either end without a NIC
+        (:meth:`_through_stand_ins`), or None (neither end has one, or a leg has no path)."""
+        ends = self._stand_in(src), self._stand_in(dst)
+        if ends == (None, None):
+            return None
+        return self._through_stand_ins(src, dst, *ends)
 
     def _stand_in(self, gpu):
         """The GPU whose NIC ``gpu`` sends and receives through when it has none of its own

@@ -221,6 +221,7 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         self._pair_cache: dict = {}
         self._nicless: np.ndarray | None = None   # route_search: GPUs without a NIC
         self._stand_ins: dict = {}   # ... and the GPU whose NIC each uses
+        self._scaleup: np.ndarray | None = None   # route_search: scale-up parts
         self._dags: dict = {}
         self._dag_np: dict = {}
         self._sw_lat_arr: np.ndarray | None = None

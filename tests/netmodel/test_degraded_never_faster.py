@@ -261,3 +261,32 @@ def test_a_cut_off_leaf_borrows_one_nic_not_two():
                       calibration=Calibration.ideal())
     assert r.healthy.time == pytest.approx(N / NIC + 1690e-9, rel=1e-12)
     assert r.degraded.time == pytest.approx(N / NIC + 700e-9, rel=1e-12)
+
+
+def test_a_nic_less_gpu_to_another_server_is_not_searched(b200):
+    """A route between a GPU without a NIC and a GPU of another scale-up network (no path
+    but through the scale-out network) is its stand-ins' legs, made without the search whose
+    answer they replaced (a failed leaf under a direct all-to-all of 2,048 GPUs on
+    rail-optimized:domains=512,spine_radix=256 searched 16,320 such pairs: 21.5 -> 10.3 s
+    CPU in bench_collectives, the same time). gpu0's cable failed: gpu0 <-> gpu8 through gpu1's NIC (1860 ns, as in
+    test_failed_nic_link_is_not_faster), both ways; gpu0 -> gpu5 (one server) over nvs0,
+    150 + 2 x 10 ns. (The templates' search of switched routes, ``gpu_transit=False``, is
+    not the one replaced.)"""
+    router = Router(degrade(b200, links=[("gpu0", "leaf0")]))
+    searched = []
+
+    def spy(real):
+        def call(*a, **k):
+            if k.get("gpu_transit", True):
+                searched.append(a)
+            return real(*a, **k)
+        return call
+
+    router._search, router._from_dag = spy(router._search), spy(router._from_dag)
+    for a, b in (("gpu0", "gpu8"), ("gpu8", "gpu0")):
+        route = router.route(a, b)
+        assert route.latency == pytest.approx(1860e-9, rel=1e-12)
+        assert {("gpu1", "leaf1"), ("leaf1", "gpu1")} & {router.link_name(i)
+                                                         for i in route.links}
+    assert searched == []
+    assert router.route("gpu0", "gpu5").latency == pytest.approx(170e-9, rel=1e-12)
