@@ -290,3 +290,27 @@ def test_a_nic_less_gpu_to_another_server_is_not_searched(b200):
                                                          for i in route.links}
     assert searched == []
     assert router.route("gpu0", "gpu5").latency == pytest.approx(170e-9, rel=1e-12)
+
+
+@pytest.mark.xfail(strict=True, reason="left: a NIC-less GPU's one stand-in sits on its peers' "
+                   "rail; NCCL spreads its channels over every NIC nearest it")
+def test_a_stand_in_on_the_peers_rail_left():
+    """test_a_nic_less_gpu_keeps_one_stand_in's group with leaf2 failed (rail 2 of both
+    racks) instead of leaf0: the stand-ins are the first GPUs of the trays with a NIC, on
+    rail 0 (gpu90's gpu88, gpu18's gpu16), where gpu0, gpu36, gpu72 and gpu108 sit. gpu0 ->
+    leaf0 -> gpu88 -> nvs1 -> gpu90: 100 + 330 + 100 + 10 + 150 + 10 = 700 ns, where the
+    healthy route climbs to the spines (1690 ns); gpu18 -> gpu90 through both stand-ins
+    170 + 530 + 170 = 870 ns, the step's latency: 680.789 us against 681.609 (0.9988x, as
+    9e6503e found with leaf0 before its stand-in). Any one stand-in lands on some group's
+    peer rail. NCCL spreads a NIC-less GPU's channels over all the NICs nearest it
+    (src/graph/search.cc, ncclTopoGetLocalNet: ``localNets[(dev % localGpuCount, bits
+    mirrored where localNetCount is a power of two, + channelId % netsPerGpu) %
+    localNetCount]``, netsPerGpu = ceil(localNetCount / localGpuCount) by default; 2.2x:
+    ``dev`` mirrored + ``channelId % ceil(...)``), so some channel crosses the spines (1860
+    ns)."""
+    g = _BUILT.get("nvl72:racks=2") or _BUILT.setdefault("nvl72:racks=2",
+                                                          build("nvl72:racks=2"))
+    group = [f"gpu{i}" for i in range(0, 144, 18)]
+    r = degraded_cost(g, "all-to-all", N, group, nodes=["leaf2"], algorithm="direct",
+                      calibration=Calibration.ideal())
+    assert r.degraded.time >= r.healthy.time
