@@ -314,3 +314,23 @@ def test_a_stand_in_on_the_peers_rail_left():
     r = degraded_cost(g, "all-to-all", N, group, nodes=["leaf2"], algorithm="direct",
                       calibration=Calibration.ideal())
     assert r.degraded.time >= r.healthy.time
+
+
+@pytest.mark.xfail(strict=True, reason="left: PXN's device index is a GPU's position among "
+                   "the GPUs left in its server, which a failed GPU shifts")
+def test_a_failed_gpu_outside_the_group_left(b200):
+    """gpu0 fails, outside the group gpu1, gpu2, gpu6 (server 0) and gpu8, gpu10, gpu12,
+    gpu13, gpu15 (server 1); direct all-to-all, 64 MiB, ideal. PXN relays to the rank of the
+    sender's server at the peer's device index (ncclTopoGetNetDev: ``peerInfo.nvmlDev``,
+    ncclTopoDevToRank), which a failed GPU does not change; route_plans._pxn_index counts a
+    GPU's position among the GPUs of its server in the graph, so with gpu0 gone gpu1 takes
+    position 0 and gpu6 position 5: gpu2 -> gpu8 (rail 0) is relayed by gpu1 onto rail 1 and
+    across the spines, gpu1 -> gpu13 by gpu6, and the step's hottest NIC carries less:
+    1176.10 -> 1008.49 us (0.857x). Healthy, only gpu1/gpu6 -> gpu10 and server 1 -> gpu2
+    are relayed (by gpu2 and gpu10). Found by the random degraded-vs-healthy search (as old
+    as PXN, 6ff745c). The reliability instance graphs (switches and the instance's members)
+    count positions the same way."""
+    group = ["gpu1", "gpu2", "gpu6", "gpu8", "gpu10", "gpu12", "gpu13", "gpu15"]
+    r = degraded_cost(b200, "all-to-all", N, group, nodes=["gpu0"], algorithm="direct",
+                      calibration=Calibration.ideal())
+    assert r.degraded.time >= r.healthy.time
