@@ -42,7 +42,7 @@ from typing import Any
 
 from compute.errors import UserError, known
 from compute.validate import describe
-from topologies.failure_domains import plan_spares, stops
+from topologies.failure_domains import free_ports, plan_spares, stops
 from topologies.schema import gpu_nodes
 
 __all__ = ["PLACEMENTS", "Recovery", "SlowSwap", "SparePools", "by_group", "capacity",
@@ -110,9 +110,8 @@ def capacity(cluster: Any, placement: str) -> int | None:
 def group_capacities(cluster: Any) -> tuple:
     """Spares each group (in the order of :func:`_groups`) can hold on free ports of its
     own switches: groups differ where their switches' free ports do (a group on full leaves
-    holds none where another, on leaves with room, holds some). Each group's sites are
-    planned on the cell as built, so groups sharing a switch (rail leaves) each count its
-    free ports: an upper bound where they do."""
+    holds none where another, on leaves with room, holds some). Groups sharing a switch
+    (rail leaves) split its free ports (:func:`_group_sites`)."""
     memo = cluster.__dict__.setdefault("_spare_capacity", {})
     if "groups" not in memo:
         memo["groups"] = tuple(len(_every(cluster, members))
@@ -167,12 +166,73 @@ def _plan(cluster, count: int, like=None) -> list:
 
 def _every(cluster, like=None) -> list:
     """Every spare site of the cell (:func:`_plan` of them all; the cached list itself, not
-    to be changed)."""
+    to be changed); with ``like`` (whole groups' GPUs, ``group`` placement) those groups'
+    sites of :func:`_group_sites`, in its order."""
     memo = cluster.__dict__.setdefault("_spare_plans", {})
     key = None if like is None else tuple(like)
     if key not in memo:
-        memo[key] = plan_spares(cluster.graph, cluster.cell_gpus, like=like)
+        if like is None:
+            memo[key] = plan_spares(cluster.graph, cluster.cell_gpus)
+        else:
+            data = cluster.graph.nodes
+            labels = {data[n].get("group") for n in like}
+            memo[key] = [s for s in _group_sites(cluster) if s[1].get("group") in labels]
     return memo[key]
+
+
+def _group_sites(cluster) -> list:
+    """The ``group`` spare sites of the cell: each group's spares wired as its GPUs are
+    (:func:`~topologies.failure_domains.plan_spares`' rule: each distinct attachment in
+    turn, while every switch it needs has a free port), the groups taking one site each in
+    turn from the same free ports: groups that share a switch (rail leaves) split its free
+    ports, and together hold no more than the cell's ports can (each group planned alone
+    on every free port counted a shared leaf's ports once per group: 6 sites each for two
+    servers under 8 leaves of one free port). Sites carry their group's label (a
+    template's attributes); names ``spare0``, ``spare1``, ... in planning order."""
+    memo = cluster.__dict__.get("_group_site_plan")
+    if memo is not None:
+        return memo
+    g = cluster.graph
+    data = g.nodes
+    free = free_ports(g)
+    orders = []
+    for members in _groups(cluster).values():
+        templates: dict = {}
+        for m in members:
+            nbrs = list(g.neighbors(m))
+            if any(data[n]["kind"] == "gpu" for n in nbrs):
+                continue
+            templates.setdefault(frozenset(nbrs), m)
+        orders.append([list(templates.values()), 0, 0])   # templates, next, placed
+    plan, taken = [], set()
+    live = [o for o in orders if o[0]]
+    while live:
+        still = []
+        for o in live:   # one site for each group in turn
+            tmpl = o[0]
+            while tmpl and o[2] < cluster.cell_gpus:
+                if o[1] >= len(tmpl):   # the next round of its attachments
+                    o[1] = 0
+                t = tmpl[o[1]]
+                need = {n: g.edges[t, n].get("links", 1) for n in g.neighbors(t)}
+                if any(free[n] < c - 1e-6 for n, c in need.items()):
+                    del tmpl[o[1]]   # ports only ever fill: it never fits again
+                    continue
+                name = f"spare{len(plan)}"
+                while name in g or name in taken:
+                    name += "_"
+                taken.add(name)
+                for n, c in need.items():
+                    free[n] -= c
+                plan.append((name, {**data[t], "spare": True},
+                             [(n, dict(g.edges[t, n])) for n in need]))
+                o[1] += 1
+                o[2] += 1
+                still.append(o)
+                break
+        live = still
+    cluster.__dict__["_group_site_plan"] = plan
+    return plan
 
 
 def _lost(cluster: Any, comp: Any, like=None) -> frozenset:

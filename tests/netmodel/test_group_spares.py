@@ -85,3 +85,22 @@ def test_one_instance_availability_counts_each_groups_own_components(four):
         a = availability(None, None, cluster=four, spares=8, placement=placement, trials=10,
                          horizon="1d", seed=0)
         assert a.no_spares.instance_availability == pytest.approx(hand, rel=1e-12)
+
+
+def test_groups_sharing_leaves_split_their_free_ports():
+    # Two DGX-like servers under 8 rail leaves of one free port each (test_spare_recovery_
+    # classes.TWO_DGX; each NVSwitch has room for 6 sites): each group planned alone on
+    # every free port held 6, 12 in all where the leaves take 8 (pod: 8). The groups now
+    # take one site each in turn, each on its next attachment with a free port: group 0
+    # leaf0, group 1 leaf1 (leaf0 taken), group 0 leaf2, ...: 4 each, every leaf once.
+    from netmodel.study.reliability_spares import _every, _groups, capacity
+
+    from .test_spare_recovery_classes import TWO_DGX
+
+    c = build_cluster(TWO_DGX, "Llama-3-70B", "decode")
+    assert group_capacities(c) == (4, 4)                       # was (6, 6)
+    assert sum(group_capacities(c)) == capacity(c, "pod") == 8
+    leaves = [sorted(n for _, _, edges in _every(c, members) for n, _ in edges
+                     if n.startswith("leaf")) for members in _groups(c).values()]
+    assert leaves == [["leaf0", "leaf2", "leaf4", "leaf6"], ["leaf1", "leaf3", "leaf5", "leaf7"]]
+    assert spare_pools(c, 16, "group").reachable == (4, 4)     # was (6, 6)
