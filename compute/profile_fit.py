@@ -123,30 +123,26 @@ class _Components:
     is predicted whole, by :func:`predict`."""
 
     def __init__(self, m: Measurement, comm=None, gpu: GpuSpec | None = None,
-                 k: int | None = None):
+                 k: int | None = None, cell: tuple | None = None):
         from compute.grid_parts import GEMM_STAGES
-        from compute.hardware import get_gpu
-        from compute.roofline import RooflineOptions, evaluate_grid, make_workload
 
         model = _model_of(m)
-        spec = gpu or get_gpu(m.gpu)
-        _checked(m, model, spec, k)
         par = m.parallelism
-        # no reserve: what the engine ran held at most the GPU's whole HBM
-        g = evaluate_grid(model, spec, [m.tp if par.is_plain else par], [m.batch],
-                          make_workload(m.phase, m.prompt, m.context), comm=comm,
-                          options=RooflineOptions(memory_reserve=0.0),
-                          expert_skew=m.expert_skew)
-        if not g.fits[0, 0]:
-            what = "tp" if par.is_plain else "configuration (tp, pp, ep, attention_dp)"
-            raise UserError(f"measurement {m.label()} on {m.gpu} cannot have run: "
-                            f"{g.result(0, 0).memory.reason}; check its model, gpu and {what}")
+        if cell is None:
+            g, j = _grid_of(m, model, [m.batch], comm, gpu, k), 0
+            if not g.fits[0, 0]:
+                what = "tp" if par.is_plain else "configuration (tp, pp, ep, attention_dp)"
+                raise UserError(f"measurement {m.label()} on {m.gpu} cannot have run: "
+                                f"{g.result(0, 0).memory.reason}; check its model, gpu and "
+                                f"{what}")
+        else:   # column j of a grid over this step's batches (_all_components: checked)
+            g, j = cell
         self.whole = (m, comm, gpu) if par.pp > 1 else None
         self.count = g.counts[:, 0]
-        self.compute = g.compute_time[:, 0, 0]
-        self.memory = g.memory_time[:, 0, 0]
-        self.network = g.network_time[:, 0, 0]
-        flops, hbm = g.flops[:, 0, 0], g.hbm_bytes[:, 0, 0]
+        self.compute = g.compute_time[:, 0, j]
+        self.memory = g.memory_time[:, 0, j]
+        self.network = g.network_time[:, 0, j]
+        flops, hbm = g.flops[:, 0, j], g.hbm_bytes[:, 0, j]
         self.gemm = np.array([n in GEMM_STAGES for n in g.stages])
         self.attention = np.array([n == "attention" for n in g.stages])
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -165,6 +161,165 @@ class _Components:
         return float((self.count * st).sum() + p.overhead(self.layers, self.batch,
                                                           self.phase, self.tokens,
                                                           self.hidden))
+
+
+def _grid_of(m: Measurement, model, batches, comm, gpu: GpuSpec | None, k: int | None):
+    """The roofline's grid of ``m``'s configuration over ``batches``, ``m`` checked first."""
+    from compute.hardware import get_gpu
+    from compute.roofline import RooflineOptions, evaluate_grid, make_workload
+
+    spec = gpu or get_gpu(m.gpu)
+    _checked(m, model, spec, k)
+    par = m.parallelism
+    # no reserve: what the engine ran held at most the GPU's whole HBM
+    return evaluate_grid(model, spec, [m.tp if par.is_plain else par], batches,
+                         make_workload(m.phase, m.prompt, m.context), comm=comm,
+                         options=RooflineOptions(memory_reserve=0.0),
+                         expert_skew=m.expert_skew)
+
+
+def _all_components(ms, comms, gpus: Mapping[str, GpuSpec]) -> list[_Components]:
+    """Each measurement's :class:`_Components`, the steps that differ only in their batch
+    from one grid over their batches (each cell's numbers are a one-cell grid's: the same
+    elementwise operations; a test holds them equal). Any refusal is made again row by row,
+    so that the first bad row in the file is the one named, as before."""
+    groups: dict = {}
+    for i, (m, c) in enumerate(zip(ms, comms, strict=True)):
+        key = (m.model, m.gpu, m.parallelism, m.phase, m.prompt, m.context, m.expert_skew,
+               id(c))
+        groups.setdefault(key, []).append(i)
+    cells: list = [None] * len(ms)
+    try:
+        for rows in groups.values():
+            m = ms[rows[0]]
+            batches = sorted({ms[i].batch for i in rows})
+            g = _grid_of(m, _model_of(m), batches, comms[rows[0]], gpus.get(m.gpu),
+                         rows[0] + 1)
+            if not g.fits.all():
+                raise UserError("")   # row by row: its own message
+            where = {b: j for j, b in enumerate(batches)}
+            for i in rows:
+                cells[i] = (g, where[ms[i].batch])
+    except UserError:
+        return [_Components(m, c, gpus.get(m.gpu), k)
+                for k, (m, c) in enumerate(zip(ms, comms, strict=True), 1)]
+    return [_Components(m, c, gpus.get(m.gpu), k, cell)
+            for k, (m, c, cell) in enumerate(zip(ms, comms, cells, strict=True), 1)]
+
+
+class _Batch:
+    """The latencies of many measurements' :class:`_Components` under one profile, a few
+    numpy operations per group of rows with the same stages (no padding): row ``i`` of
+    :meth:`latencies` is ``parts[i].latency(p)`` to the last bit (the same elementwise
+    operations in the same order, and numpy's row-wise sum of a C-contiguous ``(rows,
+    stages)`` array adds each row pairwise as the 1-D sum of that row does; a test holds
+    them equal). ``in_order=True`` adds each row's stages one after another instead, as
+    :func:`compute.roofline._stage_sum` and so :func:`predict` add them. A pipelined
+    step is predicted whole, by :func:`predict`."""
+
+    def __init__(self, parts: Sequence[_Components]):
+        from compute.roofline import make_workload
+
+        self.n = len(parts)
+        self.whole = [(i, c.whole) for i, c in enumerate(parts) if c.whole is not None]
+        # pipelined rows of one model, GPU, workload, skew and collective model: one
+        # evaluate_many (each entry equals evaluate's to the last bit)
+        pipes: dict = {}
+        for i, (m, comm, gpu) in self.whole:
+            key = (m.model, m.gpu, id(gpu), m.phase, m.prompt, m.context, m.expert_skew,
+                   id(comm))
+            pipes.setdefault(key, (m, comm, gpu, []))[3].append(i)
+        self.pipes = [(np.array(rows), _model_of(m), gpu or m.gpu, m, comm,
+                       [parts[i].whole[0].parallelism for i in rows],
+                       [parts[i].whole[0].batch for i in rows],
+                       make_workload(m.phase, m.prompt, m.context).tokens_per_sequence)
+                      for m, comm, gpu, rows in pipes.values()]
+        groups: dict = {}
+        for i, c in enumerate(parts):
+            if c.whole is None:
+                key = (len(c.count), c.gemm.tobytes(), c.attention.tobytes())
+                groups.setdefault(key, []).append(i)
+        self.kept: dict = {}
+        self.groups = []
+        for rows in groups.values():
+            cs = [parts[i] for i in rows]
+            first = cs[0]
+            decode = np.array([c.phase == "decode" for c in cs])
+            self.groups.append({
+                "rows": np.array(rows), "gemm": first.gemm, "attention": first.attention,
+                "count": np.array([c.count for c in cs], dtype=float),
+                "compute": np.array([c.compute for c in cs], dtype=float),
+                "memory": np.array([c.memory for c in cs], dtype=float),
+                "network": np.array([c.network for c in cs], dtype=float),
+                "intensity": np.array([c.intensity for c in cs], dtype=float),
+                "phases": [(ph, sel, np.array([c.layers for c in cs])[sel],
+                            np.array([c.batch for c in cs], dtype=float)[sel],
+                            np.array([c.tokens for c in cs])[sel],
+                            np.array([c.hidden for c in cs])[sel])
+                           for ph, sel in (("decode", decode), ("prefill", ~decode))
+                           if sel.any()]})
+
+    def latencies(self, p: EngineProfile, in_order: bool = False,
+                  whole: bool = True) -> np.ndarray:
+        """Each row's latency under ``p`` (a pipelined row's left NaN unless ``whole``)."""
+        out = np.full(self.n, np.nan)
+        for g in self.groups:
+            ct = g["compute"].copy()
+            ct[:, g["gemm"]] /= p.gemm_efficiency_at(g["intensity"]) if p.gemm_curve \
+                else p.gemm_efficiency
+            ct[:, g["attention"]] /= p.attention_efficiency
+            st = np.maximum(np.maximum(ct, g["memory"] / p.hbm_fraction), g["network"])
+            terms = g["count"] * st
+            if in_order:
+                total = terms[:, 0]
+                for k in range(1, terms.shape[1]):
+                    total = total + terms[:, k]
+            else:
+                total = terms.sum(axis=1)
+            for phase, sel, layers, batch, tokens, hidden in g["phases"]:
+                out[g["rows"][sel]] = total[sel] + p.overhead(layers, batch, phase, tokens,
+                                                              hidden)
+        if whole:
+            for rows, model, gpu, m, comm, configs, batches, tokens in self.pipes:
+                # the pipelined step of the profile without its overheads, then them, as
+                # a grid adds them (compute.roofline._grid): latency + overhead
+                step = self._pipelined(p, model, gpu, m, comm, configs, batches)
+                b = np.array(batches, dtype=float)
+                out[rows] = step + p.overhead(model.layers, b, m.phase, tokens,
+                                              model.hidden)
+        return out
+
+    def _pipelined(self, p, model, gpu, m, comm, configs, batches) -> np.ndarray:
+        """:func:`compute.evaluate_many.evaluate_many`'s latencies (each :func:`predict`'s
+        to the last bit) of pipelined rows under ``p`` without its overheads (which add
+        0.0), kept by the efficiencies: a fit's trial profiles that move only overheads
+        reuse them."""
+        from compute.evaluate_many import evaluate_many
+
+        bare = replace(p, **{n: 0.0 for n in _OVERHEADS})
+        key = (id(configs), bare.gemm_efficiency, bare.gemm_curve, bare.attention_efficiency,
+               bare.hbm_fraction)
+        hit = self.kept.get(key)
+        if hit is None:
+            hit = evaluate_many(model, gpu, configs, batches, m.phase, prompt=m.prompt,
+                                context=m.context, comm=comm, options=_options(bare),
+                                expert_skew=m.expert_skew).latency
+            if len(self.kept) > 4096:
+                self.kept.clear()
+            self.kept[key] = hit
+        return hit
+
+
+#: The profile's parameters that add time to a step rather than scale its stages.
+_OVERHEADS = ("layer_overhead_s", "step_overhead_s", "decode_sequence_overhead_s",
+              "token_overhead_s")
+
+
+def _bare(profile: EngineProfile) -> EngineProfile:
+    """``profile`` without the measurements it carries: the same numbers, but a grid keys
+    its kept parts on the profile (:func:`compute.grid_parts._static_parts`), and hashing
+    10,000 measurements at each evaluation made the fit's report quadratic."""
+    return replace(profile, measurements=()) if profile.measurements else profile
 
 
 def roofline(m: Measurement, comm: CommLike | None = None, gpu: GpuSpec | None = None) -> float:
@@ -296,17 +451,17 @@ def fit_profile(measurements: Iterable[Measurement], *, fit: Sequence[str] | Non
         names = tuple(n for n in names if n != "gemm_efficiency")
     comms = [comm_for(m) if comm_for else None for m in ms]
     gpus = gpus or {}
-    parts = [_Components(m, c, gpus.get(m.gpu), k)
-             for k, (m, c) in enumerate(zip(ms, comms, strict=True), 1)]
-    _check_plausible(ms, [c.latency(neutral(name)) for c in parts])
+    parts = _all_components(ms, comms, gpus)
+    rows = _Batch(parts)
+    _check_plausible(ms, rows.latencies(neutral(name)).tolist())
     measured = np.log([m.latency_s for m in ms])
+    trial = _bare(base)
 
     def profile_at(u: np.ndarray) -> EngineProfile:
-        return replace(base, **{n: _decode(n, x) for n, x in zip(names, u, strict=True)})
+        return replace(trial, **{n: _decode(n, x) for n, x in zip(names, u, strict=True)})
 
     def residuals(u: np.ndarray) -> np.ndarray:
-        p = profile_at(u)
-        return np.log([c.latency(p) for c in parts]) - measured
+        return np.log(rows.latencies(profile_at(u))) - measured
 
     start = {n: _start(n) for n in names}
     u0 = np.array([_encode(n, start[n]) for n in names])
@@ -345,9 +500,13 @@ def fit_profile(measurements: Iterable[Measurement], *, fit: Sequence[str] | Non
                           PARAMETERS[n].neutral else "not fitted: the base profile's value")
     profile = replace(base, name=name, fitted_on=fitted_on, **meta)
     profile = profile.with_values(values, sources, measurements=ms)
-    points = tuple(FitPoint(m, roofline(m, c, gpus.get(m.gpu)),
-                            predict(profile, m, c, gpus.get(m.gpu)))
-                   for m, c in zip(ms, comms, strict=True))
+    # what roofline() and predict() give, from the kept stage times (in order, as
+    # evaluate adds them; a test holds them equal); a pipelined step evaluated whole
+    roofs = rows.latencies(neutral(name), in_order=True, whole=False).tolist()
+    for i, (m, c, g) in rows.whole:
+        roofs[i] = roofline(m, c, g)
+    preds = rows.latencies(_bare(profile), in_order=True).tolist()
+    points = tuple(FitPoint(m, r, q) for m, r, q in zip(ms, roofs, preds, strict=True))
     result = FitResult(profile=profile, points=points, fitted=names, notes=tuple(notes))
     profile = replace(profile, fit=(names, len(ms), result.rms_relative_error,
                                     result.max_relative_error))
