@@ -249,6 +249,18 @@ class TemplatedRoutes:
             return self._full[key]
         a_sig, b_sig = self._sigs[sa], self._sigs[sb]
         common = {s for s, _, _ in a_sig} & {s for s, _, _ in b_sig}
+        tier = self.tier
+        if any(tier[s] < 1 for s in common):
+            # one NVLink domain: over its tier-0 switches only, never through a scale-out
+            # switch both are wired to as well (NVL72: GPUs at one position of two compute
+            # trays sit on one rail leaf, gpu0 - leaf0 - gpu4 as short as gpu0 - nvs0 - gpu4,
+            # and splitting over both charged the NIC and NCCL's network latencies). NCCL
+            # connects a peer by the first transport that can (src/transport.cc,
+            # selectTransport: p2p, shm, then net), P2P wherever the GPUs' path is NVLink
+            # (src/graph/paths.cc, ncclTopoCheckP2p: PATH_NVL within p2pLevel), an MNNVL
+            # clique's trays fused into one topology (src/graph/topo.cc, ncclTopoGetSystem).
+            # A GPU whose NVLink failed shares no tier-0 switch, and keeps the network
+            common = {s for s in common if tier[s] < 1}
         if common:  # a two-hop route through the switches both are wired to
             # each switch weighted by what it can carry on: min(the link up, the link down
             # to dst). By the link up alone, doubling one of a GPU's plane ports sent 2/5 of
@@ -257,7 +269,7 @@ class TemplatedRoutes:
             tb = {s: (j, bw, la) for j, (s, bw, la) in enumerate(b_sig)}
             fa, fw, lpos, lat, so = [], [], [], 0.0, False
             tot = sum(min(bw, tb[s][1]) for s, bw, _ in a_sig if s in common)
-            swl, tier = self._switch_latency, self.tier
+            swl = self._switch_latency
             for j, (s, bw, la) in enumerate(a_sig):
                 if s in common:
                     fa.append(j)

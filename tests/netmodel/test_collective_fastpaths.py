@@ -277,7 +277,8 @@ def reference_pxn(router, s, d, members=()):
 
 def reference_route(router, s, d, members=()):
     """One transfer routed on its own by the general search (GPU pairs: switched paths
-    first, GPUs forwarding only when there is none); one NCCL's PXN sends through another
+    first, GPUs forwarding only when there is none; two GPUs with a tier-0 switch in common
+    through none of the scale-out switches); one NCCL's PXN sends through another
     GPU's NIC (:func:`reference_pxn`, ``members`` the GPUs of its communicator) as its
     two legs, to that GPU and on from it."""
     via = reference_pxn(router, s, d, members)
@@ -292,7 +293,15 @@ def reference_route(router, s, d, members=()):
         return np.array([lid]), np.ones(1), float(router.latency[lid]), 1, \
             bool(router.scaleout[lid])
     gpus = router.is_gpu(s) and router.is_gpu(d)
-    found = router._search(s, d, gpu_transit=False) if gpus else None
+    # two GPUs of one NVLink domain (a tier-0 switch in common) talk over NVLink alone, as
+    # NCCL's P2P does, never through a scale-out switch both are wired to as well
+    data = router.graph._node
+    tier0 = [{v for v in router.graph._adj[x] if data[v].get("kind") == "switch"
+              and data[v].get("tier", 0) < 1} for x in (s, d)]
+    out = frozenset(v for v in router.graph._adj[s] if data[v].get("kind") == "switch"
+                    and data[v].get("tier", 0) >= 1) if gpus and tier0[0] & tier0[1] \
+        else frozenset()
+    found = router._search(s, d, gpu_transit=False, avoid=out) if gpus else None
     if found is None:
         found = router._search(s, d, gpu_transit=True)
     if found is None:
