@@ -174,9 +174,10 @@ class Availability:
         if c.batch_at_limit:
             lines.append(c.batch_limit_note)
         if z.overlap > 0.05:
-            lines.append(f"warning: {z.overlap:.0%} of the capacity is lost without spares; "
-                         f"outages overlap so often that the additive model overstates the "
-                         f"loss (it is first-order)")
+            lines.append(f"warning: {1 - z.mean:.0%} of the capacity is lost without spares; "
+                         f"outages overlap so often (their losses in progress add up to "
+                         f"{z.overlap:.3g} times the cluster's, capped at all of it) that the "
+                         f"additive model overstates the loss (it is first-order)")
         return "\n".join(lines)
 
 

@@ -7,7 +7,12 @@ d_swap + (restored_k + sr_k)(hold_k - d_swap)) + (slow_k - sw_k) d_slow]`` (``sw
 ``slow_swapped``, ``slow_restored``), with ``B_k`` the probability that a failure of
 kind ``k`` finds too few spares: 1 without spares, else the Kaufman-Roberts recursion of a
 multi-rate loss system per pool (each pool an Erlang loss system of ``spares`` servers;
-insensitive to the repair-time distribution). Without spares the share of time below the
+insensitive to the repair-time distribution). The losses in progress add (first-order)
+but never past the whole cluster: the mean adds back ``E[(X - I)^+] / I``, the share by
+which their compound Poisson sum ``X`` runs past the cluster's ``I`` instances (as the
+Monte Carlo caps its sum; :func:`_saturation`: 0 at any shipped scenario's rates), so it
+stays in [0, 1] (one instance, no spares, failures at rate ``r`` each down ``2 / r`` s:
+``e^-2``, the share of time no outage is in progress, where the additive mean was -1). Without spares the share of time below the
 threshold is the tail of a compound Poisson count of instances down (outages in progress:
 an M/G/infinity system, Panjer recursion), and the per-instance availability of
 independent alternating-renewal components is given too.
@@ -132,10 +137,10 @@ def _lost_rate(kinds, b) -> np.ndarray:
     return out
 
 
-def _compound_poisson_tail(kinds, b, limit: float) -> float:
-    """P(capacity lost > ``limit`` instances) when the outages and slow-downs in progress
-    are independent M/G/infinity streams: a compound Poisson sum (Panjer recursion on a
-    lattice of ``limit / 256``; exact where every loss exceeds the limit)."""
+def _streams(kinds, b) -> list[tuple[float, float]]:
+    """The outages and slow-downs in progress as independent M/G/infinity streams: (mean
+    number in progress, loss in instances of each) with both > 0; their sum of products is
+    :func:`_lost_rate`'s total."""
     streams = []  # (mean number in progress, loss in instances)
     for k, x in enumerate(kinds):
         held = max(x.hold - x.d_swap, 0.0)
@@ -148,20 +153,86 @@ def _compound_poisson_tail(kinds, b, limit: float) -> float:
                         (x.rate * b[k] * x.d_slow, sw)):
             if m > 0 and loss > 0:   # a shared part's failure: every cell of its set
                 streams.append((m, loss * x.cells))
-    total = sum(m for m, _ in streams)
-    if total == 0:
-        return 0.0
-    step = max(limit, 1e-12) / 256
-    top = int(math.floor(limit / step + 1e-9))
+    return streams
+
+
+def _panjer(streams, step: float, top: int, split: bool = False) -> list[float]:
+    """P(loss in progress = n x ``step``), n = 0..``top``, for the compound Poisson sum of
+    ``streams`` (Panjer recursion; each loss rounded to whole steps, at least one; with
+    ``split`` a loss between two steps is split between them, its rate shared so that its
+    mean is kept, and one under a step goes to one step at the rate that keeps its mean)."""
     lam: dict = {}
     for m, loss in streams:
-        j = max(1, int(round(loss / step)))
-        lam[j] = lam.get(j, 0.0) + m
+        x = loss / step
+        if not split:
+            parts = [(max(1, int(round(x))), m)]
+        elif x < 1:
+            parts = [(1, m * x)]
+        else:
+            j = int(math.floor(x))
+            parts = [(j, m * (j + 1 - x)), (j + 1, m * (x - j))]
+        for j, mj in parts:
+            if mj > 0:
+                lam[j] = lam.get(j, 0.0) + mj
+    total = sum(lam.values()) if split else sum(m for m, _ in streams)
     terms = [(j, j * m) for j, m in lam.items()]
     p = [0.0] * (top + 1)   # plain floats: the recursion reads them one at a time
     p[0] = math.exp(-total)
     for n in range(1, top + 1):
         p[n] = sum(jm * p[n - j] for j, jm in terms if j <= n) / n
+    return p
+
+
+#: Lattice points of :func:`_saturation`'s recursion over the cluster's instances.
+SATURATION_STEPS = 8192
+#: Below this bound on the loss past the whole cluster (a share of its capacity),
+#: :func:`_saturation` takes it as none: far under any figure the model prints.
+SATURATION_NEGLIGIBLE = 1e-12
+
+
+def _saturation(streams, instances: int) -> float:
+    """``E[(X - instances)^+] / instances``: the share of the capacity by which the sum of
+    the losses in progress ``X`` (compound Poisson, :func:`_streams`) runs past the whole
+    cluster, which the additive mean counts and no cluster can lose. It is at most
+    ``min over t > 0 of E[e^(t (X - I))] / (e t)`` (as ``y^+ <= e^(t y) / (e t)``; ``E[e^(tX)]
+    = exp(sum m (e^(t x) - 1))``): below :data:`SATURATION_NEGLIGIBLE` of the capacity it is
+    0 (the mean is then the additive one to the bit), else ``E[X] - E[min(X, I)]`` on a
+    lattice of ``I / SATURATION_STEPS`` (Panjer; each loss split between its two lattice
+    points so that ``E[X]`` is kept, and the mean is ``1 - E[min(X, I)] / I`` there).
+
+    >>> round(_saturation([(2.0, 1.0)], 1), 6)   # N ~ Poisson(2) down: E[(N-1)+] = 1 + e^-2
+    1.135335
+    >>> _saturation([(1e-3, 1.0)] * 8, 8)       # 8 instances, 0.008 down on average
+    0.0
+    """
+    if not streams:
+        return 0.0
+    top = max(x for _, x in streams)
+    bound = math.inf   # log of the bound, over t = top^-1 x 2^-10 .. 2^9
+    for e in range(-10, 10):
+        t = 2.0 ** e / top
+        bound = min(bound, sum(m * math.expm1(t * x) for m, x in streams) - t * instances
+                    - 1.0 - math.log(t))
+    if bound < math.log(SATURATION_NEGLIGIBLE * instances):
+        return 0.0
+    step = instances / SATURATION_STEPS
+    p = _panjer(streams, step, SATURATION_STEPS, split=True)   # E[X] kept on the lattice
+    below = sum(n * step * q for n, q in enumerate(p[:-1]))
+    capped = below + instances * max(0.0, 1.0 - sum(p[:-1]))   # E[min(X, I)] on the lattice
+    return max(0.0, sum(m * x for m, x in streams) - capped) / instances
+
+
+def _compound_poisson_tail(kinds, b, limit: float) -> float:
+    """P(capacity lost > ``limit`` instances) when the outages and slow-downs in progress
+    are independent M/G/infinity streams: a compound Poisson sum (Panjer recursion on a
+    lattice of ``limit / 256``; exact where every loss exceeds the limit)."""
+    streams = _streams(kinds, b)
+    total = sum(m for m, _ in streams)
+    if total == 0:
+        return 0.0
+    step = max(limit, 1e-12) / 256
+    top = int(math.floor(limit / step + 1e-9))
+    p = _panjer(streams, step, top)
     return float(min(1.0, max(0.0, 1.0 - np.array(p).sum())))
 
 
@@ -172,8 +243,9 @@ class Analytic:
     without spares; independent thinning with spares, an approximation);
     ``instance_availability``: one instance's availability from independent components
     (no spares); ``blocking``: per kind; ``overlap``: instances' worth lost per instance
-    (1 - mean): the additive model is a first-order one, trustworthy while it is small
-    (the table warns above 5%)."""
+    summed over the outages in progress (1 - mean before the cap at the whole cluster):
+    the additive model is a first-order one, trustworthy while it is small (the table
+    warns above 5%)."""
 
     mean: float
     below_threshold: float
@@ -199,7 +271,9 @@ def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold
     per-instance availability; default one per failure)."""
     b = blocking(kinds, pools)
     lost = _lost_rate(kinds, b)
-    mean = 1.0 - float(lost.sum()) / instances
+    # the losses in progress add (first-order), but never past the whole cluster
+    past = _saturation(_streams(kinds, b), instances)
+    mean = min(1.0, max(0.0, 1.0 - float(lost.sum()) / instances + past))
     limit = (1.0 - threshold) * instances
     tail = _compound_poisson_tail(kinds, b, limit) if limit >= 0 else 1.0
     # one instance: the components that take it down, each an alternating renewal process

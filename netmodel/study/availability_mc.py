@@ -9,8 +9,8 @@ its cell's pool: :func:`_spread_sets`) from one repair time before zero so the c
 loss system run event by event over all trials and pools at once (numpy over lanes, one
 step per event rank, never a loop per GPU or per time step); the capacity lost is then the
 sum of every failure's intervals (outages that overlap on one instance add: a first-order
-model, valid while an instance is down a small share of the time), integrated exactly per
-trial. Reported: the mean delivered capacity (with a 95% confidence interval over
+model, valid while an instance is down a small share of the time; the sum is capped at the
+whole cluster, so the capacity never falls below 0), integrated exactly per trial. Reported: the mean delivered capacity (with a 95% confidence interval over
 trials), its p1/p50/p99 over time and trials (sampled at evenly spaced instants), the
 share of time below a capacity threshold, and instance-down events per year.
 
@@ -341,7 +341,8 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
         last = np.r_[bt[1:] != bt[:-1], True]
         nxt[last] = h
     dur = nxt - bx
-    level = np.maximum(level - _trial_offsets(level, bt), 0.0)
+    # outages that overlap add (first-order), but never past the whole cluster
+    level = np.clip(level - _trial_offsets(level, bt), 0.0, instances)
     lost_int = np.bincount(bt, weights=level * dur, minlength=n)
     limit = (1.0 - threshold) * instances
     below_t = np.bincount(bt, weights=np.where(level > limit + 1e-9, dur, 0.0), minlength=n)
