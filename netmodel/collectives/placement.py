@@ -145,7 +145,13 @@ def place(graph: nx.Graph, size: int, policy: str = "contiguous", *, seed: int =
 
 
 def check_group(graph: nx.Graph, group: Iterable[Hashable]) -> tuple[Hashable, ...]:
-    """``group`` as a tuple of GPU nodes, refusing unknown, non-GPU or repeated nodes."""
+    """``group`` as a tuple of GPU nodes, refusing unknown, non-GPU or repeated nodes, and
+    a set (its order, the ring order, follows Python's string hashing, which PYTHONHASHSEED
+    changes from run to run)."""
+    if isinstance(group, set | frozenset):
+        raise UserError(f"group must be an ordered list of GPUs (its order is the ring order), "
+                        f"got a {type(group).__name__}, whose order changes from run to run; "
+                        f"give a list or tuple in ring order")
     group = tuple(group)
     if not group:
         raise UserError("a group needs at least one GPU, got none")

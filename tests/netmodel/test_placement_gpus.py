@@ -49,3 +49,19 @@ def test_valid_lists_by_hand():
     assert partition(g, 2, "spread", gpus=("gpu0", "gpu1", "gpu2", "gpu3")) == [
         ("gpu0", "gpu2"), ("gpu1", "gpu3")]
     assert place(g, 1, gpus=["gpu2"]) == ("gpu2",)
+
+
+def test_a_set_is_no_group():
+    """A set of GPUs has no order of its own (a string set's iteration order follows
+    PYTHONHASHSEED), and a group's order is its ring order: collective_time on a set gave
+    a ring order that changed from run to run (hostile pass 223). Refused, as
+    concurrent_cost refuses one; the same GPUs as a list are taken."""
+    from netmodel.collectives.model import FabricCostModel
+    from topologies.registry import build
+
+    m = FabricCostModel(build("single-switch:n=4"))
+    for bad in ({"gpu0", "gpu1"}, frozenset({"gpu0", "gpu1"})):
+        with pytest.raises(UserError, match="group must be an ordered list of GPUs .* got a "
+                                            f"{type(bad).__name__}"):
+            m.collective_time("all-reduce", 2 ** 20, bad)
+    assert m.group(["gpu1", "gpu0"]) == ("gpu1", "gpu0")
