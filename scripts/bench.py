@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-PARTS = ("compute", "topologies", "collectives", "study", "reliability")
+PARTS = ("compute", "topologies", "collectives", "study", "reliability", "calibrate")
 HERE = Path(__file__).resolve().parent
 
 
