@@ -80,8 +80,8 @@ from topologies.hierarchical import NVL72_SWITCH_TRAYS
 from topologies.schema import TRACE_MEDIA, gpu_nodes
 
 __all__ = ["CLASSES", "LINK_CLASSES", "SWITCH_CLASSES", "TIER0_BOXES", "Component", "add_spares",
-           "class_counts", "components", "degrade", "free_ports", "hosts", "plan_spares",
-           "stopped_by", "stops"]
+           "class_counts", "components", "degrade", "free_ports", "hosts", "keep_devices",
+           "plan_spares", "stopped_by", "stops"]
 
 #: Switch classes by tier (tier 3 and above are ``core``).
 SWITCH_CLASSES = {0: "nvswitch", 1: "leaf", 2: "spine", 3: "core"}
@@ -323,6 +323,31 @@ def stopped_by(graph: nx.Graph, node: Hashable) -> tuple:
     return tuple(x for x in graph.neighbors(node) if data[x].get("kind") == "gpu")
 
 
+def keep_devices(graph: nx.Graph, gone: Iterable[Hashable]) -> None:
+    """Before the GPUs ``gone`` (and any other nodes) are removed from ``graph``: give each
+    GPU with a ``server`` label its device index, ``device``, its position among its
+    server's GPUs in ``graph``'s node order (where none has one yet, and a GPU of ``gone``
+    has a ``server`` label), so that the GPUs left keep it.
+
+    NCCL's PXN relays to the GPU of the sender's server at the peer's device index (CUDA's
+    device number, ``peerInfo.nvmlDev``), which a failed GPU elsewhere in the server does
+    not change (:meth:`~netmodel.collectives.route_plans.PlannedRoutes.pxn_proxies` reads
+    ``device`` where every GPU with a ``server`` label has one, else the position)."""
+    data = graph.nodes
+    if not any(n in graph and data[n].get("kind") == "gpu" and "server" in data[n]
+               for n in gone):
+        return
+    labelled = [n for n, d in data.items() if d.get("kind") == "gpu" and "server" in d]
+    if all("device" in data[n] for n in labelled):
+        return
+    count: dict = {}
+    for n in labelled:
+        d = data[n]
+        s = d["server"]
+        d["device"] = count.get(s, 0)
+        count[s] = d["device"] + 1
+
+
 def class_counts(comps: dict[str, list[Component]]) -> dict[str, float]:
     """Physical parts per class (components weighted by ``parts``)."""
     return {c: float(sum(x.parts for x in v)) for c, v in comps.items()}
@@ -346,6 +371,7 @@ def degrade(graph: nx.Graph, failed: Iterable[Component], *, copy: bool = True) 
         gone = {n for n in comp.nodes if n in out}
         gone.update(n for n in comp.disabled if n in out)
         gone.update(x for n in comp.nodes if n in out for x in stopped_by(out, n))
+        keep_devices(out, gone)
         out.remove_nodes_from(list(gone))
     out.graph["gpus"] = sum(1 for _, k in out.nodes(data="kind") if k == "gpu")
     _not_as_built(out)

@@ -42,7 +42,7 @@ from compute.errors import UserError
 from compute.validate import describe
 from netmodel.collectives.cost import CollectiveResult
 from netmodel.collectives.model import FabricCostModel
-from topologies.failure_domains import stopped_by, stops
+from topologies.failure_domains import keep_devices, stopped_by, stops
 
 __all__ = ["DegradedResult", "degrade", "degraded_cost", "stopped_gpus"]
 
@@ -81,6 +81,9 @@ def degrade(graph: nx.Graph, *, links: Iterable[Iterable[Hashable]] = (),
                             f"once (a link joins its two nodes either way round); give each "
                             f"once")
         out.remove_edge(u, v)
+    # the failed GPUs' servers keep their GPUs' device indices (PXN relays by them)
+    known = [n for n in nodes if _has(graph, n)]
+    keep_devices(out, [*known, *stopped_gpus(graph, known)])
     for n in nodes:
         if not _has(graph, n):
             raise UserError(f"failed node {describe(n)} is not a node of the fabric")

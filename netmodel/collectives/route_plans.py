@@ -130,8 +130,9 @@ class PlannedRoutes:
     # ----------------------------------------------------------------- PXN
     def _pxn_index(self) -> tuple | None:
         """What :meth:`pxn_proxies` reads, worked out once: ``(server, position, table,
-        nic, t0)`` per GPU index (its ``server`` label's number, its position among its
-        server's GPUs in the fabric's order, the GPU index of each (server, position),
+        nic, t0)`` per GPU index (its ``server`` label's number, its device index: its
+        ``device`` label (:meth:`_pxn_devices`) or else its position among its server's GPUs
+        in the fabric's order, the GPU index of each (server, position),
         whether it has a port to a switch of tier >= 1, and the node numbers of the tier-0
         switches it is wired to, a row per GPU padded with -1); None where PXN is off or no
         GPU has a ``server`` label."""
@@ -151,7 +152,10 @@ class PlannedRoutes:
                     pos = np.full(len(sid), -1, dtype=np.int64)
                     ordered = order[: int(count.sum())]
                     pos[ordered] = np.arange(len(ordered)) - np.repeat(start[:-1], count)
-                    table = np.full((len(lab), int(count.max())), -1, dtype=np.int64)
+                    dev = self._pxn_devices(has)
+                    if dev is not None:   # the device indices the healthy fabric gave
+                        pos[has] = dev[has]
+                    table = np.full((len(lab), int(pos.max()) + 1), -1, dtype=np.int64)
                     table[sid[ordered], pos[ordered]] = ordered
                     dst, tier = self._dst, self._tier_arr
                     gl = self._gport_link   # grouped by GPU
@@ -168,6 +172,25 @@ class PlannedRoutes:
                     if nic.any() and (n0 > 0).any():
                         hit = self._pxn = (sid, pos, table, nic, t0)
         return None if len(hit) == 1 else hit
+
+    def _pxn_devices(self, has: np.ndarray) -> np.ndarray | None:
+        """Each GPU's ``device`` label (its device index in its server, kept from the
+        healthy fabric by :func:`~topologies.failure_domains.keep_devices` when GPUs
+        failed), where every GPU with a ``server`` label (``has``) has a whole one >= 0,
+        one per (server, device); None otherwise (then the position among the server's
+        GPUs, the same on the fabric it was kept from)."""
+        devs = self._gpu_devices
+        if devs is None:
+            return None
+        servers = self._gpu_servers
+        seen = set()
+        for i in np.flatnonzero(has).tolist():
+            d = devs[i]
+            if d.__class__ is not int or d < 0 or (servers[i], d) in seen:
+                return None
+            seen.add((servers[i], d))
+        return np.array([d if h else -1 for d, h in zip(devs, has.tolist(), strict=True)],
+                        dtype=np.int64)
 
     @staticmethod
     def _share_tier0(t0: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -187,8 +210,9 @@ class PlannedRoutes:
         The rule, NCCL's send/recv with PXN on (``NCCL_PXN_DISABLE=0`` and
         ``NCCL_P2P_PXN_LEVEL=2``, the defaults since 2.12; src/graph/paths.cc,
         ``ncclTopoGetNetDev``): a GPU sending to a peer in another server uses the NIC of
-        the GPU of its own server with the peer's device index (here: its position among
-        its server's GPUs, the fabric's ``server`` labels), moving the data there over
+        the GPU of its own server with the peer's device index (here: its ``device`` label,
+        kept from the healthy fabric where GPUs failed, or else its position among its
+        server's GPUs, the fabric's ``server`` labels), moving the data there over
         NVLink first, so the transfer stays on the peer's rail; the peer receives on its
         own NIC. That GPU must be a rank of the same communicator (NCCL's topology holds
         only its own ranks' GPUs; ``ncclTopoDevToRank`` finds no other), here one that

@@ -230,13 +230,17 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         is_gpu = code == _GPU
         gpu_n = np.flatnonzero(is_gpu)
         self.gpu_list = list(compress(nodes, is_gpu.tolist()))
-        # PXN (route_plans.PlannedRoutes.pxn_proxies): the GPUs' server labels, read here
-        # (routes depend on them), the rest worked out on first use
+        # PXN (route_plans.PlannedRoutes.pxn_proxies): the GPUs' server labels and device
+        # indices (failure_domains.keep_devices), read here (routes depend on them: PXN's
+        # lenders, and route_search._stand_in's choice of a server's own GPU, PXN on or
+        # off), the rest worked out on first use
         self._pxn_on = bool(pxn)
         self._pxn: tuple | None = None
         gdata = list(map(data.__getitem__, self.gpu_list))
         self._gpu_servers = [d.get("server") for d in gdata] \
-            if pxn and any("server" in d for d in gdata[:1] + gdata[-1:]) else None
+            if any("server" in d for d in gdata[:1] + gdata[-1:]) else None
+        self._gpu_devices = [d.get("device") for d in gdata] \
+            if self._gpu_servers is not None and any("device" in d for d in gdata) else None
         self._gidx = np.full(nn, -1, dtype=np.int64)
         self._gidx[gpu_n] = np.arange(len(gpu_n))
         self._gpu_n = gpu_n
@@ -323,7 +327,8 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
             tuple(self._switch_latency.items()), counts.tobytes(), ends.tobytes(),
             None if starts is None else starts.tobytes(), _split_key(self.bandwidth),
             self.latency.tobytes(), self._pxn_on,
-            None if self._gpu_servers is None else tuple(self._gpu_servers))
+            None if self._gpu_servers is None else tuple(self._gpu_servers),
+            None if self._gpu_devices is None else tuple(self._gpu_devices))
 
     @cached_property
     def kind(self) -> dict[Hashable, str | None]:

@@ -316,21 +316,22 @@ def test_a_stand_in_on_the_peers_rail_left():
     assert r.degraded.time >= r.healthy.time
 
 
-@pytest.mark.xfail(strict=True, reason="left: PXN's device index is a GPU's position among "
-                   "the GPUs left in its server, which a failed GPU shifts")
-def test_a_failed_gpu_outside_the_group_left(b200):
+def test_a_failed_gpu_outside_the_group(b200):
     """gpu0 fails, outside the group gpu1, gpu2, gpu6 (server 0) and gpu8, gpu10, gpu12,
     gpu13, gpu15 (server 1); direct all-to-all, 64 MiB, ideal. PXN relays to the rank of the
     sender's server at the peer's device index (ncclTopoGetNetDev: ``peerInfo.nvmlDev``,
-    ncclTopoDevToRank), which a failed GPU does not change; route_plans._pxn_index counts a
-    GPU's position among the GPUs of its server in the graph, so with gpu0 gone gpu1 takes
-    position 0 and gpu6 position 5: gpu2 -> gpu8 (rail 0) is relayed by gpu1 onto rail 1 and
-    across the spines, gpu1 -> gpu13 by gpu6, and the step's hottest NIC carries less:
-    1176.10 -> 1008.49 us (0.857x). Healthy, only gpu1/gpu6 -> gpu10 and server 1 -> gpu2
-    are relayed (by gpu2 and gpu10). Found by the random degraded-vs-healthy search (as old
-    as PXN, 6ff745c). The reliability instance graphs (switches and the instance's members)
-    count positions the same way."""
+    ncclTopoDevToRank), which a failed GPU does not change. Healthy, only gpu1/gpu6 -> gpu10
+    and server 1 -> gpu2 are relayed (by gpu2 and gpu10); gpu0 is no rank, so it lends its
+    NIC to no one, and none of the group's routes crosses its links: the degraded fabric
+    routes every transfer as the healthy one, the same time to the last bit. Counting a
+    GPU's position among the GPUs left in its server instead (before keep_devices), gpu1
+    took position 0 and gpu6 position 5: gpu2 -> gpu8 was relayed by gpu1 onto rail 1,
+    gpu1 -> gpu13 by gpu6, 1176.10 -> 1008.49 us (0.857x). Found by the random
+    degraded-vs-healthy search (as old as PXN, 6ff745c)."""
     group = ["gpu1", "gpu2", "gpu6", "gpu8", "gpu10", "gpu12", "gpu13", "gpu15"]
     r = degraded_cost(b200, "all-to-all", N, group, nodes=["gpu0"], algorithm="direct",
                       calibration=Calibration.ideal())
-    assert r.degraded.time >= r.healthy.time
+    assert r.degraded.time == r.healthy.time
+    g = degrade(b200, nodes=["gpu0"])
+    assert [g.nodes[f"gpu{i}"]["device"] for i in (1, 6, 8, 15)] == [1, 6, 0, 7]
+    assert "device" not in b200.nodes["gpu1"]   # the healthy fabric is left as it was

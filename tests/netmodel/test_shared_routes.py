@@ -156,3 +156,22 @@ def test_large_fabrics_are_not_kept(monkeypatch):
     clear_shared_routes()
     r = router_for(_ring(5, [1e9] * 5))
     assert type(r) is Router and not route_sharing._SHARED and r._shape is None
+
+
+def test_server_and_device_labels_are_part_of_the_shape():
+    """Routes read the GPUs' ``server`` labels (PXN's lenders, and the stand-in of a GPU
+    without a NIC, one of its own server first, PXN on or off) and their ``device`` labels
+    (PXN's device index, kept by failure_domains.keep_devices): a fabric differing only in
+    them has a router of its own. A plain copy shares."""
+    clear_shared_routes()
+    a = build("rail-optimized:domains=2,gpu=B200-HGX")
+    same, dev, srv = copy.deepcopy(a), copy.deepcopy(a), copy.deepcopy(a)
+    for i in range(16):
+        dev.nodes[f"gpu{i}"]["device"] = i % 8
+    dev.nodes["gpu1"]["device"], dev.nodes["gpu2"]["device"] = 2, 1
+    srv.nodes["gpu0"]["server"], srv.nodes["gpu8"]["server"] = 1, 0
+    for pxn, other in ((True, dev), (False, srv)):
+        clear_shared_routes()
+        r = router_for(a, pxn=pxn)
+        assert router_for(same, pxn=pxn)._pair_cache is r._pair_cache
+        assert router_for(other, pxn=pxn)._pair_cache is not r._pair_cache

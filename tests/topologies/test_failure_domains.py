@@ -10,6 +10,7 @@ from compute.errors import UserError
 from topologies.analysis import bill_of_materials
 from topologies.failure_domains import (
     CLASSES,
+    Component,
     add_spares,
     class_counts,
     components,
@@ -191,3 +192,17 @@ def test_nvl72_logical_switch_counts_its_nine_switch_trays():
     c = class_counts(components(g))
     assert c["nvswitch"] == 2 * 9
     assert c["host"] == 2 * 18       # compute trays of 4 GPUs, from the server labels
+
+
+def test_a_failed_gpu_leaves_the_others_their_device_index():
+    """NCCL's PXN relays by the peer's device index (CUDA device number), which a failed GPU
+    does not shift: degrade labels each GPU with its position in its healthy server
+    (``device``) before a GPU goes. 2 x 8 B200: gpu0 failed, gpu1 keeps 1 (not 0, its
+    place among those left), gpu9 of the other server 1; a failure that takes no GPU labels
+    nothing, and the graph degraded is left as it was."""
+    g = build("rail-optimized:domains=2,gpu=B200-HGX")
+    out = degrade(g, [Component("gpu", "gpu0", nodes=("gpu0",))])
+    assert [out.nodes[f"gpu{i}"]["device"] for i in (1, 7, 8, 9, 15)] == [1, 7, 0, 1, 7]
+    assert all("device" not in d for _, d in g.nodes(data=True))
+    leaf = degrade(g, [Component("leaf", "leaf0", nodes=("leaf0",))])
+    assert all("device" not in d for _, d in leaf.nodes(data=True))
