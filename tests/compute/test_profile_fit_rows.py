@@ -90,9 +90,19 @@ def test_rowwise_sum_is_each_rows_pairwise_sum():
     assert differs > 0   # the two orders are told apart by this data
 
 
-def test_grouped_components_equal_one_cell_components(rows):
+def test_grouped_components_equal_one_cell_components(rows, monkeypatch):
     ms, parts = rows
+    from compute import profile_fit
+
+    grids = []
+    real = profile_fit._grid_of
+    monkeypatch.setattr(profile_fit, "_grid_of",
+                        lambda m, *a: grids.append(m) or real(m, *a))
     grouped = _all_components(ms, [None] * len(ms), {})
+    # the grouped path was taken (no row-by-row fallback): one grid per configuration
+    keys = {(m.model, m.gpu, m.parallelism, m.phase, m.prompt, m.context, m.expert_skew)
+            for m in ms}
+    assert len(grids) == len(keys) < len(ms)
     shared = len(ms) - len({(m.model, m.gpu, m.parallelism, m.phase, m.prompt, m.context)
                             for m in ms})
     assert shared > 400   # many rows come from another row's grid
@@ -133,3 +143,19 @@ def test_fit_report_is_what_roofline_and_predict_give(rows):
     for pt in r.points:
         assert pt.roofline_s == roofline(pt.measurement)
         assert pt.predicted_s == predict(r.profile, pt.measurement)
+
+
+def test_first_bad_row_is_named_when_a_later_rows_group_fails_first():
+    """Row 1's configuration (built first, one grid with row 3's batch) cannot hold row 3's
+    step (5,000 sequences of 1,000 tokens: 82 kB of KV cache a token a GPU, 410 GB),
+    and row 2 names a TP degree the model refuses: the error names row 2, the first bad
+    row, as the row-by-row path does, not row 3 (nor an empty message)."""
+    ms = [Measurement("Llama-3-70B", "H100-SXM", 4, "decode", 1, 0.02, context=1000),
+          Measurement("Llama-3-8B", "H100-SXM", 3, "decode", 1, 0.02, context=1000),
+          Measurement("Llama-3-70B", "H100-SXM", 4, "decode", 5000, 0.02, context=1000)]
+    with pytest.raises(UserError, match=r"^measurement 2 \(Llama-3-8B TP 3 .*TP degree 3 "
+                                        r"does not divide the 32 attention heads"):
+        fit_profile(ms)
+    with pytest.raises(UserError, match=r"^measurement Llama-3-70B TP 4 decode batch 5000 "
+                                        r"context 1000 on H100-SXM cannot have run: needs "):
+        fit_profile([ms[0], ms[2]])
