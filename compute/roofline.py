@@ -398,10 +398,9 @@ class Grid(_Rates):
         c = self.counts[:, :, None]
         if self.options.mode == "serial":
             parts = (self.compute_time, self.memory_time, self.network_time)
-            out = {r: (c * p).sum(0) for r, p in zip(RESOURCES, parts, strict=True)}
-        else:
-            total = c * self.stage_time
-            out = {r: np.where(self.bound == k, total, 0.0).sum(0)
+            out = {r: _stage_sum(c, p) for r, p in zip(RESOURCES, parts, strict=True)}
+        else:   # stage after stage, as latency adds them (_stage_sum), whatever the cells
+            out = {r: _stage_sum(c, np.where(self.bound == k, self.stage_time, 0.0))
                    for k, r in enumerate(RESOURCES)}
         if self.overhead is not None:  # a profile's fixed overheads
             out["overhead"] = np.broadcast_to(self.overhead, self.latency.shape)

@@ -65,3 +65,29 @@ def test_every_cell_is_evaluate_to_the_last_bit(options, gpu, tps, phase):
             got = float(grid.latency[i, b - 1])
             want = evaluate("Llama-3-70B", gpu, tp, b, phase, options=options).latency
             assert got == want or (np.isnan(got) and np.isnan(want)), (tp, b, got, want)
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=["overlap", "serial", "overlap-collectives"])
+@pytest.mark.parametrize("phase", ["decode", "prefill"])
+def test_one_cell_time_split_is_the_search_grids_cell(options, phase):
+    """The split of a step into compute, memory and network seconds (compare's and sweep's
+    split columns, evaluate_many's) is added stage after stage too: a one-cell grid's split
+    summed its stages with numpy's sum(axis=0), pairwise, where a search-sized grid adds them
+    one after another, so the same configuration's split came one ulp apart in some cells
+    (helper 227's reading of 2c37e54). Each part of the split equals the many-cell grid's to
+    the last bit, and the parts add up to the step as latency does."""
+    kw = {"options": options} if options else {}
+    work = make_workload(phase)
+    grid = evaluate_grid("Llama-3-70B", "H100-SXM", [2, 4, 8], BATCHES, work, **kw)
+    many = grid.time_split()
+    for i, tp in enumerate([2, 4, 8]):
+        for j in (0, 6, 164, 511, 1023):
+            one = evaluate_grid("Llama-3-70B", "H100-SXM", [tp], BATCHES[j:j + 1], work, **kw)
+            if not one.fits[0, 0]:
+                continue
+            split = one.time_split()
+            assert set(split) == set(many)
+            for r in split:
+                assert float(split[r][0, 0]) == float(many[r][i, j]), (tp, j, r)
+            parts = sum(float(v[0, 0]) for v in split.values())
+            assert parts == pytest.approx(float(one.latency[0, 0]), rel=1e-12)
