@@ -249,8 +249,16 @@ class SearchedRoutes(DagRoutes, FlowRoutes):
         if len(chain) < 3:
             return None
         links, weights, latency, hops = [], [], 0.0, 0
+        cache = self._pair_cache
         for a, b in zip(chain, chain[1:], strict=False):
+            kept = (a, b) in cache
             r = self.route(a, b)
+            if not kept and (a, b) != (src, via_src) and (a, b) != (via_dst, dst):
+                # a leg to or from the far end (not a GPU's own leg to its stand-in, which
+                # every peer shares) serves this pair alone: not kept, its Route made again
+                # if asked for (a direct all-to-all of 2,048 GPUs with a rail leaf failed
+                # kept 39,000 of them, 13 MB)
+                cache.pop((a, b), None)
             if r is None:
                 return None
             links += r.links.tolist()
