@@ -132,7 +132,9 @@ class _Components:
             g, j = _grid_of(m, model, [m.batch], comm, gpu, k), 0
             if not g.fits[0, 0]:
                 what = "tp" if par.is_plain else "configuration (tp, pp, ep, attention_dp)"
-                raise UserError(f"measurement {m.label()} on {m.gpu} cannot have run: "
+                where = f"measurement {k} ({m.label()} on {m.gpu})" if k else \
+                    f"measurement {m.label()} on {m.gpu}"
+                raise UserError(f"{where} cannot have run: "
                                 f"{g.result(0, 0).memory.reason}; check its model, gpu and "
                                 f"{what}")
         else:   # column j of a grid over this step's batches (_all_components: checked)

@@ -156,6 +156,6 @@ def test_first_bad_row_is_named_when_a_later_rows_group_fails_first():
     with pytest.raises(UserError, match=r"^measurement 2 \(Llama-3-8B TP 3 .*TP degree 3 "
                                         r"does not divide the 32 attention heads"):
         fit_profile(ms)
-    with pytest.raises(UserError, match=r"^measurement Llama-3-70B TP 4 decode batch 5000 "
-                                        r"context 1000 on H100-SXM cannot have run: needs "):
+    with pytest.raises(UserError, match=r"^measurement 2 \(Llama-3-70B TP 4 decode batch 5000 "
+                                        r"context 1000 on H100-SXM\) cannot have run: needs "):
         fit_profile([ms[0], ms[2]])

@@ -153,8 +153,8 @@ def test_calibrate_refuses_a_step_that_cannot_fit_in_the_gpus_hbm(tmp_path):
                    "Llama-2-70B,H100-SXM,1,2,decode,,576,0.1\n")
     one_line_error(run("calibrate", "--measurements", str(tp1), "-o", str(tmp_path / "a.toml"),
                        "--fit", "layer_overhead_s"),
-                   "measurement Llama-2-70B TP 1 decode batch 1 context 576 on H100-SXM cannot "
-                   "have run", "weights alone need 138.0 GB per GPU at TP 1 > 85.5 GB")
+                   "measurement 1 (Llama-2-70B TP 1 decode batch 1 context 576 on H100-SXM) "
+                   "cannot have run", "weights alone need 138.0 GB per GPU at TP 1 > 85.5 GB")
     assert not (tmp_path / "a.toml").exists()
     full = tmp_path / "full.csv"
     full.write_text(head + "Llama-2-70B,H100-SXM,2,64,decode,,1000,0.06\n"
@@ -396,8 +396,8 @@ def test_a_pipelined_row_holds_what_its_stages_hold(tmp_path):
                    "Llama-3.1-405B,H100-SXM,4,1,decode,,576,0.1,\n")
     one_line_error(run("calibrate", "--measurements", str(bad), "-o", str(tmp_path / "b.toml"),
                        "--fit", "layer_overhead_s"),
-                   "measurement Llama-3.1-405B TP 2 x PP 2 decode batch 1 context 576 on "
-                   "H100-SXM cannot have run", "121.8 GB per GPU", "check its model, gpu and "
+                   "measurement 1 (Llama-3.1-405B TP 2 x PP 2 decode batch 1 context 576 on "
+                   "H100-SXM) cannot have run", "121.8 GB per GPU", "check its model, gpu and "
                    "configuration")
     assert not (tmp_path / "b.toml").exists()
 
