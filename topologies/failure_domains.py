@@ -81,7 +81,7 @@ from topologies.schema import TRACE_MEDIA, gpu_nodes
 
 __all__ = ["CLASSES", "LINK_CLASSES", "SWITCH_CLASSES", "TIER0_BOXES", "Component", "add_spares",
            "class_counts", "components", "degrade", "free_ports", "hosts", "keep_devices",
-           "plan_spares", "stopped_by", "stops"]
+           "place_spare", "plan_spares", "stopped_by", "stops"]
 
 #: Switch classes by tier (tier 3 and above are ``core``).
 SWITCH_CLASSES = {0: "nvswitch", 1: "leaf", 2: "spine", 3: "core"}
@@ -401,6 +401,36 @@ def free_ports(graph: nx.Graph) -> dict[Hashable, int]:
     return out
 
 
+def place_spare(graph: nx.Graph, template: Hashable, free: dict, plan: list, taken: set,
+                prefix: str = "spare") -> bool:
+    """Add to ``plan`` one spare site wired as GPU ``template`` is, if every switch it
+    attaches to has the ports in ``free`` (which it then takes); False, nothing taken, if
+    one has not. Its name is ``prefix`` and the plan's length, made unique against the
+    graph's nodes and ``taken`` (to which it is added); its entry is :func:`plan_spares`'.
+
+    >>> g = nx.Graph()
+    >>> g.add_node("s", kind="switch", radix=2); g.add_node("gpu0", kind="gpu")
+    >>> g.add_edge("gpu0", "s", links=1)
+    >>> free, plan = free_ports(g), []
+    >>> place_spare(g, "gpu0", free, plan, set()), place_spare(g, "gpu0", free, plan, set())
+    (True, False)
+    >>> plan[0][0], plan[0][2], free
+    ('spare0', [('s', {'links': 1})], {'s': 0})
+    """
+    need = {n: graph.edges[template, n].get("links", 1) for n in graph.neighbors(template)}
+    if any(free[n] < c - 1e-6 for n, c in need.items()):
+        return False
+    name = f"{prefix}{len(plan)}"
+    while name in graph or name in taken:
+        name += "_"
+    taken.add(name)
+    for n, c in need.items():
+        free[n] -= c
+    plan.append((name, {**graph.nodes[template], "spare": True},
+                 [(n, dict(graph.edges[template, n])) for n in need]))
+    return True
+
+
 def plan_spares(graph: nx.Graph, count: int, *, like: Iterable[Hashable] | None = None,
                 prefix: str = "spare") -> list[tuple[str, dict, list[tuple[Hashable, dict]]]]:
     """Where up to ``count`` spares fit on free ports, without copying the graph: a list of
@@ -426,18 +456,8 @@ def plan_spares(graph: nx.Graph, count: int, *, like: Iterable[Hashable] | None 
         for g in order:
             if len(plan) >= count:
                 break
-            need = {n: graph.edges[g, n].get("links", 1) for n in graph.neighbors(g)}
-            if any(free[n] < c - 1e-6 for n, c in need.items()):
-                continue
-            name = f"{prefix}{len(plan)}"
-            while name in graph or name in taken:
-                name += "_"
-            taken.add(name)
-            for n, c in need.items():
-                free[n] -= c
-            plan.append((name, {**data[g], "spare": True},
-                         [(n, dict(graph.edges[g, n])) for n in need]))
-            still.append(g)
+            if place_spare(graph, g, free, plan, taken, prefix):
+                still.append(g)
         order = still
     return plan
 

@@ -42,7 +42,7 @@ from typing import Any
 
 from compute.errors import UserError, known
 from compute.validate import describe
-from topologies.failure_domains import free_ports, plan_spares, stops
+from topologies.failure_domains import free_ports, place_spare, plan_spares, stops
 from topologies.schema import gpu_nodes
 
 __all__ = ["PLACEMENTS", "Recovery", "SlowSwap", "SparePools", "by_group", "capacity",
@@ -213,19 +213,9 @@ def _group_sites(cluster) -> list:
             while tmpl and o[2] < cluster.cell_gpus:
                 if o[1] >= len(tmpl):   # the next round of its attachments
                     o[1] = 0
-                t = tmpl[o[1]]
-                need = {n: g.edges[t, n].get("links", 1) for n in g.neighbors(t)}
-                if any(free[n] < c - 1e-6 for n, c in need.items()):
+                if not place_spare(g, tmpl[o[1]], free, plan, taken):
                     del tmpl[o[1]]   # ports only ever fill: it never fits again
                     continue
-                name = f"spare{len(plan)}"
-                while name in g or name in taken:
-                    name += "_"
-                taken.add(name)
-                for n, c in need.items():
-                    free[n] -= c
-                plan.append((name, {**data[t], "spare": True},
-                             [(n, dict(g.edges[t, n])) for n in need]))
                 o[1] += 1
                 o[2] += 1
                 still.append(o)
