@@ -85,12 +85,17 @@ def _check_load_bandwidth(text, bw) -> None:
     to (1 B/s: 1.6e10 s a swap, negative goodput)."""
     from compute.errors import UserError
     from compute.hardware import spec_ranges
+    from netmodel.study.reliability_catalog import MAX_STORAGE_BANDWIDTH
 
     floor = spec_ranges()["scaleup_bandwidth"][0]
     if bw is not None and 0 < bw < floor:
         raise UserError(f"--load-bandwidth {text!r} is below {floor / 1e6:g} MB/s, the least "
                         f"a GPU's bandwidth may be (compute/data/limits.toml); give e.g. "
                         f"12.5GB/s")
+    if bw is not None and bw > MAX_STORAGE_BANDWIDTH:
+        raise UserError(f"--load-bandwidth {text!r} is above {MAX_STORAGE_BANDWIDTH / 1e15:g} "
+                        f"PB/s, the most a storage bandwidth may be; allowed: "
+                        f"{floor / 1e6:g} MB/s to {MAX_STORAGE_BANDWIDTH / 1e15:g} PB/s")
 
 
 def _absent(cluster, rates, repair_times) -> list[str]:

@@ -101,6 +101,10 @@ MAX_RATE_PER_HOUR = 1.0
 #: Longest repair, detection or warm-up time taken (s): a century, the longest horizon
 #: the availability model simulates.
 MAX_TIME_S = 100 * SECONDS_PER_YEAR
+#: Highest storage bandwidth a spare may load its shard at (bytes/s): 1 PB/s, a bound on
+#: input (an absurd value is refused), not a published figure; the CLI states it with the
+#: 1 MB/s floor.
+MAX_STORAGE_BANDWIDTH = 1e15
 
 
 def _finite(value) -> float | None:
@@ -215,7 +219,8 @@ class Catalog:
                                 f"{known(LOAD_SOURCES)}")
             out = replace(out, load_from=load_from)
         if storage_bandwidth is not None:
-            bw = _rate("storage bandwidth", storage_bandwidth, high=1e15, unit=" bytes/s")
+            bw = _rate("storage bandwidth", storage_bandwidth, high=MAX_STORAGE_BANDWIDTH,
+                       unit=" bytes/s")
             floor = spec_ranges()["scaleup_bandwidth"][0]   # the CLI's floor too
             if bw < floor:
                 raise UserError(f"storage_bandwidth must be >= {floor:g} bytes/s "

@@ -153,8 +153,13 @@ def test_yield_library_names_parameters_and_survives_huge_integers():
     (["--warmup", "200y"], "warm-up time must be a number of seconds from 0"),
     (["--rate", "transceiver=2"], "rate of transceiver must be a number from 0 to 1 per hour"),
     (["--area-share", "nan"], "--area-share must be in [0.269, 1]"),
+    # (the flag named, with both bounds: it said 'storage bandwidth must be a number from 0
+    # to 1e+15 bytes/s', where the least taken is 1 MB/s)
     (["--load-from", "storage", "--load-bandwidth", "1e20"],
-     "storage bandwidth must be a number from 0 to 1e+15 bytes/s"),
+     "--load-bandwidth '1e20' is above 1 PB/s, the most a storage bandwidth may be; allowed: "
+     "1 MB/s to 1 PB/s"),
+    (["--load-from", "storage", "--load-bandwidth", "2PB/s"],
+     "--load-bandwidth '2PB/s' is above 1 PB/s"),
 ])
 def test_reliability_refuses_absurd_times_and_rates(extra, needle, tmp_path):
     one_line_error(run("blast-radius", *SCEN, "--out", tmp_path / "out", *extra), needle)
