@@ -9,7 +9,11 @@ Nodes (ids are short, readable and stable: ``gpu17``, ``nvs0``, ``leaf3``, ``spi
   or else compute's catalog (e.g. ``"H100-SXM"``, ``"Lite"``; see :func:`gpu_spec`);
   optional placement labels used for failure domains and placement (ints >= 0):
   ``server``, ``rack``, ``pod``, ``group`` (the Lite group / scale-up domain the GPU
-  belongs to), ``rail`` (its position in the server).
+  belongs to), ``rail`` (its position in the server); and ``device`` (int >= 0, the GPU's
+  device index in its server, which NCCL's PXN relays by), which
+  :func:`topologies.failure_domains.degrade` sets before a GPU of the server is removed so
+  that the others keep theirs; where absent, a GPU's index is its position among its
+  server's GPUs in node order.
 * ``kind="switch"``: ``tier`` (int >= 0: 0 = scale-up switch such as NVSwitch, 1 = leaf,
   2 = spine, 3 = core), ``radix`` (int ports), ``latency`` (s, port-to-port traversal) and
   ``in_network_reduction`` (bool: can reduce data in the switch, like NVLS or SHARP).
