@@ -264,6 +264,8 @@ class _Batch:
     def latencies(self, p: EngineProfile, in_order: bool = False,
                   whole: bool = True) -> np.ndarray:
         """Each row's latency under ``p`` (a pipelined row's left NaN unless ``whole``)."""
+        from compute.roofline import _stage_sum
+
         out = np.full(self.n, np.nan)
         for g in self.groups:
             ct = g["compute"].copy()
@@ -271,13 +273,8 @@ class _Batch:
                 else p.gemm_efficiency
             ct[:, g["attention"]] /= p.attention_efficiency
             st = np.maximum(np.maximum(ct, g["memory"] / p.hbm_fraction), g["network"])
-            terms = g["count"] * st
-            if in_order:
-                total = terms[:, 0]
-                for k in range(1, terms.shape[1]):
-                    total = total + terms[:, k]
-            else:
-                total = terms.sum(axis=1)
+            total = _stage_sum(g["count"].T, st.T) if in_order else \
+                (g["count"] * st).sum(axis=1)
             for phase, sel, layers, batch, tokens, hidden in g["phases"]:
                 out[g["rows"][sel]] = total[sel] + p.overhead(layers, batch, phase, tokens,
                                                               hidden)
