@@ -14,12 +14,15 @@ __all__ = ["plot_tokens_per_sm"]
 @figure_style
 def plot_tokens_per_sm(study: Any, path: str | PathLike[str], *, network: str | None = None,
                        overlay: str | None = "ideal") -> None:
-    """``tokens_per_sm.png``: one panel per phase, a group of bars per model, one bar per
+    """``tokens_per_sm.png``: one panel per phase (rows) and model (columns), one bar per
     GPU type; bar height is the best tokens/s/SM under the SLO for ``network`` (default:
-    the study's first), labelled at its foot with its ratio to the baseline GPU. Where the study also
-    has ``overlay`` (default ``"ideal"``), a black tick marks that network's value. The
-    y axis is logarithmic because the models differ by more than 10x. An infeasible
-    configuration is marked with an x at the bottom of its slot."""
+    the study's first), labelled at its foot with its ratio to the baseline GPU (above a
+    bar too short to hold it, and above its tick where the tick is close). Where the study
+    also has ``overlay`` (default ``"ideal"``), a black tick marks that network's value.
+    Each panel has a linear y axis from 0 of its own, so a bar's height against the
+    baseline's is its ratio (a log axis with one floor for all models drew a 0.02x Lite a
+    third as tall as the H100). An infeasible configuration is marked with an x at the
+    bottom of its slot."""
     import numpy as np
     from matplotlib.transforms import ScaledTranslation
 
@@ -27,6 +30,7 @@ def plot_tokens_per_sm(study: Any, path: str | PathLike[str], *, network: str | 
     from netmodel.study.figure_kit import (
         bars,
         fit_inside,
+        fitted_suptitle,
         label,
         save_figure,
         set_margins,
@@ -45,65 +49,75 @@ def plot_tokens_per_sm(study: Any, path: str | PathLike[str], *, network: str | 
 
     colors = gpu_colours(gpus)   # the same colour per GPU as the fabric figures
 
-    fig, axes = plt.subplots(1, len(phases), figsize=(6.2 * len(phases), 4.8), squeeze=False,
-                             dpi=130)
-    up = ScaledTranslation(0, 3 / 72, fig.dpi_scale_trans)     # 3 points above the anchor
-    width = 0.8 / len(gpus)
-    x = np.arange(len(models))
-    for ax, phase in zip(axes[0], phases, strict=True):
-        values = [v for r in rows if r.phase == phase and r.feasible
-                  for v in [r.tokens_per_s_per_sm]]
-        if overlay:
-            values += [study.row(r.model, r.gpu, phase, overlay).tokens_per_s_per_sm
-                       for r in rows if r.phase == phase
-                       and study.row(r.model, r.gpu, phase, overlay).feasible]
-        floor = min(values) / 3 if values else 1e-3
-        ticks: tuple[list, list, list] = ([], [], [])     # the overlay's x0, x1, y
-        for k, gpu in enumerate(gpus):
-            xs = x - 0.4 + width * (k + 0.5)
-            bar_x, bar_h, bad = [], [], []
-            for m, model in enumerate(models):
-                r = study.row(model, gpu, phase, network)
-                if not r.feasible:
-                    bad.append(xs[m])
-                    continue
-                bar_x.append(xs[m])
-                bar_h.append(r.tokens_per_s_per_sm - floor)
-                if r.vs_baseline is not None:
-                    label(ax, xs[m], floor, f"{r.vs_baseline:.2f}x", transform=ax.transData + up,
-                          ha="center", va="bottom", fontsize=7, rotation=90, color="white")
-                if overlay:
-                    o = study.row(model, gpu, phase, overlay)
-                    if o.feasible:
-                        ticks[0].append(xs[m] - width * 0.32)
-                        ticks[1].append(xs[m] + width * 0.32)
-                        ticks[2].append(o.tokens_per_s_per_sm)
-            if bad:
-                ax.plot(bad, [floor * 1.3] * len(bad), ls="none", marker="x",
-                        color=colors[gpu], ms=8)
-            if bar_x:
-                bars(ax, bar_x, bar_h, width * 0.92, bottom=floor, color=colors[gpu],
-                     label=gpu)
-        if ticks[0]:
-            ax.hlines(ticks[2], ticks[0], ticks[1], color="black", lw=1.6, capstyle="butt",
-                      label=f"{overlay} network", zorder=2)
-        ax.set_yscale("log")
-        ax.set_ylim(floor, max(values) * 1.6 if values else 1.0)
-        ax.set_xlim(-0.55, len(models) - 0.45)
-        ax.set_axisbelow(True)
+    panel_w = max(2.6, 0.42 * len(gpus) + 0.6)
+    fig, axes = plt.subplots(len(phases), len(models), squeeze=False, dpi=130,
+                             figsize=(panel_w * len(models) + 0.8, 2.5 * len(phases) + 1.5))
+    up = ScaledTranslation(0, 2 / 72, fig.dpi_scale_trans)     # 2 points above the anchor
+    width = 0.84
+    x = np.arange(len(gpus))
+    seen: set = set()
+    for i, phase in enumerate(phases):
         lat = "TTFT" if phase == "prefill" else "TBT"
         limit = next(r.latency_limit_s for r in rows if r.phase == phase)
-        ax.set_title(f"{phase} ({lat} <= {format_time(limit)})", y=1.0)
-        ax.set_ylabel("tokens/s per SM (best config under SLO)")
-    handles, labels = axes[0][0].get_legend_handles_labels()
+        for j, model in enumerate(models):
+            ax = axes[i][j]
+            here = [study.row(model, g, phase, network) for g in gpus]
+            over = [study.row(model, g, phase, overlay) if overlay else None for g in gpus]
+            top = max([r.tokens_per_s_per_sm for r in here if r.feasible]
+                      + [o.tokens_per_s_per_sm for o in over if o is not None and o.feasible]
+                      + [1e-9])
+            ticks: tuple[list, list, list] = ([], [], [])     # the overlay's x0, x1, y
+            for k, (gpu, r, o) in enumerate(zip(gpus, here, over, strict=True)):
+                if not r.feasible:
+                    ax.plot(x[k], top * 0.03, ls="none", marker="x", color=colors[gpu], ms=7)
+                    continue
+                v = r.tokens_per_s_per_sm
+                bars(ax, [x[k]], [v], width * 0.9, color=colors[gpu],
+                     label=gpu if gpu not in seen else None)
+                seen.add(gpu)
+                tick = o.tokens_per_s_per_sm if o is not None and o.feasible else None
+                if tick is not None:
+                    ticks[0].append(x[k] - width * 0.4)
+                    ticks[1].append(x[k] + width * 0.4)
+                    ticks[2].append(tick)
+                if r.vs_baseline is not None:
+                    tall = v > 0.2 * top                 # room inside the bar
+                    # a short bar's label sits on it, or above its tick where the tick is
+                    # close enough above the bar for the label to cross it
+                    near = tick is not None and v <= tick < v + 0.2 * top
+                    y = 0 if tall else tick if near else v
+                    label(ax, x[k], y, f"{r.vs_baseline:.2f}x", transform=ax.transData + up,
+                          ha="center", va="bottom", fontsize=6.5, rotation=90,
+                          color="white" if tall else "black")
+            if ticks[0]:
+                ax.hlines(ticks[2], ticks[0], ticks[1], color="black", lw=1.6,
+                          capstyle="butt", zorder=2,
+                          label=f"{overlay} network" if "overlay" not in seen else None)
+                seen.add("overlay")
+            ax.set_ylim(0, top * 1.15)
+            ax.set_xlim(-0.6, len(gpus) - 0.4)
+            ax.set_axisbelow(True)
+            ax.set_title(f"{model}, {phase} ({lat} <= {format_time(limit)})", fontsize=8.5,
+                         y=1.0)
+            if j == 0:
+                ax.set_ylabel("tokens/s per SM", fontsize=8)
+    handles, labels = [], []
+    for ax in axes.flat:
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
     order = sorted(range(len(labels)), key=lambda n: labels[n] in gpus)   # overlay first
+    ncol = max(1, min(len(labels), int(fig.get_figwidth() // 1.3)))
     fig.legend([handles[n] for n in order], [labels[n] for n in order], loc="lower center",
-               ncol=min(len(labels), 7), fontsize=8, frameon=False)
-    fig.suptitle(f"Lite-GPU study: tokens/s/SM, {network} network (labels: vs {study.baseline})",
-                 fontsize=11)
-    set_margins(fig, bottom=0.75, top=0.68, left=0.65, right=0.1, wspace=0.17)
-    for ax in axes[0]:
-        static_ticks(ax, "x", x, models)
-        static_ticks(ax, "y", grid_alpha=0.3)
-    fit_inside(fig, [axes[0][0].yaxis.label])     # wide labels within a decade: 6×10¹
+               ncol=ncol, fontsize=8, frameon=False)
+    extra = fitted_suptitle(fig, f"Lite-GPU study: best tokens/s/SM under the SLO, {network} "
+                            f"network (labels: vs {study.baseline})", fontsize=10)
+    legend_rows = -(-len(labels) // ncol)
+    set_margins(fig, bottom=0.22 * legend_rows + 0.3, top=0.62 + extra, left=0.65,
+                right=0.15, wspace=0.22, hspace=0.42)
+    for ax in axes.flat:
+        static_ticks(ax, "x", x, None, length=0)
+        static_ticks(ax, "y", labelsize=7, grid_alpha=0.3)
+    fit_inside(fig, [a.yaxis.label for a in axes[:, 0]])
     save_figure(fig, path)
