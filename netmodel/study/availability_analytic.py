@@ -140,19 +140,31 @@ def _lost_rate(kinds, b) -> np.ndarray:
 def _streams(kinds, b) -> list[tuple[float, float]]:
     """The outages and slow-downs in progress as independent M/G/infinity streams: (mean
     number in progress, loss in instances of each) with both > 0; their sum of products is
-    :func:`_lost_rate`'s total."""
+    :func:`_lost_rate`'s total. Kinds struck by the same failures (:attr:`Kind.follows`:
+    one per group a failure touches) are one stream where their outages last alike (the
+    same blocking: always without spares), their losses added; else each its own (with
+    spares the groups' pools decide apart, an approximation as the thinning is)."""
     streams = []  # (mean number in progress, loss in instances)
+    lead = None   # the streams of the kind the next ones follow: {mean: index in streams}
     for k, x in enumerate(kinds):
         held = max(x.hold - x.d_swap, 0.0)
         sw = x.slow_swapped
         down = x.down_worth
-        for m, loss in ((x.rate * b[k] * x.d_repair, down),
-                        (x.rate * (1 - b[k]) * x.d_swap, down + sw),
-                        (x.rate * (1 - b[k]) * held, x.restored + x.slow_restored),
-                        (x.rate * x.d_slow, x.slow - sw),
-                        (x.rate * b[k] * x.d_slow, sw)):
+        if not x.follows:
+            lead = {}
+        for i, (m, loss) in enumerate(((x.rate * b[k] * x.d_repair, down),
+                                       (x.rate * (1 - b[k]) * x.d_swap, down + sw),
+                                       (x.rate * (1 - b[k]) * held,
+                                        x.restored + x.slow_restored),
+                                       (x.rate * x.d_slow, x.slow - sw),
+                                       (x.rate * b[k] * x.d_slow, sw))):
             if m > 0 and loss > 0:   # a shared part's failure: every cell of its set
-                streams.append((m, loss * x.cells))
+                at = lead.get((i, m))
+                if at is None:
+                    lead[i, m] = len(streams)
+                    streams.append((m, loss * x.cells))
+                else:   # the same failures' loss in another group, in progress alike
+                    streams[at] = (m, streams[at][1] + loss * x.cells)
     return streams
 
 

@@ -34,7 +34,7 @@ The model's closed forms are :mod:`netmodel.study.availability_analytic`'s, its 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from netmodel.study.reliability_cluster import YEAR, Cluster
 from netmodel.study.reliability_spares import by_group, check_placement, recovery, slow_recovery
@@ -79,6 +79,10 @@ class Kind:
     #: the down instances' capacity in instances' worth (each at its healthy tokens/s over
     #: the cell's mean: ``Cluster.weights``); -1: ``down`` (every instance alike)
     worth: float = -1.0
+    #: struck by the same failures as the kind before it (one failure touching several
+    #: groups' instances: a kind per group, each asking its own group's pool; the rate is
+    #: each one's own, the failures drawn once for them all)
+    follows: bool = False
 
     @property
     def down_worth(self) -> float:
@@ -99,6 +103,8 @@ class Kind:
             del d["group"]
         if self.worth < 0:
             del d["worth"]
+        if not self.follows:
+            del d["follows"]
         d["rate_per_year"] = self.rate * YEAR
         return d
 
@@ -126,10 +132,26 @@ def _event_kinds(cluster: Cluster, placement: str, classes) -> tuple[Kind, ...]:
             continue
         # group spares: each group is its own pool, its components judged by their own
         # group's spares (by_group); else the class as one
-        for group, e, parts in (by_group(cluster, e0) if placement == "group"
-                                else ((-1, e0, e0.parts),)):
-            out.extend(_kinds(cluster, e, parts, placement, group))
+        family: list = []
+        for group, e, parts, follows in (by_group(cluster, e0) if placement == "group"
+                                         else ((-1, e0, e0.parts, False),)):
+            if not follows:
+                out.extend(_together(family))
+                family = []
+            family.append(_kinds(cluster, e, parts, placement, group))
+        out.extend(_together(family))
     return tuple(out)
+
+
+def _together(family: list) -> list[Kind]:
+    """The kinds of one failure split by group (:func:`~netmodel.study.reliability_spares.
+    by_group`: a list of kinds per group, alike but for the group's share), side by side:
+    each set size's kind of the first group, then the same of every other group, marked
+    ``follows`` (struck by the same failures)."""
+    if len(family) <= 1:
+        return family[0] if family else []
+    return [k if j == 0 else replace(k, follows=True)
+            for same in zip(*family, strict=True) for j, k in enumerate(same)]
 
 
 def _kinds(cluster: Cluster, e, parts: float, placement: str, group: int) -> list[Kind]:

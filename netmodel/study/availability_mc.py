@@ -207,8 +207,10 @@ def simulate(kinds: Sequence[Kind], pools: SparePools, instances: int, *,
     grid_s = (np.arange(grid) + 0.5) * h / grid
     means, below, downs, denials, evs = [], [], [], [], []
     bands, lost_samples = [], []
+    # a kind that follows another is struck by its failures: drawn once, for the first
+    draw = np.where([k.follows for k in kinds], 0.0, rates) if kinds else rates
     for (lo, hi), ss in zip(chunks, streams, strict=True):
-        res = _simulate_chunk(kinds, rates, pools, instances, h, warm, hi - lo,
+        res = _simulate_chunk(kinds, draw, pools, instances, h, warm, hi - lo,
                               np.random.default_rng(ss), threshold, grid_s)
         means.append(res[0])
         below.append(res[1])
@@ -252,6 +254,7 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
         kinds = (Kind("none", "", 0.0, 0, 0.0, 0, 0.0, 0.0, 0.0, 0.0, 0.0),)
     pool = rng.integers(0, pools.pools, size=total) if total else np.zeros(0, dtype=np.int64)
     trial, t, kind, pool = _spread_sets(kinds, pools.pools, trial, t, kind, pool, rng)
+    trial, t, kind, pool = _with_followers(kinds, trial, t, kind, pool)
     slot = np.array([k.group for k in kinds], dtype=np.int64)[kind]
     if (slot >= 0).any():   # group spares: a failure asks its own group's pool, in the
         n_groups = pools.groups   # cell drawn (pool // G)
@@ -398,6 +401,24 @@ def _spread_sets(kinds, n_pools: int, trial, t, kind, pool, rng):
         spread = (old + j) % n_pools
     pool = np.where(sets_k[kind] > 0, spread, old)
     return trial, t, kind, pool
+
+
+def _with_followers(kinds, trial, t, kind, pool):
+    """Each event of a kind that others follow (one failure touching several groups'
+    instances, :attr:`Kind.follows`) with one event of each follower at the same moment in
+    the same pool, whose slot the follower's group then sets (the same cell); nothing
+    changes where no kind follows another."""
+    follows = np.array([k.follows for k in kinds], dtype=bool)
+    if not len(kind) or not follows.any():
+        return trial, t, kind, pool
+    n = np.zeros(len(kinds), dtype=np.int64)   # followers after each kind
+    for k in range(len(kinds) - 2, -1, -1):
+        n[k] = n[k + 1] + 1 if follows[k + 1] else 0
+    n = np.where(follows, 0, n)
+    m = n[kind] + 1
+    rep = np.repeat(np.arange(len(kind)), m)
+    j = np.arange(len(rep)) - np.repeat(np.cumsum(m) - m, m)
+    return trial[rep], t[rep], kind[rep] + j, pool[rep]
 
 
 def _trial_offsets(level: np.ndarray, trial: np.ndarray) -> np.ndarray:

@@ -123,10 +123,20 @@ def by_group(cluster: Any, effect: Any) -> tuple:
     """``effect``'s class split by the group whose spares its failure draws on (with
     ``group`` placement each group is its own pool, and groups differ in where their sites
     sit and which a failure cuts off): ``(group index, the effect of a component of that
-    group, parts)`` per group, the index that of :func:`_groups`' order; -1 for the
-    components whose failure touches GPUs of several groups (a shared switch: judged by
-    the first of them, its failures spread over the pools). Each group's effect is
-    evaluated on a component of it, so its recovery is its own group's."""
+    group, parts, follows)`` per group, the index that of :func:`_groups`' order. Each
+    group's effect is evaluated on a component of it, so its recovery is its own group's.
+
+    A component whose failure touches GPUs of several groups (a server holding two
+    groups, a shared leaf) is taken with the others touching the same groups, evaluated on
+    the first of them, and its effect split by the group each instance it takes down or
+    slows sits in: one entry per such group, each that group's instances (their recovery
+    draws on that group's sites only, :func:`recovery`), the first with ``follows`` False
+    and the others True (the same failures: they strike together, each asking its own
+    group's pool, and each waits for its repair where its own pool is empty). Where an
+    instance it touches spans several groups (its spares would come from each of them at
+    once, all or nothing) the effect stays whole, group -1: its failures spread over the
+    pools, each asking one pool for all its spares (a request over several pools at once
+    is not modelled). -1 too where it touches no group's GPU."""
     memo = cluster.__dict__.setdefault("_by_group", {})
     key = id(effect)
     if key in memo:
@@ -136,25 +146,59 @@ def by_group(cluster: Any, effect: Any) -> tuple:
     buckets: dict = {}
     for comp in cluster.class_members(effect):
         _, lost, wired, _ = cluster._local(comp)
-        labels = {data[n]["group"] for n in lost | wired}
-        g = index[labels.pop()] if len(labels) == 1 else -1
+        labels = sorted({index[data[n]["group"]] for n in lost | wired})
+        g = labels[0] if len(labels) == 1 else tuple(labels) if labels else -1
         buckets.setdefault(g, []).append(comp)
     out = []
     keep = memo.setdefault("_effects", [])   # recovery() memoizes by id: keep them alive
     for g, comps in buckets.items():
         rep = comps[0]
+        parts = sum(c.parts for c in comps)
         if rep is effect.component and len(comps) == effect.components:
             e = effect
         elif rep is effect.component:   # evaluated already: only its count is the group's
-            e = replace(effect, components=len(comps), parts=sum(c.parts for c in comps))
+            e = replace(effect, components=len(comps), parts=parts)
             keep.append(e)
         else:
             r = cluster._evaluate(rep, *cluster._local(rep)[1:])
-            e = replace(effect, example=rep.name, components=len(comps),
-                        parts=sum(c.parts for c in comps), component=rep, **r)
+            e = replace(effect, example=rep.name, components=len(comps), parts=parts,
+                        component=rep, **r)
             keep.append(e)
-        out.append((g, e, sum(c.parts for c in comps)))
+        split = _split_by_group(cluster, e, index) if isinstance(g, tuple) else None
+        if split is None:
+            out.append((g if isinstance(g, int) else -1, e, parts, False))
+            continue
+        keep.extend(sub for _, sub in split)
+        out.extend((h, sub, parts, j > 0) for j, (h, sub) in enumerate(split))
     memo[key] = out = tuple(out)
+    return out
+
+
+def _split_by_group(cluster: Any, effect: Any, index: dict) -> list | None:
+    """``effect`` (a failure touching several groups) as ``(group, the effect on that
+    group's instances)`` per group whose instances it takes down or slows, in group order;
+    None where an instance it touches spans groups (or it touches none)."""
+    data = cluster.graph.nodes
+    insts = cluster.instances
+
+    def home(i):
+        labels = {data[m]["group"] for m in insts[i]}
+        return index[labels.pop()] if len(labels) == 1 else None
+
+    down = {i: home(i) for i in effect.down}
+    slowed = {i: home(i) for i, _ in effect.slowed}
+    homes = {*down.values(), *slowed.values()}
+    if not homes or None in homes:
+        return None
+    members = dict(zip(effect.down, effect.down_members or (0,) * len(effect.down),
+                       strict=True))
+    out = []
+    for h in sorted(homes):
+        d = tuple(i for i in effect.down if down[i] == h)
+        s = tuple((i, x) for i, x in effect.slowed if slowed[i] == h)
+        out.append((h, replace(effect, instances_down=len(d), down=d,
+                               down_members=tuple(members[i] for i in d),
+                               slowed=s, slow=sum(x for _, x in s))))
     return out
 
 

@@ -17,7 +17,7 @@ import pytest
 from netmodel.study.availability import availability
 from netmodel.study.availability_kinds import event_kinds
 from netmodel.study.reliability_catalog import HOUR
-from netmodel.study.reliability_cluster import build_cluster
+from netmodel.study.reliability_cluster import YEAR, build_cluster
 from netmodel.study.reliability_spares import group_capacities, recovery, spare_pools
 from netmodel.study.scenarios import load_scenario_text
 
@@ -112,3 +112,74 @@ def test_groups_sharing_leaves_split_their_free_ports():
                      if n.startswith("leaf")) for members in _groups(c).values()]
     assert leaves == [["leaf0", "leaf2", "leaf4", "leaf6"], ["leaf1", "leaf3", "leaf5", "leaf7"]]
     assert spare_pools(c, 16, "group").reachable == (4, 4)     # was (6, 6)
+
+
+@pytest.fixture(scope="module")
+def hosts_over_two_groups():
+    """test_spare_recovery_classes.LEAF_SPINE (4 leaves of 4 H200, 2 free ports a leaf,
+    TP-2 instances in pairs on a leaf) with only host failures, relabelled: each leaf a
+    group, and host ``h`` holding the pair ``h % 2`` of leaves ``2 (h // 2)`` and
+    ``2 (h // 2) + 1``: a host failure takes down one instance of each of two groups,
+    whose spares sit on their own leaf (the host holds no switch, so none stops)."""
+    from dataclasses import replace
+
+    from netmodel.study.reliability_catalog import catalog
+    from topologies.failure_domains import CLASSES
+
+    from .test_spare_recovery_classes import LEAF_SPINE
+
+    zero = {c: 0.0 for c in CLASSES if c not in ("host", "gpu-die", "gpu-package")}
+    c = build_cluster(LEAF_SPINE, "Llama-3-70B", "decode",
+                      catalog_=catalog().with_(gpu_rate_per_hour=0.0, rates=zero))
+    g = c.graph.copy()
+    for n, d in g.nodes(data=True):
+        if d["kind"] == "gpu":
+            leaf, slot = divmod(int(n[3:]), 4)
+            d["group"], d["server"] = leaf, leaf // 2 * 2 + slot // 2
+    return replace(c, graph=g)
+
+
+def test_a_failure_over_two_groups_draws_on_each_groups_own_pool(hosts_over_two_groups):
+    # a host failure: instance (gpu0, gpu1) of group 0 and (gpu4, gpu5) of group 1 down,
+    # each substituting 2 spares of its own leaf. It was one kind of group -1 asking one
+    # pool (of 2) for all 4 spares: never granted, availability that of no spares.
+    c = hosts_over_two_groups
+    assert (c.tp, c.instances_total, group_capacities(c)) == (2, 8, (2, 2, 2, 2))
+    r = c.rates["host"]
+    got = [(k.group, k.follows, k.down, k.units, k.path, k.rate) for k in event_kinds(c, "group")]
+    assert got == [(0, False, 1, 2, "substitute 2 spares", 2 * r),   # hosts 0, 1
+                   (1, True, 1, 2, "substitute 2 spares", 2 * r),
+                   (2, False, 1, 2, "substitute 2 spares", 2 * r),   # hosts 2, 3
+                   (3, True, 1, 2, "substitute 2 spares", 2 * r)]
+    a = availability(None, None, cluster=c, spares=8, placement="group", trials=400,
+                     horizon="2y", seed=5)
+    assert a.pools.reachable == (2, 2, 2, 2)
+    # each pool of 2 spares takes the 2-spare asks of 2 hosts: busy or free, an Erlang
+    # loss system of one server offered x = 2 r hold: B = x / (1 + x). Per host failure
+    # two instances of the 8 are down, each for the repair (B) or the swap (1 - B):
+    # capacity lost 4 r x 2 (B d_rep + (1 - B) d_swap) / 8
+    d_rep, d_swap, x = c.repair_down_s("host"), c.swap_s(), 2 * r * c.hold_s("host")
+    b = x / (1 + x)
+    assert a.analytic.blocking == pytest.approx((b,) * 4, rel=1e-12)
+    assert a.analytic.mean == pytest.approx(1 - r * (b * d_rep + (1 - b) * d_swap),
+                                            rel=1e-12)
+    assert a.no_spares.mean == pytest.approx(1 - r * d_rep, rel=1e-12)
+    assert a.analytic.mean - a.no_spares.mean > 4e-4        # the old code: 0
+    assert abs(a.mc.mean - a.analytic.mean) <= 4 * a.mc.mean_ci
+    # instance-down events are counted per group touched, as per cell touched
+    assert a.analytic.instance_down_events_per_year == pytest.approx(8 * r * YEAR, rel=1e-12)
+
+
+def test_a_failure_over_two_groups_strikes_both_at_once(hosts_over_two_groups):
+    # no spares, threshold 80%: a host failure takes 2 of the 8 instances (25%) at once,
+    # so the capacity is below it whenever a host is down: P(N >= 1), N ~ Poisson(4 r
+    # d_rep) hosts down (exact in the model). Were the two groups' outages drawn apart,
+    # each 12.5%, it would take two at once (some 1e-6).
+    c = hosts_over_two_groups
+    a = availability(None, None, cluster=c, spares=0, placement="group", trials=400,
+                     horizon="2y", seed=7, threshold=0.8)
+    hand = -math.expm1(-4 * c.rates["host"] * c.repair_down_s("host"))
+    assert a.no_spares.below_threshold == pytest.approx(hand, rel=1e-12)
+    assert a.analytic.below_threshold == pytest.approx(hand, rel=1e-12)
+    assert abs(a.mc.below_threshold - hand) <= 4 * a.mc.below_threshold_ci
+    assert a.mc.below_threshold > hand / 2
