@@ -66,8 +66,9 @@ def plot_compare_tokens(result: Any, path: str | PathLike[str]) -> None:
     """``compare_tokens_per_sm.png``: per panel (model x phase), a group of bars per scenario,
     one bar per GPU type, height = best tokens/s/SM under the SLO on that fabric; a black
     tick marks the same GPU with an ideal network (free collectives), a dashed line the
-    baseline scenario; the number at a bar's foot is its ratio to the baseline. An
-    infeasible configuration is an x on the axis."""
+    baseline scenario; the number at a bar's foot is its ratio to the baseline (on a bar
+    too short to hold it, and above its tick where the tick is close). An infeasible
+    configuration is an x on the axis."""
     plt = pyplot()
     import numpy as np
     from matplotlib.transforms import ScaledTranslation
@@ -106,11 +107,14 @@ def plot_compare_tokens(result: Any, path: str | PathLike[str]) -> None:
                         ideal_x.append(x)
                         ideal_y.append(r.ideal_tokens_per_s_per_sm)
                     if r.vs_baseline is not None:
-                        tall = r.tokens_per_s_per_sm > 0.14 * top  # room inside the bar
-                        # a short bar's label goes above it and above its ideal tick, which
-                        # would cross it
-                        over = max(r.tokens_per_s_per_sm, r.ideal_tokens_per_s_per_sm or 0)
-                        label(ax, x, 0 if tall else over,
+                        v = r.tokens_per_s_per_sm
+                        tall = v > 0.14 * top  # room inside the bar
+                        # a short bar's label sits on it, or above its ideal tick where the
+                        # tick is close enough above the bar for the label to cross it (a
+                        # label above a far tick read as the tick's)
+                        tick = r.ideal_tokens_per_s_per_sm
+                        near = tick is not None and v <= tick < v + 0.2 * top
+                        label(ax, x, 0 if tall else tick if near else v,
                               f"{r.vs_baseline:.2f}", transform=ax.transData + up,
                               ha="center", va="bottom", rotation=90 if most > 2 else 0,
                               fontsize=6 if most > 2 else 7.5,
