@@ -257,7 +257,13 @@ class Analytic:
     (no spares); ``blocking``: per kind; ``overlap``: instances' worth lost per instance
     summed over the outages in progress (1 - mean before the cap at the whole cluster):
     the additive model is a first-order one, trustworthy while it is small (the table
-    warns above 5%)."""
+    warns above 5%). ``lost_per_year``: per failure class, the seconds of the whole
+    cluster's capacity it costs a year (capacity lost x time over the instances); the
+    classes add up to ``(1 - mean)`` x a year. Where the cap cut the total (outages
+    overlapping past the cluster) each class has the capped total's share its first-order
+    loss has of the first-order total (which class fails more stays as it was, and none
+    exceeds the total, so none a year); elsewhere, every shipped scenario, the
+    first-order loss itself."""
 
     mean: float
     below_threshold: float
@@ -285,7 +291,8 @@ def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold
     lost = _lost_rate(kinds, b)
     # the losses in progress add (first-order), but never past the whole cluster
     past = _saturation(_streams(kinds, b), instances)
-    mean = min(1.0, max(0.0, 1.0 - float(lost.sum()) / instances + past))
+    raw = 1.0 - float(lost.sum()) / instances + past
+    mean = min(1.0, max(0.0, raw))
     limit = (1.0 - threshold) * instances
     tail = _compound_poisson_tail(kinds, b, limit) if limit >= 0 else 1.0
     # one instance: the components that take it down, each an alternating renewal process
@@ -301,9 +308,14 @@ def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold
             log_a -= (per_instance_rate / lam) * math.log1p(lam * d)
         else:
             log_a -= per_instance_rate * d
+    # each class's first-order loss; where the cap cut the total, each its share of it
+    overlap = float(lost.sum()) / instances
+    share = (1.0 - mean) / overlap if (past > 0 or mean != raw) and overlap > 0 else 1.0
     per_class: dict = {}
     for k, x in enumerate(kinds):
         per_class[x.cls] = per_class.get(x.cls, 0.0) + float(lost[k]) * YEAR / instances
+    if share != 1.0:
+        per_class = {cls: v * share for cls, v in per_class.items()}
     return Analytic(mean=mean, below_threshold=tail, instance_availability=math.exp(log_a),
                     instance_down_events_per_year=sum(x.rate * x.cells * YEAR
                                                       for x in kinds if x.down),
@@ -311,4 +323,4 @@ def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold
                                                         for k, x in enumerate(kinds) if x.down)),
                     lost_per_year=per_class, blocking=tuple(float(v) for v in b),
                     exact_threshold=pools.reachable_total == 0,
-                    overlap=float(lost.sum()) / instances)
+                    overlap=overlap)
