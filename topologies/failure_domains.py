@@ -71,6 +71,7 @@ import math
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import networkx as nx
 
@@ -426,8 +427,15 @@ def place_spare(graph: nx.Graph, template: Hashable, free: dict, plan: list, tak
     taken.add(name)
     for n, c in need.items():
         free[n] -= c
-    plan.append((name, {**graph.nodes[template], "spare": True},
-                 [(n, dict(graph.edges[template, n])) for n in need]))
+    attrs = {**graph.nodes[template], "spare": True}
+    if "device" in attrs:   # a new GPU of the server: the next device index, not the template's
+        server = attrs.get("server")
+        attrs["device"] = 1 + max(
+            (d["device"] for d in chain((d for _, d in graph.nodes(data=True)),
+                                        (a for _, a, _ in plan))
+             if d.get("kind") == "gpu" and "device" in d and d.get("server") == server),
+            default=-1)
+    plan.append((name, attrs, [(n, dict(graph.edges[template, n])) for n in need]))
     return True
 
 

@@ -425,6 +425,46 @@ def _label_problem(node: Hashable, data: dict) -> None:
                  f"{describe(data[key])}")
 
 
+def _check_devices(graph: nx.Graph, gpu_list: list, devices: list) -> None:
+    """Check the ``device`` labels of the GPUs ``devices`` (of ``gpu_list``, every GPU):
+    each a whole number >= 0 below :func:`~topologies.limits.max_nodes`, on a GPU with a
+    ``server`` label, one per (server, device), and on every GPU with a ``server`` label or
+    on none, as :func:`~topologies.failure_domains.keep_devices` sets them. Routing reads
+    them only then: a partial or broken set was ignored without a word (PXN relaying by
+    position instead), and an index of 10**12 sized PXN's (server, device) table at 14 TiB.
+    A degraded server keeps its indices, so one may reach its count of GPUs."""
+    from topologies.limits import max_nodes
+
+    most = max_nodes() - 1
+    data = graph.nodes
+    seen: dict = {}
+    for node in devices:
+        d = data[node]
+        value = d["device"]
+        if value.__class__ is not int or value < 0:
+            _bad(f"gpu node {describe(node)} label 'device' must be a whole number >= 0 (its "
+                 f"device index in its server), got {describe(value)}")
+        if value > most:
+            _bad(f"gpu node {describe(node)} label 'device' is {describe(value)}, above "
+                 f"{most:,}: a device index numbers a GPU of its server, and a fabric has at "
+                 f"most {most + 1:,} nodes (NETMODEL_MAX_FABRIC_NODES)")
+        if "server" not in d:
+            _bad(f"gpu node {describe(node)} has label 'device' ({value}) but no 'server' label; "
+                 f"a device index numbers a GPU of its server")
+        other = seen.setdefault((d["server"], value), node)
+        if other != node:
+            _bad(f"gpu nodes {describe(other)} and {describe(node)} of server {d['server']} both "
+                 f"have device {value}; each GPU of a server has its own device index")
+    if len(devices) < len(gpu_list):
+        have = set(devices)
+        missing = next((n for n in gpu_list if n not in have and "server" in data[n]), None)
+        if missing is not None:
+            _bad(f"gpu node {describe(missing)} has a 'server' label but no 'device' label, "
+                 f"while gpu node {describe(devices[0])} has one; give every GPU with a "
+                 f"'server' label its device index, or none (then it is the GPU's position "
+                 f"among its server's GPUs)")
+
+
 def _ports_used(adj: Mapping[Hashable, Mapping[Hashable, dict]], node: Hashable) -> float:
     return sum(d.get("links", 1) for d in adj[node].values())
 
@@ -614,7 +654,8 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
 
     Checks the graph attributes' types (:data:`GRAPH_TYPES`) and ``gpu_types``; every node's
     kind and required attributes (a GPU's type known to the graph or the catalog, labels
-    whole numbers >= 0; a switch's tier a whole number from 0 to 64, radix a positive
+    whole numbers >= 0; ``device`` labels on every GPU with a ``server`` label or on none, one
+    per (server, device), below the fabric node limit; a switch's tier a whole number from 0 to 64, radix a positive
     integer up to 1,000,000 not exceeded by its cables, latency finite >= 0, in_network_reduction
     a bool; an OCS's ports likewise, its edges optical); every edge (no self-loop; bandwidth
     finite and > 0, latency finite and >= 0, lanes a whole number >= 1, links finite and > 0, a
@@ -653,6 +694,7 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
     cables, circuits = _check_edges(adj if plain else graph.adj)
     gpus = ocs_ports = 0
     gpu_list = []
+    devices: list = []   # GPUs with a 'device' label
     nodes = graph._node.items() if plain else graph.nodes(data=True)
     for node, data in nodes:
         kind = data.get("kind")
@@ -666,6 +708,8 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
                 for key, value in data.items():
                     if key in _LABELS and (value.__class__ is not int or value < 0):
                         _label_problem(node, data)
+                if "device" in data:
+                    devices.append(node)
             continue
         if kind.__class__ is not str or kind not in NODE_KEYS:
             _bad(f"node {describe(node)} has kind {describe(kind)}; allowed: {known(NODE_KINDS)}")
@@ -686,6 +730,8 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
             used = _ports_used(adj, node) if cables else len(adj[node])
             if _real(used) is None or used > data["ports"] + 1e-6:
                 _bad(f"ocs {describe(node)} uses {describe(used)} ports but it has {data['ports']}")
+    if devices:
+        _check_devices(graph, gpu_list, devices)
     if "dims" in graph.graph:
         _check_dims(graph, gpu_list)
     for u, v, data in circuits:
