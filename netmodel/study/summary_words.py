@@ -16,7 +16,10 @@ def _x(v) -> str:
 
 
 def _v(v) -> str:
-    return "infeasible" if v is None else f"{v:.3g}"
+    """Three significant figures, trailing zeros kept so a column reads at one precision
+    ("54.0" beside "53.9", "3.00" beside "2.59"; plain .3g wrote "54" and "3"), and no
+    bare trailing point ("280", not "280.")."""
+    return "infeasible" if v is None else f"{v:#.3g}".replace(".e", "e").rstrip(".")
 
 
 def _span(values) -> str:

@@ -1,0 +1,33 @@
+"""summary.md's tables write every value at three significant figures, trailing zeros kept
+(audit h232): plain .3g wrote the H100's 53.956 tokens/s/SM as "54" beside the Lite's "53.9",
+GPT-3-175B's 3.000 as "3" beside "2.59", and h100-dgx's 2.802 tokens/s/W as "2.8" beside
+"1.12", so a column mixed precisions and an integer-looking "3" read as exact."""
+
+from __future__ import annotations
+
+import pytest
+
+from netmodel.study.summary_words import _v
+
+
+@pytest.mark.parametrize(("value", "text"), [
+    (53.956461848986805, "54.0"), (53.94001604863598, "53.9"), (13.010, "13.0"),
+    (3.0000, "3.00"), (2.591, "2.59"), (2.8019887992161476, "2.80"),
+    (0.11035528459372167, "0.110"), (0.0594, "0.0594"), (280.1, "280"), (1.0, "1.00"),
+    (12345.0, "1.23e+04"), (None, "infeasible"),
+])
+def test_three_significant_figures_with_their_zeros(value, text):
+    assert _v(value) == text
+
+
+def test_part_one_table_reads_at_one_precision():
+    from netmodel.study.lite_gpu import ideal_network, run_lite_gpu_study
+    from netmodel.study.summary_fabrics import _ideal_part
+
+    args = (["Llama-3-70B"], ["H100-SXM", "Lite"], ["prefill"])
+    study = run_lite_gpu_study(*args) + run_lite_gpu_study(
+        *args, comm_factory=ideal_network, network="ideal")
+    lines = _ideal_part(study, *args)
+    # the study's ideal-network prefill: H100 53.956 and Lite 53.940 tokens/s/SM
+    assert "| H100-SXM | 54.0 (1.00x) |" in lines
+    assert "| Lite | 53.9 (1.00x) |" in lines
