@@ -62,42 +62,16 @@ def kaufman_roberts(capacity: int, loads: Iterable[float], units: Iterable[int])
 
 def blocking(kinds: Sequence[Kind], pools: SparePools) -> np.ndarray:
     """Per kind, the probability that a failure finds too few free spares in its pool
-    (averaged over pools of different sizes)."""
-    out = np.ones(len(kinds))
-    if any(x.group >= 0 for x in kinds):
-        return _group_blocking(kinds, pools)
-    sizes: dict = {}
-    for c in pools.reachable:
-        sizes[c] = sizes.get(c, 0) + 1
+    (averaged over the pools it draws on, of different sizes). A kind of group -1 spreads
+    its load over every pool; with ``group`` placement (pool ``cell x G + g``) a kind of
+    group ``g`` offers its load to the ``pools / G`` pools of slot ``g`` only, and is
+    blocked as averaged over those. Each slot's pools of one size are one multi-rate loss
+    system (:func:`kaufman_roberts`) of the kinds drawing on them."""
     if not kinds:
-        return out
-    acc = np.zeros(len(kinds))
-    for cap, n in sizes.items():
-        elig = [k for k, x in enumerate(kinds) if 0 < x.units <= cap]
-        b = np.ones(len(kinds))
-        if elig:
-            loads = [kinds[k].rate * kinds[k].cells / pools.pools * kinds[k].hold
-                     for k in elig]
-            us = [kinds[k].units for k in elig]
-            q = kaufman_roberts(int(cap), loads, us)
-            tail = np.cumsum(q[::-1])[::-1]  # tail[j] = P(busy >= j)
-            for k, u in zip(elig, us, strict=True):
-                b[k] = float(tail[cap - u + 1]) if cap - u + 1 <= cap else 0.0
-        acc += b * n
-    out = acc / pools.pools
-    for k, x in enumerate(kinds):
-        if x.units == 0:
-            out[k] = 0.0
-    return out
-
-
-def _group_blocking(kinds: Sequence[Kind], pools: SparePools) -> np.ndarray:
-    """:func:`blocking` where kinds draw on their own group's pools (``group`` placement:
-    pool ``cell x G + g``): a kind of group ``g`` offers its load to the ``pools / G``
-    pools of slot ``g`` only, and is blocked as averaged over those; a kind of group -1
-    spreads over every pool, as :func:`blocking`'s."""
-    n_groups = pools.groups
-    per_slot = pools.pools // n_groups
+        return np.ones(0)
+    n_groups = pools.groups if any(x.group >= 0 for x in kinds) else 1
+    # the pools each kind draws on: every one (group -1) or its slot's
+    over = [pools.pools if x.group < 0 else pools.pools // n_groups for x in kinds]
     sizes: dict = {}   # (slot, capacity) -> pools
     for p, c in enumerate(pools.reachable):
         sizes[(p % n_groups, c)] = sizes.get((p % n_groups, c), 0) + 1
@@ -107,19 +81,19 @@ def _group_blocking(kinds: Sequence[Kind], pools: SparePools) -> np.ndarray:
         elig = [k for k in here if 0 < kinds[k].units <= cap]
         b = np.ones(len(kinds))
         if elig:
-            loads = [kinds[k].rate * kinds[k].cells * kinds[k].hold
-                     / (pools.pools if kinds[k].group < 0 else per_slot) for k in elig]
+            loads = [kinds[k].rate * kinds[k].cells / over[k] * kinds[k].hold for k in elig]
             us = [kinds[k].units for k in elig]
             q = kaufman_roberts(int(cap), loads, us)
             tail = np.cumsum(q[::-1])[::-1]  # tail[j] = P(busy >= j)
             for k, u in zip(elig, us, strict=True):
                 b[k] = float(tail[cap - u + 1]) if cap - u + 1 <= cap else 0.0
-        for k in here:   # a kind's pools: every one (group -1) or its slot's
-            acc[k] += b[k] * n / (pools.pools if kinds[k].group < 0 else per_slot)
+        for k in here:
+            acc[k] += b[k] * n
+    out = acc / np.array(over)
     for k, x in enumerate(kinds):
         if x.units == 0:
-            acc[k] = 0.0
-    return acc
+            out[k] = 0.0
+    return out
 
 
 def _lost_rate(kinds, b) -> np.ndarray:
