@@ -161,8 +161,9 @@ class CompareResult(RowsResult):
                     lines.append("  beyond TP: " + "; ".join(
                         f"{r.label} {Parallelism.of(r).label} ({r.instance_gpus} GPUs)"
                         for r in spread))
-        reconf = sorted({(r.label, r.reconfiguration_s) for r in self.rows
-                         if r.reconfiguration_s > 0})
+        # in the tables' order (lite-ocs@Lite, @Lite+NetBW, @Lite+MemBW, ...), not sorted
+        reconf = list(dict.fromkeys((r.label, r.reconfiguration_s) for r in self.rows
+                                    if r.reconfiguration_s > 0))
         if reconf:
             lines.append("circuit reconfiguration (once per re-provisioning, not per token): "
                          + ", ".join(f"{lab} {t * 1e3:g} ms" for lab, t in reconf))

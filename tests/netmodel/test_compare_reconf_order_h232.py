@@ -1,0 +1,16 @@
+"""compare's circuit-reconfiguration line names the OCS rows in the tables' order (audit
+h232): it sorted the labels, so under the study's tables (Lite, Lite+NetBW, Lite+MemBW,
+Lite+BW, Lite+BW+FLOPS) it read 'lite-ocs@Lite, lite-ocs@Lite+BW, lite-ocs@Lite+BW+FLOPS,
+lite-ocs@Lite+MemBW, lite-ocs@Lite+NetBW'."""
+
+from __future__ import annotations
+
+
+def test_reconfiguration_line_follows_the_table():
+    from netmodel.study.compare import run_compare
+
+    gpus = ["Lite", "Lite+NetBW", "Lite+MemBW"]
+    r = run_compare(["Llama-3-8B"], ["lite-ocs"], ["decode"], gpus=gpus, baseline=None)
+    line = next(x for x in r.table().splitlines() if x.startswith("circuit reconfiguration"))
+    # the OCS's reconfiguration_time, 10 ms (netmodel/data/scenarios/lite-ocs.toml)
+    assert line.endswith(": " + ", ".join(f"lite-ocs@{g} 10 ms" for g in gpus))
