@@ -3,7 +3,8 @@
 One place for the checks every catalog and config loader needs (GPUs, models, HuggingFace
 ``config.json``, calibration, scenarios): a file that cannot be read, is not text, is
 malformed, is larger than ``max_bytes``, nests deeper than ``max_depth``, holds a number too
-long to convert, has an unknown suffix, or has unknown or missing keys raises
+long to convert, repeats a key within one JSON object (as TOML refuses to: Python's json
+kept the last without a word), has an unknown suffix, or has unknown or missing keys raises
 :class:`~compute.errors.UserError` with one line naming the problem. The size is checked
 before the file is read in full and the depth before it is parsed (a parser recurses once per
 level, so ``[[[[...]]]]`` nested ten thousand deep would otherwise end in a
@@ -20,6 +21,10 @@ document netmodel reads nests 4 or 5 levels); each reader may pass its own.
 Traceback (most recent call last):
 ...
 compute.errors.UserError: deep.json nests deeper than 32 levels (100); is it the right file?
+>>> parse_table('{"gpu": {"tp": 2, "tp": 4}}', "json", "x.json")
+Traceback (most recent call last):
+...
+compute.errors.UserError: x.json is malformed JSON: key 'tp' is given twice in one object; give each key once
 >>> check_keys("x.toml: [fabric]", {"builder": "ring", "colour": 1}, ("builder",), ("gpus",))
 Traceback (most recent call last):
 ...
@@ -43,8 +48,8 @@ from typing import Any
 from compute.errors import UserError
 from compute.validate import describe
 
-__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_DEPTH", "check_keys", "document_depth",
-           "parse_table", "read_table", "read_text"]
+__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_DEPTH", "DuplicateKeyError", "check_keys",
+           "document_depth", "parse_table", "read_table", "read_text", "unique_keys"]
 
 #: Largest document read (bytes).
 DEFAULT_MAX_BYTES = 16 * 2**20
@@ -124,6 +129,29 @@ def document_depth(doc: object, limit: int | None = None) -> int:
     return peak
 
 
+class DuplicateKeyError(ValueError):
+    """A JSON object that gives one key twice (raised by :func:`unique_keys`)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"key {key!r} is given twice in one object; give each key once")
+        self.key = key
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``' ``object_pairs_hook``: the object as a dict, or
+    :class:`DuplicateKeyError` naming a key it gives twice (``json.loads`` alone keeps the
+    last value, which TOML and the project's readers refuse).
+
+    >>> json.loads('{"a": 1, "b": 2}', object_pairs_hook=unique_keys)
+    {'a': 1, 'b': 2}
+    """
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set = set()
+        raise DuplicateKeyError(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return out
+
+
 def parse_table(text: str, fmt: str, where: str, *, max_bytes: int = DEFAULT_MAX_BYTES,
                 max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
     """Parse TOML or JSON ``text`` (``fmt`` is ``"toml"`` or ``"json"``) within the size
@@ -139,8 +167,9 @@ def parse_table(text: str, fmt: str, where: str, *, max_bytes: int = DEFAULT_MAX
         raise UserError(f"{where} nests deeper than {max_depth} levels ({depth}); is it the "
                         f"right file?")
     try:
-        doc = json.loads(text) if fmt == "json" else tomllib.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+        doc = json.loads(text, object_pairs_hook=unique_keys) if fmt == "json" else \
+            tomllib.loads(text)
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError, DuplicateKeyError) as exc:
         raise UserError(f"{where} is malformed {fmt.upper()}: {exc}") from None
     except RecursionError:
         raise UserError(f"{where} nests too deeply to read (limit {max_depth} levels)") from None

@@ -59,6 +59,7 @@ from typing import Any
 
 import networkx as nx
 
+from compute.config_files import DuplicateKeyError, unique_keys
 from compute.errors import UserError
 from compute.hardware import GpuSpec
 from compute.outputs import atomic_write
@@ -349,7 +350,9 @@ def _loads(raw: bytes | str, where: str) -> Any:
         raise UserError(f"{where}: JSON nested {depth} deep; at most {MAX_DEPTH} (a fabric "
                         "needs 4)")
     try:
-        return json.loads(data)
+        return json.loads(data, object_pairs_hook=unique_keys)
+    except DuplicateKeyError as exc:   # json alone kept the last value without a word
+        raise UserError(f"{where} is not a readable json fabric: {exc}") from None
     except ValueError as exc:  # JSONDecodeError, bad UTF-8, an integer of too many digits
         if not isinstance(exc, json.JSONDecodeError) and "digits" in str(exc):
             # Python's advice (sys.set_int_max_str_digits) is no user's: the file's number

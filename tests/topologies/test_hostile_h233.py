@@ -132,3 +132,15 @@ def test_a_spare_takes_its_servers_next_device():
     g_plain = build("flat:n=6,planes=2,radix=8")   # no device labels: spares get none
     out, names = add_spares(g_plain, 2)
     assert all("device" not in out.nodes[n] for n in names)
+
+
+def test_a_json_fabric_with_a_key_given_twice_is_refused(tmp_path):
+    """json kept the last of two values: a GPU's "rail": 1, "rail": 2 read as 2."""
+    path = tmp_path / "f.json"
+    write_graph(build(SPEC), path)
+    text = path.read_text()
+    at = text.index('"rail": 3')
+    path.write_text(text[:at] + '"rail": 9, ' + text[at:])
+    r = run_cli(["topology", "show", path])
+    assert one_line_error(r) == (f"error: {path} is not a readable json fabric: key 'rail' is "
+                                 f"given twice in one object; give each key once")

@@ -1,0 +1,47 @@
+"""Hostile input, helper 233: a JSON file that gives one key twice in an object.
+
+TOML refuses a key given twice ('Cannot overwrite a value'); Python's json keeps the last
+value without a word, so a JSON profile, GPU file, model file, HuggingFace config.json or
+fabric file read its second value and dropped the first: ``--profile p.json`` holding two
+``"profile"`` tables ran with the second, exit 0. Every JSON reader now refuses it
+(:func:`compute.config_files.unique_keys`), naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from compute.config_files import parse_table
+from compute.errors import UserError
+from tests.netmodel.cli_helpers import one_line_error, run_cli
+
+
+def test_parse_table_refuses_a_key_given_twice():
+    with pytest.raises(UserError) as info:
+        parse_table('{"gpu": {"X": {"tp": 2, "tp": 4}}}', "json", "g.json")
+    assert str(info.value) == ("g.json is malformed JSON: key 'tp' is given twice in one "
+                               "object; give each key once")
+
+
+def test_the_same_key_in_two_objects_is_read():
+    doc = parse_table('{"a": {"k": 1}, "b": {"k": 2}}', "json", "x.json")
+    assert doc == {"a": {"k": 1}, "b": {"k": 2}}
+    assert parse_table('[{"k": 1}, {"k": 1}]', "json", "x.json") == [{"k": 1}] * 2
+
+
+@pytest.mark.parametrize("name, text, args, key", [
+    ("p.json", '{"profile": {"name": "x"}, "parameters": {}, "profile": {"name": "y"}}',
+     ["infer", "--model", "Llama-3-70B", "--gpu", "H100-SXM", "--tp", "8", "--batch", "4",
+      "--profile", "p.json"], "profile"),
+    ("g.json", '{"gpu": {"X": {"derive_from": "H100-SXM"}, "X": {"derive_from": "Lite"}}}',
+     ["infer", "--model", "Llama-3-70B", "--gpu", "X", "--gpu-file", "g.json", "--tp", "8",
+      "--batch", "4"], "X"),
+    ("config.json", '{"hidden_size": 4096, "hidden_size": 8192}',
+     ["infer", "--hf-config", "config.json", "--gpu", "H100-SXM", "--tp", "8", "--batch", "4"],
+     "hidden_size"),
+])
+def test_the_cli_refuses_a_json_file_with_a_key_given_twice(tmp_path, name, text, args, key):
+    (tmp_path / name).write_text(text)
+    r = run_cli(args, cwd=tmp_path)
+    assert one_line_error(r) == (f"error: {name} is malformed JSON: key {key!r} is given "
+                                 f"twice in one object; give each key once")
