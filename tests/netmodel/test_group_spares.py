@@ -183,3 +183,44 @@ def test_a_failure_over_two_groups_strikes_both_at_once(hosts_over_two_groups):
     assert a.analytic.below_threshold == pytest.approx(hand, rel=1e-12)
     assert abs(a.mc.below_threshold - hand) <= 4 * a.mc.below_threshold_ci
     assert a.mc.below_threshold > hand / 2
+
+
+def test_a_shared_parts_failure_over_two_groups_strikes_every_cell_and_group_at_once():
+    # A shared part (a set of 2 cells, 2 sets: 4 cells of 2 groups, pools cell x 2 + g)
+    # whose failure takes down one instance of each group in each cell of its set: the
+    # group-1 kind follows the group-0 one. Each failure is 4 events at one moment, each
+    # in its own pool (cell of the set, slot of its group).
+    from dataclasses import replace
+
+    from netmodel.study.availability_analytic import analytic
+    from netmodel.study.availability_kinds import Kind
+    from netmodel.study.availability_mc import simulate
+    from netmodel.study.reliability_spares import SparePools
+
+    d_rep, hold = 30 * 86400.0, 30 * 86400.0
+    r = 0.05 / d_rep                        # 0.05 failures in progress on average
+    lead = Kind("leaf", "x", rate=r, down=1, slow=0.0, units=1, restored=0.0,
+                d_repair=d_rep, d_swap=600.0, hold=hold, d_slow=0.0, cells=2, sets=2,
+                group=0)
+    kinds = [lead, replace(lead, group=1, follows=True)]
+    # no spares, 8 instances, threshold 60%: a failure takes 4 (50%) at once, so the
+    # capacity is below it whenever one is in progress: 1 - e^-(r d_rep), exact
+    none = SparePools("group", 0, 8, (0,) * 8, 2)
+    hand = -math.expm1(-r * d_rep)
+    assert analytic(kinds, none, 8, 0.6).below_threshold == pytest.approx(hand, rel=1e-12)
+    mc = simulate(kinds, none, 8, horizon="4y", trials=400, seed=2, threshold=0.6)
+    assert abs(mc.below_threshold - hand) <= 4 * mc.below_threshold_ci
+    # one spare a pool: each pool is asked by its set's failures only (r / 2), one spare
+    # at a time: Erlang B(1, a) = a / (1 + a), a = r / 2 x hold; 4 events a failure
+    one = SparePools("group", 8, 8, (1,) * 8, 2)
+    a = analytic(kinds, one, 8, 0.6)
+    x = r / 2 * hold
+    assert a.blocking == pytest.approx((x / (1 + x),) * 2, rel=1e-12)
+    mc = simulate(kinds, one, 8, horizon="4y", trials=2000, seed=2, threshold=0.6)
+    assert mc.instance_down_events_per_year == pytest.approx(4 * r * YEAR, rel=0.05)
+    # refusals over the 8,000 trial-years: some 475, a Poisson count (5 sigma); were the
+    # group-1 events asked of the group-0 pool, half of them would be refused at once
+    years = 2000 * 4
+    waits = 4 * r * YEAR * x / (1 + x) * years
+    assert abs(mc.waits_for_repair_per_year * years - waits) <= 5 * math.sqrt(waits)
+    assert abs(mc.mean - a.mean) <= 4 * mc.mean_ci
