@@ -82,7 +82,7 @@ from topologies.schema import TRACE_MEDIA, gpu_nodes
 
 __all__ = ["CLASSES", "LINK_CLASSES", "SWITCH_CLASSES", "TIER0_BOXES", "Component", "add_spares",
            "class_counts", "components", "degrade", "free_ports", "hosts", "keep_devices",
-           "place_spare", "plan_spares", "stopped_by", "stops"]
+           "label_devices", "place_spare", "plan_spares", "stopped_by", "stops"]
 
 #: Switch classes by tier (tier 3 and above are ``core``).
 SWITCH_CLASSES = {0: "nvswitch", 1: "leaf", 2: "spine", 3: "core"}
@@ -335,9 +335,25 @@ def keep_devices(graph: nx.Graph, gone: Iterable[Hashable]) -> None:
     not change (:meth:`~netmodel.collectives.route_plans.PlannedRoutes.pxn_proxies` reads
     ``device`` where every GPU with a ``server`` label has one, else the position)."""
     data = graph.nodes
-    if not any(n in graph and data[n].get("kind") == "gpu" and "server" in data[n]
-               for n in gone):
-        return
+    if any(n in graph and data[n].get("kind") == "gpu" and "server" in data[n]
+           for n in gone):
+        label_devices(graph)
+
+
+def label_devices(graph: nx.Graph) -> None:
+    """Give each GPU of ``graph`` with a ``server`` label its device index, ``device``:
+    its position among its server's GPUs in node order, where not every such GPU has one
+    yet (labels a file gave are kept). A graph made from part of ``graph`` (one
+    instance's GPUs and the switches, as the reliability models cost an instance on) keeps
+    the device indices of the whole server, not positions among the GPUs it holds
+    (:func:`keep_devices` does this before GPUs are removed).
+
+    >>> g = nx.Graph()
+    >>> g.add_nodes_from((f"g{i}", {"kind": "gpu", "server": i // 2}) for i in range(4))
+    >>> label_devices(g); [d for _, d in g.nodes(data="device")]
+    [0, 1, 0, 1]
+    """
+    data = graph.nodes
     labelled = [n for n, d in data.items() if d.get("kind") == "gpu" and "server" in d]
     if all("device" in data[n] for n in labelled):
         return

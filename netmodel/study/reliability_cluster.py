@@ -80,7 +80,7 @@ from netmodel.study.instance_cost import InstanceCosting
 from netmodel.study.reliability_catalog import Catalog, catalog
 from netmodel.study.rows import batch_limit_note
 from netmodel.study.scenarios import get_scenario
-from topologies.failure_domains import CLASSES, Component, components, degrade
+from topologies.failure_domains import CLASSES, Component, components, degrade, label_devices
 from topologies.schema import gpu_nodes
 
 if TYPE_CHECKING:
@@ -157,7 +157,8 @@ class Cluster(InstanceCosting):
     gpu: GpuSpec
     slo: Slo
     options: RooflineOptions
-    graph: nx.Graph           #: one cell's physical fabric (as built, before [adjust])
+    graph: nx.Graph           #: one cell's physical fabric (as built, before [adjust]; GPUs
+    #: of a ``server`` label carry their ``device`` index, :func:`_with_devices`)
     cells: int
     best: InferenceResult     #: the healthy instance's InferenceResult
     instances: tuple          #: member tuples of one cell
@@ -824,7 +825,24 @@ def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
 
     instances = tuple(partition(graph, r.best.gpus, s.placement, gpus=gpu_nodes(graph)))
     return Cluster(scenario=s, model=m, workload=workload, gpu=get_gpu(s.gpu), slo=slo,
-                   options=options, graph=graph, cells=cells, best=r.best,
+                   options=options, graph=_with_devices(graph), cells=cells, best=r.best,
                    instances=instances, calibration=scenario_calibration(s),
                    catalog=of_type("catalog_", catalog_, Catalog, "reliability_catalog.catalog()")
                    or catalog(), max_batch=int(r.search.max_batch))
+
+
+def _with_devices(graph: nx.Graph) -> nx.Graph:
+    """The cell's fabric with each GPU of a ``server`` label given its device index in the
+    whole server (:func:`~topologies.failure_domains.label_devices`; a copy, the built
+    fabric being shared; ``graph`` itself where there is nothing to label). An instance is
+    costed on its members and the switches alone (:meth:`Cluster.recost_graph`), where the
+    position among the server's GPUs left is the position among the instance's: NCCL's PXN
+    relays by the device index (:meth:`~netmodel.collectives.route_plans.PlannedRoutes.
+    pxn_proxies`), and a TP-12 instance on 8-GPU servers holding devices 4-7 of one server
+    relayed as if they were 0-3. Spares planned on the cell copy their template's."""
+    data = graph.nodes
+    if all("device" in d for _, d in data.items() if d.get("kind") == "gpu" and "server" in d):
+        return graph
+    out = graph.copy()
+    label_devices(out)
+    return out
