@@ -307,7 +307,20 @@ def test_a_stand_in_on_the_peers_rail_left():
     mirrored where localNetCount is a power of two, + channelId % netsPerGpu) %
     localNetCount]``, netsPerGpu = ceil(localNetCount / localGpuCount) by default; 2.2x:
     ``dev`` mirrored + ``channelId % ceil(...)``), so some channel crosses the spines (1860
-    ns)."""
+    ns).
+
+    No single NIC from NCCL's rule fixes it (helper 231). The tray-mates are no ranks, so
+    gpu90 reaches its tray's NICs through the host, not PXN (paths.cc adds a PXN step only
+    through a GPU of the communicator's topology), and gpu90 is its NICs' one local GPU
+    (localGpuCount 1). With the three equally near, today's channel 0 takes
+    ``localNets[dev % 1]`` = ``localNets[0]``, gpu88's: this stand-in. 2.2x's
+    ``localNets[dev % 3]`` = gpu91's (rail 3) passes this group, but the group on rails 3
+    and 2 (gpu3, gpu18, gpu39, gpu54, ...) then gives the same 0.998781x (measured at
+    e5b65a7, where this group's is 672.779 -> 671.959 us). Which NICs are nearest depends
+    on the host (PCIe, Grace C2C), which the graph does not hold; NCCL's per-channel spread
+    (ncclTopoGetNchannels: at least one channel per NIC) would cross the spines here but,
+    without the GPU's host link, lets a NIC-less aggregator's bytes leave through several
+    NICs, faster than through its one healthy NIC."""
     g = _BUILT.get("nvl72:racks=2") or _BUILT.setdefault("nvl72:racks=2",
                                                           build("nvl72:racks=2"))
     group = [f"gpu{i}" for i in range(0, 144, 18)]
