@@ -254,6 +254,8 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
         kinds = (Kind("none", "", 0.0, 0, 0.0, 0, 0.0, 0.0, 0.0, 0.0, 0.0),)
     pool = rng.integers(0, pools.pools, size=total) if total else np.zeros(0, dtype=np.int64)
     trial, t, kind, pool = _spread_sets(kinds, pools.pools, trial, t, kind, pool, rng)
+    # after the sets are spread, so that a follower shares its lead's cell (before, it
+    # would draw a set of its own: no output reads it, so no test holds this order)
     trial, t, kind, pool = _with_followers(kinds, trial, t, kind, pool)
     slot = np.array([k.group for k in kinds], dtype=np.int64)[kind]
     if (slot >= 0).any():   # group spares: a failure asks its own group's pool, in the
