@@ -28,12 +28,17 @@ def _pairs(option: str, texts, parse) -> dict:
     from compute.errors import UserError
     from netmodel.study.reliability_catalog import check_class
 
-    out = {}
+    out, given = {}, {}
     for text in texts:
         name, eq, value = text.partition("=")
         if not eq or not name.strip() or not value.strip():
             raise UserError(f"{option} {text!r} must be CLASS=VALUE, e.g. transceiver=2e-5")
-        out[check_class(name.strip())] = parse(value.strip(), f"{option} {name.strip()}")
+        cls = check_class(name.strip())
+        if cls in given:   # the later one was taken without a word
+            raise UserError(f"{option} gives class {cls} twice ({given[cls]!r} and {text!r}); "
+                            f"give each class once")
+        given[cls] = text
+        out[cls] = parse(value.strip(), f"{option} {name.strip()}")
     return out
 
 
@@ -244,12 +249,13 @@ def availability(scenario: str, model: str, phase: str, gpus_text: str | None,
     from netmodel.cli.resolve import _whole
     from netmodel.study.availability import availability as run
     from netmodel.study.availability import availability_files
+    from netmodel.study.availability_mc import MAX_TRIALS
     from netmodel.study.progress import Progress
 
     cat = _catalog(area_share, repair, rates, repair_times, detection, warmup, load_from,
                    load_bandwidth)
     placement = _placement(placement)
-    n_trials = _whole("--trials", trials)
+    n_trials = _whole("--trials", trials, most=MAX_TRIALS)
     n_seed = _seed(seed)
     share = _share(threshold)
     if out_dir is not None:

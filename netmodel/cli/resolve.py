@@ -27,19 +27,22 @@ if TYPE_CHECKING:
 __all__ = ["RING_NAME", "describe_collectives", "resolve_collectives", "resolve_profile"]
 
 
-def _whole(what: str, text) -> int:
-    """A whole number from 1 to :data:`compute.validate.MAX_WHOLE` from the command line."""
+def _whole(what: str, text, most: int | None = None) -> int:
+    """A whole number from 1 to ``most`` (default :data:`compute.validate.MAX_WHOLE`) from
+    the command line; the refusal states ``most``, the bound that holds (--trials' 100,000,
+    not the 1,000,000,000 any whole number may reach)."""
     from compute.errors import UserError
     from compute.validate import MAX_WHOLE
 
+    top = MAX_WHOLE if most is None else most
     shown = repr(text) if len(str(text)) <= 40 else \
         f"{str(text)[:20]!r}... ({len(str(text))} characters)"
     try:
         v = float(str(text).strip())
     except ValueError:
         raise UserError(f"{what} must be a whole number >= 1, got {shown}") from None
-    if v > MAX_WHOLE:   # inf too, and digits past a float's range
-        raise UserError(f"{what} must be a whole number from 1 to {MAX_WHOLE:,}, got {shown}")
+    if v > top:   # inf too, and digits past a float's range
+        raise UserError(f"{what} must be a whole number from 1 to {top:,}, got {shown}")
     if not (v == v and v >= 1 and v.is_integer()):
         raise UserError(f"{what} must be a whole number >= 1, got {shown}")
     return int(v)

@@ -1,0 +1,44 @@
+"""Hostile input, helper 233: the reliability commands' options.
+
+(a) ``--rate CLASS=R`` and ``--repair-time CLASS=T`` given twice for one class: the later
+value was taken without a word (``--repair-time host=1d --repair-time host=9d`` ran with 9
+days, exit 0). Refused now, naming the class and both options' texts.
+
+(b) ``availability --trials 1e12`` said 'must be a whole number from 1 to 1,000,000,000'
+(the bound of any whole number on the command line), while the Monte Carlo takes at most
+:data:`~netmodel.study.availability_mc.MAX_TRIALS` (100,000): ``--trials 500000000``, within
+the range the line gave, was then refused with another. The line now states 100,000.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.netmodel.cli_helpers import one_line_error, run_cli
+
+BLAST = ["blast-radius", "--scenario", "h100-dgx", "--model", "Llama-3-70B", "--no-plot"]
+AVAIL = ["availability", "--scenario", "h100-dgx", "--model", "Llama-3-70B", "--no-plot", "-q"]
+
+
+@pytest.mark.parametrize("command", [BLAST, AVAIL])
+@pytest.mark.parametrize("option, first, second, cls", [
+    ("--rate", "transceiver=1e-6", " transceiver = 2e-6", "transceiver"),
+    ("--repair-time", "host=1d", "host=9d", "host"),
+])
+def test_a_class_given_twice_is_refused(command, option, first, second, cls):
+    r = run_cli([*command, option, first, option, second])
+    assert one_line_error(r) == (f"error: {option} gives class {cls} twice ({first!r} and "
+                                 f"{second!r}); give each class once")
+
+
+def test_two_classes_each_once_are_taken():
+    r = run_cli([*BLAST, "--repair-time", "host=1d", "--repair-time", "nvswitch=2d"])
+    assert r.exit_code == 0, r.output
+    assert "repair (48 h)" in r.output   # the NVSwitch row's recovery
+
+
+@pytest.mark.parametrize("text", ["1e12", "500000000", "100001"])
+def test_trials_past_the_monte_carlos_bound_name_it(text):
+    r = run_cli([*AVAIL, "--trials", text])
+    assert one_line_error(r) == (f"error: --trials must be a whole number from 1 to 100,000, "
+                                 f"got {text!r}")
