@@ -1,8 +1,9 @@
 """docs/study.md's prose numbers outside generated blocks, recomputed (audit h232).
 
 make_docs refreshes samples and generated blocks; the sentences around them quote figures
-by hand and go stale when the model moves (the MTP paragraph still said 23.2 tokens/s/SM
-and net% 44% for h100-dgx after the PXN fix moved them to 23.3 and 43%)."""
+by hand and go stale when the model moves (the MTP paragraph, written in 21db010, still
+said 23.2 tokens/s/SM and net% 44% for h100-dgx after later commits, PXN's 6ff745c among
+them, moved them to 23.3 and 43%)."""
 
 from __future__ import annotations
 
