@@ -563,6 +563,11 @@ def read_measurements(path: str | PathLike[str]) -> tuple[Measurement, ...]:
             raise UserError(f"{where}: {at} has fewer cells than the header has columns "
                             f"({len(header)}); leave a cell empty with nothing between commas")
         row = {k.strip(): _cell(f"{where}: {at}", k.strip(), v) for k, v in raw.items()}
+        empty = [c for c in required if row[c] is None]
+        if empty:   # named as the file holds it, not as the None an empty cell reads as
+            raise UserError(f"{where}: {at}: {', '.join(empty)} "
+                            f"{'is' if len(empty) == 1 else 'are'} empty; every measurement "
+                            f"gives {', '.join(required)}")
         if row.get("note") and not row.get("source"):
             row["source"] = row["note"]
         out.append(_measurement(f"{where}: {at}", row))

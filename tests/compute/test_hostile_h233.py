@@ -45,3 +45,24 @@ def test_the_cli_refuses_a_json_file_with_a_key_given_twice(tmp_path, name, text
     r = run_cli(args, cwd=tmp_path)
     assert one_line_error(r) == (f"error: {name} is malformed JSON: key {key!r} is given "
                                  f"twice in one object; give each key once")
+
+
+HEADER = "model,gpu,tp,batch,phase,prompt,context,latency_s\n"
+ROW = "Llama-2-70B,H100-SXM,8,1,decode,,576,0.0298\n"
+NEEDS = "every measurement gives model, gpu, tp, batch, phase, latency_s"
+
+
+@pytest.mark.parametrize("row, line", [
+    (",H100-SXM,8,1,decode,,576,0.0298\n", "row 3: model is empty"),
+    ("Llama-2-70B,H100-SXM,,1,decode,,576,0.0298\n", "row 3: tp is empty"),
+    ("Llama-2-70B,H100-SXM,8,1,,,576,0.0298\n", "row 3: phase is empty"),
+    ("Llama-2-70B,H100-SXM,8,1,decode,,576,\n", "row 3: latency_s is empty"),
+    (",,,,,,,\n", "row 3: model, gpu, tp, batch, phase, latency_s are empty"),
+])
+def test_calibrate_names_an_empty_required_cell_as_empty(tmp_path, row, line):
+    """An empty cell read as None and was named so: 'phase None is unknown', 'tp must be a
+    whole number from 1 to 1,000,000, got None', 'model name None must be non-empty text'."""
+    (tmp_path / "m.csv").write_text(HEADER + ROW + row)
+    r = run_cli(["calibrate", "--measurements", "m.csv", "-o", "p.toml"], cwd=tmp_path)
+    assert one_line_error(r) == f"error: m.csv: {line}; {NEEDS}"
+    assert not (tmp_path / "p.toml").exists()
