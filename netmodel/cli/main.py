@@ -369,7 +369,10 @@ def flags_for_parameters(message: str, command: click.Command | None,
     (``--mtp-tokens``). Library errors name parameters, the command line its flags. Only
     names with an underscore are taken (a plain word such as ``model`` is prose too), and
     none right after ``": "``: that is a file's key of the same name, as
-    :mod:`compute.validate` writes one (``m.toml: compute_dtype 'x' is unknown``).
+    :mod:`compute.validate` writes one (``m.toml: compute_dtype 'x' is unknown``), nor in
+    the list after ``allowed: `` or ``known: `` (a file's or table's keys, as
+    :func:`compute.config_files.check_keys` lists them: ``allowed: ..., compute_dtype, ...``
+    read ``--compute-dtype``, a key no model file takes).
 
     >>> opt = click.Option(["--mtp-tokens", "mtp_text"])
     >>> flags_for_parameters("give mtp_tokens 0 (options.mtp_tokens 2)",
@@ -384,13 +387,15 @@ def flags_for_parameters(message: str, command: click.Command | None,
         args = args[1:]
     if command is None:
         return message
+    listed = re.search(r"\b(?:allowed|known): ", message)
+    cut = len(message) if listed is None else listed.start()
+    head, tail = message[:cut], message[cut:]   # tail: the keys a file may hold, as they are
     for param in command.params:
         for flag in getattr(param, "opts", ()):
             if flag.startswith("--") and "-" in flag[2:]:
                 name = flag[2:].replace("-", "_")
-                message = re.sub(rf"(?<![\w.])(?<!: )(?:options\.)?{name}(?!\w)", flag,
-                                 message)
-    return message
+                head = re.sub(rf"(?<![\w.])(?<!: )(?:options\.)?{name}(?!\w)", flag, head)
+    return head + tail
 
 
 def _one_line_usage(exc: click.UsageError) -> click.ClickException:

@@ -42,3 +42,29 @@ def test_trials_past_the_monte_carlos_bound_name_it(text):
     r = run_cli([*AVAIL, "--trials", text])
     assert one_line_error(r) == (f"error: --trials must be a whole number from 1 to 100,000, "
                                  f"got {text!r}")
+
+
+def test_a_files_allowed_keys_stay_keys():
+    """(c) The command line writes a library error's parameter names as flags; a model
+    file's list of allowed keys came out with '--compute-dtype' in it, a key no model file
+    takes (infer has the option --compute-dtype). The list after 'allowed: ' or 'known: '
+    is left as it is; the words before it are still rewritten."""
+    import click
+
+    from netmodel.cli.main import flags_for_parameters
+
+    cmd = click.Command("x", params=[click.Option(["--compute-dtype"])])
+    msg = "set compute_dtype or drop it; allowed: layers, compute_dtype, weight_dtype"
+    assert flags_for_parameters(msg, cmd, []) == (
+        "set --compute-dtype or drop it; allowed: layers, compute_dtype, weight_dtype")
+    msg = "unknown x; known: 'compute_dtype'"
+    assert flags_for_parameters(msg, cmd, []) == msg
+
+
+def test_the_model_file_refusal_lists_compute_dtype_as_a_key(tmp_path):
+    (tmp_path / "m.toml").write_text("[model.M]\nlayers = 4\ncolour = 1\n")
+    r = run_cli(["infer", "--model", "M", "--model-file", "m.toml", "--gpu", "H100-SXM",
+                 "--tp", "1", "--batch", "1"], cwd=tmp_path)
+    line = one_line_error(r, "error: m.toml: model 'M': unknown key(s) colour; allowed: ",
+                          ", compute_dtype, ")
+    assert "--compute-dtype" not in line
