@@ -635,11 +635,28 @@ def is_scenario_ref(ref: str) -> bool:
     """True when ``ref`` names a scenario as :func:`get_scenario` reads it: a shipped name or a
     ``.toml`` path, optionally ``@GPU`` (whether that GPU exists is checked on reading).
 
+    A builder's spec whose last value is a GPU file (``ring:n=4,gpu=my.toml``) is a spec,
+    not a scenario file: its text before the first ``:`` names a builder, and no file of
+    that name exists.
+
     >>> is_scenario_ref("lite-flat@Lite+BW"), is_scenario_ref("mine.toml"), is_scenario_ref("ring:n=4")
     (True, True, False)
+    >>> is_scenario_ref("ring:n=4,gpu=my.toml")
+    False
     """
     base = _split_ref(ref)[0].strip()
-    return base.lower().endswith(".toml") or shipped_scenario(base) is not None
+    if base.lower().endswith(".toml"):
+        return not _names_a_builder(base)
+    return shipped_scenario(base) is not None
+
+
+def _names_a_builder(text: str) -> bool:
+    """True when ``text`` reads as a builder's spec (``NAME:KEY=VALUE,...`` of a registered
+    builder) and is not the path of an existing file."""
+    from topologies.registry import REGISTRY, canonical_name  # the package loads every builder
+
+    name, colon, _ = text.partition(":")
+    return bool(colon) and canonical_name(name) in REGISTRY and not Path(text).is_file()
 
 
 def get_scenario(ref: str | Scenario) -> Scenario:

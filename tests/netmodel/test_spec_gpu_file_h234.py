@@ -1,0 +1,45 @@
+"""A builder's spec whose last value is a GPU file (``gpu=my.toml``) is a spec, not a scenario
+file (h234): its path ends in ``.toml`` as a scenario file's does, and ``collective --fabric``,
+``topology show/export`` and ``netmodel.build_fabric`` read the whole spec as a scenario path
+('scenario file 'leaf-spine:leaves=2,gpu=g.toml' does not exist'), while the same spec with
+``gpu=`` anywhere but last was built."""
+
+from __future__ import annotations
+
+import netmodel
+from netmodel.study.scenarios import is_scenario_ref
+from tests.netmodel.cli_helpers import run_cli
+
+GPU = '''[gpu."Test-GPU"]
+sms = 100
+bf16_dense_TFLOPs = 1000
+fp8_dense_TFLOPs = 2000
+hbm_capacity_GB = 100
+hbm_bandwidth_TBps = 4
+scaleup_GBps_per_direction = 400
+scaleout_Gbps = 400
+tdp_W = 700
+max_instance = 8
+source = "test"
+'''
+
+
+def test_a_spec_ending_in_a_gpu_file_is_not_a_scenario(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "g.toml").write_text(GPU)
+    assert not is_scenario_ref("ring:n=4,gpu=g.toml")
+    assert is_scenario_ref("mine.toml") and is_scenario_ref("lite-flat@g.toml")
+    g = netmodel.build_fabric("ring:n=4,gpu=g.toml")
+    assert g.graph["gpus"] == 4
+    assert {d["gpu"] for _, d in g.nodes(data=True) if d["kind"] == "gpu"} == {"Test-GPU"}
+    # ring: each GPU's 400 GB/s split over its two ports
+    assert {d["bandwidth"] for *_, d in g.edges(data=True)} == {200e9}
+    out = run_cli(["topology", "show", "leaf-spine:leaves=2,gpu=g.toml"], cwd=tmp_path)
+    assert out.exit_code == 0, out.output
+    assert "GPUs:        8 (8 x Test-GPU)" in out.output
+
+
+def test_a_scenario_file_named_like_a_spec_stays_a_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ring:odd.toml").write_text("x")
+    assert is_scenario_ref("ring:odd.toml")
