@@ -13,7 +13,12 @@ Nodes (ids are short, readable and stable: ``gpu17``, ``nvs0``, ``leaf3``, ``spi
   device index in its server, which NCCL's PXN relays by), which
   :func:`topologies.failure_domains.degrade` sets before a GPU of the server is removed so
   that the others keep theirs; where absent, a GPU's index is its position among its
-  server's GPUs in node order.
+  server's GPUs in node order. The collective algorithms read the labels too: a GPU's
+  scale-up domain is its ``group``, else the tier-0 switches it is wired to, else its
+  ``server`` (:func:`netmodel.collectives.group_domains.domain_key`), so GPUs of a
+  hand-made fabric that share a ``server`` label are one domain even with no scale-up
+  link between them (hierarchical algorithms run a step inside it, rings go one per rail
+  across).
 * ``kind="switch"``: ``tier`` (int >= 0: 0 = scale-up switch such as NVSwitch, 1 = leaf,
   2 = spine, 3 = core), ``radix`` (int ports), ``latency`` (s, port-to-port traversal) and
   ``in_network_reduction`` (bool: can reduce data in the switch, like NVLS or SHARP).
