@@ -127,16 +127,31 @@ def _settings(ttft: str, tbt: str, phase: str):
     return slo
 
 
+def shown_text(text) -> str:
+    """``text`` quoted for an error line, cut to its first 20 characters past 40."""
+    return repr(text) if len(str(text)) <= 40 else \
+        f"{str(text)[:20]!r}... ({len(str(text)):,} characters)"
+
+
 def _gpus(text):
+    import re
+
     from compute.errors import UserError
 
     if text is None:
         return None
-    try:
-        n = int(str(text).replace(",", "").replace("_", ""))
-    except ValueError:
-        raise UserError(f"--gpus {text!r} must be a whole number of GPUs") from None
-    return n
+    t = str(text).strip()
+    # thousands grouped by commas (131,072) or underscores; '3,2' read as 32 before
+    if not re.fullmatch(r"\d{1,3}(?:,\d{3})+|\d+(?:_\d+)*", t):
+        raise UserError(f"--gpus {shown_text(text)} must be a whole number of GPUs (digits, "
+                        f"thousands grouped by commas or underscores: 131,072)")
+    digits = t.replace(",", "").replace("_", "")
+    if len(digits.lstrip("0")) > 18:   # int() refuses past 4,300 digits with Python's advice
+        from netmodel.study.reliability_cluster import MAX_GPUS
+
+        raise UserError(f"--gpus {shown_text(text)} exceeds the largest cluster modelled "
+                        f"({MAX_GPUS:,} GPUs)")
+    return int(digits)
 
 
 def _phase(text: str) -> str:

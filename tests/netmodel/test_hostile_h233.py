@@ -68,3 +68,19 @@ def test_the_model_file_refusal_lists_compute_dtype_as_a_key(tmp_path):
     line = one_line_error(r, "error: m.toml: model 'M': unknown key(s) colour; allowed: ",
                           ", compute_dtype, ")
     assert "--compute-dtype" not in line
+
+
+@pytest.mark.parametrize("text", ["3,2", "32,64", "1,0,2,4", "-32"])
+def test_gpus_with_misplaced_commas_is_refused(text):
+    """(d) --gpus dropped every comma: '3,2' ran 32 GPUs, '32,64' (a list, as sweep's and
+    compare's --gpus take one) 3,264, refused only as not a multiple of the fabric."""
+    r = run_cli([*BLAST, "--gpus", text])
+    assert one_line_error(r) == (f"error: --gpus {text!r} must be a whole number of GPUs "
+                                 f"(digits, thousands grouped by commas or underscores: "
+                                 f"131,072)")
+
+
+def test_gpus_grouped_in_thousands_is_read():
+    r = run_cli([*BLAST, "--gpus", "1,024"])
+    assert r.exit_code == 0, r.output
+    assert r.output.startswith("h100-dgx@H100-SXM, Llama-3-70B decode: 1,024 GPUs (32 x 32)")
