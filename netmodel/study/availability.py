@@ -200,7 +200,7 @@ def _components_per_kind(cluster, kinds) -> dict:
     (:func:`~netmodel.study.reliability_spares.by_group`)."""
     effects = cluster.effects()
     if any(x.group >= 0 for x in kinds):
-        effects = [e for e0 in effects for _, e, _, _ in by_group(cluster, e0)]
+        effects = [e for e0 in effects for _, e, *_ in by_group(cluster, e0)]
     by = {(e.cls, e.example): e.components for e in effects}
     return {k: None if by.get((x.cls, x.example)) is None
             else by[x.cls, x.example] * (x.sets or cluster.cells)

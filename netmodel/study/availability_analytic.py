@@ -96,6 +96,25 @@ def blocking(kinds: Sequence[Kind], pools: SparePools) -> np.ndarray:
     return out
 
 
+def _all_or_nothing(kinds: Sequence[Kind], b: np.ndarray) -> np.ndarray:
+    """``b`` where a kind's instances span groups (the ``joint`` kinds after it ask the
+    other groups' pools for their shares): blocked unless every pool has its share free,
+    ``1 - (1 - b_0) prod (1 - b_j)``, the pools taken as independent (they are not: the
+    same failures ask them all, so where nothing else does the truth is ``max b_j``; the
+    product is the upper end). Each pool's own ``b_j`` is exact in the model, whose
+    granted shares hold their spares even where another pool had none."""
+    if not any(x.joint for x in kinds):
+        return b
+    out = b.copy()
+    anchor = 0
+    for k, x in enumerate(kinds):
+        if not x.joint:
+            anchor = k
+        else:
+            out[anchor] = 1.0 - (1.0 - out[anchor]) * (1.0 - b[k])
+    return out
+
+
 def _lost_rate(kinds, b) -> np.ndarray:
     """Instance-seconds lost per second of operation, per kind."""
     out = np.zeros(len(kinds))
@@ -261,7 +280,7 @@ def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold
     """The closed forms for ``kinds`` with spare ``pools`` over ``instances`` instances.
     ``components``: per kind index, components of that kind in the cluster (for the
     per-instance availability; default one per failure)."""
-    b = blocking(kinds, pools)
+    b = _all_or_nothing(kinds, blocking(kinds, pools))
     lost = _lost_rate(kinds, b)
     # the losses in progress add (first-order), but never past the whole cluster
     past = _saturation(_streams(kinds, b), instances)

@@ -83,6 +83,11 @@ class Kind:
     #: groups' instances: a kind per group, each asking its own group's pool; the rate is
     #: each one's own, the failures drawn once for them all)
     follows: bool = False
+    #: spares the instances of the nearest kind before it that is not ``joint`` take of
+    #: this kind's group (an instance spanning groups): it loses nothing itself, and those
+    #: instances come back on spares only if its pool has them free too (all or nothing;
+    #: spares it was granted are held to the repair even where another pool had none)
+    joint: bool = False
 
     @property
     def down_worth(self) -> float:
@@ -105,6 +110,8 @@ class Kind:
             del d["worth"]
         if not self.follows:
             del d["follows"]
+        if not self.joint:
+            del d["joint"]
         d["rate_per_year"] = self.rate * YEAR
         return d
 
@@ -133,25 +140,41 @@ def _event_kinds(cluster: Cluster, placement: str, classes) -> tuple[Kind, ...]:
         # group spares: each group is its own pool, its components judged by their own
         # group's spares (by_group); else the class as one
         family: list = []
-        for group, e, parts, follows in (by_group(cluster, e0) if placement == "group"
-                                         else ((-1, e0, e0.parts, False),)):
+        for group, e, parts, follows, shares in (
+                by_group(cluster, e0) if placement == "group"
+                else ((-1, e0, e0.parts, False, None),)):
             if not follows:
                 out.extend(_together(family))
                 family = []
-            family.append(_kinds(cluster, e, parts, placement, group))
+            family.append(_shared_out(_kinds(cluster, e, parts, placement, group), shares))
         out.extend(_together(family))
     return tuple(out)
 
 
+def _shared_out(kinds: list[Kind], shares) -> list[list[Kind]]:
+    """Per set size, the kind and, where its instances span groups (``shares``: the spares
+    their recovery takes of each group, :func:`~netmodel.study.reliability_spares.
+    by_group`), its share of the first group's pool and a ``joint`` kind for each other
+    group's (asking that pool for its share, losing nothing itself)."""
+    if not shares or kinds[0].units <= 0:
+        return [[k] for k in kinds]
+    (g0, u0), rest = shares[0], shares[1:]
+    none = {"down": 0, "slow": 0.0, "restored": 0.0, "slow_swapped": 0.0,
+            "slow_restored": 0.0}
+    return [[replace(k, group=g0, units=u0),
+             *(replace(k, group=g, units=u, follows=True, joint=True,
+                       worth=-1.0 if k.worth < 0 else 0.0, **none) for g, u in rest)]
+            for k in kinds]
+
+
 def _together(family: list) -> list[Kind]:
     """The kinds of one failure split by group (:func:`~netmodel.study.reliability_spares.
-    by_group`: a list of kinds per group, alike but for the group's share), side by side:
-    each set size's kind of the first group, then the same of every other group, marked
-    ``follows`` (struck by the same failures)."""
-    if len(family) <= 1:
-        return family[0] if family else []
-    return [k if j == 0 else replace(k, follows=True)
-            for same in zip(*family, strict=True) for j, k in enumerate(same)]
+    by_group`: per group, per set size, its kinds: alike but for the group's share), side
+    by side: each set size's kinds of the first group, then the same of every other group,
+    every one but the first marked ``follows`` (struck by the same failures)."""
+    return [k if (j, i) == (0, 0) else replace(k, follows=True)
+            for same in zip(*family, strict=True) for j, ks in enumerate(same)
+            for i, k in enumerate(ks)]
 
 
 def _kinds(cluster: Cluster, e, parts: float, placement: str, group: int) -> list[Kind]:

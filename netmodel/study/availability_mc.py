@@ -256,7 +256,7 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
     trial, t, kind, pool = _spread_sets(kinds, pools.pools, trial, t, kind, pool, rng)
     # after the sets are spread, so that a follower shares its lead's cell (before, it
     # would draw a set of its own: no output reads it, so no test holds this order)
-    trial, t, kind, pool = _with_followers(kinds, trial, t, kind, pool)
+    trial, t, kind, pool, fid = _with_followers(kinds, trial, t, kind, pool)
     slot = np.array([k.group for k in kinds], dtype=np.int64)[kind]
     if (slot >= 0).any():   # group spares: a failure asks its own group's pool, in the
         n_groups = pools.groups   # cell drawn (pool // G)
@@ -266,6 +266,7 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
     # chunk the key resolves times to better than 0.2 s for any horizon and trial count)
     order = np.argsort(trial * (2.0 * span) + (t + warm))
     trial, t, kind, pool = trial[order], t[order], kind[order], pool[order]
+    fid = fid[order] if fid is not None else None
     del order
 
     units = np.array([k.units for k in kinds], dtype=np.int64)
@@ -302,6 +303,9 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
             g = _loss_system(tt, uu, hh, cap_pool[uniq[lo:hi] % pools.pools], c)
             granted[src] = g[row, rank]
             lo = hi
+    joint = np.array([k.joint for k in kinds], dtype=bool)
+    if joint.any():   # an instance spanning groups: back only if every pool had its share
+        granted = _all_granted(joint, kind, fid, granted)
 
     # intervals: (start, end, weight) per event
     down = np.array([k.down for k in kinds], dtype=float)[kind]
@@ -366,6 +370,7 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
     inside = t >= 0
     n_down = np.bincount(trial[inside & (down > 0)], minlength=n)
     denied = np.bincount(trial[inside & (down > 0) & ~granted], minlength=n)
+    inside &= ~joint[kind]   # a joint kind's share of a failure is no event of its own
     n_ev = np.bincount(trial[inside], minlength=n)
     ev_lost = (worth * (first_end - t) + granted_restored * np.maximum(hold - d_swap, 0.0)
                + stay * d_slow + np.where(granted, sw * d_swap + sr * np.maximum(
@@ -409,10 +414,11 @@ def _with_followers(kinds, trial, t, kind, pool):
     """Each event of a kind that others follow (one failure touching several groups'
     instances, :attr:`Kind.follows`) with one event of each follower at the same moment in
     the same pool, whose slot the follower's group then sets (the same cell); nothing
-    changes where no kind follows another."""
+    changes where no kind follows another. Also each event's failure (its index before:
+    one per cell a failure touches), None where nothing changed."""
     follows = np.array([k.follows for k in kinds], dtype=bool)
     if not len(kind) or not follows.any():
-        return trial, t, kind, pool
+        return trial, t, kind, pool, None
     n = np.zeros(len(kinds), dtype=np.int64)   # followers after each kind
     for k in range(len(kinds) - 2, -1, -1):
         n[k] = n[k + 1] + 1 if follows[k + 1] else 0
@@ -420,7 +426,21 @@ def _with_followers(kinds, trial, t, kind, pool):
     m = n[kind] + 1
     rep = np.repeat(np.arange(len(kind)), m)
     j = np.arange(len(rep)) - np.repeat(np.cumsum(m) - m, m)
-    return trial[rep], t[rep], kind[rep] + j, pool[rep]
+    return trial[rep], t[rep], kind[rep] + j, pool[rep], rep
+
+
+def _all_granted(joint, kind, fid, granted):
+    """``granted`` where an event of a kind whose instances span groups (the ``joint``
+    kinds after it ask the other groups' pools for their shares, :attr:`Kind.joint`) is
+    granted only if each of its failure's shares was too (the shares' own grants stand:
+    their spares are held to the repair)."""
+    anchor = np.arange(len(joint))   # each kind's: itself, or the nearest non-joint before
+    for k in range(1, len(joint)):
+        if joint[k]:
+            anchor[k] = anchor[k - 1]
+    key = fid * len(joint) + anchor[kind]
+    refused = np.unique(key[joint[kind] & ~granted])
+    return granted & ~(~joint[kind] & np.isin(key, refused))
 
 
 def _trial_offsets(level: np.ndarray, trial: np.ndarray) -> np.ndarray:

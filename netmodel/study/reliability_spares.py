@@ -123,8 +123,9 @@ def by_group(cluster: Any, effect: Any) -> tuple:
     """``effect``'s class split by the group whose spares its failure draws on (with
     ``group`` placement each group is its own pool, and groups differ in where their sites
     sit and which a failure cuts off): ``(group index, the effect of a component of that
-    group, parts, follows)`` per group, the index that of :func:`_groups`' order. Each
-    group's effect is evaluated on a component of it, so its recovery is its own group's.
+    group, parts, follows, shares)`` per group, the index that of :func:`_groups`' order.
+    Each group's effect is evaluated on a component of it, so its recovery is its own
+    group's.
 
     A component whose failure touches GPUs of several groups (a server holding two
     groups, a shared leaf) is taken with the others touching the same groups, evaluated on
@@ -132,11 +133,14 @@ def by_group(cluster: Any, effect: Any) -> tuple:
     slows sits in: one entry per such group, each that group's instances (their recovery
     draws on that group's sites only, :func:`recovery`), the first with ``follows`` False
     and the others True (the same failures: they strike together, each asking its own
-    group's pool, and each waits for its repair where its own pool is empty). Where an
-    instance it touches spans several groups (its spares would come from each of them at
-    once, all or nothing) the effect stays whole, group -1: its failures spread over the
-    pools, each asking one pool for all its spares (a request over several pools at once
-    is not modelled). -1 too where it touches no group's GPU."""
+    group's pool, and each waits for its repair where its own pool is empty). The
+    instances that span several groups are one more entry, group -1, whose ``shares``
+    (else None) are the spares their recovery takes of each group, ``((group, spares),
+    ...)``: they come back only if every one of those pools has its share free (all or
+    nothing, :attr:`~netmodel.study.availability_kinds.Kind.joint`). Where that recovery
+    is not a substitution of members whose groups are known, or needs no spare, the
+    entry has no shares: no pool is asked for them (none helps) or, failing that, one pool
+    for all of them, as before. -1 too where it touches no group's GPU."""
     memo = cluster.__dict__.setdefault("_by_group", {})
     key = id(effect)
     if key in memo:
@@ -166,39 +170,80 @@ def by_group(cluster: Any, effect: Any) -> tuple:
             keep.append(e)
         split = _split_by_group(cluster, e, index) if isinstance(g, tuple) else None
         if split is None:
-            out.append((g if isinstance(g, int) else -1, e, parts, False))
+            out.append((g if isinstance(g, int) else -1, e, parts, False, None))
             continue
         keep.extend(sub for _, sub in split)
-        out.extend((h, sub, parts, j > 0) for j, (h, sub) in enumerate(split))
+        for j, (h, sub) in enumerate(split):
+            shares = _shares(cluster, sub, index) if h < 0 else None
+            out.append((h, sub, parts, j > 0, shares))
     memo[key] = out = tuple(out)
     return out
 
 
 def _split_by_group(cluster: Any, effect: Any, index: dict) -> list | None:
     """``effect`` (a failure touching several groups) as ``(group, the effect on that
-    group's instances)`` per group whose instances it takes down or slows, in group order;
-    None where an instance it touches spans groups (or it touches none)."""
+    group's instances)`` per group whose instances it takes down or slows, in group order,
+    then ``(-1, the effect on the instances that span groups)`` if any; None where it
+    touches no instance, or only instances that span groups (the effect as it is)."""
     data = cluster.graph.nodes
     insts = cluster.instances
 
     def home(i):
         labels = {data[m]["group"] for m in insts[i]}
-        return index[labels.pop()] if len(labels) == 1 else None
+        return index[labels.pop()] if len(labels) == 1 else -1
 
     down = {i: home(i) for i in effect.down}
     slowed = {i: home(i) for i, _ in effect.slowed}
     homes = {*down.values(), *slowed.values()}
-    if not homes or None in homes:
+    if not homes - {-1} and not (homes and _shares(cluster, effect, index)):
         return None
     members = dict(zip(effect.down, effect.down_members or (0,) * len(effect.down),
                        strict=True))
     out = []
-    for h in sorted(homes):
+    for h in sorted(homes - {-1}) + [-1] * (-1 in homes):
         d = tuple(i for i in effect.down if down[i] == h)
         s = tuple((i, x) for i, x in effect.slowed if slowed[i] == h)
-        out.append((h, replace(effect, instances_down=len(d), down=d,
-                               down_members=tuple(members[i] for i in d),
-                               slowed=s, slow=sum(x for _, x in s))))
+        out.append((h, effect if homes == {-1} else replace(
+            effect, instances_down=len(d), down=d, down_members=tuple(members[i] for i in d),
+            slowed=s, slow=sum(x for _, x in s))))
+    return out
+
+
+def _shares(cluster: Any, effect: Any, index: dict) -> tuple | None:
+    """The spares ``effect``'s recovery with ``group`` spares (:func:`recovery`,
+    :func:`slow_recovery`, as :mod:`~netmodel.study.availability_kinds` adds them) takes
+    of each group, ``((group, spares), ...)`` in group order, where it substitutes members
+    of more than one group (each member's spare is of its own group); None where it needs
+    no spare, or none helps, or it takes them otherwise."""
+    memo = cluster.__dict__.setdefault("_group_shares", {})
+    if id(effect) in memo:
+        return memo[id(effect)][1]
+    data = cluster.graph.nodes
+    comp = effect.component
+    count: Counter = Counter()
+    units = 0
+    rec = recovery(cluster, effect, "group")
+    if effect.instances_down:
+        if rec.units is None:   # the down instances wait for their repair
+            memo[id(effect)] = (effect, None)
+            return None
+        units += rec.units
+        if rec.units:
+            count.update(index[data[m]["group"]] for _, gone in _replace(cluster, comp, effect)
+                         for m in gone)
+    sw = slow_recovery(cluster, effect, "group")
+    if sw.units:
+        units += sw.units
+        for i, loss in effect.slowed:   # the slowed instances _slow_recovery swaps
+            one = replace(effect, instances_down=1, down=(i,))
+            r = _recovery(cluster, one, "group")
+            if r.units is None or r.units <= 0 or r.restored >= loss * cluster.weights[i]:
+                continue
+            count.update(index[data[m]["group"]] for _, gone in _replace(cluster, comp, one)
+                         for m in gone)
+    out = tuple(sorted(count.items())) if units and sum(count.values()) == units \
+        and len(count) > 1 else None
+    memo[id(effect)] = (effect, out)   # the effect kept: its id stays its own
     return out
 
 

@@ -224,3 +224,95 @@ def test_a_shared_parts_failure_over_two_groups_strikes_every_cell_and_group_at_
     waits = 4 * r * YEAR * x / (1 + x) * years
     assert abs(mc.waits_for_repair_per_year * years - waits) <= 5 * math.sqrt(waits)
     assert abs(mc.mean - a.mean) <= 4 * mc.mean_ci
+
+
+@pytest.fixture(scope="module")
+def instances_over_two_groups():
+    """test_spare_recovery_classes.LEAF_SPINE with only host failures, relabelled: a
+    leaf's 4 GPUs one host, and groups by position (gpu0, gpu2 of each leaf group 0,
+    gpu1, gpu3 group 1), so each TP-2 instance (a pair on a leaf) spans both groups: a
+    host failure takes down 2 instances, whose 4 substitutes are 2 of each group (each
+    group's sites: one a leaf)."""
+    from dataclasses import replace
+
+    from netmodel.study.reliability_catalog import catalog
+    from topologies.failure_domains import CLASSES
+
+    from .test_spare_recovery_classes import LEAF_SPINE
+
+    zero = {c: 0.0 for c in CLASSES if c not in ("host", "gpu-die", "gpu-package")}
+    c = build_cluster(LEAF_SPINE, "Llama-3-70B", "decode",
+                      catalog_=catalog().with_(gpu_rate_per_hour=0.0, rates=zero))
+    g = c.graph.copy()
+    for n, d in g.nodes(data=True):
+        if d["kind"] == "gpu":
+            leaf, slot = divmod(int(n[3:]), 4)
+            d["group"], d["server"] = slot % 2, leaf
+    return replace(c, graph=g)
+
+
+def test_instances_spanning_groups_take_each_groups_share_of_its_own_pool(
+        instances_over_two_groups):
+    # It was one kind of group -1 asking one pool (of 2) for all 4 spares: never granted,
+    # availability that of no spares. Now 2 of group 0's pool, and a joint kind asking 2
+    # of group 1's; the instances come back only if both pools have 2 free.
+    c = instances_over_two_groups
+    assert (c.tp, c.instances_total, group_capacities(c)) == (2, 8, (4, 4))
+    r = c.rates["host"]
+    got = [(k.group, k.follows, k.joint, k.down, k.units, k.rate)
+           for k in event_kinds(c, "group")]
+    assert got == [(0, False, False, 2, 2, 4 * r), (1, True, True, 0, 2, 4 * r)]
+    a = availability(None, None, cluster=c, spares=4, placement="group", trials=1000,
+                     horizon="2y", seed=5)
+    assert a.pools.reachable == (2, 2)
+    # each pool of 2 takes the 2-spare asks of all 4 hosts: B = x / (1 + x), x = 4 r
+    # hold; both granted (pools taken as independent): 1 - J = (1 - B)^2; 2 of the 8
+    # instances down a failure, for the repair (J) or the swap
+    d_rep, d_swap, x = c.repair_down_s("host"), c.swap_s(), 4 * r * c.hold_s("host")
+    b = x / (1 + x)
+    j = 1 - (1 - b) ** 2
+    assert a.analytic.blocking == pytest.approx((j, b), rel=1e-12)
+    assert a.analytic.mean == pytest.approx(1 - r * (j * d_rep + (1 - j) * d_swap),
+                                            rel=1e-12)
+    assert a.no_spares.mean == pytest.approx(1 - r * d_rep, rel=1e-12)
+    assert a.analytic.mean - a.no_spares.mean > 4e-4        # the old code: 0
+    # the same failures ask both pools, so they are busy together: the Monte Carlo's
+    # truth is 1 - B; the closed form's product is the pessimistic end
+    upper = 1 - r * (b * d_rep + (1 - b) * d_swap)
+    assert a.analytic.mean - 4 * a.mc.mean_ci <= a.mc.mean <= upper + 4 * a.mc.mean_ci
+    assert a.analytic.instance_down_events_per_year == pytest.approx(4 * r * YEAR,
+                                                                     rel=1e-12)
+
+
+def test_a_spanning_instance_comes_back_only_if_every_pool_has_its_share():
+    # hand kinds: one failure kind (1 instance of 4 down, a spare of group 0's pool and
+    # one of group 1's), 1 cell, 2 pools
+    from dataclasses import replace
+
+    from netmodel.study.availability_analytic import analytic
+    from netmodel.study.availability_kinds import Kind
+    from netmodel.study.availability_mc import simulate
+    from netmodel.study.reliability_spares import SparePools
+
+    hold = 30 * 86400.0
+    r = 1.0 / hold                           # x = r hold = 1 Erlang at each pool
+    lead = Kind("host", "x", rate=r, down=1, slow=0.0, units=1, restored=0.0,
+                d_repair=hold, d_swap=600.0, hold=hold, d_slow=0.0, group=0)
+    share = replace(lead, group=1, follows=True, joint=True, down=0)
+    kinds = [lead, share]
+    # group 1's pool empty: never back on spares, though group 0's pool has its spare
+    empty = SparePools("group", 1, 2, (1, 0), 2)
+    assert analytic(kinds, empty, 4).blocking == (1.0, 1.0)
+    mc = simulate(kinds, empty, 4, horizon="2y", trials=200, seed=1)
+    assert mc.waits_for_repair_per_year == mc.instance_down_events_per_year > 0
+    assert mc.events_per_year == mc.instance_down_events_per_year   # a share: no event
+    # one spare each: both pools busy together (only these failures ask them), so the
+    # Monte Carlo's refusals are Erlang B(1, 1) = 1/2 of the failures, where pools taken
+    # as independent (the closed form) give 1 - (1/2)^2 = 3/4
+    one = SparePools("group", 2, 2, (1, 1), 2)
+    assert analytic(kinds, one, 4).blocking == pytest.approx((0.75, 0.5), rel=1e-12)
+    mc = simulate(kinds, one, 4, horizon="2y", trials=1000, seed=1)
+    years = 2 * 1000
+    n = r * YEAR * years                     # some 24,000 failures
+    assert abs(mc.instance_down_events_per_year * years - n) <= 5 * math.sqrt(n)
+    assert abs(mc.waits_for_repair_per_year * years - n / 2) <= 5 * math.sqrt(n)
