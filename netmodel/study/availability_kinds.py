@@ -18,7 +18,12 @@ until the repair either way); the spares are held until the repair (detection +
 repair) returns the failed part to the pool. A failure that finds too few free spares in
 its pool waits for its repair (all or nothing; a loss system). Failures are spread evenly
 over the pools; with ``group`` spares each group of a cell is its own pool and a failure
-asks its own group's (:func:`~netmodel.study.reliability_spares.by_group`).
+asks its own group's (:func:`~netmodel.study.reliability_spares.by_group`). A failure that
+strikes several groups' instances is a kind per group, the later ones ``follows`` (struck
+by the same failures, each asking its own group's pool and waiting for its repair where
+that is empty); an instance spanning groups asks each group's pool for that group's share
+of its spares, the other groups' shares ``joint`` kinds, and comes back only if every
+share is granted.
 
 Capacity is counted in instances' worth of tokens/s: each instance at its own healthy
 rate over the cell's mean (:attr:`Cluster.weights

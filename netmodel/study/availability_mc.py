@@ -5,7 +5,10 @@ integrated per trial.
 **Monte Carlo** (:func:`simulate`): per trial the failures of every kind over the horizon,
 sampled at once (a Poisson count, uniform times, a kind and a pool for each; a shared
 part's failure then one event per cell of a set drawn evenly, at the same time, each in
-its cell's pool: :func:`_spread_sets`) from one repair time before zero so the cluster starts in its steady state; the spare pools are a
+its cell's pool: :func:`_spread_sets`; a failure that strikes several groups' instances
+then one event per group's kind in the same cell, each in its group's pool:
+:func:`_with_followers`, an instance spanning groups granted only if each group's share
+is: :func:`_all_granted`) from one repair time before zero so the cluster starts in its steady state; the spare pools are a
 loss system run event by event over all trials and pools at once (numpy over lanes, one
 step per event rank, never a loop per GPU or per time step); the capacity lost is then the
 sum of every failure's intervals (outages that overlap on one instance add: a first-order
