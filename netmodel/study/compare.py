@@ -172,8 +172,9 @@ class CompareResult(RowsResult):
             lines.append(capped)
         lines += two_batch_lines(self.searches)
         lines += mtp_lines(self.rows, self.settings.get("options", {}))
-        lines += [f"note: {k}: {v}" for k, v in self.settings.get("not_computed", {}).items()
-                  if k.startswith("schedule of ")]
+        # every note: a fallback schedule, and why a row's cost (tok/s/W, $/Mtok) or
+        # reliability columns are '-' (a GPU file without a die table)
+        lines += [f"note: {k}: {v}" for k, v in self.settings.get("not_computed", {}).items()]
         bad = [f"  {r.model} x {r.label} x {r.phase}: {r.reason}" for r in self.rows
                if not r.feasible]
         if bad:

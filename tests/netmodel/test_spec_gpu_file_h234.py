@@ -43,3 +43,16 @@ def test_a_scenario_file_named_like_a_spec_stays_a_file(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "ring:odd.toml").write_text("x")
     assert is_scenario_ref("ring:odd.toml")
+
+
+def test_compare_table_says_why_a_cost_is_missing(tmp_path, monkeypatch):
+    """A GPU file without a die table has no package cost: compare's table showed '-' under
+    tok/s/W and $/Mtok with no word why (the reason was only in the JSON's not_computed)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "g.toml").write_text(GPU + "nvlinks = 16\n")
+    r = netmodel.compare(["Llama-3-70B"], ["h100-dgx@g.toml"], ["decode"])
+    note = r.settings["not_computed"]["cost of h100-dgx@Test-GPU"]
+    assert note.startswith("no die data for GPU 'Test-GPU'")
+    assert f"note: cost of h100-dgx@Test-GPU: {note}" in r.table().splitlines()
+    row = r.rows[0]
+    assert row.feasible and row.tokens_per_s_per_w is None
