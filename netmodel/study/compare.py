@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from compute.comm import NoCommunication
 from compute.errors import UserError
+from compute.limits import check
 from compute.models import get_model
 from compute.parallel import Parallelism
 from compute.phases import PHASES, Slo, check_phase, check_slo, latency_name
@@ -55,6 +56,13 @@ if TYPE_CHECKING:
 __all__ = ["BASELINE_SCENARIO", "COMPARE_COLUMNS", "CompareResult", "CompareRow",
            "compare_files", "run_compare",
            "write_compare"]
+
+
+#: Most searches of one comparison: scenarios (x GPUs) x models x phases
+#: (``NETMODEL_MAX_COMPARE_SEARCHES`` overrides), as a sweep's
+#: (:data:`netmodel.study.sweep.MAX_SEARCHES`): each takes 5-100 ms on one core (about 12 ms
+#: for 5 copies of h100-dgx x 10 GPUs x 8 models x 2 phases, 800 searches in 10 s).
+MAX_SEARCHES = 20_000
 
 
 def _num(v, width: int, decimals: int) -> str:
@@ -272,6 +280,10 @@ def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | S
     check_fabric_options(models, options, parallelism, phases)
     options = check_options(options)
     slo = check_slo(slo)
+    # counted before any fabric is built or searched, as sweep counts its searches: 300
+    # scenario files x 8 models x 10 GPUs x 2 phases (48,000 searches) ran on for minutes
+    check("compare", "searches", len(scens) * len(models) * len(phases), MAX_SEARCHES,
+          "NETMODEL_MAX_COMPARE_SEARCHES", "compare fewer scenarios, GPUs, models or phases")
     shared = _CompareSettings(options, slo, prompt, context, max_batch, parallelism,
                               reliability)
     pairs = [(phase, model) for phase in phases for model in models]

@@ -84,3 +84,36 @@ def test_gpus_grouped_in_thousands_is_read():
     r = run_cli([*BLAST, "--gpus", "1,024"])
     assert r.exit_code == 0, r.output
     assert r.output.startswith("h100-dgx@H100-SXM, Llama-3-70B decode: 1,024 GPUs (32 x 32)")
+
+
+MODELS = "Llama-3-70B,GPT-3-175B,Llama-3.1-405B,Llama-3-8B,Mixtral-8x7B,BLOOM-176B,Llama-2-70B,DeepSeek-V3"
+GPUS = "H100-SXM,Lite,B200-HGX,H200-SXM,A100-SXM-80GB,Lite+BW,Lite+MemBW,Lite+NetBW,Lite+BW+FLOPS,B300-HGX"
+
+
+def test_compare_counts_its_searches_before_running(tmp_path):
+    """(e) sweep refuses more than 20,000 searches up front; compare had no such count:
+    300 scenario files x 10 GPUs x 8 models x 2 phases (48,000 searches) ran on past 60 s.
+    Here 126 files: 126 x 10 x 8 x 2 = 20,160 searches, just over, refused before any is
+    built."""
+    base = run_cli(["compare", "--show", "h100-dgx"]).output
+    names = []
+    for i in range(126):
+        (tmp_path / f"s{i}.toml").write_text(base.replace('name = "h100-dgx"', f'name = "s{i}"'))
+        names.append(f"s{i}.toml")
+    r = run_cli(["compare", "--no-plot", "--scenarios", ",".join(names), "--models", MODELS,
+                 "--gpus", GPUS], cwd=tmp_path)
+    assert one_line_error(r) == (
+        "error: compare: about 20,160 searches, over the limit of 20,000; compare fewer "
+        "scenarios, GPUs, models or phases, or raise NETMODEL_MAX_COMPARE_SEARCHES")
+
+
+def test_run_compare_holds_the_limit_the_environment_sets(monkeypatch):
+    from compute.errors import UserError
+    from netmodel.study.compare import run_compare
+
+    monkeypatch.setenv("NETMODEL_MAX_COMPARE_SEARCHES", "3")
+    with pytest.raises(UserError) as info:
+        run_compare(["Llama-3-8B"], ["h100-dgx", "lite-flat"], ["decode", "prefill"])
+    assert str(info.value) == (
+        "compare: about 4 searches, over the limit of 3; compare fewer scenarios, GPUs, "
+        "models or phases, or raise NETMODEL_MAX_COMPARE_SEARCHES")
