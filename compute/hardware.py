@@ -36,7 +36,8 @@ from compute.rows import CONFIDENCE
 
 __all__ = ["DTYPES", "FLAG_FIELDS", "GpuSpec", "OPTIONAL_FIELDS", "SPEC_KEYS", "UNSET_FIELDS",
            "NVLINK_REFERENCE", "catalog", "derivation", "derive_gpu", "die_table", "get_gpu",
-           "gpu_names", "load_gpu_file", "logic_dies", "nvlink_count", "spec_ranges"]
+           "gpu_names", "load_gpu_file", "logic_dies", "nvlink_count", "spec_ranges",
+           "unknown_gpu"]
 
 
 @dataclass(frozen=True)
@@ -599,4 +600,15 @@ def get_gpu(name: str | GpuSpec) -> GpuSpec:
                             f"a file path must be the file's only entry (keep one, or load "
                             f"the file as a GPU file and pick one by name)")
         return next(iter(gpus.values()))
-    raise UserError(f"unknown GPU {validate.describe(name)}; known: {known(table)}")
+    raise unknown_gpu(name)
+
+
+def unknown_gpu(name: object) -> UserError:
+    """The error for a GPU name neither the catalog nor a file path: the catalog's names,
+    and that a GPU file's path is taken too.
+
+    >>> str(unknown_gpu("MI300X")).endswith("; or the path of a GPU file (.toml or .json)")
+    True
+    """
+    return UserError(f"unknown GPU {validate.describe(name)}; known: {known(catalog())}; "
+                     f"or the path of a GPU file (.toml or .json)")

@@ -58,7 +58,7 @@ from typing import Any, TypeAlias, TypeVar
 import networkx as nx
 
 from compute.errors import UserError, find_name, known
-from compute.hardware import GpuSpec, catalog, get_gpu
+from compute.hardware import GpuSpec, catalog, get_gpu, unknown_gpu
 from compute.units import format_bandwidth, parse_bandwidth, parse_time
 from compute.validate import describe
 from topologies.limits import MAX_DEPTH
@@ -273,7 +273,7 @@ def _gpu_arg(what: str, value: object) -> GpuSpec:
     if isinstance(value, str):
         if find_name(catalog(), value) is not None or value.lower().endswith((".toml", ".json")):
             return get_gpu(value)
-        raise UserError(f"{what}: unknown GPU {describe(value)}; known: {known(catalog())}")
+        raise UserError(f"{what}: {unknown_gpu(value)}")
     raise UserError(f"{what} must be a GPU name or a GpuSpec, got {describe(value)}")
 
 
