@@ -681,7 +681,7 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
     >>> validate(g)
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: invalid fabric graph: graph attribute 'gpus' is 2 but it has 3 GPU nodes
+    compute.errors.UserError: invalid fabric graph: graph attribute 'gpus' is 2 but it has 3 GPU nodes; set it to 3
     >>> g.add_edge("gpu2", "gpu2", bandwidth=1e9, latency=0.0, medium="copper", lanes=1)
     >>> validate(g)
     Traceback (most recent call last):
@@ -747,8 +747,12 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
              f"to set it through")
     _check_cabling_fits(graph, ocs_ports)
     declared = graph.graph.get("gpus")
+    if declared is None and gpus:
+        _bad(f"graph attribute 'gpus' is missing; set it to the number of GPU nodes, {gpus} "
+             f"(graph.graph['gpus'] = {gpus}, or \"gpus\": {gpus} in a file's graph table)")
     if declared != gpus:
-        _bad(f"graph attribute 'gpus' is {describe(declared)} but it has {gpus} GPU nodes")
+        _bad(f"graph attribute 'gpus' is {describe(declared)} but it has {gpus} GPU nodes; "
+             f"set it to {gpus}")
     if gpus == 0:
         _bad("it has no GPU nodes")
     if check_connected and gpus > 1:
