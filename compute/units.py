@@ -238,7 +238,15 @@ def parse_size_range(text: str, what: str = "sizes", *, max_sizes: int = MAX_SIZ
         if not all(t.strip() for t in items):
             raise UserError(f"{what} {text!r} has an empty item; give e.g. '1KiB:1GiB' or "
                             f"'1KiB,1MiB'")
-        return [parse_bytes(t, what) for t in items]
+        sizes = [parse_bytes(t, what) for t in items]
+        seen: dict = {}
+        for i, n in enumerate(sizes):   # by value: 1MiB and 1048576 are one
+            first = seen.setdefault(n, i)
+            if first != i:   # a table's rows twice, as --groups 8,8 is refused
+                raise UserError(f"{what} {text!r} names {format_bytes(n)} twice "
+                                f"({items[first].strip()!r} and {items[i].strip()!r}); give "
+                                f"each size once")
+        return sizes
     parts = text.split(":")
     if len(parts) not in (2, 3):
         raise UserError(f"{what} {text!r} must be 'LO:HI' or 'LO:HI:FACTOR'")

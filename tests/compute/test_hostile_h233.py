@@ -66,3 +66,24 @@ def test_calibrate_names_an_empty_required_cell_as_empty(tmp_path, row, line):
     r = run_cli(["calibrate", "--measurements", "m.csv", "-o", "p.toml"], cwd=tmp_path)
     assert one_line_error(r) == f"error: m.csv: {line}; {NEEDS}"
     assert not (tmp_path / "p.toml").exists()
+
+
+@pytest.mark.parametrize("text, shown", [("1MiB,1MiB", "1 MiB twice ('1MiB' and '1MiB')"),
+                                         ("1MiB, 1048576", "1 MiB twice ('1MiB' and '1048576')"),
+                                         ("1,2,1", "1 B twice ('1' and '1')")])
+def test_a_size_listed_twice_is_refused(text, shown):
+    """costs --sizes '1MiB,1MiB' printed every row twice, where --groups 8,8 and --ops
+    all-reduce,all-reduce are refused."""
+    from compute.units import parse_size_range
+
+    with pytest.raises(UserError) as info:
+        parse_size_range(text, "--sizes")
+    assert str(info.value) == f"--sizes {text!r} names {shown}; give each size once"
+    r = run_cli(["costs", "--fabric", "ring:n=8", "--sizes", text])
+    assert one_line_error(r) == f"error: --sizes {text!r} names {shown}; give each size once"
+
+
+def test_distinct_sizes_are_kept_in_order():
+    from compute.units import parse_size_range
+
+    assert parse_size_range("1MiB,1KiB,1000") == [2.0**20, 1024.0, 1000.0]
