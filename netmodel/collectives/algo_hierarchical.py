@@ -65,7 +65,11 @@ def hierarchical_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None)
     ag = Step("all-gather in domain", inner, m - 1, latencies=(m - 1, 0), pipeline=1,
               heads=m)
     inside = union_of("in-domain phases together", [rs, ag], pipeline=1, bound=1, heads=m)
-    return [rs, out_rs, out_ag, ag, inside, across_bound]
+    # the phases overlap only on links they do not share: where a domain has no links of its
+    # own (GPUs of one server label wired through the network), all four load the same ones
+    shared = union_of("every phase together", [rs, out_rs, out_ag, ag], pipeline=1, bound=3,
+                      heads=m)
+    return [rs, out_rs, out_ag, ag, inside, across_bound, shared]
 
 
 #: The most NVLS heads (GPUs whose NIC carries NVLSTree's tree across domains) NCCL gives

@@ -64,7 +64,8 @@ beta = 1/B the costs are):
                        reduce-scatter inside (in the switch where it reduces, else a ring),
                        ``m`` rings across on ``n/m``, all-gather inside:
                        ``2(m-1) alpha + 2(D-1) alpha + max(2(m-1)/m n beta_in,
-                       2(D-1)/(D m) n beta_out)``
+                       2(D-1)/(D m) n beta_out)``; on links the two levels share, the
+                       loads of all four phases add up
 ``in-network``         the switch reduces (NVLS, SHARP): all-reduce ``alpha + (1+1/p) n beta``
                        on NVSwitch (``alpha + n beta`` under one SHARP switch), reduce-scatter,
                        all-gather, broadcast, reduce ``alpha + n beta``; across scale-up

@@ -237,7 +237,9 @@ def reference_steps(algorithm, op, g, graph):
                 Step("in-domain phases together", both, latencies=(0, 0), pipeline=1, bound=1,
                      member=False, heads=m),
                 Step("across together", outs, latencies=(0, 0), pipeline=1, bound=2,
-                     member=False, heads=m)]
+                     member=False, heads=m),
+                Step("every phase together", both[:len(inner)] + outs + both[len(inner):],
+                     latencies=(0, 0), pipeline=1, bound=3, member=False, heads=m)]
     return generate(algorithm, op, g, graph)  # in-network: unchanged (tuples)
 
 
