@@ -195,15 +195,18 @@ def _horizon(seconds: float) -> str:
 
 
 def _components_per_kind(cluster, kinds) -> dict:
-    """Per kind, its components in the cluster: one per cell, or per set of a shared
-    part's kind (the kind's ``sets``); a ``group`` kind's, its group's part of its class
+    """Per kind, its components in the cluster: a cell's times the copies the kind's
+    cells hold (:meth:`~netmodel.study.reliability_cluster.Cluster.copies`: one per cell,
+    one per set of a shared switch, a shared link's share; a shared part's kind covers
+    ``sets`` sets of ``cells`` cells); a ``group`` kind's, its group's part of its class
     (:func:`~netmodel.study.reliability_spares.by_group`)."""
     effects = cluster.effects()
     if any(x.group >= 0 for x in kinds):
         effects = [e for e0 in effects for _, e, *_ in by_group(cluster, e0)]
-    by = {(e.cls, e.example): e.components for e in effects}
+    by = {(e.cls, e.example): e for e in effects}
     return {k: None if by.get((x.cls, x.example)) is None
-            else by[x.cls, x.example] * (x.sets or cluster.cells)
+            else by[x.cls, x.example].components
+            * cluster.copies(by[x.cls, x.example], x.cells * x.sets if x.sets else None)
             for k, x in enumerate(kinds)}
 
 

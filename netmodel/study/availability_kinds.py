@@ -5,8 +5,11 @@ long; with the default capacity threshold the model is read against.
 **Events.** Every symmetry class of components (:mod:`netmodel.study.blast_radius`) is an
 event kind: a Poisson process at ``parts x rate x cells`` failures per second (exponential
 lifetimes), each failure taking down ``instances_down`` instances and slowing others by
-``slow`` instances' worth (a shared part, counted once per set of cells: at ``parts x rate
-x sets``, each failure touching every cell of its set at once, :attr:`Kind.cells`) (slowed, or re-balanced to the largest batch that still meets
+``slow`` instances' worth (a shared part at ``parts x rate x copies``, its copies in the
+cluster, :meth:`Cluster.copies <netmodel.study.reliability_cluster.Cluster.copies>`: a
+switch once per set of cells, a link between switches at the cells' share of it; each
+failure touching every cell of its set at once, :attr:`Kind.cells`) (slowed, or
+re-balanced to the largest batch that still meets
 the SLO). Without a spare the instances are down for detection + repair + reload +
 warm-up; the slow-down lasts detection + repair. With a spare (placement and
 path from :mod:`netmodel.study.reliability_spares`) the instances are down only for the
@@ -186,10 +189,11 @@ def _kinds(cluster: Cluster, e, parts: float, placement: str, group: int) -> lis
     rates = cluster.rates
     per_set = cluster.cells_per_shared_part
     out = []
-    rate = parts * rates[e.cls] * cluster.cells
+    rate = parts * rates[e.cls] * cluster.copies(e)
     # a shared part: one failure of each set's copy touches every cell of the set at
-    # once (the full sets, then the last one part-filled as its own kind); the cells'
-    # failures a second are the same as counted cell by cell
+    # once (the full sets, then the last one part-filled as its own kind); the copies
+    # each run of sets holds: a switch one a set, a link the run's cells' share of it
+    # (Cluster.copies)
     full, rest = divmod(cluster.cells, per_set)
     shared = per_set > 1 and bool(getattr(e.component, "shared", False))
     groups = ([(per_set, full, 0)] if full else []) + (
@@ -212,7 +216,8 @@ def _kinds(cluster: Cluster, e, parts: float, placement: str, group: int) -> lis
     cat = cluster.catalog
     for cells, sets, first in groups:
         out.append(Kind(cls=e.cls, example=e.example,
-                        rate=parts * rates[e.cls] * sets if sets else rate,
+                        rate=parts * rates[e.cls] * cluster.copies(e, cells * sets)
+                        if sets else rate,
                         down=e.instances_down, slow=slow, units=units,
                         restored=rec.restored, d_repair=cluster.repair_down_s(e.cls),
                         d_swap=cluster.swap_s(), hold=cluster.hold_s(e.cls),

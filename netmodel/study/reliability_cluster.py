@@ -15,10 +15,16 @@ idle. Every instance is costed healthy where it is placed (:attr:`Cluster.health
 failure's instances are: one placed across two leaves may serve a smaller batch than the
 search's first group. Parts copies
 would share in a full build (leaves, spines, OCSes, links between switches:
-:func:`topologies.analysis.shared_part`) are counted once per
+:func:`topologies.analysis.shared_part`) are counted as the cluster holds them
+(:meth:`Cluster.copies`): a shared switch or OCS once per
 :func:`~topologies.analysis.cells_per_shared_part` cells (8 copies of ``h100-dgx`` fill
-the SU its rail leaves are built for), the cost model's share of them; one failure of such
-a part touches every cell of its set (:meth:`Cluster.cells_hit`).
+the SU its rail leaves are built for), whole, as it fails whole (the last set perhaps
+part-filled); a link between switches and its ends at the cells' share of them,
+:func:`~topologies.analysis.port_fill` per cell, the share the cost model charges
+(:func:`netmodel.study.cost.network_bill`, ``share="ports-used"``): one ``h100-dgx`` cell, 4
+servers of an SU, counts an eighth of the SU's 512 leaf-spine transceivers (64, beside its
+own 64 GPU-leaf ones), not those of the 28 absent servers' uplinks. One failure of a
+shared part touches every cell of its set (:meth:`Cluster.cells_hit`).
 
 **A failure** of a component (:mod:`topologies.failure_domains`) removes or thins parts of
 its cell. Its *hardware radius* is the GPUs lost, the GPUs it stops (every GPU wired to a
@@ -223,18 +229,48 @@ class Cluster(InstanceCosting):
         cells, the last perhaps part-filled (as a builder leaves an SU's last leaves)."""
         return -(-self.cells // self.cells_per_shared_part)
 
-    def copies(self, effect: Effect) -> int:
-        """How many times the cluster holds a cell's component of ``effect``: once per
-        cell, or once per set of cells for a shared part (see the module doc)."""
-        return self.shared_sets if _shared(effect) else self.cells
+    @cached_property
+    def fill(self) -> float:
+        """Share of a full build's shared links a cell uses:
+        :func:`topologies.analysis.port_fill`, the figure the cost model charges them at
+        (``share="ports-used"``)."""
+        from topologies.analysis import port_fill
+
+        return port_fill(self.graph)
+
+    def copies(self, effect: Effect, cells: int | None = None) -> float:
+        """How many times the cluster (or ``cells`` of its cells: a run of whole sets, or
+        the last set) holds a cell's component of ``effect`` (see the module doc): once per
+        cell for a cell's own part; a shared switch or OCS once per set of
+        :attr:`cells_per_shared_part` cells, whole (it fails whole, whatever share of it the
+        cells use); a shared link (between switches, and its ends) at the cells' share,
+        :attr:`fill` per cell, as the cost model charges it.
+
+        >>> c = build_cluster("h100-dgx", "Llama-3-70B", "decode")
+        >>> t = [e for e in c.effects(("transceiver", "leaf")) if _shared(e)]
+        >>> [(e.cls, e.parts, c.copies(e), e.parts * c.copies(e)) for e in t]
+        [('transceiver', 512.0, 0.125, 64.0), ('leaf', 8.0, 1, 8.0)]
+        """
+        n = self.cells if cells is None else cells
+        if not _shared(effect):
+            return n
+        if effect.component.nodes:
+            return -(-n // self.cells_per_shared_part)
+        return n * self.fill
 
     def cells_hit(self, effect: Effect) -> tuple[float, int]:
         """Cells one failure of ``effect``'s component touches: the mean over the
-        cluster's copies of it and the most (a shared part touches every cell of its set,
-        each as :meth:`effects` evaluates one cell)."""
+        cluster's failures of it and the most (a shared part touches every cell of its set,
+        each as :meth:`effects` evaluates one cell). A switch's sets hold one copy each, so
+        the mean is the cells per set; a link's sets hold copies in proportion to their cells
+        (:meth:`copies`), so a full set's failures weigh more than the last set's."""
         if not _shared(effect):
             return 1.0, 1
-        return self.cells / self.shared_sets, self.cells_per_shared_part
+        per = self.cells_per_shared_part
+        if effect.component.nodes:
+            return self.cells / self.shared_sets, per
+        full, rest = divmod(self.cells, per)
+        return (full * per * per + rest * rest) / self.cells, per
 
     @property
     def tokens_per_s(self) -> float:

@@ -88,8 +88,9 @@ def sensitivity(cluster: Cluster, *, spares: int | str = "1%", threshold: float 
         rates = c.rates
         gpu_rate = sum(e.parts * rates[e.cls] for e in c.effects()
                        if e.cls in ("gpu-die", "gpu-package")) * c.cells
+        # cell-failures: each part's copies (Cluster.copies) times the cells it touches
         sm_hours = sum(e.parts * rates[e.cls] * e.sms * c.repair_down_s(e.cls)
-                       for e in c.effects()) * c.cells * YEAR / HOUR
+                       * c.copies(e) * c.cells_hit(e)[0] for e in c.effects()) * YEAR / HOUR
         best = 0.0
         for placement in ("pod", "global"):
             kinds = event_kinds(c, placement)

@@ -1,8 +1,11 @@
-"""A cluster of ``--gpus N`` copies of a scenario's fabric counts the parts copies share in
-a full build (leaves, spines, OCSes, switch-to-switch links and their ends) once per set of
-cells they serve (topologies.analysis.cells_per_shared_part), as the builder would build
-that many GPUs and as the cost model charges a cell (network_bill, share ports-used); a
-shared part's failure touches every cell of its set, so rate x radius is unchanged."""
+"""A cluster of ``--gpus N`` copies of a scenario's fabric counts the switches and OCSes
+copies share in a full build (leaves, spines, OCSes) once per set of cells they serve
+(topologies.analysis.cells_per_shared_part), whole, as the builder would build that many
+GPUs; the links between switches and their ends at the cells' share of them
+(topologies.analysis.port_fill a cell), as the cost model charges a cell (network_bill,
+share ports-used): a slice of an SU counts the uplinks of its own ports, not those of
+absent servers. A shared part's failure touches every cell of its set, so rate x radius
+is unchanged."""
 
 from __future__ import annotations
 
@@ -27,21 +30,32 @@ def _counts(scenario, model, gpus):
 
 @pytest.mark.parametrize("cells, hand", [
     # h100-dgx is 4 servers x 8 H100 on the 8 rail leaves of one SU (32 servers, 64-port
-    # leaves with 32 uplinks, 4 spines: 8 parallel cables a leaf-spine pair). 8 cells fill
-    # one SU: 8 leaves, 4 spines, 256 uplinks (512 transceivers) + 256 GPU cables (512).
+    # leaves with 32 uplinks, 4 spines: 8 parallel cables a leaf-spine pair), port_fill
+    # 32 / (8 x 32) = 1/8. 8 cells fill one SU: 8 leaves, 4 spines, 256 uplinks (512
+    # transceivers) + 256 GPU cables (512).
     (8, {"nic": 256, "transceiver": 1024, "nvswitch": 32, "leaf": 8, "spine": 4}),
-    # 12 cells = 48 servers = 2 SUs (the second half full): 16 leaves, 8 spines,
-    # 16 x 32 = 512 uplinks (1,024 transceivers) + 384 GPU cables (768)
-    (12, {"nic": 384, "transceiver": 1792, "nvswitch": 48, "leaf": 16, "spine": 8}),
-    # 2 cells = 8 servers on the same 8 leaves: the SU's parts once
-    (2, {"nic": 64, "transceiver": 640, "nvswitch": 8, "leaf": 8, "spine": 4}),
+    # 12 cells = 48 servers = 2 SUs (the second half full): 16 leaves, 8 spines whole;
+    # 384 GPU cables (768) and the 48 servers' share of the 512 uplinks, 12/16 = 384
+    # (768): 1,536 (was 1,792, the second SU's uplinks of its 16 absent servers too)
+    (12, {"nic": 384, "transceiver": 1536, "nvswitch": 48, "leaf": 16, "spine": 8}),
+    # 2 cells = 8 servers on the same 8 leaves: the SU's switches once, whole; 64 GPU
+    # cables (128) and 2/8 of the 256 uplinks (128): 256 (was 640)
+    (2, {"nic": 64, "transceiver": 256, "nvswitch": 8, "leaf": 8, "spine": 4}),
+    # 1 cell, the study's: 32 GPU cables (64) and 1/8 of the uplinks (64): 128, the
+    # transceivers the cost model charges it (was 576: 64 + the SU's 512)
+    (1, {"nic": 32, "transceiver": 128, "nvswitch": 4, "leaf": 8, "spine": 4}),
 ])
 def test_cells_count_the_parts_of_one_build(cells, hand):
     got = _counts("h100-dgx", "Llama-3-70B", 32 * cells)
     assert got == hand
-    # the rail-optimized builder's own fabric of that many GPUs (same leaves and spines)
-    built = class_counts(components(build(f"rail-optimized:domains={4 * cells}")))
-    assert {c: built[c] for c in CLASSES} == hand
+    # the rail-optimized builder's own fabric of that many GPUs (same leaves and spines,
+    # whole), its transceivers as the cost model charges them (ports-used)
+    g = build(f"rail-optimized:domains={4 * cells}")
+    built = class_counts(components(g))
+    assert {c: built[c] for c in CLASSES if c != "transceiver"} == \
+        {c: n for c, n in hand.items() if c != "transceiver"}
+    optics = sum(i.count for i in network_bill(g).items if i.category == "optics")
+    assert optics == hand["transceiver"]
 
 
 def test_16k_h100_against_llama3():
@@ -84,8 +98,9 @@ def test_a_shared_failure_touches_its_set(tmp_path):
     assert br.cluster.cells_per_shared_part == 4
     assert one["leaf"].count == 4 and eight["leaf"].count == 8
     assert one["spine"].count == 2 and eight["spine"].count == 4
-    # 32 GPU cables + 4 x 32 uplinks = 160 cables a cell; 8 cells: 8 x 32 + 2 x 128
-    assert one["transceiver"].count == 320 and eight["transceiver"].count == 1024
+    # 32 GPU cables (64 ends) + 4 x 32 uplinks (256 ends) a cell, at port_fill 32 / 128
+    # = 1/4 of them (64): 128 (was 320); 8 cells: 8 x 64 + 2 x 256, each set whole
+    assert one["transceiver"].count == 128 and eight["transceiver"].count == 1024
     leaf = one["leaf"].tokens_lost_pct_mean
     assert leaf > 0
     # one leaf failure: the cell's loss in each of 4 cells, of the 8 cells' tokens/s

@@ -1,0 +1,82 @@
+"""A scenario cut from a larger build (h100-dgx: 4 servers of a SuperPOD SU; lite-direct:
+the same leaves and spines) counts its share of the links between switches, the share the
+cost model charges it (topologies.analysis.port_fill), not the whole SU's: its leaves and
+spines fail whole, but the uplinks of the 28 absent servers' ports are not its parts
+(audit of helper 232: 576 transceivers, 3.33 failures a year, for 32 GPUs). One failure of
+a shared link touches every cell of its set, so a cluster whose last set is part-filled
+weighs its sets by the links each holds."""
+
+from __future__ import annotations
+
+import pytest
+
+from netmodel.study.availability import availability
+from netmodel.study.availability_kinds import _kinds
+from netmodel.study.blast_radius import blast_radius
+from netmodel.study.cost import network_bill
+from netmodel.study.fabric_search import build_fabric
+from netmodel.study.reliability_catalog import HOUR
+from netmodel.study.reliability_cluster import YEAR, _shared, build_cluster
+
+
+def _rows(scenario, gpus=None):
+    return {r.cls: r for r in blast_radius(scenario, "Llama-3-70B", gpus=gpus).rows}
+
+
+def _optics_charged(scenario) -> float:
+    bill = network_bill(build_fabric(scenario))   # share="ports-used"
+    return sum(i.count for i in bill.items if i.category == "optics"
+               and i.what.startswith("pluggable-optics"))
+
+
+def test_h100_dgx_counts_its_slice_of_the_su():
+    # 32 NIC-leaf cables (64 transceivers) + 1/8 (port_fill: 32 of 8 x 32 down ports) of
+    # the SU's 256 leaf-spine cables (512 transceivers): 64 + 64 = 128 (was 576)
+    rows = _rows("h100-dgx")
+    t = rows["transceiver"]
+    assert t.count == 32 * 2 + 256 * 2 / 8 == 128 == _optics_charged("h100-dgx")
+    # 6.6e-7 per transceiver-hour (netmodel/data/failures.toml): 0.741 a year (was 3.33)
+    assert t.rate_per_hour == pytest.approx(6.6e-7, rel=1e-12)
+    assert t.events_per_year == pytest.approx(128 * 6.6e-7 * YEAR / HOUR, rel=1e-12)
+    assert t.events_per_year == pytest.approx(0.7406, abs=1e-4)
+    # leaves and spines fail whole, whatever share of them the slice uses
+    assert (rows["leaf"].count, rows["spine"].count, rows["nic"].count) == (8, 4, 32)
+
+
+def test_lite_direct_counts_its_slice_of_the_su():
+    # 128 Lites on 32 breakout NIC cables: 128 GPU ends + 32 switch ends = 160; 1/8 of
+    # the 256 leaf-spine cables' 512 ends = 64: 224 (was 672), what cost charges
+    rows = _rows("lite-direct")
+    assert rows["transceiver"].count == 160 + 512 / 8 == 224 == _optics_charged("lite-direct")
+    assert (rows["leaf"].count, rows["spine"].count) == (8, 4)
+
+
+def test_a_part_filled_last_set_weighs_by_its_links():
+    # 9 cells of h100-dgx, 8 a set: one full SU and a second holding one cell. Leaves: 2
+    # sets of 8, whole, a failure touching 8 or 1 cells, 4.5 on average. Leaf-spine
+    # transceivers: 9/8 of the 512 (576), 512 of them touching 8 cells and 64 one cell:
+    # (512 x 8 + 64 x 1) / 576 = 65/9 cells a failure (was 4.5, each set alike)
+    c = build_cluster("h100-dgx", "Llama-3-70B", "decode", gpus=288)
+    link = next(e for e in c.effects(("transceiver",)) if _shared(e))
+    leaf = next(e for e in c.effects(("leaf",)))
+    assert link.parts == 512 and leaf.parts == 8   # a cell's, each class one effect
+    assert c.copies(link) == 9 / 8 and c.copies(leaf) == 2
+    assert c.cells_hit(link) == (pytest.approx(65 / 9, rel=1e-15), 8)
+    assert c.cells_hit(leaf) == (4.5, 8)
+    # the availability model's kinds of that link: the full set (8 cells at once) at the
+    # SU's 512, the last set (1 cell) at its 64; cell-failures as the blast radius counts
+    r = c.rates["transceiver"]
+    kinds = _kinds(c, link, link.parts, "pod", -1)
+    assert [(k.cells, k.sets) for k in kinds] == [(8, 1), (1, 1)]
+    assert [k.rate / r for k in kinds] == [pytest.approx(512), pytest.approx(64)]
+    assert sum(k.rate * k.cells for k in kinds) == pytest.approx(
+        link.parts * r * c.copies(link) * c.cells_hit(link)[0], rel=1e-12)
+
+
+def test_availability_is_unchanged_where_the_links_take_nothing_down():
+    # h100-dgx's leaf-spine transceivers take no instance down and slow none: no event
+    # kind, so the availability is what it was (analytic, docs/figures/reliability.csv)
+    rows = _rows("h100-dgx")
+    assert rows["transceiver"].instances_down_mean == rows["transceiver"].tokens_lost_pct_mean == 0
+    a = availability("h100-dgx", "Llama-3-70B", spares=0, trials=20)
+    assert a.analytic.mean == pytest.approx(0.9982935027031756, rel=1e-14)
