@@ -202,7 +202,8 @@ def collective_time(fabric: FabricLike, op: str, sizes: ArrayLike, group: int | 
             raise UserError(f"on scenario {s.label!r} a collective runs with the scenario's "
                             f"algorithm {s.algorithm!r} and placement {s.placement!r}, not "
                             f"{', '.join(asked)}: pass its fabric spec "
-                            f"({s.fabric_spec()!r}) to choose them")
+                            f"(get_scenario(...).fabric_spec(), here {s.fabric_spec()!r}) "
+                            f"to choose them")
         return np.asarray(ScenarioCollectives(s)
                           .collective_time(op, n, int(group)), dtype=float)
     graph = build_fabric(fabric)
