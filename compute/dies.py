@@ -71,7 +71,9 @@ def wafer_price_of(process: str, where: str) -> float:
     if key not in rows:
         ok = [parameter("reference_process")] + [k.removeprefix("wafer_price_").upper()
                                                   for k in rows if k.startswith("wafer_price_")]
-        raise UserError(f"{where}: process {process!r} has no wafer price; known: {known(ok)}")
+        raise UserError(f"{where}: process {process!r} has no wafer price; known: {known(ok)} "
+                        f"(give one of them, or add a sourced row [{key}] to "
+                        f"compute/data/economics.toml)")
     return rows[key].value
 
 
