@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 from compute.comm import NoCommunication
 from compute.errors import UserError
 from compute.hardware import get_gpu
+from compute.limits import check
 from compute.models import get_model
 from compute.phases import PHASES, Slo, check_phase, check_slo
 from compute.roofline import RooflineOptions, check_options, default_comm, make_workload
@@ -398,10 +399,15 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
     refuse_unwired_options(options, "the study",
                            models + ([get_model(moe)] if moe is not None else []))
     options = check_options(options)
-    from netmodel.study.compare import run_compare
+    from netmodel.study.compare import MAX_SEARCHES, run_compare
     from netmodel.study.lite_gpu_parts import own_gpu_scenarios
     from netmodel.study.sweep import parse_param, run_sweep
 
+    if fabric:   # its comparisons' limit, said before any part runs (the first refused
+        # run_compare's 24,000 searches only after the GPUs alone and, forked, the packed part)
+        check("study", "searches of the fabric comparison", len(scens) * len(models)
+              * len(phases), MAX_SEARCHES, "NETMODEL_MAX_COMPARE_SEARCHES",
+              "give fewer scenarios, GPUs, models or phases")
     own = own_gpu_scenarios(scens)
     packed = packed and fabric and any(s.instances != "all" for s in own)
     moe = moe if fabric else None

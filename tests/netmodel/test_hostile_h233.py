@@ -117,3 +117,22 @@ def test_run_compare_holds_the_limit_the_environment_sets(monkeypatch):
     assert str(info.value) == (
         "compare: about 4 searches, over the limit of 3; compare fewer scenarios, GPUs, "
         "models or phases, or raise NETMODEL_MAX_COMPARE_SEARCHES")
+
+
+def test_the_study_counts_its_fabric_comparison_before_any_part(monkeypatch):
+    """(f) study lite-gpu with 150 Lite scenario files x 9 GPUs x 8 models x 2 phases (21,616
+    searches) ran the GPUs-alone part and, forked, the packed comparison before its fabric
+    comparison was refused (still running at 60 s): the count is now checked with the
+    other inputs, before the first part."""
+    from compute.errors import UserError
+    from netmodel.study.lite_gpu import run_full_study
+
+    monkeypatch.setenv("NETMODEL_MAX_COMPARE_SEARCHES", "1")
+    with pytest.raises(UserError) as info:
+        run_full_study(["Llama-3-8B"], ["H100-SXM", "Lite"], ["decode"],
+                       scenarios=["h100-dgx", "lite-flat"], sweep=False, paper=False,
+                       reliability=False, cost=False, crossovers=False, serving=False,
+                       moe=None, packed=False)
+    assert str(info.value) == (
+        "study: about 2 searches of the fabric comparison, over the limit of 1; give fewer "
+        "scenarios, GPUs, models or phases, or raise NETMODEL_MAX_COMPARE_SEARCHES")
