@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 import networkx as nx
 import numpy as np
 
-from compute.errors import UserError
+from compute.errors import UserError, known
 from compute.hardware import GpuSpec
 from compute.models import get_model
 from compute.parallel import search_pp
@@ -529,7 +529,17 @@ class ScenarioCollectives:
         return hit
 
     def _whole(self, op: str, size: int):
-        """An instance cut apart by the fabric, as one line naming the scenario."""
+        """An instance cut apart by the fabric, as one line naming the scenario; and an op
+        the scenario's own algorithm does not implement, refused in one naming it."""
+        from netmodel.collectives.algorithms import ALGORITHMS, algorithms_for
+
+        algorithm = self.scenario.algorithm
+        if algorithm != "auto" and op not in ALGORITHMS[algorithm]:
+            raise UserError(f"scenario {self.scenario.label!r} runs every collective with "
+                            f"algorithm {algorithm!r}, which has no {op} (algorithms for "
+                            f"it: {known(algorithms_for(op))}); to cost it, give the "
+                            f"scenario's [collective] algorithm = \"auto\" (the fastest "
+                            f"valid one per op and size)")
         return _whole(self.scenario.label, op, size)
 
     def parts(self, op: str, size: int
