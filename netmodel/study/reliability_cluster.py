@@ -407,18 +407,40 @@ class Cluster(InstanceCosting):
         """Weight bytes per GPU of an instance (what a spare loads)."""
         return float(self.best.memory.weights)
 
+    @cached_property
+    def load_bandwidth(self) -> float:
+        """Bytes/s a spare loads its weight shard at (:meth:`~netmodel.study.
+        reliability_catalog.Catalog.load_bandwidth`). From a peer over the fabric (the
+        catalog's ``load_from = "fabric"``) a copy moves at the scale-up link's line rate
+        times the share of it the collective model gives payload on that link, read where
+        the collective model reads it (the scenario's calibration resolved for this fabric's
+        GPUs: ``scaleup_efficiency``, 20.6 of NVLink4's 25 GB/s in NCCL's tuning); from
+        storage, the catalog's storage bandwidth.
+
+        >>> c = build_cluster("lite-flat", "Llama-3-70B", "decode")
+        >>> c.gpu.scaleup_bandwidth / 1e9, round(c.load_bandwidth / 1e9, 2)
+        (112.5, 92.7)
+        """
+        bw = self.catalog.load_bandwidth(self.gpu)
+        if self.catalog.load_from == "fabric":
+            bw *= self.calibration.resolve(self.graph).scaleup_efficiency
+        return bw
+
+    @property
+    def reload_s(self) -> float:
+        """Seconds a spare (or a repaired GPU) takes to load its weight shard."""
+        return self.shard_bytes / self.load_bandwidth
+
     def swap_s(self) -> float:
         """Seconds from a failure to a hot spare serving: detection, circuit
-        reconfiguration (OCS), loading the weight shard, warm-up."""
+        reconfiguration (OCS), loading the weight shard (:attr:`reload_s`), warm-up."""
         c = self.catalog
-        return (c.detection_s + self.reconfiguration_s
-                + self.shard_bytes / c.load_bandwidth(self.gpu) + c.warmup_s)
+        return c.detection_s + self.reconfiguration_s + self.reload_s + c.warmup_s
 
     def repair_down_s(self, cls: str) -> float:
         """Seconds an instance waits without a spare: detection, repair, reload, warm-up."""
         c = self.catalog
-        return (c.detection_s + c.repair_s(cls) + self.shard_bytes / c.load_bandwidth(self.gpu)
-                + c.warmup_s)
+        return c.detection_s + c.repair_s(cls) + self.reload_s + c.warmup_s
 
     def hold_s(self, cls: str) -> float:
         """Seconds a spare stands in before the repaired part returns to the pool."""

@@ -111,7 +111,7 @@ def test_two_leaf_fabric_with_one_spare_by_hand():
     assert a.pools.reachable == (1,)
     r = 1e-3 / HOUR                                  # per GPU, die and package together
     det, warm = c.catalog.detection_s, c.catalog.warmup_s
-    load = c.shard_bytes / c.gpu.scaleup_bandwidth
+    load = c.shard_bytes / (c.gpu.scaleup_bandwidth * _efficiency(c))   # from a peer
     d_rep = det + 24 * HOUR + load + warm
     d_swap = det + load + warm                       # no circuits to re-set
     hold = det + 24 * HOUR
@@ -130,7 +130,7 @@ def test_ocs_ring_with_a_spare_port_by_hand():
     die = next(e for e in c.effects() if e.cls == "gpu-die")
     rec = recovery(c, die, "pod")
     det, warm = c.catalog.detection_s, c.catalog.warmup_s
-    load = c.shard_bytes / c.gpu.scaleup_bandwidth
+    load = c.shard_bytes / (c.gpu.scaleup_bandwidth * _efficiency(c))   # from a peer
     assert rec.path == "substitute 1 spare (circuits re-set)"
     assert rec.time_s == pytest.approx(det + 2.0 + load + warm)
     assert rec.restored == 0.0                        # the spare's ring is the same ring
@@ -455,9 +455,10 @@ def test_lite_ocs_cpo_engine_slowdown_swapped_for_a_spare_by_hand():
     assert e.instances_down == 0 and e.rebalanced == 1 and len(e.slowed) == 1
     s = e.slow
     assert 0 < s < 1 and e.slowed[0][1] == s
-    # by hand: swap = detection 30 s + circuits 0.01 s + 8.989 GB / 112.5 GB/s + warm-up 60 s;
-    # without a spare the instance is slow for detection + the 4 h repair
-    d_swap = 30.0 + 0.01 + 8989458432 / 112.5e9 + 60.0
+    # by hand: swap = detection 30 s + circuits 0.01 s + 8.989 GB / (112.5 GB/s x 20.6/25,
+    # NVLink4's payload share as the collective model reads it) + warm-up 60 s; without a
+    # spare the instance is slow for detection + the 4 h repair
+    d_swap = 30.0 + 0.01 + 8989458432 / (112.5e9 * 20.6 / 25) + 60.0
     d_slow = 30.0 + 4 * HOUR
     assert c.swap_s() == pytest.approx(d_swap, rel=1e-12)
     sw = slow_recovery(c, e, "pod")
@@ -543,3 +544,12 @@ def test_monte_carlo_agrees_with_the_closed_forms_on_slowed_swaps():
     lost = 2e-4 * (0.1 * 4 * HOUR + b * 0.4 * 4 * HOUR
                    + (1 - b) * (0.4 * 90 + 0.05 * (4 * HOUR - 90)))
     assert an.mean == pytest.approx(1 - lost / 16, rel=1e-12)
+
+
+def _efficiency(cluster) -> float:
+    """The scale-up payload share the collective model reads for the cluster's GPU
+    (netmodel/data/collective_defaults.toml: 0.824 on NVLink4), at which a spare loads its
+    shard from a peer."""
+    from netmodel.collectives.calibration import default_calibration
+
+    return default_calibration().for_gpu(cluster.gpu.name).scaleup_efficiency

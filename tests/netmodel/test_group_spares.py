@@ -62,7 +62,7 @@ def test_availability_with_group_spares_by_hand(four):
                      horizon="2y", seed=5)
     r = 1e-3 / HOUR
     det, warm = four.catalog.detection_s, four.catalog.warmup_s
-    load = four.shard_bytes / four.gpu.scaleup_bandwidth
+    load = four.shard_bytes / (four.gpu.scaleup_bandwidth * _efficiency(four))
     d_rep, d_swap, hold = det + 24 * HOUR + load + warm, det + load + warm, det + 24 * HOUR
     x = 8 * r * hold
     b = x * x / 2 / (1 + x + x * x / 2)
@@ -316,3 +316,12 @@ def test_a_spanning_instance_comes_back_only_if_every_pool_has_its_share():
     n = r * YEAR * years                     # some 24,000 failures
     assert abs(mc.instance_down_events_per_year * years - n) <= 5 * math.sqrt(n)
     assert abs(mc.waits_for_repair_per_year * years - n / 2) <= 5 * math.sqrt(n)
+
+
+def _efficiency(cluster) -> float:
+    """The scale-up payload share the collective model reads for the cluster's GPU
+    (netmodel/data/collective_defaults.toml: 0.824 on NVLink4), at which a spare loads its
+    shard from a peer."""
+    from netmodel.collectives.calibration import default_calibration
+
+    return default_calibration().for_gpu(cluster.gpu.name).scaleup_efficiency

@@ -39,7 +39,8 @@ def test_a_spare_loads_one_gpus_share_under_ep(ocs_moe):
     assert weights == 6_441_934_848 == c.best.memory.weights == c.shard_bytes
     cat = c.catalog
     assert c.swap_s() == pytest.approx(cat.detection_s + c.reconfiguration_s
-                                       + weights / cat.load_bandwidth(c.gpu) + cat.warmup_s)
+                                       + weights / (cat.load_bandwidth(c.gpu) * _efficiency(c))
+                                       + cat.warmup_s)
 
 
 def test_search_without_attention_dp_hints_that_wider_stages_need_it():
@@ -93,3 +94,12 @@ def test_reliability_json_names_the_configuration():
         assert d["config"] == c.parallelism.label and " x PP 2" in d["config"]
         assert d["instance_gpus"] == 32
         assert d["instances"] * d["instance_gpus"] + len(c.idle) * c.cells == d["gpus"] == 128
+
+
+def _efficiency(cluster) -> float:
+    """The scale-up payload share the collective model reads for the cluster's GPU
+    (netmodel/data/collective_defaults.toml: 0.824 on NVLink4), at which a spare loads its
+    shard from a peer."""
+    from netmodel.collectives.calibration import default_calibration
+
+    return default_calibration().for_gpu(cluster.gpu.name).scaleup_efficiency

@@ -146,7 +146,7 @@ def test_availability_with_the_split_classes_by_hand(two):
     assert a.pools.reachable == (4,)
     r = 1e-3 / HOUR
     det, warm = two.catalog.detection_s, two.catalog.warmup_s
-    load = two.shard_bytes / two.gpu.scaleup_bandwidth
+    load = two.shard_bytes / (two.gpu.scaleup_bandwidth * _efficiency(two))
     d_rep, d_swap, hold = det + 24 * HOUR + load + warm, det + load + warm, det + 24 * HOUR
     a1 = a4 = 8 * r * hold
     q = [1.0]
@@ -202,3 +202,12 @@ def test_spares_on_a_failed_leaf_are_cut_off_with_it(leaf_spine):
         r = recovery(leaf_spine, e, "pod")
         assert (r.path, r.units) == ("substitute 4 spares", 4)
         assert 0 < r.restored < 0.05     # two instances a little slower across leaves
+
+
+def _efficiency(cluster) -> float:
+    """The scale-up payload share the collective model reads for the cluster's GPU
+    (netmodel/data/collective_defaults.toml: 0.824 on NVLink4), at which a spare loads its
+    shard from a peer."""
+    from netmodel.collectives.calibration import default_calibration
+
+    return default_calibration().for_gpu(cluster.gpu.name).scaleup_efficiency

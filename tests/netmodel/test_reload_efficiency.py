@@ -1,0 +1,45 @@
+"""A spare loads its weight shard from a peer over the scale-up link at the payload share
+of that link the collective model applies (netmodel/data/collective_defaults.toml,
+[links] scaleup_efficiency: NCCL counts an NVLink4 link as 20.6 of its 25 GB/s), not at
+the raw line rate (audit of helper 232: 8.989 GB / 112.5 GB/s in the Lite case)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from netmodel.study.reliability_cluster import build_cluster
+from netmodel.study.scenarios import get_scenario
+
+
+def test_lite_reload_at_nvlink_payload_rate():
+    # Llama-3-70B decode at TP 16: 70.55e9 params x 2 B / 16 (and the embeddings) =
+    # 8,989,458,432 B a Lite; 112.5 GB/s x 20.6/25 = 92.7 GB/s: 96.97 ms (was 79.91 ms)
+    c = build_cluster("lite-flat", "Llama-3-70B", "decode")
+    assert c.shard_bytes == 8_989_458_432
+    assert c.load_bandwidth == pytest.approx(112.5e9 * 20.6 / 25, rel=1e-12)
+    reload = 8_989_458_432 / 92.7e9
+    assert c.reload_s == pytest.approx(reload, rel=1e-12)
+    assert reload == pytest.approx(0.09697, abs=1e-5)
+    # swap: detection 30 s + reload + warm-up 60 s (no circuits); repair adds its 24 h
+    assert c.swap_s() == pytest.approx(30 + reload + 60, rel=1e-14)
+    assert c.repair_down_s("gpu-die") == pytest.approx(30 + 24 * 3600 + reload + 60,
+                                                       rel=1e-14)
+
+
+def test_h100_reload_at_nvlink_payload_rate():
+    # 35,278,831,616 B an H100 at TP 4; 450 GB/s x 20.6/25 = 370.8 GB/s: 95.14 ms
+    c = build_cluster("h100-dgx", "Llama-3-70B", "decode")
+    assert c.reload_s == pytest.approx(35_278_831_616 / 370.8e9, rel=1e-12)
+
+
+def test_ideal_calibration_and_storage_load_at_their_own_rates():
+    # the ideal collective model moves payload at the line rate: so does the reload
+    ideal = replace(get_scenario("lite-flat"), calibration="ideal")
+    c = build_cluster(ideal, "Llama-3-70B", "decode")
+    assert c.reload_s == pytest.approx(8_989_458_432 / 112.5e9, rel=1e-12)
+    # from storage, the catalog's 12.5 GB/s a GPU, no link efficiency
+    s = build_cluster("lite-flat", "Llama-3-70B", "decode")
+    s = s.with_catalog(s.catalog.with_(load_from="storage"))
+    assert s.reload_s == pytest.approx(8_989_458_432 / 12.5e9, rel=1e-12)
