@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     from netmodel.study.scenarios import Scenario
     from netmodel.study.serving import ServingWorkload
 
-__all__ = ["CostPart", "ReliabilityPart", "ServingPart", "cost_part", "own_gpu_rows",
+__all__ = ["REFERENCE_SPARES", "CostPart", "ReliabilityPart", "ServingPart", "cost_part",
+           "own_gpu_rows",
            "own_gpu_scenarios",
            "plot_serving", "reliability_part", "serving_part"]
 
@@ -68,14 +69,24 @@ def own_gpu_rows(fab: CompareResult, model: str | ModelSpec,
             if (row.model, row.phase) == (model, phase) and row.label in labels]
 
 
+#: The study's reference spare pool: 1% of each scenario's GPUs, rounded up to whole GPUs
+#: (:func:`netmodel.study.availability.parse_spares`), so the pool's share of the cluster
+#: is as coarse as one GPU of it.
+REFERENCE_SPARES = "1%"
+
+
 @dataclass(frozen=True, eq=False)
 class ReliabilityPart:
     """Reliability summaries (one per scenario), the spare curves of the figure and what
-    could not be computed."""
+    could not be computed; ``spares``: the reference pool as asked of every scenario
+    (:data:`REFERENCE_SPARES`, a share of each cluster's GPUs rounded up to whole GPUs),
+    ``sms_per_gpu``: per scenario label, its GPU's SMs (what a spare GPU holds)."""
 
     summaries: tuple = ()
     curves: dict = field(default_factory=dict)
     notes: dict = field(default_factory=dict)
+    spares: str = REFERENCE_SPARES
+    sms_per_gpu: dict = field(default_factory=dict)
 
     def to_dicts(self) -> list[dict]:
         return [s.to_dict() for s in self.summaries]
@@ -90,7 +101,7 @@ def reliability_part(fab: CompareResult, model: str | ModelSpec, phase: str = "d
     from netmodel.study.reliability_cluster import build_cluster
     from netmodel.study.reliability_summary import reliability_summary
 
-    out, curves, notes = [], {}, {}
+    out, curves, notes, sms = [], {}, {}, {}
     for row, found in own_gpu_rows(fab, model, phase):
         if not row.feasible:
             notes[row.label] = row.reason
@@ -99,13 +110,14 @@ def reliability_part(fab: CompareResult, model: str | ModelSpec, phase: str = "d
             cluster = build_cluster(found.scenario, model, phase, search=found, slo=slo,
                                     options=options)
             summary = reliability_summary(found.scenario, model, phase, cluster=cluster,
-                                          method="analytic")
+                                          spares=REFERENCE_SPARES, method="analytic")
+            sms[summary.scenario] = cluster.gpu.sms
             placement = summary.spares_needed_placement or summary.spare_placement
             curves[f"{row.label} ({placement})"] = spare_curve(cluster, placement)
             out.append(summary)
         except UserError as exc:
             notes[row.label] = str(exc)
-    return ReliabilityPart(tuple(out), curves, notes)
+    return ReliabilityPart(tuple(out), curves, notes, REFERENCE_SPARES, sms)
 
 
 @dataclass(frozen=True, eq=False)

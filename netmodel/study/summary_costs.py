@@ -8,15 +8,55 @@ from __future__ import annotations
 from netmodel.study.summary_words import TIE, _list, _others, _own, _span, _v, _x
 
 
+def _share(n: int, of: int) -> str:
+    """``n`` of ``of`` as a percentage, two figures (3.1%, 1.6%, 0.39%).
+
+    >>> _share(1, 32), _share(2, 128), _share(0, 8), _share(64, 16384)
+    ('3.1%', '1.6%', '0%', '0.39%')
+    """
+    return f"{100 * n / of:.2g}%"
+
+
+def _pool(s, sms: dict) -> str:
+    """The reference pool of summary ``s``: its GPUs, their SMs (``sms``: per scenario
+    label, SMs a GPU, where known) and its share of the cluster, and where it sits."""
+    per = sms.get(s.scenario)
+    size = f"{s.spares} GPU{'' if s.spares == 1 else 's'}"
+    if per:
+        size += f" = {s.spares * per:,} SMs"
+    return f"{size}, {_share(s.spares, s.gpus)} of the cluster; {s.spare_placement}"
+
+
+def _pool_rule(rel, sms: dict) -> str:
+    """What the reference pool is (the rule, a share of each cluster's GPUs rounded up to
+    whole GPUs or a count) and what it comes to per GPU type, so its unequal share shows."""
+    rule = getattr(rel, "spares", None)
+    if rule is None:
+        return ""
+    what = (f"{rule} of each cluster's GPUs, rounded up to whole GPUs" if str(rule).endswith("%")
+            else f"{rule} GPUs")
+    sizes = {}
+    for s in rel.summaries:   # one entry per GPU type, pool and cluster size
+        gpu = s.scenario.split("@")[-1]
+        per = sms.get(s.scenario)
+        sms_text = f"{s.spares * per:,} SMs, " if per else ""
+        sizes.setdefault((gpu, s.spares, s.gpus), f"{s.spares} x {gpu} ({sms_text}"
+                         f"{_share(s.spares, s.gpus)} of {s.gpus:,} GPUs)")
+    return (f" With spares: a reference pool of {what}, at the better of pod and global "
+            f"placement; one GPU is the smallest step, so the pool's share of the cluster "
+            f"differs with the GPU: {_list(sizes.values())}.")
+
+
 def _reliability_part(rel, fab) -> list[str]:
     if not rel.summaries:
         return []
     s0 = rel.summaries[0]
+    sms = getattr(rel, "sms_per_gpu", {}) or {}
     out = ["## 4. Blast radius and availability (reliability.csv, reliability_spares.png)", "",
            f"{s0.model}, {s0.phase}, {_own(fab.scenarios)} and one copy of its fabric; "
            "failure and repair rates from netmodel/data/failures.toml (a source per number); "
            "closed forms. SMs down per GPU failure: hardware (the GPU) and software (every "
-           "GPU of its instance).", "",
+           "GPU of its instance)." + _pool_rule(rel, sms), "",
            "| scenario | GPUs | TP | SMs down (hw) | SMs down (sw) | GPU failures/yr | "
            f"availability | with spares | spares to keep >= {100 * s0.threshold:.4g}% of "
            f"capacity {100 * s0.quantile:.4g}% of the time |",
@@ -27,7 +67,7 @@ def _reliability_part(rel, fab) -> list[str]:
         out.append(f"| {s.scenario} | {s.gpus} | {s.tp} | {s.sms_down_per_gpu_failure_hw:.0f} "
                    f"| {s.sms_down_per_gpu_failure_sw:.0f} | {s.gpu_failures_per_year:.2f} | "
                    f"{s.availability:.5f} | {s.availability_with_spares:.5f} "
-                   f"({s.spares} {s.spare_placement}) | {need} |")
+                   f"({_pool(s, sms)}) | {need} |")
     out.append("")
     base = next((s for s in rel.summaries if s.scenario == fab.baseline), None)
     lites = [s for s in rel.summaries if s is not base]
@@ -59,8 +99,8 @@ def _reliability_part(rel, fab) -> list[str]:
     if helped:
         out.append("- **Hot spares**: the reference pool raises availability on "
                    + _list(f"{s.scenario} ({s.availability:.5f} to "
-                           f"{s.availability_with_spares:.5f} with {s.spares} "
-                           f"{s.spare_placement})" for s in helped)
+                           f"{s.availability_with_spares:.5f} with {_pool(s, sms)})"
+                           for s in helped)
                    + (("; on " + _list(s.scenario for s in flat) + " the fabric has no free "
                        "port to reach a spare, so only whole spare instances (global) help")
                       if flat else "") + ".")

@@ -28,6 +28,28 @@ def test_spares_column_names_the_capacity_and_the_share_of_time():
         assert header.endswith(f"| spares to keep {words} |"), header
 
 
+def test_spare_pool_says_its_gpus_sms_share_and_rule():
+    # the reference pool, 1% of each cluster's GPUs rounded up, is 1 H100 of 32 (132 SMs,
+    # 1/32 = 3.1%) against 2 Lites of 128 (2 x 33 = 66 SMs, 2/128 = 1.6%); the table said
+    # '(1 pod)' and '(2 pod)', hiding that the H100 cluster gets twice the share
+    base = _summary("h100-dgx@H100-SXM", 0.99, 0.999)
+    lite = SimpleNamespace(**{**vars(_summary("lite-flat@Lite", 0.99, 0.999)),
+                              "gpus": 128, "tp": 16, "spares": 2})
+    rel = SimpleNamespace(summaries=[base, lite], notes={}, spares="1%",
+                          sms_per_gpu={"h100-dgx@H100-SXM": 132, "lite-flat@Lite": 33})
+    fab = SimpleNamespace(baseline="h100-dgx@H100-SXM", scenarios=[])
+    lines = _reliability_part(rel, fab)
+    rows = {line.split(" | ")[0][2:]: line for line in lines if line.startswith("| ")}
+    assert "| 0.99900 (1 GPU = 132 SMs, 3.1% of the cluster; pod) |" in rows["h100-dgx@H100-SXM"]
+    assert "| 0.99900 (2 GPUs = 66 SMs, 1.6% of the cluster; pod) |" in rows["lite-flat@Lite"]
+    intro = lines[2]
+    assert ("a reference pool of 1% of each cluster's GPUs, rounded up to whole GPUs" in intro
+            and "1 x H100-SXM (132 SMs, 3.1% of 32 GPUs) and 2 x Lite (66 SMs, 1.6% of 128 "
+            "GPUs)" in intro), intro
+    hot = next(line for line in lines if line.startswith("- **Hot spares**"))
+    assert "(0.99800 to 0.99900 with 2 GPUs = 66 SMs, 1.6% of the cluster; pod)" in hot, hot
+
+
 def test_crossovers_name_every_fabric_of_a_tie():
     # Llama-3-70B decode: Lite+BW needs 23.25x on lite-direct and 28.65x on lite-flat,
     # lite-flat-inr and lite-hier alike; the summary (and the README) said '23.3x
