@@ -504,7 +504,7 @@ def _model_on(deg, model, placement, algorithm, seed):
 
     broken = degrade(model.graph, links=deg.failed_links, nodes=deg.failed_nodes)
     return FabricCostModel(broken, placement=placement, algorithm=algorithm,
-                           algorithms=model.algorithms, seed=seed,
+                           algorithms=model.algorithms, seed=seed, scope=model.scope,
                            calibration=model.calibration, max_transfers=model.max_transfers)
 
 

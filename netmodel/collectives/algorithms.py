@@ -151,7 +151,7 @@ if TYPE_CHECKING:
     import networkx as nx
 
 # domain_labels is re-exported: netmodel.collectives.concurrent_groups imports it from here
-__all__ = ["ALGORITHMS", "NCCL_ALGORITHMS", "NCCL_OPS", "NotApplicable", "Pairs", "Step", "algorithms_for",
+__all__ = ["ALGORITHMS", "NCCL_ALGORITHMS", "NCCL_OPS", "SEND_RECV_OPS", "NotApplicable", "Pairs", "Step", "algorithms_for",
            "domain_labels", "generate", "precheck", "quadratic", "transfer_count"]
 
 
@@ -236,6 +236,12 @@ ALGORITHMS: dict[str, dict[str, Generator]] = {
 #: GPU per NIC, is not modelled). All-to-all and send-recv are no NCCL collective:
 #: nccl-tests' alltoall_perf and sendrecv_perf post every ncclSend/ncclRecv in one group
 #: (NVIDIA/nccl-tests src/alltoall.cu, src/sendrecv.cu), which run at once: ``direct``.
+#: Ops NCCL runs as a group of ncclSend/ncclRecv, no collective of its own (nccl-tests'
+#: alltoall_perf and sendrecv_perf): NCCL_ALGO, which names the algorithms of NCCL's
+#: collectives, leaves them alone (a :class:`~netmodel.collectives.model.FabricCostModel`
+#: with ``scope="collectives"`` does the same).
+SEND_RECV_OPS: tuple[str, ...] = ("all-to-all", "send-recv")
+
 NCCL_OPS: dict[str, tuple[str, ...]] = {
     "all-reduce": ("ring", "tree", "in-network", "in-network-tree", "collnet-direct",
                    "collnet-chain"),
@@ -252,6 +258,7 @@ NCCL_ALGORITHMS = tuple(dict.fromkeys(a for names in NCCL_OPS.values() for a in 
 
 assert all(op in OPERATIONS for table in ALGORITHMS.values() for op in table)
 assert set(NCCL_OPS) == set(OPERATIONS)
+assert all(NCCL_OPS[op] == ("direct",) for op in SEND_RECV_OPS)
 assert all(op in ALGORITHMS[a] for op, names in NCCL_OPS.items() for a in names)
 
 

@@ -40,6 +40,7 @@ from compute.validate import describe, is_whole, of_type
 from netmodel.collectives.algorithms import (
     ALGORITHMS,
     NCCL_OPS,
+    SEND_RECV_OPS,
     NotApplicable,
     algorithms_for,
     generate,
@@ -73,6 +74,8 @@ __all__ = ["MAX_TRANSFERS", "FabricCostModel", "candidate_lines", "check_sizes"]
 #: one algorithm may route for one group (everyone-to-everyone over 16,384 GPUs is 268
 #: million; 20 million take a few GB to route).
 MAX_TRANSFERS = 20_000_000
+#: What a named algorithm of :class:`FabricCostModel` governs (its ``scope``).
+SCOPES = ("every-op", "collectives")
 #: Algorithms routing more transfers than this are costed only where a lower bound says
 #: they might be the fastest (see :meth:`FabricCostModel.choices`).
 _COSTLY = 1 << 16
@@ -146,6 +149,12 @@ class FabricCostModel:
         The most point-to-point transfers one algorithm may route for one group (the work
         is counted before anything is built); beyond it, an algorithm that may be the
         fastest raises :class:`~compute.errors.UserError` saying so.
+    scope : {"every-op", "collectives"}
+        What a named ``algorithm`` governs: every op (the default: an op it does not
+        implement is refused), or, as NCCL_ALGO does, NCCL's collectives only: all-to-all
+        and send-recv (:data:`~netmodel.collectives.algorithms.SEND_RECV_OPS`, groups of
+        sends and receives in NCCL) then choose as under ``auto`` unless the algorithm
+        implements them. A scenario's ``[collective] algorithm`` has this scope.
     validated : bool
         Whether ``graph`` was already checked against :mod:`topologies.schema` (as
         :func:`topologies.build` and :func:`topologies.read_graph` do): skip checking it
@@ -156,7 +165,7 @@ class FabricCostModel:
                  *, algorithms: Literal["nccl"] | Iterable[str] | None = None,
                  calibration: Calibration | None = None, seed: int = 0,
                  ring_order: str = "given", max_transfers: int = MAX_TRANSFERS,
-                 validated: bool = False) -> None:
+                 scope: str = "every-op", validated: bool = False) -> None:
         if not validated:
             validate(graph, check_connected=False)
         # a string first: an array compared with one raised numpy's ambiguous-truth ValueError
@@ -181,12 +190,15 @@ class FabricCostModel:
             for a in algorithms:
                 if not isinstance(a, str) or a not in ALGORITHMS:
                     raise UserError(f"unknown algorithm {describe(a)}; known: {known(ALGORITHMS)}")
+        if not isinstance(scope, str) or scope not in SCOPES:
+            raise UserError(f"scope must be one of {known(SCOPES)}, got {describe(scope)}")
         if not isinstance(ring_order, str) or ring_order not in ("given", "greedy"):
             raise UserError(f"ring_order must be 'given' or 'greedy', got {describe(ring_order)}")
         self.graph = graph
         self.placement = placement
         self.algorithm = algorithm
         self.algorithms = algorithms
+        self.scope = scope
         # a name ('default') or a number raised AttributeError ('str' object has no
         # attribute 'pxn') at the router; 0 or '' ran the defaults silently
         self._calibration = of_type("calibration", calibration, Calibration,
@@ -372,12 +384,18 @@ class FabricCostModel:
 
     def algorithm_names(self, op: str, algorithm: str | None = None) -> list[str]:
         """The algorithms to try for ``op``: the model's candidates that implement it under
-        ``auto``, else the one named (which must exist and implement ``op``)."""
+        ``auto``, else the one named (which must exist and implement ``op``; the model's
+        own, with ``scope="collectives"``, only for an op outside
+        :data:`~netmodel.collectives.algorithms.SEND_RECV_OPS` or one it implements)."""
         check_op(op)
         if algorithm is not None and type(algorithm) is not str:   # a numpy array: no truth value
             raise UserError(f"unknown algorithm {describe(algorithm)}; known: "
                             f"{known(('auto', *ALGORITHMS))}")
-        algorithm = self.algorithm if algorithm is None else algorithm
+        if algorithm is None:
+            algorithm = self.algorithm
+            if (self.scope == "collectives" and op in SEND_RECV_OPS and algorithm != "auto"
+                    and op not in ALGORITHMS[algorithm]):
+                algorithm = "auto"   # NCCL_ALGO leaves sends and receives alone
         if algorithm == "auto":
             if isinstance(self.algorithms, str):  # "nccl": NCCL's own for this op
                 return list(NCCL_OPS[op])

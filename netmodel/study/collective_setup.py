@@ -100,6 +100,8 @@ class CollectiveSetup:
             else:
                 from netmodel.study.fabric_search import scenario_model
 
+                if "algorithm" in self.overrides:   # the caller's own: every op, as named
+                    routing["scope"] = "every-op"
                 hit = scenario_model(s, self._graph, int(size), self.calibration, **routing)
             self._models[key] = hit
         return hit

@@ -130,8 +130,8 @@ class AdjustedComm:
                 return m
         graph = adjusted(base.graph, Adjust(bandwidth_scale=self.scale, hop_latency=self.hop))
         m = FabricCostModel(graph, placement=self.c.scenario.placement,
-                            algorithm=self.c.scenario.algorithm, calibration=self.c.calibration,
-                            validated=True)   # the scenario's graph, checked when built
+                            algorithm=self.c.scenario.algorithm, scope="collectives",
+                            calibration=self.c.calibration, validated=True)   # the scenario's graph, checked when built
         self._models.append((base, m))
         return m
 
@@ -657,7 +657,7 @@ def _seed_slope_model(coll, at, size: int) -> None:
     base = coll.model(size)
     graph = adjusted(base.graph, Adjust(hop_latency=at.scenario.adjust.hop_latency))
     models[key] = FabricCostModel(graph, placement=at.scenario.placement,
-                                  algorithm=at.scenario.algorithm,
+                                  algorithm=at.scenario.algorithm, scope="collectives",
                                   calibration=at.calibration, validated=True)
 
 

@@ -177,13 +177,15 @@ def scenario_model(scenario: Scenario, graph: nx.Graph, size: int, calibration: 
     """The cost model instances of ``size`` GPUs of ``scenario`` are costed with: its built
     fabric ``graph`` with the circuits set for that size on a circuit-switched fabric and
     its ``[adjust]`` applied, costed with ``calibration`` (:func:`scenario_calibration`)
-    and the scenario's placement and algorithm unless ``routing`` gives them (and any other
+    and the scenario's placement and algorithm (governing the collectives, not all-to-all
+    and send-recv: ``scope="collectives"``) unless ``routing`` gives them (and any other
     :class:`~netmodel.collectives.model.FabricCostModel` keyword: ``algorithms``, ``seed``,
     ``max_transfers``). ``compare`` and ``collective --scenario`` both build it here.
     """
     from netmodel.collectives.model import FabricCostModel
 
-    routing = {"placement": scenario.placement, "algorithm": scenario.algorithm, **routing}
+    routing = {"placement": scenario.placement, "algorithm": scenario.algorithm,
+               "scope": "collectives", **routing}
     # the circuits follow the placement in use (the caller's, if given)
     built = adjusted(instance_graph(replace(scenario, placement=routing["placement"]), graph,
                                     size), scenario.adjust)
@@ -531,10 +533,11 @@ class ScenarioCollectives:
     def _whole(self, op: str, size: int):
         """An instance cut apart by the fabric, as one line naming the scenario; and an op
         the scenario's own algorithm does not implement, refused in one naming it."""
-        from netmodel.collectives.algorithms import ALGORITHMS, algorithms_for
+        from netmodel.collectives.algorithms import ALGORITHMS, SEND_RECV_OPS, algorithms_for
 
         algorithm = self.scenario.algorithm
-        if algorithm != "auto" and op not in ALGORITHMS[algorithm]:
+        if algorithm != "auto" and op not in ALGORITHMS[algorithm] and \
+                op not in SEND_RECV_OPS:
             raise UserError(f"scenario {self.scenario.label!r} runs every collective with "
                             f"algorithm {algorithm!r}, which has no {op} (algorithms for "
                             f"it: {known(algorithms_for(op))}); to cost it, give the "

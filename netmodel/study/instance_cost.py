@@ -313,7 +313,7 @@ class InstanceCosting:
                 from netmodel.collectives.model import FabricCostModel
 
                 memo[key] = FabricCostModel(g, placement=s.placement, algorithm=s.algorithm,
-                                            calibration=self.calibration)
+                                            scope="collectives", calibration=self.calibration)
             return memo[key], tuple(part)
 
         return _GroupComm(fm, members, slice_model)
@@ -327,7 +327,7 @@ class InstanceCosting:
         if fm is None:
             s = self.scenario
             fm = FabricCostModel(g, placement=s.placement, algorithm=s.algorithm,
-                                 calibration=self.calibration)
+                                 scope="collectives", calibration=self.calibration)
         return fm
 
     def instance_result(self, graph: nx.Graph,
