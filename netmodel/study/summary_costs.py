@@ -97,9 +97,11 @@ def _reliability_part(rel, fab) -> list[str]:
     helped = [s for s in rel.summaries if s.availability_with_spares > s.availability]
     flat = [s for s in rel.summaries if s not in helped]
     if helped:
+        # the pool's SMs and share are in the table and the part's opening: said once
         out.append("- **Hot spares**: the reference pool raises availability on "
                    + _list(f"{s.scenario} ({s.availability:.5f} to "
-                           f"{s.availability_with_spares:.5f} with {_pool(s, sms)})"
+                           f"{s.availability_with_spares:.5f} with {s.spares} "
+                           f"GPU{'' if s.spares == 1 else 's'}, {s.spare_placement})"
                            for s in helped)
                    + (("; on " + _list(s.scenario for s in flat) + " the fabric has no free "
                        "port to reach a spare, so only whole spare instances (global) help")
