@@ -41,6 +41,48 @@ _WALK_MANY = 64
 #: plus a direct step's (389 MB) held 0.8 GB that ``compare --instances all`` on a 16k
 #: fabric never read again.
 _PLAN_BYTES = 1 << 26
+#: :meth:`PlannedRoutes._pxn_index`'s (server, device) -> GPU table is a dense array where
+#: servers x (largest device index + 1) is at most this many cells per GPU (8 bytes each;
+#: 8 GPUs a server with devices 0-7: one cell per GPU), else sorted keys looked up by
+#: bisection: one server of 20,000 GPUs beside 20,000 one-GPU servers asked 3.2 GB dense,
+#: 1,001 one-GPU servers, one GPU labelled device 1,999,999, 14.9 GiB.
+_SLOT_CELLS_PER_GPU = 16
+
+
+def _slot_table(server: np.ndarray, device: np.ndarray, gpu: np.ndarray, servers: int
+                ) -> np.ndarray | tuple[int, np.ndarray, np.ndarray]:
+    """GPU ``gpu[i]`` at (``server[i]``, ``device[i]``), each pair once, as a table
+    :func:`_slot_lookup` reads: a ``servers x (largest device + 1)`` array (-1: none) where
+    that is at most :data:`_SLOT_CELLS_PER_GPU` cells per GPU, else ``(width, keys,
+    gpus)``, the keys ``server * width + device`` sorted.
+
+    >>> t = _slot_table(np.array([0, 0, 1]), np.array([0, 1, 1]), np.array([5, 6, 7]), 2)
+    >>> t.tolist()
+    [[5, 6], [-1, 7]]
+    >>> t = _slot_table(np.array([0, 1]), np.array([0, 1_999_999]), np.array([5, 6]), 2)
+    >>> _slot_lookup(t, np.array([1, 1, 0]), np.array([1_999_999, 0, 0])).tolist()
+    [6, -1, 5]
+    """
+    width = int(device.max(initial=-1)) + 1
+    if servers * width <= _SLOT_CELLS_PER_GPU * max(1, len(gpu)):
+        table = np.full((servers, width), -1, dtype=np.int64)
+        table[server, device] = gpu
+        return table
+    keys = server.astype(np.int64) * width + device
+    order = np.argsort(keys, kind="stable")
+    return width, keys[order], np.asarray(gpu, dtype=np.int64)[order]
+
+
+def _slot_lookup(table: np.ndarray | tuple, server: np.ndarray, device: np.ndarray
+                 ) -> np.ndarray:
+    """The GPU at each (``server[i]``, ``device[i]``) of :func:`_slot_table`'s table, -1
+    where none is (each ``device[i]`` below the table's width)."""
+    if isinstance(table, np.ndarray):
+        return table[server, device]
+    width, keys, gpus = table
+    want = server * width + device
+    at = np.minimum(np.searchsorted(keys, want), len(keys) - 1)
+    return np.where(keys[at] == want, gpus[at], -1)
 
 
 def _plan_bytes(kept: tuple) -> int:
@@ -135,7 +177,9 @@ class PlannedRoutes:
         in the fabric's order, the GPU index of each (server, position),
         whether it has a port to a switch of tier >= 1, and the node numbers of the tier-0
         switches it is wired to, a row per GPU padded with -1); None where PXN is off or no
-        GPU has a ``server`` label."""
+        GPU has a ``server`` label. ``table`` (:func:`_slot_table`) is dense where servers x
+        the largest device index is small, else sorted (server, device) keys: its size
+        follows the GPUs, whatever their labels."""
         hit = self._pxn
         if hit is None:
             hit = self._pxn = (False,)
@@ -155,8 +199,7 @@ class PlannedRoutes:
                     dev = self._pxn_devices(has)
                     if dev is not None:   # the device indices the healthy fabric gave
                         pos[has] = dev[has]
-                    table = np.full((len(lab), int(pos.max()) + 1), -1, dtype=np.int64)
-                    table[sid[ordered], pos[ordered]] = ordered
+                    table = _slot_table(sid[ordered], pos[ordered], ordered, len(lab))
                     dst, tier = self._dst, self._tier_arr
                     gl = self._gport_link   # grouped by GPU
                     owner = self._gidx[self._src[gl]]
@@ -241,7 +284,7 @@ class PlannedRoutes:
             return None
         e = np.flatnonzero(ok)
         a, b = a[e], b[e]
-        via = table[sa[e], pos[b]]   # the rank of a's server at b's position (-1: none)
+        via = _slot_lookup(table, sa[e], pos[b])   # a's server's rank at b's position (-1: none)
         keep = (via >= 0) & (via != a)
         via = np.where(keep, via, 0)
         # NVLink to the lender, none to the peer (one NVLink domain: NCCL's P2P, no NIC);
