@@ -14,7 +14,8 @@ Monte Carlo caps its sum; :func:`_saturation`: 0 at any shipped scenario's rates
 stays in [0, 1] (one instance, no spares, failures at rate ``r`` each down ``2 / r`` s:
 ``e^-2``, the share of time no outage is in progress, where the additive mean was -1). Without spares the share of time below the
 threshold is the tail of a compound Poisson count of instances down (outages in progress:
-an M/G/infinity system, Panjer recursion), and the per-instance availability of
+an M/G/infinity system, Panjer recursion; each failure's losses together, a stream per band
+of its age, :func:`_streams`), and the per-instance availability of
 independent alternating-renewal components is given too.
 
 The model and its event kinds: :mod:`netmodel.study.availability`,
@@ -27,6 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
+from itertools import pairwise
 
 import numpy as np
 
@@ -133,32 +135,92 @@ def _lost_rate(kinds, b) -> np.ndarray:
 def _streams(kinds, b) -> list[tuple[float, float]]:
     """The outages and slow-downs in progress as independent M/G/infinity streams: (mean
     number in progress, loss in instances of each) with both > 0; their sum of products is
-    :func:`_lost_rate`'s total. Kinds struck by the same failures (:attr:`Kind.follows`:
-    one per group a failure touches) are one stream where their outages last alike (the
-    same blocking: always without spares), their losses added; else each its own (with
-    spares the groups' pools decide apart, an approximation as the thinning is)."""
-    streams = []  # (mean number in progress, loss in instances)
-    lead = None   # the streams of the kind the next ones follow: {mean: index in streams}
+    :func:`_lost_rate`'s total.
+
+    One failure's losses are not independent of each other: its down instances, its
+    slowed ones and, where kinds follow it (:attr:`Kind.follows`: one per group the
+    failure touches), the other groups' all start at its moment. So each failure is one
+    profile of loss over its age, as the Monte Carlo lays its intervals (:mod:`netmodel.
+    study.availability_mc`): refused a spare, ``down`` until ``d_repair`` and ``slow``
+    until ``d_slow``; granted, ``down + slow_swapped`` until ``d_swap``, ``restored +
+    slow_restored`` from ``d_swap`` to ``hold`` and ``slow - slow_swapped`` until
+    ``d_slow``; times the ``cells`` it strikes. The failures in progress whose age lies in
+    one band between the profile's steps are a Poisson count of their own (the marking
+    theorem), independent of the other bands', each losing the band's level: a stream per
+    band, exact in the model where no spare is asked or every blocking is 0 or 1 (no
+    spares). With spares each failure is refused or granted as its blocking says, apart
+    from other failures (independent thinning, an approximation); the kinds of one failure
+    with the same blocking are refused together, those with another apart from them."""
+    streams: list = []
+    family: list = []
     for k, x in enumerate(kinds):
-        held = max(x.hold - x.d_swap, 0.0)
-        sw = x.slow_swapped
-        down = x.down_worth
-        if not x.follows:
-            lead = {}
-        for i, (m, loss) in enumerate(((x.rate * b[k] * x.d_repair, down),
-                                       (x.rate * (1 - b[k]) * x.d_swap, down + sw),
-                                       (x.rate * (1 - b[k]) * held,
-                                        x.restored + x.slow_restored),
-                                       (x.rate * x.d_slow, x.slow - sw),
-                                       (x.rate * b[k] * x.d_slow, sw))):
-            if m > 0 and loss > 0:   # a shared part's failure: every cell of its set
-                at = lead.get((i, m))
-                if at is None:
-                    lead[i, m] = len(streams)
-                    streams.append((m, loss * x.cells))
-                else:   # the same failures' loss in another group, in progress alike
-                    streams[at] = (m, streams[at][1] + loss * x.cells)
+        if not x.follows and family:
+            streams.extend(_family_streams(family))
+            family = []
+        if not x.joint:   # a share of another kind's spares: it loses nothing itself
+            family.append((x, float(b[k])))
+    if family:
+        streams.extend(_family_streams(family))
     return streams
+
+
+#: Above this many distinct blockings strictly between 0 and 1 in one failure's kinds,
+#: :func:`_family_streams` takes each blocking's kinds as a failure of its own.
+MAX_JOINT_BLOCKINGS = 8
+
+
+def _profile(x, granted: bool) -> list[tuple[float, float, float]]:
+    """``x``'s loss over a failure's age, ``(from, to, loss)``, refused or granted a spare
+    (as the Monte Carlo's intervals; every cell it strikes)."""
+    down, sw = x.down_worth, x.slow_swapped
+    if not granted:
+        out = [(0.0, x.d_repair, down), (0.0, x.d_slow, x.slow)]
+    else:
+        out = [(0.0, x.d_swap, down + sw), (x.d_swap, x.hold, x.restored + x.slow_restored),
+               (0.0, x.d_slow, x.slow - sw)]
+    return [(a, z, loss * x.cells) for a, z, loss in out if z > a and loss > 0]
+
+
+def _bands(rate: float, segments: list) -> list[tuple[float, float]]:
+    """Streams of failures at ``rate`` a second whose loss over their age is the sum of
+    ``segments``: one per band between steps where the loss is > 0."""
+    steps = sorted({t for a, z, _ in segments for t in (a, z)})
+    out = []
+    for lo, hi in pairwise(steps):
+        loss = sum(v for a, z, v in segments if a <= lo and z >= hi)
+        if loss > 0 and rate * (hi - lo) > 0:
+            out.append((rate * (hi - lo), loss))
+    return out
+
+
+def _family_streams(family: list) -> list[tuple[float, float]]:
+    """:func:`_streams` for the kinds of one failure, ``(kind, blocking)`` each: every
+    combination of refused and granted over its distinct blockings (0 and 1 decide
+    alone), at the failures' rate times that combination's probability."""
+    rate = family[0][0].rate
+    if any(x.rate != rate for x, _ in family):   # not struck together: each its own
+        return [s for one in family for s in _family_streams([one])]
+    by_b: dict = {}
+    for x, bk in family:
+        by_b.setdefault(bk, []).append(x)
+    open_ = [bk for bk in by_b if 0.0 < bk < 1.0]
+    if len(open_) > MAX_JOINT_BLOCKINGS:   # each blocking's kinds a failure of their own
+        return [s for bk, xs in by_b.items() for s in _family_streams([(x, bk) for x in xs])]
+    out = []
+    for pick in range(1 << len(open_)):
+        p = 1.0
+        segments = []
+        for bk, xs in by_b.items():
+            if 0.0 < bk < 1.0:
+                refused = bool(pick >> open_.index(bk) & 1)
+                p *= bk if refused else 1.0 - bk
+            else:
+                refused = bk >= 1.0
+            for x in xs:
+                segments += _profile(x, not refused)
+        if p > 0:
+            out += _bands(rate * p, segments)
+    return out
 
 
 def _panjer(streams, step: float, top: int, split: bool = False) -> list[float]:
