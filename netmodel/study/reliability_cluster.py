@@ -897,7 +897,9 @@ def _with_devices(graph: nx.Graph) -> nx.Graph:
     position among the server's GPUs left is the position among the instance's: NCCL's PXN
     relays by the device index (:meth:`~netmodel.collectives.route_plans.PlannedRoutes.
     pxn_proxies`), and a TP-12 instance on 8-GPU servers holding devices 4-7 of one server
-    relayed as if they were 0-3. Spares planned on the cell copy their template's."""
+    relayed as if they were 0-3. A spare planned on the cell takes its server's next index
+    (:func:`~topologies.failure_domains.place_spare`: device 8 of an 8-GPU server), not
+    its template's."""
     data = graph.nodes
     if all("device" in d for _, d in data.items() if d.get("kind") == "gpu" and "server" in d):
         return graph
