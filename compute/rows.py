@@ -23,7 +23,7 @@ from importlib import resources
 from typing import Any
 
 from compute.errors import UserError, known
-from compute.units import JOULES_PER_KWH, SECONDS_PER_YEAR
+from compute.units import PER_YEAR, SECONDS_PER_YEAR, ExactFactor, scaled
 from compute.validate import describe
 
 __all__ = ["CONFIDENCE", "HOST_TABLE", "ROW_KEYS", "SI_UNITS", "UNITS", "Parameter",
@@ -37,8 +37,8 @@ CONFIDENCE = ("read-primary", "read-secondary", "read-estimate", "vendor-claim",
 #: Units a data file may state, and the factor to SI.
 UNITS = {
     "1": 1.0, "name": 1.0, "mm": 1e-3, "m": 1.0, "mm^2": 1e-6, "1/cm^2": 1e4, "1/mm^2": 1e6,
-    "USD": 1.0, "W": 1.0, "year": SECONDS_PER_YEAR, "1/year": 1 / SECONDS_PER_YEAR,
-    "USD/kWh": 1 / JOULES_PER_KWH, "USD/GB": 1e-9, "pJ/bit": 1e-12, "USD/(Gb/s)": 1e-9,
+    "USD": 1.0, "W": 1.0, "year": SECONDS_PER_YEAR, "1/year": PER_YEAR,
+    "USD/kWh": ExactFactor(1, 3_600_000), "USD/GB": 1e-9, "pJ/bit": 1e-12, "USD/(Gb/s)": 1e-9,
     "USD/mm^2": 1e6, "USD/m": 1.0, "USD/port": 1.0, "W/port": 1.0,
 }
 #: The SI unit a value of each of :data:`UNITS` is held in once converted ("" for a pure
@@ -117,7 +117,7 @@ def read_rows(data: dict, where: str) -> dict[str, Parameter]:
                     or not (-1e308 < value < 1e308) or not math.isfinite(value) or value < 0:
                 raise UserError(f"{where}: [{name}] value must be a finite number >= 0, "
                                 f"got {describe(value)}")   # an int beyond a float too
-            si = float(value) * UNITS[unit]
+            si = scaled(value, UNITS[unit])   # exact, rounded once (0.1 x 1/3.6e6)
         out[name] = Parameter(name, si, unit, value, row["source"], row["ref"],
                               row["confidence"])
     return out

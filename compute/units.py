@@ -18,6 +18,10 @@ The unit rules (one place; docs/units-and-errors.md repeats them):
   (= ``Gbps``); decimal prefixes on bit rates (``Kb/s`` = ``kb/s`` = 1000 bits/s), as network
   rates are quoted. A bare number is bytes/s.
 * Times: ``s``, ``ms``, ``us`` (= ``µs``), ``ns``, ``ps``; a bare number is seconds.
+* A number is read exactly (as the decimal typed) and multiplied by its unit's exact factor,
+  then rounded once (:func:`scaled`): one quantity written two ways is one float (``1us``,
+  ``1000ns`` and ``0.001ms`` are all 1e-06 s; ``400Gb/s`` is ``50GB/s``), so a list naming it
+  twice is refused as a duplicate.
 * A value of a data row's unit (a sweep's ``cost.NAME``, :func:`parse_in_unit`) takes a unit
   of that row's kind: ``0.1USD/kWh`` (= ``0.1$/kWh``), ``5y`` (a Julian year, 365.25 days),
   ``1.2kW``, ``75%``, ``1.5USD/(Gb/s)``, ``6.9pJ/bit``; a bare number is SI (USD/J, s, W);
@@ -49,11 +53,13 @@ from __future__ import annotations
 
 import math
 import re
+from fractions import Fraction
 
 from compute.errors import UserError
 from compute.validate import describe
 
 __all__ = [
+    "ExactFactor",
     "check_finite_positive",
     "check_message_bytes",
     "format_bytes",
@@ -63,6 +69,7 @@ __all__ = [
     "parse_quantity",
     "parse_size_range",
     "parse_time",
+    "scaled",
     "size_units",
     "time_units",
 ]
@@ -88,6 +95,58 @@ _BANDWIDTH_UNITS = {
 }
 _NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?nan|[-+]?inf)\s*(\S*)\s*$",
                      re.IGNORECASE)
+
+
+class ExactFactor(float):
+    """A unit factor that is not a short decimal (1/3,600,000 USD/J per USD/kWh): the float
+    nearest it, carrying the exact ratio (``exact``) that :func:`scaled` multiplies by.
+
+    >>> f = ExactFactor(1, 3_600_000)
+    >>> f == 1 / 3.6e6, f.exact
+    (True, Fraction(1, 3600000))
+    """
+
+    exact: Fraction
+
+    def __new__(cls, numerator: int | Fraction, denominator: int | Fraction = 1):
+        exact = Fraction(numerator) / Fraction(denominator)
+        self = super().__new__(cls, float(exact))
+        self.exact = exact
+        return self
+
+
+def _exact(factor: float) -> Fraction:
+    """The exact value a unit factor stands for: an :class:`ExactFactor`'s ratio, else the
+    decimal a float is written as (its repr: 1e-09 is 1/10**9, not the binary float nearest
+    it; 2.0**30 and 0.125 are exact either way)."""
+    exact = getattr(factor, "exact", None)
+    return exact if exact is not None else Fraction(repr(float(factor)))
+
+
+def scaled(number: str | int | float, factor: float) -> float:
+    """``number`` (a decimal as typed, or a number read from a file) times a unit ``factor``,
+    computed exactly and rounded once: the same quantity written with two prefixes is the
+    same float (``1us``, ``1000ns`` and ``0.001ms`` are all 1e-06; ``1000 * 1e-9`` is
+    1.0000000000000002e-06). A float ``number`` is read as its repr (the decimal a file
+    wrote); non-finite numbers and ones too long to read exactly multiply as floats.
+
+    >>> scaled("1000", 1e-9), 1000 * 1e-9
+    (1e-06, 1.0000000000000002e-06)
+    >>> scaled("0.1", ExactFactor(1, 3_600_000)) == float(Fraction(1, 36_000_000))
+    True
+    """
+    if isinstance(number, bool):
+        raise TypeError("a unit's number is not a bool")
+    approx = float(number) * float(factor)
+    if not math.isfinite(approx) or approx == 0 or factor == 0:
+        return approx   # refused by the caller, or 0 as typed: no rounding to repair
+    try:
+        text = number if isinstance(number, str) else \
+            (str(number) if isinstance(number, int) else repr(float(number)))
+        exact = Fraction(text.strip()) * _exact(factor)
+    except (ValueError, OverflowError):   # past int's digit limit (4,300): as a float
+        return approx
+    return float(exact)
 
 
 def check_finite_positive(name: str, value: float, *, allow_zero: bool = False) -> float:
@@ -131,7 +190,7 @@ def parse_quantity(text: str | float, units: dict[str, float], what: str, *,
     if unit not in units:
         allowed = f"allowed: {named}" if named else "it takes a plain number"
         raise UserError(f"{what} {describe(text)} has unknown unit {describe(unit)} ({allowed})")
-    value = float(number) * units[unit]
+    value = scaled(number, units[unit])
     ok = math.isfinite(value) and (value >= 0 if allow_zero else value > 0)
     if not ok:
         raise UserError(f"{what} must be a finite number {'>= 0' if allow_zero else '> 0'}, "
@@ -305,6 +364,9 @@ def format_time(t: float) -> str:
 SECONDS_PER_YEAR = 365.25 * 86400
 #: Joules of a kilowatt-hour: 1,000 W for 3,600 s (exact).
 JOULES_PER_KWH = 3.6e6
+_YEAR_S = 31_557_600   # SECONDS_PER_YEAR as an integer, for exact factors
+#: 1/s per 1/year, exactly 1/31,557,600 (:class:`ExactFactor`).
+PER_YEAR = ExactFactor(1, _YEAR_S)
 
 _FRACTION = {"": 1.0, "%": 1e-2}
 _USD = {"": 1.0, "USD": 1.0, "$": 1.0}
@@ -326,31 +388,34 @@ ROW_UNIT_INPUTS: dict[str, tuple[str, dict[str, float]]] = {
     "USD": ("USD", _USD),
     "W": ("W", _POWER),
     "year": ("s", _LIFETIME),
-    "1/year": ("1/s", {"": 1.0, "1/year": 1 / SECONDS_PER_YEAR, "/year": 1 / SECONDS_PER_YEAR,
-                       "/y": 1 / SECONDS_PER_YEAR, "%/year": 1e-2 / SECONDS_PER_YEAR,
-                       "%/y": 1e-2 / SECONDS_PER_YEAR, "1/s": 1.0, "/s": 1.0}),
-    "USD/kWh": ("USD/J", {"": 1.0, **{f"{c}/{e}": 1 / j for c in ("USD", "$") for e, j in
-                                      (("kWh", JOULES_PER_KWH), ("MWh", JOULES_PER_KWH * 1e3),
-                                       ("J", 1.0))}}),
+    "1/year": ("1/s", {"": 1.0, "1/year": PER_YEAR, "/year": PER_YEAR, "/y": PER_YEAR,
+                       "%/year": ExactFactor(1, 100 * _YEAR_S),
+                       "%/y": ExactFactor(1, 100 * _YEAR_S), "1/s": 1.0, "/s": 1.0}),
+    "USD/kWh": ("USD/J", {"": 1.0, **{f"{c}/{e}": ExactFactor(1, j) for c in ("USD", "$")
+                                      for e, j in (("kWh", 3_600_000), ("MWh", 3_600_000_000),
+                                                   ("J", 1))}}),
     "pJ/bit": ("J/bit", {"": 1.0, **{f"{p}J/{b}": k for p, k in
                                      (("p", 1e-12), ("f", 1e-15), ("n", 1e-9), ("", 1.0))
                                      for b in ("bit", "b")}}),
-    "USD/(Gb/s)": ("USD per bit/s", {"": 1.0, **{f: 1 / r for c in ("USD", "$")
+    "USD/(Gb/s)": ("USD per bit/s", {"": 1.0, **{f: ExactFactor(1, _exact(r))
+                                                 for c in ("USD", "$")
                                                  for k, r in _BIT_RATES.items()
                                                  for f in (f"{c}/({k})", f"{c}/{k}")}}),
-    "USD/GB": ("USD/B", {"": 1.0, **{f"{c}/{k}": 1 / _BYTE_UNITS[k] for c in ("USD", "$")
+    "USD/GB": ("USD/B", {"": 1.0, **{f"{c}/{k}": ExactFactor(1, _exact(_BYTE_UNITS[k]))
+                                     for c in ("USD", "$")
                                      for k in ("B", "MB", "GB", "TB", "MiB", "GiB", "TiB")}}),
     "USD/port": ("USD", {**_USD, "USD/port": 1.0, "$/port": 1.0}),
     "W/port": ("W", {**_POWER, **{f"{k}/port": v for k, v in _POWER.items() if k}}),
-    "USD/m": ("USD/m", {"": 1.0, **{f"{c}/{k}": 1 / v for c in ("USD", "$")
+    "USD/m": ("USD/m", {"": 1.0, **{f"{c}/{k}": ExactFactor(1, _exact(v)) for c in ("USD", "$")
                                     for k, v in (("m", 1.0), ("km", 1e3))}}),
     "m": ("m", {"": 1.0, "mm": 1e-3, "cm": 1e-2, "m": 1.0, "km": 1e3}),
     "mm": ("m", {"": 1.0, "mm": 1e-3, "cm": 1e-2, "m": 1.0}),
     "mm^2": ("m^2", {"": 1.0, "mm^2": 1e-6, "cm^2": 1e-4, "m^2": 1.0}),
-    "USD/mm^2": ("USD/m^2", {"": 1.0, **{f"{c}/{k}": 1 / v for c in ("USD", "$")
+    "USD/mm^2": ("USD/m^2", {"": 1.0, **{f"{c}/{k}": ExactFactor(1, _exact(v))
+                                         for c in ("USD", "$")
                                          for k, v in (("mm^2", 1e-6), ("cm^2", 1e-4),
                                                       ("m^2", 1.0))}}),
-    "1/cm^2": ("1/m^2", {"": 1.0, **{f"{o}/{k}": 1 / v for o in ("1", "")
+    "1/cm^2": ("1/m^2", {"": 1.0, **{f"{o}/{k}": ExactFactor(1, _exact(v)) for o in ("1", "")
                                      for k, v in (("cm^2", 1e-4), ("mm^2", 1e-6),
                                                   ("m^2", 1.0))}}),
 }
@@ -387,7 +452,7 @@ def parse_in_unit(text: str, unit: str, what: str, example: str = "") -> float:
         raise UserError(f"{what} value {describe(text)} is not a number in a unit of {label} "
                         f"(the unit of its data row): {describe(suffix)} is not one; write e.g. "
                         f"{example or unit}, or {bare}; allowed units: {shown}")
-    value = float(number) * units[suffix]
+    value = scaled(number, units[suffix])
     if not (math.isfinite(value) and value >= 0):
         raise UserError(f"{what} value {describe(text)} must be a finite number >= 0")
     return value

@@ -20,7 +20,7 @@ A parameter is a dotted path into the scenario (:func:`parameters` lists them):
   run once, since these change what a configuration costs, not which one is best.
 
 Values are ``LO:HI`` (``points`` log-spaced values, default 7; ``LO:HI:N`` for N) or a comma
-list (swept in increasing order); they take units (``0.1us:10us``, ``100GB/s``). A range of a whole-number parameter
+list (swept in increasing order; one value given twice, in any units, is refused); they take units (``0.1us:10us``, ``100GB/s``). A range of a whole-number parameter
 takes the nearest whole numbers of its log-spaced values (repeats dropped); a listed value
 of one must be whole, and a whole-number ``fabric.*`` value (a count) from 1 to what a
 fabric within :mod:`topologies.limits` holds (10,000,000 by default). A range must be positive and
@@ -306,6 +306,14 @@ def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DE
         if not all(items):
             raise UserError(f"sweep parameter {path} values {spec!r} have an empty item")
         values = [_value(x, unit, path) for x in items]
+        seen: dict[float, int] = {}
+        for i, v in enumerate(values):   # by value: 1us and 1000ns are one (exact units)
+            first = seen.setdefault(v, i)
+            if first != i:   # one column twice, as costs --sizes 1MiB,1048576 is refused
+                scale, shown = SweepParam(path, (v,), unit).display()
+                raise UserError(f"sweep parameter {path} values {spec!r} name {v * scale:g}"
+                                f"{' ' + shown if shown else ''} twice ({items[first]!r} and "
+                                f"{items[i]!r}); give each value once")
         if integer:
             fractional = [v for v in values if v != round(v)]
             if fractional:

@@ -59,7 +59,8 @@ def test_a100_die_by_hand():
     assert gross_dies_per_wafer(826 * MM2, 0.3) == pytest.approx(62.3880, abs=1e-4)
     assert dies_per_wafer(826 * MM2, 0.3) == 62
     a = gpu_dies("A100-SXM-80GB")
-    assert (a.area, a.dies, a.sms_physical, a.sms_enabled) == (826 * MM2, 1, 128, 108)
+    # 826 mm^2 read exactly: 0.000826 m^2 (826 * 1e-6 is one ulp below, 0.0008259999999999999)
+    assert (a.area, a.dies, a.sms_physical, a.sms_enabled) == (0.000826, 1, 128, 108)
     assert a.process == "N7" and a.wafer_price == 9346.0   # CSET 2020, not the N4 price
     p = package_cost("A100-SXM-80GB")
     y = harvested_yield(826 * MM2, 128, 108)
@@ -99,7 +100,7 @@ def test_h100_calibration_unchanged():
     assert (p.hbm, p.packaging, p.test) == pytest.approx((1400, 750, 920), rel=1e-12)
     assert p.dies == 1 and p.logic == p.die.cost_per_good_die
     assert gpu_price("H100-SXM") == pytest.approx(27500, rel=1e-12)
-    assert gpu_dies("H200-SXM").area == gpu_dies("H100-SXM").area == 814 * MM2
+    assert gpu_dies("H200-SXM").area == gpu_dies("H100-SXM").area == 0.000814  # 814 mm^2, exact
 
 
 def test_a_gpu_at_another_clock_keeps_its_die_and_price():
