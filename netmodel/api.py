@@ -184,7 +184,7 @@ def collective_time(fabric: FabricLike, op: str, sizes: ArrayLike, group: int | 
     from netmodel.collectives.model import FabricCostModel, check_sizes
     from netmodel.study.scenarios import Scenario, is_scenario_ref
 
-    n = check_sizes(sizes, bounded=True)
+    n = check_sizes(sizes, bounded=True, param="sizes")
     if isinstance(fabric, Scenario) or (isinstance(fabric, str) and is_scenario_ref(fabric)):
         from netmodel.study.fabric_search import ScenarioCollectives
 

@@ -74,7 +74,8 @@ def cost_rows(model: FabricCostModel, ops: Iterable[str], sizes: ArrayLike,
 
     of_type("model", model, FabricCostModel, "FabricCostModel(graph)", default=False)
     ops = tuple(check_op(op) for op in listed("ops", ops, "collective operations"))
-    sizes = check_sizes(listed("sizes", sizes, "message sizes in bytes"), bounded=True)
+    sizes = check_sizes(listed("sizes", sizes, "message sizes in bytes"), bounded=True,
+                        param="sizes")
     groups = listed("groups", groups, "group sizes (whole numbers of GPUs >= 2)")
     for p in groups:
         if not (is_whole(p) and p >= 2):

@@ -36,6 +36,7 @@ import numpy as np
 
 from compute.comm import check_op
 from compute.errors import UserError, known
+from compute.limits import check
 from compute.validate import describe, is_whole, of_type
 from netmodel.collectives.algorithms import (
     ALGORITHMS,
@@ -68,7 +69,8 @@ if TYPE_CHECKING:
     #: A valid ``(algorithm, protocol, a, b, compiled)``: ``time = a + b n``.
     Candidate = tuple[str, str, float, float, CompiledCollective]
 
-__all__ = ["MAX_TRANSFERS", "FabricCostModel", "candidate_lines", "check_sizes"]
+__all__ = ["MAX_SIZES", "MAX_TRANSFERS", "FabricCostModel", "candidate_lines", "check_size_count",
+           "check_sizes"]
 
 #: Default of :class:`FabricCostModel`'s ``max_transfers``: the most point-to-point transfers
 #: one algorithm may route for one group (everyone-to-everyone over 16,384 GPUs is 268
@@ -79,9 +81,34 @@ SCOPES = ("every-op", "collectives")
 #: Algorithms routing more transfers than this are costed only where a lower bound says
 #: they might be the fastest (see :meth:`FabricCostModel.choices`).
 _COSTLY = 1 << 16
+#: The most message sizes one call costs at once (``NETMODEL_MAX_MESSAGE_SIZES``
+#: overrides; :func:`check_size_count`). Measured with tracemalloc, 10**6 sizes on a
+#: k=8 fat tree and a 4-server B200 rail-optimized fabric: ``collective_time`` peaks at
+#: 24-33 bytes a size (all-reduce, all-to-all, all-gather, send-recv), ``sweep`` at 8
+#: bytes a size per candidate (algorithm x protocol) and a size's names: 48-352 (an
+#: all-reduce's candidates), so at most about 1.4 GB at this limit; 10**8 sizes raised
+#: MemoryError (helper 233). A search's grid asks at most
+#: ``NETMODEL_MAX_SEARCH_CONFIGURATIONS`` (2,000,000) sizes a call.
+MAX_SIZES = 4_000_000
 
 
-def check_sizes(nbytes: ArrayLike, *, bounded: bool = False) -> np.ndarray:
+def check_size_count(count: int, param: str = "nbytes") -> None:
+    """Refuse ``count`` message sizes given as ``param`` above :data:`MAX_SIZES` (or
+    ``NETMODEL_MAX_MESSAGE_SIZES``), before any is costed. Up to 1,000 sizes are never
+    refused (the setting is not read on the hot path of a search's few sizes).
+
+    >>> check_size_count(10 ** 8, "sizes")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: sizes: about 100,000,000 message sizes, over the limit of 4,000,000; cost fewer sizes a call (about 350 bytes each while costed), or raise NETMODEL_MAX_MESSAGE_SIZES
+    """
+    if count > 1000:   # the hot path (a search's one size, a grid's few) reads no setting
+        check(param, "message sizes", count, MAX_SIZES, "NETMODEL_MAX_MESSAGE_SIZES",
+              "cost fewer sizes a call (about 350 bytes each while costed)")
+
+
+def check_sizes(nbytes: ArrayLike, *, bounded: bool = False, param: str = "nbytes"
+                ) -> np.ndarray:
     """``nbytes`` as a float array, refusing zero, negative, NaN or infinite sizes and what is
     not a number of bytes (compute.comm.check_nbytes: bools, strings, complex, dates), and,
     ``bounded``, sizes above 1 PiB (:data:`compute.units.MAX_MESSAGE_BYTES`: more than any
@@ -93,10 +120,16 @@ def check_sizes(nbytes: ArrayLike, *, bounded: bool = False) -> np.ndarray:
     :func:`~netmodel.collectives.concurrent.concurrent_own_makespan`, which a scenario of
     instances = all charges a search with) does not: a search's grid costs every batch at
     once, including batches that fit in no GPU's memory (left out afterwards), whose messages
-    may be larger."""
+    may be larger. Every one refuses more than :data:`MAX_SIZES` sizes (``param``: the
+    argument's name, said in the message; :func:`check_size_count`)."""
     from compute.comm import check_nbytes
 
+    if isinstance(nbytes, np.ndarray):   # counted before any copy
+        check_size_count(nbytes.size, param)
+    elif isinstance(nbytes, list | tuple):
+        check_size_count(len(nbytes), param)
     n = np.asarray(check_nbytes(nbytes, positive=True), dtype=float)
+    check_size_count(n.size, param)
     if bounded:
         from compute.units import check_message_bytes
 
@@ -505,7 +538,9 @@ class FabricCostModel:
 
     def fastest(self, cands: list[Candidate], n: np.ndarray) -> np.ndarray:
         """The smallest time of ``cands`` at each size ``n`` (an array of any shape): each
-        candidate's ``a + b n`` where it runs (:meth:`candidate_times`)."""
+        candidate's ``a + b n`` where it runs (:meth:`candidate_times`); at most
+        :data:`MAX_SIZES` sizes."""
+        check_size_count(np.size(n), "n")
         best = None
         for t in self.candidate_times(cands, n):
             best = t if best is None else np.minimum(best, t)
@@ -526,7 +561,9 @@ class FabricCostModel:
         """Each candidate's time at the sizes ``n``: ``a + b n`` where it runs, ``inf`` at
         sizes its protocol does not run at (NCCL's send/recv picks LL or Simple by size:
         :meth:`CompiledCollective.size_range
-        <netmodel.collectives.cost.CompiledCollective.size_range>`)."""
+        <netmodel.collectives.cost.CompiledCollective.size_range>`); at most
+        :data:`MAX_SIZES` sizes."""
+        check_size_count(np.size(n), "n")
         cal = self.calibration
         for _, proto, a, b, comp in cands:
             t = a + b * n
@@ -605,7 +642,7 @@ class FabricCostModel:
               algorithm: str | None = None) -> SweepResult:
         """Costs over an array of sizes (the fastest candidate per size)."""
         check_op(op)
-        n = np.atleast_1d(check_sizes(sizes, bounded=True)).astype(float)
+        n = np.atleast_1d(check_sizes(sizes, bounded=True, param="sizes")).astype(float)
         group = self.group(group)
         if len(group) == 1:
             self._one_gpu(op, algorithm)
@@ -626,7 +663,7 @@ class FabricCostModel:
         algorithm that can run (and routes at most ``max_transfers`` transfers):
         ``{algorithm: ndarray}``."""
         check_op(op)
-        n = np.atleast_1d(check_sizes(sizes, bounded=True)).astype(float)
+        n = np.atleast_1d(check_sizes(sizes, bounded=True, param="sizes")).astype(float)
         group = self.group(group)
         out: dict[str, np.ndarray] = {}
         if len(group) == 1:
