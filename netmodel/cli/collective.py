@@ -293,7 +293,7 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
         links, nodes = _failures(fail_text)
         deg = degraded_cost(model.graph, op, size, group, links=links, nodes=nodes,
                             algorithm=algorithm, placement=placement,
-                            algorithms=model.algorithms, seed=seed,
+                            algorithms=model.algorithms, seed=seed, scope=model.scope,
                             calibration=setup.calibration, max_transfers=max_transfers)
         extra["failures"] = {"failed": fail_text, "healthy_time": deg.healthy.time,
                              "healthy_algorithm": deg.healthy.algorithm,

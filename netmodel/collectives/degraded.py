@@ -158,7 +158,8 @@ def degraded_cost(graph: nx.Graph, op: str, nbytes: float, group: int | Iterable
     """Cost ``op`` on ``group`` (a size placed on the healthy fabric, or explicit GPUs)
     before and after removing ``links`` and ``nodes``; ``model_options`` go to
     :class:`~netmodel.collectives.model.FabricCostModel` (placement, algorithms,
-    calibration...)."""
+    calibration...). With ``scope="collectives"`` (a scenario's), ``algorithm`` is the
+    models' own: all-to-all and send-recv choose as auto where it lacks them."""
     links, nodes = _parts("links", links, "(u, v) pairs"), _parts("nodes", nodes, "nodes")
     broken = degrade(graph, links=links, nodes=nodes)   # names a bad part before any cost
     links = tuple(tuple(x) for x in links)
@@ -167,6 +168,10 @@ def degraded_cost(graph: nx.Graph, op: str, nbytes: float, group: int | Iterable
     # side in the group's order alone let a cable nowhere near the group 'speed up' a ring
     # listed out of physical order (torus 3x4, 6 GPUs at random: 0.52x)
     options = {k: v for k, v in model_options.items() if k != "ring_order"}
+    if options.get("scope") == "collectives" and algorithm is not None:
+        # a scenario's algorithm: the models' own, so that all-to-all and send-recv choose
+        # as auto where it lacks them (FabricCostModel.algorithm_names), as without failures
+        options["algorithm"], algorithm = algorithm, None
     healthy_model = FabricCostModel(graph, **options)
     # a size placed by the model's policy, or a list of GPUs (None, a float, text: by name)
     group = healthy_model.group(group)
