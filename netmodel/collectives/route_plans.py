@@ -83,6 +83,65 @@ def _slot_lookup(table: np.ndarray | tuple, server: np.ndarray, device: np.ndarr
     want = server * width + device
     at = np.minimum(np.searchsorted(keys, want), len(keys) - 1)
     return np.where(keys[at] == want, gpus[at], -1)
+#: :meth:`PlannedRoutes._pxn_index` keeps each GPU's tier-0 switches as a dense row (padded
+#: with -1) where no GPU has more than this many, else as sorted (GPU, switch) keys: one GPU
+#: wired to 4,000 NVSwitches among 4,000 GPUs made the rows 4,000 x 4,000 and the
+#: comparison of a 64-GPU all-to-all's rows 2,048 x 4,000 x 4,000 (30.5 GiB, a traceback).
+_TIER0_DENSE = 4
+#: The most (transfer, switch) pairs :func:`_share_sorted` looks up at once (16 bytes each).
+_SHARE_CHUNK = 1 << 22
+
+
+def _tier0_rows(owner: np.ndarray, switch: np.ndarray, count: np.ndarray, nodes: int
+                ) -> np.ndarray | tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """The tier-0 switches (node numbers ``switch[i]``, of GPU index ``owner[i]``, sorted by
+    GPU; ``count``: each GPU's) as :meth:`PlannedRoutes._share_tier0` reads them: a row per
+    GPU padded with -1 where no GPU has more than :data:`_TIER0_DENSE`, else ``(nodes,
+    start, count, keys)``, the keys ``gpu * nodes + switch`` sorted and ``start`` each GPU's
+    first."""
+    width = max(1, int(count.max(initial=0)))
+    first = np.concatenate([[0], np.cumsum(count)[:-1]])
+    if width <= _TIER0_DENSE:
+        t0 = np.full((len(count), width), -1, dtype=np.int64)
+        t0[owner, np.arange(len(owner)) - first[owner]] = switch
+        return t0
+    return nodes, first, count, np.sort(owner.astype(np.int64) * nodes + switch)
+
+
+def _share_sorted(t0: tuple, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """:meth:`PlannedRoutes._share_tier0` on :func:`_tier0_rows`' sorted keys: each of the
+    switches of whichever of ``x[i]``, ``y[i]`` has fewer looked up among the other's, at
+    most :data:`_SHARE_CHUNK` at once (the work: the fewer switches, summed over pairs).
+
+    GPU 0 wired to switches 10-14 (more than 4: sorted keys), GPU 1 to 14, GPU 2 to 15:
+
+    >>> t0 = _tier0_rows(np.array([0, 0, 0, 0, 0, 1, 2]), np.array([10, 11, 12, 13, 14, 14, 15]),
+    ...                  np.array([5, 1, 1]), 20)
+    >>> _share_sorted(t0, np.array([0, 0, 1, 1, 2]), np.array([1, 2, 2, 0, 2])).tolist()
+    [True, False, False, True, True]
+    """
+    nodes, start, count, keys = t0
+    x, y = np.asarray(x, dtype=np.int64), np.asarray(y, dtype=np.int64)
+    swap = count[y] < count[x]
+    a, b = np.where(swap, y, x), np.where(swap, x, y)   # a: the side with fewer switches
+    rep = count[a]
+    out = np.zeros(len(x), dtype=bool)
+    if not len(x) or not len(keys):
+        return out
+    ends = np.cumsum(rep)
+    cuts = np.searchsorted(ends, np.arange(_SHARE_CHUNK, int(ends[-1]), _SHARE_CHUNK),
+                           side="right")
+    for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), len(x)], strict=True):
+        r = rep[lo:hi]
+        idx = np.repeat(np.arange(lo, hi), r)
+        if not len(idx):
+            continue
+        off = np.arange(len(idx)) - np.repeat(np.cumsum(r) - r, r)
+        ai = a[idx]
+        want = b[idx] * nodes + (keys[start[ai] + off] - ai * nodes)
+        at = np.minimum(np.searchsorted(keys, want), len(keys) - 1)
+        out[idx[keys[at] == want]] = True
+    return out
 
 
 def _plan_bytes(kept: tuple) -> int:
@@ -208,10 +267,7 @@ class PlannedRoutes:
                     nic[owner[up]] = True
                     low = ~up   # each GPU's tier-0 switches, in a row of its own
                     n0 = np.bincount(owner[low], minlength=len(sid))
-                    t0 = np.full((len(sid), max(1, int(n0.max(initial=0)))), -1, dtype=np.int64)
-                    first = np.concatenate([[0], np.cumsum(n0)[:-1]])
-                    ow = owner[low]
-                    t0[ow, np.arange(len(ow)) - first[ow]] = dst[gl[low]]
+                    t0 = _tier0_rows(owner[low], dst[gl[low]], n0, self._n)
                     if nic.any() and (n0 > 0).any():
                         hit = self._pxn = (sid, pos, table, nic, t0)
         return None if len(hit) == 1 else hit
@@ -236,9 +292,11 @@ class PlannedRoutes:
                         dtype=np.int64)
 
     @staticmethod
-    def _share_tier0(t0: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    def _share_tier0(t0: np.ndarray | tuple, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         """Whether GPUs ``x[i]`` and ``y[i]`` (GPU indices) are wired to a tier-0 switch in
-        common (``t0``: :meth:`_pxn_index`'s rows of tier-0 switches)."""
+        common (``t0``: :meth:`_pxn_index`'s rows of tier-0 switches, :func:`_tier0_rows`)."""
+        if isinstance(t0, tuple):
+            return _share_sorted(t0, x, y)
         tx, ty = t0[x], t0[y]
         if t0.shape[1] == 1:
             return (tx[:, 0] >= 0) & (tx[:, 0] == ty[:, 0])

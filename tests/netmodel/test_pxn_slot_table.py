@@ -1,5 +1,6 @@
 """PXN's relay table (route_plans._slot_table) grows with the GPUs, not with servers x the
-largest device index.
+largest device index, and its rows of tier-0 switches (route_plans._tier0_rows) with the
+GPUs' ports, not with GPUs x the most ports of one GPU.
 
 NCCL's PXN sends a transfer to a peer in another server through the sender's server GPU
 at the peer's device index (route_plans.PlannedRoutes.pxn_proxies, tests/netmodel/test_pxn.py).
@@ -120,3 +121,50 @@ def test_slot_table_dense_and_sparse_read_alike(monkeypatch):
     assert isinstance(dense, np.ndarray)
     for table in (sparse, dense):
         assert np.array_equal(_slot_lookup(table, s_all, d_all), want)
+
+
+def _hub(n: int) -> nx.Graph:
+    """``n`` GPUs, gpu i in server i % 2 on its own NVSwitch nvs{i} (tier 0), gpu0 also on
+    every other NVSwitch, all on leaf0 (tier 1)."""
+    g = nx.Graph(name="pxn-hub", spec="", gpus=n)
+    g.add_node("leaf0", kind="switch", tier=1, radix=2 * n, latency=1e-7,
+               in_network_reduction=False)
+    for j in range(n):
+        g.add_node(f"nvs{j}", kind="switch", tier=0, radix=2, latency=1e-7,
+                   in_network_reduction=False)
+    for i in range(n):
+        g.add_node(f"gpu{i}", kind="gpu", gpu="H100-SXM", server=i % 2)
+        g.add_edge(f"gpu{i}", "leaf0", bandwidth=50e9, latency=1e-7,
+                   medium="pluggable-optics", lanes=4)
+        g.add_edge(f"gpu{i}", f"nvs{i}", bandwidth=450e9, latency=1e-7, medium="copper",
+                   lanes=18)
+    for j in range(1, n):
+        g.add_edge("gpu0", f"nvs{j}", bandwidth=450e9, latency=1e-7, medium="copper",
+                   lanes=18)
+    return g
+
+
+def test_a_gpu_on_many_nvswitches_keeps_small_rows_and_relays_by_hand():
+    """200 GPUs, gpu0 on all 200 NVSwitches: each GPU's tier-0 switches were a dense row as
+    wide as gpu0's (200 x 200 x 8 = 320,000 bytes; 4,000 such GPUs and a 64-GPU all-to-all
+    compared 2,048 x 4,000 x 4,000 cells: 30.5 GiB, a traceback); now sorted keys, at most
+    64 bytes per GPU and tier-0 port (200 + 399 ports: 38,336). By hand, an all-to-all of
+    gpu0-gpu7 (servers: even 0, odd 1): gpu0 shares an NVSwitch with every GPU (NVLink, no
+    NIC); a sender in server 0 to gpu1 (server 1's first) relays through server 0's first,
+    gpu0, which shares its NVSwitch and not gpu1's: gpu2, gpu4, gpu6 -> gpu1 via gpu0.
+    Any other lender (gpu4 -> gpu3: server 0's second, gpu2; gpu5 -> gpu2: server 1's
+    second, gpu3) shares no NVSwitch with the sender, and a sender reaches gpu0 over
+    NVLink: no relay."""
+    router = Router(_hub(200))
+    t0 = router._pxn_index()[4]
+    parts = (t0,) if isinstance(t0, np.ndarray) else [x for x in t0 if isinstance(x, np.ndarray)]
+    assert sum(x.nbytes for x in parts) <= 64 * (200 + 399)
+    nid = np.array([router._nid_checked(f"gpu{i}") for i in range(8)])
+    src, dst = np.repeat(nid, 8), np.tile(nid, 8)
+    keep = src != dst
+    src, dst = src[keep], dst[keep]
+    via = router.pxn_proxies(src, dst)
+    name = router._nodes
+    assert [(name[s], name[d], name[v]) for s, d, v in
+            zip(src.tolist(), dst.tolist(), via.tolist(), strict=True) if v >= 0] == \
+        [("gpu2", "gpu1", "gpu0"), ("gpu4", "gpu1", "gpu0"), ("gpu6", "gpu1", "gpu0")]
