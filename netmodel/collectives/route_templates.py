@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from netmodel.collectives.route_types import _FIELDS
+from netmodel.collectives.route_types import _FIELDS, _rows_meet
 from netmodel.collectives.steps import unique
 
 __all__ = ["TemplatedRoutes"]
@@ -340,9 +340,7 @@ class TemplatedRoutes:
         u["latency"] = np.zeros(len(uk))
         u["hops"] = np.zeros(len(uk), dtype=np.int64)
         u["scaleout"] = np.zeros(len(uk), dtype=bool)
-        sw = self._si_sw.table
-        wa, wb = sw[ua], sw[ub]
-        shared = ((wa[:, :, None] == wb[:, None, :]) & (wa[:, :, None] >= 0)).any(axis=(1, 2))
+        shared = _rows_meet(self._si_sw.table, ua, ub)
         status = np.where(shared, 2, 0)
         if self.tiered:
             self._meet(ua, ub, status, u)
