@@ -95,6 +95,12 @@ __all__ = ["NoPath", "Plan", "Route", "Router"]
 #: :func:`~netmodel.collectives.route_sharing.router_for` shares routes between fabrics of up to this many nodes (beyond, a
 #: fabric is rarely built twice in one run, and its router is large) ...
 _SHAPE_NODES = 8192
+#: The most cells of a router's per-GPU port tables: GPUs x the most switch ports of one
+#: GPU (``NETMODEL_MAX_PORT_CELLS`` overrides). Each cell is about 24 bytes (the GPUs' up
+#: and down ports, 8 each, and the signatures' switches, 8), so 2.4 GB at the limit; the
+#: shipped fabrics use 1-8 ports a GPU (2,000,000 GPUs x 8 planes: 16,000,000). One GPU
+#: wired to 20,000 NVSwitches among 20,000 GPUs asked 400,000,000 (9.6 GB).
+MAX_PORT_CELLS = 100_000_000
 
 
 def _split_key(bw: np.ndarray) -> bytes:
@@ -248,6 +254,15 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         to_switch = (code[src] == _GPU) & (code[dst] == _SWITCH)
         width = np.bincount(self._gidx[src[to_switch]], minlength=len(gpu_n))
         self._width = int(width.max()) if len(width) else 0
+        if len(gpu_n):
+            from compute.limits import check
+
+            most = self.gpu_list[int(np.argmax(width))]
+            check(f"routing {len(gpu_n):,} GPUs, {most!r} wired to {self._width:,} switches "
+                  f"(the most)", "cells of the per-GPU port tables (GPUs x the most switch "
+                  "ports of one GPU, about 24 bytes each)", len(gpu_n) * self._width,
+                  MAX_PORT_CELLS, "NETMODEL_MAX_PORT_CELLS",
+                  "wire each GPU to fewer switches")
         self._gpu_sig = np.full(len(gpu_n), -1, dtype=np.int64)
         gl = np.flatnonzero(to_switch)
         gl = gl[np.argsort(self._gidx[src[gl]], kind="stable")]

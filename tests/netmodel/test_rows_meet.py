@@ -68,3 +68,25 @@ def test_a_gpu_on_600_nvswitches_costs_in_little_memory(monkeypatch):
     monkeypatch.setattr(rt, "_MEET_BROADCAST", 10 ** 6)
     wide = FabricCostModel(g, calibration=Calibration.ideal())
     assert wide.cost("all-to-all", 2 ** 20, group, "direct").time == t
+
+
+def test_a_router_past_its_port_cells_is_refused_in_one_line(monkeypatch):
+    """The 600-GPU hub's tables are 600 GPUs x 601 switch ports of gpu0 (600 NVSwitches and
+    leaf0): 360,600 cells. Under NETMODEL_MAX_PORT_CELLS=360599 the router is refused
+    naming the count, the GPU and the setting (20,000 such GPUs asked 9.6 GB); at 360600
+    it is built."""
+    import pytest
+
+    from compute.errors import UserError
+    from netmodel.collectives.routing import MAX_PORT_CELLS, Router
+
+    assert MAX_PORT_CELLS == 100_000_000
+    g = _hub(600)
+    monkeypatch.setenv("NETMODEL_MAX_PORT_CELLS", "360599")
+    with pytest.raises(UserError, match=(
+            r"^routing 600 GPUs, 'gpu0' wired to 601 switches \(the most\): about 360,600 "
+            r"cells of the per-GPU port tables .*, over the limit of 360,599; wire each GPU "
+            r"to fewer switches, or raise NETMODEL_MAX_PORT_CELLS$")):
+        Router(g)
+    monkeypatch.setenv("NETMODEL_MAX_PORT_CELLS", "360600")
+    Router(g)
