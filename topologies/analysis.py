@@ -220,7 +220,7 @@ def shared_part(graph: nx.Graph, u: Hashable, v: Hashable | None = None) -> bool
     ...     shared_part(g, "gpu0", "leaf0")
     (True, False, True, False)
     """
-    data = graph.nodes
+    data = graph._node   # the attribute dicts (called per link of a fabric)
     if v is None:
         d = data[u]
         return d["kind"] == "ocs" or (d["kind"] == "switch" and d["tier"] >= 1)

@@ -73,6 +73,17 @@ SIZES = (2**20, 2**26, 2**30)
 #: Default all-reduce group (GPUs), lowered to the largest power of two every fabric holds.
 DEFAULT_GROUP = 8
 _FILE_SUFFIXES = (".json", ".graphml")
+#: Most links of the fabrics of one comparison together (``NETMODEL_MAX_COMPARE_LINKS``
+#: overrides), checked once they are built (a build is a few per cent of the work) and before
+#: any row: each link costs about :data:`SECONDS_PER_LINK` and :data:`BYTES_PER_LINK` (its
+#: failure domains, blast radius, bill of materials and cost). fat-tree:k=128 (1,572,864
+#: links) takes about a minute and 2.5 GB; the next fat tree, k=160 (3,072,000), is refused.
+MAX_LINKS = 2_000_000
+#: Seconds and peak bytes per link of a comparison, measured on fat-tree:k=64 and k=128
+#: against ring (h237: 6.1 s and 0.36 GB for 196,616 links, 53 s and 2.5 GB for 1,572,872;
+#: scripts/bench_topologies.py measures them).
+SECONDS_PER_LINK = 35e-6
+BYTES_PER_LINK = 1_600
 
 
 # ---------------------------------------------------------------------- resolving names
@@ -215,6 +226,32 @@ class _Cutter:
         return int(alive.sum() - (counts.max() if counts.size else 0))
 
 
+def _cut_points(graph: nx.Graph) -> tuple[set, set]:
+    """``(articulation points, bridges as frozensets)`` of a connected graph from one pass
+    of its biconnected components: a node in two or more is an articulation point, a
+    component of one edge is a bridge (in a graph without self-loops). networkx's
+    ``bridges`` builds a directed copy of the graph for its chain decomposition: 3.6 s of
+    fat-tree:k=64's 24 s, against 0.6 s for this pass (h237).
+
+    >>> art, bridges = _cut_points(nx.path_graph(3))
+    >>> art, sorted(sorted(b) for b in bridges)
+    ({1}, [[0, 1], [1, 2]])
+    """
+    if nx.number_of_selfloops(graph):
+        return (set(nx.articulation_points(graph)),
+                {frozenset(e) for e in nx.bridges(graph)})
+    seen: set = set()
+    art: set = set()
+    bridges: set = set()
+    for comp in nx.biconnected_component_edges(graph):
+        if len(comp) == 1:
+            bridges.add(frozenset(comp[0]))
+        nodes = {n for e in comp for n in e}
+        art |= nodes & seen
+        seen |= nodes
+    return art, bridges
+
+
 def hardware_radius(graph: nx.Graph, *, gpus_per_host: int | None = None
                     ) -> tuple[BlastClass, ...]:
     """The hardware blast radius of every component class ``graph`` has
@@ -232,14 +269,19 @@ def hardware_radius(graph: nx.Graph, *, gpus_per_host: int | None = None
     comps = components(graph, gpus_per_host=gpus_per_host)
     kind = dict(graph.nodes(data="kind"))
     connected = nx.is_connected(graph) if graph.number_of_nodes() else True
-    art = set(nx.articulation_points(graph)) if connected else set()
-    bridges = {frozenset(e) for e in nx.bridges(graph)} if connected else set()
+    art, bridges = _cut_points(graph) if connected else (set(), set())
     degree = dict(graph.degree())
     gpu_nbrs = {n: sum(1 for x in graph._adj[n] if kind[x] == "gpu") for n in graph}
     cutter = _Cutter(graph)
 
+    described: dict = {}
+
     def desc(n: Hashable) -> tuple:
-        return (kind[n], graph.nodes[n].get("tier", -1), degree[n], gpu_nbrs[n], n in art)
+        d = described.get(n)
+        if d is None:   # each node once: a GPU's link ends ask for it 4 times
+            d = described[n] = (kind[n], graph.nodes[n].get("tier", -1), degree[n],
+                                gpu_nbrs[n], n in art)
+        return d
 
     out = []
     for cls in CLASSES:
@@ -637,4 +679,20 @@ def compare_topologies(fabrics: Iterable[str], *, group: int | None = None,
             raise UserError(f"fabric {f.label!r} is given twice")
         seen.add(f.label)
     size = _check_group(group, resolved)
+    _check_links(resolved)
     return TopologyComparison(rows=tuple(_row_for(f, size) for f in resolved), group=size)
+
+
+def _check_links(fabrics: list[Fabric]) -> None:
+    """Refuse a comparison whose fabrics hold more than :data:`MAX_LINKS` links together,
+    with the estimate of its time and memory (fat-tree:k=128 took 65 s and 2.95 GB before
+    anything said so)."""
+    from compute.limits import check
+
+    links = sum(f.graph.number_of_edges() for f in fabrics)
+    largest = max(fabrics, key=lambda f: f.graph.number_of_edges())
+    check("topology compare", f"links (largest {largest.label!r}, "
+          f"{largest.graph.number_of_edges():,}; about {SECONDS_PER_LINK * links:,.0f} s and "
+          f"{BYTES_PER_LINK * links / 1e9:.1f} GB at {SECONDS_PER_LINK * 1e6:g} us and "
+          f"{BYTES_PER_LINK:,} B a link)", links, MAX_LINKS, "NETMODEL_MAX_COMPARE_LINKS",
+          "compare smaller fabrics")
