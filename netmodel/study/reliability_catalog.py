@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from compute.errors import UserError, known
 from compute.hardware import get_gpu, spec_ranges
-from compute.units import SECONDS_PER_YEAR
+from compute.units import SECONDS_PER_YEAR, scaled
 from compute.validate import describe, is_finite
 from topologies.failure_domains import CLASSES
 
@@ -71,7 +71,7 @@ def parse_duration(text: str | float, what: str = "duration", *, allow_zero: boo
         if not m or m.group(2).lower() not in _DURATION_UNITS:
             raise UserError(f"{what} {str(text)!r} is not a duration (a number with one of "
                             f"the units s, min, h, d, w, y)")
-        value = float(m.group(1)) * _DURATION_UNITS[m.group(2).lower()]
+        value = scaled(m.group(1), _DURATION_UNITS[m.group(2).lower()])  # 1.1h == 66min
     if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
         rule = ">= 0" if allow_zero else "> 0"
         raise UserError(f"{what} must be a finite number {rule}, got {describe(text)}")

@@ -109,3 +109,12 @@ def test_sweep_refuses_one_value_written_twice():
     # distinct values still sweep, in order, each its own exact float
     p = parse_param("adjust.hop_latency=2000ns,1us", ["lite-flat"])
     assert p.values == (1e-6, 2e-6)
+
+
+def test_durations_are_exact_too():
+    # the reliability catalog's durations take the same rule: 1.1 h is 66 min is 3,960 s
+    # (before: 1.1 * 3600 = 3960.0000000000005); 0.1 y = 0.1 x 31,557,600 s = 3,155,760 s
+    from netmodel.study.reliability_catalog import parse_duration
+
+    assert parse_duration("1.1h") == parse_duration("66min") == parse_duration("3960s") == 3960.0
+    assert parse_duration("0.1y") == 3_155_760.0
