@@ -54,6 +54,7 @@ from __future__ import annotations
 import math
 import re
 from fractions import Fraction
+from functools import lru_cache
 
 from compute.errors import UserError
 from compute.validate import describe
@@ -123,12 +124,24 @@ def _exact(factor: float) -> Fraction:
     return exact if exact is not None else Fraction(repr(float(factor)))
 
 
+@lru_cache(maxsize=256)
+def _factor_ratio(value: float, exact: Fraction | None) -> tuple[int, int]:
+    """``(numerator, denominator)`` of a unit factor's exact value, once per factor."""
+    q = exact if exact is not None else Fraction(repr(value))
+    return q.numerator, q.denominator
+
+
+_DECIMAL = re.compile(r"^\s*([-+]?)(\d*)(?:\.(\d*))?(?:[eE]([-+]?\d+))?\s*$")
+
+
 def scaled(number: str | int | float, factor: float) -> float:
     """``number`` (a decimal as typed, or a number read from a file) times a unit ``factor``,
     computed exactly and rounded once: the same quantity written with two prefixes is the
     same float (``1us``, ``1000ns`` and ``0.001ms`` are all 1e-06; ``1000 * 1e-9`` is
     1.0000000000000002e-06). A float ``number`` is read as its repr (the decimal a file
-    wrote); non-finite numbers and ones too long to read exactly multiply as floats.
+    wrote); non-finite numbers and ones too long to read exactly multiply as floats. The
+    decimal and the factor become integer ratios and one integer division rounds (Python's
+    int / int is correctly rounded), about 3 us a value.
 
     >>> scaled("1000", 1e-9), 1000 * 1e-9
     (1e-06, 1.0000000000000002e-06)
@@ -140,13 +153,24 @@ def scaled(number: str | int | float, factor: float) -> float:
     approx = float(number) * float(factor)
     if not math.isfinite(approx) or approx == 0 or factor == 0:
         return approx   # refused by the caller, or 0 as typed: no rounding to repair
-    try:
-        text = number if isinstance(number, str) else \
-            (str(number) if isinstance(number, int) else repr(float(number)))
-        exact = Fraction(text.strip()) * _exact(factor)
-    except (ValueError, OverflowError):   # past int's digit limit (4,300): as a float
+    text = number if isinstance(number, str) else \
+        (str(number) if isinstance(number, int) else repr(float(number)))
+    m = _DECIMAL.match(text)
+    if not m or not (m.group(2) or m.group(3)):
         return approx
-    return float(exact)
+    sign, whole, frac, exp = m.groups()
+    frac = frac or ""
+    try:   # past int's digit limit (4,300 digits), or rounding past the largest float
+        num = int((whole or "0") + frac)
+        shift = int(exp or 0) - len(frac)   # bounded: the float product is finite, not 0
+        p, q = _factor_ratio(float(factor), getattr(factor, "exact", None))
+        if shift >= 0:
+            value = num * 10**shift * p / q
+        else:
+            value = num * p / (q * 10**-shift)
+    except (ValueError, OverflowError):
+        return approx   # as a float
+    return -value if sign == "-" else value
 
 
 def check_finite_positive(name: str, value: float, *, allow_zero: bool = False) -> float:

@@ -118,3 +118,13 @@ def test_durations_are_exact_too():
 
     assert parse_duration("1.1h") == parse_duration("66min") == parse_duration("3960s") == 3960.0
     assert parse_duration("0.1y") == 3_155_760.0
+
+
+def test_scaled_edge_numbers():
+    # an exponent past int's digit limit, a product rounding past the largest float, a
+    # subnormal and a sign: each as the float product or the exact value, never a traceback
+    huge_exp = "1e" + "0" * 5000 + "1"
+    assert scaled(huge_exp, 1e-9) == float(huge_exp) * 1e-9
+    assert scaled("1.7976931348623157e308", 1.0) == 1.7976931348623157e308
+    assert scaled("-1000", 1e-9) == -1e-6
+    assert scaled("1e-320", 2.0**10) == float(Fraction(1, 10**320) * 1024)
