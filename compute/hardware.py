@@ -33,6 +33,7 @@ from compute.config_files import read_table
 from compute.dies import LogicDies, check_die_table
 from compute.errors import UserError, find_name, known
 from compute.rows import CONFIDENCE
+from compute.units import scaled
 
 __all__ = ["DTYPES", "FLAG_FIELDS", "GpuSpec", "OPTIONAL_FIELDS", "SPEC_KEYS", "UNSET_FIELDS",
            "NVLINK_REFERENCE", "catalog", "derivation", "derive_gpu", "die_table", "get_gpu",
@@ -499,7 +500,7 @@ def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: 
         if key not in entry and name_of in UNSET_FIELDS:
             continue   # not given: the GpuSpec's default (None)
         v = validate.in_range(here, "gpu", key, entry.get(key, 0))
-        values[name_of] = v if isinstance(v, int) else v * factor
+        values[name_of] = v if isinstance(v, int) else scaled(v, factor)  # 2.039 TB/s exact
     return GpuSpec(name=name, source=source, **values, **flags)
 
 

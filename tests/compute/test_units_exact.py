@@ -128,3 +128,11 @@ def test_scaled_edge_numbers():
     assert scaled("1.7976931348623157e308", 1.0) == 1.7976931348623157e308
     assert scaled("-1000", 1e-9) == -1e-6
     assert scaled("1e-320", 2.0**10) == float(Fraction(1, 10**320) * 1024)
+
+
+def test_a_gpu_file_reads_its_units_exactly():
+    # gpus.toml's A100 HBM bandwidth, 2.039 TB/s, is 2.039e12 B/s as typed on the command
+    # line (before: 2.039 * 1e12 = 2039000000000.0002)
+    from compute.hardware import get_gpu
+
+    assert get_gpu("A100-SXM-80GB").hbm_bandwidth == parse_bandwidth("2.039TB/s") == 2.039e12
