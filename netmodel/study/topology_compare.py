@@ -4,7 +4,8 @@ failure of each kind of part takes out.
 
 A fabric is named as anywhere else: a spec string (``fat-tree:k=8,gpu=Lite``), a saved
 ``.json``/``.graphml`` file, or a scenario (``lite-flat``, ``lite-flat@Lite+BW``, a
-``.toml``), whose *physical* fabric is used (as built, before its ``[adjust]``). ``gpu``
+``.toml``), whose *physical* fabric is used (as built, before its ``[adjust]``) for every
+row but the all-reduce (costed with the scenario's own collective model, below). ``gpu``
 re-types every fabric: a scenario by :meth:`~netmodel.study.scenarios.Scenario.with_gpu`, a
 spec through its builder's ``gpu`` (or ``lite``) parameter, so ``bandwidth=auto`` follows
 the new GPU; a saved file cannot be re-typed.
@@ -23,11 +24,15 @@ format per row, the unit in the row's name.
 * **All-reduce busbw** of a group of ``group`` GPUs placed contiguously, at 1 MiB, 64 MiB
   and 1 GiB (:data:`SIZES`), the fastest of every algorithm and protocol per size
   (:class:`~netmodel.collectives.model.FabricCostModel`, compiled once per fabric); busbw
-  as nccl-tests defines it, ``algbw x 2(n-1)/n``. A scenario's fabric uses the scenario's
-  calibration (its ``links`` and ``calibration``), any other the shipped default. An
-  optical circuit-switched fabric without circuits gets, for the group, a ring of circuits
-  on as many parallel ports as it has (a scenario: its ``circuits``), as the study sets
-  them (:func:`~netmodel.study.fabric_search.instance_graph`).
+  as nccl-tests defines it, ``algbw x 2(n-1)/n``. A scenario is costed with its own
+  collective model, the one ``collective --scenario``, compare and the study charge
+  (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.model`: its calibration,
+  placement, algorithm, ``[adjust]`` and circuits; the group alone where its instances
+  run all at once), so the same group and size get the same seconds; any other fabric the
+  shipped default calibration. An optical circuit-switched fabric without circuits gets,
+  for the group, a ring of circuits on as many parallel ports as it has (a scenario: its
+  ``circuits``), as the study sets them
+  (:func:`~netmodel.study.fabric_search.instance_graph`).
 * **Network capex and power**: :func:`netmodel.study.cost.network_bill` (the ports-used
   share: a scenario is priced as a slice of a fabric built out to full size).
 * **Blast radius** of each component class of :mod:`topologies.failure_domains`, hardware
@@ -338,8 +343,22 @@ class AllReduce:
     protocol: str
 
 
+def _circuits_note(graph: nx.Graph, circuits: str) -> str:
+    """The note of a group whose circuits were set on an OCS fabric (empty where none
+    are)."""
+    per: dict = {}
+    for u, v, d in graph.edges(data=True):
+        if d["medium"] == "ocs-circuit":
+            per[frozenset((u, v))] = per.get(frozenset((u, v)), 0) + d.get("links", 1)
+    if not per:
+        return ""
+    return (f"all-reduce on a {circuits} of circuits set for the group "
+            f"({max(per.values()):g} per neighbour)")
+
+
 def _collective_graph(fab: Fabric, size: int) -> tuple[nx.Graph, str]:
-    """The graph the group's all-reduce runs on, and a note when it is not the fabric."""
+    """The graph a fabric's (not a scenario's) group runs its all-reduce on, and a note when
+    it is not the fabric: an OCS fabric without circuits gets a ring of them."""
     g = fab.graph
     has_ocs = any(k == "ocs" for _, k in g.nodes(data="kind"))
     has_circuits = any(d["medium"] == "ocs-circuit" for _, _, d in g.edges(data=True))
@@ -347,32 +366,36 @@ def _collective_graph(fab: Fabric, size: int) -> tuple[nx.Graph, str]:
         return g, ""
     from netmodel.study.fabric_search import instance_graph
 
-    s = fab.scenario
     how = SimpleNamespace(is_ocs=True, placement="contiguous", name=fab.label,
-                          circuits=s.circuits if s is not None and s.circuits else "ring")
+                          circuits="ring")
     out = instance_graph(how, g, size)
-    per = {}
-    for u, v, d in out.edges(data=True):
-        if d["medium"] == "ocs-circuit":
-            per[frozenset((u, v))] = per.get(frozenset((u, v)), 0) + d.get("links", 1)
-    copies = max(per.values(), default=0)
-    return out, (f"all-reduce on a {how.circuits} of circuits set for the group "
-                 f"({copies:g} per neighbour)")
+    return out, _circuits_note(out, how.circuits)
+
+
+def _cost_model(fab: Fabric, size: int):
+    """``(model, note)``: the cost model the group's all-reduce is costed with. A scenario's
+    is its own collective model, the one compare, the study and ``collective --scenario``
+    charge (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.model`: its
+    calibration, placement, algorithm, ``[adjust]`` and circuits), shared with them in the
+    process; any other fabric is costed with the shipped calibration, placed contiguously,
+    every algorithm a candidate."""
+    from netmodel.collectives.model import FabricCostModel
+
+    s = fab.scenario
+    if s is not None:
+        from netmodel.study.fabric_search import ScenarioCollectives
+
+        model = ScenarioCollectives(s).model(size)
+        return model, _circuits_note(model.graph, s.circuits) if s.is_ocs else ""
+    graph, note = _collective_graph(fab, size)
+    return FabricCostModel(graph, placement="contiguous",
+                           validated=graph is fab.graph), note
 
 
 def _all_reduce(fab: Fabric, size: int) -> tuple[tuple[AllReduce, ...], str]:
     from netmodel.collectives.cost import bus_factor
-    from netmodel.collectives.model import FabricCostModel
 
-    graph, note = _collective_graph(fab, size)
-    if fab.scenario is not None:
-        from netmodel.study.fabric_search import scenario_calibration
-
-        cal = scenario_calibration(fab.scenario)
-    else:
-        cal = None
-    model = FabricCostModel(graph, placement="contiguous", calibration=cal,
-                            validated=graph is fab.graph)
+    model, note = _cost_model(fab, size)
     sweep = model.sweep("all-reduce", np.array(SIZES, dtype=float), size)
     factor = bus_factor("all-reduce", size)
     out = []
@@ -579,7 +602,7 @@ class TopologyComparison:
 
         lines.extend(textwrap.wrap(
             f"all-reduce: {self.group} GPUs placed contiguously, the fastest algorithm and "
-            "protocol per size; busbw = algbw x 2(n-1)/n (nccl-tests). Network: the "
+            "protocol per size (a scenario: its own collective model); busbw = algbw x 2(n-1)/n (nccl-tests). Network: the "
             "ports-used share (netmodel cost). Blast radius: GPUs one failure removes, stops "
             "(a tier-0 switch's) or cuts off from the largest part left, mean over the class "
             "weighted by parts.",
@@ -605,6 +628,28 @@ def _check_group(group, fabrics: list[Fabric]) -> int:
     return int(group)
 
 
+def _scenario_note(s: Scenario) -> str:
+    """How a scenario's all-reduce rows are costed: its own collective model, its choices
+    named where they are not those of the other fabrics' rows."""
+    from netmodel.study.scenarios import ADJUST_KEYS
+
+    parts = [f"links {s.links}"]
+    if s.calibration != "default":
+        parts.append(f"calibration {s.calibration}")
+    if s.placement != "contiguous":
+        parts.append(f"placement {s.placement}")
+    if s.algorithm != "auto":
+        parts.append(f"algorithm {s.algorithm}")
+    if not s.adjust.is_identity:
+        parts.append("its [adjust]: " + ", ".join(
+            f"{k} {getattr(s.adjust, k):g}" for k, v in ADJUST_KEYS.items()
+            if getattr(s.adjust, k) != v))
+    if s.instances == "all":
+        parts.append("one group alone; compare charges every instance at once")
+    return ("collectives: the scenario's own model, as collective --scenario and compare "
+            "cost it (" + "; ".join(parts) + ")")
+
+
 def _row_for(fab: Fabric, group: int) -> TopologyRow:
     from netmodel.study.cost import network_bill
     from topologies.analysis import summary
@@ -626,9 +671,7 @@ def _row_for(fab: Fabric, group: int) -> TopologyRow:
     if note:
         notes.append(note)
     if fab.scenario is not None:
-        sc = fab.scenario
-        notes.append(f"collectives calibrated as the scenario: links {sc.links}"
-                     + ("" if sc.calibration == "default" else f", calibration {sc.calibration}"))
+        notes.append(_scenario_note(fab.scenario))
     return TopologyRow(
         fabric=fab.label, source=fab.source, name=s.name, spec=s.spec,
         gpu_types=dict(s.gpu_types), gpus=n, switches=sum(s.switches_by_tier.values()),
