@@ -457,7 +457,7 @@ def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: 
                         f"a GPU at another clock, as in H100-SXM@0.5x)")
     here = f"{where}: GPU {name!r}"
     entry = dict(validate.table(here, entry))
-    source = validate.string(here, "source", entry.pop("source", ""))
+    given = entry.pop("source", None)   # required: checked after the other keys (_source)
     flags = _flags(here, entry)
     die = _die(here, entry)
     if die is not None:
@@ -480,8 +480,8 @@ def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: 
                                      v, key=key)
               for key, v in entry.items()}
         derived[name] = (base_name, float(kw.get("fraction", 1.0)))
-        spec = derive_gpu(known_gpus[base_name], name, source=source, **kw)
-        return replace(spec, **own) if own else spec
+        spec = derive_gpu(known_gpus[base_name], name, **kw)
+        return replace(spec, source=_source(here, given), **own)
     unknown = sorted(set(entry) - set(SPEC_KEYS))
     missing = sorted(set(SPEC_KEYS) - set(entry) - set(_OPTIONAL_KEYS))
     if unknown:
@@ -501,7 +501,22 @@ def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: 
             continue   # not given: the GpuSpec's default (None)
         v = validate.in_range(here, "gpu", key, entry.get(key, 0))
         values[name_of] = v if isinstance(v, int) else scaled(v, factor)  # 2.039 TB/s exact
-    return GpuSpec(name=name, source=source, **values, **flags)
+    return GpuSpec(name=name, source=_source(here, given), **values, **flags)
+
+
+def _source(here: str, value) -> str:
+    """A GPU entry's ``source``: required, non-blank text on one line. Every figure read
+    from a file carries where it comes from (as a scenario file's ``[sources]`` and an
+    engine profile's per-parameter ``source``); a what-if GPU says so
+    (``source = "what-if: ..."``)."""
+    if value is None:
+        raise UserError(f"{here} lacks key source (where its figures come from: a "
+                        f"datasheet, a paper, or 'what-if: ...' for a GPU of your own)")
+    source = validate.string(here, "source", value)
+    if not source.strip():
+        raise UserError(f"{here}: source is blank; say where its figures come from (a "
+                        f"datasheet, a paper, or 'what-if: ...' for a GPU of your own)")
+    return source
 
 
 def _row_value(here: str, key: str, unit: str, row) -> object:

@@ -151,6 +151,7 @@ scaleup_GBps_per_direction = 450
 scaleout_Gbps = 400
 tdp_W = 800
 max_instance = 8
+source = "test"
 """
 
 
@@ -187,7 +188,7 @@ def test_gpu_file_with_die_data(tmp_path):
 
 
 def test_derived_gpu_file_may_give_its_own_die(tmp_path):
-    body = ('[gpu."Half-B200"]\nderive_from = "B200-HGX"\nfraction = 0.5\n'
+    body = ('[gpu."Half-B200"]\nderive_from = "B200-HGX"\nfraction = 0.5\nsource = "test"\n'
             + _die_toml("Half-B200", dies=(1, "1"), area=(800, "mm^2"), sms_physical=(80, "1"),
                         sms_enabled=(74, "1"), process=("N4", "name"),
                         list_price=(20000, "USD")))

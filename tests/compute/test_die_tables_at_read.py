@@ -123,7 +123,7 @@ def test_a_file_copy_of_a_catalog_die_prices_identically(tmp_path, gpu):
     table = die_table(gpu)[0]
     path = tmp_path / "copy.json"
     path.write_text(json.dumps({"gpu": {name: {"derive_from": gpu, "fraction": 1.0,
-                                               "die": table}}}))
+                                               "die": table, "source": "test"}}}))
     spec = load_gpu_file(path)[name]
     mine, theirs = package_cost(spec), package_cost(gpu)
     expected = theirs.to_dict()

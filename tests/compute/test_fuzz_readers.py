@@ -99,7 +99,8 @@ GPU_DOC = {"gpu": {"X": {"sms": 132, "bf16_dense_TFLOPs": 989.4, "fp8_dense_TFLO
                          "scaleup_GBps_per_direction": 450, "scaleout_Gbps": 400,
                          "tdp_W": 700, "max_instance": 8, "source": "fuzz"},
                    "Y": {"derive_from": "H100-SXM", "fraction": 0.25,
-                         "network_bandwidth_multiplier": 2.0, "max_instance": 32}}}
+                         "network_bandwidth_multiplier": 2.0, "max_instance": 32,
+                         "source": "fuzz"}}}
 
 
 @FUZZ

@@ -38,7 +38,7 @@ def test_a_gpu_file_entry_with_scaleout_gbps_0_loads(tmp_path):
     path.write_text('[gpu.NoNic]\nsms = 132\nbf16_dense_TFLOPs = 989\nfp8_dense_TFLOPs = 1979\n'
                     'hbm_capacity_GB = 80\nhbm_bandwidth_TBps = 3.35\n'
                     'scaleup_GBps_per_direction = 450\nscaleout_Gbps = 0\ntdp_W = 700\n'
-                    'max_instance = 8\n')
+                    'max_instance = 8\nsource = "test"\n')
     g = load_gpu_file(path)["NoNic"]
     assert (g.scaleout_bandwidth, g.scaleup_bandwidth) == (0.0, 450e9)
 

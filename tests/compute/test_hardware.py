@@ -65,8 +65,9 @@ def test_in_switch_reduction_is_a_fact_of_the_gpu_generation(tmp_path):
             ("A100-SXM-80GB", "H100-SXM", "H200-SXM", "B200-HGX", "Lite")] == \
         [False, True, True, True, True]
     path = tmp_path / "gpu.toml"
-    path.write_text('[gpu.x]\nderive_from = "A100-SXM-80GB"\nfraction = 0.5\n'
-                    '[gpu.y]\nderive_from = "H100-SXM"\nscaleup_reduction = false\n')
+    path.write_text('[gpu.x]\nderive_from = "A100-SXM-80GB"\nfraction = 0.5\nsource = "test"\n'
+                    '[gpu.y]\nderive_from = "H100-SXM"\nscaleup_reduction = false\n'
+                    'source = "test"\n')
     gpus = load_gpu_file(path)
     assert (gpus["x"].scaleup_reduction, gpus["y"].scaleup_reduction) == (False, False)
     assert gpus["y"].sms == get_gpu("H100-SXM").sms

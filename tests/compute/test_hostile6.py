@@ -182,6 +182,7 @@ scaleup_GBps_per_direction = 450
 scaleout_Gbps = 400
 tdp_W = 700
 max_instance = 8
+source = "test"
 """
 
 

@@ -146,8 +146,8 @@ def test_a_gpu_file_entry_deriving_from_another_of_the_same_file_is_priced(tmp_p
     from compute.yield_model import gpu_dies, gpu_price, margin, package_cost
 
     path = tmp_path / "g.toml"
-    path.write_text('[gpu.A1]\nderive_from = "H100-SXM"\nfraction = 0.5\n'
-                    '[gpu.B1]\nderive_from = "A1"\nfraction = 0.5\n')
+    path.write_text('[gpu.A1]\nderive_from = "H100-SXM"\nsource = "test"\nfraction = 0.5\n'
+                    '[gpu.B1]\nderive_from = "A1"\nsource = "test"\nfraction = 0.5\n')
     b1 = load_gpu_file(path)["B1"]
     assert gpu_dies(b1).basis == "0.5 of A1's dies"
     assert package_cost(b1).total == pytest.approx(package_cost("Lite").total, rel=1e-12)

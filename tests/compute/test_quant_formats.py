@@ -60,10 +60,10 @@ def test_gpu_file_int8_row(tmp_path):
     p = tmp_path / "g.toml"
     p.write_text('[gpu."X"]\nsms = 10\nbf16_dense_TFLOPs = 100\nhbm_capacity_GB = 10\n'
                  'hbm_bandwidth_TBps = 1\nscaleup_GBps_per_direction = 10\nscaleout_Gbps = 100\n'
-                 'tdp_W = 100\nmax_instance = 8\n'
+                 'tdp_W = 100\nmax_instance = 8\nsource = "test"\n'
                  'int8_dense_TOPs = {value = 200, unit = "TOPS", source = "mine", '
                  'confidence = "guess"}\n'
-                 '[gpu."Y"]\nderive_from = "X"\nfraction = 0.5\n')
+                 '[gpu."Y"]\nderive_from = "X"\nsource = "test"\nfraction = 0.5\n')
     gpus = load_gpu_file(p)
     assert (gpus["X"].flops_int8, gpus["Y"].flops_int8) == (200e12, 100e12)
     p.write_text(p.read_text().replace('unit = "TOPS"', 'unit = "TFLOPS"'))
@@ -76,7 +76,7 @@ def test_a_gpu_without_an_int8_row_runs_int8_at_bf16(tmp_path):
     p = tmp_path / "g.toml"
     p.write_text('[gpu."Z"]\nsms = 10\nbf16_dense_TFLOPs = 100\nhbm_capacity_GB = 100\n'
                  'hbm_bandwidth_TBps = 1\nscaleup_GBps_per_direction = 10\nscaleout_Gbps = 100\n'
-                 'tdp_W = 100\nmax_instance = 8\n')
+                 'tdp_W = 100\nmax_instance = 8\nsource = "test"\n')
     z = load_gpu_file(p)["Z"]
     assert (z.flops_int8, z.flops_fp4) == (0.0, 0.0)
     m = get_model(str(DATA / "llama-3.1-8b-instruct-quantized.w8a8.json"))
@@ -116,7 +116,7 @@ def test_two_gpu_files_with_one_name_keep_their_own_peaks(tmp_path):
         p = tmp_path / f"g{tops}.toml"
         p.write_text('[gpu."X"]\nsms = 10\nbf16_dense_TFLOPs = 100\nhbm_capacity_GB = 10\n'
                      'hbm_bandwidth_TBps = 1\nscaleup_GBps_per_direction = 10\n'
-                     'scaleout_Gbps = 100\ntdp_W = 100\nmax_instance = 8\n'
+                     'scaleout_Gbps = 100\ntdp_W = 100\nmax_instance = 8\nsource = "test"\n'
                      f'int8_dense_TOPs = {{value = {tops}, unit = "TOPS", source = "mine", '
                      'confidence = "guess"}\n')
         rows.append(load_gpu_file(p)["X"])
@@ -134,7 +134,7 @@ def test_bad_int8_rows_are_refused_in_one_line(tmp_path, row, message):
     p = tmp_path / "g.toml"
     p.write_text('[gpu."X"]\nsms = 10\nbf16_dense_TFLOPs = 100\nhbm_capacity_GB = 10\n'
                  'hbm_bandwidth_TBps = 1\nscaleup_GBps_per_direction = 10\nscaleout_Gbps = 100\n'
-                 f'tdp_W = 100\nmax_instance = 8\nint8_dense_TOPs = {row}\n')
+                 f'tdp_W = 100\nmax_instance = 8\nsource = "test"\nint8_dense_TOPs = {row}\n')
     with pytest.raises(UserError, match=re.escape(message)) as exc:
         load_gpu_file(p)
     assert "\n" not in str(exc.value)
@@ -142,7 +142,7 @@ def test_bad_int8_rows_are_refused_in_one_line(tmp_path, row, message):
 
 def test_a_derived_gpu_derives_its_int8_and_fp4_peaks(tmp_path):
     p = tmp_path / "g.toml"
-    p.write_text('[gpu."Half-B200"]\nderive_from = "B200-HGX"\nfraction = 0.5\n'
+    p.write_text('[gpu."Half-B200"]\nderive_from = "B200-HGX"\nsource = "test"\nfraction = 0.5\n'
                  'flops_multiplier = 1.5\n')
     g = load_gpu_file(p)["Half-B200"]
     assert (g.flops_int8, g.flops_fp4) == (4500e12 * 0.75, 9000e12 * 0.75)
@@ -331,7 +331,7 @@ def test_a_refused_gpu_file_leaves_the_catalog_int8_peaks_alone(tmp_path):
     p = tmp_path / "g.toml"
     p.write_text('[gpu."H100-SXM"]\nsms = 10\nbf16_dense_TFLOPs = 100\nhbm_capacity_GB = 10\n'
                  'hbm_bandwidth_TBps = 1\nscaleup_GBps_per_direction = 10\nscaleout_Gbps = 100\n'
-                 'tdp_W = 100\nmax_instance = 8\n'
+                 'tdp_W = 100\nmax_instance = 8\nsource = "test"\n'
                  'int8_dense_TOPs = {value = 1, unit = "TOPS", source = "x", confidence = "x"}\n')
     with pytest.raises(UserError, match="already name"):
         load_gpu_file(p)
@@ -385,7 +385,7 @@ def test_a_gpu_file_with_a_bad_int8_row_exits_2_in_one_line(tmp_path):
     p = tmp_path / "g.toml"
     p.write_text('[gpu."X"]\nsms = 10\nbf16_dense_TFLOPs = 100\nhbm_capacity_GB = 10\n'
                  'hbm_bandwidth_TBps = 1\nscaleup_GBps_per_direction = 10\nscaleout_Gbps = 100\n'
-                 'tdp_W = 100\nmax_instance = 8\n'
+                 'tdp_W = 100\nmax_instance = 8\nsource = "test"\n'
                  'int8_dense_TOPs = {value = "fast", unit = "TOPS", source = "x"}\n')
     r = _cli("hardware", "X", "--gpu-file", p)
     assert r.exit_code == 2

@@ -97,7 +97,8 @@ def test_limits_file_has_a_reason_and_a_sane_range_for_every_key():
 
 GPU = {"sms": "132", "bf16_dense_TFLOPs": "989.4", "hbm_capacity_GB": "80",
        "hbm_bandwidth_TBps": "3.35", "scaleup_GBps_per_direction": "450",
-       "scaleout_Gbps": "400", "tdp_W": "700", "max_instance": "8"}
+       "scaleout_Gbps": "400", "tdp_W": "700", "max_instance": "8",
+       "source": '"test"'}
 
 
 def gpu_toml(**changes) -> str:

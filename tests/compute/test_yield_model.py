@@ -289,6 +289,7 @@ scaleup_GBps_per_direction = 300
 scaleout_Gbps = 400
 tdp_W = 500
 max_instance = 8
+source = "test"
 """
 
 

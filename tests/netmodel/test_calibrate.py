@@ -199,7 +199,7 @@ def test_calibrate_takes_the_gpus_of_its_gpu_file(tmp_path):
     from compute.hardware import load_gpu_file
 
     gf = tmp_path / "g.toml"
-    gf.write_text('[gpu.MyGPU]\nderive_from = "H100-SXM"\nhbm_bandwidth_multiplier = 1.2\n')
+    gf.write_text('[gpu.MyGPU]\nderive_from = "H100-SXM"\nsource = "test"\nhbm_bandwidth_multiplier = 1.2\n')
     f = tmp_path / "my.csv"
     f.write_text("model,gpu,tp,batch,phase,prompt,context,latency_s\n"
                  "Llama-3-70B,MyGPU,8,1,decode,,1000,0.025\n"

@@ -84,7 +84,7 @@ def test_search_text_with_front():
 
 def test_search_infeasible_reports_reason(tmp_path):
     f = tmp_path / "g.toml"
-    f.write_text('[gpu.Tiny]\nderive_from = "H100-SXM"\nfraction = 0.125\n')
+    f.write_text('[gpu.Tiny]\nderive_from = "H100-SXM"\nfraction = 0.125\nsource = "test"\n')
     r = run("search", "--model", "GPT-3-175B", "--gpu-file", str(f), "--json")
     d = json.loads(r.stdout)    # nothing feasible: the JSON, then exit status 3
     assert r.exit_code == 3 and d["best"] is None and "nothing fits" in d["reason"]
@@ -96,7 +96,8 @@ def test_search_infeasible_reports_reason(tmp_path):
 def test_gpu_and_model_from_files(tmp_path):
     g = tmp_path / "gpus.json"
     g.write_text(json.dumps({"gpu": {"Fat": {"derive_from": "H100-SXM",
-                                             "hbm_bandwidth_multiplier": 2.0}}}))
+                                             "hbm_bandwidth_multiplier": 2.0,
+                                             "source": "test"}}}))
     slow = json.loads(run("infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "1",
                           "--batch", "1", "--json").output)
     fast = json.loads(run("infer", "--model", "Llama-3-8B", "--gpu-file", str(g), "--tp", "1",

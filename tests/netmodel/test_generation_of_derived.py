@@ -28,8 +28,8 @@ def test_a_derived_gpu_takes_its_bases_generation(tmp_path, base, generation):
     # a quarter of a B200 keeps the B200's NVLink5 and NVSwitch: Blackwell's NVLS factor
     # (0.74) and link efficiency, not the default (Hopper) generation's
     name, twice = f"quarter-of-{base}", f"half-of-quarter-of-{base}"
-    _gpu_file(tmp_path, {name: {"derive_from": base, "fraction": 0.25},
-                         twice: {"derive_from": name, "fraction": 0.5}})
+    _gpu_file(tmp_path, {name: {"derive_from": base, "fraction": 0.25, "source": "test"},
+                         twice: {"derive_from": name, "fraction": 0.5, "source": "test"}})
     cal = default_calibration()
     assert cal.for_gpu(name).generation == generation
     assert cal.for_gpu(twice).generation == generation

@@ -50,8 +50,8 @@ def test_catalog_agrees_with_the_bandwidth_rule():
 
 def test_gpu_file_nvlinks(tmp_path):
     f = tmp_path / "g.toml"
-    f.write_text('[gpu.Mine]\nderive_from = "A100-SXM-80GB"\nfraction = 0.5\n'
-                 '[gpu.Own]\nderive_from = "H100-SXM"\nnvlinks = 6\n')
+    f.write_text('[gpu.Mine]\nderive_from = "A100-SXM-80GB"\nsource = "test"\nfraction = 0.5\n'
+                 '[gpu.Own]\nderive_from = "H100-SXM"\nsource = "test"\nnvlinks = 6\n')
     gpus = load_gpu_file(f)
     assert gpus["Mine"].nvlinks == 12 and gpus["Own"].nvlinks == 6
     assert _scaleup(rail_optimized(domains=1, gpu=gpus["Own"]))[0] == {6}
@@ -61,7 +61,7 @@ def test_gpu_file_nvlinks(tmp_path):
 def test_gpu_file_bad_nvlinks(tmp_path, bad):
     f = tmp_path / "g.toml"
     v = f'"{bad}"' if isinstance(bad, str) else str(bad).lower()
-    f.write_text(f'[gpu.Bad]\nderive_from = "H100-SXM"\nnvlinks = {v}\n')
+    f.write_text(f'[gpu.Bad]\nderive_from = "H100-SXM"\nsource = "test"\nnvlinks = {v}\n')
     with pytest.raises(UserError, match="nvlinks"):
         load_gpu_file(f)
 

@@ -131,9 +131,9 @@ def test_bad_nvlinks_refused_alike_everywhere(tmp_path, value, shown):
 
 def test_gpu_file_key_wins_over_the_base(tmp_path):
     f = tmp_path / "g.toml"
-    f.write_text('[gpu.Half]\nderive_from = "A100-SXM-80GB"\nfraction = 0.5\n'
-                 '[gpu.Six]\nderive_from = "Half"\nnvlinks = 6\n'
-                 '[gpu.Kept]\nderive_from = "Six"\nfraction = 0.5\n')
+    f.write_text('[gpu.Half]\nderive_from = "A100-SXM-80GB"\nfraction = 0.5\nsource = "test"\n'
+                 '[gpu.Six]\nderive_from = "Half"\nnvlinks = 6\nsource = "test"\n'
+                 '[gpu.Kept]\nderive_from = "Six"\nfraction = 0.5\nsource = "test"\n')
     gpus = load_gpu_file(f)
     assert [gpus[n].nvlinks for n in ("Half", "Six", "Kept")] == [12, 6, 6]
 
@@ -143,10 +143,10 @@ def test_hardware_json_has_the_field(tmp_path):
     r = CliRunner().invoke(cli, ["hardware", "A100-SXM-80GB", "--json"])
     assert r.exit_code == 0 and json.loads(r.output)["nvlinks"] == A100_LINKS
     f = tmp_path / "g.toml"
-    f.write_text('[gpu.Half]\nderive_from = "A100-SXM-80GB"\nfraction = 0.5\n'
+    f.write_text('[gpu.Half]\nderive_from = "A100-SXM-80GB"\nfraction = 0.5\nsource = "test"\n'
                  '[gpu.Bare]\nsms = 132\nbf16_dense_TFLOPs = 989.4\nhbm_capacity_GB = 80\n'
                  'hbm_bandwidth_TBps = 3.35\nscaleup_GBps_per_direction = 450\n'
-                 'scaleout_Gbps = 400\ntdp_W = 700\nmax_instance = 8\n')
+                 'scaleout_Gbps = 400\ntdp_W = 700\nmax_instance = 8\nsource = "test"\n')
     r = CliRunner().invoke(cli, ["hardware", "--gpu-file", str(f), "--json"])
     listed = {g["name"]: g["nvlinks"] for g in json.loads(r.output)["gpus"]}
     assert listed["Half"] == A100_LINKS and listed["Bare"] is None and listed["Lite"] == 18

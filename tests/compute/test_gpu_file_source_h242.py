@@ -1,0 +1,64 @@
+"""A GPU file's entry must say where its figures come from (h242): every figure read from a
+file carries its source, as the shipped gpus.toml's entries do, a scenario file's
+``[sources]`` (bandwidth and latency required) and an engine profile's ``source`` of each
+parameter (required). Before, a GPU file's entry without ``source`` (or with a blank one)
+was read and its made-up figures reported beside sourced ones with nothing to tell them
+apart."""
+
+from __future__ import annotations
+
+import pytest
+
+from compute.errors import UserError
+from compute.hardware import catalog, load_gpu_file
+from tests.netmodel.cli_helpers import one_line_error, run_cli
+
+OWN = '''[gpu."MI300X"]
+sms = 304
+bf16_dense_TFLOPs = 1307.4
+fp8_dense_TFLOPs = 2614.9
+hbm_capacity_GB = 206.158430208
+hbm_bandwidth_TBps = 5.3
+scaleup_GBps_per_direction = 448
+scaleout_Gbps = 400
+tdp_W = 750
+max_instance = 8
+nvlinks = 7
+'''
+DERIVED = '[gpu.Half]\nderive_from = "H100-SXM"\nfraction = 0.5\n'
+WHY = "(where its figures come from: a datasheet, a paper, or 'what-if: ...' for a GPU of your own)"
+
+
+@pytest.mark.parametrize("body, name", [(OWN, "MI300X"), (DERIVED, "Half")])
+def test_an_entry_without_a_source_is_refused(tmp_path, body, name):
+    path = tmp_path / "g.toml"
+    path.write_text(body)
+    with pytest.raises(UserError) as e:
+        load_gpu_file(path)
+    assert str(e.value) == f"{path}: GPU {name!r} lacks key source {WHY}"
+    one_line_error(run_cli(["hardware", "--gpu-file", path]), f"GPU {name!r} lacks key source")
+    one_line_error(run_cli(["infer", "--model", "Llama-3-8B", "--gpu", path, "--tp", "1",
+                            "--batch", "1"]), f"GPU {name!r} lacks key source")
+
+
+@pytest.mark.parametrize("blank", ['""', '"   "'])
+def test_a_blank_source_is_refused(tmp_path, blank):
+    path = tmp_path / "g.toml"
+    path.write_text(DERIVED + f"source = {blank}\n")
+    with pytest.raises(UserError, match="GPU 'Half': source is blank; say where its figures"):
+        load_gpu_file(path)
+
+
+def test_a_sourced_entry_keeps_its_source(tmp_path):
+    path = tmp_path / "g.toml"
+    path.write_text(OWN + 'source = "AMD Instinct MI300X datasheet"\n'
+                    + DERIVED + 'source = "what-if: half an H100"\n')
+    gpus = load_gpu_file(path)
+    assert [g.source for g in gpus.values()] == ["AMD Instinct MI300X datasheet",
+                                                 "what-if: half an H100"]
+    r = run_cli(["hardware", "Half", "--gpu-file", path])
+    assert r.exit_code == 0 and "  source            what-if: half an H100" in r.output
+
+
+def test_every_catalog_entry_has_its_source():
+    assert all(g.source.strip() for g in catalog().values())
