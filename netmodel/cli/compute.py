@@ -165,8 +165,10 @@ def hardware(name: str | None, gpu_file: str | None, as_json: bool) -> None:
                 ("fp4 dense", f"{gpu.flops_fp4 / 1e12:g} TFLOP/s" if gpu.flops_fp4 else "none"),
                 ("HBM", f"{gpu.hbm_capacity / 1e9:.4g} GB ({gpu.hbm_capacity / 2**30:.1f} GiB) at "
                         f"{gpu.hbm_bandwidth / 1e12:g} TB/s"),
+                # its links by count, not brand: a GPU file's nvlinks = 7 may be an
+                # MI300X's Infinity Fabric links
                 ("scale-up", f"{gpu.scaleup_bandwidth / 1e9:g} GB/s per direction"
-                             + (f" over {gpu.nvlinks} NVLinks" if gpu.nvlinks else "")),
+                             + (f" over {gpu.nvlinks} links" if gpu.nvlinks else "")),
                 ("scale-out", f"{gpu.scaleout_bandwidth * 8 / 1e9:g} Gb/s per direction"),
                 ("TDP", f"{gpu.tdp:g} W"), ("largest instance", f"{gpu.max_instance} GPUs"),
                 ("source", gpu.source)]

@@ -62,3 +62,13 @@ def test_a_sourced_entry_keeps_its_source(tmp_path):
 
 def test_every_catalog_entry_has_its_source():
     assert all(g.source.strip() for g in catalog().values())
+
+
+def test_hardware_names_scale_up_links_by_count_not_brand(tmp_path):
+    # an AMD GPU's nvlinks = 7 are Infinity Fabric links: 'hardware' said 'over 7 NVLinks'
+    # (h242, item 2); the count is the GPU's, the brand is not the model's to say
+    path = tmp_path / "g.toml"
+    path.write_text(OWN + 'source = "AMD Instinct MI300X datasheet: 7 x 64 GB/s"\n')
+    out = run_cli(["hardware", "MI300X", "--gpu-file", path]).output
+    assert "  scale-up          448 GB/s per direction over 7 links\n" in out
+    assert "NVLink" not in out

@@ -26,10 +26,10 @@ def test_hardware_lists_and_shows():
     assert "largest instance  32 GPUs" in run("hardware", "Lite").output
     # 81559 MiB (what CUDA reports) in GB and GiB
     assert "85.52 GB (79.6 GiB)" in run("hardware", "H100-SXM").output
-    # the GPU's NVLink count (gpus.toml: A100 12 of 25 GB/s, Hopper 18 of 25; the Lite
-    # keeps the H100's 18 at a quarter of its bandwidth)
-    assert "300 GB/s per direction over 12 NVLinks" in run("hardware", "A100-SXM-80GB").output
-    assert "112.5 GB/s per direction over 18 NVLinks" in run("hardware", "Lite").output
+    # the GPU's scale-up link count (gpus.toml: A100 12 of 25 GB/s, Hopper 18 of 25; the
+    # Lite keeps the H100's 18 at a quarter of its bandwidth)
+    assert "300 GB/s per direction over 12 links" in run("hardware", "A100-SXM-80GB").output
+    assert "112.5 GB/s per direction over 18 links" in run("hardware", "Lite").output
 
 
 def test_models_lists_and_shows():
