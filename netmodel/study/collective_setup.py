@@ -110,7 +110,8 @@ class CollectiveSetup:
         """Seconds of ``op`` with every instance of ``size`` GPUs at once, each on its own
         (algorithm, protocol), the fastest for it alone, as compare charges a scenario whose
         ``instances = "all"`` (:class:`~netmodel.study.fabric_search.ScenarioCollectives`,
-        the caller's placement and algorithm in); None for a fabric or instances alone."""
+        the caller's placement and algorithm in: an algorithm the caller names governs
+        every op, as in :meth:`model`); None for a fabric or instances alone."""
         s = self.scenario
         if s is None or s.instances != "all":
             return None
@@ -123,7 +124,9 @@ class CollectiveSetup:
         from netmodel.study.fabric_search import ScenarioCollectives
 
         own = replace(s, placement=self.placement, algorithm=self.algorithm)
-        return float(ScenarioCollectives(own).collective_time(op, float(nbytes), int(size)))
+        scope = "every-op" if "algorithm" in self.overrides else "collectives"
+        return float(ScenarioCollectives(own, scope=scope).collective_time(
+            op, float(nbytes), int(size)))
 
     def describe(self) -> dict:
         """What the costs were made with, for JSON: the scenario (None for a fabric), the

@@ -430,10 +430,20 @@ class ScenarioCollectives:
     GPUs placed on the scenario's fabric, elementwise over ``nbytes``. An instance the fabric
     cuts apart raises :class:`~compute.errors.UserError`. ``concurrent``: None follows the
     scenario's ``instances``; True (``"all"``) or False (``"alone"``) overrides it, and
-    :attr:`scenario` then carries the override.
+    :attr:`scenario` then carries the override. ``scope``: what the scenario's algorithm
+    governs (:class:`~netmodel.collectives.model.FabricCostModel`'s): ``"collectives"``
+    (a scenario's own, as NCCL_ALGO: all-to-all and send-recv choose as auto where it has
+    none), or ``"every-op"`` for an algorithm a caller names
+    (:meth:`~netmodel.study.collective_setup.CollectiveSetup.at_once_time`).
     """
 
-    def __init__(self, scenario: str | Scenario, concurrent: bool | None = None):
+    def __init__(self, scenario: str | Scenario, concurrent: bool | None = None, *,
+                 scope: str = "collectives"):
+        from netmodel.collectives.model import SCOPES
+
+        if not isinstance(scope, str) or scope not in SCOPES:
+            raise UserError(f"scope must be one of {known(SCOPES)}, got {describe(scope)}")
+        self.scope = scope
         scenario = get_scenario(scenario)
         if concurrent is not None:
             scenario = scenario.with_instances("all" if concurrent else "alone")
@@ -446,17 +456,20 @@ class ScenarioCollectives:
         self.calibration = scenario_calibration(self.scenario)
         # scenarios whose networks are the same (GPU types differing only off the network,
         # as Lite and Lite+MemBW do) share their compiled costs
-        key = network_key(self.scenario, self.calibration)
+        # (the scope is part of what the costs depend on where it is not the scenario's)
+        tail = "" if scope == "collectives" else f" scope {scope}"
+        key = network_key(self.scenario, self.calibration) + tail
         # the cost models (routers, compiled steps) do not depend on ``instances``: the
         # instances alone and all at once share them, and only their linear candidates
         # differ
         models = _shared(network_key(self.scenario.with_instances("alone"),
-                                     self.calibration)
+                                     self.calibration) + tail
                          if self.concurrent else key, dict)
         self._models, self._linear = models, _shared(("linear", key), dict)
 
     def __repr__(self) -> str:
-        extra = ", concurrent=True" if self.concurrent else ""
+        extra = (", concurrent=True" if self.concurrent else "") + (
+            "" if self.scope == "collectives" else f", scope={self.scope!r}")
         return f"ScenarioCollectives({self.scenario.label!r}{extra})"
 
     def model(self, size: int) -> FabricCostModel:
@@ -468,7 +481,8 @@ class ScenarioCollectives:
             if size > self.gpus:
                 raise UserError(f"an instance of {size} GPUs does not fit scenario "
                                 f"{self.scenario.label!r} ({self.gpus} GPUs)")
-            hit = scenario_model(self.scenario, self.graph, size, self.calibration)
+            hit = scenario_model(self.scenario, self.graph, size, self.calibration,
+                                 scope=self.scope)
             self._models[key] = hit
         return hit
 
