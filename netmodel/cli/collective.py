@@ -315,7 +315,7 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
     if at_once is not None:
         extra["instances_all"] = {"time": at_once}
     if all_groups and len(group) > 1:
-        extra["all_groups"] = _all_groups(model, len(group), op, size, algorithm)
+        extra["all_groups"] = _all_groups(model, len(group), op, size)
     alternatives = {name: float(t[0]) for name, t in
                     sorted(model.curves(op, [size], group).items())} \
         if algorithm == "auto" else {}
@@ -400,12 +400,13 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
         click.echo(f"wrote {plot_path}")
 
 
-def _all_groups(model, size: int, op: str, nbytes: float, algorithm: str) -> dict:
+def _all_groups(model, size: int, op: str, nbytes: float) -> dict:
     """``--all-groups``: every group of ``size`` GPUs the placement cuts from ``model``'s
-    fabric, run at once (:func:`~netmodel.collectives.concurrent.concurrent_cost`), as the
-    JSON's ``all_groups``. A group that failures (or an OCS without circuits) cut apart is
-    reported as the costed group is (CUT, not an error): listed in ``cut`` and left out; the
-    others run together (none: ``groups`` 0, the times null)."""
+    fabric, run at once (:func:`~netmodel.collectives.concurrent.concurrent_cost`) on the
+    model's algorithm and its scope (a scenario's own governs its collectives only, as the
+    group alone), as the JSON's ``all_groups``. A group that failures (or an OCS without
+    circuits) cut apart is reported as the costed group is (CUT, not an error): listed in
+    ``cut`` and left out; the others run together (none: ``groups`` 0, the times null)."""
     from netmodel.collectives.concurrent import concurrent_cost
     from netmodel.collectives.placement import partition
 
@@ -422,7 +423,7 @@ def _all_groups(model, size: int, op: str, nbytes: float, algorithm: str) -> dic
            "hot_links": [], "schedule": None, "cut": [[str(x) for x in g] for g in cut]}
     if not whole:
         return doc
-    conc = concurrent_cost(model, whole, op, nbytes, algorithm)
+    conc = concurrent_cost(model, whole, op, nbytes)
     worst = int(conc.time[:, 0].argmax())   # the group whose time is the makespan
     doc.update({
         "algorithm": conc.algorithm[0],

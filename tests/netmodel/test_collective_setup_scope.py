@@ -81,3 +81,25 @@ def test_scope_is_checked():
         ScenarioCollectives("lite-flat", scope="all")
     assert repr(ScenarioCollectives("lite-flat", scope="every-op")) == \
         "ScenarioCollectives('lite-flat@Lite', scope='every-op')"
+
+
+@pytest.mark.parametrize("op", ["all-to-all", "send-recv"])
+def test_all_groups_keeps_the_scenarios_scope(tmp_path, op):
+    """`collective OP --scenario X --all-groups` on a scenario of algorithm ring (instances
+    = all): --all-groups charges the makespan the group's at-once line gives, bit for bit,
+    where it said "algorithm 'ring' does not implement ..." (exit 2) and the same command
+    without --all-groups costed it as auto (fails on the old code)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from netmodel.cli.main import cli
+    from netmodel.study.scenarios import save_scenario
+
+    path = str(save_scenario(_all("lite-hier", "ring"), tmp_path / "ring.toml"))
+    r = CliRunner().invoke(cli, ["collective", op, "--scenario", path, "--group", "8",
+                                 "--size", "1MiB", "--all-groups", "--json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.output)
+    assert doc["all_groups"]["makespan"] == doc["instances_all"]["time"]
+    assert doc["algorithm"] == doc["all_groups"]["algorithm"] == "direct"
