@@ -7,7 +7,10 @@ d_swap + (restored_k + sr_k)(hold_k - d_swap)) + (slow_k - sw_k) d_slow]`` (``sw
 ``slow_swapped``, ``slow_restored``), with ``B_k`` the probability that a failure of
 kind ``k`` finds too few spares: 1 without spares, else the Kaufman-Roberts recursion of a
 multi-rate loss system per pool (each pool an Erlang loss system of ``spares`` servers;
-insensitive to the repair-time distribution). The losses in progress add (first-order)
+insensitive to the repair-time distribution); where one failure asks one pool more than
+once (a group's own instances and a spanning instance's share of it), its asks granted one
+after another in the kinds' order, as the Monte Carlo grants them, the pool a Markov chain
+(:func:`_sequential`). The losses in progress add (first-order)
 but never past the whole cluster: the mean adds back ``E[(X - I)^+] / I``, the share by
 which their compound Poisson sum ``X`` runs past the cluster's ``I`` instances (as the
 Monte Carlo caps its sum; :func:`_saturation`: 0 at any shipped scenario's rates), so it
@@ -68,7 +71,9 @@ def blocking(kinds: Sequence[Kind], pools: SparePools) -> np.ndarray:
     its load over every pool; with ``group`` placement (pool ``cell x G + g``) a kind of
     group ``g`` offers its load to the ``pools / G`` pools of slot ``g`` only, and is
     blocked as averaged over those. Each slot's pools of one size are one multi-rate loss
-    system (:func:`kaufman_roberts`) of the kinds drawing on them."""
+    system (:func:`kaufman_roberts`) of the kinds drawing on them; where one failure asks
+    such a pool more than once, its asks are granted one after another
+    (:func:`_sequential`)."""
     if not kinds:
         return np.ones(0)
     n_groups = pools.groups if any(x.group >= 0 for x in kinds) else 1
@@ -82,7 +87,13 @@ def blocking(kinds: Sequence[Kind], pools: SparePools) -> np.ndarray:
         here = [k for k, x in enumerate(kinds) if x.group in (-1, slot)]
         elig = [k for k in here if 0 < kinds[k].units <= cap]
         b = np.ones(len(kinds))
-        if elig:
+        asks = _asks(kinds, [k for k in elig if kinds[k].group == slot >= 0])
+        seq = _sequential(int(cap), kinds, [k for k in elig if kinds[k].group < 0], asks,
+                          over) if any(len(a) > 1 for a in asks) else None
+        if seq is not None:
+            for k, v in seq.items():
+                b[k] = v
+        elif elig:
             loads = [kinds[k].rate * kinds[k].cells / over[k] * kinds[k].hold for k in elig]
             us = [kinds[k].units for k in elig]
             q = kaufman_roberts(int(cap), loads, us)
@@ -96,6 +107,136 @@ def blocking(kinds: Sequence[Kind], pools: SparePools) -> np.ndarray:
         if x.units == 0:
             out[k] = 0.0
     return out
+
+
+def _asks(kinds: Sequence[Kind], ks: list[int]) -> list[list[int]]:
+    """``ks`` (kinds of one pool's slot, ascending) by the failure that strikes them: a
+    kind and the kinds that follow it (:attr:`Kind.follows`), in the kinds' order, where
+    they fail alike (rate, cells and hold); any other kind alone."""
+    lead, family = -1, []
+    for x in kinds:
+        lead += 1 if not x.follows else 0
+        family.append(lead)
+    out: dict = {}
+    for k in ks:
+        groups = out.setdefault(family[k], [])
+        if groups and all(getattr(kinds[groups[0][0]], f) == getattr(kinds[k], f)
+                          for f in ("rate", "cells", "hold")):
+            groups[0].append(k)
+        else:
+            groups.append([k])
+    return [a for groups in out.values() for a in groups]
+
+
+#: Most states of one pool's chain in :func:`_sequential` (about 1 s to solve; a pool of
+#: 22 spares asked by 4 failure kinds of 3 repair times, one asking twice); past it one
+#: failure's asks are taken as independent arrivals (Kaufman-Roberts), an approximation.
+MAX_SEQUENTIAL_STATES = 10_000
+
+
+def _grant(asks: Sequence[int], free: int) -> tuple[bool, ...]:
+    """One failure's asks of one pool granted one after another, each all or nothing
+    from what the asks before it left."""
+    out = []
+    for u in asks:
+        out.append(u <= free)
+        free -= u if u <= free else 0
+    return tuple(out)
+
+
+def _sequential(cap: int, kinds: Sequence[Kind], alone: list[int], asks: list[list[int]],
+                over: list) -> dict | None:
+    """Blocking of one pool's kinds where a failure asks it more than once (its own
+    group's instances and a spanning instance's share, :attr:`Kind.joint`): each failure's
+    asks (``asks``: lists of kind indices, in the kinds' order) granted one after another
+    from the spares the ones before left, as the Monte Carlo grants them; ``alone``: kinds
+    of group -1 (one ask each). The pool is a Markov chain over the failures in progress
+    and the spares each holds (exponential holds; exact where each failure's grant is one
+    size, as in Kaufman-Roberts, else an approximation of the fixed holds), solved for its
+    steady state; a kind's blocking is the share of arrivals (PASTA) whose ask finds too
+    few spares: ``{kind index: blocking}``; None past :data:`MAX_SEQUENTIAL_STATES`
+    states.
+
+    >>> k = Kind("host", "x", rate=1.0, down=2, slow=0.0, units=2, restored=0.0,
+    ...          d_repair=1.0, d_swap=0.1, hold=1.0, d_slow=0.0, group=0)
+    >>> from dataclasses import replace
+    >>> ks = [k, replace(k, down=1, units=1, follows=True)]
+    >>> b = _sequential(2, ks, [], [[0, 1]], [1, 1])   # 2 spares, then 1, of a pool of 2
+    >>> round(b[0], 6), round(b[1], 6)                # Erlang B(1, 1); the 1 never fits
+    (0.5, 1.0)
+    """
+    classes = [([k], kinds[k]) for k in alone] + [(a, kinds[a[0]]) for a in asks]
+    lam = [x.rate * x.cells / over[a[0]] for a, x in classes]
+    units = [[kinds[k].units for k in a] for a, _ in classes]
+    if any(x.hold <= 0 for _, x in classes):
+        return None
+    # a failure in progress is its hold and the spares it holds: those alike leave alike
+    holds = sorted({x.hold for _, x in classes})
+    hold_of = [holds.index(x.hold) for _, x in classes]
+    start: tuple = ()
+    index = {start: 0}
+    states = [start]
+    rows, cols, vals, busy = [], [], [], []
+
+    def at(d: dict) -> int:   # the state's index, a new one where it is new
+        key = tuple(sorted(d.items()))
+        if key not in index:
+            index[key] = len(states)
+            states.append(key)
+        return index[key]
+
+    i = 0
+    while i < len(states):
+        st = states[i]
+        busy.append(sum(size * n for (_, size), n in st))
+        for c in range(len(classes)):
+            size = sum(u for u, ok in zip(units[c], _grant(units[c], cap - busy[i]),
+                                          strict=True) if ok)
+            if size and lam[c] > 0:
+                d = dict(st)
+                d[(hold_of[c], size)] = d.get((hold_of[c], size), 0) + 1
+                rows.append(i)
+                cols.append(at(d))
+                vals.append(lam[c])
+        for (h, size), n in st:
+            d = dict(st)
+            d[(h, size)] -= 1
+            if not d[(h, size)]:
+                del d[(h, size)]
+            rows.append(i)
+            cols.append(at(d))
+            vals.append(n / holds[h])
+        i += 1
+        if len(states) > MAX_SEQUENTIAL_STATES:
+            return None
+    # an arrival's asks depend on the spares busy only (PASTA: as the steady state)
+    p_busy = np.bincount(busy, weights=_steady_state(len(states), rows, cols, vals),
+                         minlength=cap + 1)
+    out = {}
+    for c, (a, _) in enumerate(classes):
+        refused = np.array([[not ok for ok in _grant(units[c], cap - j)]
+                            for j in range(cap + 1)], dtype=float)
+        for j, k in enumerate(a):
+            out[k] = float(p_busy @ refused[:, j])
+    return out
+
+
+def _steady_state(n: int, rows, cols, vals) -> np.ndarray:
+    """The steady state of the Markov chain of ``n`` states (state 0 recurrent) with
+    transition rates ``vals`` from ``rows`` to ``cols``: the balance equations of the
+    other states with state 0's weight set to 1, then normalized."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.linalg import spsolve
+
+    if n == 1:
+        return np.ones(1)
+    v = np.asarray(vals) / max(vals)
+    out = np.bincount(rows, weights=v, minlength=n)   # each state's rate out
+    qt = (coo_matrix((v, (cols, rows)), shape=(n, n))
+          - coo_matrix((out, (range(n), range(n))), shape=(n, n))).tocsc()
+    x = spsolve(qt[1:, 1:], -qt[1:, 0].toarray().ravel())
+    pi = np.clip(np.r_[1.0, np.atleast_1d(x)], 0.0, None)
+    return pi / pi.sum()
 
 
 def _all_or_nothing(kinds: Sequence[Kind], b: np.ndarray) -> np.ndarray:

@@ -94,7 +94,9 @@ class Kind:
     #: spares the instances of the nearest kind before it that is not ``joint`` take of
     #: this kind's group (an instance spanning groups): it loses nothing itself, and those
     #: instances come back on spares only if its pool has them free too (all or nothing;
-    #: spares it was granted are held to the repair even where another pool had none)
+    #: spares it was granted are held to the repair even where another pool had none).
+    #: One failure's asks of one pool (a group's own kind and a spanning instance's share
+    #: of that group) are granted one after another in the kinds' order
     joint: bool = False
 
     @property

@@ -266,8 +266,10 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
         pool = np.where(slot >= 0, pool // n_groups * n_groups + slot, pool)
     total = len(t)
     # sort by (trial, time) with one float key (trials are blocks 2 spans apart; within a
-    # chunk the key resolves times to better than 0.2 s for any horizon and trial count)
-    order = np.argsort(trial * (2.0 * span) + (t + warm))
+    # chunk the key resolves times to better than 0.2 s for any horizon and trial count);
+    # stable, so one failure's events (one moment) keep their kinds' order and its asks of
+    # one pool are granted one after another in that order, as the closed form takes them
+    order = np.argsort(trial * (2.0 * span) + (t + warm), kind="stable")
     trial, t, kind, pool = trial[order], t[order], kind[order], pool[order]
     fid = fid[order] if fid is not None else None
     del order
