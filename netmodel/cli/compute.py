@@ -16,6 +16,7 @@ import click
 from netmodel.cli.main import (
     InputPath,
     RegistryHelp,
+    gpu_help,
     max_batch_option,
     mtp_options,
     parse_slo,
@@ -80,8 +81,9 @@ def _model_gpu_options(f):
     for opt in reversed([
         click.option("--model", "model_name", metavar="NAME", help="Model from the catalog "
                      "(netmodel models) or from --model-file."),
-        click.option("--gpu", "gpu_name", metavar="NAME", help="GPU from the catalog "
-                     "(netmodel hardware) or from --gpu-file."),
+        click.option("--gpu", "gpu_name", metavar="NAME|FILE", cls=RegistryHelp,
+                     help_from=lambda: f"The GPU: {gpu_help()}; with --gpu-file, one of "
+                     f"its GPUs by name (left out: the file's only one)."),
         click.option("--model-file", type=InputPath(dir_okay=False), metavar="FILE",
                      help="TOML/JSON file of [model.NAME] tables (catalog keys)."),
         click.option("--hf-config", type=InputPath(), metavar="PATH",

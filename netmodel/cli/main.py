@@ -218,6 +218,20 @@ def roofline_option(name: str, metavar: str):
 mtp_options = [roofline_option("mtp_tokens", "K"), roofline_option("mtp_acceptance", "A")]
 
 
+def gpu_help(many: bool = False) -> str:
+    """What an option naming a GPU (``many``: a comma list of them) takes, written from the
+    GPU catalog (for --help; read by :func:`compute.hardware.get_gpu`): a catalog name or
+    the path of a GPU file holding one GPU."""
+    from compute.hardware import gpu_names
+
+    names = ", ".join(gpu_names())
+    if many:
+        return (f"comma-separated catalog GPUs ({names}; netmodel hardware) or GPU files "
+                f"(.toml or .json, one GPU each)")
+    return (f"a catalog GPU ({names}; netmodel hardware) or a GPU file (.toml or .json) "
+            f"holding one GPU")
+
+
 def fabric_help() -> str:
     """What an argument naming a fabric takes, written from the builder and scenario
     registries (for --help; resolved by :func:`netmodel.study.topology_compare.resolve_fabric`)."""

@@ -10,6 +10,8 @@ from __future__ import annotations
 import click
 
 from netmodel.cli.main import (
+    RegistryHelp,
+    gpu_help,
     max_batch_option,
     mtp_options,
     parse_slo,
@@ -50,10 +52,12 @@ def _rate(text) -> float | None:
 @click.option("--rate", "rate_text", default=None, metavar="R",
               help="Requests/s to size whole pools for (overrides the workload's); exit "
                    "status 3 when the pools it needs do not fit the fabric.")
-@click.option("--prefill-gpu", default=None, metavar="GPU",
-              help="GPU type of the prefill pool (default the scenario's).")
-@click.option("--decode-gpu", default=None, metavar="GPU",
-              help="GPU type of the decode pool (default the scenario's).")
+@click.option("--prefill-gpu", default=None, metavar="NAME|FILE", cls=RegistryHelp,
+              help_from=lambda: f"GPU of the prefill pool (default the scenario's): "
+              f"{gpu_help()}.")
+@click.option("--decode-gpu", default=None, metavar="NAME|FILE", cls=RegistryHelp,
+              help_from=lambda: f"GPU of the decode pool (default the scenario's): "
+              f"{gpu_help()}.")
 @click.option("--tp-only", is_flag=True,
               help="Search plain tensor parallelism only (default TP x PP x EP x DP-attention).")
 @max_batch_option("Largest batch tried in each pool.")

@@ -17,7 +17,9 @@ import click
 from netmodel.cli import run_record, say_written
 from netmodel.cli.main import (
     OutputFolder,
+    RegistryHelp,
     given_on_command_line,
+    gpu_help,
     max_batch_option,
     mtp_options,
     parallelism_option,
@@ -29,7 +31,12 @@ from netmodel.cli.main import (
     slo_option,
     with_options,
 )
-from netmodel.study.defaults import DEFAULT_MODELS, MOE_MODEL  # light: constants only
+from netmodel.study.defaults import (  # light: constants only
+    BASELINE,
+    DEFAULT_GPUS,
+    DEFAULT_MODELS,
+    MOE_MODEL,
+)
 
 __all__ = ["compare", "study", "sweep"]
 
@@ -232,9 +239,10 @@ def _check_study_slos(phases: list[str], ttft: str, tbt: str, *, serving: bool) 
 @click.option("--models", "models_text", default=None, metavar="LIST",
               help="Comma-separated models or model files (default the study's: "
               + ",".join(DEFAULT_MODELS) + ").")
-@click.option("--gpus", "gpus_text", default=None, metavar="LIST",
-              help="Comma-separated GPU types or GPU files (default H100-SXM and the Lite "
-              "family); H100-SXM, the baseline every ratio divides by, is always added.")
+@click.option("--gpus", "gpus_text", default=None, metavar="LIST", cls=RegistryHelp,
+              help_from=lambda: f"The GPUs: {gpu_help(many=True)} (default "
+              f"{', '.join(DEFAULT_GPUS)}); {BASELINE}, the baseline every ratio divides by, "
+              f"is always added.")
 @click.option("--phases", "phases_text", default="prefill,decode", show_default=True,
               metavar="LIST", help="prefill, decode or both.")
 @click.option("--networks", "networks_text", default="ring,ideal", show_default=True,
@@ -393,8 +401,9 @@ def _show_scenario(ctx, _param, value):
 @click.option("--scenarios", "scenarios_text", default=None, metavar="LIST",
               help="Comma-separated scenarios: shipped names, NAME@GPU, or .toml files "
               "(default every shipped one).")
-@click.option("--gpus", "gpus_text", default=None, metavar="LIST",
-              help="Run every scenario with each of these GPU types instead of its own.")
+@click.option("--gpus", "gpus_text", default=None, metavar="LIST", cls=RegistryHelp,
+              help_from=lambda: f"Run every scenario with each of these GPUs instead of its "
+              f"own: {gpu_help(many=True)}.")
 @phase_option(default="both", takes="list", dest="phase_text")
 @click.option("--out", "out_dir", default=None, type=OutputFolder(),
               metavar="DIR", help="Also write compare.csv, compare.json and the figures there "
@@ -442,8 +451,9 @@ def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None,
 @click.option("--models", "models_text", default="Llama-3-70B", show_default=True,
               metavar="LIST", help="Comma-separated models.")
 @phase_option(default="decode", takes="list", dest="phase_text")
-@click.option("--gpus", "gpus_text", default=None, metavar="LIST",
-              help="Run every scenario with each of these GPU types instead of its own.")
+@click.option("--gpus", "gpus_text", default=None, metavar="LIST", cls=RegistryHelp,
+              help_from=lambda: f"Run every scenario with each of these GPUs instead of its "
+              f"own: {gpu_help(many=True)}.")
 @click.option("--out", "out_dir", default=None, type=OutputFolder(),
               metavar="DIR", help="Also write sweep.csv, sweep.json and sweep.png there (all or "
               "nothing).")

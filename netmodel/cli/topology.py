@@ -18,7 +18,7 @@ import json
 
 import click
 
-from netmodel.cli.main import FabricCommand
+from netmodel.cli.main import FabricCommand, RegistryHelp, gpu_help
 
 __all__ = ["topology"]
 
@@ -123,8 +123,9 @@ def show(spec: str, as_json: bool, pair: tuple[str, str] | None) -> None:
 @click.option("--group", type=int, default=None, metavar="N",
               help="GPUs of the all-reduce group (default 8, or the largest power of two "
                    "every fabric holds).")
-@click.option("--gpu", default=None, metavar="NAME",
-              help="Re-type every fabric to this GPU (scenarios and specs; not files).")
+@click.option("--gpu", default=None, metavar="NAME|FILE", cls=RegistryHelp,
+              help_from=lambda: f"Re-type every fabric given as a spec or a scenario to this "
+              f"GPU (not a saved .json/.graphml fabric): {gpu_help()}.")
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
 @click.option("--plot", "plot_path", default=None, metavar="FILE.png",
               help="Also draw the comparison (.png, .svg or .pdf).")
