@@ -64,6 +64,7 @@ import csv
 import io
 import json
 import math
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -332,6 +333,11 @@ def _parameter(where: str, key: str, table) -> tuple[float | None, tuple, str]:
                                    unit="FLOP/B"),
                    validate.number(where, "efficiency", y, minimum=p.minimum,
                                    maximum=p.maximum)) for x, y in zip(xs, ys, strict=True))
+    intensities = [x for x, _ in curve]
+    if any(b <= a for a, b in zip(intensities, intensities[1:], strict=False)):
+        # named with the file here: EngineProfile's own check names only the profile
+        raise UserError(f"{where}: intensities must increase from point to point, got "
+                        f"{intensities}")
     return None, curve, source
 
 
@@ -496,6 +502,46 @@ def _cell(where: str, key: str, text: str):
     return int(v) if v.is_integer() and key != "latency_s" else v
 
 
+#: CSV's line breaks (``str.splitlines`` also breaks at form feeds, U+2028 and others,
+#: which the csv module keeps inside a cell)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _ends_quoted(line: str, inside: bool) -> bool:
+    """Whether CSV ``line`` ends inside a quoted cell (``inside``: it starts in one). A quote
+    opens a cell only at its start (after a comma or at the line's start); ``""`` inside one
+    is a quote."""
+    if '"' not in line:
+        return inside
+    at_start = not inside
+    i, n = 0, len(line)
+    while i < n:
+        c = line[i]
+        if inside:
+            if c == '"':
+                if i + 1 < n and line[i + 1] == '"':
+                    i += 1
+                else:
+                    inside = False
+        elif c == '"' and at_start:
+            inside = True
+        at_start = c == "," and not inside
+        i += 1
+    return inside
+
+
+def _content_lines(text: str) -> list[tuple[int, str]]:
+    """``(line number, line)`` of the lines of a CSV text that are not blank or comments
+    (``#`` first); a line that continues a quoted cell is kept whatever it holds, so that
+    ``"a\n# b"`` stays one cell rather than losing its second line."""
+    out, inside = [], False
+    for n, ln in enumerate(_LINE_BREAK.split(text), 1):
+        if inside or (ln.strip() and not ln.lstrip().startswith("#")):
+            out.append((n, ln))
+            inside = _ends_quoted(ln, inside)
+    return out
+
+
 def _csv_rows(reader: csv.DictReader, where: str) -> Iterator[dict]:
     """``reader``'s rows; a row the csv module cannot read (a cell over its field size
     limit, a stray quote before the end) is a UserError naming the line."""
@@ -506,7 +552,9 @@ def _csv_rows(reader: csv.DictReader, where: str) -> Iterator[dict]:
         except StopIteration:
             return
         except csv.Error as exc:
-            raise UserError(f"{where}: row {row} is not readable CSV: {exc}") from None
+            why = "a quoted cell is not closed (its closing \" is missing)" \
+                if "unexpected end of data" in str(exc) else exc
+            raise UserError(f"{where}: row {row} is not readable CSV: {why}") from None
         row += 1
 
 
@@ -525,13 +573,14 @@ def read_measurements(path: str | PathLike[str]) -> tuple[Measurement, ...]:
     """
     where = str(path)
     text = read_text(path, "measurements file", max_bytes=4 * 2**20)
-    numbered = [(n, ln) for n, ln in enumerate(text.splitlines(), 1)
-                if ln.strip() and not ln.lstrip().startswith("#")]
+    numbered = _content_lines(text)
     lines = [ln for _, ln in numbered]
     if not lines:
         raise UserError(f"{where} holds no measurements (a header line of columns "
                         f"{', '.join(MEASUREMENT_COLUMNS[0])} and rows)")
-    reader = csv.DictReader(io.StringIO("\n".join(lines)))
+    # strict: a quote left open at the end, or text after a closing quote, is an error, not
+    # a cell read to the end of the file
+    reader = csv.DictReader(io.StringIO("\n".join(lines)), strict=True)
     try:
         header = [h.strip() for h in reader.fieldnames or []]
     except csv.Error as exc:

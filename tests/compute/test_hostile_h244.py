@@ -1,0 +1,74 @@
+"""Hostile files, pass h244: the measurements CSV and engine profiles read by
+``compute.profiles``. Each case failed on the code before its fix: a CSV cell left open at
+the end of the file or text after a closing quote was read as if closed (the row fitted),
+a quoted cell running onto a line that starts with ``#`` lost that line, a form feed or
+U+2028 inside a cell split its row in two, and a GEMM curve whose intensities do not
+increase was refused without naming the file."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from compute.errors import UserError
+from compute.profiles import read_measurements, read_profile
+from tests.netmodel.cli_helpers import ROOT, one_line_error, run_cli
+
+HEADER = "model,gpu,tp,batch,phase,prompt,context,latency_s,source"
+ROW = "Llama-2-70B,H100-SXM,8,{batch},decode,,576,0.03,{source}"
+GOOD = "\n".join([HEADER] + [ROW.format(batch=b, source="s") for b in (1, 32, 64)]) + "\n"
+
+
+@pytest.mark.parametrize("tail,needle", [
+    # a quote opened and never closed: the cell ran to the end of the file
+    ('"abc\n', "m.csv: row 5 is not readable CSV: a quoted cell is not closed"),
+    # text after the closing quote: read as 'xy'
+    ('"x"y\n', "m.csv: row 5 is not readable CSV: ',' expected after '\"'"),
+    # the cell's second line starts with '#': it was dropped as a comment, the cell 'multi'
+    ('"multi\n# line"\n', "m.csv: row 5: source 'multi\\n# line' holds a control character"),
+    # a blank line inside the cell was dropped too
+    ('"multi\n\nline"\n', "m.csv: row 5: source 'multi\\n\\nline' holds a control character"),
+    # str.splitlines broke the row at U+2028 and a form feed, which csv keeps in a cell
+    ("a\u2028b\n", "m.csv: row 5: source 'a\\u2028b' holds a control character"),
+    ("a\x0cb\n", "m.csv: row 5: source 'a\\x0cb' holds a control character"),
+], ids=["unclosed", "after-quote", "hash-line", "blank-line", "u2028", "form-feed"])
+def test_a_measurements_cell_is_read_as_csv_reads_it(tmp_path, tail, needle):
+    f = tmp_path / "m.csv"
+    f.write_text(GOOD + ROW.format(batch=2, source="") + tail)
+    with pytest.raises(UserError) as e:
+        read_measurements(f)
+    assert needle in str(e.value) and "\n" not in str(e.value), str(e.value)
+    out = tmp_path / "p.toml"
+    one_line_error(run_cli(["calibrate", "--measurements", f, "-o", out, "--fit",
+                            "layer_overhead_s"]), needle)
+    assert not out.exists()
+
+
+def test_quoted_cells_and_comments_still_read(tmp_path):
+    # a quoted cell with a comma and a doubled quote, comments, blank lines, CRLF and a
+    # lone CR: every row read, its source as typed
+    f = tmp_path / "m.csv"
+    rows = [ROW.format(batch=1, source='"a, ""b"""'), "# a comment, with a \" quote",
+            "", ROW.format(batch=2, source="c")]
+    f.write_text("# head\r\n" + HEADER + "\r\n" + "\r".join(rows) + "\n")
+    ms = read_measurements(f)
+    assert [(m.batch, m.source) for m in ms] == [(1, 'a, "b"'), (2, "c")]
+
+
+def test_a_decreasing_gemm_curve_names_the_file(tmp_path):
+    # before: "profile 'vllm-dgx-h100': gemm_efficiency intensities must increase", with
+    # no word of which file
+    text = (ROOT / "compute/data/profiles/vllm-dgx-h100.toml").read_text()
+    text, n = re.subn(r"(\[parameters\.gemm_efficiency\][^\n]*\n)value = [^\n]*",
+                      r"\1intensity = [10, 1]\nefficiency = [0.5, 0.6]", text)
+    assert n == 1
+    f = tmp_path / "curve.toml"
+    f.write_text(text)
+    with pytest.raises(UserError) as e:
+        read_profile(f)
+    assert str(e.value) == (f"{f}: [parameters.gemm_efficiency]: intensities must increase "
+                            f"from point to point, got [10.0, 1.0]")
+    one_line_error(run_cli(["infer", "--model", "Llama-3-70B", "--gpu", "H100-SXM", "--tp",
+                            "8", "--batch", "8", "--profile", f]),
+                   "curve.toml: [parameters.gemm_efficiency]: intensities must increase")
