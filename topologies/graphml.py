@@ -122,11 +122,11 @@ def parse(raw: bytes, where: str) -> nx.Graph:
     """The graph in GraphML document ``raw`` (``where`` names it in errors), unvalidated:
     its graph attributes as the file holds them (tables still JSON text)."""
     ns = GRAPHML_NAMESPACE + "}"
-    key_tag, graph_tag, node_tag, edge_tag, data_tag, default_tag = (
-        ns + t for t in ("key", "graph", "node", "edge", "data", "default"))
+    key_tag, graph_tag, node_tag, edge_tag, data_tag, default_tag, root_tag = (
+        ns + t for t in ("key", "graph", "node", "edge", "data", "default", "graphml"))
     parser = xml.parsers.expat.ParserCreate(namespace_separator="}")
     parser.buffer_text = True
-    for tag in (key_tag, graph_tag, node_tag, edge_tag, data_tag, default_tag):
+    for tag in (key_tag, graph_tag, node_tag, edge_tag, data_tag, default_tag, root_tag):
         parser.intern[tag] = tag   # expat hands back these very strings: == is identity
 
     declared: dict[str, str] = {}   # the root's namespace declarations: prefix -> uri
@@ -143,7 +143,7 @@ def parse(raw: bytes, where: str) -> nx.Graph:
     key_values: _Values | None = None   # the <key> being read
     values: _Values | None = None       # the key of the <data> or <default> being read
     item: dict = {}                     # the data of the node, edge or graph being read
-    node = source = target = edge_id = None
+    node = source = target = edge_id = item_tag = None
 
     def refuse(message: str) -> NoReturn:
         raise _Refused(message)
@@ -151,13 +151,60 @@ def parse(raw: bytes, where: str) -> nx.Graph:
     def unreadable(message: str) -> NoReturn:
         raise _Unreadable(message)
 
-    # Directly in a <node> or <edge> (most of a file: its <data>), these two handle the
-    # events; anything else goes to the general ones, which keep a stack of what each open
-    # element is. ``values`` is the open <data>'s key (None between them).
+    # Directly in a <node> or <edge> (most of a file: its <data>), ``item_start`` handles the
+    # start tags and ``record`` (chunks.append, no Python frame) the end tags: an end tag
+    # is recorded in ``chunks`` as its name, among the text, and read at the next start tag
+    # (or at the end of the document, or before an expat error is reported: a value read
+    # before the error is refused first, as it was when each end tag had a handler). A
+    # recorded name is told from text by identity: expat hands back the interned tag
+    # strings, and text is a new string (one of a single character may be shared, and no
+    # tag recorded here is one character). Anything else goes to the general handlers,
+    # which keep a stack of what each open element is. ``values`` is the open <data>'s key
+    # (None between them).
+    record = chunks.append
+
+    def settle() -> bool:
+        """Replay the end tags recorded in ``chunks``: False if the item has ended."""
+        nonlocal values
+        since = 0
+        for i, c in enumerate(chunks):
+            if c is data_tag or c is item_tag or c is graph_tag or c is root_tag:
+                if values is not None:   # the open <data>'s end; no text: the empty string
+                    item[values.name] = values[join(chunks[since:i])] if i > since else ""
+                    values = None
+                else:   # the item's, then its graph's and root's
+                    end(c)
+                since = i + 1
+        chunks.clear()
+        return parser.EndElementHandler is record
+
     def item_start(name: str, attrs: dict) -> None:
         nonlocal values
-        if name == data_tag and values is None:
+        n = len(chunks)
+        if values is not None:
+            if n == 3 and chunks[1] is data_tag and chunks[2] is not item_tag:
+                # the common case: a <data>'s text, its end, blank text; the next begins
+                item[values.name] = values[chunks[0]]
+                values = None
+                chunks.clear()
+            elif (n == 5 and chunks[1] is data_tag and chunks[3] is item_tag
+                  and chunks[4] is not graph_tag and (name is node_tag or name is edge_tag)):
+                # the last <data>'s text and end, the item's end; the next item begins
+                item[values.name] = values[chunks[0]]
+                values = None
+                chunks.clear()
+                close_item(pop())
+                open_item(name, attrs)
+                return
+            elif not settle():
+                start(name, attrs)
+                return
+        elif n == 1 and chunks[0] is not item_tag:   # blank text after the item's start tag
             chunks.clear()
+        elif n and not settle():
+            start(name, attrs)
+            return
+        if name is data_tag and values is None:
             values = key_of(attrs.get("key"))
             if values is None:
                 unreadable(f"data refers to key {describe(attrs.get('key'))}, which no <key> declares")
@@ -167,36 +214,43 @@ def parse(raw: bytes, where: str) -> nx.Graph:
         parser.StartElementHandler, parser.EndElementHandler = start, end
         start(name, attrs)
 
-    def item_end(name: str) -> None:
-        nonlocal values
-        if values is not None:   # no text: the empty string, whatever the type (networkx)
-            item[values.name] = values[join(chunks)] if chunks else ""
-            values = None
+    def open_item(name: str, attrs: dict) -> None:
+        """A <node> or <edge> in the graph begins."""
+        nonlocal values, item, node, source, target, edge_id, item_tag
+        if name is edge_tag:
+            source, target = attrs.get("source"), attrs.get("target")
+            if source is None or target is None:
+                unreadable(f"an <edge> has no {'source' if source is None else 'target'}")
+            if attrs.get("directed") == "true":
+                refuse(f"a fabric is an undirected simple graph: edge "
+                       f"{describe(source)}-{describe(target)} is directed='true'")
+            edge_id = attrs.get("id")
+            push(_EDGE)
         else:
-            end(name)   # the node's or edge's own end
+            node = attrs.get("id")
+            if node is None:
+                unreadable("a <node> has no id")
+            push(_NODE)
+        item = {}
+        values = None
+        item_tag = name
+
+    def close_item(role: int) -> None:
+        """The <node> or <edge> being read (``role``) has ended."""
+        if role is _NODE:
+            nodes.append((node, item))
+        else:
+            if edge_id:
+                item["id"] = edge_id
+            edges.append((source, target, item))
 
     def start(name: str, attrs: dict) -> None:
-        nonlocal values, item, node, source, target, edge_id, key_values, graphs
+        nonlocal values, item, key_values, graphs
         chunks.clear()
         parent = stack[-1]
-        if parent is _GRAPH and (name == edge_tag or name == node_tag):   # the next item
-            if name == edge_tag:
-                source, target = attrs.get("source"), attrs.get("target")
-                if source is None or target is None:
-                    unreadable(f"an <edge> has no {'source' if source is None else 'target'}")
-                if attrs.get("directed") == "true":
-                    refuse(f"a fabric is an undirected simple graph: edge "
-                           f"{describe(source)}-{describe(target)} is directed='true'")
-                edge_id = attrs.get("id")
-                push(_EDGE)
-            else:
-                node = attrs.get("id")
-                if node is None:
-                    unreadable("a <node> has no id")
-                push(_NODE)
-            item = {}
-            values = None
-            parser.StartElementHandler, parser.EndElementHandler = item_start, item_end
+        if parent is _GRAPH and (name is edge_tag or name is node_tag):   # the next item
+            open_item(name, attrs)
+            parser.StartElementHandler, parser.EndElementHandler = item_start, record
             return
         depth = len(stack)
         if depth > MAX_DEPTH:
@@ -262,17 +316,12 @@ def parse(raw: bytes, where: str) -> nx.Graph:
         role = pop()
         if role is _DATA:   # the graph's own
             item[values.name] = values[join(chunks)] if chunks else ""
-        elif role is _NODE:
-            nodes.append((node, item))
-            parser.StartElementHandler, parser.EndElementHandler = start, end
-        elif role is _EDGE:
-            if edge_id:
-                item["id"] = edge_id
-            edges.append((source, target, item))
+        elif role is _NODE or role is _EDGE:   # met by settle: the item's end
+            close_item(role)
             parser.StartElementHandler, parser.EndElementHandler = start, end
         elif stack[-1] is _NODE or stack[-1] is _EDGE:   # back in a node or edge
             values = None
-            parser.StartElementHandler, parser.EndElementHandler = item_start, item_end
+            parser.StartElementHandler, parser.EndElementHandler = item_start, record
         elif role is _DEFAULT:
             if chunks:   # a value its key's type cannot hold is refused
                 values.__getitem__(join(chunks))
@@ -294,7 +343,14 @@ def parse(raw: bytes, where: str) -> nx.Graph:
     parser.StartDoctypeDeclHandler = doctype
     parser.EntityDeclHandler = doctype
     try:
-        parser.Parse(raw, True)
+        try:
+            parser.Parse(raw, True)
+        except xml.parsers.expat.ExpatError:
+            if parser.EndElementHandler is record:   # a value met before the error first
+                settle()
+            raise
+        if parser.EndElementHandler is record:   # the last item's, graph's and root's ends
+            settle()
     except _Unreadable as exc:
         raise UserError(f"{where} is not a readable graphml fabric: {exc}") from None
     except _Refused as exc:
