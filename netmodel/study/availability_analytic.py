@@ -66,6 +66,12 @@ def kaufman_roberts(capacity: int, loads: Iterable[float], units: Iterable[int])
 
 
 def blocking(kinds: Sequence[Kind], pools: SparePools) -> np.ndarray:
+    """Per kind, the probability that a failure finds too few free spares in its pool:
+    :func:`_blocking`'s."""
+    return _blocking(kinds, pools)[0]
+
+
+def _blocking(kinds: Sequence[Kind], pools: SparePools) -> tuple[np.ndarray, dict]:
     """Per kind, the probability that a failure finds too few free spares in its pool
     (averaged over the pools it draws on, of different sizes). A kind of group -1 spreads
     its load over every pool; with ``group`` placement (pool ``cell x G + g``) a kind of
@@ -73,9 +79,11 @@ def blocking(kinds: Sequence[Kind], pools: SparePools) -> np.ndarray:
     blocked as averaged over those. Each slot's pools of one size are one multi-rate loss
     system (:func:`kaufman_roberts`) of the kinds drawing on them; where one failure asks
     such a pool more than once, its asks are granted one after another
-    (:func:`_sequential`)."""
+    (:func:`_sequential`). Also, per ``(slot, spares)``, the share of failures that find
+    each number of its spares busy."""
+    occupancy: dict = {}
     if not kinds:
-        return np.ones(0)
+        return np.ones(0), occupancy
     n_groups = pools.groups if any(x.group >= 0 for x in kinds) else 1
     # the pools each kind draws on: every one (group -1) or its slot's
     over = [pools.pools if x.group < 0 else pools.pools // n_groups for x in kinds]
@@ -91,12 +99,13 @@ def blocking(kinds: Sequence[Kind], pools: SparePools) -> np.ndarray:
         seq = _sequential(int(cap), kinds, [k for k in elig if kinds[k].group < 0], asks,
                           over) if any(len(a) > 1 for a in asks) else None
         if seq is not None:
+            occupancy[(slot, cap)] = seq.pop("busy")
             for k, v in seq.items():
                 b[k] = v
         elif elig:
             loads = [kinds[k].rate * kinds[k].cells / over[k] * kinds[k].hold for k in elig]
             us = [kinds[k].units for k in elig]
-            q = kaufman_roberts(int(cap), loads, us)
+            q = occupancy[(slot, cap)] = kaufman_roberts(int(cap), loads, us)
             tail = np.cumsum(q[::-1])[::-1]  # tail[j] = P(busy >= j)
             for k, u in zip(elig, us, strict=True):
                 b[k] = float(tail[cap - u + 1]) if cap - u + 1 <= cap else 0.0
@@ -106,7 +115,70 @@ def blocking(kinds: Sequence[Kind], pools: SparePools) -> np.ndarray:
     for k, x in enumerate(kinds):
         if x.units == 0:
             out[k] = 0.0
+    return out, occupancy
+
+
+def _families(kinds: Sequence[Kind]) -> list[list[int]]:
+    """The kinds by the failure that strikes them: each kind that follows no other with
+    the kinds that follow it (:attr:`Kind.follows`)."""
+    out: list = []
+    for k, x in enumerate(kinds):
+        if x.follows and out:
+            out[-1].append(k)
+        else:
+            out.append([k])
     return out
+
+
+def _down_events(kinds: Sequence[Kind], pools: SparePools, b: np.ndarray,
+                 occupancy: dict) -> tuple[float, float]:
+    """Failures a second that take an instance down, and those of them where one waits
+    for its repair (too few spares in a pool it asks): one per failure and cell it strikes,
+    however many groups' instances it takes down there (its kinds: :func:`_families`).
+    A failure of one kind waits as its blocking says. One of several asks back only if
+    every ask its down instances make (theirs and, for an instance spanning groups, its
+    ``joint`` shares) is granted: in each pool as its occupancy says, the failure's asks
+    of that pool granted one after another; the pools of its cell taken as independent
+    (as :func:`_all_or_nothing`), the cells averaged; a kind of group -1 apart."""
+    events = waits = 0.0
+    n_groups = pools.groups if any(x.group >= 0 for x in kinds) else 1
+    cells = max(1, pools.pools // n_groups)
+    for fam in _families(kinds):
+        downs = [k for k in fam if kinds[k].down > 0]
+        if not downs:
+            continue
+        x = kinds[downs[0]]
+        events += x.rate * x.cells
+        if len(downs) == 1:
+            waits += x.rate * x.cells * float(b[downs[0]])
+            continue
+        # the asks whose refusal leaves a down instance waiting
+        need, anchor = set(), -1
+        for k in fam:
+            anchor = anchor if kinds[k].joint else k
+            if kinds[anchor].down > 0:
+                need.add(k)
+        if any(kinds[k].units < 0 for k in need):
+            waits += x.rate * x.cells
+            continue
+        apart = 1.0
+        for k in need:
+            if kinds[k].group < 0 and kinds[k].units > 0:
+                apart *= 1.0 - float(b[k])
+        back = 0.0
+        for c in range(cells):
+            p = apart
+            for g in sorted({kinds[k].group for k in fam if kinds[k].group >= 0}):
+                cap = int(pools.reachable[c * n_groups + g])
+                busy = occupancy.get((g, cap), np.eye(1, cap + 1)[0])
+                seq = [k for k in fam if kinds[k].group == g and kinds[k].units > 0]
+                units = [kinds[k].units for k in seq]
+                p *= float(sum(q for j, q in enumerate(busy) if all(
+                    ok for k, ok in zip(seq, _grant(units, cap - j), strict=True)
+                    if k in need)))
+            back += p / cells
+        waits += x.rate * x.cells * (1.0 - back)
+    return events, waits
 
 
 def _asks(kinds: Sequence[Kind], ks: list[int]) -> list[list[int]]:
@@ -154,8 +226,8 @@ def _sequential(cap: int, kinds: Sequence[Kind], alone: list[int], asks: list[li
     and the spares each holds (exponential holds; exact where each failure's grant is one
     size, as in Kaufman-Roberts, else an approximation of the fixed holds), solved for its
     steady state; a kind's blocking is the share of arrivals (PASTA) whose ask finds too
-    few spares: ``{kind index: blocking}``; None past :data:`MAX_SEQUENTIAL_STATES`
-    states.
+    few spares: ``{kind index: blocking}``, and under ``"busy"`` the share of arrivals
+    finding each number of spares busy; None past :data:`MAX_SEQUENTIAL_STATES` states.
 
     >>> k = Kind("host", "x", rate=1.0, down=2, slow=0.0, units=2, restored=0.0,
     ...          d_repair=1.0, d_swap=0.1, hold=1.0, d_slow=0.0, group=0)
@@ -212,7 +284,7 @@ def _sequential(cap: int, kinds: Sequence[Kind], alone: list[int], asks: list[li
     # an arrival's asks depend on the spares busy only (PASTA: as the steady state)
     p_busy = np.bincount(busy, weights=_steady_state(len(states), rows, cols, vals),
                          minlength=cap + 1)
-    out = {}
+    out: dict = {"busy": p_busy}
     for c, (a, _) in enumerate(classes):
         refused = np.array([[not ok for ok in _grant(units[c], cap - j)]
                             for j in range(cap + 1)], dtype=float)
@@ -483,7 +555,8 @@ def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold
     """The closed forms for ``kinds`` with spare ``pools`` over ``instances`` instances.
     ``components``: per kind index, components of that kind in the cluster (for the
     per-instance availability; default one per failure)."""
-    b = _all_or_nothing(kinds, blocking(kinds, pools))
+    raw, occupancy = _blocking(kinds, pools)
+    b = _all_or_nothing(kinds, raw)
     lost = _lost_rate(kinds, b)
     # the losses in progress add (first-order), but never past the whole cluster
     past = _saturation(_streams(kinds, b), instances)
@@ -491,6 +564,7 @@ def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold
     mean = min(1.0, max(0.0, raw))
     limit = (1.0 - threshold) * instances
     tail = _compound_poisson_tail(kinds, b, limit) if limit >= 0 else 1.0
+    events, waits = _down_events(kinds, pools, b, occupancy)
     # one instance: the components that take it down, each an alternating renewal process
     log_a = 0.0
     for k, x in enumerate(kinds):
@@ -513,10 +587,8 @@ def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold
     if share != 1.0:
         per_class = {cls: v * share for cls, v in per_class.items()}
     return Analytic(mean=mean, below_threshold=tail, instance_availability=math.exp(log_a),
-                    instance_down_events_per_year=sum(x.rate * x.cells * YEAR
-                                                      for x in kinds if x.down),
-                    waits_for_repair_per_year=float(sum(x.rate * x.cells * b[k] * YEAR
-                                                        for k, x in enumerate(kinds) if x.down)),
+                    instance_down_events_per_year=events * YEAR,
+                    waits_for_repair_per_year=float(waits * YEAR),
                     lost_per_year=per_class, blocking=tuple(float(v) for v in b),
                     exact_threshold=pools.reachable_total == 0,
                     overlap=overlap)

@@ -15,7 +15,9 @@ sum of every failure's intervals (outages that overlap on one instance add: a fi
 model, valid while an instance is down a small share of the time; the sum is capped at the
 whole cluster, so the capacity never falls below 0), integrated exactly per trial. Reported: the mean delivered capacity (with a 95% confidence interval over
 trials), its p1/p50/p99 over time and trials (sampled at evenly spaced instants), the
-share of time below a capacity threshold, and instance-down events per year.
+share of time below a capacity threshold, and instance-down events per year (one per failure
+and cell it strikes, however many groups' instances it takes down there; a wait for repair
+where any of them finds too few spares).
 
 The model and its event kinds: :mod:`netmodel.study.availability`,
 :mod:`netmodel.study.availability_kinds`; its closed forms:
@@ -372,15 +374,22 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
     else:
         lv = np.zeros(len(q))
     band = np.clip(1.0 - lv.reshape(n, len(grid_s)) / instances, 0.0, 1.0)
-    inside = t >= 0
-    n_down = np.bincount(trial[inside & (down > 0)], minlength=n)
-    denied = np.bincount(trial[inside & (down > 0) & ~granted], minlength=n)
-    inside &= ~joint[kind]   # a joint kind's share of a failure is no event of its own
-    n_ev = np.bincount(trial[inside], minlength=n)
     ev_lost = (worth * (first_end - t) + granted_restored * np.maximum(hold - d_swap, 0.0)
                + stay * d_slow + np.where(granted, sw * d_swap + sr * np.maximum(
-                   hold - d_swap, 0.0), 0.0))[inside] / HOUR
-    return mean, below_t / h, n_down, denied, n_ev, band, ev_lost[:100_000]
+                   hold - d_swap, 0.0), 0.0)) / HOUR
+    is_down, waits = down > 0, (down > 0) & ~granted
+    if fid is not None:   # one failure's events in one cell (a kind, its followers) are one
+        _, first, inv = np.unique(fid, return_index=True, return_inverse=True)
+        m = len(first)
+        trial, t = trial[first], t[first]   # its events share its trial and time
+        is_down = np.bincount(inv, weights=is_down, minlength=m) > 0
+        waits = np.bincount(inv, weights=waits, minlength=m) > 0
+        ev_lost = np.bincount(inv, weights=ev_lost, minlength=m)
+    inside = t >= 0
+    n_down = np.bincount(trial[inside & is_down], minlength=n)
+    denied = np.bincount(trial[inside & waits], minlength=n)
+    n_ev = np.bincount(trial[inside], minlength=n)
+    return mean, below_t / h, n_down, denied, n_ev, band, ev_lost[inside][:100_000]
 
 
 def _spread_sets(kinds, n_pools: int, trial, t, kind, pool, rng):

@@ -56,8 +56,8 @@ def test_one_failures_asks_of_one_pool_are_granted_one_after_the_other():
     # old: asks as independent arrivals, blocking (0.5294, 0.3484, 0.0769), mean 0.99296
     assert a.blocking == pytest.approx(blocking, rel=1e-9)
     assert a.mean == pytest.approx(mean, rel=1e-12)
-    assert a.waits_for_repair_per_year == pytest.approx(
-        R * (blocking[0] + 1) * 365.25 * 86400, rel=1e-9)
+    # every failure leaves its spanning instance waiting: a failure a wait
+    assert a.waits_for_repair_per_year == pytest.approx(R * 365.25 * 86400, rel=1e-9)
 
 
 def test_the_monte_carlo_grants_them_in_the_kinds_order():
@@ -68,9 +68,9 @@ def test_the_monte_carlo_grants_them_in_the_kinds_order():
     mc = simulate(_kinds(), POOLS, INSTANCES, horizon="2y", trials=1000, seed=11)
     assert abs(mc.mean - mean) <= 4 * mc.mean_ci
     years = 2 * 1000
-    n = R * 365.25 * 86400 * years          # some 6,100 failures
-    waits = n * (1 / 3 + 1)                 # the own instances' B, the spanning one's 1
-    assert abs(mc.waits_for_repair_per_year * years - waits) <= 5 * math.sqrt(waits)
+    n = R * 365.25 * 86400 * years          # some 6,100 failures, each one waiting
+    assert abs(mc.instance_down_events_per_year * years - n) <= 5 * math.sqrt(n)
+    assert mc.waits_for_repair_per_year == mc.instance_down_events_per_year
 
 
 def test_a_host_of_one_groups_pair_and_a_spanning_pair():

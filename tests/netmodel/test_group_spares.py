@@ -166,8 +166,15 @@ def test_a_failure_over_two_groups_draws_on_each_groups_own_pool(hosts_over_two_
     assert a.no_spares.mean == pytest.approx(1 - r * d_rep, rel=1e-12)
     assert a.analytic.mean - a.no_spares.mean > 4e-4        # the old code: 0
     assert abs(a.mc.mean - a.analytic.mean) <= 4 * a.mc.mean_ci
-    # instance-down events are counted per group touched, as per cell touched
-    assert a.analytic.instance_down_events_per_year == pytest.approx(8 * r * YEAR, rel=1e-12)
+    # instance-down events are counted per failure and cell it strikes, however many
+    # groups' instances it takes down there: the 4 hosts' failures, as with pod spares
+    assert a.analytic.instance_down_events_per_year == pytest.approx(4 * r * YEAR, rel=1e-12)
+    pod = availability(None, None, cluster=c, spares=8, placement="pod", trials=400,
+                       horizon="2y", seed=5)
+    assert pod.analytic.instance_down_events_per_year == pytest.approx(4 * r * YEAR,
+                                                                       rel=1e-12)
+    n = 4 * r * YEAR * 400 * 2   # some 970 host failures in the 800 trial-years
+    assert abs(a.mc.instance_down_events_per_year * 800 - n) <= 5 * math.sqrt(n)
 
 
 def test_a_failure_over_two_groups_strikes_both_at_once(hosts_over_two_groups):
@@ -217,11 +224,14 @@ def test_a_shared_parts_failure_over_two_groups_strikes_every_cell_and_group_at_
     x = r / 2 * hold
     assert a.blocking == pytest.approx((x / (1 + x),) * 2, rel=1e-12)
     mc = simulate(kinds, one, 8, horizon="4y", trials=2000, seed=2, threshold=0.6)
-    assert mc.instance_down_events_per_year == pytest.approx(4 * r * YEAR, rel=0.05)
-    # refusals over the 8,000 trial-years: some 475, a Poisson count (5 sigma); were the
-    # group-1 events asked of the group-0 pool, half of them would be refused at once
+    # an instance-down event per failure and cell: 2 a failure, however many groups
+    assert mc.instance_down_events_per_year == pytest.approx(2 * r * YEAR, rel=0.05)
+    assert a.instance_down_events_per_year == pytest.approx(2 * r * YEAR, rel=1e-12)
+    # a cell's two pools take the same failures, so they are busy together: a cell's
+    # failure waits as each pool refuses, B; over the 8,000 trial-years some 240, a Poisson
+    # count (5 sigma); were the group-1 events asked of the group-0 pool, every one would
     years = 2000 * 4
-    waits = 4 * r * YEAR * x / (1 + x) * years
+    waits = 2 * r * YEAR * x / (1 + x) * years
     assert abs(mc.waits_for_repair_per_year * years - waits) <= 5 * math.sqrt(waits)
     assert abs(mc.mean - a.mean) <= 4 * mc.mean_ci
 
