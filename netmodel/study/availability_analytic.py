@@ -165,17 +165,21 @@ def _down_events(kinds: Sequence[Kind], pools: SparePools, b: np.ndarray,
         for k in need:
             if kinds[k].group < 0 and kinds[k].units > 0:
                 apart *= 1.0 - float(b[k])
+        groups = sorted({kinds[k].group for k in fam if kinds[k].group >= 0})
+        granted: dict = {}   # (group, spares) -> P(the failure's asks of it all granted)
         back = 0.0
         for c in range(cells):
             p = apart
-            for g in sorted({kinds[k].group for k in fam if kinds[k].group >= 0}):
+            for g in groups:
                 cap = int(pools.reachable[c * n_groups + g])
-                busy = occupancy.get((g, cap), np.eye(1, cap + 1)[0])
-                seq = [k for k in fam if kinds[k].group == g and kinds[k].units > 0]
-                units = [kinds[k].units for k in seq]
-                p *= float(sum(q for j, q in enumerate(busy) if all(
-                    ok for k, ok in zip(seq, _grant(units, cap - j), strict=True)
-                    if k in need)))
+                if (g, cap) not in granted:
+                    busy = occupancy.get((g, cap), np.eye(1, cap + 1)[0])
+                    seq = [k for k in fam if kinds[k].group == g and kinds[k].units > 0]
+                    units = [kinds[k].units for k in seq]
+                    granted[(g, cap)] = float(sum(q for j, q in enumerate(busy) if all(
+                        ok for k, ok in zip(seq, _grant(units, cap - j), strict=True)
+                        if k in need)))
+                p *= granted[(g, cap)]
             back += p / cells
         waits += x.rate * x.cells * (1.0 - back)
     return events, waits
