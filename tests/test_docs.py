@@ -339,7 +339,7 @@ def test_every_option_the_prose_names_exists():
 
 def test_a_wrong_option_path_or_name_in_prose_is_found(tmp_path):
     page = tmp_path / "page.md"
-    page.write_text("Run `netmodel compare --scenario lite-flat` or `netmodel topology shw x`;\n"
+    page.write_text("Run `netmodel compare --scenery lite-flat` or `netmodel topology shw x`;\n"
                     "`netmodel search --model X\n--max-batch 8` is fine, `netmodel COMMAND --help`"
                     " too.\n\n```console\n$ netmodel serve --scenario h100-dgx --rates 3\n```\n"
                     "See `compute/nosuch.py`, `compute/stages.py`, `compute.stages.nosuch`,\n"
@@ -347,7 +347,8 @@ def test_a_wrong_option_path_or_name_in_prose_is_found(tmp_path):
                     "`netmodel collective all-reduce --size 120MB --group 32` (no --fabric).\n")
     bad = command_errors(page, _commands())
     assert len(bad) == 4, bad
-    assert "has no option --scenario" in bad[0] and "'netmodel topology shw'" in bad[1]
+    # (compare's --scenario is its --scenarios' other name since h242: a typo here)
+    assert "has no option --scenery" in bad[0] and "'netmodel topology shw'" in bad[1]
     assert "collective all-reduce" in bad[2] and "Missing option '--fabric'" in bad[2]
     assert "'netmodel serve' has no option --rates" in bad[3]
     bad = reference_errors(page)

@@ -14,6 +14,7 @@ from netmodel.cli.main import (
     RegistryHelp,
     fabric_help,
     given_on_command_line,
+    list_option,
     with_options,
 )
 
@@ -529,12 +530,12 @@ FORMAT_SUFFIXES = {"csv": (".csv",), "json": (".json",), "nccl-tests": (".txt", 
 @with_options(_fabric_options)
 @click.option("--ops", "ops_text", default="all-reduce", show_default=True, metavar="LIST",
               help="Comma-separated operations.")
-@click.option("--sizes", "sizes_text", default="1KiB:1GiB", show_default=True,
-              metavar="LO:HI[:FACTOR]|LIST",
-              help="Message sizes (as --size of netmodel collective takes one): LO:HI "
-              "(powers of two), LO:HI:FACTOR or a comma list.")
-@click.option("--groups", "groups_text", default="2,4,8", show_default=True, metavar="LIST",
-              help="Comma-separated group sizes (placed by --placement).")
+@list_option("--sizes", "sizes_text", default="1KiB:1GiB", show_default=True,
+             metavar="LO:HI[:FACTOR]|LIST",
+             help="Message sizes (as --size of netmodel collective takes one): LO:HI "
+             "(powers of two), LO:HI:FACTOR or a comma list.")
+@list_option("--groups", "groups_text", default="2,4,8", show_default=True, metavar="LIST",
+             help="Comma-separated group sizes (placed by --placement).")
 @click.option("--algorithm", default="auto", metavar="auto|all|NAME",
               show_default="auto; with --scenario the scenario's",
               cls=RegistryHelp,

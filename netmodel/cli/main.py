@@ -123,20 +123,46 @@ def exit_if_nothing_feasible(rows: Iterable[Any]) -> None:
 class RegistryHelp(click.Option):
     """An option whose help text (``help_from``) and placeholder (``metavar_from``) are
     written from a registry when help is shown (so the registry is imported then, not when
-    the command module loads; and the help cannot fall behind the registry)."""
+    the command module loads; and the help cannot fall behind the registry).
 
-    def __init__(self, *args: Any, help_from: Callable[[], str] | None = None,
-                 metavar_from: Callable[[], str] | None = None, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    ``aliases``: other names it also answers to, not shown in the help (an option taking a
+    list is named in the plural, :data:`LIST_ALIASES`; its singular, which other commands
+    use for one value, is taken too, so command lines of either spelling run)."""
+
+    def __init__(self, param_decls: Sequence[str], *, help_from: Callable[[], str] | None = None,
+                 metavar_from: Callable[[], str] | None = None, aliases: Sequence[str] = (),
+                 **kwargs: Any) -> None:
+        super().__init__([*param_decls, *aliases], **kwargs)
         self.help_from = help_from
         self.metavar_from = metavar_from
+        self.aliases = tuple(aliases)
 
     def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
         if self.help_from is not None:
             self.help = self.help_from()
         if self.metavar_from is not None:
             self.metavar = self.metavar_from()
-        return super().get_help_record(ctx)
+        every = self.opts
+        self.opts = [o for o in every if o not in self.aliases]
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.opts = every
+
+
+#: The options that take a list, each named in the plural, -> the singular they also
+#: answer to (the name commands taking one value use: infer's --model, collective's
+#: --size, sweep's old --scenario): compare, sweep, study lite-gpu and costs take either.
+LIST_ALIASES = {"--models": "--model", "--scenarios": "--scenario", "--gpus": "--gpu",
+                "--phases": "--phase", "--networks": "--network", "--sizes": "--size",
+                "--groups": "--group"}
+
+
+def list_option(name: str, dest: str, **kwargs: Any) -> Callable[[_F], _F]:
+    """The list option ``name`` (a key of :data:`LIST_ALIASES`), also taken by its
+    singular; ``kwargs`` as :class:`RegistryHelp` takes them."""
+    return click.option(name, dest, cls=RegistryHelp, aliases=(LIST_ALIASES[name],),
+                        **kwargs)
 
 
 def _time_units() -> str:
@@ -169,7 +195,8 @@ def parse_slo(ttft: str, tbt: str) -> Slo:
 def phase_option(*, default: str, takes: str, dest: str = "phase") -> Callable[[_F], _F]:
     """``--phase``, one declaration for every command with one: ``takes`` ``"one"`` of
     :data:`compute.phases.PHASES`, ``"both"`` (one of them or both) or ``"list"`` (also a
-    comma list); its placeholder lists them (read when help is shown)."""
+    comma list: named ``--phases``, also taken as ``--phase``, :data:`LIST_ALIASES`); its
+    placeholder lists them (read when help is shown)."""
     def metavar() -> str:
         from compute.phases import PHASES
 
@@ -183,6 +210,9 @@ def phase_option(*, default: str, takes: str, dest: str = "phase") -> Callable[[
                 "both": f"{first} (TTFT), {second} (TBT) or both.",
                 "list": f"{first} (TTFT), {second} (TBT), both, or a comma list."}[takes]
 
+    if takes == "list":
+        return list_option("--phases", dest, default=default, show_default=True,
+                           metavar_from=metavar, help_from=help_text)
     return click.option("--phase", dest, default=default, show_default=True, cls=RegistryHelp,
                         metavar_from=metavar, help_from=help_text)
 

@@ -300,15 +300,15 @@ _OTHER_PHASE_OPTIONS = (
     ("decode", "ttft", "is the prefill SLO", "give --tbt (the decode SLO)"),
     ("prefill", "tbt", "is the decode SLO", "give --ttft (the prefill SLO)"),
     ("prefill", "mtp_tokens", "drafts tokens in decode steps",
-     "drop it (a prefill is costed as without MTP) or give --phase decode"),
+     "drop it (a prefill is costed as without MTP) or give {option} decode"),
     ("prefill", "mtp_acceptance", "is the acceptance of decode's draft tokens",
-     "drop it (a prefill is costed as without MTP) or give --phase decode"),
+     "drop it (a prefill is costed as without MTP) or give {option} decode"),
 )
 
 
 def check_phase_options(phases, kw, option: str = "--phase") -> None:
     """Refuse an option typed on the command line that none of ``phases`` (one phase or a
-    list: infer's and search's --phase, compare's, sweep's and cost's list, blast-radius's
+    list: infer's and search's --phase, compare's and sweep's --phases, cost's list, blast-radius's
     and availability's) ever uses (it would be ignored, the run going ahead with the
     default), in one line. ``kw``: the command's parameters; options the command does not
     take are never typed, so one table serves every command."""
@@ -320,4 +320,4 @@ def check_phase_options(phases, kw, option: str = "--phase") -> None:
         if chosen and all(p == ignored_by for p in chosen) and given_on_command_line(name):
             flag = "--" + name.replace("_", "-")
             raise UserError(f"{flag} {describe(kw[name])} {sets}; with {option} "
-                            f"{','.join(chosen)} {instead}")
+                            f"{','.join(chosen)} {instead.format(option=option)}")

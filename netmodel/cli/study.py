@@ -17,9 +17,9 @@ import click
 from netmodel.cli import run_record, say_written
 from netmodel.cli.main import (
     OutputFolder,
-    RegistryHelp,
     given_on_command_line,
     gpu_help,
+    list_option,
     max_batch_option,
     mtp_options,
     parallelism_option,
@@ -56,7 +56,7 @@ def _names(what: str, text: str) -> list[str]:
     return comma_list(what, text, "comma-separated names")
 
 
-def _phases(text: str, option: str = "--phase") -> list[str]:
+def _phases(text: str, option: str = "--phases") -> list[str]:
     from compute.phases import PHASES, check_phase
 
     if text.strip() == "both":
@@ -152,7 +152,7 @@ def _search_settings(models_text: str, phase_text: str,
                              two_batch_overlap=kw["two_batch_overlap"],
                              dense_mlp_tp=kw["dense_mlp_tp"], mtp_tokens=kw["mtp_tokens"],
                              mtp_acceptance=kw["mtp_acceptance"])
-    check_phase_options(phases, kw)   # after the values: a bad one is named first
+    check_phase_options(phases, kw, "--phases")   # after the values: a bad one first
     return models, phases, dict(options=options, slo=slo, instances=instances,
                                 parallelism=kw["parallelism"], max_batch=batch_limit)
 
@@ -236,20 +236,19 @@ def _check_study_slos(phases: list[str], ttft: str, tbt: str, *, serving: bool) 
 @study.command("lite-gpu")
 @click.option("--out", "out_dir", required=True, type=OutputFolder(),
               metavar="DIR", help="Folder for every CSV, JSON, figure and summary.md.")
-@click.option("--models", "models_text", default=None, metavar="LIST",
-              help="Comma-separated models or model files (default the study's: "
-              + ",".join(DEFAULT_MODELS) + ").")
-@click.option("--gpus", "gpus_text", default=None, metavar="LIST", cls=RegistryHelp,
-              help_from=lambda: f"The GPUs: {gpu_help(many=True)} (default "
+@list_option("--models", "models_text", default=None, metavar="LIST",
+             help="Comma-separated models or model files (default the study's: "
+             + ",".join(DEFAULT_MODELS) + ").")
+@list_option("--gpus", "gpus_text", default=None, metavar="LIST",
+             help_from=lambda: f"The GPUs: {gpu_help(many=True)} (default "
               f"{', '.join(DEFAULT_GPUS)}); {BASELINE}, the baseline every ratio divides by, "
               f"is always added.")
-@click.option("--phases", "phases_text", default="prefill,decode", show_default=True,
-              metavar="LIST", help="prefill, decode or both.")
-@click.option("--networks", "networks_text", default="ring,ideal", show_default=True,
-              metavar="LIST", help="Networks of the first part: ring (alpha-beta rings over "
+@phase_option(default="prefill,decode", takes="list", dest="phases_text")
+@list_option("--networks", "networks_text", default="ring,ideal", show_default=True,
+             metavar="LIST", help="Networks of the first part: ring (alpha-beta rings over "
               "scale-up bandwidth) and/or ideal (free collectives); the first is plotted.")
-@click.option("--scenarios", "scenarios_text", default=None, metavar="LIST",
-              help="Fabric scenarios of the second part (default every shipped one); "
+@list_option("--scenarios", "scenarios_text", default=None, metavar="LIST",
+             help="Fabric scenarios of the second part (default every shipped one); "
               "h100-dgx runs with the H100, the others with every other GPU of --gpus. "
               "h100-dgx, the baseline every fabric ratio divides by, is always added.")
 @click.option("--no-fabric", is_flag=True,
@@ -396,13 +395,13 @@ def _show_scenario(ctx, _param, value):
 @click.option("--show", metavar="SCENARIO", expose_value=False, is_eager=True,
               callback=_show_scenario,
               help="Print a scenario as TOML (edit it, pass the file to --scenarios) and exit.")
-@click.option("--models", "models_text", default=",".join(DEFAULT_MODELS),
-              show_default=True, metavar="LIST", help="Comma-separated models.")
-@click.option("--scenarios", "scenarios_text", default=None, metavar="LIST",
-              help="Comma-separated scenarios: shipped names, NAME@GPU, or .toml files "
+@list_option("--models", "models_text", default=",".join(DEFAULT_MODELS),
+             show_default=True, metavar="LIST", help="Comma-separated models.")
+@list_option("--scenarios", "scenarios_text", default=None, metavar="LIST",
+             help="Comma-separated scenarios: shipped names, NAME@GPU, or .toml files "
               "(default every shipped one).")
-@click.option("--gpus", "gpus_text", default=None, metavar="LIST", cls=RegistryHelp,
-              help_from=lambda: f"Run every scenario with each of these GPUs instead of its "
+@list_option("--gpus", "gpus_text", default=None, metavar="LIST",
+             help_from=lambda: f"Run every scenario with each of these GPUs instead of its "
               f"own: {gpu_help(many=True)}.")
 @phase_option(default="both", takes="list", dest="phase_text")
 @click.option("--out", "out_dir", default=None, type=OutputFolder(),
@@ -434,9 +433,9 @@ def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None,
 # ------------------------------------------------------------------ sweep
 
 @click.command("sweep")
-@click.option("--scenario", "scenario_texts", multiple=True, required=True, metavar="S",
-              help="Scenario (name, NAME@GPU or .toml); repeat or comma-separate for several "
-              "on one plot.")
+@list_option("--scenarios", "scenario_texts", multiple=True, required=True, metavar="LIST",
+             help="Scenarios (shipped names, NAME@GPU or .toml files), comma-separated or "
+             "repeated, for several on one plot.")
 @click.option("--param", "param_texts", multiple=True, required=True, metavar="PATH=RANGE",
               help="Parameter and values, e.g. adjust.hop_latency=0.1us:10us, "
               "fabric.latency=100ns,1us or fabric.ports=2:8; one or two. A cost.NAME value "
@@ -448,11 +447,11 @@ def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None,
               "(docs/economics.md).")
 @click.option("--points", default="7", show_default=True, metavar="N",
               help="Values of a LO:HI range (log-spaced).")
-@click.option("--models", "models_text", default="Llama-3-70B", show_default=True,
-              metavar="LIST", help="Comma-separated models.")
+@list_option("--models", "models_text", default="Llama-3-70B", show_default=True,
+             metavar="LIST", help="Comma-separated models.")
 @phase_option(default="decode", takes="list", dest="phase_text")
-@click.option("--gpus", "gpus_text", default=None, metavar="LIST", cls=RegistryHelp,
-              help_from=lambda: f"Run every scenario with each of these GPUs instead of its "
+@list_option("--gpus", "gpus_text", default=None, metavar="LIST",
+             help_from=lambda: f"Run every scenario with each of these GPUs instead of its "
               f"own: {gpu_help(many=True)}.")
 @click.option("--out", "out_dir", default=None, type=OutputFolder(),
               metavar="DIR", help="Also write sweep.csv, sweep.json and sweep.png there (all or "
@@ -469,7 +468,7 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
     from netmodel.study.scenarios import expand_scenarios
     from netmodel.study.sweep import parse_param, run_sweep, write_sweep
 
-    refs = [n for text in scenario_texts for n in _names("--scenario", text)]
+    refs = [n for text in scenario_texts for n in _names("--scenarios", text)]
     gpus = _names("--gpus", gpus_text) if gpus_text is not None else None
     scens = expand_scenarios(refs, gpus)
     if len(param_texts) > 2:

@@ -53,8 +53,8 @@ def test_every_option_taking_a_gpu_is_listed():
 
     for path, cmd in walk(cli, [], click.Context(cli)):
         for p in cmd.params:
-            for o in p.opts:
-                if isinstance(p, click.Option) and re.fullmatch(r"--((prefill|decode)-)?gpus?", o) and \
+            for o in p.opts:   # the shown names (a list option's singular is an alias)
+                if o not in getattr(p, "aliases", ()) and isinstance(p, click.Option) and re.fullmatch(r"--((prefill|decode)-)?gpus?", o) and \
                         path not in ("availability", "blast-radius", "yield"):
                     found.add((path, o))
     # availability/blast-radius --gpus is a cluster size; yield --gpu a die (catalog or file)

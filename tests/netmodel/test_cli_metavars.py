@@ -68,8 +68,8 @@ def test_slo_options_take_a_time_in_the_parsers_units(flag):
 
 
 def test_phase_placeholder_lists_the_phases():
-    rows = _by_flag("--phase")
-    assert len(rows) >= 7
+    rows = _by_flag("--phase") + _by_flag("--phases")   # --phases: a list (compare, sweep, study)
+    assert len(rows) >= 8
     for cmd, first, _ in rows:
         shown = first.split()[1].split("|")
         assert shown[:2] == list(PHASES), (cmd, first)

@@ -23,6 +23,8 @@ SWEEP = ["sweep", "--scenario", "h100-dgx", "--param", "adjust.hop_latency=1us",
 
 TTFT_IN_DECODE = ["--ttft '2s' is the prefill SLO", "with --phase decode give --tbt"]
 TBT_IN_PREFILL = ["--tbt '20ms' is the decode SLO", "with --phase prefill give --ttft"]
+LIST_TTFT_IN_DECODE = ["--ttft '2s' is the prefill SLO", "with --phases decode give --tbt"]
+LIST_TBT_IN_PREFILL = ["--tbt '20ms' is the decode SLO", "with --phases prefill give --ttft"]
 
 
 @pytest.mark.parametrize("args, needles", [
@@ -34,14 +36,16 @@ TBT_IN_PREFILL = ["--tbt '20ms' is the decode SLO", "with --phase prefill give -
      ["--ttft '1s'", "give --tbt"]),
     (AVAIL + ["--ttft", "2s"], TTFT_IN_DECODE),
     (AVAIL + ["--phase", "prefill", "--tbt", "20ms"], TBT_IN_PREFILL),
-    (COMPARE + ["--phase", "decode", "--ttft", "2s"], TTFT_IN_DECODE),
-    (COMPARE + ["--phase", "prefill", "--tbt", "20ms"], TBT_IN_PREFILL),
-    (COMPARE + ["--phase", "prefill", "--mtp-tokens", "1"],
-     ["--mtp-tokens '1' drafts tokens in decode steps", "with --phase prefill drop it"]),
-    (SWEEP + ["--ttft", "2s"], TTFT_IN_DECODE),            # decode is sweep's default
-    (SWEEP + ["--phase", "prefill", "--tbt", "20ms"], TBT_IN_PREFILL),
+    # compare and sweep take a list, --phases (typed here by its other name, --phase)
+    (COMPARE + ["--phase", "decode", "--ttft", "2s"], LIST_TTFT_IN_DECODE),
+    (COMPARE + ["--phase", "prefill", "--tbt", "20ms"], LIST_TBT_IN_PREFILL),
+    (COMPARE + ["--phases", "prefill", "--mtp-tokens", "1"],
+     ["--mtp-tokens '1' drafts tokens in decode steps",
+      "with --phases prefill drop it (a prefill is costed as without MTP) or give --phases decode"]),
+    (SWEEP + ["--ttft", "2s"], LIST_TTFT_IN_DECODE),       # decode is sweep's default
+    (SWEEP + ["--phases", "prefill", "--tbt", "20ms"], LIST_TBT_IN_PREFILL),
     (SWEEP + ["--phase", "prefill", "--mtp-tokens", "1", "--mtp-acceptance", "0.5"],
-     ["--mtp-tokens '1'", "with --phase prefill"]),
+     ["--mtp-tokens '1'", "with --phases prefill"]),
 ])
 def test_option_no_chosen_phase_reads_refused(args, needles):
     one_line_error(run_cli(args), *needles)

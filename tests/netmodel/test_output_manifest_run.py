@@ -21,7 +21,8 @@ def test_compare_names_its_run(tmp_path):
     run = _run(tmp_path, ["compare", "--models", "Llama-3-8B", "--scenarios", "lite-flat",
                           "--phase", "decode", "--max-batch", "64", "-q"])
     assert run["command"] == "compare"
-    assert (run["models"], run["scenarios"], run["phase"], run["max-batch"], run["tbt"]) == \
+    # --phase typed: recorded under its documented name, --phases (a list)
+    assert (run["models"], run["scenarios"], run["phases"], run["max-batch"], run["tbt"]) == \
         ("Llama-3-8B", "lite-flat", "decode", "64", "50ms")
     assert not {"out", "json", "quiet", "no-plot", "workers"} & set(run)
 
@@ -30,7 +31,8 @@ def test_sweep_names_its_run(tmp_path):
     run = _run(tmp_path, ["sweep", "--scenario", "lite-flat", "--models", "Llama-3-8B",
                           "--param", "adjust.hop_latency=100ns,1us", "-q"])
     assert run["command"] == "sweep"
-    assert run["scenario"] == ["lite-flat"] and run["param"] == ["adjust.hop_latency=100ns,1us"]
+    # --scenario typed: recorded under its documented name, --scenarios
+    assert run["scenarios"] == ["lite-flat"] and run["param"] == ["adjust.hop_latency=100ns,1us"]
 
 
 def test_blast_radius_names_the_cluster_size_and_rates(tmp_path):
