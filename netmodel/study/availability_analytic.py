@@ -529,7 +529,10 @@ class Analytic:
     (no spares); ``blocking``: per kind; ``overlap``: instances' worth lost per instance
     summed over the outages in progress (1 - mean before the cap at the whole cluster):
     the additive model is a first-order one, trustworthy while it is small (the table
-    warns above 5%). ``lost_per_year``: per failure class, the seconds of the whole
+    warns above 5%). ``instance_down_events_per_year``: failures a year that take an
+    instance down, one per failure and cell it strikes however many groups' instances it
+    takes down; ``waits_for_repair_per_year``: those where one of them waits for its
+    repair (:func:`_down_events`). ``lost_per_year``: per failure class, the seconds of the whole
     cluster's capacity it costs a year (capacity lost x time over the instances); the
     classes add up to ``(1 - mean)`` x a year. Where the cap cut the total (outages
     overlapping past the cluster) each class has the capped total's share its first-order
