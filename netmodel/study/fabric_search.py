@@ -53,7 +53,7 @@ from compute.search import DEFAULT_MAX_BATCH, search
 from compute.sharding import check_tp, valid_tp_degrees
 from compute.validate import describe
 from netmodel.study.defaults import PARALLELISM
-from netmodel.study.scenarios import Scenario, get_scenario
+from netmodel.study.scenarios import Scenario, fabric_error, get_scenario
 
 if TYPE_CHECKING:
     from compute.comm import CommLike
@@ -83,10 +83,14 @@ def build_fabric(scenario: str | Scenario) -> nx.Graph:
     from topologies.specs import build
 
     scenario = get_scenario(scenario)
-    key = (scenario.fabric_spec(), scenario.gpu_spec)
-    graph = _BUILT.get(key)
-    if graph is None:
-        graph = build(*scenario.fabric_params())
+    try:
+        key = (scenario.fabric_spec(), scenario.gpu_spec)
+        graph = _BUILT.get(key)
+        if graph is None:
+            graph = build(*scenario.fabric_params())
+    except UserError as exc:
+        raise fabric_error(scenario, exc) from None
+    if key not in _BUILT:
         _BUILT[key] = graph
         while len(_BUILT) > _BUILT_MAX:
             _BUILT.popitem(last=False)

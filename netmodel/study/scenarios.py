@@ -163,6 +163,10 @@ class Scenario:
     #: The GPU the scenario came with, before :meth:`with_gpu` swapped it (None: never
     #: swapped); what "each scenario with its own GPU" means for a user's scenario file.
     home_gpu: str | None = field(default=None, compare=False)
+    #: The file the scenario was read from (None: shipped or made in code), which a fabric
+    #: value its builder refuses is named with (:func:`fabric_error`); a swept
+    #: :meth:`with_param` value is not the file's, so the copy has none.
+    source: str | None = field(default=None, compare=False)
 
     def __post_init__(self):
         spec = self.gpu_spec if self.gpu_spec is not None else get_gpu(self.gpu)
@@ -213,7 +217,7 @@ class Scenario:
                                 f"known: {known(paths)}")
             fabric = _set_nested(self.fabric, parts[1:], value, path)
             _check_fabric(fabric, f"scenario {self.name!r}", "fabric")
-            return replace(self, fabric=fabric)
+            return replace(self, fabric=fabric, source=None)
         raise UserError(f"unknown parameter {path!r}; parameters are fabric.KEY, "
                         f"fabric.base.KEY or adjust.KEY")
 
@@ -562,7 +566,17 @@ def load_scenario_text(text: str, where: str = "scenario",
 def load_scenario(path: str | PathLike[str]) -> Scenario:
     """A scenario from a TOML file."""
     path = Path(path)
-    return load_scenario_text(read_text(path, "scenario file"), str(path), path.parent)
+    return replace(load_scenario_text(read_text(path, "scenario file"), str(path), path.parent),
+                   source=str(path))
+
+
+def fabric_error(scenario: Scenario, error: UserError) -> UserError:
+    """``error``, raised building ``scenario``'s fabric, naming the scenario's file when it
+    was read from one: the builder's checks name only the builder (``flat: n must be an
+    integer >= 1, got 0``), and a value read from a file names the file."""
+    if scenario.source is None:
+        return error
+    return UserError(f"{scenario.source}: [fabric]: {error}")
 
 
 def save_scenario(scenario: Scenario, path: str | PathLike[str]) -> Path:

@@ -1,0 +1,52 @@
+"""Hostile files, pass h244: a scenario file's [fabric] values that only its builder checks.
+Before, the builder's refusal named the builder alone ('flat: n must be an integer >= 1, got
+-1'), not the file the value was read from; every test here fails on that code."""
+
+from __future__ import annotations
+
+import pytest
+
+from compute.errors import UserError
+from netmodel.study.fabric_search import build_fabric
+from netmodel.study.scenarios import get_scenario, load_scenario
+from tests.netmodel.cli_helpers import ROOT, one_line_error, run_cli
+
+FLAT = (ROOT / "netmodel/data/scenarios/lite-flat.toml").read_text().replace(
+    'name = "lite-flat"', 'name = "mine"')
+
+
+@pytest.mark.parametrize("line,new,needle", [
+    ("n = 128", "n = -1", "flat: n must be an integer >= 1, got -1"),
+    ("planes = 4", 'planes = "x"', "flat: planes must be an integer, got 'x'"),
+    ("radix = 144", "radix = 1000000000000", "flat: radix must be an integer in 1..1,000,000"),
+    ('medium = "co-packaged-optics"', 'medium = "x"', "flat: medium 'x' is not a known medium"),
+    ("in_network_reduction = false", "in_network_reduction = 0",
+     "flat: in_network_reduction must be true or false, got 0"),
+], ids=["n", "planes", "radix", "medium", "reduction"])
+def test_a_fabric_value_the_builder_refuses_names_the_file(tmp_path, line, new, needle):
+    assert line in FLAT
+    f = tmp_path / "s.toml"
+    f.write_text(FLAT.replace(line, new, 1))
+    want = f"{f}: [fabric]: {needle}"
+    with pytest.raises(UserError) as e:
+        build_fabric(load_scenario(f))
+    assert str(e.value).startswith(want), str(e.value)
+    for args in (["cost", "--scenario", f, "--model", "Llama-3-8B"],
+                 ["topology", "show", f],
+                 ["collective", "all-reduce", "--scenario", f, "--size", "8M"],
+                 ["compare", "--scenarios", f"{f}@Lite+BW", "--models", "Llama-3-8B", "-q"]):
+        one_line_error(run_cli(args), want)
+
+
+def test_a_value_not_from_a_file_is_named_as_before(tmp_path):
+    # a shipped scenario and a swept value are no file's: the builder's words alone
+    f = tmp_path / "s.toml"
+    f.write_text(FLAT)
+    s = load_scenario(f)
+    assert s.source == str(f) and s == get_scenario(str(f))
+    swept = s.with_param("fabric.n", 0)
+    assert swept.source is None
+    with pytest.raises(UserError, match=r"^flat: n must be an integer >= 1, got 0$"):
+        build_fabric(swept)
+    with pytest.raises(UserError, match=r"^flat: n must be an integer >= 1, got 0$"):
+        build_fabric(get_scenario("lite-flat").with_param("fabric.n", 0))
