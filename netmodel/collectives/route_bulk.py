@@ -56,7 +56,7 @@ class BulkRoutes:
     once (a mixin: the methods stay on ``Router``).
 
     Reads the router's index (``_code``, ``_gidx``, ``_gpu_linked``, ``_lids``) and its
-    templates (``_gpu_sig``, ``_sigs``, ``_ports_up``, ``_ports_down``, ``_specs_pos``,
+    templates (``_gpu_sig``, ``_sigs``, ``_port_links``, ``_specs_pos``,
     ``_specs_w``, ``_spec_py``, ``_lists``, ``_list_py``, ``_pair_rows``, through
     :meth:`~netmodel.collectives.route_templates.TemplatedRoutes._ensure_sigs`,
     :meth:`~netmodel.collectives.route_templates.TemplatedRoutes._learn_pairs` and
@@ -302,17 +302,18 @@ class BulkRoutes:
             return (*one, pi, po)
         spos, sw = self._specs_pos.table, self._specs_w.table
         hop_i, hop_l, hop_w = [], [], []
-        for ports, g, spec in ((self._ports_up, gs, pick(d["head"])),
-                               (self._ports_down, gd, pick(d["tail"]))):
+        links = self._port_links
+        for flip, g, spec in ((0, gs, pick(d["head"])), (1, gd, pick(d["tail"]))):
             pt, wt = np.take(spos, spec, axis=0), np.take(sw, spec, axis=0)
             if pt.shape[1] == 1 and (pt >= 0).all():
                 hop_i.append(on)
-                hop_l.append(ports[g, pt[:, 0]])
+                hop_l.append(links[self._port_index(g, pt[:, 0])] ^ flip)
                 hop_w.append(wt[:, 0])
                 continue
             valid = pt >= 0
             hop_i.append(np.broadcast_to(on[:, None], pt.shape)[valid])
-            hop_l.append(ports[np.broadcast_to(g[:, None], pt.shape)[valid], pt[valid]])
+            hop_l.append(links[self._port_index(np.broadcast_to(g[:, None], pt.shape)[valid],
+                                                pt[valid])] ^ flip)
             hop_w.append(wt[valid])
         pi, po = self._pieces_of(pick(d["l1"]), pick(d["l2"]), on)
         return np.concatenate(hop_i), np.concatenate(hop_l), np.concatenate(hop_w), pi, po
@@ -337,15 +338,17 @@ class BulkRoutes:
         hop_i[:n] = on
         hop_i[n:] = on
         sp, wcol = spos[:, 0], sw[:, 0]
-        for half, ports, g, spec in ((slice(0, n), self._ports_up, gs, head),
-                                     (slice(n, 2 * n), self._ports_down, gd, tail)):
-            if sp.any():
+        links, table = self._port_links, self._port_table()
+        for half, g, spec in ((slice(0, n), gs, head), (slice(n, 2 * n), gd, tail)):
+            if sp.any() or table is None:
                 port = sp[spec] if at is None else sp[spec].take(at)
-                port += g * ports.shape[1]
-                np.take(ports.ravel(), port, out=hop_l[half], mode="wrap")
+                port += g * table.shape[1] if table is not None else self._gport_ptr[g]
+                np.take(links, port, out=hop_l[half], mode="wrap")
                 del port
             else:   # the first port everywhere
-                np.take(ports[:, 0], g, out=hop_l[half], mode="wrap")
+                np.take(table[:, 0], g, out=hop_l[half], mode="wrap")
+            if half.start:   # the last hops: the links down from the switches
+                np.bitwise_xor(hop_l[half], 1, out=hop_l[half])
             if at is None:
                 np.take(wcol, spec, out=hop_w[half], mode="wrap")
             else:
@@ -456,7 +459,7 @@ class BulkRoutes:
 
     def _hops_and_pieces_small(self, on, gs, gd, d):
         specs, lists = self._spec_py, self._list_py
-        up, down = self._ports_up[gs].tolist(), self._ports_down[gd].tolist()
+        up, down = self._port_rows(gs), self._port_rows(gd, down=True)
         hi, hl, hw, pi, po = [], [], [], [], []
         rows = zip(on.tolist(), d["head"][on].tolist(), d["tail"][on].tolist(),
                    d["l1"][on].tolist(), d["l2"][on].tolist(), up, down, strict=True)

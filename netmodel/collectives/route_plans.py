@@ -671,7 +671,7 @@ class PlannedRoutes:
             known = self._pair_rows
             if any(k not in known for k in keys):
                 self._learn_pairs(np.array([k for k in keys if k not in known], dtype=np.int64))
-            up, down = self._ports_up[gs].tolist(), self._ports_down[gd].tolist()
+            up, down = self._port_rows(gs), self._port_rows(gd, down=True)
             specs, lists = self._spec_py, self._list_py
             for i, k, u, dn in zip(cand, keys, up, down, strict=True):
                 kd, h, tl, l1, l2, lat, _, so = known[k]

@@ -42,8 +42,8 @@ class TemplatedRoutes:
     ``tier``, ``tiered``, ``_top``, ``bandwidth``, ``latency``, ``scaleout``,
     ``_switch_latency``, ``gpu_list``, ``_gpu_n``, the GPU port links ``_gport_ptr``,
     ``_gport_link``, ``_port``, ``n_links``, and ``_updown``) and keeps its tables there:
-    signatures (``_sigs``, ``_sig_ids``, ``_sig_rep``, ``_gpu_sig``, ``_ports_up``,
-    ``_ports_down``, the ``_si_*`` rows, ``_owner``, ``_claimed``, ``_partition``), pieces
+    signatures (``_sigs``, ``_sig_ids``, ``_sig_rep``, ``_gpu_sig``, ``_port_links``,
+    the ``_si_*`` rows, ``_owner``, ``_claimed``, ``_partition``), pieces
     (``_piece_*``, ``_flat``, ``_cover``), specs and piece lists (``_spec_py``,
     ``_specs_pos``, ``_specs_w``, ``_list_py``, ``_lists``), and the pairs' route fields
     (``_full``, ``_pair_rows``, ``_learned``, ``_halves``, ``_meet_lat``). Falls back on
@@ -82,9 +82,9 @@ class TemplatedRoutes:
                     self._sig_rep.append(int(self._gpu_n[i]))
                     self._sig_info(sig)
                 port = self._port(node)
+                at = int(self._gport_ptr[i])
                 for j, (x, _, _) in enumerate(sig):
-                    self._ports_up[i, j] = port[x]
-                    self._ports_down[i, j] = port[x] ^ 1
+                    self._port_links[at + j] = port[x]
                 self._gpu_sig[i] = sid
             return
         ptr, links = self._gport_ptr, self._gport_link
@@ -103,9 +103,7 @@ class TemplatedRoutes:
         order = np.lexsort((rank, row))
         lk, sw, row = lk[order], sw[order], row[order]
         col = np.arange(total) - np.repeat(np.cumsum(count) - count, count)
-        gm = missing[row]
-        self._ports_up[gm, col] = lk
-        self._ports_down[gm, col] = lk ^ 1
+        self._port_links[ptr[missing[row]] + col] = lk
         sig_of = np.empty(len(missing), dtype=np.int64)
         bw, lat = self._route_bw[lk], self.latency[lk]
         for w in unique(count).tolist():

@@ -96,10 +96,13 @@ __all__ = ["NoPath", "Plan", "Route", "Router"]
 #: fabric is rarely built twice in one run, and its router is large) ...
 _SHAPE_NODES = 8192
 #: The most cells of a router's per-GPU port tables: GPUs x the most switch ports of one
-#: GPU (``NETMODEL_MAX_PORT_CELLS`` overrides). Each cell is about 24 bytes (the GPUs' up
+#: GPU (``NETMODEL_MAX_PORT_CELLS`` overrides). Each cell was about 24 bytes (the GPUs' up
 #: and down ports, 8 each, and the signatures' switches, 8), so 2.4 GB at the limit; the
 #: shipped fabrics use 1-8 ports a GPU (2,000,000 GPUs x 8 planes: 16,000,000). One GPU
-#: wired to 20,000 NVSwitches among 20,000 GPUs asked 400,000,000 (9.6 GB).
+#: wired to 20,000 NVSwitches among 20,000 GPUs asked 400,000,000 (9.6 GB). Since h241 the
+#: up and down ports are one flat cell a port (``_port_links``); the signatures' switch rows
+#: (``_si_sw``, one a signature, padded to the widest) still reach GPUs x that width where
+#: every GPU has a signature of its own, 8 bytes a cell, which the limit still bounds.
 MAX_PORT_CELLS = 100_000_000
 
 
@@ -268,8 +271,16 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         gl = gl[np.argsort(self._gidx[src[gl]], kind="stable")]
         self._gport_link = gl  # GPU -> switch links, grouped by GPU
         self._gport_ptr = np.concatenate([[0], np.cumsum(width)]).astype(np.int64)
-        self._ports_up = np.full((len(gpu_n), max(self._width, 1)), -1, dtype=np.int64)
-        self._ports_down = np.full((len(gpu_n), max(self._width, 1)), -1, dtype=np.int64)
+        #: Each GPU's links up to its switches in its signature's order (by switch name),
+        #: GPU g's at ``_gport_ptr[g]:_gport_ptr[g + 1]``, filled with its signature (-1
+        #: before; :meth:`_port_index`, :meth:`_port_rows`); a link down from the switch is
+        #: its up link ``^ 1``. Flat, not GPUs x the most ports of one GPU: one GPU wired to
+        #: 4,000 NVSwitches among 4,000 GPUs made two such tables of 128 MB each (h241).
+        self._port_links = np.full(len(gl), -1, dtype=np.int64)
+        #: Every GPU's port count where all GPUs have the same (the table is then a
+        #: ``GPUs x width`` array, :meth:`_port_table`), else 0.
+        self._port_width = self._width if len(width) and self._width and \
+            int(width.min()) == self._width else 0
         self._sig_ids: dict = {}
         self._sigs: list = []
         # routes shared by GPUs wired alike, and the pieces they are made of
@@ -400,6 +411,28 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
             hit = self._ports[u] = dict(zip(nbrs, self._lids(a, b).tolist(), strict=True))
         return hit
 
+    def _port_table(self) -> np.ndarray | None:
+        """The GPUs' up ports as a ``GPUs x width`` array (a view of ``_port_links``) where
+        every GPU has the same number of switch ports; else None."""
+        w = self._port_width
+        return self._port_links.reshape(-1, w) if w else None
+
+    def _port_index(self, g: np.ndarray, pos: np.ndarray | int) -> np.ndarray:
+        """Where in ``_port_links`` port ``pos[i]`` of GPU ``g[i]`` (GPU indices) is."""
+        w = self._port_width
+        return g * w + pos if w else self._gport_ptr[g] + pos
+
+    def _port_rows(self, g: np.ndarray, down: bool = False) -> list[list[int]]:
+        """The up ports of GPUs ``g`` (GPU indices), each GPU's as a list (``down``: the
+        links back down to it, each up link ``^ 1``)."""
+        table = self._port_table()
+        if table is not None:
+            rows = table[g]
+            return (rows ^ 1 if down else rows).tolist()
+        links, ptr = self._port_links, self._gport_ptr
+        flip = 1 if down else 0
+        return [(links[ptr[i]:ptr[i + 1]] ^ flip).tolist() for i in g.tolist()]
+
     def is_gpu(self, node: Hashable) -> bool:
         return self.kind.get(node) == "gpu"
 
@@ -452,9 +485,10 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
             return self._resolve(src, dst)
         pos, w = self._spec_py[h]
         tpos, tw = self._spec_py[tl]
-        up, down = self._ports_up[gs], self._ports_down[gd]
+        links, ptr = self._port_links, self._gport_ptr
+        up, down = links[ptr[gs]:ptr[gs + 1]], links[ptr[gd]:ptr[gd + 1]]
         pieces = self._list_py[l1] + self._list_py[l2]
-        lk = [up[pos], down[tpos]] + [self._piece_links[i] for i in pieces]
+        lk = [up[pos], down[tpos] ^ 1] + [self._piece_links[i] for i in pieces]
         wt = [np.array(w), np.array(tw)] + [self._piece_weights[i] for i in pieces]
         route = Route(np.concatenate(lk), np.concatenate(wt), float(latency), int(hops),
                       bool(scaleout))

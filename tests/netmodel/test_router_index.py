@@ -23,7 +23,7 @@ SPECS = ["fat-tree:k=8", "leaf-spine:leaves=2,radix=4", "torus:dims=4x2x3", "rin
 FIELDS = ["_nodes", "_nid", "kind", "_code", "_switch_latency", "tier", "_tier_arr", "tiered",
           "_src", "_dst", "_gpu_linked", "bandwidth", "latency", "scaleout", "_n", "_order",
           "_keys", "gpu_list", "_gidx", "_gpu_n", "_width", "_gpu_sig", "_gport_link",
-          "_gport_ptr", "_ports_up", "_ports_down", "_top"]
+          "_gport_ptr", "_top"]
 
 
 class _Old:
@@ -118,6 +118,12 @@ def _check(graph):
     new, old = Router(graph), _Old(graph)
     for name in FIELDS:
         _same(getattr(new, name), getattr(old, name), name)
+    # the port tables (h241): flat, one cell a GPU port, not GPUs x the most ports of one
+    # GPU (the old _ports_up; _ports_down is each up link ^ 1), -1 until filled
+    _same(new._port_links, np.full(len(old._gport_link), -1, dtype=np.int64), "_port_links")
+    ports = np.diff(old._gport_ptr)
+    assert new._port_width == (old._width if len(ports) and old._width and
+                               ports.min() == old._width else 0)
 
 
 @pytest.mark.parametrize("spec", SPECS)
