@@ -373,30 +373,36 @@ def _collective_graph(fab: Fabric, size: int) -> tuple[nx.Graph, str]:
 
 
 def _cost_model(fab: Fabric, size: int):
-    """``(model, note)``: the cost model the group's all-reduce is costed with. A scenario's
-    is its own collective model, the one compare, the study and ``collective --scenario``
-    charge (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.model`: its
-    calibration, placement, algorithm, ``[adjust]`` and circuits), shared with them in the
-    process; any other fabric is costed with the shipped calibration, placed contiguously,
-    every algorithm a candidate."""
+    """``(model, note, guard)``: the cost model the group's all-reduce is costed with. A
+    scenario's is its own collective model, the one compare, the study and ``collective
+    --scenario`` charge (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.model`:
+    its calibration, placement, algorithm, ``[adjust]`` and circuits), shared with them in
+    the process, and ``guard`` refuses, as compare does, in a line naming the scenario, an
+    algorithm of it without an all-reduce; any other fabric is costed with the shipped
+    calibration, placed contiguously, every algorithm a candidate."""
+    from contextlib import nullcontext
+
     from netmodel.collectives.model import FabricCostModel
 
     s = fab.scenario
     if s is not None:
         from netmodel.study.fabric_search import ScenarioCollectives
 
-        model = ScenarioCollectives(s).model(size)
-        return model, _circuits_note(model.graph, s.circuits) if s.is_ocs else ""
+        c = ScenarioCollectives(s)
+        model = c.model(size)
+        return (model, _circuits_note(model.graph, s.circuits) if s.is_ocs else "",
+                c._whole("all-reduce", size))
     graph, note = _collective_graph(fab, size)
     return FabricCostModel(graph, placement="contiguous",
-                           validated=graph is fab.graph), note
+                           validated=graph is fab.graph), note, nullcontext()
 
 
 def _all_reduce(fab: Fabric, size: int) -> tuple[tuple[AllReduce, ...], str]:
     from netmodel.collectives.cost import bus_factor
 
-    model, note = _cost_model(fab, size)
-    sweep = model.sweep("all-reduce", np.array(SIZES, dtype=float), size)
+    model, note, guard = _cost_model(fab, size)
+    with guard:
+        sweep = model.sweep("all-reduce", np.array(SIZES, dtype=float), size)
     factor = bus_factor("all-reduce", size)
     out = []
     for n, t, a, p in zip(SIZES, sweep.time, sweep.algorithm, sweep.protocol, strict=True):

@@ -109,3 +109,19 @@ def test_shipped_scenarios_unchanged(name):
     c = ScenarioCollectives(name)
     for a in row.all_reduce:
         assert a.time == float(c.collective_time("all-reduce", float(a.bytes), 8))
+
+
+def test_a_scenario_algorithm_without_all_reduce_is_refused_as_compare_refuses_it(tmp_path):
+    """A scenario whose algorithm has no all-reduce (pairwise): refused in compare's line
+    naming the scenario, exit 2 from the CLI (before 0f80206 it was costed as auto; at
+    0f80206 refused in the cost model's line, which names no scenario)."""
+    from compute.errors import UserError
+
+    path = _saved(tmp_path, replace(get_scenario("lite-hier"), name="pw",
+                                    algorithm="pairwise"))
+    with pytest.raises(UserError, match=r"^scenario 'pw@Lite' runs every collective with "
+                                        r"algorithm 'pairwise', which has no all-reduce"):
+        compare_topologies([path, "ring:n=8"])
+    r = CliRunner().invoke(cli, ["topology", "compare", path, "ring:n=8"])
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert r.output.startswith("error: scenario 'pw@Lite' runs every collective")
