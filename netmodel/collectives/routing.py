@@ -102,7 +102,8 @@ _SHAPE_NODES = 8192
 #: wired to 20,000 NVSwitches among 20,000 GPUs asked 400,000,000 (9.6 GB). Since h241 the
 #: up and down ports are one flat cell a port (``_port_links``); the signatures' switch rows
 #: (``_si_sw``, one a signature, padded to the widest) still reach GPUs x that width where
-#: every GPU has a signature of its own, 8 bytes a cell, which the limit still bounds.
+#: every GPU has a signature of its own, 8 bytes a cell (0.8 GB at the limit), which the
+#: limit still bounds.
 MAX_PORT_CELLS = 100_000_000
 
 
@@ -263,7 +264,7 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
             most = self.gpu_list[int(np.argmax(width))]
             check(f"routing {len(gpu_n):,} GPUs, {most!r} wired to {self._width:,} switches "
                   f"(the most)", "cells of the per-GPU port tables (GPUs x the most switch "
-                  "ports of one GPU, about 24 bytes each)", len(gpu_n) * self._width,
+                  "ports of one GPU, up to 8 bytes each)", len(gpu_n) * self._width,
                   MAX_PORT_CELLS, "NETMODEL_MAX_PORT_CELLS",
                   "wire each GPU to fewer switches")
         self._gpu_sig = np.full(len(gpu_n), -1, dtype=np.int64)
