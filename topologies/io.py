@@ -456,29 +456,42 @@ def _graph_from_json(data: object, where: str) -> nx.Graph:
     check_size(where, len(nodes), len(edges))
     graph = nx.Graph()
     graph.graph.update(attrs)
-    seen = graph._node
+    # The parsed objects become the graph's own dicts, their ids taken out (as
+    # topologies.graphml fills its graph): add_node and add_edge copied each of them, and
+    # the copies lived beside the document until it was let go.
+    seen, adj = graph._node, graph._adj
     for item in nodes:
         if not isinstance(item, dict) or "id" not in item:
             raise UserError(f"{where}: every node must be an object with an 'id', got "
                             f"{describe(item)}")
-        node = _node_id(item["id"], where, "a node's id")
+        node = item["id"]
+        if type(node) is not str and type(node) is not int:
+            _node_id(node, where, "a node's id")   # refused: not a string or an integer
         if node in seen:
             raise UserError(f"{where}: node {describe(node)} is listed twice")
-        graph.add_node(node, **{k: v for k, v in item.items() if k != "id"})
+        del item["id"]
+        seen[node] = item
+        adj[node] = {}
     for item in edges:
         if not isinstance(item, dict) or "source" not in item or "target" not in item:
             raise UserError(f"{where}: every edge must be an object with 'source' and "
                             f"'target', got {describe(item)}")
-        u = _node_id(item["source"], where, "an edge's source")
-        v = _node_id(item["target"], where, "an edge's target")
-        for end in (u, v):
-            if end not in seen:
-                raise UserError(f"{where}: edge {describe(u)}-{describe(v)} names node {describe(end)}, "
-                                "which is not in 'nodes'")
-        if graph.has_edge(u, v):
+        u, v = item["source"], item["target"]
+        if type(u) is not str and type(u) is not int:
+            _node_id(u, where, "an edge's source")
+        if type(v) is not str and type(v) is not int:
+            _node_id(v, where, "an edge's target")
+        row = adj.get(u)
+        if row is None or v not in adj:
+            end = v if row is not None else u
+            raise UserError(f"{where}: edge {describe(u)}-{describe(v)} names node {describe(end)}, "
+                            "which is not in 'nodes'")
+        if v in row:
             raise UserError(f"{where}: edge {describe(u)}-{describe(v)} is listed twice (merge "
                             "parallel cables into one edge with 'links')")
-        graph.add_edge(u, v, **{k: w for k, w in item.items() if k not in ("source", "target")})
+        del item["source"], item["target"]
+        row[v] = item
+        adj[v][u] = item
     return graph
 
 
