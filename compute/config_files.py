@@ -34,6 +34,7 @@ compute.errors.UserError: x.toml: [fabric]: unknown key(s) colour; allowed: buil
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import stat
@@ -152,6 +153,24 @@ def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+class _FloatOverflow(ValueError):
+    """A number written in a document that no float holds (``1e400``: Python reads inf)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+def _finite_float(text: str) -> float:
+    """``parse_float`` of TOML and JSON: ``float(text)``, but a number past a float's range
+    (``1e400``, which Python reads as inf) is refused as typed; ``inf`` and ``nan`` written
+    as such stay floats, for the value's own check to name."""
+    value = float(text)
+    if math.isinf(value) and "inf" not in text.lower():
+        raise _FloatOverflow(text)
+    return value
+
+
 def parse_table(text: str, fmt: str, where: str, *, max_bytes: int = DEFAULT_MAX_BYTES,
                 max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
     """Parse TOML or JSON ``text`` (``fmt`` is ``"toml"`` or ``"json"``) within the size
@@ -167,8 +186,11 @@ def parse_table(text: str, fmt: str, where: str, *, max_bytes: int = DEFAULT_MAX
         raise UserError(f"{where} nests deeper than {max_depth} levels ({depth}); is it the "
                         f"right file?")
     try:
-        doc = json.loads(text, object_pairs_hook=unique_keys) if fmt == "json" else \
-            tomllib.loads(text)
+        doc = json.loads(text, object_pairs_hook=unique_keys, parse_float=_finite_float) \
+            if fmt == "json" else tomllib.loads(text, parse_float=_finite_float)
+    except _FloatOverflow as exc:
+        raise UserError(f"{where} holds the number {exc.text}, beyond the range of a float "
+                        f"(at most about 1.8e308); give a number within it") from None
     except (json.JSONDecodeError, tomllib.TOMLDecodeError, DuplicateKeyError) as exc:
         raise UserError(f"{where} is malformed {fmt.upper()}: {exc}") from None
     except RecursionError:

@@ -7,10 +7,12 @@ increase was refused without naming the file."""
 
 from __future__ import annotations
 
+import math
 import re
 
 import pytest
 
+from compute.config_files import parse_table
 from compute.errors import UserError
 from compute.profiles import read_measurements, read_profile
 from tests.netmodel.cli_helpers import ROOT, one_line_error, run_cli
@@ -72,3 +74,49 @@ def test_a_decreasing_gemm_curve_names_the_file(tmp_path):
     one_line_error(run_cli(["infer", "--model", "Llama-3-70B", "--gpu", "H100-SXM", "--tp",
                             "8", "--batch", "8", "--profile", f]),
                    "curve.toml: [parameters.gemm_efficiency]: intensities must increase")
+
+
+# -- a number past a float's range in a file is named as typed, not as the inf Python reads
+
+@pytest.mark.parametrize("fmt,text,typed", [
+    ("toml", "a = 1e400", "1e400"), ("toml", "a = -1.5e400", "-1.5e400"),
+    ("toml", "[t]\nb = [1, 2e999]", "2e999"), ("json", '{"a": 1e400}', "1e400"),
+    ("json", '{"a": [-1E+400]}', "-1E+400")])
+def test_a_number_past_a_float_is_refused_as_typed(fmt, text, typed):
+    with pytest.raises(UserError) as e:
+        parse_table(text, fmt, f"x.{fmt}")
+    assert str(e.value) == (f"x.{fmt} holds the number {typed}, beyond the range of a float "
+                            f"(at most about 1.8e308); give a number within it")
+
+
+def test_inf_and_nan_written_as_such_stay_for_the_value_check():
+    doc = parse_table("a = inf\nb = -inf\nc = nan\nd = 1e308\ne = 1e-400", "toml", "x.toml")
+    assert doc["a"] == math.inf and doc["b"] == -math.inf and math.isnan(doc["c"])
+    assert doc["d"] == 1e308 and doc["e"] == 0.0
+    assert parse_table('{"a": Infinity, "b": 2.5}', "json", "x.json") == {"a": math.inf,
+                                                                        "b": 2.5}
+
+
+def test_files_name_1e400_as_typed(tmp_path):
+    # before: 'p.toml: [parameters.gemm_efficiency]: value must be a number from 0.0001 to
+    # 1, got inf', 'm.csv: row 5: latency_s must be ..., got inf': a value never typed
+    text = (ROOT / "compute/data/profiles/vllm-dgx-h100.toml").read_text()
+    text, n = re.subn(r"(\[parameters\.gemm_efficiency\][^\n]*\n)value = [^\n]*",
+                      r"\1value = 1e400", text)
+    assert n == 1
+    (tmp_path / "p.toml").write_text(text)
+    line = one_line_error(run_cli(["infer", "--model", "Llama-3-70B", "--gpu", "H100-SXM",
+                                   "--tp", "8", "--batch", "8", "--profile",
+                                   tmp_path / "p.toml"]),
+                          "p.toml holds the number 1e400, beyond the range of a float")
+    assert "inf" not in line
+    for column, cell, needle in (("latency_s", "0.03", "latency_s must be a number from "
+                                  "1e-09 to 1,000,000 s, got '1e400'"),
+                                 ("tp", "8", "tp must be a whole number from 1 to 1,000,000, "
+                                  "got '-1e400'")):
+        row = ROW.format(batch=2, source="s").split(",")
+        row[HEADER.split(",").index(column)] = "1e400" if column == "latency_s" else "-1e400"
+        assert cell in ROW.format(batch=2, source="s")
+        (tmp_path / "m.csv").write_text(GOOD + ",".join(row) + "\n")
+        with pytest.raises(UserError, match=re.escape(f"m.csv: row 5: {needle}")):
+            read_measurements(tmp_path / "m.csv")
