@@ -16,7 +16,7 @@ def test_wafer_price_is_the_reference_nodes_row(tmp_path):
     from tests.compute.test_die_catalog import _SPEC, _die_toml
 
     path = tmp_path / "quad.toml"
-    path.write_text('[gpu."Quad"]\nsource = "what-if"\n' + _SPEC.format(sms=144)
+    path.write_text('[gpu."Quad"]\n' + _SPEC.format(sms=144)   # _SPEC gives its source
                     + _die_toml("Quad"))
     for scenario in ("h100-dgx@A100-SXM-80GB", f"h100-dgx@{path}"):
         best = fabric_search("Llama-3-70B", scenario, "decode").best
