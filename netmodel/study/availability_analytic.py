@@ -10,7 +10,8 @@ multi-rate loss system per pool (each pool an Erlang loss system of ``spares`` s
 insensitive to the repair-time distribution); where one failure asks one pool more than
 once (a group's own instances and a spanning instance's share of it), its asks granted one
 after another in the kinds' order, as the Monte Carlo grants them, the pool a Markov chain
-(:func:`_sequential`). The losses in progress add (first-order)
+(:func:`_sequential`), as are the pools of a cell one failure asks together (its groups',
+a spanning instance's shares: :func:`_coupled_blocking`). The losses in progress add (first-order)
 but never past the whole cluster: the mean adds back ``E[(X - I)^+] / I``, the share by
 which their compound Poisson sum ``X`` runs past the cluster's ``I`` instances (as the
 Monte Carlo caps its sum; :func:`_saturation`: 0 at any shipped scenario's rates), so it
@@ -91,7 +92,19 @@ def _blocking(kinds: Sequence[Kind], pools: SparePools) -> tuple[np.ndarray, dic
     for p, c in enumerate(pools.reachable):
         sizes[(p % n_groups, c)] = sizes.get((p % n_groups, c), 0) + 1
     acc = np.zeros(len(kinds))
+    # pools that one failure asks together (a failure over several groups): one chain
+    jointly: set = set()
+    for comp in _coupled(kinds, n_groups):
+        solved = _coupled_blocking(kinds, pools, comp, n_groups, over)
+        if solved is not None:
+            acc += solved[0]
+            occupancy.setdefault("exact", {}).update(solved[1])
+            occupancy.update(solved[2])
+            occupancy.setdefault("comp", {}).update({g: comp for g in comp})
+            jointly |= set(comp)
     for (slot, cap), n in sizes.items():
+        if slot in jointly:
+            continue
         here = [k for k, x in enumerate(kinds) if x.group in (-1, slot)]
         elig = [k for k in here if 0 < kinds[k].units <= cap]
         b = np.ones(len(kinds))
@@ -118,6 +131,100 @@ def _blocking(kinds: Sequence[Kind], pools: SparePools) -> tuple[np.ndarray, dic
     return out, occupancy
 
 
+def _coupled(kinds: Sequence[Kind], n_groups: int) -> list[tuple[int, ...]]:
+    """The slots (groups) whose pools one failure asks together (a failure over several
+    groups, an instance spanning them: :attr:`Kind.follows`), joined where failures link
+    them; each set of two or more, in order."""
+    parent = list(range(n_groups))
+
+    def root(g: int) -> int:
+        while parent[g] != g:
+            g = parent[g]
+        return g
+
+    for fam in _families(kinds):
+        slots = sorted({kinds[k].group for k in fam if kinds[k].group >= 0
+                        and kinds[k].units > 0})
+        for g in slots[1:]:
+            parent[root(g)] = root(slots[0])
+    comps: dict = {}
+    for g in range(n_groups):
+        comps.setdefault(root(g), []).append(g)
+    return [tuple(c) for c in comps.values() if len(c) > 1]
+
+
+def _granted(caps, used, asks) -> list[bool]:
+    """Whether each of one failure's ``asks`` ``(pool, spares)`` is granted, one after
+    another, with ``used`` busy (:func:`_grants`)."""
+    free = [c - u for c, u in zip(caps, used, strict=True)]
+    out = []
+    for pool, u in asks:
+        out.append(u <= free[pool])
+        free[pool] -= u if out[-1] else 0
+    return out
+
+
+def _coupled_blocking(kinds: Sequence[Kind], pools: SparePools, comp: tuple, n_groups: int,
+                      over: list) -> tuple[np.ndarray, dict, dict] | None:
+    """:func:`_blocking` for the pools of slots ``comp`` of each cell, which failures over
+    several groups ask together: one chain (:func:`_chain`) per cell's pool sizes, each
+    failure's asks of them granted one after another in the kinds' order (each group's
+    kinds of a failure and a spanning instance's shares). Returns the blocking summed
+    over the cells (to be divided by ``over``), the blocking of each spanning instance
+    (back only if its ask and every share are granted: exact in the chain, where
+    :func:`_all_or_nothing` takes the pools as independent) and the chains' spares busy
+    ``(per pool of comp, probability)``; None past the chain's limit."""
+    pos = {g: j for j, g in enumerate(comp)}
+    classes: list = []   # kind indices asking together, in the kinds' order
+    for fam in _families(kinds):
+        ks = [k for k in fam if kinds[k].group in pos and kinds[k].units > 0]
+        if ks and all(getattr(kinds[ks[0]], f) == getattr(kinds[k], f)
+                      for k in ks for f in ("rate", "cells", "hold")):
+            classes.append(ks)
+        else:
+            classes.extend([k] for k in ks)
+    spread = [k for k, x in enumerate(kinds) if x.group < 0 and x.units > 0]
+    cells = pools.pools // n_groups
+    by_caps: dict = {}
+    for c in range(cells):
+        caps = tuple(int(pools.reachable[c * n_groups + g]) for g in comp)
+        by_caps[caps] = by_caps.get(caps, 0) + 1
+    acc = np.zeros(len(kinds))
+    exact: dict = {}
+    occ: dict = {}
+    for caps, n in by_caps.items():
+        asks = [[(pos[kinds[k].group], kinds[k].units) for k in ks] for ks in classes]
+        chain = _chain(caps, [(kinds[ks[0]].rate * kinds[ks[0]].cells / over[ks[0]],
+                               kinds[ks[0]].hold, a) for ks, a in zip(classes, asks,
+                                                                      strict=True)]
+                       + [(kinds[k].rate * kinds[k].cells / over[k], kinds[k].hold,
+                           [(j, kinds[k].units)]) for k in spread for j in range(len(comp))])
+        if chain is None:
+            return None
+        busy, prob = chain
+        used, inv = np.unique(busy, axis=0, return_inverse=True)
+        p = np.bincount(inv.ravel(), weights=prob, minlength=len(used))
+        occ[("coupled", comp, caps)] = (used, p)
+        for ks, a in zip(classes, asks, strict=True):
+            ok = np.array([_granted(caps, u, a) for u in used.tolist()], dtype=bool)
+            for j, k in enumerate(ks):
+                acc[k] += float(p @ ~ok[:, j]) * n
+            for j, k in enumerate(ks):   # a spanning instance: its ask and its shares
+                mine = []
+                while not kinds[k].joint and k + 1 + len(mine) < len(kinds) \
+                        and kinds[k + 1 + len(mine)].joint:
+                    mine.append(k + 1 + len(mine))
+                if mine and all(i in ks for i in mine):   # else taken apart, as before
+                    back = float(p @ ok[:, [j] + [ks.index(i) for i in mine]].all(axis=1))
+                    exact[k] = exact.get(k, 0.0) + (1.0 - back) * n / cells
+        for k in spread:
+            for j in range(len(comp)):
+                ok = np.array([_granted(caps, u, [(j, kinds[k].units)])[0]
+                               for u in used.tolist()], dtype=bool)
+                acc[k] += float(p @ ~ok) * n
+    return acc, exact, occ
+
+
 def _families(kinds: Sequence[Kind]) -> list[list[int]]:
     """The kinds by the failure that strikes them: each kind that follows no other with
     the kinds that follow it (:attr:`Kind.follows`)."""
@@ -138,8 +245,9 @@ def _down_events(kinds: Sequence[Kind], pools: SparePools, b: np.ndarray,
     A failure of one kind waits as its blocking says. One of several asks back only if
     every ask its down instances make (theirs and, for an instance spanning groups, its
     ``joint`` shares) is granted: in each pool as its occupancy says, the failure's asks
-    of that pool granted one after another; the pools of its cell taken as independent
-    (as :func:`_all_or_nothing`), the cells averaged; a kind of group -1 apart."""
+    of that pool granted one after another; pools asked together by the same failures
+    from their joint chain (:func:`_coupled_blocking`), else taken as independent (as
+    :func:`_all_or_nothing`), the cells averaged; a kind of group -1 apart."""
     events = waits = 0.0
     n_groups = pools.groups if any(x.group >= 0 for x in kinds) else 1
     cells = max(1, pools.pools // n_groups)
@@ -165,21 +273,29 @@ def _down_events(kinds: Sequence[Kind], pools: SparePools, b: np.ndarray,
         for k in need:
             if kinds[k].group < 0 and kinds[k].units > 0:
                 apart *= 1.0 - float(b[k])
-        groups = sorted({kinds[k].group for k in fam if kinds[k].group >= 0})
-        granted: dict = {}   # (group, spares) -> P(the failure's asks of it all granted)
+        comp_of = occupancy.get("comp", {})
+        blocks = sorted({comp_of.get(kinds[k].group, (kinds[k].group,)) for k in fam
+                         if kinds[k].group >= 0})
+        granted: dict = {}   # (pools, their spares) -> P(the failure's asks all granted)
         back = 0.0
         for c in range(cells):
             p = apart
-            for g in groups:
-                cap = int(pools.reachable[c * n_groups + g])
-                if (g, cap) not in granted:
-                    busy = occupancy.get((g, cap), np.eye(1, cap + 1)[0])
-                    seq = [k for k in fam if kinds[k].group == g and kinds[k].units > 0]
-                    units = [kinds[k].units for k in seq]
-                    granted[(g, cap)] = float(sum(q for j, q in enumerate(busy) if all(
-                        ok for k, ok in zip(seq, _grant(units, cap - j), strict=True)
-                        if k in need)))
-                p *= granted[(g, cap)]
+            for block in blocks:
+                caps = tuple(int(pools.reachable[c * n_groups + g]) for g in block)
+                if (block, caps) not in granted:
+                    pos = {g: j for j, g in enumerate(block)}
+                    seq = [k for k in fam if kinds[k].group in pos and kinds[k].units > 0]
+                    asks = [(pos[kinds[k].group], kinds[k].units) for k in seq]
+                    if len(block) > 1:
+                        used, q = occupancy[("coupled", block, caps)]
+                    else:
+                        q = occupancy.get((block[0], caps[0]), np.eye(1, caps[0] + 1)[0])
+                        used = np.arange(len(q))[:, None]
+                    granted[(block, caps)] = float(sum(
+                        qi for u, qi in zip(used.tolist(), q, strict=True)
+                        if all(ok for k, ok in zip(seq, _granted(caps, u, asks), strict=True)
+                               if k in need)))
+                p *= granted[(block, caps)]
             back += p / cells
         waits += x.rate * x.cells * (1.0 - back)
     return events, waits
@@ -242,13 +358,36 @@ def _sequential(cap: int, kinds: Sequence[Kind], alone: list[int], asks: list[li
     (0.5, 1.0)
     """
     classes = [([k], kinds[k]) for k in alone] + [(a, kinds[a[0]]) for a in asks]
-    lam = [x.rate * x.cells / over[a[0]] for a, x in classes]
-    units = [[kinds[k].units for k in a] for a, _ in classes]
-    if any(x.hold <= 0 for _, x in classes):
+    chain = _chain((cap,), [(x.rate * x.cells / over[a[0]], x.hold,
+                             [(0, kinds[k].units) for k in a]) for a, x in classes])
+    if chain is None:
         return None
+    busy, prob = chain
+    p_busy = np.bincount(busy[:, 0], weights=prob, minlength=cap + 1)
+    out: dict = {"busy": p_busy}
+    for a, _ in classes:
+        units = [kinds[k].units for k in a]
+        refused = np.array([[not ok for ok in _grant(units, cap - j)]
+                            for j in range(cap + 1)], dtype=float)
+        for j, k in enumerate(a):
+            out[k] = float(p_busy @ refused[:, j])
+    return out
+
+
+def _chain(caps: tuple, classes: list) -> tuple[np.ndarray, np.ndarray] | None:
+    """Pools of ``caps`` spares asked by ``classes``: ``(rate, hold, asks)`` each, its
+    failures at ``rate`` a second asking ``(pool, spares)`` one after another
+    (:func:`_grant`, each pool's asks from what the asks before left) and holding what
+    they were granted for ``hold`` s (exponential). The Markov chain of the failures in
+    progress by hold and the spares each holds, in its steady state: the spares busy in
+    each pool (states x pools) and each state's probability, which an arrival sees
+    (PASTA); None past :data:`MAX_SEQUENTIAL_STATES` states or where a hold is 0."""
+    if any(hold <= 0 for _, hold, _ in classes):
+        return None
+    m = len(caps)
     # a failure in progress is its hold and the spares it holds: those alike leave alike
-    holds = sorted({x.hold for _, x in classes})
-    hold_of = [holds.index(x.hold) for _, x in classes]
+    holds = sorted({hold for _, hold, _ in classes})
+    hold_of = [holds.index(hold) for _, hold, _ in classes]
     start: tuple = ()
     index = {start: 0}
     states = [start]
@@ -264,37 +403,44 @@ def _sequential(cap: int, kinds: Sequence[Kind], alone: list[int], asks: list[li
     i = 0
     while i < len(states):
         st = states[i]
-        busy.append(sum(size * n for (_, size), n in st))
-        for c in range(len(classes)):
-            size = sum(u for u, ok in zip(units[c], _grant(units[c], cap - busy[i]),
-                                          strict=True) if ok)
-            if size and lam[c] > 0:
+        used = [0] * m
+        for (_, vec), n in st:
+            for j, v in enumerate(vec):
+                used[j] += v * n
+        busy.append(used)
+        for c, (lam, _, asks) in enumerate(classes):
+            vec = _grants(caps, used, asks)
+            if any(vec) and lam > 0:
                 d = dict(st)
-                d[(hold_of[c], size)] = d.get((hold_of[c], size), 0) + 1
+                d[(hold_of[c], vec)] = d.get((hold_of[c], vec), 0) + 1
                 rows.append(i)
                 cols.append(at(d))
-                vals.append(lam[c])
-        for (h, size), n in st:
+                vals.append(lam)
+        for (h, vec), n in st:
             d = dict(st)
-            d[(h, size)] -= 1
-            if not d[(h, size)]:
-                del d[(h, size)]
+            d[(h, vec)] -= 1
+            if not d[(h, vec)]:
+                del d[(h, vec)]
             rows.append(i)
             cols.append(at(d))
             vals.append(n / holds[h])
         i += 1
         if len(states) > MAX_SEQUENTIAL_STATES:
             return None
-    # an arrival's asks depend on the spares busy only (PASTA: as the steady state)
-    p_busy = np.bincount(busy, weights=_steady_state(len(states), rows, cols, vals),
-                         minlength=cap + 1)
-    out: dict = {"busy": p_busy}
-    for c, (a, _) in enumerate(classes):
-        refused = np.array([[not ok for ok in _grant(units[c], cap - j)]
-                            for j in range(cap + 1)], dtype=float)
-        for j, k in enumerate(a):
-            out[k] = float(p_busy @ refused[:, j])
-    return out
+    return np.array(busy, dtype=np.int64).reshape(-1, m), _steady_state(len(states), rows,
+                                                                      cols, vals)
+
+
+def _grants(caps, used, asks) -> tuple[int, ...]:
+    """The spares one failure's ``asks`` ``(pool, spares)`` are granted of each pool, one
+    after another, with ``used`` busy."""
+    free = [c - u for c, u in zip(caps, used, strict=True)]
+    got = [0] * len(caps)
+    for pool, u in asks:
+        if u <= free[pool]:
+            free[pool] -= u
+            got[pool] += u
+    return tuple(got)
 
 
 def _steady_state(n: int, rows, cols, vals) -> np.ndarray:
@@ -320,8 +466,10 @@ def _all_or_nothing(kinds: Sequence[Kind], b: np.ndarray) -> np.ndarray:
     other groups' pools for their shares): blocked unless every pool has its share free,
     ``1 - (1 - b_0) prod (1 - b_j)``, the pools taken as independent (they are not: the
     same failures ask them all, so where nothing else does the truth is ``max b_j``; the
-    product is the upper end). Each pool's own ``b_j`` is exact in the model, whose
-    granted shares hold their spares even where another pool had none."""
+    product is the upper end). :func:`analytic` replaces it with the chain of the pools
+    asked together (:func:`_coupled_blocking`) wherever that was solved; this is the
+    fallback past its limit. The model's granted shares hold their spares even where
+    another pool had none."""
     if not any(x.joint for x in kinds):
         return b
     out = b.copy()
@@ -564,6 +712,8 @@ def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold
     per-instance availability; default one per failure)."""
     raw, occupancy = _blocking(kinds, pools)
     b = _all_or_nothing(kinds, raw)
+    for k, v in occupancy.get("exact", {}).items():   # pools asked together: exact
+        b[k] = v
     lost = _lost_rate(kinds, b)
     # the losses in progress add (first-order), but never past the whole cluster
     past = _saturation(_streams(kinds, b), instances)
