@@ -427,9 +427,11 @@ def with_extras(row: _Row, found: FabricSearch, notes: dict, *, reliability: boo
     from netmodel.study.cost import cost_summary
 
     s = found.scenario
-    try:
-        row = row.with_group("cost", cost_summary(s, row.model, row.phase,
-                                                  found.best).to_dict())
+    try:   # a GPU without a price (no die data) still has its power: tok/s/W, tok/J
+        cost = cost_summary(s, row.model, row.phase, found.best, without_price=True)
+        row = row.with_group("cost", cost.to_dict())
+        if not cost.priced:
+            notes.setdefault(f"cost of {s.label}", cost.unpriced_note())
     except UserError as exc:
         notes.setdefault(f"cost of {s.label}", str(exc))
     if reliability:

@@ -56,7 +56,7 @@ row.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from functools import cache, lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING
@@ -431,6 +431,11 @@ class CostSummary:
     capex_per_year: float          #: amortized capex + maintenance
     energy_per_year: float         #: USD
     network: NetworkBill = field(repr=False)
+    #: False where the GPU has no price (no die data; :func:`cost_summary`'s
+    #: ``without_price``): its power figures stand (tokens/s/W, tokens/J, the network's
+    #: share of power), its capex and cost figures are None in :meth:`to_dict` and the
+    #: per-token ones, and ``gpu_price_basis`` says why
+    priced: bool = True
 
     @property
     def feasible(self) -> bool:
@@ -469,13 +474,13 @@ class CostSummary:
     @property
     def usd_per_mtoken(self) -> float | None:
         """USD per million tokens (amortized capex, maintenance and energy)."""
-        if self.tokens_per_s <= 0:
+        if self.tokens_per_s <= 0 or not self.priced:
             return None
         return self.cost_per_year / (self.tokens_per_s * SECONDS_PER_YEAR) * 1e6
 
     @property
-    def network_share_capex(self) -> float:
-        return self.capex_network / self.capex_total
+    def network_share_capex(self) -> float | None:
+        return self.capex_network / self.capex_total if self.priced else None
 
     @property
     def network_share_power(self) -> float:
@@ -508,7 +513,24 @@ class CostSummary:
             "network_share_power": self.network_share_power,
             "network_share": self.network.share, "network_fill": self.network.fill,
             "bill_of_materials": self.network.bill_of_materials(),
-        }
+        } if self.priced else self._unpriced_dict()
+
+    def unpriced_note(self) -> str | None:
+        """Why this summary's price-fed figures are missing and what stands, in one line
+        (compare's and sweep's ``not_computed`` note); None when priced."""
+        if self.priced:
+            return None
+        return (f"$/Mtok and the network's share of capex not computed: "
+                f"{self.gpu_price_basis.removeprefix('not priced: ')}; tok/s/W and tok/J "
+                f"count its power (GPUs at their TDP, hosts, network), which needs no price")
+
+    def _unpriced_dict(self) -> dict:
+        """:meth:`to_dict` of a summary without a GPU price: what the price feeds is None."""
+        d = replace(self, priced=True).to_dict()
+        d.update(gpu_price_usd=None, gpu_package_cost_usd=None, capex_per_year_usd=None,
+                 cost_per_year_usd=None, usd_per_mtoken=None, network_share_capex=None)
+        d["capex_usd"].update(gpu=None, total=None)
+        return d
 
 
 def _split(params: dict) -> tuple[dict, dict, dict, dict]:
@@ -640,9 +662,14 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
                  best: InferenceResult | None = None, *, clock: float = 1.0,
                  share: str = "ports-used", parallelism: str = "auto",
                  slo: Slo | None = None, max_batch: int | None = None,
-                 **params: float) -> CostSummary:
+                 without_price: bool = False, **params: float) -> CostSummary:
     """Capex and power split, tokens/s/W, tokens/J and USD per million tokens of
     ``scenario`` serving ``model`` in ``phase`` (see the module docstring).
+
+    A GPU the yield model cannot price (a GPU file without a die table) is refused
+    (UserError), or, with ``without_price``, costed in power only: tokens/s/W and tokens/J
+    from its TDP (:func:`compute.power.gpu_power`), its host and network power, which need
+    no price; ``priced`` False, the price's reason in ``gpu_price_basis``.
 
     ``best`` is the configuration it serves (a :class:`~compute.results.InferenceResult`,
     e.g. ``fabric_search(...).best``; None runs that search, at ``clock`` x the nominal SM
@@ -693,7 +720,13 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     tokens = instances * best.tokens_per_s * u if best is not None else 0.0
 
     price_args = {k: v for k, v in pkg.items() if k != "reference_price"}
-    price, package, basis = _prices(spec, pkg.get("reference_price"), price_args)
+    try:
+        price, package, basis = _prices(spec, pkg.get("reference_price"), price_args)
+        priced = True
+    except UserError as exc:
+        if not without_price:
+            raise
+        price, package, basis, priced = 0.0, 0.0, f"not priced: {exc}", False
     tdp_share = nominal_tdp(spec) / get_gpu("H100-SXM").tdp
     bill = _network_bill_cached(graph, share, NetworkPrices(**net))
     capex_gpu = n * price
@@ -722,5 +755,5 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
         gpu_package_cost=package, gpu_price_basis=basis, capex_gpu=capex_gpu,
         capex_host=capex_host, capex_network=bill.capex, power_gpu=power_gpu,
         power_host=power_host, power_network=bill.power, pue=tco["pue"],
-        capex_per_year=per_year, energy_per_year=energy, network=bill)
+        capex_per_year=per_year, energy_per_year=energy, network=bill, priced=priced)
 

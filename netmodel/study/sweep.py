@@ -792,9 +792,12 @@ def _row(s, x, y, found, costs: dict, notes: dict) -> SweepRow:
     row = SweepRow.from_search(found.search, label=s.label, scenario=s.name, x=x, y=y,
                                **found.charged())
     if row.feasible:
-        try:
-            row = row.with_group("cost", cost_summary(found.scenario, row.model, row.phase,
-                                                      found.best, **costs).to_dict())
+        try:   # without a price (no die data) its power stands, unless cost.* is swept
+            cost = cost_summary(found.scenario, row.model, row.phase, found.best,
+                                without_price=not costs, **costs)
+            row = row.with_group("cost", cost.to_dict())
+            if not cost.priced:
+                notes.setdefault(f"cost of {s.label}", cost.unpriced_note())
         except UserError as exc:
             if costs:  # the swept value itself is refused: the user must hear it
                 raise

@@ -52,7 +52,8 @@ def test_compare_table_says_why_a_cost_is_missing(tmp_path, monkeypatch):
     (tmp_path / "g.toml").write_text(GPU + "nvlinks = 16\n")
     r = netmodel.compare(["Llama-3-70B"], ["h100-dgx@g.toml"], ["decode"])
     note = r.settings["not_computed"]["cost of h100-dgx@Test-GPU"]
-    assert note.startswith("no die data for GPU 'Test-GPU'")
+    assert note.startswith("$/Mtok and the network's share of capex not computed: no die "
+                           "data for GPU 'Test-GPU'")
     assert f"note: cost of h100-dgx@Test-GPU: {note}" in r.table().splitlines()
-    row = r.rows[0]
-    assert row.feasible and row.tokens_per_s_per_w is None
+    row = r.rows[0]   # its power needs no price (h242): tok/s/W stands, $/Mtok does not
+    assert row.feasible and row.tokens_per_s_per_w > 0 and row.usd_per_mtoken is None
