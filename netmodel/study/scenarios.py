@@ -524,7 +524,10 @@ def scenario_from_dict(data: dict, where: str = "scenario",
         gpu_file = gpu_ref
         if base_dir is not None and not Path(gpu_ref).is_absolute():
             gpu_ref = str(Path(base_dir) / gpu_ref)
-    gpu_spec = get_gpu(gpu_ref)
+    try:
+        gpu_spec = get_gpu(gpu_ref)
+    except UserError as exc:   # an unknown name, a missing or bad GPU file: say whose gpu
+        raise UserError(f"{where}: gpu: {exc}") from None
     _check_fabric(data["fabric"], where, "fabric")
     col = data["collective"]
     check_keys(f"{where}: [collective]", col, _COLLECTIVE_KEYS, ("circuits", "instances"))

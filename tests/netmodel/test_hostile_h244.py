@@ -50,3 +50,22 @@ def test_a_value_not_from_a_file_is_named_as_before(tmp_path):
         build_fabric(swept)
     with pytest.raises(UserError, match=r"^flat: n must be an integer >= 1, got 0$"):
         build_fabric(get_scenario("lite-flat").with_param("fabric.n", 0))
+
+
+@pytest.mark.parametrize("gpu,needle", [
+    ('"H100"', "gpu: unknown GPU 'H100'; known: "),
+    ('"missing.toml"', "gpu: GPU file '{dir}/missing.toml' does not exist"),
+    ('"empty.toml"', "gpu: {dir}/empty.toml: expected a top-level table 'gpu'"),
+], ids=["unknown", "missing-file", "empty-file"])
+def test_a_scenario_gpu_that_does_not_resolve_names_the_scenario(tmp_path, gpu, needle):
+    # before: "unknown GPU 'H100'; ..." and "GPU file '.../missing.toml' does not exist",
+    # with no word of the scenario file that named it
+    (tmp_path / "empty.toml").write_text("")
+    f = tmp_path / "s.toml"
+    f.write_text(FLAT.replace('gpu = "Lite"', f"gpu = {gpu}", 1))
+    want = f"{f}: " + needle.format(dir=tmp_path)
+    with pytest.raises(UserError) as e:
+        load_scenario(f)
+    assert str(e.value).startswith(want), str(e.value)
+    for args in (["cost", "--scenario", f, "--model", "Llama-3-8B"], ["topology", "show", f]):
+        one_line_error(run_cli(args), want)
