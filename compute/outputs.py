@@ -6,7 +6,8 @@ Every command that writes goes through this module, so the rules are the same ev
   newline, DEL, a C1 control or a Unicode line separator) and must not be ``.``, ``..`` or end in a separator when a file is meant. The folder a file goes into must exist (netmodel never
   creates a chain of folders); an output *folder* (``--out DIR``) may be created, but its
   parent must exist. A file path that is an existing folder, or a folder path that is an
-  existing file, is refused. An unwritable place is refused with the reason.
+  existing file, is refused, and so is a symbolic link that loops. An unwritable place is
+  refused with the reason.
 * **One file** (:func:`atomic_write`) is written to a temporary file beside it and moved
   into place with :func:`os.replace`: readers see the old file or the new one, never half.
 * **A set of files** (:func:`write_outputs`) is written into a staging folder beside the
@@ -106,6 +107,9 @@ def check_file_path(path: str | os.PathLike[str], what: str = "output file",
         raise UserError(f"{what} {_describe(text)} names a folder, not a file")
     if p.is_dir():
         raise UserError(f"{what} {_describe(text)} is an existing folder; give a file path")
+    if _loops(p):   # exists() says False: the loop would be replaced by the file
+        raise UserError(f"{what} {_describe(text)} is a symbolic link that loops (it resolves "
+                        f"to no file); give a file path")
     if p.exists() and not p.is_file():
         # the file is replaced whole: a device (/dev/null), FIFO or socket would be destroyed
         raise UserError(f"{what} {_describe(text)} exists and is not a regular file (a device, "
@@ -114,6 +118,15 @@ def check_file_path(path: str | os.PathLike[str], what: str = "output file",
         raise UserError(f"{what} {_describe(text)} must end in one of: {', '.join(suffixes)}")
     _writable_folder(p.parent, f"{what} {_describe(text)}", "folder")
     return p
+
+
+def _loops(path: Path) -> bool:
+    """Whether ``path`` is a symbolic link whose chain loops (``a -> a``, ``a -> b -> a``)."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
 
 
 def _writable_folder(folder: Path, where: str, called: str) -> None:

@@ -14,6 +14,7 @@ import pytest
 
 from compute.config_files import parse_table
 from compute.errors import UserError
+from compute.outputs import atomic_write
 from compute.profiles import read_measurements, read_profile
 from tests.netmodel.cli_helpers import ROOT, one_line_error, run_cli
 
@@ -120,3 +121,39 @@ def test_files_name_1e400_as_typed(tmp_path):
         (tmp_path / "m.csv").write_text(GOOD + ",".join(row) + "\n")
         with pytest.raises(UserError, match=re.escape(f"m.csv: row 5: {needle}")):
             read_measurements(tmp_path / "m.csv")
+
+
+# -- an output path that is a symbolic link looping ------------------------------------------
+
+@pytest.mark.parametrize("chain", [1, 2], ids=["a-to-a", "a-to-b-to-a"])
+def test_an_output_file_that_is_a_looping_link_is_refused(tmp_path, chain):
+    # before: os.path.exists said False, so the write replaced the link by a file (exit 0)
+    a, b = tmp_path / "a.toml", tmp_path / "b.toml"
+    if chain == 1:
+        a.symlink_to(a)
+    else:
+        a.symlink_to(b)
+        b.symlink_to(a)
+    want = f"profile file {str(a)!r} is a symbolic link that loops (it resolves to no file)"
+    with pytest.raises(UserError, match=re.escape(want)):
+        atomic_write(a, b"x", "profile file")
+    assert a.is_symlink() and sorted(p.name for p in tmp_path.iterdir()) == \
+        ["a.toml", "b.toml"][:chain]
+    csv_path = tmp_path / "m.csv"
+    csv_path.write_text(GOOD + ROW.format(batch=2, source="s") + "\n")
+    one_line_error(run_cli(["calibrate", "--measurements", csv_path, "-o", a, "--fit",
+                            "layer_overhead_s"]), want)
+    assert a.is_symlink()
+    png = tmp_path / "f.png"
+    png.symlink_to(png)
+    one_line_error(run_cli(["topology", "plot", "ring:n=4", "-o", png]),
+                   f"figure {str(png)!r} is a symbolic link that loops")
+    assert png.is_symlink()
+
+
+def test_a_dangling_link_is_still_replaced(tmp_path):
+    # a link to nothing (not a loop) is a path to write, as before
+    a = tmp_path / "a.toml"
+    a.symlink_to(tmp_path / "nowhere.toml")
+    atomic_write(a, b"x", "profile file")
+    assert not a.is_symlink() and a.read_bytes() == b"x"
