@@ -113,8 +113,22 @@ def model_names() -> tuple[str, ...]:
 def load_model_file(path: str | PathLike[str]) -> dict[str, ModelSpec]:
     """Models from a TOML or JSON file with the catalog's keys (``[model.NAME]`` tables)."""
     path = Path(path)
-    models = _parse_model_table(read_table(path, "model file"), str(path))
-    _refuse_catalog_names(models, model_catalog(), str(path), "model")
+    return _user_models(_parse_model_table(read_table(path, "model file"), str(path)),
+                        str(path))
+
+
+def _user_models(models: dict[str, ModelSpec], where: str) -> dict[str, ModelSpec]:
+    """``models`` of a user's catalog-format file (TOML, or JSON by :func:`get_model`),
+    checked as the shipped catalog's entries are: no catalog name, and each with its
+    ``source`` (every figure read from a file carries it, as a GPU file's entry, a
+    scenario file's ``[sources]`` and an engine profile's parameters do)."""
+    _refuse_catalog_names(models, model_catalog(), where, "model")
+    for name, m in models.items():
+        if not m.source.strip():
+            raise UserError(f"{where}: model {name!r} "
+                            + ("lacks key source" if m.source == "" else "has a blank source")
+                            + " (where its figures come from: a config.json, a paper, or "
+                            "'what-if: ...' for a model of your own)")
     return models
 
 
@@ -170,7 +184,7 @@ def _model_from_json(path: Path) -> ModelSpec:
     ``num_hidden_layers``, ``n_layer``, ...) a config.json (:func:`load_hf_config`)."""
     doc = parse_table(read_text(path, "model file"), "json", str(path))
     if isinstance(doc, dict) and "model" in doc:
-        models = _parse_model_table(doc, str(path))
+        models = _user_models(_parse_model_table(doc, str(path)), str(path))
         if len(models) != 1:
             raise UserError(f"{path} holds {len(models)} models; give a file with one model")
         return next(iter(models.values()))

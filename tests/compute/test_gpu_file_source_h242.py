@@ -72,3 +72,40 @@ def test_hardware_names_scale_up_links_by_count_not_brand(tmp_path):
     out = run_cli(["hardware", "MI300X", "--gpu-file", path]).output
     assert "  scale-up          448 GB/s per direction over 7 links\n" in out
     assert "NVLink" not in out
+
+
+MODEL = '[model.Tiny]\nlayers = 2\nhidden = 64\nheads = 4\nffn = 128\nvocab = 100\n'
+MODEL_WHY = ("(where its figures come from: a config.json, a paper, or 'what-if: ...' for a "
+             "model of your own)")
+
+
+@pytest.mark.parametrize("suffix, text", [
+    (".toml", MODEL),
+    (".json", '{"model": {"Tiny": {"layers": 2, "hidden": 64, "heads": 4, "ffn": 128, '
+              '"vocab": 100}}}')])
+def test_a_model_file_entry_without_a_source_is_refused_alike(tmp_path, suffix, text):
+    # a model file is a user file as a GPU file is: its entries say where they come from
+    from compute.models import get_model
+
+    path = tmp_path / f"m{suffix}"
+    path.write_text(text)
+    with pytest.raises(UserError) as e:
+        get_model(str(path))
+    assert str(e.value) == f"{path}: model 'Tiny' lacks key source {MODEL_WHY}"
+    one_line_error(run_cli(["models", "--model-file", path]), "model 'Tiny' lacks key source")
+    path.write_text(text.replace("100\n", '100\nsource = " "\n') if suffix == ".toml"
+                    else text.replace('"vocab": 100', '"vocab": 100, "source": "  "'))
+    with pytest.raises(UserError, match="model 'Tiny' has a blank source"):
+        get_model(str(path))
+
+
+def test_a_json_model_file_may_not_redefine_a_catalog_model(tmp_path):
+    # get_model read a catalog-format .json without load_model_file's checks: a 2-layer
+    # 'Llama-3-8B' was taken under the catalog's name (the .toml was refused)
+    from compute.models import get_model
+
+    path = tmp_path / "m.json"
+    path.write_text('{"model": {"Llama-3-8B": {"layers": 2, "hidden": 64, "heads": 4, '
+                    '"ffn": 128, "vocab": 100, "source": "test"}}}')
+    with pytest.raises(UserError, match="'Llama-3-8B' already name"):
+        get_model(str(path))

@@ -6,7 +6,7 @@ from compute.errors import UserError
 from compute.models import load_model_file
 
 BODY = {"layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "head_dim": 128,
-        "ffn": 14336, "vocab": 128256, "gated_mlp": True}
+        "ffn": 14336, "vocab": 128256, "gated_mlp": True, "source": "test"}
 
 
 def _load(tmp_path, **extra):

@@ -180,12 +180,14 @@ def test_missing_hf_config_is_a_user_error(tmp_path):
 
 def test_model_file_toml_and_json(tmp_path):
     toml = tmp_path / "m.toml"
-    toml.write_text('[model.tiny]\nlayers = 2\nhidden = 64\nheads = 4\nffn = 128\nvocab = 100\n')
+    toml.write_text('[model.tiny]\nlayers = 2\nhidden = 64\nheads = 4\nffn = 128\nvocab = 100\n'
+                    'source = "test"\n')
     m = load_model_file(toml)["tiny"]
     assert (m.kv_heads, m.head_dim, m.gated_mlp) == (4, 16, True)
     js = tmp_path / "m.json"
     js.write_text(json.dumps({"model": {"tiny": {"layers": 2, "hidden": 64, "heads": 4,
-                                                 "ffn": 128, "vocab": 100}}}))
+                                                 "ffn": 128, "vocab": 100,
+                                                 "source": "test"}}}))
     assert load_model_file(js)["tiny"] == m
 
 
@@ -254,7 +256,8 @@ def test_get_model_reads_a_json_file_by_its_content_not_its_name(tmp_path):
     cat = tmp_path / "sub" / "config.json"
     cat.parent.mkdir()
     cat.write_text(json.dumps({"model": {"tiny": {"layers": 2, "hidden": 64, "heads": 4,
-                                                  "ffn": 256, "vocab": 1000}}}))
+                                                  "ffn": 256, "vocab": 1000,
+                                                  "source": "test"}}}))
     tiny = get_model(str(cat))
     assert (tiny.name, tiny.layers, tiny.head_dim) == ("tiny", 2, 16)
     # GPT-2 style keys (n_layer) also mark a HuggingFace config

@@ -451,7 +451,7 @@ def test_availability_refuses_a_half_hour_monte_carlo():
 
 @pytest.mark.parametrize("kind, text, args", [
     ("model", '[model."Llama-3-8B"]\nlayers = 2\nhidden = 4096\nheads = 32\nffn = 14336\n'
-              'vocab = 128256\n', ["models", "--model-file"]),
+              'vocab = 128256\nsource = "test"\n', ["models", "--model-file"]),
     ("GPU", '[gpu."H100-SXM"]\nderive_from = "H100-SXM"\nsource = "test"\nfraction = 0.05\n',
      ["hardware", "--gpu-file"]),
 ])

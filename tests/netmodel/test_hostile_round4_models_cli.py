@@ -5,7 +5,7 @@ from click.testing import CliRunner
 from netmodel.cli.main import cli
 
 TINY = ('[model.Tiny]\nlayers = 4\nhidden = 1024\nheads = 8\nkv_heads = 8\nhead_dim = 128\n'
-        'ffn = 4096\nvocab = 32000\ngated_mlp = true\n')
+        'ffn = 4096\nvocab = 32000\ngated_mlp = true\nsource = "test"\n')
 
 
 def _first_line(tmp_path, extra=""):
