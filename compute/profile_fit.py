@@ -79,11 +79,29 @@ def _model_of(m: Measurement):
     engine ran it, e.g. with RoPE scaling), so it is evaluated as measured."""
     from compute.models import get_model
 
-    model = get_model(m.model)
+    try:
+        model = get_model(m.model)
+    except UserError as exc:   # an unknown name: say which row gave it
+        if not m.origin:
+            raise
+        raise UserError(f"{m.origin}: model: {exc}") from None
     tokens = m.prompt if m.phase == "prefill" else m.context
     if model.max_context and tokens and tokens > model.max_context:
         model = replace(model, max_context=tokens)
     return model
+
+
+def gpu_of(m: Measurement, resolve=None) -> GpuSpec:
+    """The GPU ``m`` ran on, by ``resolve(name)`` (default the catalog's
+    :func:`~compute.hardware.get_gpu`); an unknown name says which row gave it."""
+    from compute.hardware import get_gpu
+
+    try:
+        return (resolve or get_gpu)(m.gpu)
+    except UserError as exc:
+        if not m.origin:
+            raise
+        raise UserError(f"{m.origin}: gpu: {exc}") from None
 
 
 def predict(profile: EngineProfile | None, m: Measurement, comm: CommLike | None = None,
@@ -109,9 +127,7 @@ def _checked(m: Measurement, model, gpu: GpuSpec, k: int | None = None):
             return check_tp(model, m.tp, gpu.max_instance)
         return check_parallelism(model, m.parallelism, gpu.max_instance)
     except UserError as exc:
-        where = f"measurement {k} ({m.label()} on {m.gpu})" if k else \
-            f"measurement {m.label()} on {m.gpu}"
-        raise UserError(f"{where}: {exc}") from None
+        raise UserError(f"{m.named(k)}: {exc}") from None
 
 
 class _Components:
@@ -132,9 +148,7 @@ class _Components:
             g, j = _grid_of(m, model, [m.batch], comm, gpu, k), 0
             if not g.fits[0, 0]:
                 what = "tp" if par.is_plain else "configuration (tp, pp, ep, attention_dp)"
-                where = f"measurement {k} ({m.label()} on {m.gpu})" if k else \
-                    f"measurement {m.label()} on {m.gpu}"
-                raise UserError(f"{where} cannot have run: "
+                raise UserError(f"{m.named(k)} cannot have run: "
                                 f"{g.result(0, 0).memory.reason}; check its model, gpu and "
                                 f"{what}")
         else:   # column j of a grid over this step's batches (_all_components: checked)
@@ -167,10 +181,9 @@ class _Components:
 
 def _grid_of(m: Measurement, model, batches, comm, gpu: GpuSpec | None, k: int | None):
     """The roofline's grid of ``m``'s configuration over ``batches``, ``m`` checked first."""
-    from compute.hardware import get_gpu
     from compute.roofline import RooflineOptions, evaluate_grid, make_workload
 
-    spec = gpu or get_gpu(m.gpu)
+    spec = gpu or gpu_of(m)
     _checked(m, model, spec, k)
     par = m.parallelism
     # no reserve: what the engine ran held at most the GPU's whole HBM
@@ -534,7 +547,7 @@ def _check_plausible(ms, bounds) -> None:
         if PLAUSIBLE_RATIO ** -1 <= ratio <= PLAUSIBLE_RATIO:
             continue
         hint = "a value in ms?" if ratio > 1 else "a value in a smaller unit than seconds?"
-        raise UserError(f"measurement {k} ({m.label()} on {m.gpu}): latency_s {m.latency_s:.4g} s is {ratio:.4g}x the "
+        raise UserError(f"{m.named(k)}: latency_s {m.latency_s:.4g} s is {ratio:.4g}x the "
                         f"roofline's {format_time(low)}; latency_s is in seconds ({hint})")
 
 

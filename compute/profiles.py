@@ -141,6 +141,17 @@ class Measurement:
     ep: int = 1               #: expert-parallel groups per stage
     attention_dp: int = 1     #: attention data-parallel groups per stage
     expert_skew: float = 1.0  #: busiest EP group's share of routed tokens over the mean
+    #: where it was read (``m.csv: row 4``; empty: made in code), which errors about the step
+    #: name; not part of its value
+    origin: str = field(default="", compare=False, repr=False)
+
+    def named(self, k: int | None = None) -> str:
+        """The step as an error names it: ``m.csv: row 4 (Llama-2-70B TP 8 decode batch 1
+        context 576 on H100-SXM)``, or ``measurement K (...)`` without an origin."""
+        what = f"{self.label()} on {self.gpu}"
+        if self.origin:
+            return f"{self.origin} ({what})"
+        return f"measurement {k} ({what})" if k else f"measurement {what}"
 
     @property
     def parallelism(self):
@@ -370,7 +381,7 @@ def _measurement(where: str, row: dict) -> Measurement:
         latency_s=validate.number(where, "latency_s", row.get("latency_s"), minimum=1e-9,
                                   maximum=1e6, unit="s"),
         source=validate.string(where, "source", row.get("source") or "", max_length=2000),
-        **tokens, **parallel)
+        origin=where, **tokens, **parallel)
 
 
 def check_profile_text(where: str, head: Mapping[str, object]) -> dict[str, str]:

@@ -38,7 +38,7 @@ def _comm_for(scenario_ref, fabric_ref, gpu_file):
         _, comm, desc, gpus = cache[m.gpu]
         n = m.tp * m.pp        # the instance: tp x pp GPUs
         if n > gpus:
-            raise UserError(f"measurement {m.label()}: an instance of {n} GPUs does not "
+            raise UserError(f"{m.named()}: an instance of {n} GPUs does not "
                             f"fit the {desc['model']} ({gpus} GPUs)")
         return comm
 
@@ -96,8 +96,9 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
 
     from compute import validate
     from compute.errors import UserError
+    from compute.hardware import load_gpu_file
     from compute.outputs import atomic_write, check_file_path
-    from compute.profile_fit import fit_profile
+    from compute.profile_fit import fit_profile, gpu_of
     from compute.profiles import PARAMETERS, get_profile, read_measurements
     from netmodel.cli.resolve import describe_collectives, resolve_collectives, resolve_gpu
 
@@ -115,12 +116,16 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
     base = get_profile(base_ref) if base_ref is not None else None
     comm_for = _comm_for(scenario_ref, fabric_ref, gpu_file)
     gpus = sorted({m.gpu for m in ms})
+    if gpu_file:   # the file's own errors first, not as a row's
+        load_gpu_file(gpu_file)
+    firsts = {m.gpu: m for m in reversed(ms)}   # an unknown GPU named with its first row
+    specs = {g: gpu_of(firsts[g], lambda name: resolve_gpu(name, gpu_file)) for g in gpus}
     # each GPU's rows are costed on its own swap of the scenario: name every one
     collectives = ", ".join(dict.fromkeys(
         describe_collectives(resolve_collectives(scenario_ref, fabric_ref, g, gpu_file)[2])
         .split(" (")[0] for g in gpus))
     # a GPU file's GPUs by name (the catalog's stay names)
-    specs = {g: resolve_gpu(g, gpu_file) for g in gpus} if gpu_file else None
+    specs = specs if gpu_file else None
     result = fit_profile(ms, fit=fit, base=base, comm_for=comm_for, gpus=specs,
                          name=Path(out).stem if name is None else name, engine=engine, system=system,
                          gpu=", ".join(gpus), collectives=collectives)

@@ -157,3 +157,26 @@ def test_a_dangling_link_is_still_replaced(tmp_path):
     a.symlink_to(tmp_path / "nowhere.toml")
     atomic_write(a, b"x", "profile file")
     assert not a.is_symlink() and a.read_bytes() == b"x"
+
+
+# -- a measurement's errors after reading name its file and row ----------------------------
+
+@pytest.mark.parametrize("swap,needle", [
+    (("H100-SXM", "H100"), "m.csv: row 4: gpu: unknown GPU 'H100'; known: "),
+    (("Llama-2-70B", "Nope"), "m.csv: row 4: model: unknown model 'Nope'; known: "),
+    (("0.03", "30"), "m.csv: row 4 (Llama-2-70B TP 8 decode batch 64 context 576 on H100-SXM): "
+                     "latency_s 30 s is"),
+    ((",8,", ",3,"), "m.csv: row 4 (Llama-2-70B TP 3 decode batch 64 context 576 on H100-SXM): "
+                     "TP degree 3 does not divide the 64 attention heads"),
+], ids=["gpu", "model", "latency-in-ms", "tp"])
+def test_a_row_the_fit_refuses_is_named_by_file_and_row(tmp_path, swap, needle):
+    # before: "unknown GPU 'H100'; ..." / "unknown model 'Nope'" with no file or row, and
+    # "measurement 3 (...)" for the file's row 4
+    lines = GOOD.splitlines()
+    lines[3] = lines[3].replace(*swap)
+    f = tmp_path / "m.csv"
+    f.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "p.toml"
+    one_line_error(run_cli(["calibrate", "--measurements", f, "-o", out, "--fit",
+                            "layer_overhead_s"]), needle)
+    assert not out.exists()

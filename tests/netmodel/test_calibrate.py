@@ -127,7 +127,7 @@ def test_calibrate_refuses_in_one_line_and_writes_nothing(tmp_path):
     from dataclasses import replace as _replace
     ms_file = write_csv(tmp_path / "ms.csv", [_replace(m, latency_s=m.latency_s * 1e3)
                                                for m in ms])
-    one_line_error(run(*args, str(ms_file)), "measurement 1 (Llama-2-70B TP 8",
+    one_line_error(run(*args, str(ms_file)), "ms.csv: row 2 (Llama-2-70B TP 8",
                    "x the roofline's", "latency_s is in seconds (a value in ms?)")
     us_file = write_csv(tmp_path / "us.csv", [_replace(m, latency_s=m.latency_s * 1e-3)
                                                for m in ms])
@@ -153,7 +153,7 @@ def test_calibrate_refuses_a_step_that_cannot_fit_in_the_gpus_hbm(tmp_path):
                    "Llama-2-70B,H100-SXM,1,2,decode,,576,0.1\n")
     one_line_error(run("calibrate", "--measurements", str(tp1), "-o", str(tmp_path / "a.toml"),
                        "--fit", "layer_overhead_s"),
-                   "measurement 1 (Llama-2-70B TP 1 decode batch 1 context 576 on H100-SXM) "
+                   "tp1.csv: row 2 (Llama-2-70B TP 1 decode batch 1 context 576 on H100-SXM) "
                    "cannot have run", "weights alone need 138.0 GB per GPU at TP 1 > 85.5 GB")
     assert not (tmp_path / "a.toml").exists()
     full = tmp_path / "full.csv"
@@ -396,7 +396,7 @@ def test_a_pipelined_row_holds_what_its_stages_hold(tmp_path):
                    "Llama-3.1-405B,H100-SXM,4,1,decode,,576,0.1,\n")
     one_line_error(run("calibrate", "--measurements", str(bad), "-o", str(tmp_path / "b.toml"),
                        "--fit", "layer_overhead_s"),
-                   "measurement 1 (Llama-3.1-405B TP 2 x PP 2 decode batch 1 context 576 on "
+                   "pp2.csv: row 2 (Llama-3.1-405B TP 2 x PP 2 decode batch 1 context 576 on "
                    "H100-SXM) cannot have run", "121.8 GB per GPU", "check its model, gpu and "
                    "configuration")
     assert not (tmp_path / "b.toml").exists()
@@ -404,12 +404,12 @@ def test_a_pipelined_row_holds_what_its_stages_hold(tmp_path):
 
 @pytest.mark.parametrize("column, value, needles", [
     # an EP that does not divide the experts places redundant copies; these divide no TP 8
-    ("ep", "3", ["measurement 2 (Mixtral-8x7B TP 8 x EP 3 decode batch 16 context 1000 on "
+    ("ep", "3", ["row 3 (Mixtral-8x7B TP 8 x EP 3 decode batch 16 context 1000 on "
                  "H100-SXM): EP degree 3 does not divide TP degree 8"]),
     ("ep", "16", ["EP degree 16 does not divide TP degree 8"]),
     ("ep", "4", []),                          # divides both: taken
     ("pp", "3", []),                          # uneven stages (11 + 11 + 10): taken
-    ("pp", "33", ["measurement 2 (", "PP degree 33 exceeds the 32 layers of Mixtral-8x7B; "
+    ("pp", "33", ["row 3 (", "PP degree 33 exceeds the 32 layers of Mixtral-8x7B; "
                   "allowed: 1 to 32"]),
     ("attention_dp", "3", ["attention DP degree 3 does not divide TP degree 8"]),
     ("pp", "0", ["row 3: pp must be a whole number from 1 to 1,000,000, got 0"]),
@@ -445,7 +445,7 @@ def test_ep_on_a_dense_model_and_a_stage_wider_than_the_gpus_domain(tmp_path):
     # TP 16 on an 8-GPU NVLink domain without EP: refused as infer refuses it
     f.write_text(head + "Llama-2-70B,H100-SXM,16,1,decode,,576,0.03,,\n")
     one_line_error(run("calibrate", "--measurements", str(f), "-o", str(tmp_path / "p.toml"),
-                       "--fit", "layer_overhead_s"), "measurement 1 (Llama-2-70B TP 16 ",
+                       "--fit", "layer_overhead_s"), "dense.csv: row 2 (Llama-2-70B TP 16 ",
                    "TP degree 16")
 
 
