@@ -430,9 +430,13 @@ def read_profile(path: str | PathLike[str]) -> EngineProfile:
         f = validate.table(f"{where}: [fit]", doc["fit"])
         check_keys(f"{where}: [fit]", f, _FIT_KEYS)
         names = f["parameters"]
-        if not (isinstance(names, list) and all(n in PARAMETERS for n in names)):
+        # isinstance first: a table or list in the list is no key of PARAMETERS (unhashable)
+        if not (isinstance(names, list) and names
+                and all(isinstance(n, str) and n in PARAMETERS for n in names)
+                and len(set(names)) == len(names)):
             raise UserError(f"{where}: [fit]: parameters must be a list of "
-                            f"{known(PARAMETERS)}, got {validate.describe(names)}")
+                            f"{known(PARAMETERS)}, each at most once, got "
+                            f"{validate.describe(names)}")
         fit = (tuple(names),
                validate.number(f"{where}: [fit]", "points", f["points"], minimum=1,
                                maximum=1e7, integer=True),

@@ -180,3 +180,21 @@ def test_a_row_the_fit_refuses_is_named_by_file_and_row(tmp_path, swap, needle):
     one_line_error(run_cli(["calibrate", "--measurements", f, "-o", out, "--fit",
                             "layer_overhead_s"]), needle)
     assert not out.exists()
+
+
+@pytest.mark.parametrize("value", ['[["gemm_efficiency"]]', '[{a = 1}]',
+                                   '["layer_overhead_s", "layer_overhead_s"]', "[]"],
+                         ids=["list-in-list", "table-in-list", "twice", "empty"])
+def test_a_fit_parameters_list_of_other_things_is_refused(tmp_path, value):
+    # before: a list or table in the list raised TypeError (unhashable) through the command
+    # line; a name twice and no name at all were read as given
+    text = (ROOT / "compute/data/profiles/vllm-dgx-h100.toml").read_text()
+    text, n = re.subn(r"(?m)^parameters = .*$", f"parameters = {value}", text)
+    assert n == 1
+    f = tmp_path / "p.toml"
+    f.write_text(text)
+    want = f"{f}: [fit]: parameters must be a list of 'attention_efficiency', "
+    with pytest.raises(UserError, match=re.escape(want)):
+        read_profile(f)
+    one_line_error(run_cli(["infer", "--model", "Llama-3-70B", "--gpu", "H100-SXM", "--tp", "8",
+                            "--batch", "8", "--profile", f]), want, "each at most once")
