@@ -18,6 +18,7 @@ from netmodel.cli.main import (
     RegistryHelp,
     gpu_help,
     max_batch_option,
+    model_help,
     mtp_options,
     parse_slo,
     phase_option,
@@ -79,8 +80,9 @@ class _DtypeOption(click.Option):
 
 def _model_gpu_options(f):
     for opt in reversed([
-        click.option("--model", "model_name", metavar="NAME", help="Model from the catalog "
-                     "(netmodel models) or from --model-file."),
+        click.option("--model", "model_name", metavar="NAME|FILE", cls=RegistryHelp,
+                     help_from=lambda: f"The model: {model_help()}; with --model-file, one "
+                     f"of its models by name (left out: the file's only one)."),
         click.option("--gpu", "gpu_name", metavar="NAME|FILE", cls=RegistryHelp,
                      help_from=lambda: f"The GPU: {gpu_help()}; with --gpu-file, one of "
                      f"its GPUs by name (left out: the file's only one)."),

@@ -13,7 +13,9 @@ import json
 import click
 
 from netmodel.cli.main import (
+    RegistryHelp,
     max_batch_option,
+    model_help,
     parallelism_option,
     parse_slo,
     phase_option,
@@ -139,7 +141,8 @@ def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | N
 @click.command("cost")
 @click.option("--scenario", "scenario", required=True, metavar="S",
               help="Shipped scenario name, NAME@GPU, or a .toml path.")
-@click.option("--model", "model", required=True, metavar="M", help="LLM model name.")
+@click.option("--model", "model", required=True, metavar="NAME|FILE", cls=RegistryHelp,
+              help_from=lambda: f"The model: {model_help()}.")
 @phase_option(default="both", takes="both")
 @click.option("--clock", "clock_text", default="1", show_default=True, metavar="R",
               help="SM clock / nominal (FLOP/s scale with it, power by the clock-power law).")

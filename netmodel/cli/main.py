@@ -262,6 +262,20 @@ def gpu_help(many: bool = False) -> str:
             f"holding one GPU")
 
 
+def model_help(many: bool = False) -> str:
+    """What an option naming an LLM (``many``: a comma list of them) takes, written from the
+    model catalog (for --help; read by :func:`compute.models.get_model`): a catalog name,
+    a model file holding one model, or a HuggingFace config.json."""
+    from compute.models import model_names
+
+    names = ", ".join(model_names())
+    if many:
+        return (f"comma-separated catalog models ({names}; netmodel models), model files "
+                f"(.toml or .json, one model each) or HuggingFace config.json files")
+    return (f"a catalog model ({names}; netmodel models), a model file (.toml or .json) "
+            f"holding one model, or a HuggingFace config.json")
+
+
 def fabric_help() -> str:
     """What an argument naming a fabric takes, written from the builder and scenario
     registries (for --help; resolved by :func:`netmodel.study.topology_compare.resolve_fabric`)."""

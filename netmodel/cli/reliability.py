@@ -12,7 +12,9 @@ import click
 from netmodel.cli import run_record, say_written
 from netmodel.cli.main import (
     OutputFolder,
+    RegistryHelp,
     max_batch_option,
+    model_help,
     parallelism_option,
     parse_slo,
     phase_option,
@@ -163,7 +165,8 @@ def _phase(text: str) -> str:
 _common = [
     click.option("--scenario", "scenario", required=True, metavar="S",
                  help="Scenario: a shipped name, NAME@GPU or a .toml file."),
-    click.option("--model", "model", required=True, metavar="M", help="Model name or file."),
+    click.option("--model", "model", required=True, metavar="NAME|FILE", cls=RegistryHelp,
+                 help_from=lambda: f"The model: {model_help()}."),
     phase_option(default="decode", takes="one"),
     click.option("--gpus", "gpus_text", default=None, metavar="N",
                  help="Cluster size: a multiple of the scenario's fabric (copies of it), up "

@@ -13,6 +13,7 @@ from netmodel.cli.main import (
     RegistryHelp,
     gpu_help,
     max_batch_option,
+    model_help,
     mtp_options,
     parse_slo,
     profile_option,
@@ -44,8 +45,8 @@ def _rate(text) -> float | None:
 @click.command("serve")
 @click.option("--scenario", required=True, metavar="NAME",
               help="Scenario (netmodel compare lists them), a .toml file, or NAME@GPU.")
-@click.option("--model", "model_name", required=True, metavar="NAME",
-              help="Model from the catalog, or a model file / HuggingFace config.json.")
+@click.option("--model", "model_name", required=True, metavar="NAME|FILE", cls=RegistryHelp,
+              help_from=lambda: f"The model: {model_help()}.")
 @click.option("--workload", default="coding", show_default=True, metavar="NAME|FILE",
               help="coding or conversation (Splitwise medians: prompt 1500 / output 13, "
                    "1020 / 129 tokens), or a TOML/JSON file with prompt, output and rate.")

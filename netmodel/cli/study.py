@@ -21,6 +21,7 @@ from netmodel.cli.main import (
     gpu_help,
     list_option,
     max_batch_option,
+    model_help,
     mtp_options,
     parallelism_option,
     parse_slo,
@@ -237,20 +238,20 @@ def _check_study_slos(phases: list[str], ttft: str, tbt: str, *, serving: bool) 
 @click.option("--out", "out_dir", required=True, type=OutputFolder(),
               metavar="DIR", help="Folder for every CSV, JSON, figure and summary.md.")
 @list_option("--models", "models_text", default=None, metavar="LIST",
-             help="Comma-separated models or model files (default the study's: "
-             + ",".join(DEFAULT_MODELS) + ").")
+             help_from=lambda: f"The models: {model_help(many=True)} (default the "
+             f"study's: {', '.join(DEFAULT_MODELS)}).")
 @list_option("--gpus", "gpus_text", default=None, metavar="LIST",
              help_from=lambda: f"The GPUs: {gpu_help(many=True)} (default "
-              f"{', '.join(DEFAULT_GPUS)}); {BASELINE}, the baseline every ratio divides by, "
-              f"is always added.")
+             f"{', '.join(DEFAULT_GPUS)}); {BASELINE}, the baseline every ratio divides by, "
+             f"is always added.")
 @phase_option(default="prefill,decode", takes="list", dest="phases_text")
 @list_option("--networks", "networks_text", default="ring,ideal", show_default=True,
              metavar="LIST", help="Networks of the first part: ring (alpha-beta rings over "
-              "scale-up bandwidth) and/or ideal (free collectives); the first is plotted.")
+             "scale-up bandwidth) and/or ideal (free collectives); the first is plotted.")
 @list_option("--scenarios", "scenarios_text", default=None, metavar="LIST",
              help="Fabric scenarios of the second part (default every shipped one); "
-              "h100-dgx runs with the H100, the others with every other GPU of --gpus. "
-              "h100-dgx, the baseline every fabric ratio divides by, is always added.")
+             "h100-dgx runs with the H100, the others with every other GPU of --gpus. "
+             "h100-dgx, the baseline every fabric ratio divides by, is always added.")
 @click.option("--no-fabric", is_flag=True,
               help="Stop after the first part (the GPUs alone): no fabric comparison, "
               "paper's assumption, crossovers, packed comparison, sweep, blast radius, "
@@ -396,13 +397,14 @@ def _show_scenario(ctx, _param, value):
               callback=_show_scenario,
               help="Print a scenario as TOML (edit it, pass the file to --scenarios) and exit.")
 @list_option("--models", "models_text", default=",".join(DEFAULT_MODELS),
-             show_default=True, metavar="LIST", help="Comma-separated models.")
+             show_default=True, metavar="LIST",
+             help_from=lambda: f"The models: {model_help(many=True)}.")
 @list_option("--scenarios", "scenarios_text", default=None, metavar="LIST",
              help="Comma-separated scenarios: shipped names, NAME@GPU, or .toml files "
-              "(default every shipped one).")
+             "(default every shipped one).")
 @list_option("--gpus", "gpus_text", default=None, metavar="LIST",
              help_from=lambda: f"Run every scenario with each of these GPUs instead of its "
-              f"own: {gpu_help(many=True)}.")
+             f"own: {gpu_help(many=True)}.")
 @phase_option(default="both", takes="list", dest="phase_text")
 @click.option("--out", "out_dir", default=None, type=OutputFolder(),
               metavar="DIR", help="Also write compare.csv, compare.json and the figures there "
@@ -448,11 +450,12 @@ def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None,
 @click.option("--points", default="7", show_default=True, metavar="N",
               help="Values of a LO:HI range (log-spaced).")
 @list_option("--models", "models_text", default="Llama-3-70B", show_default=True,
-             metavar="LIST", help="Comma-separated models.")
+             metavar="LIST",
+             help_from=lambda: f"The models: {model_help(many=True)}.")
 @phase_option(default="decode", takes="list", dest="phase_text")
 @list_option("--gpus", "gpus_text", default=None, metavar="LIST",
              help_from=lambda: f"Run every scenario with each of these GPUs instead of its "
-              f"own: {gpu_help(many=True)}.")
+             f"own: {gpu_help(many=True)}.")
 @click.option("--out", "out_dir", default=None, type=OutputFolder(),
               metavar="DIR", help="Also write sweep.csv, sweep.json and sweep.png there (all or "
               "nothing).")

@@ -69,3 +69,22 @@ def test_the_gpu_options_take_a_gpu_file(tmp_path):
     assert r.exit_code == 0 and "on 1 x Half" in r.output, r.output
     r = run_cli(["topology", "compare", "ring:n=8", "leaf-spine:leaves=2", "--gpu", path])
     assert r.exit_code == 0 and "Half" in r.output, r.output
+
+
+#: (command, option) of every option that takes an LLM (yield's --model is its yield model)
+MODEL_OPTIONS = [("infer", "--model"), ("search", "--model"), ("compare", "--models"),
+                 ("sweep", "--models"), ("study lite-gpu", "--models"), ("serve", "--model"),
+                 ("cost", "--model"), ("blast-radius", "--model"), ("availability", "--model")]
+
+
+@pytest.mark.parametrize("command, option", MODEL_OPTIONS)
+def test_a_model_option_names_the_catalog_and_model_files(command, option):
+    # before: 'Comma-separated models.', 'LLM model name.', 'Model name or file.', 'Model
+    # from the catalog (netmodel models) or from --model-file.' (--model takes a file too)
+    from compute.models import model_names
+
+    text = _option_help(command, option)
+    flat = text.replace(" ", "")
+    assert all(name.replace(" ", "") in flat for name in model_names()), text
+    assert "model file" in text and "(.toml or .json" in text, text
+    assert "HuggingFace config.json" in text, text
