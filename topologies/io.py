@@ -381,15 +381,27 @@ def json_depth(raw: bytes) -> int:
     """
     import numpy as np
 
-    kept = raw.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _STRUCTURE)
-    b = np.frombuffer(kept, dtype=np.uint8)
-    quotes = np.flatnonzero(b == 0x22)
-    where = np.flatnonzero(b != 0x22)
-    if not where.size:
-        return 0
-    outside = where[np.searchsorted(quotes, where) % 2 == 0]
-    steps = np.where(b[outside] & 0x02, 1, -1).astype(np.int64)  # '[' '{' have bit 1 set
-    return int(np.cumsum(steps).max(initial=0))
+    if b"\\" in raw:   # a scan; the copies only for a text with escapes
+        raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
+    kept = raw.translate(None, _STRUCTURE)
+    inside, depth, deepest = 0, 0, 0   # in a string where the block begins; depth there
+    for at in range(0, len(kept), _BLOCK):   # blocks: small arrays (the same peak memory)
+        b = np.frombuffer(kept, dtype=np.uint8, count=min(_BLOCK, len(kept) - at), offset=at)
+        quote = b == 0x22
+        odd = np.bitwise_xor.accumulate(quote.view(np.uint8))   # quotes so far, odd: 1
+        if inside:
+            odd ^= 1
+        inside = int(odd[-1])
+        steps = np.where(b[(odd == 0) & ~quote] & 0x02, 1, -1)  # '[' '{' have bit 1 set
+        if steps.size:
+            run = np.cumsum(steps, dtype=np.int64)
+            deepest = max(deepest, depth + int(run.max()))
+            depth += int(run[-1])
+    return deepest
+
+
+#: Bytes of brackets and quotes :func:`json_depth` reads at a time.
+_BLOCK = 1 << 16
 
 
 #: The longest node id a fabric file may hold, in characters: builders name nodes in under
