@@ -299,3 +299,49 @@ def test_an_encoding_expat_cannot_use_is_one_line(tmp_path, encoding, said):
     with pytest.raises(UserError) as err:
         read_graph(path)
     assert str(err.value).startswith(f"{path} is not a readable graphml fabric: {said}")
+
+
+_HEAD = ('<graphml xmlns="http://graphml.graphdrawing.org/xmlns">'
+         '<key id="b" for="node" attr.name="flag" attr.type="boolean"/>'
+         '<key id="i" for="node" attr.name="n" attr.type="int"/>'
+         '<graph edgedefault="undirected">')
+_MAYBE = ("a value of a boolean <key> is 'maybe', not true, false, 1 or 0 (key 'flag')")
+
+
+@pytest.mark.parametrize("body, said", [
+    # a value's end tag is read at the next start tag (h243): a value met before an XML
+    # error is still the error named, as when each end tag had its handler
+    ('<node id="a"><data key="b">maybe</data></wrong></node></graph></graphml>', _MAYBE),
+    ('<node id="a"><data key="b">maybe</data>&bogus;</node></graph></graphml>', _MAYBE),
+    ('<node id="a"><data key="i">1</data><data key="b">maybe</data></node></graph></graphml>x',
+     _MAYBE),
+    ('<node id="a"><data key="b">maybe</data></node></graph>', _MAYBE),   # no root end
+    # not met: the XML error
+    # (expat's columns count from 0: the end of the text; where '<x/>' begins)
+    ('<node id="a"><data key="b">maybe',
+     f"no element found: line 1, column {len(_HEAD) + 32}"),
+    ('<node id="a"><data key="i">4</data></node></graph></graphml><x/>',
+     f"junk after document element: line 1, column {len(_HEAD) + 60}"),
+])
+def test_a_value_before_an_xml_error_is_named_first(body, said):
+    with pytest.raises(UserError) as err:
+        parse((_HEAD + body).encode(), "f")
+    assert str(err.value) == f"f is not a readable graphml fabric: {said}"
+
+
+@pytest.mark.parametrize("body, nodes, edges", [
+    # the last item's end, its graph's and root's are read after the document's end
+    ('<node id="a"><data key="i">4</data></node></graph></graphml>', [("a", {"n": 4})], []),
+    # no blank text anywhere; an empty item; an edge after nodes; items after an element
+    # netmodel skips (<desc>) and an empty <data>
+    ('<node id="a"><data key="i">4</data><desc>d</desc><data key="b"/></node><node id="b"/>'
+     '<edge source="a" target="b"><data key="i">5</data></edge></graph></graphml>',
+     [("a", {"n": 4, "flag": ""}), ("b", {})], [("a", "b", {"n": 5})]),
+    # text that spells the <data> tag's name is text, not an end tag
+    ('<node id="a"><data key="i">7</data>\n<data key="b">true</data>'
+     'http://graphml.graphdrawing.org/xmlns}data</node></graph></graphml>',
+     [("a", {"n": 7, "flag": True})], []),
+])
+def test_items_end_wherever_their_end_tags_are(body, nodes, edges):
+    g = parse((_HEAD + body).encode(), "f")
+    assert list(g.nodes(data=True)) == nodes and list(g.edges(data=True)) == edges
