@@ -186,7 +186,7 @@ def test_the_groups_left_out_are_those_the_costing_finds_cut(spec, nodes, links,
     m = FabricCostModel(broken)
     from netmodel.cli.collective import _all_groups as all_groups
 
-    doc = all_groups(m, size, "all-reduce", 2.0**20, "auto")
+    doc = all_groups(m, size, "all-reduce", 2.0**20)
     groups = partition(m.graph, size, m.placement, gpus=m.router.gpu_list)
     costed = [[str(x) for x in g] for g in groups
               if not m.cost("all-reduce", 2.0**20, g).connected]
