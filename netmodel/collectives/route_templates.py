@@ -338,7 +338,7 @@ class TemplatedRoutes:
         u["latency"] = np.zeros(len(uk))
         u["hops"] = np.zeros(len(uk), dtype=np.int64)
         u["scaleout"] = np.zeros(len(uk), dtype=bool)
-        shared = _rows_meet(self._si_sw.table, ua, ub)
+        shared = _rows_meet(self._si_sw, ua, ub)
         status = np.where(shared, 2, 0)
         if self.tiered:
             self._meet(ua, ub, status, u)

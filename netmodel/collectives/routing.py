@@ -87,6 +87,7 @@ from netmodel.collectives.route_types import (
     Route,
     _Grow,
     _Rows,
+    _SetRows,
 )
 from netmodel.collectives.updown import UpDown
 
@@ -95,15 +96,14 @@ __all__ = ["NoPath", "Plan", "Route", "Router"]
 #: :func:`~netmodel.collectives.route_sharing.router_for` shares routes between fabrics of up to this many nodes (beyond, a
 #: fabric is rarely built twice in one run, and its router is large) ...
 _SHAPE_NODES = 8192
-#: The most cells of a router's per-GPU port tables: GPUs x the most switch ports of one
-#: GPU (``NETMODEL_MAX_PORT_CELLS`` overrides). Each cell was about 24 bytes (the GPUs' up
-#: and down ports, 8 each, and the signatures' switches, 8), so 2.4 GB at the limit; the
-#: shipped fabrics use 1-8 ports a GPU (2,000,000 GPUs x 8 planes: 16,000,000). One GPU
-#: wired to 20,000 NVSwitches among 20,000 GPUs asked 400,000,000 (9.6 GB). Since h241 the
-#: up and down ports are one flat cell a port (``_port_links``); the signatures' switch rows
-#: (``_si_sw``, one a signature, padded to the widest) still reach GPUs x that width where
-#: every GPU has a signature of its own, 8 bytes a cell (0.8 GB at the limit), which the
-#: limit still bounds.
+#: The most cells of a router's per-GPU port tables: one a GPU's switch port, all GPUs'
+#: together (``NETMODEL_MAX_PORT_CELLS`` overrides). Each cell is about 24 bytes (the GPUs'
+#: links to their switches, their up ports in signature order, 8 each, and at most as many
+#: signatures' switches, 8), so 2.4 GB at the limit; the shipped fabrics use 1-8 ports a
+#: GPU (2,000,000 GPUs x 8 planes: 16,000,000). The tables were GPUs x the most ports of one
+#: GPU, padded: one GPU wired to 20,000 NVSwitches among 20,000 GPUs asked 400,000,000
+#: cells (9.6 GB); one cell a port since h241 (``_port_links``) and h246 (``_si_sw``, a
+#: :class:`~netmodel.collectives.route_types._SetRows`), it asks 59,999.
 MAX_PORT_CELLS = 100_000_000
 
 
@@ -263,10 +263,9 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
 
             most = self.gpu_list[int(np.argmax(width))]
             check(f"routing {len(gpu_n):,} GPUs, {most!r} wired to {self._width:,} switches "
-                  f"(the most)", "cells of the per-GPU port tables (GPUs x the most switch "
-                  "ports of one GPU, up to 8 bytes each)", len(gpu_n) * self._width,
-                  MAX_PORT_CELLS, "NETMODEL_MAX_PORT_CELLS",
-                  "wire each GPU to fewer switches")
+                  f"(the most)", "cells of the per-GPU port tables (one a GPU's switch port, "
+                  "about 24 bytes each)", int(width.sum()), MAX_PORT_CELLS,
+                  "NETMODEL_MAX_PORT_CELLS", "wire the GPUs to fewer switches")
         self._gpu_sig = np.full(len(gpu_n), -1, dtype=np.int64)
         gl = np.flatnonzero(to_switch)
         gl = gl[np.argsort(self._gidx[src[gl]], kind="stable")]
@@ -298,7 +297,7 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         self._spec_py: list = []
         self._list_py: list = []
         self._add_list([])  # list 0: no pieces
-        self._si_sw = _Rows(-1, np.int64)
+        self._si_sw = _SetRows(n)   # each signature's switches (node numbers)
         self._si_info = _Rows(0, np.int64, 4)
         self._si_state = _Rows(-1, np.int64, T)
         self._si_set = _Rows(-1, np.int64, T)

@@ -1,9 +1,10 @@
 """Whether two GPUs' switch rows meet (route_types._rows_meet, read by
-route_templates._pair_fields) is worked out in memory that follows the rows, not their
-width cubed: one GPU wired to 4,000 NVSwitches (gpu0 of /tmp/h236_t0_repro.py's hub) made
-a 64-GPU all-to-all compare 4,001 x 4,001 x 4,001 cells (59.6 GiB, a traceback); rows
-wider than 4 are now sorted, a chunk at a time. Costs are unchanged (the broadcast and the
-sorted forms agree on random rows and on the hub's all-to-all to the bit)."""
+route_templates._pair_fields) is worked out in memory and time that follow the shorter
+rows: one GPU wired to 4,000 NVSwitches (gpu0 of /tmp/h236_t0_repro.py's hub) made a
+64-GPU all-to-all compare 4,001 x 4,001 x 4,001 cells (59.6 GiB, a traceback; h236), then
+sort each pair's padded rows (h236: 2.5 s of a 256-GPU all-to-all on a 4,000-GPU hub). The
+rows are now sparse (route_types._SetRows) and the shorter row's numbers looked up in the
+longer's (h246). Costs are unchanged to the bit."""
 
 import tracemalloc
 
@@ -35,46 +36,66 @@ def _hub(n: int) -> nx.Graph:
     return g
 
 
-def test_sorted_rows_meet_as_broadcast_rows(monkeypatch):
-    """600 random pairs of rows of 0-12 numbers below 30 (padded with -1, a number at most
-    once a row): the sorted form (rows 12 wide) gives the set intersection's emptiness."""
-    rng = np.random.default_rng(236)
-    rows = [rng.choice(30, size=rng.integers(0, 13), replace=False) for _ in range(60)]
-    table = np.full((60, 12), -1)
-    for i, r in enumerate(rows):
-        table[i, :len(r)] = r
+def test_rows_meet_as_sets_meet(monkeypatch):
+    """600 random pairs of rows of 0-40 distinct numbers below 50 (a third empty or of one
+    number, some rows paired with themselves): a number in common exactly where Python's
+    sets intersect, in one chunk and in chunks of 7 numbers (rows split between chunks)."""
+    rng = np.random.default_rng(246)
+    rows = [rng.choice(50, size=int(rng.choice([0, 1, rng.integers(2, 41)])), replace=False)
+            for _ in range(60)]
+    table = rt._SetRows(50)
+    for r in rows:
+        table.add(r.tolist())
     ia, ib = rng.integers(0, 60, 600), rng.integers(0, 60, 600)
+    ib[:20] = ia[:20]
     want = [bool(set(rows[a]) & set(rows[b])) for a, b in zip(ia, ib, strict=True)]
-    monkeypatch.setattr(rt, "_MEET_CHUNK", 100)   # several chunks
+    assert 30 < sum(want) < 570
     assert rt._rows_meet(table, ia, ib).tolist() == want
-    monkeypatch.setattr(rt, "_MEET_BROADCAST", 12)
+    monkeypatch.setattr(rt, "_MEET_CHUNK", 7)
     assert rt._rows_meet(table, ia, ib).tolist() == want
 
 
-def test_a_gpu_on_600_nvswitches_costs_in_little_memory(monkeypatch):
-    """Direct all-to-all of gpu0-gpu7, 1 MiB, on a 600-GPU hub: its peak traced memory was
-    50.1 MB (the rows' 3-d comparison), now under 10 MB; the time equals the broadcast
-    form's to the bit."""
-    group = [f"gpu{i}" for i in range(8)]
+def test_set_rows_added_after_a_read_stay_sorted():
+    """Rows added after the arrays were read extend them: keys row * base + number, sorted
+    within each row, in row order."""
+    table = rt._SetRows(100)
+    table.add([30, 4])
+    assert [a.tolist() for a in table.arrays] == [[0, 2], [4, 30]]
+    table.add([])
+    table.add([99, 0, 50])
+    ptr, keys = table.arrays
+    assert ptr.tolist() == [0, 2, 2, 5] and keys.tolist() == [4, 30, 200, 250, 299]
+    assert rt._rows_meet(table, np.array([0, 2, 1]), np.array([2, 0, 1])).tolist() == \
+        [False, False, False]
+
+
+def test_a_gpu_on_600_nvswitches_costs_in_little_memory():
+    """Direct all-to-all of gpu0-gpu7 and of gpu0-gpu63, 1 MiB, on a 600-GPU hub: the 64-GPU
+    one's traced peak was 37.0 MB (the padded rows sorted pair by pair, 600-wide; 50.1 MB
+    compared by broadcasting), now under 15 MB; both times are the ones before to the bit.
+    With 64 GPUs each of gpu1-gpu63 sends 62 of its 64 shares over its 50 GB/s leaf0 cable
+    (to gpu0 through its NVSwitch), 1,015,808 B / 50 GB/s = 20.32 us, plus the latency."""
     g = _hub(600)
     model = FabricCostModel(g, calibration=Calibration.ideal())
     tracemalloc.start()
     try:
-        t = model.cost("all-to-all", 2 ** 20, group, "direct").time
+        t = model.cost("all-to-all", 2 ** 20, [f"gpu{i}" for i in range(64)], "direct").time
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert peak < 10e6
-    monkeypatch.setattr(rt, "_MEET_BROADCAST", 10 ** 6)
-    wide = FabricCostModel(g, calibration=Calibration.ideal())
-    assert wide.cost("all-to-all", 2 ** 20, group, "direct").time == t
+    assert peak < 15e6
+    assert t == 2.0916160000000002e-05
+    assert 0 < t - 62 / 64 * 2 ** 20 / 50e9 < 1e-6
+    model = FabricCostModel(_hub(600), calibration=Calibration.ideal())
+    assert model.cost("all-to-all", 2 ** 20, [f"gpu{i}" for i in range(8)],
+                      "direct").time == 1.632864e-05
 
 
 def test_a_router_past_its_port_cells_is_refused_in_one_line(monkeypatch):
-    """The 600-GPU hub's tables are 600 GPUs x 601 switch ports of gpu0 (600 NVSwitches and
-    leaf0): 360,600 cells. Under NETMODEL_MAX_PORT_CELLS=360599 the router is refused
-    naming the count, the GPU and the setting (20,000 such GPUs asked 9.6 GB); at 360600
-    it is built."""
+    """The 600-GPU hub's port tables hold one cell a GPU's switch port: 600 leaf0 cables,
+    600 of each GPU's NVSwitch, and gpu0's 599 to the others' NVSwitches, 1,799 (they were
+    600 GPUs x 601 ports of gpu0, padded: 360,600). Under NETMODEL_MAX_PORT_CELLS=1798 the
+    router is refused naming the count, the GPU and the setting; at 1799 it is built."""
     import pytest
 
     from compute.errors import UserError
@@ -82,11 +103,12 @@ def test_a_router_past_its_port_cells_is_refused_in_one_line(monkeypatch):
 
     assert MAX_PORT_CELLS == 100_000_000
     g = _hub(600)
-    monkeypatch.setenv("NETMODEL_MAX_PORT_CELLS", "360599")
+    monkeypatch.setenv("NETMODEL_MAX_PORT_CELLS", "1798")
     with pytest.raises(UserError, match=(
-            r"^routing 600 GPUs, 'gpu0' wired to 601 switches \(the most\): about 360,600 "
-            r"cells of the per-GPU port tables .*, over the limit of 360,599; wire each GPU "
-            r"to fewer switches, or raise NETMODEL_MAX_PORT_CELLS$")):
+            r"^routing 600 GPUs, 'gpu0' wired to 601 switches \(the most\): about 1,799 "
+            r"cells of the per-GPU port tables \(one a GPU's switch port, about 24 bytes "
+            r"each\), over the limit of 1,798; wire the GPUs to fewer switches, or raise "
+            r"NETMODEL_MAX_PORT_CELLS$")):
         Router(g)
-    monkeypatch.setenv("NETMODEL_MAX_PORT_CELLS", "360600")
+    monkeypatch.setenv("NETMODEL_MAX_PORT_CELLS", "1799")
     Router(g)
