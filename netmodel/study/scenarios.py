@@ -477,7 +477,10 @@ def _check_fabric(table, where: str, path: str) -> None:
         elif isinstance(value, str):
             _text(f"{where}: [{path}]", key, value)
             if "$" in value:
-                parse_gpu_token(value, get_gpu("H100-SXM"))  # checks the token's spelling
+                try:   # checks the token's spelling
+                    parse_gpu_token(value, get_gpu("H100-SXM"))
+                except UserError as exc:
+                    raise UserError(f"{where}: [{path}] {key}: {exc}") from None
         else:
             raise UserError(f"{where}: [{path}] {key} must be a string, number or boolean, "
                             f"got {describe(value)}")

@@ -69,3 +69,15 @@ def test_a_scenario_gpu_that_does_not_resolve_names_the_scenario(tmp_path, gpu, 
     assert str(e.value).startswith(want), str(e.value)
     for args in (["cost", "--scenario", f, "--model", "Llama-3-8B"], ["topology", "show", f]):
         one_line_error(run_cli(args), want)
+
+
+def test_a_misspelt_token_names_the_file_and_key(tmp_path):
+    # before: "fabric value '$nope' is not one of the tokens ...", no file, no key
+    f = tmp_path / "s.toml"
+    f.write_text(FLAT.replace('bandwidth = "$scaleup"', 'bandwidth = "$nope"', 1))
+    want = (f"{f}: [fabric] bandwidth: fabric value '$nope' is not one of the tokens '$gpu', "
+            f"'$scaleup'")
+    with pytest.raises(UserError) as e:
+        load_scenario(f)
+    assert str(e.value).startswith(want), str(e.value)
+    one_line_error(run_cli(["cost", "--scenario", f, "--model", "Llama-3-8B"]), want)
