@@ -269,9 +269,13 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
     total = len(t)
     # sort by (trial, time) with one float key (trials are blocks 2 spans apart; within a
     # chunk the key resolves times to better than 0.2 s for any horizon and trial count);
-    # stable, so one failure's events (one moment) keep their kinds' order and its asks of
-    # one pool are granted one after another in that order, as the closed form takes them
-    order = np.argsort(trial * (2.0 * span) + (t + warm), kind="stable")
+    # stable where kinds follow others, so one failure's events (one moment) keep their
+    # kinds' order and its asks of one pool are granted one after another in that order,
+    # as the closed form takes them. Elsewhere the events of one moment are one kind's (a
+    # shared part's cells): alike, so their order changes nothing, and the default sort
+    # is some 2x faster (14 million events: 0.24-0.48 s against 0.83 s)
+    order = np.argsort(trial * (2.0 * span) + (t + warm),
+                       kind="stable" if fid is not None else "quicksort")
     trial, t, kind, pool = trial[order], t[order], kind[order], pool[order]
     fid = fid[order] if fid is not None else None
     del order
