@@ -300,21 +300,18 @@ class BulkRoutes:
             del gs, gd   # before the pieces' arrays (33 MB each in a large step)
             pi, po = self._pieces_of(pick(d["l1"]), pick(d["l2"]), on)
             return (*one, pi, po)
-        spos, sw = self._specs_pos.table, self._specs_w.table
+        ptr, spos = self._specs_pos.arrays
+        sw = self._specs_w.arrays[1]
         hop_i, hop_l, hop_w = [], [], []
         links = self._port_links
         for flip, g, spec in ((0, gs, pick(d["head"])), (1, gd, pick(d["tail"]))):
-            pt, wt = np.take(spos, spec, axis=0), np.take(sw, spec, axis=0)
-            if pt.shape[1] == 1 and (pt >= 0).all():
-                hop_i.append(on)
-                hop_l.append(links[self._port_index(g, pt[:, 0])] ^ flip)
-                hop_w.append(wt[:, 0])
-                continue
-            valid = pt >= 0
-            hop_i.append(np.broadcast_to(on[:, None], pt.shape)[valid])
-            hop_l.append(links[self._port_index(np.broadcast_to(g[:, None], pt.shape)[valid],
-                                                pt[valid])] ^ flip)
-            hop_w.append(wt[valid])
+            # each transfer's pattern's entries in turn (flat: a pattern spread over 2,000
+            # ports padded every transfer's row to 2,000; h246)
+            first, count = ptr[spec], ptr[spec + 1] - ptr[spec]
+            at = np.repeat(first - (np.cumsum(count) - count), count) + np.arange(count.sum())
+            hop_i.append(np.repeat(on, count))
+            hop_l.append(links[self._port_index(np.repeat(g, count), spos[at])] ^ flip)
+            hop_w.append(sw[at])
         pi, po = self._pieces_of(pick(d["l1"]), pick(d["l2"]), on)
         return np.concatenate(hop_i), np.concatenate(hop_l), np.concatenate(hop_w), pi, po
 
@@ -328,16 +325,15 @@ class BulkRoutes:
         known row's, transfer ``t`` taking row ``at[t]`` (a row's port and weight are then
         worked out once and gathered; a row of pattern -1, never in ``at``, wraps to the
         last, unused)."""
-        spos, sw = self._specs_pos.table, self._specs_w.table
-        if spos.shape[1] != 1 or not (spos >= 0).all():
+        if not self._specs_one:
             return None
+        sp, wcol = self._specs_pos.arrays[1], self._specs_w.arrays[1]   # one a pattern
         n = len(on)
         hop_i = np.empty(2 * n, dtype=np.int64)
         hop_l = np.empty(2 * n, dtype=np.int64)
         hop_w = np.empty(2 * n)
         hop_i[:n] = on
         hop_i[n:] = on
-        sp, wcol = spos[:, 0], sw[:, 0]
         links, table = self._port_links, self._port_table()
         for half, g, spec in ((slice(0, n), gs, head), (slice(n, 2 * n), gd, tail)):
             if sp.any() or table is None:

@@ -45,7 +45,7 @@ class TemplatedRoutes:
     signatures (``_sigs``, ``_sig_ids``, ``_sig_rep``, ``_gpu_sig``, ``_port_links``,
     the ``_si_*`` rows, ``_owner``, ``_claimed``, ``_partition``), pieces
     (``_piece_*``, ``_flat``, ``_cover``), specs and piece lists (``_spec_py``,
-    ``_specs_pos``, ``_specs_w``, ``_list_py``, ``_lists``), and the pairs' route fields
+    ``_specs_pos``, ``_specs_w``, ``_specs_one``, ``_list_py``, ``_lists``), and the pairs' route fields
     (``_full``, ``_pair_rows``, ``_learned``, ``_halves``, ``_meet_lat``). Falls back on
     :meth:`~netmodel.collectives.route_search.SearchedRoutes._search`.
     """
@@ -186,6 +186,8 @@ class TemplatedRoutes:
         """A first- or last-hop pattern: positions in a signature and traffic shares."""
         self._spec_py.append((list(positions), [float(w) for w in weights]))
         self._specs_w.add(weights)
+        if len(positions) != 1:
+            self._specs_one = False
         return self._specs_pos.add(positions)
 
     def _add_piece(self, links: np.ndarray, weights: np.ndarray) -> int:

@@ -86,6 +86,7 @@ from netmodel.collectives.route_types import (
     Plan,
     Route,
     _Grow,
+    _Ragged,
     _Rows,
     _SetRows,
 )
@@ -291,8 +292,10 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         self._piece_scaleout: list = []
         self._flat: tuple[int, np.ndarray, np.ndarray, np.ndarray] | None = None
         self._cover: tuple[int, np.ndarray, np.ndarray] | None = None
-        self._specs_pos = _Rows(-1, np.int64)
-        self._specs_w = _Rows(0.0, float)
+        # first- and last-hop patterns: positions in a signature and traffic shares, flat
+        self._specs_pos = _Ragged(np.int64)
+        self._specs_w = _Ragged(float)
+        self._specs_one = True   # every pattern one position (fat trees, leaf-spines)
         self._lists = _Rows(-1, np.int64)
         self._spec_py: list = []
         self._list_py: list = []
