@@ -164,8 +164,8 @@ class Scenario:
     #: swapped); what "each scenario with its own GPU" means for a user's scenario file.
     home_gpu: str | None = field(default=None, compare=False)
     #: The file the scenario was read from (None: shipped or made in code), which a fabric
-    #: value its builder refuses is named with (:func:`fabric_error`); a swept
-    #: :meth:`with_param` value is not the file's, so the copy has none.
+    #: value its builder refuses is named with (:func:`fabric_error`); a :meth:`with_param`
+    #: copy adds the value it set (``s.toml with fabric.n = 0``).
     source: str | None = field(default=None, compare=False)
 
     def __post_init__(self):
@@ -217,7 +217,9 @@ class Scenario:
                                 f"known: {known(paths)}")
             fabric = _set_nested(self.fabric, parts[1:], value, path)
             _check_fabric(fabric, f"scenario {self.name!r}", "fabric")
-            return replace(self, fabric=fabric, source=None)
+            # the file's other values are still the file's: name it, with the value set
+            return replace(self, fabric=fabric, source=None if self.source is None else
+                           f"{self.source} with {path} = {_format(value)}")
         raise UserError(f"unknown parameter {path!r}; parameters are fabric.KEY, "
                         f"fabric.base.KEY or adjust.KEY")
 

@@ -38,18 +38,28 @@ def test_a_fabric_value_the_builder_refuses_names_the_file(tmp_path, line, new, 
         one_line_error(run_cli(args), want)
 
 
-def test_a_value_not_from_a_file_is_named_as_before(tmp_path):
-    # a shipped scenario and a swept value are no file's: the builder's words alone
+def test_a_value_set_on_a_file_names_both_and_a_shipped_scenario_neither(tmp_path):
+    # a value set by with_param (a sweep) on a file's scenario: the file and the value set
+    # (the refused value may be either); a shipped scenario is no file's: the builder alone
     f = tmp_path / "s.toml"
     f.write_text(FLAT)
     s = load_scenario(f)
     assert s.source == str(f) and s == get_scenario(str(f))
     swept = s.with_param("fabric.n", 0)
-    assert swept.source is None
-    with pytest.raises(UserError, match=r"^flat: n must be an integer >= 1, got 0$"):
+    assert swept.source == f"{f} with fabric.n = 0"
+    with pytest.raises(UserError) as e:
         build_fabric(swept)
+    assert str(e.value) == f"{f} with fabric.n = 0: [fabric]: flat: n must be an integer " \
+        f">= 1, got 0"
     with pytest.raises(UserError, match=r"^flat: n must be an integer >= 1, got 0$"):
         build_fabric(get_scenario("lite-flat").with_param("fabric.n", 0))
+    # the sweep's line names the file too (before: 'no point of the sweep can be built:
+    # flat: bandwidth must be at least 1 bytes/s ...')
+    f.write_text(FLAT.replace('bandwidth = "$scaleup"', 'bandwidth = "1e-30B/s"', 1))
+    one_line_error(run_cli(["sweep", "--scenario", f, "--param", "fabric.latency=100ns,1us",
+                            "-q", "--no-plot"]),
+                   f"no point of the sweep can be built: {f} with fabric.latency = 1e-07: "
+                   f"[fabric]: flat: bandwidth must be at least 1 bytes/s")
 
 
 @pytest.mark.parametrize("gpu,needle", [
