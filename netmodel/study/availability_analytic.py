@@ -320,9 +320,12 @@ def _asks(kinds: Sequence[Kind], ks: list[int]) -> list[list[int]]:
     return [a for groups in out.values() for a in groups]
 
 
-#: Most states of one pool's chain in :func:`_sequential` (about 1 s to solve; a pool of
-#: 22 spares asked by 4 failure kinds of 3 repair times, one asking twice); past it one
-#: failure's asks are taken as independent arrivals (Kaufman-Roberts), an approximation.
+#: Most states of one chain (:func:`_chain`: one pool's in :func:`_sequential`, the pools
+#: asked together in :func:`_coupled_blocking`): a pool of 24 spares asked by 4 failure
+#: kinds of 3 repair times, one asking twice, is 5,915 states, 0.3 s; two pools of 9
+#: asked together and by kinds of 3 repair times 7,942, 1.5-2 s. Past it the chain with
+#: one repair time (:func:`_chain`), and past that too the independent arrivals
+#: (Kaufman-Roberts; the pools apart), an approximation.
 MAX_SEQUENTIAL_STATES = 10_000
 
 
@@ -381,9 +384,37 @@ def _chain(caps: tuple, classes: list) -> tuple[np.ndarray, np.ndarray] | None:
     they were granted for ``hold`` s (exponential). The Markov chain of the failures in
     progress by hold and the spares each holds, in its steady state: the spares busy in
     each pool (states x pools) and each state's probability, which an arrival sees
-    (PASTA); None past :data:`MAX_SEQUENTIAL_STATES` states or where a hold is 0."""
+    (PASTA); None where a hold is 0.
+
+    Past :data:`MAX_SEQUENTIAL_STATES` states, the chain with every hold taken as one,
+    each class's offered load (rate x hold) kept: a state is then the spares each failure
+    in progress holds, far fewer (the same values where each failure's grant is one size,
+    the loss system being insensitive; else another approximation of the fixed holds,
+    where the independent arrivals of the fallback below it missed every refusal of one
+    failure's own asks); None past that limit too.
+
+    Two kinds of one spare each, loads 1 and 0.5 x 3 Erlangs, on a pool of 2: Erlang
+    B(2, 2.5) = 3.125 / 6.625 whatever the holds, so with one hold too:
+
+    >>> busy, p = _chain_of((2,), [(1.0, 1.0, [(0, 1)]), (0.5, 3.0, [(0, 1)])])
+    >>> len(p), round(float(p @ (busy[:, 0] == 2)), 12) == round(3.125 / 6.625, 12)
+    (6, True)
+    >>> busy, p = _chain_of((2,), [(1 / 3, 3.0, [(0, 1)]), (0.5, 3.0, [(0, 1)])])
+    >>> len(p), round(float(p @ (busy[:, 0] == 2)), 12) == round(3.125 / 6.625, 12)
+    (3, True)
+    """
     if any(hold <= 0 for _, hold, _ in classes):
         return None
+    out = _chain_of(caps, classes)
+    if out is None and len({hold for _, hold, _ in classes}) > 1:
+        one = max(hold for _, hold, _ in classes)
+        out = _chain_of(caps, [(lam * hold / one, one, asks) for lam, hold, asks in classes])
+    return out
+
+
+def _chain_of(caps: tuple, classes: list) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`_chain`'s Markov chain as the classes give it; None past
+    :data:`MAX_SEQUENTIAL_STATES` states."""
     m = len(caps)
     # a failure in progress is its hold and the spares it holds: those alike leave alike
     holds = sorted({hold for _, hold, _ in classes})
