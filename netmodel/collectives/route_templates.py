@@ -248,7 +248,11 @@ class TemplatedRoutes:
         if key in self._full:
             return self._full[key]
         a_sig, b_sig = self._sigs[sa], self._sigs[sb]
-        common = {s for s, _, _ in a_sig} & {s for s, _, _ in b_sig}
+        ta, tb = self._sig_map(sa), self._sig_map(sb)
+        # the switches both are wired to, looked up from the smaller side (one GPU on
+        # 4,000 NVSwitches: every pair with it walked its 4,000 ports; h246)
+        small, big = (ta, tb) if len(ta) <= len(tb) else (tb, ta)
+        common = [s for s in small if s in big]
         tier = self.tier
         if any(tier[s] < 1 for s in common):
             # one NVLink domain: over its tier-0 switches only, never through a scale-out
@@ -260,23 +264,22 @@ class TemplatedRoutes:
             # (src/graph/paths.cc, ncclTopoCheckP2p: PATH_NVL within p2pLevel), an MNNVL
             # clique's trays fused into one topology (src/graph/topo.cc, ncclTopoGetSystem).
             # A GPU whose NVLink failed shares no tier-0 switch, and keeps the network
-            common = {s for s in common if tier[s] < 1}
+            common = [s for s in common if tier[s] < 1]
         if common:  # a two-hop route through the switches both are wired to
             # each switch weighted by what it can carry on: min(the link up, the link down
             # to dst). By the link up alone, doubling one of a GPU's plane ports sent 2/5 of
             # its traffic down one 28 GB/s port of its peer (4-plane flat fabric, ring 1.59x
-            # slower after the upgrade)
-            tb = {s: (j, bw, la) for j, (s, bw, la) in enumerate(b_sig)}
+            # slower after the upgrade). In a's port order (the sum's too; positions unique)
+            mine = sorted((ta[s][0], s, ta[s][1], ta[s][2]) for s in common)
             fa, fw, lpos, lat, so = [], [], [], 0.0, False
-            tot = sum(min(bw, tb[s][1]) for s, bw, _ in a_sig if s in common)
+            tot = sum(min(bw, tb[s][1]) for _, s, bw, _ in mine)
             swl = self._switch_latency
-            for j, (s, bw, la) in enumerate(a_sig):
-                if s in common:
-                    fa.append(j)
-                    fw.append(min(bw, tb[s][1]) / tot)
-                    lpos.append(tb[s][0])
-                    lat = max(lat, la + swl.get(s, 0.0) + tb[s][2])
-                    so = so or tier[s] >= 1
+            for j, s, bw, la in mine:
+                fa.append(j)
+                fw.append(min(bw, tb[s][1]) / tot)
+                lpos.append(tb[s][0])
+                lat = max(lat, la + swl.get(s, 0.0) + tb[s][2])
+                so = so or tier[s] >= 1
             hit = (self._add_spec(fa, fw), self._add_spec(lpos, fw), 0, float(lat), 2, so)
         else:
             # through switches only, not over a cable between the two (the pair standing for
@@ -286,6 +289,14 @@ class TemplatedRoutes:
             hit = None if found is None else self._search_template(src, dst, found, a_sig,
                                                                     b_sig)
         self._full[key] = hit
+        return hit
+
+    def _sig_map(self, sid: int) -> dict:
+        """``{switch: (position, bandwidth, latency)}`` of signature ``sid`` (cached)."""
+        hit = self._sig_maps.get(sid)
+        if hit is None:
+            hit = self._sig_maps[sid] = {s: (j, bw, la)
+                                         for j, (s, bw, la) in enumerate(self._sigs[sid])}
         return hit
 
     def _search_template(self, src, dst, found, a_sig, b_sig):

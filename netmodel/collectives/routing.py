@@ -284,6 +284,7 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
             int(width.min()) == self._width else 0
         self._sig_ids: dict = {}
         self._sigs: list = []
+        self._sig_maps: dict = {}   # route_templates._sig_map's
         # routes shared by GPUs wired alike, and the pieces they are made of
         self._top = int(max(tiers.values(), default=0))
         T = self._top + 1

@@ -60,3 +60,21 @@ def test_patterns_read_as_they_were_added():
     rows = [(pos[ptr[i]:ptr[i + 1]].tolist(), w[ptr[i]:ptr[i + 1]].tolist()) for i in got]
     assert rows == [([2, 0], [0.25, 0.75]), ([], []), ([1], [1.0])]
     assert got == [0, 1, 2] and not r._specs_one
+
+
+def test_pairs_with_a_gpu_on_every_nvswitch_meet_at_their_nvswitch():
+    """On the 40-GPU hub, gpu i and gpu0 share nvs{i} and leaf0; the route keeps to the
+    NVSwitch (one NVLink domain), both ways: gpu{i} -> nvs{i} -> gpu0, all the traffic, 100
+    ns a link and 100 ns the switch; gpu{i} -> gpu{j} (i, j > 0) share leaf0 only: through
+    it. (The switches in common are looked up from the narrower signature since h246.)"""
+    r = Router(_hub(40))
+    for i in (1, 7, 10, 39):
+        for a, b in ((f"gpu{i}", "gpu0"), ("gpu0", f"gpu{i}")):
+            got = r.route(a, b)
+            assert [r.link_name(x) for x in got.links.tolist()] == [(a, f"nvs{i}"),
+                                                                  (f"nvs{i}", b)]
+            assert got.weights.tolist() == [1.0, 1.0] and got.hops == 2
+            assert got.latency == 1e-7 + 1e-7 + 1e-7
+    got = r.route("gpu3", "gpu12")
+    assert [r.link_name(x) for x in got.links.tolist()] == [("gpu3", "leaf0"),
+                                                          ("leaf0", "gpu12")]
