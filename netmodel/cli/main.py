@@ -488,9 +488,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     Bytes of an argument that are not UTF-8 (a file name) arrive as lone surrogates; the
     output streams write them back as the same bytes, as Python does under the C locale,
     rather than raise UnicodeEncodeError where stdout is strict ('wrote <path>' of such a
-    name printed a traceback and exit 1 after the file was written)."""
+    name printed a traceback and exit 1 after the file was written).
+
+    Every figure is drawn with matplotlib's Agg backend into a file (its suffix picks the
+    format), so the environment's ``MPLBACKEND`` is not read: it is set to ``agg`` for this
+    process and the Dask workers it starts (an unknown name there made ``import matplotlib``
+    raise a ValueError traceback after the work was done)."""
+    import os
     import sys
 
+    os.environ["MPLBACKEND"] = "agg"
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="surrogateescape")
