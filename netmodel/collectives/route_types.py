@@ -211,6 +211,7 @@ class _Ragged:
         self.n = 0
 
     def add(self, row: Sequence[float]) -> int:
+        """Append ``row``; its index."""
         self._pending.append(row)
         self.n += 1
         return self.n - 1
@@ -228,7 +229,7 @@ class _Ragged:
         return self._ptr.a, self._flat.a
 
 
-class _SetRows:
+class _SetRows(_Ragged):
     """Rows of distinct numbers ``0 <= x < base`` (a signature's switches), kept sparse: row
     ``r`` is ``keys[ptr[r]:ptr[r + 1]]``, each ``r * base + x``, sorted, so the keys of all
     rows are one sorted array (:func:`_rows_meet` looks numbers up in it). Rows are appended
@@ -245,17 +246,8 @@ class _SetRows:
     """
 
     def __init__(self, base: int) -> None:
+        super().__init__(np.int64)
         self.base = int(base)
-        self._ptr = _Grow(np.int64)
-        self._ptr.extend(np.zeros(1, dtype=np.int64))
-        self._keys = _Grow(np.int64)
-        self._pending: list = []
-        self.n = 0
-
-    def add(self, row: Sequence[int]) -> int:
-        self._pending.append(row)
-        self.n += 1
-        return self.n - 1
 
     @property
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
@@ -268,10 +260,10 @@ class _SetRows:
             row = np.repeat(np.arange(first, self.n, dtype=np.int64), count)
             keys = row * self.base + x
             keys.sort()   # rows in order, each row's numbers sorted
-            self._keys.extend(keys)
-            self._ptr.extend(self._keys.n - keys.size + np.cumsum(count))
+            self._flat.extend(keys)
+            self._ptr.extend(self._flat.n - keys.size + np.cumsum(count))
             self._pending = []
-        return self._ptr.a, self._keys.a
+        return self._ptr.a, self._flat.a
 
 
 #: The most numbers :func:`_rows_meet` looks up at once (8 bytes each, a few copies).
