@@ -31,7 +31,7 @@ GraphML is read by :func:`topologies.graphml.parse` in one streaming expat pass 
 builds no tree of elements (networkx's reader took 4x JSON's time and 5x its memory); the
 graph is the one ``networkx.read_graphml`` reads.
 
-Hostile files get one-line UserErrors, never a traceback: a file over
+Hostile files get one-line UserErrors that name the file, never a traceback: a file over
 :func:`~topologies.limits.max_file_bytes` is refused before it is read, JSON nested deeper
 than :data:`~topologies.limits.MAX_DEPTH` before it is parsed (so deep nesting cannot
 exhaust the stack); the GraphML pass refuses a DOCTYPE (entity expansion), elements nested
@@ -544,7 +544,10 @@ def _finish(graph: nx.Graph, path: Path, where: str) -> nx.Graph:
                               for name, spec in own.items()}
     attrs.setdefault("name", path.stem)
     attrs.setdefault("spec", "")
-    return validate(graph)
+    try:
+        return validate(graph)
+    except UserError as exc:   # the file named once, here, for every command that reads it
+        raise UserError(f"{where}: {exc}") from None
 
 
 def read_graph(path: str | Path) -> nx.Graph:

@@ -57,14 +57,15 @@ TYPE = "gpu node 'gpu3' label 'device' must be a whole number >= 0 (its device i
                                           ("3", "'3'"), (None, "None"), ([3], "[3]")])
 def test_a_device_that_is_no_whole_number_is_refused(tmp_path, value, shown):
     with pytest.raises(UserError) as info:
-        read_graph(_saved(tmp_path, _gpu3(value)))
-    assert str(info.value) == PREFIX + TYPE + shown
+        read_graph(path := _saved(tmp_path, _gpu3(value)))
+    assert str(info.value) == f"{path}: " + PREFIX + TYPE + shown
 
 
 def test_a_device_past_the_fabric_limit_is_refused_in_one_line(tmp_path):
     """The case that crashed: numpy's 14.6 TiB allocation, a traceback and exit 1."""
     path = _saved(tmp_path, _gpu3(10**12))
-    line = ("error: invalid fabric graph: gpu node 'gpu3' label 'device' is 1000000000000, "
+    line = (f"error: {path}: invalid fabric graph: gpu node 'gpu3' label 'device' is "
+            "1000000000000, "
             "above 1,999,999: a device index numbers a GPU of its server, and a fabric has at "
             "most 2,000,000 nodes (NETMODEL_MAX_FABRIC_NODES)")
     r = run_cli(["collective", "all-to-all", "--fabric", path, "--group", "16"])
@@ -73,8 +74,8 @@ def test_a_device_past_the_fabric_limit_is_refused_in_one_line(tmp_path):
 
 def test_a_device_given_twice_in_a_server_is_refused(tmp_path):
     with pytest.raises(UserError) as info:
-        read_graph(_saved(tmp_path, _gpu3(0)))
-    assert str(info.value) == PREFIX + (
+        read_graph(path := _saved(tmp_path, _gpu3(0)))
+    assert str(info.value) == f"{path}: " + PREFIX + (
         "gpu nodes 'gpu0' and 'gpu3' of server 0 both have device 0; each GPU of a server has "
         "its own device index")
 
@@ -85,9 +86,9 @@ def test_the_same_device_in_two_servers_is_read(tmp_path):
 
 
 def test_a_gpu_left_without_a_device_is_refused(tmp_path):
-    r = run_cli(["topology", "show", _saved(tmp_path, _gpu3(...))])
+    r = run_cli(["topology", "show", path := _saved(tmp_path, _gpu3(...))])
     assert one_line_error(r) == (
-        "error: invalid fabric graph: gpu node 'gpu3' has a 'server' label but no 'device' "
+        f"error: {path}: invalid fabric graph: gpu node 'gpu3' has a 'server' label but no 'device' "
         "label, while gpu node 'gpu0' has one; give every GPU with a 'server' label its device "
         "index, or none (then it is the GPU's position among its server's GPUs)")
 
@@ -100,7 +101,7 @@ def test_a_device_on_a_gpu_without_a_server_is_refused(tmp_path):
     path.write_text(json.dumps(data))
     with pytest.raises(UserError) as info:
         read_graph(path)
-    assert str(info.value) == PREFIX + (
+    assert str(info.value) == f"{path}: " + PREFIX + (
         "gpu node 'gpu3' has label 'device' (3) but no 'server' label; a device index numbers "
         "a GPU of its server")
 

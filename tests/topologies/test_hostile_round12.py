@@ -175,7 +175,7 @@ def test_cli_one_line_for_a_file_out_of_range(tmp_path, edit):
                                  "4", "--size", "1M"], prog_name="netmodel")
     assert r.exit_code == 2, (r.output, r.exception)
     lines = r.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: invalid fabric graph: ")
+    assert len(lines) == 1 and lines[0].startswith(f"error: {path}: invalid fabric graph: ")
 
 
 # ---------------------------------------------------------------- GraphML elements
