@@ -49,8 +49,9 @@ from typing import Any
 from compute.errors import UserError
 from compute.validate import describe
 
-__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_DEPTH", "DuplicateKeyError", "check_keys",
-           "document_depth", "parse_table", "read_table", "read_text", "unique_keys"]
+__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_DEPTH", "DuplicateKeyError", "FloatOverflow",
+           "check_keys", "document_depth", "finite_float", "parse_table", "read_table",
+           "read_text", "unique_keys"]
 
 #: Largest document read (bytes).
 DEFAULT_MAX_BYTES = 16 * 2**20
@@ -153,21 +154,27 @@ def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-class _FloatOverflow(ValueError):
-    """A number written in a document that no float holds (``1e400``: Python reads inf)."""
+class FloatOverflow(ValueError):
+    """A number written in a document that no float holds (``1e400``: Python reads inf).
+    :meth:`message` is the one line that names it."""
 
     def __init__(self, text: str) -> None:
         super().__init__(text)
         self.text = text
 
+    def message(self, where: str) -> str:
+        return (f"{where} holds the number {self.text}, beyond the range of a float "
+                "(at most about 1.8e308); give a number within it")
 
-def _finite_float(text: str) -> float:
+
+def finite_float(text: str) -> float:
     """``parse_float`` of TOML and JSON: ``float(text)``, but a number past a float's range
     (``1e400``, which Python reads as inf) is refused as typed; ``inf`` and ``nan`` written
-    as such stay floats, for the value's own check to name."""
+    as such stay floats, for the value's own check to name. Also the GraphML fabric
+    reader's float (:mod:`topologies.graphml`)."""
     value = float(text)
     if math.isinf(value) and "inf" not in text.lower():
-        raise _FloatOverflow(text)
+        raise FloatOverflow(text)
     return value
 
 
@@ -186,11 +193,10 @@ def parse_table(text: str, fmt: str, where: str, *, max_bytes: int = DEFAULT_MAX
         raise UserError(f"{where} nests deeper than {max_depth} levels ({depth}); is it the "
                         f"right file?")
     try:
-        doc = json.loads(text, object_pairs_hook=unique_keys, parse_float=_finite_float) \
-            if fmt == "json" else tomllib.loads(text, parse_float=_finite_float)
-    except _FloatOverflow as exc:
-        raise UserError(f"{where} holds the number {exc.text}, beyond the range of a float "
-                        f"(at most about 1.8e308); give a number within it") from None
+        doc = json.loads(text, object_pairs_hook=unique_keys, parse_float=finite_float) \
+            if fmt == "json" else tomllib.loads(text, parse_float=finite_float)
+    except FloatOverflow as exc:
+        raise UserError(exc.message(where)) from None
     except (json.JSONDecodeError, tomllib.TOMLDecodeError, DuplicateKeyError) as exc:
         raise UserError(f"{where} is malformed {fmt.upper()}: {exc}") from None
     except RecursionError:

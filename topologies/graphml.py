@@ -21,8 +21,9 @@ edge, an edge listed twice, and node and edge counts over the size limits
 (:func:`~topologies.limits.check_size`, before the graph is made).
 
 networkx's reading, kept: values typed by their key's ``attr.type`` (``int``, ``long``,
-``integer``: int; ``float``, ``double``: float; ``boolean``: true/false/1/0 in any case;
-``string``, ``yfiles`` or none: str); a ``<data>`` with no text is the empty string
+``integer``: int; ``float``, ``double``: float, but a number past a float's range
+(``1e400``, which networkx reads as inf) is refused as typed; ``boolean``: true/false/1/0 in
+any case; ``string``, ``yfiles`` or none: str); a ``<data>`` with no text is the empty string
 whatever its type; a key's ``for`` is not checked; a ``<default>`` is checked against its
 key's type but not applied to nodes or edges (networkx keeps defaults aside in
 ``graph['node_default']``, which netmodel drops); node ids are strings; a node listed
@@ -40,6 +41,7 @@ from typing import NoReturn
 
 import networkx as nx
 
+from compute.config_files import FloatOverflow, finite_float
 from compute.errors import UserError
 from compute.validate import describe
 from topologies.limits import MAX_DEPTH, check_size
@@ -69,7 +71,7 @@ def _networkx_types() -> dict:
 #: table (``integer`` for Gephi, ``yfiles`` for yEd), the one its writer's types come from
 #: (:func:`topologies.io.write_graph`).
 TYPES = _networkx_types()
-_CONVERT = {int: int, float: float, bool: _boolean, str: str}
+_CONVERT = {int: int, float: finite_float, bool: _boolean, str: str}   # 1e400: refused
 
 #: GraphML elements no fabric has: a node's ports, hyperedges and their endpoints.
 _NOT_FABRIC = frozenset({"port", "hyperedge", "endpoint"})
@@ -103,6 +105,8 @@ class _Values(dict):
     def __missing__(self, text: str):
         try:
             value = self.convert(text)
+        except FloatOverflow as exc:   # float('1e400') is inf: 'got inf', never typed
+            raise _Refused(exc.message(f"key {describe(self.name)}")) from None
         except KeyError:   # a boolean key's value
             raise _Unreadable(f"a value of a boolean <key> is {describe(text)}, not true, "
                               f"false, 1 or 0 (key {describe(self.name)})") from None

@@ -70,3 +70,75 @@ def test_a_graph_not_from_a_file_keeps_its_message():
     with pytest.raises(UserError) as info:
         validate(g)
     assert str(info.value) == NAN
+
+
+# ---------------------------------------------------------------- numbers past a float's range
+# json and float() read 1e400 as inf, so the schema said '..., got inf' of a value the user
+# never typed; now named as typed, as compute.config_files names it in TOML and JSON files.
+
+BEYOND = "holds the number {}, beyond the range of a float (at most about 1.8e308); give a " \
+         "number within it"
+
+
+def _typed(path, old, new):
+    """``path``'s text with the first ``old`` replaced by ``new``."""
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+    return path
+
+
+@pytest.mark.parametrize("typed", ["1e400", "-1E+400", "12e99999"])
+def test_json_number_past_a_float_is_named_as_typed(tmp_path, typed):
+    path = tmp_path / "f.json"
+    write_graph(ring(4), path)
+    _typed(path, '"latency": 1e-08', f'"latency": {typed}')
+    r = run_cli(["topology", "show", path])
+    assert one_line_error(r) == f"error: {path} {BEYOND.format(typed)}"
+
+
+def test_graphml_number_past_a_float_is_named_as_typed(tmp_path):
+    path = tmp_path / "f.graphml"
+    write_graph(ring(4), path)
+    _typed(path, ">1e-08<", ">1e400<")
+    with pytest.raises(UserError) as info:
+        read_graph(path)
+    assert str(info.value) == f"{path}: key 'latency' {BEYOND.format('1e400')}"
+
+
+def test_graphml_table_attribute_number_past_a_float(tmp_path):
+    path = tmp_path / "f.graphml"
+    write_graph(ring(4), path)
+    _typed(path, '>{"n": 4}<', '>{"n": 4, "x": 1e400}<')
+    with pytest.raises(UserError) as info:
+        read_graph(path)
+    assert str(info.value) == f"{path}: graph attribute 'args' {BEYOND.format('1e400')}"
+
+
+@pytest.mark.parametrize("suffix, typed, shown", [
+    (".json", "Infinity", "inf"), (".json", "NaN", "nan"),
+    (".graphml", "inf", "inf"), (".graphml", "INF", "inf")])
+def test_inf_and_nan_written_as_such_reach_the_schema(tmp_path, suffix, typed, shown):
+    """The guard: only overflow is named as typed; inf and nan keep the schema's check."""
+    path = tmp_path / f"f{suffix}"
+    write_graph(ring(4), path)
+    if suffix == ".json":
+        _typed(path, '"latency": 1e-08', f'"latency": {typed}')
+    else:
+        _typed(path, ">1e-08<", f">{typed}<")
+    with pytest.raises(UserError) as info:
+        read_graph(path)
+    assert str(info.value) == (f"{path}: invalid fabric graph: edge 'gpu0'-'gpu3' latency must "
+                               f"be finite and >= 0 s, got {shown}")
+
+
+@pytest.mark.parametrize("suffix", [".json", ".graphml"])
+def test_numbers_near_the_limits_are_read(tmp_path, suffix):
+    """1e-400 underflows to 0.0 (no error: a latency of 0 s is allowed); 1.7e308 is a float."""
+    path = tmp_path / f"f{suffix}"
+    write_graph(ring(4), path)
+    if suffix == ".json":
+        _typed(path, '"latency": 1e-08', '"latency": 1e-400')
+    else:
+        _typed(path, ">1e-08<", ">1e-400<")
+    assert read_graph(path).edges["gpu0", "gpu3"]["latency"] == 0.0

@@ -105,7 +105,7 @@ HAND = """<?xml version="1.0" encoding="UTF-8"?>
     </edge>
     <edge source="a" target="d"><data key="d">nan</data><data key="f">-0.0</data>
       <data key="d">inf</data></edge>
-    <edge id="" source="c" target="z"><data key="f">1e400</data></edge>
+    <edge id="" source="c" target="z"><data key="f">Infinity</data></edge>
     <edge source="y" target="x" directed="false"/>
     <edge source="a" target="a" id="loop"/>
     <edge source="d" target="c"><data key="f">+1.0</data><desc>e</desc></edge>
@@ -202,7 +202,14 @@ def test_random_documents_read_as_networkx_reads_them(text):
             parse(path.read_bytes(), str(path))
         assert "\n" not in str(err.value), exc
         return
-    assert_same(parse(path.read_bytes(), str(path)), theirs)
+    try:
+        ours = parse(path.read_bytes(), str(path))
+    except UserError as err:   # what netmodel refuses and networkx reads: a float past range
+        number = re.search(r"holds the number (\S+), beyond the range of a float", str(err))
+        assert number and number[1] in text and math.isinf(float(number[1])), str(err)
+        assert "inf" not in number[1].lower()   # networkx read it as inf
+        return
+    assert_same(ours, theirs)
 
 
 FOLDER = __import__("tempfile").mkdtemp(prefix="netmodel-graphml-read-")
