@@ -8,8 +8,9 @@ d_swap + (restored_k + sr_k)(hold_k - d_swap)) + (slow_k - sw_k) d_slow]`` (``sw
 kind ``k`` finds too few spares: 1 without spares, else the Kaufman-Roberts recursion of a
 multi-rate loss system per pool (each pool an Erlang loss system of ``spares`` servers;
 insensitive to the repair-time distribution); where one failure asks one pool more than
-once (a group's own instances and a spanning instance's share of it), its asks granted one
-after another in the kinds' order, as the Monte Carlo grants them, the pool a Markov chain
+once (a group's own instances and a spanning instance's share of it), the set of its asks
+that restores the most granted (:func:`~netmodel.study.availability_kinds.best_grant`), as
+the Monte Carlo grants them, the pool a Markov chain
 (:func:`_sequential`), as are the pools of a cell one failure asks together (its groups',
 a spanning instance's shares: :func:`_coupled_blocking`). The losses in progress add (first-order)
 but never past the whole cluster: the mean adds back ``E[(X - I)^+] / I``, the share by
@@ -36,7 +37,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from netmodel.study.availability_kinds import THRESHOLD, Kind
+from netmodel.study.availability_kinds import THRESHOLD, Kind, ask_values, best_grant
 from netmodel.study.reliability_cluster import YEAR
 from netmodel.study.reliability_spares import SparePools
 
@@ -79,7 +80,7 @@ def _blocking(kinds: Sequence[Kind], pools: SparePools) -> tuple[np.ndarray, dic
     group ``g`` offers its load to the ``pools / G`` pools of slot ``g`` only, and is
     blocked as averaged over those. Each slot's pools of one size are one multi-rate loss
     system (:func:`kaufman_roberts`) of the kinds drawing on them; where one failure asks
-    such a pool more than once, its asks are granted one after another
+    such a pool more than once, the set of its asks that restores the most is granted
     (:func:`_sequential`). Also, per ``(slot, spares)``, the share of failures that find
     each number of its spares busy."""
     occupancy: dict = {}
@@ -154,13 +155,16 @@ def _coupled(kinds: Sequence[Kind], n_groups: int) -> list[tuple[int, ...]]:
 
 
 def _granted(caps, used, asks) -> list[bool]:
-    """Whether each of one failure's ``asks`` ``(pool, spares)`` is granted, one after
-    another, with ``used`` busy (:func:`_grants`)."""
-    free = [c - u for c, u in zip(caps, used, strict=True)]
-    out = []
-    for pool, u in asks:
-        out.append(u <= free[pool])
-        free[pool] -= u if out[-1] else 0
+    """Whether each of one failure's ``asks`` ``(pool, spares, restores)`` is granted
+    with ``used`` busy: each pool's asks as :func:`~netmodel.study.availability_kinds.
+    best_grant` picks from its free spares."""
+    out = [False] * len(asks)
+    for pool in sorted({a[0] for a in asks}):
+        ix = [i for i, a in enumerate(asks) if a[0] == pool]
+        picks = best_grant(tuple(asks[i][1] for i in ix), tuple(asks[i][2] for i in ix),
+                           caps[pool] - used[pool])
+        for i, ok in zip(ix, picks, strict=True):
+            out[i] = ok
     return out
 
 
@@ -168,8 +172,8 @@ def _coupled_blocking(kinds: Sequence[Kind], pools: SparePools, comp: tuple, n_g
                       over: list) -> tuple[np.ndarray, dict, dict] | None:
     """:func:`_blocking` for the pools of slots ``comp`` of each cell, which failures over
     several groups ask together: one chain (:func:`_chain`) per cell's pool sizes, each
-    failure's asks of them granted one after another in the kinds' order (each group's
-    kinds of a failure and a spanning instance's shares). Returns the blocking summed
+    failure's asks of each (each group's kinds of a failure and a spanning instance's
+    shares) granted as :func:`_granted` picks. Returns the blocking summed
     over the cells (to be divided by ``over``), the blocking of each spanning instance
     (back only if its ask and every share are granted: exact in the chain, where
     :func:`_all_or_nothing` takes the pools as independent) and the chains' spares busy
@@ -192,13 +196,16 @@ def _coupled_blocking(kinds: Sequence[Kind], pools: SparePools, comp: tuple, n_g
     acc = np.zeros(len(kinds))
     exact: dict = {}
     occ: dict = {}
+    vals = ask_values(kinds)
     for caps, n in by_caps.items():
-        asks = [[(pos[kinds[k].group], kinds[k].units) for k in ks] for ks in classes]
+        asks = [[(pos[kinds[k].group], kinds[k].units, vals[k]) for k in ks]
+                for ks in classes]
         chain = _chain(caps, [(kinds[ks[0]].rate * kinds[ks[0]].cells / over[ks[0]],
                                kinds[ks[0]].hold, a) for ks, a in zip(classes, asks,
                                                                       strict=True)]
                        + [(kinds[k].rate * kinds[k].cells / over[k], kinds[k].hold,
-                           [(j, kinds[k].units)]) for k in spread for j in range(len(comp))])
+                           [(j, kinds[k].units, vals[k])]) for k in spread
+                          for j in range(len(comp))])
         if chain is None:
             return None
         busy, prob = chain
@@ -219,7 +226,7 @@ def _coupled_blocking(kinds: Sequence[Kind], pools: SparePools, comp: tuple, n_g
                     exact[k] = exact.get(k, 0.0) + (1.0 - back) * n / cells
         for k in spread:
             for j in range(len(comp)):
-                ok = np.array([_granted(caps, u, [(j, kinds[k].units)])[0]
+                ok = np.array([_granted(caps, u, [(j, kinds[k].units, vals[k])])[0]
                                for u in used.tolist()], dtype=bool)
                 acc[k] += float(p @ ~ok) * n
     return acc, exact, occ
@@ -245,12 +252,13 @@ def _down_events(kinds: Sequence[Kind], pools: SparePools, b: np.ndarray,
     A failure of one kind waits as its blocking says. One of several asks back only if
     every ask its down instances make (theirs and, for an instance spanning groups, its
     ``joint`` shares) is granted: in each pool as its occupancy says, the failure's asks
-    of that pool granted one after another; pools asked together by the same failures
+    of that pool as :func:`_granted` picks; pools asked together by the same failures
     from their joint chain (:func:`_coupled_blocking`), else taken as independent (as
     :func:`_all_or_nothing`), the cells averaged; a kind of group -1 apart."""
     events = waits = 0.0
     n_groups = pools.groups if any(x.group >= 0 for x in kinds) else 1
     cells = max(1, pools.pools // n_groups)
+    vals = ask_values(kinds)
     for fam in _families(kinds):
         downs = [k for k in fam if kinds[k].down > 0]
         if not downs:
@@ -285,7 +293,7 @@ def _down_events(kinds: Sequence[Kind], pools: SparePools, b: np.ndarray,
                 if (block, caps) not in granted:
                     pos = {g: j for j, g in enumerate(block)}
                     seq = [k for k in fam if kinds[k].group in pos and kinds[k].units > 0]
-                    asks = [(pos[kinds[k].group], kinds[k].units) for k in seq]
+                    asks = [(pos[kinds[k].group], kinds[k].units, vals[k]) for k in seq]
                     if len(block) > 1:
                         used, q = occupancy[("coupled", block, caps)]
                     else:
@@ -329,22 +337,13 @@ def _asks(kinds: Sequence[Kind], ks: list[int]) -> list[list[int]]:
 MAX_SEQUENTIAL_STATES = 10_000
 
 
-def _grant(asks: Sequence[int], free: int) -> tuple[bool, ...]:
-    """One failure's asks of one pool granted one after another, each all or nothing
-    from what the asks before it left."""
-    out = []
-    for u in asks:
-        out.append(u <= free)
-        free -= u if u <= free else 0
-    return tuple(out)
-
-
 def _sequential(cap: int, kinds: Sequence[Kind], alone: list[int], asks: list[list[int]],
                 over: list) -> dict | None:
     """Blocking of one pool's kinds where a failure asks it more than once (its own
     group's instances and a spanning instance's share, :attr:`Kind.joint`): each failure's
-    asks (``asks``: lists of kind indices, in the kinds' order) granted one after another
-    from the spares the ones before left, as the Monte Carlo grants them; ``alone``: kinds
+    asks (``asks``: lists of kind indices, in the kinds' order) granted as
+    :func:`~netmodel.study.availability_kinds.best_grant` picks from the free spares (the
+    set that restores the most), as the Monte Carlo grants them; ``alone``: kinds
     of group -1 (one ask each). The pool is a Markov chain over the failures in progress
     and the spares each holds (exponential holds; exact where each failure's grant is one
     size, as in Kaufman-Roberts, else an approximation of the fixed holds), solved for its
@@ -361,16 +360,17 @@ def _sequential(cap: int, kinds: Sequence[Kind], alone: list[int], asks: list[li
     (0.5, 1.0)
     """
     classes = [([k], kinds[k]) for k in alone] + [(a, kinds[a[0]]) for a in asks]
+    vals = ask_values(kinds)
     chain = _chain((cap,), [(x.rate * x.cells / over[a[0]], x.hold,
-                             [(0, kinds[k].units) for k in a]) for a, x in classes])
+                             [(0, kinds[k].units, vals[k]) for k in a]) for a, x in classes])
     if chain is None:
         return None
     busy, prob = chain
     p_busy = np.bincount(busy[:, 0], weights=prob, minlength=cap + 1)
     out: dict = {"busy": p_busy}
     for a, _ in classes:
-        units = [kinds[k].units for k in a]
-        refused = np.array([[not ok for ok in _grant(units, cap - j)]
+        units, values = tuple(kinds[k].units for k in a), tuple(vals[k] for k in a)
+        refused = np.array([[not ok for ok in best_grant(units, values, cap - j)]
                             for j in range(cap + 1)], dtype=float)
         for j, k in enumerate(a):
             out[k] = float(p_busy @ refused[:, j])
@@ -379,8 +379,8 @@ def _sequential(cap: int, kinds: Sequence[Kind], alone: list[int], asks: list[li
 
 def _chain(caps: tuple, classes: list) -> tuple[np.ndarray, np.ndarray] | None:
     """Pools of ``caps`` spares asked by ``classes``: ``(rate, hold, asks)`` each, its
-    failures at ``rate`` a second asking ``(pool, spares)`` one after another
-    (:func:`_grant`, each pool's asks from what the asks before left) and holding what
+    failures at ``rate`` a second asking ``(pool, spares, restores)`` (each pool's asks
+    granted as :func:`~netmodel.study.availability_kinds.best_grant` picks) and holding what
     they were granted for ``hold`` s (exponential). The Markov chain of the failures in
     progress by hold and the spares each holds, in its steady state: the spares busy in
     each pool (states x pools) and each state's probability, which an arrival sees
@@ -396,10 +396,10 @@ def _chain(caps: tuple, classes: list) -> tuple[np.ndarray, np.ndarray] | None:
     Two kinds of one spare each, loads 1 and 0.5 x 3 Erlangs, on a pool of 2: Erlang
     B(2, 2.5) = 3.125 / 6.625 whatever the holds, so with one hold too:
 
-    >>> busy, p = _chain_of((2,), [(1.0, 1.0, [(0, 1)]), (0.5, 3.0, [(0, 1)])])
+    >>> busy, p = _chain_of((2,), [(1.0, 1.0, [(0, 1, 1.0)]), (0.5, 3.0, [(0, 1, 1.0)])])
     >>> len(p), round(float(p @ (busy[:, 0] == 2)), 12) == round(3.125 / 6.625, 12)
     (6, True)
-    >>> busy, p = _chain_of((2,), [(1 / 3, 3.0, [(0, 1)]), (0.5, 3.0, [(0, 1)])])
+    >>> busy, p = _chain_of((2,), [(1 / 3, 3.0, [(0, 1, 1.0)]), (0.5, 3.0, [(0, 1, 1.0)])])
     >>> len(p), round(float(p @ (busy[:, 0] == 2)), 12) == round(3.125 / 6.625, 12)
     (3, True)
     """
@@ -463,14 +463,11 @@ def _chain_of(caps: tuple, classes: list) -> tuple[np.ndarray, np.ndarray] | Non
 
 
 def _grants(caps, used, asks) -> tuple[int, ...]:
-    """The spares one failure's ``asks`` ``(pool, spares)`` are granted of each pool, one
-    after another, with ``used`` busy."""
-    free = [c - u for c, u in zip(caps, used, strict=True)]
+    """The spares one failure's ``asks`` ``(pool, spares, restores)`` are granted of each
+    pool with ``used`` busy (:func:`_granted`)."""
     got = [0] * len(caps)
-    for pool, u in asks:
-        if u <= free[pool]:
-            free[pool] -= u
-            got[pool] += u
+    for (pool, u, _), ok in zip(asks, _granted(caps, used, asks), strict=True):
+        got[pool] += u if ok else 0
     return tuple(got)
 
 

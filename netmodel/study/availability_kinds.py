@@ -41,13 +41,15 @@ The model's closed forms are :mod:`netmodel.study.availability_analytic`'s, its 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
+from functools import lru_cache
+from itertools import product
 
 from netmodel.study.reliability_cluster import YEAR, Cluster
 from netmodel.study.reliability_spares import by_group, check_placement, recovery, slow_recovery
 
-__all__ = ["QUANTILE", "THRESHOLD", "Kind", "event_kinds"]
+__all__ = ["QUANTILE", "THRESHOLD", "Kind", "ask_values", "best_grant", "event_kinds"]
 
 #: Default capacity threshold and the share of time it must be met.
 THRESHOLD, QUANTILE = 0.99, 0.999
@@ -96,7 +98,7 @@ class Kind:
     #: instances come back on spares only if its pool has them free too (all or nothing;
     #: spares it was granted are held to the repair even where another pool had none).
     #: One failure's asks of one pool (a group's own kind and a spanning instance's share
-    #: of that group) are granted one after another in the kinds' order
+    #: of that group) are granted as :func:`best_grant` picks: those that restore the most
     joint: bool = False
 
     @property
@@ -104,6 +106,16 @@ class Kind:
         """Capacity the down instances hold, in instances' worth (``down`` where every
         instance serves alike)."""
         return self.down if self.worth < 0 else self.worth
+
+    @property
+    def saved(self) -> float:
+        """Capacity (instances' worth x seconds, in each cell) a granted ask restores over
+        a refused one: the refused loss less the granted (:func:`~netmodel.study.
+        availability_analytic.analytic`'s terms), at least 0."""
+        held = max(self.hold - self.d_swap, 0.0)
+        return max(0.0, self.down_worth * (self.d_repair - self.d_swap) - self.restored * held
+                   + self.slow_swapped * (self.d_slow - self.d_swap)
+                   - self.slow_restored * held)
 
     def to_dict(self) -> dict:
         """The kind as JSON: ``units`` null where spares cannot help (the -1 sentinel is
@@ -124,6 +136,54 @@ class Kind:
             del d["joint"]
         d["rate_per_year"] = self.rate * YEAR
         return d
+
+
+def ask_values(kinds: Sequence[Kind]) -> list[float]:
+    """Per kind, what granting its ask restores (:attr:`Kind.saved`); a ``joint`` kind
+    (a spanning instance's share of another group's pool) the instance's, its anchor's."""
+    out: list = []
+    for x in kinds:
+        out.append(out[-1] if x.joint and out else x.saved)
+    return out
+
+
+#: Relative difference under which two grants restore the same (:func:`best_grant`).
+TIE = 1e-9
+#: Most asks of one pool by one failure that :func:`best_grant` weighs as sets (2^n of
+#: them); past it, each in turn from what the ones before left, in the kinds' order.
+MAX_BEST_ASKS = 12
+
+
+@lru_cache(maxsize=4096)
+def best_grant(units: tuple[int, ...], values: tuple[float, ...],
+               free: int) -> tuple[bool, ...]:
+    """Which of one failure's asks of one pool (``units`` spares each, restoring
+    ``values``, in the kinds' order) are granted from ``free`` spares: the set that fits
+    and restores the most (each ask all or nothing), as a scheduler restores what it can;
+    where sets restore the same (within :data:`TIE`), the one granting the earliest
+    asks (the kinds' order). Every ask where all fit. The closed form and the Monte Carlo
+    both grant by it. Past :data:`MAX_BEST_ASKS` asks, each in turn.
+
+    >>> best_grant((2, 1), (1.0, 1.5), 2), best_grant((2, 1), (2.0, 1.0), 2)
+    ((False, True), (True, False))
+    >>> best_grant((2, 1), (1.0, 1.0), 2), best_grant((2, 1), (1.0, 1.0), 3)
+    ((True, False), (True, True))
+    """
+    if sum(u for u in units if u > 0) <= free:
+        return tuple(u >= 0 for u in units)
+    if len(units) > MAX_BEST_ASKS:
+        out = []
+        for u in units:
+            out.append(0 <= u <= free)
+            free -= u if out[-1] else 0
+        return tuple(out)
+    best: list = []   # (value, grants) of the sets that fit
+    for pick in product((True, False), repeat=len(units)):   # earliest asks first
+        if all(u >= 0 for u, p in zip(units, pick, strict=True) if p) and sum(
+                u for u, p in zip(units, pick, strict=True) if p) <= free:
+            best.append((sum(v for v, p in zip(values, pick, strict=True) if p), pick))
+    top = max(v for v, _ in best)
+    return next(p for v, p in best if v >= top - TIE * abs(top))
 
 
 def event_kinds(cluster: Cluster, placement: str = "pod",

@@ -35,7 +35,7 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.validate import describe, is_whole
-from netmodel.study.availability_kinds import THRESHOLD, Kind
+from netmodel.study.availability_kinds import THRESHOLD, Kind, ask_values, best_grant
 from netmodel.study.progress import NO_PROGRESS, check_progress
 from netmodel.study.reliability_catalog import HOUR, parse_duration
 from netmodel.study.reliability_cluster import YEAR
@@ -105,19 +105,24 @@ def _check_run(trials, horizon) -> tuple[int, float]:
     return int(trials), h
 
 
-def _loss_system(t, units, hold, cap, order_counts) -> np.ndarray:
+def _loss_system(t, units, hold, cap, order_counts, pick=None):
     """Grant or deny each event of a loss system per lane, all lanes at once.
 
     ``t``, ``units``, ``hold``: 2-D (lanes x rank, padded with inf/0); lanes sorted by
     event count, descending (``order_counts``); ``cap``: spares per lane. Returns the
-    granted mask (same shape): :func:`_loss_lanes`'s, whose loop runs once per rank. Where
+    granted mask (same shape): :func:`_loss_lanes`'s, whose loop runs once per rank.
+    ``pick``: ``(pattern, take)``, an event of pattern ``p >= 0`` (one failure's several
+    asks of the lane's pool, its ``units`` their sum) granted ``take[p, free]`` spares
+    (0: refused); then also the free spares each event found (``cap`` where its lane was
+    granted whole). Where
     lanes are few and long (spares shared by a whole cluster: a 131,072-GPU lane holds
     some 14,000 events a year), a lane whose spares never run out even if every event
     were granted (:func:`_never_full`) is granted whole without the loop."""
     lanes, kmax = t.shape
     if lanes * 4 > kmax:   # many short lanes: the loop's ranks are few
-        return _loss_lanes(t, units, hold, cap, order_counts)
+        return _loss_lanes(t, units, hold, cap, order_counts, pick)
     granted = np.zeros(t.shape, dtype=bool)
+    seen = np.repeat(cap[:, None], kmax, axis=1) if pick is not None else None
     rest = []
     for i, c in enumerate(order_counts.tolist()):
         if _never_full(t[i, :c], units[i, :c], hold[i, :c], int(cap[i])):
@@ -126,9 +131,14 @@ def _loss_system(t, units, hold, cap, order_counts) -> np.ndarray:
             rest.append(i)
     if rest:   # still sorted by event count, descending
         rest = np.array(rest)
-        granted[rest] = _loss_lanes(t[rest], units[rest], hold[rest], cap[rest],
-                                    order_counts[rest])
-    return granted
+        sub = None if pick is None else (pick[0][rest], pick[1])
+        out = _loss_lanes(t[rest], units[rest], hold[rest], cap[rest], order_counts[rest],
+                          sub)
+        if pick is None:
+            granted[rest] = out
+        else:
+            granted[rest], seen[rest] = out
+    return granted if pick is None else (granted, seen)
 
 
 def _never_full(t, units, hold, cap: int) -> bool:
@@ -154,7 +164,7 @@ def _never_full(t, units, hold, cap: int) -> bool:
     return bool((held + units <= cap).all())
 
 
-def _loss_lanes(t, units, hold, cap, order_counts) -> np.ndarray:
+def _loss_lanes(t, units, hold, cap, order_counts, pick=None):
     """:func:`_loss_system` by its loop: one step per rank, every lane with an event at
     that rank at once."""
     lanes, kmax = t.shape
@@ -162,6 +172,7 @@ def _loss_lanes(t, units, hold, cap, order_counts) -> np.ndarray:
     rel = np.full((lanes, q), -np.inf)
     held = np.zeros((lanes, q), dtype=np.int64)
     granted = np.zeros(t.shape, dtype=bool)
+    seen = np.zeros(t.shape, dtype=np.int64) if pick is not None else None
     counts = order_counts
     for r in range(kmax):
         n = int(np.searchsorted(-counts, -(r + 1), side="right"))  # lanes with > r events
@@ -172,6 +183,13 @@ def _loss_lanes(t, units, hold, cap, order_counts) -> np.ndarray:
         live = rel[:n] > tr[:, None]
         busy = np.where(live, held[:n], 0).sum(1)
         ok = busy + ur <= cap[:n]
+        if pick is not None:   # one failure's several asks: what best_grant picks
+            pat, take = pick[0][:n, r], pick[1]
+            several = pat >= 0
+            if several.any():
+                seen[:n, r] = cap[:n] - busy
+                ur = np.where(several, take[np.maximum(pat, 0), cap[:n] - busy], ur)
+                ok = np.where(several, ur > 0, ok)
         free = ~live
         if ok.any() and not free[ok].any(1).all():
             grow = q
@@ -184,7 +202,7 @@ def _loss_lanes(t, units, hold, cap, order_counts) -> np.ndarray:
         rel[rows, slot] = tr[rows] + hold[rows, r]
         held[rows, slot] = ur[rows]
         granted[:n, r] = ok
-    return granted
+    return granted if pick is None else (granted, seen)
 
 
 def simulate(kinds: Sequence[Kind], pools: SparePools, instances: int, *,
@@ -270,8 +288,9 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
     # sort by (trial, time) with one float key (trials are blocks 2 spans apart; within a
     # chunk the key resolves times to better than 0.2 s for any horizon and trial count);
     # stable where kinds follow others, so one failure's events (one moment) keep their
-    # kinds' order and its asks of one pool are granted one after another in that order,
-    # as the closed form takes them. Elsewhere the events of one moment are one kind's (a
+    # kinds' order and its asks of one pool sit side by side, in that order, for
+    # _several_asks (best_grant: ties go by that order), as the closed form takes them.
+    # Elsewhere the events of one moment are one kind's (a
     # shared part's cells): alike, so their order changes nothing, and the default sort
     # is some 2x faster (14 million events: 0.24-0.48 s against 0.83 s)
     order = np.argsort(trial * (2.0 * span) + (t + warm),
@@ -291,6 +310,10 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
         lane = trial[idx].astype(np.int64) * pools.pools + pool[idx]
         srt = np.argsort(lane, kind="stable")        # keeps time order within a lane
         idx, lane = idx[srt], lane[srt]
+        several = None   # one failure's several asks of one pool: one event, best_grant's
+        if fid is not None:
+            idx, lane, several = _several_asks(kinds, idx, lane, fid, kind, u, cap_pool)
+        seen_at = np.zeros(total, dtype=np.int64) if several is not None else None
         uniq, start, cnt = np.unique(lane, return_index=True, return_counts=True)
         by = np.argsort(-cnt, kind="stable")         # lanes with the most events first
         uniq, start, cnt = uniq[by], start[by], cnt[by]
@@ -309,13 +332,26 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
             uu = np.zeros((hi - lo, kmax), dtype=np.int64)
             hh = np.zeros((hi - lo, kmax))
             tt[row, rank] = t[src]
-            uu[row, rank] = u[src]
             hh[row, rank] = holds[kind[src]]
-            g = _loss_system(tt, uu, hh, cap_pool[uniq[lo:hi] % pools.pools], c)
+            if several is None:
+                uu[row, rank] = u[src]
+                g = _loss_system(tt, uu, hh, cap_pool[uniq[lo:hi] % pools.pools], c)
+            else:
+                pattern, usum, take = several[:3]
+                uu[row, rank] = np.where(pattern[src] >= 0, usum[src], u[src])
+                pp = np.full((hi - lo, kmax), -1, dtype=np.int64)
+                pp[row, rank] = pattern[src]
+                g, seen = _loss_system(tt, uu, hh, cap_pool[uniq[lo:hi] % pools.pools], c,
+                                       (pp, take))
+                seen_at[src] = seen[row, rank]
             granted[src] = g[row, rank]
             lo = hi
+        if several is not None:   # each ask of a failure's several: as best_grant picked
+            pattern, _, _, bits, member, lead, j = several
+            granted[member] = bits[pattern[lead], seen_at[lead]] >> j & 1 == 1
     joint = np.array([k.joint for k in kinds], dtype=bool)
-    if joint.any():   # an instance spanning groups: back only if every pool had its share
+    if joint.any() and fid is not None:   # an instance spanning groups (no failure drawn:
+        # nothing to take back): back only if every pool had its share
         granted = _all_granted(joint, kind, fid, granted)
 
     # intervals: (start, end, weight) per event
@@ -394,6 +430,47 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
     denied = np.bincount(trial[inside & waits], minlength=n)
     n_ev = np.bincount(trial[inside], minlength=n)
     return mean, below_t / h, n_down, denied, n_ev, band, ev_lost[inside][:100_000]
+
+
+def _several_asks(kinds, idx, lane, fid, kind, u, cap_pool):
+    """One failure's several asks of one pool (``idx``: events sorted by lane, ``lane``
+    their lanes; one failure's events of a lane side by side in the kinds' order) as one
+    event, its first: ``idx`` and ``lane`` without the others, and ``(pattern, usum,
+    take, bits, member, lead, j)``: per event index the pattern of a first's asks (-1
+    elsewhere) and their spares summed; per pattern and free spares the spares
+    :func:`~netmodel.study.availability_kinds.best_grant` grants and which asks (bit
+    ``j``); each such failure's events (``member``), its first (``lead``) and place
+    (``j``). None where no failure asks a pool more than once."""
+    same = (lane[1:] == lane[:-1]) & (fid[idx[1:]] == fid[idx[:-1]])
+    if not same.any():
+        return idx, lane, None
+    head = np.r_[True, ~same]
+    gid = np.cumsum(head) - 1
+    size = np.bincount(gid)
+    starts = np.flatnonzero(head)
+    j = np.arange(len(idx)) - starts[gid]
+    mat = np.full((len(size), int(size.max())), -1, dtype=np.int64)
+    mat[gid, j] = kind[idx]
+    keys, inv = np.unique(mat[size > 1], axis=0, return_inverse=True)
+    vals = ask_values(kinds)
+    top = int(cap_pool.max())
+    take = np.zeros((len(keys), top + 1), dtype=np.int64)
+    bits = np.zeros((len(keys), top + 1), dtype=np.int64)
+    for p, key in enumerate(keys.tolist()):
+        ks = [k for k in key if k >= 0]
+        us, vs = tuple(kinds[k].units for k in ks), tuple(vals[k] for k in ks)
+        for f in range(top + 1):
+            picks = best_grant(us, vs, f)
+            take[p, f] = sum(x for x, ok in zip(us, picks, strict=True) if ok)
+            bits[p, f] = sum(1 << i for i, ok in enumerate(picks) if ok)
+    pattern = np.full(len(kind), -1, dtype=np.int64)
+    leads = idx[starts]
+    pattern[leads[size > 1]] = inv.ravel()
+    usum = np.zeros(len(kind), dtype=np.int64)
+    usum[leads] = np.bincount(gid, weights=u[idx]).astype(np.int64)
+    many = size[gid] > 1
+    return idx[head], lane[head], (pattern, usum, take, bits, idx[many],
+                                   leads[gid[many]], j[many])
 
 
 def _spread_sets(kinds, n_pools: int, trial, t, kind, pool, rng):

@@ -3,8 +3,10 @@
 With ``group`` spares a failure that takes down an instance of its own group and one that
 spans two groups asks its group's pool twice at the same moment: for its own instance's
 spares and for the spanning instance's share (:attr:`Kind.joint` asks the other group's).
-The model grants one failure's asks one after the other, in the kinds' order, each all or
-nothing from what the asks before it left. The closed form took the two asks as
+The model granted one failure's asks one after the other, in the kinds' order, each all or
+nothing from what the asks before it left (since h248: the set that restores the most,
+test_availability_best_grant_h248; the cases here restore most in the kinds' order but
+the last). The closed form took the two asks as
 independent arrivals (Kaufman-Roberts), so it never saw that a failure asking 2 + 1 of a
 pool of 2 always has one refused; the Monte Carlo's sort was not stable, so which ask of
 one failure came first was left to the sort.
@@ -73,16 +75,9 @@ def test_the_monte_carlo_grants_them_in_the_kinds_order():
     assert mc.waits_for_repair_per_year == mc.instance_down_events_per_year
 
 
-def test_a_host_of_one_groups_pair_and_a_spanning_pair():
-    # test_spare_recovery_classes.LEAF_SPINE (4 leaves of 4 H200, 2 free ports each), host
-    # failures only, a leaf's 4 GPUs one host: gpu0-2 group 0, gpu3 group 1, so a host
-    # holds one TP-2 pair of group 0 and one spanning both. Its failure asks group 0's
-    # pool (2 of the 4 group spares) for 2, then 1 for the spanning pair, and group 1's
-    # for 1: never both of group 0's, so the spanning pair waits for every repair, and
-    # the own pair finds the pool full as an Erlang loss system of one server, x = 4 r
-    # hold. Was: closed form 0.9999975 (blocking 0.0033, 0.0017), Monte Carlo 0.99979.
-    from netmodel.study.availability import availability
-    from netmodel.study.availability_kinds import event_kinds
+def leaf_spine_hosts():
+    """test_spare_recovery_classes.LEAF_SPINE (4 leaves of 4 H200, 2 free ports each),
+    host failures only, a leaf's 4 GPUs one host: gpu0-2 group 0, gpu3 group 1."""
     from netmodel.study.reliability_catalog import catalog
     from netmodel.study.reliability_cluster import build_cluster
     from topologies.failure_domains import CLASSES
@@ -97,20 +92,36 @@ def test_a_host_of_one_groups_pair_and_a_spanning_pair():
         if d["kind"] == "gpu":
             leaf, slot = divmod(int(n[3:]), 4)
             d["group"], d["server"] = (0, 0, 0, 1)[slot], leaf
-    c = replace(c, graph=g)
+    return replace(c, graph=g)
+
+
+def test_a_host_of_one_groups_pair_and_a_spanning_pair():
+    # leaf_spine_hosts: a host holds one TP-2 pair of group 0 and one spanning both. Its
+    # failure asks group 0's pool (2 of the 4 group spares) for 2 (its own pair, which
+    # the spares serve a little slower: restored > 0), and 1 (the spanning pair, back
+    # whole), and group 1's for 1. Group 0's pool grants the ask that restores more
+    # (h248): the spanning pair's 1 from 2 free or 1; the own pair waits for every
+    # repair. Both pools then hold what the same failures took, 1 each: the spanning pair
+    # finds too few as an Erlang loss system of 2 servers, x = 4 r hold. Was: closed form
+    # 0.9999975 (blocking 0.0033, 0.0017), Monte Carlo 0.99979; then (h240, kinds' order:
+    # the own pair's 2 first, B(1, x), the spanning pair never) 0.9997905.
+    from netmodel.study.availability import availability
+    from netmodel.study.availability_kinds import event_kinds
+
+    c = leaf_spine_hosts()
     r = c.rates["host"]
     kinds = event_kinds(c, "group")
     assert [(k.group, k.follows, k.joint, k.down, k.units, k.rate) for k in kinds] == [
         (0, False, False, 1, 2, 4 * r), (0, True, False, 1, 1, 4 * r),
         (1, True, True, 0, 1, 4 * r)]
+    assert kinds[0].restored > 0 == kinds[1].restored
     a = availability(None, None, cluster=c, spares=4, placement="group", trials=1000,
                      horizon="2y", seed=5)
     assert a.pools.reachable == (2, 2)
     d_rep, d_swap, hold = c.repair_down_s("host"), c.swap_s(), c.hold_s("host")
     x = 4 * r * hold
-    b = x / (1 + x)
-    assert a.analytic.blocking[:2] == pytest.approx((b, 1.0), rel=1e-9)
-    own = b * d_rep + (1 - b) * (d_swap + kinds[0].restored * (hold - d_swap))
-    hand = 1 - 4 * r * (own + d_rep) / c.instances_total
+    b = x * x / 2 / (1 + x + x * x / 2)
+    assert a.analytic.blocking[:2] == pytest.approx((1.0, b), rel=1e-9)
+    hand = 1 - 4 * r * (d_rep + b * d_rep + (1 - b) * d_swap) / c.instances_total
     assert a.analytic.mean == pytest.approx(hand, rel=1e-12)
     assert abs(a.mc.mean - hand) <= 4 * a.mc.mean_ci
