@@ -17,7 +17,8 @@ namespace, a second or nested ``<graph>``, ``<port>``, ``<hyperedge>`` and ``<en
 (GraphML features no fabric has), a ``<data>`` holding elements (yEd's graphics: networkx
 keeps parts of them and drops the rest), a ``<key>`` declared after the ``<graph>`` or of
 a type GraphML does not define, a value its key's type cannot hold, a directed graph or
-edge, an edge listed twice, and node and edge counts over the size limits
+edge, a node or an edge listed twice (networkx merged a node's data; its lines named), and
+node and edge counts over the size limits
 (:func:`~topologies.limits.check_size`, before the graph is made).
 
 networkx's reading, kept: values typed by their key's ``attr.type`` (``int``, ``long``,
@@ -26,8 +27,7 @@ networkx's reading, kept: values typed by their key's ``attr.type`` (``int``, ``
 any case; ``string``, ``yfiles`` or none: str); a ``<data>`` with no text is the empty string
 whatever its type; a key's ``for`` is not checked; a ``<default>`` is checked against its
 key's type but not applied to nodes or edges (networkx keeps defaults aside in
-``graph['node_default']``, which netmodel drops); node ids are strings; a node listed
-twice has its data merged; an edge's ``id`` becomes its attribute ``id``; an edge to an
+``graph['node_default']``, which netmodel drops); node ids are strings; an edge's ``id`` becomes its attribute ``id``; an edge to an
 undeclared node adds that node; elements of other namespaces and GraphML elements a fabric
 has no use for (``<desc>``) are skipped.
 """
@@ -46,10 +46,15 @@ from compute.errors import UserError
 from compute.validate import describe
 from topologies.limits import MAX_DEPTH, check_size
 
-__all__ = ["GRAPHML_NAMESPACE", "TYPES", "parse"]
+__all__ = ["GRAPHML_NAMESPACE", "ONCE", "TYPES", "parse"]
 
 #: The namespace a GraphML document declares on its root (http://graphml.graphdrawing.org/).
 GRAPHML_NAMESPACE = "http://graphml.graphdrawing.org/xmlns"
+
+#: What a fabric file listing a node or an edge twice is told (GraphML and JSON alike).
+ONCE = {"node": "give each node once",
+        "edge": "a fabric is an undirected simple graph: merge parallel cables into one edge "
+                "with 'links'"}
 
 _BOOLEAN = {"true": True, "false": False, "0": False, "1": True}
 
@@ -371,12 +376,44 @@ def parse(raw: bytes, where: str) -> nx.Graph:
         chunks.clear()
     if not graphs:
         raise UserError(f"{where} is not a readable graphml fabric: no <graph> element in it")
-    return _graph(graph_data, nodes, edges, where)
+    try:
+        return _graph(graph_data, nodes, edges, where)
+    except _Twice as exc:
+        what, ends = exc.args
+        name = describe(ends[0]) if what == "node" else "-".join(map(describe, ends))
+        lines = _lines(raw, what, ends)
+        at = f" (lines {lines[0]:,} and {lines[1]:,})" if len(lines) > 1 else ""
+        raise UserError(f"{where}: {what} {name} is listed twice{at}; {ONCE[what]}") from None
+
+
+class _Twice(Exception):
+    """A node or edge listed twice: ('node', (id,)) or ('edge', (source, target))."""
+
+
+def _lines(raw: bytes, what: str, ends: tuple) -> list[int]:
+    """The lines of the GraphML ``<node>`` (``what`` 'node') or ``<edge>`` elements of
+    document ``raw`` with these ends (in either order): a second pass, made only to say
+    where a node or edge listed twice is (``raw`` has been read once: no DOCTYPE in it)."""
+    parser = xml.parsers.expat.ParserCreate(namespace_separator="}")
+    tag, found = f"{GRAPHML_NAMESPACE}}}{what}", []
+    want = sorted(ends)
+
+    def start(name: str, attrs: dict) -> None:
+        if name == tag and sorted(attrs.get(k, "") for k in
+                                  (("id",) if what == "node" else ("source", "target"))) == want:
+            found.append(parser.CurrentLineNumber)
+
+    parser.StartElementHandler = start
+    try:
+        parser.Parse(raw, True)
+    except xml.parsers.expat.ExpatError:   # read once already; what was found stands
+        pass
+    return found
 
 
 def _graph(attrs: dict, nodes: list, edges: list, where: str) -> nx.Graph:
     """The graph of these lists, as networkx's reader makes it: nodes in file order (a node
-    listed twice: its data merged, at its first place), then those only edges name, in the
+    listed twice is refused: :class:`_Twice`), then those only edges name, in the
     order edges name them; each node's neighbours in the order ``nx.Graph(multigraph)``
     leaves them (edges taken by their endpoint met first, then in file order). The dicts
     go into the graph's own tables, as ``topologies.common`` fills a built fabric's:
@@ -387,13 +424,9 @@ def _graph(attrs: dict, nodes: list, edges: list, where: str) -> nx.Graph:
     graph.graph.update(attrs)
     node, adj = graph._node, graph._adj
     node.update(nodes)
-    if len(node) != len(nodes):   # a node listed twice: networkx merges its data
-        node.clear()
-        for n, d in nodes:
-            if n in node:
-                node[n].update(d)
-            else:
-                node[n] = d
+    if len(node) != len(nodes):   # a node listed twice (networkx merged its data): refused
+        seen: set = set()
+        raise _Twice("node", (next(n for n, _ in nodes if n in seen or seen.add(n)),))
     nodes.clear()
     adj.update((n, {}) for n in node)
     at = {n: i for i, n in enumerate(node)}
@@ -413,10 +446,8 @@ def _graph(attrs: dict, nodes: list, edges: list, where: str) -> nx.Graph:
     del at, first
     for u, v, d in edges:
         row = adj[u]
-        if v in row:   # networkx reads a MultiGraph
-            raise UserError(f"{where}: edge {describe(u)}-{describe(v)} is listed twice "
-                            "(a fabric is an undirected simple graph: merge parallel "
-                            "cables into one edge with 'links')")
+        if v in row:   # networkx reads a MultiGraph: refused
+            raise _Twice("edge", (u, v))
         row[v] = d
         adj[v][u] = d
     return graph

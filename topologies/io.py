@@ -68,6 +68,7 @@ from compute.errors import UserError
 from compute.hardware import GpuSpec
 from compute.outputs import atomic_write
 from compute.validate import describe
+from topologies.graphml import ONCE
 from topologies.graphml import parse as parse_graphml
 from topologies.limits import MAX_DEPTH, check_size, max_file_bytes
 from topologies.schema import UNITS, gpu_spec_from_dict, validate
@@ -474,6 +475,11 @@ def _node_id(value: object, where: str, what: str) -> str | int:
                     f"{describe(value)}")
 
 
+def _at(items: list, item: object) -> int:
+    """The position of ``item`` itself (not an equal one) in ``items``."""
+    return next(i for i, other in enumerate(items) if other is item)
+
+
 def _graph_from_json(data: object, where: str) -> nx.Graph:
     if not isinstance(data, dict) or "nodes" not in data:
         raise UserError(f"{where}: expected a node-link JSON object with 'nodes' and 'edges'")
@@ -504,8 +510,10 @@ def _graph_from_json(data: object, where: str) -> nx.Graph:
         node = item["id"]
         if type(node) is not str and type(node) is not int:
             _node_id(node, where, "a node's id")   # refused: not a string or an integer
-        if node in seen:
-            raise UserError(f"{where}: node {describe(node)} is listed twice")
+        if node in seen:   # positions found only now: no count kept in the loop
+            first, again = list(seen).index(node), _at(nodes, item)
+            raise UserError(f"{where}: node {describe(node)} is listed twice "
+                            f"(nodes[{first}] and nodes[{again}]); {ONCE['node']}")
         del item["id"]
         seen[node] = item
         adj[node] = {}
@@ -524,8 +532,9 @@ def _graph_from_json(data: object, where: str) -> nx.Graph:
             raise UserError(f"{where}: edge {describe(u)}-{describe(v)} names node {describe(end)}, "
                             "which is not in 'nodes'")
         if v in row:
-            raise UserError(f"{where}: edge {describe(u)}-{describe(v)} is listed twice (merge "
-                            "parallel cables into one edge with 'links')")
+            first, again = _at(edges, row[v]), _at(edges, item)
+            raise UserError(f"{where}: edge {describe(u)}-{describe(v)} is listed twice "
+                            f"({edges_key}[{first}] and {edges_key}[{again}]); {ONCE['edge']}")
         del item["source"], item["target"]
         row[v] = item
         adj[v][u] = item

@@ -142,3 +142,63 @@ def test_numbers_near_the_limits_are_read(tmp_path, suffix):
     else:
         _typed(path, ">1e-08<", ">1e-400<")
     assert read_graph(path).edges["gpu0", "gpu3"]["latency"] == 0.0
+
+
+# ---------------------------------------------------------------- a node or edge listed twice
+# The GraphML reader merged a node listed twice, as networkx does ('node 'gpu1' has kind
+# None' of h244's file, whose second gpu0 was gpu1 mistyped); JSON refused it without
+# saying where. Both formats now refuse either in one line naming the id and where.
+
+EDGE_ONCE = "a fabric is an undirected simple graph: merge parallel cables into one edge with " \
+            "'links'"
+
+
+def test_json_node_listed_twice_says_where(tmp_path):
+    def twice(data):
+        assert data["nodes"][1]["id"] == "gpu1"
+        data["nodes"][1]["id"] = "gpu0"
+    path = _json(tmp_path, twice)
+    r = run_cli(["topology", "show", path])
+    assert one_line_error(r) == (f"error: {path}: node 'gpu0' is listed twice (nodes[0] and "
+                                 "nodes[1]); give each node once")
+
+
+def test_json_edge_listed_twice_either_way_says_where(tmp_path):
+    def twice(data):
+        first = data["edges"][0]
+        data["edges"].append(dict(first, source=first["target"], target=first["source"]))
+    path = _json(tmp_path, twice)
+    with pytest.raises(UserError) as info:
+        read_graph(path)
+    assert str(info.value) == (f"{path}: edge 'gpu3'-'gpu0' is listed twice (edges[0] and "
+                               f"edges[4]); {EDGE_ONCE}")
+
+
+def test_graphml_node_listed_twice_is_refused_naming_its_lines(tmp_path):
+    path = tmp_path / "f.graphml"
+    write_graph(ring(4), path)
+    lines = path.read_text().splitlines()
+    at = [i + 1 for i, line in enumerate(lines) if '<node id="gpu' in line]
+    assert len(at) == 4
+    _typed(path, '<node id="gpu1">', '<node id="gpu0">')
+    r = run_cli(["collective", "all-reduce", "--fabric", path, "--group", "4", "--size", "1M"])
+    assert one_line_error(r) == (f"error: {path}: node 'gpu0' is listed twice (lines {at[0]} "
+                                 f"and {at[1]}); give each node once")
+
+
+def test_graphml_edge_listed_twice_either_way_names_its_lines(tmp_path):
+    path = tmp_path / "f.graphml"
+    write_graph(ring(4), path)
+    text = path.read_text()
+    first = text.index("<edge ")
+    element = text[first:text.index("</edge>", first) + len("</edge>")]
+    assert element.startswith('<edge source="gpu0" target="gpu3">')
+    again = element.replace('source="gpu0" target="gpu3"', 'source="gpu3" target="gpu0"')
+    path.write_text(text.replace("  </graph>", f"    {again}\n  </graph>"))
+    lines = path.read_text().splitlines()
+    at = [i + 1 for i, line in enumerate(lines) if "gpu0" in line and "gpu3" in line]
+    assert len(at) == 2
+    with pytest.raises(UserError) as info:
+        read_graph(path)
+    assert str(info.value) == (f"{path}: edge 'gpu3'-'gpu0' is listed twice (lines {at[0]} and "
+                               f"{at[1]}); {EDGE_ONCE}")

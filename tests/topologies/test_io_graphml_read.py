@@ -98,8 +98,8 @@ HAND = """<?xml version="1.0" encoding="UTF-8"?>
     <node id="b"><data key="i"/><data key="b"></data><data key="y">text</data>
       <data>no key attribute: the key without an id</data></node>
     <o:node id="ghost"/>
-    <node id="a"><data key="i">3</data><data key="b">0</data></node>
     <node id="d"><data key="s"><![CDATA[<raw> & ]]>more<!-- c -->text<?pi x?></data>
+      <data key="b">0</data>
       <o:data key="i">9</o:data></node>
     <edge source="b" target="c" id="e0"><data key="f">4.5e11</data><data key="l">1_000</data>
     </edge>
@@ -125,13 +125,12 @@ def test_a_hand_written_file_with_every_type_default_and_gap(tmp_path):
     # by hand, what networkx's conventions give (the comparison above checks the rest):
     assert list(g) == ["c", "a", "b", "d", "z", "y", "x"]   # edge-only nodes last
     assert g.nodes["c"] == {"count": 12, "flag": False, "integer": -3}
-    # listed twice: merged at its first place; booleans '1' and '0'
-    assert g.nodes["a"] == {"flag": False, "label": "a & b <c> \u2603", "untyped": "4.5",
-                            "count": 3}
+    # booleans: '1' here, 'False' in c, '0' in d
+    assert g.nodes["a"] == {"flag": True, "label": "a & b <c> \u2603", "untyped": "4.5"}
     # empty <data>: the empty string whatever the type; defaults are not applied
     assert g.nodes["b"] == {"count": "", "flag": "", "nodegraphics": "text",
                             "keyless": "no key attribute: the key without an id"}
-    assert g.nodes["d"] == {"label": "<raw> & moretext"}   # CDATA, comment, PI
+    assert g.nodes["d"] == {"label": "<raw> & moretext", "flag": False}   # CDATA, comment, PI
     assert g.edges["b", "c"] == {"bandwidth": 4.5e11, "lanes": 1000, "id": "e0"}
     assert math.isinf(g.edges["c", "z"]["bandwidth"]) and g.edges["a", "a"] == {"id": "loop"}
     assert g.edges["a", "d"]["latency"] == math.inf   # the later of two values
@@ -192,7 +191,9 @@ def _document(draw) -> str:
 def test_random_documents_read_as_networkx_reads_them(text):
     """Keys of every type (or none), defaults, empty values, nodes listed twice or named
     only by edges, nodes and edges interleaved: the graph networkx reads, or, where networkx
-    refuses a value (ValueError, a boolean not in its table), a one-line refusal."""
+    refuses a value (ValueError, a boolean not in its table), a one-line refusal; where
+    networkx reads a number past a float's range as inf or merges a node listed twice,
+    netmodel's refusal naming it."""
     path = Path(FOLDER) / "random.graphml"
     path.write_text(text)
     try:
@@ -204,7 +205,16 @@ def test_random_documents_read_as_networkx_reads_them(text):
         return
     try:
         ours = parse(path.read_bytes(), str(path))
-    except UserError as err:   # what netmodel refuses and networkx reads: a float past range
+    except UserError as err:   # what netmodel refuses and networkx reads:
+        twice = re.search(r"node '(\w)' is listed twice \(lines (\d+) and (\d+)\); give "
+                          r"each node once$", str(err))
+        if twice:   # a node listed twice (networkx merged its data), on the lines named
+            lines = text.splitlines()
+            assert all(lines[int(at) - 1].startswith(f'<node id="{twice[1]}">')
+                       for at in twice.groups()[1:]), str(err)
+            assert int(twice[2]) < int(twice[3])
+            return
+        # a float past its range
         number = re.search(r"holds the number (\S+), beyond the range of a float", str(err))
         assert number and number[1] in text and math.isinf(float(number[1])), str(err)
         assert "inf" not in number[1].lower()   # networkx read it as inf
@@ -249,8 +259,11 @@ def _fabric_text(tmp_path: Path) -> str:
      ": a fabric is an undirected simple graph: edge 'nvs0'-'gpu0' is directed='true'"),
     # networkx read a MultiGraph (refused without naming the edge)
     (lambda t: t.replace("  </graph>", '    <edge source="gpu1" target="nvs0" />\n  </graph>'),
-     ": edge 'gpu1'-'nvs0' is listed twice (a fabric is an undirected simple graph: merge "
-     "parallel cables into one edge with 'links')"),
+     ": edge 'gpu1'-'nvs0' is listed twice (lines 86 and 112); a fabric is an undirected "
+     "simple graph: merge parallel cables into one edge with 'links'"),
+    # networkx merged a node listed twice: here gpu1's data went into gpu0 (h247)
+    (lambda t: t.replace('<node id="gpu1">', '<node id="gpu0">'),
+     ": node 'gpu0' is listed twice (lines 60 and 65); give each node once"),
     # networkx failed, and the line said 'data refers to key 'short', which no <key> declares'
     (lambda t: t.replace('attr.type="long"', 'attr.type="short"', 1),
      " is not a readable graphml fabric: <key> 'd18' has attr.type 'short'; GraphML's types "
