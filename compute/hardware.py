@@ -217,6 +217,8 @@ def _check_fields(spec: GpuSpec) -> None:
             object.__setattr__(spec, name, validate.number(
                 here, name, v, minimum=lo, maximum=hi, integer=integer, or_zero=or_zero,
                 unit=unit))
+        elif v == 0 and not integer:   # 0 (none), however written: -0.0 printed '-0'
+            object.__setattr__(spec, name, 0.0)
     for name in FLAG_FIELDS:
         validate.flag(here, name, getattr(spec, name))
     if not isinstance(spec.source, str):
