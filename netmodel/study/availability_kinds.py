@@ -150,7 +150,8 @@ def ask_values(kinds: Sequence[Kind]) -> list[float]:
 #: Relative difference under which two grants restore the same (:func:`best_grant`).
 TIE = 1e-9
 #: Most asks of one pool by one failure that :func:`best_grant` weighs as sets (2^n of
-#: them); past it, each in turn from what the ones before left, in the kinds' order.
+#: them; only asks that could fit the free spares count); past it, each in turn from what
+#: the ones before left, in the kinds' order.
 MAX_BEST_ASKS = 12
 
 
@@ -162,7 +163,7 @@ def best_grant(units: tuple[int, ...], values: tuple[float, ...],
     and restores the most (each ask all or nothing), as a scheduler restores what it can;
     where sets restore the same (within :data:`TIE`), the one granting the earliest
     asks (the kinds' order). Every ask where all fit. The closed form and the Monte Carlo
-    both grant by it. Past :data:`MAX_BEST_ASKS` asks, each in turn.
+    both grant by it. Past :data:`MAX_BEST_ASKS` asks that could fit, each in turn.
 
     >>> best_grant((2, 1), (1.0, 1.5), 2), best_grant((2, 1), (2.0, 1.0), 2)
     ((False, True), (True, False))
@@ -171,19 +172,24 @@ def best_grant(units: tuple[int, ...], values: tuple[float, ...],
     """
     if sum(u for u in units if u > 0) <= free:
         return tuple(u >= 0 for u in units)
-    if len(units) > MAX_BEST_ASKS:
-        out = []
-        for u in units:
-            out.append(0 <= u <= free)
-            free -= u if out[-1] else 0
+    # an ask that cannot fit (-1, or more than is free) is in no set that fits: left out
+    # of the count too, so the pick is the same whoever hands them in (the Monte Carlo
+    # drops asks past its pool's spares, the closed form does not)
+    cand = [i for i, u in enumerate(units) if 0 <= u <= free]
+    out = [False] * len(units)
+    if len(cand) > MAX_BEST_ASKS:
+        for i in cand:
+            out[i] = units[i] <= free
+            free -= units[i] if out[i] else 0
         return tuple(out)
     best: list = []   # (value, grants) of the sets that fit
-    for pick in product((True, False), repeat=len(units)):   # earliest asks first
-        if all(u >= 0 for u, p in zip(units, pick, strict=True) if p) and sum(
-                u for u, p in zip(units, pick, strict=True) if p) <= free:
-            best.append((sum(v for v, p in zip(values, pick, strict=True) if p), pick))
+    for pick in product((True, False), repeat=len(cand)):   # earliest asks first
+        if sum(units[i] for i, p in zip(cand, pick, strict=True) if p) <= free:
+            best.append((sum(values[i] for i, p in zip(cand, pick, strict=True) if p), pick))
     top = max(v for v, _ in best)
-    return next(p for v, p in best if v >= top - TIE * abs(top))
+    for i, p in zip(cand, next(p for v, p in best if v >= top - TIE * abs(top)), strict=True):
+        out[i] = p
+    return tuple(out)
 
 
 def event_kinds(cluster: Cluster, placement: str = "pod",
