@@ -7,8 +7,9 @@ between the first and last hops kept as shared *pieces*
 (:meth:`TemplatedRoutes._add_piece`, :meth:`TemplatedRoutes.expand`), and the route fields
 of each pair of signatures: through the up/down fast path of
 :mod:`netmodel.collectives.updown` where the two cones meet
-(:meth:`TemplatedRoutes._meet`), through the switches both GPUs are wired to, or from a
-search (:meth:`TemplatedRoutes._full_template`). :class:`TemplatedRoutes` is a mixin of
+(:meth:`TemplatedRoutes._meet`), through the switches both GPUs are wired to
+(:meth:`TemplatedRoutes._shared_templates`), or from a search
+(:meth:`TemplatedRoutes._full_template`). :class:`TemplatedRoutes` is a mixin of
 :class:`~netmodel.collectives.routing.Router`.
 
 >>> import networkx as nx
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from netmodel.collectives import route_types
 from netmodel.collectives.route_types import _FIELDS, _rows_meet
 from netmodel.collectives.steps import unique
 
@@ -45,7 +47,8 @@ class TemplatedRoutes:
     signatures (``_sigs``, ``_sig_ids``, ``_sig_rep``, ``_gpu_sig``, ``_port_links``,
     the ``_si_*`` rows, ``_owner``, ``_claimed``, ``_partition``), pieces
     (``_piece_*``, ``_flat``, ``_cover``), specs and piece lists (``_spec_py``,
-    ``_specs_pos``, ``_specs_w``, ``_specs_one``, ``_list_py``, ``_lists``), and the pairs' route fields
+    ``_specs_pos``, ``_specs_w``, ``_specs_one``, ``_spec_ids``, ``_list_py``, ``_lists``),
+    the signatures' ports alongside ``_si_sw`` (``_sp_*``), and the pairs' route fields
     (``_full``, ``_pair_rows``, ``_learned``, ``_halves``, ``_meet_lat``). Falls back on
     :meth:`~netmodel.collectives.route_search.SearchedRoutes._search`.
     """
@@ -183,12 +186,20 @@ class TemplatedRoutes:
                 self._partition[t] = False
 
     def _add_spec(self, positions, weights) -> int:
-        """A first- or last-hop pattern: positions in a signature and traffic shares."""
-        self._spec_py.append((list(positions), [float(w) for w in weights]))
-        self._specs_w.add(weights)
-        if len(positions) != 1:
+        """A first- or last-hop pattern: positions in a signature and traffic shares; its
+        id, the same for the same pattern (every GPU of its own signature, one GPU on 4,000
+        NVSwitches: a 256-GPU all-to-all's 130,306 patterns were 3 distinct ones; h251)."""
+        pos, w = list(positions), [float(x) for x in weights]
+        key = (tuple(pos), tuple(w))
+        sid = self._spec_ids.get(key)
+        if sid is not None:
+            return sid
+        self._spec_py.append((pos, w))
+        self._specs_w.add(w)
+        if len(pos) != 1:
             self._specs_one = False
-        return self._specs_pos.add(positions)
+        sid = self._spec_ids[key] = self._specs_pos.add(pos)
+        return sid
 
     def _add_piece(self, links: np.ndarray, weights: np.ndarray) -> int:
         """Register the links and weights of part of a route; returns the piece id."""
@@ -241,63 +252,146 @@ class TemplatedRoutes:
 
     # ----------------------------------------------------------------- templates
     def _full_template(self, sa: int, sb: int, src, dst):
-        """A route shared by every GPU pair with signatures ``sa``, ``sb`` that the
-        up/down fast path does not give (a shared switch, or a general search from the pair
-        ``src``, ``dst``): ``(head, tail, list, latency, hops, scaleout)`` or None."""
+        """A route shared by every GPU pair with signatures ``sa``, ``sb`` that share no
+        switch and that the up/down fast path does not give: a general search from the pair
+        ``src``, ``dst`` (the pairs that share switches: :meth:`_shared_templates`),
+        ``(head, tail, list, latency, hops, scaleout)`` or None."""
         key = (sa, sb)
         if key in self._full:
             return self._full[key]
-        a_sig, b_sig = self._sigs[sa], self._sigs[sb]
-        ta, tb = self._sig_map(sa), self._sig_map(sb)
-        # the switches both are wired to, looked up from the smaller side (one GPU on
-        # 4,000 NVSwitches: every pair with it walked its 4,000 ports; h246)
-        small, big = (ta, tb) if len(ta) <= len(tb) else (tb, ta)
-        common = [s for s in small if s in big]
-        tier = self.tier
-        if any(tier[s] < 1 for s in common):
-            # one NVLink domain: over its tier-0 switches only, never through a scale-out
-            # switch both are wired to as well (NVL72: GPUs at one position of two compute
-            # trays sit on one rail leaf, gpu0 - leaf0 - gpu4 as short as gpu0 - nvs0 - gpu4,
-            # and splitting over both charged the NIC and NCCL's network latencies). NCCL
-            # connects a peer by the first transport that can (src/transport.cc,
-            # selectTransport: p2p, shm, then net), P2P wherever the GPUs' path is NVLink
-            # (src/graph/paths.cc, ncclTopoCheckP2p: PATH_NVL within p2pLevel), an MNNVL
-            # clique's trays fused into one topology (src/graph/topo.cc, ncclTopoGetSystem).
-            # A GPU whose NVLink failed shares no tier-0 switch, and keeps the network
-            common = [s for s in common if tier[s] < 1]
-        if common:  # a two-hop route through the switches both are wired to
-            # each switch weighted by what it can carry on: min(the link up, the link down
-            # to dst). By the link up alone, doubling one of a GPU's plane ports sent 2/5 of
-            # its traffic down one 28 GB/s port of its peer (4-plane flat fabric, ring 1.59x
-            # slower after the upgrade). In a's port order (the sum's too; positions unique)
-            mine = sorted((ta[s][0], s, ta[s][1], ta[s][2]) for s in common)
-            fa, fw, lpos, lat, so = [], [], [], 0.0, False
-            tot = sum(min(bw, tb[s][1]) for _, s, bw, _ in mine)
-            swl = self._switch_latency
-            for j, s, bw, la in mine:
-                fa.append(j)
-                fw.append(min(bw, tb[s][1]) / tot)
-                lpos.append(tb[s][0])
-                lat = max(lat, la + swl.get(s, 0.0) + tb[s][2])
-                so = so or tier[s] >= 1
-            hit = (self._add_spec(fa, fw), self._add_spec(lpos, fw), 0, float(lat), 2, so)
-        else:
-            # through switches only, not over a cable between the two (the pair standing for
-            # two signatures may be cabled together; the pairs it stands for are not: direct
-            # neighbours are routed on their own)
-            found = self._search(src, dst, gpu_transit=False, direct=False)
-            hit = None if found is None else self._search_template(src, dst, found, a_sig,
-                                                                    b_sig)
+        # through switches only, not over a cable between the two (the pair standing for
+        # two signatures may be cabled together; the pairs it stands for are not: direct
+        # neighbours are routed on their own)
+        found = self._search(src, dst, gpu_transit=False, direct=False)
+        hit = None if found is None else self._search_template(src, dst, found,
+                                                                self._sigs[sa], self._sigs[sb])
         self._full[key] = hit
         return hit
 
-    def _sig_map(self, sid: int) -> dict:
-        """``{switch: (position, bandwidth, latency)}`` of signature ``sid`` (cached)."""
-        hit = self._sig_maps.get(sid)
-        if hit is None:
-            hit = self._sig_maps[sid] = {s: (j, bw, la)
-                                         for j, (s, bw, la) in enumerate(self._sigs[sid])}
-        return hit
+    def _sig_ports(self) -> tuple[np.ndarray, ...]:
+        """Each signature's switches as ``_si_sw`` keeps them (``(ptr, keys)``, by node
+        number), with each one's position in the signature, cable bandwidth and latency
+        alongside: ``(ptr, keys, position, bandwidth, latency)``. Flat arrays, one entry a
+        switch, not a dict per signature (every GPU of its own signature doubled what the
+        signatures took; h251)."""
+        ptr, keys = self._si_sw.arrays
+        if self._sp_done < len(self._sigs):
+            nid = self._nid
+            pos: list = []
+            bw: list = []
+            lat: list = []
+            for sig in self._sigs[self._sp_done:]:
+                ids = [nid[s] for s, _, _ in sig]
+                order = sorted(range(len(sig)), key=ids.__getitem__)
+                pos.extend(order)
+                bw.extend([sig[i][1] for i in order])
+                lat.extend([sig[i][2] for i in order])
+            self._sp_pos.extend(np.array(pos, dtype=np.int64))
+            self._sp_bw.extend(np.array(bw, dtype=float))
+            self._sp_lat.extend(np.array(lat, dtype=float))
+            self._sp_done = len(self._sigs)
+        return ptr, keys, self._sp_pos.a, self._sp_bw.a, self._sp_lat.a
+
+    def _shared_templates(self, a: np.ndarray, b: np.ndarray) -> list:
+        """For signature pairs ``a[j] -> b[j]``: the two-hop route through the switches both
+        are wired to, ``(head positions, weights, tail positions, latency, scaleout)``, or
+        None where they share none. With numpy over all pairs at once: each switch of the
+        shorter signature looked up among the longer's (one GPU on 4,000 NVSwitches: a
+        256-GPU all-to-all's 65,153 pairs took 1.1 s pair by pair; h246, h251).
+
+        Where the two share a tier-0 switch, over their tier-0 switches only, never through a
+        scale-out switch both are wired to as well (NVL72: GPUs at one position of two
+        compute trays sit on one rail leaf, gpu0 - leaf0 - gpu4 as short as gpu0 - nvs0 -
+        gpu4, and splitting over both charged the NIC and NCCL's network latencies). NCCL
+        connects a peer by the first transport that can (src/transport.cc, selectTransport:
+        p2p, shm, then net), P2P wherever the GPUs' path is NVLink (src/graph/paths.cc,
+        ncclTopoCheckP2p: PATH_NVL within p2pLevel), an MNNVL clique's trays fused into one
+        topology (src/graph/topo.cc, ncclTopoGetSystem). A GPU whose NVLink failed shares no
+        tier-0 switch, and keeps the network.
+
+        Each switch is weighted by what it can carry on: min(the link up, the link down to
+        the destination). By the link up alone, doubling one of a GPU's plane ports sent 2/5
+        of its traffic down one 28 GB/s port of its peer (4-plane flat fabric, ring 1.59x
+        slower after the upgrade). The switches in the source's port order; the weights'
+        sum and the latency's maximum taken in that order, one switch after another, as a
+        Python loop would (the same floats to the bit)."""
+        out: list = [None] * len(a)
+        if not len(a):
+            return out
+        ptr, keys, pos, bw, lat = self._sig_ports()
+        base = self._si_sw.base
+        if self._sp_node is None:
+            tier = np.zeros(len(self._nodes))
+            swl = np.zeros(len(self._nodes))
+            nid = self._nid
+            for s, t in self.tier.items():
+                tier[nid[s]] = t
+            for s, v in self._switch_latency.items():
+                swl[nid[s]] = v
+            self._sp_node = (tier, swl)
+        tier, swl = self._sp_node
+        na, nb = ptr[a + 1] - ptr[a], ptr[b + 1] - ptr[b]
+        swap = nb < na   # look the shorter row's switches up in the longer's
+        short, long_ = np.where(swap, b, a), np.where(swap, a, b)
+        cnt = np.minimum(na, nb)
+        ends = np.cumsum(cnt)
+        chunk = route_types._MEET_CHUNK
+        lo = 0
+        while lo < len(a):   # pairs in chunks of about _MEET_CHUNK look-ups
+            hi = max(int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + chunk,
+                                         side="right")), lo + 1)
+            self._shared_chunk(out, lo, hi, short, long_, swap, cnt, ptr, keys, pos, bw,
+                               lat, base, tier, swl)
+            lo = hi
+        return out
+
+    def _shared_chunk(self, out, lo, hi, short, long_, swap, cnt, ptr, keys, pos, bw, lat,
+                      base, tier, swl) -> None:
+        """:meth:`_shared_templates` for pairs ``lo:hi``."""
+        c = cnt[lo:hi]
+        total = int(c.sum())
+        if not total:
+            return
+        pair = np.repeat(np.arange(hi - lo), c)
+        off = np.arange(total) - np.repeat(np.cumsum(c) - c, c)
+        ent = np.repeat(ptr[short[lo:hi]], c) + off
+        x = keys[ent] - short[lo:hi][pair] * base
+        want = long_[lo:hi][pair] * base + x
+        at = np.minimum(np.searchsorted(keys, want), len(keys) - 1)
+        found = keys[at] == want
+        pair, ent, at, x = pair[found], ent[found], at[found], x[found]
+        sw = swap[lo:hi][pair]
+        ea, eb = np.where(sw, at, ent), np.where(sw, ent, at)
+        t = tier[x]
+        n = hi - lo
+        low = t < 1
+        keep = low | ~(np.bincount(pair[low], minlength=n) > 0)[pair]
+        pair, ea, eb, x, t = pair[keep], ea[keep], eb[keep], x[keep], t[keep]
+        pa = pos[ea]
+        order = np.lexsort((pa, pair))
+        pair, ea, eb, x, t, pa = (v[order] for v in (pair, ea, eb, x, t, pa))
+        k = np.bincount(pair, minlength=n)
+        first = np.cumsum(k) - k
+        m = np.minimum(bw[ea], bw[eb])
+        v = lat[ea] + swl[x] + lat[eb]
+        tot, top = np.zeros(n), np.zeros(n)
+        byk = np.argsort(-k, kind="stable")
+        neg = -k[byk]
+        for col in range(int(k.max()) if n else 0):   # one switch of every pair at a time
+            rows = byk[:int(np.searchsorted(neg, -col, side="left"))]
+            idx = first[rows] + col
+            tot[rows] += m[idx]
+            vv = v[idx]
+            cur = top[rows]
+            top[rows] = np.where(vv > cur, vv, cur)
+        w = m / tot[pair]
+        so = np.bincount(pair[t >= 1], minlength=n) > 0
+        fa, fw, fb = pa.tolist(), w.tolist(), pos[eb].tolist()
+        kl, fl = k.tolist(), first.tolist()
+        top_l, so_l = top.tolist(), so.tolist()
+        for j in np.flatnonzero(k).tolist():
+            s, e = fl[j], fl[j] + kl[j]
+            out[lo + j] = (fa[s:e], fw[s:e], fb[s:e], top_l[j], so_l[j])
 
     def _search_template(self, src, dst, found, a_sig, b_sig):
         links, weights, latency, hops = found
@@ -356,13 +450,36 @@ class TemplatedRoutes:
         if self.tiered:
             self._meet(ua, ub, status, u)
         status[status == 0] = 2
-        nodes = self._nodes
-        for j in np.flatnonzero(status == 2).tolist():
-            hit = self._full_template(int(ua[j]), int(ub[j]), nodes[src[j]], nodes[dst[j]])
+        todo = np.flatnonzero(status == 2)
+        if not len(todo):
+            return u
+        # the pairs that share switches worked out at once; the templates (specs, pieces,
+        # lists) still registered pair by pair, in order
+        full, nodes = self._full, self._nodes
+        pa, pb = ua[todo].tolist(), ub[todo].tolist()
+        new = [j for j, key in enumerate(zip(pa, pb, strict=True)) if key not in full]
+        shared = self._shared_templates(ua[todo[new]], ub[todo[new]]) if new else []
+        got = dict(zip(new, shared, strict=True))
+        sl, dl = src[todo].tolist(), dst[todo].tolist()
+        hits, rows = [], []
+        for j, key in enumerate(zip(pa, pb, strict=True)):
+            if j not in got:
+                hit = full[key]
+            elif got[j] is None:
+                hit = self._full_template(key[0], key[1], nodes[sl[j]], nodes[dl[j]])
+            else:
+                fa, fw, fb, lat, so = got[j]
+                hit = full[key] = (self._add_spec(fa, fw), self._add_spec(fb, fw), 0,
+                                   lat, 2, so)
             if hit is not None:
-                (u["head"][j], u["tail"][j], u["l1"][j], u["latency"][j], u["hops"][j],
-                 u["scaleout"][j]) = hit
-                u["kind"][j] = 1
+                hits.append(hit)
+                rows.append(j)
+        if hits:
+            at = todo[rows]
+            for k, col in zip(("head", "tail", "l1", "latency", "hops", "scaleout"),
+                              zip(*hits, strict=True), strict=True):
+                u[k][at] = col
+            u["kind"][at] = 1
         return u
 
     def _meet(self, ua: np.ndarray, ub: np.ndarray, status: np.ndarray, u: dict) -> None:

@@ -284,7 +284,12 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
             int(width.min()) == self._width else 0
         self._sig_ids: dict = {}
         self._sigs: list = []
-        self._sig_maps: dict = {}   # route_templates._sig_map's
+        # route_templates._sig_ports: each signature's switches' positions and cables,
+        # aligned with _si_sw's keys; tier and switch latency by node number
+        self._sp_pos, self._sp_bw, self._sp_lat = (_Grow(np.int64), _Grow(float),
+                                                   _Grow(float))
+        self._sp_node: tuple | None = None
+        self._sp_done = 0
         # routes shared by GPUs wired alike, and the pieces they are made of
         self._top = int(max(tiers.values(), default=0))
         T = self._top + 1
@@ -299,6 +304,7 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         self._specs_one = True   # every pattern one position (fat trees, leaf-spines)
         self._lists = _Rows(-1, np.int64)
         self._spec_py: list = []
+        self._spec_ids: dict = {}  # each pattern's id, by (positions, weights)
         self._list_py: list = []
         self._add_list([])  # list 0: no pieces
         self._si_sw = _SetRows(n)   # each signature's switches (node numbers)
