@@ -213,12 +213,11 @@ def _check_fields(spec: GpuSpec) -> None:
         v = getattr(spec, name)
         if v is None and name in UNSET_FIELDS:
             continue
-        if type(v) is not (int if integer else float) or not (lo <= v <= hi or or_zero and v == 0):
+        if type(v) is not (int if integer else float) or not lo <= v <= hi:
+            # a 0 (or_zero: none) too, which validate.number stores as 0.0 (-0.0 printed '-0')
             object.__setattr__(spec, name, validate.number(
                 here, name, v, minimum=lo, maximum=hi, integer=integer, or_zero=or_zero,
                 unit=unit))
-        elif v == 0 and not integer:   # 0 (none), however written: -0.0 printed '-0'
-            object.__setattr__(spec, name, 0.0)
     for name in FLAG_FIELDS:
         validate.flag(here, name, getattr(spec, name))
     if not isinstance(spec.source, str):

@@ -228,4 +228,4 @@ def check_number(name: str, value: object, *, low: float = 0.0, high: float = ma
         lo = f"> {low:g}" if low_open else f">= {low:g}"
         hi = "" if high == math.inf else f" and <= {high:g}"
         raise UserError(f"{name} must be a finite number {lo}{hi}, got {describe(value)}")
-    return v
+    return v + 0.0   # a -0.0 allowed is 0 (printed '-0'), as compute.validate.number has it

@@ -193,7 +193,7 @@ def check_finite_positive(name: str, value: float, *, allow_zero: bool = False) 
     ok = math.isfinite(v) and (v >= 0 if allow_zero else v > 0)
     if not ok:
         raise UserError(f"{name} must be a finite number {rule}, got {describe(value)}")
-    return v
+    return v + 0.0   # a -0.0 allowed is 0 (printed '-0'), as compute.validate.number has it
 
 
 def parse_quantity(text: str | float, units: dict[str, float], what: str, *,
@@ -219,7 +219,7 @@ def parse_quantity(text: str | float, units: dict[str, float], what: str, *,
     if not ok:
         raise UserError(f"{what} must be a finite number {'>= 0' if allow_zero else '> 0'}, "
                         f"got {describe(text)}")
-    return value
+    return value + 0.0   # '-0us' allowed is 0 (printed '-0'), as compute.validate.number has it
 
 
 #: Largest message size taken (bytes): 1 PiB (2**50), the largest unit a size takes. A message
@@ -479,4 +479,4 @@ def parse_in_unit(text: str, unit: str, what: str, example: str = "") -> float:
     value = scaled(number, units[suffix])
     if not (math.isfinite(value) and value >= 0):
         raise UserError(f"{what} value {describe(text)} must be a finite number >= 0")
-    return value
+    return value + 0.0   # '-0USD/kWh' is 0 (printed '-0'), as compute.validate.number has it

@@ -223,7 +223,9 @@ def number(where: str, key: str, value: object, *, minimum: float, maximum: floa
 def number(where: str, key: str, value: object, *, minimum: float, maximum: float,
            integer: bool = False, or_zero: bool = False, unit: str = "") -> int | float:
     """``value`` if it is a number in ``[minimum, maximum]`` (or exactly 0 with
-    ``or_zero``): an ``int`` when ``integer`` (floats refused), else a ``float``.
+    ``or_zero``): an ``int`` when ``integer`` (floats refused), else a ``float``, a zero as
+    ``0.0`` (a ``-0.0`` where zero is allowed is 0: it printed ``-0``; where zero is
+    refused, the message shows it as typed).
 
     Booleans, strings, lists, tables, NaN and infinities are refused, and so are integers of
     any size outside the range (compared exactly, never converted first).
@@ -235,6 +237,8 @@ def number(where: str, key: str, value: object, *, minimum: float, maximum: floa
     ...
     compute.errors.UserError: f.json: scale must be a number from 0 to 10, got inf
     >>> number("f.json", "fp8", 0, minimum=1, maximum=10, or_zero=True)
+    0.0
+    >>> number("f.json", "fp8", -0.0, minimum=1, maximum=10, or_zero=True)
     0.0
     """
     kind = "a whole number" if integer else "a number"
@@ -254,7 +258,8 @@ def number(where: str, key: str, value: object, *, minimum: float, maximum: floa
         inside = math.isfinite(value) and (value == 0 and or_zero or minimum <= value <= maximum)
     if not inside:
         raise UserError(f"{_prefix(where)}{key} must be {kind} {allowed}, got {describe(value)}")
-    return int(value) if integer else float(value)
+    # 0, however written: -0.0 (a file's '-0.0', a '-0' on the command line) printed '-0'
+    return int(value) if integer else float(value) + 0.0
 
 
 def flag(where: str, key: str, value: object) -> bool:

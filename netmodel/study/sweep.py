@@ -205,7 +205,7 @@ def _value(text: str, unit: str, what: str) -> float:
         raise UserError(f"{what} value {text!r} is not a number") from None
     if not (math.isfinite(v) and v >= 0):
         raise UserError(f"{what} value {text!r} must be a finite number >= 0")
-    return v
+    return v + 0.0   # '-0' is 0 (the column printed '-0'), as compute.validate.number has it
 
 
 def _cost_value(text: str, what: str) -> float:
