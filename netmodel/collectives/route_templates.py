@@ -188,7 +188,7 @@ class TemplatedRoutes:
     def _add_spec(self, positions, weights) -> int:
         """A first- or last-hop pattern: positions in a signature and traffic shares; its
         id, the same for the same pattern (every GPU of its own signature, one GPU on 4,000
-        NVSwitches: a 256-GPU all-to-all's 130,306 patterns were 3 distinct ones; h251)."""
+        NVSwitches: a 256-GPU all-to-all's 130,306 patterns were 257 distinct ones; h251)."""
         pos, w = list(positions), [float(x) for x in weights]
         key = (tuple(pos), tuple(w))
         sid = self._spec_ids.get(key)
@@ -200,6 +200,27 @@ class TemplatedRoutes:
             self._specs_one = False
         sid = self._spec_ids[key] = self._specs_pos.add(pos)
         return sid
+
+    def _add_specs(self, count: np.ndarray, pos: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """:meth:`_add_spec` of patterns ``r``, each ``count[r]`` positions and weights in
+        turn of the flat ``pos`` and ``w``; their ids (-1 where ``count[r]`` is 0). Patterns
+        of one position (most) with numpy, each distinct one looked up once."""
+        ids = np.full(len(count), -1, dtype=np.int64)
+        first = np.cumsum(count) - count
+        one = np.flatnonzero(count == 1)
+        if len(one):
+            p1, w1 = pos[first[one]], w[first[one]]
+            key = np.stack([p1, w1.view(np.int64)], axis=1)
+            _, at, inv = np.unique(key, axis=0, return_index=True, return_inverse=True)
+            got = np.array([self._add_spec([p], [x]) for p, x in
+                            zip(p1[at].tolist(), w1[at].tolist(), strict=True)],
+                           dtype=np.int64)
+            ids[one] = got[inv.ravel()]
+        pl, wl = pos.tolist(), w.tolist()
+        for r in np.flatnonzero(count > 1).tolist():
+            f, e = int(first[r]), int(first[r] + count[r])
+            ids[r] = self._add_spec(pl[f:e], wl[f:e])
+        return ids
 
     def _add_piece(self, links: np.ndarray, weights: np.ndarray) -> int:
         """Register the links and weights of part of a route; returns the piece id."""
@@ -292,10 +313,12 @@ class TemplatedRoutes:
             self._sp_done = len(self._sigs)
         return ptr, keys, self._sp_pos.a, self._sp_bw.a, self._sp_lat.a
 
-    def _shared_templates(self, a: np.ndarray, b: np.ndarray) -> list:
-        """For signature pairs ``a[j] -> b[j]``: the two-hop route through the switches both
-        are wired to, ``(head positions, weights, tail positions, latency, scaleout)``, or
-        None where they share none. With numpy over all pairs at once: each switch of the
+    def _shared_templates(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, ...]:
+        """For signature pairs ``a[j] -> b[j]``: the two-hop routes through the switches both
+        are wired to, ``(count, head positions, weights, tail positions, latency,
+        scaleout)``: pair ``j``'s ``count[j]`` switches (0 where they share none) at
+        ``first[j]:first[j] + count[j]`` of the flat positions and weights, ``first`` the
+        counts' cumulative sum less the count; latency and scaleout one a pair. With numpy over all pairs at once: each switch of the
         shorter signature looked up among the longer's (one GPU on 4,000 NVSwitches: a
         256-GPU all-to-all's 65,153 pairs took 1.1 s pair by pair; h246, h251).
 
@@ -315,9 +338,6 @@ class TemplatedRoutes:
         slower after the upgrade). The switches in the source's port order; the weights'
         sum and the latency's maximum taken in that order, one switch after another, as a
         Python loop would (the same floats to the bit)."""
-        out: list = [None] * len(a)
-        if not len(a):
-            return out
         ptr, keys, pos, bw, lat = self._sig_ports()
         base = self._si_sw.base
         if self._sp_node is None:
@@ -336,29 +356,30 @@ class TemplatedRoutes:
         cnt = np.minimum(na, nb)
         ends = np.cumsum(cnt)
         chunk = route_types._MEET_CHUNK
-        lo = 0
+        lo, parts = 0, []
         while lo < len(a):   # pairs in chunks of about _MEET_CHUNK look-ups
             hi = max(int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + chunk,
                                          side="right")), lo + 1)
-            self._shared_chunk(out, lo, hi, short, long_, swap, cnt, ptr, keys, pos, bw,
-                               lat, base, tier, swl)
+            parts.append(self._shared_chunk(lo, hi, short, long_, swap, cnt, ptr, keys, pos,
+                                            bw, lat, base, tier, swl))
             lo = hi
-        return out
+        if not parts:
+            return (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0),
+                    np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=bool))
+        return tuple(np.concatenate(x) for x in zip(*parts, strict=True))
 
-    def _shared_chunk(self, out, lo, hi, short, long_, swap, cnt, ptr, keys, pos, bw, lat,
-                      base, tier, swl) -> None:
+    def _shared_chunk(self, lo, hi, short, long_, swap, cnt, ptr, keys, pos, bw, lat,
+                      base, tier, swl) -> tuple[np.ndarray, ...]:
         """:meth:`_shared_templates` for pairs ``lo:hi``."""
         c = cnt[lo:hi]
         total = int(c.sum())
-        if not total:
-            return
         pair = np.repeat(np.arange(hi - lo), c)
         off = np.arange(total) - np.repeat(np.cumsum(c) - c, c)
         ent = np.repeat(ptr[short[lo:hi]], c) + off
         x = keys[ent] - short[lo:hi][pair] * base
         want = long_[lo:hi][pair] * base + x
-        at = np.minimum(np.searchsorted(keys, want), len(keys) - 1)
-        found = keys[at] == want
+        at = np.minimum(np.searchsorted(keys, want), max(len(keys) - 1, 0))
+        found = keys[at] == want if total else np.zeros(0, dtype=bool)
         pair, ent, at, x = pair[found], ent[found], at[found], x[found]
         sw = swap[lo:hi][pair]
         ea, eb = np.where(sw, at, ent), np.where(sw, ent, at)
@@ -386,12 +407,7 @@ class TemplatedRoutes:
             top[rows] = np.where(vv > cur, vv, cur)
         w = m / tot[pair]
         so = np.bincount(pair[t >= 1], minlength=n) > 0
-        fa, fw, fb = pa.tolist(), w.tolist(), pos[eb].tolist()
-        kl, fl = k.tolist(), first.tolist()
-        top_l, so_l = top.tolist(), so.tolist()
-        for j in np.flatnonzero(k).tolist():
-            s, e = fl[j], fl[j] + kl[j]
-            out[lo + j] = (fa[s:e], fw[s:e], fb[s:e], top_l[j], so_l[j])
+        return k, pa, w, pos[eb], top, so
 
     def _search_template(self, src, dst, found, a_sig, b_sig):
         links, weights, latency, hops = found
@@ -453,29 +469,28 @@ class TemplatedRoutes:
         todo = np.flatnonzero(status == 2)
         if not len(todo):
             return u
-        # the pairs that share switches worked out at once; the templates (specs, pieces,
-        # lists) still registered pair by pair, in order
-        full, nodes = self._full, self._nodes
-        pa, pb = ua[todo].tolist(), ub[todo].tolist()
-        new = [j for j, key in enumerate(zip(pa, pb, strict=True)) if key not in full]
-        shared = self._shared_templates(ua[todo[new]], ub[todo[new]]) if new else []
-        got = dict(zip(new, shared, strict=True))
-        sl, dl = src[todo].tolist(), dst[todo].tolist()
+        # the pairs that share switches, all at once (their patterns kept once each, so
+        # working a pair out again adds none)
+        count, fa, fw, fb, lat, so = self._shared_templates(ua[todo], ub[todo])
+        on = count > 0
+        at = todo[on]
+        u["head"][at] = self._add_specs(count, fa, fw)[on]
+        u["tail"][at] = self._add_specs(count, fb, fw)[on]
+        u["latency"][at] = lat[on]
+        u["hops"][at] = 2
+        u["scaleout"][at] = so[on]
+        u["kind"][at] = 1
+        # the others searched, pair by pair
+        nodes, todo = self._nodes, todo[~on]
         hits, rows = [], []
-        for j, key in enumerate(zip(pa, pb, strict=True)):
-            if j not in got:
-                hit = full[key]
-            elif got[j] is None:
-                hit = self._full_template(key[0], key[1], nodes[sl[j]], nodes[dl[j]])
-            else:
-                fa, fw, fb, lat, so = got[j]
-                hit = full[key] = (self._add_spec(fa, fw), self._add_spec(fb, fw), 0,
-                                   lat, 2, so)
+        for j, x, y, s, d in zip(todo.tolist(), ua[todo].tolist(), ub[todo].tolist(),
+                                 src[todo].tolist(), dst[todo].tolist(), strict=True):
+            hit = self._full_template(x, y, nodes[s], nodes[d])
             if hit is not None:
                 hits.append(hit)
                 rows.append(j)
         if hits:
-            at = todo[rows]
+            at = np.array(rows, dtype=np.int64)
             for k, col in zip(("head", "tail", "l1", "latency", "hops", "scaleout"),
                               zip(*hits, strict=True), strict=True):
                 u[k][at] = col

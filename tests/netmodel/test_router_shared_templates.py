@@ -71,16 +71,21 @@ def test_shared_templates_match_a_loop_over_dicts(monkeypatch):
                                          w[4]) for w in want]
         for chunk in (rt._MEET_CHUNK, 5):
             monkeypatch.setattr(rt, "_MEET_CHUNK", chunk)
-            got = r._shared_templates(a, b)
-            assert [None if w is None else (w[0], [v.hex() for v in w[1]], w[2], w[3].hex(),
-                                            w[4]) for w in got] == hexed
+            count, fa, fw, fb, lat, so = r._shared_templates(a, b)
+            first = (np.cumsum(count) - count).tolist()
+            got = [None if not c else (fa[f:f + c].tolist(), [v.hex() for v in
+                                                               fw[f:f + c].tolist()],
+                                       fb[f:f + c].tolist(), float(x).hex(), bool(o))
+                   for c, f, x, o in zip(count.tolist(), first, lat, so, strict=True)]
+            assert got == hexed
     assert min(seen.values()) > 0, seen
 
 
 def test_each_pattern_is_kept_once():
     """Direct all-to-all of gpu0-gpu63, 1 MiB, on the 600-GPU hub of test_rows_meet (every
     GPU its own signature, 64 x 64 pairs of them learned): no first- or last-hop pattern is
-    kept twice (8,002 kept before h251, one a pair's head and tail; 65 distinct), and the
+    kept twice (8,002 kept before h251, one a pair's head and tail; 65 distinct), none kept
+    for a pair that shares switches (its route worked out again adds no pattern), and the
     time is the one before to the bit."""
     from .test_rows_meet import _hub
 
@@ -92,3 +97,4 @@ def test_each_pattern_is_kept_once():
     assert len(set(keys)) == len(keys)
     assert len(keys) == r._specs_pos.n == r._specs_w.n == len(r._spec_ids)
     assert len(keys) < 200
+    assert not r._full   # every pair shares leaf0
