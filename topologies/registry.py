@@ -492,9 +492,10 @@ def _convert(builder_name: str, pname: str, text: str, param: inspect.Parameter)
             raise UserError(f"{what} must be an integer, got {describe(text)}") from None
     if base is float:
         try:
-            return float(text)
+            value = float(text)
         except ValueError:
             raise UserError(f"{what} must be a number, got {describe(text)}") from None
+        return 0.0 if value == 0 else value   # a typed -0 is zero, as every number read
     return text
 
 
