@@ -136,22 +136,13 @@ def _coupled(kinds: Sequence[Kind], n_groups: int) -> list[tuple[int, ...]]:
     """The slots (groups) whose pools one failure asks together (a failure over several
     groups, an instance spanning them: :attr:`Kind.follows`), joined where failures link
     them; each set of two or more, in order."""
-    parent = list(range(n_groups))
+    from networkx.utils import UnionFind
 
-    def root(g: int) -> int:
-        while parent[g] != g:
-            g = parent[g]
-        return g
-
+    joined = UnionFind(range(n_groups))
     for fam in _families(kinds):
-        slots = sorted({kinds[k].group for k in fam if kinds[k].group >= 0
-                        and kinds[k].units > 0})
-        for g in slots[1:]:
-            parent[root(g)] = root(slots[0])
-    comps: dict = {}
-    for g in range(n_groups):
-        comps.setdefault(root(g), []).append(g)
-    return [tuple(c) for c in comps.values() if len(c) > 1]
+        joined.union(*{kinds[k].group for k in fam if kinds[k].group >= 0
+                       and kinds[k].units > 0})
+    return sorted(tuple(sorted(c)) for c in joined.to_sets() if len(c) > 1)
 
 
 def _granted(caps, used, asks) -> list[bool]:
