@@ -153,7 +153,7 @@ def test_small_message_latency_floor(reference_dir):
 
 def test_the_cited_data_names_its_sources():
     rows = _rows(PUBLISHED)
-    assert len({r["case"] for r in rows}) == 42
+    assert len({r["case"] for r in rows}) == 48
     for r in rows:
         assert r["source"] and float(r["busbw_GBps"]) > 0 and int(r["bytes"]) > 0
         assert r["target"] in ("yes", "no") and (r["target"] == "yes" or r["note"] or
@@ -636,3 +636,25 @@ def test_cited_runs_name_their_launch():
             assert g == r["gpus"], case
         else:
             assert g == "", case
+
+
+# ------------------------------------------------------------------ held out: EFA and TCPXO
+
+
+def test_efa_and_tcpxo_clouds_known_gap():
+    # Held out (h254): 2-32 p5.48xlarge (EFA, 400 Gb/s a GPU, AWS's tuner plugin choosing the
+    # algorithm) and 2 GCP A3 Mega (GPUDirect-TCPXO, 200 Gb/s a GPU), nothing fitted. At 8 GiB
+    # the model is within 3-15% of every run; below 1-4 GiB it is always above, up to 2.4x on
+    # TCPXO (a ~1 ms fixed cost from 1 to 8 GiB that the model's InfiniBand alpha lacks) and
+    # 1.5-2.0x on 4-32 EFA nodes at 32 MiB-1 GiB, where the tuner's flat spans (4 and 8
+    # nodes: 272-280 GB/s from 512 MiB to 1-2 GiB) are not NCCL's choice. Not claimed met.
+    for case, big in (("h100-a3mega-2x8", 0.12), ("h100-p5-2x8-efa", 0.11),
+                      ("h100-p5-4x8-efa", 0.05), ("h100-p5-8x8-efa", 0.05),
+                      ("h100-p5-16x8-efa", 0.05), ("h100-p5-32x8-efa", 0.16)):
+        sizes, ratio = _ratio_cited(case)
+        assert sizes[-1] == 8 * 2 ** 30 and np.all(ratio[sizes >= 2 ** 30] > 1.0), (case, ratio)
+        assert abs(ratio[-1] - 1) < big, (case, ratio)
+    sizes, ratio = _ratio_cited("h100-a3mega-2x8")
+    assert 1.6 < ratio[sizes == 64 * MIB][0] < 1.75, ratio  # 166 GB/s against 99.74
+    sizes, ratio = _ratio_cited("h100-p5-32x8-efa")
+    assert 1.9 < ratio[sizes == 512 * MIB][0] < 2.05, ratio  # NVLSTree 310 against 156.83
