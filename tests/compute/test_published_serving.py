@@ -2,9 +2,10 @@
 measured serving latency, and its throughput above every published throughput.
 
 The measurements are ``tests/compute/data/published_serving.csv`` (NVIDIA NIM on 2x H100,
-vLLM on H100, H200 and A100, TensorRT-LLM on A100, 8x H200 and B200; Llama-3/3.1/3.3 8B,
-70B, 405B, Mixtral-8x7B and gpt-oss-120b in bf16, fp8, int8, MXFP4 and NVFP4), each converted to a prefill, a decode
-step or a maximum-load throughput as its header says, one source per row. Rows the header
+vLLM on H100, H200 and A100, TensorRT-LLM on A100, H100, H200 (1, 2 and 8 GPUs) and B200;
+Llama-3/3.1/3.3 8B, 70B, 405B, Mixtral-8x7B, gpt-oss-20b and gpt-oss-120b in bf16, fp8, int8,
+MXFP4 and NVFP4), each converted to a prefill, a decode step or a maximum-load throughput as
+its header says, one source per row. Rows the header
 excludes (queueing: the batch in flight is not published; speculative decoding: one step
 may emit several tokens) are not asserted on, but must say why.
 
@@ -32,6 +33,15 @@ Hand values (closed forms, not runs):
   201088 x 2880 bf16; the KV cache (bf16, 8 heads of 64) of 1024 tokens in the 18 full
   layers but only the 128-token window in the 18 sliding ones: 10.54 GB over 3.35 TB/s =
   3.15 ms, 1,271 tokens/s; measured peak 511.
+- ``trt10-l31-8b-h100-tp1-128-4096``: Llama-3.1-8B ModelOpt FP8 on one H100-SXM at maximum
+  load, 128 input and 4096 output tokens. At the roofline's batch each output token's decode
+  step reads the sequence's fp8 KV cache at the mean context 128 + 2048: 2176 x 32 layers x
+  2 x 8 heads x 128 x 1 byte = 142.6 MB, 42.57 us at 3.35 TB/s; its weight GEMMs, 2 x
+  6,979,321,856 FLOPs (32 layers of 218,103,808 weights, as for ``ib-l31-8b-c1``) at the fp8
+  peak 1978.9 TFLOP/s, 7.054 us; the bf16 LM head, 2 x 4096 x 128256 FLOPs at 989.4 TFLOP/s,
+  1.062 us: 50.69 us a token (attention's FLOPs hide under its KV read). The prefill of 128
+  tokens adds 128 x 7.054 us = 0.90 ms a sequence against 4096 x 50.69 us = 207.6 ms:
+  19,650 tokens/s; measured 14,325.
 """
 
 from __future__ import annotations
@@ -119,7 +129,7 @@ def test_the_data_file_is_well_formed():
     # several GPUs, engines and models, not one system
     assert {r["gpu"] for r in USED} == {"H100-SXM", "A100-SXM-80GB", "H200-SXM", "B200-HGX"}
     assert {r["model"] for r in USED} == {"Llama-3-8B", "Llama-3-70B", "Llama-3.1-405B",
-                                          "Mixtral-8x7B", "gpt-oss-120b"}
+                                          "Mixtral-8x7B", "gpt-oss-20b", "gpt-oss-120b"}
 
 
 @pytest.mark.parametrize("row", USED, ids=[r["id"] for r in USED])
@@ -128,12 +138,15 @@ def test_the_roofline_stays_on_the_safe_side_of_every_measurement(row):
 
 
 def test_the_margins_are_those_reported():
-    """Measured 2026-12: margins 1.45x (Llama-3.1-405B ModelOpt FP8 on 8 H200 at 2048 / 128,
-    and Llama-3.1-8B vLLM decode at batch 1 on H100) to 3.31x (Llama-3.3-70B fp8 TP 2 at
-    batch 50). A lower bound that is 10x below every measurement would be useless; one that
-    is within 10% of a measurement is suspect."""
+    """Measured 2026-12: margins 1.32x (Llama-3.1-8B FP8 on one H200 in TensorRT-LLM 1.0 at
+    20000 / 2000 tokens: the KV-cache reads of long contexts, which the engine streams near
+    the HBM rate) to 5.43x (gpt-oss-120b on one H200 in TensorRT-LLM at 1024 / 8192, whose
+    Hopper runs take the Triton MoE backend; the other engines and models stay under 3.4x).
+    A lower bound that is 10x below every measurement would be useless; one that is within
+    10% of a measurement is suspect."""
     margins = [margin(r) for r in USED]
-    assert 1.3 < min(margins) and max(margins) < 4.0
+    assert 1.3 < min(margins) and max(margins) < 6.0
+    assert max(margin(r) for r in USED if not r["model"].startswith("gpt-oss")) < 3.4
 
 
 def test_llama_8b_decode_is_its_weights_over_the_hbm_bandwidth():
@@ -187,3 +200,15 @@ def test_gpt_oss_decode_reads_the_touched_experts_and_the_window():
     total = layers * (touched * expert + attention + router + norms) + 201088 * h * 2 + kv
     assert total == pytest.approx(10.54e9, rel=2e-3)
     assert roofline(row) == pytest.approx(4 / (total / 3.35e12), rel=5e-3)   # 1,271 tok/s
+
+
+def test_llama_8b_long_output_throughput_is_its_kv_cache_reads():
+    row = by_id("trt10-l31-8b-h100-tp1-128-4096")
+    kv = (128 + 2048) * 32 * 2 * 8 * 128 * 1                  # bytes a sequence, fp8
+    assert kv == 142_606_336
+    gemm_flops = 2 * 32 * (2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336)
+    per_token = kv / 3.35e12 + gemm_flops / 1978.9e12 + 2 * 4096 * 128256 / 989.4e12
+    assert per_token == pytest.approx(50.69e-6, rel=1e-3)
+    prefill = 128 * gemm_flops / 1978.9e12                     # a sequence's 128 tokens
+    assert roofline(row) == pytest.approx(4096 / (prefill + 4096 * per_token), rel=1e-2)
+    assert roofline(row) > float(row["measured"])              # 19,572 against 14,325
