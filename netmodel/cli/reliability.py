@@ -135,25 +135,47 @@ def shown_text(text) -> str:
         f"{str(text)[:20]!r}... ({len(str(text)):,} characters)"
 
 
-def _gpus(text):
+def _gpus(cluster_text, gpus_text, scenario: str = "NAME"):
+    """The cluster size of ``--cluster-gpus N`` or its older spelling ``--gpus N`` (kept
+    working: elsewhere in the CLI ``--gpus`` names GPUs, so the help shows the new one);
+    the errors name the spelling typed."""
     import re
 
     from compute.errors import UserError
 
+    if cluster_text is not None and gpus_text is not None:
+        raise UserError(f"--cluster-gpus {shown_text(cluster_text)} and --gpus "
+                        f"{shown_text(gpus_text)} both set the cluster size; give one")
+    flag, text = ("--cluster-gpus", cluster_text) if gpus_text is None else ("--gpus", gpus_text)
     if text is None:
         return None
     t = str(text).strip()
     # thousands grouped by commas (131,072) or underscores; '3,2' read as 32 before
     if not re.fullmatch(r"\d{1,3}(?:,\d{3})+|\d+(?:_\d+)*", t):
-        raise UserError(f"--gpus {shown_text(text)} must be a whole number of GPUs (digits, "
-                        f"thousands grouped by commas or underscores: 131,072)")
+        raise UserError(f"{flag} {shown_text(text)} must be a whole number of GPUs (digits, "
+                        f"thousands grouped by commas or underscores: 131,072)"
+                        + _gpu_name_hint(t, scenario))
     digits = t.replace(",", "").replace("_", "")
     if len(digits.lstrip("0")) > 18:   # int() refuses past 4,300 digits with Python's advice
         from netmodel.study.reliability_cluster import MAX_GPUS
 
-        raise UserError(f"--gpus {shown_text(text)} exceeds the largest cluster modelled "
+        raise UserError(f"{flag} {shown_text(text)} exceeds the largest cluster modelled "
                         f"({MAX_GPUS:,} GPUs)")
     return int(digits)
+
+
+def _gpu_name_hint(text: str, scenario: str) -> str:
+    """Where a cluster size was given GPU names (compare's and sweep's ``--gpus`` take
+    them), how these commands take a GPU instead: in the scenario."""
+    from compute.hardware import catalog
+
+    names = [n.strip() for n in text.split(",")]
+    if not any(n in catalog() for n in names):
+        return ""
+    base = scenario.split("@")[0] if "@" in scenario or scenario.isidentifier() or \
+        all(c.isalnum() or c in "-_" for c in scenario) else "NAME"
+    return (f"; it is the cluster size here: run on {names[0]} with "
+            f"--scenario {base}@{names[0]}")
 
 
 def _phase(text: str) -> str:
@@ -168,9 +190,11 @@ _common = [
     click.option("--model", "model", required=True, metavar="NAME|FILE", cls=RegistryHelp,
                  help_from=lambda: f"The model: {model_help()}."),
     phase_option(default="decode", takes="one"),
-    click.option("--gpus", "gpus_text", default=None, metavar="N",
-                 help="Cluster size: a multiple of the scenario's fabric (copies of it), up "
-                 "to 131,072 (default: one copy)."),
+    click.option("--cluster-gpus", "cluster_gpus_text", default=None, metavar="N",
+                 help="Cluster size in GPUs: a multiple of the scenario's fabric (copies of "
+                 "it), up to 131,072 (default: one copy; also --gpus N). The GPU itself is "
+                 "the scenario's: NAME@GPU."),
+    click.option("--gpus", "gpus_text", default=None, metavar="N", hidden=True),
     click.option("--area-share", type=float, default=None, metavar="X",
                  help="Share of the GPU failure rate that grows with silicon area "
                  "(default 0.638; plausible 0.362-0.914)."),
@@ -211,7 +235,8 @@ def _placement(text: str) -> str:
 @click.option("--spare-placement", "placement", default="pod", show_default=True,
               metavar="group|pod|global", help="Where the hot spare of the recovery "
               "column sits.")
-def blast_radius(scenario: str, model: str, phase: str, gpus_text: str | None,
+def blast_radius(scenario: str, model: str, phase: str,
+                 cluster_gpus_text: str | None, gpus_text: str | None,
                  area_share: float | None, repair: str, rates: tuple[str, ...],
                  repair_times: tuple[str, ...], detection: str | None, warmup: str | None,
                  load_from: str | None, load_bandwidth: str | None, ttft: str, tbt: str,
@@ -231,7 +256,7 @@ def blast_radius(scenario: str, model: str, phase: str, gpus_text: str | None,
         check_folder_path(out_dir)
     from netmodel.cli.resolve import _whole
 
-    phase, gpus, limit = _phase(phase), _gpus(gpus_text), _whole("--max-batch", max_batch)
+    phase, gpus, limit = _phase(phase), _gpus(cluster_gpus_text, gpus_text, scenario), _whole("--max-batch", max_batch)
     result = run(scenario, model, phase, gpus=gpus, slo=_settings(ttft, tbt, phase),
                  catalog_=cat, placement=placement, parallelism=parallelism, max_batch=limit)
     _report(result, blast_files, out_dir, no_plot, as_json, rates, repair_times)
@@ -253,7 +278,8 @@ def blast_radius(scenario: str, model: str, phase: str, gpus_text: str | None,
 @click.option("--threshold", default="99%", show_default=True, metavar="SHARE",
               help="Capacity threshold for the time-below figure (99% or 0.99).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr.")
-def availability(scenario: str, model: str, phase: str, gpus_text: str | None,
+def availability(scenario: str, model: str, phase: str,
+                 cluster_gpus_text: str | None, gpus_text: str | None,
                  area_share: float | None, repair: str, rates: tuple[str, ...],
                  repair_times: tuple[str, ...], detection: str | None, warmup: str | None,
                  load_from: str | None, load_bandwidth: str | None, ttft: str, tbt: str,
@@ -278,7 +304,7 @@ def availability(scenario: str, model: str, phase: str, gpus_text: str | None,
     share = _share(threshold)
     if out_dir is not None:
         check_folder_path(out_dir)
-    phase, gpus, limit = _phase(phase), _gpus(gpus_text), _whole("--max-batch", max_batch)
+    phase, gpus, limit = _phase(phase), _gpus(cluster_gpus_text, gpus_text, scenario), _whole("--max-batch", max_batch)
     slo = _settings(ttft, tbt, phase)
     with Progress(n_trials, "availability", quiet=quiet) as bar:
         result = run(scenario, model, phase, gpus=gpus, spares=spares,
