@@ -29,10 +29,15 @@ HF_ALIASES: dict[str, tuple[str, ...]] = {
     "layers": ("num_hidden_layers", "n_layer", "num_layers", "n_layers"),
     "hidden": ("hidden_size", "n_embd", "n_embed", "d_model"),
     "heads": ("num_attention_heads", "n_head", "n_heads"),
-    "kv_heads": ("num_key_value_heads", "num_kv_heads", "n_head_kv", "kv_n_heads"),
-    "head_dim": ("head_dim", "attention_head_dim"),     # Hunyuan: attention_head_dim
+    # ChatGLM / GLM-4 (chatglm): multi_query_group_num, read only with multi_query_attention
+    "kv_heads": ("num_key_value_heads", "num_kv_heads", "n_head_kv", "kv_n_heads",
+                 "multi_query_group_num"),
+    # Hunyuan: attention_head_dim; ChatGLM: kv_channels (its heads' width, Q's too)
+    "head_dim": ("head_dim", "attention_head_dim", "kv_channels"),
     "ffn": ("intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim"),  # dense MLP
-    "vocab": ("vocab_size", "padded_vocab_size"),
+    # the embedding's rows: ChatGLM builds its embedding and output layer padded_vocab_size
+    # wide, whatever vocab_size says
+    "vocab": ("padded_vocab_size", "vocab_size"),
     "max_context": ("max_position_embeddings", "n_positions", "n_ctx", "seq_length",
                     "max_seq_len"),
     "learned_positions": ("n_positions",),               # only families with learned positions
@@ -65,8 +70,10 @@ HF_ALIASES: dict[str, tuple[str, ...]] = {
     "qk_nope_head_dim": ("qk_nope_head_dim",),
     "qk_rope_head_dim": ("qk_rope_head_dim",),
     "v_head_dim": ("v_head_dim",),
-    "bias": ("bias",),                                  # Falcon: every linear layer
-    "attention_bias": ("attention_bias",),              # Llama family: Q, K, V (and O)
+    # Falcon: bias; StarCoder2: use_bias; ChatGLM: add_bias_linear: every linear layer
+    "bias": ("bias", "use_bias", "add_bias_linear"),
+    # Llama family: Q, K, V (and O); ChatGLM: add_qkv_bias (its fused Q, K, V)
+    "attention_bias": ("attention_bias", "add_qkv_bias"),
     "sliding_window": ("sliding_window",),              # tokens a windowed layer attends to
     "window_pattern": ("sliding_window_pattern", "_sliding_window_pattern"),  # Gemma-3
     "max_window_layers": ("max_window_layers",),        # Qwen2: the first ones are full
@@ -150,6 +157,17 @@ HF_FAMILIES: dict[str, dict] = {
     # moe_intermediate_size wide, moe_num_shared_experts shared ones as wide, MoE on the
     # layers from moe_layer_start_index to moe_layer_end_index (null: the last)
     "ernie4_5": {}, "ernie4_5_moe": {},
+    # ChatGLM2/3 and GLM-4 (THUDM's chatglm code, model_type chatglm): SwiGLU (dense_h_to_4h
+    # is 2 x ffn_hidden_size wide, gate and up, whatever the config's activation); Q of
+    # num_attention_heads x kv_channels, K and V of multi_query_group_num x kv_channels when
+    # multi_query_attention is true (ChatGLMConfig's default false: as many as Q's);
+    # RMSNorm unless its rmsnorm key is false; a separate output_layer
+    "chatglm": dict(chatglm=True),
+    # StarCoder2 (HF transformers models/starcoder2): a GELU MLP (c_fc, c_proj), LayerNorms
+    # with bias, biases on every linear layer unless use_bias is false; Starcoder2Config
+    # leaves tie_word_embeddings to PretrainedConfig's default, true (starcoder2-3b and -7b
+    # omit the key, starcoder2-15b says false)
+    "starcoder2": dict(gated_mlp=False, norm="layernorm", bias=True, tied_embeddings=True),
 }
 #: Model types whose layers are not the decoder-only attention + MLP blocks netmodel
 #: models (what each is instead): refused with one line rather than read Llama-style.
@@ -169,6 +187,11 @@ HF_UNMODELLED: dict[str, str] = {
                      "pegasus", "marian", "whisper", "encoder-decoder", "t5gemma"),
                     "an encoder-decoder model"),
     "mpt": "a model whose shape is in nested attn_config / ffn_config tables, not read",
+    # Phi-3-small (microsoft/Phi-3-small-*, remote code Phi3SmallForCausalLM):
+    # block-sparse attention (local blocks and vertical strides) on all layers but every
+    # dense_attention_every_n_layers-th, a GEGELU MLP ff_intermediate_size wide, muP scales
+    "phi3small": "a model with block-sparse attention on all layers but every "
+                 "dense_attention_every_n_layers-th (blocksparse_* keys)",
     # DeepSeek-V3.2-Exp, GLM-5: a lightning indexer (its own projections and a key cache of
     # index_head_dim per token and layer) picks index_topk tokens each query attends to
     **dict.fromkeys(("deepseek_v32", "glm_moe_dsa"),
@@ -186,7 +209,7 @@ HF_UNMODELLED: dict[str, str] = {
 _UNMODELLED_KEYS = ("ssm_", "mamba_", "linear_", "attn_type_list", "hybrid_override_pattern",
                     "layers_block_type", "attn_layer_period", "block_types", "ffn_config",
                     "attn_config", "index_topk", "num_kv_shared_layers", "altup_num_inputs",
-                    "use_cla")
+                    "use_cla", "blocksparse_", "dense_attention_every_n_layers")
 _FAMILY_ALIASES = {"refinedweb": "falcon", "refinedwebmodel": "falcon", "rw": "falcon"}
 # Other model types whose MLP is gated (SwiGLU / GeGLU), read Llama-style.
 _GATED_TYPES = {"qwen3", "qwen3_moe", "phi3", "olmo", "olmo2", "olmoe",
@@ -207,7 +230,7 @@ _HF_DTYPES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": 
 _BASE_FAMILY = dict(gated_mlp=True, norm="rmsnorm", bias=False, qkv_bias=False,
                     tied_embeddings=False, learned_positions=False, embedding_norm=False,
                     shared_expert_gate=False, window="all", window_every=6, llama4=False,
-                    config_defaults={})
+                    chatglm=False, config_defaults={})
 #: Entries of a config.json's ``layer_types`` the reader models (HF transformers' names).
 _LAYER_TYPES = ("full_attention", "sliding_attention")
 #: ... and of Llama-4's, whose local layers are chunked.
@@ -604,6 +627,21 @@ def _uniform_per_layer(cfg: dict, where: str) -> dict:
     return out
 
 
+def _chatglm_layout(c: _Config, heads: int, fam: dict) -> tuple[int, dict]:
+    """ChatGLM's KV heads and norm: ``multi_query_group_num`` KV heads when
+    ``multi_query_attention`` is true, else one per query head (ChatGLMConfig's defaults:
+    false, 1 group; THUDM's SelfAttention builds K and V of ``kv_channels`` x that many);
+    an RMSNorm unless ``rmsnorm`` is false (then a LayerNorm)."""
+    mq = c.cfg.get("multi_query_attention")
+    mq = False if mq is None else validate.flag(c.where, "multi_query_attention", mq)
+    kv_heads = c.count("kv_heads", default=1) if mq else heads
+    if c.key("kv_heads") not in (None, "multi_query_group_num"):
+        kv_heads = c.count("kv_heads")    # a num_key_value_heads of its own decides
+    rms = c.cfg.get("rmsnorm")
+    rms = True if rms is None else validate.flag(c.where, "rmsnorm", rms)
+    return kv_heads, {**fam, "norm": "rmsnorm" if rms else "layernorm"}
+
+
 def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     """:func:`load_hf_config` on a parsed config.json read from ``path``."""
     if not isinstance(cfg, dict):
@@ -636,6 +674,8 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
             where, "multi_query", multi_query)
         if not (new_arch or c.key("kv_heads") == "n_head_kv"):
             kv_heads = 1 if multi_query else heads
+    if fam["chatglm"]:
+        kv_heads, fam = _chatglm_layout(c, heads, fam)
     entry: dict = {"layers": layers, "hidden": hidden, "heads": heads, "kv_heads": kv_heads}
     if fam["gated_mlp"]:
         dense_ffn = c.count("ffn")

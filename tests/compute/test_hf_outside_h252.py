@@ -1,0 +1,150 @@
+"""HuggingFace config.json files of families netmodel had not read before (h252's outside
+pass), on trimmed copies of the published configs (``tests/compute/data/hf_families/``,
+sources in its README): counts derived by hand, checked against the published totals.
+
+Before: GLM-4-9B-Chat (model_type chatglm) read as 8.41B parameters with 32 KV heads (655.4
+kB of KV cache a token, 16x too much) and a plain 2-matrix MLP; StarCoder2 read without its
+biases, with RMSNorms, and StarCoder2-3B (no tie_word_embeddings key) with an untied LM
+head, 3.18B; Phi-3-small (block-sparse attention) read silently as a 6.46B model with full
+attention and a 4 x hidden GELU MLP.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from compute.errors import UserError
+from compute.models import load_hf_config
+
+DATA = Path(__file__).parent / "data" / "hf_families"
+
+
+def read(name: str):
+    return load_hf_config(DATA / f"{name}.json")
+
+
+def write(tmp_path, cfg: dict):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    return load_hf_config(path, name="m")
+
+
+def fixture(name: str) -> dict:
+    return json.loads((DATA / f"{name}.json").read_text())
+
+
+# ---- ChatGLM / GLM-4 ------------------------------------------------------------------------
+# GLM-4-9B-Chat: 40 layers, hidden 4096, 32 query heads and multi_query_group_num 2 KV heads of
+# kv_channels 128, SwiGLU MLP of ffn_hidden_size 13696 (dense_h_to_4h 4096 x 2 x 13696),
+# biases on the fused QKV only (add_qkv_bias), RMSNorms, padded_vocab_size 151552, untied
+GLM_ATTN = 4096 * (32 * 128 + 2 * 2 * 128) + (32 * 128 + 2 * 2 * 128) + 32 * 128 * 4096
+GLM_MLP = 3 * 4096 * 13696
+GLM_LAYER = GLM_ATTN + GLM_MLP + 2 * 4096
+GLM_TOTAL = 40 * GLM_LAYER + 2 * 151552 * 4096 + 4096
+
+
+def test_glm4_9b_reads_its_kv_groups_and_swiglu():
+    assert GLM_TOTAL == 9_399_951_360
+    m = read("glm-4-9b-chat")
+    assert (m.kv_heads, m.head_dim, m.ffn, m.vocab) == (2, 128, 13696, 151552)
+    assert (m.gated_mlp, m.qkv_bias, m.bias, m.norm, m.tied_embeddings) == (
+        True, True, False, "rmsnorm", False)
+    assert m.parameters == GLM_TOTAL
+    # published: the HuggingFace hub's count of THUDM/glm-4-9b-chat, 9.4B
+    assert round(m.parameters / 1e9, 1) == 9.4
+    # KV cache: 40 layers x 2 (K, V) x 2 groups x 128 x 2 bytes (bf16) = 40,960 bytes a
+    # token (the old reading's 32 KV heads made 655,360)
+    assert m.layers * m.kv_elements_per_token * m.kv_bytes == 40_960
+
+
+def test_glm4_hf_native_config_reads_the_same(tmp_path):
+    # THUDM/glm-4-9b-chat-hf (model_type glm, HF transformers' own keys)
+    m = write(tmp_path, {
+        "model_type": "glm", "hidden_act": "silu", "attention_bias": True, "head_dim": 128,
+        "hidden_size": 4096, "intermediate_size": 13696, "num_attention_heads": 32,
+        "num_hidden_layers": 40, "num_key_value_heads": 2, "tie_word_embeddings": False,
+        "vocab_size": 151552, "torch_dtype": "bfloat16"})
+    assert m.parameters == GLM_TOTAL
+
+
+@pytest.mark.parametrize("change, kv_heads", [
+    ({"multi_query_attention": False}, 32),     # off: K and V as wide as Q
+    ({"multi_query_attention": None}, 32),      # ChatGLMConfig's default: false
+    ({"multi_query_group_num": None}, 1),       # on, no count: ChatGLMConfig's default 1
+])
+def test_chatglm_multi_query_switch(tmp_path, change, kv_heads):
+    m = write(tmp_path, {**fixture("glm-4-9b-chat"), **change})
+    assert m.kv_heads == kv_heads
+
+
+def test_chatglm_layernorm_when_rmsnorm_is_false(tmp_path):
+    m = write(tmp_path, {**fixture("glm-4-9b-chat"), "rmsnorm": False})
+    assert m.norm == "layernorm"
+    assert m.parameters == GLM_TOTAL + 81 * 4096   # a shift for each of the 81 norms
+
+
+def test_chatglm_embedding_is_padded_vocab_size(tmp_path):
+    # THUDM's Embedding and output_layer are padded_vocab_size rows, whatever vocab_size says
+    m = write(tmp_path, {**fixture("glm-4-9b-chat"), "vocab_size": 151329})
+    assert m.vocab == 151552
+
+
+def test_chatglm_bad_flag_is_named(tmp_path):
+    with pytest.raises(UserError, match="multi_query_attention"):
+        write(tmp_path, {**fixture("glm-4-9b-chat"), "multi_query_attention": "yes"})
+
+
+# ---- StarCoder2 -------------------------------------------------------------------------------
+def starcoder2(layers, hidden, heads, kv_heads, ffn, vocab, tied):
+    """HF Starcoder2: q, k, v, o with biases, a GELU MLP c_fc / c_proj with biases, two
+    LayerNorms (scale and shift) a layer and a final one."""
+    d, kv = hidden // heads, kv_heads * (hidden // heads)
+    attn = hidden * (hidden + 2 * kv) + (hidden + 2 * kv) + hidden * hidden + hidden
+    mlp = 2 * hidden * ffn + ffn + hidden
+    layer = attn + mlp + 2 * 2 * hidden
+    assert d == 128
+    return layers * layer + vocab * hidden * (1 if tied else 2) + 2 * hidden
+
+
+def test_starcoder2_3b_ties_its_embeddings_and_keeps_its_biases():
+    total = starcoder2(30, 3072, 24, 2, 12288, 49152, tied=True)
+    assert total == 3_030_371_328
+    m = read("starcoder2-3b")
+    assert (m.bias, m.norm, m.gated_mlp, m.tied_embeddings) == (True, "layernorm", False, True)
+    assert m.parameters == total
+    # published: 3.03B (HuggingFace hub count of bigcode/starcoder2-3b; the old reading
+    # gave 3.18B with an untied LM head)
+    assert round(m.parameters / 1e9, 2) == 3.03
+    # sliding window of 4096 tokens on all 30 layers, KV 30 x 2 x 2 x 128 x 2 bytes
+    assert (m.sliding_window, m.sliding_layers) == (4096, 30)
+    assert m.layers * m.kv_elements_per_token * m.kv_bytes == 30_720
+
+
+def test_starcoder2_15b():
+    total = starcoder2(40, 6144, 48, 4, 24576, 49152, tied=False)
+    assert total == 15_957_889_024
+    m = read("starcoder2-15b")
+    assert (m.bias, m.norm, m.tied_embeddings) == (True, "layernorm", False)
+    assert m.parameters == total
+    # published: StarCoder2-15B, 15B (bigcode model card; 16B on the hub's count)
+    assert 15e9 < m.parameters < 16.5e9
+
+
+def test_starcoder2_use_bias_false(tmp_path):
+    m = write(tmp_path, {**fixture("starcoder2-3b"), "use_bias": False})
+    assert not m.bias and not m.qkv_bias
+
+
+# ---- refused ----------------------------------------------------------------------------------
+def test_phi3_small_block_sparse_attention_is_refused():
+    with pytest.raises(UserError, match="phi3small.*block-sparse") as e:
+        read("phi-3-small-8k-instruct")
+    assert "\n" not in str(e.value)
+
+
+def test_block_sparse_keys_are_refused_in_any_family(tmp_path):
+    cfg = {**fixture("phi-3-small-8k-instruct"), "model_type": "phi3",
+           "intermediate_size": 14336}
+    with pytest.raises(UserError, match="blocksparse_"):
+        write(tmp_path, cfg)
