@@ -604,6 +604,8 @@ def _what(row: dict) -> str:
     if row["phase"] == "decode_throughput":
         return f"peak decode b<={row['batch']} ctx>={row['context']}"
     if row["phase"] == "throughput":
+        if "static batch" in row["engine"]:
+            return f"static batch {row['batch']} {row['prompt']}/{row['output']}"
         return f"max load {row['prompt']}/{row['output']}"
     tokens = f"p{row['prompt']}" if row["phase"] == "prefill" else f"ctx {row['context']}"
     return f"{row['phase']} b{row['batch']} {tokens}"
