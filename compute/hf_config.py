@@ -92,6 +92,11 @@ _GEMMA3 = {"vocab_size": 262_208, "max_position_embeddings": 131_072}
 HF_FAMILIES: dict[str, dict] = {
     "gpt2": dict(gated_mlp=False, norm="layernorm", bias=True, tied_embeddings=True,
                  learned_positions=True),
+    # GPT-BigCode (StarCoder, SantaCoder, WizardCoder; HF transformers models/gpt_bigcode):
+    # GPT-2's layers and learned positions, but multi-query attention unless multi_query is
+    # false (GPTBigCodeConfig's default true): one K and one V head of n_embd / n_head
+    "gpt_bigcode": dict(gated_mlp=False, norm="layernorm", bias=True, tied_embeddings=True,
+                        learned_positions=True, multi_query=True),
     "bloom": dict(gated_mlp=False, norm="layernorm", bias=True, tied_embeddings=True,
                   embedding_norm=True),
     "falcon": dict(gated_mlp=False, norm="layernorm", tied_embeddings=True),
@@ -230,7 +235,7 @@ _HF_DTYPES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": 
 _BASE_FAMILY = dict(gated_mlp=True, norm="rmsnorm", bias=False, qkv_bias=False,
                     tied_embeddings=False, learned_positions=False, embedding_norm=False,
                     shared_expert_gate=False, window="all", window_every=6, llama4=False,
-                    chatglm=False, config_defaults={})
+                    chatglm=False, multi_query=False, config_defaults={})
 #: Entries of a config.json's ``layer_types`` the reader models (HF transformers' names).
 _LAYER_TYPES = ("full_attention", "sliding_attention")
 #: ... and of Llama-4's, whose local layers are chunked.
@@ -676,6 +681,10 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
             kv_heads = 1 if multi_query else heads
     if fam["chatglm"]:
         kv_heads, fam = _chatglm_layout(c, heads, fam)
+    if fam["multi_query"] and not c.has("kv_heads"):   # GPT-BigCode
+        mq = cfg.get("multi_query")
+        if True if mq is None else validate.flag(where, "multi_query", mq):
+            kv_heads = 1
     entry: dict = {"layers": layers, "hidden": hidden, "heads": heads, "kv_heads": kv_heads}
     if fam["gated_mlp"]:
         dense_ffn = c.count("ffn")

@@ -148,3 +148,40 @@ def test_block_sparse_keys_are_refused_in_any_family(tmp_path):
            "intermediate_size": 14336}
     with pytest.raises(UserError, match="blocksparse_"):
         write(tmp_path, cfg)
+
+
+# ---- GPT-BigCode (StarCoder, SantaCoder) ------------------------------------------------------
+def bigcode(layers, hidden, heads, ffn, vocab, positions):
+    """HF GPTBigCode with multi_query: c_attn hidden x (hidden + 2 x head_dim) and c_proj with
+    biases, a GELU MLP with biases, two LayerNorms a layer, learned positions, tied head."""
+    d = hidden // heads
+    attn = hidden * (hidden + 2 * d) + (hidden + 2 * d) + hidden * hidden + hidden
+    mlp = 2 * hidden * ffn + ffn + hidden
+    return layers * (attn + mlp + 4 * hidden) + (vocab + positions) * hidden + 2 * hidden
+
+
+@pytest.mark.parametrize("name, shape, total, published, kv", [
+    # published: "15.5B parameter models" (bigcode/starcoder model card); KV 40 layers x 2
+    # x 1 head x 128 x 2 bytes (the old reading: 48 heads, 983,040 bytes, 18.47B)
+    ("starcoder", (40, 6144, 48, 24576, 49152, 8192), 15_517_456_384, 15.5, 20_480),
+    # published: "1.1B parameter models" (bigcode/santacoder model card); 24 x 2 x 128 x 2
+    ("gpt_bigcode-santacoder", (24, 2048, 16, 8192, 49280, 2048), 1_124_886_528, 1.1, 12_288),
+])
+def test_gpt_bigcode_is_multi_query(name, shape, total, published, kv):
+    assert bigcode(*shape) == total
+    m = read(name)
+    assert (m.kv_heads, m.learned_positions, m.bias, m.tied_embeddings) == (
+        1, shape[-1], True, True)
+    assert m.parameters == total and round(m.parameters / 1e9, 1) == published
+    assert m.layers * m.kv_elements_per_token * m.kv_bytes == kv
+
+
+@pytest.mark.parametrize("multi_query, kv_heads", [(False, 16), (None, 1)])
+def test_gpt_bigcode_multi_query_switch(tmp_path, multi_query, kv_heads):
+    m = write(tmp_path, {**fixture("gpt_bigcode-santacoder"), "multi_query": multi_query})
+    assert m.kv_heads == kv_heads
+
+
+def test_gpt_bigcode_bad_multi_query_is_named(tmp_path):
+    with pytest.raises(UserError, match="multi_query"):
+        write(tmp_path, {**fixture("gpt_bigcode-santacoder"), "multi_query": 2})
