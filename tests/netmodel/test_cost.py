@@ -31,6 +31,9 @@ from netmodel.study.scenarios import get_scenario, scenario_names
 from topologies import build
 
 GBPS = 1e9  # bits/s
+#: HGX H100 NVSwitch baseboard, USD per wired Gb/s: ($5,875 GPU + board - $3,320 GPU) x 8 GPUs
+#: over 144 NVLink4 x 200 Gb/s (network_costs.toml scaleup_switch_price; P27, P20)
+BOARD = (5875 - 3320) * 8 / (144 * 200)
 
 
 def test_leaf_spine_bill_by_hand():
@@ -54,7 +57,7 @@ def test_h100_dgx_slice_of_a_superpod_by_hand():
     assert items["tier-1 switch 64 x 400 Gb/s"].count == pytest.approx(8 * (4 + 32 / 8) / 64)
     assert items["tier-2 switch 64 x 400 Gb/s"].count == pytest.approx(4 * (64 / 8) / 64)
     nvs = items["tier-0 switch 144 x 200 Gb/s"]
-    assert nvs.count == 4 and nvs.capex == pytest.approx(4 * 1.63 * 144 * 200)
+    assert nvs.count == 4 and nvs.capex == pytest.approx(4 * 20_440, rel=1e-6)
     # GPU-leaf ends whole (64), leaf-spine ends an eighth of 512
     assert items["pluggable-optics end 400 Gb/s"].count == pytest.approx(64 + 512 / 8)
     # baseboard NVLink (copper to tier 0) is not priced as cables
@@ -64,29 +67,29 @@ def test_h100_dgx_slice_of_a_superpod_by_hand():
 def test_h100_dgx_board_traces_are_in_the_bill_but_not_priced():
     # the 32 x 18 = 576 NVLinks are traces of each DGX's HGX baseboard (the bill said
     # 'copper 576' cables); no cable is priced for them, so the network is as before:
-    # 4 boards x 144 x 200 Gb/s x $1.63 + (1 + 1/2) leaf/spine of 64 x 400 Gb/s x $3.9 +
+    # 4 boards x 144 x 200 Gb/s x $0.7097 + (1 + 1/2) leaf/spine of 64 x 400 Gb/s x $3.9 +
     # 128 optics ends x 400 Gb/s x $1.5625 + 32 GPU-leaf cables of 20 m ($50 + 20 x $1) +
     # 256 leaf-spine cables of 50 m charged at the fill 1/8 (32 x ($50 + 50 x $1))
     b = network_bill(build_fabric("h100-dgx"))
     assert b.counts["cables"] == {"pluggable-optics": 288}
     assert b.counts["traces"] == {"board": 576}
     assert not any("board" in i.what for i in b.items)
-    assert b.capex == pytest.approx(4 * 144 * 200 * 1.63 + 1.5 * 64 * 400 * 3.9
-                                    + 128 * 400 * 1.5625 + 32 * 70 + 32 * 100)
-    assert b.capex == pytest.approx(422_976.0)
+    assert b.capex == pytest.approx(4 * 144 * 200 * BOARD + 1.5 * 64 * 400 * 3.9
+                                    + 128 * 400 * 1.5625 + 32 * 70 + 32 * 100, rel=1e-6)
+    assert b.capex == pytest.approx(316_960.0, rel=1e-6)   # $422,976 at the $47k board
 
 
 def test_nvl72_spine_is_copper_in_the_bill_and_priced_with_its_switch():
     # two GB300 NVL72 racks: 2 x 72 x 18 = 2,592 NVLink cables from the compute trays to
     # the switch trays (the rack's copper spine: real cables, copper ends in the failure
     # model), priced with the tier-0 switch as the HGX board's traces are (no separate
-    # cable item): the example's network capex stays 2 x 1296 x 400 Gb/s x $1.63 + ...
+    # cable item): the example's network capex stays 2 x 1296 x 400 Gb/s x $0.7097 + ...
     b = network_bill(build_fabric(GB300_RACKS))
     assert b.counts["cables"]["copper"] == 2592 and b.counts["traces"] == {}
     assert not any(i.category == "cable" and "copper" in i.what for i in b.items)
     nvs = next(i for i in b.items if i.what.startswith("tier-0"))
-    assert nvs.capex == pytest.approx(2 * 1296 * 400 * 1.63)
-    assert b.capex == pytest.approx(3_782_304.0)
+    assert nvs.capex == pytest.approx(2 * 1296 * 400 * BOARD, rel=1e-6)
+    assert b.capex == pytest.approx(3_782_304.0 - 2 * 1296 * 400 * (1.63 - BOARD), rel=1e-6)
 
 
 @pytest.mark.parametrize("share", SHARES)
@@ -98,7 +101,7 @@ def test_superpod_baseboard_priced_by_its_144_wired_nvlinks(share):
     b = network_bill(build("superpod"), share=share)
     nvs = next(i for i in b.items if i.what.startswith("tier-0"))
     assert nvs.count == 31
-    assert nvs.capex / 31 == pytest.approx(1.63 * 144 * 200)          # $46,944
+    assert nvs.capex / 31 == pytest.approx(20_440, rel=1e-6)          # $46,944 before h253
     assert nvs.power / 31 == pytest.approx(144 * 200 * GBPS * 8.8e-12)  # 253.4 W
 
 
