@@ -25,17 +25,28 @@ from netmodel.cli.main import (
 __all__ = ["availability", "blast_radius"]
 
 
-def _pairs(option: str, texts, parse) -> dict:
-    """``CLASS=VALUE`` options into ``{class: parse(value)}``."""
+#: ``--rate gpu=R``: the reference GPU's whole rate per hour (the catalog's ``[gpu]``),
+#: which the die/package split turns into ``gpu-die`` and ``gpu-package`` per GPU.
+GPU_RATE = "gpu"
+
+
+def _pairs(option: str, texts, parse, extra: tuple[str, ...] = ()) -> dict:
+    """``CLASS=VALUE`` options into ``{class: parse(value)}`` (``extra``: names taken
+    besides the component classes)."""
     from compute.errors import UserError
+    from compute.validate import known
     from netmodel.study.reliability_catalog import check_class
+    from topologies.failure_domains import CLASSES
 
     out, given = {}, {}
     for text in texts:
         name, eq, value = text.partition("=")
         if not eq or not name.strip() or not value.strip():
             raise UserError(f"{option} {text!r} must be CLASS=VALUE, e.g. transceiver=2e-5")
-        cls = check_class(name.strip())
+        if extra and name.strip() not in (*CLASSES, *extra):
+            raise UserError(f"{option}: unknown component class {name.strip()!r}; known: "
+                            f"{known((*extra, *CLASSES))}")
+        cls = name.strip() if name.strip() in extra else check_class(name.strip())
         if cls in given:   # the later one was taken without a word
             raise UserError(f"{option} gives class {cls} twice ({given[cls]!r} and {text!r}); "
                             f"give each class once")
@@ -68,14 +79,22 @@ def _hours(text: str, what: str) -> float:
 
 def _catalog(area_share, repair, rates, repair_times, detection, warmup, load_from,
              load_bandwidth):
+    from compute.errors import UserError
     from compute.units import parse_bandwidth
     from netmodel.study.reliability_catalog import catalog, parse_duration
 
     storage = None if load_bandwidth is None else parse_bandwidth(load_bandwidth,
                                                                   "--load-bandwidth")
     _check_load_bandwidth(load_bandwidth, storage)
+    per_class = _pairs("--rate", rates, _per_hour, extra=(GPU_RATE,))
+    gpu = per_class.pop(GPU_RATE, None)
+    for name in ("gpu-die", "gpu-package"):
+        if name in per_class:
+            raise UserError(f"--rate {name}: its rate comes from the GPU's split; set the "
+                            f"reference GPU's whole rate with --rate {GPU_RATE}=R (0 turns "
+                            f"GPU failures off) or the split with --area-share")
     return catalog().with_(
-        area_share=area_share, repair=repair, rates=_pairs("--rate", rates, _per_hour),
+        gpu_rate_per_hour=gpu, area_share=area_share, repair=repair, rates=per_class,
         repair_hours=_pairs("--repair-time", repair_times, _hours),
         detection_s=None if detection is None else parse_duration(detection, "--detection",
                                                                   allow_zero=True),
@@ -113,7 +132,7 @@ def _absent(cluster, rates, repair_times) -> list[str]:
     for option, texts in (("--rate", rates), ("--repair-time", repair_times)):
         for text in texts:
             name = text.partition("=")[0].strip()
-            if name not in present:
+            if name not in present and not (option == "--rate" and name == GPU_RATE):
                 notes.append(f"note: {option} {name}: {cluster.scenario.label} has no part of "
                              f"class {name}; the value changes nothing")
     return notes
@@ -202,7 +221,8 @@ _common = [
                  show_default=True, help="Repair from a local pool of parts, or the vendor's "
                  "RMA."),
     click.option("--rate", "rates", multiple=True, metavar="CLASS=R",
-                 help="Failure rate of one part of CLASS per hour (repeat)."),
+                 help="Failure rate of one part of CLASS per hour (repeat); gpu=R: the "
+                 "reference GPU's whole rate, split into gpu-die and gpu-package."),
     click.option("--repair-time", "repair_times", multiple=True, metavar="CLASS=T",
                  help="Repair time of CLASS, e.g. gpu-die=7d (repeat)."),
     click.option("--detection", default=None, metavar="T", help="Failure detection time "
