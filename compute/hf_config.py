@@ -58,13 +58,15 @@ HF_ALIASES: dict[str, tuple[str, ...]] = {
     "first_dense": ("first_k_dense_replace",),           # DeepSeek, GLM-4.5: leading dense
     # every k-th layer is MoE (Llama-4 Maverick: interleave_moe_layer_step 2)
     # (ERNIE-4.5: moe_layer_interval)
+    # (Snowflake Arctic: moe_layer_frequency)
     "moe_every": ("moe_layer_freq", "decoder_sparse_step", "interleave_moe_layer_step",
-                  "moe_layer_interval"),
+                  "moe_layer_interval", "moe_layer_frequency"),
     "moe_list": ("moe_layers",),                         # Llama-4: the MoE layers' indices
     "dense_mlp_ffn": ("intermediate_size_mlp",),         # Llama-4: its dense layers' MLP
     "dense_only": ("mlp_only_layers",),                  # Qwen-MoE: layers kept dense
     # DeepSeek-V3/R1, GLM-4.5: multi-token-prediction modules (used by MTP decode only)
     "mtp_modules": ("num_nextn_predict_layers",),
+    "residual_mlp": ("use_residual",),                  # Arctic's dense residual MLP
     "kv_lora_rank": ("kv_lora_rank",),
     "q_lora_rank": ("q_lora_rank",),
     "qk_nope_head_dim": ("qk_nope_head_dim",),
@@ -173,6 +175,15 @@ HF_FAMILIES: dict[str, dict] = {
     # leaves tie_word_embeddings to PretrainedConfig's default, true (starcoder2-3b and -7b
     # omit the key, starcoder2-15b says false)
     "starcoder2": dict(gated_mlp=False, norm="layernorm", bias=True, tied_embeddings=True),
+    # Snowflake Arctic (remote code modeling_arctic.py, ArcticDecoderLayer): with use_residual
+    # every MoE layer adds to its routed experts a dense SwiGLU "residual MLP" as wide as the
+    # hidden size (ArcticMLP with is_residual_mlp), run on every token: read as a shared
+    # expert of hidden columns (its own RMSNorm, hidden elements a layer, left out)
+    "arctic": dict(residual_mlp=True),
+    # Qwen (v1; remote code modeling_qwen.py, QWenMLP): SwiGLU whose w1 and w2 are each
+    # intermediate_size / 2 wide (the config gives the two together), biases on c_attn (Q, K
+    # and V) only, no hidden_act key
+    "qwen": dict(qkv_bias=True, ffn_halved=True),
 }
 #: Model types whose layers are not the decoder-only attention + MLP blocks netmodel
 #: models (what each is instead): refused with one line rather than read Llama-style.
@@ -235,7 +246,8 @@ _HF_DTYPES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": 
 _BASE_FAMILY = dict(gated_mlp=True, norm="rmsnorm", bias=False, qkv_bias=False,
                     tied_embeddings=False, learned_positions=False, embedding_norm=False,
                     shared_expert_gate=False, window="all", window_every=6, llama4=False,
-                    chatglm=False, multi_query=False, config_defaults={})
+                    chatglm=False, multi_query=False, residual_mlp=False, ffn_halved=False,
+                    config_defaults={})
 #: Entries of a config.json's ``layer_types`` the reader models (HF transformers' names).
 _LAYER_TYPES = ("full_attention", "sliding_attention")
 #: ... and of Llama-4's, whose local layers are chunked.
@@ -426,8 +438,9 @@ def _moe_layer_set(c: _Config, layers: int) -> set[int]:
             c.where, "moe_layer_end_index", end, minimum=0, maximum=layers - 1, integer=True)
         return {i for i in range(layers) if i not in dense and (i + 1) % every == 0
                 and start <= i <= end}
-    if c.key("moe_every") in ("decoder_sparse_step", "interleave_moe_layer_step"):
-        # Qwen-MoE, Llama-4: layer i if (i + 1) % step == 0
+    if c.key("moe_every") in ("decoder_sparse_step", "interleave_moe_layer_step",
+                              "moe_layer_frequency"):
+        # Qwen-MoE, Llama-4, Arctic: layer i if (i + 1) % step == 0
         return {i for i in range(layers) if i not in dense and (i + 1) % every == 0}
     return {i for i in range(layers) if i >= first and i not in dense and i % every == 0}
 
@@ -686,7 +699,9 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
         if True if mq is None else validate.flag(where, "multi_query", mq):
             kv_heads = 1
     entry: dict = {"layers": layers, "hidden": hidden, "heads": heads, "kv_heads": kv_heads}
-    if fam["gated_mlp"]:
+    if fam["ffn_halved"]:   # Qwen v1: intermediate_size is both halves of its SwiGLU
+        dense_ffn = c.count("ffn") // 2
+    elif fam["gated_mlp"]:
         dense_ffn = c.count("ffn")
     else:  # GPT-2, BLOOM, Falcon: n_inner / ffn_hidden_size null means 4 x hidden
         dense_ffn = c.count("ffn", default=4 * hidden)
@@ -725,6 +740,8 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
         elif c.has("shared_experts"):
             n = c.count("shared_experts", limit="experts", minimum=0)
             entry["shared_ffn"] = n * entry["ffn"]
+        elif fam["residual_mlp"] and c.flag("residual_mlp", False):   # Arctic
+            entry["shared_ffn"] = hidden
         if entry.get("shared_ffn") and fam["shared_expert_gate"]:
             entry["shared_expert_gate"] = True
         entry.update(_expert_groups(c))

@@ -185,3 +185,49 @@ def test_gpt_bigcode_multi_query_switch(tmp_path, multi_query, kv_heads):
 def test_gpt_bigcode_bad_multi_query_is_named(tmp_path):
     with pytest.raises(UserError, match="multi_query"):
         write(tmp_path, {**fixture("gpt_bigcode-santacoder"), "multi_query": 2})
+
+
+# ---- Snowflake Arctic: a dense residual MLP beside the experts ------------------------------
+# 35 layers, hidden 7168, 56 heads and 8 KV heads of 128, 128 SwiGLU experts of 4864, top 2,
+# with use_residual a SwiGLU residual MLP 7168 wide on every MoE layer, vocabulary 32000
+ARCTIC_ATTN = 7168 * (7168 + 2 * 1024) + 7168 * 7168
+ARCTIC_EXPERT = 3 * 7168 * 4864                   # x 35 layers = 3.66B, Snowflake's figure
+ARCTIC_RESIDUAL = 3 * 7168 * 7168
+ARCTIC_LAYER = ARCTIC_ATTN + 128 * ARCTIC_EXPERT + 7168 * 128 + ARCTIC_RESIDUAL + 2 * 7168
+ARCTIC_TOKENS = 2 * 32000 * 7168 + 7168
+
+
+def test_arctic_counts_its_residual_mlp():
+    total = 35 * ARCTIC_LAYER + ARCTIC_TOKENS
+    active = total - 35 * 126 * ARCTIC_EXPERT
+    assert (total, active) == (478_584_357_888, 17_318_396_928)
+    assert round(35 * ARCTIC_EXPERT / 1e9, 2) == 3.66
+    # the dense part (attention, residual MLP, embeddings): Snowflake's "10B dense"
+    assert round((35 * (ARCTIC_ATTN + ARCTIC_RESIDUAL) + ARCTIC_TOKENS) / 1e9) == 10
+    m = read("snowflake-arctic-instruct")
+    assert (m.experts, m.experts_per_token, m.ffn, m.shared_ffn) == (128, 2, 4864, 7168)
+    assert (m.parameters, m.active_parameters) == (total, active)
+    # published: 480B total, 17B active (the old reading: 473.19B, 11.92B active)
+    assert round(m.parameters / 1e9, -1) == 480 and round(m.active_parameters / 1e9) == 17
+
+
+def test_arctic_without_residual_and_every_other_layer(tmp_path):
+    m = write(tmp_path, {**fixture("snowflake-arctic-instruct"), "use_residual": False})
+    assert m.shared_ffn == 0
+    # moe_layer_frequency 2: layers 1, 3, ..., 33 are MoE (ArcticDecoderLayer: (i + 1) % 2)
+    m = write(tmp_path, {**fixture("snowflake-arctic-instruct"), "moe_layer_frequency": 2})
+    assert (m.dense_layers, m.moe_layer_step, m.dense_ffn) == (18, 2, 4864)
+
+
+# ---- Qwen (v1) ----------------------------------------------------------------------------------
+def test_qwen_v1_mlp_is_half_intermediate_size():
+    # 32 layers, hidden 4096, 32 heads of 128, SwiGLU 11008 wide (22016 / 2), c_attn bias,
+    # vocabulary 151936, untied
+    layer = 4 * 4096 * 4096 + 3 * 4096 + 3 * 4096 * 11008 + 2 * 4096
+    total = 32 * layer + 2 * 151936 * 4096 + 4096
+    assert total == 7_721_324_544
+    m = read("qwen-7b")
+    assert (m.ffn, m.gated_mlp, m.qkv_bias, m.bias) == (11008, True, True, False)
+    # published: 7.72B (hub count of Qwen/Qwen-7B; the old reading: a 2-matrix MLP 22016
+    # wide, no biases, 9.16B)
+    assert m.parameters == total and round(m.parameters / 1e9, 2) == 7.72
