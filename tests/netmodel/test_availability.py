@@ -361,7 +361,7 @@ def test_parsers():
     (["--threshold", "0"], "threshold"),
     (["--seed", "-1"], "seed"),
     (["--rate", "host=inf"], "finite number >= 0"),
-    (["--rate", "gpu=1e-6"], "unknown component class 'gpu'"),
+    (["--rate", "gpux=1e-6"], "unknown component class 'gpux'"),   # gpu=R is the GPU rate (h256)
     (["--spare-placement", "group"], "group"),
     (["--load-bandwidth", "-5GB/s"], "bandwidth"),
 ])
