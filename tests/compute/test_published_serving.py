@@ -141,12 +141,13 @@ def test_the_margins_are_those_reported():
     """Measured 2026-12: margins 1.32x (Llama-3.1-8B FP8 on one H200 in TensorRT-LLM 1.0 at
     20000 / 2000 tokens: the KV-cache reads of long contexts, which the engine streams near
     the HBM rate) to 5.43x (gpt-oss-120b on one H200 in TensorRT-LLM at 1024 / 8192, whose
-    Hopper runs take the Triton MoE backend; the other engines and models stay under 3.4x).
+    Hopper runs take the Triton MoE backend; the other engines and models stay under 3.7x,
+    the loosest the MLPerf v4.1 Llama-2-70B row, 3.61x, whose prompts are taken 1 token long).
     A lower bound that is 10x below every measurement would be useless; one that is within
     10% of a measurement is suspect."""
     margins = [margin(r) for r in USED]
     assert 1.3 < min(margins) and max(margins) < 6.0
-    assert max(margin(r) for r in USED if not r["model"].startswith("gpt-oss")) < 3.4
+    assert max(margin(r) for r in USED if not r["model"].startswith("gpt-oss")) < 3.7
 
 
 def test_llama_8b_decode_is_its_weights_over_the_hbm_bandwidth():
@@ -227,3 +228,18 @@ def test_static_batch_rows_are_evaluated_at_the_published_batch():
     b32 = by_id("trt05-l2-70b-h200-tp1-b32-2048-128")
     assert roofline(b32, 64) / roofline(b32) - 1 > 0.01
     assert roofline(b32) == pytest.approx(597.3, rel=2e-3)
+
+
+def test_mlperf_llama2_row_holds_for_its_published_parallelism_only():
+    """NVIDIA's MLPerf v4.1 DGX-H100 Llama-2-70B Offline run is 4 TP-2 instances
+    (configs/llama2-70b/Offline, H100_SXM_80GB_TP2x4), not one TP-8 instance. Its prompts'
+    mean length is not published (the row takes 1 token, a floor). At a 300-token mean the
+    bound still holds for TP 2 (1.71x); one TP-8 instance, whose 160 all-reduces a step the
+    roofline runs apart from the GEMMs (at the default ring's cost), is costed at 0.94x the
+    measured throughput: the conversion must take the published parallelism."""
+    row = by_id("mlperf41-l2-70b-dgxh100-offline")
+    assert float(row["measured"]) == pytest.approx(24524.9 / 4, abs=0.05)
+    assert 24524.9 / 84.4792 == pytest.approx(int(row["output"]), abs=0.5)
+    at300 = dict(row, prompt="300")
+    assert roofline(at300) / float(row["measured"]) == pytest.approx(1.71, abs=0.01)
+    assert 4 * roofline(at300) > 24524.9
