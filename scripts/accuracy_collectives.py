@@ -8,8 +8,8 @@ the project root: 8xH200 and 8xA100 sweeps, H100 by GPU count, small-message tim
 published results cited in ``tests/netmodel/data/nccl_allreduce_published.csv`` (8xH100,
 4xGB200, 4xGB300, 8xB200 and 8xB300 NVLink systems, 8 GB200 or GB300 of two trays over MNNVL,
 a 72-GPU NVL72 rack and 64 GPUs of a GB300 rack, and 16 to 1,440 GPUs across nodes
-over InfiniBand with and without SHARP, and RoCE: 128 and 192 GB200 or GB300 GPUs on 2-3
-racks). The model: each system's fabric from
+over InfiniBand with and without SHARP, RoCE (40 H100; 128 and 192 GB200 or GB300 GPUs on 2-3
+racks), AWS EFA (16-256 H100) and GCP GPUDirect-TCPXO (16 H100)). The model: each system's fabric from
 :func:`topologies.build`, the shipped defaults (NCCL's constants, taken once, never fitted
 to these curves) and ``auto`` over NCCL's algorithms (``algorithms="nccl"``) unless the
 measurement forced one. Error is model / measured - 1.
