@@ -54,7 +54,9 @@ HF_ALIASES: dict[str, tuple[str, ...]] = {
     "shared_ffn": ("shared_expert_intermediate_size",),  # Qwen-MoE: all shared experts
     # DeepSeek, ERNIE-4.5: n x moe_intermediate_size
     # (Hunyuan: num_shared_expert, with use_mixed_mlp_moe)
-    "shared_experts": ("n_shared_experts", "moe_num_shared_experts", "num_shared_expert"),
+    # (Ling / bailing_moe: num_shared_experts)
+    "shared_experts": ("n_shared_experts", "moe_num_shared_experts", "num_shared_expert",
+                       "num_shared_experts"),
     "first_dense": ("first_k_dense_replace",),           # DeepSeek, GLM-4.5: leading dense
     # every k-th layer is MoE (Llama-4 Maverick: interleave_moe_layer_step 2)
     # (ERNIE-4.5: moe_layer_interval)
@@ -74,8 +76,9 @@ HF_ALIASES: dict[str, tuple[str, ...]] = {
     "v_head_dim": ("v_head_dim",),
     # Falcon: bias; StarCoder2: use_bias; ChatGLM: add_bias_linear: every linear layer
     "bias": ("bias", "use_bias", "add_bias_linear"),
-    # Llama family: Q, K, V (and O); ChatGLM: add_qkv_bias (its fused Q, K, V)
-    "attention_bias": ("attention_bias", "add_qkv_bias"),
+    # Llama family: Q, K, V (and O); ChatGLM: add_qkv_bias (its fused Q, K, V); StableLM:
+    # use_qkv_bias
+    "attention_bias": ("attention_bias", "add_qkv_bias", "use_qkv_bias"),
     "sliding_window": ("sliding_window",),              # tokens a windowed layer attends to
     "window_pattern": ("sliding_window_pattern", "_sliding_window_pattern"),  # Gemma-3
     "max_window_layers": ("max_window_layers",),        # Qwen2: the first ones are full
@@ -184,6 +187,15 @@ HF_FAMILIES: dict[str, dict] = {
     # intermediate_size / 2 wide (the config gives the two together), biases on c_attn (Q, K
     # and V) only, no hidden_act key
     "qwen": dict(qkv_bias=True, ffn_halved=True),
+    # Phi-1 / 1.5 / 2 (HF transformers models/phi): biases on Q, K, V, dense, fc1 and fc2, a
+    # GELU MLP, LayerNorms (one per layer, attention and MLP in parallel: counted as two;
+    # and a bias on the LM head, vocab elements: left out)
+    "phi": dict(gated_mlp=False, norm="layernorm", bias=True),
+    # StableLM (HF models/stablelm): LayerNorms with bias; use_qkv_bias puts biases on Q, K, V
+    "stablelm": dict(norm="layernorm"),
+    # Nemotron-4 / Minitron (HF models/nemotron): a squared-ReLU MLP without gate, LayerNorm1P
+    # (scale and shift)
+    "nemotron": dict(gated_mlp=False, norm="layernorm"),
 }
 #: Model types whose layers are not the decoder-only attention + MLP blocks netmodel
 #: models (what each is instead): refused with one line rather than read Llama-style.
@@ -214,6 +226,10 @@ HF_UNMODELLED: dict[str, str] = {
                     "a model with DeepSeek Sparse Attention (a lightning indexer picks "
                     "index_topk tokens per query: its weights, key cache and top-k reads are "
                     "not modelled)"),
+    # JetMoE (HF models/jetmoe): mixture of attention heads (MoA: num_local_experts query
+    # and output projections, num_experts_per_tok of them a token) beside its MoE MLP
+    "jetmoe": "a model with a mixture of attention experts (MoA: num_local_experts query and "
+              "output projections, num_experts_per_tok a token)",
     # Gemma-3n: per-layer embeddings, AltUp streams, LAuReL blocks, KV shared across layers,
     # per-layer MLP widths
     **dict.fromkeys(("gemma3n", "gemma3n_text"),

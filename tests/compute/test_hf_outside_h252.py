@@ -231,3 +231,71 @@ def test_qwen_v1_mlp_is_half_intermediate_size():
     # published: 7.72B (hub count of Qwen/Qwen-7B; the old reading: a 2-matrix MLP 22016
     # wide, no biases, 9.16B)
     assert m.parameters == total and round(m.parameters / 1e9, 2) == 7.72
+
+
+# ---- Ling (bailing_moe): num_shared_experts ---------------------------------------------------
+def test_ling_lite_counts_its_shared_experts():
+    # 28 layers, hidden 2048, 16 heads and 4 KV heads of 128, 64 SwiGLU experts of 1408 (6 a
+    # token) and num_shared_experts 2 of 1408, vocabulary 126464, untied
+    expert = 3 * 2048 * 1408
+    attn = 2048 * (2048 + 2 * 512) + 2048 * 2048
+    layer = attn + 64 * expert + 2 * expert + 2048 * 64 + 2 * 2048
+    total = 28 * layer + 2 * 126464 * 2048 + 2048
+    active = total - 28 * 58 * expert
+    assert (total, active) == (16_801_974_272, 2_753_153_024)
+    m = read("ling-lite-1.5")
+    assert (m.experts, m.experts_per_token, m.shared_ffn) == (64, 6, 2 * 1408)
+    assert (m.parameters, m.active_parameters) == (total, active)
+    # published: 16.8B total, 2.75B activated (the old reading, without the shared experts:
+    # 16.32B, 2.27B)
+    assert round(m.parameters / 1e9, 1) == 16.8 and round(m.active_parameters / 1e9, 2) == 2.75
+
+
+# ---- Phi-2, StableLM, Nemotron: biases and LayerNorms ----------------------------------------
+def test_phi2_biases_and_layernorms():
+    # 32 layers, hidden 2560, 32 heads of 80, GELU MLP 10240; biases on Q, K, V, dense, fc1,
+    # fc2; LayerNorm (scale and shift); untied
+    attn = 4 * 2560 * 2560 + 4 * 2560
+    mlp = 2 * 2560 * 10240 + 10240 + 2560
+    published = 32 * (attn + mlp + 2 * 2560) + 2 * 51200 * 2560 + 2 * 2560 + 51200
+    assert published == 2_779_683_840          # the hub's count of microsoft/phi-2
+    m = read("phi-2")
+    assert (m.bias, m.norm, m.gated_mlp) == (True, "layernorm", False)
+    # netmodel counts two norms a layer where Phi has one (attention and MLP in parallel),
+    # and leaves out the LM head's bias: published + 32 x 2 x 2560 - 51200 (the old
+    # reading, without biases and with RMSNorms: 2,778,892,800)
+    assert m.parameters == published + 32 * 2 * 2560 - 51200 == 2_779_796_480
+
+
+def test_stablelm_use_qkv_bias_and_layernorm(tmp_path):
+    # HF StableLmConfig: use_qkv_bias puts biases on Q, K and V; nn.LayerNorm everywhere
+    # (StableLM-2-1.6B's shape: 24 layers, hidden 2048, 32 heads, SwiGLU 5632, vocab 100352)
+    m = write(tmp_path, {"model_type": "stablelm", "hidden_act": "silu", "hidden_size": 2048,
+                         "intermediate_size": 5632, "num_attention_heads": 32,
+                         "num_hidden_layers": 24, "num_key_value_heads": 32,
+                         "use_qkv_bias": True, "tie_word_embeddings": False,
+                         "vocab_size": 100352})
+    layer = 4 * 2048 * 2048 + 3 * 2048 + 3 * 2048 * 5632 + 2 * 2 * 2048
+    assert (m.qkv_bias, m.norm) == (True, "layernorm")
+    assert m.parameters == 24 * layer + 2 * 100352 * 2048 + 2 * 2048 == 1_644_515_328
+
+
+def test_nemotron_is_layernorm_and_ungated(tmp_path):
+    # HF Nemotron: LayerNorm1P (scale and shift), a relu2 MLP without gate
+    m = write(tmp_path, {"model_type": "nemotron", "hidden_act": "relu2", "head_dim": 128,
+                         "hidden_size": 3072, "intermediate_size": 9216,
+                         "num_attention_heads": 24, "num_hidden_layers": 32,
+                         "num_key_value_heads": 8, "vocab_size": 256000,
+                         "tie_word_embeddings": False})
+    layer = 3072 * (3072 + 2 * 1024) + 3072 * 3072 + 2 * 3072 * 9216 + 2 * 2 * 3072
+    assert (m.gated_mlp, m.norm) == (False, "layernorm")
+    # Nemotron-Mini-4B's shape: 4.19B (the hub's count of nvidia/Nemotron-Mini-4B-Instruct)
+    assert m.parameters == 32 * layer + 2 * 256000 * 3072 + 2 * 3072 == 4_190_509_056
+
+
+def test_jetmoe_mixture_of_attention_is_refused(tmp_path):
+    with pytest.raises(UserError, match="jetmoe.*mixture of attention experts"):
+        write(tmp_path, {"model_type": "jetmoe", "hidden_size": 2048, "kv_channels": 128,
+                         "num_key_value_heads": 16, "num_hidden_layers": 24,
+                         "num_local_experts": 8, "num_experts_per_tok": 2,
+                         "intermediate_size": 5632, "vocab_size": 32000})
