@@ -2,7 +2,8 @@
 measured serving latency, and its throughput above every published throughput.
 
 The measurements are ``tests/compute/data/published_serving.csv`` (NVIDIA NIM on 2x H100,
-vLLM on H100, H200 and A100, TensorRT-LLM on A100, H100, H200 (1, 2 and 8 GPUs) and B200;
+vLLM on H100, H200 and A100, TensorRT-LLM on A100, H100, H200 (1, 2 and 8 GPUs), B200 and
+GB200, MLPerf v4.1 on DGX-H100;
 Llama-3/3.1/3.3 8B, 70B, 405B, Mixtral-8x7B, gpt-oss-20b and gpt-oss-120b in bf16, fp8, int8,
 MXFP4 and NVFP4), each converted to a prefill, a decode step or a maximum-load throughput as
 its header says, one source per row. Rows the header
@@ -127,7 +128,8 @@ def test_the_data_file_is_well_formed():
                 "decode_throughput": ("context",)}[r["phase"]]
         assert all(int(r[k]) > 0 for k in need), r["id"]
     # several GPUs, engines and models, not one system
-    assert {r["gpu"] for r in USED} == {"H100-SXM", "A100-SXM-80GB", "H200-SXM", "B200-HGX"}
+    assert {r["gpu"] for r in USED} == {"H100-SXM", "A100-SXM-80GB", "H200-SXM", "B200-HGX",
+                                        "GB200-NVL72"}
     assert {r["model"] for r in USED} == {"Llama-3-8B", "Llama-3-70B", "Llama-3.1-405B", "Llama-2-70B",
                                           "Mixtral-8x7B", "gpt-oss-20b", "gpt-oss-120b"}
 
