@@ -299,3 +299,48 @@ def test_jetmoe_mixture_of_attention_is_refused(tmp_path):
                          "num_key_value_heads": 16, "num_hidden_layers": 24,
                          "num_local_experts": 8, "num_experts_per_tok": 2,
                          "intermediate_size": 5632, "vocab_size": 32000})
+
+
+# ---- read right before this pass: published totals and KV bytes, as guards ------------------
+@pytest.mark.parametrize("name, total, active, kv", [
+    # DeepSeek-R1: 671B / 37B activated; MLA latent 512 + rope 64 a layer, bf16: 61 x 576 x 2
+    ("deepseek-r1", 671.0, 37.6, 61 * 576 * 2),
+    # Mixtral-8x22B: 141B / 39B; 56 layers x 2 x 8 KV heads x 128 x 2 bytes
+    ("mixtral-8x22b-instruct-v0.1", 140.6, 39.2, 56 * 2 * 8 * 128 * 2),
+    ("llama-3.1-405b-instruct", 405.9, 405.9, 126 * 2 * 8 * 128 * 2),      # 405B
+    ("qwen2-57b-a14b-instruct", 57.4, 14.2, 28 * 2 * 4 * 128 * 2),         # 57B / A14B
+    ("phi-4", 14.7, 14.7, 40 * 2 * 10 * 128 * 2),                          # 14B (hub 14.7B)
+    ("falcon-180b", 178.6, 178.6, 80 * 2 * 8 * 64 * 2),                    # 180B
+    ("mistral-large-instruct-2407", 122.6, 122.6, 88 * 2 * 8 * 128 * 2),   # 123B
+    ("olmoe-1b-7b-0924", 6.9, 1.3, 16 * 2 * 16 * 128 * 2),                 # 6.9B / 1.3B
+    ("granite-3.1-8b-instruct", 8.2, 8.2, 40 * 2 * 8 * 128 * 2),           # 8.17B, tied
+    ("granite-3.0-3b-a800m-instruct", 3.3, 0.9, 32 * 2 * 8 * 64 * 2),      # 3.3B / 800M
+    ("gpt-neox-20b", 20.6, 20.6, 44 * 2 * 64 * 96 * 2),                    # 20,554,567,680
+    ("llama-3.2-1b", 1.2, 1.2, 16 * 2 * 8 * 64 * 2),                       # 1.23B, tied
+])
+def test_published_totals_read_right(name, total, active, kv):
+    m = read(name)
+    assert round(m.parameters / 1e9, 1) == total
+    assert round(m.active_parameters / 1e9, 1) == active
+    assert m.layers * m.kv_elements_per_token * m.kv_bytes == kv
+
+
+def test_exact_published_counts():
+    assert read("gpt-neox-20b").parameters == 20_554_567_680
+    # Granite-3.1-8B ties its LM head to the embedding: 8.17B, not 8.37B
+    assert read("granite-3.1-8b-instruct").tied_embeddings
+
+
+def test_deepseek_r1_fp8_weight_bytes():
+    # fp8 block quantization: every linear layer 1 byte a weight, the embedding and LM head
+    # (2 x 129280 x 7168) in bf16; the 128 x 128 blocks' fp32 scales (4 bytes a 16,384
+    # weights, 0.16 GB) not counted
+    m = read("deepseek-r1")
+    tokens = 2 * 129280 * 7168
+    assert m.weight_storage_bytes == (m.parameters - tokens) * 1 + tokens * 2
+
+
+def test_jamba_is_refused_in_one_line():
+    with pytest.raises(UserError, match="'jamba' is a hybrid of Mamba") as e:
+        read("jamba-v0.1")
+    assert "\n" not in str(e.value)
