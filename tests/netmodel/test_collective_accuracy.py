@@ -153,7 +153,7 @@ def test_small_message_latency_floor(reference_dir):
 
 def test_the_cited_data_names_its_sources():
     rows = _rows(PUBLISHED)
-    assert len({r["case"] for r in rows}) == 86
+    assert len({r["case"] for r in rows}) == 88
     for r in rows:
         assert r["source"] and float(r["busbw_GBps"]) > 0 and int(r["bytes"]) > 0
         assert r["target"] in ("yes", "no") and (r["target"] == "yes" or r["note"] or
@@ -731,3 +731,18 @@ def test_hopper_forced_tree_below_ring_by_nccls_cap():
     _, tree = _ratio_cited("h100-5x8-roce4-tree")
     assert 0.94 < ring[0] < 0.98 and 1.12 < tree[0] < 1.16, (ring, tree)
     assert abs(4 * 36.0 / 150 - 1) < 0.05
+
+
+def test_a100_two_nodes_tree_cap_held_out():
+    # Held out (h254): Azure NDm A100 v4 (NCCL 2.17.1, 8 x 200G HDR a node), in-place busbw.
+    # One node at 1 GiB: all-reduce +3%. Two nodes: the model takes its tree, 241-253 GB/s,
+    # +31-34% over 183.82 / 188.18; NCCL's tree cap there, 8 channels x perChMaxTreeBws
+    # Ampere 2 nodes 23.6 = 188.8 GB/s, meets the measurement to 3% (as its ring, 8 x 23.5):
+    # the fourth system (after B200 on two clusters and H100 on RoCE) where the missing cap
+    # is the gap.
+    _, one = _ratio_cited("a100-ndv4-8")
+    assert abs(one[0] - 1) < 0.05, one
+    sizes, two = _ratio_cited("a100-ndv4-2x8")
+    assert np.all((two > 1.29) & (two < 1.36)), two
+    measured = _cited("a100-ndv4-2x8")[4]
+    assert np.all(np.abs(8 * 23.6e9 / measured - 1) < 0.03), measured
