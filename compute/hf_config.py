@@ -226,6 +226,16 @@ HF_UNMODELLED: dict[str, str] = {
                     "a model with DeepSeek Sparse Attention (a lightning indexer picks "
                     "index_topk tokens per query: its weights, key cache and top-k reads are "
                     "not modelled)"),
+    # Llama-3.2-Vision (HF models/mllama): its text model interleaves cross-attention layers
+    # (cross_attention_layers, 8 of 40 in the 11B) that attend to the image tokens, keeping
+    # a KV cache per image, not per token
+    **dict.fromkeys(("mllama", "mllama_text_model"),
+                    "a vision-language model whose text layers include cross-attention layers "
+                    "(cross_attention_layers)"),
+    # Baichuan-M1: a short convolution over K and V (conv_window) and windows on the layers
+    # sliding_window_layers lists
+    "baichuan_m1": "a model with a convolution over keys and values (conv_window) and "
+                   "windows on the layers sliding_window_layers lists",
     # JetMoE (HF models/jetmoe): mixture of attention heads (MoA: num_local_experts query
     # and output projections, num_experts_per_tok of them a token) beside its MoE MLP
     "jetmoe": "a model with a mixture of attention experts (MoA: num_local_experts query and "
@@ -241,7 +251,8 @@ HF_UNMODELLED: dict[str, str] = {
 _UNMODELLED_KEYS = ("ssm_", "mamba_", "linear_", "attn_type_list", "hybrid_override_pattern",
                     "layers_block_type", "attn_layer_period", "block_types", "ffn_config",
                     "attn_config", "index_topk", "num_kv_shared_layers", "altup_num_inputs",
-                    "use_cla", "blocksparse_", "dense_attention_every_n_layers")
+                    "use_cla", "blocksparse_", "dense_attention_every_n_layers",
+                    "cross_attention_layers", "sliding_window_layers", "conv_window")
 _FAMILY_ALIASES = {"refinedweb": "falcon", "refinedwebmodel": "falcon", "rw": "falcon"}
 # Other model types whose MLP is gated (SwiGLU / GeGLU), read Llama-style.
 _GATED_TYPES = {"qwen3", "qwen3_moe", "phi3", "olmo", "olmo2", "olmoe",

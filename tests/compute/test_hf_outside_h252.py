@@ -344,3 +344,28 @@ def test_jamba_is_refused_in_one_line():
     with pytest.raises(UserError, match="'jamba' is a hybrid of Mamba") as e:
         read("jamba-v0.1")
     assert "\n" not in str(e.value)
+
+
+# ---- refused: cross-attention layers, Baichuan-M1's K/V convolution ---------------------------
+def test_llama32_vision_cross_attention_is_refused():
+    # before: 40 self-attention layers, 9.78B, 163,840 KV bytes a token; 8 of them are
+    # cross-attention layers with a per-image cache
+    with pytest.raises(UserError, match="cross-attention layers") as e:
+        read("llama-3.2-11b-vision-instruct")
+    assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("extra", [{"cross_attention_layers": [3, 8]},
+                                   {"sliding_window_layers": [1, 3], "sliding_window": 8192},
+                                   {"conv_window": 2}])
+def test_layer_kinds_not_modelled_are_refused_in_any_family(tmp_path, extra):
+    cfg = {**fixture("llama-3.2-1b"), **extra}
+    with pytest.raises(UserError, match=repr(next(iter(extra)))):
+        write(tmp_path, cfg)
+
+
+def test_baichuan_m1_is_refused(tmp_path):
+    with pytest.raises(UserError, match="baichuan_m1.*conv_window"):
+        write(tmp_path, {"model_type": "baichuan_m1", "hidden_size": 4096,
+                         "intermediate_size": 11008, "num_hidden_layers": 32,
+                         "num_attention_heads": 32, "vocab_size": 133120})
