@@ -236,6 +236,12 @@ HF_UNMODELLED: dict[str, str] = {
     # sliding_window_layers lists
     "baichuan_m1": "a model with a convolution over keys and values (conv_window) and "
                    "windows on the layers sliding_window_layers lists",
+    # StepFun Step3 (remote code Step3vAttention): multi-matrix factorization attention, one
+    # KV head of head_dim and queries through a share_q_dim low-rank projection; MoE only on
+    # the layers moe_layers_enum lists, beside a share_expert_dim shared expert
+    **dict.fromkeys(("step3_text", "step3_vl"),
+                    "Step3, with multi-matrix factorization attention (one KV head, queries "
+                    "through share_q_dim) and MoE on the layers moe_layers_enum lists"),
     # JetMoE (HF models/jetmoe): mixture of attention heads (MoA: num_local_experts query
     # and output projections, num_experts_per_tok of them a token) beside its MoE MLP
     "jetmoe": "a model with a mixture of attention experts (MoA: num_local_experts query and "
@@ -252,7 +258,8 @@ _UNMODELLED_KEYS = ("ssm_", "mamba_", "linear_", "attn_type_list", "hybrid_overr
                     "layers_block_type", "attn_layer_period", "block_types", "ffn_config",
                     "attn_config", "index_topk", "num_kv_shared_layers", "altup_num_inputs",
                     "use_cla", "blocksparse_", "dense_attention_every_n_layers",
-                    "cross_attention_layers", "sliding_window_layers", "conv_window")
+                    "cross_attention_layers", "sliding_window_layers", "conv_window",
+                    "share_q_dim", "moe_layers_enum")
 _FAMILY_ALIASES = {"refinedweb": "falcon", "refinedwebmodel": "falcon", "rw": "falcon"}
 # Other model types whose MLP is gated (SwiGLU / GeGLU), read Llama-style.
 _GATED_TYPES = {"qwen3", "qwen3_moe", "phi3", "olmo", "olmo2", "olmoe",

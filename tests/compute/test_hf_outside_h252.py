@@ -369,3 +369,35 @@ def test_baichuan_m1_is_refused(tmp_path):
         write(tmp_path, {"model_type": "baichuan_m1", "hidden_size": 4096,
                          "intermediate_size": 11008, "num_hidden_layers": 32,
                          "num_attention_heads": 32, "vocab_size": 133120})
+
+
+# ---- refused: StepFun Step3's factorized attention ---------------------------------------------
+# stepfun-ai/step3 config.json (text_config of step3_vl): 61 layers, hidden 7168, 64 query
+# heads, num_attention_groups 1 KV head of head_dim 256, share_q_dim 2048, 48 experts top 3
+# on the layers moe_layers_enum lists, share_expert_dim 5120. Before: read as multi-head
+# attention with 64 KV heads (3,997,696 KV bytes a token, 64 x too many) and every layer MoE,
+# 245.44B where StepFun publishes 321B
+STEP3 = {"model_type": "step3_vl", "architectures": ["Step3VLForConditionalGeneration"],
+         "text_config": {"model_type": "step3_text", "hidden_size": 7168,
+                         "intermediate_size": 18432, "num_attention_heads": 64,
+                         "num_attention_groups": 1, "num_hidden_layers": 61, "head_dim": 256,
+                         "share_q_dim": 2048, "moe_num_experts": 48, "moe_top_k": 3,
+                         "moe_intermediate_size": 5120, "share_expert_dim": 5120,
+                         "moe_layers_enum": "4,5,6", "vocab_size": 128815},
+         "vision_config": {"hidden_size": 1792}}
+
+
+def test_step3_is_refused(tmp_path):
+    with pytest.raises(UserError, match="step3_text.*share_q_dim") as e:
+        write(tmp_path, STEP3)
+    assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("key", ["share_q_dim", "moe_layers_enum"])
+def test_step3_keys_are_refused_in_any_family(tmp_path, key):
+    cfg = {**STEP3["text_config"], "model_type": "llama"}
+    cfg = {k: v for k, v in cfg.items() if k in (key, "model_type", "hidden_size",
+                                                  "intermediate_size", "num_attention_heads",
+                                                  "num_hidden_layers", "vocab_size")}
+    with pytest.raises(UserError, match=repr(key)):
+        write(tmp_path, cfg)
