@@ -86,7 +86,8 @@ def parse_spares(text: int | str, gpus: int) -> int:
     if n < 0:
         raise UserError(f"spares must be >= 0, got {text!r}")
     if n > gpus:
-        raise UserError(f"spares {text!r} ({n:,}) exceed the cluster's {gpus:,} GPUs")
+        raise UserError(f"spares {text!r} ({n:,}) exceed the cluster's {gpus:,} GPUs; allowed: "
+                        f"0 to {gpus:,} (100%), a pool as large as the cluster")
     return n
 
 
