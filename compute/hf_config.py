@@ -242,6 +242,12 @@ HF_UNMODELLED: dict[str, str] = {
     **dict.fromkeys(("step3_text", "step3_vl"),
                     "Step3, with multi-matrix factorization attention (one KV head, queries "
                     "through share_q_dim) and MoE on the layers moe_layers_enum lists"),
+    # NVIDIA's Llama-Nemotron Super / Ultra (DeciLM, remote code): per-layer block_configs
+    # whose attention (n_heads_in_group) and MLP (ffn_mult) differ from layer to layer, or are
+    # skipped (no_op) or replaced by one linear layer (replace_with_linear)
+    **dict.fromkeys(("nemotron-nas", "deci", "deci_lm", "decilm"),
+                    "a model whose layers differ one from another (block_configs: per-layer "
+                    "n_heads_in_group, ffn_mult, no_op, replace_with_linear)"),
     # JetMoE (HF models/jetmoe): mixture of attention heads (MoA: num_local_experts query
     # and output projections, num_experts_per_tok of them a token) beside its MoE MLP
     "jetmoe": "a model with a mixture of attention experts (MoA: num_local_experts query and "
@@ -259,7 +265,7 @@ _UNMODELLED_KEYS = ("ssm_", "mamba_", "linear_", "attn_type_list", "hybrid_overr
                     "attn_config", "index_topk", "num_kv_shared_layers", "altup_num_inputs",
                     "use_cla", "blocksparse_", "dense_attention_every_n_layers",
                     "cross_attention_layers", "sliding_window_layers", "conv_window",
-                    "share_q_dim", "moe_layers_enum")
+                    "share_q_dim", "moe_layers_enum", "block_configs")
 _FAMILY_ALIASES = {"refinedweb": "falcon", "refinedwebmodel": "falcon", "rw": "falcon"}
 # Other model types whose MLP is gated (SwiGLU / GeGLU), read Llama-style.
 _GATED_TYPES = {"qwen3", "qwen3_moe", "phi3", "olmo", "olmo2", "olmoe",

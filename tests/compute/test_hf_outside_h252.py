@@ -401,3 +401,26 @@ def test_step3_keys_are_refused_in_any_family(tmp_path, key):
                                                   "num_hidden_layers", "vocab_size")}
     with pytest.raises(UserError, match=repr(key)):
         write(tmp_path, cfg)
+
+
+# ---- refused: DeciLM / Llama-Nemotron Super and Ultra's per-layer blocks ----------------------
+# nvidia/Llama-3_3-Nemotron-Super-49B-v1 (model_type nemotron-nas): num_key_value_heads null
+# ("varies per layer") and block_configs of per-layer attention (n_heads_in_group, no_op) and
+# MLP (ffn_mult). Before: with intermediate_size null, "lacks intermediate_size"; with one
+# given, read silently as 80 uniform MHA layers (64 KV heads, 2,621,440 KV bytes a token)
+NAS_BLOCKS = [{"attention": {"n_heads_in_group": 8, "no_op": False},
+               "ffn": {"ffn_mult": 2.625, "no_op": False}},
+              {"attention": {"n_heads_in_group": None, "no_op": True},
+               "ffn": {"ffn_mult": 1.0, "no_op": False}}] * 40
+NAS = {"architectures": ["DeciLMForCausalLM"], "model_type": "nemotron-nas",
+       "hidden_act": "silu", "hidden_size": 8192, "num_attention_heads": 64,
+       "num_hidden_layers": 80, "num_key_value_heads": None, "intermediate_size": None,
+       "vocab_size": 128256, "tie_word_embeddings": False, "block_configs": NAS_BLOCKS}
+
+
+@pytest.mark.parametrize("change", [{}, {"intermediate_size": 28672},
+                                    {"model_type": "llama", "intermediate_size": 28672}])
+def test_nemotron_nas_block_configs_are_refused(tmp_path, change):
+    with pytest.raises(UserError, match="block_configs") as e:
+        write(tmp_path, {**NAS, **change})
+    assert "\n" not in str(e.value)
