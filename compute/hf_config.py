@@ -248,6 +248,11 @@ HF_UNMODELLED: dict[str, str] = {
     **dict.fromkeys(("nemotron-nas", "deci", "deci_lm", "decilm"),
                     "a model whose layers differ one from another (block_configs: per-layer "
                     "n_heads_in_group, ffn_mult, no_op, replace_with_linear)"),
+    # Meituan LongCat-Flash (HF models/longcat_flash): each of its num_layers holds two
+    # attention blocks and two dense MLPs beside one MoE whose zero_expert_num "zero
+    # experts" pass the token through, so the experts a token computes vary
+    "longcat_flash": "LongCat-Flash, with two attention blocks and two MLPs a layer and "
+                     "zero-computation experts (zero_expert_num)",
     # JetMoE (HF models/jetmoe): mixture of attention heads (MoA: num_local_experts query
     # and output projections, num_experts_per_tok of them a token) beside its MoE MLP
     "jetmoe": "a model with a mixture of attention experts (MoA: num_local_experts query and "
@@ -265,7 +270,7 @@ _UNMODELLED_KEYS = ("ssm_", "mamba_", "linear_", "attn_type_list", "hybrid_overr
                     "attn_config", "index_topk", "num_kv_shared_layers", "altup_num_inputs",
                     "use_cla", "blocksparse_", "dense_attention_every_n_layers",
                     "cross_attention_layers", "sliding_window_layers", "conv_window",
-                    "share_q_dim", "moe_layers_enum", "block_configs")
+                    "share_q_dim", "moe_layers_enum", "block_configs", "zero_expert_num")
 _FAMILY_ALIASES = {"refinedweb": "falcon", "refinedwebmodel": "falcon", "rw": "falcon"}
 # Other model types whose MLP is gated (SwiGLU / GeGLU), read Llama-style.
 _GATED_TYPES = {"qwen3", "qwen3_moe", "phi3", "olmo", "olmo2", "olmoe",

@@ -424,3 +424,22 @@ def test_nemotron_nas_block_configs_are_refused(tmp_path, change):
     with pytest.raises(UserError, match="block_configs") as e:
         write(tmp_path, {**NAS, **change})
     assert "\n" not in str(e.value)
+
+
+# ---- refused: LongCat-Flash ---------------------------------------------------------------------
+# meituan-longcat/LongCat-Flash-Chat (longcat_flash): num_layers 28, each with two MLA blocks
+# and two dense MLPs (ffn_hidden_size 12288) beside one MoE of 512 experts of
+# expert_ffn_hidden_size 2048 (top 12) and zero_expert_num 256 identity experts. Before:
+# read as 28 plain layers with 512 experts 12288 wide, 2168.90B where Meituan publishes 560B
+LONGCAT = {"architectures": ["LongcatFlashForCausalLM"], "model_type": "longcat_flash",
+           "num_layers": 28, "hidden_size": 6144, "ffn_hidden_size": 12288,
+           "expert_ffn_hidden_size": 2048, "n_routed_experts": 512, "zero_expert_num": 256,
+           "zero_expert_type": "identity", "moe_topk": 12, "kv_lora_rank": 512,
+           "q_lora_rank": 1536, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128,
+           "v_head_dim": 128, "num_attention_heads": 64, "vocab_size": 131072}
+
+
+@pytest.mark.parametrize("model_type", ["longcat_flash", "deepseek_v3"])
+def test_longcat_flash_is_refused(tmp_path, model_type):
+    with pytest.raises(UserError, match="zero_expert_num"):
+        write(tmp_path, {**LONGCAT, "model_type": model_type})
