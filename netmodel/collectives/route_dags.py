@@ -107,13 +107,16 @@ class DagRoutes:
         the order of :meth:`_dag`. The missing ones come from one breadth-first search of
         them all, with numpy."""
         keep = self._dag_np
-        need = [d for d in dict.fromkeys(dst.tolist()) if d not in keep]
+        # the ones asked for, held here: the cache keeps at most 512 and may drop some of
+        # them while the others are built
+        got = {d: keep[d] for d in dict.fromkeys(dst.tolist()) if d in keep}
+        need = [d for d in dict.fromkeys(dst.tolist()) if d not in got]
         if need:
             n = self._n
             per = max(1, (1 << 22) // max(n, len(self._src), 1))
             for c0 in range(0, len(need), per):
-                self._build_dags(np.array(need[c0:c0 + per], dtype=np.int64))
-        return [keep[d] for d in dst.tolist()]
+                got.update(self._build_dags(np.array(need[c0:c0 + per], dtype=np.int64)))
+        return [got[d] for d in dst.tolist()]
 
     def _nbr_csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Each node's neighbours in adjacency order (as :meth:`_dag` reads them):
@@ -132,8 +135,9 @@ class DagRoutes:
             self._nbrcsr = (ptr, ends, self._lids(first, ends))
         return self._nbrcsr
 
-    def _build_dags(self, dst: np.ndarray) -> None:
-        """Add the arrays of :meth:`_dag_csrs` for destinations ``dst`` to the kept ones."""
+    def _build_dags(self, dst: np.ndarray) -> dict:
+        """Add the arrays of :meth:`_dag_csrs` for destinations ``dst`` to the kept ones;
+        returns them (destination -> arrays)."""
         n, m = self._n, len(dst)
         ptr, nbr, link = self._nbr_csr()
         deg = np.diff(ptr)
@@ -190,6 +194,7 @@ class DagRoutes:
         counts = np.bincount(g, minlength=m * n).reshape(m, n)
         per_row = np.cumsum(counts.sum(axis=1))
         keep = self._dag_np
+        built = {}
         lo = 0
         for i, d in enumerate(dst.tolist()):
             hi = int(per_row[i])
@@ -197,8 +202,9 @@ class DagRoutes:
             np.cumsum(counts[i], out=p[1:])
             if len(keep) >= 512:
                 keep.pop(next(iter(keep)))
-            keep[d] = (dist[i], p, v[lo:hi], lid[lo:hi], bw[lo:hi], tot[lo:hi])
+            keep[d] = built[d] = (dist[i], p, v[lo:hi], lid[lo:hi], bw[lo:hi], tot[lo:hi])
             lo = hi
+        return built
 
     def _spread_many(self, src: np.ndarray, dst: np.ndarray) -> tuple:
         """:meth:`_from_dag` of every pair ``src[i] -> dst[i]`` (node numbers, distinct) at

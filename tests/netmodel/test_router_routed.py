@@ -345,3 +345,21 @@ def test_gpus_cabled_to_gpus_route_in_a_batch_as_one_by_one(spec, count):
         worst = max(worst, one.latency)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
     assert latency == pytest.approx(worst, rel=1e-12)
+
+
+def test_dag_arrays_past_the_cache_of_512():
+    """More than 512 destinations at once (the cache keeps 512): each still gets its own
+    arrays, equal to those read from :meth:`Router._dag` one at a time (raised KeyError at
+    a62200f: the arrays built first were dropped from the cache before being returned, as
+    ``netmodel collective all-reduce --fabric torus:dims=16x16x16 --group 1024`` did)."""
+    graph = build("torus:dims=8x8x9")   # 576 GPUs, all transit nodes
+    r = Router(graph)
+    want = list(r._nodes)
+    got = r._dag_csrs(np.array([r._nid[x] for x in want], dtype=np.int64))
+    assert len(got) == 576 and len(r._dag_np) == 512
+    fresh = Router(graph)
+    for x, have in zip(want, got, strict=True):
+        ref = _old_dag_csr(fresh, x)
+        assert int(have[0][r._nid[x]]) == 0
+        for a, b in zip(have, ref, strict=True):
+            assert _same(a, b), x
