@@ -35,10 +35,10 @@ from compute.search import DEFAULT_MAX_BATCH
 from compute.validate import MAX_WHOLE, describe, is_finite, is_whole, number
 from netmodel.study.availability_analytic import Analytic, analytic
 from netmodel.study.availability_kinds import QUANTILE, THRESHOLD, event_kinds
-from netmodel.study.availability_mc import MonteCarlo, _check_run, simulate
+from netmodel.study.availability_mc import MonteCarlo, _check_run, duration_text, simulate
 from netmodel.study.progress import NO_PROGRESS, check_progress
 from netmodel.study.reliability_catalog import HOUR, percent
-from netmodel.study.reliability_cluster import YEAR, Cluster, build_cluster, check_cluster
+from netmodel.study.reliability_cluster import Cluster, build_cluster, check_cluster
 from netmodel.study.reliability_spares import (
     SparePools,
     by_group,
@@ -148,7 +148,7 @@ class Availability:
             f"{c.scenario.label}, {c.model.name} {c.workload.phase}: {c.gpus:,} GPU{'' if c.gpus == 1 else 's'}, "
             f"{c.parallelism.label}, {c.instances_total:,} instance{'' if c.instances_total == 1 else 's'}; spares {p.spares:,} "
             f"({p.placement}, {p.reachable_total:,} reachable); {m.trials:,} trials x "
-            f"{_horizon(m.horizon_s)}, seed {m.seed}",
+            f"{duration_text(m.horizon_s)}, seed {m.seed}",
             f"{'':<34}{'Monte Carlo':>16}{'analytic':>12}{'no spares':>12}",
             f"{'mean capacity':<34}{m.mean:>10.6f} ±{m.mean_ci:<5.1e}{a.mean:>12.6f}"
             f"{z.mean:>12.6f}",
@@ -180,19 +180,6 @@ class Availability:
                          f"{z.overlap:.3g} times the cluster's, capped at all of it) that the "
                          f"additive model overstates the loss (it is first-order)")
         return "\n".join(lines)
-
-
-def _horizon(seconds: float) -> str:
-    """A horizon in the largest of y, d, h, min it fills at least once, else s (a horizon
-    of one second read '3.17e-08 y').
-
-    >>> _horizon(YEAR), _horizon(30 * 86400), _horizon(1.0), _horizon(5400.0)
-    ('1 y', '30 d', '1 s', '1.5 h')
-    """
-    for unit, size in (("y", YEAR), ("d", 86400.0), ("h", HOUR), ("min", 60.0)):
-        if seconds >= size:
-            return f"{seconds / size:.3g} {unit}"
-    return f"{seconds:.3g} s"
 
 
 def _components_per_kind(cluster, kinds) -> dict:

@@ -205,6 +205,21 @@ def _loss_lanes(t, units, hold, cap, order_counts, pick=None):
     return granted if pick is None else (granted, seen)
 
 
+def duration_text(seconds: float) -> str:
+    """A time in the largest of y, d, h, min it fills at least once, else s (a horizon
+    of one second read '3.17e-08 y').
+
+    >>> duration_text(YEAR), duration_text(30 * 86400), duration_text(1.0)
+    ('1 y', '30 d', '1 s')
+    >>> duration_text(5400.0)
+    '1.5 h'
+    """
+    for unit, size in (("y", YEAR), ("d", 86400.0), ("h", HOUR), ("min", 60.0)):
+        if seconds >= size:
+            return f"{seconds / size:.3g} {unit}"
+    return f"{seconds:.3g} s"
+
+
 def simulate(kinds: Sequence[Kind], pools: SparePools, instances: int, *,
              horizon: str | float = "1y", trials: int = 1000, seed: int = 0,
              threshold: float = THRESHOLD, grid: int = 400,
@@ -221,9 +236,14 @@ def simulate(kinds: Sequence[Kind], pools: SparePools, instances: int, *,
     span = h + warm
     per_trial = lam * span
     if per_trial * trials > MAX_EVENTS:
+        # the draws start one repair time before the horizon (the steady state): where
+        # that is the longer span, a shorter horizon does not help
+        why = (f": the draws start one repair time ({duration_text(warm)}) before the "
+               f"horizon ({duration_text(h)}) to begin in the steady state; give fewer "
+               f"trials or shorter repair times") if warm > h else \
+            ": give fewer trials or a shorter horizon"
         raise UserError(f"{per_trial * trials:.3g} failure events to simulate "
-                        f"({trials:,} trials); at most {MAX_EVENTS:.0e}: give fewer trials "
-                        f"or a shorter horizon")
+                        f"({trials:,} trials); at most {MAX_EVENTS:.0e}{why}")
     chunk = max(1, int(CHUNK_EVENTS // max(per_trial, 1.0)))
     chunks = [(i, min(trials, i + chunk)) for i in range(0, trials, chunk)]
     streams = np.random.SeedSequence(int(seed)).spawn(len(chunks))
