@@ -29,7 +29,7 @@ INFER = ["infer", "--model", "Llama-3-70B", "--gpu", "H100-SXM", "--tp", "8", "-
      "wafer_diameter"),
     # --rate gpu-die: its rate comes from the GPU split, set by --area-share (not typed)
     (["blast-radius", "--scenario", "lite-flat", "--model", "Llama-3-70B", "--rate",
-      "gpu-die=1e-6"], "set --area-share instead", "area_share"),
+      "gpu-die=1e-6"], "or the split with --area-share", "area_share"),
     (["collective", "all-to-all", "--fabric", "single-switch:n=16", "--group", "16",
       "--max-transfers", "5"], "(--max-transfers)", "max_transfers"),
 ])
