@@ -302,6 +302,23 @@ def _whole(what: str, value) -> int:
     return value
 
 
+def _range(where: str, rng, rate: float | None) -> tuple[float, float] | None:
+    """A class's ``range_per_hour``: two rates, low <= high, holding the default rate (a
+    default outside its own plausible range is a defect of the file); None where absent."""
+    if rng is None:
+        return None
+    if not isinstance(rng, list) or len(rng) != 2:
+        raise UserError(f"{where} range_per_hour must be [low, high], got {describe(rng)}")
+    lo, hi = (_rate(f"{where} range_per_hour", v) for v in rng)
+    if lo > hi:
+        raise UserError(f"{where} range_per_hour must be [low, high] with low <= high, got "
+                        f"[{lo:g}, {hi:g}]")
+    if rate is not None and not lo <= rate <= hi:
+        raise UserError(f"{where} rate_per_hour {rate:g} lies outside its range_per_hour "
+                        f"[{lo:g}, {hi:g}]")
+    return lo, hi
+
+
 def _need(where: str, table: dict, key: str):
     if key not in table:
         raise UserError(f"{where} lacks {key!r}")
@@ -319,10 +336,10 @@ def _parse(data: dict, where: str) -> Catalog:
         w = f"{where} [class.{name}]"
         rate = None if "rate_from" in c else _rate(f"{w} rate_per_hour",
                                                    _need(w, c, "rate_per_hour"))
-        rng = c.get("range_per_hour")
+        rng = _range(w, c.get("range_per_hour"), rate)
         classes[name] = ClassData(
             name=name, description=_need(w, c, "description"), per=_need(w, c, "per"),
-            rate_per_hour=rate, rate_range=tuple(rng) if rng else None,
+            rate_per_hour=rate, rate_range=rng,
             source=c.get("source", gpu.get("source", "")),
             confidence=c.get("confidence", gpu.get("confidence", "")),
             repair_local_s=_time(f"{w} repair_local_h", _need(w, c, "repair_local_h") * HOUR),
