@@ -74,8 +74,9 @@ HF_ALIASES: dict[str, tuple[str, ...]] = {
     "qk_nope_head_dim": ("qk_nope_head_dim",),
     "qk_rope_head_dim": ("qk_rope_head_dim",),
     "v_head_dim": ("v_head_dim",),
-    # Falcon: bias; StarCoder2: use_bias; ChatGLM: add_bias_linear: every linear layer
-    "bias": ("bias", "use_bias", "add_bias_linear"),
+    # Falcon: bias; StarCoder2: use_bias; ChatGLM: add_bias_linear; OPT: enable_bias:
+    # every linear layer
+    "bias": ("bias", "use_bias", "add_bias_linear", "enable_bias"),
     # Llama family: Q, K, V (and O); ChatGLM: add_qkv_bias (its fused Q, K, V); StableLM:
     # use_qkv_bias
     "attention_bias": ("attention_bias", "add_qkv_bias", "use_qkv_bias"),
@@ -196,6 +197,12 @@ HF_FAMILIES: dict[str, dict] = {
     # Nemotron-4 / Minitron (HF models/nemotron): a squared-ReLU MLP without gate, LayerNorm1P
     # (scale and shift)
     "nemotron": dict(gated_mlp=False, norm="layernorm"),
+    # OPT (HF transformers models/opt): a ReLU MLP of ffn_dim, biases on every linear layer
+    # (enable_bias, default true), LayerNorms, a learned position table of
+    # max_position_embeddings + 2 rows (OPTLearnedPositionalEmbedding's offset), the LM head
+    # tied to the embedding (OPTConfig leaves tie_word_embeddings to its default, true)
+    "opt": dict(gated_mlp=False, norm="layernorm", bias=True, tied_embeddings=True,
+                opt=True),
 }
 #: Model types whose layers are not the decoder-only attention + MLP blocks netmodel
 #: models (what each is instead): refused with one line rather than read Llama-style.
@@ -292,7 +299,7 @@ _BASE_FAMILY = dict(gated_mlp=True, norm="rmsnorm", bias=False, qkv_bias=False,
                     tied_embeddings=False, learned_positions=False, embedding_norm=False,
                     shared_expert_gate=False, window="all", window_every=6, llama4=False,
                     chatglm=False, multi_query=False, residual_mlp=False, ffn_halved=False,
-                    config_defaults={})
+                    opt=False, config_defaults={})
 #: Entries of a config.json's ``layer_types`` the reader models (HF transformers' names).
 _LAYER_TYPES = ("full_attention", "sliding_attention")
 #: ... and of Llama-4's, whose local layers are chunked.
@@ -705,6 +712,20 @@ def _chatglm_layout(c: _Config, heads: int, fam: dict) -> tuple[int, dict]:
     return kv_heads, {**fam, "norm": "rmsnorm" if rms else "layernorm"}
 
 
+def _opt_positions(c: _Config, hidden: int) -> int:
+    """OPT's position table: ``max_position_embeddings`` (OPTConfig's default 2048) + 2
+    rows. A ``word_embed_proj_dim`` other than the hidden size (OPT-350m: the embedding
+    projected in and out) is refused."""
+    proj = c.cfg.get("word_embed_proj_dim")
+    widest = validate.limits("model")["hidden"].maximum
+    if proj is not None and validate.number(c.where, "word_embed_proj_dim", proj, minimum=1,
+                                            maximum=widest, integer=True) != hidden:
+        raise UserError(f"{c.where}: word_embed_proj_dim {proj} differs from hidden_size "
+                        f"{hidden} (an embedding projected in and out, OPT-350m) and is not "
+                        f"modelled; allowed: null or {hidden}")
+    return c.count("max_context", limit="learned_positions", default=2048) + 2
+
+
 def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     """:func:`load_hf_config` on a parsed config.json read from ``path``."""
     if not isinstance(cfg, dict):
@@ -805,6 +826,8 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     entry["tied_embeddings"] = c.flag("tied_embeddings", fam["tied_embeddings"])
     if fam["learned_positions"]:
         entry["learned_positions"] = c.count("learned_positions", default=0)
+    if fam["opt"]:
+        entry["learned_positions"] = _opt_positions(c, hidden)
     entry["max_context"] = c.count("max_context", default=0)
     if c.has("mtp_modules"):
         entry["mtp_modules"] = c.count("mtp_modules", minimum=0)

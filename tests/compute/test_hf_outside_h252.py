@@ -443,3 +443,26 @@ LONGCAT = {"architectures": ["LongcatFlashForCausalLM"], "model_type": "longcat_
 def test_longcat_flash_is_refused(tmp_path, model_type):
     with pytest.raises(UserError, match="zero_expert_num"):
         write(tmp_path, {**LONGCAT, "model_type": model_type})
+
+
+# ---- OPT ------------------------------------------------------------------------------------------
+def test_opt_13b_biases_positions_and_tied_head():
+    # 40 layers, hidden 5120, 40 heads, ReLU MLP 20480, biases everywhere (enable_bias),
+    # LayerNorms, a learned position table of 2048 + 2 rows, the LM head tied to the
+    # 50272-row embedding (HF OPT)
+    layer = (4 * 5120 * 5120 + 4 * 5120) + (2 * 5120 * 20480 + 20480 + 5120) + 2 * 2 * 5120
+    total = 40 * layer + (50272 + 2050) * 5120 + 2 * 5120
+    assert total == 12_853_473_280
+    m = read("opt-13b")
+    assert (m.bias, m.norm, m.tied_embeddings, m.learned_positions, m.gated_mlp) == (
+        True, "layernorm", True, 2050, False)
+    # published: 13B (OPT paper), 12.9B (the hub); the old reading: untied, no biases, no
+    # position table, RMSNorms, 13,098,112,000
+    assert m.parameters == total and round(m.parameters / 1e9, 1) == 12.9
+
+
+def test_opt_projected_embedding_is_refused(tmp_path):
+    # OPT-350m: hidden 1024, word_embed_proj_dim 512 (project_in / project_out)
+    with pytest.raises(UserError, match="word_embed_proj_dim 512 differs from hidden_size"):
+        write(tmp_path, {**fixture("opt-13b"), "hidden_size": 1024, "num_attention_heads": 16,
+                         "ffn_dim": 4096, "word_embed_proj_dim": 512})
