@@ -180,6 +180,9 @@ def _gpus(cluster_text, gpus_text, scenario: str = "NAME"):
 
         raise UserError(f"{flag} {shown_text(text)} exceeds the largest cluster modelled "
                         f"({MAX_GPUS:,} GPUs)")
+    if int(digits) == 0:   # the library's 'gpus must be ... >= 1' named no option
+        raise UserError(f"{flag} {shown_text(text)} must be at least 1 GPU: a multiple of "
+                        f"the scenario's fabric (leave it out for one copy)")
     return int(digits)
 
 

@@ -58,3 +58,11 @@ def test_both_spellings_at_once_are_refused():
     r = run_cli([*BLAST, "--gpus", "64", "--cluster-gpus", "32"])
     assert one_line_error(r) == ("error: --cluster-gpus '32' and --gpus '64' both set the "
                                  "cluster size; give one")
+
+
+@pytest.mark.parametrize("flag", ["--cluster-gpus", "--gpus"])
+def test_zero_names_the_option_typed(flag):
+    # the library's line 'gpus must be a whole number >= 1, got 0' named no option
+    assert one_line_error(run_cli([*BLAST, flag, "0"])) == (
+        f"error: {flag} '0' must be at least 1 GPU: a multiple of the scenario's fabric "
+        f"(leave it out for one copy)")
