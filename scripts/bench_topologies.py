@@ -42,6 +42,12 @@ CASES = [
      "lite-groups:base=[superpod:sus=4],lites=4", True, None, None),
     ("131,072-GPU fat tree (k=128, 32 pods): build+validate", "fat-tree:k=128,pods=32", False,
      60, None),
+    # direct fabrics built in blocks since h257 (edge by edge before: CPU 2.1 s and 0.94 s
+    # for the 131,072-GPU torus and ring, 6.9 s for the 2,048-GPU mesh's 2.1 M links)
+    ("131,072-GPU 3D torus (64x64x32): build+validate", "torus:dims=64x64x32", False, None,
+     None),
+    ("131,072-GPU ring: build+validate", "ring:n=131072", False, None, None),
+    ("2,048-GPU full mesh: build+validate", "full-mesh:n=2048", False, None, None),
 ]
 
 _CHILD = """

@@ -145,13 +145,14 @@ def finish(graph: nx.Graph, gpus: int, *specs: GpuSpec) -> nx.Graph:
 
 
 def finish_blocks(graph: nx.Graph, gpus: int, nodes: Sequence[Nodes], links: Sequence[Links],
-                  *specs: GpuSpec) -> nx.Graph:
+                  *specs: GpuSpec, order: np.ndarray | None = None) -> nx.Graph:
     """:func:`finish` for a builder that describes its fabric in blocks: record the GPU
-    count and types, fill the empty ``graph`` from the blocks and check it in bulk (see
-    "Building in bulk" above; the same graph and the same errors as adding the nodes and
-    edges one by one and calling :func:`finish`)."""
+    count and types, fill the empty ``graph`` from the blocks (edges in ``order``, as
+    :func:`assemble` takes it) and check it in bulk (see "Building in bulk" above; the same
+    graph and the same errors as adding the nodes and edges one by one and calling
+    :func:`finish`)."""
     _record(graph, gpus, specs)
-    return assemble(graph, nodes, links)
+    return assemble(graph, nodes, links, order=order)
 
 
 def _record(graph: nx.Graph, gpus: int, specs: Sequence[GpuSpec]) -> None:
@@ -352,11 +353,14 @@ def _copies(attrs: Mapping, count: int) -> list[dict]:
 
 
 def assemble(graph: nx.Graph, nodes: Sequence[Nodes], links: Sequence[Links], *,
-             check: bool = True) -> nx.Graph:
+             check: bool = True, order: np.ndarray | None = None) -> nx.Graph:
     """Fill the empty :class:`networkx.Graph` ``graph`` with the node blocks ``nodes`` (in
     order) and the edge blocks ``links`` (in order), as ``add_nodes_from`` then
     ``add_edges_from`` over the blocks would; then (``check``) check it against the schema
-    (see "Building in bulk" in the module docstring).
+    (see "Building in bulk" in the module docstring). ``order``, a permutation of the
+    edges of all the blocks one after the other, adds them in that order instead (edge
+    ``order[0]`` first): blocks of different attributes interleaved, as a builder that
+    adds its edges one by one would add them.
 
     Edges must be simple: no self-loop, no pair twice (ValueError otherwise: a builder's
     mistake, not the user's). The garbage collector is paused meanwhile: the graph's
@@ -368,10 +372,15 @@ def assemble(graph: nx.Graph, nodes: Sequence[Nodes], links: Sequence[Links], *,
         raise ValueError("assemble fills an empty networkx.Graph (not a subclass: its dicts "
                          "are plain dicts)")
     u, v, block = _ends(links)
+    if order is not None:
+        order = np.asarray(order, dtype=np.int64)
+        if not np.array_equal(np.sort(order), np.arange(len(u))):
+            raise ValueError("order must be a permutation of the edges of the link blocks")
+        u, v, block = u[order], v[order], block[order]
     paused = gc.isenabled()
     gc.disable()
     try:
-        _fill(graph, nodes, links, u, v)
+        _fill(graph, nodes, links, u, v, order)
     finally:
         if paused:
             gc.enable()
@@ -384,7 +393,7 @@ def assemble(graph: nx.Graph, nodes: Sequence[Nodes], links: Sequence[Links], *,
 
 
 def _fill(graph: nx.Graph, nodes: Sequence[Nodes], links: Sequence[Links], u: np.ndarray,
-          v: np.ndarray) -> None:
+          v: np.ndarray, order: np.ndarray | None = None) -> None:
     ids: list[str] = []
     node_dicts: list[dict] = []
     for block in nodes:
@@ -410,6 +419,8 @@ def _fill(graph: nx.Graph, nodes: Sequence[Nodes], links: Sequence[Links], u: np
     edge_dicts: list[dict] = []
     for b in links:
         edge_dicts += _copies(b.attrs, len(np.asarray(b.u).ravel()))
+    if order is not None:
+        edge_dicts = list(map(edge_dicts.__getitem__, order.tolist()))
     # edge e is entered in u's row, then in v's, in edge order, as add_edges_from does:
     # each row lists its neighbours in the order of the edges that touch it
     src = np.empty(2 * len(u), dtype=np.int64)

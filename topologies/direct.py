@@ -10,10 +10,10 @@ with ``links=2`` and twice the bandwidth.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable
+import math
 
 import networkx as nx
+import numpy as np
 
 from compute.errors import UserError
 from compute.hardware import GpuSpec
@@ -21,6 +21,8 @@ from compute.validate import describe
 from topologies.common import (
     GROUP_LENGTH,
     SCALEUP_LENGTH,
+    Links,
+    Nodes,
     bandwidth_or,
     cable_latency,
     check_choice,
@@ -28,6 +30,7 @@ from topologies.common import (
     check_length,
     check_medium,
     finish,
+    finish_blocks,
     gpu_type,
     link,
     new_graph,
@@ -39,24 +42,53 @@ from topologies.schema import validate
 __all__ = ["full_mesh", "lite_groups", "parse_dims", "ring", "torus"]
 
 
-def _direct(name: str, n: int, neighbours: Callable[[int], list[int]], gpu: object,
-            bandwidth: object, medium: object, length: object) -> nx.Graph:
-    """Wire ``n`` GPUs by ``neighbours(i) -> list of j`` (one port each); the caller has
-    checked the size."""
+def _direct(name: str, n: int, ends: tuple[np.ndarray, np.ndarray, np.ndarray], ports: int,
+            gpu: object, bandwidth: object, medium: object, length: object) -> nx.Graph:
+    """Wire ``n`` GPUs of ``ports`` ports each by the edges ``ends = (u, v, cables)`` (GPU
+    numbers and cable counts, in the order the edges are added); the caller has checked the
+    size. A GPU's bandwidth is split evenly over its ports, so an edge of ``c`` cables gets
+    ``c / ports`` of it. Built in blocks (:func:`~topologies.common.finish_blocks`), one
+    per cable count."""
     spec = gpu_type(gpu)
     medium = check_medium("medium", medium)
     total = bandwidth_or("bandwidth", bandwidth, spec.scaleup_bandwidth)
     latency = cable_latency(check_length(length), medium)
-    graph = new_graph(name)
-    graph.add_nodes_from((f"gpu{i}", {"kind": "gpu", "gpu": spec.name}) for i in range(n))
-    for i in range(n):
-        ports = neighbours(i)
-        per_port = total / len(ports)
-        for j, count in Counter(ports).items():
-            if j > i:
-                graph.add_edge(f"gpu{i}", f"gpu{j}",
-                               **link(per_port * count, latency, medium, links=count))
-    return finish(graph, n, spec)
+    per_port = total / ports
+    u, v, cables = ends
+    counts = np.unique(cables).tolist()
+    links = [Links(u[cables == c], v[cables == c], link(per_port * c, latency, medium, links=c))
+             for c in counts]
+    # the blocks one after the other -> the edges' own order
+    at = np.concatenate([np.flatnonzero(cables == c) for c in counts])
+    order = np.empty(len(at), dtype=np.int64)
+    order[at] = np.arange(len(at))
+    nodes = [Nodes("gpu", n, {"kind": "gpu", "gpu": spec.name})]
+    return finish_blocks(new_graph(name), n, nodes, links, spec,
+                         order=None if len(counts) < 2 else order)
+
+
+def _torus_ends(sides: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The edges of a torus of ``sides`` (GPUs numbered row-major) as :func:`_direct` takes
+    them: GPU ``i``'s edges to higher-numbered neighbours, ``i`` in turn, each in the order
+    of its ports (per dimension, the -1 neighbour then the +1); a side of 2 reaches the
+    same neighbour from both ports, one edge of 2 cables."""
+    n = math.prod(sides)
+    i = np.arange(n, dtype=np.int64)
+    cols, cables = [], []
+    stride = n
+    for side in sides:
+        stride //= side
+        coord = (i // stride) % side
+        for step in (-1, 1):
+            j = i + (((coord + step) % side) - coord) * stride
+            if side == 2 and step == 1:   # the same neighbour as step -1: counted there
+                j = np.full(n, -1, dtype=np.int64)
+            cols.append(j)
+            cables.append(2 if side == 2 else 1)
+    nbr = np.stack(cols, axis=1)   # (n, ports), row-major = the order edges are added
+    keep = nbr > i[:, None]
+    u = np.broadcast_to(i[:, None], nbr.shape)[keep]
+    return u, nbr[keep], np.broadcast_to(np.array(cables), nbr.shape)[keep]
 
 
 @builder("ring")
@@ -85,8 +117,7 @@ def ring(n: int = 8, gpu: str | GpuSpec = "H100-SXM", bandwidth: float | None = 
     """
     n = check_int("n", n, 2)
     check_size("ring", n, n)
-    return _direct(f"ring of {n}", n, lambda i: [(i - 1) % n, (i + 1) % n], gpu,
-                   bandwidth, medium, length)
+    return _direct(f"ring of {n}", n, _torus_ends((n,)), 2, gpu, bandwidth, medium, length)
 
 
 @builder("full-mesh")
@@ -104,8 +135,9 @@ def full_mesh(n: int = 8, gpu: str | GpuSpec = "H100-SXM", bandwidth: float | No
     """
     n = check_int("n", n, 2)
     check_size("full-mesh", n, n * (n - 1) // 2)
-    return _direct(f"full mesh of {n}", n, lambda i: [j for j in range(n) if j != i], gpu,
-                   bandwidth, medium, length)
+    u, v = np.triu_indices(n, 1)   # GPU i's edges to j > i, i in turn
+    return _direct(f"full mesh of {n}", n, (u, v, np.ones(len(u), dtype=np.int64)), n - 1,
+                   gpu, bandwidth, medium, length)
 
 
 def parse_dims(dims: object) -> tuple[int, ...]:
@@ -157,20 +189,9 @@ def torus(dims: str = "4x4", gpu: str | GpuSpec = "H100-SXM", bandwidth: float |
     for s in sides:
         n *= s
     check_size("torus", n, n * len(sides))
-    strides = [1] * len(sides)
-    for d in range(len(sides) - 2, -1, -1):
-        strides[d] = strides[d + 1] * sides[d + 1]
-
-    def neighbours(i: int) -> list[int]:
-        out = []
-        for d, (side, stride) in enumerate(zip(sides, strides, strict=True)):
-            coord = (i // stride) % side
-            for step in (-1, 1):
-                out.append(i + (((coord + step) % side) - coord) * strides[d])
-        return out
-
     shape = "x".join(map(str, sides))
-    graph = _direct(f"{shape} torus", n, neighbours, gpu, bandwidth, medium, length)
+    graph = _direct(f"{shape} torus", n, _torus_ends(sides), 2 * len(sides), gpu, bandwidth,
+                    medium, length)
     graph.graph["dims"] = shape
     return graph
 

@@ -168,9 +168,61 @@ def ref_rail_optimized(domains, domain_size, gpus_per_server, gpu, servers_per_l
     return finish(graph, n, spec)
 
 
+def _ref_direct(name, n, neighbours, gpu, bandwidth, medium, length):
+    # topologies.direct._direct as of a62200f: GPU i's ports in turn, a neighbour reached
+    # by several ports one edge of that many cables
+    from collections import Counter
+
+    spec = get_gpu(gpu)
+    total = spec.scaleup_bandwidth if bandwidth is None else bandwidth
+    latency = cable_latency(length, medium)
+    graph = new_graph(name)
+    graph.add_nodes_from((f"gpu{i}", {"kind": "gpu", "gpu": spec.name}) for i in range(n))
+    for i in range(n):
+        ports = neighbours(i)
+        per_port = total / len(ports)
+        for j, count in Counter(ports).items():
+            if j > i:
+                graph.add_edge(f"gpu{i}", f"gpu{j}",
+                               **link(per_port * count, latency, medium, links=count))
+    return finish(graph, n, spec)
+
+
+def ref_ring(n, gpu, bandwidth, medium, length):
+    return _ref_direct(f"ring of {n}", n, lambda i: [(i - 1) % n, (i + 1) % n], gpu,
+                       bandwidth, medium, length)
+
+
+def ref_full_mesh(n, gpu, bandwidth, medium, length):
+    return _ref_direct(f"full mesh of {n}", n, lambda i: [j for j in range(n) if j != i], gpu,
+                       bandwidth, medium, length)
+
+
+def ref_torus(dims, gpu, bandwidth, medium, length):
+    sides = tuple(int(x) for x in dims.split("x"))
+    n = int(np.prod(sides))
+    strides = [1] * len(sides)
+    for d in range(len(sides) - 2, -1, -1):
+        strides[d] = strides[d + 1] * sides[d + 1]
+
+    def neighbours(i):
+        out = []
+        for d, (side, stride) in enumerate(zip(sides, strides, strict=True)):
+            coord = (i // stride) % side
+            for step in (-1, 1):
+                out.append(i + (((coord + step) % side) - coord) * strides[d])
+        return out
+
+    shape = "x".join(map(str, sides))
+    graph = _ref_direct(f"{shape} torus", n, neighbours, gpu, bandwidth, medium, length)
+    graph.graph["dims"] = shape
+    return graph
+
+
 REFERENCES = {"single-switch": ref_single_switch, "flat": ref_flat,
               "leaf-spine": ref_leaf_spine, "fat-tree": ref_fat_tree,
-              "rail-optimized": ref_rail_optimized}
+              "rail-optimized": ref_rail_optimized, "ring": ref_ring,
+              "full-mesh": ref_full_mesh, "torus": ref_torus}
 
 # ---------------------------------------------------------------- exact comparison
 
@@ -215,6 +267,11 @@ SPECS = [
     "sharp=true,in_network_reduction=false,leaf_radix=8,spine_radix=48,gpu=Lite",
     "rail-optimized:domains=5,domain_size=16,gpus_per_server=4,servers_per_leaf=2,nvlinks=2,"
     "nvswitch_radix=40,medium=co-packaged-optics",
+    "ring:n=2", "ring:n=3", "ring", "ring:n=257,gpu=Lite,bandwidth=1e11,length=0",
+    "full-mesh:n=2", "full-mesh", "full-mesh:n=33,medium=board,length=0.1",
+    "torus:dims=2", "torus:dims=7", "torus:dims=2x2", "torus:dims=2x3", "torus:dims=3x2",
+    "torus", "torus:dims=2x2x2", "torus:dims=4x2x3", "torus:dims=2x5x2", "torus:dims=3x3x3",
+    "torus:dims=16x2x9,bandwidth=1e11,medium=pluggable-optics,length=7",
 ]
 
 
@@ -294,6 +351,46 @@ def test_assemble_orders_neighbours_as_add_edges_from(case):
     assert check_blocks(new, [Nodes("gpu", n, gpu, {"rack": racks})],
                         [Links([a for a, _ in edges], [b for _, b in edges], cable)]) \
         == connected
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 12).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=40),
+    st.lists(st.integers(0, 2), max_size=40), st.randoms(use_true_random=False))))
+def test_assemble_adds_edges_in_the_order_given(case):
+    # blocks of different attributes interleaved (a direct fabric's single and double
+    # cables): order= adds the edges as add_edge one by one in that order would
+    n, pairs, kinds, rng = case
+    seen, edges = set(), []
+    for a, b in pairs:
+        if a != b and frozenset((a, b)) not in seen:
+            seen.add(frozenset((a, b)))
+            edges.append((a, b))
+    cables = [{"bandwidth": 1e9 * (k + 1), "latency": 1e-8, "medium": "copper",
+               "lanes": k + 1, **({"links": k + 1} if k else {})} for k in range(3)]
+    kind = [kinds[e] if e < len(kinds) else e % 3 for e in range(len(edges))]
+    rng.shuffle(edges)
+    # blocks by kind, each in the edges' order: block entry i (counted over the blocks one
+    # after the other) is addition pos[i], so addition k is entry order[k]
+    pos = [e for k in range(3) for e in range(len(edges)) if kind[e] == k]
+    order = np.argsort(np.array(pos, dtype=np.int64))
+    blocks = [Links([edges[e][0] for e in pos if kind[e] == k],
+                    [edges[e][1] for e in pos if kind[e] == k], cables[k]) for k in range(3)]
+    gpu = {"kind": "gpu", "gpu": "Lite"}
+    new = assemble(nx.Graph(gpus=n), [Nodes("gpu", n, gpu)], blocks, check=False,
+                   order=order)
+    old = nx.Graph(gpus=n)
+    old.add_nodes_from((f"gpu{i}", dict(gpu)) for i in range(n))
+    for e, (a, b) in enumerate(edges):
+        old.add_edge(f"gpu{a}", f"gpu{b}", **cables[kind[e]])
+    assert_identical(new, old)
+
+
+def test_assemble_refuses_an_order_that_is_not_a_permutation():
+    nodes = [Nodes("gpu", 3, {"kind": "gpu", "gpu": "Lite"})]
+    cable = link(1e9, 0.0, "copper")
+    with pytest.raises(ValueError, match="permutation"):
+        assemble(nx.Graph(gpus=3), nodes, [Links([0, 1], [1, 2], cable)], order=[0, 0])
 
 
 def _pair(cable=None, gpu="H100-SXM", radix=4, gpus=2, **labels):
