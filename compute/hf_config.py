@@ -28,7 +28,7 @@ __all__ = ["HF_ALIASES", "HF_FAMILIES", "load_hf_config"]
 HF_ALIASES: dict[str, tuple[str, ...]] = {
     "layers": ("num_hidden_layers", "n_layer", "num_layers", "n_layers"),
     "hidden": ("hidden_size", "n_embd", "n_embed", "d_model"),
-    "heads": ("num_attention_heads", "n_head", "n_heads"),
+    "heads": ("num_attention_heads", "n_head", "n_heads", "num_heads"),  # GPT-Neo: num_heads
     # ChatGLM / GLM-4 (chatglm): multi_query_group_num, read only with multi_query_attention
     "kv_heads": ("num_key_value_heads", "num_kv_heads", "n_head_kv", "kv_n_heads",
                  "multi_query_group_num"),
@@ -40,7 +40,8 @@ HF_ALIASES: dict[str, tuple[str, ...]] = {
     "vocab": ("padded_vocab_size", "vocab_size"),
     "max_context": ("max_position_embeddings", "n_positions", "n_ctx", "seq_length",
                     "max_seq_len"),
-    "learned_positions": ("n_positions",),               # only families with learned positions
+    # only families with learned positions (GPT-Neo: max_position_embeddings)
+    "learned_positions": ("n_positions", "max_position_embeddings"),
     "tied_embeddings": ("tie_word_embeddings",),
     "experts": ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts"),
     # gpt-oss: both of the first two; DBRX: moe_top_k
@@ -203,6 +204,13 @@ HF_FAMILIES: dict[str, dict] = {
     # tied to the embedding (OPTConfig leaves tie_word_embeddings to its default, true)
     "opt": dict(gated_mlp=False, norm="layernorm", bias=True, tied_embeddings=True,
                 opt=True),
+    # GPT-Neo (HF transformers models/gpt_neo): GPT-2's layers (its Q, K and V have no bias:
+    # 3 x hidden a layer counted too), a position table of max_position_embeddings rows,
+    # tied; attention_layers (or attention_types, expanded as HF does) makes its "local"
+    # layers attend to the last window_size tokens (GPT-Neo 1.3B / 2.7B: every other layer,
+    # 256): read as a layer_types list
+    "gpt_neo": dict(gated_mlp=False, norm="layernorm", bias=True, tied_embeddings=True,
+                    learned_positions=True),
 }
 #: Model types whose layers are not the decoder-only attention + MLP blocks netmodel
 #: models (what each is instead): refused with one line rather than read Llama-style.
@@ -726,6 +734,39 @@ def _opt_positions(c: _Config, hidden: int) -> int:
     return c.count("max_context", limit="learned_positions", default=2048) + 2
 
 
+def _gpt_neo_windows(cfg: dict, where: str) -> dict:
+    """A GPT-Neo config with its ``attention_layers`` (or ``attention_types``, expanded as
+    HF's GPTNeoConfig does: ``[[["global", "local"], 12]]`` is 12 x global, local) written as
+    ``layer_types`` and its ``window_size`` (HF default 256) as ``sliding_window``; other
+    families' configs are returned as they are."""
+    if str(cfg.get("model_type", "")).lower() != "gpt_neo" or cfg.get("layer_types") is not None:
+        return cfg
+    kinds = cfg.get("attention_layers")
+    if kinds is None and cfg.get("attention_types") is not None:
+        kinds = []
+        types = cfg["attention_types"]
+        if not isinstance(types, list) or not all(
+                isinstance(t, list) and len(t) == 2 and isinstance(t[0], list)
+                and isinstance(t[1], int) and not isinstance(t[1], bool) and 0 <= t[1] <= 10_000
+                for t in types):
+            raise UserError(f"{where}: attention_types must be a list of [kinds, repeats] "
+                            f"pairs, as [[[\"global\", \"local\"], 12]], got "
+                            f"{validate.describe(types)}")
+        for pattern, repeats in types:
+            kinds.extend(pattern * repeats)
+    if kinds is None:
+        return cfg
+    if not isinstance(kinds, list) or any(k not in ("global", "local") for k in kinds):
+        raise UserError(f"{where}: attention_layers must list 'global' or 'local' for each "
+                        f"layer, got {validate.describe(kinds)}")
+    out = {k: v for k, v in cfg.items() if k not in ("attention_layers", "attention_types")}
+    out["layer_types"] = ["sliding_attention" if k == "local" else "full_attention"
+                          for k in kinds]
+    if "local" in kinds:
+        out["sliding_window"] = 256 if cfg.get("window_size") is None else cfg["window_size"]
+    return out
+
+
 def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     """:func:`load_hf_config` on a parsed config.json read from ``path``."""
     if not isinstance(cfg, dict):
@@ -738,6 +779,7 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     name = name or _Config(cfg, where).text("_name_or_path") or (
         path.parent.name if path.name == "config.json" else "") or path.stem
     cfg = _uniform_per_layer(_flatten_dbrx(_text_model(cfg, where), where), where)
+    cfg = _gpt_neo_windows(cfg, where)
     c = _Config(cfg, where)
     validate.name(where, "model", name)
     model_type, fam = _hf_family(c)

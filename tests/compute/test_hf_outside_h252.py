@@ -466,3 +466,39 @@ def test_opt_projected_embedding_is_refused(tmp_path):
     with pytest.raises(UserError, match="word_embed_proj_dim 512 differs from hidden_size"):
         write(tmp_path, {**fixture("opt-13b"), "hidden_size": 1024, "num_attention_heads": 16,
                          "ffn_dim": 4096, "word_embed_proj_dim": 512})
+
+
+# ---- GPT-Neo: local attention on every other layer ---------------------------------------------
+def test_gpt_neo_27b_local_layers_and_positions():
+    # HF GPTNeo: 32 layers, hidden 2560, 20 heads, GELU MLP 4 x 2560; Q, K, V without bias,
+    # out_proj, c_fc, c_proj with; two LayerNorms; 2048 learned positions; tied LM head
+    layer = 3 * 2560 * 2560 + (2560 * 2560 + 2560) + (2 * 2560 * 10240 + 10240 + 2560) \
+        + 2 * 2 * 2560
+    hf_total = 32 * layer + (50257 + 2048) * 2560 + 2 * 2560
+    assert hf_total == 2_651_307_520                  # published: 2.7B (model card)
+    m = read("gpt-neo-2.7b")
+    # netmodel puts a bias on every linear layer of a biased model: Q, K, V's 3 x 2560 a
+    # layer more than GPT-Neo has
+    assert m.parameters == hf_total + 32 * 3 * 2560 == 2_651_553_280
+    assert (m.heads, m.learned_positions, m.tied_embeddings, m.norm) == (
+        20, 2048, True, "layernorm")
+    # 'local' layers (1, 3, ..., 31) keep the last window_size 256 tokens
+    assert (m.sliding_window, m.sliding_layers) == (256, 16)
+    assert m.kv_tokens_held(2048) == (16 * 2048 + 16 * 256) / 32
+
+
+def test_gpt_neo_attention_types_expand_as_hf(tmp_path):
+    cfg = {k: v for k, v in fixture("gpt-neo-2.7b").items() if k != "attention_layers"}
+    m = write(tmp_path, cfg)                         # from attention_types alone
+    assert (m.sliding_window, m.sliding_layers) == (256, 16)
+    m = write(tmp_path, {**cfg, "attention_types": [[["global"], 32]]})
+    assert m.sliding_layers == 0
+
+
+@pytest.mark.parametrize("change, says", [
+    ({"attention_layers": ["global", "dilated"] * 16}, "attention_layers must list"),
+    ({"attention_layers": None, "attention_types": [["global", 32]]}, "attention_types"),
+])
+def test_gpt_neo_bad_layer_kinds_are_named(tmp_path, change, says):
+    with pytest.raises(UserError, match=says):
+        write(tmp_path, {**fixture("gpt-neo-2.7b"), **change})
