@@ -14,7 +14,7 @@ from compute.rows import economics
 
 def test_unknown_process_names_the_row_to_add():
     with pytest.raises(UserError, match=r"^f\.toml: process 'N5' has no wafer price; known: "
-                       r"'N4', 'N7' \(give one of them, or add a sourced row \[wafer_price_n5\] "
+                       r"'N3', 'N4', 'N7' \(give one of them, or add a sourced row \[wafer_price_n5\] "
                        r"to compute/data/economics\.toml\)$"):
         wafer_price_of("N5", "f.toml")
     # the row it names is the one read for a process that has it
