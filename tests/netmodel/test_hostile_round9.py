@@ -79,7 +79,7 @@ def test_lifetime_spellings_agree(spelling):
     # a space, Arabic-Indic and full-width digits read as Python's float reads them
     r = run_cli([*SWEEP, f"cost.lifetime={spelling}"])
     assert r.exit_code == 0, r.output
-    assert r.output.splitlines()[-1].split()[-1] == "0.028", r.output
+    assert r.output.splitlines()[-1].split()[-1] == "0.026", r.output   # 0.028 with the $47k NVSwitch board (h253)
 
 
 COST = ["cost", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "--phase", "decode"]
