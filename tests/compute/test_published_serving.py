@@ -107,6 +107,11 @@ def margin(row: dict) -> float:
     return r / m if row["phase"] in RATES else m / r
 
 
+def is_floor(row: dict) -> bool:
+    """Whether a length of ``row`` is not published and taken at 1 token (the header)."""
+    return "a floor" in row["note"]
+
+
 def by_id(name: str) -> dict:
     return next(r for r in ROWS if r["id"] == name)
 
@@ -127,6 +132,8 @@ def test_the_data_file_is_well_formed():
                 "throughput": ("prompt", "output"),
                 "decode_throughput": ("context",)}[r["phase"]]
         assert all(int(r[k]) > 0 for k in need), r["id"]
+        if is_floor(r):
+            assert any(int(r[k]) == 1 for k in need), r["id"]
     # several GPUs, engines and models, not one system
     assert {r["gpu"] for r in USED} == {"H100-SXM", "A100-SXM-80GB", "H200-SXM", "B200-HGX",
                                         "GB200-NVL72"}
@@ -143,13 +150,16 @@ def test_the_margins_are_those_reported():
     """Measured 2026-12: margins 1.32x (Llama-3.1-8B FP8 on one H200 in TensorRT-LLM 1.0 at
     20000 / 2000 tokens: the KV-cache reads of long contexts, which the engine streams near
     the HBM rate) to 5.43x (gpt-oss-120b on one H200 in TensorRT-LLM at 1024 / 8192, whose
-    Hopper runs take the Triton MoE backend; the other engines and models stay under 3.7x,
-    the loosest the MLPerf v4.1 Llama-2-70B row, 3.61x, whose prompts are taken 1 token long).
+    Hopper runs take the Triton MoE backend; the other engines and models stay under 3.4x).
     A lower bound that is 10x below every measurement would be useless; one that is within
-    10% of a measurement is suspect."""
+    10% of a measurement is suspect. A row whose length is a floor (not published; the
+    header) says nothing of how close the bound comes, only that it holds: the MLPerf v4.1
+    Llama-2-70B row's 1-token prompts put it at 3.61x, 1.71x at a 300-token mean, so the
+    ceilings are taken over the rows of published lengths."""
     margins = [margin(r) for r in USED]
     assert 1.3 < min(margins) and max(margins) < 6.0
-    assert max(margin(r) for r in USED if not r["model"].startswith("gpt-oss")) < 3.7
+    known = [r for r in USED if not is_floor(r)]
+    assert max(margin(r) for r in known if not r["model"].startswith("gpt-oss")) < 3.4
 
 
 def test_llama_8b_decode_is_its_weights_over_the_hbm_bandwidth():
