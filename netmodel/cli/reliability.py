@@ -13,6 +13,7 @@ from netmodel.cli import run_record, say_written
 from netmodel.cli.main import (
     OutputFolder,
     RegistryHelp,
+    fabric_help,
     max_batch_option,
     model_help,
     parallelism_option,
@@ -154,18 +155,15 @@ def shown_text(text) -> str:
         f"{str(text)[:20]!r}... ({len(str(text)):,} characters)"
 
 
-def _gpus(cluster_text, gpus_text, scenario: str = "NAME"):
-    """The cluster size of ``--cluster-gpus N`` or its older spelling ``--gpus N`` (kept
-    working: elsewhere in the CLI ``--gpus`` names GPUs, so the help shows the new one);
-    the errors name the spelling typed."""
+def _gpus(text, scenario: str = "NAME"):
+    """The cluster size of ``--cluster-gpus N`` (its older spelling ``--gpus N`` is an alias
+    of the one option: elsewhere in the CLI ``--gpus`` names GPUs, so the help shows the
+    new one)."""
     import re
 
     from compute.errors import UserError
 
-    if cluster_text is not None and gpus_text is not None:
-        raise UserError(f"--cluster-gpus {shown_text(cluster_text)} and --gpus "
-                        f"{shown_text(gpus_text)} both set the cluster size; give one")
-    flag, text = ("--cluster-gpus", cluster_text) if gpus_text is None else ("--gpus", gpus_text)
+    flag = "--cluster-gpus"
     if text is None:
         return None
     t = str(text).strip()
@@ -194,10 +192,33 @@ def _gpu_name_hint(text: str, scenario: str) -> str:
     names = [n.strip() for n in text.split(",")]
     if not any(n in catalog() for n in names):
         return ""
+    if not isinstance(scenario, str):   # --fabric: its GPUs are the fabric's own
+        return (f"; it is the cluster size here: the GPU is the fabric's ({scenario.gpu}; "
+                f"a spec's gpu={names[0]} sets it)")
     base = scenario.split("@")[0] if "@" in scenario or scenario.isidentifier() or \
         all(c.isalnum() or c in "-_" for c in scenario) else "NAME"
     return (f"; it is the cluster size here: run on {names[0]} with "
             f"--scenario {base}@{names[0]}")
+
+
+def _where(scenario: str | None, fabric: str | None):
+    """The scenario of ``--scenario`` (its name, read by the library) or of ``--fabric``
+    (a saved ``.json``/``.graphml`` fabric, a spec or a scenario's fabric, built here into a
+    :func:`~netmodel.study.scenarios.fabric_scenario`); exactly one of them."""
+    from compute.errors import UserError
+
+    if scenario is not None and fabric is not None:
+        raise UserError("give --scenario or --fabric, not both")
+    if fabric is None:
+        if scenario is None:
+            raise UserError("give --scenario S (a shipped name, NAME@GPU or a .toml file) "
+                            "or --fabric FILE|SPEC (your own fabric)")
+        return scenario
+    from netmodel.study.scenarios import fabric_scenario
+    from netmodel.study.topology_compare import resolve_fabric
+
+    fab = resolve_fabric(fabric)
+    return fabric_scenario(fab.graph, fab.label)
 
 
 def _phase(text: str) -> str:
@@ -207,16 +228,21 @@ def _phase(text: str) -> str:
 
 
 _common = [
-    click.option("--scenario", "scenario", required=True, metavar="S",
-                 help="Scenario: a shipped name, NAME@GPU or a .toml file."),
+    click.option("--scenario", "scenario", default=None, metavar="S",
+                 help="Scenario: a shipped name, NAME@GPU or a .toml file (or --fabric)."),
+    click.option("--fabric", "fabric", default=None, metavar="FILE|SPEC", cls=RegistryHelp,
+                 help_from=lambda: "Or your own fabric, its GPUs its own (placement "
+                 "contiguous, algorithm auto, the default calibration, as infer --fabric "
+                 "costs it; hosts and racks from its server and rack labels): "
+                 + fabric_help()),
     click.option("--model", "model", required=True, metavar="NAME|FILE", cls=RegistryHelp,
                  help_from=lambda: f"The model: {model_help()}."),
     phase_option(default="decode", takes="one"),
     click.option("--cluster-gpus", "cluster_gpus_text", default=None, metavar="N",
+                 cls=RegistryHelp, aliases=("--gpus",),
                  help="Cluster size in GPUs: a multiple of the scenario's fabric (copies of "
                  "it), up to 131,072 (default: one copy; also --gpus N). The GPU itself is "
                  "the scenario's: NAME@GPU."),
-    click.option("--gpus", "gpus_text", default=None, metavar="N", hidden=True),
     click.option("--area-share", type=float, default=None, metavar="X",
                  help="Share of the GPU failure rate that grows with silicon area "
                  "(default 0.638; plausible 0.362-0.914)."),
@@ -259,12 +285,12 @@ def _placement(text: str) -> str:
               metavar="group|pod|global", help="Where the hot spare of the recovery "
               "column sits.")
 def blast_radius(scenario: str, model: str, phase: str,
-                 cluster_gpus_text: str | None, gpus_text: str | None,
+                 cluster_gpus_text: str | None,
                  area_share: float | None, repair: str, rates: tuple[str, ...],
                  repair_times: tuple[str, ...], detection: str | None, warmup: str | None,
                  load_from: str | None, load_bandwidth: str | None, ttft: str, tbt: str,
                  max_batch: str, as_json: bool, out_dir: str | None, no_plot: bool,
-                 parallelism: str, placement: str) -> None:
+                 parallelism: str, placement: str, fabric: str | None = None) -> None:
     """What one failure of each component class takes down: count, rate, hardware radius
     (GPUs, SMs lost or cut off), instances down, tokens/s lost, and the recovery path and
     time without and with a hot spare."""
@@ -277,9 +303,10 @@ def blast_radius(scenario: str, model: str, phase: str,
     placement = _placement(placement)
     if out_dir is not None:
         check_folder_path(out_dir)
+    scenario = _where(scenario, fabric)
     from netmodel.cli.resolve import _whole
 
-    phase, gpus, limit = _phase(phase), _gpus(cluster_gpus_text, gpus_text, scenario), _whole("--max-batch", max_batch)
+    phase, gpus, limit = _phase(phase), _gpus(cluster_gpus_text, scenario), _whole("--max-batch", max_batch)
     result = run(scenario, model, phase, gpus=gpus, slo=_settings(ttft, tbt, phase),
                  catalog_=cat, placement=placement, parallelism=parallelism, max_batch=limit)
     _report(result, blast_files, out_dir, no_plot, as_json, rates, repair_times)
@@ -302,13 +329,13 @@ def blast_radius(scenario: str, model: str, phase: str,
               help="Capacity threshold for the time-below figure (99% or 0.99).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr.")
 def availability(scenario: str, model: str, phase: str,
-                 cluster_gpus_text: str | None, gpus_text: str | None,
+                 cluster_gpus_text: str | None,
                  area_share: float | None, repair: str, rates: tuple[str, ...],
                  repair_times: tuple[str, ...], detection: str | None, warmup: str | None,
                  load_from: str | None, load_bandwidth: str | None, ttft: str, tbt: str,
                  max_batch: str, as_json: bool, out_dir: str | None, no_plot: bool,
                  parallelism: str, spares: str, placement: str, horizon: str, trials: str, seed: str,
-                 threshold: str, quiet: bool) -> None:
+                 threshold: str, quiet: bool, fabric: str | None = None) -> None:
     """Delivered capacity over time with failures, repairs and hot spares: a seeded Monte
     Carlo and the closed forms side by side (mean, p1/p50/p99, time below a threshold,
     instance-down events, goodput per SM bought)."""
@@ -327,7 +354,8 @@ def availability(scenario: str, model: str, phase: str,
     share = _share(threshold)
     if out_dir is not None:
         check_folder_path(out_dir)
-    phase, gpus, limit = _phase(phase), _gpus(cluster_gpus_text, gpus_text, scenario), _whole("--max-batch", max_batch)
+    scenario = _where(scenario, fabric)
+    phase, gpus, limit = _phase(phase), _gpus(cluster_gpus_text, scenario), _whole("--max-batch", max_batch)
     slo = _settings(ttft, tbt, phase)
     with Progress(n_trials, "availability", quiet=quiet) as bar:
         result = run(scenario, model, phase, gpus=gpus, spares=spares,

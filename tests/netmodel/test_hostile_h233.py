@@ -73,9 +73,11 @@ def test_the_model_file_refusal_lists_compute_dtype_as_a_key(tmp_path):
 @pytest.mark.parametrize("text", ["3,2", "32,64", "1,0,2,4", "-32"])
 def test_gpus_with_misplaced_commas_is_refused(text):
     """(d) --gpus dropped every comma: '3,2' ran 32 GPUs, '32,64' (a list, as sweep's and
-    compare's --gpus take one) 3,264, refused only as not a multiple of the fabric."""
+    compare's --gpus take one) 3,264, refused only as not a multiple of the fabric. --gpus
+    is now an alias of --cluster-gpus, which the line names (as compare's --gpu is told
+    --gpus)."""
     r = run_cli([*BLAST, "--gpus", text])
-    assert one_line_error(r) == (f"error: --gpus {text!r} must be a whole number of GPUs "
+    assert one_line_error(r) == (f"error: --cluster-gpus {text!r} must be a whole number of GPUs "
                                  f"(digits, thousands grouped by commas or underscores: "
                                  f"131,072)")
 
