@@ -199,7 +199,8 @@ class Catalog:
             check_class(name)
             if name in ("gpu-die", "gpu-package"):
                 raise UserError(f"the rate of {name!r} comes from the GPU split; set "
-                                f"area_share instead")
+                                f"gpu_rate_per_hour (the reference GPU's whole rate; 0 turns "
+                                f"GPU failures off) or area_share instead")
             classes[name] = replace(classes[name], rate_per_hour=_rate(f"rate of {name}", value),
                                     source="set by the user", confidence="user")
         for name, hours in (repair_hours or {}).items():
