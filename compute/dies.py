@@ -14,8 +14,9 @@ from compute.errors import UserError, known
 from compute.rows import check_number, economics, parameter, read_rows
 from compute.validate import describe
 
-__all__ = ["DIE_ROWS", "MAX_DIES", "MAX_HBM_SITES", "MAX_SMS", "MAX_WAFER_PRICE",
-           "MIN_DIE_AREA", "LogicDies", "check_die_table", "wafer_price_of"]
+__all__ = ["COVERS_PREFIX", "DIE_ROWS", "MAX_DIES", "MAX_HBM_SITES", "MAX_SMS", "MAX_WAFER_PRICE",
+           "MIN_DIE_AREA", "LogicDies", "check_die_table", "process_rows",
+           "wafer_price_of"]
 
 #: Most SMs (or other repeated cores) on one die: compute/data/limits.toml's gpu.sms bound,
 #: read from there (said once).
@@ -61,16 +62,47 @@ class LogicDies:
         return self.area * self.dies
 
 
-def wafer_price_of(process: str, where: str) -> float:
-    """The wafer price (USD) of ``process``: ``wafer_price`` for the reference process,
-    else the ``wafer_price_<process>`` row of economics.toml."""
-    if process == parameter("reference_process"):
-        return parameter("wafer_price")
+#: Prefix of the economics.toml name rows that list, space-separated, the process names a
+#: wafer price row covers (``processes_of_wafer_price_n3``: the names ``wafer_price_n3``
+#: prices).
+COVERS_PREFIX = "processes_of_"
+
+
+def process_rows() -> dict[str, str]:
+    """The wafer price row of economics.toml that prices each process name its
+    ``processes_of_<row>`` rows list (the reference process always maps to ``wafer_price``).
+
+    >>> rows = process_rows()
+    >>> rows["N5"], rows["4N"], rows["N3P"], rows["N7"]
+    ('wafer_price', 'wafer_price', 'wafer_price_n3', 'wafer_price_n7')
+    """
     rows = economics()
-    key = f"wafer_price_{process.lower()}"
+    out = {}
+    for key, row in rows.items():
+        if key.startswith(COVERS_PREFIX):
+            price = key.removeprefix(COVERS_PREFIX)
+            if price not in rows:
+                raise UserError(f"compute/data/economics.toml: [{key}] names no row [{price}]")
+            for name in row.value.split():
+                out.setdefault(name, price)
+    out[parameter("reference_process")] = "wafer_price"
+    return out
+
+
+def wafer_price_of(process: str, where: str) -> float:
+    """The wafer price (USD) of ``process``: the row whose ``processes_of_<row>`` list
+    names it (:func:`process_rows`; ``wafer_price`` for the reference N4/N5 family), else
+    a ``wafer_price_<process>`` row of economics.toml.
+
+    >>> wafer_price_of("N5", "f.toml") == wafer_price_of("N4", "f.toml") == parameter("wafer_price")
+    True
+    """
+    rows = economics()
+    covered = process_rows()
+    key = covered.get(process, f"wafer_price_{process.lower()}")
     if key not in rows:
-        ok = [parameter("reference_process")] + [k.removeprefix("wafer_price_").upper()
-                                                  for k in rows if k.startswith("wafer_price_")]
+        ok = sorted(set(covered) | {k.removeprefix("wafer_price_").upper() for k in rows
+                                    if k.startswith("wafer_price_")})
         raise UserError(f"{where}: process {process!r} has no wafer price; known: {known(ok)} "
                         f"(give one of them, or add a sourced row [{key}] to "
                         f"compute/data/economics.toml)")

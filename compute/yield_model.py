@@ -43,8 +43,8 @@ The model
   the rest in proportion to logic area.
 * **Dies of the catalog's GPUs**: a GPU's ``die`` table in ``compute/data/gpus.toml`` (or
   its GPU file) gives die area, dies per package, physical and enabled SMs per die,
-  process (its wafer price: ``wafer_price`` for the reference N4-class node,
-  ``wafer_price_<process>`` else), HBM sites, package class and optionally a published
+  process (its wafer price: the row whose ``processes_of_<row>`` list names it,
+  ``wafer_price`` for the N4/N5 family, else ``wafer_price_<process>``), HBM sites, package class and optionally a published
   list price (A100, B200; B300 and GB300 an estimate); every row is checked when the catalog or the file is read
   (``compute/dies.py``: a bad table is refused there, not when the GPU is first priced,
   save whether the die fits the wafer, which depends on the wafer asked for). The

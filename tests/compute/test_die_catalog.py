@@ -199,7 +199,7 @@ def test_derived_gpu_file_may_give_its_own_die(tmp_path):
 
 
 @pytest.mark.parametrize("over, fragment", [
-    ({"process": ("N1", "name")}, "process 'N1' has no wafer price; known: 'N3', 'N4', 'N7'"),
+    ({"process": ("N1", "name")}, "process 'N1' has no wafer price; known: '4N', 'N3', 'N3E', 'N3P', 'N4', 'N4P', 'N5', 'N5P', 'N7'"),
     ({"sms_enabled": (41, "1")}, "sms_enabled 41 exceeds sms_physical 40"),
     ({"sms_enabled": (35, "1")}, "4 dies x 35 enabled SMs = 140, but GPU 'Quad' has 144"),
     ({"dies": (0, "1")}, r"\[dies\] must be a whole number from 1"),

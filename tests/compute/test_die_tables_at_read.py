@@ -26,7 +26,7 @@ BAD = {
     "two-dies": ({"dies": ("2", "1")},
                  "2 dies x 108 enabled SMs = 216, but GPU '{name}' has 108 SMs"),
     "unknown-process": ({"process": ('"N1"', "name")},
-                        "process 'N1' has no wafer price; known: 'N3', 'N4', 'N7'"),
+                        "process 'N1' has no wafer price; known: '4N', 'N3', 'N3E', 'N3P', 'N4', 'N4P', 'N5', 'N5P', 'N7'"),
     "negative-price": ({"list_price": ("-1", "USD")},
                        "[list_price] value must be a finite number >= 0, got -1"),
     "zero-price": ({"list_price": ("0", "USD")},
