@@ -106,7 +106,9 @@ HF_FAMILIES: dict[str, dict] = {
                         learned_positions=True, multi_query=True),
     "bloom": dict(gated_mlp=False, norm="layernorm", bias=True, tied_embeddings=True,
                   embedding_norm=True),
-    "falcon": dict(gated_mlp=False, norm="layernorm", tied_embeddings=True),
+    # Falcon (HF models/falcon): multi-query attention unless multi_query is false
+    # (FalconConfig's default true) or new_decoder_architecture is (its num_kv_heads)
+    "falcon": dict(gated_mlp=False, norm="layernorm", tied_embeddings=True, multi_query=True),
     # GPT-NeoX / Pythia: rotary (no position table), biases on every linear layer,
     # layernorms, an untied LM head (HF GPTNeoXConfig); GPT-J: rotary too (its n_positions
     # is the context, not a table), layernorm, untied
@@ -705,6 +707,21 @@ def _uniform_per_layer(cfg: dict, where: str) -> dict:
     return out
 
 
+def _multi_query(c: _Config) -> bool:
+    """Whether a family whose ``multi_query`` defaults to true (Falcon, GPT-BigCode: their HF
+    configs') builds one K and one V head: ``multi_query`` (default true) unless the config's
+    own KV-head count decides, with Falcon's ``new_decoder_architecture`` or RW's
+    ``n_head_kv``. Another KV-head key beside a true ``multi_query`` does not make the
+    attention multi-head (HF's FalconAttention and GPTBigCodeAttention take one head then)."""
+    def flag(key: str, default: bool) -> bool:
+        v = c.cfg.get(key)
+        return default if v is None else validate.flag(c.where, key, v)
+
+    if flag("new_decoder_architecture", False) or c.key("kv_heads") == "n_head_kv":
+        return False
+    return flag("multi_query", True)
+
+
 def _chatglm_layout(c: _Config, heads: int, fam: dict) -> tuple[int, dict]:
     """ChatGLM's KV heads and norm: ``multi_query_group_num`` KV heads when
     ``multi_query_attention`` is true, else one per query head (ChatGLMConfig's defaults:
@@ -791,21 +808,10 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
 
     layers, hidden, heads = c.count("layers"), c.count("hidden"), c.count("heads")
     kv_heads = c.count("kv_heads", default=heads)
-    if model_type == "falcon":  # HF FalconConfig: multi_query defaults to true
-        new_arch = cfg.get("new_decoder_architecture")
-        multi_query = cfg.get("multi_query")
-        new_arch = False if new_arch is None else validate.flag(
-            where, "new_decoder_architecture", new_arch)
-        multi_query = True if multi_query is None else validate.flag(
-            where, "multi_query", multi_query)
-        if not (new_arch or c.key("kv_heads") == "n_head_kv"):
-            kv_heads = 1 if multi_query else heads
+    if fam["multi_query"] and _multi_query(c):   # Falcon, GPT-BigCode
+        kv_heads = 1
     if fam["chatglm"]:
         kv_heads, fam = _chatglm_layout(c, heads, fam)
-    if fam["multi_query"] and not c.has("kv_heads"):   # GPT-BigCode
-        mq = cfg.get("multi_query")
-        if True if mq is None else validate.flag(where, "multi_query", mq):
-            kv_heads = 1
     entry: dict = {"layers": layers, "hidden": hidden, "heads": heads, "kv_heads": kv_heads}
     if fam["ffn_halved"]:   # Qwen v1: intermediate_size is both halves of its SwiGLU
         dense_ffn = c.count("ffn") // 2
