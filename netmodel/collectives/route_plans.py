@@ -21,7 +21,15 @@ from typing import TYPE_CHECKING, Literal, overload
 import numpy as np
 
 from netmodel.collectives.route_bulk import _add_template
-from netmodel.collectives.route_types import _DAG_NODES, _GPU, _PLAN_FIELDS, _SWITCH, NoPath, Plan
+from netmodel.collectives.route_types import (
+    _DAG_NODES,
+    _GPU,
+    _PLAN_FIELDS,
+    _SWITCH,
+    NoPath,
+    Plan,
+    TooManyRouteLinks,
+)
 from netmodel.collectives.steps import Pairs
 
 if TYPE_CHECKING:
@@ -36,6 +44,23 @@ __all__ = ["PlannedRoutes"]
 #: are done together with numpy (:meth:`Router._spread_many`); fewer, one by one (each
 #: level of the numpy walk costs a few tens of numpy calls, whatever the pairs).
 _WALK_MANY = 64
+#: From this many pairs to route by search at once (not from templates: a direct-connect
+#: fabric's, GPUs forwarding), a sample of :data:`_SAMPLE_PAIRS` of them is routed first and
+#: the links of all of them estimated from it, before the rest are routed
+#: (:meth:`PlannedRoutes._check_search_work`).
+_SAMPLE_FROM = 1 << 16
+_SAMPLE_PAIRS = 512
+#: ... and past ``_DAG_NODES`` nodes, where each pair is searched on its own (about a
+#: millisecond each on a 131,072-GPU torus), from this many.
+_SAMPLE_FROM_ONE_BY_ONE = 4 * _SAMPLE_PAIRS
+#: The most route links such a batch may hold (estimated): with the shortest paths towards
+#: each destination kept as arrays (fabrics of up to ``_DAG_NODES`` nodes), each link
+#: costs about 110 bytes at the peak and 1.6 us (a 16x16x16 torus, direct all-reduce over
+#: 1,024 GPUs: 1,047,552 pairs, 116 M links estimated, 13.1 GB peak RSS, 185 s; 512 GPUs:
+#: 261,632 pairs, 2.4 GB, 38 s); beyond, searched pair by pair in Python, about 35 us each
+#: (a 64x64x32 torus, 64 GPUs: 58,176 links in 2.1 s; 1,024 GPUs ran past 300 s).
+_SEARCH_LINKS = 40_000_000
+_SEARCH_LINKS_ONE_BY_ONE = 2_000_000
 #: The most bytes of routed plans a router keeps (:meth:`Router._keep_plan`), 64 MiB: 256
 #: plans of every instance's pairwise all-to-all step on 16,384 GPUs at once (1.6 MB each)
 #: plus a direct step's (389 MB) held 0.8 GB that ``compare --instances all`` on a 16k
@@ -620,6 +645,14 @@ class PlannedRoutes:
             self._rt_scaleout.extend(so)
             known.update(zip(key[quick].tolist(), range(base, base + len(quick)), strict=True))
             base += len(quick)
+        if len(slow) > (_SAMPLE_FROM if len(self._nodes) <= _DAG_NODES
+                        else _SAMPLE_FROM_ONE_BY_ONE):
+            # a sample first (kept as the others), the rest estimated from it
+            pick = np.unique(np.linspace(0, len(slow) - 1, _SAMPLE_PAIRS).astype(np.int64))
+            self._learn_routes(src[slow[pick]], dst[slow[pick]])
+            self._check_search_work(key[slow[pick]], len(slow))
+            slow = np.delete(slow, pick)
+            base = len(self._rt_hops.a)
         if len(slow) >= _WALK_MANY and len(self._nodes) <= _DAG_NODES:
             # switches and GPUs (GPUs may forward): from the kept shortest paths towards
             # each destination, every pair at once
@@ -646,6 +679,28 @@ class PlannedRoutes:
                 self._rt_latency.extend(np.array([r.latency for r in ok], dtype=float))
                 self._rt_hops.extend(np.array([r.hops for r in ok], dtype=np.int64))
                 self._rt_scaleout.extend(np.array([r.scaleout for r in ok], dtype=bool))
+
+    def _check_search_work(self, sample: np.ndarray, pairs: int) -> None:
+        """:class:`TooManyRouteLinks` when ``pairs`` routes found by search, estimated from
+        the routes already learnt of the ``sample`` keys (``src * n + dst``), would hold
+        more links than :data:`_SEARCH_LINKS` (:data:`_SEARCH_LINKS_ONE_BY_ONE` past
+        ``_DAG_NODES`` nodes, where each pair is searched on its own)."""
+        ids = np.fromiter(map(self._rt_id.__getitem__, sample.tolist()), np.int64,
+                          count=len(sample))
+        ids = ids[ids >= 0]
+        if not len(ids):
+            return
+        ptr = self._rt_ptr.a
+        links = pairs * float(np.mean(ptr[ids + 1] - ptr[ids]))
+        batch = len(self._nodes) <= _DAG_NODES
+        limit = _SEARCH_LINKS if batch else _SEARCH_LINKS_ONE_BY_ONE
+        if links > limit:
+            how = "" if batch else f", searched one pair at a time past {_DAG_NODES:,} nodes"
+            raise TooManyRouteLinks(
+                f"routing {pairs:,} transfers over this fabric's shortest paths would hold "
+                f"about {links:,.0f} route links (from a sample of {len(sample)}{how}), more "
+                f"than the router's limit of {limit:,}: use a smaller group or another "
+                f"algorithm")
 
     def _plan_small(self, src: np.ndarray, dst: np.ndarray, frac: np.ndarray) -> Plan:
         """:meth:`plan_nodes` of a few transfers with plain loops (numpy calls cost more

@@ -22,7 +22,10 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-__all__ = ["NoPath", "Plan", "Route"]
+from compute.errors import UserError
+from netmodel.collectives.steps import NotApplicable
+
+__all__ = ["NoPath", "Plan", "Route", "TooManyRouteLinks"]
 
 _GPU, _SWITCH, _OCS, _OTHER = 0, 1, 2, 3
 #: What :meth:`Router._describe` tells of each transfer.
@@ -33,6 +36,14 @@ _TRANSIT = frozenset(("gpu", "switch"))
 #: Up to this many nodes, such routes come from one search per destination, kept
 #: (:meth:`Router._dag`); beyond, from one bidirectional search per pair.
 _DAG_NODES = 4096
+
+
+class TooManyRouteLinks(NotApplicable, UserError):
+    """Routing the pairs asked would hold more route links than the router allows
+    (estimated from a sample before the rest are routed): an algorithm that asks for them
+    is left out of the fastest-of choice (:class:`~netmodel.collectives.steps.NotApplicable`,
+    with this message as the reason), and a caller that asked for it alone gets one line
+    (:class:`~compute.errors.UserError`)."""
 
 
 class NoPath(Exception):
