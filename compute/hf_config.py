@@ -202,10 +202,12 @@ HF_FAMILIES: dict[str, dict] = {
     "nemotron": dict(gated_mlp=False, norm="layernorm"),
     # OPT (HF transformers models/opt): a ReLU MLP of ffn_dim, biases on every linear layer
     # (enable_bias, default true), LayerNorms, a learned position table of
-    # max_position_embeddings + 2 rows (OPTLearnedPositionalEmbedding's offset), the LM head
-    # tied to the embedding (OPTConfig leaves tie_word_embeddings to its default, true)
+    # max_position_embeddings (OPTConfig's default 2048) + 2 rows
+    # (OPTLearnedPositionalEmbedding's offset), the LM head tied to the embedding (OPTConfig
+    # leaves tie_word_embeddings to its default, true)
     "opt": dict(gated_mlp=False, norm="layernorm", bias=True, tied_embeddings=True,
-                opt=True),
+                learned_positions=True, position_offset=2,
+                config_defaults={"max_position_embeddings": 2048}),
     # GPT-Neo (HF transformers models/gpt_neo): GPT-2's layers (its Q, K and V have no bias:
     # 3 x hidden a layer counted too), a position table of max_position_embeddings rows,
     # tied; attention_layers (or attention_types, expanded as HF does) makes its "local"
@@ -309,7 +311,7 @@ _BASE_FAMILY = dict(gated_mlp=True, norm="rmsnorm", bias=False, qkv_bias=False,
                     tied_embeddings=False, learned_positions=False, embedding_norm=False,
                     shared_expert_gate=False, window="all", window_every=6, llama4=False,
                     chatglm=False, multi_query=False, residual_mlp=False, ffn_halved=False,
-                    opt=False, config_defaults={})
+                    position_offset=0, config_defaults={})
 #: Entries of a config.json's ``layer_types`` the reader models (HF transformers' names).
 _LAYER_TYPES = ("full_attention", "sliding_attention")
 #: ... and of Llama-4's, whose local layers are chunked.
@@ -737,10 +739,9 @@ def _chatglm_layout(c: _Config, heads: int, fam: dict) -> tuple[int, dict]:
     return kv_heads, {**fam, "norm": "rmsnorm" if rms else "layernorm"}
 
 
-def _opt_positions(c: _Config, hidden: int) -> int:
-    """OPT's position table: ``max_position_embeddings`` (OPTConfig's default 2048) + 2
-    rows. A ``word_embed_proj_dim`` other than the hidden size (OPT-350m: the embedding
-    projected in and out) is refused."""
+def _refuse_projected_embedding(c: _Config, hidden: int) -> None:
+    """A ``word_embed_proj_dim`` other than the hidden size (OPT-350m: the embedding
+    projected in and out) is refused, in any family."""
     proj = c.cfg.get("word_embed_proj_dim")
     widest = validate.limits("model")["hidden"].maximum
     if proj is not None and validate.number(c.where, "word_embed_proj_dim", proj, minimum=1,
@@ -748,7 +749,6 @@ def _opt_positions(c: _Config, hidden: int) -> int:
         raise UserError(f"{c.where}: word_embed_proj_dim {proj} differs from hidden_size "
                         f"{hidden} (an embedding projected in and out, OPT-350m) and is not "
                         f"modelled; allowed: null or {hidden}")
-    return c.count("max_context", limit="learned_positions", default=2048) + 2
 
 
 def _gpt_neo_windows(cfg: dict, where: str) -> dict:
@@ -872,10 +872,10 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     # embeddings, biases, norms
     entry["vocab"] = c.count("vocab")
     entry["tied_embeddings"] = c.flag("tied_embeddings", fam["tied_embeddings"])
-    if fam["learned_positions"]:
-        entry["learned_positions"] = c.count("learned_positions", default=0)
-    if fam["opt"]:
-        entry["learned_positions"] = _opt_positions(c, hidden)
+    if fam["learned_positions"]:   # OPT's table has position_offset (2) rows more
+        entry["learned_positions"] = c.count("learned_positions", default=0) + \
+            fam["position_offset"]
+    _refuse_projected_embedding(c, hidden)
     entry["max_context"] = c.count("max_context", default=0)
     if c.has("mtp_modules"):
         entry["mtp_modules"] = c.count("mtp_modules", minimum=0)
