@@ -191,10 +191,33 @@ def _gpu_name_hint(text: str, scenario: str) -> str:
     names = [n.strip() for n in text.split(",")]
     if not any(n in catalog() for n in names):
         return ""
+    if not isinstance(scenario, str):   # --fabric: its GPUs are the fabric's own
+        return (f"; it is the cluster size here: the GPU is the fabric's ({scenario.gpu}; "
+                f"a spec's gpu={names[0]} sets it)")
     base = scenario.split("@")[0] if "@" in scenario or scenario.isidentifier() or \
         all(c.isalnum() or c in "-_" for c in scenario) else "NAME"
     return (f"; it is the cluster size here: run on {names[0]} with "
             f"--scenario {base}@{names[0]}")
+
+
+def _where(scenario: str | None, fabric: str | None):
+    """The scenario of ``--scenario`` (its name, read by the library) or of ``--fabric``
+    (a saved ``.json``/``.graphml`` fabric, a spec or a scenario's fabric, built here into a
+    :func:`~netmodel.study.scenarios.fabric_scenario`); exactly one of them."""
+    from compute.errors import UserError
+
+    if scenario is not None and fabric is not None:
+        raise UserError("give --scenario or --fabric, not both")
+    if fabric is None:
+        if scenario is None:
+            raise UserError("give --scenario S (a shipped name, NAME@GPU or a .toml file) "
+                            "or --fabric FILE|SPEC (your own fabric)")
+        return scenario
+    from netmodel.study.scenarios import fabric_scenario
+    from netmodel.study.topology_compare import resolve_fabric
+
+    fab = resolve_fabric(fabric)
+    return fabric_scenario(fab.graph, fab.label)
 
 
 def _phase(text: str) -> str:
@@ -204,8 +227,17 @@ def _phase(text: str) -> str:
 
 
 _common = [
-    click.option("--scenario", "scenario", required=True, metavar="S",
-                 help="Scenario: a shipped name, NAME@GPU or a .toml file."),
+    click.option("--scenario", "scenario", default=None, metavar="S",
+                 help="Scenario: a shipped name, NAME@GPU or a .toml file (or --fabric)."),
+    # the help names no builder: listing them imports networkx (netmodel topology list)
+    click.option("--fabric", "fabric", default=None, metavar="FILE|SPEC",
+                 help="Or your own fabric: a saved .json/.graphml file (netmodel topology "
+                 "export), a spec NAME[:KEY=VALUE,...] of a builder (netmodel topology "
+                 "list) or a scenario's fabric; the GPU is the fabric's own, placement "
+                 "contiguous, algorithm auto, default calibration (as infer --fabric); "
+                 "hosts and racks from its GPUs' server and rack labels (without server "
+                 "labels a host is a block of consecutive GPUs, the failure catalog's host "
+                 "size)."),
     click.option("--model", "model", required=True, metavar="NAME|FILE", cls=RegistryHelp,
                  help_from=lambda: f"The model: {model_help()}."),
     phase_option(default="decode", takes="one"),
@@ -261,7 +293,7 @@ def blast_radius(scenario: str, model: str, phase: str,
                  repair_times: tuple[str, ...], detection: str | None, warmup: str | None,
                  load_from: str | None, load_bandwidth: str | None, ttft: str, tbt: str,
                  max_batch: str, as_json: bool, out_dir: str | None, no_plot: bool,
-                 parallelism: str, placement: str) -> None:
+                 parallelism: str, placement: str, fabric: str | None = None) -> None:
     """What one failure of each component class takes down: count, rate, hardware radius
     (GPUs, SMs lost or cut off), instances down, tokens/s lost, and the recovery path and
     time without and with a hot spare."""
@@ -274,6 +306,7 @@ def blast_radius(scenario: str, model: str, phase: str,
     placement = _placement(placement)
     if out_dir is not None:
         check_folder_path(out_dir)
+    scenario = _where(scenario, fabric)
     from netmodel.cli.resolve import _whole
 
     phase, gpus, limit = _phase(phase), _gpus(cluster_gpus_text, scenario), _whole("--max-batch", max_batch)
@@ -305,7 +338,7 @@ def availability(scenario: str, model: str, phase: str,
                  load_from: str | None, load_bandwidth: str | None, ttft: str, tbt: str,
                  max_batch: str, as_json: bool, out_dir: str | None, no_plot: bool,
                  parallelism: str, spares: str, placement: str, horizon: str, trials: str, seed: str,
-                 threshold: str, quiet: bool) -> None:
+                 threshold: str, quiet: bool, fabric: str | None = None) -> None:
     """Delivered capacity over time with failures, repairs and hot spares: a seeded Monte
     Carlo and the closed forms side by side (mean, p1/p50/p99, time below a threshold,
     instance-down events, goodput per SM bought)."""
@@ -324,6 +357,7 @@ def availability(scenario: str, model: str, phase: str,
     share = _share(threshold)
     if out_dir is not None:
         check_folder_path(out_dir)
+    scenario = _where(scenario, fabric)
     phase, gpus, limit = _phase(phase), _gpus(cluster_gpus_text, scenario), _whole("--max-batch", max_batch)
     slo = _settings(ttft, tbt, phase)
     with Progress(n_trials, "availability", quiet=quiet) as bar:

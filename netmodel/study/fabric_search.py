@@ -79,10 +79,13 @@ _BUILT_MAX = 64
 def build_fabric(scenario: str | Scenario) -> nx.Graph:
     """The scenario's physical fabric graph, built from its (builder, parameters) with the
     scenario's GPU type object (a user's GPU works), cached by its spec string and GPU type;
-    do not modify it."""
+    do not modify it. A scenario on a fabric graph (:func:`~netmodel.study.scenarios.
+    fabric_scenario`) gives that graph."""
     from topologies.specs import build
 
     scenario = get_scenario(scenario)
+    if scenario.graph is not None:
+        return scenario.graph
     try:
         key = (scenario.fabric_spec(), scenario.gpu_spec)
         graph = _BUILT.get(key)

@@ -98,7 +98,8 @@ if TYPE_CHECKING:
     from netmodel.study.fabric_search import FabricSearch
     from netmodel.study.scenarios import Scenario
 
-__all__ = ["MAX_GPUS", "YEAR", "Cluster", "Effect", "build_cluster", "check_cluster"]
+__all__ = ["MAX_GPUS", "YEAR", "Cluster", "Effect", "build_cluster", "check_cluster",
+           "check_labels"]
 
 #: Largest cluster (GPUs) the reliability commands model.
 MAX_GPUS = 131_072
@@ -832,6 +833,34 @@ def _check_gpus(gpus, cell: int, label: str = "the scenario") -> int:
     return int(gpus // cell)
 
 
+def check_labels(graph: nx.Graph, where: str, gpus_per_host: int) -> None:
+    """Refuse a fabric whose GPUs carry a ``server`` or ``rack`` label on some GPUs but not
+    on all, naming the first GPU without it: hosts and racks are counted from those labels
+    where every GPU has one (where none has one, a host is every ``gpus_per_host``
+    consecutive GPUs, :meth:`~netmodel.study.reliability_catalog.Catalog.gpus_per_host`,
+    and no rack fails), so a partly labelled fabric would be counted by the rule for an
+    unlabelled one.
+
+    >>> from topologies.specs import build
+    >>> g = build("rail-optimized:domains=2").copy()
+    >>> del g.nodes["gpu3"]["server"]
+    >>> check_labels(g, "fabric 'mine'", 8)
+    Traceback (most recent call last):
+    compute.errors.UserError: fabric 'mine': GPU 'gpu3' has no 'server' label, which 15 of its 16 GPUs have; label every GPU's server (hosts are counted from it) or none (then every 8 consecutive GPUs are a host)
+    """
+    data = graph.nodes
+    gpus = gpu_nodes(graph)
+    for label in ("server", "rack"):
+        have = sum(1 for g in gpus if label in data[g])
+        if 0 < have < len(gpus):
+            first = next(g for g in gpus if label not in data[g])
+            rule = (f"hosts are counted from it) or none (then every {gpus_per_host} "
+                    f"consecutive GPUs are a host)" if label == "server" else
+                    "racks are counted from it) or none (then no rack fails)")
+            raise UserError(f"{where}: GPU {first!r} has no {label!r} label, which {have} of "
+                            f"its {len(gpus)} GPUs have; label every GPU's {label} ({rule}")
+
+
 def check_cluster(cluster: object) -> Cluster | None:
     """``cluster`` if it is a :class:`Cluster` or None (build one); anything else by name."""
     return of_type("cluster", cluster, Cluster, "build_cluster(scenario, model)")
@@ -867,6 +896,10 @@ def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
     slo = check_slo(slo)
     options = check_options(options)
     graph = build_fabric(s)
+    catalog_ = of_type("catalog_", catalog_, Catalog, "reliability_catalog.catalog()") \
+        or catalog()
+    check_labels(graph, f"fabric {s.name!r}" if s.graph is not None else f"scenario {s.label}",
+                 catalog_.gpus_per_host(s.gpu_spec))
     cells = _check_gpus(gpus, int(graph.graph["gpus"]), f"scenario {s.label}")
     if search is not None:
         r = search
@@ -885,8 +918,7 @@ def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
     return Cluster(scenario=s, model=m, workload=workload, gpu=get_gpu(s.gpu), slo=slo,
                    options=options, graph=_with_devices(graph), cells=cells, best=r.best,
                    instances=instances, calibration=scenario_calibration(s),
-                   catalog=of_type("catalog_", catalog_, Catalog, "reliability_catalog.catalog()")
-                   or catalog(), max_batch=int(r.search.max_batch))
+                   catalog=catalog_, max_batch=int(r.search.max_batch))
 
 
 def _with_devices(graph: nx.Graph) -> nx.Graph:

@@ -70,12 +70,14 @@ from __future__ import annotations
 import json
 import math
 import re
+import weakref
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from os import PathLike
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from compute.config_files import check_keys, parse_table, read_text
 from compute.errors import UserError, known, one_line
@@ -84,8 +86,11 @@ from compute.units import format_bandwidth
 from compute.validate import choice, describe, listed, number, string
 from compute.validate import name as validate_name
 
+if TYPE_CHECKING:
+    import networkx as nx
+
 __all__ = ["ADJUST_KEYS", "CALIBRATIONS", "CIRCUITS", "INSTANCES", "LINKS", "Adjust", "Scenario",
-           "expand_scenarios", "get_scenario", "instances_note", "is_scenario_ref", "load_scenario", "load_scenario_text", "nvlinks_of", "parse_gpu_token",
+           "expand_scenarios", "fabric_scenario", "get_scenario", "graph_digest", "instances_note", "is_scenario_ref", "load_scenario", "load_scenario_text", "nvlinks_of", "parse_gpu_token",
            "save_scenario", "scenario_names", "shipped_scenario", "shipped_scenarios"]
 
 LINKS = ("as-built", "scale-up")
@@ -167,6 +172,10 @@ class Scenario:
     #: value its builder refuses is named with (:func:`fabric_error`); a :meth:`with_param`
     #: copy adds the value it set (``s.toml with fabric.n = 0``).
     source: str | None = field(default=None, compare=False)
+    #: A user's fabric graph the scenario runs on instead of a builder table (a saved
+    #: ``.json``/``.graphml`` fabric, a spec's build): :func:`fabric_scenario` makes one;
+    #: ``fabric`` is then empty. Compared by identity (do not modify it).
+    graph: nx.Graph | None = field(default=None, repr=False)
 
     def __post_init__(self):
         spec = self.gpu_spec if self.gpu_spec is not None else get_gpu(self.gpu)
@@ -180,7 +189,10 @@ class Scenario:
 
     @property
     def builder(self) -> str:
-        """The fabric builder's spec name."""
+        """The fabric builder's spec name (a fabric graph's builder, or ``""`` for a
+        hand-made one)."""
+        if self.graph is not None:
+            return str(self.graph.graph.get("builder") or "")
         return self.fabric["builder"]
 
     @property
@@ -192,6 +204,10 @@ class Scenario:
         """The same scenario with another GPU type (a :class:`~compute.hardware.GpuSpec`, a
         catalog name or a GPU file); the fabric's tokens follow it."""
         spec = get_gpu(gpu)
+        if self.graph is not None and spec.name != self.gpu:
+            raise UserError(f"fabric {self.name!r} is built for GPU {self.gpu!r}, not "
+                            f"{spec.name!r}: its GPUs are part of the graph; give a spec "
+                            f"with gpu={spec.name} or a scenario")
         path = gpu if isinstance(gpu, str) and spec.name != gpu else None
         return replace(self, gpu=spec.name, gpu_spec=spec, gpu_file=path,
                        home_gpu=self.home_gpu or self.gpu)
@@ -205,6 +221,9 @@ class Scenario:
         """A copy with one parameter set: ``fabric.KEY``, ``fabric.base.KEY`` (a builder
         argument) or ``adjust.KEY``. See :func:`netmodel.study.sweep.parameters` for the list."""
         parts = path.split(".")
+        if self.graph is not None and parts[0] == "fabric":
+            raise UserError(f"unknown parameter {path!r}: fabric {self.name!r} is a graph, "
+                            f"with no builder parameters")
         if parts[0] == "adjust" and len(parts) == 2:
             if parts[1] not in ADJUST_KEYS:
                 raise UserError(f"unknown parameter {path!r}; known adjust parameters: "
@@ -225,17 +244,28 @@ class Scenario:
 
     def fabric_spec(self) -> str:
         """The topologies spec string of the fabric, tokens resolved for this GPU (for
-        display and cache keys; :meth:`fabric_params` is what builds it)."""
+        display and cache keys; :meth:`fabric_params` is what builds it). A fabric graph's
+        own spec, or its name for a hand-made one."""
+        if self.graph is not None:
+            return str(self.graph.graph.get("spec") or self.name)
         return _spec(self.fabric, self.gpu_spec)
 
     def fabric_params(self) -> tuple[str, dict]:
         """``(builder, parameters)`` of the fabric, tokens resolved: ``$gpu`` is the
         :class:`~compute.hardware.GpuSpec` itself, ``$scaleup`` its bandwidth in bytes/s, a
-        nested table a ``(builder, parameters)`` pair."""
+        nested table a ``(builder, parameters)`` pair. A fabric graph has none: it is
+        ``("graph", {"digest": ...})``, a digest of its nodes, links and attributes (what
+        its collective costs depend on, as a key)."""
+        if self.graph is not None:
+            return "graph", {"digest": graph_digest(self.graph)}
         return _params(self.fabric, self.gpu_spec)
 
     def to_dict(self) -> dict:
         """The TOML layout as a plain dict (``[adjust]`` only where it changes something)."""
+        if self.graph is not None:
+            raise UserError(f"scenario {self.name!r} runs on a fabric graph, which no "
+                            f"[fabric] table holds; save the fabric with netmodel topology "
+                            f"export")
         collective = {"placement": self.placement, "algorithm": self.algorithm,
                       "links": self.links, "calibration": self.calibration}
         if self.circuits is not None:
@@ -596,6 +626,66 @@ def save_scenario(scenario: Scenario, path: str | PathLike[str]) -> Path:
         raise UserError(f"scenario file {str(path)!r} must end in .toml")
     write_outputs(path.parent, {path.name: scenario.to_toml().encode()})
     return path
+
+
+def fabric_scenario(graph: nx.Graph, name: str) -> Scenario:
+    """A scenario on a user's fabric ``graph`` (a saved ``.json``/``.graphml`` fabric or a
+    spec's build, checked against :mod:`topologies.schema`), named ``name`` (its file or
+    spec, for the tables), with the settings ``--fabric`` gives elsewhere (``infer``,
+    ``search``, ``collective``): placement contiguous, algorithm auto, the default
+    calibration with the network figures off the scale-up links (``links = "as-built"``),
+    instances costed alone, no ``[adjust]``. The GPU is the graph's own (its one GPU
+    type: a file's ``gpu_types`` or compute's catalog). Refused: a fabric of several GPU
+    types, and one with an optical circuit switch (a scenario sets its circuits per
+    instance: ``[collective] circuits``).
+
+    >>> from topologies.specs import build
+    >>> s = fabric_scenario(build("leaf-spine:leaves=2"), "mine")
+    >>> s.label, s.placement, s.links, s.calibration, s.fabric_spec()
+    ('mine@H100-SXM', 'contiguous', 'as-built', 'default', 'leaf-spine:leaves=2')
+    """
+    from topologies.schema import gpu_spec, validate
+
+    name = string("fabric_scenario", "name", name, max_length=MAX_TEXT)
+    graph = validate(graph)
+    gpus = [d for _, d in graph.nodes(data=True) if d["kind"] == "gpu"]
+    types = sorted({d["gpu"] for d in gpus})
+    if len(types) != 1:
+        raise UserError(f"fabric {name!r} holds {len(types)} GPU types "
+                        f"({', '.join(types) or 'no GPU'}); a cluster of it needs one")
+    ocs = next((n for n, k in graph.nodes(data="kind") if k == "ocs"), None)
+    if ocs is not None:
+        raise UserError(f"fabric {name!r} has an optical circuit switch ({ocs!r}), whose "
+                        f"circuits a scenario sets per instance; give a scenario with "
+                        f"[fabric] builder = \"ocs\" and [collective] circuits (netmodel "
+                        f"compare --show lite-ocs)")
+    return Scenario(name=name, description=f"fabric {name}", gpu=types[0],
+                    gpu_spec=gpu_spec(graph, types[0]), fabric={}, graph=graph,
+                    sources={"bandwidth": "the fabric's links", "latency": "the fabric's "
+                             "links and switches"})
+
+
+def graph_digest(graph: nx.Graph) -> str:
+    """A digest of ``graph``'s attributes, nodes and links in their order (what a
+    fabric's collective costs and placement depend on), kept per graph object: a graph is
+    not modified once built.
+
+    >>> from topologies.specs import build
+    >>> graph_digest(build("ring:n=4")) == graph_digest(build("ring:n=4")), \\
+    ...     graph_digest(build("ring:n=4")) == graph_digest(build("ring:n=5"))
+    (True, False)
+    """
+    hit = _DIGESTS.get(graph)
+    if hit is None:
+        import hashlib
+
+        text = repr((sorted(graph.graph.items(), key=lambda kv: str(kv[0])),
+                     list(graph.nodes(data=True)), list(graph.edges(data=True))))
+        hit = _DIGESTS[graph] = hashlib.sha256(text.encode()).hexdigest()
+    return hit
+
+
+_DIGESTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @cache
