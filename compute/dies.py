@@ -14,8 +14,8 @@ from compute.errors import UserError, known
 from compute.rows import check_number, economics, parameter, read_rows
 from compute.validate import describe
 
-__all__ = ["COVERS_PREFIX", "DIE_ROWS", "MAX_DIES", "MAX_HBM_SITES", "MAX_SMS", "MAX_WAFER_PRICE",
-           "MIN_DIE_AREA", "LogicDies", "check_die_table", "process_rows",
+__all__ = ["COVERS_PREFIX", "DIE_ROWS", "HBM", "MAX_DIES", "MAX_HBM_SITES", "MAX_SMS",
+           "MAX_WAFER_PRICE", "MEMORY_PRICE_PREFIX", "MIN_DIE_AREA", "OPTIONAL_DIE_ROWS", "LogicDies", "check_die_table", "memory_price_of", "process_rows",
            "wafer_price_of"]
 
 #: Most SMs (or other repeated cores) on one die: compute/data/limits.toml's gpu.sms bound,
@@ -31,9 +31,18 @@ MIN_DIE_AREA = 1e-9
 MAX_WAFER_PRICE = 1e7
 
 #: Rows of a GPU's ``die`` table (compute/data/gpus.toml, or a GPU file) and their units;
-#: all but ``list_price`` are required.
+#: all but ``list_price`` and ``memory`` are required.
 DIE_ROWS = {"area": "mm^2", "dies": "1", "sms_physical": "1", "sms_enabled": "1",
-            "process": "name", "hbm_sites": "1", "packaging": "name", "list_price": "USD"}
+            "process": "name", "hbm_sites": "1", "packaging": "name", "list_price": "USD",
+            "memory": "name"}
+#: Die table rows that may be left out (``memory``: HBM when not given).
+OPTIONAL_DIE_ROWS = ("list_price", "memory")
+#: The memory kind of a die table without a ``memory`` row: HBM stacks on the interposer,
+#: priced as a share of the H100's (compute.yield_model). Any other kind is a board memory
+#: priced per GB by economics.toml's ``memory_price_<kind>`` row (:func:`memory_price_of`).
+HBM = "HBM"
+#: Prefix of economics.toml's per-GB price rows of board memories (``memory_price_gddr6``).
+MEMORY_PRICE_PREFIX = "memory_price_"
 #: Most logic dies in one package taken (B200: 2; the largest packages announced hold 4).
 MAX_DIES = 64
 #: Most HBM sites on one package taken (B200: 8; announced designs reach 16).
@@ -55,6 +64,8 @@ class LogicDies:
     packaging: str
     list_price: float | None   #: published purchase price (USD), None where not given
     basis: str                 #: where the data comes from
+    #: The memory kind (:data:`HBM`, or a board memory such as GDDR6 priced per GB)
+    memory: str = HBM
 
     @property
     def total_area(self) -> float:
@@ -109,6 +120,26 @@ def wafer_price_of(process: str, where: str) -> float:
     return rows[key].value
 
 
+def memory_price_of(kind: str, where: str) -> float | None:
+    """USD per byte of the memory ``kind`` (economics.toml's ``memory_price_<kind>`` row),
+    or None for HBM (priced as a share of the H100's stacks); else a UserError naming the
+    kinds known.
+
+    >>> round(memory_price_of("GDDR6", "f.toml") * 1e9, 3), memory_price_of("HBM", "f.toml")
+    (3.364, None)
+    """
+    if kind == HBM:
+        return None
+    rows = economics()
+    key = f"{MEMORY_PRICE_PREFIX}{kind.lower()}"
+    if key not in rows:
+        ok = [HBM] + sorted(k.removeprefix(MEMORY_PRICE_PREFIX).upper() for k in rows
+                            if k.startswith(MEMORY_PRICE_PREFIX))
+        raise UserError(f"{where}: memory {kind!r} has no price; known: {known(ok)} (give one "
+                        f"of them, or add a sourced row [{key}] to compute/data/economics.toml)")
+    return rows[key].value
+
+
 def check_die_table(gpu: str, table: dict, where: str, sms: int) -> LogicDies:
     """The die table ``table`` of the GPU ``gpu`` (``sms`` enabled SMs), read at ``where``,
     every row checked: its rows and units (:data:`DIE_ROWS`), area at least
@@ -132,17 +163,21 @@ def check_die_table(gpu: str, table: dict, where: str, sms: int) -> LogicDies:
     """
     rows = read_rows(table, where)
     unknown = sorted(set(rows) - set(DIE_ROWS))
-    missing = sorted(set(DIE_ROWS) - set(rows) - {"list_price"})
+    missing = sorted(set(DIE_ROWS) - set(rows) - set(OPTIONAL_DIE_ROWS))
     if unknown or missing:
         what = (f"unknown row(s) {', '.join(k[:60] for k in unknown)}" if unknown
                 else f"lacks row(s) {', '.join(missing)}")
-        raise UserError(f"{where} {what}; rows: {', '.join(DIE_ROWS)} (list_price optional)")
+        raise UserError(f"{where} {what}; rows: {', '.join(DIE_ROWS)} "
+                        f"({' and '.join(OPTIONAL_DIE_ROWS)} optional)")
     for name, unit in DIE_ROWS.items():
         if name in rows and rows[name].unit != unit:
             raise UserError(f"{where}: [{name}] unit must be {unit!r}, got {rows[name].unit!r}")
     area = check_number(f"{where}: area", rows["area"].value, low=MIN_DIE_AREA)
-    for name in ("process", "packaging"):
-        validate.name(where, name, rows[name].value)
+    for name in ("process", "packaging", "memory"):
+        if name in rows:
+            validate.name(where, name, rows[name].value)
+    memory = rows["memory"].value if "memory" in rows else HBM
+    memory_price_of(memory, where)
     whole = {}
     for name, high in (("dies", MAX_DIES), ("sms_physical", MAX_SMS), ("sms_enabled", MAX_SMS),
                        ("hbm_sites", MAX_HBM_SITES)):
@@ -152,6 +187,9 @@ def check_die_table(gpu: str, table: dict, where: str, sms: int) -> LogicDies:
             raise UserError(f"{where}: [{name}] must be a whole number from {lo} to {high:,}, "
                             f"got {describe(v)}")
         whole[name] = v
+    if memory != HBM and whole["hbm_sites"]:
+        raise UserError(f"{where}: memory {memory} sits on the board, not on the interposer: "
+                        f"[hbm_sites] must be 0, got {whole['hbm_sites']}")
     if whole["sms_enabled"] > whole["sms_physical"]:
         raise UserError(f"{where}: sms_enabled {whole['sms_enabled']} exceeds sms_physical "
                         f"{whole['sms_physical']}")
@@ -166,4 +204,4 @@ def check_die_table(gpu: str, table: dict, where: str, sms: int) -> LogicDies:
                      sms_enabled=whole["sms_enabled"], process=rows["process"].value,
                      wafer_price=wafer_price_of(rows["process"].value, where),
                      hbm_sites=float(whole["hbm_sites"]), packaging=rows["packaging"].value,
-                     list_price=price, basis=where)
+                     list_price=price, basis=where, memory=memory)

@@ -34,7 +34,10 @@ The model
   dies per package: each die is tested good before assembly, so a two-die package pays for
   two good dies; drawn untested both would be good with the square of the die yield) +
   HBM + packaging + test and assembly. HBM costs the H100's HBM scaled by the larger of
-  capacity and bandwidth ratios (pro rata: real stacks come whole). Packaging is a fixed
+  capacity and bandwidth ratios (pro rata: real stacks come whole); a die table whose
+  ``memory`` row names a board memory (GDDR6, GDDR7: no stacks, ``hbm_sites`` 0) costs
+  its capacity at that memory's ``memory_price_<kind>`` per GB instead (the package cost's
+  ``hbm`` term holds it; ``hbm_cost`` does not move it). Packaging is a fixed
   part per package plus a part proportional to the interposer area ``overhead x (logic
   dies + HBM stack footprints)``, calibrated so the H100 costs its published figure; a die
   table's HBM sites count as they are (dummies included), the reference die and its slices
@@ -97,6 +100,7 @@ from compute.dies import (
     MAX_WAFER_PRICE,
     MIN_DIE_AREA,
     LogicDies,
+    memory_price_of,
 )
 from compute.errors import UserError, known
 from compute.rows import (
@@ -335,6 +339,9 @@ def package_cost(gpu: str | GpuSpec, *, defect_density: float | None = None,
                        critical_fraction=critical_fraction)
     share = _hbm_share(spec)
     hbm = _number("hbm_cost", _or(hbm_cost, "reference_hbm_cost")) * share
+    per_byte = memory_price_of(logic.memory, logic.basis)
+    if per_byte is not None:   # a board memory (GDDR): its price per GB x the capacity
+        hbm = per_byte * spec.hbm_capacity
     overhead = _number("interposer_overhead", _or(interposer_overhead, "interposer_overhead"),
                        low=1.0)
     footprint = parameter("hbm_stack_footprint")
