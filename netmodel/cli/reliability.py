@@ -217,7 +217,9 @@ def _where(scenario: str | None, fabric: str | None):
     from netmodel.study.topology_compare import resolve_fabric
 
     fab = resolve_fabric(fabric)
-    return fabric_scenario(fab.graph, fab.label)
+    # a scenario's fabric: named by the scenario without its GPU (the label adds it back)
+    return fabric_scenario(fab.graph, fab.label if fab.scenario is None else
+                           f"fabric of {fab.scenario.name}")
 
 
 def _phase(text: str) -> str:

@@ -110,6 +110,16 @@ def test_exported_h100_dgx_gives_the_scenarios_blast_radius(exported, kind):
                       "transceiver": 128 + 128, "nvswitch": 8, "leaf": 8, "spine": 4}
 
 
+def test_a_scenarios_fabric_is_named_by_the_scenario_once():
+    # it was 'lite-flat@Lite+BW@Lite+BW' (the reference, then the GPU again)
+    args = ["blast-radius", *MODEL]
+    mine = _json([*args, "--fabric", "h100-dgx@H100-SXM"])
+    scen = _json([*args, "--scenario", "h100-dgx"])
+    assert mine.pop("scenario") == "fabric of h100-dgx@H100-SXM"
+    scen.pop("scenario")
+    assert mine == scen   # h100-dgx's settings are --fabric's
+
+
 def test_exported_h100_dgx_gives_the_scenarios_availability(exported):
     args = ["availability", *MODEL, "-q", "--trials", "20", "--spares", "2"]
     scen = _json([*args, "--scenario", "h100-dgx"])
