@@ -61,6 +61,9 @@ def tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list
             dst.append(b)
             frac.append(f)
         chain, depth = m - 1, _depth(D)
+        # NCCL's tuner caps the tree's busbw at its channels (one per NIC: here a rail)
+        # times perChMaxTreeBws of its generation and node count (Step.tree_channels)
+        cap = {"tree_channels": m, "tree_nodes": D}
     else:
         members, sizes = _domain_indices(graph, group)
         starts = np.cumsum(sizes) - sizes
@@ -75,12 +78,14 @@ def tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list
             dst.append(b)
             frac.append(f)
         chain, depth = int(sizes.max()) - 1, _depth(len(leaders))
+        cap = {}   # no rails: NCCL's channel count is not known here
     up = Pairs(group, np.concatenate(src), np.concatenate(dst), np.concatenate(frac))
     # NCCL's latency: 2 ((m - 1) intraLat + log2(nodes) interLat)
     lat = (chain, depth) if depth else None
     return [Step("reduce (pipelined)", up, stages=chain + depth, reduce=up.incoming(),
-                 latencies=lat),
-            Step("broadcast (pipelined)", up.reversed(), stages=chain + depth, latencies=lat)]
+                 latencies=lat, **cap),
+            Step("broadcast (pipelined)", up.reversed(), stages=chain + depth, latencies=lat,
+                 **cap)]
 
 
 def tree_broadcast(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:

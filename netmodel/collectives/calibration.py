@@ -137,6 +137,9 @@ class Generation:
         Bandwidth factor of the LL protocol (NCCL's LL busbw ceiling over its NVLink rate).
     nvlink_bandwidth : float or None
         Line rate of one NVLink of the generation, bytes/s a direction.
+    tree_channel_bandwidth : tuple of 3 floats or None
+        NCCL's cap on one tree channel's all-reduce busbw on 1, 2 and 3 or more nodes
+        (bytes/s; ``perChMaxTreeBws``).
     """
 
     name: str
@@ -146,6 +149,7 @@ class Generation:
     in_network_ceiling: float | None = None
     ll_bandwidth_factor: float | None = None
     nvlink_bandwidth: float | None = None
+    tree_channel_bandwidth: tuple[float, float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -206,6 +210,14 @@ class Calibration:
         its own NIC (``NCCL_PXN_DISABLE=1``).
     nvlink_bandwidth : float
         Line rate of one NVLink (bytes/s a direction), from the generation; 0: unknown.
+    tree_channel_bandwidth : tuple of float
+        NCCL's cap on one tree channel's busbw (``perChMaxTreeBws``, bytes/s) on 1, 2 and 3
+        or more nodes (scale-up domains), from the generation; empty: no cap. NCCL's tree
+        all-reduce (the model's ``tree``) has a channel per NIC rail across domains
+        (:attr:`~netmodel.collectives.steps.Step.tree_channels`), and NCCL counts a tree's
+        algbw as half its busbw, so its algbw is at most ``rails x cap / 2`` (the steps'
+        phases together, :func:`~netmodel.collectives.cost.combine`), a bound the links'
+        bandwidth does not move.
     generations : tuple of Generation
         Per-generation constants (empty: the calibration is used as it is).
     default_generation : str
@@ -236,6 +248,7 @@ class Calibration:
     p2p_peers_per_batch: int = 8
     pxn: bool = True
     nvlink_bandwidth: float = 0.0
+    tree_channel_bandwidth: tuple[float, ...] = ()
     generations: tuple[Generation, ...] = ()
     default_generation: str = ""
     generation: str = ""
@@ -254,6 +267,9 @@ class Calibration:
         _finite("calibration", "nvlink_bandwidth", self.nvlink_bandwidth, "bytes/s")
         _finite("calibration", "p2p_net_channel_bandwidth", self.p2p_net_channel_bandwidth,
                 "bytes/s")
+        object.__setattr__(self, "tree_channel_bandwidth",   # a tuple of floats, checked
+                           _tree_caps("calibration", self.tree_channel_bandwidth,
+                                      allow_empty=True))
         for key, least in (("channels", 1), ("p2p_channels_per_peer", 1),
                            ("p2p_channels_per_net_peer", 1), ("p2p_net_channels", 0),
                            ("p2p_peers_per_batch", 1)):
@@ -326,6 +342,8 @@ class Calibration:
             changes["in_network_ceiling"] = gen.in_network_ceiling
         if gen.nvlink_bandwidth is not None:
             changes["nvlink_bandwidth"] = gen.nvlink_bandwidth
+        if gen.tree_channel_bandwidth is not None:
+            changes["tree_channel_bandwidth"] = gen.tree_channel_bandwidth
         if gen.ll_bandwidth_factor is not None:
             changes["protocols"] = tuple(replace(p, bandwidth_factor=gen.ll_bandwidth_factor)
                                          if p.name == "LL" else p for p in self.protocols)
@@ -353,6 +371,17 @@ class Calibration:
 _GPU_TYPE = methodcaller("get", "gpu")
 #: The most common GPU type of each graph (with its node count, as a check), read once.
 _MOST_COMMON_GPU: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _tree_caps(where: str, v: object, *, allow_empty: bool = False) -> tuple[float, ...]:
+    """``v`` as NCCL's per-channel tree caps on 1, 2 and 3+ nodes: three finite numbers
+    > 0 (bytes/s), or nothing where ``allow_empty``; else UserError naming ``where``."""
+    if isinstance(v, list | tuple) and (len(v) == 3 or (allow_empty and not v)) and \
+            all(not isinstance(x, bool) and is_finite(x) and x > 0
+                and not (is_whole(x) and x > sys.float_info.max) for x in v):
+        return tuple(float(x) for x in v)
+    raise UserError(f"{where}: tree_channel_bandwidth must be three finite numbers > 0 "
+                    f"bytes/s (1, 2 and 3+ nodes), got {describe(v)}")
 
 
 def _protocol(where: str, name: str, table: Mapping[str, Any]) -> Protocol:
@@ -450,7 +479,7 @@ def load_generations(path: str | Path = GENERATIONS_PATH) -> tuple[tuple[Generat
     out = []
     for name, t in table.items():
         where = f"{path}: [generation.{name}]"
-        check_keys(where, t, ("gpus",), _GENERATION_KEYS)
+        check_keys(where, t, ("gpus",), (*_GENERATION_KEYS, "tree_channel_bandwidth"))
         gpus = t["gpus"]
         if not isinstance(gpus, list) or not all(isinstance(g, str) for g in gpus):
             raise UserError(f"{where}.gpus must be a list of GPU type names, got {gpus!r}")
@@ -462,6 +491,8 @@ def load_generations(path: str | Path = GENERATIONS_PATH) -> tuple[tuple[Generat
         for k in ("scaleup_efficiency", "in_network_factor", "ll_bandwidth_factor"):
             if k in values and values[k] > 1:
                 raise UserError(f"{where}.{k} must be in (0, 1], got {values[k]!r}")
+        if "tree_channel_bandwidth" in t:
+            values["tree_channel_bandwidth"] = _tree_caps(where, t["tree_channel_bandwidth"])
         out.append(Generation(str(name), tuple(gpus), **values))
     default = data["default"]
     if not isinstance(default, str) or default not in table:   # a list raised TypeError

@@ -87,7 +87,7 @@ class StepCost:
     latency_up : float or None
         Longest route latency among the transfers that stay on the scale-up network (s);
         None: ``latency``.
-    latencies, pipeline, bound, member, heads, floor
+    latencies, pipeline, bound, member, heads, floor, tree_channels, tree_nodes
         As :class:`~netmodel.collectives.steps.Step`.
     path_bandwidth : float
         The slowest rate, as NCCL's topology sees its path (:func:`link_path_rates`: a
@@ -114,6 +114,8 @@ class StepCost:
     heads: int = 1
     floor: float = 0.0
     path_bandwidth: float = 0.0
+    tree_channels: int = 0
+    tree_nodes: int = 0
 
 
 def link_path_rates(router: Router) -> np.ndarray:
@@ -237,12 +239,12 @@ def cost_step(router: Router, step: Step, cal: Calibration, cache: dict | None =
     return StepCost(step.name, step.repeat, step.stages, len(step.transfers), latency,
                     scaleout, beta, bneck, bbw, step.reduce, step.in_network, latency_up,
                     step.latencies, step.pipeline, step.bound, step.member, step.heads,
-                    step.floor, path_bw)
+                    step.floor, path_bw, step.tree_channels, step.tree_nodes)
 
 
 #: Per-step fields :func:`combine` reads, each an array of shape ``(G, S)``.
 STEP_FIELDS = ("on", "repeat", "stages", "reduce", "in_network", "intra", "inter", "pipeline",
-               "bound", "member", "heads", "floor")
+               "bound", "member", "heads", "floor", "tree_channels", "tree_nodes")
 
 
 def step_table(steps: Sequence[StepCost | Step], G: int = 1) -> dict[str, np.ndarray]:
@@ -254,7 +256,9 @@ def step_table(steps: Sequence[StepCost | Step], G: int = 1) -> dict[str, np.nda
             "in_network": [s.in_network for s in steps], "intra": [x[0] for x in lat],
             "inter": [x[1] for x in lat], "pipeline": [s.pipeline for s in steps],
             "bound": [s.bound for s in steps], "member": [s.member for s in steps],
-            "heads": [s.heads for s in steps], "floor": [s.floor for s in steps]}
+            "heads": [s.heads for s in steps], "floor": [s.floor for s in steps],
+            "tree_channels": [s.tree_channels for s in steps],
+            "tree_nodes": [s.tree_nodes for s in steps]}
     # each column converted as set_step's assignments convert (to float or to bool), all
     # of one type in one array (each field a contiguous block of it)
     out = {}
@@ -287,6 +291,8 @@ def set_step(table: dict[str, np.ndarray], rows: slice | np.ndarray, i: int,
     table["member"][rows, i] = s.member
     table["heads"][rows, i] = s.heads
     table["floor"][rows, i] = s.floor
+    table["tree_channels"][rows, i] = s.tree_channels
+    table["tree_nodes"][rows, i] = s.tree_nodes
 
 
 #: (op, algorithm) pairs that are grouped ncclSend/ncclRecv when NCCL runs them (nccl-tests'
@@ -316,8 +322,8 @@ def step_protocols(in_network: bool, p2p: bool, cal: Calibration,
 
 def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
             lat_up: np.ndarray, scaleout: np.ndarray, protocol: Protocol,
-            cal: Calibration, shape: tuple | None = None
-            ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+            cal: Calibration, shape: tuple | None = None, *, split: bool = False
+            ) -> list[tuple[np.ndarray, ...]]:
     """The time of steps as lines ``a + b n``: their minimum at each ``n`` is the time.
 
     ``t``: the :data:`STEP_FIELDS` of the steps (arrays ``(G, S)``: ``G`` groups or
@@ -337,6 +343,16 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     ``a_fill`` is the part of ``a`` that is pipeline fill (seconds bound by bandwidth, as
     ``b`` less its reduction part is). ``shape``: :func:`step_shape` of ``t``, if already
     worked out (it depends on the steps only, not on the protocol or the loads).
+
+    NCCL's tree channel cap (steps with ``tree_channels``, under a calibration with
+    ``tree_channel_bandwidth``): every line's ``b`` is at least ``b_least``, the sum over
+    such member steps of ``repeat / (tree_channels x rate x f)`` (``rate`` the per-channel
+    cap for ``tree_nodes`` nodes, ``f`` the step's bandwidth factor: NCCL caps the tree's
+    busbw, then scales it by its protocol), before the reduction part is added: ``b =
+    max(b_link, b_least) + b_reduce``. The fill is left bound by the links. ``split``:
+    each line is ``(a, b, a_fill, b_link, b_least)`` (``b_link`` the line's ``b`` without
+    its reduction part and without the cap; ``b_least`` 0 where nothing caps), as
+    :meth:`~netmodel.collectives.model.FabricCostModel.candidate_parts` re-scores them.
     """
     net = cal.in_network
     if shape is None:
@@ -362,6 +378,7 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     a = base + np.where(mem, lat, 0.0).sum(axis=1)
     gamma = cal.reduction_rate
     red = (red_sum / gamma) if gamma > 0 else 0.0
+    least = _tree_least(t, mem, fac, cal)
     chunk = np.where(innet, net.chunk, protocol.chunk)
     b = np.where(plain, bl, 0.0).sum(axis=1)
     fills = []  # (coefficient (G,), slice (G,))
@@ -379,18 +396,46 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
         b = b + bg
         ch = np.where(mem_g, chunk, 0.0).max(axis=1)
         fills.append((np.maximum(sum_m - bg, 0.0), heads * ch * cal.channels))
+    b_link = b
     b = b + red
     if not fills:  # one line (what the general case below gives with no sizes)
         zero = np.zeros_like(a)
-        return [(a + zero, b + zero, zero)]
+        return [_capped(a + zero, b + zero, zero, b_link + zero, least, red, split)]
     sizes = sorted({float(x) for f, s in fills for x in unique(s) if x > 0})
     coef = [sum(np.where(s == x, f, 0.0) for f, s in fills) for x in sizes]
     lines = []
     for j in range(len(sizes) + 1):
         fill = sum((coef[k] * sizes[k] for k in range(j)), np.zeros_like(a))
-        bj = b + sum((coef[k] for k in range(j, len(sizes))), np.zeros_like(a))
-        lines.append((a + fill, bj, fill))
+        rest = sum((coef[k] for k in range(j, len(sizes))), np.zeros_like(a))
+        lines.append(_capped(a + fill, b + rest, fill, b_link + rest, least, red, split))
     return lines
+
+
+def _tree_least(t: dict[str, np.ndarray], mem: np.ndarray, fac: float | np.ndarray,
+                cal: Calibration) -> np.ndarray | None:
+    """Per row of ``t``: the seconds per byte of ``n`` NCCL's tree channel cap allows at
+    least (:func:`combine`), or None where no step of any row is so capped."""
+    caps = cal.tree_channel_bandwidth
+    if not caps:
+        return None
+    ch = t["tree_channels"]
+    tree = mem & (ch > 0)
+    if not tree.any():
+        return None
+    col = np.clip(t["tree_nodes"], 1, 3).astype(np.intp) - 1   # NCCL: 1, 2, 3+ nodes
+    rate = np.asarray(caps, dtype=float)[col] * np.where(tree, ch, 1.0) * fac
+    return np.where(tree, t["repeat"] / rate, 0.0).sum(axis=1)
+
+
+def _capped(a, b, fill, b_link, least, red, split: bool) -> tuple[np.ndarray, ...]:
+    """One line of :func:`combine`: ``b`` (links and reduction) raised to ``max(b_link,
+    least) + red`` where the tree channel cap ``least`` is set (rows with none keep
+    ``b`` as it is, to the last bit)."""
+    if least is not None:
+        b = np.where(least > 0, np.maximum(b_link, least) + red, b)
+    if split:
+        return a, b, fill, b_link, np.zeros_like(a) if least is None else least.copy()
+    return a, b, fill
 
 
 def lines_time(a: np.ndarray, b: np.ndarray, lo: np.ndarray | None, hi: np.ndarray | None,
@@ -603,20 +648,24 @@ class CompiledCollective:
     def lines(self, protocol: Protocol, cal: Calibration) -> list[tuple[float, float]]:
         """``[(a, b)]``: the time under ``protocol`` is the smallest ``a + b * n`` (one line
         per size range of the pipeline fill; one line when nothing fills)."""
-        return [(a, b) for a, b, _ in self.line_parts(protocol, cal)]
+        return [(x[0], x[1]) for x in self.line_parts(protocol, cal)]
 
     def line_parts(self, protocol: Protocol, cal: Calibration
-                   ) -> list[tuple[float, float, float]]:
-        """``[(a, b, a_fill)]``: :meth:`lines` with the part of each ``a`` that is pipeline
-        fill (bound by link bandwidth, so it scales as ``1/k`` when every link's bandwidth
-        is multiplied by ``k``, as ``b`` less its reduction part does)."""
+                   ) -> list[tuple[float, float, float, float, float]]:
+        """``[(a, b, a_fill, b_link, b_least)]``: :meth:`lines` with the part of each ``a``
+        that is pipeline fill (bound by link bandwidth, so it scales as ``1/k`` when every
+        link's bandwidth is multiplied by ``k``), the line's ``b`` bound by the links alone
+        (without its reduction part and NCCL's tree channel cap; it scales as ``1/k`` too)
+        and the cap's least ``b`` (0: none), which the links do not move: ``b = max(b_link,
+        b_least) + b_reduce`` (:func:`combine`)."""
         cache = self.__dict__.setdefault("_line_cache", {})
         hit = cache.get((id(protocol), id(cal)))
         if hit is not None and hit[0] is protocol and hit[1] is cal:
             return list(hit[2])
         t, beta, lat_all, lat_up, so, shape = self._arrays()
-        out = [(float(a[0]), float(b[0]), float(f[0]))
-               for a, b, f in combine(t, beta, lat_all, lat_up, so, protocol, cal, shape)]
+        out = [tuple(float(x[0]) for x in line)
+               for line in combine(t, beta, lat_all, lat_up, so, protocol, cal, shape,
+                                   split=True)]
         cache[(id(protocol), id(cal))] = (protocol, cal, tuple(out))  # both kept: ids stay
         return out
 
@@ -628,8 +677,10 @@ class CompiledCollective:
     def timings(self, protocol: Protocol, cal: Calibration, nbytes: float
                 ) -> tuple[StepTiming, ...]:
         """Per-step :class:`StepTiming` at one size (the algorithm's phases; a pipeline's
-        phases overlap, so their times add up to more than the pipeline takes)."""
+        phases overlap, so their times add up to more than the pipeline takes). A phase of
+        NCCL's tree takes at least its share of the tree channel cap (:func:`combine`)."""
         out = []
+        caps = cal.tree_channel_bandwidth
         gamma = cal.reduction_rate
         net = cal.in_network
         ceiling = cal.in_network_ceiling
@@ -646,7 +697,9 @@ class CompiledCollective:
                 + inter * (pr.step_latency(s.scaleout) + s.latency)
             lat = total / s.repeat
             floor = s.floor / ceiling if ceiling > 0 else 0.0
-            ser = nbytes * max(s.beta / pr.bandwidth_factor, floor)
+            least = 1 / (s.tree_channels * caps[min(max(s.tree_nodes, 1), 3) - 1]
+                         * pr.bandwidth_factor) if caps and s.tree_channels > 0 else 0.0
+            ser = nbytes * max(s.beta / pr.bandwidth_factor, floor, least)
             red = nbytes * s.reduce / gamma if gamma > 0 else 0.0
             out.append(StepTiming(s.name, s.repeat, s.stages, s.transfers, lat, ser, red,
                                   s.repeat * (lat + ser + red), s.bottleneck,

@@ -472,11 +472,14 @@ class FabricCostModel:
     def candidate_parts(self, op: str, group: tuple[Hashable, ...],
                         algorithm: str | list[str] | None = None) -> tuple[np.ndarray, ...]:
         """The candidates of :meth:`candidates` (same order) split by what bounds them:
-        ``(a_fixed, a_fill, b_link, b_reduce)`` arrays with ``a = a_fixed + a_fill`` and
-        ``b = b_link + b_reduce``. ``a_fill`` (pipeline fill) and ``b_link`` are bound by
-        link bandwidth (they scale as ``1/k`` when every link's bandwidth is multiplied by
-        ``k``), ``a_fixed`` by latency, ``b_reduce`` by the GPUs' reduction rate (0 unless
-        the calibration sets one)."""
+        ``(a_fixed, a_fill, b_link, b_reduce, b_least)`` arrays with ``a = a_fixed +
+        a_fill`` and ``b = max(b_link, b_least) + b_reduce``. ``a_fill`` (pipeline fill) and
+        ``b_link`` are bound by link bandwidth (they scale as ``1/k`` when every link's
+        bandwidth is multiplied by ``k``), ``a_fixed`` by latency, ``b_reduce`` by the GPUs'
+        reduction rate (0 unless the calibration sets one), ``b_least`` by NCCL's tree
+        channel cap (0 but on a tree across domains:
+        :attr:`~netmodel.collectives.calibration.Calibration.tree_channel_bandwidth`),
+        which faster or slower links leave as it is."""
         names = algorithm if isinstance(algorithm, list) else \
             self.algorithm_names(op, algorithm)
         cal = self.calibration
@@ -490,8 +493,8 @@ class FabricCostModel:
             red = sum(s.repeat * s.reduce for s in comp.steps if s.member) / gamma \
                 if gamma > 0 else 0.0
             for proto in comp.protocols(cal):
-                for a, b, fill in comp.line_parts(proto, cal):
-                    rows.append((a - fill, fill, b - red, red))
+                for a, _, fill, b_link, b_least in comp.line_parts(proto, cal):
+                    rows.append((a - fill, fill, b_link, red, b_least))
         if not rows:
             self._candidates(op, group, names)  # raises the one-line error
         return tuple(np.array(col, dtype=float) for col in zip(*rows, strict=True))

@@ -193,6 +193,16 @@ class Step:
     floor : float
         Seconds per byte of ``n`` the step takes at least, at an in-switch reduction ceiling
         of 1x a GPU's scale-up line rate (the calibration's ceiling divides it); 0: none.
+    tree_channels : int
+        The step is a phase of NCCL's tree all-reduce run on this many channels (one per
+        NIC rail) across ``tree_nodes`` scale-up domains: NCCL caps the tree's busbw at its
+        channels times the calibration's per-channel rate for that many nodes
+        (:attr:`~netmodel.collectives.calibration.Calibration.tree_channel_bandwidth`), so
+        the collective's steady time per byte is at least the sum, over such phases, of
+        ``repeat / (tree_channels x rate)`` over the protocol's bandwidth factor, whatever
+        the links' bandwidth (:func:`~netmodel.collectives.cost.combine`); 0: no such cap.
+    tree_nodes : int
+        Scale-up domains the tree spans (NCCL's nodes: 1, 2, or 3 and more pick the rate).
     """
 
     name: str
@@ -208,6 +218,8 @@ class Step:
     member: bool = True
     heads: int = 1
     floor: float = 0.0
+    tree_channels: int = 0
+    tree_nodes: int = 0
 
 
 def union_of(name: str, steps: Iterable[Step], *, pipeline: int, bound: int, heads: int = 1,

@@ -84,9 +84,9 @@ class AdjustedComm:
     def lines(self, op: str, group_size: int) -> tuple[np.ndarray, np.ndarray]:
         """``(a, b)``: each candidate's ``time = a + b * bytes`` at this scale and
         per-hop latency."""
-        a_fixed, a_fill, b_link, b_red = self.c.parts(op, int(group_size))
         slope = self.slopes(op, int(group_size)) if self.hop else None
-        return _adjusted_lines(a_fixed, a_fill, b_link, b_red, slope, self.scale, self.hop)
+        return _adjusted_lines(*self.c.parts(op, int(group_size)), slope, self.scale,
+                               self.hop)
 
     def collective_time(self, op: str, nbytes: float | np.ndarray,
                         group_size: int) -> np.ndarray:
@@ -136,13 +136,23 @@ class AdjustedComm:
         return m
 
 
-def _adjusted_lines(a_fixed, a_fill, b_link, b_red, slope, scale: float, hop: float):
-    """``(a, b)`` of candidate lines from their parts (arrays of any one shape): the
-    fill and ``b_link`` divided by ``scale``, ``hop`` times the slope added to ``a``."""
+def _adjusted_lines(a_fixed, a_fill, b_link, b_red, b_least, slope, scale: float,
+                    hop: float):
+    """``(a, b)`` of candidate lines from their parts (arrays of any one shape,
+    :meth:`~netmodel.collectives.model.FabricCostModel.candidate_parts`): the fill and
+    ``b_link`` divided by ``scale``, ``b`` at least ``b_least`` (NCCL's tree channel cap,
+    which the links' bandwidth does not move) before ``b_red`` is added, ``hop`` times the
+    slope added to ``a``."""
     a = a_fixed
     if hop:
         a = a + hop * slope
-    return a + a_fill / scale, b_link / scale + b_red
+    b = b_link / scale
+    capped = b_least > 0
+    if np.any(capped):   # as combine: max(b_link, b_least) + b_reduce where capped
+        b = np.where(capped, np.maximum(b, b_least) + b_red, b + b_red)
+    else:
+        b = b + b_red
+    return a + a_fill / scale, b
 
 
 @dataclass(frozen=True)
@@ -416,7 +426,7 @@ class _GridScorer:
         parts = [coll.parts(op, size) for op, size in keys]
         width = max((len(p[0]) for p in parts), default=1)
         # every key's candidates in one row, padded with lines that are never the least
-        pad = (np.inf, 0.0, 0.0, 0.0)
+        pad = (np.inf, 0.0, 0.0, 0.0, 0.0)
         self.parts = tuple(np.array([np.concatenate([p[i], np.full(width - len(p[i]), v)])
                                      for p in parts]).reshape(len(keys), width)
                            for i, v in enumerate(pad))

@@ -566,14 +566,14 @@ class ScenarioCollectives:
                             f"valid one per op and size)")
         return _whole(self.scenario.label, op, size)
 
-    def parts(self, op: str, size: int
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``(a_fixed, a_fill, b_link, b_reduce)`` of each candidate line (instances
-        alone; :meth:`~netmodel.collectives.model.FabricCostModel.candidate_parts`): ``a =
-        a_fixed + a_fill`` and ``b = b_link + b_reduce``; the pipeline fill ``a_fill`` and
-        ``b_link`` are bound by link bandwidth (they scale as 1/k when every link's
-        bandwidth is multiplied by k), ``a_fixed`` by latency, ``b_reduce`` by in-switch
-        reduction. Compiled once per (op, size)."""
+    def parts(self, op: str, size: int) -> tuple[np.ndarray, ...]:
+        """``(a_fixed, a_fill, b_link, b_reduce, b_least)`` of each candidate line
+        (instances alone; :meth:`~netmodel.collectives.model.FabricCostModel.
+        candidate_parts`): ``a = a_fixed + a_fill`` and ``b = max(b_link, b_least) +
+        b_reduce``; the pipeline fill ``a_fill`` and ``b_link`` are bound by link bandwidth
+        (they scale as 1/k when every link's bandwidth is multiplied by k), ``a_fixed`` by
+        latency, ``b_reduce`` by the GPUs' reduction rate, ``b_least`` by NCCL's tree
+        channel cap (0 where none). Compiled once per (op, size)."""
         if self.concurrent:
             raise UserError("parts() costs instances alone; this scenario runs all at once")
         key = ("parts", op, int(size))

@@ -389,21 +389,20 @@ def test_thousand_h100_forced_ring_shown():
     assert np.all((ratio[2:] > 0.8) & (ratio[2:] < 0.93)), ratio
 
 
-def test_b200_forced_tree_is_half_the_models_at_scale():
-    # Known gap, the likely cause of the 20-rack miss: on 64 x 8 B200 (Together's slinky
-    # cluster, NCCL 2.28.9) a forced NCCL_ALGO=Tree measures 195.9 GB/s at 32 GiB, half its ring
-    # (389.8, which the model's ring meets to 6%); the model's tree is 373.7 GB/s (+91%), bound
-    # by the same NICs as its ring. NCCL's tree runs on fewer channels than it takes to drive
-    # 8 NICs (sjeaugey, NVIDIA/nccl-tests issue 196: "if you have 8 NICs, Tree will struggle to
-    # get better performance than ring without using 32 SMs (which we disallow)"); the model has
-    # no channel limit on its tree. The 1,440-GPU NVLS-off run, where the model picks its tree,
-    # misses by +72-87% for the same reason.
+def test_b200_forced_tree_meets_nccls_channel_cap_at_scale():
+    # On 64 x 8 B200 (Together's slinky cluster, NCCL 2.28.9) a forced NCCL_ALGO=Tree measures
+    # 195.9 GB/s at 32 GiB, half its ring (389.8, which the model's ring meets to 6%). The
+    # model's tree was 373.7 GB/s (+91%), bound by the same NICs as its ring; NCCL caps a tree
+    # at its channels (one per NIC) x perChMaxTreeBws and counts half of that as its algbw
+    # (netmodel/data/collective_generations.toml, tree_channel_bandwidth: 8 x 24.0 GB/s on
+    # 3+ nodes): now 191.2 GB/s (-2%). The 1,440-GPU NVLS-off run's tree is unchanged: its
+    # 72-GPU domains give 72 rails, whose cap is far above the links' rate.
     _, tree = _ratio_cited("b200-64x8-tree")
     _, ring = _ratio_cited("b200-64x8-ring")
-    assert 1.85 < tree[0] < 1.95 and abs(ring[0] - 1) < 0.07, (tree, ring)
+    assert 0.96 < tree[0] < 0.99 and abs(ring[0] - 1) < 0.07, (tree, ring)
     tree_bus = tree[0] * _cited("b200-64x8-tree")[4][0]
     ring_bus = ring[0] * _cited("b200-64x8-ring")[4][0]
-    assert abs(tree_bus / ring_bus - 1) < 0.03  # the model's tree is as fast as its ring
+    assert 0.5 < tree_bus / ring_bus < 0.53  # the tree at about half its ring, as measured
 
 
 def _nccl_2_18_tuner_busbw_8xa100(n: float) -> float:
@@ -644,18 +643,21 @@ def test_cited_runs_name_their_launch():
 def test_efa_and_tcpxo_clouds_known_gap():
     # Held out (h254): 2-32 p5.48xlarge (EFA, 400 Gb/s a GPU, AWS's tuner plugin choosing the
     # algorithm) and 2 GCP A3 Mega (GPUDirect-TCPXO, 200 Gb/s a GPU), nothing fitted. At 8 GiB
-    # the model is within 3-15% of every run; below 1-4 GiB it is always above, up to 2.4x on
+    # the model is within 3-15% of every run; below 1-4 GiB it is above, up to 2.4x on
     # TCPXO (a ~1 ms fixed cost from 1 to 8 GiB that the model's InfiniBand alpha lacks) and
     # 1.5-2.0x on 4-32 EFA nodes at 32 MiB-1 GiB, where the tuner's flat spans (4 and 8
     # nodes: 272-280 GB/s from 512 MiB to 1-2 GiB) are not NCCL's choice. Not claimed met.
-    for case, big in (("h100-a3mega-2x8", 0.12), ("h100-p5-2x8-efa", 0.11),
-                      ("h100-p5-4x8-efa", 0.05), ("h100-p5-8x8-efa", 0.05),
-                      ("h100-p5-16x8-efa", 0.05), ("h100-p5-32x8-efa", 0.16)):
+    for case, big in (("h100-p5-2x8-efa", 0.11), ("h100-p5-4x8-efa", 0.05),
+                      ("h100-p5-8x8-efa", 0.05), ("h100-p5-16x8-efa", 0.05),
+                      ("h100-p5-32x8-efa", 0.16)):
         sizes, ratio = _ratio_cited(case)
         assert sizes[-1] == 8 * 2 ** 30 and np.all(ratio[sizes >= 2 ** 30] > 1.0), (case, ratio)
         assert abs(ratio[-1] - 1) < big, (case, ratio)
+    # A3 Mega (NCCL_ALGO=Ring,Tree): the model's tree, at NCCL's 2-node cap (8 x 41.4 GB/s),
+    # is 2-9% below from 1 to 8 GiB (1.57x at 64 MiB, where TCPXO's fixed cost weighs)
     sizes, ratio = _ratio_cited("h100-a3mega-2x8")
-    assert 1.6 < ratio[sizes == 64 * MIB][0] < 1.75, ratio  # 166 GB/s against 99.74
+    assert 1.5 < ratio[sizes == 64 * MIB][0] < 1.65, ratio
+    assert np.all((ratio[sizes >= 2 ** 30] > 0.9) & (ratio[sizes >= 2 ** 30] < 1.0)), ratio
     sizes, ratio = _ratio_cited("h100-p5-32x8-efa")
     assert 1.9 < ratio[sizes == 512 * MIB][0] < 2.05, ratio  # NVLSTree 310 against 156.83
 
@@ -681,29 +683,29 @@ def test_b200_cluster_scaling_held_out():
 
 #: NCCL's per-channel tree busbw cap for Blackwell on 1 / 2 / 3+ nodes (GB/s): NVIDIA/nccl
 #: v2.28.7-1 src/graph/tuning.cc, perChMaxTreeBws (tuning: busBw = min(busBw x .92,
-#: nChannels x perChMaxTreeBw)); the model does not apply it.
+#: nChannels x perChMaxTreeBw)); the model applies it (collective_generations.toml).
 NCCL_TREE_PER_CHANNEL_BLACKWELL = (70.0, 42.8, 24.0)
 
 
 def test_second_b200_cluster_held_out():
     # Held out (h254): Together's use3a-ss B200 cluster (8 x 400G NDR a node, SHARP, NCCL
     # 2.29.7), 16 GiB, 2 to 46 nodes. NCCL's choice with CollNet (NVLS off) is the model's
-    # CollNetChain to 3% from 4 nodes; on 2 nodes the model takes its tree (701 GB/s against
-    # 533: +32%), which NCCL's tree does not reach (335.2 forced). The cluster's own ring falls
+    # CollNetChain to 3% (on 2 nodes the model took its uncapped tree, 701 GB/s against 533:
+    # +32%, before NCCL's tree cap; NCCL's tree does not reach it: 335.2 forced). The cluster's own ring falls
     # with scale (344.7 -> 291.4 GB/s) where slinky's holds 388-390 on the same fabric model:
     # +9% -> +24%, and so do its NVLSTree (+26-36% from 4 nodes) and NCCL's choice with NVLS.
     nodes = (2, 4, 8, 16, 32, 46)
     col = {k: np.array([_ratio_cited(f"b200-dgxc-{n}x8-{k}")[1][0] for n in nodes])
            for k in ("ring", "nvls", "nvlstree", "collnet", "tree")}
-    assert np.all(np.abs(col["collnet"][1:] - 1) < 0.03), col["collnet"]
-    assert 1.28 < col["collnet"][0] < 1.36, col["collnet"]
+    assert np.all(np.abs(col["collnet"] - 1) < 0.03), col["collnet"]
     assert np.all((col["ring"] > 1.08) & (col["ring"] < 1.26)), col["ring"]
     assert np.all(np.diff(col["ring"][[0, 1, 2, 3, 5]]) > 0), col["ring"]  # grows with nodes
     assert abs(col["nvlstree"][0] - 1) < 0.03 and np.all(col["nvlstree"][1:] > 1.25)
     assert abs(col["nvls"][0] - 1) < 0.03
-    # forced tree: the model 1.9-2.1x on both clusters; NCCL's own cap, 8 channels (one per
-    # NIC) x perChMaxTreeBws, is within 3% of every measurement
-    assert np.all((col["tree"] > 1.85) & (col["tree"] < 2.12)), col["tree"]
+    # forced tree: the model was 1.9-2.1x on both clusters; NCCL's own cap, 8 channels (one
+    # per NIC) x perChMaxTreeBws, is within 3% of every measurement, and the model's tree,
+    # which now applies it with NCCL's algbw = busbw / 2, within 5%
+    assert np.all((col["tree"] > 0.95) & (col["tree"] < 1.0)), col["tree"]
     per_ch = NCCL_TREE_PER_CHANNEL_BLACKWELL
     for case in [f"b200-dgxc-{n}x8-tree" for n in nodes] + ["b200-64x8-tree"]:
         _, p, _, _, measured = _cited(case)
@@ -735,14 +737,14 @@ def test_hopper_forced_tree_below_ring_by_nccls_cap():
 
 def test_a100_two_nodes_tree_cap_held_out():
     # Held out (h254): Azure NDm A100 v4 (NCCL 2.17.1, 8 x 200G HDR a node), in-place busbw.
-    # One node at 1 GiB: all-reduce +3%. Two nodes: the model takes its tree, 241-253 GB/s,
-    # +31-34% over 183.82 / 188.18; NCCL's tree cap there, 8 channels x perChMaxTreeBws
+    # One node at 1 GiB: all-reduce +3%. Two nodes: the model took its uncapped tree, 241-253
+    # GB/s, +31-34% over 183.82 / 188.18; NCCL's tree cap there, 8 channels x perChMaxTreeBws
     # Ampere 2 nodes 23.6 = 188.8 GB/s, meets the measurement to 3% (as its ring, 8 x 23.5):
     # the fourth system (after B200 on two clusters and H100 on RoCE) where the missing cap
     # is the gap.
     _, one = _ratio_cited("a100-ndv4-8")
     assert abs(one[0] - 1) < 0.05, one
     sizes, two = _ratio_cited("a100-ndv4-2x8")
-    assert np.all((two > 1.29) & (two < 1.36)), two
+    assert np.all(np.abs(two - 1) < 0.02), two   # capped, the tree loses to the ring (1.31-1.34x before)
     measured = _cited("a100-ndv4-2x8")[4]
     assert np.all(np.abs(8 * 23.6e9 / measured - 1) < 0.03), measured

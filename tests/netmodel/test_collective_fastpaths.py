@@ -148,17 +148,20 @@ def reference_steps(algorithm, op, g, graph):
                     lead = [d[c] for d in doms]
                     up += _heap(lead, 0.5 / m) + _heap(lead[::-1], 0.5 / m)
                 chain, depth = m - 1, D.bit_length() - 1
+                cap = {"tree_channels": m, "tree_nodes": D}   # a channel per rail
             else:
                 up = [(d[i + 1], d[i], 1.0) for d in doms for i in range(len(d) - 1)]
                 lead = [d[0] for d in doms]
                 if len(lead) > 1:
                     up += _heap(lead, 0.5) + _heap(lead[::-1], 0.5)
                 chain, depth = max(len(d) for d in doms) - 1, len(lead).bit_length() - 1
+                cap = {}
             up = tuple(up)
             lat = (chain, depth) if depth else None
             return [Step("reduce (pipelined)", up, stages=chain + depth, reduce=_incoming(up),
-                         latencies=lat),
-                    Step("broadcast (pipelined)", _rev(up), stages=chain + depth, latencies=lat)]
+                         latencies=lat, **cap),
+                    Step("broadcast (pipelined)", _rev(up), stages=chain + depth, latencies=lat,
+                         **cap)]
         up = tuple(_heap(list(g), 1.0))
         if op == "broadcast":
             return [Step("broadcast (pipelined)", _rev(up), stages=p.bit_length() - 1)]
@@ -352,7 +355,8 @@ def reference_candidates(model, op, group, cache):
                 lat = up = s.route_latency
             costs.append(StepCost(s.name, s.repeat, s.stages, len(s.transfers), lat, so, beta,
                                   (), 0.0, s.reduce, s.in_network, up, s.latencies, s.pipeline,
-                                  s.bound, s.member, s.heads, s.floor))
+                                  s.bound, s.member, s.heads, s.floor,
+                                  tree_channels=s.tree_channels, tree_nodes=s.tree_nodes))
         comp = CompiledCollective(op, name, group, tuple(costs))
         for proto in comp.protocols(cal):
             out += [(name, proto.name, a, b) for a, b in comp.lines(proto, cal)]
@@ -464,7 +468,7 @@ def test_steps_equal_the_textbook_loops(name, graph):
                     continue
                 new = generate(algorithm, op, group, graph)
                 fields = ("name", "repeat", "stages", "reduce", "latencies", "pipeline",
-                          "bound", "member", "heads", "floor")
+                          "bound", "member", "heads", "floor", "tree_channels", "tree_nodes")
                 assert [tuple(getattr(s, f) for f in fields) for s in new] == \
                     [tuple(getattr(s, f) for f in fields) for s in ref], (algorithm, op)
                 for x, y in zip(new, ref, strict=True):

@@ -201,11 +201,12 @@ def test_candidate_parts_rescore_bandwidth_exactly(spec):
     p = min(16, g.graph["gpus"])
     for op in ("all-reduce", "all-gather", "broadcast"):
         m = FabricCostModel(g, validated=True)
-        a_fix, a_fill, b_link, b_red = m.candidate_parts(op, m.group(p))
+        a_fix, a_fill, b_link, b_red, b_least = m.candidate_parts(op, m.group(p))
         mf = FabricCostModel(fast, validated=True)
         want = mf.candidates(op, mf.group(p))
         assert np.allclose(a_fix + a_fill / k, [c[2] for c in want], rtol=1e-12, atol=0)
-        assert np.allclose(b_link / k + b_red, [c[3] for c in want], rtol=1e-12, atol=0)
+        assert np.allclose(np.maximum(b_link / k, b_least) + b_red, [c[3] for c in want],
+                           rtol=1e-12, atol=0)
         got = m.candidates(op, m.group(p))
         assert np.allclose(a_fix + a_fill, [c[2] for c in got], rtol=1e-12, atol=0)
 

@@ -230,13 +230,24 @@ def _reference_combine(t, beta, lat_all, lat_up, scaleout, protocol, cal):
         heads = np.where(in_g, t["heads"], 0).max(axis=1)
         ch = np.where(mem_g, chunk, 0.0).max(axis=1)
         fills.append((np.maximum(sum_m - bg, 0.0), heads * ch * cal.channels))
+    # NCCL's tree channel cap, step by step: repeat / (channels x rate x factor), summed
+    caps = cal.tree_channel_bandwidth
+    least = np.zeros(len(a))
+    for g in range(len(a)):
+        for i in range(on.shape[1]):
+            chans = t["tree_channels"][g, i]
+            if caps and mem[g, i] and chans > 0:
+                rate = caps[min(max(int(t["tree_nodes"][g, i]), 1), 3) - 1]
+                least[g] += t["repeat"][g, i] / (rate * chans * fac[g, i])
+    b_link = b
     b = b + red
     sizes = sorted({float(x) for f, s in fills for x in np.unique(s) if x > 0})
     coef = [sum(np.where(s == x, f, 0.0) for f, s in fills) for x in sizes]
     lines = []
     for j in range(len(sizes) + 1):
         fill = sum((coef[k] * sizes[k] for k in range(j)), np.zeros_like(a))
-        bj = b + sum((coef[k] for k in range(j, len(sizes))), np.zeros_like(a))
+        rest = sum((coef[k] for k in range(j, len(sizes))), np.zeros_like(a))
+        bj = np.where(least > 0, np.maximum(b_link + rest, least) + red, b + rest)
         lines.append((a + fill, bj, fill))
     return lines
 

@@ -208,7 +208,11 @@ def test_groups_kept_between_ops_give_the_numbers_of_a_fresh_model(spec):
     slow, quick = (concurrent.concurrent_linear(FabricCostModel(g, validated=True),
                                                 partition(g, 4, "random", seed=5),
                                                 "all-reduce") for g in (graph, fast))
-    assert np.all(quick[2] < slow[2])   # the twin's own bandwidths, not the loads kept
+    # the twin's own bandwidths, not the loads kept: every line faster, but a tree's that
+    # NCCL's per-channel cap holds (collective_generations.toml, tree_channel_bandwidth),
+    # which faster links do not move
+    tree = np.array([c[0] == "tree" for c in slow[0]])
+    assert np.all(quick[2][~tree] < slow[2][~tree]) and np.all(quick[2] <= slow[2])
 
 
 def _count_plans(monkeypatch) -> list:
