@@ -235,6 +235,7 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         self._scaleup: np.ndarray | None = None   # route_search: scale-up parts
         self._dags: dict = {}
         self._dag_np: dict = {}
+        self._dag_bytes = 0   # route_dags: the bytes of _dag_np's arrays
         self._sw_lat_arr: np.ndarray | None = None
         self._nbrcsr: tuple | None = None
         self._components: dict[Hashable, int] | None = None
