@@ -29,8 +29,8 @@ would be charged eight times over.
 **Cluster** (:func:`cost_summary`): GPUs at their purchase price
 (:func:`compute.yield_model.gpu_price`), hosts (server less GPUs and network: power per
 GPU from the published max power of the GPU's own system where ``economics.toml`` has it,
-:func:`host_power`, else scaled from a DGX H100 by TDP; cost scaled from a DGX H100 by
-TDP), the network; amortized over the lifetime plus maintenance; energy at the
+:func:`host_power`, else scaled from a DGX H100 by TDP up to the most any published
+system leaves a GPU; cost scaled from a DGX H100 by TDP), the network; amortized over the lifetime plus maintenance; energy at the
 served load: GPUs of the ``floor(GPUs / instance GPUs)`` instances (``TP x PP`` GPUs
 each) draw the phase's power while
 serving (a ``utilization`` share of the time) and idle power otherwise, GPUs left over
@@ -82,7 +82,7 @@ if TYPE_CHECKING:
     from netmodel.study.scenarios import Scenario
 
 __all__ = ["SHARES", "CostSummary", "NetworkBill", "NetworkItem", "NetworkPrices",
-           "cost_summary", "host_power", "host_power_row", "host_powers", "network_bill", "network_costs",
+           "cost_summary", "host_power", "host_power_ceiling", "host_power_row", "host_powers", "network_bill", "network_costs",
            "parameter_rows", "parameters"]
 
 #: How the network of a scenario is charged (see the module docstring).
@@ -639,7 +639,9 @@ def host_power(gpu: GpuSpec, host_power_per_h100: float | None = None) -> float:
     its max: the row of ``compute/data/economics.toml``'s ``[host_power_per_gpu]`` for a
     catalog GPU that has one (derived from its system's published max power), else
     ``host_power_per_h100`` (None: the shipped default) scaled by the GPU's nominal TDP over
-    the H100's 700 W (the Lites, a GPU file's GPU, H100-SXM and H200-SXM themselves).
+    the H100's 700 W (the Lites, a GPU file's GPU, H100-SXM and H200-SXM themselves), at
+    most :func:`host_power_ceiling` / 534 W of it (1.34 DGX H100 hosts): a GPU file's
+    1,400 W MI355X gets 716 W, not 1,068.
 
     >>> from compute.hardware import get_gpu
     >>> host_power(get_gpu("GB300-NVL72")), host_power(get_gpu("H100-SXM")), host_power(get_gpu("Lite"))
@@ -655,7 +657,24 @@ def host_power(gpu: GpuSpec, host_power_per_h100: float | None = None) -> float:
         return row.value
     per_h100 = parameter("host_power_per_h100") if host_power_per_h100 is None \
         else _check("host_power_per_h100", host_power_per_h100)
-    return per_h100 * nominal_tdp(gpu) / get_gpu("H100-SXM").tdp
+    # the H100's host scaled by TDP, at most the largest published host (DGX B200's) over
+    # the H100's: a sweep of host_power_per_h100 scales both alike
+    share = min(nominal_tdp(gpu) / get_gpu("H100-SXM").tdp,
+                host_power_ceiling() / parameter("host_power_per_h100"))
+    return per_h100 * share
+
+
+def host_power_ceiling() -> float:
+    """The most host power per GPU (W, at the max) any published system leaves: the largest
+    ``[host_power_per_gpu]`` row (DGX B200, 716 W). The TDP rule of :func:`host_power`
+    stops there: no system's
+    published max shows more, while the rule gave a 1,400 W GPU 1,068 W (the GB300 NVL72's
+    row, same TDP, is 186 W). A swept ``host_power_per_h100`` scales it in proportion.
+
+    >>> host_power_ceiling()
+    716.0
+    """
+    return max(r.value for r in host_powers().values())
 
 
 def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = "decode",
