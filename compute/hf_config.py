@@ -52,7 +52,9 @@ HF_ALIASES: dict[str, tuple[str, ...]] = {
     # DeepSeek-V2/V3 group-limited routing (n_group 8, topk_group 4 in V3)
     "expert_groups": ("n_group",),
     "groups_per_token": ("topk_group",),
-    "shared_ffn": ("shared_expert_intermediate_size",),  # Qwen-MoE: all shared experts
+    # Qwen-MoE: all shared experts; GraniteMoeHybrid: its shared_mlp, beside any experts (with
+    # none, num_local_experts 0, that MLP alone: the dense MLP)
+    "shared_ffn": ("shared_expert_intermediate_size", "shared_intermediate_size"),
     # DeepSeek, ERNIE-4.5: n x moe_intermediate_size
     # (Hunyuan: num_shared_expert, with use_mixed_mlp_moe)
     # (Ling / bailing_moe: num_shared_experts)
@@ -116,6 +118,9 @@ HF_FAMILIES: dict[str, dict] = {
     "gptj": dict(gated_mlp=False, norm="layernorm", bias=True),
     "llama": {}, "mistral": {}, "mixtral": {},
     "qwen2": dict(qkv_bias=True),
+    # Qwen2-VL / Qwen2.5-VL (HF models/qwen2_vl, qwen2_5_vl): Qwen2's language model (biases
+    # on Q, K and V) in a flat config beside its vision_config (not counted)
+    "qwen2_vl": dict(qkv_bias=True), "qwen2_5_vl": dict(qkv_bias=True),
     "qwen2_moe": dict(qkv_bias=True, shared_expert_gate=True),
     "deepseek_v2": {}, "deepseek_v3": {},
     # GemmaConfig / Gemma2Config default tie_word_embeddings=True and Google's config.json
@@ -145,6 +150,15 @@ HF_FAMILIES: dict[str, dict] = {
     # parameters in gpt-oss-120b, and one more softmax term: left out); sliding-window and
     # full layers alternate through layer_types
     "gpt_oss": dict(bias=True),
+    # Grok-1 (xAI's JAX release, as ported to HF's remote Grok1ModelForCausalLM): 8 experts,
+    # each a gated GELU MLP (linear, linear_v, linear_1: three matrices) intermediate_size
+    # wide; the config names no activation, so the family says gated (the base's default)
+    "grok-1": {},
+    # Granite-4.0 (HF models/granitemoehybrid): Mamba-2 and attention layers as layer_types
+    # lists them ("mamba" refused, "attention" read as full attention: granite-4.0-micro is
+    # all attention); each layer's MLP is shared_mlp (shared_intermediate_size wide, SwiGLU)
+    # beside num_local_experts routed experts, if any; tied embeddings
+    "granitemoehybrid": dict(tied_embeddings=True),
     # Llama-4 (HF transformers models/llama4, Llama4TextConfig and Llama4TextMoe): every
     # MoE layer adds to its routed experts one shared expert as wide as a routed one
     # (intermediate_size); the dense layers of Maverick (interleave_moe_layer_step 2) are
@@ -222,7 +236,7 @@ HF_UNMODELLED: dict[str, str] = {
     **dict.fromkeys(("qwen3_next", "kimi_linear"),
                     "a hybrid of linear attention (Gated DeltaNet) and full attention layers"),
     **dict.fromkeys(("jamba", "zamba", "zamba2", "bamba", "falcon_h1", "nemotron_h",
-                     "granitemoehybrid", "plamo2"),
+                     "plamo2"),
                     "a hybrid of Mamba state-space and attention layers"),
     **dict.fromkeys(("mamba", "mamba2", "falcon_mamba"), "a Mamba state-space model"),
     **dict.fromkeys(("rwkv", "rwkv5", "rwkv6", "rwkv7"), "an RWKV recurrent model"),
@@ -283,13 +297,17 @@ HF_UNMODELLED: dict[str, str] = {
                     "between layers"),
 }
 #: Config keys (exact, or prefixes ending in "_") of structures the reader does not model:
-#: state-space, linear-attention and hybrid-layout settings.
+#: state-space, linear-attention and hybrid-layout settings; MiniCPM4's sparse_config (InfLLM
+#: v2 sparse attention: past dense_len tokens each query attends to topk blocks of block_size
+#: keys chosen by a block score, plus init_blocks and a window_size window; the card's
+#: config.json enables it by adding the key).
 _UNMODELLED_KEYS = ("ssm_", "mamba_", "linear_", "attn_type_list", "hybrid_override_pattern",
                     "layers_block_type", "attn_layer_period", "block_types", "ffn_config",
                     "attn_config", "index_topk", "num_kv_shared_layers", "altup_num_inputs",
                     "use_cla", "blocksparse_", "dense_attention_every_n_layers",
                     "cross_attention_layers", "sliding_window_layers", "conv_window",
-                    "share_q_dim", "moe_layers_enum", "block_configs", "zero_expert_num")
+                    "share_q_dim", "moe_layers_enum", "block_configs", "zero_expert_num",
+                    "sparse_config")
 _FAMILY_ALIASES = {"refinedweb": "falcon", "refinedwebmodel": "falcon", "rw": "falcon"}
 # Other model types whose MLP is gated (SwiGLU / GeGLU), read Llama-style.
 _GATED_TYPES = {"qwen3", "qwen3_moe", "phi3", "olmo", "olmo2", "olmoe",
@@ -312,13 +330,19 @@ _BASE_FAMILY = dict(gated_mlp=True, norm="rmsnorm", bias=False, qkv_bias=False,
                     shared_expert_gate=False, window="all", window_every=6, llama4=False,
                     chatglm=False, multi_query=False, residual_mlp=False, ffn_halved=False,
                     position_offset=0, config_defaults={})
-#: Entries of a config.json's ``layer_types`` the reader models (HF transformers' names).
-_LAYER_TYPES = ("full_attention", "sliding_attention")
+#: Entries of a config.json's ``layer_types`` the reader models (HF transformers' names;
+#: GraniteMoeHybrid calls a full-attention layer "attention").
+_LAYER_TYPES = ("full_attention", "sliding_attention", "attention")
+#: ``layer_types`` entries of layers that are not attention, refused by name (GraniteMoeHybrid:
+#: "mamba"), with the key prefix of their settings, inert where layer_types lists no such
+#: layer (granite-4.0-micro's config carries mamba_* keys and no Mamba layer). Other entries
+#: (Qwen3-Next's "linear_attention") are refused by :func:`_layer_types`.
+_UNMODELLED_LAYERS = {"mamba": ("Mamba-2 state-space", "mamba_")}
 #: ... and of Llama-4's, whose local layers are chunked.
 _LLAMA4_LAYER_TYPES = ("full_attention", "chunked_attention")
 #: Model types whose ``sliding_window`` applies only when ``use_sliding_window`` is true
 #: (HF Qwen2Config and its kin default it to false; their configs name a window anyway).
-_WINDOW_OPT_IN = {"qwen2", "qwen2_moe", "qwen3", "qwen3_moe"}
+_WINDOW_OPT_IN = {"qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "qwen2_vl", "qwen2_5_vl"}
 
 
 class _Config:
@@ -377,11 +401,41 @@ def _hf_family(c: _Config) -> tuple[str, dict]:
     return model_type, {**_BASE_FAMILY, "gated_mlp": gated}
 
 
+#: Activations that name a gated MLP (two input projections, one through the activation,
+#: multiplied): Jais's activation_function "swiglu" on a GPT-2-style config (its c_fc, c_fc2
+#: and c_proj).
+_GATED_ACTIVATIONS = ("swiglu", "geglu")
+#: ``position_embedding_type`` values without a learned position table: Jais "alibi",
+#: GraniteMoeHybrid "rope" / "nope".
+_TABLELESS_POSITIONS = ("alibi", "rope", "rotary", "nope")
+
+
+def _keyed_architecture(c: _Config, fam: dict) -> dict:
+    """The family's defaults with what the config's own architectural keys say, in any
+    family: ``use_gated_activation`` (Cohere) or a gated activation (``swiglu``) makes the
+    MLP gated; a ``position_embedding_type`` of ``alibi``, ``rope`` or ``nope`` means no
+    learned position table (a GPT-2-style Jais config keeps ``n_positions`` as its context)."""
+    act = (c.text("activation_function") or c.text("hidden_act")).lower()
+    gated = c.flag("gated_mlp", fam["gated_mlp"] or act in _GATED_ACTIVATIONS)
+    positions = c.text("position_embedding_type").lower()
+    learned = fam["learned_positions"] and positions not in _TABLELESS_POSITIONS
+    return {**fam, "gated_mlp": gated, "learned_positions": learned}
+
+
 def _refuse_unmodelled(c: _Config, model_type: str) -> None:
     """One-line refusal of a model whose layers are not what the reader models: a type of
     :data:`HF_UNMODELLED`, an encoder-decoder (``is_encoder_decoder``), or keys of
     state-space, linear-attention or hybrid layouts (:data:`_UNMODELLED_KEYS`)."""
     what = HF_UNMODELLED.get(model_type)
+    types = c.cfg.get("layer_types")
+    types = types if isinstance(types, list) else None
+    inert = ()   # settings of a layer kind layer_types does not list
+    if types is not None:
+        inert = tuple(p for kind, (_, p) in _UNMODELLED_LAYERS.items() if kind not in types)
+        kind = next((t for t in types if isinstance(t, str) and t in _UNMODELLED_LAYERS), None)
+        if what is None and kind is not None:
+            what = (f"a hybrid with {types.count(kind)} {_UNMODELLED_LAYERS[kind][0]} "
+                    f"layers of {len(types)} (layer_types entries {kind!r})")
     enc_dec = c.cfg.get("is_encoder_decoder")
     if what is None and enc_dec is not None and validate.flag(
             c.where, "is_encoder_decoder", enc_dec):
@@ -389,7 +443,8 @@ def _refuse_unmodelled(c: _Config, model_type: str) -> None:
     if what is None:  # a key set to null, false or empty says the structure is absent
         key = next((k for k, v in c.cfg.items() for p in _UNMODELLED_KEYS
                     if (k.startswith(p) if p.endswith("_") else k == p)
-                    and v not in (None, False, [], {}) and not _softmax_only(k, v)), None)
+                    and v not in (None, False, [], {}) and not _softmax_only(k, v)
+                    and not k.startswith(inert)), None)
         if key is not None:
             what = f"a layout netmodel does not model (its config has {key!r})"
     if what is not None:
@@ -635,21 +690,39 @@ def load_hf_config(path: str | PathLike[str], name: str | None = None) -> ModelS
     return _hf_from_dict(cfg, path, name)
 
 
-def _text_model(cfg: dict, where: str) -> dict:
-    """The language model of a config.json: the file itself, or, for a multimodal wrapper
-    (Gemma-3 4B-27B, Llava, ...) that keeps it in ``text_config`` and names no layers at
-    its top level, that table, with the wrapper's ``torch_dtype`` and
-    ``quantization_config`` where it gives none (the vision tower is not counted)."""
-    text = cfg.get("text_config")
-    if text is None or any(cfg.get(k) is not None for k in HF_ALIASES["layers"]):
-        return cfg
-    validate.table(f"{where}: text_config", text)
+#: Where a multimodal wrapper keeps its language model: Gemma-3, LLaVA, Llama-4, Mistral-3
+#: (text_config), InternVL (llm_config), DeepSeek-VL2 (language_config).
+_TEXT_MODEL_KEYS = ("text_config", "llm_config", "language_config")
+#: HF transformers' config defaults for keys a wrapper's nested config leaves out (HF writes
+#: a sub-config as its differences from its class's defaults: llava-1.5-7b-hf's text_config
+#: names no layers): LlamaConfig's (models/llama/configuration_llama.py).
+_NESTED_DEFAULTS = {"llama": {"vocab_size": 32000, "hidden_size": 4096,
+                              "intermediate_size": 11008, "num_hidden_layers": 32,
+                              "num_attention_heads": 32, "max_position_embeddings": 2048}}
+
+
+def _text_model(cfg: dict, where: str) -> tuple[dict, str]:
+    """The language model of a config.json and a note on what was left out: the file
+    itself, or, for a multimodal wrapper that keeps it in one of :data:`_TEXT_MODEL_KEYS`
+    and names no layers at its top level, that table, with the wrapper's ``torch_dtype``,
+    ``quantization_config`` and ``tie_word_embeddings`` where it gives none and its model
+    type's defaults (:data:`_NESTED_DEFAULTS`) for the keys it leaves out. A config with a
+    ``vision_config`` (a wrapper, or Qwen2-VL's flat one) is read for its language model
+    alone: the note says the vision tower is not counted."""
+    key = next((k for k in _TEXT_MODEL_KEYS if cfg.get(k) is not None), None)
+    note = ("; the language model only: its vision tower (vision_config) is not counted"
+            if cfg.get("vision_config") is not None or key is not None else "")
+    if key is None or any(cfg.get(k) is not None for k in HF_ALIASES["layers"]):
+        return cfg, note
+    text = validate.table(f"{where}: {key}", cfg[key])
     inner = dict(text)
-    for key in ("torch_dtype", "dtype", "quantization_config", "tie_word_embeddings"):
-        if inner.get(key) is None and cfg.get(key) is not None:
-            inner[key] = cfg[key]
+    for k in ("torch_dtype", "dtype", "quantization_config", "tie_word_embeddings"):
+        if inner.get(k) is None and cfg.get(k) is not None:
+            inner[k] = cfg[k]
     inner.setdefault("model_type", cfg.get("model_type"))
-    return inner
+    for k, v in _NESTED_DEFAULTS.get(str(inner.get("model_type", "")).lower(), {}).items():
+        inner.setdefault(k, v)
+    return inner, note.replace("the language model only", f"the language model ({key}) only")
 
 
 #: HF transformers' DbrxAttentionConfig / DbrxFFNConfig defaults for keys a DBRX config.json
@@ -795,12 +868,13 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     # by that name (two configs of one folder are two models)
     name = name or _Config(cfg, where).text("_name_or_path") or (
         path.parent.name if path.name == "config.json" else "") or path.stem
-    cfg = _uniform_per_layer(_flatten_dbrx(_text_model(cfg, where), where), where)
+    cfg, note = _text_model(cfg, where)
+    cfg = _uniform_per_layer(_flatten_dbrx(cfg, where), where)
     cfg = _gpt_neo_windows(cfg, where)
     c = _Config(cfg, where)
     validate.name(where, "model", name)
     model_type, fam = _hf_family(c)
-    fam = {**fam, "gated_mlp": c.flag("gated_mlp", fam["gated_mlp"])}
+    fam = _keyed_architecture(c, fam)
     _refuse_unmodelled(c, model_type)
     for key, value in fam["config_defaults"].items():  # the family's own defaults
         if cfg.get(key) is None:
@@ -859,6 +933,9 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
         if entry.get("shared_ffn") and fam["shared_expert_gate"]:
             entry["shared_expert_gate"] = True
         entry.update(_expert_groups(c))
+    elif c.key("shared_ffn") == "shared_intermediate_size":
+        # GraniteMoeHybrid without experts (granite-4.0-micro): its shared_mlp is the MLP
+        entry["ffn"] = c.count("shared_ffn", limit="ffn")
     else:
         entry["ffn"] = dense_ffn
 
@@ -901,5 +978,5 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     kv_dtype = kv or act_dtype
     entry.setdefault("weight_dtype", weight_dtype)
     entry.update(kv_dtype=kv_dtype, act_dtype=act_dtype,
-                 source=f"HuggingFace config.json at {path}")
+                 source=f"HuggingFace config.json at {path}{note}")
     return _model_from_entry(name, entry, where)
