@@ -39,7 +39,8 @@ def test_blast_radius_names_the_cluster_size_and_rates(tmp_path):
     run = _run(tmp_path, ["blast-radius", "--scenario", "lite-flat", "--model", "Llama-3-8B",
                           "--gpus", "256", "--rate", "leaf=1e-5"])
     assert run["command"] == "blast-radius"
-    assert run["gpus"] == "256" and run["rate"] == ["leaf=1e-5"]
+    # --gpus is an alias of --cluster-gpus (202403b): recorded under the option's name
+    assert run["cluster-gpus"] == "256" and "gpus" not in run and run["rate"] == ["leaf=1e-5"]
 
 
 def test_json_help_points_at_the_page_that_has_the_shape():
