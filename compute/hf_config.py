@@ -72,6 +72,9 @@ HF_ALIASES: dict[str, tuple[str, ...]] = {
     # DeepSeek-V3/R1, GLM-4.5: multi-token-prediction modules (used by MTP decode only)
     "mtp_modules": ("num_nextn_predict_layers",),
     "residual_mlp": ("use_residual",),                  # Arctic's dense residual MLP
+    # Grok-2: a dense MLP intermediate_size wide beside the experts on every layer, its output
+    # averaged with theirs (SGLang's Grok1DecoderLayer: (mlp(x) + moe(x)) / sqrt(2))
+    "residual_moe": ("residual_moe",),
     "kv_lora_rank": ("kv_lora_rank",),
     "q_lora_rank": ("q_lora_rank",),
     "qk_nope_head_dim": ("qk_nope_head_dim",),
@@ -309,6 +312,10 @@ _UNMODELLED_KEYS = ("ssm_", "mamba_", "linear_", "attn_type_list", "hybrid_overr
                     "share_q_dim", "moe_layers_enum", "block_configs", "zero_expert_num",
                     "sparse_config")
 _FAMILY_ALIASES = {"refinedweb": "falcon", "refinedwebmodel": "falcon", "rw": "falcon"}
+#: The family of a config whose model_type is not one, by its first ``architectures`` entry:
+#: Grok-2 (xai-org/grok-2) says model_type "git" and Grok1ForCausalLM (SGLang's grok.py,
+#: Grok-1's layers with residual_moe).
+_ARCHITECTURE_FAMILIES = {"Grok1ForCausalLM": "grok-1", "Grok1ModelForCausalLM": "grok-1"}
 # Other model types whose MLP is gated (SwiGLU / GeGLU), read Llama-style.
 _GATED_TYPES = {"qwen3", "qwen3_moe", "phi3", "olmo", "olmo2", "olmoe",
                 "granite", "granitemoe", "internlm2", "yi", "deepseek"}
@@ -394,6 +401,11 @@ def _hf_family(c: _Config) -> tuple[str, dict]:
     model_type = _FAMILY_ALIASES.get(model_type, model_type)
     if model_type in HF_FAMILIES:
         return model_type, {**_BASE_FAMILY, **HF_FAMILIES[model_type]}
+    arch = c.cfg.get("architectures")
+    family = _ARCHITECTURE_FAMILIES.get(arch[0]) if isinstance(arch, list) and arch and \
+        isinstance(arch[0], str) else None
+    if family is not None:   # a model type of its own naming a known architecture
+        return model_type, {**_BASE_FAMILY, **HF_FAMILIES[family]}
     if "n_embd" in c.cfg and model_type not in _GATED_TYPES:
         return model_type, {**_BASE_FAMILY, **HF_FAMILIES["gpt2"]}
     act = (c.text("hidden_act") or c.text("activation_function")).lower()
@@ -930,6 +942,8 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
             entry["shared_ffn"] = n * entry["ffn"]
         elif fam["residual_mlp"] and c.flag("residual_mlp", False):   # Arctic
             entry["shared_ffn"] = hidden
+        elif c.flag("residual_moe", False):   # Grok-2: the dense MLP, run on every token
+            entry["shared_ffn"] = dense_ffn
         if entry.get("shared_ffn") and fam["shared_expert_gate"]:
             entry["shared_expert_gate"] = True
         entry.update(_expert_groups(c))

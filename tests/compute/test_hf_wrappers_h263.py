@@ -236,3 +236,33 @@ def test_cli_refusals_are_one_line_exit_2(name, needle):
     assert r.exit_code == 2
     lines = [ln for ln in r.output.splitlines() if ln.strip()]
     assert len(lines) == 1 and needle in lines[0] and "Traceback" not in r.output
+
+
+# ---- Grok-2: residual_moe ----------------------------------------------------------------------
+# model_type "git", Grok1ForCausalLM; 64 layers, hidden 8192, 64 heads and 8 KV heads of 128,
+# 8 gated experts of moe_intermediate_size 16384 (top 2) and, with residual_moe, a dense gated
+# MLP of intermediate_size 32768 on every token; untied embeddings of 131072 rows
+GROK2_ATTN = 2 * 8192 * 8192 + 2 * 8192 * 1024
+GROK2_EXPERT = 3 * 8192 * 16384
+GROK2_DENSE = 3 * 8192 * 32768
+GROK2_LAYER = GROK2_ATTN + 8 * GROK2_EXPERT + GROK2_DENSE + 8192 * 8
+GROK2_TOKENS = 2 * 131072 * 8192
+
+
+def test_grok2_residual_moe_is_a_dense_mlp_beside_the_experts():
+    m = read("grok-2")
+    assert (m.experts, m.experts_per_token, m.ffn, m.shared_ffn, m.gated_mlp) == (
+        8, 2, 16384, 32768, True)
+    # published: 269,515,497,472 parameters (xai-org/grok-2, the hub's count), exactly these
+    # layers with 4 RMSNorms a layer and a final one (257 x 8192); netmodel counts 2 a layer
+    published = 64 * (GROK2_LAYER + 4 * 8192) + GROK2_TOKENS + 8192
+    assert published == 269_515_497_472
+    assert m.parameters == published - 64 * 2 * 8192
+    # xAI: about 115B active (2 of 8 experts, the dense MLP, attention, embedding, head)
+    assert round(m.active_parameters / 1e9) == 115
+    assert kv_bytes(m) == 64 * 2 * 8 * 128 * 2
+
+
+def test_residual_moe_false_adds_nothing(tmp_path):
+    m = write(tmp_path, {**fixture("grok-2"), "residual_moe": False})
+    assert m.shared_ffn == 0
