@@ -381,11 +381,18 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
     for u, v in result.bottleneck:
         bw = model.router.bandwidth[model.router.link_id(u, v)]
         click.echo(f"bottleneck: {u} -> {v} ({bw / 1e9:g} GB/s per direction)")
+    cap = result.tree_cap
+    if cap is not None:
+        click.echo(f"bottleneck: NCCL's per-channel tree cap, {_tree_cap(cap, ' channels')} "
+                   f"= {cap.busbw / 1e9:.4g} GB/s busbw on {cap.nodes} "
+                   f"node{'s' if cap.nodes > 1 else ''} (perChMaxTreeBws; algbw at most half, "
+                   f"{cap.busbw / 2e9:.4g} GB/s); the links alone: {cap.slowdown:.3g}x as fast")
     click.echo(f"start-up latency {format_time(result.base_latency)}; steps:")
     click.echo(f"  {'step':<26} {'x':>4} {'stages':>6} {'xfers':>6} {'latency':>10} "
-               f"{'transfer':>10} {'total':>10}  bottleneck link")
+               f"{'transfer':>10} {'total':>10}  bottleneck")
     for s in result.steps:
-        link = f"{s.bottleneck[0]}->{s.bottleneck[1]}" if s.bottleneck else "-"
+        link = f"{s.bottleneck[0]}->{s.bottleneck[1]}" if s.bottleneck else \
+            f"tree cap {_tree_cap(s.tree_cap)}" if s.tree_cap else "-"
         click.echo(f"  {s.name:<26} {s.repeat:>4} {s.stages:>6} {s.transfers:>6} "
                    f"{format_time(s.latency):>10} {format_time(s.serialization):>10} "
                    f"{format_time(s.time):>10}  {link}")
@@ -399,6 +406,13 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
     _echo_all_groups(extra.get("all_groups"), len(group))
     if plot_path:
         click.echo(f"wrote {plot_path}")
+
+
+def _tree_cap(cap, channels: str = "") -> str:
+    """NCCL's tree cap as its figure: ``8 x 42.8 GB/s`` (channels x GB/s a channel), with
+    the protocol's factor where it is not 1."""
+    f = "" if cap.protocol_factor == 1 else f" x {cap.protocol_factor:g}"
+    return f"{cap.channels}{channels} x {cap.channel_bandwidth / 1e9:g} GB/s{f}"
 
 
 def _all_groups(model, size: int, op: str, nbytes: float) -> dict:

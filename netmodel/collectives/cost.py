@@ -697,13 +697,20 @@ class CompiledCollective:
                 + inter * (pr.step_latency(s.scaleout) + s.latency)
             lat = total / s.repeat
             floor = s.floor / ceiling if ceiling > 0 else 0.0
-            least = 1 / (s.tree_channels * caps[min(max(s.tree_nodes, 1), 3) - 1]
-                         * pr.bandwidth_factor) if caps and s.tree_channels > 0 else 0.0
-            ser = nbytes * max(s.beta / pr.bandwidth_factor, floor, least)
+            rate = caps[min(max(s.tree_nodes, 1), 3) - 1] if caps and s.tree_channels > 0 \
+                else 0.0
+            least = 1 / (s.tree_channels * rate * pr.bandwidth_factor) if rate else 0.0
+            links = max(s.beta / pr.bandwidth_factor, floor)
+            ser = nbytes * max(links, least)
             red = nbytes * s.reduce / gamma if gamma > 0 else 0.0
+            if least > links:   # the cap binds: it, not a link, is the step's bottleneck
+                cap = TreeCap(s.tree_channels, rate, s.tree_nodes, pr.bandwidth_factor,
+                              least / links if links > 0 else math.inf)
+                bneck, bbw = (), 0.0
+            else:
+                cap, bneck, bbw = None, s.bottleneck, s.bottleneck_bandwidth
             out.append(StepTiming(s.name, s.repeat, s.stages, s.transfers, lat, ser, red,
-                                  s.repeat * (lat + ser + red), s.bottleneck,
-                                  s.bottleneck_bandwidth, s.scaleout))
+                                  s.repeat * (lat + ser + red), bneck, bbw, s.scaleout, cap))
         return tuple(out)
 
 
@@ -719,8 +726,37 @@ def compile_steps(router: Router, op: str, algorithm: str, group: Iterable[Hasha
 
 
 @dataclass(frozen=True)
+class TreeCap:
+    """NCCL's per-channel tree cap where it, not a link, bounds a step of its tree
+    (:attr:`~netmodel.collectives.calibration.Calibration.tree_channel_bandwidth`).
+
+    ``channels`` tree channels (one per NIC rail) at ``channel_bandwidth`` bytes/s of busbw
+    each (``perChMaxTreeBws`` for ``nodes`` scale-up domains: 1, 2, 3 or more) under the
+    protocol's ``protocol_factor``: the tree's busbw is at most their product and its algbw
+    half of it. ``slowdown``: the step's transfer time over what its links alone would take
+    (> 1).
+    """
+
+    channels: int
+    channel_bandwidth: float
+    nodes: int
+    protocol_factor: float
+    slowdown: float
+
+    @property
+    def busbw(self) -> float:
+        """The tree's busbw ceiling (bytes/s): channels x per-channel rate x protocol."""
+        return self.channels * self.channel_bandwidth * self.protocol_factor
+
+
+@dataclass(frozen=True)
 class StepTiming:
-    """One step of a costed collective at one size (seconds; per step, except ``time``)."""
+    """One step of a costed collective at one size (seconds; per step, except ``time``).
+
+    ``bottleneck`` is the directed link ``(u, v)`` that bounds the step's transfers, with
+    its ``bottleneck_bandwidth``; where NCCL's tree channel cap bounds them instead,
+    ``tree_cap`` says so (:class:`TreeCap`) and ``bottleneck`` is empty (bandwidth 0).
+    """
 
     name: str
     repeat: int
@@ -733,6 +769,7 @@ class StepTiming:
     bottleneck: tuple[Hashable, ...]
     bottleneck_bandwidth: float
     scaleout: bool
+    tree_cap: TreeCap | None = None
 
 
 @dataclass(frozen=True)
@@ -740,7 +777,9 @@ class CollectiveResult:
     """The cost of one collective of one size on one group.
 
     ``time`` is seconds; ``algbw`` and ``busbw`` are bytes/s (nccl-tests definitions);
-    ``bottleneck`` lists the directed links ``(u, v)`` that limit the costliest step(s);
+    ``bottleneck`` lists the directed links ``(u, v)`` that limit the costliest step(s),
+    ``tree_cap`` NCCL's tree channel cap where it limits them instead
+    (:attr:`StepTiming.tree_cap`; None: none does);
     ``connected`` is False when a degraded fabric cut the group apart (then ``time`` is
     infinite and ``cut`` names a pair of members with no path between them).
     """
@@ -758,6 +797,7 @@ class CollectiveResult:
     bottleneck: tuple[tuple[Hashable, ...], ...]
     connected: bool = True
     cut: tuple[Hashable, ...] = ()
+    tree_cap: TreeCap | None = None
 
     @property
     def group_size(self) -> int:

@@ -634,12 +634,14 @@ class FabricCostModel:
             self.calibration.protocol(proto_name)
         steps = comp.timings(proto, self.calibration, n)
         worst = max(s.time for s in steps)
-        bneck = tuple(dict.fromkeys(s.bottleneck for s in steps
-                                    if s.bottleneck and s.time >= worst * (1 - 1e-9)))
+        costliest = [s for s in steps if s.time >= worst * (1 - 1e-9)]
+        bneck = tuple(dict.fromkeys(s.bottleneck for s in costliest if s.bottleneck))
+        cap = next((s.tree_cap for s in costliest if s.tree_cap), None)
         time = float(t[0])
         algbw = n / time
         return CollectiveResult(op, group, n, time, algbw, algbw * bus_factor(op, len(group)),
-                                name, proto_name, proto.base_latency, steps, bneck)
+                                name, proto_name, proto.base_latency, steps, bneck,
+                                tree_cap=cap)
 
     def sweep(self, op: str, sizes: ArrayLike, group: int | Iterable[Hashable],
               algorithm: str | None = None) -> SweepResult:
