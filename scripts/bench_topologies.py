@@ -48,6 +48,9 @@ CASES = [
      None),
     ("131,072-GPU ring: build+validate", "ring:n=131072", False, None, None),
     ("2,048-GPU full mesh: build+validate", "full-mesh:n=2048", False, None, None),
+    # OCS cabling in blocks since h257 (CPU 0.87 s before)
+    ("32,768 GPUs x 8 ports on 8 OCS of 32,768 ports: build+validate",
+     "ocs:gpus=32768,ports=8,ocs_ports=32768", False, None, None),
 ]
 
 _CHILD = """

@@ -17,6 +17,7 @@ from collections.abc import Hashable, Sequence
 from typing import TypeAlias
 
 import networkx as nx
+import numpy as np
 
 from compute.errors import UserError
 from compute.hardware import GpuSpec
@@ -26,6 +27,8 @@ from topologies.common import (
     OCS_LENGTH,
     OCS_PORTS,
     OCS_RECONFIGURATION,
+    Links,
+    Nodes,
     bandwidth_or,
     cable_latency,
     check_int,
@@ -33,7 +36,7 @@ from topologies.common import (
     check_medium,
     check_positive,
     check_radix,
-    finish,
+    finish_blocks,
     gpu_type,
     link,
     new_graph,
@@ -114,12 +117,13 @@ def ocs(gpus: int = 16, ports: int = 4, ocs_ports: int = OCS_PORTS,
                         f"got {describe(logical)}")
     check_size("ocs", n + p, n * p)
     graph = new_graph(f"{n} {spec.name} x {p} ports on {p} OCS")
-    graph.add_nodes_from((f"gpu{i}", {"kind": "gpu", "gpu": spec.name}) for i in range(n))
-    graph.add_nodes_from((f"ocs{q}", {"kind": "ocs", "ports": r, "reconfiguration_time": reconf,
-                                      "latency": lat}) for q in range(p))
+    nodes = [Nodes("gpu", n, {"kind": "gpu", "gpu": spec.name}),
+             Nodes("ocs", p, {"kind": "ocs", "ports": r, "reconfiguration_time": reconf,
+                              "latency": lat})]
     fibre = link(bw / p, cable_latency(length, medium), medium)
-    graph.add_edges_from((f"gpu{i}", f"ocs{q}", dict(fibre)) for i in range(n) for q in range(p))
-    graph = finish(graph, n, spec)
+    # GPU i's fibres to ocs0..ocs{p-1}, i in turn (node positions: the GPUs, then the OCS)
+    cables = Links(np.repeat(np.arange(n), p), n + np.tile(np.arange(p), n), fibre)
+    graph = finish_blocks(graph, n, nodes, [cables], spec)
     return graph if logical is None else validate(realize(graph, logical))
 
 

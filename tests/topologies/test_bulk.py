@@ -219,10 +219,27 @@ def ref_torus(dims, gpu, bandwidth, medium, length):
     return graph
 
 
+def ref_ocs(gpus, ports, ocs_ports, gpu, bandwidth, reconfiguration_time, latency, medium,
+            length, logical):
+    # topologies.optical.ocs's physical cabling as of a62200f (logical=None)
+    assert logical is None
+    spec = get_gpu(gpu)
+    bw = spec.scaleup_bandwidth if bandwidth is None else bandwidth
+    graph = new_graph(f"{gpus} {spec.name} x {ports} ports on {ports} OCS")
+    graph.add_nodes_from((f"gpu{i}", {"kind": "gpu", "gpu": spec.name}) for i in range(gpus))
+    graph.add_nodes_from((f"ocs{q}", {"kind": "ocs", "ports": ocs_ports,
+                                      "reconfiguration_time": reconfiguration_time,
+                                      "latency": latency}) for q in range(ports))
+    fibre = link(bw / ports, cable_latency(length, medium), medium)
+    graph.add_edges_from((f"gpu{i}", f"ocs{q}", dict(fibre)) for i in range(gpus)
+                         for q in range(ports))
+    return finish(graph, gpus, spec)
+
+
 REFERENCES = {"single-switch": ref_single_switch, "flat": ref_flat,
               "leaf-spine": ref_leaf_spine, "fat-tree": ref_fat_tree,
               "rail-optimized": ref_rail_optimized, "ring": ref_ring,
-              "full-mesh": ref_full_mesh, "torus": ref_torus}
+              "full-mesh": ref_full_mesh, "torus": ref_torus, "ocs": ref_ocs}
 
 # ---------------------------------------------------------------- exact comparison
 
@@ -272,6 +289,9 @@ SPECS = [
     "torus:dims=2", "torus:dims=7", "torus:dims=2x2", "torus:dims=2x3", "torus:dims=3x2",
     "torus", "torus:dims=2x2x2", "torus:dims=4x2x3", "torus:dims=2x5x2", "torus:dims=3x3x3",
     "torus:dims=16x2x9,bandwidth=1e11,medium=pluggable-optics,length=7",
+    "ocs", "ocs:gpus=1,ports=1", "ocs:gpus=136,ports=8",
+    "ocs:gpus=5,ports=2,ocs_ports=5,reconfiguration_time=0,length=0,latency=1us",
+    "ocs:gpus=30,ports=3,gpu=Lite,medium=fibre,bandwidth=3e11",
 ]
 
 
