@@ -32,12 +32,13 @@ from compute import validate
 from compute.config_files import read_table
 from compute.dies import LogicDies, check_die_table
 from compute.errors import UserError, find_name, known
-from compute.rows import CONFIDENCE
+from compute.rows import CONFIDENCE, Parameter, check_number
 from compute.units import scaled
 
-__all__ = ["DTYPES", "FLAG_FIELDS", "GpuSpec", "OPTIONAL_FIELDS", "SPEC_KEYS", "UNSET_FIELDS",
+__all__ = ["DTYPES", "FLAG_FIELDS", "HOST_POWER_KEY", "MAX_HOST_POWER", "GpuSpec",
+           "OPTIONAL_FIELDS", "SPEC_KEYS", "UNSET_FIELDS",
            "NVLINK_REFERENCE", "catalog", "derivation", "derive_gpu", "die_table", "get_gpu",
-           "gpu_names", "load_gpu_file", "logic_dies", "nvlink_count", "spec_ranges",
+           "gpu_names", "host_power_of", "load_gpu_file", "logic_dies", "nvlink_count", "spec_ranges",
            "unknown_gpu"]
 
 
@@ -353,16 +354,45 @@ def _die(here: str, entry: dict) -> tuple[dict, str] | None:
 
 
 def _keep_read(gpus: dict[str, GpuSpec], dies: dict[str, tuple[dict, str, LogicDies]],
-               derived: dict[str, tuple[str, float]]) -> None:
-    """Record the die tables and derivations of ``gpus`` once they are all read (a GPU read
-    again without one loses the one read before)."""
+               derived: dict[str, tuple[str, float]],
+               hosts: dict[str, Parameter] | None = None) -> None:
+    """Record the die tables, derivations and host power rows of ``gpus`` once they are all
+    read (a GPU read again without one loses the one read before)."""
     for name, spec in gpus.items():
         _READ[name] = spec
-        for kept, new in ((_DIE_TABLES, dies), (_DERIVED, derived)):
+        for kept, new in ((_DIE_TABLES, dies), (_DERIVED, derived), (_HOST_POWERS, hosts or {})):
             if name in new:
                 kept[name] = new[name]
             else:
                 kept.pop(name, None)
+
+
+#: A GPU file entry's optional key: W per GPU its system's host (server less GPUs and
+#: network) draws at the system's max, a sourced row ``{value, unit = "W", source,
+#: confidence}`` (a catalog GPU's is a row of compute/data/economics.toml
+#: ``[host_power_per_gpu]``); netmodel.study.cost.host_power reads it.
+HOST_POWER_KEY = "host_power_W"
+#: Most host power per GPU taken (W): 100 kW, over 100x any published system's (186-716 W).
+MAX_HOST_POWER = 1e5
+#: The ``host_power_W`` rows of the GPU files read so far, by GPU name.
+_HOST_POWERS: dict[str, Parameter] = {}
+
+
+def host_power_of(gpu: GpuSpec) -> Parameter | None:
+    """The ``host_power_W`` row (:class:`compute.rows.Parameter`, W) of a GPU-file GPU as
+    read (the spec read under its name), or None where its entry has none."""
+    row = _HOST_POWERS.get(gpu.name)
+    return row if row is not None and _READ.get(gpu.name) == gpu else None
+
+
+def _host_power(here: str, entry: dict) -> Parameter:
+    """The entry's ``host_power_W`` row, checked: a sourced row in W, 0 to
+    :data:`MAX_HOST_POWER`."""
+    row = entry[HOST_POWER_KEY]
+    v = check_number(f"{here}: {HOST_POWER_KEY}", _row_value(here, HOST_POWER_KEY, "W", row),
+                     high=MAX_HOST_POWER)
+    return Parameter(HOST_POWER_KEY, v, "W", row["value"], row["source"], "",
+                     row.get("confidence", ""))
 
 
 #: Every GPU read so far, by name (the catalog's and a GPU file's): a GPU file's entry may
@@ -504,7 +534,8 @@ def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: 
         if unknown:
             raise UserError(f"{here} has unknown key(s) {', '.join(k[:60] for k in unknown)}; "
                             f"a derived GPU allows: {', '.join(_DERIVE_KEYS)}, "
-                            f"{', '.join(FLAG_FIELDS)}, die, nvlinks, source")
+                            f"{', '.join(FLAG_FIELDS)}, die, nvlinks, {HOST_POWER_KEY}, "
+                            f"source")
         base_name = entry.pop("derive_from")
         if not isinstance(base_name, str) or base_name not in known_gpus:
             raise UserError(f"{here} derives from unknown GPU {validate.describe(base_name)}; "
@@ -521,7 +552,7 @@ def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: 
     if unknown:
         raise UserError(f"{here} has unknown key(s) {', '.join(k[:60] for k in unknown)}; "
                         f"allowed: {', '.join(SPEC_KEYS)}, {', '.join(FLAG_FIELDS)}, "
-                        f"die, source "
+                        f"die, {HOST_POWER_KEY}, source "
                         f"(or derive_from with "
                         f"{', '.join(_DERIVE_KEYS[1:])})")
     if missing:
@@ -580,7 +611,11 @@ def _row_value(here: str, key: str, unit: str, row) -> object:
 
 def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec],
                      dies: dict[str, tuple[dict, str, LogicDies]],
-                     derived: dict[str, tuple[str, float]]) -> dict[str, GpuSpec]:
+                     derived: dict[str, tuple[str, float]],
+                     hosts: dict[str, Parameter] | None = None) -> dict[str, GpuSpec]:
+    """The GPUs of a parsed ``{"gpu": {NAME: entry}}`` table; their die tables into
+    ``dies``, derivations into ``derived``, ``host_power_W`` rows into ``hosts`` (None: the
+    key is refused, as in the catalog, whose host power rows are economics.toml's)."""
     if not isinstance(data, dict) or set(data) != {"gpu"} or not isinstance(data["gpu"], dict):
         raise UserError(f"{where}: expected a top-level table 'gpu' of GPU entries "
                         f"([gpu.NAME] in TOML, {{\"gpu\": {{NAME: {{...}}}}}} in JSON)")
@@ -590,7 +625,16 @@ def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec],
     raw: dict[str, tuple[dict, str]] = {}
     seen = ChainMap(out, base)   # live: each entry may derive from one before it (a dict
     for name, entry in data["gpu"].items():   # copied per entry made n entries O(n^2))
+        host = None
+        if isinstance(entry, dict) and HOST_POWER_KEY in entry:
+            if hosts is None:
+                raise UserError(f"{where}: GPU {name!r}: {HOST_POWER_KEY} is for a GPU file; a "
+                                f"catalog GPU's host power is a row of compute/data/"
+                                f"economics.toml [host_power_per_gpu]")
+            host, entry = entry, {k: v for k, v in entry.items() if k != HOST_POWER_KEY}
         out[name] = _gpu_from_entry(name, entry, seen, where, raw, derived)
+        if host is not None:
+            hosts[name] = _host_power(f"{where}: GPU {name!r}", host)
         if name in raw:  # its die table checked where it is read, against the GPU's SMs
             table, here = raw[name]
             dies[name] = (table, here, check_die_table(name, table, here, out[name].sms))
@@ -620,14 +664,16 @@ def load_gpu_file(path: str | PathLike[str]) -> dict[str, GpuSpec]:
     table = catalog()
     dies: dict[str, tuple[dict, str, LogicDies]] = {}
     derived: dict[str, tuple[str, float]] = {}
-    gpus = _parse_gpu_table(read_table(path, "GPU file"), str(path), table, dies, derived)
+    hosts: dict[str, Parameter] = {}
+    gpus = _parse_gpu_table(read_table(path, "GPU file"), str(path), table, dies, derived,
+                            hosts)
     taken = [n for n in gpus if find_name(table, n) is not None]   # case too
     if taken:  # its figures would be reported under the catalog's name
         raise UserError(f"{path}: {', '.join(repr(n) for n in taken)} already name(s) a "
                         f"catalog GPU; give yours another name (derive_from = "
                         f"{find_name(table, taken[0])!r} "
                         f"starts from it)")
-    _keep_read(gpus, dies, derived)
+    _keep_read(gpus, dies, derived, hosts)
     return gpus
 
 

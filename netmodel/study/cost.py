@@ -625,19 +625,23 @@ def host_powers() -> dict:
 
 
 def host_power_row(gpu: GpuSpec):
-    """The ``[host_power_per_gpu]`` row (:class:`compute.rows.Parameter`) that gives
-    ``gpu``'s host power (a catalog GPU as shipped that has one), or None: the TDP rule
-    from ``host_power_per_h100`` applies."""
-    from compute.hardware import catalog
+    """The row (:class:`compute.rows.Parameter`) that gives ``gpu``'s host power: its
+    ``[host_power_per_gpu]`` row (a catalog GPU as shipped that has one) or its GPU file's
+    ``host_power_W`` (the GPU as read), or None: the TDP rule from ``host_power_per_h100``
+    applies."""
+    from compute.hardware import catalog, host_power_of
 
     row = host_powers().get(gpu.name)
-    return row if row is not None and catalog().get(gpu.name) == gpu else None
+    if row is not None and catalog().get(gpu.name) == gpu:
+        return row
+    return host_power_of(gpu)
 
 
 def host_power(gpu: GpuSpec, host_power_per_h100: float | None = None) -> float:
     """W per GPU that the host (server less GPUs and network) of ``gpu``'s system draws at
     its max: the row of ``compute/data/economics.toml``'s ``[host_power_per_gpu]`` for a
-    catalog GPU that has one (derived from its system's published max power), else
+    catalog GPU that has one (derived from its system's published max power), or a GPU
+    file's ``host_power_W`` (:func:`host_power_row`), else
     ``host_power_per_h100`` (None: the shipped default) scaled by the GPU's nominal TDP over
     the H100's 700 W (the Lites, a GPU file's GPU, H100-SXM and H200-SXM themselves), at
     most :func:`host_power_ceiling` / 534 W of it (1.34 DGX H100 hosts): a GPU file's

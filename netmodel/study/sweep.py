@@ -639,9 +639,10 @@ def _check_host_power_moves(params, scens) -> None:
         own = ", ".join(dict.fromkeys(f"{s.gpu_spec.name} {row.value:g} W" for s, row in rows))
         raise UserError(f"sweep parameter {path} moves no scenario of this sweep: each one's "
                         f"GPU has its own host power row in compute/data/economics.toml "
-                        f"[host_power_per_gpu] ({own} per GPU); it sets the host power of "
+                        f"[host_power_per_gpu] or its GPU file's host_power_W ({own} per GPU); "
+                        f"it sets the host power of "
                         f"{', '.join(n for n in catalog() if n not in host_powers())} and GPU "
-                        f"files' GPUs only")
+                        f"files' GPUs without host_power_W only")
 
 
 class _SweepSettings(NamedTuple):
