@@ -713,9 +713,9 @@ _NESTED_DEFAULTS = {"llama": {"vocab_size": 32000, "hidden_size": 4096,
                               "num_attention_heads": 32, "max_position_embeddings": 2048}}
 
 
-def _text_model(cfg: dict, where: str) -> tuple[dict, str]:
-    """The language model of a config.json and a note on what was left out: the file
-    itself, or, for a multimodal wrapper that keeps it in one of :data:`_TEXT_MODEL_KEYS`
+def _text_model(cfg: dict, where: str) -> tuple[dict, str, str]:
+    """The language model of a config.json, a note on what was left out and the key it was
+    read from ("" for the file itself, whose errors then name it): the file itself, or, for a multimodal wrapper that keeps it in one of :data:`_TEXT_MODEL_KEYS`
     and names no layers at its top level, that table, with the wrapper's ``torch_dtype``,
     ``quantization_config`` and ``tie_word_embeddings`` where it gives none and its model
     type's defaults (:data:`_NESTED_DEFAULTS`) for the keys it leaves out. A config with a
@@ -725,7 +725,7 @@ def _text_model(cfg: dict, where: str) -> tuple[dict, str]:
     note = ("; the language model only: its vision tower (vision_config) is not counted"
             if cfg.get("vision_config") is not None or key is not None else "")
     if key is None or any(cfg.get(k) is not None for k in HF_ALIASES["layers"]):
-        return cfg, note
+        return cfg, note, ""
     text = validate.table(f"{where}: {key}", cfg[key])
     inner = dict(text)
     for k in ("torch_dtype", "dtype", "quantization_config", "tie_word_embeddings"):
@@ -734,7 +734,7 @@ def _text_model(cfg: dict, where: str) -> tuple[dict, str]:
     inner.setdefault("model_type", cfg.get("model_type"))
     for k, v in _NESTED_DEFAULTS.get(str(inner.get("model_type", "")).lower(), {}).items():
         inner.setdefault(k, v)
-    return inner, note.replace("the language model only", f"the language model ({key}) only")
+    return inner, note.replace("the language model only", f"the language model ({key}) only"), key
 
 
 #: HF transformers' DbrxAttentionConfig / DbrxFFNConfig defaults for keys a DBRX config.json
@@ -880,7 +880,8 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     # by that name (two configs of one folder are two models)
     name = name or _Config(cfg, where).text("_name_or_path") or (
         path.parent.name if path.name == "config.json" else "") or path.stem
-    cfg, note = _text_model(cfg, where)
+    cfg, note, nested = _text_model(cfg, where)
+    where = f"{where}: {nested}" if nested else where   # errors name the nested table
     cfg = _uniform_per_layer(_flatten_dbrx(cfg, where), where)
     cfg = _gpt_neo_windows(cfg, where)
     c = _Config(cfg, where)

@@ -266,3 +266,15 @@ def test_grok2_residual_moe_is_a_dense_mlp_beside_the_experts():
 def test_residual_moe_false_adds_nothing(tmp_path):
     m = write(tmp_path, {**fixture("grok-2"), "residual_moe": False})
     assert m.shared_ffn == 0
+
+
+def test_a_nested_config_missing_a_key_is_named(tmp_path):
+    # llava-v1.6-mistral-7b-hf's text_config leaves its shape to MistralConfig's defaults,
+    # which are not kept here: refused, naming the table that lacks the key
+    cfg = {"model_type": "llava_next", "vision_config": {"hidden_size": 1024},
+           "text_config": {"model_type": "mistral", "intermediate_size": 14336,
+                           "num_key_value_heads": 8, "vocab_size": 32064}}
+    with pytest.raises(UserError, match=r"config.json: text_config: .*lacks "
+                                        r"'num_hidden_layers'") as e:
+        write(tmp_path, cfg)
+    assert "\n" not in str(e.value)

@@ -31,8 +31,9 @@ def test_unknown_layer_types_are_refused(tmp_path, types, first):
         load(tmp_path, {**GEMMA2_9B, "layer_types": types})
     text = str(e.value)
     assert "\n" not in text
-    assert f"layer_types entry {first} is not modelled; known: 'full_attention', " \
-           f"'sliding_attention'" in text
+    # 'attention': GraniteMoeHybrid's full-attention layers (h263)
+    assert f"layer_types entry {first} is not modelled; known: 'attention', " \
+           f"'full_attention', 'sliding_attention'" in text
 
 
 def test_known_layer_types_are_counted(tmp_path):
