@@ -51,6 +51,9 @@ CASES = [
     # OCS cabling in blocks since h257 (CPU 0.87 s before)
     ("32,768 GPUs x 8 ports on 8 OCS of 32,768 ports: build+validate",
      "ocs:gpus=32768,ports=8,ocs_ports=32768", False, None, None),
+    # Lite groups in blocks since h257 (edge by edge before)
+    ("131,072 Lites in pairs on a k=64 fat tree: build+validate",
+     "lite-groups:base=[fat-tree:k=64],lites=2", False, None, None),
 ]
 
 _CHILD = """

@@ -11,6 +11,8 @@ with ``links=2`` and twice the bandwidth.
 from __future__ import annotations
 
 import math
+import re
+from array import array
 
 import networkx as nx
 import numpy as np
@@ -258,6 +260,9 @@ def lite_groups(base: str | nx.Graph = "single-switch:n=8", lites: int = 4,
 
     graph = new_graph(f"{big.graph.get('name', 'fabric')} as groups of {k} {spec.name}")
     graph.graph["lites_per_group"] = k
+    blocks = _lite_blocks(big, k, share, spec, link(mesh / max(k - 1, 1), latency, medium))
+    if blocks is not None:
+        return finish_blocks(graph, big_gpus * k, *blocks[:2], spec, order=blocks[2])
     members: dict = {}
     for b, node in enumerate(n for n, kind in big.nodes(data="kind") if kind == "gpu"):
         labels = {key: big.nodes[node][key] for key in ("server", "rack", "pod", "rail")
@@ -283,3 +288,108 @@ def lite_groups(base: str | nx.Graph = "single-switch:n=8", lites: int = 4,
             graph.add_edge(a, b, **link(data["bandwidth"] / share, data["latency"],
                                         data["medium"], links=cables))
     return finish(graph, len(members) * k, spec)
+
+
+_LABEL_KEYS = ("server", "rack", "pod", "rail")
+_NAMED = re.compile(r"([^\d]*)(0|[1-9]\d*)")
+#: Past this many runs of base nodes or kinds of links, :func:`lite_groups` adds its nodes
+#: and edges one by one (a hand-made base: each a block of its own would cost more).
+_MOST_BLOCKS = 256
+
+
+def _typed(attrs: dict) -> tuple:
+    """A key equal for two attribute dicts only when their keys, order, value types and
+    values are (TypeError where a value is unhashable)."""
+    return tuple((key, value.__class__, value) for key, value in attrs.items())
+
+
+def _lite_blocks(big: nx.Graph, k: int, share: int, spec: GpuSpec, mesh: dict
+                 ) -> tuple[list[Nodes], list[Links], np.ndarray] | None:
+    """:func:`lite_groups`'s graph as blocks (:func:`~topologies.common.finish_blocks`):
+    ``(nodes, links, order)``, the nodes, edges and edge order the one-by-one code adds;
+    None where the base is not made of a few runs (its GPUs' labels not the same keys of
+    whole numbers, its other nodes not runs of ``prefix0, prefix1, ...`` sharing their
+    attributes, a node named ``gpu...``, more than :data:`_MOST_BLOCKS` runs or kinds of
+    links, an unhashable attribute): then the caller adds them one by one."""
+    gpus, others = [], []
+    for node, d in big.nodes(data=True):
+        (gpus if d["kind"] == "gpu" else others).append((node, d))
+    n = len(gpus)
+    keys = [key for key in _LABEL_KEYS if key in gpus[0][1]] if gpus else []
+    columns: dict = {key: [] for key in keys}
+    for _, d in gpus:
+        for key in keys:
+            value = d.get(key)
+            if value.__class__ is not int:
+                return None
+            columns[key].append(value)
+        if sum(key in d for key in _LABEL_KEYS) != len(keys):
+            return None
+    labels = {"group": np.repeat(np.arange(n), k)}
+    labels.update((key, np.repeat(np.array(col, dtype=np.int64), k))
+                  for key, col in columns.items())
+    nodes = [Nodes("gpu", n * k, {"kind": "gpu", "gpu": spec.name}, labels)]
+    position = {}
+    run = None
+    for node, d in others:
+        named = _NAMED.fullmatch(node) if isinstance(node, str) else None
+        if named is None or named[1] == "gpu":
+            return None
+        prefix, number = named[1], int(named[2])
+        try:
+            key = _typed(d)
+        except TypeError:
+            return None
+        if run is not None and run[0] == prefix and run[1] + run[2] == number and run[3] == key:
+            run[2] += 1
+        else:
+            if run is not None:
+                nodes.append(Nodes(run[0], run[2], run[4], start=run[1]))
+            run = [prefix, number, 1, key, d]
+            if len(nodes) > _MOST_BLOCKS:
+                return None
+        position[node] = n * k + len(position)
+    if run is not None:
+        nodes.append(Nodes(run[0], run[2], run[4], start=run[1]))
+    # edges in the order they are added: each group's mesh, then the base's edges
+    ends_u, ends_v, kinds = [], [], []
+    templates: dict = {}
+    if k > 1:
+        a, c = np.triu_indices(k, 1)
+        base = np.repeat(np.arange(n) * k, len(a))
+        ends_u.append(base + np.tile(a, n))
+        ends_v.append(base + np.tile(c, n))
+        kinds.append(np.zeros(len(base), dtype=np.int64))
+        templates[_typed(mesh)] = (0, mesh)
+    member = {node: b for b, (node, _) in enumerate(gpus)}
+    us, vs, ks = array("q"), array("q"), array("q")   # 8 bytes an edge, not a list's 36
+    for u, v, data in big.edges(data=True):
+        bu, bv = member.get(u), member.get(v)
+        if bu is None and bv is None:
+            attrs, count = data, 1
+        else:
+            cables = data.get("links", 1)
+            cables = cables // share if cables % share == 0 else cables / share
+            attrs, count = link(data["bandwidth"] / share, data["latency"], data["medium"],
+                                links=cables), share
+        try:
+            key = _typed(attrs)
+        except TypeError:
+            return None
+        kind = templates.get(key)
+        if kind is None:
+            if len(templates) >= _MOST_BLOCKS:
+                return None
+            kind = templates[key] = (len(templates), attrs)
+        for j in range(count):
+            us.append(position[u] if bu is None else bu * k + j)
+            vs.append(position[v] if bv is None else bv * k + j)
+            ks.append(kind[0])
+    u = np.concatenate([*ends_u, np.frombuffer(us, dtype=np.int64)])
+    v = np.concatenate([*ends_v, np.frombuffer(vs, dtype=np.int64)])
+    kind = np.concatenate([*kinds, np.frombuffer(ks, dtype=np.int64)])
+    at = np.argsort(kind, kind="stable")   # the blocks one after the other, by kind
+    order = np.empty(len(at), dtype=np.int64)
+    order[at] = np.arange(len(at))
+    links = [Links(u[kind == t], v[kind == t], attrs) for t, attrs in templates.values()]
+    return nodes, links, order

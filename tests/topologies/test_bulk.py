@@ -236,10 +236,48 @@ def ref_ocs(gpus, ports, ocs_ports, gpu, bandwidth, reconfiguration_time, latenc
     return finish(graph, gpus, spec)
 
 
+def ref_lite_groups(base, lites, lite, split, mesh_bandwidth, medium, length):
+    # topologies.direct.lite_groups as of a62200f (its parameter checks left out)
+    k = lites
+    big = validate(base if isinstance(base, nx.Graph) else build(base))
+    spec = get_gpu(lite)
+    mesh = spec.scaleup_bandwidth if mesh_bandwidth is None else mesh_bandwidth
+    latency = cable_latency(length, medium)
+    share = k if split == "even" else 1
+    graph = new_graph(f"{big.graph.get('name', 'fabric')} as groups of {k} {spec.name}")
+    graph.graph["lites_per_group"] = k
+    members: dict = {}
+    for b, node in enumerate(n for n, kind in big.nodes(data="kind") if kind == "gpu"):
+        labels = {key: big.nodes[node][key] for key in ("server", "rack", "pod", "rail")
+                  if key in big.nodes[node]}
+        ids = [f"gpu{b * k + j}" for j in range(k)]
+        members[node] = ids
+        graph.add_nodes_from((i, {"kind": "gpu", "gpu": spec.name, "group": b, **labels})
+                             for i in ids)
+        for a in range(k):
+            for c in range(a + 1, k):
+                graph.add_edge(ids[a], ids[c], **link(mesh / (k - 1), latency, medium))
+    graph.add_nodes_from((n, d) for n, d in big.nodes(data=True) if d["kind"] != "gpu")
+    for u, v, data in big.edges(data=True):
+        ends = [members.get(u), members.get(v)]
+        if ends == [None, None]:
+            graph.add_edge(u, v, **data)
+            continue
+        for j in range(share):
+            a = ends[0][j] if ends[0] else u
+            b = ends[1][j] if ends[1] else v
+            cables = data.get("links", 1)
+            cables = cables // share if cables % share == 0 else cables / share
+            graph.add_edge(a, b, **link(data["bandwidth"] / share, data["latency"],
+                                        data["medium"], links=cables))
+    return finish(graph, len(members) * k, spec)
+
+
 REFERENCES = {"single-switch": ref_single_switch, "flat": ref_flat,
               "leaf-spine": ref_leaf_spine, "fat-tree": ref_fat_tree,
               "rail-optimized": ref_rail_optimized, "ring": ref_ring,
-              "full-mesh": ref_full_mesh, "torus": ref_torus, "ocs": ref_ocs}
+              "full-mesh": ref_full_mesh, "torus": ref_torus, "ocs": ref_ocs,
+              "lite-groups": ref_lite_groups}
 
 # ---------------------------------------------------------------- exact comparison
 
@@ -292,6 +330,16 @@ SPECS = [
     "ocs", "ocs:gpus=1,ports=1", "ocs:gpus=136,ports=8",
     "ocs:gpus=5,ports=2,ocs_ports=5,reconfiguration_time=0,length=0,latency=1us",
     "ocs:gpus=30,ports=3,gpu=Lite,medium=fibre,bandwidth=3e11",
+    "lite-groups", "lite-groups:lites=1", "lite-groups:lites=2,split=gateway",
+    "lite-groups:base=[fat-tree:k=4],lites=4", "lite-groups:base=[superpod],lites=2",
+    "lite-groups:base=[fat-tree:k=8],lites=3,split=gateway",
+    "lite-groups:base=[nvl72:racks=2],lites=2", "lite-groups:base=[rail-optimized:domains=3]",
+    "lite-groups:base=[leaf-spine],lites=3,mesh_bandwidth=1e11,medium=copper,length=0",
+    "lite-groups:base=[ring:n=6],lites=3,split=gateway", "lite-groups:base=[torus:dims=4x2]",
+    "lite-groups:base=[ocs:gpus=4,ports=2,logical=ring],lites=2",
+    "lite-groups:base=[ocs:gpus=4,ports=2],lites=2",
+    "lite-groups:base=[single-switch:n=8,links=3],lites=2",
+    "lite-groups:base=[lite-groups:base=[ring:n=4],lites=2],lites=2",
 ]
 
 
@@ -328,6 +376,60 @@ def test_bulk_builders_make_the_graphs_the_one_by_one_code_made(spec):
     old.graph["nodes_built"] = old.number_of_nodes()
     old.graph["edges_built"] = old.number_of_edges()
     assert_identical(new, old)
+
+
+def _hand_made_base(names, labels):
+    """A two-leaf fabric of four GPUs whose switches are ``names`` and whose GPUs carry
+    ``labels`` (a list of dicts), as a user's file may give it."""
+    g = nx.Graph(name="hand", spec="", gpus=4)
+    for i, extra in enumerate(labels):
+        g.add_node(f"g{i}", kind="gpu", gpu="H100-SXM", **extra)
+    sw = switch_attrs(1, 8, 1e-7, False)
+    for name in names:
+        g.add_node(name, **sw)
+    for i in range(4):
+        g.add_edge(f"g{i}", names[i // 2], **link(50e9, 1e-7, "pluggable-optics"))
+    g.add_edge(names[0], names[1], **link(100e9, 2e-7, "pluggable-optics", links=2))
+    return g
+
+
+@pytest.mark.parametrize("names, labels, blocks", [
+    (["leaf0", "leaf1"], [{"rack": i // 2} for i in range(4)], True),
+    (["sw", "leaf1"], [{}] * 4, False),                   # a name with no number
+    (["leaf01", "leaf02"], [{}] * 4, False),              # numbers with leading zeros
+    (["gpu7", "leaf1"], [{}] * 4, False),                 # a switch named like a Lite
+    (["leaf0", "leaf1"], [{"rack": 0}, {}, {}, {}], False),  # labels on some GPUs only
+    (["leaf0", "leaf1"], [{"rack": True}] * 4, False),    # a label that is a bool
+    (["leaf0", "leaf1"], [{"pod": 1, "rack": 2}] * 4, True),   # keys in another order
+    ([3, "leaf1"], [{}] * 4, False),                      # a switch named by a number
+])
+@pytest.mark.parametrize("split", ["even", "gateway"])
+def test_lite_groups_of_a_hand_made_base_as_one_by_one(names, labels, blocks, split):
+    # the blocks where the base is runs of numbered nodes with the same labels on every
+    # GPU, else the one-by-one code: the same graph either way
+    from compute.hardware import get_gpu as gpu
+    from topologies.direct import _lite_blocks, lite_groups
+
+    base = _hand_made_base(names, labels)
+
+    def outcome(make):
+        try:
+            return make()
+        except UserError as err:
+            return str(err)
+
+    new = outcome(lambda: lite_groups(base, lites=2, split=split))
+    old = outcome(lambda: ref_lite_groups(base, 2, "Lite", split, None, "co-packaged-optics",
+                                          1.0))
+    if isinstance(old, str):   # refused alike (a switch named like a Lite, a bool label)
+        assert new.split(": ", 1)[-1] == old.split(": ", 1)[-1]
+    else:
+        for key in ("builder", "args", "nodes_built", "edges_built"):  # the registry's
+            old.graph[key] = new.graph[key]
+        assert_identical(new, old)
+    made = _lite_blocks(base, 2, 2 if split == "even" else 1, gpu("Lite"),
+                        link(1e9, 0.0, "copper"))
+    assert (made is not None) == blocks
 
 
 def test_a_mid_fat_tree_is_identical_too():
