@@ -385,7 +385,7 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
     if cap is not None:
         click.echo(f"bottleneck: NCCL's per-channel tree cap, {_tree_cap(cap, ' channels')} "
                    f"= {cap.busbw / 1e9:.4g} GB/s busbw on {cap.nodes} "
-                   f"node{'s' if cap.nodes > 1 else ''} (perChMaxTreeBws; algbw at most half, "
+                   f"node{'s' if cap.nodes > 1 else ''} ({cap.table}; algbw at most half, "
                    f"{cap.busbw / 2e9:.4g} GB/s); the links alone: {cap.slowdown:.3g}x as fast")
     click.echo(f"start-up latency {format_time(result.base_latency)}; steps:")
     click.echo(f"  {'step':<26} {'x':>4} {'stages':>6} {'xfers':>6} {'latency':>10} "

@@ -140,6 +140,8 @@ class Generation:
     tree_channel_bandwidth : tuple of 3 floats or None
         NCCL's cap on one tree channel's all-reduce busbw on 1, 2 and 3 or more nodes
         (bytes/s; ``perChMaxTreeBws``).
+    tree_ll128_channel_bandwidth : tuple of 3 floats or None
+        NCCL's cap on one LL128 tree channel's busbw, as above (``perChMaxTreeLL128Bws``).
     """
 
     name: str
@@ -150,6 +152,7 @@ class Generation:
     ll_bandwidth_factor: float | None = None
     nvlink_bandwidth: float | None = None
     tree_channel_bandwidth: tuple[float, float, float] | None = None
+    tree_ll128_channel_bandwidth: tuple[float, float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -218,6 +221,12 @@ class Calibration:
         algbw as half its busbw, so its algbw is at most ``rails x cap / 2`` (the steps'
         phases together, :func:`~netmodel.collectives.cost.combine`), a bound the links'
         bandwidth does not move.
+    tree_ll128_channel_bandwidth : tuple of float
+        NCCL's cap on one LL128 tree channel's busbw (``perChMaxTreeLL128Bws``, bytes/s) on
+        1, 2 and 3 or more nodes, from the generation; empty: none. Under LL128 a tree
+        channel runs at most the lesser of it and ``tree_channel_bandwidth`` times LL128's
+        bandwidth factor (NCCL caps the tree's busbw, scales it by LL128's factor, then caps
+        it again at channels x this rate).
     generations : tuple of Generation
         Per-generation constants (empty: the calibration is used as it is).
     default_generation : str
@@ -249,6 +258,7 @@ class Calibration:
     pxn: bool = True
     nvlink_bandwidth: float = 0.0
     tree_channel_bandwidth: tuple[float, ...] = ()
+    tree_ll128_channel_bandwidth: tuple[float, ...] = ()
     generations: tuple[Generation, ...] = ()
     default_generation: str = ""
     generation: str = ""
@@ -267,9 +277,9 @@ class Calibration:
         _finite("calibration", "nvlink_bandwidth", self.nvlink_bandwidth, "bytes/s")
         _finite("calibration", "p2p_net_channel_bandwidth", self.p2p_net_channel_bandwidth,
                 "bytes/s")
-        object.__setattr__(self, "tree_channel_bandwidth",   # a tuple of floats, checked
-                           _tree_caps("calibration", self.tree_channel_bandwidth,
-                                      allow_empty=True))
+        for key in TREE_CAP_KEYS:   # each a tuple of floats, checked
+            object.__setattr__(self, key, _tree_caps("calibration", key, getattr(self, key),
+                                                     allow_empty=True))
         for key, least in (("channels", 1), ("p2p_channels_per_peer", 1),
                            ("p2p_channels_per_net_peer", 1), ("p2p_net_channels", 0),
                            ("p2p_peers_per_batch", 1)):
@@ -342,8 +352,9 @@ class Calibration:
             changes["in_network_ceiling"] = gen.in_network_ceiling
         if gen.nvlink_bandwidth is not None:
             changes["nvlink_bandwidth"] = gen.nvlink_bandwidth
-        if gen.tree_channel_bandwidth is not None:
-            changes["tree_channel_bandwidth"] = gen.tree_channel_bandwidth
+        for key in TREE_CAP_KEYS:
+            if getattr(gen, key) is not None:
+                changes[key] = getattr(gen, key)
         if gen.ll_bandwidth_factor is not None:
             changes["protocols"] = tuple(replace(p, bandwidth_factor=gen.ll_bandwidth_factor)
                                          if p.name == "LL" else p for p in self.protocols)
@@ -373,14 +384,21 @@ _GPU_TYPE = methodcaller("get", "gpu")
 _MOST_COMMON_GPU: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _tree_caps(where: str, v: object, *, allow_empty: bool = False) -> tuple[float, ...]:
-    """``v`` as NCCL's per-channel tree caps on 1, 2 and 3+ nodes: three finite numbers
-    > 0 (bytes/s), or nothing where ``allow_empty``; else UserError naming ``where``."""
+#: Keys of NCCL's per-channel tree caps (a generation's and a calibration's): Simple's and
+#: LL128's, each three rates (1, 2 and 3 or more nodes).
+TREE_CAP_KEYS = ("tree_channel_bandwidth", "tree_ll128_channel_bandwidth")
+
+
+def _tree_caps(where: str, key: str, v: object, *, allow_empty: bool = False
+               ) -> tuple[float, ...]:
+    """``v`` as NCCL's per-channel tree caps ``key`` on 1, 2 and 3+ nodes: three finite
+    numbers > 0 (bytes/s), or nothing where ``allow_empty``; else UserError naming
+    ``where``."""
     if isinstance(v, list | tuple) and (len(v) == 3 or (allow_empty and not v)) and \
             all(not isinstance(x, bool) and is_finite(x) and x > 0
                 and not (is_whole(x) and x > sys.float_info.max) for x in v):
         return tuple(float(x) for x in v)
-    raise UserError(f"{where}: tree_channel_bandwidth must be three finite numbers > 0 "
+    raise UserError(f"{where}: {key} must be three finite numbers > 0 "
                     f"bytes/s (1, 2 and 3+ nodes), got {describe(v)}")
 
 
@@ -479,7 +497,7 @@ def load_generations(path: str | Path = GENERATIONS_PATH) -> tuple[tuple[Generat
     out = []
     for name, t in table.items():
         where = f"{path}: [generation.{name}]"
-        check_keys(where, t, ("gpus",), (*_GENERATION_KEYS, "tree_channel_bandwidth"))
+        check_keys(where, t, ("gpus",), (*_GENERATION_KEYS, *TREE_CAP_KEYS))
         gpus = t["gpus"]
         if not isinstance(gpus, list) or not all(isinstance(g, str) for g in gpus):
             raise UserError(f"{where}.gpus must be a list of GPU type names, got {gpus!r}")
@@ -491,8 +509,9 @@ def load_generations(path: str | Path = GENERATIONS_PATH) -> tuple[tuple[Generat
         for k in ("scaleup_efficiency", "in_network_factor", "ll_bandwidth_factor"):
             if k in values and values[k] > 1:
                 raise UserError(f"{where}.{k} must be in (0, 1], got {values[k]!r}")
-        if "tree_channel_bandwidth" in t:
-            values["tree_channel_bandwidth"] = _tree_caps(where, t["tree_channel_bandwidth"])
+        for key in TREE_CAP_KEYS:
+            if key in t:
+                values[key] = _tree_caps(where, key, t[key])
         out.append(Generation(str(name), tuple(gpus), **values))
     default = data["default"]
     if not isinstance(default, str) or default not in table:   # a list raised TypeError

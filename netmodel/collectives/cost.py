@@ -378,7 +378,7 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     a = base + np.where(mem, lat, 0.0).sum(axis=1)
     gamma = cal.reduction_rate
     red = (red_sum / gamma) if gamma > 0 else 0.0
-    least = _tree_least(t, mem, fac, cal)
+    least = _tree_least(t, mem, fac, cal, protocol)
     chunk = np.where(innet, net.chunk, protocol.chunk)
     b = np.where(plain, bl, 0.0).sum(axis=1)
     fills = []  # (coefficient (G,), slice (G,))
@@ -411,19 +411,37 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     return lines
 
 
+def tree_channel_rate(cal: Calibration, protocol: Protocol, nodes: Any, factor: Any
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """NCCL's cap on one tree channel's busbw (bytes/s) over ``nodes`` scale-up domains
+    (1, 2, 3 or more pick the rate) under ``protocol`` at bandwidth ``factor``: ``(rate,
+    table, f, ll128)``, ``rate = table x f``. ``perChMaxTreeBws x factor``, under LL128 at
+    most ``perChMaxTreeLL128Bws`` (NCCL caps the tree's busbw, scales it by LL128's factor,
+    caps it again), which then is ``table`` with ``f`` 1 and ``ll128`` True.
+    ``cal.tree_channel_bandwidth`` must be set."""
+    col = np.clip(np.asarray(nodes), 1, 3).astype(np.intp) - 1   # NCCL: 1, 2, 3+ nodes
+    table = np.asarray(cal.tree_channel_bandwidth, dtype=float)[col]
+    f = np.broadcast_to(np.asarray(factor, dtype=float), np.shape(table * factor))
+    ll128 = cal.tree_ll128_channel_bandwidth
+    lower = np.zeros(np.shape(table), dtype=bool)
+    if protocol.name == "LL128" and ll128:
+        own = np.asarray(ll128, dtype=float)[col]
+        lower = own < table * f
+        table, f = np.where(lower, own, table), np.where(lower, 1.0, f)
+    return table * f, table, f, lower
+
+
 def _tree_least(t: dict[str, np.ndarray], mem: np.ndarray, fac: float | np.ndarray,
-                cal: Calibration) -> np.ndarray | None:
+                cal: Calibration, protocol: Protocol) -> np.ndarray | None:
     """Per row of ``t``: the seconds per byte of ``n`` NCCL's tree channel cap allows at
     least (:func:`combine`), or None where no step of any row is so capped."""
-    caps = cal.tree_channel_bandwidth
-    if not caps:
+    if not cal.tree_channel_bandwidth:
         return None
     ch = t["tree_channels"]
     tree = mem & (ch > 0)
     if not tree.any():
         return None
-    col = np.clip(t["tree_nodes"], 1, 3).astype(np.intp) - 1   # NCCL: 1, 2, 3+ nodes
-    rate = np.asarray(caps, dtype=float)[col] * np.where(tree, ch, 1.0) * fac
+    rate = tree_channel_rate(cal, protocol, t["tree_nodes"], fac)[0] * np.where(tree, ch, 1.0)
     return np.where(tree, t["repeat"] / rate, 0.0).sum(axis=1)
 
 
@@ -697,15 +715,17 @@ class CompiledCollective:
                 + inter * (pr.step_latency(s.scaleout) + s.latency)
             lat = total / s.repeat
             floor = s.floor / ceiling if ceiling > 0 else 0.0
-            rate = caps[min(max(s.tree_nodes, 1), 3) - 1] if caps and s.tree_channels > 0 \
-                else 0.0
-            least = 1 / (s.tree_channels * rate * pr.bandwidth_factor) if rate else 0.0
+            rate, table, f, own = tree_channel_rate(cal, pr, s.tree_nodes,
+                                                    pr.bandwidth_factor) \
+                if caps and s.tree_channels > 0 else (0.0, 0.0, 0.0, False)
+            least = 1 / (s.tree_channels * float(rate)) if rate else 0.0
             links = max(s.beta / pr.bandwidth_factor, floor)
             ser = nbytes * max(links, least)
             red = nbytes * s.reduce / gamma if gamma > 0 else 0.0
             if least > links:   # the cap binds: it, not a link, is the step's bottleneck
-                cap = TreeCap(s.tree_channels, rate, s.tree_nodes, pr.bandwidth_factor,
-                              least / links if links > 0 else math.inf)
+                cap = TreeCap(s.tree_channels, float(table), s.tree_nodes, float(f),
+                              least / links if links > 0 else math.inf,
+                              "perChMaxTreeLL128Bws" if own else "perChMaxTreeBws")
                 bneck, bbw = (), 0.0
             else:
                 cap, bneck, bbw = None, s.bottleneck, s.bottleneck_bandwidth
@@ -731,10 +751,11 @@ class TreeCap:
     (:attr:`~netmodel.collectives.calibration.Calibration.tree_channel_bandwidth`).
 
     ``channels`` tree channels (one per NIC rail) at ``channel_bandwidth`` bytes/s of busbw
-    each (``perChMaxTreeBws`` for ``nodes`` scale-up domains: 1, 2, 3 or more) under the
-    protocol's ``protocol_factor``: the tree's busbw is at most their product and its algbw
-    half of it. ``slowdown``: the step's transfer time over what its links alone would take
-    (> 1).
+    each (NCCL's ``table``: ``perChMaxTreeBws``, or under LL128 ``perChMaxTreeLL128Bws``
+    where it is the lower, for ``nodes`` scale-up domains: 1, 2, 3 or more) under the
+    protocol's ``protocol_factor`` (1 for LL128's own table): the tree's busbw is at most
+    their product and its algbw half of it. ``slowdown``: the step's transfer time over
+    what its links alone would take (> 1).
     """
 
     channels: int
@@ -742,6 +763,7 @@ class TreeCap:
     nodes: int
     protocol_factor: float
     slowdown: float
+    table: str = "perChMaxTreeBws"
 
     @property
     def busbw(self) -> float:

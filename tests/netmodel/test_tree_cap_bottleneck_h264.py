@@ -73,3 +73,34 @@ def test_the_cli_names_the_cap_with_its_figure():
     d = json.loads(js.output)
     assert d["bottleneck"] == [] and d["tree_cap"]["nodes"] == 2
     assert d["tree_cap"]["slowdown"] == pytest.approx(752 / 342.4, rel=1e-12)
+
+
+# NCCL's LL128 tree: "busBw = std::min(busBw * (nNodes == 1 ? 7.0/9.0 : 120.0/128.0),
+# graphs[a]->nChannels*perChMaxTreeLL128Bw)" after the perChMaxTreeBws cap
+# (src/graph/tuning.cc); the model: a channel at min(perChMaxTreeBws x 0.92, LL128's table).
+@pytest.mark.parametrize(("domains", "gpu", "old", "new"), [
+    (2, "B200-HGX", 42.8e9 * 0.92, 31.67e9),     # 39.38 -> 31.67 GB/s a channel
+    (4, "B200-HGX", 24.0e9 * 0.92, 20.0e9),      # 22.08 -> 20.0
+    (4, "H100-SXM", 36.0e9 * 0.92, 29.0e9),      # 33.12 -> 29.0
+    (2, "H100-SXM", 41.4e9 * 0.92, 36.7e9),      # 38.09 -> 36.7
+    (2, "A100-SXM-80GB", 23.6e9 * 0.92, 20.0e9),  # 21.71 -> 20.0
+])
+def test_an_ll128_tree_meets_its_own_channel_cap(domains, gpu, old, new):
+    m = FabricCostModel(rail_optimized(domains=domains, gpu=gpu), algorithms="nccl")
+    group = m.group(8 * domains)
+    lines = [b for _, p, _, b, _ in m.candidates(AR, group, "tree") if p == "LL128"]
+    assert lines[-1] == pytest.approx(2 / (8 * new), rel=1e-12)       # algbw 8 x new / 2
+    assert lines[-1] > 2 / (8 * old) * (1 + 1e-3)                      # slower than before
+    # the step breakdown names LL128's table where it binds
+    comp = next(c for _, p, _, _, c in m.candidates(AR, group, "tree") if p == "LL128")
+    proto = m.calibration.protocol("LL128")
+    steps = comp.timings(proto, m.calibration, N)
+    assert all(s.tree_cap.table == "perChMaxTreeLL128Bws" and s.tree_cap.protocol_factor == 1
+               and s.tree_cap.channel_bandwidth == new and s.bottleneck == () for s in steps)
+    # an LL128 cap far above the Simple one times 0.92 leaves the old line, to the last bit
+    cal = m.calibration.with_(tree_ll128_channel_bandwidth=(1e18,) * 3)
+    free = FabricCostModel(rail_optimized(domains=domains, gpu=gpu), algorithms="nccl",
+                           calibration=cal)
+    b = [b for _, p, _, b, _ in free.candidates(AR, free.group(8 * domains), "tree")
+         if p == "LL128"][-1]
+    assert b == pytest.approx(2 / (8 * old), rel=1e-12)

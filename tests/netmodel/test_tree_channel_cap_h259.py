@@ -30,14 +30,15 @@ def _tree_lines(m, group, proto="Simple"):
     return [(a, b) for name, p, a, b, _ in m.candidates(AR, group, "tree") if p == proto]
 
 
-@pytest.mark.parametrize(("domains", "gpu", "algbw"), [
-    (2, "B200-HGX", 8 * 42.8e9 / 2),       # Blackwell, 2 nodes: 171.2 GB/s
-    (4, "B200-HGX", 8 * 24.0e9 / 2),       # Blackwell, 3+ nodes: 96.0
-    (64, "B200-HGX", 8 * 24.0e9 / 2),
-    (2, "A100-SXM-80GB", 8 * 23.6e9 / 2),  # Ampere, 2 nodes: 94.4
-    (3, "H100-SXM", 8 * 36.0e9 / 2),       # Hopper, 3+ nodes: 144.0
+@pytest.mark.parametrize(("domains", "gpu", "algbw", "ll128"), [
+    # LL128 (h264): min(perChMaxTreeBws x 0.92, perChMaxTreeLL128Bws) a channel
+    (2, "B200-HGX", 8 * 42.8e9 / 2, 31.67e9),       # Blackwell, 2 nodes: 171.2 GB/s
+    (4, "B200-HGX", 8 * 24.0e9 / 2, 20.0e9),        # Blackwell, 3+ nodes: 96.0
+    (64, "B200-HGX", 8 * 24.0e9 / 2, 20.0e9),
+    (2, "A100-SXM-80GB", 8 * 23.6e9 / 2, 20.0e9),   # Ampere, 2 nodes: 94.4
+    (3, "H100-SXM", 8 * 36.0e9 / 2, 29.0e9),        # Hopper, 3+ nodes: 144.0
 ])
-def test_tree_steady_rate_is_the_cap(domains, gpu, algbw):
+def test_tree_steady_rate_is_the_cap(domains, gpu, algbw, ll128):
     # 8 rails of 400 Gb/s (50 GB/s) a GPU: the links alone would run the tree near the NIC
     # rate; the cap, rails x perChMaxTreeBws / 2, is below it on every case here
     m = FabricCostModel(rail_optimized(domains=domains, gpu=gpu), algorithms="nccl")
@@ -47,9 +48,11 @@ def test_tree_steady_rate_is_the_cap(domains, gpu, algbw):
     parts = m.candidate_parts(AR, group, "tree")
     large = parts[1] > 0                          # each protocol's large-message line
     assert large.sum() == 3 and np.all(parts[4][large] > parts[2][large])  # cap, not links
-    # the protocols scale the capped busbw after the cap (LL128: 0.92 of it)
+    # the protocols scale the capped busbw after the cap (LL128: 0.92 of it), and LL128
+    # has its own per-channel cap, lower here (h264)
     _, b128 = _tree_lines(m, group, "LL128")[-1]
-    assert b128 == pytest.approx(1 / (algbw * 0.92), rel=1e-12)
+    assert ll128 < algbw * 2 / 8 * 0.92
+    assert b128 == pytest.approx(1 / (8 * ll128 / 2), rel=1e-12)
     # the cost's per-step breakdown shows it: each phase at the cap's half
     r = m.cost(AR, 2.0 ** 34, group, algorithm="tree")
     assert r.protocol == "Simple" and r.time == pytest.approx(a + b * 2.0 ** 34, rel=1e-12)
