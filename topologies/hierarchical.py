@@ -66,7 +66,11 @@ def spine_count(leaves: int, uplinks: int, spine_radix: int) -> int:
             return s
     most = spine_radix  # with s = uplinks each leaf takes one port of every spine
     raise UserError(f"{leaves} leaves are too many for one spine tier of {spine_radix}-port "
-                    f"switches (at most {most}); use fewer domains or a larger spine_radix")
+                    f"switches (at most {most}); {SPINE_ADVICE}")
+
+
+#: What :func:`spine_count`'s refusal advises (in :func:`rail_optimized`'s parameters).
+SPINE_ADVICE = "use fewer domains or a larger spine_radix"
 
 
 @builder("rail-optimized")
@@ -231,8 +235,15 @@ def superpod(sus: int = 1, gpu: str | GpuSpec = "H100-SXM", scaleup_bandwidth: f
     (18, 12)
     """
     sus = check_int("sus", sus)
-    return rail_optimized(domains=32 * sus - 1, domain_size=8, gpus_per_server=8, gpu=gpu,
-                          servers_per_leaf=32, leaf_radix=64, spine_radix=64,
+    ports, rails = 64, 8   # Quantum-2 leaves and spines; a rail leaf per GPU of a server
+    # one spine tier: each of the SU's rail leaves takes a port of every spine at the least
+    if rails * sus > ports:
+        raise UserError(f"sus must be at most {ports // rails}, got {sus}: one tier of "
+                        f"{ports}-port spines joins at most {ports} rail leaves, {rails} per "
+                        f"SU (a larger cluster: rail-optimized or nvl72 with a larger "
+                        f"spine_radix, or fat-tree)")
+    return rail_optimized(domains=32 * sus - 1, domain_size=8, gpus_per_server=rails, gpu=gpu,
+                          servers_per_leaf=32, leaf_radix=ports, spine_radix=ports,
                           scaleup_bandwidth=scaleup_bandwidth, nic_bandwidth=nic_bandwidth,
                           nvlinks=None, nvswitch_radix=4 * 64, sharp=sharp, servers_per_rack=4,
                           medium=medium)
@@ -275,8 +286,14 @@ def nvl72(racks: int = 1, gpu: str | GpuSpec = "B200-HGX", scaleup_bandwidth: fl
     racks = check_int("racks", racks)
     leaf_radix = check_radix("leaf_radix", leaf_radix, 2)
     per_leaf = leaf_radix // 2 if servers_per_leaf is None else servers_per_leaf
-    return rail_optimized(domains=racks, domain_size=72, gpus_per_server=4, gpu=gpu,
-                          servers_per_leaf=per_leaf, leaf_radix=leaf_radix,
-                          spine_radix=spine_radix, scaleup_bandwidth=scaleup_bandwidth,
-                          nic_bandwidth=nic_bandwidth, nvlinks=None, nvswitch_radix=18 * 72,
-                          sharp=sharp, medium=medium)
+    try:
+        return rail_optimized(domains=racks, domain_size=72, gpus_per_server=4, gpu=gpu,
+                              servers_per_leaf=per_leaf, leaf_radix=leaf_radix,
+                              spine_radix=spine_radix, scaleup_bandwidth=scaleup_bandwidth,
+                              nic_bandwidth=nic_bandwidth, nvlinks=None,
+                              nvswitch_radix=18 * 72, sharp=sharp, medium=medium)
+    except UserError as err:   # its domains are this builder's racks
+        if SPINE_ADVICE not in str(err):
+            raise
+        raise UserError(str(err).replace(SPINE_ADVICE, "use fewer racks or a larger "
+                                                       "spine_radix")) from None

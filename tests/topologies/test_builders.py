@@ -191,6 +191,27 @@ def test_rail_optimized_refuses_too_many_leaves():
         rail_optimized(domains=300, servers_per_leaf=2)
 
 
+def test_too_many_leaves_names_each_builders_own_parameters():
+    # superpod has neither domains nor spine_radix, nvl72 calls its domains racks (both
+    # advised 'use fewer domains or a larger spine_radix' at a62200f); 8 SUs of 8 rail
+    # leaves fill the 64 ports of a spine
+    from tests.netmodel.cli_helpers import one_line_error, run_cli
+
+    assert superpod(8).graph["gpus"] == 255 * 8
+    with pytest.raises(UserError, match="^sus must be at most 8, got 9: one tier of 64-port "
+                                        "spines joins at most 64 rail leaves, 8 per SU"):
+        superpod(9)
+    line = one_line_error(run_cli(["topology", "show", "superpod:sus=128"]),
+                          "sus must be at most 8, got 128")
+    assert "domains" not in line
+    line = one_line_error(run_cli(["topology", "show", "nvl72:racks=456"]),
+                          "1028 leaves are too many for one spine tier of 64-port switches",
+                          "use fewer racks or a larger spine_radix")
+    assert "domains" not in line
+    with pytest.raises(UserError, match="use fewer domains or a larger spine_radix"):
+        rail_optimized(domains=300, servers_per_leaf=2)
+
+
 def test_lite_groups_even_split():
     g = lite_groups("single-switch:n=2", lites=4, lite="Lite")
     assert g.graph["gpus"] == 8 and g.nodes["gpu6"]["group"] == 1
