@@ -111,22 +111,37 @@ def _count(n: int) -> str:
     return f"10^{int(n.bit_length() * 0.30103)}"
 
 
-#: A tighter bound on the next builds than the limits (``(nodes, edges)``), set by
-#: :func:`capped`: a rebuild that checks a file's claim refuses what is far larger.
-_CAP: contextvars.ContextVar[tuple[int, int] | None] = contextvars.ContextVar("cap", default=None)
+#: A tighter bound on the next builds than the limits (``(nodes, edges, why)``), set by
+#: :func:`capped`: a rebuild that checks a file's claim refuses what is far larger, the
+#: reliability models a fabric past the GPUs they take.
+_CAP: contextvars.ContextVar[tuple[int, int, str | None] | None] = \
+    contextvars.ContextVar("cap", default=None)
 
 
 @contextlib.contextmanager
-def capped(nodes: int, edges: int) -> Iterator[None]:
+def capped(nodes: int, edges: int, why: str | None = None) -> Iterator[None]:
     """Builds in this block refuse fabrics estimated over ``nodes`` nodes or ``edges`` edges
-    (or the limits, if lower), before allocating.
+    (or the limits, or an enclosing block's cap, if lower), before allocating; ``why``, when
+    given, ends the refusal in place of the advice to raise the limits (this cap is not
+    theirs).
+
+    >>> with capped(10, 10, why="the caller takes 10 nodes"):
+    ...     check_size("ring", nodes=11, edges=11)
+    Traceback (most recent call last):
+    compute.errors.UserError: ring: the fabric would have about 11 nodes and 11 edges, over the limit of 10 nodes and 10 edges; the caller takes 10 nodes
 
     >>> with capped(10, 10):
     ...     check_size("ring", nodes=11, edges=11)
     Traceback (most recent call last):
     compute.errors.UserError: ring: the fabric would have about 11 nodes and 11 edges, over the limit of 10 nodes and 10 edges; build a smaller fabric, or raise NETMODEL_MAX_FABRIC_NODES / NETMODEL_MAX_FABRIC_EDGES if the machine has the memory (about 400 bytes per node or edge)
     """
-    token = _CAP.set((nodes, edges))
+    outer = _CAP.get()
+    if outer is not None:   # a block inside another keeps the tighter bounds (and why)
+        if outer[0] <= nodes and outer[1] <= edges:
+            nodes, edges, why = outer
+        else:
+            nodes, edges = min(nodes, outer[0]), min(edges, outer[1])
+    token = _CAP.set((nodes, edges, why))
     try:
         yield
     finally:
@@ -138,13 +153,16 @@ def check_size(what: str, nodes: int, edges: int) -> None:
     its limit; the message names the estimate, the limits and how to proceed."""
     top_n, top_e = max_nodes(), max_edges()
     cap = _CAP.get()
+    why = None
     if cap is not None:
+        if (nodes > cap[0] or edges > cap[1]) and cap[2]:
+            why = cap[2]   # the cap refuses it whatever the limits say
         top_n, top_e = min(top_n, cap[0]), min(top_e, cap[1])
     if nodes <= top_n and edges <= top_e:
         return
+    advice = why or (f"build a smaller fabric, or raise {ENV['nodes']} / {ENV['edges']} if "
+                     f"the machine has the memory (about {BYTES_PER_ITEM} bytes per node or "
+                     f"edge)")
     raise UserError(
         f"{what}: the fabric would have about {_count(nodes)} nodes and {_count(edges)} edges, "
-        f"over the "
-        f"limit of {top_n:,} nodes and {top_e:,} edges; build a smaller fabric, or raise "
-        f"{ENV['nodes']} / {ENV['edges']} if the machine has the memory (about "
-        f"{BYTES_PER_ITEM} bytes per node or edge)")
+        f"over the limit of {top_n:,} nodes and {top_e:,} edges; {advice}")

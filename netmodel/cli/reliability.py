@@ -213,10 +213,12 @@ def _where(scenario: str | None, fabric: str | None):
             raise UserError("give --scenario S (a shipped name, NAME@GPU or a .toml file) "
                             "or --fabric FILE|SPEC (your own fabric)")
         return scenario
+    from netmodel.study.reliability_cluster import fabric_cap
     from netmodel.study.scenarios import fabric_scenario
     from netmodel.study.topology_compare import resolve_fabric
 
-    fab = resolve_fabric(fabric)
+    with fabric_cap():
+        fab = resolve_fabric(fabric)
     # a scenario's fabric: named by the scenario without its GPU (the label adds it back)
     return fabric_scenario(fab.graph, fab.label if fab.scenario is None else
                            f"fabric of {fab.scenario.name}")

@@ -98,13 +98,29 @@ if TYPE_CHECKING:
     from netmodel.study.fabric_search import FabricSearch
     from netmodel.study.scenarios import Scenario
 
-__all__ = ["MAX_GPUS", "YEAR", "Cluster", "Effect", "build_cluster", "check_cluster",
-           "check_labels"]
+__all__ = ["MAX_FABRIC_NODES", "MAX_GPUS", "YEAR", "Cluster", "Effect", "build_cluster",
+           "check_cluster", "check_labels", "fabric_cap"]
 
 #: Largest cluster (GPUs) the reliability commands model.
 MAX_GPUS = 131_072
 #: Seconds in a year (a Julian year, 365.25 days: compute.units.SECONDS_PER_YEAR).
 YEAR = SECONDS_PER_YEAR
+#: Most nodes (GPUs and switches) of a fabric they build before counting its GPUs: a fabric
+#: of MAX_GPUS GPUs with more switches than GPUs is no cluster (the shipped scenarios and
+#: the builders at their defaults have 1.0-1.6 nodes a GPU), so past it the fabric is refused
+#: from its builder's estimate (:func:`fabric_cap`), before any memory is spent.
+MAX_FABRIC_NODES = 2 * MAX_GPUS
+
+
+def fabric_cap():
+    """A block whose fabric builds (builders, fabric files) refuse a fabric estimated past
+    :data:`MAX_FABRIC_NODES` nodes before building it: a 1,048,576-GPU torus was built
+    (20-40 s, 1.8 GB) only to be refused for its GPUs."""
+    from topologies.limits import capped, max_edges
+
+    return capped(MAX_FABRIC_NODES, max_edges(),
+                  why=f"the reliability models take a fabric of up to {MAX_GPUS:,} GPUs "
+                      f"({MAX_FABRIC_NODES:,} nodes with its switches); use a smaller fabric")
 
 
 @dataclass(frozen=True)
@@ -895,7 +911,8 @@ def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
     workload = make_workload(phase, prompt, context)
     slo = check_slo(slo)
     options = check_options(options)
-    graph = build_fabric(s)
+    with fabric_cap():
+        graph = build_fabric(s)
     catalog_ = of_type("catalog_", catalog_, Catalog, "reliability_catalog.catalog()") \
         or catalog()
     check_labels(graph, f"fabric {s.name!r}" if s.graph is not None else f"scenario {s.label}",
