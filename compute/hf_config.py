@@ -713,19 +713,17 @@ _NESTED_DEFAULTS = {"llama": {"vocab_size": 32000, "hidden_size": 4096,
                               "num_attention_heads": 32, "max_position_embeddings": 2048}}
 
 
-def _text_model(cfg: dict, where: str) -> tuple[dict, str, str]:
-    """The language model of a config.json, a note on what was left out and the key it was
-    read from ("" for the file itself, whose errors then name it): the file itself, or, for a multimodal wrapper that keeps it in one of :data:`_TEXT_MODEL_KEYS`
-    and names no layers at its top level, that table, with the wrapper's ``torch_dtype``,
-    ``quantization_config`` and ``tie_word_embeddings`` where it gives none and its model
-    type's defaults (:data:`_NESTED_DEFAULTS`) for the keys it leaves out. A config with a
-    ``vision_config`` (a wrapper, or Qwen2-VL's flat one) is read for its language model
-    alone: the note says the vision tower is not counted."""
+def _text_model(cfg: dict, where: str) -> tuple[dict, str]:
+    """The language model of a config.json and the key it was read from ("" for the file
+    itself, whose errors then name it): the file itself, or, for a multimodal wrapper that
+    keeps it in one of :data:`_TEXT_MODEL_KEYS` and names no layers at its top level, that
+    table, with the wrapper's ``torch_dtype``, ``quantization_config`` and
+    ``tie_word_embeddings`` where it gives none and its model type's defaults
+    (:data:`_NESTED_DEFAULTS`) for the keys it leaves out. Its vision tower is
+    :func:`_vision_tower`'s."""
     key = next((k for k in _TEXT_MODEL_KEYS if cfg.get(k) is not None), None)
-    note = ("; the language model only: its vision tower (vision_config) is not counted"
-            if cfg.get("vision_config") is not None or key is not None else "")
     if key is None or any(cfg.get(k) is not None for k in HF_ALIASES["layers"]):
-        return cfg, note, ""
+        return cfg, ""
     text = validate.table(f"{where}: {key}", cfg[key])
     inner = dict(text)
     for k in ("torch_dtype", "dtype", "quantization_config", "tie_word_embeddings"):
@@ -734,7 +732,123 @@ def _text_model(cfg: dict, where: str) -> tuple[dict, str, str]:
     inner.setdefault("model_type", cfg.get("model_type"))
     for k, v in _NESTED_DEFAULTS.get(str(inner.get("model_type", "")).lower(), {}).items():
         inner.setdefault(k, v)
-    return inner, note.replace("the language model only", f"the language model ({key}) only"), key
+    return inner, key
+
+
+def _qwen2_vl_tower(v, hidden: int) -> int:
+    """Qwen2-VL's vision tower (HF ``Qwen2VisionTransformerPretrainedModel``): a Conv3d patch
+    embedding without bias (``in_chans x temporal_patch_size x patch_size^2`` inputs to
+    ``embed_dim``); ``depth`` blocks of two LayerNorms, fused QKV and output projections
+    with biases and a two-matrix MLP ``int(embed_dim x mlp_ratio)`` wide with biases; the
+    merger: a LayerNorm, then ``embed_dim x spatial_merge_size^2`` -> itself -> the
+    language model's width (``hidden_size``), with biases."""
+    c, t, p = v("embed_dim"), v("temporal_patch_size"), v("patch_size")
+    m = int(c * v("mlp_ratio", integer=False))
+    block = 2 * 2 * c + (3 * c * c + 3 * c) + (c * c + c) + (c * m + m) + (m * c + c)
+    w = c * v("spatial_merge_size") ** 2
+    merger = 2 * c + (w * w + w) + (w * hidden + hidden)
+    return v("in_chans") * t * p * p * c + v("depth", limit="layers") * block + merger
+
+
+def _qwen2_5_vl_tower(v, hidden: int) -> int:
+    """Qwen2.5-VL's vision tower (HF ``Qwen2_5_VisionTransformerPretrainedModel``): Qwen2-VL's
+    patch embedding; ``depth`` blocks of two RMSNorms, fused QKV and output projections with
+    biases and a SwiGLU MLP ``intermediate_size`` wide with biases (gate, up, down); the
+    merger: an RMSNorm, then ``hidden_size x spatial_merge_size^2`` -> itself ->
+    ``out_hidden_size``, with biases."""
+    c, f, t, p = v("hidden_size"), v("intermediate_size", limit="ffn"), \
+        v("temporal_patch_size"), v("patch_size")
+    block = 2 * c + (3 * c * c + 3 * c) + (c * c + c) + 2 * (c * f + f) + (f * c + c)
+    w, out = c * v("spatial_merge_size") ** 2, v("out_hidden_size")
+    merger = c + (w * w + w) + (w * out + out)
+    return v("in_chans") * t * p * p * c + v("depth", limit="layers") * block + merger
+
+
+def _llava_tower(v, hidden: int) -> int:
+    """LLaVA's CLIP vision tower (HF ``CLIPVisionModel``): class embedding, a Conv2d patch
+    embedding without bias, ``(image_size / patch_size)^2 + 1`` learned positions, a
+    LayerNorm before and one after ``num_hidden_layers`` layers of Q, K, V, O with biases,
+    two LayerNorms and a two-matrix MLP ``intermediate_size`` wide with biases; and the
+    projector (``LlavaMultiModalProjector``): the tower's width (times the feature layers
+    when ``vision_feature_layer`` lists several) -> the language model's width -> itself,
+    with biases unless ``multimodal_projector_bias`` is false."""
+    c, f, p = v("hidden_size"), v("intermediate_size", limit="ffn"), v("patch_size")
+    positions = (v("image_size") // p) ** 2 + 1
+    layer = 4 * (c * c + c) + 2 * 2 * c + (c * f + f) + (f * c + c)
+    tower = (c + v("num_channels") * p * p * c + positions * c + 2 * 2 * c
+             + v("num_hidden_layers", limit="layers") * layer)
+    feature = v("vision_feature_layer", top=True)
+    bias = v("multimodal_projector_bias", top=True)
+    width = c * (len(feature) if isinstance(feature, list) else 1)
+    return tower + width * hidden + hidden * hidden + (2 * hidden if bias else 0)
+
+
+#: Vision towers counted exactly, by the wrapper's ``model_type``: (the vision_config's own
+#: ``model_type`` required, or None; what the note calls it; the count of
+#: :func:`_vision_tower`'s reader and the language model's width).
+_VISION_TOWERS = {
+    "qwen2_vl": (None, "Qwen2-VL ViT and merger", _qwen2_vl_tower),
+    "qwen2_5_vl": (None, "Qwen2.5-VL ViT and merger", _qwen2_5_vl_tower),
+    "llava": ("clip_vision_model", "CLIP ViT and projector", _llava_tower),
+}
+#: HF's config defaults for tower keys a published config leaves out: CLIPVisionConfig's
+#: ``num_channels`` 3 (models/clip/configuration_clip.py; llava-1.5-7b-hf's vision_config
+#: omits it), LlavaConfig's ``vision_feature_layer`` -2 and ``multimodal_projector_bias``
+#: true (models/llava/configuration_llava.py).
+_VISION_DEFAULTS = {"num_channels": 3, "vision_feature_layer": -2,
+                    "multimodal_projector_bias": True}
+
+
+class _MissingKey(Exception):
+    """A key a vision tower's count needs that its config leaves out (the tower then stays
+    uncounted)."""
+
+
+def _vision_tower(cfg: dict, hidden: int, where: str) -> tuple[int, str]:
+    """``(parameters, words)``: the vision tower of a config.json with a ``vision_config``
+    (and a language model ``hidden`` wide), counted where its architecture is one of
+    :data:`_VISION_TOWERS` and the config gives every key its count needs; otherwise 0, and
+    the words say why it is not counted (no guess is made). Bad values are refused in one
+    line naming the key."""
+    vc = cfg.get("vision_config")
+    if vc is None:
+        return 0, "its vision tower is not counted"
+    here = f"{where}: vision_config"
+    vc = validate.table(here, vc)
+    wrapper = str(cfg.get("model_type", "")).lower()
+    kind = validate.string(here, "model_type", vc.get("model_type") or wrapper, max_length=100)
+    known_tower = _VISION_TOWERS.get(wrapper)
+    if known_tower is None or known_tower[0] not in (None, kind):
+        return 0, (f"its vision tower (vision_config, {kind!r}: an architecture the reader "
+                   f"does not count) is not counted, in memory or FLOPs")
+    _, label, count = known_tower
+
+    def v(key: str, *, limit: str = "hidden", integer: bool = True, top: bool = False):
+        at, source = (where, cfg) if top else (here, vc)
+        value = source.get(key)
+        if value is None and key == "in_chans":   # the newer spelling
+            value = vc.get("in_channels")
+        if value is None:
+            if key not in _VISION_DEFAULTS:
+                raise _MissingKey(key)
+            value = _VISION_DEFAULTS[key]
+        widest = validate.limits("model")[limit].maximum
+        if key == "multimodal_projector_bias":
+            return validate.flag(at, key, value)
+        if key == "vision_feature_layer":   # a layer index (negative: from the last), or a list
+            for x in (value if isinstance(value, list) and value else [value]):
+                validate.number(at, key, x, minimum=-widest, maximum=widest, integer=True)
+            return value
+        return validate.number(at, key, value, minimum=1, maximum=widest, integer=integer)
+
+    try:
+        n = count(v, hidden)
+    except _MissingKey as exc:
+        return 0, (f"its vision tower (vision_config, {label}) is not counted: vision_config "
+                   f"lacks {exc.args[0]!r}")
+    return n, (f"its vision tower (vision_config, {label}: {n:,} parameters) is counted in "
+               f"weight memory (vision_parameters), not in parameters or per-token FLOPs; "
+               f"the encoder's compute of image tokens is not modelled")
 
 
 #: HF transformers' DbrxAttentionConfig / DbrxFFNConfig defaults for keys a DBRX config.json
@@ -880,7 +994,8 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     # by that name (two configs of one folder are two models)
     name = name or _Config(cfg, where).text("_name_or_path") or (
         path.parent.name if path.name == "config.json" else "") or path.stem
-    cfg, note, nested = _text_model(cfg, where)
+    top = cfg
+    cfg, nested = _text_model(cfg, where)
     where = f"{where}: {nested}" if nested else where   # errors name the nested table
     cfg = _uniform_per_layer(_flatten_dbrx(cfg, where), where)
     cfg = _gpt_neo_windows(cfg, where)
@@ -992,6 +1107,10 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
                                          dtype, act_dtype, where)
     kv_dtype = kv or act_dtype
     entry.setdefault("weight_dtype", weight_dtype)
+    note = ""
+    if top.get("vision_config") is not None or nested:
+        entry["vision_parameters"], words = _vision_tower(top, hidden, str(path))
+        note = f"; parameters are the language model's{f' ({nested})' if nested else ''}: {words}"
     entry.update(kv_dtype=kv_dtype, act_dtype=act_dtype,
                  source=f"HuggingFace config.json at {path}{note}")
     return _model_from_entry(name, entry, where)

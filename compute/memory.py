@@ -1,7 +1,8 @@
 """Does a configuration fit in HBM? Bytes per GPU, vectorised over TP degrees x batches.
 
 Needed per GPU = weights (the GPU's shard; norms, biases and learned positions replicated;
-replicated KV heads counted on every GPU holding them) + KV cache for ``batch`` sequences at
+replicated KV heads counted on every GPU holding them; a vision-language model's vision tower
+split over the attention's TP group) + KV cache for ``batch`` sequences at
 the longest context of the step (prefill: the prompt; decode: the context) + activation
 workspace. Usable = HBM capacity x (1 - reserve).
 
@@ -82,7 +83,7 @@ def weight_bytes(model: ModelSpec, sh: Shards) -> np.ndarray:
     body = model.layers * layer
     if model.dense_layers:
         body = model.moe_layers * layer + model.dense_layers * dense
-    whole = total(body, embed)
+    whole = total(body, embed) + _vision_bytes(model, sh)
     if sh.plain or not np.any(sh.pp > 1):
         return whole
     stages = stage_weight_bytes(model, sh)
@@ -142,12 +143,23 @@ def _weight_terms(model: ModelSpec, sh: Shards) -> tuple:
     return layer, dense, embed, row, total
 
 
+def _vision_bytes(model: ModelSpec, sh: Shards):
+    """Bytes per GPU of the vision tower (:attr:`~compute.models.ModelSpec.vision_parameters`,
+    in the embedding's dtype) split over the attention's TP group, as vLLM shards a vision
+    encoder's linear layers by default (its patch embedding and norms, under 0.5% of
+    Qwen2-VL's and CLIP's towers, taken as split too); 0 without a tower."""
+    if not model.vision_parameters:
+        return 0.0
+    return model.vision_parameters * model.embedding_bytes * sh.attention_dp / sh.tp
+
+
 def stage_weight_bytes(model: ModelSpec, sh: Shards) -> np.ndarray:
     """Weight bytes per GPU of each pipeline stage, shape ``(nt, max pp)`` (NaN past a
     row's stages): the layers the stage holds (:func:`compute.parallel.stage_mix`: an MoE
     model's dense layers where they sit), the token embedding on the first stage and the
     LM head on the last (each ``sh.vocab x hidden``; both on a single stage, one matrix
-    when tied), the positions and the norms outside the layers counted on every stage."""
+    when tied), the positions and the norms outside the layers counted on every stage; a
+    vision tower (:func:`_vision_bytes`) on the first."""
     layer, dense, embed, row, total = _weight_terms(model, sh)
     pps = np.asarray(sh.pp, dtype=float).reshape(-1)
     n = max(len(np.atleast_1d(sh.tp)), len(pps))
@@ -165,6 +177,10 @@ def stage_weight_bytes(model: ModelSpec, sh: Shards) -> np.ndarray:
         elements = row[rows] * ends if p > 1 else embed[rows] * np.ones(1)
         out[rows, :p] = total((mix[:, 0] - mix[:, 1]) * layer[rows] + mix[:, 1] * dense[rows],
                               elements)
+    if model.vision_parameters:
+        vision = np.broadcast_to(np.asarray(_vision_bytes(model, sh), dtype=float)
+                                 .reshape(-1, 1), (n, 1))
+        out[:, :1] += vision
     return out
 
 

@@ -164,6 +164,14 @@ class ModelSpec:
     #: transformer layer sharing the embedding and output head), used only by MTP decode
     #: (:mod:`compute.mtp`); not in :attr:`parameters` (DeepSeek's published 671B excludes it)
     mtp_modules: int = 0
+    #: weights of a vision encoder and its projector held beside the language model (a
+    #: vision-language model's vision tower): resident in GPU memory, stored in the dtype of
+    #: the token embedding (``embedding_dtype``, else ``weight_dtype``: a quantized
+    #: checkpoint keeps its vision tower in 16-bit, as its embedding) and split like it over
+    #: the attention's TP group, on the first pipeline stage; not in :attr:`parameters` nor
+    #: the per-token FLOPs, which are the language model's (the encoder's compute of image
+    #: tokens is not modelled). 0: none
+    vision_parameters: int = 0
     source: str = ""         #: where the figures come from
 
     def __post_init__(self):
@@ -381,11 +389,12 @@ class ModelSpec:
 
     @property
     def weight_storage_bytes(self) -> float:
-        """Bytes of every weight of the model, each in its storage dtype."""
+        """Bytes of every weight of the model, each in its storage dtype, the vision tower's
+        (:attr:`vision_parameters`) too."""
         mlp = self.parameters - self.non_mlp_parameters
-        emb = self.token_parameters
-        return ((self.non_mlp_parameters - emb) * self.weight_bytes + emb * self.embedding_bytes
-                + mlp * self.mlp_weight_bytes)
+        emb = self.token_parameters + self.vision_parameters
+        return ((self.non_mlp_parameters - self.token_parameters) * self.weight_bytes
+                + emb * self.embedding_bytes + mlp * self.mlp_weight_bytes)
 
     @cached_property
     def kv_bytes(self) -> float:

@@ -64,11 +64,12 @@ def test_llava_text_config_takes_llama_defaults():
     assert m.parameters == LLAVA_LM and not m.tied_embeddings
     assert m.max_context == 4096
     # published: llava-1.5-7b 7.06B on the hub = this 6.74B + CLIP ViT-L/14-336 (0.3035B)
-    # and the two-layer projector (4096 x 1024 + 4096 x 4096 + biases = 21.0M), not counted
+    # and the two-layer projector (4096 x 1024 + 4096 x 4096 + biases = 21.0M), counted
+    # apart as vision_parameters (test_vision_tower_h267.py)
     assert round((m.parameters + 0.3035e9 + 20_979_712) / 1e9, 2) == 7.06
     # fp16: 32 layers x 2 x 32 heads x 128 x 2 bytes
     assert kv_bytes(m) == 524_288
-    assert "vision tower (vision_config) is not counted" in m.source
+    assert "vision tower (vision_config, CLIP ViT and projector" in m.source
     assert "(text_config)" in m.source
 
 
@@ -119,11 +120,11 @@ def test_qwen2_vl_reads_its_qkv_biases(name):
     assert 8.29e9 - m.parameters == pytest.approx(675e6, rel=0.01)
     assert kv_bytes(m) == 28 * 2 * 4 * 128 * 2 == 57_344
     assert not m.sliding_layers     # use_sliding_window false
-    assert "vision tower (vision_config) is not counted" in m.source
+    assert "vision tower (vision_config, Qwen2" in m.source   # counted: h267's tests
 
 
 def test_a_text_model_without_vision_has_no_note():
-    assert "not counted" not in read("qwen3-8b").source
+    assert "vision tower" not in read("qwen3-8b").source
 
 
 # ---- MiniCPM4: InfLLM v2 sparse attention -----------------------------------------------------
