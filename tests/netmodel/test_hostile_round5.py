@@ -82,8 +82,8 @@ def test_models_refuses_unmodelled_layer_types(tmp_path, entry):
     # before: exit 0, the layer read as a full-attention one
     f = _hf(tmp_path, layer_types=[entry, "sliding_attention"] * 21)
     refused(run("models", "--hf-config", str(f)),
-            f"layer_types entry {entry!r} is not modelled; known: 'full_attention', "
-            f"'sliding_attention'")
+            f"layer_types entry {entry!r} is not modelled; known: 'attention', "
+            f"'full_attention', 'sliding_attention'")
 
 
 def test_models_reads_window_zero_as_none(tmp_path):
