@@ -9,7 +9,9 @@ the key and what is allowed, exit 2.
   config below, ungated: Grok-1's family is gated) with no word said.
 * ``position_embedding_type`` (44d76cf, h263): ``alibi``, ``rope``, ``rotary`` and ``nope``
   drop the learned position table; any other text, ``"warp"`` (or a typo, ``"alibl"``), is
-  read as a learned table (GPT-2 style) with no word said.
+  read as a learned table (GPT-2 style) with no word said. Values in use that a fix must
+  keep: "absolute" / "learned" (a table), "rope_gptj" (Cohere's command-r7b and
+  command-a fixtures in tests/compute/data/hf_families: no table).
 
 The fix belongs in compute/hf_config.py (_hf_family, _keyed_architecture), which h263 is
 editing: these tests are left xfail (strict) for that fix; drop the marks once it lands.
