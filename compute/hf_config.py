@@ -122,7 +122,7 @@ HF_FAMILIES: dict[str, dict] = {
     "llama": {}, "mistral": {}, "mixtral": {},
     "qwen2": dict(qkv_bias=True),
     # Qwen2-VL / Qwen2.5-VL (HF models/qwen2_vl, qwen2_5_vl): Qwen2's language model (biases
-    # on Q, K and V) in a flat config beside its vision_config (not counted)
+    # on Q, K and V) in a flat config beside its vision_config (the tower: _vision_tower)
     "qwen2_vl": dict(qkv_bias=True), "qwen2_5_vl": dict(qkv_bias=True),
     "qwen2_moe": dict(qkv_bias=True, shared_expert_gate=True),
     "deepseek_v2": {}, "deepseek_v3": {},
