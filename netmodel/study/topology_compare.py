@@ -153,10 +153,14 @@ def resolve_fabric(ref: str, gpu: str | None = None) -> Fabric:
         # NAME@GPU re-types a scenario only; a builder takes its GPU as a parameter
         key = next((k for k in ("gpu", "lite") if k in
                     [p.name for p in infos[base.partition(":")[0].strip()].params]), "gpu")
-        sep = "," if ":" in base else ":"
+        builder, colon, rest = base.partition(":")
+        # the GPU in place of one the spec already names ('gpu' twice is refused)
+        items = [i for i in rest.split(",") if i.strip()] if colon else []
+        items = [i for i in items if i.partition("=")[0].strip() != key]
+        spec = builder + ":" + ",".join([*items, f"{key}={at_gpu or 'GPU'}"])
         raise UserError(f"fabric {ref!r}: '@GPU' re-types a scenario, and "
-                        f"{base.partition(':')[0].strip()!r} is a fabric builder; give the GPU "
-                        f"as its parameter ({base}{sep}{key}={at_gpu or 'GPU'})")
+                        f"{builder.strip()!r} is a fabric builder; give the GPU "
+                        f"as its parameter ({spec})")
     name, params = parse_spec(ref)
     if name not in infos:
         from netmodel.study.scenarios import scenario_names
