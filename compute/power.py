@@ -59,7 +59,7 @@ if TYPE_CHECKING:
 
 __all__ = ["LOAD_PARAMETERS", "POWER_STATES", "ClockPoint", "ClockPowerLaw", "activity",
            "clock_of", "clock_sweep", "gpu_at_clock", "gpu_power", "idle_frac",
-           "nominal_tdp", "overclocked_lite"]
+           "nominal_spec", "nominal_tdp", "overclocked_lite"]
 
 #: The power states a GPU is in.
 POWER_STATES = ("idle", "prefill", "decode")
@@ -183,9 +183,21 @@ def clock_of(gpu: str | GpuSpec) -> float:
     return 1.0
 
 
-#: The nominal TDP (W) of each spec :func:`gpu_at_clock` made, by spec: a published
-#: constant of the GPU, not to be recovered with whatever idle share a caller sweeps.
-_NOMINAL_TDP: dict[GpuSpec, float] = {}
+#: The spec at nominal clock each spec :func:`gpu_at_clock` made was made from, by spec: its
+#: TDP a published constant of the GPU, not to be recovered with whatever idle share a
+#: caller sweeps; its name the one its per-system rows (host power) are kept under.
+_NOMINAL: dict[GpuSpec, GpuSpec] = {}
+
+
+def nominal_spec(gpu: str | GpuSpec) -> GpuSpec:
+    """The spec at nominal clock that :func:`gpu_at_clock` made ``gpu`` from (``gpu``
+    itself for any other spec, or a clocked one made in another process).
+
+    >>> nominal_spec(gpu_at_clock("GB300-NVL72", 0.8)) == get_gpu("GB300-NVL72")
+    True
+    """
+    spec = get_gpu(gpu)
+    return _NOMINAL.get(spec, spec)
 
 
 def nominal_tdp(gpu: str | GpuSpec, law: ClockPowerLaw | None = None,
@@ -204,8 +216,8 @@ def nominal_tdp(gpu: str | GpuSpec, law: ClockPowerLaw | None = None,
     r = clock_of(spec)
     if r == 1.0:
         return spec.tdp
-    if spec in _NOMINAL_TDP:
-        return _NOMINAL_TDP[spec]
+    if spec in _NOMINAL:
+        return _NOMINAL[spec].tdp
     law = _law(law)
     i = idle_frac(idle_fraction)
     return spec.tdp / (i + (1 - i) * law.scale(r))
@@ -270,7 +282,7 @@ def gpu_at_clock(gpu: str | GpuSpec, ratio: float, law: ClockPowerLaw | None = N
                       flops_fp4=spec.flops_fp4 * r,
                       tdp=spec.tdp * (i + (1 - i) * law.scale(r)),
                       source=f"{spec.name} at {r!r} x nominal clock (compute/power.py)")
-    _NOMINAL_TDP.setdefault(clocked, spec.tdp)
+    _NOMINAL.setdefault(clocked, spec)
     return clocked
 
 

@@ -628,9 +628,12 @@ def host_power_row(gpu: GpuSpec):
     """The row (:class:`compute.rows.Parameter`) that gives ``gpu``'s host power: its
     ``[host_power_per_gpu]`` row (a catalog GPU as shipped that has one) or its GPU file's
     ``host_power_W`` (the GPU as read), or None: the TDP rule from ``host_power_per_h100``
-    applies."""
+    applies. A GPU at another clock (:func:`compute.power.gpu_at_clock`) has the row of the
+    GPU it was made from: its host is the same system's."""
     from compute.hardware import catalog, host_power_of
+    from compute.power import nominal_spec
 
+    gpu = nominal_spec(gpu)
     row = host_powers().get(gpu.name)
     if row is not None and catalog().get(gpu.name) == gpu:
         return row
