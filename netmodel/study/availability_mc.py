@@ -44,7 +44,7 @@ from netmodel.study.reliability_spares import SparePools
 if TYPE_CHECKING:
     from netmodel.study.progress import ProgressLike
 
-__all__ = ["MAX_EVENTS", "MAX_TRIALS", "MonteCarlo", "simulate"]
+__all__ = ["MAX_EVENTS", "MAX_TRIALS", "MAX_TRIAL_EVENTS", "MonteCarlo", "simulate"]
 
 #: Most trials one run may ask for.
 MAX_TRIALS = 100_000
@@ -54,6 +54,12 @@ MAX_TRIALS = 100_000
 MAX_EVENTS = 2e7
 #: Events held in memory at once (a chunk of trials): ~24 bytes each.
 CHUNK_EVENTS = 1_000_000
+#: Most failure events one trial may sample (memory guard): a trial is drawn whole, however
+#: many events it holds (a chunk is at least one trial), at some 350 bytes of peak memory an
+#: event (lite-flat --rate gpu=1, one trial: 1.86e6 events 0.71 GB, 4.6e6 1.6 GB peak RSS;
+#: 1.86e7, under MAX_EVENTS, past 5.5 GB), so 4e6 is about 1.4 GB. A 131,072-GPU cluster at
+#: the catalog's rates draws some 14,000 events a year: 1.4e6 over a century.
+MAX_TRIAL_EVENTS = 4e6
 #: Largest lanes x events matrix of the loss system run at once.
 LANE_CELLS = 4_000_000
 #: Longest horizon (s): a century.
@@ -244,6 +250,13 @@ def simulate(kinds: Sequence[Kind], pools: SparePools, instances: int, *,
             ": give fewer trials or a shorter horizon"
         raise UserError(f"{per_trial * trials:.3g} failure events to simulate "
                         f"({trials:,} trials); at most {MAX_EVENTS:.0e}{why}")
+    if per_trial > MAX_TRIAL_EVENTS:   # fewer trials do not help: one is drawn whole
+        why = ("shorter repair times (the draws start one repair time, "
+               f"{duration_text(warm)}, before the horizon)") if warm > h else \
+            "a shorter horizon"
+        raise UserError(f"{per_trial:.3g} failure events in one trial; at most "
+                        f"{MAX_TRIAL_EVENTS:.0e} (a trial is drawn whole, at some 350 bytes "
+                        f"of memory an event): give {why} or lower failure rates")
     chunk = max(1, int(CHUNK_EVENTS // max(per_trial, 1.0)))
     chunks = [(i, min(trials, i + chunk)) for i in range(0, trials, chunk)]
     streams = np.random.SeedSequence(int(seed)).spawn(len(chunks))
