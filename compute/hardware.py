@@ -204,10 +204,10 @@ def spec_ranges() -> dict[str, tuple[float, float, bool, bool, str]]:
 
 
 #: The most a narrower format's dense peak may be over the wider one it is checked against
-#: (fp8 and int8 against bf16; fp4 against fp8, or bf16 where there is no fp8): a tensor
-#: core's multiplier area grows as the square of the mantissa bits (bf16 8, fp8 e4m3 4, fp4
-#: e2m1 2), so the same silicon gives at most 4x, and 8x leaves twice that for units built
-#: for the narrow format alone (int8, whose products need no exponent logic, is held to the
+#: (fp8 and int8 against bf16; fp4 against fp8, or bf16 where there is no fp8, two steps
+#: down: 4 x this): a tensor core's multiplier area grows as the square of the mantissa bits
+#: (bf16 8, fp8 e4m3 4, fp4 e2m1 2), so the same silicon gives at most 4x a step (16x bf16
+#: to fp4), and 8x leaves twice that for units built for the narrow format alone (int8, whose products need no exponent logic, is held to the
 #: same bound: H100 2x, B300 0.07x). The catalog's largest ratio is 3x (GB300-NVL72's fp4 over
 #: its fp8), an outside part's 2x (MI355X, H20); a peak typed in the wrong unit (GOPS as
 #: TOPS: 1000x) or with a digit too many is refused.
@@ -216,22 +216,26 @@ PEAK_RATIO_MAX = 8.0
 
 def _check_peaks(here: str, flops: Mapping[str, float]) -> None:
     """Refuse a dense peak (``flops`` by dtype, FLOP/s) more than :data:`PEAK_RATIO_MAX`
-    times the wider format's it is checked against; 0 (no such tensor cores) passes.
+    times the wider format's it is checked against (4x that for fp4 over bf16, two steps
+    down, where there is no fp8); 0 (no such tensor cores) passes.
 
     >>> _check_peaks("GPU 'X'", {"bf16": 148e12, "fp8": 29600e12, "int8": 0, "fp4": 0})
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: GPU 'X': its fp8 dense peak (29,600 TFLOP/s) is 200x its bf16 peak (148 TFLOP/s); a narrower format's peak is at most 8x the wider one's (multiplier area ~ mantissa bits squared): a unit slip or a digit too many?
+    compute.errors.UserError: GPU 'X': its fp8 dense peak (29,600 TFLOP/s) is 200x its bf16 peak (148 TFLOP/s); an fp8 peak is at most 8x the bf16 one's (multiplier area ~ mantissa bits squared): a unit slip or a digit too many?
     """
-    wider = {"fp8": "bf16", "int8": "bf16", "fp4": "fp8" if flops.get("fp8", 0) > 0 else "bf16"}
-    for narrow, wide in wider.items():
+    fp8 = flops.get("fp8", 0) > 0
+    # (the wider format, the bound): fp4 over bf16 is two 4x steps of mantissa area
+    wider = {"fp8": ("bf16", PEAK_RATIO_MAX), "int8": ("bf16", PEAK_RATIO_MAX),
+             "fp4": ("fp8", PEAK_RATIO_MAX) if fp8 else ("bf16", 4 * PEAK_RATIO_MAX)}
+    for narrow, (wide, most) in wider.items():
         v, w = flops.get(narrow, 0), flops.get(wide, 0)
-        if v > 0 and w > 0 and v > PEAK_RATIO_MAX * w:
+        if v > 0 and w > 0 and v > most * w:
             unit = "TOP/s" if narrow == "int8" else "TFLOP/s"
             raise UserError(f"{here}: its {narrow} dense peak ({v / 1e12:,.6g} {unit}) is "
-                            f"{round(v / w, 1):,g}x its {wide} peak ({w / 1e12:,.6g} TFLOP/s); a "
-                            f"narrower format's peak is at most {PEAK_RATIO_MAX:g}x the wider "
-                            f"one's (multiplier area ~ mantissa bits squared): a unit slip "
+                            f"{round(v / w, 1):,g}x its {wide} peak ({w / 1e12:,.6g} TFLOP/s); an "
+                            f"{narrow} peak is at most {most:g}x the {wide} one's (multiplier "
+                            f"area ~ mantissa bits squared): a unit slip "
                             f"or a digit too many?")
 
 
