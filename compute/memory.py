@@ -144,13 +144,13 @@ def _weight_terms(model: ModelSpec, sh: Shards) -> tuple:
 
 
 def _vision_bytes(model: ModelSpec, sh: Shards):
-    """Bytes per GPU of the vision tower (:attr:`~compute.models.ModelSpec.vision_parameters`,
-    in the embedding's dtype) split over the attention's TP group, as vLLM shards a vision
+    """Bytes per GPU of the vision tower (:attr:`~compute.models.ModelSpec.vision_bytes`)
+    split over the attention's TP group, as vLLM shards a vision
     encoder's linear layers by default (its patch embedding and norms, under 0.5% of
     Qwen2-VL's and CLIP's towers, taken as split too); 0 without a tower."""
     if not model.vision_parameters:
         return 0.0
-    return model.vision_parameters * model.embedding_bytes * sh.attention_dp / sh.tp
+    return model.vision_bytes * sh.attention_dp / sh.tp
 
 
 def stage_weight_bytes(model: ModelSpec, sh: Shards) -> np.ndarray:

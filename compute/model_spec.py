@@ -388,13 +388,19 @@ class ModelSpec:
         return (k * stored(self.mlp_weight_dtype) + (self.layers - k) * main) / self.layers
 
     @property
+    def vision_bytes(self) -> float:
+        """Bytes of the vision tower (:attr:`vision_parameters`), stored in the token
+        embedding's dtype (:attr:`embedding_bytes`); 0 without one."""
+        return self.vision_parameters * self.embedding_bytes
+
+    @property
     def weight_storage_bytes(self) -> float:
         """Bytes of every weight of the model, each in its storage dtype, the vision tower's
-        (:attr:`vision_parameters`) too."""
+        (:attr:`vision_bytes`) too."""
         mlp = self.parameters - self.non_mlp_parameters
-        emb = self.token_parameters + self.vision_parameters
         return ((self.non_mlp_parameters - self.token_parameters) * self.weight_bytes
-                + emb * self.embedding_bytes + mlp * self.mlp_weight_bytes)
+                + self.token_parameters * self.embedding_bytes + self.vision_bytes
+                + mlp * self.mlp_weight_bytes)
 
     @cached_property
     def kv_bytes(self) -> float:

@@ -219,7 +219,7 @@ def models(name: str | None, model_file: str | None, hf_config: str | None, as_j
                    + f"; weights {_weights(m)}")
         if m.vision_parameters:
             click.echo(f"vision tower: {m.vision_parameters / 1e9:.3g}B parameters, "
-                       f"{m.vision_parameters * m.embedding_bytes / 1e9:.3g} GB "
+                       f"{m.vision_bytes / 1e9:.3g} GB "
                        f"{m.embedding_dtype or m.weight_dtype}, counted in the weights' memory "
                        f"above, not in the parameters or per-token FLOPs (the encoder's "
                        f"compute of image tokens is not modelled)")
