@@ -43,9 +43,12 @@ def _pairs(option: str, texts, parse, extra: tuple[str, ...] = ()) -> dict:
         name, eq, value = text.partition("=")
         if not eq or not name.strip() or not value.strip():
             raise UserError(f"{option} {text!r} must be CLASS=VALUE, e.g. transceiver=2e-5")
-        if extra and name.strip() not in (*CLASSES, *extra):
+        if name.strip() not in (*CLASSES, *extra):
+            # --rate takes the GPU's whole rate; a repair time is a part's (h265)
+            hint = (f" (a GPU is repaired as its die or its package: {option} gpu-die=T, "
+                    f"{option} gpu-package=T)") if name.strip() == GPU_RATE else ""
             raise UserError(f"{option}: unknown component class {name.strip()!r}; known: "
-                            f"{known((*extra, *CLASSES))}")
+                            f"{known((*extra, *CLASSES))}{hint}")
         cls = name.strip() if name.strip() in extra else check_class(name.strip())
         if cls in given:   # the later one was taken without a word
             raise UserError(f"{option} gives class {cls} twice ({given[cls]!r} and {text!r}); "
