@@ -1,0 +1,72 @@
+"""Hostile input, helper 265, on the HF config keys read since a62200f: two keys of the wrong
+type or an unknown value are read silently, exit 0, where the house rule is one line naming
+the key and what is allowed, exit 2.
+
+* ``architectures`` (00f13ad, h263: the family of a config whose model_type names none, by
+  its first entry): HF writes a list of class names; a string ``"Grok1ForCausalLM"``, a list
+  ``[5]``, ``[["Grok1ForCausalLM"]]`` or a table are passed over, so a Grok-2 config whose
+  ``architectures`` is a bare string is read as a plain Llama-style model (6.15B for the
+  config below, ungated: Grok-1's family is gated) with no word said.
+* ``position_embedding_type`` (44d76cf, h263): ``alibi``, ``rope``, ``rotary`` and ``nope``
+  drop the learned position table; any other text, ``"warp"`` (or a typo, ``"alibl"``), is
+  read as a learned table (GPT-2 style) with no word said. Values in use that a fix must
+  keep: "absolute" / "learned" (a table), "rope_gptj" (Cohere's command-r7b and
+  command-a fixtures in tests/compute/data/hf_families: no table).
+
+The fix belongs in compute/hf_config.py (_hf_family, _keyed_architecture), which h263 is
+editing: these tests are left xfail (strict) for that fix; drop the marks once it lands.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from compute.errors import UserError
+from compute.models import load_hf_config
+from tests.netmodel.cli_helpers import one_line_error, run_cli
+
+PENDING = pytest.mark.xfail(strict=True, raises=(AssertionError, pytest.fail.Exception),
+                            reason="compute/hf_config.py (h263's) reads these silently")
+#: A Llama-3-8B-shaped config whose model_type names no family (Grok-2 says "git").
+BASE = {"model_type": "git", "hidden_size": 4096, "intermediate_size": 14336,
+        "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+        "vocab_size": 128256, "max_position_embeddings": 8192}
+
+
+def _write(tmp_path, cfg: dict):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    return path
+
+
+def test_a_list_of_names_is_read(tmp_path):
+    """The guard: the shape HF writes picks Grok-1's family (a gated MLP: 3 x 4096 x 14336
+    a layer, 8,030,261,248 in all with the untied 128,256-row embedding and head); without
+    it the unknown model type is read ungated (2 matrices: 6,151,213,056)."""
+    grok = load_hf_config(_write(tmp_path, {**BASE, "architectures": ["Grok1ForCausalLM"]}))
+    assert grok.gated_mlp
+    plain = load_hf_config(_write(tmp_path, BASE))
+    assert not plain.gated_mlp
+    assert grok.parameters - plain.parameters == 32 * 4096 * 14336
+
+
+@PENDING
+@pytest.mark.parametrize("arch", ["Grok1ForCausalLM", [5], [["Grok1ForCausalLM"]],
+                                  {"a": "Grok1ForCausalLM"}])
+def test_architectures_of_the_wrong_type_is_refused_naming_it(tmp_path, arch):
+    path = _write(tmp_path, {**BASE, "architectures": arch})
+    with pytest.raises(UserError, match="architectures"):
+        load_hf_config(path)
+    one_line_error(run_cli(["models", path]), "architectures")
+
+
+@PENDING
+@pytest.mark.parametrize("kind", ["warp", "alibl"])
+def test_an_unknown_position_embedding_type_is_refused_naming_the_kinds(tmp_path, kind):
+    cfg = {"model_type": "gpt2", "n_embd": 768, "n_layer": 12, "n_head": 12,
+           "vocab_size": 50257, "n_positions": 1024, "position_embedding_type": kind}
+    path = _write(tmp_path, cfg)
+    one_line_error(run_cli(["models", path]), "position_embedding_type", repr(kind),
+                   "alibi")
