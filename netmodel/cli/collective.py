@@ -385,8 +385,9 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
     if cap is not None:
         click.echo(f"bottleneck: NCCL's per-channel tree cap, {_tree_cap(cap, ' channels')} "
                    f"= {cap.busbw / 1e9:.4g} GB/s busbw on {cap.nodes} "
-                   f"node{'s' if cap.nodes > 1 else ''} ({cap.table}; algbw at most half, "
-                   f"{cap.busbw / 2e9:.4g} GB/s); the links alone: {cap.slowdown:.3g}x as fast")
+                   f"node{'s' if cap.nodes > 1 else ''} ({cap.table}; algbw at most "
+                   f"{'half' if cap.share == 1 else 'busbw x n/(2(n-1))'}, "
+                   f"{cap.algbw / 1e9:.4g} GB/s); the links alone: {cap.slowdown:.3g}x as fast")
     click.echo(f"start-up latency {format_time(result.base_latency)}; steps:")
     click.echo(f"  {'step':<26} {'x':>4} {'stages':>6} {'xfers':>6} {'latency':>10} "
                f"{'transfer':>10} {'total':>10}  bottleneck")

@@ -103,8 +103,14 @@ def in_network_tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | No
         frac.append(f)
     up = Pairs(group, np.concatenate(src), np.concatenate(dst), np.concatenate(frac))
     depth = _depth(n_dom)
+    # NCCL's tuner caps NVLSTree's busbw at its channels (one per NVLS head) times
+    # perChMaxNVLSTreeBws of the generation and node count, busbw counted as a ring's
+    # (src/graph/tuning.cc): per byte, (n - 1) / n of the cap's time in each tree phase
+    p = len(group)
+    cap = {"tree_channels": h, "tree_nodes": n_dom, "tree_table": 1,
+           "tree_share": (p - 1) / p}
     tree_up = Step("reduce across (tree)", up, stages=depth, reduce=up.incoming(),
-                   latencies=(0, depth), pipeline=1, bound=2, heads=h)
+                   latencies=(0, depth), pipeline=1, bound=2, heads=h, **cap)
     tree_down = Step("broadcast across (tree)", up.reversed(), stages=depth,
-                     latencies=(0, depth), pipeline=1, bound=2, heads=h)
+                     latencies=(0, depth), pipeline=1, bound=2, heads=h, **cap)
     return [rs, tree_up, tree_down, ag, inside]

@@ -142,6 +142,9 @@ class Generation:
         (bytes/s; ``perChMaxTreeBws``).
     tree_ll128_channel_bandwidth : tuple of 3 floats or None
         NCCL's cap on one LL128 tree channel's busbw, as above (``perChMaxTreeLL128Bws``).
+    nvls_tree_channel_bandwidth : tuple of 3 floats or None
+        NCCL's cap on one NVLSTree channel's busbw, as above (``perChMaxNVLSTreeBws``; 0:
+        none for that many nodes).
     """
 
     name: str
@@ -153,6 +156,7 @@ class Generation:
     nvlink_bandwidth: float | None = None
     tree_channel_bandwidth: tuple[float, float, float] | None = None
     tree_ll128_channel_bandwidth: tuple[float, float, float] | None = None
+    nvls_tree_channel_bandwidth: tuple[float, float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -227,6 +231,13 @@ class Calibration:
         channel runs at most the lesser of it and ``tree_channel_bandwidth`` times LL128's
         bandwidth factor (NCCL caps the tree's busbw, scales it by LL128's factor, then caps
         it again at channels x this rate).
+    nvls_tree_channel_bandwidth : tuple of float
+        NCCL's cap on one NVLSTree channel's busbw (``perChMaxNVLSTreeBws``, bytes/s) on 1,
+        2 and 3 or more nodes, from the generation; empty, or 0 for a node count: none.
+        NCCL's NVLSTree (the model's ``in-network-tree``) runs a channel per NVLS head
+        (:attr:`~netmodel.collectives.steps.Step.tree_channels`) and counts its busbw as a
+        ring's (algbw = busbw x n / (2 (n - 1)) on ``n`` GPUs), so its algbw is at most
+        ``heads x cap x n / (2 (n - 1))``, a bound the links' bandwidth does not move.
     generations : tuple of Generation
         Per-generation constants (empty: the calibration is used as it is).
     default_generation : str
@@ -259,6 +270,7 @@ class Calibration:
     nvlink_bandwidth: float = 0.0
     tree_channel_bandwidth: tuple[float, ...] = ()
     tree_ll128_channel_bandwidth: tuple[float, ...] = ()
+    nvls_tree_channel_bandwidth: tuple[float, ...] = ()
     generations: tuple[Generation, ...] = ()
     default_generation: str = ""
     generation: str = ""
@@ -384,21 +396,28 @@ _GPU_TYPE = methodcaller("get", "gpu")
 _MOST_COMMON_GPU: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-#: Keys of NCCL's per-channel tree caps (a generation's and a calibration's): Simple's and
-#: LL128's, each three rates (1, 2 and 3 or more nodes).
-TREE_CAP_KEYS = ("tree_channel_bandwidth", "tree_ll128_channel_bandwidth")
+#: Keys of NCCL's per-channel tree caps (a generation's and a calibration's): Tree's Simple
+#: and LL128 ones and NVLSTree's, each three rates (1, 2 and 3 or more nodes).
+TREE_CAP_KEYS = ("tree_channel_bandwidth", "tree_ll128_channel_bandwidth",
+                 "nvls_tree_channel_bandwidth")
+
+#: Of :data:`TREE_CAP_KEYS`, those whose rates may be 0 (no cap for that many nodes: NCCL's
+#: tuner clamps a channel only where its constant is > 0).
+_ZERO_MEANS_NONE = ("nvls_tree_channel_bandwidth",)
 
 
 def _tree_caps(where: str, key: str, v: object, *, allow_empty: bool = False
                ) -> tuple[float, ...]:
     """``v`` as NCCL's per-channel tree caps ``key`` on 1, 2 and 3+ nodes: three finite
-    numbers > 0 (bytes/s), or nothing where ``allow_empty``; else UserError naming
-    ``where``."""
+    numbers > 0 (bytes/s; >= 0 for a key of :data:`_ZERO_MEANS_NONE`), or nothing where
+    ``allow_empty``; else UserError naming ``where``."""
+    zero = key in _ZERO_MEANS_NONE
     if isinstance(v, list | tuple) and (len(v) == 3 or (allow_empty and not v)) and \
-            all(not isinstance(x, bool) and is_finite(x) and x > 0
+            all(not isinstance(x, bool) and is_finite(x) and (x >= 0 if zero else x > 0)
                 and not (is_whole(x) and x > sys.float_info.max) for x in v):
         return tuple(float(x) for x in v)
-    raise UserError(f"{where}: {key} must be three finite numbers > 0 "
+    least = ">= 0 (0: none)" if zero else "> 0"
+    raise UserError(f"{where}: {key} must be three finite numbers {least} "
                     f"bytes/s (1, 2 and 3+ nodes), got {describe(v)}")
 
 

@@ -87,7 +87,8 @@ class StepCost:
     latency_up : float or None
         Longest route latency among the transfers that stay on the scale-up network (s);
         None: ``latency``.
-    latencies, pipeline, bound, member, heads, floor, tree_channels, tree_nodes
+    latencies, pipeline, bound, member, heads, floor, tree_channels, tree_nodes, tree_table, \
+    tree_share
         As :class:`~netmodel.collectives.steps.Step`.
     path_bandwidth : float
         The slowest rate, as NCCL's topology sees its path (:func:`link_path_rates`: a
@@ -116,6 +117,8 @@ class StepCost:
     path_bandwidth: float = 0.0
     tree_channels: int = 0
     tree_nodes: int = 0
+    tree_table: int = 0
+    tree_share: float = 1.0
 
 
 def link_path_rates(router: Router) -> np.ndarray:
@@ -239,12 +242,14 @@ def cost_step(router: Router, step: Step, cal: Calibration, cache: dict | None =
     return StepCost(step.name, step.repeat, step.stages, len(step.transfers), latency,
                     scaleout, beta, bneck, bbw, step.reduce, step.in_network, latency_up,
                     step.latencies, step.pipeline, step.bound, step.member, step.heads,
-                    step.floor, path_bw, step.tree_channels, step.tree_nodes)
+                    step.floor, path_bw, step.tree_channels, step.tree_nodes,
+                    step.tree_table, step.tree_share)
 
 
 #: Per-step fields :func:`combine` reads, each an array of shape ``(G, S)``.
 STEP_FIELDS = ("on", "repeat", "stages", "reduce", "in_network", "intra", "inter", "pipeline",
-               "bound", "member", "heads", "floor", "tree_channels", "tree_nodes")
+               "bound", "member", "heads", "floor", "tree_channels", "tree_nodes", "tree_table",
+               "tree_share")
 
 
 def step_table(steps: Sequence[StepCost | Step], G: int = 1) -> dict[str, np.ndarray]:
@@ -258,7 +263,9 @@ def step_table(steps: Sequence[StepCost | Step], G: int = 1) -> dict[str, np.nda
             "bound": [s.bound for s in steps], "member": [s.member for s in steps],
             "heads": [s.heads for s in steps], "floor": [s.floor for s in steps],
             "tree_channels": [s.tree_channels for s in steps],
-            "tree_nodes": [s.tree_nodes for s in steps]}
+            "tree_nodes": [s.tree_nodes for s in steps],
+            "tree_table": [s.tree_table for s in steps],
+            "tree_share": [s.tree_share for s in steps]}
     # each column converted as set_step's assignments convert (to float or to bool), all
     # of one type in one array (each field a contiguous block of it)
     out = {}
@@ -293,6 +300,8 @@ def set_step(table: dict[str, np.ndarray], rows: slice | np.ndarray, i: int,
     table["floor"][rows, i] = s.floor
     table["tree_channels"][rows, i] = s.tree_channels
     table["tree_nodes"][rows, i] = s.tree_nodes
+    table["tree_table"][rows, i] = s.tree_table
+    table["tree_share"][rows, i] = s.tree_share
 
 
 #: (op, algorithm) pairs that are grouped ncclSend/ncclRecv when NCCL runs them (nccl-tests'
@@ -345,10 +354,12 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     worked out (it depends on the steps only, not on the protocol or the loads).
 
     NCCL's tree channel cap (steps with ``tree_channels``, under a calibration with
-    ``tree_channel_bandwidth``): every line's ``b`` is at least ``b_least``, the sum over
-    such member steps of ``repeat / (tree_channels x rate x f)`` (``rate`` the per-channel
-    cap for ``tree_nodes`` nodes, ``f`` the step's bandwidth factor: NCCL caps the tree's
-    busbw, then scales it by its protocol), before the reduction part is added: ``b =
+    ``tree_channel_bandwidth``, or for NVLSTree's, ``tree_table`` 1,
+    ``nvls_tree_channel_bandwidth``): every line's ``b`` is at least ``b_least``, the sum
+    over such member steps of ``repeat x tree_share / (tree_channels x rate)``
+    (:func:`channel_cap_rate`: the per-channel cap for ``tree_nodes`` nodes, for Tree times
+    the step's bandwidth factor, as NCCL caps the tree's busbw, then scales it by its
+    protocol), before the reduction part is added: ``b =
     max(b_link, b_least) + b_reduce``. The fill is left bound by the links. ``split``:
     each line is ``(a, b, a_fill, b_link, b_least)`` (``b_link`` the line's ``b`` without
     its reduction part and without the cap; ``b_least`` 0 where nothing caps), as
@@ -431,18 +442,50 @@ def tree_channel_rate(cal: Calibration, protocol: Protocol, nodes: Any, factor: 
     return table * f, table, f, lower
 
 
+#: NCCL's per-channel cap tables a step's ``tree_table`` names (0: its Tree, 1: its
+#: NVLSTree); under LL128 a Tree channel may meet ``perChMaxTreeLL128Bws`` instead.
+TREE_TABLES = ("perChMaxTreeBws", "perChMaxNVLSTreeBws")
+
+
+def channel_cap_rate(cal: Calibration, protocol: Protocol, kind: Any, nodes: Any, factor: Any
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """NCCL's cap on one channel's busbw (bytes/s; 0: none) of a step whose ``tree_table``
+    is ``kind`` over ``nodes`` scale-up domains, as :func:`tree_channel_rate` gives it
+    for NCCL's Tree (``kind`` 0) and ``nvls_tree_channel_bandwidth`` for its NVLSTree
+    (``kind`` 1: Simple only, which NCCL does not scale after the cap, so ``f`` is 1):
+    ``(rate, table, f, ll128)``."""
+    kind = np.asarray(kind)
+    col = np.clip(np.asarray(nodes), 1, 3).astype(np.intp) - 1   # NCCL: 1, 2, 3+ nodes
+    shape = np.broadcast_shapes(kind.shape, col.shape, np.shape(factor))
+    rate, table = np.zeros(shape), np.zeros(shape)
+    f, ll128 = np.ones(shape), np.zeros(shape, dtype=bool)
+    if cal.tree_channel_bandwidth and np.any(kind == 0):
+        r, tb, ff, own = tree_channel_rate(cal, protocol, nodes, factor)
+        tree = kind == 0
+        rate, table = np.where(tree, r, rate), np.where(tree, tb, table)
+        f, ll128 = np.where(tree, ff, f), tree & own
+    if cal.nvls_tree_channel_bandwidth and np.any(kind == 1):
+        own = np.asarray(cal.nvls_tree_channel_bandwidth, dtype=float)[col]
+        rate, table = np.where(kind == 1, own, rate), np.where(kind == 1, own, table)
+    return rate, table, f, ll128
+
+
 def _tree_least(t: dict[str, np.ndarray], mem: np.ndarray, fac: float | np.ndarray,
                 cal: Calibration, protocol: Protocol) -> np.ndarray | None:
-    """Per row of ``t``: the seconds per byte of ``n`` NCCL's tree channel cap allows at
+    """Per row of ``t``: the seconds per byte of ``n`` NCCL's tree channel caps allow at
     least (:func:`combine`), or None where no step of any row is so capped."""
-    if not cal.tree_channel_bandwidth:
+    if not (cal.tree_channel_bandwidth or cal.nvls_tree_channel_bandwidth):
         return None
     ch = t["tree_channels"]
     tree = mem & (ch > 0)
     if not tree.any():
         return None
-    rate = tree_channel_rate(cal, protocol, t["tree_nodes"], fac)[0] * np.where(tree, ch, 1.0)
-    return np.where(tree, t["repeat"] / rate, 0.0).sum(axis=1)
+    rate = channel_cap_rate(cal, protocol, t["tree_table"], t["tree_nodes"], fac)[0]
+    tree &= rate > 0
+    if not tree.any():
+        return None
+    rate = np.where(tree, rate * ch, 1.0)
+    return np.where(tree, t["repeat"] * t["tree_share"] / rate, 0.0).sum(axis=1)
 
 
 def _capped(a, b, fill, b_link, least, red, split: bool) -> tuple[np.ndarray, ...]:
@@ -696,9 +739,10 @@ class CompiledCollective:
                 ) -> tuple[StepTiming, ...]:
         """Per-step :class:`StepTiming` at one size (the algorithm's phases; a pipeline's
         phases overlap, so their times add up to more than the pipeline takes). A phase of
-        NCCL's tree takes at least its share of the tree channel cap (:func:`combine`)."""
+        NCCL's tree or NVLSTree takes at least its share of their channel cap
+        (:func:`combine`)."""
         out = []
-        caps = cal.tree_channel_bandwidth
+        caps = cal.tree_channel_bandwidth or cal.nvls_tree_channel_bandwidth
         gamma = cal.reduction_rate
         net = cal.in_network
         ceiling = cal.in_network_ceiling
@@ -715,17 +759,18 @@ class CompiledCollective:
                 + inter * (pr.step_latency(s.scaleout) + s.latency)
             lat = total / s.repeat
             floor = s.floor / ceiling if ceiling > 0 else 0.0
-            rate, table, f, own = tree_channel_rate(cal, pr, s.tree_nodes,
-                                                    pr.bandwidth_factor) \
+            rate, table, f, own = channel_cap_rate(cal, pr, s.tree_table, s.tree_nodes,
+                                                   pr.bandwidth_factor) \
                 if caps and s.tree_channels > 0 else (0.0, 0.0, 0.0, False)
-            least = 1 / (s.tree_channels * float(rate)) if rate else 0.0
+            least = s.tree_share / (s.tree_channels * float(rate)) if rate else 0.0
             links = max(s.beta / pr.bandwidth_factor, floor)
             ser = nbytes * max(links, least)
             red = nbytes * s.reduce / gamma if gamma > 0 else 0.0
             if least > links:   # the cap binds: it, not a link, is the step's bottleneck
                 cap = TreeCap(s.tree_channels, float(table), s.tree_nodes, float(f),
                               least / links if links > 0 else math.inf,
-                              "perChMaxTreeLL128Bws" if own else "perChMaxTreeBws")
+                              "perChMaxTreeLL128Bws" if own else TREE_TABLES[s.tree_table],
+                              s.tree_share)
                 bneck, bbw = (), 0.0
             else:
                 cap, bneck, bbw = None, s.bottleneck, s.bottleneck_bandwidth
@@ -754,8 +799,11 @@ class TreeCap:
     each (NCCL's ``table``: ``perChMaxTreeBws``, or under LL128 ``perChMaxTreeLL128Bws``
     where it is the lower, for ``nodes`` scale-up domains: 1, 2, 3 or more) under the
     protocol's ``protocol_factor`` (1 for LL128's own table): the tree's busbw is at most
-    their product and its algbw half of it. ``slowdown``: the step's transfer time over
-    what its links alone would take (> 1).
+    their product and its algbw half of it. NCCL's NVLSTree (``table``
+    ``perChMaxNVLSTreeBws``, a channel per NVLS head) counts busbw as a ring does: its
+    algbw is at most busbw / (2 ``share``), ``share`` = (n - 1) / n on n GPUs (1 for
+    Tree). ``slowdown``: the step's transfer time over what its links alone would take
+    (> 1).
     """
 
     channels: int
@@ -764,11 +812,17 @@ class TreeCap:
     protocol_factor: float
     slowdown: float
     table: str = "perChMaxTreeBws"
+    share: float = 1.0
 
     @property
     def busbw(self) -> float:
         """The tree's busbw ceiling (bytes/s): channels x per-channel rate x protocol."""
         return self.channels * self.channel_bandwidth * self.protocol_factor
+
+    @property
+    def algbw(self) -> float:
+        """The algbw ceiling (bytes/s) that busbw ceiling allows."""
+        return self.busbw / (2 * self.share)
 
 
 @dataclass(frozen=True)
@@ -801,7 +855,10 @@ class CollectiveResult:
     ``time`` is seconds; ``algbw`` and ``busbw`` are bytes/s (nccl-tests definitions);
     ``bottleneck`` lists the directed links ``(u, v)`` that limit the costliest step(s),
     ``tree_cap`` NCCL's tree channel cap where it limits them instead
-    (:attr:`StepTiming.tree_cap`; None: none does);
+    (:attr:`StepTiming.tree_cap`; None: none does), or where it bounds the collective's
+    line though a pipeline's other phases take longer one by one (NVLSTree's in-switch
+    phases), its capped phases then named and its ``slowdown`` the collective's steady
+    time per byte over the links' alone;
     ``connected`` is False when a degraded fabric cut the group apart (then ``time`` is
     infinite and ``cut`` names a pair of members with no path between them).
     """

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Iterable, Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -635,8 +636,18 @@ class FabricCostModel:
         steps = comp.timings(proto, self.calibration, n)
         worst = max(s.time for s in steps)
         costliest = [s for s in steps if s.time >= worst * (1 - 1e-9)]
+        # where NCCL's channel cap bounds the line (its phases' sum over the links' bound,
+        # a pipeline's other phases overlapping them), the capped phases, not the longest
+        _, _, _, b_link, b_least = min(comp.line_parts(proto, self.calibration),
+                                       key=lambda x: x[0] + x[1] * n)
+        capped = [s for s in steps if s.tree_cap]
+        line_cap = capped and b_least > b_link
+        if line_cap:
+            costliest = capped
         bneck = tuple(dict.fromkeys(s.bottleneck for s in costliest if s.bottleneck))
         cap = next((s.tree_cap for s in costliest if s.tree_cap), None)
+        if line_cap:   # the whole collective's slowdown: its steady time over the links'
+            cap = replace(cap, slowdown=b_least / b_link if b_link > 0 else math.inf)
         time = float(t[0])
         algbw = n / time
         return CollectiveResult(op, group, n, time, algbw, algbw * bus_factor(op, len(group)),

@@ -203,6 +203,14 @@ class Step:
         the links' bandwidth (:func:`~netmodel.collectives.cost.combine`); 0: no such cap.
     tree_nodes : int
         Scale-up domains the tree spans (NCCL's nodes: 1, 2, or 3 and more pick the rate).
+    tree_table : int
+        Which of NCCL's per-channel caps: 0 its Tree's (``tree_channel_bandwidth``), 1 its
+        NVLSTree's (``nvls_tree_channel_bandwidth``: a channel per NVLS head).
+    tree_share : float
+        The step's part of the cap's seconds per byte: 1 for a phase of Tree (NCCL's algbw
+        half its busbw, over two phases); (n - 1) / n for each of NVLSTree's two phases
+        across domains on ``n`` GPUs (NCCL counts its busbw as a ring's, algbw = busbw x
+        n / (2 (n - 1))).
     """
 
     name: str
@@ -220,6 +228,8 @@ class Step:
     floor: float = 0.0
     tree_channels: int = 0
     tree_nodes: int = 0
+    tree_table: int = 0
+    tree_share: float = 1.0
 
 
 def union_of(name: str, steps: Iterable[Step], *, pipeline: int, bound: int, heads: int = 1,

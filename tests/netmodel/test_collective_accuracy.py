@@ -368,11 +368,13 @@ def test_oke_one_gib_point_is_not_monotone():
 def test_two_h200_nodes_shown():
     # 2 x 8 H200 on CoreWeave (SkyPilot's example, NCCL 2.26.2, CollNet off): the source does
     # not state the NICs, so the row is shown with the builder's 8 x 400 Gb/s and not counted;
-    # the model's NVLSTree is 1-6% above from 512 MiB to 8 GiB
+    # the model's NVLSTree, at NCCL's perChMaxNVLSTreeBws cap (8 heads x 57.7 GB/s busbw on 2
+    # nodes, h268; +1-6% without it), is 5-8% below from 512 MiB to 8 GiB: the run measured
+    # 481 GB/s at 8 GiB, above the cap's 461.6 (its release's table is not read)
     rows = [r for r in _rows(PUBLISHED) if r["case"] == "h200-2x8-ib-cw"]
     assert {r["target"] for r in rows} == {"no"} and rows[0]["note"]
     _, ratio = _ratio_cited("h200-2x8-ib-cw")
-    assert np.all((ratio > 1.0) & (ratio < 1.06)), ratio
+    assert np.all((ratio > 0.91) & (ratio < 0.96)), ratio
 
 
 def test_thousand_h100_forced_ring_shown():
@@ -647,12 +649,17 @@ def test_efa_and_tcpxo_clouds_known_gap():
     # TCPXO (a ~1 ms fixed cost from 1 to 8 GiB that the model's InfiniBand alpha lacks) and
     # 1.5-2.0x on 4-32 EFA nodes at 32 MiB-1 GiB, where the tuner's flat spans (4 and 8
     # nodes: 272-280 GB/s from 512 MiB to 1-2 GiB) are not NCCL's choice. Not claimed met.
-    for case, big in (("h100-p5-2x8-efa", 0.11), ("h100-p5-4x8-efa", 0.05),
+    for case, big in (("h100-p5-4x8-efa", 0.05),
                       ("h100-p5-8x8-efa", 0.05), ("h100-p5-16x8-efa", 0.05),
                       ("h100-p5-32x8-efa", 0.16)):
         sizes, ratio = _ratio_cited(case)
         assert sizes[-1] == 8 * 2 ** 30 and np.all(ratio[sizes >= 2 ** 30] > 1.0), (case, ratio)
         assert abs(ratio[-1] - 1) < big, (case, ratio)
+    # 2 nodes: the model's NVLSTree at NCCL's perChMaxNVLSTreeBws cap (8 x 57.7 GB/s busbw,
+    # h268) is 1-5% below from 1 to 8 GiB (+6-10% without it)
+    sizes, ratio = _ratio_cited("h100-p5-2x8-efa")
+    big = sizes >= 2 ** 30
+    assert sizes[-1] == 8 * 2 ** 30 and np.all((ratio[big] > 0.94) & (ratio[big] < 1.0)), ratio
     # A3 Mega (NCCL_ALGO=Ring,Tree): the model's tree, at NCCL's 2-node cap (8 x 41.4 GB/s),
     # is 2-9% below from 1 to 8 GiB (1.57x at 64 MiB, where TCPXO's fixed cost weighs)
     sizes, ratio = _ratio_cited("h100-a3mega-2x8")

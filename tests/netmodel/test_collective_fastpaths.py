@@ -356,7 +356,8 @@ def reference_candidates(model, op, group, cache):
             costs.append(StepCost(s.name, s.repeat, s.stages, len(s.transfers), lat, so, beta,
                                   (), 0.0, s.reduce, s.in_network, up, s.latencies, s.pipeline,
                                   s.bound, s.member, s.heads, s.floor,
-                                  tree_channels=s.tree_channels, tree_nodes=s.tree_nodes))
+                                  tree_channels=s.tree_channels, tree_nodes=s.tree_nodes,
+                                  tree_table=s.tree_table, tree_share=s.tree_share))
         comp = CompiledCollective(op, name, group, tuple(costs))
         for proto in comp.protocols(cal):
             out += [(name, proto.name, a, b) for a, b in comp.lines(proto, cal)]
@@ -468,7 +469,8 @@ def test_steps_equal_the_textbook_loops(name, graph):
                     continue
                 new = generate(algorithm, op, group, graph)
                 fields = ("name", "repeat", "stages", "reduce", "latencies", "pipeline",
-                          "bound", "member", "heads", "floor", "tree_channels", "tree_nodes")
+                          "bound", "member", "heads", "floor", "tree_channels", "tree_nodes",
+                          "tree_table", "tree_share")
                 assert [tuple(getattr(s, f) for f in fields) for s in new] == \
                     [tuple(getattr(s, f) for f in fields) for s in ref], (algorithm, op)
                 for x, y in zip(new, ref, strict=True):

@@ -230,20 +230,29 @@ def _reference_combine(t, beta, lat_all, lat_up, scaleout, protocol, cal):
         heads = np.where(in_g, t["heads"], 0).max(axis=1)
         ch = np.where(mem_g, chunk, 0.0).max(axis=1)
         fills.append((np.maximum(sum_m - bg, 0.0), heads * ch * cal.channels))
-    # NCCL's tree channel cap, step by step: repeat / (channels x rate), summed; a
-    # channel's rate perChMaxTreeBws x factor, under LL128 at most perChMaxTreeLL128Bws
+    # NCCL's tree channel cap, step by step: repeat x share / (channels x rate), summed; a
+    # Tree channel's rate perChMaxTreeBws x factor, under LL128 at most
+    # perChMaxTreeLL128Bws; an NVLSTree channel's perChMaxNVLSTreeBws (0: none)
     caps = cal.tree_channel_bandwidth
+    nvls = cal.nvls_tree_channel_bandwidth
     ll128 = cal.tree_ll128_channel_bandwidth if protocol.name == "LL128" else ()
     least = np.zeros(len(a))
     for g in range(len(a)):
         for i in range(on.shape[1]):
             chans = t["tree_channels"][g, i]
-            if caps and mem[g, i] and chans > 0:
-                k = min(max(int(t["tree_nodes"][g, i]), 1), 3) - 1
+            if not (mem[g, i] and chans > 0):
+                continue
+            k = min(max(int(t["tree_nodes"][g, i]), 1), 3) - 1
+            if t["tree_table"][g, i] == 1:
+                rate = nvls[k] if nvls else 0.0
+            elif caps:
                 rate = caps[k] * fac[g, i]
                 if ll128:
                     rate = min(rate, ll128[k])
-                least[g] += t["repeat"][g, i] / (rate * chans)
+            else:
+                rate = 0.0
+            if rate > 0:
+                least[g] += t["repeat"][g, i] * t["tree_share"][g, i] / (rate * chans)
     b_link = b
     b = b + red
     sizes = sorted({float(x) for f, s in fills for x in np.unique(s) if x > 0})
