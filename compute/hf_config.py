@@ -393,6 +393,19 @@ class _Config:
         return default if v is None else validate.string(self.where, key, v, max_length=200)
 
 
+def _architectures(c: _Config) -> list[str]:
+    """The config's ``architectures``: HuggingFace writes a list of class names; any other
+    shape (a bare string, numbers, nested lists, a table) is refused naming the key, since the
+    family of a model type of its own is read from its first entry."""
+    arch = c.cfg.get("architectures")
+    if arch is None:
+        return []
+    if not isinstance(arch, list) or not all(isinstance(a, str) for a in arch):
+        raise UserError(f"{c.where}: architectures must be a list of class names (strings, "
+                        f"e.g. [\"LlamaForCausalLM\"]), got {validate.describe(arch)}")
+    return arch
+
+
 def _hf_family(c: _Config) -> tuple[str, dict]:
     """The model type and its architecture defaults (:data:`HF_FAMILIES`). An unknown type is
     read GPT-2-style if it has ``n_embd``, else Llama-style, with a gated MLP for the gated
@@ -401,9 +414,8 @@ def _hf_family(c: _Config) -> tuple[str, dict]:
     model_type = _FAMILY_ALIASES.get(model_type, model_type)
     if model_type in HF_FAMILIES:
         return model_type, {**_BASE_FAMILY, **HF_FAMILIES[model_type]}
-    arch = c.cfg.get("architectures")
-    family = _ARCHITECTURE_FAMILIES.get(arch[0]) if isinstance(arch, list) and arch and \
-        isinstance(arch[0], str) else None
+    arch = _architectures(c)
+    family = _ARCHITECTURE_FAMILIES.get(arch[0]) if arch else None
     if family is not None:   # a model type of its own naming a known architecture
         return model_type, {**_BASE_FAMILY, **HF_FAMILIES[family]}
     if "n_embd" in c.cfg and model_type not in _GATED_TYPES:
@@ -419,7 +431,9 @@ def _hf_family(c: _Config) -> tuple[str, dict]:
 _GATED_ACTIVATIONS = ("swiglu", "geglu")
 #: ``position_embedding_type`` values without a learned position table: Jais "alibi",
 #: GraniteMoeHybrid "rope" / "nope".
-_TABLELESS_POSITIONS = ("alibi", "rope", "rotary", "nope")
+_TABLELESS_POSITIONS = ("alibi", "rope", "rotary", "rope_gptj", "nope")
+#: ``position_embedding_type`` values of a learned position table (GPT-2 style).
+_TABLE_POSITIONS = ("absolute", "learned")
 
 
 def _keyed_architecture(c: _Config, fam: dict) -> dict:
@@ -430,6 +444,10 @@ def _keyed_architecture(c: _Config, fam: dict) -> dict:
     act = (c.text("activation_function") or c.text("hidden_act")).lower()
     gated = c.flag("gated_mlp", fam["gated_mlp"] or act in _GATED_ACTIVATIONS)
     positions = c.text("position_embedding_type").lower()
+    if positions and positions not in _TABLELESS_POSITIONS + _TABLE_POSITIONS:
+        raise UserError(f"{c.where}: position_embedding_type {positions!r} is unknown; known: "
+                        f"{', '.join(_TABLE_POSITIONS)} (a learned table), "
+                        f"{', '.join(_TABLELESS_POSITIONS)} (no table)")
     learned = fam["learned_positions"] and positions not in _TABLELESS_POSITIONS
     return {**fam, "gated_mlp": gated, "learned_positions": learned}
 

@@ -13,8 +13,8 @@ the key and what is allowed, exit 2.
   keep: "absolute" / "learned" (a table), "rope_gptj" (Cohere's command-r7b and
   command-a fixtures in tests/compute/data/hf_families: no table).
 
-The fix belongs in compute/hf_config.py (_hf_family, _keyed_architecture), which h263 is
-editing: these tests are left xfail (strict) for that fix; drop the marks once it lands.
+Fixed in compute/hf_config.py (_architectures, _keyed_architecture): both are refused in one
+line naming the key and what is allowed.
 """
 
 from __future__ import annotations
@@ -27,8 +27,6 @@ from compute.errors import UserError
 from compute.models import load_hf_config
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 
-PENDING = pytest.mark.xfail(strict=True, raises=(AssertionError, pytest.fail.Exception),
-                            reason="compute/hf_config.py (h263's) reads these silently")
 #: A Llama-3-8B-shaped config whose model_type names no family (Grok-2 says "git").
 BASE = {"model_type": "git", "hidden_size": 4096, "intermediate_size": 14336,
         "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
@@ -52,7 +50,6 @@ def test_a_list_of_names_is_read(tmp_path):
     assert grok.parameters - plain.parameters == 32 * 4096 * 14336
 
 
-@PENDING
 @pytest.mark.parametrize("arch", ["Grok1ForCausalLM", [5], [["Grok1ForCausalLM"]],
                                   {"a": "Grok1ForCausalLM"}])
 def test_architectures_of_the_wrong_type_is_refused_naming_it(tmp_path, arch):
@@ -62,7 +59,6 @@ def test_architectures_of_the_wrong_type_is_refused_naming_it(tmp_path, arch):
     one_line_error(run_cli(["models", path]), "architectures")
 
 
-@PENDING
 @pytest.mark.parametrize("kind", ["warp", "alibl"])
 def test_an_unknown_position_embedding_type_is_refused_naming_the_kinds(tmp_path, kind):
     cfg = {"model_type": "gpt2", "n_embd": 768, "n_layer": 12, "n_head": 12,
