@@ -125,7 +125,7 @@ def memory_price_of(kind: str, where: str) -> float | None:
     or None for HBM (priced as a share of the H100's stacks); else a UserError naming the
     kinds known.
 
-    >>> round(memory_price_of("GDDR6", "f.toml") * 1e9, 3), memory_price_of("HBM", "f.toml")
+    >>> round(memory_price_of("GDDR6", "f.toml") * 2**30, 3), memory_price_of("HBM", "f.toml")
     (3.364, None)
     """
     if kind == HBM:

@@ -38,7 +38,8 @@ CONFIDENCE = ("read-primary", "read-secondary", "read-estimate", "vendor-claim",
 UNITS = {
     "1": 1.0, "name": 1.0, "mm": 1e-3, "m": 1.0, "mm^2": 1e-6, "1/cm^2": 1e4, "1/mm^2": 1e6,
     "USD": 1.0, "W": 1.0, "year": SECONDS_PER_YEAR, "1/year": PER_YEAR,
-    "USD/kWh": ExactFactor(1, 3_600_000), "USD/GB": 1e-9, "pJ/bit": 1e-12, "USD/(Gb/s)": 1e-9,
+    "USD/kWh": ExactFactor(1, 3_600_000), "USD/GB": 1e-9,
+    "USD/GiB": ExactFactor(1, 2**30), "pJ/bit": 1e-12, "USD/(Gb/s)": 1e-9,
     "USD/mm^2": 1e6, "USD/m": 1.0, "USD/port": 1.0, "W/port": 1.0,
 }
 #: The SI unit a value of each of :data:`UNITS` is held in once converted ("" for a pure
@@ -46,7 +47,7 @@ UNITS = {
 SI_UNITS = {
     "1": "", "name": "", "mm": "m", "m": "m", "mm^2": "m^2", "1/cm^2": "1/m^2",
     "1/mm^2": "1/m^2", "USD": "USD", "W": "W", "year": "s", "1/year": "1/s",
-    "USD/kWh": "USD/J", "USD/GB": "USD/byte", "pJ/bit": "J/bit", "USD/(Gb/s)": "USD/(bit/s)",
+    "USD/kWh": "USD/J", "USD/GB": "USD/byte", "USD/GiB": "USD/byte", "pJ/bit": "J/bit", "USD/(Gb/s)": "USD/(bit/s)",
     "USD/mm^2": "USD/m^2", "USD/m": "USD/m", "USD/port": "USD/port", "W/port": "W/port",
 }
 ROW_KEYS = ("value", "unit", "source", "ref", "confidence")
@@ -82,7 +83,7 @@ def read_parameters(text: str, where: str) -> dict[str, Parameter]:
     ...                 'confidence = "derived"', "t.toml")
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: t.toml: [x] unit 'furlong' is not known; known: '1', '1/cm^2', '1/mm^2', '1/year', 'USD', 'USD/(Gb/s)', 'USD/GB', 'USD/kWh', 'USD/m', 'USD/mm^2', 'USD/port', 'W', 'W/port', 'm', 'mm', 'mm^2', 'name', 'pJ/bit', 'year'
+    compute.errors.UserError: t.toml: [x] unit 'furlong' is not known; known: '1', '1/cm^2', '1/mm^2', '1/year', 'USD', 'USD/(Gb/s)', 'USD/GB', 'USD/GiB', 'USD/kWh', 'USD/m', 'USD/mm^2', 'USD/port', 'W', 'W/port', 'm', 'mm', 'mm^2', 'name', 'pJ/bit', 'year'
     """
     try:
         data = tomllib.loads(text)

@@ -444,6 +444,7 @@ ROW_UNIT_INPUTS: dict[str, tuple[str, dict[str, float]]] = {
                                                   ("m^2", 1.0))}}),
 }
 ROW_UNIT_INPUTS["1/mm^2"] = ROW_UNIT_INPUTS["1/cm^2"]
+ROW_UNIT_INPUTS["USD/GiB"] = ROW_UNIT_INPUTS["USD/GB"]   # a DRAM chip's price (2**30 bytes)
 
 
 def parse_in_unit(text: str, unit: str, what: str, example: str = "") -> float:

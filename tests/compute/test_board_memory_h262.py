@@ -1,6 +1,7 @@
 """A GPU file's die table may say its memory is a board memory (h262): GDDR parts (L40S,
-RTX PRO 6000) were priced as HBM, a share of the H100's $1,400 of stacks ($17.5 a GB), while
-GDDR6 sold at $3.364 a GB (DRAMeXchange spot, June 2023, economics.toml memory_price_gddr6)
+RTX PRO 6000) were priced as HBM, a share of the H100's $1,400 of stacks ($16.37 a GB of its
+85.5 GB), while GDDR6 sold at $3.364 a GiB (an 8 Gb chip, 2^33 bits; DRAMeXchange spot, June
+2023, economics.toml memory_price_gddr6)
 and GDDR7 at a 20-30% premium (TrendForce 2024: x 1.25, memory_price_gddr7)."""
 
 from __future__ import annotations
@@ -45,8 +46,9 @@ def _file(tmp_path, name, gb, kind=None, sites=0):
 
 
 @pytest.mark.parametrize("kind, gb, usd", [
-    ("GDDR6", 48, 48 * 3.364),           # L40S: 48 GB x $3.364 = $161.47
-    ("GDDR7", 96, 96 * 3.364 * 1.25)])   # RTX PRO 6000: 96 GB x $4.205 = $403.68
+    # the chips' prices are per GiB (an 8 Gb chip is 2^30 bytes), the file's GB decimal (h269)
+    ("GDDR6", 48, 48e9 / 2**30 * 3.364),          # L40S: 44.70 GiB x $3.364 = $150.38
+    ("GDDR7", 96, 96e9 / 2**30 * 3.364 * 1.25)])  # RTX PRO 6000: 89.41 GiB x $4.205 = $375.96
 def test_board_memory_is_priced_per_gb(tmp_path, kind, gb, usd):
     path = _file(tmp_path, f"G-{kind}", gb, kind)
     assert gpu_dies(path).memory == kind
