@@ -52,6 +52,7 @@ from compute.config_files import check_keys, read_table
 from compute.errors import UserError, known
 from compute.hardware import derivation
 from compute.validate import describe, is_finite, is_whole
+from topologies.limits import PHYSICAL_MIN
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -412,11 +413,12 @@ def _tree_caps(where: str, key: str, v: object, *, allow_empty: bool = False
     numbers > 0 (bytes/s; >= 0 for a key of :data:`_ZERO_MEANS_NONE`), or nothing where
     ``allow_empty``; else UserError naming ``where``."""
     zero = key in _ZERO_MEANS_NONE
+    floor = PHYSICAL_MIN["bandwidth"][0]   # a link's least bandwidth: below it times overflow
     if isinstance(v, list | tuple) and (len(v) == 3 or (allow_empty and not v)) and \
-            all(not isinstance(x, bool) and is_finite(x) and (x >= 0 if zero else x > 0)
+            all(not isinstance(x, bool) and is_finite(x) and (x >= floor or (zero and x == 0))
                 and not (is_whole(x) and x > sys.float_info.max) for x in v):
-        return tuple(float(x) for x in v)
-    least = ">= 0 (0: none)" if zero else "> 0"
+        return tuple(float(x) + 0.0 for x in v)
+    least = f">= {floor:g} or 0 (0: none)" if zero else f">= {floor:g}"
     raise UserError(f"{where}: {key} must be three finite numbers {least} "
                     f"bytes/s (1, 2 and 3+ nodes), got {describe(v)}")
 

@@ -136,7 +136,7 @@ def test_a_bad_nvls_tree_cap_is_refused_naming_it(bad, tmp_path):
     g = build("rail-optimized:domains=2")
     cal = FabricCostModel(g).calibration
     with pytest.raises(UserError, match="nvls_tree_channel_bandwidth must be three finite "
-                                        r"numbers >= 0 \(0: none\)"):
+                                        r"numbers >= 1 or 0 \(0: none\)"):
         replace(cal, nvls_tree_channel_bandwidth=bad)
     path = tmp_path / "gens.toml"
     path.write_text('default = "g"\n[generation.g]\ngpus = ["H100-SXM"]\n'

@@ -5,9 +5,9 @@ denormal cap gives an infinite collective time, exit 0, with numpy warnings:
 ``tree_channel_bandwidth = (5e-324,) * 3`` -> an H100 32-GPU tree all-reduce of 1 GB in
 ``inf`` s ('divide by zero encountered in divide'), ``1e-300`` -> ``inf`` ('overflow
 encountered in multiply', netmodel/collectives/cost.py), where a link's bandwidth below 1
-byte/s is refused (topologies.limits.PHYSICAL_MIN, 'bandwidth'). The bound belongs in
-netmodel/collectives/calibration.py (_tree_caps), which helper h264 is editing: these tests
-are left xfail (strict) for that fix; drop the marks once it lands.
+byte/s is refused (topologies.limits.PHYSICAL_MIN, 'bandwidth'). Now bounded in
+netmodel/collectives/calibration.py (_tree_caps) by the same floor (NVLSTree's key also
+takes 0, no cap).
 """
 
 from __future__ import annotations
@@ -23,11 +23,7 @@ from netmodel.collectives.calibration import default_calibration, load_generatio
 from netmodel.collectives.model import FabricCostModel
 from netmodel.study.topology_compare import resolve_fabric
 
-PENDING = pytest.mark.xfail(strict=True, raises=(AssertionError, pytest.fail.Exception, RuntimeWarning),
-                            reason="tree caps not bounded below yet (h264's calibration.py)")
 
-
-@PENDING
 @pytest.mark.parametrize("key", ["tree_channel_bandwidth", "tree_ll128_channel_bandwidth"])
 @pytest.mark.parametrize("cap", [5e-324, 1e-300, 0.5])
 def test_a_cap_below_a_byte_a_second_is_refused_naming_it(key, cap):
@@ -36,7 +32,6 @@ def test_a_cap_below_a_byte_a_second_is_refused_naming_it(key, cap):
         replace(cal, **{key: (cap, cap, cap)})
 
 
-@PENDING
 def test_a_generations_file_with_a_denormal_cap_is_refused(tmp_path):
     path = tmp_path / "gens.toml"
     path.write_text('default = "g"\n[generation.g]\ngpus = ["H100-SXM"]\n'
@@ -45,7 +40,6 @@ def test_a_generations_file_with_a_denormal_cap_is_refused(tmp_path):
         load_generations(path)
 
 
-@PENDING
 def test_no_accepted_cap_makes_a_time_infinite():
     """Whatever a calibration takes, a 1 GB tree all-reduce over 32 H100 is finite and
     warns of nothing: accepted (5e-324 now) or refused (after the fix)."""

@@ -147,7 +147,7 @@ def test_bad_tree_cap_is_refused_in_one_line(tmp_path, value):
         load_generations(f)
     msg = str(e.value)
     assert "\n" not in msg and "[generation.a]: tree_channel_bandwidth must be three finite " \
-        "numbers > 0" in msg, msg
+        "numbers >= 1 bytes/s" in msg, msg
 
 
 def test_a_generation_reads_its_tree_cap(tmp_path):
