@@ -82,21 +82,28 @@ COVERS_PREFIX = "processes_of_"
 def process_rows() -> dict[str, str]:
     """The wafer price row of economics.toml that prices each process name its
     ``processes_of_<row>`` rows list (the reference process always maps to ``wafer_price``).
+    A name two rows would price (listed twice, under a row other than its own
+    ``wafer_price_<name>``, or the reference process under another row) is refused.
 
     >>> rows = process_rows()
     >>> rows["N5"], rows["4N"], rows["N3P"], rows["N7"]
     ('wafer_price', 'wafer_price', 'wafer_price_n3', 'wafer_price_n7')
     """
     rows = economics()
-    out = {}
+    out = {parameter("reference_process"): "wafer_price"}
     for key, row in rows.items():
         if key.startswith(COVERS_PREFIX):
             price = key.removeprefix(COVERS_PREFIX)
             if price not in rows:
                 raise UserError(f"compute/data/economics.toml: [{key}] names no row [{price}]")
             for name in row.value.split():
-                out.setdefault(name, price)
-    out[parameter("reference_process")] = "wafer_price"
+                own = f"wafer_price_{name.lower()}"
+                other = out.get(name) or (own if own in rows else price)
+                if other != price:
+                    raise UserError(f"compute/data/economics.toml: process {name!r} is priced "
+                                    f"by both [{other}] and [{price}] (listed in [{key}]); "
+                                    f"list it under one")
+                out[name] = price
     return out
 
 
