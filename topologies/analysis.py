@@ -21,8 +21,11 @@ import math
 from collections import Counter, deque
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import asdict, dataclass
+from itertools import chain
+from operator import itemgetter
 
 import networkx as nx
+import numpy as np
 
 from compute.errors import UserError
 from compute.validate import describe
@@ -31,8 +34,8 @@ from topologies.schema import TRACE_MEDIA, gpu_nodes, validate
 
 __all__ = ["MAXFLOW_NODES", "BillOfMaterials", "FabricSummary", "PathDiversity",
            "bill_of_materials", "bisection_maxflow", "cable_end_parts", "cells_per_shared_part",
-           "diameter", "injection_bandwidth", "path_diversity", "port_fill", "shared_part",
-           "summary"]
+           "diameter", "edge_arrays", "injection_bandwidth", "path_diversity", "port_fill",
+           "shared_part", "summary"]
 
 #: Largest graph (nodes) for which the exact max-flow bisection is computed.
 MAXFLOW_NODES = 5000
@@ -111,6 +114,80 @@ def _kinds(graph: nx.Graph) -> dict[Hashable, str]:
     return dict(graph.nodes(data="kind"))
 
 
+@dataclass(frozen=True)
+class EdgeArrays:
+    """A fabric's links as arrays, read from the graph in one pass (:func:`edge_arrays`) and
+    shared by the analyses that would each loop over every edge in Python: ``u``/``v``
+    index ``nodes`` (edge order is ``graph.edges()``'s), ``node_kind`` codes index
+    ``kinds``, ``medium`` and ``optics`` (a circuit's, default co-packaged optics) codes
+    index ``media``."""
+
+    nodes: list
+    kinds: tuple
+    node_kind: np.ndarray
+    u: np.ndarray
+    v: np.ndarray
+    links: np.ndarray
+    bandwidth: np.ndarray
+    lanes: np.ndarray
+    media: tuple
+    medium: np.ndarray
+    optics: np.ndarray
+
+    def kind_is(self, kind: str) -> np.ndarray:
+        """Boolean per node: of ``kind``."""
+        return self.node_kind == (self.kinds.index(kind) if kind in self.kinds else -1)
+
+    def medium_in(self, media: Iterable[str]) -> np.ndarray:
+        """Boolean per edge: its medium one of ``media``."""
+        return np.isin(self.medium, [i for i, m in enumerate(self.media) if m in set(media)])
+
+    def optics_in(self, media: Iterable[str]) -> np.ndarray:
+        """Boolean per edge: its ``optics`` one of ``media``."""
+        return np.isin(self.optics, [i for i, m in enumerate(self.media) if m in set(media)])
+
+
+def _codes(values: list) -> tuple[tuple, np.ndarray]:
+    """The distinct ``values`` in order of first appearance and each value's code."""
+    names = tuple(dict.fromkeys(values))
+    code = {x: i for i, x in enumerate(names)}
+    return names, np.fromiter(map(code.__getitem__, values), dtype=np.int64, count=len(values))
+
+
+def edge_arrays(graph: nx.Graph) -> EdgeArrays:
+    """One pass over ``graph`` into an :class:`EdgeArrays` (for :func:`bill_of_materials`,
+    :func:`port_use` and :func:`port_fill`, which build one each where not given it).
+
+    >>> from topologies import build
+    >>> e = edge_arrays(build("leaf-spine:leaves=2,radix=4"))
+    >>> len(e.u), e.kinds, int(e.links.sum())
+    (8, ('switch', 'gpu'), 8)
+    """
+    adj = graph._adj
+    nodes = list(adj)
+    index = {n: i for i, n in enumerate(nodes)}
+    kinds, node_kind = _codes(list(map(itemgetter("kind"), graph._node.values())))
+    # every edge twice (once from each end), in adjacency order; graph.edges() yields an
+    # edge from the end it meets first, the one of lower node index (a self-loop once)
+    degree = np.fromiter(map(len, adj.values()), dtype=np.int64, count=len(nodes))
+    total = int(degree.sum())
+    far = np.fromiter(map(index.__getitem__, chain.from_iterable(adj.values())),
+                      dtype=np.int64, count=total)
+    near = np.repeat(np.arange(len(nodes), dtype=np.int64), degree)
+    first = np.flatnonzero(near <= far)
+    data = list(chain.from_iterable(nbrs.values() for nbrs in adj.values()))
+    ds = list(map(data.__getitem__, first.tolist()))
+    media, medium = _codes(list(map(itemgetter("medium"), ds)) +
+                           [d.get("optics", "co-packaged-optics") for d in ds])
+    m = len(ds)
+    return EdgeArrays(
+        nodes=nodes, kinds=kinds, node_kind=node_kind, u=near[first], v=far[first],
+        links=np.array([d.get("links", 1) for d in ds], dtype=float).reshape(m),
+        bandwidth=np.array(list(map(itemgetter("bandwidth"), ds)), dtype=float).reshape(m),
+        lanes=np.array(list(map(itemgetter("lanes"), ds)) or [0]),
+        media=media, medium=medium[:m], optics=medium[m:])
+
+
 def cable_end_parts(kind: str, links: float) -> float:
     """Parts (transceivers, co-packaged engines, copper connectors) at one end of an edge of
     ``links`` cables, the end being a node of ``kind``: the one rule the bill of materials
@@ -137,35 +214,47 @@ def cable_end_parts(kind: str, links: float) -> float:
     return links
 
 
-def port_use(graph: nx.Graph) -> tuple[dict, dict, dict]:
+def port_use(graph: nx.Graph, edges: EdgeArrays | None = None) -> tuple[dict, dict, dict]:
     """Ports in use on every switch and OCS: ``(gpu_ports, net_ports, port_rate)``, the
     cables (an edge's ``links``) to GPUs and to other switches by node, and each node's
     fastest cable (bytes/s). OCS circuits take no port. Read by :func:`port_fill` and by the
-    cost model (:func:`netmodel.study.cost.network_bill`).
+    cost model (:func:`netmodel.study.cost.network_bill`). ``edges``: the graph's
+    :func:`edge_arrays`, where the caller has them.
 
     >>> from topologies import build
     >>> gpu, net, rate = port_use(build("leaf-spine:leaves=2,radix=4"))
     >>> gpu["leaf0"], net["leaf0"], net["spine0"]
     (2.0, 2.0, 2.0)
     """
-    kind = _kinds(graph)
-    gpu_ports: dict = {}
-    net_ports: dict = {}
-    port_rate: dict = {}
-    for u, v, d in graph.edges(data=True):
-        if d["medium"] == "ocs-circuit":
-            continue
-        links = d.get("links", 1)
-        for a, b in ((u, v), (v, u)):
-            if kind[a] == "gpu":
-                continue
-            target = gpu_ports if kind[b] == "gpu" else net_ports
-            target[a] = target.get(a, 0.0) + links
-            port_rate[a] = max(port_rate.get(a, 0.0), d["bandwidth"] / links)
-    return gpu_ports, net_ports, port_rate
+    e = edge_arrays(graph) if edges is None else edges
+    keep = ~e.medium_in(("ocs-circuit",))
+    # each edge's two ends in edge order, (u, v) then (v, u): the order the dicts fill in
+    a = np.stack([e.u[keep], e.v[keep]], axis=1).ravel()
+    b = np.stack([e.v[keep], e.u[keep]], axis=1).ravel()
+    links = np.repeat(e.links[keep], 2)
+    rate = np.repeat(e.bandwidth[keep] / e.links[keep], 2)
+    gpu = e.kind_is("gpu")
+    at = ~gpu[a]
+    a, b, links, rate = a[at], b[at], links[at], rate[at]
+    n = len(e.nodes)
+
+    def in_order(ends: np.ndarray, values: np.ndarray) -> dict:
+        # each node in order of its first end, as the running dicts filled in
+        order = ends[np.sort(np.unique(ends, return_index=True)[1])]
+        return dict(zip([e.nodes[i] for i in order.tolist()], values[order].tolist(),
+                        strict=True))
+
+    def by_node(mask: np.ndarray) -> dict:
+        # np.bincount adds in input order, as the running sums did
+        return in_order(a[mask], np.bincount(a[mask], weights=links[mask], minlength=n))
+
+    best = np.zeros(n)
+    np.maximum.at(best, a, rate)
+    to_gpu = gpu[b]
+    return by_node(to_gpu), by_node(~to_gpu), in_order(a, best)
 
 
-def port_fill(graph: nx.Graph) -> float:
+def port_fill(graph: nx.Graph, edges: EdgeArrays | None = None) -> float:
     """Share of the GPU-facing ports in use on the tier >= 1 switches and OCSes GPUs attach
     to: their GPU links over their ports not taken by links to other switches (a link of
     ``links`` cables takes that many ports; circuits take none). The one figure by which a
@@ -180,7 +269,7 @@ def port_fill(graph: nx.Graph) -> float:
     0.8889
     """
     kind = _kinds(graph)
-    gpu_ports, net_ports, _ = port_use(graph)
+    gpu_ports, net_ports, _ = port_use(graph, edges)
     attach = [n for n in gpu_ports if kind[n] == "ocs" or graph.nodes[n]["tier"] >= 1]
     room = sum(_node_ports(graph, n) - net_ports.get(n, 0.0) for n in attach)
     return min(1.0, sum(gpu_ports[n] for n in attach) / room) if room > 0 else 1.0
@@ -227,7 +316,18 @@ def shared_part(graph: nx.Graph, u: Hashable, v: Hashable | None = None) -> bool
     return data[u]["kind"] != "gpu" and data[v]["kind"] != "gpu"
 
 
-def bill_of_materials(graph: nx.Graph) -> BillOfMaterials:
+def _total(values: np.ndarray) -> float | int:
+    """Sum of a float array, whole-valued sums as int (as Python's running sums of the
+    ``links`` ints gave)."""
+    t = math.fsum(values.tolist()) if len(values) else 0
+    return int(t) if float(t).is_integer() else t
+
+
+def _code(e: EdgeArrays, kind: str) -> int:
+    return e.kinds.index(kind) if kind in e.kinds else -1
+
+
+def bill_of_materials(graph: nx.Graph, edges: EdgeArrays | None = None) -> BillOfMaterials:
     """Count cables, lanes, transceivers and ports of ``graph`` (see :class:`BillOfMaterials`).
 
     >>> from topologies import superpod
@@ -235,7 +335,6 @@ def bill_of_materials(graph: nx.Graph) -> BillOfMaterials:
     >>> b.cables, b.traces, b.pluggable_transceivers
     ({'pluggable-optics': 504}, {'board': 4464}, 1008)
     """
-    kinds = _kinds(graph)
     cables: Counter = Counter()
     traces: Counter = Counter()
     lanes = 0
@@ -249,35 +348,33 @@ def bill_of_materials(graph: nx.Graph) -> BillOfMaterials:
             plug += cabling["cables"]
         elif cabling["medium"] == "co-packaged-optics":
             cpo += cabling["cables"]
-    for u, v, d in graph.edges(data=True):
-        links = d.get("links", 1)
-        medium = d["medium"]
-        if medium == "ocs-circuit" and cabling is not None:
-            circuits += links  # rides on the fibres counted above
-            continue
-        lanes += d["lanes"]
-        if medium == "ocs-circuit":
-            circuits += links
-            ocs_used += 2 * links
-            optics = d.get("optics", "co-packaged-optics")
-            if optics == "co-packaged-optics":
-                cpo += 2 * links
-            elif optics in _OPTICAL:
-                plug += 2 * links
-            continue
-        (traces if medium in TRACE_MEDIA else cables)[medium] += links
-        for end in (u, v):
-            kind = kinds[end]
-            if kind == "ocs":
-                ocs_used += links
-                continue
-            if kind == "switch":
-                switch_used += links
-            share = cable_end_parts(kind, links)
-            if medium in _OPTICAL:
-                plug += share
-            elif medium == "co-packaged-optics":
-                cpo += share
+    e = edge_arrays(graph) if edges is None else edges
+    links = e.links
+    circuit = e.medium_in(("ocs-circuit",))
+    circuits += _total(links[circuit])
+    if cabling is None:
+        lanes += int(e.lanes.sum())
+        ocs_used += 2 * _total(links[circuit])
+        cpo += 2 * _total(links[circuit & e.optics_in(("co-packaged-optics",))])
+        plug += 2 * _total(links[circuit & e.optics_in(_OPTICAL)])
+    else:   # circuits ride on the fibres counted above
+        lanes += int(e.lanes[~circuit].sum()) if len(links) else 0
+    cabled = ~circuit
+    for code, medium in enumerate(e.media):
+        on = cabled & (e.medium == code)
+        if on.any():
+            (traces if medium in TRACE_MEDIA else cables)[medium] += _total(links[on])
+    optical, co_packaged = cabled & e.medium_in(_OPTICAL), cabled & e.medium_in(
+        ("co-packaged-optics",))
+    whole_links = np.ceil(links - 1e-9)
+    for end in (e.u, e.v):
+        kind = e.node_kind[end]
+        ocs_used += _total(links[cabled & (kind == _code(e, "ocs"))])
+        switch_used += _total(links[cabled & (kind == _code(e, "switch"))])
+        share = np.where(kind == _code(e, "gpu"), whole_links, links)  # cable_end_parts
+        not_ocs = kind != _code(e, "ocs")
+        plug += _total(share[optical & not_ocs])
+        cpo += _total(share[co_packaged & not_ocs])
     switch_ports = sum(d["radix"] for _, d in graph.nodes(data=True) if d["kind"] == "switch")
     ocs_ports = sum(d["ports"] for _, d in graph.nodes(data=True) if d["kind"] == "ocs")
     def whole(counts: Counter) -> dict:
@@ -506,11 +603,12 @@ def summary(graph: nx.Graph, *, pair: tuple | None = None) -> FabricSummary:
                                   "an exact max-flow")
         paths = path_diversity(graph, *(pair or ())) if len(gpus) > 1 else None
     low, peers = injection_bandwidth(graph)
+    edges = edge_arrays(graph)
     reconf = [d["reconfiguration_time"] for _, d in graph.nodes(data=True) if d["kind"] == "ocs"]
     return FabricSummary(
         name=str(graph.graph.get("name", "")), spec=str(graph.graph.get("spec", "")),
         gpus=len(gpus), gpu_types=dict(types), switches_by_tier=dict(sorted(tiers.items())),
-        ocs=kinds.get("ocs", 0), links=graph.number_of_edges(), bom=bill_of_materials(graph),
+        ocs=kinds.get("ocs", 0), links=graph.number_of_edges(), bom=bill_of_materials(graph, edges),
         diameter=dia, diameter_method=dia_how, injection_bandwidth=low,
         injection_by_peer=peers, bisection_bandwidth=bis, bisection_method=bis_how,
         path_diversity=paths,

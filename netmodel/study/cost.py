@@ -250,20 +250,21 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
     >>> [(i.what, i.count) for i in b.items if i.category != "cable"]
     [('pluggable-optics end 400 Gb/s', 16.0), ('tier-1 switch 4 x 400 Gb/s', 2.0), ('tier-2 switch 4 x 400 Gb/s', 2.0)]
     """
-    from topologies.analysis import bill_of_materials, port_fill, port_use
+    from topologies.analysis import bill_of_materials, edge_arrays, port_fill, port_use
     from topologies.schema import TRACE_MEDIA
 
     _check_share(share)
     check_graph(graph)
     prices = of_type("prices", prices, NetworkPrices, "NetworkPrices(switch_price=1e-9)") \
         or NetworkPrices()
-    counts = asdict(bill_of_materials(graph))
+    edges = edge_arrays(graph)   # one pass over the links for the three below
+    counts = asdict(bill_of_materials(graph, edges))
     kind = dict(graph.nodes(data="kind"))
-    gpu_ports, net_ports, port_rate = port_use(graph)
+    gpu_ports, net_ports, port_rate = port_use(graph, edges)
     # fill: GPU-facing ports in use over the ports not taken by links to other switches,
     # on the tier >= 1 switches and OCSes GPUs attach to (the failure model counts the
     # parts shared between copies of the fabric by the same figure: topologies.analysis)
-    fill = port_fill(graph)
+    fill = port_fill(graph, edges)
     scale = fill if share == "ports-used" else 1.0
 
     groups: dict = {}
