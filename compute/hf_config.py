@@ -956,6 +956,37 @@ def _chatglm_layout(c: _Config, heads: int, fam: dict) -> tuple[int, dict]:
     return kv_heads, {**fam, "norm": "rmsnorm" if rms else "layernorm"}
 
 
+#: Model types whose HF code builds the dense MLP when its experts key is 0, and that key:
+#: GraniteMoeHybrid (``if config.num_local_experts > 0``: granite-4.0-micro's 0), Qwen-MoE
+#: (Qwen2MoeDecoderLayer / Qwen3MoeDecoderLayer: ``config.num_experts > 0 and ...``).
+_ZERO_EXPERTS_DENSE = {"granitemoehybrid": "num_local_experts", "qwen2_moe": "num_experts",
+                       "qwen3_moe": "num_experts"}
+#: Model types whose HF code builds a routed MoE block on its MoE layers whatever the count
+#: (MixtralSparseMoeBlock, PhimoeSparseMoeBlock, OlmoeSparseMoeBlock, DeepseekV2/V3MoE: a
+#: router onto 0 experts, with no dense MLP to fall back on).
+_ALWAYS_MOE = ("mixtral", "phimoe", "olmoe", "deepseek_v2", "deepseek_v3", "minimax_m2")
+
+
+def _zero_experts(c: _Config, model_type: str) -> int:
+    """1 (a dense MLP) for a config whose experts key is 0 where its family reads 0 so
+    (:data:`_ZERO_EXPERTS_DENSE`), or where no other key speaks of experts; refused where
+    the family always builds experts (:data:`_ALWAYS_MOE`) or the config routes tokens
+    to them (``num_experts_per_tok`` > 0) or sizes them (``moe_intermediate_size``)."""
+    key = c.key("experts")
+    if _ZERO_EXPERTS_DENSE.get(model_type) == key:
+        return 1
+    routed = c.key("experts_per_token")
+    if routed is not None and c.cfg[routed] == 0:
+        routed = None   # 0 a token: no routing either
+    other = routed or c.key("expert_ffn")
+    if model_type in _ALWAYS_MOE or other:
+        why = (f"its {other} is for experts" if other else
+               f"model_type {model_type!r} always builds experts")
+        raise UserError(f"{c.where}: {key} is 0 but {why}; a mixture of experts needs "
+                        f"{key} >= 2 (a dense model omits {key}, or gives 1)")
+    return 1
+
+
 def _refuse_projected_embedding(c: _Config, hidden: int) -> None:
     """A ``word_embed_proj_dim`` other than the hidden size (OPT-350m: the embedding
     projected in and out) is refused, in any family."""
@@ -1051,7 +1082,7 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
         entry["head_dim"] = c.count("head_dim")
 
     # MLP: dense, or experts (with shared experts and dense layers)
-    experts = c.count("experts", minimum=0, default=1) or 1
+    experts = c.count("experts", minimum=0, default=1) or _zero_experts(c, model_type)
     entry["experts"] = experts
     if experts > 1:
         entry["experts_per_token"] = c.count("experts_per_token")
