@@ -739,9 +739,14 @@ def _text_model(cfg: dict, where: str) -> tuple[dict, str]:
     ``tie_word_embeddings`` where it gives none and its model type's defaults
     (:data:`_NESTED_DEFAULTS`) for the keys it leaves out. Its vision tower is
     :func:`_vision_tower`'s."""
-    key = next((k for k in _TEXT_MODEL_KEYS if cfg.get(k) is not None), None)
-    if key is None or any(cfg.get(k) is not None for k in HF_ALIASES["layers"]):
+    keys = [k for k in _TEXT_MODEL_KEYS if cfg.get(k) is not None]
+    if not keys or any(cfg.get(k) is not None for k in HF_ALIASES["layers"]):
         return cfg, ""
+    if len(keys) > 1:   # which is the language model is not ours to guess
+        raise UserError(f"{where}: the config holds {' and '.join(keys)}; a "
+                        f"wrapper keeps its language model in one of "
+                        f"{', '.join(_TEXT_MODEL_KEYS)}")
+    key = keys[0]
     text = validate.table(f"{where}: {key}", cfg[key])
     inner = dict(text)
     for k in ("torch_dtype", "dtype", "quantization_config", "tie_word_embeddings"):
