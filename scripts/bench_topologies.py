@@ -54,6 +54,9 @@ CASES = [
     # Lite groups in blocks since h257 (edge by edge before)
     ("131,072 Lites in pairs on a k=64 fat tree: build+validate",
      "lite-groups:base=[fat-tree:k=64],lites=2", False, None, None),
+    # the bill of materials from one pass of arrays since h270 (summary CPU 1.66 -> 1.25 s:
+    # PART_CASES)
+    ("131,072-GPU 3D torus (64x64x32): summary", "torus:dims=64x64x32", True, None, None),
 ]
 
 _CHILD = """
@@ -263,7 +266,8 @@ def _compare(label, spec, root=ROOT):
     """``netmodel topology compare`` of a large fat tree and a ring (netmodel/study/
     topology_compare.py): its per-link time and memory, which MAX_LINKS's estimate uses
     (SECONDS_PER_LINK, BYTES_PER_LINK; h237: k=128 took 65 s and 2.95 GB before, 53 s and
-    2.5 GB after)."""
+    2.5 GB after; h270, k=64: CPU 8.57 -> 7.32 s, peak RSS 0.36 -> 0.37 GB, the bill of
+    materials and network bill's port use from arrays)."""
     code = _COMPARE_CHILD.format(root=str(root), spec=spec)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
@@ -271,6 +275,51 @@ def _compare(label, spec, root=ROOT):
     print(f"{label}: {r['wall']:.2f} s (CPU {r['cpu']:.2f} s); peak RSS {r['rss_gb']:.2f} GB")
     print(f"    {r['links']:,} links: {r['wall'] / r['links'] * 1e6:.1f} us and "
           f"{r['rss_gb'] * 1e9 / r['links']:,.0f} B a link")
+
+
+# (label, spec): CPU seconds of each analysis that reads every link, after the build
+PART_CASES = [
+    ("131,072-GPU 3D torus (64x64x32): analyses", "torus:dims=64x64x32"),
+    ("27,648-GPU fat tree (k=48): analyses", "fat-tree:k=48"),
+]
+
+_PART_CHILD = """
+import json, sys, time
+sys.path.insert(0, {root!r})
+from topologies import build
+from topologies.analysis import bill_of_materials, port_use, summary
+from netmodel.study.cost import network_bill
+from netmodel.study.topology_compare import _gpus_per_host, hardware_radius
+
+g = build({spec!r})
+out = {{"links": g.number_of_edges()}}
+for name, fn in [("bill_of_materials", bill_of_materials), ("port_use", port_use),
+                 ("summary", summary), ("network_bill", network_bill),
+                 ("hardware_radius", lambda g: hardware_radius(
+                     g, gpus_per_host=_gpus_per_host(g)))]:
+    c = time.process_time()
+    fn(g)
+    out[name] = time.process_time() - c
+with open("/proc/self/status") as f:
+    out["rss_gb"] = next(int(x.split()[1]) * 1024 / 1e9 for x in f if x.startswith("VmHWM:"))
+print(json.dumps(out))
+"""
+
+
+def _parts(label, spec, root=ROOT):
+    """CPU of each analysis of one fabric. h270 (536efab: the links read once into arrays,
+    shared by the bill of materials and port use), loaded 2-core machine, torus:dims=64x64x32
+    after its build, best of 3 in one process, before -> after: bill_of_materials 0.49 ->
+    0.24 s, port_use 0.30 -> 0.22 s, summary 1.66 -> 1.25 s, network_bill 2.22 -> 1.43 s;
+    hardware_radius unchanged (7-9 s here: failure_domains.components makes a Component
+    a link, _cut_points a biconnected-components pass in Python); peak RSS 0.56 GB both."""
+    code = _PART_CHILD.format(root=str(root), spec=spec)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    parts = ", ".join(f"{k} {r[k]:.2f} s" for k in ("bill_of_materials", "port_use", "summary",
+                                                      "network_bill", "hardware_radius"))
+    print(f"{label}: CPU {parts}; peak RSS {r['rss_gb']:.2f} GB ({r['links']:,} links)")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -294,6 +343,11 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{label}: skipped (--quick)")
             continue
         _import(label, spec, root=root)
+    for label, spec in PART_CASES:
+        if quick and "131,072" in label:
+            print(f"{label}: skipped (--quick)")
+            continue
+        _parts(label, spec, root=root)
     for label, spec in COMPARE_CASES:
         if quick and "524,288" in label:
             print(f"{label}: skipped (--quick)")
