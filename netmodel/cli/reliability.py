@@ -330,7 +330,7 @@ def blast_radius(scenario: str, model: str, phase: str,
               metavar="group|pod|global", help="Where spares sit: in the failed GPU's group, "
               "in its pod (copy of the fabric), or anywhere (whole instances re-created).")
 @click.option("--horizon", default="1y", show_default=True, metavar="T",
-              help="Simulated time (s, min, h, d, w, y).")
+              help="Simulated time (s, min, h, d, w, y): 1 h to 100 y.")
 @click.option("--trials", default="1000", show_default=True, metavar="N",
               help="Monte Carlo trials.")
 @click.option("--seed", default="0", show_default=True, metavar="N",

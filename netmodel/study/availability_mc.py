@@ -64,6 +64,12 @@ MAX_TRIAL_EVENTS = 4e6
 LANE_CELLS = 4_000_000
 #: Longest horizon (s): a century.
 MAX_HORIZON = 100 * YEAR
+#: Shortest horizon (s): an hour. The Monte Carlo estimates the steady-state time shares the
+#: closed forms give, from failures at rates per part-hour whose outages last from the swap
+#: (detection and warm-up, some 90 s) to repairs hours long; a shorter span samples almost
+#: none of them (1e-300 s ran an empty simulation), and its 400-instant grid still resolves a
+#: swap at an hour (9 s a step).
+MIN_HORIZON = HOUR
 
 
 @dataclass(frozen=True, eq=False)
@@ -106,8 +112,11 @@ def _check_run(trials, horizon) -> tuple[int, float]:
         raise UserError(f"trials must be a whole number from 1 to {MAX_TRIALS:,}, got "
                         f"{describe(trials)}")
     h = parse_duration(horizon, "horizon")
-    if h > MAX_HORIZON:
-        raise UserError(f"horizon {horizon!r} is longer than {MAX_HORIZON / YEAR:g} years")
+    if not MIN_HORIZON <= h <= MAX_HORIZON:
+        side = "shorter than an hour" if h < MIN_HORIZON else \
+            f"longer than {MAX_HORIZON / YEAR:g} years"
+        raise UserError(f"horizon {horizon!r} is {side}; allowed: 1 h to "
+                        f"{MAX_HORIZON / YEAR:g} y")
     return int(trials), h
 
 
@@ -249,7 +258,7 @@ def simulate(kinds: Sequence[Kind], pools: SparePools, instances: int, *,
                f"trials or shorter repair times") if warm > h else \
             ": give fewer trials or a shorter horizon"
         raise UserError(f"{per_trial * trials:.3g} failure events to simulate "
-                        f"({trials:,} trials); at most {MAX_EVENTS:.0e}{why}")
+                        f"({trials:,} trial{'' if trials == 1 else 's'}); at most {MAX_EVENTS:.0e}{why}")
     if per_trial > MAX_TRIAL_EVENTS:   # fewer trials do not help: one is drawn whole
         why = ("shorter repair times (the draws start one repair time, "
                f"{duration_text(warm)}, before the horizon)") if warm > h else \

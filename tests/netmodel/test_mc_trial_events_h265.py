@@ -34,8 +34,9 @@ def test_one_long_trial_is_refused_before_it_is_drawn(tmp_path):
 
 
 def test_a_long_warm_up_names_the_repair_time():
-    """1 s of horizon after a warm-up of one repair time, 100 years of host repairs."""
-    one_line_error(run_cli([*RUN, "--horizon", "1s", "--rate", "host=1", "--rate", "gpu=0.1",
+    """1 h of horizon (the shortest allowed) after a warm-up of one repair time, 100 years
+    of host repairs."""
+    one_line_error(run_cli([*RUN, "--horizon", "1h", "--rate", "host=1", "--rate", "gpu=0.1",
                             "--repair-time", "host=100y"]),
                    "9.36e+06 failure events in one trial",
                    "give shorter repair times (the draws start one repair time, 100 y")

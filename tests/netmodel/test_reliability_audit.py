@@ -152,10 +152,11 @@ def test_a_threshold_of_99_9_percent_is_not_printed_as_100():
     assert float(row.split()[-1]) == pytest.approx(0.02459, rel=2e-3)
 
 
-@pytest.mark.parametrize(("horizon", "shown"), [("1s", "x 1 s,"), ("90min", "x 1.5 h,"),
+@pytest.mark.parametrize(("horizon", "shown"), [("1h", "x 1 h,"), ("90min", "x 1.5 h,"),
                                                ("30d", "x 30 d,"), ("1y", "x 1 y,")])
 def test_the_horizon_is_shown_in_a_readable_unit(horizon, shown):
-    # '--horizon 1s' was shown as '20 trials x 3.17e-08 y' (1 s / 31,557,600 s)
+    # '--horizon 1s' was shown as '20 trials x 3.17e-08 y' (1 s / 31,557,600 s); the floor is
+    # now an hour (h272: shorter is refused), its unit h
     from click.testing import CliRunner
 
     from netmodel.cli.main import cli
