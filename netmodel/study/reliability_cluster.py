@@ -378,11 +378,11 @@ class Cluster(InstanceCosting):
             reps.setdefault(frozenset(nbrs), m)
         hops = []
         if len(reps) > 1 and not self.scenario.is_ocs:
-            router, rs = self._router, list(reps.values())
+            rs = list(reps.values())
             for i, a in enumerate(rs):
                 for b in rs[i + 1:]:
-                    r = router.route(a, b)
-                    hops.append(None if r is None else len(r.links))
+                    r = self._route(a, b)
+                    hops.append(None if r is None else len(r))
         return tuple(wiring), tuple(hops)
 
     def _place(self, member) -> tuple:
@@ -517,16 +517,75 @@ class Cluster(InstanceCosting):
         if self.scenario.is_ocs:
             return out
         reps = list(by.values())
-        router = self._router
         for i, a in enumerate(reps):
             for b in reps[i + 1:]:
-                r = router.route(a, b)
-                if r is None:
-                    continue
-                for link in r.links:
-                    u, v = router.link_name(link)
+                for u, v in self._route(a, b) or ():
                     out.update((u, v, _key(u, v)))
         return out
+
+    def _route(self, a, b) -> tuple | None:
+        """The links (``(u, v)`` pairs) of the cell's route from GPU ``a`` to GPU ``b``
+        (:meth:`_local_route` on a cell of GPUs alone), None where no path joins them."""
+        if self._gpus_only:
+            return self._local_route(a, b)
+        router = self._router
+        r = router.route(a, b)
+        return None if r is None else tuple(router.link_name(link) for link in r.links)
+
+    @cached_property
+    def _gpus_only(self) -> bool:
+        """Whether the cell is GPUs alone, wired to each other (a torus, a mesh: no switch,
+        no scale-out link, every link of some bandwidth): a route between two of them then
+        runs on the shortest paths between them alone, and :meth:`_local_route` finds it on
+        those paths instead of searching the whole cell (a breadth-first search of the whole
+        cell per destination made the footprints of a 2,048-GPU torus 23 s of 32)."""
+        g = self.graph
+        if len(g) <= 1 or any(k != "gpu" for _, k in g.nodes(data="kind")):
+            return False
+        return all(not d.get("scaleout", False) and float(d.get("bandwidth", 0.0)) > 0
+                   for _, _, d in g.edges(data=True))
+
+    def _local_route(self, a, b) -> tuple:
+        """The links (``(u, v)`` pairs) of the route from ``a`` to ``b`` on a cell of
+        GPUs alone (:attr:`_gpus_only`): the router's, found on the part of the cell that
+        lies on a shortest path between them (every node ``v`` with ``d(a, v) + d(v, b) =
+        d(a, b)``, their links in the cell's order), which is all the route's search looks
+        at. Parts alike (the same links and attributes in the cell's order: a torus's
+        translates) are routed once, on a copy renamed by place."""
+        adj = self.graph._adj   # networkx's documented internals: read only
+        da = _ball(adj, a, b)
+        if da is None:
+            return None
+        db = _ball(adj, b, a)
+        d = da[b]
+        on = {v for v, x in da.items() if db.get(v, d + 1) + x == d}
+        order = self._node_order
+        nodes = sorted(on, key=order.__getitem__)
+        pos = {v: i for i, v in enumerate(nodes)}
+        node = self.graph._node
+        key = (pos[a], pos[b],
+               tuple((_frozen_attrs(node[v]),
+                      tuple((pos[w], _frozen_attrs(e)) for w, e in adj[v].items() if w in pos))
+                     for v in nodes))
+        memo = self.__dict__.setdefault("_local_routes", {})
+        hit = memo.get(key)
+        if hit is None:
+            from netmodel.collectives.routing import Router
+
+            h = nx.Graph()
+            h.graph.update(self.graph.graph)
+            for i, v in enumerate(nodes):
+                h._node[i] = dict(node[v])
+            for i, v in enumerate(nodes):
+                h._adj[i] = {pos[w]: e for w, e in adj[v].items() if w in pos}
+            router = Router(h)
+            r = router.route(pos[a], pos[b])
+            hit = memo[key] = tuple(router.link_name(link) for link in r.links)
+        return tuple((nodes[u], nodes[v]) for u, v in hit)
+
+    @cached_property
+    def _node_order(self) -> dict:
+        return {n: i for i, n in enumerate(self.graph)}
 
     @cached_property
     def _router(self):
@@ -807,6 +866,30 @@ class Cluster(InstanceCosting):
         for item in items:
             parts.setdefault(recovery_key(self, *item), []).append(item)
         return list(parts.values())
+
+
+def _ball(adj, a, b) -> dict | None:
+    """Hops from ``a`` of every node no further than ``b`` (a breadth-first search from
+    ``a`` that stops at ``b``'s depth); None where ``b`` is not reached."""
+    dist = {a: 0}
+    frontier, depth = [a], 0
+    while frontier and b not in dist:
+        depth += 1
+        nxt = []
+        for u in frontier:
+            for v in adj[u]:
+                if v not in dist:
+                    dist[v] = depth
+                    nxt.append(v)
+        frontier = nxt
+    return dist if b in dist else None
+
+
+def _frozen_attrs(d: dict) -> tuple:
+    """A node's or link's attributes as a hashable value, each value with its type."""
+    from netmodel.study.instance_cost import _frozen
+
+    return _frozen(d)
 
 
 def _key(u, v) -> tuple:
