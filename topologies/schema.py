@@ -746,15 +746,15 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
         _bad(f"circuit {describe(u)}-{describe(v)} is an ocs-circuit but the graph has no OCS node "
              f"to set it through")
     _check_cabling_fits(graph, ocs_ports)
+    if gpus == 0:   # before the count's checks: "set it to 0" would ask for a fabric of none
+        _bad("it holds no GPU nodes (nodes of kind 'gpu'); a fabric needs at least one")
     declared = graph.graph.get("gpus")
-    if declared is None and gpus:
+    if declared is None:
         _bad(f"graph attribute 'gpus' is missing; set it to the number of GPU nodes, {gpus} "
              f"(graph.graph['gpus'] = {gpus}, or \"gpus\": {gpus} in a file's graph table)")
     if declared != gpus:
         _bad(f"graph attribute 'gpus' is {describe(declared)} but it has {gpus} GPU nodes; "
              f"set it to {gpus}")
-    if gpus == 0:
-        _bad("it has no GPU nodes")
     if check_connected and gpus > 1:
         first = gpu_list[0]
         reached = nx.node_connected_component(graph, first)
