@@ -120,7 +120,8 @@ class EdgeArrays:
     shared by the analyses that would each loop over every edge in Python: ``u``/``v``
     index ``nodes`` (edge order is ``graph.edges()``'s), ``node_kind`` codes index
     ``kinds``, ``medium`` and ``optics`` (a circuit's, default co-packaged optics) codes
-    index ``media``."""
+    index ``media``; ``node_bandwidth`` each node's links' bandwidth summed in its adjacency
+    order (``graph.degree(weight="bandwidth")``'s sums)."""
 
     nodes: list
     kinds: tuple
@@ -133,6 +134,7 @@ class EdgeArrays:
     media: tuple
     medium: np.ndarray
     optics: np.ndarray
+    node_bandwidth: np.ndarray
 
     def kind_is(self, kind: str) -> np.ndarray:
         """Boolean per node: of ``kind``."""
@@ -185,7 +187,10 @@ def edge_arrays(graph: nx.Graph) -> EdgeArrays:
         links=np.array([d.get("links", 1) for d in ds], dtype=float).reshape(m),
         bandwidth=np.array(list(map(itemgetter("bandwidth"), ds)), dtype=float).reshape(m),
         lanes=np.array(list(map(itemgetter("lanes"), ds)) or [0]),
-        media=media, medium=medium[:m], optics=medium[m:])
+        media=media, medium=medium[:m], optics=medium[m:],
+        node_bandwidth=np.bincount(near, weights=np.array(
+            list(map(itemgetter("bandwidth"), data)), dtype=float).reshape(total),
+            minlength=len(nodes)))
 
 
 def cable_end_parts(kind: str, links: float) -> float:
@@ -387,7 +392,8 @@ def bill_of_materials(graph: nx.Graph, edges: EdgeArrays | None = None) -> BillO
         traces=whole(traces))
 
 
-def injection_bandwidth(graph: nx.Graph) -> tuple[float, dict]:
+def injection_bandwidth(graph: nx.Graph, edges: EdgeArrays | None = None
+                        ) -> tuple[float, dict]:
     """The smallest per-GPU injection bandwidth (sum of its links, bytes/s per direction)
     and, for the first GPU with that smallest sum, that sum split by what the links lead to
     (``"gpu"``, ``"switch tier T"``, ``"ocs"``), so the parts add up to the smallest.
@@ -398,7 +404,13 @@ def injection_bandwidth(graph: nx.Graph) -> tuple[float, dict]:
     (500.0, {'switch tier 0': 450.0, 'switch tier 1': 50.0})
     """
     gpus = gpu_nodes(graph)
-    low, first = min((bw, i) for i, (_, bw) in enumerate(graph.degree(gpus, weight="bandwidth")))
+    if edges is None:
+        low, first = min((bw, i) for i, (_, bw) in
+                         enumerate(graph.degree(gpus, weight="bandwidth")))
+    else:   # the same sums, added in the same order, from the arrays (no self-loops)
+        sums = edges.node_bandwidth[edges.kind_is("gpu")]
+        first = int(np.argmin(sums))
+        low = float(sums[first])
     peers: Counter = Counter()
     for _, v, d in graph.edges(gpus[first], data=True):
         node = graph.nodes[v]
@@ -602,8 +614,8 @@ def summary(graph: nx.Graph, *, pair: tuple | None = None) -> FabricSummary:
             bis, bis_how = None, (f"no closed form, and over {MAXFLOW_NODES} nodes for "
                                   "an exact max-flow")
         paths = path_diversity(graph, *(pair or ())) if len(gpus) > 1 else None
-    low, peers = injection_bandwidth(graph)
     edges = edge_arrays(graph)
+    low, peers = injection_bandwidth(graph, edges)
     reconf = [d["reconfiguration_time"] for _, d in graph.nodes(data=True) if d["kind"] == "ocs"]
     return FabricSummary(
         name=str(graph.graph.get("name", "")), spec=str(graph.graph.get("spec", "")),

@@ -1,7 +1,7 @@
 """bill_of_materials and port_use from one pass of arrays (h270): the same counts, types and
 dict order as the per-edge loops they replaced (kept here as the reference), on every
 builder, breakout shares, OCS fabrics bare and realized, and a hand-made graph; the
-arrays built once can be passed to each (``edges=``)."""
+arrays built once can be passed to each (``edges=``), and to injection_bandwidth."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from topologies.analysis import (
     BillOfMaterials,
     bill_of_materials,
     edge_arrays,
+    injection_bandwidth,
     port_fill,
     port_use,
 )
@@ -149,6 +150,9 @@ def test_arrays_give_the_per_edge_counts(make):
     for use in (port_use(g), port_use(g, edges)):
         assert [list(d.items()) for d in use] == [list(d.items()) for d in want_use]
     assert port_fill(g, edges) == port_fill(g)
+    if any(k == "gpu" for _, k in g.nodes(data="kind")):
+        # the per-GPU sums added in graph.degree's order: the same floats, the same GPU
+        assert injection_bandwidth(g, edges) == injection_bandwidth(g)
 
 
 def test_hand_made_counts_by_hand():
@@ -166,3 +170,15 @@ def test_hand_made_counts_by_hand():
     gpu, net, rate = port_use(_hand_made())
     assert gpu == {"sw": 2.75, "o": 1.0} and net == {"sw": 3.0, "o": 3.0}
     assert rate == {"sw": 200e9, "o": 50e9}
+
+
+@pytest.mark.parametrize("spec", ["torus:dims=4x4x2", "fat-tree:k=4", "superpod:sus=1"])
+def test_injection_sums_in_the_same_order_with_inexact_bandwidths(spec):
+    import random
+
+    rng = random.Random(270)
+    for _ in range(20):
+        g = build(spec)
+        for _, _, d in g.edges(data=True):
+            d["bandwidth"] = rng.uniform(0.1, 3) * 1e9 / 3   # sums that round by order
+        assert injection_bandwidth(g, edge_arrays(g)) == injection_bandwidth(g)
