@@ -182,6 +182,12 @@ class InstanceCosting:
                 return fast
         physical = graph
         g = adjusted(graph, s.adjust)
+        made = self.__dict__.get("_last_direct")
+        if not s.is_ocs and self._direct and made is not None and made[0] is graph \
+                and made[1] == members:
+            # the graph the cluster's recost_graph has just made, named by what it was
+            # made from (equal names: equal graphs); not every node and link of the cell
+            return g, tuple(members), ("made", made[2], tuple(members))
         if not self._direct:   # instances alike, failures alike: one costing
             g, members = _canonical(g, members)
         key = _problem_key(g, members)

@@ -661,7 +661,7 @@ class Cluster(InstanceCosting):
         comps, members = tuple(comps), tuple(members)
         g = self.graph
         if self._direct:
-            out = g.copy()
+            out = _copy(g)
         else:
             # the switches' part once (_switches), copied, and the members wired into it:
             # the graph g.subgraph(switches + members).copy() gave, without filtering the
@@ -680,6 +680,16 @@ class Cluster(InstanceCosting):
             # form (InstanceCosting._switch_problem, for this graph object as returned: it
             # is not to be changed before costing); kept, so its id is not reused
             self.__dict__["_last_recost"] = (out, comps, members, bool(spares))
+        else:
+            # the cell, the spares and the failures it was made from name the graph (the
+            # same ones make the same graph), for the costing's key
+            # (InstanceCosting._new_problem) instead of every node and link of the cell
+            from netmodel.study.instance_cost import _frozen
+
+            made = (tuple((c.nodes, c.edges, c.scaled, c.disabled) for c in comps),
+                    tuple((name, _frozen(attrs), tuple((n, _frozen(d)) for n, d in edges))
+                          for name, attrs, edges in spares))
+            self.__dict__["_last_direct"] = (out, members, made)
         return out
 
     # ------------------------------------------------------------------ effects
@@ -866,6 +876,30 @@ class Cluster(InstanceCosting):
         for item in items:
             parts.setdefault(recovery_key(self, *item), []).append(item)
         return list(parts.values())
+
+
+def _copy(graph: nx.Graph) -> nx.Graph:
+    """``graph.copy()`` (the same nodes, links and adjacency orders, every attribute dict
+    copied) made by filling networkx's documented node and adjacency dicts directly, for an
+    ``nx.Graph``: the copy of a 16,384-GPU torus per instance costed took 0.37 s."""
+    if type(graph) is not nx.Graph:
+        return graph.copy()
+    out = nx.Graph()
+    out.graph.update(graph.graph)
+    node, adj = out._node, out._adj
+    for n, d in graph._node.items():
+        node[n] = d.copy()
+        adj[n] = {}
+    seen = set()
+    for n, nbrs in graph._adj.items():   # the order Graph.copy adds the links in
+        row = adj[n]
+        for v, d in nbrs.items():
+            if v not in seen:
+                dd = d.copy()
+                row[v] = dd
+                adj[v][n] = dd
+        seen.add(n)
+    return out
 
 
 def _ball(adj, a, b) -> dict | None:

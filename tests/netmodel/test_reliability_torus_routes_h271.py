@@ -57,3 +57,48 @@ def test_translates_are_routed_once():
     assert c.tp == 4 and len(c.instances) == 128
     _ = c._index
     assert len(c.__dict__["_local_routes"]) <= 6
+
+
+def test_copy_is_graph_copy():
+    import networkx as nx
+
+    from netmodel.study.reliability_cluster import _copy
+    from topologies.specs import build
+
+    g = build("torus:dims=4x4x2")
+    h, ref = _copy(g), g.copy()
+    assert type(h) is nx.Graph and h.graph == ref.graph
+    assert list(h.nodes(data=True)) == list(ref.nodes(data=True))
+    # every node's neighbours in the same order, with the same attributes
+    assert [(n, list(h.adj[n].items())) for n in h] == [(n, list(ref.adj[n].items()))
+                                                         for n in ref]
+    u, v = next(iter(g.edges()))
+    h.edges[u, v]["bandwidth"] = 1.0   # its own attribute dicts, one per link
+    assert h.edges[v, u]["bandwidth"] == 1.0 and g.edges[u, v]["bandwidth"] != 1.0
+    h.nodes[u]["kind"] = "x"
+    assert g.nodes[u]["kind"] == "gpu"
+
+
+def test_direct_cell_problem_named_by_what_made_it():
+    # a torus's degraded cell is keyed by the failures and spares it was made from, not
+    # by all its nodes and links; the same failure gives the same key, another another,
+    # and the cost is the one the whole-graph key gave
+    c = _cluster("torus:dims=8x8x8")
+    comps = list(c.components["copper-end"][:2])   # a cable's end: the link removed
+    assert all(x.edges for x in comps)
+    inst = c.instances[0]
+    g1 = c.recost_graph([comps[0]], inst)
+    k1 = c._problem(g1, inst)[2]
+    assert k1[0] == "made"
+    r1 = c.instance_result(g1, inst)
+    g1b = c.recost_graph([comps[0]], inst)
+    assert c._problem(g1b, inst)[2] == k1
+    g2 = c.recost_graph([comps[1]], inst)
+    assert c._problem(g2, inst)[2] != k1
+    # the whole-graph key's costing (a fresh cluster, the short way off)
+    d = _cluster("torus:dims=8x8x8")
+    g = d.recost_graph([comps[0]], inst)
+    d.__dict__.pop("_last_direct")
+    assert d._problem(g, inst)[2][0] == "Graph"
+    r = d.instance_result(g, inst)
+    assert (r.latency, r.tokens_per_s, r.batch) == (r1.latency, r1.tokens_per_s, r1.batch)
