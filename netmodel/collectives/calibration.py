@@ -410,7 +410,8 @@ _ZERO_MEANS_NONE = ("nvls_tree_channel_bandwidth",)
 def _tree_caps(where: str, key: str, v: object, *, allow_empty: bool = False
                ) -> tuple[float, ...]:
     """``v`` as NCCL's per-channel tree caps ``key`` on 1, 2 and 3+ nodes: three finite
-    numbers > 0 (bytes/s; >= 0 for a key of :data:`_ZERO_MEANS_NONE`), or nothing where
+    numbers >= a link's least bandwidth (bytes/s; or 0 for a key of
+    :data:`_ZERO_MEANS_NONE`), or nothing where
     ``allow_empty``; else UserError naming ``where``."""
     zero = key in _ZERO_MEANS_NONE
     floor = PHYSICAL_MIN["bandwidth"][0]   # a link's least bandwidth: below it times overflow

@@ -428,10 +428,13 @@ def tree_channel_rate(cal: Calibration, protocol: Protocol, nodes: Any, factor: 
     (1, 2, 3 or more pick the rate) under ``protocol`` at bandwidth ``factor``: ``(rate,
     table, f, ll128)``, ``rate = table x f``. ``perChMaxTreeBws x factor``, under LL128 at
     most ``perChMaxTreeLL128Bws`` (NCCL caps the tree's busbw, scales it by LL128's factor,
-    caps it again), which then is ``table`` with ``f`` 1 and ``ll128`` True.
-    ``cal.tree_channel_bandwidth`` must be set."""
+    caps it again), which then is ``table`` with ``f`` 1 and ``ll128`` True. Each table
+    applies without the other, as in NCCL's tuner: with ``cal.tree_channel_bandwidth``
+    empty, LL128's own cap is left, and rate 0 (none) under the other protocols."""
     col = np.clip(np.asarray(nodes), 1, 3).astype(np.intp) - 1   # NCCL: 1, 2, 3+ nodes
-    table = np.asarray(cal.tree_channel_bandwidth, dtype=float)[col]
+    simple = cal.tree_channel_bandwidth
+    table = np.asarray(simple, dtype=float)[col] if simple else \
+        np.full(np.shape(col), np.inf)
     f = np.broadcast_to(np.asarray(factor, dtype=float), np.shape(table * factor))
     ll128 = cal.tree_ll128_channel_bandwidth
     lower = np.zeros(np.shape(table), dtype=bool)
@@ -439,6 +442,8 @@ def tree_channel_rate(cal: Calibration, protocol: Protocol, nodes: Any, factor: 
         own = np.asarray(ll128, dtype=float)[col]
         lower = own < table * f
         table, f = np.where(lower, own, table), np.where(lower, 1.0, f)
+    if not simple:   # no Simple table: no cap but LL128's own
+        table = np.where(lower, table, 0.0)
     return table * f, table, f, lower
 
 
@@ -459,7 +464,7 @@ def channel_cap_rate(cal: Calibration, protocol: Protocol, kind: Any, nodes: Any
     shape = np.broadcast_shapes(kind.shape, col.shape, np.shape(factor))
     rate, table = np.zeros(shape), np.zeros(shape)
     f, ll128 = np.ones(shape), np.zeros(shape, dtype=bool)
-    if cal.tree_channel_bandwidth and np.any(kind == 0):
+    if (cal.tree_channel_bandwidth or cal.tree_ll128_channel_bandwidth) and np.any(kind == 0):
         r, tb, ff, own = tree_channel_rate(cal, protocol, nodes, factor)
         tree = kind == 0
         rate, table = np.where(tree, r, rate), np.where(tree, tb, table)
@@ -474,7 +479,8 @@ def _tree_least(t: dict[str, np.ndarray], mem: np.ndarray, fac: float | np.ndarr
                 cal: Calibration, protocol: Protocol) -> np.ndarray | None:
     """Per row of ``t``: the seconds per byte of ``n`` NCCL's tree channel caps allow at
     least (:func:`combine`), or None where no step of any row is so capped."""
-    if not (cal.tree_channel_bandwidth or cal.nvls_tree_channel_bandwidth):
+    if not (cal.tree_channel_bandwidth or cal.tree_ll128_channel_bandwidth
+            or cal.nvls_tree_channel_bandwidth):
         return None
     ch = t["tree_channels"]
     tree = mem & (ch > 0)
@@ -742,7 +748,8 @@ class CompiledCollective:
         NCCL's tree or NVLSTree takes at least its share of their channel cap
         (:func:`combine`)."""
         out = []
-        caps = cal.tree_channel_bandwidth or cal.nvls_tree_channel_bandwidth
+        caps = cal.tree_channel_bandwidth or cal.tree_ll128_channel_bandwidth \
+            or cal.nvls_tree_channel_bandwidth
         gamma = cal.reduction_rate
         net = cal.in_network
         ceiling = cal.in_network_ceiling
