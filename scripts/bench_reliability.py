@@ -10,7 +10,9 @@ resident set, VmHWM):
   the time includes the fabric search for the best TP and batch;
 * availability of 16,384 GPUs x 1 year x 1,000 trials (< 10 s on 2 cores, < 1 GB), with
   2% spares per pod and globally, and without spares; then 131,072 GPUs x 1 year x 100
-  trials for scale, and x 1,000 trials with 2% spares anywhere in the cluster.
+  trials for scale, and x 1,000 trials with 2% spares anywhere in the cluster;
+* static blast radius of one torus of GPUs alone: 32x32x16 (16,384 GPUs), and 64x64x32
+  (131,072) without ``--quick``.
 
 Wall times count while other processes share the cores; the CPU time of the case is
 printed beside them.
@@ -80,6 +82,12 @@ from netmodel.study.scenarios import load_scenario_text
 scenario = {scenario!r}
 if scenario.startswith("name ="):
     scenario = load_scenario_text(scenario)
+elif scenario.startswith("fabric "):   # a builder's spec, as blast-radius --fabric takes it
+    from netmodel.study.scenarios import fabric_scenario
+    from netmodel.study.topology_compare import resolve_fabric
+
+    fab = resolve_fabric(scenario[len("fabric "):])
+    scenario = fabric_scenario(fab.graph, fab.label)
 t0, c0 = time.perf_counter(), time.process_time()
 c = build_cluster(scenario, "Llama-3-70B", "decode", gpus={gpus})
 t1 = time.perf_counter()
@@ -131,6 +139,15 @@ def main(argv: list[str] | None = None) -> None:
           f"{r['seconds']:.2f} s ({_verdict(r['seconds'], 5, 's')}; CPU {r['cpu']:.2f} s); "
           f"{r['components']:,} components of a copy in {r['symmetry']} symmetry classes, "
           f"TP {r['tp']}; peak RSS {r['rss_gb']:.2f} GB")
+    # one cell of GPUs alone (a torus: GPUs forward traffic, every instance's footprint
+    # routed, every touched instance costed on the whole degraded cell); h271: 16x16x16
+    # took 76.6 s and 64x64x32 over 300 s and 6.5 GB before the local routes and keys
+    for dims in ("32x32x16",) if quick else ("32x32x16", "64x64x32"):
+        r = _run("blast", f"fabric torus:dims={dims}", None)
+        print(f"blast radius, every class, one {dims} torus of {r['gpus']:,} GPUs: "
+              f"{r['seconds']:.2f} s (CPU {r['cpu']:.2f} s); {r['components']:,} components "
+              f"in {r['symmetry']} symmetry classes, TP {r['tp']}; peak RSS "
+              f"{r['rss_gb']:.2f} GB")
     for spares, placement in (("2%", "pod"), ("2%", "global"), ("0", "pod")):
         r = _run("availability", "lite-flat", 16384, spares=spares, placement=placement)
         print(f"availability lite-flat 16,384 GPUs x 1 y x 1,000 trials, spares {spares} "
