@@ -582,13 +582,20 @@ def bisection_maxflow(graph: nx.Graph, side: Iterable[Hashable] | None = None) -
     return float(nx.maximum_flow_value(flow, source, sink))
 
 
-def summary(graph: nx.Graph, *, pair: tuple | None = None) -> FabricSummary:
+def summary(graph: nx.Graph, *, pair: tuple | None = None,
+            validated: bool = False) -> FabricSummary:
     """Everything above for one fabric; ``pair`` picks the two GPUs for path diversity.
 
     The fabric is validated first (connectivity is not required: a realized OCS fabric may
-    hold several islands; diameter, bisection and path diversity are then None).
+    hold several islands; diameter, bisection and path diversity are then None), unless
+    ``validated`` says the caller has it from a builder or a file reader, which validated
+    it and which it has not changed since (as
+    :class:`~netmodel.collectives.model.FabricCostModel`'s ``validated``).
     """
-    validate(graph, check_connected=False)
+    if not isinstance(validated, bool):
+        raise UserError(f"validated must be True or False, got {describe(validated)}")
+    if not validated:
+        validate(graph, check_connected=False)
     if pair is not None and (not isinstance(pair, tuple | list) or len(pair) != 2):
         # a string was spread into its letters, a number raised TypeError
         raise UserError(f"pair must be two GPU nodes (a, b), got {describe(pair)}")

@@ -81,7 +81,8 @@ def show(spec: str, as_json: bool, pair: tuple[str, str] | None) -> None:
     from topologies.analysis import summary
 
     fab = resolve_fabric(spec)
-    s = summary(fab.graph, pair=tuple(pair) if pair else None)
+    # a built, read or scenario fabric: validated as it was made (resolve_fabric)
+    s = summary(fab.graph, pair=tuple(pair) if pair else None, validated=True)
     scenario = fab.scenario.label if fab.scenario is not None else None
     if as_json:
         doc = s.to_dict()
