@@ -609,6 +609,30 @@ class Cluster(InstanceCosting):
         return g.subgraph([n for n, k in g.nodes(data="kind") if k != "gpu"]).copy()
 
     @cached_property
+    def _cell_valid(self) -> bool:
+        """Whether the cell, a plain ``nx.Graph`` without an OCS, passes
+        :func:`~topologies.schema.validate` (connectivity not required); checked once.
+        :meth:`recost_graph` makes a graph from it by removing failed parts alone (no spare
+        added, no link thinned) that then passes too (``InstanceCosting._known_valid``):
+        every node, link and graph attribute left is the cell's (``spec`` emptied, the
+        builder's keys dropped), ``gpus`` is recounted, ``device`` labels are given to
+        every GPU of a server or kept, each switch's cables only fall, and a torus's
+        ``dims`` allows GPUs and links missing. Without an OCS: one removed would leave a
+        circuit's ``via`` naming it, or ``ocs_cabling`` more cables than ports. The cell
+        is not to be changed once costed (as every cached part of it)."""
+        from topologies.schema import validate
+
+        g = self.graph
+        if type(g) is not nx.Graph or "ocs" in self._kinds.values() \
+                or "ocs_cabling" in g.graph:
+            return False
+        try:
+            validate(g, check_connected=False)
+        except UserError:
+            return False   # each graph made from it is checked, as before
+        return True
+
+    @cached_property
     def _csr(self) -> tuple:
         """The cell as arrays: node list, node index, edge ends (for connectivity)."""
         nodes = list(self.graph.nodes)
