@@ -220,8 +220,9 @@ class Calibration:
         Line rate of one NVLink (bytes/s a direction), from the generation; 0: unknown.
     tree_channel_bandwidth : tuple of float
         NCCL's cap on one tree channel's busbw (``perChMaxTreeBws``, bytes/s) on 1, 2 and 3
-        or more nodes (scale-up domains), from the generation; empty: no cap. NCCL's tree
-        all-reduce (the model's ``tree``) has a channel per NIC rail across domains
+        or more nodes (scale-up domains), from the generation; empty: none (under LL128,
+        ``tree_ll128_channel_bandwidth`` still caps a channel). NCCL's tree all-reduce
+        (the model's ``tree``) has a channel per NIC rail across domains
         (:attr:`~netmodel.collectives.steps.Step.tree_channels`), and NCCL counts a tree's
         algbw as half its busbw, so its algbw is at most ``rails x cap / 2`` (the steps'
         phases together, :func:`~netmodel.collectives.cost.combine`), a bound the links'

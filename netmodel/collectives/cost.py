@@ -354,13 +354,13 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     worked out (it depends on the steps only, not on the protocol or the loads).
 
     NCCL's tree channel cap (steps with ``tree_channels``, under a calibration with
-    ``tree_channel_bandwidth``, or for NVLSTree's, ``tree_table`` 1,
-    ``nvls_tree_channel_bandwidth``): every line's ``b`` is at least ``b_least``, the sum
-    over such member steps of ``repeat x tree_share / (tree_channels x rate)``
-    (:func:`channel_cap_rate`: the per-channel cap for ``tree_nodes`` nodes, for Tree times
-    the step's bandwidth factor, as NCCL caps the tree's busbw, then scales it by its
-    protocol), before the reduction part is added: ``b =
-    max(b_link, b_least) + b_reduce``. The fill is left bound by the links. ``split``:
+    ``tree_channel_bandwidth`` or, under LL128, ``tree_ll128_channel_bandwidth``, or for
+    NVLSTree's, ``tree_table`` 1, ``nvls_tree_channel_bandwidth``): every line's ``b`` is
+    at least ``b_least``, the sum over such member steps of ``repeat x tree_share /
+    (tree_channels x rate)`` (:func:`channel_cap_rate`: the per-channel cap for
+    ``tree_nodes`` nodes, for Tree times the step's bandwidth factor, as NCCL caps the
+    tree's busbw, then scales it by its protocol), before the reduction part is added:
+    ``b = max(b_link, b_least) + b_reduce``. The fill is left bound by the links. ``split``:
     each line is ``(a, b, a_fill, b_link, b_least)`` (``b_link`` the line's ``b`` without
     its reduction part and without the cap; ``b_least`` 0 where nothing caps), as
     :meth:`~netmodel.collectives.model.FabricCostModel.candidate_parts` re-scores them.

@@ -195,12 +195,15 @@ class Step:
         of 1x a GPU's scale-up line rate (the calibration's ceiling divides it); 0: none.
     tree_channels : int
         The step is a phase of NCCL's tree all-reduce run on this many channels (one per
-        NIC rail) across ``tree_nodes`` scale-up domains: NCCL caps the tree's busbw at its
-        channels times the calibration's per-channel rate for that many nodes
-        (:attr:`~netmodel.collectives.calibration.Calibration.tree_channel_bandwidth`), so
-        the collective's steady time per byte is at least the sum, over such phases, of
-        ``repeat / (tree_channels x rate)`` over the protocol's bandwidth factor, whatever
-        the links' bandwidth (:func:`~netmodel.collectives.cost.combine`); 0: no such cap.
+        NIC rail; NVLSTree's, one per NVLS head) across ``tree_nodes`` scale-up domains:
+        NCCL caps the tree's busbw at its channels times the calibration's per-channel rate
+        for that many nodes (:func:`~netmodel.collectives.cost.channel_cap_rate`: for Tree
+        :attr:`~netmodel.collectives.calibration.Calibration.tree_channel_bandwidth` times
+        the protocol's bandwidth factor, under LL128 at most ``tree_ll128_channel_bandwidth``;
+        for NVLSTree ``nvls_tree_channel_bandwidth``), so the collective's steady time per
+        byte is at least the sum, over such phases, of ``repeat x tree_share /
+        (tree_channels x rate)``, whatever the links' bandwidth
+        (:func:`~netmodel.collectives.cost.combine`); 0: no such cap.
     tree_nodes : int
         Scale-up domains the tree spans (NCCL's nodes: 1, 2, or 3 and more pick the rate).
     tree_table : int
