@@ -74,7 +74,6 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import NothingFeasible, UserError, known
-from compute.hardware import get_gpu
 from compute.models import get_model
 from compute.parallel import Parallelism
 from compute.phases import Slo, check_slo
@@ -1073,7 +1072,7 @@ def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
     from netmodel.collectives.placement import partition
 
     instances = tuple(partition(graph, r.best.gpus, s.placement, gpus=gpu_nodes(graph)))
-    return Cluster(scenario=s, model=m, workload=workload, gpu=get_gpu(s.gpu), slo=slo,
+    return Cluster(scenario=s, model=m, workload=workload, gpu=s.gpu_spec, slo=slo,
                    options=options, graph=_with_devices(graph), cells=cells, best=r.best,
                    instances=instances, calibration=scenario_calibration(s),
                    catalog=catalog_, max_batch=int(r.search.max_batch))
