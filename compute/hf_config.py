@@ -407,9 +407,11 @@ def _architectures(c: _Config) -> list[str]:
 
 
 def _hf_family(c: _Config) -> tuple[str, dict]:
-    """The model type and its architecture defaults (:data:`HF_FAMILIES`). An unknown type is
-    read GPT-2-style if it has ``n_embd``, else Llama-style, with a gated MLP for the gated
-    families and ``silu``/``swish`` activations."""
+    """The model type and its architecture defaults (:data:`HF_FAMILIES`). An unknown type
+    whose first ``architectures`` entry names a known architecture
+    (:data:`_ARCHITECTURE_FAMILIES`: Grok-2's model_type "git" with Grok1ForCausalLM) takes
+    that family's; any other is read GPT-2-style if it has ``n_embd``, else Llama-style,
+    with a gated MLP for the gated families and ``silu``/``swish``/``swiglu`` activations."""
     model_type = c.text("model_type").lower()
     model_type = _FAMILY_ALIASES.get(model_type, model_type)
     if model_type in HF_FAMILIES:
@@ -454,8 +456,11 @@ def _keyed_architecture(c: _Config, fam: dict) -> dict:
 
 def _refuse_unmodelled(c: _Config, model_type: str) -> None:
     """One-line refusal of a model whose layers are not what the reader models: a type of
-    :data:`HF_UNMODELLED`, an encoder-decoder (``is_encoder_decoder``), or keys of
-    state-space, linear-attention or hybrid layouts (:data:`_UNMODELLED_KEYS`)."""
+    :data:`HF_UNMODELLED`, a ``layer_types`` listing layers that are not attention
+    (:data:`_UNMODELLED_LAYERS`: GraniteMoeHybrid's "mamba"), an encoder-decoder
+    (``is_encoder_decoder``), or keys of state-space, linear-attention or hybrid layouts
+    (:data:`_UNMODELLED_KEYS`; those of a layer kind ``layer_types`` does not list are
+    inert)."""
     what = HF_UNMODELLED.get(model_type)
     types = c.cfg.get("layer_types")
     types = types if isinstance(types, list) else None

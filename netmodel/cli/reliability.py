@@ -7,6 +7,8 @@ before the work starts; the files are written all or nothing.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from netmodel.cli import run_record, say_written
@@ -21,6 +23,9 @@ from netmodel.cli.main import (
     slo_option,
     with_options,
 )
+
+if TYPE_CHECKING:
+    from netmodel.study.scenarios import Scenario
 
 __all__ = ["availability", "blast_radius"]
 
@@ -157,7 +162,7 @@ def shown_text(text) -> str:
         f"{str(text)[:20]!r}... ({len(str(text)):,} characters)"
 
 
-def _gpus(text, scenario: str = "NAME"):
+def _gpus(text, scenario: str | Scenario = "NAME"):
     """The cluster size of ``--cluster-gpus N`` (its older spelling ``--gpus N`` is an alias
     of the one option: elsewhere in the CLI ``--gpus`` names GPUs, so the help shows the
     new one)."""
@@ -186,7 +191,7 @@ def _gpus(text, scenario: str = "NAME"):
     return int(digits)
 
 
-def _gpu_name_hint(text: str, scenario: str) -> str:
+def _gpu_name_hint(text: str, scenario: str | Scenario) -> str:
     """Where a cluster size was given GPU names (compare's and sweep's ``--gpus`` take
     them), how these commands take a GPU instead: in the scenario."""
     from compute.hardware import catalog
