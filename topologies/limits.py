@@ -155,8 +155,8 @@ def check_size(what: str, nodes: int, edges: int) -> None:
     cap = _CAP.get()
     why = None
     if cap is not None:
-        if (nodes > cap[0] or edges > cap[1]) and cap[2]:
-            why = cap[2]   # the cap refuses it whatever the limits say
+        if cap[2] and ((nodes > cap[0] and cap[0] < top_n) or (edges > cap[1] and cap[1] < top_e)):
+            why = cap[2]   # a bound of the cap's own, below the limits, refuses it
         top_n, top_e = min(top_n, cap[0]), min(top_e, cap[1])
     if nodes <= top_n and edges <= top_e:
         return
