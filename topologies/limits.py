@@ -122,8 +122,8 @@ _CAP: contextvars.ContextVar[tuple[int, int, str | None] | None] = \
 def capped(nodes: int, edges: int, why: str | None = None) -> Iterator[None]:
     """Builds in this block refuse fabrics estimated over ``nodes`` nodes or ``edges`` edges
     (or the limits, or an enclosing block's cap, if lower), before allocating; ``why``, when
-    given, ends the refusal in place of the advice to raise the limits (this cap is not
-    theirs).
+    given, ends a refusal by a bound of this cap's own, below the limits, in place of the
+    advice to raise the limits (this cap is not theirs).
 
     >>> with capped(10, 10, why="the caller takes 10 nodes"):
     ...     check_size("ring", nodes=11, edges=11)
