@@ -968,11 +968,11 @@ def _shared(effect: Effect) -> bool:
     return bool(getattr(effect.component, "shared", False))
 
 
-def _check_gpus(gpus, cell: int, label: str = "the scenario") -> int:
+def _check_gpus(gpus, cell: int, label: str = "the scenario's fabric") -> int:
     """Cells of a cluster of ``gpus`` GPUs (None: one) made of copies of a ``cell``-GPU
     fabric; refused when the cluster, or the fabric itself, is over :data:`MAX_GPUS`."""
     if cell > MAX_GPUS:
-        raise UserError(f"{label}'s fabric has {cell:,} GPUs, more than the largest cluster "
+        raise UserError(f"{label} has {cell:,} GPUs, more than the largest cluster "
                         f"the reliability models take ({MAX_GPUS:,} GPUs); use a smaller "
                         f"fabric")
     if gpus is None:
@@ -1055,9 +1055,10 @@ def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
         graph = build_fabric(s)
     catalog_ = of_type("catalog_", catalog_, Catalog, "reliability_catalog.catalog()") \
         or catalog()
-    check_labels(graph, f"fabric {s.name!r}" if s.graph is not None else f"scenario {s.label}",
-                 catalog_.gpus_per_host(s.gpu_spec))
-    cells = _check_gpus(gpus, int(graph.graph["gpus"]), f"scenario {s.label}")
+    who = f"fabric {s.name!r}" if s.graph is not None else f"scenario {s.label}"
+    check_labels(graph, who, catalog_.gpus_per_host(s.gpu_spec))
+    cells = _check_gpus(gpus, int(graph.graph["gpus"]),
+                        who if s.graph is not None else f"{who}'s fabric")
     if search is not None:
         r = search
         if r.best is not None and (r.best.model, r.best.phase) != (m.name, workload.phase):
