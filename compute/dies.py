@@ -183,7 +183,8 @@ def check_die_table(gpu: str, table: dict, where: str, sms: int) -> LogicDies:
     for name in ("process", "packaging", "memory"):
         if name in rows:
             validate.name(where, name, rows[name].value)
-    memory = rows["memory"].value if "memory" in rows else HBM
+    # a memory kind is a name, read in any case (hbm, gddr6 are HBM, GDDR6)
+    memory = rows["memory"].value.upper() if "memory" in rows else HBM
     memory_price_of(memory, where)
     whole = {}
     for name, high in (("dies", MAX_DIES), ("sms_physical", MAX_SMS), ("sms_enabled", MAX_SMS),

@@ -75,3 +75,15 @@ def test_unknown_memory_names_the_row_to_add(tmp_path):
                                         r"'GDDR7', 'HBM' \(give one of them, or add a sourced "
                                         r"row \[memory_price_lpddr5x\]"):
         load_gpu_file(_file(tmp_path, "D", 48, "LPDDR5X"))
+
+
+@pytest.mark.parametrize("typed, kind", [("hbm", "HBM"), ("gddr6", "GDDR6"), ("Gddr7", "GDDR7")])
+def test_a_memory_kind_is_read_in_any_case(tmp_path, typed, kind):
+    """'hbm' was refused ('memory 'hbm' has no price; known: GDDR6, GDDR7, HBM') while
+    'gddr6' was priced (h269's left item): a kind is a name, read in any case; the price is
+    the upper-case kind's."""
+    sites = 2 if kind == "HBM" else 0
+    path = _file(tmp_path, f"C-{typed}", 48, typed, sites)
+    same = _file(tmp_path, f"U-{typed}", 48, kind, sites)
+    assert gpu_dies(path).memory == kind
+    assert package_cost(path).hbm == package_cost(same).hbm
