@@ -110,14 +110,14 @@ def process_rows() -> dict[str, str]:
 def wafer_price_of(process: str, where: str) -> float:
     """The wafer price (USD) of ``process``: the row whose ``processes_of_<row>`` list
     names it (:func:`process_rows`; ``wafer_price`` for the reference N4/N5 family), else
-    a ``wafer_price_<process>`` row of economics.toml.
+    a ``wafer_price_<process>`` row of economics.toml; a name in any case (``n5`` is N5).
 
     >>> wafer_price_of("N5", "f.toml") == wafer_price_of("N4", "f.toml") == parameter("wafer_price")
     True
     """
     rows = economics()
     covered = process_rows()
-    key = covered.get(process, f"wafer_price_{process.lower()}")
+    key = covered.get(process.upper(), f"wafer_price_{process.lower()}")
     if key not in rows:
         ok = sorted(set(covered) | {k.removeprefix("wafer_price_").upper() for k in rows
                                     if k.startswith("wafer_price_")})
@@ -183,8 +183,9 @@ def check_die_table(gpu: str, table: dict, where: str, sms: int) -> LogicDies:
     for name in ("process", "packaging", "memory"):
         if name in rows:
             validate.name(where, name, rows[name].value)
-    # a memory kind is a name, read in any case (hbm, gddr6 are HBM, GDDR6)
+    # memory kinds and process names are names read in any case (hbm, n3e: HBM, N3E)
     memory = rows["memory"].value.upper() if "memory" in rows else HBM
+    process = rows["process"].value.upper()   # TSMC's names: N4, N3E, 4N
     memory_price_of(memory, where)
     whole = {}
     for name, high in (("dies", MAX_DIES), ("sms_physical", MAX_SMS), ("sms_enabled", MAX_SMS),
@@ -209,7 +210,7 @@ def check_die_table(gpu: str, table: dict, where: str, sms: int) -> LogicDies:
         price = check_number(f"{where}: list_price", rows["list_price"].value, low_open=True,
                              high=MAX_WAFER_PRICE)
     return LogicDies(gpu=gpu, area=area, dies=whole["dies"], sms_physical=whole["sms_physical"],
-                     sms_enabled=whole["sms_enabled"], process=rows["process"].value,
-                     wafer_price=wafer_price_of(rows["process"].value, where),
+                     sms_enabled=whole["sms_enabled"], process=process,
+                     wafer_price=wafer_price_of(process, where),
                      hbm_sites=float(whole["hbm_sites"]), packaging=rows["packaging"].value,
                      list_price=price, basis=where, memory=memory)

@@ -18,7 +18,9 @@ def _row(v, u):
 
 @pytest.mark.parametrize("process, usd", [
     ("N5", 18000), ("N5P", 18000), ("N4P", 18000), ("4N", 18000), ("N4", 18000),
-    ("N3P", 20000), ("N3E", 20000), ("N3", 20000), ("N7", 9346)])
+    ("N3P", 20000), ("N3E", 20000), ("N3", 20000), ("N7", 9346),
+    # a name in any case: 'n5' and 'n3e' were refused (h269's left item), 'n3' priced
+    ("n5", 18000), ("n3e", 20000), ("n3", 20000)])
 def test_a_covered_name_takes_its_rows_price(process, usd):
     # the published prices: N4/N5 $18,000 (P11), 3 nm $20,000 (P12), 7 nm $9,346 (P10)
     assert wafer_price_of(process, "f.toml") == usd
@@ -31,9 +33,13 @@ def test_an_n5_die_table_is_read():
          "hbm_sites": _row(8, "1"), "packaging": _row("CoWoS-S", "name")}
     d = check_die_table("MI300X", t, "f.toml: GPU 'MI300X' die", 304)
     assert d.process == "N5" and d.wafer_price == 18000
+    # the name is kept as the upper-case process, which the study compares with the
+    # reference process (netmodel/study/cost.py)
+    lower = check_die_table("MI300X", {**t, "process": _row("n5", "name")}, "f.toml", 304)
+    assert lower.process == "N5" and lower.wafer_price == 18000
 
 
-@pytest.mark.parametrize("process", ["N6", "N2", "n5", "N5 N4"])
+@pytest.mark.parametrize("process", ["N6", "N2", "n2", "N5 N4"])
 def test_a_name_no_row_covers_stays_refused(process):
     with pytest.raises(UserError, match=f"process '{process}' has no wafer price"):
         wafer_price_of(process, "f.toml")
