@@ -388,12 +388,20 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
                    f"node{'s' if cap.nodes > 1 else ''} ({cap.table}; algbw at most "
                    f"{'half' if cap.share == 1 else 'busbw x n/(2(n-1))'}, "
                    f"{cap.algbw / 1e9:.4g} GB/s); the links alone: {cap.slowdown:.3g}x as fast")
+    top = result.in_switch_ceiling
+    if top is not None:
+        click.echo(f"bottleneck: the in-switch reduction ceiling, busbw at most {top.ceiling:g} x "
+                   f"{top.link_rate / 1e9:.4g} GB/s (a GPU's NVLink rate) = "
+                   f"{top.busbw / 1e9:.4g} GB/s (the highest published NVLS busbw of the "
+                   f"generation); the links alone: {top.slowdown:.3g}x as fast")
     click.echo(f"start-up latency {format_time(result.base_latency)}; steps:")
     click.echo(f"  {'step':<26} {'x':>4} {'stages':>6} {'xfers':>6} {'latency':>10} "
                f"{'transfer':>10} {'total':>10}  bottleneck")
     for s in result.steps:
         link = f"{s.bottleneck[0]}->{s.bottleneck[1]}" if s.bottleneck else \
-            f"tree cap {_tree_cap(s.tree_cap)}" if s.tree_cap else "-"
+            f"tree cap {_tree_cap(s.tree_cap)}" if s.tree_cap else \
+            f"in-switch ceiling {s.in_switch_ceiling.busbw / 1e9:.4g} GB/s" \
+            if s.in_switch_ceiling else "-"
         click.echo(f"  {s.name:<26} {s.repeat:>4} {s.stages:>6} {s.transfers:>6} "
                    f"{format_time(s.latency):>10} {format_time(s.serialization):>10} "
                    f"{format_time(s.time):>10}  {link}")

@@ -741,18 +741,50 @@ class CompiledCollective:
         is full (exact at every size when nothing fills; see :meth:`lines`)."""
         return self.lines(protocol, cal)[-1]
 
+    def _ceilings(self, protocol: Protocol, cal: Calibration) -> dict[int, InSwitchCeiling]:
+        """The pipelines whose steady time per byte the in-switch reduction ceiling sets (as
+        :func:`combine` takes it: the slowest member, or the largest sum over a bound, each
+        step at least its floor over the ceiling), each with its :class:`InSwitchCeiling`
+        (``slowdown``: that time over the links' alone)."""
+        net, ceiling = cal.in_network, cal.in_network_ceiling
+        terms: dict[int, dict] = {}
+        for s in self.steps:
+            if s.pipeline == 0:
+                continue
+            fac = (net if s.in_network else protocol).bandwidth_factor
+            wire = s.repeat * s.beta / fac
+            both = s.repeat * max(s.beta / fac, s.floor / ceiling)
+            key = ("m", id(s)) if s.member and not s.bound else ("b", s.bound)
+            if s.member or s.bound:
+                w, b = terms.setdefault(s.pipeline, {}).get(key, (0.0, 0.0))
+                terms[s.pipeline][key] = (w + wire, b + both)
+        out = {}
+        for pipe, ts in terms.items():
+            links = max(w for w, _ in ts.values())
+            steady = max(b for _, b in ts.values())
+            phase = next((x for x in self.steps if x.pipeline == pipe and x.member
+                          and x.floor > 0), None)
+            if steady > links and phase is not None:
+                out[pipe] = InSwitchCeiling(ceiling, (phase.heads - 1) / phase.heads
+                                            / phase.floor, steady / links if links > 0
+                                            else math.inf)
+        return out
+
     def timings(self, protocol: Protocol, cal: Calibration, nbytes: float
                 ) -> tuple[StepTiming, ...]:
         """Per-step :class:`StepTiming` at one size (the algorithm's phases; a pipeline's
         phases overlap, so their times add up to more than the pipeline takes). A phase of
         NCCL's tree or NVLSTree takes at least its share of their channel cap
-        (:func:`combine`)."""
+        (:func:`combine`). Where the cap binds a step, or the in-switch ceiling binds it or
+        its pipeline's steady rate (:meth:`_ceilings`), that, not a link, is its
+        bottleneck."""
         out = []
         caps = cal.tree_channel_bandwidth or cal.tree_ll128_channel_bandwidth \
             or cal.nvls_tree_channel_bandwidth
         gamma = cal.reduction_rate
         net = cal.in_network
         ceiling = cal.in_network_ceiling
+        tops = self._ceilings(protocol, cal) if ceiling > 0 else {}
         for s in self.steps:
             if not s.member:
                 continue
@@ -773,16 +805,22 @@ class CompiledCollective:
             links = max(s.beta / pr.bandwidth_factor, floor)
             ser = nbytes * max(links, least)
             red = nbytes * s.reduce / gamma if gamma > 0 else 0.0
+            wire = s.beta / pr.bandwidth_factor
+            cap = top = None
             if least > links:   # the cap binds: it, not a link, is the step's bottleneck
                 cap = TreeCap(s.tree_channels, float(table), s.tree_nodes, float(f),
                               least / links if links > 0 else math.inf,
                               "perChMaxTreeLL128Bws" if own else TREE_TABLES[s.tree_table],
                               s.tree_share)
-                bneck, bbw = (), 0.0
-            else:
-                cap, bneck, bbw = None, s.bottleneck, s.bottleneck_bandwidth
+            elif s.pipeline in tops and s.floor > 0:   # its pipeline's rate: the ceiling's
+                top = tops[s.pipeline]
+            elif s.pipeline == 0 and floor > wire:     # the in-switch ceiling binds it
+                top = InSwitchCeiling(ceiling, (s.heads - 1) / s.heads / s.floor,
+                                      floor / wire if wire > 0 else math.inf)
+            bneck, bbw = ((), 0.0) if cap or top else (s.bottleneck, s.bottleneck_bandwidth)
             out.append(StepTiming(s.name, s.repeat, s.stages, s.transfers, lat, ser, red,
-                                  s.repeat * (lat + ser + red), bneck, bbw, s.scaleout, cap))
+                                  s.repeat * (lat + ser + red), bneck, bbw, s.scaleout, cap,
+                                  top))
         return tuple(out)
 
 
@@ -833,12 +871,35 @@ class TreeCap:
 
 
 @dataclass(frozen=True)
+class InSwitchCeiling:
+    """The in-switch reduction ceiling where it, not a link, bounds an in-switch phase
+    (:attr:`~netmodel.collectives.calibration.Calibration.in_network_ceiling`: the highest
+    published NVLS busbw of the generation over a GPU's NVLink rate).
+
+    The phase's busbw is at most ``ceiling`` x ``link_rate`` (a GPU's line rate into its
+    domain's reducing switches, bytes/s a direction; :attr:`busbw`). ``slowdown``: the
+    phase's transfer time over what its links alone would take (> 1).
+    """
+
+    ceiling: float
+    link_rate: float
+    slowdown: float
+
+    @property
+    def busbw(self) -> float:
+        """The phase's busbw ceiling (bytes/s): ceiling x a GPU's link rate."""
+        return self.ceiling * self.link_rate
+
+
+@dataclass(frozen=True)
 class StepTiming:
     """One step of a costed collective at one size (seconds; per step, except ``time``).
 
     ``bottleneck`` is the directed link ``(u, v)`` that bounds the step's transfers, with
     its ``bottleneck_bandwidth``; where NCCL's tree channel cap bounds them instead,
-    ``tree_cap`` says so (:class:`TreeCap`) and ``bottleneck`` is empty (bandwidth 0).
+    ``tree_cap`` says so (:class:`TreeCap`), where the in-switch reduction ceiling does,
+    ``in_switch_ceiling`` (:class:`InSwitchCeiling`), and ``bottleneck`` is empty
+    (bandwidth 0).
     """
 
     name: str
@@ -853,6 +914,7 @@ class StepTiming:
     bottleneck_bandwidth: float
     scaleout: bool
     tree_cap: TreeCap | None = None
+    in_switch_ceiling: InSwitchCeiling | None = None
 
 
 @dataclass(frozen=True)
@@ -865,7 +927,9 @@ class CollectiveResult:
     (:attr:`StepTiming.tree_cap`; None: none does), or where it bounds the collective's
     line though a pipeline's other phases take longer one by one (NVLSTree's in-switch
     phases), its capped phases then named and its ``slowdown`` the collective's steady
-    time per byte over the links' alone;
+    time per byte over the links' alone; ``in_switch_ceiling`` the in-switch reduction
+    ceiling where it limits the costliest step(s) instead (:attr:`StepTiming.
+    in_switch_ceiling`; None: it does not);
     ``connected`` is False when a degraded fabric cut the group apart (then ``time`` is
     infinite and ``cut`` names a pair of members with no path between them).
     """
@@ -884,6 +948,7 @@ class CollectiveResult:
     connected: bool = True
     cut: tuple[Hashable, ...] = ()
     tree_cap: TreeCap | None = None
+    in_switch_ceiling: InSwitchCeiling | None = None
 
     @property
     def group_size(self) -> int:

@@ -648,11 +648,16 @@ class FabricCostModel:
         cap = next((s.tree_cap for s in costliest if s.tree_cap), None)
         if line_cap:   # the whole collective's slowdown: its steady time over the links'
             cap = replace(cap, slowdown=b_least / b_link if b_link > 0 else math.inf)
+        # the in-switch ceiling: where it sets a costliest step's rate, or its pipeline's
+        top = None if cap else \
+            next((s.in_switch_ceiling for s in costliest if s.in_switch_ceiling), None)
+        if top is not None:
+            bneck = ()
         time = float(t[0])
         algbw = n / time
         return CollectiveResult(op, group, n, time, algbw, algbw * bus_factor(op, len(group)),
                                 name, proto_name, proto.base_latency, steps, bneck,
-                                tree_cap=cap)
+                                tree_cap=cap, in_switch_ceiling=top)
 
     def sweep(self, op: str, sizes: ArrayLike, group: int | Iterable[Hashable],
               algorithm: str | None = None) -> SweepResult:
