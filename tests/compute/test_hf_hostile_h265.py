@@ -19,12 +19,11 @@ line naming the key and what is allowed.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from compute.errors import UserError
 from compute.models import load_hf_config
+from tests.compute.hf_helpers import write_config
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 
 #: A Llama-3-8B-shaped config whose model_type names no family (Grok-2 says "git").
@@ -34,9 +33,7 @@ BASE = {"model_type": "git", "hidden_size": 4096, "intermediate_size": 14336,
 
 
 def _write(tmp_path, cfg: dict):
-    path = tmp_path / "config.json"
-    path.write_text(json.dumps(cfg))
-    return path
+    return write_config(tmp_path, cfg)
 
 
 def test_a_list_of_names_is_read(tmp_path):

@@ -9,30 +9,11 @@ head, 3.18B; Phi-3-small (block-sparse attention) read silently as a 6.46B model
 attention and a 4 x hidden GELU MLP.
 """
 
-import json
-from pathlib import Path
 
 import pytest
 
 from compute.errors import UserError
-from compute.models import load_hf_config
-
-DATA = Path(__file__).parent / "data" / "hf_families"
-
-
-def read(name: str):
-    return load_hf_config(DATA / f"{name}.json")
-
-
-def write(tmp_path, cfg: dict):
-    path = tmp_path / "config.json"
-    path.write_text(json.dumps(cfg))
-    return load_hf_config(path, name="m")
-
-
-def fixture(name: str) -> dict:
-    return json.loads((DATA / f"{name}.json").read_text())
-
+from tests.compute.hf_helpers import fixture, read, write
 
 # ---- ChatGLM / GLM-4 ------------------------------------------------------------------------
 # GLM-4-9B-Chat: 40 layers, hidden 4096, 32 query heads and multi_query_group_num 2 KV heads of

@@ -6,24 +6,19 @@ the house rule is one line naming both keys, exit 2. Fixed in compute/hf_config.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from compute.errors import UserError
 from compute.models import load_hf_config
+from tests.compute.hf_helpers import LLAMA3_8B, write_config
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 
 #: Llama-3-8B's dense shape.
-DENSE = {"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
-         "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
-         "vocab_size": 128256, "max_position_embeddings": 8192}
+DENSE = LLAMA3_8B
 
 
 def _write(tmp_path, cfg: dict):
-    path = tmp_path / "config.json"
-    path.write_text(json.dumps(cfg))
-    return path
+    return write_config(tmp_path, cfg)
 
 
 @pytest.mark.parametrize("keys", [("text_config", "llm_config"),

@@ -10,30 +10,12 @@ position table (10.23B, published 13B); Grok-1 read with two-matrix experts (212
 published 314B); granite-4.0-micro refused as a Mamba hybrid though every layer is attention.
 """
 
-import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from compute.errors import UserError
-from compute.models import load_hf_config
-
-DATA = Path(__file__).parent / "data" / "hf_families"
-
-
-def read(name: str):
-    return load_hf_config(DATA / f"{name}.json")
-
-
-def write(tmp_path, cfg: dict):
-    path = tmp_path / "config.json"
-    path.write_text(json.dumps(cfg))
-    return load_hf_config(path, name="m")
-
-
-def fixture(name: str) -> dict:
-    return json.loads((DATA / f"{name}.json").read_text())
+from tests.compute.hf_helpers import DATA, fixture, read, write
 
 
 def kv_bytes(m) -> float:

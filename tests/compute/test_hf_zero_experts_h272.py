@@ -13,12 +13,11 @@ Fixed in compute/hf_config.py (_zero_experts).
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from compute.errors import UserError
 from compute.models import load_hf_config
+from tests.compute.hf_helpers import LLAMA3_8B, write_config
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 
 #: Mixtral-8x7B's shape (mistralai/Mixtral-8x7B-v0.1 config.json).
@@ -28,15 +27,11 @@ MIXTRAL = {"model_type": "mixtral", "architectures": ["MixtralForCausalLM"],
            "max_position_embeddings": 32768, "num_local_experts": 8,
            "num_experts_per_tok": 2}
 #: Llama-3-8B's dense shape, the same layer widths without experts.
-DENSE = {"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
-         "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
-         "vocab_size": 128256, "max_position_embeddings": 8192}
+DENSE = LLAMA3_8B
 
 
 def _write(tmp_path, cfg: dict):
-    path = tmp_path / "config.json"
-    path.write_text(json.dumps(cfg))
-    return path
+    return write_config(tmp_path, cfg)
 
 
 @pytest.mark.parametrize("cfg", [
