@@ -39,22 +39,20 @@ def _pairs(option: str, texts, parse, extra: tuple[str, ...] = ()) -> dict:
     """``CLASS=VALUE`` options into ``{class: parse(value)}`` (``extra``: names taken
     besides the component classes)."""
     from compute.errors import UserError
-    from compute.validate import known
     from netmodel.study.reliability_catalog import check_class
-    from topologies.failure_domains import CLASSES
 
     out, given = {}, {}
     for text in texts:
         name, eq, value = text.partition("=")
         if not eq or not name.strip() or not value.strip():
             raise UserError(f"{option} {text!r} must be CLASS=VALUE, e.g. transceiver=2e-5")
-        if name.strip() not in (*CLASSES, *extra):
+        try:
+            cls = check_class(name.strip(), also=extra)
+        except UserError as e:
             # --rate takes the GPU's whole rate; a repair time is a part's (h265)
             hint = (f" (a GPU is repaired as its die or its package: {option} gpu-die=T, "
                     f"{option} gpu-package=T)") if name.strip() == GPU_RATE else ""
-            raise UserError(f"{option}: unknown component class {name.strip()!r}; known: "
-                            f"{known((*extra, *CLASSES))}{hint}")
-        cls = name.strip() if name.strip() in extra else check_class(name.strip())
+            raise UserError(f"{option}: {e}{hint}") from None
         if cls in given:   # the later one was taken without a word
             raise UserError(f"{option} gives class {cls} twice ({given[cls]!r} and {text!r}); "
                             f"give each class once")

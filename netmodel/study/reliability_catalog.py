@@ -88,10 +88,11 @@ def percent(share: float) -> str:
     return f"{100 * share:.4g}%"
 
 
-def check_class(name: str) -> str:
-    """``name`` if it is a component class (:data:`~topologies.failure_domains.CLASSES`)."""
-    if name not in CLASSES:
-        raise UserError(f"unknown component class {name!r}; known: {known(CLASSES)}")
+def check_class(name: str, also: tuple[str, ...] = ()) -> str:
+    """``name`` if it is a component class (:data:`~topologies.failure_domains.CLASSES`)
+    or one of the names ``also`` taken besides them (listed first when refused)."""
+    if name not in (*also, *CLASSES):
+        raise UserError(f"unknown component class {name!r}; known: {known((*also, *CLASSES))}")
     return name
 
 
