@@ -43,7 +43,7 @@ import sys
 import weakref
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from operator import methodcaller
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -357,18 +357,12 @@ class Calibration:
             return self
         changes: dict[str, Any] = {"generations": (), "default_generation": "",
                                    "generation": gen.name}
-        if gen.scaleup_efficiency is not None:
-            changes["scaleup_efficiency"] = gen.scaleup_efficiency
+        for key in _SHARED_KEYS:   # a field of both, taken as it is
+            if getattr(gen, key) is not None:
+                changes[key] = getattr(gen, key)
         if gen.in_network_factor is not None:
             changes["in_network"] = replace(self.in_network,
                                             bandwidth_factor=gen.in_network_factor)
-        if gen.in_network_ceiling is not None:
-            changes["in_network_ceiling"] = gen.in_network_ceiling
-        if gen.nvlink_bandwidth is not None:
-            changes["nvlink_bandwidth"] = gen.nvlink_bandwidth
-        for key in TREE_CAP_KEYS:
-            if getattr(gen, key) is not None:
-                changes[key] = getattr(gen, key)
         if gen.ll_bandwidth_factor is not None:
             changes["protocols"] = tuple(replace(p, bandwidth_factor=gen.ll_bandwidth_factor)
                                          if p.name == "LL" else p for p in self.protocols)
@@ -505,8 +499,15 @@ def _calibration_of(data, pipeline, p2p, protocols, in_network, gens,
     )
 
 
-_GENERATION_KEYS = ("scaleup_efficiency", "in_network_factor", "in_network_ceiling",
-                    "ll_bandwidth_factor", "nvlink_bandwidth")
+#: A generation table's scalar keys: the :class:`Generation` fields but its name, its GPUs
+#: and the tree caps (:data:`TREE_CAP_KEYS`, read as three rates).
+_GENERATION_KEYS = tuple(f.name for f in fields(Generation)
+                         if f.name not in ("name", "gpus", *TREE_CAP_KEYS))
+
+#: The :class:`Generation` fields a :class:`Calibration` has by the same name, which
+#: :meth:`Calibration.for_gpu` takes as they are (the others set a protocol's factor).
+_SHARED_KEYS = tuple(f.name for f in fields(Generation)
+                     if f.name in {g.name for g in fields(Calibration)})
 
 
 def load_generations(path: str | Path = GENERATIONS_PATH) -> tuple[tuple[Generation, ...], str]:
