@@ -388,6 +388,12 @@ class _Config:
         k = self.key(field)
         return default if k is None else validate.flag(self.where, k, self.cfg[k])
 
+    def option(self, key: str, default: bool | None) -> bool | None:
+        """The true/false config key ``key`` itself (no aliases), checked; ``default`` when
+        absent or null."""
+        v = self.cfg.get(key)
+        return default if v is None else validate.flag(self.where, key, v)
+
     def text(self, key: str, default: str = "") -> str:
         v = self.cfg.get(key)
         return default if v is None else validate.string(self.where, key, v, max_length=200)
@@ -471,9 +477,7 @@ def _refuse_unmodelled(c: _Config, model_type: str) -> None:
         if what is None and kind is not None:
             what = (f"a hybrid with {types.count(kind)} {_UNMODELLED_LAYERS[kind][0]} "
                     f"layers of {len(types)} (layer_types entries {kind!r})")
-    enc_dec = c.cfg.get("is_encoder_decoder")
-    if what is None and enc_dec is not None and validate.flag(
-            c.where, "is_encoder_decoder", enc_dec):
+    if what is None and c.option("is_encoder_decoder", False):
         what = "an encoder-decoder model (is_encoder_decoder)"
     if what is None:  # a key set to null, false or empty says the structure is absent
         key = next((k for k, v in c.cfg.items() for p in _UNMODELLED_KEYS
@@ -649,8 +653,8 @@ def _sliding_window(c: _Config, model_type: str, fam: dict, layers: int) -> dict
     """
     if not c.has("sliding_window"):
         return {}
-    use = c.cfg.get("use_sliding_window")
-    if use is not None and not validate.flag(c.where, "use_sliding_window", use):
+    use = c.option("use_sliding_window", None)
+    if use is False:
         return {}
     if use is None and model_type in _WINDOW_OPT_IN:
         return {}
@@ -942,13 +946,9 @@ def _multi_query(c: _Config) -> bool:
     own KV-head count decides, with Falcon's ``new_decoder_architecture`` or RW's
     ``n_head_kv``. Another KV-head key beside a true ``multi_query`` does not make the
     attention multi-head (HF's FalconAttention and GPTBigCodeAttention take one head then)."""
-    def flag(key: str, default: bool) -> bool:
-        v = c.cfg.get(key)
-        return default if v is None else validate.flag(c.where, key, v)
-
-    if flag("new_decoder_architecture", False) or c.key("kv_heads") == "n_head_kv":
+    if c.option("new_decoder_architecture", False) or c.key("kv_heads") == "n_head_kv":
         return False
-    return flag("multi_query", True)
+    return c.option("multi_query", True)
 
 
 def _chatglm_layout(c: _Config, heads: int, fam: dict) -> tuple[int, dict]:
@@ -956,14 +956,11 @@ def _chatglm_layout(c: _Config, heads: int, fam: dict) -> tuple[int, dict]:
     ``multi_query_attention`` is true, else one per query head (ChatGLMConfig's defaults:
     false, 1 group; THUDM's SelfAttention builds K and V of ``kv_channels`` x that many);
     an RMSNorm unless ``rmsnorm`` is false (then a LayerNorm)."""
-    mq = c.cfg.get("multi_query_attention")
-    mq = False if mq is None else validate.flag(c.where, "multi_query_attention", mq)
-    kv_heads = c.count("kv_heads", default=1) if mq else heads
+    kv_heads = c.count("kv_heads", default=1) if c.option("multi_query_attention", False) \
+        else heads
     if c.key("kv_heads") not in (None, "multi_query_group_num"):
         kv_heads = c.count("kv_heads")    # a num_key_value_heads of its own decides
-    rms = c.cfg.get("rmsnorm")
-    rms = True if rms is None else validate.flag(c.where, "rmsnorm", rms)
-    return kv_heads, {**fam, "norm": "rmsnorm" if rms else "layernorm"}
+    return kv_heads, {**fam, "norm": "rmsnorm" if c.option("rmsnorm", True) else "layernorm"}
 
 
 #: Model types whose HF code builds the dense MLP when its experts key is 0, and that key:
