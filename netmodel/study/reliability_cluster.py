@@ -81,7 +81,7 @@ from compute.roofline import RooflineOptions, check_options, make_workload
 from compute.search import DEFAULT_MAX_BATCH
 from compute.units import SECONDS_PER_YEAR
 from compute.validate import describe, is_whole, of_type
-from netmodel.study.instance_cost import InstanceCosting
+from netmodel.study.instance_cost import InstanceCosting, _frozen
 from netmodel.study.reliability_catalog import Catalog, catalog
 from netmodel.study.rows import batch_limit_note
 from netmodel.study.scenarios import get_scenario
@@ -563,8 +563,8 @@ class Cluster(InstanceCosting):
         pos = {v: i for i, v in enumerate(nodes)}
         node = self.graph._node
         key = (pos[a], pos[b],
-               tuple((_frozen_attrs(node[v]),
-                      tuple((pos[w], _frozen_attrs(e)) for w, e in adj[v].items() if w in pos))
+               tuple((_frozen(node[v]),
+                      tuple((pos[w], _frozen(e)) for w, e in adj[v].items() if w in pos))
                      for v in nodes))
         memo = self.__dict__.setdefault("_local_routes", {})
         hit = memo.get(key)
@@ -707,8 +707,6 @@ class Cluster(InstanceCosting):
             # the cell, the spares and the failures it was made from name the graph (the
             # same ones make the same graph), for the costing's key
             # (InstanceCosting._new_problem) instead of every node and link of the cell
-            from netmodel.study.instance_cost import _frozen
-
             made = (tuple((c.nodes, c.edges, c.scaled, c.disabled) for c in comps),
                     tuple((name, _frozen(attrs), tuple((n, _frozen(d)) for n, d in edges))
                           for name, attrs, edges in spares))
@@ -940,13 +938,6 @@ def _ball(adj, a, b) -> dict | None:
                     nxt.append(v)
         frontier = nxt
     return dist if b in dist else None
-
-
-def _frozen_attrs(d: dict) -> tuple:
-    """A node's or link's attributes as a hashable value, each value with its type."""
-    from netmodel.study.instance_cost import _frozen
-
-    return _frozen(d)
 
 
 def _key(u, v) -> tuple:
