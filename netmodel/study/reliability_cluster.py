@@ -625,6 +625,8 @@ class Cluster(InstanceCosting):
         if type(g) is not nx.Graph or "ocs" in self._kinds.values() \
                 or "ocs_cabling" in g.graph:
             return False
+        if g is self.scenario.graph:   # fabric_scenario checked it (connected too)
+            return True
         try:
             validate(g, check_connected=False)
         except UserError:

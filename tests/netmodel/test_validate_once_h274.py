@@ -110,3 +110,26 @@ def test_summary_validated_skips_the_check_only_when_told():
         summary(bad)
     with pytest.raises(UserError, match="validated must be True or False"):
         summary(g, validated="yes")
+
+
+def test_a_fabric_graph_cell_is_not_checked_a_second_time(monkeypatch):
+    """--fabric: fabric_scenario checked the graph (connectivity too), and the cell is that
+    graph (no server labels to add), so _cell_valid passes it without a second check; a
+    shipped scenario's built cell is still checked once."""
+    import topologies.schema as schema
+
+    seen: list = []
+    real = schema.validate
+
+    def counted(graph, **kw):
+        seen.append(graph)
+        return real(graph, **kw)
+
+    c = _cluster("torus:dims=4x4x4")
+    assert c.graph is c.scenario.graph
+    monkeypatch.setattr(schema, "validate", counted)
+    assert c._cell_valid
+    assert seen == []
+    shipped = build_cluster("lite-flat", "Llama-3-70B", "decode")
+    assert shipped._cell_valid
+    assert seen == [shipped.graph]
