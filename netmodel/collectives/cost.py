@@ -422,6 +422,18 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     return lines
 
 
+def _node_column(nodes: Any) -> np.ndarray:
+    """The column of NCCL's per-channel cap tables for ``nodes`` scale-up domains: 0, 1 and
+    2 for 1, 2 and 3 or more nodes."""
+    return np.clip(np.asarray(nodes), 1, 3).astype(np.intp) - 1
+
+
+def _has_tree_caps(cal: Calibration) -> bool:
+    """Whether ``cal`` holds any of NCCL's per-channel tree caps."""
+    return bool(cal.tree_channel_bandwidth or cal.tree_ll128_channel_bandwidth
+                or cal.nvls_tree_channel_bandwidth)
+
+
 def tree_channel_rate(cal: Calibration, protocol: Protocol, nodes: Any, factor: Any
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """NCCL's cap on one tree channel's busbw (bytes/s) over ``nodes`` scale-up domains
@@ -431,7 +443,7 @@ def tree_channel_rate(cal: Calibration, protocol: Protocol, nodes: Any, factor: 
     caps it again), which then is ``table`` with ``f`` 1 and ``ll128`` True. Each table
     applies without the other, as in NCCL's tuner: with ``cal.tree_channel_bandwidth``
     empty, LL128's own cap is left, and rate 0 (none) under the other protocols."""
-    col = np.clip(np.asarray(nodes), 1, 3).astype(np.intp) - 1   # NCCL: 1, 2, 3+ nodes
+    col = _node_column(nodes)
     simple = cal.tree_channel_bandwidth
     table = np.asarray(simple, dtype=float)[col] if simple else \
         np.full(np.shape(col), np.inf)
@@ -460,7 +472,7 @@ def channel_cap_rate(cal: Calibration, protocol: Protocol, kind: Any, nodes: Any
     (``kind`` 1: Simple only, which NCCL does not scale after the cap, so ``f`` is 1):
     ``(rate, table, f, ll128)``."""
     kind = np.asarray(kind)
-    col = np.clip(np.asarray(nodes), 1, 3).astype(np.intp) - 1   # NCCL: 1, 2, 3+ nodes
+    col = _node_column(nodes)
     shape = np.broadcast_shapes(kind.shape, col.shape, np.shape(factor))
     rate, table = np.zeros(shape), np.zeros(shape)
     f, ll128 = np.ones(shape), np.zeros(shape, dtype=bool)
@@ -479,8 +491,7 @@ def _tree_least(t: dict[str, np.ndarray], mem: np.ndarray, fac: float | np.ndarr
                 cal: Calibration, protocol: Protocol) -> np.ndarray | None:
     """Per row of ``t``: the seconds per byte of ``n`` NCCL's tree channel caps allow at
     least (:func:`combine`), or None where no step of any row is so capped."""
-    if not (cal.tree_channel_bandwidth or cal.tree_ll128_channel_bandwidth
-            or cal.nvls_tree_channel_bandwidth):
+    if not _has_tree_caps(cal):
         return None
     ch = t["tree_channels"]
     tree = mem & (ch > 0)
@@ -765,9 +776,8 @@ class CompiledCollective:
             phase = next((x for x in self.steps if x.pipeline == pipe and x.member
                           and x.floor > 0), None)
             if steady > links and phase is not None:
-                out[pipe] = InSwitchCeiling(ceiling, (phase.heads - 1) / phase.heads
-                                            / phase.floor, steady / links if links > 0
-                                            else math.inf)
+                out[pipe] = InSwitchCeiling.of(phase, ceiling,
+                                               steady / links if links > 0 else math.inf)
         return out
 
     def timings(self, protocol: Protocol, cal: Calibration, nbytes: float
@@ -779,8 +789,7 @@ class CompiledCollective:
         its pipeline's steady rate (:meth:`_ceilings`), that, not a link, is its
         bottleneck."""
         out = []
-        caps = cal.tree_channel_bandwidth or cal.tree_ll128_channel_bandwidth \
-            or cal.nvls_tree_channel_bandwidth
+        caps = _has_tree_caps(cal)
         gamma = cal.reduction_rate
         net = cal.in_network
         ceiling = cal.in_network_ceiling
@@ -802,10 +811,10 @@ class CompiledCollective:
                                                    pr.bandwidth_factor) \
                 if caps and s.tree_channels > 0 else (0.0, 0.0, 0.0, False)
             least = s.tree_share / (s.tree_channels * float(rate)) if rate else 0.0
-            links = max(s.beta / pr.bandwidth_factor, floor)
+            wire = s.beta / pr.bandwidth_factor
+            links = max(wire, floor)
             ser = nbytes * max(links, least)
             red = nbytes * s.reduce / gamma if gamma > 0 else 0.0
-            wire = s.beta / pr.bandwidth_factor
             cap = top = None
             if least > links:   # the cap binds: it, not a link, is the step's bottleneck
                 cap = TreeCap(s.tree_channels, float(table), s.tree_nodes, float(f),
@@ -815,8 +824,7 @@ class CompiledCollective:
             elif s.pipeline in tops and s.floor > 0:   # its pipeline's rate: the ceiling's
                 top = tops[s.pipeline]
             elif s.pipeline == 0 and floor > wire:     # the in-switch ceiling binds it
-                top = InSwitchCeiling(ceiling, (s.heads - 1) / s.heads / s.floor,
-                                      floor / wire if wire > 0 else math.inf)
+                top = InSwitchCeiling.of(s, ceiling, floor / wire if wire > 0 else math.inf)
             bneck, bbw = ((), 0.0) if cap or top else (s.bottleneck, s.bottleneck_bandwidth)
             out.append(StepTiming(s.name, s.repeat, s.stages, s.transfers, lat, ser, red,
                                   s.repeat * (lat + ser + red), bneck, bbw, s.scaleout, cap,
@@ -884,6 +892,12 @@ class InSwitchCeiling:
     ceiling: float
     link_rate: float
     slowdown: float
+
+    @classmethod
+    def of(cls, step: StepCost, ceiling: float, slowdown: float) -> InSwitchCeiling:
+        """The ceiling of in-switch ``step``, whose ``floor`` (seconds per byte at a ceiling
+        of 1) is (heads - 1) / heads over a GPU's link rate."""
+        return cls(ceiling, (step.heads - 1) / step.heads / step.floor, slowdown)
 
     @property
     def busbw(self) -> float:
