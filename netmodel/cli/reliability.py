@@ -200,7 +200,7 @@ def _gpu_name_hint(text: str, scenario: str | Scenario) -> str:
     if not isinstance(scenario, str):   # --fabric: its GPUs are the fabric's own
         return (f"; it is the cluster size here: the GPU is the fabric's ({scenario.gpu}; "
                 f"a spec's gpu={names[0]} sets it)")
-    base = scenario.split("@")[0] if "@" in scenario or scenario.isidentifier() or \
+    base = scenario.split("@")[0] if "@" in scenario or \
         all(c.isalnum() or c in "-_" for c in scenario) else "NAME"
     return (f"; it is the cluster size here: run on {names[0]} with "
             f"--scenario {base}@{names[0]}")
