@@ -1,7 +1,8 @@
 """HuggingFace ``config.json`` files read offline into a :class:`~compute.model_spec.ModelSpec`:
 where each figure is found in each family's config (:data:`HF_ALIASES`, :data:`HF_FAMILIES`),
 mixture-of-experts and latent-attention layouts, sliding and chunked windows; the
-``quantization_config`` of a quantized checkpoint is read by :mod:`compute.hf_quant`.
+``quantization_config`` of a quantized checkpoint is read by :mod:`compute.hf_quant`, a
+vision-language wrapper's vision tower counted by :mod:`compute.hf_vision`.
 :func:`compute.models.get_model` reads a ``.json`` path through it.
 """
 
@@ -15,6 +16,7 @@ from compute import validate
 from compute.config_files import parse_table, read_text
 from compute.errors import UserError, known
 from compute.hf_quant import read_quantization, with_sidecar
+from compute.hf_vision import vision_tower
 from compute.model_spec import ModelSpec, _model_from_entry
 
 __all__ = ["HF_ALIASES", "HF_FAMILIES", "load_hf_config"]
@@ -122,7 +124,7 @@ HF_FAMILIES: dict[str, dict] = {
     "llama": {}, "mistral": {}, "mixtral": {},
     "qwen2": dict(qkv_bias=True),
     # Qwen2-VL / Qwen2.5-VL (HF models/qwen2_vl, qwen2_5_vl): Qwen2's language model (biases
-    # on Q, K and V) in a flat config beside its vision_config (the tower: _vision_tower)
+    # on Q, K and V) in a flat config beside its vision_config (the tower: compute.hf_vision)
     "qwen2_vl": dict(qkv_bias=True), "qwen2_5_vl": dict(qkv_bias=True),
     "qwen2_moe": dict(qkv_bias=True, shared_expert_gate=True),
     "deepseek_v2": {}, "deepseek_v3": {},
@@ -747,7 +749,7 @@ def _text_model(cfg: dict, where: str) -> tuple[dict, str]:
     table, with the wrapper's ``torch_dtype``, ``quantization_config`` and
     ``tie_word_embeddings`` where it gives none and its model type's defaults
     (:data:`_NESTED_DEFAULTS`) for the keys it leaves out. Its vision tower is
-    :func:`_vision_tower`'s."""
+    :func:`compute.hf_vision.vision_tower`'s."""
     keys = [k for k in _TEXT_MODEL_KEYS if cfg.get(k) is not None]
     if not keys or any(cfg.get(k) is not None for k in HF_ALIASES["layers"]):
         return cfg, ""
@@ -765,122 +767,6 @@ def _text_model(cfg: dict, where: str) -> tuple[dict, str]:
     for k, v in _NESTED_DEFAULTS.get(str(inner.get("model_type", "")).lower(), {}).items():
         inner.setdefault(k, v)
     return inner, key
-
-
-def _qwen2_vl_tower(v, hidden: int) -> int:
-    """Qwen2-VL's vision tower (HF ``Qwen2VisionTransformerPretrainedModel``): a Conv3d patch
-    embedding without bias (``in_chans x temporal_patch_size x patch_size^2`` inputs to
-    ``embed_dim``); ``depth`` blocks of two LayerNorms, fused QKV and output projections
-    with biases and a two-matrix MLP ``int(embed_dim x mlp_ratio)`` wide with biases; the
-    merger: a LayerNorm, then ``embed_dim x spatial_merge_size^2`` -> itself -> the
-    language model's width (``hidden_size``), with biases."""
-    c, t, p = v("embed_dim"), v("temporal_patch_size"), v("patch_size")
-    m = int(c * v("mlp_ratio", integer=False))
-    block = 2 * 2 * c + (3 * c * c + 3 * c) + (c * c + c) + (c * m + m) + (m * c + c)
-    w = c * v("spatial_merge_size") ** 2
-    merger = 2 * c + (w * w + w) + (w * hidden + hidden)
-    return v("in_chans") * t * p * p * c + v("depth", limit="layers") * block + merger
-
-
-def _qwen2_5_vl_tower(v, hidden: int) -> int:
-    """Qwen2.5-VL's vision tower (HF ``Qwen2_5_VisionTransformerPretrainedModel``): Qwen2-VL's
-    patch embedding; ``depth`` blocks of two RMSNorms, fused QKV and output projections with
-    biases and a SwiGLU MLP ``intermediate_size`` wide with biases (gate, up, down); the
-    merger: an RMSNorm, then ``hidden_size x spatial_merge_size^2`` -> itself ->
-    ``out_hidden_size``, with biases."""
-    c, f, t, p = v("hidden_size"), v("intermediate_size", limit="ffn"), \
-        v("temporal_patch_size"), v("patch_size")
-    block = 2 * c + (3 * c * c + 3 * c) + (c * c + c) + 2 * (c * f + f) + (f * c + c)
-    w, out = c * v("spatial_merge_size") ** 2, v("out_hidden_size")
-    merger = c + (w * w + w) + (w * out + out)
-    return v("in_chans") * t * p * p * c + v("depth", limit="layers") * block + merger
-
-
-def _llava_tower(v, hidden: int) -> int:
-    """LLaVA's CLIP vision tower (HF ``CLIPVisionModel``): class embedding, a Conv2d patch
-    embedding without bias, ``(image_size / patch_size)^2 + 1`` learned positions, a
-    LayerNorm before and one after ``num_hidden_layers`` layers of Q, K, V, O with biases,
-    two LayerNorms and a two-matrix MLP ``intermediate_size`` wide with biases; and the
-    projector (``LlavaMultiModalProjector``): the tower's width (times the feature layers
-    when ``vision_feature_layer`` lists several) -> the language model's width -> itself,
-    with biases unless ``multimodal_projector_bias`` is false."""
-    c, f, p = v("hidden_size"), v("intermediate_size", limit="ffn"), v("patch_size")
-    positions = (v("image_size") // p) ** 2 + 1
-    layer = 4 * (c * c + c) + 2 * 2 * c + (c * f + f) + (f * c + c)
-    tower = (c + v("num_channels") * p * p * c + positions * c + 2 * 2 * c
-             + v("num_hidden_layers", limit="layers") * layer)
-    feature = v("vision_feature_layer", top=True)
-    bias = v("multimodal_projector_bias", top=True)
-    width = c * (len(feature) if isinstance(feature, list) else 1)
-    return tower + width * hidden + hidden * hidden + (2 * hidden if bias else 0)
-
-
-#: Vision towers counted exactly, by the wrapper's ``model_type``: (the vision_config's own
-#: ``model_type`` required, or None; what the note calls it; the count of
-#: :func:`_vision_tower`'s reader and the language model's width).
-_VISION_TOWERS = {
-    "qwen2_vl": (None, "Qwen2-VL ViT and merger", _qwen2_vl_tower),
-    "qwen2_5_vl": (None, "Qwen2.5-VL ViT and merger", _qwen2_5_vl_tower),
-    "llava": ("clip_vision_model", "CLIP ViT and projector", _llava_tower),
-}
-#: HF's config defaults for tower keys a published config leaves out: CLIPVisionConfig's
-#: ``num_channels`` 3 (models/clip/configuration_clip.py; llava-1.5-7b-hf's vision_config
-#: omits it), LlavaConfig's ``vision_feature_layer`` -2 and ``multimodal_projector_bias``
-#: true (models/llava/configuration_llava.py).
-_VISION_DEFAULTS = {"num_channels": 3, "vision_feature_layer": -2,
-                    "multimodal_projector_bias": True}
-
-
-class _MissingKey(Exception):
-    """A key a vision tower's count needs that its config leaves out (the tower then stays
-    uncounted)."""
-
-
-def _vision_tower(cfg: dict, hidden: int, where: str) -> tuple[int, str]:
-    """``(parameters, words)``: the vision tower of a config.json with a ``vision_config``
-    (and a language model ``hidden`` wide), counted where its architecture is one of
-    :data:`_VISION_TOWERS` and the config gives every key its count needs; otherwise 0, and
-    the words say why it is not counted (no guess is made). Bad values are refused in one
-    line naming the key."""
-    vc = cfg.get("vision_config")
-    if vc is None:
-        return 0, "its vision tower is not counted"
-    here = f"{where}: vision_config"
-    vc = validate.table(here, vc)
-    wrapper = str(cfg.get("model_type", "")).lower()
-    kind = validate.string(here, "model_type", vc.get("model_type") or wrapper, max_length=100)
-    known_tower = _VISION_TOWERS.get(wrapper)
-    if known_tower is None or known_tower[0] not in (None, kind):
-        return 0, (f"its vision tower (vision_config, {kind!r}: an architecture the reader "
-                   f"does not count) is not counted, in memory or FLOPs")
-    _, label, count = known_tower
-
-    def v(key: str, *, limit: str = "hidden", integer: bool = True, top: bool = False):
-        at, source = (where, cfg) if top else (here, vc)
-        value = source.get(key)
-        if value is None and key == "in_chans":   # the newer spelling
-            value = vc.get("in_channels")
-        if value is None:
-            if key not in _VISION_DEFAULTS:
-                raise _MissingKey(key)
-            value = _VISION_DEFAULTS[key]
-        widest = validate.limits("model")[limit].maximum
-        if key == "multimodal_projector_bias":
-            return validate.flag(at, key, value)
-        if key == "vision_feature_layer":   # a layer index (negative: from the last), or a list
-            for x in (value if isinstance(value, list) and value else [value]):
-                validate.number(at, key, x, minimum=-widest, maximum=widest, integer=True)
-            return value
-        return validate.number(at, key, value, minimum=1, maximum=widest, integer=integer)
-
-    try:
-        n = count(v, hidden)
-    except _MissingKey as exc:
-        return 0, (f"its vision tower (vision_config, {label}) is not counted: vision_config "
-                   f"lacks {exc.args[0]!r}")
-    return n, (f"its vision tower (vision_config, {label}: {n:,} parameters) is counted in "
-               f"weight memory (vision_parameters), not in parameters or per-token FLOPs; "
-               f"the encoder's compute of image tokens is not modelled")
 
 
 #: HF transformers' DbrxAttentionConfig / DbrxFFNConfig defaults for keys a DBRX config.json
@@ -1165,7 +1051,7 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     entry.setdefault("weight_dtype", weight_dtype)
     note = ""
     if top.get("vision_config") is not None or nested:
-        entry["vision_parameters"], words = _vision_tower(top, hidden, str(path))
+        entry["vision_parameters"], words = vision_tower(top, hidden, str(path))
         note = f"; parameters are the language model's{f' ({nested})' if nested else ''}: {words}"
     entry.update(kv_dtype=kv_dtype, act_dtype=act_dtype,
                  source=f"HuggingFace config.json at {path}{note}")
