@@ -146,13 +146,9 @@ def _adjusted_lines(a_fixed, a_fill, b_link, b_red, b_least, slope, scale: float
     a = a_fixed
     if hop:
         a = a + hop * slope
-    b = b_link / scale
-    capped = b_least > 0
-    if np.any(capped):   # as combine: max(b_link, b_least) + b_reduce where capped
-        b = np.where(capped, np.maximum(b, b_least) + b_red, b + b_red)
-    else:
-        b = b + b_red
-    return a + a_fill / scale, b
+    # as combine: max(b_link, b_least) + b_reduce; b_least is 0 where no cap binds and
+    # b_link >= 0, so the max leaves an uncapped line's b_link as it is
+    return a + a_fill / scale, np.maximum(b_link / scale, b_least) + b_red
 
 
 @dataclass(frozen=True)
