@@ -256,16 +256,8 @@ def step_table(steps: Sequence[StepCost | Step], G: int = 1) -> dict[str, np.nda
     """:data:`STEP_FIELDS` of ``steps`` (StepCosts or Steps) as arrays of shape ``(G, S)``
     (the same steps on every row)."""
     lat = [(0, s.repeat * s.stages) if s.latencies is None else s.latencies for s in steps]
-    cols = {"on": [True] * len(steps), "repeat": [s.repeat for s in steps],
-            "stages": [s.stages for s in steps], "reduce": [s.reduce for s in steps],
-            "in_network": [s.in_network for s in steps], "intra": [x[0] for x in lat],
-            "inter": [x[1] for x in lat], "pipeline": [s.pipeline for s in steps],
-            "bound": [s.bound for s in steps], "member": [s.member for s in steps],
-            "heads": [s.heads for s in steps], "floor": [s.floor for s in steps],
-            "tree_channels": [s.tree_channels for s in steps],
-            "tree_nodes": [s.tree_nodes for s in steps],
-            "tree_table": [s.tree_table for s in steps],
-            "tree_share": [s.tree_share for s in steps]}
+    cols = {k: [getattr(s, k) for s in steps] for k in _ATTR_FIELDS}
+    cols.update(on=[True] * len(steps), intra=[x[0] for x in lat], inter=[x[1] for x in lat])
     # each column converted as set_step's assignments convert (to float or to bool), all
     # of one type in one array (each field a contiguous block of it)
     out = {}
@@ -278,6 +270,9 @@ def step_table(steps: Sequence[StepCost | Step], G: int = 1) -> dict[str, np.nda
 
 
 _BOOL_FIELDS = ("on", "in_network", "member")
+#: Of :data:`STEP_FIELDS`, those that are a step's attribute of the same name (the others:
+#: ``on``, and ``intra``/``inter`` from its ``latencies``).
+_ATTR_FIELDS = tuple(k for k in STEP_FIELDS if k not in ("on", "intra", "inter"))
 _FLOAT_FIELDS = tuple(k for k in STEP_FIELDS if k not in _BOOL_FIELDS)
 
 
@@ -285,23 +280,12 @@ def set_step(table: dict[str, np.ndarray], rows: slice | np.ndarray, i: int,
              s: StepCost | Step) -> None:
     """Write step ``s`` into column ``i`` of ``table`` for ``rows``."""
     table["on"][rows, i] = True
-    table["repeat"][rows, i] = s.repeat
-    table["stages"][rows, i] = s.stages
-    table["reduce"][rows, i] = s.reduce
-    table["in_network"][rows, i] = s.in_network
     if s.latencies is None:
         table["intra"][rows, i], table["inter"][rows, i] = 0, s.repeat * s.stages
     else:
         table["intra"][rows, i], table["inter"][rows, i] = s.latencies
-    table["pipeline"][rows, i] = s.pipeline
-    table["bound"][rows, i] = s.bound
-    table["member"][rows, i] = s.member
-    table["heads"][rows, i] = s.heads
-    table["floor"][rows, i] = s.floor
-    table["tree_channels"][rows, i] = s.tree_channels
-    table["tree_nodes"][rows, i] = s.tree_nodes
-    table["tree_table"][rows, i] = s.tree_table
-    table["tree_share"][rows, i] = s.tree_share
+    for k in _ATTR_FIELDS:
+        table[k][rows, i] = getattr(s, k)
 
 
 #: (op, algorithm) pairs that are grouped ncclSend/ncclRecv when NCCL runs them (nccl-tests'
