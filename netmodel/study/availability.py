@@ -35,9 +35,9 @@ from compute.search import DEFAULT_MAX_BATCH
 from compute.validate import MAX_WHOLE, describe, is_finite, is_whole, number
 from netmodel.study.availability_analytic import Analytic, analytic
 from netmodel.study.availability_kinds import QUANTILE, THRESHOLD, event_kinds
-from netmodel.study.availability_mc import MonteCarlo, _check_run, duration_text, simulate
+from netmodel.study.availability_mc import MonteCarlo, _check_run, simulate
 from netmodel.study.progress import NO_PROGRESS, check_progress
-from netmodel.study.reliability_catalog import HOUR, percent
+from netmodel.study.reliability_catalog import HOUR, duration_text, percent
 from netmodel.study.reliability_cluster import Cluster, build_cluster, check_cluster
 from netmodel.study.reliability_spares import (
     SparePools,

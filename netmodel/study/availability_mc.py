@@ -37,7 +37,7 @@ from compute.errors import UserError
 from compute.validate import describe, is_whole
 from netmodel.study.availability_kinds import THRESHOLD, Kind, ask_values, best_grant
 from netmodel.study.progress import NO_PROGRESS, check_progress
-from netmodel.study.reliability_catalog import HOUR, parse_duration
+from netmodel.study.reliability_catalog import HOUR, duration_text, parse_duration
 from netmodel.study.reliability_cluster import YEAR
 from netmodel.study.reliability_spares import SparePools
 
@@ -218,21 +218,6 @@ def _loss_lanes(t, units, hold, cap, order_counts, pick=None):
         held[rows, slot] = ur[rows]
         granted[:n, r] = ok
     return granted if pick is None else (granted, seen)
-
-
-def duration_text(seconds: float) -> str:
-    """A time in the largest of y, d, h, min it fills at least once, else s (a horizon
-    of one second read '3.17e-08 y').
-
-    >>> duration_text(YEAR), duration_text(30 * 86400), duration_text(1.0)
-    ('1 y', '30 d', '1 s')
-    >>> duration_text(5400.0)
-    '1.5 h'
-    """
-    for unit, size in (("y", YEAR), ("d", 86400.0), ("h", HOUR), ("min", 60.0)):
-        if seconds >= size:
-            return f"{seconds / size:.3g} {unit}"
-    return f"{seconds:.3g} s"
 
 
 def simulate(kinds: Sequence[Kind], pools: SparePools, instances: int, *,

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from compute.hardware import GpuSpec
 
 __all__ = ["LOAD_SOURCES", "REPAIRS", "Catalog", "ClassData", "catalog", "check_class",
-           "parse_duration", "percent"]
+           "duration_text", "parse_duration", "percent"]
 
 #: Where a spare loads its weight shard from.
 LOAD_SOURCES = ("fabric", "storage")
@@ -76,6 +76,22 @@ def parse_duration(text: str | float, what: str = "duration", *, allow_zero: boo
         rule = ">= 0" if allow_zero else "> 0"
         raise UserError(f"{what} must be a finite number {rule}, got {describe(text)}")
     return value
+
+
+def duration_text(seconds: float) -> str:
+    """A time in the largest of :func:`parse_duration`'s y, d, h, min it fills at least
+    once, else s (a horizon of one second read '3.17e-08 y').
+
+    >>> duration_text(SECONDS_PER_YEAR), duration_text(30 * 86400), duration_text(1.0)
+    ('1 y', '30 d', '1 s')
+    >>> duration_text(5400.0)
+    '1.5 h'
+    """
+    for unit in ("y", "d", "h", "min"):
+        size = _DURATION_UNITS[unit]
+        if seconds >= size:
+            return f"{seconds / size:.3g} {unit}"
+    return f"{seconds:.3g} s"
 
 
 def percent(share: float) -> str:
