@@ -138,15 +138,19 @@ class EdgeArrays:
 
     def kind_is(self, kind: str) -> np.ndarray:
         """Boolean per node: of ``kind``."""
-        return self.node_kind == (self.kinds.index(kind) if kind in self.kinds else -1)
+        return self.node_kind == _code(self, kind)
 
     def medium_in(self, media: Iterable[str]) -> np.ndarray:
         """Boolean per edge: its medium one of ``media``."""
-        return np.isin(self.medium, [i for i, m in enumerate(self.media) if m in set(media)])
+        return np.isin(self.medium, self._media_codes(media))
 
     def optics_in(self, media: Iterable[str]) -> np.ndarray:
         """Boolean per edge: its ``optics`` one of ``media``."""
-        return np.isin(self.optics, [i for i, m in enumerate(self.media) if m in set(media)])
+        return np.isin(self.optics, self._media_codes(media))
+
+    def _media_codes(self, media: Iterable[str]) -> list[int]:
+        wanted = set(media)
+        return [i for i, m in enumerate(self.media) if m in wanted]
 
 
 def _codes(values: list) -> tuple[tuple, np.ndarray]:
@@ -186,7 +190,7 @@ def edge_arrays(graph: nx.Graph) -> EdgeArrays:
         nodes=nodes, kinds=kinds, node_kind=node_kind, u=near[first], v=far[first],
         links=np.array([d.get("links", 1) for d in ds], dtype=float).reshape(m),
         bandwidth=np.array(list(map(itemgetter("bandwidth"), ds)), dtype=float).reshape(m),
-        lanes=np.array(list(map(itemgetter("lanes"), ds)) or [0]),
+        lanes=np.array(list(map(itemgetter("lanes"), ds))).reshape(m),
         media=media, medium=medium[:m], optics=medium[m:],
         node_bandwidth=np.bincount(near, weights=np.array(
             list(map(itemgetter("bandwidth"), data)), dtype=float).reshape(total),
@@ -329,6 +333,7 @@ def _total(values: np.ndarray) -> float | int:
 
 
 def _code(e: EdgeArrays, kind: str) -> int:
+    """``kind``'s code in ``e.node_kind`` (-1: no node of it)."""
     return e.kinds.index(kind) if kind in e.kinds else -1
 
 
@@ -363,7 +368,7 @@ def bill_of_materials(graph: nx.Graph, edges: EdgeArrays | None = None) -> BillO
         cpo += 2 * _total(links[circuit & e.optics_in(("co-packaged-optics",))])
         plug += 2 * _total(links[circuit & e.optics_in(_OPTICAL)])
     else:   # circuits ride on the fibres counted above
-        lanes += int(e.lanes[~circuit].sum()) if len(links) else 0
+        lanes += int(e.lanes[~circuit].sum())
     cabled = ~circuit
     for code, medium in enumerate(e.media):
         on = cabled & (e.medium == code)
