@@ -83,11 +83,9 @@ scenario = {scenario!r}
 if scenario.startswith("name ="):
     scenario = load_scenario_text(scenario)
 elif scenario.startswith("fabric "):   # a builder's spec, as blast-radius --fabric takes it
-    from netmodel.study.scenarios import fabric_scenario
-    from netmodel.study.topology_compare import resolve_fabric
+    from netmodel.study.reliability_cluster import fabric_cluster_scenario
 
-    fab = resolve_fabric(scenario[len("fabric "):])
-    scenario = fabric_scenario(fab.graph, fab.label)
+    scenario = fabric_cluster_scenario(scenario[len("fabric "):])
 t0, c0 = time.perf_counter(), time.process_time()
 c = build_cluster(scenario, "Llama-3-70B", "decode", gpus={gpus})
 t1 = time.perf_counter()

@@ -208,8 +208,8 @@ def _gpu_name_hint(text: str, scenario: str | Scenario) -> str:
 
 def _where(scenario: str | None, fabric: str | None):
     """The scenario of ``--scenario`` (its name, read by the library) or of ``--fabric``
-    (a saved ``.json``/``.graphml`` fabric, a spec or a scenario's fabric, built here into a
-    :func:`~netmodel.study.scenarios.fabric_scenario`); exactly one of them."""
+    (a saved ``.json``/``.graphml`` fabric, a spec or a scenario's fabric:
+    :func:`~netmodel.study.reliability_cluster.fabric_cluster_scenario`); exactly one of them."""
     from compute.errors import UserError
 
     if scenario is not None and fabric is not None:
@@ -219,15 +219,9 @@ def _where(scenario: str | None, fabric: str | None):
             raise UserError("give --scenario S (a shipped name, NAME@GPU or a .toml file) "
                             "or --fabric FILE|SPEC (your own fabric)")
         return scenario
-    from netmodel.study.reliability_cluster import fabric_cap
-    from netmodel.study.scenarios import fabric_scenario
-    from netmodel.study.topology_compare import resolve_fabric
+    from netmodel.study.reliability_cluster import fabric_cluster_scenario
 
-    with fabric_cap():
-        fab = resolve_fabric(fabric)
-    # a scenario's fabric: named by the scenario without its GPU (the label adds it back)
-    return fabric_scenario(fab.graph, fab.label if fab.scenario is None else
-                           f"fabric of {fab.scenario.name}")
+    return fabric_cluster_scenario(fabric)
 
 
 def _phase(text: str) -> str:

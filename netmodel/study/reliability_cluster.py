@@ -98,7 +98,7 @@ if TYPE_CHECKING:
     from netmodel.study.scenarios import Scenario
 
 __all__ = ["MAX_FABRIC_NODES", "MAX_GPUS", "YEAR", "Cluster", "Effect", "build_cluster",
-           "check_cluster", "check_labels", "fabric_cap"]
+           "check_cluster", "check_labels", "fabric_cap", "fabric_cluster_scenario"]
 
 #: Largest cluster (GPUs) the reliability commands model.
 MAX_GPUS = 131_072
@@ -120,6 +120,21 @@ def fabric_cap():
     return capped(MAX_FABRIC_NODES, max_edges(),
                   why=f"the reliability models take a fabric of up to {MAX_GPUS:,} GPUs "
                       f"({MAX_FABRIC_NODES:,} nodes with its switches); use a smaller fabric")
+
+
+def fabric_cluster_scenario(ref: str) -> Scenario:
+    """The scenario the reliability models run on a fabric ``ref`` (a saved
+    ``.json``/``.graphml`` fabric, a builder's spec or a scenario's fabric:
+    :func:`~netmodel.study.topology_compare.resolve_fabric`), built under :func:`fabric_cap`
+    into a :func:`~netmodel.study.scenarios.fabric_scenario`; a scenario's fabric is named
+    by the scenario without its GPU (the label adds it back)."""
+    from netmodel.study.scenarios import fabric_scenario
+    from netmodel.study.topology_compare import resolve_fabric
+
+    with fabric_cap():
+        fab = resolve_fabric(ref)
+    return fabric_scenario(fab.graph, fab.label if fab.scenario is None else
+                           f"fabric of {fab.scenario.name}")
 
 
 @dataclass(frozen=True)
