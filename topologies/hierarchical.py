@@ -51,7 +51,7 @@ __all__ = ["NVL72_SWITCH_TRAYS", "nvl72", "rail_optimized", "spine_count", "supe
 #: shared/reference/fabrics.md (GB200 SuperPOD network fabrics).
 NVL72_SWITCH_TRAYS = 9
 
-def spine_count(leaves: int, uplinks: int, spine_radix: int) -> int:
+def spine_count(leaves: int, uplinks: int, spine_radix: int, unit: str = "leaves") -> int:
     """The fewest spines ``s`` such that ``s`` divides a leaf's ``uplinks`` (equal parallel
     cables to every spine) and each spine has room for ``leaves * uplinks / s`` cables.
 
@@ -60,17 +60,21 @@ def spine_count(leaves: int, uplinks: int, spine_radix: int) -> int:
 
     >>> [spine_count(8 * su, 32, 64) for su in (1, 2, 3, 4)]
     [4, 8, 16, 16]
+
+    Too many leaves are refused with advice to use fewer ``unit`` (the caller's parameter
+    that sets the leaves: a builder's ``domains`` or ``racks``) or a larger ``spine_radix``:
+
+    >>> spine_count(65, 32, 64, unit="racks")
+    Traceback (most recent call last):
+    compute.errors.UserError: 65 leaves are too many for one spine tier of 64-port switches \
+(at most 64); use fewer racks or a larger spine_radix
     """
     for s in range(1, uplinks + 1):
         if uplinks % s == 0 and leaves * (uplinks // s) <= spine_radix:
             return s
     most = spine_radix  # with s = uplinks each leaf takes one port of every spine
     raise UserError(f"{leaves} leaves are too many for one spine tier of {spine_radix}-port "
-                    f"switches (at most {most}); {SPINE_ADVICE}")
-
-
-#: What :func:`spine_count`'s refusal advises (in :func:`rail_optimized`'s parameters).
-SPINE_ADVICE = "use fewer domains or a larger spine_radix"
+                    f"switches (at most {most}); use fewer {unit} or a larger spine_radix")
 
 
 @builder("rail-optimized")
@@ -141,7 +145,19 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
     >>> a100.edges["gpu0", "nvs0"]["links"], a100.nodes["nvs0"]["radix"]
     (12, 96)
     """
-    domains = check_int("domains", domains)
+    # its parameters, by name: nvl72 builds through the same body, naming its own
+    return _rail_fabric("rail-optimized", "domains", **locals())
+
+
+def _rail_fabric(name: str, unit: str, domains: int, domain_size: int, gpus_per_server: int,
+                 gpu: str | GpuSpec, servers_per_leaf: int, leaf_radix: int, spine_radix: int,
+                 scaleup_bandwidth: float | None, nic_bandwidth: float | None,
+                 nvlinks: int | None, nvswitch_radix: int | None,
+                 in_network_reduction: bool | None, sharp: bool, servers_per_rack: int | None,
+                 medium: str) -> nx.Graph:
+    """:func:`rail_optimized`'s body, for builder ``name`` whose ``domains`` are its
+    ``unit`` (its refusals name them: nvl72's racks)."""
+    domains = check_int(unit, domains)
     gps = check_int("gpus_per_server", gpus_per_server)
     size = check_int("domain_size", domain_size)
     if size % gps:
@@ -173,9 +189,9 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
     scaleout = domains > 1
     leaves = sus * gps
     # spines <= uplinks: the estimate bounds the fabric before spine_count searches
-    check_size("rail-optimized", n + domains + (leaves + uplinks) * scaleout,
+    check_size(name, n + domains + (leaves + uplinks) * scaleout,
                n * (1 + scaleout) + leaves * uplinks * scaleout)
-    spines = spine_count(leaves, uplinks, spine_radix) if scaleout else 0
+    spines = spine_count(leaves, uplinks, spine_radix, unit) if scaleout else 0
 
     graph = new_graph(f"{domains} x {size} {spec.name} (rail-optimized)" if scaleout
                       else f"{size} {spec.name} scale-up domain")
@@ -286,14 +302,9 @@ def nvl72(racks: int = 1, gpu: str | GpuSpec = "B200-HGX", scaleup_bandwidth: fl
     racks = check_int("racks", racks)
     leaf_radix = check_radix("leaf_radix", leaf_radix, 2)
     per_leaf = leaf_radix // 2 if servers_per_leaf is None else servers_per_leaf
-    try:
-        return rail_optimized(domains=racks, domain_size=72, gpus_per_server=4, gpu=gpu,
-                              servers_per_leaf=per_leaf, leaf_radix=leaf_radix,
-                              spine_radix=spine_radix, scaleup_bandwidth=scaleup_bandwidth,
-                              nic_bandwidth=nic_bandwidth, nvlinks=None,
-                              nvswitch_radix=18 * 72, sharp=sharp, medium=medium)
-    except UserError as err:   # its domains are this builder's racks
-        if SPINE_ADVICE not in str(err):
-            raise
-        raise UserError(str(err).replace(SPINE_ADVICE, "use fewer racks or a larger "
-                                                       "spine_radix")) from None
+    return _rail_fabric("nvl72", "racks", domains=racks, domain_size=72, gpus_per_server=4,
+                        gpu=gpu, servers_per_leaf=per_leaf, leaf_radix=leaf_radix,
+                        spine_radix=spine_radix, scaleup_bandwidth=scaleup_bandwidth,
+                        nic_bandwidth=nic_bandwidth, nvlinks=None, in_network_reduction=None,
+                        nvswitch_radix=18 * 72, sharp=sharp, servers_per_rack=None,
+                        medium=medium)
