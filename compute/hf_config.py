@@ -703,8 +703,9 @@ def load_hf_config(path: str | PathLike[str], name: str | None = None) -> ModelS
       ``n_shared_experts`` x ``moe_intermediate_size``), dense layers
       (``first_k_dense_replace``, ``moe_layer_freq``, ``decoder_sparse_step``,
       ``mlp_only_layers``) whose MLP is ``intermediate_size`` wide.
-    * MLA (``kv_lora_rank``): ``head_dim`` = ``qk_nope_head_dim + qk_rope_head_dim``,
-      ``v_head_dim``, ``q_lora_rank`` (null: full rank).
+    * MLA (``kv_lora_rank``, unless ``use_mla`` is false: DeepSeek-VL2-Tiny's plain
+      attention): ``head_dim`` = ``qk_nope_head_dim + qk_rope_head_dim``, ``v_head_dim``,
+      ``q_lora_rank`` (null: full rank).
     * ``tie_word_embeddings`` when given; otherwise the family's default.
 
     A float32 checkpoint is taken as served in bf16; an fp8 ``quantization_config`` gives fp8
@@ -742,6 +743,13 @@ _NESTED_DEFAULTS = {"llama": {"vocab_size": 32000, "hidden_size": 4096,
                               "num_attention_heads": 32, "max_position_embeddings": 2048}}
 
 
+#: The language model's ``model_type`` of a wrapper whose nested config names none:
+#: DeepSeek-VL2's DeepseekVLV2Config builds its ``language_config`` as a DeepseekV2Config
+#: (deepseek_vl2/models/modeling_deepseek_vl_v2.py; DeepSeek-OCR's published
+#: language_config gives no model_type).
+_WRAPPED_TEXT_TYPES = {"deepseek_vl_v2": "deepseek_v2"}
+
+
 def _text_model(cfg: dict, where: str) -> tuple[dict, str]:
     """The language model of a config.json and the key it was read from ("" for the file
     itself, whose errors then name it): the file itself, or, for a multimodal wrapper that
@@ -763,7 +771,9 @@ def _text_model(cfg: dict, where: str) -> tuple[dict, str]:
     for k in ("torch_dtype", "dtype", "quantization_config", "tie_word_embeddings"):
         if inner.get(k) is None and cfg.get(k) is not None:
             inner[k] = cfg[k]
-    inner.setdefault("model_type", cfg.get("model_type"))
+    if inner.get("model_type") is None:   # the wrapper's language model type, else its own
+        wrapper = str(cfg.get("model_type", "")).lower()
+        inner["model_type"] = _WRAPPED_TEXT_TYPES.get(wrapper, cfg.get("model_type"))
     for k, v in _NESTED_DEFAULTS.get(str(inner.get("model_type", "")).lower(), {}).items():
         inner.setdefault(k, v)
     return inner, key
@@ -849,35 +859,57 @@ def _chatglm_layout(c: _Config, heads: int, fam: dict) -> tuple[int, dict]:
     return kv_heads, {**fam, "norm": "rmsnorm" if c.option("rmsnorm", True) else "layernorm"}
 
 
-#: Model types whose HF code builds the dense MLP when its experts key is 0, and that key:
-#: GraniteMoeHybrid (``if config.num_local_experts > 0``: granite-4.0-micro's 0), Qwen-MoE
-#: (Qwen2MoeDecoderLayer / Qwen3MoeDecoderLayer: ``config.num_experts > 0 and ...``).
-_ZERO_EXPERTS_DENSE = {"granitemoehybrid": "num_local_experts", "qwen2_moe": "num_experts",
-                       "qwen3_moe": "num_experts"}
-#: Model types whose HF code builds a routed MoE block on its MoE layers whatever the count
-#: (MixtralSparseMoeBlock, PhimoeSparseMoeBlock, OlmoeSparseMoeBlock, DeepseekV2/V3MoE: a
-#: router onto 0 experts, with no dense MLP to fall back on).
-_ALWAYS_MOE = ("mixtral", "phimoe", "olmoe", "deepseek_v2", "deepseek_v3", "minimax_m2")
+#: What each family's HF code builds when its experts key is 0, by ``model_type`` (the one
+#: place this is said): the key whose 0 means the dense MLP, GraniteMoeHybrid (``if
+#: config.num_local_experts > 0``: granite-4.0-micro's 0) and Qwen-MoE
+#: (Qwen2MoeDecoderLayer / Qwen3MoeDecoderLayer: ``config.num_experts > 0 and ...``); or
+#: None, a family that builds a routed MoE block on its MoE layers whatever the count
+#: (MixtralSparseMoeBlock, PhimoeSparseMoeBlock, OlmoeSparseMoeBlock, DeepseekV2/V3MoE,
+#: MiniMaxM2SparseMoeBlock, GptOssMLP, GraniteMoeMoE, DbrxFFN, Llama4TextMoe on its
+#: ``moe_layers``: a router onto 0 experts, no dense MLP to fall back on), refused. Any
+#: other family reads 0 as dense only where no other key speaks of experts
+#: (:data:`_EXPERT_FIELDS`).
+_ZERO_EXPERTS: dict[str, str | None] = {
+    "granitemoehybrid": "num_local_experts", "qwen2_moe": "num_experts",
+    "qwen3_moe": "num_experts",
+    **dict.fromkeys(("mixtral", "phimoe", "olmoe", "deepseek_v2", "deepseek_v3", "minimax_m2",
+                     "gpt_oss", "granitemoe", "dbrx", "llama4", "llama4_text"), None)}
+#: :data:`HF_ALIASES` fields that speak of experts: a config giving one a value other than
+#: 0 beside an experts key of 0 (tokens routed, experts sized, shared experts, a list of
+#: MoE layers) is malformed, in any family.
+_EXPERT_FIELDS = ("experts_per_token", "expert_ffn", "shared_experts", "moe_list")
 
 
 def _zero_experts(c: _Config, model_type: str) -> int:
-    """1 (a dense MLP) for a config whose experts key is 0 where its family reads 0 so
-    (:data:`_ZERO_EXPERTS_DENSE`), or where no other key speaks of experts; refused where
-    the family always builds experts (:data:`_ALWAYS_MOE`) or the config routes tokens
-    to them (``num_experts_per_tok`` > 0) or sizes them (``moe_intermediate_size``)."""
+    """1 (a dense MLP) for a config whose experts key is 0 where its family's code reads 0
+    so (:data:`_ZERO_EXPERTS`), or, in a family the table does not name, where no other
+    key speaks of experts (:data:`_EXPERT_FIELDS`); refused in one line otherwise."""
     key = c.key("experts")
-    if _ZERO_EXPERTS_DENSE.get(model_type) == key:
+    known_type = model_type in _ZERO_EXPERTS
+    if known_type and _ZERO_EXPERTS[model_type] == key:
         return 1
-    routed = c.key("experts_per_token")
-    if routed is not None and c.cfg[routed] == 0:
-        routed = None   # 0 a token: no routing either
-    other = routed or c.key("expert_ffn")
-    if model_type in _ALWAYS_MOE or other:
+    always = known_type and _ZERO_EXPERTS[model_type] is None
+    other = next((c.key(f) for f in _EXPERT_FIELDS
+                  if c.has(f) and c.raw(f) not in (0, [])), None)
+    if always or other:
         why = (f"its {other} is for experts" if other else
                f"model_type {model_type!r} always builds experts")
         raise UserError(f"{c.where}: {key} is 0 but {why}; a mixture of experts needs "
                         f"{key} >= 2 (a dense model omits {key}, or gives 1)")
     return 1
+
+
+def _latent_attention(c: _Config) -> bool:
+    """Whether the attention is MLA: the config's ``use_mla`` where it gives one (DeepSeek-VL2's
+    DeepseekV2 code builds ``LlamaAttention``, heads x hidden / heads Q, K and V, when it is
+    false, whatever ``kv_lora_rank`` says: deepseek-vl2-tiny's MHA), else a ``kv_lora_rank``
+    that is not null. ``use_mla`` true without a ``kv_lora_rank`` is refused."""
+    use = c.option("use_mla", None)
+    if use and not c.has("kv_lora_rank"):
+        raise UserError(f"{c.where}: use_mla is true but kv_lora_rank is null or absent; "
+                        f"allowed: a kv_lora_rank >= 1 (the latent's width), or use_mla "
+                        f"false (plain attention)")
+    return c.has("kv_lora_rank") if use is None else use
 
 
 def _refuse_projected_embedding(c: _Config, hidden: int) -> None:
@@ -965,7 +997,7 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
         dense_ffn = c.count("ffn", default=4 * hidden)
 
     # attention: MLA or plain
-    if c.has("kv_lora_rank"):
+    if _latent_attention(c):
         rope, nope = c.count("qk_rope_head_dim"), c.count("qk_nope_head_dim", limit="head_dim")
         entry.update(kv_lora_rank=c.count("kv_lora_rank", minimum=1),
                      q_lora_rank=c.count("q_lora_rank", default=0),
