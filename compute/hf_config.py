@@ -114,7 +114,8 @@ HF_FAMILIES: dict[str, dict] = {
     "bloom": dict(gated_mlp=False, norm="layernorm", bias=True, tied_embeddings=True,
                   embedding_norm=True),
     # Falcon (HF models/falcon): multi-query attention unless multi_query is false
-    # (FalconConfig's default true) or new_decoder_architecture is (its num_kv_heads)
+    # (FalconConfig's default true) or new_decoder_architecture is (its num_kv_heads); its
+    # norms a layer: _falcon_norms
     "falcon": dict(gated_mlp=False, norm="layernorm", tied_embeddings=True, multi_query=True),
     # GPT-NeoX / Pythia: rotary (no position table), biases on every linear layer,
     # layernorms, an untied LM head (HF GPTNeoXConfig); GPT-J: rotary too (its n_positions
@@ -131,14 +132,22 @@ HF_FAMILIES: dict[str, dict] = {
     # GemmaConfig / Gemma2Config default tie_word_embeddings=True and Google's config.json
     # files omit the key (HF transformers models/gemma*/configuration_gemma*.py)
     "gemma": dict(tied_embeddings=True),
-    "gemma2": dict(tied_embeddings=True, window="alternate"),
+    # Gemma-2 (HF Gemma2DecoderLayer): four RMSNorms a layer, before and after attention
+    # and the MLP
+    "gemma2": dict(tied_embeddings=True, window="alternate", layer_norms=4),
     # Gemma-3 (HF transformers models/gemma3): GeGLU, tied embeddings, 5 windowed layers of
     # every 6; "gemma3" is the multimodal wrapper whose text model is in text_config
     # Google's gemma-3-4b/12b/27b config.json files leave vocab_size and
     # max_position_embeddings out of their text_config: Gemma3TextConfig's defaults,
-    # 262,208 and 131,072
-    "gemma3_text": dict(tied_embeddings=True, window="pattern", config_defaults=_GEMMA3),
-    "gemma3": dict(tied_embeddings=True, window="pattern", config_defaults=_GEMMA3),
+    # 262,208 and 131,072. Gemma-2's four norms a layer, and Gemma3Attention's q_norm and
+    # k_norm, an RMSNorm over head_dim each
+    "gemma3_text": dict(tied_embeddings=True, window="pattern", config_defaults=_GEMMA3,
+                        layer_norms=4, qk_norm="head"),
+    "gemma3": dict(tied_embeddings=True, window="pattern", config_defaults=_GEMMA3,
+                   layer_norms=4, qk_norm="head"),
+    # Qwen3 / Qwen3-MoE (HF models/qwen3, qwen3_moe): Qwen3Attention's q_norm and k_norm, an
+    # RMSNorm over head_dim each (no Q/K/V biases)
+    "qwen3": dict(qk_norm="head"), "qwen3_moe": dict(qk_norm="head"),
     # Cohere Command-R (cohere) and Command R7B / Command A (cohere2; HF transformers
     # models/cohere*/configuration_cohere*.py): tie_word_embeddings defaults to true and the
     # published config.json files leave it out; Cohere2Config windows all but every
@@ -319,7 +328,7 @@ _FAMILY_ALIASES = {"refinedweb": "falcon", "refinedwebmodel": "falcon", "rw": "f
 #: Grok-1's layers with residual_moe).
 _ARCHITECTURE_FAMILIES = {"Grok1ForCausalLM": "grok-1", "Grok1ModelForCausalLM": "grok-1"}
 # Other model types whose MLP is gated (SwiGLU / GeGLU), read Llama-style.
-_GATED_TYPES = {"qwen3", "qwen3_moe", "phi3", "olmo", "olmo2", "olmoe",
+_GATED_TYPES = {"phi3", "olmo", "olmo2", "olmoe",
                 "granite", "granitemoe", "internlm2", "yi", "deepseek"}
 
 
@@ -338,7 +347,7 @@ _BASE_FAMILY = dict(gated_mlp=True, norm="rmsnorm", bias=False, qkv_bias=False,
                     tied_embeddings=False, learned_positions=False, embedding_norm=False,
                     shared_expert_gate=False, window="all", window_every=6, llama4=False,
                     chatglm=False, multi_query=False, residual_mlp=False, ffn_halved=False,
-                    position_offset=0, config_defaults={})
+                    position_offset=0, config_defaults={}, layer_norms=2, qk_norm="")
 #: Entries of a config.json's ``layer_types`` the reader models (HF transformers' names;
 #: GraniteMoeHybrid calls a full-attention layer "attention").
 _LAYER_TYPES = ("full_attention", "sliding_attention", "attention")
@@ -847,6 +856,19 @@ def _multi_query(c: _Config) -> bool:
     return c.option("multi_query", True)
 
 
+def _falcon_norms(c: _Config) -> int:
+    """Falcon's LayerNorms a layer (HF FalconDecoderLayer): ``ln_attn`` and ``ln_mlp`` with
+    ``new_decoder_architecture`` (``num_ln_in_parallel_attn`` None or 2; Falcon-40B/180B);
+    otherwise one ``input_layernorm``, and a ``post_attention_layernorm`` unless
+    ``parallel_attn`` (default true; Falcon-7B: one)."""
+    if c.option("new_decoder_architecture", False):
+        two = c.cfg.get("num_ln_in_parallel_attn")
+        if two is None or validate.number(c.where, "num_ln_in_parallel_attn", two,
+                                          minimum=1, maximum=2, integer=True) == 2:
+            return 2
+    return 1 if c.option("parallel_attn", True) else 2
+
+
 def _chatglm_layout(c: _Config, heads: int, fam: dict) -> tuple[int, dict]:
     """ChatGLM's KV heads and norm: ``multi_query_group_num`` KV heads when
     ``multi_query_attention`` is true, else one per query head (ChatGLMConfig's defaults:
@@ -1060,6 +1082,9 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     entry["max_context"] = c.count("max_context", default=0)
     if c.has("mtp_modules"):
         entry["mtp_modules"] = c.count("mtp_modules", minimum=0)
+    entry["layer_norms"] = _falcon_norms(c) if model_type == "falcon" else fam["layer_norms"]
+    if fam["qk_norm"] == "head" and not entry.get("kv_lora_rank"):   # 2 x head_dim
+        entry["qk_norm"] = 2 * entry.get("head_dim", hidden // heads)
     bias = c.flag("bias", fam["bias"])
     qkv_bias = fam["qkv_bias"] or c.flag("attention_bias", False)
     entry.update(gated_mlp=fam["gated_mlp"], norm=fam["norm"], bias=bias,

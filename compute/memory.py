@@ -101,7 +101,8 @@ def _weight_terms(model: ModelSpec, sh: Shards) -> tuple:
         attn = _mla_attention_weights(model, sh)
     else:
         qkv_cols = (sh.heads + 2 * sh.kv_heads) * d
-        attn = h * qkv_cols + sh.heads * d * h
+        # the query and key norms (a few hundred elements) taken as replicated
+        attn = h * qkv_cols + sh.heads * d * h + model.qk_norm
         if model.bias:
             attn = attn + qkv_cols + h
         elif model.qkv_bias:
@@ -117,7 +118,7 @@ def _weight_terms(model: ModelSpec, sh: Shards) -> tuple:
     gate = h * wb if model.shared_expert_gate else 0
     router = h * model.experts * wb if model.is_moe else 0
     shared = mlp(sh.shared_ffn) * mb + gate if model.shared_ffn else 0
-    norms = 2 * model.norm_parameters * wb
+    norms = model.layer_norms * model.norm_parameters * wb
     attn = attn * wb
     layer = attn + model.experts * mlp(sh.ffn) * mb + router + shared + norms  # dense, or MoE
     if not sh.plain and model.is_moe:  # EP: a group's ceil(experts / ep) expert slots per GPU

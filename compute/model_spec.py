@@ -96,6 +96,13 @@ class ModelSpec:
     qkv_bias: bool = False   #: only the Q, K and V projections carry biases (Qwen2, Qwen-MoE)
     embedding_norm: bool = False   #: a norm right after the token embedding (BLOOM)
     norm: str = "rmsnorm"    #: ``"rmsnorm"`` (scale) or ``"layernorm"`` (scale and shift)
+    #: norms over the hidden width in each layer: 2, before attention and before the MLP
+    #: (Llama); 4, before and after each (Gemma-2, Gemma-3); 1, one norm feeding attention
+    #: and the MLP run in parallel (Falcon-7B)
+    layer_norms: int = 2
+    #: elements of each layer's query and key norms, a scale per element (Qwen3, Gemma-3: an
+    #: RMSNorm over head_dim each, shared by the heads, 2 x head_dim); 0: none
+    qk_norm: int = 0
     weight_dtype: str = "bf16"     #: storage dtype of the weights
     #: storage dtype of the MLP weights (dense MLPs, routed and shared experts) where it
     #: differs from ``weight_dtype`` ("": the same); Meta's FP8 Llama-3.1 keeps attention,
@@ -639,7 +646,8 @@ class ModelSpec:
         ``q_lora_rank`` is 0); the KV down-projection ``hidden x (kv_lora_rank +
         qk_rope_head_dim)`` and the latent's norm; the KV up-projection ``kv_lora_rank x
         heads (head_dim - qk_rope_head_dim + v_head_dim)`` (keys' non-rotary part and
-        values); the output ``heads v_head_dim x hidden``.
+        values); the output ``heads v_head_dim x hidden``. The query and key norms
+        (:attr:`qk_norm`) are counted here.
         """
         h, a, d = self.hidden, self.heads, self.head_dim
         if self.is_mla:
@@ -648,7 +656,7 @@ class ModelSpec:
             kv = h * (c + r) + self.norm_elements(c) + c * a * (d - r + self.v_dim)
             return q + kv + a * self.v_dim * h
         q, kv = a * d, self.kv_heads * d
-        n = h * (q + 2 * kv) + q * h
+        n = h * (q + 2 * kv) + q * h + self.qk_norm
         if self.bias:
             return n + q + 2 * kv + h
         return n + ((q + 2 * kv) if self.qkv_bias else 0)
@@ -672,18 +680,20 @@ class ModelSpec:
 
     @property
     def dense_layer_parameters(self) -> int:
-        """One layer with a dense MLP: attention, the MLP, two norms."""
+        """One layer with a dense MLP: attention, the MLP, its :attr:`layer_norms` norms."""
         width = self.dense_ffn or self.ffn
-        return self.attention_parameters + self.mlp_parameters(width) + 2 * self.norm_parameters
+        return (self.attention_parameters + self.mlp_parameters(width)
+                + self.layer_norms * self.norm_parameters)
 
     @property
     def moe_layer_parameters(self) -> int:
-        """One MoE layer: attention, every routed expert, the router, shared experts, two
+        """One MoE layer: attention, every routed expert, the router, shared experts, its
         norms (0 for a dense model)."""
         if not self.is_moe:
             return 0
         return (self.attention_parameters + self.experts * self.expert_parameters
-                + self.hidden * self.experts + self.shared_parameters + 2 * self.norm_parameters)
+                + self.hidden * self.experts + self.shared_parameters
+                + self.layer_norms * self.norm_parameters)
 
     @property
     def embedding_parameters(self) -> int:

@@ -205,11 +205,14 @@ def test_hunyuan_unmodelled_shapes_are_refused(tmp_path, change, says):
 def test_gemma3_27b_as_published_takes_the_config_class_defaults():
     # google/gemma-3-27b-it's text_config names no vocab_size (Gemma3TextConfig: 262,208)
     # nor max_position_embeddings (131,072); before, it was refused ("lacks 'vocab_size'").
-    # 62 layers, hidden 5376, 32 query and 16 KV heads of 128, GeGLU 21504 wide, tied
-    layer = 5376 * (32 * 128 + 2 * 16 * 128) + 32 * 128 * 5376 + 3 * 5376 * 21504 + 2 * 5376
+    # 62 layers, hidden 5376, 32 query and 16 KV heads of 128, GeGLU 21504 wide, tied;
+    # four RMSNorms a layer and the Q and K norms over head_dim (h283: two and none before,
+    # 27,008,663,808)
+    layer = (5376 * (32 * 128 + 2 * 16 * 128) + 32 * 128 * 5376 + 3 * 5376 * 21504
+             + 4 * 5376 + 2 * 128)
     total = 62 * layer + 262208 * 5376 + 5376
     m = read("gemma-3-27b-it")
-    assert m.parameters == total == 27_008_663_808
+    assert m.parameters == total == 27_009_346_304
     assert (m.vocab, m.max_context, m.tied_embeddings) == (262208, 131072, True)
     assert (m.sliding_window, m.sliding_layers) == (1024, 52)   # 62 - 62 // 6
     # Google: 27B (27.4B with the 0.4B SigLIP vision encoder, not counted)

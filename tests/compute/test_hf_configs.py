@@ -197,8 +197,8 @@ def test_falcon_kv_heads_from_new_architecture_or_multi_query(tmp_path):
     assert f40.parameters / 40e9 == pytest.approx(1.033, abs=0.001)
     f7 = load(tmp_path, FALCON_7B)
     assert (f7.heads, f7.kv_heads, f7.head_dim) == (71, 1, 64)   # multi-query
-    # Falcon-7B: 7B (model card); one shared layernorm per layer is counted as two here
-    # (32 x 9088 elements, 0.004%).
+    # Falcon-7B: 7B (model card); one shared layernorm per layer (parallel_attn)
+    assert f7.layer_norms == 1
     assert f7.parameters / 1e9 == pytest.approx(6.92, rel=0.01)
 
 

@@ -149,45 +149,47 @@ def test_chunked_window_kind_is_checked():
 
 
 # ---- Qwen3 --------------------------------------------------------------------------------
-# Qwen3's q_norm and k_norm (an RMSNorm over head_dim each, 256 elements a layer: 24,064 in
-# the 235B model) are not counted.
+# Qwen3's q_norm and k_norm: an RMSNorm over head_dim each, 256 elements a layer (h283;
+# before, not counted: 24,064 low in the 235B model, 9,216 in Qwen3-8B).
 Q3_TOKENS = 151936
+Q3_QK = 2 * 128
 
 
 def test_qwen3_235b_a22b():
     # 94 layers, hidden 4096, 64 query heads and 4 KV heads of 128 (head_dim given: 64 x 128
     # = 8192, not the hidden size), 128 experts 1536 wide, 8 a token, no shared expert
-    attn = 4096 * (64 * 128 + 2 * 4 * 128) + 64 * 128 * 4096         # 71,303,168
+    attn = 4096 * (64 * 128 + 2 * 4 * 128) + 64 * 128 * 4096 + Q3_QK   # 71,303,424
     expert = 3 * 4096 * 1536
     layer = attn + 128 * expert + 4096 * 128 + 2 * 4096
     total = 94 * layer + 2 * Q3_TOKENS * 4096 + 4096
-    assert total == 235_093_610_496
+    assert total == 235_093_634_560
     active = total - 94 * 120 * expert
-    assert active == 22_190_739_456                       # Qwen: 235B, 22B activated
+    assert active == 22_190_763_520                       # Qwen: 235B, 22B activated
     m = read("qwen3-235b-a22b")
     assert (m.parameters, m.active_parameters, m.shared_ffn) == (total, active, 0)
     assert m.kv_elements_per_token == 2 * 4 * 128 and m.sliding_window == 0
 
 
 def test_qwen3_30b_a3b():
-    attn = 2048 * (32 * 128 + 2 * 4 * 128) + 32 * 128 * 2048
+    attn = 2048 * (32 * 128 + 2 * 4 * 128) + 32 * 128 * 2048 + Q3_QK
     expert = 3 * 2048 * 768
     total = 48 * (attn + 128 * expert + 2048 * 128 + 2 * 2048) + 2 * Q3_TOKENS * 2048 + 2048
     active = total - 48 * 120 * expert
-    assert (total, active) == (30_532_110_336, 3_353_020_416)  # Qwen: 30.5B, 3.3B activated
+    assert (total, active) == (30_532_122_624, 3_353_032_704)  # Qwen: 30.5B, 3.3B activated
     m = read("qwen3-30b-a3b")
     assert (m.parameters, m.active_parameters) == (total, active)
 
 
 @pytest.mark.parametrize("name, layers, hidden, heads, kv, ffn, tied, published", [
-    # Qwen3-8B: 8.2B (6.95B without embeddings); Qwen3-0.6B: 0.6B (0.44B): its 16 heads
-    # of 128 are twice hidden / heads = 64
-    ("qwen3-8b", 36, 4096, 32, 8, 12288, False, 8_190_726_144),
-    ("qwen3-0.6b", 28, 1024, 16, 8, 3072, True, 596_042_752),
+    # Qwen3-8B: 8.2B (6.95B without embeddings), its safetensors index's total_size
+    # 16,381,470,720 bytes of bf16 (Qwen/Qwen3-8B model.safetensors.index.json);
+    # Qwen3-0.6B: 0.6B (0.44B): its 16 heads of 128 are twice hidden / heads = 64
+    ("qwen3-8b", 36, 4096, 32, 8, 12288, False, 16_381_470_720 // 2),
+    ("qwen3-0.6b", 28, 1024, 16, 8, 3072, True, 596_049_920),
 ])
 def test_qwen3_dense(name, layers, hidden, heads, kv, ffn, tied, published):
     layer = hidden * (heads + 2 * kv) * 128 + heads * 128 * hidden + 3 * hidden * ffn \
-        + 2 * hidden
+        + 2 * hidden + Q3_QK
     total = layers * layer + (1 if tied else 2) * Q3_TOKENS * hidden + hidden
     assert total == published
     m = read(name)

@@ -90,13 +90,13 @@ PUBLISHED = {
     "Mistral-7B-v0.1": (7_241_732_096, "HF safetensors total (7.24B)", 0),
     "Qwen2-7B": (7_615_616_512, "HF safetensors total (7.62B)", 0),
     "Qwen2.5-72B": (72_706_203_648, "HF safetensors total (72.7B)", 0),
-    # ModelSpec has two norms per layer; Gemma-2 has four (pre/post attention, pre/post MLP)
-    "gemma-2-9b": (9_241_705_984, "HF safetensors total (9.24B)", -2 * 42 * 3584),
+    # four norms a layer (pre/post attention, pre/post MLP): ModelSpec.layer_norms
+    "gemma-2-9b": (9_241_705_984, "HF safetensors total (9.24B)", 0),
     "Phi-3-mini-4k-instruct": (3_821_079_552, "HF safetensors total (3.82B)", 0),
     "DeepSeek-V2-Lite": (15_706_484_224, "HF safetensors total (15.7B)", 0),
     "Qwen1.5-MoE-A2.7B": (14_315_784_192, "HF safetensors total (14.3B)", 0),
-    # Falcon-7B's parallel attention has one layernorm per layer; ModelSpec counts two
-    "falcon-7b": (6_921_720_704, "HF safetensors total (6.92B)", 2 * 32 * 4544),
+    # Falcon-7B's parallel attention has one layernorm per layer (ModelSpec.layer_norms 1)
+    "falcon-7b": (6_921_720_704, "HF safetensors total (6.92B)", 0),
 }
 
 #: name -> bytes of KV cache per token, by hand (bf16)

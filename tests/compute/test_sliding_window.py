@@ -117,18 +117,19 @@ def test_layer_types_list_wins(tmp_path):
 
 
 def test_gemma3_is_gated_and_tied(tmp_path):
-    # Gemma-3 1B: 999,885,952 parameters (keras-hub gemma3_1b preset); netmodel leaves out
-    # each layer's two extra norms (post-attention, post-MLP) and the q/k norms:
-    # 26 x (2 x 1152 + 2 x 256) = 73,216
+    # Gemma-3 1B: 999,885,952 parameters (keras-hub gemma3_1b preset), with each layer's
+    # four norms and its q/k norms over head_dim (h283; before, two norms and no q/k
+    # norms: 26 x (2 x 1152 + 2 x 256) = 73,216 low)
     m = load(tmp_path, GEMMA3_1B)
     assert m.gated_mlp and m.tied_embeddings
-    assert m.parameters == 999_885_952 - 73_216
+    assert (m.layer_norms, m.qk_norm) == (4, 2 * 256)
+    assert m.parameters == 999_885_952
 
 
 def test_gemma2_parameters(tmp_path):
-    # google/gemma-2-9b: 9,241,705,984 parameters (its safetensors), less 42 x 2 x 3584
-    # = 301,056 for the two extra norms per layer netmodel does not count
-    assert load(tmp_path, GEMMA2_9B).parameters == 9_241_705_984 - 301_056
+    # google/gemma-2-9b: 9,241,705,984 parameters (its safetensors), its four norms a layer
+    # counted (h283; before, two: 42 x 2 x 3584 = 301,056 low)
+    assert load(tmp_path, GEMMA2_9B).parameters == 9_241_705_984
 
 
 def test_decode_reads_and_flops_by_hand(tmp_path):

@@ -1,0 +1,51 @@
+"""Norms counted as each family's code builds them (helper h283): ``ModelSpec.layer_norms``
+(norms over the hidden width a layer: Gemma-2 and Gemma-3 four, Falcon-7B one, the rest
+two) and ``ModelSpec.qk_norm`` (Qwen3's and Gemma-3's q_norm and k_norm over head_dim).
+Before, every model had two norms a layer and no Q/K norms: Gemma-2-9B 301,056 low,
+Gemma-3-1B 73,216 low, Falcon-7B 290,816 high, Qwen3-8B 9,216 low (updated tests:
+test_sliding_window, test_hfaudit_published, test_hf_families, test_hf_2025_audit).
+Here: the published totals to the parameter, and weight memory at TP 1 holding every
+parameter once.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from compute.memory import weight_bytes
+from compute.sharding import shards
+from tests.compute.hf_helpers import LLAMA3_8B, read, write
+
+
+def test_llama_31_8b_two_norms_is_exact(tmp_path):
+    """Guard (passes before and after): Llama-3.1-8B's 8,030,261,248 (its safetensors, and
+    Meta's card's 8.03B): two RMSNorms a layer and a final one are its only norms."""
+    m = write(tmp_path, {**LLAMA3_8B, "max_position_embeddings": 131072})
+    assert m.layer_norms == 2 and m.qk_norm == 0
+    layer = 4096 * (32 + 2 * 8) * 128 + 32 * 128 * 4096 + 3 * 4096 * 14336 + 2 * 4096
+    assert m.parameters == 32 * layer + 2 * 128256 * 4096 + 4096 == 8_030_261_248
+
+
+def test_qwen3_8b_is_its_safetensors_total():
+    """Qwen/Qwen3-8B's model.safetensors.index.json: total_size 16,381,470,720 bytes of
+    bf16, 8,190,735,360 parameters; before, 8,190,726,144."""
+    m = read("qwen3-8b")
+    assert m.qk_norm == 256
+    assert m.parameters * 2 == 16_381_470_720
+
+
+def test_gemma3_27b_text_and_tower_make_the_published_total():
+    """google/gemma-3-27b-it, 27,432,406,640 parameters on its model page: the language
+    model (four norms a layer, Q/K norms) and the SigLIP tower with its projector; before,
+    the language model read 27,008,663,808."""
+    m = read("gemma-3-27b-it")
+    assert m.parameters == 27_009_346_304
+    assert m.parameters + 423_060_336 == 27_432_406_640   # the tower: test_vision_towers_h283
+
+
+@pytest.mark.parametrize("name", ["qwen3-8b", "qwen3-30b-a3b", "gemma-3-27b-it",
+                                  "falcon-180b", "llama-3.2-1b"])
+def test_weight_memory_at_tp1_holds_every_parameter_once(name):
+    m = read(name)
+    w = weight_bytes(m, shards(m, [1]))
+    assert float(w[0, 0]) == (m.parameters + m.vision_parameters) * m.weight_bytes
