@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from netmodel.collectives.algo_ring import _ring
+from netmodel.collectives.algo_ring import _live_rails, _ring, nic_channels
 from netmodel.collectives.algo_tree import _depth, _double_tree
 from netmodel.collectives.group_domains import _domain_indices
 from netmodel.collectives.in_network import domain_planes, has_in_network, nvls_phases
@@ -84,7 +84,9 @@ NVLS_MAX_HEADS = 32
 def in_network_tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     """NCCL's NVLSTree: in-switch reduce-scatter inside each domain, one double binary tree
     per head across the domains, in-switch all-gather. The heads are the first
-    ``h = min(m, NVLS_MAX_HEADS)`` rails of each domain, each tree on ``1/h`` of the data."""
+    ``h = min(m, NVLS_MAX_HEADS)`` rails of each domain, each tree on ``1/h`` of the data
+    (with a NIC down, the first of the rails whose NICs all work, and the cap's channels
+    the fewest NICs up at any domain, :func:`~netmodel.collectives.algo_ring.nic_channels`)."""
     if not has_in_network(graph):
         raise NotApplicable("no switch in the fabric has in_network_reduction")
     table = _rails_or_refuse(graph, group, "in-network-tree")
@@ -94,9 +96,12 @@ def in_network_tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | No
                             "reduce (in_network_reduction), each domain its own")
     n_dom, m = table.shape
     rs, ag, inside = nvls_phases(graph, doms, planes)
-    h = min(m, NVLS_MAX_HEADS)
+    # with a NIC down, the heads only on the rails whose NICs all work (as the tree's)
+    live = _live_rails(graph, group, table)
+    heads = (np.arange(m) if live is None else np.flatnonzero(live))[:NVLS_MAX_HEADS]
+    h = len(heads)
     src, dst, frac = [], [], []
-    for c in range(h):
+    for c in heads.tolist():
         a, b, f = _double_tree(group, table[:, c], 1 / h)
         src.append(a)
         dst.append(b)
@@ -105,9 +110,12 @@ def in_network_tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | No
     depth = _depth(n_dom)
     # NCCL's tuner caps NVLSTree's busbw at its channels (one per NVLS head) times
     # perChMaxNVLSTreeBws of the generation and node count, busbw counted as a ring's
-    # (src/graph/tuning.cc): per byte, (n - 1) / n of the cap's time in each tree phase
+    # (src/graph/tuning.cc): per byte, (n - 1) / n of the cap's time in each tree phase;
+    # with NICs down, the heads NCCL finds: the fewest NICs up at any domain
+    # (algo_ring.nic_channels)
     p = len(group)
-    cap = {"tree_channels": h, "tree_nodes": n_dom, "tree_table": 1,
+    ch = min(nic_channels(graph, group, table) or m, NVLS_MAX_HEADS)
+    cap = {"tree_channels": ch, "tree_nodes": n_dom, "tree_table": 1,
            "tree_share": (p - 1) / p}
     tree_up = Step("reduce across (tree)", up, stages=depth, reduce=up.incoming(),
                    latencies=(0, depth), pipeline=1, bound=2, heads=h, **cap)

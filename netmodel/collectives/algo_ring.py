@@ -99,6 +99,18 @@ def _uneven_rings(graph, group) -> tuple[Pairs, int] | None:
     return Pairs(group, src, dst, frac), D - 1
 
 
+def _nic_ports(graph, group, table: np.ndarray) -> np.ndarray:
+    """Which GPUs of ``table`` (positions in ``group``, one row a domain) have a port into
+    the scale-out network (a switch of tier >= 1): a NIC that is up, ``(domains, m)``."""
+    adj, data = graph._adj, graph._node
+
+    def port(g) -> bool:
+        return any(data[v].get("kind") == "switch" and data[v].get("tier", 0) >= 1
+                   for v in adj[g])
+
+    return np.array([[port(group[i]) for i in row] for row in table.tolist()], dtype=bool)
+
+
 def _live_rails(graph, group, table: np.ndarray) -> np.ndarray | None:
     """Which rails (columns of ``table``) have a port into the scale-out network (a switch
     of tier >= 1) at every GPU, when some but not all do; else None (every rail, or a
@@ -106,17 +118,34 @@ def _live_rails(graph, group, table: np.ndarray) -> np.ndarray | None:
     its rail dead: NCCL, started again on the degraded fabric, lays its channels over the
     NICs that remain (each ring on ``1/k`` of the data over ``k`` rails) rather than
     sending one rail's ring through a borrowed NIC twice loaded."""
-    adj, data = graph._adj, graph._node
-
-    def port(g) -> bool:
-        return any(data[v].get("kind") == "switch" and data[v].get("tier", 0) >= 1
-                   for v in adj[g])
-
-    ok = np.array([[port(group[i]) for i in row] for row in table.tolist()], dtype=bool)
-    live = ok.all(axis=0)
+    live = _nic_ports(graph, group, table).all(axis=0)
     if live.all() or not live.any():
         return None
     return live
+
+
+def nic_channels(graph, group, table: np.ndarray) -> int | None:
+    """NCCL's channels across the group's domains (rows of ``table``, ``m`` GPUs each)
+    when a GPU's NIC is down (its link into the scale-out network or its rail's leaf
+    failed): ``k``, the NICs up at the domain with the fewest, when ``0 < k < m``; else
+    None (every NIC up: the healthy ``m``, one channel a rail; or a domain with none).
+
+    The rule, as NCCL behaves: a NIC that fails mid-job is not routed around, the
+    communicator fails and the job makes a new one (NVIDIA/nccl issue 998, the
+    maintainer: "If something fails (a link, NIC, GPU, ...), NCCL is going to fail";
+    issue 989 alike; the port failover of 2.29 works only between ports fused into one
+    virtual NIC, issue 2192, which one single-port NIC a GPU is not); at that new init
+    NCCL's IB transport skips a port that is not active (src/transport/net_ib/init.cc,
+    ncclIbInitDevices: ``if (portAttr.state != IBV_PORT_ACTIVE) continue;``), so the
+    node's topology holds its ``k`` NICs that are up, a channel on each (the model's one
+    channel a NIC, as on the healthy fabric); and every rank then takes the fewest
+    channels any rank found (src/init.cc: ``graphs[a]->nChannels = std::min(
+    allGather3Data[i].graphInfo[a].nChannels, graphs[a]->nChannels)``, "so that the
+    tuning is consistent across ranks"). So one NIC down on one node lowers the tree's
+    cap to ``k x perChMaxTreeBws`` (NVLSTree's: ``k`` heads) everywhere."""
+    up = _nic_ports(graph, group, table).sum(axis=1)
+    k = int(up.min())
+    return k if 0 < k < table.shape[1] else None
 
 
 def _ring_latencies(p: int, inter: int) -> tuple[int, int]:

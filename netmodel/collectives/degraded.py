@@ -9,7 +9,11 @@ over the surviving shortest paths, the ring is re-embedded (the faster of the gr
 order and a greedy nearest-neighbour order, on the healthy fabric as on the degraded one,
 so that a failure counts only what it removes), GPUs that failed leave
 the group (``lost``), and a group that the failures cut apart is reported as such
-(``cut``, infinite time) rather than costed.
+(``cut``, infinite time) rather than costed. A GPU whose NIC is down (its NIC link or rail
+leaf failed) costs as NCCL started again on the survivors runs: its rings and trees over
+the rails whose NICs all work, and the channels its per-channel tree caps count the
+fewest NICs up at any domain
+(:func:`~netmodel.collectives.algo_ring.nic_channels`, where the rule's sources are).
 
 >>> from netmodel.collectives.calibration import Calibration
 >>> import networkx as nx
