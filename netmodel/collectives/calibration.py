@@ -146,6 +146,8 @@ class Generation:
     nvls_tree_channel_bandwidth : tuple of 3 floats or None
         NCCL's cap on one NVLSTree channel's busbw, as above (``perChMaxNVLSTreeBws``; 0:
         none for that many nodes).
+    in_network_channels : int or None
+        NCCL's NVLS channels inside one NVLink domain (``NVLS_NCHANNELS``).
     """
 
     name: str
@@ -158,6 +160,7 @@ class Generation:
     tree_channel_bandwidth: tuple[float, float, float] | None = None
     tree_ll128_channel_bandwidth: tuple[float, float, float] | None = None
     nvls_tree_channel_bandwidth: tuple[float, float, float] | None = None
+    in_network_channels: int | None = None
 
 
 @dataclass(frozen=True)
@@ -178,6 +181,11 @@ class Calibration:
         Channels (NCCL's rings and trees, each on its own SMs) that stream a pipelined step
         side by side: a pipeline slice is ``channels x chunk`` bytes per GPU that owns part
         of the message.
+    in_network_channels : int
+        Channels of an in-switch reduction inside one scale-up domain (NCCL's NVLS
+        channels, ``NVLS_NCHANNELS``, by GPU generation): its pipeline slice is ``heads x
+        in_network_channels x chunk`` bytes; 0: ``channels``. Phases that cross the
+        scale-out network (NVLSTree, NVLS with SHARP) keep ``channels``.
     in_network_ceiling : float
         In-switch all-reduce busbw cannot exceed this multiple of a GPU's scale-up line
         rate; 0: no ceiling.
@@ -261,6 +269,7 @@ class Calibration:
     scaleout_efficiency: float = 1.0
     reduction_rate: float = 0.0
     channels: int = 1
+    in_network_channels: int = 0
     in_network_ceiling: float = 0.0
     p2p_ll_threshold: float = 0.0
     p2p_channels_per_peer: int = 1
@@ -294,7 +303,8 @@ class Calibration:
         for key in TREE_CAP_KEYS:   # each a tuple of floats, checked
             object.__setattr__(self, key, _tree_caps("calibration", key, getattr(self, key),
                                                      allow_empty=True))
-        for key, least in (("channels", 1), ("p2p_channels_per_peer", 1),
+        for key, least in (("channels", 1), ("in_network_channels", 0),
+                           ("p2p_channels_per_peer", 1),
                            ("p2p_channels_per_net_peer", 1), ("p2p_net_channels", 0),
                            ("p2p_peers_per_batch", 1)):
             c = getattr(self, key)
@@ -510,6 +520,17 @@ _SHARED_KEYS = tuple(f.name for f in fields(Generation)
                      if f.name in {g.name for g in fields(Calibration)})
 
 
+#: A generation table's keys that are counts (whole numbers 1..1024), not rates.
+_GENERATION_COUNTS = ("in_network_channels",)
+
+
+def _count(where: str, key: str, v: object) -> int:
+    """``v`` as a count in 1..1024, else UserError naming ``where`` and ``key``."""
+    if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 1024:
+        raise UserError(f"{where}.{key} must be a whole number in 1..1024, got {describe(v)}")
+    return v
+
+
 def load_generations(path: str | Path = GENERATIONS_PATH) -> tuple[tuple[Generation, ...], str]:
     """Read a generations file: ``(generations, default generation name)``."""
     path = Path(path)
@@ -527,7 +548,10 @@ def load_generations(path: str | Path = GENERATIONS_PATH) -> tuple[tuple[Generat
             raise UserError(f"{where}.gpus must be a list of GPU type names, got {gpus!r}")
         values = {}
         for k in _GENERATION_KEYS:
-            if k in t:
+            if k in _GENERATION_COUNTS:
+                if k in t:
+                    values[k] = _count(where, k, t[k])
+            elif k in t:
                 _finite(where, k, t[k], "", positive=True)
                 values[k] = float(t[k])
         for k in ("scaleup_efficiency", "in_network_factor", "ll_bandwidth_factor"):

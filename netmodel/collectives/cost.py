@@ -390,7 +390,8 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
             bg = np.maximum(bg, np.where(sel, bl, 0.0).sum(axis=1))
         b = b + bg
         ch = np.where(mem_g, chunk, 0.0).max(axis=1)
-        fills.append((np.maximum(sum_m - bg, 0.0), heads * ch * cal.channels))
+        fills.append((np.maximum(sum_m - bg, 0.0),
+                      heads * ch * _group_channels(mem_g, innet, scaleout, cal)))
     b_link = b
     b = b + red
     if not fills:  # one line (what the general case below gives with no sizes)
@@ -404,6 +405,23 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
         rest = sum((coef[k] for k in range(j, len(sizes))), np.zeros_like(a))
         lines.append(_capped(a + fill, b + rest, fill, b_link + rest, least, red, split))
     return lines
+
+
+def _group_channels(mem_g: np.ndarray, innet: Any, scaleout: np.ndarray,
+                    cal: Calibration) -> Any:
+    """The channels of each collective's pipeline group ``mem_g`` (its member steps,
+    ``(G, S)``): ``cal.in_network_channels`` (NCCL's NVLS channels, by generation) where a
+    member step reduces in the switch and none crosses the scale-out network (NVLS inside
+    one NVLink domain: a server or an MNNVL clique), else ``cal.channels``. NCCL sets the
+    count once per communicator (src/transport/nvls.cc, ``ncclNvlsInit``: in v2.28.3-1
+    ``NVLS_NCHANNELS_SM90`` 16, ``NVLS_NCHANNELS_SM100_NVL`` 24 on one node or MNNVL
+    clique, ``NVLS_NCHANNELS_SM100`` 32 across nodes; 16 for every GPU, the
+    ``NVLS_NCHANNELS`` parameter, in the 2.17-2.2x sources)."""
+    nvls = cal.in_network_channels
+    if not nvls or nvls == cal.channels:
+        return cal.channels
+    one_domain = (mem_g & innet).any(axis=1) & ~(mem_g & scaleout).any(axis=1)
+    return np.where(one_domain, nvls, cal.channels)
 
 
 def _node_column(nodes: Any) -> np.ndarray:

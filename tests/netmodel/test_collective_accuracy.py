@@ -587,8 +587,9 @@ def test_blackwell_eight_gpus_measure_ring_like_until_1_gib(case):
     # Two Blackwell 8-GPU NVLink domains from two sources, 8xB200 HGX (Vultr) and 2 GB300 trays
     # over MNNVL (OCI, NCCL 2.28.7), measure the same curve within 2% from 128 MiB on: the
     # model's ring (within 3%) up to 1 GiB, its in-network (within 2%) from 2 GiB. The model's
-    # auto takes in-network from 4 MiB, so it is 12-18% above them at 128 MiB-1 GiB and
-    # 36-44% at 4-8 and 32-64 MiB (ring LL128 would be 18-29% above there). Hopper's NVLS
+    # auto takes in-network from 4 MiB (ring LL128 at 16 and 32 MiB), so it is 11-13% above
+    # them at 128 MiB-1 GiB and 29-37% at 4-8 and 32-64 MiB, with NCCL's 24 NVLS channels of
+    # Blackwell in one NVLink domain (h279: 12-18% and 36-44% with 16). Hopper's NVLS
     # curves (Azure H100/H200, Together H100) are met within 6%. The ring-like magnitude is
     # not NCCL choosing ring: NCCL runs NVLS there with a chunk that grows with the size (64
     # KiB from 96 MiB, 128 KiB from 1.5 GiB on 8 Blackwell GPUs: 24 NVLS channels x 8 heads),
@@ -600,9 +601,9 @@ def test_blackwell_eight_gpus_measure_ring_like_until_1_gib(case):
     early, late = (sizes >= 128 * MIB) & (sizes <= 2 ** 30), sizes >= 2 ** 31
     assert np.all(np.abs(r_ring[early] - 1) < 0.03), r_ring[early]
     assert np.all(np.abs(r_auto[late] - 1) < 0.02), r_auto[late]
-    assert np.all((r_auto[early] > 1.11) & (r_auto[early] < 1.19)), r_auto[early]
+    assert np.all((r_auto[early] > 1.10) & (r_auto[early] < 1.14)), r_auto[early]
     gap = np.isin(sizes, [4 * MIB, 8 * MIB, 32 * MIB, 64 * MIB])
-    assert np.all((r_auto[gap] > 1.33) & (r_auto[gap] < 1.45)), r_auto[gap]
+    assert np.all((r_auto[gap] > 1.28) & (r_auto[gap] < 1.38)), r_auto[gap]
     assert auto.algorithm[list(sizes).index(4 * MIB)] == "in-network"
     other = _cited("gb300-2x4-oci" if case == "b200-8-vultr" else "b200-8-vultr")
     common = np.isin(sizes, other[3]) & (sizes >= 128 * MIB)

@@ -229,7 +229,12 @@ def _reference_combine(t, beta, lat_all, lat_up, scaleout, protocol, cal):
         b = b + bg
         heads = np.where(in_g, t["heads"], 0).max(axis=1)
         ch = np.where(mem_g, chunk, 0.0).max(axis=1)
-        fills.append((np.maximum(sum_m - bg, 0.0), heads * ch * cal.channels))
+        # NCCL's NVLS channels (by generation) where the group reduces in the switch inside
+        # one scale-up domain (no member step crosses the scale-out network)
+        one_domain = (mem_g & innet).any(axis=1) & ~(mem_g & scaleout).any(axis=1)
+        nch = np.where(one_domain & (cal.in_network_channels > 0), cal.in_network_channels,
+                       cal.channels)
+        fills.append((np.maximum(sum_m - bg, 0.0), heads * ch * nch))
     # NCCL's tree channel cap, step by step: repeat x share / (channels x rate), summed; a
     # Tree channel's rate perChMaxTreeBws x factor, under LL128 at most
     # perChMaxTreeLL128Bws; an NVLSTree channel's perChMaxNVLSTreeBws (0: none)
