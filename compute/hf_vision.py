@@ -1,12 +1,14 @@
 """The vision tower of a vision-language HuggingFace ``config.json`` (its ``vision_config``)
 counted exactly where its architecture is known (Qwen2-VL, Qwen2.5-VL, LLaVA's CLIP ViT and
-projector), else left uncounted with words saying why; :mod:`compute.hf_config` calls
-:func:`vision_tower`.
+projector, Gemma-3's SigLIP and projector, InternVL's InternViT and MLP projector, Mistral-3's
+Pixtral encoder and patch-merging projector), else left uncounted with words saying why;
+:mod:`compute.hf_config` calls :func:`vision_tower`.
 """
 
 from __future__ import annotations
 
 from compute import validate
+from compute.errors import UserError
 
 __all__ = ["VISION_TOWERS", "vision_tower"]
 
@@ -59,6 +61,66 @@ def _llava_tower(v, hidden: int) -> int:
     return tower + width * hidden + hidden * hidden + (2 * hidden if bias else 0)
 
 
+def _siglip_gemma3_tower(v, hidden: int) -> int:
+    """Gemma-3's SigLIP tower (HF ``SiglipVisionModel``): a Conv2d patch embedding with bias,
+    ``(image_size / patch_size)^2`` learned positions, ``num_hidden_layers`` layers of two
+    LayerNorms, Q, K, V, O with biases and a two-matrix MLP ``intermediate_size`` wide with
+    biases, a final LayerNorm, and the attention-pooling head unless ``vision_use_head`` is
+    false (a probe, a multi-head attention with biases, a LayerNorm, an MLP); and
+    ``Gemma3MultiModalProjector``: an RMSNorm over the tower's width and a ``width x
+    hidden_size`` projection without bias (its average pooling has no weights)."""
+    c, f, p = v("hidden_size"), v("intermediate_size", limit="ffn"), v("patch_size")
+    layer = 4 * (c * c + c) + 2 * 2 * c + (c * f + f) + (f * c + c)
+    tower = (v("num_channels") * p * p * c + c + (v("image_size") // p) ** 2 * c
+             + v("num_hidden_layers", limit="layers") * layer + 2 * c)
+    if v("vision_use_head", default=True):
+        tower += c + 4 * (c * c + c) + 2 * c + (c * f + f) + (f * c + c)
+    return tower + c + c * hidden
+
+
+def _internvit_tower(v, hidden: int) -> int:
+    """InternVL's InternViT (remote code ``InternVisionModel``): a class embedding, a Conv2d
+    patch embedding with bias, ``(image_size / patch_size)^2 + 1`` learned positions;
+    ``num_hidden_layers`` layers of fused QKV (biases where ``qkv_bias``) and an output
+    projection with bias, RMSNorms over the width on Q and K where ``qk_normalization``,
+    two norms (``norm_type`` ``layer_norm``: scale and shift; ``rms_norm``: scale), a
+    two-matrix MLP with biases and two layer scales; and the projector ``mlp1``: a
+    LayerNorm and ``width x (1 / downsample_ratio)^2 -> hidden_size -> hidden_size`` with
+    biases."""
+    c, f, p = v("hidden_size"), v("intermediate_size", limit="ffn"), v("patch_size")
+    norm = {"layer_norm": 2, "rms_norm": 1}[v("norm_type", choices=("layer_norm",
+                                                                     "rms_norm"))]
+    layer = (3 * c * c + (3 * c if v("qkv_bias", flag=True) else 0) + c * c + c
+             + (2 * c if v("qk_normalization", flag=True) else 0)
+             + 2 * norm * c + (c * f + f) + (f * c + c) + 2 * c)
+    positions = (v("image_size") // p) ** 2 + 1
+    tower = (c + v("num_channels") * p * p * c + c + positions * c
+             + v("num_hidden_layers", limit="layers") * layer)
+    w = c * v("downsample_ratio", top=True, reciprocal=True) ** 2
+    return tower + 2 * w + (w * hidden + hidden) + (hidden * hidden + hidden)
+
+
+def _pixtral_tower(v, hidden: int) -> int:
+    """Mistral-3's Pixtral encoder (HF ``PixtralVisionModel``): a Conv2d patch embedding
+    without bias, an RMSNorm, ``num_hidden_layers`` layers of two RMSNorms, Q, K, V, O of
+    ``num_attention_heads x head_dim`` without biases and a SwiGLU MLP ``intermediate_size``
+    wide without biases (2D rotary positions: no weights); and
+    ``Mistral3MultiModalProjector``: an RMSNorm, the patch merger (``width x
+    spatial_merge_size^2 -> width``, no bias), then ``width`` (times the feature layers when
+    ``vision_feature_layer`` lists several) ``-> hidden_size -> hidden_size``, biases where
+    ``multimodal_projector_bias`` (Mistral3Config's default false)."""
+    c, f, p = v("hidden_size"), v("intermediate_size", limit="ffn"), v("patch_size")
+    q = v("num_attention_heads", limit="heads") * v("head_dim", limit="head_dim")
+    layer = 2 * c + 3 * c * q + q * c + 3 * c * f
+    tower = v("num_channels") * p * p * c + c + v("num_hidden_layers", limit="layers") * layer
+    feature = v("vision_feature_layer", top=True)
+    width = c * (len(feature) if isinstance(feature, list) else 1)
+    bias = v("multimodal_projector_bias", top=True, default=False)
+    merger = c * v("spatial_merge_size", top=True) ** 2 * c
+    return (tower + c + merger + width * hidden + hidden * hidden
+            + (2 * hidden if bias else 0))
+
+
 #: Vision towers counted exactly, by the wrapper's ``model_type``: (the vision_config's own
 #: ``model_type`` required, or None; what the note calls it; the count of
 #: :func:`vision_tower`'s reader and the language model's width).
@@ -66,6 +128,9 @@ VISION_TOWERS = {
     "qwen2_vl": (None, "Qwen2-VL ViT and merger", _qwen2_vl_tower),
     "qwen2_5_vl": (None, "Qwen2.5-VL ViT and merger", _qwen2_5_vl_tower),
     "llava": ("clip_vision_model", "CLIP ViT and projector", _llava_tower),
+    "gemma3": ("siglip_vision_model", "SigLIP ViT and projector", _siglip_gemma3_tower),
+    "internvl_chat": ("intern_vit_6b", "InternViT and MLP projector", _internvit_tower),
+    "mistral3": ("pixtral", "Pixtral ViT and patch-merging projector", _pixtral_tower),
 }
 #: HF's config defaults for tower keys a published config leaves out: CLIPVisionConfig's
 #: ``num_channels`` 3 (models/clip/configuration_clip.py; llava-1.5-7b-hf's vision_config
@@ -99,22 +164,35 @@ def vision_tower(cfg: dict, hidden: int, where: str) -> tuple[int, str]:
                    f"does not count) is not counted, in memory or FLOPs")
     _, label, count = known_tower
 
-    def v(key: str, *, limit: str = "hidden", integer: bool = True, top: bool = False):
+    def v(key: str, *, limit: str = "hidden", integer: bool = True, top: bool = False,
+          default=None, flag: bool = False, choices: tuple[str, ...] = (),
+          reciprocal: bool = False):
         at, source = (where, cfg) if top else (here, vc)
         value = source.get(key)
         if value is None and key == "in_chans":   # the newer spelling
             value = vc.get("in_channels")
         if value is None:
-            if key not in _VISION_DEFAULTS:
+            if default is not None:
+                value = default
+            elif key in _VISION_DEFAULTS:
+                value = _VISION_DEFAULTS[key]
+            else:
                 raise _MissingKey(key)
-            value = _VISION_DEFAULTS[key]
         widest = validate.limits("model")[limit].maximum
-        if key == "multimodal_projector_bias":
+        if choices:
+            return validate.choice(at, key, value, choices)
+        if flag or isinstance(default, bool) or key == "multimodal_projector_bias":
             return validate.flag(at, key, value)
         if key == "vision_feature_layer":   # a layer index (negative: from the last), or a list
             for x in (value if isinstance(value, list) and value else [value]):
                 validate.number(at, key, x, minimum=-widest, maximum=widest, integer=True)
             return value
+        if reciprocal:   # a fraction 1 / n (InternVL's pixel shuffle): n
+            r = validate.number(at, key, value, minimum=1e-3, maximum=1, integer=False)
+            if abs(1 / r - round(1 / r)) > 1e-9:
+                raise UserError(f"{at}: {key} {r} is not 1 / a whole number; allowed: 1, "
+                                f"0.5, 0.25, ...")
+            return round(1 / r)
         return validate.number(at, key, value, minimum=1, maximum=widest, integer=integer)
 
     try:
