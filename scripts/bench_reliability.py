@@ -83,7 +83,7 @@ scenario = {scenario!r}
 if scenario.startswith("name ="):
     scenario = load_scenario_text(scenario)
 elif scenario.startswith("fabric "):   # a builder's spec, as blast-radius --fabric takes it
-    from netmodel.study.reliability_cluster import fabric_cluster_scenario
+    from netmodel.study.reliability_fabric import fabric_cluster_scenario
 
     scenario = fabric_cluster_scenario(scenario[len("fabric "):])
 t0, c0 = time.perf_counter(), time.process_time()

@@ -179,7 +179,7 @@ def _gpus(text, scenario: str | Scenario = "NAME"):
                         + _gpu_name_hint(t, scenario))
     digits = t.replace(",", "").replace("_", "")
     if len(digits.lstrip("0")) > 18:   # int() refuses past 4,300 digits with Python's advice
-        from netmodel.study.reliability_cluster import MAX_GPUS
+        from netmodel.study.reliability_fabric import MAX_GPUS
 
         raise UserError(f"{flag} {shown_text(text)} exceeds the largest cluster modelled "
                         f"({MAX_GPUS:,} GPUs)")
@@ -209,7 +209,7 @@ def _gpu_name_hint(text: str, scenario: str | Scenario) -> str:
 def _where(scenario: str | None, fabric: str | None):
     """The scenario of ``--scenario`` (its name, read by the library) or of ``--fabric``
     (a saved ``.json``/``.graphml`` fabric, a spec or a scenario's fabric:
-    :func:`~netmodel.study.reliability_cluster.fabric_cluster_scenario`); exactly one of them."""
+    :func:`~netmodel.study.reliability_fabric.fabric_cluster_scenario`); exactly one of them."""
     from compute.errors import UserError
 
     if scenario is not None and fabric is not None:
@@ -219,7 +219,7 @@ def _where(scenario: str | None, fabric: str | None):
             raise UserError("give --scenario S (a shipped name, NAME@GPU or a .toml file) "
                             "or --fabric FILE|SPEC (your own fabric)")
         return scenario
-    from netmodel.study.reliability_cluster import fabric_cluster_scenario
+    from netmodel.study.reliability_fabric import fabric_cluster_scenario
 
     return fabric_cluster_scenario(fabric)
 

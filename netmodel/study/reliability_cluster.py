@@ -71,7 +71,6 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 import networkx as nx
-import numpy as np
 
 from compute.errors import NothingFeasible, UserError, known
 from compute.models import get_model
@@ -80,12 +79,20 @@ from compute.phases import Slo, check_slo
 from compute.roofline import RooflineOptions, check_options, make_workload
 from compute.search import DEFAULT_MAX_BATCH
 from compute.units import SECONDS_PER_YEAR
-from compute.validate import describe, is_whole, of_type
+from compute.validate import describe, of_type
+from netmodel.study.cell_routes import CellRoutes
 from netmodel.study.instance_cost import InstanceCosting, _frozen
 from netmodel.study.reliability_catalog import Catalog, catalog
+from netmodel.study.reliability_fabric import (
+    check_labels,
+    cluster_cells,
+    fabric_cap,
+    with_devices,
+)
 from netmodel.study.rows import batch_limit_note
 from netmodel.study.scenarios import get_scenario
-from topologies.failure_domains import CLASSES, Component, components, degrade, label_devices
+from topologies.failure_domains import CLASSES, Component, components, degrade
+from topologies.graph_ops import CellArrays, attrs_key, copy_graph, edge_key
 from topologies.schema import gpu_nodes
 
 if TYPE_CHECKING:
@@ -97,44 +104,10 @@ if TYPE_CHECKING:
     from netmodel.study.fabric_search import FabricSearch
     from netmodel.study.scenarios import Scenario
 
-__all__ = ["MAX_FABRIC_NODES", "MAX_GPUS", "YEAR", "Cluster", "Effect", "build_cluster",
-           "check_cluster", "check_labels", "fabric_cap", "fabric_cluster_scenario"]
+__all__ = ["YEAR", "Cluster", "Effect", "build_cluster", "check_cluster"]
 
-#: Largest cluster (GPUs) the reliability commands model.
-MAX_GPUS = 131_072
 #: Seconds in a year (a Julian year, 365.25 days: compute.units.SECONDS_PER_YEAR).
 YEAR = SECONDS_PER_YEAR
-#: Most nodes (GPUs and switches) of a fabric they build before counting its GPUs: a fabric
-#: of MAX_GPUS GPUs with more switches than GPUs is no cluster (the shipped scenarios and
-#: the builders at their defaults have 1.0-1.6 nodes a GPU), so past it the fabric is refused
-#: from its builder's estimate (:func:`fabric_cap`), before any memory is spent.
-MAX_FABRIC_NODES = 2 * MAX_GPUS
-
-
-def fabric_cap():
-    """A block whose fabric builds (builders, fabric files) refuse a fabric estimated past
-    :data:`MAX_FABRIC_NODES` nodes before building it: a 1,048,576-GPU torus was built
-    (20-40 s, 1.8 GB) only to be refused for its GPUs."""
-    from topologies.limits import capped, max_edges
-
-    return capped(MAX_FABRIC_NODES, max_edges(),
-                  why=f"the reliability models take a fabric of up to {MAX_GPUS:,} GPUs "
-                      f"({MAX_FABRIC_NODES:,} nodes with its switches); use a smaller fabric")
-
-
-def fabric_cluster_scenario(ref: str) -> Scenario:
-    """The scenario the reliability models run on a fabric ``ref`` (a saved
-    ``.json``/``.graphml`` fabric, a builder's spec or a scenario's fabric:
-    :func:`~netmodel.study.topology_compare.resolve_fabric`), built under :func:`fabric_cap`
-    into a :func:`~netmodel.study.scenarios.fabric_scenario`; a scenario's fabric is named
-    by the scenario without its GPU (the label adds it back)."""
-    from netmodel.study.scenarios import fabric_scenario
-    from netmodel.study.topology_compare import resolve_fabric
-
-    with fabric_cap():
-        fab = resolve_fabric(ref)
-    return fabric_scenario(fab.graph, fab.label if fab.scenario is None else
-                           f"fabric of {fab.scenario.name}")
 
 
 @dataclass(frozen=True)
@@ -195,7 +168,8 @@ class Cluster(InstanceCosting):
     slo: Slo
     options: RooflineOptions
     graph: nx.Graph           #: one cell's physical fabric (as built, before [adjust]; GPUs
-    #: of a ``server`` label carry their ``device`` index, :func:`_with_devices`)
+    #: of a ``server`` label carry their ``device`` index,
+    #: :func:`~netmodel.study.reliability_fabric.with_devices`)
     cells: int
     best: InferenceResult     #: the healthy instance's InferenceResult
     instances: tuple          #: member tuples of one cell
@@ -387,7 +361,7 @@ class Cluster(InstanceCosting):
             for v, d in nbrs.items():
                 k = names.setdefault(v, len(names))
                 data = node[v]
-                row.append((k, data.get("kind"), data.get("tier"), _attrs(d)))
+                row.append((k, data.get("kind"), data.get("tier"), attrs_key(d)))
             wiring.append(tuple(sorted(row)))
             reps.setdefault(frozenset(nbrs), m)
         hops = []
@@ -483,7 +457,7 @@ class Cluster(InstanceCosting):
         from dataclasses import replace
 
         out = replace(self, catalog=catalog_)
-        for key in ("components", "_index", "_effects", "_router", "_csr", "_kinds",
+        for key in ("components", "_index", "_effects", "_routes", "_csr", "_kinds",
                     "_direct", "_switches", "idle", "member_of", "healthy", "shape_ids", "_spare_plans", "_spare_capacity",
                     "_switch_hops"):
             if key in self.__dict__ and (key != "components" or (
@@ -515,97 +489,22 @@ class Cluster(InstanceCosting):
                 inv.setdefault(e, []).append(i)
         return inv
 
+    @cached_property
+    def _routes(self) -> CellRoutes:
+        """Routes and footprints of instances on the cell
+        (:class:`~netmodel.study.cell_routes.CellRoutes`)."""
+        return CellRoutes(self.graph, ocs=self.scenario.is_ocs)
+
     def _footprint(self, members) -> set:
-        """The members, every link of theirs with what it leads to, and every link and switch
-        on a shortest path between two of them. Members wired to the same switches share
-        the middle of their routes, so one route per pair of distinct attachments does."""
-        g = self.graph
-        out = set(members)
-        by: dict = {}
-        for m in members:
-            nbrs = frozenset(g.neighbors(m))
-            by.setdefault(nbrs, m)
-            for n in nbrs:
-                out.add(n)
-                out.add(_key(m, n))
-        if self.scenario.is_ocs:
-            return out
-        reps = list(by.values())
-        for i, a in enumerate(reps):
-            for b in reps[i + 1:]:
-                for u, v in self._route(a, b) or ():
-                    out.update((u, v, _key(u, v)))
-        return out
+        """An instance's footprint (:meth:`~netmodel.study.cell_routes.CellRoutes.
+        footprint`): its members, their links and every link and switch on a route
+        between two of them."""
+        return self._routes.footprint(members)
 
     def _route(self, a, b) -> tuple | None:
-        """The links (``(u, v)`` pairs) of the cell's route from GPU ``a`` to GPU ``b``
-        (:meth:`_local_route` on a cell of GPUs alone), None where no path joins them."""
-        if self._gpus_only:
-            return self._local_route(a, b)
-        router = self._router
-        r = router.route(a, b)
-        return None if r is None else tuple(router.link_name(link) for link in r.links)
-
-    @cached_property
-    def _gpus_only(self) -> bool:
-        """Whether the cell is GPUs alone, wired to each other (a torus, a mesh: no switch,
-        no scale-out link, every link of some bandwidth): a route between two of them then
-        runs on the shortest paths between them alone, and :meth:`_local_route` finds it on
-        those paths instead of searching the whole cell (a breadth-first search of the whole
-        cell per destination made the footprints of a 2,048-GPU torus 23 s of 32)."""
-        g = self.graph
-        if len(g) <= 1 or any(k != "gpu" for _, k in g.nodes(data="kind")):
-            return False
-        return all(not d.get("scaleout", False) and float(d.get("bandwidth", 0.0)) > 0
-                   for _, _, d in g.edges(data=True))
-
-    def _local_route(self, a, b) -> tuple:
-        """The links (``(u, v)`` pairs) of the route from ``a`` to ``b`` on a cell of
-        GPUs alone (:attr:`_gpus_only`): the router's, found on the part of the cell that
-        lies on a shortest path between them (every node ``v`` with ``d(a, v) + d(v, b) =
-        d(a, b)``, their links in the cell's order), which is all the route's search looks
-        at. Parts alike (the same links and attributes in the cell's order: a torus's
-        translates) are routed once, on a copy renamed by place."""
-        adj = self.graph._adj   # networkx's documented internals: read only
-        da = _ball(adj, a, b)
-        if da is None:
-            return None
-        db = _ball(adj, b, a)
-        d = da[b]
-        on = {v for v, x in da.items() if db.get(v, d + 1) + x == d}
-        order = self._node_order
-        nodes = sorted(on, key=order.__getitem__)
-        pos = {v: i for i, v in enumerate(nodes)}
-        node = self.graph._node
-        key = (pos[a], pos[b],
-               tuple((_frozen(node[v]),
-                      tuple((pos[w], _frozen(e)) for w, e in adj[v].items() if w in pos))
-                     for v in nodes))
-        memo = self.__dict__.setdefault("_local_routes", {})
-        hit = memo.get(key)
-        if hit is None:
-            from netmodel.collectives.routing import Router
-
-            h = nx.Graph()
-            h.graph.update(self.graph.graph)
-            for i, v in enumerate(nodes):
-                h._node[i] = dict(node[v])
-            for i, v in enumerate(nodes):
-                h._adj[i] = {pos[w]: e for w, e in adj[v].items() if w in pos}
-            router = Router(h)
-            r = router.route(pos[a], pos[b])
-            hit = memo[key] = tuple(router.link_name(link) for link in r.links)
-        return tuple((nodes[u], nodes[v]) for u, v in hit)
-
-    @cached_property
-    def _node_order(self) -> dict:
-        return {n: i for i, n in enumerate(self.graph)}
-
-    @cached_property
-    def _router(self):
-        from netmodel.collectives.routing import Router
-
-        return Router(self.graph)
+        """The links of the cell's route from GPU ``a`` to GPU ``b`` (None where no path
+        joins them): :meth:`~netmodel.study.cell_routes.CellRoutes.route`."""
+        return self._routes.route(a, b)
 
     @cached_property
     def _direct(self) -> bool:
@@ -649,38 +548,16 @@ class Cluster(InstanceCosting):
         return True
 
     @cached_property
-    def _csr(self) -> tuple:
-        """The cell as arrays: node list, node index, edge ends (for connectivity)."""
-        nodes = list(self.graph.nodes)
-        index = {n: i for i, n in enumerate(nodes)}
-        ends = np.array([(index[u], index[v]) for u, v in self.graph.edges()],
-                        dtype=np.int64).reshape(-1, 2)
-        return nodes, index, ends
+    def _csr(self) -> CellArrays:
+        """The cell as arrays (for connectivity)."""
+        return CellArrays(self.graph)
 
     def partition(self, comps: Iterable[Component]) -> dict:
         """Connected part of every surviving node once ``comps`` failed: ``{node: label}``
         (thinned links still connect; GPUs a component stops are gone, as it degrades)."""
-        from scipy.sparse import coo_matrix
-        from scipy.sparse.csgraph import connected_components
-
-        nodes, index, ends = self._csr
-        gone_nodes = {index[n] for c in comps for n in (*c.nodes, *c.disabled)}
-        gone_edges = {tuple(sorted((index[u], index[v]))) for c in comps for u, v in c.edges}
-        keep = np.ones(len(ends), dtype=bool)
-        if gone_nodes:
-            dead = np.zeros(len(nodes), dtype=bool)
-            dead[list(gone_nodes)] = True
-            keep &= ~(dead[ends[:, 0]] | dead[ends[:, 1]])
-        if gone_edges:
-            lo, hi = np.minimum(ends[:, 0], ends[:, 1]), np.maximum(ends[:, 0], ends[:, 1])
-            code = lo * len(nodes) + hi
-            drop = np.array([a * len(nodes) + b for a, b in gone_edges])
-            keep &= ~np.isin(code, drop)
-        e = ends[keep]
-        n = len(nodes)
-        m = coo_matrix((np.ones(len(e)), (e[:, 0], e[:, 1])), shape=(n, n))
-        _, labels = connected_components(m, directed=False)
-        return {nodes[i]: int(labels[i]) for i in range(n) if i not in gone_nodes}
+        comps = tuple(comps)
+        return self._csr.partition({n for c in comps for n in (*c.nodes, *c.disabled)},
+                                   [e for c in comps for e in c.edges])
 
     def main_part(self, part: dict) -> int | None:
         """The label of the largest connected part of GPUs in ``part`` (a
@@ -701,7 +578,7 @@ class Cluster(InstanceCosting):
         comps, members = tuple(comps), tuple(members)
         g = self.graph
         if self._direct:
-            out = _copy(g)
+            out = copy_graph(g)
         else:
             # the switches' part once (_switches), copied, and the members wired into it:
             # the graph g.subgraph(switches + members).copy() gave, without filtering the
@@ -752,7 +629,7 @@ class Cluster(InstanceCosting):
                 wired.add(u)
             if kind[v] == "gpu":
                 wired.add(v)
-            touched.update(index.get(_key(u, v), ()))
+            touched.update(index.get(edge_key(u, v), ()))
         tiers = []
         for n in comp.nodes:
             touched.update(index.get(n, ()))
@@ -916,113 +793,8 @@ class Cluster(InstanceCosting):
         return list(parts.values())
 
 
-def _copy(graph: nx.Graph) -> nx.Graph:
-    """``graph.copy()`` (the same nodes, links and adjacency orders, every attribute dict
-    copied) made by filling networkx's documented node and adjacency dicts directly, for an
-    ``nx.Graph``: the copy of a 16,384-GPU torus per instance costed took 0.37 s."""
-    if type(graph) is not nx.Graph:
-        return graph.copy()
-    out = nx.Graph()
-    out.graph.update(graph.graph)
-    node, adj = out._node, out._adj
-    for n, d in graph._node.items():
-        node[n] = d.copy()
-        adj[n] = {}
-    seen = set()
-    for n, nbrs in graph._adj.items():   # the order Graph.copy adds the links in
-        row = adj[n]
-        for v, d in nbrs.items():
-            if v not in seen:
-                dd = d.copy()
-                row[v] = dd
-                adj[v][n] = dd
-        seen.add(n)
-    return out
-
-
-def _ball(adj, a, b) -> dict | None:
-    """Hops from ``a`` of every node no further than ``b`` (a breadth-first search from
-    ``a`` that stops at ``b``'s depth); None where ``b`` is not reached."""
-    dist = {a: 0}
-    frontier, depth = [a], 0
-    while frontier and b not in dist:
-        depth += 1
-        nxt = []
-        for u in frontier:
-            for v in adj[u]:
-                if v not in dist:
-                    dist[v] = depth
-                    nxt.append(v)
-        frontier = nxt
-    return dist if b in dist else None
-
-
-def _key(u, v) -> tuple:
-    return (u, v) if str(u) <= str(v) else (v, u)
-
-
-def _attrs(d: dict) -> tuple:
-    """A link's attributes as a hashable value, in the order they were set (a builder sets
-    them alike; two orders only cost a shape twice), unhashable values by their repr."""
-    out = tuple(d.items())
-    try:
-        hash(out)
-    except TypeError:
-        return tuple((k, repr(v)) for k, v in out)
-    return out
-
-
 def _shared(effect: Effect) -> bool:
     return bool(getattr(effect.component, "shared", False))
-
-
-def _check_gpus(gpus, cell: int, label: str = "the scenario's fabric") -> int:
-    """Cells of a cluster of ``gpus`` GPUs (None: one) made of copies of a ``cell``-GPU
-    fabric; refused when the cluster, or the fabric itself, is over :data:`MAX_GPUS`."""
-    if cell > MAX_GPUS:
-        raise UserError(f"{label} has {cell:,} GPUs, more than the largest cluster "
-                        f"the reliability models take ({MAX_GPUS:,} GPUs); use a smaller "
-                        f"fabric")
-    if gpus is None:
-        return 1
-    if isinstance(gpus, bool) or not is_whole(gpus) or gpus < 1:
-        raise UserError(f"gpus must be a whole number >= 1, got {describe(gpus)}")
-    if gpus > MAX_GPUS:
-        raise UserError(f"gpus {gpus:,} exceeds the largest cluster modelled "
-                        f"({MAX_GPUS:,} GPUs)")
-    if gpus % cell:
-        lo = max(cell, gpus // cell * cell)
-        raise UserError(f"gpus {gpus:,} is not a multiple of the scenario's fabric of {cell} "
-                        f"GPUs (the cluster is copies of it); use {lo:,} or {lo + cell:,}")
-    return int(gpus // cell)
-
-
-def check_labels(graph: nx.Graph, where: str, gpus_per_host: int) -> None:
-    """Refuse a fabric whose GPUs carry a ``server`` or ``rack`` label on some GPUs but not
-    on all, naming the first GPU without it: hosts and racks are counted from those labels
-    where every GPU has one (where none has one, a host is every ``gpus_per_host``
-    consecutive GPUs, :meth:`~netmodel.study.reliability_catalog.Catalog.gpus_per_host`,
-    and no rack fails), so a partly labelled fabric would be counted by the rule for an
-    unlabelled one.
-
-    >>> from topologies.specs import build
-    >>> g = build("rail-optimized:domains=2").copy()
-    >>> del g.nodes["gpu3"]["server"]
-    >>> check_labels(g, "fabric 'mine'", 8)
-    Traceback (most recent call last):
-    compute.errors.UserError: fabric 'mine': GPU 'gpu3' has no 'server' label, which 15 of its 16 GPUs have; label every GPU's server (hosts are counted from it) or none (then every 8 consecutive GPUs are a host)
-    """
-    data = graph.nodes
-    gpus = gpu_nodes(graph)
-    for label in ("server", "rack"):
-        have = sum(1 for g in gpus if label in data[g])
-        if 0 < have < len(gpus):
-            first = next(g for g in gpus if label not in data[g])
-            rule = (f"hosts are counted from it) or none (then every {gpus_per_host} "
-                    f"consecutive GPUs are a host)" if label == "server" else
-                    "racks are counted from it) or none (then no rack fails)")
-            raise UserError(f"{where}: GPU {first!r} has no {label!r} label, which {have} of "
-                            f"its {len(gpus)} GPUs have; label every GPU's {label} ({rule}")
 
 
 def check_cluster(cluster: object) -> Cluster | None:
@@ -1044,8 +816,8 @@ def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
     model and phase already run (by ``compare``, say), so it is not run again.
 
     Raises UserError when no configuration is feasible, or ``gpus`` is not a multiple of
-    the scenario's fabric (up to :data:`MAX_GPUS`), or the fabric alone is over
-    :data:`MAX_GPUS` GPUs (refused once it is built, before the search).
+    the scenario's fabric (up to :data:`~netmodel.study.reliability_fabric.MAX_GPUS`), or
+    the fabric alone is over that (refused once it is built, before the search).
     """
     from netmodel.study.fabric_search import (
         ScenarioCollectives,
@@ -1065,7 +837,7 @@ def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
         or catalog()
     who = f"fabric {s.name!r}" if s.graph is not None else f"scenario {s.label}"
     check_labels(graph, who, catalog_.gpus_per_host(s.gpu_spec))
-    cells = _check_gpus(gpus, int(graph.graph["gpus"]),
+    cells = cluster_cells(gpus, int(graph.graph["gpus"]),
                         who if s.graph is not None else f"{who}'s fabric")
     if search is not None:
         r = search
@@ -1082,25 +854,6 @@ def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
 
     instances = tuple(partition(graph, r.best.gpus, s.placement, gpus=gpu_nodes(graph)))
     return Cluster(scenario=s, model=m, workload=workload, gpu=s.gpu_spec, slo=slo,
-                   options=options, graph=_with_devices(graph), cells=cells, best=r.best,
+                   options=options, graph=with_devices(graph), cells=cells, best=r.best,
                    instances=instances, calibration=scenario_calibration(s),
                    catalog=catalog_, max_batch=int(r.search.max_batch))
-
-
-def _with_devices(graph: nx.Graph) -> nx.Graph:
-    """The cell's fabric with each GPU of a ``server`` label given its device index in the
-    whole server (:func:`~topologies.failure_domains.label_devices`; a copy, the built
-    fabric being shared; ``graph`` itself where there is nothing to label). An instance is
-    costed on its members and the switches alone (:meth:`Cluster.recost_graph`), where the
-    position among the server's GPUs left is the position among the instance's: NCCL's PXN
-    relays by the device index (:meth:`~netmodel.collectives.route_plans.PlannedRoutes.
-    pxn_proxies`), and a TP-12 instance on 8-GPU servers holding devices 4-7 of one server
-    relayed as if they were 0-3. A spare planned on the cell takes its server's next index
-    (:func:`~topologies.failure_domains.place_spare`: device 8 of an 8-GPU server), not
-    its template's."""
-    data = graph.nodes
-    if all("device" in d for _, d in data.items() if d.get("kind") == "gpu" and "server" in d):
-        return graph
-    out = graph.copy()
-    label_devices(out)
-    return out

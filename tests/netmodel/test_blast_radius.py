@@ -14,7 +14,8 @@ from compute.errors import UserError
 from netmodel.cli.main import cli
 from netmodel.study.blast_radius import blast_radius
 from netmodel.study.reliability_catalog import HOUR, catalog
-from netmodel.study.reliability_cluster import MAX_GPUS, build_cluster
+from netmodel.study.reliability_cluster import build_cluster
+from netmodel.study.reliability_fabric import MAX_GPUS
 from netmodel.study.reliability_spares import recovery
 from netmodel.study.scenarios import load_scenario_text, scenario_names
 from topologies.failure_domains import CLASSES, degrade

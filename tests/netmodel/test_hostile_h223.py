@@ -1,7 +1,7 @@
 """Hostile input, helper 223 (reliability commands, catalog, concurrent groups).
 
 (a) A scenario's fabric over the 131,072-GPU limit of the reliability models
-(:data:`netmodel.study.reliability_cluster.MAX_GPUS`): with no ``--gpus`` the cluster is one
+(:data:`netmodel.study.reliability_fabric.MAX_GPUS`): with no ``--gpus`` the cluster is one
 copy of the fabric, whose size was never held to the limit, so a leaf-spine of radix
 100,000 (400,000 GPUs) ran ``blast-radius`` for 90 s and ``availability`` for over 60 s.
 Now refused once the fabric is built, before the search, in one line.
@@ -31,7 +31,7 @@ import numpy as np
 import pytest
 
 from compute.errors import UserError
-from netmodel.study.reliability_cluster import MAX_GPUS, _check_gpus
+from netmodel.study.reliability_fabric import MAX_GPUS, cluster_cells
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 
 # ------------------------------------------------------------------ (a) fabric over the limit
@@ -61,11 +61,11 @@ latency = "test"
 
 
 def test_the_limit_is_held_on_one_copy_of_the_fabric():
-    assert _check_gpus(None, MAX_GPUS) == 1          # at the limit: one cell
+    assert cluster_cells(None, MAX_GPUS) == 1          # at the limit: one cell
     with pytest.raises(UserError, match=r"fabric has 131,074 GPUs, more than .* \(131,072 GPUs\)"):
-        _check_gpus(None, MAX_GPUS + 2)
+        cluster_cells(None, MAX_GPUS + 2)
     with pytest.raises(UserError, match="fabric has 131,074 GPUs"):
-        _check_gpus(131_074, MAX_GPUS + 2)           # the fabric, before the --gpus checks
+        cluster_cells(131_074, MAX_GPUS + 2)           # the fabric, before the --gpus checks
 
 
 @pytest.mark.parametrize("command", ["blast-radius", "availability"])

@@ -1,5 +1,5 @@
 """Hostile input, helper 265: a fabric far past the reliability models' 131,072 GPUs
-(:data:`netmodel.study.reliability_cluster.MAX_GPUS`) is refused from its builder's
+(:data:`netmodel.study.reliability_fabric.MAX_GPUS`) is refused from its builder's
 estimate, before it is built.
 
 Before, ``blast-radius``/``availability`` built the whole fabric and only then counted its
@@ -8,8 +8,8 @@ torus:dims=128x128x64`` 39 s and 1.8 GB, ``--fabric fat-tree:k=160`` 27 s and 1.
 ``--scenario`` TOML whose ``[fabric]`` is that torus 19 s and 1.8 GB, each to print 'fabric
 has 1,048,576 GPUs, more than the largest cluster'. Now every fabric build of these commands
 (a spec, a saved file, a scenario's ``[fabric]``) runs under
-:func:`~netmodel.study.reliability_cluster.fabric_cap`: past
-:data:`~netmodel.study.reliability_cluster.MAX_FABRIC_NODES` nodes (2 x 131,072: more
+:func:`~netmodel.study.reliability_fabric.fabric_cap`: past
+:data:`~netmodel.study.reliability_fabric.MAX_FABRIC_NODES` nodes (2 x 131,072: more
 switches than GPUs is no cluster) the builder's own estimate refuses it in one line, in about
 a second, naming the estimate and the GPUs allowed; a fabric between the GPU limit and the
 node cap keeps the GPU-count refusal (tests/netmodel/test_hostile_h223.py).
@@ -22,7 +22,8 @@ import json
 import pytest
 
 from compute.errors import UserError
-from netmodel.study.reliability_cluster import MAX_FABRIC_NODES, MAX_GPUS, build_cluster
+from netmodel.study.reliability_cluster import build_cluster
+from netmodel.study.reliability_fabric import MAX_FABRIC_NODES, MAX_GPUS
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 from topologies.limits import capped, check_size
 

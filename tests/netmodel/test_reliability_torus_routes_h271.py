@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from netmodel.cli.reliability import _where
+from netmodel.study.cell_routes import CellRoutes
 from netmodel.study.reliability_cluster import build_cluster
 
 
@@ -23,10 +24,11 @@ def _cluster(spec: str, model: str = "Llama-3-70B"):
 ])
 def test_local_routes_equal_the_whole_cell_router(spec, model):
     c = _cluster(spec, model)
-    assert c._gpus_only
+    assert c._routes.gpus_only
     fast = [(c._footprint(i), c._shape(i)) for i in c.instances]
-    assert "_router" not in c.__dict__   # no router of the whole cell was built
-    c.__dict__["_gpus_only"] = False     # the router of the whole cell, as before
+    assert "router" not in c._routes.__dict__   # no router of the whole cell was built
+    c.__dict__["_routes"] = CellRoutes(c.graph)
+    c._routes.__dict__["gpus_only"] = False      # the router of the whole cell, as before
     slow = [(c._footprint(i), c._shape(i)) for i in c.instances]
     assert fast == slow
 
@@ -45,9 +47,9 @@ def test_torus_route_is_the_shortest_paths_between():
 
 def test_switched_cell_keeps_the_router():
     c = _cluster("fat-tree:k=4")
-    assert not c._gpus_only
+    assert not c._routes.gpus_only
     assert c._route("gpu0", "gpu1") is not None
-    assert "_router" in c.__dict__
+    assert "router" in c._routes.__dict__
 
 
 def test_translates_are_routed_once():
@@ -56,27 +58,7 @@ def test_translates_are_routed_once():
     c = _cluster("torus:dims=8x8x8")
     assert c.tp == 4 and len(c.instances) == 128
     _ = c._index
-    assert len(c.__dict__["_local_routes"]) <= 6
-
-
-def test_copy_is_graph_copy():
-    import networkx as nx
-
-    from netmodel.study.reliability_cluster import _copy
-    from topologies.specs import build
-
-    g = build("torus:dims=4x4x2")
-    h, ref = _copy(g), g.copy()
-    assert type(h) is nx.Graph and h.graph == ref.graph
-    assert list(h.nodes(data=True)) == list(ref.nodes(data=True))
-    # every node's neighbours in the same order, with the same attributes
-    assert [(n, list(h.adj[n].items())) for n in h] == [(n, list(ref.adj[n].items()))
-                                                         for n in ref]
-    u, v = next(iter(g.edges()))
-    h.edges[u, v]["bandwidth"] = 1.0   # its own attribute dicts, one per link
-    assert h.edges[v, u]["bandwidth"] == 1.0 and g.edges[u, v]["bandwidth"] != 1.0
-    h.nodes[u]["kind"] = "x"
-    assert g.nodes[u]["kind"] == "gpu"
+    assert len(c._routes.local_routes) <= 6
 
 
 def test_direct_cell_problem_named_by_what_made_it():

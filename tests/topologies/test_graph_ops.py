@@ -1,0 +1,66 @@
+"""topologies.graph_ops: the graph operations the reliability models repeat on a large
+fabric, checked against networkx's own (Graph.copy, shortest paths, connected parts)."""
+
+from __future__ import annotations
+
+import networkx as nx
+
+from topologies.graph_ops import CellArrays, copy_graph, edge_key, shortest_path_part
+from topologies.specs import build
+
+
+def test_copy_is_graph_copy():
+    g = build("torus:dims=4x4x2")
+    h, ref = copy_graph(g), g.copy()
+    assert type(h) is nx.Graph and h.graph == ref.graph
+    assert list(h.nodes(data=True)) == list(ref.nodes(data=True))
+    # every node's neighbours in the same order, with the same attributes
+    assert [(n, list(h.adj[n].items())) for n in h] == [(n, list(ref.adj[n].items()))
+                                                         for n in ref]
+    u, v = next(iter(g.edges()))
+    h.edges[u, v]["bandwidth"] = 1.0   # its own attribute dicts, one per link
+    assert h.edges[v, u]["bandwidth"] == 1.0 and g.edges[u, v]["bandwidth"] != 1.0
+    h.nodes[u]["kind"] = "x"
+    assert g.nodes[u]["kind"] == "gpu"
+
+
+def test_shortest_path_part_is_every_node_on_a_shortest_path():
+    # 6x6 torus, gpu0 -> gpu14 (row 2, column 2): 4 hops, every node of the 3x3 square
+    # between them (C(4, 2) = 6 paths); gpu0 -> gpu3 (half way round a side of 6): both ways,
+    # the 7 nodes of row 0 but none of the others
+    g = build("torus:dims=6x6")
+    assert shortest_path_part(g._adj, "gpu0", "gpu14") == {
+        f"gpu{6 * r + c}" for r in range(3) for c in range(3)}
+    assert shortest_path_part(g._adj, "gpu0", "gpu3") == {f"gpu{c}" for c in range(6)}
+    for a, b in (("gpu0", "gpu14"), ("gpu7", "gpu33"), ("gpu5", "gpu30")):
+        want = {v for p in nx.all_shortest_paths(g, a, b) for v in p}
+        assert shortest_path_part(g._adj, a, b) == want
+    h = nx.Graph([(1, 2)])
+    h.add_node(3)
+    assert shortest_path_part(h._adj, 1, 3) is None
+
+
+def test_partition_matches_networkx_components():
+    # a ring of 8: one link gone leaves one part, a second one two (the arcs between them);
+    # a node gone is left out of the labels
+    g = build("ring:n=8")
+    arrays = CellArrays(g)
+    one = arrays.partition((), [("gpu2", "gpu3")])
+    assert len(set(one.values())) == 1 and len(one) == 8
+    two = arrays.partition((), [("gpu3", "gpu2"), ("gpu6", "gpu7")])   # either way round
+    h = g.copy()
+    h.remove_edges_from([("gpu2", "gpu3"), ("gpu6", "gpu7")])
+    want = {frozenset(c) for c in nx.connected_components(h)}
+    got: dict = {}
+    for n, k in two.items():
+        got.setdefault(k, set()).add(n)
+    assert {frozenset(c) for c in got.values()} == want
+    assert want == {frozenset({"gpu3", "gpu4", "gpu5", "gpu6"}),
+                    frozenset({"gpu7", "gpu0", "gpu1", "gpu2"})}
+    gone = arrays.partition({"gpu0", "gpu4"}, ())
+    assert "gpu0" not in gone and len(set(gone.values())) == 2 and len(gone) == 6
+
+
+def test_edge_key_one_order():
+    assert edge_key("gpu1", "gpu0") == edge_key("gpu0", "gpu1") == ("gpu0", "gpu1")
+    assert edge_key(10, 9) == (10, 9)   # by text: "10" < "9"
