@@ -152,12 +152,14 @@ HF_FAMILIES: dict[str, dict] = {
     # models/cohere*/configuration_cohere*.py): tie_word_embeddings defaults to true and the
     # published config.json files leave it out; Cohere2Config windows all but every
     # sliding_window_pattern-th layer (default 4) when layer_types is absent. Their single
-    # weight-only LayerNorm per layer (parallel attention and MLP) is counted as two RMSNorms.
+    # weight-only LayerNorm per layer (parallel attention and MLP: one scale, as an RMSNorm);
+    # Command-R's use_qk_norm (CohereConfig's default false; command-r-plus true) adds
+    # per-head LayerNorm scales on Q and K, (heads + kv_heads) x head_dim a layer.
     # The MLP is gated (HF CohereMLP / Cohere2MLP: gate, up and down projections; the
     # Command R configs give no key for it), unless the config's use_gated_activation
     # (Cohere2 configs carry it, true) says false: HF_ALIASES["gated_mlp"]
-    "cohere": dict(tied_embeddings=True),
-    "cohere2": dict(tied_embeddings=True, window="pattern", window_every=4),
+    "cohere": dict(tied_embeddings=True, layer_norms=1, qk_norm="use_qk_norm"),
+    "cohere2": dict(tied_embeddings=True, window="pattern", window_every=4, layer_norms=1),
     # gpt-oss (HF transformers models/gpt_oss): biases on Q, K, V and O (attention_bias
     # true), on every expert's gate_up and down projections and on the router; SwiGLU
     # with a clamp; attention sinks (one learned logit per head and layer, 64 x 36 = 2,304
@@ -220,9 +222,9 @@ HF_FAMILIES: dict[str, dict] = {
     # and V) only, no hidden_act key
     "qwen": dict(qkv_bias=True, ffn_halved=True),
     # Phi-1 / 1.5 / 2 (HF transformers models/phi): biases on Q, K, V, dense, fc1 and fc2, a
-    # GELU MLP, LayerNorms (one per layer, attention and MLP in parallel: counted as two;
-    # and a bias on the LM head, vocab elements: left out)
-    "phi": dict(gated_mlp=False, norm="layernorm", bias=True),
+    # GELU MLP, LayerNorms (one per layer, attention and MLP in parallel; and a bias on the
+    # LM head, vocab elements: left out)
+    "phi": dict(gated_mlp=False, norm="layernorm", bias=True, layer_norms=1),
     # StableLM (HF models/stablelm): LayerNorms with bias; use_qkv_bias puts biases on Q, K, V
     "stablelm": dict(norm="layernorm"),
     # Nemotron-4 / Minitron (HF models/nemotron): a squared-ReLU MLP without gate, LayerNorm1P
@@ -1083,8 +1085,11 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     if c.has("mtp_modules"):
         entry["mtp_modules"] = c.count("mtp_modules", minimum=0)
     entry["layer_norms"] = _falcon_norms(c) if model_type == "falcon" else fam["layer_norms"]
+    head_dim = entry.get("head_dim", hidden // heads)
     if fam["qk_norm"] == "head" and not entry.get("kv_lora_rank"):   # 2 x head_dim
-        entry["qk_norm"] = 2 * entry.get("head_dim", hidden // heads)
+        entry["qk_norm"] = 2 * head_dim
+    elif fam["qk_norm"] == "use_qk_norm" and c.option("use_qk_norm", False):   # per head
+        entry["qk_norm"] = (heads + kv_heads) * head_dim
     bias = c.flag("bias", fam["bias"])
     qkv_bias = fam["qkv_bias"] or c.flag("attention_bias", False)
     entry.update(gated_mlp=fam["gated_mlp"], norm=fam["norm"], bias=bias,

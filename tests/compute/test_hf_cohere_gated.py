@@ -18,13 +18,15 @@ from compute.models import get_model
 HF = Path(__file__).parent / "data" / "hf_families"
 
 
-def _count(layers, hidden, heads, kv_heads, ffn, *, gated=True, vocab=256000, head=128):
+def _count(layers, hidden, heads, kv_heads, ffn, *, gated=True, vocab=256000, head=128,
+           qk_norm=False):
     """Hand count of a Cohere model: Q, K, V, O; a gated (3 matrices) or plain (2) MLP; the
-    one weight-only LayerNorm a layer counted as two norms (the reader's convention, see
-    compute.hf_config); tied embeddings; the final norm."""
+    one weight-only LayerNorm a layer (h283: it was counted as two); with use_qk_norm
+    (command-r-plus) per-head LayerNorm scales on Q and K; tied embeddings; the final norm."""
     attn = hidden * (heads * head + 2 * kv_heads * head) + heads * head * hidden
+    attn += (heads + kv_heads) * head if qk_norm else 0
     mlp = (3 if gated else 2) * hidden * ffn
-    return layers * (attn + mlp + 2 * hidden) + vocab * hidden + hidden
+    return layers * (attn + mlp + hidden) + vocab * hidden + hidden
 
 
 @pytest.mark.parametrize("name, shape, published", [
@@ -35,7 +37,7 @@ def _count(layers, hidden, heads, kv_heads, ffn, *, gated=True, vocab=256000, he
 def test_cohere_totals_by_hand_and_published(name, shape, published):
     m = get_model(str(HF / f"{name}.json"))
     assert m.gated_mlp and m.tied_embeddings
-    assert m.parameters == _count(*shape)
+    assert m.parameters == _count(*shape, qk_norm=name == "command-r-plus")
     assert m.parameters == pytest.approx(published, rel=0.01)   # as rounded when published
 
 
@@ -48,8 +50,8 @@ def _command_a(**change):
 def test_use_gated_activation_false_drops_the_gate(tmp_path):
     m = _hf_from_dict(_command_a(use_gated_activation=False), tmp_path / "config.json")
     assert not m.gated_mlp
-    # 64 x (327,155,712 + 2 x 12288 x 36864 + 2 x 12288) + 256000 x 12288 + 12288
-    assert m.parameters == _count(64, 12288, 96, 8, 36864, gated=False) == 82_067_337_216
+    # 64 x (327,155,712 + 2 x 12288 x 36864 + 12288) + 256000 x 12288 + 12288
+    assert m.parameters == _count(64, 12288, 96, 8, 36864, gated=False) == 82_066_550_784
 
 
 def test_use_gated_activation_true_or_absent_keeps_it(tmp_path):
@@ -57,7 +59,7 @@ def test_use_gated_activation_true_or_absent_keeps_it(tmp_path):
     without = _command_a()
     del without["use_gated_activation"]
     assert with_key.parameters == _hf_from_dict(without, tmp_path / "config.json").parameters \
-        == 111_058_366_464
+        == 111_057_580_032
 
 
 @pytest.mark.parametrize("value", ["yes", 1, 0, [True], {"x": 1}])

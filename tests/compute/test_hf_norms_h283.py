@@ -49,3 +49,26 @@ def test_weight_memory_at_tp1_holds_every_parameter_once(name):
     m = read(name)
     w = weight_bytes(m, shards(m, [1]))
     assert float(w[0, 0]) == (m.parameters + m.vision_parameters) * m.weight_bytes
+
+
+def test_cohere_one_norm_a_layer_is_aya_expanse_8b(tmp_path):
+    """CohereDecoderLayer holds one weight-only LayerNorm (attention and MLP in parallel):
+    CohereForAI/aya-expanse-8b (model_type cohere; 32 layers, hidden 4096, 32 heads, 8 KV
+    heads, SwiGLU 14336, vocabulary 256000, tied) publishes 8,028,033,024 parameters;
+    before, two norms a layer: 8,028,164,096."""
+    m = write(tmp_path, {"model_type": "cohere", "architectures": ["CohereForCausalLM"],
+                         "hidden_size": 4096, "intermediate_size": 14336,
+                         "num_hidden_layers": 32, "num_attention_heads": 32,
+                         "num_key_value_heads": 8, "vocab_size": 256000,
+                         "use_qk_norm": False})
+    assert (m.layer_norms, m.qk_norm, m.tied_embeddings) == (1, 0, True)
+    assert m.parameters == 8_028_033_024
+
+
+def test_command_r_plus_per_head_qk_norms():
+    """use_qk_norm (command-r-plus): CohereAttention's q_norm and k_norm are LayerNorm scales
+    of (heads, head_dim) and (kv_heads, head_dim): (96 + 8) x 128 a layer (no published
+    figure to the parameter was at hand; HF's card rounds to 104B)."""
+    m = read("command-r-plus")
+    assert m.qk_norm == (96 + 8) * 128
+    assert round(m.parameters / 1e9) == 104

@@ -242,10 +242,11 @@ def test_phi2_biases_and_layernorms():
     assert published == 2_779_683_840          # the hub's count of microsoft/phi-2
     m = read("phi-2")
     assert (m.bias, m.norm, m.gated_mlp) == (True, "layernorm", False)
-    # netmodel counts two norms a layer where Phi has one (attention and MLP in parallel),
-    # and leaves out the LM head's bias: published + 32 x 2 x 2560 - 51200 (the old
-    # reading, without biases and with RMSNorms: 2,778,892,800)
-    assert m.parameters == published + 32 * 2 * 2560 - 51200 == 2_779_796_480
+    # one LayerNorm a layer (attention and MLP in parallel; h283: it was counted as two,
+    # 163,840 high); the LM head's bias left out: published - 51200 (the old reading,
+    # without biases and with RMSNorms: 2,778,892,800)
+    assert m.layer_norms == 1
+    assert m.parameters == published - 51200 == 2_779_632_640
 
 
 def test_stablelm_use_qkv_bias_and_layernorm(tmp_path):
