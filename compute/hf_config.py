@@ -97,8 +97,12 @@ HF_ALIASES: dict[str, tuple[str, ...]] = {
     "gated_mlp": ("use_gated_activation",),
 }
 
-#: HF transformers' Gemma3TextConfig defaults for keys Google's config.json files omit.
-_GEMMA3 = {"vocab_size": 262_208, "max_position_embeddings": 131_072}
+#: HF transformers' Gemma3TextConfig defaults for keys Google's config.json files omit
+#: (google/gemma-3-4b-it's text_config names only hidden_size, intermediate_size,
+#: num_hidden_layers and sliding_window: 8 heads, 4 KV heads of 256 are these defaults).
+_GEMMA3 = {"vocab_size": 262_208, "max_position_embeddings": 131_072, "hidden_size": 2304,
+           "intermediate_size": 9216, "num_hidden_layers": 26, "num_attention_heads": 8,
+           "num_key_value_heads": 4, "head_dim": 256, "sliding_window": 4096}
 
 #: What each ``model_type`` builds where its config.json does not say (the defaults of the
 #: family's code in HF transformers): MLP gating, norm, biases, tied embeddings (HF's default

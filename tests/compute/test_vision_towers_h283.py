@@ -47,14 +47,31 @@ def test_gemma3_27b_tower_and_total():
     assert "SigLIP ViT and projector: 423,060,336 parameters" in m.source
 
 
+def test_gemma3_4b_as_published_takes_the_config_class_defaults(tmp_path):
+    """google/gemma-3-4b-it's text_config names only hidden_size, intermediate_size,
+    num_hidden_layers, rope_scaling and sliding_window (as copied in public ports of the
+    file); Gemma3TextConfig's defaults give 8 heads and 4 KV heads of 256. Before: refused
+    ("lacks 'num_attention_heads'"). Published: 4,300,079,472 parameters."""
+    cfg = fixture("gemma-3-27b-it")
+    cfg["text_config"] = {"hidden_size": 2560, "intermediate_size": 10240,
+                          "model_type": "gemma3_text", "num_hidden_layers": 34,
+                          "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
+                          "sliding_window": 1024}
+    m = write(tmp_path, cfg)
+    assert (m.heads, m.kv_heads, m.head_dim, m.vocab) == (8, 4, 256, 262208)
+    assert (m.sliding_window, m.sliding_layers) == (1024, 34 - 34 // 6)
+    assert m.parameters == gemma3_text(34, 2560, 8, 4, 256, 10240)
+    assert m.parameters + m.vision_parameters == 4_300_079_472
+
+
 @pytest.mark.parametrize("layers, hidden, heads, kv, head_dim, ffn, published", [
     (34, 2560, 8, 4, 256, 10240, 4_300_079_472),      # google/gemma-3-4b-it
     (48, 3840, 16, 8, 256, 15360, 12_187_325_040),    # google/gemma-3-12b-it
 ])
 def test_gemma3_4b_and_12b_totals(tmp_path, layers, hidden, heads, kv, head_dim, ffn,
                                   published):
-    """The same tower beside the 4B and 12B language models (their shapes as in Google's
-    config.json files, written out here): the published totals to the parameter."""
+    """The same tower beside the 4B and 12B language models (their shapes written out):
+    the published totals to the parameter."""
     cfg = fixture("gemma-3-27b-it")
     cfg["text_config"] = {**cfg["text_config"], "num_hidden_layers": layers,
                           "hidden_size": hidden, "num_attention_heads": heads,
