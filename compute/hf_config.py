@@ -437,6 +437,9 @@ def _hf_family(c: _Config) -> tuple[str, dict]:
     with a gated MLP for the gated families and ``silu``/``swish``/``swiglu`` activations."""
     model_type = c.text("model_type").lower()
     model_type = _FAMILY_ALIASES.get(model_type, model_type)
+    # a wrapper whose language model's keys sit at its own top level (DeepSeek-OCR's
+    # config.json repeats its language_config there): the language model's family
+    model_type = _WRAPPED_TEXT_TYPES.get(model_type, model_type)
     if model_type in HF_FAMILIES:
         return model_type, {**_BASE_FAMILY, **HF_FAMILIES[model_type]}
     arch = _architectures(c)

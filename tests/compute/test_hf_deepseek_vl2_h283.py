@@ -64,6 +64,17 @@ def test_deepseek_ocr_language_model_is_exact():
     assert round((m.active_parameters - 129280 * 1280) / 1e9, 2) == 0.57
 
 
+def test_language_keys_repeated_at_the_top_level(tmp_path):
+    """DeepSeek-OCR's published config.json repeats its language_config's keys at its top
+    level (model_type deepseek_vl_v2 there): read as the DeepseekV2 family, the same count.
+    Before: the top level read as an unknown family with a plain MLP, 2,093,333,760."""
+    cfg = fixture("deepseek-ocr")
+    flat = {**cfg, **{k: v for k, v in cfg["language_config"].items()
+                      if k not in ("architectures", "torch_dtype")}}
+    m = write(tmp_path, flat)
+    assert m.gated_mlp and m.parameters == LM
+
+
 def test_use_mla_false_is_plain_attention_whatever_the_rank(tmp_path):
     """Before: read as MLA (kv_lora_rank 512 + rope 64 = 576 KV elements, 2,934,734,080
     less the 1280 x 1280 K and V projections plus the latent's), now 2,560 and the exact
