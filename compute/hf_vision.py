@@ -1,8 +1,8 @@
 """The vision tower of a vision-language HuggingFace ``config.json`` (its ``vision_config``)
 counted exactly where its architecture is known (Qwen2-VL, Qwen2.5-VL, LLaVA's CLIP ViT and
 projector, Gemma-3's SigLIP and projector, InternVL's InternViT and MLP projector, Mistral-3's
-Pixtral encoder and patch-merging projector), else left uncounted with words saying why;
-:mod:`compute.hf_config` calls :func:`vision_tower`.
+Pixtral encoder and patch-merging projector, Llama-4's ViT, adapter and projector), else left
+uncounted with words saying why; :mod:`compute.hf_config` calls :func:`vision_tower`.
 """
 
 from __future__ import annotations
@@ -121,6 +121,24 @@ def _pixtral_tower(v, hidden: int) -> int:
             + (2 * hidden if bias else 0))
 
 
+def _llama4_tower(v, hidden: int) -> int:
+    """Llama-4's vision encoder (HF ``Llama4VisionModel``): the unfolded patch embedding
+    (a linear layer without bias), a class embedding, ``(image_size / patch_size)^2 + 1``
+    learned positions, a LayerNorm before and one after ``num_hidden_layers`` layers of Q,
+    K, V, O with biases, two LayerNorms and a two-matrix MLP ``intermediate_size`` wide with
+    biases; the pixel-shuffle adapter (``Llama4VisionMLP2``: ``intermediate_size ->
+    projector_input_dim`` and ``projector_output_dim -> projector_output_dim``, no biases);
+    and ``Llama4MultiModalProjector``, ``vision_output_dim x hidden_size`` without bias."""
+    c, f, p = v("hidden_size"), v("intermediate_size", limit="ffn"), v("patch_size")
+    layer = 4 * (c * c + c) + (c * f + f) + (f * c + c) + 2 * 2 * c
+    positions = (v("image_size") // p) ** 2 + 1
+    tower = (v("num_channels") * p * p * c + c + positions * c + 2 * 2 * c
+             + v("num_hidden_layers", limit="layers") * layer)
+    out = v("projector_output_dim")
+    adapter = f * v("projector_input_dim") + out * out
+    return tower + adapter + v("vision_output_dim") * hidden
+
+
 #: Vision towers counted exactly, by the wrapper's ``model_type``: (the vision_config's own
 #: ``model_type`` required, or None; what the note calls it; the count of
 #: :func:`vision_tower`'s reader and the language model's width).
@@ -131,6 +149,8 @@ VISION_TOWERS = {
     "gemma3": ("siglip_vision_model", "SigLIP ViT and projector", _siglip_gemma3_tower),
     "internvl_chat": ("intern_vit_6b", "InternViT and MLP projector", _internvit_tower),
     "mistral3": ("pixtral", "Pixtral ViT and patch-merging projector", _pixtral_tower),
+    "llama4": ("llama4_vision_model", "Llama-4 ViT, pixel-shuffle adapter and projector",
+               _llama4_tower),
 }
 #: HF's config defaults for tower keys a published config leaves out: CLIPVisionConfig's
 #: ``num_channels`` 3 (models/clip/configuration_clip.py; llava-1.5-7b-hf's vision_config

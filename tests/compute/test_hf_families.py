@@ -58,8 +58,9 @@ def test_llama4_scout_counts_its_shared_expert():
     assert (m.experts, m.experts_per_token, m.shared_ffn, m.dense_layers) == (16, 1, 8192, 0)
     # Meta: 109B total, 17B active, with the vision encoder (about 0.9B: 34 layers of
     # 1408-wide attention and a 5632-wide GELU MLP with biases, 34 x 23.8M = 0.81B, plus its
-    # pixel-shuffle adapter and projector to 5120), which netmodel leaves out: the text
-    # decoder alone is about 109B - 0.9B = 108B total, 17B active
+    # pixel-shuffle adapter and projector to 5120; 871,932,416, counted apart in
+    # vision_parameters since h283, test_vision_towers_h283): the text decoder alone is
+    # about 109B - 0.9B = 108B total, 17B active
     assert 107.5e9 < m.parameters < 109e9 and 16.5e9 < m.active_parameters < 17.5e9
 
 

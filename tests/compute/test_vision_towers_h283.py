@@ -168,3 +168,29 @@ def test_bad_tower_values_are_one_line(tmp_path, name, table, key, value, says):
     else:
         cfg[key] = value
     one_line_error(run_cli(["models", write_config(tmp_path, cfg)]), says)
+
+
+# Llama-4's vision encoder (Scout and Maverick alike): the unfolded patch embedding 3 x 14 x
+# 14 -> 1408 without bias, a class embedding, 577 positions, LayerNorms before and after,
+# 34 layers (Q, K, V, O with biases, fc1/fc2 5632 wide with biases, two LayerNorms); the
+# pixel-shuffle adapter 5632 -> 4096 and 4096 -> 4096 without biases; the projector 4096 ->
+# 5120 without bias
+LLAMA4_TOWER = (3 * 14 * 14 * 1408 + 1408 + 577 * 1408 + 4 * 1408
+                + 34 * (4 * (1408 * 1408 + 1408) + (1408 * 5632 + 5632)
+                        + (5632 * 1408 + 1408) + 4 * 1408)
+                + 5632 * 4096 + 4096 * 4096 + 4096 * 5120)
+
+
+@pytest.mark.parametrize("name, published", [
+    ("llama-4-scout-17b-16e-instruct", 108_641_793_536),
+    ("llama-4-maverick-17b-128e-instruct", 401_583_781_376),
+])
+def test_llama4_tower_and_totals(name, published):
+    """meta-llama/Llama-4-Scout-17B-16E-Instruct and -Maverick-17B-128E-Instruct: the
+    language model and this tower make the published totals to the parameter (the
+    fixtures' vision_config carries the published image_size 336, patch_size 14 and
+    projector widths)."""
+    assert LLAMA4_TOWER == 871_932_416
+    m = read(name)
+    assert m.vision_parameters == LLAMA4_TOWER
+    assert m.parameters + m.vision_parameters == published
