@@ -152,6 +152,9 @@ HF_FAMILIES: dict[str, dict] = {
     # Qwen3 / Qwen3-MoE (HF models/qwen3, qwen3_moe): Qwen3Attention's q_norm and k_norm, an
     # RMSNorm over head_dim each (no Q/K/V biases)
     "qwen3": dict(qk_norm="head"), "qwen3_moe": dict(qk_norm="head"),
+    # OLMo-2 and OLMoE (HF models/olmo2, olmoe): SwiGLU; q_norm and k_norm RMSNorms over the
+    # whole query and key widths, heads x head_dim and kv_heads x head_dim
+    "olmo2": dict(qk_norm="heads"), "olmoe": dict(qk_norm="heads"),
     # Cohere Command-R (cohere) and Command R7B / Command A (cohere2; HF transformers
     # models/cohere*/configuration_cohere*.py): tie_word_embeddings defaults to true and the
     # published config.json files leave it out; Cohere2Config windows all but every
@@ -162,7 +165,8 @@ HF_FAMILIES: dict[str, dict] = {
     # The MLP is gated (HF CohereMLP / Cohere2MLP: gate, up and down projections; the
     # Command R configs give no key for it), unless the config's use_gated_activation
     # (Cohere2 configs carry it, true) says false: HF_ALIASES["gated_mlp"]
-    "cohere": dict(tied_embeddings=True, layer_norms=1, qk_norm="use_qk_norm"),
+    "cohere": dict(tied_embeddings=True, layer_norms=1, qk_norm="heads",
+                   qk_norm_key="use_qk_norm"),
     "cohere2": dict(tied_embeddings=True, window="pattern", window_every=4, layer_norms=1),
     # gpt-oss (HF transformers models/gpt_oss): biases on Q, K, V and O (attention_bias
     # true), on every expert's gate_up and down projections and on the router; SwiGLU
@@ -334,7 +338,7 @@ _FAMILY_ALIASES = {"refinedweb": "falcon", "refinedwebmodel": "falcon", "rw": "f
 #: Grok-1's layers with residual_moe).
 _ARCHITECTURE_FAMILIES = {"Grok1ForCausalLM": "grok-1", "Grok1ModelForCausalLM": "grok-1"}
 # Other model types whose MLP is gated (SwiGLU / GeGLU), read Llama-style.
-_GATED_TYPES = {"phi3", "olmo", "olmo2", "olmoe",
+_GATED_TYPES = {"phi3", "olmo",
                 "granite", "granitemoe", "internlm2", "yi", "deepseek"}
 
 
@@ -353,7 +357,8 @@ _BASE_FAMILY = dict(gated_mlp=True, norm="rmsnorm", bias=False, qkv_bias=False,
                     tied_embeddings=False, learned_positions=False, embedding_norm=False,
                     shared_expert_gate=False, window="all", window_every=6, llama4=False,
                     chatglm=False, multi_query=False, residual_mlp=False, ffn_halved=False,
-                    position_offset=0, config_defaults={}, layer_norms=2, qk_norm="")
+                    position_offset=0, config_defaults={}, layer_norms=2, qk_norm="",
+                    qk_norm_key="")
 #: Entries of a config.json's ``layer_types`` the reader models (HF transformers' names;
 #: GraniteMoeHybrid calls a full-attention layer "attention").
 _LAYER_TYPES = ("full_attention", "sliding_attention", "attention")
@@ -1093,10 +1098,13 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
         entry["mtp_modules"] = c.count("mtp_modules", minimum=0)
     entry["layer_norms"] = _falcon_norms(c) if model_type == "falcon" else fam["layer_norms"]
     head_dim = entry.get("head_dim", hidden // heads)
-    if fam["qk_norm"] == "head" and not entry.get("kv_lora_rank"):   # 2 x head_dim
-        entry["qk_norm"] = 2 * head_dim
-    elif fam["qk_norm"] == "use_qk_norm" and c.option("use_qk_norm", False):   # per head
-        entry["qk_norm"] = (heads + kv_heads) * head_dim
+    # the Q and K norms: over head_dim each ("head"), or over all the heads' widths
+    # ("heads"), where the family builds them (and its qk_norm_key, if any, is true)
+    qk = fam["qk_norm"] and not entry.get("kv_lora_rank") and (
+        not fam["qk_norm_key"] or c.option(fam["qk_norm_key"], False))
+    if qk:
+        entry["qk_norm"] = 2 * head_dim if fam["qk_norm"] == "head" else \
+            (heads + kv_heads) * head_dim
     bias = c.flag("bias", fam["bias"])
     qkv_bias = fam["qkv_bias"] or c.flag("attention_bias", False)
     entry.update(gated_mlp=fam["gated_mlp"], norm=fam["norm"], bias=bias,

@@ -72,3 +72,25 @@ def test_command_r_plus_per_head_qk_norms():
     m = read("command-r-plus")
     assert m.qk_norm == (96 + 8) * 128
     assert round(m.parameters / 1e9) == 104
+
+
+def test_olmoe_qk_norms_over_the_whole_width():
+    """OlmoeAttention's q_norm (hidden) and k_norm (kv_heads x head_dim): 2 x 2048 a layer.
+    allenai/OLMoE-1B-7B-0924's safetensors: 6,919,161,856 parameters; before, 6,919,096,320."""
+    m = read("olmoe-1b-7b-0924")
+    assert m.qk_norm == 2 * 2048
+    assert m.parameters == 6_919_161_856
+
+
+def test_olmo2_7b(tmp_path):
+    """allenai/OLMo-2-1124-7B (32 layers, hidden 4096, 32 heads and KV heads, SwiGLU 11008,
+    vocabulary 100352, untied): its safetensors total 7,298,617,344, with Olmo2Attention's
+    q_norm and k_norm over 4096 each; before, 7,298,355,200."""
+    m = write(tmp_path, {"model_type": "olmo2", "architectures": ["Olmo2ForCausalLM"],
+                         "hidden_size": 4096, "intermediate_size": 11008,
+                         "num_hidden_layers": 32, "num_attention_heads": 32,
+                         "num_key_value_heads": 32, "vocab_size": 100352,
+                         "tie_word_embeddings": False, "hidden_act": "silu",
+                         "max_position_embeddings": 4096})
+    assert (m.qk_norm, m.layer_norms, m.gated_mlp) == (2 * 4096, 2, True)
+    assert m.parameters == 7_298_617_344
