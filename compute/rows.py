@@ -41,6 +41,8 @@ UNITS = {
     "USD/kWh": ExactFactor(1, 3_600_000), "USD/GB": 1e-9,
     "USD/GiB": ExactFactor(1, 2**30), "pJ/bit": 1e-12, "USD/(Gb/s)": 1e-9,
     "USD/mm^2": 1e6, "USD/m": 1.0, "USD/port": 1.0, "W/port": 1.0,
+    # rent per kW of IT power a month (a Julian month, a twelfth of SECONDS_PER_YEAR)
+    "USD/kW/month": ExactFactor(12, 1000 * 31_557_600),
 }
 #: The SI unit a value of each of :data:`UNITS` is held in once converted ("" for a pure
 #: number): what an output names beside the SI value (a sweep's ``params[].unit``).
@@ -49,6 +51,7 @@ SI_UNITS = {
     "1/mm^2": "1/m^2", "USD": "USD", "W": "W", "year": "s", "1/year": "1/s",
     "USD/kWh": "USD/J", "USD/GB": "USD/byte", "USD/GiB": "USD/byte", "pJ/bit": "J/bit", "USD/(Gb/s)": "USD/(bit/s)",
     "USD/mm^2": "USD/m^2", "USD/m": "USD/m", "USD/port": "USD/port", "W/port": "W/port",
+    "USD/kW/month": "USD/(W s)",
 }
 ROW_KEYS = ("value", "unit", "source", "ref", "confidence")
 
@@ -83,7 +86,7 @@ def read_parameters(text: str, where: str) -> dict[str, Parameter]:
     ...                 'confidence = "derived"', "t.toml")
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: t.toml: [x] unit 'furlong' is not known; known: '1', '1/cm^2', '1/mm^2', '1/year', 'USD', 'USD/(Gb/s)', 'USD/GB', 'USD/GiB', 'USD/kWh', 'USD/m', 'USD/mm^2', 'USD/port', 'W', 'W/port', 'm', 'mm', 'mm^2', 'name', 'pJ/bit', 'year'
+    compute.errors.UserError: t.toml: [x] unit 'furlong' is not known; known: '1', '1/cm^2', '1/mm^2', '1/year', 'USD', 'USD/(Gb/s)', 'USD/GB', 'USD/GiB', 'USD/kW/month', 'USD/kWh', 'USD/m', 'USD/mm^2', 'USD/port', 'W', 'W/port', 'm', 'mm', 'mm^2', 'name', 'pJ/bit', 'year'
     """
     try:
         data = tomllib.loads(text)

@@ -443,6 +443,12 @@ ROW_UNIT_INPUTS: dict[str, tuple[str, dict[str, float]]] = {
                                      for k, v in (("cm^2", 1e-4), ("mm^2", 1e-6),
                                                   ("m^2", 1.0))}}),
 }
+#: rent per W of IT power and second (SI) per kW a month or a year (Julian: a twelfth of
+#: SECONDS_PER_YEAR a month)
+ROW_UNIT_INPUTS["USD/kW/month"] = ("USD/(W s)", {"": 1.0, **{
+    f"{c}/{w}/{t}": ExactFactor(k * (12 if t == "month" else 1), w_k * _YEAR_S)
+    for c in ("USD", "$") for w, w_k, k in (("kW", 1000, 1), ("MW", 10**6, 1), ("W", 1, 1))
+    for t in ("month", "year")}})
 ROW_UNIT_INPUTS["1/mm^2"] = ROW_UNIT_INPUTS["1/cm^2"]
 ROW_UNIT_INPUTS["USD/GiB"] = ROW_UNIT_INPUTS["USD/GB"]   # a DRAM chip's price (2**30 bytes)
 

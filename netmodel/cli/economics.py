@@ -203,7 +203,11 @@ def _print_summary(s, limit: int | None = None) -> None:
                        f"hosts {pct(s.power_host, s.power_it)}, network "
                        f"{pct(s.power_network, s.power_it)} (x PUE {s.pue:g})"),
         ("cost per year", f"{_money(s.cost_per_year)} (capex {_money(s.capex_per_year)}, "
-                          f"energy {_money(s.energy_per_year)})"),
+                          f"energy {_money(s.energy_per_year)}, colocation "
+                          f"{_money(s.colocation_per_year)})"),
+        ("colocation", f"{_money(s.colocation_per_year)} a year: "
+                       f"{s.power_provisioned / 1e3:,.2f} kW IT provisioned (GPUs at rated "
+                       f"power, hosts at max, network)"),
         ("tokens/s/W", na if s.tokens_per_s_per_w is None else f"{s.tokens_per_s_per_w:.3g}"),
         ("tokens/J (facility)", na if s.tokens_per_j is None else f"{s.tokens_per_j:.3g}"),
         ("$ per M tokens", na if s.usd_per_mtoken is None else f"${s.usd_per_mtoken:.4g}"),

@@ -34,8 +34,13 @@ system leaves a GPU; cost scaled from a DGX H100 by TDP), the network; amortized
 served load: GPUs of the ``floor(GPUs / instance GPUs)`` instances (``TP x PP`` GPUs
 each) draw the phase's power while
 serving (a ``utilization`` share of the time) and idle power otherwise, GPUs left over
-idle, hosts and the network draw constantly; times PUE and the electricity price. Tokens
-per second per watt use IT power; tokens per joule the facility's (with PUE).
+idle, hosts and the network draw constantly; times PUE and the electricity price. The
+facility (space, power delivery and cooling) is rented: ``colocation_rent`` (USD per W of IT
+power a second; ``economics.toml`` writes it per kW a month) times the IT power the cluster
+is provisioned for, whatever it draws: GPUs at their rated power (the TDP, at ``clock`` by
+the clock-power law), hosts at their max (:func:`host_power`), the network as powered, its
+own line (``colocation_per_year``) beside capex and energy. Tokens per second per watt use
+IT power; tokens per joule the facility's (with PUE).
 
 Every default is a parameter: ``cost_summary(..., wafer_price=..., defect_density=...,
 pluggable_price=..., cpo_energy=...)`` (SI units; :func:`parameters` lists them) so the
@@ -365,7 +370,8 @@ _PACKAGE_ARGS = _package_args()
 _POWER_ARGS = ("idle_fraction", "flop_utilization_at_tdp", "memory_power_share")
 #: Cost-of-ownership parameters (rows of compute/data/economics.toml).
 _TCO_ARGS = ("lifetime", "maintenance_fraction", "electricity_price", "pue", "utilization",
-             "host_cost_per_h100", "host_power_per_h100", "host_load_fraction")
+             "host_cost_per_h100", "host_power_per_h100", "host_load_fraction",
+             "colocation_rent")
 
 
 #: Parameters that take a name, not a number (``yield_model``: compute.yield_model's
@@ -431,6 +437,10 @@ class CostSummary:
     pue: float
     capex_per_year: float          #: amortized capex + maintenance
     energy_per_year: float         #: USD
+    #: W of IT power the facility is provisioned (and rented) for: GPUs at their rated power,
+    #: hosts at their max, the network
+    power_provisioned: float
+    colocation_per_year: float     #: USD: colocation_rent x power_provisioned
     network: NetworkBill = field(repr=False)
     #: False where the GPU has no price (no die data; :func:`cost_summary`'s
     #: ``without_price``): its power figures stand (tokens/s/W, tokens/J, the network's
@@ -460,7 +470,8 @@ class CostSummary:
 
     @property
     def cost_per_year(self) -> float:
-        return self.capex_per_year + self.energy_per_year
+        """USD: amortized capex and maintenance, energy and the facility's rent."""
+        return self.capex_per_year + self.energy_per_year + self.colocation_per_year
 
     @property
     def tokens_per_s_per_w(self) -> float | None:
@@ -474,7 +485,8 @@ class CostSummary:
 
     @property
     def usd_per_mtoken(self) -> float | None:
-        """USD per million tokens (amortized capex, maintenance and energy)."""
+        """USD per million tokens (amortized capex, maintenance, energy and the facility's
+        rent)."""
         if self.tokens_per_s <= 0 or not self.priced:
             return None
         return self.cost_per_year / (self.tokens_per_s * SECONDS_PER_YEAR) * 1e6
@@ -504,9 +516,11 @@ class CostSummary:
             "power_w": {"gpu": self.power_gpu, "host": self.power_host,
                         "network": self.power_network, "it": self.power_it,
                         "facility": self.power_facility,
+                        "provisioned": self.power_provisioned,
                         "network_by_category": {k: v["power"] for k, v in by.items()}},
             "pue": self.pue, "capex_per_year_usd": self.capex_per_year,
             "energy_per_year_usd": self.energy_per_year,
+            "colocation_per_year_usd": self.colocation_per_year,
             "cost_per_year_usd": self.cost_per_year,
             "tokens_per_s_per_w": self.tokens_per_s_per_w, "tokens_per_j": self.tokens_per_j,
             "usd_per_mtoken": self.usd_per_mtoken,
@@ -762,11 +776,19 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     power_host = n * host_power(base, tco["host_power_per_h100"]) * tco["host_load_fraction"]
     power_it = power_gpu + power_host + bill.power
     energy = power_it * tco["pue"] * SECONDS_PER_YEAR * tco["electricity_price"]
+    # the facility is rented for the IT power the cluster may draw, not its average: GPUs
+    # at their rated power (at the clock they run at), hosts at their max, the network
+    from compute.power import gpu_at_clock
+
+    rated = base.tdp if clock == 1.0 else gpu_at_clock(
+        base, clock, idle_fraction=pwr.get("idle_fraction")).tdp
+    provisioned = n * (rated + host_power(base, tco["host_power_per_h100"])) + bill.power
+    colocation = provisioned * tco["colocation_rent"] * SECONDS_PER_YEAR
     years = tco["lifetime"] / SECONDS_PER_YEAR   # 0.0 for a lifetime of 1e-320 s: no
     per_year = (capex / years if years else math.inf) + capex * tco["maintenance_fraction"] \
         * SECONDS_PER_YEAR   # ZeroDivisionError, an overflow the check below names
     totals = {"capex": capex, "power": power_it, "energy cost per year": energy,
-              "capex per year": per_year}
+              "capex per year": per_year, "colocation rent per year": colocation}
     over = [k for k, v in totals.items() if not math.isfinite(v)]
     if over:   # each parameter is finite; their product overflowed a float
         given = ", ".join(f"{k}={v:g}" for k, v in params.items()) or "the defaults"
@@ -782,5 +804,6 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
         gpu_package_cost=package, gpu_price_basis=basis, capex_gpu=capex_gpu,
         capex_host=capex_host, capex_network=bill.capex, power_gpu=power_gpu,
         power_host=power_host, power_network=bill.power, pue=tco["pue"],
-        capex_per_year=per_year, energy_per_year=energy, network=bill, priced=priced)
+        capex_per_year=per_year, energy_per_year=energy, power_provisioned=provisioned,
+        colocation_per_year=colocation, network=bill, priced=priced)
 

@@ -8,8 +8,8 @@ writes one figure there (the format from the path's suffix); write through
   against die area, one line per curve of :func:`compute.yield_model.yield_curve`, the
   H100 and the Lite (or any :class:`~compute.yield_model.PackageCost`) marked, with their
   whole package cost per SM beside.
-* :func:`plot_cost_per_scenario`: tokens/s/W, $ per million tokens (capex and energy
-  stacked) and the network's share of capex and power, one bar per scenario, a column per
+* :func:`plot_cost_per_scenario`: tokens/s/W, $ per million tokens (capex, energy and
+  colocation stacked) and the network's share of capex and power, one bar per scenario, a column per
   phase, from :class:`~netmodel.study.cost.CostSummary` objects.
 """
 
@@ -86,7 +86,8 @@ def plot_yield_vs_area(curves: dict[str, dict], path: str | PathLike[str],
 
 @figure_style
 def plot_cost_per_scenario(summaries: Iterable[CostSummary], path: str | PathLike[str]) -> None:
-    """Per phase (columns): tokens/s/W, USD per million tokens (capex and energy stacked)
+    """Per phase (columns): tokens/s/W, USD per million tokens (capex, energy and the
+    facility's colocation rent stacked)
     and the network's share of capex and of power, one bar group per scenario. A scenario
     with nothing feasible under the SLO (or no summary) in a phase is an x on the axis."""
     import numpy as np
@@ -118,15 +119,18 @@ def plot_cost_per_scenario(summaries: Iterable[CostSummary], path: str | PathLik
         ax.bar(x, tpw, color="#4c72b0")
         ax.set_ylabel("tokens/s per W (IT)")
         ax.set_title(phase, y=1.0)
-        cap, en = [], []
+        cap, en, colo = [], [], []
         for s, k in zip(got, ok, strict=True):
             per_mtok = 1e6 / (s.tokens_per_s * SECONDS_PER_YEAR) if k else 0
             cap.append(s.capex_per_year * per_mtok if k else 0)
             en.append(s.energy_per_year * per_mtok if k else 0)
+            colo.append(s.colocation_per_year * per_mtok if k else 0)
         ax = axes[1][j]
         # Rectangles, not one collection: the legend's "best" place avoids their boxes
         ax.bar(x, cap, color="#dd8452", label="capex (amortized + maintenance)")
         ax.bar(x, en, bottom=cap, color="#55a868", label="energy")
+        ax.bar(x, colo, bottom=[c + e for c, e in zip(cap, en, strict=True)], color="#937860",
+               label="colocation (facility rent)")
         ax.set(ylabel="USD per million tokens")
         ax = axes[2][j]
         w = 0.38
@@ -139,7 +143,8 @@ def plot_cost_per_scenario(summaries: Iterable[CostSummary], path: str | PathLik
             bad = [i for i, k in enumerate(ok) if not k]
             if bad:
                 axes[r][j].plot(bad, [0] * len(bad), "kx", ms=9, clip_on=False)
-        for r, vals in ((0, tpw), (1, [c + e for c, e in zip(cap, en, strict=True)])):
+        for r, vals in ((0, tpw), (1, [c + e + f for c, e, f in zip(cap, en, colo,
+                                                                     strict=True)])):
             top = max(vals + [1e-12])
             axes[r][j].set_ylim(0, 1.12 * top)
             for i, v in enumerate(vals):

@@ -189,8 +189,13 @@ def test_tco_by_hand():
     assert s.capex_per_year == pytest.approx(capex / 5 + 0.05 * capex)
     kwh = s.power_it * 1.1 * 8766 / 1e3
     assert s.energy_per_year == pytest.approx(kwh * 0.0826, rel=1e-4)
+    # the facility rented for 32 x (700 W GPU + 534 W host at max) + the network, at
+    # $184.06 per kW a month (CBRE H2 2024), 12 months a year
+    assert s.power_provisioned == pytest.approx(32 * (700 + 534) + s.power_network)
+    assert s.colocation_per_year == pytest.approx(s.power_provisioned / 1e3 * 184.06 * 12)
     tokens_per_year = s.tokens_per_s * SECONDS_PER_YEAR
-    assert s.usd_per_mtoken == pytest.approx((s.capex_per_year + s.energy_per_year)
+    assert s.usd_per_mtoken == pytest.approx((s.capex_per_year + s.energy_per_year
+                                              + s.colocation_per_year)
                                              / tokens_per_year * 1e6)
     assert s.tokens_per_s_per_w == pytest.approx(s.tokens_per_s / s.power_it)
     assert s.tokens_per_j == pytest.approx(s.tokens_per_s / (1.1 * s.power_it))

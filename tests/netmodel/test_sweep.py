@@ -157,9 +157,10 @@ def test_cost_sweep_figure_with_a_crossover(tmp_path):
     seen = _plotted(r, tmp_path)
     assert seen["ylabel"] == "USD per million tokens"
     assert "USD per million tokens" in seen["title"]
-    # lite-ocs costs 0.440 then 0.567 $/Mtok (lite-flat 0.509): it rises above, on a log
-    # axis (0.44 to 141 $/Mtok)
-    assert "* lite-ocs rises above lite-flat at 397" in seen["texts"]
+    # lite-ocs costs 0.539 then 0.666 $/Mtok (lite-flat 0.606) with the facility's rent:
+    # it rises above, on a log axis (0.54 to 142 $/Mtok), at 338 USD/port (before the rent,
+    # h284: 0.440 then 0.567 against 0.509, at 397)
+    assert "* lite-ocs rises above lite-flat at 338" in seen["texts"]
     assert seen["yscale"] == "log"
     # lite-flat's 0.509 $/Mtok runs along the bottom all the way: the box, drawn lower
     # left, sat on it; now it is in the first clear corner, upper left
@@ -226,8 +227,9 @@ def test_length_takes_its_unit():
 def test_a_parameter_that_moves_nothing_is_said():
     # Llama-3.1-405B decode on h100-dgx runs TP 8 inside one NVLink domain, so the NIC
     # bandwidth moves no point: the table printed 4.137 three times and nothing else. Its
-    # cost moves (the NICs are bought): 0.593 to 0.753 USD per million tokens (0.641 to 0.802
-    # with the $47k NVSwitch board, h253)
+    # cost moves (the NICs are bought): 0.759 to 0.930 USD per million tokens with the
+    # facility's rent (0.593 to 0.753 without it, h284; 0.641 to 0.802 with the $47k NVSwitch
+    # board, h253)
     r = run_sweep(["h100-dgx"], ["fabric.nic_bandwidth=25GB/s,50GB/s,100GB/s"],
                   ["Llama-3.1-405B"])
     (u,) = r.unchanged()
@@ -236,7 +238,7 @@ def test_a_parameter_that_moves_nothing_is_said():
     assert u["value"] == pytest.approx(4.137, abs=5e-4)
     assert "note: Llama-3.1-405B, decode: fabric.nic_bandwidth moves no point of " \
            "h100-dgx@H100-SXM (4.137 tokens/s/SM at every buildable value)" in r.table()
-    assert "USD per million tokens moves: 0.593 to 0.753" in r.table()
+    assert "USD per million tokens moves: 0.759 to 0.930" in r.table()
     assert json.loads(r.to_json())["unchanged"][0]["label"] == "h100-dgx@H100-SXM"
     # a moving curve has no note, and its JSON no "unchanged" key
     moving = run_sweep(["lite-flat"], ["adjust.hop_latency=0.1us,10us"], ["Llama-3-70B"])
