@@ -176,8 +176,10 @@ HF_FAMILIES: dict[str, dict] = {
     "gpt_oss": dict(bias=True),
     # Grok-1 (xAI's JAX release, as ported to HF's remote Grok1ModelForCausalLM): 8 experts,
     # each a gated GELU MLP (linear, linear_v, linear_1: three matrices) intermediate_size
-    # wide; the config names no activation, so the family says gated (the base's default)
-    "grok-1": {},
+    # wide; the config names no activation, so the family says gated (the base's default);
+    # four RMSNorms a layer, before and after attention and the MoE (Grok-2 the same, in
+    # SGLang's Grok1DecoderLayer)
+    "grok-1": dict(layer_norms=4),
     # Granite-4.0 (HF models/granitemoehybrid): Mamba-2 and attention layers as layer_types
     # lists them ("mamba" refused, "attention" read as full attention: granite-4.0-micro is
     # all attention); each layer's MLP is shared_mlp (shared_intermediate_size wide, SwiGLU)

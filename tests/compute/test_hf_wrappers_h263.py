@@ -161,18 +161,17 @@ def test_gpt2_style_keys_decide(tmp_path, change, gated, positions):
 # MLP of three 6144 x 32768 matrices, router 6144 x 8, tied embeddings of 131072 rows
 GROK_ATTN = 2 * 6144 * 6144 + 2 * 6144 * 1024
 GROK_EXPERT = 3 * 6144 * 32768
-GROK_LAYER = GROK_ATTN + 8 * GROK_EXPERT + 6144 * 8 + 2 * 6144
+GROK_LAYER = GROK_ATTN + 8 * GROK_EXPERT + 6144 * 8 + 4 * 6144   # four RMSNorms (h283)
 GROK_TOTAL = 64 * GROK_LAYER + 131072 * 6144 + 6144
 
 
 def test_grok1_experts_are_gated():
-    assert GROK_TOTAL == 315_684_034_560
+    assert GROK_TOTAL == 315_684_820_992        # 315,684,034,560 with two norms a layer
     m = read("grok-1")
     assert (m.experts, m.experts_per_token, m.ffn, m.gated_mlp, m.tied_embeddings) == (
         8, 2, 32768, True, True)
     assert m.parameters == GROK_TOTAL
-    # published: "Parameters: 314B" (xai-org/grok-1 README; its 4 norms a layer are
-    # counted as 2 here, 64 x 2 x 6144 = 0.8M); the old reading: 212.6B
+    # published: "Parameters: 314B" (xai-org/grok-1 README); the old reading: 212.6B
     assert m.parameters == pytest.approx(314e9, rel=0.006)
     assert m.active_parameters == GROK_TOTAL - 64 * 6 * GROK_EXPERT
     assert kv_bytes(m) == 64 * 2 * 8 * 128 * 2 == 262_144
@@ -237,10 +236,12 @@ def test_grok2_residual_moe_is_a_dense_mlp_beside_the_experts():
     assert (m.experts, m.experts_per_token, m.ffn, m.shared_ffn, m.gated_mlp) == (
         8, 2, 16384, 32768, True)
     # published: 269,515,497,472 parameters (xai-org/grok-2, the hub's count), exactly these
-    # layers with 4 RMSNorms a layer and a final one (257 x 8192); netmodel counts 2 a layer
+    # layers with 4 RMSNorms a layer and a final one (257 x 8192); h283: before, 2 a layer
+    # were counted, 1,048,576 low
     published = 64 * (GROK2_LAYER + 4 * 8192) + GROK2_TOKENS + 8192
     assert published == 269_515_497_472
-    assert m.parameters == published - 64 * 2 * 8192
+    assert m.layer_norms == 4
+    assert m.parameters == published
     # xAI: about 115B active (2 of 8 experts, the dense MLP, attention, embedding, head)
     assert round(m.active_parameters / 1e9) == 115
     assert kv_bytes(m) == 64 * 2 * 8 * 128 * 2
