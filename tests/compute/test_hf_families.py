@@ -184,7 +184,9 @@ def test_qwen3_30b_a3b():
 @pytest.mark.parametrize("name, layers, hidden, heads, kv, ffn, tied, published", [
     # Qwen3-8B: 8.2B (6.95B without embeddings), its safetensors index's total_size
     # 16,381,470,720 bytes of bf16 (Qwen/Qwen3-8B model.safetensors.index.json);
-    # Qwen3-0.6B: 0.6B (0.44B): its 16 heads of 128 are twice hidden / heads = 64
+    # Qwen3-0.6B: 0.6B (0.44B): its 16 heads of 128 are twice hidden / heads = 64; its
+    # safetensors store the tied LM head a second time (the hub's 751,632,384 is this and
+    # 151,936 x 1,024 more)
     ("qwen3-8b", 36, 4096, 32, 8, 12288, False, 16_381_470_720 // 2),
     ("qwen3-0.6b", 28, 1024, 16, 8, 3072, True, 596_049_920),
 ])
