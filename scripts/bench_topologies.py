@@ -274,7 +274,14 @@ def _compare(label, spec, root=ROOT):
     topology_compare.py): its per-link time and memory, which MAX_LINKS's estimate uses
     (SECONDS_PER_LINK, BYTES_PER_LINK; h237: k=128 took 65 s and 2.95 GB before, 53 s and
     2.5 GB after; h270, k=64: CPU 8.57 -> 7.32 s, peak RSS 0.36 -> 0.37 GB, the bill of
-    materials and network bill's port use from arrays)."""
+    materials and network bill's port use from arrays; h282, loaded 2-core machine, CPU
+    seconds of two runs each: k=64 6.15 / 5.63 -> 4.36 / 4.55 s, k=128 51.9 / 43.7 ->
+    37.6 / 39.5 s, peak RSS 0.37 -> 0.36 GB and 2.59 -> 2.45 GB: hardware_radius's
+    articulation points and bridges from one low-point pass over integer positions, a
+    component's signature from ints, a node or link alone decided without one, its
+    cutter's edges read in one pass, the GPUs' die and package components apart from the
+    rest, and the summary not validating the built fabric again; what is left is
+    failure_domains.components (a Component a link end) and network_bill's loops)."""
     code = _COMPARE_CHILD.format(root=str(root), spec=spec)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
