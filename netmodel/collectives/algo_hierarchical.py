@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from netmodel.collectives.algo_ring import _live_rails, _ring, nic_channels
+from netmodel.collectives.algo_ring import _ring, nic_lanes
 from netmodel.collectives.algo_tree import _depth, _double_tree
 from netmodel.collectives.group_domains import _domain_indices
 from netmodel.collectives.in_network import domain_planes, has_in_network, nvls_phases
@@ -85,8 +85,9 @@ def in_network_tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | No
     """NCCL's NVLSTree: in-switch reduce-scatter inside each domain, one double binary tree
     per head across the domains, in-switch all-gather. The heads are the first
     ``h = min(m, NVLS_MAX_HEADS)`` rails of each domain, each tree on ``1/h`` of the data
-    (with a NIC down, the first of the rails whose NICs all work, and the cap's channels
-    the fewest NICs up at any domain, :func:`~netmodel.collectives.algo_ring.nic_channels`)."""
+    (with a NIC down, ``min(k, NVLS_MAX_HEADS)`` heads, ``k`` the fewest NICs up at any
+    domain, on the GPUs whose NICs are up, :func:`~netmodel.collectives.algo_ring.nic_lanes`;
+    the cap's channels the same)."""
     if not has_in_network(graph):
         raise NotApplicable("no switch in the fabric has in_network_reduction")
     table = _rails_or_refuse(graph, group, "in-network-tree")
@@ -96,13 +97,14 @@ def in_network_tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | No
                             "reduce (in_network_reduction), each domain its own")
     n_dom, m = table.shape
     rs, ag, inside = nvls_phases(graph, doms, planes)
-    # with a NIC down, the heads only on the rails whose NICs all work (as the tree's)
-    live = _live_rails(graph, group, table)
-    heads = (np.arange(m) if live is None else np.flatnonzero(live))[:NVLS_MAX_HEADS]
-    h = len(heads)
+    # with a NIC down, the heads on the GPUs whose NICs are up (as the tree's:
+    # algo_ring.nic_lanes, the fewest NICs up at any domain)
+    lanes = nic_lanes(graph, group, table)
+    heads = (table if lanes is None else lanes)[:, :NVLS_MAX_HEADS]
+    h = heads.shape[1]
     src, dst, frac = [], [], []
-    for c in heads.tolist():
-        a, b, f = _double_tree(group, table[:, c], 1 / h)
+    for c in range(h):
+        a, b, f = _double_tree(group, heads[:, c], 1 / h)
         src.append(a)
         dst.append(b)
         frac.append(f)
@@ -114,8 +116,7 @@ def in_network_tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | No
     # with NICs down, the heads NCCL finds: the fewest NICs up at any domain
     # (algo_ring.nic_channels)
     p = len(group)
-    ch = min(nic_channels(graph, group, table) or m, NVLS_MAX_HEADS)
-    cap = {"tree_channels": ch, "tree_nodes": n_dom, "tree_table": 1,
+    cap = {"tree_channels": h, "tree_nodes": n_dom, "tree_table": 1,
            "tree_share": (p - 1) / p}
     tree_up = Step("reduce across (tree)", up, stages=depth, reduce=up.incoming(),
                    latencies=(0, depth), pipeline=1, bound=2, heads=h, **cap)

@@ -55,11 +55,11 @@ def _multi_ring(group, graph) -> tuple[Pairs, int]:
     D, m = table.shape
     nxt = np.roll(table, -1, axis=1)     # next GPU of the domain
     peer = np.roll(table, -1, axis=0)    # same rail, next domain
-    live = _live_rails(graph, group, table)
-    if live is not None:  # rings only on the rails whose NICs all work (NCCL's re-plan)
-        k = int(live.sum())
-        src = np.concatenate([table.ravel(), table[:, live].ravel()])
-        dst = np.concatenate([nxt.ravel(), peer[:, live].ravel()])
+    lanes = nic_lanes(graph, group, table)
+    if lanes is not None:  # a NIC down: k rings on the NICs up (NCCL's re-plan)
+        k = lanes.shape[1]
+        src = np.concatenate([table.ravel(), lanes.ravel()])
+        dst = np.concatenate([nxt.ravel(), np.roll(lanes, -1, axis=0).ravel()])
         frac = np.concatenate([np.full(p, 1 / p), np.full(D * k, 1 / (k * p))])
         return Pairs(group, src, dst, frac), D - 1
     src = np.concatenate([table.ravel(), table.ravel()])
@@ -111,17 +111,29 @@ def _nic_ports(graph, group, table: np.ndarray) -> np.ndarray:
     return np.array([[port(group[i]) for i in row] for row in table.tolist()], dtype=bool)
 
 
-def _live_rails(graph, group, table: np.ndarray) -> np.ndarray | None:
-    """Which rails (columns of ``table``) have a port into the scale-out network (a switch
-    of tier >= 1) at every GPU, when some but not all do; else None (every rail, or a
-    fabric whose domains meet otherwise). A GPU whose NIC link or rail leaf failed leaves
-    its rail dead: NCCL, started again on the degraded fabric, lays its channels over the
-    NICs that remain (each ring on ``1/k`` of the data over ``k`` rails) rather than
-    sending one rail's ring through a borrowed NIC twice loaded."""
-    live = _nic_ports(graph, group, table).all(axis=0)
-    if live.all() or not live.any():
+def nic_lanes(graph, group, table: np.ndarray) -> np.ndarray | None:
+    """The GPUs whose NICs carry NCCL's channels across the group's domains when a NIC is
+    down: ``(domains, k)`` positions in ``group``, ``k`` the fewest NICs up at any domain
+    (:func:`nic_channels`), column ``c`` the GPUs through which channel ``c`` leaves each
+    domain. The rails whose NICs are up at every domain come first, a channel each (the
+    healthy fabric's rail-aligned channels); the channels left over take each domain's
+    other GPUs with a NIC up, in ``table``'s order, so they cross rails (through the
+    spines). None when every NIC is up (``table`` itself: a channel a rail) or a domain
+    has none. NCCL started again on the degraded fabric skips a NIC that is not up
+    (src/transport/net_ib/init.cc), lays a channel on each NIC it found and keeps the
+    fewest channels any node found (src/init.cc): ``k`` channels, none of them sent
+    through a borrowed NIC twice loaded. (The model had laid them only on the rails up
+    everywhere: NICs lost on different rails left fewer channels than NCCL's, down to
+    none, when every dead rail's channel went back to its borrowed NIC, faster than one
+    rail: losing a NIC could speed a collective up.)"""
+    k = nic_channels(graph, group, table)
+    if k is None:
         return None
-    return live
+    ports = _nic_ports(graph, group, table)
+    aligned = ports.all(axis=0)
+    order = [np.concatenate([np.flatnonzero(aligned), np.flatnonzero(ok & ~aligned)])[:k]
+             for ok in ports]
+    return np.take_along_axis(table, np.array(order), axis=1)
 
 
 def nic_channels(graph, group, table: np.ndarray) -> int | None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from netmodel.collectives.algo_ring import _live_rails, nic_channels
+from netmodel.collectives.algo_ring import nic_lanes
 from netmodel.collectives.group_domains import _domain_indices, rail_table
 from netmodel.collectives.steps import Pairs, Step
 
@@ -53,27 +53,28 @@ def tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list
         # double binary tree; each channel carries 1/m of the data
         D, m = table.shape
         nxt = np.roll(table, -1, axis=1)
-        # with a NIC down, the trees only on the rails whose NICs all work, each on 1/k
-        # of the data (NCCL's re-plan, as the ring's: algo_ring._live_rails)
-        live = _live_rails(graph, group, table)
-        rails = np.arange(m) if live is None else np.flatnonzero(live)
-        k = len(rails)
-        # edge j -> j+1 of every domain's chain: in every tree but rail j's
-        on = np.zeros(m)
-        on[rails] = 1.0
-        share = np.tile((k - on) / k, D)
-        keep = share > 0    # (none when one rail is left: its own edge is in no tree)
+        # with a NIC down, k trees on the NICs up (algo_ring.nic_lanes: the rails up at
+        # every domain first), each on 1/k of the data (NCCL's re-plan, as the ring's)
+        lanes = nic_lanes(graph, group, table)
+        degraded = lanes is not None
+        lanes = lanes if degraded else table
+        k = lanes.shape[1]
+        # edge j -> j+1 of a domain's chain: in every tree but the one leaving through j
+        on = (table[:, :, None] == lanes[:, None, :]).any(axis=2)
+        share = ((k - on) / k).ravel()
+        # (with one channel left, its own edge is in no tree)
+        keep = share > 0 if degraded else np.ones(share.shape, dtype=bool)
         src, dst, frac = [table.ravel()[keep]], [nxt.ravel()[keep]], [share[keep]]
-        for c in rails.tolist():
-            a, b, f = _double_tree(group, table[:, c], 1 / k)
+        for c in range(k):
+            a, b, f = _double_tree(group, lanes[:, c], 1 / k)
             src.append(a)
             dst.append(b)
             frac.append(f)
         chain, depth = m - 1, _depth(D)
         # NCCL's tuner caps the tree's busbw at its channels (one per NIC: here a rail;
-        # with NICs down, the fewest up at any domain: algo_ring.nic_channels) times
+        # with NICs down, the fewest up at any domain, k: algo_ring.nic_channels) times
         # perChMaxTreeBws of its generation and node count (Step.tree_channels)
-        cap = {"tree_channels": nic_channels(graph, group, table) or m, "tree_nodes": D}
+        cap = {"tree_channels": k, "tree_nodes": D}
     else:
         members, sizes = _domain_indices(graph, group)
         starts = np.cumsum(sizes) - sizes

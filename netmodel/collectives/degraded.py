@@ -10,10 +10,11 @@ order and a greedy nearest-neighbour order, on the healthy fabric as on the degr
 so that a failure counts only what it removes), GPUs that failed leave
 the group (``lost``), and a group that the failures cut apart is reported as such
 (``cut``, infinite time) rather than costed. A GPU whose NIC is down (its NIC link or rail
-leaf failed) costs as NCCL started again on the survivors runs: its rings and trees over
-the rails whose NICs all work, and the channels its per-channel tree caps count the
-fewest NICs up at any domain
-(:func:`~netmodel.collectives.algo_ring.nic_channels`, where the rule's sources are).
+leaf failed) costs as NCCL started again on the survivors runs: its rings and trees on
+as many channels as the fewest NICs up at any domain, the rails up everywhere first
+(:func:`~netmodel.collectives.algo_ring.nic_lanes`), and its per-channel tree caps count
+those channels (:func:`~netmodel.collectives.algo_ring.nic_channels`, where the rule's
+sources are).
 
 >>> from netmodel.collectives.calibration import Calibration
 >>> import networkx as nx
