@@ -10,6 +10,12 @@ H100, 1 GiB tree all-reduce: 24.18 ms with rail 7 the only whole rail, 15.15 ms 
 gone too). Now the channels are the rails up everywhere first, then each domain's other
 GPUs with a NIC up (algo_ring.nic_lanes): crossing rails through the spines.
 
+Monotone in the NICs lost where bandwidth counts (1 GiB below). Where latency counts it is
+not quite: k + 1 channels, one crossing rails, pay that channel's spine hops, which k
+rail-aligned ones do not (3 x 8 B200, 1 MiB in-network-tree, node 0's NICs 1, 2, 6 and node
+2's 0, 2, 6 down: 5 heads, 69.40 us; node 2's NIC 1 too: 4 heads, 69.31 us, -0.13%), as
+NCCL's own channels would.
+
 Hand-derived on 2 domains x 8 H100 (rail-optimized, GPU i of every server on leaf i), 1 GiB,
 node 0's NICs 0-3 and node 1's NICs 4-6 down: 4 NICs up on node 0, 5 on node 1, so 4
 channels. Hopper's perChMaxTreeBws on 2 nodes 41.4 GB/s and perChMaxNVLSTreeBws 57.7 GB/s
