@@ -57,7 +57,11 @@ CASES = [
     # the bill of materials from one pass of arrays since h270 (summary CPU 1.66 -> 1.25 s:
     # PART_CASES); h274: summary(validated=True) for the built fabric, as topology show:
     # this case 1.09 / 0.97 -> 0.73 / 0.74 s, CLI topology show 1.90 / 2.11 -> 1.70 / 1.65 s,
-    # peak RSS 0.29 / 0.28 GB both (2 shared cores)
+    # peak RSS 0.29 / 0.28 GB both (2 shared cores); h282: summary's connectivity from
+    # the first GPU's path-diversity search (it ran a second search of its own): summary
+    # CPU best of 5 in one process 0.83 -> 0.73 s; this case (loaded) 2.94 / 2.45 ->
+    # 1.96 / 1.81 s wall, peak RSS 0.28-0.29 GB both; CLI topology show user CPU
+    # 1.30-1.39 -> 1.21-1.22 s
     ("131,072-GPU 3D torus (64x64x32): summary", "torus:dims=64x64x32", True, None, None),
 ]
 

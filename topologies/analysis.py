@@ -464,7 +464,12 @@ def path_diversity(graph: nx.Graph, source: str | None = None,
             raise UserError(f"{describe(end)} is not a GPU of the fabric")
     if target == source:
         raise UserError(f"path diversity joins two different GPUs; got {describe(source)} twice")
-    dist, count = _bfs(graph, source, target)
+    return _diversity(gpus, source, target, *_bfs(graph, source, target))
+
+
+def _diversity(gpus: list, source: Hashable, target: Hashable | None, dist: dict,
+               count: dict) -> PathDiversity:
+    """:func:`path_diversity` from :func:`_bfs`'s ``dist`` and ``count`` from ``source``."""
     if target is None:
         far = max(dist.get(g, -1) for g in gpus)
         target = [g for g in gpus if dist.get(g, -1) == far][-1]
@@ -608,7 +613,14 @@ def summary(graph: nx.Graph, *, pair: tuple | None = None,
     tiers = Counter(d["tier"] for _, d in graph.nodes(data=True) if d["kind"] == "switch")
     gpus = gpu_nodes(graph)
     types = Counter(graph.nodes[g]["gpu"] for g in gpus)
-    connected = len(gpus) < 2 or set(gpus) <= nx.node_connected_component(graph, gpus[0])
+    reach = None
+    if len(gpus) < 2:
+        connected = True
+    elif pair is None:   # the first GPU's search, for path diversity, finds its part too
+        reach = _bfs(graph, gpus[0])
+        connected = all(map(reach[0].__contains__, gpus))
+    else:
+        connected = set(gpus) <= nx.node_connected_component(graph, gpus[0])
     form = closed_form(graph)
     if not connected:
         dia, dia_how = None, "GPUs are not all connected"
@@ -625,7 +637,9 @@ def summary(graph: nx.Graph, *, pair: tuple | None = None,
         else:
             bis, bis_how = None, (f"no closed form, and over {MAXFLOW_NODES} nodes for "
                                   "an exact max-flow")
-        paths = path_diversity(graph, *(pair or ())) if len(gpus) > 1 else None
+        paths = None if len(gpus) < 2 else path_diversity(graph, *pair) if reach is None \
+            else _diversity(gpus, gpus[0], None, *reach)
+    reach = None   # its two dicts a node each, not held while the links are read
     edges = edge_arrays(graph)
     low, peers = injection_bandwidth(graph, edges)
     reconf = [d["reconfiguration_time"] for _, d in graph.nodes(data=True) if d["kind"] == "ocs"]
