@@ -218,6 +218,12 @@ class Calibration:
         power of 2, as NCCL derives them from its ring and tree channels.
     p2p_peers_per_batch : int
         Peers of one channel's work batch (``NCCL_MAX_DEV_WORK_P2P_PER_BATCH``).
+    p2p_nvlink_chunk : float
+        Bytes of one step of NCCL's Simple send/recv inside one NVLink domain
+        (``NCCL_P2P_NVL_CHUNKSIZE``, ``p2pChunkSize``): the sender copies a chunk into the
+        peer's buffer, the peer copies it out, so a channel's first chunk is copied twice in
+        turn (:func:`~netmodel.collectives.cost.combine`, the fill of a step with
+        ``p2p_ranks``); 0: no such fill.
     pxn : bool
         NCCL's PXN for send/recv (on by default: ``NCCL_PXN_DISABLE=0``,
         ``NCCL_P2P_PXN_LEVEL=2``): a GPU sending to a peer in another server sends through
@@ -277,6 +283,7 @@ class Calibration:
     p2p_net_channel_bandwidth: float = 0.0
     p2p_net_channels: int = 0
     p2p_peers_per_batch: int = 8
+    p2p_nvlink_chunk: float = 0.0
     pxn: bool = True
     nvlink_bandwidth: float = 0.0
     tree_channel_bandwidth: tuple[float, ...] = ()
@@ -298,6 +305,7 @@ class Calibration:
         _finite("calibration", "in_network_ceiling", self.in_network_ceiling, "")
         _finite("calibration", "p2p_ll_threshold", self.p2p_ll_threshold, "bytes")
         _finite("calibration", "nvlink_bandwidth", self.nvlink_bandwidth, "bytes/s")
+        _finite("calibration", "p2p_nvlink_chunk", self.p2p_nvlink_chunk, "bytes")
         _finite("calibration", "p2p_net_channel_bandwidth", self.p2p_net_channel_bandwidth,
                 "bytes/s")
         for key in TREE_CAP_KEYS:   # each a tuple of floats, checked
@@ -465,8 +473,9 @@ def load_calibration(path: str | Path = DEFAULTS_PATH,
     p2p = data.get("p2p", {})
     check_keys(f"{path}: [p2p]", p2p, (), ("ll_threshold", "channels_per_peer",
                                            "channels_per_net_peer", "net_channel_bandwidth",
-                                           "net_channels", "peers_per_batch", "pxn"))
-    for key in ("ll_threshold", "net_channel_bandwidth"):
+                                           "net_channels", "peers_per_batch", "pxn",
+                                           "nvlink_chunk"))
+    for key in ("ll_threshold", "net_channel_bandwidth", "nvlink_chunk"):
         if key in p2p and (not isinstance(p2p[key], int | float) or isinstance(p2p[key], bool)):
             raise UserError(f"{path}: [p2p].{key} must be a number, got {p2p[key]!r}")
     protos = data["protocols"]
@@ -504,6 +513,7 @@ def _calibration_of(data, pipeline, p2p, protocols, in_network, gens,
         p2p_net_channels=p2p.get("net_channels", _pow2_up(pipeline.get("channels", 1))
                                  if p2p else 0),
         p2p_peers_per_batch=p2p.get("peers_per_batch", 8),
+        p2p_nvlink_chunk=float(p2p.get("nvlink_chunk", 0.0)),
         pxn=p2p.get("pxn", True),
         generations=gens, default_generation=default,
     )

@@ -88,7 +88,7 @@ class StepCost:
         Longest route latency among the transfers that stay on the scale-up network (s);
         None: ``latency``.
     latencies, pipeline, bound, member, heads, floor, tree_channels, tree_nodes, tree_table, \
-    tree_share
+    tree_share, p2p_ranks
         As :class:`~netmodel.collectives.steps.Step`.
     path_bandwidth : float
         The slowest rate, as NCCL's topology sees its path (:func:`link_path_rates`: a
@@ -119,6 +119,7 @@ class StepCost:
     tree_nodes: int = 0
     tree_table: int = 0
     tree_share: float = 1.0
+    p2p_ranks: int = 0
 
 
 def link_path_rates(router: Router) -> np.ndarray:
@@ -243,13 +244,13 @@ def cost_step(router: Router, step: Step, cal: Calibration, cache: dict | None =
                     scaleout, beta, bneck, bbw, step.reduce, step.in_network, latency_up,
                     step.latencies, step.pipeline, step.bound, step.member, step.heads,
                     step.floor, path_bw, step.tree_channels, step.tree_nodes,
-                    step.tree_table, step.tree_share)
+                    step.tree_table, step.tree_share, step.p2p_ranks)
 
 
 #: Per-step fields :func:`combine` reads, each an array of shape ``(G, S)``.
 STEP_FIELDS = ("on", "repeat", "stages", "reduce", "in_network", "intra", "inter", "pipeline",
                "bound", "member", "heads", "floor", "tree_channels", "tree_nodes", "tree_table",
-               "tree_share")
+               "tree_share", "p2p_ranks")
 
 
 def step_table(steps: Sequence[StepCost | Step], G: int = 1) -> dict[str, np.ndarray]:
@@ -383,6 +384,7 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
                 sel = chain & (chunk == s)
                 fills.append((np.where(sel, (t["stages"] - 1) * bl, 0.0).sum(axis=1),
                               np.full(len(a), s * cal.channels)))
+    fills += _p2p_fills(t, plain, scaleout, bl, protocol, cal)
     for mem_g, ks, heads in groups:
         sum_m = np.where(mem_g, bl, 0.0).sum(axis=1)
         bg = np.where(mem_g, bl, 0.0).max(axis=1)
@@ -405,6 +407,49 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
         rest = sum((coef[k] for k in range(j, len(sizes))), np.zeros_like(a))
         lines.append(_capped(a + fill, b + rest, fill, b_link + rest, least, red, split))
     return lines
+
+
+def _p2p_fills(t: dict[str, np.ndarray], plain: np.ndarray, scaleout: np.ndarray,
+               bl: np.ndarray, protocol: Protocol, cal: Calibration) -> list:
+    """The fills of NCCL's Simple send/recv all-to-all inside one NVLink domain (steps with
+    ``p2p_ranks``, none crossing the scale-out network), as :func:`combine` lists them:
+    ``(coefficient, slice)``. A chunk (``p2p_nvlink_chunk``, NCCL_P2P_NVL_CHUNKSIZE) is
+    copied by the sender into the peer's buffer and then by the peer out of it (NCCL
+    src/enqueue.cc, addP2pToPlan: Simple's stepSize = comm->p2pChunkSize, one step a
+    slice), so a channel's first chunk is copied twice in turn: the step's own seconds
+    per byte again, over ``min(n, slice)``, each copy at the channel's share of the
+    step's links. A peer's bytes go through ``c`` channels, NCCL's p2pnChannelsPerPeer
+    halved while ``c x p`` exceeds its p2p channels (scheduleP2pTasksToPlan: ``while
+    (nChannelsMin*nRanks > comm->p2pnChannels && nChannelsMin > 1) nChannelsMin /= 2``;
+    both counts ``p2p_channels_per_peer``, 32 in NCCL's logs of an NVSwitch node), so
+    ``C = min(p2p_channels_per_peer, (p - 1) c)`` channels run and each has moved a chunk
+    once the GPU has sent ``C x chunk`` bytes: ``slice = C x chunk x p / (p - 1)`` of
+    ``n``. 8 GPUs: c = 4, C = 28, slice 32 chunks (16 MiB); 64 GPUs: c = 1, C = 32.
+
+    >>> import numpy as np
+    >>> from netmodel.collectives.calibration import default_calibration
+    >>> cal = default_calibration()
+    >>> simple = next(p for p in cal.protocols if p.name == "Simple")
+    >>> t = {"p2p_ranks": np.array([[8.0]])}
+    >>> on, bl = np.array([[True]]), np.array([[2e-12]])
+    >>> [(float(f[0]), float(s[0]) / 2**20) for f, s in _p2p_fills(
+    ...     t, on, ~on, bl, simple, cal)]
+    [(2e-12, 16.0)]
+    """
+    chunk = cal.p2p_nvlink_chunk
+    if chunk <= 0 or protocol.name != "Simple":
+        return []
+    ranks = np.where(plain & ~np.asarray(scaleout, dtype=bool), t["p2p_ranks"], 0.0)
+    out = []
+    total = cal.p2p_channels_per_peer
+    for p in unique(ranks[ranks > 1]).tolist():
+        per = total
+        while per * p > total and per > 1:
+            per //= 2
+        run = min(total, (p - 1) * per)
+        out.append((np.where(ranks == p, bl, 0.0).sum(axis=1),
+                    np.full(len(bl), run * chunk * p / (p - 1))))
+    return out
 
 
 def _group_channels(mem_g: np.ndarray, innet: Any, scaleout: np.ndarray,

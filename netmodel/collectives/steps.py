@@ -214,6 +214,11 @@ class Step:
         half its busbw, over two phases); (n - 1) / n for each of NVLSTree's two phases
         across domains on ``n`` GPUs (NCCL counts its busbw as a ring's, algbw = busbw x
         n / (2 (n - 1))).
+    p2p_ranks : int
+        The step is NCCL's grouped send/recv all-to-all among this many ranks (every peer
+        gets ``n / p2p_ranks``), which moves each chunk twice in turn inside one NVLink
+        domain under Simple (into the peer's buffer, then out of it): the step fills over
+        one chunk a channel (:func:`~netmodel.collectives.cost.combine`); 0: no such fill.
     """
 
     name: str
@@ -233,6 +238,7 @@ class Step:
     tree_nodes: int = 0
     tree_table: int = 0
     tree_share: float = 1.0
+    p2p_ranks: int = 0
 
 
 def union_of(name: str, steps: Iterable[Step], *, pipeline: int, bound: int, heads: int = 1,

@@ -209,7 +209,7 @@ def reference_steps(algorithm, op, g, graph):
         return {"all-reduce": [Step("one-shot exchange", every(1.0), reduce=p - 1.0)],
                 "reduce-scatter": [Step("exchange", every(1 / p), reduce=(p - 1) / p)],
                 "all-gather": [Step("exchange", every(1 / p))],
-                "all-to-all": [Step("exchange", _SendRecv(every(1 / p)))],
+                "all-to-all": [Step("exchange", _SendRecv(every(1 / p)), p2p_ranks=p)],
                 "broadcast": [Step("root sends", tuple((g[0], b, 1.0) for b in g[1:]))],
                 "reduce": [Step("all send to root", tuple((b, g[0], 1.0) for b in g[1:]),
                                 reduce=p - 1.0)],
@@ -357,7 +357,8 @@ def reference_candidates(model, op, group, cache):
                                   (), 0.0, s.reduce, s.in_network, up, s.latencies, s.pipeline,
                                   s.bound, s.member, s.heads, s.floor,
                                   tree_channels=s.tree_channels, tree_nodes=s.tree_nodes,
-                                  tree_table=s.tree_table, tree_share=s.tree_share))
+                                  tree_table=s.tree_table, tree_share=s.tree_share,
+                                  p2p_ranks=s.p2p_ranks))
         comp = CompiledCollective(op, name, group, tuple(costs))
         for proto in comp.protocols(cal):
             out += [(name, proto.name, a, b) for a, b in comp.lines(proto, cal)]
@@ -470,7 +471,7 @@ def test_steps_equal_the_textbook_loops(name, graph):
                 new = generate(algorithm, op, group, graph)
                 fields = ("name", "repeat", "stages", "reduce", "latencies", "pipeline",
                           "bound", "member", "heads", "floor", "tree_channels", "tree_nodes",
-                          "tree_table", "tree_share")
+                          "tree_table", "tree_share", "p2p_ranks")
                 assert [tuple(getattr(s, f) for f in fields) for s in new] == \
                     [tuple(getattr(s, f) for f in fields) for s in ref], (algorithm, op)
                 for x, y in zip(new, ref, strict=True):

@@ -218,6 +218,17 @@ def _reference_combine(t, beta, lat_all, lat_up, scaleout, protocol, cal):
                 sel = chain & (chunk == s)
                 fills.append((np.where(sel, (t["stages"] - 1) * bl, 0.0).sum(axis=1),
                               np.full(len(a), s * cal.channels)))
+    # NCCL's Simple send/recv in one NVLink domain: each of C = min(32, (p - 1) c) channels
+    # (c: 32 halved while c p > 32) copies its first chunk twice, a step at a time
+    if protocol.name == "Simple" and cal.p2p_nvlink_chunk > 0:
+        for p in sorted({int(x) for x in t["p2p_ranks"][plain & ~scaleout] if x > 1}):
+            c = cal.p2p_channels_per_peer
+            while c * p > cal.p2p_channels_per_peer and c > 1:
+                c //= 2
+            sel = plain & ~scaleout & (t["p2p_ranks"] == p)
+            run = min(cal.p2p_channels_per_peer, (p - 1) * c)
+            fills.append((np.where(sel, bl, 0.0).sum(axis=1),
+                          np.full(len(a), run * cal.p2p_nvlink_chunk * p / (p - 1))))
     for g in np.unique(pipe[on & (pipe > 0)]).tolist():
         in_g = on & (pipe == g)
         mem_g = in_g & mem

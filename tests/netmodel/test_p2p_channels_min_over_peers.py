@@ -60,8 +60,9 @@ def test_lite_direct_all_to_all_simple_above_32_kib_a_peer(lite):
     assert lite.cost("all-to-all", 512 * KIB, 8).protocol == "Simple"
     # 48 KiB a peer: NCCL's Simple, slower there than LL (the rule, not the faster line)
     n = 384 * KIB
-    times = {(c[0], c[1]): c[2] + c[3] * n
-             for c in lite.candidates("all-to-all", lite.group(8), "direct")}
+    times: dict = {}   # a protocol's time: the smallest of its lines (Simple fills, h285)
+    for c in lite.candidates("all-to-all", lite.group(8), "direct"):
+        times[c[0], c[1]] = min(times.get((c[0], c[1]), float("inf")), c[2] + c[3] * n)
     assert lite.cost("all-to-all", n, 8).time == pytest.approx(times[("direct", "Simple")],
                                                                rel=1e-12)
     assert times[("direct", "LL")] < times[("direct", "Simple")]
