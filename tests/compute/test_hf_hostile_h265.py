@@ -38,13 +38,14 @@ def _write(tmp_path, cfg: dict):
 
 def test_a_list_of_names_is_read(tmp_path):
     """The guard: the shape HF writes picks Grok-1's family (a gated MLP: 3 x 4096 x 14336
-    a layer, 8,030,261,248 in all with the untied 128,256-row embedding and head); without
-    it the unknown model type is read ungated (2 matrices: 6,151,213,056)."""
+    a layer, and four norms a layer where the plain reading has two: 8,030,523,392 in all
+    with the untied 128,256-row embedding and head); without it the unknown model type is
+    read ungated with two norms (2 matrices: 6,151,213,056)."""
     grok = load_hf_config(_write(tmp_path, {**BASE, "architectures": ["Grok1ForCausalLM"]}))
     assert grok.gated_mlp
     plain = load_hf_config(_write(tmp_path, BASE))
     assert not plain.gated_mlp
-    assert grok.parameters - plain.parameters == 32 * 4096 * 14336
+    assert grok.parameters - plain.parameters == 32 * 4096 * 14336 + 32 * 2 * 4096
 
 
 @pytest.mark.parametrize("arch", ["Grok1ForCausalLM", [5], [["Grok1ForCausalLM"]],
