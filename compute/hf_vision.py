@@ -177,8 +177,14 @@ def vision_tower(cfg: dict, hidden: int, where: str) -> tuple[int, str]:
     here = f"{where}: vision_config"
     vc = validate.table(here, vc)
     wrapper = str(cfg.get("model_type", "")).lower()
-    kind = validate.string(here, "model_type", vc.get("model_type") or wrapper, max_length=100)
     known_tower = VISION_TOWERS.get(wrapper)
+    raw = vc.get("model_type")
+    # absent or null: the tower the wrapper's HF config builds (Gemma3Config, Llama4Config
+    # and InternVLChatConfig build theirs from the dict whatever it says; LlavaConfig and
+    # Mistral3Config default it to clip_vision_model and pixtral), else the wrapper's type;
+    # a 0, false or [] is refused, not read as absent
+    kind = ((known_tower and known_tower[0]) or wrapper) if raw is None else \
+        validate.string(here, "model_type", raw, max_length=100)
     if known_tower is None or known_tower[0] not in (None, kind):
         return 0, (f"its vision tower (vision_config, {kind!r}: an architecture the reader "
                    f"does not count) is not counted, in memory or FLOPs")
@@ -204,8 +210,13 @@ def vision_tower(cfg: dict, hidden: int, where: str) -> tuple[int, str]:
         if flag or isinstance(default, bool) or key == "multimodal_projector_bias":
             return validate.flag(at, key, value)
         if key == "vision_feature_layer":   # a layer index (negative: from the last), or a list
+            # of the tower's hidden states: its embeddings and each layer's output (HF
+            # indexes hidden_states, num_hidden_layers + 1 entries; an index past them fails
+            # there, and a list's entries each widen the projector)
+            layers = v("num_hidden_layers", limit="layers")
             for x in (value if isinstance(value, list) and value else [value]):
-                validate.number(at, key, x, minimum=-widest, maximum=widest, integer=True)
+                validate.number(at, key, x, minimum=-(layers + 1), maximum=layers,
+                                integer=True)
             return value
         if reciprocal:   # a fraction 1 / n (InternVL's pixel shuffle): n
             r = validate.number(at, key, value, minimum=1e-3, maximum=1, integer=False)
