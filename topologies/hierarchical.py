@@ -17,6 +17,7 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
+from compute import validate
 from compute.errors import UserError
 from compute.hardware import GpuSpec, nvlink_count
 from topologies.common import (
@@ -68,7 +69,18 @@ def spine_count(leaves: int, uplinks: int, spine_radix: int, unit: str = "leaves
     Traceback (most recent call last):
     compute.errors.UserError: 65 leaves are too many for one spine tier of 64-port switches \
 (at most 64); use fewer racks or a larger spine_radix
+
+    Each count is checked first (a float uplink count raised TypeError; a huge one ran the
+    search for ever): ``leaves`` >= 1, ``uplinks`` and ``spine_radix`` port counts.
+
+    >>> spine_count(8, 2.5, 64)
+    Traceback (most recent call last):
+    compute.errors.UserError: uplinks must be an integer in 1..1,000,000, got 2.5
     """
+    leaves = check_int("leaves", leaves)
+    uplinks = check_radix("uplinks", uplinks)
+    spine_radix = check_radix("spine_radix", spine_radix)
+    unit = validate.string("", "unit", unit, max_length=100)
     for s in range(1, uplinks + 1):
         if uplinks % s == 0 and leaves * (uplinks // s) <= spine_radix:
             return s
