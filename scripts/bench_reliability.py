@@ -142,7 +142,11 @@ def main(argv: list[str] | None = None) -> None:
     # took 76.6 s and 64x64x32 over 300 s and 6.5 GB before the local routes and keys;
     # h274: a copy made by removing failed parts from the validated cell is not validated
     # again (CLI, 2 shared cores): 32x32x16 8.1 / 8.4 -> 7.7 / 7.4 s, 64x64x32 68.7 ->
-    # 61.8 s, peak RSS 0.27 and 1.57 GB both
+    # 61.8 s, peak RSS 0.27 and 1.57 GB both; h281: one degraded cell per failure for
+    # every instance it touches (was one copy per instance), each pair routed once for
+    # footprint and shape, one search per shortest-path part (this case, 2 shared cores):
+    # 32x32x16 6.35 -> 3.72 s, 64x64x32 70.4 -> 35.8 s (CPU 52.2 -> 31.9 s), peak RSS
+    # 0.27 / 0.28 and 1.61 / 1.63 GB
     for dims in ("32x32x16",) if quick else ("32x32x16", "64x64x32"):
         r = _run("blast", f"fabric torus:dims={dims}", None)
         print(f"blast radius, every class, one {dims} torus of {r['gpus']:,} GPUs: "

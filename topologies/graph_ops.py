@@ -66,13 +66,24 @@ def ball(adj, a, b) -> dict | None:
 
 def shortest_path_part(adj, a, b) -> set | None:
     """Every node on a shortest path from ``a`` to ``b`` (``d(a, v) + d(v, b) = d(a, b)``)
-    on the adjacency ``adj``; None where no path joins them."""
+    on the adjacency ``adj``; None where no path joins them. One search from ``a``
+    (:func:`ball`), then back from ``b`` a hop nearer ``a`` at a time: a node is on a
+    shortest path when a neighbour one hop further from ``a`` is."""
     da = ball(adj, a, b)
     if da is None:
         return None
-    db = ball(adj, b, a)
-    d = da[b]
-    return {v for v, x in da.items() if db.get(v, d + 1) + x == d}
+    on = {b}
+    level, depth = [b], da[b]
+    while depth > 0:
+        depth -= 1
+        nxt = []
+        for u in level:
+            for v in adj[u]:
+                if v not in on and da.get(v) == depth:
+                    on.add(v)
+                    nxt.append(v)
+        level = nxt
+    return on
 
 
 def edge_key(u, v) -> tuple:

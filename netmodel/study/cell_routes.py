@@ -33,6 +33,11 @@ class CellRoutes:
         self.ocs = ocs
         #: routes of parts of the cell alike (:meth:`local_route`), by the part's shape
         self.local_routes: dict = {}
+        self._pairs: dict = {}   # (a, b) -> route
+        #: attribute dicts (by id: the cell's own, alive as long as it) -> a small number,
+        #: equal for equal attributes (:func:`~netmodel.study.instance_cost._frozen`)
+        self._codes: dict = {}
+        self._frozen_codes: dict = {}
 
     def footprint(self, members: Iterable[Hashable]) -> set:
         """The members, every link of theirs (by :func:`~topologies.graph_ops.edge_key`)
@@ -60,12 +65,25 @@ class CellRoutes:
 
     def route(self, a, b) -> tuple | None:
         """The links (``(u, v)`` pairs) of the cell's route from GPU ``a`` to GPU ``b``
-        (:meth:`local_route` on a cell of GPUs alone), None where no path joins them."""
+        (:meth:`local_route` on a cell of GPUs alone), None where no path joins them. Each
+        pair is routed once until :meth:`forget` (an instance's footprint and its shape ask
+        for the same pairs)."""
+        pairs = self._pairs
+        key = (a, b)
+        if key in pairs:
+            return pairs[key]
         if self.gpus_only:
-            return self.local_route(a, b)
-        router = self.router
-        r = router.route(a, b)
-        return None if r is None else tuple(router.link_name(link) for link in r.links)
+            out = self.local_route(a, b)
+        else:
+            router = self.router
+            r = router.route(a, b)
+            out = None if r is None else tuple(router.link_name(link) for link in r.links)
+        pairs[key] = out
+        return out
+
+    def forget(self) -> None:
+        """Forget the pairs :meth:`route` has routed (the routes of parts alike are kept)."""
+        self._pairs.clear()
 
     @cached_property
     def gpus_only(self) -> bool:
@@ -95,9 +113,10 @@ class CellRoutes:
         nodes = sorted(on, key=order.__getitem__)
         pos = {v: i for i, v in enumerate(nodes)}
         node = self.graph._node
+        code = self._code
         key = (pos[a], pos[b],
-               tuple((_frozen(node[v]),
-                      tuple((pos[w], _frozen(e)) for w, e in adj[v].items() if w in pos))
+               tuple((code(node[v]),
+                      tuple((pos[w], code(e)) for w, e in adj[v].items() if w in pos))
                      for v in nodes))
         memo = self.local_routes
         hit = memo.get(key)
@@ -114,6 +133,16 @@ class CellRoutes:
             r = router.route(pos[a], pos[b])
             hit = memo[key] = tuple(router.link_name(link) for link in r.links)
         return tuple((nodes[u], nodes[v]) for u, v in hit)
+
+    def _code(self, attrs: dict) -> int:
+        """A small number for the cell's attribute dict ``attrs``, equal for equal
+        attributes (worked out once per dict, not per route)."""
+        codes = self._codes
+        c = codes.get(id(attrs))
+        if c is None:
+            frozen = self._frozen_codes
+            c = codes[id(attrs)] = frozen.setdefault(_frozen(attrs), len(frozen))
+        return c
 
     @cached_property
     def node_order(self) -> dict:

@@ -64,6 +64,7 @@ on another one), and each part's representative is evaluated.
 
 from __future__ import annotations
 
+import gc
 from collections import Counter
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
@@ -341,10 +342,10 @@ class Cluster(InstanceCosting):
         ids: dict = {}
         return tuple(ids.setdefault(s, len(ids)) for s in self._shapes)
 
-    @cached_property
+    @property
     def _shapes(self) -> tuple:
-        """:meth:`_shape` of every instance of a cell."""
-        return tuple(self._shape(inst) for inst in self.instances)
+        """:meth:`_shape` of every instance of a cell (:meth:`_routed`)."""
+        return self._routed[1]
 
     def _shape(self, members) -> tuple:
         """What an instance's healthy cost depends on, up to the builders' regularity (as
@@ -457,7 +458,7 @@ class Cluster(InstanceCosting):
         from dataclasses import replace
 
         out = replace(self, catalog=catalog_)
-        for key in ("components", "_index", "_effects", "_routes", "_csr", "_kinds",
+        for key in ("components", "_routed", "_effects", "_routes", "_csr", "_kinds",
                     "_direct", "_switches", "idle", "member_of", "healthy", "shape_ids", "_spare_plans", "_spare_capacity",
                     "_switch_hops"):
             if key in self.__dict__ and (key != "components" or (
@@ -479,15 +480,27 @@ class Cluster(InstanceCosting):
         return self.catalog.rates(self.gpu)
 
     # ------------------------------------------------------------------ footprints
-    @cached_property
+    @property
     def _index(self) -> dict:
         """Element (node or sorted edge) -> indices of the instances whose footprint holds
-        it."""
+        it (:meth:`_routed`)."""
+        return self._routed[0]
+
+    @cached_property
+    def _routed(self) -> tuple:
+        """(:attr:`_index`, :attr:`_shapes`): each instance's footprint and shape worked out
+        together, so that each pair of its members is routed once for both (the routes
+        forgotten after each instance: kept for every pair of a 131,072-GPU torus they took
+        70 MB)."""
         inv: dict = {}
+        shapes = []
+        routes = self._routes
         for i, inst in enumerate(self.instances):
             for e in self._footprint(inst):
                 inv.setdefault(e, []).append(i)
-        return inv
+            shapes.append(self._shape(inst))
+            routes.forget()
+        return inv, tuple(shapes)
 
     @cached_property
     def _routes(self) -> CellRoutes:
@@ -576,35 +589,48 @@ class Cluster(InstanceCosting):
         the members and every switch and OCS) with ``spares`` (a
         :func:`~topologies.failure_domains.plan_spares` plan) added and ``comps`` failed."""
         comps, members = tuple(comps), tuple(members)
-        g = self.graph
         if self._direct:
-            out = copy_graph(g)
-        else:
-            # the switches' part once (_switches), copied, and the members wired into it:
-            # the graph g.subgraph(switches + members).copy() gave, without filtering the
-            # whole cell's adjacency through a subgraph view for every instance costed
-            out = self._switches.copy()
-            ms = [m for m in members if m in g]
-            out.add_nodes_from((m, g.nodes[m]) for m in ms)
-            adj = g.adj
-            out.add_edges_from((m, v, d) for m in ms for v, d in adj[m].items() if v in out)
-        for name, attrs, edges in spares:
-            out.add_node(name, **attrs)
-            out.add_edges_from((name, n, d) for n, d in edges if n in out)
+            return self._direct_graph(comps, members, tuple(spares))
+        g = self.graph
+        # the switches' part once (_switches), copied, and the members wired into it:
+        # the graph g.subgraph(switches + members).copy() gave, without filtering the
+        # whole cell's adjacency through a subgraph view for every instance costed
+        out = self._switches.copy()
+        ms = [m for m in members if m in g]
+        out.add_nodes_from((m, g.nodes[m]) for m in ms)
+        adj = g.adj
+        out.add_edges_from((m, v, d) for m in ms for v, d in adj[m].items() if v in out)
+        _add_spares(out, spares)
         out = degrade(out, comps, copy=False)
-        if not self._direct:
-            # what the graph was made from, for the costing's short way to its canonical
-            # form (InstanceCosting._switch_problem, for this graph object as returned: it
-            # is not to be changed before costing); kept, so its id is not reused
-            self.__dict__["_last_recost"] = (out, comps, members, bool(spares))
+        # what the graph was made from, for the costing's short way to its canonical
+        # form (InstanceCosting._switch_problem, for this graph object as returned: it
+        # is not to be changed before costing); kept, so its id is not reused
+        self.__dict__["_last_recost"] = (out, comps, members, bool(spares))
+        return out
+
+    def _direct_graph(self, comps: tuple, members: tuple, spares: tuple) -> nx.Graph:
+        """:meth:`recost_graph` where GPUs forward traffic: the whole cell with ``spares``
+        added and ``comps`` failed, whatever the members. The cell, the spares and the
+        failures it was made from name the graph (the same ones make the same graph), for
+        the costing's key (InstanceCosting._new_problem) instead of every node and link of
+        the cell; the graph last made is given again for the same name (the instances one
+        failure touches are costed one after another on it; costing changes no graph),
+        not copied from the cell again (each copy of a 131,072-GPU torus took 0.5 s). Given
+        again, the garbage the last costing left in reference cycles (its cost model and
+        router: tens of MB on such a cell) is collected first, young generations only, as
+        the copy's allocations set off before (without, the peak grew 1.6 -> 2.2 GB)."""
+        made = (tuple((c.nodes, c.edges, c.scaled, c.disabled) for c in comps),
+                tuple((name, _frozen(attrs), tuple((n, _frozen(d)) for n, d in edges))
+                      for name, attrs, edges in spares))
+        last = self.__dict__.get("_last_direct")
+        if last is not None and last[2] == made:
+            out = last[0]
+            gc.collect(1)
         else:
-            # the cell, the spares and the failures it was made from name the graph (the
-            # same ones make the same graph), for the costing's key
-            # (InstanceCosting._new_problem) instead of every node and link of the cell
-            made = (tuple((c.nodes, c.edges, c.scaled, c.disabled) for c in comps),
-                    tuple((name, _frozen(attrs), tuple((n, _frozen(d)) for n, d in edges))
-                          for name, attrs, edges in spares))
-            self.__dict__["_last_direct"] = (out, members, made)
+            out = copy_graph(self.graph)
+            _add_spares(out, spares)
+            out = degrade(out, comps, copy=False)
+        self.__dict__["_last_direct"] = (out, members, made)
         return out
 
     # ------------------------------------------------------------------ effects
@@ -639,24 +665,22 @@ class Cluster(InstanceCosting):
         wired -= lost
         member_of = self.member_of
         touched.update(member_of[n] for n in lost | wired if n in member_of)
-        n_lost = Counter(member_of[n] for n in failed if n in member_of)
-        n_stopped = Counter(member_of[n] for n in stopped if n in member_of)
-        n_wired = Counter(member_of[n] for n in wired if n in member_of)
-        # and the shape of each instance touched: instances wired otherwise (one across two
-        # leaves, or any of a random placement) fare otherwise, and lose shares of their own
-        # healthy rates
-        # and the shape of each instance touched, with the place in it of each member the
-        # failure takes or is wired to (:meth:`_place`): instances wired otherwise (one
-        # across two leaves, or any of a random placement) fare otherwise, lose shares of
-        # their own healthy rates, and a TP-4 instance of one GPU on a server and three on
-        # another fares otherwise by which of them loses its NIC
-        shapes, place = self.shape_ids, self._place
-        per = [(n_lost[i], n_stopped[i], n_wired[i], shapes[i],
-                tuple(sorted((m in failed, m in stopped, place(m)) for m in self.instances[i]
-                             if m in lost or m in wired)))
-               for i in touched]
-        idle_lost = sum(1 for n in failed if n not in member_of)
-        idle_stopped = sum(1 for n in stopped if n not in member_of)
+        # per instance touched: its members lost, stopped and wired to the failed parts
+        # (counted from its members the failure takes or is wired to), and its shape, with
+        # the place in it of each such member (:meth:`_place`): instances wired otherwise
+        # (one across two leaves, or any of a random placement) fare otherwise, lose shares
+        # of their own healthy rates, and a TP-4 instance of one GPU on a server and three
+        # on another fares otherwise by which of them loses its NIC
+        n_lost, n_stopped = _count_by(failed, member_of), _count_by(stopped, member_of)
+        shapes, place, instances = self.shape_ids, self._place, self.instances
+        per = []
+        for i in touched:
+            hit = tuple(sorted((m in failed, m in stopped, place(m)) for m in instances[i]
+                               if m in lost or m in wired))
+            f, s = n_lost.get(i, 0), n_stopped.get(i, 0)
+            per.append((f, s, len(hit) - f - s, shapes[i], hit))
+        idle_lost = len(failed) - sum(n_lost.values())
+        idle_stopped = len(stopped) - sum(n_stopped.values())
         idle_wired = sum(1 for n in wired if n not in member_of)
         factors = tuple(sorted(round(f, 9) for _, f in comp.scaled))
         # spare sites on a tier-0 switch it removes stop with it, those on nothing but
@@ -791,6 +815,24 @@ class Cluster(InstanceCosting):
         for item in items:
             parts.setdefault(recovery_key(self, *item), []).append(item)
         return list(parts.values())
+
+
+def _count_by(nodes, member_of: dict) -> dict:
+    """Instance index -> how many of ``nodes`` are its members."""
+    out: dict = {}
+    for n in nodes:
+        i = member_of.get(n)
+        if i is not None:
+            out[i] = out.get(i, 0) + 1
+    return out
+
+
+def _add_spares(graph: nx.Graph, spares) -> None:
+    """Add a :func:`~topologies.failure_domains.plan_spares` plan's spares to ``graph``,
+    wired to the nodes of theirs it holds."""
+    for name, attrs, edges in spares:
+        graph.add_node(name, **attrs)
+        graph.add_edges_from((name, n, d) for n, d in edges if n in graph)
 
 
 def _shared(effect: Effect) -> bool:
