@@ -214,6 +214,12 @@ class ModelSpec:
         if self.heads % self.kv_heads:
             raise UserError(f"{where}: heads ({self.heads}) must be a multiple of kv_heads "
                             f"({self.kv_heads})")
+        widths = (self.heads + self.kv_heads) * self.head_dim
+        if self.qk_norm > widths:   # a scale per element of the queries' and keys' widths
+            raise UserError(f"{where}: qk_norm ({self.qk_norm:,}) exceeds the queries' and "
+                            f"keys' widths, (heads + kv_heads) x head_dim = {widths:,}; "
+                            f"allowed: 0 to {widths:,} (2 x head_dim for a norm over "
+                            f"head_dim shared by the heads)")
         if self.experts_per_token > self.experts:
             raise UserError(f"{where}: experts_per_token ({self.experts_per_token}) exceeds "
                             f"experts ({self.experts})")

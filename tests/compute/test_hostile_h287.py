@@ -69,3 +69,42 @@ def test_vision_feature_layer_must_index_the_towers_hidden_states(tmp_path, name
         with pytest.raises(UserError, match=r"vision_feature_layer must be a whole number "
                                             r"from -25 to 24, got (25|-26|30)$"):
             _read(tmp_path, name, lambda c, bad=bad: c.update(vision_feature_layer=bad))
+
+
+# ModelSpec.qk_norm (this session): elements of a layer's query and key norms, at most a
+# scale per element of the queries' and keys' widths ((heads + kv_heads) x head_dim, as
+# limits.toml's [model.qk_norm] says); a model file's 100,000,000 was taken, adding 3.2e9
+# parameters to an 8B model.
+_MODEL = """[model.Mine]
+layers = 32
+hidden = 4096
+heads = 32
+kv_heads = 8
+head_dim = 128
+ffn = 14336
+vocab = 128256
+gated_mlp = true
+max_context = 8192
+source = "Llama-3-8B's shape"
+"""
+
+
+def _model_file(tmp_path, extra):
+    from compute.models import load_model_file
+
+    path = tmp_path / "mine.toml"
+    path.write_text(_MODEL + extra)
+    return load_model_file(path)["Mine"]
+
+
+def test_qk_norm_at_most_the_query_and_key_widths(tmp_path):
+    plain = _model_file(tmp_path, "").parameters
+    assert plain == 8_030_261_248          # Llama-3-8B's published count
+    # (32 + 8) x 128 = 5,120 a layer, 32 layers: 163,840 more
+    assert _model_file(tmp_path, "qk_norm = 5120\n").parameters == plain + 32 * 5120
+    assert _model_file(tmp_path, "qk_norm = 256\n").parameters == plain + 32 * 256
+    for bad in (5121, 100_000_000):
+        with pytest.raises(UserError, match=rf"model 'Mine': qk_norm \({bad:,}\) exceeds the "
+                                            r"queries' and keys' widths, \(heads \+ kv_heads\) "
+                                            r"x head_dim = 5,120; allowed: 0 to 5,120"):
+            _model_file(tmp_path, f"qk_norm = {bad}\n")
