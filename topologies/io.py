@@ -73,7 +73,8 @@ from topologies.graphml import parse as parse_graphml
 from topologies.limits import MAX_DEPTH, check_size, max_file_bytes
 from topologies.schema import UNITS, gpu_spec_from_dict, validate
 
-__all__ = ["DESCRIPTIONS", "FORMATS", "JSON_ATTRIBUTES", "json_depth", "read_graph", "write_graph"]
+__all__ = ["DESCRIPTIONS", "FORMATS", "JSON_ATTRIBUTES", "json_depth", "read_fabric_bytes",
+           "read_graph", "write_graph"]
 
 FORMATS = (".json", ".graphml")
 #: Graph attributes that are tables: JSON text in GraphML.
@@ -582,9 +583,22 @@ def _finish(graph: nx.Graph, path: Path, where: str) -> nx.Graph:
         raise UserError(f"{where}: {exc}") from None
 
 
-def read_graph(path: str | Path) -> nx.Graph:
+def read_fabric_bytes(path: str | Path) -> bytes:
+    """The bytes of the fabric file ``path`` as :func:`read_graph` reads them: refused (one
+    line, naming the file) for an unknown suffix, a missing path, a directory or a file over
+    :func:`~topologies.limits.max_file_bytes`, before it is read. For a caller that keys a
+    cache by the file's content (pass them back to :func:`read_graph` as ``raw``)."""
+    if not isinstance(path, str | Path) or not str(path).strip():
+        raise UserError(f"a fabric file must be a path, got {describe(path)}")
+    path = Path(path)
+    _format(path)
+    return _read_bytes(path)
 
-    """The fabric saved in ``path`` (``.json`` or ``.graphml``), validated.
+
+def read_graph(path: str | Path, raw: bytes | None = None) -> nx.Graph:
+
+    """The fabric saved in ``path`` (``.json`` or ``.graphml``), validated; ``raw``: its
+    bytes when already read (:func:`read_fabric_bytes`).
 
     Raises UserError (one line, naming the file) for a missing, oversized, too deeply
     nested, malformed or invalid file.
@@ -595,7 +609,8 @@ def read_graph(path: str | Path) -> nx.Graph:
     kind = _format(path)
     where = str(path)
     with _collector_paused():
-        raw = _read_bytes(path)
+        if raw is None:
+            raw = _read_bytes(path)
         if kind == ".json":
             graph = _graph_from_json(_loads(raw, where), where)
         else:

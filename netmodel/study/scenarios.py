@@ -7,7 +7,9 @@ optional; unknown keys are refused)::
 
     name = "lite-flat"              # no '@' (that separates a GPU override)
     description = "..."
-    gpu = "Lite"                    # GPU type (compute's catalog)
+    gpu = "Lite"                    # GPU type (compute's catalog) or a GPU file
+                                    #   (.toml/.json), relative to this file's folder
+    fabric = "my_fabric.json"       # either this, a saved fabric file (below), or:
 
     [fabric]                        # a topologies builder and its keyword arguments
     builder = "flat"
@@ -37,6 +39,18 @@ optional; unknown keys are refused)::
     bandwidth = "..."               # where the bandwidth figures come from
     latency = "..."                 # where the latency figures come from
     notes = "..."                   # optional
+
+``fabric = "FILE"`` (a top-level key, before the tables, in place of the ``[fabric]``
+table): a saved ``.json``/``.graphml`` fabric (``netmodel topology export``, perhaps edited
+by hand), its path relative to the folder of the scenario file itself, not to the current
+directory (an absolute path is read as it is). It is read as ``--fabric`` reads one: sizes
+checked before it is parsed, its graph validated, a builder's claim kept only if the builder
+makes exactly that graph; its GPUs must all be the scenario's ``gpu`` (the same GPU type,
+fields and all), with no optical circuit switch. A fabric read from one file content is kept
+once per process, keyed by the file's path and the SHA-256 of its bytes, so an edited file
+is read again; a scenario on it cannot swap its GPU (``NAME@GPU``, ``--gpus``) or sweep
+``fabric.*`` parameters (the file has no builder arguments), and its fabric spec, for the
+tables, is the file's path as written.
 
 ``links``: the collective model charges NCCL's NVLink per-step latencies and the scale-up
 link efficiency on scale-up links (GPU-GPU and tier-0 switches) and its network figures on
@@ -176,6 +190,9 @@ class Scenario:
     #: ``.json``/``.graphml`` fabric, a spec's build): :func:`fabric_scenario` makes one;
     #: ``fabric`` is then empty. Compared by identity (do not modify it).
     graph: nx.Graph | None = field(default=None, repr=False)
+    #: The saved fabric file ``graph`` was read from, as the scenario file wrote it
+    #: (``fabric = "FILE"``: relative to that file's folder; written back by :meth:`to_toml`).
+    fabric_file: str | None = field(default=None, compare=False)
 
     def __post_init__(self):
         spec = self.gpu_spec if self.gpu_spec is not None else get_gpu(self.gpu)
@@ -204,6 +221,10 @@ class Scenario:
         """The same scenario with another GPU type (a :class:`~compute.hardware.GpuSpec`, a
         catalog name or a GPU file); the fabric's tokens follow it."""
         spec = get_gpu(gpu)
+        if self.fabric_file is not None and spec.name != self.gpu:
+            raise UserError(f"scenario {self.name!r} runs on the fabric file "
+                            f"{self.fabric_file!r}, whose GPUs are {self.gpu!r}, not "
+                            f"{spec.name!r}: export a fabric of {spec.name} GPUs for it")
         if self.graph is not None and spec.name != self.gpu:
             raise UserError(f"fabric {self.name!r} is built for GPU {self.gpu!r}, not "
                             f"{spec.name!r}: its GPUs are part of the graph; give a spec "
@@ -245,7 +266,10 @@ class Scenario:
     def fabric_spec(self) -> str:
         """The topologies spec string of the fabric, tokens resolved for this GPU (for
         display and cache keys; :meth:`fabric_params` is what builds it). A fabric graph's
-        own spec, or its name for a hand-made one."""
+        own spec, or its name for a hand-made one; a saved fabric file's path as the
+        scenario file writes it."""
+        if self.fabric_file is not None:
+            return self.fabric_file
         if self.graph is not None:
             return str(self.graph.graph.get("spec") or self.name)
         return _spec(self.fabric, self.gpu_spec)
@@ -262,7 +286,7 @@ class Scenario:
 
     def to_dict(self) -> dict:
         """The TOML layout as a plain dict (``[adjust]`` only where it changes something)."""
-        if self.graph is not None:
+        if self.graph is not None and self.fabric_file is None:
             raise UserError(f"scenario {self.name!r} runs on a fabric graph, which no "
                             f"[fabric] table holds; save the fabric with netmodel topology "
                             f"export")
@@ -274,7 +298,8 @@ class Scenario:
             collective["instances"] = self.instances
         d = {"name": self.name, "description": self.description,
              "gpu": self.gpu_file or self.gpu,
-             "fabric": _copy(self.fabric), "collective": collective}
+             "fabric": self.fabric_file if self.fabric_file is not None else
+             _copy(self.fabric), "collective": collective}
         if not self.adjust.is_identity:
             d["adjust"] = {k: getattr(self.adjust, k) for k in ADJUST_KEYS}
         d["sources"] = dict(self.sources)
@@ -284,6 +309,8 @@ class Scenario:
         """TOML text that :func:`load_scenario_text` reads back into an equal scenario."""
         d = self.to_dict()
         lines = [f"{k} = {_toml_value(d[k])}" for k in ("name", "description", "gpu")]
+        if isinstance(d["fabric"], str):   # a saved fabric file: a key, before the tables
+            lines.append(f"fabric = {_toml_value(d.pop('fabric'))}")
         if self.home_gpu and self.home_gpu != self.gpu:
             # the text was written for the home GPU; a reader of the swapped one is told so
             lines.insert(0, f"# {self.name} swapped from {self.home_gpu} to {self.gpu}: the "
@@ -563,11 +590,16 @@ def scenario_from_dict(data: dict, where: str = "scenario",
         gpu_spec = get_gpu(gpu_ref)
     except UserError as exc:   # an unknown name, a missing or bad GPU file: say whose gpu
         raise UserError(f"{where}: gpu: {exc}") from None
-    _check_fabric(data["fabric"], where, "fabric")
+    graph = fabric_file = None
+    if isinstance(data["fabric"], str):
+        fabric_file = data["fabric"]
+        graph = _read_fabric_file(where, fabric_file, base_dir, gpu_spec)
+    else:
+        _check_fabric(data["fabric"], where, "fabric")
     col = data["collective"]
     check_keys(f"{where}: [collective]", col, _COLLECTIVE_KEYS, ("circuits", "instances"))
     circuits = col.get("circuits")
-    is_ocs = data["fabric"]["builder"] == "ocs"
+    is_ocs = graph is None and data["fabric"]["builder"] == "ocs"
     if circuits is not None:
         if not is_ocs:
             raise UserError(f"{where}: [collective] circuits applies only to an 'ocs' fabric")
@@ -584,7 +616,8 @@ def scenario_from_dict(data: dict, where: str = "scenario",
     return Scenario(
         name=name, description=_text(where, "description", data["description"]),
         gpu=gpu_spec.name, gpu_spec=gpu_spec, gpu_file=gpu_file,
-        fabric=_copy(data["fabric"]),
+        fabric={} if graph is not None else _copy(data["fabric"]),
+        graph=graph, fabric_file=fabric_file,
         placement=_choice(where, "placement", col["placement"], PLACEMENTS),
         algorithm=_choice(where, "algorithm", col["algorithm"], ("auto", *ALGORITHMS)),
         links=_choice(where, "links", col["links"], LINKS),
@@ -593,6 +626,49 @@ def scenario_from_dict(data: dict, where: str = "scenario",
         instances=_choice(where, "instances", col.get("instances", "alone"), INSTANCES),
         adjust=_adjust(where, adjust),
         sources=dict(src))
+
+
+#: Fabrics read from saved files for scenarios, by (resolved path, SHA-256 of the bytes):
+#: one graph per file content (equal scenarios share it; an edited file is read again).
+_FABRIC_FILES: dict = {}
+#: How many of them are kept (a 131,072-GPU fabric is about 1 GB).
+_FABRIC_FILES_MAX = 4
+
+
+def _read_fabric_file(where: str, value: object, base_dir, gpu: GpuSpec) -> nx.Graph:
+    """The fabric graph a scenario's ``fabric = "FILE"`` names (module doc), relative to
+    ``base_dir``; its GPUs must be ``gpu``. Refused in one line naming ``where``."""
+    import hashlib
+
+    from topologies.io import FORMATS, read_fabric_bytes, read_graph
+    from topologies.registry import check_as_built
+
+    text = _text(where, "fabric", value)
+    if not text.strip().lower().endswith(FORMATS):
+        raise UserError(f"{where}: fabric must be a [fabric] table or a saved fabric file "
+                        f"({', '.join(FORMATS)}: netmodel topology export), relative to the "
+                        f"scenario file, got {describe(value)}")
+    path = Path(text.strip())
+    if base_dir is not None and not path.is_absolute():
+        path = Path(base_dir) / path
+    try:
+        raw = read_fabric_bytes(path)   # refused past the size limit before it is read
+        key = (str(path.resolve()), hashlib.sha256(raw).hexdigest())
+        graph = _FABRIC_FILES.pop(key, None)
+        if graph is None:
+            graph = check_as_built(read_graph(path, raw))
+        _FABRIC_FILES[key] = graph   # the most recent last
+        while len(_FABRIC_FILES) > _FABRIC_FILES_MAX:
+            del _FABRIC_FILES[next(iter(_FABRIC_FILES))]
+        own = _fabric_gpu(graph, str(path))
+    except UserError as exc:
+        raise UserError(f"{where}: fabric: {exc}") from None
+    if own != gpu:
+        what = own.name if own.name != gpu.name else \
+            f"its own {own.name} (its gpu_types entry is not the scenario's GPU)"
+        raise UserError(f"{where}: fabric file {path} holds {what} GPUs, not the scenario's "
+                        f"gpu {gpu.name!r}")
+    return graph
 
 
 def load_scenario_text(text: str, where: str = "scenario",
@@ -644,10 +720,22 @@ def fabric_scenario(graph: nx.Graph, name: str) -> Scenario:
     >>> s.label, s.placement, s.links, s.calibration, s.fabric_spec()
     ('mine@H100-SXM', 'contiguous', 'as-built', 'default', 'leaf-spine:leaves=2')
     """
-    from topologies.schema import gpu_spec, validate
+    from topologies.schema import validate
 
     name = string("fabric_scenario", "name", name, max_length=MAX_TEXT)
     graph = validate(graph)
+    spec = _fabric_gpu(graph, name)
+    return Scenario(name=name, description=f"fabric {name}", gpu=spec.name,
+                    gpu_spec=spec, fabric={}, graph=graph,
+                    sources={"bandwidth": "the fabric's links", "latency": "the fabric's "
+                             "links and switches"})
+
+
+def _fabric_gpu(graph: nx.Graph, name: str) -> GpuSpec:
+    """The one GPU type of the fabric ``graph`` (named ``name``); refused: several GPU
+    types, and an optical circuit switch (a scenario sets its circuits per instance)."""
+    from topologies.schema import gpu_spec
+
     gpus = [d for _, d in graph.nodes(data=True) if d["kind"] == "gpu"]
     types = sorted({d["gpu"] for d in gpus})
     if len(types) != 1:
@@ -659,10 +747,7 @@ def fabric_scenario(graph: nx.Graph, name: str) -> Scenario:
                         f"circuits a scenario sets per instance; give a scenario with "
                         f"[fabric] builder = \"ocs\" and [collective] circuits (netmodel "
                         f"compare --show lite-ocs)")
-    return Scenario(name=name, description=f"fabric {name}", gpu=types[0],
-                    gpu_spec=gpu_spec(graph, types[0]), fabric={}, graph=graph,
-                    sources={"bandwidth": "the fabric's links", "latency": "the fabric's "
-                             "links and switches"})
+    return gpu_spec(graph, types[0])
 
 
 def graph_digest(graph: nx.Graph) -> str:

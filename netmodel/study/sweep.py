@@ -161,7 +161,9 @@ def parameters(scenario: str | Scenario) -> dict[str, tuple[str, bool]]:
             if isinstance(v, dict):
                 walk(v, f"{prefix}.{k}")
 
-    walk(get_scenario(scenario).fabric, "fabric")
+    fabric = get_scenario(scenario).fabric
+    if fabric:   # a fabric graph (a saved fabric file) has no builder arguments
+        walk(fabric, "fabric")
     out.update({f"adjust.{k}": (_ADJUST_UNITS[k], False) for k in ADJUST_KEYS})
     from compute.rows import SI_UNITS
     from netmodel.study.cost import parameter_rows
