@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import networkx as nx
 
 from compute.errors import UserError
-from compute.validate import describe, is_whole
+from compute.validate import describe, is_whole, of_type
 from topologies.failure_domains import label_devices
 from topologies.schema import gpu_nodes
 
@@ -58,7 +58,16 @@ def fabric_cluster_scenario(ref: str) -> Scenario:
 
 def cluster_cells(gpus, cell: int, label: str = "the scenario's fabric") -> int:
     """Cells of a cluster of ``gpus`` GPUs (None: one) made of copies of a ``cell``-GPU
-    fabric; refused when the cluster, or the fabric itself, is over :data:`MAX_GPUS`."""
+    fabric; refused when the cluster, or the fabric itself, is over :data:`MAX_GPUS`.
+
+    >>> cluster_cells(24, 8)
+    3
+    >>> cluster_cells(16, 0)
+    Traceback (most recent call last):
+    compute.errors.UserError: cell must be a whole number of GPUs >= 1, got 0
+    """
+    if isinstance(cell, bool) or not is_whole(cell) or cell < 1:   # 0 divided by zero
+        raise UserError(f"cell must be a whole number of GPUs >= 1, got {describe(cell)}")
     if cell > MAX_GPUS:
         raise UserError(f"{label} has {cell:,} GPUs, more than the largest cluster "
                         f"the reliability models take ({MAX_GPUS:,} GPUs); use a smaller "
@@ -92,6 +101,7 @@ def check_labels(graph: nx.Graph, where: str, gpus_per_host: int) -> None:
     Traceback (most recent call last):
     compute.errors.UserError: fabric 'mine': GPU 'gpu3' has no 'server' label, which 15 of its 16 GPUs have; label every GPU's server (hosts are counted from it) or none (then every 8 consecutive GPUs are a host)
     """
+    of_type("graph", graph, nx.Graph, "topologies.build('ring')", default=False)
     data = graph.nodes
     gpus = gpu_nodes(graph)
     for label in ("server", "rack"):
@@ -117,6 +127,7 @@ def with_devices(graph: nx.Graph) -> nx.Graph:
     relayed as if they were 0-3. A spare planned on the cell takes its server's next index
     (:func:`~topologies.failure_domains.place_spare`: device 8 of an 8-GPU server), not
     its template's."""
+    of_type("graph", graph, nx.Graph, "topologies.build('ring')", default=False)
     data = graph.nodes
     if all("device" in d for _, d in data.items() if d.get("kind") == "gpu" and "server" in d):
         return graph
