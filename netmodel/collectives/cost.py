@@ -460,8 +460,9 @@ def _group_channels(mem_g: np.ndarray, innet: Any, scaleout: np.ndarray,
     one NVLink domain: a server or an MNNVL clique), else ``cal.channels``. NCCL sets the
     count once per communicator (src/transport/nvls.cc, ``ncclNvlsInit``: in v2.28.3-1
     ``NVLS_NCHANNELS_SM90`` 16, ``NVLS_NCHANNELS_SM100_NVL`` 24 on one node or MNNVL
-    clique, ``NVLS_NCHANNELS_SM100`` 32 across nodes; 16 for every GPU, the
-    ``NVLS_NCHANNELS`` parameter, in the 2.17-2.2x sources)."""
+    clique, ``NVLS_NCHANNELS_SM100`` 32 across nodes; 32 on Blackwell one node or many
+    in 2.25-2.26; 16, the ``NVLS_NCHANNELS`` parameter, in the 2.17-2.2x sources before
+    Blackwell: collective_generations.toml)."""
     nvls = cal.in_network_channels
     if not nvls or nvls == cal.channels:
         return cal.channels
