@@ -181,3 +181,15 @@ def test_the_files_gpus_are_not_swapped(files):
     r = run_cli(["sweep", "--scenarios", toml, "--param", "fabric.domains=2,4", "--models",
                  "Llama-3-8B"], cwd=elsewhere)
     one_line_error(r, "unknown parameter 'fabric.domains'")
+
+
+@pytest.mark.parametrize(("spec", "label"), [
+    ("torus:dims=2x2x2,gpu=Lite", "torus:dims=2x2x2,gpu=Lite"),          # was ...,gpu=Lite@Lite
+    ("ring:gpu=Lite+BW,n=8", "ring:gpu=Lite+BW,n=8"),
+    ("lite-groups:base=[ring:n=4],lite=Lite", "lite-groups:base=[ring:n=4],lite=Lite"),
+    ("ring:n=8", "ring:n=8@H100-SXM"),                                   # the GPU said once
+])
+def test_a_fabric_spec_naming_its_gpu_is_labelled_once(spec, label):
+    r = run_cli(["blast-radius", "--fabric", spec, "--model", "Llama-3-8B", "--json"])
+    assert r.exit_code == 0, (r.output, r.exception)
+    assert json.loads(r.output)["scenario"] == label
