@@ -918,6 +918,26 @@ _ZERO_EXPERTS: dict[str, str | None] = {
 _EXPERT_FIELDS = ("experts_per_token", "expert_ffn", "shared_experts", "moe_list")
 
 
+def _speaks(c: _Config, field: str) -> bool:
+    """Whether the config's ``field`` (one of :data:`_EXPERT_FIELDS`) speaks of experts: a
+    list that is not empty, or a count other than 0. Anything else is refused naming the
+    key (a false, 0.0, -0.0 or '' was read as 0, a NaN or a table as a count)."""
+    v = c.raw(field)
+    if isinstance(v, list):
+        return bool(v)
+    if field == "moe_list":   # Llama-4's moe_layers: indices
+        raise UserError(f"{c.where}: {c.key(field)} must be a list of layer indices, got "
+                        f"{validate.describe(v)}")
+    top = validate.limits("model")[_EXPERT_LIMITS[field]].maximum
+    return validate.number(c.where, c.key(field), v, minimum=0, maximum=top,
+                           integer=True) != 0
+
+
+#: The limits.toml row bounding each count of :data:`_EXPERT_FIELDS` (``moe_list`` is a list).
+_EXPERT_LIMITS = {"experts_per_token": "experts_per_token", "expert_ffn": "ffn",
+                  "shared_experts": "experts"}
+
+
 def _zero_experts(c: _Config, model_type: str) -> int:
     """1 (a dense MLP) for a config whose experts key is 0 where its family's code reads 0
     so (:data:`_ZERO_EXPERTS`), or, in a family the table does not name, where no other
@@ -927,8 +947,7 @@ def _zero_experts(c: _Config, model_type: str) -> int:
     if known_type and _ZERO_EXPERTS[model_type] == key:
         return 1
     always = known_type and _ZERO_EXPERTS[model_type] is None
-    other = next((c.key(f) for f in _EXPERT_FIELDS
-                  if c.has(f) and c.raw(f) not in (0, [])), None)
+    other = next((c.key(f) for f in _EXPERT_FIELDS if c.has(f) and _speaks(c, f)), None)
     if always or other:
         why = (f"its {other} is for experts" if other else
                f"model_type {model_type!r} always builds experts")

@@ -108,3 +108,34 @@ def test_qk_norm_at_most_the_query_and_key_widths(tmp_path):
                                             r"queries' and keys' widths, \(heads \+ kv_heads\) "
                                             r"x head_dim = 5,120; allowed: 0 to 5,120"):
             _model_file(tmp_path, f"qk_norm = {bad}\n")
+
+
+# An experts key of 0 (this session's _ZERO_EXPERTS table and _EXPERT_FIELDS): the other
+# keys that speak of experts were tested with ``value not in (0, [])``, so a false, 0.0 or
+# -0.0 (== 0) passed as "no experts" and a NaN, '' or {} was called "for experts". Each is now
+# refused as the count (or list) it should be; 0, null and [] still read dense.
+@pytest.mark.parametrize("key,bad,what", [
+    ("num_experts_per_tok", False, "a whole number from 0 to 1,048,576"),
+    ("num_experts_per_tok", 0.0, "a whole number from 0 to 1,048,576"),
+    ("num_experts_per_tok", float("nan"), "a whole number from 0 to 1,048,576"),
+    ("num_experts_per_tok", {}, "a whole number from 0 to 1,048,576"),
+    ("moe_intermediate_size", -0.0, "a whole number from 0 to 10,000,000"),
+    ("n_shared_experts", "", "a whole number from 0 to 1,048,576"),
+    ("moe_layers", 0, "a list of layer indices"),
+    ("moe_layers", False, "a list of layer indices")])
+def test_zero_experts_other_keys_must_be_counts(tmp_path, key, bad, what):
+    with pytest.raises(UserError, match=rf"config\.json: {key} must be {what}, got "):
+        _read(tmp_path, "qwen3-8b.json", lambda c: c.update(num_experts=0, **{key: bad}))
+
+
+def test_zero_experts_with_zero_counts_is_dense(tmp_path):
+    dense = _read(tmp_path, "qwen3-8b.json", lambda c: None).parameters
+    assert dense == 8_190_735_360      # Qwen3-8B's safetensors total / 2
+    m = _read(tmp_path, "qwen3-8b.json",
+              lambda c: c.update(num_experts=0, num_experts_per_tok=0, moe_intermediate_size=0,
+                                 n_shared_experts=None, moe_layers=[]))
+    assert (m.parameters, m.experts) == (dense, 1)
+    with pytest.raises(UserError, match=r"num_experts is 0 but its num_experts_per_tok is for "
+                                        r"experts"):
+        _read(tmp_path, "qwen3-8b.json", lambda c: c.update(num_experts=0,
+                                                              num_experts_per_tok=2))
