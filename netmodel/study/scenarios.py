@@ -675,11 +675,16 @@ def _read_fabric_file(where: str, value: object, base_dir, gpu: GpuSpec) -> nx.G
         own = _fabric_gpu(graph, str(path))
     except UserError as exc:
         raise UserError(f"{where}: fabric: {exc}") from None
+    if own.name != gpu.name:
+        raise UserError(f"{where}: fabric file {path} holds {own.name} GPUs, not the "
+                        f"scenario's gpu {gpu.name!r}")
     if own != gpu:
-        what = own.name if own.name != gpu.name else \
-            f"its own {own.name} (its gpu_types entry is not the scenario's GPU)"
-        raise UserError(f"{where}: fabric file {path} holds {what} GPUs, not the scenario's "
-                        f"gpu {gpu.name!r}")
+        from dataclasses import fields
+
+        differ = [f.name for f in fields(own) if getattr(own, f.name) != getattr(gpu, f.name)]
+        raise UserError(f"{where}: fabric file {path} holds its own {own.name} GPUs (its "
+                        f"gpu_types), not the scenario's gpu of that name: they differ in "
+                        f"{', '.join(differ)}")
     return graph
 
 
