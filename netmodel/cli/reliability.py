@@ -178,9 +178,11 @@ def _gpus(text, scenario: str | Scenario = "NAME"):
                         f"thousands grouped by commas or underscores: 131,072)"
                         + _gpu_name_hint(t, scenario))
     digits = t.replace(",", "").replace("_", "")
-    if len(digits.lstrip("0")) > 18:   # int() refuses past 4,300 digits with Python's advice
-        from netmodel.study.reliability_fabric import MAX_GPUS
+    from netmodel.study.reliability_fabric import MAX_GPUS
 
+    # int() refuses past 4,300 digits with Python's advice; past MAX_GPUS the library's
+    # refusal named its parameter (gpus), not this option
+    if len(digits.lstrip("0")) > 18 or int(digits) > MAX_GPUS:
         raise UserError(f"{flag} {shown_text(text)} exceeds the largest cluster modelled "
                         f"({MAX_GPUS:,} GPUs)")
     if int(digits) == 0:   # the library's 'gpus must be ... >= 1' named no option

@@ -76,3 +76,17 @@ def test_rent_refused_by_name(bad, why):
 
     with pytest.raises(UserError, match=rf"colocation_rent.*{why}"):
         cost_summary("h100-dgx", "Llama-3-8B", "decode", colocation_rent=bad)
+
+
+# -- --cluster-gpus past the largest cluster ------------------------------------------------
+# 131,073 to 10**18 reached the library, whose refusal named its parameter ('gpus 131,073
+# exceeds ...'), not the option typed; 19 digits and more were already named by the option.
+@pytest.mark.parametrize("command", ["blast-radius", "availability"])
+@pytest.mark.parametrize("text", ["131073", "131,073", "999999999999999999"])
+def test_cluster_gpus_past_the_limit_names_the_option(command, text):
+    from tests.netmodel.cli_helpers import one_line_error, run_cli
+
+    r = run_cli([command, "--fabric", "ring:n=8", "--model", "Llama-3-8B",
+                 "--cluster-gpus", text])
+    one_line_error(r, f"--cluster-gpus '{text}' exceeds the largest cluster modelled "
+                      f"(131,072 GPUs)")
