@@ -74,15 +74,17 @@ from dataclasses import dataclass
 from itertools import chain
 
 import networkx as nx
+import numpy as np
 
 from compute.errors import UserError, known
-from topologies.analysis import cable_end_parts, shared_part
+from topologies.analysis import EdgeArrays, cable_end_parts, edge_arrays, shared_part
 from topologies.hierarchical import NVL72_SWITCH_TRAYS
 from topologies.schema import TRACE_MEDIA, gpu_nodes
 
-__all__ = ["CLASSES", "LINK_CLASSES", "SWITCH_CLASSES", "TIER0_BOXES", "Component", "add_spares",
-           "class_counts", "components", "degrade", "free_ports", "hosts", "keep_devices",
-           "label_devices", "place_spare", "plan_spares", "stopped_by", "stops"]
+__all__ = ["CLASSES", "LINK_CLASSES", "SWITCH_CLASSES", "TIER0_BOXES", "ClassComponents",
+           "Component", "add_spares", "class_counts", "component_arrays", "components",
+           "degrade", "free_ports", "hosts", "keep_devices", "label_devices", "place_spare",
+           "plan_spares", "stopped_by", "stops"]
 
 #: Switch classes by tier (tier 3 and above are ``core``).
 SWITCH_CLASSES = {0: "nvswitch", 1: "leaf", 2: "spine", 3: "core"}
@@ -195,12 +197,17 @@ def _bundles(graph: nx.Graph) -> list[tuple[list, float]]:
                 shared[(label, other, d["medium"])].append((u, v))
                 continue
         out.append(([(u, v)], c))
-    for edges in shared.values():
-        cables = sum(float(graph._adj[u][v].get("links", 1)) for u, v in edges)
-        if abs(cables - round(cables)) < 1e-6:
-            cables = float(round(cables))
-        out.append((edges, cables))
+    out.extend((edges, _bundle_cables(graph, edges)) for edges in shared.values())
     return out
+
+
+def _bundle_cables(graph: nx.Graph, edges: Sequence[tuple[Hashable, Hashable]]) -> float:
+    """Cables of one breakout bundle: its shares' ``links`` summed (whole where within 1e-6
+    of a whole number)."""
+    cables = sum(float(graph._adj[u][v].get("links", 1)) for u, v in edges)
+    if abs(cables - round(cables)) < 1e-6:
+        cables = float(round(cables))
+    return cables
 
 
 def _cable_effect(graph: nx.Graph, edges: Sequence[tuple[Hashable, Hashable]],
@@ -254,13 +261,162 @@ def components(graph: nx.Graph, *, gpus_per_host: int | None = None,
     ``classes``: only these (an unknown name raises UserError)."""
     wanted = _check_classes(classes)
     out: dict[str, list[Component]] = {c: [] for c in CLASSES}
-    data = graph._node
     gpus = gpu_nodes(graph)
     if "gpu-die" in wanted or "gpu-package" in wanted:
         for g in gpus:
             for cls in ("gpu-die", "gpu-package"):
                 if cls in wanted:
                     out[cls].append(Component(cls, g, nodes=(g,)))
+    _hosts_and_racks(graph, gpus, gpus_per_host, wanted, out)
+    if wanted != ("gpu-die", "gpu-package"):
+        for edges, cables in _bundles(graph):
+            _bundle_components(graph, edges, cables, wanted, out)
+    for n, d in graph.nodes(data=True):
+        cls = _switch_class(d)
+        if cls in wanted:
+            out[cls].append(_switch_component(graph, n, cls))
+    return out
+
+
+def _switch_class(d: dict) -> str | None:
+    """A node's switch class (:data:`SWITCH_CLASSES` by tier, ``ocs``) from its attributes;
+    None for a GPU."""
+    if d["kind"] == "switch":
+        return SWITCH_CLASSES[min(int(d["tier"]), 3)]
+    return "ocs" if d["kind"] == "ocs" else None
+
+
+def _switch_component(graph: nx.Graph, n: Hashable, cls: str) -> Component:
+    boxes, stopped = 1, ()
+    if cls == "nvswitch":   # its GPUs stop with it (the module doc)
+        boxes = TIER0_BOXES.get(graph.graph.get("builder"), 1)
+        stopped = stopped_by(graph, n)
+    return Component(cls, str(n), nodes=(n,), parts=float(boxes),
+                     shared=shared_part(graph, n), disabled=stopped)
+
+
+@dataclass(frozen=True, eq=False)
+class ClassComponents:
+    """The components of one class as :func:`components` lists them, most as arrays (what
+    :func:`~netmodel.study.topology_compare.hardware_radius` reads, without a
+    :class:`Component` a GPU or a cable end: fat-tree:k=128 has 2.6 million).
+
+    A block of array components first, then ``rest``, the class's other components in
+    :func:`components`' order (hosts, racks, tier-0 switches with the GPUs they stop,
+    breakout bundles and their shares). A block component removes one node alone
+    (``node``: its position in the :class:`~topologies.analysis.EdgeArrays`' ``nodes``;
+    a GPU's die or package, a switch of tier >= 1, an OCS) or concerns one link alone
+    (``edge``: its position in the edge arrays; a cable end or NIC of a link that is not a
+    breakout share), which it removes where ``removed`` and otherwise keeps at
+    ``(links - 1) / links`` of its bandwidth; ``parts`` as :attr:`Component.parts`.
+    """
+
+    cls: str
+    parts: np.ndarray
+    node: np.ndarray | None = None
+    edge: np.ndarray | None = None
+    removed: np.ndarray | None = None
+    rest: tuple = ()
+
+    def __len__(self) -> int:
+        return len(self.parts) + len(self.rest)
+
+    @property
+    def weights(self) -> np.ndarray:
+        """``parts`` of every component, in :func:`components`' order."""
+        return np.concatenate([self.parts, np.array([c.parts for c in self.rest], dtype=float)])
+
+
+def component_arrays(graph: nx.Graph, *, gpus_per_host: int | None = None,
+                     classes: Iterable[str] | None = None, edges: EdgeArrays | None = None
+                     ) -> dict[str, ClassComponents]:
+    """:func:`components` as :class:`ClassComponents` (same classes, order, parts and
+    effects), from one pass of arrays over the links (``edges``: the graph's
+    :func:`~topologies.analysis.edge_arrays`, where the caller has them).
+
+    >>> from topologies.specs import build
+    >>> g = build("leaf-spine:leaves=2,radix=4,gpu=Lite")
+    >>> c = component_arrays(g)
+    >>> {k: len(v) for k, v in c.items() if len(v)}
+    {'gpu-die': 4, 'gpu-package': 4, 'rack': 2, 'nic': 4, 'transceiver': 8, 'leaf': 2, 'spine': 2}
+    >>> c["transceiver"].edge.tolist(), c["transceiver"].parts.tolist()[:2]
+    ([0, 1, 2, 3, 4, 5, 6, 7], [2.0, 2.0])
+    """
+    wanted = _check_classes(classes)
+    e = edge_arrays(graph) if edges is None else edges
+    data = graph._node
+    gpu = e.kind_is("gpu")
+    rest: dict[str, list] = {c: [] for c in CLASSES}
+    out: dict[str, ClassComponents] = {}
+    none = np.zeros(0, dtype=np.int64)
+    gpus = np.flatnonzero(gpu)
+    for cls in ("gpu-die", "gpu-package"):
+        if cls in wanted:
+            out[cls] = ClassComponents(cls, np.ones(len(gpus)), node=gpus)
+    if "host" in wanted or "rack" in wanted:
+        _hosts_and_racks(graph, [e.nodes[i] for i in gpus.tolist()], gpus_per_host, wanted,
+                         rest)
+    links_wanted = [c for c in wanted if c == "nic" or c in LINK_CLASSES.values()]
+    if links_wanted:
+        tier = np.fromiter((d.get("tier", -1) for d in data.values()), dtype=float,
+                           count=len(e.nodes))
+        ocs = e.kind_is("ocs")
+        switch = e.kind_is("switch")
+        keep = ~e.medium_in(("ocs-circuit", *TRACE_MEDIA))
+        one_gpu = gpu[e.u] != gpu[e.v]
+        # a breakout share: a fractional count of cables between a GPU of a group and a
+        # switch, bundled with its group's other shares to that switch (:func:`_bundles`)
+        share = np.zeros(len(e.u), dtype=bool)
+        shared: dict = defaultdict(list)
+        for i in np.flatnonzero(keep & one_gpu & (e.links != np.trunc(e.links))).tolist():
+            u, v = e.nodes[e.u[i]], e.nodes[e.v[i]]
+            g, other = (u, v) if gpu[e.u[i]] else (v, u)
+            label = data[g].get("group")
+            if label is not None:
+                share[i] = True
+                shared[(label, other, e.media[e.medium[i]])].append((u, v))
+        single = keep & ~share
+        links = e.links
+
+        def end_parts(ends: np.ndarray) -> np.ndarray:   # cable_end_parts, as arrays
+            return np.where(ocs[ends], 0.0, np.where(gpu[ends], np.ceil(links - 1e-9), links))
+
+        removed = links <= 1 + 1e-9
+        ends = end_parts(e.u) + end_parts(e.v)
+        for cls in links_wanted:
+            if cls == "nic":
+                far = np.where(gpu[e.u], e.v, e.u)
+                pick = single & one_gpu & e.medium_in(_NIC_MEDIA) & switch[far] \
+                    & (tier[far] >= 1)
+                parts = np.ceil(links - 1e-9)
+            else:
+                pick = single & e.medium_in(m for m, c in LINK_CLASSES.items() if c == cls)
+                parts = ends
+            at = np.flatnonzero(pick & (parts > 0))
+            out[cls] = ClassComponents(cls, parts[at], edge=at, removed=removed[at])
+        for bundle in shared.values():
+            _bundle_components(graph, bundle, _bundle_cables(graph, bundle), wanted, rest)
+    by_cls: dict = defaultdict(list)
+    for i in np.flatnonzero(~gpu).tolist():
+        by_cls[_switch_class(data[e.nodes[i]])].append(i)
+    for cls, at in by_cls.items():
+        if cls not in wanted:
+            continue
+        if cls == "nvswitch":   # each with the GPUs it stops: a Component
+            rest[cls] += [_switch_component(graph, e.nodes[i], cls) for i in at]
+        else:
+            out[cls] = ClassComponents(cls, np.ones(len(at)), node=np.array(at, dtype=np.int64))
+    for cls in CLASSES:
+        block = out.get(cls) or ClassComponents(cls, np.zeros(0), node=none)
+        out[cls] = ClassComponents(cls, block.parts, block.node, block.edge, block.removed,
+                                   tuple(rest[cls]))
+    return {c: out[c] for c in CLASSES}
+
+
+def _hosts_and_racks(graph: nx.Graph, gpus: list, gpus_per_host: int | None,
+                     wanted: tuple[str, ...], out: dict[str, list]) -> None:
+    """Append the ``host`` and ``rack`` components (where wanted) to ``out``'s lists."""
+    data = graph._node
     held = _tier0_of(graph) if "host" in wanted or "rack" in wanted else {}
     index = _held_index(held)
     if "host" in wanted:
@@ -274,28 +430,17 @@ def components(graph: nx.Graph, *, gpus_per_host: int | None = None,
         for label, members in by.items():
             out["rack"].append(Component("rack", f"rack{label}",
                                          nodes=(*members, *_holds(held, members, index))))
-    if wanted != ("gpu-die", "gpu-package"):
-        for edges, cables in _bundles(graph):
-            shared = all(shared_part(graph, u, v) for u, v in edges)
-            for end_cls, name, removed, scaled, parts in _link_parts(graph, edges, cables):
-                if end_cls in wanted and parts > 0:
-                    out[end_cls].append(Component(end_cls, name, edges=removed, scaled=scaled,
-                                                  parts=float(parts), shared=shared))
-    for n, d in graph.nodes(data=True):
-        if d["kind"] == "switch":
-            cls = SWITCH_CLASSES[min(int(d["tier"]), 3)]
-        elif d["kind"] == "ocs":
-            cls = "ocs"
-        else:
-            continue
-        if cls in wanted:
-            boxes, stopped = 1, ()
-            if cls == "nvswitch":   # its GPUs stop with it (the module doc)
-                boxes = TIER0_BOXES.get(graph.graph.get("builder"), 1)
-                stopped = stopped_by(graph, n)
-            out[cls].append(Component(cls, str(n), nodes=(n,), parts=float(boxes),
-                                      shared=shared_part(graph, n), disabled=stopped))
-    return out
+
+
+def _bundle_components(graph: nx.Graph, edges: Sequence[tuple[Hashable, Hashable]],
+                       cables: float, wanted: tuple[str, ...], out: dict[str, list]) -> None:
+    """Append the link-end and NIC components of one bundle (:func:`_link_parts`, where
+    wanted and with parts) to ``out``'s lists."""
+    shared = all(shared_part(graph, u, v) for u, v in edges)
+    for end_cls, name, removed, scaled, parts in _link_parts(graph, edges, cables):
+        if end_cls in wanted and parts > 0:
+            out[end_cls].append(Component(end_cls, name, edges=removed, scaled=scaled,
+                                          parts=float(parts), shared=shared))
 
 
 def _tier0_of(graph: nx.Graph) -> dict[Hashable, frozenset]:

@@ -70,6 +70,7 @@ from compute.validate import describe, is_whole
 
 if TYPE_CHECKING:
     from netmodel.study.scenarios import Scenario
+    from topologies.analysis import EdgeArrays
 
 __all__ = ["DEFAULT_GROUP", "SIZES", "AllReduce", "BlastClass", "Fabric", "TopologyComparison",
            "TopologyRow", "compare_topologies", "hardware_radius", "resolve_fabric"]
@@ -201,42 +202,57 @@ class BlastClass:
 
 
 class _Cutter:
-    """Connectivity of a graph with some nodes and edges removed, vectorized."""
+    """Connectivity of a graph with some nodes and edges removed, vectorized (``edges``: the
+    graph's :func:`~topologies.analysis.edge_arrays`, where the caller has them)."""
 
-    def __init__(self, graph: nx.Graph):
-        adj = graph._adj
-        self.nodes = list(adj)
+    def __init__(self, graph: nx.Graph, edges: EdgeArrays | None = None):
+        from topologies.analysis import edge_arrays
+
+        e = edge_arrays(graph) if edges is None else edges
+        self.nodes = e.nodes
+        # each edge once, from its end of lower position (a self-loop once)
+        self.lo, self.hi = e.u, e.v
+        self.code = self.lo * len(self.nodes) + self.hi
+        self.gpu = e.kind_is("gpu")
+        self._index: dict | None = None
+
+    @property
+    def index(self) -> dict:
+        """Node -> position (made on first use)."""
+        if self._index is None:
+            self._index = dict(zip(self.nodes, range(len(self.nodes)), strict=True))
+        return self._index
+
+    def parts(self) -> int:
+        """Connected parts of the whole graph."""
+        return int(self._labels(np.ones(len(self.lo), dtype=bool))[0])
+
+    def _labels(self, keep: np.ndarray) -> tuple[int, np.ndarray]:
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+
         n = len(self.nodes)
-        self.index = dict(zip(self.nodes, range(n), strict=True))
-        # each edge once, from its end of lower position (the order does not matter here)
-        degree = np.fromiter(map(len, adj.values()), dtype=np.int64, count=n)
-        far = np.fromiter(map(self.index.__getitem__, chain.from_iterable(adj.values())),
-                          dtype=np.int64, count=int(degree.sum()))
-        near = np.repeat(np.arange(n, dtype=np.int64), degree)
-        once = near <= far
-        self.lo, self.hi = near[once], far[once]
-        self.code = self.lo * n + self.hi
-        self.gpu = np.fromiter((d["kind"] == "gpu" for d in graph._node.values()), dtype=bool,
-                               count=n)
+        m = coo_matrix((np.ones(int(keep.sum())), (self.lo[keep], self.hi[keep])),
+                       shape=(n, n))
+        return connected_components(m, directed=False)
 
     def cut(self, nodes: Iterable[Hashable],
             edges: Collection[tuple[Hashable, Hashable]]) -> int:
         """GPUs outside the largest connected part (by GPUs) once ``nodes`` and ``edges``
         are gone (removed GPUs not counted)."""
-        from scipy.sparse import coo_matrix
-        from scipy.sparse.csgraph import connected_components
+        index = self.index
+        return self.cut_at([index[x] for x in nodes],
+                           [(index[u], index[v]) for u, v in edges])
 
+    def cut_at(self, nodes: list[int], edges: Collection[tuple[int, int]]) -> int:
+        """:meth:`cut` of nodes and edges given by position."""
         n = len(self.nodes)
         dead = np.zeros(n, dtype=bool)
-        dead[[self.index[x] for x in nodes]] = True
+        dead[nodes] = True
         keep = ~(dead[self.lo] | dead[self.hi])
         if edges:
-            drop = [min(self.index[u], self.index[v]) * n + max(self.index[u], self.index[v])
-                    for u, v in edges]
-            keep &= ~np.isin(self.code, drop)
-        m = coo_matrix((np.ones(int(keep.sum())), (self.lo[keep], self.hi[keep])),
-                       shape=(n, n))
-        _, labels = connected_components(m, directed=False)
+            keep &= ~np.isin(self.code, [min(u, v) * n + max(u, v) for u, v in edges])
+        _, labels = self._labels(keep)
         alive = self.gpu & ~dead
         counts = np.bincount(labels[alive], minlength=int(labels.max()) + 1 if n else 0)
         return int(alive.sum() - (counts.max() if counts.size else 0))
@@ -266,19 +282,27 @@ def _low_points(graph: nx.Graph) -> tuple[set, set]:
     if nx.number_of_selfloops(graph):
         return (set(nx.articulation_points(graph)),
                 {p for u, v in nx.bridges(graph) for p in ((u, v), (v, u))})
+    nodes = list(graph._adj)
+    art, pairs = _low_positions(graph)
+    return ({nodes[i] for i in art},
+            {p for q, u in pairs for p in ((nodes[q], nodes[u]), (nodes[u], nodes[q]))})
+
+
+def _low_positions(graph: nx.Graph) -> tuple[list[int], list[tuple[int, int]]]:
+    """:func:`_low_points` of a graph without self-loops by node position: the articulation
+    points and each bridge once, ``(parent, child)`` of the search."""
     adj = graph._adj
-    nodes = list(adj)
-    index = {x: i for i, x in enumerate(nodes)}
+    index = dict(zip(adj, range(len(adj)), strict=True))
     nbr = list(map(index.__getitem__, chain.from_iterable(adj.values())))
     end = list(accumulate(map(len, adj.values())))   # one past a node's last neighbour
     pos = [0, *end[:-1]]                             # its next neighbour to look at
-    disc = [0] * len(nodes)                          # discovery time; 0: not yet seen
-    low = [0] * len(nodes)
-    parent = [-1] * len(nodes)
-    art: set = set()
-    bridges: set = set()
+    disc = [0] * len(adj)                            # discovery time; 0: not yet seen
+    low = [0] * len(adj)
+    parent = [-1] * len(adj)
+    art: list = []
+    bridges: list = []
     t = 0
-    for root in range(len(nodes)):
+    for root in range(len(adj)):
         if disc[root]:
             continue
         t += 1
@@ -309,13 +333,28 @@ def _low_points(graph: nx.Graph) -> tuple[set, set]:
                 if q == root:
                     children += 1
                 else:
-                    art.add(nodes[q])
+                    art.append(q)
                 if low[u] > disc[q]:
-                    bridges.add((nodes[q], nodes[u]))
-                    bridges.add((nodes[u], nodes[q]))
+                    bridges.append((q, u))
         if children > 1:
-            art.add(nodes[root])
+            art.append(root)
     return art, bridges
+
+
+def _low_arrays(graph: nx.Graph, e: EdgeArrays) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_low_points` as arrays: articulation point? per node, bridge? per edge (of
+    the edge arrays ``e``)."""
+    n = len(e.nodes)
+    art = np.zeros(n, dtype=bool)
+    if nx.number_of_selfloops(graph):
+        names, pairs = _low_points(graph)
+        index = dict(zip(e.nodes, range(n), strict=True))
+        at, pairs = [index[x] for x in names], [(index[u], index[v]) for u, v in pairs]
+    else:
+        at, pairs = _low_positions(graph)
+    art[at] = True
+    codes = np.array([min(q, u) * n + max(q, u) for q, u in pairs], dtype=np.int64)
+    return art, np.isin(e.u * n + e.v, codes)
 
 
 def hardware_radius(graph: nx.Graph, *, gpus_per_host: int | None = None
@@ -330,82 +369,122 @@ def hardware_radius(graph: nx.Graph, *, gpus_per_host: int | None = None
     >>> r["transceiver"].gpus_mean  # half the cables are a GPU's only one
     0.5
     """
-    from topologies.failure_domains import CLASSES, components
+    from topologies.analysis import edge_arrays
+    from topologies.failure_domains import CLASSES, component_arrays
 
-    kind = graph._node   # the attribute dicts, without a view per lookup
-    connected = nx.is_connected(graph) if graph.number_of_nodes() else True
-    art, bridge = _low_points(graph) if connected else (set(), set())
-    gpu = {n for n, d in kind.items() if d["kind"] == "gpu"}
-    adj = graph._adj
-    cutter = _Cutter(graph)
-
+    e = edge_arrays(graph)
+    n = len(e.nodes)
+    cutter = _Cutter(graph, e)
+    connected = cutter.parts() == 1 if n else True
+    art, bridge = _low_arrays(graph, e) if connected else (np.zeros(n, dtype=bool),
+                                                           np.zeros(len(e.u), dtype=bool))
+    gpu = cutter.gpu
     # a node's description (kind, tier, degree, GPU neighbours, articulation point?) as a
-    # small int, each node's once and equal descriptions the same int: a component's
-    # signature from these sorts and hashes ints, and two signatures are equal exactly
-    # when those of the descriptions are (one description, one int)
-    code: dict = {}
-    described: dict = {}
+    # small int, equal descriptions the same int: a component's signature from these sorts
+    # and hashes ints, and two signatures are equal exactly when those of the descriptions
+    # are (one description, one int)
+    loop = e.u == e.v
+    ends = np.concatenate([e.u[~loop], e.v[~loop], e.u[loop]])
+    far = np.concatenate([e.v[~loop], e.u[~loop], e.u[loop]])
+    degree = np.fromiter(map(len, graph._adj.values()), dtype=np.int64, count=n) \
+        + np.bincount(e.u[loop], minlength=n)
+    gpu_nbrs = np.bincount(ends, weights=gpu[far], minlength=n)
+    tier = np.fromiter((d.get("tier", -1) for d in graph._node.values()), dtype=float,
+                       count=n)
+    rows = np.stack([e.node_kind, tier, degree, gpu_nbrs, art], axis=1) if n \
+        else np.zeros((0, 5))
+    desc = np.unique(rows, axis=0, return_inverse=True)[1].reshape(-1) if n \
+        else np.zeros(0, dtype=np.int64)
+    bridges = None
 
-    def desc(n: Hashable) -> int:
-        d = described.get(n)
-        if d is None:
-            nbrs = adj[n]
-            d = described[n] = code.setdefault(
-                (kind[n]["kind"], kind[n].get("tier", -1), len(nbrs) + (n in nbrs),
-                 sum(1 for x in nbrs if x in gpu), n in art), len(code))
-        return d
+    def is_bridge(u: int, v: int) -> bool:
+        nonlocal bridges
+        if bridges is None:
+            bridges = set((e.u[bridge] * n + e.v[bridge]).tolist())
+        return min(u, v) * n + max(u, v) in bridges
 
-    def radius(cls: str, comps: list) -> BlastClass:
-        radii, weights, cache = [], [], {}
-        for c in comps:
-            weights.append(c.parts)
+    def block(cc, cache: dict) -> np.ndarray:
+        """Radii of the array block of one class: a node alone cuts nothing where it is no
+        articulation point of a connected fabric, a link alone nothing where it is no bridge
+        (or is only thinned); else one cut per signature, at its first component."""
+        radii = np.zeros(len(cc.parts))
+        if cc.node is not None and len(cc.node):
+            at = cc.node
+            radii += gpu[at]
+            need = np.flatnonzero(art[at]) if connected else np.arange(len(at))
+            keys = desc[at[need]]
+        elif cc.edge is not None and len(cc.edge):
+            at = cc.edge
+            cut_off = bridge[at]
+            need = np.flatnonzero(cc.removed & cut_off) if connected \
+                else np.flatnonzero(cc.removed)
+            a, b = desc[e.u[at[need]]], desc[e.v[at[need]]]
+            keys = (np.minimum(a, b) * len(desc) + np.maximum(a, b)) * 2 + cut_off[need]
+        else:
+            return radii
+        if not len(need):
+            return radii
+        uniq, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        values = []
+        for k, f in zip(uniq.tolist(), first.tolist(), strict=True):
+            i = int(at[need[f]])
+            if cc.edge is None:
+                sig: tuple = ((k,), ())
+            else:
+                pair, flag = divmod(k, 2)
+                sig = ((), ((*divmod(pair, len(desc)), bool(flag)),))
+            if sig not in cache:
+                cache[sig] = cutter.cut_at([i], ()) if cc.edge is None else \
+                    cutter.cut_at([], [(int(e.u[i]), int(e.v[i]))])
+            values.append(cache[sig])
+        radii[need] += np.asarray(values, dtype=float)[inverse.reshape(-1)]
+        return radii
+
+    def radius(cls: str, cc) -> BlastClass:
+        cache: dict = {}
+        radii = block(cc, cache).tolist()
+        index = cutter.index if cc.rest else {}
+        for c in cc.rest:
             # GPUs a tier-0 switch stops go with it
-            gone = (*c.nodes, *c.disabled) if c.disabled else c.nodes
-            edges = c.edges
+            gone = [index[x] for x in ((*c.nodes, *c.disabled) if c.disabled else c.nodes)]
+            edges = [(index[u], index[v]) for u, v in c.edges]
             # the two shapes of most components first: a node alone, a link alone; each
             # cuts nothing where it is no articulation point or bridge of a connected
             # fabric, else its signature is the general one below
             if not edges and len(gone) == 1:
-                lost = int(gone[0] in gpu)
-                if connected and gone[0] not in art:
+                lost = int(gpu[gone[0]])
+                if connected and not art[gone[0]]:
                     radii.append(lost)
                     continue
-                sig = ((desc(gone[0]),), ())
+                sig = ((int(desc[gone[0]]),), ())
             elif not gone and len(edges) == 1:
                 lost = 0
-                cut_off = edges[0] in bridge
+                cut_off = is_bridge(*edges[0]) if connected else False
                 if connected and not cut_off:
                     radii.append(0)
                     continue
-                a, b = desc(edges[0][0]), desc(edges[0][1])
+                a, b = int(desc[edges[0][0]]), int(desc[edges[0][1]])
                 sig = ((), ((a, b, cut_off) if a <= b else (b, a, cut_off),))
             elif not gone and not edges:
                 radii.append(0)
                 continue
             else:
-                lost = sum(map(gpu.__contains__, gone))
-                sig = (tuple(sorted(map(desc, gone))),
-                       tuple(sorted((*sorted((desc(u), desc(v))), (u, v) in bridge)
+                lost = int(gpu[gone].sum())
+                sig = (tuple(sorted(desc[gone].tolist())),
+                       tuple(sorted((*sorted((int(desc[u]), int(desc[v]))),
+                                     is_bridge(u, v) if connected else False)
                                     for u, v in edges)))
             if sig not in cache:
-                cache[sig] = cutter.cut(gone, edges)
+                cache[sig] = cutter.cut_at(gone, edges)
             radii.append(lost + cache[sig])
-        w = np.asarray(weights, dtype=float)
+        w = cc.weights
         r = np.asarray(radii, dtype=float)
         mean = float(np.dot(w, r) / w.sum()) if w.sum() > 0 else float(r.mean())
-        return BlastClass(cls=cls, components=len(comps), parts=float(w.sum()),
+        return BlastClass(cls=cls, components=len(cc), parts=float(w.sum()),
                           gpus_mean=mean, gpus_max=int(r.max()), evaluated=len(cache))
 
-    # a GPU's die and package (a component per GPU each, made without the pass over the
-    # links), then the rest: the two lists never held at once (fat-tree:k=128: 1,048,576
-    # components fewer at the peak)
-    gpu_classes = ("gpu-die", "gpu-package")
-    out = []
-    for group in (gpu_classes, tuple(c for c in CLASSES if c not in gpu_classes)):
-        comps = components(graph, gpus_per_host=gpus_per_host, classes=group)
-        out += [radius(cls, comps[cls]) for cls in group if comps[cls]]
-        del comps
-    return tuple(sorted(out, key=lambda b: CLASSES.index(b.cls)))
+    comps = component_arrays(graph, gpus_per_host=gpus_per_host, edges=e)
+    return tuple(radius(cls, comps[cls]) for cls in CLASSES if len(comps[cls]))
 
 
 def _gpus_per_host(graph: nx.Graph) -> int:
