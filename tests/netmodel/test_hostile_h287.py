@@ -90,3 +90,15 @@ def test_cluster_gpus_past_the_limit_names_the_option(command, text):
                  "--cluster-gpus", text])
     one_line_error(r, f"--cluster-gpus '{text}' exceeds the largest cluster modelled "
                       f"(131,072 GPUs)")
+
+
+def test_rent_at_a_lower_clock_by_hand():
+    # at clock 0.5 a GPU is rented for its rated power by the clock-power law, TDP x (idle +
+    # (1 - idle) x (0.25 + 0.75 x 0.5 x 0.7**2)): with idle_fraction 0, 700 x 0.43375 =
+    # 303.625 W; with 1, the whole 700 W whatever the clock
+    from netmodel.study.cost import cost_summary
+
+    s = cost_summary("h100-dgx", "Llama-3-8B", "decode", clock=0.5, idle_fraction=0)
+    assert s.power_provisioned == pytest.approx(32 * (303.625 + 534) + 2777.6, rel=1e-12)
+    s = cost_summary("h100-dgx", "Llama-3-8B", "decode", clock=0.5, idle_fraction=1)
+    assert s.power_provisioned == pytest.approx(_PROVISIONED, rel=1e-12)
