@@ -231,6 +231,11 @@ def vision_tower(cfg: dict, hidden: int, where: str) -> tuple[int, str]:
     except _MissingKey as exc:
         return 0, (f"its vision tower (vision_config, {label}) is not counted: vision_config "
                    f"lacks {exc.args[0]!r}")
+    most = validate.limits("model")["vision_parameters"].maximum
+    if n > most:   # named here, not as the language model's vision_parameters
+        raise UserError(f"{here}: its {label} would hold {n:,} parameters, over the "
+                        f"{most:,} a vision tower may hold (limits.toml "
+                        f"model.vision_parameters); check its widths, layers and sizes")
     return n, (f"its vision tower (vision_config, {label}: {n:,} parameters) is counted in "
                f"weight memory (vision_parameters), not in parameters or per-token FLOPs; "
                f"the encoder's compute of image tokens is not modelled")

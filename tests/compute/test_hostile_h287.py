@@ -139,3 +139,16 @@ def test_zero_experts_with_zero_counts_is_dense(tmp_path):
                                         r"experts"):
         _read(tmp_path, "qwen3-8b.json", lambda c: c.update(num_experts=0,
                                                               num_experts_per_tok=2))
+
+
+def test_a_tower_past_the_limit_is_named_as_the_tower(tmp_path):
+    # InternVL's pixel shuffle at 1/1000: mlp1 takes 3,200 x 1000**2 inputs, 4.2e12
+    # parameters, over limits.toml's 1e12; refused as the language model's vision_parameters
+    # ("llm_config: model 'hf': vision_parameters must be ...") before
+    with pytest.raises(UserError, match=r"config\.json: vision_config: its InternViT and MLP "
+                                        r"projector would hold 4,196,672,797,696 parameters, "
+                                        r"over the 1,000,000,000,000 a vision tower may hold"):
+        _read(tmp_path, "internvl2-8b.json", lambda c: c.update(downsample_ratio=0.001))
+    # 1/2 (the fixture's) stays counted
+    assert _read(tmp_path, "internvl2-8b.json", lambda c: c.update(downsample_ratio=0.5)
+                 ).vision_parameters == TOWERS["internvl2-8b.json"]
