@@ -42,7 +42,7 @@ from topologies.common import (
     reduction_or,
     switch_attrs,
 )
-from topologies.limits import check_size
+from topologies.limits import MAX_RADIX, check_size
 from topologies.registry import builder
 
 __all__ = ["NVL72_SWITCH_TRAYS", "nvl72", "rail_optimized", "spine_count", "superpod"]
@@ -183,6 +183,10 @@ def _rail_fabric(name: str, unit: str, domains: int, domain_size: int, gpus_per_
     if per_leaf > leaf_radix - uplinks:
         raise UserError(f"servers_per_leaf {per_leaf} exceeds the {leaf_radix - uplinks} "
                         f"down ports of a {leaf_radix}-port leaf (half go up)")
+    if nvswitch_radix is None and size * nvlinks > MAX_RADIX:   # not the default's name
+        raise UserError(f"domain_size {size:,} GPUs x {nvlinks} NVLinks needs an NVSwitch "
+                        f"of {size * nvlinks:,} ports, over the {MAX_RADIX:,} a switch may "
+                        f"have; use a smaller domain_size")
     nvs_radix = check_radix("nvswitch_radix",
                             size * nvlinks if nvswitch_radix is None else nvswitch_radix)
     if nvs_radix < size * nvlinks:

@@ -43,3 +43,18 @@ def test_whole_floats_and_numpy_counts_are_counts():
     assert spine_count(10**6, 10**6, 10**6) == 10**6
     with pytest.raises(UserError, match=r"^1000001 leaves are too many .* \(at most 1000000\)"):
         spine_count(10**6 + 1, 10**6, 10**6)
+
+
+@pytest.mark.parametrize("size", [55_560, 800_000, 10**30])
+def test_a_domain_too_large_for_its_nvswitch_names_domain_size(size):
+    # rail_optimized's NVSwitch defaults to domain_size x NVLinks ports (H100: 18): past the
+    # 1,000,000 a switch may have, the refusal named nvswitch_radix, which was not given
+    from topologies.hierarchical import rail_optimized
+
+    with pytest.raises(UserError, match=rf"^domain_size {size:,} GPUs x 18 NVLinks needs an "
+                                        rf"NVSwitch of {18 * size:,} ports, over the "
+                                        r"1,000,000 a switch may have; use a smaller "
+                                        r"domain_size$"):
+        rail_optimized(domains=1, domain_size=size)
+    # 55,552 x 18 = 999,936 ports fit: one scale-up domain, built
+    assert rail_optimized(domains=1, domain_size=55_552).graph["gpus"] == 55_552
