@@ -66,6 +66,8 @@ from functools import cache, lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from compute.errors import UserError, known
 from compute.parallel import Parallelism
 from compute.rows import check_number
@@ -256,7 +258,6 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
     [('pluggable-optics end 400 Gb/s', 16.0), ('tier-1 switch 4 x 400 Gb/s', 2.0), ('tier-2 switch 4 x 400 Gb/s', 2.0)]
     """
     from topologies.analysis import bill_of_materials, edge_arrays, port_fill, port_use
-    from topologies.schema import TRACE_MEDIA
 
     _check_share(share)
     check_graph(graph)
@@ -264,7 +265,6 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
         or NetworkPrices()
     edges = edge_arrays(graph)   # one pass over the links for the three below
     counts = asdict(bill_of_materials(graph, edges))
-    kind = dict(graph.nodes(data="kind"))
     gpu_ports, net_ports, port_rate = port_use(graph, edges)
     # fill: GPU-facing ports in use over the ports not taken by links to other switches,
     # on the tier >= 1 switches and OCSes GPUs attach to (the failure model counts the
@@ -279,11 +279,12 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
         c, x, p = groups.get(key, (0.0, 0.0, 0.0))
         groups[key] = (c + count, x + capex, p + power)
 
-    for n, d in graph.nodes(data=True):
+    tier0s = np.zeros(len(edges.nodes), dtype=bool)   # by position in edges.nodes
+    for i, (n, d) in enumerate(graph.nodes(data=True)):
         if d["kind"] == "gpu":
             continue
         ports = _ports(graph, n)
-        tier0 = d["kind"] == "switch" and d["tier"] == 0
+        tier0 = tier0s[i] = d["kind"] == "switch" and d["tier"] == 0
         if share == "as-built" or tier0:
             charged = 1.0
         else:
@@ -307,39 +308,100 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
         overhead = prices.scaleup_switch_overhead if tier0 else prices.switch_overhead
         add("switch", what, charged,
             charged * price * bits, charged * prices.switch_energy * bits * overhead)
-    for u, v, d in graph.edges(data=True):
-        medium = d["medium"]
-        links = d.get("links", 1)
-        between_switches = kind[u] != "gpu" and kind[v] != "gpu"
-        s = scale if between_switches else 1.0
-        price, energy = prices.optics(medium if medium != "ocs-circuit"
-                                      else d.get("optics", "co-packaged-optics"))
-        bits = d["bandwidth"] * 8
-        for end in (u, v):
-            if kind[end] == "ocs" or (price == 0 and energy == 0):
-                continue
-            # counted as topologies.analysis counts them: a GPU end of a breakout share is
-            # one transceiver, a switch end its share of a port; priced by bandwidth
-            count = math.ceil(links - 1e-9) if kind[end] == "gpu" else links
-            add("optics", f"{medium} end {bits / count / 1e9:g} Gb/s", s * count,
-                s * price * bits, s * energy * bits)
-        if medium == "ocs-circuit":
-            continue
-        if medium in TRACE_MEDIA:
-            continue    # a board's or a package's wiring: no cable (topologies.schema)
-        if medium == "copper" and any(
-                kind[e] == "switch" and graph.nodes[e]["tier"] == 0 for e in (u, v)):
-            # a scale-up domain cabled across trays (an NVL72 rack's copper spine): cables
-            # in the bill of materials and the failure model, but priced with the tier-0
-            # switch as a baseboard's traces are (scaleup_switch_price is an HGX board's
-            # price per wired Gb/s, its wiring included); no price of the spine's cable
-            # cartridges is published (docs/economics.md)
-            continue
-        length = _length(d)
-        add("cable", f"{medium} cable {length:g} m", s * links,
-            s * links * prices.cable(medium, length), 0.0)
+    _links_bill(graph, edges, scale, prices, tier0s, add)
     items = tuple(NetworkItem(c, w, n, x, p) for (c, w), (n, x, p) in sorted(groups.items()))
     return NetworkBill(share=share, fill=fill, items=items, counts=counts)
+
+
+def _links_bill(graph: nx.Graph, e, scale: float, prices: NetworkPrices, tier0: np.ndarray,
+                add) -> None:
+    """:func:`network_bill`'s optics ends and cables, from the edge arrays ``e`` of
+    ``graph`` (``tier0``: each of ``e.nodes`` a tier-0 switch?): ``add`` once a group, with
+    its sums taken in the order a loop over the edges would take them (an edge's first end,
+    its second, then the next edge), so every figure is the loop's to the last bit
+    (np.bincount adds its weights in input order)."""
+    from topologies.schema import TRACE_MEDIA
+
+    gpu, ocs = e.kind_is("gpu"), e.kind_is("ocs")
+    s = np.where(gpu[e.u] | gpu[e.v], 1.0, scale)   # shared links at the fill's share
+    circuit = e.medium_in(("ocs-circuit",))
+    # optics priced by the circuit's optics on an OCS circuit, else by the medium
+    table = np.array([prices.optics(m) for m in e.media], dtype=float).reshape(-1, 2)
+    priced = np.where(circuit, e.optics, e.medium)
+    price, energy = table[priced, 0], table[priced, 1]
+    bits = e.bandwidth * 8
+    capex, power = s * price * bits, s * energy * bits
+    # every edge's two ends in turn, as the loop priced them
+    node = np.stack([e.u, e.v], axis=1).ravel()
+    edge = np.repeat(np.arange(len(e.u)), 2)
+    at = ~ocs[node] & ((price != 0) | (energy != 0))[edge]
+    node, edge = node[at], edge[at]
+    # a GPU end of a breakout share is one transceiver, a switch end its share of a port
+    # (counted as topologies.analysis counts them); priced by bandwidth
+    count = np.where(gpu[node], np.ceil(e.links[edge] - 1e-9), e.links[edge])
+    _add_groups(add, "optics", e.medium[edge], bits[edge] / count / 1e9,
+                lambda m, x: f"{e.media[m]} end {x:g} Gb/s", s[edge] * count, capex[edge],
+                power[edge])
+    # a board's or a package's wiring has no cable (topologies.schema), nor a circuit; a
+    # scale-up domain cabled across trays (an NVL72 rack's copper spine) has cables in the
+    # bill of materials and the failure model, but priced with the tier-0 switch as a
+    # baseboard's traces are (scaleup_switch_price is an HGX board's price per wired Gb/s,
+    # its wiring included); no price of the spine's cable cartridges is published
+    # (docs/economics.md)
+    cabled = ~circuit & ~e.medium_in(TRACE_MEDIA) \
+        & ~(e.medium_in(("copper",)) & (tier0[e.u] | tier0[e.v]))
+    at = np.flatnonzero(cabled)
+    if not len(at):
+        return
+    medium = e.medium[at]
+    length = _lengths([d for (*_, d), c in zip(graph.edges(data=True), cabled.tolist(),
+                                               strict=True) if c],
+                      medium == e.media.index("co-packaged-optics")
+                      if "co-packaged-optics" in e.media else np.zeros(len(at), dtype=bool))
+    pairs, inverse = _pairs(medium, length)
+    cable = np.array([prices.cable(e.media[m], x) for m, x in pairs])
+    counted = s[at] * e.links[at]
+    _add_groups(add, "cable", medium, length, lambda m, x: f"{e.media[m]} cable {x:g} m",
+                counted, counted * cable[inverse.reshape(-1)], np.zeros(len(at)))
+
+
+def _add_groups(add, category: str, medium: np.ndarray, value: np.ndarray, label, count,
+                capex, power) -> None:
+    """``add`` each group of items labelled ``label(medium code, value)`` once, with the sums
+    of its ``count``, ``capex`` and ``power`` taken in input order."""
+    if not len(medium):
+        return
+    pairs, inverse = _pairs(medium, value)
+    names: dict = {}
+    group = np.array([names.setdefault(label(m, x), len(names)) for m, x in pairs])[inverse]
+    sums = [np.bincount(group, weights=w, minlength=len(names)).tolist()
+            for w in (count, capex, power)]
+    for name, i in names.items():
+        add(category, name, sums[0][i], sums[1][i], sums[2][i])
+
+
+def _pairs(codes: np.ndarray, values: np.ndarray) -> tuple[list, np.ndarray]:
+    """The distinct ``(code, value)`` pairs (ints, floats) and each input's position among
+    them."""
+    distinct, at = np.unique(values, return_inverse=True)
+    keys, inverse = np.unique(codes * len(distinct) + at.reshape(-1), return_inverse=True)
+    code, value = np.divmod(keys, len(distinct))
+    return (list(zip(code.tolist(), distinct[value].tolist(), strict=True)),
+            inverse.reshape(-1))
+
+
+def _lengths(data: list[dict], cpo: np.ndarray) -> np.ndarray:
+    """:func:`_length` of each edge's attributes ``data`` (``cpo``: its medium co-packaged
+    optics?), as an array (the same operations, element by element)."""
+    from topologies.common import CPO_DELAY, PROPAGATION_DELAY
+
+    given = np.array([float(d["length"]) if "length" in d else np.nan for d in data],
+                     dtype=float)
+    latency = np.array([float(d["latency"]) if "length" not in d else np.nan for d in data],
+                       dtype=float)
+    extra = np.where(cpo, 2 * CPO_DELAY, 0.0)
+    return np.where(np.isnan(given), np.maximum(0.0, (latency - extra) / PROPAGATION_DELAY),
+                    given)
 
 
 def _ports(graph, node) -> int:

@@ -1,0 +1,71 @@
+"""network_bill's optics ends and cables from the edge arrays (h289) are the running sums of
+a loop over the edges to the last bit: every item's count, capex and power equal a plain
+loop's (the rules of netmodel/study/cost.py before h289, spelled out here), shares of 1/3
+and 1/4 of a cable included (sums that are not exact in binary), at both shares and
+other prices. A guard of identity: it passes on the old code by design."""
+
+import math
+
+import pytest
+
+from netmodel.study.cost import NetworkPrices, _length, network_bill
+from topologies.schema import TRACE_MEDIA
+from topologies.specs import build
+
+SPECS = [
+    "lite-groups:base=[leaf-spine:leaves=2,radix=8],lites=3,split=even",
+    "lite-groups:base=[fat-tree:k=8],lites=4,split=even",
+    "lite-groups:base=[nvl72:racks=1],lites=4,split=even",
+    "nvl72:racks=2",
+    "superpod:sus=1",
+    "ocs:gpus=64,ports=4,ocs_ports=64",
+    "torus:dims=4x4x4",
+    "flat:n=64,planes=4,radix=64",
+    "rail-optimized:domains=4",
+    "full-mesh:n=8",
+]
+
+
+def _loop(graph, scale, prices):
+    """The optics and cable items as the loop over the edges summed them."""
+    kind = dict(graph.nodes(data="kind"))
+    groups: dict = {}
+
+    def add(key, count, capex, power):
+        c, x, p = groups.get(key, (0.0, 0.0, 0.0))
+        groups[key] = (c + count, x + capex, p + power)
+
+    for u, v, d in graph.edges(data=True):
+        medium, links = d["medium"], d.get("links", 1)
+        s = scale if kind[u] != "gpu" and kind[v] != "gpu" else 1.0
+        price, energy = prices.optics(medium if medium != "ocs-circuit"
+                                      else d.get("optics", "co-packaged-optics"))
+        bits = d["bandwidth"] * 8
+        for end in (u, v):
+            if kind[end] == "ocs" or (price == 0 and energy == 0):
+                continue
+            count = math.ceil(links - 1e-9) if kind[end] == "gpu" else links
+            add(("optics", f"{medium} end {bits / count / 1e9:g} Gb/s"), s * count,
+                s * price * bits, s * energy * bits)
+        if medium == "ocs-circuit" or medium in TRACE_MEDIA:
+            continue
+        if medium == "copper" and any(kind[e] == "switch" and graph.nodes[e]["tier"] == 0
+                                      for e in (u, v)):
+            continue
+        length = _length(d)
+        add(("cable", f"{medium} cable {length:g} m"), s * links,
+            s * links * prices.cable(medium, length), 0.0)
+    return groups
+
+
+@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("share", ["ports-used", "as-built"])
+def test_links_as_the_loop_summed(spec, share):
+    g = build(spec)
+    for prices in (NetworkPrices(), NetworkPrices(cpo_price=3.3e-9, pluggable_energy=1.7e-11)):
+        bill = network_bill(g, share=share, prices=prices)
+        want = _loop(g, bill.fill if share == "ports-used" else 1.0, prices)
+        got = {(i.category, i.what): (i.count, i.capex, i.power) for i in bill.items
+               if i.category in ("optics", "cable")}
+        assert got == want
+        assert all(type(x) is float for v in got.values() for x in v)
