@@ -241,6 +241,8 @@ _common = [
                  "export), a spec NAME[:KEY=VALUE,...] of a builder (netmodel topology "
                  "list) or a scenario's fabric; the GPU is the fabric's own, placement "
                  "contiguous, algorithm auto, default calibration (as infer --fabric); "
+                 "an OCS fabric's circuits (logical=ring or torus:AxB) set per instance "
+                 "and re-set on recovery, as the lite-ocs scenario's; "
                  "hosts and racks from its GPUs' server and rack labels (without server "
                  "labels a host is a block of consecutive GPUs, the failure catalog's host "
                  "size)."),

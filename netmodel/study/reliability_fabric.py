@@ -52,8 +52,79 @@ def fabric_cluster_scenario(ref: str) -> Scenario:
 
     with fabric_cap():
         fab = resolve_fabric(ref)
-    return fabric_scenario(fab.graph, fab.label if fab.scenario is None else
-                           f"fabric of {fab.scenario.name}")
+    name = fab.label if fab.scenario is None else f"fabric of {fab.scenario.name}"
+    if any(k == "ocs" for _, k in fab.graph.nodes(data="kind")):
+        return _ocs_scenario(fab, name)
+    return fabric_scenario(fab.graph, name)
+
+
+#: A fabric's logical topology (``logical=``) -> the circuits an OCS scenario sets per
+#: instance (:data:`~netmodel.study.scenarios.CIRCUITS`).
+_LOGICAL_CIRCUITS = {"ring": "ring", "torus": "torus"}
+
+
+def _ocs_scenario(fab, name: str) -> Scenario:
+    """The OCS scenario of an optical circuit-switched ``fab`` (a
+    :class:`~netmodel.study.topology_compare.Fabric`) whose circuits are set: its builder's
+    cabling (``[fabric] builder = "ocs"`` with the spec's own arguments, the GPU its own)
+    with each instance's circuits set as its ``logical`` says (``ring``; ``torus:AxB`` a
+    torus per instance), re-set on recovery as the shipped ``lite-ocs`` scenario's are
+    (:attr:`~netmodel.study.reliability_cluster.Cluster.reconfiguration_s`), with the
+    settings ``--fabric`` gives elsewhere (:func:`~netmodel.study.scenarios.fabric_scenario`).
+    A scenario's fabric keeps that scenario's circuits. Refused in one line: an OCS fabric
+    with no circuits set (as ``infer --fabric`` refuses it), and circuits the reliability
+    models cannot re-set per instance (a circuit list, a full mesh) or on cabling no
+    builder's arguments say (a saved file without its builder's claim).
+
+    >>> s = fabric_cluster_scenario("ocs:gpus=32,gpu=Lite,logical=torus:4x8")
+    >>> s.fabric_spec(), s.circuits, s.is_ocs, s.links
+    ('ocs:gpus=32,gpu=Lite', 'torus', True, 'as-built')
+    >>> fabric_cluster_scenario("ocs:gpus=8,gpu=Lite")
+    Traceback (most recent call last):
+    compute.errors.UserError: fabric 'ocs:gpus=8,gpu=Lite' is an OCS fabric with no circuits set, so no collective can run on it; set them in the spec: ocs:gpus=8,gpu=Lite,logical=ring (or logical=torus:AxB)
+    """
+    from netmodel.study.scenarios import Scenario
+    from topologies.schema import gpu_spec
+
+    info = fab.graph.graph
+    if fab.scenario is not None:   # a scenario's fabric: the cabling, its circuits its own
+        table, circuits = dict(fab.scenario.fabric), fab.scenario.circuits
+        spec = fab.scenario.gpu_spec
+    else:
+        args = info.get("args") if info.get("builder") == "ocs" else None
+        logical = info.get("logical")
+        if not logical:
+            how = ("save the fabric with its circuits set (a spec with logical=ring)"
+                   if fab.source == "file" else
+                   f"set them in the spec: {fab.label},logical=ring (or logical=torus:AxB)")
+            raise UserError(f"fabric {fab.label!r} is an OCS fabric with no circuits set, so "
+                            f"no collective can run on it; {how}")
+        shape = str(logical).strip().lower().partition(":")[0]
+        circuits = _LOGICAL_CIRCUITS.get(shape) if isinstance(logical, str) else None
+        if circuits is None:
+            raise UserError(f"fabric {fab.label!r} sets its circuits as {describe(logical)}; "
+                            f"the reliability models re-set each instance's circuits on "
+                            f"recovery as a ring or a torus of its own GPUs, so give "
+                            f"logical=ring or logical=torus:AxB")
+        if not isinstance(args, dict):
+            raise UserError(f"fabric {fab.label!r} holds OCS circuits but no 'ocs' builder's "
+                            f"arguments (graph attribute 'args'), so the cabling each "
+                            f"instance's circuits are re-set on is not known; save it from a "
+                            f"spec (netmodel topology export ocs:...,logical=ring)")
+        types = {d["gpu"] for _, d in fab.graph.nodes(data=True) if d["kind"] == "gpu"}
+        if len(types) != 1:
+            raise UserError(f"fabric {fab.label!r} holds {len(types)} GPU types "
+                            f"({', '.join(sorted(types)) or 'no GPU'}); a cluster of it "
+                            f"needs one")
+        spec = gpu_spec(fab.graph, types.pop())
+        table = {"builder": "ocs", **{k: v for k, v in args.items() if k != "logical"}}
+    table["gpu"] = "$gpu"   # the fabric's own GPU (a GPU file's too), never swapped
+    return Scenario(name=name, gpu=spec.name, gpu_spec=spec, fabric=table,
+                    circuits=circuits,
+                    description=f"fabric {name}: each instance's circuits set to a "
+                                f"{circuits}, re-set when a spare joins",
+                    sources={"bandwidth": "the fabric's links", "latency": "the fabric's "
+                             "links and switches"})
 
 
 def cluster_cells(gpus, cell: int, label: str = "the scenario's fabric") -> int:

@@ -203,7 +203,9 @@ class Scenario:
     def label(self) -> str:
         """``name@gpu``: unique among scenarios swapped to several GPUs. A fabric graph's
         scenario named by a spec that names its GPU is that spec alone (its GPU is the
-        graph's, never swapped): ``torus:dims=2x2x2,gpu=Lite``, not ``...,gpu=Lite@Lite``.
+        graph's, never swapped): ``torus:dims=2x2x2,gpu=Lite``, not ``...,gpu=Lite@Lite``;
+        so is an OCS spec's scenario (:func:`~netmodel.study.reliability_fabric.
+        fabric_cluster_scenario`), which builds its cabling from the spec's arguments.
 
         >>> from topologies.specs import build
         >>> fabric_scenario(build("ring:n=4,gpu=Lite"), "ring:n=4,gpu=Lite").label
@@ -211,7 +213,8 @@ class Scenario:
         >>> fabric_scenario(build("ring:n=4"), "ring:n=4").label
         'ring:n=4@H100-SXM'
         """
-        if self.graph is not None and self.fabric_file is None and re.search(
+        if (self.graph is not None or ":" in self.name) and self.fabric_file is None \
+                and re.search(
                 rf"[:,]\s*(?:gpu|lite)\s*=\s*{re.escape(self.gpu)}\s*(?:,|$)", self.name):
             return self.name
         return f"{self.name}@{self.gpu}"

@@ -205,8 +205,8 @@ BAD = [
      ["GPU 'gpu1' has no 'rack' label", "1 of its 8"]),
     (lambda t: ["--fabric", _write(t, "m.json", _hand(gpu7={"gpu": "A100-SXM-80GB"}))],
      ["holds 2 GPU types (A100-SXM-80GB, H100-SXM)"]),
-    (lambda t: ["--fabric", "lite-ocs"], ["optical circuit switch ('ocs0')",
-                                          "[collective] circuits"]),
+    (lambda t: ["--fabric", "ocs:gpus=16,gpu=Lite"], ["is an OCS fabric with no circuits set",
+                                                      "logical=ring"]),
 ]
 
 
