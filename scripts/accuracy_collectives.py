@@ -12,7 +12,9 @@ over InfiniBand with and without SHARP, RoCE (40 H100; 128 and 192 GB200 or GB30
 racks), AWS EFA (16-256 H100) and GCP GPUDirect-TCPXO (16 H100)). The model: each system's fabric from
 :func:`topologies.build`, the shipped defaults (NCCL's constants, taken once, never fitted
 to these curves) and ``auto`` over NCCL's algorithms (``algorithms="nccl"``) unless the
-measurement forced one. Error is model / measured - 1.
+measurement forced one, or a tuner plugin chose (a row's nccl_algorithm 'auto (PLUGIN tuner
+plugin, PLATFORM)': AWS's p5 runs): then the plugin's published choice where it makes one
+(:mod:`netmodel.collectives.tuner_plugin`). Error is model / measured - 1.
 
 Regions and targets (issue 11): on 8-GPU NVLink systems busbw within 10% at >= 256 MiB,
 within 25% from 1 MiB to 128 MiB, within 2x below 1 MiB; across nodes (>= 16 GPUs) within
@@ -36,6 +38,7 @@ the library's collective model does not include it.
 from __future__ import annotations
 
 import csv
+import re
 import sys
 from pathlib import Path
 
@@ -84,8 +87,9 @@ class Curve:
     busbw with nccl-tests' launch floor (module docstring)."""
 
     def __init__(self, key, system, fabric, gpus, algorithm, sizes, measured, source,
-                 target=True, note="", op="all-reduce", gpus_per_thread=None):
+                 target=True, note="", op="all-reduce", gpus_per_thread=None, tuner=None):
         self.key, self.system, self.fabric, self.gpus = key, system, fabric, gpus
+        self.tuner = tuner      # (plugin, platform) whose tuner chose, or None: NCCL's
         self.algorithm, self.sizes, self.measured = algorithm, sizes, measured
         self.source, self.target, self.note, self.op = source, target, note, op
         self.gpus_per_thread = gpus_per_thread
@@ -102,7 +106,13 @@ class Curve:
         model = FabricCostModel(build(self.fabric), validated=True,
                                 algorithms=tuple(names.split(",")) if names else "nccl")
         alg = None if kind == "auto" else self.algorithm
-        sw = model.sweep(self.op, np.asarray(self.sizes, dtype=float), self.gpus, alg)
+        if self.tuner is not None and alg is None:
+            from netmodel.collectives.tuner_plugin import TunerPlugin, tuned_sweep
+
+            sw = tuned_sweep(model, TunerPlugin.load(*self.tuner), self.op,
+                             np.asarray(self.sizes, dtype=float), self.gpus)
+        else:
+            sw = model.sweep(self.op, np.asarray(self.sizes, dtype=float), self.gpus, alg)
         self.model = sw.busbw / 1e9
         self.time = sw.time
         self.choice = [f"{a}/{p}" for a, p in zip(sw.algorithm, sw.protocol, strict=True)]
@@ -150,6 +160,14 @@ def shared_curves() -> list[Curve]:
     return out
 
 
+def tuner_of(nccl_algorithm: str):
+    """``(plugin, platform)`` for a run whose algorithms a tuner plugin chose (its
+    nccl_algorithm reads 'auto (PLUGIN tuner plugin, PLATFORM)'), else None: the model's
+    auto over NCCL's algorithms then stands for NCCL's own tuner."""
+    m = re.fullmatch(r"auto \((\S+) tuner plugin, (\S+)\)", nccl_algorithm)
+    return (m[1], m[2]) if m else None
+
+
 def cited_curves() -> list[Curve]:
     """The curves of tests/netmodel/data/nccl_allreduce_published.csv, in file order."""
     out: dict = {}
@@ -160,7 +178,8 @@ def cited_curves() -> list[Curve]:
                                        r["model_algorithm"], [], [], r["source"],
                                        r["target"] == "yes", r["note"],
                                        gpus_per_thread=int(r["gpus_per_thread"])
-                                       if r["gpus_per_thread"] else None)
+                                       if r["gpus_per_thread"] else None,
+                                       tuner=tuner_of(r["nccl_algorithm"]))
         c.sizes.append(float(r["bytes"]))
         c.measured.append(float(r["busbw_GBps"]))
     return list(out.values())
