@@ -71,7 +71,8 @@ if TYPE_CHECKING:
     from netmodel.study.sweep import SweepResult
 
 __all__ = ["BASELINE", "DEFAULT_GPUS", "DEFAULT_MODELS", "NETWORKS", "STUDY_COLUMNS",
-           "SWEEP_GPU", "SWEEP_HOP_LATENCY", "FullStudy", "fabric_scenarios", "run_full_study",
+           "SWEEP_GPU", "SWEEP_HOP_LATENCY", "FullStudy", "fabric_scenarios", "fixed_gpu",
+           "run_full_study",
            "write_full_study",
            "StudyResult", "StudyRow", "ideal_network", "run_lite_gpu_study", "study_files",
            "write_study"]
@@ -293,7 +294,11 @@ def fabric_scenarios(gpus: Iterable[str | GpuSpec],
                      scenarios: Iterable[str | Scenario] | None = None, baseline: str = BASELINE
                     ) -> list[Scenario]:
     """The fabric part's scenarios: each scenario whose own GPU is ``baseline`` (h100-dgx)
-    runs with it; every other scenario runs with each GPU of ``gpus`` but the baseline.
+    runs with it; every other scenario runs with each GPU of ``gpus`` but the baseline,
+    except one on a fabric graph (a scenario file's ``fabric = "FILE"``, a
+    :func:`~netmodel.study.scenarios.fabric_scenario`), whose GPUs are part of the graph:
+    it runs with its own GPU alone, whether or not ``gpus`` holds it (:func:`fixed_gpu`
+    names them for the study's notes).
     The baseline scenario (:data:`~netmodel.study.defaults.BASELINE_SCENARIO`), which every
     fabric ratio divides by, is always there, added first when ``scenarios`` lacks it.
 
@@ -301,6 +306,11 @@ def fabric_scenarios(gpus: Iterable[str | GpuSpec],
     ['h100-dgx@H100-SXM', 'lite-flat@Lite']
     >>> [s.label for s in fabric_scenarios(["H100-SXM", "Lite"], ["lite-flat"])]
     ['h100-dgx@H100-SXM', 'lite-flat@Lite']
+    >>> from topologies.specs import build
+    >>> from netmodel.study.scenarios import fabric_scenario
+    >>> mine = fabric_scenario(build("ring:n=8,gpu=Lite"), "ring:n=8,gpu=Lite")
+    >>> [s.label for s in fabric_scenarios(["H100-SXM", "Lite+BW", "Lite+NetBW"], [mine])]
+    ['h100-dgx@H100-SXM', 'ring:n=8,gpu=Lite']
     """
     from netmodel.study.defaults import BASELINE_SCENARIO
     from netmodel.study.scenarios import get_scenario, scenario_names
@@ -311,9 +321,16 @@ def fabric_scenarios(gpus: Iterable[str | GpuSpec],
         refs.insert(0, get_scenario(BASELINE_SCENARIO))
     out = {}
     for s in refs:
-        for v in ([s] if s.gpu == baseline else [s.with_gpu(g) for g in others]):
+        for v in ([s] if s.gpu == baseline or fixed_gpu(s) else
+                  [s.with_gpu(g) for g in others]):
             out.setdefault(v.label, v)
     return list(out.values())
+
+
+def fixed_gpu(scenario: Scenario) -> bool:
+    """Whether ``scenario`` runs on a fabric graph (a saved fabric file, a user's fabric)
+    whose GPUs are part of it, so :func:`fabric_scenarios` runs it with its own GPU alone."""
+    return scenario.graph is not None
 
 
 class _Laps:
