@@ -87,6 +87,7 @@ if TYPE_CHECKING:
     from compute.phases import Slo
     from compute.results import InferenceResult
     from netmodel.study.scenarios import Scenario
+    from topologies.analysis import EdgeArrays
 
 __all__ = ["SHARES", "CostSummary", "NetworkBill", "NetworkItem", "NetworkPrices",
            "cost_summary", "host_power", "host_power_ceiling", "host_power_row", "host_powers", "network_bill", "network_costs",
@@ -248,9 +249,11 @@ def _check_share(share: object) -> str:
 
 
 def network_bill(graph: nx.Graph, *, share: str = "ports-used",
-                 prices: NetworkPrices | None = None) -> NetworkBill:
+                 prices: NetworkPrices | None = None, edges: EdgeArrays | None = None
+                 ) -> NetworkBill:
     """Price and power every switch, optics end, OCS and cable of a fabric graph (see the
-    module docstring for the rules and ``share``).
+    module docstring for the rules and ``share``). ``edges``: the graph's
+    :func:`~topologies.analysis.edge_arrays`, where the caller has them.
 
     >>> from topologies import build
     >>> b = network_bill(build("leaf-spine:leaves=2,radix=4"), share="as-built")
@@ -263,7 +266,8 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
     check_graph(graph)
     prices = of_type("prices", prices, NetworkPrices, "NetworkPrices(switch_price=1e-9)") \
         or NetworkPrices()
-    edges = edge_arrays(graph)   # one pass over the links for the three below
+    if edges is None:
+        edges = edge_arrays(graph)   # one pass over the links for all below
     counts = asdict(bill_of_materials(graph, edges))
     gpu_ports, net_ports, port_rate = port_use(graph, edges)
     # fill: GPU-facing ports in use over the ports not taken by links to other switches,

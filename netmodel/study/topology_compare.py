@@ -84,13 +84,19 @@ _FILE_SUFFIXES = (".json", ".graphml")
 #: overrides), checked once they are built (a build is a few per cent of the work) and before
 #: any row: each link costs about :data:`SECONDS_PER_LINK` and :data:`BYTES_PER_LINK` (its
 #: failure domains, blast radius, bill of materials and cost). fat-tree:k=128 (1,572,864
-#: links) takes about a minute and 2.5 GB; the next fat tree, k=160 (3,072,000), is refused.
+#: links) takes about 15-25 s and 1.65 GB (h289); the next fat tree, k=160 (3,072,000), is
+#: refused.
 MAX_LINKS = 2_000_000
 #: Seconds and peak bytes per link of a comparison, measured on fat-tree:k=64 and k=128
-#: against ring (h237: 6.1 s and 0.36 GB for 196,616 links, 53 s and 2.5 GB for 1,572,872;
-#: scripts/bench_topologies.py measures them).
-SECONDS_PER_LINK = 35e-6
-BYTES_PER_LINK = 1_600
+#: against ring (scripts/bench_topologies.py's compare cases: wall and CPU of
+#: compare_topologies in a fresh process, peak RSS by VmHWM). h289 (failure domains and
+#: the network bill from arrays), on a shared 2-core machine: k=128 15.5-24.6 s wall,
+#: 14.8-14.9 s CPU, 1.65 GB (9.8-16.8 us and 1,047 B a link); k=64 1.9-4.1 s wall, 1.9-2.0 s
+#: CPU, 0.26 GB (1,328 B a link: the interpreter's own ~0.2 GB weighs more). Kept at the
+#: loaded wall time and ~15% over k=128's bytes, estimates that refuse before building
+#: should not understate (h237's 35 us and 1,600 B stood over 25-36 us and 1,559 B then).
+SECONDS_PER_LINK = 17e-6
+BYTES_PER_LINK = 1_200
 
 
 # ---------------------------------------------------------------------- resolving names
@@ -357,10 +363,12 @@ def _low_arrays(graph: nx.Graph, e: EdgeArrays) -> tuple[np.ndarray, np.ndarray]
     return art, np.isin(e.u * n + e.v, codes)
 
 
-def hardware_radius(graph: nx.Graph, *, gpus_per_host: int | None = None
-                    ) -> tuple[BlastClass, ...]:
+def hardware_radius(graph: nx.Graph, *, gpus_per_host: int | None = None,
+                    edges: EdgeArrays | None = None) -> tuple[BlastClass, ...]:
     """The hardware blast radius of every component class ``graph`` has
     (:data:`topologies.failure_domains.CLASSES` order; see the module docstring).
+    ``edges``: the graph's :func:`~topologies.analysis.edge_arrays`, where the caller has
+    them.
 
     >>> from topologies import build
     >>> r = {b.cls: b for b in hardware_radius(build("leaf-spine:leaves=2,radix=4"))}
@@ -372,7 +380,7 @@ def hardware_radius(graph: nx.Graph, *, gpus_per_host: int | None = None
     from topologies.analysis import edge_arrays
     from topologies.failure_domains import CLASSES, component_arrays
 
-    e = edge_arrays(graph)
+    e = edge_arrays(graph) if edges is None else edges
     n = len(e.nodes)
     cutter = _Cutter(graph, e)
     connected = cutter.parts() == 1 if n else True
@@ -826,7 +834,7 @@ def _scenario_note(s: Scenario) -> str:
 
 def _row_for(fab: Fabric, group: int) -> TopologyRow:
     from netmodel.study.cost import network_bill
-    from topologies.analysis import summary
+    from topologies.analysis import edge_arrays, summary
     from topologies.schema import gpu_nodes
 
     g = fab.graph
@@ -838,7 +846,8 @@ def _row_for(fab: Fabric, group: int) -> TopologyRow:
     half = n // 2
     bis = s.bisection_bandwidth
     all_reduce, note = _all_reduce(fab, group)
-    bill = network_bill(g)
+    edges = edge_arrays(g)   # one pass over the links for the bill and the blast radius
+    bill = network_bill(g, edges=edges)
     notes = []
     if s.bisection_method != "closed form":
         notes.append(f"bisection: {s.bisection_method}")
@@ -860,7 +869,8 @@ def _row_for(fab: Fabric, group: int) -> TopologyRow:
         paths=s.path_diversity.paths if s.path_diversity else None, group=group,
         all_reduce=all_reduce, network_capex=bill.capex, network_capex_per_gpu=bill.capex / n,
         network_power=bill.power, network_power_per_gpu=bill.power / n,
-        blast_radius=hardware_radius(g, gpus_per_host=_gpus_per_host(g)), notes=tuple(notes))
+        blast_radius=hardware_radius(g, gpus_per_host=_gpus_per_host(g), edges=edges),
+        notes=tuple(notes))
 
 
 def compare_topologies(fabrics: Iterable[str], *, group: int | None = None,
