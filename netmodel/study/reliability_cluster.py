@@ -868,7 +868,8 @@ def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
         scenario_calibration,
     )
 
-    s = get_scenario(scenario)
+    with fabric_cap():   # a scenario file's fabric file is read under it too
+        s = get_scenario(scenario)
     m = get_model(model)
     workload = make_workload(phase, prompt, context)
     slo = check_slo(slo)
