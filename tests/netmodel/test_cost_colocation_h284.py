@@ -119,53 +119,77 @@ def test_cost_table_shows_the_colocation_line():
 # ------------------------------------------------------------------ held-out: P31
 
 #: SemiAnalysis (Nov 2025, P31, read-estimate): an H200's capital cost ~$1.06 per GPU-hour,
-#: $1.41 with electricity and colocation. The model's DGX-shaped H200 cluster (h100-dgx's
-#: fabric with H200s, 32 GPUs) serving Llama-3-70B decode at every hour of the year.
+#: "to which we add electricity and colocation costs for a complete TCO of $1.41". It names
+#: three parts, capital, electricity and colocation; no maintenance. The model's DGX-shaped
+#: H200 cluster (h100-dgx's fabric with H200s, 32 GPUs) serving Llama-3-70B decode at every
+#: hour of the year is split the same way: capital is the capex over the lifetime (the
+#: model's capex_per_year less its maintenance), operating is energy and rent, and the 5% of
+#: capex a year of maintenance (economics.toml maintenance_fraction) is a line P31 does not
+#: name; it is checked on its own.
 P31_CAPITAL, P31_TOTAL = 1.06, 1.41
 #: Tolerance, from the inputs, not from the result: the H200 has no published price (street
 #: estimates $30-40k, +-15% about their middle; the model prices it at the H100's margin on
 #: its own package, $38,004), the lifetime 4-6 years against our 5 (+-20% on the amortized
 #: part) and P31's assumptions (cost of capital, lifetime, rent) are not published: 25%.
 #: The operating part (total less capital, $0.35) rests on the rent (CBRE's $184.06 is an
-#: asking rate for 250-500 kW; larger leases get ~10% off, CBRE 2018), the PUE (1.1 here,
-#: colocation 1.5-1.6, P81: +-40% of the energy's ~$0.09) and two figures each rounded to a
-#: cent (+-3%): 25% too.
+#: asking rate for 250-500 kW; CBRE's H2 2024 report says volume discounts for larger
+#: tenants have been significantly reduced or eliminated), the PUE (1.1 here, colocation
+#: 1.5-1.6, P81: +-40% of the energy's ~$0.09) and two figures each rounded to a cent
+#: (+-3%): 25% too.
 TOLERANCE = 0.25
 
 
 def _h200_per_gpu_hour():
+    """The model's H200 cluster a GPU-hour: (summary, capital, maintenance, total)."""
     s = cost_summary("h100-dgx@H200-SXM", "Llama-3-70B", "decode")
     per_h = s.gpus * HOURS
-    return s, s.capex_per_year / per_h, s.cost_per_year / per_h
+    capex = s.capex_gpu + s.capex_host + s.capex_network
+    capital = capex / 5 / per_h                     # 5 years: economics.toml lifetime
+    maintenance = s.capex_per_year / per_h - capital
+    return s, capital, maintenance, s.cost_per_year / per_h
 
 
 def test_h200_cost_per_gpu_hour_by_hand():
-    # capex a GPU (the GPU, its host share $4,001, its network slice) x (1/5 years + 5%)
-    # over 8,766 h; the operating part: energy x PUE and the rent over the same hours
-    s, capital, total = _h200_per_gpu_hour()
+    # capex a GPU (the GPU, its host share $4,001, its network slice) over 5 years and 8,766 h;
+    # maintenance 5% of it a year; the operating part: energy x PUE and the rent
+    s, capital, maintenance, total = _h200_per_gpu_hour()
     per_gpu = s.gpu_price + 4001 + s.capex_network / s.gpus
-    assert capital == pytest.approx(per_gpu * (1 / 5 + 0.05) / HOURS, rel=1e-9)
+    assert capital == pytest.approx(per_gpu / 5 / HOURS, rel=1e-9)
+    assert maintenance == pytest.approx(per_gpu * 0.05 / HOURS, rel=1e-9)
+    assert capital + maintenance == pytest.approx(s.capex_per_year / s.gpus / HOURS, rel=1e-12)
     rent = s.power_provisioned / s.gpus / 1e3 * 184.06 * 12 / HOURS
     energy = s.power_it / s.gpus / 1e3 * 1.1 * 0.0826
-    assert total - capital == pytest.approx(rent + energy, rel=1e-6)
+    assert total - capital - maintenance == pytest.approx(rent + energy, rel=1e-6)
 
 
 def test_h200_operating_cost_per_gpu_hour_matches_p31():
-    # energy and colocation (what this model adds to capital): $0.424 vs P31's $0.35, +21%
-    _, capital, total = _h200_per_gpu_hour()
-    assert total - capital == pytest.approx(P31_TOTAL - P31_CAPITAL, rel=TOLERANCE)
+    # energy and colocation, P31's two added lines: $0.424 vs P31's $0.35, +21%
+    _, capital, maintenance, total = _h200_per_gpu_hour()
+    assert total - capital - maintenance == pytest.approx(P31_TOTAL - P31_CAPITAL,
+                                                          rel=TOLERANCE)
 
 
-@pytest.mark.xfail(strict=True, reason="known miss (reported, not tuned): the model's H200 "
-                   "capital is $1.48/GPU-h, +40% over P31's $1.06 (H200 at $38,004 by the "
-                   "H100's margin, network slice $9,905 a GPU, 5 years + 5% maintenance)")
 def test_h200_capital_per_gpu_hour_matches_p31():
-    _, capital, _ = _h200_per_gpu_hour()
+    # the capex over 5 years: $1.184 vs P31's $1.06, +12% (H200 at $38,004 by the H100's
+    # margin, host $4,001, network slice $9,905 a GPU). Before, the check counted the
+    # maintenance as capital ($1.48, +40%) and was a strict xfail
+    _, capital, _, _ = _h200_per_gpu_hour()
+    assert capital == pytest.approx(1.1843, abs=5e-5)
     assert capital == pytest.approx(P31_CAPITAL, rel=TOLERANCE)
 
 
+def test_capital_with_maintenance_misses_p31s_capital():
+    # were P31's capital to hold the maintenance too, the model's would read $1.48, +40%:
+    # outside the tolerance, the reading the earlier strict xfail encoded
+    _, capital, maintenance, _ = _h200_per_gpu_hour()
+    assert maintenance == pytest.approx(0.2961, abs=5e-5)
+    assert (capital + maintenance) / P31_CAPITAL - 1 == pytest.approx(0.397, abs=1e-3)
+
+
 @pytest.mark.xfail(strict=True, reason="known miss (reported, not tuned): the model's H200 "
-                   "total is $1.90/GPU-h, +35% over P31's $1.41, all from the capital part")
+                   "total is $1.90/GPU-h, +35% over P31's $1.41: capital +12% and energy and "
+                   "rent +21% (each within 25%), and the 5%/year maintenance, $0.30/GPU-h, "
+                   "a line P31 does not name (without it $1.61, +14%)")
 def test_h200_total_per_gpu_hour_matches_p31():
-    _, _, total = _h200_per_gpu_hour()
+    _, _, _, total = _h200_per_gpu_hour()
     assert total == pytest.approx(P31_TOTAL, rel=TOLERANCE)
