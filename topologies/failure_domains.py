@@ -79,7 +79,7 @@ import numpy as np
 from compute.errors import UserError, known
 from topologies.analysis import EdgeArrays, cable_end_parts, edge_arrays, shared_part
 from topologies.hierarchical import NVL72_SWITCH_TRAYS
-from topologies.schema import TRACE_MEDIA, gpu_nodes
+from topologies.schema import TRACE_MEDIA, check_graph, gpu_nodes
 
 __all__ = ["CLASSES", "LINK_CLASSES", "SWITCH_CLASSES", "TIER0_BOXES", "ClassComponents",
            "Component", "add_spares", "class_counts", "component_arrays", "components",
@@ -179,28 +179,6 @@ def hosts(graph: nx.Graph, gpus_per_host: int | None = None) -> list[tuple]:
     return [tuple(gpus[i:i + gpus_per_host]) for i in range(0, len(gpus), gpus_per_host)]
 
 
-def _bundles(graph: nx.Graph) -> list[tuple[list, float]]:
-    """Physical cable bundles: ``(edges, cables)``; breakout shares of one group's cables
-    to one switch are one bundle (see the module doc)."""
-    kinds = graph._node   # the attribute dicts, without a view per lookup
-    out = []
-    shared: dict = defaultdict(list)
-    for u, v, d in graph.edges(data=True):
-        if d["medium"] == "ocs-circuit" or d["medium"] in TRACE_MEDIA:
-            continue    # a circuit rides fibres; traces fail with their board or package
-        c = float(d.get("links", 1))
-        ku, kv = kinds[u]["kind"], kinds[v]["kind"]
-        if c != int(c) and (ku == "gpu") != (kv == "gpu"):
-            gpu, other = (u, v) if ku == "gpu" else (v, u)
-            label = kinds[gpu].get("group")
-            if label is not None:
-                shared[(label, other, d["medium"])].append((u, v))
-                continue
-        out.append(([(u, v)], c))
-    out.extend((edges, _bundle_cables(graph, edges)) for edges in shared.values())
-    return out
-
-
 def _bundle_cables(graph: nx.Graph, edges: Sequence[tuple[Hashable, Hashable]]) -> float:
     """Cables of one breakout bundle: its shares' ``links`` summed (whole where within 1e-6
     of a whole number)."""
@@ -260,21 +238,38 @@ def components(graph: nx.Graph, *, gpus_per_host: int | None = None,
     fabric has none). ``gpus_per_host``: host size where GPUs carry no ``server`` label.
     ``classes``: only these (an unknown name raises UserError)."""
     wanted = _check_classes(classes)
-    out: dict[str, list[Component]] = {c: [] for c in CLASSES}
-    gpus = gpu_nodes(graph)
-    if "gpu-die" in wanted or "gpu-package" in wanted:
-        for g in gpus:
-            for cls in ("gpu-die", "gpu-package"):
-                if cls in wanted:
-                    out[cls].append(Component(cls, g, nodes=(g,)))
-    _hosts_and_racks(graph, gpus, gpus_per_host, wanted, out)
-    if wanted != ("gpu-die", "gpu-package"):
-        for edges, cables in _bundles(graph):
-            _bundle_components(graph, edges, cables, wanted, out)
-    for n, d in graph.nodes(data=True):
-        cls = _switch_class(d)
-        if cls in wanted:
-            out[cls].append(_switch_component(graph, n, cls))
+    e = edge_arrays(check_graph(graph))
+    arrays = component_arrays(graph, gpus_per_host=gpus_per_host, classes=wanted, edges=e)
+    return {cls: _listed(graph, e, c) for cls, c in arrays.items()}
+
+
+def _listed(graph: nx.Graph, e: EdgeArrays, c: ClassComponents) -> list[Component]:
+    """One class's :class:`ClassComponents` as :class:`Component` objects."""
+    out: list[Component] = []
+    cls = c.cls
+    if c.node is not None and len(c.node):
+        nodes = [e.nodes[i] for i in c.node.tolist()]
+        if cls in ("gpu-die", "gpu-package"):
+            out = [Component(cls, g, nodes=(g,)) for g in nodes]
+        else:   # a switch of tier >= 1 or an OCS, one part
+            out = [Component(cls, str(n), nodes=(n,), parts=p, shared=shared_part(graph, n))
+                   for n, p in zip(nodes, c.parts.tolist(), strict=True)]
+    elif c.edge is not None and len(c.edge):
+        gpu = e.kind_is("gpu")
+        u, v = e.u[c.edge], e.v[c.edge]
+        links = e.links[c.edge]
+        shared = (~gpu[u] & ~gpu[v]).tolist()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            factor = ((links - 1) / links).tolist()
+        for a, b, p, cut, f, sh in zip(u.tolist(), v.tolist(), c.parts.tolist(),
+                                       c.removed.tolist(), factor, shared, strict=True):
+            a, b = e.nodes[a], e.nodes[b]
+            if cut:
+                out.append(Component(cls, f"{a}-{b}", edges=((a, b),), parts=p, shared=sh))
+            else:
+                out.append(Component(cls, f"{a}-{b}", scaled=(((a, b), f),), parts=p,
+                                     shared=sh))
+    out += c.rest
     return out
 
 
@@ -343,7 +338,7 @@ def component_arrays(graph: nx.Graph, *, gpus_per_host: int | None = None,
     ([0, 1, 2, 3, 4, 5, 6, 7], [2.0, 2.0])
     """
     wanted = _check_classes(classes)
-    e = edge_arrays(graph) if edges is None else edges
+    e = edge_arrays(check_graph(graph)) if edges is None else edges
     data = graph._node
     gpu = e.kind_is("gpu")
     rest: dict[str, list] = {c: [] for c in CLASSES}
@@ -365,7 +360,7 @@ def component_arrays(graph: nx.Graph, *, gpus_per_host: int | None = None,
         keep = ~e.medium_in(("ocs-circuit", *TRACE_MEDIA))
         one_gpu = gpu[e.u] != gpu[e.v]
         # a breakout share: a fractional count of cables between a GPU of a group and a
-        # switch, bundled with its group's other shares to that switch (:func:`_bundles`)
+        # switch, bundled with its group's other shares to that switch (the module doc)
         share = np.zeros(len(e.u), dtype=bool)
         shared: dict = defaultdict(list)
         for i in np.flatnonzero(keep & one_gpu & (e.links != np.trunc(e.links))).tolist():

@@ -1,15 +1,63 @@
 """failure_domains.component_arrays (h289): the components of each class as arrays, for
 hardware_radius at cluster scale, are exactly components()' (same order, parts, and what
-each removes or thins), over every builder's shapes: breakout bundles (lite-groups
-split=even, shares of 1/4, 1/3 and 4.5 cables), tier-0 switches that stop GPUs (nvl72,
-superpod, rail-optimized), OCS, direct fabrics, and fabrics with links cut."""
+each removes or thins), and components() (made from them since h289) is exactly the loop
+over the links it was before (:func:`_loop`, its rules by bundle spelled out), over every
+builder's shapes: breakout bundles (lite-groups split=even, shares of 1/4, 1/3 and 4.5
+cables), tier-0 switches that stop GPUs (nvl72, superpod, rail-optimized), OCS, direct
+fabrics, and fabrics with links cut."""
+
+from collections import defaultdict
 
 import numpy as np
 import pytest
 
 from topologies.analysis import edge_arrays
-from topologies.failure_domains import CLASSES, component_arrays, components
+from topologies.failure_domains import (
+    CLASSES,
+    Component,
+    _bundle_cables,
+    _bundle_components,
+    _hosts_and_racks,
+    _switch_class,
+    _switch_component,
+    component_arrays,
+    components,
+)
+from topologies.schema import TRACE_MEDIA, gpu_nodes
 from topologies.specs import build
+
+
+def _loop(graph, gpus_per_host):
+    """components() as the loop over every link made them before h289: each link its own
+    bundle, a group's fractional shares to one switch one bundle, then the switches."""
+    out = {c: [] for c in CLASSES}
+    gpus = gpu_nodes(graph)
+    for g in gpus:
+        for cls in ("gpu-die", "gpu-package"):
+            out[cls].append(Component(cls, g, nodes=(g,)))
+    _hosts_and_racks(graph, gpus, gpus_per_host, CLASSES, out)
+    kinds = graph.nodes
+    bundles, shared = [], defaultdict(list)
+    for u, v, d in graph.edges(data=True):
+        if d["medium"] == "ocs-circuit" or d["medium"] in TRACE_MEDIA:
+            continue
+        c = float(d.get("links", 1))
+        ku, kv = kinds[u]["kind"], kinds[v]["kind"]
+        if c != int(c) and (ku == "gpu") != (kv == "gpu"):
+            gpu, other = (u, v) if ku == "gpu" else (v, u)
+            label = kinds[gpu].get("group")
+            if label is not None:
+                shared[(label, other, d["medium"])].append((u, v))
+                continue
+        bundles.append(([(u, v)], c))
+    bundles += [(edges, _bundle_cables(graph, edges)) for edges in shared.values()]
+    for edges, cables in bundles:
+        _bundle_components(graph, edges, cables, CLASSES, out)
+    for n, d in graph.nodes(data=True):
+        cls = _switch_class(d)
+        if cls is not None:
+            out[cls].append(_switch_component(graph, n, cls))
+    return out
 
 SPECS = [
     "leaf-spine:leaves=2,radix=4,gpu=Lite",
@@ -34,6 +82,9 @@ SPECS = [
 def _same(graph, gpus_per_host):
     e = edge_arrays(graph)
     listed = components(graph, gpus_per_host=gpus_per_host)
+    assert listed == _loop(graph, gpus_per_host)
+    assert [repr(c) for v in listed.values() for c in v] == \
+        [repr(c) for v in _loop(graph, gpus_per_host).values() for c in v]
     arrays = component_arrays(graph, gpus_per_host=gpus_per_host, edges=e)
     assert tuple(arrays) == CLASSES
     for cls in CLASSES:
@@ -70,6 +121,17 @@ def test_arrays_are_components_with_links_cut(spec):
     g = build(spec)
     g.remove_edges_from(list(g.edges())[::5])
     _same(g, 4)
+
+
+@pytest.mark.parametrize("classes", [("gpu-die", "gpu-package"), ("host", "nic", "leaf"),
+                                     ("transceiver", "cpo-engine", "nvswitch", "rack")])
+def test_some_classes(classes):
+    for spec in ("lite-groups:base=[rail-optimized:domains=2],lites=4,split=even",
+                 "nvl72:racks=2"):
+        g = build(spec)
+        every = _loop(g, 4)
+        assert components(g, gpus_per_host=4, classes=classes) == \
+            {c: every[c] if c in classes else [] for c in CLASSES}
 
 
 def test_by_hand():
