@@ -94,3 +94,16 @@ def test_compare_counts_its_links_before_any_row(monkeypatch):
     assert "Traceback" not in out.output
     monkeypatch.setenv("NETMODEL_MAX_COMPARE_LINKS", "392")
     assert [r.links for r in compare_topologies(["fat-tree:k=8", "ring:n=8"]).rows] == [384, 8]
+
+
+@settings(max_examples=300, deadline=None)
+@given(n=st.integers(0, 14), pairs=st.lists(st.tuples(st.integers(0, 13), st.integers(0, 13)),
+                                            max_size=20))
+def test_random_graphs_of_several_parts_match_networkx(n, pairs):
+    # (h293) the graphs above are connected; _low_positions starts a search at every node
+    # not yet seen, so parts, isolated nodes and an empty graph are as networkx has them
+    # (and a self-loop sends the graph to networkx's own)
+    g = nx.Graph()
+    g.add_nodes_from(range(n))
+    g.add_edges_from((u % n, v % n) for u, v in pairs if n)
+    assert _cut_points(g) == _reference(g)

@@ -220,3 +220,47 @@ def test_path_diversity_refuses_one_gpu_twice_and_cuts_a_long_name():
     with pytest.raises(UserError, match="is not a GPU of the fabric"):
         path_diversity(g, ["gpu0"], "gpu1")
     assert path_diversity(g, "gpu0", "gpu3").hops == 2
+
+
+# (h293) summary reads connectivity and path diversity off one search from the first GPU
+# (687a1ef; it searched twice): with links and switches cut at random, GPUs unreached from
+# the first one (the first one cut off alone too) leave path diversity and the diameter
+# None, and where all are reached the default pair, hops and path count are networkx's
+_CUT_SPECS = ("ring:n=8", "leaf-spine:leaves=3,radix=4", "torus:dims=3x3", "fat-tree:k=4")
+
+
+@pytest.fixture(scope="module")
+def _cut_bases():
+    return {s: build(s) for s in _CUT_SPECS}
+
+
+def test_summary_connectivity_and_paths_match_networkx_with_parts_cut(_cut_bases):
+    import networkx as nx
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from topologies.schema import gpu_nodes
+
+    @settings(max_examples=150, deadline=None)
+    @given(spec=st.sampled_from(_CUT_SPECS), cut=st.lists(st.integers(0, 10**6), max_size=8),
+           drop=st.lists(st.integers(0, 10**6), max_size=3))
+    def check(spec, cut, drop):
+        g = _cut_bases[spec].copy()
+        edges = list(g.edges())
+        g.remove_edges_from({edges[i % len(edges)] for i in cut})
+        switches = [n for n, k in g.nodes(data="kind") if k != "gpu"]
+        if switches:
+            g.remove_nodes_from({switches[i % len(switches)] for i in drop})
+        s = summary(g, validated=True)
+        gpus = gpu_nodes(g)
+        reach = nx.single_source_shortest_path_length(g, gpus[0])
+        connected = all(x in reach for x in gpus)
+        assert (s.diameter is None) == (s.path_diversity is None) == (not connected)
+        if connected:
+            far = max(reach[x] for x in gpus)
+            target = [x for x in gpus if reach[x] == far][-1]
+            p = s.path_diversity
+            assert (p.source, p.target, p.hops) == (gpus[0], target, far)
+            assert p.paths == sum(1 for _ in nx.all_shortest_paths(g, gpus[0], target))
+
+    check()

@@ -4,6 +4,8 @@ fabric, checked against networkx's own (Graph.copy, shortest paths, connected pa
 from __future__ import annotations
 
 import networkx as nx
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from topologies.graph_ops import CellArrays, copy_graph, edge_key, shortest_path_part
 from topologies.specs import build
@@ -64,3 +66,49 @@ def test_partition_matches_networkx_components():
 def test_edge_key_one_order():
     assert edge_key("gpu1", "gpu0") == edge_key("gpu0", "gpu1") == ("gpu0", "gpu1")
     assert edge_key(10, 9) == (10, 9)   # by text: "10" < "9"
+
+
+# ------------------------------------------------------------------ properties (h293)
+# shortest_path_part searches once from a and walks back from b (a0af63f; it was two
+# searches); partition reads arrays. Both against networkx on random graphs: isolated
+# nodes, several parts, self-loops (a fabric is never a multigraph: schema refuses one)
+
+_EDGES = st.lists(st.tuples(st.integers(0, 15), st.integers(0, 15)), max_size=30)
+
+
+def _random_graph(n, pairs):
+    g = nx.Graph()
+    g.add_nodes_from(range(n))
+    g.add_edges_from((u % n, v % n) for u, v in pairs)
+    return g
+
+
+@settings(max_examples=300, deadline=None)
+@given(n=st.integers(1, 16), pairs=_EDGES, a=st.integers(0, 15), b=st.integers(0, 15))
+def test_shortest_path_part_matches_networkx_distances(n, pairs, a, b):
+    g = _random_graph(n, pairs)
+    a, b = a % n, b % n
+    got = shortest_path_part(g._adj, a, b)
+    if not nx.has_path(g, a, b):
+        assert got is None
+        return
+    da = nx.single_source_shortest_path_length(g, a)
+    db = nx.single_source_shortest_path_length(g, b)
+    assert got == {v for v in da if v in db and da[v] + db[v] == da[b]}
+
+
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(1, 16), pairs=_EDGES, gone=st.sets(st.integers(0, 15), max_size=4),
+       cut=st.lists(st.integers(0, 10**6), max_size=5))
+def test_partition_matches_networkx_on_random_graphs(n, pairs, gone, cut):
+    g = _random_graph(n, pairs)
+    gone = {x % n for x in gone}
+    edges = list(g.edges())
+    cut = [edges[i % len(edges)][::(-1) ** i] for i in cut] if edges else []
+    got: dict = {}
+    for node, k in CellArrays(g).partition(gone, cut).items():
+        got.setdefault(k, set()).add(node)
+    h = g.copy()
+    h.remove_edges_from(cut)
+    h.remove_nodes_from(gone)
+    assert sorted(map(sorted, got.values())) == sorted(map(sorted, nx.connected_components(h)))
