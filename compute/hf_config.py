@@ -192,7 +192,7 @@ HF_FAMILIES: dict[str, dict] = {
     # 8192) on the RoPE layers, full attention on the NoPE ones (no_rope_layers 0, by
     # default every no_rope_layer_interval-th = 4th layer); its q/k norm (use_qk_norm) is
     # an L2 norm without weights; "llama4" is the multimodal wrapper (text_config), whose
-    # vision encoder is not counted
+    # vision encoder, adapter and projector compute.hf_vision counts
     "llama4_text": dict(llama4=True), "llama4": dict(llama4=True),
     # Phi-3.5-MoE (HF transformers models/phimoe): LayerNorm (scale and shift), Mixtral-style
     # experts; its attention_bias also puts a bias on O and lm_head_bias one on the LM head
@@ -861,28 +861,38 @@ def _uniform_per_layer(cfg: dict, where: str) -> dict:
     return out
 
 
+def _new_decoder(c: _Config) -> bool:
+    """Falcon's new decoder architecture (grouped KV heads, two LayerNorms a layer):
+    ``new_decoder_architecture``, or RW's ``n_head_kv`` (tiiuae's remote RefinedWeb code for
+    Falcon-40B, the layer TGI calls ``FlashRWLargeLayer``, before HF's ``falcon`` configs
+    spelled it ``new_decoder_architecture``)."""
+    return c.option("new_decoder_architecture", False) or c.key("kv_heads") == "n_head_kv"
+
+
 def _multi_query(c: _Config) -> bool:
     """Whether a family whose ``multi_query`` defaults to true (Falcon, GPT-BigCode: their HF
     configs') builds one K and one V head: ``multi_query`` (default true) unless the config's
-    own KV-head count decides, with Falcon's ``new_decoder_architecture`` or RW's
-    ``n_head_kv``. Another KV-head key beside a true ``multi_query`` does not make the
-    attention multi-head (HF's FalconAttention and GPTBigCodeAttention take one head then)."""
-    if c.option("new_decoder_architecture", False) or c.key("kv_heads") == "n_head_kv":
+    own KV-head count decides, with Falcon's new decoder architecture (:func:`_new_decoder`).
+    Another KV-head key beside a true ``multi_query`` does not make the attention multi-head
+    (HF's FalconAttention and GPTBigCodeAttention take one head then)."""
+    if _new_decoder(c):
         return False
     return c.option("multi_query", True)
 
 
 def _falcon_norms(c: _Config) -> int:
-    """Falcon's LayerNorms a layer (HF FalconDecoderLayer): ``ln_attn`` and ``ln_mlp`` with
-    ``new_decoder_architecture`` (``num_ln_in_parallel_attn`` None or 2; Falcon-40B/180B);
-    otherwise one ``input_layernorm``, and a ``post_attention_layernorm`` unless
-    ``parallel_attn`` (default true; Falcon-7B: one)."""
-    if c.option("new_decoder_architecture", False):
-        two = c.cfg.get("num_ln_in_parallel_attn")
-        if two is None or validate.number(c.where, "num_ln_in_parallel_attn", two,
-                                          minimum=1, maximum=2, integer=True) == 2:
-            return 2
-    return 1 if c.option("parallel_attn", True) else 2
+    """Falcon's LayerNorms a layer, in HF FalconDecoderLayer's order: two
+    (``input_layernorm``, ``post_attention_layernorm``) unless ``parallel_attn`` (default
+    true); with it, ``num_ln_in_parallel_attn`` of them (``ln_attn`` and ``ln_mlp`` when 2,
+    else one ``input_layernorm``), None meaning 2 under the new decoder architecture
+    (:func:`_new_decoder`; Falcon-40B/180B) and 1 otherwise (Falcon-7B)."""
+    if not c.option("parallel_attn", True):
+        return 2
+    n = c.cfg.get("num_ln_in_parallel_attn")
+    if n is None:
+        return 2 if _new_decoder(c) else 1
+    return int(validate.number(c.where, "num_ln_in_parallel_attn", n, minimum=1, maximum=2,
+                               integer=True))
 
 
 def _chatglm_layout(c: _Config, heads: int, fam: dict) -> tuple[int, dict]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pytest
 
+from compute.errors import UserError
 from compute.memory import weight_bytes
 from compute.sharding import shards
 from tests.compute.hf_helpers import LLAMA3_8B, read, write
@@ -94,3 +95,50 @@ def test_olmo2_7b(tmp_path):
                          "max_position_embeddings": 4096})
     assert (m.qk_norm, m.layer_norms, m.gated_mlp) == (2 * 4096, 2, True)
     assert m.parameters == 7_298_617_344
+
+
+#: tiiuae/falcon-40b's config.json as first published for its remote RefinedWeb code
+#: (model_type RefinedWeb, n_head / n_head_kv / n_layer); the same model as
+#: test_hf_configs.FALCON_40B's "falcon" spelling
+FALCON_40B_RW = {"alibi": False, "apply_residual_connection_post_layernorm": False,
+                 "architectures": ["RWForCausalLM"], "bias": False, "hidden_size": 8192,
+                 "layer_norm_epsilon": 1e-05, "model_type": "RefinedWeb", "n_head": 128,
+                 "n_head_kv": 8, "n_layer": 60, "parallel_attn": True,
+                 "torch_dtype": "bfloat16", "vocab_size": 65024}
+
+
+def test_falcon_40b_rw_spelling_reads_as_the_falcon_one(tmp_path):
+    """RW's n_head_kv is the new decoder architecture for the KV heads and the norms alike
+    (one fact, compute.hf_config._new_decoder): ln_attn and ln_mlp, LayerNorms of scale and
+    shift over 8192. Before (h294's review), the KV heads read 8 but the norms one a layer:
+    41,302,310,912, 60 x 2 x 8192 = 983,040 below the falcon spelling's 41,303,293,952."""
+    m = write(tmp_path, FALCON_40B_RW)
+    assert (m.kv_heads, m.layer_norms) == (8, 2)
+    layer = 8192 * (8192 + 2 * 8 * 64) + 8192 ** 2 + 2 * 8192 * 32768 + 2 * 2 * 8192
+    assert m.parameters == 65024 * 8192 + 60 * layer + 2 * 8192 == 41_303_293_952
+
+
+@pytest.mark.parametrize("keys, norms", [
+    ({}, 1),                                                        # Falcon-7B
+    ({"parallel_attn": False}, 2),                                  # input + post-attention
+    ({"num_ln_in_parallel_attn": 2}, 2),          # HF: ln_attn, ln_mlp whatever the architecture
+    ({"new_decoder_architecture": True}, 2),                        # None -> 2
+    ({"new_decoder_architecture": True, "num_ln_in_parallel_attn": 1}, 1),   # Falcon2-11B
+    ({"new_decoder_architecture": True, "parallel_attn": False,
+      "num_ln_in_parallel_attn": 1}, 2),
+])
+def test_falcon_norms_follow_hf_falcon_decoder_layer(tmp_path, keys, norms):
+    """HF FalconDecoderLayer: two norms unless parallel_attn; with it, num_ln_in_parallel_attn
+    (None: 2 under new_decoder_architecture, else 1). Before, num_ln_in_parallel_attn 2
+    without new_decoder_architecture read one norm."""
+    cfg = {"model_type": "falcon", "hidden_size": 4544, "num_attention_heads": 71,
+           "num_hidden_layers": 32, "vocab_size": 65024, **keys}
+    assert write(tmp_path, cfg).layer_norms == norms
+
+
+def test_falcon_num_ln_out_of_range_is_refused(tmp_path):
+    cfg = {"model_type": "falcon", "hidden_size": 4544, "num_attention_heads": 71,
+           "num_hidden_layers": 32, "vocab_size": 65024, "num_ln_in_parallel_attn": 3}
+    with pytest.raises(UserError) as e:
+        write(tmp_path, cfg)
+    assert "num_ln_in_parallel_attn" in str(e.value) and "\n" not in str(e.value)
