@@ -99,20 +99,17 @@ class Curve:
         import numpy as np
 
         from netmodel.collectives.model import FabricCostModel
+        from netmodel.collectives.tuner_plugin import TunerPlugin
         from topologies import build
 
         # auto, auto:A,B (auto over those of NCCL's algorithms the run left enabled) or one
         kind, _, names = self.algorithm.partition(":")
-        model = FabricCostModel(build(self.fabric), validated=True,
-                                algorithms=tuple(names.split(",")) if names else "nccl")
         alg = None if kind == "auto" else self.algorithm
-        if self.tuner is not None and alg is None:
-            from netmodel.collectives.tuner_plugin import TunerPlugin, tuned_sweep
-
-            sw = tuned_sweep(model, TunerPlugin.load(*self.tuner), self.op,
-                             np.asarray(self.sizes, dtype=float), self.gpus)
-        else:
-            sw = model.sweep(self.op, np.asarray(self.sizes, dtype=float), self.gpus, alg)
+        # a plugin's tuner chooses under auto as the run's did (FabricCostModel's tuner)
+        tuner = None if self.tuner is None else TunerPlugin.load(*self.tuner)
+        model = FabricCostModel(build(self.fabric), validated=True, tuner=tuner,
+                                algorithms=tuple(names.split(",")) if names else "nccl")
+        sw = model.sweep(self.op, np.asarray(self.sizes, dtype=float), self.gpus, alg)
         self.model = sw.busbw / 1e9
         self.time = sw.time
         self.choice = [f"{a}/{p}" for a, p in zip(sw.algorithm, sw.protocol, strict=True)]

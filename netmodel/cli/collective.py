@@ -33,6 +33,21 @@ def _algorithms_help() -> str:
             f"with nccl-tests) or a comma list.")
 
 
+def _tuner_help() -> str:
+    from netmodel.collectives.tuner_plugin import tuner_names
+
+    return ("A tuner plugin choosing the algorithm and protocol under auto, where it makes a "
+            "choice the fabric can run (elsewhere auto's): one of " + ", ".join(tuner_names())
+            + " (none: NCCL's own tuner; regions in netmodel/data/"
+            "collective_tuner_plugins.toml).")
+
+
+def _tuner_metavar() -> str:
+    from netmodel.collectives.tuner_plugin import tuner_names
+
+    return "|".join(tuner_names())
+
+
 def _placement_metavar() -> str:
     from netmodel.collectives.placement import PLACEMENTS
 
@@ -117,23 +132,27 @@ def _size_count(text) -> int:
 
 
 def _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfers,
-           plot=False):
+           plot=False, tuner="none"):
     """The costing the options name (:func:`netmodel.study.collective_setup.collective_setup`):
     with --scenario the routing options count only where they were typed (they override
     the scenario's), else their defaults."""
     from compute.errors import UserError
+    from netmodel.collectives.tuner_plugin import tuner_names
     from netmodel.study.collective_setup import collective_setup
 
     _check_seed(seed)
+    if tuner not in tuner_names():
+        raise UserError(f"--tuner {tuner!r} is not known; known: {', '.join(tuner_names())}")
     if (fabric is None) == (scenario is None):
         raise UserError("give --fabric or --scenario, not both: --fabric costs a "
                         "fabric with this command's options, --scenario a scenario with "
                         "its own collective model")
     if scenario is not None:
-        typed = given_on_command_line("placement", "algorithm", "seed")
+        typed = given_on_command_line("placement", "algorithm", "seed", "tuner")
         placement = placement if "placement" in typed else None
         algorithm = algorithm if "algorithm" in typed else None
         seed = seed if "seed" in typed else None
+        tuner = tuner if "tuner" in typed else None
     text = algorithms
     if algorithms is not None:
         if algorithm not in (None, "auto") and not plot:
@@ -144,7 +163,8 @@ def _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfe
                             f"op) stands alone; otherwise give a comma list of algorithms")
         algorithms = "nccl" if names == ["nccl"] else tuple(names)
     setup = collective_setup(fabric, scenario, placement=placement, algorithm=algorithm,
-                             algorithms=algorithms, seed=seed, max_transfers=max_transfers)
+                             algorithms=algorithms, seed=seed, max_transfers=max_transfers,
+                             tuner=tuner)
     if text is not None and setup.algorithm != "auto" and not plot:
         _refuse_algorithms(text, setup.algorithm, " (the scenario's)")
     return setup
@@ -228,6 +248,9 @@ _routing_options = [
                  "--seed)."),
     click.option("--seed", default=0, show_default=True, metavar="N",
                  help="Seed of random placement."),
+    click.option("--tuner", default="none", cls=RegistryHelp,
+                 show_default="none; with --scenario the scenario's",
+                 metavar_from=_tuner_metavar, help_from=_tuner_help),
 ]
 
 
@@ -260,7 +283,7 @@ _routing_options = [
               help="Also draw busbw against size for every algorithm.")
 def collective(op: str, fabric: str | None, scenario: str | None, group_text: str,
                size_text: str, algorithm: str, algorithms: str | None, placement: str,
-               seed: int, fail_text: str | None, all_groups: bool,
+               seed: int, tuner: str, fail_text: str | None, all_groups: bool,
                max_transfers: int | None, as_json: bool, plot_path: str | None) -> None:
     """Cost of one collective OP (all-reduce, reduce-scatter, all-gather, broadcast,
     reduce, all-to-all, send-recv) on a group of GPUs of a fabric, or of a scenario as compare
@@ -277,8 +300,14 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
     size = _check_bytes(parse_bytes(size_text), "--size", size_text)
     max_transfers = _max_transfers(max_transfers)
     setup = _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfers,
-                   plot=plot_path is not None)
+                   plot=plot_path is not None, tuner=tuner)
     algorithm, placement, seed = setup.algorithm, setup.placement, setup.seed
+    if setup.tuner != "none" and algorithm == "auto" and (fail_text or all_groups):
+        from compute.errors import UserError
+
+        raise UserError(f"tuner {setup.tuner!r} chooses for one healthy group; "
+                        f"{'--fail' if fail_text else '--all-groups'} costs with NCCL's own "
+                        f"choice: drop one, or give --tuner none")
     was_plot = plot_path is not None
     wanted = _parse_group(group_text)
     shown = placement  # the header and JSON name no placement that was not used
@@ -310,6 +339,12 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
         group = result.group
     else:
         result = model.cost(op, size, group)
+    chooser = "auto"    # who chose the algorithm under auto: auto, or the tuner plugin
+    if model.tuned() and len(group) > 1 and result.connected:
+        chooser = f"the {model.tuner.label} tuner plugin" \
+            if model.tuner_choice(op, size, group) is not None else \
+            f"auto (the {model.tuner.label} tuner plugin leaves this size to NCCL)"
+        extra["chosen_by"] = "tuner" if chooser.startswith("the") else "auto"
     # the healthy scenario's charge (compare's), beside the group alone
     at_once = setup.at_once_time(op, size, len(group)) \
         if len(group) > 1 and fail_text is None else None
@@ -375,7 +410,7 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
         click.echo("a group of one GPU communicates nothing: 0 s")
         return
     click.echo(f"algorithm: {result.algorithm} ({result.protocol} protocol)"
-               + (", chosen by auto" if algorithm == "auto" else ""))
+               + (f", chosen by {chooser}" if algorithm == "auto" else ""))
     click.echo(f"time {format_time(result.time)}   algbw {result.algbw / 1e9:.2f} GB/s   "
                f"busbw {result.busbw / 1e9:.2f} GB/s")
     for u, v in result.bottleneck:
@@ -581,8 +616,9 @@ FORMAT_SUFFIXES = {"csv": (".csv",), "json": (".json",), "nccl-tests": (".txt", 
 @click.option("--plot", "plot_path", default=None, metavar="FILE.png",
               help="Also draw busbw against size, one line per algorithm, per op "
               "(largest group).")
-def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: str, groups_text: str, algorithm: str,
-          algorithms: str | None, placement: str, seed: int, fmt: str, output: str | None,
+def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: str,
+          groups_text: str, algorithm: str, algorithms: str | None, placement: str, seed: int,
+          tuner: str, fmt: str, output: str | None,
           max_transfers: int | None, max_rows: int, plot_path: str | None) -> None:
     """Lookup table of collective costs (op, algorithm, protocol, group size, bytes,
     seconds, algbw, busbw) that other programs can read: CSV, JSON, nccl-tests logs or
@@ -636,7 +672,8 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
              for n in parse_size_range(sizes_text, "--sizes")]
     every = algorithm == "all"
     setup = _setup(fabric, scenario, placement, "auto" if every else algorithm,
-                   algorithms, seed, _max_transfers(max_transfers), plot=plot_path is not None)
+                   algorithms, seed, _max_transfers(max_transfers), plot=plot_path is not None,
+                   tuner=tuner)
     placement = setup.placement
     algorithm = "all" if every else setup.algorithm
     # one model per group size (a scenario's OCS circuits are set for each size), the rows

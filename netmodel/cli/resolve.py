@@ -134,6 +134,8 @@ def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_na
         desc = {"model": "scenario", "scenario": scen.label, "placement": scen.placement,
                 "algorithm": scen.algorithm, "instances": scen.instances,
                 "fabric_gpus": coll.gpus}
+        if scen.tuner != "none":   # a tuner plugin choosing under auto
+            desc["tuner"] = scen.tuner
         return scen.gpu_spec, coll, desc, coll.gpus
     if fabric_ref is not None:
         from netmodel.collectives.model import FabricCostModel
@@ -196,8 +198,10 @@ def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_na
 def describe_collectives(desc: dict) -> str:
     """The collective model in words (one line)."""
     if desc["model"] == "scenario":
+        tuner = f", tuner {desc['tuner']}" if "tuner" in desc else ""
         return (f"scenario {desc['scenario']} (placement {desc['placement']}, algorithm "
-                f"{desc['algorithm']}, instances {desc['instances']}), as compare costs them")
+                f"{desc['algorithm']}{tuner}, instances {desc['instances']}), as compare "
+                f"costs them")
     if desc["model"] == "fabric":
         return (f"fabric {desc['fabric']} (placement {desc['placement']}, algorithm "
                 f"{desc['algorithm']})")

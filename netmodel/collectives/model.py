@@ -189,6 +189,13 @@ class FabricCostModel:
         and send-recv (:data:`~netmodel.collectives.algorithms.SEND_RECV_OPS`, groups of
         sends and receives in NCCL) then choose as under ``auto`` unless the algorithm
         implements them. A scenario's ``[collective] algorithm`` has this scope.
+    tuner : str or TunerPlugin, optional
+        A tuner plugin that replaces NCCL's choice under ``auto``, by name (one of
+        :func:`~netmodel.collectives.tuner_plugin.tuner_names`; ``"none"`` or None, the
+        default: NCCL's own tuner, the fastest candidate). Where the plugin chooses an
+        (algorithm, protocol) the model can run at a size, the time is that pair's (its
+        fastest line); elsewhere ``auto``'s (:mod:`netmodel.collectives.tuner_plugin`). A
+        named ``algorithm`` is not tuned.
     validated : bool
         Whether ``graph`` was already checked against :mod:`topologies.schema` (as
         :func:`topologies.build` and :func:`topologies.read_graph` do): skip checking it
@@ -199,7 +206,9 @@ class FabricCostModel:
                  *, algorithms: Literal["nccl"] | Iterable[str] | None = None,
                  calibration: Calibration | None = None, seed: int = 0,
                  ring_order: str = "given", max_transfers: int = MAX_TRANSFERS,
-                 scope: str = "every-op", validated: bool = False) -> None:
+                 scope: str = "every-op", tuner=None, validated: bool = False) -> None:
+        from netmodel.collectives.tuner_plugin import get_tuner
+
         if not validated:
             validate(graph, check_connected=False)
         # a string first: an array compared with one raised numpy's ambiguous-truth ValueError
@@ -233,6 +242,8 @@ class FabricCostModel:
         self.algorithm = algorithm
         self.algorithms = algorithms
         self.scope = scope
+        #: the tuner plugin choosing under auto (None: NCCL's own)
+        self.tuner = get_tuner(tuner)
         # a name ('default') or a number raised AttributeError ('str' object has no
         # attribute 'pxn') at the router; 0 or '' ran the defaults silently
         self._calibration = of_type("calibration", calibration, Calibration,
@@ -258,7 +269,8 @@ class FabricCostModel:
 
     def __repr__(self) -> str:
         return (f"FabricCostModel({self.graph.graph.get('name', 'fabric')!r}, "
-                f"placement={self.placement!r}, algorithm={self.algorithm!r})")
+                f"placement={self.placement!r}, algorithm={self.algorithm!r}"
+                + (f", tuner={self.tuner.label!r})" if self.tuner is not None else ")"))
 
     # ----------------------------------------------------------------- groups
     def group(self, group: int | Iterable[Hashable]) -> tuple[Hashable, ...]:
@@ -538,6 +550,10 @@ class FabricCostModel:
             cands = self.choices(op, group, n)
         except GroupCut:
             return np.full_like(n, np.inf)
+        if self.tuned():
+            flat = np.asarray(n, dtype=float).reshape(-1)
+            check_size_count(flat.size, "n")
+            return self._best_index(cands, flat, op, group)[1].reshape(np.shape(n))
         return self.fastest(cands, n)
 
     def fastest(self, cands: list[Candidate], n: np.ndarray) -> np.ndarray:
@@ -604,11 +620,61 @@ class FabricCostModel:
             return every()
 
     # ----------------------------------------------------------------- results
-    def _best_index(self, cands: list[Candidate], n: np.ndarray
+    def _best_index(self, cands: list[Candidate], n: np.ndarray, op: str | None = None,
+                    group: tuple[Hashable, ...] | None = None, algorithm: str | None = None
                     ) -> tuple[np.ndarray, np.ndarray]:
         times = np.array(list(self.candidate_times(cands, np.atleast_1d(n))))
         idx = np.argmin(times, axis=0)
+        if op is not None and self.tuned(algorithm):
+            idx = idx.copy()
+            for j, pick in self._tuner_picks(op, group, cands, times, np.atleast_1d(n)):
+                idx[j] = pick
         return idx, times[idx, np.arange(times.shape[1])]
+
+    def tuned(self, algorithm: str | None = None) -> bool:
+        """Whether the model's tuner chooses for ``algorithm`` (the model's if None): a
+        tuner is set and the choice is ``auto``."""
+        return self.tuner is not None and \
+            (self.algorithm if algorithm is None else algorithm) == "auto"
+
+    def tuner_choice(self, op: str, nbytes: float, group: int | Iterable[Hashable]
+                     ) -> tuple[str, str] | None:
+        """The model's tuner's ``(algorithm, protocol)`` for ``op`` of ``nbytes`` on
+        ``group``, where it chooses one the model can run; None where it leaves the choice
+        to auto (or no tuner is set)."""
+        if self.tuner is None:
+            return None
+        group = self.group(group)
+        n = np.array([float(nbytes)])
+        try:
+            cands = self.choices(op, group, n, "auto")
+        except GroupCut:
+            return None
+        times = np.array(list(self.candidate_times(cands, n)))
+        for _, i in self._tuner_picks(op, group, cands, times, n):
+            return cands[i][0], cands[i][1]
+        return None
+
+    def _tuner_picks(self, op, group, cands, times, n) -> Iterator[tuple[int, int]]:
+        """``(size index, candidate index)`` where the tuner chooses: the fastest line of its
+        (algorithm, protocol), skipping pairs no candidate runs at that size, as the plugin
+        skips those NCCL marks unavailable. A group's nodes are its scale-up domains."""
+        from netmodel.collectives.group_domains import domains
+
+        nodes = len(domains(self.graph, group))
+        pairs = [(c[0], c[1]) for c in cands]
+        seen: dict = {}
+        for j, size in enumerate(np.asarray(n, dtype=float).ravel()):
+            col = times[:, j]
+            ok = {q for q, t in zip(pairs, col, strict=True) if np.isfinite(t)}
+            key = (float(size), frozenset(ok))
+            if key not in seen:
+                seen[key] = self.tuner.choose(op, float(size), len(group), nodes,
+                                              lambda a, p, ok=ok: (a, p) in ok)
+            pick = seen[key]
+            if pick is not None:
+                yield j, min((i for i, q in enumerate(pairs) if q == pick),
+                             key=lambda i, col=col: col[i])
 
     def cost(self, op: str, nbytes: float, group: int | Iterable[Hashable],
              algorithm: str | None = None) -> CollectiveResult:
@@ -629,7 +695,7 @@ class FabricCostModel:
         except GroupCut as exc:
             return CollectiveResult(op, group, n, math.inf, 0.0, 0.0, "none", "none", 0.0,
                                     (), (), connected=False, cut=exc.pair)
-        idx, t = self._best_index(cands, np.array([n]))
+        idx, t = self._best_index(cands, np.array([n]), op, group, algorithm)
         name, proto_name, _, _, comp = cands[int(idx[0])]
         proto = self.calibration.in_network if comp.in_network else \
             self.calibration.protocol(proto_name)
@@ -674,7 +740,7 @@ class FabricCostModel:
         except GroupCut:
             return SweepResult(op, group, n, np.full_like(n, np.inf), ("none",) * len(n),
                                ("none",) * len(n))
-        idx, t = self._best_index(cands, n)
+        idx, t = self._best_index(cands, n, op, group, algorithm)
         return SweepResult(op, group, n, t, tuple(cands[i][0] for i in idx),
                            tuple(cands[i][1] for i in idx))
 

@@ -5,10 +5,18 @@ one whose "region" tuner picks the all-reduce algorithm and protocol on p5 from 
 polygons over (message size, ranks), in log2 space, choices NCCL's own cost model would not
 make (ring/LL128 up to 1-2 GiB, tree/LL128 up to 288 MiB on 16-32 nodes). The polygons are
 data (``netmodel/data/collective_tuner_plugins.toml``, with their source);
-:class:`TunerPlugin` reads one platform's and :func:`tuned_sweep` costs a sweep on a
-:class:`~netmodel.collectives.model.FabricCostModel` with the plugin's choice where it makes
-one and the model's ``auto`` where it leaves the choice to NCCL. The library's ``auto`` is
-NCCL's and stays so; this is for comparison with nccl-tests runs under the plugin.
+:class:`TunerPlugin` reads one platform's, and a
+:class:`~netmodel.collectives.model.FabricCostModel` given it as ``tuner`` costs with the
+plugin's choice where it makes one and its ``auto`` where it leaves the choice to NCCL.
+The library's ``auto`` is NCCL's and stays so unless a tuner is named: :func:`tuner_names` lists the names
+(``PLUGIN:SET``, from the data file's tables) that a scenario's ``[collective] tuner``,
+``netmodel collective --tuner`` and :class:`~netmodel.collectives.model.FabricCostModel`'s
+``tuner`` take, ``"none"`` (NCCL's own tuner) the default; :func:`get_tuner` loads one.
+
+>>> tuner_names()
+('none', 'aws-ofi-nccl:p5')
+>>> get_tuner("aws-ofi-nccl:p5").label
+'aws-ofi-nccl:p5'
 
 >>> t = TunerPlugin.load("aws-ofi-nccl", "p5.48xlarge")
 >>> t.choose("all-reduce", 2 ** 30, 64, 8)     # 1 GiB on 8 nodes: LL128 where NCCL has Simple
@@ -19,20 +27,55 @@ True
 
 from __future__ import annotations
 
+import functools
 import math
 import tomllib
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable
 from pathlib import Path
-
-import numpy as np
 
 from compute.errors import UserError, known
 from compute.validate import describe
 
-__all__ = ["PLUGINS_PATH", "TunerPlugin", "tuned_sweep"]
+__all__ = ["NO_TUNER", "PLUGINS_PATH", "TunerPlugin", "get_tuner", "tuner_names"]
 
 PLUGINS_PATH = Path(__file__).resolve().parent.parent / "data" / "collective_tuner_plugins.toml"
 _EPS = 1e-10            # the plugin's edge tolerance, in log2 units
+#: The tuner name for NCCL's own tuner (no plugin): the default everywhere.
+NO_TUNER = "none"
+
+
+@functools.lru_cache(maxsize=4)
+def _data(path: str | Path = PLUGINS_PATH) -> dict:
+    with open(path, "rb") as fh:
+        return tomllib.load(fh)
+
+
+def tuner_names(path: str | Path = PLUGINS_PATH) -> tuple[str, ...]:
+    """The tuner names a model takes: ``"none"`` (NCCL's own), then ``PLUGIN:SET`` for each
+    region set of each plugin in the data file (``[aws-ofi-nccl.p5]``: ``aws-ofi-nccl:p5``)."""
+    return (NO_TUNER, *(f"{plugin}:{key}" for plugin, sets in _data(path).items()
+                        for key in sets))
+
+
+def get_tuner(name: str | None, path: str | Path = PLUGINS_PATH) -> TunerPlugin | None:
+    """The plugin ``name`` (one of :func:`tuner_names`) names, None for ``"none"`` or None
+    (NCCL's own tuner); a :class:`TunerPlugin` is returned as given. Another name raises
+    :class:`~compute.errors.UserError` listing the known ones."""
+    if name is None or isinstance(name, TunerPlugin):
+        return name
+    names = tuner_names(path)
+    if not isinstance(name, str) or name not in names:
+        raise UserError(f"unknown tuner {describe(name)}; known: {known(names)}")
+    if name == NO_TUNER:
+        return None
+    return _named(name, str(path))
+
+
+@functools.lru_cache(maxsize=8)
+def _named(name: str, path: str) -> TunerPlugin:
+    plugin, _, key = name.partition(":")
+    spec = _data(path)[plugin][key]
+    return TunerPlugin.from_spec(plugin, spec["platforms"][0], spec, label=name)
 
 
 def _log2(v: float) -> float:
@@ -83,21 +126,31 @@ class TunerPlugin:
     ``ranks_per_node`` ranks each."""
 
     def __init__(self, name: str, platform: str, regions: dict, ranks_per_node: int,
-                 min_nodes: int) -> None:
+                 min_nodes: int, label: str | None = None) -> None:
         self.name, self.platform = name, platform
         self.regions, self.ranks_per_node, self.min_nodes = regions, ranks_per_node, min_nodes
+        #: the name :func:`get_tuner` takes (``PLUGIN:SET``)
+        self.label = label or name
+
+    def __repr__(self) -> str:
+        return f"TunerPlugin({self.label!r})"
 
     @classmethod
     def load(cls, name: str, platform: str, path: str | Path = PLUGINS_PATH) -> TunerPlugin:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+        """``name``'s regions for ``platform`` (an instance type its data lists)."""
+        data = _data(path)
         if name not in data:
             raise UserError(f"unknown tuner plugin {describe(name)}; known: {known(data)}")
         sets = {p: key for key, s in data[name].items() for p in s["platforms"]}
         if platform not in sets:
             raise UserError(f"tuner plugin {name} has no regions for platform "
                             f"{describe(platform)}; known: {known(sets)}")
-        spec = data[name][sets[platform]]
+        return get_tuner(f"{name}:{sets[platform]}", path)
+
+    @classmethod
+    def from_spec(cls, name: str, platform: str, spec: dict,
+                  label: str | None = None) -> TunerPlugin:
+        """A plugin from one region set of the data file (``spec``: its table)."""
         corner = (_log2(spec["max_bytes"]), _log2(spec["max_ranks"]))
         ext = {k: _extend(*((_log2(x), _log2(y)) for x, y in ab), corner)
                for k, ab in spec.get("extend", {}).items()}
@@ -116,7 +169,7 @@ class TunerPlugin:
                    for op, rs in spec.items() if isinstance(rs, list) and rs
                    and isinstance(rs[0], dict)}
         return cls(name, platform, regions, int(spec["ranks_per_node"]),
-                   int(spec["min_nodes"]))
+                   int(spec["min_nodes"]), label)
 
     def choose(self, op: str, nbytes: float, ranks: int, nodes: int,
                available: Callable[[str, str], bool] | None = None
@@ -134,31 +187,3 @@ class TunerPlugin:
             if _contains(poly, p):
                 return alg, proto
         return None
-
-
-def tuned_sweep(model, plugin: TunerPlugin, op: str, sizes: Iterable[float],
-                group: int | Iterable[Hashable]):
-    """``model.sweep(op, sizes, group)`` with ``plugin``'s choice where it makes one: each
-    size's time is that of the model's candidate of the chosen algorithm and protocol (its
-    fastest line of that pair), else the model's ``auto`` choice. The group's nodes are its
-    scale-up domains."""
-    from netmodel.collectives.cost import SweepResult
-    from netmodel.collectives.group_domains import domains
-
-    auto = model.sweep(op, sizes, group)
-    n = np.asarray(auto.nbytes, dtype=float)
-    grp = model.group(group)
-    nodes = len(domains(model.graph, grp))
-    cands = model.choices(op, grp, n)
-    times = np.array(list(model.candidate_times(cands, n)))
-    pairs = [(c[0], c[1]) for c in cands]
-    time, algs, protos = auto.time.copy(), list(auto.algorithm), list(auto.protocol)
-    for j, size in enumerate(n):
-        pick = plugin.choose(op, float(size), len(grp), nodes,
-                             lambda a, p, j=j: any(q == (a, p) and np.isfinite(times[i, j])
-                                                   for i, q in enumerate(pairs)))
-        if pick is None:
-            continue
-        time[j] = min(times[i, j] for i, q in enumerate(pairs) if q == pick)
-        algs[j], protos[j] = pick
-    return SweepResult(auto.op, auto.group, n, time, tuple(algs), tuple(protos))

@@ -49,7 +49,7 @@ def _own_choices(s: Scenario) -> tuple[tuple[str, object], ...]:
     with: its placement and algorithm, every algorithm a candidate of auto, random
     placement by seed 0 (ScenarioCollectives' FabricCostModel defaults)."""
     return (("placement", s.placement), ("algorithm", s.algorithm), ("algorithms", "all"),
-            ("seed", 0))
+            ("seed", 0), ("tuner", s.tuner))
 
 
 @dataclass
@@ -57,7 +57,8 @@ class CollectiveSetup:
     """A fabric or a scenario, and how collectives on it are costed.
 
     ``scenario`` is None for a fabric. ``overrides`` maps each routing choice the caller
-    gave against the scenario's (``placement``, ``algorithm``, ``algorithms``, ``seed``) to
+    gave against the scenario's (``placement``, ``algorithm``, ``algorithms``, ``seed``,
+    ``tuner``) to
     ``(the scenario's, the caller's)``; empty for a fabric or when nothing differs.
     """
 
@@ -69,6 +70,7 @@ class CollectiveSetup:
     algorithms: object               #: None (every algorithm), "nccl" or a tuple of names
     seed: int
     max_transfers: int
+    tuner: str = "none"              #: the tuner plugin choosing under auto ("none": NCCL's)
     overrides: dict = field(default_factory=dict)
     _graph: object = None            #: the built fabric (a scenario's before [adjust])
     _models: dict = field(default_factory=dict)
@@ -92,7 +94,7 @@ class CollectiveSetup:
         if hit is None:
             routing = {"placement": self.placement, "algorithm": self.algorithm,
                        "algorithms": self.algorithms, "seed": self.seed,
-                       "max_transfers": self.max_transfers}
+                       "max_transfers": self.max_transfers, "tuner": self.tuner}
             if s is None:
                 from netmodel.collectives.model import FabricCostModel
 
@@ -141,7 +143,7 @@ class CollectiveSetup:
                                 "links": s.links if s is not None else "as-built",
                                 "generation": cal.generation or None},
                 "placement": self.placement, "algorithm": self.algorithm,
-                "algorithms": _algorithms_text(self.algorithms),
+                "algorithms": _algorithms_text(self.algorithms), "tuner": self.tuner,
                 "instances": s.instances if s is not None else "alone",
                 "overrides": {k: {"scenario": a, "given": b}
                               for k, (a, b) in self.overrides.items()}}
@@ -163,7 +165,7 @@ class CollectiveSetup:
             if key in self.overrides:
                 parts.append(f"{key} {self.overrides[key][1]} (given; the scenario's: "
                              f"{own})")
-            elif key in ("placement", "algorithm"):
+            elif key in ("placement", "algorithm") or (key == "tuner" and own != "none"):
                 parts.append(f"{key} {own}")
         if s.instances == "all":
             parts.append("instances all: compare charges every instance at once, which "
@@ -176,17 +178,22 @@ class CollectiveSetup:
 def collective_setup(fabric: str | None = None, scenario: str | Scenario | None = None, *,
                      placement: str | None = None, algorithm: str | None = None,
                      algorithms: str | Iterable[str] | None = None, seed: int | None = None,
-                     max_transfers: int | None = None) -> CollectiveSetup:
+                     max_transfers: int | None = None, tuner: str | None = None
+                     ) -> CollectiveSetup:
     """How collectives are costed on ``fabric`` (a spec, a saved file or a scenario's
     physical fabric, costed with the shipped calibration) or ``scenario`` (its own
-    collective model); give one. ``placement``, ``algorithm``, ``algorithms`` and ``seed``
-    left None take the scenario's (contiguous, auto, every algorithm and 0 for a fabric);
+    collective model); give one. ``placement``, ``algorithm``, ``algorithms``, ``seed`` and
+    ``tuner`` left None take the scenario's (contiguous, auto, every algorithm, 0 and
+    "none" for a fabric);
     given for a scenario, they override its choice and
     :attr:`CollectiveSetup.overrides` records both."""
     from netmodel.collectives.model import MAX_TRANSFERS
+    from netmodel.collectives.tuner_plugin import get_tuner
 
     if (fabric is None) == (scenario is None):
         raise UserError("give a fabric or a scenario (not both)")
+    if tuner is not None:
+        get_tuner(tuner)   # an unknown name refused before anything is built
     max_transfers = MAX_TRANSFERS if max_transfers is None else max_transfers
     if scenario is None:
         from netmodel.study.topology_compare import resolve_fabric
@@ -197,12 +204,13 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
                                algorithm="auto" if algorithm is None else algorithm,
                                algorithms=algorithms,
                                seed=0 if seed is None else seed,
-                               max_transfers=max_transfers, _graph=fab.graph)
+                               max_transfers=max_transfers,
+                               tuner="none" if tuner is None else tuner, _graph=fab.graph)
     from netmodel.study.fabric_search import build_fabric
     from netmodel.study.scenarios import get_scenario
 
     s = get_scenario(scenario)
-    given = {"placement": placement, "algorithm": algorithm, "seed": seed,
+    given = {"placement": placement, "algorithm": algorithm, "seed": seed, "tuner": tuner,
              "algorithms": None if algorithms is None else _algorithms_text(algorithms)}
     overrides = {key: (own, given[key]) for key, own in _own_choices(s)
                  if given[key] is not None and given[key] != own}
@@ -211,4 +219,4 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
                            algorithm=s.algorithm if algorithm is None else algorithm,
                            algorithms=algorithms,
                            seed=0 if seed is None else seed, max_transfers=max_transfers,
-                           overrides=overrides, _graph=build_fabric(s))
+                           tuner=s.tuner if tuner is None else tuner, overrides=overrides, _graph=build_fabric(s))

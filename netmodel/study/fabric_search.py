@@ -192,7 +192,7 @@ def scenario_model(scenario: Scenario, graph: nx.Graph, size: int, calibration: 
     from netmodel.collectives.model import FabricCostModel
 
     routing = {"placement": scenario.placement, "algorithm": scenario.algorithm,
-               "scope": "collectives", **routing}
+               "scope": "collectives", "tuner": scenario.tuner, **routing}
     # the circuits follow the placement in use (the caller's, if given)
     built = adjusted(instance_graph(replace(scenario, placement=routing["placement"]), graph,
                                     size), scenario.adjust)
@@ -416,6 +416,8 @@ def network_key(scenario: Scenario, calibration: Calibration) -> str:
     parts = (builder, {k: spell(v) for k, v in params.items()}, scenario.placement,
              scenario.algorithm, scenario.circuits, scenario.instances, scenario.adjust,
              calibration, generation and generation.name)
+    if scenario.tuner != "none":    # the shipped scenarios' keys as they were
+        parts += (scenario.tuner,)
     return repr(parts)
 
 
@@ -456,6 +458,10 @@ class ScenarioCollectives:
             scenario = scenario.with_instances("all" if concurrent else "alone")
         self.scenario = scenario
         self.concurrent = scenario.instances == "all"
+        if self.concurrent and scenario.tuner != "none":
+            raise UserError(f"scenario {scenario.label!r}: tuner {scenario.tuner!r} chooses "
+                            f"for instances alone; every instance at once (instances = all) "
+                            f"takes each one's fastest")
         #: how many charges of each (op, instance GPUs) fell back past the budget
         self._past_budget: dict[tuple[str, int], int] = {}
         self.graph = build_fabric(self.scenario)
@@ -622,6 +628,11 @@ class ScenarioCollectives:
             if LOCKSTEP_BUDGET in said:
                 key = (op, int(p))
                 self._past_budget[key] = self._past_budget.get(key, 0) + 1
+        elif self.scenario.tuner != "none" and self.scenario.algorithm == "auto":
+            # the tuner's choice, not the fastest line: the model's own costing (after the
+            # lines' refusals: an instance cut apart, an op the algorithm lacks)
+            self.linear(op, p)
+            t = self.model(p).collective_time(op, n, p)
         else:
             from netmodel.collectives.cost import lines_time
 

@@ -25,6 +25,8 @@ optional; unknown keys are refused)::
     [collective]
     placement = "contiguous"        # netmodel.collectives.placement policy for each instance
     algorithm = "auto"              # or one algorithm of netmodel.collectives.algorithms
+    tuner = "none"                  # optional: a tuner plugin choosing under auto
+                                    #   (netmodel.collectives.tuner_plugin.tuner_names)
     links = "scale-up"              # "as-built" or "scale-up" (see below)
     calibration = "default"         # "default" (NCCL-sourced) or "ideal" (alpha = 0)
     circuits = "ring"               # optional, OCS fabrics only: "ring" or "torus"
@@ -173,6 +175,9 @@ class Scenario:
     calibration: str = "default"
     circuits: str | None = None
     instances: str = "alone"
+    #: The tuner plugin choosing under ``auto`` (:func:`~netmodel.collectives.tuner_plugin.
+    #: tuner_names`; "none": NCCL's own tuner).
+    tuner: str = "none"
     adjust: Adjust = field(default_factory=Adjust)
     sources: dict = field(default_factory=dict)
     #: The GPU type itself (default: the catalog's ``gpu``); a user's GPU file works too.
@@ -311,6 +316,8 @@ class Scenario:
             collective["circuits"] = self.circuits
         if self.instances != "alone":
             collective["instances"] = self.instances
+        if self.tuner != "none":
+            collective["tuner"] = self.tuner
         d = {"name": self.name, "description": self.description,
              "gpu": self.gpu_file or self.gpu,
              "fabric": self.fabric_file if self.fabric_file is not None else
@@ -589,6 +596,7 @@ def scenario_from_dict(data: dict, where: str = "scenario",
     ``gpu`` may name a GPU file, relative to ``base_dir`` (the scenario file's folder)."""
     from netmodel.collectives.algorithms import ALGORITHMS
     from netmodel.collectives.placement import PLACEMENTS
+    from netmodel.collectives.tuner_plugin import tuner_names
 
     check_keys(where, data, _TOP_KEYS, ("adjust",))
     name = validate_name(where, "scenario", data["name"])
@@ -612,7 +620,8 @@ def scenario_from_dict(data: dict, where: str = "scenario",
     else:
         _check_fabric(data["fabric"], where, "fabric")
     col = data["collective"]
-    check_keys(f"{where}: [collective]", col, _COLLECTIVE_KEYS, ("circuits", "instances"))
+    check_keys(f"{where}: [collective]", col, _COLLECTIVE_KEYS,
+               ("circuits", "instances", "tuner"))
     circuits = col.get("circuits")
     is_ocs = graph is None and data["fabric"]["builder"] == "ocs"
     if circuits is not None:
@@ -622,6 +631,11 @@ def scenario_from_dict(data: dict, where: str = "scenario",
     elif is_ocs:
         raise UserError(f"{where}: an 'ocs' fabric needs [collective] circuits "
                         f"(allowed: {known(CIRCUITS)})")
+    tuner = _choice(where, "tuner", col.get("tuner", "none"), tuner_names())
+    if tuner != "none" and (col["algorithm"] != "auto" or col.get("instances") == "all"):
+        raise UserError(f"{where}: [collective] tuner {tuner!r} chooses under algorithm "
+                        f"\"auto\" for instances alone; this one has algorithm "
+                        f"{col['algorithm']!r}, instances {col.get('instances', 'alone')!r}")
     adjust = data.get("adjust", {})
     check_keys(f"{where}: [adjust]", adjust, (), tuple(ADJUST_KEYS))
     src = data["sources"]
@@ -639,7 +653,7 @@ def scenario_from_dict(data: dict, where: str = "scenario",
         calibration=_choice(where, "calibration", col["calibration"], CALIBRATIONS),
         circuits=circuits,
         instances=_choice(where, "instances", col.get("instances", "alone"), INSTANCES),
-        adjust=_adjust(where, adjust),
+        tuner=tuner, adjust=_adjust(where, adjust),
         sources=dict(src))
 
 
