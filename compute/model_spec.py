@@ -320,6 +320,10 @@ class ModelSpec:
                             f"below head_dim ({self.head_dim}), its rotary part")
         if self.bias or self.qkv_bias:
             raise UserError(f"{where}: biases with multi-head latent attention are not modelled")
+        if self.qk_norm:   # neither attention_parameters nor weight memory would count it
+            raise UserError(f"{where}: qk_norm ({self.qk_norm:,}) with multi-head latent "
+                            f"attention is not modelled (its latents' norms are counted from "
+                            f"kv_lora_rank and q_lora_rank); allowed: 0")
 
     # ---- bytes per element ------------------------------------------------------------
     @cached_property

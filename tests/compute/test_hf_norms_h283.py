@@ -10,10 +10,13 @@ parameter once.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from compute.errors import UserError
 from compute.memory import weight_bytes
+from compute.models import get_model
 from compute.sharding import shards
 from tests.compute.hf_helpers import LLAMA3_8B, read, write
 
@@ -142,3 +145,15 @@ def test_falcon_num_ln_out_of_range_is_refused(tmp_path):
     with pytest.raises(UserError) as e:
         write(tmp_path, cfg)
     assert "num_ln_in_parallel_attn" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_qk_norm_with_mla_is_refused():
+    """An MLA model counts its latents' norms from kv_lora_rank and q_lora_rank; a qk_norm
+    beside them was taken and counted nowhere (DeepSeek-V3 with qk_norm 256: 0 parameters
+    more, in ModelSpec.parameters and weight memory alike). Now one line naming it."""
+    m = get_model("DeepSeek-V3")
+    with pytest.raises(UserError) as e:
+        dataclasses.replace(m, qk_norm=256)
+    msg = str(e.value)
+    assert "qk_norm (256) with multi-head latent attention" in msg and "\n" not in msg
+    assert dataclasses.replace(m, qk_norm=0).parameters == m.parameters
