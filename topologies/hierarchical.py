@@ -318,9 +318,16 @@ def nvl72(racks: int = 1, gpu: str | GpuSpec = "B200-HGX", scaleup_bandwidth: fl
     racks = check_int("racks", racks)
     leaf_radix = check_radix("leaf_radix", leaf_radix, 2)
     per_leaf = leaf_radix // 2 if servers_per_leaf is None else servers_per_leaf
+    spec = gpu_type(gpu)
+    chips = 2 * NVL72_SWITCH_TRAYS   # a GPU's NVLinks go one to each chip
+    if nvlink_count(spec) > chips:   # the NVSwitch's ports are no parameter of nvl72
+        raise UserError(f"gpu {spec.name!r} has {nvlink_count(spec)} NVLinks, more than the "
+                        f"{chips} NVLink switch chips of an NVL72 rack take (one link to "
+                        f"each); give a GPU of at most {chips} NVLinks, or rail-optimized "
+                        f"with domain_size=72 and its own nvswitch_radix")
     return _rail_fabric("nvl72", "racks", domains=racks, domain_size=72, gpus_per_server=4,
-                        gpu=gpu, servers_per_leaf=per_leaf, leaf_radix=leaf_radix,
+                        gpu=spec, servers_per_leaf=per_leaf, leaf_radix=leaf_radix,
                         spine_radix=spine_radix, scaleup_bandwidth=scaleup_bandwidth,
                         nic_bandwidth=nic_bandwidth, nvlinks=None, in_network_reduction=None,
-                        nvswitch_radix=18 * 72, sharp=sharp, servers_per_rack=None,
+                        nvswitch_radix=chips * 72, sharp=sharp, servers_per_rack=None,
                         medium=medium)

@@ -51,3 +51,27 @@ def test_nvl72_fabric_cap_names_nvl72_only():
     assert one_line_error(r).startswith("error: nvl72: " + head)
     with pytest.raises(UserError, match="^rail-optimized: the fabric would have"):
         rail_optimized(domains=270000)
+
+
+def test_nvl72_refuses_a_gpu_of_more_nvlinks_than_its_chips(tmp_path):
+    # (h293) an NVL72 rack has 9 switch trays of 2 NVLink switch chips, each GPU one link to
+    # every chip: 18 NVLinks at most. A GPU of 36 was refused naming nvswitch_radix, a
+    # parameter nvl72 does not take ('nvswitch_radix 1296 is too small for 72 GPUs with 36
+    # NVLinks each: it must be >= 2592'); now in nvl72's terms
+    from dataclasses import replace
+
+    from compute.hardware import get_gpu
+
+    want = ("gpu 'Wide' has 36 NVLinks, more than the 18 NVLink switch chips of an NVL72 "
+            "rack take (one link to each); give a GPU of at most 18 NVLinks, or "
+            "rail-optimized with domain_size=72 and its own nvswitch_radix")
+    with pytest.raises(UserError) as err:
+        nvl72(gpu=replace(get_gpu("B200-HGX"), name="Wide", nvlinks=36))
+    assert str(err.value) == want
+    f = tmp_path / "wide.toml"
+    f.write_text('[gpu.Wide]\nderive_from = "B200-HGX"\nsource = "test"\nnvlinks = 36\n')
+    r = run_cli(["topology", "show", f"nvl72:gpu={f}"])
+    assert one_line_error(r) == "error: nvl72: " + want
+    # 18 (a B200's own) and 12 (an A100's, 12 of the 18 chips) build: 72 x 18 ports
+    assert nvl72().nodes["nvs0"]["radix"] == nvl72(gpu="A100-SXM-80GB").nodes["nvs0"]["radix"] \
+        == 1296
