@@ -328,9 +328,9 @@ def fabric_scenarios(gpus: Iterable[str | GpuSpec],
 
 
 def fixed_gpu(scenario: Scenario) -> bool:
-    """Whether ``scenario`` runs on a fabric graph (a saved fabric file, a user's fabric)
-    whose GPUs are part of it, so :func:`fabric_scenarios` runs it with its own GPU alone."""
-    return scenario.graph is not None
+    """Whether :func:`fabric_scenarios` runs ``scenario`` with its own GPU alone
+    (:attr:`Scenario.fixed_gpu <netmodel.study.scenarios.Scenario.fixed_gpu>`)."""
+    return scenario.fixed_gpu
 
 
 class _Laps:

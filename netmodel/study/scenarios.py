@@ -237,6 +237,13 @@ class Scenario:
         """Whether the fabric is optical circuit-switched (circuits set per instance)."""
         return self.builder == "ocs"
 
+    @property
+    def fixed_gpu(self) -> bool:
+        """Whether the scenario runs on a fabric graph (a saved fabric file, a user's
+        fabric) whose GPUs are part of it, so it runs with its own GPU alone (a study does
+        not swap it onto other GPUs)."""
+        return self.graph is not None
+
     def with_gpu(self, gpu: str | GpuSpec) -> Scenario:
         """The same scenario with another GPU type (a :class:`~compute.hardware.GpuSpec`, a
         catalog name or a GPU file); the fabric's tokens follow it."""

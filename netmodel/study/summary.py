@@ -132,9 +132,7 @@ def _notes(study) -> list[str]:
         out.append("- Scenarios (netmodel/data/scenarios/*.toml, sources in each file): "
                    + "; ".join(f"{s.name}: {s.description}" for s in
                                {s.name: s for s in study.fabric.scenarios}.values()) + ".")
-        from netmodel.study.lite_gpu import fixed_gpu
-
-        fixed = [s for s in study.fabric.scenarios if fixed_gpu(s)]
+        fixed = [s for s in study.fabric.scenarios if s.fixed_gpu]
         if fixed:
             out.append("- Run with its own GPU alone, not swapped onto the study's other GPUs "
                        "(the GPUs of a saved fabric are part of its graph): "
