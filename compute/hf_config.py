@@ -123,9 +123,12 @@ HF_FAMILIES: dict[str, dict] = {
     "falcon": dict(gated_mlp=False, norm="layernorm", tied_embeddings=True, multi_query=True),
     # GPT-NeoX / Pythia: rotary (no position table), biases on every linear layer,
     # layernorms, an untied LM head (HF GPTNeoXConfig); GPT-J: rotary too (its n_positions
-    # is the context, not a table), layernorm, untied
+    # is the context, not a table), untied, one LayerNorm a layer (HF GPTJBlock's ln_1:
+    # attention and MLP in parallel); its biases are on fc_in, fc_out and the LM head only,
+    # read as biases on every linear layer (Q, K, V and O's 4 x hidden a layer more, the LM
+    # head's vocab less)
     "gpt_neox": dict(gated_mlp=False, norm="layernorm", bias=True),
-    "gptj": dict(gated_mlp=False, norm="layernorm", bias=True),
+    "gptj": dict(gated_mlp=False, norm="layernorm", bias=True, layer_norms=1),
     "llama": {}, "mistral": {}, "mixtral": {},
     "qwen2": dict(qkv_bias=True),
     # Qwen2-VL / Qwen2.5-VL (HF models/qwen2_vl, qwen2_5_vl): Qwen2's language model (biases
