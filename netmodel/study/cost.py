@@ -64,6 +64,7 @@ import math
 from dataclasses import asdict, dataclass, field, fields, replace
 from functools import cache, lru_cache
 from importlib import resources
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -358,8 +359,9 @@ def _links_bill(graph: nx.Graph, e, scale: float, prices: NetworkPrices, tier0: 
     if not len(at):
         return
     medium = e.medium[at]
-    length = _lengths([d for (*_, d), c in zip(graph.edges(data=True), cabled.tolist(),
-                                               strict=True) if c],
+    adj, nodes = graph._adj, e.nodes   # the edges' attribute dicts, in edge-array order
+    length = _lengths([adj[nodes[u]][nodes[v]] for u, v in zip(e.u[at].tolist(),
+                                                                e.v[at].tolist(), strict=True)],
                       medium == e.media.index("co-packaged-optics")
                       if "co-packaged-optics" in e.media else np.zeros(len(at), dtype=bool))
     pairs, inverse = _pairs(medium, length)
@@ -399,13 +401,16 @@ def _lengths(data: list[dict], cpo: np.ndarray) -> np.ndarray:
     optics?), as an array (the same operations, element by element)."""
     from topologies.common import CPO_DELAY, PROPAGATION_DELAY
 
-    given = np.array([float(d["length"]) if "length" in d else np.nan for d in data],
-                     dtype=float)
-    latency = np.array([float(d["latency"]) if "length" not in d else np.nan for d in data],
-                       dtype=float)
     extra = np.where(cpo, 2 * CPO_DELAY, 0.0)
-    return np.where(np.isnan(given), np.maximum(0.0, (latency - extra) / PROPAGATION_DELAY),
-                    given)
+    given = [d.get("length") for d in data]
+    if given.count(None) == len(given):   # none has a length: every one from its latency
+        latency = np.array([float(x) for x in map(itemgetter("latency"), data)], dtype=float)
+        return np.maximum(0.0, (latency - extra) / PROPAGATION_DELAY)
+    length = np.array([np.nan if x is None else float(x) for x in given], dtype=float)
+    latency = np.array([float(d["latency"]) if x is None else np.nan
+                        for d, x in zip(data, given, strict=True)], dtype=float)
+    return np.where(np.isnan(length), np.maximum(0.0, (latency - extra) / PROPAGATION_DELAY),
+                    length)
 
 
 def _ports(graph, node) -> int:
