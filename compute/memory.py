@@ -101,7 +101,10 @@ def _weight_terms(model: ModelSpec, sh: Shards) -> tuple:
         attn = _mla_attention_weights(model, sh)
     else:
         qkv_cols = (sh.heads + 2 * sh.kv_heads) * d
-        # the query and key norms (a few hundred elements) taken as replicated
+        # the query and key norms taken as replicated: 2 x head_dim over head_dim (Qwen3,
+        # Gemma-3), (heads + kv_heads) x head_dim over the heads' widths (OLMo-2, 8,192
+        # a layer); Command R+'s per-head scales (13,312 a layer) may be split by head
+        # under TP: over-counted by at most that a layer
         attn = h * qkv_cols + sh.heads * d * h + model.qk_norm
         if model.bias:
             attn = attn + qkv_cols + h
