@@ -439,8 +439,10 @@ def _bundle_components(graph: nx.Graph, edges: Sequence[tuple[Hashable, Hashable
 
 
 def _tier0_of(graph: nx.Graph) -> dict[Hashable, frozenset]:
-    """Every tier-0 switch, with the GPUs wired to it."""
-    return {n: frozenset(stopped_by(graph, n)) for n in graph if stops(graph, n)}
+    """Every tier-0 switch (:func:`stops`, read from the attribute dicts: no view a node),
+    with the GPUs wired to it."""
+    return {n: frozenset(stopped_by(graph, n)) for n, d in graph._node.items()
+            if d.get("kind") == "switch" and int(d.get("tier", -1)) == 0}
 
 
 def _held_index(held: dict) -> tuple[list, dict]:
