@@ -38,7 +38,8 @@ from compute.units import scaled
 __all__ = ["DTYPES", "FLAG_FIELDS", "HOST_POWER_KEY", "MAX_HOST_POWER", "GpuSpec",
            "OPTIONAL_FIELDS", "SPEC_KEYS", "UNSET_FIELDS",
            "NVLINK_REFERENCE", "catalog", "derivation", "derive_gpu", "die_table", "get_gpu",
-           "gpu_names", "host_power_of", "load_gpu_file", "logic_dies", "nvlink_count", "spec_ranges",
+           "gpu_names", "host_power_of", "load_gpu_file", "logic_dies", "note_derivations",
+           "nvlink_count", "spec_ranges",
            "unknown_gpu"]
 
 
@@ -498,9 +499,24 @@ def _lineage(name: str) -> Iterator[str]:
 _DERIVED: dict[str, tuple[str, float]] = {}
 
 
+def note_derivations(derived: Mapping[str, tuple[str, float]]) -> None:
+    """Record what GPUs read from elsewhere than a GPU file derive from (a saved fabric's
+    GPU types: ``{name: (base GPU, fraction)}``), as their GPU file's ``derive_from`` would
+    have; a catalog GPU keeps its own.
+
+    >>> note_derivations({"Lite": ("A100-SXM-80GB", 0.5), "NotedHalf": ("B200-HGX", 0.5)})
+    >>> derivation("Lite"), derivation("NotedHalf")
+    (('H100-SXM', 0.25), ('B200-HGX', 0.5))
+    """
+    table = catalog()
+    for name, (base, fraction) in derived.items():
+        if name not in table:
+            _DERIVED[name] = (base, float(fraction))
+
+
 def derivation(name: str) -> tuple[str, float] | None:
     """``(base GPU, fraction)`` of the GPU ``name`` where it was derived from another (in
-    the catalog or a GPU file read before), else None.
+    the catalog, a GPU file or a saved fabric read before), else None.
 
     >>> derivation("Lite"), derivation("H100-SXM")
     (('H100-SXM', 0.25), None)

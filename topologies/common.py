@@ -65,7 +65,7 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError, known
-from compute.hardware import GpuSpec, catalog, get_gpu
+from compute.hardware import GpuSpec, catalog, derivation, get_gpu
 from compute.validate import describe, is_whole
 from topologies.limits import MAX_RADIX, PHYSICAL_MAX, PHYSICAL_MIN
 from topologies.registry import REGISTRY, builder, format_value  # noqa: F401  (old home)
@@ -160,6 +160,17 @@ def _record(graph: nx.Graph, gpus: int, specs: Sequence[GpuSpec]) -> None:
     own = {s.name: s for s in specs if catalog().get(s.name) != s}
     if own:
         graph.graph["gpu_types"] = own
+        # what each derives from (a GPU file's derive_from), to a catalog GPU: the
+        # collective calibration's generation follows it, and a fabric file must carry it
+        derived = {}
+        for name in own:
+            while name not in derived and (step := derivation(name)) is not None:
+                derived[name] = {"derive_from": step[0], "fraction": step[1]}
+                if step[0] in catalog():
+                    break
+                name = step[0]
+        if derived:
+            graph.graph["gpu_derivations"] = derived
 
 
 def switch_attrs(tier: int, radix: int, latency: float, in_network_reduction: bool) -> dict:

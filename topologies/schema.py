@@ -46,7 +46,9 @@ optional, but the graph has an OCS).
 
 Graph attributes: ``name`` (str), ``spec`` (the display string, for a built fabric the
 spec string that rebuilds it, or ``""``), ``gpus`` (int: the number of GPU nodes) and, when
-a GPU type is not the catalog's own entry, ``gpu_types`` (``{name: GpuSpec}``). Builders add
+a GPU type is not the catalog's own entry, ``gpu_types`` (``{name: GpuSpec}``) and, for
+those derived from another GPU (a GPU file's ``derive_from``), ``gpu_derivations``
+(``{name: {"derive_from": base, "fraction": f}}``, to a catalog GPU). Builders add
 ``builder`` (the registered name) and ``args`` (its non-default arguments, JSON-safe; see
 :mod:`topologies.registry`), ``nodes_built`` and ``edges_built`` (the counts they made:
 analysis trusts its closed forms only while they still match) and, where they apply,
@@ -79,6 +81,7 @@ from compute.hardware import (
     UNSET_FIELDS,
     GpuSpec,
     catalog,
+    derivation,
     spec_ranges,
 )
 from compute.validate import MAX_TEXT_LENGTH, describe, is_whole, number
@@ -86,7 +89,8 @@ from topologies.limits import MAX_RADIX, MAX_TIER
 
 __all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS",
            "OPTICAL_MEDIA", "TRACE_MEDIA", "UNITS",
-           "edge_count", "gpu_nodes", "gpu_spec", "gpu_spec_from_dict", "gpu_types", "validate"]
+           "edge_count", "gpu_derivation", "gpu_nodes", "gpu_spec", "gpu_spec_from_dict", "gpu_types",
+           "validate"]
 
 NODE_KINDS = ("gpu", "switch", "ocs")
 MEDIA = ("on-package", "board", "copper", "pluggable-optics", "co-packaged-optics", "fibre",
@@ -128,6 +132,7 @@ GRAPH_TYPES = {
     "dims": (str,), "logical": (str,), "gpus": (int,), "nodes_built": (int,),
     "edges_built": (int,), "k": (int,), "oversubscription": (int,), "lites_per_group": (int,),
     "circuits": (int,), "reconfiguration_time": (int, float), "ocs_cabling": (dict,),
+    "gpu_derivations": (dict,),
 }
 _MEDIA = frozenset(MEDIA)
 _LABELS = frozenset(LABELS)
@@ -220,6 +225,23 @@ def gpu_spec(graph: nx.Graph, name: str) -> GpuSpec:
     names = list(own or {}) + list(table)
     raise UserError(f"GPU type {describe(name)} is neither one of the fabric's gpu_types nor in "
                     f"the catalog; known: {known(names)}")
+
+
+def gpu_derivation(graph: nx.Graph, name: str) -> tuple[str, float] | None:
+    """``(base GPU, fraction)`` where GPU type ``name`` on ``graph`` derives from another
+    GPU (a GPU file's ``derive_from``): the graph's own ``gpu_derivations`` first (recorded
+    by the builder, carried by a fabric file), then compute's (the catalog's Lite family, a
+    GPU file read in this process); None where it derives from none.
+
+    >>> from topologies import build
+    >>> g = build("ring:n=2,gpu=Lite")
+    >>> gpu_derivation(g, "Lite"), gpu_derivation(g, "H100-SXM")
+    (('H100-SXM', 0.25), None)
+    """
+    step = (graph.graph.get("gpu_derivations") or {}).get(name)
+    if step is not None:
+        return step["derive_from"], step["fraction"]
+    return derivation(name)
 
 
 def gpu_types(graph: nx.Graph) -> dict[str, GpuSpec]:
@@ -359,6 +381,11 @@ def _nonneg(value: object) -> bool:
     return x is not None and 0 <= x < _INF
 
 
+def _positive(value: object) -> bool:
+    x = _real(value)
+    return x is not None and 0 < x < _INF
+
+
 def _whole(value: object, minimum: int) -> bool:
     return is_whole(value) and value >= minimum  # type: ignore[operator]  # an integer compares
 
@@ -386,6 +413,12 @@ def _check_graph_attributes(graph: nx.Graph) -> dict:
         _bad("graph attribute 'ocs_cabling' must be {'medium': an optical medium ("
              f"{known(OPTICAL_MEDIA)}), 'cables': whole >= 0, 'lanes': whole >= 0}}, got "
              f"{describe(cabling)}")
+    for name, step in (attrs.get("gpu_derivations") or {}).items():
+        if (not isinstance(name, str) or not isinstance(step, dict)
+                or set(step) != {"derive_from", "fraction"}
+                or not isinstance(step["derive_from"], str) or not _positive(step["fraction"])):
+            _bad(f"gpu_derivations[{describe(name)}] must be {{'derive_from': a GPU name, "
+                 f"'fraction': finite > 0}}, got {describe(step)}")
     own = attrs.get("gpu_types") or {}
     for name, spec in own.items():
         if not isinstance(spec, GpuSpec) or spec.name != name:

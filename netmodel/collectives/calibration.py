@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 
 from compute.config_files import check_keys, read_table
 from compute.errors import UserError, known
-from compute.hardware import derivation
+from compute.hardware import derivation as _derivation
 from compute.validate import describe, is_finite, is_whole
 from topologies.limits import PHYSICAL_MIN
 
@@ -349,12 +349,20 @@ class Calibration:
         raise UserError(f"unknown protocol {name!r}; known: {known(p.name for p in self.protocols)}")
 
     # ------------------------------------------------------------------ generations
-    def generation_of(self, gpu: str) -> Generation | None:
+    def generation_of(self, gpu: str, graph: nx.Graph | None = None) -> Generation | None:
         """The generation GPU type ``gpu`` belongs to: the one listing it, else the one of
         the GPU it was derived from (a GPU file's ``derive_from``, the Lite family's H100:
-        the same NVLink and NVSwitch), else the default one; None without generations."""
+        the same NVLink and NVSwitch; on a fabric ``graph``, as the graph records it,
+        :func:`topologies.schema.gpu_derivation`), else the default one; None without
+        generations."""
         if not self.generations:
             return None
+        if graph is not None:
+            from topologies.schema import gpu_derivation
+
+            derivation = functools.partial(gpu_derivation, graph)
+        else:
+            derivation = _derivation
         seen = set()
         while gpu not in seen:
             seen.add(gpu)
@@ -367,10 +375,10 @@ class Calibration:
             gpu = derived[0]
         return next(g for g in self.generations if g.name == self.default_generation)
 
-    def for_gpu(self, gpu: str) -> Calibration:
+    def for_gpu(self, gpu: str, graph: nx.Graph | None = None) -> Calibration:
         """This calibration with the constants of ``gpu``'s generation applied (itself when
-        it has no generations)."""
-        gen = self.generation_of(gpu)
+        it has no generations); ``graph``: the fabric whose GPU it is (its derivations)."""
+        gen = self.generation_of(gpu, graph)
         if gen is None:
             return self
         changes: dict[str, Any] = {"generations": (), "default_generation": "",
@@ -401,7 +409,7 @@ class Calibration:
                 types = Counter(map(_GPU_TYPE, map(nodes.__getitem__, gpus)))
             hit = (graph.number_of_nodes(), str(types.most_common(1)[0][0]) if types else "")
             _MOST_COMMON_GPU[graph] = hit
-        return self.for_gpu(hit[1])
+        return self.for_gpu(hit[1], graph)
 
 
 #: A node's GPU type (None if it has none).

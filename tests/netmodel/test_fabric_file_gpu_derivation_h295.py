@@ -1,0 +1,102 @@
+"""A fabric built from a spec naming a GPU file whose GPU derives from another
+(``derive_from``) and the same fabric saved with ``netmodel topology export`` cost every
+collective the same, in separate processes and in one process in either order (h295).
+
+The collective calibration takes its generation constants from the GPU's lineage
+(:meth:`~netmodel.collectives.calibration.Calibration.generation_of`): a GPU derived from
+B200-HGX is costed with Blackwell's. The lineage was known only to the process that had
+read the GPU file, so the saved fabric, read in a fresh process, fell back to the default
+generation (Hopper): a TP-2 all-reduce of 4 MiB on rail-optimized:domains=2 took 23.59 us
+from the spec and 23.28 us from the file, and in one process the file read first kept
+Hopper's constants. The fabric now carries ``gpu_derivations`` (and a fabric file read
+restores them)."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from netmodel.collectives.calibration import default_calibration
+from netmodel.collectives.model import FabricCostModel
+from netmodel.study.topology_compare import resolve_fabric
+
+NBYTES = 4 * 2**20
+#: One process: the fabric ``argv[1]`` names, its calibration's generation, the TP-2
+#: all-reduce time (repr: bit for bit) and whether the file kept its builder (as built).
+COST = ("import sys\n"
+        "from netmodel.collectives.model import FabricCostModel\n"
+        "from netmodel.study.topology_compare import resolve_fabric\n"
+        "g = resolve_fabric(sys.argv[1]).graph\n"
+        "m = FabricCostModel(g)\n"
+        f"t = m.collective_time('all-reduce', {NBYTES!r}, 2)\n"
+        "print(m.calibration.generation, repr(float(t)), g.graph.get('builder'))\n")
+
+
+def _gpu_file(folder, name: str) -> str:
+    (folder / f"{name}.toml").write_text(
+        f'[gpu."{name}"]\nderive_from = "B200-HGX"\nfraction = 0.5\nmax_instance = 8\n'
+        f'source = "test: half a B200"\n')
+    return f"{name}.toml"
+
+
+def _run(folder, *args: str) -> str:
+    env = {**os.environ, "PYTHONPATH": os.getcwd() + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = subprocess.run([sys.executable, *args], cwd=folder, env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+def _export(folder, spec: str, target: str) -> None:
+    _run(folder, "-m", "netmodel", "topology", "export", spec, "-o", target)
+
+
+def _cost(ref: str) -> tuple[str, float]:
+    m = FabricCostModel(resolve_fabric(ref).graph)
+    return m.calibration.generation, float(m.collective_time("all-reduce", NBYTES, 2))
+
+
+def test_spec_and_saved_file_cost_the_same_in_separate_processes(tmp_path):
+    spec = f"rail-optimized:domains=2,gpu={_gpu_file(tmp_path, 'H295HalfB200')}"
+    _export(tmp_path, spec, "fab.json")
+    _export(tmp_path, spec, "fab.graphml")
+    runs = {ref: _run(tmp_path, "-c", COST, ref) for ref in (spec, "fab.json", "fab.graphml")}
+    # Blackwell's constants, as the GPU file's lineage says, and the files kept as built
+    assert set(runs.values()) == {runs[spec]}, runs
+    generation, seconds, builder = runs[spec].split()
+    assert (generation, builder) == ("blackwell", "rail-optimized")
+    # the same time as the fabric costed with Blackwell's constants given outright
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        blackwell = FabricCostModel(resolve_fabric(spec).graph,
+                                    calibration=default_calibration().for_gpu("B200-HGX"))
+        assert float(seconds) == float(blackwell.collective_time("all-reduce", NBYTES, 2))
+        hopper = FabricCostModel(resolve_fabric(spec).graph,
+                                 calibration=default_calibration().for_gpu("H100-SXM"))
+        assert float(seconds) != float(hopper.collective_time("all-reduce", NBYTES, 2))
+    finally:
+        os.chdir(cwd)
+
+
+@pytest.mark.parametrize("file_first", [True, False])
+def test_spec_and_saved_file_cost_the_same_in_one_process(tmp_path, monkeypatch, file_first):
+    # a GPU name of its own per order: this process has never read its GPU file
+    name = f"H295Half{'FileFirst' if file_first else 'SpecFirst'}"
+    spec = f"rail-optimized:domains=2,gpu={_gpu_file(tmp_path, name)}"
+    _export(tmp_path, spec, "fab.json")   # in another process
+    monkeypatch.chdir(tmp_path)
+    refs = ["fab.json", spec] if file_first else [spec, "fab.json"]
+    first, second = (_cost(r) for r in refs)
+    assert first == second
+    assert first[0] == "blackwell"
+
+
+def test_ocs_blast_radius_spec_and_saved_file_agree(tmp_path):
+    spec = f"ocs:gpus=16,logical=ring,gpu={_gpu_file(tmp_path, 'H295HalfB200Ocs')}"
+    _export(tmp_path, spec, "ocs.json")
+    heads = [_run(tmp_path, "-m", "netmodel", "blast-radius", "--fabric", ref, "--model",
+                  "Llama-3-70B").splitlines()[0] for ref in (spec, "ocs.json")]
+    # the first line: '<fabric>@GPU, model: GPUs, TP x batch, instances, tokens/s'
+    assert heads[0].split("@", 1)[1] == heads[1].split("@", 1)[1], heads
