@@ -404,7 +404,7 @@ def network_key(scenario: Scenario, calibration: Calibration) -> str:
     builder, params = scenario.fabric_params()
     # the GPU's name is left out, its generation is not: it picks the calibration's
     # constants (Calibration.resolve), so an A100 and a copy of it named otherwise differ
-    generation = calibration.generation_of(scenario.gpu)
+    generation = calibration.generation_of(scenario.gpu, scenario.graph)
 
     def spell(v: object) -> object:
         if isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], dict):
