@@ -220,7 +220,8 @@ class Scenario:
         """
         if (self.graph is not None or ":" in self.name) and self.fabric_file is None \
                 and re.search(
-                rf"[:,]\s*(?:gpu|lite)\s*=\s*{re.escape(self.gpu)}\s*(?:,|$)", self.name):
+                rf"[:,]\s*(?:gpu|lite)\s*=\s*{re.escape(self.gpu)}\s*(?:,|$)", self.name,
+                re.IGNORECASE):   # a GPU is named in any case (gpu=lite builds Lites)
             return self.name
         return f"{self.name}@{self.gpu}"
 
@@ -624,8 +625,10 @@ def scenario_from_dict(data: dict, where: str = "scenario",
     if isinstance(data["fabric"], str):
         fabric_file = data["fabric"]
         graph = _read_fabric_file(where, fabric_file, base_dir, gpu_spec)
-    else:
+    elif isinstance(data["fabric"], dict):
         _check_fabric(data["fabric"], where, "fabric")
+    else:
+        raise _fabric_kinds(where, data["fabric"])
     col = data["collective"]
     check_keys(f"{where}: [collective]", col, _COLLECTIVE_KEYS,
                ("circuits", "instances", "tuner"))
@@ -671,6 +674,15 @@ _FABRIC_FILES: dict = {}
 _FABRIC_FILES_MAX = 4
 
 
+def _fabric_kinds(where: str, value: object) -> UserError:
+    """The refusal of a scenario's ``fabric`` that is neither kind it may be."""
+    from topologies.io import FORMATS
+
+    return UserError(f"{where}: fabric must be a [fabric] table or a saved fabric file "
+                     f"({', '.join(FORMATS)}: netmodel topology export), relative to the "
+                     f"scenario file, got {describe(value)}")
+
+
 def _read_fabric_file(where: str, value: object, base_dir, gpu: GpuSpec) -> nx.Graph:
     """The fabric graph a scenario's ``fabric = "FILE"`` names (module doc), relative to
     ``base_dir``; its GPUs must be ``gpu``. Refused in one line naming ``where``."""
@@ -681,9 +693,7 @@ def _read_fabric_file(where: str, value: object, base_dir, gpu: GpuSpec) -> nx.G
 
     text = _text(where, "fabric", value)
     if not text.strip().lower().endswith(FORMATS):
-        raise UserError(f"{where}: fabric must be a [fabric] table or a saved fabric file "
-                        f"({', '.join(FORMATS)}: netmodel topology export), relative to the "
-                        f"scenario file, got {describe(value)}")
+        raise _fabric_kinds(where, value)
     path = Path(text.strip())
     if base_dir is not None and not path.is_absolute():
         path = Path(base_dir) / path

@@ -188,6 +188,7 @@ def test_the_files_gpus_are_not_swapped(files):
     ("ring:gpu=Lite+BW,n=8", "ring:gpu=Lite+BW,n=8"),
     ("lite-groups:base=[ring:n=4],lite=Lite", "lite-groups:base=[ring:n=4],lite=Lite"),
     ("ring:n=8", "ring:n=8@H100-SXM"),                                   # the GPU said once
+    ("ring:n=8,gpu=lite", "ring:n=8,gpu=lite"),   # (h293) any case: was ring:n=8,gpu=lite@Lite
 ])
 def test_a_fabric_spec_naming_its_gpu_is_labelled_once(spec, label):
     r = run_cli(["blast-radius", "--fabric", spec, "--model", "Llama-3-8B", "--json"])
@@ -223,3 +224,16 @@ def test_a_users_gpu_in_the_file_must_be_the_scenarios(tmp_path):
     one_line_error(run_cli(["compare", "--scenarios", tmp_path / "other.toml"]),
                    "holds its own Test-GPU GPUs (its gpu_types), not the scenario's gpu of "
                    "that name: they differ in sms")
+
+
+@pytest.mark.parametrize(("value", "shown"), [(5, "5"), (["h100.json"], "['h100.json']"),
+                                              (True, "True")])
+def test_a_fabric_neither_table_nor_file_is_refused_naming_both(tmp_path, value, shown):
+    # (h293) 'fabric = 5' was refused '[fabric] must be a table', naming neither the value
+    # nor the file a fabric may also be; now the refusal a wrong suffix gets
+    toml = tmp_path / "s.toml"
+    toml.write_text(_with_file(SHIPPED, value))
+    line = one_line_error(run_cli(["compare", "--scenarios", toml, "--models", "Llama-3-8B"]))
+    assert line == (f"error: {toml}: fabric must be a [fabric] table or a saved fabric file "
+                    f"(.json, .graphml: netmodel topology export), relative to the scenario "
+                    f"file, got {shown}")
