@@ -207,9 +207,10 @@ HF_FAMILIES: dict[str, dict] = {
     "dbrx": {},
     # MiniMax-M2 (HF transformers models/minimax_m2): Mixtral-style experts, each
     # intermediate_size wide, no shared expert; attn_type_list all 1 (softmax attention on
-    # every layer); its per-layer Q/K RMSNorms (heads x head_dim + kv_heads x head_dim,
-    # 7,168 a layer) and the 3 multi-token-prediction modules (num_mtp_modules) not counted
-    "minimax_m2": {},
+    # every layer); its Q/K RMSNorms over the heads' whole widths where use_qk_norm (HF
+    # MiniMaxM2Attention: heads x head_dim + kv_heads x head_dim, 7,168 a layer); the 3
+    # multi-token-prediction modules (num_mtp_modules) not counted
+    "minimax_m2": dict(qk_norm="heads", qk_norm_key="use_qk_norm"),
     # ERNIE-4.5 MoE (HF transformers models/ernie4_5_moe): SwiGLU experts
     # moe_intermediate_size wide, moe_num_shared_experts shared ones as wide, MoE on the
     # layers from moe_layer_start_index to moe_layer_end_index (null: the last)

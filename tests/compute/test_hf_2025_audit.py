@@ -37,19 +37,22 @@ def write(tmp_path, cfg: dict):
 
 def test_minimax_m2_reads_as_a_full_attention_moe():
     # 62 layers, hidden 3072, 48 query and 8 KV heads of 128, 256 SwiGLU experts 1536 wide
-    # (intermediate_size; no shared expert), router 3072 x 256, vocabulary 200064, untied
-    attn = 3072 * (48 * 128 + 2 * 8 * 128) + 48 * 128 * 3072          # 44,040,192
+    # (intermediate_size; no shared expert), router 3072 x 256, vocabulary 200064, untied;
+    # use_qk_norm: q_norm over 48 x 128 and k_norm over 8 x 128 (HF MiniMaxM2Attention;
+    # h294, before not counted: 62 x 7,168 = 444,416 low, 228,689,304,576 in all)
+    attn = 3072 * (48 * 128 + 2 * 8 * 128) + 48 * 128 * 3072 + (48 + 8) * 128   # 44,047,360
     expert = 3 * 3072 * 1536                                           # 14,155,776
     layer = attn + 256 * expert + 3072 * 256 + 2 * 3072
     total = 62 * layer + 2 * 200064 * 3072 + 3072
     active = total - 62 * (256 - 8) * expert
-    assert (total, active) == (228_689_304_576, 11_030_092_800)
+    assert (total, active) == (228_689_748_992, 11_030_537_216)
     m = read("minimax-m2")
+    assert m.qk_norm == 7168
     assert (m.parameters, m.active_parameters) == (total, active)
     assert (m.experts, m.experts_per_token, m.ffn, m.shared_ffn, m.dense_layers) == (
         256, 8, 1536, 0, 0)
     assert m.sliding_layers == 0
-    # MiniMax: 230B total (0.6% above: its 3 MTP modules and Q/K norms are not counted),
+    # MiniMax: 230B total (0.6% above: its 3 MTP modules are not counted),
     # 10B active, which leaves out the embedding and LM head (1.23B): 9.80B here
     assert abs(total / 230e9 - 1) < 0.01
     assert round((active - 2 * 200064 * 3072) / 1e9, 2) == 9.80
