@@ -414,16 +414,19 @@ _BLOCK = 1 << 16
 #: at every use (a file of 100,000-character ids took minutes to plot; hostile round 12).
 MAX_NODE_ID = 256
 
-def _read_bytes(path: Path) -> bytes:
+def _check_size(path: Path, size: int) -> None:
     limit = max_file_bytes()
+    if size > limit:
+        raise UserError(f"fabric file {path} is {size:,} bytes, over the limit of "
+                        f"{limit:,}; raise NETMODEL_MAX_FABRIC_FILE_BYTES to read it")
+
+
+def _read_bytes(path: Path) -> bytes:
     try:   # is_file raises, not False, for a name over the file system's limit
         if not path.is_file():
             raise UserError(f"fabric file {path} does not exist" if not path.exists()
                             else f"fabric file {path} is not a file")
-        size = path.stat().st_size
-        if size > limit:
-            raise UserError(f"fabric file {path} is {size:,} bytes, over the limit of "
-                            f"{limit:,}; raise NETMODEL_MAX_FABRIC_FILE_BYTES to read it")
+        _check_size(path, path.stat().st_size)
         return path.read_bytes()
     except OSError as exc:
         raise UserError(f"cannot read fabric file {path}: {exc.strerror}") from None
@@ -617,6 +620,11 @@ def read_graph(path: str | Path, raw: bytes | None = None) -> nx.Graph:
     with _collector_paused():
         if raw is None:
             raw = _read_bytes(path)
+        elif isinstance(raw, bytes | bytearray):   # read by the caller: the same limit
+            _check_size(path, len(raw))
+        else:
+            raise UserError(f"raw: the bytes of fabric file {path} must be bytes, "
+                            f"got {describe(raw)}")
         if kind == ".json":
             graph = _graph_from_json(_loads(raw, where), where)
         else:
