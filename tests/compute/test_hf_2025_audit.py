@@ -171,17 +171,20 @@ def test_hunyuan_a13b_per_layer_lists(tmp_path, model_type):
     # 32 layers, hidden 4096, 32 query and 8 KV heads of 128 (attention_head_dim), 64 SwiGLU
     # experts 3072 wide (moe_intermediate_size, 32 equal entries), 8 per token (moe_topk),
     # one shared expert as wide (num_shared_expert x moe_intermediate_size, with
-    # use_mixed_mlp_moe), router 4096 x 64, vocabulary 128167, tied. Before: refused for
-    # lacking num_experts_per_tok
-    attn = 4096 * (4096 + 2 * 8 * 128) + 4096 * 4096                  # 41,943,040
+    # use_mixed_mlp_moe), router 4096 x 64, vocabulary 128167, tied; use_qk_norm:
+    # query_layernorm and key_layernorm over head_dim, 2 x 128 a layer (h294; before, not
+    # counted: 8,192 low, 80,393,175,040). Earlier still: refused for lacking
+    # num_experts_per_tok
+    attn = 4096 * (4096 + 2 * 8 * 128) + 4096 * 4096 + 2 * 128        # 41,943,296
     expert = 3 * 4096 * 3072                                           # 37,748,736
     layer = attn + 65 * expert + 4096 * 64 + 2 * 4096
     total = 32 * layer + 128167 * 4096 + 4096
     active = total - 32 * 56 * expert
-    assert (total, active) == (80_393_175_040, 12_747_440_128)
+    assert (total, active) == (80_393_183_232, 12_747_448_320)
     cfg = fixture("hunyuan-a13b-instruct")
     cfg["model_type"] = model_type
     m = write(tmp_path, cfg)
+    assert m.qk_norm == 2 * 128
     assert (m.parameters, m.active_parameters) == (total, active)
     assert (m.experts, m.experts_per_token, m.ffn, m.shared_ffn) == (64, 8, 3072, 3072)
     # Tencent: 80B total, 13B active
