@@ -23,7 +23,7 @@ from importlib import resources
 from typing import Any
 
 from compute.errors import UserError, known
-from compute.units import PER_YEAR, SECONDS_PER_YEAR, ExactFactor, scaled
+from compute.units import PER_YEAR, ROW_UNIT_INPUTS, SECONDS_PER_YEAR, ExactFactor, scaled
 from compute.validate import describe
 
 __all__ = ["CONFIDENCE", "HOST_TABLE", "ROW_KEYS", "SI_UNITS", "UNITS", "Parameter",
@@ -41,8 +41,8 @@ UNITS = {
     "USD/kWh": ExactFactor(1, 3_600_000), "USD/GB": 1e-9,
     "USD/GiB": ExactFactor(1, 2**30), "pJ/bit": 1e-12, "USD/(Gb/s)": 1e-9,
     "USD/mm^2": 1e6, "USD/m": 1.0, "USD/port": 1.0, "W/port": 1.0,
-    # rent per kW of IT power a month (a Julian month, a twelfth of SECONDS_PER_YEAR)
-    "USD/kW/month": ExactFactor(12, 1000 * 31_557_600),
+    # rent per kW of IT power a month (a Julian month): the factor the unit's input table has
+    "USD/kW/month": ROW_UNIT_INPUTS["USD/kW/month"][1]["USD/kW/month"],
 }
 #: The SI unit a value of each of :data:`UNITS` is held in once converted ("" for a pure
 #: number): what an output names beside the SI value (a sweep's ``params[].unit``).
