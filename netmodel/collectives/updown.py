@@ -25,7 +25,6 @@ back to the general bidirectional search.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Hashable
 from itertools import chain
 from typing import Any
@@ -76,10 +75,8 @@ class UpDown:
     """Cone-based routing for one :class:`~netmodel.collectives.routing.Router`."""
 
     def __init__(self, router: Any) -> None:
-        # router: the Router (not imported here: routing imports this module), which owns
-        # this object; held weakly so that the pair is no reference cycle and a router
-        # dropped by its costing is freed at once, not by the cyclic collector
-        self.router = weakref.proxy(router)
+        # router: the Router (not imported here: routing imports this module)
+        self.router = router
         self._structs: dict = {}
         self._states: list[_State] = []
         self._state_ids: dict = {}
