@@ -139,10 +139,11 @@ class TunerPlugin:
     def load(cls, name: str, platform: str, path: str | Path = PLUGINS_PATH) -> TunerPlugin:
         """``name``'s regions for ``platform`` (an instance type its data lists)."""
         data = _data(path)
-        if name not in data:
+        # a str first: a list or dict raised TypeError (unhashable) at the lookup
+        if not isinstance(name, str) or name not in data:
             raise UserError(f"unknown tuner plugin {describe(name)}; known: {known(data)}")
         sets = {p: key for key, s in data[name].items() for p in s["platforms"]}
-        if platform not in sets:
+        if not isinstance(platform, str) or platform not in sets:
             raise UserError(f"tuner plugin {name} has no regions for platform "
                             f"{describe(platform)}; known: {known(sets)}")
         return get_tuner(f"{name}:{sets[platform]}", path)

@@ -72,6 +72,16 @@ def test_unknown_plugin_or_platform_named():
         TunerPlugin.load("aws-ofi-nccl", "p4d.24xlarge")
 
 
+@pytest.mark.parametrize(("name", "platform", "match"), [
+    (["aws-ofi-nccl"], "p5.48xlarge", r"unknown tuner plugin \['aws-ofi-nccl'\]"),
+    ("aws-ofi-nccl", {"p5": 1}, r"no regions for platform \{'p5': 1\}"),
+])
+def test_unhashable_plugin_or_platform_named(name, platform, match):
+    # (h301) a list or dict raised TypeError (unhashable type) at the dict lookup
+    with pytest.raises(UserError, match=match):
+        TunerPlugin.load(name, platform)
+
+
 def _accuracy():
     spec = importlib.util.spec_from_file_location("acc_h290",
                                                   ROOT / "scripts" / "accuracy_collectives.py")
