@@ -212,11 +212,11 @@ HF_FAMILIES: dict[str, dict] = {
     # multi-token-prediction modules (num_mtp_modules) not counted
     "minimax_m2": dict(qk_norm="heads", qk_norm_key="use_qk_norm"),
     # Hunyuan (HF models/hunyuan_v1_moe, hunyuan_v1_dense; Tencent's remote "hunyuan"):
-    # Llama-style, with query_layernorm and key_layernorm RMSNorms over head_dim where
-    # use_qk_norm (the remote code's switch; HF's classes build them always, and the
-    # published configs set it true)
-    **{t: dict(qk_norm="head", qk_norm_key="use_qk_norm")
-       for t in ("hunyuan", "hunyuan_v1_moe", "hunyuan_v1_dense")},
+    # Llama-style, with query_layernorm and key_layernorm RMSNorms over head_dim: always in
+    # HF's HunYuanMoEV1Attention / HunYuanDenseV1Attention, where use_qk_norm in the remote
+    # code (the published configs set it true)
+    "hunyuan": dict(qk_norm="head", qk_norm_key="use_qk_norm"),
+    "hunyuan_v1_moe": dict(qk_norm="head"), "hunyuan_v1_dense": dict(qk_norm="head"),
     # ERNIE-4.5 MoE (HF transformers models/ernie4_5_moe): SwiGLU experts
     # moe_intermediate_size wide, moe_num_shared_experts shared ones as wide, MoE on the
     # layers from moe_layer_start_index to moe_layer_end_index (null: the last)

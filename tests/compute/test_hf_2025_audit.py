@@ -192,6 +192,19 @@ def test_hunyuan_a13b_per_layer_lists(tmp_path, model_type):
     assert m.layers * m.kv_elements_per_token * m.kv_bytes == 32 * 8 * 128 * 2 * 2
 
 
+@pytest.mark.parametrize(("model_type", "qk_norm"), [("hunyuan_v1_moe", 2 * 128),
+                                                      ("hunyuan_v1_dense", 2 * 128),
+                                                      ("hunyuan", 0)])
+def test_hunyuan_qk_norms_without_use_qk_norm(tmp_path, model_type, qk_norm):
+    # HF's HunYuanMoEV1Attention / HunYuanDenseV1Attention build query_layernorm and
+    # key_layernorm (head_dim each) whatever the config says; Tencent's remote "hunyuan"
+    # code only where use_qk_norm. A config without the key: 2 x 128 a layer for HF's
+    # types (before: 0, 32 x 256 = 8,192 parameters low), none for the remote one
+    cfg = {k: v for k, v in fixture("hunyuan-a13b-instruct").items() if k != "use_qk_norm"}
+    cfg["model_type"] = model_type
+    assert write(tmp_path, cfg).qk_norm == qk_norm
+
+
 def test_hunyuan_shared_expert_only_with_mixed_mlp(tmp_path):
     cfg = fixture("hunyuan-a13b-instruct")
     cfg["use_mixed_mlp_moe"] = False
