@@ -91,7 +91,7 @@ def test_nvls_tree_heads_follow_the_nics(fabric):
 
 
 def test_ring_shares_the_nics_that_are_up(fabric):
-    # the ring already re-plans (algo_ring._live_rails): 7 rings, each on 1/7, so each
+    # the ring already re-plans (algo_ring.nic_lanes): 7 rings, each on 1/7, so each
     # step a NIC carries n / (7 x 16), at 50 GB/s x 0.94 (a guard: this passed before)
     r = degraded_cost(fabric, AR, N, 16, links=[("gpu0", "leaf0")], algorithm="ring")
     for s in r.degraded.steps:
