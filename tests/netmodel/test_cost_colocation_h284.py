@@ -3,8 +3,9 @@ a month (``colocation_rent``, compute/data/economics.toml: CBRE's $184.06/kW/mon
 in the cost per year and per token as its own line; and a held-out check of the cost per
 GPU-hour against SemiAnalysis's H200 figures (../shared/reference/power_cost_yield.csv P31).
 
-Before this, the model counted no facility: every test here fails on the old code (no
-``colocation_rent`` parameter, no ``colocation_per_year``)."""
+Before this, the model counted no facility: the rent's tests fail on the old code (no
+``colocation_rent`` parameter, no ``colocation_per_year``); the P31 capital checks, which
+read only the capex, pass there too (4f3441b: the defect was the old check's accounting)."""
 
 from __future__ import annotations
 
