@@ -642,10 +642,15 @@ class FabricCostModel:
         """The model's tuner's ``(algorithm, protocol)`` for ``op`` of ``nbytes`` on
         ``group``, where it chooses one the model can run; None where it leaves the choice
         to auto (or no tuner is set)."""
+        # checked as cost() checks them: -5 bytes got the plugin's tree/LL128, 'x' a ValueError
+        check_op(op)
+        n = check_sizes(nbytes, bounded=True)
+        if n.size != 1:
+            raise UserError(f"tuner_choice takes one message size, got {n.size}")
         if self.tuner is None:
             return None
+        n = n.reshape(1)
         group = self.group(group)
-        n = np.array([float(nbytes)])
         try:
             cands = self.choices(op, group, n, "auto")
         except GroupCut:

@@ -176,3 +176,19 @@ def test_unknown_tuner_names_refused_in_one_line(tmp_path):
     with pytest.raises(UserError, match=r"unknown tuner 'p5'; known: .*aws-ofi-nccl:p5"):
         FabricCostModel(build("single-switch:n=8"), tuner="p5")
     assert "aws-ofi-nccl:p5" in run_cli(["collective", "--help"]).output
+
+
+@pytest.mark.parametrize(("nbytes", "match"), [
+    (-5, r"message size must be a finite number of bytes > 0, got -5"),
+    ("x", r"message size"),
+    ([2 ** 30, 2 ** 31], r"tuner_choice takes one message size, got 2"),
+])
+def test_tuner_choice_checks_its_size_as_cost_does(nbytes, match):
+    # (h301) -5 bytes was read as the plugin's 1e-6 and got tree/LL128; 'x' raised ValueError
+    from netmodel.collectives.model import FabricCostModel
+    from topologies import build
+
+    m = FabricCostModel(build("rail-optimized:domains=8"), tuner=TUNER)
+    with pytest.raises(UserError, match=match):
+        m.tuner_choice("all-reduce", nbytes, 64)
+    assert m.tuner_choice("all-reduce", 2 ** 30, 64) == ("ring", "LL128")
