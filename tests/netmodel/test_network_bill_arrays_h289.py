@@ -2,7 +2,8 @@
 a loop over the edges to the last bit: every item's count, capex and power equal a plain
 loop's (the rules of netmodel/study/cost.py before h289, spelled out here), shares of 1/3
 and 1/4 of a cable included (sums that are not exact in binary), at both shares and
-other prices. A guard of identity: it passes on the old code by design."""
+other prices. A guard of identity: it passes on the old code by design. And (h300) the
+``edges`` a caller gives must be the graph's own arrays."""
 
 import math
 
@@ -69,3 +70,26 @@ def test_links_as_the_loop_summed(spec, share):
                if i.category in ("optics", "cable")}
         assert got == want
         assert all(type(x) is float for v in got.values() for x in v)
+
+
+# leaves=4,radix=8: 4 leaves of 4 GPUs and 4 up-links, 4 spines: 24 nodes, 16 + 16 links;
+# leaves=2,radix=4: 2 leaves of 2 GPUs and 2 up-links, 2 spines: 8 nodes, 4 + 4 links
+@pytest.mark.parametrize(("given", "says"), [
+    ("leaf-spine:leaves=4,radix=8", "got another graph's (24 nodes, 32 links)"),
+    ("leaf-spine:leaves=2,radix=4", "got another graph's (8 nodes, 8 links)"),
+])
+def test_another_graphs_edge_arrays_refused_in_one_line(given, says):
+    # (h300) edges= given another graph's arrays: before, a KeyError from the node loop
+    # ('leaf2', 'gpu2'), or a bill priced from the wrong links where the names matched
+    from compute.errors import UserError
+    from topologies.analysis import edge_arrays
+
+    graph = build("leaf-spine:leaves=2,radix=4" if given != "leaf-spine:leaves=2,radix=4"
+                  else "leaf-spine:leaves=4,radix=8")
+    with pytest.raises(UserError) as e:
+        network_bill(graph, edges=edge_arrays(build(given)))
+    msg = str(e.value)
+    assert msg.startswith("edges must be edge_arrays(graph) of this graph (") and says in msg
+    assert "\n" not in msg
+    with pytest.raises(UserError, match=r"^edges must be a .*EdgeArrays .*got 'x'"):
+        network_bill(graph, edges="x")
