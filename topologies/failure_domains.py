@@ -78,6 +78,7 @@ import numpy as np
 
 from compute.errors import UserError, known
 from topologies.analysis import EdgeArrays, cable_end_parts, edge_arrays, shared_part
+from topologies.graph_ops import edge_key
 from topologies.hierarchical import NVL72_SWITCH_TRAYS
 from topologies.schema import TRACE_MEDIA, check_graph, gpu_nodes
 
@@ -136,13 +137,9 @@ class Component:
         """Every node and (sorted) edge the failure touches."""
         out = set(self.nodes)
         out.update(self.disabled)
-        out.update(_key(u, v) for u, v in self.edges)
-        out.update(_key(u, v) for (u, v), _ in self.scaled)
+        out.update(edge_key(u, v) for u, v in self.edges)
+        out.update(edge_key(u, v) for (u, v), _ in self.scaled)
         return frozenset(out)
-
-
-def _key(u: Hashable, v: Hashable) -> tuple[Hashable, Hashable]:
-    return (u, v) if str(u) <= str(v) else (v, u)
 
 
 def _check_classes(classes: Iterable[str] | None) -> tuple[str, ...]:
