@@ -446,9 +446,9 @@ ROW_UNIT_INPUTS: dict[str, tuple[str, dict[str, float]]] = {
 #: rent per W of IT power and second (SI) per kW a month or a year (Julian: a twelfth of
 #: SECONDS_PER_YEAR a month)
 ROW_UNIT_INPUTS["USD/kW/month"] = ("USD/(W s)", {"": 1.0, **{
-    f"{c}/{w}/{t}": ExactFactor(k * (12 if t == "month" else 1), w_k * _YEAR_S)
-    for c in ("USD", "$") for w, w_k, k in (("kW", 1000, 1), ("MW", 10**6, 1), ("W", 1, 1))
-    for t in ("month", "year")}})
+    f"{c}/{w}/{t}": ExactFactor(per_year, _exact(_POWER[w]) * _YEAR_S)
+    for c in ("USD", "$") for w in ("kW", "MW", "W")
+    for t, per_year in (("month", 12), ("year", 1))}})
 ROW_UNIT_INPUTS["1/mm^2"] = ROW_UNIT_INPUTS["1/cm^2"]
 ROW_UNIT_INPUTS["USD/GiB"] = ROW_UNIT_INPUTS["USD/GB"]   # a DRAM chip's price (2**30 bytes)
 
