@@ -71,8 +71,7 @@ if TYPE_CHECKING:
     from netmodel.study.sweep import SweepResult
 
 __all__ = ["BASELINE", "DEFAULT_GPUS", "DEFAULT_MODELS", "NETWORKS", "STUDY_COLUMNS",
-           "SWEEP_GPU", "SWEEP_HOP_LATENCY", "FullStudy", "fabric_scenarios", "fixed_gpu",
-           "run_full_study",
+           "SWEEP_GPU", "SWEEP_HOP_LATENCY", "FullStudy", "fabric_scenarios", "run_full_study",
            "write_full_study",
            "StudyResult", "StudyRow", "ideal_network", "run_lite_gpu_study", "study_files",
            "write_study"]
@@ -297,8 +296,9 @@ def fabric_scenarios(gpus: Iterable[str | GpuSpec],
     runs with it; every other scenario runs with each GPU of ``gpus`` but the baseline,
     except one on a fabric graph (a scenario file's ``fabric = "FILE"``, a
     :func:`~netmodel.study.scenarios.fabric_scenario`), whose GPUs are part of the graph:
-    it runs with its own GPU alone, whether or not ``gpus`` holds it (:func:`fixed_gpu`
-    names them for the study's notes).
+    it runs with its own GPU alone, whether or not ``gpus`` holds it
+    (:attr:`Scenario.fixed_gpu <netmodel.study.scenarios.Scenario.fixed_gpu>`; the study's
+    notes name them).
     The baseline scenario (:data:`~netmodel.study.defaults.BASELINE_SCENARIO`), which every
     fabric ratio divides by, is always there, added first when ``scenarios`` lacks it.
 
@@ -321,16 +321,10 @@ def fabric_scenarios(gpus: Iterable[str | GpuSpec],
         refs.insert(0, get_scenario(BASELINE_SCENARIO))
     out = {}
     for s in refs:
-        for v in ([s] if s.gpu == baseline or fixed_gpu(s) else
+        for v in ([s] if s.gpu == baseline or s.fixed_gpu else
                   [s.with_gpu(g) for g in others]):
             out.setdefault(v.label, v)
     return list(out.values())
-
-
-def fixed_gpu(scenario: Scenario) -> bool:
-    """Whether :func:`fabric_scenarios` runs ``scenario`` with its own GPU alone
-    (:attr:`Scenario.fixed_gpu <netmodel.study.scenarios.Scenario.fixed_gpu>`)."""
-    return scenario.fixed_gpu
 
 
 class _Laps:

@@ -51,7 +51,7 @@ def mine(tmp_path):
 
 def test_a_file_fabric_scenario_runs_with_its_own_gpu_alone(mine):
     from netmodel.study.defaults import DEFAULT_GPUS
-    from netmodel.study.lite_gpu import fabric_scenarios, fixed_gpu
+    from netmodel.study.lite_gpu import fabric_scenarios
     from netmodel.study.scenarios import get_scenario
 
     lites = [g for g in DEFAULT_GPUS if g.startswith("Lite")]
@@ -60,7 +60,7 @@ def test_a_file_fabric_scenario_runs_with_its_own_gpu_alone(mine):
     labels = [s.label for s in scens]
     assert labels == ["h100-dgx@H100-SXM", "mine@Lite",
                       *(f"lite-flat@{g}" for g in lites)]
-    assert [fixed_gpu(s) for s in scens] == [False, True] + [False] * len(lites)
+    assert [s.fixed_gpu for s in scens] == [False, True] + [False] * len(lites)
     # its own GPU even where the run lacks it (the others run on the GPUs given)
     assert [s.label for s in fabric_scenarios(["H100-SXM", "Lite+BW"], [str(mine)])] \
         == ["h100-dgx@H100-SXM", "mine@Lite"]
