@@ -224,16 +224,6 @@ class NetworkBill:
         return {k: dict(v) if isinstance(v, dict) else v for k, v in self.counts.items()}
 
 
-def _length(data: dict) -> float:
-    """Metres of a link: its ``length`` attribute, else read back from its latency."""
-    from topologies.common import CPO_DELAY, PROPAGATION_DELAY
-
-    if "length" in data:
-        return float(data["length"])
-    extra = 2 * CPO_DELAY if data["medium"] == "co-packaged-optics" else 0.0
-    return max(0.0, (float(data["latency"]) - extra) / PROPAGATION_DELAY)
-
-
 @lru_cache(maxsize=128)
 def _network_bill_cached(graph, share: str, prices: NetworkPrices) -> NetworkBill:
     """:func:`network_bill` once per (graph object, share, prices): a comparison prices
@@ -402,8 +392,9 @@ def _pairs(codes: np.ndarray, values: np.ndarray) -> tuple[list, np.ndarray]:
 
 
 def _lengths(data: list[dict], cpo: np.ndarray) -> np.ndarray:
-    """:func:`_length` of each edge's attributes ``data`` (``cpo``: its medium co-packaged
-    optics?), as an array (the same operations, element by element)."""
+    """Metres of each link, by its attributes ``data`` (``cpo``: its medium co-packaged
+    optics?): its ``length`` attribute, else read back from its latency (less a
+    co-packaged engine's delay at each end), at least 0."""
     from topologies.common import CPO_DELAY, PROPAGATION_DELAY
 
     extra = np.where(cpo, 2 * CPO_DELAY, 0.0)
