@@ -87,17 +87,20 @@ class Curve:
     busbw with nccl-tests' launch floor (module docstring)."""
 
     def __init__(self, key, system, fabric, gpus, algorithm, sizes, measured, source,
-                 target=True, note="", op="all-reduce", gpus_per_thread=None, tuner=None):
+                 target=True, note="", op="all-reduce", gpus_per_thread=None, tuner=None,
+                 buffsize=None):
         self.key, self.system, self.fabric, self.gpus = key, system, fabric, gpus
         self.tuner = tuner      # (plugin, platform) whose tuner chose, or None: NCCL's
         self.algorithm, self.sizes, self.measured = algorithm, sizes, measured
         self.source, self.target, self.note, self.op = source, target, note, op
         self.gpus_per_thread = gpus_per_thread
+        self.buffsize = buffsize    # the run's NCCL_BUFFSIZE (bytes), or None: NCCL's default
         self.model = self.choice = self.time = self.harness = None
 
     def run(self) -> Curve:
         import numpy as np
 
+        from netmodel.collectives.calibration import default_calibration
         from netmodel.collectives.model import FabricCostModel
         from netmodel.collectives.tuner_plugin import TunerPlugin
         from topologies import build
@@ -107,8 +110,11 @@ class Curve:
         alg = None if kind == "auto" else self.algorithm
         # a plugin's tuner chooses under auto as the run's did (FabricCostModel's tuner)
         tuner = None if self.tuner is None else TunerPlugin.load(*self.tuner)
+        cal = None if self.buffsize is None else \
+            default_calibration().with_(simple_buffer=self.buffsize)
         model = FabricCostModel(build(self.fabric), validated=True, tuner=tuner,
-                                algorithms=tuple(names.split(",")) if names else "nccl")
+                                algorithms=tuple(names.split(",")) if names else "nccl",
+                                calibration=cal)
         sw = model.sweep(self.op, np.asarray(self.sizes, dtype=float), self.gpus, alg)
         self.model = sw.busbw / 1e9
         self.time = sw.time
@@ -176,7 +182,9 @@ def cited_curves() -> list[Curve]:
                                        r["target"] == "yes", r["note"],
                                        gpus_per_thread=int(r["gpus_per_thread"])
                                        if r["gpus_per_thread"] else None,
-                                       tuner=tuner_of(r["nccl_algorithm"]))
+                                       tuner=tuner_of(r["nccl_algorithm"]),
+                                       buffsize=float(r["nccl_buffsize"])
+                                       if r["nccl_buffsize"] else None)
         c.sizes.append(float(r["bytes"]))
         c.measured.append(float(r["busbw_GBps"]))
     return list(out.values())
@@ -228,6 +236,8 @@ def sweep_tables(curves, markdown) -> list[str]:
                    + ("" if c.algorithm == "auto" else
                       f", model auto over {c.algorithm[5:].replace(',', ', ')}"
                       if c.algorithm.startswith("auto:") else f", model algorithm {c.algorithm}")
+                   + ("" if c.buffsize is None else
+                      f", NCCL_BUFFSIZE {_fmt_size(c.buffsize)} as the run set it")
                    + f"). Source: {c.source}." + (f" {c.note}." if c.note else ""))
         rows = [[_fmt_size(n), f"{x:.2f}", f"{m:.2f}", f"{m / x - 1:+.0%}", ch]
                 for n, x, m, ch in zip(c.sizes, c.measured, c.model, c.choice, strict=True)]

@@ -112,6 +112,19 @@ def _check_bytes(n, option, text):
     return n
 
 
+def _buffsize(text):
+    """``--nccl-buffsize`` in bytes (None where not given), refused unless NCCL could take
+    it (:func:`netmodel.collectives.calibration.check_simple_buffer`)."""
+    if text is None:
+        return None
+    from compute.units import parse_bytes
+    from netmodel.collectives.calibration import check_simple_buffer
+
+    n = parse_bytes(text, "--nccl-buffsize")
+    check_simple_buffer(n, f"--nccl-buffsize {text!r}")
+    return float(n)
+
+
 def _size_count(text) -> int:
     """How many sizes ``--sizes`` text makes, worked out before any list is built."""
     import math
@@ -278,13 +291,18 @@ _routing_options = [
               "and with --all-groups for all of them together (everyone-to-everyone "
               "algorithms route p(p-1); default 20,000,000); counted before anything is "
               "built.")
+@click.option("--nccl-buffsize", "buffsize_text", default=None, metavar="SIZE",
+              help="The run's NCCL_BUFFSIZE (bytes, or with a unit: 8MiB): the Simple "
+              "protocol's buffer, whose eighth is its pipeline chunk (default NCCL's 4 MiB, "
+              "collective_defaults.toml [pipeline] simple_buffer).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--plot", "plot_path", default=None, metavar="FILE.png",
               help="Also draw busbw against size for every algorithm.")
 def collective(op: str, fabric: str | None, scenario: str | None, group_text: str,
                size_text: str, algorithm: str, algorithms: str | None, placement: str,
                seed: int, tuner: str, fail_text: str | None, all_groups: bool,
-               max_transfers: int | None, as_json: bool, plot_path: str | None) -> None:
+               max_transfers: int | None, buffsize_text: str | None, as_json: bool,
+               plot_path: str | None) -> None:
     """Cost of one collective OP (all-reduce, reduce-scatter, all-gather, broadcast,
     reduce, all-to-all, send-recv) on a group of GPUs of a fabric, or of a scenario as compare
     costs it."""
@@ -299,8 +317,10 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
     _check_plot(plot_path)
     size = _check_bytes(parse_bytes(size_text), "--size", size_text)
     max_transfers = _max_transfers(max_transfers)
+    buffsize = _buffsize(buffsize_text)
     setup = _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfers,
                    plot=plot_path is not None, tuner=tuner)
+    setup.simple_buffer = buffsize
     algorithm, placement, seed = setup.algorithm, setup.placement, setup.seed
     if setup.tuner != "none" and algorithm == "auto" and (fail_text or all_groups):
         from compute.errors import UserError

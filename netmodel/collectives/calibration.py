@@ -57,8 +57,9 @@ from topologies.limits import PHYSICAL_MIN
 if TYPE_CHECKING:
     import networkx as nx
 
-__all__ = ["DEFAULTS_PATH", "GENERATIONS_PATH", "Calibration", "Generation", "Protocol",
-           "default_calibration", "load_calibration", "load_generations"]
+__all__ = ["DEFAULTS_PATH", "GENERATIONS_PATH", "NCCL_STEPS", "Calibration", "Generation", "Protocol",
+           "check_simple_buffer", "default_calibration", "load_calibration",
+           "load_generations"]
 
 DEFAULTS_PATH = Path(__file__).resolve().parent.parent / "data" / "collective_defaults.toml"
 GENERATIONS_PATH = Path(__file__).resolve().parent.parent / "data" / \
@@ -189,6 +190,12 @@ class Calibration:
     in_network_ceiling : float
         In-switch all-reduce busbw cannot exceed this multiple of a GPU's scale-up line
         rate; 0: no ceiling.
+    simple_buffer : float
+        Bytes of a channel's Simple buffer to one peer (``NCCL_BUFFSIZE``, NCCL's
+        ``buffSizes[NCCL_PROTO_SIMPLE]``, 4 MiB by default): the Simple protocol's chunk is
+        ``simple_buffer // NCCL_STEPS`` (NCCL's ``stepSize``) and Simple send/recv's
+        ``p2p_nvlink_chunk`` at most that; LL, LL128 and in-network chunks have their own
+        buffers and do not change. 0: the Simple chunk as given (no buffer).
     p2p_ll_threshold : float
         NCCL's send/recv (grouped ncclSend/ncclRecv: all-to-all, send-recv) runs LL while
         one peer's bytes are at most this many bytes times the channels a peer may use, and
@@ -277,6 +284,7 @@ class Calibration:
     channels: int = 1
     in_network_channels: int = 0
     in_network_ceiling: float = 0.0
+    simple_buffer: float = 0.0
     p2p_ll_threshold: float = 0.0
     p2p_channels_per_peer: int = 1
     p2p_channels_per_net_peer: int = 1
@@ -320,6 +328,12 @@ class Calibration:
                 raise UserError(f"{key} must be a whole number in {least}..1024, got {c!r}")
         if not isinstance(self.pxn, bool):
             raise UserError(f"pxn must be true or false, got {describe(self.pxn)}")
+        if self.simple_buffer != 0:
+            check_simple_buffer(self.simple_buffer)
+            object.__setattr__(self, "simple_buffer", float(self.simple_buffer))
+            step = float(int(self.simple_buffer) // NCCL_STEPS)   # NCCL's stepSize
+            object.__setattr__(self, "protocols", tuple(
+                replace(p, chunk=step) if p.name == "Simple" else p for p in self.protocols))
         names = [g.name for g in self.generations]
         if self.generations and self.default_generation not in names:
             raise UserError(f"default generation {self.default_generation!r} is not one of "
@@ -340,6 +354,15 @@ class Calibration:
     def with_(self, **changes: Any) -> Calibration:
         """A copy with some fields changed."""
         return replace(self, **changes)
+
+    @property
+    def p2p_chunk(self) -> float:
+        """Bytes of one step of Simple send/recv in one NVLink domain: ``p2p_nvlink_chunk``,
+        at most the Simple buffer's step (NCCL's computeBuffSizes: "Make sure P2P chunksize
+        is not larger than coll chunksize")."""
+        if self.simple_buffer:
+            return min(self.p2p_nvlink_chunk, float(int(self.simple_buffer) // NCCL_STEPS))
+        return self.p2p_nvlink_chunk
 
     def protocol(self, name: str) -> Protocol:
         """The protocol called ``name``."""
@@ -412,6 +435,25 @@ class Calibration:
         return self.for_gpu(hit[1], graph)
 
 
+#: Slots of a channel's buffer (NVIDIA/nccl src/include/device.h, ``NCCL_STEPS 8``): a
+#: protocol's step (its chunk) is its buffer over this many.
+NCCL_STEPS = 8
+
+#: The largest Simple buffer taken (bytes): 1 TiB, past any GPU's memory.
+SIMPLE_BUFFER_MAX = 2 ** 40
+
+
+def check_simple_buffer(v: object, name: str = "simple_buffer") -> None:
+    """Refuse a Simple buffer (``NCCL_BUFFSIZE``) that is not a whole number of bytes in
+    ``NCCL_STEPS..SIMPLE_BUFFER_MAX`` (below NCCL_STEPS a step holds no byte), naming
+    ``name``."""
+    if isinstance(v, bool) or not is_finite(v) or not float(v).is_integer() \
+            or not NCCL_STEPS <= v <= SIMPLE_BUFFER_MAX:
+        raise UserError(f"{name} must be a whole number of bytes in {NCCL_STEPS}.."
+                        f"{SIMPLE_BUFFER_MAX} (NCCL_BUFFSIZE; NCCL's default 4194304), got "
+                        f"{describe(v)}")
+
+
 #: A node's GPU type (None if it has none).
 _GPU_TYPE = methodcaller("get", "gpu")
 #: The most common GPU type of each graph (with its node count, as a check), read once.
@@ -477,7 +519,9 @@ def load_calibration(path: str | Path = DEFAULTS_PATH,
     check_keys(f"{path}: [links]", data["links"], ("scaleup_efficiency", "scaleout_efficiency"))
     check_keys(f"{path}: [reduction]", data["reduction"], ("rate",))
     pipeline = data.get("pipeline", {})
-    check_keys(f"{path}: [pipeline]", pipeline, (), ("channels",))
+    check_keys(f"{path}: [pipeline]", pipeline, (), ("channels", "simple_buffer"))
+    if "simple_buffer" in pipeline:   # 0 is no buffer to the library, never a file's value
+        check_simple_buffer(pipeline["simple_buffer"], f"{path}: [pipeline].simple_buffer")
     p2p = data.get("p2p", {})
     check_keys(f"{path}: [p2p]", p2p, (), ("ll_threshold", "channels_per_peer",
                                            "channels_per_net_peer", "net_channel_bandwidth",
@@ -514,6 +558,7 @@ def _calibration_of(data, pipeline, p2p, protocols, in_network, gens,
         scaleout_efficiency=float(data["links"]["scaleout_efficiency"]),
         reduction_rate=float(data["reduction"]["rate"]),
         channels=pipeline.get("channels", 1),
+        simple_buffer=pipeline.get("simple_buffer", 0),
         p2p_ll_threshold=float(p2p.get("ll_threshold", 0.0)),
         p2p_channels_per_peer=p2p.get("channels_per_peer", 1),
         p2p_channels_per_net_peer=p2p.get("channels_per_net_peer", 1),

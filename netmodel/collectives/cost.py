@@ -436,7 +436,7 @@ def _p2p_fills(t: dict[str, np.ndarray], plain: np.ndarray, scaleout: np.ndarray
     ...     t, on, ~on, bl, simple, cal)]
     [(2e-12, 16.0)]
     """
-    chunk = cal.p2p_nvlink_chunk
+    chunk = cal.p2p_chunk
     if chunk <= 0 or protocol.name != "Simple":
         return []
     ranks = np.where(plain & ~np.asarray(scaleout, dtype=bool), t["p2p_ranks"], 0.0)

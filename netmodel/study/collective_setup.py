@@ -71,6 +71,8 @@ class CollectiveSetup:
     seed: int
     max_transfers: int
     tuner: str = "none"              #: the tuner plugin choosing under auto ("none": NCCL's)
+    #: the run's NCCL_BUFFSIZE (bytes; None: the calibration's, NCCL's 4 MiB default)
+    simple_buffer: float | None = None
     overrides: dict = field(default_factory=dict)
     _graph: object = None            #: the built fabric (a scenario's before [adjust])
     _models: dict = field(default_factory=dict)
@@ -78,12 +80,18 @@ class CollectiveSetup:
     @property
     def calibration(self):
         """The calibration handed to the cost model: the scenario's, or None (the shipped
-        defaults, resolved for the fabric's GPUs)."""
-        if self.scenario is None:
-            return None
-        from netmodel.study.fabric_search import scenario_calibration
+        defaults, resolved for the fabric's GPUs); with :attr:`simple_buffer`, that Simple
+        buffer in it."""
+        cal = None
+        if self.scenario is not None:
+            from netmodel.study.fabric_search import scenario_calibration
 
-        return scenario_calibration(self.scenario)
+            cal = scenario_calibration(self.scenario)
+        if self.simple_buffer is not None:
+            from netmodel.collectives.calibration import default_calibration
+
+            cal = (cal or default_calibration()).with_(simple_buffer=self.simple_buffer)
+        return cal
 
     def model(self, size: int) -> FabricCostModel:
         """The cost model a group of ``size`` GPUs is costed with (a scenario on an OCS fabric
@@ -98,7 +106,8 @@ class CollectiveSetup:
             if s is None:
                 from netmodel.collectives.model import FabricCostModel
 
-                hit = FabricCostModel(self._graph, validated=True, **routing)
+                hit = FabricCostModel(self._graph, validated=True,
+                                      calibration=self.calibration, **routing)
             else:
                 from netmodel.study.fabric_search import scenario_model
 
