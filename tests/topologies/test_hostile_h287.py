@@ -4,8 +4,6 @@ TypeError from ``range``, a string or None raised TypeError from a comparison, a
 zero ``leaves`` returned one spine, and an ``uplinks`` of 10**30 ran the divisor search for
 ever. Each is now refused in one line naming the parameter, before the search."""
 
-import time
-
 import pytest
 
 from compute.errors import UserError
@@ -19,10 +17,9 @@ def test_counts_are_checked_by_name(where, bad):
     args = [8, 32, 64]
     args[where] = bad
     name = ("leaves", "uplinks", "spine_radix")[where]
-    start = time.perf_counter()
+    # refused by the check, before the divisor search (10**30 uplinks never finished)
     with pytest.raises(UserError, match=rf"^{name} must be an integer "):
         spine_count(*args)
-    assert time.perf_counter() - start < 1.0
 
 
 def test_unit_must_be_one_line_of_text():
