@@ -1,0 +1,71 @@
+"""The study runs a scenario whose ``[collective] tuner`` is set (h302): its packed part
+costs every instance at once, which a tuner plugin does not choose for (it chooses for an
+instance alone; ScenarioCollectives refuses the two together), so the packed part leaves
+such a scenario out and the rest of the study runs it. Before, the whole study was refused
+in one line ('tuner ... chooses for instances alone'), --no-packed the only way to run it."""
+
+from __future__ import annotations
+
+import pytest
+
+from netmodel.study.scenarios import load_scenario_text
+
+TUNED = """
+name = "efa-tuned"
+description = "8 x 8 Lite, rail-optimized, aws-ofi-nccl p5 tuner"
+gpu = "Lite"
+
+[fabric]
+builder = "rail-optimized"
+domains = 8
+domain_size = 8
+gpus_per_server = 8
+gpu = "$gpu"
+scaleup_bandwidth = "$scaleup"
+nic_bandwidth = "$scaleout"
+nvlinks = "$nvlinks"
+in_network_reduction = "$reduction"
+
+[collective]
+placement = "contiguous"
+algorithm = "auto"
+links = "as-built"
+calibration = "default"
+tuner = "aws-ofi-nccl:p5"
+
+[sources]
+bandwidth = "test"
+latency = "test"
+"""
+
+
+@pytest.fixture(scope="module")
+def study():
+    from netmodel.study.lite_gpu import run_full_study
+
+    tuned = load_scenario_text(TUNED, "efa-tuned.toml")
+    return run_full_study(["Llama-3-70B"], ["H100-SXM", "Lite"], ["decode"],
+                          networks=["ring"], scenarios=[tuned], sweep=False, paper=False,
+                          reliability=False, cost=False, crossovers=False, serving=False,
+                          moe=None)
+
+
+def test_a_tuned_scenario_runs_in_the_study_but_the_packed_part(study):
+    labels = {r.label for r in study.fabric.rows}
+    assert labels == {"h100-dgx@H100-SXM", "efa-tuned@Lite"}
+    tuned = next(s for s in study.fabric.scenarios if s.name == "efa-tuned")
+    assert tuned.tuner == "aws-ofi-nccl:p5"
+    assert study.packed is not None
+    assert {r.label for r in study.packed.rows} == {"h100-dgx@H100-SXM"}
+
+
+def test_the_packed_part_of_the_baseline_is_what_it_is_without_the_tuned_scenario(study):
+    # leaving the tuned scenario out changes nothing of the rest of the packed part
+    from netmodel.study.lite_gpu import run_full_study
+
+    alone = run_full_study(["Llama-3-70B"], ["H100-SXM"], ["decode"], networks=["ring"],
+                           scenarios=["h100-dgx"], sweep=False, paper=False,
+                           reliability=False, cost=False, crossovers=False, serving=False,
+                           moe=None)
+    key = [(r.label, r.tp, r.batch, r.tokens_per_s_per_sm) for r in study.packed.rows]
+    assert key == [(r.label, r.tp, r.batch, r.tokens_per_s_per_sm) for r in alone.packed.rows]
