@@ -22,6 +22,7 @@ from __future__ import annotations
 import tomllib
 from collections import ChainMap
 from collections.abc import Iterator, Mapping
+from copy import deepcopy
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from functools import cache
 from importlib import resources
@@ -37,9 +38,9 @@ from compute.units import scaled
 
 __all__ = ["DTYPES", "FLAG_FIELDS", "HOST_POWER_KEY", "MAX_HOST_POWER", "GpuSpec",
            "OPTIONAL_FIELDS", "SPEC_KEYS", "UNSET_FIELDS",
-           "NVLINK_REFERENCE", "catalog", "derivation", "derive_gpu", "die_table", "get_gpu",
-           "gpu_names", "host_power_of", "load_gpu_file", "logic_dies", "note_derivations",
-           "nvlink_count", "spec_ranges",
+           "GPU_FILE_FACTS", "NVLINK_REFERENCE", "catalog", "check_gpu_file_facts", "derivation",
+           "derive_gpu", "die_table", "get_gpu", "gpu_file_facts", "gpu_names", "host_power_of",
+           "load_gpu_file", "logic_dies", "note_gpu_file_facts", "nvlink_count", "spec_ranges",
            "unknown_gpu"]
 
 
@@ -499,24 +500,125 @@ def _lineage(name: str) -> Iterator[str]:
 _DERIVED: dict[str, tuple[str, float]] = {}
 
 
-def note_derivations(derived: Mapping[str, tuple[str, float]]) -> None:
-    """Record what GPUs read from elsewhere than a GPU file derive from (a saved fabric's
-    GPU types: ``{name: (base GPU, fraction)}``), as their GPU file's ``derive_from`` would
-    have; a catalog GPU keeps its own.
+#: The keys of a GPU file's entry whose facts compute keeps beside the GpuSpec, by GPU name
+#: (:data:`_DERIVED`, :data:`_DIE_TABLES`, :data:`_HOST_POWERS`): what it derives from and
+#: by what fraction (the collective calibration's generation, the dies of a GPU without a
+#: table of its own), its die table (package cost, list price, yield) and its host power.
+#: A saved fabric carries them for its GPU types (topologies: graph attribute
+#: ``gpu_file_facts``, :func:`gpu_file_facts` and :func:`note_gpu_file_facts`), so that a
+#: process that never read the GPU file costs its GPUs as one that did.
+GPU_FILE_FACTS = ("derive_from", "fraction", "die", HOST_POWER_KEY)
 
-    >>> note_derivations({"Lite": ("A100-SXM-80GB", 0.5), "NotedHalf": ("B200-HGX", 0.5)})
-    >>> derivation("Lite"), derivation("NotedHalf")
-    (('H100-SXM', 0.25), ('B200-HGX', 0.5))
+
+def gpu_file_facts(spec: GpuSpec) -> dict:
+    """What compute knows of the GPU ``spec`` beside the spec, as its GPU file's entry says
+    it (the keys of :data:`GPU_FILE_FACTS`, JSON-safe copies): ``derive_from`` and
+    ``fraction`` where it derives from another GPU (by its name, :func:`derivation`),
+    ``die`` and ``host_power_W`` where ``spec`` is the GPU read under its name. {} for a
+    catalog GPU's name (the catalog keeps its own) and a GPU known to no file.
+
+    >>> gpu_file_facts(get_gpu("Lite")), gpu_file_facts(get_gpu("H100-SXM"))
+    ({}, {})
     """
     table = catalog()
-    for name, (base, fraction) in derived.items():
-        if name not in table:
-            _DERIVED[name] = (base, float(fraction))
+    if find_name(table, spec.name) is not None:
+        return {}
+    out: dict = {}
+    step = _DERIVED.get(spec.name)
+    if step is not None:
+        out.update(derive_from=step[0], fraction=step[1])
+    if _READ.get(spec.name) == spec:
+        if spec.name in _DIE_TABLES:
+            out["die"] = deepcopy(_DIE_TABLES[spec.name][0])
+        row = _HOST_POWERS.get(spec.name)
+        if row is not None:
+            out[HOST_POWER_KEY] = {"value": row.raw, "unit": row.unit, "source": row.source,
+                                   "confidence": row.confidence}
+    return out
+
+
+def check_gpu_file_facts(specs: Mapping[str, GpuSpec], facts: object, where: str) -> tuple[
+        dict[str, tuple[dict, str, LogicDies]], dict[str, tuple[str, float]],
+        dict[str, Parameter]]:
+    """``facts`` (``{name: {key of GPU_FILE_FACTS: value}}``, of the GPUs ``specs``) checked
+    as a GPU file's entries are (the same checks, so a value a GPU file refuses is refused
+    here), read at ``where``: ``(dies, derivations, host power rows)`` by GPU name. Refused
+    in one line: a name not in ``specs`` or a catalog GPU's, an unknown key, a
+    ``derive_from`` naming neither a catalog GPU nor one of ``specs``, a cycle of them.
+
+    >>> check_gpu_file_facts({}, {"Lite": {}}, "f.json")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: f.json: 'Lite' names a catalog GPU, whose facts are the catalog's
+    """
+    if not isinstance(facts, dict):
+        raise UserError(f"{where} must be a table of GPU name: facts, got "
+                        f"{validate.describe(facts)}")
+    table = catalog()
+    dies: dict[str, tuple[dict, str, LogicDies]] = {}
+    derived: dict[str, tuple[str, float]] = {}
+    hosts: dict[str, Parameter] = {}
+    for name, entry in facts.items():
+        if isinstance(name, str) and find_name(table, name) is not None:
+            raise UserError(f"{where}: {validate.describe(name)} names a catalog GPU, whose "
+                            f"facts are the catalog's")
+        if not isinstance(specs.get(name), GpuSpec):   # type: ignore[call-overload]
+            raise UserError(f"{where}: {validate.describe(name)} is not one of the GPU types "
+                            f"given (gpu_types): {known(specs)}")
+        here = f"{where}: GPU {name!r}"
+        entry = dict(validate.table(here, entry))
+        unknown = sorted(map(str, set(entry) - set(GPU_FILE_FACTS)))
+        if unknown:
+            raise UserError(f"{here} has unknown key(s) {', '.join(k[:60] for k in unknown)}; "
+                            f"allowed: {', '.join(GPU_FILE_FACTS)}")
+        if "derive_from" in entry:
+            base = entry["derive_from"]
+            if not isinstance(base, str) or (base not in table and base not in specs):
+                raise UserError(f"{here} derives from unknown GPU {validate.describe(base)}; "
+                                f"known: {known([*table, *specs])}")
+            derived[name] = (base, float(validate.in_range(here, "gpu", "fraction",
+                                                           entry.get("fraction", 1.0))))
+        elif "fraction" in entry:
+            raise UserError(f"{here}: fraction is a fraction of the GPU it derives from; it "
+                            f"has no derive_from")
+        die = _die(here, entry)
+        if die is not None:
+            dies[name] = (die[0], die[1], check_die_table(name, die[0], die[1],
+                                                          specs[name].sms))
+        if HOST_POWER_KEY in entry:
+            hosts[name] = _host_power(here, entry)
+    ends: set[str] = set()   # every lineage ends at a GPU derived from none
+    for name in derived:
+        chain, last = {name: None}, name   # in order
+        while last not in ends and (step := derived.get(last)) is not None:
+            if step[0] in chain:
+                raise UserError(f"{where}: GPU {step[0]!r} derives from itself "
+                                f"({' -> '.join(c[:60] for c in [*chain, step[0]][:8])})")
+            chain[last := step[0]] = None
+        ends.update(chain)
+    return dies, derived, hosts
+
+
+def note_gpu_file_facts(specs: Mapping[str, GpuSpec], facts: object, where: str) -> None:
+    """Know the GPUs of ``facts`` (:func:`gpu_file_facts` by name, of the GPUs ``specs``:
+    a saved fabric's GPU types) from here on as reading their GPU file would have, checked
+    (:func:`check_gpu_file_facts`): each with its derivation, die table and host power or
+    none (a GPU read again without one loses the one read before).
+
+    >>> half = derive_gpu(get_gpu("B200-HGX"), "NotedHalf", fraction=0.5)
+    >>> note_gpu_file_facts({"NotedHalf": half}, {"NotedHalf": {"derive_from": "B200-HGX",
+    ...     "fraction": 0.5}}, "f.json")
+    >>> derivation("NotedHalf"), gpu_file_facts(half)
+    (('B200-HGX', 0.5), {'derive_from': 'B200-HGX', 'fraction': 0.5})
+    """
+    dies, derived, hosts = check_gpu_file_facts(specs, facts, where)
+    _keep_read({name: specs[name] for name in facts}, dies, derived, hosts)  # type: ignore[union-attr]
 
 
 def derivation(name: str) -> tuple[str, float] | None:
     """``(base GPU, fraction)`` of the GPU ``name`` where it was derived from another (in
-    the catalog, a GPU file or a saved fabric read before), else None.
+    the catalog, a GPU file or a saved fabric read before: :func:`note_gpu_file_facts`),
+    else None.
 
     >>> derivation("Lite"), derivation("H100-SXM")
     (('H100-SXM', 0.25), None)

@@ -65,7 +65,7 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError, known
-from compute.hardware import GpuSpec, catalog, derivation, get_gpu
+from compute.hardware import GpuSpec, base_gpu, catalog, get_gpu, gpu_file_facts
 from compute.validate import describe, is_whole
 from topologies.limits import MAX_RADIX, PHYSICAL_MAX, PHYSICAL_MIN
 from topologies.registry import REGISTRY, builder, format_value  # noqa: F401  (old home)
@@ -159,18 +159,24 @@ def _record(graph: nx.Graph, gpus: int, specs: Sequence[GpuSpec]) -> None:
     graph.graph["gpus"] = gpus
     own = {s.name: s for s in specs if catalog().get(s.name) != s}
     if own:
+        # what compute knows of each beside its spec (a GPU file's derive_from, die table,
+        # host power: compute.hardware.GPU_FILE_FACTS), and of the GPUs each derives from,
+        # to a catalog GPU: a fabric file carries them, so a process that never read the
+        # GPU file calibrates, prices and powers its GPUs as this one does
+        facts = {}
+        todo = list(own.values())
+        while todo:
+            spec = todo.pop()
+            found = gpu_file_facts(spec)
+            if found and spec.name not in facts:
+                facts[spec.name] = found
+                base = base_gpu(spec.name) if "derive_from" in found else None
+                if base is not None and base.name not in catalog():
+                    own.setdefault(base.name, base)
+                    todo.append(base)
         graph.graph["gpu_types"] = own
-        # what each derives from (a GPU file's derive_from), to a catalog GPU: the
-        # collective calibration's generation follows it, and a fabric file must carry it
-        derived = {}
-        for name in own:
-            while name not in derived and (step := derivation(name)) is not None:
-                derived[name] = {"derive_from": step[0], "fraction": step[1]}
-                if step[0] in catalog():
-                    break
-                name = step[0]
-        if derived:
-            graph.graph["gpu_derivations"] = derived
+        if facts:
+            graph.graph["gpu_file_facts"] = facts
 
 
 def switch_attrs(tier: int, radix: int, latency: float, in_network_reduction: bool) -> dict:

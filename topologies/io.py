@@ -65,7 +65,7 @@ import networkx as nx
 
 from compute.config_files import DuplicateKeyError, FloatOverflow, finite_float, unique_keys
 from compute.errors import UserError
-from compute.hardware import GpuSpec, note_derivations
+from compute.hardware import GpuSpec, note_gpu_file_facts
 from compute.outputs import atomic_write
 from compute.validate import describe
 from topologies.graphml import ONCE
@@ -78,7 +78,7 @@ __all__ = ["DESCRIPTIONS", "FORMATS", "JSON_ATTRIBUTES", "json_depth", "read_fab
 
 FORMATS = (".json", ".graphml")
 #: Graph attributes that are tables: JSON text in GraphML.
-JSON_ATTRIBUTES = ("args", "gpu_types", "gpu_derivations", "units", "ocs_cabling")
+JSON_ATTRIBUTES = ("args", "gpu_types", "gpu_file_facts", "units", "ocs_cabling")
 _BOOKKEEPING = ("node_default", "edge_default")  # the GraphML reader's
 
 
@@ -198,7 +198,8 @@ DESCRIPTIONS = {
     "builder": "the builder that made the fabric",
     "args": "JSON text: the builder's non-default arguments",
     "gpu_types": "JSON text: GPU types not in the catalog, by name",
-    "gpu_derivations": "JSON text: what each GPU type derives from (derive_from, fraction)",
+    "gpu_file_facts": "JSON text: what GPU files say of the GPU types beside their specs "
+                      "(derive_from, fraction, die, host_power_W), by name",
     "units": "JSON text: the unit of every quantity",
 }
 
@@ -585,10 +586,12 @@ def _finish(graph: nx.Graph, path: Path, where: str) -> nx.Graph:
         validate(graph)
     except UserError as exc:   # the file named once, here, for every command that reads it
         raise UserError(f"{where}: {exc}") from None
-    # what its GPU types derive from, known from here on as their GPU file's would be (the
-    # collective calibration's generation, an instance rebuilt from its builder's arguments)
-    note_derivations({name: (step["derive_from"], step["fraction"])
-                      for name, step in (attrs.get("gpu_derivations") or {}).items()})
+    # what GPU files say of its GPU types (derivation, die table, host power), known from
+    # here on as if their GPU file had been read: the collective calibration's generation,
+    # the price, package cost and host power, an instance rebuilt from its builder's args
+    if "gpu_file_facts" in attrs:
+        note_gpu_file_facts(attrs.get("gpu_types") or {}, attrs["gpu_file_facts"],
+                            f"{where}: gpu_file_facts")
     return graph
 
 

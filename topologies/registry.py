@@ -205,13 +205,13 @@ def not_as_built(graph: nx.Graph) -> nx.Graph:
 
 def _same_graph(a: nx.Graph, b: nx.Graph) -> bool:
     """Whether ``a`` and ``b`` have the same nodes, edges and attributes (graph attributes
-    but the name and spec, labels the user may change, and ``gpu_derivations``, which a
-    builder records from the GPUs read in this process, not from its arguments: a file's
-    own is what its GPU types derive from)."""
+    but the name and spec, labels the user may change, and ``gpu_file_facts``, which a
+    builder records from the GPU files read in this process, not from its arguments: a
+    file's own are what its GPU files said)."""
     if type(a) is not type(b) or a.number_of_nodes() != b.number_of_nodes() \
             or edge_count(a) != edge_count(b) or dict(a.nodes(data=True)) != dict(b.nodes(data=True)):
         return False
-    skip = ("name", "spec", "gpu_derivations")
+    skip = ("name", "spec", "gpu_file_facts")
     if {k: v for k, v in a.graph.items() if k not in skip} != \
             {k: v for k, v in b.graph.items() if k not in skip}:
         return False

@@ -46,9 +46,11 @@ optional, but the graph has an OCS).
 
 Graph attributes: ``name`` (str), ``spec`` (the display string, for a built fabric the
 spec string that rebuilds it, or ``""``), ``gpus`` (int: the number of GPU nodes) and, when
-a GPU type is not the catalog's own entry, ``gpu_types`` (``{name: GpuSpec}``) and, for
-those derived from another GPU (a GPU file's ``derive_from``), ``gpu_derivations``
-(``{name: {"derive_from": base, "fraction": f}}``, to a catalog GPU). Builders add
+a GPU type is not the catalog's own entry, ``gpu_types`` (``{name: GpuSpec}``, with the
+GPUs they derive from, to a catalog GPU) and, for those of them a GPU file says more of,
+``gpu_file_facts`` (``{name: {key: value}}``, the keys of
+:data:`compute.hardware.GPU_FILE_FACTS`: ``derive_from`` and ``fraction``, the ``die``
+table, ``host_power_W``, as the GPU file gives them; checked as a GPU file's entry). Builders add
 ``builder`` (the registered name) and ``args`` (its non-default arguments, JSON-safe; see
 :mod:`topologies.registry`), ``nodes_built`` and ``edges_built`` (the counts they made:
 analysis trusts its closed forms only while they still match) and, where they apply,
@@ -81,6 +83,7 @@ from compute.hardware import (
     UNSET_FIELDS,
     GpuSpec,
     catalog,
+    check_gpu_file_facts,
     derivation,
     spec_ranges,
 )
@@ -132,7 +135,7 @@ GRAPH_TYPES = {
     "dims": (str,), "logical": (str,), "gpus": (int,), "nodes_built": (int,),
     "edges_built": (int,), "k": (int,), "oversubscription": (int,), "lites_per_group": (int,),
     "circuits": (int,), "reconfiguration_time": (int, float), "ocs_cabling": (dict,),
-    "gpu_derivations": (dict,),
+    "gpu_file_facts": (dict,),
 }
 _MEDIA = frozenset(MEDIA)
 _LABELS = frozenset(LABELS)
@@ -229,7 +232,7 @@ def gpu_spec(graph: nx.Graph, name: str) -> GpuSpec:
 
 def gpu_derivation(graph: nx.Graph, name: str) -> tuple[str, float] | None:
     """``(base GPU, fraction)`` where GPU type ``name`` on ``graph`` derives from another
-    GPU (a GPU file's ``derive_from``): the graph's own ``gpu_derivations`` first (recorded
+    GPU (a GPU file's ``derive_from``): the graph's own ``gpu_file_facts`` first (recorded
     by the builder, carried by a fabric file), then compute's (the catalog's Lite family, a
     GPU file read in this process); None where it derives from none.
 
@@ -238,9 +241,10 @@ def gpu_derivation(graph: nx.Graph, name: str) -> tuple[str, float] | None:
     >>> gpu_derivation(g, "Lite"), gpu_derivation(g, "H100-SXM")
     (('H100-SXM', 0.25), None)
     """
-    step = (graph.graph.get("gpu_derivations") or {}).get(name)
-    if step is not None:
-        return step["derive_from"], step["fraction"]
+    facts = (graph.graph.get("gpu_file_facts") or {}).get(name)
+    if facts is not None:
+        return (facts["derive_from"], facts.get("fraction", 1.0)) if "derive_from" in facts \
+            else None
     return derivation(name)
 
 
@@ -381,11 +385,6 @@ def _nonneg(value: object) -> bool:
     return x is not None and 0 <= x < _INF
 
 
-def _positive(value: object) -> bool:
-    x = _real(value)
-    return x is not None and 0 < x < _INF
-
-
 def _whole(value: object, minimum: int) -> bool:
     return is_whole(value) and value >= minimum  # type: ignore[operator]  # an integer compares
 
@@ -413,17 +412,16 @@ def _check_graph_attributes(graph: nx.Graph) -> dict:
         _bad("graph attribute 'ocs_cabling' must be {'medium': an optical medium ("
              f"{known(OPTICAL_MEDIA)}), 'cables': whole >= 0, 'lanes': whole >= 0}}, got "
              f"{describe(cabling)}")
-    for name, step in (attrs.get("gpu_derivations") or {}).items():
-        if (not isinstance(name, str) or not isinstance(step, dict)
-                or set(step) != {"derive_from", "fraction"}
-                or not isinstance(step["derive_from"], str) or not _positive(step["fraction"])):
-            _bad(f"gpu_derivations[{describe(name)}] must be {{'derive_from': a GPU name, "
-                 f"'fraction': finite > 0}}, got {describe(step)}")
     own = attrs.get("gpu_types") or {}
     for name, spec in own.items():
         if not isinstance(spec, GpuSpec) or spec.name != name:
             _bad(f"gpu_types[{describe(name)}] must be the GpuSpec named {describe(name)}, got "
                  f"{describe(spec)}")
+    if "gpu_file_facts" in attrs:   # as a GPU file's entries are checked (compute's checks)
+        try:
+            check_gpu_file_facts(own, attrs["gpu_file_facts"], "gpu_file_facts")
+        except UserError as exc:
+            _bad(str(exc))
     return own
 
 

@@ -8,7 +8,7 @@ B200-HGX is costed with Blackwell's. The lineage was known only to the process t
 read the GPU file, so the saved fabric, read in a fresh process, fell back to the default
 generation (Hopper): a TP-2 all-reduce of 4 MiB on rail-optimized:domains=2 took 23.59 us
 from the spec and 23.28 us from the file, and in one process the file read first kept
-Hopper's constants. The fabric now carries ``gpu_derivations`` (and a fabric file read
+Hopper's constants. The fabric now carries ``gpu_file_facts`` (h298; and a fabric file read
 restores them)."""
 
 import os
