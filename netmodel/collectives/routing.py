@@ -354,7 +354,7 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         self._rt_scaleout = _Grow(bool)
         self._halves: dict = {}
         self._meet_lat: dict = {}
-        self._updown = UpDown(self)
+        self._cone_tables = UpDown()  # holds no router: see _updown
         self._loads_kept: dict = {}  # link_loads, by transfers
         self._loads_size = 0
         #: What routes depend on (:func:`~netmodel.collectives.route_sharing.router_for`), for fabrics of up to
@@ -377,6 +377,14 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
     def n_links(self) -> int:
         """Number of directed links (twice the graph's edges)."""
         return len(self._src)
+
+    @property
+    def _updown(self) -> UpDown:
+        """The cone routing of this router's tiers, links and pieces: its tables
+        (``_cone_tables``, shared with the routers sharing this one's routes) bound to this
+        router for the call, so that the tables hold no router (no reference cycle: a
+        router is freed when dropped, not at the cyclic collector's next pass)."""
+        return self._cone_tables.bind(self)
 
     def _lids(self, u: np.ndarray, v: np.ndarray) -> np.ndarray:
         """Link ids of ``u[i] -> v[i]`` (node numbers); -1 where there is no such link."""

@@ -72,9 +72,25 @@ class _State:
 
 
 class UpDown:
-    """Cone-based routing for one :class:`~netmodel.collectives.routing.Router`."""
+    """Cone-based routing for one :class:`~netmodel.collectives.routing.Router`'s routes.
 
-    def __init__(self, router: Any) -> None:
+    The router keeps the tables (an UpDown made with no router) and reads them through
+    :meth:`bind`, a view on the very same tables (its ``__dict__``) with ``router`` set:
+    the tables hold no router, so a router and its tables form no reference cycle and are
+    freed as soon as they are dropped, and routers sharing one router's routes
+    (:func:`~netmodel.collectives.route_sharing.router_for`: the same ``__dict__``, so the
+    same tables and pieces) each climb them with themselves, whichever of them is gone.
+
+    >>> ud = UpDown()
+    >>> view = ud.bind("a router")
+    >>> view.router, ud.router, view.__dict__ is ud.__dict__, "router" in ud.__dict__
+    ('a router', None, True, False)
+    """
+
+    # router: a slot, outside the __dict__ the views share
+    __slots__ = ("__dict__", "router")
+
+    def __init__(self, router: Any = None) -> None:
         # router: the Router (not imported here: routing imports this module)
         self.router = router
         self._structs: dict = {}
@@ -93,6 +109,13 @@ class UpDown:
         self._cap_ids: dict = {}
         self._up_ok: dict = {}
         self._one_speed: bool | None = None
+
+    def bind(self, router: Any) -> UpDown:
+        """These tables, read and extended for ``router`` (whose pieces the routes use)."""
+        view = UpDown.__new__(UpDown)
+        view.__dict__ = self.__dict__
+        view.router = router
+        return view
 
     # ------------------------------------------------------------------ states
     def _set_id(self, nodes) -> int:

@@ -64,7 +64,6 @@ on another one), and each part's representative is evaluated.
 
 from __future__ import annotations
 
-import gc
 from collections import Counter
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
@@ -615,17 +614,17 @@ class Cluster(InstanceCosting):
         the costing's key (InstanceCosting._new_problem) instead of every node and link of
         the cell; the graph last made is given again for the same name (the instances one
         failure touches are costed one after another on it; costing changes no graph),
-        not copied from the cell again (each copy of a 131,072-GPU torus took 0.5 s). Given
-        again, the garbage the last costing left in reference cycles (its cost model and
-        router: tens of MB on such a cell) is collected first, young generations only, as
-        the copy's allocations set off before (without, the peak grew 1.6 -> 2.2 GB)."""
+        not copied from the cell again (each copy of a 131,072-GPU torus took 0.5 s). The
+        last costing's router (tens of MB on such a cell) is freed when it is dropped: its
+        cone tables hold no router (:meth:`~netmodel.collectives.updown.UpDown.bind`), so
+        no reference cycle waits for the cyclic collector (that cycle grew the peak
+        1.6 -> 2.2 GB until a gc.collect(1) here collected it by hand)."""
         made = (tuple((c.nodes, c.edges, c.scaled, c.disabled) for c in comps),
                 tuple((name, _frozen(attrs), tuple((n, _frozen(d)) for n, d in edges))
                       for name, attrs, edges in spares))
         last = self.__dict__.get("_last_direct")
         if last is not None and last[2] == made:
             out = last[0]
-            gc.collect(1)
         else:
             out = copy_graph(self.graph)
             _add_spares(out, spares)
