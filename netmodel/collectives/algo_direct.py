@@ -75,7 +75,7 @@ def direct_all_gather(group: tuple[Hashable, ...], graph: nx.Graph | None) -> li
 
 def direct_all_to_all(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     # NCCL's all-to-all is grouped ncclSend/ncclRecv (p2p: PXN routes it; p2p_ranks: its
-    # Simple chunks are copied twice in turn inside an NVLink domain, cost._p2p_fills)
+    # Simple chunks are copied twice in turn inside an NVLink domain, pipeline_fill.p2p_fills)
     return [Step("exchange", _all_pairs(group, 1 / len(group), p2p=True),
                  p2p_ranks=len(group))]
 

@@ -197,7 +197,7 @@ class Step:
         The step is a phase of NCCL's tree all-reduce run on this many channels (one per
         NIC rail; NVLSTree's, one per NVLS head) across ``tree_nodes`` scale-up domains:
         NCCL caps the tree's busbw at its channels times the calibration's per-channel rate
-        for that many nodes (:func:`~netmodel.collectives.cost.channel_cap_rate`: for Tree
+        for that many nodes (:func:`~netmodel.collectives.pipeline_fill.channel_cap_rate`: for Tree
         :attr:`~netmodel.collectives.calibration.Calibration.tree_channel_bandwidth` times
         the protocol's bandwidth factor, under LL128 at most ``tree_ll128_channel_bandwidth``;
         for NVLSTree ``nvls_tree_channel_bandwidth``), so the collective's steady time per

@@ -1,0 +1,172 @@
+"""NCCL's pipeline structure in a collective's time: the fills and the per-channel caps.
+
+:func:`~netmodel.collectives.cost.combine` adds to a collective's lines ``a + b n`` what NCCL's
+pipelines cost beyond their steady rate, and raises ``b`` to what its channels allow:
+
+* the fill of NCCL's Simple send/recv inside one NVLink domain (:func:`p2p_fills`: each
+  channel's first chunk copied twice in turn);
+* the channels of a pipeline group's slice (:func:`group_channels`: NVLS's own channel count
+  inside one NVLink domain, else the calibration's);
+* NCCL's per-channel busbw caps of its Tree and NVLSTree (:func:`tree_channel_rate`,
+  :func:`channel_cap_rate`, :data:`TREE_TABLES`), summed per collective by
+  :func:`tree_least`.
+
+Each rule names the NCCL source it follows; the constants are the calibration's
+(``netmodel/data/collective_defaults.toml``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from netmodel.collectives.calibration import Calibration, Protocol
+from netmodel.collectives.steps import unique
+
+__all__ = ["TREE_TABLES", "channel_cap_rate", "group_channels", "has_tree_caps", "p2p_fills",
+           "tree_channel_rate", "tree_least"]
+
+
+def p2p_fills(t: dict[str, np.ndarray], plain: np.ndarray, scaleout: np.ndarray,
+               bl: np.ndarray, protocol: Protocol, cal: Calibration) -> list:
+    """The fills of NCCL's Simple send/recv all-to-all inside one NVLink domain (steps with
+    ``p2p_ranks``, none crossing the scale-out network), as :func:`~netmodel.collectives.cost.combine` lists them:
+    ``(coefficient, slice)``. A chunk (``p2p_nvlink_chunk``, NCCL_P2P_NVL_CHUNKSIZE) is
+    copied by the sender into the peer's buffer and then by the peer out of it (NCCL
+    src/enqueue.cc, addP2pToPlan: Simple's stepSize = comm->p2pChunkSize, one step a
+    slice), so a channel's first chunk is copied twice in turn: the step's own seconds
+    per byte again, over ``min(n, slice)``, each copy at the channel's share of the
+    step's links. A peer's bytes go through ``c`` channels, NCCL's p2pnChannelsPerPeer
+    halved while ``c x p`` exceeds its p2p channels (scheduleP2pTasksToPlan: ``while
+    (nChannelsMin*nRanks > comm->p2pnChannels && nChannelsMin > 1) nChannelsMin /= 2``;
+    both counts ``p2p_channels_per_peer``, 32 in NCCL's logs of an NVSwitch node), so
+    ``C = min(p2p_channels_per_peer, (p - 1) c)`` channels run and each has moved a chunk
+    once the GPU has sent ``C x chunk`` bytes: ``slice = C x chunk x p / (p - 1)`` of
+    ``n``. 8 GPUs: c = 4, C = 28, slice 32 chunks (16 MiB); 64 GPUs: c = 1, C = 32.
+
+    >>> import numpy as np
+    >>> from netmodel.collectives.calibration import default_calibration
+    >>> cal = default_calibration()
+    >>> simple = next(p for p in cal.protocols if p.name == "Simple")
+    >>> t = {"p2p_ranks": np.array([[8.0]])}
+    >>> on, bl = np.array([[True]]), np.array([[2e-12]])
+    >>> [(float(f[0]), float(s[0]) / 2**20) for f, s in p2p_fills(
+    ...     t, on, ~on, bl, simple, cal)]
+    [(2e-12, 16.0)]
+    """
+    chunk = cal.p2p_chunk
+    if chunk <= 0 or protocol.name != "Simple":
+        return []
+    ranks = np.where(plain & ~np.asarray(scaleout, dtype=bool), t["p2p_ranks"], 0.0)
+    out = []
+    total = cal.p2p_channels_per_peer
+    for p in unique(ranks[ranks > 1]).tolist():
+        per = total
+        while per * p > total and per > 1:
+            per //= 2
+        run = min(total, (p - 1) * per)
+        out.append((np.where(ranks == p, bl, 0.0).sum(axis=1),
+                    np.full(len(bl), run * chunk * p / (p - 1))))
+    return out
+
+
+def group_channels(mem_g: np.ndarray, innet: Any, scaleout: np.ndarray,
+                    cal: Calibration) -> Any:
+    """The channels of each collective's pipeline group ``mem_g`` (its member steps,
+    ``(G, S)``): ``cal.in_network_channels`` (NCCL's NVLS channels, by generation) where a
+    member step reduces in the switch and none crosses the scale-out network (NVLS inside
+    one NVLink domain: a server or an MNNVL clique), else ``cal.channels``. NCCL sets the
+    count once per communicator (src/transport/nvls.cc, ``ncclNvlsInit``: in v2.28.3-1
+    ``NVLS_NCHANNELS_SM90`` 16, ``NVLS_NCHANNELS_SM100_NVL`` 24 on one node or MNNVL
+    clique, ``NVLS_NCHANNELS_SM100`` 32 across nodes; 32 on Blackwell one node or many
+    in 2.25-2.26; 16, the ``NVLS_NCHANNELS`` parameter, in the 2.17-2.2x sources before
+    Blackwell: collective_generations.toml)."""
+    nvls = cal.in_network_channels
+    if not nvls or nvls == cal.channels:
+        return cal.channels
+    one_domain = (mem_g & innet).any(axis=1) & ~(mem_g & scaleout).any(axis=1)
+    return np.where(one_domain, nvls, cal.channels)
+
+
+def _node_column(nodes: Any) -> np.ndarray:
+    """The column of NCCL's per-channel cap tables for ``nodes`` scale-up domains: 0, 1 and
+    2 for 1, 2 and 3 or more nodes."""
+    return np.clip(np.asarray(nodes), 1, 3).astype(np.intp) - 1
+
+
+def has_tree_caps(cal: Calibration) -> bool:
+    """Whether ``cal`` holds any of NCCL's per-channel tree caps."""
+    return bool(cal.tree_channel_bandwidth or cal.tree_ll128_channel_bandwidth
+                or cal.nvls_tree_channel_bandwidth)
+
+
+def tree_channel_rate(cal: Calibration, protocol: Protocol, nodes: Any, factor: Any
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """NCCL's cap on one tree channel's busbw (bytes/s) over ``nodes`` scale-up domains
+    (1, 2, 3 or more pick the rate) under ``protocol`` at bandwidth ``factor``: ``(rate,
+    table, f, ll128)``, ``rate = table x f``. ``perChMaxTreeBws x factor``, under LL128 at
+    most ``perChMaxTreeLL128Bws`` (NCCL caps the tree's busbw, scales it by LL128's factor,
+    caps it again), which then is ``table`` with ``f`` 1 and ``ll128`` True. Each table
+    applies without the other, as in NCCL's tuner: with ``cal.tree_channel_bandwidth``
+    empty, LL128's own cap is left, and rate 0 (none) under the other protocols."""
+    col = _node_column(nodes)
+    simple = cal.tree_channel_bandwidth
+    table = np.asarray(simple, dtype=float)[col] if simple else \
+        np.full(np.shape(col), np.inf)
+    f = np.broadcast_to(np.asarray(factor, dtype=float), np.shape(table * factor))
+    ll128 = cal.tree_ll128_channel_bandwidth
+    lower = np.zeros(np.shape(table), dtype=bool)
+    if protocol.name == "LL128" and ll128:
+        own = np.asarray(ll128, dtype=float)[col]
+        lower = own < table * f
+        table, f = np.where(lower, own, table), np.where(lower, 1.0, f)
+    if not simple:   # no Simple table: no cap but LL128's own
+        table = np.where(lower, table, 0.0)
+    return table * f, table, f, lower
+
+
+#: NCCL's per-channel cap tables a step's ``tree_table`` names (0: its Tree, 1: its
+#: NVLSTree); under LL128 a Tree channel may meet ``perChMaxTreeLL128Bws`` instead.
+TREE_TABLES = ("perChMaxTreeBws", "perChMaxNVLSTreeBws")
+
+
+def channel_cap_rate(cal: Calibration, protocol: Protocol, kind: Any, nodes: Any, factor: Any
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """NCCL's cap on one channel's busbw (bytes/s; 0: none) of a step whose ``tree_table``
+    is ``kind`` over ``nodes`` scale-up domains, as :func:`tree_channel_rate` gives it
+    for NCCL's Tree (``kind`` 0) and ``nvls_tree_channel_bandwidth`` for its NVLSTree
+    (``kind`` 1: Simple only, which NCCL does not scale after the cap, so ``f`` is 1):
+    ``(rate, table, f, ll128)``."""
+    kind = np.asarray(kind)
+    col = _node_column(nodes)
+    shape = np.broadcast_shapes(kind.shape, col.shape, np.shape(factor))
+    rate, table = np.zeros(shape), np.zeros(shape)
+    f, ll128 = np.ones(shape), np.zeros(shape, dtype=bool)
+    if (cal.tree_channel_bandwidth or cal.tree_ll128_channel_bandwidth) and np.any(kind == 0):
+        r, tb, ff, own = tree_channel_rate(cal, protocol, nodes, factor)
+        tree = kind == 0
+        rate, table = np.where(tree, r, rate), np.where(tree, tb, table)
+        f, ll128 = np.where(tree, ff, f), tree & own
+    if cal.nvls_tree_channel_bandwidth and np.any(kind == 1):
+        own = np.asarray(cal.nvls_tree_channel_bandwidth, dtype=float)[col]
+        rate, table = np.where(kind == 1, own, rate), np.where(kind == 1, own, table)
+    return rate, table, f, ll128
+
+
+def tree_least(t: dict[str, np.ndarray], mem: np.ndarray, fac: float | np.ndarray,
+                cal: Calibration, protocol: Protocol) -> np.ndarray | None:
+    """Per row of ``t``: the seconds per byte of ``n`` NCCL's tree channel caps allow at
+    least (:func:`~netmodel.collectives.cost.combine`), or None where no step of any row is so capped."""
+    if not has_tree_caps(cal):
+        return None
+    ch = t["tree_channels"]
+    tree = mem & (ch > 0)
+    if not tree.any():
+        return None
+    rate = channel_cap_rate(cal, protocol, t["tree_table"], t["tree_nodes"], fac)[0]
+    tree &= rate > 0
+    if not tree.any():
+        return None
+    rate = np.where(tree, rate * ch, 1.0)
+    return np.where(tree, t["repeat"] * t["tree_share"] / rate, 0.0).sum(axis=1)
