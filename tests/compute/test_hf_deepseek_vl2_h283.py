@@ -9,9 +9,9 @@
   without a rank was read as plain attention with no word said. Both fixed in
   compute/hf_config.py (_latent_attention).
 * An experts key of 0 is read dense only where the family's code does so (one table,
-  ``_ZERO_EXPERTS``); gpt-oss, GraniteMoE, DBRX and Llama-4 (which build their MoE block
-  whatever the count) and a config naming shared experts beside 0 routed ones were read
-  dense with no word said.
+  ``compute.hf_families.ZERO_EXPERTS``); gpt-oss, GraniteMoE, DBRX and Llama-4 (which
+  build their MoE block whatever the count) and a config naming shared experts beside 0
+  routed ones were read dense with no word said.
 """
 
 from __future__ import annotations

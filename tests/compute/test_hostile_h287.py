@@ -110,7 +110,7 @@ def test_qk_norm_at_most_the_query_and_key_widths(tmp_path):
             _model_file(tmp_path, f"qk_norm = {bad}\n")
 
 
-# An experts key of 0 (this session's _ZERO_EXPERTS table and _EXPERT_FIELDS): the other
+# An experts key of 0 (compute.hf_families' ZERO_EXPERTS table and EXPERT_FIELDS): the other
 # keys that speak of experts were tested with ``value not in (0, [])``, so a false, 0.0 or
 # -0.0 (== 0) passed as "no experts" and a NaN, '' or {} was called "for experts". Each is now
 # refused as the count (or list) it should be; 0, null and [] still read dense.
