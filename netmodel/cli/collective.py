@@ -34,11 +34,11 @@ def _algorithms_help() -> str:
 
 
 def _tuner_help() -> str:
-    from netmodel.collectives.tuner_plugin import tuner_names
+    from netmodel.collectives.tuner_plugin import NO_TUNER, tuner_names
 
     return ("A tuner plugin choosing the algorithm and protocol under auto, where it makes a "
             "choice the fabric can run (elsewhere auto's): one of " + ", ".join(tuner_names())
-            + " (none: NCCL's own tuner; regions in netmodel/data/"
+            + f" ({NO_TUNER}: NCCL's own tuner; regions in netmodel/data/"
             "collective_tuner_plugins.toml).")
 
 
@@ -145,16 +145,16 @@ def _size_count(text) -> int:
 
 
 def _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfers,
-           plot=False, tuner="none"):
+           plot=False, tuner=None):
     """The costing the options name (:func:`netmodel.study.collective_setup.collective_setup`):
     with --scenario the routing options count only where they were typed (they override
-    the scenario's), else their defaults."""
+    the scenario's), else their defaults (``tuner`` None: NCCL's own, or the scenario's)."""
     from compute.errors import UserError
     from netmodel.collectives.tuner_plugin import tuner_names
     from netmodel.study.collective_setup import collective_setup
 
     _check_seed(seed)
-    if tuner not in tuner_names():
+    if tuner is not None and tuner not in tuner_names():
         raise UserError(f"--tuner {tuner!r} is not known; known: {', '.join(tuner_names())}")
     if (fabric is None) == (scenario is None):
         raise UserError("give --fabric or --scenario, not both: --fabric costs a "
@@ -261,7 +261,7 @@ _routing_options = [
                  "--seed)."),
     click.option("--seed", default=0, show_default=True, metavar="N",
                  help="Seed of random placement."),
-    click.option("--tuner", default="none", cls=RegistryHelp,
+    click.option("--tuner", default=None, cls=RegistryHelp,
                  show_default="none; with --scenario the scenario's",
                  metavar_from=_tuner_metavar, help_from=_tuner_help),
 ]
@@ -322,12 +322,14 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
                    plot=plot_path is not None, tuner=tuner)
     setup.simple_buffer = buffsize
     algorithm, placement, seed = setup.algorithm, setup.placement, setup.seed
-    if setup.tuner != "none" and algorithm == "auto" and (fail_text or all_groups):
+    if fail_text or all_groups:
         from compute.errors import UserError
+        from netmodel.collectives.tuner_plugin import NO_TUNER, tuner_refusal
 
-        raise UserError(f"tuner {setup.tuner!r} chooses for one healthy group; "
-                        f"{'--fail' if fail_text else '--all-groups'} costs with NCCL's own "
-                        f"choice: drop one, or give --tuner none")
+        refusal = tuner_refusal(setup.tuner, algorithm,
+                                beside="--fail" if fail_text else "--all-groups")
+        if refusal is not None:
+            raise UserError(f"{refusal}: drop one, or give --tuner {NO_TUNER}")
     was_plot = plot_path is not None
     wanted = _parse_group(group_text)
     shown = placement  # the header and JSON name no placement that was not used

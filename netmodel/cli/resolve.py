@@ -124,6 +124,7 @@ def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_na
     if scenario_ref is not None and fabric_ref is not None:
         raise UserError("give --scenario or --fabric, not both")
     if scenario_ref is not None:
+        from netmodel.collectives.tuner_plugin import NO_TUNER
         from netmodel.study.fabric_search import ScenarioCollectives
         from netmodel.study.scenarios import get_scenario
 
@@ -134,7 +135,7 @@ def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_na
         desc = {"model": "scenario", "scenario": scen.label, "placement": scen.placement,
                 "algorithm": scen.algorithm, "instances": scen.instances,
                 "fabric_gpus": coll.gpus}
-        if scen.tuner != "none":   # a tuner plugin choosing under auto
+        if scen.tuner != NO_TUNER:   # a tuner plugin choosing under auto
             desc["tuner"] = scen.tuner
         return scen.gpu_spec, coll, desc, coll.gpus
     if fabric_ref is not None:

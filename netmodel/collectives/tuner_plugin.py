@@ -36,7 +36,7 @@ from pathlib import Path
 from compute.errors import UserError, known
 from compute.validate import describe
 
-__all__ = ["NO_TUNER", "PLUGINS_PATH", "TunerPlugin", "get_tuner", "tuner_names"]
+__all__ = ["NO_TUNER", "PLUGINS_PATH", "TunerPlugin", "get_tuner", "tuner_names", "tuner_refusal"]
 
 PLUGINS_PATH = Path(__file__).resolve().parent.parent / "data" / "collective_tuner_plugins.toml"
 _EPS = 1e-10            # the plugin's edge tolerance, in log2 units
@@ -69,6 +69,38 @@ def get_tuner(name: str | None, path: str | Path = PLUGINS_PATH) -> TunerPlugin 
     if name == NO_TUNER:
         return None
     return _named(name, str(path))
+
+
+def tuner_refusal(tuner: str | None, algorithm: str = "auto", instances: str = "alone", *,
+                  beside: str | None = None) -> str | None:
+    """Why the tuner plugin ``tuner`` cannot choose here, in one line; None where it can, or
+    where there is none (None or :data:`NO_TUNER`). The rule, said once: a plugin chooses the
+    algorithm and protocol of one healthy instance alone, under ``algorithm`` ``"auto"``.
+
+    A scenario's own collective model (``beside`` None) names a tuner only with algorithm
+    ``"auto"`` and ``instances`` ``"alone"`` (every instance at once takes each one's
+    fastest). ``beside``: what else a caller costs, with NCCL's own choice (a failure, every
+    group at once); a tuner under ``"auto"`` is refused beside it, and another algorithm
+    leaves the tuner nothing to choose (None). The caller prefixes where it was given.
+
+    >>> tuner_refusal("none", "ring", "all") is None
+    True
+    >>> print(tuner_refusal("aws-ofi-nccl:p5", "auto", "all"))
+    tuner 'aws-ofi-nccl:p5' chooses under algorithm "auto" for instances alone; this one has algorithm 'auto', instances 'all'
+    >>> tuner_refusal("aws-ofi-nccl:p5", "ring", beside="a failure") is None
+    True
+    """
+    if tuner is None or tuner == NO_TUNER:
+        return None
+    if beside is not None:
+        if algorithm != "auto":
+            return None
+        return (f"tuner {tuner!r} chooses for one healthy group; {beside} costs with NCCL's "
+                f"own choice")
+    if algorithm != "auto" or instances == "all":
+        return (f"tuner {tuner!r} chooses under algorithm \"auto\" for instances alone; this "
+                f"one has algorithm {algorithm!r}, instances {instances!r}")
+    return None
 
 
 @functools.lru_cache(maxsize=8)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from compute.errors import UserError
+from netmodel.collectives.tuner_plugin import NO_TUNER
 
 if TYPE_CHECKING:
     from netmodel.collectives.model import FabricCostModel
@@ -70,7 +71,7 @@ class CollectiveSetup:
     algorithms: object               #: None (every algorithm), "nccl" or a tuple of names
     seed: int
     max_transfers: int
-    tuner: str = "none"              #: the tuner plugin choosing under auto ("none": NCCL's)
+    tuner: str = NO_TUNER            #: the tuner plugin choosing under auto (NO_TUNER: NCCL's)
     #: the run's NCCL_BUFFSIZE (bytes; None: the calibration's, NCCL's 4 MiB default)
     simple_buffer: float | None = None
     overrides: dict = field(default_factory=dict)
@@ -174,7 +175,7 @@ class CollectiveSetup:
             if key in self.overrides:
                 parts.append(f"{key} {self.overrides[key][1]} (given; the scenario's: "
                              f"{own})")
-            elif key in ("placement", "algorithm") or (key == "tuner" and own != "none"):
+            elif key in ("placement", "algorithm") or (key == "tuner" and own != NO_TUNER):
                 parts.append(f"{key} {own}")
         if s.instances == "all":
             parts.append("instances all: compare charges every instance at once, which "
@@ -193,7 +194,7 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
     physical fabric, costed with the shipped calibration) or ``scenario`` (its own
     collective model); give one. ``placement``, ``algorithm``, ``algorithms``, ``seed`` and
     ``tuner`` left None take the scenario's (contiguous, auto, every algorithm, 0 and
-    "none" for a fabric);
+    :data:`~netmodel.collectives.tuner_plugin.NO_TUNER` for a fabric);
     given for a scenario, they override its choice and
     :attr:`CollectiveSetup.overrides` records both."""
     from netmodel.collectives.model import MAX_TRANSFERS
@@ -214,7 +215,7 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
                                algorithms=algorithms,
                                seed=0 if seed is None else seed,
                                max_transfers=max_transfers,
-                               tuner="none" if tuner is None else tuner, _graph=fab.graph)
+                               tuner=NO_TUNER if tuner is None else tuner, _graph=fab.graph)
     from netmodel.study.fabric_search import build_fabric
     from netmodel.study.scenarios import get_scenario
 

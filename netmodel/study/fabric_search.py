@@ -52,6 +52,7 @@ from compute.roofline import check_options, check_skew, make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
 from compute.sharding import check_tp, valid_tp_degrees
 from compute.validate import describe
+from netmodel.collectives.tuner_plugin import NO_TUNER, tuner_refusal
 from netmodel.study.defaults import PARALLELISM
 from netmodel.study.scenarios import Scenario, fabric_error, get_scenario
 
@@ -416,7 +417,7 @@ def network_key(scenario: Scenario, calibration: Calibration) -> str:
     parts = (builder, {k: spell(v) for k, v in params.items()}, scenario.placement,
              scenario.algorithm, scenario.circuits, scenario.instances, scenario.adjust,
              calibration, generation and generation.name)
-    if scenario.tuner != "none":    # the shipped scenarios' keys as they were
+    if scenario.tuner != NO_TUNER:    # the shipped scenarios' keys as they were
         parts += (scenario.tuner,)
     return repr(parts)
 
@@ -458,10 +459,10 @@ class ScenarioCollectives:
             scenario = scenario.with_instances("all" if concurrent else "alone")
         self.scenario = scenario
         self.concurrent = scenario.instances == "all"
-        if self.concurrent and scenario.tuner != "none":
-            raise UserError(f"scenario {scenario.label!r}: tuner {scenario.tuner!r} chooses "
-                            f"for instances alone; every instance at once (instances = all) "
-                            f"takes each one's fastest")
+        # another algorithm leaves a tuner idle here (as collective --algorithm does)
+        refusal = tuner_refusal(scenario.tuner, instances=scenario.instances)
+        if refusal is not None:
+            raise UserError(f"scenario {scenario.label!r}: {refusal}")
         #: how many charges of each (op, instance GPUs) fell back past the budget
         self._past_budget: dict[tuple[str, int], int] = {}
         self.graph = build_fabric(self.scenario)
@@ -628,7 +629,7 @@ class ScenarioCollectives:
             if LOCKSTEP_BUDGET in said:
                 key = (op, int(p))
                 self._past_budget[key] = self._past_budget.get(key, 0) + 1
-        elif self.scenario.tuner != "none" and self.scenario.algorithm == "auto":
+        elif self.scenario.tuner != NO_TUNER and self.scenario.algorithm == "auto":
             # the tuner's choice, not the fastest line: the model's own costing (after the
             # lines' refusals: an instance cut apart, an op the algorithm lacks)
             self.linear(op, p)

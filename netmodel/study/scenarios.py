@@ -101,6 +101,7 @@ from compute.hardware import GpuSpec, get_gpu
 from compute.units import format_bandwidth
 from compute.validate import choice, describe, listed, number, string
 from compute.validate import name as validate_name
+from netmodel.collectives.tuner_plugin import NO_TUNER
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -176,8 +177,8 @@ class Scenario:
     circuits: str | None = None
     instances: str = "alone"
     #: The tuner plugin choosing under ``auto`` (:func:`~netmodel.collectives.tuner_plugin.
-    #: tuner_names`; "none": NCCL's own tuner).
-    tuner: str = "none"
+    #: tuner_names`; :data:`~netmodel.collectives.tuner_plugin.NO_TUNER`: NCCL's own tuner).
+    tuner: str = NO_TUNER
     adjust: Adjust = field(default_factory=Adjust)
     sources: dict = field(default_factory=dict)
     #: The GPU type itself (default: the catalog's ``gpu``); a user's GPU file works too.
@@ -324,7 +325,7 @@ class Scenario:
             collective["circuits"] = self.circuits
         if self.instances != "alone":
             collective["instances"] = self.instances
-        if self.tuner != "none":
+        if self.tuner != NO_TUNER:
             collective["tuner"] = self.tuner
         d = {"name": self.name, "description": self.description,
              "gpu": self.gpu_file or self.gpu,
@@ -604,7 +605,7 @@ def scenario_from_dict(data: dict, where: str = "scenario",
     ``gpu`` may name a GPU file, relative to ``base_dir`` (the scenario file's folder)."""
     from netmodel.collectives.algorithms import ALGORITHMS
     from netmodel.collectives.placement import PLACEMENTS
-    from netmodel.collectives.tuner_plugin import tuner_names
+    from netmodel.collectives.tuner_plugin import tuner_names, tuner_refusal
 
     check_keys(where, data, _TOP_KEYS, ("adjust",))
     name = validate_name(where, "scenario", data["name"])
@@ -641,11 +642,10 @@ def scenario_from_dict(data: dict, where: str = "scenario",
     elif is_ocs:
         raise UserError(f"{where}: an 'ocs' fabric needs [collective] circuits "
                         f"(allowed: {known(CIRCUITS)})")
-    tuner = _choice(where, "tuner", col.get("tuner", "none"), tuner_names())
-    if tuner != "none" and (col["algorithm"] != "auto" or col.get("instances") == "all"):
-        raise UserError(f"{where}: [collective] tuner {tuner!r} chooses under algorithm "
-                        f"\"auto\" for instances alone; this one has algorithm "
-                        f"{col['algorithm']!r}, instances {col.get('instances', 'alone')!r}")
+    tuner = _choice(where, "tuner", col.get("tuner", NO_TUNER), tuner_names())
+    refusal = tuner_refusal(tuner, col["algorithm"], col.get("instances", "alone"))
+    if refusal is not None:
+        raise UserError(f"{where}: [collective] {refusal}")
     adjust = data.get("adjust", {})
     check_keys(f"{where}: [adjust]", adjust, (), tuple(ADJUST_KEYS))
     src = data["sources"]
