@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -51,7 +52,7 @@ from netmodel.collectives.routing import NoPath as GroupCut
 from netmodel.collectives.routing import Router
 from netmodel.collectives.steps import unique
 
-__all__ = ["STEP_FIELDS", "CollectiveResult", "CompiledCollective", "GroupCut", "StepCost",
+__all__ = ["FROM_STEP", "STEP_FIELDS", "CollectiveResult", "CompiledCollective", "GroupCut", "StepCost",
            "SEND_RECV", "StepTiming", "SweepResult", "bus_factor", "combine", "compile_steps", "cost_step",
            "lines_time", "link_path_rates", "net_peer_channels", "p2p_size_range",
            "set_step", "step_protocols", "step_shape", "step_table"]
@@ -130,6 +131,19 @@ class StepCost:
     tree_table: int = 0
     tree_share: float = 1.0
     p2p_ranks: int = 0
+
+    @classmethod
+    def of(cls, step: Step, **measured: Any) -> StepCost:
+        """``step``'s structure (every field of :data:`FROM_STEP`) with what routing it
+        measured (the other fields: ``transfers`` its count, ``latency``, ``beta``, ...)."""
+        return cls(**dict(zip(FROM_STEP, _from_step(step), strict=True)), **measured)
+
+
+#: The fields a :class:`StepCost` copies from its :class:`~netmodel.collectives.steps.Step`:
+#: every field the two share but ``transfers`` (a Step's transfers, a StepCost's count).
+FROM_STEP = tuple(f.name for f in fields(StepCost)
+                  if f.name in {g.name for g in fields(Step)} and f.name != "transfers")
+_from_step = attrgetter(*FROM_STEP)
 
 
 def link_path_rates(router: Router) -> np.ndarray:
@@ -250,17 +264,17 @@ def cost_step(router: Router, step: Step, cal: Calibration, cache: dict | None =
     beta, bneck, bbw, latency, scaleout, latency_up, path_bw = hit
     if step.route_latency is not None:
         latency = latency_up = step.route_latency
-    return StepCost(step.name, step.repeat, step.stages, len(step.transfers), latency,
-                    scaleout, beta, bneck, bbw, step.reduce, step.in_network, latency_up,
-                    step.latencies, step.pipeline, step.bound, step.member, step.heads,
-                    step.floor, path_bw, step.tree_channels, step.tree_nodes,
-                    step.tree_table, step.tree_share, step.p2p_ranks)
+    return StepCost.of(step, transfers=len(step.transfers), latency=latency, scaleout=scaleout,
+                       beta=beta, bottleneck=bneck, bottleneck_bandwidth=bbw,
+                       latency_up=latency_up, path_bandwidth=path_bw)
 
 
-#: Per-step fields :func:`combine` reads, each an array of shape ``(G, S)``.
-STEP_FIELDS = ("on", "repeat", "stages", "reduce", "in_network", "intra", "inter", "pipeline",
-               "bound", "member", "heads", "floor", "tree_channels", "tree_nodes", "tree_table",
-               "tree_share", "p2p_ranks")
+#: Per-step fields :func:`combine` reads, each an array of shape ``(G, S)``: ``on`` (the
+#: step runs), then :data:`FROM_STEP` in order but the ``name``, with ``latencies`` as its
+#: two counts, ``intra`` and ``inter``.
+STEP_FIELDS = ("on",) + tuple(
+    x for k in FROM_STEP if k != "name"
+    for x in (("intra", "inter") if k == "latencies" else (k,)))
 
 
 def step_table(steps: Sequence[StepCost | Step], G: int = 1) -> dict[str, np.ndarray]:
@@ -280,7 +294,9 @@ def step_table(steps: Sequence[StepCost | Step], G: int = 1) -> dict[str, np.nda
     return {k: out[k] for k in STEP_FIELDS}
 
 
-_BOOL_FIELDS = ("on", "in_network", "member")
+#: Of :data:`STEP_FIELDS`, the flags (a Step's ``bool`` fields, and ``on``).
+_BOOL_FIELDS = ("on",) + tuple(f.name for f in fields(Step)
+                               if f.type == "bool" and f.name in STEP_FIELDS)
 #: Of :data:`STEP_FIELDS`, those that are a step's attribute of the same name (the others:
 #: ``on``, and ``intra``/``inter`` from its ``latencies``).
 _ATTR_FIELDS = tuple(k for k in STEP_FIELDS if k not in ("on", "intra", "inter"))

@@ -354,12 +354,11 @@ def reference_candidates(model, op, group, cache):
             beta = float(np.max(load / rate)) if len(links) else 0.0
             if s.route_latency is not None:
                 lat = up = s.route_latency
-            costs.append(StepCost(s.name, s.repeat, s.stages, len(s.transfers), lat, so, beta,
-                                  (), 0.0, s.reduce, s.in_network, up, s.latencies, s.pipeline,
-                                  s.bound, s.member, s.heads, s.floor,
-                                  tree_channels=s.tree_channels, tree_nodes=s.tree_nodes,
-                                  tree_table=s.tree_table, tree_share=s.tree_share,
-                                  p2p_ranks=s.p2p_ranks))
+            # the step's structure copied as the model copies it (StepCost.of: a mirror, not
+            # under test here); the loads and latencies are this reference's own
+            costs.append(StepCost.of(s, transfers=len(s.transfers), latency=lat, scaleout=so,
+                                     beta=beta, bottleneck=(), bottleneck_bandwidth=0.0,
+                                     latency_up=up))
         comp = CompiledCollective(op, name, group, tuple(costs))
         for proto in comp.protocols(cal):
             out += [(name, proto.name, a, b) for a, b in comp.lines(proto, cal)]
