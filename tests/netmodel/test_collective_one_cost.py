@@ -110,7 +110,7 @@ def test_a_builder_spec_costs_as_before_hand_derived():
         "scenario": None, "calibration": {"name": "default", "links": "as-built",
                                           "generation": "hopper"},
         "placement": "contiguous", "algorithm": "ring", "algorithms": "all",
-        "instances": "alone", "overrides": {}}
+        "instances": "alone", "overrides": {}, "tuner": "none"}
 
 
 def test_overrides_are_named_beside_the_scenarios_choices():
