@@ -311,7 +311,7 @@ import json, sys, time
 sys.path.insert(0, {root!r})
 from topologies import build
 from topologies.analysis import bill_of_materials, port_use, summary
-from netmodel.study.cost import network_bill
+from netmodel.study.network_bill import network_bill
 from netmodel.study.topology_compare import _gpus_per_host, hardware_radius
 
 g = build({spec!r})

@@ -227,7 +227,7 @@ def port_use(graph: nx.Graph, edges: EdgeArrays | None = None) -> tuple[dict, di
     """Ports in use on every switch and OCS: ``(gpu_ports, net_ports, port_rate)``, the
     cables (an edge's ``links``) to GPUs and to other switches by node, and each node's
     fastest cable (bytes/s). OCS circuits take no port. Read by :func:`port_fill` and by the
-    cost model (:func:`netmodel.study.cost.network_bill`). ``edges``: the graph's
+    cost model (:func:`netmodel.study.network_bill.network_bill`). ``edges``: the graph's
     :func:`edge_arrays`, where the caller has them.
 
     >>> from topologies import build
@@ -268,7 +268,7 @@ def port_fill(graph: nx.Graph, edges: EdgeArrays | None = None) -> float:
     to: their GPU links over their ports not taken by links to other switches (a link of
     ``links`` cables takes that many ports; circuits take none). The one figure by which a
     fabric is read as a slice of one built out to full size, by the cost model
-    (:func:`netmodel.study.cost.network_bill`, ``share="ports-used"``) and by the failure
+    (:func:`netmodel.study.network_bill.network_bill`, ``share="ports-used"``) and by the failure
     model (:func:`cells_per_shared_part`). 1 where GPUs attach to no such switch.
 
     >>> from topologies import build

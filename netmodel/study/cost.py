@@ -1,30 +1,6 @@
-"""What a scenario's cluster costs and draws, and what a token costs: the network's bill of
-materials priced and powered from the fabric graph, GPU packages from the yield model, and
-a cost of ownership per year at the served load.
-
-**Network** (:func:`network_bill`; prices and power in ``netmodel/data/network_costs.toml``):
-
-* a switch costs and draws by its switching capacity (radix x port rate): ``$/(Gb/s)`` and
-  ``pJ/bit`` of the ASIC times a system overhead; tier-0 (scale-up, NVSwitch-class) switches
-  are priced as the baseboard they sit on, by their wired ports (a DGX H100's four
-  NVSwitch chips have 256 ports, 144 of them wired to its GPUs: the board's price and power
-  are those of the 144);
-* every link end at a GPU or a switch carries optics on an optical medium (pluggable module
-  or co-packaged engine), priced and powered by the end's bandwidth; an end at an OCS needs
-  none (the OCS steers light); copper ends add no power (their SerDes is in the GPU's TDP
-  and the switch ASIC's figure);
-* an OCS costs and draws per port; a cable costs a fixed part plus a part per metre (the
-  length is read back from the link latency: 5 ns/m, less the CPO chiplets); a board's
-  traces (medium ``board``: the NVLinks of an HGX baseboard) are no cable, and a copper
-  spine to a tier-0 switch (an NVL72 rack's) is priced with that switch.
-
-``share="as-built"`` prices every part of the graph whole. ``share="ports-used"`` (the
-default) prices the scenario as a slice of a fabric built out to full size: a tier >= 1
-switch or OCS is charged for the ports its GPUs use plus, for its ports towards other
-switches, the share ``fill`` of the fabric's GPU-facing ports in use; switch-to-switch
-links likewise. A shipped scenario is a few servers cut from a SuperPOD-shaped fabric
-(h100-dgx: 32 H100 on 8 rail leaves and 4 spines sized for 256), and as built its network
-would be charged eight times over.
+"""What a scenario's cluster costs and draws, and what a token costs: GPU packages from the
+yield model, hosts, the network's bill (:mod:`netmodel.study.network_bill`) and a cost of
+ownership per year at the served load.
 
 **Cluster** (:func:`cost_summary`): GPUs at their purchase price
 (:func:`compute.yield_model.gpu_price`), hosts (server less GPUs and network: power per
@@ -50,9 +26,6 @@ package cost, at its anchor's margin taken at the defaults
 ``wafer_price`` row, the reference (N4-class) node's: a die of another process keeps its own
 row.
 
->>> b = network_bill(build_fabric("lite-flat"))
->>> b.counts["cpo_ports"], round(b.fill, 4)
-(1024, 0.8889)
 >>> s = cost_summary("lite-flat", "Llama-3-70B", "decode")
 >>> s.gpus, s.capex_total > s.capex_network > 0, 0 < s.network_share_power < 1
 (128, True, True)
@@ -61,360 +34,37 @@ row.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cache, lru_cache
-from importlib import resources
-from operator import itemgetter
 from typing import TYPE_CHECKING
-
-import numpy as np
 
 from compute.errors import UserError, known
 from compute.parallel import Parallelism
 from compute.rows import check_number
 from compute.units import SECONDS_PER_YEAR
-from compute.validate import describe, of_type
+from compute.validate import of_type
 from netmodel.study.fabric_search import build_fabric
+from netmodel.study.network_bill import (
+    NetworkBill,
+    NetworkPrices,
+    _check_share,
+    _network_bill_cached,
+    network_costs,
+)
 from netmodel.study.scenarios import get_scenario
-from topologies.schema import check_graph
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
-
-    import networkx as nx
 
     from compute.hardware import GpuSpec
     from compute.models import ModelSpec
     from compute.phases import Slo
     from compute.results import InferenceResult
     from netmodel.study.scenarios import Scenario
-    from topologies.analysis import EdgeArrays
 
-__all__ = ["SHARES", "CostSummary", "NetworkBill", "NetworkItem", "NetworkPrices",
-           "cost_summary", "host_power", "host_power_ceiling", "host_power_row", "host_powers", "network_bill", "network_costs",
-           "parameter_rows", "parameters"]
+__all__ = ["CostSummary", "cost_summary", "host_power", "host_power_ceiling", "host_power_row",
+           "host_powers", "parameter_rows", "parameters"]
 
-#: How the network of a scenario is charged (see the module docstring).
-SHARES = ("ports-used", "as-built")
-_OPTICAL = ("pluggable-optics", "fibre")
-
-
-@cache
-def network_costs() -> dict:
-    """The shipped network prices and power (``netmodel/data/network_costs.toml``) as
-    :class:`compute.yield_model.Parameter` rows by name (read once)."""
-    from compute.yield_model import read_parameters
-
-    text = resources.files("netmodel").joinpath("data/network_costs.toml").read_text()
-    return read_parameters(text, "netmodel/data/network_costs.toml")
-
-
-def _check(name: str, value) -> float:
-    """``value`` as a float if it is a finite number >= 0 (compute.rows.check_number: an
-    integer past a float's range or a hostile object is refused by name, not raised on)."""
-    return check_number(name, value)
-
-
-@dataclass(frozen=True)
-class NetworkPrices:
-    """Prices (USD per bit/s of capacity or of link-end bandwidth, USD per port or cable,
-    USD/m) and power (J/bit, W per port) of the network's parts; ``None`` takes the shipped
-    default of the same name in ``network_costs.toml``."""
-
-    switch_price: float | None = None
-    scaleup_switch_price: float | None = None
-    switch_energy: float | None = None
-    switch_overhead: float | None = None
-    scaleup_switch_overhead: float | None = None
-    pluggable_price: float | None = None
-    pluggable_energy: float | None = None
-    cpo_price: float | None = None
-    cpo_energy: float | None = None
-    copper_energy: float | None = None
-    ocs_price: float | None = None
-    ocs_power: float | None = None
-    fibre_cable_price: float | None = None
-    fibre_price_per_m: float | None = None
-    copper_cable_price: float | None = None
-    copper_price_per_m: float | None = None
-
-    def __post_init__(self):
-        table = network_costs()
-        for f in fields(self):
-            v = getattr(self, f.name)
-            object.__setattr__(self, f.name, _check(f.name, table[f.name].value if v is None
-                                                    else v))
-
-    def optics(self, medium: str) -> tuple[float, float]:
-        """``(USD per bit/s, J per bit)`` of the optics on one end of a ``medium`` link."""
-        if medium in _OPTICAL:
-            return self.pluggable_price, self.pluggable_energy
-        if medium == "co-packaged-optics":
-            return self.cpo_price, self.cpo_energy
-        if medium == "copper":
-            return 0.0, self.copper_energy
-        return 0.0, 0.0
-
-    def cable(self, medium: str, length: float) -> float:
-        """USD of one cable of ``medium`` and ``length`` metres."""
-        if medium in (*_OPTICAL, "co-packaged-optics"):
-            return self.fibre_cable_price + self.fibre_price_per_m * length
-        if medium == "copper":
-            return self.copper_cable_price + self.copper_price_per_m * length
-        return 0.0
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class NetworkItem:
-    """One kind of part: how many (weighted by the share charged), capex (USD), power (W)."""
-
-    category: str   #: "switch", "optics", "ocs" or "cable"
-    what: str
-    count: float
-    capex: float
-    power: float
-
-    def to_dict(self) -> dict:
-        return {"category": self.category, "what": self.what, "count": self.count,
-                "capex_usd": self.capex, "power_w": self.power}
-
-
-@dataclass(frozen=True)
-class NetworkBill:
-    """The priced and powered network of one fabric graph."""
-
-    share: str
-    fill: float                 #: share of the GPU-facing ports of tier >= 1 in use
-    items: tuple[NetworkItem, ...]
-    counts: dict                #: topologies.analysis bill of materials (as built)
-
-    @property
-    def capex(self) -> float:
-        """USD."""
-        return sum(i.capex for i in self.items)
-
-    @property
-    def power(self) -> float:
-        """W."""
-        return sum(i.power for i in self.items)
-
-    def by_category(self) -> dict[str, dict[str, float]]:
-        """``{category: {"capex": USD, "power": W}}`` summed over items."""
-        out: dict = {}
-        for i in self.items:
-            c = out.setdefault(i.category, {"capex": 0.0, "power": 0.0})
-            c["capex"] += i.capex
-            c["power"] += i.power
-        return out
-
-    def to_dict(self) -> dict:
-        return {"share": self.share, "fill": self.fill, "capex_usd": self.capex,
-                "power_w": self.power,
-                "by_category": {k: {"capex_usd": v["capex"], "power_w": v["power"]}
-                                for k, v in self.by_category().items()},
-                "items": [i.to_dict() for i in self.items],
-                "bill_of_materials": self.bill_of_materials()}
-
-    def bill_of_materials(self) -> dict:
-        """A copy of :attr:`counts` (the bill is cached per fabric: a caller's changes to
-        what ``to_dict`` gives must not reach it)."""
-        return {k: dict(v) if isinstance(v, dict) else v for k, v in self.counts.items()}
-
-
-@lru_cache(maxsize=128)
-def _network_bill_cached(graph, share: str, prices: NetworkPrices) -> NetworkBill:
-    """:func:`network_bill` once per (graph object, share, prices): a comparison prices
-    the same fabric for every model and phase (the built graphs are cached and never
-    modified)."""
-    return network_bill(graph, share=share, prices=prices)
-
-
-def _check_share(share: object) -> str:
-    """``share`` if it is one of :data:`SHARES` (a string first: an array is unhashable)."""
-    if not isinstance(share, str) or share not in SHARES:
-        raise UserError(f"unknown network share {describe(share)}; known: {known(SHARES)}")
-    return share
-
-
-def network_bill(graph: nx.Graph, *, share: str = "ports-used",
-                 prices: NetworkPrices | None = None, edges: EdgeArrays | None = None
-                 ) -> NetworkBill:
-    """Price and power every switch, optics end, OCS and cable of a fabric graph (see the
-    module docstring for the rules and ``share``). ``edges``: the graph's
-    :func:`~topologies.analysis.edge_arrays`, where the caller has them.
-
-    >>> from topologies import build
-    >>> b = network_bill(build("leaf-spine:leaves=2,radix=4"), share="as-built")
-    >>> [(i.what, i.count) for i in b.items if i.category != "cable"]
-    [('pluggable-optics end 400 Gb/s', 16.0), ('tier-1 switch 4 x 400 Gb/s', 2.0), ('tier-2 switch 4 x 400 Gb/s', 2.0)]
-    """
-    from topologies.analysis import EdgeArrays, bill_of_materials, edge_arrays, port_fill, port_use
-
-    _check_share(share)
-    check_graph(graph)
-    prices = of_type("prices", prices, NetworkPrices, "NetworkPrices(switch_price=1e-9)") \
-        or NetworkPrices()
-    if of_type("edges", edges, EdgeArrays, "edge_arrays(graph)") is None:
-        edges = edge_arrays(graph)   # one pass over the links for all below
-    elif edges.nodes != list(graph) or len(edges.u) != graph.number_of_edges():
-        # another graph's arrays index nodes this one lacks, or misprice its links
-        raise UserError(f"edges must be edge_arrays(graph) of this graph ({len(graph):,} "
-                        f"nodes, {graph.number_of_edges():,} links), got another graph's "
-                        f"({len(edges.nodes):,} nodes, {len(edges.u):,} links)")
-    counts = asdict(bill_of_materials(graph, edges))
-    gpu_ports, net_ports, port_rate = port_use(graph, edges)
-    # fill: GPU-facing ports in use over the ports not taken by links to other switches,
-    # on the tier >= 1 switches and OCSes GPUs attach to (the failure model counts the
-    # parts shared between copies of the fabric by the same figure: topologies.analysis)
-    fill = port_fill(graph, edges)
-    scale = fill if share == "ports-used" else 1.0
-
-    groups: dict = {}
-
-    def add(category: str, what: str, count: float, capex: float, power: float) -> None:
-        key = (category, what)
-        c, x, p = groups.get(key, (0.0, 0.0, 0.0))
-        groups[key] = (c + count, x + capex, p + power)
-
-    tier0s = np.zeros(len(edges.nodes), dtype=bool)   # by position in edges.nodes
-    for i, (n, d) in enumerate(graph.nodes(data=True)):
-        if d["kind"] == "gpu":
-            continue
-        ports = _ports(graph, n)
-        tier0 = tier0s[i] = d["kind"] == "switch" and d["tier"] == 0
-        if share == "as-built" or tier0:
-            charged = 1.0
-        else:
-            charged = (gpu_ports.get(n, 0.0) + scale * net_ports.get(n, 0.0)) / ports
-        if d["kind"] == "ocs":
-            add("ocs", f"OCS {ports} ports", charged, charged * ports * prices.ocs_price,
-                charged * ports * prices.ocs_power)
-            continue
-        rate = port_rate.get(n, 0.0)
-        what = f"tier-{d['tier']} switch {ports} x {rate * 8 / 1e9:g} Gb/s"
-        if tier0:
-            # a baseboard (NVSwitch-class) switch is priced and powered by its wired ports:
-            # network_costs.toml derives both over the 144 NVLinks a DGX H100's four
-            # NVSwitch chips give its GPUs, not over the chips' 256 ports
-            wired = min(ports, gpu_ports.get(n, 0.0) + net_ports.get(n, 0.0))
-            if wired < ports:
-                what = f"tier-0 switch {wired:g} of {ports} x {rate * 8 / 1e9:g} Gb/s"
-            ports = wired
-        bits = ports * rate * 8
-        price = prices.scaleup_switch_price if tier0 else prices.switch_price
-        overhead = prices.scaleup_switch_overhead if tier0 else prices.switch_overhead
-        add("switch", what, charged,
-            charged * price * bits, charged * prices.switch_energy * bits * overhead)
-    _links_bill(graph, edges, scale, prices, tier0s, add)
-    items = tuple(NetworkItem(c, w, n, x, p) for (c, w), (n, x, p) in sorted(groups.items()))
-    return NetworkBill(share=share, fill=fill, items=items, counts=counts)
-
-
-def _links_bill(graph: nx.Graph, e, scale: float, prices: NetworkPrices, tier0: np.ndarray,
-                add) -> None:
-    """:func:`network_bill`'s optics ends and cables, from the edge arrays ``e`` of
-    ``graph`` (``tier0``: each of ``e.nodes`` a tier-0 switch?): ``add`` once a group, with
-    its sums taken in the order a loop over the edges would take them (an edge's first end,
-    its second, then the next edge), so every figure is the loop's to the last bit
-    (np.bincount adds its weights in input order)."""
-    from topologies.schema import TRACE_MEDIA
-
-    gpu, ocs = e.kind_is("gpu"), e.kind_is("ocs")
-    s = np.where(gpu[e.u] | gpu[e.v], 1.0, scale)   # shared links at the fill's share
-    circuit = e.medium_in(("ocs-circuit",))
-    # optics priced by the circuit's optics on an OCS circuit, else by the medium
-    table = np.array([prices.optics(m) for m in e.media], dtype=float).reshape(-1, 2)
-    priced = np.where(circuit, e.optics, e.medium)
-    price, energy = table[priced, 0], table[priced, 1]
-    bits = e.bandwidth * 8
-    capex, power = s * price * bits, s * energy * bits
-    # every edge's two ends in turn, as the loop priced them
-    node = np.stack([e.u, e.v], axis=1).ravel()
-    edge = np.repeat(np.arange(len(e.u)), 2)
-    at = ~ocs[node] & ((price != 0) | (energy != 0))[edge]
-    node, edge = node[at], edge[at]
-    # a GPU end of a breakout share is one transceiver, a switch end its share of a port
-    # (counted as topologies.analysis counts them); priced by bandwidth
-    count = np.where(gpu[node], np.ceil(e.links[edge] - 1e-9), e.links[edge])
-    _add_groups(add, "optics", e.medium[edge], bits[edge] / count / 1e9,
-                lambda m, x: f"{e.media[m]} end {x:g} Gb/s", s[edge] * count, capex[edge],
-                power[edge])
-    # a board's or a package's wiring has no cable (topologies.schema), nor a circuit; a
-    # scale-up domain cabled across trays (an NVL72 rack's copper spine) has cables in the
-    # bill of materials and the failure model, but priced with the tier-0 switch as a
-    # baseboard's traces are (scaleup_switch_price is an HGX board's price per wired Gb/s,
-    # its wiring included); no price of the spine's cable cartridges is published
-    # (docs/economics.md)
-    cabled = ~circuit & ~e.medium_in(TRACE_MEDIA) \
-        & ~(e.medium_in(("copper",)) & (tier0[e.u] | tier0[e.v]))
-    at = np.flatnonzero(cabled)
-    if not len(at):
-        return
-    medium = e.medium[at]
-    adj, nodes = graph._adj, e.nodes   # the edges' attribute dicts, in edge-array order
-    length = _lengths([adj[nodes[u]][nodes[v]] for u, v in zip(e.u[at].tolist(),
-                                                                e.v[at].tolist(), strict=True)],
-                      medium == e.media.index("co-packaged-optics")
-                      if "co-packaged-optics" in e.media else np.zeros(len(at), dtype=bool))
-    pairs, inverse = _pairs(medium, length)
-    cable = np.array([prices.cable(e.media[m], x) for m, x in pairs])
-    counted = s[at] * e.links[at]
-    _add_groups(add, "cable", medium, length, lambda m, x: f"{e.media[m]} cable {x:g} m",
-                counted, counted * cable[inverse.reshape(-1)], np.zeros(len(at)))
-
-
-def _add_groups(add, category: str, medium: np.ndarray, value: np.ndarray, label, count,
-                capex, power) -> None:
-    """``add`` each group of items labelled ``label(medium code, value)`` once, with the sums
-    of its ``count``, ``capex`` and ``power`` taken in input order."""
-    if not len(medium):
-        return
-    pairs, inverse = _pairs(medium, value)
-    names: dict = {}
-    group = np.array([names.setdefault(label(m, x), len(names)) for m, x in pairs])[inverse]
-    sums = [np.bincount(group, weights=w, minlength=len(names)).tolist()
-            for w in (count, capex, power)]
-    for name, i in names.items():
-        add(category, name, sums[0][i], sums[1][i], sums[2][i])
-
-
-def _pairs(codes: np.ndarray, values: np.ndarray) -> tuple[list, np.ndarray]:
-    """The distinct ``(code, value)`` pairs (ints, floats) and each input's position among
-    them."""
-    distinct, at = np.unique(values, return_inverse=True)
-    keys, inverse = np.unique(codes * len(distinct) + at.reshape(-1), return_inverse=True)
-    code, value = np.divmod(keys, len(distinct))
-    return (list(zip(code.tolist(), distinct[value].tolist(), strict=True)),
-            inverse.reshape(-1))
-
-
-def _lengths(data: list[dict], cpo: np.ndarray) -> np.ndarray:
-    """Metres of each link, by its attributes ``data`` (``cpo``: its medium co-packaged
-    optics?): its ``length`` attribute, else read back from its latency (less a
-    co-packaged engine's delay at each end), at least 0."""
-    from topologies.common import CPO_DELAY, PROPAGATION_DELAY
-
-    extra = np.where(cpo, 2 * CPO_DELAY, 0.0)
-    given = [d.get("length") for d in data]
-    if given.count(None) == len(given):   # none has a length: every one from its latency
-        latency = np.array([float(x) for x in map(itemgetter("latency"), data)], dtype=float)
-        return np.maximum(0.0, (latency - extra) / PROPAGATION_DELAY)
-    length = np.array([np.nan if x is None else float(x) for x in given], dtype=float)
-    latency = np.array([float(d["latency"]) if x is None else np.nan
-                        for d, x in zip(data, given, strict=True)], dtype=float)
-    return np.where(np.isnan(length), np.maximum(0.0, (latency - extra) / PROPAGATION_DELAY),
-                    length)
-
-
-def _ports(graph, node) -> int:
-    d = graph.nodes[node]
-    return int(d["ports"] if d["kind"] == "ocs" else d["radix"])
-
-
-# ------------------------------------------------------------------ cluster cost of ownership
 
 #: compute.yield_model's keywords renamed here: its ``model`` is ``yield_model``, so it
 #: cannot be taken for the LLM model.
@@ -745,7 +395,7 @@ def host_power(gpu: GpuSpec, host_power_per_h100: float | None = None) -> float:
     if row is not None:
         return row.value
     per_h100 = parameter("host_power_per_h100") if host_power_per_h100 is None \
-        else _check("host_power_per_h100", host_power_per_h100)
+        else check_number("host_power_per_h100", host_power_per_h100)
     # the H100's host scaled by TDP, at most the largest published host (DGX B200's) over
     # the H100's: a sweep of host_power_per_h100 scales both alike
     share = min(nominal_tdp(gpu) / get_gpu("H100-SXM").tdp,
@@ -798,7 +448,7 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     of_type("best", best, InferenceResult, "fabric_search(...).best")
     _check_share(share)   # before the search, not after it
     pkg, pwr, tco, net = _split(params)
-    tco = {k: _check(k, tco[k]) if k in tco else parameter(k) for k in _TCO_ARGS}
+    tco = {k: check_number(k, tco[k]) if k in tco else parameter(k) for k in _TCO_ARGS}
     if tco["utilization"] > 1:
         raise UserError(f"utilization must be <= 1, got {tco['utilization']!r}")
     if tco["host_load_fraction"] > 1:   # a share of the host's max power draw
@@ -873,4 +523,3 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
         power_host=power_host, power_network=bill.power, pue=tco["pue"],
         capex_per_year=per_year, energy_per_year=energy, power_provisioned=provisioned,
         colocation_per_year=colocation, network=bill, priced=priced)
-

@@ -21,7 +21,7 @@ would share in a full build (leaves, spines, OCSes, links between switches:
 the SU its rail leaves are built for), whole, as it fails whole (the last set perhaps
 part-filled); a link between switches and its ends at the cells' share of them,
 :func:`~topologies.analysis.port_fill` per cell, the share the cost model charges
-(:func:`netmodel.study.cost.network_bill`, ``share="ports-used"``): one ``h100-dgx`` cell, 4
+(:func:`netmodel.study.network_bill.network_bill`, ``share="ports-used"``): one ``h100-dgx`` cell, 4
 servers of an SU, counts an eighth of the SU's 512 leaf-spine transceivers (64, beside its
 own 64 GPU-leaf ones), not those of the 28 absent servers' uplinks. One failure of a
 shared part touches every cell of its set (:meth:`Cluster.cells_hit`).

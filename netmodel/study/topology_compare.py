@@ -33,7 +33,7 @@ format per row, the unit in the row's name.
   for the group, a ring of circuits on as many parallel ports as it has (a scenario: its
   ``circuits``), as the study sets them
   (:func:`~netmodel.study.fabric_search.instance_graph`).
-* **Network capex and power**: :func:`netmodel.study.cost.network_bill` (the ports-used
+* **Network capex and power**: :func:`netmodel.study.network_bill.network_bill` (the ports-used
   share: a scenario is priced as a slice of a fabric built out to full size).
 * **Blast radius** of each component class of :mod:`topologies.failure_domains`, hardware
   radius only (no model is placed): for one failure, the GPUs it removes or stops (every
@@ -833,7 +833,7 @@ def _scenario_note(s: Scenario) -> str:
 
 
 def _row_for(fab: Fabric, group: int) -> TopologyRow:
-    from netmodel.study.cost import network_bill
+    from netmodel.study.network_bill import network_bill
     from topologies.analysis import edge_arrays, summary
     from topologies.schema import gpu_nodes
 

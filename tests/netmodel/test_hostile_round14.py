@@ -13,7 +13,7 @@ import netmodel
 from compute.errors import UserError
 from compute.roofline import RooflineOptions
 from netmodel.collectives.model import FabricCostModel
-from netmodel.study import cost
+from netmodel.study import cost, network_bill
 from netmodel.study.scenarios import Adjust
 from netmodel.study.serving import ServingWorkload
 from tests.netmodel.cli_helpers import one_line_error, run_cli
@@ -86,7 +86,7 @@ def test_parallelism_array_with_mtp_is_refused_by_name():
     # OverflowError from math.isfinite(10**400)
     (lambda: cost.cost_summary("lite-flat", "Llama-3-8B", max_batch=16, lifetime=10**400),
      "^lifetime must be a finite number >= 0, got an integer of 401 digits$"),
-    (lambda: cost.NetworkPrices(switch_price=10**400),
+    (lambda: network_bill.NetworkPrices(switch_price=10**400),
      "^switch_price must be a finite number >= 0, got an integer of 401 digits$"),
     # RuntimeError from the value's repr
     (lambda: cost.cost_summary("lite-flat", "Llama-3-8B", max_batch=16,

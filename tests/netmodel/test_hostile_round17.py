@@ -101,13 +101,13 @@ def test_host_power_refuses_an_absurd_host_power_per_h100():
 
 def test_cost_and_reliability_objects_of_the_wrong_type_are_refused_by_name():
     import netmodel
-    from netmodel.study import availability, blast_radius, cost
+    from netmodel.study import availability, blast_radius, cost, network_bill
 
     graph = netmodel.build_fabric("single-switch:n=8")
     cases = [
-        ("graph must be a networkx Graph", lambda: cost.network_bill(None)),
-        ("prices must be a netmodel.study.cost.NetworkPrices",
-         lambda: cost.network_bill(graph, prices=1.0)),
+        ("graph must be a networkx Graph", lambda: network_bill.network_bill(None)),
+        ("prices must be a netmodel.study.network_bill.NetworkPrices",
+         lambda: network_bill.network_bill(graph, prices=1.0)),
         ("best must be a compute.results.InferenceResult",
          lambda: cost.cost_summary("lite-flat", "Llama-3-70B", "decode", best=1.0)),
         ("cluster must be a netmodel.study.reliability_cluster.Cluster",

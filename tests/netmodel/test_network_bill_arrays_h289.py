@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from netmodel.study.cost import NetworkPrices, network_bill
+from netmodel.study.network_bill import NetworkPrices, network_bill
 from topologies.common import CPO_DELAY, PROPAGATION_DELAY
 from topologies.schema import TRACE_MEDIA
 from topologies.specs import build

@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 
 from netmodel.study.blast_radius import blast_radius
-from netmodel.study.cost import network_bill
 from netmodel.study.fabric_search import build_fabric
+from netmodel.study.network_bill import network_bill
 from netmodel.study.reliability_catalog import HOUR
 from netmodel.study.reliability_cluster import YEAR
 from tests.netmodel.fabric_helpers import h100_x4_scenario

@@ -13,7 +13,7 @@ import pytest
 from compute.errors import UserError
 from compute.hardware import get_gpu
 from netmodel.collectives.calibration import default_calibration
-from netmodel.study.cost import network_costs
+from netmodel.study.network_bill import network_costs
 from netmodel.study.scenarios import scenario_names
 from netmodel.study.topology_compare import (
     COLUMNS,
