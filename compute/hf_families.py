@@ -96,8 +96,8 @@ HF_ALIASES: dict[str, tuple[str, ...]] = {
 #: (google/gemma-3-4b-it's text_config names only hidden_size, intermediate_size,
 #: num_hidden_layers and sliding_window: 8 heads, 4 KV heads of 256 are these defaults).
 GEMMA3 = {"vocab_size": 262_208, "max_position_embeddings": 131_072, "hidden_size": 2304,
-           "intermediate_size": 9216, "num_hidden_layers": 26, "num_attention_heads": 8,
-           "num_key_value_heads": 4, "head_dim": 256, "sliding_window": 4096}
+          "intermediate_size": 9216, "num_hidden_layers": 26, "num_attention_heads": 8,
+          "num_key_value_heads": 4, "head_dim": 256, "sliding_window": 4096}
 
 #: What each ``model_type`` builds where its config.json does not say (the defaults of the
 #: family's code in HF transformers): MLP gating, norm, biases, tied embeddings (HF's default
@@ -333,12 +333,12 @@ HF_UNMODELLED: dict[str, str] = {
 #: keys chosen by a block score, plus init_blocks and a window_size window; the card's
 #: config.json enables it by adding the key).
 UNMODELLED_KEYS = ("ssm_", "mamba_", "linear_", "attn_type_list", "hybrid_override_pattern",
-                    "layers_block_type", "attn_layer_period", "block_types", "ffn_config",
-                    "attn_config", "index_topk", "num_kv_shared_layers", "altup_num_inputs",
-                    "use_cla", "blocksparse_", "dense_attention_every_n_layers",
-                    "cross_attention_layers", "sliding_window_layers", "conv_window",
-                    "share_q_dim", "moe_layers_enum", "block_configs", "zero_expert_num",
-                    "sparse_config")
+                   "layers_block_type", "attn_layer_period", "block_types", "ffn_config",
+                   "attn_config", "index_topk", "num_kv_shared_layers", "altup_num_inputs",
+                   "use_cla", "blocksparse_", "dense_attention_every_n_layers",
+                   "cross_attention_layers", "sliding_window_layers", "conv_window",
+                   "share_q_dim", "moe_layers_enum", "block_configs", "zero_expert_num",
+                   "sparse_config")
 FAMILY_ALIASES = {"refinedweb": "falcon", "refinedwebmodel": "falcon", "rw": "falcon"}
 #: The family of a config whose model_type is not one, by its first ``architectures`` entry:
 #: Grok-2 (xai-org/grok-2) says model_type "git" and Grok1ForCausalLM (SGLang's grok.py,
@@ -346,7 +346,7 @@ FAMILY_ALIASES = {"refinedweb": "falcon", "refinedwebmodel": "falcon", "rw": "fa
 ARCHITECTURE_FAMILIES = {"Grok1ForCausalLM": "grok-1", "Grok1ModelForCausalLM": "grok-1"}
 # Other model types whose MLP is gated (SwiGLU / GeGLU), read Llama-style.
 GATED_TYPES = {"phi3", "olmo",
-                "granite", "granitemoe", "internlm2", "yi", "deepseek"}
+               "granite", "granitemoe", "internlm2", "yi", "deepseek"}
 
 
 def softmax_only(key: str, value: Any) -> bool:
@@ -357,11 +357,11 @@ def softmax_only(key: str, value: Any) -> bool:
 
 #: Architecture defaults of a Llama-like model, the base every family entry changes.
 BASE_FAMILY = dict(gated_mlp=True, norm="rmsnorm", bias=False, qkv_bias=False,
-                    tied_embeddings=False, learned_positions=False, embedding_norm=False,
-                    shared_expert_gate=False, window="all", window_every=6, llama4=False,
-                    chatglm=False, multi_query=False, residual_mlp=False, ffn_halved=False,
-                    position_offset=0, config_defaults={}, layer_norms=2, qk_norm="",
-                    qk_norm_key="")
+                   tied_embeddings=False, learned_positions=False, embedding_norm=False,
+                   shared_expert_gate=False, window="all", window_every=6, llama4=False,
+                   chatglm=False, multi_query=False, residual_mlp=False, ffn_halved=False,
+                   position_offset=0, config_defaults={}, layer_norms=2, qk_norm="",
+                   qk_norm_key="")
 #: Entries of a config.json's ``layer_types`` the reader models (HF transformers' names;
 #: GraniteMoeHybrid calls a full-attention layer "attention").
 LAYER_TYPES = ("full_attention", "sliding_attention", "attention")
@@ -393,8 +393,8 @@ TEXT_MODEL_KEYS = ("text_config", "llm_config", "language_config")
 #: a sub-config as its differences from its class's defaults: llava-1.5-7b-hf's text_config
 #: names no layers): LlamaConfig's (models/llama/configuration_llama.py).
 NESTED_DEFAULTS = {"llama": {"vocab_size": 32000, "hidden_size": 4096,
-                              "intermediate_size": 11008, "num_hidden_layers": 32,
-                              "num_attention_heads": 32, "max_position_embeddings": 2048}}
+                             "intermediate_size": 11008, "num_hidden_layers": 32,
+                             "num_attention_heads": 32, "max_position_embeddings": 2048}}
 
 
 #: The language model's ``model_type`` of a wrapper whose nested config names none:
@@ -406,7 +406,7 @@ WRAPPED_TEXT_TYPES = {"deepseek_vl_v2": "deepseek_v2"}
 #: HF transformers' DbrxAttentionConfig / DbrxFFNConfig defaults for keys a DBRX config.json
 #: leaves out (models/dbrx/configuration_dbrx.py): one KV head, 4 experts, top-1, 3,584 wide.
 DBRX_DEFAULTS = {"kv_n_heads": 1, "moe_num_experts": 4, "moe_top_k": 1,
-                  "ffn_hidden_size": 3584}
+                 "ffn_hidden_size": 3584}
 
 
 #: Keys Hunyuan's config.json spells per layer (a list of one value per layer); read when
@@ -435,7 +435,7 @@ EXPERT_FIELDS = ("experts_per_token", "expert_ffn", "shared_experts", "moe_list"
 
 #: The limits.toml row bounding each count of :data:`EXPERT_FIELDS` (``moe_list`` is a list).
 EXPERT_LIMITS = {"experts_per_token": "experts_per_token", "expert_ffn": "ffn",
-                  "shared_experts": "experts"}
+                 "shared_experts": "experts"}
 
 
 def family_layout(family: str) -> dict:
