@@ -18,7 +18,7 @@ for the diameter; never all-pairs shortest paths.
 from __future__ import annotations
 
 import math
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from itertools import chain
@@ -28,14 +28,15 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError
-from compute.validate import describe
+from compute.validate import describe, of_type
 from topologies.closed_forms import closed_form
+from topologies.graph_ops import ball, path_counts
 from topologies.schema import TRACE_MEDIA, gpu_nodes, validate
 
 __all__ = ["MAXFLOW_NODES", "BillOfMaterials", "FabricSummary", "PathDiversity",
            "bill_of_materials", "bisection_maxflow", "cable_end_parts", "cells_per_shared_part",
-           "diameter", "edge_arrays", "injection_bandwidth", "path_diversity", "port_fill",
-           "shared_part", "summary"]
+           "diameter", "edge_arrays", "edges_of", "injection_bandwidth", "path_diversity",
+           "port_fill", "shared_part", "summary"]
 
 #: Largest graph (nodes) for which the exact max-flow bisection is computed.
 MAXFLOW_NODES = 5000
@@ -195,6 +196,26 @@ def edge_arrays(graph: nx.Graph) -> EdgeArrays:
         node_bandwidth=np.bincount(near, weights=np.array(
             list(map(itemgetter("bandwidth"), data)), dtype=float).reshape(total),
             minlength=len(nodes)))
+
+
+def edges_of(graph: nx.Graph, edges: EdgeArrays | None = None) -> EdgeArrays:
+    """``edges`` where they are ``graph``'s :func:`edge_arrays` (node list and link count
+    compared, O(n)), built where None; another graph's refused in one line (they index
+    nodes this one lacks, or misread its links).
+
+    >>> from topologies import build
+    >>> edges_of(build("ring:n=4"), edge_arrays(build("ring:n=8")))
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: edges must be edge_arrays(graph) of this graph (4 nodes, 4 links), got another graph's (8 nodes, 8 links)
+    """
+    if of_type("edges", edges, EdgeArrays, "edge_arrays(graph)") is None:
+        return edge_arrays(graph)
+    if edges.nodes != list(graph) or len(edges.u) != graph.number_of_edges():
+        raise UserError(f"edges must be edge_arrays(graph) of this graph ({len(graph):,} "
+                        f"nodes, {graph.number_of_edges():,} links), got another graph's "
+                        f"({len(edges.nodes):,} nodes, {len(edges.u):,} links)")
+    return edges
 
 
 def cable_end_parts(kind: str, links: float) -> float:
@@ -426,24 +447,11 @@ def injection_bandwidth(graph: nx.Graph, edges: EdgeArrays | None = None
 
 def _bfs(graph: nx.Graph, source: Hashable,
          target: Hashable | None = None) -> tuple[dict, dict[Hashable, int]]:
-    """Hop distances from ``source`` and shortest-path counts (up to ``target``'s level)."""
-    dist = {source: 0}
-    count = {source: 1}
-    queue = deque([source])
-    adj = graph._adj
-    while queue:
-        u = queue.popleft()
-        if target is not None and target in dist and dist[u] >= dist[target]:
-            break
-        du = dist[u] + 1
-        for v in adj[u]:
-            if v not in dist:
-                dist[v] = du
-                count[v] = count[u]
-                queue.append(v)
-            elif dist[v] == du:
-                count[v] += count[u]
-    return dist, count
+    """Hop distances from ``source`` and shortest-path counts (up to ``target``'s level;
+    only ``source`` where ``target`` is not reached): :func:`~topologies.graph_ops.ball`
+    and :func:`~topologies.graph_ops.path_counts`."""
+    dist = ball(graph._adj, source, target) or {source: 0}
+    return dist, path_counts(graph._adj, dist)
 
 
 def path_diversity(graph: nx.Graph, source: str | None = None,
@@ -503,8 +511,8 @@ def diameter(graph: nx.Graph) -> tuple[int | None, str]:
     size = graph.number_of_nodes() + graph.number_of_edges()
     if len(classes) * size <= BFS_BUDGET:
         return _exact_diameter(graph, list(classes.values()), gpus), "breadth-first search"
-    far = max(gpus, key=_bfs(graph, gpus[0])[0].get)  # type: ignore[arg-type]  # dict.get
-    dist = _bfs(graph, far)[0]
+    far = max(gpus, key=ball(graph._adj, gpus[0]).get)  # type: ignore[arg-type]  # dict.get
+    dist = ball(graph._adj, far)
     return max(dist.get(g, 0) for g in gpus), "lower bound (double sweep)"
 
 
@@ -592,9 +600,11 @@ def bisection_maxflow(graph: nx.Graph, side: Iterable[Hashable] | None = None) -
     return float(nx.maximum_flow_value(flow, source, sink))
 
 
-def summary(graph: nx.Graph, *, pair: tuple | None = None,
-            validated: bool = False) -> FabricSummary:
-    """Everything above for one fabric; ``pair`` picks the two GPUs for path diversity.
+def summary(graph: nx.Graph, *, pair: tuple | None = None, validated: bool = False,
+            edges: EdgeArrays | None = None) -> FabricSummary:
+    """Everything above for one fabric; ``pair`` picks the two GPUs for path diversity;
+    ``edges``: the graph's :func:`edge_arrays`, where the caller has them (checked by
+    :func:`edges_of`).
 
     The fabric is validated first (connectivity is not required: a realized OCS fabric may
     hold several islands; diameter, bisection and path diversity are then None), unless
@@ -609,6 +619,7 @@ def summary(graph: nx.Graph, *, pair: tuple | None = None,
     if pair is not None and (not isinstance(pair, tuple | list) or len(pair) != 2):
         # a string was spread into its letters, a number raised TypeError
         raise UserError(f"pair must be two GPU nodes (a, b), got {describe(pair)}")
+    edges = None if edges is None else edges_of(graph, edges)   # refused before any work
     kinds = Counter(k for _, k in graph.nodes(data="kind"))
     tiers = Counter(d["tier"] for _, d in graph.nodes(data=True) if d["kind"] == "switch")
     gpus = gpu_nodes(graph)
@@ -640,7 +651,7 @@ def summary(graph: nx.Graph, *, pair: tuple | None = None,
         paths = None if len(gpus) < 2 else path_diversity(graph, *pair) if reach is None \
             else _diversity(gpus, gpus[0], None, *reach)
     reach = None   # its two dicts a node each, not held while the links are read
-    edges = edge_arrays(graph)
+    edges = edge_arrays(graph) if edges is None else edges
     low, peers = injection_bandwidth(graph, edges)
     reconf = [d["reconfiguration_time"] for _, d in graph.nodes(data=True) if d["kind"] == "ocs"]
     return FabricSummary(

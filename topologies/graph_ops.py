@@ -14,11 +14,12 @@ gone), on networkx's documented node and adjacency dicts or on arrays of the edg
 from __future__ import annotations
 
 from collections.abc import Collection, Hashable, Iterable
+from itertools import repeat
 
 import networkx as nx
 import numpy as np
 
-__all__ = ["CellArrays", "attrs_key", "ball", "copy_graph", "edge_key",
+__all__ = ["CellArrays", "attrs_key", "ball", "copy_graph", "edge_key", "path_counts",
            "shortest_path_part"]
 
 
@@ -46,10 +47,11 @@ def copy_graph(graph: nx.Graph) -> nx.Graph:
     return out
 
 
-def ball(adj, a, b) -> dict | None:
+def ball(adj, a, b=None) -> dict | None:
     """Hops from ``a`` of every node no further than ``b`` (a breadth-first search from
-    ``a`` that stops at ``b``'s depth) on the adjacency ``adj``; None where ``b`` is not
-    reached."""
+    ``a`` that stops at ``b``'s depth) on the adjacency ``adj``, in the order the search
+    reaches them; None where ``b`` is not reached. Without ``b``: every node ``a``
+    reaches (networkx allows no None node)."""
     dist = {a: 0}
     frontier, depth = [a], 0
     while frontier and b not in dist:
@@ -61,7 +63,31 @@ def ball(adj, a, b) -> dict | None:
                     dist[v] = depth
                     nxt.append(v)
         frontier = nxt
-    return dist if b in dist else None
+    return dist if b is None or b in dist else None
+
+
+def path_counts(adj, dist: dict) -> dict:
+    """Shortest (fewest-hop) paths from the search's start to every node of ``dist``, a
+    :func:`ball` (the start first, every node after those one hop nearer), in its order:
+    a node's count is the sum of its neighbours' one hop nearer (a level at a time, the
+    sums in C).
+
+    >>> from topologies.specs import build
+    >>> adj = build("torus:dims=4x4")._adj
+    >>> path_counts(adj, ball(adj, "gpu0", "gpu10"))["gpu10"]   # C(4, 2) orders x 2 x 2 ways
+    24
+    """
+    count: dict = {}
+    nearer: dict = {}   # the level before this one's counts
+    level: dict = {}
+    depth, zeros = 0, repeat(0)
+    for v, d in dist.items():
+        if d != depth:
+            count.update(level)
+            nearer, level, depth = level, {}, d
+        level[v] = sum(map(nearer.get, adj[v], zeros)) if d else 1
+    count.update(level)
+    return count
 
 
 def shortest_path_part(adj, a, b) -> set | None:
