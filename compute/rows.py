@@ -45,14 +45,10 @@ UNITS = {
     "USD/kW/month": ROW_UNIT_INPUTS["USD/kW/month"][1]["USD/kW/month"],
 }
 #: The SI unit a value of each of :data:`UNITS` is held in once converted ("" for a pure
-#: number): what an output names beside the SI value (a sweep's ``params[].unit``).
-SI_UNITS = {
-    "1": "", "name": "", "mm": "m", "m": "m", "mm^2": "m^2", "1/cm^2": "1/m^2",
-    "1/mm^2": "1/m^2", "USD": "USD", "W": "W", "year": "s", "1/year": "1/s",
-    "USD/kWh": "USD/J", "USD/GB": "USD/byte", "USD/GiB": "USD/byte", "pJ/bit": "J/bit", "USD/(Gb/s)": "USD/(bit/s)",
-    "USD/mm^2": "USD/m^2", "USD/m": "USD/m", "USD/port": "USD/port", "W/port": "W/port",
-    "USD/kW/month": "USD/(W s)",
-}
+#: number or a name): what an output names beside the SI value (a sweep's ``params[].unit``),
+#: said once, as the SI unit of that unit's inputs (:data:`compute.units.ROW_UNIT_INPUTS`).
+SI_UNITS = {unit: "" if unit == "name" or ROW_UNIT_INPUTS[unit][0] == "a plain number"
+            else ROW_UNIT_INPUTS[unit][0] for unit in UNITS}
 ROW_KEYS = ("value", "unit", "source", "ref", "confidence")
 
 

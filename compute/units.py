@@ -404,9 +404,11 @@ _BIT_RATES = {k: _BANDWIDTH_UNITS[k] * 8 for k in (
     "GB/s", "TB/s", "MB/s", "B/s")}
 
 #: What a value of a data-file row's ``unit`` (compute.rows.UNITS) may be typed in on the
-#: command line (``cost.NAME`` of a sweep), by that unit: the SI unit a bare number is
-#: read in and the suffixes taken, each with its factor to SI. The row's own unit is one of
-#: them, with the factor compute.rows.UNITS gives it.
+#: command line (``cost.NAME`` of a sweep), by that unit: the SI unit the value is held in
+#: (a bare number is read in it, and outputs name it beside the SI value, as
+#: compute.rows.SI_UNITS; ``"a plain number"`` for a pure number) and the suffixes taken,
+#: each with its factor to SI. The row's own unit is one of them, with the factor
+#: compute.rows.UNITS gives it.
 ROW_UNIT_INPUTS: dict[str, tuple[str, dict[str, float]]] = {
     "1": ("a plain number", _FRACTION),
     "USD": ("USD", _USD),
@@ -421,15 +423,15 @@ ROW_UNIT_INPUTS: dict[str, tuple[str, dict[str, float]]] = {
     "pJ/bit": ("J/bit", {"": 1.0, **{f"{p}J/{b}": k for p, k in
                                      (("p", 1e-12), ("f", 1e-15), ("n", 1e-9), ("", 1.0))
                                      for b in ("bit", "b")}}),
-    "USD/(Gb/s)": ("USD per bit/s", {"": 1.0, **{f: ExactFactor(1, _exact(r))
-                                                 for c in ("USD", "$")
-                                                 for k, r in _BIT_RATES.items()
-                                                 for f in (f"{c}/({k})", f"{c}/{k}")}}),
-    "USD/GB": ("USD/B", {"": 1.0, **{f"{c}/{k}": ExactFactor(1, _exact(_BYTE_UNITS[k]))
-                                     for c in ("USD", "$")
-                                     for k in ("B", "MB", "GB", "TB", "MiB", "GiB", "TiB")}}),
-    "USD/port": ("USD", {**_USD, "USD/port": 1.0, "$/port": 1.0}),
-    "W/port": ("W", {**_POWER, **{f"{k}/port": v for k, v in _POWER.items() if k}}),
+    "USD/(Gb/s)": ("USD/(bit/s)", {"": 1.0, **{f: ExactFactor(1, _exact(r))
+                                               for c in ("USD", "$")
+                                               for k, r in _BIT_RATES.items()
+                                               for f in (f"{c}/({k})", f"{c}/{k}")}}),
+    "USD/GB": ("USD/byte", {"": 1.0, **{f"{c}/{k}": ExactFactor(1, _exact(_BYTE_UNITS[k]))
+                                        for c in ("USD", "$")
+                                        for k in ("B", "MB", "GB", "TB", "MiB", "GiB", "TiB")}}),
+    "USD/port": ("USD/port", {**_USD, "USD/port": 1.0, "$/port": 1.0}),
+    "W/port": ("W/port", {**_POWER, **{f"{k}/port": v for k, v in _POWER.items() if k}}),
     "USD/m": ("USD/m", {"": 1.0, **{f"{c}/{k}": ExactFactor(1, _exact(v)) for c in ("USD", "$")
                                     for k, v in (("m", 1.0), ("km", 1e3))}}),
     "m": ("m", {"": 1.0, "mm": 1e-3, "cm": 1e-2, "m": 1.0, "km": 1e3}),

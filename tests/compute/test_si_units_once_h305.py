@@ -1,0 +1,35 @@
+"""The SI unit of a data row's value is said once (h305): compute.units.ROW_UNIT_INPUTS names
+it for the unit's inputs (a bare number is read in it) and compute.rows.SI_UNITS, what an
+output names beside the SI value (a sweep's params[].unit), is read from it. Before, the two
+were separate tables that disagreed: USD/GB and USD/GiB "USD/B" vs "USD/byte", USD/(Gb/s)
+"USD per bit/s" vs "USD/(bit/s)", and the per-port rows "USD" / "W" vs "USD/port" /
+"W/port" (so a refused ``cost.ocs_power`` said a bare number was in W, where sweep.json said
+its values were W/port)."""
+
+from __future__ import annotations
+
+import pytest
+
+from compute.errors import UserError
+from compute.rows import SI_UNITS, UNITS
+from compute.units import ROW_UNIT_INPUTS, parse_in_unit
+
+
+@pytest.mark.parametrize("unit", [u for u in UNITS if u != "name"])
+def test_outputs_and_inputs_name_one_si_unit(unit):
+    si = ROW_UNIT_INPUTS[unit][0]
+    assert SI_UNITS[unit] == ("" if si == "a plain number" else si)
+
+
+def test_the_si_units_of_per_byte_and_per_port_rows():
+    # a GDDR6 price of 3.364 USD/GiB is 3.364 / 2**30 = 3.1330e-9 USD a byte
+    assert parse_in_unit("3.364USD/GiB", "USD/GiB", "p") == pytest.approx(3.364 / 2**30)
+    assert SI_UNITS["USD/GiB"] == SI_UNITS["USD/GB"] == "USD/byte"
+    assert (SI_UNITS["USD/port"], SI_UNITS["W/port"]) == ("USD/port", "W/port")
+    assert SI_UNITS["USD/(Gb/s)"] == "USD/(bit/s)" and SI_UNITS["1"] == SI_UNITS["name"] == ""
+
+
+def test_a_refusal_names_the_per_port_si_unit():
+    with pytest.raises(UserError) as e:
+        parse_in_unit("1USD", "W/port", "cost.ocs_power", "0.5W/port")
+    assert "a bare number in W/port (SI)" in str(e.value), str(e.value)
