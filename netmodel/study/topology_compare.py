@@ -838,7 +838,8 @@ def _row_for(fab: Fabric, group: int) -> TopologyRow:
     from topologies.schema import gpu_nodes
 
     g = fab.graph
-    s = summary(g, validated=True)   # validated as resolve_fabric made it
+    edges = edge_arrays(g)   # one pass over the links for the summary, bill and blast radius
+    s = summary(g, validated=True, edges=edges)   # validated as resolve_fabric made it
     b = s.bom
     n = s.gpus
     gpus = gpu_nodes(g)
@@ -846,7 +847,6 @@ def _row_for(fab: Fabric, group: int) -> TopologyRow:
     half = n // 2
     bis = s.bisection_bandwidth
     all_reduce, note = _all_reduce(fab, group)
-    edges = edge_arrays(g)   # one pass over the links for the bill and the blast radius
     bill = network_bill(g, edges=edges)
     notes = []
     if s.bisection_method != "closed form":
