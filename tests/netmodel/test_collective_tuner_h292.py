@@ -16,6 +16,7 @@ import pytest
 
 from compute.errors import UserError
 from tests.netmodel.cli_helpers import one_line_error, run_cli
+from tests.netmodel.scenario_helpers import efa_tuned_toml
 
 MIB = 2 ** 20
 SPEC = "rail-optimized:domains=8"      # 8 x 8 H100: a group of 64 spans 8 nodes
@@ -102,35 +103,6 @@ def test_named_algorithm_is_not_tuned(plain):
         plain.cost("all-reduce", 64 * MIB, 64, "ring").time
 
 
-SCENARIO = """
-name = "efa-tuned"
-description = "8 x 8 Lite, rail-optimized, aws-ofi-nccl p5 tuner"
-gpu = "Lite"
-
-[fabric]
-builder = "rail-optimized"
-domains = 8
-domain_size = 8
-gpus_per_server = 8
-gpu = "$gpu"
-scaleup_bandwidth = "$scaleup"
-nic_bandwidth = "$scaleout"
-nvlinks = "$nvlinks"
-in_network_reduction = "$reduction"
-
-[collective]
-placement = "contiguous"
-algorithm = "auto"
-links = "as-built"
-calibration = "default"
-tuner = "{tuner}"
-
-[sources]
-bandwidth = "test"
-latency = "test"
-"""
-
-
 def test_every_command_charges_a_tuned_scenario_the_same(tmp_path):
     """collective --scenario, infer --scenario (its all-reduce stage) and compare's model
     (ScenarioCollectives) give one time for a decode all-reduce of Llama-3-70B at TP 32,
@@ -140,7 +112,7 @@ def test_every_command_charges_a_tuned_scenario_the_same(tmp_path):
     from netmodel.study.scenarios import get_scenario
 
     path = tmp_path / "efa.toml"
-    path.write_text(SCENARIO.format(tuner=TUNER))
+    path.write_text(efa_tuned_toml(TUNER))
     size = 64 * 8192 * 2
     coll = _collective("--scenario", path, "--group", 32, "--size", size)
     assert (coll["algorithm"], coll["protocol"], coll["chosen_by"]) == \
@@ -158,7 +130,7 @@ def test_every_command_charges_a_tuned_scenario_the_same(tmp_path):
         "all-reduce", size, 32))
     assert compare == pytest.approx(coll["time"], rel=1e-12)
     # the tuner is what sets it: the same scenario without it charges auto's choice
-    path.write_text(SCENARIO.format(tuner="none"))
+    path.write_text(efa_tuned_toml("none"))
     own = _collective("--scenario", path, "--group", 32, "--size", size)
     assert own["algorithm"] != "tree" and not math.isclose(own["time"], coll["time"])
 
@@ -170,7 +142,7 @@ def test_unknown_tuner_names_refused_in_one_line(tmp_path):
     r = run_cli(["collective", "all-reduce", "--fabric", SPEC, "--tuner", "aws"])
     one_line_error(r, "--tuner 'aws'", "none", TUNER)
     path = tmp_path / "bad.toml"
-    path.write_text(SCENARIO.format(tuner="nccl"))
+    path.write_text(efa_tuned_toml("nccl"))
     one_line_error(run_cli(["collective", "all-reduce", "--scenario", path]),
                    "tuner", "'nccl'", TUNER)
     with pytest.raises(UserError, match=r"unknown tuner 'p5'; known: .*aws-ofi-nccl:p5"):

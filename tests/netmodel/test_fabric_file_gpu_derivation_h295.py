@@ -12,14 +12,13 @@ Hopper's constants. The fabric now carries ``gpu_file_facts`` (h298; and a fabri
 restores them)."""
 
 import os
-import subprocess
-import sys
 
 import pytest
 
 from netmodel.collectives.calibration import default_calibration
 from netmodel.collectives.model import FabricCostModel
 from netmodel.study.topology_compare import resolve_fabric
+from tests.netmodel.scenario_helpers import run_python
 
 NBYTES = 4 * 2**20
 #: One process: the fabric ``argv[1]`` names, its calibration's generation, the TP-2
@@ -41,11 +40,7 @@ def _gpu_file(folder, name: str) -> str:
 
 
 def _run(folder, *args: str) -> str:
-    env = {**os.environ, "PYTHONPATH": os.getcwd() + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    out = subprocess.run([sys.executable, *args], cwd=folder, env=env, capture_output=True,
-                         text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    return out.stdout.strip()
+    return run_python(folder, *args, timeout=120)
 
 
 def _export(folder, spec: str, target: str) -> None:

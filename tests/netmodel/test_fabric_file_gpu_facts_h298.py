@@ -18,13 +18,11 @@ file's entry is."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
 from tests.netmodel.cli_helpers import one_line_error, run_cli
+from tests.netmodel.scenario_helpers import run_python
 
 ROW = '{{value = {v}, unit = "{u}", source = "test", ref = "", confidence = "assumption"}}'
 DIE = "\n".join(f"{k} = {ROW.format(v=v, u=u)}" for k, v, u in (
@@ -59,11 +57,7 @@ COST = ("import json, sys\n"
 
 
 def _run(folder, *args: str) -> str:
-    env = {**os.environ, "PYTHONPATH": os.getcwd() + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    out = subprocess.run([sys.executable, *args], cwd=folder, env=env, capture_output=True,
-                         text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    return out.stdout.strip()
+    return run_python(folder, *args, timeout=300)
 
 
 SPEC = "rail-optimized:domains=2,gpu=half.toml"

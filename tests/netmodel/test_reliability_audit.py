@@ -11,6 +11,7 @@ import pytest
 from netmodel.study.blast_radius import blast_radius
 from netmodel.study.reliability_catalog import HOUR
 from netmodel.study.reliability_cluster import YEAR
+from tests.netmodel.scenario_helpers import write_scenario
 
 
 @pytest.fixture(scope="module")
@@ -167,24 +168,6 @@ def test_the_horizon_is_shown_in_a_readable_unit(horizon, shown):
     assert f"20 trials {shown} seed 0" in r.output.splitlines()[0]
 
 
-ONE_GPU = """name = "one-gpu"
-description = "one H100 on one switch"
-gpu = "H100-SXM"
-[fabric]
-builder = "single-switch"
-n = 1
-gpu = "$gpu"
-[collective]
-placement = "contiguous"
-algorithm = "auto"
-links = "scale-up"
-calibration = "default"
-[sources]
-bandwidth = "test"
-latency = "test"
-"""
-
-
 def test_a_one_gpu_fabric_by_hand(tmp_path):
     # One H100 serving Llama-3-8B (TP 1): its instance is down when the GPU (1.26e-5/h,
     # F04), its host (1.73e-5/h, F08; here a host of one GPU) or its NVSwitch (3.33e-6/h,
@@ -203,8 +186,9 @@ def test_a_one_gpu_fabric_by_hand(tmp_path):
     from netmodel.cli.main import cli
     from netmodel.study.availability import availability
 
-    path = tmp_path / "one.toml"
-    path.write_text(ONE_GPU)
+    path = write_scenario(tmp_path, "one-gpu", "H100-SXM",
+                          {"builder": "single-switch", "n": 1, "gpu": "$gpu"},
+                          file="one.toml", description="one H100 on one switch")
     a = availability(str(path), "Llama-3-8B", trials=20)
     assert a.cluster.gpus == 1 and a.cluster.instances_total == 1
     d = 24.02501

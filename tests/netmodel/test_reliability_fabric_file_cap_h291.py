@@ -15,31 +15,14 @@ from __future__ import annotations
 import pytest
 
 from tests.netmodel.cli_helpers import one_line_error, run_cli
-
-SCENARIO = """name = "mine"
-description = "16 Lites in a ring read from a file"
-gpu = "Lite"
-fabric = "ring.json"
-
-[collective]
-placement = "contiguous"
-algorithm = "auto"
-links = "scale-up"
-calibration = "default"
-
-[sources]
-bandwidth = "the file"
-latency = "the file"
-"""
+from tests.netmodel.scenario_helpers import export_fabric, write_scenario
 
 
 @pytest.fixture
 def mine(tmp_path):
-    r = run_cli(["topology", "export", "ring:n=16,gpu=Lite", "-o", tmp_path / "ring.json"])
-    assert r.exit_code == 0, r.output
-    path = tmp_path / "mine.toml"
-    path.write_text(SCENARIO)
-    return path
+    export_fabric(tmp_path, "ring:n=16,gpu=Lite", "ring.json")
+    return write_scenario(tmp_path, "mine", "Lite", "ring.json", sources="the file",
+                          description="16 Lites in a ring read from a file")
 
 
 def test_a_scenario_fabric_file_is_read_under_the_cap(mine, monkeypatch):

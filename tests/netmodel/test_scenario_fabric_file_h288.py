@@ -18,6 +18,7 @@ import pytest
 
 from netmodel.study.scenarios import get_scenario, load_scenario, load_scenario_text
 from tests.netmodel.cli_helpers import one_line_error, run_cli
+from tests.netmodel.scenario_helpers import gpu_file_text
 
 SHIPPED = resources.files("netmodel").joinpath("data/scenarios/h100-dgx.toml").read_text()
 
@@ -196,25 +197,13 @@ def test_a_fabric_spec_naming_its_gpu_is_labelled_once(spec, label):
     assert json.loads(r.output)["scenario"] == label
 
 
-GPU = '''[gpu."Test-GPU"]
-sms = {sms}
-bf16_dense_TFLOPs = 1000
-fp8_dense_TFLOPs = 2000
-hbm_capacity_GB = 100
-hbm_bandwidth_TBps = 4
-scaleup_GBps_per_direction = 400
-scaleout_Gbps = 400
-tdp_W = 700
-max_instance = 8
-source = "test"
-'''
 
 
 def test_a_users_gpu_in_the_file_must_be_the_scenarios(tmp_path):
     """A fabric of a user's GPU carries it (gpu_types): the scenario's GPU file must give the
     same GPU, not one of that name with other figures."""
-    (tmp_path / "g.toml").write_text(GPU.format(sms=100))
-    (tmp_path / "g2.toml").write_text(GPU.format(sms=50))
+    (tmp_path / "g.toml").write_text(gpu_file_text(sms=100))
+    (tmp_path / "g2.toml").write_text(gpu_file_text(sms=50))
     r = run_cli(["topology", "export", "ring:n=8,gpu=g.toml", "-o", "ring.json"], cwd=tmp_path)
     assert r.exit_code == 0, r.output
     text = _with_file(SHIPPED, "ring.json", "g.toml")

@@ -9,19 +9,9 @@ from __future__ import annotations
 import netmodel
 from netmodel.study.scenarios import is_scenario_ref
 from tests.netmodel.cli_helpers import run_cli
+from tests.netmodel.scenario_helpers import gpu_file_text
 
-GPU = '''[gpu."Test-GPU"]
-sms = 100
-bf16_dense_TFLOPs = 1000
-fp8_dense_TFLOPs = 2000
-hbm_capacity_GB = 100
-hbm_bandwidth_TBps = 4
-scaleup_GBps_per_direction = 400
-scaleout_Gbps = 400
-tdp_W = 700
-max_instance = 8
-source = "test"
-'''
+GPU = gpu_file_text()
 
 
 def test_a_spec_ending_in_a_gpu_file_is_not_a_scenario(tmp_path, monkeypatch):

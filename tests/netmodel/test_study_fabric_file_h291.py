@@ -18,22 +18,8 @@ import io
 import pytest
 
 from tests.netmodel.cli_helpers import run_cli
+from tests.netmodel.scenario_helpers import export_fabric, write_scenario
 
-SCENARIO = """name = "mine"
-description = "8 Lites in a ring read from a file"
-gpu = "Lite"
-fabric = "ring.json"
-
-[collective]
-placement = "contiguous"
-algorithm = "auto"
-links = "scale-up"
-calibration = "default"
-
-[sources]
-bandwidth = "the file"
-latency = "the file"
-"""
 #: Every part but the fabric comparison off, one model and phase: the run stays short.
 LEAN = ["--models", "Llama-3-8B", "--phases", "decode", "--networks", "ring", "--no-sweep",
         "--no-paper", "--no-reliability", "--no-cost", "--no-crossovers", "--no-serving",
@@ -42,11 +28,9 @@ LEAN = ["--models", "Llama-3-8B", "--phases", "decode", "--networks", "ring", "-
 
 @pytest.fixture
 def mine(tmp_path):
-    r = run_cli(["topology", "export", "ring:n=8,gpu=Lite", "-o", tmp_path / "ring.json"])
-    assert r.exit_code == 0, r.output
-    path = tmp_path / "mine.toml"
-    path.write_text(SCENARIO)
-    return path
+    export_fabric(tmp_path, "ring:n=8,gpu=Lite", "ring.json")
+    return write_scenario(tmp_path, "mine", "Lite", "ring.json", sources="the file",
+                          description="8 Lites in a ring read from a file")
 
 
 def test_a_file_fabric_scenario_runs_with_its_own_gpu_alone(mine):

@@ -9,34 +9,9 @@ from __future__ import annotations
 import pytest
 
 from netmodel.study.scenarios import load_scenario_text
+from tests.netmodel.scenario_helpers import efa_tuned_toml
 
-TUNED = """
-name = "efa-tuned"
-description = "8 x 8 Lite, rail-optimized, aws-ofi-nccl p5 tuner"
-gpu = "Lite"
-
-[fabric]
-builder = "rail-optimized"
-domains = 8
-domain_size = 8
-gpus_per_server = 8
-gpu = "$gpu"
-scaleup_bandwidth = "$scaleup"
-nic_bandwidth = "$scaleout"
-nvlinks = "$nvlinks"
-in_network_reduction = "$reduction"
-
-[collective]
-placement = "contiguous"
-algorithm = "auto"
-links = "as-built"
-calibration = "default"
-tuner = "aws-ofi-nccl:p5"
-
-[sources]
-bandwidth = "test"
-latency = "test"
-"""
+TUNED = efa_tuned_toml("aws-ofi-nccl:p5")
 
 
 @pytest.fixture(scope="module")

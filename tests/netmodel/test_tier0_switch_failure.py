@@ -19,6 +19,7 @@ import pytest
 from netmodel.study.availability import availability
 from netmodel.study.blast_radius import blast_radius
 from netmodel.study.reliability_catalog import HOUR, catalog
+from tests.netmodel.scenario_helpers import write_scenario
 from topologies.failure_domains import add_spares, components, degrade
 from topologies.specs import build
 
@@ -110,31 +111,16 @@ def test_lite_direct_nvswitch_stops_its_32_lites():
     assert row.tokens_lost_pct_max == pytest.approx(25.0)
 
 
-SPARE_SITES = """name = "eight-on-one"
-description = "8 H100 on one switch of 10 ports"
-gpu = "H100-SXM"
-[fabric]
-builder = "single-switch"
-n = 8
-radix = 10
-gpu = "$gpu"
-[collective]
-placement = "contiguous"
-algorithm = "auto"
-links = "scale-up"
-calibration = "default"
-[sources]
-bandwidth = "test"
-latency = "test"
-"""
+#: 8 H100 on one switch of 10 ports
+SPARE_SITES = {"builder": "single-switch", "n": 8, "radix": 10, "gpu": "$gpu"}
 
 
 def test_a_spare_on_the_failed_switch_stops_with_it(tmp_path):
     # 8 H100 on a 10-port switch: 2 pod spare sites, both on that switch. A GPU failure is
     # covered by a spare; a switch failure stops every GPU and both spare sites, so every
     # instance waits for the repair (the old model cut the 8 GPUs into islands: 7 cut off)
-    path = tmp_path / "eight.toml"
-    path.write_text(SPARE_SITES)
+    path = write_scenario(tmp_path, "eight-on-one", "H100-SXM", SPARE_SITES, file="eight.toml",
+                          description="8 H100 on one switch of 10 ports")
     b = blast_radius(str(path), "Llama-3-8B")
     assert b.cluster.gpus == 8
     assert _row(b, "gpu-die").recovery_with_spares.startswith("substitute 1 spare")
@@ -157,11 +143,8 @@ def test_degrade_stops_a_spare_wired_to_the_failed_switch():
 
 
 def _scenario(tmp_path, name, fabric):
-    path = tmp_path / f"{name}.toml"
-    path.write_text(SPARE_SITES.replace('name = "eight-on-one"', f'name = "{name}"')
-                    .replace('builder = "single-switch"\nn = 8\nradix = 10\ngpu = "$gpu"',
-                             fabric).replace('links = "scale-up"', 'links = "as-built"'))
-    return str(path)
+    return str(write_scenario(tmp_path, name, "H100-SXM", fabric, links="as-built",
+                              description="8 H100 on one switch of 10 ports"))
 
 
 def test_a_host_holding_its_switch_stops_the_spares_on_it(tmp_path):
@@ -171,9 +154,9 @@ def test_a_host_holding_its_switch_stops_the_spares_on_it(tmp_path):
     # the 2 spares wired there, as the switch's own failure does, leaving 6 sites for the
     # 8 GPUs of its two TP-4 instances: both wait for the repair (the old model kept the
     # switch and substituted 8 spares, 2 of them inside the failed server)
-    path = _scenario(tmp_path, "dgx-free", 'builder = "rail-optimized"\ndomains = 4\n'
-                     'domain_size = 8\ngpus_per_server = 8\nnvswitch_radix = 180\n'
-                     'gpu = "$gpu"')
+    path = _scenario(tmp_path, "dgx-free", {"builder": "rail-optimized", "domains": 4,
+                                            "domain_size": 8, "gpus_per_server": 8,
+                                            "nvswitch_radix": 180, "gpu": "$gpu"})
     b = blast_radius(path, "Llama-3-70B")
     assert (b.cluster.tp, b.cluster.instances_total) == (4, 8)
     host = next(e for e in b.effects if e.cls == "host")
@@ -212,7 +195,7 @@ def test_spare_sites_on_the_failed_switch_split_its_class(tmp_path):
     # sites for its 8 GPUs, nvs1's 6, the 29 other switches' all 8: they substitute 8
     # spares. The old model took nvs0 for all 31 (one symmetry class): every NVSwitch
     # failure waited for its repair
-    path = _scenario(tmp_path, "su", 'builder = "superpod"\nsus = 1\ngpu = "$gpu"')
+    path = _scenario(tmp_path, "su", {"builder": "superpod", "sus": 1, "gpu": "$gpu"})
     c = blast_radius(path, "Llama-3-70B").cluster
     from netmodel.study.reliability_spares import recovery
 
