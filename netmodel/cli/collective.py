@@ -180,7 +180,27 @@ def _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfe
                              tuner=tuner)
     if text is not None and setup.algorithm != "auto" and not plot:
         _refuse_algorithms(text, setup.algorithm, " (the scenario's)")
+    _refuse_tuner(setup)
     return setup
+
+
+def _refuse_tuner(setup):
+    """A tuner plugin only chooses under auto, for one instance alone: a tuner beside a
+    named --algorithm (or a scenario's instances all) is refused, as a scenario file naming
+    both is (:func:`netmodel.collectives.tuner_plugin.tuner_refusal`)."""
+    from compute.errors import UserError
+    from netmodel.collectives.tuner_plugin import NO_TUNER, tuner_refusal
+
+    s = setup.scenario
+    instances = s.instances if s is not None else "alone"
+    refusal = tuner_refusal(setup.tuner, setup.algorithm, instances)
+    if refusal is not None:
+        tuner = f"--tuner {setup.tuner}" if s is None or "tuner" in setup.overrides else \
+            f"scenario {s.label}'s tuner {setup.tuner}"
+        beside = f"--algorithm {setup.algorithm}" if setup.algorithm != "auto" else \
+            f"scenario {s.label}'s instances {instances}"
+        raise UserError(f"{tuner} with {beside}: {refusal}; drop one, or give --tuner "
+                        f"{NO_TUNER}")
 
 
 def _refuse_algorithms(text, algorithm, whose):
@@ -363,10 +383,11 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
         result = model.cost(op, size, group)
     chooser = "auto"    # who chose the algorithm under auto: auto, or the tuner plugin
     if model.tuned() and len(group) > 1 and result.connected:
-        chooser = f"the {model.tuner.label} tuner plugin" \
-            if model.tuner_choice(op, size, group) is not None else \
+        # the model's own answer, the text worded from it
+        tuned = model.tuner_choice(op, size, group) is not None
+        extra["chosen_by"] = "tuner" if tuned else "auto"
+        chooser = f"the {model.tuner.label} tuner plugin" if tuned else \
             f"auto (the {model.tuner.label} tuner plugin leaves this size to NCCL)"
-        extra["chosen_by"] = "tuner" if chooser.startswith("the") else "auto"
     # the healthy scenario's charge (compare's), beside the group alone
     at_once = setup.at_once_time(op, size, len(group)) \
         if len(group) > 1 and fail_text is None else None
