@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import copy
 
-from netmodel.cli.reliability import _where
 from netmodel.study.reliability_cluster import build_cluster
+from netmodel.study.reliability_fabric import fabric_cluster_scenario
 
 
 def _cluster(spec: str, model: str = "Llama-3-70B"):
-    return build_cluster(_where(None, spec), model, "decode")
+    return build_cluster(fabric_cluster_scenario(spec), model, "decode")
 
 
 def _snapshot(g):

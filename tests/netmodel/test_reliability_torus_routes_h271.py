@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from netmodel.cli.reliability import _where
 from netmodel.study.cell_routes import CellRoutes
 from netmodel.study.reliability_cluster import build_cluster
+from netmodel.study.reliability_fabric import fabric_cluster_scenario
 
 
 def _cluster(spec: str, model: str = "Llama-3-70B"):
-    return build_cluster(_where(None, spec), model, "decode")
+    return build_cluster(fabric_cluster_scenario(spec), model, "decode")
 
 
 @pytest.mark.parametrize("spec,model", [

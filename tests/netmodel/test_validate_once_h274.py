@@ -12,8 +12,8 @@ import pytest
 
 import netmodel.collectives.model as model_mod
 from compute.errors import UserError
-from netmodel.cli.reliability import _where
 from netmodel.study.reliability_cluster import build_cluster
+from netmodel.study.reliability_fabric import fabric_cluster_scenario
 from topologies.analysis import summary
 from topologies.failure_domains import Component
 from topologies.schema import validate
@@ -21,7 +21,7 @@ from topologies.specs import build
 
 
 def _cluster(spec: str, model: str = "Llama-3-70B"):
-    return build_cluster(_where(None, spec), model, "decode")
+    return build_cluster(fabric_cluster_scenario(spec), model, "decode")
 
 
 def _counting(monkeypatch) -> list:
