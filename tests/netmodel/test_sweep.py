@@ -157,9 +157,27 @@ def test_cost_sweep_figure_with_a_crossover(tmp_path):
     seen = _plotted(r, tmp_path)
     assert seen["ylabel"] == "USD per million tokens"
     assert "USD per million tokens" in seen["title"]
-    # lite-ocs costs 0.539 then 0.666 $/Mtok (lite-flat 0.606) with the facility's rent:
-    # it rises above, on a log axis (0.54 to 142 $/Mtok), at 338 USD/port (before the rent,
-    # h284: 0.440 then 0.567 against 0.509, at 397)
+    # The crossing, worked: both costs are straight lines in the OCS port price p (a port's
+    # price enters the bill once per port; lite-flat has no OCS), read from the library at
+    # p = 100 and 1000 USD/port: lite-ocs 0.539 + 1.411e-4 (p - 100) $/Mtok, lite-flat
+    # 0.606 flat (with the facility's rent; before it, h284: 0.440, 0.567 against 0.509).
+    cost = {(row.label.split("@")[0], row.x): row.usd_per_mtoken for row in r.rows}
+    ocs0, ocs1, flat = cost["lite-ocs", 100.0], cost["lite-ocs", 1000.0], cost["lite-flat", 100.0]
+    slope = (ocs1 - ocs0) / 900
+    assert (round(ocs0, 3), round(ocs1, 3), round(flat, 3)) == (0.539, 0.666, 0.606)
+    assert slope == pytest.approx(1.411e-4, rel=1e-3)
+    for p in (10_000.0, 100_000.0, 1_000_000.0):       # straight lines over the whole sweep
+        assert cost["lite-ocs", p] == pytest.approx(ocs0 + slope * (p - 100), rel=1e-12)
+        assert cost["lite-flat", p] == flat
+    # the lines meet at p = 100 + (0.606 - 0.539) / 1.411e-4 = 576 USD/port; the figure
+    # prints where the sweep's interpolation, log-linear in p between its points 100 and
+    # 1000 (SweepResult.crossovers), crosses: 100 x 10^((0.606 - 0.539) / (0.666 - 0.539))
+    # = 100 x 10^0.5286 = 338 USD/port (397 before the rent). The two differ: the printed
+    # crossover is not where these straight lines meet
+    assert round(100 + (flat - ocs0) / slope) == 576
+    (c,) = r.crossovers()
+    assert c["x"] == pytest.approx(100 * 10 ** ((flat - ocs0) / (ocs1 - ocs0)), rel=1e-12)
+    assert f"{c['x']:.3g}" == "338"
     assert "* lite-ocs rises above lite-flat at 338" in seen["texts"]
     assert seen["yscale"] == "log"
     # lite-flat's 0.509 $/Mtok runs along the bottom all the way: the box, drawn lower
