@@ -124,7 +124,7 @@ def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_na
     if scenario_ref is not None and fabric_ref is not None:
         raise UserError("give --scenario or --fabric, not both")
     if scenario_ref is not None:
-        from netmodel.collectives.tuner_plugin import NO_TUNER
+        from netmodel.study.collective_setup import routing_description
         from netmodel.study.fabric_search import ScenarioCollectives
         from netmodel.study.scenarios import get_scenario
 
@@ -132,11 +132,11 @@ def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_na
         if gpu_name is not None or gpu_file:
             scen = scen.with_gpu(resolve_gpu(gpu_name, gpu_file))
         coll = ScenarioCollectives(scen)
-        desc = {"model": "scenario", "scenario": scen.label, "placement": scen.placement,
-                "algorithm": scen.algorithm, "instances": scen.instances,
+        # a scenario's model: every algorithm a candidate of auto
+        desc = {"model": "scenario", "scenario": scen.label,
+                **routing_description(scen.placement, scen.algorithm, None, scen.tuner,
+                                      scen.instances),
                 "fabric_gpus": coll.gpus}
-        if scen.tuner != NO_TUNER:   # a tuner plugin choosing under auto
-            desc["tuner"] = scen.tuner
         return scen.gpu_spec, coll, desc, coll.gpus
     if fabric_ref is not None:
         from netmodel.collectives.model import FabricCostModel
@@ -184,8 +184,11 @@ def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_na
                             f"so no collective can run on it; {how}")
         comm = FabricCostModel(graph, placement="contiguous", algorithm="auto",
                                validated=True)
+        from netmodel.study.collective_setup import routing_description
+
         desc = {"model": "fabric", "fabric": graph.graph.get("spec") or str(fabric_ref),
-                "placement": "contiguous", "algorithm": "auto", "fabric_gpus": comm.gpus}
+                **routing_description(comm.placement, comm.algorithm),
+                "fabric_gpus": comm.gpus}
         return gpu, comm, desc, comm.gpus
     from compute.roofline import default_comm
 
@@ -199,7 +202,9 @@ def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_na
 def describe_collectives(desc: dict) -> str:
     """The collective model in words (one line)."""
     if desc["model"] == "scenario":
-        tuner = f", tuner {desc['tuner']}" if "tuner" in desc else ""
+        from netmodel.collectives.tuner_plugin import NO_TUNER
+
+        tuner = f", tuner {desc['tuner']}" if desc.get("tuner", NO_TUNER) != NO_TUNER else ""
         return (f"scenario {desc['scenario']} (placement {desc['placement']}, algorithm "
                 f"{desc['algorithm']}{tuner}, instances {desc['instances']}), as compare "
                 f"costs them")

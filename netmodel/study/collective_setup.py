@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from netmodel.collectives.model import FabricCostModel
     from netmodel.study.scenarios import Scenario
 
-__all__ = ["CollectiveSetup", "collective_setup"]
+__all__ = ["CollectiveSetup", "collective_setup", "routing_description"]
 
 
 def _algorithms_text(algorithms) -> str:
@@ -43,6 +43,20 @@ def _algorithms_text(algorithms) -> str:
     if algorithms is None:
         return "all"
     return algorithms if isinstance(algorithms, str) else ",".join(algorithms)
+
+
+def routing_description(placement: str, algorithm: str, algorithms=None,
+                        tuner: str = NO_TUNER, instances: str = "alone") -> dict:
+    """How a collective model routes, as every JSON describes it (``collective`` and
+    ``costs``' ``collectives``, :meth:`CollectiveSetup.describe`; ``infer``'s and
+    ``search``'s for a scenario or fabric): its placement, algorithm, auto's candidates
+    (``algorithms``: None, every one, ``"all"``), tuner and instances, every key always.
+
+    >>> routing_description("contiguous", "auto")
+    {'placement': 'contiguous', 'algorithm': 'auto', 'algorithms': 'all', 'tuner': 'none', 'instances': 'alone'}
+    """
+    return {"placement": placement, "algorithm": algorithm,
+            "algorithms": _algorithms_text(algorithms), "tuner": tuner, "instances": instances}
 
 
 def _own_choices(s: Scenario) -> tuple[tuple[str, object], ...]:
@@ -152,9 +166,9 @@ class CollectiveSetup:
                 "calibration": {"name": s.calibration if s is not None else "default",
                                 "links": s.links if s is not None else "as-built",
                                 "generation": cal.generation or None},
-                "placement": self.placement, "algorithm": self.algorithm,
-                "algorithms": _algorithms_text(self.algorithms), "tuner": self.tuner,
-                "instances": s.instances if s is not None else "alone",
+                **routing_description(self.placement, self.algorithm, self.algorithms,
+                                      self.tuner,
+                                      s.instances if s is not None else "alone"),
                 "overrides": {k: {"scenario": a, "given": b}
                               for k, (a, b) in self.overrides.items()}}
 
