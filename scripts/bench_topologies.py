@@ -290,7 +290,9 @@ def _compare(label, spec, root=ROOT):
     cables from the edge arrays, one edge_arrays for both), loaded 2-core machine, HEAD
     export against HEAD + h289 run back to back: k=64 4.46 -> 2.37 s wall, CPU 4.43 -> 1.85
     s, peak RSS 0.36 -> 0.26 GB; k=128 49.8 -> 24.6 s wall (15.5 s when quieter), CPU 37.1
-    -> 14.8 s, peak RSS 2.45 -> 1.65 GB."""
+    -> 14.8 s, peak RSS 2.45 -> 1.65 GB. h307 (the summary reads the same edge arrays),
+    netmodel topology compare fat-tree:k=128 ring:n=8 by the CLI, loaded 2-core machine, back
+    to back: 16.1 -> 15.2 s wall, user + sys 16.8 -> 15.5 s, peak RSS 1.307 -> 1.302 GB."""
     code = _COMPARE_CHILD.format(root=str(root), spec=spec)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
