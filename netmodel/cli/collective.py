@@ -150,12 +150,9 @@ def _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfe
     with --scenario the routing options count only where they were typed (they override
     the scenario's), else their defaults (``tuner`` None: NCCL's own, or the scenario's)."""
     from compute.errors import UserError
-    from netmodel.collectives.tuner_plugin import tuner_names
     from netmodel.study.collective_setup import collective_setup
 
     _check_seed(seed)
-    if tuner is not None and tuner not in tuner_names():
-        raise UserError(f"--tuner {tuner!r} is not known; known: {', '.join(tuner_names())}")
     if (fabric is None) == (scenario is None):
         raise UserError("give --fabric or --scenario, not both: --fabric costs a "
                         "fabric with this command's options, --scenario a scenario with "

@@ -140,7 +140,7 @@ def test_unknown_tuner_names_refused_in_one_line(tmp_path):
     from topologies import build
 
     r = run_cli(["collective", "all-reduce", "--fabric", SPEC, "--tuner", "aws"])
-    one_line_error(r, "--tuner 'aws'", "none", TUNER)
+    one_line_error(r, "unknown tuner 'aws'", "none", TUNER)
     path = tmp_path / "bad.toml"
     path.write_text(efa_tuned_toml("nccl"))
     one_line_error(run_cli(["collective", "all-reduce", "--scenario", path]),
