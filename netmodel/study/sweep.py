@@ -399,7 +399,8 @@ class SweepResult(RowsResult):
         of scenarios whose tokens/s/SM difference changes sign between two neighbouring
         values, ``{model, phase, y, x, tokens_per_s_per_sm, before, after}`` (``before``
         led below ``x``, ``after`` leads above it), with ``x`` and the value there
-        interpolated (log-linearly in ``x`` when the values are positive)."""
+        interpolated (a cost linearly in ``x``, exact in a price; tokens/s/SM
+        log-linearly in ``x`` when the values are positive: :func:`_crossings`)."""
         out = []
         ys = self.params[1].values if len(self.params) > 1 else (None,)
         for model in self.models:
@@ -721,7 +722,13 @@ def _sweep_cell(cell: _SweepCell) -> list[tuple]:
 def _crossings(ca, cb, la, lb, where, metric: str = "tokens_per_s_per_sm",
                higher_is_better: bool = True) -> list[dict]:
     """Sign changes of ``ca - cb`` between neighbouring points where both are feasible
-    (the leader has the higher metric, or the lower one when lower is better)."""
+    (the leader has the higher metric, or the lower one when lower is better), placed
+    where the two curves meet between the points: a cost (``usd_per_mtoken``) taken as a
+    straight line in the swept value, which it is in a price or rate (the best
+    configuration does not depend on prices), so the crossing is exact there (log-linear
+    interpolation put lite-ocs's OCS-port crossing with lite-flat, between 100 and 1,000
+    USD, at 338 where the lines meet at 576); tokens/s/SM log-linearly in a positive
+    value, as its figure draws the curves on a log axis."""
     x, va = ca
     vb = cb[1]
     d = (va - vb) if higher_is_better else (vb - va)
@@ -732,7 +739,8 @@ def _crossings(ca, cb, la, lb, where, metric: str = "tokens_per_s_per_sm",
             continue
         t = d0 / (d0 - d1)
         x0, x1 = x[k - 1], x[k]
-        xc = x0 * (x1 / x0) ** t if x0 > 0 else x0 + t * (x1 - x0)
+        linear = metric == "usd_per_mtoken" or x0 <= 0
+        xc = x0 + t * (x1 - x0) if linear else x0 * (x1 / x0) ** t
         value = va[k - 1] + t * (va[k] - va[k - 1])
         before, after = (la, lb) if d0 > 0 else (lb, la)
         out.append({**where, "x": float(xc), metric: float(value),

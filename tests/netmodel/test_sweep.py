@@ -169,16 +169,14 @@ def test_cost_sweep_figure_with_a_crossover(tmp_path):
     for p in (10_000.0, 100_000.0, 1_000_000.0):       # straight lines over the whole sweep
         assert cost["lite-ocs", p] == pytest.approx(ocs0 + slope * (p - 100), rel=1e-12)
         assert cost["lite-flat", p] == flat
-    # the lines meet at p = 100 + (0.606 - 0.539) / 1.411e-4 = 576 USD/port; the figure
-    # prints where the sweep's interpolation, log-linear in p between its points 100 and
-    # 1000 (SweepResult.crossovers), crosses: 100 x 10^((0.606 - 0.539) / (0.666 - 0.539))
-    # = 100 x 10^0.5286 = 338 USD/port (397 before the rent). The two differ: the printed
-    # crossover is not where these straight lines meet
+    # the lines meet at p = 100 + (0.606 - 0.539) / 1.411e-4 = 576 USD/port, and the
+    # sweep's crossover (SweepResult.crossovers, linear in p between its points 100 and
+    # 1000) is that point (its log-linear interpolation printed 338: 100 x 10^0.5286)
     assert round(100 + (flat - ocs0) / slope) == 576
     (c,) = r.crossovers()
-    assert c["x"] == pytest.approx(100 * 10 ** ((flat - ocs0) / (ocs1 - ocs0)), rel=1e-12)
-    assert f"{c['x']:.3g}" == "338"
-    assert "* lite-ocs rises above lite-flat at 338" in seen["texts"]
+    assert c["x"] == pytest.approx(100 + (flat - ocs0) / slope, rel=1e-9)
+    assert f"{c['x']:.3g}" == "576"
+    assert "* lite-ocs rises above lite-flat at 576" in seen["texts"]
     assert seen["yscale"] == "log"
     # lite-flat's 0.509 $/Mtok runs along the bottom all the way: the box, drawn lower
     # left, sat on it; now it is in the first clear corner, upper left
