@@ -459,7 +459,8 @@ class ScenarioCollectives:
             scenario = scenario.with_instances("all" if concurrent else "alone")
         self.scenario = scenario
         self.concurrent = scenario.instances == "all"
-        # another algorithm leaves a tuner idle here (as collective --algorithm does)
+        # a tuner with another algorithm is refused where a user gives both (a scenario
+        # file, the command line); a caller's algorithm here leaves it idle
         refusal = tuner_refusal(scenario.tuner, instances=scenario.instances)
         if refusal is not None:
             raise UserError(f"scenario {scenario.label!r}: {refusal}")

@@ -211,19 +211,13 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
     >>> [(i.what, i.count) for i in b.items if i.category != "cable"]
     [('pluggable-optics end 400 Gb/s', 16.0), ('tier-1 switch 4 x 400 Gb/s', 2.0), ('tier-2 switch 4 x 400 Gb/s', 2.0)]
     """
-    from topologies.analysis import EdgeArrays, bill_of_materials, edge_arrays, port_fill, port_use
+    from topologies.analysis import bill_of_materials, edges_of, port_fill, port_use
 
     _check_share(share)
     check_graph(graph)
     prices = of_type("prices", prices, NetworkPrices, "NetworkPrices(switch_price=1e-9)") \
         or NetworkPrices()
-    if of_type("edges", edges, EdgeArrays, "edge_arrays(graph)") is None:
-        edges = edge_arrays(graph)   # one pass over the links for all below
-    elif edges.nodes != list(graph) or len(edges.u) != graph.number_of_edges():
-        # another graph's arrays index nodes this one lacks, or misprice its links
-        raise UserError(f"edges must be edge_arrays(graph) of this graph ({len(graph):,} "
-                        f"nodes, {graph.number_of_edges():,} links), got another graph's "
-                        f"({len(edges.nodes):,} nodes, {len(edges.u):,} links)")
+    edges = edges_of(graph, edges)   # one pass over the links for all below
     counts = asdict(bill_of_materials(graph, edges))
     gpu_ports, net_ports, port_rate = port_use(graph, edges)
     # fill: GPU-facing ports in use over the ports not taken by links to other switches,
