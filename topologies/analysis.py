@@ -284,13 +284,16 @@ def port_use(graph: nx.Graph, edges: EdgeArrays | None = None) -> tuple[dict, di
     return by_node(to_gpu), by_node(~to_gpu), in_order(a, best)
 
 
-def port_fill(graph: nx.Graph, edges: EdgeArrays | None = None) -> float:
+def port_fill(graph: nx.Graph, edges: EdgeArrays | None = None, *,
+              use: tuple[dict, dict, dict] | None = None) -> float:
     """Share of the GPU-facing ports in use on the tier >= 1 switches and OCSes GPUs attach
     to: their GPU links over their ports not taken by links to other switches (a link of
     ``links`` cables takes that many ports; circuits take none). The one figure by which a
     fabric is read as a slice of one built out to full size, by the cost model
     (:func:`netmodel.study.network_bill.network_bill`, ``share="ports-used"``) and by the failure
-    model (:func:`cells_per_shared_part`). 1 where GPUs attach to no such switch.
+    model (:func:`cells_per_shared_part`). 1 where GPUs attach to no such switch. ``use``:
+    :func:`port_use`'s ``(gpu_ports, net_ports, port_rate)`` of this graph, where the
+    caller has it (``edges`` is then not read).
 
     >>> from topologies import build
     >>> port_fill(build("rail-optimized:domains=4"))   # 32 of 8 leaves x 32 down ports
@@ -299,10 +302,23 @@ def port_fill(graph: nx.Graph, edges: EdgeArrays | None = None) -> float:
     0.8889
     """
     kind = _kinds(graph)
-    gpu_ports, net_ports, _ = port_use(graph, edges)
+    gpu_ports, net_ports, _ = port_use(graph, edges) if use is None else _port_use_of(graph, use)
     attach = [n for n in gpu_ports if kind[n] == "ocs" or graph.nodes[n]["tier"] >= 1]
     room = sum(_node_ports(graph, n) - net_ports.get(n, 0.0) for n in attach)
     return min(1.0, sum(gpu_ports[n] for n in attach) / room) if room > 0 else 1.0
+
+
+def _port_use_of(graph: nx.Graph, use: object) -> tuple[dict, dict, dict]:
+    """``use`` where it has :func:`port_use`'s shape (three dicts) and names only nodes of
+    ``graph`` (O(n)), else refused in one line."""
+    if not (isinstance(use, tuple) and len(use) == 3 and all(isinstance(d, dict) for d in use)):
+        raise UserError(f"use must be port_use(graph)'s (gpu_ports, net_ports, port_rate), "
+                        f"three dicts; got {describe(use)}")
+    stray = next((n for d in use for n in d if n not in graph), None)
+    if stray is not None:
+        raise UserError(f"use must be port_use(graph) of this graph; it names node "
+                        f"{describe(stray)}, not one of this graph's")
+    return use
 
 
 def _node_ports(graph: nx.Graph, node: Hashable) -> int:

@@ -223,7 +223,7 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
     # fill: GPU-facing ports in use over the ports not taken by links to other switches,
     # on the tier >= 1 switches and OCSes GPUs attach to (the failure model counts the
     # parts shared between copies of the fabric by the same figure: topologies.analysis)
-    fill = port_fill(graph, edges)
+    fill = port_fill(graph, use=(gpu_ports, net_ports, port_rate))
     scale = fill if share == "ports-used" else 1.0
 
     groups: dict = {}
