@@ -85,6 +85,7 @@ def serve(scenario: str, model_name: str, workload: str, rate_text: str | None,
     from netmodel.cli.main import NOTHING_FEASIBLE
     from netmodel.cli.resolve import _profile_line, _whole, mtp_settings, resolve_profile
     from netmodel.cli.resolve import dense_mlp_tp as dense_degree
+    from netmodel.study.collective_setup import routing_description
     from netmodel.study.scenarios import get_scenario
     from netmodel.study.serving import get_workload, with_rate
     from netmodel.study.serving import serve as run_serve
@@ -107,10 +108,10 @@ def serve(scenario: str, model_name: str, workload: str, rate_text: str | None,
     click.echo(r.to_json() if as_json else r.table())
     if profile is not None and not as_json:
         # the pools' collectives (and the transfer) are the scenario's, as compare's
-        click.echo(_profile_line(profile, {"model": "scenario", "scenario": scen.label,
-                                           "placement": scen.placement,
-                                           "algorithm": scen.algorithm,
-                                           "instances": scen.instances},
+        desc = {"model": "scenario", "scenario": scen.label,
+                **routing_description(scen.placement, scen.algorithm, tuner=scen.tuner,
+                                      instances=scen.instances)}
+        click.echo(_profile_line(profile, desc,
                                  [x.gpu for x in (r.prefill, r.decode) if x is not None]
                                  or [scen.gpu]))
     if not r.feasible:
