@@ -45,6 +45,7 @@ from netmodel.study.reliability_spares import (
     check_placement,
     spare_pools,
 )
+from netmodel.study.reliability_timings import recovery_times
 
 if TYPE_CHECKING:
     from compute.models import ModelSpec
@@ -121,7 +122,7 @@ class Availability:
                 "config": c.parallelism.label, "instance_gpus": c.instance_gpus,
                 "batch": c.batch, "instances": c.instances_total,
                 "tokens_per_s": c.cluster_tokens_per_s, "threshold": self.threshold,
-                "spares": self.pools.to_dict(), "swap_s": c.swap_s(),
+                "spares": self.pools.to_dict(), "swap_s": recovery_times(c).swap_s(),
                 "goodput_tokens_per_s_per_sm": self.goodput_per_sm,
                 "healthy_tokens_per_s_per_sm": c.cluster_tokens_per_s
                 / (c.gpus * c.gpu.sms),
@@ -163,7 +164,7 @@ class Availability:
             f"{'one instance availability':<34}{'':>16}{a.instance_availability:>12.6f}"
             f"{z.instance_availability:>12.6f}",
             f"goodput {self.goodput_per_sm:.4g} tokens/s/SM over every SM bought (healthy "
-            f"{c.cluster_tokens_per_s / (c.gpus * c.gpu.sms):.4g}); swap {c.swap_s():.3g} s"]
+            f"{c.cluster_tokens_per_s / (c.gpus * c.gpu.sms):.4g}); swap {recovery_times(c).swap_s():.3g} s"]
         if p.spares > 0 and p.reachable_total == 0:
             lines.append(f"note: none of the {p.spares:,} spares placed by {p.placement} is "
                          f"reachable: the fabric has no free port to wire one there (global "

@@ -48,6 +48,7 @@ from itertools import product
 
 from netmodel.study.reliability_cluster import YEAR, Cluster
 from netmodel.study.reliability_spares import by_group, check_placement, recovery, slow_recovery
+from netmodel.study.reliability_timings import recovery_times
 
 __all__ = ["QUANTILE", "THRESHOLD", "Kind", "ask_values", "best_grant", "event_kinds"]
 
@@ -281,14 +282,14 @@ def _kinds(cluster: Cluster, e, parts: float, placement: str, group: int) -> lis
     alike = len(set(cluster.weights)) <= 1
     worth = -1.0 if alike else cluster.worth(e.down)
     slow = e.slow if alike else cluster.worth(slowed=e.slowed)
-    cat = cluster.catalog
+    cat, rt = cluster.catalog, recovery_times(cluster)
     for cells, sets, first in groups:
         out.append(Kind(cls=e.cls, example=e.example,
                         rate=parts * rates[e.cls] * cluster.copies(e, cells * sets)
                         if sets else rate,
                         down=e.instances_down, slow=slow, units=units,
-                        restored=rec.restored, d_repair=cluster.repair_down_s(e.cls),
-                        d_swap=cluster.swap_s(), hold=cluster.hold_s(e.cls),
+                        restored=rec.restored, d_repair=rt.repair_down_s(e.cls),
+                        d_swap=rt.swap_s(), hold=rt.hold_s(e.cls),
                         d_slow=cat.detection_s + cat.repair_s(e.cls), path=path,
                         slow_swapped=swapped, slow_restored=kept, cells=cells,
                         sets=sets, first=first, group=group, worth=worth))

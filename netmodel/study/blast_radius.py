@@ -23,6 +23,7 @@ from compute.roofline import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH
 from netmodel.study.reliability_catalog import HOUR, Catalog
 from netmodel.study.reliability_cluster import YEAR, Cluster, build_cluster, check_cluster
+from netmodel.study.reliability_timings import recovery_times
 from topologies.failure_domains import CLASSES
 
 if TYPE_CHECKING:
@@ -89,8 +90,8 @@ class BlastRadius:
                 "instance_gpus": c.instance_gpus, "batch": c.batch,
                 "instances": c.instances_total, "idle_gpus": len(c.idle) * c.cells,
                 "sms_per_gpu": c.gpu.sms, "tokens_per_s": c.cluster_tokens_per_s,
-                "instance_tokens_per_s": c.tokens_per_s, "swap_s": c.swap_s(),
-                "reconfiguration_s": c.reconfiguration_s,
+                "instance_tokens_per_s": c.tokens_per_s, "swap_s": recovery_times(c).swap_s(),
+                "reconfiguration_s": recovery_times(c).reconfiguration_s,
                 "catalog": c.catalog.to_dict(),
                 "rows": [r.to_dict() for r in self.rows],
                 "symmetry_classes": [
@@ -215,8 +216,8 @@ def blast_radius(scenario: str | Scenario, model: str | ModelSpec,
         path0 = path1 = "no instance down"
         t0 = t1 = None
         if down:
-            path0 = f"repair ({_fmt_s(c.repair_down_s(cls))})"
-            t0 = c.repair_down_s(cls)
+            path0 = f"repair ({_fmt_s(recovery_times(c).repair_down_s(cls))})"
+            t0 = recovery_times(c).repair_down_s(cls)
             recs_cls = [recovery(c, e, placement) for e in down]
             for e, rec in zip(down, recs_cls, strict=True):
                 recs[id(e)] = rec.to_dict()

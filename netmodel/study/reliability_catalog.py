@@ -273,8 +273,8 @@ class Catalog:
 
     def load_bandwidth(self, gpu: str | GpuSpec) -> float:
         """Line rate a spare loads its weight shard at: the GPU's scale-up bandwidth
-        (``load_from = "fabric"``, from a peer; :attr:`Cluster.load_bandwidth
-        <netmodel.study.reliability_cluster.Cluster.load_bandwidth>` takes the payload share
+        (``load_from = "fabric"``, from a peer; :attr:`RecoveryTimes.load_bandwidth
+        <netmodel.study.reliability_timings.RecoveryTimes.load_bandwidth>` takes the payload share
         of it the collective model applies) or the storage bandwidth a GPU."""
         return get_gpu(gpu).scaleup_bandwidth if self.load_from == "fabric" \
             else self.storage_bandwidth

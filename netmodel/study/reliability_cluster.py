@@ -1,7 +1,8 @@
 """A scenario's cluster for the reliability models: copies of its fabric with serving
 instances placed, and what one failure of each component takes down, per symmetry
 class (:mod:`netmodel.study.blast_radius` tabulates it, :mod:`netmodel.study.availability`
-runs it over time).
+runs it over time). How long recovery takes (a spare's reload and swap, a repair's wait) is
+:mod:`netmodel.study.reliability_timings`'s.
 
 **The cluster.** A scenario's fabric is one *cell*; a cluster of ``N`` GPUs is ``N / cell``
 copies of it (``N`` a multiple of the cell's GPUs, up to 131,072). Cells are joined by no
@@ -400,56 +401,6 @@ class Cluster(InstanceCosting):
     @cached_property
     def member_of(self) -> dict:
         return {g: i for i, inst in enumerate(self.instances) for g in inst}
-
-    @cached_property
-    def reconfiguration_s(self) -> float:
-        """Seconds to re-set circuits (the slowest OCS; 0 without OCS)."""
-        return max((d["reconfiguration_time"] for _, d in self.graph.nodes(data=True)
-                    if d["kind"] == "ocs"), default=0.0)
-
-    @cached_property
-    def shard_bytes(self) -> float:
-        """Weight bytes per GPU of an instance (what a spare loads)."""
-        return float(self.best.memory.weights)
-
-    @cached_property
-    def load_bandwidth(self) -> float:
-        """Bytes/s a spare loads its weight shard at (:meth:`~netmodel.study.
-        reliability_catalog.Catalog.load_bandwidth`). From a peer over the fabric (the
-        catalog's ``load_from = "fabric"``) a copy moves at the scale-up link's line rate
-        times the share of it the collective model gives payload on that link, read where
-        the collective model reads it (the scenario's calibration resolved for this fabric's
-        GPUs: ``scaleup_efficiency``, 20.6 of NVLink4's 25 GB/s in NCCL's tuning); from
-        storage, the catalog's storage bandwidth.
-
-        >>> c = build_cluster("lite-flat", "Llama-3-70B", "decode")
-        >>> c.gpu.scaleup_bandwidth / 1e9, round(c.load_bandwidth / 1e9, 2)
-        (112.5, 92.7)
-        """
-        bw = self.catalog.load_bandwidth(self.gpu)
-        if self.catalog.load_from == "fabric":
-            bw *= self.calibration.resolve(self.graph).scaleup_efficiency
-        return bw
-
-    @property
-    def reload_s(self) -> float:
-        """Seconds a spare (or a repaired GPU) takes to load its weight shard."""
-        return self.shard_bytes / self.load_bandwidth
-
-    def swap_s(self) -> float:
-        """Seconds from a failure to a hot spare serving: detection, circuit
-        reconfiguration (OCS), loading the weight shard (:attr:`reload_s`), warm-up."""
-        c = self.catalog
-        return c.detection_s + self.reconfiguration_s + self.reload_s + c.warmup_s
-
-    def repair_down_s(self, cls: str) -> float:
-        """Seconds an instance waits without a spare: detection, repair, reload, warm-up."""
-        c = self.catalog
-        return c.detection_s + c.repair_s(cls) + self.reload_s + c.warmup_s
-
-    def hold_s(self, cls: str) -> float:
-        """Seconds a spare stands in before the repaired part returns to the pool."""
-        return self.catalog.detection_s + self.catalog.repair_s(cls)
 
     def with_catalog(self, catalog_: Catalog) -> Cluster:
         """The same cluster under other failure and repair figures (the evaluated effects

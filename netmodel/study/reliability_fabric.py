@@ -69,7 +69,7 @@ def _ocs_scenario(fab, name: str) -> Scenario:
     cabling (``[fabric] builder = "ocs"`` with the spec's own arguments, the GPU its own)
     with each instance's circuits set as its ``logical`` says (``ring``; ``torus:AxB`` a
     torus per instance), re-set on recovery as the shipped ``lite-ocs`` scenario's are
-    (:attr:`~netmodel.study.reliability_cluster.Cluster.reconfiguration_s`), with the
+    (:attr:`~netmodel.study.reliability_timings.RecoveryTimes.reconfiguration_s`), with the
     settings ``--fabric`` gives elsewhere (:func:`~netmodel.study.scenarios.fabric_scenario`).
     A scenario's fabric keeps that scenario's circuits. Refused in one line: an OCS fabric
     with no circuits set (as ``infer --fabric`` refuses it), and circuits the reliability

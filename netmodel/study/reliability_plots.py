@@ -17,6 +17,7 @@ from typing import Any
 
 from netmodel.study.figure_kit import figure_style, pyplot
 from netmodel.study.reliability_catalog import percent
+from netmodel.study.reliability_timings import recovery_times
 
 __all__ = ["plot_blast_radius", "plot_capacity", "plot_event_loss", "plot_spares"]
 
@@ -104,8 +105,8 @@ def plot_event_loss(avail: Any, path: str | PathLike[str]) -> None:
     if len(v):
         ax.step(v, np.arange(1, len(v) + 1) / len(v), where="post", color="#4c72b0")
         ax.set_xscale("log")
-        for x, label in ((avail.cluster.swap_s() / 3600, "hot-spare swap"),
-                         (avail.cluster.repair_down_s("gpu-die") / 3600, "GPU repair")):
+        for x, label in ((recovery_times(avail.cluster).swap_s() / 3600, "hot-spare swap"),
+                         (recovery_times(avail.cluster).repair_down_s("gpu-die") / 3600, "GPU repair")):
             ax.axvline(x, color="0.4", ls=":", lw=1)
             ax.annotate(label, (x, 0.03), rotation=90, fontsize=7, ha="right", va="bottom")
     ax.set_ylim(0, 1.02)

@@ -19,7 +19,7 @@ back on them.
 A spare stays in use until the failed part is repaired and returns to the pool as a spare
 (the pool is a loss system: :mod:`netmodel.study.availability`). The swap takes detection +
 circuit reconfiguration (OCS) + loading the weight shard + warm-up
-(:meth:`~netmodel.study.reliability_cluster.Cluster.swap_s`); spares themselves are assumed not to
+(:meth:`~netmodel.study.reliability_timings.RecoveryTimes.swap_s`); spares themselves are assumed not to
 fail while idle.
 
 >>> from netmodel.study.reliability_cluster import build_cluster
@@ -42,6 +42,7 @@ from typing import Any
 
 from compute.errors import UserError, known
 from compute.validate import describe
+from netmodel.study.reliability_timings import recovery_times
 from topologies.failure_domains import free_ports, place_spare, plan_spares, stops
 from topologies.schema import gpu_nodes
 
@@ -574,7 +575,7 @@ def recovery(cluster: Any, effect: Any, placement: str = "pod") -> Recovery:
 def _recovery(cluster, effect, placement: str) -> Recovery:
     if not effect.instances_down:
         return Recovery("none needed", 0, 0.0)
-    swap = cluster.swap_s()
+    swap = recovery_times(cluster).swap_s()
     recreate = cluster.instance_gpus * effect.instances_down
     if placement == "global":
         return Recovery(f"re-create on {recreate} spares", recreate, swap)
@@ -713,7 +714,7 @@ def _slow_recovery(cluster, effect, placement: str) -> SlowSwap:
     slowed = getattr(effect, "slowed", ())
     if not slowed:
         return SlowSwap("none slowed", 0, 0.0, 0.0)
-    if cluster.swap_s() >= cluster.hold_s(effect.cls):
+    if recovery_times(cluster).swap_s() >= recovery_times(cluster).hold_s(effect.cls):
         return SlowSwap("stay slow (the swap outlasts the repair)", 0, 0.0, 0.0)
     units, swapped, restored, paths = 0, 0.0, 0.0, []
     for i, loss in slowed:

@@ -20,6 +20,7 @@ from netmodel.study.availability_kinds import QUANTILE, THRESHOLD, event_kinds
 from netmodel.study.reliability_catalog import HOUR
 from netmodel.study.reliability_cluster import YEAR, Cluster, build_cluster
 from netmodel.study.reliability_spares import spare_pools
+from netmodel.study.reliability_timings import recovery_times
 
 if TYPE_CHECKING:
     from compute.models import ModelSpec
@@ -89,7 +90,7 @@ def sensitivity(cluster: Cluster, *, spares: int | str = "1%", threshold: float 
         gpu_rate = sum(e.parts * rates[e.cls] for e in c.effects()
                        if e.cls in ("gpu-die", "gpu-package")) * c.cells
         # cell-failures: each part's copies (Cluster.copies) times the cells it touches
-        sm_hours = sum(e.parts * rates[e.cls] * e.sms * c.repair_down_s(e.cls)
+        sm_hours = sum(e.parts * rates[e.cls] * e.sms * recovery_times(c).repair_down_s(e.cls)
                        * c.copies(e) * c.cells_hit(e)[0] for e in c.effects()) * YEAR / HOUR
         best = 0.0
         for placement in ("pod", "global"):

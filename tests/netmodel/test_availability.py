@@ -23,6 +23,7 @@ from netmodel.study.reliability_catalog import HOUR, catalog, parse_duration
 from netmodel.study.reliability_cluster import YEAR, build_cluster
 from netmodel.study.reliability_spares import SparePools, recovery, spare_pools
 from netmodel.study.reliability_summary import SUMMARY_COLUMNS, reliability_summary
+from netmodel.study.reliability_timings import recovery_times
 from netmodel.study.scenarios import load_scenario_text, scenario_names
 from topologies.failure_domains import CLASSES
 
@@ -111,7 +112,7 @@ def test_two_leaf_fabric_with_one_spare_by_hand():
     assert a.pools.reachable == (1,)
     r = 1e-3 / HOUR                                  # per GPU, die and package together
     det, warm = c.catalog.detection_s, c.catalog.warmup_s
-    load = c.shard_bytes / (c.gpu.scaleup_bandwidth * _efficiency(c))   # from a peer
+    load = recovery_times(c).shard_bytes / (c.gpu.scaleup_bandwidth * _efficiency(c))   # from a peer
     d_rep = det + 24 * HOUR + load + warm
     d_swap = det + load + warm                       # no circuits to re-set
     hold = det + 24 * HOUR
@@ -126,11 +127,11 @@ def test_two_leaf_fabric_with_one_spare_by_hand():
 
 def test_ocs_ring_with_a_spare_port_by_hand():
     c = build_cluster(OCS9, "Llama-3.1-405B", "decode", catalog_=gpus_only(1e-3))
-    assert (c.tp, c.reconfiguration_s) == (8, 2.0)
+    assert (c.tp, recovery_times(c).reconfiguration_s) == (8, 2.0)
     die = next(e for e in c.effects() if e.cls == "gpu-die")
     rec = recovery(c, die, "pod")
     det, warm = c.catalog.detection_s, c.catalog.warmup_s
-    load = c.shard_bytes / (c.gpu.scaleup_bandwidth * _efficiency(c))   # from a peer
+    load = recovery_times(c).shard_bytes / (c.gpu.scaleup_bandwidth * _efficiency(c))   # from a peer
     assert rec.path == "substitute 1 spare (circuits re-set)"
     assert rec.time_s == pytest.approx(det + 2.0 + load + warm)
     assert rec.restored == 0.0                        # the spare's ring is the same ring
@@ -162,7 +163,7 @@ def test_direct_group_spares_change_nothing():
     # by hand: every GPU failure takes the one instance down for a repair; it is up while
     # none is in progress (Poisson, mean 8 r d_rep): e^(-8 r d_rep) (first-order 1 - 8 r d_rep)
     r = 1e-3 / HOUR
-    d_rep = c.repair_down_s("gpu-die")
+    d_rep = recovery_times(c).repair_down_s("gpu-die")
     assert runs[0].analytic.mean == pytest.approx(math.exp(-8 * r * d_rep), rel=1e-12)
 
 
@@ -460,7 +461,7 @@ def test_lite_ocs_cpo_engine_slowdown_swapped_for_a_spare_by_hand():
     # spare the instance is slow for detection + the 4 h repair
     d_swap = 30.0 + 0.01 + 8989458432 / (112.5e9 * 20.6 / 25) + 60.0
     d_slow = 30.0 + 4 * HOUR
-    assert c.swap_s() == pytest.approx(d_swap, rel=1e-12)
+    assert recovery_times(c).swap_s() == pytest.approx(d_swap, rel=1e-12)
     sw = slow_recovery(c, e, "pod")
     assert (sw.units, sw.swapped, sw.restored) == (1, s, 0.0)   # one spare on the OCS
     k = next(x for x in event_kinds(c, "pod") if x.cls == "cpo-engine")
@@ -495,7 +496,7 @@ def test_slowed_instances_swap_only_when_it_loses_less():
                 sw = slow_recovery(c, e, p)
                 assert 0.0 <= sw.swapped <= e.slow + 1e-12, (name, e.cls, p)
                 if sw.units:
-                    assert sw.restored < sw.swapped and c.swap_s() < c.hold_s(e.cls)
+                    assert sw.restored < sw.swapped and recovery_times(c).swap_s() < recovery_times(c).hold_s(e.cls)
                 else:
                     assert sw.swapped == sw.restored == 0.0
 

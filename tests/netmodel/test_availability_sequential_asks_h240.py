@@ -21,6 +21,7 @@ from netmodel.study.availability_analytic import analytic
 from netmodel.study.availability_kinds import Kind
 from netmodel.study.availability_mc import simulate
 from netmodel.study.reliability_spares import SparePools
+from netmodel.study.reliability_timings import recovery_times
 
 HOLD = 30 * 86400.0
 SWAP = 600.0
@@ -118,7 +119,7 @@ def test_a_host_of_one_groups_pair_and_a_spanning_pair():
     a = availability(None, None, cluster=c, spares=4, placement="group", trials=1000,
                      horizon="2y", seed=5)
     assert a.pools.reachable == (2, 2)
-    d_rep, d_swap, hold = c.repair_down_s("host"), c.swap_s(), c.hold_s("host")
+    d_rep, d_swap, hold = recovery_times(c).repair_down_s("host"), recovery_times(c).swap_s(), recovery_times(c).hold_s("host")
     x = 4 * r * hold
     b = x * x / 2 / (1 + x + x * x / 2)
     assert a.analytic.blocking[:2] == pytest.approx((1.0, b), rel=1e-9)

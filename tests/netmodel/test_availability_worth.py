@@ -17,6 +17,7 @@ from netmodel.study.availability_kinds import event_kinds
 from netmodel.study.fabric_search import build_fabric
 from netmodel.study.reliability_catalog import HOUR, catalog
 from netmodel.study.reliability_cluster import build_cluster
+from netmodel.study.reliability_timings import recovery_times
 from topologies.failure_domains import CLASSES
 
 from .test_reliability_straddle import SCENARIO, STRADDLE, best_for
@@ -41,7 +42,7 @@ def test_a_leaf_failure_loses_its_instances_at_their_own_rates(leaves_only):
     assert kinds[0].down_worth < 2 - 1e-3
     # no spares: 4 leaves at r each take t0 + t1 for the repair's outage
     a = availability(None, None, cluster=c, spares=0, trials=300, horizon="2y", seed=2)
-    r, d = 1e-3 / HOUR, c.repair_down_s("leaf")
+    r, d = 1e-3 / HOUR, recovery_times(c).repair_down_s("leaf")
     # leaf outages in progress N ~ Poisson(4 r d), each w = (t0 + t1) / mean instances'
     # worth: the first-order loss, capped at the 6 instances (E[(N w - 6)^+] / 6 added back,
     # about 1e-6 here: 4 leaves out at once; to the closed form's lattice of 6/1024)

@@ -19,6 +19,7 @@ from netmodel.study.availability_kinds import event_kinds
 from netmodel.study.reliability_catalog import HOUR
 from netmodel.study.reliability_cluster import YEAR, build_cluster
 from netmodel.study.reliability_spares import group_capacities, recovery, spare_pools
+from netmodel.study.reliability_timings import recovery_times
 from netmodel.study.scenarios import load_scenario_text
 
 from .test_spare_recovery_classes import TEMPLATE, gpus_only
@@ -62,7 +63,7 @@ def test_availability_with_group_spares_by_hand(four):
                      horizon="2y", seed=5)
     r = 1e-3 / HOUR
     det, warm = four.catalog.detection_s, four.catalog.warmup_s
-    load = four.shard_bytes / (four.gpu.scaleup_bandwidth * _efficiency(four))
+    load = recovery_times(four).shard_bytes / (four.gpu.scaleup_bandwidth * _efficiency(four))
     d_rep, d_swap, hold = det + 24 * HOUR + load + warm, det + load + warm, det + 24 * HOUR
     x = 8 * r * hold
     b = x * x / 2 / (1 + x + x * x / 2)
@@ -88,7 +89,7 @@ def test_one_instance_availability_counts_each_groups_own_components(four):
     # (or none), giving 0.908560 for group where pod gave this 0.908932.
     hand = 1.0
     for cls in ("gpu-die", "gpu-package"):
-        hand *= (1 + four.rates[cls] * four.repair_down_s(cls)) ** -4
+        hand *= (1 + four.rates[cls] * recovery_times(four).repair_down_s(cls)) ** -4
     for placement in ("pod", "group"):
         a = availability(None, None, cluster=four, spares=8, placement=placement, trials=10,
                          horizon="1d", seed=0)
@@ -158,7 +159,8 @@ def test_a_failure_over_two_groups_draws_on_each_groups_own_pool(hosts_over_two_
     # loss system of one server offered x = 2 r hold: B = x / (1 + x). Per host failure
     # two instances of the 8 are down, each for the repair (B) or the swap (1 - B):
     # capacity lost 4 r x 2 (B d_rep + (1 - B) d_swap) / 8
-    d_rep, d_swap, x = c.repair_down_s("host"), c.swap_s(), 2 * r * c.hold_s("host")
+    rt = recovery_times(c)
+    d_rep, d_swap, x = rt.repair_down_s("host"), rt.swap_s(), 2 * r * rt.hold_s("host")
     b = x / (1 + x)
     assert a.analytic.blocking == pytest.approx((b,) * 4, rel=1e-12)
     assert a.analytic.mean == pytest.approx(1 - r * (b * d_rep + (1 - b) * d_swap),
@@ -185,7 +187,7 @@ def test_a_failure_over_two_groups_strikes_both_at_once(hosts_over_two_groups):
     c = hosts_over_two_groups
     a = availability(None, None, cluster=c, spares=0, placement="group", trials=400,
                      horizon="2y", seed=7, threshold=0.8)
-    hand = -math.expm1(-4 * c.rates["host"] * c.repair_down_s("host"))
+    hand = -math.expm1(-4 * c.rates["host"] * recovery_times(c).repair_down_s("host"))
     assert a.no_spares.below_threshold == pytest.approx(hand, rel=1e-12)
     assert a.analytic.below_threshold == pytest.approx(hand, rel=1e-12)
     assert abs(a.mc.below_threshold - hand) <= 4 * a.mc.below_threshold_ci
@@ -280,7 +282,8 @@ def test_instances_spanning_groups_take_each_groups_share_of_its_own_pool(
     # the two, h240; taken as independent it was 1 - (1 - B)^2, the pessimistic end): a
     # failure is back on spares as either pool says, 1 - B; 2 of the 8 instances down a
     # failure, for the repair (B) or the swap
-    d_rep, d_swap, x = c.repair_down_s("host"), c.swap_s(), 4 * r * c.hold_s("host")
+    rt = recovery_times(c)
+    d_rep, d_swap, x = rt.repair_down_s("host"), rt.swap_s(), 4 * r * rt.hold_s("host")
     b = x / (1 + x)
     assert a.analytic.blocking == pytest.approx((b, b), rel=1e-9)
     assert a.analytic.mean == pytest.approx(1 - r * (b * d_rep + (1 - b) * d_swap),

@@ -111,13 +111,14 @@ def test_per_instance_circuits_against_infer_s_one_ring_by_hand():
 def test_the_recovery_charges_the_reconfiguration_time():
     from netmodel.study.reliability_cluster import build_cluster
     from netmodel.study.reliability_fabric import fabric_cluster_scenario
+    from netmodel.study.reliability_timings import recovery_times
 
     c = build_cluster(fabric_cluster_scenario(
         "ocs:gpus=16,gpu=Lite,logical=ring,reconfiguration_time=0.2"), "Llama-3-8B")
     d = build_cluster(fabric_cluster_scenario("ocs:gpus=16,gpu=Lite,logical=ring"),
                       "Llama-3-8B")
-    assert c.reconfiguration_s == 0.2 and d.reconfiguration_s == 0.01
-    assert c.swap_s() - d.swap_s() == pytest.approx(0.19)
+    assert recovery_times(c).reconfiguration_s == 0.2 and recovery_times(d).reconfiguration_s == 0.01
+    assert recovery_times(c).swap_s() - recovery_times(d).swap_s() == pytest.approx(0.19)
 
 
 BAD = [

@@ -6,6 +6,7 @@ spare loads one GPU's share of the weights under EP / attention DP."""
 import pytest
 
 from netmodel.study.reliability_cluster import build_cluster
+from netmodel.study.reliability_timings import recovery_times
 
 
 @pytest.fixture(scope="module")
@@ -36,9 +37,10 @@ def test_a_spare_loads_one_gpus_share_under_ep(ocs_moe):
     layer = attn + expert + h * 8 + 2 * h
     weights = 2 * (32 * layer + 2 * (32000 // 4) * h + h)
     c = ocs_moe
-    assert weights == 6_441_934_848 == c.best.memory.weights == c.shard_bytes
+    rt = recovery_times(c)
+    assert weights == 6_441_934_848 == c.best.memory.weights == rt.shard_bytes
     cat = c.catalog
-    assert c.swap_s() == pytest.approx(cat.detection_s + c.reconfiguration_s
+    assert rt.swap_s() == pytest.approx(cat.detection_s + rt.reconfiguration_s
                                        + weights / (cat.load_bandwidth(c.gpu) * _efficiency(c))
                                        + cat.warmup_s)
 

@@ -10,6 +10,7 @@ from dataclasses import replace
 import pytest
 
 from netmodel.study.reliability_cluster import build_cluster
+from netmodel.study.reliability_timings import recovery_times
 from netmodel.study.scenarios import get_scenario
 
 
@@ -17,29 +18,45 @@ def test_lite_reload_at_nvlink_payload_rate():
     # Llama-3-70B decode at TP 16: 70.55e9 params x 2 B / 16 (and the embeddings) =
     # 8,989,458,432 B a Lite; 112.5 GB/s x 20.6/25 = 92.7 GB/s: 96.97 ms (was 79.91 ms)
     c = build_cluster("lite-flat", "Llama-3-70B", "decode")
-    assert c.shard_bytes == 8_989_458_432
-    assert c.load_bandwidth == pytest.approx(112.5e9 * 20.6 / 25, rel=1e-12)
+    rt = recovery_times(c)
+    assert rt.shard_bytes == 8_989_458_432
+    assert rt.load_bandwidth == pytest.approx(112.5e9 * 20.6 / 25, rel=1e-12)
     reload = 8_989_458_432 / 92.7e9
-    assert c.reload_s == pytest.approx(reload, rel=1e-12)
+    assert rt.reload_s == pytest.approx(reload, rel=1e-12)
     assert reload == pytest.approx(0.09697, abs=1e-5)
     # swap: detection 30 s + reload + warm-up 60 s (no circuits); repair adds its 24 h
-    assert c.swap_s() == pytest.approx(30 + reload + 60, rel=1e-14)
-    assert c.repair_down_s("gpu-die") == pytest.approx(30 + 24 * 3600 + reload + 60,
-                                                       rel=1e-14)
+    assert rt.swap_s() == pytest.approx(30 + reload + 60, rel=1e-14)
+    assert rt.repair_down_s("gpu-die") == pytest.approx(30 + 24 * 3600 + reload + 60,
+                                                        rel=1e-14)
+    # a spare stands in for detection + repair (24 h), then returns to the pool
+    assert rt.hold_s("gpu-die") == 30 + 24 * 3600
 
 
 def test_h100_reload_at_nvlink_payload_rate():
     # 35,278,831,616 B an H100 at TP 4; 450 GB/s x 20.6/25 = 370.8 GB/s: 95.14 ms
     c = build_cluster("h100-dgx", "Llama-3-70B", "decode")
-    assert c.reload_s == pytest.approx(35_278_831_616 / 370.8e9, rel=1e-12)
+    assert recovery_times(c).reload_s == pytest.approx(35_278_831_616 / 370.8e9, rel=1e-12)
 
 
 def test_ideal_calibration_and_storage_load_at_their_own_rates():
     # the ideal collective model moves payload at the line rate: so does the reload
     ideal = replace(get_scenario("lite-flat"), calibration="ideal")
     c = build_cluster(ideal, "Llama-3-70B", "decode")
-    assert c.reload_s == pytest.approx(8_989_458_432 / 112.5e9, rel=1e-12)
+    assert recovery_times(c).reload_s == pytest.approx(8_989_458_432 / 112.5e9, rel=1e-12)
     # from storage, the catalog's 12.5 GB/s a GPU, no link efficiency
     s = build_cluster("lite-flat", "Llama-3-70B", "decode")
     s = s.with_catalog(s.catalog.with_(load_from="storage"))
-    assert s.reload_s == pytest.approx(8_989_458_432 / 12.5e9, rel=1e-12)
+    assert recovery_times(s).reload_s == pytest.approx(8_989_458_432 / 12.5e9, rel=1e-12)
+
+
+def test_timings_follow_the_catalog_not_the_first_cluster():
+    # worked out once per cluster: a cluster under other figures (with_catalog) has its
+    # own, even after the first cluster's were read (storage: 12.5 GB/s, no efficiency;
+    # detection 30 -> 10 s)
+    c = build_cluster("lite-flat", "Llama-3-70B", "decode")
+    fabric = recovery_times(c)
+    s = c.with_catalog(c.catalog.with_(load_from="storage", detection_s=10.0))
+    assert recovery_times(c) is fabric and recovery_times(s) is not fabric
+    assert recovery_times(s).reload_s == pytest.approx(8_989_458_432 / 12.5e9, rel=1e-12)
+    assert recovery_times(s).hold_s("gpu-die") == 10 + 24 * 3600
+    assert fabric.reload_s == pytest.approx(8_989_458_432 / 92.7e9, rel=1e-12)

@@ -20,6 +20,7 @@ from netmodel.study.blast_radius import blast_radius
 from netmodel.study.reliability_catalog import HOUR, catalog
 from netmodel.study.reliability_cluster import Effect, build_cluster
 from netmodel.study.reliability_spares import _plan, recovery
+from netmodel.study.reliability_timings import recovery_times
 from netmodel.study.scenarios import load_scenario_text
 from topologies.failure_domains import CLASSES
 
@@ -132,7 +133,7 @@ def test_blast_radius_row_says_the_worst_recovery():
     row = next(r for r in b.rows if r.cls == "gpu-die")
     assert row.count == 16 and row.instances_down_mean == 1
     assert row.recovery_with_spares == \
-        f"re-create on 4 spares ({b.cluster.swap_s():.3g} s)"   # was 'substitute 1 spare'
+        f"re-create on 4 spares ({recovery_times(b.cluster).swap_s():.3g} s)"   # was 'substitute 1 spare'
 
 
 def test_availability_with_the_split_classes_by_hand(two):
@@ -146,7 +147,7 @@ def test_availability_with_the_split_classes_by_hand(two):
     assert a.pools.reachable == (4,)
     r = 1e-3 / HOUR
     det, warm = two.catalog.detection_s, two.catalog.warmup_s
-    load = two.shard_bytes / (two.gpu.scaleup_bandwidth * _efficiency(two))
+    load = recovery_times(two).shard_bytes / (two.gpu.scaleup_bandwidth * _efficiency(two))
     d_rep, d_swap, hold = det + 24 * HOUR + load + warm, det + load + warm, det + 24 * HOUR
     a1 = a4 = 8 * r * hold
     q = [1.0]
