@@ -421,8 +421,10 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
               "give fewer scenarios, GPUs, models or phases")
     own = own_gpu_scenarios(scens)
     # a tuner plugin chooses for an instance alone (ScenarioCollectives refuses one with
-    # every instance at once): the packed part leaves such a scenario out
-    own_packed = [s for s in own if s.tuner == "none"]
+    # every instance at once, by tuner_refusal): the packed part leaves such a scenario out
+    from netmodel.collectives.tuner_plugin import tuner_refusal
+
+    own_packed = [s for s in own if tuner_refusal(s.tuner, instances="all") is None]
     packed = packed and fabric and any(s.instances != "all" for s in own_packed)
     moe = moe if fabric else None
     beside = (executor is None or not executor.distributed) and forks()

@@ -44,3 +44,19 @@ def test_the_packed_part_of_the_baseline_is_what_it_is_without_the_tuned_scenari
                            moe=None)
     key = [(r.label, r.tp, r.batch, r.tokens_per_s_per_sm) for r in study.packed.rows]
     assert key == [(r.label, r.tp, r.batch, r.tokens_per_s_per_sm) for r in alone.packed.rows]
+
+
+def test_a_scenario_with_no_tuner_plugin_is_packed():
+    # tuner None is NCCL's own tuner, as "none" is (tuner_refusal, ScenarioCollectives):
+    # the packed part keeps it (it was left out: the selection compared with "none")
+    from dataclasses import replace
+
+    from netmodel.study.lite_gpu import run_full_study
+    from netmodel.study.scenarios import get_scenario
+
+    own = replace(get_scenario("h100-dgx"), tuner=None)
+    r = run_full_study(["Llama-3-70B"], ["H100-SXM"], ["decode"], networks=["ring"],
+                       scenarios=[own], sweep=False, paper=False, reliability=False,
+                       cost=False, crossovers=False, serving=False, moe=None)
+    assert r.packed is not None
+    assert {x.label for x in r.packed.rows} == {"h100-dgx@H100-SXM"}
