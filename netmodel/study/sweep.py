@@ -396,10 +396,11 @@ class SweepResult(RowsResult):
 
     def crossovers(self) -> list[dict]:
         """Where one scenario overtakes another along the first parameter: for every pair
-        of scenarios whose tokens/s/SM difference changes sign between two neighbouring
-        values, ``{model, phase, y, x, tokens_per_s_per_sm, before, after}`` (``before``
+        of scenarios whose :attr:`metric` difference changes sign between two neighbouring
+        values, ``{model, phase, y, x, METRIC, before, after}`` (``METRIC`` the
+        :attr:`metric`'s name, ``tokens_per_s_per_sm`` or ``usd_per_mtoken``; ``before``
         led below ``x``, ``after`` leads above it), with ``x`` and the value there
-        interpolated (a cost linearly in ``x``, exact in a price; tokens/s/SM
+        interpolated (a cost linearly in ``x``, exact where it is a price; tokens/s/SM
         log-linearly in ``x`` when the values are positive: :func:`_crossings`)."""
         out = []
         ys = self.params[1].values if len(self.params) > 1 else (None,)
@@ -724,8 +725,11 @@ def _crossings(ca, cb, la, lb, where, metric: str = "tokens_per_s_per_sm",
     """Sign changes of ``ca - cb`` between neighbouring points where both are feasible
     (the leader has the higher metric, or the lower one when lower is better), placed
     where the two curves meet between the points: a cost (``usd_per_mtoken``) taken as a
-    straight line in the swept value, which it is in a price or rate (the best
-    configuration does not depend on prices), so the crossing is exact there (log-linear
+    straight line in the swept value, which it is in a price, a power or an energy figure
+    (the best configuration does not depend on them), so the crossing is exact there; in
+    ``lifetime``, ``utilization``, a yield figure or a parameter other than a cost's it
+    is not, and the crossing is an estimate between the two points, as the log-linear
+    one is (log-linear
     interpolation put lite-ocs's OCS-port crossing with lite-flat, between 100 and 1,000
     USD, at 338 where the lines meet at 576); tokens/s/SM log-linearly in a positive
     value, as its figure draws the curves on a log axis."""
