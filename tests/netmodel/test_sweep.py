@@ -178,7 +178,7 @@ def test_cost_sweep_figure_with_a_crossover(tmp_path):
     assert f"{c['x']:.3g}" == "576"
     assert "* lite-ocs rises above lite-flat at 576" in seen["texts"]
     assert seen["yscale"] == "log"
-    # lite-flat's 0.509 $/Mtok runs along the bottom all the way: the box, drawn lower
+    # lite-flat's 0.606 $/Mtok runs flat along the bottom past 576: the box, drawn lower
     # left, sat on it; now it is in the first clear corner, upper left
     assert seen["corners"] == [(0.02, 0.97)]
 
