@@ -24,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from compute.errors import UserError
+from compute.validate import describe
 from netmodel.study.reliability_catalog import Catalog
 
 __all__ = ["RecoveryTimes", "recovery_times"]
@@ -77,6 +79,9 @@ def recovery_times(cluster: Any) -> RecoveryTimes:
     >>> c.gpu.scaleup_bandwidth / 1e9, round(recovery_times(c).load_bandwidth / 1e9, 2)
     (112.5, 92.7)
     """
+    if not isinstance(getattr(cluster, "catalog", None), Catalog):   # a Cluster has one
+        raise UserError(f"cluster must be a netmodel.study.reliability_cluster.Cluster "
+                        f"(build_cluster), got {describe(cluster)}")
     out = cluster.__dict__.get("_recovery_times")
     if out is None:
         cat = cluster.catalog

@@ -60,3 +60,15 @@ def test_timings_follow_the_catalog_not_the_first_cluster():
     assert recovery_times(s).reload_s == pytest.approx(8_989_458_432 / 12.5e9, rel=1e-12)
     assert recovery_times(s).hold_s("gpu-die") == 10 + 24 * 3600
     assert fabric.reload_s == pytest.approx(8_989_458_432 / 92.7e9, rel=1e-12)
+
+
+@pytest.mark.parametrize("bad", [None, "lite-flat", 3.0])
+def test_recovery_times_of_a_non_cluster_refused_in_one_line(bad):
+    # it raised AttributeError ('NoneType' object has no attribute '__dict__') deep inside
+    from compute.errors import UserError
+
+    with pytest.raises(UserError) as e:
+        recovery_times(bad)
+    msg = str(e.value)
+    assert "\n" not in msg and msg.startswith("cluster must be a netmodel.study."
+                                              "reliability_cluster.Cluster"), msg
