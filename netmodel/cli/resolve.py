@@ -204,7 +204,7 @@ def describe_collectives(desc: dict) -> str:
     if desc["model"] == "scenario":
         from netmodel.collectives.tuner_plugin import NO_TUNER
 
-        tuner = f", tuner {desc['tuner']}" if desc.get("tuner", NO_TUNER) != NO_TUNER else ""
+        tuner = f", tuner {desc['tuner']}" if desc["tuner"] != NO_TUNER else ""
         return (f"scenario {desc['scenario']} (placement {desc['placement']}, algorithm "
                 f"{desc['algorithm']}{tuner}, instances {desc['instances']}), as compare "
                 f"costs them")

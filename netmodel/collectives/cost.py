@@ -296,7 +296,10 @@ def step_table(steps: Sequence[StepCost | Step], G: int = 1) -> dict[str, np.nda
 
 #: Of :data:`STEP_FIELDS`, the flags (a Step's ``bool`` fields, and ``on``).
 _BOOL_FIELDS = ("on",) + tuple(f.name for f in fields(Step)
-                               if f.type == "bool" and f.name in STEP_FIELDS)
+                               if f.type in ("bool", bool) and f.name in STEP_FIELDS)
+# a Step without bool fields found would turn its flags into floats unnoticed (an
+# annotation spelled otherwise, or steps.py without postponed annotations)
+assert len(_BOOL_FIELDS) > 1, "Step's bool fields not found by their annotation"
 #: Of :data:`STEP_FIELDS`, those that are a step's attribute of the same name (the others:
 #: ``on``, and ``intra``/``inter`` from its ``latencies``).
 _ATTR_FIELDS = tuple(k for k in STEP_FIELDS if k not in ("on", "intra", "inter"))
