@@ -101,7 +101,7 @@ from compute.hardware import GpuSpec, get_gpu
 from compute.units import format_bandwidth
 from compute.validate import choice, describe, listed, number, string
 from compute.validate import name as validate_name
-from netmodel.collectives.tuner_plugin import NO_TUNER
+from netmodel.collectives.tuner_plugin import NO_TUNER, get_tuner
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -177,7 +177,8 @@ class Scenario:
     circuits: str | None = None
     instances: str = "alone"
     #: The tuner plugin choosing under ``auto`` (:func:`~netmodel.collectives.tuner_plugin.
-    #: tuner_names`; :data:`~netmodel.collectives.tuner_plugin.NO_TUNER`: NCCL's own tuner).
+    #: tuner_names`; :data:`~netmodel.collectives.tuner_plugin.NO_TUNER`: NCCL's own tuner,
+    #: which None is read as).
     tuner: str = NO_TUNER
     adjust: Adjust = field(default_factory=Adjust)
     sources: dict = field(default_factory=dict)
@@ -201,6 +202,11 @@ class Scenario:
     fabric_file: str | None = field(default=None, compare=False)
 
     def __post_init__(self):
+        # None is NCCL's own tuner, as tuner_refusal and get_tuner read it; another name
+        # is refused by get_tuner's own check (one line listing the known ones)
+        if self.tuner is None:
+            object.__setattr__(self, "tuner", NO_TUNER)
+        get_tuner(self.tuner)
         spec = self.gpu_spec if self.gpu_spec is not None else get_gpu(self.gpu)
         object.__setattr__(self, "gpu_spec", spec)
         object.__setattr__(self, "gpu", spec.name)
