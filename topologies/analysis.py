@@ -200,21 +200,28 @@ def edge_arrays(graph: nx.Graph) -> EdgeArrays:
 
 def edges_of(graph: nx.Graph, edges: EdgeArrays | None = None) -> EdgeArrays:
     """``edges`` where they are ``graph``'s :func:`edge_arrays` (node list and link count
-    compared, O(n)), built where None; another graph's refused in one line (they index
-    nodes this one lacks, or misread its links).
+    compared, O(n)), built where None; another graph's refused in one line naming which
+    differs (they index nodes this one lacks, or misread its links).
 
     >>> from topologies import build
     >>> edges_of(build("ring:n=4"), edge_arrays(build("ring:n=8")))
     Traceback (most recent call last):
     ...
     compute.errors.UserError: edges must be edge_arrays(graph) of this graph (4 nodes, 4 links), got another graph's (8 nodes, 8 links)
+    >>> g = build("ring:n=4"); e = edge_arrays(g); g.remove_edge(*next(iter(g.edges)))
+    >>> edges_of(g, e)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: edges must be edge_arrays(graph) of this graph (4 nodes, 3 links), got arrays of the same nodes with 4 links
     """
     if of_type("edges", edges, EdgeArrays, "edge_arrays(graph)") is None:
         return edge_arrays(graph)
     if edges.nodes != list(graph) or len(edges.u) != graph.number_of_edges():
+        got = (f"another graph's ({len(edges.nodes):,} nodes, {len(edges.u):,} links)"
+               if edges.nodes != list(graph) else
+               f"arrays of the same nodes with {len(edges.u):,} links")
         raise UserError(f"edges must be edge_arrays(graph) of this graph ({len(graph):,} "
-                        f"nodes, {graph.number_of_edges():,} links), got another graph's "
-                        f"({len(edges.nodes):,} nodes, {len(edges.u):,} links)")
+                        f"nodes, {graph.number_of_edges():,} links), got {got}")
     return edges
 
 
