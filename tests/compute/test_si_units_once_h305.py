@@ -14,11 +14,28 @@ from compute.errors import UserError
 from compute.rows import SI_UNITS, UNITS
 from compute.units import ROW_UNIT_INPUTS, parse_in_unit
 
+# A data file's unit, its SI unit and the factor to it, stated by hand (h316: the test here
+# repeated SI_UNITS's own expression, which could not fail unless the tables split again):
+# a Julian year is 365.25 * 86400 = 31,557,600 s; a kWh 3.6e6 J; a kW-month 1/12 of a kW-year.
+SI_BY_HAND = [
+    ("mm", "m", 1e-3), ("mm^2", "m^2", 1e-6), ("year", "s", 31_557_600.0),
+    ("USD/kWh", "USD/J", 1 / 3.6e6), ("pJ/bit", "J/bit", 1e-12),
+    ("USD/mm^2", "USD/m^2", 1e6), ("USD/kW/month", "USD/(W s)", 12 / (1e3 * 31_557_600)),
+]
 
-@pytest.mark.parametrize("unit", [u for u in UNITS if u != "name"])
-def test_outputs_and_inputs_name_one_si_unit(unit):
-    si = ROW_UNIT_INPUTS[unit][0]
-    assert SI_UNITS[unit] == ("" if si == "a plain number" else si)
+
+@pytest.mark.parametrize(("unit", "si", "factor"), SI_BY_HAND)
+def test_outputs_and_inputs_name_the_hand_stated_si_unit(unit, si, factor):
+    # what an output names (SI_UNITS), what a refusal names for a bare number
+    # (ROW_UNIT_INPUTS), and what the unit's own suffix is read as (parse_in_unit)
+    assert SI_UNITS[unit] == ROW_UNIT_INPUTS[unit][0] == si
+    assert parse_in_unit(f"2{unit}", unit, "p") == pytest.approx(2 * factor, rel=1e-12)
+    assert UNITS[unit] == pytest.approx(factor, rel=1e-12)
+
+
+def test_the_si_units_of_reciprocal_rows():
+    for unit, si in (("1/year", "1/s"), ("1/cm^2", "1/m^2"), ("1/mm^2", "1/m^2")):
+        assert SI_UNITS[unit] == ROW_UNIT_INPUTS[unit][0] == si
 
 
 def test_the_si_units_of_per_byte_and_per_port_rows():
