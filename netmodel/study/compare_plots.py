@@ -260,7 +260,9 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
     parameter, a panel per model and phase, a line per scenario (colour and marker); with
     a second parameter, one line style per value of it. A star marks each point where one
     scenario overtakes another; those with the first scenario (the baseline) are named in
-    the panel's corner. Infeasible points are left out (the line stops)."""
+    the panel's corner. Infeasible points are left out (the line stops). A cost is drawn
+    as the straight line in the swept value it is between two points (curved on a log
+    axis), so its lines meet at the star; tokens/s/SM straight between them."""
     plt = pyplot()
     import numpy as np
 
@@ -291,13 +293,19 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
         else (lambda lab: lab)
     for ax in axes.flat[len(panels):]:
         ax.set_visible(False)
+
+    def drawn(curve: tuple) -> tuple:
+        """A curve as drawn, and where its markers go (``None``: at every point)."""
+        return _straight_in_x(*curve) if result.metric == "usd_per_mtoken" else (*curve, None)
+
     boxes = []  # (axes, corner box, curves) of the panels that name crossings
     for (model, phase), ax in zip(panels, axes.flat, strict=False):
         for n, lab in enumerate(result.labels):
             for k, y in enumerate(ys):
-                x, v = result.curve(lab, model, phase, y)
+                x, v, at = drawn(result.curve(lab, model, phase, y))
                 name = lab if y is None else f"{lab}, {result.params[1].show(y)}"
                 ax.plot(x * scale[0], v, marker=markers[n % len(markers)], ms=4.5,
+                        markevery=at,
                         mfc="none", color=colours[lab], ls=styles[k % len(styles)],
                         lw=2.2 - 1.4 * n / max(len(result.labels) - 1, 1),
                         alpha=1.0 if k < len(styles) else 0.5,
@@ -321,7 +329,8 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
                 0.02, 0.03, "\n".join(f"* {n}" for n in notes[:6]), transform=ax.transAxes,
                 fontsize=6.5, va="bottom", ha="left",
                 bbox=dict(boxstyle="round,pad=0.3", fc="white", ec="0.7", alpha=0.9)),
-                [result.curve(lab, model, phase, y) for lab in result.labels for y in ys]))
+                [drawn(result.curve(lab, model, phase, y))[:2]
+                 for lab in result.labels for y in ys]))
         if logx:
             ax.set_xscale("log")
             plain_log_labels(ax.xaxis)
@@ -350,6 +359,25 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
     for ax, box, curves in boxes:
         _clear_corner(fig, ax, box, curves)
     figure_kit.save_figure(fig, path)
+
+
+def _straight_in_x(x: Any, v: Any, per: int = 24) -> tuple[Any, Any, list[int]]:
+    """``(x, v)`` with ``per`` points per segment, linear in ``x``, and the indices of the
+    original points: a cost is a straight line in the swept value between two points
+    (:func:`netmodel.study.sweep._crossings` places its crossings so), which on a log axis
+    is no straight segment: drawn straight there, lite-ocs met lite-flat at 338 USD/port,
+    off the star at 576 where the two lines meet. A segment with an infeasible end is left
+    out, as before (NaN)."""
+    import numpy as np
+
+    if len(x) < 2:
+        return x, v, list(range(len(x)))
+    t = np.linspace(0.0, 1.0, per, endpoint=False)
+    xs = [x[k] + t * (x[k + 1] - x[k]) for k in range(len(x) - 1)] + [x[-1:]]
+    vs = [np.concatenate([v[k:k + 1], v[k] + t[1:] * (v[k + 1] - v[k])])
+          for k in range(len(x) - 1)] + [v[-1:]]
+    return (np.concatenate(xs).astype(float), np.concatenate(vs).astype(float),
+            list(range(0, per * (len(x) - 1) + 1, per)))
 
 
 def _clear_corner(fig: Any, ax: Any, box: Any, curves: list) -> None:

@@ -183,6 +183,27 @@ def test_cost_sweep_figure_with_a_crossover(tmp_path):
     assert seen["corners"] == [(0.02, 0.97)]
 
 
+def test_cost_sweep_figure_draws_the_straight_lines_the_star_is_on(tmp_path):
+    # a cost is a straight line in the OCS port price (test above: lite-ocs 0.539 +
+    # 1.411e-4 (p - 100) $/Mtok, lite-flat 0.606), so the lines meet at 576 USD/port, where
+    # the star is; drawn as one straight segment from 100 to 1000 on the log axis, lite-ocs
+    # met lite-flat at 338 and passed 576 at 0.539 + 0.127 log10(5.76) = 0.636, 5% high
+    import numpy as np
+
+    r = run_sweep(["lite-flat", "lite-ocs"], ["cost.ocs_price=100:1000000:5"], ["Llama-3-70B"])
+    lines = _plotted(r, tmp_path)["lines"]
+    xy, every = lines["lite-ocs@Lite"]
+    # the line as drawn between its points, straight on the log axis, at 576 USD/port
+    at = np.interp(np.log10(576.0), np.log10(xy[:, 0]), xy[:, 1])
+    assert at == pytest.approx(0.606, rel=0.01)
+    (c,) = r.crossovers()
+    assert at == pytest.approx(c["usd_per_mtoken"], rel=1e-3)
+    # the markers stay on the five swept prices, not on the points added between them
+    assert list(xy[every, 0]) == [100.0, 1e3, 1e4, 1e5, 1e6]
+    flat, _ = lines["lite-flat@Lite"]
+    assert np.allclose(flat[:, 1], 0.606, rtol=1e-3)
+
+
 def _plotted(r, tmp_path):
     from netmodel.study import compare_plots
 
@@ -194,7 +215,9 @@ def _plotted(r, tmp_path):
         seen.update(ylabel=ax.get_ylabel(), title=fig._suptitle.get_text(),
                     yscale=ax.get_yscale(), texts="\n".join(t.get_text() for t in ax.texts),
                     corners=[t.get_position() for t in ax.texts],
-                    legend=[t.get_text() for lg in fig.legends for t in lg.get_texts()])
+                    legend=[t.get_text() for lg in fig.legends for t in lg.get_texts()],
+                    lines={ln.get_label(): (ln.get_xydata(), ln.get_markevery())
+                           for ln in ax.get_lines()})
         real(fig, path)
 
     compare_plots.figure_kit.save_figure = keep
