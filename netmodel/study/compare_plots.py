@@ -279,7 +279,7 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
                              figsize=(5.2 * ncols, 3.7 * nrows + 1.1))
     cross = result.crossovers()
     xs_all = np.array(p0.values, dtype=float)
-    logx = bool((xs_all > 0).all() and xs_all.max() / xs_all.min() >= 10)
+    logx = figure_kit.log_axis(xs_all)
     scale = p0.display()
     first = result.labels[0]
     if result.metric == "usd_per_mtoken":  # a cost parameter: lower is better

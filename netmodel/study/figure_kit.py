@@ -10,7 +10,7 @@ from __future__ import annotations
 from os import PathLike
 
 __all__ = ["DPI", "FIGURE_RC", "bars", "pyplot", "figure_style", "fit_inside", "fitted_suptitle",
-           "label", "plain_log_labels", "plain_power", "png_bytes", "save_figure", "set_margins",
+           "label", "log_axis", "plain_log_labels", "plain_power", "png_bytes", "save_figure", "set_margins",
            "static_ticks"]
 
 #: Resolution of the study's figures (dots per inch); the figures are created at it, so
@@ -31,6 +31,20 @@ def pyplot():
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def log_axis(values: object) -> bool:
+    """Whether swept values are drawn on a log axis: all positive, spanning 10x or more
+    (the sweep figure's x axis; :func:`netmodel.study.sweep._crossings` places tokens/s/SM
+    crossings in the same space).
+
+    >>> log_axis([0.1, 1, 10]), log_axis([0.4, 0.8]), log_axis([0, 10, 100])
+    (True, False, False)
+    """
+    import numpy as np
+
+    x = np.asarray(values, dtype=float)
+    return bool(x.size and (x > 0).all() and x.max() / x.min() >= 10)
 
 
 def figure_style(fn):

@@ -56,6 +56,7 @@ from compute.roofline import RooflineOptions, check_options, make_workload
 from compute.search import DEFAULT_MAX_BATCH
 from compute.units import parse_bandwidth, parse_in_unit, parse_quantity, parse_time
 from compute.validate import describe, is_whole, number
+from netmodel.study import figure_kit
 from netmodel.study.defaults import PARALLELISM
 from netmodel.study.progress import NO_PROGRESS
 from netmodel.study.rows import FabricRow, RowsResult, distinct_models, key, mtp_note
@@ -401,7 +402,7 @@ class SweepResult(RowsResult):
         :attr:`metric`'s name, ``tokens_per_s_per_sm`` or ``usd_per_mtoken``; ``before``
         led below ``x``, ``after`` leads above it), with ``x`` and the value there
         interpolated (a cost linearly in ``x``, exact where it is a price; tokens/s/SM
-        log-linearly in ``x`` when the values are positive: :func:`_crossings`)."""
+        in the space its figure draws, log-linearly on a log axis: :func:`_crossings`)."""
         out = []
         ys = self.params[1].values if len(self.params) > 1 else (None,)
         for model in self.models:
@@ -724,26 +725,26 @@ def _crossings(ca, cb, la, lb, where, metric: str = "tokens_per_s_per_sm",
                higher_is_better: bool = True) -> list[dict]:
     """Sign changes of ``ca - cb`` between neighbouring points where both are feasible
     (the leader has the higher metric, or the lower one when lower is better), placed
-    where the two curves meet between the points: a cost (``usd_per_mtoken``) taken as a
-    straight line in the swept value, which it is in a price, a power or an energy figure
-    (the best configuration does not depend on them), so the crossing is exact there; in
-    ``lifetime``, ``utilization``, a yield figure or a parameter other than a cost's it
-    is not, and the crossing is an estimate between the two points, as the log-linear
-    one is (log-linear
-    interpolation put lite-ocs's OCS-port crossing with lite-flat, between 100 and 1,000
-    USD, at 338 where the lines meet at 576); tokens/s/SM log-linearly in a positive
-    value, as its figure draws the curves on a log axis."""
+    where the two curves meet between the points. A cost (``usd_per_mtoken``) is taken as
+    a straight line in the swept value, which it is in a price, a power or an energy
+    figure (the best configuration does not depend on them), so the crossing is exact
+    there; in ``lifetime``, ``utilization``, a yield figure or a parameter other than a
+    cost's it is an estimate between the two points (log-linear interpolation put
+    lite-ocs's OCS-port crossing with lite-flat, between 100 and 1,000 USD, at 338 where
+    the lines meet at 576). tokens/s/SM is taken as a straight line in the space its
+    figure draws (:func:`~netmodel.study.figure_kit.log_axis`): log-linearly on a log
+    axis, linearly on a linear one, so a crossing is where the drawn lines meet."""
     x, va = ca
     vb = cb[1]
     d = (va - vb) if higher_is_better else (vb - va)
     out = []
+    linear = metric == "usd_per_mtoken" or not figure_kit.log_axis(x)
     for k in range(1, len(x)):
         d0, d1 = d[k - 1], d[k]
         if not (np.isfinite(d0) and np.isfinite(d1)) or d0 == 0 or d0 * d1 > 0:
             continue
         t = d0 / (d0 - d1)
         x0, x1 = x[k - 1], x[k]
-        linear = metric == "usd_per_mtoken" or x0 <= 0
         xc = x0 + t * (x1 - x0) if linear else x0 * (x1 / x0) ** t
         value = va[k - 1] + t * (va[k] - va[k - 1])
         before, after = (la, lb) if d0 > 0 else (lb, la)

@@ -82,10 +82,12 @@ class _Sweep:
 
 def test_sweep_sentences_claim_only_what_the_swept_points_show():
     line = next(x for x in _sweep_part(_Sweep()) if x.startswith("- **m, decode**"))
-    # d = A - B: +0.1 at 2 us, -0.1 at 4 us -> log-midpoint sqrt(2 * 4) = 2.83 us
-    assert ("A leads B below 2.83 us (by interpolation between the swept 2 us, where it "
+    # d = A - B: +0.1 at 2 us, -0.1 at 4 us -> the midpoint (2 + 4) / 2 = 3 us: 1-4 us
+    # spans under 10x, so the figure's axis is linear and the crossing is placed linearly
+    # (log-linearly it was sqrt(2 * 4) = 2.83 us, off the drawn lines' crossing)
+    assert ("A leads B below 3 us (by interpolation between the swept 2 us, where it "
             "leads, and 4 us, where B leads).") in line
-    assert "B leads above" not in line          # B is not known to lead at 2.83-4 us
+    assert "B leads above" not in line          # B is not known to lead at 3-4 us
     assert "C meets the SLO at 2 us but not at 4 us" in line
     assert "only up to" not in line             # nobody looked between 2 and 4 us
 

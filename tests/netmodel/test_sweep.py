@@ -63,6 +63,22 @@ def test_crossover_is_interpolated_log_linearly():
     assert (c["before"], c["after"]) == ("a@Lite", "b@Lite")
 
 
+def test_crossover_on_a_linear_axis_is_interpolated_linearly():
+    # the same two lines between x = 1 and x = 2: under 10x, the figure's x axis is linear
+    # (figure_kit.log_axis), so the drawn lines meet half-way in x, at 1.5 (log-linearly
+    # the crossing was placed at sqrt(2) = 1.414, off the drawn crossing)
+    rows = [SweepRow(label=lab, scenario=lab, gpu="Lite", model="M", phase="decode", x=x,
+                     feasible=True, tp=8, batch=1, latency_name="tbt", latency_s=0.01,
+                     latency_limit_s=0.05, tokens_per_s_per_sm=v, network_share=0.5)
+            for lab, vals in (("a@Lite", (2.0, 1.0)), ("b@Lite", (1.0, 2.0)))
+            for x, v in zip((1.0, 2.0), vals, strict=True)]
+    r = SweepResult(rows=tuple(rows),
+                    params=(SweepParam("adjust.hop_latency", (1.0, 2.0), "s"),),
+                    labels=("a@Lite", "b@Lite"))
+    (c,) = r.crossovers()
+    assert c["x"] == pytest.approx(1.5) and c["tokens_per_s_per_sm"] == pytest.approx(1.5)
+
+
 def test_sweep_is_monotone_in_hop_latency():
     p = parse_param("adjust.hop_latency=0.1us:20us:6", ["lite-flat", "lite-ocs"])
     r = run_sweep(["h100-dgx", "lite-flat", "lite-ocs"], [p], ["Llama-3-70B"], ["decode"])
