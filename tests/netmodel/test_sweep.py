@@ -47,18 +47,22 @@ def test_bad_parameters(text, needle):
     assert needle in str(err.value)
 
 
-def test_crossover_is_interpolated_log_linearly():
-    # a falls from 2 to 1 and b rises from 1 to 2 between x = 1 and x = 100: they cross
-    # half-way, which on a log axis is x = 10, at the value 1.5
+def _crossing_pair(xs) -> SweepResult:
+    """a falls from 2 to 1 and b rises from 1 to 2 between the two swept values ``xs``."""
     rows = [SweepRow(label=lab, scenario=lab, gpu="Lite", model="M", phase="decode", x=x,
                      feasible=True, tp=8, batch=1, latency_name="tbt", latency_s=0.01,
                      latency_limit_s=0.05, tokens_per_s_per_sm=v, network_share=0.5)
             for lab, vals in (("a@Lite", (2.0, 1.0)), ("b@Lite", (1.0, 2.0)))
-            for x, v in zip((1.0, 100.0), vals, strict=True)]
-    r = SweepResult(rows=tuple(rows),
-                    params=(SweepParam("adjust.hop_latency", (1.0, 100.0), "s"),),
-                    labels=("a@Lite", "b@Lite"))
-    (c,) = r.crossovers()
+            for x, v in zip(xs, vals, strict=True)]
+    return SweepResult(rows=tuple(rows),
+                       params=(SweepParam("adjust.hop_latency", tuple(xs), "s"),),
+                       labels=("a@Lite", "b@Lite"))
+
+
+def test_crossover_is_interpolated_log_linearly():
+    # a falls from 2 to 1 and b rises from 1 to 2 between x = 1 and x = 100: they cross
+    # half-way, which on a log axis is x = 10, at the value 1.5
+    (c,) = _crossing_pair((1.0, 100.0)).crossovers()
     assert c["x"] == pytest.approx(10.0) and c["tokens_per_s_per_sm"] == pytest.approx(1.5)
     assert (c["before"], c["after"]) == ("a@Lite", "b@Lite")
 
@@ -67,15 +71,7 @@ def test_crossover_on_a_linear_axis_is_interpolated_linearly():
     # the same two lines between x = 1 and x = 2: under 10x, the figure's x axis is linear
     # (figure_kit.log_axis), so the drawn lines meet half-way in x, at 1.5 (log-linearly
     # the crossing was placed at sqrt(2) = 1.414, off the drawn crossing)
-    rows = [SweepRow(label=lab, scenario=lab, gpu="Lite", model="M", phase="decode", x=x,
-                     feasible=True, tp=8, batch=1, latency_name="tbt", latency_s=0.01,
-                     latency_limit_s=0.05, tokens_per_s_per_sm=v, network_share=0.5)
-            for lab, vals in (("a@Lite", (2.0, 1.0)), ("b@Lite", (1.0, 2.0)))
-            for x, v in zip((1.0, 2.0), vals, strict=True)]
-    r = SweepResult(rows=tuple(rows),
-                    params=(SweepParam("adjust.hop_latency", (1.0, 2.0), "s"),),
-                    labels=("a@Lite", "b@Lite"))
-    (c,) = r.crossovers()
+    (c,) = _crossing_pair((1.0, 2.0)).crossovers()
     assert c["x"] == pytest.approx(1.5) and c["tokens_per_s_per_sm"] == pytest.approx(1.5)
 
 
