@@ -69,12 +69,6 @@ def network_costs() -> dict:
     return read_parameters(text, "netmodel/data/network_costs.toml")
 
 
-def _check(name: str, value) -> float:
-    """``value`` as a float if it is a finite number >= 0 (compute.rows.check_number: an
-    integer past a float's range or a hostile object is refused by name, not raised on)."""
-    return check_number(name, value)
-
-
 @dataclass(frozen=True)
 class NetworkPrices:
     """Prices (USD per bit/s of capacity or of link-end bandwidth, USD per port or cable,
@@ -102,8 +96,8 @@ class NetworkPrices:
         table = network_costs()
         for f in fields(self):
             v = getattr(self, f.name)
-            object.__setattr__(self, f.name, _check(f.name, table[f.name].value if v is None
-                                                    else v))
+            object.__setattr__(self, f.name, check_number(
+                f.name, table[f.name].value if v is None else v))
 
     def optics(self, medium: str) -> tuple[float, float]:
         """``(USD per bit/s, J per bit)`` of the optics on one end of a ``medium`` link."""
