@@ -141,6 +141,13 @@ class EdgeArrays:
         """Boolean per node: of ``kind``."""
         return self.node_kind == _code(self, kind)
 
+    def end_parts(self, ends: np.ndarray) -> np.ndarray:
+        """Per edge: :func:`cable_end_parts` at its end ``ends`` (``self.u`` or ``self.v``)."""
+        kind = self.node_kind[ends]
+        return np.where(kind == _code(self, "ocs"), 0.0,
+                        np.where(kind == _code(self, "gpu"), np.ceil(self.links - 1e-9),
+                                 self.links))
+
     def medium_in(self, media: Iterable[str]) -> np.ndarray:
         """Boolean per edge: its medium one of ``media``."""
         return np.isin(self.medium, self._media_codes(media))
@@ -420,15 +427,13 @@ def bill_of_materials(graph: nx.Graph, edges: EdgeArrays | None = None) -> BillO
             (traces if medium in TRACE_MEDIA else cables)[medium] += _total(links[on])
     optical, co_packaged = cabled & e.medium_in(_OPTICAL), cabled & e.medium_in(
         ("co-packaged-optics",))
-    whole_links = np.ceil(links - 1e-9)
     for end in (e.u, e.v):
         kind = e.node_kind[end]
         ocs_used += _total(links[cabled & (kind == _code(e, "ocs"))])
         switch_used += _total(links[cabled & (kind == _code(e, "switch"))])
-        share = np.where(kind == _code(e, "gpu"), whole_links, links)  # cable_end_parts
-        not_ocs = kind != _code(e, "ocs")
-        plug += _total(share[optical & not_ocs])
-        cpo += _total(share[co_packaged & not_ocs])
+        share = e.end_parts(end)
+        plug += _total(share[optical])
+        cpo += _total(share[co_packaged])
     switch_ports = sum(d["radix"] for _, d in graph.nodes(data=True) if d["kind"] == "switch")
     ocs_ports = sum(d["ports"] for _, d in graph.nodes(data=True) if d["kind"] == "ocs")
     def whole(counts: Counter) -> dict:

@@ -352,7 +352,6 @@ def component_arrays(graph: nx.Graph, *, gpus_per_host: int | None = None,
     if links_wanted:
         tier = np.fromiter((d.get("tier", -1) for d in data.values()), dtype=float,
                            count=len(e.nodes))
-        ocs = e.kind_is("ocs")
         switch = e.kind_is("switch")
         keep = ~e.medium_in(("ocs-circuit", *TRACE_MEDIA))
         one_gpu = gpu[e.u] != gpu[e.v]
@@ -369,12 +368,8 @@ def component_arrays(graph: nx.Graph, *, gpus_per_host: int | None = None,
                 shared[(label, other, e.media[e.medium[i]])].append((u, v))
         single = keep & ~share
         links = e.links
-
-        def end_parts(ends: np.ndarray) -> np.ndarray:   # cable_end_parts, as arrays
-            return np.where(ocs[ends], 0.0, np.where(gpu[ends], np.ceil(links - 1e-9), links))
-
         removed = links <= 1 + 1e-9
-        ends = end_parts(e.u) + end_parts(e.v)
+        ends = e.end_parts(e.u) + e.end_parts(e.v)
         for cls in links_wanted:
             if cls == "nic":
                 far = np.where(gpu[e.u], e.v, e.u)
