@@ -145,7 +145,7 @@ def _size_count(text) -> int:
 
 
 def _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfers,
-           plot=False, tuner=None):
+           plot=False, tuner=None, simple_buffer=None):
     """The costing the options name (:func:`netmodel.study.collective_setup.collective_setup`):
     with --scenario the routing options count only where they were typed (they override
     the scenario's), else their defaults (``tuner`` None: NCCL's own, or the scenario's)."""
@@ -174,7 +174,7 @@ def _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfe
         algorithms = "nccl" if names == ["nccl"] else tuple(names)
     setup = collective_setup(fabric, scenario, placement=placement, algorithm=algorithm,
                              algorithms=algorithms, seed=seed, max_transfers=max_transfers,
-                             tuner=tuner)
+                             tuner=tuner, simple_buffer=simple_buffer)
     if text is not None and setup.algorithm != "auto" and not plot:
         _refuse_algorithms(text, setup.algorithm, " (the scenario's)")
     _refuse_tuner(setup)
@@ -334,10 +334,9 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
     _check_plot(plot_path)
     size = _check_bytes(parse_bytes(size_text), "--size", size_text)
     max_transfers = _max_transfers(max_transfers)
-    buffsize = _buffsize(buffsize_text)
     setup = _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfers,
-                   plot=plot_path is not None, tuner=tuner)
-    setup.simple_buffer = buffsize
+                   plot=plot_path is not None, tuner=tuner,
+                   simple_buffer=_buffsize(buffsize_text))
     algorithm, placement, seed = setup.algorithm, setup.placement, setup.seed
     if fail_text or all_groups:
         from compute.errors import UserError

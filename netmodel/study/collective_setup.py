@@ -202,15 +202,16 @@ class CollectiveSetup:
 def collective_setup(fabric: str | None = None, scenario: str | Scenario | None = None, *,
                      placement: str | None = None, algorithm: str | None = None,
                      algorithms: str | Iterable[str] | None = None, seed: int | None = None,
-                     max_transfers: int | None = None, tuner: str | None = None
-                     ) -> CollectiveSetup:
+                     max_transfers: int | None = None, tuner: str | None = None,
+                     simple_buffer: float | None = None) -> CollectiveSetup:
     """How collectives are costed on ``fabric`` (a spec, a saved file or a scenario's
     physical fabric, costed with the shipped calibration) or ``scenario`` (its own
     collective model); give one. ``placement``, ``algorithm``, ``algorithms``, ``seed`` and
     ``tuner`` left None take the scenario's (contiguous, auto, every algorithm, 0 and
     :data:`~netmodel.collectives.tuner_plugin.NO_TUNER` for a fabric);
     given for a scenario, they override its choice and
-    :attr:`CollectiveSetup.overrides` records both."""
+    :attr:`CollectiveSetup.overrides` records both. ``simple_buffer``: the run's
+    NCCL_BUFFSIZE in bytes (None: the calibration's)."""
     from netmodel.collectives.model import MAX_TRANSFERS
     from netmodel.collectives.tuner_plugin import get_tuner
 
@@ -229,7 +230,8 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
                                algorithms=algorithms,
                                seed=0 if seed is None else seed,
                                max_transfers=max_transfers,
-                               tuner=NO_TUNER if tuner is None else tuner, _graph=fab.graph)
+                               tuner=NO_TUNER if tuner is None else tuner,
+                               simple_buffer=simple_buffer, _graph=fab.graph)
     from netmodel.study.fabric_search import build_fabric
     from netmodel.study.scenarios import get_scenario
 
@@ -243,4 +245,6 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
                            algorithm=s.algorithm if algorithm is None else algorithm,
                            algorithms=algorithms,
                            seed=0 if seed is None else seed, max_transfers=max_transfers,
-                           tuner=s.tuner if tuner is None else tuner, overrides=overrides, _graph=build_fabric(s))
+                           tuner=s.tuner if tuner is None else tuner,
+                           simple_buffer=simple_buffer, overrides=overrides,
+                           _graph=build_fabric(s))
