@@ -417,7 +417,7 @@ def network_key(scenario: Scenario, calibration: Calibration) -> str:
     parts = (builder, {k: spell(v) for k, v in params.items()}, scenario.placement,
              scenario.algorithm, scenario.circuits, scenario.instances, scenario.adjust,
              calibration, generation and generation.name)
-    if scenario.tuner not in (None, NO_TUNER):   # the shipped scenarios' keys as they were
+    if scenario.tuner != NO_TUNER:   # the shipped scenarios' keys as they were
         parts += (scenario.tuner,)
     return repr(parts)
 
@@ -630,7 +630,7 @@ class ScenarioCollectives:
             if LOCKSTEP_BUDGET in said:
                 key = (op, int(p))
                 self._past_budget[key] = self._past_budget.get(key, 0) + 1
-        elif self.scenario.tuner not in (None, NO_TUNER) \
+        elif self.scenario.tuner != NO_TUNER \
                 and self.scenario.algorithm == "auto":
             # the tuner's choice, not the fastest line: the model's own costing (after the
             # lines' refusals: an instance cut apart, an op the algorithm lacks)
