@@ -19,7 +19,7 @@ from itertools import repeat
 import networkx as nx
 import numpy as np
 
-__all__ = ["CellArrays", "attrs_key", "ball", "copy_graph", "edge_key", "path_counts",
+__all__ = ["CellArrays", "attrs_key", "ball", "copy_graph", "edge_key", "frozen_attrs", "path_counts",
            "shortest_path_part"]
 
 
@@ -115,6 +115,24 @@ def shortest_path_part(adj, a, b) -> set | None:
 def edge_key(u, v) -> tuple:
     """A link's ends in one order, whichever way it is named (by their text)."""
     return (u, v) if str(u) <= str(v) else (v, u)
+
+
+def frozen_attrs(attrs: dict) -> tuple:
+    """An attribute dict as a hashable value whatever order it was set in, each value with
+    its type (1 is not True); values that are not hashable by their repr. Slower than
+    :func:`attrs_key`, for keys that must match across builds.
+
+    >>> frozen_attrs({"b": 1, "a": True}) == frozen_attrs({"a": True, "b": 1})
+    True
+    >>> frozen_attrs({"a": 1}) == frozen_attrs({"a": True})
+    False
+    """
+    out = tuple(sorted((k, type(v).__name__, v) for k, v in attrs.items()))
+    try:
+        hash(out)
+    except TypeError:
+        return tuple((k, t, repr(v)) for k, t, v in out)
+    return out
 
 
 def attrs_key(d: dict) -> tuple:

@@ -17,8 +17,7 @@ from functools import cached_property
 
 import networkx as nx
 
-from netmodel.study.instance_cost import _frozen
-from topologies.graph_ops import edge_key, shortest_path_part
+from topologies.graph_ops import edge_key, frozen_attrs, shortest_path_part
 
 __all__ = ["CellRoutes"]
 
@@ -35,7 +34,7 @@ class CellRoutes:
         self.local_routes: dict = {}
         self._pairs: dict = {}   # (a, b) -> route
         #: attribute dicts (by id: the cell's own, alive as long as it) -> a small number,
-        #: equal for equal attributes (:func:`~netmodel.study.instance_cost._frozen`)
+        #: equal for equal attributes (:func:`~topologies.graph_ops.frozen_attrs`)
         self._codes: dict = {}
         self._frozen_codes: dict = {}
 
@@ -141,7 +140,7 @@ class CellRoutes:
         c = codes.get(id(attrs))
         if c is None:
             frozen = self._frozen_codes
-            c = codes[id(attrs)] = frozen.setdefault(_frozen(attrs), len(frozen))
+            c = codes[id(attrs)] = frozen.setdefault(frozen_attrs(attrs), len(frozen))
         return c
 
     @cached_property

@@ -31,6 +31,7 @@ import numpy as np
 from compute.errors import UserError
 from compute.evaluate_one import evaluate
 from compute.roofline import evaluate_grid
+from topologies.graph_ops import frozen_attrs
 
 if TYPE_CHECKING:
     from compute.results import InferenceResult
@@ -273,10 +274,10 @@ class InstanceCosting:
                 nbrs[v] = d
                 oadj[v][name] = d
             oadj[name] = nbrs
-            part.append((name, _frozen(node[name]), tuple((v, _frozen(d)) for v, d in nbrs.items())))
-        key = ("switches", _frozen(out.graph), tuple(sorted(names[n] for n in gone)),
+            part.append((name, frozen_attrs(node[name]), tuple((v, frozen_attrs(d)) for v, d in nbrs.items())))
+        key = ("switches", frozen_attrs(out.graph), tuple(sorted(names[n] for n in gone)),
                tuple(sorted((names[u], names[v]) for u, v in cut if names[u] < names[v])),
-               tuple(sorted((names[u], names[v], _frozen(own.get((u, v)) or own[v, u]))
+               tuple(sorted((names[u], names[v], frozen_attrs(own.get((u, v)) or own[v, u]))
                             for u, v in changed if names[u] < names[v])),
                len(members), tuple(part))
         return out, tuple(mapping.values()), key
@@ -459,9 +460,9 @@ def _problem_key(graph: nx.Graph, members: Iterable[Hashable]) -> tuple:
     False
     """
     adj, data = graph.adj, graph.nodes
-    return (type(graph).__name__, _frozen(graph.graph),
-            tuple((n, _frozen(data[n]), tuple(adj[n])) for n in graph.nodes),
-            tuple((u, v, _frozen(d)) for u, v, d in graph.edges(data=True)),
+    return (type(graph).__name__, frozen_attrs(graph.graph),
+            tuple((n, frozen_attrs(data[n]), tuple(adj[n])) for n in graph.nodes),
+            tuple((u, v, frozen_attrs(d)) for u, v, d in graph.edges(data=True)),
             tuple(members))
 
 
@@ -469,18 +470,9 @@ def _ocs_ports_key(graph: nx.Graph, members: Iterable[Hashable]) -> tuple:
     """What the circuits of a slice of ``members`` are set from (each member's optical
     links in order, with their attributes and their OCS's), positionally."""
     data = graph.nodes
-    return tuple(tuple((o, _frozen(graph.edges[m, o]), _frozen(data[o]))
+    return tuple(tuple((o, frozen_attrs(graph.edges[m, o]), frozen_attrs(data[o]))
                        for o in graph.neighbors(m) if data[o].get("kind") == "ocs")
                  for m in members)
 
 
-def _frozen(attrs: dict) -> tuple:
-    """An attribute dict as a hashable value, each value with its type (1 is not True);
-    values that are not hashable by their repr."""
-    out = tuple(sorted((k, type(v).__name__, v) for k, v in attrs.items()))
-    try:
-        hash(out)
-    except TypeError:
-        return tuple((k, t, repr(v)) for k, t, v in out)
-    return out
 

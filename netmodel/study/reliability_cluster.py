@@ -82,7 +82,7 @@ from compute.search import DEFAULT_MAX_BATCH
 from compute.units import SECONDS_PER_YEAR
 from compute.validate import describe, of_type
 from netmodel.study.cell_routes import CellRoutes
-from netmodel.study.instance_cost import InstanceCosting, _frozen
+from netmodel.study.instance_cost import InstanceCosting
 from netmodel.study.reliability_catalog import Catalog, catalog
 from netmodel.study.reliability_fabric import (
     check_labels,
@@ -93,7 +93,7 @@ from netmodel.study.reliability_fabric import (
 from netmodel.study.rows import batch_limit_note
 from netmodel.study.scenarios import get_scenario
 from topologies.failure_domains import CLASSES, Component, components, degrade
-from topologies.graph_ops import CellArrays, attrs_key, copy_graph, edge_key
+from topologies.graph_ops import CellArrays, attrs_key, copy_graph, edge_key, frozen_attrs
 from topologies.schema import gpu_nodes
 
 if TYPE_CHECKING:
@@ -571,7 +571,7 @@ class Cluster(InstanceCosting):
         no reference cycle waits for the cyclic collector (that cycle grew the peak
         1.6 -> 2.2 GB until a gc.collect(1) here collected it by hand)."""
         made = (tuple((c.nodes, c.edges, c.scaled, c.disabled) for c in comps),
-                tuple((name, _frozen(attrs), tuple((n, _frozen(d)) for n, d in edges))
+                tuple((name, frozen_attrs(attrs), tuple((n, frozen_attrs(d)) for n, d in edges))
                       for name, attrs, edges in spares))
         last = self.__dict__.get("_last_direct")
         if last is not None and last[2] == made:
