@@ -763,8 +763,15 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
             (heads + kv_heads) * head_dim
     bias = c.flag("bias", fam["bias"])
     qkv_bias = fam["qkv_bias"] or c.flag("attention_bias", False)
+    # HF's attention_bias (Llama, Phi-3.5-MoE, ...) biases O too; ChatGLM's add_qkv_bias
+    # and StableLM's use_qkv_bias Q, K and V only
+    o_bias = (fam["attention_bias_o"] and c.key("attention_bias") == "attention_bias"
+              and c.flag("attention_bias", False))
     entry.update(gated_mlp=fam["gated_mlp"], norm=fam["norm"], bias=bias,
-                 qkv_bias=qkv_bias and not bias, embedding_norm=fam["embedding_norm"])
+                 qkv_bias=qkv_bias and not bias, o_bias=o_bias and not bias,
+                 embedding_norm=fam["embedding_norm"],
+                 mlp_bias=c.flag("mlp_bias", fam["mlp_bias"]) and not bias,
+                 lm_head_bias=c.flag("lm_head_bias", fam["lm_head_bias"]))
 
     # dtypes
     torch_dtype = cfg.get("torch_dtype", cfg.get("dtype"))

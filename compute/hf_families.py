@@ -83,6 +83,10 @@ HF_ALIASES: dict[str, tuple[str, ...]] = {
     # Llama family: Q, K, V (and O); ChatGLM: add_qkv_bias (its fused Q, K, V); StableLM:
     # use_qkv_bias
     "attention_bias": ("attention_bias", "add_qkv_bias", "use_qkv_bias"),
+    # Llama family (HF LlamaMLP): biases on gate, up and down
+    "mlp_bias": ("mlp_bias",),
+    # Phi-3.5-MoE (HF PhimoeForCausalLM): a bias on the LM head
+    "lm_head_bias": ("lm_head_bias",),
     "sliding_window": ("sliding_window",),              # tokens a windowed layer attends to
     "window_pattern": ("sliding_window_pattern", "_sliding_window_pattern"),  # Gemma-3
     "max_window_layers": ("max_window_layers",),        # Qwen2: the first ones are full
@@ -119,12 +123,15 @@ HF_FAMILIES: dict[str, dict] = {
     # GPT-NeoX / Pythia: rotary (no position table), biases on every linear layer,
     # layernorms, an untied LM head (HF GPTNeoXConfig); GPT-J: rotary too (its n_positions
     # is the context, not a table), untied, one LayerNorm a layer (HF GPTJBlock's ln_1:
-    # attention and MLP in parallel); its biases are on fc_in, fc_out and the LM head only,
-    # read as biases on every linear layer (Q, K, V and O's 4 x hidden a layer more, the LM
-    # head's vocab less)
+    # attention and MLP in parallel); HF GPTJAttention's Q, K, V and O have no bias, its
+    # MLP's fc_in and fc_out have, and so has the LM head
     "gpt_neox": dict(gated_mlp=False, norm="layernorm", bias=True),
-    "gptj": dict(gated_mlp=False, norm="layernorm", bias=True, layer_norms=1),
+    "gptj": dict(gated_mlp=False, norm="layernorm", mlp_bias=True, lm_head_bias=True,
+                 layer_norms=1),
     "llama": {}, "mistral": {}, "mixtral": {},
+    # GLM-4 (HF models/glm) and GLM-4.5 (glm4_moe): attention_bias puts biases on Q, K and V
+    # only (their o_proj has none), where Llama's and most families' bias O too
+    "glm": dict(attention_bias_o=False), "glm4_moe": dict(attention_bias_o=False),
     "qwen2": dict(qkv_bias=True),
     # Qwen2-VL / Qwen2.5-VL (HF models/qwen2_vl, qwen2_5_vl): Qwen2's language model (biases
     # on Q, K and V) in a flat config beside its vision_config (the tower: compute.hf_vision)
@@ -237,9 +244,10 @@ HF_FAMILIES: dict[str, dict] = {
     # and V) only, no hidden_act key
     "qwen": dict(qkv_bias=True, ffn_halved=True),
     # Phi-1 / 1.5 / 2 (HF transformers models/phi): biases on Q, K, V, dense, fc1 and fc2, a
-    # GELU MLP, LayerNorms (one per layer, attention and MLP in parallel; and a bias on the
-    # LM head, vocab elements: left out)
-    "phi": dict(gated_mlp=False, norm="layernorm", bias=True, layer_norms=1),
+    # GELU MLP, LayerNorms (one per layer, attention and MLP in parallel) and a bias on the
+    # LM head (PhiForCausalLM's lm_head, vocab elements)
+    "phi": dict(gated_mlp=False, norm="layernorm", bias=True, layer_norms=1,
+                lm_head_bias=True),
     # StableLM (HF models/stablelm): LayerNorms with bias; use_qkv_bias puts biases on Q, K, V
     "stablelm": dict(norm="layernorm"),
     # Nemotron-4 / Minitron (HF models/nemotron): a squared-ReLU MLP without gate, LayerNorm1P
@@ -357,6 +365,7 @@ def softmax_only(key: str, value: Any) -> bool:
 
 #: Architecture defaults of a Llama-like model, the base every family entry changes.
 BASE_FAMILY = dict(gated_mlp=True, norm="rmsnorm", bias=False, qkv_bias=False,
+                   mlp_bias=False, lm_head_bias=False, attention_bias_o=True,
                    tied_embeddings=False, learned_positions=False, embedding_norm=False,
                    shared_expert_gate=False, window="all", window_every=6, llama4=False,
                    chatglm=False, multi_query=False, residual_mlp=False, ffn_halved=False,

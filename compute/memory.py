@@ -108,12 +108,12 @@ def _weight_terms(model: ModelSpec, sh: Shards) -> tuple:
         attn = h * qkv_cols + sh.heads * d * h + model.qk_norm
         if model.bias:
             attn = attn + qkv_cols + h
-        elif model.qkv_bias:
-            attn = attn + qkv_cols
+        else:
+            attn = attn + (qkv_cols if model.qkv_bias else 0) + (h if model.o_bias else 0)
 
     def mlp(cols: np.ndarray | int) -> np.ndarray | int:
         up = (2 if model.gated_mlp else 1) * cols
-        return h * up + cols * h + ((up + h) if model.bias else 0)
+        return h * up + cols * h + ((up + h) if model.mlp_biased else 0)
 
     # bytes: the MLPs (experts, shared experts, dense MLPs) in their own dtype, the rest in
     # the weights' dtype
@@ -136,6 +136,8 @@ def _weight_terms(model: ModelSpec, sh: Shards) -> tuple:
     other = model.learned_positions * h + model.norm_parameters
     if model.embedding_norm:
         other += model.norm_parameters
+    if model.lm_head_bias:   # vocab elements, kept whole with the norms (under 0.01%)
+        other += model.vocab
     eb = model.embedding_bytes  # the token embedding, positions and LM head
 
     def total(body, elements):

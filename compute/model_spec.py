@@ -94,6 +94,14 @@ class ModelSpec:
     learned_positions: int = 0     #: rows of a learned position table (0: rotary or ALiBi)
     bias: bool = False       #: every linear layer carries a bias (GPT-2/3, BLOOM)
     qkv_bias: bool = False   #: only the Q, K and V projections carry biases (Qwen2, Qwen-MoE)
+    #: the attention's output projection carries a bias too (with ``qkv_bias``: HF's
+    #: ``attention_bias`` in Llama, Phi-3.5-MoE and their kin biases Q, K, V and O)
+    o_bias: bool = False
+    #: the MLPs' linear layers (dense MLPs and experts) carry biases where ``bias`` does not
+    #: say so: GPT-J (fc_in and fc_out, its attention without), a Llama-style ``mlp_bias``
+    mlp_bias: bool = False
+    #: the LM head carries a bias, ``vocab`` elements (Phi-1/1.5/2, GPT-J)
+    lm_head_bias: bool = False
     embedding_norm: bool = False   #: a norm right after the token embedding (BLOOM)
     norm: str = "rmsnorm"    #: ``"rmsnorm"`` (scale) or ``"layernorm"`` (scale and shift)
     #: norms over the hidden width in each layer: 2, before attention and before the MLP
@@ -644,7 +652,13 @@ class ModelSpec:
         """One MLP of ``width`` intermediate columns: up (and gate) and down, with biases."""
         up = (2 if self.gated_mlp else 1) * width
         n = self.hidden * up + width * self.hidden
-        return n + ((up + self.hidden) if self.bias else 0)
+        return n + ((up + self.hidden) if self.mlp_biased else 0)
+
+    @property
+    def mlp_biased(self) -> bool:
+        """Whether the MLPs carry biases: every linear layer does (:attr:`bias`), or the
+        MLPs' do (:attr:`mlp_bias`)."""
+        return self.bias or self.mlp_bias
 
     @property
     def attention_parameters(self) -> int:
@@ -669,7 +683,7 @@ class ModelSpec:
         n = h * (q + 2 * kv) + q * h + self.qk_norm
         if self.bias:
             return n + q + 2 * kv + h
-        return n + ((q + 2 * kv) if self.qkv_bias else 0)
+        return n + ((q + 2 * kv) if self.qkv_bias else 0) + (h if self.o_bias else 0)
 
     @property
     def expert_parameters(self) -> int:
@@ -707,11 +721,12 @@ class ModelSpec:
 
     @property
     def embedding_parameters(self) -> int:
-        """Token embedding, learned positions, the embedding norm if any, and the LM head
-        unless tied to the embedding."""
+        """Token embedding, learned positions, the embedding norm if any, the LM head
+        unless tied to the embedding, and its bias if any (:attr:`lm_head_bias`)."""
         head = 0 if self.tied_embeddings else self.vocab * self.hidden
         norm = self.norm_parameters if self.embedding_norm else 0
-        return (self.vocab + self.learned_positions) * self.hidden + head + norm
+        bias = self.vocab if self.lm_head_bias else 0
+        return (self.vocab + self.learned_positions) * self.hidden + head + norm + bias
 
     @property
     def token_parameters(self) -> int:

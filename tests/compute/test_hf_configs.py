@@ -344,14 +344,15 @@ def test_gptj_has_no_position_table(tmp_path):
     # defaults it was read with added 2048 x 4096 = 8.4M parameters). HF's GPTJForCausalLM
     # (modeling_gptj: Q, K, V, O without bias, fc_in and fc_out with, one LayerNorm ln_1 a
     # layer, ln_f, an LM head with bias) holds 6,050,882,784 parameters (the model card's
-    # 6,053,381,344 is 2,498,560 more); netmodel's layout reads biases on Q, K, V and O too
-    # (28 x 4 x 4096) and no LM-head bias (50,400). One norm a layer (h294; before, two:
-    # 28 x 2 x 4096 = 229,376 more)
+    # 6,053,381,344 is 2,498,560 more). One norm a layer (h294; before, two: 28 x 2 x 4096
+    # = 229,376 more); biases on the MLP and the LM head only (h321; before, read on Q, K, V
+    # and O too, 28 x 4 x 4096 more, and none on the LM head, 50,400 less: 6,051,291,136)
     m = load(tmp_path, GPTJ_6B)
     assert (m.learned_positions, m.tied_embeddings, m.max_context) == (0, False, 2048)
     layer = 4 * 4096 * 4096 + (4096 * 16384 + 16384) + (16384 * 4096 + 4096) + 2 * 4096
     hf = 28 * layer + 2 * 50400 * 4096 + 50400 + 2 * 4096
     assert hf == 6_050_882_784
     assert m.layer_norms == 1
-    assert m.parameters == hf + 28 * 4 * 4096 - 50400 == 6_051_291_136
-    assert m.parameters == pytest.approx(6_053_381_344, rel=5e-4)   # the card, 0.03% over
+    assert (m.bias, m.mlp_bias, m.lm_head_bias) == (False, True, True)
+    assert m.parameters == hf
+    assert m.parameters == pytest.approx(6_053_381_344, rel=5e-4)   # the card, 0.04% over

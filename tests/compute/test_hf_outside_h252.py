@@ -243,10 +243,10 @@ def test_phi2_biases_and_layernorms():
     m = read("phi-2")
     assert (m.bias, m.norm, m.gated_mlp) == (True, "layernorm", False)
     # one LayerNorm a layer (attention and MLP in parallel; h283: it was counted as two,
-    # 163,840 high); the LM head's bias left out: published - 51200 (the old reading,
+    # 163,840 high); the LM head's bias (h321: it was left out, 51,200 low; the old reading,
     # without biases and with RMSNorms: 2,778,892,800)
-    assert m.layer_norms == 1
-    assert m.parameters == published - 51200 == 2_779_632_640
+    assert (m.layer_norms, m.lm_head_bias) == (1, True)
+    assert m.parameters == published == 2_779_683_840
 
 
 def test_stablelm_use_qkv_bias_and_layernorm(tmp_path):
