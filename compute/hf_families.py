@@ -400,10 +400,16 @@ TABLE_POSITIONS = ("absolute", "learned")
 TEXT_MODEL_KEYS = ("text_config", "llm_config", "language_config")
 #: HF transformers' config defaults for keys a wrapper's nested config leaves out (HF writes
 #: a sub-config as its differences from its class's defaults: llava-1.5-7b-hf's text_config
-#: names no layers): LlamaConfig's (models/llama/configuration_llama.py).
+#: names no layers): LlamaConfig's (models/llama/configuration_llama.py); MistralConfig's
+#: (models/mistral/configuration_mistral.py; llava-v1.6-mistral-7b-hf's text_config names
+#: no width, layers or heads).
 NESTED_DEFAULTS = {"llama": {"vocab_size": 32000, "hidden_size": 4096,
                              "intermediate_size": 11008, "num_hidden_layers": 32,
-                             "num_attention_heads": 32, "max_position_embeddings": 2048}}
+                             "num_attention_heads": 32, "max_position_embeddings": 2048},
+                   "mistral": {"vocab_size": 32000, "hidden_size": 4096,
+                               "intermediate_size": 14336, "num_hidden_layers": 32,
+                               "num_attention_heads": 32, "num_key_value_heads": 8,
+                               "max_position_embeddings": 131072, "sliding_window": 4096}}
 
 
 #: The language model's ``model_type`` of a wrapper whose nested config names none:

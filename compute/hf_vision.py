@@ -1,8 +1,10 @@
 """The vision tower of a vision-language HuggingFace ``config.json`` (its ``vision_config``)
-counted exactly where its architecture is known (Qwen2-VL, Qwen2.5-VL, LLaVA's CLIP ViT and
-projector, Gemma-3's SigLIP and projector, InternVL's InternViT and MLP projector, Mistral-3's
-Pixtral encoder and patch-merging projector, Llama-4's ViT, adapter and projector), else left
-uncounted with words saying why; :mod:`compute.hf_config` calls :func:`vision_tower`.
+counted exactly where its architecture is known (Qwen2-VL, Qwen2.5-VL, LLaVA's and
+LLaVA-NeXT's CLIP ViT and projector, Gemma-3's SigLIP and projector, Idefics3's SigLIP and
+connector, InternVL's InternViT and MLP projector, Mistral-3's Pixtral encoder and
+patch-merging projector, Llama-4's ViT, adapter and projector), else left uncounted with
+words saying why; :mod:`compute.hf_config` calls :func:`vision_tower`. Every count is
+written in :func:`_linear` (one linear layer, with or without its bias).
 """
 
 from __future__ import annotations
@@ -11,6 +13,31 @@ from compute import validate
 from compute.errors import UserError
 
 __all__ = ["VISION_TOWERS", "vision_tower"]
+
+
+def _linear(n_in: int, n_out: int, bias: bool = True) -> int:
+    """One linear layer ``n_in -> n_out`` (a convolution unrolled: its kernel's inputs),
+    with its bias when ``bias``: the one count every tower below is written in."""
+    return n_in * n_out + (n_out if bias else 0)
+
+
+def _vit_layer(c: int, f: int) -> int:
+    """A ViT encoder layer as CLIP, SigLIP and Llama-4's vision encoder build it: Q, K, V
+    and O with biases, two LayerNorms (scale and shift), a two-matrix MLP ``f`` wide with
+    biases."""
+    return 4 * _linear(c, c) + 2 * 2 * c + _linear(c, f) + _linear(f, c)
+
+
+def _projector(n_in: int, hidden: int, bias: bool) -> int:
+    """LLaVA's two-layer projector: ``n_in -> hidden -> hidden`` (biases where ``bias``)."""
+    return _linear(n_in, hidden, bias) + _linear(hidden, hidden, bias)
+
+
+def _feature_width(v, c: int) -> int:
+    """The width the projector takes: the tower's, times the feature layers when
+    ``vision_feature_layer`` lists several."""
+    feature = v("vision_feature_layer", top=True)
+    return c * (len(feature) if isinstance(feature, list) else 1)
 
 
 def _qwen2_vl_tower(v, hidden: int) -> int:
@@ -22,10 +49,11 @@ def _qwen2_vl_tower(v, hidden: int) -> int:
     language model's width (``hidden_size``), with biases."""
     c, t, p = v("embed_dim"), v("temporal_patch_size"), v("patch_size")
     m = int(c * v("mlp_ratio", integer=False))
-    block = 2 * 2 * c + (3 * c * c + 3 * c) + (c * c + c) + (c * m + m) + (m * c + c)
+    block = 2 * 2 * c + _linear(c, 3 * c) + _linear(c, c) + _linear(c, m) + _linear(m, c)
     w = c * v("spatial_merge_size") ** 2
-    merger = 2 * c + (w * w + w) + (w * hidden + hidden)
-    return v("in_chans") * t * p * p * c + v("depth", limit="layers") * block + merger
+    merger = 2 * c + _linear(w, w) + _linear(w, hidden)
+    return (_linear(v("in_chans") * t * p * p, c, bias=False)
+            + v("depth", limit="layers") * block + merger)
 
 
 def _qwen2_5_vl_tower(v, hidden: int) -> int:
@@ -36,46 +64,71 @@ def _qwen2_5_vl_tower(v, hidden: int) -> int:
     ``out_hidden_size``, with biases."""
     c, f, t, p = v("hidden_size"), v("intermediate_size", limit="ffn"), \
         v("temporal_patch_size"), v("patch_size")
-    block = 2 * c + (3 * c * c + 3 * c) + (c * c + c) + 2 * (c * f + f) + (f * c + c)
+    block = 2 * c + _linear(c, 3 * c) + _linear(c, c) + 2 * _linear(c, f) + _linear(f, c)
     w, out = c * v("spatial_merge_size") ** 2, v("out_hidden_size")
-    merger = c + (w * w + w) + (w * out + out)
-    return v("in_chans") * t * p * p * c + v("depth", limit="layers") * block + merger
+    merger = c + _linear(w, w) + _linear(w, out)
+    return (_linear(v("in_chans") * t * p * p, c, bias=False)
+            + v("depth", limit="layers") * block + merger)
+
+
+def _clip_tower(v) -> tuple[int, int]:
+    """``(parameters, width)`` of a CLIP vision tower (HF ``CLIPVisionModel``): class
+    embedding, a Conv2d patch embedding without bias, ``(image_size / patch_size)^2 + 1``
+    learned positions, a LayerNorm before and one after ``num_hidden_layers``
+    :func:`_vit_layer` layers ``intermediate_size`` wide."""
+    c, f, p = v("hidden_size"), v("intermediate_size", limit="ffn"), v("patch_size")
+    positions = (v("image_size") // p) ** 2 + 1
+    return (c + _linear(v("num_channels") * p * p, c, bias=False) + positions * c
+            + 2 * 2 * c + v("num_hidden_layers", limit="layers") * _vit_layer(c, f)), c
 
 
 def _llava_tower(v, hidden: int) -> int:
-    """LLaVA's CLIP vision tower (HF ``CLIPVisionModel``): class embedding, a Conv2d patch
-    embedding without bias, ``(image_size / patch_size)^2 + 1`` learned positions, a
-    LayerNorm before and one after ``num_hidden_layers`` layers of Q, K, V, O with biases,
-    two LayerNorms and a two-matrix MLP ``intermediate_size`` wide with biases; and the
-    projector (``LlavaMultiModalProjector``): the tower's width (times the feature layers
-    when ``vision_feature_layer`` lists several) -> the language model's width -> itself,
-    with biases unless ``multimodal_projector_bias`` is false."""
+    """LLaVA's CLIP vision tower (:func:`_clip_tower`) and its projector
+    (``LlavaMultiModalProjector``, :func:`_projector`): the tower's width (times the feature
+    layers when ``vision_feature_layer`` lists several) -> the language model's width ->
+    itself, with biases unless ``multimodal_projector_bias`` is false."""
+    tower, c = _clip_tower(v)
+    return tower + _projector(_feature_width(v, c), hidden,
+                              v("multimodal_projector_bias", top=True))
+
+
+def _llava_next_tower(v, hidden: int) -> int:
+    """LLaVA-NeXT (HF ``LlavaNextForConditionalGeneration``): LLaVA's CLIP tower and
+    projector (:func:`_llava_tower`) and ``image_newline``, one learned vector of the
+    language model's width marking the end of each row of image features."""
+    return _llava_tower(v, hidden) + hidden
+
+
+def _siglip_tower(v, *, head: bool) -> tuple[int, int]:
+    """``(parameters, width)`` of a SigLIP vision tower (HF ``SiglipVisionModel``; Idefics3's
+    ``Idefics3VisionTransformer``): a Conv2d patch embedding with bias, ``(image_size /
+    patch_size)^2`` learned positions, ``num_hidden_layers`` :func:`_vit_layer` layers
+    ``intermediate_size`` wide, a final LayerNorm, and where ``head`` the attention-pooling
+    head (a probe, a multi-head attention with biases, a LayerNorm, an MLP)."""
     c, f, p = v("hidden_size"), v("intermediate_size", limit="ffn"), v("patch_size")
-    positions = (v("image_size") // p) ** 2 + 1
-    layer = 4 * (c * c + c) + 2 * 2 * c + (c * f + f) + (f * c + c)
-    tower = (c + v("num_channels") * p * p * c + positions * c + 2 * 2 * c
-             + v("num_hidden_layers", limit="layers") * layer)
-    feature = v("vision_feature_layer", top=True)
-    bias = v("multimodal_projector_bias", top=True)
-    width = c * (len(feature) if isinstance(feature, list) else 1)
-    return tower + width * hidden + hidden * hidden + (2 * hidden if bias else 0)
+    tower = (_linear(v("num_channels") * p * p, c) + (v("image_size") // p) ** 2 * c
+             + v("num_hidden_layers", limit="layers") * _vit_layer(c, f) + 2 * c)
+    if head:
+        tower += c + 4 * _linear(c, c) + 2 * c + _linear(c, f) + _linear(f, c)
+    return tower, c
 
 
 def _siglip_gemma3_tower(v, hidden: int) -> int:
-    """Gemma-3's SigLIP tower (HF ``SiglipVisionModel``): a Conv2d patch embedding with bias,
-    ``(image_size / patch_size)^2`` learned positions, ``num_hidden_layers`` layers of two
-    LayerNorms, Q, K, V, O with biases and a two-matrix MLP ``intermediate_size`` wide with
-    biases, a final LayerNorm, and the attention-pooling head unless ``vision_use_head`` is
-    false (a probe, a multi-head attention with biases, a LayerNorm, an MLP); and
-    ``Gemma3MultiModalProjector``: an RMSNorm over the tower's width and a ``width x
-    hidden_size`` projection without bias (its average pooling has no weights)."""
-    c, f, p = v("hidden_size"), v("intermediate_size", limit="ffn"), v("patch_size")
-    layer = 4 * (c * c + c) + 2 * 2 * c + (c * f + f) + (f * c + c)
-    tower = (v("num_channels") * p * p * c + c + (v("image_size") // p) ** 2 * c
-             + v("num_hidden_layers", limit="layers") * layer + 2 * c)
-    if v("vision_use_head", default=True):
-        tower += c + 4 * (c * c + c) + 2 * c + (c * f + f) + (f * c + c)
-    return tower + c + c * hidden
+    """Gemma-3's SigLIP tower (:func:`_siglip_tower`, its head unless ``vision_use_head`` is
+    false) and ``Gemma3MultiModalProjector``: an RMSNorm over the tower's width and a
+    ``width x hidden_size`` projection without bias (its average pooling has no weights)."""
+    tower, c = _siglip_tower(v, head=v("vision_use_head", default=True))
+    return tower + c + _linear(c, hidden, bias=False)
+
+
+def _idefics3_tower(v, hidden: int) -> int:
+    """Idefics3's SigLIP tower without a head (:func:`_siglip_tower`) and its connector
+    (HF ``Idefics3Connector``): a pixel shuffle folding ``scale_factor^2`` neighbouring
+    patches into one (no weights), then ``width x scale_factor^2 -> hidden_size`` without
+    bias (``scale_factor``, Idefics3Config's default 2)."""
+    tower, c = _siglip_tower(v, head=False)
+    return tower + _linear(c * v("scale_factor", top=True, default=2) ** 2, hidden,
+                           bias=False)
 
 
 def _internvit_tower(v, hidden: int) -> int:
@@ -90,14 +143,14 @@ def _internvit_tower(v, hidden: int) -> int:
     c, f, p = v("hidden_size"), v("intermediate_size", limit="ffn"), v("patch_size")
     norm = {"layer_norm": 2, "rms_norm": 1}[v("norm_type", choices=("layer_norm",
                                                                      "rms_norm"))]
-    layer = (3 * c * c + (3 * c if v("qkv_bias", flag=True) else 0) + c * c + c
+    layer = (_linear(c, 3 * c, v("qkv_bias", flag=True)) + _linear(c, c)
              + (2 * c if v("qk_normalization", flag=True) else 0)
-             + 2 * norm * c + (c * f + f) + (f * c + c) + 2 * c)
+             + 2 * norm * c + _linear(c, f) + _linear(f, c) + 2 * c)
     positions = (v("image_size") // p) ** 2 + 1
-    tower = (c + v("num_channels") * p * p * c + c + positions * c
+    tower = (c + _linear(v("num_channels") * p * p, c) + positions * c
              + v("num_hidden_layers", limit="layers") * layer)
     w = c * v("downsample_ratio", top=True, reciprocal=True) ** 2
-    return tower + 2 * w + (w * hidden + hidden) + (hidden * hidden + hidden)
+    return tower + 2 * w + _projector(w, hidden, True)
 
 
 def _pixtral_tower(v, hidden: int) -> int:
@@ -111,32 +164,31 @@ def _pixtral_tower(v, hidden: int) -> int:
     ``multimodal_projector_bias`` (Mistral3Config's default false)."""
     c, f, p = v("hidden_size"), v("intermediate_size", limit="ffn"), v("patch_size")
     q = v("num_attention_heads", limit="heads") * v("head_dim", limit="head_dim")
-    layer = 2 * c + 3 * c * q + q * c + 3 * c * f
-    tower = v("num_channels") * p * p * c + c + v("num_hidden_layers", limit="layers") * layer
-    feature = v("vision_feature_layer", top=True)
-    width = c * (len(feature) if isinstance(feature, list) else 1)
+    layer = (2 * c + 3 * _linear(c, q, bias=False) + _linear(q, c, bias=False)
+             + 2 * _linear(c, f, bias=False) + _linear(f, c, bias=False))
+    tower = (_linear(v("num_channels") * p * p, c, bias=False) + c
+             + v("num_hidden_layers", limit="layers") * layer)
     bias = v("multimodal_projector_bias", top=True, default=False)
-    merger = c * v("spatial_merge_size", top=True) ** 2 * c
-    return (tower + c + merger + width * hidden + hidden * hidden
-            + (2 * hidden if bias else 0))
+    merger = _linear(c * v("spatial_merge_size", top=True) ** 2, c, bias=False)
+    return tower + c + merger + _projector(_feature_width(v, c), hidden, bias)
 
 
 def _llama4_tower(v, hidden: int) -> int:
     """Llama-4's vision encoder (HF ``Llama4VisionModel``): the unfolded patch embedding
     (a linear layer without bias), a class embedding, ``(image_size / patch_size)^2 + 1``
-    learned positions, a LayerNorm before and one after ``num_hidden_layers`` layers of Q,
-    K, V, O with biases, two LayerNorms and a two-matrix MLP ``intermediate_size`` wide with
-    biases; the pixel-shuffle adapter (``Llama4VisionMLP2``: ``intermediate_size ->
-    projector_input_dim`` and ``projector_output_dim -> projector_output_dim``, no biases);
-    and ``Llama4MultiModalProjector``, ``vision_output_dim x hidden_size`` without bias."""
+    learned positions, a LayerNorm before and one after ``num_hidden_layers``
+    :func:`_vit_layer` layers ``intermediate_size`` wide; the pixel-shuffle adapter
+    (``Llama4VisionMLP2``: ``intermediate_size -> projector_input_dim`` and
+    ``projector_output_dim -> projector_output_dim``, no biases); and
+    ``Llama4MultiModalProjector``, ``vision_output_dim x hidden_size`` without bias."""
     c, f, p = v("hidden_size"), v("intermediate_size", limit="ffn"), v("patch_size")
-    layer = 4 * (c * c + c) + (c * f + f) + (f * c + c) + 2 * 2 * c
     positions = (v("image_size") // p) ** 2 + 1
-    tower = (v("num_channels") * p * p * c + c + positions * c + 2 * 2 * c
-             + v("num_hidden_layers", limit="layers") * layer)
+    tower = (_linear(v("num_channels") * p * p, c, bias=False) + c + positions * c
+             + 2 * 2 * c + v("num_hidden_layers", limit="layers") * _vit_layer(c, f))
     out = v("projector_output_dim")
-    adapter = f * v("projector_input_dim") + out * out
-    return tower + adapter + v("vision_output_dim") * hidden
+    adapter = (_linear(f, v("projector_input_dim"), bias=False)
+               + _linear(out, out, bias=False))
+    return tower + adapter + _linear(v("vision_output_dim"), hidden, bias=False)
 
 
 #: Vision towers counted exactly, by the wrapper's ``model_type``: (the vision_config's own
@@ -146,6 +198,10 @@ VISION_TOWERS = {
     "qwen2_vl": (None, "Qwen2-VL ViT and merger", _qwen2_vl_tower),
     "qwen2_5_vl": (None, "Qwen2.5-VL ViT and merger", _qwen2_5_vl_tower),
     "llava": ("clip_vision_model", "CLIP ViT and projector", _llava_tower),
+    "llava_next": ("clip_vision_model", "CLIP ViT, projector and image_newline",
+                   _llava_next_tower),
+    "idefics3": (None, "SigLIP ViT and pixel-shuffle connector",
+                 _idefics3_tower),
     "gemma3": ("siglip_vision_model", "SigLIP ViT and projector", _siglip_gemma3_tower),
     "internvl_chat": ("intern_vit_6b", "InternViT and MLP projector", _internvit_tower),
     "mistral3": ("pixtral", "Pixtral ViT and patch-merging projector", _pixtral_tower),

@@ -253,10 +253,12 @@ def test_residual_moe_false_adds_nothing(tmp_path):
 
 
 def test_a_nested_config_missing_a_key_is_named(tmp_path):
-    # llava-v1.6-mistral-7b-hf's text_config leaves its shape to MistralConfig's defaults,
-    # which are not kept here: refused, naming the table that lacks the key
+    # a text_config of a type whose defaults are not kept here (Qwen2's), without its
+    # layers: refused, naming the table that lacks the key (llava-v1.6-mistral-7b-hf's,
+    # which leaves its shape to MistralConfig's defaults, is read since h321:
+    # test_vision_towers_h321.py)
     cfg = {"model_type": "llava_next", "vision_config": {"hidden_size": 1024},
-           "text_config": {"model_type": "mistral", "intermediate_size": 14336,
+           "text_config": {"model_type": "qwen2", "intermediate_size": 14336,
                            "num_key_value_heads": 8, "vocab_size": 32064}}
     with pytest.raises(UserError, match=r"config.json: text_config: .*lacks "
                                         r"'num_hidden_layers'") as e:

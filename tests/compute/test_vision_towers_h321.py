@@ -1,0 +1,80 @@
+"""Vision towers of LLaVA-NeXT and Idefics3 counted (helper h321), against the published
+safetensors totals of llava-hf/llava-v1.6-mistral-7b-hf and HuggingFaceM4/Idefics3-8B-Llama3
+(configs: tests/compute/data/hf_families, sources in its README.md).
+
+Before: LLaVA-NeXT's text_config (MistralConfig's defaults for its width, layers and heads)
+was refused for lacking num_hidden_layers, and its tower was an architecture the reader did
+not count; Idefics3's language model was read (8,030,285,824) and its tower left out,
+431,800,560 parameters (5.1% of the model) in no byte count.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from compute.memory import weight_bytes
+from compute.sharding import shards
+from tests.compute.hf_helpers import fixture, read, write
+
+# Mistral-7B-Instruct-v0.2 with 64 added tokens (vocab 32,064): 32 layers of hidden 4096,
+# 32 heads and 8 KV heads of 128, SwiGLU 14,336, two RMSNorms a layer, untied
+MISTRAL_LM = (32 * (4096 * (4096 + 2 * 1024) + 4096 * 4096 + 3 * 4096 * 14336 + 2 * 4096)
+              + 2 * 32064 * 4096 + 4096)
+# CLIP ViT-L/14 at 336 px (HF CLIPVisionModel): class embedding, patch convolution without
+# bias, 577 positions, pre- and post-LayerNorm, 24 layers of Q, K, V, O with biases, two
+# LayerNorms and a 4096-wide MLP with biases
+CLIP_L336 = (1024 + 3 * 14 * 14 * 1024 + 577 * 1024 + 2 * 2 * 1024
+             + 24 * (4 * (1024 * 1024 + 1024) + 2 * 2 * 1024 + 1024 * 4096 + 4096
+                     + 4096 * 1024 + 1024))
+# LlavaNextMultiModalProjector 1024 -> 4096 -> 4096 with biases, and image_newline (4096)
+LLAVA_NEXT_REST = (1024 * 4096 + 4096) + (4096 * 4096 + 4096) + 4096
+
+
+def test_llava_next_mistral_7b_is_the_published_total():
+    assert MISTRAL_LM == 7_242_256_384
+    assert MISTRAL_LM + CLIP_L336 + LLAVA_NEXT_REST == 7_566_747_648   # hub: 7.57B params
+    m = read("llava-v1.6-mistral-7b-hf")
+    assert (m.layers, m.hidden, m.heads, m.kv_heads, m.vocab) == (32, 4096, 32, 8, 32064)
+    assert m.sliding_window == 0          # its text_config's sliding_window is null
+    assert m.parameters == MISTRAL_LM
+    assert m.vision_parameters == CLIP_L336 + LLAVA_NEXT_REST == 324_491_264
+    assert "CLIP ViT, projector and image_newline" in m.source
+
+
+# Llama-3.1-8B with 3 added tokens (vocab 128,259): 32 layers, hidden 4096, 8 KV heads,
+# SwiGLU 14,336, untied
+LLAMA_LM = (32 * (4096 * (4096 + 2 * 1024) + 4096 * 4096 + 3 * 4096 * 14336 + 2 * 4096)
+            + 2 * 128259 * 4096 + 4096)
+# SigLIP so400m at 364 px without its head (HF Idefics3VisionTransformer): patch
+# convolution with bias, (364 / 14)^2 = 676 positions, 27 layers 4304 wide, post-LayerNorm
+SIGLIP_364 = (3 * 14 * 14 * 1152 + 1152 + 676 * 1152
+              + 27 * (4 * (1152 * 1152 + 1152) + 2 * 2 * 1152 + 1152 * 4304 + 4304
+                      + 4304 * 1152 + 1152) + 2 * 1152)
+# Idefics3Connector: the pixel shuffle folds 2 x 2 patches (scale_factor 2), then
+# 4 x 1152 -> 4096 without bias
+CONNECTOR = 4 * 1152 * 4096
+
+
+def test_idefics3_8b_is_the_published_total():
+    assert LLAMA_LM == 8_030_285_824
+    assert LLAMA_LM + SIGLIP_364 + CONNECTOR == 8_462_086_384   # hub: 8.46B params
+    m = read("idefics3-8b-llama3")
+    assert m.parameters == LLAMA_LM
+    assert m.vision_parameters == SIGLIP_364 + CONNECTOR == 431_800_560
+    assert "SigLIP ViT and pixel-shuffle connector" in m.source
+
+
+def test_idefics3_scale_factor_defaults_to_two_and_widens_the_connector(tmp_path):
+    cfg = fixture("idefics3-8b-llama3")
+    base = read("idefics3-8b-llama3").vision_parameters
+    del cfg["scale_factor"]                   # Idefics3Config's default, 2
+    assert write(tmp_path, cfg).vision_parameters == base
+    cfg["scale_factor"] = 3                   # 9 x 1152 inputs
+    assert write(tmp_path, cfg).vision_parameters - base == 5 * 1152 * 4096
+
+
+@pytest.mark.parametrize("name", ["llava-v1.6-mistral-7b-hf", "idefics3-8b-llama3"])
+def test_weight_memory_at_tp1_holds_tower_and_language_model(name):
+    m = read(name)
+    w = weight_bytes(m, shards(m, [1]))
+    assert float(w[0, 0]) == (m.parameters + m.vision_parameters) * m.weight_bytes
