@@ -401,7 +401,7 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
         click.echo(f"note: {plot_path} not written: {why}", err=True)
         plot_path = None
     if plot_path:
-        from netmodel.collectives.cost import bus_factor
+        from netmodel.collectives.results import bus_factor
         from netmodel.collectives.plot import plot_busbw
 
         lo = min(1024.0, size)
@@ -736,7 +736,7 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
     else:
         text = to_nccl_short(rows, title)
     if plot_path is not None:
-        from netmodel.collectives.cost import bus_factor
+        from netmodel.collectives.results import bus_factor
         from netmodel.collectives.plot import plot_busbw
 
         p = max(groups)

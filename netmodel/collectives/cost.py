@@ -1,4 +1,4 @@
-"""Costing of algorithm steps over routed link loads, and the result types.
+"""Costing of algorithm steps over routed link loads.
 
 A step of transfers (see :mod:`netmodel.collectives.algorithms`) is routed once: every transfer's
 route (ECMP fractions over directed links) is scaled by its fraction of ``n`` and summed
@@ -19,19 +19,15 @@ nothing fills), so any array of message sizes costs a few multiply-adds. NCCL's 
 and per-channel caps (send/recv's double copy, NVLS's channels, the tree caps) are
 :mod:`netmodel.collectives.pipeline_fill`'s.
 
-busbw and algbw follow nccl-tests (doc/PERFORMANCE.md): ``algbw = n / time``, ``busbw =
-algbw * factor`` with factor ``2(p-1)/p`` for all-reduce, ``(p-1)/p`` for reduce-scatter,
-all-gather and all-to-all, and 1 for broadcast, reduce and send-recv.
-
->>> bus_factor("all-reduce", 8)
-1.75
+What a costed collective reports (its steps' timings, its time and bandwidths) is
+:mod:`netmodel.collectives.results`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from operator import attrgetter
 from typing import Any
 
@@ -47,28 +43,26 @@ from netmodel.collectives.pipeline_fill import (
     p2p_fills,
     tree_least,
 )
+from netmodel.collectives.results import (
+    InSwitchCeiling,
+    StepTiming,
+    TreeCap,
+    bus_factor,  # noqa: F401 (see below)
+)
 from netmodel.collectives.route_types import _GPU, _SWITCH
 from netmodel.collectives.routing import NoPath as GroupCut
 from netmodel.collectives.routing import Router
 from netmodel.collectives.steps import unique
 
-__all__ = ["FROM_STEP", "STEP_FIELDS", "CollectiveResult", "CompiledCollective", "GroupCut", "StepCost",
-           "SEND_RECV", "StepTiming", "SweepResult", "bus_factor", "combine", "compile_steps", "cost_step",
+__all__ = ["FROM_STEP", "STEP_FIELDS", "CompiledCollective", "GroupCut", "StepCost",
+           "SEND_RECV", "combine", "compile_steps", "cost_step",
            "lines_time", "link_path_rates", "net_peer_channels", "p2p_size_range",
            "set_step", "step_protocols", "step_shape", "step_table"]
 
 # GroupCut (re-exported): no path joins two members of a group (a cut fabric).
-
-
-def bus_factor(op: str, p: int) -> float:
-    """nccl-tests' busbw / algbw ratio for ``op`` on ``p`` ranks."""
-    if p <= 1:
-        return 1.0
-    if op == "all-reduce":
-        return 2 * (p - 1) / p
-    if op in ("reduce-scatter", "all-gather", "all-to-all"):
-        return (p - 1) / p
-    return 1.0
+# bus_factor is netmodel.collectives.results' and imported above only because
+# netmodel/study/topology_compare.py still imports it from here (a file being edited by
+# another helper in this session): point that import at results, then drop this one.
 
 
 @dataclass(frozen=True)
@@ -709,7 +703,7 @@ class CompiledCollective:
             phase = next((x for x in self.steps if x.pipeline == pipe and x.member
                           and x.floor > 0), None)
             if steady > links and phase is not None:
-                out[pipe] = InSwitchCeiling.of(phase, ceiling,
+                out[pipe] = InSwitchCeiling.of(phase.heads, phase.floor, ceiling,
                                                steady / links if links > 0 else math.inf)
         return out
 
@@ -757,7 +751,8 @@ class CompiledCollective:
             elif s.pipeline in tops and s.floor > 0:   # its pipeline's rate: the ceiling's
                 top = tops[s.pipeline]
             elif s.pipeline == 0 and floor > wire:     # the in-switch ceiling binds it
-                top = InSwitchCeiling.of(s, ceiling, floor / wire if wire > 0 else math.inf)
+                top = InSwitchCeiling.of(s.heads, s.floor, ceiling,
+                                          floor / wire if wire > 0 else math.inf)
             bneck, bbw = ((), 0.0) if cap or top else (s.bottleneck, s.bottleneck_bandwidth)
             out.append(StepTiming(s.name, s.repeat, s.stages, s.transfers, lat, ser, red,
                                   s.repeat * (lat + ser + red), bneck, bbw, s.scaleout, cap,
@@ -774,165 +769,3 @@ def compile_steps(router: Router, op: str, algorithm: str, group: Iterable[Hasha
                               tuple(cost_step(router, s, cal, cache) for s in steps),
                               group_nic(router, group) if (op, algorithm) in SEND_RECV
                               else None)
-
-
-@dataclass(frozen=True)
-class TreeCap:
-    """NCCL's per-channel tree cap where it, not a link, bounds a step of its tree
-    (:attr:`~netmodel.collectives.calibration.Calibration.tree_channel_bandwidth`).
-
-    ``channels`` tree channels (one per NIC rail) at ``channel_bandwidth`` bytes/s of busbw
-    each (NCCL's ``table``: ``perChMaxTreeBws``, or under LL128 ``perChMaxTreeLL128Bws``
-    where it is the lower, for ``nodes`` scale-up domains: 1, 2, 3 or more) under the
-    protocol's ``protocol_factor`` (1 for LL128's own table): the tree's busbw is at most
-    their product and its algbw half of it. NCCL's NVLSTree (``table``
-    ``perChMaxNVLSTreeBws``, a channel per NVLS head) counts busbw as a ring does: its
-    algbw is at most busbw / (2 ``share``), ``share`` = (n - 1) / n on n GPUs (1 for
-    Tree). ``slowdown``: the step's transfer time over what its links alone would take
-    (> 1).
-    """
-
-    channels: int
-    channel_bandwidth: float
-    nodes: int
-    protocol_factor: float
-    slowdown: float
-    table: str = "perChMaxTreeBws"
-    share: float = 1.0
-
-    @property
-    def busbw(self) -> float:
-        """The tree's busbw ceiling (bytes/s): channels x per-channel rate x protocol."""
-        return self.channels * self.channel_bandwidth * self.protocol_factor
-
-    @property
-    def algbw(self) -> float:
-        """The algbw ceiling (bytes/s) that busbw ceiling allows."""
-        return self.busbw / (2 * self.share)
-
-
-@dataclass(frozen=True)
-class InSwitchCeiling:
-    """The in-switch reduction ceiling where it, not a link, bounds an in-switch phase
-    (:attr:`~netmodel.collectives.calibration.Calibration.in_network_ceiling`: the highest
-    published NVLS busbw of the generation over a GPU's NVLink rate).
-
-    The phase's busbw is at most ``ceiling`` x ``link_rate`` (a GPU's line rate into its
-    domain's reducing switches, bytes/s a direction; :attr:`busbw`). ``slowdown``: the
-    phase's transfer time over what its links alone would take (> 1).
-    """
-
-    ceiling: float
-    link_rate: float
-    slowdown: float
-
-    @classmethod
-    def of(cls, step: StepCost, ceiling: float, slowdown: float) -> InSwitchCeiling:
-        """The ceiling of in-switch ``step``, whose ``floor`` (seconds per byte at a ceiling
-        of 1) is (heads - 1) / heads over a GPU's link rate."""
-        return cls(ceiling, (step.heads - 1) / step.heads / step.floor, slowdown)
-
-    @property
-    def busbw(self) -> float:
-        """The phase's busbw ceiling (bytes/s): ceiling x a GPU's link rate."""
-        return self.ceiling * self.link_rate
-
-
-@dataclass(frozen=True)
-class StepTiming:
-    """One step of a costed collective at one size (seconds; per step, except ``time``).
-
-    ``bottleneck`` is the directed link ``(u, v)`` that bounds the step's transfers, with
-    its ``bottleneck_bandwidth``; where NCCL's tree channel cap bounds them instead,
-    ``tree_cap`` says so (:class:`TreeCap`), where the in-switch reduction ceiling does,
-    ``in_switch_ceiling`` (:class:`InSwitchCeiling`), and ``bottleneck`` is empty
-    (bandwidth 0).
-    """
-
-    name: str
-    repeat: int
-    stages: int
-    transfers: int
-    latency: float
-    serialization: float
-    reduction: float
-    time: float
-    bottleneck: tuple[Hashable, ...]
-    bottleneck_bandwidth: float
-    scaleout: bool
-    tree_cap: TreeCap | None = None
-    in_switch_ceiling: InSwitchCeiling | None = None
-
-
-@dataclass(frozen=True)
-class CollectiveResult:
-    """The cost of one collective of one size on one group.
-
-    ``time`` is seconds; ``algbw`` and ``busbw`` are bytes/s (nccl-tests definitions);
-    ``bottleneck`` lists the directed links ``(u, v)`` that limit the costliest step(s),
-    ``tree_cap`` NCCL's tree channel cap where it limits them instead
-    (:attr:`StepTiming.tree_cap`; None: none does), or where it bounds the collective's
-    line though a pipeline's other phases take longer one by one (NVLSTree's in-switch
-    phases), its capped phases then named and its ``slowdown`` the collective's steady
-    time per byte over the links' alone; ``in_switch_ceiling`` the in-switch reduction
-    ceiling where it limits the costliest step(s) instead (:attr:`StepTiming.
-    in_switch_ceiling`; None: it does not);
-    ``connected`` is False when a degraded fabric cut the group apart (then ``time`` is
-    infinite and ``cut`` names a pair of members with no path between them).
-    """
-
-    op: str
-    group: tuple[Hashable, ...]
-    nbytes: float
-    time: float
-    algbw: float
-    busbw: float
-    algorithm: str
-    protocol: str
-    base_latency: float
-    steps: tuple[StepTiming, ...]
-    bottleneck: tuple[tuple[Hashable, ...], ...]
-    connected: bool = True
-    cut: tuple[Hashable, ...] = ()
-    tree_cap: TreeCap | None = None
-    in_switch_ceiling: InSwitchCeiling | None = None
-
-    @property
-    def group_size(self) -> int:
-        return len(self.group)
-
-    def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (SI units)."""
-        d = asdict(self)
-        d["group"] = [str(g) for g in self.group]
-        d["group_size"] = self.group_size
-        d["bottleneck"] = [[str(u), str(v)] for u, v in self.bottleneck]
-        d["cut"] = [str(x) for x in self.cut]
-        for st in d["steps"]:
-            st["bottleneck"] = [str(x) for x in st["bottleneck"]]
-        for k in ("time", "algbw", "busbw"):
-            if not np.isfinite(d[k]):
-                d[k] = None
-        return d
-
-
-@dataclass(frozen=True)
-class SweepResult:
-    """Costs of one op on one group over an array of sizes (the fastest choice per size)."""
-
-    op: str
-    group: tuple[Hashable, ...]
-    nbytes: np.ndarray
-    time: np.ndarray
-    algorithm: tuple[str, ...]
-    protocol: tuple[str, ...]
-
-    @property
-    def algbw(self) -> np.ndarray:
-        """Bytes/s."""
-        return self.nbytes / self.time
-
-    @property
-    def busbw(self) -> np.ndarray:
-        """Bytes/s."""
-        return self.algbw * bus_factor(self.op, len(self.group))

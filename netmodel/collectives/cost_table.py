@@ -69,8 +69,9 @@ def cost_rows(model: FabricCostModel, ops: Iterable[str], sizes: ArrayLike,
     row per valid algorithm, each with its fastest protocol).
     """
     from compute.comm import check_op
-    from netmodel.collectives.cost import GroupCut, bus_factor
+    from netmodel.collectives.cost import GroupCut
     from netmodel.collectives.model import FabricCostModel, check_sizes
+    from netmodel.collectives.results import bus_factor
 
     of_type("model", model, FabricCostModel, "FabricCostModel(graph)", default=False)
     ops = tuple(check_op(op) for op in listed("ops", ops, "collective operations"))

@@ -45,8 +45,8 @@ import networkx as nx
 
 from compute.errors import UserError
 from compute.validate import describe
-from netmodel.collectives.cost import CollectiveResult
 from netmodel.collectives.model import FabricCostModel
+from netmodel.collectives.results import CollectiveResult
 from topologies.failure_domains import keep_devices, stopped_by, stops
 
 __all__ = ["DegradedResult", "degrade", "degraded_cost", "stopped_gpus"]

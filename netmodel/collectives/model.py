@@ -51,15 +51,9 @@ from netmodel.collectives.algorithms import (
     transfer_count,
 )
 from netmodel.collectives.calibration import Calibration, default_calibration
-from netmodel.collectives.cost import (
-    CollectiveResult,
-    CompiledCollective,
-    GroupCut,
-    SweepResult,
-    bus_factor,
-    compile_steps,
-)
+from netmodel.collectives.cost import CompiledCollective, GroupCut, compile_steps
 from netmodel.collectives.placement import PLACEMENTS, check_group, check_seed, place
+from netmodel.collectives.results import CollectiveResult, SweepResult, bus_factor
 from netmodel.collectives.route_sharing import router_for
 from topologies.schema import validate
 

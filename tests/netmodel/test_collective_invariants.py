@@ -58,7 +58,7 @@ def test_busbw_never_exceeds_injection_bandwidth(fabric, p, op):
     for name, t in m.curves(op, SIZES, group).items():
         if name == "in-network":
             continue
-        from netmodel.collectives.cost import bus_factor
+        from netmodel.collectives.results import bus_factor
 
         busbw = SIZES / t * bus_factor(op, p)
         assert np.all(busbw <= inject * (1 + 1e-12)), name

@@ -14,8 +14,8 @@ from compute.errors import UserError
 from netmodel.collectives.algorithms import generate
 from netmodel.collectives.calibration import Calibration, Protocol, default_calibration
 from netmodel.collectives.concurrent import concurrent_linear
-from netmodel.collectives.cost import bus_factor
 from netmodel.collectives.model import FabricCostModel
+from netmodel.collectives.results import bus_factor
 from netmodel.collectives.steps import NotApplicable
 from topologies import build, single_switch
 

@@ -29,8 +29,8 @@ from netmodel.collectives.algorithms import (
     algorithms_for,
 )
 from netmodel.collectives.calibration import Calibration
-from netmodel.collectives.cost import bus_factor
 from netmodel.collectives.model import FabricCostModel
+from netmodel.collectives.results import bus_factor
 from topologies import build
 
 ALPHA = 1e-6
