@@ -401,8 +401,8 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
         click.echo(f"note: {plot_path} not written: {why}", err=True)
         plot_path = None
     if plot_path:
-        from netmodel.collectives.results import bus_factor
         from netmodel.collectives.plot import plot_busbw
+        from netmodel.collectives.results import bus_factor
 
         lo = min(1024.0, size)
         sizes = 2.0 ** np.arange(np.log2(lo), max(np.log2(size), 33) + 0.5)
@@ -736,8 +736,8 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
     else:
         text = to_nccl_short(rows, title)
     if plot_path is not None:
-        from netmodel.collectives.results import bus_factor
         from netmodel.collectives.plot import plot_busbw
+        from netmodel.collectives.results import bus_factor
 
         p = max(groups)
         group = model.group(p)
