@@ -555,6 +555,9 @@ def step_size(markdown: bool) -> list[str]:
     flops = (bloom.layers * bloom.dense_layer_parameters
              / (llama.layers * llama.dense_layer_parameters))
     by_tp = {n: pair("Llama-2-70B", n) for n in (2, 4, 8)}
+    uniform = [(costs[(gpu, "BLOOM-176B", tp, s)][2048],
+                costs[(gpu, "Llama-2-70B", tp, s)][2048])
+               for s in (False, True)]
     # the rise over the bytes each GPU sends in a step's ring all-reduces, per token
     sent = [r / (m.layers * 2 * 2 * (tp - 1) / tp * m.hidden * 2) * 1e12
             for r, m in ((l8[0], llama), (b8[0], bloom))]
@@ -575,6 +578,12 @@ def step_size(markdown: bool) -> list[str]:
         "profile's is one number at every shape ("
         f"{get_profile(PROFILE).gemm_efficiency:.3f}, no curve by intensity), so BLOOM's "
         "14,336-wide GEMMs extrapolate nothing.",
+        "A slowdown of everything alike (clocks held down by a power or thermal limit) "
+        "would raise both by the same fraction, BLOOM-176B's rise over Llama-2-70B's then "
+        "being their costs' ratio at 2,048 tokens ("
+        + " and ".join(f"{bl / ll:.2f}" for bl, ll in uniform) + "); measured "
+        f"{b8[0] / l8[0]:.2f} and {b8[1] / l8[1]:.2f}: nearer the activations' "
+        f"{width:.2f}, though not far enough to rule it out.",
         f"Prompts of {SHORT_PROMPT} rise nearly as one long prompt does, though attention's "
         "FLOPs per token grow with the prompt, not the step: not attention, so neither "
         "ALiBi nor the attention kernel.",
@@ -582,8 +591,9 @@ def step_size(markdown: bool) -> list[str]:
         f"{SHORT_PROMPT}, us a token: "
         + "; ".join(f"TP {n} {a * 1e6:.1f} and {b * 1e6:.1f}" for n, (a, b) in by_tp.items())
         + "), where work divided among the GPUs would shrink and work each GPU repeats "
-        "would stay: of what grows with the tokens of a step, only the collectives grow "
-        "with TP. No published all-reduce measurement falls at these sizes "
+        "would stay: of the work that grows with the tokens of a step, only the "
+        "collectives grow with TP (so does how many of the server's 8 GPUs run, were a "
+        "power or cooling limit shared by the server the cause). No published all-reduce measurement falls at these sizes "
         "(the messages are tokens x hidden x 2 bytes: 2,048 to 4,096 tokens are "
         f"{2048 * llama.hidden * 2 / 1e6:.1f} to {4096 * llama.hidden * 2 / 1e6:.1f} MB for "
         f"Llama-2-70B, {2048 * bloom.hidden * 2 / 1e6:.1f} to "

@@ -64,6 +64,14 @@ def test_the_rise_goes_with_layers_times_hidden_not_flops(script, costs):
     b, m = get_model("BLOOM-176B"), get_model("Llama-2-70B")
     flops = b.layers * b.dense_layer_parameters / (m.layers * m.dense_layer_parameters)
     assert flops == pytest.approx(2.522, abs=1e-3) and bloom / llama < 0.65 * flops
+    # a slowdown of everything alike would make the ratio that of the 2,048-token costs:
+    # 253.1 / 136.8 = 1.850 (one prompt), 238.8 / 132.6 = 1.801 (4 x 512); measured nearer
+    # layers x hidden
+    uniform = [costs[("H100-SXM", "BLOOM-176B", 8, s)][2048]
+               / costs[("H100-SXM", "Llama-2-70B", 8, s)][2048] for s in (False, True)]
+    assert uniform == pytest.approx([253.1 / 136.8, 238.8 / 132.6])
+    assert uniform == pytest.approx([1.850, 1.801], abs=1e-3)
+    assert abs(bloom / llama - 1.531) < abs(bloom / llama - uniform[0])
 
 
 def test_prompts_of_512_rise_as_one_long_prompt(script, costs):
@@ -99,5 +107,6 @@ def test_the_report_rules_out_bloom_specific_parts_by_hand(script, reference_dir
     for piece in ("1,535 ms measured, 477 ms more", "1.88 GB a GPU", "41 ms at the HBM",
                   "its attention, 51 ms", "would take 9.3 ms", "None comes near the 477 ms",
                   "1.56 (one prompt)", "their layers x hidden: 1.53",
-                  "TP 2 5.4 and 1.6; TP 4 15.2 and 12.6; TP 8 28.5 and 26.0"):
+                  "TP 2 5.4 and 1.6; TP 4 15.2 and 12.6; TP 8 28.5 and 26.0",
+                  "2,048 tokens (1.85 and 1.80); measured 1.56 and 1.39"):
         assert piece in text, piece
