@@ -33,6 +33,13 @@ iteration takes the longer of the collective and N launches, ``N x`` the per-GPU
 is known (``gpus_per_thread``) are also shown with that floor ("model + launch"): a
 property of the harness, not of the cluster, so the plain model is always shown beside it and
 the library's collective model does not include it.
+
+NCCL releases: each curve is costed with the constants of the NCCL release its run printed
+(the data files' ``nccl`` column; :attr:`netmodel.collectives.calibration.Calibration.nccl_release`,
+the values of ``netmodel/data/collective_generations.toml`` by release); a curve whose
+source names none with the newest the data file holds (the library's default), one of a
+release past the file's range with the newest and one before it with the oldest, each
+curve's heading saying which.
 """
 
 from __future__ import annotations
@@ -88,13 +95,14 @@ class Curve:
 
     def __init__(self, key, system, fabric, gpus, algorithm, sizes, measured, source,
                  target=True, note="", op="all-reduce", gpus_per_thread=None, tuner=None,
-                 buffsize=None):
+                 buffsize=None, release=""):
         self.key, self.system, self.fabric, self.gpus = key, system, fabric, gpus
         self.tuner = tuner      # (plugin, platform) whose tuner chose, or None: NCCL's
         self.algorithm, self.sizes, self.measured = algorithm, sizes, measured
         self.source, self.target, self.note, self.op = source, target, note, op
         self.gpus_per_thread = gpus_per_thread
         self.buffsize = buffsize    # the run's NCCL_BUFFSIZE (bytes), or None: NCCL's default
+        self.release = release      # the run's NCCL release as its source prints it, or ""
         self.model = self.choice = self.time = self.harness = None
 
     def run(self) -> Curve:
@@ -110,8 +118,9 @@ class Curve:
         alg = None if kind == "auto" else self.algorithm
         # a plugin's tuner chooses under auto as the run's did (FabricCostModel's tuner)
         tuner = None if self.tuner is None else TunerPlugin.load(*self.tuner)
-        cal = None if self.buffsize is None else \
-            default_calibration().with_(simple_buffer=self.buffsize)
+        cal = default_calibration().with_(nccl_release=emulated(self.release)[0])
+        if self.buffsize is not None:
+            cal = cal.with_(simple_buffer=self.buffsize)
         model = FabricCostModel(build(self.fabric), validated=True, tuner=tuner,
                                 algorithms=tuple(names.split(",")) if names else "nccl",
                                 calibration=cal)
@@ -143,6 +152,24 @@ class Curve:
         return max(abs(m / x - 1) for m, x in vals)
 
 
+def emulated(release: str) -> tuple[str, str]:
+    """``(the release the model emulates for a run of NCCL release, how the heading says
+    it)``: the run's own where the data file covers it, else the nearest release it covers;
+    its newest where the source names none."""
+    from netmodel.collectives.calibration import default_calibration, parse_release, release_text
+
+    covered = default_calibration().releases
+    newest = release_text(covered.newest)
+    if not release:
+        return newest, f"NCCL release not stated: {newest}'s constants"
+    r = parse_release(release, "nccl")
+    if covered.oldest <= r <= covered.newest:
+        return release, f"NCCL {release}'s constants"
+    near = covered.newest if r > covered.newest else covered.oldest
+    return (release_text(near), f"NCCL {release}, outside the data file's releases "
+            f"({covered.covered()}): {release_text(near)}'s constants")
+
+
 def shared_curves() -> list[Curve]:
     """The 8-GPU sweeps of ../shared/reference (empty where it is absent)."""
     if not REFERENCE.is_dir():
@@ -159,7 +186,7 @@ def shared_curves() -> list[Curve]:
                          f"single-switch:n=8,gpu={gpu}", 8, "auto",
                          [float(r["bytes"]) for r in sel], [float(r["busbw_GBps"]) for r in sel],
                          "../shared/reference/nccl_allreduce_busbw_8gpu.csv: " + sel[0]["source"],
-                         gpus_per_thread=8))
+                         gpus_per_thread=8, release=sel[0]["nccl"]))
     return out
 
 
@@ -184,7 +211,8 @@ def cited_curves() -> list[Curve]:
                                        if r["gpus_per_thread"] else None,
                                        tuner=tuner_of(r["nccl_algorithm"]),
                                        buffsize=float(r["nccl_buffsize"])
-                                       if r["nccl_buffsize"] else None)
+                                       if r["nccl_buffsize"] else None,
+                                       release=r["nccl"])
         c.sizes.append(float(r["bytes"]))
         c.measured.append(float(r["busbw_GBps"]))
     return list(out.values())
@@ -211,7 +239,8 @@ def ops_curves() -> list[Curve]:
         if c is None:
             c = out[r["case"], r["op"]] = Curve(
                 f"{r['case']}/{r['op']}", f"{r['system']}: {r['op']}", r["fabric"],
-                int(r["gpus"]), "auto", [], [], r["source"], note=r["note"], op=r["op"])
+                int(r["gpus"]), "auto", [], [], r["source"], note=r["note"], op=r["op"],
+                release=r["nccl"])
         c.sizes.append(float(r["bytes"]))
         c.measured.append(float(r["busbw_GBps"]))
     return list(out.values())
@@ -238,6 +267,7 @@ def sweep_tables(curves, markdown) -> list[str]:
                       if c.algorithm.startswith("auto:") else f", model algorithm {c.algorithm}")
                    + ("" if c.buffsize is None else
                       f", NCCL_BUFFSIZE {_fmt_size(c.buffsize)} as the run set it")
+                   + f", {emulated(c.release)[1]}"
                    + f"). Source: {c.source}." + (f" {c.note}." if c.note else ""))
         rows = [[_fmt_size(n), f"{x:.2f}", f"{m:.2f}", f"{m / x - 1:+.0%}", ch]
                 for n, x, m, ch in zip(c.sizes, c.measured, c.model, c.choice, strict=True)]
@@ -354,6 +384,7 @@ def ops_table(markdown: bool) -> list[str]:
     """The single large-message points of other ops (``nccl_ops_published.csv``, all but
     its measured sweeps), against the large-message targets: 10% on one NVLink system, 25%
     across nodes."""
+    from netmodel.collectives.calibration import default_calibration
     from netmodel.collectives.model import FabricCostModel
     from topologies import build
 
@@ -362,7 +393,9 @@ def ops_table(markdown: bool) -> list[str]:
         if r["kind"] == "measured":
             continue
         p = int(r["gpus"])
-        model = FabricCostModel(build(r["fabric"]), algorithms="nccl", validated=True)
+        cal = default_calibration().with_(nccl_release=emulated(r["nccl"])[0])
+        model = FabricCostModel(build(r["fabric"]), algorithms="nccl", validated=True,
+                                calibration=cal)
         res = model.cost(r["op"], float(r["bytes"]), p)
         meas, bus = float(r["busbw_GBps"]), res.busbw / 1e9
         bound = REGIONS_8GPU[-1][3] if p <= SYSTEM_GPUS else REGION_MULTI[3]

@@ -125,6 +125,17 @@ def _buffsize(text):
     return float(n)
 
 
+def _release(text):
+    """``--nccl-release`` (None where not given), refused unless the data file holds that
+    release's constants (:meth:`netmodel.collectives.calibration.Releases.check`)."""
+    if text is None:
+        return None
+    from netmodel.collectives.calibration import default_calibration
+
+    default_calibration().releases.check(text, "--nccl-release")
+    return text
+
+
 def _size_count(text) -> int:
     """How many sizes ``--sizes`` text makes, worked out before any list is built."""
     import math
@@ -145,7 +156,7 @@ def _size_count(text) -> int:
 
 
 def _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfers,
-           plot=False, tuner=None, simple_buffer=None):
+           plot=False, tuner=None, simple_buffer=None, nccl_release=None):
     """The costing the options name (:func:`netmodel.study.collective_setup.collective_setup`):
     with --scenario the routing options count only where they were typed (they override
     the scenario's), else their defaults (``tuner`` None: NCCL's own, or the scenario's)."""
@@ -174,7 +185,8 @@ def _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfe
         algorithms = "nccl" if names == ["nccl"] else tuple(names)
     setup = collective_setup(fabric, scenario, placement=placement, algorithm=algorithm,
                              algorithms=algorithms, seed=seed, max_transfers=max_transfers,
-                             tuner=tuner, simple_buffer=simple_buffer)
+                             tuner=tuner, simple_buffer=simple_buffer,
+                             nccl_release=nccl_release)
     if text is not None and setup.algorithm != "auto" and not plot:
         _refuse_algorithms(text, setup.algorithm, " (the scenario's)")
     _refuse_tuner(setup)
@@ -312,14 +324,19 @@ _routing_options = [
               help="The run's NCCL_BUFFSIZE (bytes, or with a unit: 8MiB): the Simple "
               "protocol's buffer, whose eighth is its pipeline chunk (default NCCL's 4 MiB, "
               "collective_defaults.toml [pipeline] simple_buffer).")
+@click.option("--nccl-release", "release_text", default=None, metavar="RELEASE",
+              help="The NCCL release to emulate (MAJOR.MINOR[.PATCH], e.g. 2.26 or 2.28.9): "
+              "the constants that differ by release (Blackwell's NVLS channels and tree "
+              "caps, send/recv channels across nodes) as it had them (default the newest "
+              "the data file holds, collective_generations.toml [release]).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--plot", "plot_path", default=None, metavar="FILE.png",
               help="Also draw busbw against size for every algorithm.")
 def collective(op: str, fabric: str | None, scenario: str | None, group_text: str,
                size_text: str, algorithm: str, algorithms: str | None, placement: str,
                seed: int, tuner: str, fail_text: str | None, all_groups: bool,
-               max_transfers: int | None, buffsize_text: str | None, as_json: bool,
-               plot_path: str | None) -> None:
+               max_transfers: int | None, buffsize_text: str | None,
+               release_text: str | None, as_json: bool, plot_path: str | None) -> None:
     """Cost of one collective OP (all-reduce, reduce-scatter, all-gather, broadcast,
     reduce, all-to-all, send-recv) on a group of GPUs of a fabric, or of a scenario as compare
     costs it."""
@@ -336,7 +353,8 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
     max_transfers = _max_transfers(max_transfers)
     setup = _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfers,
                    plot=plot_path is not None, tuner=tuner,
-                   simple_buffer=_buffsize(buffsize_text))
+                   simple_buffer=_buffsize(buffsize_text),
+                   nccl_release=_release(release_text))
     algorithm, placement, seed = setup.algorithm, setup.placement, setup.seed
     if fail_text or all_groups:
         from compute.errors import UserError

@@ -39,6 +39,7 @@ bandwidth factor.
 from __future__ import annotations
 
 import functools
+import re
 import sys
 import weakref
 from collections import Counter
@@ -58,8 +59,8 @@ if TYPE_CHECKING:
     import networkx as nx
 
 __all__ = ["DEFAULTS_PATH", "GENERATIONS_PATH", "NCCL_STEPS", "Calibration", "Generation", "Protocol",
-           "check_simple_buffer", "default_calibration", "load_calibration",
-           "load_generations"]
+           "Releases", "check_simple_buffer", "default_calibration", "load_calibration",
+           "load_generations", "load_releases", "parse_release", "release_text"]
 
 DEFAULTS_PATH = Path(__file__).resolve().parent.parent / "data" / "collective_defaults.toml"
 GENERATIONS_PATH = Path(__file__).resolve().parent.parent / "data" / \
@@ -149,6 +150,9 @@ class Generation:
         none for that many nodes).
     in_network_channels : int or None
         NCCL's NVLS channels inside one NVLink domain (``NVLS_NCHANNELS``).
+    until : tuple of (release, values)
+        The generation's values in older NCCL releases: each ``((major, minor), ((key,
+        value), ...))`` holds through that release; :meth:`at` picks them.
     """
 
     name: str
@@ -162,6 +166,86 @@ class Generation:
     tree_ll128_channel_bandwidth: tuple[float, float, float] | None = None
     nvls_tree_channel_bandwidth: tuple[float, float, float] | None = None
     in_network_channels: int | None = None
+    until: tuple = ()
+
+    def at(self, release: tuple[int, int] | None) -> Generation:
+        """This generation's constants in NCCL ``release`` (``(major, minor)``; None: the
+        newest, its own fields)."""
+        values = _values_at(self.until, release)
+        return replace(self, until=(), **values) if values else self
+
+
+def _values_at(until: Iterable, release: tuple[int, int] | None) -> dict[str, Any]:
+    """The values of ``until`` (``((major, minor), ((key, value), ...))`` entries, each
+    holding through its release) for ``release``: per key, the entry of the earliest release
+    at or after it; none for None (the newest release)."""
+    out: dict[str, Any] = {}
+    if release is None:
+        return out
+    for through, values in sorted(until, key=lambda e: e[0], reverse=True):
+        if through >= release:
+            out.update(values)
+    return out
+
+
+#: An NCCL release as runs print it: 2.28, 2.28.9, v2.28.3-1, 2.28.9+cuda12.9.
+_RELEASE = re.compile(r"v?(\d{1,3})\.(\d{1,3})(?:\.\d{1,3})?(?:-\d{1,3})?(?:\+[\w.]*)?")
+
+
+def parse_release(v: object, name: str = "nccl_release") -> tuple[int, int]:
+    """``v`` (an NCCL release, ``MAJOR.MINOR[.PATCH]``) as ``(major, minor)``: the data
+    files change constants between minor releases only (each 2.N's first patch release
+    holds them), so the patch is read and dropped; else UserError naming ``name``.
+
+    >>> parse_release("2.28.9+cuda12.9"), parse_release("v2.28.3-1"), parse_release("2.30")
+    ((2, 28), (2, 28), (2, 30))
+    """
+    m = _RELEASE.fullmatch(v.strip()) if isinstance(v, str) else None
+    if m is None:
+        raise UserError(f"{name} must be an NCCL release MAJOR.MINOR[.PATCH] (e.g. 2.28 or "
+                        f"2.28.9), got {describe(v)}")
+    return int(m[1]), int(m[2])
+
+
+def release_text(r: tuple[int, int]) -> str:
+    return f"{r[0]}.{r[1]}"
+
+
+@dataclass(frozen=True)
+class Releases:
+    """The NCCL releases a generations file's constants cover (its ``[release]`` table).
+
+    Attributes
+    ----------
+    oldest, newest : tuple of 2 ints
+        ``(major, minor)`` of the oldest and newest release covered; the newest is the
+        default, whose constants the file's tables hold.
+    until : tuple of (release, values)
+        Calibration-wide values of older releases (:data:`RELEASE_KEYS`), as
+        :attr:`Generation.until`.
+    """
+
+    oldest: tuple[int, int]
+    newest: tuple[int, int]
+    until: tuple = ()
+
+    def covered(self) -> str:
+        """The releases covered, as ``2.17..2.30``."""
+        return f"{release_text(self.oldest)}..{release_text(self.newest)}"
+
+    def check(self, v: object, name: str = "nccl_release") -> tuple[int, int]:
+        """``v`` as ``(major, minor)``, refused (UserError naming ``name``) unless a
+        release this covers."""
+        r = parse_release(v, name)
+        if not self.oldest <= r <= self.newest:
+            raise UserError(f"{name} {v!r} is not a release whose constants the data file "
+                            f"holds: NCCL {self.covered()}")
+        return r
+
+
+#: The calibration-wide keys whose values a generations file gives by release
+#: (``[[release.until]]``): NCCL's send/recv channels of a peer across the network.
+RELEASE_KEYS = ("p2p_net_channel_bandwidth", "p2p_net_channels")
 
 
 @dataclass(frozen=True)
@@ -267,6 +351,16 @@ class Calibration:
         The generation of a GPU type no generation lists.
     generation : str
         The generation this calibration was resolved for ("" if none).
+    nccl_release : str
+        The NCCL release the model emulates (``MAJOR.MINOR``, ``NCCL_VERSION``'s; a run's
+        ``netmodel collective --nccl-release``): on resolving (:meth:`for_gpu`) the
+        constants that differ by release are taken from the generations file for it (its
+        ``[release]`` table and each generation's ``until`` entries); refused unless in
+        :attr:`releases`' range (:meth:`Releases.check`), and on a calibration without
+        releases. The shipped defaults: the newest release whose constants the file holds;
+        "": the newest (a calibration without releases: the constants as given).
+    releases : Releases or None
+        The releases the generations file covers (None: none, constants as given).
     scaleup_everywhere : bool
         Every link is a scale-up (NVLink) link to NCCL, the network switches too (a
         scenario's ``links = "scale-up"``, which also gives every link the scale-up
@@ -300,6 +394,8 @@ class Calibration:
     generations: tuple[Generation, ...] = ()
     default_generation: str = ""
     generation: str = ""
+    nccl_release: str = ""
+    releases: Releases | None = None
     scaleup_everywhere: bool = False
 
     def __post_init__(self) -> None:
@@ -334,6 +430,13 @@ class Calibration:
             step = float(int(self.simple_buffer) // NCCL_STEPS)   # NCCL's stepSize
             object.__setattr__(self, "protocols", tuple(
                 replace(p, chunk=step) if p.name == "Simple" else p for p in self.protocols))
+        if self.nccl_release != "":
+            if self.releases is None:
+                raise UserError(f"nccl_release {self.nccl_release!r}: this calibration holds "
+                                f"no constants by NCCL release (a generations file's "
+                                f"[release] table); the shipped defaults do")
+            r = self.releases.check(self.nccl_release)
+            object.__setattr__(self, "nccl_release", release_text(r))
         names = [g.name for g in self.generations]
         if self.generations and self.default_generation not in names:
             raise UserError(f"default generation {self.default_generation!r} is not one of "
@@ -363,6 +466,15 @@ class Calibration:
         if self.simple_buffer:
             return min(self.p2p_nvlink_chunk, float(int(self.simple_buffer) // NCCL_STEPS))
         return self.p2p_nvlink_chunk
+
+    @property
+    def release(self) -> tuple[int, int] | None:
+        """:attr:`nccl_release` as ``(major, minor)``; None where it is the newest of
+        :attr:`releases` (the files' own values) or not given."""
+        if not self.nccl_release:
+            return None
+        r = parse_release(self.nccl_release)
+        return None if self.releases is not None and r == self.releases.newest else r
 
     def protocol(self, name: str) -> Protocol:
         """The protocol called ``name``."""
@@ -404,8 +516,12 @@ class Calibration:
         gen = self.generation_of(gpu, graph)
         if gen is None:
             return self
+        release = self.release
+        gen = gen.at(release)
         changes: dict[str, Any] = {"generations": (), "default_generation": "",
                                    "generation": gen.name}
+        if self.releases is not None:   # an older release's calibration-wide values
+            changes.update(_values_at(self.releases.until, release))
         for key in _SHARED_KEYS:   # a field of both, taken as it is
             if getattr(gen, key) is not None:
                 changes[key] = getattr(gen, key)
@@ -534,10 +650,14 @@ def load_calibration(path: str | Path = DEFAULTS_PATH,
     if not isinstance(protos, dict) or not protos:
         raise UserError(f"{path}: [protocols] must hold at least one [protocols.NAME] table")
     gens, default = load_generations(generations) if generations is not None else ((), "")
+    releases = load_releases(generations) if generations is not None else None
     protocols = tuple(_protocol(f"{path}: [protocols.{n}]", n, t) for n, t in protos.items())
     in_network = _protocol(f"{path}: [in_network]", "Simple", data["in_network"])
     try:   # the values' own checks, named with the file (a bare 'pxn must be ...' was not)
-        return _calibration_of(data, pipeline, p2p, protocols, in_network, gens, default)
+        return _calibration_of(data, pipeline, p2p, protocols, in_network, gens,
+                               default).with_(releases=releases, nccl_release=""
+                                              if releases is None else
+                                              release_text(releases.newest))
     except UserError as exc:
         raise UserError(f"{path}: {exc}") from None
 
@@ -575,7 +695,7 @@ def _calibration_of(data, pipeline, p2p, protocols, in_network, gens,
 #: A generation table's scalar keys: the :class:`Generation` fields but its name, its GPUs
 #: and the tree caps (:data:`TREE_CAP_KEYS`, read as three rates).
 _GENERATION_KEYS = tuple(f.name for f in fields(Generation)
-                         if f.name not in ("name", "gpus", *TREE_CAP_KEYS))
+                         if f.name not in ("name", "gpus", "until", *TREE_CAP_KEYS))
 
 #: The :class:`Generation` fields a :class:`Calibration` has by the same name, which
 #: :meth:`Calibration.for_gpu` takes as they are (the others set a protocol's factor).
@@ -598,37 +718,92 @@ def load_generations(path: str | Path = GENERATIONS_PATH) -> tuple[tuple[Generat
     """Read a generations file: ``(generations, default generation name)``."""
     path = Path(path)
     data = read_table(path, "generations file", suffixes=(".toml",))
-    check_keys(str(path), data, ("default", "generation"))
+    check_keys(str(path), data, ("default", "generation"), ("release",))
     table = data["generation"]
     if not isinstance(table, dict) or not table:
         raise UserError(f"{path}: [generation] must hold at least one [generation.NAME] table")
     out = []
     for name, t in table.items():
         where = f"{path}: [generation.{name}]"
-        check_keys(where, t, ("gpus",), (*_GENERATION_KEYS, *TREE_CAP_KEYS))
+        check_keys(where, t, ("gpus",), (*_GENERATION_KEYS, *TREE_CAP_KEYS, "until"))
         gpus = t["gpus"]
         if not isinstance(gpus, list) or not all(isinstance(g, str) for g in gpus):
             raise UserError(f"{where}.gpus must be a list of GPU type names, got {gpus!r}")
-        values = {}
-        for k in _GENERATION_KEYS:
-            if k in _GENERATION_COUNTS:
-                if k in t:
-                    values[k] = _count(where, k, t[k])
-            elif k in t:
-                _finite(where, k, t[k], "", positive=True)
-                values[k] = float(t[k])
-        for k in ("scaleup_efficiency", "in_network_factor", "ll_bandwidth_factor"):
-            if k in values and values[k] > 1:
-                raise UserError(f"{where}.{k} must be in (0, 1], got {values[k]!r}")
-        for key in TREE_CAP_KEYS:
-            if key in t:
-                values[key] = _tree_caps(where, key, t[key])
+        values = _generation_values(where, t)
+        values["until"] = _until(where, t.get("until", []), (*_GENERATION_KEYS,
+                                                             *TREE_CAP_KEYS),
+                                 _generation_values)
         out.append(Generation(str(name), tuple(gpus), **values))
     default = data["default"]
     if not isinstance(default, str) or default not in table:   # a list raised TypeError
         raise UserError(f"{path}: default generation {default!r} is not one of "
                         f"{known(table)}")
     return tuple(out), str(default)
+
+
+def _generation_values(where: str, t: Mapping[str, Any]) -> dict[str, Any]:
+    """A generation table's (or one of its ``until`` entries') values, checked."""
+    values: dict[str, Any] = {}
+    for k in _GENERATION_KEYS:
+        if k in _GENERATION_COUNTS:
+            if k in t:
+                values[k] = _count(where, k, t[k])
+        elif k in t:
+            _finite(where, k, t[k], "", positive=True)
+            values[k] = float(t[k])
+    for k in ("scaleup_efficiency", "in_network_factor", "ll_bandwidth_factor"):
+        if k in values and values[k] > 1:
+            raise UserError(f"{where}.{k} must be in (0, 1], got {values[k]!r}")
+    for key in TREE_CAP_KEYS:
+        if key in t:
+            values[key] = _tree_caps(where, key, t[key])
+    return values
+
+
+def _until(where: str, entries: object, keys: tuple[str, ...], read) -> tuple:
+    """``[[...until]]`` entries (``release`` and some of ``keys``) as ``((major, minor),
+    ((key, value), ...))``, each read by ``read(where, table)``."""
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise UserError(f"{where}.until must be an array of tables ([[...until]]), got "
+                        f"{describe(entries)}")
+    out = []
+    for i, e in enumerate(entries):
+        here = f"{where}.until[{i}]"
+        check_keys(here, e, ("release",), keys)
+        r = parse_release(e["release"], f"{here}.release")
+        out.append((r, tuple(read(here, {k: v for k, v in e.items() if k != "release"})
+                             .items())))
+    return tuple(out)
+
+
+def _release_values(where: str, t: Mapping[str, Any]) -> dict[str, Any]:
+    """A ``[[release.until]]`` entry's values (:data:`RELEASE_KEYS`), checked."""
+    out: dict[str, Any] = {}
+    for k, v in t.items():
+        if isinstance(v, bool) or not isinstance(v, int | float):
+            raise UserError(f"{where}.{k} must be a number, got {describe(v)}")
+        out[k] = v if k == "p2p_net_channels" else float(v)
+    return out
+
+
+def load_releases(path: str | Path = GENERATIONS_PATH) -> Releases | None:
+    """The NCCL releases a generations file covers (its ``[release]`` table: ``oldest``,
+    ``newest`` and calibration-wide ``[[release.until]]`` entries); None without one."""
+    path = Path(path)
+    data = read_table(path, "generations file", suffixes=(".toml",))
+    t = data.get("release")
+    if t is None:
+        return None
+    where = f"{path}: [release]"
+    if not isinstance(t, dict):
+        raise UserError(f"{where} must be a table, got {describe(t)}")
+    check_keys(where, t, ("oldest", "newest"), ("until",))
+    oldest = parse_release(t["oldest"], f"{where}.oldest")
+    newest = parse_release(t["newest"], f"{where}.newest")
+    if oldest > newest:
+        raise UserError(f"{where}: oldest {t['oldest']!r} is after newest {t['newest']!r}")
+    return Releases(oldest, newest, _until(where, t.get("until", []), RELEASE_KEYS,
+                                           _release_values))
 
 
 @functools.cache

@@ -11,8 +11,9 @@ fabric alone) is costed with the shipped calibration for its GPUs' generation, p
 contiguous and algorithm auto unless told otherwise.
 
 >>> s = collective_setup(scenario="lite-flat")
->>> s.placement, s.algorithm, s.describe()["calibration"]
-('contiguous', 'auto', {'name': 'default', 'links': 'scale-up', 'generation': 'hopper'})
+>>> cal = s.describe()["calibration"]
+>>> s.placement, s.algorithm, cal["name"], cal["links"], cal["generation"], cal["nccl_release"]
+('contiguous', 'auto', 'default', 'scale-up', 'hopper', '2.30')
 >>> from netmodel.study.fabric_search import ScenarioCollectives
 >>> m = s.model(8)
 >>> m.cost("all-reduce", 2**26, m.group(8)).time == \\
@@ -88,6 +89,9 @@ class CollectiveSetup:
     tuner: str = NO_TUNER            #: the tuner plugin choosing under auto (NO_TUNER: NCCL's)
     #: the run's NCCL_BUFFSIZE (bytes; None: the calibration's, NCCL's 4 MiB default)
     simple_buffer: float | None = None
+    #: the NCCL release emulated (``MAJOR.MINOR[.PATCH]``; None: the calibration's, the
+    #: newest the data file holds)
+    nccl_release: str | None = None
     overrides: dict = field(default_factory=dict)
     _graph: object = None            #: the built fabric (a scenario's before [adjust])
     _models: dict = field(default_factory=dict)
@@ -96,7 +100,7 @@ class CollectiveSetup:
     def calibration(self):
         """The calibration handed to the cost model: the scenario's, or None (the shipped
         defaults, resolved for the fabric's GPUs); with :attr:`simple_buffer`, that Simple
-        buffer in it."""
+        buffer in it, with :attr:`nccl_release`, that release's constants."""
         cal = None
         if self.scenario is not None:
             from netmodel.study.fabric_search import scenario_calibration
@@ -106,6 +110,10 @@ class CollectiveSetup:
             from netmodel.collectives.calibration import default_calibration
 
             cal = (cal or default_calibration()).with_(simple_buffer=self.simple_buffer)
+        if self.nccl_release is not None:
+            from netmodel.collectives.calibration import default_calibration
+
+            cal = (cal or default_calibration()).with_(nccl_release=self.nccl_release)
         return cal
 
     def model(self, size: int) -> FabricCostModel:
@@ -165,7 +173,8 @@ class CollectiveSetup:
         return {"scenario": s.label if s is not None else None,
                 "calibration": {"name": s.calibration if s is not None else "default",
                                 "links": s.links if s is not None else "as-built",
-                                "generation": cal.generation or None},
+                                "generation": cal.generation or None,
+                                "nccl_release": cal.nccl_release or None},
                 **routing_description(self.placement, self.algorithm, self.algorithms,
                                       self.tuner,
                                       s.instances if s is not None else "alone"),
@@ -203,7 +212,8 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
                      placement: str | None = None, algorithm: str | None = None,
                      algorithms: str | Iterable[str] | None = None, seed: int | None = None,
                      max_transfers: int | None = None, tuner: str | None = None,
-                     simple_buffer: float | None = None) -> CollectiveSetup:
+                     simple_buffer: float | None = None,
+                     nccl_release: str | None = None) -> CollectiveSetup:
     """How collectives are costed on ``fabric`` (a spec, a saved file or a scenario's
     physical fabric, costed with the shipped calibration) or ``scenario`` (its own
     collective model); give one. ``placement``, ``algorithm``, ``algorithms``, ``seed`` and
@@ -211,7 +221,9 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
     :data:`~netmodel.collectives.tuner_plugin.NO_TUNER` for a fabric);
     given for a scenario, they override its choice and
     :attr:`CollectiveSetup.overrides` records both. ``simple_buffer``: the run's
-    NCCL_BUFFSIZE in bytes (None: the calibration's)."""
+    NCCL_BUFFSIZE in bytes (None: the calibration's); ``nccl_release``: the NCCL release
+    emulated (None: the calibration's), refused before anything is built unless the
+    shipped data file covers it."""
     from netmodel.collectives.model import MAX_TRANSFERS
     from netmodel.collectives.tuner_plugin import get_tuner
 
@@ -219,6 +231,10 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
         raise UserError("give a fabric or a scenario (not both)")
     if tuner is not None:
         get_tuner(tuner)   # an unknown name refused before anything is built
+    if nccl_release is not None:   # so is a release the data file does not cover
+        from netmodel.collectives.calibration import default_calibration
+
+        default_calibration().releases.check(nccl_release)
     max_transfers = MAX_TRANSFERS if max_transfers is None else max_transfers
     if scenario is None:
         from netmodel.study.topology_compare import resolve_fabric
@@ -231,7 +247,8 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
                                seed=0 if seed is None else seed,
                                max_transfers=max_transfers,
                                tuner=NO_TUNER if tuner is None else tuner,
-                               simple_buffer=simple_buffer, _graph=fab.graph)
+                               simple_buffer=simple_buffer, nccl_release=nccl_release,
+                               _graph=fab.graph)
     from netmodel.study.fabric_search import build_fabric
     from netmodel.study.scenarios import get_scenario
 
@@ -246,5 +263,6 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
                            algorithms=algorithms,
                            seed=0 if seed is None else seed, max_transfers=max_transfers,
                            tuner=s.tuner if tuner is None else tuner,
-                           simple_buffer=simple_buffer, overrides=overrides,
+                           simple_buffer=simple_buffer, nccl_release=nccl_release,
+                           overrides=overrides,
                            _graph=build_fabric(s))

@@ -56,7 +56,8 @@ def test_collective_scenario_costs_as_compare_and_infer(name):
             assert float(collective_time(name, "all-reduce", float(n), group)) == want
             assert doc["collectives"]["scenario"] == s.label
             assert doc["collectives"]["calibration"] == {
-                "name": s.calibration, "links": s.links, "generation": "hopper"}
+                "name": s.calibration, "links": s.links, "generation": "hopper",
+                "nccl_release": "2.30" if s.calibration == "default" else None}
             assert doc["collectives"]["overrides"] == {}
 
 
@@ -108,7 +109,7 @@ def test_a_builder_spec_costs_as_before_hand_derived():
     assert doc["time"] == pytest.approx(want, rel=1e-12)
     assert doc["collectives"] == {
         "scenario": None, "calibration": {"name": "default", "links": "as-built",
-                                          "generation": "hopper"},
+                                          "generation": "hopper", "nccl_release": "2.30"},
         "placement": "contiguous", "algorithm": "ring", "algorithms": "all",
         "instances": "alone", "overrides": {}, "tuner": "none"}
 
