@@ -314,7 +314,8 @@ sys.path.insert(0, {root!r})
 from topologies import build
 from topologies.analysis import bill_of_materials, port_use, summary
 from netmodel.study.network_bill import network_bill
-from netmodel.study.topology_compare import _gpus_per_host, hardware_radius
+from netmodel.study.topology_compare import _gpus_per_host
+from topologies.hardware_radius import hardware_radius
 
 g = build({spec!r})
 out = {{"links": g.number_of_edges()}}

@@ -290,7 +290,7 @@ def _switch_component(graph: nx.Graph, n: Hashable, cls: str) -> Component:
 @dataclass(frozen=True, eq=False)
 class ClassComponents:
     """The components of one class as :func:`components` lists them, most as arrays (what
-    :func:`~netmodel.study.topology_compare.hardware_radius` reads, without a
+    :func:`~topologies.hardware_radius.hardware_radius` reads, without a
     :class:`Component` a GPU or a cable end: fat-tree:k=128 has 2.6 million).
 
     A block of array components first, then ``rest``, the class's other components in

@@ -14,6 +14,7 @@ gone), on networkx's documented node and adjacency dicts or on arrays of the edg
 from __future__ import annotations
 
 from collections.abc import Collection, Hashable, Iterable
+from functools import cached_property
 from itertools import repeat
 
 import networkx as nx
@@ -148,39 +149,77 @@ def attrs_key(d: dict) -> tuple:
 
 
 class CellArrays:
-    """A graph's nodes and links as arrays (node list, node index, edge ends by index, in
-    ``graph.edges()`` order), read once, for the connected parts left when some nodes and
-    links are gone (:meth:`partition`)."""
+    """A graph's nodes and links as arrays, read once, for the connected parts left when
+    some nodes and links are gone (:meth:`partition`; :meth:`kept` and :meth:`labels` by
+    position): ``nodes`` (the graph's node order), ``lo`` and ``hi`` each link's two ends
+    by position (``graph.edges()`` order, ``lo`` the end the graph meets first), ``index``
+    each node's position.
 
-    def __init__(self, graph: nx.Graph):
+    ``graph`` is read here; ``edges``, a graph's :class:`~topologies.analysis.EdgeArrays`
+    (:func:`~topologies.analysis.edge_arrays`: the same nodes and links in the same order),
+    is taken as it is read already, without a second pass over the links.
+
+    >>> from topologies.specs import build
+    >>> c = CellArrays(build("ring:n=4"))
+    >>> c.nodes, c.lo.tolist(), c.hi.tolist()
+    (['gpu0', 'gpu1', 'gpu2', 'gpu3'], [0, 0, 1, 2], [3, 1, 2, 3])
+    >>> dead = np.zeros(4, dtype=bool)
+    >>> c.labels(c.kept(dead, [(1, 0), (2, 3)]))[0]   # two links of the ring gone
+    2
+    """
+
+    def __init__(self, graph: nx.Graph | None = None, *, edges=None):
+        if (graph is None) == (edges is None):
+            raise TypeError("CellArrays takes a graph or its edges (EdgeArrays), not both")
+        if edges is not None:
+            self.nodes, self.lo, self.hi = edges.nodes, edges.u, edges.v
+            return
         self.nodes = list(graph.nodes)
         self.index = {n: i for i, n in enumerate(self.nodes)}
         index = self.index
-        self.ends = np.array([(index[u], index[v]) for u, v in graph.edges()],
-                             dtype=np.int64).reshape(-1, 2)
+        ends = np.array([(index[u], index[v]) for u, v in graph.edges()],
+                        dtype=np.int64).reshape(-1, 2)
+        self.lo, self.hi = ends.T.copy()
+
+    @cached_property
+    def index(self) -> dict:
+        """Node -> position (made on first use where the arrays came from ``edges``)."""
+        return dict(zip(self.nodes, range(len(self.nodes)), strict=True))
+
+    @cached_property
+    def code(self) -> np.ndarray:
+        """Each link as one integer, ``min * n + max`` of its ends' positions."""
+        n = len(self.nodes)
+        return np.minimum(self.lo, self.hi) * n + np.maximum(self.lo, self.hi)
+
+    def kept(self, dead: np.ndarray, gone: Collection[tuple[int, int]]) -> np.ndarray:
+        """Per link: kept once the nodes where ``dead`` (a boolean per node) is true and
+        the links ``gone`` (pairs of positions, either way round) are removed."""
+        keep = ~(dead[self.lo] | dead[self.hi])
+        if gone:
+            n = len(self.nodes)
+            keep &= ~np.isin(self.code, [min(u, v) * n + max(u, v) for u, v in gone])
+        return keep
+
+    def labels(self, keep: np.ndarray) -> tuple[int, np.ndarray]:
+        """``(parts, label per node)``: the connected parts of the graph of every node and
+        the links where ``keep`` is true (a removed node is a part of its own)."""
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        n = len(self.nodes)
+        m = coo_matrix((np.ones(int(keep.sum())), (self.lo[keep], self.hi[keep])),
+                       shape=(n, n))
+        return connected_components(m, directed=False)
 
     def partition(self, gone_nodes: Collection[Hashable],
                   gone_edges: Iterable[tuple[Hashable, Hashable]]) -> dict:
         """Connected part of every node not in ``gone_nodes`` once those nodes and the
         links ``gone_edges`` (either way round) are removed: ``{node: label}``."""
-        from scipy.sparse import coo_matrix
-        from scipy.sparse.csgraph import connected_components
-
-        nodes, index, ends = self.nodes, self.index, self.ends
-        gone_n = {index[n] for n in gone_nodes}
-        gone_e = {tuple(sorted((index[u], index[v]))) for u, v in gone_edges}
-        keep = np.ones(len(ends), dtype=bool)
-        if gone_n:
-            dead = np.zeros(len(nodes), dtype=bool)
-            dead[list(gone_n)] = True
-            keep &= ~(dead[ends[:, 0]] | dead[ends[:, 1]])
-        if gone_e:
-            lo, hi = np.minimum(ends[:, 0], ends[:, 1]), np.maximum(ends[:, 0], ends[:, 1])
-            code = lo * len(nodes) + hi
-            drop = np.array([a * len(nodes) + b for a, b in gone_e])
-            keep &= ~np.isin(code, drop)
-        e = ends[keep]
+        nodes, index = self.nodes, self.index
         n = len(nodes)
-        m = coo_matrix((np.ones(len(e)), (e[:, 0], e[:, 1])), shape=(n, n))
-        _, labels = connected_components(m, directed=False)
+        gone_n = {index[x] for x in gone_nodes}
+        dead = np.zeros(n, dtype=bool)
+        dead[list(gone_n)] = True
+        _, labels = self.labels(self.kept(dead, {(index[u], index[v]) for u, v in gone_edges}))
         return {nodes[i]: int(labels[i]) for i in range(n) if i not in gone_n}

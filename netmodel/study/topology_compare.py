@@ -36,13 +36,12 @@ format per row, the unit in the row's name.
 * **Network capex and power**: :func:`netmodel.study.network_bill.network_bill` (the ports-used
   share: a scenario is priced as a slice of a fabric built out to full size).
 * **Blast radius** of each component class of :mod:`topologies.failure_domains`, hardware
-  radius only (no model is placed): for one failure, the GPUs it removes or stops (every
-  GPU wired to a failed tier-0 switch) plus the GPUs it cuts off from the largest connected
-  part (as :mod:`netmodel.study.blast_radius` counts them); mean over the class (weighted by the parts each component stands for, i.e. by
-  how often it fails) and worst case. A single node that is no articulation point, or a
-  single link that is no bridge, cuts nothing; every other component is grouped by its
-  local structure (the kinds, tiers and degrees of what it removes) and one per group is
-  evaluated on the graph without it.
+  radius only (no model is placed; :func:`topologies.hardware_radius.hardware_radius`): for
+  one failure, the GPUs it removes or stops (every GPU wired to a failed tier-0 switch)
+  plus the GPUs it cuts off from the largest connected part (as
+  :mod:`netmodel.study.blast_radius` counts them); mean over the class (weighted by the
+  parts each component stands for, i.e. by how often it fails) and worst case. Hosts are
+  the fabric's ``server`` labels, else as many GPUs as the reliability catalog puts in one.
 
 >>> r = compare_topologies(["single-switch:n=8", "ring:n=8"])
 >>> [row.diameter for row in r.rows], [row.switches for row in r.rows]
@@ -55,10 +54,9 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Collection, Hashable, Iterable
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields
 from functools import lru_cache
-from itertools import accumulate, chain
 from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
@@ -70,10 +68,9 @@ from compute.validate import describe, is_whole
 
 if TYPE_CHECKING:
     from netmodel.study.scenarios import Scenario
-    from topologies.analysis import EdgeArrays
 
-__all__ = ["DEFAULT_GROUP", "SIZES", "AllReduce", "BlastClass", "Fabric", "TopologyComparison",
-           "TopologyRow", "compare_topologies", "hardware_radius", "resolve_fabric"]
+__all__ = ["DEFAULT_GROUP", "SIZES", "AllReduce", "Fabric", "TopologyComparison",
+           "TopologyRow", "compare_topologies", "resolve_fabric"]
 
 #: Message sizes of the all-reduce rows (bytes): small, mid and large.
 SIZES = (2**20, 2**26, 2**30)
@@ -192,309 +189,6 @@ def resolve_fabric(ref: str, gpu: str | None = None) -> Fabric:
 
 # ---------------------------------------------------------------------- blast radius
 
-@dataclass(frozen=True)
-class BlastClass:
-    """The hardware blast radius of one component class of a fabric: ``components`` and
-    ``parts`` (physical parts, the rate weight), GPUs one failure removes, stops or cuts off,
-    ``gpus_mean`` (weighted by parts) and ``gpus_max``, and how many structural groups were
-    evaluated on the graph (``evaluated``; the others cut nothing by construction)."""
-
-    cls: str
-    components: int
-    parts: float
-    gpus_mean: float
-    gpus_max: int
-    evaluated: int
-
-
-class _Cutter:
-    """Connectivity of a graph with some nodes and edges removed, vectorized (``edges``: the
-    graph's :func:`~topologies.analysis.edge_arrays`, where the caller has them)."""
-
-    def __init__(self, graph: nx.Graph, edges: EdgeArrays | None = None):
-        from topologies.analysis import edge_arrays
-
-        e = edge_arrays(graph) if edges is None else edges
-        self.nodes = e.nodes
-        # each edge once, from its end of lower position (a self-loop once)
-        self.lo, self.hi = e.u, e.v
-        self.code = self.lo * len(self.nodes) + self.hi
-        self.gpu = e.kind_is("gpu")
-        self._index: dict | None = None
-
-    @property
-    def index(self) -> dict:
-        """Node -> position (made on first use)."""
-        if self._index is None:
-            self._index = dict(zip(self.nodes, range(len(self.nodes)), strict=True))
-        return self._index
-
-    def parts(self) -> int:
-        """Connected parts of the whole graph."""
-        return int(self._labels(np.ones(len(self.lo), dtype=bool))[0])
-
-    def _labels(self, keep: np.ndarray) -> tuple[int, np.ndarray]:
-        from scipy.sparse import coo_matrix
-        from scipy.sparse.csgraph import connected_components
-
-        n = len(self.nodes)
-        m = coo_matrix((np.ones(int(keep.sum())), (self.lo[keep], self.hi[keep])),
-                       shape=(n, n))
-        return connected_components(m, directed=False)
-
-    def cut(self, nodes: Iterable[Hashable],
-            edges: Collection[tuple[Hashable, Hashable]]) -> int:
-        """GPUs outside the largest connected part (by GPUs) once ``nodes`` and ``edges``
-        are gone (removed GPUs not counted)."""
-        index = self.index
-        return self.cut_at([index[x] for x in nodes],
-                           [(index[u], index[v]) for u, v in edges])
-
-    def cut_at(self, nodes: list[int], edges: Collection[tuple[int, int]]) -> int:
-        """:meth:`cut` of nodes and edges given by position."""
-        n = len(self.nodes)
-        dead = np.zeros(n, dtype=bool)
-        dead[nodes] = True
-        keep = ~(dead[self.lo] | dead[self.hi])
-        if edges:
-            keep &= ~np.isin(self.code, [min(u, v) * n + max(u, v) for u, v in edges])
-        _, labels = self._labels(keep)
-        alive = self.gpu & ~dead
-        counts = np.bincount(labels[alive], minlength=int(labels.max()) + 1 if n else 0)
-        return int(alive.sum() - (counts.max() if counts.size else 0))
-
-
-def _cut_points(graph: nx.Graph) -> tuple[set, set]:
-    """``(articulation points, bridges as frozensets)`` of a graph without self-loops (with
-    them: networkx's) from one depth-first pass with low points (Tarjan) over the nodes'
-    integer positions: ``w`` a DFS child of ``u``, ``u`` is an articulation point when
-    ``low[w] >= disc[u]`` (the root when it has two or more children) and ``u``-``w`` a
-    bridge when ``low[w] > disc[u]``. networkx's ``bridges`` builds a directed copy of the
-    graph for its chain decomposition (3.6 s of fat-tree:k=64's 24 s, h237); its
-    biconnected components keep an edge stack and the components this needs none of
-    (0.33 s of CPU for fat-tree:k=64, against 0.16 s for this pass, h282).
-
-    >>> art, bridges = _cut_points(nx.path_graph(3))
-    >>> art, sorted(sorted(b) for b in bridges)
-    ({1}, [[0, 1], [1, 2]])
-    """
-    art, pairs = _low_points(graph)
-    return art, {frozenset(p) for p in pairs}
-
-
-def _low_points(graph: nx.Graph) -> tuple[set, set]:
-    """:func:`_cut_points` with each bridge as two tuples, ``(u, v)`` and ``(v, u)`` (cheaper
-    to make and look up than a frozenset: a fabric's every GPU link may be one)."""
-    if nx.number_of_selfloops(graph):
-        return (set(nx.articulation_points(graph)),
-                {p for u, v in nx.bridges(graph) for p in ((u, v), (v, u))})
-    nodes = list(graph._adj)
-    art, pairs = _low_positions(graph)
-    return ({nodes[i] for i in art},
-            {p for q, u in pairs for p in ((nodes[q], nodes[u]), (nodes[u], nodes[q]))})
-
-
-def _low_positions(graph: nx.Graph) -> tuple[list[int], list[tuple[int, int]]]:
-    """:func:`_low_points` of a graph without self-loops by node position: the articulation
-    points and each bridge once, ``(parent, child)`` of the search."""
-    adj = graph._adj
-    index = dict(zip(adj, range(len(adj)), strict=True))
-    nbr = list(map(index.__getitem__, chain.from_iterable(adj.values())))
-    end = list(accumulate(map(len, adj.values())))   # one past a node's last neighbour
-    pos = [0, *end[:-1]]                             # its next neighbour to look at
-    disc = [0] * len(adj)                            # discovery time; 0: not yet seen
-    low = [0] * len(adj)
-    parent = [-1] * len(adj)
-    art: list = []
-    bridges: list = []
-    t = 0
-    for root in range(len(adj)):
-        if disc[root]:
-            continue
-        t += 1
-        disc[root] = low[root] = t
-        children = 0
-        stack = [root]
-        while stack:
-            u = stack[-1]
-            p = pos[u]
-            if p < end[u]:
-                pos[u] = p + 1
-                w = nbr[p]
-                if not disc[w]:
-                    parent[w] = u
-                    t += 1
-                    disc[w] = low[w] = t
-                    stack.append(w)
-                elif w != parent[u] and disc[w] < low[u]:   # a back edge (no parallel edges)
-                    low[u] = disc[w]
-                continue
-            stack.pop()
-            q = parent[u]
-            if q < 0:
-                continue
-            if low[u] < low[q]:
-                low[q] = low[u]
-            if low[u] >= disc[q]:
-                if q == root:
-                    children += 1
-                else:
-                    art.append(q)
-                if low[u] > disc[q]:
-                    bridges.append((q, u))
-        if children > 1:
-            art.append(root)
-    return art, bridges
-
-
-def _low_arrays(graph: nx.Graph, e: EdgeArrays) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_low_points` as arrays: articulation point? per node, bridge? per edge (of
-    the edge arrays ``e``)."""
-    n = len(e.nodes)
-    art = np.zeros(n, dtype=bool)
-    if nx.number_of_selfloops(graph):
-        names, pairs = _low_points(graph)
-        index = dict(zip(e.nodes, range(n), strict=True))
-        at, pairs = [index[x] for x in names], [(index[u], index[v]) for u, v in pairs]
-    else:
-        at, pairs = _low_positions(graph)
-    art[at] = True
-    codes = np.array([min(q, u) * n + max(q, u) for q, u in pairs], dtype=np.int64)
-    return art, np.isin(e.u * n + e.v, codes)
-
-
-def hardware_radius(graph: nx.Graph, *, gpus_per_host: int | None = None,
-                    edges: EdgeArrays | None = None) -> tuple[BlastClass, ...]:
-    """The hardware blast radius of every component class ``graph`` has
-    (:data:`topologies.failure_domains.CLASSES` order; see the module docstring).
-    ``edges``: the graph's :func:`~topologies.analysis.edge_arrays`, where the caller has
-    them.
-
-    >>> from topologies import build
-    >>> r = {b.cls: b for b in hardware_radius(build("leaf-spine:leaves=2,radix=4"))}
-    >>> r["leaf"].gpus_max, r["spine"].gpus_max, r["gpu-die"].gpus_mean
-    (2, 0, 1.0)
-    >>> r["transceiver"].gpus_mean  # half the cables are a GPU's only one
-    0.5
-    """
-    from topologies.analysis import edge_arrays
-    from topologies.failure_domains import CLASSES, component_arrays
-
-    e = edge_arrays(graph) if edges is None else edges
-    n = len(e.nodes)
-    cutter = _Cutter(graph, e)
-    connected = cutter.parts() == 1 if n else True
-    art, bridge = _low_arrays(graph, e) if connected else (np.zeros(n, dtype=bool),
-                                                           np.zeros(len(e.u), dtype=bool))
-    gpu = cutter.gpu
-    # a node's description (kind, tier, degree, GPU neighbours, articulation point?) as a
-    # small int, equal descriptions the same int: a component's signature from these sorts
-    # and hashes ints, and two signatures are equal exactly when those of the descriptions
-    # are (one description, one int)
-    loop = e.u == e.v
-    ends = np.concatenate([e.u[~loop], e.v[~loop], e.u[loop]])
-    far = np.concatenate([e.v[~loop], e.u[~loop], e.u[loop]])
-    degree = np.fromiter(map(len, graph._adj.values()), dtype=np.int64, count=n) \
-        + np.bincount(e.u[loop], minlength=n)
-    gpu_nbrs = np.bincount(ends, weights=gpu[far], minlength=n)
-    tier = np.fromiter((d.get("tier", -1) for d in graph._node.values()), dtype=float,
-                       count=n)
-    rows = np.stack([e.node_kind, tier, degree, gpu_nbrs, art], axis=1) if n \
-        else np.zeros((0, 5))
-    desc = np.unique(rows, axis=0, return_inverse=True)[1].reshape(-1) if n \
-        else np.zeros(0, dtype=np.int64)
-    bridges = None
-
-    def is_bridge(u: int, v: int) -> bool:
-        nonlocal bridges
-        if bridges is None:
-            bridges = set((e.u[bridge] * n + e.v[bridge]).tolist())
-        return min(u, v) * n + max(u, v) in bridges
-
-    def block(cc, cache: dict) -> np.ndarray:
-        """Radii of the array block of one class: a node alone cuts nothing where it is no
-        articulation point of a connected fabric, a link alone nothing where it is no bridge
-        (or is only thinned); else one cut per signature, at its first component."""
-        radii = np.zeros(len(cc.parts))
-        if cc.node is not None and len(cc.node):
-            at = cc.node
-            radii += gpu[at]
-            need = np.flatnonzero(art[at]) if connected else np.arange(len(at))
-            keys = desc[at[need]]
-        elif cc.edge is not None and len(cc.edge):
-            at = cc.edge
-            cut_off = bridge[at]
-            need = np.flatnonzero(cc.removed & cut_off) if connected \
-                else np.flatnonzero(cc.removed)
-            a, b = desc[e.u[at[need]]], desc[e.v[at[need]]]
-            keys = (np.minimum(a, b) * len(desc) + np.maximum(a, b)) * 2 + cut_off[need]
-        else:
-            return radii
-        if not len(need):
-            return radii
-        uniq, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-        values = []
-        for k, f in zip(uniq.tolist(), first.tolist(), strict=True):
-            i = int(at[need[f]])
-            if cc.edge is None:
-                sig: tuple = ((k,), ())
-            else:
-                pair, flag = divmod(k, 2)
-                sig = ((), ((*divmod(pair, len(desc)), bool(flag)),))
-            if sig not in cache:
-                cache[sig] = cutter.cut_at([i], ()) if cc.edge is None else \
-                    cutter.cut_at([], [(int(e.u[i]), int(e.v[i]))])
-            values.append(cache[sig])
-        radii[need] += np.asarray(values, dtype=float)[inverse.reshape(-1)]
-        return radii
-
-    def radius(cls: str, cc) -> BlastClass:
-        cache: dict = {}
-        radii = block(cc, cache).tolist()
-        index = cutter.index if cc.rest else {}
-        for c in cc.rest:
-            # GPUs a tier-0 switch stops go with it
-            gone = [index[x] for x in ((*c.nodes, *c.disabled) if c.disabled else c.nodes)]
-            edges = [(index[u], index[v]) for u, v in c.edges]
-            # the two shapes of most components first: a node alone, a link alone; each
-            # cuts nothing where it is no articulation point or bridge of a connected
-            # fabric, else its signature is the general one below
-            if not edges and len(gone) == 1:
-                lost = int(gpu[gone[0]])
-                if connected and not art[gone[0]]:
-                    radii.append(lost)
-                    continue
-                sig = ((int(desc[gone[0]]),), ())
-            elif not gone and len(edges) == 1:
-                lost = 0
-                cut_off = is_bridge(*edges[0]) if connected else False
-                if connected and not cut_off:
-                    radii.append(0)
-                    continue
-                a, b = int(desc[edges[0][0]]), int(desc[edges[0][1]])
-                sig = ((), ((a, b, cut_off) if a <= b else (b, a, cut_off),))
-            elif not gone and not edges:
-                radii.append(0)
-                continue
-            else:
-                lost = int(gpu[gone].sum())
-                sig = (tuple(sorted(desc[gone].tolist())),
-                       tuple(sorted((*sorted((int(desc[u]), int(desc[v]))),
-                                     is_bridge(u, v) if connected else False)
-                                    for u, v in edges)))
-            if sig not in cache:
-                cache[sig] = cutter.cut_at(gone, edges)
-            radii.append(lost + cache[sig])
-        w = cc.weights
-        r = np.asarray(radii, dtype=float)
-        mean = float(np.dot(w, r) / w.sum()) if w.sum() > 0 else float(r.mean())
-        return BlastClass(cls=cls, components=len(cc), parts=float(w.sum()),
-                          gpus_mean=mean, gpus_max=int(r.max()), evaluated=len(cache))
-
-    comps = component_arrays(graph, gpus_per_host=gpus_per_host, edges=e)
-    return tuple(radius(cls, comps[cls]) for cls in CLASSES if len(comps[cls]))
-
-
 def _gpus_per_host(graph: nx.Graph) -> int:
     """GPUs per host where the fabric has no server labels (as the blast-radius study)."""
     from netmodel.study.reliability_catalog import catalog
@@ -574,7 +268,7 @@ def _cost_model(fab: Fabric, size: int):
 
 
 def _all_reduce(fab: Fabric, size: int) -> tuple[tuple[AllReduce, ...], str]:
-    from netmodel.collectives.cost import bus_factor
+    from netmodel.collectives.results import bus_factor
 
     model, note, guard = _cost_model(fab, size)
     with guard:
@@ -678,8 +372,9 @@ def _counts(values: list) -> list[str]:
 
 
 def _radii(values: list) -> list[str]:
-    """Blast radii (:class:`BlastClass` or None): the mean, then the worst in brackets where
-    it differs; whole numbers where every mean of the row is whole, else two decimals."""
+    """Blast radii (:class:`~topologies.hardware_radius.BlastClass` or None): the mean,
+    then the worst in brackets where it differs; whole numbers where every mean of the row
+    is whole, else two decimals."""
     whole = all(b is None or float(b.gpus_mean).is_integer() for b in values)
     out = []
     for b in values:
@@ -712,8 +407,9 @@ class TopologyComparison:
         """Every table row as ``(key, name, format, values)``: ``key`` a
         :class:`TopologyRow` field name (``all_reduce:BYTES``, ``blast:CLASS`` and
         ``tier:T`` for the rows those fields expand into), ``format`` one of ``count``,
-        ``text``, ``bandwidth``, ``usd``, ``watts``, ``gpus`` (a :class:`BlastClass`) or
-        ``""`` (a heading), ``values`` one per fabric in SI units (None: not applicable)."""
+        ``text``, ``bandwidth``, ``usd``, ``watts``, ``gpus`` (a
+        :class:`~topologies.hardware_radius.BlastClass`) or ``""`` (a heading), ``values``
+        one per fabric in SI units (None: not applicable)."""
         from compute.units import format_bytes
         from topologies.failure_domains import CLASSES, SWITCH_CLASSES
 
@@ -835,6 +531,7 @@ def _scenario_note(s: Scenario) -> str:
 def _row_for(fab: Fabric, group: int) -> TopologyRow:
     from netmodel.study.network_bill import network_bill
     from topologies.analysis import edge_arrays, summary
+    from topologies.hardware_radius import hardware_radius
     from topologies.schema import gpu_nodes
 
     g = fab.graph

@@ -15,16 +15,10 @@ from compute.hardware import get_gpu
 from netmodel.collectives.calibration import default_calibration
 from netmodel.study.network_bill import network_costs
 from netmodel.study.scenarios import scenario_names
-from netmodel.study.topology_compare import (
-    COLUMNS,
-    SIZES,
-    _Cutter,
-    compare_topologies,
-    hardware_radius,
-    resolve_fabric,
-)
+from netmodel.study.topology_compare import COLUMNS, SIZES, compare_topologies, resolve_fabric
 from topologies import build
 from topologies.failure_domains import components
+from topologies.hardware_radius import _Cutter, hardware_radius
 
 H100 = get_gpu("H100-SXM")
 LITE = get_gpu("Lite")

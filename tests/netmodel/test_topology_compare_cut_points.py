@@ -7,9 +7,9 @@ import networkx as nx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from netmodel.study.topology_compare import _cut_points, hardware_radius
 from topologies import build
 from topologies.failure_domains import _held_index, _holds
+from topologies.hardware_radius import _cut_points, hardware_radius
 
 
 def _reference(g):

@@ -4,9 +4,12 @@ fabric, checked against networkx's own (Graph.copy, shortest paths, connected pa
 from __future__ import annotations
 
 import networkx as nx
+import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from topologies.analysis import edge_arrays
 from topologies.graph_ops import CellArrays, copy_graph, edge_key, shortest_path_part
 from topologies.specs import build
 
@@ -61,6 +64,38 @@ def test_partition_matches_networkx_components():
                     frozenset({"gpu7", "gpu0", "gpu1", "gpu2"})}
     gone = arrays.partition({"gpu0", "gpu4"}, ())
     assert "gpu0" not in gone and len(set(gone.values())) == 2 and len(gone) == 6
+
+
+@pytest.mark.parametrize("spec", ["ring:n=8", "fat-tree:k=4", "torus:dims=3x4", "ocs:gpus=16",
+                                  "lite-groups:base=[leaf-spine:leaves=2,radix=4],lites=4"])
+def test_cells_from_edge_arrays_are_the_cells_of_the_graph(spec):
+    # (h323) hardware_radius's cutter takes its cells from the edge arrays the comparison
+    # read already: the same nodes and links in the same order as read from the graph
+    g = build(spec)
+    mine, read = CellArrays(edges=edge_arrays(g)), CellArrays(g)
+    assert mine.nodes == read.nodes == list(g) and mine.index == read.index
+    assert (mine.lo.tolist(), mine.hi.tolist()) == (read.lo.tolist(), read.hi.tolist())
+    assert list(zip(map(mine.nodes.__getitem__, mine.lo), map(mine.nodes.__getitem__, mine.hi),
+                    strict=True)) == list(g.edges())
+    gone, cut = [read.nodes[0]], list(g.edges())[-3:]
+    assert mine.partition(gone, cut) == read.partition(gone, cut)
+    with pytest.raises(TypeError, match="a graph or its edges"):
+        CellArrays(g, edges=edge_arrays(g))
+
+
+def test_kept_and_labels_by_position():
+    # a ring of 8 by position: gpu0 gone and the link gpu4-gpu5 cut leave two arcs,
+    # gpu1..gpu4 and gpu5..gpu7, and gpu0 a part of its own: 3 parts
+    cells = CellArrays(build("ring:n=8"))
+    dead = np.zeros(8, dtype=bool)
+    dead[0] = True
+    keep = cells.kept(dead, [(5, 4)])          # either way round
+    assert int(keep.sum()) == 8 - 2 - 1
+    parts, labels = cells.labels(keep)
+    assert parts == 3
+    assert len({labels[i] for i in (1, 2, 3, 4)}) == 1
+    assert len({labels[i] for i in (5, 6, 7)}) == 1
+    assert len({labels[0], labels[1], labels[5]}) == 3
 
 
 def test_edge_key_one_order():
