@@ -1,7 +1,9 @@
 """GPU specifications: the catalog shipped in ``compute/data/gpus.toml``, user files, and
 derived GPUs (the Lite family is a fraction of an H100, with bandwidth and FLOP/s multipliers).
 
-All fields are SI: FLOP/s, bytes, bytes/s per direction, watts.
+All fields are SI: FLOP/s, bytes, bytes/s per direction, watts. Each GPU read is kept by name
+with what its entry says beside the spec (:func:`read_gpu`: its die table, what it derives
+from, its host power), which :mod:`compute.gpu_facts` answers from.
 
 >>> h100 = get_gpu("H100-SXM")
 >>> h100.sms, h100.hbm_bandwidth
@@ -21,13 +23,13 @@ from __future__ import annotations
 
 import tomllib
 from collections import ChainMap
-from collections.abc import Iterator, Mapping
-from copy import deepcopy
+from collections.abc import Mapping
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from functools import cache
 from importlib import resources
 from os import PathLike
 from pathlib import Path
+from typing import NamedTuple
 
 from compute import validate
 from compute.config_files import read_table
@@ -37,11 +39,9 @@ from compute.rows import CONFIDENCE, Parameter, check_number
 from compute.units import scaled
 
 __all__ = ["DTYPES", "FLAG_FIELDS", "HOST_POWER_KEY", "MAX_HOST_POWER", "GpuSpec",
-           "OPTIONAL_FIELDS", "SPEC_KEYS", "UNSET_FIELDS",
-           "GPU_FILE_FACTS", "NVLINK_REFERENCE", "catalog", "check_gpu_file_facts", "derivation",
-           "derive_gpu", "die_table", "get_gpu", "gpu_file_facts", "gpu_names", "host_power_of",
-           "load_gpu_file", "logic_dies", "note_gpu_file_facts", "nvlink_count", "spec_ranges",
-           "unknown_gpu"]
+           "OPTIONAL_FIELDS", "ReadGpu", "SPEC_KEYS", "UNSET_FIELDS", "catalog", "derive_gpu",
+           "die_entry", "get_gpu", "gpu_names", "host_power_row", "keep_read", "load_gpu_file",
+           "read_gpu", "spec_ranges", "unknown_gpu"]
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ class GpuSpec:
     #: and Blackwell 18), which fabric builders wire a GPU's scale-up links and a scale-up
     #: switch's ports with; the links share :attr:`scaleup_bandwidth`. None where its entry
     #: gives none: builders and a scenario's ``"$nvlinks"`` then count them by one rule,
-    #: :func:`nvlink_count`. A GPU derived from another
+    #: :func:`compute.gpu_facts.nvlink_count`. A GPU derived from another
     #: (:func:`derive_gpu`, ``derive_from``) keeps its base's count, each link carrying its
     #: share: the fraction and ``network_bandwidth_multiplier`` scale the bandwidth, not
     #: the links (the Lite family, a quarter of an H100 in everything, keeps its 18
@@ -312,43 +312,7 @@ def _flags(here: str, entry: dict) -> dict:
 CLOCK_MARK = "@"
 
 
-#: The die tables (optional ``die`` key of a GPU entry: rows of die and package data,
-#: checked when the entry is read, compute.dies, and priced by compute.yield_model) of the
-#: GPUs read so far, by GPU name: ``(table, where, checked dies)``. A GpuSpec holds
-#: performance only; the die is kept beside it so that saved fabrics and the
-#: ``hardware --json`` shape stay as they are.
-_DIE_TABLES: dict[str, tuple[dict, str, LogicDies]] = {}
-
-
-def die_table(name: str) -> tuple[dict, str] | None:
-    """The ``die`` table of the GPU ``name`` as read (from the catalog or a GPU file read
-    before) with where it was read, or None where its entry has none.
-
-    >>> table, where = die_table("A100-SXM-80GB")
-    >>> table["area"]["value"], table["area"]["unit"], where
-    (826, 'mm^2', "compute/data/gpus.toml: GPU 'A100-SXM-80GB' die")
-    >>> die_table("H100-SXM") is None  # the reference die: compute/data/economics.toml
-    True
-    """
-    catalog()
-    found = _DIE_TABLES.get(name)
-    return None if found is None else found[:2]
-
-
-def logic_dies(name: str) -> LogicDies | None:
-    """The logic dies of the GPU ``name`` as its ``die`` table gives them (checked when it
-    was read: :func:`compute.dies.check_die_table`), or None where its entry has none.
-
-    >>> a = logic_dies("A100-SXM-80GB")
-    >>> a.sms_physical, a.sms_enabled, a.process, a.wafer_price, a.list_price
-    (128, 108, 'N7', 9346.0, 12500.0)
-    """
-    catalog()
-    found = _DIE_TABLES.get(name)
-    return None if found is None else found[2]
-
-
-def _die(here: str, entry: dict) -> tuple[dict, str] | None:
+def die_entry(here: str, entry: dict) -> tuple[dict, str] | None:
     """The entry's ``die`` table (removed from it) and where it was read, or None."""
     if "die" not in entry:
         return None
@@ -359,18 +323,43 @@ def _die(here: str, entry: dict) -> tuple[dict, str] | None:
     return table, f"{here} die"
 
 
-def _keep_read(gpus: dict[str, GpuSpec], dies: dict[str, tuple[dict, str, LogicDies]],
-               derived: dict[str, tuple[str, float]],
-               hosts: dict[str, Parameter] | None = None) -> None:
-    """Record the die tables, derivations and host power rows of ``gpus`` once they are all
-    read (a GPU read again without one loses the one read before)."""
+class ReadGpu(NamedTuple):
+    """A GPU as read, with the facts its entry gives beside the spec (each None where it
+    gives none): its die table ``(table, where, checked dies)`` (optional ``die`` key: rows
+    of die and package data, checked when the entry is read, compute.dies, and priced by
+    compute.yield_model), what it derives from ``(base GPU, fraction of its silicon)`` (the
+    catalog's Lite family, a GPU file's ``derive_from`` entries) and its ``host_power_W``
+    row. A GpuSpec holds performance only; the rest is kept beside it so that saved fabrics
+    and the ``hardware --json`` shape stay as they are (:mod:`compute.gpu_facts` answers
+    from it)."""
+
+    spec: GpuSpec
+    die: tuple[dict, str, LogicDies] | None
+    derived: tuple[str, float] | None
+    host_power: Parameter | None
+
+
+#: Every GPU read so far, by name (the catalog's, a GPU file's, a saved fabric's noted by
+#: compute.gpu_facts.note_gpu_file_facts), with its entry's facts: the one record of them.
+#: A GPU file's entry may derive from another of the same file, which get_gpu (the catalog)
+#: does not know.
+_READ: dict[str, ReadGpu] = {}
+
+
+def keep_read(gpus: dict[str, GpuSpec], dies: dict[str, tuple[dict, str, LogicDies]],
+              derived: dict[str, tuple[str, float]],
+              hosts: dict[str, Parameter] | None = None) -> None:
+    """Record ``gpus`` with their die tables, derivations and host power rows by name once
+    they are all read (a GPU read again without one loses the one read before)."""
+    hosts = hosts or {}
     for name, spec in gpus.items():
-        _READ[name] = spec
-        for kept, new in ((_DIE_TABLES, dies), (_DERIVED, derived), (_HOST_POWERS, hosts or {})):
-            if name in new:
-                kept[name] = new[name]
-            else:
-                kept.pop(name, None)
+        _READ[name] = ReadGpu(spec, dies.get(name), derived.get(name), hosts.get(name))
+
+
+def read_gpu(name: str) -> ReadGpu | None:
+    """The GPU ``name`` as read so far with its entry's facts (:class:`ReadGpu`), or None:
+    the catalog's GPUs once it is read (:func:`catalog`), a GPU file's once it is."""
+    return _READ.get(name)
 
 
 #: A GPU file entry's optional key: W per GPU its system's host (server less GPUs and
@@ -380,18 +369,7 @@ def _keep_read(gpus: dict[str, GpuSpec], dies: dict[str, tuple[dict, str, LogicD
 HOST_POWER_KEY = "host_power_W"
 #: Most host power per GPU taken (W): 100 kW, over 100x any published system's (186-716 W).
 MAX_HOST_POWER = 1e5
-#: The ``host_power_W`` rows of the GPU files read so far, by GPU name.
-_HOST_POWERS: dict[str, Parameter] = {}
-
-
-def host_power_of(gpu: GpuSpec) -> Parameter | None:
-    """The ``host_power_W`` row (:class:`compute.rows.Parameter`, W) of a GPU-file GPU as
-    read (the spec read under its name), or None where its entry has none."""
-    row = _HOST_POWERS.get(gpu.name)
-    return row if row is not None and _READ.get(gpu.name) == gpu else None
-
-
-def _host_power(here: str, entry: dict) -> Parameter:
+def host_power_row(here: str, entry: dict) -> Parameter:
     """The entry's ``host_power_W`` row, checked: a sourced row in W, 0 to
     :data:`MAX_HOST_POWER`."""
     row = entry[HOST_POWER_KEY]
@@ -399,232 +377,6 @@ def _host_power(here: str, entry: dict) -> Parameter:
                      high=MAX_HOST_POWER)
     return Parameter(HOST_POWER_KEY, v, "W", row["value"], row["source"], "",
                      row.get("confidence", ""))
-
-
-#: Every GPU read so far, by name (the catalog's and a GPU file's): a GPU file's entry may
-#: derive from another of the same file, which get_gpu (the catalog) does not know.
-_READ: dict[str, GpuSpec] = {}
-
-
-def base_gpu(name: str) -> GpuSpec | None:
-    """The GPU the GPU ``name`` derives from (:func:`derivation`), as read (a catalog GPU or
-    one of the same GPU file), else None.
-
-    >>> base_gpu("Lite").name, base_gpu("H100-SXM")
-    ('H100-SXM', None)
-    """
-    derived = derivation(name)
-    if derived is None:
-        return None
-    return _READ.get(derived[0]) or get_gpu(derived[0])
-
-
-#: The GPU whose NVLinks a GPU naming no count of its own is taken to have
-#: (:func:`nvlink_count`): the H100's fourth-generation NVLink, whose line rate is its
-#: catalog entry's 450 GB/s a direction over its 18 links, 25 GB/s (NVIDIA H100 datasheet,
-#: gpus.toml). The collective model takes the same generation for a GPU it does not know
-#: (netmodel/data/collective_generations.toml: default = "hopper").
-NVLINK_REFERENCE = "H100-SXM"
-
-
-def nvlink_count(gpu: GpuSpec) -> int:
-    """NVLinks per GPU: the one rule fabric builders' default (``nvlinks`` of
-    :func:`topologies.hierarchical.rail_optimized`, ``superpod``, ``nvl72``) and a
-    scenario's ``"$nvlinks"`` follow. The GPU's own count (:attr:`GpuSpec.nvlinks`: its
-    entry's ``nvlinks`` key; a derived GPU keeps its base's); for a GPU that names none,
-    the scale-up bandwidth of the GPU it derives from at the root (:func:`root_gpu`) over
-    one NVLink's line rate of :data:`NVLINK_REFERENCE` (25 GB/s), which must be a whole
-    number of links within ``limits.toml``'s ``[gpu.nvlinks]`` range; otherwise one line
-    asking for the count.
-
-    >>> [nvlink_count(get_gpu(g)) for g in ("A100-SXM-80GB", "H100-SXM", "B200-HGX", "Lite")]
-    [12, 18, 18, 18]
-    >>> mine = replace(get_gpu("H100-SXM"), name="Mine", scaleup_bandwidth=400e9, nvlinks=None)
-    >>> nvlink_count(mine)   # 400 / 25 GB/s
-    16
-    """
-    if not isinstance(gpu, GpuSpec):
-        validate.of_type("gpu", gpu, GpuSpec, "get_gpu('H100-SXM')", default=False)
-    if gpu.nvlinks is not None:
-        return gpu.nvlinks
-    base = root_gpu(gpu)
-    if base.nvlinks is not None:
-        return base.nvlinks
-    ref = get_gpu(NVLINK_REFERENCE)
-    rate = ref.scaleup_bandwidth / ref.nvlinks
-    links = base.scaleup_bandwidth / rate
-    allowed = validate.limits("gpu")["nvlinks"]
-    whole = round(links)
-    if not (allowed.minimum <= whole <= allowed.maximum and abs(links - whole) <= 1e-9 * links):
-        from compute.units import format_bandwidth
-
-        raise UserError(f"GPU {gpu.name!r} gives no NVLink count and its scale-up bandwidth "
-                        f"{format_bandwidth(base.scaleup_bandwidth)} is not a whole number "
-                        f"from {allowed.minimum:,} to {allowed.maximum:,} of NVLinks of "
-                        f"{format_bandwidth(rate)} (the {NVLINK_REFERENCE}'s) ({links:.4g}); "
-                        f"give the GPU an nvlinks = N key")
-    return int(whole)
-
-
-def root_gpu(gpu: GpuSpec) -> GpuSpec:
-    """The GPU at the root of ``gpu``'s derivations (:func:`base_gpu`, followed to a GPU
-    derived from none, a GPU file's chains included), ``gpu`` itself if derived from none.
-
-    >>> root_gpu(get_gpu("Lite")).name, root_gpu(get_gpu("H100-SXM")).name
-    ('H100-SXM', 'H100-SXM')
-    """
-    *_, root = _lineage(gpu.name)
-    return gpu if root == gpu.name else _READ.get(root) or get_gpu(root)
-
-
-def _lineage(name: str) -> Iterator[str]:
-    """``name``, then the GPU it derives from (:func:`derivation`), and so on to a GPU
-    derived from none (a cycle stopped at its first repeat).
-
-    >>> list(_lineage("Lite")), list(_lineage("H100-SXM"))
-    (['Lite', 'H100-SXM'], ['H100-SXM'])
-    """
-    catalog()
-    seen: set[str] = set()
-    while name not in seen:
-        seen.add(name)
-        yield name
-        derived = _DERIVED.get(name)
-        if derived is None:
-            return
-        name = derived[0]
-
-
-#: The GPUs read so far that derive from another (the catalog's Lite family, a GPU file's
-#: ``derive_from`` entries): name -> (base GPU, fraction of its silicon).
-_DERIVED: dict[str, tuple[str, float]] = {}
-
-
-#: The keys of a GPU file's entry whose facts compute keeps beside the GpuSpec, by GPU name
-#: (:data:`_DERIVED`, :data:`_DIE_TABLES`, :data:`_HOST_POWERS`): what it derives from and
-#: by what fraction (the collective calibration's generation, the dies of a GPU without a
-#: table of its own), its die table (package cost, list price, yield) and its host power.
-#: A saved fabric carries them for its GPU types (topologies: graph attribute
-#: ``gpu_file_facts``, :func:`gpu_file_facts` and :func:`note_gpu_file_facts`), so that a
-#: process that never read the GPU file costs its GPUs as one that did.
-GPU_FILE_FACTS = ("derive_from", "fraction", "die", HOST_POWER_KEY)
-
-
-def gpu_file_facts(spec: GpuSpec) -> dict:
-    """What compute knows of the GPU ``spec`` beside the spec, as its GPU file's entry says
-    it (the keys of :data:`GPU_FILE_FACTS`, JSON-safe copies): ``derive_from`` and
-    ``fraction`` where it derives from another GPU (by its name, :func:`derivation`),
-    ``die`` and ``host_power_W`` where ``spec`` is the GPU read under its name. {} for a
-    catalog GPU's name (the catalog keeps its own) and a GPU known to no file.
-
-    >>> gpu_file_facts(get_gpu("Lite")), gpu_file_facts(get_gpu("H100-SXM"))
-    ({}, {})
-    """
-    table = catalog()
-    if find_name(table, spec.name) is not None:
-        return {}
-    out: dict = {}
-    step = _DERIVED.get(spec.name)
-    if step is not None:
-        out.update(derive_from=step[0], fraction=step[1])
-    if _READ.get(spec.name) == spec:
-        if spec.name in _DIE_TABLES:
-            out["die"] = deepcopy(_DIE_TABLES[spec.name][0])
-        row = _HOST_POWERS.get(spec.name)
-        if row is not None:
-            out[HOST_POWER_KEY] = {"value": row.raw, "unit": row.unit, "source": row.source,
-                                   "confidence": row.confidence}
-    return out
-
-
-def check_gpu_file_facts(specs: Mapping[str, GpuSpec], facts: object, where: str) -> tuple[
-        dict[str, tuple[dict, str, LogicDies]], dict[str, tuple[str, float]],
-        dict[str, Parameter]]:
-    """``facts`` (``{name: {key of GPU_FILE_FACTS: value}}``, of the GPUs ``specs``) checked
-    as a GPU file's entries are (the same checks, so a value a GPU file refuses is refused
-    here), read at ``where``: ``(dies, derivations, host power rows)`` by GPU name. Refused
-    in one line: a name not in ``specs`` or a catalog GPU's, an unknown key, a
-    ``derive_from`` naming neither a catalog GPU nor one of ``specs``, a cycle of them.
-
-    >>> check_gpu_file_facts({}, {"Lite": {}}, "f.json")
-    Traceback (most recent call last):
-    ...
-    compute.errors.UserError: f.json: 'Lite' names a catalog GPU, whose facts are the catalog's
-    """
-    if not isinstance(facts, dict):
-        raise UserError(f"{where} must be a table of GPU name: facts, got "
-                        f"{validate.describe(facts)}")
-    table = catalog()
-    dies: dict[str, tuple[dict, str, LogicDies]] = {}
-    derived: dict[str, tuple[str, float]] = {}
-    hosts: dict[str, Parameter] = {}
-    for name, entry in facts.items():
-        if isinstance(name, str) and find_name(table, name) is not None:
-            raise UserError(f"{where}: {validate.describe(name)} names a catalog GPU, whose "
-                            f"facts are the catalog's")
-        if not isinstance(specs.get(name), GpuSpec):   # type: ignore[call-overload]
-            raise UserError(f"{where}: {validate.describe(name)} is not one of the GPU types "
-                            f"given (gpu_types): {known(specs)}")
-        here = f"{where}: GPU {name!r}"
-        entry = dict(validate.table(here, entry))
-        unknown = sorted(map(str, set(entry) - set(GPU_FILE_FACTS)))
-        if unknown:
-            raise UserError(f"{here} has unknown key(s) {', '.join(k[:60] for k in unknown)}; "
-                            f"allowed: {', '.join(GPU_FILE_FACTS)}")
-        if "derive_from" in entry:
-            base = entry["derive_from"]
-            if not isinstance(base, str) or (base not in table and base not in specs):
-                raise UserError(f"{here} derives from unknown GPU {validate.describe(base)}; "
-                                f"known: {known([*table, *specs])}")
-            derived[name] = (base, float(validate.in_range(here, "gpu", "fraction",
-                                                           entry.get("fraction", 1.0))))
-        elif "fraction" in entry:
-            raise UserError(f"{here}: fraction is a fraction of the GPU it derives from; it "
-                            f"has no derive_from")
-        die = _die(here, entry)
-        if die is not None:
-            dies[name] = (die[0], die[1], check_die_table(name, die[0], die[1],
-                                                          specs[name].sms))
-        if HOST_POWER_KEY in entry:
-            hosts[name] = _host_power(here, entry)
-    ends: set[str] = set()   # every lineage ends at a GPU derived from none
-    for name in derived:
-        chain, last = {name: None}, name   # in order
-        while last not in ends and (step := derived.get(last)) is not None:
-            if step[0] in chain:
-                raise UserError(f"{where}: GPU {step[0]!r} derives from itself "
-                                f"({' -> '.join(c[:60] for c in [*chain, step[0]][:8])})")
-            chain[last := step[0]] = None
-        ends.update(chain)
-    return dies, derived, hosts
-
-
-def note_gpu_file_facts(specs: Mapping[str, GpuSpec], facts: object, where: str) -> None:
-    """Know the GPUs of ``facts`` (:func:`gpu_file_facts` by name, of the GPUs ``specs``:
-    a saved fabric's GPU types) from here on as reading their GPU file would have, checked
-    (:func:`check_gpu_file_facts`): each with its derivation, die table and host power or
-    none (a GPU read again without one loses the one read before).
-
-    >>> half = derive_gpu(get_gpu("B200-HGX"), "NotedHalf", fraction=0.5)
-    >>> note_gpu_file_facts({"NotedHalf": half}, {"NotedHalf": {"derive_from": "B200-HGX",
-    ...     "fraction": 0.5}}, "f.json")
-    >>> derivation("NotedHalf"), gpu_file_facts(half)
-    (('B200-HGX', 0.5), {'derive_from': 'B200-HGX', 'fraction': 0.5})
-    """
-    dies, derived, hosts = check_gpu_file_facts(specs, facts, where)
-    _keep_read({name: specs[name] for name in facts}, dies, derived, hosts)  # type: ignore[union-attr]
-
-
-def derivation(name: str) -> tuple[str, float] | None:
-    """``(base GPU, fraction)`` of the GPU ``name`` where it was derived from another (in
-    the catalog, a GPU file or a saved fabric read before: :func:`note_gpu_file_facts`),
-    else None.
-
-    >>> derivation("Lite"), derivation("H100-SXM")
-    (('H100-SXM', 0.25), None)
-    """
-    catalog()
-    return _DERIVED.get(name)
 
 
 def _pos_int(name, key, v):
@@ -645,7 +397,7 @@ def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: 
     entry = dict(validate.table(here, entry))
     given = entry.pop("source", None)   # required: checked after the other keys (_source)
     flags = _flags(here, entry)
-    die = _die(here, entry)
+    die = die_entry(here, entry)
     if die is not None:
         dies[name] = die
     if "derive_from" in entry:
@@ -756,7 +508,7 @@ def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec],
             host, entry = entry, {k: v for k, v in entry.items() if k != HOST_POWER_KEY}
         out[name] = _gpu_from_entry(name, entry, seen, where, raw, derived)
         if host is not None:
-            hosts[name] = _host_power(f"{where}: GPU {name!r}", host)
+            hosts[name] = host_power_row(f"{where}: GPU {name!r}", host)
         if name in raw:  # its die table checked where it is read, against the GPU's SMs
             table, here = raw[name]
             dies[name] = (table, here, check_die_table(name, table, here, out[name].sms))
@@ -770,7 +522,7 @@ def catalog() -> dict[str, GpuSpec]:
     dies: dict[str, tuple[dict, str, LogicDies]] = {}
     derived: dict[str, tuple[str, float]] = {}
     gpus = _parse_gpu_table(tomllib.loads(text), "compute/data/gpus.toml", {}, dies, derived)
-    _keep_read(gpus, dies, derived)
+    keep_read(gpus, dies, derived)
     return gpus
 
 
@@ -795,7 +547,7 @@ def load_gpu_file(path: str | PathLike[str]) -> dict[str, GpuSpec]:
                         f"catalog GPU; give yours another name (derive_from = "
                         f"{find_name(table, taken[0])!r} "
                         f"starts from it)")
-    _keep_read(gpus, dies, derived, hosts)
+    keep_read(gpus, dies, derived, hosts)
     return gpus
 
 

@@ -133,7 +133,7 @@ REFERENCE_GPUS = ("H100-SXM", "H200-SXM")
 def _base_of(spec: GpuSpec) -> GpuSpec | None:
     """The GPU ``spec`` is derived from (the Lite family: H100-SXM; a GPU file's
     ``derive_from``, a catalog GPU or another of the same file), or None."""
-    from compute.hardware import base_gpu
+    from compute.gpu_facts import base_gpu
 
     return base_gpu(spec.name.split("@", 1)[0])
 
@@ -153,7 +153,8 @@ def gpu_dies(gpu: str | GpuSpec) -> LogicDies:
     >>> round(a.area * 1e6), a.sms_physical, a.sms_enabled, a.wafer_price, a.list_price
     (826, 128, 108, 9346.0, 12500.0)
     """
-    from compute.hardware import derivation, get_gpu, logic_dies
+    from compute.gpu_facts import derivation, logic_dies
+    from compute.hardware import get_gpu
 
     spec = get_gpu(gpu)
     name = spec.name.split("@", 1)[0]  # a GPU at another clock keeps its die
@@ -185,7 +186,8 @@ def gpu_dies(gpu: str | GpuSpec) -> LogicDies:
 
 def _with_dies() -> list[str]:
     """Names of the catalog GPUs (and GPU-file GPUs read so far) with die data."""
-    from compute.hardware import catalog, die_table
+    from compute.gpu_facts import die_table
+    from compute.hardware import catalog
 
     out = []
     for name, spec in catalog().items():

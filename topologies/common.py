@@ -65,7 +65,8 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError, known
-from compute.hardware import GpuSpec, base_gpu, catalog, get_gpu, gpu_file_facts
+from compute.gpu_facts import base_gpu, gpu_file_facts
+from compute.hardware import GpuSpec, catalog, get_gpu
 from compute.validate import describe, is_whole
 from topologies.limits import MAX_RADIX, PHYSICAL_MAX, PHYSICAL_MIN
 from topologies.registry import REGISTRY, builder, format_value  # noqa: F401  (old home)
@@ -160,7 +161,7 @@ def _record(graph: nx.Graph, gpus: int, specs: Sequence[GpuSpec]) -> None:
     own = {s.name: s for s in specs if catalog().get(s.name) != s}
     if own:
         # what compute knows of each beside its spec (a GPU file's derive_from, die table,
-        # host power: compute.hardware.GPU_FILE_FACTS), and of the GPUs each derives from,
+        # host power: compute.gpu_facts.GPU_FILE_FACTS), and of the GPUs each derives from,
         # to a catalog GPU: a fabric file carries them, so a process that never read the
         # GPU file calibrates, prices and powers its GPUs as this one does
         facts = {}

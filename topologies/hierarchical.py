@@ -19,7 +19,8 @@ import numpy as np
 
 from compute import validate
 from compute.errors import UserError
-from compute.hardware import GpuSpec, nvlink_count
+from compute.gpu_facts import nvlink_count
+from compute.hardware import GpuSpec
 from topologies.common import (
     CABLE_MEDIA,
     LEAF_SPINE_LENGTH,
@@ -129,7 +130,7 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
         NVL72). Default the GPU's (:attr:`~compute.hardware.GpuSpec.nvlinks`: 12 on the
         A100, 18 on the H100 and B200, a derived GPU its base's); where it gives none, its
         scale-up bandwidth over the H100's 25 GB/s NVLink4 rate, as a scenario's
-        ``"$nvlinks"`` counts them (:func:`compute.hardware.nvlink_count`).
+        ``"$nvlinks"`` counts them (:func:`compute.gpu_facts.nvlink_count`).
     nvswitch_radix : int, optional
         Ports of the domain switch; default ``domain_size * nvlinks``.
     in_network_reduction : bool, optional

@@ -65,7 +65,8 @@ import networkx as nx
 
 from compute.config_files import DuplicateKeyError, FloatOverflow, finite_float, unique_keys
 from compute.errors import UserError
-from compute.hardware import GpuSpec, note_gpu_file_facts
+from compute.gpu_facts import note_gpu_file_facts
+from compute.hardware import GpuSpec
 from compute.outputs import atomic_write
 from compute.validate import describe
 from topologies.graphml import ONCE

@@ -49,7 +49,7 @@ spec string that rebuilds it, or ``""``), ``gpus`` (int: the number of GPU nodes
 a GPU type is not the catalog's own entry, ``gpu_types`` (``{name: GpuSpec}``, with the
 GPUs they derive from, to a catalog GPU) and, for those of them a GPU file says more of,
 ``gpu_file_facts`` (``{name: {key: value}}``, the keys of
-:data:`compute.hardware.GPU_FILE_FACTS`: ``derive_from`` and ``fraction``, the ``die``
+:data:`compute.gpu_facts.GPU_FILE_FACTS`: ``derive_from`` and ``fraction``, the ``die``
 table, ``host_power_W``, as the GPU file gives them; checked as a GPU file's entry). Builders add
 ``builder`` (the registered name) and ``args`` (its non-default arguments, JSON-safe; see
 :mod:`topologies.registry`), ``nodes_built`` and ``edges_built`` (the counts they made:
@@ -76,6 +76,7 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError, known
+from compute.gpu_facts import check_gpu_file_facts, derivation
 from compute.hardware import (
     CLOCK_MARK,
     FLAG_FIELDS,
@@ -83,8 +84,6 @@ from compute.hardware import (
     UNSET_FIELDS,
     GpuSpec,
     catalog,
-    check_gpu_file_facts,
-    derivation,
     spec_ranges,
 )
 from compute.validate import MAX_TEXT_LENGTH, describe, is_whole, number
@@ -278,7 +277,7 @@ def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> Gpu
     ``nvlinks`` (a whole number in its range, or null: none given), which a GPU saved
     without it takes from the catalog GPU of its name (``NAME@R``, a GPU at another clock:
     ``NAME``'s) where there is one, else none (builders then count them by
-    :func:`compute.hardware.nvlink_count`).
+    :func:`compute.gpu_facts.nvlink_count`).
 
     >>> from compute.hardware import get_gpu
     >>> gpu_spec_from_dict("Lite", get_gpu("Lite").to_dict()) == get_gpu("Lite")

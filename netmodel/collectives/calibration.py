@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 from compute.config_files import check_keys, read_table
 from compute.errors import UserError, known
-from compute.hardware import derivation as _derivation
+from compute.gpu_facts import derivation as _derivation
 from compute.validate import describe, is_finite, is_whole
 from topologies.limits import PHYSICAL_MIN
 

@@ -362,7 +362,8 @@ def host_power_row(gpu: GpuSpec):
     ``host_power_W`` (the GPU as read), or None: the TDP rule from ``host_power_per_h100``
     applies. A GPU at another clock (:func:`compute.power.gpu_at_clock`) has the row of the
     GPU it was made from: its host is the same system's."""
-    from compute.hardware import catalog, host_power_of
+    from compute.gpu_facts import host_power_of
+    from compute.hardware import catalog
     from compute.power import nominal_spec
 
     gpu = nominal_spec(gpu)

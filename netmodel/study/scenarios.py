@@ -416,7 +416,7 @@ def _toml_table(name: str, table: dict) -> list[str]:
 # ------------------------------------------------------------------ resolving the fabric
 
 def nvlinks_of(gpu: GpuSpec) -> int:
-    """NVLinks per GPU (the ``"$nvlinks"`` token): :func:`compute.hardware.nvlink_count`,
+    """NVLinks per GPU (the ``"$nvlinks"`` token): :func:`compute.gpu_facts.nvlink_count`,
     the rule fabric builders default to, so a scenario and a builder wire one GPU alike: the
     GPU's own count (:attr:`~compute.hardware.GpuSpec.nvlinks`; a GPU derived from another,
     the Lite family from the H100, keeps its base's, each link carrying its share, so
@@ -427,7 +427,7 @@ def nvlinks_of(gpu: GpuSpec) -> int:
     >>> [nvlinks_of(get_gpu(g)) for g in ("A100-SXM-80GB", "H100-SXM", "B200-HGX", "Lite")]
     [12, 18, 18, 18]
     """
-    from compute.hardware import nvlink_count
+    from compute.gpu_facts import nvlink_count
 
     try:
         return nvlink_count(gpu)

@@ -22,7 +22,8 @@ import pytest
 
 from compute.errors import UserError
 from compute.evaluate_one import evaluate
-from compute.hardware import get_gpu, logic_dies
+from compute.gpu_facts import logic_dies
+from compute.hardware import get_gpu
 from compute.hf_config import load_hf_config
 from compute.models import get_model
 from compute.power import gpu_power

@@ -235,7 +235,8 @@ def test_a_gpu_files_derived_gpu_is_a_slice_of_its_base_like_the_catalogs(tmp_pa
     """A GPU file's derive_from GPU is priced as the catalog's derived GPUs are (it had no
     package cost: 'no die data'): a quarter H100 by another name costs what the catalog's
     Lite costs, to the last bit; a Lite with twice the HBM pays twice the Lite's HBM."""
-    from compute.hardware import derivation, load_gpu_file
+    from compute.gpu_facts import derivation
+    from compute.hardware import load_gpu_file
 
     path = tmp_path / "mine.toml"
     path.write_text('[gpu."Quarter"]\nderive_from = "H100-SXM"\nfraction = 0.25\n'

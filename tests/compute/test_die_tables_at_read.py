@@ -11,7 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from compute.errors import UserError
-from compute.hardware import die_table, load_gpu_file, logic_dies
+from compute.gpu_facts import die_table, logic_dies
+from compute.hardware import load_gpu_file
 from compute.yield_model import gpu_dies, gpu_price, package_cost, price_basis
 from netmodel.cli.main import cli
 from tests.compute.test_hostile_round5_dies import gpu_file

@@ -21,7 +21,8 @@ from click.testing import CliRunner
 
 from compute.errors import UserError
 from compute.evaluate_one import evaluate
-from compute.hardware import get_gpu, logic_dies
+from compute.gpu_facts import logic_dies
+from compute.hardware import get_gpu
 from compute.power import gpu_power
 from compute.yield_model import gpu_price, price_basis
 from tests.compute.test_b300 import _decode_bytes_llama3_70b  # the bytes by hand, said once

@@ -12,7 +12,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from compute.errors import UserError
-from compute.hardware import get_gpu, nvlink_count
+from compute.gpu_facts import nvlink_count
+from compute.hardware import get_gpu
 from topologies import build, validate
 from topologies.common import (
     LEAF_SPINE_LENGTH,

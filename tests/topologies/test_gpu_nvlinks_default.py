@@ -38,7 +38,7 @@ def test_catalog_agrees_with_the_bandwidth_rule():
     # each catalog count is the scale-up bandwidth over one NVLink's line rate of the GPU's
     # generation (collective_generations.toml nvlink_bandwidth: 25 GB/s Ampere and Hopper,
     # 50 GB/s Blackwell), computed here, not through nvlinks_of (which returns the count)
-    from compute.hardware import root_gpu
+    from compute.gpu_facts import root_gpu
     from netmodel.collectives.calibration import default_calibration
 
     for name in gpu_names():

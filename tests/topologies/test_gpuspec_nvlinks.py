@@ -157,7 +157,7 @@ def test_hardware_json_has_the_field(tmp_path):
 def test_saved_fabric_keeps_the_count(tmp_path, ext, links, wired):
     # before: gpu_types had no nvlinks; the count came back by name (18 for HalfA100).
     # None (none given) is saved as null and read back as None; the builder counts it by
-    # compute.hardware.nvlink_count, as "$nvlinks" does: a GPU derived in code and then
+    # compute.gpu_facts.nvlink_count, as "$nvlinks" does: a GPU derived in code and then
     # stripped of its count is a root of its own, 150 GB/s (half an A100's 300) over the
     # H100's 25 GB/s links = 6 (the builder wired 18, its old default, where "$nvlinks"
     # said 6)

@@ -1,4 +1,4 @@
-"""A GPU that names no NVLink count is wired by one rule (compute.hardware.nvlink_count) in
+"""A GPU that names no NVLink count is wired by one rule (compute.gpu_facts.nvlink_count) in
 the fabric builders and a scenario's "$nvlinks": its root's scale-up bandwidth over the
 H100's NVLink4 line rate (gpus.toml: 450 GB/s over 18 links = 25 GB/s, NVIDIA H100
 datasheet). Before, rail-optimized (and superpod, nvl72) wired 18 whatever the bandwidth
@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 
 from compute.errors import UserError
-from compute.hardware import load_gpu_file, nvlink_count
+from compute.gpu_facts import nvlink_count
+from compute.hardware import load_gpu_file
 from netmodel.study.fabric_search import build_fabric
 from netmodel.study.scenarios import get_scenario, nvlinks_of
 from topologies.hierarchical import nvl72, rail_optimized, superpod
