@@ -278,7 +278,7 @@ def model_help(many: bool = False) -> str:
 
 def fabric_help() -> str:
     """What an argument naming a fabric takes, written from the builder and scenario
-    registries (for --help; resolved by :func:`netmodel.study.topology_compare.resolve_fabric`)."""
+    registries (for --help; resolved by :func:`netmodel.study.fabric_ref.resolve_fabric`)."""
     from netmodel.study.scenarios import scenario_names
     from topologies.specs import builders
 

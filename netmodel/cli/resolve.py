@@ -140,7 +140,7 @@ def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_na
         return scen.gpu_spec, coll, desc, coll.gpus
     if fabric_ref is not None:
         from netmodel.collectives.model import FabricCostModel
-        from netmodel.study.topology_compare import resolve_fabric
+        from netmodel.study.fabric_ref import resolve_fabric
 
         # a spec, a file or a scenario's fabric (checked against the schema as built)
         fabric = resolve_fabric(fabric_ref)

@@ -6,7 +6,7 @@ the topologies package are imported inside the commands so ``netmodel --help`` s
 SPEC is a spec string (``fat-tree:k=8,oversubscription=2,gpu=Lite``), a saved
 ``.json`` / ``.graphml`` fabric or a scenario (``lite-ocs``, ``lite-flat@Lite+BW``, a
 ``.toml``: its fabric), resolved once here by
-:func:`netmodel.study.topology_compare.resolve_fabric`; a bad one is one ``error:`` line
+:func:`netmodel.study.fabric_ref.resolve_fabric`; a bad one is one ``error:`` line
 with exit status 2.
 Output paths follow :mod:`compute.outputs` (checked before the fabric is built: the folder
 must exist and be writable; a figure's suffix names its format).
@@ -77,7 +77,7 @@ def list_(as_json: bool) -> None:
               help="Two GPUs for path diversity (default: gpu0 and the farthest GPU).")
 def show(spec: str, as_json: bool, pair: tuple[str, str] | None) -> None:
     """Analyse a fabric: counts, bill of materials, diameter, bandwidths, path diversity."""
-    from netmodel.study.topology_compare import resolve_fabric
+    from netmodel.study.fabric_ref import resolve_fabric
     from topologies.analysis import summary
 
     fab = resolve_fabric(spec)
@@ -172,7 +172,7 @@ def compare(specs: tuple[str, ...], group: int | None, gpu: str | None, as_json:
 def plot(spec: str, output: str, title: str | None) -> None:
     """Draw a fabric (more than 512 GPUs: a representative part plus counts)."""
     from compute.outputs import check_file_path, figure_format
-    from netmodel.study.topology_compare import resolve_fabric
+    from netmodel.study.fabric_ref import resolve_fabric
     from topologies.draw import plot as draw
 
     check_file_path(output, "figure")
@@ -208,7 +208,7 @@ def export(spec: str, output: str, fmt: str | None) -> None:
             raise UserError(f"{output}: unknown fabric file type {suffix or '(none)'!r}; "
                             f"allowed: .json, .graphml, .yml (or give --format)")
     check_file_path(output, "output file", EXPORT_FORMATS[fmt])
-    from netmodel.study.topology_compare import resolve_fabric
+    from netmodel.study.fabric_ref import resolve_fabric
 
     graph = resolve_fabric(spec).graph
     if fmt == "astra-sim":

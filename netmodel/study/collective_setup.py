@@ -79,7 +79,7 @@ class CollectiveSetup:
     """
 
     label: str
-    source: str                      #: "spec", "file" or "scenario" (topology_compare.Fabric)
+    source: str                      #: "spec", "file" or "scenario" (fabric_ref.Fabric)
     scenario: Scenario | None
     placement: str
     algorithm: str
@@ -237,7 +237,7 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
         default_calibration().releases.check(nccl_release)
     max_transfers = MAX_TRANSFERS if max_transfers is None else max_transfers
     if scenario is None:
-        from netmodel.study.topology_compare import resolve_fabric
+        from netmodel.study.fabric_ref import resolve_fabric
 
         fab = resolve_fabric(fabric)
         return CollectiveSetup(label=fab.label, source=fab.source, scenario=None,

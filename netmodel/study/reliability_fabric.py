@@ -44,11 +44,11 @@ def fabric_cap():
 def fabric_cluster_scenario(ref: str) -> Scenario:
     """The scenario the reliability models run on a fabric ``ref`` (a saved
     ``.json``/``.graphml`` fabric, a builder's spec or a scenario's fabric:
-    :func:`~netmodel.study.topology_compare.resolve_fabric`), built under :func:`fabric_cap`
+    :func:`~netmodel.study.fabric_ref.resolve_fabric`), built under :func:`fabric_cap`
     into a :func:`~netmodel.study.scenarios.fabric_scenario`; a scenario's fabric is named
     by the scenario without its GPU (the label adds it back)."""
+    from netmodel.study.fabric_ref import resolve_fabric
     from netmodel.study.scenarios import fabric_scenario
-    from netmodel.study.topology_compare import resolve_fabric
 
     with fabric_cap():
         fab = resolve_fabric(ref)
@@ -65,7 +65,7 @@ _LOGICAL_CIRCUITS = {"ring": "ring", "torus": "torus"}
 
 def _ocs_scenario(fab, name: str) -> Scenario:
     """The OCS scenario of an optical circuit-switched ``fab`` (a
-    :class:`~netmodel.study.topology_compare.Fabric`) whose circuits are set: its builder's
+    :class:`~netmodel.study.fabric_ref.Fabric`) whose circuits are set: its builder's
     cabling (``[fabric] builder = "ocs"`` with the spec's own arguments, the GPU its own)
     with each instance's circuits set as its ``logical`` says (``ring``; ``torus:AxB`` a
     torus per instance), re-set on recovery as the shipped ``lite-ocs`` scenario's are

@@ -1,5 +1,5 @@
 """Every argument naming a fabric takes a scenario too (name, NAME@GPU, .toml), resolved
-once by netmodel.study.topology_compare.resolve_fabric: topology show/plot/export,
+once by netmodel.study.fabric_ref.resolve_fabric: topology show/plot/export,
 collective --fabric, costs --fabric, infer/search --fabric. Before, all but
 `topology compare` said "unknown fabric builder 'lite-ocs'"."""
 

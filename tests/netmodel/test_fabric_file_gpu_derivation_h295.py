@@ -17,7 +17,7 @@ import pytest
 
 from netmodel.collectives.calibration import default_calibration
 from netmodel.collectives.model import FabricCostModel
-from netmodel.study.topology_compare import resolve_fabric
+from netmodel.study.fabric_ref import resolve_fabric
 from tests.netmodel.scenario_helpers import run_python
 
 NBYTES = 4 * 2**20
@@ -25,7 +25,7 @@ NBYTES = 4 * 2**20
 #: all-reduce time (repr: bit for bit) and whether the file kept its builder (as built).
 COST = ("import sys\n"
         "from netmodel.collectives.model import FabricCostModel\n"
-        "from netmodel.study.topology_compare import resolve_fabric\n"
+        "from netmodel.study.fabric_ref import resolve_fabric\n"
         "g = resolve_fabric(sys.argv[1]).graph\n"
         "m = FabricCostModel(g)\n"
         f"t = m.collective_time('all-reduce', {NBYTES!r}, 2)\n"

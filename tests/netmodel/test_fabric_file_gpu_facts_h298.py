@@ -50,7 +50,7 @@ source = "test: half of H298Half"
 COST = ("import json, sys\n"
         "from netmodel.study.cost import cost_summary\n"
         "from netmodel.study.scenarios import fabric_scenario\n"
-        "from netmodel.study.topology_compare import resolve_fabric\n"
+        "from netmodel.study.fabric_ref import resolve_fabric\n"
         "s = fabric_scenario(resolve_fabric(sys.argv[1]).graph, 'fab')\n"
         "print(json.dumps(cost_summary(s, 'Llama-3-70B', 'decode').to_dict(), "
         "sort_keys=True))\n")

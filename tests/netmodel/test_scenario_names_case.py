@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from compute.errors import UserError
+from netmodel.study.fabric_ref import resolve_fabric
 from netmodel.study.scenarios import (
     get_scenario,
     is_scenario_ref,
@@ -14,7 +15,6 @@ from netmodel.study.scenarios import (
     shipped_scenario,
     shipped_scenarios,
 )
-from netmodel.study.topology_compare import resolve_fabric
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 from topologies.registry import canonical_name, get_builder
 

@@ -13,9 +13,10 @@ import pytest
 from compute.errors import UserError
 from compute.hardware import get_gpu
 from netmodel.collectives.calibration import default_calibration
+from netmodel.study.fabric_ref import resolve_fabric
 from netmodel.study.network_bill import network_costs
 from netmodel.study.scenarios import scenario_names
-from netmodel.study.topology_compare import COLUMNS, SIZES, compare_topologies, resolve_fabric
+from netmodel.study.topology_compare import COLUMNS, SIZES, compare_topologies
 from topologies import build
 from topologies.failure_domains import components
 from topologies.hardware_radius import _Cutter, hardware_radius
@@ -283,7 +284,8 @@ def test_bad_input(fabrics, kwargs, needle):
 def test_islands_of_circuits():
     """Circuits that leave islands (fabric files must be connected, but a circuit set may
     not be): the group is cut apart, and a GPU's loss cuts its partner off."""
-    from netmodel.study.topology_compare import Fabric, _all_reduce
+    from netmodel.study.fabric_ref import Fabric
+    from netmodel.study.topology_compare import _all_reduce
     from topologies.optical import realize
 
     g = realize(build("ocs:gpus=8,ports=2"), "0-1;2-3;4-5;6-7")

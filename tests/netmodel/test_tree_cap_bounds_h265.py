@@ -21,7 +21,7 @@ import pytest
 from compute.errors import UserError
 from netmodel.collectives.calibration import default_calibration, load_generations
 from netmodel.collectives.model import FabricCostModel
-from netmodel.study.topology_compare import resolve_fabric
+from netmodel.study.fabric_ref import resolve_fabric
 
 
 @pytest.mark.parametrize("key", ["tree_channel_bandwidth", "tree_ll128_channel_bandwidth"])

@@ -1,0 +1,120 @@
+"""A fabric named as every command names one, resolved to its graph: a spec string
+(``fat-tree:k=8,gpu=Lite``), a saved ``.json``/``.graphml`` file, or a scenario
+(``lite-flat``, ``lite-flat@Lite+BW``, a ``.toml``), whose *physical* fabric is used (as
+built, before its ``[adjust]``). ``gpu`` re-types it: a scenario by
+:meth:`~netmodel.study.scenarios.Scenario.with_gpu`, a spec through its builder's ``gpu``
+(or ``lite``) parameter, so ``bandwidth=auto`` follows the new GPU; a saved file cannot be
+re-typed. The commands that take a fabric (``netmodel topology``'s, ``--fabric``
+elsewhere) and the study resolve it here, each built spec once per process.
+
+>>> f = resolve_fabric("ring:n=8")
+>>> f.label, f.source, f.graph.graph["gpus"], f.scenario is None
+('ring:n=8', 'spec', 8, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+import networkx as nx
+
+from compute.errors import UserError, known
+
+if TYPE_CHECKING:
+    from netmodel.study.scenarios import Scenario
+
+__all__ = ["Fabric", "resolve_fabric"]
+
+_FILE_SUFFIXES = (".json", ".graphml")
+
+
+@dataclass(frozen=True, eq=False)
+class Fabric:
+    """A resolved fabric: ``label`` (its name, re-typed where ``gpu`` was given; a
+    comparison's column), ``source`` (``"spec"``, ``"file"`` or
+    ``"scenario"``), the physical ``graph`` (shared and cached: do not modify it), and for a
+    scenario the :class:`~netmodel.study.scenarios.Scenario`."""
+
+    label: str
+    source: str
+    graph: nx.Graph
+    scenario: Scenario | None = None
+
+
+@lru_cache(maxsize=64)
+def _build_spec(name: str, params: tuple) -> nx.Graph:
+    """A spec's fabric, built once per process (the graph is shared: do not modify it)."""
+    from topologies.specs import build
+
+    return build(name, dict(params))
+
+
+def resolve_fabric(ref: str, gpu: str | None = None) -> Fabric:
+    """The :class:`Fabric` that ``ref`` names (see the module docstring); ``gpu`` re-types it.
+
+    >>> f = resolve_fabric("lite-flat", gpu="Lite+BW")
+    >>> f.label, f.source, f.graph.graph["gpus"], f.graph.nodes["gpu0"]["gpu"]
+    ('lite-flat@Lite+BW', 'scenario', 128, 'Lite+BW')
+    >>> resolve_fabric("ring:n=4", gpu="Lite").label
+    'ring:n=4,gpu=Lite'
+    """
+    if not isinstance(ref, str) or not ref.strip():
+        raise UserError(f"a fabric must be a spec string, a .json/.graphml file or a scenario "
+                        f"name, got {ref!r}")
+    ref = ref.strip()
+    if gpu is not None and (not isinstance(gpu, str) or not gpu.strip()):
+        raise UserError(f"gpu must be a GPU type name, got {gpu!r}")
+    if ref.lower().endswith(_FILE_SUFFIXES):
+        if gpu is not None:
+            raise UserError(f"gpu cannot re-type the saved fabric file {ref!r} (its GPUs are "
+                            f"part of the file); give a spec string or a scenario instead")
+        from topologies.specs import build
+
+        return Fabric(ref, "file", build(ref))
+    from netmodel.study.scenarios import is_scenario_ref
+
+    if is_scenario_ref(ref):
+        from netmodel.study.fabric_search import build_fabric
+        from netmodel.study.scenarios import get_scenario
+
+        s = get_scenario(ref)
+        if gpu is not None:
+            s = s.with_gpu(gpu.strip())
+        return Fabric(s.label if gpu is not None else ref, "scenario", build_fabric(s), s)
+    from topologies.specs import builders, parse_spec
+
+    infos = {b.name: b for b in builders()}
+    base, at, at_gpu = ref.rpartition("@")
+    if at and base.partition(":")[0].strip() in infos:
+        # NAME@GPU re-types a scenario only; a builder takes its GPU as a parameter
+        key = next((k for k in ("gpu", "lite") if k in
+                    [p.name for p in infos[base.partition(":")[0].strip()].params]), "gpu")
+        builder, colon, rest = base.partition(":")
+        # the GPU in place of one the spec already names ('gpu' twice is refused)
+        items = [i for i in rest.split(",") if i.strip()] if colon else []
+        items = [i for i in items if i.partition("=")[0].strip() != key]
+        spec = builder + ":" + ",".join([*items, f"{key}={at_gpu or 'GPU'}"])
+        raise UserError(f"fabric {ref!r}: '@GPU' re-types a scenario, and "
+                        f"{builder.strip()!r} is a fabric builder; give the GPU "
+                        f"as its parameter ({spec})")
+    name, params = parse_spec(ref)
+    if name not in infos:
+        from netmodel.study.scenarios import scenario_names
+
+        raise UserError(f"unknown fabric {ref!r}: neither a fabric builder (known: "
+                        f"{known(infos)}) nor a scenario (known: {known(scenario_names())}) "
+                        f"nor a .json/.graphml file")
+    label = ref
+    if gpu is not None:
+        keys = [p.name for p in infos[name].params]
+        key = next((k for k in ("gpu", "lite") if k in keys), None)
+        if key is None:
+            raise UserError(f"gpu cannot re-type fabric {ref!r}: builder {name!r} has no gpu "
+                            f"or lite parameter")
+        params = {**params, key: gpu.strip()}
+    graph = _build_spec(name, tuple(sorted(params.items())))
+    if gpu is not None:
+        label = graph.graph.get("spec") or ref
+    return Fabric(label, "spec", graph)
