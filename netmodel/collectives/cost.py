@@ -43,12 +43,7 @@ from netmodel.collectives.pipeline_fill import (
     p2p_fills,
     tree_least,
 )
-from netmodel.collectives.results import (
-    InSwitchCeiling,
-    StepTiming,
-    TreeCap,
-    bus_factor,  # noqa: F401 (see below)
-)
+from netmodel.collectives.results import InSwitchCeiling, StepTiming, TreeCap
 from netmodel.collectives.route_types import _GPU, _SWITCH
 from netmodel.collectives.routing import NoPath as GroupCut
 from netmodel.collectives.routing import Router
@@ -60,9 +55,6 @@ __all__ = ["FROM_STEP", "STEP_FIELDS", "CompiledCollective", "GroupCut", "StepCo
            "set_step", "step_protocols", "step_shape", "step_table"]
 
 # GroupCut (re-exported): no path joins two members of a group (a cut fabric).
-# bus_factor is netmodel.collectives.results' and imported above only because
-# netmodel/study/topology_compare.py still imports it from here (a file being edited by
-# another helper in this session): point that import at results, then drop this one.
 
 
 @dataclass(frozen=True)
