@@ -11,7 +11,7 @@ the GPU at the B200's margin ($18,156.53, not the list $21,000), charged the hos
 TDP rule (16 x 381.43 W x 0.75 = 4,577 W, not 16 x 300 x 0.75 = 3,600 W), so capex
 $437,270 vs $482,766 and tokens/s/W 4.52 vs 4.97; a GPU deriving from another GPU of the
 file (``quarter``) was refused outright (its base unknown). Now the builder records graph
-attribute ``gpu_file_facts`` (compute.hardware.GPU_FILE_FACTS) and the GPUs it derives from
+attribute ``gpu_file_facts`` (compute.gpu_facts.GPU_FILE_FACTS) and the GPUs it derives from
 in ``gpu_types``; a fabric file read notes them as its GPU file would have, checked as a GPU
 file's entry is."""
 
