@@ -28,6 +28,7 @@ from compute.hf_families import (
     HF_ALIASES,
     HF_FAMILIES,
     HF_UNMODELLED,
+    KEYED_TYPES,
     LAYER_TYPES,
     LLAMA4_LAYER_TYPES,
     NESTED_DEFAULTS,
@@ -164,7 +165,10 @@ def _refuse_unmodelled(c: _Config, model_type: str) -> None:
     (:data:`UNMODELLED_LAYERS`: GraniteMoeHybrid's "mamba"), an encoder-decoder
     (``is_encoder_decoder``), or keys of state-space, linear-attention or hybrid layouts
     (:data:`UNMODELLED_KEYS`; those of a layer kind ``layer_types`` does not list are
-    inert)."""
+    inert); and a ``model_type`` that is neither a family (:data:`HF_FAMILIES`) nor one
+    read from its keys (:data:`KEYED_TYPES`), unless its ``architectures`` names a known
+    one (:data:`ARCHITECTURE_FAMILIES`). A config without a ``model_type`` is read from
+    its keys."""
     what = HF_UNMODELLED.get(model_type)
     types = c.cfg.get("layer_types")
     types = types if isinstance(types, list) else None
@@ -188,6 +192,14 @@ def _refuse_unmodelled(c: _Config, model_type: str) -> None:
         raise UserError(f"{c.where}: model_type {model_type!r} is {what}; netmodel reads "
                         f"decoder-only transformers with full, sliding-window or chunked "
                         f"attention")
+    arch = _architectures(c)
+    if model_type and model_type not in HF_FAMILIES and model_type not in KEYED_TYPES and (
+            not arch or arch[0] not in ARCHITECTURE_FAMILIES):
+        raise UserError(f"{c.where}: model_type {model_type!r} is not a family netmodel "
+                        f"reads (its layers would be guessed); known: "
+                        f"{', '.join(sorted({*HF_FAMILIES, *KEYED_TYPES}))}; or a "
+                        f"config whose architectures begins with "
+                        f"{', '.join(sorted(ARCHITECTURE_FAMILIES))}")
 
 
 def _layer_types(c: _Config, layers: int, allowed: tuple[str, ...] = LAYER_TYPES

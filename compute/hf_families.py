@@ -13,7 +13,7 @@ from typing import Any
 
 __all__ = ["ARCHITECTURE_FAMILIES", "BASE_FAMILY", "DBRX_DEFAULTS", "EXPERT_FIELDS",
            "EXPERT_LIMITS", "FAMILY_ALIASES", "GATED_ACTIVATIONS", "GATED_TYPES", "GEMMA3",
-           "HF_ALIASES", "HF_FAMILIES", "HF_UNMODELLED", "LAYER_TYPES", "LLAMA4_LAYER_TYPES",
+           "HF_ALIASES", "HF_FAMILIES", "HF_UNMODELLED", "KEYED_TYPES", "LAYER_TYPES", "LLAMA4_LAYER_TYPES",
            "NESTED_DEFAULTS", "PER_LAYER_KEYS", "TABLELESS_POSITIONS", "TABLE_POSITIONS",
            "TEXT_MODEL_KEYS", "UNMODELLED_KEYS", "UNMODELLED_LAYERS", "WINDOW_OPT_IN",
            "WRAPPED_TEXT_TYPES", "ZERO_EXPERTS", "family_layout", "softmax_only"]
@@ -129,6 +129,9 @@ HF_FAMILIES: dict[str, dict] = {
     "gptj": dict(gated_mlp=False, norm="layernorm", mlp_bias=True, lm_head_bias=True,
                  layer_norms=1),
     "llama": {}, "mistral": {}, "mixtral": {},
+    # EXAONE-4 (HF models/exaone4): Exaone4Attention's q_norm and k_norm, RMSNorms over
+    # head_dim; two norms a layer (after attention and after the MLP)
+    "exaone4": dict(qk_norm="head"),
     # GLM-4 (HF models/glm) and GLM-4.5 (glm4_moe): attention_bias puts biases on Q, K and V
     # only (their o_proj has none), where Llama's and most families' bias O too
     "glm": dict(attention_bias_o=False), "glm4_moe": dict(attention_bias_o=False),
@@ -351,10 +354,22 @@ FAMILY_ALIASES = {"refinedweb": "falcon", "refinedwebmodel": "falcon", "rw": "fa
 #: The family of a config whose model_type is not one, by its first ``architectures`` entry:
 #: Grok-2 (xai-org/grok-2) says model_type "git" and Grok1ForCausalLM (SGLang's grok.py,
 #: Grok-1's layers with residual_moe).
-ARCHITECTURE_FAMILIES = {"Grok1ForCausalLM": "grok-1", "Grok1ModelForCausalLM": "grok-1"}
+#: Kimi-K2 (model_type kimi_k2) names DeepseekV3ForCausalLM.
+ARCHITECTURE_FAMILIES = {"Grok1ForCausalLM": "grok-1", "Grok1ModelForCausalLM": "grok-1",
+                         "DeepseekV3ForCausalLM": "deepseek_v3",
+                         "DeepseekV2ForCausalLM": "deepseek_v2",
+                         "LlamaForCausalLM": "llama", "MistralForCausalLM": "mistral",
+                         "MixtralForCausalLM": "mixtral", "Qwen2ForCausalLM": "qwen2",
+                         "Qwen3ForCausalLM": "qwen3", "Qwen3MoeForCausalLM": "qwen3_moe"}
 # Other model types whose MLP is gated (SwiGLU / GeGLU), read Llama-style.
 GATED_TYPES = {"phi3", "olmo",
                "granite", "granitemoe", "internlm2", "yi", "deepseek"}
+#: Model types without a family entry whose code builds the layout their keys describe,
+#: read from the keys alone (Llama-style; GPT-2-style with ``n_embd``): the gated ones
+#: above; Ling (bailing_moe: Llama layers, shared experts), MiniCPM (Llama layers with
+#: scaling multipliers, no weights of their own), Jais (GPT-2 keys, SwiGLU, ALiBi). Any
+#: other model_type is refused, naming the ones read.
+KEYED_TYPES = GATED_TYPES | {"bailing_moe", "minicpm", "jais"}
 
 
 def softmax_only(key: str, value: Any) -> bool:

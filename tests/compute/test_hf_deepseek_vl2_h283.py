@@ -144,18 +144,20 @@ def test_zero_experts_in_a_family_that_always_builds_them_is_refused(tmp_path, m
 
 
 def test_zero_routed_experts_beside_shared_ones_is_refused(tmp_path):
-    """Before: an unknown family's n_routed_experts 0 with n_shared_experts 2 read dense,
-    the shared experts dropped, exit 0."""
-    path = write_config(tmp_path, {**LLAMA3_8B, "model_type": "acme", "n_routed_experts": 0,
+    """Before: an n_routed_experts 0 with n_shared_experts 2, in a family the table does not
+    name (Llama's; h321: an unknown model type is refused as such), read dense, the shared
+    experts dropped, exit 0."""
+    path = write_config(tmp_path, {**LLAMA3_8B, "n_routed_experts": 0,
                                    "n_shared_experts": 2})
     one_line_error(run_cli(["models", path]),
                    "n_routed_experts is 0 but its n_shared_experts is for experts")
 
 
 def test_bare_zero_in_an_unknown_family_is_dense(tmp_path):
-    """Guard: with no other key speaking of experts (or one of 0), a bare 0 is the dense
-    model, as before: 32 layers of Llama-3-8B, 8,030,261,248 parameters."""
+    """Guard: in a family ZERO_EXPERTS does not name (Llama's), with no other key speaking
+    of experts (or one of 0), a bare 0 is the dense model, as before: 32 layers of
+    Llama-3-8B, 8,030,261,248 parameters."""
     for extra in ({"num_experts": 0}, {"n_routed_experts": 0, "n_shared_experts": 0},
                   {"num_local_experts": 0, "num_experts_per_tok": 0, "moe_layers": []}):
-        m = write(tmp_path, {**LLAMA3_8B, "model_type": "acme", "hidden_act": "silu", **extra})
+        m = write(tmp_path, {**LLAMA3_8B, "hidden_act": "silu", **extra})
         assert (m.experts, m.parameters) == (1, 8_030_261_248)
