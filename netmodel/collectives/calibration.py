@@ -153,6 +153,11 @@ class Generation:
     until : tuple of (release, values)
         The generation's values in older NCCL releases: each ``((major, minor), ((key,
         value), ...))`` holds through that release; :meth:`at` picks them.
+    since : tuple of 2 ints or None
+        ``(major, minor)`` of the first NCCL release that supports the generation's GPUs
+        (a generations file's ``since``); an older release is refused for them
+        (:meth:`Calibration.for_gpu`): the file holds none of its constants. None: every
+        release the file covers.
     """
 
     name: str
@@ -167,6 +172,7 @@ class Generation:
     nvls_tree_channel_bandwidth: tuple[float, float, float] | None = None
     in_network_channels: int | None = None
     until: tuple = ()
+    since: tuple[int, int] | None = None
 
     def at(self, release: tuple[int, int] | None) -> Generation:
         """This generation's constants in NCCL ``release`` (``(major, minor)``; None: the
@@ -188,8 +194,11 @@ def _values_at(until: Iterable, release: tuple[int, int] | None) -> dict[str, An
     return out
 
 
-#: An NCCL release as runs print it: 2.28, 2.28.9, v2.28.3-1, 2.28.9+cuda12.9.
-_RELEASE = re.compile(r"v?(\d{1,3})\.(\d{1,3})(?:\.\d{1,3})?(?:-\d{1,3})?(?:\+[\w.]*)?")
+#: An NCCL release as runs print it: 2.28, 2.28.9, v2.28.3-1, 2.28.9+cuda12.9. ASCII digits
+#: without leading zeros (Python's ``\d`` and ``int`` take other scripts' digits: '٢.٢٨' was
+#: read as 2.28), no surrounding space, a build suffix of at most 32 letters, digits or dots.
+_RELEASE = re.compile(r"v?(0|[1-9][0-9]{0,2})\.(0|[1-9][0-9]{0,2})(?:\.[0-9]{1,3})?"
+                      r"(?:-[0-9]{1,3})?(?:\+[0-9A-Za-z.]{1,32})?", re.ASCII)
 
 
 def parse_release(v: object, name: str = "nccl_release") -> tuple[int, int]:
@@ -200,7 +209,7 @@ def parse_release(v: object, name: str = "nccl_release") -> tuple[int, int]:
     >>> parse_release("2.28.9+cuda12.9"), parse_release("v2.28.3-1"), parse_release("2.30")
     ((2, 28), (2, 28), (2, 30))
     """
-    m = _RELEASE.fullmatch(v.strip()) if isinstance(v, str) else None
+    m = _RELEASE.fullmatch(v) if isinstance(v, str) else None
     if m is None:
         raise UserError(f"{name} must be an NCCL release MAJOR.MINOR[.PATCH] (e.g. 2.28 or "
                         f"2.28.9), got {describe(v)}")
@@ -238,8 +247,8 @@ class Releases:
         release this covers."""
         r = parse_release(v, name)
         if not self.oldest <= r <= self.newest:
-            raise UserError(f"{name} {v!r} is not a release whose constants the data file "
-                            f"holds: NCCL {self.covered()}")
+            raise UserError(f"{name} {describe(v)} is not a release whose constants the "
+                            f"data file holds: NCCL {self.covered()}")
         return r
 
 
@@ -358,7 +367,9 @@ class Calibration:
         ``[release]`` table and each generation's ``until`` entries); refused unless in
         :attr:`releases`' range (:meth:`Releases.check`), and on a calibration without
         releases. The shipped defaults: the newest release whose constants the file holds;
-        "": the newest (a calibration without releases: the constants as given).
+        "" or None: the newest, spelt as it (a calibration without releases: "", the
+        constants as given). A release before a generation's ``since`` (the first NCCL
+        release that supports its GPUs) is refused when resolving for its GPUs.
     releases : Releases or None
         The releases the generations file covers (None: none, constants as given).
     scaleup_everywhere : bool
@@ -430,11 +441,17 @@ class Calibration:
             step = float(int(self.simple_buffer) // NCCL_STEPS)   # NCCL's stepSize
             object.__setattr__(self, "protocols", tuple(
                 replace(p, chunk=step) if p.name == "Simple" else p for p in self.protocols))
-        if self.nccl_release != "":
-            if self.releases is None:
-                raise UserError(f"nccl_release {self.nccl_release!r}: this calibration holds "
-                                f"no constants by NCCL release (a generations file's "
-                                f"[release] table); the shipped defaults do")
+        if self.nccl_release is None or self.nccl_release == "":
+            # None as "" (the newest), spelt as the newest where there are releases: one
+            # spelling a release, so network_key and the caches keyed by the calibration
+            # take a default and the newest named as one
+            object.__setattr__(self, "nccl_release", "" if self.releases is None
+                               else release_text(self.releases.newest))
+        elif self.releases is None:
+            raise UserError(f"nccl_release {describe(self.nccl_release)}: this calibration "
+                            f"holds no constants by NCCL release (a generations file's "
+                            f"[release] table); the shipped defaults do")
+        else:
             r = self.releases.check(self.nccl_release)
             object.__setattr__(self, "nccl_release", release_text(r))
         names = [g.name for g in self.generations]
@@ -517,6 +534,11 @@ class Calibration:
         if gen is None:
             return self
         release = self.release
+        if gen.since is not None and self.releases is not None and \
+                (release or self.releases.newest) < gen.since:
+            raise UserError(f"nccl_release {self.nccl_release!r}: NCCL supports {gen.name} "
+                            f"GPUs ({gpu}) from {release_text(gen.since)} on; the data file "
+                            f"holds no {gen.name} constants for an older release")
         gen = gen.at(release)
         changes: dict[str, Any] = {"generations": (), "default_generation": "",
                                    "generation": gen.name}
@@ -692,10 +714,12 @@ def _calibration_of(data, pipeline, p2p, protocols, in_network, gens,
     )
 
 
-#: A generation table's scalar keys: the :class:`Generation` fields but its name, its GPUs
-#: and the tree caps (:data:`TREE_CAP_KEYS`, read as three rates).
+#: A generation table's scalar keys: the :class:`Generation` fields but its name, its GPUs,
+#: its releases (``until`` entries, ``since``) and the tree caps (:data:`TREE_CAP_KEYS`, read
+#: as three rates).
 _GENERATION_KEYS = tuple(f.name for f in fields(Generation)
-                         if f.name not in ("name", "gpus", "until", *TREE_CAP_KEYS))
+                         if f.name not in ("name", "gpus", "until", "since",
+                                           *TREE_CAP_KEYS))
 
 #: The :class:`Generation` fields a :class:`Calibration` has by the same name, which
 #: :meth:`Calibration.for_gpu` takes as they are (the others set a protocol's factor).
@@ -725,7 +749,8 @@ def load_generations(path: str | Path = GENERATIONS_PATH) -> tuple[tuple[Generat
     out = []
     for name, t in table.items():
         where = f"{path}: [generation.{name}]"
-        check_keys(where, t, ("gpus",), (*_GENERATION_KEYS, *TREE_CAP_KEYS, "until"))
+        check_keys(where, t, ("gpus",), (*_GENERATION_KEYS, *TREE_CAP_KEYS, "until",
+                                         "since"))
         gpus = t["gpus"]
         if not isinstance(gpus, list) or not all(isinstance(g, str) for g in gpus):
             raise UserError(f"{where}.gpus must be a list of GPU type names, got {gpus!r}")
@@ -733,6 +758,8 @@ def load_generations(path: str | Path = GENERATIONS_PATH) -> tuple[tuple[Generat
         values["until"] = _until(where, t.get("until", []), (*_GENERATION_KEYS,
                                                              *TREE_CAP_KEYS),
                                  _generation_values)
+        if "since" in t:
+            values["since"] = parse_release(t["since"], f"{where}.since")
         out.append(Generation(str(name), tuple(gpus), **values))
     default = data["default"]
     if not isinstance(default, str) or default not in table:   # a list raised TypeError

@@ -150,11 +150,16 @@ class CollectiveSetup:
         if s is None or s.instances != "all":
             return None
         given = [f"--{k}" for k in ("algorithms", "seed") if k in self.overrides]
+        # compare's costs of every instance at once take the scenario's own calibration
+        # (ScenarioCollectives): a buffer or release given here would not reach them
+        given += [flag for flag, v in (("--nccl-buffsize", self.simple_buffer),
+                                       ("--nccl-release", self.nccl_release)) if v is not None]
         if given:
             raise UserError(f"{' and '.join(given)}: scenario {s.label!r} runs every "
                             f"instance at once (instances = all), costed as compare costs "
-                            f"it, with every algorithm a candidate and seed 0; override "
-                            f"only --placement or --algorithm")
+                            f"it, with every algorithm a candidate, seed 0 and the "
+                            f"scenario's calibration (NCCL's default buffer, the newest "
+                            f"release); override only --placement or --algorithm")
         from netmodel.study.fabric_search import ScenarioCollectives
 
         own = replace(s, placement=self.placement, algorithm=self.algorithm)
