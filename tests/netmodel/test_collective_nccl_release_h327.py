@@ -109,3 +109,17 @@ def test_every_instance_at_once_refuses_what_would_not_reach_it(option):
         setup.at_once_time("all-reduce", 2.0 ** 20, 8)
     # without them it is costed
     assert collective_setup(scenario=s).at_once_time("all-reduce", 2.0 ** 20, 8) > 0
+
+
+@pytest.mark.parametrize("since, why", [
+    ('"2.x"', r"\[generation\.x\]\.since must be an NCCL release MAJOR\.MINOR"),
+    ('" 2.25"', r"\[generation\.x\]\.since must be an NCCL release MAJOR\.MINOR"),
+    ("2.25", r"\[generation\.x\]\.since must be an NCCL release .*got 2\.25"),
+])
+def test_a_generations_files_since_is_checked(tmp_path, since, why):
+    path = tmp_path / "gen.toml"
+    path.write_text(f'default = "x"\n[generation.x]\ngpus = ["H100-SXM"]\nsince = {since}\n')
+    with pytest.raises(UserError, match=why):
+        load_generations(path)
+    path.write_text('default = "x"\n[generation.x]\ngpus = ["H100-SXM"]\nsince = "2.25"\n')
+    assert load_generations(path)[0][0].since == (2, 25)
