@@ -21,7 +21,7 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.hardware import GpuSpec
-from compute.validate import describe
+from compute.validate import MAX_TEXT_LENGTH, describe
 from topologies.common import (
     OCS_LATENCY,
     OCS_LENGTH,
@@ -182,6 +182,7 @@ def circuits_for(logical: Logical, members: Sequence[Hashable]) -> list[tuple[Ha
         raise UserError(f"logical topology must be a string or a list of GPU pairs, got "
                         f"{describe(logical)}")
     pairs = []
+    known = set(members)   # a set: a list's ``in`` made n circuits cost n x n (131,072 GPUs)
     for item in logical:
         if not isinstance(item, list | tuple) or len(item) != 2:
             raise UserError(f"circuit {str(item)[:40]!r} must join exactly two GPUs")
@@ -191,7 +192,7 @@ def circuits_for(logical: Logical, members: Sequence[Hashable]) -> list[tuple[Ha
                 if not 0 <= end < n:
                     raise UserError(f"circuit end {end} is not a GPU index in 0..{n - 1}")
                 end = members[end]
-            elif not isinstance(end, str | int) or end not in members:
+            elif not isinstance(end, str | int) or end not in known:
                 raise UserError(f"circuit end {str(end)[:40]!r} is not one of the GPUs")
             ends.append(end)
         if ends[0] == ends[1]:
@@ -205,15 +206,25 @@ def _assign(pairs: Sequence[tuple[Hashable, Hashable]],
     """An OCS for every circuit such that no GPU port is used twice (an edge colouring with
     the OCS planes as colours; Kempe-chain swaps when a greedy choice is blocked)."""
     used: defaultdict[Hashable, dict[Hashable, Hashable]] = defaultdict(dict)  # gpu -> {ocs: partner}
+    ports = {g: set(planes) for g, planes in free.items()}
+    # free[g][:start[g]] are all in use at g (greedy fills a GPU's planes in order; a Kempe
+    # swap may free one of them, so it sends its GPUs' starts back to 0): the first plane
+    # free at both ends is found past it, not by listing every plane of both for each
+    # circuit (p ports: p x p per circuit, minutes for a ring over 16 GPUs of 1,000 ports)
+    start: defaultdict[Hashable, int] = defaultdict(int)
     colour = {}
     for idx, (u, v) in enumerate(pairs):
-        fu = [o for o in free[u] if o not in used[u]]
-        fv = [o for o in free[v] if o not in used[v]]
-        common = [o for o in fu if o in fv]
-        if common:
-            chosen = common[0]
-        else:
-            chosen = _kempe(u, v, fu, fv, used, free)
+        at, mine, theirs, own = start[u], free[u], used[v], used[u]
+        while at < len(mine) and mine[at] in own:
+            at += 1
+        start[u] = at
+        on_v = ports[v]
+        chosen = next((mine[i] for i in range(at, len(mine)) if mine[i] not in own
+                       and mine[i] not in theirs and mine[i] in on_v), None)
+        if chosen is None:
+            fu = [o for o in free[u] if o not in used[u]]
+            fv = [o for o in free[v] if o not in used[v]]
+            chosen = _kempe(u, v, fu, fv, used, free, start)
             if chosen is None:
                 raise UserError(
                     f"cannot set up circuit {u}-{v}: no OCS has a free port of both GPUs "
@@ -227,9 +238,11 @@ def _assign(pairs: Sequence[tuple[Hashable, Hashable]],
 
 def _kempe(u: Hashable, v: Hashable, fu: list[Hashable], fv: list[Hashable],
            used: dict[Hashable, dict[Hashable, Hashable]],
-           free: dict[Hashable, list[Hashable]]) -> Hashable | None:
+           free: dict[Hashable, list[Hashable]],
+           start: dict[Hashable, int]) -> Hashable | None:
     """Swap two planes along an alternating path from ``v`` so that a plane free at ``u``
-    becomes free at ``v``; return that plane, or None when no swap works."""
+    becomes free at ``v``; return that plane, or None when no swap works. The GPUs of a
+    swapped path get ``start`` 0 (:func:`_assign`: a plane before it may be free now)."""
     for a in fu:
         for b in fv:
             if a not in free[v] or b not in free[u]:
@@ -250,8 +263,21 @@ def _kempe(u: Hashable, v: Hashable, fu: list[Hashable], fv: list[Hashable],
             for x, y, p in path:
                 used[x][swap[p]] = y
                 used[y][swap[p]] = x
+                start[x] = start[y] = 0
             return a
     return None
+
+
+def _pairs_text(pairs: Sequence[tuple[Hashable, Hashable]]) -> str:
+    """The ``logical`` graph attribute of a circuit list: ``u-v;...``, or where that is
+    over the schema's text limit (a ring over each pair of 16,384 GPUs: 180,000 characters,
+    refused by validate) how many circuits (the circuits themselves are the edges).
+
+    >>> _pairs_text([("gpu0", "gpu1")]), _pairs_text([("gpu0", "gpu1")] * 5000)
+    ('gpu0-gpu1', '5000 circuits')
+    """
+    text = ";".join(f"{a}-{b}" for a, b in pairs)
+    return text if len(text) <= MAX_TEXT_LENGTH else f"{len(pairs)} circuits"
 
 
 def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None = None) -> nx.Graph:
@@ -334,7 +360,7 @@ def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None =
         spec=spec,
         name=f"{graph.graph.get('name', 'fabric')} as "
              + (logical if isinstance(logical, str) else f"{len(pairs)} circuits"),
-        logical=logical if isinstance(logical, str) else ";".join(f"{a}-{b}" for a, b in pairs),
+        logical=logical if isinstance(logical, str) else _pairs_text(pairs),
         circuits=len(pairs),
         reconfiguration_time=max((graph.nodes[o]["reconfiguration_time"] for o in used),
                                  default=0.0))
