@@ -132,7 +132,7 @@ def build_fabric(spec: FabricLike, params: Mapping[str, Any] | None = None) -> n
     if params is None and isinstance(spec, str) and is_scenario_ref(spec):
         spec = get_scenario(spec)
     if isinstance(spec, Scenario):
-        from netmodel.study.fabric_search import build_fabric as scenario_fabric
+        from netmodel.study.scenario_fabric import build_fabric as scenario_fabric
 
         # a copy: the library keeps one graph per scenario for its own use
         return scenario_fabric(spec).copy()
@@ -339,7 +339,7 @@ def search(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode", 
         return fabric_search(_model(model), scen, phase, prompt=prompt, context=context,
                              options=options, slo=slo, max_batch=max_batch, tp=tp,
                              parallelism=parallelism, expert_skew=expert_skew).search
-    from netmodel.study.fabric_search import parallel_dimensions
+    from netmodel.study.search_options import parallel_dimensions
 
     g, m = _gpu_of(gpu, None), _model(model)
     dims = parallel_dimensions(m, parallelism, g.max_instance,

@@ -204,7 +204,7 @@ def test_a_scenarios_fabric_is_the_callers_to_change():
     # build_fabric(scenario) handed out the graph the library keeps per scenario: removing
     # a spine from it (a failure study) changed what the library then costs, e.g.
     # cost_summary("h100-dgx", ...).capex_network 422,976 -> 365,760 USD
-    from netmodel.study.fabric_search import build_fabric as library_fabric
+    from netmodel.study.scenario_fabric import build_fabric as library_fabric
 
     scen = netmodel.get_scenario("h100-dgx")
     mine = netmodel.build_fabric(scen)

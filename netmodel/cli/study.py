@@ -375,7 +375,7 @@ def _show_scenario(ctx, _param, value):
         return
     from compute.errors import UserError
     from netmodel.cli.main import UserFacingError
-    from netmodel.study.fabric_search import build_fabric
+    from netmodel.study.scenario_fabric import build_fabric
     from netmodel.study.scenarios import get_scenario
 
     try:

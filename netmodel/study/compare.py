@@ -250,7 +250,7 @@ def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | S
     and cost (:func:`netmodel.study.cost.cost_summary`); with ``reliability`` also its
     blast radius and availability (:func:`netmodel.study.reliability_summary.reliability_summary`,
     closed forms: about 0.1-1 s per row). ``parallelism``: how models are spread
-    (:data:`~netmodel.study.fabric_search.PARALLELISM`; default tensor parallelism for dense
+    (:data:`~netmodel.study.defaults.PARALLELISM`; default tensor parallelism for dense
     models, every dimension for mixture-of-experts ones).
 
     ``workers`` (a local Dask cluster of that many processes), ``scheduler`` (a running
@@ -259,12 +259,9 @@ def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | S
     the in-process run's. ``collectives`` is then filled only when given.
     """
     from netmodel.study.distributed import executor_for
-    from netmodel.study.fabric_search import (
-        ScenarioCollectives,
-        check_fabric_options,
-        network_key,
-        scenario_calibration,
-    )
+    from netmodel.study.fabric_search import ScenarioCollectives
+    from netmodel.study.scenario_fabric import network_key, scenario_calibration
+    from netmodel.study.search_options import check_fabric_options
 
     models = distinct_models(get_model(m) for m in models)
     phases = [check_phase(p) for p in phases]
@@ -364,11 +361,8 @@ class _CompareCell(NamedTuple):
 def _compare_cell(cell: _CompareCell) -> list[tuple]:
     """``[(FabricSearch, CompareRow without ratios, notes), ...]``, one per ``cell.work``
     item, in order (the body of :func:`run_compare`, a pure function of the cell)."""
-    from netmodel.study.fabric_search import (
-        ScenarioCollectives,
-        fabric_search,
-        parallel_dimensions,
-    )
+    from netmodel.study.fabric_search import ScenarioCollectives, fabric_search
+    from netmodel.study.search_options import parallel_dimensions
 
     s, st = cell.scenario, cell.settings
     coll = cell.collectives if cell.collectives is not None else ScenarioCollectives(s)

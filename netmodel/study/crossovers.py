@@ -121,7 +121,7 @@ class AdjustedComm:
         link's bandwidth times ``scale`` and ``hop_latency`` added (as
         :class:`~netmodel.study.scenarios.Adjust` applies them), made once a comm."""
         from netmodel.collectives.model import FabricCostModel
-        from netmodel.study.fabric_search import adjusted
+        from netmodel.study.scenario_fabric import adjusted
         from netmodel.study.scenarios import Adjust
 
         base = self.c.model(size)
@@ -652,7 +652,7 @@ def _seed_slope_model(coll, at, size: int) -> None:
     its own (``latency * scale + 0.0`` then ``+ hop`` is ``latency * scale + hop``;
     ``x * 1.0`` is ``x``); elsewhere, and where ``at`` has the model, nothing is done."""
     from netmodel.collectives.model import FabricCostModel
-    from netmodel.study.fabric_search import adjusted
+    from netmodel.study.scenario_fabric import adjusted
     from netmodel.study.scenarios import Adjust
 
     s = coll.scenario

@@ -24,7 +24,7 @@ SWEEP_GPU = "Lite+BW"
 #: Per-hop latency the full study sweeps (s): 0.1 to 10 us added to every link.
 SWEEP_HOP_LATENCY = "adjust.hop_latency=0.1us:10us"
 #: How a model may be spread over its instance (the search's dimensions:
-#: :func:`netmodel.study.fabric_search.parallel_dimensions`; ``auto`` is the default).
+#: :func:`netmodel.study.search_options.parallel_dimensions`; ``auto`` is the default).
 PARALLELISM = ("auto", "tp", "all")
 #: What each of :data:`PARALLELISM` searches, said once (the command line's --parallelism
 #: help is written from it; tests check it against ``parallel_dimensions``).

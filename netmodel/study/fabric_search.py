@@ -3,12 +3,15 @@ on a scenario's fabric graph.
 
 For each (scenario, TP degree) the instance is placed once (the scenario's placement policy;
 on an optical circuit-switched fabric the circuits of every instance of that size are set
-first, see :func:`instance_graph`), and each collective's cost on it is compiled once into
-the linear candidates ``time = a + b * bytes`` of every valid (algorithm, protocol)
-(:class:`~netmodel.collectives.model.FabricCostModel`). Every later question, an array of
-message sizes over the whole batch grid of any model and phase, is then one numpy
-multiply-add and a minimum. :class:`ScenarioCollectives` implements compute's
-collective-cost protocol that way; :func:`fabric_search` runs the search with it.
+first, see :func:`~netmodel.study.scenario_fabric.instance_graph`), and each collective's
+cost on it is compiled once into the linear candidates ``time = a + b * bytes`` of every
+valid (algorithm, protocol) (:class:`~netmodel.collectives.model.FabricCostModel`). Every
+later question, an array of message sizes over the whole batch grid of any model and
+phase, is then one numpy multiply-add and a minimum. :class:`ScenarioCollectives`
+implements compute's collective-cost protocol that way; :func:`fabric_search` runs the
+search with it. What the search accepts is checked in :mod:`netmodel.study.search_options`;
+the fabric and the graph an instance runs on are built in
+:mod:`netmodel.study.scenario_fabric`.
 
 The best TP degree and batch therefore depend on the fabric: a TP-32 instance inside one
 switch costs less than one across leaves. By default instances are costed alone (each
@@ -34,7 +37,6 @@ together by :func:`~netmodel.collectives.concurrent.concurrent_cost`).
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -44,17 +46,22 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError, known
-from compute.hardware import GpuSpec
 from compute.models import get_model
-from compute.parallel import search_pp
 from compute.phases import Slo
-from compute.roofline import check_options, check_skew, make_workload
+from compute.roofline import check_skew, make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
 from compute.sharding import check_tp, valid_tp_degrees
 from compute.validate import describe
 from netmodel.collectives.tuner_plugin import NO_TUNER, tuner_refusal
-from netmodel.study.defaults import PARALLELISM
-from netmodel.study.scenarios import Scenario, fabric_error, get_scenario
+from netmodel.study.scenario_fabric import (
+    build_fabric,
+    instance_graph,  # noqa: F401 (topology_compare imports it from here; h326)
+    network_key,
+    scenario_calibration,
+    scenario_model,
+)
+from netmodel.study.scenarios import Scenario, get_scenario
+from netmodel.study.search_options import parallel_dimensions
 
 if TYPE_CHECKING:
     from compute.comm import CommLike
@@ -63,322 +70,9 @@ if TYPE_CHECKING:
     from compute.phases import Workload
     from compute.results import InferenceResult, SearchResult
     from compute.roofline import RooflineOptions
-    from netmodel.collectives.calibration import Calibration
-    from netmodel.collectives.model import FabricCostModel
-    from netmodel.study.scenarios import Adjust
-
-__all__ = ["FabricSearch", "ScenarioCollectives", "adjusted", "build_fabric",
-           "check_fabric_options", "check_parallelism_name", "fabric_search", "instance_graph",
-           "scenario_calibration"]
-
-
-#: Built fabrics by (spec string, GPU type): a fabric is built once per process.
-_BUILT: OrderedDict = OrderedDict()
-_BUILT_MAX = 64
-
-
-def build_fabric(scenario: str | Scenario) -> nx.Graph:
-    """The scenario's physical fabric graph, built from its (builder, parameters) with the
-    scenario's GPU type object (a user's GPU works), cached by its spec string and GPU type;
-    do not modify it. A scenario on a fabric graph (:func:`~netmodel.study.scenarios.
-    fabric_scenario`) gives that graph."""
-    from topologies.specs import build
-
-    scenario = get_scenario(scenario)
-    if scenario.graph is not None:
-        return scenario.graph
-    try:
-        key = (scenario.fabric_spec(), scenario.gpu_spec)
-        graph = _BUILT.get(key)
-        if graph is None:
-            graph = build(*scenario.fabric_params())
-    except UserError as exc:
-        raise fabric_error(scenario, exc) from None
-    if key not in _BUILT:
-        _BUILT[key] = graph
-        while len(_BUILT) > _BUILT_MAX:
-            _BUILT.popitem(last=False)
-    else:
-        _BUILT.move_to_end(key)
-    gpu = scenario.gpu
-    first = next(n for n, k in graph.nodes(data="kind") if k == "gpu")
-    if graph.nodes[first]["gpu"] != gpu:
-        raise UserError(f"scenario {scenario.name!r}: its fabric's GPUs are "
-                        f"{graph.nodes[first]['gpu']!r} but the scenario's GPU is {gpu!r}; "
-                        f"write gpu = \"$gpu\" (or lite = \"$gpu\") in [fabric]")
-    return graph
-
-
-def adjusted(graph: nx.Graph, adjust: Adjust) -> nx.Graph:
-    """A copy of ``graph`` with the scenario's :class:`~netmodel.study.scenarios.Adjust` applied
-    (the graph itself when there is nothing to change)."""
-    if adjust.is_identity:
-        return graph
-    out = graph.copy()
-    ls, hop, bs = adjust.latency_scale, adjust.hop_latency, adjust.bandwidth_scale
-    for _, data in out.nodes(data=True):
-        if data["kind"] in ("switch", "ocs"):
-            data["latency"] = data["latency"] * ls
-    for _, _, data in out.edges(data=True):
-        data["latency"] = data["latency"] * ls + hop
-        data["bandwidth"] = data["bandwidth"] * bs
-    return out
-
-
-def _ring_pairs(members, repeats):
-    from topologies.optical import circuits_for
-
-    ring = circuits_for("ring", list(members)) if len(members) > 2 else [tuple(members)]
-    return [p for p in ring for _ in range(repeats)]
-
-
-def _torus_sides(n: int) -> tuple[int, int] | None:
-    """The most square ``a x b == n`` with ``2 <= a <= b``, or None."""
-    best = None
-    for a in range(2, int(n ** 0.5) + 1):
-        if n % a == 0:
-            best = (a, n // a)
-    return best
-
-
-def instance_graph(scenario: Scenario, graph: nx.Graph, size: int) -> nx.Graph:
-    """The graph an instance of ``size`` GPUs is costed on. For an optical circuit-switched
-    fabric: circuits among the GPUs of every instance (the scenario's placement) set to its
-    ``circuits`` topology, as many parallel copies as the ports allow (``ring``: ports/2,
-    ``torus``: ports/4; fewer where the OCS planes cannot be coloured, e.g. odd rings; a
-    torus falls back to a ring for sizes with no 2D factorisation or under 4 ports).
-    Other fabrics: ``graph`` itself."""
-    if not scenario.is_ocs or size < 2:
-        return graph
-    from netmodel.collectives.placement import partition
-    from topologies.optical import circuits_for, realize
-    from topologies.schema import gpu_nodes
-
-    groups = partition(graph, size, scenario.placement, gpus=gpu_nodes(graph))
-    ports = min(sum(1 for o in graph.neighbors(g) if graph.nodes[o]["kind"] == "ocs")
-                for g in groups[0])
-    if ports < 2 and size > 2:
-        raise UserError(f"scenario {scenario.name!r}: an instance of {size} GPUs needs 2 "
-                        f"optical ports per GPU (a circuit to each ring neighbour); the "
-                        f"fabric's GPUs have {ports}")
-    sides = _torus_sides(size)
-    if scenario.circuits == "torus" and sides and ports >= 4:
-        shape = f"torus:{sides[0]}x{sides[1]}"
-        options = [[p for gr in groups for p in circuits_for(shape, list(gr)) * r]
-                   for r in range(ports // 4, 0, -1)]
-    else:
-        per_pair = ports if size == 2 else ports // 2
-        options = [[p for gr in groups for p in _ring_pairs(gr, r)]
-                   for r in range(max(per_pair, 1), 0, -1)]
-    last = None
-    for pairs in options:
-        try:
-            return realize(graph, pairs)
-        except UserError as exc:
-            last = exc
-    raise UserError(f"scenario {scenario.name!r}: cannot set circuits for instances of "
-                    f"{size} GPUs: {last}")
-
-
-def scenario_model(scenario: Scenario, graph: nx.Graph, size: int, calibration: Calibration,
-                   **routing) -> FabricCostModel:
-    """The cost model instances of ``size`` GPUs of ``scenario`` are costed with: its built
-    fabric ``graph`` with the circuits set for that size on a circuit-switched fabric and
-    its ``[adjust]`` applied, costed with ``calibration`` (:func:`scenario_calibration`)
-    and the scenario's placement and algorithm (governing the collectives, not all-to-all
-    and send-recv: ``scope="collectives"``) unless ``routing`` gives them (and any other
-    :class:`~netmodel.collectives.model.FabricCostModel` keyword: ``algorithms``, ``seed``,
-    ``max_transfers``). ``compare`` and ``collective --scenario`` both build it here.
-    """
     from netmodel.collectives.model import FabricCostModel
 
-    routing = {"placement": scenario.placement, "algorithm": scenario.algorithm,
-               "scope": "collectives", "tuner": scenario.tuner, **routing}
-    # the circuits follow the placement in use (the caller's, if given)
-    built = adjusted(instance_graph(replace(scenario, placement=routing["placement"]), graph,
-                                    size), scenario.adjust)
-    return FabricCostModel(built, calibration=calibration, validated=built is graph,
-                           **routing)   # a built fabric is checked once
-
-
-def scenario_calibration(scenario: Scenario) -> Calibration:
-    """The collective model's parameters for the scenario: the shipped defaults or the ideal
-    ones; with ``links = "scale-up"`` every link is NVLink to them: the NVLink per-step
-    latencies and scale-up efficiency on every link, and NCCL's send/recv channels a peer
-    by NVLink's rule on every path (``scaleup_everywhere``: two per NVLink of a GPU's links
-    into the switches, all planes together, at most 32; not the network's 2 a peer).
-
-    >>> from netmodel.study.scenarios import get_scenario
-    >>> cal = scenario_calibration(get_scenario("lite-flat"))
-    >>> cal.scaleup_everywhere, cal.scaleout_efficiency == cal.scaleup_efficiency
-    (True, True)
-    >>> scenario_calibration(get_scenario("h100-dgx")).scaleup_everywhere
-    False
-    """
-    from netmodel.collectives.calibration import Calibration, default_calibration
-
-    cal = Calibration.ideal(0.0) if scenario.calibration == "ideal" else default_calibration()
-    if scenario.links == "scale-up":
-        up = lambda p: replace(p, step_latency_scaleout=p.step_latency_scaleup)  # noqa: E731
-        cal = cal.with_(protocols=tuple(up(p) for p in cal.protocols),
-                        in_network=up(cal.in_network),
-                        scaleout_efficiency=cal.scaleup_efficiency, scaleup_everywhere=True)
-    return cal
-
-
-def check_parallelism_name(parallelism: object) -> str:
-    """``parallelism`` if it is one of :data:`PARALLELISM`, else one line naming it."""
-    from compute.errors import known
-
-    if not isinstance(parallelism, str) or parallelism not in PARALLELISM:
-        raise UserError(f"parallelism {describe(parallelism)} is unknown; known: "
-                        f"{known(PARALLELISM)}")
-    return parallelism
-
-
-def parallel_dimensions(model: ModelSpec, parallelism: str, gpus: int, *,
-                        two_batch_overlap: bool = False, mtp_decode: bool = False) -> dict:
-    """The search's parallelism arguments for ``model`` on a fabric of ``gpus`` GPUs: empty
-    for tensor parallelism alone (``tp``, and ``auto`` for a dense model); expert and
-    attention data parallelism within ``gpus`` (``auto`` for a mixture-of-experts model:
-    no pipeline, a choice that keeps the search about 3x faster, not an optimum: with
-    ``all`` pipelines win where a token's all-to-alls cost more than a stage's hand-off,
-    e.g. Mixtral-8x7B prefill on every shipped fabric, TP 1 x PP 2 on ``h100-dgx`` 291.3
-    against 280.2 tokens/s/SM and PP 8 on the Lite fabrics 287.9 against 239.8-277.0, and
-    DeepSeek-V3 decode on ``lite-direct``, TP 32 x PP 2, 9.96 against 7.69); and with
-    ``all`` also pipeline stages (:func:`compute.parallel.search_pp`: 1, 2, 4, 8 up to the
-    layers and ``gpus``). With ``two_batch_overlap`` or ``mtp_decode`` (a decode step with
-    multi-token prediction; both modelled on one pipeline stage) ``all`` is refused by
-    name, where the search would have said 'got PP 8'.
-
-    >>> from compute.models import get_model
-    >>> parallel_dimensions(get_model("Llama-3-70B"), "auto", 128)
-    {}
-    >>> parallel_dimensions(get_model("Mixtral-8x7B"), "auto", 128)["pp"]
-    (1,)
-    """
-    check_parallelism_name(parallelism)
-    if parallelism == "all" and two_batch_overlap:
-        raise UserError(_ALL_REFUSED)
-    if parallelism == "all" and mtp_decode:
-        raise UserError(_ALL_REFUSED_MTP)
-    if parallelism == "tp" or (parallelism == "auto" and not model.is_moe):
-        return {}
-    pp = (1,) if parallelism == "auto" else search_pp(model, gpus)
-    return {"pp": pp, "ep": True if model.is_moe else None, "attention_dp": True,
-            "max_gpus": gpus}
-
-
-#: What takes the engine options the study refuses (:func:`refuse_unwired_options`).
-_WIRED = "compare, sweep, search, evaluate or serve"
-
-
-def refuse_unwired_options(options: RooflineOptions | None, caller: str,
-                           models: Sequence[ModelSpec] = ()) -> None:
-    """Refuse ``options.two_batch_overlap``, ``options.dense_mlp_tp`` and
-    ``options.mtp_tokens`` where they are not wired (the study: its crossovers, serving,
-    reliability and paper parts and its figures are not checked with them; compare and
-    sweep take all three, :func:`check_fabric_options`). ``models``: the caller's models,
-    named by :func:`refuse_mtp`.
-
-    >>> from compute.roofline import RooflineOptions
-    >>> refuse_unwired_options(RooflineOptions(two_batch_overlap=True), "the study")
-    Traceback (most recent call last):
-    ...
-    compute.errors.UserError: options.two_batch_overlap is not modelled by the study; give it to compare, sweep, search, evaluate or serve
-    """
-    check_options(options)
-    refuse_mtp(options, caller, models)
-    for name in ("two_batch_overlap", "dense_mlp_tp"):
-        value = getattr(options, name, None) if options is not None else None
-        if value not in (None, False):
-            raise UserError(f"options.{name} is not modelled by {caller}; give it to "
-                            f"{_WIRED}")
-
-
-def refuse_mtp(options: RooflineOptions | None, caller: str,
-               models: Sequence[ModelSpec] = ()) -> None:
-    """Refuse ``options.mtp_tokens`` (multi-token prediction) where it is not wired (the
-    study); compare, sweep, ``infer``, ``search`` and ``serve`` cost it. The line says why:
-    where none of ``models`` has an MTP module (the study's own models are dense, its MoE
-    part's Mixtral-8x7B has none), that; else that the caller's parts are not checked
-    with it.
-
-    >>> from compute.models import get_model
-    >>> from compute.roofline import RooflineOptions
-    >>> refuse_mtp(RooflineOptions(mtp_tokens=1), "the study", [get_model("Llama-3-70B")])
-    Traceback (most recent call last):
-    ...
-    compute.errors.UserError: options.mtp_tokens 1 is not modelled by the study: none of its models has an MTP module (Llama-3-70B: mtp_modules 0), so no decode step of it could draft; give it to compare, sweep, search, evaluate or serve with a model that has one (DeepSeek-V3)
-    """
-    if options is None or not options.mtp_tokens:
-        return
-    k = options.mtp_tokens
-    if models and not any(m.mtp_modules for m in models):
-        names = ", ".join(dict.fromkeys(m.name for m in models))
-        raise UserError(f"options.mtp_tokens {k} is not modelled by {caller}: none of its "
-                        f"models has an MTP module ({names}: mtp_modules 0), so no decode "
-                        f"step of it could draft; give it to {_WIRED} with a model that "
-                        f"has one (DeepSeek-V3)")
-    raise UserError(f"options.mtp_tokens {k} is not modelled by {caller} (its crossovers, "
-                    f"serving, reliability and paper parts are not checked with it); give it "
-                    f"to {_WIRED}")
-
-
-def check_fabric_options(models: Sequence[ModelSpec], options: RooflineOptions | None,
-                         parallelism: str, phases: Sequence[str] = ("prefill", "decode")
-                         ) -> None:
-    """Refuse, before any search, what :func:`fabric_search` would refuse of the options
-    at every model, phase and scenario of a comparison or sweep (a sweep would otherwise
-    report each point as refused by its fabric): two-batch overlap with ``parallelism``
-    ``"all"`` (pipeline stages; the overlap is modelled on one stage); a dense MLP TP
-    degree for a model without dense layers among MoE ones or with ``parallelism``
-    ``"tp"`` (no attention DP to run beside); multi-token prediction where ``phases``
-    hold decode (prefill is costed as without it) with a model that has no MTP module or
-    a windowed one, or with ``parallelism`` ``"all"`` (one stage). ``fabric_search``
-    costs the options as ``search`` does with the scenario's collectives.
-
-    >>> from compute.models import get_model
-    >>> from compute.roofline import RooflineOptions
-    >>> check_fabric_options([get_model("DeepSeek-V3")], RooflineOptions(dense_mlp_tp=1), "tp")
-    Traceback (most recent call last):
-    ...
-    compute.errors.UserError: dense MLP TP 1 runs beside attention DP, which parallelism 'tp' does not search; give parallelism 'auto' or 'all'
-    """
-    check_options(options)
-    check_parallelism_name(parallelism)   # before '== "all"' (a numpy array's truth raised)
-    if options is None:
-        return
-    if options.two_batch_overlap and parallelism == "all":
-        raise UserError(_ALL_REFUSED)
-    if options.mtp_tokens and "decode" in phases:
-        from compute.mtp import check_model
-
-        for m in models:   # the model's own refusal (no MTP module, a windowed model)
-            check_model(m)
-        if parallelism == "all":
-            raise UserError(_ALL_REFUSED_MTP)
-    if options.dense_mlp_tp is None:
-        return
-    if parallelism == "tp":
-        raise UserError(f"dense MLP TP {options.dense_mlp_tp} runs beside attention DP, which "
-                        f"parallelism 'tp' does not search; give parallelism 'auto' or 'all'")
-    from compute.parallel import Parallelism, dense_data_parallel, layout
-
-    for m in models:   # the model's own refusal (no dense layers among MoE ones)
-        c = [Parallelism(1, attention_dp=1)]
-        if not (m.is_moe and m.dense_layers):
-            dense_data_parallel(m, c, layout(m, c), options.dense_mlp_tp)
-
-
-def _all_refused(what: str, option: str) -> str:
-    """The line refusing parallelism 'all' with an option modelled on one pipeline stage."""
-    return (f"parallelism 'all' searches pipeline stages, which {what} does not model (one "
-            f"stage); give parallelism 'auto' or 'tp' with options.{option}")
-
-
-_ALL_REFUSED = _all_refused("two-batch overlap", "two_batch_overlap")
-_ALL_REFUSED_MTP = _all_refused("MTP decode", "mtp_tokens")
+__all__ = ["FabricSearch", "ScenarioCollectives", "fabric_search", "instance_cap"]
 
 
 #: Compiled collective costs by network (:func:`network_key`): a comparison of five Lite
@@ -394,32 +88,6 @@ def schedule_note(past: Sequence[tuple[str, int]]) -> str:
             + "), working out their schedule in time passed its budget: charged in lockstep "
             "(collective --all-groups: 'lockstep (past the schedule's budget)'), no bound "
             "of the schedule in time either way")
-
-
-def network_key(scenario: Scenario, calibration: Calibration) -> str:
-    """What a scenario's collective costs depend on, spelled as a string: the fabric's
-    builder and parameters with the GPU type left out (a GPU's name labels nodes; its
-    bandwidths enter the parameters), the placement, algorithm, circuits, instances,
-    adjustments, the calibration and the GPU's generation in it. Scenarios with the same
-    key cost every collective the same."""
-    builder, params = scenario.fabric_params()
-    # the GPU's name is left out, its generation is not: it picks the calibration's
-    # constants (Calibration.resolve), so an A100 and a copy of it named otherwise differ
-    generation = calibration.generation_of(scenario.gpu, scenario.graph)
-
-    def spell(v: object) -> object:
-        if isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], dict):
-            return (v[0], {k: spell(x) for k, x in v[1].items()})
-        if isinstance(v, GpuSpec):
-            return "$gpu"
-        return v
-
-    parts = (builder, {k: spell(v) for k, v in params.items()}, scenario.placement,
-             scenario.algorithm, scenario.circuits, scenario.instances, scenario.adjust,
-             calibration, generation and generation.name)
-    if scenario.tuner != NO_TUNER:   # the shipped scenarios' keys as they were
-        parts += (scenario.tuner,)
-    return repr(parts)
 
 
 def _shared(key: Hashable, make: Callable[[], dict]) -> dict:
@@ -788,10 +456,11 @@ def fabric_search(model: str | ModelSpec, scenario: str | Scenario,
     fabric re-scored with other link bandwidths or per-hop latencies, without routing it
     again. The evaluated grid is dropped unless ``keep_grid`` (a study holds hundreds of
     searches; their grids were most of its memory). ``parallelism`` (see
-    :data:`PARALLELISM`): ``"tp"`` searches tensor parallelism only, ``"all"`` also
-    pipeline (stages 1, 2, 4, 8 up to the layers), expert and attention data parallelism
-    within the fabric's GPUs, ``"auto"`` (default) all of them but the pipeline for
-    mixture-of-experts models and tensor parallelism alone for dense ones.
+    :data:`~netmodel.study.defaults.PARALLELISM`): ``"tp"`` searches tensor parallelism
+    only, ``"all"`` also pipeline (stages 1, 2, 4, 8 up to the layers), expert and
+    attention data parallelism within the fabric's GPUs, ``"auto"`` (default) all of them
+    but the pipeline for mixture-of-experts models and tensor parallelism alone for dense
+    ones.
     """
     scenario = get_scenario(scenario)
     coll = collectives or ScenarioCollectives(scenario)

@@ -97,7 +97,7 @@ class _GroupComm:
 def _ocs_circuits(scenario, physical, members):
     """The circuit graph of one instance on a (possibly degraded) OCS fabric: its ring (or
     torus) re-set on the ports its members still have (as the study sets them), or None."""
-    from netmodel.study.fabric_search import _torus_sides
+    from netmodel.study.scenario_fabric import _torus_sides
     from topologies.optical import circuits_for, realize
 
     data = physical.nodes
@@ -168,7 +168,7 @@ class InstanceCosting:
 
     def _new_problem(self, graph: nx.Graph, members: tuple) -> tuple | None:
         """:meth:`_problem`, not kept."""
-        from netmodel.study.fabric_search import adjusted
+        from netmodel.study.scenario_fabric import adjusted
 
         s = self.scenario
         orig = members
@@ -298,11 +298,11 @@ class InstanceCosting:
         on ``graph``: on an OCS fabric a collective of fewer GPUs than the instance runs on
         circuits re-set for each slice of that many members (as the healthy costing sets
         an instance's circuits for each group size,
-        :func:`~netmodel.study.fabric_search.instance_graph`), not on slices of the
+        :func:`~netmodel.study.scenario_fabric.instance_graph`), not on slices of the
         instance's ring."""
         if not self.scenario.is_ocs:
             return _GroupComm(fm, members)
-        from netmodel.study.fabric_search import adjusted
+        from netmodel.study.scenario_fabric import adjusted
 
         s = self.scenario
         memo = self.__dict__.setdefault("_slice_models", {})

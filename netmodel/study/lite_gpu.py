@@ -405,7 +405,7 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
     if not networks:
         raise UserError("give at least one network")
     models = [get_model(m) for m in models]
-    from netmodel.study.fabric_search import refuse_unwired_options
+    from netmodel.study.search_options import refuse_unwired_options
 
     refuse_unwired_options(options, "the study",
                            models + ([get_model(moe)] if moe is not None else []))

@@ -25,7 +25,7 @@ links likewise. A shipped scenario is a few servers cut from a SuperPOD-shaped f
 (h100-dgx: 32 H100 on 8 rail leaves and 4 spines sized for 256), and as built its network
 would be charged eight times over.
 
->>> from netmodel.study.fabric_search import build_fabric
+>>> from netmodel.study.scenario_fabric import build_fabric
 >>> b = network_bill(build_fabric("lite-flat"))
 >>> b.counts["cpo_ports"], round(b.fill, 4)
 (1024, 0.8889)

@@ -811,12 +811,8 @@ def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
     the scenario's fabric (up to :data:`~netmodel.study.reliability_fabric.MAX_GPUS`), or
     the fabric alone is over that (refused once it is built, before the search).
     """
-    from netmodel.study.fabric_search import (
-        ScenarioCollectives,
-        build_fabric,
-        fabric_search,
-        scenario_calibration,
-    )
+    from netmodel.study.fabric_search import ScenarioCollectives, fabric_search
+    from netmodel.study.scenario_fabric import build_fabric, scenario_calibration
 
     with fabric_cap():   # a scenario file's fabric file is read under it too
         s = get_scenario(scenario)

@@ -555,8 +555,8 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
     to the in-process run's.
     """
     from netmodel.study.distributed import executor_for
-    from netmodel.study.fabric_search import check_fabric_options
     from netmodel.study.scenarios import expand_scenarios, instances_note
+    from netmodel.study.search_options import check_fabric_options
 
     scens = expand_scenarios(scenarios, gpus)
     if instances is not None:
@@ -763,7 +763,7 @@ def _check_links(point: Scenario, values: list) -> None:
     """Refuse a point whose fabric has more than :data:`MAX_LINKS` links, before any search
     or bill of materials is run on it (its build is bounded by :mod:`topologies.limits`;
     the work after it grows with the links)."""
-    from netmodel.study.fabric_search import build_fabric
+    from netmodel.study.scenario_fabric import build_fabric
 
     at = ", ".join(f"{p.path}={v:g}" for p, v in values)
     check(f"sweep point {point.label} at {at}", "links", build_fabric(point).number_of_edges(),

@@ -11,7 +11,7 @@ import pytest
 
 from netmodel.collectives.concurrent import concurrent_cost
 from netmodel.collectives.model import FabricCostModel
-from netmodel.study.fabric_search import build_fabric
+from netmodel.study.scenario_fabric import build_fabric
 
 from .cli_helpers import run_cli
 

@@ -14,10 +14,10 @@ import pytest
 
 from netmodel.study.availability import availability
 from netmodel.study.availability_kinds import event_kinds
-from netmodel.study.fabric_search import build_fabric
 from netmodel.study.reliability_catalog import HOUR, catalog
 from netmodel.study.reliability_cluster import build_cluster
 from netmodel.study.reliability_timings import recovery_times
+from netmodel.study.scenario_fabric import build_fabric
 from topologies.failure_domains import CLASSES
 
 from .test_reliability_straddle import SCENARIO, STRADDLE, best_for

@@ -503,7 +503,7 @@ def test_short_way_to_the_renamed_graph_gives_the_long_ways_graph(name, monkeypa
     member's link thinned, the same nodes, neighbours, attributes and order as
     _canonical(adjusted(graph)) gives, and keys equal exactly where the long way's are."""
     import netmodel.study.instance_cost as ic
-    from netmodel.study.fabric_search import adjusted
+    from netmodel.study.scenario_fabric import adjusted
     from topologies.failure_domains import Component
 
     short = ic.InstanceCosting._switch_problem

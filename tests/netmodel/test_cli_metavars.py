@@ -1,7 +1,7 @@
 """Every option's placeholder in ``--help`` says what it takes (never click's bare TEXT,
 INTEGER or FLOAT), the same option reads the same on every command that declares it, and
 placeholders that list choices list the registry's; ``--parallelism``'s help says what each
-choice searches, as :func:`netmodel.study.fabric_search.parallel_dimensions` does."""
+choice searches, as :func:`netmodel.study.search_options.parallel_dimensions` does."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from compute.units import parse_bytes, parse_time, size_units, time_units
 from netmodel.cli.main import cli
 from netmodel.collectives.placement import PLACEMENTS
 from netmodel.study.defaults import PARALLELISM
-from netmodel.study.fabric_search import parallel_dimensions
+from netmodel.study.search_options import parallel_dimensions
 
 
 def _commands():

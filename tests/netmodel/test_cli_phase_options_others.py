@@ -2,7 +2,7 @@
 chosen phases reads, as infer and search do (test_cli_phase_options.py): the TTFT SLO
 limits a prefill, the TBT SLO a decode step (compute.phases.Slo.limit, the one place the
 searches read them), and MTP drafts only in decode (compute.roofline.evaluate_grid;
-netmodel.study.fabric_search.check_fabric_options checks them only where decode is
+netmodel.study.search_options.check_fabric_options checks them only where decode is
 costed). Before, such an option was silently ignored and the run went ahead."""
 
 from __future__ import annotations

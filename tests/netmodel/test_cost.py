@@ -20,8 +20,9 @@ from netmodel.study.cost import (
     host_powers,
     parameters,
 )
-from netmodel.study.fabric_search import build_fabric, fabric_search
+from netmodel.study.fabric_search import fabric_search
 from netmodel.study.network_bill import network_bill, network_costs
+from netmodel.study.scenario_fabric import build_fabric
 from netmodel.study.scenarios import get_scenario
 from topologies import build
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 
 from netmodel.study.cost import cost_summary
-from netmodel.study.fabric_search import build_fabric
 from netmodel.study.network_bill import network_bill
+from netmodel.study.scenario_fabric import build_fabric
 
 DGX_H100_PRICE = 269_010            # SemiAnalysis via Epoch AI (P27)
 GPU_AND_BOARD_PER_GPU = 5_875       # (269,010 - 190,000 - 32,010) / 8 (P27)

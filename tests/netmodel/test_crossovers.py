@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from netmodel.study import fabric_search as fs
+from netmodel.study import scenario_fabric as sf
 from netmodel.study.compare import run_compare
 from netmodel.study.crossovers import _SLOPE_AT, AdjustedComm, _slopes, find_crossovers
 from netmodel.study.fabric_search import ScenarioCollectives, fabric_search
@@ -49,13 +50,13 @@ def test_slopes_from_the_base_graph_equal_a_rebuilt_fabric(name, monkeypatch):
     old = {k: rebuilt.parts(*k) for k in keys}
     monkeypatch.setattr(fs, "_SHARED", {})   # the new path, from a fresh cache
     c = ScenarioCollectives(s)
-    built = fs.instance_graph
+    built = sf.instance_graph
 
     def no_second_fabric(scenario, graph, size):
         assert scenario.adjust.hop_latency == 0, "the slope model built its fabric again"
         return built(scenario, graph, size)
 
-    monkeypatch.setattr(fs, "instance_graph", no_second_fabric)
+    monkeypatch.setattr(sf, "instance_graph", no_second_fabric)
     slopes = _slopes(s, c, {})
     seeded = ScenarioCollectives(at)
     for op, g in keys:

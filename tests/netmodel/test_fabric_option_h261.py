@@ -231,7 +231,7 @@ def test_a_switch_without_its_tier_is_refused_naming_it(tmp_path):
 def test_the_library_takes_the_graph_and_refuses_what_it_cannot_run():
     from compute.errors import UserError
     from netmodel.study.blast_radius import blast_radius
-    from netmodel.study.fabric_search import build_fabric
+    from netmodel.study.scenario_fabric import build_fabric
     from netmodel.study.scenarios import fabric_scenario
 
     s = fabric_scenario(build_fabric("h100-dgx"), "mine")

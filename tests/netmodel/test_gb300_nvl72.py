@@ -8,8 +8,8 @@ import pytest
 
 from compute.hardware import get_gpu
 from netmodel.study.blast_radius import blast_radius
-from netmodel.study.fabric_search import build_fabric
 from netmodel.study.reliability_cluster import build_cluster
+from netmodel.study.scenario_fabric import build_fabric
 from netmodel.study.scenarios import get_scenario
 from topologies.failure_domains import TIER0_BOXES
 

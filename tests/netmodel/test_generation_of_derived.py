@@ -1,6 +1,6 @@
 """A GPU's collective constants come from its generation (netmodel/data/
 collective_generations.toml): a GPU derived from another takes its base's generation, and
-the study's cache of compiled collective costs (fabric_search.network_key) keeps GPUs of
+the study's cache of compiled collective costs (scenario_fabric.network_key) keeps GPUs of
 different generations apart, so a result never depends on which GPU was costed first."""
 
 import json
@@ -10,7 +10,7 @@ import pytest
 
 from compute.hardware import get_gpu, load_gpu_file
 from netmodel.collectives.calibration import default_calibration
-from netmodel.study import fabric_search
+from netmodel.study import fabric_search, scenario_fabric
 from netmodel.study.scenarios import get_scenario
 
 
@@ -62,5 +62,5 @@ def test_compiled_costs_are_not_shared_across_generations():
     # Hopper's 0.824), so sharing was wrong, not harmless
     assert twin_time < alone
     cal = default_calibration()
-    assert fabric_search.network_key(get_scenario("h100-dgx").with_gpu(twin), cal) != \
-        fabric_search.network_key(get_scenario("h100-dgx").with_gpu(a100), cal)
+    assert scenario_fabric.network_key(get_scenario("h100-dgx").with_gpu(twin), cal) != \
+        scenario_fabric.network_key(get_scenario("h100-dgx").with_gpu(a100), cal)

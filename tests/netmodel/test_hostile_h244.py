@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from compute.errors import UserError
-from netmodel.study.fabric_search import build_fabric
+from netmodel.study.scenario_fabric import build_fabric
 from netmodel.study.scenarios import get_scenario, load_scenario
 from tests.netmodel.cli_helpers import ROOT, one_line_error, run_cli
 

@@ -34,13 +34,15 @@ def test_bad_sweep_link_limit_is_said_as_such(value):
 
 def test_bad_sweep_link_limit_builds_no_fabric(monkeypatch):
     import netmodel.study.fabric_search as fs
+    import netmodel.study.scenario_fabric as sf
     from compute.errors import UserError
     from netmodel.study.sweep import run_sweep
 
     def no_build(*a, **k):
         raise AssertionError("a fabric was built before the setting was read")
 
-    monkeypatch.setattr(fs, "build_fabric", no_build)
+    monkeypatch.setattr(fs, "build_fabric", no_build)   # ScenarioCollectives'
+    monkeypatch.setattr(sf, "build_fabric", no_build)   # sweep's own
     monkeypatch.setenv("NETMODEL_MAX_SWEEP_LINKS", "abc")
     with pytest.raises(UserError, match="^environment variable NETMODEL_MAX_SWEEP_LINKS='abc'"):
         run_sweep(["lite-ocs"], ["adjust.hop_latency=1us,2us"], models=["Llama-3-8B"],

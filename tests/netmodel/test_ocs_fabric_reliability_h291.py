@@ -71,8 +71,8 @@ def test_a_saved_file_and_the_scenario_fabric_give_the_spec_figures(tmp_path):
 
 
 def test_the_scenario_takes_the_spec_arguments_and_its_circuits():
-    from netmodel.study.fabric_search import build_fabric
     from netmodel.study.reliability_fabric import fabric_cluster_scenario
+    from netmodel.study.scenario_fabric import build_fabric
     from netmodel.study.scenarios import shipped_scenario
 
     s = fabric_cluster_scenario(LITE_OCS)
@@ -90,9 +90,9 @@ def test_per_instance_circuits_against_infer_s_one_ring_by_hand():
     """What the scenario does not keep of ``infer --fabric``: the fabric-wide ring's one
     circuit per pair (28.125 GB/s) against the instance's own ring of two (56.25 GB/s),
     closed among its members rather than over the other GPUs."""
-    from netmodel.study.fabric_search import build_fabric
     from netmodel.study.instance_cost import _ocs_circuits
     from netmodel.study.reliability_fabric import fabric_cluster_scenario
+    from netmodel.study.scenario_fabric import build_fabric
     from topologies.specs import build
 
     spec = "ocs:gpus=16,gpu=Lite,logical=ring"

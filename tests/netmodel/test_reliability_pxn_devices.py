@@ -23,8 +23,8 @@ import pytest
 from netmodel.collectives.calibration import Calibration
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.placement import partition
-from netmodel.study.fabric_search import build_fabric
 from netmodel.study.reliability_cluster import build_cluster
+from netmodel.study.scenario_fabric import build_fabric
 from topologies.schema import gpu_nodes
 
 N = 2 ** 26

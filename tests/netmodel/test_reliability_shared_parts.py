@@ -12,10 +12,10 @@ from __future__ import annotations
 import pytest
 
 from netmodel.study.blast_radius import blast_radius
-from netmodel.study.fabric_search import build_fabric
 from netmodel.study.network_bill import network_bill
 from netmodel.study.reliability_catalog import HOUR
 from netmodel.study.reliability_cluster import YEAR
+from netmodel.study.scenario_fabric import build_fabric
 from tests.netmodel.fabric_helpers import h100_x4_scenario
 from topologies import build
 from topologies.failure_domains import class_counts, components

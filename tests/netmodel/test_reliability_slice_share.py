@@ -13,10 +13,10 @@ import pytest
 from netmodel.study.availability import availability
 from netmodel.study.availability_kinds import _kinds
 from netmodel.study.blast_radius import blast_radius
-from netmodel.study.fabric_search import build_fabric
 from netmodel.study.network_bill import network_bill
 from netmodel.study.reliability_catalog import HOUR
 from netmodel.study.reliability_cluster import YEAR, _shared, build_cluster
+from netmodel.study.scenario_fabric import build_fabric
 
 
 def _rows(scenario, gpus=None):

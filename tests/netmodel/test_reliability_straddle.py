@@ -21,8 +21,8 @@ from compute.roofline import make_workload
 from compute.search import search
 from netmodel.collectives.model import FabricCostModel
 from netmodel.study.blast_radius import blast_radius
-from netmodel.study.fabric_search import build_fabric, scenario_calibration
 from netmodel.study.reliability_cluster import build_cluster
+from netmodel.study.scenario_fabric import build_fabric, scenario_calibration
 from netmodel.study.scenarios import load_scenario_text
 from topologies.failure_domains import degrade
 

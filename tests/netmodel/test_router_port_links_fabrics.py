@@ -48,7 +48,7 @@ def _fabric(name: str) -> nx.Graph:
         if name == "hub40":
             g = _hub(40)
         elif name.startswith("scenario:"):
-            from netmodel.study.fabric_search import build_fabric
+            from netmodel.study.scenario_fabric import build_fabric
             from netmodel.study.scenarios import get_scenario
 
             g = build_fabric(get_scenario(name.split(":", 1)[1]))

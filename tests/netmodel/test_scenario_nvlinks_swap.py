@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from compute.errors import UserError
 from netmodel.cli.main import cli
-from netmodel.study.fabric_search import build_fabric
+from netmodel.study.scenario_fabric import build_fabric
 from netmodel.study.scenarios import get_scenario
 
 # NVLinks a GPU, as the GPUs' sources give them (gpus.toml comments: "NVLink3: 12 links x

@@ -33,7 +33,7 @@ def test_none_is_read_as_no_tuner():
 def test_tuner_none_writes_and_keys_as_tuner_none_named():
     # before: to_toml refused ('cannot write None to TOML'), and the network key (what
     # scenarios share collective costs by) carried None, so the two shared nothing
-    from netmodel.study.fabric_search import network_key, scenario_calibration
+    from netmodel.study.scenario_fabric import network_key, scenario_calibration
 
     base = get_scenario("h100-dgx")
     unset = replace(base, tuner=None)

@@ -169,7 +169,7 @@ def _collisions(fig):
 
 def _lite_ocs_circuits(gpus=32, size=8, ports=4):
     """The circuits the lite-ocs scenario costs for instances of ``size`` GPUs: a ring per
-    instance, ports/2 parallel circuits between neighbours (fabric_search.instance_graph)."""
+    instance, ports/2 parallel circuits between neighbours (scenario_fabric.instance_graph)."""
     base = ocs(gpus=gpus, ports=ports, gpu="Lite")
     pairs = [p for k in range(0, gpus, size)
              for p in _ring_pairs([f"gpu{i}" for i in range(k, k + size)], ports // 2)]

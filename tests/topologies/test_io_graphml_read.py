@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compute.errors import UserError
-from netmodel.study.fabric_search import build_fabric
+from netmodel.study.scenario_fabric import build_fabric
 from topologies import build, builders
 from topologies.graphml import parse
 from topologies.io import read_graph, write_graph

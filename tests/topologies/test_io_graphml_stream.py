@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from compute.errors import UserError
-from netmodel.study.fabric_search import build_fabric
+from netmodel.study.scenario_fabric import build_fabric
 from topologies import build
 from topologies.io import _write_graphml, _write_graphml_tree, read_graph, write_graph
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from netmodel.study.fabric_search import build_fabric
+from netmodel.study.scenario_fabric import build_fabric
 from topologies import build
 from topologies.io import _json_document, _json_lines, read_graph, write_graph
 

@@ -1,0 +1,215 @@
+"""A scenario's fabric and the graph one of its instances is costed on.
+
+:func:`build_fabric` builds the physical graph from the scenario's (builder, parameters) once
+a process; :func:`adjusted` applies its ``[adjust]``; on an optical circuit-switched fabric
+:func:`instance_graph` sets the circuits of every instance of one size; :func:`scenario_model`
+is the cost model of instances of one size, with the collectives' parameters of
+:func:`scenario_calibration`; :func:`network_key` spells what its collective costs depend on
+(:class:`~netmodel.study.fabric_search.ScenarioCollectives` shares compiled costs by it).
+
+>>> g = build_fabric("lite-flat")
+>>> adjusted(g, get_scenario("lite-flat").adjust) is g
+True
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import networkx as nx
+
+from compute.errors import UserError
+from compute.hardware import GpuSpec
+from netmodel.collectives.tuner_plugin import NO_TUNER
+from netmodel.study.scenarios import Scenario, fabric_error, get_scenario
+
+if TYPE_CHECKING:
+    from netmodel.collectives.calibration import Calibration
+    from netmodel.collectives.model import FabricCostModel
+    from netmodel.study.scenarios import Adjust
+
+__all__ = ["adjusted", "build_fabric", "instance_graph", "network_key", "scenario_calibration",
+           "scenario_model"]
+
+
+#: Built fabrics by (spec string, GPU type): a fabric is built once per process.
+_BUILT: OrderedDict = OrderedDict()
+_BUILT_MAX = 64
+
+
+def build_fabric(scenario: str | Scenario) -> nx.Graph:
+    """The scenario's physical fabric graph, built from its (builder, parameters) with the
+    scenario's GPU type object (a user's GPU works), cached by its spec string and GPU type;
+    do not modify it. A scenario on a fabric graph (:func:`~netmodel.study.scenarios.
+    fabric_scenario`) gives that graph."""
+    from topologies.specs import build
+
+    scenario = get_scenario(scenario)
+    if scenario.graph is not None:
+        return scenario.graph
+    try:
+        key = (scenario.fabric_spec(), scenario.gpu_spec)
+        graph = _BUILT.get(key)
+        if graph is None:
+            graph = build(*scenario.fabric_params())
+    except UserError as exc:
+        raise fabric_error(scenario, exc) from None
+    if key not in _BUILT:
+        _BUILT[key] = graph
+        while len(_BUILT) > _BUILT_MAX:
+            _BUILT.popitem(last=False)
+    else:
+        _BUILT.move_to_end(key)
+    gpu = scenario.gpu
+    first = next(n for n, k in graph.nodes(data="kind") if k == "gpu")
+    if graph.nodes[first]["gpu"] != gpu:
+        raise UserError(f"scenario {scenario.name!r}: its fabric's GPUs are "
+                        f"{graph.nodes[first]['gpu']!r} but the scenario's GPU is {gpu!r}; "
+                        f"write gpu = \"$gpu\" (or lite = \"$gpu\") in [fabric]")
+    return graph
+
+
+def adjusted(graph: nx.Graph, adjust: Adjust) -> nx.Graph:
+    """A copy of ``graph`` with the scenario's :class:`~netmodel.study.scenarios.Adjust` applied
+    (the graph itself when there is nothing to change)."""
+    if adjust.is_identity:
+        return graph
+    out = graph.copy()
+    ls, hop, bs = adjust.latency_scale, adjust.hop_latency, adjust.bandwidth_scale
+    for _, data in out.nodes(data=True):
+        if data["kind"] in ("switch", "ocs"):
+            data["latency"] = data["latency"] * ls
+    for _, _, data in out.edges(data=True):
+        data["latency"] = data["latency"] * ls + hop
+        data["bandwidth"] = data["bandwidth"] * bs
+    return out
+
+
+def _ring_pairs(members, repeats):
+    from topologies.optical import circuits_for
+
+    ring = circuits_for("ring", list(members)) if len(members) > 2 else [tuple(members)]
+    return [p for p in ring for _ in range(repeats)]
+
+
+def _torus_sides(n: int) -> tuple[int, int] | None:
+    """The most square ``a x b == n`` with ``2 <= a <= b``, or None."""
+    best = None
+    for a in range(2, int(n ** 0.5) + 1):
+        if n % a == 0:
+            best = (a, n // a)
+    return best
+
+
+def instance_graph(scenario: Scenario, graph: nx.Graph, size: int) -> nx.Graph:
+    """The graph an instance of ``size`` GPUs is costed on. For an optical circuit-switched
+    fabric: circuits among the GPUs of every instance (the scenario's placement) set to its
+    ``circuits`` topology, as many parallel copies as the ports allow (``ring``: ports/2,
+    ``torus``: ports/4; fewer where the OCS planes cannot be coloured, e.g. odd rings; a
+    torus falls back to a ring for sizes with no 2D factorisation or under 4 ports).
+    Other fabrics: ``graph`` itself."""
+    if not scenario.is_ocs or size < 2:
+        return graph
+    from netmodel.collectives.placement import partition
+    from topologies.optical import circuits_for, realize
+    from topologies.schema import gpu_nodes
+
+    groups = partition(graph, size, scenario.placement, gpus=gpu_nodes(graph))
+    ports = min(sum(1 for o in graph.neighbors(g) if graph.nodes[o]["kind"] == "ocs")
+                for g in groups[0])
+    if ports < 2 and size > 2:
+        raise UserError(f"scenario {scenario.name!r}: an instance of {size} GPUs needs 2 "
+                        f"optical ports per GPU (a circuit to each ring neighbour); the "
+                        f"fabric's GPUs have {ports}")
+    sides = _torus_sides(size)
+    if scenario.circuits == "torus" and sides and ports >= 4:
+        shape = f"torus:{sides[0]}x{sides[1]}"
+        options = [[p for gr in groups for p in circuits_for(shape, list(gr)) * r]
+                   for r in range(ports // 4, 0, -1)]
+    else:
+        per_pair = ports if size == 2 else ports // 2
+        options = [[p for gr in groups for p in _ring_pairs(gr, r)]
+                   for r in range(max(per_pair, 1), 0, -1)]
+    last = None
+    for pairs in options:
+        try:
+            return realize(graph, pairs)
+        except UserError as exc:
+            last = exc
+    raise UserError(f"scenario {scenario.name!r}: cannot set circuits for instances of "
+                    f"{size} GPUs: {last}")
+
+
+def scenario_model(scenario: Scenario, graph: nx.Graph, size: int, calibration: Calibration,
+                   **routing) -> FabricCostModel:
+    """The cost model instances of ``size`` GPUs of ``scenario`` are costed with: its built
+    fabric ``graph`` with the circuits set for that size on a circuit-switched fabric and
+    its ``[adjust]`` applied, costed with ``calibration`` (:func:`scenario_calibration`)
+    and the scenario's placement and algorithm (governing the collectives, not all-to-all
+    and send-recv: ``scope="collectives"``) unless ``routing`` gives them (and any other
+    :class:`~netmodel.collectives.model.FabricCostModel` keyword: ``algorithms``, ``seed``,
+    ``max_transfers``). ``compare`` and ``collective --scenario`` both build it here.
+    """
+    from netmodel.collectives.model import FabricCostModel
+
+    routing = {"placement": scenario.placement, "algorithm": scenario.algorithm,
+               "scope": "collectives", "tuner": scenario.tuner, **routing}
+    # the circuits follow the placement in use (the caller's, if given)
+    built = adjusted(instance_graph(replace(scenario, placement=routing["placement"]), graph,
+                                    size), scenario.adjust)
+    return FabricCostModel(built, calibration=calibration, validated=built is graph,
+                           **routing)   # a built fabric is checked once
+
+
+def scenario_calibration(scenario: Scenario) -> Calibration:
+    """The collective model's parameters for the scenario: the shipped defaults or the ideal
+    ones; with ``links = "scale-up"`` every link is NVLink to them: the NVLink per-step
+    latencies and scale-up efficiency on every link, and NCCL's send/recv channels a peer
+    by NVLink's rule on every path (``scaleup_everywhere``: two per NVLink of a GPU's links
+    into the switches, all planes together, at most 32; not the network's 2 a peer).
+
+    >>> from netmodel.study.scenarios import get_scenario
+    >>> cal = scenario_calibration(get_scenario("lite-flat"))
+    >>> cal.scaleup_everywhere, cal.scaleout_efficiency == cal.scaleup_efficiency
+    (True, True)
+    >>> scenario_calibration(get_scenario("h100-dgx")).scaleup_everywhere
+    False
+    """
+    from netmodel.collectives.calibration import Calibration, default_calibration
+
+    cal = Calibration.ideal(0.0) if scenario.calibration == "ideal" else default_calibration()
+    if scenario.links == "scale-up":
+        up = lambda p: replace(p, step_latency_scaleout=p.step_latency_scaleup)  # noqa: E731
+        cal = cal.with_(protocols=tuple(up(p) for p in cal.protocols),
+                        in_network=up(cal.in_network),
+                        scaleout_efficiency=cal.scaleup_efficiency, scaleup_everywhere=True)
+    return cal
+
+
+
+def network_key(scenario: Scenario, calibration: Calibration) -> str:
+    """What a scenario's collective costs depend on, spelled as a string: the fabric's
+    builder and parameters with the GPU type left out (a GPU's name labels nodes; its
+    bandwidths enter the parameters), the placement, algorithm, circuits, instances,
+    adjustments, the calibration and the GPU's generation in it. Scenarios with the same
+    key cost every collective the same."""
+    builder, params = scenario.fabric_params()
+    # the GPU's name is left out, its generation is not: it picks the calibration's
+    # constants (Calibration.resolve), so an A100 and a copy of it named otherwise differ
+    generation = calibration.generation_of(scenario.gpu, scenario.graph)
+
+    def spell(v: object) -> object:
+        if isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], dict):
+            return (v[0], {k: spell(x) for k, x in v[1].items()})
+        if isinstance(v, GpuSpec):
+            return "$gpu"
+        return v
+
+    parts = (builder, {k: spell(v) for k, v in params.items()}, scenario.placement,
+             scenario.algorithm, scenario.circuits, scenario.instances, scenario.adjust,
+             calibration, generation and generation.name)
+    if scenario.tuner != NO_TUNER:   # the shipped scenarios' keys as they were
+        parts += (scenario.tuner,)
+    return repr(parts)
