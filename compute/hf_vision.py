@@ -1,7 +1,7 @@
 """The vision tower of a vision-language HuggingFace ``config.json`` (its ``vision_config``)
 counted exactly where its architecture is known (Qwen2-VL, Qwen2.5-VL, LLaVA's and
 LLaVA-NeXT's CLIP ViT and projector, Gemma-3's SigLIP and projector, Idefics3's SigLIP and
-connector, InternVL's InternViT and MLP projector, Mistral-3's Pixtral encoder and
+connector, DeepSeek-VL2's SigLIP-SO400M and MLP projector, InternVL's InternViT and MLP projector, Mistral-3's Pixtral encoder and
 patch-merging projector, Llama-4's ViT, adapter and projector), else left uncounted with
 words saying why; :mod:`compute.hf_config` calls :func:`vision_tower`. Every count is
 written in :func:`_linear` (one linear layer, with or without its bias).
@@ -106,11 +106,18 @@ def _siglip_tower(v, *, head: bool) -> tuple[int, int]:
     ``intermediate_size`` wide, a final LayerNorm, and where ``head`` the attention-pooling
     head (a probe, a multi-head attention with biases, a LayerNorm, an MLP)."""
     c, f, p = v("hidden_size"), v("intermediate_size", limit="ffn"), v("patch_size")
-    tower = (_linear(v("num_channels") * p * p, c) + (v("image_size") // p) ** 2 * c
-             + v("num_hidden_layers", limit="layers") * _vit_layer(c, f) + 2 * c)
-    if head:
+    return _siglip(c, f, p, v("image_size"), v("num_hidden_layers", limit="layers"),
+                   v("num_channels"), head), c
+
+
+def _siglip(c: int, f: int, p: int, image: int, layers: int, channels: int,
+            head: bool) -> int:
+    """A SigLIP ViT ``c`` wide (:func:`_siglip_tower`'s count, whoever's keys give it)."""
+    tower = (_linear(channels * p * p, c) + (image // p) ** 2 * c
+             + layers * _vit_layer(c, f) + 2 * c)
+    if head:   # the probe, Q, K, V (or fused Q and KV) and O, a LayerNorm, the MLP
         tower += c + 4 * _linear(c, c) + 2 * c + _linear(c, f) + _linear(f, c)
-    return tower, c
+    return tower
 
 
 def _siglip_gemma3_tower(v, hidden: int) -> int:
@@ -129,6 +136,32 @@ def _idefics3_tower(v, hidden: int) -> int:
     tower, c = _siglip_tower(v, head=False)
     return tower + _linear(c * v("scale_factor", top=True, default=2) ** 2, hidden,
                            bias=False)
+
+
+def _deepseek_vl2_tower(v, hidden: int) -> int:
+    """DeepSeek-VL2's SigLIP-SO400M (its remote code's timm-style ``VisionTransformer``:
+    ``width`` wide, ``layers`` blocks, an MLP ``int(width x mlp_ratio)`` wide, no class
+    token, and the attention-pooling head ``global_pool="map"`` builds, its weights in the
+    checkpoint though its output is unused), counted as :func:`_siglip`; its
+    ``MlpProjector`` of ``projector_type`` ``downsample_mlp_gelu`` (``input_dim x
+    downsample_ratio^2 -> n_embed x mlp_ratio``, ``depth - 2`` more layers that wide, then
+    ``-> n_embed``, with biases); and, with ``tile_tag`` "2D" (DeepseekVLV2Config's
+    default), ``image_newline`` and ``view_seperator``, one vector of ``n_embed`` each."""
+    c, p = v("width"), v("patch_size")
+    f = int(c * v("mlp_ratio", integer=False))
+    tower = _siglip(c, f, p, v("image_size"), v("layers", limit="layers"), 3, True)
+    kind = v("projector_type", table="projector_config")
+    tag = v("tile_tag", top=True, default="2D")
+    if kind != "downsample_mlp_gelu" or tag != "2D":
+        raise _Uncounted(f"projector_type {kind!r} with tile_tag {tag!r} (counted: "
+                         f"'downsample_mlp_gelu' with '2D')")
+    n = v("n_embed", table="projector_config")
+    m = n * v("mlp_ratio", table="projector_config", default=1)
+    r = v("downsample_ratio", table="projector_config")
+    depth = v("depth", table="projector_config", limit="layers")
+    projector = (_linear(v("input_dim", table="projector_config") * r * r, m)
+                 + max(depth - 2, 0) * _linear(m, m) + _linear(m, n))
+    return tower + projector + 2 * n
 
 
 def _internvit_tower(v, hidden: int) -> int:
@@ -202,18 +235,32 @@ VISION_TOWERS = {
                    _llava_next_tower),
     "idefics3": (None, "SigLIP ViT and pixel-shuffle connector",
                  _idefics3_tower),
+    "deepseek_vl_v2": ("siglip_so400m_patch14_384", "SigLIP-SO400M ViT and MLP projector",
+                       _deepseek_vl2_tower),
     "gemma3": ("siglip_vision_model", "SigLIP ViT and projector", _siglip_gemma3_tower),
     "internvl_chat": ("intern_vit_6b", "InternViT and MLP projector", _internvit_tower),
     "mistral3": ("pixtral", "Pixtral ViT and patch-merging projector", _pixtral_tower),
     "llama4": ("llama4_vision_model", "Llama-4 ViT, pixel-shuffle adapter and projector",
                _llama4_tower),
 }
+#: Other names of the towers above, by wrapper (vLLM's DeepSeek-VL2 config names the same
+#: encoder by its timm name).
+_TOWER_ALIASES = {"deepseek_vl_v2": ("vit_so400m_patch14_siglip_384.webli",)}
+#: The vision_config key naming the tower where a wrapper's is not ``model_type``
+#: (DeepSeek-VL2's code picks its encoder by ``model_name``; DeepSeek-OCR's
+#: "deeplip_b_l", SAM and CLIP, stays uncounted).
+_TOWER_KEYS = {"deepseek_vl_v2": "model_name"}
 #: HF's config defaults for tower keys a published config leaves out: CLIPVisionConfig's
 #: ``num_channels`` 3 (models/clip/configuration_clip.py; llava-1.5-7b-hf's vision_config
 #: omits it), LlavaConfig's ``vision_feature_layer`` -2 and ``multimodal_projector_bias``
 #: true (models/llava/configuration_llava.py).
 _VISION_DEFAULTS = {"num_channels": 3, "vision_feature_layer": -2,
                     "multimodal_projector_bias": True}
+
+
+class _Uncounted(Exception):
+    """A tower whose config names a layout its count does not cover (it then stays
+    uncounted, with these words)."""
 
 
 class _MissingKey(Exception):
@@ -234,13 +281,16 @@ def vision_tower(cfg: dict, hidden: int, where: str) -> tuple[int, str]:
     vc = validate.table(here, vc)
     wrapper = str(cfg.get("model_type", "")).lower()
     known_tower = VISION_TOWERS.get(wrapper)
-    raw = vc.get("model_type")
+    tower_key = _TOWER_KEYS.get(wrapper, "model_type")
+    raw = vc.get(tower_key)
     # absent or null: the tower the wrapper's HF config builds (Gemma3Config, Llama4Config
     # and InternVLChatConfig build theirs from the dict whatever it says; LlavaConfig and
     # Mistral3Config default it to clip_vision_model and pixtral), else the wrapper's type;
     # a 0, false or [] is refused, not read as absent
     kind = ((known_tower and known_tower[0]) or wrapper) if raw is None else \
-        validate.string(here, "model_type", raw, max_length=100)
+        validate.string(here, tower_key, raw, max_length=100)
+    if known_tower is not None and kind in _TOWER_ALIASES.get(wrapper, ()):
+        kind = known_tower[0]
     if known_tower is None or known_tower[0] not in (None, kind):
         return 0, (f"its vision tower (vision_config, {kind!r}: an architecture the reader "
                    f"does not count) is not counted, in memory or FLOPs")
@@ -248,8 +298,11 @@ def vision_tower(cfg: dict, hidden: int, where: str) -> tuple[int, str]:
 
     def v(key: str, *, limit: str = "hidden", integer: bool = True, top: bool = False,
           default=None, flag: bool = False, choices: tuple[str, ...] = (),
-          reciprocal: bool = False):
+          reciprocal: bool = False, table: str = ""):
         at, source = (where, cfg) if top else (here, vc)
+        if table:   # a table of the wrapper's (DeepSeek-VL2's projector_config)
+            at = f"{where}: {table}"
+            source = validate.table(at, cfg.get(table) or {})
         value = source.get(key)
         if value is None and key == "in_chans":   # the newer spelling
             value = vc.get("in_channels")
@@ -259,10 +312,13 @@ def vision_tower(cfg: dict, hidden: int, where: str) -> tuple[int, str]:
             elif key in _VISION_DEFAULTS:
                 value = _VISION_DEFAULTS[key]
             else:
-                raise _MissingKey(key)
+                raise _MissingKey(f"{table or ('config.json' if top else 'vision_config')} "
+                                  f"lacks {key!r}")
         widest = validate.limits("model")[limit].maximum
         if choices:
             return validate.choice(at, key, value, choices)
+        if isinstance(default, str) or key == "projector_type":
+            return validate.string(at, key, value, max_length=100)
         if flag or isinstance(default, bool) or key == "multimodal_projector_bias":
             return validate.flag(at, key, value)
         if key == "vision_feature_layer":   # a layer index (negative: from the last), or a list
@@ -285,8 +341,9 @@ def vision_tower(cfg: dict, hidden: int, where: str) -> tuple[int, str]:
     try:
         n = count(v, hidden)
     except _MissingKey as exc:
-        return 0, (f"its vision tower (vision_config, {label}) is not counted: vision_config "
-                   f"lacks {exc.args[0]!r}")
+        return 0, f"its vision tower (vision_config, {label}) is not counted: {exc.args[0]}"
+    except _Uncounted as exc:
+        return 0, f"its vision tower (vision_config, {label}) is not counted: {exc.args[0]}"
     most = validate.limits("model")["vision_parameters"].maximum
     if n > most:   # named here, not as the language model's vision_parameters
         raise UserError(f"{here}: its {label} would hold {n:,} parameters, over the "

@@ -78,3 +78,51 @@ def test_weight_memory_at_tp1_holds_tower_and_language_model(name):
     m = read(name)
     w = weight_bytes(m, shards(m, [1]))
     assert float(w[0, 0]) == (m.parameters + m.vision_parameters) * m.weight_bytes
+
+
+# DeepSeek-VL2-Tiny's tower (deepseek_vl2/models/siglip_vit.py, VisionTransformer with
+# global_pool "map", no class token): SigLIP-SO400M at 384 px, patch 14 (27 x 27 = 729
+# positions), 27 blocks, an MLP int(1152 x 3.7362) = 4304 wide, a final LayerNorm, and the
+# attention-pooling head (latent, Q, KV, O, a LayerNorm, the MLP)
+SO400M_384 = (3 * 14 * 14 * 1152 + 1152 + 729 * 1152
+              + 27 * (4 * (1152 * 1152 + 1152) + 2 * 2 * 1152 + 1152 * 4304 + 4304
+                      + 4304 * 1152 + 1152) + 2 * 1152
+              + 1152 + (1152 * 1152 + 1152) + (1152 * 2304 + 2304) + (1152 * 1152 + 1152)
+              + 2 * 1152 + 1152 * 4304 + 4304 + 4304 * 1152 + 1152)
+# MlpProjector downsample_mlp_gelu, depth 2: 4 x 1152 -> 1280 -> 1280 with biases; and
+# image_newline and view_seperator, 1280 each (tile_tag "2D")
+DEEPSEEK_PROJECTOR = (4 * 1152 * 1280 + 1280) + (1280 * 1280 + 1280) + 2 * 1280
+# the language model: DeepSeek-OCR's, the same DeepSeek-VL2-Tiny shape
+# (test_hf_deepseek_vl2_h283.py)
+VL2_TINY_LM = 2_934_734_080
+
+
+def test_deepseek_vl2_tiny_tower_and_the_papers_total():
+    # arXiv 2412.10302: DeepSeek-VL2-Tiny, 3.37B total parameters (1.0B activated)
+    assert SO400M_384 == 428_225_600 and DEEPSEEK_PROJECTOR == 7_541_760
+    m = read("deepseek-vl2-tiny")
+    assert m.parameters == VL2_TINY_LM
+    assert m.vision_parameters == SO400M_384 + DEEPSEEK_PROJECTOR == 435_767_360
+    assert round((m.parameters + m.vision_parameters) / 1e9, 2) == 3.37
+    assert "SigLIP-SO400M ViT and MLP projector" in m.source
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"projector_config": {"projector_type": "linear", "input_dim": 1152, "n_embed": 1280}},
+     "projector_type 'linear' with tile_tag '2D'"),
+    ({"tile_tag": "1D"}, "tile_tag '1D'"),
+    ({"projector_config": {"projector_type": "downsample_mlp_gelu", "input_dim": 1152,
+                           "downsample_ratio": 2, "depth": 2}},
+     "projector_config lacks 'n_embed'"),
+])
+def test_deepseek_vl2_layouts_not_counted_stay_uncounted(tmp_path, change, words):
+    m = write(tmp_path, {**fixture("deepseek-vl2-tiny"), **change})
+    assert m.vision_parameters == 0 and m.parameters == VL2_TINY_LM
+    assert words in m.source
+
+
+def test_deepseek_vl2_timm_name_is_the_same_tower(tmp_path):
+    cfg = fixture("deepseek-vl2-tiny")
+    cfg["vision_config"] = {**cfg["vision_config"],
+                            "model_name": "vit_so400m_patch14_siglip_384.webli"}
+    assert write(tmp_path, cfg).vision_parameters == 435_767_360
