@@ -1,4 +1,4 @@
-"""Held-out check of the HuggingFace config.json reader (helper h321): models no earlier
+"""Held-out check of the HuggingFace config.json reader (helper h321): 13 models no earlier
 test read, each config trimmed to the keys the reader uses (values as in the published
 file at the URL beside it), against a total published to the parameter. Every one is
 exact; the three families fixed here (biases, h321) and the two vision towers are in
@@ -75,6 +75,12 @@ CONFIGS = {
                                      max_position_embeddings=32768, sliding_window=None,
                                      rope_theta=1000000.0, tie_word_embeddings=False,
                                      torch_dtype="bfloat16"),
+    # https://huggingface.co/tiiuae/falcon-rw-1b/blob/main/config.json: ALiBi, biases,
+    # sequential attention and MLP (two LayerNorms a layer), 32 KV heads, tied
+    "falcon-rw-1b": dict(model_type="falcon", alibi=True, bias=True, hidden_size=2048,
+                         num_hidden_layers=24, num_attention_heads=32, multi_query=False,
+                         new_decoder_architecture=False, parallel_attn=False,
+                         vocab_size=50304, torch_dtype="bfloat16"),
     # https://huggingface.co/bigcode/starcoder2-7b/blob/main/config.json (no
     # tie_word_embeddings key: Starcoder2Config's default, true)
     "starcoder2-7b": dict(model_type="starcoder2", hidden_act="gelu_pytorch_tanh",
@@ -96,6 +102,7 @@ PUBLISHED = {
     "Qwen2.5-32B-Instruct": (32_763_876_352,
                              "keras-hub qwen_presets.py qwen2.5_instruct_32b_en"),
     "Llama-2-7b-hf": (6_738_415_616, "keras-hub llama_presets.py llama2_7b_en"),
+    "falcon-rw-1b": (1_311_625_216, "keras-hub falcon_presets.py falcon_refinedweb_1b_en"),
     "Mistral-7B-Instruct-v0.2": (7_241_732_096,
                                  "keras-hub mistral_presets.py mistral_0.2_instruct_7b_en"),
     # hub: 7.17B; by hand: 32 x (attention 4608 x (4608 + 2 x 512) + 4608 x 4608 with
