@@ -33,31 +33,15 @@ import pytest
 from compute.errors import UserError
 from netmodel.study.reliability_fabric import MAX_GPUS, cluster_cells
 from tests.netmodel.cli_helpers import one_line_error, run_cli
+from tests.netmodel.scenario_helpers import scenario_toml
 
 # ------------------------------------------------------------------ (a) fabric over the limit
 
 # 2 leaves x 131,074 / 2 GPUs = 131,074 GPUs: two over the limit, the smallest leaf-spine
 # above it (radix even); built in about half a second
-BIG = """name = "big-ls"
-description = "a leaf-spine of 131,074 GPUs"
-gpu = "H100-SXM"
-
-[fabric]
-builder = "leaf-spine"
-leaves = 2
-radix = 131074
-gpu = "$gpu"
-
-[collective]
-placement = "contiguous"
-algorithm = "auto"
-links = "as-built"
-calibration = "default"
-
-[sources]
-bandwidth = "test"
-latency = "test"
-"""
+BIG = scenario_toml("big-ls", "H100-SXM",
+                    {"builder": "leaf-spine", "leaves": 2, "radix": 131074, "gpu": "$gpu"},
+                    description="a leaf-spine of 131,074 GPUs", links="as-built")
 
 
 def test_the_limit_is_held_on_one_copy_of_the_fabric():

@@ -25,34 +25,19 @@ from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.placement import partition
 from netmodel.study.reliability_cluster import build_cluster
 from netmodel.study.scenario_fabric import build_fabric
+from tests.netmodel.scenario_helpers import scenario_toml
 from topologies.schema import gpu_nodes
 
 N = 2 ** 26
 NIC = 50e9
-SIX = """name = "h100-six"
-description = "rail-optimized H100, 6 GPUs a server: a TP-4 instance straddles two"
-gpu = "H100-SXM"
-[fabric]
-builder = "rail-optimized"
-domains = 4
-domain_size = 6
-gpus_per_server = 6
-gpu = "$gpu"
-scaleup_bandwidth = "$scaleup"
-nic_bandwidth = "$scaleout"
-nvlinks = "$nvlinks"
-in_network_reduction = "$reduction"
-sharp = false
-medium = "pluggable-optics"
-[collective]
-placement = "contiguous"
-algorithm = "auto"
-links = "as-built"
-calibration = "default"
-[sources]
-bandwidth = "test"
-latency = "test"
-"""
+SIX = scenario_toml(
+    "h100-six", "H100-SXM",
+    {"builder": "rail-optimized", "domains": 4, "domain_size": 6, "gpus_per_server": 6,
+     "gpu": "$gpu", "scaleup_bandwidth": "$scaleup", "nic_bandwidth": "$scaleout",
+     "nvlinks": "$nvlinks", "in_network_reduction": "$reduction", "sharp": False,
+     "medium": "pluggable-optics"},
+    description="rail-optimized H100, 6 GPUs a server: a TP-4 instance straddles two",
+    links="as-built")
 
 
 @pytest.fixture(scope="module")

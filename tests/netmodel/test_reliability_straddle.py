@@ -24,25 +24,12 @@ from netmodel.study.blast_radius import blast_radius
 from netmodel.study.reliability_cluster import build_cluster
 from netmodel.study.scenario_fabric import build_fabric, scenario_calibration
 from netmodel.study.scenarios import load_scenario_text
+from tests.netmodel.scenario_helpers import scenario_toml
 from topologies.failure_domains import degrade
 
-TEXT = """name = "ls6"
-description = "4 leaves of 6 H100, TP-4 instances straddle two leaves"
-gpu = "H100-SXM"
-[fabric]
-builder = "leaf-spine"
-leaves = 4
-radix = 12
-gpu = "$gpu"
-[collective]
-placement = "contiguous"
-algorithm = "auto"
-links = "as-built"
-calibration = "default"
-[sources]
-bandwidth = "test"
-latency = "test"
-"""
+LS6 = {"builder": "leaf-spine", "leaves": 4, "radix": 12, "gpu": "$gpu"}
+TEXT = scenario_toml("ls6", "H100-SXM", LS6, links="as-built",
+                     description="4 leaves of 6 H100, TP-4 instances straddle two leaves")
 SCENARIO = load_scenario_text(TEXT)
 STRADDLE = ("gpu4", "gpu5", "gpu6", "gpu7")
 
@@ -121,8 +108,9 @@ def test_a_spare_keeps_a_straddling_instance_serving_its_own_batch():
     two leaves does, so it waited for the repair ('no reachable spare meets the SLO')."""
     from netmodel.study.reliability_spares import recovery
 
-    s = load_scenario_text(TEXT.replace("radix = 12", "radix = 12\noversubscription = 2")
-                           .replace('"ls6"', '"ls6-2to1"'))
+    s = load_scenario_text(scenario_toml(
+        "ls6-2to1", "H100-SXM", {**LS6, "oversubscription": 2}, links="as-built",
+        description="4 leaves of 6 H100, TP-4 instances straddle two leaves"))
     c = build_cluster(s, "Llama-3-70B", "decode")
     assert c.instances[1] == STRADDLE
     e = next(x for x in c.effects(["gpu-die"]) if x.down == (1,))

@@ -12,29 +12,12 @@ import json
 import pytest
 
 from tests.netmodel.cli_helpers import run_cli
-
-SCENARIO = """name = "{name}"
-description = "a user's fabric of Lites"
-gpu = "Lite"
-[fabric]
-builder = "{builder}"
-{args}
-gpu = "$gpu"
-[collective]
-placement = "contiguous"
-algorithm = "auto"
-links = "as-built"
-calibration = "default"
-[sources]
-bandwidth = "test"
-latency = "test"
-notes = "test"
-"""
+from tests.netmodel.scenario_helpers import write_scenario
 
 
-def _rows(tmp_path, name, builder, args):
-    path = tmp_path / f"{name}.toml"
-    path.write_text(SCENARIO.format(name=name, builder=builder, args=args))
+def _rows(tmp_path, name, builder, **args):
+    path = write_scenario(tmp_path, name, "Lite", {"builder": builder, **args, "gpu": "$gpu"},
+                          description="a user's fabric of Lites", links="as-built")
     r = run_cli(["blast-radius", "--scenario", str(path), "--model", "Llama-3-8B", "--json",
                  "--no-plot"])
     assert r.exit_code == 0, r.output
@@ -42,7 +25,7 @@ def _rows(tmp_path, name, builder, args):
 
 
 def test_a_switch_of_lites_is_class_nvswitch_described_as_any_tier0_switch(tmp_path):
-    rows = _rows(tmp_path, "ss-lite", "single-switch", "n = 32")
+    rows = _rows(tmp_path, "ss-lite", "single-switch", n=32)
     sw = rows["nvswitch"]
     assert sw["description"].startswith("scale-up switch (any tier-0 switch; NVSwitch on "
                                         "NVIDIA systems")
@@ -51,7 +34,7 @@ def test_a_switch_of_lites_is_class_nvswitch_described_as_any_tier0_switch(tmp_p
 
 
 def test_a_torus_of_lites_has_no_switch_class_and_one_host(tmp_path):
-    rows = _rows(tmp_path, "torus-lite", "torus", 'dims = "4x4x2"')
+    rows = _rows(tmp_path, "torus-lite", "torus", dims="4x4x2")
     assert "nvswitch" not in rows and "leaf" not in rows
     assert rows["copper-end"]["instances_down_mean"] == 0
     # 96 cables, 2 ends each: every Lite has 2 cables per dimension (a side of 2 wires its

@@ -22,40 +22,31 @@ from netmodel.study.reliability_cluster import Effect, build_cluster
 from netmodel.study.reliability_spares import _plan, recovery
 from netmodel.study.reliability_timings import recovery_times
 from netmodel.study.scenarios import load_scenario_text
+from tests.netmodel.scenario_helpers import scenario_toml
 from topologies.failure_domains import CLASSES
 
-TEMPLATE = """name = "{name}"
-description = "test fabric"
-gpu = "H100-SXM"
-[fabric]
-{fabric}
-gpu = "$gpu"
-[collective]
-placement = "contiguous"
-algorithm = "auto"
-links = "as-built"
-calibration = "default"
-[sources]
-bandwidth = "test"
-latency = "test"
-"""
+
+def _scenario(name, fabric, gpu="H100-SXM", links="as-built"):
+    """A test scenario of ``gpu`` on the ``[fabric]`` table ``fabric`` (its GPU ``$gpu``)."""
+    return load_scenario_text(scenario_toml(name, gpu, {**fabric, "gpu": "$gpu"},
+                                            description="test fabric", links=links))
+
 
 #: Two DGX-like servers of 8 H100 under 8 rail leaves of 5 ports (2 GPUs, 2 uplinks, one
 #: free port each), NVSwitches of 256 ports as the SuperPOD's (144 for the GPUs' 18 NVLinks
 #: each, 112 free: 6 sites of 18 links). The 8 pod sites: nvs0 on leaves 0-5, nvs1 on 6, 7.
-TWO_DGX = load_scenario_text(TEMPLATE.format(
-    name="two-dgx", fabric='builder = "rail-optimized"\ndomains = 2\ndomain_size = 8\n'
-    'gpus_per_server = 8\nnvswitch_radix = 256\nservers_per_leaf = 2\nleaf_radix = 5'))
+TWO_DGX = _scenario("two-dgx", {"builder": "rail-optimized", "domains": 2, "domain_size": 8,
+                                  "gpus_per_server": 8, "nvswitch_radix": 256,
+                                  "servers_per_leaf": 2, "leaf_radix": 5})
 #: 4 leaves of 8 ports, each with 4 H200 and 2 uplinks (2:1), links at the GPU's scale-up
 #: bandwidth: 2 free ports per leaf, the 8 pod sites spare0-3 on leaves 0-3, then spare4-7
 #: on leaves 0-3 again. A GPU's only link is its leaf's; TP-2 instances are placed in
 #: pairs on one leaf.
-LEAF_SPINE = load_scenario_text(TEMPLATE.format(
-    name="h200-ls", fabric='builder = "leaf-spine"\nleaves = 4\nradix = 8\n'
-    'oversubscription = 2\nbandwidth = "$scaleup"').replace('"H100-SXM"', '"H200-SXM"')
-    .replace('links = "as-built"', 'links = "scale-up"'))
+LEAF_SPINE = _scenario("h200-ls", {"builder": "leaf-spine", "leaves": 4, "radix": 8,
+                                   "oversubscription": 2, "bandwidth": "$scaleup"},
+                       gpu="H200-SXM", links="scale-up")
 #: One DGX H100 SuperPOD scalable unit (31 servers, 248 GPUs).
-SU = load_scenario_text(TEMPLATE.format(name="su", fabric='builder = "superpod"\nsus = 1'))
+SU = _scenario("su", {"builder": "superpod", "sus": 1})
 
 
 def gpus_only(rate_per_hour):
