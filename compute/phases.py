@@ -36,6 +36,7 @@ from compute.errors import UserError, known
 from compute.validate import MAX_WHOLE, describe, is_finite, is_whole, of_type
 
 __all__ = [
+    "BOTH",
     "DECODE",
     "DEFAULT_CONTEXT",
     "DEFAULT_OUTPUT",
@@ -53,6 +54,8 @@ __all__ = [
 
 PREFILL, DECODE = "prefill", "decode"
 PHASES = (PREFILL, DECODE)
+#: What a command taking one phase or both accepts for the two (``--phases both``).
+BOTH = "both"
 
 #: Median prompt of the Splitwise coding trace (tokens).
 DEFAULT_PROMPT = 1500
@@ -69,10 +72,19 @@ DEFAULT_TBT = 0.050
 MAX_SLO = 86400.0
 
 
-def check_phase(phase: str) -> str:
-    """Return ``phase`` if it is ``'prefill'`` or ``'decode'``, else raise :class:`UserError`."""
+def check_phase(phase: str, *, both: bool = False) -> str:
+    """Return ``phase`` if it is ``'prefill'`` or ``'decode'``, else raise :class:`UserError`.
+    ``both=True``: the caller also takes ``'both'`` (the two phases, handled before this
+    check), so the error lists it with the others.
+
+    >>> check_phase("decod", both=True)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: unknown phase 'decod'; known: 'decode', 'prefill' or 'both'
+    """
     if not isinstance(phase, str) or phase not in PHASES:
-        raise UserError(f"unknown phase {describe(phase)}; known: {known(PHASES)}")
+        also = f" or {BOTH!r}" if both else ""
+        raise UserError(f"unknown phase {describe(phase)}; known: {known(PHASES)}{also}")
     return phase
 
 

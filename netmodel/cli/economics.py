@@ -158,11 +158,11 @@ def cost(scenario: str, model: str, phase: str, clock_text: str, share: str, par
          max_batch: str, ttft: str, tbt: str, as_json: bool) -> None:
     """Capex and power split, tokens/s/W, tokens/J and $ per million tokens of a scenario
     serving a model at its best configuration under the SLO."""
-    from compute.phases import PHASES, check_phase
+    from compute.phases import BOTH, PHASES, check_phase
     from netmodel.cli.resolve import _whole, check_phase_options
     from netmodel.study.cost import cost_summary
 
-    phases = list(PHASES) if phase.strip() == "both" else [check_phase(phase.strip())]
+    phases = list(PHASES) if phase.strip() == BOTH else [check_phase(phase.strip(), both=True)]
     clock = _qty(clock_text, _PLAIN, "--clock")
     slo = parse_slo(ttft, tbt)
     limit = _whole("--max-batch", max_batch)

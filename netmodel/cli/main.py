@@ -198,17 +198,17 @@ def phase_option(*, default: str, takes: str, dest: str = "phase") -> Callable[[
     comma list: named ``--phases``, also taken as ``--phase``, :data:`LIST_ALIASES`); its
     placeholder lists them (read when help is shown)."""
     def metavar() -> str:
-        from compute.phases import PHASES
+        from compute.phases import BOTH, PHASES
 
-        return "|".join([*PHASES, "both"] if takes != "one" else PHASES)
+        return "|".join([*PHASES, BOTH] if takes != "one" else PHASES)
 
     def help_text() -> str:
-        from compute.phases import PHASES
+        from compute.phases import BOTH, PHASES
 
         first, second = PHASES
         return {"one": f"{first} (TTFT) or {second} (TBT).",
-                "both": f"{first} (TTFT), {second} (TBT) or both.",
-                "list": f"{first} (TTFT), {second} (TBT), both, or a comma list."}[takes]
+                "both": f"{first} (TTFT), {second} (TBT) or {BOTH}.",
+                "list": f"{first} (TTFT), {second} (TBT), {BOTH}, or a comma list."}[takes]
 
     if takes == "list":
         return list_option("--phases", dest, default=default, show_default=True,

@@ -58,11 +58,12 @@ def _names(what: str, text: str) -> list[str]:
 
 
 def _phases(text: str, option: str = "--phases") -> list[str]:
-    from compute.phases import PHASES, check_phase
+    from compute.phases import BOTH, PHASES, check_phase
 
-    if text.strip() == "both":
+    if text.strip() == BOTH:
         return list(PHASES)
-    return [check_phase(p) for p in _names(option, text)]
+    names = _names(option, text)   # 'both' stands alone: in a list it is refused as a phase
+    return [check_phase(p, both=len(names) == 1) for p in names]
 
 
 def _settings(ttft: str, tbt: str, overlap_collectives: bool, profile_ref=None, *,
