@@ -34,6 +34,7 @@ from netmodel.cli.main import (
 )
 from netmodel.study.defaults import (  # light: constants only
     BASELINE,
+    BASELINE_SCENARIO,
     DEFAULT_GPUS,
     DEFAULT_MODELS,
     MOE_MODEL,
@@ -405,7 +406,8 @@ def _show_scenario(ctx, _param, value):
              "(default every shipped one).")
 @list_option("--gpus", "gpus_text", default=None, metavar="LIST",
              help_from=lambda: f"Run every scenario with each of these GPUs instead of its "
-             f"own: {gpu_help(many=True)}.")
+             f"own ({BASELINE_SCENARIO}, the baseline, when named, also runs on its own GPU "
+             f"beside them): {gpu_help(many=True)}.")
 @phase_option(default="both", takes="list", dest="phase_text")
 @click.option("--out", "out_dir", default=None, type=OutputFolder(),
               metavar="DIR", help="Also write compare.csv, compare.json and the figures there "
