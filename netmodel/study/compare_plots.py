@@ -21,6 +21,7 @@ from netmodel.study.figure_kit import (
     figure_style,
     fitted_suptitle,
     label,
+    legend_entries,
     plain_log_labels,
     pyplot,
     set_margins,
@@ -140,12 +141,7 @@ def plot_compare_tokens(result: Any, path: str | PathLike[str]) -> None:
             ax.set_title(_title(phase, model, rows[0].latency_limit_s), fontsize=9, y=1.0)
             if j == 0:
                 ax.set_ylabel("tokens/s per SM", fontsize=8)
-    handles, labels = [], []
-    for ax in axes.flat:
-        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
-            if lab not in labels:
-                handles.append(h)
-                labels.append(lab)
+    handles, labels = legend_entries(axes)
     ncol = max(1, min(len(labels), int(fig.get_figwidth() * len(phases) // 2.4)
                       if len(phases) == 1 else 8))
     fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=8, frameon=False)

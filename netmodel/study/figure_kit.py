@@ -10,7 +10,7 @@ from __future__ import annotations
 from os import PathLike
 
 __all__ = ["DPI", "FIGURE_RC", "bars", "pyplot", "figure_style", "fit_inside", "fitted_suptitle",
-           "label", "log_axis", "plain_log_labels", "plain_power", "png_bytes", "save_figure", "set_margins",
+           "label", "legend_entries", "log_axis", "plain_log_labels", "plain_power", "png_bytes", "save_figure", "set_margins",
            "static_ticks"]
 
 #: Resolution of the study's figures (dots per inch); the figures are created at it, so
@@ -321,6 +321,29 @@ def label(ax, x, y, text: str, *, transform=None, **kwargs):
     it does not use (clip_on is off) and that is two thirds of making it. Not for texts
     that an axes' legend placed at "best" must avoid: it only sees the axes' own."""
     return ax.figure.text(x, y, text, transform=transform or ax.transData, **kwargs)
+
+
+def legend_entries(axes) -> tuple[list, list[str]]:
+    """``(handles, labels)`` for one legend of a figure of several panels: every label
+    drawn in ``axes`` (an array of axes, in reading order) once, with the handle of its
+    first appearance, in the order they first appear.
+
+    >>> fig = pyplot().figure()
+    >>> a, b = fig.subplots(1, 2)
+    >>> _ = a.plot([0], label="x"), b.plot([0], label="y"), b.plot([0], label="x")
+    >>> legend_entries([a, b])[1]
+    ['x', 'y']
+    >>> pyplot().close(fig)
+    """
+    import numpy as np
+
+    handles, labels = [], []
+    for ax in np.asarray(axes).flat:
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    return handles, labels
 
 
 def bars(ax, x, height, width: float, *, bottom=0.0, color, label: str | None = None,

@@ -32,6 +32,7 @@ def plot_tokens_per_sm(study: Any, path: str | PathLike[str], *, network: str | 
         fit_inside,
         fitted_suptitle,
         label,
+        legend_entries,
         save_figure,
         set_margins,
         static_ticks,
@@ -101,12 +102,7 @@ def plot_tokens_per_sm(study: Any, path: str | PathLike[str], *, network: str | 
                          y=1.0)
             if j == 0:
                 ax.set_ylabel("tokens/s per SM", fontsize=8)
-    handles, labels = [], []
-    for ax in axes.flat:
-        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
-            if lab not in labels:
-                handles.append(h)
-                labels.append(lab)
+    handles, labels = legend_entries(axes)
     order = sorted(range(len(labels)), key=lambda n: labels[n] in gpus)   # overlay first
     ncol = max(1, min(len(labels), int(fig.get_figwidth() // 1.3)))
     fig.legend([handles[n] for n in order], [labels[n] for n in order], loc="lower center",
