@@ -129,6 +129,9 @@ HF_FAMILIES: dict[str, dict] = {
     "gptj": dict(gated_mlp=False, norm="layernorm", mlp_bias=True, lm_head_bias=True,
                  layer_norms=1),
     "llama": {}, "mistral": {}, "mixtral": {},
+    # OLMo v1 (HF models/olmo: OLMo-1B-hf, OLMo-7B-hf and -0724-hf): OlmoLayerNorm is a
+    # LayerNorm without scale or shift, no weights; SwiGLU, no biases
+    "olmo": dict(norm="weightless"),
     # EXAONE-4 (HF models/exaone4): Exaone4Attention's q_norm and k_norm, RMSNorms over
     # head_dim; two norms a layer (after attention and after the MLP)
     "exaone4": dict(qk_norm="head"),
@@ -362,8 +365,7 @@ ARCHITECTURE_FAMILIES = {"Grok1ForCausalLM": "grok-1", "Grok1ModelForCausalLM": 
                          "MixtralForCausalLM": "mixtral", "Qwen2ForCausalLM": "qwen2",
                          "Qwen3ForCausalLM": "qwen3", "Qwen3MoeForCausalLM": "qwen3_moe"}
 # Other model types whose MLP is gated (SwiGLU / GeGLU), read Llama-style.
-GATED_TYPES = {"phi3", "olmo",
-               "granite", "granitemoe", "internlm2", "yi", "deepseek"}
+GATED_TYPES = {"phi3", "granite", "granitemoe", "internlm2", "yi", "deepseek"}
 #: Model types without a family entry whose code builds the layout their keys describe,
 #: read from the keys alone (Llama-style; GPT-2-style with ``n_embd``): the gated ones
 #: above; Ling (bailing_moe: Llama layers, shared experts), MiniCPM (Llama layers with

@@ -18,7 +18,8 @@ from compute.config_files import check_keys
 from compute.errors import UserError, known
 from compute.hardware import DTYPES
 
-__all__ = ["COMPUTE_DTYPES", "DTYPE_BYTES", "FP4_BLOCKS", "GEMM_WEIGHTS", "NORMS", "PLAIN_DTYPES",
+__all__ = ["COMPUTE_DTYPES", "DTYPE_BYTES", "FP4_BLOCKS", "GEMM_WEIGHTS", "NORMS",
+           "NORM_ELEMENTS", "PLAIN_DTYPES",
            "QUANT_GROUPS", "ModelSpec"]
 
 #: Dtypes of activations and of the KV cache (and of a checkpoint's unquantized tensors).
@@ -69,7 +70,10 @@ DTYPE_BYTES = {**PLAIN_DTYPES, "int4": 0.5,
 COMPUTE_DTYPES = DTYPES
 #: The weights a GEMM multiplies, as :meth:`ModelSpec.fp8_gemm_share` names them.
 GEMM_WEIGHTS = ("attention", "mlp", "embedding")
-NORMS = ("rmsnorm", "layernorm")
+#: Elements each norm kind keeps per element of the width it normalises: an RMSNorm a
+#: scale, a LayerNorm a scale and a shift, OLMo's (v1) LayerNorm neither ("weightless").
+NORM_ELEMENTS = {"rmsnorm": 1, "layernorm": 2, "weightless": 0}
+NORMS = tuple(NORM_ELEMENTS)
 #: What limits the attention of a windowed layer (:attr:`ModelSpec.window_kind`).
 WINDOW_KINDS = ("sliding", "chunked")
 #: What weights a w8a8 ``compute_dtype`` needs stored (in words, for its error).
@@ -103,7 +107,9 @@ class ModelSpec:
     #: the LM head carries a bias, ``vocab`` elements (Phi-1/1.5/2, GPT-J)
     lm_head_bias: bool = False
     embedding_norm: bool = False   #: a norm right after the token embedding (BLOOM)
-    norm: str = "rmsnorm"    #: ``"rmsnorm"`` (scale) or ``"layernorm"`` (scale and shift)
+    #: ``"rmsnorm"`` (scale), ``"layernorm"`` (scale and shift) or ``"weightless"`` (neither:
+    #: OLMo v1), :data:`NORM_ELEMENTS`
+    norm: str = "rmsnorm"
     #: norms over the hidden width in each layer: 2, before attention and before the MLP
     #: (Llama); 4, before and after each (Gemma-2, Gemma-3); 1, one norm feeding attention
     #: and the MLP run in parallel (Falcon-7B)
@@ -646,7 +652,7 @@ class ModelSpec:
     # ---- parameter counts -------------------------------------------------------------
     def norm_elements(self, width: int) -> int:
         """Elements of one norm over ``width`` (scale, and shift for layernorm)."""
-        return width * (2 if self.norm == "layernorm" else 1)
+        return width * NORM_ELEMENTS[self.norm]
 
     def mlp_parameters(self, width: int) -> int:
         """One MLP of ``width`` intermediate columns: up (and gate) and down, with biases."""
