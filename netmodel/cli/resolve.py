@@ -139,54 +139,18 @@ def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_na
                 "fabric_gpus": coll.gpus}
         return scen.gpu_spec, coll, desc, coll.gpus
     if fabric_ref is not None:
-        from netmodel.collectives.model import FabricCostModel
-        from netmodel.study.fabric_ref import resolve_fabric
-
-        # a spec, a file or a scenario's fabric (checked against the schema as built)
-        fabric = resolve_fabric(fabric_ref)
-        graph = fabric.graph
-        names = {d.get("gpu") for _, d in graph.nodes(data=True) if d.get("kind") == "gpu"}
-        if len(names) != 1:
-            raise UserError(f"fabric {fabric_ref!r} holds {len(names)} GPU types; costing an "
-                            f"instance on it needs one")
-        built_for = names.pop()
-        if gpu_name is not None and gpu_name != built_for:
-            if fabric.source == "scenario":   # a spec's 'gpu=' key means nothing after a name
-                from netmodel.study.scenarios import _split_ref
-
-                base = _split_ref(fabric_ref)[0]   # a .toml path may hold an '@'
-                how = f"give the scenario with that GPU ({base}@{gpu_name})"
-            elif fabric.source == "file":
-                how = "a saved fabric file's GPUs are part of it; give a spec or scenario"
-            else:
-                how = f"name that GPU in the spec (gpu={gpu_name})"
-            raise UserError(f"fabric {fabric_ref!r} is built for GPU {built_for!r}, not "
-                            f"{gpu_name!r}; {how}")
-        if gpu_file is None:   # the fabric's own GPU (a GPU file's, kept in its gpu_types)
-            from topologies.schema import gpu_spec
-
-            gpu = gpu_spec(graph, built_for)
-        else:
-            gpu = resolve_gpu(built_for, gpu_file)
-        info = graph.graph
-        if info.get("builder") == "ocs" and not info.get("logical"):
-            # no circuits: every group is cut apart, which the search found only as an
-            # infinite collective time, named by op and group size
-            if fabric.source == "scenario":
-                how = (f"give --scenario {fabric_ref} (each instance's circuits set as "
-                       f"compare sets them)")
-            elif fabric.source == "file":
-                how = "save the fabric with its circuits set (a spec with logical=ring)"
-            else:
-                how = (f"set them in the spec: {fabric_ref},logical=ring (or "
-                       f"logical=torus:AxB, or a circuit list)")
-            raise UserError(f"fabric {fabric_ref!r} is an OCS fabric with no circuits set, "
-                            f"so no collective can run on it; {how}")
-        comm = FabricCostModel(graph, placement="contiguous", algorithm="auto",
-                               validated=True)
         from netmodel.study.collective_setup import routing_description
+        from netmodel.study.fabric_ref import fabric_collectives
 
-        desc = {"model": "fabric", "fabric": graph.graph.get("spec") or str(fabric_ref),
+        try:
+            found = fabric_collectives(fabric_ref, gpu=gpu_name)
+        except UserError as exc:   # the library names the scenario; the command line its flag
+            raise UserError(str(exc).replace("; give scenario ", "; give --scenario ")) \
+                from None
+        # a GPU file's GPU of the fabric's type, else the one the fabric records
+        gpu = found.gpu if gpu_file is None else resolve_gpu(found.gpu_type, gpu_file)
+        comm = found.model
+        desc = {"model": "fabric", "fabric": comm.graph.graph.get("spec") or str(fabric_ref),
                 **routing_description(comm.placement, comm.algorithm),
                 "fabric_gpus": comm.gpus}
         return gpu, comm, desc, comm.gpus

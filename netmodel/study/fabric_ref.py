@@ -6,6 +6,8 @@ built, before its ``[adjust]``). ``gpu`` re-types it: a scenario by
 (or ``lite``) parameter, so ``bandwidth=auto`` follows the new GPU; a saved file cannot be
 re-typed. The commands that take a fabric (``netmodel topology``'s, ``--fabric``
 elsewhere) and the study resolve it here, each built spec once per process.
+:func:`fabric_collectives` checks one for costing an instance's collectives on it (one GPU
+type, the GPU asked for, circuits set on an OCS fabric) and gives its cost model.
 
 >>> f = resolve_fabric("ring:n=8")
 >>> f.label, f.source, f.graph.graph["gpus"], f.scenario is None
@@ -23,9 +25,11 @@ import networkx as nx
 from compute.errors import UserError, known
 
 if TYPE_CHECKING:
+    from compute.hardware import GpuSpec
+    from netmodel.collectives.model import FabricCostModel
     from netmodel.study.scenarios import Scenario
 
-__all__ = ["Fabric", "resolve_fabric"]
+__all__ = ["Fabric", "FabricCollectives", "fabric_collectives", "resolve_fabric"]
 
 _FILE_SUFFIXES = (".json", ".graphml")
 
@@ -118,3 +122,74 @@ def resolve_fabric(ref: str, gpu: str | None = None) -> Fabric:
     if gpu is not None:
         label = graph.graph.get("spec") or ref
     return Fabric(label, "spec", graph)
+
+
+@dataclass(frozen=True, eq=False)
+class FabricCollectives:
+    """A fabric an instance's collectives are costed on (:func:`fabric_collectives`): the
+    resolved ``fabric``, its one GPU type ``gpu_type``, and the ``model`` (placement
+    contiguous, algorithm auto, the shipped calibration)."""
+
+    fabric: Fabric
+    gpu_type: str
+    model: FabricCostModel
+
+    @property
+    def gpu(self) -> GpuSpec:
+        """The spec of :attr:`gpu_type` as the graph records it (a GPU file's kept in its
+        ``gpu_types``)."""
+        from topologies.schema import gpu_spec
+
+        return gpu_spec(self.fabric.graph, self.gpu_type)
+
+
+def fabric_collectives(ref: str, gpu: str | None = None) -> FabricCollectives:
+    """The fabric ``ref`` names (:func:`resolve_fabric`), checked for costing an instance's
+    collectives on it: its GPUs are of one type, ``gpu`` (a GPU name) where given, and an
+    OCS fabric has its circuits set (without them every group is cut apart). Each refusal
+    is one line saying how to name such a fabric.
+
+    >>> f = fabric_collectives("ring:n=8,gpu=Lite", gpu="Lite")
+    >>> f.gpu_type, f.gpu.name, f.model.gpus, f.model.algorithm
+    ('Lite', 'Lite', 8, 'auto')
+    >>> fabric_collectives("ring:n=8,gpu=Lite", gpu="H100-SXM")
+    Traceback (most recent call last):
+    compute.errors.UserError: fabric 'ring:n=8,gpu=Lite' is built for GPU 'Lite', not 'H100-SXM'; name that GPU in the spec (gpu=H100-SXM)
+    """
+    from netmodel.collectives.model import FabricCostModel
+
+    # a spec, a file or a scenario's fabric (checked against the schema as built)
+    fabric = resolve_fabric(ref)
+    graph = fabric.graph
+    names = {d.get("gpu") for _, d in graph.nodes(data=True) if d.get("kind") == "gpu"}
+    if len(names) != 1:
+        raise UserError(f"fabric {ref!r} holds {len(names)} GPU types; costing an instance "
+                        f"on it needs one")
+    built_for = names.pop()
+    if gpu is not None and gpu != built_for:
+        if fabric.source == "scenario":   # a spec's 'gpu=' key means nothing after a name
+            from netmodel.study.scenarios import _split_ref
+
+            base = _split_ref(ref)[0]   # a .toml path may hold an '@'
+            how = f"give the scenario with that GPU ({base}@{gpu})"
+        elif fabric.source == "file":
+            how = "a saved fabric file's GPUs are part of it; give a spec or scenario"
+        else:
+            how = f"name that GPU in the spec (gpu={gpu})"
+        raise UserError(f"fabric {ref!r} is built for GPU {built_for!r}, not {gpu!r}; {how}")
+    info = graph.graph
+    if info.get("builder") == "ocs" and not info.get("logical"):
+        # no circuits: every group is cut apart, which a search found only as an infinite
+        # collective time, named by op and group size
+        if fabric.source == "scenario":
+            how = (f"give scenario {ref} (each instance's circuits set as compare sets "
+                   f"them)")
+        elif fabric.source == "file":
+            how = "save the fabric with its circuits set (a spec with logical=ring)"
+        else:
+            how = (f"set them in the spec: {ref},logical=ring (or logical=torus:AxB, or a "
+                   f"circuit list)")
+        raise UserError(f"fabric {ref!r} is an OCS fabric with no circuits set, so no "
+                        f"collective can run on it; {how}")
+    model = FabricCostModel(graph, placement="contiguous", algorithm="auto", validated=True)
+    return FabricCollectives(fabric, built_for, model)
