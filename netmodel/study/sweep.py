@@ -54,7 +54,13 @@ from compute.models import get_model
 from compute.phases import Slo, check_phase, check_slo, latency_name
 from compute.roofline import RooflineOptions, check_options, make_workload
 from compute.search import DEFAULT_MAX_BATCH
-from compute.units import parse_bandwidth, parse_in_unit, parse_quantity, parse_time
+from compute.units import (
+    ROW_UNIT_INPUTS,
+    parse_bandwidth,
+    parse_in_unit,
+    parse_quantity,
+    parse_time,
+)
 from compute.validate import describe, is_whole, number
 from netmodel.study import figure_kit
 from netmodel.study.defaults import PARALLELISM
@@ -231,9 +237,31 @@ def _cost_value(text: str, what: str) -> float:
               f"{_in_row_unit(base.raw, base.unit)}; this one's is 0)")
     if v > ABSURD_COST_FACTOR * base.value:
         most = _in_row_unit(ABSURD_COST_FACTOR * base.raw, base.unit)
-        raise UserError(f"{what} value {text!r} is over {ABSURD_COST_FACTOR:,.0f} times "
-                        f"{of}: no system is priced so; the most a sweep takes is {most}")
+        read = typed = ""
+        si = ROW_UNIT_INPUTS[row.unit][0]
+        if _is_bare(text) and si != "a plain number":
+            # '0.1' is 0.1 USD/J, not 0.1 USD/kWh: say so, or 'over a million times 0.0826'
+            # reads as false to whoever meant the row's unit
+            meant = _in_row_unit(float(text), row.unit)
+            as_row = _in_row_unit(v * base.raw / base.value, base.unit)
+            read = f" (a bare number is SI, {si}: {as_row})"
+            typed = f"; for {meant} write {what}={meant}"
+        raise UserError(f"{what} value {text!r}{read} is over {ABSURD_COST_FACTOR:,.0f} times "
+                        f"{of}: no system is priced so; the most a sweep takes is {most}{typed}")
     return v
+
+
+def _is_bare(text: str) -> bool:
+    """Whether ``text`` is a number with no unit (read in SI by :func:`_cost_value`).
+
+    >>> _is_bare("0.1"), _is_bare("0.1USD/kWh"), _is_bare("5y")
+    (True, False, False)
+    """
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _real_number(x: object) -> float:

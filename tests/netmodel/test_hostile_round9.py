@@ -275,3 +275,33 @@ def test_serve_slow_profile_is_exit_3_with_tables(tmp_path):
     assert "no configuration that fits in memory meets TBT <= 50 ms" in r.output
     assert "calibrated mode: engine profile vllm-dgx-h100" in r.output
     assert "nothing feasible: no configuration meets the SLO (exit status 3)" in r.output
+
+
+@pytest.mark.parametrize("value, read, meant", [
+    # 0.1 USD/J x 3.6e6 J/kWh; 100 USD/(W s) x 1,000 W/kW x 2,629,800 s a (Julian) month;
+    # 6.9 J/bit x 1e12 pJ/J
+    ("cost.electricity_price=0.1", "value '0.1' (a bare number is SI, USD/J: 360000USD/kWh)",
+     "; for 0.1USD/kWh write cost.electricity_price=0.1USD/kWh"),
+    ("cost.colocation_rent=100",
+     "value '100' (a bare number is SI, USD/(W s): 2.6298e+11USD/kW/month)",
+     "; for 100USD/kW/month write cost.colocation_rent=100USD/kW/month"),
+    ("cost.switch_energy=6.9", "value '6.9' (a bare number is SI, J/bit: 6.9e+12pJ/bit)",
+     "; for 6.9pJ/bit write cost.switch_energy=6.9pJ/bit"),
+])
+def test_bare_cost_over_the_bound_says_it_was_read_in_si(value, read, meant):
+    """h320: 'cost.electricity_price value '0.1' is over 1,000,000 times its shipped default
+    0.0826USD/kWh' read as false to whoever meant USD/kWh (0.1 is not a million times
+    0.0826): a bare number is SI, and the line now says so, its value in the row's unit, and
+    how to type the one meant."""
+    line = one_line_error(run_cli([*SWEEP, value]), read, "over 1,000,000 times its shipped")
+    assert line.endswith(meant), line
+
+
+def test_bare_cost_under_the_bound_is_taken_in_si():
+    """The clause is only for a refused bare number: a unit-suffixed absurd value keeps the
+    plain line (nothing to explain), and a bare SI value in range is swept, not refused."""
+    line = one_line_error(run_cli([*SWEEP, "cost.electricity_price=1e300USD/kWh"]),
+                          "over 1,000,000 times")
+    assert "bare number" not in line and "; for " not in line
+    r = run_cli([*SWEEP, "cost.colocation_rent=0"])
+    assert r.exit_code == 0, r.output
